@@ -1,0 +1,105 @@
+/* result.h - what one simulated step produces: the figures that report prints,
+ * store saves and compare/validate read. Plain data, no behaviour; part of the
+ * exec module's public interface (included by exec.h).
+ *
+ * Definitions (ARCHITECTURE.md, "Metrics"):
+ *  - step time: first task start to last task end on any rank, optimizer included.
+ *  - per rank class, the step splits into categories that sum to the step time:
+ *    compute (compute stream busy with forward/backward/recompute kernels),
+ *    optimizer, exposed communication per group (time the compute stream waits
+ *    on a TP/CP/EP/DP/PP transfer that is in flight), bubble (waiting on a
+ *    pipeline neighbour that is still computing, and idling after the rank's last
+ *    task until the step ends), offload stall, other.
+ *  - bubble fraction = bubble time / step time on the worst rank class.
+ *  - MFU = model FLOPs / (step time * GPUs * dense dtype peak); HFU counts
+ *    recomputation too.
+ */
+#ifndef PODSIM_EXEC_RESULT_H
+#define PODSIM_EXEC_RESULT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../plan/plan.h"
+
+typedef enum {
+	EXEC_CAT_COMPUTE = 0,
+	EXEC_CAT_OPTIMIZER,
+	EXEC_CAT_TP,
+	EXEC_CAT_CP,
+	EXEC_CAT_EP,
+	EXEC_CAT_DP,
+	EXEC_CAT_PP,
+	EXEC_CAT_BUBBLE,
+	EXEC_CAT_OFFLOAD,
+	EXEC_CAT_OTHER,
+	EXEC_CAT_COUNT
+} exec_cat;
+
+/* "compute", "optimizer", "tp", "cp", "ep", "dp", "pp", "bubble", "offload",
+ * "other": the JSON keys of a breakdown. */
+const char *exec_cat_name(exec_cat c);
+
+/* Memory categories are plan_mem (plan.h): the plan decides what is kept. */
+
+#define EXEC_NAME_MAX 64
+
+/* One class of equivalent ranks (e.g. pipeline stage 3: all its TP and DP
+ * ranks behave the same). */
+typedef struct exec_class {
+	char name[EXEC_NAME_MAX]; /* "stage 3" */
+	int ranks;                /* GPUs in the class */
+	double time_s[EXEC_CAT_COUNT];
+	double mem_bytes[PLAN_MEM_COUNT]; /* peak HBM by category */
+	double mem_total_bytes;
+	bool oom;
+} exec_class;
+
+typedef struct exec_link {
+	char name[EXEC_NAME_MAX]; /* an example link of the class */
+	char kind[16];            /* "nvlink", "ib", "pcie", ... */
+	int count;                /* links in the class */
+	double Bps;               /* capacity per direction */
+	double bytes;             /* carried per link during the step */
+	double busy_s;            /* time the link carried traffic */
+	double util;              /* mean utilisation over the step, bytes/(Bps*step) */
+	double saturated_s;       /* time at >= 95% of capacity */
+} exec_link;
+
+#define EXEC_MAX_CLASSES 256
+#define EXEC_MAX_LINKS 8
+
+typedef struct exec_result {
+	/* identity */
+	char scenario[EXEC_NAME_MAX];
+	char model[EXEC_NAME_MAX];
+	char gpu[EXEC_NAME_MAX];
+	char cluster[EXEC_NAME_MAX];
+	char plan[EXEC_NAME_MAX]; /* "tp8 pp16 dp8 mb1 gb1536 1f1b full fp16" */
+	uint64_t seed;
+	int gpus;
+	/* headline */
+	double step_s;
+	double tokens_per_step;
+	double tokens_per_s;
+	double model_flops;    /* per step, whole cluster */
+	double hardware_flops; /* per step, recompute included */
+	double peak_flops;     /* dense peak per GPU in the training dtype */
+	double mfu, hfu;
+	double tflops_per_gpu; /* model FLOP/s per GPU / 1e12 */
+	double bubble_fraction;
+	double mem_capacity_bytes; /* HBM per GPU */
+	double mem_peak_bytes;     /* worst class */
+	bool oom;
+	/* detail */
+	int nclasses;
+	exec_class classes[EXEC_MAX_CLASSES];
+	int nlinks;
+	exec_link links[EXEC_MAX_LINKS];
+	/* simulation cost */
+	uint64_t tasks;
+	uint64_t events;
+	double wall_s; /* not stored in the database digest: varies run to run */
+} exec_result;
+
+#endif

@@ -1,0 +1,125 @@
+/* net.h - nodes, the cluster fabric and the cost of communication.
+ *
+ * First model (issue #2): a node is G GPUs on a scale-up fabric (NVSwitch, an
+ * NVLink mesh or PCIe) with N NICs to a non-blocking (or oversubscribed) fat
+ * tree. Collectives are NCCL's algorithms with alpha-beta costs:
+ *
+ *   ring all-reduce on n ranks, S bytes:  t = lat + 2(n-1)/n * S / busbw
+ *   ring all-gather / reduce-scatter:     t = lat + (n-1)/n * S / busbw
+ *     (S = the full, unsharded buffer)
+ *   lat = base + (nsteps - ninter) * intra_step + ninter * inter_step  (NCCL tuning
+ *   model, reference/hardware.md section 13, source S27: the per-protocol base and
+ *   per-step latencies for NVLink, PCIe and network steps live in net.c as NCCL's
+ *   published tuning constants), nsteps = 2(n-1) for all-reduce and n-1 for the
+ *   others, ninter = steps that cross a node boundary.
+ *   The protocol (LL, LL128, Simple) with the lowest time is chosen, as NCCL's
+ *   tuner does; LL moves half the payload per byte on the wire, LL128 ~95%.
+ *
+ *   busbw = min(intra-node bandwidth per GPU  (if the group has >1 GPU per node),
+ *               NIC share of the group        (if it spans >1 node))
+ *   The NIC share assumes every GPU of a node communicates at once (true for
+ *   DP groups across TP ranks): a group with k GPUs on a node gets
+ *   k/G * nics * nic_bw * nic_eff, divided by the fabric oversubscription.
+ *
+ * The flow-level network (issue #4) replaces these formulas with routed flows
+ * that share links; the alpha-beta versions stay for the plan pre-screen.
+ * Units: seconds, bytes, bytes/s.
+ */
+#ifndef PODSIM_NET_H
+#define PODSIM_NET_H
+
+#include "../conf/conf.h"
+
+typedef enum { NET_INTRA_NVSWITCH = 0, NET_INTRA_NVLINK_MESH, NET_INTRA_PCIE } net_intra;
+typedef enum { NET_FABRIC_FAT_TREE = 0, NET_FABRIC_RAIL, NET_FABRIC_SINGLE } net_fabric;
+
+typedef struct net_node {
+	char name[CONF_STR_MAX];
+	char source[CONF_STR_MAX];
+	int gpus;              /* GPUs per node */
+	net_intra intra;
+	double intra_Bps;      /* per GPU, per direction, into the scale-up fabric */
+	double intra_eff;      /* achievable fraction of intra_Bps (calibrated) */
+	int nics;              /* compute NICs per node */
+	double nic_Bps;        /* per NIC, per direction */
+	double nic_eff;        /* achievable fraction of nic_Bps (calibrated) */
+	double pcie_Bps;       /* GPU <-> host, per direction */
+	double host_mem_bytes; /* DRAM per node */
+	double nvme_bytes;
+	double nvme_Bps;
+	double power_w;        /* node power excluding GPUs (CPU, NICs, fans) */
+} net_node;
+
+typedef struct net_cluster {
+	char name[CONF_STR_MAX];
+	net_node node;
+	int nodes;
+	net_fabric fabric;
+	double oversubscription; /* >= 1; 1 = non-blocking */
+	double switch_lat_s;     /* per switch hop */
+	int gpus;                /* nodes * node.gpus */
+} net_cluster;
+
+extern const conf_key net_node_keys[];
+extern const size_t net_node_nkeys;
+extern const conf_key net_cluster_keys[];
+extern const size_t net_cluster_nkeys;
+
+/* Read [node] and [cluster]. SIM_OK or SIM_ECONF. */
+int net_cluster_from_conf(const conf_doc *doc, net_cluster *out, sim_diag *diag);
+
+/* A communication group of `size` ranks whose global ranks are r, r+stride, ...
+ * placed on nodes of G GPUs filled in rank order. */
+typedef struct net_group {
+	int size;     /* ranks in the group */
+	int per_node; /* ranks of the group on one node */
+	int nodes;    /* nodes the group spans */
+} net_group;
+
+void net_group_make(const net_cluster *c, int size, int stride, net_group *out);
+
+typedef enum {
+	NET_ALLREDUCE = 0,
+	NET_ALLGATHER,
+	NET_REDUCESCATTER,
+	NET_BROADCAST,
+	NET_ALLTOALL,
+	NET_P2P,
+	NET_COLL_COUNT
+} net_coll;
+
+const char *net_coll_name(net_coll c);
+
+typedef enum { NET_PROTO_LL = 0, NET_PROTO_LL128, NET_PROTO_SIMPLE, NET_PROTO_COUNT } net_proto;
+
+typedef struct net_cost {
+	double time_s;      /* total */
+	double latency_s;   /* the alpha part */
+	double busbw_Bps;   /* bus bandwidth used (before protocol efficiency) */
+	net_proto proto;    /* chosen protocol */
+	double intra_bytes; /* bytes each rank sends over its scale-up port */
+	double inter_bytes; /* bytes each rank sends through the NICs */
+} net_cost;
+
+/* Cost of one collective of `bytes` (full buffer size as nccl-tests counts it;
+ * for P2P the message) on group g. For P2P, g->nodes > 1 means the two ranks are
+ * on different nodes. SIM_OK, or SIM_EINVAL on a bad group. */
+int net_collective(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
+		   net_cost *out);
+
+/* Link classes for saturation reports: every link of a class carries the same
+ * load in a symmetric plan, so podsim reports per class with one example name. */
+typedef enum { NET_LINK_SCALEUP = 0, NET_LINK_NIC, NET_LINK_FABRIC, NET_LINK_PCIE, NET_LINK_KIND_COUNT } net_link_kind;
+
+typedef struct net_link_class {
+	net_link_kind kind;
+	char name[64];    /* e.g. "node0/gpu0 -> nvswitch" */
+	char kind_name[16];
+	int count;        /* links of this class in the cluster */
+	double Bps;       /* capacity per direction */
+} net_link_class;
+
+/* The link classes of the cluster (up to NET_LINK_KIND_COUNT). Returns count. */
+int net_link_classes(const net_cluster *c, net_link_class out[NET_LINK_KIND_COUNT]);
+
+#endif

@@ -1,0 +1,148 @@
+/* plan.h - a scenario (model + cluster + parallelism plan) checked and turned
+ * into per-rank task graphs and a memory budget.
+ *
+ * Rank classes: data-parallel replicas and the ranks of one tensor-parallel
+ * group execute the same program, so a plan with tp*pp*dp GPUs is replayed as pp
+ * representative ranks, one per pipeline stage. TP and DP collectives are timed
+ * on their full groups (the network still carries the traffic of every rank);
+ * PP transfers connect the stage ranks. See ARCHITECTURE.md, "Rank classes".
+ *
+ * Placement: global rank = tp_rank + tp * (dp_rank + dp * pp_rank) (TP innermost,
+ * then DP, then PP: Megatron's default), so TP groups have stride 1, DP groups
+ * stride tp, and neighbouring stages are tp*dp ranks apart.
+ */
+#ifndef PODSIM_PLAN_H
+#define PODSIM_PLAN_H
+
+#include "../net/net.h"
+#include "../work/work.h"
+
+typedef enum { PLAN_SCHED_GPIPE = 0, PLAN_SCHED_1F1B } plan_schedule;
+
+typedef struct plan_spec {
+	int tp, pp, dp, cp, ep, vpp;
+	int micro_batch;  /* sequences per micro-batch per DP rank */
+	int global_batch; /* sequences per step over all DP ranks */
+	plan_schedule schedule;
+	work_recompute recompute;
+	bool sequence_parallel;
+	int zero;                 /* 0-3; 1 = distributed optimizer */
+	double bucket_bytes;      /* gradient all-reduce bucket */
+	bool overlap_grad_reduce; /* DP all-reduce overlapped with backward */
+	bool fp32_grads;          /* gradients accumulated in fp32 (Megatron main grads) */
+} plan_spec;
+
+extern const conf_key plan_spec_keys[];
+extern const size_t plan_spec_nkeys;
+
+/* A loaded, checked scenario. */
+typedef struct plan_scenario {
+	conf_doc *doc; /* owns the configuration (resolved text, locations) */
+	char name[CONF_STR_MAX];
+	char description[CONF_STR_MAX];
+	uint64_t seed;
+	hw_dtype dtype; /* training precision of the matmuls and activations */
+	work_model model;
+	hw_gpu gpu;
+	net_cluster cluster;
+	plan_spec plan;
+} plan_scenario;
+
+/* Load a scenario file, apply "section.key=value" overrides, read every
+ * section, and check the plan (plan_check). On any error the diagnostics say
+ * where, *out is NULL and SIM_ECONF is returned. */
+int plan_scenario_load(const char *path, const char *const *overrides, size_t noverrides,
+		       sim_diag *diag, plan_scenario **out);
+void plan_scenario_free(plan_scenario *s);
+
+/* Check the plan against the model and cluster: tp*pp*dp*cp == GPUs, heads %
+ * tp, kv_heads % tp, layers % (pp*vpp), global_batch % (micro_batch*dp),
+ * features not built yet. Errors point at the [parallel] keys involved. */
+int plan_check(const plan_scenario *s, sim_diag *diag);
+
+/* Micro-batches per step per pipeline: global_batch / (micro_batch * dp). */
+int plan_microbatches(const plan_spec *p);
+/* Transformer layers held by pipeline stage `stage`. */
+int plan_stage_layers(const plan_scenario *s, int stage);
+
+/* ---------------------------------------------------------------- memory -- */
+
+typedef enum {
+	PLAN_MEM_WEIGHTS = 0,
+	PLAN_MEM_GRADIENTS,
+	PLAN_MEM_OPTIMIZER,
+	PLAN_MEM_ACTIVATIONS,
+	PLAN_MEM_BUFFERS,
+	PLAN_MEM_FRAGMENTATION,
+	PLAN_MEM_COUNT
+} plan_mem;
+
+/* "weights", "gradients", "optimizer_states", "activations", "buffers",
+ * "fragmentation". */
+const char *plan_mem_name(plan_mem m);
+
+/* Peak HBM bytes per category on one rank of `stage`. Mixed-precision Adam
+ * keeps 2 (weights) + 2 or 4 (gradients) + 12 (fp32 master, m, v) bytes per
+ * parameter, the optimizer part divided by dp with ZeRO >= 1, gradients with
+ * ZeRO >= 2, weights with ZeRO 3. Activations: work_activation_bytes per layer
+ * times the micro-batches in flight (1F1B: pp - stage, GPipe: all m). */
+void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]);
+
+/* ------------------------------------------------------------ task graph -- */
+
+typedef enum {
+	PLAN_STREAM_COMPUTE = 0,
+	PLAN_STREAM_TP,
+	PLAN_STREAM_DP,
+	PLAN_STREAM_PP_FWD, /* activations to the next stage */
+	PLAN_STREAM_PP_BWD, /* gradients to the previous stage */
+	PLAN_STREAM_COUNT
+} plan_stream;
+
+/* Task kinds; the exec module maps them to breakdown categories. */
+typedef enum {
+	PLAN_TASK_FWD = 0, /* forward compute */
+	PLAN_TASK_BWD,     /* backward compute */
+	PLAN_TASK_RECOMP,  /* recomputed forward */
+	PLAN_TASK_OPTIM,   /* optimizer step */
+	PLAN_TASK_TP,      /* TP collective */
+	PLAN_TASK_DP,      /* DP gradient reduction */
+	PLAN_TASK_PP,      /* pipeline p2p */
+	PLAN_TASK_KIND_COUNT
+} plan_task_kind;
+
+typedef struct plan_task {
+	sim_time dur;       /* duration on an idle resource */
+	int32_t rank;       /* rank class (pipeline stage) */
+	uint8_t stream;     /* plan_stream */
+	uint8_t kind;       /* plan_task_kind */
+	int16_t layer;      /* -1 if none */
+	int32_t mb;         /* micro-batch, -1 if none */
+	uint32_t dep_first; /* index into plan_graph deps */
+	uint32_t ndeps;
+	float bytes;        /* bytes each rank sends (comm tasks) */
+	int8_t link;        /* net_link_kind the bytes travel on, -1 none */
+	float link_bytes;   /* bytes per link of that class */
+} plan_task;
+
+typedef struct plan_graph {
+	int ranks;            /* rank classes */
+	int rank_gpus;        /* GPUs each rank class stands for */
+	size_t ntasks, cap;
+	plan_task *tasks;     /* in program order per stream */
+	size_t ndeps, dcap;
+	uint32_t *deps;       /* predecessor task ids */
+	double hardware_flops; /* per step, all GPUs, recompute included */
+	double model_flops;    /* per step, all GPUs */
+} plan_graph;
+
+/* Build the step's task graph. SIM_OK or SIM_ENOMEM. */
+int plan_build(const plan_scenario *s, plan_graph **out);
+void plan_graph_free(plan_graph *g);
+
+/* Builder helpers (also used by tests to make synthetic graphs): add a task
+ * with the given predecessors; returns its id, or UINT32_MAX on OOM. */
+plan_graph *plan_graph_new(int ranks, int rank_gpus);
+uint32_t plan_graph_add(plan_graph *g, const plan_task *t, const uint32_t *deps, uint32_t ndeps);
+
+#endif

@@ -1,0 +1,49 @@
+/* store.h - the SQLite run database.
+ *
+ * One file (default podsim.db in the working directory; --db PATH or the
+ * PODSIM_DB environment variable override it). WAL journal, 5 s busy timeout,
+ * schema version in PRAGMA user_version (a newer version than this podsim knows
+ * is refused with a clear message; older ones are migrated). Every run is
+ * written in one transaction, so a killed process leaves either the whole run
+ * or nothing.
+ *
+ * Tables (see store.c for the DDL): runs (id, created_utc, podsim_version,
+ * scenario_name, scenario_hash, scenario_text, seed, status, headline metrics,
+ * result_json), run_classes (per rank class and category), run_memory (per
+ * class and memory category), run_links (per link class).
+ */
+#ifndef PODSIM_STORE_H
+#define PODSIM_STORE_H
+
+#include "../exec/exec.h"
+
+#define STORE_SCHEMA_VERSION 1
+#define STORE_ENV "PODSIM_DB"
+#define STORE_DEFAULT_PATH "podsim.db"
+
+typedef struct store store;
+
+/* Open (creating if needed) the database at path. Errors are reported to diag
+ * as "path: error: ..." and return SIM_EDB. */
+int store_open(const char *path, store **out, sim_diag *diag);
+void store_close(store *s);
+
+/* Save a run: the resolved scenario text (hashed here), and the result. On
+ * success *run_id is the new row id. One transaction. */
+int store_put_run(store *s, const char *scenario_text, const exec_result *r, int64_t *run_id,
+		  sim_diag *diag);
+
+/* Load a run back into *r (every field that store_put_run saved; wall_s = 0)
+ * and, if text is non-NULL, a malloc'd copy of its scenario text.
+ * SIM_ENOTFOUND if there is no such id. */
+int store_get_run(store *s, int64_t run_id, exec_result *r, char **text, sim_diag *diag);
+
+/* Print a table of the most recent `limit` runs (0 = all), newest first:
+ * id, created, scenario, gpus, step time, MFU, OOM. */
+int store_list_runs(store *s, FILE *out, int limit, sim_diag *diag);
+
+/* A digest of every stored row except ids, timestamps and wall time, for the
+ * determinism test: two databases holding the same runs have the same digest. */
+int store_digest(store *s, uint64_t *out, sim_diag *diag);
+
+#endif

@@ -1,0 +1,112 @@
+/* work.h - the workload: a transformer's shape turned into parameter counts,
+ * FLOPs, and the per-layer kernels and communication points one tensor-parallel
+ * rank executes, plus activation memory (Korthikanti et al. 2022).
+ *
+ * Hardware-free: outputs FLOPs and bytes; hw turns them into time.
+ *
+ * Parameters (decoder, h = hidden, f = ffn, a = heads, g = kv_heads, d = h/a):
+ *   attention: h*h (Q) + 2*h*g*d (K, V) + h*h (out)          + biases
+ *   MLP:       gelu 2*h*f, swiglu 3*h*f                      + biases
+ *   norms:     2 per layer, 2h each (layernorm) or h (rmsnorm); final norm
+ *   embedding: V*h (+ s*h learned positions for GPT); the output layer is tied
+ *              to the embedding unless untied_embeddings = true.
+ * Model FLOPs of one step (Megatron, Narayanan et al. 2021, eq. 3 generalised):
+ *   per token: 6 * P_dense_matmul + 6 * l * s * h (attention scores and values,
+ *   fwd+bwd, causal mask not discounted, as the papers count)
+ *   = 72*B*s*l*h^2*(1 + s/6h + V/12lh) for GPT with f = 4h.
+ */
+#ifndef PODSIM_WORK_H
+#define PODSIM_WORK_H
+
+#include "../hw/hw.h"
+
+typedef enum { WORK_ACT_GELU = 0, WORK_ACT_SWIGLU } work_act;
+typedef enum { WORK_NORM_LAYERNORM = 0, WORK_NORM_RMSNORM } work_norm;
+
+typedef struct work_model {
+	char name[CONF_STR_MAX];
+	char source[CONF_STR_MAX];
+	int layers, hidden, heads, kv_heads, ffn, vocab, seq_len;
+	work_act act;
+	work_norm norm;
+	bool learned_pos;       /* GPT learned position embeddings */
+	bool untied_embeddings; /* separate output projection */
+	bool bias;              /* linear layers carry biases */
+	int moe_experts, moe_topk; /* reserved: 0 = dense */
+} work_model;
+
+extern const conf_key work_model_keys[];
+extern const size_t work_model_nkeys;
+
+/* Read [model]; checks hidden % heads, heads % kv_heads. */
+int work_model_from_conf(const conf_doc *doc, work_model *out, sim_diag *diag);
+
+double work_params_layer(const work_model *m);     /* one transformer layer */
+double work_params_embedding(const work_model *m); /* input embedding (+ positions) */
+double work_params_output(const work_model *m);    /* untied output layer (0 if tied) + final norm */
+double work_params_total(const work_model *m);
+/* Model FLOPs (no recompute) for `tokens` tokens, forward+backward. */
+double work_model_flops(const work_model *m, double tokens);
+
+/* How one rank executes a layer: the tensor-parallel shard. */
+typedef struct work_shard {
+	int tp;
+	bool sp;          /* sequence parallelism */
+	int micro_batch;  /* sequences per micro-batch */
+	int seq;          /* sequence length */
+	hw_dtype dtype;
+} work_shard;
+
+typedef enum { WORK_ITEM_KERNEL = 0, WORK_ITEM_COMM } work_item_kind;
+typedef enum { WORK_KERNEL_GEMM = 0, WORK_KERNEL_ATTN, WORK_KERNEL_MEM } work_kernel;
+/* Communication inside a layer on the TP group. */
+typedef enum { WORK_COMM_ALLREDUCE = 0, WORK_COMM_ALLGATHER, WORK_COMM_REDUCESCATTER } work_comm;
+
+/* One step of a layer's program on one TP rank. */
+typedef struct work_item {
+	work_item_kind kind;
+	char name[24];     /* "qkv", "attn", "proj", "fc1", "act", "fc2", "ln1", "tp_ar", ... */
+	work_kernel kernel;
+	double m, n, k;    /* GEMM dims (batch folded into m), 0 for non-GEMMs */
+	double flops;      /* tensor FLOPs */
+	double bytes;      /* HBM bytes read + written */
+	work_comm comm;    /* for WORK_ITEM_COMM */
+	double comm_bytes; /* full buffer size of the collective */
+} work_item;
+
+#define WORK_MAX_ITEMS 48
+
+/* Forward and backward programs of one transformer layer on one TP rank.
+ * Megatron TP: column-parallel QKV and fc1, row-parallel proj and fc2; without
+ * SP one all-reduce after proj and one after fc2 in forward, and one after each
+ * of the two column-parallel input gradients in backward; with SP each
+ * all-reduce becomes an all-gather before the column-parallel GEMM and a
+ * reduce-scatter after the row-parallel GEMM. Backward GEMMs cost twice the
+ * forward (input and weight gradients). Return the number of items. */
+int work_layer_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
+int work_layer_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
+/* Embedding lookup (first stage) and logits + loss (last stage), forward and
+ * backward; the output GEMM is vocab-parallel over TP. */
+int work_embed_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
+int work_embed_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
+int work_head_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
+int work_head_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
+
+typedef enum { WORK_RECOMPUTE_NONE = 0, WORK_RECOMPUTE_SELECTIVE, WORK_RECOMPUTE_FULL } work_recompute;
+
+/* Activation bytes one layer keeps for backward, per micro-batch, on one rank
+ * (Korthikanti et al. 2022, table 2, 16-bit activations, s = seq, b = micro
+ * batch, h = hidden, a = heads, t = tp):
+ *   none, no SP:     s*b*h*(10 + 24/t + 5*a*s/(h*t))
+ *   none, SP:        s*b*h*(34/t + 5*a*s/(h*t))
+ *   selective, no SP: s*b*h*(10 + 24/t)
+ *   selective, SP:   s*b*h*34/t
+ *   full:            2*s*b*h (the layer input only; /t with SP)
+ * For SwiGLU and GQA the 34 is rebuilt from the tensor sizes (see work.c). */
+double work_activation_bytes(const work_model *m, const work_shard *sh, work_recompute rc);
+
+/* Bytes of the activation sent between pipeline stages per micro-batch:
+ * s*b*h*dtype (divided by t with SP). */
+double work_p2p_bytes(const work_model *m, const work_shard *sh);
+
+#endif
