@@ -1,1 +1,312 @@
-int main(void) { return 0; }
+/* main.c - the podsim command line: argument parsing and the commands. The only
+ * place that calls exit() or decides exit statuses:
+ *   0 success, 1 runtime failure (database, out of memory), 2 bad input. */
+#include "report/report.h"
+#include "store/store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define EXIT_INPUT 2
+#define MAX_SETS 256
+
+static const char usage_main[] =
+	"usage: podsim COMMAND [ARGS]\n"
+	"\n"
+	"Predict a training step of a transformer on a GPU cluster by simulation.\n"
+	"\n"
+	"commands:\n"
+	"  run SCENARIO.ini    simulate one step, print the report, store the run\n"
+	"  runs                list the stored runs\n"
+	"  runs show ID        print a stored run again\n"
+	"  runs digest         hash of the stored rows (for determinism checks)\n"
+	"  keys                list every configuration key with its unit and default\n"
+	"\n"
+	"options:\n"
+	"  -h, --help          this help; 'podsim COMMAND --help' for a command\n"
+	"  --version           print the version\n"
+	"\n"
+	"The run database is podsim.db in the working directory unless --db PATH or\n"
+	"the environment variable PODSIM_DB names another.\n";
+
+static const char usage_run[] =
+	"usage: podsim run SCENARIO.ini [options]\n"
+	"\n"
+	"Simulate one training step of the scenario and print step time, its breakdown\n"
+	"per pipeline stage, MFU, memory per GPU and the most loaded links.\n"
+	"\n"
+	"options:\n"
+	"  --set SECTION.KEY=VALUE  override a key (repeatable), e.g. --set parallel.tp=4\n"
+	"  --json                   print one JSON object instead of the text report\n"
+	"  --db PATH                run database (default: $PODSIM_DB, else podsim.db)\n"
+	"  --no-db                  do not store the run\n"
+	"  --print-config           print the resolved configuration and exit\n"
+	"  -h, --help               this help\n"
+	"\n"
+	"exit status: 0 ok, 1 runtime error (database), 2 bad input (nothing stored)\n";
+
+static const char usage_runs[] =
+	"usage: podsim runs [--db PATH] [--limit N]\n"
+	"       podsim runs show ID [--db PATH] [--json]\n"
+	"       podsim runs digest [--db PATH]\n"
+	"\n"
+	"List the stored runs, newest first, or print one stored run again exactly as\n"
+	"'podsim run' printed it. 'runs digest' prints a hash of every stored row\n"
+	"except ids and timestamps: equal databases of equal runs have equal digests.\n"
+	"\n"
+	"options:\n"
+	"  --db PATH    run database (default: $PODSIM_DB, else podsim.db)\n"
+	"  --limit N    list at most N runs (default 50, 0 = all)\n"
+	"  --json       print the run as JSON\n"
+	"  -h, --help   this help\n";
+
+static const char usage_keys[] =
+	"usage: podsim keys\n"
+	"\n"
+	"Print every configuration key of every section: type or unit, default\n"
+	"(required when none) and a line of help.\n";
+
+typedef struct cli_opts {
+	const char *file;
+	const char *sets[MAX_SETS];
+	size_t nsets;
+	const char *db;
+	bool no_db, json, print_config, help;
+	long limit;
+	const char *show_id;
+} cli_opts;
+
+static int bad_usage(const char *msg, const char *arg, const char *usage)
+{
+	fprintf(stderr, "podsim: error: %s%s%s\n\n%s", msg, arg ? ": " : "", arg ? arg : "", usage);
+	return EXIT_INPUT;
+}
+
+/* Parse options shared by the commands; positional arguments go to pos[]. */
+static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos,
+		 const char *usage)
+{
+	*npos = 0;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool has_next = i + 1 < argc;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			o->help = true;
+		else if (!strcmp(a, "--json"))
+			o->json = true;
+		else if (!strcmp(a, "--no-db"))
+			o->no_db = true;
+		else if (!strcmp(a, "--print-config"))
+			o->print_config = true;
+		else if ((!strcmp(a, "--set") || !strcmp(a, "--db") || !strcmp(a, "--limit")) &&
+			 !has_next)
+			return bad_usage("option needs a value", a, usage);
+		else if (!strcmp(a, "--set")) {
+			if (o->nsets == MAX_SETS)
+				return bad_usage("too many --set options", NULL, usage);
+			o->sets[o->nsets++] = argv[++i];
+		} else if (!strcmp(a, "--db"))
+			o->db = argv[++i];
+		else if (!strcmp(a, "--limit")) {
+			char *end;
+			o->limit = strtol(argv[++i], &end, 10);
+			if (*end || o->limit < 0)
+				return bad_usage("--limit takes a count", argv[i], usage);
+		} else if (a[0] == '-' && a[1])
+			return bad_usage("unknown option", a, usage);
+		else if (*npos < 4)
+			pos[(*npos)++] = a;
+		else
+			return bad_usage("too many arguments", a, usage);
+	}
+	return 0;
+}
+
+static const char *db_path(const cli_opts *o)
+{
+	if (o->db)
+		return o->db;
+	const char *env = getenv(STORE_ENV);
+	return env && *env ? env : STORE_DEFAULT_PATH;
+}
+
+/* Print diagnostics; report whether any were errors. */
+static bool flush_diag(sim_diag *d)
+{
+	sim_diag_print(d, stderr);
+	bool bad = sim_diag_error_count(d) > 0;
+	sim_diag_clear(d);
+	return bad;
+}
+
+static int store_run(const cli_opts *o, const plan_scenario *s, const exec_result *r,
+		     int64_t *id, sim_diag *d)
+{
+	*id = 0;
+	if (o->no_db)
+		return SIM_OK;
+	store *db;
+	int rc = store_open(db_path(o), &db, d);
+	if (rc != SIM_OK)
+		return rc;
+	char *text = conf_resolved_text(s->doc);
+	rc = text ? store_put_run(db, text, r, id, d) : SIM_ENOMEM;
+	free(text);
+	store_close(db);
+	return rc;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	cli_opts o = {0};
+	const char *pos[4];
+	int npos, rc = parse(argc, argv, &o, pos, &npos, usage_run);
+	if (rc)
+		return rc;
+	if (o.help) {
+		fputs(usage_run, stdout);
+		return 0;
+	}
+	if (npos != 1)
+		return bad_usage("run takes one scenario file", NULL, usage_run);
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	rc = plan_scenario_load(pos[0], o.sets, o.nsets, d, &s);
+	if (flush_diag(d) || rc != SIM_OK) {
+		sim_diag_free(d);
+		return rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
+	}
+	if (o.print_config) {
+		char *text = conf_resolved_text(s->doc);
+		fputs(text ? text : "", stdout);
+		free(text);
+		plan_scenario_free(s);
+		sim_diag_free(d);
+		return 0;
+	}
+	exec_result *r = malloc(sizeof *r);
+	int64_t id = 0;
+	rc = r ? exec_run(s, r) : SIM_ENOMEM;
+	if (rc == SIM_OK)
+		rc = store_run(&o, s, r, &id, d);
+	flush_diag(d);
+	if (rc == SIM_OK) {
+		if (o.json)
+			report_json(stdout, r, id);
+		else
+			report_text(stdout, r, id);
+		if (id > 0 && !o.json)
+			printf("stored as run %lld in %s\n", (long long)id, db_path(&o));
+		fprintf(stderr, "podsim: simulated %llu tasks, %llu events in %.3f s\n",
+			(unsigned long long)r->tasks, (unsigned long long)r->events, r->wall_s);
+	} else {
+		fprintf(stderr, "podsim: error: %s\n", sim_strerror(rc));
+	}
+	free(r);
+	plan_scenario_free(s);
+	sim_diag_free(d);
+	return rc == SIM_OK ? 0 : 1;
+}
+
+static int runs_show(const cli_opts *o, store *db, const char *id_text, sim_diag *d)
+{
+	char *end;
+	long long id = strtoll(id_text, &end, 10);
+	if (*end || id <= 0) {
+		fprintf(stderr, "podsim: error: run id must be a positive integer: %s\n", id_text);
+		return EXIT_INPUT;
+	}
+	exec_result *r = malloc(sizeof *r);
+	int rc = r ? store_get_run(db, id, r, NULL, d) : SIM_ENOMEM;
+	flush_diag(d);
+	if (rc == SIM_ENOTFOUND)
+		fprintf(stderr, "podsim: error: no run %lld in %s\n", id, db_path(o));
+	else if (rc == SIM_OK && o->json)
+		report_json(stdout, r, id);
+	else if (rc == SIM_OK)
+		report_text(stdout, r, id);
+	free(r);
+	return rc == SIM_OK ? 0 : rc == SIM_ENOTFOUND ? EXIT_INPUT : 1;
+}
+
+static int cmd_runs(int argc, char **argv)
+{
+	cli_opts o = {.limit = 50};
+	const char *pos[4];
+	int npos, rc = parse(argc, argv, &o, pos, &npos, usage_runs);
+	if (rc)
+		return rc;
+	if (o.help) {
+		fputs(usage_runs, stdout);
+		return 0;
+	}
+	bool show = npos >= 1 && !strcmp(pos[0], "show");
+	bool digest = npos >= 1 && !strcmp(pos[0], "digest");
+	if ((show && npos != 2) || (digest && npos != 1) || (!show && !digest && npos != 0))
+		return bad_usage("expected 'runs', 'runs show ID' or 'runs digest'", NULL,
+				 usage_runs);
+	sim_diag *d = sim_diag_new();
+	store *db;
+	rc = store_open(db_path(&o), &db, d);
+	if (rc != SIM_OK) {
+		flush_diag(d);
+		sim_diag_free(d);
+		return 1;
+	}
+	if (show) {
+		rc = runs_show(&o, db, pos[1], d);
+	} else if (digest) {
+		uint64_t h;
+		rc = store_digest(db, &h, d) == SIM_OK ? 0 : 1;
+		char hex[17];
+		sim_hash_hex(h, hex);
+		if (rc == 0)
+			printf("%s\n", hex);
+	} else
+		rc = store_list_runs(db, stdout, (int)o.limit, d) == SIM_OK ? 0 : 1;
+	flush_diag(d);
+	store_close(db);
+	sim_diag_free(d);
+	return rc;
+}
+
+static int cmd_keys(int argc, char **argv)
+{
+	if (argc > 0 && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"))) {
+		fputs(usage_keys, stdout);
+		return 0;
+	}
+	if (argc > 0)
+		return bad_usage("keys takes no arguments", argv[0], usage_keys);
+	conf_print_keys(stdout, "model", work_model_keys, work_model_nkeys);
+	conf_print_keys(stdout, "gpu", hw_gpu_keys, hw_gpu_nkeys);
+	conf_print_keys(stdout, "node", net_node_keys, net_node_nkeys);
+	conf_print_keys(stdout, "cluster", net_cluster_keys, net_cluster_nkeys);
+	conf_print_keys(stdout, "parallel", plan_spec_keys, plan_spec_nkeys);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage_main, stderr);
+		return EXIT_INPUT;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		fputs(usage_main, stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "--version")) {
+		printf("podsim %s\n", PODSIM_VERSION);
+		return 0;
+	}
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc - 2, argv + 2);
+	if (!strcmp(cmd, "runs"))
+		return cmd_runs(argc - 2, argv + 2);
+	if (!strcmp(cmd, "keys"))
+		return cmd_keys(argc - 2, argv + 2);
+	fprintf(stderr, "podsim: error: unknown command '%s'\n\n%s", cmd, usage_main);
+	return EXIT_INPUT;
+}

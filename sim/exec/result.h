@@ -42,7 +42,7 @@ const char *exec_cat_name(exec_cat c);
 
 /* Memory categories are plan_mem (plan.h): the plan decides what is kept. */
 
-#define EXEC_NAME_MAX 64
+#define EXEC_NAME_MAX 128
 
 /* One class of equivalent ranks (e.g. pipeline stage 3: all its TP and DP
  * ranks behave the same). */

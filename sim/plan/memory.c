@@ -7,3 +7,86 @@ const char *plan_mem_name(plan_mem m)
 		"weights", "gradients", "optimizer_states", "activations", "buffers", "fragmentation"};
 	return (unsigned)m < PLAN_MEM_COUNT ? names[m] : "?";
 }
+
+/* Parameters held by one rank of `stage` (tensor-parallel shard). Layer weights
+ * are split over TP (norms and biases too, a small overcount avoided by nobody's
+ * plan); the first stage holds the input embedding, the last the output layer
+ * and, when the embedding is tied and pp > 1, a copy of the word embedding
+ * (Megatron keeps one on each end and all-reduces their gradients). */
+static double stage_params(const plan_scenario *s, int stage)
+{
+	const work_model *m = &s->model;
+	int pp = s->plan.pp;
+	double p = plan_stage_layers(s, stage) * work_params_layer(m);
+	if (stage == 0)
+		p += work_params_embedding(m);
+	if (stage == pp - 1) {
+		p += work_params_output(m);
+		if (!m->untied_embeddings && pp > 1)
+			p += (double)m->vocab * m->hidden;
+	}
+	return p / s->plan.tp;
+}
+
+/* Micro-batches whose activations a stage holds at its peak: 1F1B keeps at most
+ * pp - stage in flight (the warm-up forwards plus one); GPipe keeps all m. */
+static int inflight(const plan_scenario *s, int stage)
+{
+	int m = plan_microbatches(&s->plan);
+	int k = s->plan.schedule == PLAN_SCHED_GPIPE ? m : s->plan.pp - stage;
+	return k < m ? k : m;
+}
+
+static work_shard stage_shard(const plan_scenario *s)
+{
+	work_shard sh = {s->plan.tp, s->plan.sequence_parallel, s->plan.micro_batch,
+			 s->model.seq_len, s->dtype};
+	return sh;
+}
+
+/* Activation bytes at the stage's peak: the kept tensors of every layer for
+ * every micro-batch in flight; with full recomputation also the working set of
+ * the one layer being recomputed; on the last stage the fp32 logits of one
+ * micro-batch (s*b*V/t*4 bytes) for the softmax cross-entropy. */
+static double stage_activations(const plan_scenario *s, int stage)
+{
+	work_shard sh = stage_shard(s);
+	work_recompute rc = s->plan.recompute;
+	double per_layer = work_activation_bytes(&s->model, &sh, rc);
+	double a = per_layer * plan_stage_layers(s, stage) * inflight(s, stage);
+	if (rc == WORK_RECOMPUTE_FULL)
+		a += work_activation_bytes(&s->model, &sh, WORK_RECOMPUTE_NONE);
+	if (stage == s->plan.pp - 1)
+		a += (double)sh.seq * sh.micro_batch * s->model.vocab / sh.tp * 4.0;
+	return a;
+}
+
+/* Mixed-precision Adam (Rajbhandari et al. 2020): 16-bit weights (2 bytes),
+ * gradients (2, or 4 when accumulated in fp32 as Megatron does), and fp32
+ * master weights, momentum and variance (12). ZeRO-1 shards the 12 over DP,
+ * ZeRO-2 the gradients too, ZeRO-3 the weights too. fp32 training needs no
+ * master copy: 4 + 4 + 8. Buffers: two gradient buckets in flight and the
+ * pipeline send/receive buffers (assumed). Fragmentation: 5% of the rest
+ * (assumed allowance for the caching allocator). */
+void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT])
+{
+	const plan_spec *p = &s->plan;
+	double params = stage_params(s, stage);
+	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
+	double w = fp32 ? 4.0 : 2.0;
+	double g = (fp32 || p->fp32_grads) ? 4.0 : 2.0;
+	double o = fp32 ? 8.0 : 12.0;
+	work_shard sh = stage_shard(s);
+
+	bytes[PLAN_MEM_WEIGHTS] = params * w / (p->zero >= 3 ? p->dp : 1);
+	bytes[PLAN_MEM_GRADIENTS] = params * g / (p->zero >= 2 ? p->dp : 1);
+	bytes[PLAN_MEM_OPTIMIZER] = params * o / (p->zero >= 1 ? p->dp : 1);
+	bytes[PLAN_MEM_ACTIVATIONS] = stage_activations(s, stage);
+	bytes[PLAN_MEM_BUFFERS] =
+		(p->dp > 1 ? 2.0 * p->bucket_bytes : 0.0) +
+		(p->pp > 1 ? 4.0 * work_p2p_bytes(&s->model, &sh) : 0.0);
+	double sum = 0;
+	for (int i = 0; i < PLAN_MEM_FRAGMENTATION; i++)
+		sum += bytes[i];
+	bytes[PLAN_MEM_FRAGMENTATION] = 0.05 * sum;
+}

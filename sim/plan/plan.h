@@ -112,37 +112,56 @@ typedef enum {
 } plan_task_kind;
 
 typedef struct plan_task {
-	sim_time dur;       /* duration on an idle resource */
-	int32_t rank;       /* rank class (pipeline stage) */
-	uint8_t stream;     /* plan_stream */
-	uint8_t kind;       /* plan_task_kind */
-	int16_t layer;      /* -1 if none */
-	int32_t mb;         /* micro-batch, -1 if none */
-	uint32_t dep_first; /* index into plan_graph deps */
-	uint32_t ndeps;
-	float bytes;        /* bytes each rank sends (comm tasks) */
-	int8_t link;        /* net_link_kind the bytes travel on, -1 none */
-	float link_bytes;   /* bytes per link of that class */
+	sim_time dur;        /* duration on an idle resource */
+	int32_t rank;        /* rank class (pipeline stage) */
+	uint8_t stream;      /* plan_stream */
+	uint8_t kind;        /* plan_task_kind */
+	int16_t layer;       /* -1 if none */
+	int32_t mb;          /* micro-batch, -1 if none */
+	float scaleup_bytes; /* bytes on each rank's NVLink/NVSwitch (or PCIe P2P) port */
+	float nic_bytes;     /* bytes through each NIC of the node (shared by its GPUs) */
 } plan_task;
 
+/* A dependency: `to` may start only after `from` has ended. */
+typedef struct plan_edge {
+	uint32_t from, to;
+} plan_edge;
+
+/* One step of a pipeline schedule on one stage: forward or backward of a
+ * micro-batch. */
+typedef struct plan_op {
+	bool backward;
+	int mb;
+} plan_op;
+
 typedef struct plan_graph {
-	int ranks;            /* rank classes */
-	int rank_gpus;        /* GPUs each rank class stands for */
+	int ranks;             /* rank classes */
+	int rank_gpus;         /* GPUs each rank class stands for */
 	size_t ntasks, cap;
-	plan_task *tasks;     /* in program order per stream */
-	size_t ndeps, dcap;
-	uint32_t *deps;       /* predecessor task ids */
+	plan_task *tasks;      /* in program order per stream */
+	size_t nedges, ecap;
+	plan_edge *edges;
 	double hardware_flops; /* per step, all GPUs, recompute included */
 	double model_flops;    /* per step, all GPUs */
+	double tokens;         /* per step */
 } plan_graph;
+
+/* The compute-stream order of a schedule on `stage` of `p` with `m`
+ * micro-batches: GPipe runs every forward then every backward; 1F1B runs
+ * min(p-1-stage, m) warm-up forwards, then alternates one forward and one
+ * backward, then drains the remaining backwards (Narayanan et al. 2021).
+ * `out` holds 2*m entries. */
+void plan_schedule_order(plan_schedule sched, int p, int m, int stage, plan_op *out);
 
 /* Build the step's task graph. SIM_OK or SIM_ENOMEM. */
 int plan_build(const plan_scenario *s, plan_graph **out);
 void plan_graph_free(plan_graph *g);
 
 /* Builder helpers (also used by tests to make synthetic graphs): add a task
- * with the given predecessors; returns its id, or UINT32_MAX on OOM. */
+ * with the given predecessors and return its id, or UINT32_MAX on OOM; add one
+ * more dependency edge (SIM_OK or SIM_ENOMEM). */
 plan_graph *plan_graph_new(int ranks, int rank_gpus);
 uint32_t plan_graph_add(plan_graph *g, const plan_task *t, const uint32_t *deps, uint32_t ndeps);
+int plan_graph_edge(plan_graph *g, uint32_t from, uint32_t to);
 
 #endif

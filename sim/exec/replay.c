@@ -1,0 +1,296 @@
+/* replay.c - replaying a task graph on the event engine.
+ *
+ * Stream semantics: every (rank, stream) pair is a FIFO of its tasks in graph
+ * order. A task starts when it is at the head of its FIFO, its stream is idle and
+ * all predecessors have ended; its end is an engine event at start + dur.
+ *
+ * Attribution of the compute stream's time (so that categories sum to the step):
+ *  - busy time goes to compute (forward, backward, recompute) or optimizer;
+ *  - an idle gap [free, start] before a compute task is charged to the
+ *    predecessor that ended last (the blocker). If the blocker is a pipeline
+ *    transfer, the part of the gap while the transfer was in flight is exposed
+ *    PP communication and the part before it started is bubble (the neighbour
+ *    was still computing). If it is a TP or DP collective, the whole gap is that
+ *    group's exposed communication. Otherwise it is bubble;
+ *  - after the rank's last compute task: time until its own DP tasks end is
+ *    exposed DP, the rest until the step ends is bubble (pp > 1) or other.
+ */
+#include "exec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct replay {
+	const plan_graph *g;
+	sim_engine *eng;
+	uint32_t *pred_first, *pred; /* CSR of predecessors */
+	uint32_t *succ_first, *succ; /* CSR of successors */
+	uint32_t *pending;           /* unfinished predecessors */
+	sim_time *start, *end;
+	uint32_t *q_first, *q, *q_pos; /* per (rank, stream) FIFO */
+	bool *busy;
+	sim_time *free_since; /* per rank: compute stream idle since */
+	double *cat;          /* per rank x EXEC_CAT_COUNT, seconds */
+	uint64_t done;
+} replay;
+
+static size_t qidx(const plan_task *t)
+{
+	return (size_t)t->rank * PLAN_STREAM_COUNT + t->stream;
+}
+
+/* Counting sort of edges into CSR form keyed by `key` (0 = from, 1 = to). */
+static int csr(const plan_graph *g, bool by_to, uint32_t **first, uint32_t **list)
+{
+	*first = calloc(g->ntasks + 1, sizeof **first);
+	*list = malloc((g->nedges ? g->nedges : 1) * sizeof **list);
+	if (!*first || !*list)
+		return SIM_ENOMEM;
+	for (size_t i = 0; i < g->nedges; i++)
+		(*first)[(by_to ? g->edges[i].to : g->edges[i].from) + 1]++;
+	for (size_t i = 0; i < g->ntasks; i++)
+		(*first)[i + 1] += (*first)[i];
+	uint32_t *fill = malloc((g->ntasks + 1) * sizeof *fill);
+	if (!fill)
+		return SIM_ENOMEM;
+	memcpy(fill, *first, (g->ntasks + 1) * sizeof *fill);
+	for (size_t i = 0; i < g->nedges; i++) {
+		uint32_t k = by_to ? g->edges[i].to : g->edges[i].from;
+		(*list)[fill[k]++] = by_to ? g->edges[i].from : g->edges[i].to;
+	}
+	free(fill);
+	return SIM_OK;
+}
+
+static int queues(replay *r)
+{
+	const plan_graph *g = r->g;
+	size_t nq = (size_t)g->ranks * PLAN_STREAM_COUNT;
+	r->q_first = calloc(nq + 1, sizeof *r->q_first);
+	r->q = malloc((g->ntasks ? g->ntasks : 1) * sizeof *r->q);
+	r->q_pos = calloc(nq, sizeof *r->q_pos);
+	r->busy = calloc(nq, sizeof *r->busy);
+	if (!r->q_first || !r->q || !r->q_pos || !r->busy)
+		return SIM_ENOMEM;
+	for (size_t i = 0; i < g->ntasks; i++)
+		r->q_first[qidx(&g->tasks[i]) + 1]++;
+	for (size_t i = 0; i < nq; i++)
+		r->q_first[i + 1] += r->q_first[i];
+	for (size_t i = 0; i < nq; i++)
+		r->q_pos[i] = r->q_first[i];
+	for (size_t i = 0; i < g->ntasks; i++) /* q_pos doubles as the fill cursor */
+		r->q[r->q_pos[qidx(&g->tasks[i])]++] = (uint32_t)i;
+	for (size_t i = 0; i < nq; i++)
+		r->q_pos[i] = r->q_first[i];
+	return SIM_OK;
+}
+
+static exec_cat comm_cat(uint8_t kind)
+{
+	switch (kind) {
+	case PLAN_TASK_TP:
+		return EXEC_CAT_TP;
+	case PLAN_TASK_DP:
+		return EXEC_CAT_DP;
+	case PLAN_TASK_PP:
+		return EXEC_CAT_PP;
+	default:
+		return EXEC_CAT_BUBBLE;
+	}
+}
+
+/* Charge the compute stream's idle gap before task t (see file comment). */
+static void charge_gap(replay *r, uint32_t t, sim_time now)
+{
+	int rank = r->g->tasks[t].rank;
+	sim_time from = r->free_since[rank];
+	if (now <= from)
+		return;
+	uint32_t blocker = UINT32_MAX;
+	for (uint32_t i = r->pred_first[t]; i < r->pred_first[t + 1]; i++)
+		if (blocker == UINT32_MAX || r->end[r->pred[i]] > r->end[blocker])
+			blocker = r->pred[i];
+	double *c = r->cat + (size_t)rank * EXEC_CAT_COUNT;
+	double gap = sim_time_to_s(now - from);
+	if (blocker == UINT32_MAX) {
+		c[EXEC_CAT_BUBBLE] += gap;
+		return;
+	}
+	exec_cat k = comm_cat(r->g->tasks[blocker].kind);
+	if (k == EXEC_CAT_PP) {
+		sim_time s = r->start[blocker] > from ? r->start[blocker] : from;
+		double exposed = sim_time_to_s(now - s);
+		c[EXEC_CAT_PP] += exposed;
+		c[EXEC_CAT_BUBBLE] += gap - exposed;
+	} else {
+		c[k] += gap;
+	}
+}
+
+static void on_end(sim_engine *eng, void *ctx, uint64_t arg);
+
+static void try_start(replay *r, size_t q)
+{
+	if (r->busy[q] || r->q_pos[q] == r->q_first[q + 1])
+		return;
+	uint32_t t = r->q[r->q_pos[q]];
+	if (r->pending[t] > 0)
+		return;
+	sim_time now = sim_engine_now(r->eng);
+	const plan_task *task = &r->g->tasks[t];
+	if (task->stream == PLAN_STREAM_COMPUTE)
+		charge_gap(r, t, now);
+	r->busy[q] = true;
+	r->q_pos[q]++;
+	r->start[t] = now;
+	if (!sim_engine_schedule(r->eng, now + task->dur, 0, on_end, r, t))
+		SIM_PANIC("event engine out of memory");
+}
+
+static void on_end(sim_engine *eng, void *ctx, uint64_t arg)
+{
+	replay *r = ctx;
+	uint32_t t = (uint32_t)arg;
+	const plan_task *task = &r->g->tasks[t];
+	sim_time now = sim_engine_now(eng);
+	r->end[t] = now;
+	r->done++;
+	size_t q = qidx(task);
+	r->busy[q] = false;
+	if (task->stream == PLAN_STREAM_COMPUTE) {
+		double *c = r->cat + (size_t)task->rank * EXEC_CAT_COUNT;
+		c[task->kind == PLAN_TASK_OPTIM ? EXEC_CAT_OPTIMIZER : EXEC_CAT_COMPUTE] +=
+			sim_time_to_s(task->dur);
+		r->free_since[task->rank] = now;
+	}
+	for (uint32_t i = r->succ_first[t]; i < r->succ_first[t + 1]; i++) {
+		uint32_t s = r->succ[i];
+		if (--r->pending[s] == 0)
+			try_start(r, qidx(&r->g->tasks[s]));
+	}
+	try_start(r, q);
+}
+
+static int setup(replay *r, const plan_graph *g)
+{
+	memset(r, 0, sizeof *r);
+	r->g = g;
+	r->eng = sim_engine_new();
+	size_t n = g->ntasks ? g->ntasks : 1;
+	r->pending = calloc(n, sizeof *r->pending);
+	r->start = calloc(n, sizeof *r->start);
+	r->end = calloc(n, sizeof *r->end);
+	r->free_since = calloc((size_t)g->ranks, sizeof *r->free_since);
+	r->cat = calloc((size_t)g->ranks * EXEC_CAT_COUNT, sizeof *r->cat);
+	if (!r->eng || !r->pending || !r->start || !r->end || !r->free_since || !r->cat)
+		return SIM_ENOMEM;
+	if (csr(g, true, &r->pred_first, &r->pred) != SIM_OK ||
+	    csr(g, false, &r->succ_first, &r->succ) != SIM_OK || queues(r) != SIM_OK)
+		return SIM_ENOMEM;
+	for (size_t i = 0; i < g->ntasks; i++)
+		r->pending[i] = r->pred_first[i + 1] - r->pred_first[i];
+	return SIM_OK;
+}
+
+static void teardown(replay *r)
+{
+	sim_engine_free(r->eng);
+	free(r->pred_first), free(r->pred), free(r->succ_first), free(r->succ);
+	free(r->pending), free(r->start), free(r->end);
+	free(r->q_first), free(r->q), free(r->q_pos), free(r->busy);
+	free(r->free_since), free(r->cat);
+}
+
+/* After the last compute task: exposed DP until the rank's DP stream is done,
+ * then bubble (pipelines) or other until the step ends. */
+static void charge_tail(replay *r, sim_time step)
+{
+	const plan_graph *g = r->g;
+	for (int rank = 0; rank < g->ranks; rank++) {
+		sim_time last = r->free_since[rank], dp_end = last;
+		size_t q = (size_t)rank * PLAN_STREAM_COUNT + PLAN_STREAM_DP;
+		for (uint32_t i = r->q_first[q]; i < r->q_first[q + 1]; i++)
+			if (r->end[r->q[i]] > dp_end)
+				dp_end = r->end[r->q[i]];
+		double *c = r->cat + (size_t)rank * EXEC_CAT_COUNT;
+		c[EXEC_CAT_DP] += sim_time_to_s(dp_end - last);
+		c[g->ranks > 1 ? EXEC_CAT_BUBBLE : EXEC_CAT_OTHER] += sim_time_to_s(step - dp_end);
+	}
+}
+
+/* Link loads: per link class, the most loaded rank class's bytes per link, the
+ * time its tasks kept the link busy, and the time at >= 95% of capacity. */
+static void link_stats(const replay *r, const net_cluster *c, exec_result *res)
+{
+	net_link_class lc[NET_LINK_KIND_COUNT];
+	int n = net_link_classes(c, lc);
+	res->nlinks = 0;
+	for (int i = 0; i < n && res->nlinks < EXEC_MAX_LINKS; i++) {
+		exec_link *l = &res->links[res->nlinks++];
+		memset(l, 0, sizeof *l);
+		snprintf(l->name, sizeof l->name, "%s", lc[i].name);
+		snprintf(l->kind, sizeof l->kind, "%s", lc[i].kind_name);
+		l->count = lc[i].count;
+		l->Bps = lc[i].Bps;
+		double nic_to_pcie = c->node.nics > 0 ? (double)c->node.nics / c->node.gpus : 0;
+		double oversub = c->nodes > 1 ? c->oversubscription : 0;
+		for (int rank = 0; rank < r->g->ranks; rank++) {
+			double bytes = 0, busy = 0, sat = 0;
+			for (size_t t = 0; t < r->g->ntasks; t++) {
+				const plan_task *k = &r->g->tasks[t];
+				if (k->rank != rank)
+					continue;
+				double b = lc[i].kind == NET_LINK_SCALEUP ? k->scaleup_bytes
+					   : lc[i].kind == NET_LINK_NIC   ? k->nic_bytes
+					   : lc[i].kind == NET_LINK_PCIE  ? k->nic_bytes * nic_to_pcie
+									  : k->nic_bytes * oversub;
+				if (b <= 0)
+					continue;
+				double d = sim_time_to_s(k->dur);
+				bytes += b;
+				busy += d;
+				if (d > 0 && b / d >= 0.95 * l->Bps)
+					sat += d;
+			}
+			if (bytes > l->bytes) {
+				l->bytes = bytes;
+				l->busy_s = busy < res->step_s ? busy : res->step_s;
+				l->saturated_s = sat < res->step_s ? sat : res->step_s;
+			}
+		}
+		l->util = res->step_s > 0 && l->Bps > 0 ? l->bytes / (l->Bps * res->step_s) : 0;
+	}
+}
+
+int exec_replay(const plan_graph *g, const net_cluster *c, exec_result *res)
+{
+	replay r;
+	int rc = setup(&r, g);
+	if (rc == SIM_OK) {
+		for (size_t q = 0; q < (size_t)g->ranks * PLAN_STREAM_COUNT; q++)
+			try_start(&r, q);
+		sim_engine_run(r.eng, SIM_TIME_MAX);
+		if (r.done != g->ntasks)
+			rc = SIM_EINVAL; /* a cycle or an unreachable task: a plan bug */
+	}
+	if (rc == SIM_OK) {
+		sim_time step = 0;
+		for (size_t i = 0; i < g->ntasks; i++)
+			if (r.end[i] > step)
+				step = r.end[i];
+		charge_tail(&r, step);
+		res->step_s = sim_time_to_s(step);
+		res->nclasses = g->ranks < EXEC_MAX_CLASSES ? g->ranks : EXEC_MAX_CLASSES;
+		for (int k = 0; k < res->nclasses; k++) {
+			exec_class *cl = &res->classes[k];
+			snprintf(cl->name, sizeof cl->name, "stage %d", k);
+			cl->ranks = g->rank_gpus;
+			memcpy(cl->time_s, r.cat + (size_t)k * EXEC_CAT_COUNT, sizeof cl->time_s);
+		}
+		res->tasks = g->ntasks;
+		res->events = sim_engine_events_run(r.eng);
+		link_stats(&r, c, res);
+	}
+	teardown(&r);
+	return rc;
+}

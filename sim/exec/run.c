@@ -1,0 +1,82 @@
+/* run.c - one whole simulated step: build the graph, replay it, and derive the
+ * headline metrics (definitions in result.h and ARCHITECTURE.md). */
+#include "exec.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static void identity(const plan_scenario *s, exec_result *r)
+{
+	const plan_spec *p = &s->plan;
+	static const char *const rc[] = {"none", "selective", "full"};
+	snprintf(r->scenario, sizeof r->scenario, "%s", s->name);
+	snprintf(r->model, sizeof r->model, "%s", s->model.name);
+	snprintf(r->gpu, sizeof r->gpu, "%s", s->gpu.name);
+	snprintf(r->cluster, sizeof r->cluster, "%s", s->cluster.name);
+	snprintf(r->plan, sizeof r->plan, "tp%d pp%d dp%d mb%d gb%d %s %s%s%s z%d %s", p->tp,
+		 p->pp, p->dp, p->micro_batch, p->global_batch,
+		 p->schedule == PLAN_SCHED_GPIPE ? "gpipe" : "1f1b", rc[p->recompute],
+		 p->sequence_parallel ? " sp" : "", p->overlap_grad_reduce ? " overlap" : "",
+		 p->zero, hw_dtype_name(s->dtype));
+	r->seed = s->seed;
+	r->gpus = s->cluster.gpus;
+}
+
+static void memory(const plan_scenario *s, exec_result *r)
+{
+	r->mem_capacity_bytes = s->gpu.hbm_bytes;
+	r->mem_peak_bytes = 0;
+	r->oom = false;
+	for (int k = 0; k < r->nclasses; k++) {
+		exec_class *c = &r->classes[k];
+		plan_memory(s, k, c->mem_bytes);
+		c->mem_total_bytes = 0;
+		for (int i = 0; i < PLAN_MEM_COUNT; i++)
+			c->mem_total_bytes += c->mem_bytes[i];
+		c->oom = c->mem_total_bytes > s->gpu.hbm_bytes;
+		r->oom = r->oom || c->oom;
+		if (c->mem_total_bytes > r->mem_peak_bytes)
+			r->mem_peak_bytes = c->mem_total_bytes;
+	}
+}
+
+static void headline(const plan_scenario *s, const plan_graph *g, exec_result *r)
+{
+	r->tokens_per_step = g->tokens;
+	r->tokens_per_s = r->step_s > 0 ? g->tokens / r->step_s : 0;
+	r->model_flops = g->model_flops;
+	r->hardware_flops = g->hardware_flops;
+	r->peak_flops = hw_peak(&s->gpu, s->dtype);
+	double denom = r->step_s * r->gpus * r->peak_flops;
+	r->mfu = denom > 0 ? g->model_flops / denom : 0;
+	r->hfu = denom > 0 ? g->hardware_flops / denom : 0;
+	r->tflops_per_gpu = r->step_s > 0 ? g->model_flops / r->step_s / r->gpus / 1e12 : 0;
+	r->bubble_fraction = 0;
+	for (int k = 0; k < r->nclasses; k++) {
+		double f = r->step_s > 0 ? r->classes[k].time_s[EXEC_CAT_BUBBLE] / r->step_s : 0;
+		if (f > r->bubble_fraction)
+			r->bubble_fraction = f;
+	}
+}
+
+int exec_run(const plan_scenario *s, exec_result *r)
+{
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(r, 0, sizeof *r);
+	identity(s, r);
+	plan_graph *g;
+	int rc = plan_build(s, &g);
+	if (rc != SIM_OK)
+		return rc;
+	rc = exec_replay(g, &s->cluster, r);
+	if (rc == SIM_OK) {
+		memory(s, r);
+		headline(s, g, r);
+	}
+	plan_graph_free(g);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	r->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	return rc;
+}

@@ -1,0 +1,426 @@
+/* build.c - generating one training step's task graph from a plan.
+ *
+ * Per pipeline stage (one representative rank each) the compute stream runs the
+ * schedule's order of micro-batch forwards and backwards (plan_schedule_order).
+ * A forward is the chain: [embedding] layer_1 .. layer_L [logits+loss]; a
+ * backward the reverse, each layer preceded by its recomputed forward under full
+ * recomputation. Inside a layer, consecutive kernels merge into one compute
+ * task and every TP collective is a task on the TP stream that the next compute
+ * task waits for (Megatron's TP collectives are blocking). Pipeline transfers are
+ * tasks on the sender's PP streams; the receiver's first task of that
+ * micro-batch waits for them. After the last backward, gradients are reduced
+ * over DP in buckets (in backward order; each bucket waits for the last
+ * micro-batch's backward of its layers when overlap_grad_reduce is on, for the
+ * whole backward otherwise), then the optimizer runs; with ZeRO-1 the buckets
+ * are reduce-scattered and the updated parameters all-gathered afterwards.
+ */
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One task of a chain before it is placed in the graph. */
+typedef struct seg {
+	sim_time dur;
+	uint8_t kind;  /* plan_task_kind */
+	int16_t layer; /* -1 outside transformer layers */
+	float scaleup, nic;
+	double flops;
+} seg;
+
+typedef struct chain {
+	seg *v;
+	int n, cap;
+	bool oom;
+} chain;
+
+typedef struct builder {
+	const plan_scenario *s;
+	plan_graph *g;
+	work_shard sh;
+	net_group tp, dp, pp;
+	chain fwd, bwd; /* per stage, rebuilt for each stage */
+	int m;          /* micro-batches */
+} builder;
+
+static void chain_push(chain *c, seg x)
+{
+	if (c->n == c->cap) {
+		int cap = c->cap ? 2 * c->cap : 64;
+		seg *v = realloc(c->v, (size_t)cap * sizeof *v);
+		if (!v) {
+			c->oom = true;
+			return;
+		}
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n++] = x;
+}
+
+static net_coll tp_coll(work_comm c)
+{
+	switch (c) {
+	case WORK_COMM_ALLGATHER:
+		return NET_ALLGATHER;
+	case WORK_COMM_REDUCESCATTER:
+		return NET_REDUCESCATTER;
+	default:
+		return NET_ALLREDUCE;
+	}
+}
+
+/* Per-NIC bytes when every GPU of a node sends `per_rank` bytes off the node. */
+static float nic_share(const net_cluster *c, double per_rank)
+{
+	return (float)(per_rank * c->node.gpus / (c->node.nics > 0 ? c->node.nics : 1));
+}
+
+static double kernel_time(const builder *b, const work_item *it)
+{
+	const hw_gpu *gpu = &b->s->gpu;
+	switch (it->kernel) {
+	case WORK_KERNEL_GEMM:
+		return hw_gemm_time(gpu, b->sh.dtype, it->m, it->n, it->k, 1.0);
+	case WORK_KERNEL_ATTN:
+		return hw_kernel_time(gpu, b->sh.dtype, it->flops, it->bytes);
+	default:
+		return hw_mem_time(gpu, it->bytes);
+	}
+}
+
+/* Append a program of work items to chain c: kernels merge into the open compute
+ * task of kind `kind`; each TP collective closes it and adds a TP task. */
+static void append_items(builder *b, chain *c, const work_item *it, int n, uint8_t kind,
+			 int16_t layer)
+{
+	bool open = false;
+	for (int i = 0; i < n; i++) {
+		if (it[i].kind == WORK_ITEM_COMM) {
+			net_cost cost;
+			if (net_collective(&b->s->cluster, tp_coll(it[i].comm), &b->tp,
+					   it[i].comm_bytes, &cost) != SIM_OK)
+				cost = (net_cost){0};
+			seg x = {sim_time_from_s(cost.time_s), PLAN_TASK_TP, layer,
+				 (float)cost.intra_bytes, nic_share(&b->s->cluster, cost.inter_bytes), 0};
+			chain_push(c, x);
+			open = false;
+			continue;
+		}
+		sim_time d = sim_time_from_s(kernel_time(b, &it[i]));
+		if (open && c->n > 0) {
+			c->v[c->n - 1].dur += d;
+			c->v[c->n - 1].flops += it[i].flops;
+		} else {
+			seg x = {d, kind, layer, 0, 0, it[i].flops};
+			chain_push(c, x);
+			open = true;
+		}
+	}
+}
+
+/* Build the forward and backward chains of one stage. */
+static void stage_chains(builder *b, int stage)
+{
+	const work_model *m = &b->s->model;
+	int pp = b->s->plan.pp, layers = plan_stage_layers(b->s, stage);
+	work_item it[WORK_MAX_ITEMS], bw[WORK_MAX_ITEMS];
+	int nf = work_layer_forward(m, &b->sh, it);
+	int nb = work_layer_backward(m, &b->sh, bw);
+	bool full = b->s->plan.recompute == WORK_RECOMPUTE_FULL;
+	b->fwd.n = b->bwd.n = 0;
+	if (stage == 0) {
+		work_item e[WORK_MAX_ITEMS];
+		append_items(b, &b->fwd, e, work_embed_forward(m, &b->sh, e), PLAN_TASK_FWD, -1);
+	}
+	for (int l = 0; l < layers; l++)
+		append_items(b, &b->fwd, it, nf, PLAN_TASK_FWD, (int16_t)l);
+	if (stage == pp - 1) {
+		work_item h[WORK_MAX_ITEMS];
+		append_items(b, &b->fwd, h, work_head_forward(m, &b->sh, h), PLAN_TASK_FWD, -1);
+		append_items(b, &b->bwd, h, work_head_backward(m, &b->sh, h), PLAN_TASK_BWD, -1);
+	}
+	for (int l = layers - 1; l >= 0; l--) {
+		if (full)
+			append_items(b, &b->bwd, it, nf, PLAN_TASK_RECOMP, (int16_t)l);
+		append_items(b, &b->bwd, bw, nb, PLAN_TASK_BWD, (int16_t)l);
+	}
+	if (stage == 0) {
+		work_item e[WORK_MAX_ITEMS];
+		append_items(b, &b->bwd, e, work_embed_backward(m, &b->sh, e), PLAN_TASK_BWD, -1);
+	}
+}
+
+static uint8_t seg_stream(uint8_t kind)
+{
+	return kind == PLAN_TASK_TP ? PLAN_STREAM_TP : PLAN_STREAM_COMPUTE;
+}
+
+/* Emit a chain for micro-batch mb on `stage`; the first task depends on `dep`.
+ * Records the first and last ids; layer_end (if non-NULL) gets, per layer, the
+ * id of the layer's last task. Returns SIM_OK or SIM_ENOMEM. */
+static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t dep,
+		      uint32_t *first, uint32_t *last, uint32_t *layer_end)
+{
+	uint32_t prev = dep;
+	*first = UINT32_MAX;
+	for (int i = 0; i < c->n; i++) {
+		const seg *x = &c->v[i];
+		plan_task t = {x->dur, stage, seg_stream(x->kind), x->kind, x->layer, mb,
+			       x->scaleup, x->nic};
+		uint32_t id = plan_graph_add(b->g, &t, &prev, 1);
+		if (id == UINT32_MAX)
+			return SIM_ENOMEM;
+		if (i == 0)
+			*first = id;
+		if (layer_end && x->layer >= 0)
+			layer_end[x->layer] = id;
+		b->g->hardware_flops += x->flops * b->g->rank_gpus;
+		prev = id;
+	}
+	*last = prev;
+	return SIM_OK;
+}
+
+/* Cross-stage bookkeeping: per stage and micro-batch, the first forward and
+ * backward task ids and the pipeline send task ids. */
+typedef struct pipe_ids {
+	uint32_t *first_f, *first_b, *send_f, *send_b;
+	uint32_t *last_bwd; /* per stage: the last backward task */
+	uint32_t *emb_sync; /* per stage: the tied-embedding gradient sync, or UINT32_MAX */
+} pipe_ids;
+
+static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t after)
+{
+	double bytes = work_p2p_bytes(&b->s->model, &b->sh);
+	net_cost cost;
+	if (net_collective(&b->s->cluster, NET_P2P, &b->pp, bytes, &cost) != SIM_OK)
+		cost = (net_cost){0};
+	plan_task t = {sim_time_from_s(cost.time_s), stage,
+		       backward ? PLAN_STREAM_PP_BWD : PLAN_STREAM_PP_FWD, PLAN_TASK_PP, -1, mb,
+		       (float)cost.intra_bytes, nic_share(&b->s->cluster, cost.inter_bytes)};
+	return plan_graph_add(b->g, &t, &after, 1);
+}
+
+/* The stage's compute-stream program in schedule order, with its sends. */
+static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_end)
+{
+	int pp = b->s->plan.pp, m = b->m;
+	plan_op *order = malloc((size_t)(2 * m) * sizeof *order);
+	if (!order)
+		return SIM_ENOMEM;
+	plan_schedule_order(b->s->plan.schedule, pp, m, stage, order);
+	int rc = SIM_OK;
+	for (int i = 0; i < 2 * m && rc == SIM_OK; i++) {
+		int mb = order[i].mb;
+		size_t k = (size_t)stage * (size_t)m + (size_t)mb;
+		uint32_t first, last;
+		bool bwd = order[i].backward;
+		rc = emit_chain(b, bwd ? &b->bwd : &b->fwd, stage, mb, UINT32_MAX, &first, &last,
+				bwd && mb == m - 1 ? layer_end : NULL);
+		if (rc != SIM_OK)
+			break;
+		(bwd ? ids->first_b : ids->first_f)[k] = first;
+		if (bwd)
+			ids->last_bwd[stage] = last;
+		bool send = bwd ? stage > 0 : stage < pp - 1;
+		if (send) {
+			uint32_t id = pp_send(b, stage, mb, bwd, last);
+			if (id == UINT32_MAX)
+				rc = SIM_ENOMEM;
+			(bwd ? ids->send_b : ids->send_f)[k] = id;
+		}
+	}
+	free(order);
+	return rc;
+}
+
+static uint32_t add_dp(builder *b, int stage, net_coll coll, double bytes, const uint32_t *deps,
+		       uint32_t ndeps, int16_t layer)
+{
+	net_cost cost;
+	if (net_collective(&b->s->cluster, coll, &b->dp, bytes, &cost) != SIM_OK)
+		cost = (net_cost){0};
+	plan_task t = {sim_time_from_s(cost.time_s), stage, PLAN_STREAM_DP, PLAN_TASK_DP, layer, -1,
+		       (float)cost.intra_bytes, nic_share(&b->s->cluster, cost.inter_bytes)};
+	return plan_graph_add(b->g, &t, deps, ndeps);
+}
+
+/* Gradient buckets in backward order (last layer first). Returns the number of
+ * DP task ids written to out (at most layers + 2), or -1 on OOM. */
+static int emit_grad_buckets(builder *b, int stage, const pipe_ids *ids,
+			     const uint32_t *layer_end, uint32_t *out)
+{
+	const plan_scenario *s = b->s;
+	const plan_spec *p = &s->plan;
+	if (p->dp == 1)
+		return 0;
+	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	double per_layer = work_params_layer(&s->model) / p->tp * gbytes;
+	net_coll coll = p->zero >= 1 ? NET_REDUCESCATTER : NET_ALLREDUCE;
+	int layers = plan_stage_layers(s, stage), n = 0;
+	double acc = 0;
+	if (stage == p->pp - 1)
+		acc += work_params_output(&s->model) / p->tp * gbytes;
+	for (int l = layers - 1; l >= 0; l--) {
+		acc += per_layer;
+		bool last = l == 0;
+		if (last && stage == 0)
+			acc += work_params_embedding(&s->model) / p->tp * gbytes;
+		if (acc < p->bucket_bytes && !last)
+			continue;
+		uint32_t dep = p->overlap_grad_reduce ? layer_end[l] : ids->last_bwd[stage];
+		uint32_t id = add_dp(b, stage, coll, acc, &dep, 1, (int16_t)l);
+		if (id == UINT32_MAX)
+			return -1;
+		out[n++] = id;
+		acc = 0;
+	}
+	return n;
+}
+
+/* Optimizer (and ZeRO-1 parameter all-gather) of one stage. Adam's step is
+ * memory-bound: per parameter it reads the gradient (4 bytes) and reads and
+ * writes the fp32 master weight, momentum and variance (24), and writes the
+ * 16-bit weight (2): 30 bytes (assumed fused multi-tensor kernel). */
+static int emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *dp_ids, int ndp)
+{
+	const plan_scenario *s = b->s;
+	const plan_spec *p = &s->plan;
+	double params[PLAN_MEM_COUNT];
+	plan_memory(s, stage, params);
+	double local = params[PLAN_MEM_OPTIMIZER] / (s->dtype == HW_FP32 ? 8.0 : 12.0);
+	uint32_t *deps = malloc((size_t)(ndp + 2) * sizeof *deps);
+	if (!deps)
+		return SIM_ENOMEM;
+	int nd = 0;
+	deps[nd++] = ids->last_bwd[stage];
+	for (int i = 0; i < ndp; i++)
+		deps[nd++] = dp_ids[i];
+	if (ids->emb_sync[stage] != UINT32_MAX)
+		deps[nd++] = ids->emb_sync[stage];
+	plan_task t = {sim_time_from_s(hw_mem_time(&s->gpu, local * 30.0)), stage,
+		       PLAN_STREAM_COMPUTE, PLAN_TASK_OPTIM, -1, -1, 0, 0};
+	uint32_t opt = plan_graph_add(b->g, &t, deps, (uint32_t)nd);
+	free(deps);
+	if (opt == UINT32_MAX)
+		return SIM_ENOMEM;
+	if (p->zero >= 1 && p->dp > 1) {
+		double wbytes = local * p->dp * hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+		if (add_dp(b, stage, NET_ALLGATHER, wbytes, &opt, 1, -1) == UINT32_MAX)
+			return SIM_ENOMEM;
+	}
+	return SIM_OK;
+}
+
+/* Tied embeddings with pp > 1: the first and last stages each hold the word
+ * embedding and all-reduce its gradient between them after the backward
+ * (a 2-rank group, Megatron's embedding group). Both tasks wait for both
+ * stages' backward, as a collective does. */
+static int emit_embedding_sync(builder *b, pipe_ids *ids)
+{
+	const plan_scenario *s = b->s;
+	int pp = s->plan.pp;
+	if (pp == 1 || s->model.untied_embeddings)
+		return SIM_OK;
+	double gbytes = (s->plan.fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	double bytes = (double)s->model.vocab * s->model.hidden / s->plan.tp * gbytes;
+	net_group pair;
+	net_group_make(&s->cluster, 2, (pp - 1) * s->plan.tp * s->plan.dp, &pair);
+	net_cost cost;
+	if (net_collective(&s->cluster, NET_ALLREDUCE, &pair, bytes, &cost) != SIM_OK)
+		cost = (net_cost){0};
+	uint32_t deps[2] = {ids->last_bwd[0], ids->last_bwd[pp - 1]};
+	int stages[2] = {0, pp - 1};
+	for (int i = 0; i < 2; i++) {
+		plan_task t = {sim_time_from_s(cost.time_s), stages[i], PLAN_STREAM_DP, PLAN_TASK_DP,
+			       -1, -1, (float)cost.intra_bytes,
+			       nic_share(&s->cluster, cost.inter_bytes)};
+		uint32_t id = plan_graph_add(b->g, &t, deps, 2);
+		if (id == UINT32_MAX)
+			return SIM_ENOMEM;
+		ids->emb_sync[stages[i]] = id;
+	}
+	return SIM_OK;
+}
+
+static int link_stages(builder *b, const pipe_ids *ids)
+{
+	int pp = b->s->plan.pp, m = b->m;
+	for (int st = 0; st < pp; st++)
+		for (int mb = 0; mb < m; mb++) {
+			size_t k = (size_t)st * (size_t)m + (size_t)mb;
+			if (st > 0 && plan_graph_edge(b->g, ids->send_f[k - (size_t)m],
+						      ids->first_f[k]) != SIM_OK)
+				return SIM_ENOMEM;
+			if (st < pp - 1 && plan_graph_edge(b->g, ids->send_b[k + (size_t)m],
+							   ids->first_b[k]) != SIM_OK)
+				return SIM_ENOMEM;
+		}
+	return SIM_OK;
+}
+
+static int build_all(builder *b, pipe_ids *ids, uint32_t *layer_end, uint32_t *dp_ids, int lps)
+{
+	int pp = b->s->plan.pp;
+	int *ndp = calloc((size_t)pp, sizeof *ndp);
+	int rc = ndp ? SIM_OK : SIM_ENOMEM;
+	for (int st = 0; st < pp && rc == SIM_OK; st++) {
+		stage_chains(b, st);
+		rc = b->fwd.oom || b->bwd.oom ? SIM_ENOMEM
+					      : emit_schedule(b, st, ids, layer_end + st * lps);
+	}
+	if (rc == SIM_OK)
+		rc = link_stages(b, ids);
+	for (int st = 0; st < pp && rc == SIM_OK; st++) {
+		ndp[st] = emit_grad_buckets(b, st, ids, layer_end + st * lps,
+					    dp_ids + st * (lps + 2));
+		if (ndp[st] < 0)
+			rc = SIM_ENOMEM;
+	}
+	if (rc == SIM_OK)
+		rc = emit_embedding_sync(b, ids);
+	for (int st = 0; st < pp && rc == SIM_OK; st++)
+		rc = emit_optimizer(b, st, ids, dp_ids + st * (lps + 2), ndp[st]);
+	free(ndp);
+	return rc;
+}
+
+int plan_build(const plan_scenario *s, plan_graph **out)
+{
+	const plan_spec *p = &s->plan;
+	builder b = {0};
+	b.s = s;
+	b.m = plan_microbatches(p);
+	b.sh = (work_shard){p->tp, p->sequence_parallel, p->micro_batch, s->model.seq_len, s->dtype};
+	net_group_make(&s->cluster, p->tp, 1, &b.tp);
+	net_group_make(&s->cluster, p->dp, p->tp, &b.dp);
+	net_group_make(&s->cluster, 2, p->tp * p->dp, &b.pp);
+	b.g = plan_graph_new(p->pp, p->tp * p->dp);
+	size_t pm = (size_t)p->pp * (size_t)b.m;
+	int lps = plan_stage_layers(s, 0);
+	pipe_ids ids = {calloc(pm, 4), calloc(pm, 4), calloc(pm, 4), calloc(pm, 4),
+			calloc((size_t)p->pp, 4), malloc((size_t)p->pp * 4)};
+	uint32_t *layer_end = calloc((size_t)p->pp * (size_t)lps, 4);
+	uint32_t *dp_ids = calloc((size_t)p->pp * (size_t)(lps + 2), 4);
+	int rc = SIM_ENOMEM;
+	if (b.g && ids.first_f && ids.first_b && ids.send_f && ids.send_b && ids.last_bwd &&
+	    ids.emb_sync && layer_end && dp_ids) {
+		for (int i = 0; i < p->pp; i++)
+			ids.emb_sync[i] = UINT32_MAX;
+		rc = build_all(&b, &ids, layer_end, dp_ids, lps);
+	}
+	if (b.g) {
+		b.g->tokens = (double)p->global_batch * s->model.seq_len;
+		b.g->model_flops = work_model_flops(&s->model, b.g->tokens);
+	}
+	free(ids.first_f), free(ids.first_b), free(ids.send_f), free(ids.send_b);
+	free(ids.last_bwd), free(ids.emb_sync), free(layer_end), free(dp_ids);
+	free(b.fwd.v), free(b.bwd.v);
+	if (rc != SIM_OK) {
+		plan_graph_free(b.g);
+		return rc;
+	}
+	*out = b.g;
+	return SIM_OK;
+}

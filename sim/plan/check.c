@@ -1,0 +1,123 @@
+/* check.c - is the plan executable on this model and cluster? Every failed
+ * condition is reported at the [parallel] key it involves, all at once. */
+#include "plan.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static void err_at(const plan_scenario *s, sim_diag *diag, const char *section, const char *key,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void err_at(const plan_scenario *s, sim_diag *diag, const char *section, const char *key,
+		   const char *fmt, ...)
+{
+	conf_loc loc = conf_key_loc(s->doc, section, key);
+	va_list ap;
+	va_start(ap, fmt);
+	sim_diag_vadd(diag, SIM_DIAG_ERROR, loc.path, loc.line, fmt, ap);
+	va_end(ap);
+}
+
+static int check_sizes(const plan_scenario *s, sim_diag *diag)
+{
+	const plan_spec *p = &s->plan;
+	int errors = 0;
+	int64_t prod = p->tp, tmp;
+	bool ok = sim_mul_i64(prod, p->pp, &tmp) && sim_mul_i64(tmp, p->dp, &tmp) &&
+		  sim_mul_i64(tmp, p->cp, &prod);
+	if (!ok || prod != s->cluster.gpus) {
+		char got[32];
+		if (ok)
+			snprintf(got, sizeof got, "%lld", (long long)prod);
+		else
+			snprintf(got, sizeof got, "more than 2^63");
+		err_at(s, diag, "parallel", "tp",
+		       "tp*pp*dp*cp = %d*%d*%d*%d = %s, but the cluster has %d GPUs (%d nodes x %d)",
+		       p->tp, p->pp, p->dp, p->cp, got, s->cluster.gpus, s->cluster.nodes,
+		       s->cluster.node.gpus);
+		errors++;
+	}
+	if (s->model.heads % p->tp != 0) {
+		err_at(s, diag, "parallel", "tp", "tp = %d does not divide the model's %d heads",
+		       p->tp, s->model.heads);
+		errors++;
+	} else if (s->model.kv_heads % p->tp != 0 && p->tp % s->model.kv_heads != 0) {
+		err_at(s, diag, "parallel", "tp",
+		       "tp = %d and the model's %d kv_heads: one must divide the other", p->tp,
+		       s->model.kv_heads);
+		errors++;
+	}
+	int64_t chunks = (int64_t)p->pp * p->vpp;
+	if (chunks > s->model.layers || s->model.layers % chunks != 0) {
+		err_at(s, diag, "parallel", "pp",
+		       "pp*vpp = %d*%d does not divide the model's %d layers into equal stages",
+		       p->pp, p->vpp, s->model.layers);
+		errors++;
+	}
+	int64_t per_step = (int64_t)p->micro_batch * p->dp;
+	if (p->global_batch % per_step != 0) {
+		err_at(s, diag, "parallel", "global_batch",
+		       "global_batch = %d is not a multiple of micro_batch*dp = %d*%d = %lld",
+		       p->global_batch, p->micro_batch, p->dp, (long long)per_step);
+		errors++;
+	}
+	return errors;
+}
+
+/* Features whose schedules are not generated yet are refused, not faked. */
+static int check_supported(const plan_scenario *s, sim_diag *diag)
+{
+	const plan_spec *p = &s->plan;
+	int errors = 0;
+	if (p->cp > 1) {
+		err_at(s, diag, "parallel", "cp", "context parallelism (cp > 1) is not simulated yet");
+		errors++;
+	}
+	if (p->ep > 1) {
+		err_at(s, diag, "parallel", "ep", "expert parallelism (ep > 1) is not simulated yet");
+		errors++;
+	}
+	if (p->vpp > 1) {
+		err_at(s, diag, "parallel", "vpp",
+		       "interleaved pipeline schedules (vpp > 1) are not simulated yet");
+		errors++;
+	}
+	if (p->zero > 1) {
+		err_at(s, diag, "parallel", "zero",
+		       "ZeRO stage %d is not simulated yet (0 and 1 are)", p->zero);
+		errors++;
+	}
+	if (p->recompute == WORK_RECOMPUTE_SELECTIVE) {
+		err_at(s, diag, "parallel", "recompute",
+		       "selective recomputation is not simulated yet (none and full are)");
+		errors++;
+	}
+	if (s->model.moe_experts > 0) {
+		conf_loc loc = conf_key_loc(s->doc, "model", "moe_experts");
+		sim_diag_error(diag, loc.path, loc.line, "MoE models are not simulated yet");
+		errors++;
+	}
+	if (hw_peak(&s->gpu, s->dtype) <= 0) {
+		err_at(s, diag, "train", "precision", "GPU '%s' has no %s tensor path", s->gpu.name,
+		       hw_dtype_name(s->dtype));
+		errors++;
+	}
+	return errors;
+}
+
+int plan_check(const plan_scenario *s, sim_diag *diag)
+{
+	int errors = check_sizes(s, diag) + check_supported(s, diag);
+	return errors ? SIM_ECONF : SIM_OK;
+}
+
+int plan_microbatches(const plan_spec *p)
+{
+	return p->global_batch / (p->micro_batch * p->dp);
+}
+
+int plan_stage_layers(const plan_scenario *s, int stage)
+{
+	(void)stage; /* equal stages until uneven splits are built */
+	return s->model.layers / s->plan.pp;
+}

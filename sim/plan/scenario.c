@@ -1,0 +1,134 @@
+/* scenario.c - loading a scenario: the configuration tree, overrides, every
+ * module's section, then the plan checks. The [scenario], [parallel] and
+ * [train] key tables live here. */
+#include "plan.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const sched_names[] = {"gpipe", "1f1b", NULL};
+static const char *const recompute_names[] = {"none", "selective", "full", NULL};
+
+#define PK(field) offsetof(plan_spec, field)
+const conf_key plan_spec_keys[] = {
+	{"tp", CONF_INT, SIM_UNIT_NONE, 1, 65536, "1", NULL, PK(tp), "tensor-parallel size"},
+	{"pp", CONF_INT, SIM_UNIT_NONE, 1, 65536, "1", NULL, PK(pp), "pipeline-parallel stages"},
+	{"dp", CONF_INT, SIM_UNIT_NONE, 1, 16777216, "1", NULL, PK(dp), "data-parallel replicas"},
+	{"cp", CONF_INT, SIM_UNIT_NONE, 1, 65536, "1", NULL, PK(cp), "context-parallel size"},
+	{"ep", CONF_INT, SIM_UNIT_NONE, 1, 65536, "1", NULL, PK(ep), "expert-parallel size"},
+	{"vpp", CONF_INT, SIM_UNIT_NONE, 1, 1024, "1", NULL, PK(vpp),
+	 "model chunks per pipeline rank (interleaved 1F1B)"},
+	{"micro_batch", CONF_INT, SIM_UNIT_NONE, 1, 1048576, "1", NULL, PK(micro_batch),
+	 "sequences per micro-batch"},
+	{"global_batch", CONF_INT, SIM_UNIT_NONE, 1, 1073741824, NULL, NULL, PK(global_batch),
+	 "sequences per optimizer step, all replicas"},
+	{"schedule", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "1f1b", sched_names, PK(schedule),
+	 "pipeline schedule"},
+	{"recompute", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "none", recompute_names, PK(recompute),
+	 "activation recomputation"},
+	{"sequence_parallel", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+	 PK(sequence_parallel), "Megatron sequence parallelism in TP regions"},
+	{"zero", CONF_INT, SIM_UNIT_NONE, 0, 3, "0", NULL, PK(zero),
+	 "ZeRO stage (1 = distributed optimizer)"},
+	{"bucket_size", CONF_QTY, SIM_UNIT_BYTES, 1, 1e15, "40 MB", NULL, PK(bucket_bytes),
+	 "gradient reduction bucket"},
+	{"overlap_grad_reduce", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+	 PK(overlap_grad_reduce), "overlap DP gradient reduction with backward"},
+	{"fp32_grads", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, PK(fp32_grads),
+	 "accumulate and reduce gradients in fp32"},
+};
+const size_t plan_spec_nkeys = sizeof plan_spec_keys / sizeof plan_spec_keys[0];
+
+typedef struct scen_head {
+	char name[CONF_STR_MAX];
+	char description[CONF_STR_MAX];
+	int seed;
+} scen_head;
+
+static const conf_key scen_keys[] = {
+	{"name", CONF_STR, SIM_UNIT_NONE, 0, 0, NULL, NULL, offsetof(scen_head, name),
+	 "scenario name"},
+	{"description", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL,
+	 offsetof(scen_head, description), "one line shown in reports"},
+	{"seed", CONF_INT, SIM_UNIT_NONE, 0, 2147483647, "1", NULL, offsetof(scen_head, seed),
+	 "random seed (jitter, stragglers)"},
+};
+
+/* Training precisions, in the order of their hw_dtype. */
+static const char *const precision_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", NULL};
+static const hw_dtype precision_dtype[] = {HW_FP32, HW_TF32, HW_FP16, HW_BF16, HW_FP8};
+
+typedef struct scen_train {
+	int precision;
+} scen_train;
+
+static const conf_key train_keys[] = {
+	{"precision", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "bf16", precision_names,
+	 offsetof(scen_train, precision), "matmul and activation precision"},
+};
+
+static const char *const known_sections[] = {"scenario", "model", "gpu",   "node",
+					     "cluster",  "parallel", "train", NULL};
+
+/* Read every section; keep going after errors so several are reported. */
+static int read_sections(plan_scenario *s, sim_diag *diag)
+{
+	scen_head head;
+	scen_train train;
+	int rc = SIM_OK;
+	if (conf_check_sections(s->doc, known_sections, diag) > 0)
+		rc = SIM_ECONF;
+	if (conf_read(s->doc, "scenario", scen_keys, sizeof scen_keys / sizeof scen_keys[0],
+		      &head, false, diag) != SIM_OK)
+		rc = SIM_ECONF;
+	if (conf_read(s->doc, "train", train_keys, 1, &train, true, diag) != SIM_OK)
+		rc = SIM_ECONF;
+	if (work_model_from_conf(s->doc, &s->model, diag) != SIM_OK)
+		rc = SIM_ECONF;
+	if (hw_gpu_from_conf(s->doc, &s->gpu, diag) != SIM_OK)
+		rc = SIM_ECONF;
+	if (net_cluster_from_conf(s->doc, &s->cluster, diag) != SIM_OK)
+		rc = SIM_ECONF;
+	if (conf_read(s->doc, "parallel", plan_spec_keys, plan_spec_nkeys, &s->plan, false,
+		      diag) != SIM_OK)
+		rc = SIM_ECONF;
+	if (rc != SIM_OK)
+		return rc;
+	memcpy(s->name, head.name, sizeof s->name);
+	memcpy(s->description, head.description, sizeof s->description);
+	s->seed = (uint64_t)head.seed;
+	s->dtype = precision_dtype[train.precision];
+	return SIM_OK;
+}
+
+int plan_scenario_load(const char *path, const char *const *overrides, size_t noverrides,
+		       sim_diag *diag, plan_scenario **out)
+{
+	*out = NULL;
+	plan_scenario *s = calloc(1, sizeof *s);
+	if (!s)
+		return SIM_ENOMEM;
+	int rc = conf_load(path, diag, &s->doc);
+	for (size_t i = 0; rc == SIM_OK && i < noverrides; i++)
+		if (conf_override(s->doc, overrides[i], diag) != SIM_OK)
+			rc = SIM_ECONF;
+	if (rc == SIM_OK)
+		rc = read_sections(s, diag);
+	if (rc == SIM_OK)
+		rc = plan_check(s, diag);
+	if (rc != SIM_OK) {
+		plan_scenario_free(s);
+		return rc;
+	}
+	*out = s;
+	return SIM_OK;
+}
+
+void plan_scenario_free(plan_scenario *s)
+{
+	if (!s)
+		return;
+	conf_free(s->doc);
+	free(s);
+}

@@ -1,0 +1,163 @@
+/* test_exec.c - replay semantics and the step breakdown on synthetic graphs
+ * whose answers are known in closed form. */
+#include "../../sim/exec/exec.h"
+#include "check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A pipeline of p stages and m micro-batches, forward tf and backward tb per
+ * stage, free communication (zero-duration transfers), no optimizer. */
+static plan_graph *pipeline(plan_schedule sched, int p, int m, double tf, double tb)
+{
+	plan_graph *g = plan_graph_new(p, 1);
+	uint32_t *ff = malloc(sizeof(uint32_t) * (size_t)(p * m)), *fb = malloc(sizeof(uint32_t) * (size_t)(p * m));
+	uint32_t *sf = malloc(sizeof(uint32_t) * (size_t)(p * m)), *sb = malloc(sizeof(uint32_t) * (size_t)(p * m));
+	plan_op *ord = malloc(sizeof *ord * (size_t)(2 * m));
+	for (int s = 0; s < p; s++) {
+		plan_schedule_order(sched, p, m, s, ord);
+		for (int i = 0; i < 2 * m; i++) {
+			bool b = ord[i].backward;
+			int mb = ord[i].mb, k = s * m + mb;
+			plan_task t = {sim_time_from_s(b ? tb : tf), s, PLAN_STREAM_COMPUTE,
+				       b ? PLAN_TASK_BWD : PLAN_TASK_FWD, 0, mb, 0, 0};
+			uint32_t id = plan_graph_add(g, &t, NULL, 0);
+			(b ? fb : ff)[k] = id;
+			if (b ? s > 0 : s < p - 1) {
+				plan_task x = {0, s, b ? PLAN_STREAM_PP_BWD : PLAN_STREAM_PP_FWD,
+					       PLAN_TASK_PP, -1, mb, 0, 0};
+				(b ? sb : sf)[k] = plan_graph_add(g, &x, &id, 1);
+			}
+		}
+	}
+	for (int s = 0; s < p; s++)
+		for (int mb = 0; mb < m; mb++) {
+			int k = s * m + mb;
+			if (s > 0)
+				plan_graph_edge(g, sf[k - m], ff[k]);
+			if (s < p - 1)
+				plan_graph_edge(g, sb[k + m], fb[k]);
+		}
+	free(ff), free(fb), free(sf), free(sb), free(ord);
+	return g;
+}
+
+static net_cluster one_node(void)
+{
+	net_cluster c;
+	memset(&c, 0, sizeof c);
+	c.nodes = 1;
+	c.node.gpus = 8;
+	c.node.nics = 1;
+	c.gpus = 8;
+	c.oversubscription = 1;
+	return c;
+}
+
+static void check_sums(const exec_result *r)
+{
+	for (int k = 0; k < r->nclasses; k++) {
+		double sum = 0;
+		for (int c = 0; c < EXEC_CAT_COUNT; c++)
+			sum += r->classes[k].time_s[c];
+		CHECK_NEAR(sum, r->step_s, 1e-9);
+	}
+}
+
+/* With equal stages and free communication both GPipe and 1F1B take
+ * (m + p - 1)(tf + tb): the last micro-batch's forward leaves stage 0 after
+ * m*tf... and every stage is idle (p - 1)(tf + tb) in total, so the bubble
+ * fraction of every stage is (p - 1)/(m + p - 1) (Narayanan et al. 2021). */
+static void test_bubble(plan_schedule sched, int p, int m)
+{
+	double tf = 1e-3, tb = 2e-3;
+	plan_graph *g = pipeline(sched, p, m, tf, tb);
+	net_cluster c = one_node();
+	exec_result *r = calloc(1, sizeof *r);
+	CHECK_INT(exec_replay(g, &c, r), SIM_OK);
+	CHECK_NEAR(r->step_s, (m + p - 1) * (tf + tb), 1e-9);
+	double want = (double)(p - 1) / (m + p - 1);
+	for (int k = 0; k < p; k++) {
+		CHECK_NEAR(r->classes[k].time_s[EXEC_CAT_BUBBLE] / r->step_s, want, 1e-9);
+		CHECK_NEAR(r->classes[k].time_s[EXEC_CAT_COMPUTE], m * (tf + tb), 1e-9);
+	}
+	check_sums(r);
+	free(r);
+	plan_graph_free(g);
+}
+
+/* compute 1 ms -> TP all-reduce 0.5 ms -> compute 1 ms on one rank: step 2.5 ms,
+ * exposed TP 0.5 ms, compute 2 ms, nothing else. */
+static void test_tp_exposed(void)
+{
+	plan_graph *g = plan_graph_new(1, 8);
+	plan_task a = {sim_time_from_s(1e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0};
+	plan_task t = {sim_time_from_s(0.5e-3), 0, PLAN_STREAM_TP, PLAN_TASK_TP, 0, 0, 1e6f, 0};
+	uint32_t x = plan_graph_add(g, &a, NULL, 0);
+	uint32_t y = plan_graph_add(g, &t, &x, 1);
+	plan_graph_add(g, &a, &y, 1);
+	net_cluster c = one_node();
+	exec_result *r = calloc(1, sizeof *r);
+	CHECK_INT(exec_replay(g, &c, r), SIM_OK);
+	CHECK_NEAR(r->step_s, 2.5e-3, 1e-12);
+	CHECK_NEAR(r->classes[0].time_s[EXEC_CAT_TP], 0.5e-3, 1e-12);
+	CHECK_NEAR(r->classes[0].time_s[EXEC_CAT_COMPUTE], 2e-3, 1e-12);
+	CHECK_NEAR(r->classes[0].time_s[EXEC_CAT_OTHER], 0, 1e-15);
+	check_sums(r);
+	free(r);
+	plan_graph_free(g);
+}
+
+/* A DP all-reduce that overlaps a later compute task is hidden; the optimizer
+ * waiting for it exposes only the remainder: compute 1 ms, all-reduce 1.5 ms
+ * started after the first compute, second compute 1 ms, optimizer waits until
+ * 2.5 ms: exposed DP 0.5 ms. */
+static void test_dp_overlap(void)
+{
+	plan_graph *g = plan_graph_new(1, 8);
+	plan_task a = {sim_time_from_s(1e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_BWD, 0, 0, 0, 0};
+	plan_task d = {sim_time_from_s(1.5e-3), 0, PLAN_STREAM_DP, PLAN_TASK_DP, 0, -1, 0, 0};
+	plan_task o = {sim_time_from_s(0.2e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_OPTIM, -1, -1, 0, 0};
+	uint32_t x = plan_graph_add(g, &a, NULL, 0);
+	uint32_t y = plan_graph_add(g, &d, &x, 1);
+	uint32_t z = plan_graph_add(g, &a, &x, 1);
+	uint32_t deps[2] = {y, z};
+	plan_graph_add(g, &o, deps, 2);
+	net_cluster c = one_node();
+	exec_result *r = calloc(1, sizeof *r);
+	CHECK_INT(exec_replay(g, &c, r), SIM_OK);
+	CHECK_NEAR(r->step_s, 2.7e-3, 1e-12);
+	CHECK_NEAR(r->classes[0].time_s[EXEC_CAT_DP], 0.5e-3, 1e-12);
+	CHECK_NEAR(r->classes[0].time_s[EXEC_CAT_OPTIMIZER], 0.2e-3, 1e-12);
+	check_sums(r);
+	free(r);
+	plan_graph_free(g);
+}
+
+/* A cycle is a plan bug and must be reported, not hang. */
+static void test_cycle(void)
+{
+	plan_graph *g = plan_graph_new(1, 1);
+	plan_task a = {1000, 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0};
+	uint32_t x = plan_graph_add(g, &a, NULL, 0);
+	uint32_t y = plan_graph_add(g, &a, &x, 1);
+	plan_graph_edge(g, y, x);
+	net_cluster c = one_node();
+	exec_result *r = calloc(1, sizeof *r);
+	CHECK_INT(exec_replay(g, &c, r), SIM_EINVAL);
+	free(r);
+	plan_graph_free(g);
+}
+
+int main(void)
+{
+	test_bubble(PLAN_SCHED_GPIPE, 4, 8);
+	test_bubble(PLAN_SCHED_1F1B, 4, 8);
+	test_bubble(PLAN_SCHED_1F1B, 8, 3); /* fewer micro-batches than stages */
+	test_bubble(PLAN_SCHED_1F1B, 1, 5);
+	test_bubble(PLAN_SCHED_GPIPE, 16, 64);
+	test_tp_exposed();
+	test_dp_overlap();
+	test_cycle();
+	return check_done();
+}

@@ -1,0 +1,96 @@
+/* test_plan.c - schedule orders, the memory budget and graph generation. */
+#include "../../sim/plan/plan.h"
+#include "check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void test_orders(void)
+{
+	plan_op o[16];
+	/* 1F1B, p = 4, m = 8, stage 0: 3 warm-up forwards, then F3 B0 F4 B1 ... F7 B4,
+	 * then B5 B6 B7. */
+	plan_schedule_order(PLAN_SCHED_1F1B, 4, 8, 0, o);
+	const char *want0 = "F0F1F2F3B0F4B1F5B2F6B3F7B4B5B6B7";
+	char got[64] = "";
+	for (int i = 0; i < 16; i++)
+		snprintf(got + strlen(got), sizeof got - strlen(got), "%c%d", o[i].backward ? 'B' : 'F', o[i].mb);
+	CHECK_STR(got, want0);
+	/* Last stage: no warm-up, strict alternation. */
+	plan_schedule_order(PLAN_SCHED_1F1B, 4, 8, 3, o);
+	got[0] = 0;
+	for (int i = 0; i < 16; i++)
+		snprintf(got + strlen(got), sizeof got - strlen(got), "%c%d", o[i].backward ? 'B' : 'F', o[i].mb);
+	CHECK_STR(got, "F0B0F1B1F2B2F3B3F4B4F5B5F6B6F7B7");
+	/* GPipe: all forwards, then all backwards. */
+	plan_schedule_order(PLAN_SCHED_GPIPE, 4, 8, 1, o);
+	got[0] = 0;
+	for (int i = 0; i < 16; i++)
+		snprintf(got + strlen(got), sizeof got - strlen(got), "%c%d", o[i].backward ? 'B' : 'F', o[i].mb);
+	CHECK_STR(got, "F0F1F2F3F4F5F6F7B0B1B2B3B4B5B6B7");
+	/* Fewer micro-batches than warm-up slots: all forwards first. */
+	plan_schedule_order(PLAN_SCHED_1F1B, 8, 2, 0, o);
+	CHECK(!o[0].backward && !o[1].backward && o[2].backward && o[3].backward);
+}
+
+static plan_scenario gpt_scenario(void)
+{
+	plan_scenario s;
+	memset(&s, 0, sizeof s);
+	s.model = (work_model){.layers = 24, .hidden = 2048, .heads = 16, .kv_heads = 16,
+			       .ffn = 8192, .vocab = 51200, .seq_len = 2048, .learned_pos = true,
+			       .bias = true};
+	s.plan = (plan_spec){.tp = 1, .pp = 1, .dp = 1, .cp = 1, .ep = 1, .vpp = 1,
+			     .micro_batch = 1, .global_batch = 8, .schedule = PLAN_SCHED_1F1B,
+			     .recompute = WORK_RECOMPUTE_NONE, .bucket_bytes = 40e6};
+	s.dtype = HW_BF16;
+	return s;
+}
+
+/* Mixed-precision Adam keeps 2 + 2 + 12 = 16 bytes per parameter (ZeRO paper,
+ * Rajbhandari et al. 2020, section 3.1), 18 with fp32 gradient accumulation;
+ * ZeRO-1 divides the 12 bytes of optimizer state by dp. */
+static void test_memory(void)
+{
+	plan_scenario s = gpt_scenario();
+	double b[PLAN_MEM_COUNT];
+	double params = work_params_total(&s.model);
+	plan_memory(&s, 0, b);
+	double states = b[PLAN_MEM_WEIGHTS] + b[PLAN_MEM_GRADIENTS] + b[PLAN_MEM_OPTIMIZER];
+	CHECK_NEAR(states / params, 16.0, 1e-12);
+	s.plan.fp32_grads = true;
+	plan_memory(&s, 0, b);
+	states = b[PLAN_MEM_WEIGHTS] + b[PLAN_MEM_GRADIENTS] + b[PLAN_MEM_OPTIMIZER];
+	CHECK_NEAR(states / params, 18.0, 1e-12);
+	/* Activations: one micro-batch in flight on a single stage, 24 layers of
+	 * s*b*h*(34 + 5*a*s/h) bytes (Korthikanti et al. 2022, t = 1) plus the
+	 * fp32 logits s*b*V*4. */
+	double sbh = 2048.0 * 1 * 2048;
+	double want = 24 * sbh * (34 + 5.0 * 16 * 2048 / 2048) + 2048.0 * 51200 * 4;
+	CHECK_NEAR(b[PLAN_MEM_ACTIVATIONS], want, 1e-9);
+	/* ZeRO-1 over dp = 8: optimizer states / 8. */
+	s.plan.dp = 8;
+	s.plan.zero = 1;
+	s.plan.global_batch = 64;
+	double z[PLAN_MEM_COUNT];
+	plan_memory(&s, 0, z);
+	CHECK_NEAR(z[PLAN_MEM_OPTIMIZER], b[PLAN_MEM_OPTIMIZER] / 8, 1e-12);
+	/* 1F1B: stage 0 of 4 holds 4 micro-batches of its 6 layers, the last stage 1. */
+	s = gpt_scenario();
+	s.plan.pp = 4;
+	s.plan.recompute = WORK_RECOMPUTE_FULL;
+	work_shard sh = {1, false, 1, 2048, HW_BF16};
+	double per = work_activation_bytes(&s.model, &sh, WORK_RECOMPUTE_FULL);
+	double one = work_activation_bytes(&s.model, &sh, WORK_RECOMPUTE_NONE);
+	plan_memory(&s, 0, b);
+	CHECK_NEAR(b[PLAN_MEM_ACTIVATIONS], 6 * 4 * per + one, 1e-12);
+	plan_memory(&s, 3, b);
+	CHECK_NEAR(b[PLAN_MEM_ACTIVATIONS], 6 * 1 * per + one + 2048.0 * 51200 * 4, 1e-12);
+}
+
+int main(void)
+{
+	test_orders();
+	test_memory();
+	return check_done();
+}
