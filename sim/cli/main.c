@@ -3,9 +3,11 @@
  *   0 success, 1 runtime failure (database, out of memory), 2 bad input. */
 #include "report/report.h"
 #include "store/store.h"
+#include "valid/valid.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define EXIT_INPUT 2
 #define MAX_SETS 256
@@ -20,6 +22,7 @@ static const char usage_main[] =
 	"  runs                list the stored runs\n"
 	"  runs show ID        print a stored run again\n"
 	"  runs digest         hash of the stored rows (for determinism checks)\n"
+	"  validate CASES.csv  compare predictions with published measurements\n"
 	"  keys                list every configuration key with its unit and default\n"
 	"\n"
 	"options:\n"
@@ -60,6 +63,26 @@ static const char usage_runs[] =
 	"  --json       print the run as JSON\n"
 	"  -h, --help   this help\n";
 
+static const char usage_validate[] =
+	"usage: podsim validate CASES.csv [options]\n"
+	"\n"
+	"Simulate every row of a case file and compare with the measurement. Training\n"
+	"runs (a 'measured_iter_s' column, as tests/cases/calibration.csv) become\n"
+	"scenarios built from their hardware and plan columns; microbenchmarks (a\n"
+	"'kind' column, as tests/cases/microbench.csv) go to the kernel and collective\n"
+	"models. Prints the worst rows, skipped rows by reason, and per source group\n"
+	"the MAPE, median and worst error and Kendall's tau between measured and\n"
+	"predicted times of rows that share model and GPU count.\n"
+	"\n"
+	"options:\n"
+	"  --json           print {rows: [...], summary: {...}} instead\n"
+	"  --rows           print every row, not only the 10 worst\n"
+	"  --only PREFIX    only rows whose id starts with PREFIX (e.g. V, S, LUT-A100)\n"
+	"  --max-mape X     exit with status 1 when the overall MAPE exceeds X (e.g. 0.25)\n"
+	"  --data DIR       folder holding models/ and topologies/ (default: $PODSIM_DATA,\n"
+	"                   else the source tree podsim was built from)\n"
+	"  -h, --help       this help\n";
+
 static const char usage_keys[] =
 	"usage: podsim keys\n"
 	"\n"
@@ -74,6 +97,9 @@ typedef struct cli_opts {
 	bool no_db, json, print_config, help;
 	long limit;
 	const char *show_id;
+	bool rows;
+	const char *only, *data;
+	double max_mape;
 } cli_opts;
 
 static int bad_usage(const char *msg, const char *arg, const char *usage)
@@ -98,7 +124,10 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 			o->no_db = true;
 		else if (!strcmp(a, "--print-config"))
 			o->print_config = true;
-		else if ((!strcmp(a, "--set") || !strcmp(a, "--db") || !strcmp(a, "--limit")) &&
+		else if (!strcmp(a, "--rows"))
+			o->rows = true;
+		else if ((!strcmp(a, "--set") || !strcmp(a, "--db") || !strcmp(a, "--limit") ||
+			  !strcmp(a, "--only") || !strcmp(a, "--data") || !strcmp(a, "--max-mape")) &&
 			 !has_next)
 			return bad_usage("option needs a value", a, usage);
 		else if (!strcmp(a, "--set")) {
@@ -107,7 +136,16 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 			o->sets[o->nsets++] = argv[++i];
 		} else if (!strcmp(a, "--db"))
 			o->db = argv[++i];
-		else if (!strcmp(a, "--limit")) {
+		else if (!strcmp(a, "--only"))
+			o->only = argv[++i];
+		else if (!strcmp(a, "--data"))
+			o->data = argv[++i];
+		else if (!strcmp(a, "--max-mape")) {
+			char *end;
+			o->max_mape = strtod(argv[++i], &end);
+			if (*end || !(o->max_mape > 0))
+				return bad_usage("--max-mape takes a positive fraction", argv[i], usage);
+		} else if (!strcmp(a, "--limit")) {
 			char *end;
 			o->limit = strtol(argv[++i], &end, 10);
 			if (*end || o->limit < 0)
@@ -270,6 +308,44 @@ static int cmd_runs(int argc, char **argv)
 	return rc;
 }
 
+static int cmd_validate(int argc, char **argv)
+{
+	cli_opts o = {0};
+	const char *pos[4];
+	int npos, rc = parse(argc, argv, &o, pos, &npos, usage_validate);
+	if (rc)
+		return rc;
+	if (o.help) {
+		fputs(usage_validate, stdout);
+		return 0;
+	}
+	if (npos != 1)
+		return bad_usage("validate takes one CSV file", NULL, usage_validate);
+	const char *env = getenv("PODSIM_DATA");
+	valid_options vo = {o.data ? o.data : env && *env ? env : PODSIM_SRCDIR, o.only, NULL};
+	if (isatty(fileno(stderr)))
+		vo.progress = stderr;
+	sim_diag *d = sim_diag_new();
+	valid_report *r;
+	rc = valid_run(pos[0], &vo, &r, d);
+	flush_diag(d);
+	sim_diag_free(d);
+	if (rc != SIM_OK)
+		return rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
+	if (o.json)
+		valid_print_json(stdout, r);
+	else
+		valid_print_text(stdout, r, o.rows);
+	int status = 0;
+	if (o.max_mape > 0 && !(r->all.ok > 0 && r->all.mape <= o.max_mape)) {
+		fprintf(stderr, "podsim: error: MAPE %.2f%% exceeds the threshold %.2f%%\n",
+			100 * r->all.mape, 100 * o.max_mape);
+		status = 1;
+	}
+	valid_report_free(r);
+	return status;
+}
+
 static int cmd_keys(int argc, char **argv)
 {
 	if (argc > 0 && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"))) {
@@ -305,6 +381,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 2, argv + 2);
 	if (!strcmp(cmd, "runs"))
 		return cmd_runs(argc - 2, argv + 2);
+	if (!strcmp(cmd, "validate"))
+		return cmd_validate(argc - 2, argv + 2);
 	if (!strcmp(cmd, "keys"))
 		return cmd_keys(argc - 2, argv + 2);
 	fprintf(stderr, "podsim: error: unknown command '%s'\n\n%s", cmd, usage_main);

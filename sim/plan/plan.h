@@ -53,6 +53,11 @@ typedef struct plan_scenario {
  * where, *out is NULL and SIM_ECONF is returned. */
 int plan_scenario_load(const char *path, const char *const *overrides, size_t noverrides,
 		       sim_diag *diag, plan_scenario **out);
+/* The same from configuration text in memory (generated scenarios, e.g. by
+ * `podsim validate`); includes resolve from base_dir; `name` appears in
+ * messages. */
+int plan_scenario_load_string(const char *text, const char *name, const char *base_dir,
+			      sim_diag *diag, plan_scenario **out);
 void plan_scenario_free(plan_scenario *s);
 
 /* Check the plan against the model and cluster: tp*pp*dp*cp == GPUs, heads %

@@ -125,6 +125,26 @@ int plan_scenario_load(const char *path, const char *const *overrides, size_t no
 	return SIM_OK;
 }
 
+int plan_scenario_load_string(const char *text, const char *name, const char *base_dir,
+			      sim_diag *diag, plan_scenario **out)
+{
+	*out = NULL;
+	plan_scenario *s = calloc(1, sizeof *s);
+	if (!s)
+		return SIM_ENOMEM;
+	int rc = conf_load_string(text, strlen(text), name, base_dir, diag, &s->doc);
+	if (rc == SIM_OK)
+		rc = read_sections(s, diag);
+	if (rc == SIM_OK)
+		rc = plan_check(s, diag);
+	if (rc != SIM_OK) {
+		plan_scenario_free(s);
+		return rc;
+	}
+	*out = s;
+	return SIM_OK;
+}
+
 void plan_scenario_free(plan_scenario *s)
 {
 	if (!s)

@@ -1,0 +1,159 @@
+/* micro.c - microbenchmark rows (microbench.csv) against the kernel and
+ * collective models.
+ *
+ *  gemm:     measured time = 2mnk / TFLOP/s; predicted hw_gemm_time(m, n, k).
+ *  allreduce, allgather, reducescatter: measured time_us, or from busbw:
+ *            t = S * f / busbw with f = 2(n-1)/n (all-reduce), (n-1)/n (others)
+ *            (nccl-tests' definition); S = the row's bytes or 1 GiB when the
+ *            source gives only a bandwidth. Predicted net_collective on a group
+ *            of the row's GPUs spread over its nodes.
+ *  p2p:      unidirectional copy bandwidth between two GPUs of a node, as the
+ *            time of 1 GiB; bidirectional rows are skipped.
+ *  hbm_copy: a read (or copy) of 1 GiB: predicted hw_mem_time.
+ * Rows whose algorithm podsim does not model (NVLS, EFA fabrics) are skipped
+ * with the reason.
+ */
+#include "valid_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *get(const cases_csv *c, size_t row, const char *col)
+{
+	return cases_csv_get(c, row, cases_csv_col(c, col));
+}
+
+/* Load a GPU type and a one-or-more-node cluster for the row. */
+static const char *load_hw(const cases_csv *c, size_t row, const valid_options *opt, hw_gpu *gpu,
+			   net_cluster *cl)
+{
+	const char *g = get(c, row, "gpu"), *intra = get(c, row, "node_intra");
+	const char *tmpl = !strcmp(intra, "nvswitch-gen2")   ? "dgx-a100-80g"
+			   : !strcmp(intra, "nvswitch-gen3") ? "dgx-h100"
+			   : !strcmp(intra, "nvlink-hcm")    ? "dgx1-v100"
+							     : "dgx-a100-80g";
+	long nodes = atol(get(c, row, "nodes"));
+	sim_buf b;
+	sim_buf_init(&b);
+	sim_buf_printf(&b, "include = topologies/nodes/%s.ini\ninclude = topologies/gpus/%s.ini\n",
+		       tmpl, g);
+	sim_buf_printf(&b, "[cluster]\nname = bench\nnodes = %ld\n", nodes > 0 ? nodes : 1);
+	if (*get(c, row, "nics_per_node") || *get(c, row, "nic_gbps"))
+		sim_buf_printf(&b, "[node]\n");
+	if (*get(c, row, "nics_per_node"))
+		sim_buf_printf(&b, "nics = %s\n", get(c, row, "nics_per_node"));
+	if (*get(c, row, "nic_gbps"))
+		sim_buf_printf(&b, "nic_bw = %s Gb/s\n", get(c, row, "nic_gbps"));
+	sim_diag *d = sim_diag_new();
+	conf_doc *doc = NULL;
+	int rc = b.oom ? SIM_ENOMEM
+		       : conf_load_string(b.data, b.len, "<microbench>", opt->datadir, d, &doc);
+	if (rc == SIM_OK)
+		rc = hw_gpu_from_conf(doc, gpu, d);
+	if (rc == SIM_OK)
+		rc = net_cluster_from_conf(doc, cl, d);
+	conf_free(doc);
+	sim_diag_free(d);
+	sim_buf_free(&b);
+	return rc == SIM_OK ? NULL : "no shipped GPU or node file for this row";
+}
+
+static double coll_factor(net_coll k, double n)
+{
+	return k == NET_ALLREDUCE ? 2 * (n - 1) / n : (n - 1) / n;
+}
+
+static const char *collective(const cases_csv *c, size_t row, const net_cluster *cl,
+			      net_coll k, valid_row *v)
+{
+	if (!strcmp(get(c, row, "algo"), "nvls"))
+		return "NVLS (in-switch reduction) is not modelled yet";
+	if (!strcmp(get(c, row, "fabric"), "efa"))
+		return "EFA fabrics are not modelled yet";
+	double n = atof(get(c, row, "gpus"));
+	if (n < 2)
+		return "a collective needs at least 2 GPUs";
+	double bytes = atof(get(c, row, "bytes"));
+	double t_us = atof(get(c, row, "time_us")), busbw = atof(get(c, row, "busbw_GBps"));
+	if (bytes <= 0)
+		bytes = 1073741824.0;
+	if (t_us > 0)
+		v->measured = t_us * 1e-6;
+	else if (busbw > 0)
+		v->measured = bytes * coll_factor(k, n) / (busbw * 1e9);
+	else
+		return "neither time nor bus bandwidth given";
+	net_group g;
+	net_group_make(cl, (int)n, 1, &g);
+	net_cost cost;
+	if (net_collective(cl, k, &g, bytes, &cost) != SIM_OK)
+		return "the group does not fit the cluster";
+	v->predicted = cost.time_s;
+	return NULL;
+}
+
+static const char *predict(const cases_csv *c, size_t row, const valid_options *opt,
+			   valid_row *v)
+{
+	const char *kind = get(c, row, "kind");
+	hw_gpu gpu;
+	net_cluster cl;
+	const char *why = load_hw(c, row, opt, &gpu, &cl);
+	if (why)
+		return why;
+	if (!strcmp(kind, "gemm")) {
+		hw_dtype t;
+		if (hw_dtype_parse(get(c, row, "dtype"), &t) != SIM_OK)
+			return "unknown dtype";
+		double m = atof(get(c, row, "m")), n = atof(get(c, row, "n")), k = atof(get(c, row, "k"));
+		double tf = atof(get(c, row, "measured_value"));
+		if (m <= 0 || n <= 0 || k <= 0 || tf <= 0)
+			return "GEMM shape or TFLOP/s missing";
+		v->measured = 2 * m * n * k / (tf * 1e12);
+		v->predicted = hw_gemm_time(&gpu, t, m, n, k, 1);
+		return NULL;
+	}
+	if (!strcmp(kind, "allreduce"))
+		return collective(c, row, &cl, NET_ALLREDUCE, v);
+	if (!strcmp(kind, "allgather"))
+		return collective(c, row, &cl, NET_ALLGATHER, v);
+	if (!strcmp(kind, "reducescatter"))
+		return collective(c, row, &cl, NET_REDUCESCATTER, v);
+	double gbps = atof(get(c, row, "measured_value"));
+	double scale = !strcmp(get(c, row, "measured_unit"), "TB/s") ? 1e12 : 1e9;
+	if (gbps <= 0)
+		return "no measured bandwidth";
+	v->measured = 1073741824.0 / (gbps * scale);
+	if (!strcmp(kind, "p2p")) {
+		if (strstr(get(c, row, "algo"), "bidir"))
+			return "bidirectional copies are not modelled yet";
+		net_group g = {2, 2, 1};
+		net_cost cost;
+		if (net_collective(&cl, NET_P2P, &g, 1073741824.0, &cost) != SIM_OK)
+			return "p2p not available";
+		v->predicted = cost.time_s;
+		return NULL;
+	}
+	if (!strcmp(kind, "hbm_copy")) {
+		v->predicted = hw_mem_time(&gpu, 1073741824.0);
+		return NULL;
+	}
+	return "unknown kind";
+}
+
+void valid_micro_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v)
+{
+	snprintf(v->what, sizeof v->what, "%s %s x%s %s", get(c, row, "kind"), get(c, row, "gpu"),
+		 get(c, row, "gpus"), get(c, row, "bytes"));
+	snprintf(v->rank_key, sizeof v->rank_key, "%s|%s|%s", get(c, row, "kind"),
+		 get(c, row, "gpu"), get(c, row, "gpus"));
+	const char *why = predict(c, row, opt, v);
+	if (why) {
+		v->status = VALID_SKIPPED;
+		snprintf(v->reason, sizeof v->reason, "%s", why);
+		return;
+	}
+	v->status = VALID_OK;
+	v->error = (v->predicted - v->measured) / v->measured;
+}

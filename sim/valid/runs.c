@@ -1,0 +1,157 @@
+/* runs.c - a measured training run (a calibration.csv row) as a podsim scenario.
+ *
+ * The row's columns become configuration text that includes shipped data:
+ *   include = topologies/nodes/<template>.ini  (chosen by node_intra and gpu)
+ *   include = topologies/gpus/<gpu>.ini        (the row's GPU type)
+ * then [model], [node] (gpus_per_node, nics_per_node, nic_gbps), [cluster]
+ * (nodes = gpus / gpus_per_node), [parallel] and [train] from the row. The text
+ * goes through the same loader and plan checks as a user's file, so a row that
+ * needs a feature podsim does not simulate yet is skipped with the loader's
+ * own message as the reason.
+ *
+ * Conventions for columns the schema leaves open (all stated in the reasons or
+ * in README.md): activation = gelu when ffn == 4*hidden, else swiglu with
+ * rmsnorm and untied embeddings (Llama-style); empty micro_batch = 1; empty
+ * recompute = none; empty vpp = 1 when pp == 1.
+ */
+#include "valid_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *node_template(const char *intra, const char *gpu)
+{
+	if (!strcmp(intra, "nvswitch-gen2"))
+		return strstr(gpu, "40g") ? "dgx-a100-40g" : "dgx-a100-80g";
+	if (!strcmp(intra, "nvswitch-gen3"))
+		return strstr(gpu, "h800") ? "hgx-h800" : "dgx-h100";
+	if (!strcmp(intra, "nvlink-hcm"))
+		return "dgx1-v100";
+	return NULL;
+}
+
+static const char *fabric_name(const char *f)
+{
+	return !strcmp(f, "rail-optimized") ? "rail-optimized" : "fat-tree";
+}
+
+/* Append "key = value" when the row's column is not empty. */
+static void put(sim_buf *b, const cases_csv *c, size_t row, const char *key, const char *col)
+{
+	const char *v = cases_csv_get(c, row, cases_csv_col(c, col));
+	if (*v)
+		sim_buf_printf(b, "%s = %s\n", key, v);
+}
+
+static const char *get(const cases_csv *c, size_t row, const char *col)
+{
+	return cases_csv_get(c, row, cases_csv_col(c, col));
+}
+
+/* Build the scenario text of a row into b, or return a reason to skip. */
+static const char *row_text(const cases_csv *c, size_t row, sim_buf *b)
+{
+	const char *gpu = get(c, row, "gpu"), *intra = get(c, row, "node_intra");
+	const char *tmpl = node_template(intra, gpu);
+	if (!tmpl)
+		return "no node template for this node_intra";
+	const char *off = get(c, row, "offload");
+	if (*off && strcmp(off, "none"))
+		return "offload is not simulated yet";
+	long gpus = atol(get(c, row, "gpus")), gpn = atol(get(c, row, "gpus_per_node"));
+	long hidden = atol(get(c, row, "hidden")), ffn = atol(get(c, row, "ffn"));
+	long pp = atol(get(c, row, "pp"));
+	if (gpus <= 0 || gpn <= 0 || hidden <= 0)
+		return "gpus, gpus_per_node or hidden missing";
+	if (!*get(c, row, "vpp") && pp > 1)
+		return "interleaved schedule with an unknown vpp";
+	bool swiglu = ffn > 0 && ffn != 4 * hidden;
+	sim_buf_printf(b, "include = topologies/nodes/%s.ini\ninclude = topologies/gpus/%s.ini\n",
+		       tmpl, gpu);
+	sim_buf_printf(b, "[scenario]\nname = %s\n[model]\nname = %s\n", get(c, row, "id"),
+		       get(c, row, "id"));
+	put(b, c, row, "layers", "layers");
+	put(b, c, row, "hidden", "hidden");
+	put(b, c, row, "heads", "heads");
+	put(b, c, row, "kv_heads", "kv_heads");
+	put(b, c, row, "ffn", "ffn");
+	put(b, c, row, "vocab", "vocab");
+	put(b, c, row, "seq_len", "seq_len");
+	put(b, c, row, "moe_experts", "moe_experts");
+	put(b, c, row, "moe_topk", "moe_topk");
+	sim_buf_printf(b, "activation = %s\nnorm = %s\nuntied_embeddings = %s\n",
+		       swiglu ? "swiglu" : "gelu", swiglu ? "rmsnorm" : "layernorm",
+		       swiglu ? "true" : "false");
+	sim_buf_printf(b, "[node]\ngpus = %ld\n", gpus < gpn ? gpus : gpn);
+	put(b, c, row, "nics", "nics_per_node");
+	if (*get(c, row, "nic_gbps"))
+		sim_buf_printf(b, "nic_bw = %s Gb/s\n", get(c, row, "nic_gbps"));
+	sim_buf_printf(b, "[cluster]\nname = %s\nnodes = %ld\nfabric = %s\n", get(c, row, "id"),
+		       gpus < gpn ? 1 : (gpus + gpn - 1) / gpn, fabric_name(get(c, row, "fabric")));
+	sim_buf_printf(b, "[parallel]\n");
+	static const char *const same[] = {"tp", "pp", "dp", "cp", "ep", "vpp", "global_batch",
+					   "micro_batch", "sequence_parallel", "zero", "recompute"};
+	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
+		put(b, c, row, same[i], same[i]);
+	sim_buf_printf(b, "[train]\n");
+	put(b, c, row, "precision", "precision");
+	return NULL;
+}
+
+/* The first error message without its "name:line: error: " prefix. */
+static void first_error(const sim_diag *d, char *out, size_t len)
+{
+	for (size_t i = 0; i < sim_diag_count(d); i++) {
+		const char *t = sim_diag_text(d, i);
+		const char *e = strstr(t, "error: ");
+		if (e) {
+			snprintf(out, len, "%s", e + 7);
+			return;
+		}
+	}
+	snprintf(out, len, "not simulated");
+}
+
+void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v)
+{
+	snprintf(v->what, sizeof v->what, "%.40s %sx%s tp%s pp%s dp%s", get(c, row, "model"),
+		 get(c, row, "gpus"), get(c, row, "gpu"), get(c, row, "tp"), get(c, row, "pp"),
+		 get(c, row, "dp"));
+	snprintf(v->rank_key, sizeof v->rank_key, "%.60s|%s|%s", get(c, row, "model"),
+		 get(c, row, "gpus"), get(c, row, "gpu"));
+	v->measured = atof(get(c, row, "measured_iter_s"));
+	if (v->measured <= 0) {
+		v->status = VALID_SKIPPED;
+		snprintf(v->reason, sizeof v->reason, "no measured_iter_s");
+		return;
+	}
+	sim_buf b;
+	sim_buf_init(&b);
+	const char *why = row_text(c, row, &b);
+	if (why || b.oom) {
+		v->status = VALID_SKIPPED;
+		snprintf(v->reason, sizeof v->reason, "%s", why ? why : "out of memory");
+		sim_buf_free(&b);
+		return;
+	}
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	char name[64];
+	snprintf(name, sizeof name, "<case %s>", v->id);
+	exec_result *r = malloc(sizeof *r);
+	int rc = r ? plan_scenario_load_string(b.data, name, opt->datadir, d, &s) : SIM_ENOMEM;
+	if (rc == SIM_OK)
+		rc = exec_run(s, r);
+	if (rc == SIM_OK) {
+		v->status = VALID_OK;
+		v->predicted = r->step_s;
+		v->error = (v->predicted - v->measured) / v->measured;
+	} else {
+		v->status = VALID_SKIPPED;
+		first_error(d, v->reason, sizeof v->reason);
+	}
+	free(r);
+	plan_scenario_free(s);
+	sim_diag_free(d);
+	sim_buf_free(&b);
+}

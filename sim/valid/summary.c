@@ -1,0 +1,260 @@
+/* summary.c - error statistics, Kendall's tau and the validate reports. */
+#include "valid_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Kendall's tau-b = (C - D) / sqrt((C + D + Tx)(C + D + Ty)) over all pairs,
+ * where Tx (Ty) counts pairs tied only in x (y). O(n^2): rank groups are small. */
+double valid_kendall_tau(const double *x, const double *y, size_t n)
+{
+	double conc = 0, disc = 0, tx = 0, ty = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++) {
+			double dx = x[i] - x[j], dy = y[i] - y[j];
+			if (dx == 0 && dy == 0)
+				continue;
+			if (dx == 0)
+				tx++;
+			else if (dy == 0)
+				ty++;
+			else if ((dx > 0) == (dy > 0))
+				conc++;
+			else
+				disc++;
+		}
+	double den = sqrt((conc + disc + tx) * (conc + disc + ty));
+	return den > 0 ? (conc - disc) / den : NAN;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Mean tau over rank groups (rows of `name` sharing rank_key) of >= 3 rows. */
+static void group_tau(const valid_report *r, const char *name, valid_group *g)
+{
+	double *x = malloc(r->nrows * sizeof *x), *y = malloc(r->nrows * sizeof *y);
+	char *seen = calloc(r->nrows, 1);
+	double sum = 0;
+	g->tau_groups = 0;
+	for (size_t i = 0; x && y && seen && i < r->nrows; i++) {
+		const valid_row *a = &r->rows[i];
+		if (seen[i] || a->status != VALID_OK || (name && strcmp(a->group, name)))
+			continue;
+		size_t n = 0;
+		for (size_t j = i; j < r->nrows; j++) {
+			const valid_row *b = &r->rows[j];
+			if (b->status == VALID_OK && !strcmp(a->group, b->group) &&
+			    !strcmp(a->rank_key, b->rank_key)) {
+				seen[j] = 1;
+				x[n] = b->measured;
+				y[n++] = b->predicted;
+			}
+		}
+		double t = n >= 3 ? valid_kendall_tau(x, y, n) : NAN;
+		if (!isnan(t)) {
+			sum += t;
+			g->tau_groups++;
+		}
+	}
+	g->tau = g->tau_groups ? sum / g->tau_groups : NAN;
+	free(x), free(y), free(seen);
+}
+
+static void group_stats(const valid_report *r, const char *name, valid_group *g)
+{
+	memset(g, 0, sizeof *g);
+	snprintf(g->name, sizeof g->name, "%s", name ? name : "all");
+	double *ape = malloc((r->nrows ? r->nrows : 1) * sizeof *ape);
+	double sum = 0;
+	for (size_t i = 0; i < r->nrows; i++) {
+		const valid_row *v = &r->rows[i];
+		if (name && strcmp(v->group, name))
+			continue;
+		g->rows++;
+		if (v->status != VALID_OK) {
+			g->skipped++;
+			continue;
+		}
+		double e = fabs(v->error);
+		if (ape)
+			ape[g->ok] = e;
+		g->ok++;
+		sum += e;
+		if (e >= fabs(g->worst)) {
+			g->worst = v->error;
+			snprintf(g->worst_id, sizeof g->worst_id, "%s", v->id);
+		}
+	}
+	g->mape = g->ok ? sum / g->ok : NAN;
+	if (ape && g->ok) {
+		qsort(ape, (size_t)g->ok, sizeof *ape, cmp_double);
+		g->median_ape = g->ok % 2 ? ape[g->ok / 2] : (ape[g->ok / 2 - 1] + ape[g->ok / 2]) / 2;
+	} else {
+		g->median_ape = NAN;
+	}
+	free(ape);
+	group_tau(r, name, g);
+}
+
+void valid_summarize(valid_report *r)
+{
+	group_stats(r, NULL, &r->all);
+	r->ngroups = 0;
+	for (size_t i = 0; i < r->nrows && r->ngroups < VALID_MAX_GROUPS; i++) {
+		bool known = false;
+		for (int k = 0; k < r->ngroups; k++)
+			known = known || !strcmp(r->groups[k].name, r->rows[i].group);
+		if (!known)
+			group_stats(r, r->rows[i].group, &r->groups[r->ngroups++]);
+	}
+}
+
+static void print_row(FILE *out, const valid_row *v)
+{
+	if (v->status == VALID_OK)
+		fprintf(out, "%-18s %-48.48s %12.6g %12.6g %+8.1f%%\n", v->id, v->what, v->measured,
+			v->predicted, 100 * v->error);
+	else
+		fprintf(out, "%-18s %-48.48s skipped: %s\n", v->id, v->what, v->reason);
+}
+
+static int by_abs_error(const void *a, const void *b)
+{
+	const valid_row *x = *(const valid_row *const *)a, *y = *(const valid_row *const *)b;
+	double ex = fabs(x->error), ey = fabs(y->error);
+	return (ex < ey) - (ex > ey);
+}
+
+static void print_group(FILE *out, const valid_group *g)
+{
+	fprintf(out, "%-28s %5d %5d %5d", g->name, g->rows, g->ok, g->skipped);
+	if (g->ok)
+		fprintf(out, " %7.1f%% %7.1f%% %+7.1f%% %-10s", 100 * g->mape, 100 * g->median_ape,
+			100 * g->worst, g->worst_id);
+	else
+		fprintf(out, " %8s %8s %8s %-10s", "-", "-", "-", "");
+	if (g->tau_groups)
+		fprintf(out, " %6.2f (%d)\n", g->tau, g->tau_groups);
+	else
+		fprintf(out, " %6s\n", "-");
+}
+
+/* Skip reasons with their counts, most frequent first (at most 12). */
+static void print_reasons(FILE *out, const valid_report *r)
+{
+	const char *reason[12];
+	int count[12], n = 0;
+	for (size_t i = 0; i < r->nrows; i++) {
+		const valid_row *v = &r->rows[i];
+		if (v->status == VALID_OK)
+			continue;
+		int k = 0;
+		while (k < n && strcmp(reason[k], v->reason))
+			k++;
+		if (k == n && n < 12) {
+			reason[n] = v->reason;
+			count[n++] = 0;
+		}
+		if (k < n)
+			count[k]++;
+	}
+	for (int i = 0; i < n; i++)
+		fprintf(out, "  %5d  %s\n", count[i], reason[i]);
+}
+
+void valid_print_text(FILE *out, const valid_report *r, bool all_rows)
+{
+	fprintf(out, "%-18s %-48s %12s %12s %9s\n", "id", "case", "measured_s", "predicted_s",
+		"error");
+	const valid_row **worst = malloc((r->nrows ? r->nrows : 1) * sizeof *worst);
+	size_t nw = 0;
+	for (size_t i = 0; i < r->nrows; i++) {
+		if (all_rows)
+			print_row(out, &r->rows[i]);
+		else if (worst && r->rows[i].status == VALID_OK)
+			worst[nw++] = &r->rows[i];
+	}
+	if (!all_rows && worst) {
+		qsort(worst, nw, sizeof *worst, by_abs_error);
+		for (size_t i = 0; i < nw && i < 10; i++)
+			print_row(out, worst[i]);
+		if (nw > 10)
+			fprintf(out, "(%zu more simulated rows; --rows prints every row)\n", nw - 10);
+	}
+	free(worst);
+	if (r->all.skipped) {
+		fprintf(out, "\nskipped rows by reason:\n");
+		print_reasons(out, r);
+	}
+	fprintf(out, "\nvalidation of %s: %d rows, %d simulated, %d skipped\n", r->path, r->all.rows,
+		r->all.ok, r->all.skipped);
+	fprintf(out, "%-28s %5s %5s %5s %8s %8s %8s %-10s %s\n", "group", "rows", "ok", "skip",
+		"MAPE", "median", "worst", "(id)", "tau (groups)");
+	for (int i = 0; i < r->ngroups; i++)
+		print_group(out, &r->groups[i]);
+	print_group(out, &r->all);
+}
+
+static void json_num(sim_buf *b, const char *key, double v, bool comma)
+{
+	if (isfinite(v))
+		sim_buf_printf(b, "\"%s\":%.9g%s", key, v, comma ? "," : "");
+	else
+		sim_buf_printf(b, "\"%s\":null%s", key, comma ? "," : "");
+}
+
+static void json_group(sim_buf *b, const valid_group *g)
+{
+	sim_buf_printf(b, "{\"name\":");
+	sim_buf_json_string(b, g->name);
+	sim_buf_printf(b, ",\"count\":%d,\"ok\":%d,\"skipped\":%d,", g->rows, g->ok, g->skipped);
+	json_num(b, "mape", g->ok ? g->mape : NAN, true);
+	json_num(b, "median_ape", g->ok ? g->median_ape : NAN, true);
+	json_num(b, "worst_error", g->ok ? g->worst : NAN, true);
+	sim_buf_printf(b, "\"worst_id\":");
+	sim_buf_json_string(b, g->worst_id);
+	sim_buf_printf(b, ",");
+	json_num(b, "kendall_tau", g->tau, true);
+	sim_buf_printf(b, "\"tau_groups\":%d}", g->tau_groups);
+}
+
+void valid_print_json(FILE *out, const valid_report *r)
+{
+	sim_buf b;
+	sim_buf_init(&b);
+	sim_buf_printf(&b, "{\"file\":");
+	sim_buf_json_string(&b, r->path);
+	sim_buf_printf(&b, ",\"rows\":[");
+	for (size_t i = 0; i < r->nrows; i++) {
+		const valid_row *v = &r->rows[i];
+		sim_buf_printf(&b, "%s{\"id\":", i ? "," : "");
+		sim_buf_json_string(&b, v->id);
+		sim_buf_printf(&b, ",\"group\":");
+		sim_buf_json_string(&b, v->group);
+		sim_buf_printf(&b, ",\"case\":");
+		sim_buf_json_string(&b, v->what);
+		sim_buf_printf(&b, ",\"status\":\"%s\",", v->status == VALID_OK ? "ok" : "skipped");
+		bool ok = v->status == VALID_OK;
+		json_num(&b, "measured_iter_s", v->measured > 0 ? v->measured : NAN, true);
+		json_num(&b, "predicted_iter_s", ok ? v->predicted : NAN, true);
+		json_num(&b, "error", ok ? v->error : NAN, true);
+		sim_buf_printf(&b, "\"reason\":");
+		sim_buf_json_string(&b, ok ? "" : v->reason);
+		sim_buf_printf(&b, "}");
+	}
+	sim_buf_printf(&b, "],\"summary\":{\"all\":");
+	json_group(&b, &r->all);
+	sim_buf_printf(&b, ",\"groups\":[");
+	for (int i = 0; i < r->ngroups; i++) {
+		sim_buf_printf(&b, "%s", i ? "," : "");
+		json_group(&b, &r->groups[i]);
+	}
+	sim_buf_printf(&b, "]}}\n");
+	fputs(b.oom ? "{\"error\":\"out of memory\"}\n" : b.data, out);
+	sim_buf_free(&b);
+}

@@ -1,0 +1,91 @@
+/* valid.c - the validate driver: read the case file, predict each row, and
+ * summarise the errors per source group (see valid.h). */
+#include "valid_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Source groups by row id prefix (tests/cases/README.md). */
+static const struct {
+	const char *prefix, *name;
+} groups[] = {
+	{"LUT-A100", "vTrain A100 all-reduce LUT"},
+	{"LUT-V100", "vTrain V100 all-reduce LUT"},
+	{"D", "Megatron-Core H100"},
+	{"N", "NeMo / Megatron-Bridge"},
+	{"O", "MosaicML FSDP"},
+	{"P", "PyTorch FSDP"},
+	{"V", "vTrain multi-node"},
+	{"S", "vTrain single-node"},
+	{"Q", "public microbenchmarks"},
+};
+
+static const char *group_of(const char *id)
+{
+	for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
+		if (!strncmp(id, groups[i].prefix, strlen(groups[i].prefix)))
+			return groups[i].name;
+	return "other";
+}
+
+int valid_run(const char *path, const valid_options *opt, valid_report **out, sim_diag *diag)
+{
+	*out = NULL;
+	cases_csv *c;
+	int rc = cases_csv_read(path, &c, diag);
+	if (rc != SIM_OK)
+		return rc;
+	static const char *const need_id[] = {"id", NULL};
+	static const char *const need_runs[] = {
+		"id", "model", "layers", "hidden", "heads", "ffn", "vocab", "seq_len", "global_batch",
+		"gpus", "gpu", "gpus_per_node", "node_intra", "tp", "pp", "dp", "precision",
+		"measured_iter_s", NULL};
+	static const char *const need_micro[] = {"id", "kind", "gpu", "gpus", "measured_value",
+						 NULL};
+	bool micro = cases_csv_col(c, "kind") >= 0;
+	bool runs = cases_csv_col(c, "measured_iter_s") >= 0;
+	const char *const *need = micro ? need_micro : runs ? need_runs : need_id;
+	if (cases_csv_require(c, need, diag) > 0 || (!micro && !runs)) {
+		if (!micro && !runs)
+			sim_diag_error(diag, path, 1,
+				       "not a case file: expected a 'measured_iter_s' (training runs) or "
+				       "'kind' (microbenchmarks) column");
+		cases_csv_free(c);
+		return SIM_ECONF;
+	}
+	valid_report *r = calloc(1, sizeof *r);
+	size_t n = cases_csv_rows(c);
+	if (!r || !(r->rows = calloc(n ? n : 1, sizeof *r->rows))) {
+		free(r);
+		cases_csv_free(c);
+		return SIM_ENOMEM;
+	}
+	snprintf(r->path, sizeof r->path, "%s", path);
+	for (size_t i = 0; i < n; i++) {
+		const char *id = cases_csv_get(c, i, cases_csv_col(c, "id"));
+		if (opt->only && strncmp(id, opt->only, strlen(opt->only)))
+			continue;
+		valid_row *v = &r->rows[r->nrows++];
+		snprintf(v->id, sizeof v->id, "%s", id);
+		snprintf(v->group, sizeof v->group, "%s", group_of(id));
+		if (micro)
+			valid_micro_row(c, i, opt, v);
+		else
+			valid_training_row(c, i, opt, v);
+		if (opt->progress && (i + 1) % 100 == 0)
+			fprintf(opt->progress, "validate: %zu/%zu rows\n", i + 1, n);
+	}
+	cases_csv_free(c);
+	valid_summarize(r);
+	*out = r;
+	return SIM_OK;
+}
+
+void valid_report_free(valid_report *r)
+{
+	if (!r)
+		return;
+	free(r->rows);
+	free(r);
+}

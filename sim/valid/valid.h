@@ -1,0 +1,68 @@
+/* valid.h - validation against published measurements: `podsim validate`.
+ *
+ * A case file is a CSV in the schema of tests/cases/README.md. Training-run rows
+ * (calibration.csv: a `measured_iter_s` column) are turned into scenarios from
+ * their hardware and plan columns and simulated; microbenchmark rows
+ * (microbench.csv: a `kind` column) are predicted by the kernel and
+ * collective models directly. Every row ends "ok" with its signed error
+ * (predicted - measured) / measured, or "skipped" with the reason; the summary
+ * counts both. See valid.c for how a row becomes a scenario.
+ */
+#ifndef PODSIM_VALID_H
+#define PODSIM_VALID_H
+
+#include "../cases/cases.h"
+#include "../exec/exec.h"
+
+typedef enum { VALID_OK = 0, VALID_SKIPPED } valid_status;
+
+typedef struct valid_row {
+	char id[32];
+	char group[32];  /* source group: "vTrain multi-node", "Megatron-Core", ... */
+	char what[96];   /* model and plan, or kernel and shape */
+	char rank_key[96]; /* rows with equal keys are ranked together (Kendall tau) */
+	valid_status status;
+	char reason[200]; /* why skipped */
+	double measured, predicted; /* seconds */
+	double error;               /* (predicted - measured) / measured */
+} valid_row;
+
+typedef struct valid_group {
+	char name[32];
+	int rows, ok, skipped;
+	double mape, median_ape, worst; /* worst = signed error of largest |error| */
+	char worst_id[32];
+	double tau;     /* mean Kendall tau over rank groups of >= 3 rows; NAN if none */
+	int tau_groups; /* rank groups used */
+} valid_group;
+
+#define VALID_MAX_GROUPS 16
+
+typedef struct valid_report {
+	char path[256];
+	size_t nrows;
+	valid_row *rows;
+	valid_group all;
+	int ngroups;
+	valid_group groups[VALID_MAX_GROUPS];
+} valid_report;
+
+/* Data directory holding models/ and topologies/ (the project root). */
+typedef struct valid_options {
+	const char *datadir;
+	const char *only;    /* only rows whose id starts with this prefix, or NULL */
+	FILE *progress;      /* progress lines, or NULL */
+} valid_options;
+
+/* Validate every row of the CSV at path. SIM_OK (the report may hold skipped
+ * rows), SIM_ECONF/SIM_EIO for an unreadable or malformed file (see diag). */
+int valid_run(const char *path, const valid_options *opt, valid_report **out, sim_diag *diag);
+void valid_report_free(valid_report *r);
+
+void valid_print_text(FILE *out, const valid_report *r, bool all_rows);
+void valid_print_json(FILE *out, const valid_report *r);
+
+/* Kendall's tau-b between x and y (n pairs); NAN when undefined. */
+double valid_kendall_tau(const double *x, const double *y, size_t n);
+
+#endif
