@@ -23,7 +23,7 @@
 
 #include "../core/core.h"
 
-#define CONF_MAX_LINE 1024
+#define CONF_MAX_LINE 198 /* inih r55 reads lines into a 200-byte buffer */
 #define CONF_MAX_SECTION 48
 #define CONF_MAX_INCLUDE_DEPTH 16
 

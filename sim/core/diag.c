@@ -1,15 +1,29 @@
-/* diag.c - ordered diagnostics about user input ("path:line: error: msg"). */
+/* diag.c - diagnostics about user input, kept in the order reported so that
+ * several errors can be shown at once. Each message is formatted once, when it
+ * is added, exactly as it prints:
+ *     path:line: level: message      (path != NULL, line > 0)
+ *     path: level: message           (path != NULL, line <= 0)
+ *     level: message                 (path == NULL)
+ * If memory runs out, a message may be lost but errors are still counted, so a
+ * caller that checks sim_diag_error_count() still fails. */
 #include "core.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct diag_msg {
+	sim_diag_level level;
+	char *text;
+} diag_msg;
+
 struct sim_diag {
-	char **text;
-	sim_diag_level *level;
+	diag_msg *msg;
 	size_t n, cap;
 	int errors;
+	bool lost; /* a message could not be stored (out of memory) */
 };
+
+static const char *const level_names[] = {"error", "warning", "note"};
 
 sim_diag *sim_diag_new(void)
 {
@@ -19,9 +33,10 @@ sim_diag *sim_diag_new(void)
 void sim_diag_clear(sim_diag *d)
 {
 	for (size_t i = 0; i < d->n; i++)
-		free(d->text[i]);
+		free(d->msg[i].text);
 	d->n = 0;
 	d->errors = 0;
+	d->lost = false;
 }
 
 void sim_diag_free(sim_diag *d)
@@ -29,45 +44,58 @@ void sim_diag_free(sim_diag *d)
 	if (!d)
 		return;
 	sim_diag_clear(d);
-	free(d->text);
-	free(d->level);
+	free(d->msg);
 	free(d);
+}
+
+/* The message formatted with its location prefix, in one malloc'd string. */
+static char *format_msg(sim_diag_level level, const char *path, int line, const char *fmt,
+			va_list ap)
+{
+	char where[32] = "";
+	if (path && line > 0)
+		snprintf(where, sizeof where, ":%d", line);
+	const char *lv = level_names[level];
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		n = 0;
+	size_t plen = path ? strlen(path) + strlen(where) + 2 : 0; /* "path:12: " */
+	size_t len = plen + strlen(lv) + 2 + (size_t)n + 1;
+	char *t = malloc(len);
+	if (!t)
+		return NULL;
+	int k = path ? snprintf(t, len, "%s%s: %s: ", path, where, lv) : snprintf(t, len, "%s: ", lv);
+	vsnprintf(t + k, len - (size_t)k, fmt, ap);
+	return t;
 }
 
 void sim_diag_vadd(sim_diag *d, sim_diag_level level, const char *path, int line,
 		   const char *fmt, va_list ap)
 {
-	static const char *const names[] = {"error", "warning", "note"};
-	char msg[2048], where[1024] = "";
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	if (path && line > 0)
-		snprintf(where, sizeof where, "%s:%d: ", path, line);
-	else if (path)
-		snprintf(where, sizeof where, "%s: ", path);
-	size_t len = strlen(where) + strlen(msg) + 16;
-	char *t = malloc(len);
+	if ((unsigned)level > SIM_DIAG_NOTE)
+		level = SIM_DIAG_ERROR;
+	if (level == SIM_DIAG_ERROR)
+		d->errors++; /* counted even if the text is lost: the caller must fail */
 	if (d->n == d->cap) {
 		size_t cap = d->cap ? 2 * d->cap : 16;
-		char **nt = realloc(d->text, cap * sizeof *nt);
-		if (nt)
-			d->text = nt;
-		sim_diag_level *nl = nt ? realloc(d->level, cap * sizeof *nl) : NULL;
-		if (nl)
-			d->level = nl;
-		if (nt && nl)
-			d->cap = cap;
+		diag_msg *m = realloc(d->msg, cap * sizeof *m);
+		if (!m) {
+			d->lost = true;
+			return;
+		}
+		d->msg = m;
+		d->cap = cap;
 	}
-	if (!t || d->n == d->cap) {
-		free(t);
-		if (level == SIM_DIAG_ERROR)
-			d->errors++; /* still counted: the caller must fail */
+	char *t = format_msg(level, path, line, fmt, ap);
+	if (!t) {
+		d->lost = true;
 		return;
 	}
-	snprintf(t, len, "%s%s: %s", where, names[level], msg);
-	d->text[d->n] = t;
-	d->level[d->n++] = level;
-	if (level == SIM_DIAG_ERROR)
-		d->errors++;
+	d->msg[d->n].level = level;
+	d->msg[d->n++].text = t;
 }
 
 void sim_diag_add(sim_diag *d, sim_diag_level level, const char *path, int line, const char *fmt,
@@ -91,11 +119,13 @@ size_t sim_diag_count(const sim_diag *d)
 
 const char *sim_diag_text(const sim_diag *d, size_t i)
 {
-	return i < d->n ? d->text[i] : "";
+	return i < d->n ? d->msg[i].text : "";
 }
 
 void sim_diag_print(const sim_diag *d, FILE *out)
 {
 	for (size_t i = 0; i < d->n; i++)
-		fprintf(out, "%s\n", d->text[i]);
+		fprintf(out, "%s\n", d->msg[i].text);
+	if (d->lost)
+		fprintf(out, "error: out of memory: some messages were lost\n");
 }

@@ -1,0 +1,314 @@
+/* layer.c - the kernel programs one tensor-parallel rank runs for a transformer
+ * layer, the embedding and the logits + loss, forward and backward.
+ *
+ * Symbols: b micro-batch, s sequence, T = b*s tokens, h hidden, f ffn, a heads,
+ * g kv_heads, d = h/a, t tp, e bytes per element of the training dtype.
+ * Outputs are FLOPs and HBM bytes (hw turns them into time) and TP collectives
+ * with the full buffer size (net turns them into time).
+ *
+ * Forward layer on one rank (Megatron TP, Shoeybi et al. 2019; SP, Korthikanti
+ * et al. 2022):
+ *   ln1      norm on Tn tokens (Tn = T/t with SP, T without)   read+write 2eTnh
+ *  [tp_ag1]  SP: all-gather of the norm output, T*h*e
+ *   qkv      GEMM [T, h] x [h, (h + 2*kv)/t]    column parallel, GQA-aware
+ *   attn     flash-attention core: 4*b*s^2*h/t FLOPs (QK^T and scores x V,
+ *            2*b*s^2*h each; NOT halved for the causal mask, as the papers
+ *            count), bytes = reading Q, K, V and writing O
+ *   proj     GEMM [T, h/t] x [h/t, h]           row parallel
+ *  [tp_ar1]  no SP: all-reduce of T*h*e  | SP: [tp_rs1] reduce-scatter, T*h*e
+ *   resid1   bias + dropout + residual add: read 2, write 1, mask 1 byte
+ *   ln2, [tp_ag2], fc1 GEMM [T, h] x [h, f/t] (SwiGLU: 2f/t, gate and up fused),
+ *   act      gelu: read f, write f; swiglu: read 2f, write f (memory-bound)
+ *   fc2      GEMM [T, f/t] x [f/t, h]           row parallel
+ *  [tp_ar2 | tp_rs2], resid2
+ * With GQA the t ranks split the g kv heads; when g < t each rank still holds
+ * one (Megatron replicates them), so the per-rank kv width is d*max(g/t, 1).
+ * With tp == 1 there are no communication items (and SP is meaningless).
+ *
+ * Backward mirrors it. A GEMM Y[m,n] = X[m,k] W[k,n] becomes two GEMMs of the
+ * same cost: dgrad dX[m,k] = dY[m,n] W^T[n,k] and wgrad dW[k,n] = X^T[k,m]
+ * dY[m,n]. The attention core costs twice its forward FLOPs (the papers' count;
+ * FlashAttention's recomputation of QK^T is not added). Memory-bound kernels
+ * move about twice their forward bytes. Collectives: without SP an all-reduce of
+ * the input gradient after the column-parallel dgrads (fc1, qkv); with SP an
+ * all-gather of the output gradient before the row-parallel GEMMs (fc2, proj)
+ * and a reduce-scatter after the column-parallel dgrads. The collective is
+ * listed between the dgrad and the wgrad, the order Megatron issues them (it
+ * overlaps the collective with the wgrad). Megatron's SP also re-gathers the
+ * saved norm output for the wgrad, overlapped with the dgrad; that all-gather
+ * is not listed.
+ */
+#include "work.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Per-rank sizes of one layer, shared by the programs below. */
+typedef struct dims {
+	double b, s, T; /* micro-batch, sequence, tokens */
+	double Tn;      /* tokens in the norm/residual regions on this rank */
+	double h, t, e;
+	double qkv_n;   /* per-rank width of the fused QKV output */
+	double kv;      /* per-rank K (or V) width */
+	double f;       /* per-rank MLP inner size */
+	double fc1_n;   /* per-rank fc1 output width (2f for SwiGLU) */
+	double V;       /* per-rank vocabulary slice */
+	bool comm, sp;
+} dims;
+
+/* A program being written into the caller's array. */
+typedef struct prog {
+	work_item *v;
+	int n;
+} prog;
+
+static dims make_dims(const work_model *m, const work_shard *sh)
+{
+	dims d;
+	int t = sh->tp > 0 ? sh->tp : 1;
+	int g = m->kv_heads > 0 ? m->kv_heads : m->heads;
+	double f = m->ffn > 0 ? m->ffn : 4.0 * m->hidden;
+	double kv_heads = g >= t ? (double)g / t : 1.0;
+	d.b = sh->micro_batch;
+	d.s = sh->seq;
+	d.T = d.b * d.s;
+	d.comm = t > 1;
+	d.sp = d.comm && sh->sp;
+	d.t = t;
+	d.Tn = d.sp ? d.T / t : d.T;
+	d.h = m->hidden;
+	d.e = hw_dtype_bytes(sh->dtype);
+	d.kv = kv_heads * (m->hidden / m->heads);
+	d.qkv_n = d.h / t + 2.0 * d.kv;
+	d.f = f / t;
+	d.fc1_n = m->act == WORK_ACT_SWIGLU ? 2.0 * d.f : d.f;
+	d.V = (double)m->vocab / t;
+	return d;
+}
+
+static work_item *push(prog *p, work_item_kind kind, const char *name)
+{
+	assert(p->n < WORK_MAX_ITEMS);
+	work_item *it = &p->v[p->n++];
+	memset(it, 0, sizeof *it);
+	it->kind = kind;
+	snprintf(it->name, sizeof it->name, "%s", name);
+	return it;
+}
+
+/* C[m,n] = A[m,k] B[k,n]: 2mnk FLOPs, reads A and B, writes C. */
+static void gemm(prog *p, const dims *d, const char *name, double m, double n, double k)
+{
+	work_item *it = push(p, WORK_ITEM_KERNEL, name);
+	it->kernel = WORK_KERNEL_GEMM;
+	it->m = m;
+	it->n = n;
+	it->k = k;
+	it->flops = 2.0 * m * n * k;
+	it->bytes = d->e * (m * k + k * n + m * n);
+}
+
+static void mem(prog *p, const char *name, double bytes)
+{
+	work_item *it = push(p, WORK_ITEM_KERNEL, name);
+	it->kernel = WORK_KERNEL_MEM;
+	it->bytes = bytes;
+}
+
+static void attn(prog *p, const char *name, double flops, double bytes)
+{
+	work_item *it = push(p, WORK_ITEM_KERNEL, name);
+	it->kernel = WORK_KERNEL_ATTN;
+	it->flops = flops;
+	it->bytes = bytes;
+}
+
+/* A TP collective; only emitted when tp > 1. */
+static void comm(prog *p, const dims *d, const char *name, work_comm c, double bytes)
+{
+	if (!d->comm)
+		return;
+	work_item *it = push(p, WORK_ITEM_COMM, name);
+	it->comm = c;
+	it->comm_bytes = bytes;
+}
+
+/* Collective of a row-parallel GEMM's output (forward): all-reduce, or
+ * reduce-scatter with SP; of a column-parallel GEMM's input gradient (backward)
+ * likewise. */
+static void comm_reduce(prog *p, const dims *d, const char *ar, const char *rs)
+{
+	double bytes = d->T * d->h * d->e;
+	if (d->sp)
+		comm(p, d, rs, WORK_COMM_REDUCESCATTER, bytes);
+	else
+		comm(p, d, ar, WORK_COMM_ALLREDUCE, bytes);
+}
+
+/* SP only: all-gather of a sequence-sharded [T, h] activation or gradient. */
+static void comm_gather(prog *p, const dims *d, const char *name)
+{
+	if (d->sp)
+		comm(p, d, name, WORK_COMM_ALLGATHER, d->T * d->h * d->e);
+}
+
+/* Norm: read x, write y (the parameters are negligible). */
+static double norm_bytes(const dims *d)
+{
+	return 2.0 * d->e * d->Tn * d->h;
+}
+
+/* Bias + dropout + residual: read the GEMM output and the residual, write the
+ * sum and a 1-byte dropout mask. */
+static double resid_bytes(const dims *d)
+{
+	return (3.0 * d->e + 1.0) * d->Tn * d->h;
+}
+
+static double act_bytes(const work_model *m, const dims *d)
+{
+	double io = m->act == WORK_ACT_SWIGLU ? 3.0 : 2.0; /* (2f in +) f out */
+	return io * d->e * d->T * d->f;
+}
+
+static double attn_flops(const dims *d)
+{
+	return 4.0 * d->b * d->s * d->s * d->h / d->t;
+}
+
+/* Q, K, V read and O written. */
+static double attn_bytes(const dims *d)
+{
+	return d->e * d->T * (2.0 * d->h / d->t + 2.0 * d->kv);
+}
+
+int work_layer_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
+{
+	dims d = make_dims(m, sh);
+	prog p = {out, 0};
+	mem(&p, "ln1", norm_bytes(&d));
+	comm_gather(&p, &d, "tp_ag1");
+	gemm(&p, &d, "qkv", d.T, d.qkv_n, d.h);
+	attn(&p, "attn", attn_flops(&d), attn_bytes(&d));
+	gemm(&p, &d, "proj", d.T, d.h, d.h / d.t);
+	comm_reduce(&p, &d, "tp_ar1", "tp_rs1");
+	mem(&p, "resid1", resid_bytes(&d));
+	mem(&p, "ln2", norm_bytes(&d));
+	comm_gather(&p, &d, "tp_ag2");
+	gemm(&p, &d, "fc1", d.T, d.fc1_n, d.h);
+	mem(&p, "act", act_bytes(m, &d));
+	gemm(&p, &d, "fc2", d.T, d.h, d.f);
+	comm_reduce(&p, &d, "tp_ar2", "tp_rs2");
+	mem(&p, "resid2", resid_bytes(&d));
+	return p.n;
+}
+
+/* dgrad and wgrad of the forward GEMM [m, k] x [k, n]; the collective (if any)
+ * goes between them. */
+static void gemm_bwd_dgrad(prog *p, const dims *d, const char *name, double m, double n,
+			   double k)
+{
+	char buf[24];
+	snprintf(buf, sizeof buf, "%s_dgrad", name);
+	gemm(p, d, buf, m, k, n);
+}
+
+static void gemm_bwd_wgrad(prog *p, const dims *d, const char *name, double m, double n,
+			   double k)
+{
+	char buf[24];
+	snprintf(buf, sizeof buf, "%s_wgrad", name);
+	gemm(p, d, buf, k, n, m);
+}
+
+int work_layer_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
+{
+	dims d = make_dims(m, sh);
+	prog p = {out, 0};
+	mem(&p, "resid2", 2.0 * resid_bytes(&d));
+	comm_gather(&p, &d, "tp_ag2");
+	gemm_bwd_dgrad(&p, &d, "fc2", d.T, d.h, d.f);
+	gemm_bwd_wgrad(&p, &d, "fc2", d.T, d.h, d.f);
+	mem(&p, "act", 2.0 * act_bytes(m, &d));
+	gemm_bwd_dgrad(&p, &d, "fc1", d.T, d.fc1_n, d.h);
+	comm_reduce(&p, &d, "tp_ar2", "tp_rs2");
+	gemm_bwd_wgrad(&p, &d, "fc1", d.T, d.fc1_n, d.h);
+	mem(&p, "ln2", 2.0 * norm_bytes(&d));
+	mem(&p, "resid1", 2.0 * resid_bytes(&d));
+	comm_gather(&p, &d, "tp_ag1");
+	gemm_bwd_dgrad(&p, &d, "proj", d.T, d.h, d.h / d.t);
+	gemm_bwd_wgrad(&p, &d, "proj", d.T, d.h, d.h / d.t);
+	attn(&p, "attn", 2.0 * attn_flops(&d), 2.0 * attn_bytes(&d));
+	gemm_bwd_dgrad(&p, &d, "qkv", d.T, d.qkv_n, d.h);
+	comm_reduce(&p, &d, "tp_ar1", "tp_rs1");
+	gemm_bwd_wgrad(&p, &d, "qkv", d.T, d.qkv_n, d.h);
+	mem(&p, "ln1", 2.0 * norm_bytes(&d));
+	return p.n;
+}
+
+/* Embedding (first stage). Vocab-parallel lookup: each rank gathers the rows of
+ * its V/t slice (reads T*h, writes T*h, zeros elsewhere), then the partial
+ * results are summed: all-reduce of T*h*e, or reduce-scatter with SP (which
+ * leaves the sequence-sharded layout the first layer expects). With learned
+ * positions, the position rows are added and dropout applied on Tn tokens.
+ * Backward: with SP the output gradient is all-gathered first (the backward of
+ * the reduce-scatter; without SP the all-reduce's backward is the identity),
+ * then scattered-added into the table slice (about twice the forward bytes). */
+int work_embed_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
+{
+	dims d = make_dims(m, sh);
+	prog p = {out, 0};
+	mem(&p, "embed", 2.0 * d.e * d.T * d.h);
+	comm_reduce(&p, &d, "tp_ar_emb", "tp_rs_emb");
+	if (m->learned_pos)
+		mem(&p, "pos", (3.0 * d.e + 1.0) * d.Tn * d.h);
+	return p.n;
+}
+
+int work_embed_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
+{
+	dims d = make_dims(m, sh);
+	prog p = {out, 0};
+	if (m->learned_pos)
+		mem(&p, "pos", 2.0 * (3.0 * d.e + 1.0) * d.Tn * d.h);
+	comm_gather(&p, &d, "tp_ag_emb");
+	mem(&p, "embed", 4.0 * d.e * d.T * d.h);
+	return p.n;
+}
+
+/* Logits and loss (last stage): final norm on Tn tokens; with SP an all-gather
+ * of its output; the logits GEMM [T, h] x [h, V/t] (column parallel over the
+ * vocabulary); the vocab-parallel softmax cross-entropy, memory-bound on the
+ * T x V/t logits (read them in e bytes, write and re-read the fp32 exponentials
+ * kept for backward: T*V/t*(e + 8)), with three small all-reduces of T fp32
+ * values each (Megatron: the row maximum, the target logit, the sum of
+ * exponentials). Backward: the cross-entropy gradient (read fp32, write e),
+ * the logits dgrad, its all-reduce (reduce-scatter with SP) of T*h*e, the
+ * wgrad, and the final norm. */
+int work_head_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
+{
+	dims d = make_dims(m, sh);
+	prog p = {out, 0};
+	double small = 4.0 * d.T;
+	mem(&p, "lnf", norm_bytes(&d));
+	comm_gather(&p, &d, "tp_ag_head");
+	gemm(&p, &d, "logits", d.T, d.V, d.h);
+	comm(&p, &d, "tp_ar_max", WORK_COMM_ALLREDUCE, small);
+	comm(&p, &d, "tp_ar_tgt", WORK_COMM_ALLREDUCE, small);
+	mem(&p, "xent", d.T * d.V * (d.e + 8.0));
+	comm(&p, &d, "tp_ar_sum", WORK_COMM_ALLREDUCE, small);
+	return p.n;
+}
+
+int work_head_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
+{
+	dims d = make_dims(m, sh);
+	prog p = {out, 0};
+	mem(&p, "xent", d.T * d.V * (4.0 + d.e));
+	gemm_bwd_dgrad(&p, &d, "logits", d.T, d.V, d.h);
+	comm_reduce(&p, &d, "tp_ar_head", "tp_rs_head");
+	gemm_bwd_wgrad(&p, &d, "logits", d.T, d.V, d.h);
+	mem(&p, "lnf", 2.0 * norm_bytes(&d));
+	return p.n;
+}

@@ -1,0 +1,92 @@
+/* memory.c - activation memory a layer keeps for its backward pass, and the
+ * pipeline send size (Korthikanti et al. 2022, "Reducing Activation
+ * Recomputation in Large Transformer Models", section 4 and table 2).
+ *
+ * Symbols: s seq, b micro-batch, h hidden, a heads, g kv_heads, d = h/a,
+ * kv = g*d, f ffn, t tp, e bytes per stored element (2 in the paper).
+ * The tensors a layer keeps, per sequence position and micro-batch (in units
+ * of s*b, i.e. multiply each line by s*b):
+ *
+ *   attention block                    bytes           GPT (e = 2, kv = h)
+ *     ln1 input                        e*h             2h     replicated
+ *     QKV GEMM input (ln1 output)      e*h             2h     replicated
+ *     Q, K (for QK^T)                  e*(h + kv)      4h     / t
+ *     softmax output                   e*a*s           2as    / t
+ *     attention dropout mask           a*s             as     / t
+ *     dropout output (for x V)         e*a*s           2as    / t
+ *     V                                e*kv            2h     / t
+ *     proj GEMM input                  e*h             2h     / t
+ *     dropout mask after proj          h               h      replicated
+ *   MLP block
+ *     ln2 input                        e*h             2h     replicated
+ *     fc1 input (ln2 output)           e*h             2h     replicated
+ *     activation input                 e*f  (SwiGLU 2f) 8h    / t
+ *     fc2 input (activation output)    e*f             8h     / t
+ *     dropout mask after fc2           h               h      replicated
+ *
+ * Summing the GPT column: replicated 2+2+1+2+2+1 = 10h, split 4+2+2+8+8 = 24h,
+ * attention scores 5as: s*b*h*(10 + 24/t + 5as/(h t)), the table's "no SP" row
+ * (34 + 5as/h at t = 1). Sequence parallelism splits the replicated part too:
+ * s*b*h*(34/t + 5as/(h t)). Selective recomputation recomputes the score
+ * tensors (drops the 5as term); full recomputation keeps only the layer input,
+ * e*s*b*h (2sbh in the paper), split over t with SP.
+ *
+ * In general the replicated part is (4e + 2)*h, the split part
+ * e*(2h + 2kv + 2f) for GELU and e*(2h + 2kv + 3f) for SwiGLU (fc1 writes the
+ * gate and the up projection, 2f, which the activation reads; it writes f),
+ * and the score part (2e + 1)*a*s. Dropout masks are 1 byte and are kept for
+ * every model (Llama-style models train without dropout: a small overcount of
+ * 2sbh + as^2b bytes). Element size: the training dtype's, but at least 2 bytes
+ * (fp8 training keeps its activations in 16 bits); fp32 doubles the tensors,
+ * not the masks.
+ */
+#include "work.h"
+
+/* Bytes per stored activation element. */
+static double act_elem_bytes(const work_shard *sh)
+{
+	double e = hw_dtype_bytes(sh->dtype);
+	return e < 2.0 ? 2.0 : e;
+}
+
+int work_activation_parts(void); /* not part of the API; see below */
+
+/* Per-token activation bytes, split into the part that every TP rank keeps in
+ * full without SP (rep), the part split over TP (split) and the attention
+ * score part (score, per token, before the /t). */
+static void act_parts(const work_model *m, double e, double s, double *rep, double *split,
+		      double *score)
+{
+	double h = m->hidden, a = m->heads;
+	double g = m->kv_heads > 0 ? m->kv_heads : m->heads;
+	double kv = g * (m->hidden / m->heads);
+	double f = m->ffn > 0 ? m->ffn : 4.0 * m->hidden;
+	double fc1 = m->act == WORK_ACT_SWIGLU ? 2.0 * f : f;
+	*rep = (4.0 * e + 2.0) * h;
+	*split = e * (2.0 * h + 2.0 * kv + fc1 + f);
+	*score = (2.0 * e + 1.0) * a * s;
+}
+
+double work_activation_bytes(const work_model *m, const work_shard *sh, work_recompute rc)
+{
+	double s = sh->seq, b = sh->micro_batch;
+	double t = sh->tp > 0 ? sh->tp : 1;
+	double e = act_elem_bytes(sh);
+	bool sp = sh->sp && t > 1;
+	if (rc == WORK_RECOMPUTE_FULL)
+		return e * s * b * m->hidden / (sp ? t : 1.0);
+	double rep, split, score;
+	act_parts(m, e, s, &rep, &split, &score);
+	double per_token = (sp ? rep / t : rep) + split / t;
+	if (rc == WORK_RECOMPUTE_NONE)
+		per_token += score / t;
+	return s * b * per_token;
+}
+
+double work_p2p_bytes(const work_model *m, const work_shard *sh)
+{
+	double t = sh->tp > 0 ? sh->tp : 1;
+	bool sp = sh->sp && t > 1;
+	double bytes = (double)sh->seq * sh->micro_batch * m->hidden * hw_dtype_bytes(sh->dtype);
+	return sp ? bytes / t : bytes;
+}

@@ -1,0 +1,192 @@
+/* model.c - the [model] section, parameter counts and model FLOPs.
+ *
+ * Shape symbols: l layers, h hidden, a heads, g kv_heads, d = h/a head size,
+ * f ffn, V vocab, s seq_len. Parameters are counted as in work.h; the biases
+ * (bias = true) are those of Megatron's GPT: QKV (h + 2gd), output projection
+ * (h), fc1 (f, or 2f for SwiGLU's fused gate+up), fc2 (h).
+ *
+ * GPT check (f = 4h, g = a, learned positions, tied output, biases, layernorm):
+ *   layer     = 4h^2 + 4h (attention) + 8h^2 + 5h (MLP) + 4h (two norms)
+ *             = 12h^2 + 13h
+ *   total     = l(12h^2 + 13h) + (V + s)h + 2h (final norm)
+ * which is Megatron's P = 12lh^2 (1 + 13/12h + (V + s)/12lh) plus the final
+ * layernorm's 2h that the paper leaves out.
+ *
+ * Model FLOPs. A dense matmul with P weights costs 2P FLOPs per token forward
+ * and 4P backward (input and weight gradients): 6P per token. The weights that
+ * take part in matmuls are the layers' (no norms, no biases) and, for the
+ * logits, the h x V output matrix (tied or not); the input embedding is a
+ * lookup and costs nothing. Per layer the matmul weights are
+ *   Pm = h*h + 2*h*g*d + h*h + (2 or 3)*h*f     (Q, K+V, out, MLP)
+ * Attention adds, per layer and per token, 2*s*h (QK^T) + 2*s*h (scores x V)
+ * forward, tripled for forward+backward: 12*s*h. The causal mask is not
+ * discounted (the papers do not either). So, per token,
+ *   F/token = 6*l*Pm + 12*l*s*h + 6*V*h
+ * (the logits GEMM counts 6*V*h per token). For GPT, Pm = 12h^2, and with
+ * T = B*s tokens
+ *   F = T (72 l h^2 + 12 l s h + 6 V h)
+ *     = 72 B s l h^2 (1 + s/6h + V/12lh)
+ * which is Narayanan et al. 2021's eq. (3) written with the 72 of the MFU form.
+ */
+#include "work.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+
+_Static_assert(sizeof(work_act) == sizeof(int), "conf stores enums as int");
+_Static_assert(sizeof(work_norm) == sizeof(int), "conf stores enums as int");
+
+static const char *const act_names[] = {"gelu", "swiglu", NULL};
+static const char *const norm_names[] = {"layernorm", "rmsnorm", NULL};
+
+#define MAXDIM 1e7 /* generous upper bound on every dimension */
+#define KEY_INT(nm, lo, def, field, help) \
+	{nm, CONF_INT, SIM_UNIT_NONE, lo, MAXDIM, def, NULL, offsetof(work_model, field), help}
+#define KEY_BOOL(nm, def, field, help) \
+	{nm, CONF_BOOL, SIM_UNIT_NONE, 0, 0, def, NULL, offsetof(work_model, field), help}
+
+const conf_key work_model_keys[] = {
+	{"name", CONF_STR, SIM_UNIT_NONE, 0, 0, NULL, NULL, offsetof(work_model, name),
+	 "model name, e.g. gpt3-175b"},
+	{"source", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL, offsetof(work_model, source),
+	 "where the shape comes from (paper, table)"},
+	KEY_INT("layers", 1, NULL, layers, "transformer layers"),
+	KEY_INT("hidden", 1, NULL, hidden, "hidden size h"),
+	KEY_INT("heads", 1, NULL, heads, "attention (query) heads a; h % a == 0"),
+	KEY_INT("kv_heads", 0, "0", kv_heads, "key/value heads for GQA (0 = heads)"),
+	KEY_INT("ffn", 0, "0", ffn, "MLP inner size f (0 = 4*hidden)"),
+	KEY_INT("vocab", 1, NULL, vocab, "vocabulary size V"),
+	KEY_INT("seq_len", 1, NULL, seq_len, "sequence length s"),
+	{"activation", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "gelu", act_names,
+	 offsetof(work_model, act), "MLP activation: gelu (h->f->h) or swiglu (gate+up, h->2f)"},
+	{"norm", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "layernorm", norm_names,
+	 offsetof(work_model, norm), "normalisation: layernorm (2h params) or rmsnorm (h)"},
+	KEY_BOOL("learned_pos", "false", learned_pos, "learned position embeddings (s*h params)"),
+	KEY_BOOL("untied_embeddings", "false", untied_embeddings,
+		 "separate output layer instead of the tied input embedding"),
+	KEY_BOOL("bias", "true", bias, "linear layers carry biases"),
+	KEY_INT("moe_experts", 0, "0", moe_experts, "reserved: experts per MoE layer (0 = dense)"),
+	KEY_INT("moe_topk", 0, "0", moe_topk, "reserved: experts per token"),
+};
+const size_t work_model_nkeys = sizeof work_model_keys / sizeof work_model_keys[0];
+
+/* Report an error at key `key` of [model]. */
+static void model_error(const conf_doc *doc, sim_diag *diag, const char *key, const char *fmt,
+			...) __attribute__((format(printf, 4, 5)));
+static void model_error(const conf_doc *doc, sim_diag *diag, const char *key, const char *fmt,
+			...)
+{
+	conf_loc loc = conf_key_loc(doc, "model", key);
+	va_list ap;
+	va_start(ap, fmt);
+	sim_diag_vadd(diag, SIM_DIAG_ERROR, loc.path, loc.line, fmt, ap);
+	va_end(ap);
+}
+
+/* Checks that involve several keys, after the defaults are resolved. */
+static int model_check(const conf_doc *doc, const work_model *m, sim_diag *diag)
+{
+	int bad = 0;
+	if (m->hidden % m->heads != 0) {
+		model_error(doc, diag, "heads", "hidden (%d) is not a multiple of heads (%d)",
+			    m->hidden, m->heads);
+		bad++;
+	}
+	if (m->heads % m->kv_heads != 0) {
+		model_error(doc, diag, "kv_heads",
+			    "heads (%d) is not a multiple of kv_heads (%d)", m->heads,
+			    m->kv_heads);
+		bad++;
+	}
+	if (m->moe_experts != 0 || m->moe_topk != 0) {
+		model_error(doc, diag, "moe_experts",
+			    "mixture-of-experts models are not modelled yet (moe_experts = %d, "
+			    "moe_topk = %d; both must be 0)",
+			    m->moe_experts, m->moe_topk);
+		bad++;
+	}
+	return bad ? SIM_ECONF : SIM_OK;
+}
+
+int work_model_from_conf(const conf_doc *doc, work_model *out, sim_diag *diag)
+{
+	work_model m = {0};
+	int rc = conf_read(doc, "model", work_model_keys, work_model_nkeys, &m, false, diag);
+	if (rc != SIM_OK)
+		return rc;
+	if (m.kv_heads == 0)
+		m.kv_heads = m.heads;
+	if (m.ffn == 0)
+		m.ffn = 4 * m.hidden;
+	rc = model_check(doc, &m, diag);
+	if (rc != SIM_OK)
+		return rc;
+	*out = m;
+	return SIM_OK;
+}
+
+/* Width of the K (or V) projection: g heads of size d = h/a. */
+static double kv_dim(const work_model *m)
+{
+	int g = m->kv_heads > 0 ? m->kv_heads : m->heads;
+	return (double)g * (m->hidden / m->heads);
+}
+
+/* MLP inner size, with the ffn = 0 default applied for structs built in code. */
+static double ffn_dim(const work_model *m)
+{
+	return m->ffn > 0 ? m->ffn : 4.0 * m->hidden;
+}
+
+static double norm_params(const work_model *m)
+{
+	return m->norm == WORK_NORM_RMSNORM ? m->hidden : 2.0 * m->hidden;
+}
+
+/* Weights of one layer that take part in matmuls (Pm above). */
+static double layer_matmul_params(const work_model *m)
+{
+	double h = m->hidden, f = ffn_dim(m), kv = kv_dim(m);
+	double mlp = (m->act == WORK_ACT_SWIGLU ? 3.0 : 2.0) * h * f;
+	return h * h + 2.0 * h * kv + h * h + mlp;
+}
+
+double work_params_layer(const work_model *m)
+{
+	double h = m->hidden, f = ffn_dim(m), kv = kv_dim(m);
+	double p = layer_matmul_params(m) + 2.0 * norm_params(m);
+	if (m->bias) {
+		double fc1 = m->act == WORK_ACT_SWIGLU ? 2.0 * f : f;
+		p += (h + 2.0 * kv) + h + fc1 + h;
+	}
+	return p;
+}
+
+double work_params_embedding(const work_model *m)
+{
+	double p = (double)m->vocab * m->hidden;
+	if (m->learned_pos)
+		p += (double)m->seq_len * m->hidden;
+	return p;
+}
+
+double work_params_output(const work_model *m)
+{
+	double p = norm_params(m);
+	if (m->untied_embeddings)
+		p += (double)m->vocab * m->hidden;
+	return p;
+}
+
+double work_params_total(const work_model *m)
+{
+	return m->layers * work_params_layer(m) + work_params_embedding(m) +
+	       work_params_output(m);
+}
+
+double work_model_flops(const work_model *m, double tokens)
+{
+	double l = m->layers, h = m->hidden, s = m->seq_len, V = m->vocab;
+	double per_token = 6.0 * l * layer_matmul_params(m) + 12.0 * l * s * h + 6.0 * V * h;
+	return per_token * tokens;
+}
