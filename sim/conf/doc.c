@@ -1,116 +1,139 @@
-/* doc.c - the configuration document: values with their locations, sections,
- * overrides, lookups and the canonical resolved text. Lookups are linear: a
- * scenario has a few hundred values. */
+/* doc.c - the configuration document: sections and their keys in first-seen
+ * order, each value with the file:line it came from. Lookups, --set overrides,
+ * the canonical resolved text (stored with runs and hashed) and the check for
+ * unknown sections. Files are read into it by reader.c. */
 #include "conf_int.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-const conf_entry *conf_doc_find(const conf_doc *doc, const char *section, const char *key)
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define CONF_MAX_LINE_TEXT STR(CONF_MAX_LINE)
+
+conf_doc *conf_doc_new(const char *root)
 {
-	for (size_t i = 0; i < doc->n; i++)
-		if (!strcmp(doc->e[i].section, section) && !strcmp(doc->e[i].key, key))
-			return &doc->e[i];
+	conf_doc *doc = calloc(1, sizeof *doc);
+	if (!doc)
+		return NULL;
+	doc->arena = sim_arena_new();
+	doc->root = doc->arena ? sim_arena_strdup(doc->arena, root) : NULL;
+	if (!doc->root) {
+		conf_free(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+void conf_free(conf_doc *doc)
+{
+	if (!doc)
+		return;
+	for (size_t i = 0; i < doc->nsecs; i++)
+		free(doc->secs[i]->keys);
+	free(doc->secs);
+	sim_arena_free(doc->arena);
+	free(doc);
+}
+
+conf_section *conf_find_section(const conf_doc *doc, const char *name)
+{
+	for (size_t i = 0; i < doc->nsecs; i++)
+		if (!strcmp(doc->secs[i]->name, name))
+			return doc->secs[i];
 	return NULL;
 }
 
-const conf_section *conf_doc_section(const conf_doc *doc, const char *name)
+conf_entry *conf_find_entry(const conf_section *s, const char *key)
 {
-	for (size_t i = 0; i < doc->ns; i++)
-		if (!strcmp(doc->s[i].name, name))
-			return &doc->s[i];
+	for (size_t i = 0; i < s->nkeys; i++)
+		if (!strcmp(s->keys[i].key, key))
+			return &s->keys[i];
 	return NULL;
 }
 
-int conf_doc_open_section(conf_doc *doc, const char *name, conf_loc loc, int file, sim_diag *diag)
+conf_section *conf_add_section(conf_doc *doc, const char *name, conf_loc loc)
 {
-	for (size_t i = 0; i < doc->ns; i++) {
-		conf_section *s = &doc->s[i];
-		if (strcmp(s->name, name))
-			continue;
-		if (s->file == file) {
-			sim_diag_error(diag, loc.path, loc.line,
-				       "section [%s] opened twice in one file (first at line %d)", name,
-				       s->loc.line);
-			return SIM_ECONF;
-		}
-		s->file = file; /* a later file extends it */
-		return SIM_OK;
-	}
-	if (doc->ns == doc->scap) {
-		size_t cap = doc->scap ? 2 * doc->scap : 16;
-		conf_section *n = realloc(doc->s, cap * sizeof *n);
-		if (!n)
-			return SIM_ENOMEM;
-		doc->s = n;
-		doc->scap = cap;
-	}
-	doc->s[doc->ns++] = (conf_section){name, loc, file};
-	return SIM_OK;
-}
-
-int conf_doc_set(conf_doc *doc, const char *section, const char *key, const char *value,
-		 conf_loc loc, int file, sim_diag *diag)
-{
-	for (size_t i = 0; i < doc->n; i++) {
-		conf_entry *e = &doc->e[i];
-		if (strcmp(e->section, section) || strcmp(e->key, key))
-			continue;
-		if (file >= 0 && e->file == file) {
-			sim_diag_error(diag, loc.path, loc.line,
-				       "duplicate key '%s' in [%s] (first set at line %d)", key, section,
-				       e->loc.line);
-			return SIM_ECONF;
-		}
-		const char *v = sim_arena_strdup(doc->arena, value);
+	conf_section *s = conf_find_section(doc, name);
+	if (s)
+		return s;
+	if (doc->nsecs == doc->cap) {
+		size_t cap = doc->cap ? 2 * doc->cap : 8;
+		conf_section **v = realloc(doc->secs, cap * sizeof *v);
 		if (!v)
-			return SIM_ENOMEM;
-		e->value = v;
-		e->loc = loc;
-		e->file = file;
-		return SIM_OK;
-	}
-	if (doc->n == doc->cap) {
-		size_t cap = doc->cap ? 2 * doc->cap : 64;
-		conf_entry *n = realloc(doc->e, cap * sizeof *n);
-		if (!n)
-			return SIM_ENOMEM;
-		doc->e = n;
+			return NULL;
+		doc->secs = v;
 		doc->cap = cap;
 	}
-	conf_entry e = {sim_arena_strdup(doc->arena, section), sim_arena_strdup(doc->arena, key),
-			sim_arena_strdup(doc->arena, value), loc, file};
-	if (!e.section || !e.key || !e.value)
-		return SIM_ENOMEM;
-	doc->e[doc->n++] = e;
-	return SIM_OK;
+	s = sim_arena_alloc(doc->arena, sizeof *s);
+	if (!s || !(s->name = sim_arena_strdup(doc->arena, name)))
+		return NULL;
+	s->loc = loc;
+	s->file_id = -1;
+	doc->secs[doc->nsecs++] = s;
+	return s;
 }
 
-int conf_override(conf_doc *doc, const char *assignment, sim_diag *diag)
+conf_entry *conf_set(conf_doc *doc, conf_section *s, const char *key, const char *value,
+		     conf_loc loc, int file_id)
 {
-	const char *dot = strchr(assignment, '.'), *eq = strchr(assignment, '=');
-	if (!dot || !eq || dot > eq || dot == assignment || eq == dot + 1) {
-		sim_diag_error(diag, "<command line>", 0, "--set expects SECTION.KEY=VALUE, got '%s'",
-			       assignment);
-		return SIM_ECONF;
+	const char *v = sim_arena_strdup(doc->arena, value);
+	if (!v)
+		return NULL;
+	conf_entry *e = conf_find_entry(s, key);
+	if (!e) {
+		if (s->nkeys == s->cap) {
+			size_t cap = s->cap ? 2 * s->cap : 8;
+			conf_entry *k = realloc(s->keys, cap * sizeof *k);
+			if (!k)
+				return NULL;
+			s->keys = k;
+			s->cap = cap;
+		}
+		const char *name = sim_arena_strdup(doc->arena, key);
+		if (!name)
+			return NULL;
+		e = &s->keys[s->nkeys++];
+		e->key = name;
 	}
-	char *section = sim_arena_printf(doc->arena, "%.*s", (int)(dot - assignment), assignment);
-	char *key = sim_arena_printf(doc->arena, "%.*s", (int)(eq - dot - 1), dot + 1);
-	if (!section || !key)
-		return SIM_ENOMEM;
-	const char *value = eq + 1;
-	while (*value == ' ')
-		value++;
-	conf_loc loc = {"<command line>", 0};
-	if (!conf_doc_section(doc, section) &&
-	    conf_doc_open_section(doc, section, loc, -1, diag) != SIM_OK)
-		return SIM_ENOMEM;
-	return conf_doc_set(doc, section, key, value, loc, -1, diag);
+	e->value = v;
+	e->loc = loc;
+	e->file_id = file_id;
+	return e;
 }
+
+bool conf_valid_name(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		char c = *s;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '-'))
+			return false;
+	}
+	return true;
+}
+
+bool conf_closer(const char *word, const char *cand, int *best)
+{
+	int len = (int)strlen(word);
+	int limit = len / 3 < 1 ? 1 : len / 3 > 3 ? 3 : len / 3;
+	int d = strcasecmp(word, cand) ? sim_levenshtein(word, cand) : 0;
+	if (d > limit || d >= *best)
+		return false;
+	*best = d;
+	return true;
+}
+
+/* ------------------------------------------------------------- lookups -- */
 
 const char *conf_get(const conf_doc *doc, const char *section, const char *key, conf_loc *loc)
 {
-	const conf_entry *e = conf_doc_find(doc, section, key);
+	const conf_section *s = conf_find_section(doc, section);
+	const conf_entry *e = s ? conf_find_entry(s, key) : NULL;
 	if (e && loc)
 		*loc = e->loc;
 	return e ? e->value : NULL;
@@ -118,19 +141,13 @@ const char *conf_get(const conf_doc *doc, const char *section, const char *key, 
 
 bool conf_has_section(const conf_doc *doc, const char *section)
 {
-	return conf_doc_section(doc, section) != NULL;
+	return conf_find_section(doc, section) != NULL;
 }
 
 conf_loc conf_section_loc(const conf_doc *doc, const char *section)
 {
-	const conf_section *s = conf_doc_section(doc, section);
+	const conf_section *s = conf_find_section(doc, section);
 	return s ? s->loc : (conf_loc){doc->root, 0};
-}
-
-conf_loc conf_key_loc(const conf_doc *doc, const char *section, const char *key)
-{
-	const conf_entry *e = conf_doc_find(doc, section, key);
-	return e ? e->loc : conf_section_loc(doc, section);
 }
 
 const char *conf_root_path(const conf_doc *doc)
@@ -140,81 +157,130 @@ const char *conf_root_path(const conf_doc *doc)
 
 size_t conf_section_count(const conf_doc *doc)
 {
-	return doc->ns;
+	return doc->nsecs;
 }
 
 const char *conf_section_name(const conf_doc *doc, size_t i)
 {
-	return i < doc->ns ? doc->s[i].name : NULL;
+	return i < doc->nsecs ? doc->secs[i]->name : NULL;
 }
 
 size_t conf_key_count(const conf_doc *doc, size_t section)
 {
-	size_t n = 0;
-	for (size_t i = 0; section < doc->ns && i < doc->n; i++)
-		n += !strcmp(doc->e[i].section, doc->s[section].name);
-	return n;
+	return section < doc->nsecs ? doc->secs[section]->nkeys : 0;
 }
 
-const char *conf_key_name(const conf_doc *doc, size_t section, size_t k)
+const char *conf_key_name(const conf_doc *doc, size_t section, size_t i)
 {
-	for (size_t i = 0; section < doc->ns && i < doc->n; i++)
-		if (!strcmp(doc->e[i].section, doc->s[section].name) && k-- == 0)
-			return doc->e[i].key;
+	if (section >= doc->nsecs || i >= doc->secs[section]->nkeys)
+		return NULL;
+	return doc->secs[section]->keys[i].key;
+}
+
+/* ----------------------------------------------------------- overrides -- */
+
+/* Copy s[0..n) without surrounding blanks into out (size CONF_MAX_LINE + 1). */
+static void trim_copy(char *out, const char *s, size_t n)
+{
+	while (n && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
+/* Why "key = value" would not read back from a file as this value, or NULL:
+ * the resolved text must load to the same document. */
+static const char *value_problem(const char *key, const char *val)
+{
+	if (strlen(key) + 3 + strlen(val) > CONF_MAX_LINE)
+		return "the line 'key = value' would be longer than " CONF_MAX_LINE_TEXT " bytes";
+	for (const char *p = val; *p; p++) {
+		if (*p == '\n' || *p == '\r')
+			return "the value has a line break";
+		if ((*p == ';' || *p == '#') && (p == val || p[-1] == ' ' || p[-1] == '\t'))
+			return "';' or '#' at the start or after a blank would start a comment";
+	}
 	return NULL;
 }
+
+int conf_override(conf_doc *doc, const char *assignment, sim_diag *diag)
+{
+	const char *eq = strchr(assignment, '=');
+	const char *dot = eq ? memchr(assignment, '.', (size_t)(eq - assignment)) : NULL;
+	if (strlen(assignment) > CONF_MAX_LINE) {
+		sim_diag_error(diag, CONF_CMDLINE, 0, "bad override '%.32s...': longer than %d bytes",
+			       assignment, CONF_MAX_LINE);
+		return SIM_ECONF;
+	}
+	if (!eq || !dot) {
+		sim_diag_error(diag, CONF_CMDLINE, 0, "bad override '%s': expected section.key=value",
+			       assignment);
+		return SIM_ECONF;
+	}
+	char sec[CONF_MAX_LINE + 1], key[CONF_MAX_LINE + 1], val[CONF_MAX_LINE + 1];
+	trim_copy(sec, assignment, (size_t)(dot - assignment));
+	trim_copy(key, dot + 1, (size_t)(eq - dot - 1));
+	trim_copy(val, eq + 1, strlen(eq + 1));
+	if (!conf_valid_name(sec) || !conf_valid_name(key) || strlen(sec) > CONF_MAX_SECTION) {
+		sim_diag_error(diag, CONF_CMDLINE, 0,
+			       "bad override '%s': expected section.key=value, with names of "
+			       "letters, digits, '_' and '-'",
+			       assignment);
+		return SIM_ECONF;
+	}
+	const char *why = value_problem(key, val);
+	if (why) {
+		sim_diag_error(diag, CONF_CMDLINE, 0, "bad override '%s': %s", assignment, why);
+		return SIM_ECONF;
+	}
+	conf_loc loc = {CONF_CMDLINE, 0};
+	conf_section *s = conf_add_section(doc, sec, loc);
+	if (!s || !conf_set(doc, s, key, val, loc, -1))
+		return SIM_ENOMEM;
+	return SIM_OK;
+}
+
+/* ----------------------------------------------------- resolved output -- */
 
 char *conf_resolved_text(const conf_doc *doc)
 {
 	sim_buf b;
 	sim_buf_init(&b);
-	for (size_t s = 0; s < doc->ns; s++) {
-		sim_buf_printf(&b, "%s[%s]\n", s ? "\n" : "", doc->s[s].name);
-		for (size_t i = 0; i < doc->n; i++)
-			if (!strcmp(doc->e[i].section, doc->s[s].name))
-				sim_buf_printf(&b, "%s = %s\n", doc->e[i].key, doc->e[i].value);
+	sim_buf_append(&b, "", 0);
+	for (size_t i = 0; i < doc->nsecs; i++) {
+		const conf_section *s = doc->secs[i];
+		sim_buf_printf(&b, "%s[%s]\n", i ? "\n" : "", s->name);
+		for (size_t k = 0; k < s->nkeys; k++)
+			sim_buf_printf(&b, "%s = %s\n", s->keys[k].key, s->keys[k].value);
 	}
-	if (b.oom || !b.data) {
-		bool oom = b.oom;
+	if (b.oom) {
 		sim_buf_free(&b);
-		return oom ? NULL : strdup("");
+		return NULL;
 	}
 	return b.data;
 }
 
-const char *conf_closest(const char *name, const char *const *names, size_t n)
-{
-	const char *best = NULL;
-	int bestd = 1 << 30;
-	for (size_t i = 0; i < n; i++) {
-		int d = sim_levenshtein(name, names[i]);
-		if (d < bestd) {
-			bestd = d;
-			best = names[i];
-		}
-	}
-	int limit = (int)strlen(name) / 3 + 1;
-	return bestd <= (limit < 3 ? limit : 3) ? best : NULL;
-}
-
 int conf_check_sections(const conf_doc *doc, const char *const *known, sim_diag *diag)
 {
-	size_t nk = 0;
-	while (known[nk])
-		nk++;
-	int bad = 0;
-	for (size_t s = 0; s < doc->ns; s++) {
-		bool ok = false;
-		for (size_t k = 0; k < nk && !ok; k++)
-			ok = !strcmp(doc->s[s].name, known[k]);
-		if (ok)
+	int n = 0;
+	for (size_t i = 0; i < doc->nsecs; i++) {
+		const conf_section *s = doc->secs[i];
+		const char *guess = NULL;
+		int best = INT_MAX;
+		bool found = false;
+		for (const char *const *k = known; *k && !found; k++) {
+			found = !strcmp(*k, s->name);
+			if (conf_closer(s->name, *k, &best))
+				guess = *k;
+		}
+		if (found)
 			continue;
-		conf_loc l = doc->s[s].loc;
-		sim_diag_error(diag, l.path, l.line, "unknown section [%s]", doc->s[s].name);
-		const char *near = conf_closest(doc->s[s].name, known, nk);
-		if (near)
-			sim_diag_note(diag, l.path, l.line, "did you mean [%s]?", near);
-		bad++;
+		n++;
+		sim_diag_error(diag, s->loc.path, s->loc.line, "unknown section [%s]", s->name);
+		if (guess)
+			sim_diag_note(diag, s->loc.path, s->loc.line, "did you mean [%s]?", guess);
 	}
-	return bad;
+	return n;
 }

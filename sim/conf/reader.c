@@ -1,15 +1,26 @@
-/* reader.c - reading .ini files: our line reader in front of inih.
+/* reader.c - reading .ini files into a conf_doc: our line reader in front of
+ * inih's ini_parse_stream.
  *
- * inih (r55) gives its handler no line number, cuts lines at 200 bytes and
- * section names at 50 characters, and accepts "key: value" and indented
- * continuation lines. So every physical line first passes our checks, which
- * know the line number: NUL bytes, over-long lines, section headers (closed,
- * named, not too long), "key = value" shape. A line that fails is reported and
- * handed to inih as an empty line; a good line is handed over trimmed (so
- * inih never sees a continuation line). The handler then reads the current line
- * number and section from the shared context. Top-level "include = PATH" lines
- * load the named file at once, before the rest of the including file, so the
- * including file's keys override the included ones.
+ * inih r55 gives its handler no line number, reads lines into a 200-byte buffer
+ * (a longer line is silently split), truncates section names at 49 characters,
+ * takes "key: value" and indented continuation lines, and strips inline
+ * comments only after ';'. So every physical line first passes read_line(),
+ * which knows the file and line number and applies podsim's rules:
+ *   - a UTF-8 BOM at the start is skipped; a NUL byte stops the file (binary);
+ *   - lines over CONF_MAX_LINE bytes (not counting "\r\n") are errors;
+ *   - blank lines and lines starting with ';' or '#' are comments; elsewhere a
+ *     comment starts at ';' or '#' after a blank;
+ *   - "[name]" opens a section (name: letters, digits, '_', '-', at most
+ *     CONF_MAX_SECTION characters); "key = value" sets a key; anything else is
+ *     an error.
+ * A good line is handed to inih in canonical form ("[name]" or "key=value",
+ * never indented, so never a continuation); a bad one is reported and skipped.
+ * The handler then sees each value while the reader's line number is current.
+ *
+ * Top-level "include = PATH" lines (before any section) load PATH at once,
+ * relative to the including file's directory, so the including file's later
+ * keys override the included ones. Cycles are found by file identity (device
+ * and inode), and reported with the chain of display paths.
  */
 #include "conf_int.h"
 
@@ -17,347 +28,414 @@
 #include <ini.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-typedef struct reader_ctx {
+_Static_assert(CONF_MAX_LINE < INI_MAX_LINE, "a checked line must fit inih's buffer");
+_Static_assert(CONF_MAX_SECTION < 50, "inih truncates section names at 49 characters");
+
+#define CONF_MAX_FILE (16u << 20) /* bytes; a scenario file is a few hundred */
+
+typedef struct load_ctx {
 	conf_doc *doc;
-	const char *p, *end; /* remaining text */
-	const char *path, *dir;
-	const char **stack;
-	int depth, line, file;
-	const char *section; /* current section (arena string) or NULL */
-	bool in_section;
 	sim_diag *diag;
-	int errors;
-} reader_ctx;
+	bool nomem;
+} load_ctx;
 
-static void error(reader_ctx *c, const char *fmt, const char *arg)
-{
-	sim_diag_error(c->diag, c->path, c->line, fmt, arg);
-	c->errors++;
-}
+/* One file (or string) being read; parent is the file that included it. */
+typedef struct conf_file {
+	load_ctx *ctx;
+	const struct conf_file *parent;
+	const char *path;     /* for messages: lexically normalised (arena) */
+	const char *dir_open; /* directory for includes, as the OS sees it */
+	const char *dir_disp; /* the same, for messages */
+	dev_t dev;
+	ino_t ino;
+	bool has_id; /* dev and ino are known (not a string) */
+	int depth, file_id, line;
+	const char *text;
+	size_t len, pos;
+	bool in_section; /* a section header was seen */
+	bool skip;       /* the current section header was bad: ignore its keys */
+} conf_file;
 
-static bool valid_key(const char *k, size_t n)
-{
-	if (n == 0)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char ch = k[i];
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-		      ch == '_' || ch == '-' || ch == '.'))
-			return false;
-	}
-	return true;
-}
+#define FERR(f, ...) sim_diag_error((f)->ctx->diag, (f)->path, (f)->line, __VA_ARGS__)
 
-/* Check one trimmed line; returns false (after reporting) if inih must not see
- * it. Tracks the current section. */
-static bool check_line(reader_ctx *c, char *s)
-{
-	if (!*s || *s == ';' || *s == '#')
-		return true;
-	if (*s == '[') {
-		char *close = strchr(s, ']');
-		if (!close) {
-			error(c, "unterminated section header: expected ']'%s", "");
-			c->in_section = true; /* skip its keys: they belong to no known section */
-			c->section = NULL;
-			return false;
-		}
-		char *after = close + 1;
-		while (*after == ' ' || *after == '\t')
-			after++;
-		if (*after && *after != ';' && *after != '#') {
-			error(c, "text after the section header: '%s'", after);
-			return false;
-		}
-		size_t n = (size_t)(close - s - 1);
-		if (n == 0 || n > CONF_MAX_SECTION || !valid_key(s + 1, n)) {
-			if (n > CONF_MAX_SECTION)
-				sim_diag_error(c->diag, c->path, c->line,
-					       "section name longer than %d characters", CONF_MAX_SECTION);
-			else
-				sim_diag_error(c->diag, c->path, c->line, "invalid section name '%.*s'",
-					       (int)n, s + 1);
-			c->errors++;
-			c->in_section = true;
-			c->section = NULL;
-			return false;
-		}
-		c->section = sim_arena_printf(c->doc->arena, "%.*s", (int)n, s + 1);
-		c->in_section = true;
-		if (conf_doc_open_section(c->doc, c->section, (conf_loc){c->path, c->line}, c->file,
-					  c->diag) != SIM_OK)
-			c->errors++;
-		return true;
-	}
-	char *eq = strchr(s, '=');
-	if (!eq) {
-		error(c, "expected 'key = value', got '%s'", s);
-		return false;
-	}
-	size_t n = (size_t)(eq - s);
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-		n--;
-	if (!valid_key(s, n)) {
-		sim_diag_error(c->diag, c->path, c->line, "invalid key name '%.*s'", (int)n, s);
-		c->errors++;
-		return false;
-	}
-	if (c->section == NULL && c->in_section)
-		return false; /* inside a rejected section: already reported */
-	return true;
-}
+/* ---------------------------------------------------------------- paths -- */
 
-/* inih's reader: serve the next physical line, checked and trimmed. */
-static char *read_line(char *str, int num, void *stream)
+/* "a/./b/../c" -> "a/c", keeping leading ".." and a leading '/'; "" -> ".".
+ * Only for messages: opening uses the joined path, right even with symlinks. */
+static char *normalize(sim_arena *a, const char *path)
 {
-	reader_ctx *c = stream;
-	if (c->p >= c->end)
+	char *copy = sim_arena_strdup(a, path);
+	size_t cap = strlen(path) / 2 + 2, n = 0;
+	char **part = sim_arena_alloc(a, cap * sizeof *part);
+	if (!copy || !part)
 		return NULL;
-	const char *nl = memchr(c->p, '\n', (size_t)(c->end - c->p));
-	const char *stop = nl ? nl : c->end;
-	size_t len = (size_t)(stop - c->p);
-	c->line++;
-	const char *raw = c->p;
-	c->p = nl ? nl + 1 : c->end;
-	if (len > 0 && raw[len - 1] == '\r')
-		len--;
-	str[0] = '\0';
-	if (memchr(raw, '\0', len)) {
-		error(c, "NUL byte in the file: not a text .ini file%s", "");
-		c->p = c->end; /* stop reading this file */
-		return str;
-	}
-	if (len > CONF_MAX_LINE || len + 2 > (size_t)num) {
-		sim_diag_error(c->diag, c->path, c->line, "line is longer than %d bytes",
-			       CONF_MAX_LINE);
-		c->errors++;
-		return str;
-	}
-	while (len > 0 && (*raw == ' ' || *raw == '\t'))
-		raw++, len--;
-	while (len > 0 && (raw[len - 1] == ' ' || raw[len - 1] == '\t'))
-		len--;
-	memcpy(str, raw, len);
-	str[len] = '\0';
-	if (!check_line(c, str))
-		str[0] = '\0';
-	return str;
-}
-
-/* Lexically normalised join of dir and path ("a/b/../c" -> "a/c"); absolute
- * paths are kept. Returned in the arena. */
-static const char *join_path(sim_arena *a, const char *dir, const char *path)
-{
-	char *full = path[0] == '/' || !dir || !*dir ? sim_arena_strdup(a, path)
-						     : sim_arena_printf(a, "%s/%s", dir, path);
-	if (!full)
-		return NULL;
-	char *parts[256];
-	int n = 0;
-	bool abs = full[0] == '/';
-	for (char *save, *t = strtok_r(full, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+	bool abs = path[0] == '/';
+	for (char *save = NULL, *t = strtok_r(copy, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
 		if (!strcmp(t, "."))
 			continue;
-		if (!strcmp(t, "..") && n > 0 && strcmp(parts[n - 1], ".."))
+		if (!strcmp(t, "..") && n > 0 && strcmp(part[n - 1], ".."))
 			n--;
-		else if (n < 256)
-			parts[n++] = t;
+		else if (!(strcmp(t, "..") == 0 && abs))
+			part[n++] = t;
 	}
 	sim_buf b;
 	sim_buf_init(&b);
-	if (abs)
-		sim_buf_append(&b, "/", 1);
-	for (int i = 0; i < n; i++)
-		sim_buf_printf(&b, "%s%s", i ? "/" : "", parts[i]);
-	const char *r = b.oom ? NULL : sim_arena_strdup(a, b.len ? b.data : ".");
+	sim_buf_append(&b, abs ? "/" : "", abs);
+	for (size_t i = 0; i < n; i++)
+		sim_buf_printf(&b, "%s%s", i ? "/" : "", part[i]);
+	char *r = b.oom ? NULL : sim_arena_strdup(a, b.len ? b.data : ".");
 	sim_buf_free(&b);
 	return r;
 }
 
-static const char *dir_of(sim_arena *a, const char *path)
+static char *dir_of(sim_arena *a, const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	if (!slash)
-		return ".";
-	if (slash == path)
-		return "/";
-	return sim_arena_printf(a, "%.*s", (int)(slash - path), path);
+		return sim_arena_strdup(a, ".");
+	return sim_arena_printf(a, "%.*s", slash == path ? 1 : (int)(slash - path), path);
 }
 
-static int load_file(conf_doc *doc, const char *path, const char **stack, int depth,
-		     sim_diag *diag, conf_loc from);
-
-static void include(reader_ctx *c, const char *value)
+static char *join(sim_arena *a, const char *dir, const char *rel)
 {
-	const char *path = join_path(c->doc->arena, c->dir, value);
-	if (!path)
-		return;
-	for (int i = 0; i < c->depth; i++) {
-		if (strcmp(c->stack[i], path) != 0)
-			continue;
-		sim_buf b;
-		sim_buf_init(&b);
-		for (int k = i; k < c->depth; k++)
-			sim_buf_printf(&b, "%s -> ", c->stack[k]);
-		sim_buf_printf(&b, "%s", path);
-		error(c, "include cycle: %s", b.oom ? "?" : b.data);
-		sim_buf_free(&b);
-		return;
-	}
-	if (c->depth >= CONF_MAX_INCLUDE_DEPTH) {
-		sim_diag_error(c->diag, c->path, c->line, "includes nested deeper than %d",
-			       CONF_MAX_INCLUDE_DEPTH);
-		c->errors++;
-		return;
-	}
-	if (load_file(c->doc, path, c->stack, c->depth, c->diag, (conf_loc){c->path, c->line}) !=
-	    SIM_OK)
-		c->errors++;
+	return rel[0] == '/' ? sim_arena_strdup(a, rel) : sim_arena_printf(a, "%s/%s", dir, rel);
 }
 
-static int on_value(void *user, const char *section, const char *name, const char *value)
+/* Read a whole regular file. Returns 0 or an errno value. */
+static int slurp(const char *path, char **text, size_t *len, struct stat *st)
 {
-	reader_ctx *c = user;
-	if (!c->in_section) {
-		if (!strcmp(name, "include"))
-			include(c, value);
-		else
-			error(c, "key '%s' outside any section (only 'include' may come first)", name);
-		return 1;
-	}
-	(void)section; /* ours is the same, and never truncated */
-	if (!c->section)
-		return 1;
-	if (conf_doc_set(c->doc, c->section, name, value, (conf_loc){c->path, c->line}, c->file,
-			 c->diag) != SIM_OK)
-		c->errors++;
-	return 1;
-}
-
-int conf_parse_text(conf_doc *doc, const char *text, size_t len, const char *path,
-		    const char *dir, const char **stack, int depth, sim_diag *diag)
-{
-	reader_ctx c = {.doc = doc, .p = text, .end = text + len, .path = path, .dir = dir,
-			.stack = stack, .depth = depth, .diag = diag, .file = doc->nfiles++};
-	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
-		c.p += 3;
-	stack[depth] = path;
-	c.depth = depth + 1;
-	int rc = ini_parse_stream(read_line, &c, on_value, &c);
-	if (rc < 0)
-		return SIM_ENOMEM;
-	/* rc > 0: inih disliked a line our checks passed; report it too. */
-	if (rc > 0) {
-		sim_diag_error(diag, path, rc, "cannot parse this line");
-		c.errors++;
-	}
-	return c.errors ? SIM_ECONF : SIM_OK;
-}
-
-/* Read a whole file into a buffer. */
-static int slurp(const char *path, sim_buf *b, int *err)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		*err = errno;
-		return SIM_EIO;
-	}
-	char chunk[16384];
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return errno;
+	int err = fstat(fileno(fp), st) ? errno : S_ISDIR(st->st_mode) ? EISDIR : 0;
+	sim_buf b;
+	sim_buf_init(&b);
+	char chunk[8192];
 	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b->len < (64u << 20))
-		sim_buf_append(b, chunk, n);
-	*err = ferror(f) ? EIO : 0;
-	fclose(f);
-	if (b->len >= (64u << 20))
-		*err = EFBIG;
-	return *err ? SIM_EIO : b->oom ? SIM_ENOMEM : SIM_OK;
+	while (!err && (n = fread(chunk, 1, sizeof chunk, fp)) > 0) {
+		sim_buf_append(&b, chunk, n);
+		err = b.oom ? ENOMEM : b.len > CONF_MAX_FILE ? EFBIG : 0;
+	}
+	if (!err && ferror(fp))
+		err = EIO;
+	fclose(fp);
+	if (err) {
+		sim_buf_free(&b);
+		return err;
+	}
+	*text = b.data;
+	*len = b.len;
+	return 0;
 }
 
-static int load_file(conf_doc *doc, const char *path, const char **stack, int depth,
-		     sim_diag *diag, conf_loc from)
+/* --------------------------------------------------------------- lines -- */
+
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Cut a comment (';' or '#' at the start or after a blank) and surrounding
+ * blanks from the line in place; returns the trimmed start. */
+static char *strip(char *s)
+{
+	while (blank(*s))
+		s++;
+	char *end = s;
+	for (char *p = s; *p; p++) {
+		if ((*p == ';' || *p == '#') && (p == s || blank(p[-1])))
+			break;
+		end = p + 1;
+	}
+	while (end > s && blank(end[-1]))
+		end--;
+	*end = '\0';
+	return s;
+}
+
+/* Report a problem with the current line; returns false (inih skips it). */
+static bool line_error(conf_file *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool line_error(conf_file *f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	sim_diag_vadd(f->ctx->diag, SIM_DIAG_ERROR, f->path, f->line, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+/* "[name]": checks it, opens the section in the document, writes "[name]". */
+static bool section_line(conf_file *f, char *s, char *out, size_t size)
+{
+	char *close = strchr(s, ']');
+	f->in_section = true;
+	f->skip = true; /* until the header proves good */
+	if (!close)
+		return line_error(f, "section header '%s' has no closing ']'", s);
+	if (close[1])
+		return line_error(f, "unexpected text '%s' after the section header", close + 1);
+	*close = '\0';
+	char *name = strip(s + 1);
+	if (strlen(name) > CONF_MAX_SECTION)
+		return line_error(f, "section name '%s' is longer than %d characters", name, CONF_MAX_SECTION);
+	if (!conf_valid_name(name))
+		return line_error(f, "invalid section name '%s': use letters, digits, '_' and '-'", name);
+	conf_doc *doc = f->ctx->doc;
+	conf_section *sec = conf_add_section(doc, name, (conf_loc){f->path, f->line});
+	if (!sec)
+		return f->ctx->nomem = true, false;
+	if (sec->file_id == f->file_id)
+		FERR(f, "duplicate section [%s] (first opened at line %d)", name, sec->line);
+	else
+		sec->line = f->line;
+	sec->file_id = f->file_id;
+	f->skip = false;
+	snprintf(out, size, "[%s]", name);
+	return true;
+}
+
+/* "key = value": checks the shape and the key, writes "key=value". */
+static bool key_line(conf_file *f, char *s, char *out, size_t size)
+{
+	char *eq = strchr(s, '=');
+	if (!eq)
+		return line_error(f, "expected 'key = value', got '%s'", s);
+	*eq = '\0';
+	char *key = strip(s), *value = strip(eq + 1);
+	if (!*key)
+		return line_error(f, "missing key name before '='");
+	if (!conf_valid_name(key))
+		return line_error(f, "invalid key name '%s': use letters, digits, '_' and '-'", key);
+	if (f->skip)
+		return false; /* in a bad section header's body: already reported */
+	snprintf(out, size, "%s=%s", key, value);
+	return true;
+}
+
+/* Check one physical line (without its "\n" or "\r\n"); fill out (inih's
+ * buffer) and return true if inih should see it. */
+static bool check_line(conf_file *f, const char *raw, size_t n, char *out, size_t size)
+{
+	if (memchr(raw, '\0', n)) {
+		FERR(f, "NUL byte: not a text file");
+		f->pos = f->len; /* stop reading this file */
+		return false;
+	}
+	if (n > CONF_MAX_LINE || n >= size)
+		return line_error(f, "line is longer than %d bytes", CONF_MAX_LINE);
+	char line[CONF_MAX_LINE + 1];
+	memcpy(line, raw, n);
+	line[n] = '\0';
+	char *s = strip(line);
+	if (!*s)
+		return false;
+	return *s == '[' ? section_line(f, s, out, size) : key_line(f, s, out, size);
+}
+
+/* inih's reader: the next line that inih should see, or NULL at the end. */
+static char *read_line(char *str, int num, void *stream)
+{
+	conf_file *f = stream;
+	while (f->pos < f->len && !f->ctx->nomem) {
+		const char *s = f->text + f->pos;
+		const char *nl = memchr(s, '\n', f->len - f->pos);
+		size_t n = nl ? (size_t)(nl - s) : f->len - f->pos;
+		f->pos += n + (nl != NULL);
+		f->line++;
+		if (n && s[n - 1] == '\r')
+			n--;
+		if (f->line == 1 && n >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3))
+			s += 3, n -= 3;
+		if (check_line(f, s, n, str, (size_t)num))
+			return str;
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------- includes -- */
+
+static void parse(conf_file *f);
+
+/* The nearest file in the include chain that is the same file as st (or, for
+ * text given as a string, has the same display path). */
+static const conf_file *find_cycle(const conf_file *f, const struct stat *st, const char *disp)
+{
+	for (; f; f = f->parent)
+		if (f->has_id ? f->dev == st->st_dev && f->ino == st->st_ino : !strcmp(f->path, disp))
+			return f;
+	return NULL;
+}
+
+/* "a.ini -> b.ini -> " for the chain from `from` down to f. */
+static void chain(sim_buf *b, const conf_file *f, const conf_file *from)
+{
+	if (f != from)
+		chain(b, f->parent, from);
+	sim_buf_printf(b, "%s -> ", f->path);
+}
+
+static void report_cycle(conf_file *f, const conf_file *from, const char *disp)
 {
 	sim_buf b;
 	sim_buf_init(&b);
-	int err = 0, rc = slurp(path, &b, &err);
-	if (rc == SIM_EIO) {
-		if (from.path)
-			sim_diag_error(diag, from.path, from.line, "cannot open include '%s': %s", path,
-				       strerror(err));
-		else
-			sim_diag_error(diag, path, 0, "cannot open: %s", strerror(err));
-		rc = SIM_ECONF;
-	} else if (rc == SIM_OK) {
-		if (b.len == 0 && !from.path) {
-			sim_diag_error(diag, path, 0, "empty file");
-			rc = SIM_ECONF;
-		} else {
-			rc = conf_parse_text(doc, b.data ? b.data : "", b.len, path, dir_of(doc->arena, path),
-					     stack, depth, diag);
-		}
-	}
+	chain(&b, f, from);
+	sim_buf_printf(&b, "%s", disp);
+	if (b.oom)
+		f->ctx->nomem = true;
+	else
+		FERR(f, "include cycle: %s", b.data);
 	sim_buf_free(&b);
-	return rc;
 }
 
-static conf_doc *doc_new(void)
+/* Read the file named by an include line now, into the same document. */
+static void include(conf_file *f, const char *value)
 {
-	conf_doc *d = calloc(1, sizeof *d);
-	if (d && !(d->arena = sim_arena_new())) {
-		free(d);
-		return NULL;
+	sim_arena *a = f->ctx->doc->arena;
+	if (!*value) {
+		FERR(f, "include needs a file name");
+		return;
 	}
-	return d;
+	char *open = join(a, f->dir_open, value), *disp = join(a, f->dir_disp, value);
+	if (!open || !disp || !(disp = normalize(a, disp))) {
+		f->ctx->nomem = true;
+		return;
+	}
+	struct stat st;
+	if (stat(open, &st) != 0) {
+		FERR(f, "cannot open include '%s': %s", value, strerror(errno));
+		return;
+	}
+	const conf_file *loop = find_cycle(f, &st, disp);
+	if (loop) {
+		report_cycle(f, loop, disp);
+		return;
+	}
+	if (f->depth >= CONF_MAX_INCLUDE_DEPTH) {
+		FERR(f, "includes are nested more than %d deep", CONF_MAX_INCLUDE_DEPTH);
+		return;
+	}
+	char *text = NULL;
+	size_t len = 0;
+	int err = slurp(open, &text, &len, &st);
+	if (err) {
+		if (err == ENOMEM)
+			f->ctx->nomem = true;
+		else
+			FERR(f, "cannot open include '%s': %s", value, strerror(err));
+		return;
+	}
+	conf_file child = {.ctx = f->ctx, .parent = f, .path = disp, .dir_open = dir_of(a, open),
+			   .dir_disp = dir_of(a, disp), .dev = st.st_dev, .ino = st.st_ino,
+			   .has_id = true, .depth = f->depth + 1, .text = text, .len = len};
+	if (child.dir_open && child.dir_disp)
+		parse(&child);
+	else
+		f->ctx->nomem = true;
+	free(text);
+}
+
+/* inih's handler: called for each "key=value" read_line() passed on, while
+ * f->line is that line's number. */
+static int on_value(void *user, const char *section, const char *name, const char *value)
+{
+	conf_file *f = user;
+	conf_doc *doc = f->ctx->doc;
+	if (f->ctx->nomem)
+		return 1;
+	if (!f->in_section) {
+		if (!strcmp(name, "include"))
+			include(f, value);
+		else
+			FERR(f, "key '%s' is outside any section (only 'include' may come before the "
+				"first [section])",
+			     name);
+		return 1;
+	}
+	if (!strcmp(name, "include")) {
+		FERR(f, "'include' must come before the first [section]");
+		return 1;
+	}
+	conf_section *sec = conf_find_section(doc, section);
+	conf_entry *e = sec ? conf_find_entry(sec, name) : NULL;
+	if (!sec)
+		SIM_PANIC("inih reports section [%s], which the reader never opened", section);
+	if (e && e->file_id == f->file_id)
+		FERR(f, "duplicate key '%s' in [%s] (first set at line %d)", name, section, e->loc.line);
+	else if (!conf_set(doc, sec, name, value, (conf_loc){f->path, f->line}, f->file_id))
+		f->ctx->nomem = true;
+	return 1;
+}
+
+static void parse(conf_file *f)
+{
+	f->file_id = ++f->ctx->doc->next_file_id;
+	int rc = ini_parse_stream(read_line, f, on_value, f);
+	if (rc == -2)
+		f->ctx->nomem = true;
+	else if (rc != 0 && !f->ctx->nomem)
+		sim_diag_error(f->ctx->diag, f->path, 0, "internal error: inih rejected a checked line");
+}
+
+/* ---------------------------------------------------------------- loads -- */
+
+static int finish(load_ctx *ctx, int errors_before, conf_doc **out)
+{
+	if (ctx->nomem) {
+		conf_free(ctx->doc);
+		return SIM_ENOMEM;
+	}
+	if (sim_diag_error_count(ctx->diag) > errors_before) {
+		conf_free(ctx->doc);
+		return SIM_ECONF;
+	}
+	*out = ctx->doc;
+	return SIM_OK;
 }
 
 int conf_load(const char *path, sim_diag *diag, conf_doc **out)
 {
 	*out = NULL;
-	conf_doc *doc = doc_new();
-	if (!doc)
+	int before = sim_diag_error_count(diag);
+	load_ctx ctx = {conf_doc_new(path), diag, false};
+	if (!ctx.doc)
 		return SIM_ENOMEM;
-	const char *stack[CONF_MAX_INCLUDE_DEPTH + 1];
-	doc->root = join_path(doc->arena, NULL, path);
-	if (!doc->root) {
-		conf_free(doc);
-		return SIM_ENOMEM;
+	char *text = NULL;
+	size_t len = 0;
+	struct stat st;
+	int err = slurp(path, &text, &len, &st);
+	if (err == ENOMEM) {
+		ctx.nomem = true;
+	} else if (err) {
+		sim_diag_error(diag, NULL, 0, "cannot open '%s': %s", path, strerror(err));
+	} else if (len == 0) {
+		sim_diag_error(diag, path, 0, "empty file");
+	} else {
+		sim_arena *a = ctx.doc->arena;
+		conf_file f = {.ctx = &ctx, .path = ctx.doc->root, .dir_open = dir_of(a, path),
+			       .dir_disp = dir_of(a, path), .dev = st.st_dev, .ino = st.st_ino,
+			       .has_id = true, .text = text, .len = len};
+		if (f.dir_open && f.dir_disp)
+			parse(&f);
+		else
+			ctx.nomem = true;
 	}
-	int rc = load_file(doc, doc->root, stack, 0, diag, (conf_loc){NULL, 0});
-	if (rc == SIM_OK && sim_diag_error_count(diag) > 0)
-		rc = SIM_ECONF;
-	if (rc != SIM_OK) {
-		conf_free(doc);
-		return rc;
-	}
-	*out = doc;
-	return SIM_OK;
+	free(text);
+	return finish(&ctx, before, out);
 }
 
 int conf_load_string(const char *text, size_t len, const char *name, const char *base_dir,
 		     sim_diag *diag, conf_doc **out)
 {
 	*out = NULL;
-	conf_doc *doc = doc_new();
-	if (!doc)
+	int before = sim_diag_error_count(diag);
+	load_ctx ctx = {conf_doc_new(name ? name : "<string>"), diag, false};
+	if (!ctx.doc)
 		return SIM_ENOMEM;
-	const char *stack[CONF_MAX_INCLUDE_DEPTH + 1];
-	doc->root = sim_arena_strdup(doc->arena, name);
-	int rc = conf_parse_text(doc, text, len, doc->root, base_dir ? base_dir : ".", stack, 0,
-				 diag);
-	if (rc != SIM_OK) {
-		conf_free(doc);
-		return rc;
-	}
-	*out = doc;
-	return SIM_OK;
-}
-
-void conf_free(conf_doc *doc)
-{
-	if (!doc)
-		return;
-	free(doc->e);
-	free(doc->s);
-	sim_arena_free(doc->arena);
-	free(doc);
+	const char *dir = base_dir && *base_dir ? base_dir : ".";
+	conf_file f = {.ctx = &ctx, .path = ctx.doc->root, .dir_open = dir, .dir_disp = dir,
+		       .text = text, .len = len};
+	parse(&f);
+	return finish(&ctx, before, out);
 }

@@ -13,7 +13,7 @@
  *   published tuning constants), nsteps = 2(n-1) for all-reduce and n-1 for the
  *   others, ninter = steps that cross a node boundary.
  *   The protocol (LL, LL128, Simple) with the lowest time is chosen, as NCCL's
- *   tuner does; LL moves half the payload per byte on the wire, LL128 ~95%.
+ *   tuner does; LL moves half the payload per byte on the wire, LL128 ~92%.
  *
  *   busbw = min(intra-node bandwidth per GPU  (if the group has >1 GPU per node),
  *               NIC share of the group        (if it spans >1 node))
@@ -32,6 +32,8 @@
 
 typedef enum { NET_INTRA_NVSWITCH = 0, NET_INTRA_NVLINK_MESH, NET_INTRA_PCIE } net_intra;
 typedef enum { NET_FABRIC_FAT_TREE = 0, NET_FABRIC_RAIL, NET_FABRIC_SINGLE } net_fabric;
+/* The compute NICs' link technology: names the NIC and fabric link classes. */
+typedef enum { NET_NIC_IB = 0, NET_NIC_ROCE, NET_NIC_ETHERNET } net_nic;
 
 typedef struct net_node {
 	char name[CONF_STR_MAX];
@@ -48,6 +50,7 @@ typedef struct net_node {
 	double nvme_bytes;
 	double nvme_Bps;
 	double power_w;        /* node power excluding GPUs (CPU, NICs, fans) */
+	net_nic nic_kind;      /* ib (default), roce or ethernet */
 } net_node;
 
 typedef struct net_cluster {

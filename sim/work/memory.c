@@ -49,22 +49,21 @@ static double act_elem_bytes(const work_shard *sh)
 	return e < 2.0 ? 2.0 : e;
 }
 
-int work_activation_parts(void); /* not part of the API; see below */
-
-/* Per-token activation bytes, split into the part that every TP rank keeps in
- * full without SP (rep), the part split over TP (split) and the attention
- * score part (score, per token, before the /t). */
-static void act_parts(const work_model *m, double e, double s, double *rep, double *split,
-		      double *score)
+/* Per-token activation bytes on one rank: the part that every TP rank keeps in
+ * full without SP (rep), the part split over TP (split, already per rank) and
+ * the attention score part (score, per rank). The per-rank K/V width is
+ * d*max(g/t, 1): with fewer kv heads than ranks each rank keeps one. */
+static void act_parts(const work_model *m, double e, double s, double t, double *rep,
+		      double *split, double *score)
 {
 	double h = m->hidden, a = m->heads;
 	double g = m->kv_heads > 0 ? m->kv_heads : m->heads;
-	double kv = g * (m->hidden / m->heads);
+	double kv = (g >= t ? g / t : 1.0) * (m->hidden / m->heads);
 	double f = m->ffn > 0 ? m->ffn : 4.0 * m->hidden;
 	double fc1 = m->act == WORK_ACT_SWIGLU ? 2.0 * f : f;
 	*rep = (4.0 * e + 2.0) * h;
-	*split = e * (2.0 * h + 2.0 * kv + fc1 + f);
-	*score = (2.0 * e + 1.0) * a * s;
+	*split = e * ((2.0 * h + fc1 + f) / t + 2.0 * kv);
+	*score = (2.0 * e + 1.0) * a * s / t;
 }
 
 double work_activation_bytes(const work_model *m, const work_shard *sh, work_recompute rc)
@@ -76,17 +75,18 @@ double work_activation_bytes(const work_model *m, const work_shard *sh, work_rec
 	if (rc == WORK_RECOMPUTE_FULL)
 		return e * s * b * m->hidden / (sp ? t : 1.0);
 	double rep, split, score;
-	act_parts(m, e, s, &rep, &split, &score);
-	double per_token = (sp ? rep / t : rep) + split / t;
+	act_parts(m, e, s, t, &rep, &split, &score);
+	double per_token = (sp ? rep / t : rep) + split;
 	if (rc == WORK_RECOMPUTE_NONE)
-		per_token += score / t;
+		per_token += score;
 	return s * b * per_token;
 }
 
+/* The activation crosses stages in the same 16-bit (or wider) form. */
 double work_p2p_bytes(const work_model *m, const work_shard *sh)
 {
 	double t = sh->tp > 0 ? sh->tp : 1;
 	bool sp = sh->sp && t > 1;
-	double bytes = (double)sh->seq * sh->micro_batch * m->hidden * hw_dtype_bytes(sh->dtype);
+	double bytes = (double)sh->seq * sh->micro_batch * m->hidden * act_elem_bytes(sh);
 	return sp ? bytes / t : bytes;
 }

@@ -11,9 +11,12 @@
  *   embedding: V*h (+ s*h learned positions for GPT); the output layer is tied
  *              to the embedding unless untied_embeddings = true.
  * Model FLOPs of one step (Megatron, Narayanan et al. 2021, eq. 3 generalised):
- *   per token: 6 * P_dense_matmul + 6 * l * s * h (attention scores and values,
- *   fwd+bwd, causal mask not discounted, as the papers count)
- *   = 72*B*s*l*h^2*(1 + s/6h + V/12lh) for GPT with f = 4h.
+ *   per token: 6 * P_dense_matmul + 12 * l * s * h (attention scores and
+ *   values, 4*s*h forward, x3 fwd+bwd, causal mask not discounted, as the
+ *   papers count); P_dense_matmul = the layers' matmul weights + the h x V
+ *   logits matrix (6*V*h per token); no embedding lookup, norms or biases.
+ *   For GPT with f = 4h and T = B*s tokens this is
+ *   F = 72*B*s*l*h^2*(1 + s/6h + V/12lh). Derivation in model.c.
  */
 #ifndef PODSIM_WORK_H
 #define PODSIM_WORK_H
@@ -102,7 +105,7 @@ typedef enum { WORK_RECOMPUTE_NONE = 0, WORK_RECOMPUTE_SELECTIVE, WORK_RECOMPUTE
  *   selective, no SP: s*b*h*(10 + 24/t)
  *   selective, SP:   s*b*h*34/t
  *   full:            2*s*b*h (the layer input only; /t with SP)
- * For SwiGLU and GQA the 34 is rebuilt from the tensor sizes (see work.c). */
+ * For SwiGLU and GQA the 34 is rebuilt from the tensor sizes (see memory.c). */
 double work_activation_bytes(const work_model *m, const work_shard *sh, work_recompute rc);
 
 /* Bytes of the activation sent between pipeline stages per micro-batch:

@@ -1,0 +1,115 @@
+/* gpu.c - the [gpu] section: a GPU type's spec-sheet numbers and calibrated
+ * efficiencies (hw.h), and the names and storage sizes of the data types.
+ *
+ * Units after reading, all SI: FLOP/s for the peaks, bytes, bytes/s, Hz, s, W.
+ * Peaks are dense (no 2:4 sparsity) and per dtype: fp32 is the vector
+ * (CUDA-core) rate, every other dtype the tensor-core (matrix) rate; 0 means
+ * the GPU has no such path (see kernel.c for the fallback used when a kernel
+ * asks for one anyway). gemm_efficiency and hbm_efficiency are fractions of
+ * the peaks that large kernels reach, calibrated from microbenchmarks
+ * (reference/hardware.md section 14).
+ *
+ * Called by plan (scenario loading) and valid (microbenchmark rows).
+ */
+#include "hw.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#define BIG 1e300 /* no upper bound */
+
+#define PEAK(key, t, what)                                                                     \
+	{key, CONF_QTY, SIM_UNIT_FLOPS, 0, 1e19, "0 FLOP/s", NULL,                             \
+	 offsetof(hw_gpu, peak_flops) + (size_t)(t) * sizeof(double), what}
+
+const conf_key hw_gpu_keys[] = {
+	{"name", CONF_STR, SIM_UNIT_NONE, 0, 0, NULL, NULL, offsetof(hw_gpu, name),
+	 "GPU type, e.g. a100-sxm4-80g"},
+	{"source", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL, offsetof(hw_gpu, source),
+	 "where the numbers come from"},
+	{"sm_count", CONF_INT, SIM_UNIT_NONE, 1, 100000, NULL, NULL, offsetof(hw_gpu, sm_count),
+	 "streaming multiprocessors (compute units on AMD)"},
+	{"clock", CONF_QTY, SIM_UNIT_FREQ, 1e6, 1e11, NULL, NULL, offsetof(hw_gpu, clock_hz),
+	 "clock behind the spec peaks"},
+	PEAK("fp64", HW_FP64, "dense fp64 peak (tensor/matrix; vector where there is none)"),
+	PEAK("fp32", HW_FP32, "dense fp32 vector (CUDA-core) peak"),
+	PEAK("tf32", HW_TF32, "dense tf32 tensor-core peak; 0 = unsupported"),
+	PEAK("fp16", HW_FP16, "dense fp16 tensor-core peak (fp32 accumulate); 0 = unsupported"),
+	PEAK("bf16", HW_BF16, "dense bf16 tensor-core peak; 0 = unsupported"),
+	PEAK("fp8", HW_FP8, "dense fp8 tensor-core peak; 0 = unsupported"),
+	PEAK("int8", HW_INT8, "dense int8 tensor-core peak (OP/s); 0 = unsupported"),
+	{"hbm", CONF_QTY, SIM_UNIT_BYTES, 1, BIG, NULL, NULL, offsetof(hw_gpu, hbm_bytes),
+	 "device memory capacity"},
+	{"hbm_bw", CONF_QTY, SIM_UNIT_BANDWIDTH, 1, BIG, NULL, NULL, offsetof(hw_gpu, hbm_Bps),
+	 "peak device memory bandwidth"},
+	{"l2", CONF_QTY, SIM_UNIT_BYTES, 0, BIG, NULL, NULL, offsetof(hw_gpu, l2_bytes),
+	 "L2 cache size"},
+	{"launch_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 1, "4 us", NULL,
+	 offsetof(hw_gpu, launch_s), "per-kernel launch cost"},
+	{"framework_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 1, "0 us", NULL,
+	 offsetof(hw_gpu, framework_s), "per-op eager framework cost (0 = graph mode)"},
+	{"gemm_efficiency", CONF_REAL, SIM_UNIT_NONE, 0.01, 1, NULL, NULL,
+	 offsetof(hw_gpu, gemm_eff), "fraction of tensor peak reached by large GEMMs"},
+	{"hbm_efficiency", CONF_REAL, SIM_UNIT_NONE, 0.01, 1, NULL, NULL,
+	 offsetof(hw_gpu, hbm_eff), "fraction of hbm_bw reached by streaming kernels"},
+	{"tdp", CONF_QTY, SIM_UNIT_POWER, 1, 1e6, NULL, NULL, offsetof(hw_gpu, tdp_w),
+	 "board power limit"},
+};
+const size_t hw_gpu_nkeys = sizeof hw_gpu_keys / sizeof hw_gpu_keys[0];
+
+static const char *const dtype_names[HW_DTYPE_COUNT] = {"fp64", "fp32", "tf32", "fp16",
+							"bf16", "fp8",  "int8"};
+static const double dtype_bytes[HW_DTYPE_COUNT] = {8, 4, 4, 2, 2, 1, 1};
+
+int hw_dtype_parse(const char *name, hw_dtype *out)
+{
+	for (int i = 0; name && i < HW_DTYPE_COUNT; i++)
+		if (!strcmp(name, dtype_names[i])) {
+			*out = (hw_dtype)i;
+			return SIM_OK;
+		}
+	return SIM_ECONF;
+}
+
+const char *hw_dtype_name(hw_dtype t)
+{
+	return (unsigned)t < HW_DTYPE_COUNT ? dtype_names[t] : "?";
+}
+
+double hw_dtype_bytes(hw_dtype t)
+{
+	return (unsigned)t < HW_DTYPE_COUNT ? dtype_bytes[t] : 0;
+}
+
+/* Checks across keys: a GPU needs the fp32 vector path (every fallback in
+ * kernel.c ends there) and at least one tensor-core path. */
+static int check_gpu(const conf_doc *doc, const hw_gpu *g, sim_diag *diag)
+{
+	int rc = SIM_OK;
+	if (g->peak_flops[HW_FP32] <= 0) {
+		conf_loc l = conf_key_loc(doc, "gpu", "fp32");
+		sim_diag_error(diag, l.path, l.line, "[gpu] fp32 must be > 0 FLOP/s");
+		rc = SIM_ECONF;
+	}
+	static const hw_dtype tensor[] = {HW_TF32, HW_FP16, HW_BF16, HW_FP8, HW_INT8};
+	bool any = false;
+	for (size_t i = 0; i < sizeof tensor / sizeof tensor[0]; i++)
+		any = any || g->peak_flops[tensor[i]] > 0;
+	if (!any) {
+		conf_loc l = conf_section_loc(doc, "gpu");
+		sim_diag_error(diag, l.path, l.line,
+			       "[gpu] no tensor-core peak: set at least one of tf32, fp16, bf16, "
+			       "fp8, int8");
+		rc = SIM_ECONF;
+	}
+	return rc;
+}
+
+int hw_gpu_from_conf(const conf_doc *doc, hw_gpu *out, sim_diag *diag)
+{
+	memset(out, 0, sizeof *out);
+	int rc = conf_read(doc, "gpu", hw_gpu_keys, hw_gpu_nkeys, out, false, diag);
+	if (rc != SIM_OK || !conf_has_section(doc, "gpu"))
+		return SIM_ECONF;
+	return check_gpu(doc, out, diag);
+}

@@ -1,0 +1,177 @@
+/* cluster.c - the [node] and [cluster] sections, communication-group geometry
+ * and the cluster's link classes (net.h).
+ *
+ * Units after reading, all SI: bytes, bytes/s (per direction), seconds, W.
+ * A node is `gpus` GPUs on one scale-up fabric with `nics` compute NICs; the
+ * cluster is `nodes` such nodes on a fat tree (or rail-optimised fat tree, or
+ * one switch). Invariant after net_cluster_from_conf: gpus = nodes * node.gpus
+ * fits an int.
+ *
+ * Group geometry: global ranks fill nodes in order (ranks 0..G-1 on node 0, ...),
+ * so a group r, r+stride, ..., r+(size-1)*stride puts rank i on node
+ * floor(i*stride / G). net_group_make walks the group from r = 0 (the groups of
+ * a plan are translates of this one) and counts the nodes it touches and the
+ * most ranks it puts on one of them: tp = 8 with stride 1 on 8-GPU nodes is
+ * {8, 8, 1}; the matching dp group with stride 8 is {dp, 1, dp}.
+ *
+ * Called by plan (scenario loading, group sizes), exec (link classes) and valid.
+ */
+#include "net.h"
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#define BIG 1e300 /* no upper bound */
+
+static const char *const intra_names[] = {"nvswitch", "nvlink-mesh", "pcie", NULL};
+static const char *const nic_names[] = {"ib", "roce", "ethernet", NULL};
+static const char *const fabric_names[] = {"fat-tree", "rail-optimized", "single-switch", NULL};
+
+#define QTY(key, unit, lo, def, field, help) \
+	{key, CONF_QTY, unit, lo, BIG, def, NULL, offsetof(net_node, field), help}
+#define FRACTION(key, field, help) \
+	{key, CONF_REAL, SIM_UNIT_NONE, 0.01, 1, NULL, NULL, offsetof(net_node, field), help}
+
+const conf_key net_node_keys[] = {
+	{"name", CONF_STR, SIM_UNIT_NONE, 0, 0, NULL, NULL, offsetof(net_node, name),
+	 "node type, e.g. dgx-a100-80g"},
+	{"source", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL, offsetof(net_node, source),
+	 "where the numbers come from"},
+	{"gpus", CONF_INT, SIM_UNIT_NONE, 1, 1024, NULL, NULL, offsetof(net_node, gpus),
+	 "GPUs per node"},
+	{"intra", CONF_ENUM, SIM_UNIT_NONE, 0, 0, NULL, intra_names, offsetof(net_node, intra),
+	 "scale-up fabric between the GPUs of a node"},
+	QTY("intra_bw", SIM_UNIT_BANDWIDTH, 1, NULL, intra_Bps,
+	    "scale-up bandwidth per GPU per direction"),
+	FRACTION("intra_efficiency", intra_eff, "fraction of intra_bw NCCL reaches (busbw)"),
+	{"nics", CONF_INT, SIM_UNIT_NONE, 0, 1024, NULL, NULL, offsetof(net_node, nics),
+	 "compute NICs per node"},
+	QTY("nic_bw", SIM_UNIT_BANDWIDTH, 0, NULL, nic_Bps, "line rate of one NIC per direction"),
+	FRACTION("nic_efficiency", nic_eff, "fraction of nic_bw NCCL reaches per NIC"),
+	{"nic_kind", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "ib", nic_names,
+	 offsetof(net_node, nic_kind), "compute NIC technology (names link classes)"},
+	QTY("pcie_bw", SIM_UNIT_BANDWIDTH, 1, NULL, pcie_Bps, "GPU <-> host per direction"),
+	QTY("host_memory", SIM_UNIT_BYTES, 0, NULL, host_mem_bytes, "host DRAM per node"),
+	QTY("nvme", SIM_UNIT_BYTES, 0, "0 B", nvme_bytes, "local NVMe capacity per node"),
+	QTY("nvme_bw", SIM_UNIT_BANDWIDTH, 0, "0 B/s", nvme_Bps, "local NVMe read bandwidth"),
+	QTY("power", SIM_UNIT_POWER, 0, "0 W", power_w, "node power besides the GPUs"),
+};
+const size_t net_node_nkeys = sizeof net_node_keys / sizeof net_node_keys[0];
+
+const conf_key net_cluster_keys[] = {
+	{"name", CONF_STR, SIM_UNIT_NONE, 0, 0, NULL, NULL, offsetof(net_cluster, name),
+	 "cluster name"},
+	{"nodes", CONF_INT, SIM_UNIT_NONE, 1, 1000000, NULL, NULL, offsetof(net_cluster, nodes),
+	 "number of nodes"},
+	{"fabric", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fat-tree", fabric_names,
+	 offsetof(net_cluster, fabric), "scale-out topology"},
+	{"oversubscription", CONF_REAL, SIM_UNIT_NONE, 1, 1000, "1", NULL,
+	 offsetof(net_cluster, oversubscription), "fabric taper (1 = non-blocking)"},
+	{"switch_latency", CONF_QTY, SIM_UNIT_TIME, 0, 1e-3, "130 ns", NULL,
+	 offsetof(net_cluster, switch_lat_s), "latency per switch hop"},
+};
+const size_t net_cluster_nkeys = sizeof net_cluster_keys / sizeof net_cluster_keys[0];
+
+static void key_error(const conf_doc *doc, const char *section, const char *key,
+		      sim_diag *diag, const char *msg)
+{
+	conf_loc l = conf_key_loc(doc, section, key);
+	sim_diag_error(diag, l.path, l.line, "%s", msg);
+}
+
+/* Checks across keys, after both sections read cleanly. */
+static int check_cluster(const conf_doc *doc, net_cluster *c, sim_diag *diag)
+{
+	int rc = SIM_OK;
+	if (c->nodes > 1 && (c->node.nics < 1 || c->node.nic_Bps <= 0)) {
+		key_error(doc, "node", "nics", diag,
+			  "[node] a cluster of more than one node needs nics >= 1 and nic_bw > 0");
+		rc = SIM_ECONF;
+	}
+	int64_t total;
+	if (!sim_mul_i64(c->nodes, c->node.gpus, &total) || total > INT_MAX) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "[cluster] nodes = %d times [node] gpus = %d is too many GPUs",
+			 c->nodes, c->node.gpus);
+		key_error(doc, "cluster", "nodes", diag, msg);
+		return SIM_ECONF;
+	}
+	c->gpus = (int)total;
+	return rc;
+}
+
+int net_cluster_from_conf(const conf_doc *doc, net_cluster *out, sim_diag *diag)
+{
+	memset(out, 0, sizeof *out);
+	int rn = conf_read(doc, "node", net_node_keys, net_node_nkeys, &out->node, false, diag);
+	int rc = conf_read(doc, "cluster", net_cluster_keys, net_cluster_nkeys, out, false, diag);
+	if (rn != SIM_OK || rc != SIM_OK || !conf_has_section(doc, "node") ||
+	    !conf_has_section(doc, "cluster"))
+		return SIM_ECONF;
+	return check_cluster(doc, out, diag);
+}
+
+void net_group_make(const net_cluster *c, int size, int stride, net_group *out)
+{
+	int64_t g = c->node.gpus > 0 ? c->node.gpus : 1;
+	int64_t step = stride > 0 ? stride : 1;
+	*out = (net_group){size > 0 ? size : 0, 0, 0};
+	int64_t node = -1, run = 0;
+	for (int64_t i = 0; i < out->size; i++) {
+		int64_t n = i * step / g;
+		if (n != node) {
+			node = n;
+			run = 0;
+			out->nodes++;
+		}
+		if (++run > out->per_node)
+			out->per_node = (int)run;
+	}
+}
+
+/* ----------------------------------------------------------- link classes -- */
+
+static void link_set(net_link_class *l, net_link_kind kind, const char *name,
+		     const char *kind_name, int64_t count, double Bps)
+{
+	l->kind = kind;
+	snprintf(l->name, sizeof l->name, "%s", name);
+	snprintf(l->kind_name, sizeof l->kind_name, "%s", kind_name);
+	l->count = count > INT_MAX ? INT_MAX : (int)count;
+	l->Bps = Bps;
+}
+
+/* Classes, in this order where they exist:
+ *   scale-up  every GPU's port into the node fabric ("node0/gpu0 -> nvswitch"),
+ *             kind nvlink (NVSwitch, NVLink mesh) or pcie; intra_bw each.
+ *   nic       every compute NIC's link to its leaf switch, kind ib/roce/ethernet.
+ *   fabric    leaf -> spine uplinks (nodes > 1, not for a single switch). A
+ *             fat tree with oversubscription o has nodes*nics/o uplinks of the
+ *             NIC rate, so each carries o times a NIC's share of traffic.
+ *   pcie      every GPU's host link ("node0/gpu0 -> host"), pcie_bw each.
+ */
+int net_link_classes(const net_cluster *c, net_link_class out[NET_LINK_KIND_COUNT])
+{
+	const net_node *nd = &c->node;
+	int n = 0;
+	int64_t gpus = (int64_t)c->nodes * nd->gpus, nics = (int64_t)c->nodes * nd->nics;
+	const char *nic_kind = nic_names[nd->nic_kind <= NET_NIC_ETHERNET ? nd->nic_kind : 0];
+	bool pcie = nd->intra == NET_INTRA_PCIE;
+	link_set(&out[n++], NET_LINK_SCALEUP,
+		 pcie			       ? "node0/gpu0 -> pcie-switch"
+		 : nd->intra == NET_INTRA_NVSWITCH ? "node0/gpu0 -> nvswitch"
+						   : "node0/gpu0 -> nvlink-mesh",
+		 pcie ? "pcie" : "nvlink", gpus, nd->intra_Bps);
+	if (nd->nics > 0)
+		link_set(&out[n++], NET_LINK_NIC, "node0/nic0 -> leaf0", nic_kind, nics, nd->nic_Bps);
+	if (c->nodes > 1 && nd->nics > 0 && c->fabric != NET_FABRIC_SINGLE) {
+		double o = c->oversubscription >= 1 ? c->oversubscription : 1;
+		int64_t up = (int64_t)((double)nics / o);
+		link_set(&out[n++], NET_LINK_FABRIC, "leaf0 -> spine0", nic_kind, up > 0 ? up : 1,
+			 nd->nic_Bps);
+	}
+	link_set(&out[n++], NET_LINK_PCIE, "node0/gpu0 -> host", "pcie", gpus, nd->pcie_Bps);
+	return n;
+}

@@ -1,0 +1,200 @@
+/* coll.c - the cost of one collective: NCCL's algorithms with alpha-beta costs
+ * and NCCL's own latency model (net.h). Units: seconds, bytes, bytes/s.
+ *
+ * Notation: n ranks in the group, k of them per node, m nodes, S bytes (the
+ * full buffer as nccl-tests counts it), G GPUs per node.
+ *
+ * Bandwidth (the beta part). The bus bandwidth a rank sustains is
+ *     B_intra = intra_bw * intra_efficiency                       if k > 1
+ *     B_nic   = k/G * nics * nic_bw * nic_efficiency / oversub    if m > 1
+ *     busbw   = min of those that apply
+ * The NIC share assumes every GPU of the node communicates at once (the other
+ * G/k groups of the node run the same collective), so the k ranks of this group
+ * get k/G of the node's NICs. Per algorithm, with nccl-tests' bus-bandwidth
+ * factors (a rank sends f*S bytes in total):
+ *     all-reduce (ring: reduce-scatter then all-gather)  f = 2(n-1)/n
+ *     all-gather, reduce-scatter (ring)                   f = (n-1)/n
+ *     broadcast (pipelined ring: every byte crosses each ring hop once, so
+ *       the time is S / busbw; nccl-tests' busbw = algbw)  time factor 1,
+ *       average bytes sent per rank (n-1)/n * S (the last rank forwards none)
+ *     all-to-all (pairwise exchange, all pairs in flight): a rank sends
+ *       (k-1)/n * S inside its node and (n-k)/n * S through the NICs, so
+ *       t = max((k-1)/n * S / B_intra, (n-k)/n * S / B_nic); with k = n or
+ *       k = 1 this is (n-1)/n * S over the one bottleneck
+ *     p2p (one message of S): S / B_intra inside a node; across nodes one NIC
+ *       flow, B = min(1, nics/G) * nic_bw * nic_efficiency / oversub (all G
+ *       GPUs of a stage send at once; NCCL cannot stripe one peer pair over
+ *       several NICs, hardware.md 8a, S23)
+ * Ring traffic leaves a node once per ring pass per node, so of the f*S bytes a
+ * rank sends, a share 1/k goes through the NICs when m > 1 (inter_bytes) and the
+ * rest over the scale-up port (intra_bytes).
+ *
+ * Latency (the alpha part), NCCL's tuning model (src/graph/tuning.cc, NCCL
+ * ~2.20-2.21; reference/hardware.md section 13, source S27):
+ *     lat = base[p] + (nsteps - ninter) * intra[p] + ninter * inter[p]
+ * nsteps = 2(n-1) for all-reduce, n-1 for the other ring collectives; ninter =
+ * the steps whose hop crosses a node boundary. A ring of n ranks over m nodes
+ * has m boundary hops out of n, and a chunk travels n-1 hops per pass, so
+ * ninter = m-1 per pass (2(m-1) for all-reduce; NCCL's code rounds this to 2m).
+ * When m > 1 an intra step costs at least NCCL's per-step network overhead,
+ * 1 us on Intel hosts (x3 for Simple), as in tuning.cc. All-to-all and p2p run
+ * as one round of concurrent sends: base + one intra step (k > 1) + one inter
+ * step (m > 1) (assumed; NCCL groups the p2p operations into one launch).
+ * The switch_latency of [cluster] is not added: NCCL's network step latency
+ * already includes the fabric; it is for the flow-level model.
+ *
+ * Protocols: LL moves 8-byte lines of 4 data bytes and 4 flag bytes (factor
+ * 0.5 of busbw); LL128 moves 120 data bytes per 128-byte line, which NCCL's
+ * tuning model rates at 0.92 of busbw (assumed from tuning.cc; not in
+ * hardware.csv); Simple runs at busbw. LL128 is used only on NVLink nodes, as
+ * NCCL enables it by default only there. The protocol with the lowest time
+ * wins, as NCCL's tuner picks the lowest predicted time.
+ */
+#include "net.h"
+
+#include <math.h>
+
+/* S27, in seconds: ring base latency per collective and per-step hardware
+ * latency, indexed [LL, LL128, Simple]. */
+static const double base_lat[NET_PROTO_COUNT] = {6.6e-6, 14.0e-6, 8.4e-6};
+static const double nvlink_step[NET_PROTO_COUNT] = {0.6e-6, 1.9e-6, 3.4e-6};
+static const double pcie_step[NET_PROTO_COUNT] = {1.0e-6, 2.5e-6, 5.7e-6};
+static const double net_step[NET_PROTO_COUNT] = {2.7e-6, 4.0e-6, 14.0e-6};
+/* S27: CPU overhead per network step (Intel hosts), x3 for Simple. */
+static const double net_overhead[NET_PROTO_COUNT] = {1.0e-6, 1.0e-6, 3.0e-6};
+/* Fraction of busbw each protocol delivers (see the header comment). */
+static const double proto_bw[NET_PROTO_COUNT] = {0.5, 0.92, 1.0};
+
+static const char *const coll_names[NET_COLL_COUNT] = {
+	"all-reduce", "all-gather", "reduce-scatter", "broadcast", "all-to-all", "p2p"};
+
+const char *net_coll_name(net_coll c)
+{
+	return (unsigned)c < NET_COLL_COUNT ? coll_names[c] : "?";
+}
+
+/* The collective reduced to what the cost formula needs. */
+typedef struct shape {
+	double bw_time;   /* seconds at busbw (protocol factor 1) */
+	double busbw;     /* bytes/s */
+	double nsteps, ninter;
+	double intra_bytes, inter_bytes;
+} shape;
+
+static bool group_ok(const net_cluster *c, net_coll coll, const net_group *g)
+{
+	if (!g || (unsigned)coll >= NET_COLL_COUNT || g->size < 1 || g->per_node < 1 ||
+	    g->nodes < 1 || g->per_node > c->node.gpus || g->nodes > c->nodes ||
+	    (int64_t)g->per_node * g->nodes < g->size)
+		return false;
+	if (g->size == 1)
+		return true;
+	if (g->per_node > 1 && !(c->node.intra_Bps > 0 && c->node.intra_eff > 0))
+		return false;
+	return g->nodes == 1 || (c->node.nics > 0 && c->node.nic_Bps > 0 && c->node.nic_eff > 0);
+}
+
+static double oversub(const net_cluster *c)
+{
+	return c->oversubscription >= 1 ? c->oversubscription : 1;
+}
+
+/* Fill bandwidth, steps and bytes for the ring-style collectives and
+ * broadcast: a rank sends send_f * S, the time factor is time_f. */
+static void ring_shape(double S, double k, double m, double busbw, double send_f,
+		       double time_f, double steps_per_pass, double passes, shape *sh)
+{
+	sh->busbw = busbw;
+	sh->bw_time = time_f * S / busbw;
+	sh->nsteps = passes * steps_per_pass;
+	sh->ninter = m > 1 ? passes * (m - 1) : 0;
+	double sent = send_f * S;
+	sh->inter_bytes = m > 1 ? sent / k : 0;
+	sh->intra_bytes = sent - sh->inter_bytes;
+}
+
+static void make_shape(const net_cluster *c, net_coll coll, const net_group *g, double S,
+		       shape *sh)
+{
+	const net_node *nd = &c->node;
+	double n = g->size, k = g->per_node, m = g->nodes;
+	double b_intra = k > 1 ? nd->intra_Bps * nd->intra_eff : INFINITY;
+	double b_nic = m > 1 ? k / nd->gpus * nd->nics * nd->nic_Bps * nd->nic_eff / oversub(c)
+			     : INFINITY;
+	double busbw = fmin(b_intra, b_nic);
+	switch (coll) {
+	case NET_ALLREDUCE:
+		ring_shape(S, k, m, busbw, 2 * (n - 1) / n, 2 * (n - 1) / n, n - 1, 2, sh);
+		return;
+	case NET_ALLGATHER:
+	case NET_REDUCESCATTER:
+		ring_shape(S, k, m, busbw, (n - 1) / n, (n - 1) / n, n - 1, 1, sh);
+		return;
+	case NET_BROADCAST:
+		ring_shape(S, k, m, busbw, (n - 1) / n, 1, n - 1, 1, sh);
+		return;
+	case NET_ALLTOALL: {
+		sh->intra_bytes = (k - 1) / n * S;
+		sh->inter_bytes = (n - k) / n * S;
+		double ti = sh->intra_bytes > 0 ? sh->intra_bytes / b_intra : 0;
+		double tn = sh->inter_bytes > 0 ? sh->inter_bytes / b_nic : 0;
+		sh->bw_time = fmax(ti, tn);
+		sh->busbw = sh->bw_time > 0 ? (n - 1) / n * S / sh->bw_time : busbw;
+		sh->nsteps = (k > 1) + (m > 1);
+		sh->ninter = m > 1;
+		return;
+	}
+	case NET_P2P:
+	default: {
+		double share = fmin(1.0, (double)nd->nics / nd->gpus);
+		double b = m > 1 ? share * nd->nic_Bps * nd->nic_eff / oversub(c)
+				 : nd->intra_Bps * nd->intra_eff;
+		sh->busbw = b;
+		sh->bw_time = S / b;
+		sh->nsteps = 1;
+		sh->ninter = m > 1;
+		sh->intra_bytes = m > 1 ? 0 : S;
+		sh->inter_bytes = m > 1 ? S : 0;
+		return;
+	}
+	}
+}
+
+/* NCCL's latency for protocol p (see the header comment). */
+static double latency(const net_cluster *c, const net_group *g, const shape *sh, int p)
+{
+	double intra = c->node.intra == NET_INTRA_PCIE ? pcie_step[p] : nvlink_step[p];
+	if (g->nodes > 1)
+		intra = fmax(intra, net_overhead[p]);
+	return base_lat[p] + (sh->nsteps - sh->ninter) * intra + sh->ninter * net_step[p];
+}
+
+int net_collective(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
+		   net_cost *out)
+{
+	*out = (net_cost){0};
+	out->proto = NET_PROTO_SIMPLE;
+	if (!c || !group_ok(c, coll, g) || !(bytes >= 0))
+		return SIM_EINVAL;
+	if (g->size == 1 || bytes == 0)
+		return SIM_OK;
+	shape sh;
+	make_shape(c, coll, g, bytes, &sh);
+	double best = INFINITY;
+	for (int p = 0; p < NET_PROTO_COUNT; p++) {
+		if (p == NET_PROTO_LL128 && c->node.intra == NET_INTRA_PCIE)
+			continue;
+		double lat = latency(c, g, &sh, p);
+		double t = lat + sh.bw_time / proto_bw[p];
+		if (t < best) {
+			best = t;
+			out->proto = (net_proto)p;
+			out->latency_s = lat;
+		}
+	}
+	out->time_s = best;
+	out->busbw_Bps = sh.busbw;
+	out->intra_bytes = sh.intra_bytes;
+	out->inter_bytes = sh.inter_bytes;
+	return SIM_OK;
+}

@@ -1,0 +1,137 @@
+/* json.c - the JSON form of a step's result: one object on one line, keys as
+ * documented in report.h and README.md ("JSON output").
+ *
+ * Output is reproducible: numbers are printed with %.9g, so equal results give
+ * equal text; non-finite numbers print as null (JSON has no NaN or infinity);
+ * wall_s is left out on purpose because it changes from run to run. Strings go
+ * through sim_buf_json_string. Times are seconds, sizes bytes, bandwidths B/s.
+ */
+#include "report.h"
+
+#include <math.h>
+
+/* "key":value for a double; null when not finite. */
+static void num(sim_buf *b, const char *key, double v, bool comma)
+{
+	sim_buf_printf(b, "\"%s\":", key);
+	if (isfinite(v))
+		sim_buf_printf(b, "%.9g", v);
+	else
+		sim_buf_append(b, "null", 4);
+	if (comma)
+		sim_buf_append(b, ",", 1);
+}
+
+static void str(sim_buf *b, const char *key, const char *v, bool comma)
+{
+	sim_buf_printf(b, "\"%s\":", key);
+	sim_buf_json_string(b, v);
+	if (comma)
+		sim_buf_append(b, ",", 1);
+}
+
+static void u64(sim_buf *b, const char *key, uint64_t v, bool comma)
+{
+	sim_buf_printf(b, "\"%s\":%llu%s", key, (unsigned long long)v, comma ? "," : "");
+}
+
+static void boolean(sim_buf *b, const char *key, bool v, bool comma)
+{
+	sim_buf_printf(b, "\"%s\":%s%s", key, v ? "true" : "false", comma ? "," : "");
+}
+
+static void breakdown(sim_buf *b, const exec_result *r)
+{
+	sim_buf_append(b, "\"breakdown\":[", 13);
+	for (int i = 0; i < r->nclasses; i++) {
+		const exec_class *c = &r->classes[i];
+		sim_buf_append(b, i ? ",{" : "{", i ? 2 : 1);
+		str(b, "name", c->name, true);
+		sim_buf_printf(b, "\"ranks\":%d,", c->ranks);
+		for (int k = 0; k < EXEC_CAT_COUNT; k++)
+			num(b, exec_cat_name((exec_cat)k), c->time_s[k], k + 1 < EXEC_CAT_COUNT);
+		sim_buf_append(b, "}", 1);
+	}
+	sim_buf_append(b, "],", 2);
+}
+
+static void memory(sim_buf *b, const exec_result *r)
+{
+	sim_buf_append(b, "\"memory\":{", 10);
+	num(b, "capacity_bytes", r->mem_capacity_bytes, true);
+	num(b, "peak_bytes", r->mem_peak_bytes, true);
+	boolean(b, "oom", r->oom, true);
+	sim_buf_append(b, "\"classes\":[", 11);
+	for (int i = 0; i < r->nclasses; i++) {
+		const exec_class *c = &r->classes[i];
+		sim_buf_append(b, i ? ",{" : "{", i ? 2 : 1);
+		str(b, "name", c->name, true);
+		for (int m = 0; m < PLAN_MEM_COUNT; m++)
+			num(b, plan_mem_name((plan_mem)m), c->mem_bytes[m], true);
+		num(b, "total", c->mem_total_bytes, true);
+		boolean(b, "oom", c->oom, false);
+		sim_buf_append(b, "}", 1);
+	}
+	sim_buf_append(b, "]},", 3);
+}
+
+static void links(sim_buf *b, const exec_result *r)
+{
+	sim_buf_append(b, "\"links\":[", 9);
+	for (int i = 0; i < r->nlinks; i++) {
+		const exec_link *l = &r->links[i];
+		sim_buf_append(b, i ? ",{" : "{", i ? 2 : 1);
+		str(b, "name", l->name, true);
+		str(b, "kind", l->kind, true);
+		sim_buf_printf(b, "\"count\":%d,", l->count);
+		num(b, "capacity_Bps", l->Bps, true);
+		num(b, "bytes", l->bytes, true);
+		num(b, "busy_s", l->busy_s, true);
+		num(b, "util", l->util, true);
+		num(b, "saturated_s", l->saturated_s, false);
+		sim_buf_append(b, "}", 1);
+	}
+	sim_buf_append(b, "],", 2);
+}
+
+void report_json_buf(sim_buf *b, const exec_result *r, int64_t run_id)
+{
+	if (run_id > 0)
+		sim_buf_printf(b, "{\"run_id\":%lld,", (long long)run_id);
+	else
+		sim_buf_append(b, "{\"run_id\":null,", 15);
+	str(b, "scenario", r->scenario, true);
+	str(b, "model", r->model, true);
+	str(b, "gpu", r->gpu, true);
+	str(b, "cluster", r->cluster, true);
+	str(b, "plan", r->plan, true);
+	u64(b, "seed", r->seed, true);
+	sim_buf_printf(b, "\"gpus\":%d,", r->gpus);
+	num(b, "step_time_s", r->step_s, true);
+	num(b, "tokens_per_s", r->tokens_per_s, true);
+	num(b, "model_flops", r->model_flops, true);
+	num(b, "hardware_flops", r->hardware_flops, true);
+	num(b, "mfu", r->mfu, true);
+	num(b, "hfu", r->hfu, true);
+	num(b, "tflops_per_gpu", r->tflops_per_gpu, true);
+	num(b, "bubble_fraction", r->bubble_fraction, true);
+	breakdown(b, r);
+	memory(b, r);
+	links(b, r);
+	sim_buf_append(b, "\"sim\":{", 7);
+	u64(b, "tasks", r->tasks, true);
+	u64(b, "events", r->events, false);
+	sim_buf_append(b, "}}\n", 3);
+}
+
+void report_json(FILE *out, const exec_result *r, int64_t run_id)
+{
+	sim_buf b;
+	sim_buf_init(&b);
+	report_json_buf(&b, r, run_id);
+	if (b.oom)
+		fputs("{\"error\":\"out of memory\"}\n", out);
+	else if (b.data)
+		fwrite(b.data, 1, b.len, out);
+	sim_buf_free(&b);
+}

@@ -1,0 +1,272 @@
+/* text.c - the human-readable report of one simulated step.
+ *
+ * Sections, in order: identity (scenario, model, GPU, cluster, plan, GPUs,
+ * seed); headline metrics (step time, tokens/s, MFU, HFU, TFLOP/s per GPU,
+ * bubble fraction); the breakdown per rank class in seconds and % of the step,
+ * showing only categories that are non-zero in some class (more than
+ * TEXT_MAX_ROWS classes print the first and last TEXT_EDGE_ROWS and a
+ * "... N more" line); memory per GPU by category for the most loaded class
+ * with the OOM verdict, and each class's total; the link classes, most loaded
+ * first; the simulation's size and the run id.
+ *
+ * The output depends only on the result (never on wall time), so it is
+ * deterministic and can be compared against golden files. Sizes print in
+ * binary units (GiB), bandwidths through sim_unit_format.
+ */
+#include "report.h"
+
+#include <math.h>
+#include <string.h>
+
+#define TEXT_MAX_ROWS 16  /* more classes than this are elided */
+#define TEXT_EDGE_ROWS 4  /* rows kept at each end when eliding */
+#define TEXT_NAME_MAX 40  /* widest name column */
+
+/* Bytes with one decimal in the largest binary unit not above them; a
+ * trailing ".0" is dropped ("80 GiB", "71.3 GiB", "512 MiB"). */
+static void fmt_bytes(double v, char *buf, size_t len)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	int u = 0;
+	double x = v;
+	while (isfinite(x) && fabs(x) >= 1024 && u < 5) {
+		x /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.1f", x);
+	size_t n = strlen(buf);
+	if (n > 2 && !strcmp(buf + n - 2, ".0"))
+		buf[n - 2] = '\0';
+	n = strlen(buf);
+	snprintf(buf + n, len > n ? len - n : 0, " %s", units[u]);
+}
+
+/* Decimal digits grouped by thousands: "254312" -> "254,312". */
+static void group_digits(const char *digits, bool neg, char *buf, size_t len)
+{
+	char tmp[64];
+	size_t nd = strlen(digits), o = 0;
+	if (neg)
+		tmp[o++] = '-';
+	for (size_t i = 0; i < nd && o + 2 < sizeof tmp; i++) {
+		if (i && (nd - i) % 3 == 0)
+			tmp[o++] = ',';
+		tmp[o++] = digits[i];
+	}
+	tmp[o] = '\0';
+	snprintf(buf, len, "%s", tmp);
+}
+
+/* A count rounded to an integer, grouped: "254,312". */
+static void fmt_count(double v, char *buf, size_t len)
+{
+	char digits[32];
+	if (!isfinite(v) || fabs(v) >= 1e18) {
+		snprintf(buf, len, "%.6g", v);
+		return;
+	}
+	snprintf(digits, sizeof digits, "%.0f", fabs(v));
+	group_digits(digits, v < 0 && strcmp(digits, "0"), buf, len);
+}
+
+static void fmt_u64(uint64_t v, char *buf, size_t len)
+{
+	char digits[32];
+	snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
+	group_digits(digits, false, buf, len);
+}
+
+static double pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+static int name_width(const exec_result *r, int floor)
+{
+	int w = floor;
+	for (int i = 0; i < r->nclasses; i++) {
+		int n = (int)strlen(r->classes[i].name);
+		w = n > w ? n : w;
+	}
+	return w < TEXT_NAME_MAX ? w : TEXT_NAME_MAX;
+}
+
+/* Whether class row i is printed; *gap is set on the first elided row. */
+static bool row_shown(int n, int i, bool *gap)
+{
+	*gap = n > TEXT_MAX_ROWS && i == TEXT_EDGE_ROWS;
+	return n <= TEXT_MAX_ROWS || i < TEXT_EDGE_ROWS || i >= n - TEXT_EDGE_ROWS;
+}
+
+static void header(FILE *out, const exec_result *r)
+{
+	fprintf(out, "podsim: %s\n", r->scenario);
+	fprintf(out, "  %-17s %s\n", "model", r->model);
+	fprintf(out, "  %-17s %s\n", "gpu", r->gpu);
+	fprintf(out, "  %-17s %s\n", "cluster", r->cluster);
+	fprintf(out, "  %-17s %s\n", "plan", r->plan);
+	fprintf(out, "  %-17s %d\n", "gpus", r->gpus);
+	fprintf(out, "  %-17s %llu\n", "seed", (unsigned long long)r->seed);
+}
+
+static void headline(FILE *out, const exec_result *r)
+{
+	char step[64], tok[48];
+	sim_unit_format(r->step_s, SIM_UNIT_TIME, step, sizeof step);
+	fmt_count(r->tokens_per_s, tok, sizeof tok);
+	fprintf(out, "\nstep\n");
+	fprintf(out, "  %-17s %s\n", "step time", step);
+	fprintf(out, "  %-17s %s\n", "tokens/s", tok);
+	fprintf(out, "  %-17s %.1f%%\n", "MFU", 100.0 * r->mfu);
+	fprintf(out, "  %-17s %.1f%%\n", "HFU", 100.0 * r->hfu);
+	fprintf(out, "  %-17s %.1f\n", "TFLOP/s per GPU", r->tflops_per_gpu);
+	fprintf(out, "  %-17s %.1f%%\n", "bubble fraction", 100.0 * r->bubble_fraction);
+}
+
+static void breakdown_row(FILE *out, const exec_class *c, const bool used[], int w,
+			  double step)
+{
+	double total = 0;
+	fprintf(out, "  %-*.*s %6d", w, w, c->name, c->ranks);
+	for (int k = 0; k < EXEC_CAT_COUNT; k++) {
+		total += c->time_s[k];
+		if (used[k])
+			fprintf(out, " %8.4f %5.1f%%", c->time_s[k], pct(c->time_s[k], step));
+	}
+	fprintf(out, " %8.4f\n", total);
+}
+
+static void breakdown(FILE *out, const exec_result *r)
+{
+	bool used[EXEC_CAT_COUNT] = {false};
+	for (int i = 0; i < r->nclasses; i++)
+		for (int k = 0; k < EXEC_CAT_COUNT; k++)
+			used[k] = used[k] || r->classes[i].time_s[k] != 0;
+	int w = name_width(r, 5);
+	fprintf(out, "\nbreakdown per rank class (seconds, %% of step)\n");
+	fprintf(out, "  %-*s %6s", w, "class", "ranks");
+	for (int k = 0; k < EXEC_CAT_COUNT; k++)
+		if (used[k])
+			fprintf(out, " %15s", exec_cat_name((exec_cat)k));
+	fprintf(out, " %8s\n", "step");
+	for (int i = 0; i < r->nclasses; i++) {
+		bool gap;
+		bool shown = row_shown(r->nclasses, i, &gap);
+		if (gap)
+			fprintf(out, "  ... %d more\n", r->nclasses - 2 * TEXT_EDGE_ROWS);
+		if (shown)
+			breakdown_row(out, &r->classes[i], used, w, r->step_s);
+	}
+}
+
+/* The class with the largest memory total (the first of equals), or -1. */
+static int worst_class(const exec_result *r)
+{
+	int worst = -1;
+	for (int i = 0; i < r->nclasses; i++)
+		if (worst < 0 || r->classes[i].mem_total_bytes > r->classes[worst].mem_total_bytes)
+			worst = i;
+	return worst;
+}
+
+static void memory_classes(FILE *out, const exec_result *r)
+{
+	int w = name_width(r, 5);
+	char tot[32];
+	fprintf(out, "  per class:\n");
+	for (int i = 0; i < r->nclasses; i++) {
+		bool gap;
+		bool shown = row_shown(r->nclasses, i, &gap);
+		if (gap)
+			fprintf(out, "    ... %d more\n", r->nclasses - 2 * TEXT_EDGE_ROWS);
+		if (!shown)
+			continue;
+		const exec_class *c = &r->classes[i];
+		fmt_bytes(c->mem_total_bytes, tot, sizeof tot);
+		fprintf(out, "    %-*.*s %12s  %s\n", w, w, c->name, tot, c->oom ? "OOM" : "fits");
+	}
+}
+
+static void memory(FILE *out, const exec_result *r)
+{
+	char a[32], b[32];
+	int worst = worst_class(r);
+	if (worst >= 0) {
+		const exec_class *c = &r->classes[worst];
+		fprintf(out, "\nmemory per GPU (%s, the most loaded class)\n", c->name);
+		for (int m = 0; m < PLAN_MEM_COUNT; m++) {
+			fmt_bytes(c->mem_bytes[m], a, sizeof a);
+			fprintf(out, "  %-17s %12s\n", plan_mem_name((plan_mem)m), a);
+		}
+		fmt_bytes(c->mem_total_bytes, a, sizeof a);
+		fprintf(out, "  %-17s %12s\n", "total", a);
+	} else {
+		fprintf(out, "\nmemory per GPU\n");
+	}
+	fmt_bytes(r->mem_peak_bytes, a, sizeof a);
+	fmt_bytes(r->mem_capacity_bytes, b, sizeof b);
+	if (r->oom)
+		fprintf(out, "  OOM: needs %s, has %s\n", a, b);
+	else
+		fprintf(out, "  peak %s of %s: fits\n", a, b);
+	if (r->nclasses > 1)
+		memory_classes(out, r);
+}
+
+/* Link indices sorted by utilisation, highest first (stable on ties). */
+static void link_order(const exec_result *r, int order[EXEC_MAX_LINKS])
+{
+	int n = r->nlinks < EXEC_MAX_LINKS ? r->nlinks : EXEC_MAX_LINKS;
+	for (int i = 0; i < n; i++) {
+		int j = i;
+		while (j > 0 && r->links[order[j - 1]].util < r->links[i].util) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = i;
+	}
+}
+
+static void links(FILE *out, const exec_result *r)
+{
+	int n = r->nlinks < EXEC_MAX_LINKS ? r->nlinks : EXEC_MAX_LINKS;
+	if (n <= 0) {
+		fprintf(out, "\nlinks: no inter-GPU traffic\n");
+		return;
+	}
+	int order[EXEC_MAX_LINKS], w = 4;
+	link_order(r, order);
+	for (int i = 0; i < n; i++) {
+		int len = (int)strlen(r->links[i].name);
+		w = len > w ? len : w;
+	}
+	w = w < TEXT_NAME_MAX ? w : TEXT_NAME_MAX;
+	fprintf(out, "\nlinks, most loaded first\n");
+	fprintf(out, "  %-*s %-8s %6s %12s %12s %7s %10s %10s\n", w, "link", "kind", "count",
+		"capacity", "carried", "util", "busy s", "saturated");
+	for (int i = 0; i < n; i++) {
+		const exec_link *l = &r->links[order[i]];
+		char cap[48], bytes[32];
+		sim_unit_format(l->Bps, SIM_UNIT_BANDWIDTH, cap, sizeof cap);
+		fmt_bytes(l->bytes, bytes, sizeof bytes);
+		fprintf(out, "  %-*.*s %-8s %6d %12s %12s %6.1f%% %10.4f %10.4f\n", w, w, l->name,
+			l->kind, l->count, cap, bytes, 100.0 * l->util, l->busy_s, l->saturated_s);
+	}
+}
+
+void report_text(FILE *out, const exec_result *r, int64_t run_id)
+{
+	header(out, r);
+	headline(out, r);
+	breakdown(out, r);
+	memory(out, r);
+	links(out, r);
+	char tasks[48], events[48];
+	fmt_u64(r->tasks, tasks, sizeof tasks);
+	fmt_u64(r->events, events, sizeof events);
+	fprintf(out, "\nsimulated %s tasks, %s events\n", tasks, events);
+	if (run_id > 0)
+		fprintf(out, "run %lld\n", (long long)run_id);
+	else
+		fprintf(out, "not stored\n");
+}

@@ -1,0 +1,366 @@
+/* test_net.c - nodes, clusters and collectives: group geometry, ring
+ * collectives on hand-computed cases (alpha-beta with NCCL's latency tables),
+ * protocol choice, traffic split, link classes, measured busbw against
+ * predictions, and the shipped node and cluster files through conf_load.
+ * Runs from the source root (meson's workdir). */
+#include "../../sim/net/net.h"
+#include "../../sim/hw/hw.h"
+#include "check.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define GIB 1073741824.0
+
+/* n DGX A100 80 GB nodes as topologies/nodes/dgx-a100-80g.ini describes them:
+ * NVSwitch, 300 GB/s per GPU per direction at 0.767, 8 x HDR (25 GB/s) at 0.96. */
+static net_cluster dgx_a100(int nodes)
+{
+	net_cluster c;
+	memset(&c, 0, sizeof c);
+	snprintf(c.name, sizeof c.name, "test");
+	c.node.gpus = 8;
+	c.node.intra = NET_INTRA_NVSWITCH;
+	c.node.intra_Bps = 300e9;
+	c.node.intra_eff = 0.767;
+	c.node.nics = 8;
+	c.node.nic_Bps = 25e9;
+	c.node.nic_eff = 0.96;
+	c.node.pcie_Bps = 31.5e9;
+	c.nodes = nodes;
+	c.oversubscription = 1;
+	c.switch_lat_s = 130e-9;
+	c.gpus = nodes * 8;
+	return c;
+}
+
+static void group(const net_cluster *c, int size, int stride, int per_node, int nodes)
+{
+	net_group g;
+	net_group_make(c, size, stride, &g);
+	CHECK_INT(g.size, size);
+	CHECK_INT(g.per_node, per_node);
+	CHECK_INT(g.nodes, nodes);
+}
+
+/* Ranks fill 8-GPU nodes in order; rank i of the group sits on node
+ * floor(i * stride / 8). */
+static void test_groups(void)
+{
+	net_cluster c = dgx_a100(16);
+	group(&c, 8, 1, 8, 1);   /* tp = 8: one node */
+	group(&c, 4, 1, 4, 1);   /* tp = 4: half a node */
+	group(&c, 8, 8, 1, 8);   /* dp over tp = 8: one rank per node */
+	group(&c, 4, 2, 4, 1);   /* dp = 4 over tp = 2: ranks 0 2 4 6 */
+	group(&c, 8, 2, 4, 2);   /* dp = 8 over tp = 2: 4 per node on 2 nodes */
+	group(&c, 2, 64, 1, 2);  /* a pipeline pair 64 ranks apart */
+	group(&c, 16, 1, 8, 2);  /* 16 consecutive ranks */
+	group(&c, 3, 12, 1, 3);  /* ranks 0 12 24: nodes 0 1 3 */
+	group(&c, 1, 1, 1, 1);
+	net_group g;
+	net_group_make(&c, 0, 1, &g);
+	CHECK_INT(g.size, 0);
+}
+
+/* Ring all-reduce, 8 A100 on NVSwitch, S = 1 GiB:
+ *   busbw = 300e9 * 0.767 = 230.1 GB/s; bandwidth term 2*7/8 * S / busbw = 8.166 ms
+ *   Simple: lat = 8.4 + 2*7 * 3.4 = 56.0 us   -> t = 8.222 ms   (chosen)
+ *   LL128:  lat = 14 + 14 * 1.9 = 40.6 us, bandwidth / 0.92 -> 8.917 ms
+ * Each rank sends 2*7/8 * S over its NVLink port and nothing through NICs. */
+static void test_allreduce_node(void)
+{
+	net_cluster c = dgx_a100(1);
+	net_group g;
+	net_group_make(&c, 8, 1, &g);
+	net_cost k;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+	double bw = 300e9 * 0.767, lat = 8.4e-6 + 14 * 3.4e-6;
+	CHECK_INT(k.proto, NET_PROTO_SIMPLE);
+	CHECK_NEAR(k.busbw_Bps, bw, 1e-12);
+	CHECK_NEAR(k.latency_s, lat, 1e-9);
+	CHECK_NEAR(k.time_s, lat + 2.0 * 7 / 8 * GIB / bw, 1e-9);
+	CHECK_NEAR(k.intra_bytes, 2.0 * 7 / 8 * GIB, 1e-12);
+	CHECK_NEAR(k.inter_bytes, 0, 0);
+}
+
+/* 2 nodes x 8 GPUs, one ring of 16, S = 1 GiB:
+ *   busbw = min(230.1, 8/8 * 8 * 25e9 * 0.96 = 192) = 192 GB/s
+ *   nsteps = 2*15 = 30, of which ninter = 2*(2-1) = 2 cross nodes; an intra step
+ *   costs max(3.4, 3 * 1 us net overhead) = 3.4 us for Simple:
+ *   lat = 8.4 + 28 * 3.4 + 2 * 14 = 131.6 us; t = lat + 2*15/16 * S / 192e9.
+ * Traffic: of the 2*15/16 * S a rank sends, 1/8 goes through a NIC. */
+static void test_allreduce_2nodes(void)
+{
+	net_cluster c = dgx_a100(2);
+	net_group g;
+	net_group_make(&c, 16, 1, &g);
+	net_cost k;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+	double lat = 8.4e-6 + 28 * 3.4e-6 + 2 * 14e-6, sent = 2.0 * 15 / 16 * GIB;
+	CHECK_INT(k.proto, NET_PROTO_SIMPLE);
+	CHECK_NEAR(k.busbw_Bps, 192e9, 1e-12);
+	CHECK_NEAR(k.latency_s, lat, 1e-9);
+	CHECK_NEAR(k.time_s, lat + sent / 192e9, 1e-9);
+	CHECK_NEAR(k.inter_bytes, sent / 8, 1e-12);
+	CHECK_NEAR(k.intra_bytes, sent * 7 / 8, 1e-12);
+
+	/* A DP group of 16 with one rank per node (tp = 8): each rank owns one
+	 * NIC, busbw = 1/8 * 8 * 24 GB/s = 24 GB/s; every step crosses nodes:
+	 * lat = 8.4 + 30 * 14 = 428.4 us; all traffic goes through the NIC. */
+	net_cluster big = dgx_a100(16);
+	net_group_make(&big, 16, 8, &g);
+	CHECK_INT(net_collective(&big, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+	CHECK_NEAR(k.busbw_Bps, 24e9, 1e-12);
+	CHECK_NEAR(k.time_s, 8.4e-6 + 30 * 14e-6 + sent / 24e9, 1e-9);
+	CHECK_NEAR(k.inter_bytes, sent, 1e-12);
+	CHECK_NEAR(k.intra_bytes, 0, 0);
+	/* A 2:1 taper halves the NIC share. */
+	big.oversubscription = 2;
+	CHECK_INT(net_collective(&big, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+	CHECK_NEAR(k.busbw_Bps, 12e9, 1e-12);
+}
+
+/* All-gather and reduce-scatter move (n-1)/n * S: half an all-reduce's bytes,
+ * with n-1 = 7 steps: lat = 8.4 + 7 * 3.4 = 32.2 us (Simple). Broadcast is a
+ * pipelined ring: S / busbw. */
+static void test_allgather(void)
+{
+	net_cluster c = dgx_a100(1);
+	net_group g;
+	net_group_make(&c, 8, 1, &g);
+	net_cost ag, rs, bc;
+	double bw = 300e9 * 0.767;
+	CHECK_INT(net_collective(&c, NET_ALLGATHER, &g, GIB, &ag), SIM_OK);
+	CHECK_INT(net_collective(&c, NET_REDUCESCATTER, &g, GIB, &rs), SIM_OK);
+	CHECK_INT(net_collective(&c, NET_BROADCAST, &g, GIB, &bc), SIM_OK);
+	CHECK_NEAR(ag.time_s, 32.2e-6 + 7.0 / 8 * GIB / bw, 1e-9);
+	CHECK_NEAR(rs.time_s, ag.time_s, 1e-12);
+	CHECK_NEAR(ag.intra_bytes, 7.0 / 8 * GIB, 1e-12);
+	CHECK_NEAR(bc.time_s, 32.2e-6 + GIB / bw, 1e-9);
+	CHECK_STR(net_coll_name(NET_ALLGATHER), "all-gather");
+	CHECK_STR(net_coll_name(NET_COLL_COUNT), "?");
+}
+
+/* Protocol choice on 8 A100 (busbw 230.1 GB/s, 14 steps), x = 1.75 S / busbw:
+ *   LL     15.0 us + x / 0.5     LL128 40.6 us + x / 0.92     Simple 56.0 us + x
+ * LL wins below x = 28 us, Simple above x = 177 us, LL128 in between:
+ * 8 KiB (x = 0.06 us) -> LL; 16 MiB (x = 128 us) -> LL128; 1 GiB -> Simple. */
+static void test_protocols(void)
+{
+	net_cluster c = dgx_a100(1);
+	net_group g;
+	net_group_make(&c, 8, 1, &g);
+	net_cost k;
+	double bw = 300e9 * 0.767;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, 8192, &k), SIM_OK);
+	CHECK_INT(k.proto, NET_PROTO_LL);
+	CHECK_NEAR(k.time_s, 6.6e-6 + 14 * 0.6e-6 + 1.75 * 8192 / (0.5 * bw), 1e-9);
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, 16 * 1048576.0, &k), SIM_OK);
+	CHECK_INT(k.proto, NET_PROTO_LL128);
+	CHECK_NEAR(k.time_s, 14e-6 + 14 * 1.9e-6 + 1.75 * 16 * 1048576.0 / (0.92 * bw), 1e-9);
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+	CHECK_INT(k.proto, NET_PROTO_SIMPLE);
+	/* PCIe nodes: no LL128, PCIe step latencies (Simple 5.7 us). */
+	c.node.intra = NET_INTRA_PCIE;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, 16 * 1048576.0, &k), SIM_OK);
+	CHECK(k.proto != NET_PROTO_LL128);
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+	CHECK_NEAR(k.latency_s, 8.4e-6 + 14 * 5.7e-6, 1e-9);
+}
+
+/* p2p and all-to-all, and the trivial and bad cases. */
+static void test_p2p_alltoall(void)
+{
+	net_cluster c = dgx_a100(2);
+	net_group g = {2, 2, 1};
+	net_cost k;
+	/* Inside a node: 1 GiB / 230.1 GB/s + 8.4 + 3.4 us. */
+	CHECK_INT(net_collective(&c, NET_P2P, &g, GIB, &k), SIM_OK);
+	CHECK_NEAR(k.time_s, 11.8e-6 + GIB / (300e9 * 0.767), 1e-9);
+	CHECK_NEAR(k.intra_bytes, GIB, 1e-12);
+	/* Across nodes: one NIC, 24 GB/s; lat 8.4 + 14 us. */
+	g = (net_group){2, 1, 2};
+	CHECK_INT(net_collective(&c, NET_P2P, &g, GIB, &k), SIM_OK);
+	CHECK_NEAR(k.time_s, 22.4e-6 + GIB / 24e9, 1e-9);
+	CHECK_NEAR(k.inter_bytes, GIB, 1e-12);
+	/* All-to-all of 16 over 2 nodes: 7/16 S inside (230.1 GB/s), 8/16 S out
+	 * (192 GB/s share): the NIC side binds, 0.5 S / 192e9; one concurrent
+	 * round: lat = 8.4 + 3.4 + 14 us. */
+	net_group_make(&c, 16, 1, &g);
+	CHECK_INT(net_collective(&c, NET_ALLTOALL, &g, GIB, &k), SIM_OK);
+	CHECK_NEAR(k.time_s, 25.8e-6 + 0.5 * GIB / 192e9, 1e-9);
+	CHECK_NEAR(k.intra_bytes, 7.0 / 16 * GIB, 1e-12);
+	CHECK_NEAR(k.inter_bytes, 8.0 / 16 * GIB, 1e-12);
+	/* One rank or no bytes cost nothing; groups that do not fit are EINVAL. */
+	g = (net_group){1, 1, 1};
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+	CHECK_NEAR(k.time_s, 0, 0);
+	net_group_make(&c, 16, 1, &g);
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, 0, &k), SIM_OK);
+	CHECK_NEAR(k.time_s, 0, 0);
+	net_group_make(&c, 32, 1, &g); /* 4 nodes on a 2-node cluster */
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, GIB, &k), SIM_EINVAL);
+	g = (net_group){16, 16, 1};    /* 16 per node on 8-GPU nodes */
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, GIB, &k), SIM_EINVAL);
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, NULL, GIB, &k), SIM_EINVAL);
+}
+
+static void test_links(void)
+{
+	net_cluster c = dgx_a100(2);
+	net_link_class lc[NET_LINK_KIND_COUNT];
+	CHECK_INT(net_link_classes(&c, lc), 4);
+	CHECK_INT(lc[0].kind, NET_LINK_SCALEUP);
+	CHECK_STR(lc[0].name, "node0/gpu0 -> nvswitch");
+	CHECK_STR(lc[0].kind_name, "nvlink");
+	CHECK_INT(lc[0].count, 16);
+	CHECK_NEAR(lc[0].Bps, 300e9, 0);
+	CHECK_STR(lc[1].name, "node0/nic0 -> leaf0");
+	CHECK_STR(lc[1].kind_name, "ib");
+	CHECK_INT(lc[1].count, 16);
+	CHECK_INT(lc[2].kind, NET_LINK_FABRIC);
+	CHECK_INT(lc[2].count, 16);
+	CHECK_INT(lc[3].kind, NET_LINK_PCIE);
+	CHECK_STR(lc[3].name, "node0/gpu0 -> host");
+	c.oversubscription = 2;
+	net_link_classes(&c, lc);
+	CHECK_INT(lc[2].count, 8);
+	/* One PCIe node on Ethernet: no fabric class. */
+	c = dgx_a100(1);
+	c.node.intra = NET_INTRA_PCIE;
+	c.node.nic_kind = NET_NIC_ETHERNET;
+	CHECK_INT(net_link_classes(&c, lc), 3);
+	CHECK_STR(lc[0].name, "node0/gpu0 -> pcie-switch");
+	CHECK_STR(lc[0].kind_name, "pcie");
+	CHECK_STR(lc[1].kind_name, "ethernet");
+	CHECK_INT(lc[2].kind, NET_LINK_PCIE);
+}
+
+/* nccl-tests' bus bandwidth of a predicted all-reduce: 2(n-1)/n * S / t. */
+static double ar_busbw(const net_cluster *c, int n, double bytes)
+{
+	net_group g;
+	net_group_make(c, n, 1, &g);
+	net_cost k;
+	if (net_collective(c, NET_ALLREDUCE, &g, bytes, &k) != SIM_OK)
+		return 0;
+	return 2.0 * (n - 1) / n * bytes / k.time_s;
+}
+
+/* Measured all-reduce bus bandwidth (shared/data/cases/microbench.csv),
+ * copied here with their row ids:
+ *   LUT-A100-G8-1024  8 x A100 NVSwitch, 1 GiB (1073741824 B): 8193 us, 229.35 GB/s
+ *   LUT-A100-G8-0513  8 x A100 NVSwitch, 537919488 B: 4194.8 us, 224.41 GB/s
+ *   Q08               8 x A100 NVSwitch, 16 GiB: 234.89 GB/s
+ *   Q09               8 x H200 NVSwitch gen3 (ring, NVLS off), 16 GiB: 367.2 GB/s
+ *   Q12               DGX A100 multi-node, 8 x HDR, ring: 192 GB/s (large messages)
+ * The intra-node efficiencies come from other sources (S21: ~230 GB/s on
+ * A100; S20: ~370 GB/s on H100), so these are real checks: tolerance 3 % on
+ * the large-message rows, 5 % on the 0.5 GiB row. */
+static void test_measured(void)
+{
+	net_cluster a = dgx_a100(1);
+	double p = ar_busbw(&a, 8, GIB);
+	printf("LUT-A100-G8-1024: measured 229.35 GB/s, predicted %.2f GB/s\n", p / 1e9);
+	CHECK_NEAR(p, 229.35e9, 0.03);
+	p = ar_busbw(&a, 8, 537919488.0);
+	printf("LUT-A100-G8-0513: measured 224.41 GB/s, predicted %.2f GB/s\n", p / 1e9);
+	CHECK_NEAR(p, 224.41e9, 0.05);
+	p = ar_busbw(&a, 8, 16 * GIB);
+	printf("Q08 A100 16 GiB: measured 234.89 GB/s, predicted %.2f GB/s\n", p / 1e9);
+	CHECK_NEAR(p, 234.89e9, 0.03);
+	net_cluster h = dgx_a100(1);
+	h.node.intra_Bps = 450e9;
+	h.node.intra_eff = 0.822;
+	p = ar_busbw(&h, 8, 16 * GIB);
+	printf("Q09 H200 16 GiB ring: measured 367.2 GB/s, predicted %.2f GB/s\n", p / 1e9);
+	CHECK_NEAR(p, 367.2e9, 0.03);
+	net_cluster m = dgx_a100(4);
+	p = ar_busbw(&m, 32, 16 * GIB);
+	printf("Q12 4 x DGX A100 8 x HDR: measured 192 GB/s, predicted %.2f GB/s\n", p / 1e9);
+	CHECK_NEAR(p, 192e9, 0.03);
+}
+
+static const char *const clusters[] = {
+	"selene-a100-80g", "dgx-h100-superpod", "h800-cluster", "dgx-a100-40g-cluster",
+	"alvis-a100",	   "alvis-a40",		"workstation-4090", "tiny-2node",
+};
+static const char *const nodes[] = {"dgx-a100-40g", "dgx-a100-80g", "dgx-h100", "hgx-h800",
+				    "dgx1-v100",    "pcie-4x4090",  "alvis-a100", "alvis-a40",
+				    "alvis-v100",   "alvis-t4"};
+
+static int load_cluster(const char *path, const char *extra, net_cluster *c, hw_gpu *gpu,
+			sim_diag *d)
+{
+	char text[512];
+	snprintf(text, sizeof text, "include = %s\n%s", path, extra);
+	conf_doc *doc = NULL;
+	int rc = conf_load_string(text, strlen(text), "t.ini", "topologies", d, &doc);
+	if (rc == SIM_OK)
+		rc = hw_gpu_from_conf(doc, gpu, d);
+	if (rc == SIM_OK)
+		rc = net_cluster_from_conf(doc, c, d);
+	conf_free(doc);
+	return rc;
+}
+
+/* Every shipped cluster loads (with its node and GPU); every node file loads
+ * with a one-node [cluster]; tiny-2node has the numbers of its files. */
+static void test_shipped(void)
+{
+	net_cluster c;
+	hw_gpu g;
+	for (size_t i = 0; i < sizeof clusters / sizeof clusters[0]; i++) {
+		char path[128];
+		snprintf(path, sizeof path, "%s.ini", clusters[i]);
+		sim_diag *d = sim_diag_new();
+		if (!CHECK_INT(load_cluster(path, "", &c, &g, d), SIM_OK))
+			sim_diag_print(d, stderr);
+		else
+			CHECK_STR(c.name, clusters[i]);
+		sim_diag_free(d);
+	}
+	for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
+		char path[128];
+		snprintf(path, sizeof path, "nodes/%s.ini", nodes[i]);
+		sim_diag *d = sim_diag_new();
+		if (!CHECK_INT(load_cluster(path, "[cluster]\nname = one\nnodes = 1\n", &c, &g, d),
+			       SIM_OK))
+			sim_diag_print(d, stderr);
+		else
+			CHECK_STR(c.node.name, nodes[i]);
+		sim_diag_free(d);
+	}
+	sim_diag *d = sim_diag_new();
+	CHECK_INT(load_cluster("tiny-2node.ini", "", &c, &g, d), SIM_OK);
+	CHECK_INT(c.nodes, 2);
+	CHECK_INT(c.gpus, 16);
+	CHECK_INT(c.node.intra, NET_INTRA_NVSWITCH);
+	CHECK_NEAR(c.node.intra_Bps, 300e9, 1e-12);
+	CHECK_NEAR(c.node.nic_Bps, 25e9, 1e-12); /* 200 Gb/s */
+	CHECK_INT(c.node.nic_kind, NET_NIC_IB);
+	CHECK_NEAR(c.switch_lat_s, 130e-9, 1e-12);
+	CHECK_NEAR(hw_peak(&g, HW_BF16), 312e12, 1e-12);
+	CHECK_STR(g.name, "a100-sxm4-80g");
+	sim_diag_free(d);
+	/* More than one node without NICs is an error at the nics line. */
+	d = sim_diag_new();
+	CHECK_INT(load_cluster("tiny-2node.ini", "[node]\nnics = 0\n", &c, &g, d), SIM_ECONF);
+	CHECK_STR(sim_diag_text(d, 0), "t.ini:3: error: [node] a cluster of more than one node "
+				       "needs nics >= 1 and nic_bw > 0");
+	sim_diag_free(d);
+}
+
+int main(void)
+{
+	test_groups();
+	test_allreduce_node();
+	test_allreduce_2nodes();
+	test_allgather();
+	test_protocols();
+	test_p2p_alltoall();
+	test_links();
+	test_measured();
+	test_shipped();
+	return check_done();
+}

@@ -1,0 +1,419 @@
+/* test_work.c - analytic checks of the workload module: parameter counts of
+ * published models, Megatron's FLOPs formula, the per-rank layer programs
+ * (FLOPs over TP ranks, TP collectives with and without SP) and Korthikanti's
+ * activation memory. Every expected number is derived in a comment. */
+#include "check.h"
+#include "work/work.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* GPT-3 175B (Brown et al. 2020): l = 96, h = 12288, a = 96, V = 50257,
+ * s = 2048, f = 4h, learned positions, tied output, biases, layernorm. */
+static work_model gpt3(void)
+{
+	return (work_model){.name = "gpt3-175b", .layers = 96, .hidden = 12288, .heads = 96,
+			    .kv_heads = 96, .ffn = 4 * 12288, .vocab = 50257, .seq_len = 2048,
+			    .act = WORK_ACT_GELU, .norm = WORK_NORM_LAYERNORM,
+			    .learned_pos = true, .bias = true};
+}
+
+/* Llama 2 7B (Touvron et al. 2023): l = 32, h = 4096, a = g = 32, f = 11008,
+ * V = 32000, s = 4096, SwiGLU, RMSNorm, untied output, no biases. */
+static work_model llama2_7b(void)
+{
+	return (work_model){.name = "llama2-7b", .layers = 32, .hidden = 4096, .heads = 32,
+			    .kv_heads = 32, .ffn = 11008, .vocab = 32000, .seq_len = 4096,
+			    .act = WORK_ACT_SWIGLU, .norm = WORK_NORM_RMSNORM,
+			    .untied_embeddings = true, .bias = false};
+}
+
+/* Llama 2 70B: GQA with 8 kv heads, f = 28672. */
+static work_model llama2_70b(void)
+{
+	work_model m = llama2_7b();
+	m.layers = 80;
+	m.hidden = 8192;
+	m.heads = 64;
+	m.kv_heads = 8;
+	m.ffn = 28672;
+	return m;
+}
+
+/* GPT-3 175B, layer = 12h^2 + 13h:
+ *   12 * 12288^2 = 12 * 150,994,944 = 1,811,939,328;  13h = 159,744
+ *   -> 1,812,099,072 per layer; x 96 = 173,961,510,912
+ *   embedding (V + s)h = 52,305 * 12,288 = 642,723,840
+ *   final layernorm 2h = 24,576
+ *   total = 174,604,259,328 (~174.6e9; Megatron's formula without the final
+ *   norm: 174,604,234,752).
+ * Llama 2 7B, layer = 4h^2 (Q, K, V, O) + 3hf (gate, up, down) + 2h (norms)
+ *   = 67,108,864 + 135,266,304 + 8,192 = 202,383,360; x 32 = 6,476,267,520
+ *   embedding + output 2Vh = 262,144,000; final norm h = 4,096
+ *   total = 6,738,415,616 (the released checkpoint's count).
+ * Llama 2 70B, d = 128, kv = 8*128 = 1024:
+ *   layer = 2h^2 + 2h*kv + 3hf + 2h = 134,217,728 + 16,777,216 + 704,643,072
+ *   + 16,384 = 855,654,400; x 80 = 68,452,352,000; 2Vh = 524,288,000;
+ *   + h = 8,192 -> 68,976,648,192. */
+static void test_params(void)
+{
+	work_model g = gpt3();
+	CHECK_NEAR(work_params_layer(&g), 1812099072.0, 0);
+	CHECK_NEAR(work_params_embedding(&g), 642723840.0 + 0, 0);
+	CHECK_NEAR(work_params_output(&g), 24576.0, 0);
+	CHECK_NEAR(work_params_total(&g), 174604259328.0, 0);
+	double h = 12288, l = 96, V = 50257, s = 2048;
+	double megatron = 12 * l * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * l * h));
+	CHECK_NEAR(work_params_total(&g) - 2 * h, megatron, 1e-12);
+
+	work_model m = llama2_7b();
+	CHECK_NEAR(work_params_layer(&m), 202383360.0, 0);
+	CHECK_NEAR(work_params_total(&m), 6738415616.0, 0);
+	work_model b = llama2_70b();
+	CHECK_NEAR(work_params_layer(&b), 855654400.0, 0);
+	CHECK_NEAR(work_params_total(&b), 68976648192.0, 0);
+	/* ffn = 0 and kv_heads = 0 mean 4h and heads in structs built in code. */
+	g.ffn = 0;
+	g.kv_heads = 0;
+	CHECK_NEAR(work_params_total(&g), 174604259328.0, 0);
+}
+
+/* Megatron (Narayanan et al. 2021): F = 72 B s l h^2 (1 + s/6h + V/12lh) for
+ * B sequences of s tokens; work_model_flops takes T = B*s tokens. Per token
+ * that is 72lh^2 + 12lsh + 6Vh; for GPT-3 175B with B = 1536:
+ *   72 * 96 * 12288^2 = 1.043677e12, 12 * 96 * 2048 * 12288 = 2.8991e10,
+ *   6 * 50257 * 12288 = 3.7053e9 -> 1.076374e12 FLOPs per token,
+ *   x 3,145,728 tokens = 3.3860e18 FLOPs per step. */
+static void test_flops(void)
+{
+	work_model g = gpt3();
+	double B = 1536, s = 2048, l = 96, h = 12288, V = 50257;
+	double want = 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+	CHECK_NEAR(work_model_flops(&g, B * s), want, 1e-12);
+	CHECK_NEAR(work_model_flops(&g, B * s), 3.3860e18, 1e-4);
+	/* Against 6 * P * D (Kaplan et al. 2020): 6 * 174.6e9 = 1.0476e12 FLOPs
+	 * per token vs 1.0764e12, +2.7%: the attention's 12lsh = 2.90e10, less the
+	 * 6 * (sh + 13lh + 2h) = 2.4e8 of parameters that are no matmul weights. */
+	double sixpd = 6 * work_params_total(&g) * B * s;
+	CHECK(work_model_flops(&g, B * s) > sixpd);
+	CHECK_NEAR(work_model_flops(&g, B * s) / sixpd, 1.0275, 2e-3);
+}
+
+typedef struct sums {
+	double gemm, attn, mem;
+	int ar, ag, rs;
+	double comm_bytes;
+} sums;
+
+static sums sum_items(const work_item *it, int n)
+{
+	sums x = {0};
+	for (int i = 0; i < n; i++) {
+		if (it[i].kind == WORK_ITEM_COMM) {
+			x.ar += it[i].comm == WORK_COMM_ALLREDUCE;
+			x.ag += it[i].comm == WORK_COMM_ALLGATHER;
+			x.rs += it[i].comm == WORK_COMM_REDUCESCATTER;
+			x.comm_bytes += it[i].comm_bytes;
+		} else if (it[i].kernel == WORK_KERNEL_GEMM) {
+			CHECK_NEAR(it[i].flops, 2 * it[i].m * it[i].n * it[i].k, 1e-12);
+			x.gemm += it[i].flops;
+		} else if (it[i].kernel == WORK_KERNEL_ATTN) {
+			x.attn += it[i].flops;
+		} else {
+			x.mem += it[i].bytes;
+		}
+	}
+	return x;
+}
+
+static const work_item *find(const work_item *it, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(it[i].name, name) == 0)
+			return &it[i];
+	return NULL;
+}
+
+/* Forward GEMMs of a GPT layer over all t ranks (Korthikanti et al. 2022,
+ * section 6; Narayanan et al. 2021, appendix): QKV 6bsh^2, proj 2bsh^2,
+ * fc1 8bsh^2, fc2 8bsh^2 = 24bsh^2; attention QK^T + scores x V = 4bs^2h.
+ * Backward: dgrad + wgrad = 2x, attention 2x. Example: GPT-3 layer with b = 1,
+ * s = 2048: 24 * 2048 * 12288^2 = 7.4217e12 FLOPs, attention
+ * 4 * 2048^2 * 12288 = 2.0616e11 FLOPs. */
+static void test_layer_flops(void)
+{
+	work_model g = gpt3();
+	double b = 2, s = 2048, h = 12288;
+	int tps[] = {1, 2, 8};
+	for (int i = 0; i < 3; i++) {
+		int t = tps[i];
+		work_shard sh = {t, false, 2, 2048, HW_BF16};
+		work_item f[WORK_MAX_ITEMS], w[WORK_MAX_ITEMS];
+		sums fs = sum_items(f, work_layer_forward(&g, &sh, f));
+		sums bs = sum_items(w, work_layer_backward(&g, &sh, w));
+		CHECK_NEAR(fs.gemm * t, 24 * b * s * h * h, 1e-12);
+		CHECK_NEAR(fs.attn * t, 4 * b * s * s * h, 1e-12);
+		CHECK_NEAR(bs.gemm, 2 * fs.gemm, 1e-12);
+		CHECK_NEAR(bs.attn, 2 * fs.attn, 1e-12);
+		CHECK(fs.mem > 0 && bs.mem > 1.9 * fs.mem);
+	}
+	/* Shapes at t = 8: qkv [T, h] x [h, 3h/8], proj [T, h/8] x [h/8, h];
+	 * backward of proj: dgrad [T, h] x [h, h/8], wgrad [h/8, T] x [T, h]. */
+	work_shard sh = {8, false, 2, 2048, HW_BF16};
+	work_item f[WORK_MAX_ITEMS], w[WORK_MAX_ITEMS];
+	int nf = work_layer_forward(&g, &sh, f), nb = work_layer_backward(&g, &sh, w);
+	const work_item *q = find(f, nf, "qkv"), *dg = find(w, nb, "proj_dgrad"),
+			*wg = find(w, nb, "proj_wgrad");
+	CHECK(q && dg && wg && find(f, nf, "attn") && find(f, nf, "act") && find(f, nf, "ln1"));
+	if (q && dg && wg) {
+		CHECK(q->m == b * s && q->n == 3 * h / 8 && q->k == h);
+		CHECK(dg->m == b * s && dg->n == h / 8 && dg->k == h);
+		CHECK(wg->m == h / 8 && wg->n == h && wg->k == b * s);
+	}
+}
+
+/* The layer, embedding and head programs together, fwd + bwd, summed over the
+ * TP ranks and the layers, are the model FLOPs: 3 x (forward per layer) x l +
+ * 3 x logits (2TVh). Holds for GQA + SwiGLU (Llama 2 70B, t = 8 = g). */
+static void test_programs_match_model_flops(void)
+{
+	work_model ms[] = {gpt3(), llama2_70b()};
+	for (int i = 0; i < 2; i++) {
+		work_model *m = &ms[i];
+		work_shard sh = {8, true, 1, m->seq_len, HW_BF16};
+		work_item it[WORK_MAX_ITEMS];
+		double total = 0;
+		total += m->layers * sum_items(it, work_layer_forward(m, &sh, it)).gemm;
+		total += m->layers * sum_items(it, work_layer_forward(m, &sh, it)).attn;
+		total += m->layers * sum_items(it, work_layer_backward(m, &sh, it)).gemm;
+		total += m->layers * sum_items(it, work_layer_backward(m, &sh, it)).attn;
+		total += sum_items(it, work_head_forward(m, &sh, it)).gemm;
+		total += sum_items(it, work_head_backward(m, &sh, it)).gemm;
+		total += sum_items(it, work_embed_forward(m, &sh, it)).gemm;
+		total += sum_items(it, work_embed_backward(m, &sh, it)).gemm;
+		CHECK_NEAR(total * sh.tp, work_model_flops(m, (double)m->seq_len), 1e-12);
+	}
+}
+
+/* TP collectives (Korthikanti et al. 2022, figure 5): without SP two
+ * all-reduces of b*s*h*e per layer forward (after proj and fc2) and two in
+ * backward (after the qkv and fc1 input gradients); with SP each becomes an
+ * all-gather + a reduce-scatter of the same full buffer. GPT-3, b = 1,
+ * s = 2048, bf16: b*s*h*2 = 2048 * 12288 * 2 = 50,331,648 bytes each.
+ * With t = 1 there are none. */
+static void test_tp_comm(void)
+{
+	work_model g = gpt3();
+	double buf = 2048.0 * 12288 * 2;
+	work_item it[WORK_MAX_ITEMS];
+	for (int sp = 0; sp < 2; sp++) {
+		work_shard one = {1, sp, 1, 2048, HW_BF16};
+		sums a = sum_items(it, work_layer_forward(&g, &one, it));
+		sums b = sum_items(it, work_layer_backward(&g, &one, it));
+		sums e = sum_items(it, work_embed_forward(&g, &one, it));
+		sums h = sum_items(it, work_head_forward(&g, &one, it));
+		CHECK_INT(a.ar + a.ag + a.rs + b.ar + b.ag + b.rs, 0);
+		CHECK_INT(e.ar + e.ag + e.rs + h.ar + h.ag + h.rs, 0);
+	}
+	work_shard nosp = {8, false, 1, 2048, HW_BF16};
+	int nf = work_layer_forward(&g, &nosp, it);
+	sums a = sum_items(it, nf);
+	CHECK_INT(a.ar, 2);
+	CHECK_INT(a.ag + a.rs, 0);
+	CHECK_NEAR(a.comm_bytes, 2 * buf, 1e-12);
+	CHECK(find(it, nf, "tp_ar1") && find(it, nf, "tp_ar2"));
+	sums b = sum_items(it, work_layer_backward(&g, &nosp, it));
+	CHECK_INT(b.ar, 2);
+	CHECK_NEAR(b.comm_bytes, 2 * buf, 1e-12);
+
+	work_shard sp = {8, true, 1, 2048, HW_BF16};
+	nf = work_layer_forward(&g, &sp, it);
+	a = sum_items(it, nf);
+	CHECK_INT(a.ar, 0);
+	CHECK_INT(a.ag, 2);
+	CHECK_INT(a.rs, 2);
+	CHECK_NEAR(a.comm_bytes, 4 * buf, 1e-12);
+	/* All-gather right before the column-parallel GEMMs. */
+	for (int i = 1; i < nf; i++)
+		if (!strcmp(it[i].name, "qkv") || !strcmp(it[i].name, "fc1"))
+			CHECK(it[i - 1].kind == WORK_ITEM_COMM &&
+			      it[i - 1].comm == WORK_COMM_ALLGATHER);
+	b = sum_items(it, work_layer_backward(&g, &sp, it));
+	CHECK_INT(b.ar, 0);
+	CHECK_INT(b.ag, 2);
+	CHECK_INT(b.rs, 2);
+	/* Embedding: one all-reduce of T*h*e (reduce-scatter with SP); head: three
+	 * small fp32 all-reduces of T values plus, in backward, the logits input
+	 * gradient's all-reduce. */
+	sums e = sum_items(it, work_embed_forward(&g, &nosp, it));
+	CHECK(e.ar == 1 && e.comm_bytes == buf);
+	sums h = sum_items(it, work_head_forward(&g, &nosp, it));
+	CHECK(h.ar == 3 && h.comm_bytes == 3 * 2048.0 * 4);
+	h = sum_items(it, work_head_backward(&g, &nosp, it));
+	CHECK(h.ar == 1 && h.comm_bytes == buf);
+}
+
+/* Korthikanti et al. 2022, table 2, bytes per layer (16-bit activations):
+ *   none, no SP:  sbh(10 + 24/t + 5as/(ht))   -> t = 1: sbh(34 + 5as/h)
+ *   none, SP:     sbh(34/t + 5as/(ht))
+ *   selective:    sbh(10 + 24/t), SP: sbh*34/t
+ *   full:         2sbh (2sbh/t with SP).
+ * GPT-3, s = 2048, b = 1, h = 12288, a = 96: sbh = 25,165,824; 5as/h = 80;
+ * t = 1 no recompute: 25,165,824 * 114 = 2,868,903,936 bytes. */
+static void test_activations(void)
+{
+	work_model g = gpt3();
+	double s = 2048, b = 1, h = 12288, a = 96, sbh = s * b * h;
+	work_shard one = {1, false, 1, 2048, HW_BF16};
+	CHECK_NEAR(work_activation_bytes(&g, &one, WORK_RECOMPUTE_NONE), sbh * (34 + 5 * a * s / h),
+		   1e-12);
+	CHECK_NEAR(work_activation_bytes(&g, &one, WORK_RECOMPUTE_NONE), 2868903936.0, 1e-12);
+	CHECK_NEAR(work_activation_bytes(&g, &one, WORK_RECOMPUTE_SELECTIVE), sbh * 34, 1e-12);
+	CHECK_NEAR(work_activation_bytes(&g, &one, WORK_RECOMPUTE_FULL), 2 * sbh, 1e-12);
+	for (int t = 2; t <= 8; t *= 2) {
+		work_shard n = {t, false, 1, 2048, HW_BF16}, p = {t, true, 1, 2048, HW_BF16};
+		double sc = 5 * a * s / (h * t);
+		CHECK_NEAR(work_activation_bytes(&g, &n, WORK_RECOMPUTE_NONE),
+			   sbh * (10 + 24.0 / t + sc), 1e-12);
+		CHECK_NEAR(work_activation_bytes(&g, &p, WORK_RECOMPUTE_NONE),
+			   sbh * (34.0 / t + sc), 1e-12);
+		CHECK_NEAR(work_activation_bytes(&g, &n, WORK_RECOMPUTE_SELECTIVE),
+			   sbh * (10 + 24.0 / t), 1e-12);
+		CHECK_NEAR(work_activation_bytes(&g, &p, WORK_RECOMPUTE_SELECTIVE), sbh * 34.0 / t,
+			   1e-12);
+		CHECK_NEAR(work_activation_bytes(&g, &n, WORK_RECOMPUTE_FULL), 2 * sbh, 1e-12);
+		CHECK_NEAR(work_activation_bytes(&g, &p, WORK_RECOMPUTE_FULL), 2 * sbh / t, 1e-12);
+	}
+	/* Llama 2 70B (h = 8192, kv = 1024, f = 28672, a = 64), t = 8 = g, SP,
+	 * selective: per token e(2h + 2kv + 3f)/t + (4e + 2)h/t with e = 2
+	 *   = (2 * (16384 + 2048 + 86016) + 10 * 8192) / 8 = (208896 + 81920) / 8
+	 *   = 36352 bytes; x s*b = 4096 -> 148,897,792 bytes. */
+	work_model m = llama2_70b();
+	work_shard p = {8, true, 1, 4096, HW_BF16};
+	CHECK_NEAR(work_activation_bytes(&m, &p, WORK_RECOMPUTE_SELECTIVE), 148897792.0, 1e-12);
+	/* Pipeline send: s*b*h*e = 4096 * 8192 * 2 / 8 with SP. */
+	CHECK_NEAR(work_p2p_bytes(&m, &p), 4096.0 * 8192 * 2 / 8, 1e-12);
+}
+
+/* A shipped model file through conf_load + work_model_from_conf. */
+static void test_model_file(void)
+{
+	sim_diag *d = sim_diag_new();
+	conf_doc *doc = NULL;
+	work_model m;
+	int rc = conf_load(PODSIM_SRCDIR "/models/gpt3-175b.ini", d, &doc);
+	CHECK_INT(rc, SIM_OK);
+	if (rc == SIM_OK) {
+		CHECK_INT(work_model_from_conf(doc, &m, d), SIM_OK);
+		CHECK_INT(m.layers, 96);
+		CHECK_INT(m.ffn, 4 * 12288);
+		CHECK_INT(m.kv_heads, 96);
+		CHECK(m.learned_pos && m.bias && !m.untied_embeddings);
+		CHECK_NEAR(work_params_total(&m), 174604259328.0, 0);
+		conf_free(doc);
+	}
+	doc = NULL;
+	rc = conf_load(PODSIM_SRCDIR "/models/llama2-7b.ini", d, &doc);
+	CHECK_INT(rc, SIM_OK);
+	if (rc == SIM_OK) {
+		CHECK_INT(work_model_from_conf(doc, &m, d), SIM_OK);
+		CHECK(m.act == WORK_ACT_SWIGLU && m.norm == WORK_NORM_RMSNORM);
+		CHECK_NEAR(work_params_total(&m), 6738415616.0, 0);
+		conf_free(doc);
+	}
+	/* tiny.ini leaves kv_heads and ffn out: they default to heads and 4h. */
+	doc = NULL;
+	rc = conf_load(PODSIM_SRCDIR "/models/tiny.ini", d, &doc);
+	CHECK_INT(rc, SIM_OK);
+	if (rc == SIM_OK) {
+		CHECK_INT(work_model_from_conf(doc, &m, d), SIM_OK);
+		CHECK_INT(m.kv_heads, 4);
+		CHECK_INT(m.ffn, 1024);
+		CHECK(m.act == WORK_ACT_GELU && m.norm == WORK_NORM_LAYERNORM && m.bias);
+		conf_free(doc);
+	}
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+}
+
+/* Every shipped model loads; the Megatron weak-scaling shapes give the
+ * parameter counts of Narayanan et al. 2021, table 1, to its rounding (the
+ * 1.7B row: l(12h^2 + 13h) + (V + s)h + 2h = 1.65e9, printed as 1.7), and the
+ * Llama files the released checkpoints' counts (computed as in test_params:
+ * 13,015,864,320; 8,030,261,248; 70,553,706,496; 405,853,388,800). */
+static void test_shipped_models(void)
+{
+	static const struct {
+		const char *file;
+		double params, rel;
+	} cases[] = {
+		{"megatron-1.7b", 1.7e9, 0.04},	     {"megatron-3.6b", 3.6e9, 0.015},
+		{"megatron-7.5b", 7.5e9, 0.005},     {"megatron-18.4b", 18.4e9, 0.005},
+		{"megatron-39.1b", 39.1e9, 0.002},   {"megatron-76.1b", 76.1e9, 0.002},
+		{"megatron-145.6b", 145.6e9, 0.002}, {"megatron-310.1b", 310.1e9, 0.002},
+		{"megatron-529.6b", 529.6e9, 0.002}, {"megatron-1008b", 1008e9, 0.002},
+		{"llama2-13b", 13015864320.0, 0},    {"llama2-70b", 68976648192.0, 0},
+		{"llama3-8b", 8030261248.0, 0},	     {"llama3-70b", 70553706496.0, 0},
+		{"llama3-405b", 405853388800.0, 0},  {"gpt-175b-vtrain", 174604259328.0, 0},
+		{"tiny", 3454464.0, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char path[512];
+		snprintf(path, sizeof path, "%s/models/%s.ini", PODSIM_SRCDIR, cases[i].file);
+		sim_diag *d = sim_diag_new();
+		conf_doc *doc = NULL;
+		work_model m;
+		bool ok = conf_load(path, d, &doc) == SIM_OK &&
+			  work_model_from_conf(doc, &m, d) == SIM_OK;
+		if (!CHECK(ok))
+			sim_diag_print(d, stderr);
+		else
+			CHECK_NEAR(work_params_total(&m), cases[i].params, cases[i].rel);
+		conf_free(doc);
+		sim_diag_free(d);
+	}
+}
+
+/* Shape errors point at the key's line. */
+static void test_model_errors(void)
+{
+	const char *text = "[model]\n"
+			   "name = bad\n"
+			   "layers = 2\n"
+			   "hidden = 100\n"
+			   "heads = 3\n"
+			   "kv_heads = 2\n"
+			   "vocab = 10\n"
+			   "seq_len = 8\n";
+	sim_diag *d = sim_diag_new();
+	conf_doc *doc = NULL;
+	work_model m;
+	CHECK_INT(conf_load_string(text, strlen(text), "bad.ini", ".", d, &doc), SIM_OK);
+	if (doc) {
+		CHECK_INT(work_model_from_conf(doc, &m, d), SIM_ECONF);
+		CHECK_INT(sim_diag_error_count(d), 2);
+		if (sim_diag_count(d) >= 2) {
+			CHECK_STR(sim_diag_text(d, 0),
+				  "bad.ini:5: error: hidden (100) is not a multiple of heads (3)");
+			CHECK_STR(sim_diag_text(d, 1),
+				  "bad.ini:6: error: heads (3) is not a multiple of kv_heads (2)");
+		}
+		conf_free(doc);
+	}
+	sim_diag_free(d);
+}
+
+int main(void)
+{
+	test_params();
+	test_flops();
+	test_layer_flops();
+	test_programs_match_model_flops();
+	test_tp_comm();
+	test_activations();
+	test_model_file();
+	test_shipped_models();
+	test_model_errors();
+	return check_done();
+}
