@@ -233,10 +233,10 @@ static int cmd_run(int argc, char **argv)
 			report_json(stdout, r, id);
 		else
 			report_text(stdout, r, id);
-		if (id > 0 && !o.json)
-			printf("stored as run %lld in %s\n", (long long)id, db_path(&o));
-		fprintf(stderr, "podsim: simulated %llu tasks, %llu events in %.3f s\n",
-			(unsigned long long)r->tasks, (unsigned long long)r->events, r->wall_s);
+		if (id > 0)
+			fprintf(stderr, "podsim: stored as run %lld in %s\n", (long long)id,
+				db_path(&o));
+		fprintf(stderr, "podsim: simulated in %.3f s\n", r->wall_s);
 	} else {
 		fprintf(stderr, "podsim: error: %s\n", sim_strerror(rc));
 	}

@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static void err_at(const plan_scenario *s, sim_diag *diag, const char *section, const char *key,
 		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -16,6 +17,20 @@ static void err_at(const plan_scenario *s, sim_diag *diag, const char *section, 
 	va_start(ap, fmt);
 	sim_diag_vadd(diag, SIM_DIAG_ERROR, loc.path, loc.line, fmt, ap);
 	va_end(ap);
+}
+
+/* Of several keys involved in one error, the one the user's own file sets
+ * (so the message points where they typed), else the first. */
+static const char *user_key(const plan_scenario *s, const char *const *keys, size_t n)
+{
+	const char *root = conf_root_path(s->doc);
+	for (size_t i = n; i-- > 0;) {
+		conf_loc loc = conf_key_loc(s->doc, "parallel", keys[i]);
+		if (loc.path && (!strcmp(loc.path, root) || loc.line == 0) &&
+		    conf_get(s->doc, "parallel", keys[i], NULL))
+			return keys[i];
+	}
+	return keys[0];
 }
 
 static int check_sizes(const plan_scenario *s, sim_diag *diag)
@@ -31,7 +46,8 @@ static int check_sizes(const plan_scenario *s, sim_diag *diag)
 			snprintf(got, sizeof got, "%lld", (long long)prod);
 		else
 			snprintf(got, sizeof got, "more than 2^63");
-		err_at(s, diag, "parallel", "tp",
+		static const char *const dims[] = {"tp", "pp", "dp", "cp"};
+		err_at(s, diag, "parallel", user_key(s, dims, 4),
 		       "tp*pp*dp*cp = %d*%d*%d*%d = %s, but the cluster has %d GPUs (%d nodes x %d)",
 		       p->tp, p->pp, p->dp, p->cp, got, s->cluster.gpus, s->cluster.nodes,
 		       s->cluster.node.gpus);
