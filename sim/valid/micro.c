@@ -32,7 +32,10 @@ static const char *load_hw(const cases_csv *c, size_t row, const valid_options *
 	const char *tmpl = !strcmp(intra, "nvswitch-gen2")   ? "dgx-a100-80g"
 			   : !strcmp(intra, "nvswitch-gen3") ? "dgx-h100"
 			   : !strcmp(intra, "nvlink-hcm")    ? "dgx1-v100"
-							     : "dgx-a100-80g";
+			   : !*intra                         ? "dgx-a100-80g" /* single GPU */
+							     : NULL;
+	if (!tmpl)
+		return "no node template for this node_intra";
 	long nodes = atol(get(c, row, "nodes"));
 	sim_buf b;
 	sim_buf_init(&b);

@@ -13,4 +13,15 @@ done
 "$podsim" run --frob x.ini >/dev/null 2>&1; [ $? -eq 2 ] || { echo "unknown option: want 2"; fail=1; }
 "$podsim" run >/dev/null 2>&1; [ $? -eq 2 ] || { echo "missing file: want 2"; fail=1; }
 "$podsim" --version | grep -q '^podsim [0-9]' || { echo "--version"; fail=1; }
+# validate: a CSV without the case columns is bad input (status 2, file:line).
+tmp=$(mktemp -d)
+printf 'id,foo\nX1,2\n' >"$tmp/bad.csv"
+err=$("$podsim" validate "$tmp/bad.csv" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] || { echo "validate bad csv: want 2, got $rc"; fail=1; }
+echo "$err" | grep -q "bad.csv:1: error: not a case file" || { echo "validate bad csv: $err"; fail=1; }
+printf 'id,kind,gpu,gpus,measured_value\nX1,gemm,a100-sxm4-80g,1\n' >"$tmp/short.csv"
+err=$("$podsim" validate "$tmp/short.csv" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] || { echo "validate short row: want 2, got $rc"; fail=1; }
+echo "$err" | grep -q "short.csv:2: error: row has 4 fields, the header has 5" || { echo "validate short row: $err"; fail=1; }
+rm -rf "$tmp"
 exit $fail
