@@ -102,17 +102,10 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	return SIM_OK;
 }
 
-int plan_scenario_load(const char *path, const char *const *overrides, size_t noverrides,
-		       sim_diag *diag, plan_scenario **out)
+/* Read and check a scenario whose document s->doc is loaded (rc = the load's
+ * result); on failure free it. */
+static int finish(plan_scenario *s, int rc, sim_diag *diag, plan_scenario **out)
 {
-	*out = NULL;
-	plan_scenario *s = calloc(1, sizeof *s);
-	if (!s)
-		return SIM_ENOMEM;
-	int rc = conf_load(path, diag, &s->doc);
-	for (size_t i = 0; rc == SIM_OK && i < noverrides; i++)
-		if (conf_override(s->doc, overrides[i], diag) != SIM_OK)
-			rc = SIM_ECONF;
 	if (rc == SIM_OK)
 		rc = read_sections(s, diag);
 	if (rc == SIM_OK)
@@ -125,6 +118,20 @@ int plan_scenario_load(const char *path, const char *const *overrides, size_t no
 	return SIM_OK;
 }
 
+int plan_scenario_load(const char *path, const char *const *overrides, size_t noverrides,
+		       sim_diag *diag, plan_scenario **out)
+{
+	*out = NULL;
+	plan_scenario *s = calloc(1, sizeof *s);
+	if (!s)
+		return SIM_ENOMEM;
+	int rc = conf_load(path, diag, &s->doc);
+	for (size_t i = 0; rc == SIM_OK && i < noverrides; i++)
+		if (conf_override(s->doc, overrides[i], diag) != SIM_OK)
+			rc = SIM_ECONF;
+	return finish(s, rc, diag, out);
+}
+
 int plan_scenario_load_string(const char *text, const char *name, const char *base_dir,
 			      sim_diag *diag, plan_scenario **out)
 {
@@ -133,16 +140,7 @@ int plan_scenario_load_string(const char *text, const char *name, const char *ba
 	if (!s)
 		return SIM_ENOMEM;
 	int rc = conf_load_string(text, strlen(text), name, base_dir, diag, &s->doc);
-	if (rc == SIM_OK)
-		rc = read_sections(s, diag);
-	if (rc == SIM_OK)
-		rc = plan_check(s, diag);
-	if (rc != SIM_OK) {
-		plan_scenario_free(s);
-		return rc;
-	}
-	*out = s;
-	return SIM_OK;
+	return finish(s, rc, diag, out);
 }
 
 void plan_scenario_free(plan_scenario *s)
