@@ -44,6 +44,8 @@ static const char usage_run[] =
 	"  --db PATH                run database (default: $PODSIM_DB, else podsim.db)\n"
 	"  --no-db                  do not store the run\n"
 	"  --print-config           print the resolved configuration and exit\n"
+	"  --trace FILE             write the replayed timeline as a Chrome trace (open it\n"
+	"                           in https://ui.perfetto.dev or chrome://tracing)\n"
 	"  -h, --help               this help\n"
 	"\n"
 	"exit status: 0 ok, 1 runtime error (database), 2 bad input (nothing stored)\n";
@@ -98,7 +100,7 @@ typedef struct cli_opts {
 	long limit;
 	const char *show_id;
 	bool rows;
-	const char *only, *data;
+	const char *only, *data, *trace;
 	double max_mape;
 } cli_opts;
 
@@ -127,7 +129,8 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 		else if (!strcmp(a, "--rows"))
 			o->rows = true;
 		else if ((!strcmp(a, "--set") || !strcmp(a, "--db") || !strcmp(a, "--limit") ||
-			  !strcmp(a, "--only") || !strcmp(a, "--data") || !strcmp(a, "--max-mape")) &&
+			  !strcmp(a, "--only") || !strcmp(a, "--data") || !strcmp(a, "--max-mape") ||
+			  !strcmp(a, "--trace")) &&
 			 !has_next)
 			return bad_usage("option needs a value", a, usage);
 		else if (!strcmp(a, "--set")) {
@@ -136,6 +139,8 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 			o->sets[o->nsets++] = argv[++i];
 		} else if (!strcmp(a, "--db"))
 			o->db = argv[++i];
+		else if (!strcmp(a, "--trace"))
+			o->trace = argv[++i];
 		else if (!strcmp(a, "--only"))
 			o->only = argv[++i];
 		else if (!strcmp(a, "--data"))
@@ -194,6 +199,33 @@ static int store_run(const cli_opts *o, const plan_scenario *s, const exec_resul
 	return rc;
 }
 
+/* Simulate; with --trace write the timeline to FILE.tmp and rename it into
+ * place only when complete, so a failed run leaves no half-written trace. */
+static int run_traced(const cli_opts *o, const plan_scenario *s, exec_result *r)
+{
+	if (!o->trace)
+		return exec_run(s, r);
+	size_t n = strlen(o->trace) + 5;
+	char *tmp = malloc(n);
+	if (!tmp)
+		return SIM_ENOMEM;
+	snprintf(tmp, n, "%s.tmp", o->trace);
+	FILE *f = fopen(tmp, "w");
+	int rc = f ? exec_run_traced(s, r, f) : SIM_EIO;
+	if (f && (fclose(f) != 0 || rc != SIM_OK)) {
+		rc = rc == SIM_OK ? SIM_EIO : rc;
+		remove(tmp);
+	}
+	if (rc == SIM_OK && rename(tmp, o->trace) != 0) {
+		remove(tmp);
+		rc = SIM_EIO;
+	}
+	if (rc == SIM_EIO)
+		fprintf(stderr, "%s: error: cannot write the trace\n", o->trace);
+	free(tmp);
+	return rc;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	cli_opts o = {0};
@@ -224,7 +256,7 @@ static int cmd_run(int argc, char **argv)
 	}
 	exec_result *r = malloc(sizeof *r);
 	int64_t id = 0;
-	rc = r ? exec_run(s, r) : SIM_ENOMEM;
+	rc = r ? run_traced(&o, s, r) : SIM_ENOMEM;
 	if (rc == SIM_OK)
 		rc = store_run(&o, s, r, &id, d);
 	flush_diag(d);

@@ -22,4 +22,11 @@ int exec_replay(const plan_graph *g, const net_cluster *c, exec_result *r);
  * (identity, headline metrics, memory, links). */
 int exec_run(const plan_scenario *s, exec_result *r);
 
+/* The same, also writing the replayed timeline to `trace` (if non-NULL) in the
+ * Chrome trace event format that Perfetto and chrome://tracing open: one
+ * process per rank class, one thread per stream, one complete event ("ph":"X")
+ * per task with its kind, layer, micro-batch and bytes; times in microseconds. */
+int exec_run_traced(const plan_scenario *s, exec_result *r, FILE *trace);
+int exec_replay_traced(const plan_graph *g, const net_cluster *c, exec_result *r, FILE *trace);
+
 #endif

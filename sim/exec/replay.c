@@ -262,7 +262,53 @@ static void link_stats(const replay *r, const net_cluster *c, exec_result *res)
 	}
 }
 
+/* Chrome trace event format: metadata names processes (rank classes) and
+ * threads (streams); each task is a complete event. Written in task order, so
+ * the file is the same for the same graph. */
+static void write_trace(const replay *r, const exec_result *res, FILE *f)
+{
+	static const char *const streams[PLAN_STREAM_COUNT] = {"compute", "tp", "dp", "pp send fwd",
+								"pp send bwd"};
+	static const char *const kinds[PLAN_TASK_KIND_COUNT] = {"fwd", "bwd", "recompute", "optimizer",
+								  "tp", "dp", "pp"};
+	const plan_graph *g = r->g;
+	fprintf(f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
+	const char *sep = "";
+	for (int k = 0; k < g->ranks; k++) {
+		fprintf(f, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"args\":{\"name\":"
+			   "\"%s (%d GPUs)\"}}", sep, k, k < res->nclasses ? res->classes[k].name : "rank",
+			g->rank_gpus);
+		sep = ",\n";
+		for (int st = 0; st < PLAN_STREAM_COUNT; st++)
+			fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,"
+				   "\"args\":{\"name\":\"%s\"}}", k, st, streams[st]);
+	}
+	for (size_t i = 0; i < g->ntasks; i++) {
+		const plan_task *t = &g->tasks[i];
+		char name[48];
+		if (t->layer >= 0 && t->mb >= 0)
+			snprintf(name, sizeof name, "%s mb%d L%d", kinds[t->kind], t->mb, t->layer);
+		else if (t->mb >= 0)
+			snprintf(name, sizeof name, "%s mb%d", kinds[t->kind], t->mb);
+		else
+			snprintf(name, sizeof name, "%s", kinds[t->kind]);
+		fprintf(f, "%s{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.6f,\"dur\":%.6f,"
+			   "\"name\":\"%s\",\"cat\":\"%s\",\"args\":{\"layer\":%d,\"mb\":%d,"
+			   "\"scaleup_bytes\":%.9g,\"nic_bytes\":%.9g}}",
+			sep, t->rank, t->stream, (double)r->start[i] * 1e-6, (double)t->dur * 1e-6, name,
+			kinds[t->kind], t->layer, (int)t->mb, (double)t->scaleup_bytes,
+			(double)t->nic_bytes);
+		sep = ",\n";
+	}
+	fprintf(f, "\n]}\n");
+}
+
 int exec_replay(const plan_graph *g, const net_cluster *c, exec_result *res)
+{
+	return exec_replay_traced(g, c, res, NULL);
+}
+
+int exec_replay_traced(const plan_graph *g, const net_cluster *c, exec_result *res, FILE *trace)
 {
 	replay r;
 	int rc = setup(&r, g);
@@ -290,6 +336,8 @@ int exec_replay(const plan_graph *g, const net_cluster *c, exec_result *res)
 		res->tasks = g->ntasks;
 		res->events = sim_engine_events_run(r.eng);
 		link_stats(&r, c, res);
+		if (trace)
+			write_trace(&r, res, trace);
 	}
 	teardown(&r);
 	return rc;

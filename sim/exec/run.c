@@ -62,6 +62,11 @@ static void headline(const plan_scenario *s, const plan_graph *g, exec_result *r
 
 int exec_run(const plan_scenario *s, exec_result *r)
 {
+	return exec_run_traced(s, r, NULL);
+}
+
+int exec_run_traced(const plan_scenario *s, exec_result *r, FILE *trace)
+{
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(r, 0, sizeof *r);
@@ -70,7 +75,7 @@ int exec_run(const plan_scenario *s, exec_result *r)
 	int rc = plan_build(s, &g);
 	if (rc != SIM_OK)
 		return rc;
-	rc = exec_replay(g, &s->cluster, r);
+	rc = exec_replay_traced(g, &s->cluster, r, trace);
 	if (rc == SIM_OK) {
 		memory(s, r);
 		headline(s, g, r);

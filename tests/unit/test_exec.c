@@ -149,8 +149,40 @@ static void test_cycle(void)
 	plan_graph_free(g);
 }
 
+/* The trace of a 2-stage, 2-micro-batch pipeline: one complete event per task
+ * with its start time, metadata for 2 processes x 5 streams, valid framing. */
+static void test_trace(void)
+{
+	plan_graph *g = pipeline(PLAN_SCHED_1F1B, 2, 2, 1e-3, 2e-3);
+	net_cluster c = one_node();
+	exec_result *r = calloc(1, sizeof *r);
+	FILE *f = tmpfile();
+	CHECK_INT(exec_replay_traced(g, &c, r, f), SIM_OK);
+	rewind(f);
+	char line[512];
+	int complete = 0, meta = 0, lines = 0;
+	bool saw_b0 = false;
+	while (fgets(line, sizeof line, f)) {
+		lines++;
+		complete += strstr(line, "\"ph\":\"X\"") != NULL;
+		meta += strstr(line, "\"ph\":\"M\"") != NULL;
+		/* stage 1 runs B0 right after F0 arrives: F0 on stage 0 ends at 1 ms,
+		 * stage 1's F0 runs 1-2 ms, so its B0 starts at 2 ms = 2000 us. */
+		if (strstr(line, "\"pid\":1,\"tid\":0,\"ts\":2000.000000") && strstr(line, "bwd mb0"))
+			saw_b0 = true;
+	}
+	CHECK_INT(complete, (long long)g->ntasks);
+	CHECK_INT(meta, 2 * (1 + PLAN_STREAM_COUNT));
+	CHECK(saw_b0);
+	CHECK_INT(lines, complete + meta + 2);
+	fclose(f);
+	free(r);
+	plan_graph_free(g);
+}
+
 int main(void)
 {
+	test_trace();
 	test_bubble(PLAN_SCHED_GPIPE, 4, 8);
 	test_bubble(PLAN_SCHED_1F1B, 4, 8);
 	test_bubble(PLAN_SCHED_1F1B, 8, 3); /* fewer micro-batches than stages */
