@@ -34,6 +34,15 @@ typedef struct chain {
 	bool oom;
 } chain;
 
+typedef struct fsdp_state {
+	bool on;
+	int dir;            /* +1 forward chain, -1 backward chain */
+	int layers;
+	uint32_t *gather;   /* per layer: all-gather task id, or UINT32_MAX */
+	double param_bytes; /* one layer's full parameters (16-bit) */
+	double grad_bytes;  /* one layer's full gradients */
+} fsdp_state;
+
 typedef struct builder {
 	const plan_scenario *s;
 	plan_graph *g;
@@ -41,6 +50,7 @@ typedef struct builder {
 	net_group tp, dp, pp;
 	chain fwd, bwd; /* per stage, rebuilt for each stage */
 	int m;          /* micro-batches */
+	fsdp_state fsdp; /* ZeRO-3 template (gather array shared, reset per chain) */
 } builder;
 
 static void chain_push(chain *c, seg x)
@@ -128,6 +138,12 @@ static void stage_chains(builder *b, int stage)
 	int nf = work_layer_forward(m, &b->sh, it);
 	int nb = work_layer_backward(m, &b->sh, bw);
 	bool full = b->s->plan.recompute == WORK_RECOMPUTE_FULL;
+	bool sel = b->s->plan.recompute == WORK_RECOMPUTE_SELECTIVE;
+	work_item core[WORK_MAX_ITEMS]; /* selective: only the attention core is recomputed */
+	int nc = 0;
+	for (int i = 0; i < nf; i++)
+		if (it[i].kind == WORK_ITEM_KERNEL && it[i].kernel == WORK_KERNEL_ATTN)
+			core[nc++] = it[i];
 	b->fwd.n = b->bwd.n = 0;
 	if (stage == 0) {
 		work_item e[WORK_MAX_ITEMS];
@@ -143,6 +159,8 @@ static void stage_chains(builder *b, int stage)
 	for (int l = layers - 1; l >= 0; l--) {
 		if (full)
 			append_items(b, &b->bwd, it, nf, PLAN_TASK_RECOMP, (int16_t)l);
+		else if (sel)
+			append_items(b, &b->bwd, core, nc, PLAN_TASK_RECOMP, (int16_t)l);
 		append_items(b, &b->bwd, bw, nb, PLAN_TASK_BWD, (int16_t)l);
 	}
 	if (stage == 0) {
@@ -156,19 +174,45 @@ static uint8_t seg_stream(uint8_t kind)
 	return kind == PLAN_TASK_TP ? PLAN_STREAM_TP : PLAN_STREAM_COMPUTE;
 }
 
+static uint32_t add_dp(builder *b, int stage, net_coll coll, double bytes, const uint32_t *deps,
+		       uint32_t ndeps, int16_t layer);
+
+/* ZeRO-3 / FSDP with one unit per transformer layer: before a layer runs
+ * (forward, or backward with its recomputation) its parameters are
+ * all-gathered over DP; the gather of the next layer in chain order is issued
+ * as soon as the current one starts computing (a prefetch window of one unit),
+ * and after a layer's backward its gradients are reduce-scattered. Embedding
+ * and output layer stay gathered in the root unit (not modelled as traffic). */
+static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uint32_t after)
+{
+	if (layer < 0 || layer >= f->layers)
+		return UINT32_MAX;
+	if (f->gather[layer] == UINT32_MAX)
+		f->gather[layer] = add_dp(b, stage, NET_ALLGATHER, f->param_bytes, &after, 1,
+					  (int16_t)layer);
+	return f->gather[layer];
+}
+
 /* Emit a chain for micro-batch mb on `stage`; the first task depends on `dep`.
  * Records the first and last ids; layer_end (if non-NULL) gets, per layer, the
  * id of the layer's last task. Returns SIM_OK or SIM_ENOMEM. */
 static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t dep,
-		      uint32_t *first, uint32_t *last, uint32_t *layer_end)
+		      uint32_t *first, uint32_t *last, uint32_t *layer_end, fsdp_state *f)
 {
 	uint32_t prev = dep;
 	*first = UINT32_MAX;
+	int cur = -1;
 	for (int i = 0; i < c->n; i++) {
 		const seg *x = &c->v[i];
+		uint32_t deps[2] = {prev, UINT32_MAX};
+		if (f->on && x->layer >= 0 && x->layer != cur) {
+			deps[1] = fsdp_gather(b, f, stage, x->layer, prev);
+			fsdp_gather(b, f, stage, x->layer + f->dir, prev); /* prefetch */
+			cur = x->layer;
+		}
 		plan_task t = {x->dur, stage, seg_stream(x->kind), x->kind, x->layer, mb,
 			       x->scaleup, x->nic};
-		uint32_t id = plan_graph_add(b->g, &t, &prev, 1);
+		uint32_t id = plan_graph_add(b->g, &t, deps, 2);
 		if (id == UINT32_MAX)
 			return SIM_ENOMEM;
 		if (i == 0)
@@ -177,6 +221,10 @@ static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t de
 			layer_end[x->layer] = id;
 		b->g->hardware_flops += x->flops * b->g->rank_gpus;
 		prev = id;
+		bool layer_done = i + 1 == c->n || c->v[i + 1].layer != x->layer;
+		if (f->on && f->dir < 0 && x->layer >= 0 && layer_done &&
+		    add_dp(b, stage, NET_REDUCESCATTER, f->grad_bytes, &id, 1, x->layer) == UINT32_MAX)
+			return SIM_ENOMEM;
 	}
 	*last = prev;
 	return SIM_OK;
@@ -216,8 +264,12 @@ static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_e
 		size_t k = (size_t)stage * (size_t)m + (size_t)mb;
 		uint32_t first, last;
 		bool bwd = order[i].backward;
+		fsdp_state f = b->fsdp;
+		f.dir = bwd ? -1 : 1;
+		for (int l = 0; f.on && l < f.layers; l++)
+			f.gather[l] = UINT32_MAX;
 		rc = emit_chain(b, bwd ? &b->bwd : &b->fwd, stage, mb, UINT32_MAX, &first, &last,
-				bwd && mb == m - 1 ? layer_end : NULL);
+				bwd && mb == m - 1 ? layer_end : NULL, &f);
 		if (rc != SIM_OK)
 			break;
 		(bwd ? ids->first_b : ids->first_f)[k] = first;
@@ -253,8 +305,8 @@ static int emit_grad_buckets(builder *b, int stage, const pipe_ids *ids,
 {
 	const plan_scenario *s = b->s;
 	const plan_spec *p = &s->plan;
-	if (p->dp == 1)
-		return 0;
+	if (p->dp == 1 || p->zero >= 3)
+		return 0; /* ZeRO-3 reduce-scatters per layer inside the backward chain */
 	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
 	double per_layer = work_params_layer(&s->model) / p->tp * gbytes;
 	net_coll coll = p->zero >= 1 ? NET_REDUCESCATTER : NET_ALLREDUCE;
@@ -305,7 +357,7 @@ static int emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *
 	free(deps);
 	if (opt == UINT32_MAX)
 		return SIM_ENOMEM;
-	if (p->zero >= 1 && p->dp > 1) {
+	if ((p->zero == 1 || p->zero == 2) && p->dp > 1) {
 		double wbytes = local * p->dp * hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
 		if (add_dp(b, stage, NET_ALLGATHER, wbytes, &opt, 1, -1) == UINT32_MAX)
 			return SIM_ENOMEM;
@@ -397,6 +449,13 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	net_group_make(&s->cluster, p->dp, p->tp, &b.dp);
 	net_group_make(&s->cluster, 2, p->tp * p->dp, &b.pp);
 	b.g = plan_graph_new(p->pp, p->tp * p->dp);
+	int lps0 = plan_stage_layers(s, 0);
+	double wbytes = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
+	double gbytes = (p->fp32_grads || wbytes == 4.0) ? 4.0 : 2.0;
+	double layer_params = work_params_layer(&s->model) / p->tp;
+	b.fsdp = (fsdp_state){p->zero >= 3 && p->dp > 1, 1, lps0,
+			      malloc((size_t)lps0 * sizeof(uint32_t)), layer_params * wbytes,
+			      layer_params * gbytes};
 	size_t pm = (size_t)p->pp * (size_t)b.m;
 	int lps = plan_stage_layers(s, 0);
 	pipe_ids ids = {calloc(pm, 4), calloc(pm, 4), calloc(pm, 4), calloc(pm, 4),
@@ -404,7 +463,7 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	uint32_t *layer_end = calloc((size_t)p->pp * (size_t)lps, 4);
 	uint32_t *dp_ids = calloc((size_t)p->pp * (size_t)(lps + 2), 4);
 	int rc = SIM_ENOMEM;
-	if (b.g && ids.first_f && ids.first_b && ids.send_f && ids.send_b && ids.last_bwd &&
+	if (b.g && b.fsdp.gather && ids.first_f && ids.first_b && ids.send_f && ids.send_b && ids.last_bwd &&
 	    ids.emb_sync && layer_end && dp_ids) {
 		for (int i = 0; i < p->pp; i++)
 			ids.emb_sync[i] = UINT32_MAX;
@@ -416,7 +475,7 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	}
 	free(ids.first_f), free(ids.first_b), free(ids.send_f), free(ids.send_b);
 	free(ids.last_bwd), free(ids.emb_sync), free(layer_end), free(dp_ids);
-	free(b.fwd.v), free(b.bwd.v);
+	free(b.fwd.v), free(b.bwd.v), free(b.fsdp.gather);
 	if (rc != SIM_OK) {
 		plan_graph_free(b.g);
 		return rc;

@@ -98,16 +98,6 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 		       "interleaved pipeline schedules (vpp > 1) are not simulated yet");
 		errors++;
 	}
-	if (p->zero > 1) {
-		err_at(s, diag, "parallel", "zero",
-		       "ZeRO stage %d is not simulated yet (0 and 1 are)", p->zero);
-		errors++;
-	}
-	if (p->recompute == WORK_RECOMPUTE_SELECTIVE) {
-		err_at(s, diag, "parallel", "recompute",
-		       "selective recomputation is not simulated yet (none and full are)");
-		errors++;
-	}
 	if (s->model.moe_experts > 0) {
 		conf_loc loc = conf_key_loc(s->doc, "model", "moe_experts");
 		sim_diag_error(diag, loc.path, loc.line, "MoE models are not simulated yet");

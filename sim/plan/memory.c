@@ -82,8 +82,12 @@ void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]
 	bytes[PLAN_MEM_GRADIENTS] = params * g / (p->zero >= 2 ? p->dp : 1);
 	bytes[PLAN_MEM_OPTIMIZER] = params * o / (p->zero >= 1 ? p->dp : 1);
 	bytes[PLAN_MEM_ACTIVATIONS] = stage_activations(s, stage);
+	/* ZeRO-3 holds two gathered layers (the running one and the prefetched). */
+	double gathered = p->zero >= 3 && p->dp > 1
+				  ? 2.0 * work_params_layer(&s->model) / p->tp * w
+				  : 0.0;
 	bytes[PLAN_MEM_BUFFERS] =
-		(p->dp > 1 ? 2.0 * p->bucket_bytes : 0.0) +
+		gathered + (p->dp > 1 && p->zero < 3 ? 2.0 * p->bucket_bytes : 0.0) +
 		(p->pp > 1 ? 4.0 * work_p2p_bytes(&s->model, &sh) : 0.0);
 	double sum = 0;
 	for (int i = 0; i < PLAN_MEM_FRAGMENTATION; i++)

@@ -88,8 +88,59 @@ static void test_memory(void)
 	CHECK_NEAR(b[PLAN_MEM_ACTIVATIONS], 6 * 1 * per + one + 2048.0 * 51200 * 4, 1e-12);
 }
 
+/* Count tasks of a kind on one stage. */
+static int count(const plan_graph *g, int rank, plan_task_kind k)
+{
+	int n = 0;
+	for (size_t i = 0; i < g->ntasks; i++)
+		n += g->tasks[i].rank == rank && g->tasks[i].kind == k;
+	return n;
+}
+
+/* The quickstart plan (tp 2, pp 2, dp 4, 8 micro-batches of 4 sequences, 12
+ * layers per stage) under each DP scheme:
+ *  - ZeRO-0, no overlap: the stage's 12 layers of gradients in 40 MB buckets
+ *    all-reduced after the backward; stage 0 also adds the embedding;
+ *  - ZeRO-3: per micro-batch and layer one all-gather in forward, one in
+ *    backward and one reduce-scatter: 8 x 12 x 3 = 288 DP tasks per stage (plus
+ *    the tied-embedding sync on the first and last stage), no final gather;
+ *  - TP: without SP, 2 all-reduces per layer forward and 2 backward, plus the
+ *    recomputed forward's 2 under full recomputation, and on stage 0 the
+ *    vocab-parallel embedding's all-reduce per forward (its backward needs
+ *    none): 8 x 12 x 6 + 8. */
+static void test_graph(void)
+{
+	const char *zero3[] = {"parallel.zero=3"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", zero3, 1, d, &s), SIM_OK);
+	plan_graph *g = NULL;
+	if (s && plan_build(s, &g) == SIM_OK) {
+		CHECK_INT(plan_microbatches(&s->plan), 8);
+		CHECK_INT(count(g, 0, PLAN_TASK_DP), 8 * 12 * 3 + 1);
+		CHECK_INT(count(g, 1, PLAN_TASK_DP), 8 * 12 * 3 + 1);
+		CHECK_INT(count(g, 0, PLAN_TASK_OPTIM), 1);
+		double mem0[PLAN_MEM_COUNT], mem3[PLAN_MEM_COUNT];
+		plan_memory(s, 0, mem3);
+		s->plan.zero = 0;
+		plan_memory(s, 0, mem0);
+		CHECK_NEAR(mem3[PLAN_MEM_WEIGHTS], mem0[PLAN_MEM_WEIGHTS] / 4, 1e-12);
+		CHECK_NEAR(mem3[PLAN_MEM_OPTIMIZER], mem0[PLAN_MEM_OPTIMIZER] / 4, 1e-12);
+		plan_graph_free(g);
+		g = NULL;
+		s->plan.recompute = WORK_RECOMPUTE_FULL;
+		CHECK_INT(plan_build(s, &g), SIM_OK);
+		CHECK_INT(count(g, 0, PLAN_TASK_TP), 8 * 12 * 6 + 8);
+	}
+	plan_graph_free(g);
+	plan_scenario_free(s);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+}
+
 int main(void)
 {
+	test_graph();
 	test_orders();
 	test_memory();
 	return check_done();
