@@ -48,7 +48,8 @@ typedef struct builder {
 	plan_graph *g;
 	work_shard sh;
 	net_group tp, dp, pp;
-	chain fwd, bwd; /* per stage, rebuilt for each stage */
+	chain *fwd, *bwd; /* per model chunk of the stage being built */
+	int vpp, vstages; /* chunks per stage; virtual stages pp * vpp */
 	int m;          /* micro-batches */
 	fsdp_state fsdp; /* ZeRO-3 template (gather array shared, reset per chain) */
 } builder;
@@ -129,12 +130,15 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 	}
 }
 
-/* Build the forward and backward chains of one stage. */
+/* Build the forward and backward chains of every model chunk of a stage.
+ * Chunk c of stage st is virtual stage v = c * pp + st and holds the stage's
+ * local layers c * Lc .. (c + 1) * Lc - 1 (Lc = layers / (pp * vpp)); the
+ * embedding runs on virtual stage 0, logits and loss on the last one. */
 static void stage_chains(builder *b, int stage)
 {
 	const work_model *m = &b->s->model;
-	int pp = b->s->plan.pp, layers = plan_stage_layers(b->s, stage);
-	work_item it[WORK_MAX_ITEMS], bw[WORK_MAX_ITEMS];
+	int pp = b->s->plan.pp, lc = plan_stage_layers(b->s, stage) / b->vpp;
+	work_item it[WORK_MAX_ITEMS], bw[WORK_MAX_ITEMS], x[WORK_MAX_ITEMS];
 	int nf = work_layer_forward(m, &b->sh, it);
 	int nb = work_layer_backward(m, &b->sh, bw);
 	bool full = b->s->plan.recompute == WORK_RECOMPUTE_FULL;
@@ -144,29 +148,36 @@ static void stage_chains(builder *b, int stage)
 	for (int i = 0; i < nf; i++)
 		if (it[i].kind == WORK_ITEM_KERNEL && it[i].kernel == WORK_KERNEL_ATTN)
 			core[nc++] = it[i];
-	b->fwd.n = b->bwd.n = 0;
-	if (stage == 0) {
-		work_item e[WORK_MAX_ITEMS];
-		append_items(b, &b->fwd, e, work_embed_forward(m, &b->sh, e), PLAN_TASK_FWD, -1);
+	for (int c = 0; c < b->vpp; c++) {
+		chain *fw = &b->fwd[c], *bk = &b->bwd[c];
+		int v = c * pp + stage;
+		fw->n = bk->n = 0;
+		if (v == 0)
+			append_items(b, fw, x, work_embed_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
+		for (int l = c * lc; l < (c + 1) * lc; l++)
+			append_items(b, fw, it, nf, PLAN_TASK_FWD, (int16_t)l);
+		if (v == b->vstages - 1) {
+			append_items(b, fw, x, work_head_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
+			append_items(b, bk, x, work_head_backward(m, &b->sh, x), PLAN_TASK_BWD, -1);
+		}
+		for (int l = (c + 1) * lc - 1; l >= c * lc; l--) {
+			if (full)
+				append_items(b, bk, it, nf, PLAN_TASK_RECOMP, (int16_t)l);
+			else if (sel)
+				append_items(b, bk, core, nc, PLAN_TASK_RECOMP, (int16_t)l);
+			append_items(b, bk, bw, nb, PLAN_TASK_BWD, (int16_t)l);
+		}
+		if (v == 0)
+			append_items(b, bk, x, work_embed_backward(m, &b->sh, x), PLAN_TASK_BWD, -1);
 	}
-	for (int l = 0; l < layers; l++)
-		append_items(b, &b->fwd, it, nf, PLAN_TASK_FWD, (int16_t)l);
-	if (stage == pp - 1) {
-		work_item h[WORK_MAX_ITEMS];
-		append_items(b, &b->fwd, h, work_head_forward(m, &b->sh, h), PLAN_TASK_FWD, -1);
-		append_items(b, &b->bwd, h, work_head_backward(m, &b->sh, h), PLAN_TASK_BWD, -1);
-	}
-	for (int l = layers - 1; l >= 0; l--) {
-		if (full)
-			append_items(b, &b->bwd, it, nf, PLAN_TASK_RECOMP, (int16_t)l);
-		else if (sel)
-			append_items(b, &b->bwd, core, nc, PLAN_TASK_RECOMP, (int16_t)l);
-		append_items(b, &b->bwd, bw, nb, PLAN_TASK_BWD, (int16_t)l);
-	}
-	if (stage == 0) {
-		work_item e[WORK_MAX_ITEMS];
-		append_items(b, &b->bwd, e, work_embed_backward(m, &b->sh, e), PLAN_TASK_BWD, -1);
-	}
+}
+
+static bool chains_oom(const builder *b)
+{
+	for (int c = 0; c < b->vpp; c++)
+		if (b->fwd[c].oom || b->bwd[c].oom)
+			return true;
+	return false;
 }
 
 static uint8_t seg_stream(uint8_t kind)
@@ -250,32 +261,33 @@ static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t a
 	return plan_graph_add(b->g, &t, &after, 1);
 }
 
-/* The stage's compute-stream program in schedule order, with its sends. */
+/* The stage's compute-stream program in schedule order, with its sends.
+ * Per-micro-batch ids are indexed by virtual stage: k = v * m + mb. */
 static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_end)
 {
-	int pp = b->s->plan.pp, m = b->m;
-	plan_op *order = malloc((size_t)(2 * m) * sizeof *order);
+	int pp = b->s->plan.pp, m = b->m, steps = 2 * m * b->vpp;
+	plan_op *order = malloc((size_t)steps * sizeof *order);
 	if (!order)
 		return SIM_ENOMEM;
-	plan_schedule_order(b->s->plan.schedule, pp, m, stage, order);
+	plan_schedule_order(b->s->plan.schedule, pp, m, b->vpp, stage, order);
 	int rc = SIM_OK;
-	for (int i = 0; i < 2 * m && rc == SIM_OK; i++) {
-		int mb = order[i].mb;
-		size_t k = (size_t)stage * (size_t)m + (size_t)mb;
+	for (int i = 0; i < steps && rc == SIM_OK; i++) {
+		int mb = order[i].mb, c = order[i].chunk, v = c * pp + stage;
+		size_t k = (size_t)v * (size_t)m + (size_t)mb;
 		uint32_t first, last;
 		bool bwd = order[i].backward;
 		fsdp_state f = b->fsdp;
 		f.dir = bwd ? -1 : 1;
 		for (int l = 0; f.on && l < f.layers; l++)
 			f.gather[l] = UINT32_MAX;
-		rc = emit_chain(b, bwd ? &b->bwd : &b->fwd, stage, mb, UINT32_MAX, &first, &last,
+		rc = emit_chain(b, bwd ? &b->bwd[c] : &b->fwd[c], stage, mb, UINT32_MAX, &first, &last,
 				bwd && mb == m - 1 ? layer_end : NULL, &f);
 		if (rc != SIM_OK)
 			break;
 		(bwd ? ids->first_b : ids->first_f)[k] = first;
 		if (bwd)
 			ids->last_bwd[stage] = last;
-		bool send = bwd ? stage > 0 : stage < pp - 1;
+		bool send = bwd ? v > 0 : v < b->vstages - 1;
 		if (send) {
 			uint32_t id = pp_send(b, stage, mb, bwd, last);
 			if (id == UINT32_MAX)
@@ -396,17 +408,20 @@ static int emit_embedding_sync(builder *b, pipe_ids *ids)
 	return SIM_OK;
 }
 
+/* Virtual stage v's micro-batch waits for v - 1's forward send and v + 1's
+ * backward send (v - 1 of chunk c > 0 on stage 0 is the last stage's chunk
+ * c - 1: the interleaved pipeline wraps around). */
 static int link_stages(builder *b, const pipe_ids *ids)
 {
-	int pp = b->s->plan.pp, m = b->m;
-	for (int st = 0; st < pp; st++)
+	int m = b->m;
+	for (int v = 0; v < b->vstages; v++)
 		for (int mb = 0; mb < m; mb++) {
-			size_t k = (size_t)st * (size_t)m + (size_t)mb;
-			if (st > 0 && plan_graph_edge(b->g, ids->send_f[k - (size_t)m],
-						      ids->first_f[k]) != SIM_OK)
+			size_t k = (size_t)v * (size_t)m + (size_t)mb;
+			if (v > 0 && plan_graph_edge(b->g, ids->send_f[k - (size_t)m],
+						     ids->first_f[k]) != SIM_OK)
 				return SIM_ENOMEM;
-			if (st < pp - 1 && plan_graph_edge(b->g, ids->send_b[k + (size_t)m],
-							   ids->first_b[k]) != SIM_OK)
+			if (v < b->vstages - 1 && plan_graph_edge(b->g, ids->send_b[k + (size_t)m],
+								  ids->first_b[k]) != SIM_OK)
 				return SIM_ENOMEM;
 		}
 	return SIM_OK;
@@ -419,8 +434,7 @@ static int build_all(builder *b, pipe_ids *ids, uint32_t *layer_end, uint32_t *d
 	int rc = ndp ? SIM_OK : SIM_ENOMEM;
 	for (int st = 0; st < pp && rc == SIM_OK; st++) {
 		stage_chains(b, st);
-		rc = b->fwd.oom || b->bwd.oom ? SIM_ENOMEM
-					      : emit_schedule(b, st, ids, layer_end + st * lps);
+		rc = chains_oom(b) ? SIM_ENOMEM : emit_schedule(b, st, ids, layer_end + st * lps);
 	}
 	if (rc == SIM_OK)
 		rc = link_stages(b, ids);
@@ -456,14 +470,18 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	b.fsdp = (fsdp_state){p->zero >= 3 && p->dp > 1, 1, lps0,
 			      malloc((size_t)lps0 * sizeof(uint32_t)), layer_params * wbytes,
 			      layer_params * gbytes};
-	size_t pm = (size_t)p->pp * (size_t)b.m;
+	b.vpp = p->vpp;
+	b.vstages = p->pp * p->vpp;
+	b.fwd = calloc((size_t)b.vpp, sizeof *b.fwd);
+	b.bwd = calloc((size_t)b.vpp, sizeof *b.bwd);
+	size_t pm = (size_t)b.vstages * (size_t)b.m;
 	int lps = plan_stage_layers(s, 0);
 	pipe_ids ids = {calloc(pm, 4), calloc(pm, 4), calloc(pm, 4), calloc(pm, 4),
 			calloc((size_t)p->pp, 4), malloc((size_t)p->pp * 4)};
 	uint32_t *layer_end = calloc((size_t)p->pp * (size_t)lps, 4);
 	uint32_t *dp_ids = calloc((size_t)p->pp * (size_t)(lps + 2), 4);
 	int rc = SIM_ENOMEM;
-	if (b.g && b.fsdp.gather && ids.first_f && ids.first_b && ids.send_f && ids.send_b && ids.last_bwd &&
+	if (b.g && b.fwd && b.bwd && b.fsdp.gather && ids.first_f && ids.first_b && ids.send_f && ids.send_b && ids.last_bwd &&
 	    ids.emb_sync && layer_end && dp_ids) {
 		for (int i = 0; i < p->pp; i++)
 			ids.emb_sync[i] = UINT32_MAX;
@@ -475,7 +493,9 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	}
 	free(ids.first_f), free(ids.first_b), free(ids.send_f), free(ids.send_b);
 	free(ids.last_bwd), free(ids.emb_sync), free(layer_end), free(dp_ids);
-	free(b.fwd.v), free(b.bwd.v), free(b.fsdp.gather);
+	for (int c = 0; b.fwd && b.bwd && c < b.vpp; c++)
+		free(b.fwd[c].v), free(b.bwd[c].v);
+	free(b.fwd), free(b.bwd), free(b.fsdp.gather);
 	if (rc != SIM_OK) {
 		plan_graph_free(b.g);
 		return rc;

@@ -93,9 +93,15 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 		err_at(s, diag, "parallel", "ep", "expert parallelism (ep > 1) is not simulated yet");
 		errors++;
 	}
-	if (p->vpp > 1) {
+	if (p->vpp > 1 && p->schedule != PLAN_SCHED_1F1B) {
+		err_at(s, diag, "parallel", "vpp", "vpp > 1 needs schedule = 1f1b (interleaved 1F1B)");
+		errors++;
+	}
+	if (p->vpp > 1 && p->global_batch % ((int64_t)p->micro_batch * p->dp) == 0 &&
+	    plan_microbatches(p) % p->pp != 0) {
 		err_at(s, diag, "parallel", "vpp",
-		       "interleaved pipeline schedules (vpp > 1) are not simulated yet");
+		       "interleaved 1F1B needs the micro-batches per step (%d) to be a multiple of pp = %d",
+		       plan_microbatches(p), p->pp);
 		errors++;
 	}
 	if (s->model.moe_experts > 0) {

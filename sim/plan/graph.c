@@ -59,26 +59,36 @@ uint32_t plan_graph_add(plan_graph *g, const plan_task *t, const uint32_t *deps,
 	return id;
 }
 
-void plan_schedule_order(plan_schedule sched, int p, int m, int stage, plan_op *out)
+/* Megatron's micro-batch and chunk of the k-th forward (or backward) step. */
+static plan_op interleaved_op(int k, int p, int vpp, bool backward)
 {
-	int n = 0;
+	int in_group = k % (p * vpp), chunk = in_group / p;
+	plan_op op = {backward, (k / (p * vpp)) * p + in_group % p, chunk};
+	if (backward)
+		op.chunk = vpp - 1 - chunk;
+	return op;
+}
+
+void plan_schedule_order(plan_schedule sched, int p, int m, int vpp, int stage, plan_op *out)
+{
+	int n = 0, total = m * vpp;
 	if (sched == PLAN_SCHED_GPIPE) {
 		for (int i = 0; i < m; i++)
-			out[n++] = (plan_op){false, i};
+			out[n++] = (plan_op){false, i, 0};
 		for (int i = 0; i < m; i++)
-			out[n++] = (plan_op){true, i};
+			out[n++] = (plan_op){true, i, 0};
 		return;
 	}
-	int warm = p - 1 - stage;
-	if (warm > m)
-		warm = m;
+	int warm = vpp > 1 ? (p - stage - 1) * 2 + (vpp - 1) * p : p - 1 - stage;
+	if (warm > total)
+		warm = total;
 	int f = 0, b = 0;
 	for (; f < warm; f++)
-		out[n++] = (plan_op){false, f};
-	while (f < m) {
-		out[n++] = (plan_op){false, f++};
-		out[n++] = (plan_op){true, b++};
+		out[n++] = interleaved_op(f, p, vpp, false);
+	while (f < total) {
+		out[n++] = interleaved_op(f++, p, vpp, false);
+		out[n++] = interleaved_op(b++, p, vpp, true);
 	}
-	while (b < m)
-		out[n++] = (plan_op){true, b++};
+	while (b < total)
+		out[n++] = interleaved_op(b++, p, vpp, true);
 }

@@ -28,13 +28,21 @@ static double stage_params(const plan_scenario *s, int stage)
 	return p / s->plan.tp;
 }
 
-/* Micro-batches whose activations a stage holds at its peak: 1F1B keeps at most
- * pp - stage in flight (the warm-up forwards plus one); GPipe keeps all m. */
-static int inflight(const plan_scenario *s, int stage)
+/* Layers' worth of micro-batch activations a stage holds at its peak. GPipe
+ * keeps all m micro-batches of its layers. 1F1B keeps its warm-up forwards plus
+ * one in flight, each over a chunk of layers / vpp layers: pp - stage
+ * micro-batches without interleaving, (pp - stage - 1) * 2 + (vpp - 1) * pp + 1
+ * chunk-steps with it (at most m * vpp). */
+static double inflight_layers(const plan_scenario *s, int stage)
 {
-	int m = plan_microbatches(&s->plan);
-	int k = s->plan.schedule == PLAN_SCHED_GPIPE ? m : s->plan.pp - stage;
-	return k < m ? k : m;
+	const plan_spec *p = &s->plan;
+	int m = plan_microbatches(p), layers = plan_stage_layers(s, stage);
+	if (p->schedule == PLAN_SCHED_GPIPE)
+		return (double)layers * m;
+	int steps = p->vpp > 1 ? (p->pp - stage - 1) * 2 + (p->vpp - 1) * p->pp + 1 : p->pp - stage;
+	if (steps > m * p->vpp)
+		steps = m * p->vpp;
+	return (double)layers / p->vpp * steps;
 }
 
 static work_shard stage_shard(const plan_scenario *s)
@@ -53,7 +61,7 @@ static double stage_activations(const plan_scenario *s, int stage)
 	work_shard sh = stage_shard(s);
 	work_recompute rc = s->plan.recompute;
 	double per_layer = work_activation_bytes(&s->model, &sh, rc);
-	double a = per_layer * plan_stage_layers(s, stage) * inflight(s, stage);
+	double a = per_layer * inflight_layers(s, stage);
 	if (rc == WORK_RECOMPUTE_FULL)
 		a += work_activation_bytes(&s->model, &sh, WORK_RECOMPUTE_NONE);
 	if (stage == s->plan.pp - 1)

@@ -137,6 +137,7 @@ typedef struct plan_edge {
 typedef struct plan_op {
 	bool backward;
 	int mb;
+	int chunk; /* model chunk (0 unless interleaved) */
 } plan_op;
 
 typedef struct plan_graph {
@@ -152,11 +153,15 @@ typedef struct plan_graph {
 } plan_graph;
 
 /* The compute-stream order of a schedule on `stage` of `p` with `m`
- * micro-batches: GPipe runs every forward then every backward; 1F1B runs
- * min(p-1-stage, m) warm-up forwards, then alternates one forward and one
- * backward, then drains the remaining backwards (Narayanan et al. 2021).
- * `out` holds 2*m entries. */
-void plan_schedule_order(plan_schedule sched, int p, int m, int stage, plan_op *out);
+ * micro-batches and `vpp` model chunks per stage: GPipe runs every forward then
+ * every backward; 1F1B runs min(p-1-stage, m) warm-up forwards, then alternates
+ * one forward and one backward, then drains the remaining backwards (Narayanan
+ * et al. 2021). With vpp > 1 (interleaved 1F1B, m a multiple of p) the unit is
+ * a micro-batch on one chunk: forward step k runs chunk (k / p) % vpp of
+ * micro-batch (k / (p * vpp)) * p + k % p, backward steps visit the chunks in
+ * reverse, and the warm-up is (p - stage - 1) * 2 + (vpp - 1) * p steps
+ * (Megatron-LM's schedule). `out` holds 2*m*vpp entries. */
+void plan_schedule_order(plan_schedule sched, int p, int m, int vpp, int stage, plan_op *out);
 
 /* Build the step's task graph. SIM_OK or SIM_ENOMEM. */
 int plan_build(const plan_scenario *s, plan_graph **out);

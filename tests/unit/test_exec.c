@@ -7,39 +7,47 @@
 #include <string.h>
 
 /* A pipeline of p stages and m micro-batches, forward tf and backward tb per
- * stage, free communication (zero-duration transfers), no optimizer. */
-static plan_graph *pipeline(plan_schedule sched, int p, int m, double tf, double tb)
+ * stage split over v model chunks (interleaved when v > 1: chunk c of stage s
+ * is virtual stage c*p + s), free communication (zero-duration transfers),
+ * no optimizer. */
+static plan_graph *pipeline_v(plan_schedule sched, int p, int m, int v, double tf, double tb)
 {
 	plan_graph *g = plan_graph_new(p, 1);
-	uint32_t *ff = malloc(sizeof(uint32_t) * (size_t)(p * m)), *fb = malloc(sizeof(uint32_t) * (size_t)(p * m));
-	uint32_t *sf = malloc(sizeof(uint32_t) * (size_t)(p * m)), *sb = malloc(sizeof(uint32_t) * (size_t)(p * m));
-	plan_op *ord = malloc(sizeof *ord * (size_t)(2 * m));
+	size_t n = (size_t)(p * v * m);
+	uint32_t *ff = malloc(sizeof(uint32_t) * n), *fb = malloc(sizeof(uint32_t) * n);
+	uint32_t *sf = malloc(sizeof(uint32_t) * n), *sb = malloc(sizeof(uint32_t) * n);
+	plan_op *ord = malloc(sizeof *ord * (size_t)(2 * m * v));
 	for (int s = 0; s < p; s++) {
-		plan_schedule_order(sched, p, m, s, ord);
-		for (int i = 0; i < 2 * m; i++) {
+		plan_schedule_order(sched, p, m, v, s, ord);
+		for (int i = 0; i < 2 * m * v; i++) {
 			bool b = ord[i].backward;
-			int mb = ord[i].mb, k = s * m + mb;
-			plan_task t = {sim_time_from_s(b ? tb : tf), s, PLAN_STREAM_COMPUTE,
+			int mb = ord[i].mb, vs = ord[i].chunk * p + s, k = vs * m + mb;
+			plan_task t = {sim_time_from_s((b ? tb : tf) / v), s, PLAN_STREAM_COMPUTE,
 				       b ? PLAN_TASK_BWD : PLAN_TASK_FWD, 0, mb, 0, 0};
 			uint32_t id = plan_graph_add(g, &t, NULL, 0);
 			(b ? fb : ff)[k] = id;
-			if (b ? s > 0 : s < p - 1) {
+			if (b ? vs > 0 : vs < p * v - 1) {
 				plan_task x = {0, s, b ? PLAN_STREAM_PP_BWD : PLAN_STREAM_PP_FWD,
 					       PLAN_TASK_PP, -1, mb, 0, 0};
 				(b ? sb : sf)[k] = plan_graph_add(g, &x, &id, 1);
 			}
 		}
 	}
-	for (int s = 0; s < p; s++)
+	for (int vs = 0; vs < p * v; vs++)
 		for (int mb = 0; mb < m; mb++) {
-			int k = s * m + mb;
-			if (s > 0)
+			int k = vs * m + mb;
+			if (vs > 0)
 				plan_graph_edge(g, sf[k - m], ff[k]);
-			if (s < p - 1)
+			if (vs < p * v - 1)
 				plan_graph_edge(g, sb[k + m], fb[k]);
 		}
 	free(ff), free(fb), free(sf), free(sb), free(ord);
 	return g;
+}
+
+static plan_graph *pipeline(plan_schedule sched, int p, int m, double tf, double tb)
+{
+	return pipeline_v(sched, p, m, 1, tf, tb);
 }
 
 static net_cluster one_node(void)
@@ -81,6 +89,26 @@ static void test_bubble(plan_schedule sched, int p, int m)
 		CHECK_NEAR(r->classes[k].time_s[EXEC_CAT_BUBBLE] / r->step_s, want, 1e-9);
 		CHECK_NEAR(r->classes[k].time_s[EXEC_CAT_COMPUTE], m * (tf + tb), 1e-9);
 	}
+	check_sums(r);
+	free(r);
+	plan_graph_free(g);
+}
+
+/* Interleaved 1F1B with v chunks per stage (m a multiple of p): the bubble
+ * shrinks by v, (p - 1)(tf + tb)/v per stage, so the step is
+ * m(tf + tb) + (p - 1)(tf + tb)/v and the bubble fraction (p-1)/(v*m + p-1)
+ * (Narayanan et al. 2021, section 2.2). */
+static void test_interleaved(int p, int m, int v)
+{
+	double tf = 1e-3, tb = 2e-3;
+	plan_graph *g = pipeline_v(PLAN_SCHED_1F1B, p, m, v, tf, tb);
+	net_cluster c = one_node();
+	exec_result *r = calloc(1, sizeof *r);
+	CHECK_INT(exec_replay(g, &c, r), SIM_OK);
+	CHECK_NEAR(r->step_s, m * (tf + tb) + (p - 1) * (tf + tb) / v, 1e-9);
+	for (int k = 0; k < p; k++)
+		CHECK_NEAR(r->classes[k].time_s[EXEC_CAT_BUBBLE] / r->step_s,
+			   (double)(p - 1) / (v * m + p - 1), 1e-9);
 	check_sums(r);
 	free(r);
 	plan_graph_free(g);
@@ -188,6 +216,9 @@ int main(void)
 	test_bubble(PLAN_SCHED_1F1B, 8, 3); /* fewer micro-batches than stages */
 	test_bubble(PLAN_SCHED_1F1B, 1, 5);
 	test_bubble(PLAN_SCHED_GPIPE, 16, 64);
+	test_interleaved(4, 8, 2);
+	test_interleaved(4, 16, 3);
+	test_interleaved(8, 16, 4);
 	test_tp_exposed();
 	test_dp_overlap();
 	test_cycle();
