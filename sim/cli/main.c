@@ -44,6 +44,7 @@ static const char usage_run[] =
 	"  --db PATH                run database (default: $PODSIM_DB, else podsim.db)\n"
 	"  --no-db                  do not store the run\n"
 	"  --print-config           print the resolved configuration and exit\n"
+	"  --gantt                  draw each pipeline stage's compute stream as text\n"
 	"  --trace FILE             write the replayed timeline as a Chrome trace (open it\n"
 	"                           in https://ui.perfetto.dev or chrome://tracing)\n"
 	"  -h, --help               this help\n"
@@ -96,7 +97,7 @@ typedef struct cli_opts {
 	const char *sets[MAX_SETS];
 	size_t nsets;
 	const char *db;
-	bool no_db, json, print_config, help;
+	bool no_db, json, print_config, help, gantt;
 	long limit;
 	const char *show_id;
 	bool rows;
@@ -126,6 +127,8 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 			o->no_db = true;
 		else if (!strcmp(a, "--print-config"))
 			o->print_config = true;
+		else if (!strcmp(a, "--gantt"))
+			o->gantt = true;
 		else if (!strcmp(a, "--rows"))
 			o->rows = true;
 		else if ((!strcmp(a, "--set") || !strcmp(a, "--db") || !strcmp(a, "--limit") ||
@@ -200,28 +203,36 @@ static int store_run(const cli_opts *o, const plan_scenario *s, const exec_resul
 }
 
 /* Simulate; with --trace write the timeline to FILE.tmp and rename it into
- * place only when complete, so a failed run leaves no half-written trace. */
-static int run_traced(const cli_opts *o, const plan_scenario *s, exec_result *r)
+ * place only when complete, so a failed run leaves no half-written trace; with
+ * --gantt render the chart into *gantt (malloc'd text) for printing after the
+ * report. */
+static int run_views(const cli_opts *o, const plan_scenario *s, exec_result *r, char **gantt)
 {
-	if (!o->trace)
-		return exec_run(s, r);
-	size_t n = strlen(o->trace) + 5;
-	char *tmp = malloc(n);
-	if (!tmp)
-		return SIM_ENOMEM;
-	snprintf(tmp, n, "%s.tmp", o->trace);
-	FILE *f = fopen(tmp, "w");
-	int rc = f ? exec_run_traced(s, r, f) : SIM_EIO;
-	if (f && (fclose(f) != 0 || rc != SIM_OK)) {
+	exec_views v = {NULL, NULL, 100};
+	size_t glen = 0;
+	char *tmp = NULL;
+	*gantt = NULL;
+	if (o->gantt)
+		v.gantt = open_memstream(gantt, &glen);
+	if (o->trace) {
+		size_t n = strlen(o->trace) + 5;
+		tmp = malloc(n);
+		if (tmp) {
+			snprintf(tmp, n, "%s.tmp", o->trace);
+			v.trace = fopen(tmp, "w");
+		}
+	}
+	int rc = (o->gantt && !v.gantt) || (o->trace && !v.trace) ? SIM_EIO : exec_run_views(s, r, &v);
+	if (v.gantt)
+		fclose(v.gantt);
+	if (v.trace && (fclose(v.trace) != 0 || rc != SIM_OK))
 		rc = rc == SIM_OK ? SIM_EIO : rc;
-		remove(tmp);
-	}
-	if (rc == SIM_OK && rename(tmp, o->trace) != 0) {
-		remove(tmp);
+	if (tmp && rc == SIM_OK && rename(tmp, o->trace) != 0)
 		rc = SIM_EIO;
-	}
+	if (tmp && rc != SIM_OK)
+		remove(tmp);
 	if (rc == SIM_EIO)
-		fprintf(stderr, "%s: error: cannot write the trace\n", o->trace);
+		fprintf(stderr, "%s: error: cannot write the trace\n", o->trace ? o->trace : "gantt");
 	free(tmp);
 	return rc;
 }
@@ -256,7 +267,8 @@ static int cmd_run(int argc, char **argv)
 	}
 	exec_result *r = malloc(sizeof *r);
 	int64_t id = 0;
-	rc = r ? run_traced(&o, s, r) : SIM_ENOMEM;
+	char *gantt = NULL;
+	rc = r ? run_views(&o, s, r, &gantt) : SIM_ENOMEM;
 	if (rc == SIM_OK)
 		rc = store_run(&o, s, r, &id, d);
 	flush_diag(d);
@@ -265,6 +277,8 @@ static int cmd_run(int argc, char **argv)
 			report_json(stdout, r, id);
 		else
 			report_text(stdout, r, id);
+		if (gantt && !o.json)
+			fputs(gantt, stdout);
 		if (id > 0)
 			fprintf(stderr, "podsim: stored as run %lld in %s\n", (long long)id,
 				db_path(&o));
@@ -272,6 +286,7 @@ static int cmd_run(int argc, char **argv)
 	} else {
 		fprintf(stderr, "podsim: error: %s\n", sim_strerror(rc));
 	}
+	free(gantt);
 	free(r);
 	plan_scenario_free(s);
 	sim_diag_free(d);

@@ -22,11 +22,21 @@ int exec_replay(const plan_graph *g, const net_cluster *c, exec_result *r);
  * (identity, headline metrics, memory, links). */
 int exec_run(const plan_scenario *s, exec_result *r);
 
-/* The same, also writing the replayed timeline to `trace` (if non-NULL) in the
- * Chrome trace event format that Perfetto and chrome://tracing open: one
- * process per rank class, one thread per stream, one complete event ("ph":"X")
- * per task with its kind, layer, micro-batch and bytes; times in microseconds. */
-int exec_run_traced(const plan_scenario *s, exec_result *r, FILE *trace);
-int exec_replay_traced(const plan_graph *g, const net_cluster *c, exec_result *r, FILE *trace);
+/* Extra views of the replayed timeline (any may be NULL / 0):
+ *  trace: Chrome trace event format that Perfetto and chrome://tracing open:
+ *         one process per rank class, one thread per stream, one complete
+ *         event ("ph":"X") per task with its kind, layer, micro-batch and
+ *         bytes; times in microseconds.
+ *  gantt: a text chart of each rank class's compute stream over the step,
+ *         gantt_width columns wide, like the textbook pipeline figures. */
+typedef struct exec_views {
+	FILE *trace;
+	FILE *gantt;
+	int gantt_width;
+} exec_views;
+
+int exec_run_views(const plan_scenario *s, exec_result *r, const exec_views *v);
+int exec_replay_views(const plan_graph *g, const net_cluster *c, exec_result *r,
+		      const exec_views *v);
 
 #endif

@@ -303,12 +303,68 @@ static void write_trace(const replay *r, const exec_result *res, FILE *f)
 	fprintf(f, "\n]}\n");
 }
 
-int exec_replay(const plan_graph *g, const net_cluster *c, exec_result *res)
+/* Text Gantt chart: per rank class one row of `w` columns over the step; a
+ * column shows the compute-stream task kind that covers most of its time:
+ * forward as the micro-batch's last digit (or F), backward as a letter A-J for
+ * micro-batch 0-9 (or B), r recompute, o optimizer, '.' idle. */
+static void write_gantt(const replay *r, const exec_result *res, FILE *f, int w)
 {
-	return exec_replay_traced(g, c, res, NULL);
+	const plan_graph *g = r->g;
+	sim_time step = sim_time_from_s(res->step_s);
+	if (w < 10 || step <= 0)
+		return;
+	int m = 0;
+	for (size_t i = 0; i < g->ntasks; i++)
+		if (g->tasks[i].mb + 1 > m)
+			m = g->tasks[i].mb + 1;
+	bool digits = m <= 10;
+	double *cover = calloc((size_t)w * 4, sizeof *cover); /* fwd, bwd, recomp, optim */
+	char *row = malloc((size_t)w + 1), *mbch = malloc((size_t)w * 4);
+	if (!cover || !row || !mbch) {
+		free(cover), free(row), free(mbch);
+		return;
+	}
+	double col = (double)step / w;
+	fprintf(f, "\npipeline schedule (compute streams, %d columns of %.4g ms)\n", w, col * 1e-9);
+	for (int k = 0; k < g->ranks; k++) {
+		memset(cover, 0, (size_t)w * 4 * sizeof *cover);
+		for (size_t i = 0; i < g->ntasks; i++) {
+			const plan_task *t = &g->tasks[i];
+			if (t->rank != k || t->stream != PLAN_STREAM_COMPUTE || t->kind > PLAN_TASK_OPTIM)
+				continue;
+			double a = (double)r->start[i], b = a + (double)t->dur;
+			for (int j = (int)(a / col); j < w && j * col < b; j++) {
+				double lo = j * col > a ? j * col : a, hi = (j + 1) * col < b ? (j + 1) * col : b;
+				cover[j * 4 + t->kind] += hi - lo;
+				mbch[j * 4 + t->kind] = (char)(t->mb % 10);
+			}
+		}
+		for (int j = 0; j < w; j++) {
+			int best = -1;
+			double most = 0.25 * col; /* mostly idle columns stay '.' */
+			for (int q = 0; q < 4; q++)
+				if (cover[j * 4 + q] > most)
+					most = cover[j * 4 + q], best = q;
+			char mb = mbch[j * 4 + (best < 0 ? 0 : best)];
+			row[j] = best < 0 ? '.' : best == PLAN_TASK_FWD ? (digits ? (char)('0' + mb) : 'F')
+				 : best == PLAN_TASK_BWD ? (digits ? (char)('A' + mb) : 'B')
+				 : best == PLAN_TASK_RECOMP ? 'r' : 'o';
+		}
+		row[w] = '\0';
+		fprintf(f, "  %-9.9s |%s|\n", k < res->nclasses ? res->classes[k].name : "rank", row);
+	}
+	fprintf(f, "  legend: %s, r recompute, o optimizer, . idle (bubble or waiting)\n",
+		digits ? "0-9 forward of micro-batch 0-9, A-J its backward" : "F forward, B backward");
+	free(cover), free(row), free(mbch);
 }
 
-int exec_replay_traced(const plan_graph *g, const net_cluster *c, exec_result *res, FILE *trace)
+int exec_replay(const plan_graph *g, const net_cluster *c, exec_result *res)
+{
+	return exec_replay_views(g, c, res, NULL);
+}
+
+int exec_replay_views(const plan_graph *g, const net_cluster *c, exec_result *res,
+		      const exec_views *v)
 {
 	replay r;
 	int rc = setup(&r, g);
@@ -336,8 +392,10 @@ int exec_replay_traced(const plan_graph *g, const net_cluster *c, exec_result *r
 		res->tasks = g->ntasks;
 		res->events = sim_engine_events_run(r.eng);
 		link_stats(&r, c, res);
-		if (trace)
-			write_trace(&r, res, trace);
+		if (v && v->trace)
+			write_trace(&r, res, v->trace);
+		if (v && v->gantt)
+			write_gantt(&r, res, v->gantt, v->gantt_width);
 	}
 	teardown(&r);
 	return rc;

@@ -62,10 +62,10 @@ static void headline(const plan_scenario *s, const plan_graph *g, exec_result *r
 
 int exec_run(const plan_scenario *s, exec_result *r)
 {
-	return exec_run_traced(s, r, NULL);
+	return exec_run_views(s, r, NULL);
 }
 
-int exec_run_traced(const plan_scenario *s, exec_result *r, FILE *trace)
+int exec_run_views(const plan_scenario *s, exec_result *r, const exec_views *v)
 {
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -75,7 +75,7 @@ int exec_run_traced(const plan_scenario *s, exec_result *r, FILE *trace)
 	int rc = plan_build(s, &g);
 	if (rc != SIM_OK)
 		return rc;
-	rc = exec_replay_traced(g, &s->cluster, r, trace);
+	rc = exec_replay_views(g, &s->cluster, r, v);
 	if (rc == SIM_OK) {
 		memory(s, r);
 		headline(s, g, r);

@@ -185,7 +185,8 @@ static void test_trace(void)
 	net_cluster c = one_node();
 	exec_result *r = calloc(1, sizeof *r);
 	FILE *f = tmpfile();
-	CHECK_INT(exec_replay_traced(g, &c, r, f), SIM_OK);
+	exec_views v = {f, NULL, 0};
+	CHECK_INT(exec_replay_views(g, &c, r, &v), SIM_OK);
 	rewind(f);
 	char line[512];
 	int complete = 0, meta = 0, lines = 0;
