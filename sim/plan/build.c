@@ -145,8 +145,8 @@ static void stage_chains(builder *b, int stage)
 	bool sel = b->s->plan.recompute == WORK_RECOMPUTE_SELECTIVE;
 	work_item core[WORK_MAX_ITEMS]; /* selective: only the attention core is recomputed */
 	int nc = 0;
-	for (int i = 0; i < nf; i++)
-		if (it[i].kind == WORK_ITEM_KERNEL && it[i].kernel == WORK_KERNEL_ATTN)
+	for (int i = 0; i < nf; i++) /* "attn" (flash) or "attn_qk", "attn_softmax", ... */
+		if (it[i].kind == WORK_ITEM_KERNEL && strncmp(it[i].name, "attn", 4) == 0)
 			core[nc++] = it[i];
 	for (int c = 0; c < b->vpp; c++) {
 		chain *fw = &b->fwd[c], *bk = &b->bwd[c];
@@ -458,7 +458,8 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	builder b = {0};
 	b.s = s;
 	b.m = plan_microbatches(p);
-	b.sh = (work_shard){p->tp, p->sequence_parallel, p->micro_batch, s->model.seq_len, s->dtype};
+	b.sh = (work_shard){p->tp, p->sequence_parallel, p->micro_batch, s->model.seq_len, s->dtype,
+			    s->flash};
 	net_group_make(&s->cluster, p->tp, 1, &b.tp);
 	net_group_make(&s->cluster, p->dp, p->tp, &b.dp);
 	net_group_make(&s->cluster, 2, p->tp * p->dp, &b.pp);

@@ -48,7 +48,7 @@ static double inflight_layers(const plan_scenario *s, int stage)
 static work_shard stage_shard(const plan_scenario *s)
 {
 	work_shard sh = {s->plan.tp, s->plan.sequence_parallel, s->plan.micro_batch,
-			 s->model.seq_len, s->dtype};
+			 s->model.seq_len, s->dtype, s->flash};
 	return sh;
 }
 

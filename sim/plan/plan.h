@@ -42,6 +42,7 @@ typedef struct plan_scenario {
 	char description[CONF_STR_MAX];
 	uint64_t seed;
 	hw_dtype dtype; /* training precision of the matmuls and activations */
+	bool flash;     /* fused (flash) attention; false = the unfused path */
 	work_model model;
 	hw_gpu gpu;
 	net_cluster cluster;

@@ -59,13 +59,19 @@ static const conf_key scen_keys[] = {
 static const char *const precision_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", NULL};
 static const hw_dtype precision_dtype[] = {HW_FP32, HW_TF32, HW_FP16, HW_BF16, HW_FP8};
 
+static const char *const attention_names[] = {"flash", "unfused", NULL};
+
 typedef struct scen_train {
 	int precision;
+	int attention;
 } scen_train;
 
 static const conf_key train_keys[] = {
 	{"precision", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "bf16", precision_names,
 	 offsetof(scen_train, precision), "matmul and activation precision"},
+	{"attention", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "flash", attention_names,
+	 offsetof(scen_train, attention),
+	 "flash (fused, no s x s scores in memory) or unfused (QK^T, softmax, x V)"},
 };
 
 static const char *const known_sections[] = {"scenario", "model", "gpu",   "node",
@@ -82,7 +88,8 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	if (conf_read(s->doc, "scenario", scen_keys, sizeof scen_keys / sizeof scen_keys[0],
 		      &head, false, diag) != SIM_OK)
 		rc = SIM_ECONF;
-	if (conf_read(s->doc, "train", train_keys, 1, &train, true, diag) != SIM_OK)
+	if (conf_read(s->doc, "train", train_keys, sizeof train_keys / sizeof train_keys[0], &train,
+		      true, diag) != SIM_OK)
 		rc = SIM_ECONF;
 	if (work_model_from_conf(s->doc, &s->model, diag) != SIM_OK)
 		rc = SIM_ECONF;
@@ -99,6 +106,7 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	memcpy(s->description, head.description, sizeof s->description);
 	s->seed = (uint64_t)head.seed;
 	s->dtype = precision_dtype[train.precision];
+	s->flash = train.attention == 0;
 	return SIM_OK;
 }
 

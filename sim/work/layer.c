@@ -54,7 +54,8 @@ typedef struct dims {
 	double f;       /* per-rank MLP inner size */
 	double fc1_n;   /* per-rank fc1 output width (2f for SwiGLU) */
 	double V;       /* per-rank vocabulary slice */
-	bool comm, sp;
+	double ah, dh;  /* query heads per rank, head dimension */
+	bool comm, sp, flash;
 } dims;
 
 /* A program being written into the caller's array. */
@@ -84,6 +85,9 @@ static dims make_dims(const work_model *m, const work_shard *sh)
 	d.f = f / t;
 	d.fc1_n = m->act == WORK_ACT_SWIGLU ? 2.0 * d.f : d.f;
 	d.V = (double)m->vocab / t;
+	d.ah = (double)m->heads / t;
+	d.dh = (double)m->hidden / m->heads;
+	d.flash = sh->flash;
 	return d;
 }
 
@@ -183,6 +187,36 @@ static double attn_bytes(const dims *d)
 	return d->e * d->T * (2.0 * d->h / d->t + 2.0 * d->kv);
 }
 
+static void gemm_bwd_dgrad(prog *p, const dims *d, const char *name, double m, double n,
+			   double k);
+static void gemm_bwd_wgrad(prog *p, const dims *d, const char *name, double m, double n,
+			   double k);
+
+/* Unfused attention core (Megatron without flash attention): per rank ah
+ * heads, scores S = Q K^T as a batched GEMM [b*ah*s, d] x [d, s] (2*b*s^2*h/t
+ * FLOPs, the s x s scores written to HBM), fused scale + mask + softmax (read
+ * and write the scores), dropout on the probabilities (read, write, 1-byte
+ * mask), and P V as [b*ah*s, s] x [s, d]. Backward: dgrad and wgrad of both
+ * GEMMs, dropout and softmax backward (read probabilities and gradient, write
+ * the gradient). The score tensors are b*ah*s^2 elements. */
+static void attn_unfused(prog *p, const dims *d, bool backward)
+{
+	double rows = d->b * d->ah * d->s, scores = rows * d->s;
+	if (!backward) {
+		gemm(p, d, "attn_qk", rows, d->s, d->dh);
+		mem(p, "attn_softmax", 2.0 * d->e * scores);
+		mem(p, "attn_drop", (2.0 * d->e + 1.0) * scores);
+		gemm(p, d, "attn_av", rows, d->dh, d->s);
+		return;
+	}
+	gemm_bwd_dgrad(p, d, "attn_av", rows, d->dh, d->s);
+	gemm_bwd_wgrad(p, d, "attn_av", rows, d->dh, d->s);
+	mem(p, "attn_drop", (2.0 * d->e + 1.0) * scores);
+	mem(p, "attn_softmax", 3.0 * d->e * scores);
+	gemm_bwd_dgrad(p, d, "attn_qk", rows, d->s, d->dh);
+	gemm_bwd_wgrad(p, d, "attn_qk", rows, d->s, d->dh);
+}
+
 int work_layer_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
 {
 	dims d = make_dims(m, sh);
@@ -190,7 +224,10 @@ int work_layer_forward(const work_model *m, const work_shard *sh, work_item out[
 	mem(&p, "ln1", norm_bytes(&d));
 	comm_gather(&p, &d, "tp_ag1");
 	gemm(&p, &d, "qkv", d.T, d.qkv_n, d.h);
-	attn(&p, "attn", attn_flops(&d), attn_bytes(&d));
+	if (d.flash)
+		attn(&p, "attn", attn_flops(&d), attn_bytes(&d));
+	else
+		attn_unfused(&p, &d, false);
 	gemm(&p, &d, "proj", d.T, d.h, d.h / d.t);
 	comm_reduce(&p, &d, "tp_ar1", "tp_rs1");
 	mem(&p, "resid1", resid_bytes(&d));
@@ -239,7 +276,10 @@ int work_layer_backward(const work_model *m, const work_shard *sh, work_item out
 	comm_gather(&p, &d, "tp_ag1");
 	gemm_bwd_dgrad(&p, &d, "proj", d.T, d.h, d.h / d.t);
 	gemm_bwd_wgrad(&p, &d, "proj", d.T, d.h, d.h / d.t);
-	attn(&p, "attn", 2.0 * attn_flops(&d), 2.0 * attn_bytes(&d));
+	if (d.flash)
+		attn(&p, "attn", 2.0 * attn_flops(&d), 2.0 * attn_bytes(&d));
+	else
+		attn_unfused(&p, &d, true);
 	gemm_bwd_dgrad(&p, &d, "qkv", d.T, d.qkv_n, d.h);
 	comm_reduce(&p, &d, "tp_ar1", "tp_rs1");
 	gemm_bwd_wgrad(&p, &d, "qkv", d.T, d.qkv_n, d.h);

@@ -77,8 +77,8 @@ double work_activation_bytes(const work_model *m, const work_shard *sh, work_rec
 	double rep, split, score;
 	act_parts(m, e, s, t, &rep, &split, &score);
 	double per_token = (sp ? rep / t : rep) + split;
-	if (rc == WORK_RECOMPUTE_NONE)
-		per_token += score;
+	if (rc == WORK_RECOMPUTE_NONE && !sh->flash)
+		per_token += score; /* flash attention keeps no s x s tensors */
 	return s * b * per_token;
 }
 

@@ -58,6 +58,10 @@ typedef struct work_shard {
 	int micro_batch;  /* sequences per micro-batch */
 	int seq;          /* sequence length */
 	hw_dtype dtype;
+	bool flash;       /* fused (flash) attention: the s x s scores never reach
+			   * HBM nor the saved activations; false = the unfused
+			   * path (QK^T GEMM, softmax, dropout, x V GEMM) that
+			   * Korthikanti et al. 2022 count */
 } work_shard;
 
 typedef enum { WORK_ITEM_KERNEL = 0, WORK_ITEM_COMM } work_item_kind;

@@ -89,7 +89,7 @@ static void test_memory(void)
 	s = gpt_scenario();
 	s.plan.pp = 4;
 	s.plan.recompute = WORK_RECOMPUTE_FULL;
-	work_shard sh = {1, false, 1, 2048, HW_BF16};
+	work_shard sh = {1, false, 1, 2048, HW_BF16, false};
 	double per = work_activation_bytes(&s.model, &sh, WORK_RECOMPUTE_FULL);
 	double one = work_activation_bytes(&s.model, &sh, WORK_RECOMPUTE_NONE);
 	plan_memory(&s, 0, b);
