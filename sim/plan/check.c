@@ -117,9 +117,42 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 	return errors;
 }
 
+/* Refuse up front what would exhaust memory or patience. A step has about
+ * micro-batches x layers x 16 tasks (forward, recompute and backward kernels
+ * merged between collectives, plus transfers), whatever the GPU count, since
+ * one rank per pipeline stage is replayed; at ~100 bytes per task with its edges and replay state,
+ * PLAN_MAX_TASKS keeps a run under ~1 GB. Pipeline stages are rank classes
+ * and are capped too. */
+#define PLAN_MAX_TASKS 1e7
+#define PLAN_MAX_STAGES 256
+
+static int check_limits(const plan_scenario *s, sim_diag *diag)
+{
+	const plan_spec *p = &s->plan;
+	int errors = 0;
+	if (p->pp > PLAN_MAX_STAGES) {
+		err_at(s, diag, "parallel", "pp", "pp = %d: at most %d pipeline stages are supported",
+		       p->pp, PLAN_MAX_STAGES);
+		errors++;
+	}
+	double m = (double)p->global_batch / ((double)p->micro_batch * p->dp);
+	double tasks = m * p->vpp * s->model.layers / p->vpp * 16.0 * (p->zero >= 3 ? 1.5 : 1.0);
+	if (tasks > PLAN_MAX_TASKS) {
+		err_at(s, diag, "parallel", "global_batch",
+		       "this step would replay about %.3g tasks (%.0f micro-batches x %d layers), "
+		       "more than the %.0e podsim allows; raise micro_batch or dp, or lower "
+		       "global_batch (step time scales linearly with the micro-batch count)",
+		       tasks, m, s->model.layers, PLAN_MAX_TASKS);
+		errors++;
+	}
+	return errors;
+}
+
 int plan_check(const plan_scenario *s, sim_diag *diag)
 {
 	int errors = check_sizes(s, diag) + check_supported(s, diag);
+	if (!errors)
+		errors = check_limits(s, diag);
 	return errors ? SIM_ECONF : SIM_OK;
 }
 
