@@ -1,6 +1,7 @@
 /* main.c - the podsim command line: argument parsing and the commands. The only
  * place that calls exit() or decides exit statuses:
  *   0 success, 1 runtime failure (database, out of memory), 2 bad input. */
+#include "cli/cli.h"
 #include "report/report.h"
 #include "store/store.h"
 #include "valid/valid.h"
@@ -23,6 +24,7 @@ static const char usage_main[] =
 	"  runs show ID        print a stored run again\n"
 	"  runs digest         hash of the stored rows (for determinism checks)\n"
 	"  validate CASES.csv  compare predictions with published measurements\n"
+	"  estimate            back-of-the-envelope figures: memory, GPUs, C = 6PD, days\n"
 	"  keys                list every configuration key with its unit and default\n"
 	"\n"
 	"options:\n"
@@ -428,6 +430,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 2, argv + 2);
 	if (!strcmp(cmd, "runs"))
 		return cmd_runs(argc - 2, argv + 2);
+	if (!strcmp(cmd, "estimate"))
+		return cli_estimate(argc - 2, argv + 2);
 	if (!strcmp(cmd, "validate"))
 		return cmd_validate(argc - 2, argv + 2);
 	if (!strcmp(cmd, "keys"))
