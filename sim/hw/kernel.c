@@ -73,10 +73,38 @@ double hw_kernel_time(const hw_gpu *g, hw_dtype t, double flops, double bytes)
 	return hw_overhead(g) + (compute > memory ? compute : memory);
 }
 
+/* Wave quantization, the first effect of the SMs. A GEMM's output is cut into
+ * HW_GEMM_TILE x HW_GEMM_TILE tiles, one thread block each (128 x 128 is the
+ * usual CUTLASS/cuBLAS block tile of 16-bit tensor-core GEMMs on Ampere and
+ * Hopper: an assumption, not a measurement), and the sm_count SMs run them in
+ * waves:
+ *     tiles T = ceil(m/128) * ceil(n/128) * batch,   waves W = ceil(T / sm)
+ * A wave lasts as long as a full one, each SM computing a 128 x 128 x k tile at
+ * peak * e_gemm / sm, so the compute time is
+ *     W * sm * 2 * 128 * 128 * k / (peak * e_gemm)
+ * which is 2mnk / (peak * e_gemm) when m and n are multiples of 128 and T of
+ * sm, and grows for skinny shapes: a 1024 x 384 output is 24 tiles, leaving 84
+ * of an A100's 108 SMs idle. e_gemm is calibrated through this same formula on
+ * the best shape of a GEMM sweep (see the GPU files). With sm_count = 0 the
+ * plain roofline is used. */
+#define HW_GEMM_TILE 128.0
+
+static double ceil_div(double a, double b)
+{
+	double q = a / b, f = (double)(long long)q;
+	return q > f ? f + 1.0 : f;
+}
+
 double hw_gemm_time(const hw_gpu *g, hw_dtype t, double m, double n, double k, double batch)
 {
 	double flops = 2.0 * m * n * k * batch;
 	double bytes = hw_dtype_bytes(t) * (m * k + k * n + m * n) * batch;
+	if (g->sm_count > 0 && m > 0 && n > 0) {
+		double sm = g->sm_count;
+		double tiles = ceil_div(m, HW_GEMM_TILE) * ceil_div(n, HW_GEMM_TILE) * batch;
+		double waves = ceil_div(tiles, sm);
+		flops = waves * sm * 2.0 * HW_GEMM_TILE * HW_GEMM_TILE * k;
+	}
 	return hw_kernel_time(g, t, flops, bytes);
 }
 
