@@ -57,6 +57,8 @@ const conf_key net_node_keys[] = {
 	QTY("nvme", SIM_UNIT_BYTES, 0, "0 B", nvme_bytes, "local NVMe capacity per node"),
 	QTY("nvme_bw", SIM_UNIT_BANDWIDTH, 0, "0 B/s", nvme_Bps, "local NVMe read bandwidth"),
 	QTY("power", SIM_UNIT_POWER, 0, "0 W", power_w, "node power besides the GPUs"),
+	QTY("coll_overhead", SIM_UNIT_TIME, 0, "0 us", coll_overhead_s,
+	    "fixed cost per collective beyond NCCL's latency model (calibrated)"),
 };
 const size_t net_node_nkeys = sizeof net_node_keys / sizeof net_node_keys[0];
 

@@ -192,7 +192,7 @@ int net_collective(const net_cluster *c, net_coll coll, const net_group *g, doub
 			out->latency_s = lat;
 		}
 	}
-	out->time_s = best;
+	out->time_s = best + c->node.coll_overhead_s;
 	out->busbw_Bps = sh.busbw;
 	out->intra_bytes = sh.intra_bytes;
 	out->inter_bytes = sh.inter_bytes;

@@ -12,6 +12,8 @@
  *   per-step latencies for NVLink, PCIe and network steps live in net.c as NCCL's
  *   published tuning constants), nsteps = 2(n-1) for all-reduce and n-1 for the
  *   others, ninter = steps that cross a node boundary.
+ *   Every collective also pays the node's calibrated coll_overhead (what
+ *   nccl-tests measure beyond the tuning model at small sizes).
  *   The protocol (LL, LL128, Simple) with the lowest time is chosen, as NCCL's
  *   tuner does; LL moves half the payload per byte on the wire, LL128 ~92%.
  *
@@ -50,6 +52,8 @@ typedef struct net_node {
 	double nvme_bytes;
 	double nvme_Bps;
 	double power_w;        /* node power excluding GPUs (CPU, NICs, fans) */
+	double coll_overhead_s; /* fixed cost per collective beyond NCCL's latency model
+				 * (launch, proxy, synchronisation), calibrated */
 	net_nic nic_kind;      /* ib (default), roce or ethernet */
 } net_node;
 

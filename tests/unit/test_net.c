@@ -351,8 +351,26 @@ static void test_shipped(void)
 	sim_diag_free(d);
 }
 
+/* The node's calibrated coll_overhead is added once to every collective and
+ * p2p, whatever the size: 44 us on top of the same all-reduce. */
+static void test_overhead(void)
+{
+	net_cluster c = dgx_a100(1);
+	net_group g;
+	net_group_make(&c, 8, 1, &g);
+	net_cost a, b, p;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, 1048576.0, &a), SIM_OK);
+	c.node.coll_overhead_s = 44e-6;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, 1048576.0, &b), SIM_OK);
+	CHECK_NEAR(b.time_s - a.time_s, 44e-6, 1e-9);
+	net_group pair = {2, 2, 1};
+	CHECK_INT(net_collective(&c, NET_P2P, &pair, 4096.0, &p), SIM_OK);
+	CHECK(p.time_s > 44e-6);
+}
+
 int main(void)
 {
+	test_overhead();
 	test_groups();
 	test_allreduce_node();
 	test_allreduce_2nodes();
