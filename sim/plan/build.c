@@ -21,7 +21,8 @@
 
 /* One task of a chain before it is placed in the graph. */
 typedef struct seg {
-	sim_time dur;
+	sim_time dur;      /* max(gpu, cpu) for compute tasks */
+	sim_time gpu, cpu; /* GPU time of its kernels; host time to issue them */
 	uint8_t kind;  /* plan_task_kind */
 	int16_t layer; /* -1 outside transformer layers */
 	float scaleup, nic;
@@ -112,21 +113,35 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 			if (net_collective(&b->s->cluster, tp_coll(it[i].comm), &b->tp,
 					   it[i].comm_bytes, &cost) != SIM_OK)
 				cost = (net_cost){0};
-			seg x = {sim_time_from_s(cost.time_s), PLAN_TASK_TP, layer,
+			seg x = {sim_time_from_s(cost.time_s), 0, 0, PLAN_TASK_TP, layer,
 				 (float)cost.intra_bytes, nic_share(&b->s->cluster, cost.inter_bytes), 0};
 			chain_push(c, x);
 			open = false;
 			continue;
 		}
-		sim_time d = sim_time_from_s(kernel_time(b, &it[i]));
-		if (open && c->n > 0) {
-			c->v[c->n - 1].dur += d;
-			c->v[c->n - 1].flops += it[i].flops;
-		} else {
-			seg x = {d, kind, layer, 0, 0, it[i].flops};
+		/* The host issues kernels asynchronously: each costs it the launch
+		 * plus the framework's per-op overhead, while the GPU runs them back
+		 * to back, so a run of kernels between two collectives takes
+		 * max(GPU time, host time) (a CPU-bound run when kernels are tiny
+		 * and the framework eager). hw's kernel times include launch and
+		 * framework overhead as a serial cost; on the GPU side the launch
+		 * stays (the gap between kernels), the framework part moves to the
+		 * host. With no framework overhead this is the serial sum. */
+		const hw_gpu *gpu = &b->s->gpu;
+		sim_time g = sim_time_from_s(kernel_time(b, &it[i]) - gpu->framework_s);
+		sim_time h = sim_time_from_s(gpu->launch_s + gpu->framework_s);
+		if (!open || c->n == 0) {
+			seg x = {0, 0, 0, kind, layer, 0, 0, 0};
 			chain_push(c, x);
 			open = true;
+			if (c->oom)
+				return;
 		}
+		seg *x = &c->v[c->n - 1];
+		x->gpu += g;
+		x->cpu += h;
+		x->dur = x->gpu > x->cpu ? x->gpu : x->cpu;
+		x->flops += it[i].flops;
 	}
 }
 

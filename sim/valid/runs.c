@@ -15,7 +15,9 @@
  * recompute = none; empty vpp = 1 when pp == 1. Attention: flash, except for
  * rows whose source is vTrain, whose ground truth ran Megatron-DeepSpeed's
  * unfused attention (vTrain's profiles and its memory model keep the s x s
- * softmax tensors; assumption stated in README "Validation").
+ * softmax tensors; assumption stated in README "Validation"). Every source ran
+ * eager PyTorch: 20 us of framework overhead per op on the host (hardware.md
+ * section 13, S51d), overlapped with the GPU as plan/build.c models it.
  */
 #include "valid_int.h"
 
@@ -96,6 +98,7 @@ static const char *row_text(const cases_csv *c, size_t row, sim_buf *b)
 					   "micro_batch", "sequence_parallel", "zero", "recompute"};
 	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
 		put(b, c, row, same[i], same[i]);
+	sim_buf_printf(b, "[gpu]\nframework_overhead = 20 us\n"); /* eager PyTorch, see above */
 	sim_buf_printf(b, "[train]\n");
 	put(b, c, row, "precision", "precision");
 	if (strstr(get(c, row, "source"), "vTrain"))

@@ -148,8 +148,38 @@ static void test_graph(void)
 	sim_diag_free(d);
 }
 
+/* Host-side dispatch: with 1 s of framework overhead per op every run of
+ * kernels is host-bound, so each compute task lasts exactly (its kernel count)
+ * x (4 us launch + 1 s): an integer multiple of 1.000004 s. */
+static void test_host_bound(void)
+{
+	const char *set[] = {"gpu.framework_overhead=1 s"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	plan_graph *g = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, 1, d, &s), SIM_OK);
+	if (s && plan_build(s, &g) == SIM_OK) {
+		sim_time unit = sim_time_from_s(1.000004);
+		int bad = 0, n = 0;
+		for (size_t i = 0; i < g->ntasks; i++) {
+			const plan_task *t = &g->tasks[i];
+			if (t->kind != PLAN_TASK_FWD && t->kind != PLAN_TASK_BWD)
+				continue;
+			n++;
+			bad += t->dur < unit || t->dur % unit != 0;
+		}
+		CHECK(n > 0);
+		CHECK_INT(bad, 0);
+	}
+	plan_graph_free(g);
+	plan_scenario_free(s);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+}
+
 int main(void)
 {
+	test_host_bound();
 	test_graph();
 	test_orders();
 	test_memory();
