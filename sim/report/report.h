@@ -5,8 +5,8 @@
  *   tokens_per_s, model_flops, hardware_flops, mfu, hfu, tflops_per_gpu,
  *   bubble_fraction, breakdown (array of rank classes, each with name, ranks and
  *   one key per exec_cat_name giving seconds), memory (capacity_bytes,
- *   peak_bytes, oom, and per class the bytes per exec_mem_name), links (array:
- *   name, kind, count, capacity_Bps, bytes, util, saturated_s), sim (tasks,
+ *   peak_bytes, oom, and per class the bytes per plan_mem_name), links (array:
+ *   name, kind, count, capacity_Bps, bytes, busy_s, util, saturated_s), sim (tasks,
  *   events). Numbers are printed with %.9g so that equal results print equal text.
  */
 #ifndef PODSIM_REPORT_H
@@ -14,8 +14,8 @@
 
 #include "../exec/exec.h"
 
-/* Human-readable report. run_id <= 0 means "not stored". max_classes limits
- * the breakdown rows printed (0 = all; classes are then grouped when many). */
+/* Human-readable report. run_id <= 0 means "not stored". With more than 16
+ * rank classes the breakdown shows the first 4 and the last 4. */
 void report_text(FILE *out, const exec_result *r, int64_t run_id);
 
 /* The JSON object as one line plus newline. run_id <= 0 prints null. */

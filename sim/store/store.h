@@ -8,8 +8,8 @@
  * or nothing.
  *
  * Tables (see store.c for the DDL): runs (id, created_utc, podsim_version,
- * scenario_name, scenario_hash, scenario_text, seed, status, headline metrics,
- * result_json), run_classes (per rank class and category), run_memory (per
+ * scenario_name, scenario_hash, scenario_text, seed, status, headline metrics),
+ * run_classes (per rank class and category), run_memory (per
  * class and memory category), run_links (per link class).
  */
 #ifndef PODSIM_STORE_H
