@@ -403,11 +403,13 @@ static int cmd_keys(int argc, char **argv)
 	}
 	if (argc > 0)
 		return bad_usage("keys takes no arguments", argv[0], usage_keys);
+	conf_print_keys(stdout, "scenario", plan_scenario_keys, plan_scenario_nkeys);
 	conf_print_keys(stdout, "model", work_model_keys, work_model_nkeys);
 	conf_print_keys(stdout, "gpu", hw_gpu_keys, hw_gpu_nkeys);
 	conf_print_keys(stdout, "node", net_node_keys, net_node_nkeys);
 	conf_print_keys(stdout, "cluster", net_cluster_keys, net_cluster_nkeys);
 	conf_print_keys(stdout, "parallel", plan_spec_keys, plan_spec_nkeys);
+	conf_print_keys(stdout, "train", plan_train_keys, plan_train_nkeys);
 	return 0;
 }
 

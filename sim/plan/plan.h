@@ -32,8 +32,12 @@ typedef struct plan_spec {
 	bool fp32_grads;          /* gradients accumulated in fp32 (Megatron main grads) */
 } plan_spec;
 
-extern const conf_key plan_spec_keys[];
+extern const conf_key plan_spec_keys[];    /* [parallel] */
 extern const size_t plan_spec_nkeys;
+extern const conf_key plan_scenario_keys[]; /* [scenario] */
+extern const size_t plan_scenario_nkeys;
+extern const conf_key plan_train_keys[];    /* [train] */
+extern const size_t plan_train_nkeys;
 
 /* A loaded, checked scenario. */
 typedef struct plan_scenario {

@@ -46,7 +46,7 @@ typedef struct scen_head {
 	int seed;
 } scen_head;
 
-static const conf_key scen_keys[] = {
+const conf_key plan_scenario_keys[] = {
 	{"name", CONF_STR, SIM_UNIT_NONE, 0, 0, NULL, NULL, offsetof(scen_head, name),
 	 "scenario name"},
 	{"description", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL,
@@ -66,13 +66,16 @@ typedef struct scen_train {
 	int attention;
 } scen_train;
 
-static const conf_key train_keys[] = {
+const conf_key plan_train_keys[] = {
 	{"precision", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "bf16", precision_names,
 	 offsetof(scen_train, precision), "matmul and activation precision"},
 	{"attention", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "flash", attention_names,
 	 offsetof(scen_train, attention),
 	 "flash (fused, no s x s scores in memory) or unfused (QK^T, softmax, x V)"},
 };
+
+const size_t plan_scenario_nkeys = sizeof plan_scenario_keys / sizeof plan_scenario_keys[0];
+const size_t plan_train_nkeys = sizeof plan_train_keys / sizeof plan_train_keys[0];
 
 static const char *const known_sections[] = {"scenario", "model", "gpu",   "node",
 					     "cluster",  "parallel", "train", NULL};
@@ -85,10 +88,10 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	int rc = SIM_OK;
 	if (conf_check_sections(s->doc, known_sections, diag) > 0)
 		rc = SIM_ECONF;
-	if (conf_read(s->doc, "scenario", scen_keys, sizeof scen_keys / sizeof scen_keys[0],
+	if (conf_read(s->doc, "scenario", plan_scenario_keys, plan_scenario_nkeys,
 		      &head, false, diag) != SIM_OK)
 		rc = SIM_ECONF;
-	if (conf_read(s->doc, "train", train_keys, sizeof train_keys / sizeof train_keys[0], &train,
+	if (conf_read(s->doc, "train", plan_train_keys, plan_train_nkeys, &train,
 		      true, diag) != SIM_OK)
 		rc = SIM_ECONF;
 	if (work_model_from_conf(s->doc, &s->model, diag) != SIM_OK)
