@@ -23,5 +23,13 @@ printf 'id,kind,gpu,gpus,measured_value\nX1,gemm,a100-sxm4-80g,1\n' >"$tmp/short
 err=$("$podsim" validate "$tmp/short.csv" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] || { echo "validate short row: want 2, got $rc"; fail=1; }
 echo "$err" | grep -q "short.csv:2: error: row has 4 fields, the header has 5" || { echo "validate short row: $err"; fail=1; }
+# run --trace writes a complete Chrome trace, or nothing at all.
+"$podsim" run scenarios/quickstart.ini --no-db --trace "$tmp/q.json" >/dev/null 2>&1 || { echo "--trace failed"; fail=1; }
+head -c 40 "$tmp/q.json" | grep -q '^{"displayTimeUnit":"ms","traceEvents":\[' || { echo "--trace: bad header"; fail=1; }
+tail -c 3 "$tmp/q.json" | grep -q ']}' || { echo "--trace: unterminated"; fail=1; }
+[ ! -e "$tmp/q.json.tmp" ] || { echo "--trace left a temporary file"; fail=1; }
+"$podsim" run scenarios/quickstart.ini --no-db --trace "$tmp/no/such/dir/q.json" >/dev/null 2>&1
+[ $? -eq 1 ] || { echo "--trace to a missing folder: want status 1"; fail=1; }
+[ ! -e "$tmp/no" ] || { echo "--trace created folders"; fail=1; }
 rm -rf "$tmp"
 exit $fail
