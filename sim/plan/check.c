@@ -93,6 +93,10 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 		err_at(s, diag, "parallel", "ep", "expert parallelism (ep > 1) is not simulated yet");
 		errors++;
 	}
+	if (p->vpp > 1 && p->pp == 1) {
+		err_at(s, diag, "parallel", "vpp", "vpp > 1 interleaves pipeline stages: it needs pp > 1");
+		errors++;
+	}
 	if (p->vpp > 1 && p->schedule != PLAN_SCHED_1F1B) {
 		err_at(s, diag, "parallel", "vpp", "vpp > 1 needs schedule = 1f1b (interleaved 1F1B)");
 		errors++;
