@@ -1,11 +1,21 @@
-/* arena.c - bump allocation in chunks, freed all at once. Each chunk starts
- * with its header; allocations are 16-byte aligned and zeroed. */
+/* arena.c - bump allocation in chunks, freed all at once (configuration,
+ * topology and task graphs: many small objects with one lifetime).
+ *
+ * Invariants: every pointer handed out is 16-byte aligned (chunk data starts
+ * on a 16-byte boundary and every size is rounded up to 16) and zeroed.
+ * Small requests are carved from the head chunk, a fresh ARENA_CHUNK-byte
+ * chunk replacing it when full. A request above ARENA_BIG gets a chunk of its
+ * own, linked behind the head, so the head's free space is not abandoned.
+ * sim_arena_used counts the bytes handed out (after rounding), not the bytes
+ * reserved. */
 #include "core.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define ARENA_CHUNK (64 * 1024)
+#define ARENA_CHUNK ((size_t)64 * 1024) /* data bytes of an ordinary chunk */
+#define ARENA_BIG (ARENA_CHUNK / 4)     /* larger requests get their own chunk */
 
 typedef struct chunk {
 	struct chunk *next;
@@ -14,7 +24,7 @@ typedef struct chunk {
 } chunk;
 
 struct sim_arena {
-	chunk *head;
+	chunk *head; /* the chunk small requests come from */
 	size_t total;
 };
 
@@ -34,26 +44,39 @@ void sim_arena_free(sim_arena *a)
 	free(a);
 }
 
+static chunk *new_chunk(size_t size)
+{
+	chunk *c = aligned_alloc(16, sizeof(chunk) + size);
+	if (c) {
+		c->used = 0;
+		c->size = size;
+	}
+	return c;
+}
+
 void *sim_arena_alloc(sim_arena *a, size_t size)
 {
-	size = (size + 15) & ~(size_t)15;
-	if (size == 0)
-		size = 16;
+	if (size > SIZE_MAX - sizeof(chunk) - 16)
+		return NULL;
+	size = size ? (size + 15) & ~(size_t)15 : 16;
 	chunk *c = a->head;
-	if (!c || c->size - c->used < size) {
-		size_t cap = size > ARENA_CHUNK ? size : ARENA_CHUNK;
-		c = malloc(sizeof(chunk) + cap);
+	if (size > ARENA_BIG) {
+		c = new_chunk(size);
 		if (!c)
 			return NULL;
-		c->size = cap;
-		c->used = 0;
-		if (size > ARENA_CHUNK / 4 && a->head) { /* big block: keep the open chunk */
+		if (a->head) { /* behind the head: its free space stays in use */
 			c->next = a->head->next;
 			a->head->next = c;
 		} else {
-			c->next = a->head;
+			c->next = NULL;
 			a->head = c;
 		}
+	} else if (!c || c->size - c->used < size) {
+		c = new_chunk(ARENA_CHUNK);
+		if (!c)
+			return NULL;
+		c->next = a->head;
+		a->head = c;
 	}
 	void *p = c->data + c->used;
 	c->used += size;

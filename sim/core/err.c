@@ -1,4 +1,6 @@
-/* err.c - error codes, panics and overflow-checked integer arithmetic. */
+/* err.c - error codes, panics and overflow-checked integer arithmetic.
+ * sim_panic is for states that only a podsim bug can reach: it flushes what
+ * was printed so far, reports file:line and aborts (core dump, debugger). */
 #include "core.h"
 
 #include <stdlib.h>
@@ -32,6 +34,7 @@ const char *sim_strerror(int err)
 void sim_panic(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
+	fflush(stdout);
 	fprintf(stderr, "podsim: internal error at %s:%d: ", file, line);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -40,6 +43,8 @@ void sim_panic(const char *file, int line, const char *fmt, ...)
 	abort();
 }
 
+/* The GCC/Clang builtins compute the exact product/sum and report whether it
+ * fits; *out receives the wrapped value on overflow, which callers ignore. */
 bool sim_mul_i64(int64_t a, int64_t b, int64_t *out)
 {
 	return !__builtin_mul_overflow(a, b, out);
