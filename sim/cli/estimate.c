@@ -214,9 +214,21 @@ static int parse_opts(int argc, char **argv, est_opts *o)
 	return 0;
 }
 
-/* Load a .ini file and fill a model or GPU from it; diagnostics to stderr.
- * Returns 0, or the exit status. */
-static int load_model(const char *path, work_model *m)
+/* Load a .ini file and fill a model or GPU from it with the module's reader;
+ * diagnostics to stderr. Returns 0, or the exit status. */
+typedef int (*est_reader)(const conf_doc *doc, void *out, sim_diag *diag);
+
+static int read_model(const conf_doc *doc, void *out, sim_diag *diag)
+{
+	return work_model_from_conf(doc, out, diag);
+}
+
+static int read_gpu(const conf_doc *doc, void *out, sim_diag *diag)
+{
+	return hw_gpu_from_conf(doc, out, diag);
+}
+
+static int load_ini(const char *path, est_reader read, void *out)
 {
 	sim_diag *d = sim_diag_new();
 	if (!d)
@@ -224,26 +236,21 @@ static int load_model(const char *path, work_model *m)
 	conf_doc *doc = NULL;
 	int rc = conf_load(path, d, &doc);
 	if (rc == SIM_OK)
-		rc = work_model_from_conf(doc, m, d);
+		rc = read(doc, out, d);
 	sim_diag_print(d, stderr);
 	conf_free(doc);
 	sim_diag_free(d);
 	return rc == SIM_OK ? 0 : rc == SIM_ENOMEM ? 1 : EST_EXIT_INPUT;
 }
 
+static int load_model(const char *path, work_model *m)
+{
+	return load_ini(path, read_model, m);
+}
+
 static int load_gpu(const char *path, hw_gpu *g)
 {
-	sim_diag *d = sim_diag_new();
-	if (!d)
-		return 1;
-	conf_doc *doc = NULL;
-	int rc = conf_load(path, d, &doc);
-	if (rc == SIM_OK)
-		rc = hw_gpu_from_conf(doc, g, d);
-	sim_diag_print(d, stderr);
-	conf_free(doc);
-	sim_diag_free(d);
-	return rc == SIM_OK ? 0 : rc == SIM_ENOMEM ? 1 : EST_EXIT_INPUT;
+	return load_ini(path, read_gpu, g);
 }
 
 /* GPUs holding `bytes` at `mem` each; the small slack keeps exact multiples
