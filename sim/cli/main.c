@@ -83,6 +83,8 @@ static const char usage_validate[] =
 	"  --json           print {rows: [...], summary: {...}} instead\n"
 	"  --rows           print every row, not only the 10 worst\n"
 	"  --only PREFIX    only rows whose id starts with PREFIX (e.g. V, S, LUT-A100)\n"
+	"  --scenario ID    print the scenario built for training row ID and exit\n"
+	"                   (save it and 'podsim run' it to see that row's breakdown)\n"
 	"  --max-mape X     exit with status 1 when the overall MAPE exceeds X (e.g. 0.25)\n"
 	"  --data DIR       folder holding models/ and topologies/ (default: $PODSIM_DATA,\n"
 	"                   else the source tree podsim was built from)\n"
@@ -103,7 +105,7 @@ typedef struct cli_opts {
 	long limit;
 	const char *show_id;
 	bool rows;
-	const char *only, *data, *trace;
+	const char *only, *data, *trace, *scenario;
 	double max_mape;
 } cli_opts;
 
@@ -135,7 +137,7 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 			o->rows = true;
 		else if ((!strcmp(a, "--set") || !strcmp(a, "--db") || !strcmp(a, "--limit") ||
 			  !strcmp(a, "--only") || !strcmp(a, "--data") || !strcmp(a, "--max-mape") ||
-			  !strcmp(a, "--trace")) &&
+			  !strcmp(a, "--trace") || !strcmp(a, "--scenario")) &&
 			 !has_next)
 			return bad_usage("option needs a value", a, usage);
 		else if (!strcmp(a, "--set")) {
@@ -148,6 +150,8 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 			o->trace = argv[++i];
 		else if (!strcmp(a, "--only"))
 			o->only = argv[++i];
+		else if (!strcmp(a, "--scenario"))
+			o->scenario = argv[++i];
 		else if (!strcmp(a, "--data"))
 			o->data = argv[++i];
 		else if (!strcmp(a, "--max-mape")) {
@@ -375,6 +379,12 @@ static int cmd_validate(int argc, char **argv)
 	if (isatty(fileno(stderr)))
 		vo.progress = stderr;
 	sim_diag *d = sim_diag_new();
+	if (o.scenario) {
+		rc = valid_scenario(pos[0], o.scenario, &vo, stdout, d);
+		flush_diag(d);
+		sim_diag_free(d);
+		return rc == SIM_OK ? 0 : rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
+	}
 	valid_report *r;
 	rc = valid_run(pos[0], &vo, &r, d);
 	flush_diag(d);

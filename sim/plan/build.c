@@ -147,12 +147,13 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 
 /* Build the forward and backward chains of every model chunk of a stage.
  * Chunk c of stage st is virtual stage v = c * pp + st and holds the stage's
- * local layers c * Lc .. (c + 1) * Lc - 1 (Lc = layers / (pp * vpp)); the
- * embedding runs on virtual stage 0, logits and loss on the last one. */
+ * local layers first_c .. first_c + n_c - 1 (plan_chunk_layers: the layout may
+ * be uneven); the embedding runs on virtual stage 0, logits and loss on the
+ * last one. */
 static void stage_chains(builder *b, int stage)
 {
 	const work_model *m = &b->s->model;
-	int pp = b->s->plan.pp, lc = plan_stage_layers(b->s, stage) / b->vpp;
+	int pp = b->s->plan.pp;
 	work_item it[WORK_MAX_ITEMS], bw[WORK_MAX_ITEMS], x[WORK_MAX_ITEMS];
 	int nf = work_layer_forward(m, &b->sh, it);
 	int nb = work_layer_backward(m, &b->sh, bw);
@@ -165,17 +166,17 @@ static void stage_chains(builder *b, int stage)
 			core[nc++] = it[i];
 	for (int c = 0; c < b->vpp; c++) {
 		chain *fw = &b->fwd[c], *bk = &b->bwd[c];
-		int v = c * pp + stage;
+		int v = c * pp + stage, l0, nl = plan_chunk_layers(b->s, stage, c, &l0);
 		fw->n = bk->n = 0;
 		if (v == 0)
 			append_items(b, fw, x, work_embed_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
-		for (int l = c * lc; l < (c + 1) * lc; l++)
+		for (int l = l0; l < l0 + nl; l++)
 			append_items(b, fw, it, nf, PLAN_TASK_FWD, (int16_t)l);
 		if (v == b->vstages - 1) {
 			append_items(b, fw, x, work_head_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
 			append_items(b, bk, x, work_head_backward(m, &b->sh, x), PLAN_TASK_BWD, -1);
 		}
-		for (int l = (c + 1) * lc - 1; l >= c * lc; l--) {
+		for (int l = l0 + nl - 1; l >= l0; l--) {
 			if (full)
 				append_items(b, bk, it, nf, PLAN_TASK_RECOMP, (int16_t)l);
 			else if (sel)
@@ -293,6 +294,7 @@ static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_e
 		bool bwd = order[i].backward;
 		fsdp_state f = b->fsdp;
 		f.dir = bwd ? -1 : 1;
+		f.layers = plan_stage_layers(b->s, stage);
 		for (int l = 0; f.on && l < f.layers; l++)
 			f.gather[l] = UINT32_MAX;
 		rc = emit_chain(b, bwd ? &b->bwd[c] : &b->fwd[c], stage, mb, UINT32_MAX, &first, &last,
@@ -354,6 +356,14 @@ static int emit_grad_buckets(builder *b, int stage, const pipe_ids *ids,
 			return -1;
 		out[n++] = id;
 		acc = 0;
+	}
+	if (layers == 0) { /* a stage holding only the embedding or the output layer */
+		if (stage == 0)
+			acc += work_params_embedding(&s->model) / p->tp * gbytes;
+		uint32_t id = add_dp(b, stage, coll, acc, &ids->last_bwd[stage], 1, -1);
+		if (id == UINT32_MAX)
+			return -1;
+		out[n++] = id;
 	}
 	return n;
 }
@@ -479,19 +489,18 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	net_group_make(&s->cluster, p->dp, p->tp, &b.dp);
 	net_group_make(&s->cluster, 2, p->tp * p->dp, &b.pp);
 	b.g = plan_graph_new(p->pp, p->tp * p->dp);
-	int lps0 = plan_stage_layers(s, 0);
+	int lmax = plan_max_stage_layers(s), lps = lmax > 0 ? lmax : 1;
 	double wbytes = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
 	double gbytes = (p->fp32_grads || wbytes == 4.0) ? 4.0 : 2.0;
 	double layer_params = work_params_layer(&s->model) / p->tp;
-	b.fsdp = (fsdp_state){p->zero >= 3 && p->dp > 1, 1, lps0,
-			      malloc((size_t)lps0 * sizeof(uint32_t)), layer_params * wbytes,
+	b.fsdp = (fsdp_state){p->zero >= 3 && p->dp > 1, 1, lmax,
+			      malloc((size_t)lps * sizeof(uint32_t)), layer_params * wbytes,
 			      layer_params * gbytes};
 	b.vpp = p->vpp;
 	b.vstages = p->pp * p->vpp;
 	b.fwd = calloc((size_t)b.vpp, sizeof *b.fwd);
 	b.bwd = calloc((size_t)b.vpp, sizeof *b.bwd);
 	size_t pm = (size_t)b.vstages * (size_t)b.m;
-	int lps = plan_stage_layers(s, 0);
 	pipe_ids ids = {calloc(pm, 4), calloc(pm, 4), calloc(pm, 4), calloc(pm, 4),
 			calloc((size_t)p->pp, 4), malloc((size_t)p->pp * 4)};
 	uint32_t *layer_end = calloc((size_t)p->pp * (size_t)lps, 4);

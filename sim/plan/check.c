@@ -3,6 +3,7 @@
 #include "plan.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,6 +32,60 @@ static const char *user_key(const plan_scenario *s, const char *const *keys, siz
 			return keys[i];
 	}
 	return keys[0];
+}
+
+const char *plan_layout(const plan_spec *p, int layers, int *out)
+{
+	int64_t V = (int64_t)p->pp * p->vpp;
+	if (V > 1048576)
+		return "too many virtual stages";
+	int first = p->first_stage_layers, last = p->last_stage_layers;
+	if (first > 0 || last > 0) {
+		int64_t mid = V - (first > 0) - (last > 0), rest = (int64_t)layers - first - last;
+		if (V == 1 || (first > 0 && last > 0 && V < 2))
+			return "first_stage_layers/last_stage_layers need pp*vpp > 1";
+		if (rest < 0 || (mid == 0 && rest != 0) || (mid > 0 && rest % mid != 0))
+			return "the other stages cannot split the remaining layers evenly";
+		for (int64_t v = 0; v < V; v++)
+			out[v] = mid > 0 ? (int)(rest / mid) : 0;
+		if (first > 0)
+			out[0] = first;
+		if (last > 0)
+			out[V - 1] = last;
+		return NULL;
+	}
+	int64_t units = (int64_t)layers + p->embedding_in_split + p->loss_in_split;
+	if (units % V != 0 || units / V < 1)
+		return "no even split";
+	for (int64_t v = 0; v < V; v++)
+		out[v] = (int)(units / V);
+	out[0] -= p->embedding_in_split;
+	out[V - 1] -= p->loss_in_split;
+	if (out[0] < 0 || out[V - 1] < 0)
+		return "an end stage would hold fewer than zero layers";
+	return NULL;
+}
+
+/* Megatron refuses uneven pipelines unless the first/last stage sizes (or the
+ * embedding/loss accounting) are given; so do we, with the way out named. */
+static int check_layout(const plan_scenario *s, sim_diag *diag)
+{
+	const plan_spec *p = &s->plan;
+	int64_t V = (int64_t)p->pp * p->vpp;
+	int *tmp = malloc((size_t)V * sizeof *tmp);
+	if (!tmp)
+		return 0; /* plan_build reports the OOM */
+	const char *why = plan_layout(p, s->model.layers, tmp);
+	free(tmp);
+	if (!why)
+		return 0;
+	static const char *const keys[] = {"pp", "vpp", "first_stage_layers", "last_stage_layers",
+					   "embedding_in_split", "loss_in_split"};
+	err_at(s, diag, "parallel", user_key(s, keys, 6),
+	       "pp*vpp = %d*%d virtual stages, %d layers: %s; set first_stage_layers / "
+	       "last_stage_layers, or embedding_in_split / loss_in_split",
+	       p->pp, p->vpp, s->model.layers, why);
+	return 1;
 }
 
 static int check_sizes(const plan_scenario *s, sim_diag *diag)
@@ -63,13 +118,7 @@ static int check_sizes(const plan_scenario *s, sim_diag *diag)
 		       s->model.kv_heads);
 		errors++;
 	}
-	int64_t chunks = (int64_t)p->pp * p->vpp;
-	if (chunks > s->model.layers || s->model.layers % chunks != 0) {
-		err_at(s, diag, "parallel", "pp",
-		       "pp*vpp = %d*%d does not divide the model's %d layers into equal stages",
-		       p->pp, p->vpp, s->model.layers);
-		errors++;
-	}
+	errors += check_layout(s, diag);
 	int64_t per_step = (int64_t)p->micro_batch * p->dp;
 	if (p->global_batch % per_step != 0) {
 		err_at(s, diag, "parallel", "global_batch",
@@ -165,8 +214,30 @@ int plan_microbatches(const plan_spec *p)
 	return p->global_batch / (p->micro_batch * p->dp);
 }
 
+int plan_chunk_layers(const plan_scenario *s, int stage, int chunk, int *first_local)
+{
+	int pp = s->plan.pp, first = 0;
+	for (int c = 0; c < chunk; c++)
+		first += s->vlayers[c * pp + stage];
+	if (first_local)
+		*first_local = first;
+	return s->vlayers[chunk * pp + stage];
+}
+
 int plan_stage_layers(const plan_scenario *s, int stage)
 {
-	(void)stage; /* equal stages until uneven splits are built */
-	return s->model.layers / s->plan.pp;
+	int n = 0;
+	for (int c = 0; c < s->plan.vpp; c++)
+		n += s->vlayers[c * s->plan.pp + stage];
+	return n;
+}
+
+int plan_max_stage_layers(const plan_scenario *s)
+{
+	int mx = 0;
+	for (int st = 0; st < s->plan.pp; st++) {
+		int n = plan_stage_layers(s, st);
+		mx = n > mx ? n : mx;
+	}
+	return mx;
 }

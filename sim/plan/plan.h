@@ -30,6 +30,10 @@ typedef struct plan_spec {
 	double bucket_bytes;      /* gradient all-reduce bucket */
 	bool overlap_grad_reduce; /* DP all-reduce overlapped with backward */
 	bool fp32_grads;          /* gradients accumulated in fp32 (Megatron main grads) */
+	/* Pipeline layout (Megatron-Core's decoder_first/last_pipeline_num_layers and
+	 * account_for_embedding/loss_in_pipeline_split); see plan_layout. */
+	int first_stage_layers, last_stage_layers; /* 0 = even split */
+	bool embedding_in_split, loss_in_split;
 } plan_spec;
 
 extern const conf_key plan_spec_keys[];    /* [parallel] */
@@ -51,6 +55,7 @@ typedef struct plan_scenario {
 	hw_gpu gpu;
 	net_cluster cluster;
 	plan_spec plan;
+	int *vlayers; /* transformer layers per virtual stage v = chunk * pp + stage */
 } plan_scenario;
 
 /* Load a scenario file, apply "section.key=value" overrides, read every
@@ -66,14 +71,33 @@ int plan_scenario_load_string(const char *text, const char *name, const char *ba
 void plan_scenario_free(plan_scenario *s);
 
 /* Check the plan against the model and cluster: tp*pp*dp*cp == GPUs, heads %
- * tp, kv_heads % tp, layers % (pp*vpp), global_batch % (micro_batch*dp),
- * features not built yet. Errors point at the [parallel] keys involved. */
+ * tp, kv_heads % tp, the pipeline layout (plan_layout), global_batch %
+ * (micro_batch*dp), features not built yet. Errors point at the [parallel]
+ * keys involved. */
 int plan_check(const plan_scenario *s, sim_diag *diag);
+
+/* The pipeline layout: transformer layers of each of the V = pp*vpp virtual
+ * stages, written to out[V]. Layers are assigned in order (virtual stage v
+ * holds the layers after those of v - 1).
+ *  - first_stage_layers / last_stage_layers (when > 0) fix virtual stage 0's and
+ *    V-1's counts; the other layers split evenly over the remaining stages.
+ *  - otherwise the L layers, plus one unit for the embedding (embedding_in_split)
+ *    and one for the loss (loss_in_split), split evenly over V: each stage holds
+ *    U = (L + e + l) / V units, virtual stage 0 one layer fewer with the
+ *    embedding counted, V-1 one fewer with the loss (the Llama 3.1 405B layout on
+ *    pp 8 x vpp 8: (126 + 2) / 64 = 2 units, so 1 layer on the two end stages).
+ * Returns NULL, or why the layout is impossible (a static string). */
+const char *plan_layout(const plan_spec *p, int layers, int *out);
 
 /* Micro-batches per step per pipeline: global_batch / (micro_batch * dp). */
 int plan_microbatches(const plan_spec *p);
-/* Transformer layers held by pipeline stage `stage`. */
+/* Transformer layers held by pipeline stage `stage` (all its chunks). */
 int plan_stage_layers(const plan_scenario *s, int stage);
+/* The most layers any stage holds. */
+int plan_max_stage_layers(const plan_scenario *s);
+/* Layers of chunk `chunk` of `stage`, and the stage-local index of its first
+ * layer (chunks are numbered in model order). */
+int plan_chunk_layers(const plan_scenario *s, int stage, int chunk, int *first_local);
 
 /* ---------------------------------------------------------------- memory -- */
 

@@ -37,6 +37,14 @@ const conf_key plan_spec_keys[] = {
 	 PK(overlap_grad_reduce), "overlap DP gradient reduction with backward"},
 	{"fp32_grads", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, PK(fp32_grads),
 	 "accumulate and reduce gradients in fp32"},
+	{"first_stage_layers", CONF_INT, SIM_UNIT_NONE, 0, 1048576, "0", NULL,
+	 PK(first_stage_layers), "layers on the first virtual stage (0 = even split)"},
+	{"last_stage_layers", CONF_INT, SIM_UNIT_NONE, 0, 1048576, "0", NULL,
+	 PK(last_stage_layers), "layers on the last virtual stage (0 = even split)"},
+	{"embedding_in_split", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+	 PK(embedding_in_split), "count the embedding as one layer when splitting stages"},
+	{"loss_in_split", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, PK(loss_in_split),
+	 "count the output layer and loss as one layer when splitting stages"},
 };
 const size_t plan_spec_nkeys = sizeof plan_spec_keys / sizeof plan_spec_keys[0];
 
@@ -121,6 +129,12 @@ static int finish(plan_scenario *s, int rc, sim_diag *diag, plan_scenario **out)
 		rc = read_sections(s, diag);
 	if (rc == SIM_OK)
 		rc = plan_check(s, diag);
+	if (rc == SIM_OK) {
+		s->vlayers = malloc((size_t)s->plan.pp * (size_t)s->plan.vpp * sizeof *s->vlayers);
+		rc = !s->vlayers ? SIM_ENOMEM
+		     : plan_layout(&s->plan, s->model.layers, s->vlayers) ? SIM_ECONF
+									   : SIM_OK;
+	}
 	if (rc != SIM_OK) {
 		plan_scenario_free(s);
 		return rc;
@@ -159,5 +173,6 @@ void plan_scenario_free(plan_scenario *s)
 	if (!s)
 		return;
 	conf_free(s->doc);
+	free(s->vlayers);
 	free(s);
 }

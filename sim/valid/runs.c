@@ -54,7 +54,7 @@ static const char *get(const cases_csv *c, size_t row, const char *col)
 }
 
 /* Build the scenario text of a row into b, or return a reason to skip. */
-static const char *row_text(const cases_csv *c, size_t row, sim_buf *b)
+static const char *row_text(const cases_csv *c, size_t row, const char *incdir, sim_buf *b)
 {
 	const char *gpu = get(c, row, "gpu"), *intra = get(c, row, "node_intra");
 	const char *tmpl = node_template(intra, gpu);
@@ -71,8 +71,8 @@ static const char *row_text(const cases_csv *c, size_t row, sim_buf *b)
 	if (!*get(c, row, "vpp") && pp > 1)
 		return "interleaved schedule with an unknown vpp";
 	bool swiglu = ffn > 0 && ffn != 4 * hidden;
-	sim_buf_printf(b, "include = topologies/nodes/%s.ini\ninclude = topologies/gpus/%s.ini\n",
-		       tmpl, gpu);
+	sim_buf_printf(b, "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
+		       incdir, tmpl, incdir, gpu);
 	sim_buf_printf(b, "[scenario]\nname = %s\n[model]\nname = %s\n", get(c, row, "id"),
 		       get(c, row, "id"));
 	put(b, c, row, "layers", "layers");
@@ -98,6 +98,9 @@ static const char *row_text(const cases_csv *c, size_t row, sim_buf *b)
 					   "micro_batch", "sequence_parallel", "zero", "recompute"};
 	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
 		put(b, c, row, same[i], same[i]);
+	/* The README's `layout:` note clause names Megatron's pipeline-split flags. */
+	if (strstr(get(c, row, "note"), "account_for_embedding/loss_in_pipeline_split"))
+		sim_buf_printf(b, "embedding_in_split = true\nloss_in_split = true\n");
 	sim_buf_printf(b, "[gpu]\nframework_overhead = 20 us\n"); /* eager PyTorch, see above */
 	sim_buf_printf(b, "[train]\n");
 	put(b, c, row, "precision", "precision");
@@ -135,7 +138,7 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 	}
 	sim_buf b;
 	sim_buf_init(&b);
-	const char *why = row_text(c, row, &b);
+	const char *why = row_text(c, row, "", &b);
 	if (why || b.oom) {
 		v->status = VALID_SKIPPED;
 		snprintf(v->reason, sizeof v->reason, "%s", why ? why : "out of memory");
@@ -162,4 +165,15 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 	plan_scenario_free(s);
 	sim_diag_free(d);
 	sim_buf_free(&b);
+}
+
+int valid_row_scenario(const cases_csv *c, size_t row, const char *datadir, sim_buf *out,
+		       char *why, size_t why_len)
+{
+	char dir[1024];
+	snprintf(dir, sizeof dir, "%s/", datadir);
+	const char *reason = row_text(c, row, dir, out);
+	if (reason)
+		snprintf(why, why_len, "%s", reason);
+	return reason ? SIM_ECONF : out->oom ? SIM_ENOMEM : SIM_OK;
 }

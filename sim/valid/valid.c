@@ -89,3 +89,39 @@ void valid_report_free(valid_report *r)
 	free(r->rows);
 	free(r);
 }
+
+int valid_scenario(const char *path, const char *id, const valid_options *opt, FILE *out,
+		   sim_diag *diag)
+{
+	cases_csv *c;
+	int rc = cases_csv_read(path, &c, diag);
+	if (rc != SIM_OK)
+		return rc;
+	if (cases_csv_col(c, "measured_iter_s") < 0) {
+		sim_diag_error(diag, path, 1, "--scenario needs a training-run case file "
+			       "(a 'measured_iter_s' column)");
+		cases_csv_free(c);
+		return SIM_ECONF;
+	}
+	size_t n = cases_csv_rows(c), row = n;
+	for (size_t i = 0; i < n && row == n; i++)
+		if (!strcmp(cases_csv_get(c, i, cases_csv_col(c, "id")), id))
+			row = i;
+	if (row == n) {
+		sim_diag_error(diag, path, 0, "no row with id '%s'", id);
+		cases_csv_free(c);
+		return SIM_ECONF;
+	}
+	sim_buf b;
+	sim_buf_init(&b);
+	char why[200];
+	rc = valid_row_scenario(c, row, opt->datadir, &b, why, sizeof why);
+	if (rc == SIM_ECONF)
+		sim_diag_error(diag, path, 0, "row %s cannot be simulated: %s", id, why);
+	else if (rc == SIM_OK)
+		fprintf(out, "; scenario of row %s of %s (podsim validate --scenario)\n%s", id,
+			path, b.data);
+	sim_buf_free(&b);
+	cases_csv_free(c);
+	return rc;
+}

@@ -59,6 +59,13 @@ typedef struct valid_options {
 int valid_run(const char *path, const valid_options *opt, valid_report **out, sim_diag *diag);
 void valid_report_free(valid_report *r);
 
+/* Write the scenario podsim builds for training row `id` of the CSV at path (a
+ * complete .ini that 'podsim run' accepts, includes resolved under
+ * opt->datadir) to out. SIM_OK; SIM_ECONF with a diagnostic when the file is
+ * malformed, has no such row or the row cannot be simulated. */
+int valid_scenario(const char *path, const char *id, const valid_options *opt, FILE *out,
+		   sim_diag *diag);
+
 void valid_print_text(FILE *out, const valid_report *r, bool all_rows);
 void valid_print_json(FILE *out, const valid_report *r);
 

@@ -57,12 +57,21 @@ static plan_scenario gpt_scenario(void)
 	return s;
 }
 
+/* Fill s->vlayers from the plan (what plan_scenario_load does). */
+static void relayout(plan_scenario *s, int *buf)
+{
+	s->vlayers = buf;
+	CHECK(plan_layout(&s->plan, s->model.layers, buf) == NULL);
+}
+
 /* Mixed-precision Adam keeps 2 + 2 + 12 = 16 bytes per parameter (ZeRO paper,
  * Rajbhandari et al. 2020, section 3.1), 18 with fp32 gradient accumulation;
  * ZeRO-1 divides the 12 bytes of optimizer state by dp. */
 static void test_memory(void)
 {
 	plan_scenario s = gpt_scenario();
+	int vl[16];
+	relayout(&s, vl);
 	double b[PLAN_MEM_COUNT];
 	double params = work_params_total(&s.model);
 	plan_memory(&s, 0, b);
@@ -88,6 +97,7 @@ static void test_memory(void)
 	/* 1F1B: stage 0 of 4 holds 4 micro-batches of its 6 layers, the last stage 1. */
 	s = gpt_scenario();
 	s.plan.pp = 4;
+	relayout(&s, vl);
 	s.plan.recompute = WORK_RECOMPUTE_FULL;
 	work_shard sh = {1, false, 1, 2048, HW_BF16, false};
 	double per = work_activation_bytes(&s.model, &sh, WORK_RECOMPUTE_FULL);
@@ -177,8 +187,64 @@ static void test_host_bound(void)
 	sim_diag_free(d);
 }
 
+/* Pipeline layouts (plan_layout):
+ *  - Llama 3.1 405B on pp 8 x vpp 8 with the embedding and the loss counted as
+ *    layers: (126 + 2) / 64 = 2 units per virtual stage, so virtual stage 0 and
+ *    63 hold 1 transformer layer and the 62 others 2 (1 + 62*2 + 1 = 126);
+ *  - first 3 and last 5 of 24 layers on pp 4: the two middle stages split the
+ *    other 16 as 8 + 8;
+ *  - 24 layers on pp 5 have no even split; first 4 + last 4 leaves 16 for 3
+ *    stages, not even either. */
+static void test_layout(void)
+{
+	int v[64];
+	plan_spec p = {.pp = 8, .vpp = 8, .embedding_in_split = true, .loss_in_split = true};
+	CHECK(plan_layout(&p, 126, v) == NULL);
+	int sum = 0;
+	for (int i = 0; i < 64; i++)
+		sum += v[i];
+	CHECK_INT(sum, 126);
+	CHECK_INT(v[0], 1);
+	CHECK_INT(v[63], 1);
+	CHECK_INT(v[1], 2);
+	CHECK_INT(v[62], 2);
+	p = (plan_spec){.pp = 4, .vpp = 1, .first_stage_layers = 3, .last_stage_layers = 5};
+	CHECK(plan_layout(&p, 24, v) == NULL);
+	CHECK(v[0] == 3 && v[1] == 8 && v[2] == 8 && v[3] == 5);
+	p = (plan_spec){.pp = 5, .vpp = 1};
+	CHECK(plan_layout(&p, 24, v) != NULL);
+	p.first_stage_layers = p.last_stage_layers = 4;
+	CHECK(plan_layout(&p, 24, v) != NULL);
+	/* The uneven plan builds and every stage runs its own layers: with tp 2
+	 * (no SP) a layer's forward is three compute tasks, ln1..proj | all-reduce |
+	 * resid1..fc2 | all-reduce | resid2; the embedding (lookup | all-reduce |
+	 * rest) and the head (its compute split by its all-reduce) add two on the
+	 * end stages. 8 sequences / (micro_batch 4 x dp 2) = 1 micro-batch. */
+	const char *set[] = {"parallel.tp=2", "parallel.pp=4", "parallel.dp=2",
+			     "parallel.first_stage_layers=3", "parallel.last_stage_layers=5",
+			     "parallel.global_batch=8", "parallel.recompute=none"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, 7, d, &s), SIM_OK);
+	if (s) {
+		plan_graph *g = NULL;
+		CHECK_INT(plan_build(s, &g), SIM_OK);
+		int m = plan_microbatches(&s->plan);
+		CHECK_INT(plan_stage_layers(s, 0), 3);
+		CHECK_INT(plan_stage_layers(s, 1), 8);
+		for (int st = 0; st < 4 && g; st++) {
+			int want = 3 * plan_stage_layers(s, st) + 2 * (st == 0 || st == 3);
+			CHECK_INT(count(g, st, PLAN_TASK_FWD), want * m);
+		}
+		plan_graph_free(g);
+	}
+	plan_scenario_free(s);
+	sim_diag_free(d);
+}
+
 int main(void)
 {
+	test_layout();
 	test_host_bound();
 	test_graph();
 	test_orders();
