@@ -94,6 +94,10 @@ static exec_cat comm_cat(uint8_t kind)
 		return EXEC_CAT_DP;
 	case PLAN_TASK_PP:
 		return EXEC_CAT_PP;
+	case PLAN_TASK_CP:
+		return EXEC_CAT_CP;
+	case PLAN_TASK_EP:
+		return EXEC_CAT_EP;
 	default:
 		return EXEC_CAT_BUBBLE;
 	}
@@ -268,9 +272,9 @@ static void link_stats(const replay *r, const net_cluster *c, exec_result *res)
 static void write_trace(const replay *r, const exec_result *res, FILE *f)
 {
 	static const char *const streams[PLAN_STREAM_COUNT] = {"compute", "tp", "dp", "pp send fwd",
-								"pp send bwd"};
+								"pp send bwd", "cp", "ep"};
 	static const char *const kinds[PLAN_TASK_KIND_COUNT] = {"fwd", "bwd", "recompute", "optimizer",
-								  "tp", "dp", "pp"};
+								  "tp", "dp", "pp", "cp", "ep"};
 	const plan_graph *g = r->g;
 	fprintf(f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
 	const char *sep = "";

@@ -27,6 +27,8 @@ typedef struct seg {
 	int16_t layer; /* -1 outside transformer layers */
 	float scaleup, nic;
 	double flops;
+	int cp_step;   /* CP transfer k (kind PLAN_TASK_CP), or a compute task that
+			* must wait for transfer k (the ring-attention step k) */
 } seg;
 
 typedef struct chain {
@@ -48,7 +50,7 @@ typedef struct builder {
 	const plan_scenario *s;
 	plan_graph *g;
 	work_shard sh;
-	net_group tp, dp, pp;
+	net_group tp, dp, pp, cp;
 	chain *fwd, *bwd; /* per model chunk of the stage being built */
 	int vpp, vstages; /* chunks per stage; virtual stages pp * vpp */
 	int m;          /* micro-batches */
@@ -73,6 +75,8 @@ static void chain_push(chain *c, seg x)
 static net_coll tp_coll(work_comm c)
 {
 	switch (c) {
+	case WORK_COMM_CP_RING:
+		return NET_P2P;
 	case WORK_COMM_ALLGATHER:
 		return NET_ALLGATHER;
 	case WORK_COMM_REDUCESCATTER:
@@ -109,14 +113,17 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 	bool open = false;
 	for (int i = 0; i < n; i++) {
 		if (it[i].kind == WORK_ITEM_COMM) {
+			bool ring = it[i].comm == WORK_COMM_CP_RING;
 			net_cost cost;
-			if (net_collective(&b->s->cluster, tp_coll(it[i].comm), &b->tp,
+			if (net_collective(&b->s->cluster, tp_coll(it[i].comm), ring ? &b->cp : &b->tp,
 					   it[i].comm_bytes, &cost) != SIM_OK)
 				cost = (net_cost){0};
-			seg x = {sim_time_from_s(cost.time_s), 0, 0, PLAN_TASK_TP, layer,
-				 (float)cost.intra_bytes, nic_share(&b->s->cluster, cost.inter_bytes), 0};
+			seg x = {sim_time_from_s(cost.time_s), 0, 0, ring ? PLAN_TASK_CP : PLAN_TASK_TP,
+				 layer, (float)cost.intra_bytes,
+				 nic_share(&b->s->cluster, cost.inter_bytes), 0, it[i].cp_step};
 			chain_push(c, x);
-			open = false;
+			if (!ring) /* a TP collective blocks; a ring transfer overlaps */
+				open = false;
 			continue;
 		}
 		/* The host issues kernels asynchronously: each costs it the launch
@@ -130,14 +137,21 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		const hw_gpu *gpu = &b->s->gpu;
 		sim_time g = sim_time_from_s(kernel_time(b, &it[i]) - gpu->framework_s);
 		sim_time h = sim_time_from_s(gpu->launch_s + gpu->framework_s);
-		if (!open || c->n == 0) {
-			seg x = {0, 0, 0, kind, layer, 0, 0, 0};
+		if (!open || c->n == 0 || it[i].cp_step > 0) {
+			seg x = {0, 0, 0, kind, layer, 0, 0, 0, it[i].cp_step};
 			chain_push(c, x);
 			open = true;
 			if (c->oom)
 				return;
 		}
 		seg *x = &c->v[c->n - 1];
+		if (x->kind == PLAN_TASK_CP) { /* the ring step is a new compute task */
+			seg y = {0, 0, 0, kind, layer, 0, 0, 0, 0};
+			chain_push(c, y);
+			if (c->oom)
+				return;
+			x = &c->v[c->n - 1];
+		}
 		x->gpu += g;
 		x->cpu += h;
 		x->dur = x->gpu > x->cpu ? x->gpu : x->cpu;
@@ -161,8 +175,10 @@ static void stage_chains(builder *b, int stage)
 	bool sel = b->s->plan.recompute == WORK_RECOMPUTE_SELECTIVE;
 	work_item core[WORK_MAX_ITEMS]; /* selective: only the attention core is recomputed */
 	int nc = 0;
-	for (int i = 0; i < nf; i++) /* "attn" (flash) or "attn_qk", "attn_softmax", ... */
-		if (it[i].kind == WORK_ITEM_KERNEL && strncmp(it[i].name, "attn", 4) == 0)
+	for (int i = 0; i < nf; i++) /* "attn" (flash) or "attn_qk", "attn_softmax", ...,
+				       * with CP the ring's transfers too */
+		if ((it[i].kind == WORK_ITEM_KERNEL && strncmp(it[i].name, "attn", 4) == 0) ||
+		    (it[i].kind == WORK_ITEM_COMM && it[i].comm == WORK_COMM_CP_RING))
 			core[nc++] = it[i];
 	for (int c = 0; c < b->vpp; c++) {
 		chain *fw = &b->fwd[c], *bk = &b->bwd[c];
@@ -198,7 +214,9 @@ static bool chains_oom(const builder *b)
 
 static uint8_t seg_stream(uint8_t kind)
 {
-	return kind == PLAN_TASK_TP ? PLAN_STREAM_TP : PLAN_STREAM_COMPUTE;
+	return kind == PLAN_TASK_TP ? PLAN_STREAM_TP
+	       : kind == PLAN_TASK_CP ? PLAN_STREAM_CP
+				      : PLAN_STREAM_COMPUTE;
 }
 
 static uint32_t add_dp(builder *b, int stage, net_coll coll, double bytes, const uint32_t *deps,
@@ -229,6 +247,7 @@ static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t de
 	uint32_t prev = dep;
 	*first = UINT32_MAX;
 	int cur = -1;
+	uint32_t ring[WORK_MAX_CP]; /* CP transfer ids of the current ring, by step */
 	for (int i = 0; i < c->n; i++) {
 		const seg *x = &c->v[i];
 		uint32_t deps[2] = {prev, UINT32_MAX};
@@ -237,6 +256,11 @@ static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t de
 			fsdp_gather(b, f, stage, x->layer + f->dir, prev); /* prefetch */
 			cur = x->layer;
 		}
+		bool xfer = x->kind == PLAN_TASK_CP;
+		if (xfer && x->cp_step > 1) /* the ring forwards the block it received */
+			deps[0] = ring[x->cp_step - 1];
+		else if (!xfer && x->cp_step > 0)
+			deps[1] = ring[x->cp_step];
 		plan_task t = {x->dur, stage, seg_stream(x->kind), x->kind, x->layer, mb,
 			       x->scaleup, x->nic};
 		uint32_t id = plan_graph_add(b->g, &t, deps, 2);
@@ -244,6 +268,10 @@ static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t de
 			return SIM_ENOMEM;
 		if (i == 0)
 			*first = id;
+		if (xfer) { /* runs beside the compute stream: not the chain's next link */
+			ring[x->cp_step] = id;
+			continue;
+		}
 		if (layer_end && x->layer >= 0)
 			layer_end[x->layer] = id;
 		b->g->hardware_flops += x->flops * b->g->rank_gpus;
@@ -334,7 +362,7 @@ static int emit_grad_buckets(builder *b, int stage, const pipe_ids *ids,
 {
 	const plan_scenario *s = b->s;
 	const plan_spec *p = &s->plan;
-	if (p->dp == 1 || p->zero >= 3)
+	if (b->dp.size == 1 || p->zero >= 3)
 		return 0; /* ZeRO-3 reduce-scatters per layer inside the backward chain */
 	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
 	double per_layer = work_params_layer(&s->model) / p->tp * gbytes;
@@ -394,8 +422,8 @@ static int emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *
 	free(deps);
 	if (opt == UINT32_MAX)
 		return SIM_ENOMEM;
-	if ((p->zero == 1 || p->zero == 2) && p->dp > 1) {
-		double wbytes = local * p->dp * hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+	if ((p->zero == 1 || p->zero == 2) && b->dp.size > 1) {
+		double wbytes = local * b->dp.size * hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
 		if (add_dp(b, stage, NET_ALLGATHER, wbytes, &opt, 1, -1) == UINT32_MAX)
 			return SIM_ENOMEM;
 	}
@@ -415,7 +443,7 @@ static int emit_embedding_sync(builder *b, pipe_ids *ids)
 	double gbytes = (s->plan.fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
 	double bytes = (double)s->model.vocab * s->model.hidden / s->plan.tp * gbytes;
 	net_group pair;
-	net_group_make(&s->cluster, 2, (pp - 1) * s->plan.tp * s->plan.dp, &pair);
+	net_group_make(&s->cluster, 2, (pp - 1) * s->plan.tp * s->plan.dp * s->plan.cp, &pair);
 	net_cost cost;
 	if (net_collective(&s->cluster, NET_ALLREDUCE, &pair, bytes, &cost) != SIM_OK)
 		cost = (net_cost){0};
@@ -483,17 +511,19 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	builder b = {0};
 	b.s = s;
 	b.m = plan_microbatches(p);
-	b.sh = (work_shard){p->tp, p->sequence_parallel, p->micro_batch, s->model.seq_len, s->dtype,
-			    s->flash};
+	int cp = p->cp > 1 ? p->cp : 1;
+	b.sh = (work_shard){p->tp, p->sequence_parallel, p->micro_batch, s->model.seq_len / cp,
+			    s->dtype, s->flash, cp};
 	net_group_make(&s->cluster, p->tp, 1, &b.tp);
-	net_group_make(&s->cluster, p->dp, p->tp, &b.dp);
-	net_group_make(&s->cluster, 2, p->tp * p->dp, &b.pp);
-	b.g = plan_graph_new(p->pp, p->tp * p->dp);
+	net_group_make(&s->cluster, cp, p->tp, &b.cp);
+	net_group_make(&s->cluster, p->dp * cp, p->tp, &b.dp); /* gradients: dp x cp */
+	net_group_make(&s->cluster, 2, p->tp * cp * p->dp, &b.pp);
+	b.g = plan_graph_new(p->pp, p->tp * cp * p->dp);
 	int lmax = plan_max_stage_layers(s), lps = lmax > 0 ? lmax : 1;
 	double wbytes = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
 	double gbytes = (p->fp32_grads || wbytes == 4.0) ? 4.0 : 2.0;
 	double layer_params = work_params_layer(&s->model) / p->tp;
-	b.fsdp = (fsdp_state){p->zero >= 3 && p->dp > 1, 1, lmax,
+	b.fsdp = (fsdp_state){p->zero >= 3 && p->dp * cp > 1, 1, lmax,
 			      malloc((size_t)lps * sizeof(uint32_t)), layer_params * wbytes,
 			      layer_params * gbytes};
 	b.vpp = p->vpp;

@@ -134,8 +134,19 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 {
 	const plan_spec *p = &s->plan;
 	int errors = 0;
-	if (p->cp > 1) {
-		err_at(s, diag, "parallel", "cp", "context parallelism (cp > 1) is not simulated yet");
+	if (p->cp > WORK_MAX_CP) {
+		err_at(s, diag, "parallel", "cp", "cp = %d: at most %d context-parallel ranks are supported",
+		       p->cp, WORK_MAX_CP);
+		errors++;
+	} else if (p->cp > 1 && s->model.seq_len % (2 * p->cp) != 0) {
+		err_at(s, diag, "parallel", "cp",
+		       "cp = %d: the load-balanced split needs seq_len (%d) to be a multiple of 2*cp",
+		       p->cp, s->model.seq_len);
+		errors++;
+	}
+	if (p->cp > 1 && !s->flash) {
+		err_at(s, diag, "parallel", "cp",
+		       "context parallelism runs ring attention on fused kernels: set train.attention = flash");
 		errors++;
 	}
 	if (p->ep > 1) {

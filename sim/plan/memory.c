@@ -47,8 +47,9 @@ static double inflight_layers(const plan_scenario *s, int stage)
 
 static work_shard stage_shard(const plan_scenario *s)
 {
+	int cp = s->plan.cp > 1 ? s->plan.cp : 1;
 	work_shard sh = {s->plan.tp, s->plan.sequence_parallel, s->plan.micro_batch,
-			 s->model.seq_len, s->dtype, s->flash};
+			 s->model.seq_len / cp, s->dtype, s->flash, cp};
 	return sh;
 }
 
@@ -85,17 +86,18 @@ void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]
 	double g = (fp32 || p->fp32_grads) ? 4.0 : 2.0;
 	double o = fp32 ? 8.0 : 12.0;
 	work_shard sh = stage_shard(s);
+	double shards = (double)p->dp * (p->cp > 1 ? p->cp : 1); /* ranks sharing parameters */
 
-	bytes[PLAN_MEM_WEIGHTS] = params * w / (p->zero >= 3 ? p->dp : 1);
-	bytes[PLAN_MEM_GRADIENTS] = params * g / (p->zero >= 2 ? p->dp : 1);
-	bytes[PLAN_MEM_OPTIMIZER] = params * o / (p->zero >= 1 ? p->dp : 1);
+	bytes[PLAN_MEM_WEIGHTS] = params * w / (p->zero >= 3 ? shards : 1);
+	bytes[PLAN_MEM_GRADIENTS] = params * g / (p->zero >= 2 ? shards : 1);
+	bytes[PLAN_MEM_OPTIMIZER] = params * o / (p->zero >= 1 ? shards : 1);
 	bytes[PLAN_MEM_ACTIVATIONS] = stage_activations(s, stage);
 	/* ZeRO-3 holds two gathered layers (the running one and the prefetched). */
-	double gathered = p->zero >= 3 && p->dp > 1
+	double gathered = p->zero >= 3 && shards > 1
 				  ? 2.0 * work_params_layer(&s->model) / p->tp * w
 				  : 0.0;
 	bytes[PLAN_MEM_BUFFERS] =
-		gathered + (p->dp > 1 && p->zero < 3 ? 2.0 * p->bucket_bytes : 0.0) +
+		gathered + (shards > 1 && p->zero < 3 ? 2.0 * p->bucket_bytes : 0.0) +
 		(p->pp > 1 ? 4.0 * work_p2p_bytes(&s->model, &sh) : 0.0);
 	double sum = 0;
 	for (int i = 0; i < PLAN_MEM_FRAGMENTATION; i++)

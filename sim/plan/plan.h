@@ -7,9 +7,11 @@
  * on their full groups (the network still carries the traffic of every rank);
  * PP transfers connect the stage ranks. See ARCHITECTURE.md, "Rank classes".
  *
- * Placement: global rank = tp_rank + tp * (dp_rank + dp * pp_rank) (TP innermost,
- * then DP, then PP: Megatron's default), so TP groups have stride 1, DP groups
- * stride tp, and neighbouring stages are tp*dp ranks apart.
+ * Placement: global rank = tp_rank + tp * (cp_rank + cp * (dp_rank + dp *
+ * pp_rank)) (TP innermost, then CP, then DP, then PP: Megatron's default), so TP
+ * groups have stride 1, CP groups stride tp, DP groups stride tp*cp, and
+ * neighbouring stages are tp*cp*dp ranks apart. Gradients are reduced (and
+ * ZeRO shards) over the dp*cp ranks that hold the same parameters (stride tp).
  */
 #ifndef PODSIM_PLAN_H
 #define PODSIM_PLAN_H
@@ -130,6 +132,8 @@ typedef enum {
 	PLAN_STREAM_DP,
 	PLAN_STREAM_PP_FWD, /* activations to the next stage */
 	PLAN_STREAM_PP_BWD, /* gradients to the previous stage */
+	PLAN_STREAM_CP,     /* ring-attention K/V transfers */
+	PLAN_STREAM_EP,     /* expert all-to-all */
 	PLAN_STREAM_COUNT
 } plan_stream;
 
@@ -142,6 +146,8 @@ typedef enum {
 	PLAN_TASK_TP,      /* TP collective */
 	PLAN_TASK_DP,      /* DP gradient reduction */
 	PLAN_TASK_PP,      /* pipeline p2p */
+	PLAN_TASK_CP,      /* ring-attention K/V transfer */
+	PLAN_TASK_EP,      /* expert-parallel all-to-all */
 	PLAN_TASK_KIND_COUNT
 } plan_task_kind;
 

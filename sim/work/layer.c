@@ -56,6 +56,7 @@ typedef struct dims {
 	double V;       /* per-rank vocabulary slice */
 	double ah, dh;  /* query heads per rank, head dimension */
 	bool comm, sp, flash;
+	int cp;         /* context-parallel ranks (1 = none); s is the local share */
 } dims;
 
 /* A program being written into the caller's array. */
@@ -88,6 +89,7 @@ static dims make_dims(const work_model *m, const work_shard *sh)
 	d.ah = (double)m->heads / t;
 	d.dh = (double)m->hidden / m->heads;
 	d.flash = sh->flash;
+	d.cp = sh->cp > 1 ? sh->cp : 1;
 	return d;
 }
 
@@ -176,9 +178,33 @@ static double act_bytes(const work_model *m, const dims *d)
 	return io * d->e * d->T * d->f;
 }
 
+/* Local queries (s tokens of this rank) against the whole sequence's keys
+ * (s * cp): 4*b*s*(s*cp)*h/t, the whole layer's 4*b*S^2*h/t over cp ranks. */
 static double attn_flops(const dims *d)
 {
-	return 4.0 * d->b * d->s * d->s * d->h / d->t;
+	return 4.0 * d->b * d->s * d->s * d->cp * d->h / d->t;
+}
+
+static double attn_bytes(const dims *d);
+
+/* The attention core as cp ring steps (see work.h); `mult` is 1 forward, 2
+ * backward (twice the FLOPs and K/V plus their gradients on the wire). */
+static void attn_ring(prog *p, const dims *d, double mult)
+{
+	double block = 2.0 * d->b * d->s * d->kv * d->e; /* K and V of s tokens */
+	for (int k = 0; k < d->cp; k++) {
+		if (k + 1 < d->cp) {
+			work_item *x = push(p, WORK_ITEM_COMM, "cp_kv");
+			x->comm = WORK_COMM_CP_RING;
+			x->comm_bytes = mult * block;
+			x->cp_step = k + 1;
+		}
+		work_item *a = push(p, WORK_ITEM_KERNEL, "attn");
+		a->kernel = WORK_KERNEL_ATTN;
+		a->flops = mult * attn_flops(d) / d->cp;
+		a->bytes = mult * (attn_bytes(d) + (k > 0 ? block : 0.0));
+		a->cp_step = k;
+	}
 }
 
 /* Q, K, V read and O written. */
@@ -224,7 +250,9 @@ int work_layer_forward(const work_model *m, const work_shard *sh, work_item out[
 	mem(&p, "ln1", norm_bytes(&d));
 	comm_gather(&p, &d, "tp_ag1");
 	gemm(&p, &d, "qkv", d.T, d.qkv_n, d.h);
-	if (d.flash)
+	if (d.cp > 1)
+		attn_ring(&p, &d, 1.0);
+	else if (d.flash)
 		attn(&p, "attn", attn_flops(&d), attn_bytes(&d));
 	else
 		attn_unfused(&p, &d, false);
@@ -276,7 +304,9 @@ int work_layer_backward(const work_model *m, const work_shard *sh, work_item out
 	comm_gather(&p, &d, "tp_ag1");
 	gemm_bwd_dgrad(&p, &d, "proj", d.T, d.h, d.h / d.t);
 	gemm_bwd_wgrad(&p, &d, "proj", d.T, d.h, d.h / d.t);
-	if (d.flash)
+	if (d.cp > 1)
+		attn_ring(&p, &d, 2.0);
+	else if (d.flash)
 		attn(&p, "attn", 2.0 * attn_flops(&d), 2.0 * attn_bytes(&d));
 	else
 		attn_unfused(&p, &d, true);

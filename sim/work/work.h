@@ -62,12 +62,22 @@ typedef struct work_shard {
 			   * HBM nor the saved activations; false = the unfused
 			   * path (QK^T GEMM, softmax, dropout, x V GEMM) that
 			   * Korthikanti et al. 2022 count */
+	int cp;           /* context parallelism (0 or 1 = none): `seq` is then the
+			   * rank's own share s/cp of the sequence, and attention
+			   * runs as ring attention over the cp ranks (see
+			   * work_layer_forward) */
 } work_shard;
 
 typedef enum { WORK_ITEM_KERNEL = 0, WORK_ITEM_COMM } work_item_kind;
 typedef enum { WORK_KERNEL_GEMM = 0, WORK_KERNEL_ATTN, WORK_KERNEL_MEM } work_kernel;
-/* Communication inside a layer on the TP group. */
-typedef enum { WORK_COMM_ALLREDUCE = 0, WORK_COMM_ALLGATHER, WORK_COMM_REDUCESCATTER } work_comm;
+/* Communication inside a layer: collectives on the TP group, and the ring
+ * attention's send/receive of a K/V block to the next rank of the CP group. */
+typedef enum {
+	WORK_COMM_ALLREDUCE = 0,
+	WORK_COMM_ALLGATHER,
+	WORK_COMM_REDUCESCATTER,
+	WORK_COMM_CP_RING
+} work_comm;
 
 /* One step of a layer's program on one TP rank. */
 typedef struct work_item {
@@ -78,12 +88,27 @@ typedef struct work_item {
 	double flops;      /* tensor FLOPs */
 	double bytes;      /* HBM bytes read + written */
 	work_comm comm;    /* for WORK_ITEM_COMM */
-	double comm_bytes; /* full buffer size of the collective */
+	double comm_bytes; /* full buffer size of the collective (per message for CP) */
+	int cp_step;       /* ring attention: k-th K/V block transfer (comm items,
+			    * k >= 1), or attention step k (kernel items, k >= 1
+			    * needs transfer k); 0 elsewhere */
 } work_item;
 
-#define WORK_MAX_ITEMS 48
+/* A layer's items: about 24 without CP, plus 2 per ring-attention step. */
+#define WORK_MAX_CP 64
+#define WORK_MAX_ITEMS (48 + 2 * WORK_MAX_CP)
 
 /* Forward and backward programs of one transformer layer on one TP rank.
+ * With context parallelism (cp > 1, flash attention) every token-local kernel
+ * works on the rank's s/cp tokens, and the attention core becomes ring
+ * attention (Liu et al. 2023; Megatron-Core/TransformerEngine's P2P context
+ * parallelism): step k = 0..cp-1 attends the local queries to the K/V block
+ * that started on rank r - k, 1/cp of the work of full-sequence attention
+ * each (causal masks with the load-balanced (zigzag) split keep the steps equal).
+ * Before step k the block arrives from the previous rank: transfer k (k >= 1)
+ * of 2*b*(s/cp)*kv*e bytes (K and V) is issued as soon as transfer k - 1
+ * ended, so it overlaps step k - 1's compute; the backward passes K/V and
+ * their gradients (twice the bytes) and does twice the FLOPs per step.
  * Megatron TP: column-parallel QKV and fc1, row-parallel proj and fc2; without
  * SP one all-reduce after proj and one after fc2 in forward, and one after each
  * of the two column-parallel input gradients in backward; with SP each

@@ -99,7 +99,7 @@ static void test_memory(void)
 	s.plan.pp = 4;
 	relayout(&s, vl);
 	s.plan.recompute = WORK_RECOMPUTE_FULL;
-	work_shard sh = {1, false, 1, 2048, HW_BF16, false};
+	work_shard sh = {1, false, 1, 2048, HW_BF16, false, 1};
 	double per = work_activation_bytes(&s.model, &sh, WORK_RECOMPUTE_FULL);
 	double one = work_activation_bytes(&s.model, &sh, WORK_RECOMPUTE_NONE);
 	plan_memory(&s, 0, b);
@@ -242,8 +242,52 @@ static void test_layout(void)
 	sim_diag_free(d);
 }
 
+/* Context parallelism (ring attention), quickstart model (24 layers) at
+ * seq_len 8192, tp 2:
+ *  - cp 4 x dp 2 does the same work as cp 1 x dp 8 on the same global batch:
+ *    token-local kernels run on s/4 tokens on each of 4 ranks, and ring
+ *    attention's 4 steps of (s/4 queries x s/4 keys) per rank add up to the
+ *    full s x s; so the step's hardware FLOPs are equal;
+ *  - per layer and micro-batch, cp - 1 = 3 K/V transfers forward and 3 in
+ *    backward (no recomputation): 24 x 6 = 144 CP tasks per micro-batch;
+ *  - activations are linear in the local sequence with flash attention, so a
+ *    rank keeps exactly 1/4 of the cp 1 activations. */
+static void test_cp(void)
+{
+	const char *cp4[] = {"parallel.tp=2", "parallel.pp=1", "parallel.dp=2", "parallel.cp=4",
+			     "parallel.micro_batch=1", "parallel.global_batch=2", "model.seq_len=8192"};
+	const char *cp1[] = {"parallel.tp=2", "parallel.pp=1", "parallel.dp=8", "parallel.cp=1",
+			     "parallel.micro_batch=1", "parallel.global_batch=8", "model.seq_len=8192"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *a = NULL, *b = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", cp4, 7, d, &a), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", cp1, 7, d, &b), SIM_OK);
+	if (a && b) {
+		plan_graph *ga = NULL, *gb = NULL;
+		CHECK_INT(plan_build(a, &ga), SIM_OK);
+		CHECK_INT(plan_build(b, &gb), SIM_OK);
+		if (ga && gb) {
+			/* cp 1 runs 8 replicas of 1 sequence, cp 4 runs 2 of 1 sequence:
+			 * compare per sequence. */
+			CHECK_NEAR(ga->hardware_flops / 2, gb->hardware_flops / 8, 1e-9);
+			CHECK_INT(count(ga, 0, PLAN_TASK_CP), 24 * 6);
+			CHECK_INT(count(gb, 0, PLAN_TASK_CP), 0);
+		}
+		double ma[PLAN_MEM_COUNT], mb[PLAN_MEM_COUNT];
+		plan_memory(a, 0, ma);
+		plan_memory(b, 0, mb);
+		CHECK_NEAR(ma[PLAN_MEM_ACTIVATIONS] / mb[PLAN_MEM_ACTIVATIONS], 0.25, 1e-12);
+		plan_graph_free(ga);
+		plan_graph_free(gb);
+	}
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+	sim_diag_free(d);
+}
+
 int main(void)
 {
+	test_cp();
 	test_layout();
 	test_host_bound();
 	test_graph();
