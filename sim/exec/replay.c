@@ -273,7 +273,8 @@ static void write_trace(const replay *r, const exec_result *res, FILE *f)
 {
 	static const char *const streams[PLAN_STREAM_COUNT] = {"compute", "tp", "dp", "pp send fwd",
 								"pp send bwd", "cp", "ep"};
-	static const char *const kinds[PLAN_TASK_KIND_COUNT] = {"fwd", "bwd", "recompute", "optimizer",
+	static const char *const kinds[PLAN_TASK_KIND_COUNT] = {"fwd", "bwd", "recompute", "wgrad",
+								  "optimizer",
 								  "tp", "dp", "pp", "cp", "ep"};
 	const plan_graph *g = r->g;
 	fprintf(f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
@@ -322,8 +323,9 @@ static void write_gantt(const replay *r, const exec_result *res, FILE *f, int w)
 		if (g->tasks[i].mb + 1 > m)
 			m = g->tasks[i].mb + 1;
 	bool digits = m <= 10;
-	double *cover = calloc((size_t)w * 4, sizeof *cover); /* fwd, bwd, recomp, optim */
-	char *row = malloc((size_t)w + 1), *mbch = malloc((size_t)w * 4);
+	enum { NK = PLAN_TASK_OPTIM + 1 }; /* the compute kinds: fwd .. optimizer */
+	double *cover = calloc((size_t)w * NK, sizeof *cover);
+	char *row = malloc((size_t)w + 1), *mbch = malloc((size_t)w * NK);
 	if (!cover || !row || !mbch) {
 		free(cover), free(row), free(mbch);
 		return;
@@ -331,7 +333,7 @@ static void write_gantt(const replay *r, const exec_result *res, FILE *f, int w)
 	double col = (double)step / w;
 	fprintf(f, "\npipeline schedule (compute streams, %d columns of %.4g ms)\n", w, col * 1e-9);
 	for (int k = 0; k < g->ranks; k++) {
-		memset(cover, 0, (size_t)w * 4 * sizeof *cover);
+		memset(cover, 0, (size_t)w * NK * sizeof *cover);
 		for (size_t i = 0; i < g->ntasks; i++) {
 			const plan_task *t = &g->tasks[i];
 			if (t->rank != k || t->stream != PLAN_STREAM_COMPUTE || t->kind > PLAN_TASK_OPTIM)
@@ -339,25 +341,26 @@ static void write_gantt(const replay *r, const exec_result *res, FILE *f, int w)
 			double a = (double)r->start[i], b = a + (double)t->dur;
 			for (int j = (int)(a / col); j < w && j * col < b; j++) {
 				double lo = j * col > a ? j * col : a, hi = (j + 1) * col < b ? (j + 1) * col : b;
-				cover[j * 4 + t->kind] += hi - lo;
-				mbch[j * 4 + t->kind] = (char)(t->mb % 10);
+				cover[j * NK + t->kind] += hi - lo;
+				mbch[j * NK + t->kind] = (char)(t->mb % 10);
 			}
 		}
 		for (int j = 0; j < w; j++) {
 			int best = -1;
 			double most = 0.25 * col; /* mostly idle columns stay '.' */
-			for (int q = 0; q < 4; q++)
-				if (cover[j * 4 + q] > most)
-					most = cover[j * 4 + q], best = q;
-			char mb = mbch[j * 4 + (best < 0 ? 0 : best)];
+			for (int q = 0; q < NK; q++)
+				if (cover[j * NK + q] > most)
+					most = cover[j * NK + q], best = q;
+			char mb = mbch[j * NK + (best < 0 ? 0 : best)];
 			row[j] = best < 0 ? '.' : best == PLAN_TASK_FWD ? (digits ? (char)('0' + mb) : 'F')
 				 : best == PLAN_TASK_BWD ? (digits ? (char)('A' + mb) : 'B')
-				 : best == PLAN_TASK_RECOMP ? 'r' : 'o';
+				 : best == PLAN_TASK_RECOMP ? 'r'
+				 : best == PLAN_TASK_WGRAD ? 'w' : 'o';
 		}
 		row[w] = '\0';
 		fprintf(f, "  %-9.9s |%s|\n", k < res->nclasses ? res->classes[k].name : "rank", row);
 	}
-	fprintf(f, "  legend: %s, r recompute, o optimizer, . idle (bubble or waiting)\n",
+	fprintf(f, "  legend: %s, r recompute, w weight gradients (zero bubble), o optimizer, . idle\n",
 		digits ? "0-9 forward of micro-batch 0-9, A-J its backward" : "F forward, B backward");
 	free(cover), free(row), free(mbch);
 }

@@ -16,7 +16,7 @@ static void identity(const plan_scenario *s, exec_result *r)
 	snprintf(r->cluster, sizeof r->cluster, "%s", s->cluster.name);
 	snprintf(r->plan, sizeof r->plan, "tp%d pp%d dp%d mb%d gb%d %s %s%s%s z%d %s", p->tp,
 		 p->pp, p->dp, p->micro_batch, p->global_batch,
-		 p->schedule == PLAN_SCHED_GPIPE ? "gpipe" : "1f1b", rc[p->recompute],
+		 p->schedule == PLAN_SCHED_GPIPE ? "gpipe" : p->schedule == PLAN_SCHED_ZB_H1 ? "zb-h1" : "1f1b", rc[p->recompute],
 		 p->sequence_parallel ? " sp" : "", p->overlap_grad_reduce ? " overlap" : "",
 		 p->zero, hw_dtype_name(s->dtype));
 	r->seed = s->seed;

@@ -52,6 +52,8 @@ typedef struct builder {
 	work_shard sh;
 	net_group tp, dp, pp, cp;
 	chain *fwd, *bwd; /* per model chunk of the stage being built */
+	chain *wgt;       /* zero-bubble: the weight-gradient passes W (bwd holds B) */
+	bool zb;
 	int vpp, vstages; /* chunks per stage; virtual stages pp * vpp */
 	int m;          /* micro-batches */
 	fsdp_state fsdp; /* ZeRO-3 template (gather array shared, reset per chain) */
@@ -159,6 +161,25 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 	}
 }
 
+/* Zero-bubble split of a backward program: the weight-gradient GEMMs (W: named
+ * "*_wgrad", except the attention core's, which are activation gradients) move
+ * to w[], the rest (B) stays in order in it[]. Returns B's count. */
+static int split_weight_grads(work_item *it, int n, work_item *w, int *nw)
+{
+	int nb = 0;
+	for (int i = 0; i < n; i++) {
+		size_t len = strlen(it[i].name);
+		bool wgrad = it[i].kind == WORK_ITEM_KERNEL && len > 6 &&
+			     !strcmp(it[i].name + len - 6, "_wgrad") &&
+			     strncmp(it[i].name, "attn", 4) != 0;
+		if (wgrad)
+			w[(*nw)++] = it[i];
+		else
+			it[nb++] = it[i];
+	}
+	return nb;
+}
+
 /* Build the forward and backward chains of every model chunk of a stage.
  * Chunk c of stage st is virtual stage v = c * pp + st and holds the stage's
  * local layers first_c .. first_c + n_c - 1 (plan_chunk_layers: the layout may
@@ -168,9 +189,11 @@ static void stage_chains(builder *b, int stage)
 {
 	const work_model *m = &b->s->model;
 	int pp = b->s->plan.pp;
-	work_item it[WORK_MAX_ITEMS], bw[WORK_MAX_ITEMS], x[WORK_MAX_ITEMS];
+	work_item it[WORK_MAX_ITEMS], bw[WORK_MAX_ITEMS], x[WORK_MAX_ITEMS], wg[WORK_MAX_ITEMS];
 	int nf = work_layer_forward(m, &b->sh, it);
-	int nb = work_layer_backward(m, &b->sh, bw);
+	int nb = work_layer_backward(m, &b->sh, bw), nw = 0;
+	if (b->zb)
+		nb = split_weight_grads(bw, nb, wg, &nw);
 	bool full = b->s->plan.recompute == WORK_RECOMPUTE_FULL;
 	bool sel = b->s->plan.recompute == WORK_RECOMPUTE_SELECTIVE;
 	work_item core[WORK_MAX_ITEMS]; /* selective: only the attention core is recomputed */
@@ -183,14 +206,19 @@ static void stage_chains(builder *b, int stage)
 	for (int c = 0; c < b->vpp; c++) {
 		chain *fw = &b->fwd[c], *bk = &b->bwd[c];
 		int v = c * pp + stage, l0, nl = plan_chunk_layers(b->s, stage, c, &l0);
-		fw->n = bk->n = 0;
+		chain *wt = &b->wgt[c];
+		fw->n = bk->n = wt->n = 0;
 		if (v == 0)
 			append_items(b, fw, x, work_embed_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
 		for (int l = l0; l < l0 + nl; l++)
 			append_items(b, fw, it, nf, PLAN_TASK_FWD, (int16_t)l);
 		if (v == b->vstages - 1) {
 			append_items(b, fw, x, work_head_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
-			append_items(b, bk, x, work_head_backward(m, &b->sh, x), PLAN_TASK_BWD, -1);
+			int nh = work_head_backward(m, &b->sh, x), nhw = 0;
+			if (b->zb)
+				nh = split_weight_grads(x, nh, wg + nw, &nhw);
+			append_items(b, bk, x, nh, PLAN_TASK_BWD, -1);
+			append_items(b, wt, wg + nw, nhw, PLAN_TASK_WGRAD, -1);
 		}
 		for (int l = l0 + nl - 1; l >= l0; l--) {
 			if (full)
@@ -198,6 +226,7 @@ static void stage_chains(builder *b, int stage)
 			else if (sel)
 				append_items(b, bk, core, nc, PLAN_TASK_RECOMP, (int16_t)l);
 			append_items(b, bk, bw, nb, PLAN_TASK_BWD, (int16_t)l);
+			append_items(b, wt, wg, nw, PLAN_TASK_WGRAD, (int16_t)l);
 		}
 		if (v == 0)
 			append_items(b, bk, x, work_embed_backward(m, &b->sh, x), PLAN_TASK_BWD, -1);
@@ -207,7 +236,7 @@ static void stage_chains(builder *b, int stage)
 static bool chains_oom(const builder *b)
 {
 	for (int c = 0; c < b->vpp; c++)
-		if (b->fwd[c].oom || b->bwd[c].oom)
+		if (b->fwd[c].oom || b->bwd[c].oom || b->wgt[c].oom)
 			return true;
 	return false;
 }
@@ -309,7 +338,8 @@ static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t a
  * Per-micro-batch ids are indexed by virtual stage: k = v * m + mb. */
 static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_end)
 {
-	int pp = b->s->plan.pp, m = b->m, steps = 2 * m * b->vpp;
+	int pp = b->s->plan.pp, m = b->m;
+	int steps = plan_schedule_steps(b->s->plan.schedule, m, b->vpp);
 	plan_op *order = malloc((size_t)steps * sizeof *order);
 	if (!order)
 		return SIM_ENOMEM;
@@ -325,10 +355,19 @@ static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_e
 		f.layers = plan_stage_layers(b->s, stage);
 		for (int l = 0; f.on && l < f.layers; l++)
 			f.gather[l] = UINT32_MAX;
-		rc = emit_chain(b, bwd ? &b->bwd[c] : &b->fwd[c], stage, mb, UINT32_MAX, &first, &last,
-				bwd && mb == m - 1 ? layer_end : NULL, &f);
+		/* Gradients are complete after the last micro-batch's W (zero
+		 * bubble) or backward: that is what the DP buckets wait for. */
+		bool grads = bwd && mb == m - 1 && order[i].weight == b->zb;
+		const chain *ch = order[i].weight ? &b->wgt[c] : bwd ? &b->bwd[c] : &b->fwd[c];
+		rc = emit_chain(b, ch, stage, mb, UINT32_MAX, &first, &last, grads ? layer_end : NULL,
+				&f);
 		if (rc != SIM_OK)
 			break;
+		if (order[i].weight) {
+			if (last != UINT32_MAX)
+				ids->last_bwd[stage] = last;
+			continue;
+		}
 		(bwd ? ids->first_b : ids->first_f)[k] = first;
 		if (bwd)
 			ids->last_bwd[stage] = last;
@@ -530,13 +569,15 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	b.vstages = p->pp * p->vpp;
 	b.fwd = calloc((size_t)b.vpp, sizeof *b.fwd);
 	b.bwd = calloc((size_t)b.vpp, sizeof *b.bwd);
+	b.wgt = calloc((size_t)b.vpp, sizeof *b.wgt);
+	b.zb = p->schedule == PLAN_SCHED_ZB_H1;
 	size_t pm = (size_t)b.vstages * (size_t)b.m;
 	pipe_ids ids = {calloc(pm, 4), calloc(pm, 4), calloc(pm, 4), calloc(pm, 4),
 			calloc((size_t)p->pp, 4), malloc((size_t)p->pp * 4)};
 	uint32_t *layer_end = calloc((size_t)p->pp * (size_t)lps, 4);
 	uint32_t *dp_ids = calloc((size_t)p->pp * (size_t)(lps + 2), 4);
 	int rc = SIM_ENOMEM;
-	if (b.g && b.fwd && b.bwd && b.fsdp.gather && ids.first_f && ids.first_b && ids.send_f && ids.send_b && ids.last_bwd &&
+	if (b.g && b.fwd && b.bwd && b.wgt && b.fsdp.gather && ids.first_f && ids.first_b && ids.send_f && ids.send_b && ids.last_bwd &&
 	    ids.emb_sync && layer_end && dp_ids) {
 		for (int i = 0; i < p->pp; i++)
 			ids.emb_sync[i] = UINT32_MAX;
@@ -548,9 +589,9 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	}
 	free(ids.first_f), free(ids.first_b), free(ids.send_f), free(ids.send_b);
 	free(ids.last_bwd), free(ids.emb_sync), free(layer_end), free(dp_ids);
-	for (int c = 0; b.fwd && b.bwd && c < b.vpp; c++)
-		free(b.fwd[c].v), free(b.bwd[c].v);
-	free(b.fwd), free(b.bwd), free(b.fsdp.gather);
+	for (int c = 0; b.fwd && b.bwd && b.wgt && c < b.vpp; c++)
+		free(b.fwd[c].v), free(b.bwd[c].v), free(b.wgt[c].v);
+	free(b.fwd), free(b.bwd), free(b.wgt), free(b.fsdp.gather);
 	if (rc != SIM_OK) {
 		plan_graph_free(b.g);
 		return rc;

@@ -157,6 +157,12 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 		err_at(s, diag, "parallel", "vpp", "vpp > 1 interleaves pipeline stages: it needs pp > 1");
 		errors++;
 	}
+	if (p->schedule == PLAN_SCHED_ZB_H1 && p->zero >= 3) {
+		err_at(s, diag, "parallel", "schedule",
+		       "schedule = zb-h1 with zero = 3 is not simulated (FSDP's per-layer reduce-scatter "
+		       "would wait for the deferred weight passes)");
+		errors++;
+	}
 	if (p->vpp > 1 && p->schedule != PLAN_SCHED_1F1B) {
 		err_at(s, diag, "parallel", "vpp", "vpp > 1 needs schedule = 1f1b (interleaved 1F1B)");
 		errors++;

@@ -32,7 +32,8 @@ static double stage_params(const plan_scenario *s, int stage)
  * keeps all m micro-batches of its layers. 1F1B keeps its warm-up forwards plus
  * one in flight, each over a chunk of layers / vpp layers: pp - stage
  * micro-batches without interleaving, (pp - stage - 1) * 2 + (vpp - 1) * pp + 1
- * chunk-steps with it (at most m * vpp). */
+ * chunk-steps with it (at most m * vpp). ZB-H1 holds `stage` weight passes
+ * back, each keeping its micro-batch: pp on every stage. */
 static double inflight_layers(const plan_scenario *s, int stage)
 {
 	const plan_spec *p = &s->plan;
@@ -40,6 +41,8 @@ static double inflight_layers(const plan_scenario *s, int stage)
 	if (p->schedule == PLAN_SCHED_GPIPE)
 		return (double)layers * m;
 	int steps = p->vpp > 1 ? (p->pp - stage - 1) * 2 + (p->vpp - 1) * p->pp + 1 : p->pp - stage;
+	if (p->schedule == PLAN_SCHED_ZB_H1) /* plus `stage` held weight passes */
+		steps = p->pp;
 	if (steps > m * p->vpp)
 		steps = m * p->vpp;
 	return (double)layers / p->vpp * steps;

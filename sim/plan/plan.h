@@ -19,7 +19,14 @@
 #include "../net/net.h"
 #include "../work/work.h"
 
-typedef enum { PLAN_SCHED_GPIPE = 0, PLAN_SCHED_1F1B } plan_schedule;
+/* Pipeline schedules: GPipe, 1F1B (with vpp > 1 interleaved), and ZB-H1, the
+ * zero-bubble schedule of Qi et al. 2024 ("Zero Bubble Pipeline Parallelism"):
+ * 1F1B's order of forwards and backwards with each backward split into B
+ * (input gradients, on the critical path: its result is sent upstream at once)
+ * and W (weight gradients, run after B, off the critical path), for a bubble of
+ * (p-1)(T_F + T_B - T_W) instead of 1F1B's (p-1)(T_F + T_B + T_W) at the same
+ * activation memory. */
+typedef enum { PLAN_SCHED_GPIPE = 0, PLAN_SCHED_1F1B, PLAN_SCHED_ZB_H1 } plan_schedule;
 
 typedef struct plan_spec {
 	int tp, pp, dp, cp, ep, vpp;
@@ -142,7 +149,8 @@ typedef enum {
 	PLAN_TASK_FWD = 0, /* forward compute */
 	PLAN_TASK_BWD,     /* backward compute */
 	PLAN_TASK_RECOMP,  /* recomputed forward */
-	PLAN_TASK_OPTIM,   /* optimizer step */
+	PLAN_TASK_WGRAD,   /* zero-bubble weight-gradient pass W */
+	PLAN_TASK_OPTIM,   /* optimizer step (the last compute kind) */
 	PLAN_TASK_TP,      /* TP collective */
 	PLAN_TASK_DP,      /* DP gradient reduction */
 	PLAN_TASK_PP,      /* pipeline p2p */
@@ -172,7 +180,8 @@ typedef struct plan_edge {
 typedef struct plan_op {
 	bool backward;
 	int mb;
-	int chunk; /* model chunk (0 unless interleaved) */
+	int chunk;   /* model chunk (0 unless interleaved) */
+	bool weight; /* zero-bubble: the weight-gradient pass W of a backward */
 } plan_op;
 
 typedef struct plan_graph {
@@ -195,8 +204,11 @@ typedef struct plan_graph {
  * a micro-batch on one chunk: forward step k runs chunk (k / p) % vpp of
  * micro-batch (k / (p * vpp)) * p + k % p, backward steps visit the chunks in
  * reverse, and the warm-up is (p - stage - 1) * 2 + (vpp - 1) * p steps
- * (Megatron-LM's schedule). `out` holds 2*m*vpp entries. */
+ * (Megatron-LM's schedule). ZB-H1 is 1F1B with each backward B followed by its
+ * W. `out` holds plan_schedule_steps() entries. */
 void plan_schedule_order(plan_schedule sched, int p, int m, int vpp, int stage, plan_op *out);
+/* Steps of a schedule: 2*m*vpp, 3*m*vpp with the zero-bubble W passes. */
+int plan_schedule_steps(plan_schedule sched, int m, int vpp);
 
 /* Build the step's task graph. SIM_OK or SIM_ENOMEM. */
 int plan_build(const plan_scenario *s, plan_graph **out);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const sched_names[] = {"gpipe", "1f1b", NULL};
+static const char *const sched_names[] = {"gpipe", "1f1b", "zb-h1", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", NULL};
 
 #define PK(field) offsetof(plan_spec, field)

@@ -10,21 +10,27 @@
  * stage split over v model chunks (interleaved when v > 1: chunk c of stage s
  * is virtual stage c*p + s), free communication (zero-duration transfers),
  * no optimizer. */
-static plan_graph *pipeline_v(plan_schedule sched, int p, int m, int v, double tf, double tb)
+static plan_graph *pipeline_w(plan_schedule sched, int p, int m, int v, double tf, double tb,
+			       double tw)
 {
 	plan_graph *g = plan_graph_new(p, 1);
 	size_t n = (size_t)(p * v * m);
 	uint32_t *ff = malloc(sizeof(uint32_t) * n), *fb = malloc(sizeof(uint32_t) * n);
 	uint32_t *sf = malloc(sizeof(uint32_t) * n), *sb = malloc(sizeof(uint32_t) * n);
-	plan_op *ord = malloc(sizeof *ord * (size_t)(2 * m * v));
+	int steps = plan_schedule_steps(sched, m, v);
+	plan_op *ord = malloc(sizeof *ord * (size_t)steps);
+	bool zb = sched == PLAN_SCHED_ZB_H1;
 	for (int s = 0; s < p; s++) {
 		plan_schedule_order(sched, p, m, v, s, ord);
-		for (int i = 0; i < 2 * m * v; i++) {
+		for (int i = 0; i < steps; i++) {
 			bool b = ord[i].backward;
 			int mb = ord[i].mb, vs = ord[i].chunk * p + s, k = vs * m + mb;
-			plan_task t = {sim_time_from_s((b ? tb : tf) / v), s, PLAN_STREAM_COMPUTE,
+			double dur = ord[i].weight ? tw : b ? tb + (zb ? 0 : tw) : tf;
+			plan_task t = {sim_time_from_s(dur / v), s, PLAN_STREAM_COMPUTE,
 				       b ? PLAN_TASK_BWD : PLAN_TASK_FWD, 0, mb, 0, 0};
 			uint32_t id = plan_graph_add(g, &t, NULL, 0);
+			if (ord[i].weight)
+				continue;
 			(b ? fb : ff)[k] = id;
 			if (b ? vs > 0 : vs < p * v - 1) {
 				plan_task x = {0, s, b ? PLAN_STREAM_PP_BWD : PLAN_STREAM_PP_FWD,
@@ -43,6 +49,11 @@ static plan_graph *pipeline_v(plan_schedule sched, int p, int m, int v, double t
 		}
 	free(ff), free(fb), free(sf), free(sb), free(ord);
 	return g;
+}
+
+static plan_graph *pipeline_v(plan_schedule sched, int p, int m, int v, double tf, double tb)
+{
+	return pipeline_w(sched, p, m, v, tf, tb, 0);
 }
 
 static plan_graph *pipeline(plan_schedule sched, int p, int m, double tf, double tb)
@@ -209,8 +220,35 @@ static void test_trace(void)
 	plan_graph_free(g);
 }
 
+/* ZB-H1 (Qi et al. 2024): with the backward split into B (input gradients) and
+ * W (weight gradients) and W held back, the gradient wave runs upstream at B
+ * per stage, so with free communication the step is
+ *   m(tf + tb + tw) + (p - 1)(tf + tb - tw)      (tw <= tf + tb... the paper's
+ * ZB-H1 bubble, section 3, for T_W <= T_F, T_B), against 1F1B's
+ *   m(tf + tb + tw) + (p - 1)(tf + tb + tw).
+ * With tf = tb = tw the bubble shrinks to a third. */
+static void test_zero_bubble(int p, int m)
+{
+	double tf = 1e-3, tb = 1e-3, tw = 1e-3;
+	net_cluster c = one_node();
+	exec_result *r = calloc(1, sizeof *r);
+	plan_graph *g = pipeline_w(PLAN_SCHED_ZB_H1, p, m, 1, tf, tb, tw);
+	CHECK_INT(exec_replay(g, &c, r), SIM_OK);
+	CHECK_NEAR(r->step_s, m * (tf + tb + tw) + (p - 1) * (tf + tb - tw), 1e-9);
+	check_sums(r);
+	plan_graph_free(g);
+	g = pipeline_w(PLAN_SCHED_1F1B, p, m, 1, tf, tb, tw);
+	CHECK_INT(exec_replay(g, &c, r), SIM_OK);
+	CHECK_NEAR(r->step_s, m * (tf + tb + tw) + (p - 1) * (tf + tb + tw), 1e-9);
+	plan_graph_free(g);
+	free(r);
+}
+
 int main(void)
 {
+	test_zero_bubble(2, 2);
+	test_zero_bubble(4, 8);
+	test_zero_bubble(8, 16);
 	test_trace();
 	test_bubble(PLAN_SCHED_GPIPE, 4, 8);
 	test_bubble(PLAN_SCHED_1F1B, 4, 8);
