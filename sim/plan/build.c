@@ -551,8 +551,7 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	b.s = s;
 	b.m = plan_microbatches(p);
 	int cp = p->cp > 1 ? p->cp : 1;
-	b.sh = (work_shard){p->tp, p->sequence_parallel, p->micro_batch, s->model.seq_len / cp,
-			    s->dtype, s->flash, cp};
+	b.sh = plan_shard(s);
 	net_group_make(&s->cluster, p->tp, 1, &b.tp);
 	net_group_make(&s->cluster, cp, p->tp, &b.cp);
 	net_group_make(&s->cluster, p->dp * cp, p->tp, &b.dp); /* gradients: dp x cp */

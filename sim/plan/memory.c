@@ -48,11 +48,17 @@ static double inflight_layers(const plan_scenario *s, int stage)
 	return (double)layers / p->vpp * steps;
 }
 
-static work_shard stage_shard(const plan_scenario *s)
+work_shard plan_shard(const plan_scenario *s)
 {
 	int cp = s->plan.cp > 1 ? s->plan.cp : 1;
-	work_shard sh = {s->plan.tp, s->plan.sequence_parallel, s->plan.micro_batch,
-			 s->model.seq_len / cp, s->dtype, s->flash, cp};
+	work_shard sh = {.tp = s->plan.tp,
+			 .sp = s->plan.sequence_parallel,
+			 .micro_batch = s->plan.micro_batch,
+			 .seq = s->model.seq_len / cp,
+			 .dtype = s->dtype,
+			 .flash = s->flash,
+			 .cp = cp,
+			 .ep = s->plan.ep > 1 ? s->plan.ep : 1};
 	return sh;
 }
 
@@ -62,7 +68,7 @@ static work_shard stage_shard(const plan_scenario *s)
  * micro-batch (s*b*V/t*4 bytes) for the softmax cross-entropy. */
 static double stage_activations(const plan_scenario *s, int stage)
 {
-	work_shard sh = stage_shard(s);
+	work_shard sh = plan_shard(s);
 	work_recompute rc = s->plan.recompute;
 	double per_layer = work_activation_bytes(&s->model, &sh, rc);
 	double a = per_layer * inflight_layers(s, stage);
@@ -88,7 +94,7 @@ void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]
 	double w = fp32 ? 4.0 : 2.0;
 	double g = (fp32 || p->fp32_grads) ? 4.0 : 2.0;
 	double o = fp32 ? 8.0 : 12.0;
-	work_shard sh = stage_shard(s);
+	work_shard sh = plan_shard(s);
 	double shards = (double)p->dp * (p->cp > 1 ? p->cp : 1); /* ranks sharing parameters */
 
 	bytes[PLAN_MEM_WEIGHTS] = params * w / (p->zero >= 3 ? shards : 1);

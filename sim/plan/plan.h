@@ -100,6 +100,10 @@ const char *plan_layout(const plan_spec *p, int layers, int *out);
 
 /* Micro-batches per step per pipeline: global_batch / (micro_batch * dp). */
 int plan_microbatches(const plan_spec *p);
+/* How one rank executes a layer under this plan: tp, sp, micro-batch, its
+ * share of the sequence (seq_len / cp), dtype, attention path, cp, ep. */
+work_shard plan_shard(const plan_scenario *s);
+
 /* Transformer layers held by pipeline stage `stage` (all its chunks). */
 int plan_stage_layers(const plan_scenario *s, int stage);
 /* The most layers any stage holds. */

@@ -55,6 +55,7 @@ typedef struct dims {
 	double fc1_n;   /* per-rank fc1 output width (2f for SwiGLU) */
 	double V;       /* per-rank vocabulary slice */
 	double ah, dh;  /* query heads per rank, head dimension */
+	double qd;      /* query width per rank, ah * dh (h/t unless head_dim is set) */
 	bool comm, sp, flash;
 	int cp;         /* context-parallel ranks (1 = none); s is the local share */
 } dims;
@@ -81,13 +82,15 @@ static dims make_dims(const work_model *m, const work_shard *sh)
 	d.Tn = d.sp ? d.T / t : d.T;
 	d.h = m->hidden;
 	d.e = hw_dtype_bytes(sh->dtype);
-	d.kv = kv_heads * (m->hidden / m->heads);
-	d.qkv_n = d.h / t + 2.0 * d.kv;
+	double hd = m->head_dim > 0 ? m->head_dim : (double)(m->hidden / m->heads);
+	d.kv = kv_heads * hd;
+	d.qd = m->heads * hd / t;
+	d.qkv_n = d.qd + 2.0 * d.kv;
 	d.f = f / t;
 	d.fc1_n = m->act == WORK_ACT_SWIGLU ? 2.0 * d.f : d.f;
 	d.V = (double)m->vocab / t;
 	d.ah = (double)m->heads / t;
-	d.dh = (double)m->hidden / m->heads;
+	d.dh = hd;
 	d.flash = sh->flash;
 	d.cp = sh->cp > 1 ? sh->cp : 1;
 	return d;
@@ -182,7 +185,7 @@ static double act_bytes(const work_model *m, const dims *d)
  * (s * cp): 4*b*s*(s*cp)*h/t, the whole layer's 4*b*S^2*h/t over cp ranks. */
 static double attn_flops(const dims *d)
 {
-	return 4.0 * d->b * d->s * d->s * d->cp * d->h / d->t;
+	return 4.0 * d->b * d->s * d->s * d->cp * d->qd;
 }
 
 static double attn_bytes(const dims *d);
@@ -210,7 +213,7 @@ static void attn_ring(prog *p, const dims *d, double mult)
 /* Q, K, V read and O written. */
 static double attn_bytes(const dims *d)
 {
-	return d->e * d->T * (2.0 * d->h / d->t + 2.0 * d->kv);
+	return d->e * d->T * (2.0 * d->qd + 2.0 * d->kv);
 }
 
 static void gemm_bwd_dgrad(prog *p, const dims *d, const char *name, double m, double n,
@@ -256,7 +259,7 @@ int work_layer_forward(const work_model *m, const work_shard *sh, work_item out[
 		attn(&p, "attn", attn_flops(&d), attn_bytes(&d));
 	else
 		attn_unfused(&p, &d, false);
-	gemm(&p, &d, "proj", d.T, d.h, d.h / d.t);
+	gemm(&p, &d, "proj", d.T, d.h, d.qd);
 	comm_reduce(&p, &d, "tp_ar1", "tp_rs1");
 	mem(&p, "resid1", resid_bytes(&d));
 	mem(&p, "ln2", norm_bytes(&d));
@@ -302,8 +305,8 @@ int work_layer_backward(const work_model *m, const work_shard *sh, work_item out
 	mem(&p, "ln2", 2.0 * norm_bytes(&d));
 	mem(&p, "resid1", 2.0 * resid_bytes(&d));
 	comm_gather(&p, &d, "tp_ag1");
-	gemm_bwd_dgrad(&p, &d, "proj", d.T, d.h, d.h / d.t);
-	gemm_bwd_wgrad(&p, &d, "proj", d.T, d.h, d.h / d.t);
+	gemm_bwd_dgrad(&p, &d, "proj", d.T, d.h, d.qd);
+	gemm_bwd_wgrad(&p, &d, "proj", d.T, d.h, d.qd);
 	if (d.cp > 1)
 		attn_ring(&p, &d, 2.0);
 	else if (d.flash)

@@ -58,11 +58,12 @@ static void act_parts(const work_model *m, double e, double s, double t, double 
 {
 	double h = m->hidden, a = m->heads;
 	double g = m->kv_heads > 0 ? m->kv_heads : m->heads;
-	double kv = (g >= t ? g / t : 1.0) * (m->hidden / m->heads);
+	double hd = m->head_dim > 0 ? m->head_dim : (double)(m->hidden / m->heads);
+	double kv = (g >= t ? g / t : 1.0) * hd, q = m->heads * hd;
 	double f = m->ffn > 0 ? m->ffn : 4.0 * m->hidden;
 	double fc1 = m->act == WORK_ACT_SWIGLU ? 2.0 * f : f;
 	*rep = (4.0 * e + 2.0) * h;
-	*split = e * ((2.0 * h + fc1 + f) / t + 2.0 * kv);
+	*split = e * ((2.0 * q + fc1 + f) / t + 2.0 * kv);
 	*score = (2.0 * e + 1.0) * a * s / t;
 }
 

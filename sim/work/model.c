@@ -1,6 +1,7 @@
 /* model.c - the [model] section, parameter counts and model FLOPs.
  *
- * Shape symbols: l layers, h hidden, a heads, g kv_heads, d = h/a head size,
+ * Shape symbols: l layers, h hidden, a heads, g kv_heads, d = h/a head size
+ * (or head_dim; then the Q and output-projection widths are a*d, not h),
  * f ffn, V vocab, s seq_len. Parameters are counted as in work.h; the biases
  * (bias = true) are those of Megatron's GPT: QKV (h + 2gd), output projection
  * (h), fc1 (f, or 2f for SwiGLU's fused gate+up), fc2 (h).
@@ -27,6 +28,10 @@
  *   F = T (72 l h^2 + 12 l s h + 6 V h)
  *     = 72 B s l h^2 (1 + s/6h + V/12lh)
  * which is Narayanan et al. 2021's eq. (3) written with the 72 of the MFU form.
+ * With head_dim, the attention terms use a*d for h. An MoE layer counts, per
+ * token, the router (h*E) and the top-k plus shared experts' MLP weights: the
+ * FLOPs a token causes, not the parameters that exist (DeepSpeed-MoE's and
+ * Megatron's "active parameters" MFU convention).
  */
 #include "work.h"
 
@@ -65,8 +70,17 @@ const conf_key work_model_keys[] = {
 	KEY_BOOL("untied_embeddings", "false", untied_embeddings,
 		 "separate output layer instead of the tied input embedding"),
 	KEY_BOOL("bias", "true", bias, "linear layers carry biases"),
-	KEY_INT("moe_experts", 0, "0", moe_experts, "reserved: experts per MoE layer (0 = dense)"),
-	KEY_INT("moe_topk", 0, "0", moe_topk, "reserved: experts per token"),
+	KEY_INT("head_dim", 0, "0", head_dim, "attention head size (0 = hidden / heads)"),
+	KEY_INT("moe_experts", 0, "0", moe_experts, "routed experts per MoE layer (0 = dense model)"),
+	KEY_INT("moe_topk", 0, "0", moe_topk, "routed experts per token"),
+	KEY_INT("moe_shared_experts", 0, "0", moe_shared_experts,
+		"always-active experts per MoE layer (inner size ffn each)"),
+	KEY_INT("moe_dense_layers", 0, "0", moe_dense_layers,
+		"leading layers with a dense MLP instead of experts"),
+	KEY_INT("dense_ffn", 0, "0", dense_ffn, "MLP inner size of those dense layers (0 = ffn)"),
+	{"moe_imbalance", CONF_REAL, SIM_UNIT_NONE, 1, 64, "1", NULL,
+	 offsetof(work_model, moe_imbalance),
+	 "tokens on the busiest expert rank over the mean (1 = balanced routing)"},
 };
 const size_t work_model_nkeys = sizeof work_model_keys / sizeof work_model_keys[0];
 
@@ -87,8 +101,10 @@ static void model_error(const conf_doc *doc, sim_diag *diag, const char *key, co
 static int model_check(const conf_doc *doc, const work_model *m, sim_diag *diag)
 {
 	int bad = 0;
-	if (m->hidden % m->heads != 0) {
-		model_error(doc, diag, "heads", "hidden (%d) is not a multiple of heads (%d)",
+	if (m->head_dim == 0 && m->hidden % m->heads != 0) {
+		model_error(doc, diag, "heads",
+			    "hidden (%d) is not a multiple of heads (%d); set head_dim if the "
+			    "model's heads are not hidden/heads wide",
 			    m->hidden, m->heads);
 		bad++;
 	}
@@ -98,11 +114,23 @@ static int model_check(const conf_doc *doc, const work_model *m, sim_diag *diag)
 			    m->kv_heads);
 		bad++;
 	}
-	if (m->moe_experts != 0 || m->moe_topk != 0) {
-		model_error(doc, diag, "moe_experts",
-			    "mixture-of-experts models are not modelled yet (moe_experts = %d, "
-			    "moe_topk = %d; both must be 0)",
+	if ((m->moe_experts > 0) != (m->moe_topk > 0) || m->moe_topk > m->moe_experts) {
+		model_error(doc, diag, m->moe_experts > 0 ? "moe_topk" : "moe_experts",
+			    "moe_experts = %d, moe_topk = %d: an MoE model needs 1 <= moe_topk <= "
+			    "moe_experts (both 0 for a dense model)",
 			    m->moe_experts, m->moe_topk);
+		bad++;
+	}
+	if (m->moe_experts == 0 && (m->moe_shared_experts > 0 || m->moe_dense_layers > 0)) {
+		model_error(doc, diag,
+			    m->moe_shared_experts > 0 ? "moe_shared_experts" : "moe_dense_layers",
+			    "moe_shared_experts and moe_dense_layers need moe_experts > 0");
+		bad++;
+	}
+	if (m->moe_dense_layers > m->layers) {
+		model_error(doc, diag, "moe_dense_layers",
+			    "moe_dense_layers = %d exceeds the %d layers", m->moe_dense_layers,
+			    m->layers);
 		bad++;
 	}
 	return bad ? SIM_ECONF : SIM_OK;
@@ -118,18 +146,34 @@ int work_model_from_conf(const conf_doc *doc, work_model *out, sim_diag *diag)
 		m.kv_heads = m.heads;
 	if (m.ffn == 0)
 		m.ffn = 4 * m.hidden;
-	rc = model_check(doc, &m, diag);
+	if (m.dense_ffn == 0)
+		m.dense_ffn = m.ffn;
+	rc = model_check(doc, &m, diag); /* sees head_dim = 0 when it was not set */
 	if (rc != SIM_OK)
 		return rc;
+	if (m.head_dim == 0)
+		m.head_dim = m.hidden / m.heads;
 	*out = m;
 	return SIM_OK;
 }
 
-/* Width of the K (or V) projection: g heads of size d = h/a. */
+/* Head size d, with the default applied for structs built in code. */
+static double head_size(const work_model *m)
+{
+	return m->head_dim > 0 ? m->head_dim : (double)(m->hidden / m->heads);
+}
+
+/* Width of the K (or V) projection: g heads of size d. */
 static double kv_dim(const work_model *m)
 {
 	int g = m->kv_heads > 0 ? m->kv_heads : m->heads;
-	return (double)g * (m->hidden / m->heads);
+	return g * head_size(m);
+}
+
+/* Width of the queries (and of the output projection's input): a heads of d. */
+static double q_dim(const work_model *m)
+{
+	return m->heads * head_size(m);
 }
 
 /* MLP inner size, with the ffn = 0 default applied for structs built in code. */
@@ -138,28 +182,76 @@ static double ffn_dim(const work_model *m)
 	return m->ffn > 0 ? m->ffn : 4.0 * m->hidden;
 }
 
+bool work_layer_is_moe(const work_model *m, int layer)
+{
+	return m->moe_experts > 0 && layer >= m->moe_dense_layers;
+}
+
+/* One MLP of inner size f: weights and (with bias) biases. */
+static double mlp_params(const work_model *m, double f, bool with_bias)
+{
+	double h = m->hidden, fc1 = m->act == WORK_ACT_SWIGLU ? 2.0 * f : f;
+	double p = (m->act == WORK_ACT_SWIGLU ? 3.0 : 2.0) * h * f;
+	return p + (with_bias && m->bias ? fc1 + h : 0.0);
+}
+
+/* Attention block weights (Q, K+V, out) and biases. */
+static double attn_params(const work_model *m, bool with_bias)
+{
+	double h = m->hidden, q = q_dim(m), kv = kv_dim(m);
+	double p = h * q + 2.0 * h * kv + q * h;
+	return p + (with_bias && m->bias ? q + 2.0 * kv + h : 0.0);
+}
+
+/* Inner size of a dense layer's MLP (the leading dense layers of an MoE model
+ * use dense_ffn). */
+static double dense_ffn_dim(const work_model *m)
+{
+	return m->moe_experts > 0 && m->dense_ffn > 0 ? m->dense_ffn : ffn_dim(m);
+}
+
 static double norm_params(const work_model *m)
 {
 	return m->norm == WORK_NORM_RMSNORM ? m->hidden : 2.0 * m->hidden;
 }
 
-/* Weights of one layer that take part in matmuls (Pm above). */
+/* Weights of one dense layer that take part in matmuls (Pm above). */
 static double layer_matmul_params(const work_model *m)
 {
-	double h = m->hidden, f = ffn_dim(m), kv = kv_dim(m);
-	double mlp = (m->act == WORK_ACT_SWIGLU ? 3.0 : 2.0) * h * f;
-	return h * h + 2.0 * h * kv + h * h + mlp;
+	return attn_params(m, false) + mlp_params(m, ffn_dim(m), false);
 }
 
 double work_params_layer(const work_model *m)
 {
-	double h = m->hidden, f = ffn_dim(m), kv = kv_dim(m);
-	double p = layer_matmul_params(m) + 2.0 * norm_params(m);
-	if (m->bias) {
-		double fc1 = m->act == WORK_ACT_SWIGLU ? 2.0 * f : f;
-		p += (h + 2.0 * kv) + h + fc1 + h;
-	}
-	return p;
+	return attn_params(m, true) + mlp_params(m, ffn_dim(m), true) + 2.0 * norm_params(m);
+}
+
+double work_params_layer_experts(const work_model *m, int layer)
+{
+	return work_layer_is_moe(m, layer) ? m->moe_experts * mlp_params(m, ffn_dim(m), true) : 0.0;
+}
+
+/* An MoE layer: attention, norms, the router (h x E), the shared experts and
+ * the routed experts. */
+double work_params_layer_at(const work_model *m, int layer)
+{
+	double base = attn_params(m, true) + 2.0 * norm_params(m);
+	if (!work_layer_is_moe(m, layer))
+		return base + mlp_params(m, dense_ffn_dim(m), true);
+	double router = (double)m->hidden * m->moe_experts;
+	return base + router + m->moe_shared_experts * mlp_params(m, ffn_dim(m), true) +
+	       work_params_layer_experts(m, layer);
+}
+
+/* Matmul weights one token meets in layer `layer` (router, top-k and shared
+ * experts in an MoE layer). */
+static double layer_active_matmul_params(const work_model *m, int layer)
+{
+	if (!work_layer_is_moe(m, layer))
+		return attn_params(m, false) + mlp_params(m, dense_ffn_dim(m), false);
+	double experts = m->moe_topk + m->moe_shared_experts;
+	return attn_params(m, false) + (double)m->hidden * m->moe_experts +
+	       experts * mlp_params(m, ffn_dim(m), false);
 }
 
 double work_params_embedding(const work_model *m)
@@ -180,13 +272,24 @@ double work_params_output(const work_model *m)
 
 double work_params_total(const work_model *m)
 {
-	return m->layers * work_params_layer(m) + work_params_embedding(m) +
-	       work_params_output(m);
+	if (m->moe_experts == 0)
+		return m->layers * work_params_layer(m) + work_params_embedding(m) +
+		       work_params_output(m);
+	double p = work_params_embedding(m) + work_params_output(m);
+	for (int l = 0; l < m->layers; l++)
+		p += work_params_layer_at(m, l);
+	return p;
 }
 
 double work_model_flops(const work_model *m, double tokens)
 {
 	double l = m->layers, h = m->hidden, s = m->seq_len, V = m->vocab;
-	double per_token = 6.0 * l * layer_matmul_params(m) + 12.0 * l * s * h + 6.0 * V * h;
+	double matmul = l * layer_matmul_params(m);
+	if (m->moe_experts > 0) {
+		matmul = 0;
+		for (int i = 0; i < m->layers; i++)
+			matmul += layer_active_matmul_params(m, i);
+	}
+	double per_token = 6.0 * matmul + 12.0 * l * s * q_dim(m) + 6.0 * V * h;
 	return per_token * tokens;
 }

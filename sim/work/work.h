@@ -35,7 +35,14 @@ typedef struct work_model {
 	bool learned_pos;       /* GPT learned position embeddings */
 	bool untied_embeddings; /* separate output projection */
 	bool bias;              /* linear layers carry biases */
-	int moe_experts, moe_topk; /* reserved: 0 = dense */
+	int head_dim;           /* attention head size d (0 = hidden / heads) */
+	/* Mixture of experts (0 experts = dense): every layer from index
+	 * moe_dense_layers on replaces its MLP by moe_experts routed experts of
+	 * inner size ffn, moe_topk per token, plus moe_shared_experts always-on
+	 * experts of the same size; the leading dense layers use dense_ffn. */
+	int moe_experts, moe_topk, moe_shared_experts, moe_dense_layers, dense_ffn;
+	double moe_imbalance; /* tokens routed to the busiest expert rank over the
+			       * mean (1 = perfectly balanced routing) */
 } work_model;
 
 extern const conf_key work_model_keys[];
@@ -44,11 +51,18 @@ extern const size_t work_model_nkeys;
 /* Read [model]; checks hidden % heads, heads % kv_heads. */
 int work_model_from_conf(const conf_doc *doc, work_model *out, sim_diag *diag);
 
-double work_params_layer(const work_model *m);     /* one transformer layer */
+double work_params_layer(const work_model *m);     /* one dense transformer layer */
+/* Layer `layer` (0-based, global): all its parameters, and of those the routed
+ * experts' (0 for a dense layer); the rest (attention, norms, router, shared
+ * experts) is split over TP, the routed experts over EP. */
+double work_params_layer_at(const work_model *m, int layer);
+double work_params_layer_experts(const work_model *m, int layer);
+bool work_layer_is_moe(const work_model *m, int layer);
 double work_params_embedding(const work_model *m); /* input embedding (+ positions) */
 double work_params_output(const work_model *m);    /* untied output layer (0 if tied) + final norm */
 double work_params_total(const work_model *m);
-/* Model FLOPs (no recompute) for `tokens` tokens, forward+backward. */
+/* Model FLOPs (no recompute) for `tokens` tokens, forward+backward; for MoE
+ * layers the matmul weights a token meets: router, top-k and shared experts. */
 double work_model_flops(const work_model *m, double tokens);
 
 /* How one rank executes a layer: the tensor-parallel shard. */
@@ -66,6 +80,8 @@ typedef struct work_shard {
 			   * rank's own share s/cp of the sequence, and attention
 			   * runs as ring attention over the cp ranks (see
 			   * work_layer_forward) */
+	int ep;           /* expert parallelism (0 or 1 = none): the routed experts
+			   * are spread over ep ranks, whole (expert TP 1) */
 } work_shard;
 
 typedef enum { WORK_ITEM_KERNEL = 0, WORK_ITEM_COMM } work_item_kind;
@@ -76,7 +92,9 @@ typedef enum {
 	WORK_COMM_ALLREDUCE = 0,
 	WORK_COMM_ALLGATHER,
 	WORK_COMM_REDUCESCATTER,
-	WORK_COMM_CP_RING
+	WORK_COMM_CP_RING,
+	WORK_COMM_EP_ALLTOALL /* MoE dispatch/combine on the EP group; comm_bytes =
+			       * what one rank sends (nccl-tests' all-to-all size) */
 } work_comm;
 
 /* One step of a layer's program on one TP rank. */
@@ -84,7 +102,8 @@ typedef struct work_item {
 	work_item_kind kind;
 	char name[24];     /* "qkv", "attn", "proj", "fc1", "act", "fc2", "ln1", "tp_ar", ... */
 	work_kernel kernel;
-	double m, n, k;    /* GEMM dims (batch folded into m), 0 for non-GEMMs */
+	double m, n, k;    /* GEMM dims, 0 for non-GEMMs */
+	double batch;      /* GEMMs of that shape in one grouped kernel (0 = 1) */
 	double flops;      /* tensor FLOPs */
 	double bytes;      /* HBM bytes read + written */
 	work_comm comm;    /* for WORK_ITEM_COMM */
@@ -117,6 +136,20 @@ typedef struct work_item {
  * forward (input and weight gradients). Return the number of items. */
 int work_layer_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
 int work_layer_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
+/* The same for a layer of either kind (work_layer_is_moe). An MoE layer keeps
+ * the attention block and replaces the MLP (Megatron-Core MoE, expert TP 1,
+ * SP required with tp > 1, so a rank routes its Tn = T/t tokens):
+ *   ln2, [shared experts: tp_ag, fc1, act, fc2, tp_rs, on T tokens / t],
+ *   router GEMM [Tn, h] x [h, E], top-k (fp32 scores), permute (copy k*Tn rows),
+ *   all-to-all dispatch of k*Tn*h*e*imbalance bytes over the EP group,
+ *   grouped expert GEMMs: E/ep experts, each fc1 [R/(E/ep), h] x [h, fc1] and
+ *   fc2 [.., f] x [f, h], R = k*Tn*imbalance tokens on the busiest rank,
+ *   activation, all-to-all combine (same size), unpermute and weighted sum,
+ *   resid2. Backward mirrors it (each all-to-all once more, GEMMs twice). */
+int work_layer_forward_at(const work_model *m, const work_shard *sh, int layer,
+			  work_item out[WORK_MAX_ITEMS]);
+int work_layer_backward_at(const work_model *m, const work_shard *sh, int layer,
+			   work_item out[WORK_MAX_ITEMS]);
 /* Embedding lookup (first stage) and logits + loss (last stage), forward and
  * backward; the output GEMM is vocab-parallel over TP. */
 int work_embed_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
@@ -136,6 +169,10 @@ typedef enum { WORK_RECOMPUTE_NONE = 0, WORK_RECOMPUTE_SELECTIVE, WORK_RECOMPUTE
  *   full:            2*s*b*h (the layer input only; /t with SP)
  * For SwiGLU and GQA the 34 is rebuilt from the tensor sizes (see memory.c). */
 double work_activation_bytes(const work_model *m, const work_shard *sh, work_recompute rc);
+/* The same for layer `layer` (MoE layers keep k routed copies of the MLP
+ * tensors per token, see memory.c). */
+double work_activation_bytes_at(const work_model *m, const work_shard *sh, int layer,
+				work_recompute rc);
 
 /* Bytes of the activation sent between pipeline stages per micro-batch:
  * s*b*h*dtype (divided by t with SP). */
