@@ -330,8 +330,11 @@ static int est_compute(const est_opts *o, est *e)
 	e->mem = e->have_gpu ? e->g.hbm_bytes : EST_DEFAULT_MEM;
 	if (e->have_model) {
 		e->p_embed = work_params_embedding(&e->m);
-		e->p_layer = work_params_layer(&e->m);
-		e->p_layers = e->m.layers * e->p_layer;
+		/* The (last) layer's parameters: an MoE layer's with its experts. */
+		e->p_layer = work_params_layer_at(&e->m, e->m.layers - 1);
+		e->p_layers = 0;
+		for (int l = 0; l < e->m.layers; l++)
+			e->p_layers += work_params_layer_at(&e->m, l);
 		e->p_output = work_params_output(&e->m);
 		e->P = work_params_total(&e->m);
 	} else {
@@ -384,7 +387,17 @@ static void text_params(FILE *f, const est *e, const est_opts *o)
 	fprintf(f, "  embedding      V x h%s = %s\n", m->learned_pos ? " + seq x h" : "", a);
 	fmt_count(e->p_layer, b, sizeof b);
 	fmt_count(e->p_layers, c, sizeof c);
-	fprintf(f, "  layers         %d x %s per layer = %s\n", m->layers, b, c);
+	if (m->moe_experts > 0 && m->moe_dense_layers > 0)
+		fprintf(f, "  layers         %d dense + %d MoE layers (%s each) = %s\n",
+			m->moe_dense_layers, m->layers - m->moe_dense_layers, b, c);
+	else
+		fprintf(f, "  layers         %d x %s per layer = %s\n", m->layers, b, c);
+	if (m->moe_experts > 0) {
+		char x[48];
+		fmt_count(work_params_layer_experts(m, m->layers - 1) / m->moe_experts, x, sizeof x);
+		fprintf(f, "  experts        %d routed (%d per token) + %d shared per MoE layer, %s each\n",
+			m->moe_experts, m->moe_topk, m->moe_shared_experts, x);
+	}
 	fmt_count(e->p_output, a, sizeof a);
 	fprintf(f, "  output         %s = %s\n",
 		m->untied_embeddings ? "untied V x h + final norm" : "final norm (output tied)", a);

@@ -46,14 +46,18 @@ typedef struct fsdp_state {
 	double grad_bytes;  /* one layer's full gradients */
 } fsdp_state;
 
+struct layer_prog;
+
 typedef struct builder {
 	const plan_scenario *s;
 	plan_graph *g;
 	work_shard sh;
-	net_group tp, dp, pp, cp;
+	net_group tp, dp, pp, cp, ep;
+	net_group edp; /* the expert-data-parallel group: ranks holding the same experts */
 	chain *fwd, *bwd; /* per model chunk of the stage being built */
 	chain *wgt;       /* zero-bubble: the weight-gradient passes W (bwd holds B) */
 	bool zb;
+	struct layer_prog *progs; /* two layer kinds' programs (dense, MoE) */
 	int vpp, vstages; /* chunks per stage; virtual stages pp * vpp */
 	int m;          /* micro-batches */
 	fsdp_state fsdp; /* ZeRO-3 template (gather array shared, reset per chain) */
@@ -79,6 +83,8 @@ static net_coll tp_coll(work_comm c)
 	switch (c) {
 	case WORK_COMM_CP_RING:
 		return NET_P2P;
+	case WORK_COMM_EP_ALLTOALL:
+		return NET_ALLTOALL;
 	case WORK_COMM_ALLGATHER:
 		return NET_ALLGATHER;
 	case WORK_COMM_REDUCESCATTER:
@@ -99,7 +105,8 @@ static double kernel_time(const builder *b, const work_item *it)
 	const hw_gpu *gpu = &b->s->gpu;
 	switch (it->kernel) {
 	case WORK_KERNEL_GEMM:
-		return hw_gemm_time(gpu, b->sh.dtype, it->m, it->n, it->k, 1.0);
+		return hw_gemm_time(gpu, b->sh.dtype, it->m, it->n, it->k,
+				    it->batch > 0 ? it->batch : 1.0);
 	case WORK_KERNEL_ATTN:
 		return hw_kernel_time(gpu, b->sh.dtype, it->flops, it->bytes);
 	default:
@@ -116,12 +123,14 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 	for (int i = 0; i < n; i++) {
 		if (it[i].kind == WORK_ITEM_COMM) {
 			bool ring = it[i].comm == WORK_COMM_CP_RING;
+			bool ep = it[i].comm == WORK_COMM_EP_ALLTOALL;
+			const net_group *grp = ring ? &b->cp : ep ? &b->ep : &b->tp;
 			net_cost cost;
-			if (net_collective(&b->s->cluster, tp_coll(it[i].comm), ring ? &b->cp : &b->tp,
-					   it[i].comm_bytes, &cost) != SIM_OK)
+			if (net_collective(&b->s->cluster, tp_coll(it[i].comm), grp, it[i].comm_bytes,
+					   &cost) != SIM_OK)
 				cost = (net_cost){0};
-			seg x = {sim_time_from_s(cost.time_s), 0, 0, ring ? PLAN_TASK_CP : PLAN_TASK_TP,
-				 layer, (float)cost.intra_bytes,
+			uint8_t kind_c = ring ? PLAN_TASK_CP : ep ? PLAN_TASK_EP : PLAN_TASK_TP;
+			seg x = {sim_time_from_s(cost.time_s), 0, 0, kind_c, layer, (float)cost.intra_bytes,
 				 nic_share(&b->s->cluster, cost.inter_bytes), 0, it[i].cp_step};
 			chain_push(c, x);
 			if (!ring) /* a TP collective blocks; a ring transfer overlaps */
@@ -185,48 +194,73 @@ static int split_weight_grads(work_item *it, int n, work_item *w, int *nw)
  * local layers first_c .. first_c + n_c - 1 (plan_chunk_layers: the layout may
  * be uneven); the embedding runs on virtual stage 0, logits and loss on the
  * last one. */
+/* One layer kind's programs (dense, or MoE): forward, backward (B with the
+ * zero-bubble split), weight passes W, and the attention core that selective
+ * recomputation re-runs ("attn" (flash) or "attn_qk", "attn_softmax", ...;
+ * with CP the ring's transfers too). */
+typedef struct layer_prog {
+	work_item f[WORK_MAX_ITEMS], b[WORK_MAX_ITEMS], w[WORK_MAX_ITEMS], core[WORK_MAX_ITEMS];
+	int nf, nb, nw, nc;
+} layer_prog;
+
+static void make_layer_prog(const builder *b, int layer, layer_prog *lp)
+{
+	const work_model *m = &b->s->model;
+	lp->nf = work_layer_forward_at(m, &b->sh, layer, lp->f);
+	lp->nb = work_layer_backward_at(m, &b->sh, layer, lp->b);
+	lp->nw = lp->nc = 0;
+	if (b->zb)
+		lp->nb = split_weight_grads(lp->b, lp->nb, lp->w, &lp->nw);
+	for (int i = 0; i < lp->nf; i++)
+		if ((lp->f[i].kind == WORK_ITEM_KERNEL && strncmp(lp->f[i].name, "attn", 4) == 0) ||
+		    (lp->f[i].kind == WORK_ITEM_COMM && lp->f[i].comm == WORK_COMM_CP_RING))
+			lp->core[lp->nc++] = lp->f[i];
+}
+
 static void stage_chains(builder *b, int stage)
 {
 	const work_model *m = &b->s->model;
 	int pp = b->s->plan.pp;
-	work_item it[WORK_MAX_ITEMS], bw[WORK_MAX_ITEMS], x[WORK_MAX_ITEMS], wg[WORK_MAX_ITEMS];
-	int nf = work_layer_forward(m, &b->sh, it);
-	int nb = work_layer_backward(m, &b->sh, bw), nw = 0;
-	if (b->zb)
-		nb = split_weight_grads(bw, nb, wg, &nw);
+	work_item x[WORK_MAX_ITEMS], wg[WORK_MAX_ITEMS];
+	layer_prog *kinds = b->progs; /* [0] dense, [1] MoE, made on first use */
+	bool made[2] = {false, false};
 	bool full = b->s->plan.recompute == WORK_RECOMPUTE_FULL;
 	bool sel = b->s->plan.recompute == WORK_RECOMPUTE_SELECTIVE;
-	work_item core[WORK_MAX_ITEMS]; /* selective: only the attention core is recomputed */
-	int nc = 0;
-	for (int i = 0; i < nf; i++) /* "attn" (flash) or "attn_qk", "attn_softmax", ...,
-				       * with CP the ring's transfers too */
-		if ((it[i].kind == WORK_ITEM_KERNEL && strncmp(it[i].name, "attn", 4) == 0) ||
-		    (it[i].kind == WORK_ITEM_COMM && it[i].comm == WORK_COMM_CP_RING))
-			core[nc++] = it[i];
+	int local = 0; /* stage-local index of the chunk's first layer */
 	for (int c = 0; c < b->vpp; c++) {
 		chain *fw = &b->fwd[c], *bk = &b->bwd[c];
 		int v = c * pp + stage, l0, nl = plan_chunk_layers(b->s, stage, c, &l0);
 		chain *wt = &b->wgt[c];
 		fw->n = bk->n = wt->n = 0;
+		const layer_prog *lp[nl > 0 ? nl : 1];
+		for (int l = 0; l < nl; l++) {
+			int g = plan_global_layer(b->s, stage, local + l);
+			int k = work_layer_is_moe(m, g);
+			if (!made[k])
+				make_layer_prog(b, g, &kinds[k]), made[k] = true;
+			lp[l] = &kinds[k];
+		}
+		local += nl;
 		if (v == 0)
 			append_items(b, fw, x, work_embed_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
-		for (int l = l0; l < l0 + nl; l++)
-			append_items(b, fw, it, nf, PLAN_TASK_FWD, (int16_t)l);
+		for (int l = 0; l < nl; l++)
+			append_items(b, fw, lp[l]->f, lp[l]->nf, PLAN_TASK_FWD, (int16_t)(l0 + l));
 		if (v == b->vstages - 1) {
 			append_items(b, fw, x, work_head_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
 			int nh = work_head_backward(m, &b->sh, x), nhw = 0;
 			if (b->zb)
-				nh = split_weight_grads(x, nh, wg + nw, &nhw);
+				nh = split_weight_grads(x, nh, wg, &nhw);
 			append_items(b, bk, x, nh, PLAN_TASK_BWD, -1);
-			append_items(b, wt, wg + nw, nhw, PLAN_TASK_WGRAD, -1);
+			append_items(b, wt, wg, nhw, PLAN_TASK_WGRAD, -1);
 		}
-		for (int l = l0 + nl - 1; l >= l0; l--) {
+		for (int l = nl - 1; l >= 0; l--) {
+			int16_t id = (int16_t)(l0 + l);
 			if (full)
-				append_items(b, bk, it, nf, PLAN_TASK_RECOMP, (int16_t)l);
+				append_items(b, bk, lp[l]->f, lp[l]->nf, PLAN_TASK_RECOMP, id);
 			else if (sel)
-				append_items(b, bk, core, nc, PLAN_TASK_RECOMP, (int16_t)l);
-			append_items(b, bk, bw, nb, PLAN_TASK_BWD, (int16_t)l);
-			append_items(b, wt, wg, nw, PLAN_TASK_WGRAD, (int16_t)l);
+				append_items(b, bk, lp[l]->core, lp[l]->nc, PLAN_TASK_RECOMP, id);
+			append_items(b, bk, lp[l]->b, lp[l]->nb, PLAN_TASK_BWD, id);
+			append_items(b, wt, lp[l]->w, lp[l]->nw, PLAN_TASK_WGRAD, id);
 		}
 		if (v == 0)
 			append_items(b, bk, x, work_embed_backward(m, &b->sh, x), PLAN_TASK_BWD, -1);
@@ -245,11 +279,18 @@ static uint8_t seg_stream(uint8_t kind)
 {
 	return kind == PLAN_TASK_TP ? PLAN_STREAM_TP
 	       : kind == PLAN_TASK_CP ? PLAN_STREAM_CP
+	       : kind == PLAN_TASK_EP ? PLAN_STREAM_EP
 				      : PLAN_STREAM_COMPUTE;
 }
 
+static uint32_t add_dp_on(builder *b, const net_group *grp, int stage, net_coll coll,
+			  double bytes, const uint32_t *deps, uint32_t ndeps, int16_t layer);
+
 static uint32_t add_dp(builder *b, int stage, net_coll coll, double bytes, const uint32_t *deps,
-		       uint32_t ndeps, int16_t layer);
+		       uint32_t ndeps, int16_t layer)
+{
+	return add_dp_on(b, &b->dp, stage, coll, bytes, deps, ndeps, layer);
+}
 
 /* ZeRO-3 / FSDP with one unit per transformer layer: before a layer runs
  * (forward, or backward with its recomputation) its parameters are
@@ -383,54 +424,66 @@ static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_e
 	return rc;
 }
 
-static uint32_t add_dp(builder *b, int stage, net_coll coll, double bytes, const uint32_t *deps,
-		       uint32_t ndeps, int16_t layer)
+static uint32_t add_dp_on(builder *b, const net_group *grp, int stage, net_coll coll,
+			  double bytes, const uint32_t *deps, uint32_t ndeps, int16_t layer)
 {
 	net_cost cost;
-	if (net_collective(&b->s->cluster, coll, &b->dp, bytes, &cost) != SIM_OK)
+	if (net_collective(&b->s->cluster, coll, grp, bytes, &cost) != SIM_OK)
 		cost = (net_cost){0};
 	plan_task t = {sim_time_from_s(cost.time_s), stage, PLAN_STREAM_DP, PLAN_TASK_DP, layer, -1,
 		       (float)cost.intra_bytes, nic_share(&b->s->cluster, cost.inter_bytes)};
 	return plan_graph_add(b->g, &t, deps, ndeps);
 }
 
-/* Gradient buckets in backward order (last layer first). Returns the number of
- * DP task ids written to out (at most layers + 2), or -1 on OOM. */
+/* Gradient buckets in backward order (last layer first): the dense gradients
+ * over the dp x cp ranks, an MoE layer's expert gradients over the ranks that
+ * hold the same experts (edp = tp*cp*dp/ep); a bucket closes when the two
+ * together reach bucket_size. Returns the number of DP task ids written to
+ * out (at most 2 * layers + 2), or -1 on OOM. */
 static int emit_grad_buckets(builder *b, int stage, const pipe_ids *ids,
 			     const uint32_t *layer_end, uint32_t *out)
 {
 	const plan_scenario *s = b->s;
 	const plan_spec *p = &s->plan;
-	if (b->dp.size == 1 || p->zero >= 3)
+	const work_model *m = &s->model;
+	if ((b->dp.size == 1 && b->edp.size == 1) || p->zero >= 3)
 		return 0; /* ZeRO-3 reduce-scatters per layer inside the backward chain */
 	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
-	double per_layer = work_params_layer(&s->model) / p->tp * gbytes;
+	double ep = p->ep > 1 ? p->ep : 1;
 	net_coll coll = p->zero >= 1 ? NET_REDUCESCATTER : NET_ALLREDUCE;
 	int layers = plan_stage_layers(s, stage), n = 0;
-	double acc = 0;
+	double acc = 0, acc_e = 0; /* dense (over dp x cp) and expert (over edp) bytes */
 	if (stage == p->pp - 1)
-		acc += work_params_output(&s->model) / p->tp * gbytes;
-	for (int l = layers - 1; l >= 0; l--) {
-		acc += per_layer;
-		bool last = l == 0;
-		if (last && stage == 0)
-			acc += work_params_embedding(&s->model) / p->tp * gbytes;
-		if (acc < p->bucket_bytes && !last)
+		acc += work_params_output(m) / p->tp * gbytes;
+	for (int l = layers - 1; l >= -1; l--) {
+		if (l >= 0) {
+			int g = plan_global_layer(s, stage, l);
+			double experts = work_params_layer_experts(m, g);
+			acc += (work_params_layer_at(m, g) - experts) / p->tp * gbytes;
+			acc_e += experts / ep * gbytes;
+		}
+		if (l <= 0 && stage == 0 && (l == 0 || layers == 0))
+			acc += work_params_embedding(m) / p->tp * gbytes;
+		bool last = l == 0 || (l == -1 && layers == 0);
+		if (l == -1 && layers > 0)
+			break;
+		if (acc + acc_e < p->bucket_bytes && !last)
 			continue;
-		uint32_t dep = p->overlap_grad_reduce ? layer_end[l] : ids->last_bwd[stage];
-		uint32_t id = add_dp(b, stage, coll, acc, &dep, 1, (int16_t)l);
-		if (id == UINT32_MAX)
-			return -1;
-		out[n++] = id;
-		acc = 0;
-	}
-	if (layers == 0) { /* a stage holding only the embedding or the output layer */
-		if (stage == 0)
-			acc += work_params_embedding(&s->model) / p->tp * gbytes;
-		uint32_t id = add_dp(b, stage, coll, acc, &ids->last_bwd[stage], 1, -1);
-		if (id == UINT32_MAX)
-			return -1;
-		out[n++] = id;
+		uint32_t dep = p->overlap_grad_reduce && l >= 0 ? layer_end[l] : ids->last_bwd[stage];
+		int16_t at = (int16_t)(l >= 0 ? l : -1);
+		if (b->dp.size > 1 && acc > 0) {
+			uint32_t id = add_dp_on(b, &b->dp, stage, coll, acc, &dep, 1, at);
+			if (id == UINT32_MAX)
+				return -1;
+			out[n++] = id;
+		}
+		if (b->edp.size > 1 && acc_e > 0) {
+			uint32_t id = add_dp_on(b, &b->edp, stage, coll, acc_e, &dep, 1, at);
+			if (id == UINT32_MAX)
+				return -1;
+			out[n++] = id;
+		}
+		acc = acc_e = 0;
 	}
 	return n;
 }
@@ -532,14 +585,14 @@ static int build_all(builder *b, pipe_ids *ids, uint32_t *layer_end, uint32_t *d
 		rc = link_stages(b, ids);
 	for (int st = 0; st < pp && rc == SIM_OK; st++) {
 		ndp[st] = emit_grad_buckets(b, st, ids, layer_end + st * lps,
-					    dp_ids + st * (lps + 2));
+					    dp_ids + st * (2 * lps + 2));
 		if (ndp[st] < 0)
 			rc = SIM_ENOMEM;
 	}
 	if (rc == SIM_OK)
 		rc = emit_embedding_sync(b, ids);
 	for (int st = 0; st < pp && rc == SIM_OK; st++)
-		rc = emit_optimizer(b, st, ids, dp_ids + st * (lps + 2), ndp[st]);
+		rc = emit_optimizer(b, st, ids, dp_ids + st * (2 * lps + 2), ndp[st]);
 	free(ndp);
 	return rc;
 }
@@ -555,6 +608,9 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	net_group_make(&s->cluster, p->tp, 1, &b.tp);
 	net_group_make(&s->cluster, cp, p->tp, &b.cp);
 	net_group_make(&s->cluster, p->dp * cp, p->tp, &b.dp); /* gradients: dp x cp */
+	int ep = p->ep > 1 ? p->ep : 1;
+	net_group_make(&s->cluster, ep, 1, &b.ep); /* expert TP 1: consecutive ranks */
+	net_group_make(&s->cluster, p->tp * cp * p->dp / ep, ep, &b.edp);
 	net_group_make(&s->cluster, 2, p->tp * cp * p->dp, &b.pp);
 	b.g = plan_graph_new(p->pp, p->tp * cp * p->dp);
 	int lmax = plan_max_stage_layers(s), lps = lmax > 0 ? lmax : 1;
@@ -569,14 +625,15 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	b.fwd = calloc((size_t)b.vpp, sizeof *b.fwd);
 	b.bwd = calloc((size_t)b.vpp, sizeof *b.bwd);
 	b.wgt = calloc((size_t)b.vpp, sizeof *b.wgt);
+	b.progs = malloc(2 * sizeof *b.progs);
 	b.zb = p->schedule == PLAN_SCHED_ZB_H1;
 	size_t pm = (size_t)b.vstages * (size_t)b.m;
 	pipe_ids ids = {calloc(pm, 4), calloc(pm, 4), calloc(pm, 4), calloc(pm, 4),
 			calloc((size_t)p->pp, 4), malloc((size_t)p->pp * 4)};
 	uint32_t *layer_end = calloc((size_t)p->pp * (size_t)lps, 4);
-	uint32_t *dp_ids = calloc((size_t)p->pp * (size_t)(lps + 2), 4);
+	uint32_t *dp_ids = calloc((size_t)p->pp * (size_t)(2 * lps + 2), 4);
 	int rc = SIM_ENOMEM;
-	if (b.g && b.fwd && b.bwd && b.wgt && b.fsdp.gather && ids.first_f && ids.first_b && ids.send_f && ids.send_b && ids.last_bwd &&
+	if (b.g && b.fwd && b.bwd && b.wgt && b.progs && b.fsdp.gather && ids.first_f && ids.first_b && ids.send_f && ids.send_b && ids.last_bwd &&
 	    ids.emb_sync && layer_end && dp_ids) {
 		for (int i = 0; i < p->pp; i++)
 			ids.emb_sync[i] = UINT32_MAX;
@@ -590,7 +647,7 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	free(ids.last_bwd), free(ids.emb_sync), free(layer_end), free(dp_ids);
 	for (int c = 0; b.fwd && b.bwd && b.wgt && c < b.vpp; c++)
 		free(b.fwd[c].v), free(b.bwd[c].v), free(b.wgt[c].v);
-	free(b.fwd), free(b.bwd), free(b.wgt), free(b.fsdp.gather);
+	free(b.fwd), free(b.bwd), free(b.wgt), free(b.progs), free(b.fsdp.gather);
 	if (rc != SIM_OK) {
 		plan_graph_free(b.g);
 		return rc;

@@ -129,6 +129,43 @@ static int check_sizes(const plan_scenario *s, sim_diag *diag)
 	return errors;
 }
 
+/* Expert parallelism (Megatron-Core MoE with expert TP 1): the ep ranks of an
+ * expert group are consecutive ranks of a stage's tp*cp*dp, which ep must
+ * divide; the experts must split evenly; TP needs SP (Megatron refuses MoE
+ * with TP and no SP). */
+static int check_moe(const plan_scenario *s, sim_diag *diag)
+{
+	const plan_spec *p = &s->plan;
+	const work_model *m = &s->model;
+	int errors = 0;
+	if (m->moe_experts == 0) {
+		if (p->ep > 1) {
+			err_at(s, diag, "parallel", "ep",
+			       "ep = %d: expert parallelism needs an MoE model (model.moe_experts > 0)",
+			       p->ep);
+			errors++;
+		}
+		return errors;
+	}
+	int64_t stage_ranks = (int64_t)p->tp * p->cp * p->dp;
+	if (m->moe_experts % p->ep != 0 || stage_ranks % p->ep != 0) {
+		err_at(s, diag, "parallel", "ep",
+		       "ep = %d must divide the %d experts and tp*cp*dp = %lld", p->ep,
+		       m->moe_experts, (long long)stage_ranks);
+		errors++;
+	}
+	if (p->tp > 1 && !p->sequence_parallel) {
+		err_at(s, diag, "parallel", "tp",
+		       "MoE with tp = %d needs sequence_parallel = true (as Megatron-Core)", p->tp);
+		errors++;
+	}
+	if (p->zero >= 3) {
+		err_at(s, diag, "parallel", "zero", "zero = 3 with an MoE model is not simulated");
+		errors++;
+	}
+	return errors;
+}
+
 /* Features whose schedules are not generated yet are refused, not faked. */
 static int check_supported(const plan_scenario *s, sim_diag *diag)
 {
@@ -147,10 +184,6 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 	if (p->cp > 1 && !s->flash) {
 		err_at(s, diag, "parallel", "cp",
 		       "context parallelism runs ring attention on fused kernels: set train.attention = flash");
-		errors++;
-	}
-	if (p->ep > 1) {
-		err_at(s, diag, "parallel", "ep", "expert parallelism (ep > 1) is not simulated yet");
 		errors++;
 	}
 	if (p->vpp > 1 && p->pp == 1) {
@@ -174,11 +207,7 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 		       plan_microbatches(p), p->pp);
 		errors++;
 	}
-	if (s->model.moe_experts > 0) {
-		conf_loc loc = conf_key_loc(s->doc, "model", "moe_experts");
-		sim_diag_error(diag, loc.path, loc.line, "MoE models are not simulated yet");
-		errors++;
-	}
+	errors += check_moe(s, diag);
 	if (hw_peak(&s->gpu, s->dtype) <= 0) {
 		err_at(s, diag, "train", "precision", "GPU '%s' has no %s tensor path", s->gpu.name,
 		       hw_dtype_name(s->dtype));
@@ -239,6 +268,21 @@ int plan_chunk_layers(const plan_scenario *s, int stage, int chunk, int *first_l
 	if (first_local)
 		*first_local = first;
 	return s->vlayers[chunk * pp + stage];
+}
+
+int plan_global_layer(const plan_scenario *s, int stage, int local)
+{
+	int pp = s->plan.pp, before = 0;
+	for (int c = 0; c < s->plan.vpp; c++) {
+		int v = c * pp + stage, n = s->vlayers[v];
+		if (local < n) {
+			for (int u = 0; u < v; u++)
+				before += s->vlayers[u];
+			return before + local;
+		}
+		local -= n;
+	}
+	return -1;
 }
 
 int plan_stage_layers(const plan_scenario *s, int stage)

@@ -106,6 +106,8 @@ work_shard plan_shard(const plan_scenario *s);
 
 /* Transformer layers held by pipeline stage `stage` (all its chunks). */
 int plan_stage_layers(const plan_scenario *s, int stage);
+/* The model's index of the stage's `local`-th layer (chunks in order), or -1. */
+int plan_global_layer(const plan_scenario *s, int stage, int local);
 /* The most layers any stage holds. */
 int plan_max_stage_layers(const plan_scenario *s);
 /* Layers of chunk `chunk` of `stage`, and the stage-local index of its first

@@ -84,6 +84,10 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir, 
 	put(b, c, row, "seq_len", "seq_len");
 	put(b, c, row, "moe_experts", "moe_experts");
 	put(b, c, row, "moe_topk", "moe_topk");
+	/* A note's "head_dim N" gives heads narrower or wider than hidden/heads. */
+	const char *hd = strstr(get(c, row, "note"), "head_dim ");
+	if (hd && atoi(hd + 9) > 0)
+		sim_buf_printf(b, "head_dim = %d\n", atoi(hd + 9));
 	sim_buf_printf(b, "activation = %s\nnorm = %s\nuntied_embeddings = %s\n",
 		       swiglu ? "swiglu" : "gelu", swiglu ? "rmsnorm" : "layernorm",
 		       swiglu ? "true" : "false");

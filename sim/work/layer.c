@@ -106,16 +106,24 @@ static work_item *push(prog *p, work_item_kind kind, const char *name)
 	return it;
 }
 
-/* C[m,n] = A[m,k] B[k,n]: 2mnk FLOPs, reads A and B, writes C. */
-static void gemm(prog *p, const dims *d, const char *name, double m, double n, double k)
+/* `batch` GEMMs C[m,n] = A[m,k] B[k,n] in one kernel: 2mnk FLOPs each, reading
+ * A and B and writing C. */
+static void gemm_b(prog *p, const dims *d, const char *name, double m, double n, double k,
+		   double batch)
 {
 	work_item *it = push(p, WORK_ITEM_KERNEL, name);
 	it->kernel = WORK_KERNEL_GEMM;
 	it->m = m;
 	it->n = n;
 	it->k = k;
-	it->flops = 2.0 * m * n * k;
-	it->bytes = d->e * (m * k + k * n + m * n);
+	it->batch = batch;
+	it->flops = 2.0 * m * n * k * batch;
+	it->bytes = d->e * (m * k + k * n + m * n) * batch;
+}
+
+static void gemm(prog *p, const dims *d, const char *name, double m, double n, double k)
+{
+	gemm_b(p, d, name, m, n, k, 1.0);
 }
 
 static void mem(prog *p, const char *name, double bytes)
@@ -246,48 +254,105 @@ static void attn_unfused(prog *p, const dims *d, bool backward)
 	gemm_bwd_wgrad(p, d, "attn_qk", rows, d->s, d->dh);
 }
 
+/* ln1 .. resid1: the attention block, forward. */
+static void attention_forward(prog *p, const dims *d)
+{
+	mem(p, "ln1", norm_bytes(d));
+	comm_gather(p, d, "tp_ag1");
+	gemm(p, d, "qkv", d->T, d->qkv_n, d->h);
+	if (d->cp > 1)
+		attn_ring(p, d, 1.0);
+	else if (d->flash)
+		attn(p, "attn", attn_flops(d), attn_bytes(d));
+	else
+		attn_unfused(p, d, false);
+	gemm(p, d, "proj", d->T, d->h, d->qd);
+	comm_reduce(p, d, "tp_ar1", "tp_rs1");
+	mem(p, "resid1", resid_bytes(d));
+}
+
+/* The TP-split MLP of per-rank inner size d->f (after ln2, before resid2). */
+static void mlp_forward(prog *p, const work_model *m, const dims *d, const char *fc1,
+			const char *fc2)
+{
+	comm_gather(p, d, "tp_ag2");
+	gemm(p, d, fc1, d->T, d->fc1_n, d->h);
+	mem(p, "act", act_bytes(m, d));
+	gemm(p, d, fc2, d->T, d->h, d->f);
+	comm_reduce(p, d, "tp_ar2", "tp_rs2");
+}
+
 int work_layer_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
 {
 	dims d = make_dims(m, sh);
 	prog p = {out, 0};
-	mem(&p, "ln1", norm_bytes(&d));
-	comm_gather(&p, &d, "tp_ag1");
-	gemm(&p, &d, "qkv", d.T, d.qkv_n, d.h);
-	if (d.cp > 1)
-		attn_ring(&p, &d, 1.0);
-	else if (d.flash)
-		attn(&p, "attn", attn_flops(&d), attn_bytes(&d));
-	else
-		attn_unfused(&p, &d, false);
-	gemm(&p, &d, "proj", d.T, d.h, d.qd);
-	comm_reduce(&p, &d, "tp_ar1", "tp_rs1");
-	mem(&p, "resid1", resid_bytes(&d));
+	attention_forward(&p, &d);
 	mem(&p, "ln2", norm_bytes(&d));
-	comm_gather(&p, &d, "tp_ag2");
-	gemm(&p, &d, "fc1", d.T, d.fc1_n, d.h);
-	mem(&p, "act", act_bytes(m, &d));
-	gemm(&p, &d, "fc2", d.T, d.h, d.f);
-	comm_reduce(&p, &d, "tp_ar2", "tp_rs2");
+	mlp_forward(&p, m, &d, "fc1", "fc2");
 	mem(&p, "resid2", resid_bytes(&d));
 	return p.n;
 }
 
 /* dgrad and wgrad of the forward GEMM [m, k] x [k, n]; the collective (if any)
  * goes between them. */
-static void gemm_bwd_dgrad(prog *p, const dims *d, const char *name, double m, double n,
-			   double k)
+static void gemm_bwd_dgrad_b(prog *p, const dims *d, const char *name, double m, double n,
+			     double k, double batch)
 {
 	char buf[24];
 	snprintf(buf, sizeof buf, "%s_dgrad", name);
-	gemm(p, d, buf, m, k, n);
+	gemm_b(p, d, buf, m, k, n, batch);
+}
+
+static void gemm_bwd_wgrad_b(prog *p, const dims *d, const char *name, double m, double n,
+			     double k, double batch)
+{
+	char buf[24];
+	snprintf(buf, sizeof buf, "%s_wgrad", name);
+	gemm_b(p, d, buf, k, n, m, batch);
+}
+
+static void gemm_bwd_dgrad(prog *p, const dims *d, const char *name, double m, double n,
+			   double k)
+{
+	gemm_bwd_dgrad_b(p, d, name, m, n, k, 1.0);
 }
 
 static void gemm_bwd_wgrad(prog *p, const dims *d, const char *name, double m, double n,
 			   double k)
 {
-	char buf[24];
-	snprintf(buf, sizeof buf, "%s_wgrad", name);
-	gemm(p, d, buf, k, n, m);
+	gemm_bwd_wgrad_b(p, d, name, m, n, k, 1.0);
+}
+
+/* The MLP's backward (after resid2's, before ln2's). */
+static void mlp_backward(prog *p, const work_model *m, const dims *d, const char *fc1,
+			 const char *fc2)
+{
+	comm_gather(p, d, "tp_ag2");
+	gemm_bwd_dgrad(p, d, fc2, d->T, d->h, d->f);
+	gemm_bwd_wgrad(p, d, fc2, d->T, d->h, d->f);
+	mem(p, "act", 2.0 * act_bytes(m, d));
+	gemm_bwd_dgrad(p, d, fc1, d->T, d->fc1_n, d->h);
+	comm_reduce(p, d, "tp_ar2", "tp_rs2");
+	gemm_bwd_wgrad(p, d, fc1, d->T, d->fc1_n, d->h);
+}
+
+/* resid1 .. ln1 backward: the attention block. */
+static void attention_backward(prog *p, const dims *d)
+{
+	mem(p, "resid1", 2.0 * resid_bytes(d));
+	comm_gather(p, d, "tp_ag1");
+	gemm_bwd_dgrad(p, d, "proj", d->T, d->h, d->qd);
+	gemm_bwd_wgrad(p, d, "proj", d->T, d->h, d->qd);
+	if (d->cp > 1)
+		attn_ring(p, d, 2.0);
+	else if (d->flash)
+		attn(p, "attn", 2.0 * attn_flops(d), 2.0 * attn_bytes(d));
+	else
+		attn_unfused(p, d, true);
+	gemm_bwd_dgrad(p, d, "qkv", d->T, d->qkv_n, d->h);
+	comm_reduce(p, d, "tp_ar1", "tp_rs1");
+	gemm_bwd_wgrad(p, d, "qkv", d->T, d->qkv_n, d->h);
+	mem(p, "ln1", 2.0 * norm_bytes(d));
 }
 
 int work_layer_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
@@ -295,28 +360,134 @@ int work_layer_backward(const work_model *m, const work_shard *sh, work_item out
 	dims d = make_dims(m, sh);
 	prog p = {out, 0};
 	mem(&p, "resid2", 2.0 * resid_bytes(&d));
-	comm_gather(&p, &d, "tp_ag2");
-	gemm_bwd_dgrad(&p, &d, "fc2", d.T, d.h, d.f);
-	gemm_bwd_wgrad(&p, &d, "fc2", d.T, d.h, d.f);
-	mem(&p, "act", 2.0 * act_bytes(m, &d));
-	gemm_bwd_dgrad(&p, &d, "fc1", d.T, d.fc1_n, d.h);
-	comm_reduce(&p, &d, "tp_ar2", "tp_rs2");
-	gemm_bwd_wgrad(&p, &d, "fc1", d.T, d.fc1_n, d.h);
+	mlp_backward(&p, m, &d, "fc1", "fc2");
 	mem(&p, "ln2", 2.0 * norm_bytes(&d));
-	mem(&p, "resid1", 2.0 * resid_bytes(&d));
-	comm_gather(&p, &d, "tp_ag1");
-	gemm_bwd_dgrad(&p, &d, "proj", d.T, d.h, d.qd);
-	gemm_bwd_wgrad(&p, &d, "proj", d.T, d.h, d.qd);
-	if (d.cp > 1)
-		attn_ring(&p, &d, 2.0);
-	else if (d.flash)
-		attn(&p, "attn", 2.0 * attn_flops(&d), 2.0 * attn_bytes(&d));
+	attention_backward(&p, &d);
+	return p.n;
+}
+
+/* ------------------------------------------------------------ MoE layers -- */
+
+/* The MoE block's sizes on one rank: Tn tokens routed here (SP is required
+ * with tp > 1, so T/t), R0 = k*Tn rows sent to experts, R = R0 * imbalance
+ * rows on the busiest rank, E/ep local experts of full inner size (expert
+ * TP 1), and the shared experts as one TP-split MLP of inner size S*f. */
+typedef struct moe_dims {
+	double Tn, R0, R, local, f, fc1, io;
+	double a2a; /* bytes one rank sends per all-to-all */
+} moe_dims;
+
+static moe_dims make_moe(const work_model *m, const work_shard *sh, const dims *d)
+{
+	moe_dims x;
+	double ep = sh->ep > 1 ? sh->ep : 1;
+	double imb = m->moe_imbalance >= 1 ? m->moe_imbalance : 1.0;
+	x.Tn = d->Tn;
+	x.R0 = m->moe_topk * x.Tn;
+	x.R = x.R0 * imb;
+	x.local = m->moe_experts / ep;
+	x.f = m->ffn;
+	x.fc1 = m->act == WORK_ACT_SWIGLU ? 2.0 * x.f : x.f;
+	x.io = m->act == WORK_ACT_SWIGLU ? 3.0 : 2.0;
+	x.a2a = d->e * x.R * d->h;
+	return x;
+}
+
+/* dims of the shared experts: the TP-split MLP with inner size S*f. */
+static dims shared_dims(const work_model *m, const dims *d)
+{
+	dims s = *d;
+	s.f = (double)m->moe_shared_experts * m->ffn / d->t;
+	s.fc1_n = m->act == WORK_ACT_SWIGLU ? 2.0 * s.f : s.f;
+	return s;
+}
+
+static void a2a(prog *p, const char *name, double bytes)
+{
+	work_item *it = push(p, WORK_ITEM_COMM, name);
+	it->comm = WORK_COMM_EP_ALLTOALL;
+	it->comm_bytes = bytes;
+}
+
+static void moe_forward(prog *p, const work_model *m, const work_shard *sh, const dims *d)
+{
+	moe_dims x = make_moe(m, sh, d);
+	double rows = x.R / x.local; /* rows per local expert */
+	if (m->moe_shared_experts > 0) {
+		dims sd = shared_dims(m, d);
+		mlp_forward(p, m, &sd, "fc1s", "fc2s");
+	}
+	gemm(p, d, "router", x.Tn, m->moe_experts, d->h);
+	mem(p, "topk", 8.0 * x.Tn * m->moe_experts); /* fp32 scores: read + write */
+	mem(p, "permute", 2.0 * d->e * x.R0 * d->h);
+	a2a(p, "ep_dispatch", x.a2a);
+	gemm_b(p, d, "fc1e", rows, x.fc1, d->h, x.local);
+	mem(p, "acte", x.io * d->e * x.R * x.f);
+	gemm_b(p, d, "fc2e", rows, d->h, x.f, x.local);
+	a2a(p, "ep_combine", x.a2a);
+	mem(p, "unpermute", d->e * (2.0 * x.R0 + x.Tn) * d->h);
+}
+
+static void moe_backward(prog *p, const work_model *m, const work_shard *sh, const dims *d)
+{
+	moe_dims x = make_moe(m, sh, d);
+	double rows = x.R / x.local;
+	mem(p, "unpermute", 2.0 * d->e * (2.0 * x.R0 + x.Tn) * d->h);
+	a2a(p, "ep_combine", x.a2a);
+	gemm_bwd_dgrad_b(p, d, "fc2e", rows, d->h, x.f, x.local);
+	gemm_bwd_wgrad_b(p, d, "fc2e", rows, d->h, x.f, x.local);
+	mem(p, "acte", 2.0 * x.io * d->e * x.R * x.f);
+	gemm_bwd_dgrad_b(p, d, "fc1e", rows, x.fc1, d->h, x.local);
+	gemm_bwd_wgrad_b(p, d, "fc1e", rows, x.fc1, d->h, x.local);
+	a2a(p, "ep_dispatch", x.a2a);
+	mem(p, "permute", 2.0 * d->e * x.R0 * d->h);
+	mem(p, "topk", 8.0 * x.Tn * m->moe_experts);
+	gemm_bwd_dgrad(p, d, "router", x.Tn, m->moe_experts, d->h);
+	gemm_bwd_wgrad(p, d, "router", x.Tn, m->moe_experts, d->h);
+	if (m->moe_shared_experts > 0) {
+		dims sd = shared_dims(m, d);
+		mlp_backward(p, m, &sd, "fc1s", "fc2s");
+	}
+}
+
+/* A dense layer of an MoE model has its own inner size. */
+static dims layer_dims(const work_model *m, const work_shard *sh, int layer)
+{
+	dims d = make_dims(m, sh);
+	if (m->moe_experts > 0 && !work_layer_is_moe(m, layer) && m->dense_ffn > 0) {
+		d.f = (double)m->dense_ffn / d.t;
+		d.fc1_n = m->act == WORK_ACT_SWIGLU ? 2.0 * d.f : d.f;
+	}
+	return d;
+}
+
+int work_layer_forward_at(const work_model *m, const work_shard *sh, int layer,
+			  work_item out[WORK_MAX_ITEMS])
+{
+	dims d = layer_dims(m, sh, layer);
+	prog p = {out, 0};
+	attention_forward(&p, &d);
+	mem(&p, "ln2", norm_bytes(&d));
+	if (work_layer_is_moe(m, layer))
+		moe_forward(&p, m, sh, &d);
 	else
-		attn_unfused(&p, &d, true);
-	gemm_bwd_dgrad(&p, &d, "qkv", d.T, d.qkv_n, d.h);
-	comm_reduce(&p, &d, "tp_ar1", "tp_rs1");
-	gemm_bwd_wgrad(&p, &d, "qkv", d.T, d.qkv_n, d.h);
-	mem(&p, "ln1", 2.0 * norm_bytes(&d));
+		mlp_forward(&p, m, &d, "fc1", "fc2");
+	mem(&p, "resid2", resid_bytes(&d));
+	return p.n;
+}
+
+int work_layer_backward_at(const work_model *m, const work_shard *sh, int layer,
+			   work_item out[WORK_MAX_ITEMS])
+{
+	dims d = layer_dims(m, sh, layer);
+	prog p = {out, 0};
+	mem(&p, "resid2", 2.0 * resid_bytes(&d));
+	if (work_layer_is_moe(m, layer))
+		moe_backward(&p, m, sh, &d);
+	else
+		mlp_backward(&p, m, &d, "fc1", "fc2");
+	mem(&p, "ln2", 2.0 * norm_bytes(&d));
+	attention_backward(&p, &d);
 	return p.n;
 }
 

@@ -83,6 +83,37 @@ double work_activation_bytes(const work_model *m, const work_shard *sh, work_rec
 	return s * b * per_token;
 }
 
+/* An MoE layer keeps, instead of the dense MLP's split tensors e*(fc1 + f)/t
+ * per token, per routed row (k*imbalance rows per local token, Tn = T/t local
+ * tokens): the permuted input (h), fc1's output (fc1), the activation's output
+ * (f) and fc2's output before the combine (h), plus the fp32 router scores
+ * (4E per local token) and the shared experts' TP-split MLP tensors
+ * e*S*(fc1 + f)/t; per token of the sequence that is
+ *   e*k*imb*(2h + fc1 + f)/t + 4E/t + e*S*(fc1 + f)/t.
+ * A dense layer of an MoE model uses dense_ffn. */
+double work_activation_bytes_at(const work_model *m, const work_shard *sh, int layer,
+				work_recompute rc)
+{
+	if (m->moe_experts == 0)
+		return work_activation_bytes(m, sh, rc);
+	work_model x = *m;
+	if (!work_layer_is_moe(m, layer)) {
+		x.ffn = m->dense_ffn > 0 ? m->dense_ffn : m->ffn;
+		return work_activation_bytes(&x, sh, rc);
+	}
+	if (rc == WORK_RECOMPUTE_FULL)
+		return work_activation_bytes(m, sh, rc);
+	double t = sh->tp > 0 ? sh->tp : 1, e = act_elem_bytes(sh), h = m->hidden;
+	double f = m->ffn, fc1 = m->act == WORK_ACT_SWIGLU ? 2.0 * f : f;
+	double imb = m->moe_imbalance >= 1 ? m->moe_imbalance : 1.0;
+	double dense_mlp = e * (fc1 + f) / t; /* what the dense formula counted */
+	double moe = (e * m->moe_topk * imb * (2.0 * h + fc1 + f) + 4.0 * m->moe_experts +
+		      e * m->moe_shared_experts * (fc1 + f)) /
+		     t;
+	double s = sh->seq, b = sh->micro_batch;
+	return work_activation_bytes(m, sh, rc) + s * b * (moe - dense_mlp);
+}
+
 /* The activation crosses stages in the same 16-bit (or wider) form. */
 double work_p2p_bytes(const work_model *m, const work_shard *sh)
 {

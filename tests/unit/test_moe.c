@@ -1,0 +1,138 @@
+/* test_moe.c - mixture-of-experts layers and expert parallelism: parameter
+ * counts against the published model, the layer programs against the model
+ * FLOPs, the all-to-all sizes, and the task graph and memory of an EP plan. */
+#include "../../sim/plan/plan.h"
+#include "check.h"
+
+#include <string.h>
+
+/* Mixtral 8x7B (Jiang et al. 2024; config.json): h 4096, 32 layers, 32 heads,
+ * 8 KV heads (d = 128), SwiGLU experts of f = 14336, 8 experts, top 2,
+ * V = 32000, untied, RMSNorm, no biases. Per layer: attention 2*h*h + 2*h*1024
+ * = 41,943,040; router h*8 = 32,768; an expert 3*h*f = 176,160,768; norms 2h.
+ * Total = 32 x (41,943,040 + 8,192 + 32,768 + 8 x 176,160,768) + 2 x V*h + h
+ *       = 46,702,792,704, the model card's 46.7B; active per token (2
+ * experts) 12,879,925,248, its 12.9B. */
+static work_model mixtral(void)
+{
+	work_model m = {.layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .ffn = 14336,
+			 .vocab = 32000, .seq_len = 4096, .act = WORK_ACT_SWIGLU,
+			 .norm = WORK_NORM_RMSNORM, .untied_embeddings = true, .moe_experts = 8,
+			 .moe_topk = 2, .moe_imbalance = 1.0};
+	return m;
+}
+
+static void test_params(void)
+{
+	work_model m = mixtral();
+	CHECK_NEAR(work_params_total(&m), 46702792704.0, 0);
+	CHECK_NEAR(work_params_layer_experts(&m, 5), 8 * 176160768.0, 0);
+	CHECK(work_layer_is_moe(&m, 0));
+	/* Model FLOPs per token: 6 x active matmul weights (attention, router, two
+	 * experts per layer, the logits V*h) + 12*l*s*(a*d) attention. */
+	double active = 32 * (41943040.0 + 32768 + 2 * 176160768.0) + 32000.0 * 4096;
+	double want = 6 * active + 12.0 * 32 * 4096 * 4096;
+	CHECK_NEAR(work_model_flops(&m, 1.0), want, 1e-12);
+	/* Leading dense layers with their own inner size (DeepSeek-style). */
+	m.moe_dense_layers = 1;
+	m.dense_ffn = 8192;
+	CHECK(!work_layer_is_moe(&m, 0) && work_layer_is_moe(&m, 1));
+	CHECK_NEAR(work_params_layer_at(&m, 0), 41943040.0 + 8192 + 3 * 4096.0 * 8192, 0);
+}
+
+typedef struct sums {
+	double flops, a2a;
+	int na2a;
+} sums;
+
+static sums sum(const work_item *it, int n)
+{
+	sums s = {0, 0, 0};
+	for (int i = 0; i < n; i++) {
+		if (it[i].kind == WORK_ITEM_KERNEL && strcmp(it[i].name, "attn") != 0)
+			s.flops += it[i].flops;
+		if (it[i].kind == WORK_ITEM_COMM && it[i].comm == WORK_COMM_EP_ALLTOALL)
+			s.a2a += it[i].comm_bytes, s.na2a++;
+	}
+	return s;
+}
+
+/* The MoE layer program over the t TP ranks does the layer's matmul FLOPs:
+ * forward 2 x (attention + router + k experts) weights per token, backward
+ * twice that, with tokens T = b*s split over TP by SP (the routed path) or the
+ * weights split over TP (attention). Each rank sends k*Tn*h*e bytes per
+ * all-to-all, Tn = T/t (b 1, s 4096, t 2: 2*2048*4096*2 = 33,554,432), twice
+ * forward (dispatch, combine) and twice backward. With imbalance 1.5 the
+ * busiest rank moves and computes 1.5x the routed part. */
+static void test_programs(void)
+{
+	work_model m = mixtral();
+	work_shard sh = {.tp = 2, .sp = true, .micro_batch = 1, .seq = 4096, .dtype = HW_BF16,
+			 .flash = true, .cp = 1, .ep = 8};
+	work_item f[WORK_MAX_ITEMS], b[WORK_MAX_ITEMS];
+	sums sf = sum(f, work_layer_forward_at(&m, &sh, 3, f));
+	sums sb = sum(b, work_layer_backward_at(&m, &sh, 3, b));
+	double T = 4096, w = 41943040.0 + 32768 + 2 * 176160768.0;
+	CHECK_NEAR(sf.flops * 2, 2 * T * w, 1e-12);
+	CHECK_NEAR(sb.flops * 2, 4 * T * w, 1e-12);
+	CHECK_INT(sf.na2a, 2);
+	CHECK_INT(sb.na2a, 2);
+	CHECK_NEAR(sf.a2a, 2 * 33554432.0, 0);
+	m.moe_imbalance = 1.5;
+	sums si = sum(f, work_layer_forward_at(&m, &sh, 3, f));
+	double routed = 2 * (T / 2) * 2 * 176160768.0; /* per rank, k = 2 */
+	CHECK_NEAR(si.flops - sf.flops, 0.5 * routed, 1e-9);
+	CHECK_NEAR(si.a2a, 1.5 * sf.a2a, 1e-12);
+}
+
+static int count(const plan_graph *g, int rank, plan_task_kind k)
+{
+	int n = 0;
+	for (size_t i = 0; i < g->ntasks; i++)
+		n += g->tasks[i].rank == rank && g->tasks[i].kind == k;
+	return n;
+}
+
+/* The shipped scenario (tp 2, ep 8, pp 2, dp 8, 512 / (1 x 8) = 64 micro-
+ * batches, 16 layers per stage): 4 all-to-alls per layer and micro-batch
+ * (selective recomputation re-runs only the attention core): 16 x 64 x 4 = 4096
+ * EP tasks per stage. Memory: one expert of each of the stage's 16 layers on
+ * every GPU (8 experts / ep 8), 16 x 176,160,768 x 2 bytes of bf16 weights,
+ * besides the TP-split rest. ep 8 -> 4 doubles the experts per GPU. */
+static void test_plan(void)
+{
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", NULL, 0, d, &s), SIM_OK);
+	if (!s) {
+		sim_diag_free(d);
+		return;
+	}
+	plan_graph *g = NULL;
+	CHECK_INT(plan_build(s, &g), SIM_OK);
+	if (g) {
+		CHECK_INT(count(g, 0, PLAN_TASK_EP), 16 * 64 * 4);
+		CHECK_INT(count(g, 1, PLAN_TASK_EP), 16 * 64 * 4);
+	}
+	plan_graph_free(g);
+	double m8[PLAN_MEM_COUNT], m4[PLAN_MEM_COUNT];
+	plan_memory(s, 1, m8);
+	s->plan.ep = 4;
+	plan_memory(s, 1, m4);
+	CHECK_NEAR(m4[PLAN_MEM_WEIGHTS] - m8[PLAN_MEM_WEIGHTS], 16 * 176160768.0 * 2, 1e-9);
+	plan_scenario_free(s);
+	/* Plans that cannot run are refused at the key. */
+	const char *bad[] = {"parallel.ep=3"};
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", bad, 1, d, &s), SIM_ECONF);
+	const char *nosp[] = {"parallel.sequence_parallel=false"};
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", nosp, 1, d, &s), SIM_ECONF);
+	sim_diag_free(d);
+}
+
+int main(void)
+{
+	test_params();
+	test_programs();
+	test_plan();
+	return check_done();
+}
