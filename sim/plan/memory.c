@@ -1,6 +1,8 @@
 /* memory.c - per-rank HBM budget of a plan, by category. */
 #include "plan.h"
 
+#include <stdlib.h>
+
 const char *plan_mem_name(plan_mem m)
 {
 	static const char *const names[PLAN_MEM_COUNT] = {
@@ -36,24 +38,34 @@ static double stage_params(const plan_scenario *s, int stage, double *experts)
 	return p / s->plan.tp;
 }
 
-/* Layers' worth of micro-batch activations a stage holds at its peak. GPipe
- * keeps all m micro-batches of its layers. 1F1B keeps its warm-up forwards plus
- * one in flight, each over a chunk of layers / vpp layers: pp - stage
- * micro-batches without interleaving, (pp - stage - 1) * 2 + (vpp - 1) * pp + 1
- * chunk-steps with it (at most m * vpp). ZB-H1 holds `stage` weight passes
- * back, each keeping its micro-batch: pp on every stage. */
-static double inflight_layers(const plan_scenario *s, int stage)
+/* Activation bytes the stage holds at its peak over the step, from the
+ * schedule itself (plan_schedule_order): a chunk's forward of a micro-batch
+ * keeps act_c bytes until its backward (with ZB-H1 until its weight pass W,
+ * which still reads the layer inputs) frees them; the peak is the largest
+ * running sum. This reproduces the textbook counts (GPipe: all m micro-batches;
+ * 1F1B: pp - stage; interleaved: (pp - stage - 1) * 2 + (vpp - 1) * pp + 1
+ * chunk-steps, Narayanan et al. 2021) and gives ZB-H1's pp on every stage.
+ * act_c is per chunk: uneven layouts and MoE layers differ. Returns -1 on OOM. */
+static double schedule_peak(const plan_scenario *s, int stage, const double *act_c)
 {
 	const plan_spec *p = &s->plan;
-	int m = plan_microbatches(p), layers = plan_stage_layers(s, stage);
-	if (p->schedule == PLAN_SCHED_GPIPE)
-		return (double)layers * m;
-	int steps = p->vpp > 1 ? (p->pp - stage - 1) * 2 + (p->vpp - 1) * p->pp + 1 : p->pp - stage;
-	if (p->schedule == PLAN_SCHED_ZB_H1) /* plus `stage` held weight passes */
-		steps = p->pp;
-	if (steps > m * p->vpp)
-		steps = m * p->vpp;
-	return (double)layers / p->vpp * steps;
+	int m = plan_microbatches(p), n = plan_schedule_steps(p->schedule, m, p->vpp);
+	plan_op *ops = malloc((size_t)n * sizeof *ops);
+	if (!ops)
+		return -1;
+	plan_schedule_order(p->schedule, p->pp, m, p->vpp, stage, ops);
+	bool zb = p->schedule == PLAN_SCHED_ZB_H1;
+	double cur = 0, peak = 0;
+	for (int i = 0; i < n; i++) {
+		double a = act_c[ops[i].chunk];
+		if (!ops[i].backward)
+			cur += a;
+		else if (ops[i].weight || !zb)
+			cur -= a;
+		peak = cur > peak ? cur : peak;
+	}
+	free(ops);
+	return peak;
 }
 
 work_shard plan_shard(const plan_scenario *s)
@@ -78,17 +90,22 @@ static double stage_activations(const plan_scenario *s, int stage)
 {
 	work_shard sh = plan_shard(s);
 	work_recompute rc = s->plan.recompute;
-	/* The mean over the stage's layers (they differ only in MoE models), and
-	 * the largest full working set for the recomputed layer. */
-	int n = plan_stage_layers(s, stage);
-	double sum = 0, work = 0;
-	for (int l = 0; l < n; l++) {
-		int g = plan_global_layer(s, stage, l);
-		sum += work_activation_bytes_at(&s->model, &sh, g, rc);
-		double w = work_activation_bytes_at(&s->model, &sh, g, WORK_RECOMPUTE_NONE);
-		work = w > work ? w : work;
+	/* Per chunk the kept bytes of its layers, and the largest full working
+	 * set of a layer for the one being recomputed. */
+	double act_c[s->plan.vpp], work = 0;
+	for (int c = 0, local = 0; c < s->plan.vpp; c++) {
+		int n = plan_chunk_layers(s, stage, c, NULL);
+		act_c[c] = 0;
+		for (int l = 0; l < n; l++, local++) {
+			int g = plan_global_layer(s, stage, local);
+			act_c[c] += work_activation_bytes_at(&s->model, &sh, g, rc);
+			double w = work_activation_bytes_at(&s->model, &sh, g, WORK_RECOMPUTE_NONE);
+			work = w > work ? w : work;
+		}
 	}
-	double a = n > 0 ? sum / n * inflight_layers(s, stage) : 0.0;
+	double a = schedule_peak(s, stage, act_c);
+	if (a < 0) /* out of memory for the walk: the closed form of 1F1B */
+		a = act_c[0] * s->plan.vpp * (s->plan.pp - stage);
 	if (rc == WORK_RECOMPUTE_FULL)
 		a += work;
 	if (stage == s->plan.pp - 1)

@@ -106,6 +106,15 @@ static void test_memory(void)
 	CHECK_NEAR(b[PLAN_MEM_ACTIVATIONS], 6 * 4 * per + one, 1e-12);
 	plan_memory(&s, 3, b);
 	CHECK_NEAR(b[PLAN_MEM_ACTIVATIONS], 6 * 1 * per + one + 2048.0 * 51200 * 4, 1e-12);
+	/* ZB-H1: the last stage holds 3 weight passes back, so 4 micro-batches
+	 * like stage 0 (Qi et al. 2024: ZB-H1's peak equals 1F1B's). GPipe keeps
+	 * all 8. */
+	s.plan.schedule = PLAN_SCHED_ZB_H1;
+	plan_memory(&s, 3, b);
+	CHECK_NEAR(b[PLAN_MEM_ACTIVATIONS], 6 * 4 * per + one + 2048.0 * 51200 * 4, 1e-12);
+	s.plan.schedule = PLAN_SCHED_GPIPE;
+	plan_memory(&s, 1, b);
+	CHECK_NEAR(b[PLAN_MEM_ACTIVATIONS], 6 * 8 * per + one, 1e-12);
 }
 
 /* Count tasks of a kind on one stage. */
