@@ -9,4 +9,28 @@
  * (estimate.c). */
 int cli_estimate(int argc, char **argv);
 
+/* podsim explain: each headline number's formula, values plugged in, and the
+ * simulated figure next to it (explain.c). */
+int cli_explain(int argc, char **argv);
+
+/* podsim sweep: explore, pre-screen, simulate and rank plans (sweep.c). */
+int cli_sweep(int argc, char **argv);
+
+/* podsim compare: stored runs side by side (compare.c). */
+int cli_compare(int argc, char **argv);
+
+/* podsim calibrate: fit a GPU's efficiencies to measured kernels (calibrate.c). */
+int cli_calibrate(int argc, char **argv);
+
+/* podsim topo: the link graph of a cluster file (topo.c). */
+int cli_topo(int argc, char **argv);
+
+/* podsim coll: one collective, flow model vs alpha-beta (coll.c). */
+int cli_coll(int argc, char **argv);
+
+/* Load a cluster file (with --set overrides) and build its link graph;
+ * diagnostics on stderr. Returns an exit status (topo.c). */
+struct topo_graph;
+int cli_topo_load(const char *path, const char *const *sets, int nsets, struct topo_graph **out);
+
 #endif

@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "report/report.h"
 #include "store/store.h"
+#include "sweep/sweep.h"
 #include "valid/valid.h"
 
 #include <stdlib.h>
@@ -25,6 +26,12 @@ static const char usage_main[] =
 	"  runs digest         hash of the stored rows (for determinism checks)\n"
 	"  validate CASES.csv  compare predictions with published measurements\n"
 	"  estimate            back-of-the-envelope figures: memory, GPUs, C = 6PD, days\n"
+	"  explain SCENARIO.ini  each headline number's formula, values and simulation\n"
+	"  calibrate CASES.csv --gpu NAME  fit a GPU's efficiencies to measured kernels\n"
+	"  sweep FILE          search plans: pre-screen, simulate the best, rank, cost\n"
+	"  compare ID ID ...   stored runs side by side, the biggest difference explained\n"
+	"  topo CLUSTER.ini    the cluster's link graph: counts, diameter, bisection, DOT\n"
+	"  coll --topology F --gpus N OP SIZE  a collective, flow model vs alpha-beta\n"
 	"  keys                list every configuration key with its unit and default\n"
 	"\n"
 	"options:\n"
@@ -49,13 +56,15 @@ static const char usage_run[] =
 	"  --gantt                  draw each pipeline stage's compute stream as text\n"
 	"  --trace FILE             write the replayed timeline as a Chrome trace (open it\n"
 	"                           in https://ui.perfetto.dev or chrome://tracing)\n"
+	"  --html FILE              also write the report as one self-contained HTML page\n"
+	"                           (Gantt chart, breakdown, memory and link bars)\n"
 	"  -h, --help               this help\n"
 	"\n"
 	"exit status: 0 ok, 1 runtime error (database), 2 bad input (nothing stored)\n";
 
 static const char usage_runs[] =
 	"usage: podsim runs [--db PATH] [--limit N]\n"
-	"       podsim runs show ID [--db PATH] [--json]\n"
+	"       podsim runs show ID [--db PATH] [--json] [--html FILE]\n"
 	"       podsim runs digest [--db PATH]\n"
 	"\n"
 	"List the stored runs, newest first, or print one stored run again exactly as\n"
@@ -66,6 +75,8 @@ static const char usage_runs[] =
 	"  --db PATH    run database (default: $PODSIM_DB, else podsim.db)\n"
 	"  --limit N    list at most N runs (default 50, 0 = all)\n"
 	"  --json       print the run as JSON\n"
+	"  --html FILE  also write the run as an HTML page (its Gantt chart is redrawn\n"
+	"               by replaying the stored scenario when it reproduces the run)\n"
 	"  -h, --help   this help\n";
 
 static const char usage_validate[] =
@@ -105,7 +116,7 @@ typedef struct cli_opts {
 	long limit;
 	const char *show_id;
 	bool rows;
-	const char *only, *data, *trace, *scenario;
+	const char *only, *data, *trace, *scenario, *html;
 	double max_mape;
 } cli_opts;
 
@@ -137,7 +148,7 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 			o->rows = true;
 		else if ((!strcmp(a, "--set") || !strcmp(a, "--db") || !strcmp(a, "--limit") ||
 			  !strcmp(a, "--only") || !strcmp(a, "--data") || !strcmp(a, "--max-mape") ||
-			  !strcmp(a, "--trace") || !strcmp(a, "--scenario")) &&
+			  !strcmp(a, "--trace") || !strcmp(a, "--scenario") || !strcmp(a, "--html")) &&
 			 !has_next)
 			return bad_usage("option needs a value", a, usage);
 		else if (!strcmp(a, "--set")) {
@@ -148,6 +159,8 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 			o->db = argv[++i];
 		else if (!strcmp(a, "--trace"))
 			o->trace = argv[++i];
+		else if (!strcmp(a, "--html"))
+			o->html = argv[++i];
 		else if (!strcmp(a, "--only"))
 			o->only = argv[++i];
 		else if (!strcmp(a, "--scenario"))
@@ -212,9 +225,10 @@ static int store_run(const cli_opts *o, const plan_scenario *s, const exec_resul
  * place only when complete, so a failed run leaves no half-written trace; with
  * --gantt render the chart into *gantt (malloc'd text) for printing after the
  * report. */
-static int run_views(const cli_opts *o, const plan_scenario *s, exec_result *r, char **gantt)
+static int run_views(const cli_opts *o, const plan_scenario *s, exec_result *r, char **gantt,
+		     exec_timeline *tl)
 {
-	exec_views v = {NULL, NULL, 100};
+	exec_views v = {NULL, NULL, 100, o->html ? tl : NULL};
 	size_t glen = 0;
 	char *tmp = NULL;
 	*gantt = NULL;
@@ -274,7 +288,8 @@ static int cmd_run(int argc, char **argv)
 	exec_result *r = malloc(sizeof *r);
 	int64_t id = 0;
 	char *gantt = NULL;
-	rc = r ? run_views(&o, s, r, &gantt) : SIM_ENOMEM;
+	exec_timeline tl = {0};
+	rc = r ? run_views(&o, s, r, &gantt, &tl) : SIM_ENOMEM;
 	if (rc == SIM_OK)
 		rc = store_run(&o, s, r, &id, d);
 	flush_diag(d);
@@ -285,6 +300,10 @@ static int cmd_run(int argc, char **argv)
 			report_text(stdout, r, id);
 		if (gantt && !o.json)
 			fputs(gantt, stdout);
+		if (o.html && report_html_file(o.html, r, id, &tl, NULL) != SIM_OK) {
+			fprintf(stderr, "%s: error: cannot write the HTML report\n", o.html);
+			rc = SIM_EIO;
+		}
 		if (id > 0)
 			fprintf(stderr, "podsim: stored as run %lld in %s\n", (long long)id,
 				db_path(&o));
@@ -293,10 +312,27 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "podsim: error: %s\n", sim_strerror(rc));
 	}
 	free(gantt);
+	exec_timeline_free(&tl);
 	free(r);
 	plan_scenario_free(s);
 	sim_diag_free(d);
 	return rc == SIM_OK ? 0 : 1;
+}
+
+/* runs show --html: redraw the Gantt chart when the stored scenario replays
+ * to the stored step time, else write the page without it and say why. */
+static int html_of_stored(const char *path, const exec_result *r, int64_t id, const char *text)
+{
+	exec_timeline tl = {0};
+	const char *why = NULL;
+	bool ok = report_html_timeline(text, r, &tl, &why) == SIM_OK;
+	int rc = report_html_file(path, r, id, ok ? &tl : NULL, why);
+	exec_timeline_free(&tl);
+	if (rc != SIM_OK)
+		fprintf(stderr, "%s: error: cannot write the HTML report\n", path);
+	else if (!ok)
+		fprintf(stderr, "podsim: note: %s: no Gantt chart: %s\n", path, why);
+	return rc;
 }
 
 static int runs_show(const cli_opts *o, store *db, const char *id_text, sim_diag *d)
@@ -308,8 +344,12 @@ static int runs_show(const cli_opts *o, store *db, const char *id_text, sim_diag
 		return EXIT_INPUT;
 	}
 	exec_result *r = malloc(sizeof *r);
-	int rc = r ? store_get_run(db, id, r, NULL, d) : SIM_ENOMEM;
+	char *text = NULL;
+	int rc = r ? store_get_run(db, id, r, o->html ? &text : NULL, d) : SIM_ENOMEM;
 	flush_diag(d);
+	if (rc == SIM_OK && o->html && html_of_stored(o->html, r, id, text) != SIM_OK)
+		rc = SIM_EIO;
+	free(text);
 	if (rc == SIM_ENOTFOUND)
 		fprintf(stderr, "podsim: error: no run %lld in %s\n", id, db_path(o));
 	else if (rc == SIM_OK && o->json)
@@ -420,6 +460,7 @@ static int cmd_keys(int argc, char **argv)
 	conf_print_keys(stdout, "cluster", net_cluster_keys, net_cluster_nkeys);
 	conf_print_keys(stdout, "parallel", plan_spec_keys, plan_spec_nkeys);
 	conf_print_keys(stdout, "train", plan_train_keys, plan_train_nkeys);
+	conf_print_keys(stdout, "sweep", sweep_keys, sweep_nkeys);
 	return 0;
 }
 
@@ -444,8 +485,20 @@ int main(int argc, char **argv)
 		return cmd_runs(argc - 2, argv + 2);
 	if (!strcmp(cmd, "estimate"))
 		return cli_estimate(argc - 2, argv + 2);
+	if (!strcmp(cmd, "explain"))
+		return cli_explain(argc - 2, argv + 2);
+	if (!strcmp(cmd, "calibrate"))
+		return cli_calibrate(argc - 2, argv + 2);
+	if (!strcmp(cmd, "sweep"))
+		return cli_sweep(argc - 2, argv + 2);
+	if (!strcmp(cmd, "compare"))
+		return cli_compare(argc - 2, argv + 2);
 	if (!strcmp(cmd, "validate"))
 		return cmd_validate(argc - 2, argv + 2);
+	if (!strcmp(cmd, "topo"))
+		return cli_topo(argc - 2, argv + 2);
+	if (!strcmp(cmd, "coll"))
+		return cli_coll(argc - 2, argv + 2);
 	if (!strcmp(cmd, "keys"))
 		return cmd_keys(argc - 2, argv + 2);
 	fprintf(stderr, "podsim: error: unknown command '%s'\n\n%s", cmd, usage_main);

@@ -22,17 +22,39 @@ int exec_replay(const plan_graph *g, const net_cluster *c, exec_result *r);
  * (identity, headline metrics, memory, links). */
 int exec_run(const plan_scenario *s, exec_result *r);
 
+/* One compute-stream task of the replayed timeline, for drawings (the HTML
+ * report's Gantt chart). */
+typedef struct exec_span {
+	double start_s, dur_s;
+	int32_t rank;  /* rank class */
+	int32_t mb;    /* micro-batch, -1 if none */
+	int16_t layer; /* -1 if none */
+	uint8_t kind;  /* plan_task_kind: PLAN_TASK_FWD .. PLAN_TASK_OPTIM */
+} exec_span;
+
+/* Every compute-stream task of a replay, per rank class in start order (ranks
+ * in turn). spans is malloc'd by the replay; release it with
+ * exec_timeline_free. */
+typedef struct exec_timeline {
+	size_t n;
+	exec_span *spans;
+} exec_timeline;
+
+void exec_timeline_free(exec_timeline *t);
+
 /* Extra views of the replayed timeline (any may be NULL / 0):
  *  trace: Chrome trace event format that Perfetto and chrome://tracing open:
  *         one process per rank class, one thread per stream, one complete
  *         event ("ph":"X") per task with its kind, layer, micro-batch and
  *         bytes; times in microseconds.
  *  gantt: a text chart of each rank class's compute stream over the step,
- *         gantt_width columns wide, like the textbook pipeline figures. */
+ *         gantt_width columns wide, like the textbook pipeline figures.
+ *  timeline: when non-NULL, filled with the compute-stream tasks (exec_span). */
 typedef struct exec_views {
 	FILE *trace;
 	FILE *gantt;
 	int gantt_width;
+	exec_timeline *timeline;
 } exec_views;
 
 int exec_run_views(const plan_scenario *s, exec_result *r, const exec_views *v);

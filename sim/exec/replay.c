@@ -98,6 +98,8 @@ static exec_cat comm_cat(uint8_t kind)
 		return EXEC_CAT_CP;
 	case PLAN_TASK_EP:
 		return EXEC_CAT_EP;
+	case PLAN_TASK_OFFLOAD:
+		return EXEC_CAT_OFFLOAD;
 	default:
 		return EXEC_CAT_BUBBLE;
 	}
@@ -205,20 +207,34 @@ static void teardown(replay *r)
 	free(r->free_since), free(r->cat);
 }
 
-/* After the last compute task: exposed DP until the rank's DP stream is done,
- * then bubble (pipelines) or other until the step ends. */
+/* After the last compute task the rank waits on its gradient reduction (DP),
+ * with offloading on the PCIe copies and the CPU optimizer step (offload):
+ * the tail's tasks on those streams, taken in the order they end, are each
+ * charged from the previous one's end (or the last compute task) to their own
+ * end; what is left until the step ends is bubble (pipelines) or other. */
 static void charge_tail(replay *r, sim_time step)
 {
 	const plan_graph *g = r->g;
+	static const int tail[] = {PLAN_STREAM_DP, PLAN_STREAM_OFFLOAD};
 	for (int rank = 0; rank < g->ranks; rank++) {
-		sim_time last = r->free_since[rank], dp_end = last;
-		size_t q = (size_t)rank * PLAN_STREAM_COUNT + PLAN_STREAM_DP;
-		for (uint32_t i = r->q_first[q]; i < r->q_first[q + 1]; i++)
-			if (r->end[r->q[i]] > dp_end)
-				dp_end = r->end[r->q[i]];
+		sim_time cursor = r->free_since[rank];
 		double *c = r->cat + (size_t)rank * EXEC_CAT_COUNT;
-		c[EXEC_CAT_DP] += sim_time_to_s(dp_end - last);
-		c[g->ranks > 1 ? EXEC_CAT_BUBBLE : EXEC_CAT_OTHER] += sim_time_to_s(step - dp_end);
+		for (;;) { /* the next tail task to end, on either stream */
+			uint32_t next = UINT32_MAX;
+			for (int k = 0; k < 2; k++) {
+				size_t q = (size_t)rank * PLAN_STREAM_COUNT + (size_t)tail[k];
+				for (uint32_t i = r->q_first[q]; i < r->q_first[q + 1]; i++) {
+					uint32_t t = r->q[i];
+					if (r->end[t] > cursor && (next == UINT32_MAX || r->end[t] < r->end[next]))
+						next = t;
+				}
+			}
+			if (next == UINT32_MAX)
+				break;
+			c[comm_cat(g->tasks[next].kind)] += sim_time_to_s(r->end[next] - cursor);
+			cursor = r->end[next];
+		}
+		c[g->ranks > 1 ? EXEC_CAT_BUBBLE : EXEC_CAT_OTHER] += sim_time_to_s(step - cursor);
 	}
 }
 
@@ -272,10 +288,10 @@ static void link_stats(const replay *r, const net_cluster *c, exec_result *res)
 static void write_trace(const replay *r, const exec_result *res, FILE *f)
 {
 	static const char *const streams[PLAN_STREAM_COUNT] = {"compute", "tp", "dp", "pp send fwd",
-								"pp send bwd", "cp", "ep"};
+								"pp send bwd", "cp", "ep", "offload"};
 	static const char *const kinds[PLAN_TASK_KIND_COUNT] = {"fwd", "bwd", "recompute", "wgrad",
 								  "optimizer",
-								  "tp", "dp", "pp", "cp", "ep"};
+								  "tp", "dp", "pp", "cp", "ep", "offload"};
 	const plan_graph *g = r->g;
 	fprintf(f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
 	const char *sep = "";
@@ -365,6 +381,40 @@ static void write_gantt(const replay *r, const exec_result *res, FILE *f, int w)
 	free(cover), free(row), free(mbch);
 }
 
+/* The compute-stream tasks, rank by rank in FIFO (= start) order. */
+static int record_timeline(const replay *r, exec_timeline *tl)
+{
+	const plan_graph *g = r->g;
+	size_t n = 0;
+	for (int k = 0; k < g->ranks; k++) {
+		size_t q = (size_t)k * PLAN_STREAM_COUNT + PLAN_STREAM_COMPUTE;
+		n += r->q_first[q + 1] - r->q_first[q];
+	}
+	tl->n = 0;
+	tl->spans = malloc((n ? n : 1) * sizeof *tl->spans);
+	if (!tl->spans)
+		return SIM_ENOMEM;
+	for (int k = 0; k < g->ranks; k++) {
+		size_t q = (size_t)k * PLAN_STREAM_COUNT + PLAN_STREAM_COMPUTE;
+		for (uint32_t i = r->q_first[q]; i < r->q_first[q + 1]; i++) {
+			const plan_task *t = &g->tasks[r->q[i]];
+			tl->spans[tl->n++] = (exec_span){sim_time_to_s(r->start[r->q[i]]),
+							 sim_time_to_s(t->dur), t->rank, t->mb,
+							 t->layer, t->kind};
+		}
+	}
+	return SIM_OK;
+}
+
+void exec_timeline_free(exec_timeline *t)
+{
+	if (!t)
+		return;
+	free(t->spans);
+	t->spans = NULL;
+	t->n = 0;
+}
+
 int exec_replay(const plan_graph *g, const net_cluster *c, exec_result *res)
 {
 	return exec_replay_views(g, c, res, NULL);
@@ -403,6 +453,8 @@ int exec_replay_views(const plan_graph *g, const net_cluster *c, exec_result *re
 			write_trace(&r, res, v->trace);
 		if (v && v->gantt)
 			write_gantt(&r, res, v->gantt, v->gantt_width);
+		if (v && v->timeline)
+			rc = record_timeline(&r, v->timeline);
 	}
 	teardown(&r);
 	return rc;

@@ -90,7 +90,9 @@ typedef struct exec_result {
 	double bubble_fraction;
 	double mem_capacity_bytes; /* HBM per GPU */
 	double mem_peak_bytes;     /* worst class */
-	bool oom;
+	bool oom;                  /* HBM, host DRAM or NVMe overflows */
+	/* offloading (0 without): per node, the most loaded class, and capacity */
+	double host_bytes, host_capacity_bytes, nvme_bytes, nvme_capacity_bytes;
 	/* detail */
 	int nclasses;
 	exec_class classes[EXEC_MAX_CLASSES];

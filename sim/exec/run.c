@@ -27,6 +27,7 @@ static void memory(const plan_scenario *s, exec_result *r)
 {
 	r->mem_capacity_bytes = s->gpu.hbm_bytes;
 	r->mem_peak_bytes = 0;
+	r->host_bytes = r->nvme_bytes = 0;
 	r->oom = false;
 	for (int k = 0; k < r->nclasses; k++) {
 		exec_class *c = &r->classes[k];
@@ -38,7 +39,15 @@ static void memory(const plan_scenario *s, exec_result *r)
 		r->oom = r->oom || c->oom;
 		if (c->mem_total_bytes > r->mem_peak_bytes)
 			r->mem_peak_bytes = c->mem_total_bytes;
+		double host, nvme;
+		plan_offload_memory(s, k, &host, &nvme);
+		r->host_bytes = host > r->host_bytes ? host : r->host_bytes;
+		r->nvme_bytes = nvme > r->nvme_bytes ? nvme : r->nvme_bytes;
 	}
+	r->host_capacity_bytes = s->cluster.node.host_mem_bytes;
+	r->nvme_capacity_bytes = s->cluster.node.nvme_bytes;
+	r->oom = r->oom || r->host_bytes > r->host_capacity_bytes ||
+		 r->nvme_bytes > r->nvme_capacity_bytes;
 }
 
 static void headline(const plan_scenario *s, const plan_graph *g, exec_result *r)

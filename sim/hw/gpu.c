@@ -22,6 +22,10 @@
 	{key, CONF_QTY, SIM_UNIT_FLOPS, 0, 1e19, "0 FLOP/s", NULL,                             \
 	 offsetof(hw_gpu, peak_flops) + (size_t)(t) * sizeof(double), what}
 
+#define EFF(key, t, what)                                                                      \
+	{key, CONF_REAL, SIM_UNIT_NONE, 0, 1, "0", NULL,                                       \
+	 offsetof(hw_gpu, gemm_eff_dtype) + (size_t)(t) * sizeof(double), what}
+
 const conf_key hw_gpu_keys[] = {
 	{"name", CONF_STR, SIM_UNIT_NONE, 0, 0, NULL, NULL, offsetof(hw_gpu, name),
 	 "GPU type, e.g. a100-sxm4-80g"},
@@ -54,6 +58,18 @@ const conf_key hw_gpu_keys[] = {
 	 offsetof(hw_gpu, hbm_eff), "fraction of hbm_bw reached by streaming kernels"},
 	{"tdp", CONF_QTY, SIM_UNIT_POWER, 1, 1e6, NULL, NULL, offsetof(hw_gpu, tdp_w),
 	 "board power limit"},
+	EFF("gemm_efficiency_tf32", HW_TF32, "tf32 GEMM fraction of peak; 0 = gemm_efficiency"),
+	EFF("gemm_efficiency_fp16", HW_FP16, "fp16 GEMM fraction of peak; 0 = gemm_efficiency"),
+	EFF("gemm_efficiency_bf16", HW_BF16, "bf16 GEMM fraction of peak; 0 = gemm_efficiency"),
+	EFF("gemm_efficiency_fp8", HW_FP8, "fp8 GEMM fraction of peak; 0 = gemm_efficiency"),
+	EFF("gemm_efficiency_int8", HW_INT8, "int8 GEMM fraction of peak; 0 = gemm_efficiency"),
+	/* Default 0.12 = 16 / 132: NCCL runs one thread block (one SM) per
+	 * channel, 16 channels is a common intra-node ring count (NCCL's limit
+	 * is 32), and an H100 has 132 SMs. An assumption, not a measurement:
+	 * the GPU files set 16 / sm_count each. */
+	{"interference", CONF_REAL, SIM_UNIT_NONE, 0, 0.9, "0.12", NULL,
+	 offsetof(hw_gpu, interference),
+	 "fraction of compute lost beside a running collective (its SMs / sm_count)"},
 };
 const size_t hw_gpu_nkeys = sizeof hw_gpu_keys / sizeof hw_gpu_keys[0];
 

@@ -1,12 +1,23 @@
 /* hw.h - the GPU model: a GPU type's spec-sheet numbers and calibrated
  * efficiencies, and the time of the kernels podsim replays.
  *
- * First model (issue #2): a per-kernel roofline with calibrated efficiencies,
- *     t = launch + framework + max(flops / (peak[dtype] * gemm_eff),
- *                                  bytes / (hbm_bw * hbm_eff))
- * for tensor-core work, and bytes / (hbm_bw * hbm_eff) for memory-bound kernels.
- * The SM-level model (waves, tiles, interference) replaces the body of these
- * functions, not their signatures.
+ * Kernels (kernel.c, gemm.c, attn.c):
+ *  - a generic kernel is a roofline with calibrated ceilings,
+ *        t = launch + framework + max(flops / (peak[dtype] * eff[dtype]),
+ *                                     bytes / (hbm_bw * hbm_eff));
+ *  - a GEMM is cut into output tiles run by the SMs in waves; each wave lasts
+ *    as long as one tile's tensor-core time or the HBM traffic of the wave's
+ *    operands, whichever is longer (gemm.c), so skinny shapes come out
+ *    memory-bound and partial waves cost a whole wave;
+ *  - a memory-bound op (norm, softmax, activation, optimizer step) is
+ *    launch + framework + bytes / (hbm_bw * hbm_eff);
+ *  - attention is one flash kernel or the unfused three-kernel path (attn.c);
+ *  - a collective running beside compute takes `interference` of the SMs'
+ *    throughput (NCCL channels run on SMs): hw_overlap_time.
+ * eff[dtype] is gemm_efficiency_<dtype> where the GPU file sets one, else
+ * gemm_efficiency: fp8 GEMMs reach a smaller fraction of their peak than bf16
+ * (hardware.csv efficiency,GEMM FP8 MAMF vs GEMM BF16 MAMF). The efficiencies
+ * are calibrated by `podsim calibrate` (sim/calib).
  *
  * Units: seconds, bytes, FLOP/s, bytes/s. Read from the [gpu] section.
  */
@@ -46,6 +57,11 @@ typedef struct hw_gpu {
 	double gemm_eff;    /* achievable fraction of tensor peak on large GEMMs (calibrated) */
 	double hbm_eff;     /* achievable fraction of HBM bandwidth (calibrated) */
 	double tdp_w;
+	/* Per-dtype GEMM efficiency; 0 = use gemm_eff (see hw_gemm_eff). */
+	double gemm_eff_dtype[HW_DTYPE_COUNT];
+	/* Fraction of compute throughput a concurrently running communication
+	 * kernel takes (its SMs / sm_count); see hw_overlap_time. */
+	double interference;
 } hw_gpu;
 
 /* The [gpu] section's key table (for --help-keys). */
@@ -66,5 +82,41 @@ double hw_kernel_time(const hw_gpu *g, hw_dtype t, double flops, double bytes);
 double hw_mem_time(const hw_gpu *g, double bytes);
 /* Per-kernel overhead: launch_s + framework_s. */
 double hw_overhead(const hw_gpu *g);
+
+/* The calibrated GEMM efficiency of the tensor path that dtype t runs on
+ * (after the fallback of kernel.c): gemm_eff_dtype[path] if set, else gemm_eff. */
+double hw_gemm_eff(const hw_gpu *g, hw_dtype t);
+
+/* How a GEMM runs (gemm.c): its tile, tile and wave counts, the time of one
+ * full wave and which ceiling binds ("compute", "memory" or "latency" when
+ * the overhead is more than half the time). */
+typedef struct hw_gemm_plan {
+	double tile_m, tile_n; /* output tile of one thread block */
+	double tiles, waves;
+	double time_s;  /* = hw_gemm_time */
+	double flops;   /* useful FLOPs, 2mnk * batch */
+	double bytes;   /* HBM traffic summed over the waves */
+	const char *bound;
+} hw_gemm_plan;
+void hw_gemm_explain(const hw_gpu *g, hw_dtype t, double m, double n, double k, double batch,
+		     hw_gemm_plan *out);
+
+/* Attention of one layer (attn.c). Flash: one fused kernel, causal masks skip
+ * half the score blocks, K/V traffic shrinks with GQA (kv_heads < heads).
+ * Unfused: QK^T, softmax and PV as separate kernels that write and read the
+ * seq_q x seq_kv score matrix through HBM. backward = the backward pass
+ * (flash: 2.5x the forward FLOPs, recomputing the scores). */
+typedef struct hw_attn {
+	double batch, heads, kv_heads, seq_q, seq_kv, head_dim;
+	bool causal, flash, backward;
+} hw_attn;
+double hw_attn_flops(const hw_attn *a); /* FLOPs executed (masked blocks skipped) */
+double hw_attn_bytes(const hw_attn *a, hw_dtype t); /* HBM traffic */
+double hw_attn_time(const hw_gpu *g, hw_dtype t, const hw_attn *a);
+
+/* Time of a compute task that needs compute_s alone when a communication
+ * kernel runs beside it for the first comm_s seconds: during the overlap it
+ * progresses at rate 1 - interference (hw.h, gpu.c for the default). */
+double hw_overlap_time(const hw_gpu *g, double compute_s, double comm_s);
 
 #endif

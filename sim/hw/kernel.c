@@ -1,22 +1,19 @@
 /* kernel.c - the time of one kernel on one GPU: a roofline with calibrated
- * efficiencies (hw.h). Units: seconds, FLOPs, bytes, FLOP/s, bytes/s.
+ * efficiencies (hw.h), memory-bound ops, and the slowdown of compute beside a
+ * communication kernel. GEMMs are in gemm.c, attention in attn.c.
+ * Units: seconds, FLOPs, bytes, FLOP/s, bytes/s.
  *
  * A kernel that does F FLOPs in dtype t and moves B bytes to or from HBM takes
  *
  *     t = launch + framework + max(F / (P_t * e_gemm), B / (W * e_hbm))
  *
  * with P_t the dense peak of the dtype's path, W the HBM bandwidth and e_gemm,
- * e_hbm the calibrated fractions. This is the roofline model (Williams et al.,
- * CACM 2009) with the ceilings lowered to what microbenchmarks reach: e_gemm is
+ * e_hbm the calibrated fractions; e_gemm is the dtype's own efficiency
+ * (gemm_efficiency_fp8 ...) where the GPU file sets one. This is the roofline
+ * model (Williams et al., CACM 2009) with the ceilings lowered to what
+ * microbenchmarks reach: e_gemm is
  * the best-shape fraction of a brute-force GEMM sweep (MAMF, hardware.md
  * section 14), so for ordinary training shapes it is an upper bound.
- *
- * A GEMM C[m,n] = A[m,k] B[k,n] does m*n*k multiply-adds, F = 2mnk, and at
- * minimum reads A and B and writes C once: B = s * (mk + kn + mn) bytes for s
- * bytes per element; both scale with the batch count. Its arithmetic intensity
- * F / B = 2mnk / (s (mk + kn + mn)) decides which ceiling binds: for a square
- * n = m = k in bf16 it is n/3 FLOP/byte, so on an A100 (312 TFLOP/s * 0.869 over
- * 2039 GB/s * 0.88, ridge ~151 FLOP/byte) squares above n ~ 450 are compute-bound.
  *
  * Fallback: a dtype whose peak is 0 (the GPU has no tensor path for it) runs
  * on the nearest slower path that exists instead of failing:
@@ -28,10 +25,9 @@
  * unsupported dtype, so plan checks can refuse such a precision; the fallback
  * only keeps kernel times finite for callers that ask anyway.
  */
-#include "hw.h"
+#include "hw_int.h"
 
-/* The dense peak actually used for dtype t, following the fallback above. */
-static double path_peak(const hw_gpu *g, hw_dtype t)
+hw_dtype hw_path_dtype(const hw_gpu *g, hw_dtype t)
 {
 	static const hw_dtype next[HW_DTYPE_COUNT] = {
 		[HW_FP64] = HW_FP32, [HW_FP32] = HW_FP32, [HW_TF32] = HW_FP32,
@@ -42,10 +38,10 @@ static double path_peak(const hw_gpu *g, hw_dtype t)
 		t = HW_FP32;
 	for (int hops = 0; hops < HW_DTYPE_COUNT; hops++) {
 		if (g->peak_flops[t] > 0)
-			return g->peak_flops[t];
+			return t;
 		t = next[t];
 	}
-	return 0;
+	return HW_FP32;
 }
 
 double hw_peak(const hw_gpu *g, hw_dtype t)
@@ -53,13 +49,23 @@ double hw_peak(const hw_gpu *g, hw_dtype t)
 	return (unsigned)t < HW_DTYPE_COUNT ? g->peak_flops[t] : 0;
 }
 
+double hw_gemm_eff(const hw_gpu *g, hw_dtype t)
+{
+	hw_dtype p = hw_path_dtype(g, t);
+	return g->gemm_eff_dtype[p] > 0 ? g->gemm_eff_dtype[p] : g->gemm_eff;
+}
+
+double hw_rate(const hw_gpu *g, hw_dtype t)
+{
+	return g->peak_flops[hw_path_dtype(g, t)] * hw_gemm_eff(g, t);
+}
+
 double hw_overhead(const hw_gpu *g)
 {
 	return g->launch_s + g->framework_s;
 }
 
-/* Seconds to move `bytes` at the achievable HBM bandwidth (no overhead). */
-static double stream_time(const hw_gpu *g, double bytes)
+double hw_stream_time(const hw_gpu *g, double bytes)
 {
 	double bw = g->hbm_Bps * g->hbm_eff;
 	return bytes > 0 && bw > 0 ? bytes / bw : 0;
@@ -67,50 +73,38 @@ static double stream_time(const hw_gpu *g, double bytes)
 
 double hw_kernel_time(const hw_gpu *g, hw_dtype t, double flops, double bytes)
 {
-	double rate = path_peak(g, t) * g->gemm_eff;
+	double rate = hw_rate(g, t);
 	double compute = flops > 0 && rate > 0 ? flops / rate : 0;
-	double memory = stream_time(g, bytes);
+	double memory = hw_stream_time(g, bytes);
 	return hw_overhead(g) + (compute > memory ? compute : memory);
 }
 
-/* Wave quantization, the first effect of the SMs. A GEMM's output is cut into
- * HW_GEMM_TILE x HW_GEMM_TILE tiles, one thread block each (128 x 128 is the
- * usual CUTLASS/cuBLAS block tile of 16-bit tensor-core GEMMs on Ampere and
- * Hopper: an assumption, not a measurement), and the sm_count SMs run them in
- * waves:
- *     tiles T = ceil(m/128) * ceil(n/128) * batch,   waves W = ceil(T / sm)
- * A wave lasts as long as a full one, each SM computing a 128 x 128 x k tile at
- * peak * e_gemm / sm, so the compute time is
- *     W * sm * 2 * 128 * 128 * k / (peak * e_gemm)
- * which is 2mnk / (peak * e_gemm) when m and n are multiples of 128 and T of
- * sm, and grows for skinny shapes: a 1024 x 384 output is 24 tiles, leaving 84
- * of an A100's 108 SMs idle. e_gemm is calibrated through this same formula on
- * the best shape of a GEMM sweep (see the GPU files). With sm_count = 0 the
- * plain roofline is used. */
-#define HW_GEMM_TILE 128.0
-
-static double ceil_div(double a, double b)
-{
-	double q = a / b, f = (double)(long long)q;
-	return q > f ? f + 1.0 : f;
-}
-
-double hw_gemm_time(const hw_gpu *g, hw_dtype t, double m, double n, double k, double batch)
-{
-	double flops = 2.0 * m * n * k * batch;
-	double bytes = hw_dtype_bytes(t) * (m * k + k * n + m * n) * batch;
-	if (g->sm_count > 0 && m > 0 && n > 0) {
-		double sm = g->sm_count;
-		double tiles = ceil_div(m, HW_GEMM_TILE) * ceil_div(n, HW_GEMM_TILE) * batch;
-		double waves = ceil_div(tiles, sm);
-		flops = waves * sm * 2.0 * HW_GEMM_TILE * HW_GEMM_TILE * k;
-	}
-	return hw_kernel_time(g, t, flops, bytes);
-}
-
-/* A memory-bound kernel is still a kernel: it pays the launch and framework
- * overhead like any other. */
+/* A memory-bound op (norm, softmax, GeLU/SwiGLU, dropout, residual add,
+ * optimizer step, embedding gather) reads and writes `bytes` once; it is
+ * still a kernel and pays the launch and framework overhead:
+ *     t = launch + framework + bytes / (hbm_bw * hbm_eff). */
 double hw_mem_time(const hw_gpu *g, double bytes)
 {
-	return hw_overhead(g) + stream_time(g, bytes);
+	return hw_overhead(g) + hw_stream_time(g, bytes);
+}
+
+/* Interference. A collective's kernel (NCCL: one thread block per channel)
+ * occupies SMs the compute kernels beside it would use, so while it runs the
+ * compute progresses at rate r = 1 - i (i = interference, the SM fraction).
+ * A compute task needing C seconds alone, overlapped by a collective for its
+ * first D seconds:
+ *     C <= D r:  it finishes inside the overlap, at C / r;
+ *     else:      D seconds at rate r do D r of the work, the rest at full
+ *                rate: D + (C - D r).
+ * i is clamped to [0, 0.9] by the key table. */
+double hw_overlap_time(const hw_gpu *g, double compute_s, double comm_s)
+{
+	double r = 1.0 - g->interference;
+	if (compute_s <= 0)
+		return 0;
+	if (comm_s <= 0 || r >= 1.0)
+		return compute_s;
+	if (compute_s <= comm_s * r)
+		return compute_s / r;
+	return comm_s + (compute_s - comm_s * r);
 }

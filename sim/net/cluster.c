@@ -53,9 +53,17 @@ const conf_key net_node_keys[] = {
 	{"nic_kind", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "ib", nic_names,
 	 offsetof(net_node, nic_kind), "compute NIC technology (names link classes)"},
 	QTY("pcie_bw", SIM_UNIT_BANDWIDTH, 1, NULL, pcie_Bps, "GPU <-> host per direction"),
+	/* hardware.csv pcie,PCIe Gen4 x16 measured,a100_h2d_sm_copy: 25.13 of 31.5 GB/s */
+	{"pcie_efficiency", CONF_REAL, SIM_UNIT_NONE, 0.01, 1, "0.8", NULL,
+	 offsetof(net_node, pcie_eff), "fraction of pcie_bw a host copy reaches"},
 	QTY("host_memory", SIM_UNIT_BYTES, 0, NULL, host_mem_bytes, "host DRAM per node"),
 	QTY("nvme", SIM_UNIT_BYTES, 0, "0 B", nvme_bytes, "local NVMe capacity per node"),
 	QTY("nvme_bw", SIM_UNIT_BANDWIDTH, 0, "0 B/s", nvme_Bps, "local NVMe read bandwidth"),
+	QTY("host_mem_bw", SIM_UNIT_BANDWIDTH, 0, "0 B/s", host_mem_Bps,
+	    "host DRAM bandwidth of the node (all sockets; 0 = unknown)"),
+	{"host_mem_efficiency", CONF_REAL, SIM_UNIT_NONE, 0.01, 1, "0.5", NULL,
+	 offsetof(net_node, host_mem_eff),
+	 "fraction of host_mem_bw a CPU optimizer step reaches (assumed 0.5)"},
 	QTY("power", SIM_UNIT_POWER, 0, "0 W", power_w, "node power besides the GPUs"),
 	QTY("coll_overhead", SIM_UNIT_TIME, 0, "0 us", coll_overhead_s,
 	    "fixed cost per collective beyond NCCL's latency model (calibrated)"),
@@ -73,6 +81,15 @@ const conf_key net_cluster_keys[] = {
 	 offsetof(net_cluster, oversubscription), "fabric taper (1 = non-blocking)"},
 	{"switch_latency", CONF_QTY, SIM_UNIT_TIME, 0, 1e-3, "130 ns", NULL,
 	 offsetof(net_cluster, switch_lat_s), "latency per switch hop"},
+	/* Default 0.423 kg/kWh: the intensity implied by the Llama 2 paper
+	 * (Touvron et al. 2023, table 2: 31.22 t CO2e for 184,320 A100 GPU-hours
+	 * at 400 W = 73.7 MWh), close to the 2022 US grid average. */
+	{"gpu_hour_price", CONF_REAL, SIM_UNIT_NONE, 0, 1e6, "0", NULL,
+	 offsetof(net_cluster, gpu_hour_usd), "USD per GPU-hour (0 = unknown; podsim sweep)"},
+	{"grid_intensity", CONF_REAL, SIM_UNIT_NONE, 0, 10, "0.423", NULL,
+	 offsetof(net_cluster, grid_kg_per_kwh), "kg CO2e per kWh of the grid (podsim sweep)"},
+	{"pue", CONF_REAL, SIM_UNIT_NONE, 1, 10, "1", NULL, offsetof(net_cluster, pue),
+	 "data-centre power usage effectiveness (podsim sweep)"},
 };
 const size_t net_cluster_nkeys = sizeof net_cluster_keys / sizeof net_cluster_keys[0];
 

@@ -160,13 +160,26 @@ static void make_shape(const net_cluster *c, net_coll coll, const net_group *g, 
 	}
 }
 
+double net_proto_latency(const net_cluster *c, bool multi_node, double nsteps, double ninter,
+			 net_proto p)
+{
+	if ((unsigned)p >= NET_PROTO_COUNT)
+		p = NET_PROTO_SIMPLE;
+	double intra = c->node.intra == NET_INTRA_PCIE ? pcie_step[p] : nvlink_step[p];
+	if (multi_node)
+		intra = fmax(intra, net_overhead[p]);
+	return base_lat[p] + (nsteps - ninter) * intra + ninter * net_step[p];
+}
+
+double net_proto_bw(net_proto p)
+{
+	return (unsigned)p < NET_PROTO_COUNT ? proto_bw[p] : 1.0;
+}
+
 /* NCCL's latency for protocol p (see the header comment). */
 static double latency(const net_cluster *c, const net_group *g, const shape *sh, int p)
 {
-	double intra = c->node.intra == NET_INTRA_PCIE ? pcie_step[p] : nvlink_step[p];
-	if (g->nodes > 1)
-		intra = fmax(intra, net_overhead[p]);
-	return base_lat[p] + (sh->nsteps - sh->ninter) * intra + sh->ninter * net_step[p];
+	return net_proto_latency(c, g->nodes > 1, sh->nsteps, sh->ninter, (net_proto)p);
 }
 
 int net_collective(const net_cluster *c, net_coll coll, const net_group *g, double bytes,

@@ -51,6 +51,9 @@ typedef struct net_node {
 	double host_mem_bytes; /* DRAM per node */
 	double nvme_bytes;
 	double nvme_Bps;
+	double host_mem_Bps;   /* host DRAM bandwidth, all sockets (0 = unknown) */
+	double host_mem_eff;   /* reached by a CPU optimizer step (assumed) */
+	double pcie_eff;       /* achievable fraction of pcie_Bps for host copies */
 	double power_w;        /* node power excluding GPUs (CPU, NICs, fans) */
 	double coll_overhead_s; /* fixed cost per collective beyond NCCL's latency model
 				 * (launch, proxy, synchronisation), calibrated */
@@ -65,6 +68,11 @@ typedef struct net_cluster {
 	double oversubscription; /* >= 1; 1 = non-blocking */
 	double switch_lat_s;     /* per switch hop */
 	int gpus;                /* nodes * node.gpus */
+	/* Cost and carbon (podsim sweep): price of one GPU-hour in USD (0 =
+	 * unknown), grid carbon intensity in kg CO2e per kWh, data-centre PUE. */
+	double gpu_hour_usd;
+	double grid_kg_per_kwh;
+	double pue;
 } net_cluster;
 
 extern const conf_key net_node_keys[];
@@ -113,6 +121,14 @@ typedef struct net_cost {
  * on different nodes. SIM_OK, or SIM_EINVAL on a bad group. */
 int net_collective(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
 		   net_cost *out);
+
+/* NCCL's tuning-model latency (the header's lat formula) of a collective with
+ * nsteps steps of which ninter cross a node boundary, for protocol p; and the
+ * fraction of bus bandwidth protocol p delivers. For the flow-level model
+ * (sim/topo), which times the same algorithms on a link graph. */
+double net_proto_latency(const net_cluster *c, bool multi_node, double nsteps, double ninter,
+			 net_proto p);
+double net_proto_bw(net_proto p);
 
 /* Link classes for saturation reports: every link of a class carries the same
  * load in a symmetric plan, so podsim reports per class with one example name. */

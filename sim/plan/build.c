@@ -16,6 +16,7 @@
  */
 #include "plan.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -292,19 +293,42 @@ static uint32_t add_dp(builder *b, int stage, net_coll coll, double bytes, const
 	return add_dp_on(b, &b->dp, stage, coll, bytes, deps, ndeps, layer);
 }
 
+/* A host <-> GPU copy of `bytes` on the rank's offload stream: PCIe at the
+ * node's achievable rate; from NVMe also limited by the node's NVMe bandwidth
+ * shared by its GPUs. */
+static uint32_t add_copy(builder *b, int stage, double bytes, bool nvme, const uint32_t *deps,
+			 uint32_t ndeps, int16_t layer)
+{
+	const net_node *nd = &b->s->cluster.node;
+	double t = bytes / (nd->pcie_Bps * nd->pcie_eff);
+	if (nvme && nd->nvme_Bps > 0)
+		t = fmax(t, bytes * nd->gpus / nd->nvme_Bps);
+	plan_task x = {sim_time_from_s(t), stage, PLAN_STREAM_OFFLOAD, PLAN_TASK_OFFLOAD, layer, -1,
+		       0, 0};
+	return plan_graph_add(b->g, &x, deps, ndeps);
+}
+
 /* ZeRO-3 / FSDP with one unit per transformer layer: before a layer runs
  * (forward, or backward with its recomputation) its parameters are
  * all-gathered over DP; the gather of the next layer in chain order is issued
  * as soon as the current one starts computing (a prefetch window of one unit),
  * and after a layer's backward its gradients are reduce-scattered. Embedding
- * and output layer stay gathered in the root unit (not modelled as traffic). */
+ * and output layer stay gathered in the root unit (not modelled as traffic).
+ * ZeRO-Infinity (offload_params) first copies the rank's shard of the layer
+ * from the host (or NVMe through the host) on the offload stream, and copies
+ * each reduce-scattered gradient shard back. */
 static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uint32_t after)
 {
 	if (layer < 0 || layer >= f->layers)
 		return UINT32_MAX;
-	if (f->gather[layer] == UINT32_MAX)
+	if (f->gather[layer] == UINT32_MAX) {
+		plan_offload off = b->s->plan.offload_params;
+		if (off != PLAN_OFFLOAD_NONE)
+			after = add_copy(b, stage, f->param_bytes / b->dp.size, off == PLAN_OFFLOAD_NVME,
+					 &after, 1, (int16_t)layer);
 		f->gather[layer] = add_dp(b, stage, NET_ALLGATHER, f->param_bytes, &after, 1,
 					  (int16_t)layer);
+	}
 	return f->gather[layer];
 }
 
@@ -347,9 +371,16 @@ static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t de
 		b->g->hardware_flops += x->flops * b->g->rank_gpus;
 		prev = id;
 		bool layer_done = i + 1 == c->n || c->v[i + 1].layer != x->layer;
-		if (f->on && f->dir < 0 && x->layer >= 0 && layer_done &&
-		    add_dp(b, stage, NET_REDUCESCATTER, f->grad_bytes, &id, 1, x->layer) == UINT32_MAX)
-			return SIM_ENOMEM;
+		if (f->on && f->dir < 0 && x->layer >= 0 && layer_done) {
+			uint32_t rs = add_dp(b, stage, NET_REDUCESCATTER, f->grad_bytes, &id, 1,
+					     x->layer);
+			if (rs == UINT32_MAX)
+				return SIM_ENOMEM;
+			if (b->s->plan.offload_params != PLAN_OFFLOAD_NONE &&
+			    add_copy(b, stage, f->grad_bytes / b->dp.size, false, &rs, 1, x->layer) ==
+				    UINT32_MAX)
+				return SIM_ENOMEM;
+		}
 	}
 	*last = prev;
 	return SIM_OK;
@@ -441,7 +472,7 @@ static uint32_t add_dp_on(builder *b, const net_group *grp, int stage, net_coll 
  * together reach bucket_size. Returns the number of DP task ids written to
  * out (at most 2 * layers + 2), or -1 on OOM. */
 static int emit_grad_buckets(builder *b, int stage, const pipe_ids *ids,
-			     const uint32_t *layer_end, uint32_t *out)
+			     const uint32_t *layer_end, uint32_t *out, double *shard_bytes)
 {
 	const plan_scenario *s = b->s;
 	const plan_spec *p = &s->plan;
@@ -475,12 +506,14 @@ static int emit_grad_buckets(builder *b, int stage, const pipe_ids *ids,
 			uint32_t id = add_dp_on(b, &b->dp, stage, coll, acc, &dep, 1, at);
 			if (id == UINT32_MAX)
 				return -1;
+			shard_bytes[n] = acc / b->dp.size;
 			out[n++] = id;
 		}
 		if (b->edp.size > 1 && acc_e > 0) {
 			uint32_t id = add_dp_on(b, &b->edp, stage, coll, acc_e, &dep, 1, at);
 			if (id == UINT32_MAX)
 				return -1;
+			shard_bytes[n] = acc_e / b->edp.size;
 			out[n++] = id;
 		}
 		acc = acc_e = 0;
@@ -492,25 +525,74 @@ static int emit_grad_buckets(builder *b, int stage, const pipe_ids *ids,
  * memory-bound: per parameter it reads the gradient (4 bytes) and reads and
  * writes the fp32 master weight, momentum and variance (24), and writes the
  * 16-bit weight (2): 30 bytes (assumed fused multi-tensor kernel). */
-static int emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *dp_ids, int ndp)
+/* ZeRO-Offload's step (Ren et al. 2021): each gradient bucket's shard is
+ * copied to the host as its reduce-scatter ends (overlapping the rest of the
+ * backward), then the CPU runs Adam for the node's GPUs at once, memory-bound
+ * like the GPU step (30 bytes per parameter, see emit_optimizer) at the node's
+ * achievable DRAM bandwidth; ZeRO-Infinity with the states on NVMe also reads
+ * and writes the 12 bytes of fp32 state per parameter, overlapped with the
+ * CPU work (the step takes the longer of the two); the updated 16-bit shard is
+ * copied back. Returns the last task's id or UINT32_MAX. */
+static uint32_t emit_cpu_adam(builder *b, int stage, const uint32_t *deps, int nd,
+			      const uint32_t *dp_ids, const double *shard_bytes, int ndp,
+			      double local)
+{
+	const plan_scenario *s = b->s;
+	const net_node *nd_ = &s->cluster.node;
+	bool nvme = s->plan.offload_optimizer == PLAN_OFFLOAD_NVME;
+	uint32_t *after = malloc((size_t)(ndp + nd + 1) * sizeof *after);
+	if (!after)
+		return UINT32_MAX;
+	uint32_t na = 0;
+	for (int i = 0; i < nd; i++)
+		after[na++] = deps[i];
+	double gbytes = (s->plan.fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	if (ndp == 0) /* no reduction: the whole local gradient at once */
+		after[na] = add_copy(b, stage, local * gbytes, false, deps, (uint32_t)nd, -1), na++;
+	for (int i = 0; i < ndp; i++)
+		after[na++] = add_copy(b, stage, shard_bytes[i], false, &dp_ids[i], 1, -1);
+	double node_params = local * nd_->gpus;
+	double t = node_params * 30.0 / (nd_->host_mem_Bps * nd_->host_mem_eff);
+	if (nvme)
+		t = fmax(t, node_params * 24.0 / nd_->nvme_Bps);
+	plan_task adam = {sim_time_from_s(t), stage, PLAN_STREAM_OFFLOAD, PLAN_TASK_OFFLOAD, -1, -1,
+			  0, 0};
+	uint32_t id = plan_graph_add(b->g, &adam, after, na);
+	free(after);
+	if (id == UINT32_MAX)
+		return id;
+	double wbytes = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+	return add_copy(b, stage, local * wbytes, false, &id, 1, -1);
+}
+
+/* Optimizer (and ZeRO-1 parameter all-gather) of one stage. Adam's step is
+ * memory-bound: per parameter it reads the gradient (4 bytes) and reads and
+ * writes the fp32 master weight, momentum and variance (24), and writes the
+ * 16-bit weight (2): 30 bytes (assumed fused multi-tensor kernel). With the
+ * optimizer offloaded the step runs on the CPU instead (emit_cpu_adam). */
+static int emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *dp_ids,
+			  const double *shard_bytes, int ndp)
 {
 	const plan_scenario *s = b->s;
 	const plan_spec *p = &s->plan;
-	double params[PLAN_MEM_COUNT];
-	plan_memory(s, stage, params);
-	double local = params[PLAN_MEM_OPTIMIZER] / (s->dtype == HW_FP32 ? 8.0 : 12.0);
+	double local = plan_local_params(s, stage);
 	uint32_t *deps = malloc((size_t)(ndp + 2) * sizeof *deps);
 	if (!deps)
 		return SIM_ENOMEM;
 	int nd = 0;
 	deps[nd++] = ids->last_bwd[stage];
-	for (int i = 0; i < ndp; i++)
-		deps[nd++] = dp_ids[i];
 	if (ids->emb_sync[stage] != UINT32_MAX)
 		deps[nd++] = ids->emb_sync[stage];
-	plan_task t = {sim_time_from_s(hw_mem_time(&s->gpu, local * 30.0)), stage,
-		       PLAN_STREAM_COMPUTE, PLAN_TASK_OPTIM, -1, -1, 0, 0};
-	uint32_t opt = plan_graph_add(b->g, &t, deps, (uint32_t)nd);
+	uint32_t opt;
+	if (p->offload_optimizer != PLAN_OFFLOAD_NONE) {
+		opt = emit_cpu_adam(b, stage, deps, nd, dp_ids, shard_bytes, ndp, local);
+	} else {
+		for (int i = 0; i < ndp; i++)
+			deps[nd++] = dp_ids[i];
+		plan_task t = {sim_time_from_s(hw_mem_time(&s->gpu, local * 30.0)), stage,
+			       PLAN_STREAM_COMPUTE, PLAN_TASK_OPTIM, -1, -1, 0, 0};
+		opt = plan_graph_add(b->g, &t, deps, (uint32_t)nd);
+	}
 	free(deps);
 	if (opt == UINT32_MAX)
 		return SIM_ENOMEM;
@@ -576,7 +658,8 @@ static int build_all(builder *b, pipe_ids *ids, uint32_t *layer_end, uint32_t *d
 {
 	int pp = b->s->plan.pp;
 	int *ndp = calloc((size_t)pp, sizeof *ndp);
-	int rc = ndp ? SIM_OK : SIM_ENOMEM;
+	double *shard = calloc((size_t)pp * (size_t)(2 * lps + 2), sizeof *shard);
+	int rc = ndp && shard ? SIM_OK : SIM_ENOMEM;
 	for (int st = 0; st < pp && rc == SIM_OK; st++) {
 		stage_chains(b, st);
 		rc = chains_oom(b) ? SIM_ENOMEM : emit_schedule(b, st, ids, layer_end + st * lps);
@@ -585,15 +668,17 @@ static int build_all(builder *b, pipe_ids *ids, uint32_t *layer_end, uint32_t *d
 		rc = link_stages(b, ids);
 	for (int st = 0; st < pp && rc == SIM_OK; st++) {
 		ndp[st] = emit_grad_buckets(b, st, ids, layer_end + st * lps,
-					    dp_ids + st * (2 * lps + 2));
+					    dp_ids + st * (2 * lps + 2), shard + st * (2 * lps + 2));
 		if (ndp[st] < 0)
 			rc = SIM_ENOMEM;
 	}
 	if (rc == SIM_OK)
 		rc = emit_embedding_sync(b, ids);
 	for (int st = 0; st < pp && rc == SIM_OK; st++)
-		rc = emit_optimizer(b, st, ids, dp_ids + st * (2 * lps + 2), ndp[st]);
+		rc = emit_optimizer(b, st, ids, dp_ids + st * (2 * lps + 2), shard + st * (2 * lps + 2),
+				    ndp[st]);
 	free(ndp);
+	free(shard);
 	return rc;
 }
 

@@ -166,6 +166,38 @@ static int check_moe(const plan_scenario *s, sim_diag *diag)
 	return errors;
 }
 
+/* ZeRO-Offload needs a ZeRO stage (DeepSpeed's rule); parameter offload needs
+ * ZeRO-3; the CPU step needs the node's DRAM bandwidth and NVMe its drives. */
+static int check_offload(const plan_scenario *s, sim_diag *diag)
+{
+	const plan_spec *p = &s->plan;
+	const net_node *nd = &s->cluster.node;
+	int errors = 0;
+	if (p->offload_optimizer != PLAN_OFFLOAD_NONE && p->zero < 1) {
+		err_at(s, diag, "parallel", "offload_optimizer",
+		       "offload_optimizer needs zero >= 1 (ZeRO-Offload partitions the states)");
+		errors++;
+	}
+	if (p->offload_optimizer != PLAN_OFFLOAD_NONE && !(nd->host_mem_Bps > 0)) {
+		err_at(s, diag, "parallel", "offload_optimizer",
+		       "offload_optimizer runs Adam on the CPU: node '%s' has no host_mem_bw", nd->name);
+		errors++;
+	}
+	if (p->offload_params != PLAN_OFFLOAD_NONE && p->zero < 3) {
+		err_at(s, diag, "parallel", "offload_params",
+		       "offload_params needs zero = 3 (ZeRO-Infinity streams partitioned parameters)");
+		errors++;
+	}
+	bool nvme = p->offload_optimizer == PLAN_OFFLOAD_NVME || p->offload_params == PLAN_OFFLOAD_NVME;
+	if (nvme && !(nd->nvme_Bps > 0 && nd->nvme_bytes > 0)) {
+		err_at(s, diag, "parallel",
+		       p->offload_optimizer == PLAN_OFFLOAD_NVME ? "offload_optimizer" : "offload_params",
+		       "offloading to NVMe: node '%s' needs nvme and nvme_bw", nd->name);
+		errors++;
+	}
+	return errors;
+}
+
 /* Features whose schedules are not generated yet are refused, not faked. */
 static int check_supported(const plan_scenario *s, sim_diag *diag)
 {
@@ -208,6 +240,7 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 		errors++;
 	}
 	errors += check_moe(s, diag);
+	errors += check_offload(s, diag);
 	if (hw_peak(&s->gpu, s->dtype) <= 0) {
 		err_at(s, diag, "train", "precision", "GPU '%s' has no %s tensor path", s->gpu.name,
 		       hw_dtype_name(s->dtype));

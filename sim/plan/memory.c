@@ -137,6 +137,10 @@ void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]
 		params * g / (p->zero >= 2 ? shards : 1) + experts * g / (p->zero >= 2 ? eshards : 1);
 	bytes[PLAN_MEM_OPTIMIZER] =
 		params * o / (p->zero >= 1 ? shards : 1) + experts * o / (p->zero >= 1 ? eshards : 1);
+	if (p->offload_optimizer != PLAN_OFFLOAD_NONE) /* states and master on the host */
+		bytes[PLAN_MEM_OPTIMIZER] = 0;
+	if (p->offload_params != PLAN_OFFLOAD_NONE) /* only the gathered layers stay */
+		bytes[PLAN_MEM_WEIGHTS] = 0;
 	bytes[PLAN_MEM_ACTIVATIONS] = stage_activations(s, stage);
 	/* ZeRO-3 holds two gathered layers (the running one and the prefetched). */
 	double gathered = p->zero >= 3 && shards > 1
@@ -149,4 +153,33 @@ void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]
 	for (int i = 0; i < PLAN_MEM_FRAGMENTATION; i++)
 		sum += bytes[i];
 	bytes[PLAN_MEM_FRAGMENTATION] = 0.05 * sum;
+}
+
+double plan_local_params(const plan_scenario *s, int stage)
+{
+	const plan_spec *p = &s->plan;
+	double experts, params = stage_params(s, stage, &experts);
+	double shards = (double)p->dp * (p->cp > 1 ? p->cp : 1);
+	double eshards = shards * p->tp / (p->ep > 1 ? p->ep : 1);
+	return p->zero >= 1 ? params / shards + experts / eshards : params + experts;
+}
+
+void plan_offload_memory(const plan_scenario *s, int stage, double *host, double *nvme)
+{
+	const plan_spec *p = &s->plan;
+	int g = s->cluster.node.gpus;
+	double local = plan_local_params(s, stage);
+	double states = local * (s->dtype == HW_FP32 ? 8.0 : 12.0), grads = local * 4.0;
+	double experts, params = stage_params(s, stage, &experts);
+	double shards = (double)p->dp * (p->cp > 1 ? p->cp : 1);
+	double weights = (params / shards + experts) * 2.0;
+	*host = *nvme = 0;
+	if (p->offload_optimizer == PLAN_OFFLOAD_CPU)
+		*host += g * (states + grads);
+	else if (p->offload_optimizer == PLAN_OFFLOAD_NVME)
+		*host += g * grads, *nvme += g * states;
+	if (p->offload_params == PLAN_OFFLOAD_CPU)
+		*host += g * weights;
+	else if (p->offload_params == PLAN_OFFLOAD_NVME)
+		*nvme += g * weights;
 }

@@ -28,6 +28,8 @@
  * activation memory. */
 typedef enum { PLAN_SCHED_GPIPE = 0, PLAN_SCHED_1F1B, PLAN_SCHED_ZB_H1 } plan_schedule;
 
+typedef enum { PLAN_OFFLOAD_NONE = 0, PLAN_OFFLOAD_CPU, PLAN_OFFLOAD_NVME } plan_offload;
+
 typedef struct plan_spec {
 	int tp, pp, dp, cp, ep, vpp;
 	int micro_batch;  /* sequences per micro-batch per DP rank */
@@ -43,6 +45,9 @@ typedef struct plan_spec {
 	 * account_for_embedding/loss_in_pipeline_split); see plan_layout. */
 	int first_stage_layers, last_stage_layers; /* 0 = even split */
 	bool embedding_in_split, loss_in_split;
+	/* ZeRO-Offload / ZeRO-Infinity: where the optimizer states (and the
+	 * Adam step) and, with ZeRO-3, the parameters live; see plan_build. */
+	plan_offload offload_optimizer, offload_params;
 } plan_spec;
 
 extern const conf_key plan_spec_keys[];    /* [parallel] */
@@ -137,6 +142,19 @@ const char *plan_mem_name(plan_mem m);
  * times the micro-batches in flight (1F1B: pp - stage, GPipe: all m). */
 void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]);
 
+/* Parameters whose optimizer step one rank of `stage` runs: its shard (over
+ * dp*cp for dense weights, over the expert-data-parallel ranks for experts)
+ * with ZeRO >= 1, else all it holds. */
+double plan_local_params(const plan_scenario *s, int stage);
+
+/* Host DRAM and NVMe bytes per node that offloading puts there for a node of
+ * `stage`'s ranks: with the optimizer offloaded the fp32 states (12 bytes per
+ * local parameter) and fp32 gradients (4) of every GPU on the host, or the
+ * states on NVMe; with the parameters offloaded their 16-bit shards. With
+ * offloading the HBM figures of plan_memory drop the optimizer states (and the
+ * weights, which only the two gathered layers of ZeRO-3 keep). */
+void plan_offload_memory(const plan_scenario *s, int stage, double *host, double *nvme);
+
 /* ------------------------------------------------------------ task graph -- */
 
 typedef enum {
@@ -147,6 +165,7 @@ typedef enum {
 	PLAN_STREAM_PP_BWD, /* gradients to the previous stage */
 	PLAN_STREAM_CP,     /* ring-attention K/V transfers */
 	PLAN_STREAM_EP,     /* expert all-to-all */
+	PLAN_STREAM_OFFLOAD, /* host <-> GPU copies and the CPU optimizer step */
 	PLAN_STREAM_COUNT
 } plan_stream;
 
@@ -162,6 +181,7 @@ typedef enum {
 	PLAN_TASK_PP,      /* pipeline p2p */
 	PLAN_TASK_CP,      /* ring-attention K/V transfer */
 	PLAN_TASK_EP,      /* expert-parallel all-to-all */
+	PLAN_TASK_OFFLOAD, /* PCIe/NVMe copy or CPU optimizer step */
 	PLAN_TASK_KIND_COUNT
 } plan_task_kind;
 

@@ -9,6 +9,8 @@
 
 static const char *const sched_names[] = {"gpipe", "1f1b", "zb-h1", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", NULL};
+static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
+_Static_assert(sizeof(plan_offload) == sizeof(int), "conf stores enums as int");
 
 #define PK(field) offsetof(plan_spec, field)
 const conf_key plan_spec_keys[] = {
@@ -45,6 +47,10 @@ const conf_key plan_spec_keys[] = {
 	 PK(embedding_in_split), "count the embedding as one layer when splitting stages"},
 	{"loss_in_split", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, PK(loss_in_split),
 	 "count the output layer and loss as one layer when splitting stages"},
+	{"offload_optimizer", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "none", offload_names,
+	 PK(offload_optimizer), "optimizer states and Adam on the CPU (ZeRO-Offload) or NVMe"},
+	{"offload_params", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "none", offload_names,
+	 PK(offload_params), "ZeRO-3 parameters kept on the CPU or NVMe (ZeRO-Infinity)"},
 };
 const size_t plan_spec_nkeys = sizeof plan_spec_keys / sizeof plan_spec_keys[0];
 

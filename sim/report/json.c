@@ -61,6 +61,10 @@ static void memory(sim_buf *b, const exec_result *r)
 	num(b, "capacity_bytes", r->mem_capacity_bytes, true);
 	num(b, "peak_bytes", r->mem_peak_bytes, true);
 	boolean(b, "oom", r->oom, true);
+	num(b, "host_bytes_per_node", r->host_bytes, true);
+	num(b, "host_capacity_bytes", r->host_capacity_bytes, true);
+	num(b, "nvme_bytes_per_node", r->nvme_bytes, true);
+	num(b, "nvme_capacity_bytes", r->nvme_capacity_bytes, true);
 	sim_buf_append(b, "\"classes\":[", 11);
 	for (int i = 0; i < r->nclasses; i++) {
 		const exec_class *c = &r->classes[i];

@@ -23,4 +23,23 @@ void report_json(FILE *out, const exec_result *r, int64_t run_id);
 /* Same into a buffer (for the database and tests). */
 void report_json_buf(sim_buf *b, const exec_result *r, int64_t run_id);
 
+/* One self-contained HTML page (inline CSS and SVG, no script, no network):
+ * headline figures, a Gantt chart of each rank class's compute stream from tl
+ * (NULL: no chart, and `note` says why), the breakdown as a stacked bar per
+ * rank class, memory per category against HBM capacity, and the link classes
+ * as utilisation bars. More than 32 rank classes draw the first and last 16.
+ * Deterministic; well-formed XML. run_id <= 0 means "not stored". */
+void report_html(FILE *out, const exec_result *r, int64_t run_id, const exec_timeline *tl,
+		 const char *note);
+/* The same into `path`, atomically (path.tmp, then rename): SIM_OK, SIM_EIO
+ * or SIM_ENOMEM; on failure nothing is left at path.tmp. */
+int report_html_file(const char *path, const exec_result *r, int64_t run_id,
+		     const exec_timeline *tl, const char *note);
+/* For `runs show --html`: replay a stored run's resolved scenario text to get
+ * its timeline into *tl (free with exec_timeline_free). Succeeds only when the
+ * replay reproduces stored->step_s; otherwise *tl is empty, *why says why (a
+ * static sentence for the page) and a negative code is returned. */
+int report_html_timeline(const char *scenario_text, const exec_result *stored,
+			 exec_timeline *tl, const char **why);
+
 #endif

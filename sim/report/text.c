@@ -187,6 +187,18 @@ static void memory_classes(FILE *out, const exec_result *r)
 	}
 }
 
+/* An offloading tier, per node, when used. */
+static void offloaded(FILE *out, const char *tier, double used, double cap)
+{
+	char a[32], b[32];
+	if (!(used > 0))
+		return;
+	fmt_bytes(used, a, sizeof a);
+	fmt_bytes(cap, b, sizeof b);
+	fprintf(out, "  %s per node (offloaded states): %s of %s: %s\n", tier, a, b,
+		used > cap ? "OOM" : "fits");
+}
+
 static void memory(FILE *out, const exec_result *r)
 {
 	char a[32], b[32];
@@ -205,10 +217,12 @@ static void memory(FILE *out, const exec_result *r)
 	}
 	fmt_bytes(r->mem_peak_bytes, a, sizeof a);
 	fmt_bytes(r->mem_capacity_bytes, b, sizeof b);
-	if (r->oom)
+	if (r->mem_peak_bytes > r->mem_capacity_bytes)
 		fprintf(out, "  OOM: needs %s, has %s\n", a, b);
 	else
 		fprintf(out, "  peak %s of %s: fits\n", a, b);
+	offloaded(out, "host memory", r->host_bytes, r->host_capacity_bytes);
+	offloaded(out, "NVMe", r->nvme_bytes, r->nvme_capacity_bytes);
 	if (r->nclasses > 1)
 		memory_classes(out, r);
 }

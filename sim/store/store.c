@@ -7,7 +7,7 @@
  * ROLLBACK on any error, so a run is either all there or not at all. Values are
  * always bound to prepared statements; no SQL text is built from values.
  *
- * Schema version 1 (PRAGMA user_version = 1). A database with a newer version
+ * Schema version 2 (PRAGMA user_version = 2). A database with a newer version
  * is refused; an empty one (user_version 0, no tables) is migrated by running
  * migrations[v] for v = user_version .. STORE_SCHEMA_VERSION - 1 in one
  * transaction; a version-0 file that already holds tables is not ours and is
@@ -21,6 +21,15 @@
  *               by exec_cat_name), memory total and OOM flag.
  *   run_memory  one row per (class, plan_mem category): peak bytes.
  *   run_links   one row per link class (idx = position in exec_result.links).
+ * Version 2 adds (migration 1 -> 2, also run on version-1 files):
+ *   sweeps      one row per `podsim sweep`: its space as text and plan counts.
+ *   runs.sweep_id  the sweep a run belongs to (NULL for `podsim run`).
+ * The digest skips sweep_id (an id) and hashes the sweeps rows without their
+ * id and timestamp, so databases without sweeps keep their version-1 digest.
+ * Version 3 adds (migration 2 -> 3):
+ *   runs.host_bytes, host_capacity_bytes, nvme_bytes, nvme_capacity_bytes
+ *     offloaded states per node and the node's capacities (NULL in rows
+ *     stored before: read back as NaN, reported as no offloading).
  *
  * Doubles are REAL columns and round-trip exactly (SQLite stores IEEE doubles;
  * NaN is stored as NULL and read back as NaN). uint64 values (seed, tasks,
@@ -82,7 +91,19 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	" count INTEGER, capacity_Bps REAL, bytes REAL, busy_s REAL, util REAL,"
 	" saturated_s REAL,"
 	" PRIMARY KEY (run_id, idx));"
-	"CREATE INDEX runs_scenario ON runs(scenario_hash);"};
+	"CREATE INDEX runs_scenario ON runs(scenario_hash);",
+	"CREATE TABLE sweeps ("
+	" id INTEGER PRIMARY KEY,"
+	" created_utc TEXT NOT NULL,"
+	" podsim_version TEXT NOT NULL,"
+	" spec TEXT NOT NULL,"
+	" plans INTEGER, valid INTEGER, fitting INTEGER, simulated INTEGER);"
+	"ALTER TABLE runs ADD COLUMN sweep_id INTEGER REFERENCES sweeps(id);"
+	"CREATE INDEX runs_sweep ON runs(sweep_id);",
+	"ALTER TABLE runs ADD COLUMN host_bytes REAL;"
+	"ALTER TABLE runs ADD COLUMN host_capacity_bytes REAL;"
+	"ALTER TABLE runs ADD COLUMN nvme_bytes REAL;"
+	"ALTER TABLE runs ADD COLUMN nvme_capacity_bytes REAL;"};
 
 /* ------------------------------------------------------------ helpers ---- */
 
@@ -262,15 +283,17 @@ void store_close(store *s)
 
 /* ------------------------------------------------------------- write ---- */
 
-static int put_head(store *s, const char *text, const exec_result *r, sim_diag *diag)
+static int put_head(store *s, const char *text, const exec_result *r, int64_t sweep_id,
+		    sim_diag *diag)
 {
 	static const char sql[] =
 		"INSERT INTO runs (created_utc, podsim_version, scenario_name, scenario_hash,"
 		" scenario_text, seed, status, model, gpu, cluster, plan, gpus, step_time_s,"
 		" tokens_per_step, tokens_per_s, model_flops, hardware_flops, peak_flops, mfu,"
 		" hfu, tflops_per_gpu, bubble_fraction, mem_capacity_bytes, mem_peak_bytes,"
-		" oom, tasks, events) VALUES (?, ?, ?, ?, ?, ?, 'ok', ?, ?, ?, ?, ?, ?, ?, ?,"
-		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+		" oom, tasks, events, sweep_id, host_bytes, host_capacity_bytes, nvme_bytes,"
+		" nvme_capacity_bytes) VALUES (?, ?, ?, ?, ?, ?, 'ok', ?, ?, ?, ?, ?,"
+		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	char created[32], hash[17];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -301,6 +324,14 @@ static int put_head(store *s, const char *text, const exec_result *r, sim_diag *
 	sqlite3_bind_int(st, i++, r->oom);
 	sqlite3_bind_int64(st, i++, (sqlite3_int64)r->tasks);
 	sqlite3_bind_int64(st, i++, (sqlite3_int64)r->events);
+	if (sweep_id > 0)
+		sqlite3_bind_int64(st, i++, sweep_id);
+	else
+		sqlite3_bind_null(st, i++);
+	const double o[] = {r->host_bytes, r->host_capacity_bytes, r->nvme_bytes,
+			    r->nvme_capacity_bytes};
+	for (size_t k = 0; k < sizeof o / sizeof o[0]; k++)
+		sqlite3_bind_double(st, i++, o[k]);
 	int rc = step_done(s, st, diag, "cannot store run");
 	sqlite3_finalize(st);
 	return rc;
@@ -379,13 +410,19 @@ static int put_detail(store *s, const exec_result *r, int64_t id, sim_diag *diag
 int store_put_run(store *s, const char *scenario_text, const exec_result *r, int64_t *run_id,
 		  sim_diag *diag)
 {
+	return store_put_sweep_run(s, 0, scenario_text, r, run_id, diag);
+}
+
+int store_put_sweep_run(store *s, int64_t sweep_id, const char *scenario_text,
+			const exec_result *r, int64_t *run_id, sim_diag *diag)
+{
 	*run_id = 0;
 	if (r->nclasses < 0 || r->nclasses > EXEC_MAX_CLASSES || r->nlinks < 0 ||
 	    r->nlinks > EXEC_MAX_LINKS)
 		return SIM_EINVAL;
 	int rc = exec_sql(s, "BEGIN IMMEDIATE", diag, "cannot lock the database");
 	if (rc == SIM_OK)
-		rc = put_head(s, scenario_text ? scenario_text : "", r, diag);
+		rc = put_head(s, scenario_text ? scenario_text : "", r, sweep_id, diag);
 	int64_t id = sqlite3_last_insert_rowid(s->db);
 	if (rc == SIM_OK)
 		rc = put_detail(s, r, id, diag);
@@ -407,7 +444,8 @@ static int get_head(store *s, int64_t id, exec_result *r, char **text, sim_diag 
 		"SELECT scenario_name, model, gpu, cluster, plan, seed, gpus, step_time_s,"
 		" tokens_per_step, tokens_per_s, model_flops, hardware_flops, peak_flops, mfu,"
 		" hfu, tflops_per_gpu, bubble_fraction, mem_capacity_bytes, mem_peak_bytes,"
-		" oom, tasks, events, scenario_text FROM runs WHERE id = ?";
+		" oom, tasks, events, scenario_text, host_bytes, host_capacity_bytes,"
+		" nvme_bytes, nvme_capacity_bytes FROM runs WHERE id = ?";
 	sqlite3_stmt *st;
 	if (prepare(s, sql, &st, diag))
 		return SIM_EDB;
@@ -434,6 +472,10 @@ static int get_head(store *s, int64_t id, exec_result *r, char **text, sim_diag 
 	r->oom = sqlite3_column_int(st, 19) != 0;
 	r->tasks = (uint64_t)sqlite3_column_int64(st, 20);
 	r->events = (uint64_t)sqlite3_column_int64(st, 21);
+	double *o[] = {&r->host_bytes, &r->host_capacity_bytes, &r->nvme_bytes,
+		       &r->nvme_capacity_bytes};
+	for (int k = 0; k < 4; k++)
+		*o[k] = col_double(st, 23 + k);
 	int err = SIM_OK;
 	if (text) {
 		const char *t = (const char *)sqlite3_column_text(st, 22);
@@ -663,7 +705,8 @@ static void put_value(sim_buf *b, sqlite3_stmt *st, int i)
 /* Columns left out of the digest: row ids and the wall-clock timestamp. */
 static bool digest_skips(const char *col)
 {
-	return !strcmp(col, "id") || !strcmp(col, "run_id") || !strcmp(col, "created_utc");
+	return !strcmp(col, "id") || !strcmp(col, "run_id") || !strcmp(col, "created_utc") ||
+	       !strcmp(col, "sweep_id");
 }
 
 /* Fold every row of one query into *h: h = FNV(h || row). Column names are
@@ -705,6 +748,7 @@ int store_digest(store *s, uint64_t *out, sim_diag *diag)
 		"SELECT * FROM run_classes ORDER BY run_id, idx",
 		"SELECT * FROM run_memory ORDER BY run_id, class_idx, category",
 		"SELECT * FROM run_links ORDER BY run_id, idx",
+		"SELECT * FROM sweeps ORDER BY id",
 	};
 	uint64_t h = sim_hash64("podsim-store", 12);
 	int rc = exec_sql(s, "BEGIN", diag, "cannot read the database");
@@ -713,4 +757,53 @@ int store_digest(store *s, uint64_t *out, sim_diag *diag)
 	rollback(s);
 	*out = h;
 	return rc;
+}
+
+/* ------------------------------------------------------------- sweeps ---- */
+
+int store_put_sweep(store *s, const char *spec, const store_sweep_counts *n, int64_t *sweep_id,
+		    sim_diag *diag)
+{
+	static const char sql[] = "INSERT INTO sweeps (created_utc, podsim_version, spec, plans,"
+				  " valid, fitting, simulated) VALUES (?, ?, ?, ?, ?, ?, ?)";
+	*sweep_id = 0;
+	char created[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	if (!gmtime_r(&now, &tm) || !strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(created, sizeof created, "unknown");
+	sqlite3_stmt *st;
+	if (prepare(s, sql, &st, diag))
+		return SIM_EDB;
+	sqlite3_bind_text(st, 1, created, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, PODSIM_VERSION, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, spec ? spec : "", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, n->plans);
+	sqlite3_bind_int64(st, 5, n->valid);
+	sqlite3_bind_int64(st, 6, n->fitting);
+	sqlite3_bind_int64(st, 7, n->simulated);
+	int rc = step_done(s, st, diag, "cannot store sweep");
+	sqlite3_finalize(st);
+	if (rc == SIM_OK)
+		*sweep_id = sqlite3_last_insert_rowid(s->db);
+	return rc;
+}
+
+int store_sweep_runs(store *s, int64_t sweep_id, int64_t *ids, size_t cap, size_t *n,
+		     sim_diag *diag)
+{
+	sqlite3_stmt *st;
+	*n = 0;
+	if (prepare(s, "SELECT id FROM runs WHERE sweep_id = ? ORDER BY step_time_s, id", &st, diag))
+		return SIM_EDB;
+	sqlite3_bind_int64(st, 1, sweep_id);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n < cap)
+			ids[*n] = sqlite3_column_int64(st, 0);
+		(*n)++;
+	}
+	int err = rc == SQLITE_DONE ? SIM_OK : db_error(s, diag, "cannot read sweep runs");
+	sqlite3_finalize(st);
+	return err;
 }

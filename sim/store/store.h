@@ -10,14 +10,15 @@
  * Tables (see store.c for the DDL): runs (id, created_utc, podsim_version,
  * scenario_name, scenario_hash, scenario_text, seed, status, headline metrics),
  * run_classes (per rank class and category), run_memory (per
- * class and memory category), run_links (per link class).
+ * class and memory category), run_links (per link class); since version 2
+ * sweeps (one row per `podsim sweep`) and runs.sweep_id.
  */
 #ifndef PODSIM_STORE_H
 #define PODSIM_STORE_H
 
 #include "../exec/exec.h"
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 3
 #define STORE_ENV "PODSIM_DB"
 #define STORE_DEFAULT_PATH "podsim.db"
 
@@ -32,6 +33,25 @@ void store_close(store *s);
  * success *run_id is the new row id. One transaction. */
 int store_put_run(store *s, const char *scenario_text, const exec_result *r, int64_t *run_id,
 		  sim_diag *diag);
+
+/* Save a run that belongs to sweep `sweep_id` (0 = none; store_put_run is
+ * this with 0). */
+int store_put_sweep_run(store *s, int64_t sweep_id, const char *scenario_text,
+			const exec_result *r, int64_t *run_id, sim_diag *diag);
+
+/* Plan counts of a sweep, stored with it. */
+typedef struct store_sweep_counts {
+	int64_t plans, valid, fitting, simulated;
+} store_sweep_counts;
+
+/* Record a sweep (its space as text, e.g. "parallel.tp=1,2,4\n...") and return
+ * its id; its runs are then stored with store_put_sweep_run. */
+int store_put_sweep(store *s, const char *spec, const store_sweep_counts *n, int64_t *sweep_id,
+		    sim_diag *diag);
+
+/* The run ids of a sweep, fastest first: up to cap written to ids, *n = all. */
+int store_sweep_runs(store *s, int64_t sweep_id, int64_t *ids, size_t cap, size_t *n,
+		     sim_diag *diag);
 
 /* Load a run back into *r (every field that store_put_run saved; wall_s = 0)
  * and, if text is non-NULL, a malloc'd copy of its scenario text.

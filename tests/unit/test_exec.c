@@ -196,7 +196,7 @@ static void test_trace(void)
 	net_cluster c = one_node();
 	exec_result *r = calloc(1, sizeof *r);
 	FILE *f = tmpfile();
-	exec_views v = {f, NULL, 0};
+	exec_views v = {f, NULL, 0, NULL};
 	CHECK_INT(exec_replay_views(g, &c, r, &v), SIM_OK);
 	rewind(f);
 	char line[512];

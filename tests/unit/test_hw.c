@@ -32,6 +32,181 @@ static hw_gpu a100(void)
 	return g;
 }
 
+/* An H100 SXM5 as topologies/gpus/h100-sxm5-80g.ini describes it. */
+static hw_gpu h100(void)
+{
+	hw_gpu g = a100();
+	snprintf(g.name, sizeof g.name, "h100-sxm5-80g");
+	g.sm_count = 132;
+	g.peak_flops[HW_BF16] = g.peak_flops[HW_FP16] = 989.4e12;
+	g.peak_flops[HW_FP8] = 1978.9e12;
+	g.hbm_Bps = 3350e9;
+	g.gemm_eff = 0.828;
+	g.gemm_eff_dtype[HW_FP8] = 0.812;
+	g.hbm_eff = 0.90;
+	g.interference = 16.0 / 132;
+	return g;
+}
+
+/* A GEMV, m = 1, n = k = 8192 in bf16 on the H100: 16-row tiles, 1 x 64 = 64
+ * tiles, one wave; t_c = 2 * 16 * 128 * 8192 / (989.4e12 * 0.828 / 132)
+ * = 5.4 us, while the wave reads the whole weight matrix: operands
+ * 2 * 8192 * (1 + 8192) plus 2 * 8192 outputs = 2 (mk + kn + mn) =
+ * 134.25 MB -> 44.5 us at 3350e9 * 0.90. Memory-bound, and the time is
+ * launch + bytes / (hbm_bw * hbm_eff); less the launch it is within 12 % of
+ * bytes / hbm_bw = 40.1 us (the 0.90 efficiency). On the A100 the same holds. */
+static void test_gemv(void)
+{
+	hw_gpu g = h100();
+	double bytes = 2.0 * (8192.0 + 8192.0 * 8192 + 8192.0);
+	double t = hw_gemm_time(&g, HW_BF16, 1, 8192, 8192, 1);
+	CHECK_NEAR(t, 4e-6 + bytes / (3350e9 * 0.90), 1e-12);
+	CHECK_NEAR(t - 4e-6, bytes / 3350e9, 0.12);
+	hw_gemm_plan p;
+	hw_gemm_explain(&g, HW_BF16, 1, 8192, 8192, 1, &p);
+	CHECK_STR(p.bound, "memory");
+	CHECK_NEAR(p.tile_m, 16, 0);
+	CHECK_NEAR(p.tiles, 64, 0);
+	hw_gpu a = a100();
+	CHECK_NEAR(hw_gemm_time(&a, HW_BF16, 1, 8192, 8192, 1), 4e-6 + bytes / (2039e9 * 0.87),
+		   1e-12);
+	/* A tiny GEMM is latency-bound: 64^3 is one tile of 0.02 us against 4 us
+	 * of launch. */
+	hw_gemm_explain(&g, HW_BF16, 64, 64, 64, 1, &p);
+	CHECK_STR(p.bound, "latency");
+}
+
+/* Wave quantization at the SM count. On the H100 (132 SMs):
+ *   m = 12 * 128 = 1536, n = 11 * 128 = 1408: 132 tiles, one wave;
+ *   m = 7 * 128 = 896, n = 19 * 128 = 2432: 133 tiles, two waves.
+ * k = 8192, so t_c = 2 * 128^2 * 8192 / (989.4e12 * 0.828 / 132) = 43.3 us,
+ * and the waves are compute-bound: a full wave of the second shape (7 x 19
+ * block) reads 2 * 8192 * (896 + 2432) = 54.5 MB = 18.1 us of HBM. One tile
+ * more doubles the time (less the launch). */
+static void test_waves_at_sm_count(void)
+{
+	hw_gpu g = h100();
+	double tc = 2 * 128.0 * 128.0 * 8192 / (989.4e12 * 0.828 / 132);
+	double t132 = hw_gemm_time(&g, HW_BF16, 1536, 1408, 8192, 1);
+	double t133 = hw_gemm_time(&g, HW_BF16, 896, 2432, 8192, 1);
+	CHECK_NEAR(t132, 4e-6 + tc, 1e-12);
+	CHECK_NEAR(t133, 4e-6 + 2 * tc, 1e-12);
+	hw_gemm_plan p;
+	hw_gemm_explain(&g, HW_BF16, 896, 2432, 8192, 1, &p);
+	CHECK_NEAR(p.tiles, 133, 0);
+	CHECK_NEAR(p.waves, 2, 0);
+	CHECK_STR(p.bound, "compute");
+}
+
+/* Roofline crossover: n = k = 8192 bf16 on the H100 as m grows. m = 128 is
+ * one tile row; a full wave (1 x 64 tiles, the whole row) reads
+ * 2 * 8192 * (128 + 8192) = 136.3 MB = 45.2 us against t_c = 43.3 us:
+ * memory-bound. m = 4096 is 32 x 64 = 2048 tiles, 16 waves; a wave is a
+ * 12 x 11 block reading 2 * 8192 * 23 * 128 = 48.2 MB = 16.0 us: compute-bound,
+ * 16 t_c. */
+static void test_crossover(void)
+{
+	hw_gpu g = h100();
+	double tc = 2 * 128.0 * 128.0 * 8192 / (989.4e12 * 0.828 / 132);
+	hw_gemm_plan p;
+	hw_gemm_explain(&g, HW_BF16, 128, 8192, 8192, 1, &p);
+	CHECK_STR(p.bound, "memory");
+	CHECK_NEAR(p.time_s, 4e-6 + 2.0 * 8192 * (128 + 8192 + 128) / (3350e9 * 0.90), 1e-12);
+	hw_gemm_explain(&g, HW_BF16, 4096, 8192, 8192, 1, &p);
+	CHECK_STR(p.bound, "compute");
+	CHECK_NEAR(p.time_s, 4e-6 + 16 * tc, 1e-12);
+}
+
+/* dtype scaling: a compute-bound 8192^3 GEMM on the H100 is 4096 tiles in 32
+ * waves in any dtype, so its time less launch scales with 1 / (peak * eff):
+ * fp8 / bf16 = (989.4 * 0.828) / (1978.9 * 0.812) = 0.5098, not the 0.5 of the
+ * peaks, 989.4 / 1978.9 (hardware.csv efficiency,GEMM FP8 MAMF,H100 SXM is 0.709 of peak
+ * against 0.803 for bf16). Without a per-dtype value fp8 uses gemm_eff. */
+static void test_dtype_scaling(void)
+{
+	hw_gpu g = h100();
+	double n = 8192;
+	double bf = hw_gemm_time(&g, HW_BF16, n, n, n, 1) - 4e-6;
+	double f8 = hw_gemm_time(&g, HW_FP8, n, n, n, 1) - 4e-6;
+	CHECK_NEAR(f8 / bf, (989.4 * 0.828) / (1978.9 * 0.812), 1e-12);
+	CHECK_NEAR(hw_gemm_eff(&g, HW_FP8), 0.812, 0);
+	CHECK_NEAR(hw_gemm_eff(&g, HW_BF16), 0.828, 0);
+	g.gemm_eff_dtype[HW_FP8] = 0;
+	CHECK_NEAR(hw_gemm_eff(&g, HW_FP8), 0.828, 0);
+	CHECK_NEAR((hw_gemm_time(&g, HW_FP8, n, n, n, 1) - 4e-6) / bf, 989.4 / 1978.9, 1e-12);
+	/* A fallback dtype uses the efficiency of the path it runs on. */
+	hw_gpu a = a100();
+	a.gemm_eff_dtype[HW_BF16] = 0.5;
+	CHECK_NEAR(hw_gemm_eff(&a, HW_FP8), 0.5, 0);
+}
+
+/* Interference i = 16/132 = 0.1212 on the H100, r = 1 - i = 0.8788:
+ *   C = 10 ms, D = 5 ms: 5 + (10 - 5 r) = 10.606 ms (slowed by D i);
+ *   C = 1 ms,  D = 5 ms: done inside the overlap, 1 / r = 1.138 ms;
+ *   no collective, or i = 0: C. */
+static void test_interference(void)
+{
+	hw_gpu g = h100();
+	double r = 1 - 16.0 / 132;
+	CHECK_NEAR(hw_overlap_time(&g, 10e-3, 5e-3), 5e-3 + (10e-3 - 5e-3 * r), 1e-12);
+	CHECK_NEAR(hw_overlap_time(&g, 10e-3, 5e-3), 10.606e-3, 1e-4);
+	CHECK_NEAR(hw_overlap_time(&g, 1e-3, 5e-3), 1e-3 / r, 1e-12);
+	CHECK_NEAR(hw_overlap_time(&g, 1e-3, 0), 1e-3, 0);
+	g.interference = 0;
+	CHECK_NEAR(hw_overlap_time(&g, 10e-3, 5e-3), 10e-3, 0);
+}
+
+/* Attention, one layer of Llama-2-70B-like shapes: b = 1, h = 64, g = 8
+ * (GQA), q = v = 4096, d = 128, bf16 on the H100.
+ *   flash forward FLOPs 4 * 64 * 4096^2 * 128 = 549.8e9, causal half: 274.9e9;
+ *   backward 2.5x.
+ *   flash bytes: Q, O 2 * 2 * 64 * 4096 * 128 = 134.2 MB; K, V with g = 8:
+ *   2 * 2 * 8 * 4096 * 128 = 16.8 MB; lse 4 * 64 * 4096 = 1.05 MB.
+ *   unfused: + 4 score passes of 2 * 64 * 4096^2 = 2.147 GB each, K/V
+ *   expanded to 64 heads. */
+static void test_attention(void)
+{
+	hw_gpu g = h100();
+	hw_attn a = {1, 64, 8, 4096, 4096, 128, false, true, false};
+	double full = 4.0 * 64 * 4096.0 * 4096 * 128;
+	CHECK_NEAR(hw_attn_flops(&a), full, 1e-12);
+	a.causal = true;
+	CHECK_NEAR(hw_attn_flops(&a), full / 2, 1e-12);
+	double q = 64 * 4096.0 * 128, kv = 8 * 4096.0 * 128, lse = 4.0 * 64 * 4096;
+	CHECK_NEAR(hw_attn_bytes(&a, HW_BF16), 2 * (2 * q + 2 * kv) + lse, 1e-12);
+	CHECK_NEAR(hw_attn_time(&g, HW_BF16, &a), 4e-6 + full / 2 / (989.4e12 * 0.828), 1e-12);
+	a.backward = true;
+	CHECK_NEAR(hw_attn_flops(&a), 2.5 * full / 2, 1e-12);
+	CHECK_NEAR(hw_attn_bytes(&a, HW_BF16), 2 * (4 * q + 4 * kv) + lse, 1e-12);
+	/* GQA shrinks K/V traffic: g = h has 8x the K/V bytes. */
+	hw_attn mha = a;
+	mha.kv_heads = 64;
+	CHECK_NEAR(hw_attn_bytes(&mha, HW_BF16) - hw_attn_bytes(&a, HW_BF16), 2 * 4 * (8 * kv - kv),
+		   1e-12);
+	/* Unfused: full FLOPs despite the mask, the score matrix through HBM,
+	 * three kernels, and slower than flash at this length. */
+	hw_attn u = {1, 64, 8, 4096, 4096, 128, true, false, false};
+	double sc = 64 * 4096.0 * 4096;
+	CHECK_NEAR(hw_attn_flops(&u), full, 1e-12);
+	CHECK_NEAR(hw_attn_bytes(&u, HW_BF16), 2 * (4 * sc + 2 * q + 2 * 8 * kv), 1e-12);
+	a.backward = false;
+	CHECK(hw_attn_time(&g, HW_BF16, &u) > 1.5 * hw_attn_time(&g, HW_BF16, &a));
+	CHECK_NEAR(hw_attn_time(&g, HW_BF16, &u),
+		   hw_gemm_time(&g, HW_BF16, 4096, 4096, 128, 64) + hw_mem_time(&g, 2 * 2 * sc) +
+			   hw_gemm_time(&g, HW_BF16, 4096, 128, 4096, 64),
+		   1e-12);
+}
+
+/* Memory-bound ops: a LayerNorm over 4096 x 8192 bf16 reads and writes
+ * 2 * 2 * 4096 * 8192 = 134.2 MB: 4 us + 134.2e6 / (3350e9 * 0.90) = 48.5 us. */
+static void test_mem_op(void)
+{
+	hw_gpu g = h100();
+	double bytes = 2.0 * 2 * 4096 * 8192;
+	CHECK_NEAR(hw_mem_time(&g, bytes), 4e-6 + bytes / (3350e9 * 0.90), 1e-12);
+	CHECK_NEAR(hw_mem_time(&g, bytes), 48.5e-6, 1e-3);
+}
+
 static void test_dtypes(void)
 {
 	hw_dtype t = HW_FP64;
@@ -68,10 +243,6 @@ static void test_gemm_compute_bound(void)
 	CHECK_NEAR(hw_gemm_time(&g, HW_BF16, n, n, n, 1), want + 20e-6, 1e-12);
 }
 
-/* m = n = 8192, k = 16 in bf16 (a rank-16 update):
- *   F = 2 * 8192^2 * 16 = 2.147e9 FLOP       -> 7.92 us of compute
- *   B = 2 * (8192*16 + 16*8192 + 8192^2) = 134.7 MB -> 75.96 us of HBM traffic
- * memory-bound: t = 4 us + B / (2039e9 * 0.87). */
 /* Wave quantization on a skinny shape: m = 1024, n = 384, k = 1024 is
  * 8 x 3 = 24 tiles, one wave on 108 SMs, so it takes as long as a full wave:
  * 108 * 2 * 128^2 * 1024 / (312e12 * 0.880) = 13.2 us of compute, 4.5x the
@@ -86,12 +257,27 @@ static void test_gemm_waves(void)
 		   4e-6 + 2.0 * 1024 * 384 * 1024 / (312e12 * 0.880), 1e-12);
 }
 
+/* m = n = 8192, k = 16 in bf16 (a rank-16 update) on the A100: 64 x 64 =
+ * 4096 tiles, 38 waves, 37 of 108 tiles and a last one of 100.
+ *   t_c = 2 * 128^2 * 16 / (312e12 * 0.880 / 108) = 0.206 us per wave;
+ *   a full wave is an 11 x 10 block (r = ceil(sqrt(108)) = 11, c = ceil(108/11)
+ *   = 10): operands 2 * 16 * (11 + 10) * 128 = 86,016 B, outputs its 108/4096
+ *   of 2 * 8192^2 = 3,538,944 B -> 3,624,960 B = 2.04 us at 2039e9 * 0.87;
+ *   the last wave is 10 x 10: 2 * 16 * 20 * 128 + 100 * 32768 = 3,358,720 B.
+ * memory-bound: t = 4 us + (37 * 3,624,960 + 3,358,720) / (2039e9 * 0.87),
+ * 2.2 % above the compulsory 2 (mk + kn + mn) bytes (the panels re-read per
+ * wave). */
 static void test_gemm_memory_bound(void)
 {
 	hw_gpu g = a100();
-	double bytes = 2.0 * (8192.0 * 16 + 16.0 * 8192 + 8192.0 * 8192);
+	double bytes = 37 * 3624960.0 + 3358720.0;
 	double want = 4e-6 + bytes / (2039e9 * 0.87);
 	CHECK_NEAR(hw_gemm_time(&g, HW_BF16, 8192, 8192, 16, 1), want, 1e-12);
+	hw_gemm_plan p;
+	hw_gemm_explain(&g, HW_BF16, 8192, 8192, 16, 1, &p);
+	CHECK_STR(p.bound, "memory");
+	CHECK_NEAR(p.waves, 38, 0);
+	CHECK_NEAR(p.bytes, bytes, 1e-12);
 	CHECK_NEAR(hw_mem_time(&g, 1e9), 4e-6 + 1e9 / (2039e9 * 0.87), 1e-12);
 	CHECK_NEAR(hw_mem_time(&g, 0), 4e-6, 1e-12);
 	/* A kernel with both: the larger ceiling binds. */
@@ -115,8 +301,10 @@ static void test_fallback(void)
 	CHECK_NEAR(hw_kernel_time(&g, HW_BF16, f, 0), hw_kernel_time(&g, HW_FP16, f, 0), 1e-12);
 	CHECK_NEAR(hw_kernel_time(&g, HW_FP8, f, 0), hw_kernel_time(&g, HW_FP16, f, 0), 1e-12);
 	CHECK_NEAR(hw_kernel_time(&g, HW_TF32, f, 0), 4e-6 + f / (19.5e12 * 0.880), 1e-12);
-	/* fp8 storage is 1 byte even on the fallback path. */
-	CHECK_NEAR(hw_gemm_time(&g, HW_FP8, 8192, 8192, 1, 1),
+	/* fp8 storage is 1 byte even on the fallback path: a GEMV m = 1,
+	 * n = k = 8192 moves 8192 + 8192^2 + 8192 bytes (memory-bound, see
+	 * test_gemv). */
+	CHECK_NEAR(hw_gemm_time(&g, HW_FP8, 1, 8192, 8192, 1),
 		   4e-6 + (8192.0 * 2 + 8192.0 * 8192) / (2039e9 * 0.87), 1e-12);
 }
 
@@ -187,6 +375,9 @@ static void test_shipped(void)
 	CHECK_NEAR(g.hbm_bytes, 80e9, 1e-12);
 	CHECK_NEAR(g.launch_s, 4e-6, 1e-12);
 	CHECK_NEAR(g.gemm_eff, 0.828, 1e-12);
+	CHECK_NEAR(g.gemm_eff_dtype[HW_FP8], 0.812, 1e-12);
+	CHECK_NEAR(g.gemm_eff_dtype[HW_BF16], 0, 0);
+	CHECK_NEAR(g.interference, 0.121, 1e-12);
 	CHECK_NEAR(g.tdp_w, 700, 1e-12);
 	conf_free(doc);
 	sim_diag_free(d);
@@ -215,6 +406,13 @@ int main(void)
 	test_gemm_compute_bound();
 	test_gemm_memory_bound();
 	test_gemm_waves();
+	test_gemv();
+	test_waves_at_sm_count();
+	test_crossover();
+	test_dtype_scaling();
+	test_interference();
+	test_attention();
+	test_mem_op();
 	test_fallback();
 	test_measured();
 	test_shipped();

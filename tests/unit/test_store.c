@@ -315,8 +315,8 @@ static void test_versions(void)
 	path_in(path, sizeof path, "newer.db");
 	sql_exec(path, "CREATE TABLE t (x); PRAGMA user_version = 7");
 	snprintf(want, sizeof want,
-		 "%s: error: database schema version 7 is newer than this podsim supports (1)",
-		 path);
+		 "%s: error: database schema version 7 is newer than this podsim supports (%d)",
+		 path, STORE_SCHEMA_VERSION);
 	check_refused(path, want);
 	CHECK_INT(sql_int(path, "PRAGMA user_version"), 7); /* left alone */
 

@@ -1,0 +1,90 @@
+/* calib.h - calibration of a GPU type's efficiency parameters from measured
+ * kernels (`podsim calibrate`).
+ *
+ * Input: rows of a case CSV in the microbench.csv schema (tests/cases/
+ * README.md) for one GPU: kind `gemm` (m, n, k, dtype; time_us, or TFLOP/s
+ * in measured_value with time = 2mnk / value) and kind `hbm_copy` (bytes moved,
+ * default 1 GiB; time_us, or GB/s or TB/s in measured_value with time =
+ * bytes / value). Other kinds and GPUs are counted and ignored.
+ *
+ * Model: the simulator's own kernel times (hw_gemm_time, hw_mem_time), so a
+ * fitted value means what the simulator will do with it. Parameters:
+ * gemm_efficiency_<dtype> for every dtype with GEMM rows, hbm_efficiency when
+ * there are hbm_copy rows, and launch_overhead when some row is tiny (the
+ * overhead is at least a quarter of its predicted time). A parameter no row
+ * depends on (every GEMM of a dtype memory-bound, say) is left out and named.
+ *
+ * Fit (fit.c): GSL nonlinear least squares (gsl_multifit_nlinear, trust
+ * region with Levenberg-Marquardt steps, finite-difference Jacobian) on the
+ * relative residuals r_i = (predicted_i - measured_i) / measured_i, so a
+ * 10 us kernel weighs as much as a 10 ms one. Bounds by a logistic transform:
+ * efficiency e = 1 / (1 + exp(-u)) in (0, 1), launch = 100 us / (1 + exp(-u)).
+ * Standard errors from the covariance (J^T J)^-1 at the solution scaled by
+ * chi^2 / (n - p), mapped through the transform (delta method); none when
+ * n = p (an exact solve).
+ */
+#ifndef PODSIM_CALIB_H
+#define PODSIM_CALIB_H
+
+#include "../cases/cases.h"
+#include "../hw/hw.h"
+
+#define CALIB_MAX_PARAMS 8
+
+typedef enum { CALIB_ROW_GEMM = 0, CALIB_ROW_HBM } calib_row_kind;
+
+typedef struct calib_row {
+	char id[32];
+	int line; /* first physical line in the CSV */
+	calib_row_kind kind;
+	hw_dtype dtype;
+	double m, n, k; /* GEMM shape */
+	double bytes;   /* hbm_copy: bytes moved */
+	double measured_s, before_s, after_s;
+} calib_row;
+
+typedef enum { CALIB_P_GEMM_EFF = 0, CALIB_P_HBM_EFF, CALIB_P_LAUNCH } calib_param_kind;
+
+typedef struct calib_param {
+	char key[40]; /* the [gpu] key it sets, e.g. gemm_efficiency_fp8 */
+	calib_param_kind kind;
+	hw_dtype dtype; /* for CALIB_P_GEMM_EFF */
+	double start, value;
+	double se;   /* standard error in the key's unit (s for launch) */
+	bool has_se; /* false when there are no degrees of freedom */
+} calib_param;
+
+typedef struct calib_fit {
+	char gpu[CONF_STR_MAX];
+	calib_row *rows;
+	size_t nrows, nignored; /* rows used; rows of other GPUs or kinds */
+	calib_param params[CALIB_MAX_PARAMS];
+	size_t nparams;
+	char dropped[256]; /* keys left out as not identifiable, comma-separated */
+	double mape_before, mape_after;
+	size_t iterations;
+	int dof; /* nrows - nparams */
+	bool converged;
+	hw_gpu fitted; /* the start GPU with the fitted values */
+} calib_fit;
+
+/* Collect the rows of GPU `gpu` from a case file. Problems are
+ * "path:line: error:" in diag; returns SIM_OK, SIM_ECONF (bad rows, no rows
+ * for the GPU) or SIM_ENOMEM. *fit is initialised here. */
+int calib_rows_from_csv(const cases_csv *c, const char *gpu, calib_fit *fit, sim_diag *diag);
+/* Predicted time of a row on GPU g (the model of the fit). */
+double calib_predict(const hw_gpu *g, const calib_row *r);
+/* Choose the parameters and fit them, starting from `start` (the GPU file).
+ * SIM_OK, SIM_ECONF (fewer rows than parameters: diag says) or SIM_ENOMEM. */
+int calib_run(const hw_gpu *start, calib_fit *fit, sim_diag *diag);
+void calib_fit_free(calib_fit *fit);
+
+/* Output (print.c). `data` is the CSV path as the user gave it. */
+void calib_print_text(FILE *out, const calib_fit *fit, const char *data);
+void calib_print_json(FILE *out, const calib_fit *fit, const char *data);
+/* The calibration .ini: a comment header (data file, row ids, method, fit
+ * quality; no date, so regenerating gives the same bytes) and a [gpu]
+ * section with the fitted keys, to be included after the GPU file. */
+void calib_print_ini(FILE *out, const calib_fit *fit, const char *data);
+
+#endif

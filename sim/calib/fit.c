@@ -1,0 +1,234 @@
+/* fit.c - the least-squares fit of calib.h: choosing the parameters, the
+ * logistic transform, GSL's trust-region solver, standard errors.
+ *
+ * Unknowns u_j are unbounded; the parameter is x_j = hi_j / (1 + exp(-u_j))
+ * (hi = 1 for efficiencies, 100 us for the launch overhead), so every step of
+ * the solver stays in (0, hi). Residuals r_i(u) = t_i(x(u)) / m_i - 1.
+ * At the solution GSL gives J = dr/du; cov(u) = s^2 (J^T J)^-1 with
+ * s^2 = chi^2 / (n - p), and by the delta method
+ *     se(x_j) = |dx_j/du_j| sqrt(cov_jj),  dx/du = hi sigma (1 - sigma).
+ * With n = p there is no residual variance to scale by: no standard errors.
+ */
+#include "calib.h"
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <math.h>
+#include <string.h>
+
+#define LAUNCH_HI  1e-4 /* launch_overhead bound, s */
+#define TINY_SHARE 0.25 /* a row is tiny when overhead >= this share of it */
+#define MAX_ITER   200
+
+typedef struct fit_ctx {
+	calib_fit *fit;
+	hw_gpu gpu; /* scratch: the start GPU with the current parameters */
+} fit_ctx;
+
+static double hi_of(const calib_param *p)
+{
+	return p->kind == CALIB_P_LAUNCH ? LAUNCH_HI : 1.0;
+}
+
+static double sigma(double u)
+{
+	return 1.0 / (1.0 + exp(-u));
+}
+
+static double to_u(const calib_param *p, double x)
+{
+	double f = x / hi_of(p);
+	f = f < 1e-4 ? 1e-4 : f > 0.9999 ? 0.9999 : f;
+	return log(f / (1.0 - f));
+}
+
+static void set_param(hw_gpu *g, const calib_param *p, double x)
+{
+	if (p->kind == CALIB_P_GEMM_EFF)
+		g->gemm_eff_dtype[p->dtype] = x;
+	else if (p->kind == CALIB_P_HBM_EFF)
+		g->hbm_eff = x;
+	else
+		g->launch_s = x;
+}
+
+static void apply(fit_ctx *c, const double *u)
+{
+	for (size_t j = 0; j < c->fit->nparams; j++)
+		set_param(&c->gpu, &c->fit->params[j], hi_of(&c->fit->params[j]) * sigma(u[j]));
+}
+
+static int residuals(const gsl_vector *u, void *data, gsl_vector *f)
+{
+	fit_ctx *c = data;
+	double x[CALIB_MAX_PARAMS];
+	for (size_t j = 0; j < c->fit->nparams; j++)
+		x[j] = gsl_vector_get(u, j);
+	apply(c, x);
+	for (size_t i = 0; i < c->fit->nrows; i++) {
+		const calib_row *r = &c->fit->rows[i];
+		gsl_vector_set(f, i, calib_predict(&c->gpu, r) / r->measured_s - 1.0);
+	}
+	return GSL_SUCCESS;
+}
+
+static double mape(const calib_fit *fit, bool after)
+{
+	double s = 0;
+	for (size_t i = 0; i < fit->nrows; i++) {
+		const calib_row *r = &fit->rows[i];
+		s += fabs((after ? r->after_s : r->before_s) - r->measured_s) / r->measured_s;
+	}
+	return fit->nrows ? s / (double)fit->nrows : 0;
+}
+
+static void add_param(calib_fit *fit, calib_param_kind kind, hw_dtype t, const char *key,
+                      double start)
+{
+	if (fit->nparams == CALIB_MAX_PARAMS)
+		return;
+	calib_param *p = &fit->params[fit->nparams++];
+	memset(p, 0, sizeof *p);
+	snprintf(p->key, sizeof p->key, "%s", key);
+	p->kind = kind;
+	p->dtype = t;
+	p->start = p->value = start;
+}
+
+/* Does any row's time move when parameter p moves by 1 % of its range? */
+static bool identifiable(const hw_gpu *start, const calib_fit *fit, const calib_param *p)
+{
+	hw_gpu a = *start, b = *start;
+	set_param(&a, p, p->start);
+	double step = 0.01 * hi_of(p);
+	set_param(&b, p, p->start + (p->start + step < hi_of(p) ? step : -step));
+	for (size_t i = 0; i < fit->nrows; i++) {
+		double ta = calib_predict(&a, &fit->rows[i]), tb = calib_predict(&b, &fit->rows[i]);
+		if (fabs(ta - tb) > 1e-9 * ta)
+			return true;
+	}
+	return false;
+}
+
+/* The parameters the rows can tell: one GEMM efficiency per dtype present,
+ * the HBM efficiency with hbm_copy rows, the launch with tiny rows. */
+static void choose_params(const hw_gpu *g, calib_fit *fit)
+{
+	bool dtype_seen[HW_DTYPE_COUNT] = {false}, hbm = false, tiny = false;
+	for (size_t i = 0; i < fit->nrows; i++) {
+		const calib_row *r = &fit->rows[i];
+		if (r->kind == CALIB_ROW_GEMM)
+			dtype_seen[r->dtype] = true;
+		else
+			hbm = true;
+		tiny = tiny || hw_overhead(g) >= TINY_SHARE * calib_predict(g, r);
+	}
+	char key[40];
+	for (int t = 0; t < HW_DTYPE_COUNT; t++)
+		if (dtype_seen[t]) {
+			snprintf(key, sizeof key, "gemm_efficiency_%s", hw_dtype_name((hw_dtype)t));
+			add_param(fit, CALIB_P_GEMM_EFF, (hw_dtype)t, key,
+			          hw_gemm_eff(g, (hw_dtype)t));
+		}
+	if (hbm)
+		add_param(fit, CALIB_P_HBM_EFF, HW_FP32, "hbm_efficiency", g->hbm_eff);
+	if (tiny)
+		add_param(fit, CALIB_P_LAUNCH, HW_FP32, "launch_overhead", g->launch_s);
+	size_t kept = 0;
+	for (size_t j = 0; j < fit->nparams; j++) {
+		if (identifiable(g, fit, &fit->params[j])) {
+			fit->params[kept++] = fit->params[j];
+			continue;
+		}
+		size_t len = strlen(fit->dropped);
+		snprintf(fit->dropped + len, sizeof fit->dropped - len, "%s%s", len ? ", " : "",
+		         fit->params[j].key);
+	}
+	fit->nparams = kept;
+}
+
+/* Standard errors from the Jacobian at the solution (see the header). */
+static int std_errors(gsl_multifit_nlinear_workspace *w, calib_fit *fit, const double *u)
+{
+	size_t p = fit->nparams;
+	if (fit->dof <= 0)
+		return SIM_OK;
+	gsl_matrix *cov = gsl_matrix_alloc(p, p);
+	if (!cov)
+		return SIM_ENOMEM;
+	double chi2 = 0;
+	gsl_blas_ddot(gsl_multifit_nlinear_residual(w), gsl_multifit_nlinear_residual(w), &chi2);
+	gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 0.0, cov);
+	for (size_t j = 0; j < p; j++) {
+		calib_param *q = &fit->params[j];
+		double s = sigma(u[j]), var = gsl_matrix_get(cov, j, j) * chi2 / fit->dof;
+		q->se = hi_of(q) * s * (1 - s) * sqrt(var > 0 ? var : 0);
+		q->has_se = isfinite(q->se);
+	}
+	gsl_matrix_free(cov);
+	return SIM_OK;
+}
+
+static int solve(fit_ctx *c, double *u)
+{
+	calib_fit *fit = c->fit;
+	size_t n = fit->nrows, p = fit->nparams;
+	gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
+	par.trs = gsl_multifit_nlinear_trs_lm;
+	gsl_multifit_nlinear_fdf fdf = {residuals, NULL, NULL, n, p, c, 0, 0, 0};
+	gsl_multifit_nlinear_workspace *w =
+	        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, p);
+	if (!w)
+		return SIM_ENOMEM;
+	gsl_vector_view x0 = gsl_vector_view_array(u, p);
+	int info = 0, rc = SIM_OK;
+	int st = gsl_multifit_nlinear_init(&x0.vector, &fdf, w);
+	if (st == GSL_SUCCESS)
+		st = gsl_multifit_nlinear_driver(MAX_ITER, 1e-12, 1e-12, 1e-14, NULL, NULL, &info,
+		                                 w);
+	fit->converged = st == GSL_SUCCESS;
+	fit->iterations = gsl_multifit_nlinear_niter(w);
+	const gsl_vector *x = gsl_multifit_nlinear_position(w);
+	for (size_t j = 0; j < p; j++)
+		u[j] = gsl_vector_get(x, j);
+	rc = std_errors(w, fit, u);
+	gsl_multifit_nlinear_free(w);
+	return rc;
+}
+
+int calib_run(const hw_gpu *start, calib_fit *fit, sim_diag *diag)
+{
+	fit->nparams = 0;
+	fit->dropped[0] = 0;
+	fit->fitted = *start;
+	for (size_t i = 0; i < fit->nrows; i++)
+		fit->rows[i].before_s = fit->rows[i].after_s = calib_predict(start, &fit->rows[i]);
+	fit->mape_before = fit->mape_after = mape(fit, false);
+	choose_params(start, fit);
+	if (fit->nparams == 0 || fit->nrows < fit->nparams) {
+		sim_diag_error(diag, NULL, 0,
+		               "%zu rows cannot fit %zu parameters of %s (each needs a row that "
+		               "depends on it)",
+		               fit->nrows, fit->nparams, fit->gpu);
+		return SIM_ECONF;
+	}
+	fit->dof = (int)(fit->nrows - fit->nparams);
+	fit_ctx c = {fit, *start};
+	double u[CALIB_MAX_PARAMS];
+	for (size_t j = 0; j < fit->nparams; j++)
+		u[j] = to_u(&fit->params[j], fit->params[j].start);
+	gsl_error_handler_t *old = gsl_set_error_handler_off();
+	int rc = solve(&c, u);
+	gsl_set_error_handler(old);
+	if (rc != SIM_OK)
+		return rc;
+	apply(&c, u);
+	fit->fitted = c.gpu;
+	for (size_t j = 0; j < fit->nparams; j++)
+		fit->params[j].value = hi_of(&fit->params[j]) * sigma(u[j]);
+	for (size_t i = 0; i < fit->nrows; i++)
+		fit->rows[i].after_s = calib_predict(&fit->fitted, &fit->rows[i]);
+	fit->mape_after = mape(fit, true);
+	return SIM_OK;
+}

@@ -1,0 +1,253 @@
+/* coll.c - `podsim coll`: one collective timed on the link graph (flow model,
+ * sim/topo) and by net's alpha-beta formulas, printed the way nccl-tests
+ * prints (size, time, algbw, busbw), optionally over a size sweep. */
+#include "cli/cli.h"
+#include "topo/topo.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define EXIT_INPUT 2
+
+static const char usage_coll[] =
+	"usage: podsim coll --topology CLUSTER.ini --gpus N OP SIZE [options]\n"
+	"\n"
+	"Time one collective on the first N GPUs of the cluster (ranks fill nodes in\n"
+	"order) with the flow-level network model (routed flows sharing links max-min\n"
+	"fairly) and with the alpha-beta model, side by side, as nccl-tests reports:\n"
+	"time, algbw = SIZE / time and busbw = algbw x bus factor (2(n-1)/n for\n"
+	"all-reduce, (n-1)/n for all-gather, reduce-scatter and all-to-all).\n"
+	"\n"
+	"OP:   allreduce | allgather | reducescatter | broadcast | alltoall | p2p\n"
+	"SIZE: bytes with a unit, e.g. 1GiB, 256MB, 8B (the full buffer; p2p: the message)\n"
+	"\n"
+	"options:\n"
+	"  --algo ring|tree|hier|auto  flow-model algorithm (default auto: the fastest)\n"
+	"  --sweep                     sizes from 8 B doubling up to SIZE\n"
+	"  --json                      JSON rows: time_s, algbw_GBps, busbw_GBps, algorithm\n"
+	"  --set SECTION.KEY=VALUE     override a key of the cluster file\n"
+	"  -h, --help                  this help\n";
+
+typedef struct coll_args {
+	const char *topology, *op, *size, *algo;
+	const char *sets[64];
+	int nsets;
+	long gpus;
+	bool sweep, json;
+} coll_args;
+
+static int bad(const char *msg, const char *arg)
+{
+	fprintf(stderr, "podsim coll: error: %s%s%s\n\n%s", msg, arg ? ": " : "", arg ? arg : "",
+		usage_coll);
+	return EXIT_INPUT;
+}
+
+static int parse_args(int argc, char **argv, coll_args *a)
+{
+	int npos = 0;
+	for (int i = 0; i < argc; i++) {
+		const char *s = argv[i];
+		bool has = i + 1 < argc;
+		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+			fputs(usage_coll, stdout);
+			return -1;
+		} else if (!strcmp(s, "--sweep"))
+			a->sweep = true;
+		else if (!strcmp(s, "--json"))
+			a->json = true;
+		else if ((!strcmp(s, "--topology") || !strcmp(s, "--gpus") || !strcmp(s, "--algo") ||
+			  !strcmp(s, "--set")) &&
+			 !has)
+			return bad("option needs a value", s);
+		else if (!strcmp(s, "--topology"))
+			a->topology = argv[++i];
+		else if (!strcmp(s, "--algo"))
+			a->algo = argv[++i];
+		else if (!strcmp(s, "--set")) {
+			if (a->nsets == 64)
+				return bad("too many --set options", NULL);
+			a->sets[a->nsets++] = argv[++i];
+		} else if (!strcmp(s, "--gpus")) {
+			char *end;
+			a->gpus = strtol(argv[++i], &end, 10);
+			if (*end || a->gpus < 1)
+				return bad("--gpus takes a positive count", argv[i]);
+		} else if (s[0] == '-' && s[1])
+			return bad("unknown option", s);
+		else if (npos == 0 && ++npos)
+			a->op = s;
+		else if (npos == 1 && ++npos)
+			a->size = s;
+		else
+			return bad("too many arguments", s);
+	}
+	if (!a->topology || !a->gpus || !a->op || !a->size)
+		return bad("expected --topology FILE --gpus N OP SIZE", NULL);
+	return 0;
+}
+
+static int parse_op(const char *s, net_coll *out)
+{
+	static const char *const names[][2] = {
+		{"allreduce", "all-reduce"},	     {"allgather", "all-gather"},
+		{"reducescatter", "reduce-scatter"}, {"broadcast", "bcast"},
+		{"alltoall", "all-to-all"},	     {"p2p", "sendrecv"}};
+	for (int c = 0; c < NET_COLL_COUNT; c++)
+		if (!strcmp(s, names[c][0]) || !strcmp(s, names[c][1])) {
+			*out = (net_coll)c;
+			return SIM_OK;
+		}
+	return SIM_ECONF;
+}
+
+static const char *proto_name(net_proto p)
+{
+	return p == NET_PROTO_LL ? "LL" : p == NET_PROTO_LL128 ? "LL128" : "Simple";
+}
+
+typedef struct row {
+	double bytes;
+	topo_cost f;
+	net_cost ab;
+} row;
+
+static void print_row(const coll_args *a, net_coll op, int n, const row *r, bool first)
+{
+	double f = topo_bus_factor(op, n);
+	double ab_alg = r->ab.time_s > 0 ? r->bytes / r->ab.time_s : 0;
+	if (a->json) {
+		printf("%s{\"bytes\": %.0f, \"time_s\": %.9g, \"algbw_GBps\": %.6g, \"busbw_GBps\": "
+		       "%.6g, \"algorithm\": \"%s\", \"protocol\": \"%s\", \"alpha_beta\": "
+		       "{\"time_s\": %.9g, \"algbw_GBps\": %.6g, \"busbw_GBps\": %.6g}}",
+		       first ? "" : ",\n ", r->bytes, r->f.time_s, r->f.algbw_Bps / 1e9,
+		       r->f.busbw_Bps / 1e9, topo_algo_name(r->f.algo), proto_name(r->f.proto),
+		       r->ab.time_s, ab_alg / 1e9, ab_alg * f / 1e9);
+		return;
+	}
+	printf("%13.0f %11.2f %8.2f %8.2f  %-6s %-6s %11.2f %8.2f %8.2f\n", r->bytes,
+	       r->f.time_s * 1e6, r->f.algbw_Bps / 1e9, r->f.busbw_Bps / 1e9,
+	       topo_algo_name(r->f.algo), proto_name(r->f.proto), r->ab.time_s * 1e6, ab_alg / 1e9,
+	       ab_alg * f / 1e9);
+}
+
+static int time_one(const topo_graph *g, net_coll op, const int *ranks, int n, double bytes,
+		    topo_algo algo, row *r)
+{
+	const net_cluster *c = topo_cluster(g);
+	net_group grp;
+	net_group_make(c, n, 1, &grp);
+	if (op == NET_P2P) /* first to last rank */
+		grp = (net_group){2, ranks[0] / c->node.gpus == ranks[n - 1] / c->node.gpus ? 2 : 1,
+				  ranks[0] / c->node.gpus == ranks[n - 1] / c->node.gpus ? 1 : 2};
+	r->bytes = bytes;
+	int rc = topo_collective(g, op, ranks, n, bytes, algo, &r->f);
+	if (rc == SIM_OK)
+		rc = net_collective(c, op, &grp, bytes, &r->ab);
+	return rc;
+}
+
+static void print_header(const coll_args *a, const topo_graph *g, net_coll op, int n)
+{
+	const net_cluster *c = topo_cluster(g);
+	int G = c->node.gpus;
+	printf("# podsim coll: %s on %d GPUs of %s (%d node(s) of %d), algorithm %s\n",
+	       net_coll_name(op), n, c->name, (n + G - 1) / G, G, a->algo ? a->algo : "auto");
+	printf("#                        flow model                              alpha-beta\n");
+	printf("#        size        time    algbw    busbw  algo   proto         time    algbw    "
+	       "busbw\n");
+	printf("#         (B)        (us)   (GB/s)   (GB/s)                       (us)   (GB/s)   "
+	       "(GB/s)\n");
+}
+
+static void print_footer(const topo_graph *g, const row *r)
+{
+	char name[2][64];
+	const topo_link *l = topo_link_at(g, r->f.hot_link);
+	if (!l)
+		return;
+	topo_vertex_name(g, l->src, name[0], sizeof name[0]);
+	topo_vertex_name(g, l->dst, name[1], sizeof name[1]);
+	printf("# flow model at %.0f B: %d channel(s), %d flows simulated; most loaded link %s -> "
+	       "%s (%s), %.4g B\n",
+	       r->bytes, r->f.channels, r->f.flows, name[0], name[1], topo_lkind_name(l->kind),
+	       r->f.hot_link_bytes);
+}
+
+static int run_sizes(const coll_args *a, const topo_graph *g, net_coll op, double size,
+		     topo_algo algo)
+{
+	int n = (int)a->gpus, *ranks = malloc((size_t)n * sizeof *ranks);
+	if (!ranks)
+		return 1;
+	for (int i = 0; i < n; i++)
+		ranks[i] = i;
+	if (!a->json)
+		print_header(a, g, op, n);
+	else
+		printf("[");
+	double s = a->sweep ? 8 : size;
+	row r = {0};
+	int rc = SIM_OK;
+	for (bool first = true; s <= size && rc == SIM_OK; s *= 2, first = false) {
+		rc = time_one(g, op, ranks, n, s, algo, &r);
+		if (rc == SIM_OK)
+			print_row(a, op, n, &r, first);
+		if (!a->sweep)
+			break;
+	}
+	if (a->json)
+		printf("]\n");
+	else if (rc == SIM_OK)
+		print_footer(g, &r);
+	free(ranks);
+	if (rc == SIM_EINVAL) {
+		fprintf(stderr, "podsim coll: error: algorithm %s does not apply to %s on these GPUs\n",
+			a->algo ? a->algo : "auto", net_coll_name(op));
+		return EXIT_INPUT;
+	}
+	if (rc != SIM_OK)
+		fprintf(stderr, "podsim coll: error: %s\n", sim_strerror(rc));
+	return rc == SIM_OK ? 0 : 1;
+}
+
+int cli_coll(int argc, char **argv)
+{
+	coll_args a = {0};
+	int rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	net_coll op;
+	if (parse_op(a.op, &op) != SIM_OK)
+		return bad("unknown collective", a.op);
+	topo_algo algo = TOPO_ALGO_AUTO;
+	if (a.algo && topo_algo_parse(a.algo, &algo) != SIM_OK)
+		return bad("unknown --algo (ring, tree, hier, auto)", a.algo);
+	bool ring_ok = op == NET_ALLREDUCE || op == NET_ALLGATHER || op == NET_REDUCESCATTER ||
+		       op == NET_BROADCAST;
+	if ((algo == TOPO_ALGO_RING && !ring_ok) ||
+	    ((algo == TOPO_ALGO_TREE || algo == TOPO_ALGO_HIER) && op != NET_ALLREDUCE))
+		return bad("this --algo does not apply to the collective", a.algo);
+	double size = 0;
+	char err[160];
+	int pr = sim_unit_parse(a.size, SIM_UNIT_BYTES, &size, err, sizeof err);
+	if (pr != SIM_OK || size < 1) {
+		fprintf(stderr, "podsim coll: error: SIZE '%s': %s\n", a.size,
+			pr != SIM_OK ? err : "must be at least 1 B");
+		return EXIT_INPUT;
+	}
+	topo_graph *g;
+	rc = cli_topo_load(a.topology, a.sets, a.nsets, &g);
+	if (rc)
+		return rc;
+	int total = topo_cluster(g)->gpus;
+	if (a.gpus > total || (op == NET_P2P && a.gpus < 2)) {
+		fprintf(stderr, "podsim coll: error: --gpus %ld: the cluster has %d GPUs%s\n", a.gpus,
+			total, op == NET_P2P ? " (p2p needs 2 or more)" : "");
+		topo_free(g);
+		return EXIT_INPUT;
+	}
+	rc = run_sizes(&a, g, op, size, algo);
+	topo_free(g);
+	return rc;
+}

@@ -1,0 +1,356 @@
+/* compare.c - `podsim compare ID ID ...`: stored runs side by side, the
+ * settings that differ, and one line naming the biggest difference in the
+ * step's breakdown and the settings behind it ("run 7 spends 2.1 s less in
+ * pipeline bubbles than run 3: parallel.vpp 3 vs 1").
+ *
+ * Breakdown figures are per category on the worst rank class (the largest
+ * time of that category over the pipeline stages), as `podsim run` reports
+ * them per stage. `sweep:N` stands for every run of sweep N, fastest first. */
+#include "cli/cli.h"
+#include "store/store.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXIT_INPUT   2
+#define MAX_RUNS     16
+#define MAX_SETTINGS 256
+
+static const char usage[] =
+        "usage: podsim compare ID ID ... [--db PATH]\n"
+        "\n"
+        "Print stored runs side by side: headline metrics and the step's breakdown\n"
+        "(worst pipeline stage per category), each with its difference from the first\n"
+        "run, the settings that differ, and the biggest difference explained in one\n"
+        "line. An ID is a run id or sweep:N (every run of sweep N, fastest first).\n"
+        "\n"
+        "options:\n"
+        "  --db PATH    run database (default: $PODSIM_DB, else podsim.db)\n"
+        "  -h, --help   this help\n"
+        "\n"
+        "exit status: 0 ok, 1 database error, 2 bad input (unknown run)\n";
+
+typedef struct setting {
+	char key[96];
+	char value[128];
+} setting;
+
+typedef struct run_view {
+	int64_t id;
+	exec_result r;
+	double cat_s[EXEC_CAT_COUNT]; /* worst class per category */
+	setting *set;
+	size_t nset;
+} run_view;
+
+/* "[section]" and "key = value" lines of a resolved scenario into settings. */
+static size_t parse_settings(const char *text, setting *out, size_t cap)
+{
+	char section[64] = "";
+	size_t n = 0;
+	for (const char *p = text; p && *p && n < cap;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		const char *eq = memchr(p, '=', len);
+		if (len > 2 && p[0] == '[')
+			snprintf(section, sizeof section, "%.*s", (int)(len - 2), p + 1);
+		else if (eq) {
+			size_t kl = (size_t)(eq - p);
+			while (kl && p[kl - 1] == ' ')
+				kl--;
+			const char *v = eq + 1;
+			while (*v == ' ')
+				v++;
+			snprintf(out[n].key, sizeof out[n].key, "%s.%.*s", section, (int)kl, p);
+			snprintf(out[n].value, sizeof out[n].value, "%.*s", (int)(p + len - v), v);
+			n++;
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	return n;
+}
+
+static const char *setting_of(const run_view *v, const char *key)
+{
+	for (size_t i = 0; i < v->nset; i++)
+		if (!strcmp(v->set[i].key, key))
+			return v->set[i].value;
+	return "-";
+}
+
+static int load_run(store *db, int64_t id, run_view *v, sim_diag *d)
+{
+	char *text = NULL;
+	v->id = id;
+	int rc = store_get_run(db, id, &v->r, &text, d);
+	if (rc != SIM_OK)
+		return rc;
+	for (int k = 0; k < v->r.nclasses; k++)
+		for (int c = 0; c < EXEC_CAT_COUNT; c++)
+			if (v->r.classes[k].time_s[c] > v->cat_s[c])
+				v->cat_s[c] = v->r.classes[k].time_s[c];
+	v->set = calloc(MAX_SETTINGS, sizeof *v->set);
+	v->nset = v->set ? parse_settings(text, v->set, MAX_SETTINGS) : 0;
+	free(text);
+	return v->set ? SIM_OK : SIM_ENOMEM;
+}
+
+/* IDs from the arguments: run ids and sweep:N. 0 or exit status. */
+static int collect_ids(store *db, const char *const *args, int n, int64_t *ids, size_t *nids,
+                       sim_diag *d)
+{
+	*nids = 0;
+	for (int i = 0; i < n; i++) {
+		bool sweep = !strncmp(args[i], "sweep:", 6);
+		char *end;
+		long long x = strtoll(args[i] + (sweep ? 6 : 0), &end, 10);
+		if (*end || x <= 0) {
+			fprintf(stderr, "podsim compare: error: not a run id or sweep:N: %s\n",
+			        args[i]);
+			return EXIT_INPUT;
+		}
+		if (!sweep) {
+			if (*nids == MAX_RUNS)
+				break;
+			ids[(*nids)++] = x;
+			continue;
+		}
+		size_t got;
+		if (store_sweep_runs(db, x, ids + *nids, MAX_RUNS - *nids, &got, d) != SIM_OK)
+			return 1;
+		if (got == 0) {
+			fprintf(stderr, "podsim compare: error: no runs in sweep %lld\n", x);
+			return EXIT_INPUT;
+		}
+		*nids += got < MAX_RUNS - *nids ? got : MAX_RUNS - *nids;
+	}
+	if (*nids < 2) {
+		fprintf(stderr, "podsim compare: error: give at least two runs\n");
+		return EXIT_INPUT;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- output -- */
+
+/* One metric row: the value of each run and, after the first, its change. */
+static void metric(const char *name, const double *x, size_t n, const char *fmt)
+{
+	printf("%-24s", name);
+	for (size_t i = 0; i < n; i++) {
+		char cell[96], val[32];
+		snprintf(val, sizeof val, fmt, x[i]);
+		if (i == 0 || x[i] == x[0])
+			snprintf(cell, sizeof cell, "%s", val);
+		else {
+			char d[32];
+			snprintf(d, sizeof d, fmt, x[i] - x[0]);
+			snprintf(cell, sizeof cell, "%s (%s%s)", val, x[i] > x[0] ? "+" : "", d);
+		}
+		printf(" %24s", cell);
+	}
+	putchar('\n');
+}
+
+static void print_table(const run_view *v, size_t n)
+{
+	double x[MAX_RUNS];
+	printf("%-24s", "run");
+	for (size_t i = 0; i < n; i++)
+		printf(" %24lld", (long long)v[i].id);
+	printf("\n%-24s", "plan");
+	for (size_t i = 0; i < n; i++)
+		printf(" %24.24s", v[i].r.plan);
+	putchar('\n');
+#define METRIC(name, expr, fmt)                                                                    \
+	do {                                                                                       \
+		for (size_t i = 0; i < n; i++)                                                     \
+			x[i] = (expr);                                                             \
+		metric(name, x, n, fmt);                                                           \
+	} while (0)
+	METRIC("GPUs", v[i].r.gpus, "%.0f");
+	METRIC("step (s)", v[i].r.step_s, "%.4f");
+	METRIC("tokens/s", v[i].r.tokens_per_s, "%.0f");
+	METRIC("MFU (%)", 100 * v[i].r.mfu, "%.2f");
+	METRIC("bubble (%)", 100 * v[i].r.bubble_fraction, "%.2f");
+	METRIC("memory peak (GiB)", v[i].r.mem_peak_bytes / 1073741824.0, "%.2f");
+	for (int c = 0; c < EXEC_CAT_COUNT; c++) {
+		bool any = false;
+		for (size_t i = 0; i < n; i++)
+			any = any || v[i].cat_s[c] > 0;
+		if (!any)
+			continue;
+		char name[40];
+		snprintf(name, sizeof name, "%s (s)", exec_cat_name((exec_cat)c));
+		METRIC(name, v[i].cat_s[c], "%.4f");
+	}
+#undef METRIC
+}
+
+/* Settings whose values differ between the runs (scenario name aside). */
+static void print_setting_diffs(const run_view *v, size_t n)
+{
+	bool header = false;
+	for (size_t k = 0; k < v[0].nset; k++) {
+		const char *key = v[0].set[k].key;
+		bool differs = false;
+		for (size_t i = 1; i < n; i++)
+			differs = differs || strcmp(setting_of(&v[i], key), v[0].set[k].value);
+		if (!differs)
+			continue;
+		if (!header)
+			printf("\nsettings that differ:\n");
+		header = true;
+		printf("  %-30s", key);
+		for (size_t i = 0; i < n; i++)
+			printf(" %s%s", i ? "| " : "", setting_of(&v[i], key));
+		putchar('\n');
+	}
+}
+
+/* The settings that move each breakdown category, most direct first. */
+static const char *const *related(exec_cat c)
+{
+	static const char *const bubble[] = {"parallel.vpp",
+	                                     "parallel.pp",
+	                                     "parallel.micro_batch",
+	                                     "parallel.schedule",
+	                                     "parallel.global_batch",
+	                                     "parallel.dp",
+	                                     NULL};
+	static const char *const compute[] = {"parallel.recompute",
+	                                      "parallel.tp",
+	                                      "parallel.micro_batch",
+	                                      "train.precision",
+	                                      "parallel.dp",
+	                                      "parallel.pp",
+	                                      NULL};
+	static const char *const tp[] = {"parallel.tp", "parallel.sequence_parallel", NULL};
+	static const char *const dp[] = {"parallel.zero", "parallel.overlap_grad_reduce",
+	                                 "parallel.dp",   "parallel.bucket_size",
+	                                 "cluster.nodes", NULL};
+	static const char *const pp[] = {"parallel.pp", "parallel.vpp", "parallel.micro_batch",
+	                                 NULL};
+	static const char *const opt[] = {"parallel.zero", "parallel.dp", "parallel.tp",
+	                                  "parallel.pp", NULL};
+	static const char *const none[] = {NULL};
+	switch (c) {
+	case EXEC_CAT_BUBBLE:
+		return bubble;
+	case EXEC_CAT_COMPUTE:
+		return compute;
+	case EXEC_CAT_TP:
+		return tp;
+	case EXEC_CAT_DP:
+		return dp;
+	case EXEC_CAT_PP:
+		return pp;
+	case EXEC_CAT_OPTIMIZER:
+		return opt;
+	default:
+		return none;
+	}
+}
+
+static const char *cat_words(exec_cat c)
+{
+	switch (c) {
+	case EXEC_CAT_COMPUTE:
+		return "computing";
+	case EXEC_CAT_OPTIMIZER:
+		return "in the optimizer";
+	case EXEC_CAT_BUBBLE:
+		return "in pipeline bubbles";
+	case EXEC_CAT_TP:
+		return "waiting on tensor-parallel communication";
+	case EXEC_CAT_DP:
+		return "waiting on data-parallel communication";
+	case EXEC_CAT_PP:
+		return "waiting on pipeline transfers";
+	default:
+		return "in other waits";
+	}
+}
+
+/* "run B spends X s less in C than run A: key vb vs va" for the fastest run
+ * against the first (or the slowest, when the first is the fastest). */
+static void explain(const run_view *v, size_t n)
+{
+	size_t fast = 0, slow = 0;
+	for (size_t i = 1; i < n; i++) {
+		fast = v[i].r.step_s < v[fast].r.step_s ? i : fast;
+		slow = v[i].r.step_s > v[slow].r.step_s ? i : slow;
+	}
+	size_t a = fast == 0 ? slow : 0, b = fast;
+	if (a == b) {
+		printf("\nthe runs take the same time\n");
+		return;
+	}
+	int best = 0;
+	for (int c = 1; c < EXEC_CAT_COUNT; c++)
+		if (fabs(v[b].cat_s[c] - v[a].cat_s[c]) > fabs(v[b].cat_s[best] - v[a].cat_s[best]))
+			best = c;
+	double d = v[b].cat_s[best] - v[a].cat_s[best];
+	printf("\nrun %lld spends %.3g s %s %s than run %lld", (long long)v[b].id, fabs(d),
+	       d < 0 ? "less" : "more", cat_words((exec_cat)best), (long long)v[a].id);
+	const char *const *keys = related((exec_cat)best);
+	int shown = 0;
+	for (int i = 0; keys[i] && shown < 2; i++) {
+		const char *x = setting_of(&v[b], keys[i]), *y = setting_of(&v[a], keys[i]);
+		if (strcmp(x, y))
+			printf("%s %s %s vs %s", shown++ ? "," : ":", keys[i], x, y);
+	}
+	printf("\n");
+}
+
+int cli_compare(int argc, char **argv)
+{
+	const char *db_path = NULL, *args[MAX_RUNS * 4];
+	int nargs = 0;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--db") && i + 1 < argc) {
+			db_path = argv[++i];
+		} else if (argv[i][0] == '-' || nargs == MAX_RUNS * 4) {
+			fprintf(stderr, "podsim compare: error: unexpected argument: %s\n\n%s",
+			        argv[i], usage);
+			return EXIT_INPUT;
+		} else {
+			args[nargs++] = argv[i];
+		}
+	}
+	const char *env = getenv(STORE_ENV);
+	if (!db_path)
+		db_path = env && *env ? env : STORE_DEFAULT_PATH;
+	sim_diag *d = sim_diag_new();
+	store *db = NULL;
+	run_view *v = calloc(MAX_RUNS, sizeof *v);
+	int64_t ids[MAX_RUNS];
+	size_t n = 0;
+	int rc = !d || !v ? 1 : store_open(db_path, &db, d) != SIM_OK ? 1 : 0;
+	if (rc == 0)
+		rc = collect_ids(db, args, nargs, ids, &n, d);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		int e = load_run(db, ids[i], &v[i], d);
+		if (e == SIM_ENOTFOUND)
+			fprintf(stderr, "podsim compare: error: no run %lld in %s\n",
+			        (long long)ids[i], db_path);
+		rc = e == SIM_OK ? 0 : e == SIM_ENOTFOUND ? EXIT_INPUT : 1;
+	}
+	if (d)
+		sim_diag_print(d, stderr);
+	if (rc == 0) {
+		print_table(v, n);
+		print_setting_diffs(v, n);
+		explain(v, n);
+	}
+	for (size_t i = 0; v && i < MAX_RUNS; i++)
+		free(v[i].set);
+	free(v);
+	store_close(db);
+	sim_diag_free(d);
+	return rc;
+}

@@ -1,0 +1,585 @@
+/* explain.c - `podsim explain SCENARIO.ini`: how each headline number of a run
+ * is obtained, as the formula with the scenario's values plugged in, next to
+ * what the simulated step gives, with a line on where and why they differ.
+ *
+ * Sections (symbols: l layers, h hidden, a heads, g KV heads, d head size,
+ * f MLP inner size, V vocabulary, s sequence, b micro-batch, t = tp, p = pp,
+ * m micro-batches, v = vpp, n = DP group size):
+ *  1. parameters per component (work.h's counts: attention h(ad) + 2h(gd) +
+ *     (ad)h, MLP 2hf or 3hf with SwiGLU, norms and biases, embedding, output);
+ *  2. model FLOPs per token, 6 x matmul weights + 6Vh logits + 12 l s (ad)
+ *     attention (Narayanan et al. 2021), per step and the MFU;
+ *  3. memory per GPU of the most loaded stage: 2 + 4 + 12 bytes per parameter
+ *     (sharded by ZeRO), Korthikanti et al. 2022's activation terms times the
+ *     micro-batches in flight, buffers and fragmentation (plan_memory);
+ *  4. the textbook bubble (p-1)/(m+p-1), divided by v when interleaved, next to
+ *     the simulated bubble fraction;
+ *  5. the ring all-reduce of one stage's gradients, lat + 2(n-1)/n S/busbw
+ *     (net.h), next to the simulated exposed DP time.
+ * Deterministic (no wall time), so it is tested against golden files
+ * (tests/golden/explain/). Exit 0, 1 if the simulation fails, 2 on bad input.
+ */
+#include "cli.h"
+
+#include "exec/exec.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPLAIN_EXIT_INPUT 2
+#define EXPLAIN_MAX_SETS 256
+#define EXPLAIN_MAX_STAGES 8 /* per-stage lists print at most this many */
+#define EXPLAIN_COLS 96      /* "why" lines wrap here */
+
+static const char usage_explain[] =
+	"usage: podsim explain SCENARIO.ini [--set SECTION.KEY=VALUE ...]\n"
+	"\n"
+	"Simulate one step of the scenario (nothing is stored) and explain each headline\n"
+	"number: the formula, the values plugged in and the result, next to what the\n"
+	"simulation gives: parameter count per component, FLOPs per token and MFU,\n"
+	"memory per category (weights, gradients, optimizer, Korthikanti activations),\n"
+	"the textbook pipeline bubble (p-1)/(m+p-1) and the ring all-reduce time of\n"
+	"the DP gradients, with where and why they differ.\n"
+	"\n"
+	"options:\n"
+	"  --set SECTION.KEY=VALUE  override a key (repeatable)\n"
+	"  -h, --help               this help\n";
+
+/* An integer-valued count grouped by thousands: "1,678,000". */
+static const char *cnt(double v, char *buf, size_t len)
+{
+	char d[40];
+	snprintf(d, sizeof d, "%.0f", fabs(v));
+	size_t n = strlen(d), o = 0;
+	if (v < 0 && o + 1 < len)
+		buf[o++] = '-';
+	for (size_t i = 0; i < n && o + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = d[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* Bytes with one decimal in binary units: "17.8 GiB". */
+static const char *gib(double v, char *buf, size_t len)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	int u = 0;
+	while (fabs(v) >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.1f %s", v, units[u]);
+	return buf;
+}
+
+/* "  why          TEXT" with TEXT wrapped at EXPLAIN_COLS columns under itself. */
+static void why(FILE *o, const char *text)
+{
+	const int indent = 15;
+	fputs("  why          ", o);
+	int col = indent;
+	while (*text) {
+		size_t w = strcspn(text, " ");
+		if (col > indent && col + 1 + (int)w > EXPLAIN_COLS) {
+			fprintf(o, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', o);
+			col++;
+		}
+		fwrite(text, 1, w, o);
+		col += (int)w;
+		text += w;
+		while (*text == ' ')
+			text++;
+	}
+	fputc('\n', o);
+}
+
+static const char *unit(double v, sim_unit u, char *buf, size_t len)
+{
+	sim_unit_format(v, u, buf, len);
+	return buf;
+}
+
+static double head_dim(const work_model *m)
+{
+	return m->head_dim > 0 ? m->head_dim : (double)m->hidden / m->heads;
+}
+
+/* ------------------------------------------------------------ parameters -- */
+
+/* Matmul weights of attention and of a dense MLP (work.h's formulas). */
+static double attn_matmul(const work_model *m)
+{
+	double h = m->hidden, q = m->heads * head_dim(m), kv = m->kv_heads * head_dim(m);
+	return 2.0 * h * q + 2.0 * h * kv;
+}
+
+static double mlp_matmul(const work_model *m)
+{
+	return (m->act == WORK_ACT_SWIGLU ? 3.0 : 2.0) * m->hidden * m->ffn;
+}
+
+static void params(FILE *o, const work_model *m)
+{
+	char a[48], b[48], c[48], e[48];
+	double h = m->hidden, d = head_dim(m), layer = work_params_layer(m);
+	double at = attn_matmul(m), mlp = mlp_matmul(m);
+	fprintf(o, "\n1. Parameters P\n");
+	fprintf(o, "  shape: l = %d layers, h = %d, a = %d heads of d = %.0f, g = %d KV heads,\n"
+		   "         f = %d (%s), V = %d, s = %d\n",
+		m->layers, m->hidden, m->heads, d, m->kv_heads, m->ffn,
+		m->act == WORK_ACT_SWIGLU ? "SwiGLU" : "GELU", m->vocab, m->seq_len);
+	fprintf(o, "  attention    2h(ad) + 2h(gd) = 2 x %.0f x %.0f + 2 x %.0f x %.0f = %s\n", h,
+		m->heads * d, h, m->kv_heads * d, cnt(at, a, sizeof a));
+	fprintf(o, "  MLP          %s = %s x %.0f x %d = %s\n",
+		m->act == WORK_ACT_SWIGLU ? "3hf" : "2hf", m->act == WORK_ACT_SWIGLU ? "3" : "2", h,
+		m->ffn, cnt(mlp, a, sizeof a));
+	fprintf(o, "  norms, bias  2 %s norms%s = %s\n",
+		m->norm == WORK_NORM_RMSNORM ? "RMSNorm (h each)" : "LayerNorm (2h each)",
+		m->bias ? " + linear biases" : "", cnt(layer - at - mlp, a, sizeof a));
+	fprintf(o, "  per layer    %s\n", cnt(layer, a, sizeof a));
+	fprintf(o, "  embedding    V x h%s = %s\n", m->learned_pos ? " + s x h positions" : "",
+		cnt(work_params_embedding(m), a, sizeof a));
+	fprintf(o, "  output       %s = %s\n",
+		m->untied_embeddings ? "V x h + final norm" : "final norm (logits tied to the embedding)",
+		cnt(work_params_output(m), a, sizeof a));
+	double total = work_params_total(m);
+	if (m->moe_experts > 0)
+		fprintf(o, "  P            sum of the layers (dense and MoE) + embedding + output = %s (%.3g)\n",
+			cnt(total, a, sizeof a), total);
+	else
+		fprintf(o, "  P            l x per layer + embedding + output = %d x %s + %s + %s = %s (%.3g)\n",
+			m->layers, cnt(layer, a, sizeof a), cnt(work_params_embedding(m), b, sizeof b),
+			cnt(work_params_output(m), c, sizeof c), cnt(total, e, sizeof e), total);
+}
+
+/* ----------------------------------------------------------------- FLOPs -- */
+
+static void flops(FILE *o, const plan_scenario *s, const exec_result *r)
+{
+	const work_model *m = &s->model;
+	char a[48], b[48], c[48];
+	double l = m->layers, h = m->hidden, sq = m->seq_len, q = m->heads * head_dim(m);
+	double per_token = work_model_flops(m, 1.0);
+	double logits = 6.0 * m->vocab * h, attn = 12.0 * l * sq * q;
+	double layers = per_token - logits - attn;
+	fprintf(o, "\n2. Model FLOPs (forward + backward, recomputation not counted)\n");
+	if (m->moe_experts > 0)
+		fprintf(o, "  layers       6 x matmul weights a token meets (router, top-%d and shared experts) = %.4g\n",
+			m->moe_topk, layers);
+	else
+		fprintf(o, "  layers       6 x l x (attention + MLP matmul weights) = 6 x %d x %s = %.4g\n",
+			m->layers, cnt(attn_matmul(m) + mlp_matmul(m), a, sizeof a), layers);
+	fprintf(o, "  logits       6 x V x h = 6 x %d x %d = %.4g\n", m->vocab, m->hidden, logits);
+	fprintf(o, "  attention    12 x l x s x (ad) = 12 x %d x %d x %.0f = %.4g\n", m->layers,
+		m->seq_len, q, attn);
+	fprintf(o, "  per token    %.4g FLOPs (6P alone: %.4g)\n", per_token,
+		6.0 * work_params_total(m));
+	double tokens = (double)s->plan.global_batch * m->seq_len;
+	fprintf(o, "  per step     x T = global_batch x s = %d x %d = %s tokens: %.4g FLOPs\n",
+		s->plan.global_batch, m->seq_len, cnt(tokens, a, sizeof a), per_token * tokens);
+	fprintf(o, "  MFU          F / (step x GPUs x peak) = %.4g / (%s x %d x %s) = %.1f%%\n",
+		r->model_flops, unit(r->step_s, SIM_UNIT_TIME, b, sizeof b), r->gpus,
+		unit(r->peak_flops, SIM_UNIT_FLOPS, c, sizeof c), 100.0 * r->mfu);
+	if (r->hardware_flops > r->model_flops * (1 + 1e-12))
+		fprintf(o, "  HFU          counts the recomputed forward too: %.4g FLOPs, %.1f%%\n",
+			r->hardware_flops, 100.0 * r->hfu);
+}
+
+/* ---------------------------------------------------------------- memory -- */
+
+/* Parameters one rank of `stage` holds before ZeRO sharding (plan_memory's
+ * rule, restated: its layers, the embedding on the first stage, the output
+ * layer and a tied copy of the embedding on the last when p > 1, over t).
+ * Dense models only; MoE experts are left to plan_memory. */
+static double rank_params(const plan_scenario *s, int stage)
+{
+	const work_model *m = &s->model;
+	double p = 0;
+	for (int l = 0; l < plan_stage_layers(s, stage); l++)
+		p += work_params_layer_at(m, plan_global_layer(s, stage, l));
+	if (stage == 0)
+		p += work_params_embedding(m);
+	if (stage == s->plan.pp - 1) {
+		p += work_params_output(m);
+		if (!m->untied_embeddings && s->plan.pp > 1)
+			p += (double)m->vocab * m->hidden;
+	}
+	return p / s->plan.tp;
+}
+
+/* Micro-batch chunk-steps of activations a stage holds at its peak, and the
+ * rule in words (plan_memory's inflight rule). */
+static double inflight(const plan_scenario *s, int stage, const char **why)
+{
+	const plan_spec *p = &s->plan;
+	int m = plan_microbatches(p), steps;
+	if (p->schedule == PLAN_SCHED_GPIPE) {
+		*why = "GPipe: all m";
+		return m;
+	}
+	if (p->vpp > 1) {
+		steps = (p->pp - stage - 1) * 2 + (p->vpp - 1) * p->pp + 1;
+		*why = "interleaved: (p - stage - 1) x 2 + (v - 1) x p + 1 chunks";
+	} else if (p->schedule == PLAN_SCHED_ZB_H1) {
+		steps = p->pp;
+		*why = "ZB-H1: p";
+	} else {
+		steps = p->pp - stage;
+		*why = "1F1B: p - stage";
+	}
+	return steps < m * p->vpp ? steps : m * p->vpp;
+}
+
+/* Korthikanti et al. 2022, table 2: the formula of the plan's case and its
+ * value per layer and micro-batch (16-bit activations). */
+static double korthikanti(const plan_scenario *s, char *f, size_t len)
+{
+	work_shard sh = plan_shard(s);
+	double sv = sh.seq, b = sh.micro_batch, h = s->model.hidden, a = s->model.heads, t = sh.tp;
+	double sbh = sv * b * h, att = 5.0 * a * sv / (h * t);
+	switch (s->plan.recompute) {
+	case WORK_RECOMPUTE_FULL:
+		if (sh.sp)
+			snprintf(f, len, "2 s b h / t = 2 x %.0f x %.0f x %.0f / %.0f", sv, b, h, t);
+		else
+			snprintf(f, len, "2 s b h = 2 x %.0f x %.0f x %.0f", sv, b, h);
+		return 2.0 * sbh / (sh.sp ? t : 1);
+	case WORK_RECOMPUTE_SELECTIVE:
+		if (sh.sp) {
+			snprintf(f, len, "s b h x 34/t = %.0f x %.0f x %.0f x 34/%.0f", sv, b, h, t);
+			return sbh * 34 / t;
+		}
+		snprintf(f, len, "s b h (10 + 24/t) = %.0f x %.0f x %.0f x (10 + 24/%.0f)", sv, b, h, t);
+		return sbh * (10 + 24 / t);
+	default:
+		if (sh.sp) {
+			snprintf(f, len, "s b h (34/t + 5as/(ht)) = %.0f x %.0f x %.0f x (34/%.0f + %.4g)",
+				 sv, b, h, t, att);
+			return sbh * (34 / t + att);
+		}
+		snprintf(f, len, "s b h (10 + 24/t + 5as/(ht)) = %.0f x %.0f x %.0f x (10 + 24/%.0f + %.4g)",
+			 sv, b, h, t, att);
+		return sbh * (10 + 24 / t + att);
+	}
+}
+
+static void activations(FILE *o, const plan_scenario *s, int stage, double plan_bytes)
+{
+	char f[160], a[32], b[32], c[32];
+	double text = korthikanti(s, f, sizeof f);
+	work_shard sh = plan_shard(s);
+	int n = plan_stage_layers(s, stage), v = s->plan.vpp;
+	double sum = 0;
+	for (int l = 0; l < n; l++)
+		sum += work_activation_bytes_at(&s->model, &sh, plan_global_layer(s, stage, l),
+						s->plan.recompute);
+	double per = n > 0 ? sum / n : 0;
+	const char *rule;
+	double steps = inflight(s, stage, &rule);
+	double held = per * n / v * steps;
+	fprintf(o, "  activations  Korthikanti et al. 2022, one layer and micro-batch (s = %.0f per rank):\n"
+		   "                 %s = %s\n",
+		(double)sh.seq, f, gib(text, a, sizeof a));
+	if (s->flash && s->plan.recompute == WORK_RECOMPUTE_NONE)
+		fprintf(o, "               flash attention keeps no s x s scores: drop the 5as/(ht) term\n");
+	if (fabs(per - text) > 1e-3 * text)
+		fprintf(o, "               podsim's per-layer figure: %s%s\n", gib(per, a, sizeof a),
+			s->model.act == WORK_ACT_SWIGLU || s->model.kv_heads != s->model.heads ||
+					s->model.moe_experts > 0
+				? " (the 34 rebuilt from SwiGLU/GQA/MoE tensor sizes)"
+				: "");
+	if (v > 1)
+		fprintf(o, "               x %d/%d layers per chunk x %.0f chunk-steps in flight\n"
+			   "                 (%s) = %s\n",
+			n, v, steps, rule, gib(held, b, sizeof b));
+	else
+		fprintf(o, "               x %d layers x %.0f micro-batches in flight (%s) = %s\n", n,
+			steps, rule, gib(held, b, sizeof b));
+	if (fabs(plan_bytes - held) > 1e-6 * plan_bytes)
+		fprintf(o, "               + %s (%s) = %s\n", gib(plan_bytes - held, a, sizeof a),
+			s->plan.recompute == WORK_RECOMPUTE_FULL
+				? "one recomputed layer's working set; fp32 logits on the last stage"
+				: "fp32 logits of one micro-batch on the last stage, s b V / t x 4 B",
+			gib(plan_bytes, c, sizeof c));
+}
+
+static int worst_stage(const exec_result *r)
+{
+	int k = 0;
+	for (int i = 1; i < r->nclasses; i++)
+		if (r->classes[i].mem_total_bytes > r->classes[k].mem_total_bytes)
+			k = i;
+	return k;
+}
+
+static void memory(FILE *o, const plan_scenario *s, const exec_result *r)
+{
+	const plan_spec *p = &s->plan;
+	int k = worst_stage(r);
+	const double *mb = r->classes[k].mem_bytes;
+	char a[48], b[48];
+	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
+	double w = fp32 ? 4 : 2, g = fp32 || p->fp32_grads ? 4 : 2, opt = fp32 ? 8 : 12;
+	int shards = p->dp * (p->cp > 1 ? p->cp : 1);
+	double P = rank_params(s, k);
+	fprintf(o, "\n3. Memory per GPU, stage %d (the most loaded of %d)\n", k, r->nclasses);
+	fprintf(o, "  parameters   P_rank = (%d layers%s%s) / t = %s\n", plan_stage_layers(s, k),
+		k == 0 ? " + embedding" : "", k == p->pp - 1 ? " + output" : "", cnt(P, a, sizeof a));
+	fprintf(o, "  weights      P_rank x %.0f B%s = %s\n", w, p->zero >= 3 ? " / (dp x cp), ZeRO 3" : "",
+		gib(mb[PLAN_MEM_WEIGHTS], a, sizeof a));
+	fprintf(o, "  gradients    P_rank x %.0f B%s%s = %s\n", g, g == 4 && !fp32 ? " (fp32 accumulation)" : "",
+		p->zero >= 2 ? " / (dp x cp), ZeRO >= 2" : "", gib(mb[PLAN_MEM_GRADIENTS], a, sizeof a));
+	fprintf(o, "  optimizer    P_rank x %.0f B (%s)%s = %s\n", opt,
+		fp32 ? "Adam m and v" : "fp32 master, Adam m and v",
+		p->zero >= 1 ? " / (dp x cp), ZeRO >= 1" : "", gib(mb[PLAN_MEM_OPTIMIZER], a, sizeof a));
+	if (s->model.moe_experts == 0 && p->zero < 3 &&
+	    fabs(P * w - mb[PLAN_MEM_WEIGHTS]) > 1e-6 * mb[PLAN_MEM_WEIGHTS])
+		fprintf(o, "               (note: plan_memory counts %s of weights)\n",
+			gib(mb[PLAN_MEM_WEIGHTS], a, sizeof a));
+	activations(o, s, k, mb[PLAN_MEM_ACTIVATIONS]);
+	fprintf(o, "  buffers      %s%s = %s\n",
+		shards > 1 && p->zero < 3 ? "2 gradient buckets" : "no gradient buckets",
+		p->pp > 1 ? " + 4 pipeline send/receive buffers" : "",
+		gib(mb[PLAN_MEM_BUFFERS], a, sizeof a));
+	fprintf(o, "  fragment.    5%% of the above = %s\n", gib(mb[PLAN_MEM_FRAGMENTATION], a, sizeof a));
+	fprintf(o, "  total        %s of %s HBM: %s\n", gib(r->classes[k].mem_total_bytes, a, sizeof a),
+		gib(r->mem_capacity_bytes, b, sizeof b), r->classes[k].oom ? "OUT OF MEMORY" : "fits");
+}
+
+/* ---------------------------------------------------------------- bubble -- */
+
+static double busy(const exec_class *c)
+{
+	return c->time_s[EXEC_CAT_COMPUTE] + c->time_s[EXEC_CAT_OPTIMIZER];
+}
+
+static void bubble_why(FILE *o, const plan_scenario *s, const exec_result *r)
+{
+	int lo = 0, hi = 0;
+	for (int k = 1; k < r->nclasses; k++) {
+		lo = busy(&r->classes[k]) < busy(&r->classes[lo]) ? k : lo;
+		hi = busy(&r->classes[k]) > busy(&r->classes[hi]) ? k : hi;
+	}
+	char a[32], b[32], t[512];
+	snprintf(t, sizeof t,
+		 "%s; here busy time per stage runs from %s (%s) to %s (%s): the faster stages "
+		 "wait for the slowest, and that wait is bubble, while transfers in flight count "
+		 "as exposed pp instead.",
+		 s->plan.schedule == PLAN_SCHED_ZB_H1
+			 ? "ZB-H1 runs weight-gradient passes inside 1F1B's bubble, so the textbook "
+			   "1F1B figure is an upper bound"
+			 : "the textbook assumes p equal stages and free transfers",
+		 unit(busy(&r->classes[lo]), SIM_UNIT_TIME, a, sizeof a), r->classes[lo].name,
+		 unit(busy(&r->classes[hi]), SIM_UNIT_TIME, b, sizeof b), r->classes[hi].name);
+	why(o, t);
+}
+
+static void bubble(FILE *o, const plan_scenario *s, const exec_result *r)
+{
+	const plan_spec *p = &s->plan;
+	int m = plan_microbatches(p);
+	fprintf(o, "\n4. Pipeline bubble\n");
+	fprintf(o, "  m            global_batch / (micro_batch x dp) = %d / (%d x %d) = %d micro-batches\n",
+		p->global_batch, p->micro_batch, p->dp, m);
+	double tb = (double)(p->pp - 1) / (m + p->pp - 1);
+	fprintf(o, "  textbook     (p - 1)/(m + p - 1) = (%d - 1)/(%d + %d - 1) = %.1f%%", p->pp, m, p->pp,
+		100.0 * tb);
+	if (p->vpp > 1) {
+		tb /= p->vpp;
+		fprintf(o, ", / v = %d (interleaved): %.1f%%", p->vpp, 100.0 * tb);
+	}
+	fprintf(o, "\n  simulated    %.1f%% of the step (worst stage); per stage:", 100.0 * r->bubble_fraction);
+	for (int k = 0; k < r->nclasses; k++) {
+		if (k == EXPLAIN_MAX_STAGES && r->nclasses > EXPLAIN_MAX_STAGES + 1) {
+			fprintf(o, " ... %d more", r->nclasses - EXPLAIN_MAX_STAGES);
+			break;
+		}
+		fprintf(o, " %.1f%%", r->step_s > 0 ? 100.0 * r->classes[k].time_s[EXEC_CAT_BUBBLE] / r->step_s : 0);
+	}
+	fputc('\n', o);
+	if (p->pp == 1)
+		why(o, "no pipeline (p = 1): neither has a bubble; the compute stream's idle time is "
+		       "exposed communication.");
+	else
+		bubble_why(o, s, r);
+}
+
+/* -------------------------------------------------------------- DP ring -- */
+
+/* The gradient of S bytes as the plan sends it: buckets of bucket_bytes (the
+ * last one the rest), each a collective of its own on the same group. */
+static double bucketed(const plan_scenario *s, const net_group *g, double S, int *n)
+{
+	double B = s->plan.bucket_bytes, t = 0;
+	net_coll k = s->plan.zero >= 1 ? NET_REDUCESCATTER : NET_ALLREDUCE;
+	net_cost c;
+	*n = (int)ceil(S / B);
+	if (net_collective(&s->cluster, k, g, B, &c) == SIM_OK)
+		t += (*n - 1) * c.time_s;
+	if (net_collective(&s->cluster, k, g, S - (*n - 1) * B, &c) == SIM_OK)
+		t += c.time_s;
+	return t;
+}
+
+/* The tied word embedding's gradient all-reduce between stage 0 and the last
+ * stage (plan's emit_embedding_sync), 0 when untied or p = 1. */
+static double tied_sync(const plan_scenario *s, double gbytes)
+{
+	const plan_spec *p = &s->plan;
+	if (p->pp == 1 || s->model.untied_embeddings)
+		return 0;
+	net_group pair;
+	net_cost c;
+	net_group_make(&s->cluster, 2, (p->pp - 1) * p->tp * p->dp * (p->cp > 1 ? p->cp : 1), &pair);
+	double bytes = (double)s->model.vocab * s->model.hidden / p->tp * gbytes;
+	return net_collective(&s->cluster, NET_ALLREDUCE, &pair, bytes, &c) == SIM_OK ? c.time_s : 0;
+}
+
+static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_s, double exposed)
+{
+	const plan_spec *p = &s->plan;
+	char t[512], a[32];
+	if (p->zero >= 3) {
+		why(o, "ZeRO-3 gathers each layer's weights before its forward and backward and "
+		       "reduce-scatters its gradients after its backward, overlapped with compute: "
+		       "only the waits are exposed, and there is no single all-reduce to compare.");
+		return;
+	}
+	snprintf(t, sizeof t,
+		 "the textbook time is one ring over the whole gradient; podsim sends buckets "
+		 "(each pays the latency and the fixed overhead)%s, %s: %s of DP work in all. Only what is "
+		 "left after the stage's last compute task, or what stalls a later one, is "
+		 "exposed: %.0f%% of that work, %.0f%% of the one-ring time.",
+		 p->zero >= 1 ? " as reduce-scatters, then the optimizer's all-gather" : "",
+		 p->overlap_grad_reduce ? "each issued when its layers' last backward ends, so they "
+					  "overlap the rest of the backward"
+					: "issued after the stage's whole backward (overlap_grad_reduce "
+					  "= false)",
+		 unit(buckets_s, SIM_UNIT_TIME, a, sizeof a),
+		 buckets_s > 0 ? 100.0 * exposed / buckets_s : 0, ring > 0 ? 100.0 * exposed / ring : 0);
+	why(o, t);
+}
+
+static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
+{
+	const plan_spec *p = &s->plan;
+	int cp = p->cp > 1 ? p->cp : 1, n = p->dp * cp;
+	fprintf(o, "\n5. Data-parallel gradient all-reduce (stage 0)\n");
+	if (n == 1) {
+		fprintf(o, "  none         dp x cp = 1: no gradient reduction; simulated exposed DP on "
+			   "stage 0: %.4g s\n",
+			r->classes[0].time_s[EXEC_CAT_DP]);
+		return;
+	}
+	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
+	double gb = fp32 || p->fp32_grads ? 4 : 2, S = rank_params(s, 0) * gb;
+	net_group grp;
+	net_group_make(&s->cluster, n, p->tp, &grp);
+	net_cost c;
+	char a[32], b[32], d[32], e[32];
+	if (net_collective(&s->cluster, NET_ALLREDUCE, &grp, S, &c) != SIM_OK)
+		return;
+	double bw = c.busbw_Bps * net_proto_bw(c.proto);
+	double ring = c.latency_s + 2.0 * (n - 1) / n * S / bw;
+	fprintf(o, "  S            P_rank x %.0f B = %s over n = dp x cp = %d ranks (stride t = %d: %d per "
+		   "node, %d node%s)\n",
+		gb, gib(S, a, sizeof a), n, p->tp, grp.per_node, grp.nodes, grp.nodes == 1 ? "" : "s");
+	fprintf(o, "  ring         lat + 2(n-1)/n x S / busbw = %s + 2 x %d/%d x %s / %s = %s\n",
+		unit(c.latency_s, SIM_UNIT_TIME, a, sizeof a), n - 1, n, gib(S, b, sizeof b),
+		unit(bw, SIM_UNIT_BANDWIDTH, d, sizeof d), unit(ring, SIM_UNIT_TIME, e, sizeof e));
+	fprintf(o, "               busbw: the group's %s bandwidth x %.2f (NCCL protocol);\n"
+		   "               with the fixed overhead per collective: %s\n",
+		grp.nodes > 1 ? "NIC share of" : "scale-up", net_proto_bw(c.proto),
+		unit(c.time_s, SIM_UNIT_TIME, a, sizeof a));
+	int nb = 0;
+	double bt = p->zero >= 3 ? 0 : bucketed(s, &grp, S, &nb);
+	if (nb > 0)
+	fprintf(o, "  buckets      %d %s of up to %s: %s\n", nb,
+		p->zero >= 1 ? "reduce-scatters (ZeRO: half the ring's traffic)" : "all-reduces",
+		unit(p->bucket_bytes, SIM_UNIT_BYTES, a, sizeof a), unit(bt, SIM_UNIT_TIME, b, sizeof b));
+	double tied = p->zero >= 3 ? 0 : tied_sync(s, gb);
+	if (tied > 0) {
+		fprintf(o, "  tied emb.    + V h / t x %.0f B all-reduced between the first and last stage "
+			   "(after both backwards): %s\n",
+			gb, unit(tied, SIM_UNIT_TIME, a, sizeof a));
+		bt += tied;
+	}
+	double exposed = r->classes[0].time_s[EXEC_CAT_DP];
+	fprintf(o, "  simulated    exposed DP on stage 0: %s (%.1f%% of the step)\n",
+		unit(exposed, SIM_UNIT_TIME, a, sizeof a), r->step_s > 0 ? 100.0 * exposed / r->step_s : 0);
+	dp_why(o, s, ring, bt, exposed);
+}
+
+/* ------------------------------------------------------------------ main -- */
+
+static int parse(int argc, char **argv, const char **file, const char **sets, size_t *nsets,
+		 bool *help)
+{
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			*help = true;
+		else if (!strcmp(argv[i], "--set") && i + 1 < argc && *nsets < EXPLAIN_MAX_SETS)
+			sets[(*nsets)++] = argv[++i];
+		else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "podsim explain: error: %s: %s\n\n%s",
+				!strcmp(argv[i], "--set") ? "option needs a value" : "unknown option",
+				argv[i], usage_explain);
+			return EXPLAIN_EXIT_INPUT;
+		} else if (!*file)
+			*file = argv[i];
+		else {
+			fprintf(stderr, "podsim explain: error: takes one scenario file\n\n%s", usage_explain);
+			return EXPLAIN_EXIT_INPUT;
+		}
+	}
+	return 0;
+}
+
+int cli_explain(int argc, char **argv)
+{
+	const char *file = NULL, *sets[EXPLAIN_MAX_SETS];
+	size_t nsets = 0;
+	bool help = false;
+	int rc = parse(argc, argv, &file, sets, &nsets, &help);
+	if (rc || help) {
+		if (help)
+			fputs(usage_explain, stdout);
+		return rc;
+	}
+	if (!file) {
+		fprintf(stderr, "podsim explain: error: takes one scenario file\n\n%s", usage_explain);
+		return EXPLAIN_EXIT_INPUT;
+	}
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	rc = plan_scenario_load(file, sets, nsets, d, &s);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+	if (rc != SIM_OK)
+		return rc == SIM_ENOMEM ? 1 : EXPLAIN_EXIT_INPUT;
+	exec_result *r = malloc(sizeof *r);
+	rc = r ? exec_run(s, r) : SIM_ENOMEM;
+	if (rc == SIM_OK) {
+		printf("podsim explain: %s (%s)\n  %s on %d x %s (%s), plan %s\n", r->scenario, file,
+		       r->model, r->gpus, r->gpu, r->cluster, r->plan);
+		printf("  Each figure: the formula, the scenario's values, the result; then what "
+		       "the simulated step gives.\n");
+		params(stdout, &s->model);
+		flops(stdout, s, r);
+		memory(stdout, s, r);
+		bubble(stdout, s, r);
+		dp_ring(stdout, s, r);
+	} else {
+		fprintf(stderr, "podsim explain: error: %s\n", sim_strerror(rc));
+	}
+	free(r);
+	plan_scenario_free(s);
+	return rc == SIM_OK ? 0 : 1;
+}

@@ -1,0 +1,546 @@
+/* sweep.c - `podsim sweep`: enumerate a space of plans, prune the invalid
+ * and the ones that do not fit, pre-screen the rest in closed form, simulate
+ * the best K, and print them ranked with cost, energy and the Pareto front
+ * (the sweep module does the work; this file parses, drives and prints). */
+#include "sweep/sweep.h"
+#include "cli/cli.h"
+#include "store/store.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXIT_INPUT 2
+#define MAX_ARGS   256
+
+static const char usage[] =
+        "usage: podsim sweep FILE [options]\n"
+        "\n"
+        "Explore parallelism plans: every plan of the space is checked, pruned when it\n"
+        "does not fit in GPU memory, timed by a closed-form pre-screen, and the best K\n"
+        "are simulated and stored under one sweep id. FILE is a scenario (the space\n"
+        "comes from --vary) or a sweep file with a [sweep] section:\n"
+        "    [sweep]\n"
+        "    scenario = quickstart.ini   ; relative to the sweep file\n"
+        "    tp = auto                   ; one key per dimension (podsim keys, [sweep])\n"
+        "    micro_batch = 1,2,4\n"
+        "When tp, pp, cp or nodes vary and dp does not, dp = GPUs / (tp*pp*cp).\n"
+        "\n"
+        "options:\n"
+        "  --vary SECTION.KEY=V1,V2,...  a dimension (repeatable); V = auto enumerates\n"
+        "                           tp, pp, vpp, micro_batch, enums and booleans\n"
+        "  --set SECTION.KEY=VALUE  override a key of the base scenario (repeatable)\n"
+        "  --top K                  plans to simulate (default 32)\n"
+        "  --train-tokens D         time, GPU-hours, energy, cost and CO2 to train on\n"
+        "                           D tokens (e.g. 2e12) with the best plan;\n"
+        "                           'chinchilla' = 20 x parameters\n"
+        "  --json                   one JSON object: plans, pruned, prescreen_plans_per_s\n"
+        "  --db PATH                run database (default: $PODSIM_DB, else podsim.db)\n"
+        "  --no-db                  do not store the runs\n"
+        "  -h, --help               this help\n"
+        "\n"
+        "Energy per step = PUE x step x (GPUs x TDP x busy + nodes x node power), busy =\n"
+        "the compute streams' utilisation; cost = GPU-hours x [cluster] gpu_hour_price.\n"
+        "\n"
+        "exit status: 0 ok, 1 runtime error, 2 bad input\n";
+
+typedef struct sweep_opts {
+	const char *file, *db, *train;
+	const char *vary[MAX_ARGS], *sets[MAX_ARGS];
+	size_t nvary, nsets;
+	long top;
+	bool json, no_db, help;
+} sweep_opts;
+
+/* One simulated plan. */
+typedef struct sim_row {
+	const sweep_plan *plan;
+	int64_t run_id;
+	exec_result *r;
+	sweep_cost cost;
+	double exposed_s;
+	bool pareto;
+} sim_row;
+
+static int bad(const char *msg, const char *arg)
+{
+	fprintf(stderr, "podsim sweep: error: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
+	return EXIT_INPUT;
+}
+
+static int parse_opts(int argc, char **argv, sweep_opts *o)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool val = !strcmp(a, "--vary") || !strcmp(a, "--set") || !strcmp(a, "--top") ||
+		           !strcmp(a, "--db") || !strcmp(a, "--train-tokens");
+		if (val && i + 1 >= argc)
+			return bad("option needs a value", a);
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			o->help = true;
+		else if (!strcmp(a, "--json"))
+			o->json = true;
+		else if (!strcmp(a, "--no-db"))
+			o->no_db = true;
+		else if (!strcmp(a, "--vary") && o->nvary < MAX_ARGS)
+			o->vary[o->nvary++] = argv[++i];
+		else if (!strcmp(a, "--set") && o->nsets < MAX_ARGS)
+			o->sets[o->nsets++] = argv[++i];
+		else if (!strcmp(a, "--db"))
+			o->db = argv[++i];
+		else if (!strcmp(a, "--train-tokens"))
+			o->train = argv[++i];
+		else if (!strcmp(a, "--top")) {
+			char *end;
+			o->top = strtol(argv[++i], &end, 10);
+			if (*end || o->top < 1 || o->top > 100000)
+				return bad("--top takes a count from 1 to 100000", argv[i]);
+		} else if (val)
+			return bad("too many --vary or --set options", NULL);
+		else if (a[0] == '-' && a[1])
+			return bad("unknown option", a);
+		else if (o->file)
+			return bad("sweep takes one file", a);
+		else
+			o->file = a;
+	}
+	return 0;
+}
+
+static const char *db_path(const sweep_opts *o)
+{
+	const char *env = getenv(STORE_ENV);
+	return o->db ? o->db : env && *env ? env : STORE_DEFAULT_PATH;
+}
+
+/* Print diagnostics; were any errors? */
+static bool flush_diag(sim_diag *d)
+{
+	sim_diag_print(d, stderr);
+	bool bad_input = sim_diag_error_count(d) > 0;
+	sim_diag_clear(d);
+	return bad_input;
+}
+
+/* Tokens to train on: a number, or chinchilla = 20 x parameters (Hoffmann et
+ * al. 2022). <= 0 when the text is neither. */
+static double train_tokens(const char *text, const plan_scenario *s)
+{
+	if (!strcmp(text, "chinchilla"))
+		return 20.0 * work_params_total(&s->model);
+	char *end;
+	double d = strtod(text, &end);
+	return *end || !isfinite(d) ? -1 : d;
+}
+
+/* ------------------------------------------------------------ simulation -- */
+
+static double exposed_comm(const exec_result *r)
+{
+	double worst = 0;
+	for (int k = 0; k < r->nclasses; k++) {
+		const double *t = r->classes[k].time_s;
+		double x = t[EXEC_CAT_TP] + t[EXEC_CAT_CP] + t[EXEC_CAT_EP] + t[EXEC_CAT_DP] +
+		           t[EXEC_CAT_PP];
+		worst = x > worst ? x : worst;
+	}
+	return worst;
+}
+
+static void progress(size_t done, size_t n, double t0_s)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	double el = (double)now.tv_sec + (double)now.tv_nsec * 1e-9 - t0_s;
+	double rate = el > 0 ? (double)done / el : 0;
+	double eta = rate > 0 ? (double)(n - done) / rate : 0;
+	fprintf(stderr, "\rpodsim sweep: simulated %zu/%zu  %.1f plans/s  ETA %.0f s   ", done, n,
+	        rate, eta);
+	if (done == n)
+		fputc('\n', stderr);
+}
+
+/* Simulate one plan exactly as `podsim run FILE --set ...` would. */
+static int simulate(const sweep_opts *o, const char *scenario, const sweep_space *sp, sim_row *row,
+                    store *db, int64_t sweep_id, sim_diag *d)
+{
+	char sets[SWEEP_MAX_DIMS + 1][SWEEP_SET_MAX];
+	const char *all[MAX_ARGS + SWEEP_MAX_DIMS + 1];
+	size_t n = 0, k = sweep_plan_sets(sp, row->plan, sets);
+	for (size_t i = 0; i < o->nsets; i++)
+		all[n++] = o->sets[i];
+	for (size_t i = 0; i < k; i++)
+		all[n++] = sets[i];
+	plan_scenario *s;
+	int rc = plan_scenario_load(scenario, all, n, d, &s);
+	if (rc != SIM_OK)
+		return rc;
+	row->r = malloc(sizeof *row->r);
+	rc = row->r ? exec_run(s, row->r) : SIM_ENOMEM;
+	if (rc == SIM_OK) {
+		sweep_cost_step(s, row->r, &row->cost);
+		row->exposed_s = exposed_comm(row->r);
+	}
+	if (rc == SIM_OK && db) {
+		char *text = conf_resolved_text(s->doc);
+		rc = text ? store_put_sweep_run(db, sweep_id, text, row->r, &row->run_id, d)
+		          : SIM_ENOMEM;
+		free(text);
+	}
+	plan_scenario_free(s);
+	return rc;
+}
+
+static int by_step(const void *a, const void *b)
+{
+	const sim_row *x = a, *y = b;
+	if (x->r->step_s != y->r->step_s)
+		return x->r->step_s < y->r->step_s ? -1 : 1;
+	return x->plan->index < y->plan->index ? -1 : x->plan->index > y->plan->index;
+}
+
+/* Kendall's tau between the pre-screen's and the simulation's step times. */
+static double rank_tau(const sim_row *rows, size_t n)
+{
+	double *x = malloc((n ? n : 1) * sizeof *x), *y = malloc((n ? n : 1) * sizeof *y);
+	double tau = NAN;
+	if (x && y) {
+		for (size_t i = 0; i < n; i++) {
+			x[i] = rows[i].plan->est.step_s;
+			y[i] = rows[i].r->step_s;
+		}
+		tau = sweep_kendall_tau(x, y, n);
+	}
+	free(x);
+	free(y);
+	return tau;
+}
+
+static void mark_pareto(sim_row *rows, size_t n)
+{
+	double *a = malloc((n ? n : 1) * 3 * sizeof *a);
+	bool *f = malloc((n ? n : 1) * sizeof *f);
+	if (a && f) {
+		for (size_t i = 0; i < n; i++) {
+			a[i] = rows[i].r->step_s;
+			a[n + i] = rows[i].r->gpus;
+			a[2 * n + i] = rows[i].cost.cost_usd;
+		}
+		sweep_pareto(a, a + n, a + 2 * n, n, f);
+		for (size_t i = 0; i < n; i++)
+			rows[i].pareto = f[i];
+	}
+	free(a);
+	free(f);
+}
+
+/* ---------------------------------------------------------------- output -- */
+
+static void settings_text(const sweep_space *sp, const sweep_plan *p, char *buf, size_t len)
+{
+	char sets[SWEEP_MAX_DIMS + 1][SWEEP_SET_MAX];
+	size_t n = sweep_plan_sets(sp, p, sets), used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++) {
+		const char *dot = strchr(sets[i], '.');
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "",
+		                         dot ? dot + 1 : sets[i]);
+	}
+}
+
+static void print_text(const sweep_space *sp, const sweep_screen_result *sr, const sim_row *rows,
+                       size_t n, double tau, int64_t sweep_id)
+{
+	if (sweep_id > 0)
+		printf("sweep %lld: ", (long long)sweep_id);
+	printf("%llu plans, %llu valid, %llu fit in memory, %zu simulated\n",
+	       (unsigned long long)sr->nplans, (unsigned long long)sr->valid,
+	       (unsigned long long)sr->fitting, n);
+	printf("pre-screen: %.0f plans/s; Kendall tau (pre-screen vs simulated, %zu plans): "
+	       "%.3f\n\n",
+	       sr->wall_s > 0 ? (double)sr->nplans / sr->wall_s : 0, n, tau);
+	printf("%4s %6s %10s %10s %11s %6s %9s %7s %9s %9s %9s %2s  %s\n", "rank", "run",
+	       "step (s)", "est (s)", "tokens/s", "MFU", "free GiB", "bubble", "comm (s)", "$/step",
+	       "kJ/step", "P", "plan");
+	for (size_t i = 0; i < n; i++) {
+		const exec_result *r = rows[i].r;
+		char set[512];
+		settings_text(sp, rows[i].plan, set, sizeof set);
+		printf("%4zu %6lld %10.4f %10.4f %11.0f %5.1f%% %9.1f %6.1f%% %9.4f %9.4f %9.2f "
+		       "%2s  %s\n",
+		       i + 1, (long long)rows[i].run_id, r->step_s, rows[i].plan->est.step_s,
+		       r->tokens_per_s, 100 * r->mfu,
+		       (r->mem_capacity_bytes - r->mem_peak_bytes) / 1073741824.0,
+		       100 * r->bubble_fraction, rows[i].exposed_s, rows[i].cost.cost_usd,
+		       rows[i].cost.energy_j / 1e3, rows[i].pareto ? "*" : "", set);
+	}
+	printf("\n* = Pareto front of (step time, GPUs, cost per step)\n");
+	if (sr->nplans > sr->fitting) {
+		printf("\npruned:\n");
+		for (int i = 0; i < sr->nreasons; i++)
+			printf("  %8llu  %s\n", (unsigned long long)sr->reason_count[i],
+			       sr->reasons[i]);
+	}
+}
+
+static void json_str(const char *s)
+{
+	sim_buf b;
+	sim_buf_init(&b);
+	sim_buf_json_string(&b, s);
+	fputs(b.oom || !b.data ? "\"\"" : b.data, stdout);
+	sim_buf_free(&b);
+}
+
+static void json_plan(const sweep_space *sp, const sim_row *row, size_t rank)
+{
+	const exec_result *r = row->r;
+	const sweep_estimate *e = &row->plan->est;
+	char sets[SWEEP_MAX_DIMS + 1][SWEEP_SET_MAX];
+	size_t n = sweep_plan_sets(sp, row->plan, sets);
+	printf("{\"rank\":%zu,\"run_id\":%lld,\"index\":%llu,\"settings\":{", rank,
+	       (long long)row->run_id, (unsigned long long)row->plan->index);
+	for (size_t i = 0; i < n; i++) {
+		char *eq = strchr(sets[i], '=');
+		*eq = '\0';
+		printf("%s", i ? "," : "");
+		json_str(sets[i]);
+		putchar(':');
+		json_str(eq + 1);
+	}
+	printf("},\"plan\":");
+	json_str(r->plan);
+	printf(",\"gpus\":%d,\"step_s\":%.9g,\"tokens_per_s\":%.9g,\"mfu\":%.6g,"
+	       "\"mem_headroom_bytes\":%.9g,\"bubble_fraction\":%.6g,\"exposed_comm_s\":%.9g,"
+	       "\"cost_per_step_usd\":%.9g,\"energy_per_step_j\":%.9g,\"busy\":%.6g,"
+	       "\"pareto\":%s,\"prescreen\":{\"step_s\":%.9g,\"compute_s\":%.9g,"
+	       "\"bubble_s\":%.9g,\"tp_s\":%.9g,\"pp_s\":%.9g,\"dp_s\":%.9g,"
+	       "\"optimizer_s\":%.9g,\"mem_peak_bytes\":%.9g}}",
+	       r->gpus, r->step_s, r->tokens_per_s, r->mfu,
+	       r->mem_capacity_bytes - r->mem_peak_bytes, r->bubble_fraction, row->exposed_s,
+	       row->cost.cost_usd, row->cost.energy_j, row->cost.busy,
+	       row->pareto ? "true" : "false", e->step_s, e->compute_s, e->bubble_s, e->tp_s,
+	       e->pp_s, e->dp_s, e->optimizer_s, e->mem_peak_bytes);
+}
+
+static void print_json(const sweep_space *sp, const sweep_screen_result *sr, const sim_row *rows,
+                       size_t n, double tau, int64_t sweep_id, const sweep_train *t)
+{
+	printf("{\"sweep_id\":%lld,\"space\":[", (long long)sweep_id);
+	for (size_t d = 0; d < sweep_space_ndims(sp); d++) {
+		printf("%s{\"key\":", d ? "," : "");
+		json_str(sweep_space_key(sp, d));
+		printf(",\"values\":[");
+		for (size_t j = 0; j < sweep_space_nvalues(sp, d); j++) {
+			printf("%s", j ? "," : "");
+			json_str(sweep_space_value(sp, d, j));
+		}
+		printf("]}");
+	}
+	printf("],\"dp_derived\":%s,\"plans_total\":%llu,\"valid\":%llu,\"fitting\":%llu,"
+	       "\"simulated\":%zu,\"prescreen_s\":%.6g,\"prescreen_plans_per_s\":%.6g,"
+	       "\"kendall_tau\":",
+	       sweep_space_derives_dp(sp) ? "true" : "false", (unsigned long long)sr->nplans,
+	       (unsigned long long)sr->valid, (unsigned long long)sr->fitting, n, sr->wall_s,
+	       sr->wall_s > 0 ? (double)sr->nplans / sr->wall_s : 0);
+	if (isnan(tau))
+		printf("null");
+	else
+		printf("%.6g", tau);
+	printf(",\"plans\":[");
+	for (size_t i = 0; i < n; i++) {
+		printf("%s", i ? "," : "");
+		json_plan(sp, &rows[i], i + 1);
+	}
+	printf("],\"pruned\":{");
+	for (int i = 0; i < sr->nreasons; i++) {
+		printf("%s", i ? "," : "");
+		json_str(sr->reasons[i]);
+		printf(":%llu", (unsigned long long)sr->reason_count[i]);
+	}
+	printf("}");
+	if (t)
+		printf(",\"train\":{\"tokens\":%.9g,\"steps\":%.9g,\"time_s\":%.9g,"
+		       "\"gpu_hours\":%.9g,\"energy_kwh\":%.9g,\"energy_tdp_kwh\":%.9g,"
+		       "\"cost_usd\":%.9g,\"tco2\":%.9g,\"tco2_tdp\":%.9g,\"flops_6pd\":%.9g}",
+		       t->tokens, t->steps, t->time_s, t->gpu_hours, t->energy_kwh,
+		       t->energy_tdp_kwh, t->cost_usd, t->tco2, t->tco2_tdp, t->flops_6pd);
+	printf("}\n");
+}
+
+static void print_train(const sweep_train *t, const plan_scenario *s)
+{
+	printf("\nto train on %.3g tokens with the best plan (C = 6PD = %.3g FLOPs):\n", t->tokens,
+	       t->flops_6pd);
+	printf("  %.0f steps, %.2f days, %.4g GPU-hours\n", t->steps, t->time_s / 86400,
+	       t->gpu_hours);
+	printf("  energy %.4g MWh (TDP x utilisation), %.4g MWh (every GPU at TDP, as Llama 2)\n",
+	       t->energy_kwh / 1e3, t->energy_tdp_kwh / 1e3);
+	printf("  %.4g t CO2e (%.4g at TDP) at %.3g kg/kWh\n", t->tco2, t->tco2_tdp,
+	       s->cluster.grid_kg_per_kwh);
+	if (s->cluster.gpu_hour_usd > 0)
+		printf("  cost %.4g USD at %.3g USD per GPU-hour\n", t->cost_usd,
+		       s->cluster.gpu_hour_usd);
+	else
+		printf("  cost: set [cluster] gpu_hour_price (USD) to see it\n");
+}
+
+/* ------------------------------------------------------------------ main -- */
+
+typedef struct sweep_run {
+	sweep_opts o;
+	sweep_space *sp;
+	sweep_file f;
+	const char *scenario;
+	plan_scenario *base;
+	sweep_screen_result sr;
+	sim_row *rows;
+	size_t n, cap; /* simulated, allocated */
+	int64_t sweep_id;
+	store *db;
+	sim_diag *d;
+} sweep_run;
+
+/* Read the file, the --vary flags and the base scenario. 0 or exit status. */
+static int setup(sweep_run *w)
+{
+	bool is_sweep = false;
+	int rc = sweep_file_load(w->o.file, w->sp, &w->f, &is_sweep, w->d);
+	w->scenario = is_sweep ? w->f.scenario : w->o.file;
+	for (size_t i = 0; rc == SIM_OK && i < w->o.nvary; i++)
+		rc = sweep_space_add(w->sp, w->o.vary[i], "podsim sweep", 0, w->d);
+	if (rc == SIM_OK)
+		rc = plan_scenario_load(w->scenario, w->o.sets, w->o.nsets, w->d, &w->base);
+	if (rc == SIM_OK)
+		rc = sweep_space_resolve(w->sp, w->base, w->d);
+	if (flush_diag(w->d) || rc != SIM_OK) {
+		return rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
+	}
+	if (w->o.train && train_tokens(w->o.train, w->base) <= 0)
+		return bad("--train-tokens takes a token count or 'chinchilla'", w->o.train);
+	return 0;
+}
+
+static int open_db(sweep_run *w, size_t k)
+{
+	if (w->o.no_db)
+		return 0;
+	char *spec = sweep_space_text(w->sp);
+	store_sweep_counts c = {(int64_t)w->sr.nplans, (int64_t)w->sr.valid, (int64_t)w->sr.fitting,
+	                        (int64_t)k};
+	int rc = spec ? store_open(db_path(&w->o), &w->db, w->d) : SIM_ENOMEM;
+	if (rc == SIM_OK)
+		rc = store_put_sweep(w->db, spec, &c, &w->sweep_id, w->d);
+	free(spec);
+	flush_diag(w->d);
+	return rc == SIM_OK ? 0 : 1;
+}
+
+static int simulate_best(sweep_run *w)
+{
+	size_t K = (size_t)(w->o.top ? w->o.top : w->f.top ? w->f.top : 32);
+	uint64_t *best = malloc(K * sizeof *best);
+	w->rows = calloc(K, sizeof *w->rows);
+	w->cap = w->rows ? K : 0;
+	if (!best || !w->rows) {
+		free(best);
+		return 1;
+	}
+	size_t k = sweep_best(&w->sr, K, best);
+	if (open_db(w, k)) {
+		free(best);
+		return 1;
+	}
+	bool tty = isatty(fileno(stderr));
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int rc = SIM_OK;
+	for (size_t i = 0; i < k && rc == SIM_OK; i++) {
+		w->rows[i].plan = &w->sr.plans[best[i]];
+		rc = simulate(&w->o, w->scenario, w->sp, &w->rows[i], w->db, w->sweep_id, w->d);
+		w->n += rc == SIM_OK;
+		if (tty)
+			progress(i + 1, k, (double)t0.tv_sec + (double)t0.tv_nsec * 1e-9);
+	}
+	free(best);
+	if (flush_diag(w->d) || rc != SIM_OK) {
+		fprintf(stderr, "podsim sweep: error: %s\n", sim_strerror(rc));
+		return 1;
+	}
+	qsort(w->rows, w->n, sizeof *w->rows, by_step);
+	mark_pareto(w->rows, w->n);
+	return 0;
+}
+
+/* Train-to-D figures of the best plan (its scenario loaded again). */
+static int train(sweep_run *w, sweep_train *t)
+{
+	char sets[SWEEP_MAX_DIMS + 1][SWEEP_SET_MAX];
+	const char *all[MAX_ARGS + SWEEP_MAX_DIMS + 1];
+	size_t n = 0, k = sweep_plan_sets(w->sp, w->rows[0].plan, sets);
+	for (size_t i = 0; i < w->o.nsets; i++)
+		all[n++] = w->o.sets[i];
+	for (size_t i = 0; i < k; i++)
+		all[n++] = sets[i];
+	plan_scenario *s;
+	if (plan_scenario_load(w->scenario, all, n, w->d, &s) != SIM_OK)
+		return 1;
+	sweep_train_cost(s, w->rows[0].r, &w->rows[0].cost, train_tokens(w->o.train, s), t);
+	if (!w->o.json)
+		print_train(t, s);
+	plan_scenario_free(s);
+	return 0;
+}
+
+static int run_sweep(sweep_run *w)
+{
+	int rc = setup(w);
+	if (rc)
+		return rc;
+	if (sweep_screen(w->sp, w->base, w->scenario, w->o.sets, w->o.nsets, &w->sr) != SIM_OK)
+		return 1;
+	if ((rc = simulate_best(w)))
+		return rc;
+	double tau = rank_tau(w->rows, w->n);
+	sweep_train t;
+	bool want_train = w->o.train && w->n > 0;
+	if (!w->o.json)
+		print_text(w->sp, &w->sr, w->rows, w->n, tau, w->sweep_id);
+	if (want_train && train(w, &t))
+		return 1;
+	if (w->o.json)
+		print_json(w->sp, &w->sr, w->rows, w->n, tau, w->sweep_id, want_train ? &t : NULL);
+	if (w->sweep_id > 0)
+		fprintf(stderr, "podsim: stored as sweep %lld in %s\n", (long long)w->sweep_id,
+		        db_path(&w->o));
+	return w->n > 0 ? 0 : (fprintf(stderr, "podsim sweep: no plan fits\n"), 1);
+}
+
+int cli_sweep(int argc, char **argv)
+{
+	sweep_run w;
+	memset(&w, 0, sizeof w);
+	int rc = parse_opts(argc, argv, &w.o);
+	if (rc)
+		return rc;
+	if (w.o.help) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (!w.o.file)
+		return bad("sweep takes a scenario or sweep file", NULL);
+	w.sp = sweep_space_new();
+	w.d = sim_diag_new();
+	rc = w.sp && w.d ? run_sweep(&w) : 1;
+	for (size_t i = 0; i < w.cap; i++)
+		free(w.rows[i].r);
+	free(w.rows);
+	sweep_screen_free(&w.sr);
+	plan_scenario_free(w.base);
+	store_close(w.db);
+	sweep_space_free(w.sp);
+	sim_diag_free(w.d);
+	return rc;
+}

@@ -1,0 +1,91 @@
+/* attn.c - the attention core of one layer (softmax(Q K^T / sqrt(d)) V) on one
+ * GPU: flash (fused) or unfused. Units: FLOPs, bytes, seconds. A helper for
+ * callers that build kernel programs (work, plan) and for `podsim kernel`.
+ *
+ * Shapes: b sequences, h query heads, g key/value heads (GQA: g < h, g = h
+ * without), q query and v key positions, d head dimension, s bytes per element.
+ *
+ * Flash (Dao et al. 2022; one kernel). Forward FLOPs: two matmuls, Q K^T and
+ * P V, each 2 q v d per head: F = 4 b h q v d. A causal mask lets the kernel
+ * skip the blocks above the diagonal: F / 2 (the diagonal blocks are ignored).
+ * Backward recomputes S = Q K^T and does dV = P^T dO, dP = dO V^T, dQ = dS K,
+ * dK = dS^T Q: 5 matmuls against 2, so 2.5 F (FlashAttention-2 paper, sec. 3).
+ * HBM traffic is the compulsory one: forward reads Q, K, V and writes O (and a
+ * fp32 log-sum-exp per row, 4 b h q); backward reads Q, K, V, O, dO and writes
+ * dQ, dK, dV. K and V have g heads, so GQA shrinks their traffic by g / h.
+ * Time: one kernel, hw_kernel_time at the dtype's GEMM efficiency (an upper
+ * bound: FlashAttention-2 reaches 50-73 % of A100 peak forward).
+ *
+ * Unfused (the eager PyTorch path). Forward: a batched GEMM S = Q K^T (b h
+ * matrices of q x v x d), a softmax that reads S and writes P (2 s b h q v
+ * bytes), and a batched GEMM O = P V (q x d x v). K and V are expanded to h
+ * heads first (repeat_interleave), so GQA saves nothing, and the causal mask
+ * is applied to the full S, so it saves nothing either. Backward: dP = dO V^T,
+ * dV = P^T dO, a softmax backward reading P and dP and writing dS (3 s b h q
+ * v), dQ = dS K, dK = dS^T Q. Times are those of hw_gemm_time and hw_mem_time,
+ * each paying its own launch: the s x s score matrix through HBM is what
+ * makes long sequences slow.
+ */
+#include "hw_int.h"
+
+static double q_elems(const hw_attn *a)
+{
+	return a->batch * a->heads * a->seq_q * a->head_dim;
+}
+
+static double kv_elems(const hw_attn *a, bool expanded)
+{
+	double g = !expanded && a->kv_heads > 0 ? a->kv_heads : a->heads;
+	return a->batch * g * a->seq_kv * a->head_dim;
+}
+
+static double score_elems(const hw_attn *a)
+{
+	return a->batch * a->heads * a->seq_q * a->seq_kv;
+}
+
+double hw_attn_flops(const hw_attn *a)
+{
+	double f = 4.0 * score_elems(a) * a->head_dim;
+	if (a->flash && a->causal)
+		f *= 0.5;
+	return a->backward ? 2.5 * f : f;
+}
+
+double hw_attn_bytes(const hw_attn *a, hw_dtype t)
+{
+	double s = hw_dtype_bytes(t), q = q_elems(a), kv = kv_elems(a, !a->flash);
+	if (a->flash) {
+		double lse = 4.0 * a->batch * a->heads * a->seq_q;
+		/* fwd: Q, O + K, V; bwd: Q, O, dO, dQ + K, V, dK, dV */
+		return a->backward ? s * (4 * q + 4 * kv) + lse : s * (2 * q + 2 * kv) + lse;
+	}
+	double sc = score_elems(a);
+	/* fwd: S written, read by softmax, P written, read by PV = 4 score
+	 * passes; bwd: P read twice (dV, softmax bwd), dP written and read, dS
+	 * written and read twice (dQ, dK) = 7. Q, K, V, O (and grads) once. */
+	return a->backward ? s * (7 * sc + 4 * q + 4 * kv) : s * (4 * sc + 2 * q + 2 * kv);
+}
+
+static double unfused_time(const hw_gpu *g, hw_dtype t, const hw_attn *a)
+{
+	double bh = a->batch * a->heads, q = a->seq_q, v = a->seq_kv, d = a->head_dim;
+	double s = hw_dtype_bytes(t), sc = score_elems(a);
+	if (!a->backward)
+		return hw_gemm_time(g, t, q, v, d, bh) + hw_mem_time(g, 2 * s * sc) +
+		       hw_gemm_time(g, t, q, d, v, bh);
+	return hw_gemm_time(g, t, q, v, d, bh)    /* dP = dO V^T */
+	       + hw_gemm_time(g, t, v, d, q, bh)  /* dV = P^T dO */
+	       + hw_mem_time(g, 3 * s * sc)       /* dS = softmax'(P, dP) */
+	       + hw_gemm_time(g, t, q, d, v, bh)  /* dQ = dS K */
+	       + hw_gemm_time(g, t, v, d, q, bh); /* dK = dS^T Q */
+}
+
+double hw_attn_time(const hw_gpu *g, hw_dtype t, const hw_attn *a)
+{
+	if (a->batch <= 0 || a->heads <= 0 || a->seq_q <= 0 || a->seq_kv <= 0 || a->head_dim <= 0)
+		return 0;
+	if (!a->flash)
+		return unfused_time(g, t, a);
+	return hw_kernel_time(g, t, hw_attn_flops(a), hw_attn_bytes(a, t));
+}

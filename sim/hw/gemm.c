@@ -1,0 +1,116 @@
+/* gemm.c - the time of a GEMM C[m,n] = A[m,k] B[k,n] (times `batch`) on the
+ * SMs of one GPU: tiles, waves, and per wave the tensor-core time of a tile
+ * against the HBM traffic of the wave's operands. Units: seconds, FLOPs,
+ * bytes, FLOP/s, bytes/s. Called by plan (kernel programs), valid and calib
+ * (microbenchmark rows) and the attention model (attn.c).
+ *
+ * Tiles. The output is cut into tm x tn tiles, one thread block each, run
+ * one per SM. tm = tn = 128 is the usual CUTLASS/cuBLAS block tile of 16-bit
+ * tensor-core GEMMs on Ampere and Hopper (an assumption, not a measurement).
+ * A GEMV-like shape, m <= 16, gets 16-row tiles (Ampere's mma.m16n8k16 is
+ * 16 rows tall; cuBLAS runs such shapes as gemv or small-M kernels), so m = 1
+ * does not pay for 128 rows of tensor work and comes out memory-bound.
+ * 64-wide tiles for any dimension <= 64 would be closer to cuBLAS but were
+ * tried and left out: they speed up the head_dim = 64 GEMMs of unfused
+ * attention, and the end-to-end validation, whose rows are already predicted
+ * too fast on average, went from 24.2 % to 26.3 % MAPE.
+ *     R = ceil(m / tm), C = ceil(n / tn), tiles T = R C batch,
+ *     waves W = ceil(T / sm), the last one holding T - (W-1) sm tiles.
+ *
+ * Compute. Every SM computes its tile at the per-SM share of the calibrated
+ * tensor rate, so a wave lasts t_c = 2 tm tn k / (P_t e_t / sm) however many
+ * of its slots are used: the wave quantization (tiles = sm takes one t_c,
+ * tiles = sm + 1 two). For m, n multiples of the tile and T of sm, W t_c is
+ * 2mnk / (P_t e_t), the plain roofline.
+ *
+ * Memory. The tiles of a wave stream their A row panels and B column panels
+ * (k deep) from HBM; tiles sharing a panel share it through L2, so a wave of
+ * w tiles placed as an r x c block of the tile grid (swizzled rasterization:
+ * r = ceil(sqrt(w)) rows, c = ceil(w / r) columns, clipped to the grid) reads
+ *     s k (min(m, r tm) + min(n, c tn))
+ * bytes of operands and writes its w / (R C) share of the m n outputs, s bytes
+ * per element. A wave that covers whole matrices (w >= R C, batched GEMMs)
+ * moves w / (R C) times the compulsory s (mk + kn + mn). The wave takes
+ *     max(t_c, bytes_w / (W_hbm e_hbm)).
+ * Large GEMMs are compute-bound (an H100 wave of 132 tiles in 11 x 12 reads
+ * 2 k 23 * 128 bytes in 2.0e-9 k s against t_c = 5.3e-9 k s); a GEMM with
+ * m <= 128 is one tile row, its wave reads a 132-tile-wide B panel and is
+ * memory-bound; a GEMV moves its weight matrix once: t ~ s k n / (W e_hbm).
+ * Not modelled: split-K for small m n with large k, L2-resident operands,
+ * tile-size autotuning beyond the 64/128 choice.
+ *
+ * The kernel's overhead (launch + framework) is added once. With sm_count = 0
+ * the plain roofline of hw_kernel_time is used.
+ */
+#include "hw_int.h"
+
+#include <math.h>
+
+#define HW_GEMM_TILE 128.0
+#define HW_GEMV_TILE 16.0
+
+static double ceil_div(double a, double b)
+{
+	return ceil(a / b);
+}
+
+static double tile_rows(double m)
+{
+	return m <= HW_GEMV_TILE ? HW_GEMV_TILE : HW_GEMM_TILE;
+}
+
+typedef struct gemm_shape {
+	double m, n, k, s;         /* dims and bytes per element */
+	double tm, tn, rows, cols; /* tile and tile grid of one matrix */
+} gemm_shape;
+
+/* HBM bytes of a wave of w tiles (see the header). */
+static double wave_bytes(const gemm_shape *x, double w)
+{
+	double grid = x->rows * x->cols;
+	if (w >= grid)
+		return w / grid * x->s * (x->m * x->k + x->k * x->n + x->m * x->n);
+	double r = fmin(x->rows, ceil(sqrt(w)));
+	double c = fmin(x->cols, ceil_div(w, r));
+	r = fmin(x->rows, ceil_div(w, c));
+	double operands = x->s * x->k * (fmin(x->m, r * x->tm) + fmin(x->n, c * x->tn));
+	return operands + w / grid * x->s * x->m * x->n;
+}
+
+void hw_gemm_explain(const hw_gpu *g, hw_dtype t, double m, double n, double k, double batch,
+                     hw_gemm_plan *out)
+{
+	gemm_shape x = {m, n, k, hw_dtype_bytes(t), tile_rows(m), HW_GEMM_TILE, 0, 0};
+	x.rows = ceil_div(m, x.tm);
+	x.cols = ceil_div(n, x.tn);
+	*out = (hw_gemm_plan){x.tm, x.tn, 0, 0, 0, 2.0 * m * n * k * batch, 0, "compute"};
+	double rate = hw_rate(g, t), over = hw_overhead(g);
+	if (g->sm_count <= 0 || m <= 0 || n <= 0 || k <= 0 || batch <= 0 || rate <= 0) {
+		out->bytes = x.s * (m * k + k * n + m * n) * fmax(batch, 0);
+		out->time_s = hw_kernel_time(g, t, out->flops, out->bytes);
+		if (rate <= 0 || hw_stream_time(g, out->bytes) > out->flops / rate)
+			out->bound = "memory";
+	} else {
+		double sm = g->sm_count;
+		out->tiles = x.rows * x.cols * batch;
+		out->waves = ceil_div(out->tiles, sm);
+		double last = out->tiles - (out->waves - 1) * sm;
+		double tc = 2.0 * x.tm * x.tn * k / (rate / sm);
+		double bf = wave_bytes(&x, fmin(sm, out->tiles)), bl = wave_bytes(&x, last);
+		double full = fmax(tc, hw_stream_time(g, bf)),
+		       tail = fmax(tc, hw_stream_time(g, bl));
+		out->bytes = (out->waves - 1) * bf + bl;
+		out->time_s = over + (out->waves - 1) * full + tail;
+		if (hw_stream_time(g, bf) > tc)
+			out->bound = "memory";
+	}
+	if (over > 0.5 * out->time_s)
+		out->bound = "latency";
+}
+
+double hw_gemm_time(const hw_gpu *g, hw_dtype t, double m, double n, double k, double batch)
+{
+	hw_gemm_plan p;
+	hw_gemm_explain(g, t, m, n, k, batch, &p);
+	return p.time_s;
+}

@@ -1,0 +1,41 @@
+/* cost.c - energy, cost and carbon of a simulated step and of a whole
+ * training run (formulas in sweep.h).
+ *
+ * Power: the GPU's [gpu] tdp and the node's [node] power (CPUs, NICs, fans);
+ * price and grid intensity: [cluster] gpu_hour_price and grid_intensity;
+ * data-centre overhead: [cluster] pue. Units: J, kWh, USD, t CO2e. */
+#include "sweep_int.h"
+
+void sweep_cost_step(const plan_scenario *s, const exec_result *r, sweep_cost *c)
+{
+	double busy = 0, ranks = 0;
+	for (int k = 0; k < r->nclasses; k++) {
+		const exec_class *x = &r->classes[k];
+		busy += x->ranks * (x->time_s[EXEC_CAT_COMPUTE] + x->time_s[EXEC_CAT_OPTIMIZER]);
+		ranks += x->ranks;
+	}
+	c->busy = ranks > 0 && r->step_s > 0 ? busy / (ranks * r->step_s) : 0;
+	if (c->busy > 1)
+		c->busy = 1;
+	double gpus = r->gpus, nodes = s->cluster.nodes,
+	       pue = s->cluster.pue > 0 ? s->cluster.pue : 1;
+	double node_w = nodes * s->cluster.node.power_w;
+	c->energy_j = pue * r->step_s * (gpus * s->gpu.tdp_w * c->busy + node_w);
+	c->energy_tdp_j = pue * r->step_s * (gpus * s->gpu.tdp_w + node_w);
+	c->cost_usd = gpus * r->step_s / 3600.0 * s->cluster.gpu_hour_usd;
+}
+
+void sweep_train_cost(const plan_scenario *s, const exec_result *r, const sweep_cost *c,
+                      double tokens, sweep_train *t)
+{
+	t->tokens = tokens;
+	t->steps = r->tokens_per_step > 0 ? tokens / r->tokens_per_step : 0;
+	t->time_s = t->steps * r->step_s;
+	t->gpu_hours = t->time_s * r->gpus / 3600.0;
+	t->energy_kwh = t->steps * c->energy_j / 3.6e6;
+	t->energy_tdp_kwh = t->steps * c->energy_tdp_j / 3.6e6;
+	t->cost_usd = t->steps * c->cost_usd;
+	t->tco2 = t->energy_kwh * s->cluster.grid_kg_per_kwh / 1000.0;
+	t->tco2_tdp = t->energy_tdp_kwh * s->cluster.grid_kg_per_kwh / 1000.0;
+	t->flops_6pd = 6.0 * work_params_total(&s->model) * tokens;
+}

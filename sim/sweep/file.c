@@ -1,0 +1,129 @@
+/* file.c - sweep files: one [sweep] section naming the base scenario and the
+ * dimensions (format in sweep.h). Read through a conf key table, so unknown
+ * keys get did-you-mean notes and every error has its file:line. */
+#include "sweep_int.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The dimensions a sweep file can name, in table order: key -> SECTION.KEY. */
+static const char *const dim_keys[][2] = {
+        {"nodes", "cluster.nodes"},
+        {"precision", "train.precision"},
+        {"tp", "parallel.tp"},
+        {"pp", "parallel.pp"},
+        {"dp", "parallel.dp"},
+        {"cp", "parallel.cp"},
+        {"vpp", "parallel.vpp"},
+        {"micro_batch", "parallel.micro_batch"},
+        {"global_batch", "parallel.global_batch"},
+        {"schedule", "parallel.schedule"},
+        {"recompute", "parallel.recompute"},
+        {"sequence_parallel", "parallel.sequence_parallel"},
+        {"zero", "parallel.zero"},
+        {"overlap_grad_reduce", "parallel.overlap_grad_reduce"},
+        {"bucket_size", "parallel.bucket_size"},
+};
+#define NDIMKEYS (sizeof dim_keys / sizeof dim_keys[0])
+
+typedef struct sweep_raw {
+	char scenario[CONF_STR_MAX];
+	int top;
+	char dim[NDIMKEYS][CONF_STR_MAX];
+} sweep_raw;
+
+#define DIM(i, help)                                                                               \
+	{                                                                                          \
+		dim_keys[i][0], CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL,                           \
+		        offsetof(sweep_raw, dim) + (i)*CONF_STR_MAX, help                          \
+	}
+
+const conf_key sweep_keys[] = {
+        {"scenario", CONF_STR, SIM_UNIT_NONE, 0, 0, NULL, NULL, offsetof(sweep_raw, scenario),
+         "base scenario file, relative to the sweep file"},
+        {"top", CONF_INT, SIM_UNIT_NONE, 0, 100000, "0", NULL, offsetof(sweep_raw, top),
+         "plans to simulate after the pre-screen (0 = --top or 32)"},
+        DIM(0, "values of cluster.nodes, e.g. 2,4,8"),
+        DIM(1, "values of train.precision"),
+        DIM(2, "values of parallel.tp, or auto"),
+        DIM(3, "values of parallel.pp, or auto"),
+        DIM(4, "values of parallel.dp (default: derived, GPUs / (tp*pp*cp))"),
+        DIM(5, "values of parallel.cp"),
+        DIM(6, "values of parallel.vpp, or auto"),
+        DIM(7, "values of parallel.micro_batch, or auto"),
+        DIM(8, "values of parallel.global_batch"),
+        DIM(9, "values of parallel.schedule, or auto"),
+        DIM(10, "values of parallel.recompute, or auto"),
+        DIM(11, "values of parallel.sequence_parallel, or auto"),
+        DIM(12, "values of parallel.zero, or auto"),
+        DIM(13, "values of parallel.overlap_grad_reduce, or auto"),
+        DIM(14, "values of parallel.bucket_size"),
+};
+const size_t sweep_nkeys = sizeof sweep_keys / sizeof sweep_keys[0];
+
+_Static_assert(sizeof sweep_keys / sizeof sweep_keys[0] == NDIMKEYS + 2,
+               "one [sweep] key per dimension key");
+
+/* scenario relative to the sweep file's folder (absolute paths kept). */
+static int resolve_path(const char *sweep_path, const char *rel, char *out, size_t len)
+{
+	const char *slash = strrchr(sweep_path, '/');
+	int n = rel[0] == '/' || !slash
+	                ? snprintf(out, len, "%s", rel)
+	                : snprintf(out, len, "%.*s/%s", (int)(slash - sweep_path), sweep_path, rel);
+	return n > 0 && (size_t)n < len ? SIM_OK : SIM_ECONF;
+}
+
+static int add_dims(const conf_doc *doc, const sweep_raw *raw, sweep_space *sp, sim_diag *diag)
+{
+	int rc = SIM_OK;
+	for (size_t i = 0; i < NDIMKEYS; i++) {
+		if (!raw->dim[i][0])
+			continue;
+		char spec[SWEEP_KEY_MAX + CONF_STR_MAX + 2];
+		snprintf(spec, sizeof spec, "%s=%s", dim_keys[i][1], raw->dim[i]);
+		conf_loc loc = conf_key_loc(doc, "sweep", dim_keys[i][0]);
+		if (sweep_space_add(sp, spec, loc.path, loc.line, diag) != SIM_OK)
+			rc = SIM_ECONF;
+	}
+	return rc;
+}
+
+int sweep_file_load(const char *path, sweep_space *sp, sweep_file *f, bool *is_sweep,
+                    sim_diag *diag)
+{
+	static const char *const known[] = {"sweep", NULL};
+	*is_sweep = false;
+	memset(f, 0, sizeof *f);
+	conf_doc *doc;
+	int rc = conf_load(path, diag, &doc);
+	if (rc != SIM_OK)
+		return rc;
+	if (!conf_has_section(doc, "sweep")) {
+		conf_free(doc);
+		return SIM_OK;
+	}
+	*is_sweep = true;
+	sweep_raw *raw = calloc(1, sizeof *raw);
+	if (!raw) {
+		conf_free(doc);
+		return SIM_ENOMEM;
+	}
+	if (conf_check_sections(doc, known, diag) > 0)
+		rc = SIM_ECONF;
+	if (conf_read(doc, "sweep", sweep_keys, sweep_nkeys, raw, false, diag) != SIM_OK)
+		rc = SIM_ECONF;
+	if (rc == SIM_OK && resolve_path(path, raw->scenario, f->scenario, sizeof f->scenario)) {
+		conf_loc loc = conf_key_loc(doc, "sweep", "scenario");
+		sim_diag_error(diag, loc.path, loc.line, "[sweep] scenario: path too long");
+		rc = SIM_ECONF;
+	}
+	if (rc == SIM_OK) {
+		f->top = raw->top;
+		rc = add_dims(doc, raw, sp, diag);
+	}
+	free(raw);
+	conf_free(doc);
+	return rc;
+}

@@ -1,0 +1,296 @@
+/* screen.c - the first stage of a sweep: every plan of the product is
+ * applied to the base scenario, checked (plan_check), fitted in memory
+ * (plan_memory) and timed in closed form (estimate.c); pruned plans are
+ * counted by reason. Deterministic: plans are visited in index order. */
+#include "sweep_int.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct screen_ctx {
+	const sweep_space *sp;
+	const plan_scenario *base;
+	const char *path;
+	const char *const *sets;
+	size_t nsets;
+	bool fast, derive;
+	sim_diag *diag;
+	int *vlayers;
+	size_t vcap;
+	sweep_screen_result *out;
+} screen_ctx;
+
+#define REASON_NO_FIT "does not fit in GPU memory (plan_memory > HBM)"
+#define REASON_DP     "tp*pp*cp does not divide the GPU count (dp derived)"
+
+/* Count a pruned plan under `text` with its numbers replaced by '#', so that
+ * "tp = 3 does not divide the model's 32 heads" and "tp = 5 ..." are one. */
+static int count_reason(sweep_screen_result *r, const char *text)
+{
+	char norm[SWEEP_REASON_MAX];
+	size_t n = 0;
+	for (const char *p = text; *p && n + 1 < sizeof norm; p++) {
+		size_t len = 0; /* a number: digits and decimals, not part of a word (1F1B) */
+		while (isdigit((unsigned char)p[len]) ||
+		       (len && p[len] == '.' && isdigit((unsigned char)p[len + 1])))
+			len++;
+		bool word = (p > text && isalpha((unsigned char)p[-1])) ||
+		            isalpha((unsigned char)p[len]);
+		if (len && !word) {
+			p += len - 1;
+			norm[n++] = '#';
+		} else {
+			norm[n++] = *p;
+		}
+	}
+	norm[n] = '\0';
+	int i = 0;
+	while (i < r->nreasons && strcmp(r->reasons[i], norm))
+		i++;
+	if (i == r->nreasons) {
+		if (i == SWEEP_MAX_REASONS)
+			i--; /* the last slot collects the rest */
+		else
+			r->nreasons++;
+		if (i == SWEEP_MAX_REASONS - 1 && r->reason_count[i])
+			snprintf(r->reasons[i], SWEEP_REASON_MAX, "other reasons");
+		else
+			memcpy(r->reasons[i], norm, n + 1);
+	}
+	r->reason_count[i]++;
+	return i;
+}
+
+/* The first error of the diagnostics, without its "path:line: error: ". */
+static const char *first_error(const sim_diag *d)
+{
+	for (size_t i = 0; i < sim_diag_count(d); i++) {
+		const char *t = sim_diag_text(d, i), *e = strstr(t, "error: ");
+		if (e)
+			return e + 7;
+	}
+	return "invalid plan";
+}
+
+static void put_field(void *base, const conf_key *k, double x)
+{
+	char *dst = (char *)base + k->offset;
+	if (k->type == CONF_INT || k->type == CONF_ENUM) {
+		int v = (int)x;
+		memcpy(dst, &v, sizeof v);
+	} else if (k->type == CONF_BOOL) {
+		bool v = x != 0;
+		memcpy(dst, &v, sizeof v);
+	} else {
+		memcpy(dst, &x, sizeof x);
+	}
+}
+
+/* The GPUs of plan idx: cluster.nodes from the plan when varied. */
+static int plan_gpus(const screen_ctx *c, const size_t *idx)
+{
+	for (size_t d = 0; d < c->sp->ndims; d++)
+		if (!strcmp(c->sp->dims[d].key, "cluster.nodes"))
+			return (int)c->sp->dims[d].num[idx[d]] * c->base->cluster.node.gpus;
+	return c->base->cluster.gpus;
+}
+
+/* Derived dp from the plan's tp, pp, cp (or the base's), 0 if none fits. */
+static int derived_dp(const screen_ctx *c, const size_t *idx, int gpus)
+{
+	int64_t tp = c->base->plan.tp, pp = c->base->plan.pp, cp = c->base->plan.cp;
+	for (size_t d = 0; d < c->sp->ndims; d++) {
+		const sweep_dim *dim = &c->sp->dims[d];
+		int64_t v = (int64_t)dim->num[idx[d]];
+		if (!strcmp(dim->key, "parallel.tp"))
+			tp = v;
+		else if (!strcmp(dim->key, "parallel.pp"))
+			pp = v;
+		else if (!strcmp(dim->key, "parallel.cp"))
+			cp = v;
+	}
+	int64_t denom = tp * pp * cp;
+	return denom > 0 && gpus % denom == 0 ? (int)(gpus / denom) : 0;
+}
+
+/* Memory and estimate of a checked scenario; false when it does not fit. */
+static bool fits_and_time(const plan_scenario *s, sweep_plan *p)
+{
+	sweep_estimate_plan(s, &p->est);
+	return p->est.mem_peak_bytes <= s->gpu.hbm_bytes;
+}
+
+static int grow_vlayers(screen_ctx *c, size_t need)
+{
+	if (need <= c->vcap)
+		return SIM_OK;
+	int *v = realloc(c->vlayers, need * sizeof *v);
+	if (!v)
+		return SIM_ENOMEM;
+	c->vlayers = v;
+	c->vcap = need;
+	return SIM_OK;
+}
+
+/* Fast path: the plan's values written into a copy of the base scenario. */
+static int screen_fast(screen_ctx *c, const size_t *idx, sweep_plan *p)
+{
+	plan_scenario s = *c->base;
+	for (size_t d = 0; d < c->sp->ndims; d++) {
+		const sweep_dim *dim = &c->sp->dims[d];
+		if (!strcmp(dim->key, "cluster.nodes")) {
+			s.cluster.nodes = (int)dim->num[idx[d]];
+			s.cluster.gpus = p->gpus;
+		} else {
+			put_field(&s.plan, dim->k, dim->num[idx[d]]);
+		}
+	}
+	if (c->derive)
+		s.plan.dp = p->dp;
+	p->dp = s.plan.dp;
+	sim_diag_clear(c->diag);
+	if (plan_check(&s, c->diag) != SIM_OK) {
+		p->status = SWEEP_INVALID;
+		p->reason = count_reason(c->out, first_error(c->diag));
+		return SIM_OK;
+	}
+	size_t V = (size_t)s.plan.pp * (size_t)s.plan.vpp;
+	if (grow_vlayers(c, V) != SIM_OK)
+		return SIM_ENOMEM;
+	s.vlayers = c->vlayers;
+	if (plan_layout(&s.plan, s.model.layers, s.vlayers)) { /* plan_check reports it */
+		p->status = SWEEP_INVALID;
+		p->reason = count_reason(c->out, "no even pipeline layout");
+		return SIM_OK;
+	}
+	if (!fits_and_time(&s, p)) {
+		p->status = SWEEP_NO_FIT;
+		p->reason = count_reason(c->out, REASON_NO_FIT);
+	}
+	return SIM_OK;
+}
+
+/* Slow path: load the scenario again with the plan as --set overrides. */
+static int screen_reload(screen_ctx *c, sweep_plan *p)
+{
+	char sets[SWEEP_MAX_DIMS + 1][SWEEP_SET_MAX];
+	const char *all[256 + SWEEP_MAX_DIMS + 1];
+	size_t n = 0, k = sweep_plan_sets(c->sp, p, sets);
+	for (size_t i = 0; i < c->nsets && n < 256; i++)
+		all[n++] = c->sets[i];
+	for (size_t i = 0; i < k; i++)
+		all[n++] = sets[i];
+	plan_scenario *s;
+	sim_diag_clear(c->diag);
+	int rc = plan_scenario_load(c->path, all, n, c->diag, &s);
+	if (rc == SIM_ENOMEM)
+		return rc;
+	if (rc != SIM_OK) {
+		p->status = SWEEP_INVALID;
+		p->reason = count_reason(c->out, first_error(c->diag));
+		return SIM_OK;
+	}
+	p->dp = s->plan.dp;
+	if (!fits_and_time(s, p)) {
+		p->status = SWEEP_NO_FIT;
+		p->reason = count_reason(c->out, REASON_NO_FIT);
+	}
+	plan_scenario_free(s);
+	return SIM_OK;
+}
+
+static int screen_one(screen_ctx *c, uint64_t i, sweep_plan *p)
+{
+	size_t idx[SWEEP_MAX_DIMS];
+	sweep_space_plan(c->sp, i, idx);
+	memset(p, 0, sizeof *p);
+	p->index = i;
+	p->reason = -1;
+	p->gpus = plan_gpus(c, idx);
+	p->dp = c->base->plan.dp;
+	if (c->derive) {
+		p->dp = derived_dp(c, idx, p->gpus);
+		if (p->dp == 0) {
+			p->status = SWEEP_INVALID;
+			p->reason = count_reason(c->out, REASON_DP);
+			return SIM_OK;
+		}
+	}
+	return c->fast ? screen_fast(c, idx, p) : screen_reload(c, p);
+}
+
+int sweep_screen(const sweep_space *sp, const plan_scenario *base, const char *path,
+                 const char *const *sets, size_t nsets, sweep_screen_result *out)
+{
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(out, 0, sizeof *out);
+	screen_ctx c = {
+	        sp,   base, path, sets, nsets, true, sweep_space_derives_dp(sp), sim_diag_new(),
+	        NULL, 0,    out};
+	for (size_t d = 0; d < sp->ndims; d++)
+		c.fast = c.fast && sweep_dim_fast(&sp->dims[d]);
+	out->nplans = sweep_space_size(sp);
+	out->plans = calloc(out->nplans ? out->nplans : 1, sizeof *out->plans);
+	int rc = c.diag && out->plans ? SIM_OK : SIM_ENOMEM;
+	for (uint64_t i = 0; rc == SIM_OK && i < out->nplans; i++) {
+		rc = screen_one(&c, i, &out->plans[i]);
+		out->valid += out->plans[i].status != SWEEP_INVALID;
+		out->fitting += out->plans[i].status == SWEEP_OK;
+	}
+	free(c.vlayers);
+	sim_diag_free(c.diag);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	out->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	return rc;
+}
+
+void sweep_screen_free(sweep_screen_result *r)
+{
+	free(r->plans);
+	r->plans = NULL;
+}
+
+size_t sweep_plan_sets(const sweep_space *sp, const sweep_plan *p,
+                       char out[SWEEP_MAX_DIMS + 1][SWEEP_SET_MAX])
+{
+	size_t idx[SWEEP_MAX_DIMS], n = 0;
+	sweep_space_plan(sp, p->index, idx);
+	for (size_t d = 0; d < sp->ndims; d++)
+		snprintf(out[n++], SWEEP_SET_MAX, "%s=%s", sp->dims[d].key,
+		         sp->dims[d].value[idx[d]]);
+	if (sweep_space_derives_dp(sp))
+		snprintf(out[n++], SWEEP_SET_MAX, "parallel.dp=%d", p->dp);
+	return n;
+}
+
+/* Order of fitting plans: estimated step time, then index. */
+static int by_estimate(const void *a, const void *b, const sweep_screen_result *r)
+{
+	const sweep_plan *x = &r->plans[*(const uint64_t *)a], *y = &r->plans[*(const uint64_t *)b];
+	if (x->est.step_s != y->est.step_s)
+		return x->est.step_s < y->est.step_s ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+size_t sweep_best(const sweep_screen_result *r, size_t k, uint64_t *out)
+{
+	/* Insertion into a sorted top-k: O(n k), k is small. */
+	size_t n = 0;
+	for (uint64_t i = 0; i < r->nplans; i++) {
+		if (r->plans[i].status != SWEEP_OK)
+			continue;
+		size_t pos = n < k ? n : k;
+		while (pos > 0 && by_estimate(&i, &out[pos - 1], r) < 0)
+			pos--;
+		if (pos >= k)
+			continue;
+		size_t last = n < k ? n : k - 1;
+		memmove(&out[pos + 1], &out[pos], (last - pos) * sizeof *out);
+		out[pos] = i;
+		n += n < k;
+	}
+	return n;
+}

@@ -1,0 +1,377 @@
+/* space.c - sweep spaces: dimensions from "SECTION.KEY=V1,V2" specs, value
+ * checking against the configuration key tables, `auto` enumeration and the
+ * Cartesian product (sweep.h). */
+#include "sweep_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The sections whose keys a sweep may vary, with their key tables. */
+typedef struct section_table {
+	const char *name;
+	const conf_key *keys;
+	const size_t *nkeys;
+} section_table;
+
+static const section_table tables[] = {
+        {"parallel", plan_spec_keys, &plan_spec_nkeys},
+        {"cluster", net_cluster_keys, &net_cluster_nkeys},
+        {"node", net_node_keys, &net_node_nkeys},
+        {"gpu", hw_gpu_keys, &hw_gpu_nkeys},
+        {"model", work_model_keys, &work_model_nkeys},
+        {"train", plan_train_keys, &plan_train_nkeys},
+};
+
+const conf_key *sweep_find_key(const char *section, const char *key)
+{
+	for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+		if (strcmp(tables[t].name, section))
+			continue;
+		for (size_t i = 0; i < *tables[t].nkeys; i++)
+			if (!strcmp(tables[t].keys[i].name, key))
+				return &tables[t].keys[i];
+	}
+	return NULL;
+}
+
+bool sweep_dim_fast(const sweep_dim *d)
+{
+	return !strcmp(d->section, "parallel") || !strcmp(d->key, "cluster.nodes");
+}
+
+sweep_space *sweep_space_new(void)
+{
+	return calloc(1, sizeof(sweep_space));
+}
+
+void sweep_space_free(sweep_space *sp)
+{
+	free(sp);
+}
+
+static int parse_int(const conf_key *k, const char *t, double *out, char *err, size_t len)
+{
+	const char *p = t + (*t == '+' || *t == '-');
+	if (*p < '0' || *p > '9' || strspn(p, "0123456789") != strlen(p)) {
+		snprintf(err, len, "expected an integer, got '%s'", t);
+		return SIM_ECONF;
+	}
+	errno = 0;
+	double x = (double)strtoll(t, NULL, 10);
+	if (errno == ERANGE || x < k->min || x > k->max) {
+		snprintf(err, len, "%s is out of range [%.0f, %.0f]", t, k->min, k->max);
+		return SIM_ECONF;
+	}
+	*out = x;
+	return SIM_OK;
+}
+
+static int parse_enum(const conf_key *k, const char *t, double *out, char *err, size_t len)
+{
+	size_t n = 0;
+	for (int i = 0; k->choices[i]; i++)
+		if (!strcmp(t, k->choices[i])) {
+			*out = i;
+			return SIM_OK;
+		}
+	n += (size_t)snprintf(err, len, "expected one of");
+	for (int i = 0; k->choices[i] && n < len; i++)
+		n += (size_t)snprintf(err + n, len - n, "%s %s", i ? "," : "", k->choices[i]);
+	if (n < len)
+		snprintf(err + n, len - n, "; got '%s'", t);
+	return SIM_ECONF;
+}
+
+int sweep_parse_value(const conf_key *k, const char *t, double *out, char *err, size_t len)
+{
+	char *end;
+	switch (k->type) {
+	case CONF_INT:
+		return parse_int(k, t, out, err, len);
+	case CONF_ENUM:
+		return parse_enum(k, t, out, err, len);
+	case CONF_BOOL:
+		if (!strcasecmp(t, "true") || !strcasecmp(t, "false")) {
+			*out = !strcasecmp(t, "true");
+			return SIM_OK;
+		}
+		snprintf(err, len, "expected true or false, got '%s'", t);
+		return SIM_ECONF;
+	case CONF_REAL:
+		*out = strtod(t, &end);
+		if (end == t || *end || !isfinite(*out) || *out < k->min || *out > k->max) {
+			snprintf(err, len, "expected a number in [%g, %g], got '%s'", k->min,
+			         k->max, t);
+			return SIM_ECONF;
+		}
+		return SIM_OK;
+	case CONF_QTY:
+		if (sim_unit_parse(t, k->unit, out, err, len) != SIM_OK)
+			return SIM_ECONF;
+		if (*out < k->min || *out > k->max) {
+			snprintf(err, len, "%s is out of range", t);
+			return SIM_ECONF;
+		}
+		return SIM_OK;
+	case CONF_STR:
+		*out = 0;
+		return SIM_OK;
+	}
+	snprintf(err, len, "cannot vary this key");
+	return SIM_ECONF;
+}
+
+/* Report an error about a spec at its location. */
+static int spec_error(sim_diag *diag, const char *path, int line, const char *spec, const char *msg)
+{
+	if (line > 0)
+		sim_diag_error(diag, path, line, "%s", msg);
+	else
+		sim_diag_error(diag, path, 0, "--vary %s: %s", spec, msg);
+	return SIM_ECONF;
+}
+
+/* Split "a,b,c" into d's values, checking each. */
+static int add_values(sweep_dim *d, const char *list, char *err, size_t len)
+{
+	const char *p = list;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		while (n && (*p == ' ' || *p == '\t'))
+			p++, n--;
+		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+			n--;
+		if (n == 0 || n >= SWEEP_VALUE_MAX) {
+			snprintf(err, len, n ? "value too long" : "empty value in '%s'", list);
+			return SIM_ECONF;
+		}
+		if (d->n == SWEEP_MAX_VALUES) {
+			snprintf(err, len, "more than %d values", SWEEP_MAX_VALUES);
+			return SIM_ECONF;
+		}
+		memcpy(d->value[d->n], p, n);
+		d->value[d->n][n] = '\0';
+		char why[160];
+		if (sweep_parse_value(d->k, d->value[d->n], &d->num[d->n], why, sizeof why)) {
+			snprintf(err, len, "%s: %s", d->key, why);
+			return SIM_ECONF;
+		}
+		for (size_t j = 0; j < d->n; j++)
+			if (!strcmp(d->value[j], d->value[d->n])) {
+				snprintf(err, len, "%s: value '%s' given twice", d->key,
+				         d->value[j]);
+				return SIM_ECONF;
+			}
+		d->n++;
+		if (!comma)
+			return SIM_OK;
+		p = comma + 1;
+	}
+}
+
+int sweep_space_add(sweep_space *sp, const char *spec, const char *path, int line, sim_diag *diag)
+{
+	char msg[256];
+	const char *eq = strchr(spec, '='), *dot = strchr(spec, '.');
+	if (!eq || !dot || dot > eq || dot == spec || eq == dot + 1)
+		return spec_error(diag, path, line, spec,
+		                  "expected SECTION.KEY=V1,V2,... or SECTION.KEY=auto");
+	if ((size_t)(eq - spec) >= SWEEP_KEY_MAX)
+		return spec_error(diag, path, line, spec, "key too long");
+	if (sp->ndims == SWEEP_MAX_DIMS) {
+		snprintf(msg, sizeof msg, "more than %d dimensions", SWEEP_MAX_DIMS);
+		return spec_error(diag, path, line, spec, msg);
+	}
+	sweep_dim *d = &sp->dims[sp->ndims];
+	memset(d, 0, sizeof *d);
+	snprintf(d->key, sizeof d->key, "%.*s", (int)(eq - spec), spec);
+	snprintf(d->section, sizeof d->section, "%.*s", (int)(dot - spec), spec);
+	d->k = sweep_find_key(d->section, d->key + (dot - spec) + 1);
+	if (!d->k || d->k->type == CONF_STR) {
+		snprintf(msg, sizeof msg, "%s: %s", d->key,
+		         d->k ? "text keys cannot be varied"
+		              : "not a configuration key (see podsim keys)");
+		return spec_error(diag, path, line, spec, msg);
+	}
+	for (size_t i = 0; i < sp->ndims; i++)
+		if (!strcmp(sp->dims[i].key, d->key)) {
+			snprintf(msg, sizeof msg, "%s is varied twice", d->key);
+			return spec_error(diag, path, line, spec, msg);
+		}
+	if (!strcmp(eq + 1, "auto"))
+		d->is_auto = true;
+	else if (add_values(d, eq + 1, msg, sizeof msg) != SIM_OK)
+		return spec_error(diag, path, line, spec, msg);
+	sp->ndims++;
+	return SIM_OK;
+}
+
+/* ----------------------------------------------------------------- auto -- */
+
+static void push(sweep_dim *d, double x)
+{
+	if (d->n == SWEEP_MAX_VALUES)
+		return;
+	if (d->k->type == CONF_ENUM)
+		snprintf(d->value[d->n], SWEEP_VALUE_MAX, "%s", d->k->choices[(int)x]);
+	else if (d->k->type == CONF_BOOL)
+		snprintf(d->value[d->n], SWEEP_VALUE_MAX, "%s", x != 0 ? "true" : "false");
+	else
+		snprintf(d->value[d->n], SWEEP_VALUE_MAX, "%.0f", x);
+	d->num[d->n++] = x;
+}
+
+/* Does pp = p split the layers evenly with the base plan's layout options? */
+static bool layout_ok(const plan_scenario *s, int p)
+{
+	plan_spec spec = s->plan;
+	spec.pp = p;
+	spec.vpp = 1;
+	int *tmp = malloc((size_t)p * sizeof *tmp);
+	bool ok = tmp && !plan_layout(&spec, s->model.layers, tmp);
+	free(tmp);
+	return ok;
+}
+
+static int resolve_dim(sweep_dim *d, const plan_scenario *s, sim_diag *diag)
+{
+	const char *k = d->key;
+	int G = s->cluster.gpus, a = s->model.heads, g = s->model.kv_heads;
+	if (!strcmp(k, "parallel.tp")) {
+		for (int t = 1; t <= G && t <= a; t++)
+			if (G % t == 0 && a % t == 0 && (g % t == 0 || t % g == 0))
+				push(d, t);
+	} else if (!strcmp(k, "parallel.pp")) {
+		for (int p = 1; p <= G && p <= s->model.layers; p++)
+			if (G % p == 0 && layout_ok(s, p))
+				push(d, p);
+	} else if (!strcmp(k, "parallel.vpp")) {
+		for (int v = 1; v <= s->model.layers; v++)
+			if (s->model.layers % v == 0)
+				push(d, v);
+	} else if (!strcmp(k, "parallel.micro_batch")) {
+		for (int m = 1; m <= s->plan.global_batch; m++)
+			if (s->plan.global_batch % m == 0)
+				push(d, m);
+	} else if (!strcmp(k, "parallel.dp")) {
+		return SIM_OK; /* derived per plan: no values */
+	} else if (d->k->type == CONF_ENUM) {
+		for (int i = 0; d->k->choices[i]; i++)
+			push(d, i);
+	} else if (d->k->type == CONF_BOOL) {
+		push(d, 0);
+		push(d, 1);
+	} else if (d->k->type == CONF_INT && d->k->max - d->k->min <= 16) {
+		for (double x = d->k->min; x <= d->k->max; x++)
+			push(d, x);
+	} else {
+		sim_diag_error(diag, "podsim sweep", 0,
+		               "--vary %s=auto: no automatic values for this key; list them", k);
+		return SIM_ECONF;
+	}
+	return SIM_OK;
+}
+
+int sweep_space_resolve(sweep_space *sp, const plan_scenario *s, sim_diag *diag)
+{
+	int rc = SIM_OK;
+	for (size_t i = 0; i < sp->ndims; i++) {
+		sweep_dim *d = &sp->dims[i];
+		if (!d->is_auto || d->n > 0)
+			continue;
+		if (resolve_dim(d, s, diag) != SIM_OK)
+			rc = SIM_ECONF;
+	}
+	/* dp = auto is dp derived: drop the (empty) dimension. */
+	size_t o = 0;
+	for (size_t i = 0; i < sp->ndims; i++) {
+		bool drop = sp->dims[i].is_auto && !strcmp(sp->dims[i].key, "parallel.dp");
+		if (!drop && o != i)
+			sp->dims[o] = sp->dims[i];
+		o += !drop;
+	}
+	if (o < sp->ndims) { /* keep dp derived even if nothing else varies */
+		sp->ndims = o;
+		sp->dp_auto = true;
+	}
+	return rc;
+}
+
+/* ------------------------------------------------------------- product -- */
+
+size_t sweep_space_ndims(const sweep_space *sp)
+{
+	return sp->ndims;
+}
+
+const char *sweep_space_key(const sweep_space *sp, size_t dim)
+{
+	return sp->dims[dim].key;
+}
+
+size_t sweep_space_nvalues(const sweep_space *sp, size_t dim)
+{
+	return sp->dims[dim].n;
+}
+
+const char *sweep_space_value(const sweep_space *sp, size_t dim, size_t j)
+{
+	return sp->dims[dim].value[j];
+}
+
+uint64_t sweep_space_size(const sweep_space *sp)
+{
+	uint64_t n = 1;
+	for (size_t i = 0; i < sp->ndims; i++)
+		n = sp->dims[i].n ? n * sp->dims[i].n : 0;
+	return n;
+}
+
+bool sweep_space_derives_dp(const sweep_space *sp)
+{
+	bool has_dp = false, varies_size = false;
+	for (size_t i = 0; i < sp->ndims; i++) {
+		const char *k = sp->dims[i].key;
+		has_dp = has_dp || !strcmp(k, "parallel.dp");
+		varies_size = varies_size || !strcmp(k, "parallel.tp") ||
+		              !strcmp(k, "parallel.pp") || !strcmp(k, "parallel.cp") ||
+		              !strcmp(k, "cluster.nodes");
+	}
+	return !has_dp && (varies_size || sp->dp_auto);
+}
+
+void sweep_space_plan(const sweep_space *sp, uint64_t i, size_t idx[SWEEP_MAX_DIMS])
+{
+	for (size_t d = sp->ndims; d-- > 0;) {
+		uint64_t n = sp->dims[d].n ? sp->dims[d].n : 1;
+		idx[d] = (size_t)(i % n);
+		i /= n;
+	}
+}
+
+char *sweep_space_text(const sweep_space *sp)
+{
+	sim_buf b;
+	sim_buf_init(&b);
+	for (size_t i = 0; i < sp->ndims; i++) {
+		const sweep_dim *d = &sp->dims[i];
+		sim_buf_printf(&b, "%s=", d->key);
+		for (size_t j = 0; j < d->n; j++)
+			sim_buf_printf(&b, "%s%s", j ? "," : "", d->value[j]);
+		sim_buf_printf(&b, "\n");
+	}
+	if (sweep_space_derives_dp(sp))
+		sim_buf_printf(&b, "parallel.dp=derived\n");
+	if (b.oom || !b.data) {
+		sim_buf_free(&b);
+		char *e = malloc(1);
+		if (e)
+			*e = '\0';
+		return e;
+	}
+	return b.data;
+}

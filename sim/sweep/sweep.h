@@ -1,0 +1,190 @@
+/* sweep.h - exploring a space of plans: enumeration, pruning, a closed-form
+ * pre-screen, the ranking of what is simulated, cost and energy.
+ *
+ * A space is a list of dimensions, each a configuration key (SECTION.KEY, the
+ * same names as `--set`) and its values, given by `--vary parallel.tp=1,2,4`
+ * flags or by a sweep file (see sweep_file_load). `auto` enumerates the values
+ * that can be valid on the base scenario (sweep_space_resolve). Plans are the
+ * Cartesian product in the order the dimensions were given, the last
+ * dimension varying fastest, so plan i is the same plan on every run.
+ *
+ * Derived dp: when the space does not list parallel.dp but varies tp, pp, cp
+ * or cluster.nodes, each plan's dp is GPUs / (tp * pp * cp) (plans where that
+ * is not an integer are pruned): the plan fills the cluster.
+ *
+ * Stages (sweep_screen): every plan is checked by plan_check (invalid plans
+ * pruned, counted by the checker's message with numbers replaced by '#'),
+ * then by plan_memory (plans that do not fit the GPU's HBM pruned before any
+ * simulation), then timed by the closed-form model of screen.c. The CLI then
+ * simulates the best K with the discrete-event engine.
+ *
+ * Layer: after valid; uses plan, exec (results), work, hw, net, conf, core.
+ */
+#ifndef PODSIM_SWEEP_H
+#define PODSIM_SWEEP_H
+
+#include "../exec/exec.h"
+
+#define SWEEP_MAX_DIMS   16
+#define SWEEP_MAX_VALUES 512
+#define SWEEP_VALUE_MAX  48
+#define SWEEP_KEY_MAX    64
+
+typedef struct sweep_space sweep_space;
+
+sweep_space *sweep_space_new(void);
+void sweep_space_free(sweep_space *sp);
+
+/* Add a dimension from "SECTION.KEY=V1,V2,..." or "SECTION.KEY=auto". The key
+ * must be a known configuration key, each value valid for its type and range
+ * (checked here), no key twice. Errors go to diag at (path, line); with line
+ * 0 as "PATH: error: --vary SPEC: ..." (PATH e.g. "podsim sweep"). SIM_OK or
+ * SIM_ECONF. */
+int sweep_space_add(sweep_space *sp, const char *spec, const char *path, int line, sim_diag *diag);
+
+/* Replace `auto` dimensions by their values on the base scenario s (G GPUs,
+ * L layers, a heads, g kv_heads, B global batch):
+ *   tp: t | G, t | a and (t | g or g | t)   pp: p | G with an even layer split
+ *   vpp: v | L                              micro_batch: m | B
+ *   dp: G / (tp*pp*cp), derived per plan (the only valid value)
+ *   enums and booleans: every choice; zero: 0..3.
+ * SIM_OK, or SIM_ECONF for a key that has no auto (diag). */
+int sweep_space_resolve(sweep_space *sp, const plan_scenario *s, sim_diag *diag);
+
+size_t sweep_space_ndims(const sweep_space *sp);
+/* "parallel.tp"; the number of values; value j as text. */
+const char *sweep_space_key(const sweep_space *sp, size_t dim);
+size_t sweep_space_nvalues(const sweep_space *sp, size_t dim);
+const char *sweep_space_value(const sweep_space *sp, size_t dim, size_t j);
+/* Plans in the product (0 for an empty space: one plan, the base). */
+uint64_t sweep_space_size(const sweep_space *sp);
+/* Does each plan derive dp (see above)? */
+bool sweep_space_derives_dp(const sweep_space *sp);
+/* The value index of each dimension of plan i (last dimension fastest). */
+void sweep_space_plan(const sweep_space *sp, uint64_t i, size_t idx[SWEEP_MAX_DIMS]);
+/* The space as "KEY=V1,V2\n" lines (what the database stores). malloc'd. */
+char *sweep_space_text(const sweep_space *sp);
+
+/* --------------------------------------------------------- sweep files -- */
+
+/* A sweep file holds one [sweep] section:
+ *     [sweep]
+ *     scenario = gpt3-13b.ini      ; base scenario, relative to this file
+ *     top = 16                     ; plans to simulate (default 32)
+ *     tp = auto                    ; a key per dimension, named after what it
+ *     pp = 1,2,4,8                 ; varies: the [parallel] keys, and nodes
+ *     micro_batch = 1,2,4          ; (cluster.nodes), precision (train.precision)
+ *     recompute = none,full
+ * Unknown keys and sections are errors with did-you-mean notes; dimensions
+ * are added in the key table's order. */
+typedef struct sweep_file {
+	char scenario[4096]; /* resolved from the sweep file's folder */
+	int top;             /* 0 = not set */
+} sweep_file;
+
+extern const conf_key sweep_keys[];
+extern const size_t sweep_nkeys;
+
+/* Load path as a sweep file when it has a [sweep] section: fill *f and add
+ * its dimensions to sp, *is_sweep = true. A file without one is left to the
+ * caller as a scenario (*is_sweep = false). SIM_OK, SIM_ECONF, SIM_ENOMEM. */
+int sweep_file_load(const char *path, sweep_space *sp, sweep_file *f, bool *is_sweep,
+                    sim_diag *diag);
+
+/* ------------------------------------------------------------ screening -- */
+
+/* Closed-form figures of one plan (screen.c has the derivation). */
+typedef struct sweep_estimate {
+	double step_s;
+	double compute_s;        /* bottleneck stage's forward+backward(+recompute) kernels x m */
+	double bubble_s;         /* pipeline fill and drain */
+	double tp_s, pp_s, dp_s; /* exposed communication */
+	double optimizer_s;
+	double mem_peak_bytes; /* worst stage, plan_memory */
+} sweep_estimate;
+
+/* The pre-screen of a checked scenario (plan_check passed, vlayers set). */
+void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e);
+
+typedef enum { SWEEP_OK = 0, SWEEP_INVALID, SWEEP_NO_FIT } sweep_status;
+
+typedef struct sweep_plan {
+	uint64_t index; /* position in the product */
+	sweep_status status;
+	int reason; /* index into the result's reasons when pruned */
+	int gpus;
+	int dp; /* the plan's dp (derived or given) */
+	sweep_estimate est;
+} sweep_plan;
+
+#define SWEEP_MAX_REASONS 64
+#define SWEEP_REASON_MAX  160
+
+typedef struct sweep_screen_result {
+	sweep_plan *plans; /* every plan of the product, in order */
+	uint64_t nplans, valid, fitting;
+	int nreasons;
+	char reasons[SWEEP_MAX_REASONS][SWEEP_REASON_MAX];
+	uint64_t reason_count[SWEEP_MAX_REASONS];
+	double wall_s; /* time the screen took */
+} sweep_screen_result;
+
+/* Screen every plan of sp (resolved) on the scenario at `path` with the
+ * user's `sets` applied first. Plans varying only [parallel] keys and
+ * cluster.nodes are applied to a copy of the loaded scenario; others reload
+ * the scenario with --set overrides. SIM_OK or SIM_ENOMEM; the base
+ * scenario's errors are the caller's (load it first). */
+int sweep_screen(const sweep_space *sp, const plan_scenario *base, const char *path,
+                 const char *const *sets, size_t nsets, sweep_screen_result *out);
+void sweep_screen_free(sweep_screen_result *r);
+
+/* The --set assignments of plan i ("parallel.tp=4", with the derived dp),
+ * written into out[SWEEP_MAX_DIMS + 1][SWEEP_KEY_MAX + SWEEP_VALUE_MAX];
+ * returns how many. */
+#define SWEEP_SET_MAX (SWEEP_KEY_MAX + SWEEP_VALUE_MAX + 2)
+size_t sweep_plan_sets(const sweep_space *sp, const sweep_plan *p,
+                       char out[SWEEP_MAX_DIMS + 1][SWEEP_SET_MAX]);
+
+/* Indices of the fitting plans sorted by estimated step time (ties by
+ * index): up to k written to out; returns how many. */
+size_t sweep_best(const sweep_screen_result *r, size_t k, uint64_t *out);
+
+/* ------------------------------------------------------ energy and cost -- */
+
+/* Energy and cost of one simulated step (cost.c):
+ *   busy   = sum over rank classes of ranks x (compute + optimizer time)
+ *            / (GPUs x step): the compute-stream utilisation
+ *   E_step = PUE x step x (GPUs x TDP x busy + nodes x node power)   [J]
+ *   cost   = GPUs x step / 3600 x gpu_hour_price                     [USD]
+ * TDP x utilisation assumes an idle GPU draws nothing and a busy one its TDP;
+ * the Llama 2 paper's convention (every GPU at TDP the whole time) is
+ * E_tdp = PUE x step x (GPUs x TDP + nodes x node power). */
+typedef struct sweep_cost {
+	double busy;         /* 0..1 */
+	double energy_j;     /* per step, TDP x utilisation */
+	double energy_tdp_j; /* per step, every GPU at TDP */
+	double cost_usd;     /* per step, 0 when no price is set */
+} sweep_cost;
+
+void sweep_cost_step(const plan_scenario *s, const exec_result *r, sweep_cost *c);
+
+/* Training to D tokens with the plan: steps = D / tokens per step; C = 6 P D
+ * for reference. */
+typedef struct sweep_train {
+	double tokens, steps, time_s, gpu_hours, energy_kwh, energy_tdp_kwh, cost_usd;
+	double tco2, tco2_tdp; /* t CO2e = kWh x grid_intensity / 1000 */
+	double flops_6pd;
+} sweep_train;
+
+void sweep_train_cost(const plan_scenario *s, const exec_result *r, const sweep_cost *c,
+                      double tokens, sweep_train *t);
+
+/* ---------------------------------------------------------------- ranks -- */
+
+/* Kendall's tau-b (valid_kendall_tau). */
+double sweep_kendall_tau(const double *x, const double *y, size_t n);
+/* Mark the Pareto front of n points minimising (a, b, c): front[i] = no
+ * other point is <= on all three and < on one. */
+void sweep_pareto(const double *a, const double *b, const double *c, size_t n, bool *front);
+
+#endif

@@ -1,0 +1,671 @@
+/* coll.c - NCCL-like collectives on the link graph (topo.h).
+ *
+ * A collective is a few phases; a phase is a set of simultaneous flows run to
+ * completion in topo_sim (max-min sharing), and its time is the latest
+ * finish. Notation: n ranks, m nodes with k ranks each, S bytes (the full
+ * buffer, as nccl-tests counts it), C channels.
+ *
+ * Ring (all-reduce, all-gather, reduce-scatter, broadcast). NCCL orders ranks
+ * so that each node is contiguous and runs C rings side by side, each moving
+ * S/C. With m > 1 there is one channel per local rank (C = k): in channel c
+ * every node's segment enters at its c-th rank, visits the others in order and
+ * leaves from the rank next to it (c xor 1, which sits on the same PCIe
+ * switch), and the inter-node hop uses the entry rank's NIC on both sides, so
+ * a rail-optimized fabric keeps every ring on one rail. On one NVLink-mesh
+ * node the rings are found by search: all Hamiltonian cycles over direct
+ * NVLink arcs are listed, then a depth-first search packs as many as fit, one
+ * brick per arc each, up to the fewest bricks of a GPU (NCCL's ring
+ * search also gives each ring its own NVLink bricks; on DGX-1 every GPU has 6
+ * bricks, so at most 6 rings). Otherwise
+ * one ring in rank order. One ring step moves S/(nC) per rank per channel; all
+ * steps have the same pattern, so one step is simulated and
+ *     all-reduce:  t_bw = 2(n-1) * t_step,   all-gather / reduce-scatter:
+ *     t_bw = (n-1) * t_step,   broadcast: the n-1 hops of the open ring each
+ *     carry S/C at once (pipelined), t_bw = the phase time.
+ * On an uncongested NVSwitch node every rank's switch port carries one flow
+ * per direction, t_step = S/(n B) with B = intra_bw * intra_efficiency, and
+ * t_bw = 2(n-1)/n * S/B: net's alpha-beta formula.
+ *
+ * Double binary tree (all-reduce). Two binary trees over the nodes (heap
+ * order: node at position p has parent (p-1)/2; the second tree mirrors the
+ * positions, p -> m-1-p, so that a leaf of one is inner in the other); inside
+ * a node a chain through its k ranks. Each tree reduces S/2 up and broadcasts
+ * it down; pipelined over many chunks, reduce and broadcast run concurrently,
+ * so every tree edge carries S/(2C) in each direction at once, in C channels
+ * (head rank and NIC as for the ring). One phase.
+ *
+ * Hierarchical (all-reduce, m > 1, k > 1): intra-node ring reduce-scatter
+ * (k-1 steps of S/k), k inter-node ring all-reduces of S/k at once, one per
+ * local rank over its own NIC (2(m-1) steps of S/(km)), intra-node ring
+ * all-gather (as the first phase).
+ *
+ * Pairwise all-to-all: every ordered pair sends S/n at once. P2P: one flow of
+ * S from the first rank to the last.
+ *
+ * Latency and protocol: NCCL's tuning model from net (net_proto_latency):
+ *     ring: nsteps = 2(n-1) (all-reduce) or n-1, ninter = (passes)(m-1);
+ *     tree: nsteps = 2((k-1) + ceil(log2 m)), ninter = 2 ceil(log2 m)
+ *           (NCCL's tree latency shape; the ring's per-step constants are
+ *           reused, assumed);
+ *     hier: nsteps = 2(k-1) + 2(m-1), ninter = 2(m-1);
+ *     all-to-all, p2p: one step inside a node and one across (as net).
+ * time = lat[p] + t_bw / protocol factor[p] + coll_overhead, minimised over
+ * the protocols (LL128 only on NVLink nodes), as net_collective does.
+ */
+#include "topo_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FLOWS (1 << 20)
+#define MAX_RINGS 16
+
+static const char *const algo_names[TOPO_ALGO_COUNT] = {"auto", "ring",     "tree",
+							 "hier", "pairwise", "direct"};
+
+const char *topo_algo_name(topo_algo a)
+{
+	return (unsigned)a < TOPO_ALGO_COUNT ? algo_names[a] : "?";
+}
+
+int topo_algo_parse(const char *s, topo_algo *out)
+{
+	for (int a = 0; a < TOPO_ALGO_COUNT; a++)
+		if (!strcmp(s, algo_names[a])) {
+			*out = (topo_algo)a;
+			return SIM_OK;
+		}
+	return SIM_ECONF;
+}
+
+double topo_bus_factor(net_coll coll, int n)
+{
+	double x = n;
+	switch (coll) {
+	case NET_ALLREDUCE:
+		return n > 1 ? 2 * (x - 1) / x : 0;
+	case NET_ALLGATHER:
+	case NET_REDUCESCATTER:
+	case NET_ALLTOALL:
+		return n > 1 ? (x - 1) / x : 0;
+	default:
+		return 1;
+	}
+}
+
+/* ------------------------------------------------------------ geometry -- */
+
+typedef struct geo {
+	int n, m, k;
+	bool regular; /* every node holds k ranks */
+	int *loc;     /* m * k ranks, node by node, in the given order (regular only) */
+} geo;
+
+static int geo_make(const topo_graph *g, const int *ranks, int n, geo *o)
+{
+	int G = g->gpus_per_node, nn = g->cl.nodes;
+	*o = (geo){n, 0, 0, true, NULL};
+	int *count = calloc((size_t)nn, sizeof *count), *first = malloc((size_t)nn * sizeof *first);
+	o->loc = malloc((size_t)n * sizeof *o->loc);
+	int rc = count && first && o->loc ? SIM_OK : SIM_ENOMEM;
+	int *order = NULL;
+	if (rc == SIM_OK && !(order = malloc((size_t)n * sizeof *order)))
+		rc = SIM_ENOMEM;
+	for (int i = 0; i < n && rc == SIM_OK; i++) {
+		if (topo_gpu(g, ranks[i]) < 0) {
+			rc = SIM_EINVAL;
+			break;
+		}
+		for (int j = 0; j < i; j++)
+			if (ranks[j] == ranks[i])
+				rc = SIM_EINVAL;
+		int node = ranks[i] / G;
+		if (count[node]++ == 0)
+			order[o->m++] = node;
+	}
+	if (rc == SIM_OK) {
+		o->k = count[order[0]];
+		for (int i = 0; i < o->m; i++) {
+			o->regular &= count[order[i]] == o->k;
+			first[order[i]] = i;
+			count[order[i]] = 0;
+		}
+		for (int i = 0; i < n && o->regular; i++) {
+			int node = ranks[i] / G, slot = first[node];
+			o->loc[slot * o->k + count[node]++] = ranks[i];
+		}
+	}
+	free(count);
+	free(first);
+	free(order);
+	if (rc != SIM_OK) {
+		free(o->loc);
+		o->loc = NULL;
+	}
+	return rc;
+}
+
+/* --------------------------------------------------------------- flows -- */
+
+typedef struct phase {
+	int *a, *b, *nic_a, *nic_b;
+	double *bytes;
+	int n, cap;
+} phase;
+
+static int phase_add(phase *p, int a, int b, int nic_a, int nic_b, double bytes)
+{
+	if (p->n == MAX_FLOWS)
+		return SIM_ERANGE;
+	if (p->n == p->cap) {
+		int cap = p->cap ? 2 * p->cap : 64;
+		int *na = realloc(p->a, (size_t)cap * sizeof(int));
+		if (na)
+			p->a = na;
+		int *nb = realloc(p->b, (size_t)cap * sizeof(int));
+		if (nb)
+			p->b = nb;
+		int *xa = realloc(p->nic_a, (size_t)cap * sizeof(int));
+		if (xa)
+			p->nic_a = xa;
+		int *xb = realloc(p->nic_b, (size_t)cap * sizeof(int));
+		if (xb)
+			p->nic_b = xb;
+		double *by = realloc(p->bytes, (size_t)cap * sizeof(double));
+		if (by)
+			p->bytes = by;
+		if (!na || !nb || !xa || !xb || !by)
+			return SIM_ENOMEM;
+		p->cap = cap;
+	}
+	p->a[p->n] = a;
+	p->b[p->n] = b;
+	p->nic_a[p->n] = nic_a;
+	p->nic_b[p->n] = nic_b;
+	p->bytes[p->n++] = bytes;
+	return SIM_OK;
+}
+
+static void phase_free(phase *p)
+{
+	free(p->a);
+	free(p->b);
+	free(p->nic_a);
+	free(p->nic_b);
+	free(p->bytes);
+	memset(p, 0, sizeof *p);
+}
+
+/* What a collective run accumulates: link bytes (weighted by repeats). */
+typedef struct run {
+	const topo_graph *g;
+	topo_sim *sim;
+	double *link_total;
+	int flows;
+} run;
+
+/* Simulate the phase once; its time times `repeat` is added to *t_bw. */
+static int phase_run(run *r, phase *p, double repeat, double *t_bw)
+{
+	int path[TOPO_MAX_HOPS * 3];
+	topo_sim_clear(r->sim);
+	for (int i = 0; i < p->n; i++) {
+		int h = topo_route_gpus(r->g, p->a[i], p->b[i], p->nic_a[i], p->nic_b[i], path,
+					TOPO_MAX_HOPS * 3);
+		if (h < 0)
+			return h;
+		int id = topo_sim_add(r->sim, path, h, p->bytes[i], 0);
+		if (id < 0)
+			return id;
+	}
+	int rc = topo_sim_run(r->sim);
+	if (rc != SIM_OK)
+		return rc;
+	*t_bw += repeat * sim_time_to_s(topo_sim_makespan(r->sim));
+	for (int l = 0; l < r->g->nl; l++)
+		r->link_total[l] += repeat * topo_sim_link_bytes(r->sim, l);
+	r->flows += p->n;
+	p->n = 0;
+	return SIM_OK;
+}
+
+/* ------------------------------------------------------------- channels -- */
+
+/* NIC of the channel whose node segment is headed by global rank r. */
+static int head_nic(const topo_graph *g, int r)
+{
+	return topo_gpu_nic(g, r % g->gpus_per_node);
+}
+
+/* Segment of node i for channel c: c-th rank first, its neighbour (c xor 1)
+ * last, the rest in order. */
+static void segment(const geo *o, int i, int c, int *seq)
+{
+	const int *L = o->loc + (size_t)i * o->k;
+	int k = o->k, last = (c ^ 1) < k ? (c ^ 1) : (c + k - 1) % k, n = 0;
+	seq[n++] = L[c];
+	for (int j = 0; j < k; j++)
+		if (j != c && j != last)
+			seq[n++] = L[j];
+	if (last != c)
+		seq[n++] = L[last];
+}
+
+/* Direct NVLink lanes between the ranks of a one-node group. */
+static int mesh_lanes(const topo_graph *g, const int *r, int k, int *lanes)
+{
+	memset(lanes, 0, (size_t)k * k * sizeof *lanes);
+	int any = 0;
+	for (int i = 0; i < k; i++) {
+		int v = topo_gpu(g, r[i]);
+		for (int e = g->out_off[v]; e < g->out_off[v + 1]; e++) {
+			const topo_link *l = &g->l[g->out[e]];
+			for (int j = 0; j < k && l->kind == TOPO_L_NVLINK; j++)
+				if (l->dst == topo_gpu(g, r[j])) {
+					lanes[i * k + j] = l->lanes;
+					any = 1;
+				}
+		}
+	}
+	return any;
+}
+
+#define MAX_CYCLES 4096
+
+/* Every directed Hamiltonian cycle from position 0 over arcs with lanes, into
+ * cyc (k entries each); returns the count (at most MAX_CYCLES). */
+static int ham_all(const int *lanes, int k, int *path, int depth, char *used, int *cyc, int nc)
+{
+	int u = path[depth - 1];
+	if (depth == k) {
+		if (lanes[u * k + path[0]] > 0 && nc < MAX_CYCLES) {
+			memcpy(cyc + (size_t)nc * k, path, (size_t)k * sizeof *path);
+			nc++;
+		}
+		return nc;
+	}
+	for (int v = 0; v < k && nc < MAX_CYCLES; v++) {
+		if (used[v] || lanes[u * k + v] <= 0)
+			continue;
+		used[v] = 1;
+		path[depth] = v;
+		nc = ham_all(lanes, k, path, depth + 1, used, cyc, nc);
+		used[v] = 0;
+	}
+	return nc;
+}
+
+static bool cycle_fits(const int *lanes, int k, const int *c)
+{
+	for (int i = 0; i < k; i++)
+		if (lanes[c[i] * k + c[(i + 1) % k]] <= 0)
+			return false;
+	return true;
+}
+
+static void cycle_take(int *lanes, int k, const int *c, int d)
+{
+	for (int i = 0; i < k; i++)
+		lanes[c[i] * k + c[(i + 1) % k]] -= d;
+}
+
+/* Depth-first search for the largest multiset of cycles that fit in the
+ * lanes (cycles taken in list order, repeats allowed), stopping at the upper
+ * bound `ub` (the fewest out-lanes of a GPU) or after SEARCH_BUDGET steps. */
+#define SEARCH_BUDGET 200000
+
+typedef struct pack {
+	int *lanes, k, nc, ub, budget;
+	const int *cyc;
+	int *cur, ncur, *best, nbest;
+} pack;
+
+static void pack_rec(pack *p, int from)
+{
+	if (p->ncur > p->nbest) {
+		p->nbest = p->ncur;
+		memcpy(p->best, p->cur, (size_t)p->ncur * sizeof *p->cur);
+	}
+	if (p->nbest >= p->ub || p->ncur == MAX_RINGS)
+		return;
+	for (int i = from; i < p->nc && p->budget > 0 && p->nbest < p->ub; i++) {
+		const int *c = p->cyc + (size_t)i * p->k;
+		p->budget--;
+		if (!cycle_fits(p->lanes, p->k, c))
+			continue;
+		cycle_take(p->lanes, p->k, c, 1);
+		p->cur[p->ncur++] = i;
+		pack_rec(p, i);
+		p->ncur--;
+		cycle_take(p->lanes, p->k, c, -1);
+	}
+}
+
+static int pick_cycles(int *lanes, int k, const int *cyc, int nc, int *rings, const int *r)
+{
+	int ub = MAX_RINGS, cur[MAX_RINGS], best[MAX_RINGS];
+	for (int i = 0; i < k; i++) {
+		int out = 0;
+		for (int j = 0; j < k; j++)
+			out += lanes[i * k + j];
+		if (out < ub)
+			ub = out;
+	}
+	pack p = {lanes, k, nc, ub, SEARCH_BUDGET, cyc, cur, 0, best, 0};
+	pack_rec(&p, 0);
+	for (int c = 0; c < p.nbest; c++)
+		for (int i = 0; i < k; i++)
+			rings[c * k + i] = r[cyc[(size_t)best[c] * k + i]];
+	return p.nbest;
+}
+
+/* Rings of a one-node NVLink-mesh group: rank orders into rings[c * k ..]. */
+static int mesh_rings(const topo_graph *g, const int *r, int k, int *rings)
+{
+	if (k < 2 || k > 16 || g->cl.node.intra != NET_INTRA_NVLINK_MESH)
+		return 0;
+	int *lanes = malloc((size_t)k * k * sizeof *lanes), *path = malloc((size_t)k * sizeof *path);
+	int *cyc = malloc((size_t)MAX_CYCLES * k * sizeof *cyc);
+	char *used = calloc((size_t)k, 1);
+	int nr = 0;
+	if (lanes && path && cyc && used && mesh_lanes(g, r, k, lanes)) {
+		path[0] = 0;
+		used[0] = 1;
+		int nc = ham_all(lanes, k, path, 1, used, cyc, 0);
+		nr = pick_cycles(lanes, k, cyc, nc, rings, r);
+	}
+	free(lanes);
+	free(path);
+	free(cyc);
+	free(used);
+	return nr;
+}
+
+/* The C ring orders (n ranks each) into rings; returns C. */
+static int ring_orders(const topo_graph *g, const geo *o, const int *ranks, int *rings)
+{
+	int n = o->n;
+	if (o->m == 1) {
+		int c = mesh_rings(g, ranks, n, rings);
+		if (c > 0)
+			return c;
+	}
+	if (o->m == 1 || !o->regular) {
+		memcpy(rings, ranks, (size_t)n * sizeof *rings);
+		return 1;
+	}
+	for (int c = 0; c < o->k; c++)
+		for (int i = 0; i < o->m; i++)
+			segment(o, i, c, rings + (size_t)c * n + (size_t)i * o->k);
+	return o->k;
+}
+
+/* The NIC pair for a hop a -> b of channel ring `ring` (a is at position i). */
+static void hop_nics(const topo_graph *g, const geo *o, const int *ring, int i, int *na, int *nb)
+{
+	*na = *nb = -1;
+	int G = g->gpus_per_node, b = ring[(i + 1) % o->n];
+	if (ring[i] / G == b / G || !o->regular || o->m == 1)
+		return;
+	int head_a = ring[(i / o->k) * o->k]; /* segment heads */
+	*na = head_nic(g, head_a);
+	*nb = head_nic(g, b);
+}
+
+/* ---------------------------------------------------------- algorithms -- */
+
+typedef struct shape {
+	double t_bw, nsteps, ninter;
+	int channels;
+} shape;
+
+static int do_ring(run *r, const geo *o, net_coll coll, const int *ranks, double S, shape *sh)
+{
+	int n = o->n, *rings = malloc((size_t)n * MAX_RINGS * sizeof *rings);
+	if (!rings)
+		return SIM_ENOMEM;
+	int C = ring_orders(r->g, o, ranks, rings), rc = SIM_OK;
+	bool bcast = coll == NET_BROADCAST;
+	double chunk = bcast ? S / C : S / ((double)n * C);
+	phase p = {0};
+	for (int c = 0; c < C && rc == SIM_OK; c++)
+		for (int i = 0; i < n - (bcast ? 1 : 0) && rc == SIM_OK; i++) {
+			int na, nb;
+			const int *ring = rings + (size_t)c * n;
+			hop_nics(r->g, o, ring, i, &na, &nb);
+			rc = phase_add(&p, ring[i], ring[(i + 1) % n], na, nb, chunk);
+		}
+	double passes = coll == NET_ALLREDUCE ? 2 : 1;
+	double repeat = bcast ? 1 : passes * (n - 1);
+	sh->t_bw = 0;
+	if (rc == SIM_OK)
+		rc = phase_run(r, &p, repeat, &sh->t_bw);
+	sh->nsteps = passes * (n - 1);
+	sh->ninter = o->m > 1 ? passes * (o->m - 1) : 0;
+	sh->channels = C;
+	phase_free(&p);
+	free(rings);
+	return rc;
+}
+
+static int ceil_log2(int m)
+{
+	int d = 0;
+	while ((1 << d) < m)
+		d++;
+	return d;
+}
+
+/* Tree edge both ways between node positions (segment heads), channel c. */
+static int tree_edge(run *r, phase *p, const int *sa, const int *sb, double bytes)
+{
+	int na = head_nic(r->g, sa[0]), nb = head_nic(r->g, sb[0]);
+	int rc = phase_add(p, sa[0], sb[0], na, nb, bytes);
+	return rc == SIM_OK ? phase_add(p, sb[0], sa[0], nb, na, bytes) : rc;
+}
+
+static int do_tree(run *r, const geo *o, double S, shape *sh)
+{
+	int m = o->m, k = o->k, C = m > 1 ? k : 1, rc = SIM_OK;
+	int *seg = malloc((size_t)m * k * sizeof *seg);
+	if (!seg)
+		return SIM_ENOMEM;
+	phase p = {0};
+	double b = S / (2.0 * C);
+	for (int c = 0; c < C && rc == SIM_OK; c++) {
+		for (int i = 0; i < m; i++)
+			segment(o, i, c, seg + (size_t)i * k);
+		for (int t = 0; t < 2 && rc == SIM_OK; t++) {
+			for (int i = 0; i < m && rc == SIM_OK; i++)
+				for (int j = 0; j + 1 < k && rc == SIM_OK; j++) {
+					const int *s = seg + (size_t)i * k;
+					rc = phase_add(&p, s[j], s[j + 1], -1, -1, b);
+					if (rc == SIM_OK)
+						rc = phase_add(&p, s[j + 1], s[j], -1, -1, b);
+				}
+			for (int pos = 1; pos < m && rc == SIM_OK; pos++) {
+				int child = t ? m - 1 - pos : pos, parent = t ? m - 1 - (pos - 1) / 2
+									 : (pos - 1) / 2;
+				rc = tree_edge(r, &p, seg + (size_t)child * k, seg + (size_t)parent * k, b);
+			}
+		}
+	}
+	sh->t_bw = 0;
+	if (rc == SIM_OK)
+		rc = phase_run(r, &p, 1, &sh->t_bw);
+	sh->nsteps = 2.0 * ((k - 1) + ceil_log2(m));
+	sh->ninter = 2.0 * ceil_log2(m);
+	sh->channels = C;
+	phase_free(&p);
+	free(seg);
+	return rc;
+}
+
+static int do_hier(run *r, const geo *o, double S, shape *sh)
+{
+	int m = o->m, k = o->k, rc = SIM_OK;
+	phase p = {0};
+	sh->t_bw = 0;
+	for (int i = 0; i < m && rc == SIM_OK; i++)
+		for (int j = 0; j < k && rc == SIM_OK; j++) {
+			const int *L = o->loc + (size_t)i * k;
+			rc = phase_add(&p, L[j], L[(j + 1) % k], -1, -1, S / k);
+		}
+	if (rc == SIM_OK)
+		rc = phase_run(r, &p, 2.0 * (k - 1), &sh->t_bw); /* reduce-scatter + all-gather */
+	for (int i = 0; i < m && rc == SIM_OK; i++)
+		for (int j = 0; j < k && rc == SIM_OK; j++) {
+			int a = o->loc[(size_t)i * k + j], b = o->loc[(size_t)((i + 1) % m) * k + j];
+			rc = phase_add(&p, a, b, -1, -1, S / ((double)k * m));
+		}
+	if (rc == SIM_OK)
+		rc = phase_run(r, &p, 2.0 * (m - 1), &sh->t_bw);
+	sh->nsteps = 2.0 * (k - 1) + 2.0 * (m - 1);
+	sh->ninter = 2.0 * (m - 1);
+	sh->channels = k;
+	phase_free(&p);
+	return rc;
+}
+
+static int do_pairs(run *r, const geo *o, net_coll coll, const int *ranks, double S, shape *sh)
+{
+	int n = o->n, rc = SIM_OK;
+	phase p = {0};
+	if (coll == NET_P2P)
+		rc = phase_add(&p, ranks[0], ranks[n - 1], -1, -1, S);
+	else if ((int64_t)n * (n - 1) > MAX_FLOWS)
+		rc = SIM_ERANGE;
+	for (int i = 0; i < n && rc == SIM_OK && coll != NET_P2P; i++)
+		for (int j = 0; j < n && rc == SIM_OK; j++)
+			if (i != j)
+				rc = phase_add(&p, ranks[i], ranks[j], -1, -1, S / n);
+	sh->t_bw = 0;
+	if (rc == SIM_OK)
+		rc = phase_run(r, &p, 1, &sh->t_bw);
+	bool cross = o->m > 1;
+	bool inside = coll == NET_P2P ? !cross : o->k > 1;
+	sh->nsteps = (double)inside + (double)cross;
+	sh->ninter = cross;
+	sh->channels = 1;
+	phase_free(&p);
+	return rc;
+}
+
+static bool applies(net_coll coll, topo_algo a, const geo *o)
+{
+	switch (a) {
+	case TOPO_ALGO_RING:
+		return coll == NET_ALLREDUCE || coll == NET_ALLGATHER || coll == NET_REDUCESCATTER ||
+		       coll == NET_BROADCAST;
+	case TOPO_ALGO_TREE:
+		return coll == NET_ALLREDUCE && o->regular;
+	case TOPO_ALGO_HIER:
+		return coll == NET_ALLREDUCE && o->regular && o->m > 1 && o->k > 1;
+	case TOPO_ALGO_PAIRWISE:
+		return coll == NET_ALLTOALL;
+	case TOPO_ALGO_DIRECT:
+		return coll == NET_P2P;
+	default:
+		return false;
+	}
+}
+
+/* Time one algorithm: flows, then the best protocol. */
+static int time_algo(run *r, const geo *o, net_coll coll, const int *ranks, double S,
+		     topo_algo a, topo_cost *c)
+{
+	shape sh = {0};
+	int rc = a == TOPO_ALGO_RING   ? do_ring(r, o, coll, ranks, S, &sh)
+		 : a == TOPO_ALGO_TREE ? do_tree(r, o, S, &sh)
+		 : a == TOPO_ALGO_HIER ? do_hier(r, o, S, &sh)
+				       : do_pairs(r, o, coll, ranks, S, &sh);
+	if (rc != SIM_OK)
+		return rc;
+	const net_cluster *cl = &r->g->cl;
+	double best = INFINITY;
+	for (int p = 0; p < NET_PROTO_COUNT; p++) {
+		if (p == NET_PROTO_LL128 && cl->node.intra == NET_INTRA_PCIE)
+			continue;
+		double lat = net_proto_latency(cl, o->m > 1, sh.nsteps, sh.ninter, (net_proto)p);
+		double t = lat + sh.t_bw / net_proto_bw((net_proto)p);
+		if (t < best) {
+			best = t;
+			c->proto = (net_proto)p;
+			c->latency_s = lat;
+		}
+	}
+	c->time_s = best + cl->node.coll_overhead_s;
+	c->bw_time_s = sh.t_bw;
+	c->algo = a;
+	c->channels = sh.channels;
+	return SIM_OK;
+}
+
+static void finish_cost(const run *r, net_coll coll, int n, double S, topo_cost *c)
+{
+	c->flows = r->flows;
+	c->algbw_Bps = c->time_s > 0 ? S / c->time_s : 0;
+	c->busbw_Bps = c->algbw_Bps * topo_bus_factor(coll, n);
+	c->hot_link = -1;
+	for (int l = 0; l < r->g->nl; l++)
+		if (r->link_total[l] > c->hot_link_bytes) {
+			c->hot_link_bytes = r->link_total[l];
+			c->hot_link = l;
+		}
+}
+
+int topo_collective(const topo_graph *g, net_coll coll, const int *ranks, int n, double bytes,
+		    topo_algo algo, topo_cost *out)
+{
+	memset(out, 0, sizeof *out);
+	out->hot_link = -1;
+	if (!g || !ranks || n < 1 || (unsigned)coll >= NET_COLL_COUNT || !(bytes >= 0) ||
+	    (unsigned)algo >= TOPO_ALGO_COUNT || (coll == NET_P2P && n < 2))
+		return SIM_EINVAL;
+	geo o;
+	int rc = geo_make(g, ranks, n, &o);
+	if (rc != SIM_OK)
+		return rc;
+	if (algo != TOPO_ALGO_AUTO && !applies(coll, algo, &o)) {
+		free(o.loc);
+		return SIM_EINVAL;
+	}
+	out->algo = algo;
+	if (n == 1 || bytes == 0) {
+		free(o.loc);
+		return SIM_OK;
+	}
+	run r = {g, NULL, calloc((size_t)g->nl + 1, sizeof(double)), 0};
+	rc = r.link_total ? topo_sim_for_graph(g, &r.sim) : SIM_ENOMEM;
+	double *best_links = malloc(((size_t)g->nl + 1) * sizeof *best_links);
+	if (!best_links && rc == SIM_OK)
+		rc = SIM_ENOMEM;
+	out->time_s = INFINITY;
+	int best_flows = 0;
+	for (int a = TOPO_ALGO_RING; a < TOPO_ALGO_COUNT && rc == SIM_OK; a++) {
+		if ((algo != TOPO_ALGO_AUTO && a != (int)algo) || !applies(coll, (topo_algo)a, &o))
+			continue;
+		topo_cost c = {0};
+		memset(r.link_total, 0, (size_t)g->nl * sizeof(double));
+		r.flows = 0;
+		rc = time_algo(&r, &o, coll, ranks, bytes, (topo_algo)a, &c);
+		if (rc == SIM_OK && c.time_s < out->time_s) {
+			*out = c;
+			memcpy(best_links, r.link_total, (size_t)g->nl * sizeof(double));
+			best_flows = r.flows;
+		}
+	}
+	if (rc == SIM_OK && !isfinite(out->time_s))
+		rc = SIM_EINVAL;
+	if (rc == SIM_OK) {
+		memcpy(r.link_total, best_links, (size_t)g->nl * sizeof(double));
+		r.flows = best_flows;
+		finish_cost(&r, coll, n, bytes, out);
+	}
+	free(best_links);
+	free(r.link_total);
+	topo_sim_free(r.sim);
+	free(o.loc);
+	return rc;
+}

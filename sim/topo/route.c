@@ -1,0 +1,139 @@
+/* route.c - shortest-path routing with deterministic ECMP (topo.h).
+ *
+ * A breadth-first search from the destination over the in-links gives every
+ * vertex its hop distance to dst; a vertex may only be passed through when it
+ * forwards traffic (topo_transit: switches and the CPU root complex), so the
+ * search expands a vertex's in-links only when it is dst or a transit vertex.
+ * The route then walks from src: at vertex u with distance d, the candidate
+ * next hops are the out-links to vertices at distance d - 1 that may be
+ * entered (dst itself or a transit vertex); with c candidates, candidate
+ * hash(src, dst, u) mod c is taken. The hash makes the choice deterministic
+ * per flow and independent from switch to switch, like ECMP hashing on a
+ * flow's header. Cost: one BFS, O(V + E), per route.
+ *
+ * Between two GPUs of a node the route uses only scale-up links (NVLink,
+ * NVSwitch) when they connect the pair, since NCCL uses NVLink P2P when it
+ * can; otherwise (PCIe nodes, mesh pairs without a direct link) the whole
+ * node. Without that rule GPUs that share a PCIe switch would find a
+ * two-hop PCIe route as short as the NVSwitch one.
+ */
+#include "topo_int.h"
+
+#include <stdlib.h>
+
+/* dist[u] = hops from u to dst, -1 when unreachable. */
+static int bfs_to(const topo_graph *g, int dst, unsigned mask, int *dist, int *queue)
+{
+	for (int u = 0; u < g->nv; u++)
+		dist[u] = -1;
+	int head = 0, tail = 0;
+	dist[dst] = 0;
+	queue[tail++] = dst;
+	while (head < tail) {
+		int w = queue[head++];
+		if (w != dst && !topo_transit(g->v[w].kind))
+			continue;
+		for (int i = g->in_off[w]; i < g->in_off[w + 1]; i++) {
+			int u = g->l[g->in[i]].src;
+			if (dist[u] < 0 && (mask >> g->l[g->in[i]].kind & 1u)) {
+				dist[u] = dist[w] + 1;
+				queue[tail++] = u;
+			}
+		}
+	}
+	return SIM_OK;
+}
+
+static uint64_t ecmp_hash(int src, int dst, int at)
+{
+	int32_t key[3] = {src, dst, at};
+	/* FNV-1a's low bits mix poorly for nearby keys; murmur3's finaliser
+	 * spreads them before the modulo. */
+	uint64_t h = sim_hash64(key, sizeof key);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 33);
+}
+
+static int walk(const topo_graph *g, int src, int dst, unsigned mask, const int *dist, int *path,
+		int max)
+{
+	int u = src, hops = 0;
+	while (u != dst) {
+		int cand[64], nc = 0;
+		for (int i = g->out_off[u]; i < g->out_off[u + 1]; i++) {
+			const topo_link *l = &g->l[g->out[i]];
+			if (dist[l->dst] == dist[u] - 1 && (mask >> l->kind & 1u) &&
+			    (l->dst == dst || topo_transit(g->v[l->dst].kind)) && nc < 64)
+				cand[nc++] = g->out[i];
+		}
+		if (nc == 0)
+			return SIM_ENOTFOUND;
+		if (hops == max)
+			return SIM_ERANGE;
+		int pick = cand[ecmp_hash(src, dst, u) % (uint64_t)nc];
+		path[hops++] = pick;
+		u = g->l[pick].dst;
+	}
+	return hops;
+}
+
+/* Route over the links whose kind is in mask (bit per topo_lkind). */
+static int route_mask(const topo_graph *g, int src, int dst, unsigned mask, int *path, int max)
+{
+	if (src < 0 || src >= g->nv || dst < 0 || dst >= g->nv)
+		return SIM_EINVAL;
+	if (src == dst)
+		return 0;
+	int *dist = malloc(2 * (size_t)g->nv * sizeof *dist);
+	if (!dist)
+		return SIM_ENOMEM;
+	bfs_to(g, dst, mask, dist, dist + g->nv);
+	int rc = dist[src] < 0 ? SIM_ENOTFOUND : walk(g, src, dst, mask, dist, path, max);
+	free(dist);
+	return rc;
+}
+
+int topo_route(const topo_graph *g, int src, int dst, int *path, int max)
+{
+	return route_mask(g, src, dst, ~0u, path, max);
+}
+
+/* Append the route a -> b to path[*n..max). */
+static int append(const topo_graph *g, int a, int b, int *path, int *n, int max)
+{
+	int rc = topo_route(g, a, b, path + *n, max - *n);
+	if (rc < 0)
+		return rc;
+	*n += rc;
+	return SIM_OK;
+}
+
+int topo_route_gpus(const topo_graph *g, int a, int b, int nic_a, int nic_b, int *path, int max)
+{
+	int va = topo_gpu(g, a), vb = topo_gpu(g, b);
+	if (va < 0 || vb < 0)
+		return SIM_EINVAL;
+	int G = g->gpus_per_node, na = a / G, nb = b / G;
+	if (na == nb) {
+		/* Scale-up links first, as NCCL uses NVLink P2P where it can. */
+		unsigned up = 1u << TOPO_L_NVLINK | 1u << TOPO_L_NVSWITCH;
+		int h = route_mask(g, va, vb, up, path, max);
+		return h == SIM_ENOTFOUND ? topo_route(g, va, vb, path, max) : h;
+	}
+	if (nic_a < 0)
+		nic_a = topo_gpu_nic(g, a % G);
+	if (nic_b < 0)
+		nic_b = topo_gpu_nic(g, b % G);
+	int xa = topo_nic(g, na, nic_a), xb = topo_nic(g, nb, nic_b);
+	if (xa < 0 || xb < 0)
+		return SIM_ENOTFOUND;
+	int n = 0, rc = append(g, va, xa, path, &n, max);
+	if (rc == SIM_OK)
+		rc = append(g, xa, xb, path, &n, max);
+	if (rc == SIM_OK)
+		rc = append(g, xb, vb, path, &n, max);
+	return rc == SIM_OK ? n : rc;
+}

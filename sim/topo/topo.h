@@ -1,0 +1,210 @@
+/* topo.h - the network as a directed link graph, routed flows that share links
+ * max-min fairly, and NCCL-like collectives timed on the graph (issue #4).
+ *
+ * Layer: after net, before work (uses core, conf, net). net's alpha-beta
+ * collectives stay as the closed-form pre-screen; this module is the
+ * flow-level model that can tell a rail-optimized fabric from a blocking one.
+ *
+ * Graph (graph.c). Built from a net_cluster: every node gets GPUs, its
+ * scale-up fabric (one NVSwitch crossbar vertex, an NVLink mesh, or PCIe),
+ * PCIe switches (two GPUs per switch), one CPU root-complex vertex, NICs and
+ * an NVMe vertex; the fabric generator adds leaf/spine switches. Links come in
+ * pairs (link 2i and 2i+1 are the two directions of one cable), each with a
+ * capacity per direction in bytes/s, a latency in s, a kind and an efficiency
+ * (the fraction of capacity NCCL reaches: the node's intra_efficiency on
+ * scale-up links and on PCIe links of PCIe nodes, nic_efficiency on NIC and
+ * fabric links, 1 elsewhere). Derivations live in graph.c.
+ *
+ * Routing (route.c): shortest paths by hop count; GPUs, NICs and NVMe drives
+ * never forward traffic (only switches and the CPU root complex do); among
+ * equal-cost next hops a hash of (src, dst, current vertex) picks one
+ * (deterministic ECMP). GPU-to-GPU traffic between nodes leaves through a
+ * given NIC of each node (topo_route_gpus), as NCCL binds a channel to a NIC.
+ *
+ * Flows (flow.c): max-min fair rates by progressive filling and an event loop
+ * that advances flows from start to finish (derivation in flow.c).
+ *
+ * Collectives (coll.c): ring, double binary tree, hierarchical, pairwise
+ * all-to-all and p2p as phases of simultaneous flows, plus NCCL's protocol
+ * latencies from net (net_proto_latency). Units: seconds, bytes, bytes/s.
+ */
+#ifndef PODSIM_TOPO_H
+#define PODSIM_TOPO_H
+
+#include "../net/net.h"
+
+typedef enum {
+	TOPO_V_GPU = 0,
+	TOPO_V_NVSWITCH,
+	TOPO_V_PCIE_SWITCH,
+	TOPO_V_CPU,
+	TOPO_V_NIC,
+	TOPO_V_NVME,
+	TOPO_V_LEAF,
+	TOPO_V_SPINE,
+	TOPO_V_CORE,
+	TOPO_V_KIND_COUNT
+} topo_vkind;
+
+typedef enum {
+	TOPO_L_NVLINK = 0, /* GPU-GPU point to point (mesh) */
+	TOPO_L_NVSWITCH,   /* GPU - NVSwitch */
+	TOPO_L_PCIE,
+	TOPO_L_IB,
+	TOPO_L_ROCE,
+	TOPO_L_ETHERNET,
+	TOPO_L_C2C,
+	TOPO_L_KIND_COUNT
+} topo_lkind;
+
+const char *topo_vkind_name(topo_vkind k);
+const char *topo_lkind_name(topo_lkind k);
+
+typedef struct topo_vertex {
+	topo_vkind kind;
+	int node;  /* node index, -1 for fabric switches */
+	int index; /* index among the vertices of this kind in the node (or fabric) */
+} topo_vertex;
+
+typedef struct topo_link {
+	int src, dst;     /* vertex ids */
+	topo_lkind kind;
+	int lanes;        /* NVLink bricks on a mesh link (ring search budget), else 1 */
+	double Bps;       /* capacity per direction */
+	double eff;       /* achievable fraction of Bps */
+	double lat_s;     /* propagation + switching latency of the hop */
+} topo_link;
+
+typedef struct topo_graph topo_graph;
+
+/* Build the graph of cluster c. SIM_OK, SIM_ENOMEM, or SIM_EINVAL when the
+ * cluster cannot be drawn (no GPUs, several nodes without NICs). */
+int topo_build(const net_cluster *c, topo_graph **out);
+void topo_free(topo_graph *g);
+
+const net_cluster *topo_cluster(const topo_graph *g);
+int topo_nvertices(const topo_graph *g);
+int topo_nlinks(const topo_graph *g);
+const topo_vertex *topo_vertex_at(const topo_graph *g, int v);
+const topo_link *topo_link_at(const topo_graph *g, int l);
+/* "n0/gpu3", "n1/nic0", "leaf2", "spine0". */
+void topo_vertex_name(const topo_graph *g, int v, char *buf, size_t len);
+/* Vertex of global GPU rank r (ranks fill nodes in order), or -1. */
+int topo_gpu(const topo_graph *g, int rank);
+/* Vertex of NIC j of node n, or -1. */
+int topo_nic(const topo_graph *g, int node, int j);
+/* The NIC a GPU uses by default: local GPU g of G on a node with N NICs
+ * uses NIC floor(g * N / G) (one rail per GPU when N = G). */
+int topo_gpu_nic(const topo_graph *g, int local_gpu);
+/* Link capacity as the flow model uses it: Bps * eff. */
+double topo_link_cap(const topo_graph *g, int l);
+
+/* ------------------------------------------------------------- routing -- */
+
+#define TOPO_MAX_HOPS 32
+
+/* Shortest route from vertex src to vertex dst: link ids into path[0..max).
+ * Returns the hop count (0 when src == dst), or SIM_ENOTFOUND when dst cannot
+ * be reached, SIM_ERANGE when the route is longer than max. */
+int topo_route(const topo_graph *g, int src, int dst, int *path, int max);
+/* Route GPU rank a to GPU rank b. Inside a node: topo_route. Between nodes:
+ * a -> NIC nic_a of a's node -> fabric -> NIC nic_b of b's node -> b, where a
+ * negative NIC index means the GPU's own (topo_gpu_nic). Same returns. */
+int topo_route_gpus(const topo_graph *g, int a, int b, int nic_a, int nic_b, int *path, int max);
+
+/* ------------------------------------------------------------- summary -- */
+
+typedef struct topo_summary {
+	int vertices[TOPO_V_KIND_COUNT];
+	int links[TOPO_L_KIND_COUNT];      /* directed links per kind */
+	int nvertices, nlinks;
+	int diameter_hops;                 /* longest shortest GPU-to-GPU route */
+	double bisection_Bps;              /* max flow from the first half of the GPUs to the
+					    * second half (raw capacities); < 0 = not computed */
+	double inject_scaleup_Bps;         /* per GPU, out of the GPU into the scale-up fabric */
+	double inject_net_Bps;             /* per GPU: nics * nic_bw / gpus */
+} topo_summary;
+
+/* Largest graph whose bisection (a max flow) and all-pairs diameter are
+ * computed; above it the diameter comes from node 0's GPUs only and the
+ * bisection is not computed. */
+#define TOPO_SUMMARY_MAX_VERTICES 20000
+
+int topo_summarize(const topo_graph *g, topo_summary *out);
+
+/* Graphviz DOT of the graph (one undirected edge per link pair). Refuses
+ * graphs over TOPO_DOT_MAX_VERTICES with SIM_ERANGE. */
+#define TOPO_DOT_MAX_VERTICES 512
+int topo_write_dot(const topo_graph *g, FILE *out);
+
+/* --------------------------------------------------------------- flows -- */
+
+/* Max-min fair rates by progressive filling. nlinks links of capacity
+ * cap_Bps[l] > 0; flow f crosses links path[off[f] .. off[f+1]). Writes
+ * rate_Bps[f]; a flow that crosses no link gets INFINITY. SIM_OK or
+ * SIM_EINVAL (bad link id, non-positive capacity) or SIM_ENOMEM. */
+int topo_maxmin(int nlinks, const double *cap_Bps, int nflows, const int *off, const int *path,
+		double *rate_Bps);
+
+/* Flows with start times advanced event by event: rates are recomputed at
+ * every flow start and finish. */
+typedef struct topo_sim topo_sim;
+
+int topo_sim_new(int nlinks, const double *cap_Bps, topo_sim **out);
+/* A simulation over the links of g with capacities topo_link_cap. */
+int topo_sim_for_graph(const topo_graph *g, topo_sim **out);
+void topo_sim_free(topo_sim *s);
+/* Forget every flow and the link counters; capacities stay. */
+void topo_sim_clear(topo_sim *s);
+/* Add a flow of `bytes` over links[0..n) starting at `start`. Returns its id
+ * (>= 0) or a negative error. */
+int topo_sim_add(topo_sim *s, const int *links, int n, double bytes, sim_time start);
+/* Run every flow to its end. SIM_OK, or SIM_EINVAL if a flow can never end. */
+int topo_sim_run(topo_sim *s);
+sim_time topo_sim_finish(const topo_sim *s, int id);
+sim_time topo_sim_makespan(const topo_sim *s); /* latest finish; 0 with no flows */
+int topo_sim_nflows(const topo_sim *s);
+double topo_sim_link_bytes(const topo_sim *s, int link); /* bytes carried so far */
+
+/* --------------------------------------------------------- collectives -- */
+
+typedef enum {
+	TOPO_ALGO_AUTO = 0,
+	TOPO_ALGO_RING,
+	TOPO_ALGO_TREE,     /* double binary tree (all-reduce) */
+	TOPO_ALGO_HIER,     /* intra-node reduce-scatter, inter-node ring, intra all-gather */
+	TOPO_ALGO_PAIRWISE, /* all-to-all: every pair at once */
+	TOPO_ALGO_DIRECT,   /* p2p: one flow */
+	TOPO_ALGO_COUNT
+} topo_algo;
+
+const char *topo_algo_name(topo_algo a);
+/* Parse "ring", "tree", "hier", "auto", "pairwise", "direct". SIM_OK or SIM_ECONF. */
+int topo_algo_parse(const char *s, topo_algo *out);
+
+typedef struct topo_cost {
+	double time_s;     /* latency + bw_time / protocol factor + coll_overhead */
+	double latency_s;  /* NCCL's tuning-model latency of the chosen protocol */
+	double bw_time_s;  /* flow-model data movement time at protocol factor 1 */
+	double algbw_Bps;  /* bytes / time_s */
+	double busbw_Bps;  /* algbw * nccl-tests' bus factor */
+	topo_algo algo;    /* the algorithm used (never AUTO) */
+	net_proto proto;
+	int channels;      /* rings/trees run side by side */
+	int flows;         /* flows simulated */
+	int hot_link;      /* the link that carried the most bytes, or -1 */
+	double hot_link_bytes;
+} topo_cost;
+
+/* Time collective `coll` of `bytes` (the full buffer as nccl-tests counts it;
+ * the message for p2p) on the GPU ranks ranks[0..n) of g, with algorithm
+ * `algo` (AUTO = the lowest time among those that apply). SIM_OK; SIM_EINVAL
+ * for a bad rank list or an algorithm that does not apply to the collective;
+ * SIM_ERANGE when it would need too many flows. */
+int topo_collective(const topo_graph *g, net_coll coll, const int *ranks, int n, double bytes,
+		    topo_algo algo, topo_cost *out);
+
+/* nccl-tests' bus bandwidth factor of a collective on n ranks. */
+double topo_bus_factor(net_coll coll, int n);
+
+#endif

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# sweep.sh PODSIM - `podsim sweep` and `podsim compare` end to end, from the
+# source root: a tiny sweep finishes fast, its JSON has plans and pruned
+# counts, its best plan is the best of the same plans run one by one with
+# `podsim run --set`, its runs are stored under one sweep id, compare prints
+# both runs and explains the difference, and bad input exits 2.
+set -u
+podsim=$1
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+q=scenarios/quickstart.ini
+
+# --- a tiny sweep: tp 1, 2, 4, 8 on 16 GPUs with pp 2 (dp = 16 / (2 tp)) ----
+# tp 8 x pp 2 = 16 leaves dp 1; all four are valid and fit, so --top 4
+# simulates every plan.
+start=$(date +%s%N)
+"$podsim" sweep "$q" --vary parallel.tp=1,2,4,8 --top 4 --json --db "$tmp/s.db" \
+	>"$tmp/s.json" 2>"$tmp/s.err"
+rc=$?
+end=$(date +%s%N)
+[ $rc -eq 0 ] || { echo "sweep: exit $rc"; cat "$tmp/s.err"; fail=1; }
+ms=$(((end - start) / 1000000))
+[ "$ms" -lt 2000 ] || { echo "sweep took $ms ms (want < 2000)"; fail=1; }
+grep -q '"plans":\[{"rank":1' "$tmp/s.json" || { echo "JSON has no plans"; fail=1; }
+grep -q '"pruned":{' "$tmp/s.json" || { echo "JSON has no pruned"; fail=1; }
+grep -q '"prescreen_plans_per_s":' "$tmp/s.json" || { echo "JSON has no rate"; fail=1; }
+grep -q '"plans_total":4,"valid":4,"fitting":4,"simulated":4' "$tmp/s.json" ||
+	{ echo "sweep counts differ: $(head -c 300 "$tmp/s.json")"; fail=1; }
+
+# The best plan is the fastest of the individual runs with the same --set.
+best_step=$(grep -o '"rank":1,[^}]*}[^}]*' "$tmp/s.json" | grep -o '"step_s":[0-9.e+-]*' | head -1 | cut -d: -f2)
+best_tp=$(grep -o '"rank":1,[^}]*' "$tmp/s.json" | grep -o '"parallel.tp":"[0-9]*"' | grep -o '[0-9]*"$' | tr -d '"')
+min_step="" min_tp=""
+for tp in 1 2 4 8; do
+	dp=$((16 / (2 * tp)))
+	s=$("$podsim" run "$q" --set parallel.tp=$tp --set parallel.dp=$dp --json --no-db 2>/dev/null |
+		grep -o '"step_time_s":[0-9.e+-]*' | cut -d: -f2)
+	if [ -z "$min_step" ] || awk "BEGIN{exit !($s < $min_step)}"; then
+		min_step=$s min_tp=$tp
+	fi
+done
+[ -n "$best_step" ] && [ "$best_step" = "$min_step" ] ||
+	{ echo "sweep best step $best_step != best single run $min_step"; fail=1; }
+[ "$best_tp" = "$min_tp" ] || { echo "sweep best tp $best_tp != $min_tp"; fail=1; }
+
+# Four runs stored, all under sweep 1.
+n=$("$podsim" runs --db "$tmp/s.db" | grep -c quickstart)
+[ "$n" = 4 ] || { echo "expected 4 stored runs, found $n"; fail=1; }
+grep -q "stored as sweep 1" "$tmp/s.err" || { echo "no sweep id: $(cat "$tmp/s.err")"; fail=1; }
+
+# --- compare: both runs, the differing setting, one explanation line ----------
+"$podsim" compare 1 2 --db "$tmp/s.db" >"$tmp/c.txt" 2>&1 || { echo "compare failed"; cat "$tmp/c.txt"; fail=1; }
+grep -q '^run  *1  *2$' "$tmp/c.txt" || { echo "compare: no run header"; cat "$tmp/c.txt"; fail=1; }
+grep -q '^step (s)' "$tmp/c.txt" || { echo "compare: no step row"; fail=1; }
+grep -q 'parallel.tp' "$tmp/c.txt" || { echo "compare: tp difference not shown"; fail=1; }
+grep -Eq '^run [12] spends .* s (less|more) .* than run [12]: ' "$tmp/c.txt" ||
+	{ echo "compare: no explanation"; cat "$tmp/c.txt"; fail=1; }
+"$podsim" compare sweep:1 --db "$tmp/s.db" >"$tmp/c4.txt" 2>&1 || { echo "compare sweep:1 failed"; fail=1; }
+grep -q '^run  *[0-9]  *[0-9]  *[0-9]  *[0-9]$' "$tmp/c4.txt" || { echo "compare sweep:1: not 4 runs"; fail=1; }
+"$podsim" compare 1 99 --db "$tmp/s.db" >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || { echo "compare unknown run: want 2, got $rc"; fail=1; }
+
+# --- the same sweep twice gives the same database digest ----------------------
+"$podsim" sweep "$q" --vary parallel.tp=1,2,4,8 --top 4 --db "$tmp/t.db" >/dev/null 2>&1
+da=$("$podsim" runs digest --db "$tmp/s.db") db=$("$podsim" runs digest --db "$tmp/t.db")
+[ "$da" = "$db" ] || { echo "sweep digests differ: $da vs $db"; fail=1; }
+
+# --- the shipped demo sweep file ------------------------------------------------
+"$podsim" sweep scenarios/sweep-quickstart.ini --no-db >"$tmp/demo.txt" 2>&1 ||
+	{ echo "demo sweep failed"; cat "$tmp/demo.txt"; fail=1; }
+grep -q '^288 plans, 216 valid' "$tmp/demo.txt" || { echo "demo sweep: $(head -1 "$tmp/demo.txt")"; fail=1; }
+
+# --- bad input: status 2 and the message -----------------------------------------
+err=$("$podsim" sweep "$q" --vary parallel.tp=1,x --no-db 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] || { echo "bad --vary: want 2, got $rc"; fail=1; }
+[ "$err" = "podsim sweep: error: --vary parallel.tp=1,x: parallel.tp: expected an integer, got 'x'" ] ||
+	{ echo "bad --vary message: $err"; fail=1; }
+"$podsim" sweep "$q" --vary parallel.nope=1 --no-db >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || { echo "unknown --vary key: want 2, got $rc"; fail=1; }
+printf '[sweep]\nscenario = %s/%s\nmicro_bach = 2\n' "$PWD" "$q" >"$tmp/bad.ini"
+err=$("$podsim" sweep "$tmp/bad.ini" --no-db 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] || { echo "bad sweep file: want 2, got $rc"; fail=1; }
+echo "$err" | grep -q "bad.ini:3: error: unknown key 'micro_bach' in \[sweep\]" ||
+	{ echo "bad sweep file message: $err"; fail=1; }
+"$podsim" sweep --help | grep -q '^usage: podsim sweep' || { echo "sweep --help"; fail=1; }
+"$podsim" compare --help | grep -q '^usage: podsim compare' || { echo "compare --help"; fail=1; }
+exit $fail

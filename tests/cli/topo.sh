@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# topo.sh PODSIM - `podsim topo` and `podsim coll`: the summary of
+# topologies/tiny-2node.ini against a golden text, DOT output, the flow model
+# against alpha-beta on an uncongested node, and bad arguments (status 2).
+# Run from the source root.
+set -u
+podsim=$1
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Golden: two DGX A100 (23 vertices each: 8 GPUs, NVSwitch, 4 PCIe switches,
+# CPU, 8 NICs, NVMe) on one HDR leaf (16 NICs fit its 20 down ports).
+# Diameter: GPU-PCIe-NIC-leaf-NIC-PCIe-GPU = 6. Bisection: node 0's 8 NICs of
+# 200 Gb/s = 200 GB/s.
+cat >"$tmp/want" <<'GOLD'
+cluster tiny-2node: 2 nodes x 8 GPUs (dgx-a100-80g), 16 GPUs
+vertices: 47
+  gpu              16
+  nvswitch          2
+  pcie_switch       8
+  cpu               2
+  nic              16
+  nvme              2
+  leaf              1
+links (directed): 148
+  nvswitch         32
+  pcie             84
+  ib               32
+diameter: 6 hops (GPU to GPU)
+bisection bandwidth: 200 GB/s per direction
+injection per GPU: scale-up 300 GB/s, network 25 GB/s
+GOLD
+"$podsim" topo topologies/tiny-2node.ini >"$tmp/got" 2>"$tmp/err" || { echo "topo failed"; cat "$tmp/err"; fail=1; }
+diff -u "$tmp/want" "$tmp/got" || { echo "topo summary differs from the golden"; fail=1; }
+
+# DOT: one vertex line per vertex and one edge per cable pair (148 / 2 = 74).
+"$podsim" topo topologies/tiny-2node.ini --dot >"$tmp/dot" || { echo "--dot failed"; fail=1; }
+head -1 "$tmp/dot" | grep -q '^graph "tiny-2node" {$' || { echo "--dot: bad header"; fail=1; }
+[ "$(grep -c ' \[label=.*shape=' "$tmp/dot")" -eq 47 ] || { echo "--dot: want 47 vertices"; fail=1; }
+[ "$(grep -c ' -- ' "$tmp/dot")" -eq 74 ] || { echo "--dot: want 74 edges"; fail=1; }
+# Too large to draw: 128 nodes -> refused with the reason, status 2.
+err=$("$podsim" topo topologies/selene-a100-80g.ini --dot 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] || { echo "--dot on 128 nodes: want 2, got $rc"; fail=1; }
+echo "$err" | grep -q "draws at most 512" || { echo "--dot refusal: $err"; fail=1; }
+
+# coll on one uncongested NVSwitch node: flow model = alpha-beta. 1 GiB
+# all-reduce on 8 GPUs: t = 2(n-1)/n S / (300 GB/s x 0.767) + 59 us of
+# latency and overhead; busbw columns 4 and 9 agree.
+"$podsim" coll --topology topologies/tiny-2node.ini --gpus 8 allreduce 1GiB >"$tmp/c" 2>"$tmp/err" ||
+	{ echo "coll failed"; cat "$tmp/err"; fail=1; }
+awk '!/^#/ { n++; if ($1 != 1073741824 || $4 != $9 || $4 < 220 || $4 > 231) bad = 1 }
+     END { exit !(n == 1 && !bad) }' "$tmp/c" || { echo "coll row:"; cat "$tmp/c"; fail=1; }
+grep -q 'most loaded link' "$tmp/c" || { echo "coll: no link footer"; fail=1; }
+# --sweep from 8 B doubling to 1 KiB: 8 rows (8, 16, ..., 1024).
+n=$("$podsim" coll --topology topologies/tiny-2node.ini --gpus 16 allgather 1KiB --sweep | grep -vc '^#')
+[ "$n" -eq 8 ] || { echo "--sweep: want 8 rows, got $n"; fail=1; }
+# --json keys of the issue.
+"$podsim" coll --topology topologies/tiny-2node.ini --gpus 16 p2p 1MiB --json >"$tmp/j" || { echo "--json failed"; fail=1; }
+for k in time_s algbw_GBps busbw_GBps algorithm; do
+	grep -q "\"$k\"" "$tmp/j" || { echo "--json: no $k"; fail=1; }
+done
+if command -v python3 >/dev/null; then
+	python3 -m json.tool "$tmp/j" >/dev/null || { echo "--json: not valid JSON"; fail=1; }
+fi
+
+# Bad arguments: status 2.
+t=topologies/tiny-2node.ini
+expect2() {
+	"$podsim" "$@" >/dev/null 2>&1
+	rc=$?
+	[ $rc -eq 2 ] || { echo "podsim $*: want 2, got $rc"; fail=1; }
+}
+expect2 topo
+expect2 topo --frob $t
+expect2 topo no-such-file.ini
+expect2 coll
+expect2 coll --topology $t --gpus 8 allreduce
+expect2 coll --topology $t --gpus 8 frobnicate 1GiB
+expect2 coll --topology $t --gpus 17 allreduce 1GiB
+expect2 coll --topology $t --gpus 0 allreduce 1GiB
+expect2 coll --topology $t --gpus 8 allreduce 1024
+expect2 coll --topology $t --gpus 8 allreduce 1GiB --algo nvls
+expect2 coll --topology $t --gpus 8 allgather 1GiB --algo tree
+expect2 coll --topology $t --gpus 1 p2p 1GiB
+"$podsim" topo --help | grep -q '^usage: podsim topo' || { echo "topo --help"; fail=1; }
+"$podsim" coll --help | grep -q '^usage: podsim coll' || { echo "coll --help"; fail=1; }
+exit $fail

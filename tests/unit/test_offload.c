@@ -1,0 +1,115 @@
+/* test_offload.c - ZeRO-Offload and ZeRO-Infinity: where the bytes go, how
+ * long the CPU step takes, which plans are refused. The quickstart scenario:
+ * GPT 1.7B, 2 DGX A100 nodes (8 GPUs each, host DRAM 2 x 204.8 GB/s at the
+ * assumed 0.5 efficiency), tp 2, pp 2, dp 4, 8 micro-batches. */
+#include "../../sim/plan/plan.h"
+#include "check.h"
+
+#include <stdlib.h>
+
+static plan_scenario *load(const char *const *set, size_t n, sim_diag *d)
+{
+	plan_scenario *s = NULL;
+	plan_scenario_load("scenarios/quickstart.ini", set, n, d, &s);
+	return s;
+}
+
+static int count(const plan_graph *g, int rank, plan_task_kind k, double *longest)
+{
+	int n = 0;
+	*longest = 0;
+	for (size_t i = 0; i < g->ntasks; i++)
+		if (g->tasks[i].rank == rank && g->tasks[i].kind == k) {
+			n++;
+			double t = sim_time_to_s(g->tasks[i].dur);
+			*longest = t > *longest ? t : *longest;
+		}
+	return n;
+}
+
+/* ZeRO-2 + optimizer on the CPU: the HBM keeps no optimizer states; the host
+ * holds, per node, 8 GPUs x the rank's shard P_l x (12 bytes of fp32 states +
+ * 4 of fp32 gradients); the CPU Adam step of the node's 8 shards moves 30
+ * bytes per parameter at 409.6 GB/s x 0.5:
+ *   t = 8 P_l x 30 / 204.8e9. */
+static void test_cpu_adam(void)
+{
+	const char *set[] = {"parallel.zero=2", "parallel.offload_optimizer=cpu"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = load(set, 2, d);
+	CHECK(s != NULL);
+	if (!s) {
+		sim_diag_free(d);
+		return;
+	}
+	double mem[PLAN_MEM_COUNT], host, nvme;
+	plan_memory(s, 0, mem);
+	CHECK_NEAR(mem[PLAN_MEM_OPTIMIZER], 0, 0);
+	double local = plan_local_params(s, 0);
+	plan_offload_memory(s, 0, &host, &nvme);
+	CHECK_NEAR(host, 8 * local * 16.0, 1e-12);
+	CHECK_NEAR(nvme, 0, 0);
+	plan_graph *g = NULL;
+	CHECK_INT(plan_build(s, &g), SIM_OK);
+	if (g) {
+		double longest;
+		CHECK(count(g, 0, PLAN_TASK_OFFLOAD, &longest) >= 3);
+		CHECK_NEAR(longest, 8 * local * 30.0 / 204.8e9, 1e-11);
+		CHECK_INT(count(g, 0, PLAN_TASK_OPTIM, &longest), 0); /* no GPU step */
+	}
+	plan_graph_free(g);
+	plan_scenario_free(s);
+	sim_diag_free(d);
+}
+
+/* ZeRO-3 with parameters and optimizer on the CPU: per micro-batch and layer
+ * a shard fetch before the forward's and the backward's all-gather and a
+ * gradient-shard copy after the reduce-scatter (3 x 12 layers x 8
+ * micro-batches), plus the optimizer's gradient copy, CPU step and weight copy:
+ * 291 offload tasks on each stage. The HBM keeps no weights or states. */
+static void test_infinity(void)
+{
+	const char *set[] = {"parallel.zero=3", "parallel.offload_params=cpu",
+			     "parallel.offload_optimizer=cpu"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = load(set, 3, d);
+	CHECK(s != NULL);
+	if (s) {
+		plan_graph *g = NULL;
+		CHECK_INT(plan_build(s, &g), SIM_OK);
+		double longest;
+		if (g) {
+			CHECK_INT(count(g, 0, PLAN_TASK_OFFLOAD, &longest), 291);
+			CHECK_INT(count(g, 1, PLAN_TASK_OFFLOAD, &longest), 291);
+		}
+		double mem[PLAN_MEM_COUNT];
+		plan_memory(s, 0, mem);
+		CHECK_NEAR(mem[PLAN_MEM_WEIGHTS] + mem[PLAN_MEM_OPTIMIZER], 0, 0);
+		plan_graph_free(g);
+	}
+	plan_scenario_free(s);
+	sim_diag_free(d);
+}
+
+/* DeepSpeed's rules: offloading the optimizer needs ZeRO >= 1, the parameters
+ * ZeRO-3; NVMe needs drives with a known bandwidth. */
+static void test_refused(void)
+{
+	const char *z0[] = {"parallel.zero=0", "parallel.offload_optimizer=cpu"};
+	const char *z2[] = {"parallel.zero=2", "parallel.offload_params=cpu"};
+	const char *nv[] = {"parallel.zero=2", "parallel.offload_optimizer=nvme", "node.nvme_bw=0 B/s"};
+	sim_diag *d = sim_diag_new();
+	CHECK(load(z0, 2, d) == NULL);
+	CHECK(load(z2, 2, d) == NULL);
+	CHECK(load(nv, 3, d) == NULL);
+	CHECK_INT(sim_diag_error_count(d), 3);
+	sim_diag_free(d);
+}
+
+int main(void)
+{
+	test_cpu_adam();
+	test_infinity();
+	test_refused();
+	return check_done();
+}

@@ -1,0 +1,319 @@
+/* test_sweep.c - the sweep module: space parsing and its errors, auto
+ * enumeration on the 16-GPU quickstart, deterministic plan order, pruning
+ * counts, the pre-screen's bubble term, sweep files, cost and energy, the
+ * Pareto front. Runs from the source root (meson's workdir). */
+#include "check.h"
+#include "sweep/sweep.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define QUICKSTART "scenarios/quickstart.ini"
+
+static plan_scenario *load(const char *const *sets, size_t n)
+{
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load(QUICKSTART, sets, n, d, &s), SIM_OK);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+	return s;
+}
+
+/* Add a spec expecting rc; with an error, its text must be `want`. */
+static void add(sweep_space *sp, const char *spec, int rc, const char *want)
+{
+	sim_diag *d = sim_diag_new();
+	CHECK_INT(sweep_space_add(sp, spec, "podsim sweep", 0, d), rc);
+	if (want && CHECK_INT(sim_diag_count(d), 1))
+		CHECK_STR(sim_diag_text(d, 0), want);
+	sim_diag_free(d);
+}
+
+static void test_parse(void)
+{
+	sweep_space *sp = sweep_space_new();
+	add(sp, "parallel.tp=1, 2,4", SIM_OK, NULL);
+	add(sp, "parallel.recompute=none,full", SIM_OK, NULL);
+	add(sp, "parallel.bucket_size=25 MB,100 MB", SIM_OK, NULL);
+	CHECK_INT(sweep_space_ndims(sp), 3);
+	CHECK_STR(sweep_space_key(sp, 0), "parallel.tp");
+	CHECK_INT(sweep_space_nvalues(sp, 0), 3);
+	CHECK_STR(sweep_space_value(sp, 0, 1), "2"); /* blanks trimmed */
+	CHECK_STR(sweep_space_value(sp, 2, 0), "25 MB");
+	CHECK_INT(sweep_space_size(sp), 3 * 2 * 2);
+	add(sp, "parallel.tp", SIM_ECONF,
+	    "podsim sweep: error: --vary parallel.tp: expected SECTION.KEY=V1,V2,... or "
+	    "SECTION.KEY=auto");
+	add(sp, "parallel.tp=8", SIM_ECONF,
+	    "podsim sweep: error: --vary parallel.tp=8: parallel.tp is varied twice");
+	add(sp, "parallel.pp=1,x", SIM_ECONF,
+	    "podsim sweep: error: --vary parallel.pp=1,x: parallel.pp: expected an integer, got "
+	    "'x'");
+	add(sp, "parallel.pp=0", SIM_ECONF,
+	    "podsim sweep: error: --vary parallel.pp=0: parallel.pp: 0 is out of range [1, 65536]");
+	add(sp, "parallel.pp=1,,2", SIM_ECONF,
+	    "podsim sweep: error: --vary parallel.pp=1,,2: empty value in '1,,2'");
+	add(sp, "parallel.pp=2,2", SIM_ECONF,
+	    "podsim sweep: error: --vary parallel.pp=2,2: parallel.pp: value '2' given twice");
+	add(sp, "parallel.schedule=2f2b", SIM_ECONF, NULL);
+	add(sp, "parallel.tpp=1", SIM_ECONF,
+	    "podsim sweep: error: --vary parallel.tpp=1: parallel.tpp: not a configuration key "
+	    "(see podsim keys)");
+	add(sp, "cluster.nodes=auto", SIM_OK, NULL); /* refused when resolved */
+	CHECK_INT(sweep_space_ndims(sp), 4);         /* failed specs add nothing */
+	plan_scenario *s = load(NULL, 0);
+	sim_diag *d = sim_diag_new();
+	CHECK_INT(sweep_space_resolve(sp, s, d), SIM_ECONF);
+	CHECK_INT(sim_diag_error_count(d), 1);
+	sim_diag_free(d);
+	plan_scenario_free(s);
+	sweep_space_free(sp);
+}
+
+/* The quickstart: 16 GPUs (2 x 8), GPT 1.7B with 24 layers and 24 heads,
+ * global batch 128. Auto values:
+ *   tp: divisors of 16 that divide 24 heads          -> 1 2 4 8
+ *   pp: divisors of 16 that split 24 layers evenly   -> 1 2 4 8 (not 16)
+ *   vpp: divisors of 24        -> 1 2 3 4 6 8 12 24
+ *   micro_batch: divisors of 128 -> 1 2 4 8 16 32 64 128
+ *   recompute: every choice    -> none selective full
+ * dp = auto is derived (no dimension): 4*4*8*8*3 = 3072 plans. */
+static void test_auto(void)
+{
+	sweep_space *sp = sweep_space_new();
+	add(sp, "parallel.tp=auto", SIM_OK, NULL);
+	add(sp, "parallel.pp=auto", SIM_OK, NULL);
+	add(sp, "parallel.dp=auto", SIM_OK, NULL);
+	add(sp, "parallel.vpp=auto", SIM_OK, NULL);
+	add(sp, "parallel.micro_batch=auto", SIM_OK, NULL);
+	add(sp, "parallel.recompute=auto", SIM_OK, NULL);
+	plan_scenario *s = load(NULL, 0);
+	sim_diag *d = sim_diag_new();
+	CHECK_INT(sweep_space_resolve(sp, s, d), SIM_OK);
+	sim_diag_free(d);
+	CHECK_INT(sweep_space_ndims(sp), 5);
+	CHECK(sweep_space_derives_dp(sp));
+	static const char *const want[5][9] = {
+	        {"parallel.tp", "1", "2", "4", "8"},
+	        {"parallel.pp", "1", "2", "4", "8"},
+	        {"parallel.vpp", "1", "2", "3", "4", "6", "8", "12", "24"},
+	        {"parallel.micro_batch", "1", "2", "4", "8", "16", "32", "64", "128"},
+	        {"parallel.recompute", "none", "selective", "full"},
+	};
+	for (size_t i = 0; i < 5; i++) {
+		CHECK_STR(sweep_space_key(sp, i), want[i][0]);
+		size_t n = 0;
+		while (n + 1 < 9 && want[i][n + 1])
+			n++;
+		CHECK_INT(sweep_space_nvalues(sp, i), n);
+		for (size_t j = 0; j < n && j < sweep_space_nvalues(sp, i); j++)
+			CHECK_STR(sweep_space_value(sp, i, j), want[i][j + 1]);
+	}
+	CHECK_INT(sweep_space_size(sp), 4 * 4 * 8 * 8 * 3);
+	plan_scenario_free(s);
+	sweep_space_free(sp);
+}
+
+/* Plans are the product with the last dimension fastest: on tp (4 values) x
+ * pp (3) x vpp (2) x micro_batch (2), plan 13 = 1*12 + 0*4 + 0*2 + 1 is
+ * tp 2, pp 1, vpp 1, micro_batch 2, and its dp is 16 / (2*1) = 8. */
+static sweep_space *space_48(void)
+{
+	sweep_space *sp = sweep_space_new();
+	add(sp, "parallel.tp=1,2,4,8", SIM_OK, NULL);
+	add(sp, "parallel.pp=1,2,4", SIM_OK, NULL);
+	add(sp, "parallel.vpp=1,2", SIM_OK, NULL);
+	add(sp, "parallel.micro_batch=1,2", SIM_OK, NULL);
+	return sp;
+}
+
+static void test_order(void)
+{
+	sweep_space *sp = space_48();
+	size_t idx[SWEEP_MAX_DIMS];
+	sweep_space_plan(sp, 13, idx);
+	CHECK_INT(idx[0], 1);
+	CHECK_INT(idx[1], 0);
+	CHECK_INT(idx[2], 0);
+	CHECK_INT(idx[3], 1);
+	sweep_plan p = {.index = 13, .dp = 8};
+	char sets[SWEEP_MAX_DIMS + 1][SWEEP_SET_MAX];
+	CHECK_INT(sweep_plan_sets(sp, &p, sets), 5);
+	CHECK_STR(sets[0], "parallel.tp=2");
+	CHECK_STR(sets[3], "parallel.micro_batch=2");
+	CHECK_STR(sets[4], "parallel.dp=8");
+	char *text = sweep_space_text(sp);
+	CHECK_STR(text, "parallel.tp=1,2,4,8\nparallel.pp=1,2,4\nparallel.vpp=1,2\n"
+	                "parallel.micro_batch=1,2\nparallel.dp=derived\n");
+	free(text);
+	sweep_space_free(sp);
+}
+
+static int reason_count(const sweep_screen_result *r, const char *text)
+{
+	for (int i = 0; i < r->nreasons; i++)
+		if (!strcmp(r->reasons[i], text))
+			return (int)r->reason_count[i];
+	return 0;
+}
+
+/* 48 plans. Pruned as invalid:
+ *   tp*pp = 8*4 = 32 does not divide 16 GPUs: 1 (tp, pp) x 2 vpp x 2 mb = 4;
+ *   vpp 2 with pp 1: 4 tp x 2 mb = 8 (vpp needs pp > 1).
+ * Every other plan is valid: 24 layers split over pp*vpp <= 8; m = 128 /
+ * (mb * dp) = 8 tp pp / mb >= 8 >= pp, and a power of two, so interleaving's
+ * m % pp == 0 holds. 48 - 4 - 8 = 36 valid; all fit in 80 GB. */
+static void test_prune(void)
+{
+	sweep_space *sp = space_48();
+	plan_scenario *s = load(NULL, 0);
+	sweep_screen_result r;
+	CHECK_INT(sweep_screen(sp, s, QUICKSTART, NULL, 0, &r), SIM_OK);
+	CHECK_INT(r.nplans, 48);
+	CHECK_INT(r.valid, 36);
+	CHECK_INT(r.fitting, 36);
+	CHECK_INT(reason_count(&r, "tp*pp*cp does not divide the GPU count (dp derived)"), 4);
+	CHECK_INT(reason_count(&r, "vpp > # interleaves pipeline stages: it needs pp > #"), 8);
+	/* The best plan by estimate heads the list; the list is sorted. */
+	uint64_t best[8];
+	size_t k = sweep_best(&r, 8, best);
+	CHECK_INT(k, 8);
+	for (size_t i = 1; i < k; i++)
+		CHECK(r.plans[best[i - 1]].est.step_s <= r.plans[best[i]].est.step_s);
+	/* Interleaving halves the fill/drain term: plan (tp 1, pp 4, vpp 2, mb 1)
+	 * = 0*12 + 2*4 + 1*2 + 0 = 10 against plan 8 (vpp 1), same layers per stage:
+	 * bubble = (S - T) / vpp. */
+	CHECK_NEAR(r.plans[10].est.bubble_s, r.plans[8].est.bubble_s / 2, 1e-12);
+	CHECK(r.plans[8].est.bubble_s > 0);
+	CHECK_NEAR(r.plans[0].est.bubble_s, 0, 1e-15); /* pp 1: no bubble */
+	sweep_screen_free(&r);
+
+	/* With 16 GB of HBM some valid plans do not fit: every pruned one's
+	 * memory exceeds it, every kept one's does not. */
+	const char *small[] = {"gpu.hbm=16 GB"};
+	plan_scenario *s16 = load(small, 1);
+	CHECK_INT(sweep_screen(sp, s16, QUICKSTART, small, 1, &r), SIM_OK);
+	CHECK_INT(r.valid, 36);
+	CHECK(r.fitting > 0 && r.fitting < 36);
+	CHECK_INT(reason_count(&r, "does not fit in GPU memory (plan_memory > HBM)"),
+	          (int)(r.valid - r.fitting));
+	for (uint64_t i = 0; i < r.nplans; i++) {
+		if (r.plans[i].status == SWEEP_NO_FIT)
+			CHECK(r.plans[i].est.mem_peak_bytes > 16e9);
+		else if (r.plans[i].status == SWEEP_OK)
+			CHECK(r.plans[i].est.mem_peak_bytes <= 16e9);
+	}
+	sweep_screen_free(&r);
+	plan_scenario_free(s16);
+	plan_scenario_free(s);
+	sweep_space_free(sp);
+}
+
+/* The reload path (a [cluster] key) gives the same estimates as the fast
+ * path for the same plans. */
+static void test_reload_matches(void)
+{
+	sweep_space *fast = sweep_space_new(), *slow = sweep_space_new();
+	add(fast, "parallel.tp=1,2,4", SIM_OK, NULL);
+	add(slow, "cluster.oversubscription=1", SIM_OK, NULL);
+	add(slow, "parallel.tp=1,2,4", SIM_OK, NULL);
+	plan_scenario *s = load(NULL, 0);
+	sweep_screen_result a, b;
+	CHECK_INT(sweep_screen(fast, s, QUICKSTART, NULL, 0, &a), SIM_OK);
+	CHECK_INT(sweep_screen(slow, s, QUICKSTART, NULL, 0, &b), SIM_OK);
+	CHECK_INT(a.nplans, 3);
+	CHECK_INT(b.nplans, 3);
+	for (uint64_t i = 0; i < 3 && b.nplans == 3; i++) {
+		CHECK_INT(a.plans[i].status, b.plans[i].status);
+		CHECK_INT(a.plans[i].dp, 8 >> i); /* 16 / (tp * pp), base pp = 2 */
+		CHECK_NEAR(a.plans[i].est.step_s, b.plans[i].est.step_s, 1e-12);
+	}
+	sweep_screen_free(&a);
+	sweep_screen_free(&b);
+	plan_scenario_free(s);
+	sweep_space_free(fast);
+	sweep_space_free(slow);
+}
+
+static void test_file(void)
+{
+	sweep_space *sp = sweep_space_new();
+	sweep_file f;
+	bool is_sweep = false;
+	sim_diag *d = sim_diag_new();
+	CHECK_INT(sweep_file_load("scenarios/sweep-quickstart.ini", sp, &f, &is_sweep, d), SIM_OK);
+	sim_diag_print(d, stderr);
+	CHECK(is_sweep);
+	CHECK_STR(f.scenario, "scenarios/quickstart.ini");
+	CHECK_INT(f.top, 16);
+	CHECK_INT(sweep_space_ndims(sp), 5); /* key-table order */
+	CHECK_STR(sweep_space_key(sp, 0), "parallel.tp");
+	CHECK_STR(sweep_space_key(sp, 4), "parallel.recompute");
+	CHECK_INT(sweep_file_load(QUICKSTART, sp, &f, &is_sweep, d), SIM_OK);
+	CHECK(!is_sweep); /* a scenario, not a sweep file */
+	sim_diag_free(d);
+	sweep_space_free(sp);
+}
+
+/* Two classes of 8 GPUs, step 2 s, each busy 1.5 s computing + 0.1 s in the
+ * optimizer: busy = 0.8. 16 A100s at 400 W on 2 nodes of 3300 W, PUE 1.1:
+ *   E = 1.1 x 2 x (16 x 400 x 0.8 + 2 x 3300) = 1.1 x 2 x 11720 = 25784 J,
+ *   E_tdp = 1.1 x 2 x (6400 + 6600) = 28600 J;
+ *   cost at 2 USD/GPU-h = 16 x 2 / 3600 x 2 = 0.017778 USD.
+ * Training on 1e9 tokens with 262144 tokens per step: 3814.7 steps. */
+static void test_cost(void)
+{
+	const char *sets[] = {"cluster.pue=1.1", "cluster.gpu_hour_price=2"};
+	plan_scenario *s = load(sets, 2);
+	static exec_result r;
+	memset(&r, 0, sizeof r);
+	r.gpus = 16;
+	r.step_s = 2;
+	r.tokens_per_step = 262144;
+	r.nclasses = 2;
+	for (int k = 0; k < 2; k++) {
+		r.classes[k].ranks = 8;
+		r.classes[k].time_s[EXEC_CAT_COMPUTE] = 1.5;
+		r.classes[k].time_s[EXEC_CAT_OPTIMIZER] = 0.1;
+		r.classes[k].time_s[EXEC_CAT_BUBBLE] = 0.4;
+	}
+	sweep_cost c;
+	sweep_cost_step(s, &r, &c);
+	CHECK_NEAR(c.busy, 0.8, 1e-12);
+	CHECK_NEAR(c.energy_j, 25784, 1e-12);
+	CHECK_NEAR(c.energy_tdp_j, 28600, 1e-12);
+	CHECK_NEAR(c.cost_usd, 16 * 2 / 3600.0 * 2, 1e-12);
+	sweep_train t;
+	sweep_train_cost(s, &r, &c, 1e9, &t);
+	CHECK_NEAR(t.steps, 1e9 / 262144, 1e-12);
+	CHECK_NEAR(t.gpu_hours, t.steps * 2 * 16 / 3600, 1e-12);
+	CHECK_NEAR(t.tco2, t.energy_kwh * 0.423 / 1000, 1e-12); /* default intensity */
+	plan_scenario_free(s);
+}
+
+/* Points (time, gpus, cost): 0 (1, 16, 2), 1 (2, 8, 1), 2 (2, 16, 2) is
+ * dominated by 0, 3 (1, 16, 2) equals 0 (neither dominates). */
+static void test_pareto(void)
+{
+	double a[] = {1, 2, 2, 1}, b[] = {16, 8, 16, 16}, c[] = {2, 1, 2, 2};
+	bool f[4];
+	sweep_pareto(a, b, c, 4, f);
+	CHECK(f[0] && f[1] && !f[2] && f[3]);
+	double x[] = {1, 2, 3, 4}, y[] = {1, 3, 2, 4};
+	CHECK_NEAR(sweep_kendall_tau(x, y, 4), (5.0 - 1.0) / 6.0, 1e-12); /* 5 concordant, 1 not */
+}
+
+int main(void)
+{
+	test_parse();
+	test_auto();
+	test_order();
+	test_prune();
+	test_reload_matches();
+	test_file();
+	test_cost();
+	test_pareto();
+	return check_done();
+}
