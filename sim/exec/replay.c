@@ -14,6 +14,14 @@
  *    group's exposed communication. Otherwise it is bubble;
  *  - after the rank's last compute task: time until its own DP tasks end is
  *    exposed DP, the rest until the step ends is bubble (pp > 1) or other.
+ *
+ * Interference: while a collective (TP, DP, PP, CP or EP stream: NCCL kernels
+ * on SMs; not the copy-engine offload stream) runs on a rank, its compute task
+ * progresses at 1 - interference (the GPU type's share of SMs the collective
+ * takes, hw.h). The running compute task's remaining work is updated and its
+ * end rescheduled whenever the rank's count of running collectives changes.
+ * The time it loses is charged to the group of the collective that started
+ * last (exposed communication hidden inside a longer compute task).
  */
 #include "exec.h"
 
@@ -32,7 +40,50 @@ typedef struct replay {
 	sim_time *free_since; /* per rank: compute stream idle since */
 	double *cat;          /* per rank x EXEC_CAT_COUNT, seconds */
 	uint64_t done;
+	/* interference, per rank: the running compute task, its end event, work
+	 * left (ps at full speed) as of `since`, and the collectives running */
+	uint32_t *running;
+	sim_event_id *end_ev;
+	double *work_left;
+	sim_time *since;
+	int *comms;
+	uint8_t *last_comm; /* plan_task_kind of the last collective started */
 } replay;
+
+static bool interferes(uint8_t stream)
+{
+	return stream != PLAN_STREAM_COMPUTE && stream != PLAN_STREAM_OFFLOAD;
+}
+
+static double rate(const replay *r, int rank)
+{
+	return r->comms[rank] > 0 ? 1.0 - r->g->interference : 1.0;
+}
+
+static void on_end(sim_engine *eng, void *ctx, uint64_t arg);
+
+/* The rank's count of collectives is about to change by `delta`: settle the
+ * running compute task's progress at the old rate and reschedule its end at
+ * the new one. */
+static void comm_change(replay *r, int rank, int delta)
+{
+	sim_time now = sim_engine_now(r->eng);
+	uint32_t t = r->running[rank];
+	if (t != UINT32_MAX && r->g->interference > 0) {
+		r->work_left[rank] -= rate(r, rank) * (double)(now - r->since[rank]);
+		if (r->work_left[rank] < 0)
+			r->work_left[rank] = 0;
+		r->since[rank] = now;
+	}
+	r->comms[rank] += delta;
+	if (t == UINT32_MAX || r->g->interference <= 0)
+		return;
+	sim_engine_cancel(r->eng, r->end_ev[rank]);
+	sim_time at = now + (sim_time)(r->work_left[rank] / rate(r, rank) + 0.5);
+	r->end_ev[rank] = sim_engine_schedule(r->eng, at, 0, on_end, r, t);
+	if (!r->end_ev[rank])
+		SIM_PANIC("event engine out of memory");
+}
 
 static size_t qidx(const plan_task *t)
 {
@@ -133,8 +184,6 @@ static void charge_gap(replay *r, uint32_t t, sim_time now)
 	}
 }
 
-static void on_end(sim_engine *eng, void *ctx, uint64_t arg);
-
 static void try_start(replay *r, size_t q)
 {
 	if (r->busy[q] || r->q_pos[q] == r->q_first[q + 1])
@@ -149,8 +198,23 @@ static void try_start(replay *r, size_t q)
 	r->busy[q] = true;
 	r->q_pos[q]++;
 	r->start[t] = now;
-	if (!sim_engine_schedule(r->eng, now + task->dur, 0, on_end, r, t))
+	int rank = task->rank;
+	if (interferes(task->stream)) {
+		r->last_comm[rank] = task->kind;
+		comm_change(r, rank, +1);
+	}
+	sim_time at = now + task->dur;
+	if (task->stream == PLAN_STREAM_COMPUTE) {
+		r->running[rank] = t;
+		r->work_left[rank] = (double)task->dur;
+		r->since[rank] = now;
+		at = now + (sim_time)((double)task->dur / rate(r, rank) + 0.5);
+	}
+	sim_event_id ev = sim_engine_schedule(r->eng, at, 0, on_end, r, t);
+	if (!ev)
 		SIM_PANIC("event engine out of memory");
+	if (task->stream == PLAN_STREAM_COMPUTE)
+		r->end_ev[rank] = ev;
 }
 
 static void on_end(sim_engine *eng, void *ctx, uint64_t arg)
@@ -165,9 +229,14 @@ static void on_end(sim_engine *eng, void *ctx, uint64_t arg)
 	r->busy[q] = false;
 	if (task->stream == PLAN_STREAM_COMPUTE) {
 		double *c = r->cat + (size_t)task->rank * EXEC_CAT_COUNT;
+		sim_time took = now - r->start[t], lost = took > task->dur ? took - task->dur : 0;
 		c[task->kind == PLAN_TASK_OPTIM ? EXEC_CAT_OPTIMIZER : EXEC_CAT_COMPUTE] +=
-			sim_time_to_s(task->dur);
+			sim_time_to_s(took - lost);
+		c[comm_cat(r->last_comm[task->rank])] += sim_time_to_s(lost);
 		r->free_since[task->rank] = now;
+		r->running[task->rank] = UINT32_MAX;
+	} else if (interferes(task->stream)) {
+		comm_change(r, task->rank, -1);
 	}
 	for (uint32_t i = r->succ_first[t]; i < r->succ_first[t + 1]; i++) {
 		uint32_t s = r->succ[i];
@@ -188,8 +257,20 @@ static int setup(replay *r, const plan_graph *g)
 	r->end = calloc(n, sizeof *r->end);
 	r->free_since = calloc((size_t)g->ranks, sizeof *r->free_since);
 	r->cat = calloc((size_t)g->ranks * EXEC_CAT_COUNT, sizeof *r->cat);
-	if (!r->eng || !r->pending || !r->start || !r->end || !r->free_since || !r->cat)
+	size_t nr = (size_t)g->ranks;
+	r->running = malloc(nr * sizeof *r->running);
+	r->end_ev = calloc(nr, sizeof *r->end_ev);
+	r->work_left = calloc(nr, sizeof *r->work_left);
+	r->since = calloc(nr, sizeof *r->since);
+	r->comms = calloc(nr, sizeof *r->comms);
+	r->last_comm = calloc(nr, sizeof *r->last_comm);
+	if (!r->eng || !r->pending || !r->start || !r->end || !r->free_since || !r->cat ||
+	    !r->running || !r->end_ev || !r->work_left || !r->since || !r->comms || !r->last_comm)
 		return SIM_ENOMEM;
+	for (size_t i = 0; i < nr; i++)
+		r->running[i] = UINT32_MAX;
+	for (size_t i = 0; i < nr; i++)
+		r->last_comm[i] = PLAN_TASK_DP;
 	if (csr(g, true, &r->pred_first, &r->pred) != SIM_OK ||
 	    csr(g, false, &r->succ_first, &r->succ) != SIM_OK || queues(r) != SIM_OK)
 		return SIM_ENOMEM;
@@ -205,6 +286,8 @@ static void teardown(replay *r)
 	free(r->pending), free(r->start), free(r->end);
 	free(r->q_first), free(r->q), free(r->q_pos), free(r->busy);
 	free(r->free_since), free(r->cat);
+	free(r->running), free(r->end_ev), free(r->work_left), free(r->since), free(r->comms);
+	free(r->last_comm);
 }
 
 /* After the last compute task the rank waits on its gradient reduction (DP),
@@ -316,7 +399,7 @@ static void write_trace(const replay *r, const exec_result *res, FILE *f)
 		fprintf(f, "%s{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.6f,\"dur\":%.6f,"
 			   "\"name\":\"%s\",\"cat\":\"%s\",\"args\":{\"layer\":%d,\"mb\":%d,"
 			   "\"scaleup_bytes\":%.9g,\"nic_bytes\":%.9g}}",
-			sep, t->rank, t->stream, (double)r->start[i] * 1e-6, (double)t->dur * 1e-6, name,
+			sep, t->rank, t->stream, (double)r->start[i] * 1e-6, (double)(r->end[i] - r->start[i]) * 1e-6, name,
 			kinds[t->kind], t->layer, (int)t->mb, (double)t->scaleup_bytes,
 			(double)t->nic_bytes);
 		sep = ",\n";
@@ -354,7 +437,7 @@ static void write_gantt(const replay *r, const exec_result *res, FILE *f, int w)
 			const plan_task *t = &g->tasks[i];
 			if (t->rank != k || t->stream != PLAN_STREAM_COMPUTE || t->kind > PLAN_TASK_OPTIM)
 				continue;
-			double a = (double)r->start[i], b = a + (double)t->dur;
+			double a = (double)r->start[i], b = (double)r->end[i];
 			for (int j = (int)(a / col); j < w && j * col < b; j++) {
 				double lo = j * col > a ? j * col : a, hi = (j + 1) * col < b ? (j + 1) * col : b;
 				cover[j * NK + t->kind] += hi - lo;
@@ -399,7 +482,7 @@ static int record_timeline(const replay *r, exec_timeline *tl)
 		for (uint32_t i = r->q_first[q]; i < r->q_first[q + 1]; i++) {
 			const plan_task *t = &g->tasks[r->q[i]];
 			tl->spans[tl->n++] = (exec_span){sim_time_to_s(r->start[r->q[i]]),
-							 sim_time_to_s(t->dur), t->rank, t->mb,
+							 sim_time_to_s(r->end[r->q[i]] - r->start[r->q[i]]), t->rank, t->mb,
 							 t->layer, t->kind};
 		}
 	}

@@ -725,6 +725,7 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 		rc = build_all(&b, &ids, layer_end, dp_ids, lps);
 	}
 	if (b.g) {
+		b.g->interference = s->gpu.interference;
 		b.g->tokens = (double)p->global_batch * s->model.seq_len;
 		b.g->model_flops = work_model_flops(&s->model, b.g->tokens);
 	}

@@ -220,6 +220,7 @@ typedef struct plan_graph {
 	double hardware_flops; /* per step, all GPUs, recompute included */
 	double model_flops;    /* per step, all GPUs */
 	double tokens;         /* per step */
+	double interference;   /* compute slowdown beside a collective (hw_gpu) */
 } plan_graph;
 
 /* The compute-stream order of a schedule on `stage` of `p` with `m`
