@@ -54,7 +54,10 @@ typedef struct builder {
 	plan_graph *g;
 	work_shard sh;
 	net_group tp, dp, pp, cp, ep;
-	net_group edp; /* the expert-data-parallel group: ranks holding the same experts */
+	net_group edp;           /* expert-data-parallel: ranks holding the same experts */
+	net_group shard, replica; /* ZeRO shard group and its replicas (== dp, 1 rank
+				   * unless hybrid sharding) */
+	net_group embed;         /* first and last stage (tied embeddings) */
 	chain *fwd, *bwd; /* per model chunk of the stage being built */
 	chain *wgt;       /* zero-bubble: the weight-gradient passes W (bwd holds B) */
 	bool zb;
@@ -287,11 +290,6 @@ static uint8_t seg_stream(uint8_t kind)
 static uint32_t add_dp_on(builder *b, const net_group *grp, int stage, net_coll coll,
 			  double bytes, const uint32_t *deps, uint32_t ndeps, int16_t layer);
 
-static uint32_t add_dp(builder *b, int stage, net_coll coll, double bytes, const uint32_t *deps,
-		       uint32_t ndeps, int16_t layer)
-{
-	return add_dp_on(b, &b->dp, stage, coll, bytes, deps, ndeps, layer);
-}
 
 /* A host <-> GPU copy of `bytes` on the rank's offload stream: PCIe at the
  * node's achievable rate; from NVMe also limited by the node's NVMe bandwidth
@@ -324,10 +322,10 @@ static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uin
 	if (f->gather[layer] == UINT32_MAX) {
 		plan_offload off = b->s->plan.offload_params;
 		if (off != PLAN_OFFLOAD_NONE)
-			after = add_copy(b, stage, f->param_bytes / b->dp.size, off == PLAN_OFFLOAD_NVME,
-					 &after, 1, (int16_t)layer);
-		f->gather[layer] = add_dp(b, stage, NET_ALLGATHER, f->param_bytes, &after, 1,
-					  (int16_t)layer);
+			after = add_copy(b, stage, f->param_bytes / b->shard.size,
+					 off == PLAN_OFFLOAD_NVME, &after, 1, (int16_t)layer);
+		f->gather[layer] = add_dp_on(b, &b->shard, stage, NET_ALLGATHER, f->param_bytes,
+					     &after, 1, (int16_t)layer);
 	}
 	return f->gather[layer];
 }
@@ -372,13 +370,19 @@ static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t de
 		prev = id;
 		bool layer_done = i + 1 == c->n || c->v[i + 1].layer != x->layer;
 		if (f->on && f->dir < 0 && x->layer >= 0 && layer_done) {
-			uint32_t rs = add_dp(b, stage, NET_REDUCESCATTER, f->grad_bytes, &id, 1,
-					     x->layer);
+			uint32_t rs = add_dp_on(b, &b->shard, stage, NET_REDUCESCATTER, f->grad_bytes,
+						&id, 1, x->layer);
 			if (rs == UINT32_MAX)
 				return SIM_ENOMEM;
+			/* hybrid sharding: after the last micro-batch the shard's
+			 * gradients are all-reduced over its replicas */
+			if (layer_end && b->replica.size > 1 &&
+			    add_dp_on(b, &b->replica, stage, NET_ALLREDUCE,
+				      f->grad_bytes / b->shard.size, &rs, 1, x->layer) == UINT32_MAX)
+				return SIM_ENOMEM;
 			if (b->s->plan.offload_params != PLAN_OFFLOAD_NONE &&
-			    add_copy(b, stage, f->grad_bytes / b->dp.size, false, &rs, 1, x->layer) ==
-				    UINT32_MAX)
+			    add_copy(b, stage, f->grad_bytes / b->shard.size, false, &rs, 1,
+				     x->layer) == UINT32_MAX)
 				return SIM_ENOMEM;
 		}
 	}
@@ -502,7 +506,18 @@ static int emit_grad_buckets(builder *b, int stage, const pipe_ids *ids,
 			continue;
 		uint32_t dep = p->overlap_grad_reduce && l >= 0 ? layer_end[l] : ids->last_bwd[stage];
 		int16_t at = (int16_t)(l >= 0 ? l : -1);
-		if (b->dp.size > 1 && acc > 0) {
+		if (b->dp.size > 1 && acc > 0 && b->replica.size > 1) {
+			/* hybrid sharding: reduce-scatter in the shard group, then
+			 * all-reduce the shard over the replicas */
+			uint32_t rs = add_dp_on(b, &b->shard, stage, coll, acc, &dep, 1, at);
+			uint32_t id = rs == UINT32_MAX ? rs
+				      : add_dp_on(b, &b->replica, stage, NET_ALLREDUCE,
+						  acc / b->shard.size, &rs, 1, at);
+			if (id == UINT32_MAX)
+				return -1;
+			shard_bytes[n] = acc / b->shard.size;
+			out[n++] = id;
+		} else if (b->dp.size > 1 && acc > 0) {
 			uint32_t id = add_dp_on(b, &b->dp, stage, coll, acc, &dep, 1, at);
 			if (id == UINT32_MAX)
 				return -1;
@@ -596,9 +611,10 @@ static int emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *
 	free(deps);
 	if (opt == UINT32_MAX)
 		return SIM_ENOMEM;
-	if ((p->zero == 1 || p->zero == 2) && b->dp.size > 1) {
-		double wbytes = local * b->dp.size * hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
-		if (add_dp(b, stage, NET_ALLGATHER, wbytes, &opt, 1, -1) == UINT32_MAX)
+	if ((p->zero == 1 || p->zero == 2) && b->shard.size > 1) {
+		double wbytes =
+			local * b->shard.size * hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+		if (add_dp_on(b, &b->shard, stage, NET_ALLGATHER, wbytes, &opt, 1, -1) == UINT32_MAX)
 			return SIM_ENOMEM;
 	}
 	return SIM_OK;
@@ -616,10 +632,8 @@ static int emit_embedding_sync(builder *b, pipe_ids *ids)
 		return SIM_OK;
 	double gbytes = (s->plan.fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
 	double bytes = (double)s->model.vocab * s->model.hidden / s->plan.tp * gbytes;
-	net_group pair;
-	net_group_make(&s->cluster, 2, (pp - 1) * s->plan.tp * s->plan.dp * s->plan.cp, &pair);
 	net_cost cost;
-	if (net_collective(&s->cluster, NET_ALLREDUCE, &pair, bytes, &cost) != SIM_OK)
+	if (net_collective(&s->cluster, NET_ALLREDUCE, &b->embed, bytes, &cost) != SIM_OK)
 		cost = (net_cost){0};
 	uint32_t deps[2] = {ids->last_bwd[0], ids->last_bwd[pp - 1]};
 	int stages[2] = {0, pp - 1};
@@ -690,13 +704,10 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	b.m = plan_microbatches(p);
 	int cp = p->cp > 1 ? p->cp : 1;
 	b.sh = plan_shard(s);
-	net_group_make(&s->cluster, p->tp, 1, &b.tp);
-	net_group_make(&s->cluster, cp, p->tp, &b.cp);
-	net_group_make(&s->cluster, p->dp * cp, p->tp, &b.dp); /* gradients: dp x cp */
-	int ep = p->ep > 1 ? p->ep : 1;
-	net_group_make(&s->cluster, ep, 1, &b.ep); /* expert TP 1: consecutive ranks */
-	net_group_make(&s->cluster, p->tp * cp * p->dp / ep, ep, &b.edp);
-	net_group_make(&s->cluster, 2, p->tp * cp * p->dp, &b.pp);
+	plan_groups grp;
+	plan_make_groups(s, &grp);
+	b.tp = grp.tp, b.cp = grp.cp, b.dp = grp.dp, b.ep = grp.ep, b.edp = grp.edp;
+	b.pp = grp.pp, b.shard = grp.shard, b.replica = grp.replica, b.embed = grp.embed;
 	b.g = plan_graph_new(p->pp, p->tp * cp * p->dp);
 	int lmax = plan_max_stage_layers(s), lps = lmax > 0 ? lmax : 1;
 	double wbytes = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;

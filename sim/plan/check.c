@@ -241,6 +241,21 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 	}
 	errors += check_moe(s, diag);
 	errors += check_offload(s, diag);
+	int order[PLAN_DIMS];
+	if (plan_order_parse(p->order, order) != SIM_OK) {
+		err_at(s, diag, "parallel", "order",
+		       "order = '%s': expected the four of tp, cp, dp, pp joined by '-', innermost "
+		       "first (e.g. tp-cp-dp-pp)",
+		       p->order);
+		errors++;
+	}
+	int64_t dpg = (int64_t)p->dp * p->cp;
+	if (p->shard_size > 0 && (dpg % p->shard_size != 0 || p->zero < 1)) {
+		err_at(s, diag, "parallel", "shard_size",
+		       "shard_size = %d needs zero >= 1 and must divide dp*cp = %lld", p->shard_size,
+		       (long long)dpg);
+		errors++;
+	}
 	if (hw_peak(&s->gpu, s->dtype) <= 0) {
 		err_at(s, diag, "train", "precision", "GPU '%s' has no %s tensor path", s->gpu.name,
 		       hw_dtype_name(s->dtype));

@@ -129,8 +129,9 @@ void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]
 	double g = (fp32 || p->fp32_grads) ? 4.0 : 2.0;
 	double o = fp32 ? 8.0 : 12.0;
 	work_shard sh = plan_shard(s);
-	double shards = (double)p->dp * (p->cp > 1 ? p->cp : 1); /* ranks sharing parameters */
-	double eshards = shards * p->tp / (p->ep > 1 ? p->ep : 1); /* ... sharing experts */
+	double dpg = (double)p->dp * (p->cp > 1 ? p->cp : 1); /* ranks sharing parameters */
+	double eshards = dpg * p->tp / (p->ep > 1 ? p->ep : 1); /* ... sharing experts */
+	double shards = p->shard_size > 0 && p->shard_size < dpg ? p->shard_size : dpg;
 
 	bytes[PLAN_MEM_WEIGHTS] = params * w / (p->zero >= 3 ? shards : 1) + experts * w;
 	bytes[PLAN_MEM_GRADIENTS] =
@@ -147,7 +148,7 @@ void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]
 				  ? 2.0 * work_params_layer(&s->model) / p->tp * w
 				  : 0.0;
 	bytes[PLAN_MEM_BUFFERS] =
-		gathered + ((shards > 1 || eshards > 1) && p->zero < 3 ? 2.0 * p->bucket_bytes : 0.0) +
+		gathered + ((dpg > 1 || eshards > 1) && p->zero < 3 ? 2.0 * p->bucket_bytes : 0.0) +
 		(p->pp > 1 ? 4.0 * work_p2p_bytes(&s->model, &sh) : 0.0);
 	double sum = 0;
 	for (int i = 0; i < PLAN_MEM_FRAGMENTATION; i++)
@@ -159,8 +160,9 @@ double plan_local_params(const plan_scenario *s, int stage)
 {
 	const plan_spec *p = &s->plan;
 	double experts, params = stage_params(s, stage, &experts);
-	double shards = (double)p->dp * (p->cp > 1 ? p->cp : 1);
-	double eshards = shards * p->tp / (p->ep > 1 ? p->ep : 1);
+	double dpg = (double)p->dp * (p->cp > 1 ? p->cp : 1);
+	double eshards = dpg * p->tp / (p->ep > 1 ? p->ep : 1);
+	double shards = p->shard_size > 0 && p->shard_size < dpg ? p->shard_size : dpg;
 	return p->zero >= 1 ? params / shards + experts / eshards : params + experts;
 }
 
@@ -171,7 +173,8 @@ void plan_offload_memory(const plan_scenario *s, int stage, double *host, double
 	double local = plan_local_params(s, stage);
 	double states = local * (s->dtype == HW_FP32 ? 8.0 : 12.0), grads = local * 4.0;
 	double experts, params = stage_params(s, stage, &experts);
-	double shards = (double)p->dp * (p->cp > 1 ? p->cp : 1);
+	double dpg = (double)p->dp * (p->cp > 1 ? p->cp : 1);
+	double shards = p->shard_size > 0 && p->shard_size < dpg ? p->shard_size : dpg;
 	double weights = (params / shards + experts) * 2.0;
 	*host = *nvme = 0;
 	if (p->offload_optimizer == PLAN_OFFLOAD_CPU)

@@ -48,7 +48,19 @@ typedef struct plan_spec {
 	/* ZeRO-Offload / ZeRO-Infinity: where the optimizer states (and the
 	 * Adam step) and, with ZeRO-3, the parameters live; see plan_build. */
 	plan_offload offload_optimizer, offload_params;
+	char order[CONF_STR_MAX]; /* placement, innermost first: "tp-cp-dp-pp" */
+	int shard_size;           /* hybrid sharding: ZeRO shard group (0 = dp*cp) */
 } plan_spec;
+
+/* ------------------------------------------------------------ placement -- */
+
+enum { PLAN_DIM_TP = 0, PLAN_DIM_CP, PLAN_DIM_DP, PLAN_DIM_PP, PLAN_DIMS };
+
+/* "tp-cp-dp-pp" (any order of the four, innermost first) -> order[]. SIM_OK
+ * or SIM_ECONF. */
+int plan_order_parse(const char *text, int order[PLAN_DIMS]);
+/* Rank distance between neighbours of each dimension under p->order. */
+void plan_strides(const plan_spec *p, int stride[PLAN_DIMS]);
 
 extern const conf_key plan_spec_keys[];    /* [parallel] */
 extern const size_t plan_spec_nkeys;
@@ -102,6 +114,15 @@ int plan_check(const plan_scenario *s, sim_diag *diag);
  *    pp 8 x vpp 8: (126 + 2) / 64 = 2 units, so 1 layer on the two end stages).
  * Returns NULL, or why the layout is impossible (a static string). */
 const char *plan_layout(const plan_spec *p, int layers, int *out);
+
+/* The communication groups of a plan on its cluster (groups.c): TP, CP, the
+ * gradient group (dp*cp ranks), the hybrid-sharding shard and replica groups,
+ * EP and expert-DP, pipeline neighbours and the first/last-stage embedding
+ * pair. */
+typedef struct plan_groups {
+	net_group tp, cp, dp, shard, replica, ep, edp, pp, embed;
+} plan_groups;
+void plan_make_groups(const plan_scenario *s, plan_groups *g);
 
 /* Micro-batches per step per pipeline: global_batch / (micro_batch * dp). */
 int plan_microbatches(const plan_spec *p);

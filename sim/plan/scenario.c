@@ -51,6 +51,10 @@ const conf_key plan_spec_keys[] = {
 	 PK(offload_optimizer), "optimizer states and Adam on the CPU (ZeRO-Offload) or NVMe"},
 	{"offload_params", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "none", offload_names,
 	 PK(offload_params), "ZeRO-3 parameters kept on the CPU or NVMe (ZeRO-Infinity)"},
+	{"order", CONF_STR, SIM_UNIT_NONE, 0, 0, "tp-cp-dp-pp", NULL, PK(order),
+	 "rank placement, innermost first (tp-cp-dp-pp keeps TP inside a node)"},
+	{"shard_size", CONF_INT, SIM_UNIT_NONE, 0, 16777216, "0", NULL, PK(shard_size),
+	 "hybrid sharding: ZeRO/FSDP shard group size, replicated across (0 = all dp*cp)"},
 };
 const size_t plan_spec_nkeys = sizeof plan_spec_keys / sizeof plan_spec_keys[0];
 

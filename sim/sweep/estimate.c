@@ -128,19 +128,10 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 {
 	const plan_spec *p = &s->plan;
 	int cp = p->cp > 1 ? p->cp : 1, m = plan_microbatches(p), pp = p->pp;
-	work_shard sh;
-	memset(&sh, 0, sizeof sh);
-	sh.tp = p->tp;
-	sh.sp = p->sequence_parallel;
-	sh.micro_batch = p->micro_batch;
-	sh.seq = s->model.seq_len / cp;
-	sh.dtype = s->dtype;
-	sh.flash = s->flash;
-	sh.cp = cp;
-	net_group tp, dp, pair;
-	net_group_make(&s->cluster, p->tp, 1, &tp);
-	net_group_make(&s->cluster, p->dp * cp, p->tp, &dp);
-	net_group_make(&s->cluster, 2, p->tp * cp * p->dp, &pair);
+	work_shard sh = plan_shard(s);
+	plan_groups grp;
+	plan_make_groups(s, &grp);
+	net_group tp = grp.tp, dp = grp.dp, pair = grp.pp;
 	prog f = {0, 0}, b = {0, 0}, first = {0, 0}, last = {0, 0};
 	layer_cost(s, &sh, &tp, &f, &b);
 	ends_cost(s, &sh, &tp, &first, &last);

@@ -3,6 +3,7 @@
 #include "check.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 static void test_orders(void)
@@ -294,8 +295,66 @@ static void test_cp(void)
 	sim_diag_free(d);
 }
 
+/* Placement and hybrid sharding on the quickstart (2 nodes x 8 GPUs):
+ *  - order dp-tp-cp-pp with tp 2, dp 4, pp 2: DP innermost (stride 1), TP
+ *    stride dp = 4, CP stride 8, PP stride 8 (tp*dp);
+ *  - tp 8 x dp 2, pp 1: by default a TP group is 8 consecutive ranks, one node;
+ *    with dp innermost its ranks are 2 apart and span both nodes;
+ *  - ZeRO-3 with shard_size 2 over dp 4: the weights are split 2 ways, not 4
+ *    (twice the bytes), and after the last micro-batch each layer's gradient
+ *    shard is all-reduced over its 2 replicas: 12 more DP tasks per stage
+ *    than the 8 x 12 x 3 + 1 of full sharding. */
+static void test_placement(void)
+{
+	plan_spec p = {.tp = 2, .cp = 1, .dp = 4, .pp = 2};
+	snprintf(p.order, sizeof p.order, "dp-tp-cp-pp");
+	int st[PLAN_DIMS];
+	plan_strides(&p, st);
+	CHECK(st[PLAN_DIM_DP] == 1 && st[PLAN_DIM_TP] == 4 && st[PLAN_DIM_CP] == 8 &&
+	      st[PLAN_DIM_PP] == 8);
+	int ord[PLAN_DIMS];
+	CHECK_INT(plan_order_parse("tp-dp-pp", ord), SIM_ECONF);
+	CHECK_INT(plan_order_parse("tp-tp-dp-pp", ord), SIM_ECONF);
+	const char *inner[] = {"parallel.tp=8", "parallel.dp=2", "parallel.pp=1",
+			       "parallel.global_batch=64"};
+	const char *across[] = {"parallel.tp=8", "parallel.dp=2", "parallel.pp=1",
+				"parallel.global_batch=64", "parallel.order=dp-tp-cp-pp"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *a = NULL, *b = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", inner, 4, d, &a), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", across, 5, d, &b), SIM_OK);
+	if (a && b) {
+		plan_groups ga, gb;
+		plan_make_groups(a, &ga);
+		plan_make_groups(b, &gb);
+		CHECK_INT(ga.tp.nodes, 1);
+		CHECK_INT(gb.tp.nodes, 2);
+	}
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+	const char *full[] = {"parallel.zero=3"};
+	const char *hybrid[] = {"parallel.zero=3", "parallel.shard_size=2"};
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", full, 1, d, &a), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", hybrid, 2, d, &b), SIM_OK);
+	if (a && b) {
+		double ma[PLAN_MEM_COUNT], mb[PLAN_MEM_COUNT];
+		plan_memory(a, 0, ma);
+		plan_memory(b, 0, mb);
+		CHECK_NEAR(mb[PLAN_MEM_WEIGHTS], 2 * ma[PLAN_MEM_WEIGHTS], 1e-12);
+		plan_graph *g = NULL;
+		CHECK_INT(plan_build(b, &g), SIM_OK);
+		if (g)
+			CHECK_INT(count(g, 0, PLAN_TASK_DP), 8 * 12 * 3 + 1 + 12);
+		plan_graph_free(g);
+	}
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+	sim_diag_free(d);
+}
+
 int main(void)
 {
+	test_placement();
 	test_cp();
 	test_layout();
 	test_host_bound();

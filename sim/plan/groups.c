@@ -1,0 +1,79 @@
+/* groups.c - where a plan's communication groups sit on the cluster.
+ *
+ * Placement (the [parallel] `order` key, innermost first, default
+ * tp-cp-dp-pp as Megatron): the global rank is a mixed-radix number whose
+ * digits are the tp, cp, dp and pp ranks in that order, so a dimension's
+ * stride is the product of the sizes listed before it. With the default,
+ * TP groups are consecutive ranks (inside a node), CP ranks are tp apart, DP
+ * ranks tp*cp apart and pipeline neighbours tp*cp*dp apart; order = dp-tp-cp-pp
+ * spreads each TP group over dp-strided ranks (across nodes when dp*tp > the
+ * node's GPUs), which is what "TP across nodes" costs.
+ *
+ * Gradients are reduced over the dp*cp ranks holding the same parameters; with
+ * hybrid sharding (shard_size = k < dp*cp) the ZeRO shard group is the first k
+ * of them and the replica group the dp*cp/k ranks holding the same shard.
+ * Experts (expert TP 1) take ep consecutive ranks; the expert-data-parallel
+ * group is the tp*cp*dp/ep ranks ep apart.
+ */
+#include "plan.h"
+
+#include <string.h>
+
+static const char *const dim_names[PLAN_DIMS] = {"tp", "cp", "dp", "pp"};
+
+int plan_order_parse(const char *text, int order[PLAN_DIMS])
+{
+	int seen = 0, n = 0;
+	const char *p = text;
+	while (*p && n < PLAN_DIMS) {
+		int d = -1;
+		for (int i = 0; i < PLAN_DIMS; i++)
+			if (!strncmp(p, dim_names[i], 2))
+				d = i;
+		if (d < 0 || (seen & (1 << d)))
+			return SIM_ECONF;
+		seen |= 1 << d;
+		order[n++] = d;
+		p += 2;
+		if (*p == '-')
+			p++;
+		else if (*p)
+			return SIM_ECONF;
+	}
+	return n == PLAN_DIMS && !*p ? SIM_OK : SIM_ECONF;
+}
+
+void plan_strides(const plan_spec *p, int stride[PLAN_DIMS])
+{
+	int order[PLAN_DIMS] = {PLAN_DIM_TP, PLAN_DIM_CP, PLAN_DIM_DP, PLAN_DIM_PP};
+	if (plan_order_parse(p->order, order) != SIM_OK) /* checked at load; default */
+		for (int i = 0; i < PLAN_DIMS; i++)
+			order[i] = i;
+	int size[PLAN_DIMS] = {p->tp, p->cp > 1 ? p->cp : 1, p->dp, p->pp};
+	int s = 1;
+	for (int i = 0; i < PLAN_DIMS; i++) {
+		stride[order[i]] = s;
+		s *= size[order[i]];
+	}
+}
+
+void plan_make_groups(const plan_scenario *s, plan_groups *g)
+{
+	const plan_spec *p = &s->plan;
+	const net_cluster *c = &s->cluster;
+	int st[PLAN_DIMS];
+	plan_strides(p, st);
+	int cp = p->cp > 1 ? p->cp : 1, ep = p->ep > 1 ? p->ep : 1;
+	int dpg = p->dp * cp; /* ranks holding the same parameters */
+	int dstride = cp > 1 && st[PLAN_DIM_CP] < st[PLAN_DIM_DP] ? st[PLAN_DIM_CP] : st[PLAN_DIM_DP];
+	int shard = p->shard_size > 0 && p->shard_size < dpg ? p->shard_size : dpg;
+	net_group_make(c, p->tp, st[PLAN_DIM_TP], &g->tp);
+	net_group_make(c, cp, st[PLAN_DIM_CP], &g->cp);
+	net_group_make(c, dpg, dstride, &g->dp);
+	net_group_make(c, shard, dstride, &g->shard);
+	net_group_make(c, dpg / shard, dstride * shard, &g->replica);
+	net_group_make(c, ep, 1, &g->ep);
+	net_group_make(c, p->tp * cp * p->dp / ep, ep, &g->edp);
+	net_group_make(c, 2, st[PLAN_DIM_PP], &g->pp);
+	net_group_make(c, 2, (p->pp - 1) * st[PLAN_DIM_PP], &g->embed);
+}
