@@ -28,23 +28,23 @@
 #include <string.h>
 
 #define EXPLAIN_EXIT_INPUT 2
-#define EXPLAIN_MAX_SETS 256
-#define EXPLAIN_MAX_STAGES 8 /* per-stage lists print at most this many */
-#define EXPLAIN_COLS 96      /* "why" lines wrap here */
+#define EXPLAIN_MAX_SETS   256
+#define EXPLAIN_MAX_STAGES 8  /* per-stage lists print at most this many */
+#define EXPLAIN_COLS       96 /* "why" lines wrap here */
 
 static const char usage_explain[] =
-	"usage: podsim explain SCENARIO.ini [--set SECTION.KEY=VALUE ...]\n"
-	"\n"
-	"Simulate one step of the scenario (nothing is stored) and explain each headline\n"
-	"number: the formula, the values plugged in and the result, next to what the\n"
-	"simulation gives: parameter count per component, FLOPs per token and MFU,\n"
-	"memory per category (weights, gradients, optimizer, Korthikanti activations),\n"
-	"the textbook pipeline bubble (p-1)/(m+p-1) and the ring all-reduce time of\n"
-	"the DP gradients, with where and why they differ.\n"
-	"\n"
-	"options:\n"
-	"  --set SECTION.KEY=VALUE  override a key (repeatable)\n"
-	"  -h, --help               this help\n";
+        "usage: podsim explain SCENARIO.ini [--set SECTION.KEY=VALUE ...]\n"
+        "\n"
+        "Simulate one step of the scenario (nothing is stored) and explain each headline\n"
+        "number: the formula, the values plugged in and the result, next to what the\n"
+        "simulation gives: parameter count per component, FLOPs per token and MFU,\n"
+        "memory per category (weights, gradients, optimizer, Korthikanti activations),\n"
+        "the textbook pipeline bubble (p-1)/(m+p-1) and the ring all-reduce time of\n"
+        "the DP gradients, with where and why they differ.\n"
+        "\n"
+        "options:\n"
+        "  --set SECTION.KEY=VALUE  override a key (repeatable)\n"
+        "  -h, --help               this help\n";
 
 /* An integer-valued count grouped by thousands: "1,678,000". */
 static const char *cnt(double v, char *buf, size_t len)
@@ -131,32 +131,39 @@ static void params(FILE *o, const work_model *m)
 	double h = m->hidden, d = head_dim(m), layer = work_params_layer(m);
 	double at = attn_matmul(m), mlp = mlp_matmul(m);
 	fprintf(o, "\n1. Parameters P\n");
-	fprintf(o, "  shape: l = %d layers, h = %d, a = %d heads of d = %.0f, g = %d KV heads,\n"
-		   "         f = %d (%s), V = %d, s = %d\n",
-		m->layers, m->hidden, m->heads, d, m->kv_heads, m->ffn,
-		m->act == WORK_ACT_SWIGLU ? "SwiGLU" : "GELU", m->vocab, m->seq_len);
+	fprintf(o,
+	        "  shape: l = %d layers, h = %d, a = %d heads of d = %.0f, g = %d KV heads,\n"
+	        "         f = %d (%s), V = %d, s = %d\n",
+	        m->layers, m->hidden, m->heads, d, m->kv_heads, m->ffn,
+	        m->act == WORK_ACT_SWIGLU ? "SwiGLU" : "GELU", m->vocab, m->seq_len);
 	fprintf(o, "  attention    2h(ad) + 2h(gd) = 2 x %.0f x %.0f + 2 x %.0f x %.0f = %s\n", h,
-		m->heads * d, h, m->kv_heads * d, cnt(at, a, sizeof a));
+	        m->heads * d, h, m->kv_heads * d, cnt(at, a, sizeof a));
 	fprintf(o, "  MLP          %s = %s x %.0f x %d = %s\n",
-		m->act == WORK_ACT_SWIGLU ? "3hf" : "2hf", m->act == WORK_ACT_SWIGLU ? "3" : "2", h,
-		m->ffn, cnt(mlp, a, sizeof a));
+	        m->act == WORK_ACT_SWIGLU ? "3hf" : "2hf", m->act == WORK_ACT_SWIGLU ? "3" : "2", h,
+	        m->ffn, cnt(mlp, a, sizeof a));
 	fprintf(o, "  norms, bias  2 %s norms%s = %s\n",
-		m->norm == WORK_NORM_RMSNORM ? "RMSNorm (h each)" : "LayerNorm (2h each)",
-		m->bias ? " + linear biases" : "", cnt(layer - at - mlp, a, sizeof a));
+	        m->norm == WORK_NORM_RMSNORM ? "RMSNorm (h each)" : "LayerNorm (2h each)",
+	        m->bias ? " + linear biases" : "", cnt(layer - at - mlp, a, sizeof a));
 	fprintf(o, "  per layer    %s\n", cnt(layer, a, sizeof a));
 	fprintf(o, "  embedding    V x h%s = %s\n", m->learned_pos ? " + s x h positions" : "",
-		cnt(work_params_embedding(m), a, sizeof a));
+	        cnt(work_params_embedding(m), a, sizeof a));
 	fprintf(o, "  output       %s = %s\n",
-		m->untied_embeddings ? "V x h + final norm" : "final norm (logits tied to the embedding)",
-		cnt(work_params_output(m), a, sizeof a));
+	        m->untied_embeddings ? "V x h + final norm"
+	                             : "final norm (logits tied to the embedding)",
+	        cnt(work_params_output(m), a, sizeof a));
 	double total = work_params_total(m);
 	if (m->moe_experts > 0)
-		fprintf(o, "  P            sum of the layers (dense and MoE) + embedding + output = %s (%.3g)\n",
-			cnt(total, a, sizeof a), total);
+		fprintf(o,
+		        "  P            sum of the layers (dense and MoE) + embedding + output = "
+		        "%s (%.3g)\n",
+		        cnt(total, a, sizeof a), total);
 	else
-		fprintf(o, "  P            l x per layer + embedding + output = %d x %s + %s + %s = %s (%.3g)\n",
-			m->layers, cnt(layer, a, sizeof a), cnt(work_params_embedding(m), b, sizeof b),
-			cnt(work_params_output(m), c, sizeof c), cnt(total, e, sizeof e), total);
+		fprintf(o,
+		        "  P            l x per layer + embedding + output = %d x %s + %s + %s = "
+		        "%s (%.3g)\n",
+		        m->layers, cnt(layer, a, sizeof a),
+		        cnt(work_params_embedding(m), b, sizeof b),
+		        cnt(work_params_output(m), c, sizeof c), cnt(total, e, sizeof e), total);
 }
 
 /* ----------------------------------------------------------------- FLOPs -- */
@@ -171,25 +178,29 @@ static void flops(FILE *o, const plan_scenario *s, const exec_result *r)
 	double layers = per_token - logits - attn;
 	fprintf(o, "\n2. Model FLOPs (forward + backward, recomputation not counted)\n");
 	if (m->moe_experts > 0)
-		fprintf(o, "  layers       6 x matmul weights a token meets (router, top-%d and shared experts) = %.4g\n",
-			m->moe_topk, layers);
+		fprintf(o,
+		        "  layers       6 x matmul weights a token meets (router, top-%d and "
+		        "shared experts) = %.4g\n",
+		        m->moe_topk, layers);
 	else
-		fprintf(o, "  layers       6 x l x (attention + MLP matmul weights) = 6 x %d x %s = %.4g\n",
-			m->layers, cnt(attn_matmul(m) + mlp_matmul(m), a, sizeof a), layers);
+		fprintf(o,
+		        "  layers       6 x l x (attention + MLP matmul weights) = 6 x %d x %s = "
+		        "%.4g\n",
+		        m->layers, cnt(attn_matmul(m) + mlp_matmul(m), a, sizeof a), layers);
 	fprintf(o, "  logits       6 x V x h = 6 x %d x %d = %.4g\n", m->vocab, m->hidden, logits);
 	fprintf(o, "  attention    12 x l x s x (ad) = 12 x %d x %d x %.0f = %.4g\n", m->layers,
-		m->seq_len, q, attn);
+	        m->seq_len, q, attn);
 	fprintf(o, "  per token    %.4g FLOPs (6P alone: %.4g)\n", per_token,
-		6.0 * work_params_total(m));
+	        6.0 * work_params_total(m));
 	double tokens = (double)s->plan.global_batch * m->seq_len;
 	fprintf(o, "  per step     x T = global_batch x s = %d x %d = %s tokens: %.4g FLOPs\n",
-		s->plan.global_batch, m->seq_len, cnt(tokens, a, sizeof a), per_token * tokens);
+	        s->plan.global_batch, m->seq_len, cnt(tokens, a, sizeof a), per_token * tokens);
 	fprintf(o, "  MFU          F / (step x GPUs x peak) = %.4g / (%s x %d x %s) = %.1f%%\n",
-		r->model_flops, unit(r->step_s, SIM_UNIT_TIME, b, sizeof b), r->gpus,
-		unit(r->peak_flops, SIM_UNIT_FLOPS, c, sizeof c), 100.0 * r->mfu);
+	        r->model_flops, unit(r->step_s, SIM_UNIT_TIME, b, sizeof b), r->gpus,
+	        unit(r->peak_flops, SIM_UNIT_FLOPS, c, sizeof c), 100.0 * r->mfu);
 	if (r->hardware_flops > r->model_flops * (1 + 1e-12))
 		fprintf(o, "  HFU          counts the recomputed forward too: %.4g FLOPs, %.1f%%\n",
-			r->hardware_flops, 100.0 * r->hfu);
+		        r->hardware_flops, 100.0 * r->hfu);
 }
 
 /* ---------------------------------------------------------------- memory -- */
@@ -247,25 +258,31 @@ static double korthikanti(const plan_scenario *s, char *f, size_t len)
 	switch (s->plan.recompute) {
 	case WORK_RECOMPUTE_FULL:
 		if (sh.sp)
-			snprintf(f, len, "2 s b h / t = 2 x %.0f x %.0f x %.0f / %.0f", sv, b, h, t);
+			snprintf(f, len, "2 s b h / t = 2 x %.0f x %.0f x %.0f / %.0f", sv, b, h,
+			         t);
 		else
 			snprintf(f, len, "2 s b h = 2 x %.0f x %.0f x %.0f", sv, b, h);
 		return 2.0 * sbh / (sh.sp ? t : 1);
 	case WORK_RECOMPUTE_SELECTIVE:
 		if (sh.sp) {
-			snprintf(f, len, "s b h x 34/t = %.0f x %.0f x %.0f x 34/%.0f", sv, b, h, t);
+			snprintf(f, len, "s b h x 34/t = %.0f x %.0f x %.0f x 34/%.0f", sv, b, h,
+			         t);
 			return sbh * 34 / t;
 		}
-		snprintf(f, len, "s b h (10 + 24/t) = %.0f x %.0f x %.0f x (10 + 24/%.0f)", sv, b, h, t);
+		snprintf(f, len, "s b h (10 + 24/t) = %.0f x %.0f x %.0f x (10 + 24/%.0f)", sv, b,
+		         h, t);
 		return sbh * (10 + 24 / t);
 	default:
 		if (sh.sp) {
-			snprintf(f, len, "s b h (34/t + 5as/(ht)) = %.0f x %.0f x %.0f x (34/%.0f + %.4g)",
-				 sv, b, h, t, att);
+			snprintf(f, len,
+			         "s b h (34/t + 5as/(ht)) = %.0f x %.0f x %.0f x (34/%.0f + %.4g)",
+			         sv, b, h, t, att);
 			return sbh * (34 / t + att);
 		}
-		snprintf(f, len, "s b h (10 + 24/t + 5as/(ht)) = %.0f x %.0f x %.0f x (10 + 24/%.0f + %.4g)",
-			 sv, b, h, t, att);
+		snprintf(
+		        f, len,
+		        "s b h (10 + 24/t + 5as/(ht)) = %.0f x %.0f x %.0f x (10 + 24/%.0f + %.4g)",
+		        sv, b, h, t, att);
 		return sbh * (10 + 24 / t + att);
 	}
 }
@@ -279,35 +296,42 @@ static void activations(FILE *o, const plan_scenario *s, int stage, double plan_
 	double sum = 0;
 	for (int l = 0; l < n; l++)
 		sum += work_activation_bytes_at(&s->model, &sh, plan_global_layer(s, stage, l),
-						s->plan.recompute);
+		                                s->plan.recompute);
 	double per = n > 0 ? sum / n : 0;
 	const char *rule;
 	double steps = inflight(s, stage, &rule);
 	double held = per * n / v * steps;
-	fprintf(o, "  activations  Korthikanti et al. 2022, one layer and micro-batch (s = %.0f per rank):\n"
-		   "                 %s = %s\n",
-		(double)sh.seq, f, gib(text, a, sizeof a));
+	fprintf(o,
+	        "  activations  Korthikanti et al. 2022, one layer and micro-batch (s = %.0f per "
+	        "rank):\n"
+	        "                 %s = %s\n",
+	        (double)sh.seq, f, gib(text, a, sizeof a));
 	if (s->flash && s->plan.recompute == WORK_RECOMPUTE_NONE)
-		fprintf(o, "               flash attention keeps no s x s scores: drop the 5as/(ht) term\n");
+		fprintf(o, "               flash attention keeps no s x s scores: drop the "
+		           "5as/(ht) term\n");
 	if (fabs(per - text) > 1e-3 * text)
-		fprintf(o, "               podsim's per-layer figure: %s%s\n", gib(per, a, sizeof a),
-			s->model.act == WORK_ACT_SWIGLU || s->model.kv_heads != s->model.heads ||
-					s->model.moe_experts > 0
-				? " (the 34 rebuilt from SwiGLU/GQA/MoE tensor sizes)"
-				: "");
+		fprintf(o, "               podsim's per-layer figure: %s%s\n",
+		        gib(per, a, sizeof a),
+		        s->model.act == WORK_ACT_SWIGLU || s->model.kv_heads != s->model.heads ||
+		                        s->model.moe_experts > 0
+		                ? " (the 34 rebuilt from SwiGLU/GQA/MoE tensor sizes)"
+		                : "");
 	if (v > 1)
-		fprintf(o, "               x %d/%d layers per chunk x %.0f chunk-steps in flight\n"
-			   "                 (%s) = %s\n",
-			n, v, steps, rule, gib(held, b, sizeof b));
+		fprintf(o,
+		        "               x %d/%d layers per chunk x %.0f chunk-steps in flight\n"
+		        "                 (%s) = %s\n",
+		        n, v, steps, rule, gib(held, b, sizeof b));
 	else
-		fprintf(o, "               x %d layers x %.0f micro-batches in flight (%s) = %s\n", n,
-			steps, rule, gib(held, b, sizeof b));
+		fprintf(o, "               x %d layers x %.0f micro-batches in flight (%s) = %s\n",
+		        n, steps, rule, gib(held, b, sizeof b));
 	if (fabs(plan_bytes - held) > 1e-6 * plan_bytes)
 		fprintf(o, "               + %s (%s) = %s\n", gib(plan_bytes - held, a, sizeof a),
-			s->plan.recompute == WORK_RECOMPUTE_FULL
-				? "one recomputed layer's working set; fp32 logits on the last stage"
-				: "fp32 logits of one micro-batch on the last stage, s b V / t x 4 B",
-			gib(plan_bytes, c, sizeof c));
+		        s->plan.recompute == WORK_RECOMPUTE_FULL
+		                ? "one recomputed layer's working set; fp32 logits on the last "
+		                  "stage"
+		                : "fp32 logits of one micro-batch on the last stage, s b V / t x 4 "
+		                  "B",
+		        gib(plan_bytes, c, sizeof c));
 }
 
 static int worst_stage(const exec_result *r)
@@ -331,26 +355,33 @@ static void memory(FILE *o, const plan_scenario *s, const exec_result *r)
 	double P = rank_params(s, k);
 	fprintf(o, "\n3. Memory per GPU, stage %d (the most loaded of %d)\n", k, r->nclasses);
 	fprintf(o, "  parameters   P_rank = (%d layers%s%s) / t = %s\n", plan_stage_layers(s, k),
-		k == 0 ? " + embedding" : "", k == p->pp - 1 ? " + output" : "", cnt(P, a, sizeof a));
-	fprintf(o, "  weights      P_rank x %.0f B%s = %s\n", w, p->zero >= 3 ? " / (dp x cp), ZeRO 3" : "",
-		gib(mb[PLAN_MEM_WEIGHTS], a, sizeof a));
-	fprintf(o, "  gradients    P_rank x %.0f B%s%s = %s\n", g, g == 4 && !fp32 ? " (fp32 accumulation)" : "",
-		p->zero >= 2 ? " / (dp x cp), ZeRO >= 2" : "", gib(mb[PLAN_MEM_GRADIENTS], a, sizeof a));
+	        k == 0 ? " + embedding" : "", k == p->pp - 1 ? " + output" : "",
+	        cnt(P, a, sizeof a));
+	fprintf(o, "  weights      P_rank x %.0f B%s = %s\n", w,
+	        p->zero >= 3 ? " / (dp x cp), ZeRO 3" : "", gib(mb[PLAN_MEM_WEIGHTS], a, sizeof a));
+	fprintf(o, "  gradients    P_rank x %.0f B%s%s = %s\n", g,
+	        g == 4 && !fp32 ? " (fp32 accumulation)" : "",
+	        p->zero >= 2 ? " / (dp x cp), ZeRO >= 2" : "",
+	        gib(mb[PLAN_MEM_GRADIENTS], a, sizeof a));
 	fprintf(o, "  optimizer    P_rank x %.0f B (%s)%s = %s\n", opt,
-		fp32 ? "Adam m and v" : "fp32 master, Adam m and v",
-		p->zero >= 1 ? " / (dp x cp), ZeRO >= 1" : "", gib(mb[PLAN_MEM_OPTIMIZER], a, sizeof a));
+	        fp32 ? "Adam m and v" : "fp32 master, Adam m and v",
+	        p->zero >= 1 ? " / (dp x cp), ZeRO >= 1" : "",
+	        gib(mb[PLAN_MEM_OPTIMIZER], a, sizeof a));
 	if (s->model.moe_experts == 0 && p->zero < 3 &&
 	    fabs(P * w - mb[PLAN_MEM_WEIGHTS]) > 1e-6 * mb[PLAN_MEM_WEIGHTS])
 		fprintf(o, "               (note: plan_memory counts %s of weights)\n",
-			gib(mb[PLAN_MEM_WEIGHTS], a, sizeof a));
+		        gib(mb[PLAN_MEM_WEIGHTS], a, sizeof a));
 	activations(o, s, k, mb[PLAN_MEM_ACTIVATIONS]);
 	fprintf(o, "  buffers      %s%s = %s\n",
-		shards > 1 && p->zero < 3 ? "2 gradient buckets" : "no gradient buckets",
-		p->pp > 1 ? " + 4 pipeline send/receive buffers" : "",
-		gib(mb[PLAN_MEM_BUFFERS], a, sizeof a));
-	fprintf(o, "  fragment.    5%% of the above = %s\n", gib(mb[PLAN_MEM_FRAGMENTATION], a, sizeof a));
-	fprintf(o, "  total        %s of %s HBM: %s\n", gib(r->classes[k].mem_total_bytes, a, sizeof a),
-		gib(r->mem_capacity_bytes, b, sizeof b), r->classes[k].oom ? "OUT OF MEMORY" : "fits");
+	        shards > 1 && p->zero < 3 ? "2 gradient buckets" : "no gradient buckets",
+	        p->pp > 1 ? " + 4 pipeline send/receive buffers" : "",
+	        gib(mb[PLAN_MEM_BUFFERS], a, sizeof a));
+	fprintf(o, "  fragment.    5%% of the above = %s\n",
+	        gib(mb[PLAN_MEM_FRAGMENTATION], a, sizeof a));
+	fprintf(o, "  total        %s of %s HBM: %s\n",
+	        gib(r->classes[k].mem_total_bytes, a, sizeof a),
+	        gib(r->mem_capacity_bytes, b, sizeof b),
+	        r->classes[k].oom ? "OUT OF MEMORY" : "fits");
 }
 
 /* ---------------------------------------------------------------- bubble -- */
@@ -368,16 +399,17 @@ static void bubble_why(FILE *o, const plan_scenario *s, const exec_result *r)
 		hi = busy(&r->classes[k]) > busy(&r->classes[hi]) ? k : hi;
 	}
 	char a[32], b[32], t[512];
-	snprintf(t, sizeof t,
-		 "%s; here busy time per stage runs from %s (%s) to %s (%s): the faster stages "
-		 "wait for the slowest, and that wait is bubble, while transfers in flight count "
-		 "as exposed pp instead.",
-		 s->plan.schedule == PLAN_SCHED_ZB_H1
-			 ? "ZB-H1 runs weight-gradient passes inside 1F1B's bubble, so the textbook "
-			   "1F1B figure is an upper bound"
-			 : "the textbook assumes p equal stages and free transfers",
-		 unit(busy(&r->classes[lo]), SIM_UNIT_TIME, a, sizeof a), r->classes[lo].name,
-		 unit(busy(&r->classes[hi]), SIM_UNIT_TIME, b, sizeof b), r->classes[hi].name);
+	snprintf(
+	        t, sizeof t,
+	        "%s; here busy time per stage runs from %s (%s) to %s (%s): the faster stages "
+	        "wait for the slowest, and that wait is bubble, while transfers in flight count "
+	        "as exposed pp instead.",
+	        s->plan.schedule == PLAN_SCHED_ZB_H1
+	                ? "ZB-H1 runs weight-gradient passes inside 1F1B's bubble, so the textbook "
+	                  "1F1B figure is an upper bound"
+	                : "the textbook assumes p equal stages and free transfers",
+	        unit(busy(&r->classes[lo]), SIM_UNIT_TIME, a, sizeof a), r->classes[lo].name,
+	        unit(busy(&r->classes[hi]), SIM_UNIT_TIME, b, sizeof b), r->classes[hi].name);
 	why(o, t);
 }
 
@@ -386,27 +418,33 @@ static void bubble(FILE *o, const plan_scenario *s, const exec_result *r)
 	const plan_spec *p = &s->plan;
 	int m = plan_microbatches(p);
 	fprintf(o, "\n4. Pipeline bubble\n");
-	fprintf(o, "  m            global_batch / (micro_batch x dp) = %d / (%d x %d) = %d micro-batches\n",
-		p->global_batch, p->micro_batch, p->dp, m);
+	fprintf(o,
+	        "  m            global_batch / (micro_batch x dp) = %d / (%d x %d) = %d "
+	        "micro-batches\n",
+	        p->global_batch, p->micro_batch, p->dp, m);
 	double tb = (double)(p->pp - 1) / (m + p->pp - 1);
-	fprintf(o, "  textbook     (p - 1)/(m + p - 1) = (%d - 1)/(%d + %d - 1) = %.1f%%", p->pp, m, p->pp,
-		100.0 * tb);
+	fprintf(o, "  textbook     (p - 1)/(m + p - 1) = (%d - 1)/(%d + %d - 1) = %.1f%%", p->pp, m,
+	        p->pp, 100.0 * tb);
 	if (p->vpp > 1) {
 		tb /= p->vpp;
 		fprintf(o, ", / v = %d (interleaved): %.1f%%", p->vpp, 100.0 * tb);
 	}
-	fprintf(o, "\n  simulated    %.1f%% of the step (worst stage); per stage:", 100.0 * r->bubble_fraction);
+	fprintf(o, "\n  simulated    %.1f%% of the step (worst stage); per stage:",
+	        100.0 * r->bubble_fraction);
 	for (int k = 0; k < r->nclasses; k++) {
 		if (k == EXPLAIN_MAX_STAGES && r->nclasses > EXPLAIN_MAX_STAGES + 1) {
 			fprintf(o, " ... %d more", r->nclasses - EXPLAIN_MAX_STAGES);
 			break;
 		}
-		fprintf(o, " %.1f%%", r->step_s > 0 ? 100.0 * r->classes[k].time_s[EXEC_CAT_BUBBLE] / r->step_s : 0);
+		fprintf(o, " %.1f%%",
+		        r->step_s > 0 ? 100.0 * r->classes[k].time_s[EXEC_CAT_BUBBLE] / r->step_s
+		                      : 0);
 	}
 	fputc('\n', o);
 	if (p->pp == 1)
-		why(o, "no pipeline (p = 1): neither has a bubble; the compute stream's idle time is "
-		       "exposed communication.");
+		why(o,
+		    "no pipeline (p = 1): neither has a bubble; the compute stream's idle time is "
+		    "exposed communication.");
 	else
 		bubble_why(o, s, r);
 }
@@ -437,9 +475,11 @@ static double tied_sync(const plan_scenario *s, double gbytes)
 		return 0;
 	net_group pair;
 	net_cost c;
-	net_group_make(&s->cluster, 2, (p->pp - 1) * p->tp * p->dp * (p->cp > 1 ? p->cp : 1), &pair);
+	net_group_make(&s->cluster, 2, (p->pp - 1) * p->tp * p->dp * (p->cp > 1 ? p->cp : 1),
+	               &pair);
 	double bytes = (double)s->model.vocab * s->model.hidden / p->tp * gbytes;
-	return net_collective(&s->cluster, NET_ALLREDUCE, &pair, bytes, &c) == SIM_OK ? c.time_s : 0;
+	return net_collective(&s->cluster, NET_ALLREDUCE, &pair, bytes, &c) == SIM_OK ? c.time_s
+	                                                                              : 0;
 }
 
 static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_s, double exposed)
@@ -453,17 +493,20 @@ static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_
 		return;
 	}
 	snprintf(t, sizeof t,
-		 "the textbook time is one ring over the whole gradient; podsim sends buckets "
-		 "(each pays the latency and the fixed overhead)%s, %s: %s of DP work in all. Only what is "
-		 "left after the stage's last compute task, or what stalls a later one, is "
-		 "exposed: %.0f%% of that work, %.0f%% of the one-ring time.",
-		 p->zero >= 1 ? " as reduce-scatters, then the optimizer's all-gather" : "",
-		 p->overlap_grad_reduce ? "each issued when its layers' last backward ends, so they "
-					  "overlap the rest of the backward"
-					: "issued after the stage's whole backward (overlap_grad_reduce "
-					  "= false)",
-		 unit(buckets_s, SIM_UNIT_TIME, a, sizeof a),
-		 buckets_s > 0 ? 100.0 * exposed / buckets_s : 0, ring > 0 ? 100.0 * exposed / ring : 0);
+	         "the textbook time is one ring over the whole gradient; podsim sends buckets "
+	         "(each pays the latency and the fixed overhead)%s, %s: %s of DP work in all. Only "
+	         "what is "
+	         "left after the stage's last compute task, or what stalls a later one, is "
+	         "exposed: %.0f%% of that work, %.0f%% of the one-ring time.",
+	         p->zero >= 1 ? " as reduce-scatters, then the optimizer's all-gather" : "",
+	         p->overlap_grad_reduce
+	                 ? "each issued when its layers' last backward ends, so they "
+	                   "overlap the rest of the backward"
+	                 : "issued after the stage's whole backward (overlap_grad_reduce "
+	                   "= false)",
+	         unit(buckets_s, SIM_UNIT_TIME, a, sizeof a),
+	         buckets_s > 0 ? 100.0 * exposed / buckets_s : 0,
+	         ring > 0 ? 100.0 * exposed / ring : 0);
 	why(o, t);
 }
 
@@ -473,9 +516,11 @@ static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
 	int cp = p->cp > 1 ? p->cp : 1, n = p->dp * cp;
 	fprintf(o, "\n5. Data-parallel gradient all-reduce (stage 0)\n");
 	if (n == 1) {
-		fprintf(o, "  none         dp x cp = 1: no gradient reduction; simulated exposed DP on "
-			   "stage 0: %.4g s\n",
-			r->classes[0].time_s[EXEC_CAT_DP]);
+		fprintf(o,
+		        "  none         dp x cp = 1: no gradient reduction; simulated exposed DP "
+		        "on "
+		        "stage 0: %.4g s\n",
+		        r->classes[0].time_s[EXEC_CAT_DP]);
 		return;
 	}
 	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
@@ -488,39 +533,48 @@ static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
 		return;
 	double bw = c.busbw_Bps * net_proto_bw(c.proto);
 	double ring = c.latency_s + 2.0 * (n - 1) / n * S / bw;
-	fprintf(o, "  S            P_rank x %.0f B = %s over n = dp x cp = %d ranks (stride t = %d: %d per "
-		   "node, %d node%s)\n",
-		gb, gib(S, a, sizeof a), n, p->tp, grp.per_node, grp.nodes, grp.nodes == 1 ? "" : "s");
+	fprintf(o,
+	        "  S            P_rank x %.0f B = %s over n = dp x cp = %d ranks (stride t = %d: "
+	        "%d per "
+	        "node, %d node%s)\n",
+	        gb, gib(S, a, sizeof a), n, p->tp, grp.per_node, grp.nodes,
+	        grp.nodes == 1 ? "" : "s");
 	fprintf(o, "  ring         lat + 2(n-1)/n x S / busbw = %s + 2 x %d/%d x %s / %s = %s\n",
-		unit(c.latency_s, SIM_UNIT_TIME, a, sizeof a), n - 1, n, gib(S, b, sizeof b),
-		unit(bw, SIM_UNIT_BANDWIDTH, d, sizeof d), unit(ring, SIM_UNIT_TIME, e, sizeof e));
-	fprintf(o, "               busbw: the group's %s bandwidth x %.2f (NCCL protocol);\n"
-		   "               with the fixed overhead per collective: %s\n",
-		grp.nodes > 1 ? "NIC share of" : "scale-up", net_proto_bw(c.proto),
-		unit(c.time_s, SIM_UNIT_TIME, a, sizeof a));
+	        unit(c.latency_s, SIM_UNIT_TIME, a, sizeof a), n - 1, n, gib(S, b, sizeof b),
+	        unit(bw, SIM_UNIT_BANDWIDTH, d, sizeof d), unit(ring, SIM_UNIT_TIME, e, sizeof e));
+	fprintf(o,
+	        "               busbw: the group's %s bandwidth x %.2f (NCCL protocol);\n"
+	        "               with the fixed overhead per collective: %s\n",
+	        grp.nodes > 1 ? "NIC share of" : "scale-up", net_proto_bw(c.proto),
+	        unit(c.time_s, SIM_UNIT_TIME, a, sizeof a));
 	int nb = 0;
 	double bt = p->zero >= 3 ? 0 : bucketed(s, &grp, S, &nb);
 	if (nb > 0)
-	fprintf(o, "  buckets      %d %s of up to %s: %s\n", nb,
-		p->zero >= 1 ? "reduce-scatters (ZeRO: half the ring's traffic)" : "all-reduces",
-		unit(p->bucket_bytes, SIM_UNIT_BYTES, a, sizeof a), unit(bt, SIM_UNIT_TIME, b, sizeof b));
+		fprintf(o, "  buckets      %d %s of up to %s: %s\n", nb,
+		        p->zero >= 1 ? "reduce-scatters (ZeRO: half the ring's traffic)"
+		                     : "all-reduces",
+		        unit(p->bucket_bytes, SIM_UNIT_BYTES, a, sizeof a),
+		        unit(bt, SIM_UNIT_TIME, b, sizeof b));
 	double tied = p->zero >= 3 ? 0 : tied_sync(s, gb);
 	if (tied > 0) {
-		fprintf(o, "  tied emb.    + V h / t x %.0f B all-reduced between the first and last stage "
-			   "(after both backwards): %s\n",
-			gb, unit(tied, SIM_UNIT_TIME, a, sizeof a));
+		fprintf(o,
+		        "  tied emb.    + V h / t x %.0f B all-reduced between the first and last "
+		        "stage "
+		        "(after both backwards): %s\n",
+		        gb, unit(tied, SIM_UNIT_TIME, a, sizeof a));
 		bt += tied;
 	}
 	double exposed = r->classes[0].time_s[EXEC_CAT_DP];
 	fprintf(o, "  simulated    exposed DP on stage 0: %s (%.1f%% of the step)\n",
-		unit(exposed, SIM_UNIT_TIME, a, sizeof a), r->step_s > 0 ? 100.0 * exposed / r->step_s : 0);
+	        unit(exposed, SIM_UNIT_TIME, a, sizeof a),
+	        r->step_s > 0 ? 100.0 * exposed / r->step_s : 0);
 	dp_why(o, s, ring, bt, exposed);
 }
 
 /* ------------------------------------------------------------------ main -- */
 
 static int parse(int argc, char **argv, const char **file, const char **sets, size_t *nsets,
-		 bool *help)
+                 bool *help)
 {
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
@@ -529,13 +583,15 @@ static int parse(int argc, char **argv, const char **file, const char **sets, si
 			sets[(*nsets)++] = argv[++i];
 		else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "podsim explain: error: %s: %s\n\n%s",
-				!strcmp(argv[i], "--set") ? "option needs a value" : "unknown option",
-				argv[i], usage_explain);
+			        !strcmp(argv[i], "--set") ? "option needs a value"
+			                                  : "unknown option",
+			        argv[i], usage_explain);
 			return EXPLAIN_EXIT_INPUT;
 		} else if (!*file)
 			*file = argv[i];
 		else {
-			fprintf(stderr, "podsim explain: error: takes one scenario file\n\n%s", usage_explain);
+			fprintf(stderr, "podsim explain: error: takes one scenario file\n\n%s",
+			        usage_explain);
 			return EXPLAIN_EXIT_INPUT;
 		}
 	}
@@ -554,7 +610,8 @@ int cli_explain(int argc, char **argv)
 		return rc;
 	}
 	if (!file) {
-		fprintf(stderr, "podsim explain: error: takes one scenario file\n\n%s", usage_explain);
+		fprintf(stderr, "podsim explain: error: takes one scenario file\n\n%s",
+		        usage_explain);
 		return EXPLAIN_EXIT_INPUT;
 	}
 	sim_diag *d = sim_diag_new();
@@ -567,8 +624,8 @@ int cli_explain(int argc, char **argv)
 	exec_result *r = malloc(sizeof *r);
 	rc = r ? exec_run(s, r) : SIM_ENOMEM;
 	if (rc == SIM_OK) {
-		printf("podsim explain: %s (%s)\n  %s on %d x %s (%s), plan %s\n", r->scenario, file,
-		       r->model, r->gpus, r->gpu, r->cluster, r->plan);
+		printf("podsim explain: %s (%s)\n  %s on %d x %s (%s), plan %s\n", r->scenario,
+		       file, r->model, r->gpus, r->gpu, r->cluster, r->plan);
 		printf("  Each figure: the formula, the scenario's values, the result; then what "
 		       "the simulated step gives.\n");
 		params(stdout, &s->model);

@@ -24,24 +24,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HTML_MAX_ROWS 32  /* rank classes drawn in full up to this */
-#define HTML_EDGE_ROWS 16 /* classes kept at each end beyond it */
-#define HTML_W 960        /* plot width in pixels, excluding labels */
-#define HTML_LABEL 80     /* left margin for row labels */
-#define HTML_ROW 20       /* row height */
-#define HTML_MERGE_PX 1.0 /* same-kind tasks closer than this merge */
+#define HTML_MAX_ROWS  32  /* rank classes drawn in full up to this */
+#define HTML_EDGE_ROWS 16  /* classes kept at each end beyond it */
+#define HTML_W         960 /* plot width in pixels, excluding labels */
+#define HTML_LABEL     80  /* left margin for row labels */
+#define HTML_ROW       20  /* row height */
+#define HTML_MERGE_PX  1.0 /* same-kind tasks closer than this merge */
 
-static const char *const cat_color[EXEC_CAT_COUNT] = {
-	"#4e79a7", "#59a14f", "#f28e2b", "#edc948", "#b07aa1",
-	"#e15759", "#76b7b2", "#d9d4cf", "#9c755f", "#bbbbbb"};
+static const char *const cat_color[EXEC_CAT_COUNT] = {"#4e79a7", "#59a14f", "#f28e2b", "#edc948",
+                                                      "#b07aa1", "#e15759", "#76b7b2", "#d9d4cf",
+                                                      "#9c755f", "#bbbbbb"};
 static const char *const mem_color[PLAN_MEM_COUNT] = {"#4e79a7", "#f28e2b", "#59a14f",
-						      "#e15759", "#76b7b2", "#bab0ac"};
+                                                      "#e15759", "#76b7b2", "#bab0ac"};
 /* Compute-stream task kinds, PLAN_TASK_FWD .. PLAN_TASK_OPTIM. */
 enum { HTML_KINDS = PLAN_TASK_OPTIM + 1 };
 static const char *const kind_name[HTML_KINDS] = {"forward", "backward", "recompute",
-						  "weight gradients", "optimizer"};
+                                                  "weight gradients", "optimizer"};
 static const char *const kind_color[HTML_KINDS] = {"#4e79a7", "#f28e2b", "#e15759", "#edc948",
-						   "#59a14f"};
+                                                   "#59a14f"};
 
 /* Text with &, <, >, " escaped. */
 static void esc(FILE *out, const char *s)
@@ -117,30 +117,31 @@ static void elided_note(FILE *out, int n)
 {
 	if (n > HTML_MAX_ROWS)
 		fprintf(out,
-			"<p class=\"note\">%d rank classes: the first %d and the last %d are drawn, "
-			"stages %d to %d are left out.</p>\n",
-			n, HTML_EDGE_ROWS, HTML_EDGE_ROWS, HTML_EDGE_ROWS, n - HTML_EDGE_ROWS - 1);
+		        "<p class=\"note\">%d rank classes: the first %d and the last %d are "
+		        "drawn, "
+		        "stages %d to %d are left out.</p>\n",
+		        n, HTML_EDGE_ROWS, HTML_EDGE_ROWS, HTML_EDGE_ROWS, n - HTML_EDGE_ROWS - 1);
 }
 
 static const char style[] =
-	"body{font-family:system-ui,-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;"
-	"margin:24px auto;max-width:1100px;color:#222;padding:0 12px}\n"
-	"h1{font-size:1.5em;margin-bottom:4px}h2{font-size:1.15em;margin-top:28px;"
-	"border-bottom:1px solid #ddd;padding-bottom:4px}\n"
-	".id{color:#555;margin:2px 0}.note{color:#666;font-size:.9em}\n"
-	".cards{display:flex;flex-wrap:wrap;gap:10px;margin-top:14px}\n"
-	".card{border:1px solid #ddd;border-radius:6px;padding:8px 14px;min-width:120px}\n"
-	".card .v{font-size:1.35em;font-weight:600}.card .k{color:#666;font-size:.85em}\n"
-	".oom{color:#c00;font-weight:600}\n"
-	"table{border-collapse:collapse;font-size:.9em}td,th{padding:3px 8px;text-align:right}"
-	"th{border-bottom:1px solid #ccc}td.l,th.l{text-align:left}\n"
-	".bar{display:inline-block;vertical-align:middle;margin-right:6px;width:240px;"
-	"height:12px;background:#eee;border-radius:2px}"
-	".bar div{height:12px;background:#e15759;border-radius:2px}\n"
-	".legend span{display:inline-block;margin-right:14px;font-size:.85em}"
-	".legend i{display:inline-block;width:11px;height:11px;margin-right:4px;"
-	"vertical-align:-1px;border:1px solid #999}\n"
-	"svg text{font-size:11px;fill:#333}svg .in{fill:#fff;font-size:10px}\n";
+        "body{font-family:system-ui,-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;"
+        "margin:24px auto;max-width:1100px;color:#222;padding:0 12px}\n"
+        "h1{font-size:1.5em;margin-bottom:4px}h2{font-size:1.15em;margin-top:28px;"
+        "border-bottom:1px solid #ddd;padding-bottom:4px}\n"
+        ".id{color:#555;margin:2px 0}.note{color:#666;font-size:.9em}\n"
+        ".cards{display:flex;flex-wrap:wrap;gap:10px;margin-top:14px}\n"
+        ".card{border:1px solid #ddd;border-radius:6px;padding:8px 14px;min-width:120px}\n"
+        ".card .v{font-size:1.35em;font-weight:600}.card .k{color:#666;font-size:.85em}\n"
+        ".oom{color:#c00;font-weight:600}\n"
+        "table{border-collapse:collapse;font-size:.9em}td,th{padding:3px 8px;text-align:right}"
+        "th{border-bottom:1px solid #ccc}td.l,th.l{text-align:left}\n"
+        ".bar{display:inline-block;vertical-align:middle;margin-right:6px;width:240px;"
+        "height:12px;background:#eee;border-radius:2px}"
+        ".bar div{height:12px;background:#e15759;border-radius:2px}\n"
+        ".legend span{display:inline-block;margin-right:14px;font-size:.85em}"
+        ".legend i{display:inline-block;width:11px;height:11px;margin-right:4px;"
+        "vertical-align:-1px;border:1px solid #999}\n"
+        "svg text{font-size:11px;fill:#333}svg .in{fill:#fff;font-size:10px}\n";
 
 static void head(FILE *out, const exec_result *r)
 {
@@ -159,13 +160,14 @@ static void head(FILE *out, const exec_result *r)
 		fputs("</b>", out);
 	}
 	fprintf(out, " &#183; %d GPUs &#183; seed %llu</p>\n", r->gpus,
-		(unsigned long long)r->seed);
+	        (unsigned long long)r->seed);
 }
 
 static void card(FILE *out, const char *value, const char *key)
 {
-	fprintf(out, "<div class=\"card\"><div class=\"v\">%s</div><div class=\"k\">%s</div></div>\n",
-		value, key);
+	fprintf(out,
+	        "<div class=\"card\"><div class=\"v\">%s</div><div class=\"k\">%s</div></div>\n",
+	        value, key);
 }
 
 static void headline(FILE *out, const exec_result *r)
@@ -188,7 +190,7 @@ static void headline(FILE *out, const exec_result *r)
 	fmt_bytes(r->mem_capacity_bytes, c, sizeof c);
 	char m[160];
 	snprintf(m, sizeof m, "%s%s / %s%s", r->oom ? "<span class=\"oom\">" : "", b, c,
-		 r->oom ? " OOM</span>" : "");
+	         r->oom ? " OOM</span>" : "");
 	card(out, m, "peak memory per GPU / HBM");
 	fmt_count((double)r->tasks, b, sizeof b);
 	card(out, b, "tasks simulated");
@@ -198,7 +200,8 @@ static void headline(FILE *out, const exec_result *r)
 static void legend_item(FILE *out, const char *color, const char *name, bool hatched)
 {
 	fprintf(out, "<span><i style=\"background:%s\"></i>%s</span>",
-		hatched ? "repeating-linear-gradient(45deg,#d9d4cf 0 2px,#fff 2px 5px)" : color, name);
+	        hatched ? "repeating-linear-gradient(45deg,#d9d4cf 0 2px,#fff 2px 5px)" : color,
+	        name);
 }
 
 /* ------------------------------------------------------------------ Gantt -- */
@@ -234,17 +237,19 @@ static void box_emit(FILE *out, const box *b, double y)
 	fmt_time(b->t1, t1, sizeof t1);
 	double w = b->x1 - b->x0 > 0.5 ? b->x1 - b->x0 : 0.5;
 	fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\">",
-		HTML_LABEL + b->x0, y, w, HTML_ROW - 4, kind_color[kind]);
+	        HTML_LABEL + b->x0, y, w, HTML_ROW - 4, kind_color[kind]);
 	fprintf(out, "<title>%s%s", kind_name[kind], mixed ? " (mostly)" : "");
 	if (b->mb >= 0)
 		fprintf(out, " micro-batch %d", b->mb);
 	else if (b->tasks > 1 && kind != PLAN_TASK_OPTIM)
 		fputs(" (several micro-batches)", out);
 	fprintf(out, ", %s to %s, %d task%s</title></rect>\n", t0, t1, b->tasks,
-		b->tasks == 1 ? "" : "s");
+	        b->tasks == 1 ? "" : "s");
 	if (b->mb >= 0 && w >= 14 && kind <= PLAN_TASK_BWD)
-		fprintf(out, "<text class=\"in\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>\n",
-			HTML_LABEL + (b->x0 + b->x1) / 2, y + HTML_ROW - 8, b->mb);
+		fprintf(out,
+		        "<text class=\"in\" x=\"%.1f\" y=\"%.1f\" "
+		        "text-anchor=\"middle\">%d</text>\n",
+		        HTML_LABEL + (b->x0 + b->x1) / 2, y + HTML_ROW - 8, b->mb);
 }
 
 /* Whether task s (at pixels x0..) joins box b (see file comment). */
@@ -260,7 +265,7 @@ static bool joins(const box *b, const exec_span *s, double x0)
 
 /* Draw the boxes of one row; returns the boxes drawn. */
 static size_t gantt_row(FILE *out, const exec_timeline *tl, size_t from, size_t to, double step,
-			double y)
+                        double y)
 {
 	double scale = HTML_W / step;
 	box b = {0};
@@ -281,8 +286,12 @@ static size_t gantt_row(FILE *out, const exec_timeline *tl, size_t from, size_t 
 		}
 		if (open)
 			box_emit(out, &b, y), drawn++;
-		b = (box){.x0 = x0, .x1 = x1, .t0 = s->start_s, .t1 = s->start_s + s->dur_s,
-			  .mb = s->mb, .tasks = 1};
+		b = (box){.x0 = x0,
+		          .x1 = x1,
+		          .t0 = s->start_s,
+		          .t1 = s->start_s + s->dur_s,
+		          .mb = s->mb,
+		          .tasks = 1};
 		b.kind_s[s->kind] = s->dur_s;
 		open = true;
 	}
@@ -306,9 +315,9 @@ static void axis(FILE *out, double step, double y)
 		char t[32];
 		fmt_time(i * dt, t, sizeof t);
 		fprintf(out,
-			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>"
-			"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-			x, y, x, y + 4, x, y + 15, t);
+		        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>"
+		        "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+		        x, y, x, y + 4, x, y + 15, t);
 	}
 }
 
@@ -317,7 +326,7 @@ static void gantt(FILE *out, const exec_result *r, const exec_timeline *tl, cons
 	fputs("<h2>Pipeline schedule</h2>\n", out);
 	if (!tl || r->step_s <= 0) {
 		fprintf(out, "<p class=\"note\">No Gantt chart: %s</p>\n",
-			note ? note : "the timeline is not available.");
+		        note ? note : "the timeline is not available.");
 		return;
 	}
 	int n = r->nclasses, rows = rows_drawn(n);
@@ -329,13 +338,14 @@ static void gantt(FILE *out, const exec_result *r, const exec_timeline *tl, cons
 	for (int k = 0; k < HTML_KINDS; k++)
 		legend_item(out, kind_color[k], kind_name[k], false);
 	legend_item(out, NULL, "idle", true);
-	fprintf(out, "</p>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		     "role=\"img\" aria-label=\"pipeline schedule\">\n"
-		     "<defs><pattern id=\"idle\" width=\"6\" height=\"6\" "
-		     "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
-		     "<rect width=\"6\" height=\"6\" fill=\"#fff\"/>"
-		     "<rect width=\"2.5\" height=\"6\" fill=\"#d9d4cf\"/></pattern></defs>\n",
-		HTML_LABEL + HTML_W + 20, h);
+	fprintf(out,
+	        "</p>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+	        "role=\"img\" aria-label=\"pipeline schedule\">\n"
+	        "<defs><pattern id=\"idle\" width=\"6\" height=\"6\" "
+	        "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
+	        "<rect width=\"6\" height=\"6\" fill=\"#fff\"/>"
+	        "<rect width=\"2.5\" height=\"6\" fill=\"#d9d4cf\"/></pattern></defs>\n",
+	        HTML_LABEL + HTML_W + 20, h);
 	size_t i = 0, drawn = 0, tasks = 0;
 	int row = 0;
 	for (int k = 0; k < n; k++) {
@@ -345,13 +355,13 @@ static void gantt(FILE *out, const exec_result *r, const exec_timeline *tl, cons
 		if (!row_shown(n, k))
 			continue;
 		double y = row * HTML_ROW + 2;
-		fprintf(out,
-			"<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
-			HTML_LABEL - 6, y + HTML_ROW - 8);
+		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", HTML_LABEL - 6,
+		        y + HTML_ROW - 8);
 		esc(out, r->classes[k].name);
-		fprintf(out, "</text>\n<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" "
-			     "fill=\"url(#idle)\"/>\n",
-			HTML_LABEL, y, HTML_W, HTML_ROW - 4);
+		fprintf(out,
+		        "</text>\n<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" "
+		        "fill=\"url(#idle)\"/>\n",
+		        HTML_LABEL, y, HTML_W, HTML_ROW - 4);
 		drawn += gantt_row(out, tl, from, i, r->step_s, y);
 		tasks += i - from;
 		row++;
@@ -361,11 +371,11 @@ static void gantt(FILE *out, const exec_result *r, const exec_timeline *tl, cons
 	elided_note(out, n);
 	if (drawn < tasks)
 		fprintf(out,
-			"<p class=\"note\">%zu compute tasks drawn as %zu boxes: consecutive tasks "
-			"of one micro-batch and kind less than %.0f pixel apart are merged, and "
-			"boxes narrower than two pixels absorb their neighbours (drawn in the "
-			"majority kind).</p>\n",
-			tasks, drawn, HTML_MERGE_PX);
+		        "<p class=\"note\">%zu compute tasks drawn as %zu boxes: consecutive tasks "
+		        "of one micro-batch and kind less than %.0f pixel apart are merged, and "
+		        "boxes narrower than two pixels absorb their neighbours (drawn in the "
+		        "majority kind).</p>\n",
+		        tasks, drawn, HTML_MERGE_PX);
 }
 
 /* -------------------------------------------------------------- breakdown -- */
@@ -373,7 +383,7 @@ static void gantt(FILE *out, const exec_result *r, const exec_timeline *tl, cons
 /* One horizontal stacked bar: values scaled by px_per_unit; colors/names per
  * part; a <title> per segment. */
 static void stacked(FILE *out, double y, const double *v, int nv, const char *const *color,
-		    const char *const *name, double px_per_unit, double total, bool bytes)
+                    const char *const *name, double px_per_unit, double total, bool bytes)
 {
 	double x = HTML_LABEL;
 	for (int c = 0; c < nv; c++) {
@@ -386,9 +396,9 @@ static void stacked(FILE *out, double y, const double *v, int nv, const char *co
 		else
 			fmt_time(v[c], a, sizeof a);
 		fprintf(out,
-			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
-			"<title>%s: %s (%.1f%%)</title></rect>\n",
-			x, y, w, HTML_ROW - 4, color[c], name[c], a, pct(v[c], total));
+		        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
+		        "<title>%s: %s (%.1f%%)</title></rect>\n",
+		        x, y, w, HTML_ROW - 4, color[c], name[c], a, pct(v[c], total));
 		x += w;
 	}
 }
@@ -396,7 +406,7 @@ static void stacked(FILE *out, double y, const double *v, int nv, const char *co
 static void row_label(FILE *out, const exec_class *c, double y)
 {
 	fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", HTML_LABEL - 6,
-		y + HTML_ROW - 8);
+	        y + HTML_ROW - 8);
 	esc(out, c->name);
 	fputs("</text>\n", out);
 }
@@ -415,9 +425,10 @@ static void breakdown(FILE *out, const exec_result *r)
 		if (used[c])
 			legend_item(out, cat_color[c], names[c], false);
 	int n = r->nclasses, rows = rows_drawn(n);
-	fprintf(out, "</p>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		     "role=\"img\" aria-label=\"step breakdown\">\n",
-		HTML_LABEL + HTML_W + 20, rows * HTML_ROW + 30);
+	fprintf(out,
+	        "</p>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+	        "role=\"img\" aria-label=\"step breakdown\">\n",
+	        HTML_LABEL + HTML_W + 20, rows * HTML_ROW + 30);
 	double scale = r->step_s > 0 ? HTML_W / r->step_s : 0;
 	int row = 0;
 	for (int k = 0; k < n; k++) {
@@ -426,7 +437,7 @@ static void breakdown(FILE *out, const exec_result *r)
 		double y = row++ * HTML_ROW + 2;
 		row_label(out, &r->classes[k], y);
 		stacked(out, y, r->classes[k].time_s, EXEC_CAT_COUNT, cat_color, names, scale,
-			r->step_s, false);
+		        r->step_s, false);
 	}
 	if (r->step_s > 0)
 		axis(out, r->step_s, rows * HTML_ROW + 2);
@@ -445,17 +456,18 @@ static void memory(FILE *out, const exec_result *r)
 	fmt_bytes(r->mem_capacity_bytes, cap, sizeof cap);
 	fmt_bytes(r->mem_peak_bytes, peak, sizeof peak);
 	fprintf(out, "<h2>Memory per GPU</h2>\n<p>Peak %s of %s HBM: %s</p>\n<p class=\"legend\">",
-		peak, cap, r->oom ? "<span class=\"oom\">out of memory</span>" : "fits");
+	        peak, cap, r->oom ? "<span class=\"oom\">out of memory</span>" : "fits");
 	for (int m = 0; m < PLAN_MEM_COUNT; m++)
 		legend_item(out, mem_color[m], names[m], false);
 	int n = r->nclasses, rows = rows_drawn(n);
 	double top = r->mem_capacity_bytes > r->mem_peak_bytes ? r->mem_capacity_bytes
-							       : r->mem_peak_bytes;
+	                                                       : r->mem_peak_bytes;
 	double scale = top > 0 ? HTML_W / (1.05 * top) : 0;
 	double xc = HTML_LABEL + r->mem_capacity_bytes * scale;
-	fprintf(out, "</p>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		     "role=\"img\" aria-label=\"memory per GPU\">\n",
-		HTML_LABEL + HTML_W + 20, rows * HTML_ROW + 30);
+	fprintf(out,
+	        "</p>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+	        "role=\"img\" aria-label=\"memory per GPU\">\n",
+	        HTML_LABEL + HTML_W + 20, rows * HTML_ROW + 30);
 	int row = 0;
 	for (int k = 0; k < n; k++) {
 		if (!row_shown(n, k))
@@ -463,13 +475,13 @@ static void memory(FILE *out, const exec_result *r)
 		double y = row++ * HTML_ROW + 2;
 		row_label(out, &r->classes[k], y);
 		stacked(out, y, r->classes[k].mem_bytes, PLAN_MEM_COUNT, mem_color, names, scale,
-			r->classes[k].mem_total_bytes, true);
+		        r->classes[k].mem_total_bytes, true);
 	}
 	fprintf(out,
-		"<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c00\" "
-		"stroke-dasharray=\"4 3\"/>\n<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">"
-		"HBM %s</text>\n</svg>\n",
-		xc, xc, rows * HTML_ROW + 4, xc, rows * HTML_ROW + 18, cap);
+	        "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c00\" "
+	        "stroke-dasharray=\"4 3\"/>\n<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">"
+	        "HBM %s</text>\n</svg>\n",
+	        xc, xc, rows * HTML_ROW + 4, xc, rows * HTML_ROW + 18, cap);
 	elided_note(out, n);
 }
 
@@ -502,16 +514,17 @@ static void links(FILE *out, const exec_result *r)
 		fputs("</td><td class=\"l\">", out);
 		esc(out, l->kind);
 		fprintf(out,
-			"</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
-			"<td class=\"l\"><div class=\"bar\"><div style=\"width:%.1f%%\"></div></div>"
-			"%.1f%%</td></tr>\n",
-			l->count, bw, by, busy, sat, u, 100.0 * l->util);
+		        "</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+		        "<td class=\"l\"><div class=\"bar\"><div "
+		        "style=\"width:%.1f%%\"></div></div>"
+		        "%.1f%%</td></tr>\n",
+		        l->count, bw, by, busy, sat, u, 100.0 * l->util);
 	}
 	fputs("</table>\n", out);
 }
 
 void report_html(FILE *out, const exec_result *r, int64_t run_id, const exec_timeline *tl,
-		 const char *note)
+                 const char *note)
 {
 	head(out, r);
 	headline(out, r);
@@ -526,7 +539,7 @@ void report_html(FILE *out, const exec_result *r, int64_t run_id, const exec_tim
 }
 
 int report_html_file(const char *path, const exec_result *r, int64_t run_id,
-		     const exec_timeline *tl, const char *note)
+                     const exec_timeline *tl, const char *note)
 {
 	size_t n = strlen(path) + 5;
 	char *tmp = malloc(n);
@@ -553,8 +566,8 @@ int report_html_file(const char *path, const exec_result *r, int64_t run_id,
 /* Replays the stored resolved scenario text. The stored figures stay what the
  * page shows; the regenerated timeline is used only when its step time equals
  * the stored one to 1e-9 relative, i.e. when this podsim reproduces the run. */
-int report_html_timeline(const char *scenario_text, const exec_result *stored,
-			 exec_timeline *tl, const char **why)
+int report_html_timeline(const char *scenario_text, const exec_result *stored, exec_timeline *tl,
+                         const char **why)
 {
 	*why = NULL;
 	tl->n = 0;
@@ -567,7 +580,7 @@ int report_html_timeline(const char *scenario_text, const exec_result *stored,
 	plan_scenario *s = NULL;
 	exec_result *r = malloc(sizeof *r);
 	int rc = d && r ? plan_scenario_load_string(scenario_text, "stored run", ".", d, &s)
-			: SIM_ENOMEM;
+	                : SIM_ENOMEM;
 	if (rc == SIM_OK) {
 		exec_views v = {NULL, NULL, 0, tl};
 		rc = exec_run_views(s, r, &v);

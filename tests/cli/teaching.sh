@@ -75,10 +75,22 @@ done
 s1=$(j $T/zero-stages.ini --set parallel.zero=1 | num step_time_s)
 s3=$(j $T/zero-stages.ini --set parallel.zero=3 | num step_time_s)
 lt "$s1" "$s3" "ZeRO-3 step longer than ZeRO-1"
+# ... and offloading the optimizer to the CPU lowers ZeRO-2's peak further
+# while the step pays the offload stall.
+off="--set parallel.zero=2 --set parallel.offload_optimizer=cpu --set node.host_mem_bw=204.8GB/s"
+# shellcheck disable=SC2086
+po=$(j $T/zero-stages.ini $off | num peak_bytes)
+p2=$(j $T/zero-stages.ini --set parallel.zero=2 | num peak_bytes)
+lt "$po" "$p2" "offloaded optimizer lowers the GPU peak"
+# shellcheck disable=SC2086
+so=$(j $T/zero-stages.ini $off | num offload)
+lt 0 "$so" "offload stall > 0"
 # tp-nodes: TP across nodes (tp 8 on 4-GPU nodes) is the slowest plan.
 t4=$(j $T/tp-nodes.ini | num step_time_s)
 t8=$(j $T/tp-nodes.ini --set parallel.tp=8 --set parallel.dp=1 | num step_time_s)
 lt "$t4" "$t8" "tp 4 inside a node faster than tp 8 across nodes"
+ta=$(j $T/tp-nodes.ini --set parallel.order=dp-tp-cp-pp | num step_time_s)
+lt "$t4" "$ta" "tp 4 inside a node faster than tp 4 placed across nodes"
 # alvis-nodes: A100 < V100 < A40 < T4 in step time.
 a=$(j $T/alvis-nodes.ini | num step_time_s)
 v=$(j $T/variants/alvis-nodes-v100.ini | num step_time_s)
