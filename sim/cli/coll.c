@@ -10,23 +10,23 @@
 #define EXIT_INPUT 2
 
 static const char usage_coll[] =
-	"usage: podsim coll --topology CLUSTER.ini --gpus N OP SIZE [options]\n"
-	"\n"
-	"Time one collective on the first N GPUs of the cluster (ranks fill nodes in\n"
-	"order) with the flow-level network model (routed flows sharing links max-min\n"
-	"fairly) and with the alpha-beta model, side by side, as nccl-tests reports:\n"
-	"time, algbw = SIZE / time and busbw = algbw x bus factor (2(n-1)/n for\n"
-	"all-reduce, (n-1)/n for all-gather, reduce-scatter and all-to-all).\n"
-	"\n"
-	"OP:   allreduce | allgather | reducescatter | broadcast | alltoall | p2p\n"
-	"SIZE: bytes with a unit, e.g. 1GiB, 256MB, 8B (the full buffer; p2p: the message)\n"
-	"\n"
-	"options:\n"
-	"  --algo ring|tree|hier|auto  flow-model algorithm (default auto: the fastest)\n"
-	"  --sweep                     sizes from 8 B doubling up to SIZE\n"
-	"  --json                      JSON rows: time_s, algbw_GBps, busbw_GBps, algorithm\n"
-	"  --set SECTION.KEY=VALUE     override a key of the cluster file\n"
-	"  -h, --help                  this help\n";
+        "usage: podsim coll --topology CLUSTER.ini --gpus N OP SIZE [options]\n"
+        "\n"
+        "Time one collective on the first N GPUs of the cluster (ranks fill nodes in\n"
+        "order) with the flow-level network model (routed flows sharing links max-min\n"
+        "fairly) and with the alpha-beta model, side by side, as nccl-tests reports:\n"
+        "time, algbw = SIZE / time and busbw = algbw x bus factor (2(n-1)/n for\n"
+        "all-reduce, (n-1)/n for all-gather, reduce-scatter and all-to-all).\n"
+        "\n"
+        "OP:   allreduce | allgather | reducescatter | broadcast | alltoall | p2p\n"
+        "SIZE: bytes with a unit, e.g. 1GiB, 256MB, 8B (the full buffer; p2p: the message)\n"
+        "\n"
+        "options:\n"
+        "  --algo ring|tree|hier|auto  flow-model algorithm (default auto: the fastest)\n"
+        "  --sweep                     sizes from 8 B doubling up to SIZE\n"
+        "  --json                      JSON rows: time_s, algbw_GBps, busbw_GBps, algorithm\n"
+        "  --set SECTION.KEY=VALUE     override a key of the cluster file\n"
+        "  -h, --help                  this help\n";
 
 typedef struct coll_args {
 	const char *topology, *op, *size, *algo;
@@ -39,7 +39,7 @@ typedef struct coll_args {
 static int bad(const char *msg, const char *arg)
 {
 	fprintf(stderr, "podsim coll: error: %s%s%s\n\n%s", msg, arg ? ": " : "", arg ? arg : "",
-		usage_coll);
+	        usage_coll);
 	return EXIT_INPUT;
 }
 
@@ -56,9 +56,9 @@ static int parse_args(int argc, char **argv, coll_args *a)
 			a->sweep = true;
 		else if (!strcmp(s, "--json"))
 			a->json = true;
-		else if ((!strcmp(s, "--topology") || !strcmp(s, "--gpus") || !strcmp(s, "--algo") ||
-			  !strcmp(s, "--set")) &&
-			 !has)
+		else if ((!strcmp(s, "--topology") || !strcmp(s, "--gpus") ||
+		          !strcmp(s, "--algo") || !strcmp(s, "--set")) &&
+		         !has)
 			return bad("option needs a value", s);
 		else if (!strcmp(s, "--topology"))
 			a->topology = argv[++i];
@@ -90,9 +90,9 @@ static int parse_args(int argc, char **argv, coll_args *a)
 static int parse_op(const char *s, net_coll *out)
 {
 	static const char *const names[][2] = {
-		{"allreduce", "all-reduce"},	     {"allgather", "all-gather"},
-		{"reducescatter", "reduce-scatter"}, {"broadcast", "bcast"},
-		{"alltoall", "all-to-all"},	     {"p2p", "sendrecv"}};
+	        {"allreduce", "all-reduce"},         {"allgather", "all-gather"},
+	        {"reducescatter", "reduce-scatter"}, {"broadcast", "bcast"},
+	        {"alltoall", "all-to-all"},          {"p2p", "sendrecv"}};
 	for (int c = 0; c < NET_COLL_COUNT; c++)
 		if (!strcmp(s, names[c][0]) || !strcmp(s, names[c][1])) {
 			*out = (net_coll)c;
@@ -117,7 +117,8 @@ static void print_row(const coll_args *a, net_coll op, int n, const row *r, bool
 	double f = topo_bus_factor(op, n);
 	double ab_alg = r->ab.time_s > 0 ? r->bytes / r->ab.time_s : 0;
 	if (a->json) {
-		printf("%s{\"bytes\": %.0f, \"time_s\": %.9g, \"algbw_GBps\": %.6g, \"busbw_GBps\": "
+		printf("%s{\"bytes\": %.0f, \"time_s\": %.9g, \"algbw_GBps\": %.6g, "
+		       "\"busbw_GBps\": "
 		       "%.6g, \"algorithm\": \"%s\", \"protocol\": \"%s\", \"alpha_beta\": "
 		       "{\"time_s\": %.9g, \"algbw_GBps\": %.6g, \"busbw_GBps\": %.6g}}",
 		       first ? "" : ",\n ", r->bytes, r->f.time_s, r->f.algbw_Bps / 1e9,
@@ -132,14 +133,14 @@ static void print_row(const coll_args *a, net_coll op, int n, const row *r, bool
 }
 
 static int time_one(const topo_graph *g, net_coll op, const int *ranks, int n, double bytes,
-		    topo_algo algo, row *r)
+                    topo_algo algo, row *r)
 {
 	const net_cluster *c = topo_cluster(g);
 	net_group grp;
 	net_group_make(c, n, 1, &grp);
 	if (op == NET_P2P) /* first to last rank */
 		grp = (net_group){2, ranks[0] / c->node.gpus == ranks[n - 1] / c->node.gpus ? 2 : 1,
-				  ranks[0] / c->node.gpus == ranks[n - 1] / c->node.gpus ? 1 : 2};
+		                  ranks[0] / c->node.gpus == ranks[n - 1] / c->node.gpus ? 1 : 2};
 	r->bytes = bytes;
 	int rc = topo_collective(g, op, ranks, n, bytes, algo, &r->f);
 	if (rc == SIM_OK)
@@ -175,7 +176,7 @@ static void print_footer(const topo_graph *g, const row *r)
 }
 
 static int run_sizes(const coll_args *a, const topo_graph *g, net_coll op, double size,
-		     topo_algo algo)
+                     topo_algo algo)
 {
 	int n = (int)a->gpus, *ranks = malloc((size_t)n * sizeof *ranks);
 	if (!ranks)
@@ -202,8 +203,9 @@ static int run_sizes(const coll_args *a, const topo_graph *g, net_coll op, doubl
 		print_footer(g, &r);
 	free(ranks);
 	if (rc == SIM_EINVAL) {
-		fprintf(stderr, "podsim coll: error: algorithm %s does not apply to %s on these GPUs\n",
-			a->algo ? a->algo : "auto", net_coll_name(op));
+		fprintf(stderr,
+		        "podsim coll: error: algorithm %s does not apply to %s on these GPUs\n",
+		        a->algo ? a->algo : "auto", net_coll_name(op));
 		return EXIT_INPUT;
 	}
 	if (rc != SIM_OK)
@@ -224,7 +226,7 @@ int cli_coll(int argc, char **argv)
 	if (a.algo && topo_algo_parse(a.algo, &algo) != SIM_OK)
 		return bad("unknown --algo (ring, tree, hier, auto)", a.algo);
 	bool ring_ok = op == NET_ALLREDUCE || op == NET_ALLGATHER || op == NET_REDUCESCATTER ||
-		       op == NET_BROADCAST;
+	               op == NET_BROADCAST;
 	if ((algo == TOPO_ALGO_RING && !ring_ok) ||
 	    ((algo == TOPO_ALGO_TREE || algo == TOPO_ALGO_HIER) && op != NET_ALLREDUCE))
 		return bad("this --algo does not apply to the collective", a.algo);
@@ -233,7 +235,7 @@ int cli_coll(int argc, char **argv)
 	int pr = sim_unit_parse(a.size, SIM_UNIT_BYTES, &size, err, sizeof err);
 	if (pr != SIM_OK || size < 1) {
 		fprintf(stderr, "podsim coll: error: SIZE '%s': %s\n", a.size,
-			pr != SIM_OK ? err : "must be at least 1 B");
+		        pr != SIM_OK ? err : "must be at least 1 B");
 		return EXIT_INPUT;
 	}
 	topo_graph *g;
@@ -242,8 +244,8 @@ int cli_coll(int argc, char **argv)
 		return rc;
 	int total = topo_cluster(g)->gpus;
 	if (a.gpus > total || (op == NET_P2P && a.gpus < 2)) {
-		fprintf(stderr, "podsim coll: error: --gpus %ld: the cluster has %d GPUs%s\n", a.gpus,
-			total, op == NET_P2P ? " (p2p needs 2 or more)" : "");
+		fprintf(stderr, "podsim coll: error: --gpus %ld: the cluster has %d GPUs%s\n",
+		        a.gpus, total, op == NET_P2P ? " (p2p needs 2 or more)" : "");
 		topo_free(g);
 		return EXIT_INPUT;
 	}

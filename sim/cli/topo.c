@@ -2,26 +2,26 @@
  * (sim/topo): vertices and links per kind, diameter, bisection and per-GPU
  * injection bandwidth, or the graph in Graphviz DOT for small clusters. Also
  * holds cli_topo_load, which `podsim coll` shares. */
-#include "cli/cli.h"
 #include "topo/topo.h"
+#include "cli/cli.h"
 
 #include <string.h>
 
 #define EXIT_INPUT 2
 
 static const char usage_topo[] =
-	"usage: podsim topo CLUSTER.ini [--dot] [--set SECTION.KEY=VALUE ...]\n"
-	"\n"
-	"Build the cluster's link graph (GPUs, NVSwitch or NVLink mesh, PCIe switches,\n"
-	"CPU, NICs, NVMe, leaf and spine switches) and print a summary: vertices and\n"
-	"links per kind, diameter in hops between GPUs, bisection bandwidth (max flow\n"
-	"from the first half of the GPUs to the second) and injection bandwidth per\n"
-	"GPU. --dot prints the graph for Graphviz instead (at most 512 vertices).\n"
-	"\n"
-	"options:\n"
-	"  --dot                    Graphviz DOT on stdout ('| dot -Tsvg > t.svg')\n"
-	"  --set SECTION.KEY=VALUE  override a key, e.g. --set cluster.nodes=4\n"
-	"  -h, --help               this help\n";
+        "usage: podsim topo CLUSTER.ini [--dot] [--set SECTION.KEY=VALUE ...]\n"
+        "\n"
+        "Build the cluster's link graph (GPUs, NVSwitch or NVLink mesh, PCIe switches,\n"
+        "CPU, NICs, NVMe, leaf and spine switches) and print a summary: vertices and\n"
+        "links per kind, diameter in hops between GPUs, bisection bandwidth (max flow\n"
+        "from the first half of the GPUs to the second) and injection bandwidth per\n"
+        "GPU. --dot prints the graph for Graphviz instead (at most 512 vertices).\n"
+        "\n"
+        "options:\n"
+        "  --dot                    Graphviz DOT on stdout ('| dot -Tsvg > t.svg')\n"
+        "  --set SECTION.KEY=VALUE  override a key, e.g. --set cluster.nodes=4\n"
+        "  -h, --help               this help\n";
 
 int cli_topo_load(const char *path, const char *const *sets, int nsets, topo_graph **out)
 {
@@ -42,7 +42,7 @@ int cli_topo_load(const char *path, const char *const *sets, int nsets, topo_gra
 		rc = topo_build(&c, out);
 		if (rc != SIM_OK)
 			fprintf(stderr, "%s: error: cannot build the link graph: %s\n", path,
-				sim_strerror(rc));
+			        sim_strerror(rc));
 	}
 	return rc == SIM_OK ? 0 : rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
 }
@@ -92,8 +92,8 @@ int cli_topo(int argc, char **argv)
 		else if (!strcmp(argv[i], "--set") && i + 1 < argc && nsets < 64)
 			sets[nsets++] = argv[++i];
 		else if (argv[i][0] == '-' || file) {
-			fprintf(stderr, "podsim topo: error: unexpected argument '%s'\n\n%s", argv[i],
-				usage_topo);
+			fprintf(stderr, "podsim topo: error: unexpected argument '%s'\n\n%s",
+			        argv[i], usage_topo);
 			return EXIT_INPUT;
 		} else
 			file = argv[i];
@@ -110,9 +110,10 @@ int cli_topo(int argc, char **argv)
 		rc = topo_write_dot(g, stdout);
 		if (rc == SIM_ERANGE)
 			fprintf(stderr,
-				"podsim topo: error: the graph has %d vertices; --dot draws at most %d "
-				"(a larger drawing is unreadable): use --set cluster.nodes=2\n",
-				topo_nvertices(g), TOPO_DOT_MAX_VERTICES);
+			        "podsim topo: error: the graph has %d vertices; --dot draws at "
+			        "most %d "
+			        "(a larger drawing is unreadable): use --set cluster.nodes=2\n",
+			        topo_nvertices(g), TOPO_DOT_MAX_VERTICES);
 		topo_free(g);
 		return rc == SIM_OK ? 0 : EXIT_INPUT;
 	}

@@ -62,7 +62,7 @@
 #define MAX_RINGS 16
 
 static const char *const algo_names[TOPO_ALGO_COUNT] = {"auto", "ring",     "tree",
-							 "hier", "pairwise", "direct"};
+                                                        "hier", "pairwise", "direct"};
 
 const char *topo_algo_name(topo_algo a)
 {
@@ -212,7 +212,7 @@ static int phase_run(run *r, phase *p, double repeat, double *t_bw)
 	topo_sim_clear(r->sim);
 	for (int i = 0; i < p->n; i++) {
 		int h = topo_route_gpus(r->g, p->a[i], p->b[i], p->nic_a[i], p->nic_b[i], path,
-					TOPO_MAX_HOPS * 3);
+		                        TOPO_MAX_HOPS * 3);
 		if (h < 0)
 			return h;
 		int id = topo_sim_add(r->sim, path, h, p->bytes[i], 0);
@@ -365,7 +365,8 @@ static int mesh_rings(const topo_graph *g, const int *r, int k, int *rings)
 {
 	if (k < 2 || k > 16 || g->cl.node.intra != NET_INTRA_NVLINK_MESH)
 		return 0;
-	int *lanes = malloc((size_t)k * k * sizeof *lanes), *path = malloc((size_t)k * sizeof *path);
+	int *lanes = malloc((size_t)k * k * sizeof *lanes),
+	    *path = malloc((size_t)k * sizeof *path);
 	int *cyc = malloc((size_t)MAX_CYCLES * k * sizeof *cyc);
 	char *used = calloc((size_t)k, 1);
 	int nr = 0;
@@ -485,9 +486,10 @@ static int do_tree(run *r, const geo *o, double S, shape *sh)
 						rc = phase_add(&p, s[j + 1], s[j], -1, -1, b);
 				}
 			for (int pos = 1; pos < m && rc == SIM_OK; pos++) {
-				int child = t ? m - 1 - pos : pos, parent = t ? m - 1 - (pos - 1) / 2
-									 : (pos - 1) / 2;
-				rc = tree_edge(r, &p, seg + (size_t)child * k, seg + (size_t)parent * k, b);
+				int child = t ? m - 1 - pos : pos,
+				    parent = t ? m - 1 - (pos - 1) / 2 : (pos - 1) / 2;
+				rc = tree_edge(r, &p, seg + (size_t)child * k,
+				               seg + (size_t)parent * k, b);
 			}
 		}
 	}
@@ -516,7 +518,8 @@ static int do_hier(run *r, const geo *o, double S, shape *sh)
 		rc = phase_run(r, &p, 2.0 * (k - 1), &sh->t_bw); /* reduce-scatter + all-gather */
 	for (int i = 0; i < m && rc == SIM_OK; i++)
 		for (int j = 0; j < k && rc == SIM_OK; j++) {
-			int a = o->loc[(size_t)i * k + j], b = o->loc[(size_t)((i + 1) % m) * k + j];
+			int a = o->loc[(size_t)i * k + j],
+			    b = o->loc[(size_t)((i + 1) % m) * k + j];
 			rc = phase_add(&p, a, b, -1, -1, S / ((double)k * m));
 		}
 	if (rc == SIM_OK)
@@ -556,8 +559,8 @@ static bool applies(net_coll coll, topo_algo a, const geo *o)
 {
 	switch (a) {
 	case TOPO_ALGO_RING:
-		return coll == NET_ALLREDUCE || coll == NET_ALLGATHER || coll == NET_REDUCESCATTER ||
-		       coll == NET_BROADCAST;
+		return coll == NET_ALLREDUCE || coll == NET_ALLGATHER ||
+		       coll == NET_REDUCESCATTER || coll == NET_BROADCAST;
 	case TOPO_ALGO_TREE:
 		return coll == NET_ALLREDUCE && o->regular;
 	case TOPO_ALGO_HIER:
@@ -572,14 +575,14 @@ static bool applies(net_coll coll, topo_algo a, const geo *o)
 }
 
 /* Time one algorithm: flows, then the best protocol. */
-static int time_algo(run *r, const geo *o, net_coll coll, const int *ranks, double S,
-		     topo_algo a, topo_cost *c)
+static int time_algo(run *r, const geo *o, net_coll coll, const int *ranks, double S, topo_algo a,
+                     topo_cost *c)
 {
 	shape sh = {0};
 	int rc = a == TOPO_ALGO_RING   ? do_ring(r, o, coll, ranks, S, &sh)
-		 : a == TOPO_ALGO_TREE ? do_tree(r, o, S, &sh)
-		 : a == TOPO_ALGO_HIER ? do_hier(r, o, S, &sh)
-				       : do_pairs(r, o, coll, ranks, S, &sh);
+	         : a == TOPO_ALGO_TREE ? do_tree(r, o, S, &sh)
+	         : a == TOPO_ALGO_HIER ? do_hier(r, o, S, &sh)
+	                               : do_pairs(r, o, coll, ranks, S, &sh);
 	if (rc != SIM_OK)
 		return rc;
 	const net_cluster *cl = &r->g->cl;
@@ -616,7 +619,7 @@ static void finish_cost(const run *r, net_coll coll, int n, double S, topo_cost 
 }
 
 int topo_collective(const topo_graph *g, net_coll coll, const int *ranks, int n, double bytes,
-		    topo_algo algo, topo_cost *out)
+                    topo_algo algo, topo_cost *out)
 {
 	memset(out, 0, sizeof *out);
 	out->hot_link = -1;

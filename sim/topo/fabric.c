@@ -42,16 +42,16 @@ static int radix(const net_node *nd)
 
 static topo_lkind nic_lkind(const net_node *nd)
 {
-	return nd->nic_kind == NET_NIC_ROCE	    ? TOPO_L_ROCE
+	return nd->nic_kind == NET_NIC_ROCE       ? TOPO_L_ROCE
 	       : nd->nic_kind == NET_NIC_ETHERNET ? TOPO_L_ETHERNET
-						  : TOPO_L_IB;
+	                                          : TOPO_L_IB;
 }
 
 static int fabric_link(topo_graph *g, int a, int b)
 {
 	const net_node *nd = &g->cl.node;
 	return topo_add_pair(g, a, b, nic_lkind(nd), nd->nic_Bps, nd->nic_eff, g->cl.switch_lat_s,
-			     1);
+	                     1);
 }
 
 /* Leaf of NIC j of node n, by fabric (see the header comment). */

@@ -44,14 +44,14 @@
 #define SAT_EPS 1e-12
 
 typedef struct mm_work {
-	double *left;  /* capacity not yet taken, per link */
-	int *n;        /* unfrozen flows per link */
-	char *sat;     /* link saturated this round */
-	char *frozen;  /* per flow */
+	double *left; /* capacity not yet taken, per link */
+	int *n;       /* unfrozen flows per link */
+	char *sat;    /* link saturated this round */
+	char *frozen; /* per flow */
 } mm_work;
 
 static int mm_round(int nlinks, const double *cap, int nflows, const int *off, const int *path,
-		    double *rate, mm_work *w, double *t, int *unfrozen)
+                    double *rate, mm_work *w, double *t, int *unfrozen)
 {
 	double delta = INFINITY;
 	for (int l = 0; l < nlinks; l++)
@@ -85,10 +85,11 @@ static int mm_round(int nlinks, const double *cap, int nflows, const int *off, c
 }
 
 int topo_maxmin(int nlinks, const double *cap_Bps, int nflows, const int *off, const int *path,
-		double *rate_Bps)
+                double *rate_Bps)
 {
-	mm_work w = {malloc((size_t)nlinks * sizeof(double) + 1), calloc((size_t)nlinks + 1, sizeof(int)),
-		     malloc((size_t)nlinks + 1), calloc((size_t)nflows + 1, 1)};
+	mm_work w = {malloc((size_t)nlinks * sizeof(double) + 1),
+	             calloc((size_t)nlinks + 1, sizeof(int)), malloc((size_t)nlinks + 1),
+	             calloc((size_t)nflows + 1, 1)};
 	int rc = w.left && w.n && w.sat && w.frozen ? SIM_OK : SIM_ENOMEM;
 	int unfrozen = nflows;
 	for (int l = 0; l < nlinks && rc == SIM_OK; l++) {
@@ -122,8 +123,8 @@ int topo_maxmin(int nlinks, const double *cap_Bps, int nflows, const int *off, c
 /* ------------------------------------------------------------- the loop -- */
 
 typedef struct sflow {
-	int off, n;        /* links in s->links[off .. off + n) */
-	double left;       /* bytes still to send */
+	int off, n;  /* links in s->links[off .. off + n) */
+	double left; /* bytes still to send */
 	sim_time start, finish;
 	bool done;
 } sflow;
@@ -239,14 +240,14 @@ static int gather(topo_sim *s, sim_time now, int *act, int *off, int *path)
 /* Move the active flows from now to next at their rates; retire those whose
  * finish is next. */
 static void advance(topo_sim *s, const int *act, int na, const double *rate, sim_time now,
-		    sim_time next)
+                    sim_time next)
 {
 	double dt = sim_time_to_s(next - now);
 	for (int a = 0; a < na; a++) {
 		sflow *f = &s->f[act[a]];
 		double moved = isfinite(rate[a]) ? fmin(f->left, rate[a] * dt) : f->left;
 		bool ends = !isfinite(rate[a]) ||
-			    now + (sim_time)ceil(f->left / rate[a] * SIM_PS_PER_S) <= next;
+		            now + (sim_time)ceil(f->left / rate[a] * SIM_PS_PER_S) <= next;
 		if (ends)
 			moved = f->left;
 		for (int i = 0; i < f->n; i++)
@@ -298,7 +299,8 @@ int topo_sim_run(topo_sim *s)
 {
 	if (s->nf == 0)
 		return SIM_OK;
-	int *act = malloc((size_t)s->nf * sizeof *act), *off = malloc(((size_t)s->nf + 1) * sizeof *off);
+	int *act = malloc((size_t)s->nf * sizeof *act),
+	    *off = malloc(((size_t)s->nf + 1) * sizeof *off);
 	int *path = malloc(((size_t)s->nl + 1) * sizeof *path);
 	double *rate = malloc((size_t)s->nf * sizeof *rate);
 	int rc = act && off && path && rate ? SIM_OK : SIM_ENOMEM;

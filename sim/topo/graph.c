@@ -41,9 +41,9 @@
 #include <string.h>
 
 static const char *const vkind_names[TOPO_V_KIND_COUNT] = {
-	"gpu", "nvswitch", "pcie_switch", "cpu", "nic", "nvme", "leaf", "spine", "core"};
-static const char *const lkind_names[TOPO_L_KIND_COUNT] = {
-	"nvlink", "nvswitch", "pcie", "ib", "roce", "ethernet", "c2c"};
+        "gpu", "nvswitch", "pcie_switch", "cpu", "nic", "nvme", "leaf", "spine", "core"};
+static const char *const lkind_names[TOPO_L_KIND_COUNT] = {"nvlink", "nvswitch", "pcie", "ib",
+                                                           "roce",   "ethernet", "c2c"};
 
 const char *topo_vkind_name(topo_vkind k)
 {
@@ -70,7 +70,7 @@ int topo_add_vertex(topo_graph *g, topo_vkind kind, int node, int index)
 }
 
 int topo_add_pair(topo_graph *g, int a, int b, topo_lkind kind, double Bps, double eff,
-		  double lat_s, int lanes)
+                  double lat_s, int lanes)
 {
 	if (g->nl + 2 > g->cap_l) {
 		int cap = g->cap_l ? 2 * g->cap_l : 128;
@@ -88,10 +88,10 @@ int topo_add_pair(topo_graph *g, int a, int b, topo_lkind kind, double Bps, doub
 /* DGX-1 V100 bricks between GPU i < j (see the header comment); 0 = none. */
 static int dgx1_bricks(int i, int j)
 {
-	static const int nv[8][8] = {
-		{0, 1, 1, 2, 2, 0, 0, 0}, {1, 0, 2, 1, 0, 2, 0, 0}, {1, 2, 0, 2, 0, 0, 1, 0},
-		{2, 1, 2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 0, 1, 1, 2}, {0, 2, 0, 0, 1, 0, 2, 1},
-		{0, 0, 1, 0, 1, 2, 0, 2}, {0, 0, 0, 1, 2, 1, 2, 0}};
+	static const int nv[8][8] = {{0, 1, 1, 2, 2, 0, 0, 0}, {1, 0, 2, 1, 0, 2, 0, 0},
+	                             {1, 2, 0, 2, 0, 0, 1, 0}, {2, 1, 2, 0, 0, 0, 0, 1},
+	                             {2, 0, 0, 0, 0, 1, 1, 2}, {0, 2, 0, 0, 1, 0, 2, 1},
+	                             {0, 0, 1, 0, 1, 2, 0, 2}, {0, 0, 0, 1, 2, 1, 2, 0}};
 	return nv[i][j];
 }
 
@@ -104,8 +104,8 @@ static int add_scaleup(topo_graph *g, int node, const int *gpu)
 		if (sw < 0)
 			return sw;
 		for (int i = 0; i < G && rc == SIM_OK; i++)
-			rc = topo_add_pair(g, gpu[i], sw, TOPO_L_NVSWITCH, nd->intra_Bps, nd->intra_eff,
-					   0, 1);
+			rc = topo_add_pair(g, gpu[i], sw, TOPO_L_NVSWITCH, nd->intra_Bps,
+			                   nd->intra_eff, 0, 1);
 		return rc;
 	}
 	if (nd->intra != NET_INTRA_NVLINK_MESH)
@@ -115,8 +115,8 @@ static int add_scaleup(topo_graph *g, int node, const int *gpu)
 			int lanes = G == 8 ? dgx1_bricks(i, j) : 2;
 			double bw = G == 8 ? lanes * nd->intra_Bps / 6 : nd->intra_Bps / (G - 1);
 			if (lanes > 0)
-				rc = topo_add_pair(g, gpu[i], gpu[j], TOPO_L_NVLINK, bw, nd->intra_eff,
-						   0, lanes);
+				rc = topo_add_pair(g, gpu[i], gpu[j], TOPO_L_NVLINK, bw,
+				                   nd->intra_eff, 0, lanes);
 		}
 	return rc;
 }
@@ -148,15 +148,15 @@ static int add_host(topo_graph *g, int node, const int *gpu)
 		if (nic < 0)
 			return nic;
 		g->nic[(size_t)node * nd->nics + j] = nic;
-		rc = topo_add_pair(g, nic, sw0 + j * nsw / nd->nics, TOPO_L_PCIE, nd->pcie_Bps, 1, 0,
-				   1);
+		rc = topo_add_pair(g, nic, sw0 + j * nsw / nd->nics, TOPO_L_PCIE, nd->pcie_Bps, 1,
+		                   0, 1);
 	}
 	if (rc == SIM_OK && nd->nvme_bytes > 0) {
 		int nv = topo_add_vertex(g, TOPO_V_NVME, node, 0);
 		if (nv < 0)
 			return nv;
-		rc = topo_add_pair(g, nv, cpu, TOPO_L_PCIE, nd->nvme_Bps > 0 ? nd->nvme_Bps : nd->pcie_Bps,
-				   1, 0, 1);
+		rc = topo_add_pair(g, nv, cpu, TOPO_L_PCIE,
+		                   nd->nvme_Bps > 0 ? nd->nvme_Bps : nd->pcie_Bps, 1, 0, 1);
 	}
 	return rc;
 }
@@ -176,7 +176,8 @@ static int add_node(topo_graph *g, int node)
 
 static int csr(int nv, int nl, const topo_link *l, bool by_src, int **off_out, int **idx_out)
 {
-	int *off = calloc((size_t)nv + 1, sizeof *off), *idx = malloc(((size_t)nl + 1) * sizeof *idx);
+	int *off = calloc((size_t)nv + 1, sizeof *off),
+	    *idx = malloc(((size_t)nl + 1) * sizeof *idx);
 	if (!off || !idx) {
 		free(off);
 		free(idx);
@@ -285,7 +286,8 @@ void topo_vertex_name(const topo_graph *g, int v, char *buf, size_t len)
 		snprintf(buf, len, "?");
 	else if (x->node >= 0)
 		snprintf(buf, len, "n%d/%s%d", x->node,
-			 x->kind == TOPO_V_PCIE_SWITCH ? "pcie" : topo_vkind_name(x->kind), x->index);
+		         x->kind == TOPO_V_PCIE_SWITCH ? "pcie" : topo_vkind_name(x->kind),
+		         x->index);
 	else
 		snprintf(buf, len, "%s%d", topo_vkind_name(x->kind), x->index);
 }
@@ -298,8 +300,8 @@ int topo_gpu(const topo_graph *g, int rank)
 int topo_nic(const topo_graph *g, int node, int j)
 {
 	return node >= 0 && node < g->cl.nodes && j >= 0 && j < g->nics_per_node
-		       ? g->nic[(size_t)node * g->nics_per_node + j]
-		       : -1;
+	               ? g->nic[(size_t)node * g->nics_per_node + j]
+	               : -1;
 }
 
 int topo_gpu_nic(const topo_graph *g, int local_gpu)

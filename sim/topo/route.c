@@ -58,7 +58,7 @@ static uint64_t ecmp_hash(int src, int dst, int at)
 }
 
 static int walk(const topo_graph *g, int src, int dst, unsigned mask, const int *dist, int *path,
-		int max)
+                int max)
 {
 	int u = src, hops = 0;
 	while (u != dst) {

@@ -57,9 +57,9 @@ static int diameter(const topo_graph *g)
 
 typedef struct mf {
 	const topo_graph *g;
-	double *f;     /* flow per link */
-	int *side;     /* per vertex: 1 = source half GPU, 2 = sink half GPU, 0 other */
-	int *via;      /* link by which the BFS reached a vertex, -1 = from the source */
+	double *f; /* flow per link */
+	int *side; /* per vertex: 1 = source half GPU, 2 = sink half GPU, 0 other */
+	int *via;  /* link by which the BFS reached a vertex, -1 = from the source */
 	int *queue;
 } mf;
 
@@ -116,7 +116,7 @@ static double bisection(const topo_graph *g)
 	if (ngpu < 2)
 		return 0;
 	mf m = {g, calloc((size_t)g->nl, sizeof(double)), calloc((size_t)g->nv, sizeof(int)),
-		malloc((size_t)g->nv * sizeof(int)), malloc((size_t)g->nv * sizeof(int))};
+	        malloc((size_t)g->nv * sizeof(int)), malloc((size_t)g->nv * sizeof(int))};
 	double total = -1;
 	if (m.f && m.side && m.via && m.queue) {
 		for (int r = 0; r < ngpu; r++)
@@ -145,7 +145,7 @@ int topo_summarize(const topo_graph *g, topo_summary *out)
 	for (int i = g->out_off[v0]; i < g->out_off[v0 + 1]; i++) {
 		const topo_link *l = &g->l[g->out[i]];
 		bool up = l->kind == TOPO_L_NVLINK || l->kind == TOPO_L_NVSWITCH ||
-			  (g->cl.node.intra == NET_INTRA_PCIE && l->kind == TOPO_L_PCIE);
+		          (g->cl.node.intra == NET_INTRA_PCIE && l->kind == TOPO_L_PCIE);
 		if (up)
 			out->inject_scaleup_Bps += l->Bps;
 	}
@@ -155,8 +155,7 @@ int topo_summarize(const topo_graph *g, topo_summary *out)
 		return d;
 	out->diameter_hops = d;
 	out->bisection_Bps = g->nv > TOPO_SUMMARY_MAX_VERTICES ? -1 : bisection(g);
-	return out->bisection_Bps == -1 && g->nv <= TOPO_SUMMARY_MAX_VERTICES ? SIM_ENOMEM
-									      : SIM_OK;
+	return out->bisection_Bps == -1 && g->nv <= TOPO_SUMMARY_MAX_VERTICES ? SIM_ENOMEM : SIM_OK;
 }
 
 static const char *shape(topo_vkind k)
@@ -187,7 +186,7 @@ int topo_write_dot(const topo_graph *g, FILE *out)
 	for (int l = 0; l < g->nl; l += 2) {
 		sim_unit_format(g->l[l].Bps, SIM_UNIT_BANDWIDTH, bw, sizeof bw);
 		fprintf(out, "\tv%d -- v%d [label=\"%s %s\"];\n", g->l[l].src, g->l[l].dst,
-			topo_lkind_name(g->l[l].kind), bw);
+		        topo_lkind_name(g->l[l].kind), bw);
 	}
 	fputs("}\n", out);
 	return SIM_OK;

@@ -67,12 +67,12 @@ typedef struct topo_vertex {
 } topo_vertex;
 
 typedef struct topo_link {
-	int src, dst;     /* vertex ids */
+	int src, dst; /* vertex ids */
 	topo_lkind kind;
-	int lanes;        /* NVLink bricks on a mesh link (ring search budget), else 1 */
-	double Bps;       /* capacity per direction */
-	double eff;       /* achievable fraction of Bps */
-	double lat_s;     /* propagation + switching latency of the hop */
+	int lanes;    /* NVLink bricks on a mesh link (ring search budget), else 1 */
+	double Bps;   /* capacity per direction */
+	double eff;   /* achievable fraction of Bps */
+	double lat_s; /* propagation + switching latency of the hop */
 } topo_link;
 
 typedef struct topo_graph topo_graph;
@@ -116,13 +116,13 @@ int topo_route_gpus(const topo_graph *g, int a, int b, int nic_a, int nic_b, int
 
 typedef struct topo_summary {
 	int vertices[TOPO_V_KIND_COUNT];
-	int links[TOPO_L_KIND_COUNT];      /* directed links per kind */
+	int links[TOPO_L_KIND_COUNT]; /* directed links per kind */
 	int nvertices, nlinks;
-	int diameter_hops;                 /* longest shortest GPU-to-GPU route */
-	double bisection_Bps;              /* max flow from the first half of the GPUs to the
-					    * second half (raw capacities); < 0 = not computed */
-	double inject_scaleup_Bps;         /* per GPU, out of the GPU into the scale-up fabric */
-	double inject_net_Bps;             /* per GPU: nics * nic_bw / gpus */
+	int diameter_hops;         /* longest shortest GPU-to-GPU route */
+	double bisection_Bps;      /* max flow from the first half of the GPUs to the
+	                            * second half (raw capacities); < 0 = not computed */
+	double inject_scaleup_Bps; /* per GPU, out of the GPU into the scale-up fabric */
+	double inject_net_Bps;     /* per GPU: nics * nic_bw / gpus */
 } topo_summary;
 
 /* Largest graph whose bisection (a max flow) and all-pairs diameter are
@@ -144,7 +144,7 @@ int topo_write_dot(const topo_graph *g, FILE *out);
  * rate_Bps[f]; a flow that crosses no link gets INFINITY. SIM_OK or
  * SIM_EINVAL (bad link id, non-positive capacity) or SIM_ENOMEM. */
 int topo_maxmin(int nlinks, const double *cap_Bps, int nflows, const int *off, const int *path,
-		double *rate_Bps);
+                double *rate_Bps);
 
 /* Flows with start times advanced event by event: rates are recomputed at
  * every flow start and finish. */
@@ -183,16 +183,16 @@ const char *topo_algo_name(topo_algo a);
 int topo_algo_parse(const char *s, topo_algo *out);
 
 typedef struct topo_cost {
-	double time_s;     /* latency + bw_time / protocol factor + coll_overhead */
-	double latency_s;  /* NCCL's tuning-model latency of the chosen protocol */
-	double bw_time_s;  /* flow-model data movement time at protocol factor 1 */
-	double algbw_Bps;  /* bytes / time_s */
-	double busbw_Bps;  /* algbw * nccl-tests' bus factor */
-	topo_algo algo;    /* the algorithm used (never AUTO) */
+	double time_s;    /* latency + bw_time / protocol factor + coll_overhead */
+	double latency_s; /* NCCL's tuning-model latency of the chosen protocol */
+	double bw_time_s; /* flow-model data movement time at protocol factor 1 */
+	double algbw_Bps; /* bytes / time_s */
+	double busbw_Bps; /* algbw * nccl-tests' bus factor */
+	topo_algo algo;   /* the algorithm used (never AUTO) */
 	net_proto proto;
-	int channels;      /* rings/trees run side by side */
-	int flows;         /* flows simulated */
-	int hot_link;      /* the link that carried the most bytes, or -1 */
+	int channels; /* rings/trees run side by side */
+	int flows;    /* flows simulated */
+	int hot_link; /* the link that carried the most bytes, or -1 */
 	double hot_link_bytes;
 } topo_cost;
 
@@ -202,7 +202,7 @@ typedef struct topo_cost {
  * for a bad rank list or an algorithm that does not apply to the collective;
  * SIM_ERANGE when it would need too many flows. */
 int topo_collective(const topo_graph *g, net_coll coll, const int *ranks, int n, double bytes,
-		    topo_algo algo, topo_cost *out);
+                    topo_algo algo, topo_cost *out);
 
 /* nccl-tests' bus bandwidth factor of a collective on n ranks. */
 double topo_bus_factor(net_coll coll, int n);

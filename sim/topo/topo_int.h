@@ -14,8 +14,8 @@ struct topo_graph {
 	 * are out[out_off[u] .. out_off[u+1]), in-links likewise. */
 	int *out_off, *out;
 	int *in_off, *in;
-	int *gpu;      /* vertex of global GPU rank */
-	int *nic;      /* vertex of NIC node * nics + j */
+	int *gpu; /* vertex of global GPU rank */
+	int *nic; /* vertex of NIC node * nics + j */
 	int gpus_per_node, nics_per_node;
 };
 
@@ -32,7 +32,7 @@ int topo_index(topo_graph *g);
 /* Fabric generators (fabric.c): add the switches and the NIC links. */
 int topo_add_vertex(topo_graph *g, topo_vkind kind, int node, int index);
 int topo_add_pair(topo_graph *g, int a, int b, topo_lkind kind, double Bps, double eff,
-		  double lat_s, int lanes);
+                  double lat_s, int lanes);
 int topo_build_fabric(topo_graph *g);
 
 #endif

@@ -18,8 +18,8 @@ static int load(const char *node_file, int nodes, const char *extra, net_cluster
 {
 	char text[512];
 	snprintf(text, sizeof text,
-		 "include = topologies/nodes/%s.ini\n[cluster]\nname = t\nnodes = %d\n%s\n",
-		 node_file, nodes, extra ? extra : "");
+	         "include = topologies/nodes/%s.ini\n[cluster]\nname = t\nnodes = %d\n%s\n",
+	         node_file, nodes, extra ? extra : "");
 	sim_diag *d = sim_diag_new();
 	conf_doc *doc = NULL;
 	int rc = conf_load_string(text, strlen(text), "<test>", ".", d, &doc);
@@ -265,7 +265,8 @@ static void vtrain_lut(void)
 		if (strncmp(cases_csv_get(csv, i, cid), "LUT-A100-", 9))
 			continue;
 		int n = atoi(cases_csv_get(csv, i, cn));
-		double bytes = atof(cases_csv_get(csv, i, cb)), t = atof(cases_csv_get(csv, i, ct)) * 1e-6;
+		double bytes = atof(cases_csv_get(csv, i, cb)),
+		       t = atof(cases_csv_get(csv, i, ct)) * 1e-6;
 		topo_cost c;
 		net_cost ab;
 		net_group grp = {n, n, 1};
