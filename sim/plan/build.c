@@ -111,8 +111,9 @@ static double kernel_time(const builder *b, const work_item *it)
 	case WORK_KERNEL_GEMM:
 		return hw_gemm_time(gpu, b->sh.dtype, it->m, it->n, it->k,
 				    it->batch > 0 ? it->batch : 1.0);
-	case WORK_KERNEL_ATTN:
-		return hw_kernel_time(gpu, b->sh.dtype, it->flops, it->bytes);
+	case WORK_KERNEL_ATTN: /* fp8 recipes keep attention in bf16 */
+		return hw_kernel_time(gpu, b->sh.dtype == HW_FP8 ? HW_BF16 : b->sh.dtype, it->flops,
+				      it->bytes);
 	default:
 		return hw_mem_time(gpu, it->bytes);
 	}

@@ -48,7 +48,8 @@
 typedef struct dims {
 	double b, s, T; /* micro-batch, sequence, tokens */
 	double Tn;      /* tokens in the norm/residual regions on this rank */
-	double h, t, e;
+	double h, t, e; /* e: bytes of a stored activation element */
+	double eg;      /* bytes of a GEMM operand (1 for fp8) */
 	double qkv_n;   /* per-rank width of the fused QKV output */
 	double kv;      /* per-rank K (or V) width */
 	double f;       /* per-rank MLP inner size */
@@ -81,7 +82,10 @@ static dims make_dims(const work_model *m, const work_shard *sh)
 	d.t = t;
 	d.Tn = d.sp ? d.T / t : d.T;
 	d.h = m->hidden;
-	d.e = hw_dtype_bytes(sh->dtype);
+	/* fp8 training (Transformer Engine) casts only GEMM operands to 8 bits:
+	 * activations, their communication and attention stay 16-bit. */
+	d.eg = hw_dtype_bytes(sh->dtype);
+	d.e = d.eg < 2.0 ? 2.0 : d.eg;
 	double hd = m->head_dim > 0 ? m->head_dim : (double)(m->hidden / m->heads);
 	d.kv = kv_heads * hd;
 	d.qd = m->heads * hd / t;
@@ -118,7 +122,7 @@ static void gemm_b(prog *p, const dims *d, const char *name, double m, double n,
 	it->k = k;
 	it->batch = batch;
 	it->flops = 2.0 * m * n * k * batch;
-	it->bytes = d->e * (m * k + k * n + m * n) * batch;
+	it->bytes = d->eg * (m * k + k * n + m * n) * batch;
 }
 
 static void gemm(prog *p, const dims *d, const char *name, double m, double n, double k)
