@@ -18,6 +18,8 @@ int cli_sweep(int argc, char **argv);
 
 /* podsim compare: stored runs side by side (compare.c). */
 int cli_compare(int argc, char **argv);
+/* podsim runs merge OUT IN...: combine run databases, e.g. sweep shards (compare.c). */
+int cli_runs_merge(int argc, char **argv);
 
 /* podsim calibrate: fit a GPU's efficiencies to measured kernels (calibrate.c). */
 int cli_calibrate(int argc, char **argv);
@@ -32,5 +34,9 @@ int cli_coll(int argc, char **argv);
  * diagnostics on stderr. Returns an exit status (topo.c). */
 struct topo_graph;
 int cli_topo_load(const char *path, const char *const *sets, int nsets, struct topo_graph **out);
+
+/* podsim calibrate --framework: fit a software stack's per-op host overhead
+ * to measured training steps (framework.c). */
+int cli_calibrate_framework(int argc, char **argv);
 
 #endif

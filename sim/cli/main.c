@@ -24,6 +24,7 @@ static const char usage_main[] =
 	"  runs                list the stored runs\n"
 	"  runs show ID        print a stored run again\n"
 	"  runs digest         hash of the stored rows (for determinism checks)\n"
+	"  runs merge OUT IN.. combine run databases (e.g. sweep --shard outputs)\n"
 	"  validate CASES.csv  compare predictions with published measurements\n"
 	"  estimate            back-of-the-envelope figures: memory, GPUs, C = 6PD, days\n"
 	"  explain SCENARIO.ini  each headline number's formula, values and simulation\n"
@@ -66,6 +67,7 @@ static const char usage_runs[] =
 	"usage: podsim runs [--db PATH] [--limit N]\n"
 	"       podsim runs show ID [--db PATH] [--json] [--html FILE]\n"
 	"       podsim runs digest [--db PATH]\n"
+	"       podsim runs merge OUT.db IN.db...   (see podsim runs merge --help)\n"
 	"\n"
 	"List the stored runs, newest first, or print one stored run again exactly as\n"
 	"'podsim run' printed it. 'runs digest' prints a hash of every stored row\n"
@@ -94,6 +96,7 @@ static const char usage_validate[] =
 	"  --json           print {rows: [...], summary: {...}} instead\n"
 	"  --rows           print every row, not only the 10 worst\n"
 	"  --only PREFIX    only rows whose id starts with PREFIX (e.g. V, S, LUT-A100)\n"
+	"  --where COL=VAL  only rows whose column COL holds VAL (e.g. hidden=1024)\n"
 	"  --scenario ID    print the scenario built for training row ID and exit\n"
 	"                   (save it and 'podsim run' it to see that row's breakdown)\n"
 	"  --max-mape X     exit with status 1 when the overall MAPE exceeds X (e.g. 0.25)\n"
@@ -116,7 +119,7 @@ typedef struct cli_opts {
 	long limit;
 	const char *show_id;
 	bool rows;
-	const char *only, *data, *trace, *scenario, *html;
+	const char *only, *data, *trace, *scenario, *html, *where;
 	double max_mape;
 } cli_opts;
 
@@ -148,7 +151,8 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 			o->rows = true;
 		else if ((!strcmp(a, "--set") || !strcmp(a, "--db") || !strcmp(a, "--limit") ||
 			  !strcmp(a, "--only") || !strcmp(a, "--data") || !strcmp(a, "--max-mape") ||
-			  !strcmp(a, "--trace") || !strcmp(a, "--scenario") || !strcmp(a, "--html")) &&
+			  !strcmp(a, "--trace") || !strcmp(a, "--scenario") || !strcmp(a, "--html") ||
+			  !strcmp(a, "--where")) &&
 			 !has_next)
 			return bad_usage("option needs a value", a, usage);
 		else if (!strcmp(a, "--set")) {
@@ -165,6 +169,8 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 			o->only = argv[++i];
 		else if (!strcmp(a, "--scenario"))
 			o->scenario = argv[++i];
+		else if (!strcmp(a, "--where"))
+			o->where = argv[++i];
 		else if (!strcmp(a, "--data"))
 			o->data = argv[++i];
 		else if (!strcmp(a, "--max-mape")) {
@@ -362,6 +368,8 @@ static int runs_show(const cli_opts *o, store *db, const char *id_text, sim_diag
 
 static int cmd_runs(int argc, char **argv)
 {
+	if (argc >= 1 && !strcmp(argv[0], "merge"))
+		return cli_runs_merge(argc - 1, argv + 1);
 	cli_opts o = {.limit = 50};
 	const char *pos[4];
 	int npos, rc = parse(argc, argv, &o, pos, &npos, usage_runs);
@@ -415,7 +423,9 @@ static int cmd_validate(int argc, char **argv)
 	if (npos != 1)
 		return bad_usage("validate takes one CSV file", NULL, usage_validate);
 	const char *env = getenv("PODSIM_DATA");
-	valid_options vo = {o.data ? o.data : env && *env ? env : PODSIM_SRCDIR, o.only, NULL};
+	valid_options vo = {.datadir = o.data ? o.data : env && *env ? env : PODSIM_SRCDIR,
+			    .only = o.only,
+			    .where = o.where};
 	if (isatty(fileno(stderr)))
 		vo.progress = stderr;
 	sim_diag *d = sim_diag_new();

@@ -54,7 +54,17 @@ static const char *get(const cases_csv *c, size_t row, const char *col)
 }
 
 /* Build the scenario text of a row into b, or return a reason to skip. */
-static const char *row_text(const cases_csv *c, size_t row, const char *incdir, sim_buf *b)
+/* The software stack a source ran, as a framework profile under
+ * topologies/frameworks/: vTrain measured Megatron-DeepSpeed (eager, with
+ * Megatron's Python-level layer code); the other sources run eager PyTorch
+ * with fused kernels. */
+static const char *framework_profile(const char *source)
+{
+	return strstr(source, "vTrain") ? "megatron-deepspeed" : "pytorch-eager";
+}
+
+static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
+			    const valid_options *opt, sim_buf *b)
 {
 	const char *gpu = get(c, row, "gpu"), *intra = get(c, row, "node_intra");
 	const char *tmpl = node_template(intra, gpu);
@@ -73,6 +83,8 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir, 
 	bool swiglu = ffn > 0 && ffn != 4 * hidden;
 	sim_buf_printf(b, "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
 		       incdir, tmpl, incdir, gpu);
+	sim_buf_printf(b, "include = %stopologies/frameworks/%s.ini\n", incdir,
+		       framework_profile(get(c, row, "source")));
 	sim_buf_printf(b, "[scenario]\nname = %s\n[model]\nname = %s\n", get(c, row, "id"),
 		       get(c, row, "id"));
 	put(b, c, row, "layers", "layers");
@@ -105,7 +117,8 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir, 
 	/* The README's `layout:` note clause names Megatron's pipeline-split flags. */
 	if (strstr(get(c, row, "note"), "account_for_embedding/loss_in_pipeline_split"))
 		sim_buf_printf(b, "embedding_in_split = true\nloss_in_split = true\n");
-	sim_buf_printf(b, "[gpu]\nframework_overhead = 20 us\n"); /* eager PyTorch, see above */
+	if (opt && opt->framework_set)
+		sim_buf_printf(b, "[gpu]\nframework_overhead = %.9g us\n", opt->framework_s * 1e6);
 	sim_buf_printf(b, "[train]\n");
 	put(b, c, row, "precision", "precision");
 	if (strstr(get(c, row, "source"), "vTrain"))
@@ -142,7 +155,7 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 	}
 	sim_buf b;
 	sim_buf_init(&b);
-	const char *why = row_text(c, row, "", &b);
+	const char *why = row_text(c, row, "", opt, &b);
 	if (why || b.oom) {
 		v->status = VALID_SKIPPED;
 		snprintf(v->reason, sizeof v->reason, "%s", why ? why : "out of memory");
@@ -176,7 +189,7 @@ int valid_row_scenario(const cases_csv *c, size_t row, const char *datadir, sim_
 {
 	char dir[1024];
 	snprintf(dir, sizeof dir, "%s/", datadir);
-	const char *reason = row_text(c, row, dir, out);
+	const char *reason = row_text(c, row, dir, NULL, out);
 	if (reason)
 		snprintf(why, why_len, "%s", reason);
 	return reason ? SIM_ECONF : out->oom ? SIM_ENOMEM : SIM_OK;

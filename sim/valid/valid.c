@@ -62,9 +62,25 @@ int valid_run(const char *path, const valid_options *opt, valid_report **out, si
 		return SIM_ENOMEM;
 	}
 	snprintf(r->path, sizeof r->path, "%s", path);
+	char wcol[64] = "", *wval = NULL;
+	if (opt->where) {
+		snprintf(wcol, sizeof wcol, "%s", opt->where);
+		wval = strchr(wcol, '=');
+		if (wval)
+			*wval++ = '\0';
+		if (!wval || cases_csv_col(c, wcol) < 0) {
+			sim_diag_error(diag, path, 1, "--where %s: expected COLUMN=VALUE with a column of "
+				       "the file", opt->where);
+			free(r->rows), free(r);
+			cases_csv_free(c);
+			return SIM_ECONF;
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
 		const char *id = cases_csv_get(c, i, cases_csv_col(c, "id"));
 		if (opt->only && strncmp(id, opt->only, strlen(opt->only)))
+			continue;
+		if (wval && strcmp(cases_csv_get(c, i, cases_csv_col(c, wcol)), wval))
 			continue;
 		valid_row *v = &r->rows[r->nrows++];
 		snprintf(v->id, sizeof v->id, "%s", id);

@@ -52,6 +52,9 @@ typedef struct valid_options {
 	const char *datadir;
 	const char *only;    /* only rows whose id starts with this prefix, or NULL */
 	FILE *progress;      /* progress lines, or NULL */
+	const char *where;   /* only rows whose column COL equals VALUE ("COL=VALUE"), or NULL */
+	bool framework_set;  /* training rows: override the framework profile's */
+	double framework_s;  /* ... per-op host overhead (s) */
 } valid_options;
 
 /* Validate every row of the CSV at path. SIM_OK (the report may hold skipped
@@ -68,6 +71,15 @@ int valid_scenario(const char *path, const char *id, const valid_options *opt, F
 
 void valid_print_text(FILE *out, const valid_report *r, bool all_rows);
 void valid_print_json(FILE *out, const valid_report *r);
+
+/* Fit the per-op host overhead (framework_overhead) of the training rows
+ * selected by opt (only / where) by minimising their MAPE over [lo_s, hi_s]:
+ * a grid of 20 steps, then golden-section search to 0.1 us around the best.
+ * Writes the value and the MAPE at it; *before_mape gets the MAPE with the
+ * rows' own framework profiles. SIM_OK; SIM_ECONF when no row simulates. */
+int valid_fit_framework(const char *path, const valid_options *opt, double lo_s, double hi_s,
+			double *best_s, double *best_mape, double *before_mape, int *rows,
+			sim_diag *diag);
 
 /* Kendall's tau-b between x and y (n pairs); NAN when undefined. */
 double valid_kendall_tau(const double *x, const double *y, size_t n);
