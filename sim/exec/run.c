@@ -19,6 +19,10 @@ static void identity(const plan_scenario *s, exec_result *r)
 		 p->schedule == PLAN_SCHED_GPIPE ? "gpipe" : p->schedule == PLAN_SCHED_ZB_H1 ? "zb-h1" : "1f1b", rc[p->recompute],
 		 p->sequence_parallel ? " sp" : "", p->overlap_grad_reduce ? " overlap" : "",
 		 p->zero, hw_dtype_name(s->dtype));
+	if (s->inference) {
+		size_t n = strlen(r->plan);
+		snprintf(r->plan + n, sizeof r->plan - n, " inference");
+	}
 	r->seed = s->seed;
 	r->gpus = s->cluster.gpus;
 }

@@ -315,12 +315,19 @@ static uint32_t add_copy(builder *b, int stage, double bytes, bool nvme, const u
  * and output layer stay gathered in the root unit (not modelled as traffic).
  * ZeRO-Infinity (offload_params) first copies the rank's shard of the layer
  * from the host (or NVMe through the host) on the offload stream, and copies
- * each reduce-scattered gradient shard back. */
+ * each reduce-scattered gradient shard back. ZeRO-Inference (inference with
+ * offload_params) streams each layer's whole TP shard from the host the same
+ * way, the next layer's copy issued when a layer starts: a layer takes
+ * max(compute, fetch) once the pipeline of copies is primed. */
 static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uint32_t after)
 {
 	if (layer < 0 || layer >= f->layers)
 		return UINT32_MAX;
-	if (f->gather[layer] == UINT32_MAX) {
+	if (f->gather[layer] == UINT32_MAX && b->s->inference) { /* ZeRO-Inference */
+		f->gather[layer] = add_copy(b, stage, f->param_bytes,
+					    b->s->plan.offload_params == PLAN_OFFLOAD_NVME, &after, 1,
+					    (int16_t)layer);
+	} else if (f->gather[layer] == UINT32_MAX) {
 		plan_offload off = b->s->plan.offload_params;
 		if (off != PLAN_OFFLOAD_NONE)
 			after = add_copy(b, stage, f->param_bytes / b->shard.size,
@@ -423,6 +430,8 @@ static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_e
 	plan_schedule_order(b->s->plan.schedule, pp, m, b->vpp, stage, order);
 	int rc = SIM_OK;
 	for (int i = 0; i < steps && rc == SIM_OK; i++) {
+		if (b->s->inference && order[i].backward)
+			continue; /* forward passes only */
 		int mb = order[i].mb, c = order[i].chunk, v = c * pp + stage;
 		size_t k = (size_t)v * (size_t)m + (size_t)mb;
 		uint32_t first, last;
@@ -662,8 +671,8 @@ static int link_stages(builder *b, const pipe_ids *ids)
 			if (v > 0 && plan_graph_edge(b->g, ids->send_f[k - (size_t)m],
 						     ids->first_f[k]) != SIM_OK)
 				return SIM_ENOMEM;
-			if (v < b->vstages - 1 && plan_graph_edge(b->g, ids->send_b[k + (size_t)m],
-								  ids->first_b[k]) != SIM_OK)
+			if (v < b->vstages - 1 && !b->s->inference &&
+			    plan_graph_edge(b->g, ids->send_b[k + (size_t)m], ids->first_b[k]) != SIM_OK)
 				return SIM_ENOMEM;
 		}
 	return SIM_OK;
@@ -681,6 +690,11 @@ static int build_all(builder *b, pipe_ids *ids, uint32_t *layer_end, uint32_t *d
 	}
 	if (rc == SIM_OK)
 		rc = link_stages(b, ids);
+	if (b->s->inference) { /* no gradients, no optimizer */
+		free(ndp);
+		free(shard);
+		return rc;
+	}
 	for (int st = 0; st < pp && rc == SIM_OK; st++) {
 		ndp[st] = emit_grad_buckets(b, st, ids, layer_end + st * lps,
 					    dp_ids + st * (2 * lps + 2), shard + st * (2 * lps + 2));
@@ -714,7 +728,8 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	double wbytes = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
 	double gbytes = (p->fp32_grads || wbytes == 4.0) ? 4.0 : 2.0;
 	double layer_params = work_params_layer(&s->model) / p->tp;
-	b.fsdp = (fsdp_state){p->zero >= 3 && p->dp * cp > 1, 1, lmax,
+	bool stream = s->inference && p->offload_params != PLAN_OFFLOAD_NONE;
+	b.fsdp = (fsdp_state){stream || (!s->inference && p->zero >= 3 && p->dp * cp > 1), 1, lmax,
 			      malloc((size_t)lps * sizeof(uint32_t)), layer_params * wbytes,
 			      layer_params * gbytes};
 	b.vpp = p->vpp;
@@ -740,6 +755,8 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 		b.g->interference = s->gpu.interference;
 		b.g->tokens = (double)p->global_batch * s->model.seq_len;
 		b.g->model_flops = work_model_flops(&s->model, b.g->tokens);
+		if (s->inference) /* the forward third of 2P + 4P per token */
+			b.g->model_flops /= 3.0;
 	}
 	free(ids.first_f), free(ids.first_b), free(ids.send_f), free(ids.send_b);
 	free(ids.last_bwd), free(ids.emb_sync), free(layer_end), free(dp_ids);

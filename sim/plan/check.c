@@ -173,6 +173,11 @@ static int check_offload(const plan_scenario *s, sim_diag *diag)
 	const plan_spec *p = &s->plan;
 	const net_node *nd = &s->cluster.node;
 	int errors = 0;
+	if (p->offload_optimizer != PLAN_OFFLOAD_NONE && s->inference) {
+		err_at(s, diag, "parallel", "offload_optimizer",
+		       "offload_optimizer: inference has no optimizer (offload_params streams weights)");
+		errors++;
+	}
 	if (p->offload_optimizer != PLAN_OFFLOAD_NONE && p->zero < 1) {
 		err_at(s, diag, "parallel", "offload_optimizer",
 		       "offload_optimizer needs zero >= 1 (ZeRO-Offload partitions the states)");
@@ -183,7 +188,7 @@ static int check_offload(const plan_scenario *s, sim_diag *diag)
 		       "offload_optimizer runs Adam on the CPU: node '%s' has no host_mem_bw", nd->name);
 		errors++;
 	}
-	if (p->offload_params != PLAN_OFFLOAD_NONE && p->zero < 3) {
+	if (p->offload_params != PLAN_OFFLOAD_NONE && p->zero < 3 && !s->inference) {
 		err_at(s, diag, "parallel", "offload_params",
 		       "offload_params needs zero = 3 (ZeRO-Infinity streams partitioned parameters)");
 		errors++;

@@ -120,6 +120,31 @@ static double stage_activations(const plan_scenario *s, int stage)
  * master copy: 4 + 4 + 8. Buffers: two gradient buckets in flight and the
  * pipeline send/receive buffers (assumed). Fragmentation: 5% of the rest
  * (assumed allowance for the caching allocator). */
+/* Inference (prefill of the global batch): the weights (all of them, or with
+ * offload_params the two layers being streamed); no gradients or optimizer
+ * states; activations are the working set of the one layer running plus the
+ * KV cache the prefill leaves for generation: 2 (K, V) x kv width / tp x seq x
+ * micro-batch x the stage's layers x micro-batches, in 16 bits. */
+static void inference_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT])
+{
+	const plan_spec *p = &s->plan;
+	const work_model *m = &s->model;
+	work_shard sh = plan_shard(s);
+	double w = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
+	int layers = plan_stage_layers(s, stage);
+	if (p->offload_params != PLAN_OFFLOAD_NONE)
+		bytes[PLAN_MEM_WEIGHTS] = 2.0 * work_params_layer(m) / p->tp * w;
+	bytes[PLAN_MEM_GRADIENTS] = bytes[PLAN_MEM_OPTIMIZER] = 0;
+	double g = m->kv_heads > 0 ? m->kv_heads : m->heads;
+	double hd = m->head_dim > 0 ? m->head_dim : (double)(m->hidden / m->heads);
+	double kv = (g >= p->tp ? g / p->tp : 1.0) * hd;
+	double e = w < 4.0 ? 2.0 : 4.0;
+	double cache = 2.0 * kv * sh.seq * sh.micro_batch * e * layers * plan_microbatches(p);
+	bytes[PLAN_MEM_ACTIVATIONS] =
+		work_activation_bytes(m, &sh, WORK_RECOMPUTE_NONE) + cache;
+	bytes[PLAN_MEM_BUFFERS] = p->pp > 1 ? 4.0 * work_p2p_bytes(m, &sh) : 0.0;
+}
+
 void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT])
 {
 	const plan_spec *p = &s->plan;
@@ -150,6 +175,8 @@ void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]
 	bytes[PLAN_MEM_BUFFERS] =
 		gathered + ((dpg > 1 || eshards > 1) && p->zero < 3 ? 2.0 * p->bucket_bytes : 0.0) +
 		(p->pp > 1 ? 4.0 * work_p2p_bytes(&s->model, &sh) : 0.0);
+	if (s->inference)
+		inference_memory(s, stage, bytes);
 	double sum = 0;
 	for (int i = 0; i < PLAN_MEM_FRAGMENTATION; i++)
 		sum += bytes[i];

@@ -77,6 +77,9 @@ typedef struct plan_scenario {
 	uint64_t seed;
 	hw_dtype dtype; /* training precision of the matmuls and activations */
 	bool flash;     /* fused (flash) attention; false = the unfused path */
+	bool inference; /* forward passes only (prefill): no backward, gradients or
+			 * optimizer; with offload_params the weights stream from the
+			 * host per layer (ZeRO-Inference) */
 	work_model model;
 	hw_gpu gpu;
 	net_cluster cluster;

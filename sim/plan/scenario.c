@@ -78,10 +78,12 @@ static const char *const precision_names[] = {"fp32", "tf32", "fp16", "bf16", "f
 static const hw_dtype precision_dtype[] = {HW_FP32, HW_TF32, HW_FP16, HW_BF16, HW_FP8};
 
 static const char *const attention_names[] = {"flash", "unfused", NULL};
+static const char *const mode_names[] = {"training", "inference", NULL};
 
 typedef struct scen_train {
 	int precision;
 	int attention;
+	int mode;
 } scen_train;
 
 const conf_key plan_train_keys[] = {
@@ -90,6 +92,8 @@ const conf_key plan_train_keys[] = {
 	{"attention", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "flash", attention_names,
 	 offsetof(scen_train, attention),
 	 "flash (fused, no s x s scores in memory) or unfused (QK^T, softmax, x V)"},
+	{"mode", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "training", mode_names, offsetof(scen_train, mode),
+	 "training step, or inference (forward passes of the global batch, prefill)"},
 };
 
 const size_t plan_scenario_nkeys = sizeof plan_scenario_keys / sizeof plan_scenario_keys[0];
@@ -128,6 +132,7 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	s->seed = (uint64_t)head.seed;
 	s->dtype = precision_dtype[train.precision];
 	s->flash = train.attention == 0;
+	s->inference = train.mode == 1;
 	return SIM_OK;
 }
 

@@ -2,7 +2,7 @@
  * long the CPU step takes, which plans are refused. The quickstart scenario:
  * GPT 1.7B, 2 DGX A100 nodes (8 GPUs each, host DRAM 2 x 204.8 GB/s at the
  * assumed 0.5 efficiency), tp 2, pp 2, dp 4, 8 micro-batches. */
-#include "../../sim/plan/plan.h"
+#include "../../sim/exec/exec.h"
 #include "check.h"
 
 #include <stdlib.h>
@@ -106,8 +106,61 @@ static void test_refused(void)
 	sim_diag_free(d);
 }
 
+/* Inference (prefill) of Llama 3 8B on one DGX H100 (tp 1, dp 8, 64 sequences
+ * of 8192 tokens: 8 micro-batches of 1 per GPU, 32 layers):
+ *  - forward tasks only: no backward, optimizer or DP task; model FLOPs are
+ *    the forward third of training's 6P per token (2P);
+ *  - ZeRO-Inference (offload_params = cpu) streams every layer's weights over
+ *    PCIe per micro-batch: t_f = params_layer x 2 B / (63 GB/s x 0.8); the
+ *    copies run back to back on the offload stream with the compute of the
+ *    previous layer beside them, so the step lies between the copies alone
+ *    (8 x 32 x t_f) and the copies plus, per micro-batch (each starts its own
+ *    chain of copies), an unhidden first copy and the compute after the last
+ *    copy (the last layer, embedding and head): at most 2 (t_f + t_layer). */
+static void test_inference(void)
+{
+	const char *inf[] = {"train.mode=inference"};
+	const char *str[] = {"train.mode=inference", "parallel.offload_params=cpu"};
+	const char *trn[] = {"parallel.zero=0"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *a = NULL, *b = NULL, *t = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/llama3-8b-1node.ini", inf, 1, d, &a), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/llama3-8b-1node.ini", str, 2, d, &b), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/llama3-8b-1node.ini", trn, 1, d, &t), SIM_OK);
+	if (a && b && t) {
+		plan_graph *ga = NULL, *gt = NULL;
+		CHECK_INT(plan_build(a, &ga), SIM_OK);
+		CHECK_INT(plan_build(t, &gt), SIM_OK);
+		double x;
+		if (ga && gt) {
+			CHECK_INT(count(ga, 0, PLAN_TASK_BWD, &x) + count(ga, 0, PLAN_TASK_OPTIM, &x) +
+					  count(ga, 0, PLAN_TASK_DP, &x),
+				  0);
+			CHECK_INT(count(ga, 0, PLAN_TASK_FWD, &x), count(gt, 0, PLAN_TASK_FWD, &x));
+			CHECK_NEAR(ga->model_flops, gt->model_flops / 3, 1e-12);
+		}
+		plan_graph_free(ga);
+		plan_graph_free(gt);
+		exec_result *ra = calloc(1, sizeof *ra), *rb = calloc(1, sizeof *rb);
+		CHECK_INT(exec_run(a, ra), SIM_OK);
+		CHECK_INT(exec_run(b, rb), SIM_OK);
+		double tf = work_params_layer(&b->model) * 2.0 / (63e9 * 0.8);
+		double lc = ra->step_s / (8 * 32); /* one layer's compute per micro-batch */
+		CHECK(rb->step_s >= 8 * 32 * tf);
+		CHECK(rb->step_s <= 8 * 32 * tf + 8 * 2 * (lc + tf));
+		CHECK(rb->classes[0].time_s[EXEC_CAT_OFFLOAD] > 0);
+		free(ra);
+		free(rb);
+	}
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+	plan_scenario_free(t);
+	sim_diag_free(d);
+}
+
 int main(void)
 {
+	test_inference();
 	test_cpu_adam();
 	test_infinity();
 	test_refused();
