@@ -25,6 +25,7 @@
  */
 #include "exec.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -365,9 +366,90 @@ static void link_stats(const replay *r, const net_cluster *c, exec_result *res)
 	}
 }
 
+typedef struct cpoint {
+	sim_time t;
+	double d0, d1; /* changes of the two series */
+} cpoint;
+
+static int by_time(const void *a, const void *b)
+{
+	sim_time x = ((const cpoint *)a)->t, y = ((const cpoint *)b)->t;
+	return x < y ? -1 : x > y;
+}
+
+/* Counter tracks of one rank class (Chrome "C" events): memory held (static
+ * bytes plus a forward's activations from its first task's start until its
+ * backward's, or W's, last task ends), and the scale-up and NIC bandwidth its
+ * running transfers use (each transfer's bytes / duration while it runs). */
+static void write_counters(const replay *r, FILE *f, int rank)
+{
+	const plan_graph *g = r->g;
+	size_t n = 0;
+	for (size_t i = 0; i < g->ntasks; i++)
+		n += g->tasks[i].rank == rank;
+	cpoint *mem = malloc((2 * n + 1) * sizeof *mem), *bw = malloc((2 * n + 1) * sizeof *bw);
+	if (!mem || !bw) {
+		free(mem), free(bw);
+		return;
+	}
+	size_t nm = 0, nb = 0;
+	bool zb = false;
+	for (size_t i = 0; i < g->ntasks; i++)
+		zb = zb || g->tasks[i].kind == PLAN_TASK_WGRAD;
+	double act = g->mem_act_op ? g->mem_act_op[rank] : 0;
+	size_t q = (size_t)rank * PLAN_STREAM_COUNT + PLAN_STREAM_COMPUTE;
+	if (g->mem_static) /* a plan's graph (synthetic graphs have no memory) */
+		mem[nm++] = (cpoint){0, g->mem_static[rank], 0};
+	else
+		q = SIZE_MAX;
+	int prev_kind = -1, prev_mb = -1;
+	uint32_t prev = UINT32_MAX;
+	uint8_t frees = zb ? PLAN_TASK_WGRAD : PLAN_TASK_BWD;
+	for (uint32_t i = q != SIZE_MAX ? r->q_first[q] : 1; q != SIZE_MAX && i <= r->q_first[q + 1];
+	     i++) {
+		uint32_t t = i < r->q_first[q + 1] ? r->q[i] : UINT32_MAX;
+		int kind = t != UINT32_MAX ? g->tasks[t].kind : -1, mb = t != UINT32_MAX ? g->tasks[t].mb : -1;
+		bool new_op = kind != prev_kind || mb != prev_mb;
+		if (new_op && prev != UINT32_MAX && prev_kind == frees && prev_mb >= 0)
+			mem[nm++] = (cpoint){r->end[prev], -act, 0};
+		if (new_op && kind == PLAN_TASK_FWD && mb >= 0)
+			mem[nm++] = (cpoint){r->start[t], act, 0};
+		prev = t, prev_kind = kind, prev_mb = mb;
+	}
+	for (size_t i = 0; i < g->ntasks; i++) {
+		const plan_task *t = &g->tasks[i];
+		double d = sim_time_to_s(r->end[i] - r->start[i]);
+		if (t->rank != rank || d <= 0 || (t->scaleup_bytes <= 0 && t->nic_bytes <= 0))
+			continue;
+		bw[nb++] = (cpoint){r->start[i], t->scaleup_bytes / d, t->nic_bytes / d};
+		bw[nb++] = (cpoint){r->end[i], -t->scaleup_bytes / d, -t->nic_bytes / d};
+	}
+	qsort(mem, nm, sizeof *mem, by_time);
+	qsort(bw, nb, sizeof *bw, by_time);
+	double v0 = 0, v1 = 0;
+	for (size_t i = 0; i < nm; i++) {
+		v0 += mem[i].d0;
+		if (i + 1 < nm && mem[i + 1].t == mem[i].t)
+			continue;
+		fprintf(f, ",\n{\"ph\":\"C\",\"pid\":%d,\"name\":\"memory GiB\",\"ts\":%.6f,"
+			   "\"args\":{\"HBM\":%.6g}}", rank, (double)mem[i].t * 1e-6, v0 / 1073741824.0);
+	}
+	v0 = 0;
+	for (size_t i = 0; i < nb; i++) {
+		v0 += bw[i].d0, v1 += bw[i].d1;
+		if (i + 1 < nb && bw[i + 1].t == bw[i].t)
+			continue;
+		fprintf(f, ",\n{\"ph\":\"C\",\"pid\":%d,\"name\":\"link GB/s\",\"ts\":%.6f,"
+			   "\"args\":{\"scale-up\":%.6g,\"NIC\":%.6g}}", rank, (double)bw[i].t * 1e-6,
+			fabs(v0) < 1e-3 ? 0 : v0 * 1e-9, fabs(v1) < 1e-3 ? 0 : v1 * 1e-9);
+	}
+	free(mem), free(bw);
+}
+
 /* Chrome trace event format: metadata names processes (rank classes) and
- * threads (streams); each task is a complete event. Written in task order, so
- * the file is the same for the same graph. */
+ * threads (streams); each task is a complete event; counter tracks per rank
+ * class for memory and link bandwidth (write_counters). Written in task order,
+ * so the file is the same for the same graph. */
 static void write_trace(const replay *r, const exec_result *res, FILE *f)
 {
 	static const char *const streams[PLAN_STREAM_COUNT] = {"compute", "tp", "dp", "pp send fwd",
@@ -404,6 +486,8 @@ static void write_trace(const replay *r, const exec_result *res, FILE *f)
 			(double)t->nic_bytes);
 		sep = ",\n";
 	}
+	for (int k = 0; k < g->ranks; k++)
+		write_counters(r, f, k);
 	fprintf(f, "\n]}\n");
 }
 

@@ -753,6 +753,21 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	}
 	if (b.g) {
 		b.g->interference = s->gpu.interference;
+		b.g->mem_static = malloc((size_t)p->pp * sizeof(double));
+		b.g->mem_act_op = malloc((size_t)p->pp * sizeof(double));
+		for (int st = 0; st < p->pp && b.g->mem_static && b.g->mem_act_op; st++) {
+			double mem[PLAN_MEM_COUNT];
+			plan_memory(s, st, mem);
+			b.g->mem_static[st] = mem[PLAN_MEM_WEIGHTS] + mem[PLAN_MEM_GRADIENTS] +
+					      mem[PLAN_MEM_OPTIMIZER] + mem[PLAN_MEM_BUFFERS];
+			work_shard sh = plan_shard(s);
+			int n = plan_stage_layers(s, st);
+			double per_layer = n > 0 ? work_activation_bytes_at(
+							   &s->model, &sh, plan_global_layer(s, st, n - 1),
+							   p->recompute)
+						 : 0.0;
+			b.g->mem_act_op[st] = per_layer * n / p->vpp;
+		}
 		b.g->tokens = (double)p->global_batch * s->model.seq_len;
 		b.g->model_flops = work_model_flops(&s->model, b.g->tokens);
 		if (s->inference) /* the forward third of 2P + 4P per token */

@@ -19,6 +19,8 @@ void plan_graph_free(plan_graph *g)
 		return;
 	free(g->tasks);
 	free(g->edges);
+	free(g->mem_static);
+	free(g->mem_act_op);
 	free(g);
 }
 

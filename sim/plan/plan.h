@@ -245,6 +245,11 @@ typedef struct plan_graph {
 	double model_flops;    /* per step, all GPUs */
 	double tokens;         /* per step */
 	double interference;   /* compute slowdown beside a collective (hw_gpu) */
+	/* Memory over the step, per rank class (for timeline views): the bytes
+	 * held throughout (weights, gradients, states, buffers) and the
+	 * activations one micro-batch's forward over one model chunk keeps until
+	 * its backward (W with ZB-H1) ends. NULL when not filled. */
+	double *mem_static, *mem_act_op;
 } plan_graph;
 
 /* The compute-stream order of a schedule on `stage` of `p` with `m`

@@ -28,6 +28,20 @@ echo "$err" | grep -q "short.csv:2: error: row has 4 fields, the header has 5" |
 head -c 40 "$tmp/q.json" | grep -q '^{"displayTimeUnit":"ms","traceEvents":\[' || { echo "--trace: bad header"; fail=1; }
 tail -c 3 "$tmp/q.json" | grep -q ']}' || { echo "--trace: unterminated"; fail=1; }
 [ ! -e "$tmp/q.json.tmp" ] || { echo "--trace left a temporary file"; fail=1; }
+# Counter tracks: stage 0's memory rises from its lowest, the static bytes (weights,
+# gradients, states, buffers: 7.65 GiB for the quickstart) with each forward
+# and returns to them when the last backward ends; its peak stays under the
+# report's peak (which adds fragmentation and the working set); NIC traffic
+# shows up as bandwidth.
+mem=$(grep -o '"pid":0,"name":"memory GiB","ts":[0-9.]*,"args":{"HBM":[0-9.e+]*' "$tmp/q.json" |
+	sed 's/.*"HBM"://')
+first=$(echo "$mem" | sort -g | head -1) last=$(echo "$mem" | tail -1)
+max=$(echo "$mem" | sort -g | tail -1)
+peak=$("$podsim" run scenarios/quickstart.ini --no-db --json | grep -o '"peak_bytes":[0-9.e+]*' | cut -d: -f2)
+awk -v a="$first" -v b="$last" -v m="$max" -v p="$peak" 'BEGIN {
+	exit !(a == b && a > 7 && a < 8.5 && m > a && m * 1073741824 < p) }' ||
+	{ echo "--trace memory counter: first $first last $last max $max peak $peak"; fail=1; }
+grep -q '"name":"link GB/s"' "$tmp/q.json" || { echo "--trace: no link counters"; fail=1; }
 "$podsim" run scenarios/quickstart.ini --no-db --trace "$tmp/no/such/dir/q.json" >/dev/null 2>&1
 [ $? -eq 1 ] || { echo "--trace to a missing folder: want status 1"; fail=1; }
 [ ! -e "$tmp/no" ] || { echo "--trace created folders"; fail=1; }
