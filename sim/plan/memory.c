@@ -163,8 +163,10 @@ void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]
 		params * g / (p->zero >= 2 ? shards : 1) + experts * g / (p->zero >= 2 ? eshards : 1);
 	bytes[PLAN_MEM_OPTIMIZER] =
 		params * o / (p->zero >= 1 ? shards : 1) + experts * o / (p->zero >= 1 ? eshards : 1);
-	if (p->offload_optimizer != PLAN_OFFLOAD_NONE) /* states and master on the host */
-		bytes[PLAN_MEM_OPTIMIZER] = 0;
+	if (p->offload_optimizer != PLAN_OFFLOAD_NONE) { /* states, master and fp32 */
+		bytes[PLAN_MEM_OPTIMIZER] = 0;            /* gradients on the host: the */
+		bytes[PLAN_MEM_GRADIENTS] = 0;            /* GPU keeps its buckets only */
+	}
 	if (p->offload_params != PLAN_OFFLOAD_NONE) /* only the gathered layers stay */
 		bytes[PLAN_MEM_WEIGHTS] = 0;
 	bytes[PLAN_MEM_ACTIVATIONS] = stage_activations(s, stage);

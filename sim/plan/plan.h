@@ -175,8 +175,10 @@ double plan_local_params(const plan_scenario *s, int stage);
  * `stage`'s ranks: with the optimizer offloaded the fp32 states (12 bytes per
  * local parameter) and fp32 gradients (4) of every GPU on the host, or the
  * states on NVMe; with the parameters offloaded their 16-bit shards. With
- * offloading the HBM figures of plan_memory drop the optimizer states (and the
- * weights, which only the two gathered layers of ZeRO-3 keep). */
+ * offloading the HBM figures of plan_memory drop the optimizer states and the
+ * gradients (reduced bucket by bucket and copied out; the buckets stay under
+ * buffers), and with the parameters offloaded the weights, which only the two
+ * gathered layers of ZeRO-3 keep. */
 void plan_offload_memory(const plan_scenario *s, int stage, double *host, double *nvme);
 
 /* ------------------------------------------------------------ task graph -- */
@@ -234,6 +236,18 @@ typedef struct plan_op {
 	bool weight; /* zero-bubble: the weight-gradient pass W of a backward */
 } plan_op;
 
+/* [cluster] network = flow: what the step's collectives put on each link class
+ * (net_link_kind) of the flow model, for the run's link report (netflow.c).
+ * Per class, over the rank class whose collectives load it most: bytes summed
+ * over its collective tasks of each one's busiest link of the class, the time
+ * those tasks ran, and the time that link was at >= 95 % of capacity. */
+typedef struct plan_netlinks {
+	bool on;
+	char name[NET_LINK_KIND_COUNT][64]; /* e.g. "leaf0 -> spine1" */
+	double bytes[NET_LINK_KIND_COUNT], busy_s[NET_LINK_KIND_COUNT];
+	double sat_s[NET_LINK_KIND_COUNT];
+} plan_netlinks;
+
 typedef struct plan_graph {
 	int ranks;             /* rank classes */
 	int rank_gpus;         /* GPUs each rank class stands for */
@@ -250,6 +264,7 @@ typedef struct plan_graph {
 	 * activations one micro-batch's forward over one model chunk keeps until
 	 * its backward (W with ZB-H1) ends. NULL when not filled. */
 	double *mem_static, *mem_act_op;
+	plan_netlinks net;     /* network = flow only (netflow.c) */
 } plan_graph;
 
 /* The compute-stream order of a schedule on `stage` of `p` with `m`
@@ -268,6 +283,24 @@ int plan_schedule_steps(plan_schedule sched, int m, int vpp);
 
 /* Build the step's task graph. SIM_OK or SIM_ENOMEM. */
 int plan_build(const plan_scenario *s, plan_graph **out);
+
+/* [cluster] network = flow (netflow.c): plan_build times collectives with
+ * sim/topo's flow model, every translate of a group contending on the
+ * cluster's link graph. One plan_netflow per plan_build holds the graph and
+ * the group-cost cache. open gives NULL (and SIM_OK) under alpha-beta. */
+typedef struct plan_netflow plan_netflow;
+int plan_netflow_open(const plan_scenario *s, plan_netflow **out);
+void plan_netflow_close(plan_netflow *f);
+/* Cost of `coll` on the group of `size` ranks `stride` apart, as net_cost
+ * (intra_bytes: the busiest scale-up link's bytes; inter_bytes such that
+ * gpus/nics times it is the busiest NIC link's). Falls back to
+ * net_collective on `grp` when the flow model cannot time it. */
+int plan_netflow_cost(plan_netflow *f, net_coll coll, const net_group *grp, int size,
+		      int stride, double bytes, net_cost *out);
+/* Fill g->net from the collective tasks of g. */
+void plan_netflow_report(const plan_netflow *f, plan_graph *g);
+/* Cache lookups answered and collectives simulated (tests). */
+void plan_netflow_stats(const plan_netflow *f, int *hits, int *misses);
 void plan_graph_free(plan_graph *g);
 
 /* Builder helpers (also used by tests to make synthetic graphs): add a task
