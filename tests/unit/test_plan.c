@@ -352,8 +352,76 @@ static void test_placement(void)
 	sim_diag_free(d);
 }
 
+/* The ZeRO paper's memory per GPU (Rajbhandari et al. 2020, figure 1: Psi
+ * parameters, K = 12 bytes of optimizer state, d data-parallel ranks), with
+ * 16-bit gradients: stage 0 (2 + 2 + K) Psi, stage 1 (2 + 2 + K/d) Psi, stage 2
+ * (2 + (2 + K)/d) Psi, stage 3 (2 + 2 + K) Psi / d; and Megatron's view
+ * (Korthikanti et al. / the distributed optimizer docs) with fp32 gradients:
+ * 18 bytes/param, and 6 + 12/d with the distributed optimizer (ZeRO-1). Single
+ * stage, tp 1, so Psi is the whole model. */
+static void test_zero_memory(void)
+{
+	plan_scenario s = gpt_scenario();
+	int vl[4];
+	relayout(&s, vl);
+	s.plan.dp = 8;
+	s.plan.global_batch = 64;
+	double psi = work_params_total(&s.model), d = 8, b[PLAN_MEM_COUNT];
+	double want[4] = {16, 4 + 12 / d, 2 + 14 / d, 16 / d};
+	for (int z = 0; z <= 3; z++) {
+		s.plan.zero = z;
+		plan_memory(&s, 0, b);
+		double states = b[PLAN_MEM_WEIGHTS] + b[PLAN_MEM_GRADIENTS] + b[PLAN_MEM_OPTIMIZER];
+		CHECK_NEAR(states / psi, want[z], 1e-12);
+	}
+	s.plan.fp32_grads = true;
+	s.plan.zero = 0;
+	plan_memory(&s, 0, b);
+	CHECK_NEAR((b[PLAN_MEM_WEIGHTS] + b[PLAN_MEM_GRADIENTS] + b[PLAN_MEM_OPTIMIZER]) / psi, 18,
+		   1e-12);
+	s.plan.zero = 1;
+	plan_memory(&s, 0, b);
+	CHECK_NEAR((b[PLAN_MEM_WEIGHTS] + b[PLAN_MEM_GRADIENTS] + b[PLAN_MEM_OPTIMIZER]) / psi,
+		   6 + 12 / d, 1e-12);
+}
+
+/* Communication volume per step and rank (ZeRO paper, section 7): DDP's ring
+ * all-reduce sends 2 (n-1)/n Psi per step; ZeRO-3 / FSDP gathers the parameters
+ * before the forward and again before the backward and reduce-scatters the
+ * gradients, (n-1)/n Psi each: 3 (n-1)/n Psi, 1.5x DDP. Quickstart stage 1
+ * (tp 2, its dp 4 group inside one node, so the scale-up bytes are all it
+ * sends), one micro-batch, 16-bit gradients; the tied-embedding sync (layer
+ * -1) is left out of both. */
+static double dp_bytes(const char *zero)
+{
+	const char *set[] = {zero, "parallel.global_batch=16", "parallel.fp32_grads=false"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	plan_graph *g = NULL;
+	double sum = 0;
+	if (plan_scenario_load("scenarios/quickstart.ini", set, 3, d, &s) == SIM_OK &&
+	    plan_build(s, &g) == SIM_OK)
+		for (size_t i = 0; i < g->ntasks; i++)
+			if (g->tasks[i].rank == 1 && g->tasks[i].kind == PLAN_TASK_DP &&
+			    g->tasks[i].layer >= 0)
+				sum += g->tasks[i].scaleup_bytes;
+	plan_graph_free(g);
+	plan_scenario_free(s);
+	sim_diag_free(d);
+	return sum;
+}
+
+static void test_comm_volume(void)
+{
+	double ddp = dp_bytes("parallel.zero=0"), fsdp = dp_bytes("parallel.zero=3");
+	CHECK(ddp > 0);
+	CHECK_NEAR(fsdp / ddp, 1.5, 1e-3);
+}
+
 int main(void)
 {
+	test_zero_memory();
+	test_comm_volume();
 	test_placement();
 	test_cp();
 	test_layout();
