@@ -183,29 +183,40 @@ static int run_sizes(const coll_args *a, const topo_graph *g, net_coll op, doubl
 		return 1;
 	for (int i = 0; i < n; i++)
 		ranks[i] = i;
-	if (!a->json)
-		print_header(a, g, op, n);
-	else
-		printf("[");
 	double s = a->sweep ? 8 : size;
 	row r = {0};
 	int rc = SIM_OK;
+	bool opened = false; /* nothing on stdout if the first size fails */
 	for (bool first = true; s <= size && rc == SIM_OK; s *= 2, first = false) {
 		rc = time_one(g, op, ranks, n, s, algo, &r);
+		if (rc == SIM_OK && !opened) {
+			if (a->json)
+				printf("[");
+			else
+				print_header(a, g, op, n);
+			opened = true;
+		}
 		if (rc == SIM_OK)
 			print_row(a, op, n, &r, first);
 		if (!a->sweep)
 			break;
 	}
-	if (a->json)
+	if (a->json && opened)
 		printf("]\n");
-	else if (rc == SIM_OK)
+	else if (!a->json && rc == SIM_OK)
 		print_footer(g, &r);
 	free(ranks);
 	if (rc == SIM_EINVAL) {
 		fprintf(stderr,
 		        "podsim coll: error: algorithm %s does not apply to %s on these GPUs\n",
 		        a->algo ? a->algo : "auto", net_coll_name(op));
+		return EXIT_INPUT;
+	}
+	if (rc == SIM_ERANGE) { /* the user's SIZE or --gpus, not a failure */
+		fprintf(stderr,
+		        "podsim coll: error: SIZE '%s' on %ld GPUs is too large to simulate (a time "
+		        "past the clock's ~106 days, or too many flows)\n",
+		        a->size, a->gpus);
 		return EXIT_INPUT;
 	}
 	if (rc != SIM_OK)

@@ -354,3 +354,59 @@ int cli_compare(int argc, char **argv)
 	sim_diag_free(d);
 	return rc;
 }
+
+/* ----------------------------------------------------------- runs merge -- */
+
+static const char usage_merge[] =
+        "usage: podsim runs merge OUT.db IN.db...\n"
+        "\n"
+        "Copy every run of the IN databases (with their breakdown, memory and link\n"
+        "rows and their sweeps) into OUT under new ids, in one transaction. The shards\n"
+        "of one sweep ('podsim sweep --shard I/N', e.g. one per SLURM array task)\n"
+        "become one sweep again, its runs in the unsharded order: merging all N shards\n"
+        "gives the 'runs digest' of the same sweep run without --shard. Inputs must\n"
+        "have this podsim's schema version (open an older one once with 'podsim runs\n"
+        "--db FILE' to migrate it).\n"
+        "\n"
+        "exit status: 0 ok, 1 database error, 2 bad input\n";
+
+int cli_runs_merge(int argc, char **argv)
+{
+	const char *files[MAX_SETTINGS];
+	int n = 0;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage_merge, stdout);
+			return 0;
+		}
+		if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "podsim runs merge: error: unknown option: %s\n", argv[i]);
+			return EXIT_INPUT;
+		}
+		if (n == MAX_SETTINGS) {
+			fprintf(stderr, "podsim runs merge: error: more than %d files\n",
+			        MAX_SETTINGS);
+			return EXIT_INPUT;
+		}
+		files[n++] = argv[i];
+	}
+	if (n < 2) {
+		fprintf(stderr, "podsim runs merge: error: expected OUT.db IN.db...\n%s",
+		        usage_merge);
+		return EXIT_INPUT;
+	}
+	sim_diag *d = sim_diag_new();
+	store *db = NULL;
+	int64_t runs = 0, sweeps = 0;
+	int rc = d ? store_open(files[0], &db, d) : SIM_ENOMEM;
+	if (rc == SIM_OK)
+		rc = store_merge(db, files + 1, (size_t)(n - 1), &runs, &sweeps, d);
+	if (d)
+		sim_diag_print(d, stderr);
+	if (rc == SIM_OK)
+		printf("merged %lld runs and %lld sweeps from %d databases into %s\n",
+		       (long long)runs, (long long)sweeps, n - 1, files[0]);
+	store_close(db);
+	sim_diag_free(d);
+	return rc == SIM_OK ? 0 : 1;
+}

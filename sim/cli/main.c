@@ -100,6 +100,7 @@ static const char usage_validate[] =
 	"  --scenario ID    print the scenario built for training row ID and exit\n"
 	"                   (save it and 'podsim run' it to see that row's breakdown)\n"
 	"  --max-mape X     exit with status 1 when the overall MAPE exceeds X (e.g. 0.25)\n"
+	"  --network M      time collectives with alpha-beta (default) or flow (link graph)\n"
 	"  --data DIR       folder holding models/ and topologies/ (default: $PODSIM_DATA,\n"
 	"                   else the source tree podsim was built from)\n"
 	"  -h, --help       this help\n";
@@ -120,6 +121,7 @@ typedef struct cli_opts {
 	const char *show_id;
 	bool rows;
 	const char *only, *data, *trace, *scenario, *html, *where;
+	const char *network; /* validate --network */
 	double max_mape;
 } cli_opts;
 
@@ -152,7 +154,7 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 		else if ((!strcmp(a, "--set") || !strcmp(a, "--db") || !strcmp(a, "--limit") ||
 			  !strcmp(a, "--only") || !strcmp(a, "--data") || !strcmp(a, "--max-mape") ||
 			  !strcmp(a, "--trace") || !strcmp(a, "--scenario") || !strcmp(a, "--html") ||
-			  !strcmp(a, "--where")) &&
+			  !strcmp(a, "--where") || !strcmp(a, "--network")) &&
 			 !has_next)
 			return bad_usage("option needs a value", a, usage);
 		else if (!strcmp(a, "--set")) {
@@ -171,6 +173,8 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 			o->scenario = argv[++i];
 		else if (!strcmp(a, "--where"))
 			o->where = argv[++i];
+		else if (!strcmp(a, "--network"))
+			o->network = argv[++i];
 		else if (!strcmp(a, "--data"))
 			o->data = argv[++i];
 		else if (!strcmp(a, "--max-mape")) {
@@ -298,7 +302,7 @@ static int cmd_run(int argc, char **argv)
 	rc = r ? run_views(&o, s, r, &gantt, &tl) : SIM_ENOMEM;
 	if (rc == SIM_OK)
 		rc = store_run(&o, s, r, &id, d);
-	flush_diag(d);
+	bool told = flush_diag(d); /* the error itself, e.g. "db: error: ..." */
 	if (rc == SIM_OK) {
 		if (o.json)
 			report_json(stdout, r, id);
@@ -314,7 +318,7 @@ static int cmd_run(int argc, char **argv)
 			fprintf(stderr, "podsim: stored as run %lld in %s\n", (long long)id,
 				db_path(&o));
 		fprintf(stderr, "podsim: simulated in %.3f s\n", r->wall_s);
-	} else {
+	} else if (!told) {
 		fprintf(stderr, "podsim: error: %s\n", sim_strerror(rc));
 	}
 	free(gantt);
@@ -426,6 +430,9 @@ static int cmd_validate(int argc, char **argv)
 	valid_options vo = {.datadir = o.data ? o.data : env && *env ? env : PODSIM_SRCDIR,
 			    .only = o.only,
 			    .where = o.where};
+	if (o.network && strcmp(o.network, "alpha-beta") && strcmp(o.network, "flow"))
+		return bad_usage("--network takes alpha-beta or flow", o.network, usage_validate);
+	vo.network = o.network && !strcmp(o.network, "flow") ? NET_MODEL_FLOW : NET_MODEL_ALPHA_BETA;
 	if (isatty(fileno(stderr)))
 		vo.progress = stderr;
 	sim_diag *d = sim_diag_new();

@@ -7,13 +7,16 @@
 #include "store/store.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#define EXIT_INPUT 2
-#define MAX_ARGS   256
+#define EXIT_INPUT  2
+#define EXIT_SIGINT 130 /* 128 + SIGINT, as a shell reports it */
+#define MAX_ARGS    256
+#define MAX_SHARDS  4096
 
 static const char usage[] =
         "usage: podsim sweep FILE [options]\n"
@@ -26,13 +29,21 @@ static const char usage[] =
         "    scenario = quickstart.ini   ; relative to the sweep file\n"
         "    tp = auto                   ; one key per dimension (podsim keys, [sweep])\n"
         "    micro_batch = 1,2,4\n"
-        "When tp, pp, cp or nodes vary and dp does not, dp = GPUs / (tp*pp*cp).\n"
+        "When tp, pp, cp, nodes or the topology vary and dp does not, dp = GPUs /\n"
+        "(tp*pp*cp). 'topology=A.ini,B.ini' (--vary, or 'topology =' in [sweep],\n"
+        "relative to the sweep file) swaps the scenario's cluster include for each file,\n"
+        "keeping its model and plan: one sweep compares DGX A100, DGX H100, PCIe boxes.\n"
         "\n"
         "options:\n"
         "  --vary SECTION.KEY=V1,V2,...  a dimension (repeatable); V = auto enumerates\n"
-        "                           tp, pp, vpp, micro_batch, enums and booleans\n"
+        "                           tp, pp, cp, ep, vpp, micro_batch, zero, order,\n"
+        "                           shard_size, enums and booleans\n"
         "  --set SECTION.KEY=VALUE  override a key of the base scenario (repeatable)\n"
         "  --top K                  plans to simulate (default 32)\n"
+        "  --shard I/N              simulate only the plans at places j of the pre-screen\n"
+        "                           order with j % N == I (0 <= I < N), e.g. for SLURM\n"
+        "                           job arrays, each shard with its own --db; combine\n"
+        "                           them with 'podsim runs merge OUT.db IN.db...'\n"
         "  --train-tokens D         time, GPU-hours, energy, cost and CO2 to train on\n"
         "                           D tokens (e.g. 2e12) with the best plan;\n"
         "                           'chinchilla' = 20 x parameters\n"
@@ -44,6 +55,10 @@ static const char usage[] =
         "Energy per step = PUE x step x (GPUs x TDP x busy + nodes x node power), busy =\n"
         "the compute streams' utilisation; cost = GPU-hours x [cluster] gpu_hour_price.\n"
         "\n"
+        "Ctrl-C stops after the plan being simulated; the finished runs stay stored\n"
+        "(exit status 130). Built with MPI, 'mpirun -n N podsim sweep ...' spreads the\n"
+        "pre-screen and the simulations over N ranks; rank 0 prints and stores.\n"
+        "\n"
         "exit status: 0 ok, 1 runtime error, 2 bad input\n";
 
 typedef struct sweep_opts {
@@ -51,16 +66,20 @@ typedef struct sweep_opts {
 	const char *vary[MAX_ARGS], *sets[MAX_ARGS];
 	size_t nvary, nsets;
 	long top;
+	int shard, nshards; /* --shard I/N; nshards 0 = all */
 	bool json, no_db, help;
 } sweep_opts;
 
 /* One simulated plan. */
 typedef struct sim_row {
 	const sweep_plan *plan;
+	int64_t rank; /* place in the pre-screen order, 1 = best */
 	int64_t run_id;
 	exec_result *r;
 	sweep_cost cost;
 	double exposed_s;
+	int state; /* 1 simulated, 0 not (Ctrl-C), -1 failed */
+	bool done; /* simulated and finished (stored) */
 	bool pareto;
 } sim_row;
 
@@ -70,12 +89,30 @@ static int bad(const char *msg, const char *arg)
 	return EXIT_INPUT;
 }
 
+static int parse_shard(const char *t, sweep_opts *o)
+{
+	char *end;
+	long i = strtol(t, &end, 10), n = 0;
+	if (end != t && *end == '/') {
+		const char *q = end + 1;
+		n = strtol(q, &end, 10);
+		if (end == q || *end)
+			n = 0;
+	}
+	if (n < 1 || n > MAX_SHARDS || i < 0 || i >= n)
+		return 1;
+	o->shard = (int)i;
+	o->nshards = (int)n;
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, sweep_opts *o)
 {
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		bool val = !strcmp(a, "--vary") || !strcmp(a, "--set") || !strcmp(a, "--top") ||
-		           !strcmp(a, "--db") || !strcmp(a, "--train-tokens");
+		           !strcmp(a, "--db") || !strcmp(a, "--train-tokens") ||
+		           !strcmp(a, "--shard");
 		if (val && i + 1 >= argc)
 			return bad("option needs a value", a);
 		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
@@ -92,7 +129,10 @@ static int parse_opts(int argc, char **argv, sweep_opts *o)
 			o->db = argv[++i];
 		else if (!strcmp(a, "--train-tokens"))
 			o->train = argv[++i];
-		else if (!strcmp(a, "--top")) {
+		else if (!strcmp(a, "--shard")) {
+			if (parse_shard(argv[++i], o))
+				return bad("--shard takes I/N with 0 <= I < N <= 4096", argv[i]);
+		} else if (!strcmp(a, "--top")) {
 			char *end;
 			o->top = strtol(argv[++i], &end, 10);
 			if (*end || o->top < 1 || o->top > 100000)
@@ -162,37 +202,6 @@ static void progress(size_t done, size_t n, double t0_s)
 		fputc('\n', stderr);
 }
 
-/* Simulate one plan exactly as `podsim run FILE --set ...` would. */
-static int simulate(const sweep_opts *o, const char *scenario, const sweep_space *sp, sim_row *row,
-                    store *db, int64_t sweep_id, sim_diag *d)
-{
-	char sets[SWEEP_MAX_DIMS + 1][SWEEP_SET_MAX];
-	const char *all[MAX_ARGS + SWEEP_MAX_DIMS + 1];
-	size_t n = 0, k = sweep_plan_sets(sp, row->plan, sets);
-	for (size_t i = 0; i < o->nsets; i++)
-		all[n++] = o->sets[i];
-	for (size_t i = 0; i < k; i++)
-		all[n++] = sets[i];
-	plan_scenario *s;
-	int rc = plan_scenario_load(scenario, all, n, d, &s);
-	if (rc != SIM_OK)
-		return rc;
-	row->r = malloc(sizeof *row->r);
-	rc = row->r ? exec_run(s, row->r) : SIM_ENOMEM;
-	if (rc == SIM_OK) {
-		sweep_cost_step(s, row->r, &row->cost);
-		row->exposed_s = exposed_comm(row->r);
-	}
-	if (rc == SIM_OK && db) {
-		char *text = conf_resolved_text(s->doc);
-		rc = text ? store_put_sweep_run(db, sweep_id, text, row->r, &row->run_id, d)
-		          : SIM_ENOMEM;
-		free(text);
-	}
-	plan_scenario_free(s);
-	return rc;
-}
-
 static int by_step(const void *a, const void *b)
 {
 	const sim_row *x = a, *y = b;
@@ -245,16 +254,27 @@ static void settings_text(const sweep_space *sp, const sweep_plan *p, char *buf,
 	buf[0] = '\0';
 	for (size_t i = 0; i < n && used < len; i++) {
 		const char *dot = strchr(sets[i], '.');
+		if (!strncmp(sets[i], "topology=", 9)) { /* the file's name: topology=dgx-h100 */
+			const char *slash = strrchr(sets[i], '/');
+			size_t k = strlen(slash ? slash + 1 : sets[i] + 9);
+			bool ini = k > 4 && !strcmp(sets[i] + strlen(sets[i]) - 4, ".ini");
+			used += (size_t)snprintf(buf + used, len - used, "%stopology=%.*s",
+			                         i ? " " : "", (int)(ini ? k - 4 : k),
+			                         slash ? slash + 1 : sets[i] + 9);
+			continue;
+		}
 		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "",
 		                         dot ? dot + 1 : sets[i]);
 	}
 }
 
 static void print_text(const sweep_space *sp, const sweep_screen_result *sr, const sim_row *rows,
-                       size_t n, double tau, int64_t sweep_id)
+                       size_t n, double tau, int64_t sweep_id, int shard, int nshards)
 {
 	if (sweep_id > 0)
 		printf("sweep %lld: ", (long long)sweep_id);
+	if (nshards > 0)
+		printf("shard %d/%d: ", shard, nshards);
 	printf("%llu plans, %llu valid, %llu fit in memory, %zu simulated\n",
 	       (unsigned long long)sr->nplans, (unsigned long long)sr->valid,
 	       (unsigned long long)sr->fitting, n);
@@ -391,17 +411,30 @@ static void print_train(const sweep_train *t, const plan_scenario *s)
 
 typedef struct sweep_run {
 	sweep_opts o;
+	sweep_par par;
 	sweep_space *sp;
 	sweep_file f;
 	const char *scenario;
 	plan_scenario *base;
 	sweep_screen_result sr;
-	sim_row *rows;
-	size_t n, cap; /* simulated, allocated */
+	sim_row *rows;       /* this shard's plans in pre-screen order; done ones first */
+	size_t n, cap, mine; /* simulated, allocated, this shard's */
 	int64_t sweep_id;
 	store *db;
 	sim_diag *d;
+	bool stopped; /* by SIGINT */
 } sweep_run;
+
+/* Set by the SIGINT handler while plans are simulated, read between runs. A
+ * handler reaches only static storage, so this is the file's one mutable
+ * variable; nothing else writes it. */
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
 
 /* Read the file, the --vary flags and the base scenario. 0 or exit status. */
 static int setup(sweep_run *w)
@@ -423,13 +456,13 @@ static int setup(sweep_run *w)
 	return 0;
 }
 
-static int open_db(sweep_run *w, size_t k)
+static int open_db(sweep_run *w)
 {
-	if (w->o.no_db)
+	if (w->o.no_db || w->par.rank != 0)
 		return 0;
 	char *spec = sweep_space_text(w->sp);
 	store_sweep_counts c = {(int64_t)w->sr.nplans, (int64_t)w->sr.valid, (int64_t)w->sr.fitting,
-	                        (int64_t)k};
+	                        (int64_t)w->mine,      w->o.shard,           w->o.nshards};
 	int rc = spec ? store_open(db_path(&w->o), &w->db, w->d) : SIM_ENOMEM;
 	if (rc == SIM_OK)
 		rc = store_put_sweep(w->db, spec, &c, &w->sweep_id, w->d);
@@ -438,7 +471,110 @@ static int open_db(sweep_run *w, size_t k)
 	return rc == SIM_OK ? 0 : 1;
 }
 
-static int simulate_best(sweep_run *w)
+/* Cost, energy and the stored row of a simulated plan (row->r filled). */
+static int finish(sweep_run *w, sim_row *row, const plan_scenario *s)
+{
+	sweep_cost_step(s, row->r, &row->cost);
+	row->exposed_s = exposed_comm(row->r);
+	if (!w->db)
+		return SIM_OK;
+	char *text = conf_resolved_text(s->doc);
+	int rc = text ? store_put_sweep_run(w->db, w->sweep_id, row->rank, text, row->r,
+	                                    &row->run_id, w->d)
+	              : SIM_ENOMEM;
+	free(text);
+	return rc;
+}
+
+/* Simulate a row's plan exactly as `podsim run FILE --set ...` would, and
+ * finish it (store it) when `keep`. */
+static int simulate(sweep_run *w, sim_row *row, bool keep)
+{
+	plan_scenario *s;
+	int rc = sweep_plan_load(w->sp, row->plan, w->scenario, w->o.sets, w->o.nsets, w->d, &s);
+	if (rc != SIM_OK)
+		return rc;
+	row->r = malloc(sizeof *row->r);
+	rc = row->r ? exec_run(s, row->r) : SIM_ENOMEM;
+	if (rc == SIM_OK && keep)
+		rc = finish(w, row, s);
+	plan_scenario_free(s);
+	return rc;
+}
+
+/* Serial: simulate and store in pre-screen order until done or Ctrl-C. */
+static int simulate_serial(sweep_run *w)
+{
+	bool tty = isatty(fileno(stderr));
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int rc = SIM_OK;
+	for (size_t i = 0; i < w->mine && rc == SIM_OK && !interrupted; i++) {
+		rc = simulate(w, &w->rows[i], true);
+		w->rows[i].done = rc == SIM_OK;
+		w->n += rc == SIM_OK;
+		if (tty)
+			progress(i + 1, w->mine, (double)t0.tv_sec + (double)t0.tv_nsec * 1e-9);
+	}
+	return rc;
+}
+
+/* MPI: row p is simulated by rank p % size; rank 0 receives the others' in
+ * order and stores every row in pre-screen order, as a serial run does.
+ * Message states: 1 simulated, 0 skipped (Ctrl-C), -1 failed. */
+static int simulate_mpi(sweep_run *w)
+{
+	const sweep_par *p = &w->par;
+	size_t size = (size_t)p->size, me = (size_t)p->rank;
+	int rc = SIM_OK, failed = 0;
+	for (size_t i = me; i < w->mine; i += size) {
+		sim_row *row = &w->rows[i];
+		if (!interrupted && rc == SIM_OK) {
+			rc = simulate(w, row, false);
+			row->state = rc == SIM_OK ? 1 : -1;
+		}
+		failed |= row->state < 0;
+		if (me != 0)
+			sweep_par_send(p, row->r, row->state, (int)i);
+	}
+	for (size_t i = 0; me == 0 && i < w->mine; i++) {
+		sim_row *row = &w->rows[i];
+		int ok = row->state;
+		if (i % size != 0) {
+			row->r = malloc(sizeof *row->r);
+			if (!row->r)
+				return SIM_ENOMEM;
+			sweep_par_recv(p, (int)(i % size), (int)i, row->r, &ok);
+		}
+		failed |= ok < 0;
+		plan_scenario *s;
+		if (ok > 0 && sweep_plan_load(w->sp, row->plan, w->scenario, w->o.sets, w->o.nsets,
+		                              w->d, &s) == SIM_OK) {
+			rc = finish(w, row, s);
+			plan_scenario_free(s);
+			row->done = rc == SIM_OK;
+		}
+	}
+	interrupted = sweep_par_max(p, interrupted);
+	return sweep_par_max(p, failed) ? SIM_EINVAL : rc;
+}
+
+/* Move the simulated rows to the front, keeping their order (every row's
+ * result pointer stays in the array, once). */
+static void compact(sweep_run *w)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < w->mine; i++)
+		if (w->rows[i].done) {
+			sim_row t = w->rows[n];
+			w->rows[n++] = w->rows[i];
+			w->rows[i] = t;
+		}
+	w->n = n;
+}
+
+/* This shard's plans: places j of the pre-screen order with j % N == I. */
+static int pick_rows(sweep_run *w)
 {
 	size_t K = (size_t)(w->o.top ? w->o.top : w->f.top ? w->f.top : 32);
 	uint64_t *best = malloc(K * sizeof *best);
@@ -448,27 +584,41 @@ static int simulate_best(sweep_run *w)
 		free(best);
 		return 1;
 	}
-	size_t k = sweep_best(&w->sr, K, best);
-	if (open_db(w, k)) {
-		free(best);
-		return 1;
-	}
-	bool tty = isatty(fileno(stderr));
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	int rc = SIM_OK;
-	for (size_t i = 0; i < k && rc == SIM_OK; i++) {
-		w->rows[i].plan = &w->sr.plans[best[i]];
-		rc = simulate(&w->o, w->scenario, w->sp, &w->rows[i], w->db, w->sweep_id, w->d);
-		w->n += rc == SIM_OK;
-		if (tty)
-			progress(i + 1, k, (double)t0.tv_sec + (double)t0.tv_nsec * 1e-9);
-	}
+	size_t k = sweep_best(&w->sr, K, best), N = (size_t)(w->o.nshards ? w->o.nshards : 1);
+	for (size_t j = 0; j < k; j++)
+		if (j % N == (size_t)w->o.shard) {
+			w->rows[w->mine].plan = &w->sr.plans[best[j]];
+			w->rows[w->mine++].rank = (int64_t)j + 1;
+		}
 	free(best);
+	return 0;
+}
+
+static int simulate_best(sweep_run *w)
+{
+	if (pick_rows(w) || open_db(w))
+		return 1;
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	interrupted = 0;
+	sigaction(SIGINT, &sa, &old);
+	int rc;
+	if (w->par.size > 1) {
+		rc = simulate_mpi(w);
+		compact(w);
+	} else {
+		rc = simulate_serial(w);
+	}
+	sigaction(SIGINT, &old, NULL);
+	w->stopped = interrupted;
 	if (flush_diag(w->d) || rc != SIM_OK) {
 		fprintf(stderr, "podsim sweep: error: %s\n", sim_strerror(rc));
 		return 1;
 	}
+	if (w->stopped && w->db)
+		store_set_sweep_simulated(w->db, w->sweep_id, (int64_t)w->n, w->d);
 	qsort(w->rows, w->n, sizeof *w->rows, by_step);
 	mark_pareto(w->rows, w->n);
 	return 0;
@@ -477,15 +627,9 @@ static int simulate_best(sweep_run *w)
 /* Train-to-D figures of the best plan (its scenario loaded again). */
 static int train(sweep_run *w, sweep_train *t)
 {
-	char sets[SWEEP_MAX_DIMS + 1][SWEEP_SET_MAX];
-	const char *all[MAX_ARGS + SWEEP_MAX_DIMS + 1];
-	size_t n = 0, k = sweep_plan_sets(w->sp, w->rows[0].plan, sets);
-	for (size_t i = 0; i < w->o.nsets; i++)
-		all[n++] = w->o.sets[i];
-	for (size_t i = 0; i < k; i++)
-		all[n++] = sets[i];
 	plan_scenario *s;
-	if (plan_scenario_load(w->scenario, all, n, w->d, &s) != SIM_OK)
+	if (sweep_plan_load(w->sp, w->rows[0].plan, w->scenario, w->o.sets, w->o.nsets, w->d, &s) !=
+	    SIM_OK)
 		return 1;
 	sweep_train_cost(s, w->rows[0].r, &w->rows[0].cost, train_tokens(w->o.train, s), t);
 	if (!w->o.json)
@@ -499,15 +643,25 @@ static int run_sweep(sweep_run *w)
 	int rc = setup(w);
 	if (rc)
 		return rc;
-	if (sweep_screen(w->sp, w->base, w->scenario, w->o.sets, w->o.nsets, &w->sr) != SIM_OK)
+	if (sweep_screen_par(&w->par, w->sp, w->base, w->scenario, w->o.sets, w->o.nsets, &w->sr) !=
+	    SIM_OK)
 		return 1;
-	if ((rc = simulate_best(w)))
+	if ((rc = simulate_best(w)) || w->par.rank != 0)
 		return rc;
+	if (w->stopped) {
+		fprintf(stderr, "podsim sweep: interrupted: %zu of %zu plans simulated%s\n", w->n,
+		        w->mine, w->db ? " and stored" : "");
+		if (w->sweep_id > 0)
+			fprintf(stderr, "podsim: stored as sweep %lld in %s\n",
+			        (long long)w->sweep_id, db_path(&w->o));
+		return EXIT_SIGINT;
+	}
 	double tau = rank_tau(w->rows, w->n);
 	sweep_train t;
 	bool want_train = w->o.train && w->n > 0;
 	if (!w->o.json)
-		print_text(w->sp, &w->sr, w->rows, w->n, tau, w->sweep_id);
+		print_text(w->sp, &w->sr, w->rows, w->n, tau, w->sweep_id, w->o.shard,
+		           w->o.nshards);
 	if (want_train && train(w, &t))
 		return 1;
 	if (w->o.json)
@@ -515,7 +669,7 @@ static int run_sweep(sweep_run *w)
 	if (w->sweep_id > 0)
 		fprintf(stderr, "podsim: stored as sweep %lld in %s\n", (long long)w->sweep_id,
 		        db_path(&w->o));
-	return w->n > 0 ? 0 : (fprintf(stderr, "podsim sweep: no plan fits\n"), 1);
+	return w->n > 0 || w->mine == 0 ? 0 : (fprintf(stderr, "podsim sweep: no plan fits\n"), 1);
 }
 
 int cli_sweep(int argc, char **argv)
@@ -527,10 +681,15 @@ int cli_sweep(int argc, char **argv)
 		return rc;
 	if (w.o.help) {
 		fputs(usage, stdout);
+		printf("MPI: %s\n", sweep_par_built() ? "built in" : "not built in (meson -Dmpi)");
 		return 0;
 	}
 	if (!w.o.file)
 		return bad("sweep takes a scenario or sweep file", NULL);
+	if (sweep_par_init(&w.par) != SIM_OK) {
+		fprintf(stderr, "podsim sweep: error: cannot start MPI\n");
+		return 1;
+	}
 	w.sp = sweep_space_new();
 	w.d = sim_diag_new();
 	rc = w.sp && w.d ? run_sweep(&w) : 1;
@@ -542,5 +701,6 @@ int cli_sweep(int argc, char **argv)
 	store_close(w.db);
 	sweep_space_free(w.sp);
 	sim_diag_free(w.d);
+	sweep_par_end(&w.par);
 	return rc;
 }

@@ -323,7 +323,9 @@ static void include(conf_file *f, const char *value)
 		if (err == ENOMEM)
 			f->ctx->nomem = true;
 		else
-			FERR(f, "cannot open include '%s': %s", value, strerror(err));
+			FERR(f, "cannot open include '%s': %s", value,
+			     err == EFBIG ? "larger than 16 MiB, not a configuration file"
+					  : strerror(err));
 		return;
 	}
 	conf_file child = {.ctx = f->ctx, .parent = f, .path = disp, .dir_open = dir_of(a, open),
@@ -408,7 +410,9 @@ int conf_load(const char *path, sim_diag *diag, conf_doc **out)
 	if (err == ENOMEM) {
 		ctx.nomem = true;
 	} else if (err) {
-		sim_diag_error(diag, NULL, 0, "cannot open '%s': %s", path, strerror(err));
+		sim_diag_error(diag, path, 0, "cannot open: %s",
+			       err == EFBIG ? "larger than 16 MiB, not a configuration file"
+					    : strerror(err));
 	} else if (len == 0) {
 		sim_diag_error(diag, path, 0, "empty file");
 	} else {

@@ -5,7 +5,8 @@
  *     path: level: message           (path != NULL, line <= 0)
  *     level: message                 (path == NULL)
  * If memory runs out, a message may be lost but errors are still counted, so a
- * caller that checks sim_diag_error_count() still fails. */
+ * caller that checks sim_diag_error_count() still fails; past DIAG_MAX_KEPT
+ * errors, later ones (and their notes) are only counted. */
 #include "core.h"
 
 #include <stdlib.h>
@@ -16,11 +17,17 @@ typedef struct diag_msg {
 	char *text;
 } diag_msg;
 
+/* Errors kept (and printed) at most: a binary or foreign file included by
+ * mistake gives one error per line, and 16 MiB of them would take minutes to
+ * print and hundreds of MB to hold. Later errors are counted, not kept. */
+#define DIAG_MAX_KEPT 50
+
 struct sim_diag {
 	diag_msg *msg;
 	size_t n, cap;
-	int errors;
-	bool lost; /* a message could not be stored (out of memory) */
+	int errors, kept_errors;
+	bool lost;     /* a message could not be stored (out of memory) */
+	bool dropping; /* the last error was over the cap: drop its notes too */
 };
 
 static const char *const level_names[] = {"error", "warning", "note"};
@@ -35,8 +42,8 @@ void sim_diag_clear(sim_diag *d)
 	for (size_t i = 0; i < d->n; i++)
 		free(d->msg[i].text);
 	d->n = 0;
-	d->errors = 0;
-	d->lost = false;
+	d->errors = d->kept_errors = 0;
+	d->lost = d->dropping = false;
 }
 
 void sim_diag_free(sim_diag *d)
@@ -77,8 +84,14 @@ void sim_diag_vadd(sim_diag *d, sim_diag_level level, const char *path, int line
 {
 	if ((unsigned)level > SIM_DIAG_NOTE)
 		level = SIM_DIAG_ERROR;
-	if (level == SIM_DIAG_ERROR)
+	if (level == SIM_DIAG_ERROR) {
 		d->errors++; /* counted even if the text is lost: the caller must fail */
+		d->dropping = d->kept_errors >= DIAG_MAX_KEPT;
+		if (!d->dropping)
+			d->kept_errors++;
+	}
+	if (d->dropping && level != SIM_DIAG_WARNING)
+		return;
 	if (d->n == d->cap) {
 		size_t cap = d->cap ? 2 * d->cap : 16;
 		diag_msg *m = realloc(d->msg, cap * sizeof *m);
@@ -128,4 +141,6 @@ void sim_diag_print(const sim_diag *d, FILE *out)
 		fprintf(out, "%s\n", d->msg[i].text);
 	if (d->lost)
 		fprintf(out, "error: out of memory: some messages were lost\n");
+	if (d->errors > d->kept_errors)
+		fprintf(out, "note: %d more errors not shown\n", d->errors - d->kept_errors);
 }

@@ -324,6 +324,18 @@ static void charge_tail(replay *r, sim_time step)
 
 /* Link loads: per link class, the most loaded rank class's bytes per link, the
  * time its tasks kept the link busy, and the time at >= 95% of capacity. */
+/* A link class under network = flow (plan_netlinks): the busiest link's
+ * name, bytes and time at >= 95 % of capacity from the flow model. */
+static void flow_link(const plan_netlinks *n, net_link_kind k, double step_s, exec_link *l)
+{
+	if (n->name[k][0])
+		snprintf(l->name, sizeof l->name, "%s", n->name[k]);
+	l->bytes = n->bytes[k];
+	l->busy_s = n->busy_s[k] < step_s ? n->busy_s[k] : step_s;
+	l->saturated_s = n->sat_s[k] < step_s ? n->sat_s[k] : step_s;
+	l->util = step_s > 0 && l->Bps > 0 ? l->bytes / (l->Bps * step_s) : 0;
+}
+
 static void link_stats(const replay *r, const net_cluster *c, exec_result *res)
 {
 	net_link_class lc[NET_LINK_KIND_COUNT];
@@ -336,6 +348,10 @@ static void link_stats(const replay *r, const net_cluster *c, exec_result *res)
 		snprintf(l->kind, sizeof l->kind, "%s", lc[i].kind_name);
 		l->count = lc[i].count;
 		l->Bps = lc[i].Bps;
+		if (r->g->net.on) { /* network = flow: the flow model's loads */
+			flow_link(&r->g->net, lc[i].kind, res->step_s, l);
+			continue;
+		}
 		double nic_to_pcie = c->node.nics > 0 ? (double)c->node.nics / c->node.gpus : 0;
 		double oversub = c->nodes > 1 ? c->oversubscription : 0;
 		for (int rank = 0; rank < r->g->ranks; rank++) {

@@ -28,6 +28,7 @@
 static const char *const intra_names[] = {"nvswitch", "nvlink-mesh", "pcie", NULL};
 static const char *const nic_names[] = {"ib", "roce", "ethernet", NULL};
 static const char *const fabric_names[] = {"fat-tree", "rail-optimized", "single-switch", NULL};
+static const char *const model_names[] = {"alpha-beta", "flow", NULL};
 
 #define QTY(key, unit, lo, def, field, help) \
 	{key, CONF_QTY, unit, lo, BIG, def, NULL, offsetof(net_node, field), help}
@@ -90,6 +91,8 @@ const conf_key net_cluster_keys[] = {
 	 offsetof(net_cluster, grid_kg_per_kwh), "kg CO2e per kWh of the grid (podsim sweep)"},
 	{"pue", CONF_REAL, SIM_UNIT_NONE, 1, 10, "1", NULL, offsetof(net_cluster, pue),
 	 "data-centre power usage effectiveness (podsim sweep)"},
+	{"network", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "alpha-beta", model_names,
+	 offsetof(net_cluster, network), "collective cost model: alpha-beta or flow (link graph)"},
 };
 const size_t net_cluster_nkeys = sizeof net_cluster_keys / sizeof net_cluster_keys[0];
 

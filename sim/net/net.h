@@ -34,6 +34,10 @@
 
 typedef enum { NET_INTRA_NVSWITCH = 0, NET_INTRA_NVLINK_MESH, NET_INTRA_PCIE } net_intra;
 typedef enum { NET_FABRIC_FAT_TREE = 0, NET_FABRIC_RAIL, NET_FABRIC_SINGLE } net_fabric;
+/* How a plan's collectives are timed ([cluster] network): the closed forms
+ * below, or the flow-level model on the cluster's link graph (sim/topo) with
+ * every concurrent translate of a group contending for the links. */
+typedef enum { NET_MODEL_ALPHA_BETA = 0, NET_MODEL_FLOW } net_model;
 /* The compute NICs' link technology: names the NIC and fabric link classes. */
 typedef enum { NET_NIC_IB = 0, NET_NIC_ROCE, NET_NIC_ETHERNET } net_nic;
 
@@ -73,6 +77,7 @@ typedef struct net_cluster {
 	double gpu_hour_usd;
 	double grid_kg_per_kwh;
 	double pue;
+	net_model network; /* [cluster] network: alpha-beta (default) or flow */
 } net_cluster;
 
 extern const conf_key net_node_keys[];

@@ -65,6 +65,7 @@ typedef struct builder {
 	int vpp, vstages; /* chunks per stage; virtual stages pp * vpp */
 	int m;          /* micro-batches */
 	fsdp_state fsdp; /* ZeRO-3 template (gather array shared, reset per chain) */
+	plan_netflow *flow; /* [cluster] network = flow, else NULL */
 } builder;
 
 static void chain_push(chain *c, seg x)
@@ -96,6 +97,29 @@ static net_coll tp_coll(work_comm c)
 	default:
 		return NET_ALLREDUCE;
 	}
+}
+
+/* The one place a collective is timed: net's alpha-beta closed forms, or with
+ * [cluster] network = flow the flow model on the link graph (netflow.c),
+ * which needs the group's stride (plan/groups.c's strides, by group). */
+static int comm_cost(const builder *b, net_coll coll, const net_group *grp, double bytes,
+		     net_cost *out)
+{
+	if (!b->flow)
+		return net_collective(&b->s->cluster, coll, grp, bytes, out);
+	const plan_spec *p = &b->s->plan;
+	int st[PLAN_DIMS];
+	plan_strides(p, st);
+	int dst = p->cp > 1 && st[PLAN_DIM_CP] < st[PLAN_DIM_DP] ? st[PLAN_DIM_CP] : st[PLAN_DIM_DP];
+	int stride = grp == &b->tp		       ? st[PLAN_DIM_TP]
+		     : grp == &b->cp		       ? st[PLAN_DIM_CP]
+		     : grp == &b->dp || grp == &b->shard ? dst
+		     : grp == &b->replica	       ? dst * b->shard.size
+		     : grp == &b->ep		       ? 1
+		     : grp == &b->edp		       ? (p->ep > 1 ? p->ep : 1)
+		     : grp == &b->pp		       ? st[PLAN_DIM_PP]
+						       : (p->pp - 1) * st[PLAN_DIM_PP]; /* embed */
+	return plan_netflow_cost(b->flow, coll, grp, grp->size, stride, bytes, out);
 }
 
 /* Per-NIC bytes when every GPU of a node sends `per_rank` bytes off the node. */
@@ -131,8 +155,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 			bool ep = it[i].comm == WORK_COMM_EP_ALLTOALL;
 			const net_group *grp = ring ? &b->cp : ep ? &b->ep : &b->tp;
 			net_cost cost;
-			if (net_collective(&b->s->cluster, tp_coll(it[i].comm), grp, it[i].comm_bytes,
-					   &cost) != SIM_OK)
+			if (comm_cost(b, tp_coll(it[i].comm), grp, it[i].comm_bytes, &cost) != SIM_OK)
 				cost = (net_cost){0};
 			uint8_t kind_c = ring ? PLAN_TASK_CP : ep ? PLAN_TASK_EP : PLAN_TASK_TP;
 			seg x = {sim_time_from_s(cost.time_s), 0, 0, kind_c, layer, (float)cost.intra_bytes,
@@ -410,7 +433,7 @@ static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t a
 {
 	double bytes = work_p2p_bytes(&b->s->model, &b->sh);
 	net_cost cost;
-	if (net_collective(&b->s->cluster, NET_P2P, &b->pp, bytes, &cost) != SIM_OK)
+	if (comm_cost(b, NET_P2P, &b->pp, bytes, &cost) != SIM_OK)
 		cost = (net_cost){0};
 	plan_task t = {sim_time_from_s(cost.time_s), stage,
 		       backward ? PLAN_STREAM_PP_BWD : PLAN_STREAM_PP_FWD, PLAN_TASK_PP, -1, mb,
@@ -473,7 +496,7 @@ static uint32_t add_dp_on(builder *b, const net_group *grp, int stage, net_coll 
 			  double bytes, const uint32_t *deps, uint32_t ndeps, int16_t layer)
 {
 	net_cost cost;
-	if (net_collective(&b->s->cluster, coll, grp, bytes, &cost) != SIM_OK)
+	if (comm_cost(b, coll, grp, bytes, &cost) != SIM_OK)
 		cost = (net_cost){0};
 	plan_task t = {sim_time_from_s(cost.time_s), stage, PLAN_STREAM_DP, PLAN_TASK_DP, layer, -1,
 		       (float)cost.intra_bytes, nic_share(&b->s->cluster, cost.inter_bytes)};
@@ -643,7 +666,7 @@ static int emit_embedding_sync(builder *b, pipe_ids *ids)
 	double gbytes = (s->plan.fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
 	double bytes = (double)s->model.vocab * s->model.hidden / s->plan.tp * gbytes;
 	net_cost cost;
-	if (net_collective(&s->cluster, NET_ALLREDUCE, &b->embed, bytes, &cost) != SIM_OK)
+	if (comm_cost(b, NET_ALLREDUCE, &b->embed, bytes, &cost) != SIM_OK)
 		cost = (net_cost){0};
 	uint32_t deps[2] = {ids->last_bwd[0], ids->last_bwd[pp - 1]};
 	int stages[2] = {0, pp - 1};
@@ -744,13 +767,16 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 			calloc((size_t)p->pp, 4), malloc((size_t)p->pp * 4)};
 	uint32_t *layer_end = calloc((size_t)p->pp * (size_t)lps, 4);
 	uint32_t *dp_ids = calloc((size_t)p->pp * (size_t)(2 * lps + 2), 4);
-	int rc = SIM_ENOMEM;
-	if (b.g && b.fwd && b.bwd && b.wgt && b.progs && b.fsdp.gather && ids.first_f && ids.first_b && ids.send_f && ids.send_b && ids.last_bwd &&
+	int rc = plan_netflow_open(s, &b.flow) == SIM_OK ? SIM_ENOMEM : SIM_EINVAL;
+	if (rc == SIM_ENOMEM && b.g && b.fwd && b.bwd && b.wgt && b.progs && b.fsdp.gather && ids.first_f && ids.first_b && ids.send_f && ids.send_b && ids.last_bwd &&
 	    ids.emb_sync && layer_end && dp_ids) {
 		for (int i = 0; i < p->pp; i++)
 			ids.emb_sync[i] = UINT32_MAX;
 		rc = build_all(&b, &ids, layer_end, dp_ids, lps);
 	}
+	if (rc == SIM_OK)
+		plan_netflow_report(b.flow, b.g);
+	plan_netflow_close(b.flow);
 	if (b.g) {
 		b.g->interference = s->gpu.interference;
 		b.g->mem_static = malloc((size_t)p->pp * sizeof(double));

@@ -44,7 +44,11 @@ const char *plan_layout(const plan_spec *p, int layers, int *out)
 		int64_t mid = V - (first > 0) - (last > 0), rest = (int64_t)layers - first - last;
 		if (V == 1 || (first > 0 && last > 0 && V < 2))
 			return "first_stage_layers/last_stage_layers need pp*vpp > 1";
-		if (rest < 0 || (mid == 0 && rest != 0) || (mid > 0 && rest % mid != 0))
+		if (rest < 0)
+			return "first_stage_layers + last_stage_layers exceed the layers";
+		if (mid > 0 && rest < mid)
+			return "the other stages would hold no layers";
+		if ((mid == 0 && rest != 0) || (mid > 0 && rest % mid != 0))
 			return "the other stages cannot split the remaining layers evenly";
 		for (int64_t v = 0; v < V; v++)
 			out[v] = mid > 0 ? (int)(rest / mid) : 0;
@@ -154,8 +158,9 @@ static int check_moe(const plan_scenario *s, sim_diag *diag)
 		       m->moe_experts, (long long)stage_ranks);
 		errors++;
 	}
+	static const char *const sp_keys[] = {"tp", "sequence_parallel"};
 	if (p->tp > 1 && !p->sequence_parallel) {
-		err_at(s, diag, "parallel", "tp",
+		err_at(s, diag, "parallel", user_key(s, sp_keys, 2),
 		       "MoE with tp = %d needs sequence_parallel = true (as Megatron-Core)", p->tp);
 		errors++;
 	}
@@ -255,10 +260,13 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 		errors++;
 	}
 	int64_t dpg = (int64_t)p->dp * p->cp;
-	if (p->shard_size > 0 && (dpg % p->shard_size != 0 || p->zero < 1)) {
+	if (p->shard_size > 0 && p->zero < 1) {
 		err_at(s, diag, "parallel", "shard_size",
-		       "shard_size = %d needs zero >= 1 and must divide dp*cp = %lld", p->shard_size,
-		       (long long)dpg);
+		       "shard_size = %d shards ZeRO states: it needs zero >= 1", p->shard_size);
+		errors++;
+	} else if (p->shard_size > 0 && dpg % p->shard_size != 0) {
+		err_at(s, diag, "parallel", "shard_size", "shard_size = %d must divide dp*cp = %d*%d = %lld",
+		       p->shard_size, p->dp, p->cp, (long long)dpg);
 		errors++;
 	}
 	if (hw_peak(&s->gpu, s->dtype) <= 0) {
@@ -269,14 +277,39 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 	return errors;
 }
 
-/* Refuse up front what would exhaust memory or patience. A step has about
- * micro-batches x layers x 16 tasks (forward, recompute and backward kernels
- * merged between collectives, plus transfers), whatever the GPU count, since
- * one rank per pipeline stage is replayed; at ~100 bytes per task with its edges and replay state,
- * PLAN_MAX_TASKS keeps a run under ~1 GB. Pipeline stages are rank classes
- * and are capped too. */
+/* Refuse up front what would exhaust memory or patience. Since one rank per
+ * pipeline stage is replayed, whatever the GPU count, a step has about
+ * micro-batches x layers x (tasks per layer and micro-batch) tasks; at ~100
+ * bytes per task with its edges and replay state, PLAN_MAX_TASKS keeps a run
+ * under ~1 GB. Pipeline stages are rank classes and are capped too. */
 #define PLAN_MAX_TASKS 1e7
 #define PLAN_MAX_STAGES 256
+
+/* Tasks per layer and micro-batch, an upper estimate from counted graphs
+ * (podsim run's "simulated N tasks" over micro-batches x layers, on the
+ * quickstart and Mixtral scenarios): a dense layer's forward, recompute and
+ * backward kernels merged between TP collectives, plus transfers: <= 16 (15.7
+ * with full recomputation). Context parallelism adds cp ring steps and cp
+ * K/V transfers to each attention pass, once more when recomputed (measured
+ * 24.6 at cp 4, 48.3 at cp 8 with full recomputation: 16 + 2cp(1 + r)). An
+ * MoE layer adds the dispatch/combine all-to-alls and grouped GEMMs (+8, +12
+ * recomputed: measured 19.5 and 27.5). ZB-H1's W passes add ~1 (+2); ZeRO-3's
+ * gathers and reduce-scatters ~3 (+4), parameter offload's copies ~3 more (+4). */
+static double tasks_per_layer(const plan_scenario *s)
+{
+	const plan_spec *p = &s->plan;
+	bool rc = p->recompute != WORK_RECOMPUTE_NONE;
+	double per = 16.0;
+	if (p->cp > 1)
+		per += 2.0 * p->cp * (rc ? 2 : 1);
+	if (s->model.moe_experts > 0)
+		per += p->recompute == WORK_RECOMPUTE_FULL ? 12.0 : 8.0;
+	if (p->schedule == PLAN_SCHED_ZB_H1)
+		per += 2.0;
+	if (p->zero >= 3)
+		per += p->offload_params != PLAN_OFFLOAD_NONE ? 8.0 : 4.0;
+	return per;
+}
 
 static int check_limits(const plan_scenario *s, sim_diag *diag)
 {
@@ -288,13 +321,13 @@ static int check_limits(const plan_scenario *s, sim_diag *diag)
 		errors++;
 	}
 	double m = (double)p->global_batch / ((double)p->micro_batch * p->dp);
-	double tasks = m * p->vpp * s->model.layers / p->vpp * 16.0 * (p->zero >= 3 ? 1.5 : 1.0);
+	double per = tasks_per_layer(s), tasks = m * s->model.layers * per;
 	if (tasks > PLAN_MAX_TASKS) {
 		err_at(s, diag, "parallel", "global_batch",
-		       "this step would replay about %.3g tasks (%.0f micro-batches x %d layers), "
-		       "more than the %.0e podsim allows; raise micro_batch or dp, or lower "
+		       "this step would replay about %.3g tasks (%.0f micro-batches x %d layers x "
+		       "%.0f per layer), more than the %.0e podsim allows; raise micro_batch or dp, or lower "
 		       "global_batch (step time scales linearly with the micro-batch count)",
-		       tasks, m, s->model.layers, PLAN_MAX_TASKS);
+		       tasks, m, s->model.layers, per, PLAN_MAX_TASKS);
 		errors++;
 	}
 	return errors;

@@ -7,7 +7,7 @@
  * ROLLBACK on any error, so a run is either all there or not at all. Values are
  * always bound to prepared statements; no SQL text is built from values.
  *
- * Schema version 2 (PRAGMA user_version = 2). A database with a newer version
+ * Schema version 4 (PRAGMA user_version = 4). A database with a newer version
  * is refused; an empty one (user_version 0, no tables) is migrated by running
  * migrations[v] for v = user_version .. STORE_SCHEMA_VERSION - 1 in one
  * transaction; a version-0 file that already holds tables is not ours and is
@@ -30,12 +30,18 @@
  *   runs.host_bytes, host_capacity_bytes, nvme_bytes, nvme_capacity_bytes
  *     offloaded states per node and the node's capacities (NULL in rows
  *     stored before: read back as NaN, reported as no offloading).
+ * Version 4 adds (migration 3 -> 4), for sharded sweeps and `runs merge`:
+ *   runs.sweep_rank  the run's place in its sweep's pre-screen order (1 =
+ *     best estimate; NULL outside sweeps): merged shards keep the order of
+ *     an unsharded sweep.
+ *   sweeps.shard     "I/N" for `podsim sweep --shard I/N` (NULL unsharded);
+ *     a merge of some shards writes "I,J/N", of all N shards NULL.
  *
  * Doubles are REAL columns and round-trip exactly (SQLite stores IEEE doubles;
  * NaN is stored as NULL and read back as NaN). uint64 values (seed, tasks,
  * events) are stored as the int64 with the same bits.
  */
-#include "store.h"
+#include "store_int.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -45,11 +51,6 @@
 
 _Static_assert(EXEC_CAT_COUNT == 10, "run_classes has one column per exec_cat");
 _Static_assert(PLAN_MEM_COUNT == 6, "update the store schema for new memory categories");
-
-struct store {
-	sqlite3 *db;
-	char *path;
-};
 
 /* migrations[v] takes a database from user_version v to v + 1. */
 static const char *const migrations[STORE_SCHEMA_VERSION] = {
@@ -103,7 +104,9 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE runs ADD COLUMN host_bytes REAL;"
 	"ALTER TABLE runs ADD COLUMN host_capacity_bytes REAL;"
 	"ALTER TABLE runs ADD COLUMN nvme_bytes REAL;"
-	"ALTER TABLE runs ADD COLUMN nvme_capacity_bytes REAL;"};
+	"ALTER TABLE runs ADD COLUMN nvme_capacity_bytes REAL;",
+	"ALTER TABLE runs ADD COLUMN sweep_rank INTEGER;"
+	"ALTER TABLE sweeps ADD COLUMN shard TEXT;"};
 
 /* ------------------------------------------------------------ helpers ---- */
 
@@ -284,7 +287,7 @@ void store_close(store *s)
 /* ------------------------------------------------------------- write ---- */
 
 static int put_head(store *s, const char *text, const exec_result *r, int64_t sweep_id,
-		    sim_diag *diag)
+		    int64_t rank, sim_diag *diag)
 {
 	static const char sql[] =
 		"INSERT INTO runs (created_utc, podsim_version, scenario_name, scenario_hash,"
@@ -292,8 +295,8 @@ static int put_head(store *s, const char *text, const exec_result *r, int64_t sw
 		" tokens_per_step, tokens_per_s, model_flops, hardware_flops, peak_flops, mfu,"
 		" hfu, tflops_per_gpu, bubble_fraction, mem_capacity_bytes, mem_peak_bytes,"
 		" oom, tasks, events, sweep_id, host_bytes, host_capacity_bytes, nvme_bytes,"
-		" nvme_capacity_bytes) VALUES (?, ?, ?, ?, ?, ?, 'ok', ?, ?, ?, ?, ?,"
-		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+		" nvme_capacity_bytes, sweep_rank) VALUES (?, ?, ?, ?, ?, ?, 'ok', ?, ?, ?, ?, ?,"
+		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	char created[32], hash[17];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -332,6 +335,10 @@ static int put_head(store *s, const char *text, const exec_result *r, int64_t sw
 			    r->nvme_capacity_bytes};
 	for (size_t k = 0; k < sizeof o / sizeof o[0]; k++)
 		sqlite3_bind_double(st, i++, o[k]);
+	if (rank > 0)
+		sqlite3_bind_int64(st, i++, rank);
+	else
+		sqlite3_bind_null(st, i++);
 	int rc = step_done(s, st, diag, "cannot store run");
 	sqlite3_finalize(st);
 	return rc;
@@ -410,10 +417,10 @@ static int put_detail(store *s, const exec_result *r, int64_t id, sim_diag *diag
 int store_put_run(store *s, const char *scenario_text, const exec_result *r, int64_t *run_id,
 		  sim_diag *diag)
 {
-	return store_put_sweep_run(s, 0, scenario_text, r, run_id, diag);
+	return store_put_sweep_run(s, 0, 0, scenario_text, r, run_id, diag);
 }
 
-int store_put_sweep_run(store *s, int64_t sweep_id, const char *scenario_text,
+int store_put_sweep_run(store *s, int64_t sweep_id, int64_t sweep_rank, const char *scenario_text,
 			const exec_result *r, int64_t *run_id, sim_diag *diag)
 {
 	*run_id = 0;
@@ -422,7 +429,7 @@ int store_put_sweep_run(store *s, int64_t sweep_id, const char *scenario_text,
 		return SIM_EINVAL;
 	int rc = exec_sql(s, "BEGIN IMMEDIATE", diag, "cannot lock the database");
 	if (rc == SIM_OK)
-		rc = put_head(s, scenario_text ? scenario_text : "", r, sweep_id, diag);
+		rc = put_head(s, scenario_text ? scenario_text : "", r, sweep_id, sweep_rank, diag);
 	int64_t id = sqlite3_last_insert_rowid(s->db);
 	if (rc == SIM_OK)
 		rc = put_detail(s, r, id, diag);
@@ -765,7 +772,7 @@ int store_put_sweep(store *s, const char *spec, const store_sweep_counts *n, int
 		    sim_diag *diag)
 {
 	static const char sql[] = "INSERT INTO sweeps (created_utc, podsim_version, spec, plans,"
-				  " valid, fitting, simulated) VALUES (?, ?, ?, ?, ?, ?, ?)";
+				  " valid, fitting, simulated, shard) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
 	*sweep_id = 0;
 	char created[32];
 	time_t now = time(NULL);
@@ -782,6 +789,12 @@ int store_put_sweep(store *s, const char *spec, const store_sweep_counts *n, int
 	sqlite3_bind_int64(st, 5, n->valid);
 	sqlite3_bind_int64(st, 6, n->fitting);
 	sqlite3_bind_int64(st, 7, n->simulated);
+	char shard[32];
+	snprintf(shard, sizeof shard, "%d/%d", n->shard, n->nshards);
+	if (n->nshards > 0)
+		sqlite3_bind_text(st, 8, shard, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 8);
 	int rc = step_done(s, st, diag, "cannot store sweep");
 	sqlite3_finalize(st);
 	if (rc == SIM_OK)
@@ -806,4 +819,16 @@ int store_sweep_runs(store *s, int64_t sweep_id, int64_t *ids, size_t cap, size_
 	int err = rc == SQLITE_DONE ? SIM_OK : db_error(s, diag, "cannot read sweep runs");
 	sqlite3_finalize(st);
 	return err;
+}
+
+int store_set_sweep_simulated(store *s, int64_t sweep_id, int64_t simulated, sim_diag *diag)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, "UPDATE sweeps SET simulated = ? WHERE id = ?", &st, diag))
+		return SIM_EDB;
+	sqlite3_bind_int64(st, 1, simulated);
+	sqlite3_bind_int64(st, 2, sweep_id);
+	int rc = step_done(s, st, diag, "cannot update sweep");
+	sqlite3_finalize(st);
+	return rc;
 }

@@ -11,14 +11,15 @@
  * scenario_name, scenario_hash, scenario_text, seed, status, headline metrics),
  * run_classes (per rank class and category), run_memory (per
  * class and memory category), run_links (per link class); since version 2
- * sweeps (one row per `podsim sweep`) and runs.sweep_id.
+ * sweeps (one row per `podsim sweep`) and runs.sweep_id; since version 4
+ * runs.sweep_rank and sweeps.shard (sharded sweeps, store_merge).
  */
 #ifndef PODSIM_STORE_H
 #define PODSIM_STORE_H
 
 #include "../exec/exec.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 #define STORE_ENV "PODSIM_DB"
 #define STORE_DEFAULT_PATH "podsim.db"
 
@@ -34,20 +35,25 @@ void store_close(store *s);
 int store_put_run(store *s, const char *scenario_text, const exec_result *r, int64_t *run_id,
 		  sim_diag *diag);
 
-/* Save a run that belongs to sweep `sweep_id` (0 = none; store_put_run is
- * this with 0). */
-int store_put_sweep_run(store *s, int64_t sweep_id, const char *scenario_text,
+/* Save a run that belongs to sweep `sweep_id` at place `sweep_rank` of its
+ * pre-screen order (1 = best estimate); 0, 0 = none (store_put_run). */
+int store_put_sweep_run(store *s, int64_t sweep_id, int64_t sweep_rank, const char *scenario_text,
 			const exec_result *r, int64_t *run_id, sim_diag *diag);
 
-/* Plan counts of a sweep, stored with it. */
+/* Plan counts of a sweep, stored with it; shard/nshards = I/N of a sharded
+ * sweep (nshards 0 = unsharded). */
 typedef struct store_sweep_counts {
 	int64_t plans, valid, fitting, simulated;
+	int shard, nshards;
 } store_sweep_counts;
 
 /* Record a sweep (its space as text, e.g. "parallel.tp=1,2,4\n...") and return
  * its id; its runs are then stored with store_put_sweep_run. */
 int store_put_sweep(store *s, const char *spec, const store_sweep_counts *n, int64_t *sweep_id,
 		    sim_diag *diag);
+
+/* Set the simulated count of a sweep (a sweep stopped early). */
+int store_set_sweep_simulated(store *s, int64_t sweep_id, int64_t simulated, sim_diag *diag);
 
 /* The run ids of a sweep, fastest first: up to cap written to ids, *n = all. */
 int store_sweep_runs(store *s, int64_t sweep_id, int64_t *ids, size_t cap, size_t *n,
@@ -65,5 +71,18 @@ int store_list_runs(store *s, FILE *out, int limit, sim_diag *diag);
 /* A digest of every stored row except ids, timestamps and wall time, for the
  * determinism test: two databases holding the same runs have the same digest. */
 int store_digest(store *s, uint64_t *out, sim_diag *diag);
+
+/* Copy every run of the databases at in[0..n-1] (with their rank classes,
+ * memory and link rows, and their sweeps) into s under new ids, in one
+ * transaction. Each input must have exactly this podsim's schema version
+ * (others are refused: open an older one once with this podsim to migrate
+ * it). Shards of one sweep (sweeps rows with the same space, counts and N,
+ * distinct I) become one sweeps row: simulated summed, shard NULL when all N
+ * are there, else "I,J,.../N"; their runs are written in sweep_rank order,
+ * so merging the N shards of a sweep gives the digest of the unsharded
+ * sweep. Other runs keep their input order. *runs and *sweeps = rows written.
+ * SIM_OK, SIM_EDB (diag), SIM_ENOMEM. */
+int store_merge(store *s, const char *const *in, size_t n, int64_t *runs, int64_t *sweeps,
+		sim_diag *diag);
 
 #endif

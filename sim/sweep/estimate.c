@@ -1,41 +1,67 @@
 /* estimate.c - the closed-form pre-screen of one plan: the same kernels and
- * collectives the task graph would hold, summed instead of replayed.
+ * collectives the task graph would hold (plan/build.c), summed instead of
+ * replayed.
  *
- * Per micro-batch, stage s costs
- *   t_s = L_s x (fwd + bwd + recompute) + [embedding on stage 0]
- *         + [logits and loss on stage pp-1]
+ * Layer programs come from work_layer_forward_at / work_layer_backward_at for
+ * each layer kind the model has (dense, and MoE from moe_dense_layers on), so
+ * a stage's time counts its own mix of kinds (plan_global_layer). Per
+ * micro-batch, stage s costs
+ *   t_s = sum over its layers of (fwd + bwd + recompute)
+ *         + [embedding on stage 0] + [logits and loss on stage pp-1]
  * where each term sums its kernels at the GPU's calibrated efficiencies
- * (hw_gemm_time, hw_kernel_time, hw_mem_time: the roofline with gemm_eff and
- * hbm_eff) and its blocking TP collectives (net_collective, alpha-beta).
- * With m micro-batches, the bottleneck T = max t_s and the sum S = sum t_s,
- * a 1F1B or GPipe pipeline takes
+ * (hw_gemm_time with the grouped GEMM's batch, hw_kernel_time, hw_mem_time)
+ * and its blocking collectives on the groups of plan_make_groups: TP
+ * all-reduce / all-gather / reduce-scatter on tp, the MoE all-to-alls on ep
+ * (alpha-beta, net_collective). CP ring transfers (point-to-point on cp)
+ * overlap the attention blocks they feed: only ring - attention is exposed,
+ * per layer and pass. With m micro-batches, the bottleneck T = max t_s and
+ * the sum S = sum t_s, a 1F1B or GPipe pipeline takes
  *   pipe = m T + (S - T) / vpp
  * (equal stages: (m + (p-1)/vpp) T, the bubble fraction (p-1)/(vpp m + p - 1)
- * of Narayanan et al. 2021). Added to it:
+ * of Narayanan et al. 2021). ZB-H1 (Qi et al. 2024) moves the weight-gradient
+ * GEMMs W out of the critical path: its bubble is (p-1)(F + B - W) instead of
+ * (p-1)(F + B + W), i.e. (S - T) - 2 (W_S - W_T) with W_S, W_T the W time of
+ * all stages and of the bottleneck. Added to it:
  *   PP: 2 (p-1) point-to-point activations (fill and drain; steady-state
  *       transfers hide behind compute);
- *   DP: the gradient all-reduce (ZeRO-1/2: reduce-scatter + parameter
- *       all-gather) of the largest stage's gradients on the dp group; with
- *       overlap_grad_reduce only what outlasts the last micro-batch's backward
- *       (at least the last bucket); ZeRO-3: per layer and micro-batch two
- *       all-gathers and a reduce-scatter, exposed where they outlast compute;
- *   optimizer: Adam touching 30 bytes per local parameter (as plan/build.c).
+ *   DP: the gradient reduction of the largest stage on the gradient group
+ *       (ZeRO-1/2: reduce-scatter on the shard group, an all-reduce of the
+ *       shard on the replica group with hybrid sharding, then the parameter
+ *       all-gather); with overlap_grad_reduce only what outlasts the last
+ *       micro-batch's backward (at least the last bucket); ZeRO-3: per layer
+ *       and micro-batch two all-gathers and a reduce-scatter, exposed where
+ *       they outlast compute;
+ *   optimizer: Adam touching 30 bytes per local parameter on the GPU (as
+ *       plan/build.c); offloaded (offload_optimizer) the CPU step of the
+ *       node's GPUs at the host DRAM rate (30 bytes per parameter; from NVMe
+ *       at least 24 bytes per parameter at the NVMe rate) plus the PCIe
+ *       copies of the gradients down and the 16-bit weights up.
+ * Not modelled here (the simulation does): offload_params streaming,
+ * expert-DP's separate reduction, uneven per-rank MoE routing beyond the
+ * work module's imbalance factor.
  */
 #include "sweep_int.h"
 
+#include <math.h>
 #include <string.h>
 
 typedef struct prog {
-	double comp_s, tp_s;
+	double comp_s;  /* kernels */
+	double block_s; /* blocking collectives: TP, EP */
+	double ring_s;  /* CP ring transfers (overlap attention) */
+	double attn_s;  /* the attention kernels the ring overlaps */
+	double w_s;     /* weight-gradient GEMMs (ZB-H1's W) */
+	double bwd_s;   /* backward with recomputation: kernels and blocking */
 } prog;
 
 static double kernel_time(const plan_scenario *s, hw_dtype t, const work_item *it)
 {
 	switch (it->kernel) {
 	case WORK_KERNEL_GEMM:
-		return hw_gemm_time(&s->gpu, t, it->m, it->n, it->k, 1.0);
-	case WORK_KERNEL_ATTN:
-		return hw_kernel_time(&s->gpu, t, it->flops, it->bytes);
+		return hw_gemm_time(&s->gpu, t, it->m, it->n, it->k,
+		                    it->batch > 0 ? it->batch : 1.0);
+	case WORK_KERNEL_ATTN: /* fp8 recipes keep attention in bf16 */
+		return hw_kernel_time(&s->gpu, t == HW_FP8 ? HW_BF16 : t, it->flops, it->bytes);
 	default:
 		return hw_mem_time(&s->gpu, it->bytes);
 	}
@@ -43,65 +69,115 @@ static double kernel_time(const plan_scenario *s, hw_dtype t, const work_item *i
 
 static net_coll coll_of(work_comm c)
 {
-	return c == WORK_COMM_ALLGATHER       ? NET_ALLGATHER
-	       : c == WORK_COMM_REDUCESCATTER ? NET_REDUCESCATTER
-	                                      : NET_ALLREDUCE;
+	switch (c) {
+	case WORK_COMM_CP_RING:
+		return NET_P2P;
+	case WORK_COMM_EP_ALLTOALL:
+		return NET_ALLTOALL;
+	case WORK_COMM_ALLGATHER:
+		return NET_ALLGATHER;
+	case WORK_COMM_REDUCESCATTER:
+		return NET_REDUCESCATTER;
+	default:
+		return NET_ALLREDUCE;
+	}
 }
 
 static double coll_time(const plan_scenario *s, net_coll c, const net_group *g, double bytes)
 {
 	net_cost cost;
-	if (g->size <= 1 && c != NET_P2P)
+	if (g->size <= 1)
 		return 0;
 	return net_collective(&s->cluster, c, g, bytes, &cost) == SIM_OK ? cost.time_s : 0;
 }
 
-/* Sum a program; only_attn keeps the attention core (selective recompute). */
-static void sum_items(const plan_scenario *s, const work_shard *sh, const net_group *tp,
-                      const work_item *it, int n, bool only_attn, prog *p)
+/* A weight-gradient GEMM (ZB-H1's W; as plan/build.c split_weight_grads). */
+static bool is_wgrad(const work_item *it)
+{
+	size_t len = strlen(it->name);
+	return it->kind == WORK_ITEM_KERNEL && len > 6 && !strcmp(it->name + len - 6, "_wgrad") &&
+	       strncmp(it->name, "attn", 4) != 0;
+}
+
+/* Sum a program; only_core keeps the attention core and its ring transfers
+ * (what selective recomputation re-runs). */
+static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_groups *g,
+                      const work_item *it, int n, bool only_core, prog *p)
 {
 	for (int i = 0; i < n; i++) {
+		bool attn = !strncmp(it[i].name, "attn", 4);
 		if (it[i].kind == WORK_ITEM_COMM) {
-			if (!only_attn && it[i].comm != WORK_COMM_CP_RING)
-				p->tp_s += coll_time(s, coll_of(it[i].comm), tp, it[i].comm_bytes);
-		} else if (!only_attn || !strncmp(it[i].name, "attn", 4)) {
-			p->comp_s += kernel_time(s, sh->dtype, &it[i]);
+			bool ring = it[i].comm == WORK_COMM_CP_RING;
+			bool ep = it[i].comm == WORK_COMM_EP_ALLTOALL;
+			if (only_core && !ring)
+				continue;
+			double t = coll_time(s, coll_of(it[i].comm),
+			                     ring ? &g->cp
+			                     : ep ? &g->ep
+			                          : &g->tp,
+			                     it[i].comm_bytes);
+			*(ring ? &p->ring_s : &p->block_s) += t;
+		} else if (!only_core || attn) {
+			double t = kernel_time(s, sh->dtype, &it[i]);
+			p->comp_s += t;
+			p->attn_s += attn ? t : 0;
+			p->w_s += is_wgrad(&it[i]) ? t : 0;
 		}
 	}
 }
 
-/* One micro-batch's layer: forward, backward and its recomputation. */
-static void layer_cost(const plan_scenario *s, const work_shard *sh, const net_group *tp, prog *f,
-                       prog *b)
+/* One micro-batch of layer `layer`: forward, backward and recomputation. */
+static void layer_cost(const plan_scenario *s, const work_shard *sh, const plan_groups *g,
+                       int layer, prog *x)
 {
 	work_item it[WORK_MAX_ITEMS];
-	int n = work_layer_forward(&s->model, sh, it);
-	sum_items(s, sh, tp, it, n, false, f);
+	int n = work_layer_forward_at(&s->model, sh, layer, it);
+	sum_items(s, sh, g, it, n, false, x);
+	double fwd = x->comp_s + x->block_s;
 	if (s->plan.recompute == WORK_RECOMPUTE_FULL)
-		sum_items(s, sh, tp, it, n, false, b);
+		sum_items(s, sh, g, it, n, false, x);
 	else if (s->plan.recompute == WORK_RECOMPUTE_SELECTIVE)
-		sum_items(s, sh, tp, it, n, true, b);
-	n = work_layer_backward(&s->model, sh, it);
-	sum_items(s, sh, tp, it, n, false, b);
+		sum_items(s, sh, g, it, n, true, x);
+	n = work_layer_backward_at(&s->model, sh, layer, it);
+	sum_items(s, sh, g, it, n, false, x);
+	x->bwd_s += x->comp_s + x->block_s - fwd;
+}
+
+/* Time of a program: kernels, blocking collectives, the ring beyond the
+ * attention it overlaps. */
+static double prog_time(const prog *x)
+{
+	return x->comp_s + x->block_s + fmax(0, x->ring_s - x->attn_s);
+}
+
+static void prog_add(prog *a, const prog *b, double k)
+{
+	a->comp_s += k * b->comp_s;
+	a->block_s += k * b->block_s;
+	a->ring_s += k * b->ring_s;
+	a->attn_s += k * b->attn_s;
+	a->w_s += k * b->w_s;
+	a->bwd_s += k * b->bwd_s;
 }
 
 /* Embedding (first) and logits + loss (last stage), forward and backward. */
-static void ends_cost(const plan_scenario *s, const work_shard *sh, const net_group *tp,
+static void ends_cost(const plan_scenario *s, const work_shard *sh, const plan_groups *g,
                       prog *first, prog *last)
 {
 	work_item it[WORK_MAX_ITEMS];
-	sum_items(s, sh, tp, it, work_embed_forward(&s->model, sh, it), false, first);
-	sum_items(s, sh, tp, it, work_embed_backward(&s->model, sh, it), false, first);
-	sum_items(s, sh, tp, it, work_head_forward(&s->model, sh, it), false, last);
-	sum_items(s, sh, tp, it, work_head_backward(&s->model, sh, it), false, last);
+	sum_items(s, sh, g, it, work_embed_forward(&s->model, sh, it), false, first);
+	sum_items(s, sh, g, it, work_embed_backward(&s->model, sh, it), false, first);
+	sum_items(s, sh, g, it, work_head_forward(&s->model, sh, it), false, last);
+	sum_items(s, sh, g, it, work_head_backward(&s->model, sh, it), false, last);
 }
 
 /* Exposed DP time; grad and weight bytes are one rank's full (unsharded)
  * local gradients and 16-bit weights. */
-static double dp_exposed(const plan_scenario *s, const net_group *dp, double grad_bytes,
-                         double weight_bytes, double layer_bwd_s, double compute_s, int layers)
+static double dp_exposed(const plan_scenario *s, const plan_groups *g, double grad_bytes,
+                         double weight_bytes, double last_bwd_s, double compute_s, int layers)
 {
 	const plan_spec *p = &s->plan;
+	const net_group *dp = &g->dp;
 	if (dp->size <= 1)
 		return 0;
 	int m = plan_microbatches(p);
@@ -109,19 +185,78 @@ static double dp_exposed(const plan_scenario *s, const net_group *dp, double gra
 		double lw = layers > 0 ? weight_bytes / layers : weight_bytes;
 		double lg = layers > 0 ? grad_bytes / layers : grad_bytes;
 		double comm = (double)m * layers *
-		              (2 * coll_time(s, NET_ALLGATHER, dp, lw) +
-		               coll_time(s, NET_REDUCESCATTER, dp, lg));
+		              (2 * coll_time(s, NET_ALLGATHER, &g->shard, lw) +
+		               coll_time(s, NET_REDUCESCATTER, &g->shard, lg));
 		return comm > compute_s ? comm - compute_s : 0;
 	}
-	double reduce =
-	        coll_time(s, p->zero >= 1 ? NET_REDUCESCATTER : NET_ALLREDUCE, dp, grad_bytes);
-	double gather = p->zero >= 1 ? coll_time(s, NET_ALLGATHER, dp, weight_bytes) : 0;
+	double reduce, gather = 0;
+	if (p->zero >= 1) { /* shard group, then the shard across replicas */
+		int z = g->shard.size > 1 ? g->shard.size : 1;
+		reduce = coll_time(s, NET_REDUCESCATTER, &g->shard, grad_bytes) +
+		         coll_time(s, NET_ALLREDUCE, &g->replica, grad_bytes / z);
+		gather = coll_time(s, NET_ALLGATHER, &g->shard, weight_bytes);
+	} else {
+		reduce = coll_time(s, NET_ALLREDUCE, dp, grad_bytes);
+	}
 	if (p->overlap_grad_reduce) {
 		double frac = grad_bytes > p->bucket_bytes ? p->bucket_bytes / grad_bytes : 1;
-		double hidden = reduce - layer_bwd_s * layers;
+		double hidden = reduce - last_bwd_s;
 		reduce = hidden > reduce * frac ? hidden : reduce * frac;
 	}
 	return reduce + gather;
+}
+
+/* The optimizer step of `local` parameters per rank (see the file comment). */
+static double optimizer_time(const plan_scenario *s, double local)
+{
+	const plan_spec *p = &s->plan;
+	if (p->offload_optimizer == PLAN_OFFLOAD_NONE)
+		return hw_mem_time(&s->gpu, local * 30.0);
+	const net_node *nd = &s->cluster.node;
+	double node = local * nd->gpus;
+	double t = nd->host_mem_Bps > 0 ? node * 30.0 / (nd->host_mem_Bps * nd->host_mem_eff) : 0;
+	if (p->offload_optimizer == PLAN_OFFLOAD_NVME && nd->nvme_Bps > 0)
+		t = fmax(t, node * 24.0 / nd->nvme_Bps);
+	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	double wbytes = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+	double pcie = nd->pcie_Bps * nd->pcie_eff;
+	return t + (pcie > 0 ? local * (gbytes + wbytes) / pcie : 0);
+}
+
+/* The per-micro-batch programs of the model's layer kinds: dense (layer 0,
+ * or the leading dense layers of an MoE model) and MoE. */
+typedef struct kinds {
+	prog dense, moe;
+	int first_moe; /* layers from this index are MoE (INT_MAX: none) */
+} kinds;
+
+static void make_kinds(const plan_scenario *s, const work_shard *sh, const plan_groups *g, kinds *k)
+{
+	const work_model *m = &s->model;
+	memset(k, 0, sizeof *k);
+	k->first_moe = m->moe_experts > 0 ? m->moe_dense_layers : m->layers;
+	if (k->first_moe > 0)
+		layer_cost(s, sh, g, 0, &k->dense);
+	if (k->first_moe < m->layers)
+		layer_cost(s, sh, g, k->first_moe, &k->moe);
+}
+
+/* Stage st's per-micro-batch program. */
+static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first, const prog *last,
+                       int st, int *layers)
+{
+	prog x = {0, 0, 0, 0, 0, 0};
+	int L = plan_stage_layers(s, st), moe = 0;
+	for (int i = 0; i < L && k->first_moe < s->model.layers; i++)
+		moe += plan_global_layer(s, st, i) >= k->first_moe;
+	prog_add(&x, &k->dense, L - moe);
+	prog_add(&x, &k->moe, moe);
+	if (st == 0)
+		prog_add(&x, first, 1);
+	if (st == s->plan.pp - 1)
+		prog_add(&x, last, 1);
+	*layers = L;
+	return x;
 }
 
 void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
@@ -131,48 +266,49 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	work_shard sh = plan_shard(s);
 	plan_groups grp;
 	plan_make_groups(s, &grp);
-	net_group tp = grp.tp, dp = grp.dp, pair = grp.pp;
-	prog f = {0, 0}, b = {0, 0}, first = {0, 0}, last = {0, 0};
-	layer_cost(s, &sh, &tp, &f, &b);
-	ends_cost(s, &sh, &tp, &first, &last);
+	kinds k;
+	make_kinds(s, &sh, &grp, &k);
+	prog first = {0, 0, 0, 0, 0, 0}, last = {0, 0, 0, 0, 0, 0};
+	ends_cost(s, &sh, &grp, &first, &last);
 	memset(e, 0, sizeof *e);
-	double T = 0, S = 0, grad = 0, weight = 0, optim = 0;
+	double T = 0, S = 0, W_T = 0, W_S = 0, grad = 0, weight = 0, optim = 0, last_bwd = 0;
 	int worst = 0;
 	for (int st = 0; st < pp; st++) {
-		int L = plan_stage_layers(s, st);
-		prog x = {L * (f.comp_s + b.comp_s), L * (f.tp_s + b.tp_s)};
-		if (st == 0)
-			x.comp_s += first.comp_s, x.tp_s += first.tp_s;
-		if (st == pp - 1)
-			x.comp_s += last.comp_s, x.tp_s += last.tp_s;
-		double t = x.comp_s + x.tp_s;
+		int L;
+		prog x = stage_prog(s, &k, &first, &last, st, &L);
+		double t = prog_time(&x);
 		S += t;
+		W_S += x.w_s;
 		if (t > T) {
 			T = t;
+			W_T = x.w_s;
 			worst = L;
 			e->compute_s = m * x.comp_s;
-			e->tp_s = m * x.tp_s;
+			e->tp_s = m * (t - x.comp_s);
+			last_bwd = x.bwd_s;
 		}
 		double mem[PLAN_MEM_COUNT], total = 0;
 		plan_memory(s, st, mem);
-		for (int k = 0; k < PLAN_MEM_COUNT; k++)
-			total += mem[k];
+		for (int j = 0; j < PLAN_MEM_COUNT; j++)
+			total += mem[j];
 		e->mem_peak_bytes = total > e->mem_peak_bytes ? total : e->mem_peak_bytes;
 		double shards = (double)p->dp * cp;
 		double g = mem[PLAN_MEM_GRADIENTS] * (p->zero >= 2 ? shards : 1);
 		double w = mem[PLAN_MEM_WEIGHTS] * (p->zero >= 3 ? shards : 1);
-		double local = mem[PLAN_MEM_OPTIMIZER] / (s->dtype == HW_FP32 ? 8.0 : 12.0);
+		double local = plan_local_params(s, st);
 		grad = g > grad ? g : grad;
 		weight = w > weight ? w : weight;
 		optim = local > optim ? local : optim;
 	}
-	double vpp = p->vpp > 0 ? p->vpp : 1;
-	e->bubble_s = (S - T) / vpp;
+	double vpp = p->vpp > 0 ? p->vpp : 1, fill = S - T;
+	if (p->schedule == PLAN_SCHED_ZB_H1)
+		fill = fmax(0, fill - 2 * (W_S - W_T));
+	e->bubble_s = fill / vpp;
 	double pipe = m * T + e->bubble_s;
 	if (pp > 1)
 		e->pp_s = 2.0 * (pp - 1) *
-		          coll_time(s, NET_P2P, &pair, work_p2p_bytes(&s->model, &sh));
-	e->dp_s = dp_exposed(s, &dp, grad, weight, b.comp_s + b.tp_s, e->compute_s, worst);
-	e->optimizer_s = hw_mem_time(&s->gpu, optim * 30.0);
+		          coll_time(s, NET_P2P, &grp.pp, work_p2p_bytes(&s->model, &sh));
+	e->dp_s = dp_exposed(s, &grp, grad, weight, last_bwd, e->compute_s, worst);
+	e->optimizer_s = optimizer_time(s, optim);
 	e->step_s = pipe + e->pp_s + e->dp_s + e->optimizer_s;
 }

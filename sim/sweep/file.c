@@ -24,6 +24,11 @@ static const char *const dim_keys[][2] = {
         {"zero", "parallel.zero"},
         {"overlap_grad_reduce", "parallel.overlap_grad_reduce"},
         {"bucket_size", "parallel.bucket_size"},
+        {"topology", "topology"},
+        {"ep", "parallel.ep"},
+        {"offload_optimizer", "parallel.offload_optimizer"},
+        {"order", "parallel.order"},
+        {"shard_size", "parallel.shard_size"},
 };
 #define NDIMKEYS (sizeof dim_keys / sizeof dim_keys[0])
 
@@ -59,6 +64,12 @@ const conf_key sweep_keys[] = {
         DIM(12, "values of parallel.zero, or auto"),
         DIM(13, "values of parallel.overlap_grad_reduce, or auto"),
         DIM(14, "values of parallel.bucket_size"),
+        DIM(15, "topology files replacing the scenario's cluster include, relative to this "
+                "file (dp derived per topology)"),
+        DIM(16, "values of parallel.ep, or auto (divisors of the experts)"),
+        DIM(17, "values of parallel.offload_optimizer, or auto"),
+        DIM(18, "values of parallel.order (tp-cp-dp-pp ...), or auto (all 24)"),
+        DIM(19, "values of parallel.shard_size, or auto"),
 };
 const size_t sweep_nkeys = sizeof sweep_keys / sizeof sweep_keys[0];
 
@@ -75,16 +86,20 @@ static int resolve_path(const char *sweep_path, const char *rel, char *out, size
 	return n > 0 && (size_t)n < len ? SIM_OK : SIM_ECONF;
 }
 
-static int add_dims(const conf_doc *doc, const sweep_raw *raw, sweep_space *sp, sim_diag *diag)
+static int add_dims(const conf_doc *doc, const sweep_raw *raw, const char *path, sweep_space *sp,
+                    sim_diag *diag)
 {
 	int rc = SIM_OK;
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
 	for (size_t i = 0; i < NDIMKEYS; i++) {
 		if (!raw->dim[i][0])
 			continue;
 		char spec[SWEEP_KEY_MAX + CONF_STR_MAX + 2];
 		snprintf(spec, sizeof spec, "%s=%s", dim_keys[i][1], raw->dim[i]);
 		conf_loc loc = conf_key_loc(doc, "sweep", dim_keys[i][0]);
-		if (sweep_space_add(sp, spec, loc.path, loc.line, diag) != SIM_OK)
+		if (sweep_space_add_in(sp, spec, dir, loc.path, loc.line, diag) != SIM_OK)
 			rc = SIM_ECONF;
 	}
 	return rc;
@@ -121,7 +136,7 @@ int sweep_file_load(const char *path, sweep_space *sp, sweep_file *f, bool *is_s
 	}
 	if (rc == SIM_OK) {
 		f->top = raw->top;
-		rc = add_dims(doc, raw, sp, diag);
+		rc = add_dims(doc, raw, path, sp, diag);
 	}
 	free(raw);
 	conf_free(doc);

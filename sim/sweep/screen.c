@@ -20,6 +20,11 @@ typedef struct screen_ctx {
 	int *vlayers;
 	size_t vcap;
 	sweep_screen_result *out;
+	/* A topology dimension (index topo, else -1): one base scenario per
+	 * topology file (NULL when it does not load: why says why). */
+	int topo;
+	plan_scenario **bases;
+	char (*why)[SWEEP_REASON_MAX];
 } screen_ctx;
 
 #define REASON_NO_FIT "does not fit in GPU memory (plan_memory > HBM)"
@@ -140,7 +145,12 @@ static int screen_fast(screen_ctx *c, const size_t *idx, sweep_plan *p)
 	plan_scenario s = *c->base;
 	for (size_t d = 0; d < c->sp->ndims; d++) {
 		const sweep_dim *dim = &c->sp->dims[d];
-		if (!strcmp(dim->key, "cluster.nodes")) {
+		if (dim->topology)
+			continue;             /* c->base is the topology's */
+		if (dim->k->type == CONF_STR) /* parallel.order */
+			snprintf((char *)&s.plan + dim->k->offset, CONF_STR_MAX, "%s",
+			         dim->value[idx[d]]);
+		else if (!strcmp(dim->key, "cluster.nodes")) {
 			s.cluster.nodes = (int)dim->num[idx[d]];
 			s.cluster.gpus = p->gpus;
 		} else {
@@ -172,19 +182,39 @@ static int screen_fast(screen_ctx *c, const size_t *idx, sweep_plan *p)
 	return SIM_OK;
 }
 
+int sweep_plan_load(const sweep_space *sp, const sweep_plan *p, const char *path,
+                    const char *const *sets, size_t nsets, sim_diag *diag, plan_scenario **out)
+{
+	char own[SWEEP_MAX_DIMS + 1][SWEEP_SET_MAX];
+	const char **all = malloc((nsets + SWEEP_MAX_DIMS + 1) * sizeof *all);
+	if (!all)
+		return SIM_ENOMEM;
+	size_t n = 0, k = sweep_plan_sets(sp, p, own);
+	for (size_t i = 0; i < nsets; i++)
+		all[n++] = sets[i];
+	for (size_t i = 0; i < k; i++)
+		if (strncmp(own[i], "topology=", 9)) /* not a --set: swapped below */
+			all[n++] = own[i];
+	int t = sweep_space_topology(sp), rc;
+	if (t >= 0) {
+		size_t idx[SWEEP_MAX_DIMS];
+		char file[PATH_MAX + SWEEP_VALUE_MAX];
+		sweep_space_plan(sp, p->index, idx);
+		sweep_dim_file(&sp->dims[t], idx[t], file, sizeof file);
+		rc = sweep_topology_load(path, file, all, n, diag, out);
+	} else {
+		rc = plan_scenario_load(path, all, n, diag, out);
+	}
+	free(all);
+	return rc;
+}
+
 /* Slow path: load the scenario again with the plan as --set overrides. */
 static int screen_reload(screen_ctx *c, sweep_plan *p)
 {
-	char sets[SWEEP_MAX_DIMS + 1][SWEEP_SET_MAX];
-	const char *all[256 + SWEEP_MAX_DIMS + 1];
-	size_t n = 0, k = sweep_plan_sets(c->sp, p, sets);
-	for (size_t i = 0; i < c->nsets && n < 256; i++)
-		all[n++] = c->sets[i];
-	for (size_t i = 0; i < k; i++)
-		all[n++] = sets[i];
 	plan_scenario *s;
 	sim_diag_clear(c->diag);
-	int rc = plan_scenario_load(c->path, all, n, c->diag, &s);
+	int rc = sweep_plan_load(c->sp, p, c->path, c->sets, c->nsets, c->diag, &s);
 	if (rc == SIM_ENOMEM)
 		return rc;
 	if (rc != SIM_OK) {
@@ -201,6 +231,73 @@ static int screen_reload(screen_ctx *c, sweep_plan *p)
 	return SIM_OK;
 }
 
+#define BASE_TRIES 256
+
+/* The base scenario of topology j: the scenario's own plan with dp derived;
+ * if that plan is not valid there (e.g. global_batch < dp), the first of
+ * the space's plans on that topology that is (at most BASE_TRIES tried):
+ * plans overwrite the varied keys anyway, and a varied key is the only one
+ * whose base value changes. */
+static int load_base(screen_ctx *c, size_t j)
+{
+	const sweep_dim *d = &c->sp->dims[c->topo];
+	char file[PATH_MAX + SWEEP_VALUE_MAX], own[SWEEP_MAX_DIMS + 1][SWEEP_SET_MAX];
+	sweep_dim_file(d, j, file, sizeof file);
+	const char **all = malloc((c->nsets + SWEEP_MAX_DIMS + 1) * sizeof *all);
+	if (!all)
+		return SIM_ENOMEM;
+	for (size_t i = 0; i < c->nsets; i++)
+		all[i] = c->sets[i];
+	sim_diag_clear(c->diag);
+	int rc = sweep_topology_base(c->path, file, all, c->nsets, c->diag, &c->bases[j]);
+	uint64_t n = sweep_space_size(c->sp), tries = 0;
+	for (uint64_t i = 0; rc == SIM_ECONF && i < n && tries < BASE_TRIES; i++) {
+		size_t idx[SWEEP_MAX_DIMS];
+		sweep_space_plan(c->sp, i, idx);
+		if (idx[c->topo] != j)
+			continue;
+		tries++;
+		sweep_plan p = {.index = i};
+		size_t k = sweep_plan_sets(c->sp, &p, own), m = c->nsets;
+		for (size_t q = 0; q < k; q++) /* dp is derived by the base loader */
+			if (strncmp(own[q], "topology=", 9) && strncmp(own[q], "parallel.dp=", 12))
+				all[m++] = own[q];
+		sim_diag_clear(c->diag);
+		rc = sweep_topology_base(c->path, file, all, m, c->diag, &c->bases[j]);
+	}
+	free(all);
+	return rc;
+}
+
+/* One base scenario per topology file; a file that does not load prunes
+ * its plans with the loader's first error. */
+static int load_bases(screen_ctx *c)
+{
+	const sweep_dim *d = &c->sp->dims[c->topo];
+	c->bases = calloc(d->n, sizeof *c->bases);
+	c->why = calloc(d->n, sizeof *c->why);
+	if (!c->bases || !c->why)
+		return SIM_ENOMEM;
+	for (size_t j = 0; j < d->n; j++) {
+		int rc = load_base(c, j);
+		if (rc == SIM_ENOMEM)
+			return rc;
+		if (rc != SIM_OK)
+			snprintf(c->why[j], SWEEP_REASON_MAX, "topology: %s", first_error(c->diag));
+	}
+	return SIM_OK;
+}
+
+static void free_bases(screen_ctx *c)
+{
+	for (size_t j = 0; c->bases && j < c->sp->dims[c->topo].n; j++)
+		plan_scenario_free(c->bases[j]);
+	free(c->bases);
+	free(c->why);
+	c->bases = NULL;
+	c->why = NULL;
+}
+
 static int screen_one(screen_ctx *c, uint64_t i, sweep_plan *p)
 {
 	size_t idx[SWEEP_MAX_DIMS];
@@ -208,6 +305,11 @@ static int screen_one(screen_ctx *c, uint64_t i, sweep_plan *p)
 	memset(p, 0, sizeof *p);
 	p->index = i;
 	p->reason = -1;
+	if (c->topo >= 0 && !(c->base = c->bases[idx[c->topo]])) {
+		p->status = SWEEP_INVALID;
+		p->reason = count_reason(c->out, c->why[idx[c->topo]]);
+		return SIM_OK;
+	}
 	p->gpus = plan_gpus(c, idx);
 	p->dp = c->base->plan.dp;
 	if (c->derive) {
@@ -224,27 +326,57 @@ static int screen_one(screen_ctx *c, uint64_t i, sweep_plan *p)
 int sweep_screen(const sweep_space *sp, const plan_scenario *base, const char *path,
                  const char *const *sets, size_t nsets, sweep_screen_result *out)
 {
+	return sweep_screen_part(sp, base, path, sets, nsets, 0, 1, out);
+}
+
+int sweep_screen_part(const sweep_space *sp, const plan_scenario *base, const char *path,
+                      const char *const *sets, size_t nsets, uint64_t part, uint64_t nparts,
+                      sweep_screen_result *out)
+{
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(out, 0, sizeof *out);
 	screen_ctx c = {
 	        sp,   base, path, sets, nsets, true, sweep_space_derives_dp(sp), sim_diag_new(),
-	        NULL, 0,    out};
+	        NULL, 0,    out,  -1,   NULL,  NULL};
 	for (size_t d = 0; d < sp->ndims; d++)
 		c.fast = c.fast && sweep_dim_fast(&sp->dims[d]);
+	c.topo = sweep_space_topology(sp);
+	if (c.topo >= 0 && c.diag && load_bases(&c) != SIM_OK) {
+		free_bases(&c);
+		sim_diag_free(c.diag);
+		return SIM_ENOMEM;
+	}
 	out->nplans = sweep_space_size(sp);
 	out->plans = calloc(out->nplans ? out->nplans : 1, sizeof *out->plans);
 	int rc = c.diag && out->plans ? SIM_OK : SIM_ENOMEM;
-	for (uint64_t i = 0; rc == SIM_OK && i < out->nplans; i++) {
+	for (uint64_t i = part; rc == SIM_OK && i < out->nplans; i += nparts) {
 		rc = screen_one(&c, i, &out->plans[i]);
 		out->valid += out->plans[i].status != SWEEP_INVALID;
 		out->fitting += out->plans[i].status == SWEEP_OK;
 	}
 	free(c.vlayers);
+	free_bases(&c);
 	sim_diag_free(c.diag);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	out->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	return rc;
+}
+
+void sweep_screen_recount(sweep_screen_result *r, const char (*tables)[SWEEP_REASON_MAX],
+                          uint64_t nparts)
+{
+	r->nreasons = 0;
+	r->valid = r->fitting = 0;
+	memset(r->reason_count, 0, sizeof r->reason_count);
+	for (uint64_t i = 0; i < r->nplans; i++) {
+		sweep_plan *p = &r->plans[i];
+		r->valid += p->status != SWEEP_INVALID;
+		r->fitting += p->status == SWEEP_OK;
+		if (p->reason >= 0) /* normalised text: count_reason leaves it as it is */
+			p->reason = count_reason(
+			        r, tables[(i % nparts) * SWEEP_MAX_REASONS + (uint64_t)p->reason]);
+	}
 }
 
 void sweep_screen_free(sweep_screen_result *r)

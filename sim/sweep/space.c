@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 /* The sections whose keys a sweep may vary, with their key tables. */
 typedef struct section_table {
@@ -39,7 +40,24 @@ const conf_key *sweep_find_key(const char *section, const char *key)
 
 bool sweep_dim_fast(const sweep_dim *d)
 {
-	return !strcmp(d->section, "parallel") || !strcmp(d->key, "cluster.nodes");
+	/* The topology too: screen.c loads one base scenario per topology. */
+	return d->topology || !strcmp(d->section, "parallel") || !strcmp(d->key, "cluster.nodes");
+}
+
+void sweep_dim_file(const sweep_dim *d, size_t j, char *out, size_t len)
+{
+	if (d->value[j][0] == '/' || !d->dir[0])
+		snprintf(out, len, "%s", d->value[j]);
+	else
+		snprintf(out, len, "%s/%s", d->dir, d->value[j]);
+}
+
+int sweep_space_topology(const sweep_space *sp)
+{
+	for (size_t i = 0; i < sp->ndims; i++)
+		if (sp->dims[i].topology)
+			return (int)i;
+	return -1;
 }
 
 sweep_space *sweep_space_new(void)
@@ -116,8 +134,16 @@ int sweep_parse_value(const conf_key *k, const char *t, double *out, char *err, 
 			return SIM_ECONF;
 		}
 		return SIM_OK;
-	case CONF_STR:
+	case CONF_STR: /* parallel.order, the one text key a sweep varies */
 		*out = 0;
+		int order[PLAN_DIMS];
+		if (!strcmp(k->name, "order") && plan_order_parse(t, order) != SIM_OK) {
+			snprintf(err, len,
+			         "expected an order of tp, cp, dp, pp like tp-cp-dp-pp, "
+			         "got '%s'",
+			         t);
+			return SIM_ECONF;
+		}
 		return SIM_OK;
 	}
 	snprintf(err, len, "cannot vary this key");
@@ -155,8 +181,17 @@ static int add_values(sweep_dim *d, const char *list, char *err, size_t len)
 		}
 		memcpy(d->value[d->n], p, n);
 		d->value[d->n][n] = '\0';
-		char why[160];
-		if (sweep_parse_value(d->k, d->value[d->n], &d->num[d->n], why, sizeof why)) {
+		char why[160], file[PATH_MAX + 160];
+		if (d->topology) {
+			sweep_dim_file(d, d->n, file, sizeof file);
+			d->num[d->n] = (double)d->n;
+			if (access(file, R_OK)) {
+				snprintf(err, len, "topology %s: cannot read the file",
+				         d->value[d->n]);
+				return SIM_ECONF;
+			}
+		} else if (sweep_parse_value(d->k, d->value[d->n], &d->num[d->n], why,
+		                             sizeof why)) {
 			snprintf(err, len, "%s: %s", d->key, why);
 			return SIM_ECONF;
 		}
@@ -175,8 +210,37 @@ static int add_values(sweep_dim *d, const char *list, char *err, size_t len)
 
 int sweep_space_add(sweep_space *sp, const char *spec, const char *path, int line, sim_diag *diag)
 {
+	return sweep_space_add_in(sp, spec, "", path, line, diag);
+}
+
+/* "topology=A.ini,B.ini": files that replace the scenario's cluster include. */
+static int add_topology(sweep_space *sp, const char *spec, const char *dir, const char *path,
+                        int line, sim_diag *diag)
+{
+	char msg[256];
+	if (sweep_space_topology(sp) >= 0)
+		return spec_error(diag, path, line, spec, "topology is varied twice");
+	sweep_dim *d = &sp->dims[sp->ndims];
+	memset(d, 0, sizeof *d);
+	snprintf(d->key, sizeof d->key, "topology");
+	d->topology = true;
+	snprintf(d->dir, sizeof d->dir, "%s", dir);
+	if (!strcmp(spec + 9, "auto"))
+		return spec_error(diag, path, line, spec,
+		                  "topology=auto: list the topology files (topologies/*.ini)");
+	if (add_values(d, spec + 9, msg, sizeof msg) != SIM_OK)
+		return spec_error(diag, path, line, spec, msg);
+	sp->ndims++;
+	return SIM_OK;
+}
+
+int sweep_space_add_in(sweep_space *sp, const char *spec, const char *dir, const char *path,
+                       int line, sim_diag *diag)
+{
 	char msg[256];
 	const char *eq = strchr(spec, '='), *dot = strchr(spec, '.');
+	if (sp->ndims < SWEEP_MAX_DIMS && !strncmp(spec, "topology=", 9))
+		return add_topology(sp, spec, dir, path, line, diag);
 	if (!eq || !dot || dot > eq || dot == spec || eq == dot + 1)
 		return spec_error(diag, path, line, spec,
 		                  "expected SECTION.KEY=V1,V2,... or SECTION.KEY=auto");
@@ -191,7 +255,7 @@ int sweep_space_add(sweep_space *sp, const char *spec, const char *path, int lin
 	snprintf(d->key, sizeof d->key, "%.*s", (int)(eq - spec), spec);
 	snprintf(d->section, sizeof d->section, "%.*s", (int)(dot - spec), spec);
 	d->k = sweep_find_key(d->section, d->key + (dot - spec) + 1);
-	if (!d->k || d->k->type == CONF_STR) {
+	if (!d->k || (d->k->type == CONF_STR && strcmp(d->key, "parallel.order"))) {
 		snprintf(msg, sizeof msg, "%s: %s", d->key,
 		         d->k ? "text keys cannot be varied"
 		              : "not a configuration key (see podsim keys)");
@@ -237,8 +301,71 @@ static bool layout_ok(const plan_scenario *s, int p)
 	return ok;
 }
 
+static void push_text(sweep_dim *d, const char *text)
+{
+	if (d->n == SWEEP_MAX_VALUES)
+		return;
+	snprintf(d->value[d->n], SWEEP_VALUE_MAX, "%s", text);
+	d->num[d->n++] = 0;
+}
+
+/* Every placement order of tp, cp, dp, pp: the 24 permutations, in
+ * lexicographic order of their indices (tp-cp-dp-pp first). */
+static void push_orders(sweep_dim *d)
+{
+	static const char *const name[4] = {"tp", "cp", "dp", "pp"};
+	for (int a = 0; a < 4; a++)
+		for (int b = 0; b < 4; b++)
+			for (int c = 0; c < 4; c++) {
+				int e = 6 - a - b - c; /* the fourth: 0+1+2+3 = 6 */
+				if (a == b || a == c || b == c)
+					continue;
+				char t[16];
+				snprintf(t, sizeof t, "%s-%s-%s-%s", name[a], name[b], name[c],
+				         name[e]);
+				push_text(d, t);
+			}
+}
+
+/* cp, ep, shard_size and order on the base scenario s with G GPUs: false if
+ * k is none of them. */
+static bool resolve_more(sweep_dim *d, const plan_scenario *s, int G)
+{
+	const char *k = d->key;
+	if (!strcmp(k, "parallel.cp")) {
+		/* Ring attention with load balancing splits the sequence into 2 cp
+		 * chunks, so cp | seq_len / 2; and cp | G. */
+		int half = s->model.seq_len / 2;
+		for (int c = 1; c <= G && c <= half; c++)
+			if (G % c == 0 && half % c == 0)
+				push(d, c);
+	} else if (!strcmp(k, "parallel.ep")) {
+		/* ep | experts and ep | tp*cp*dp; tp*cp*dp | G, so e | G here and
+		 * plan_check prunes the plans where e does not divide their tp*cp*dp.
+		 * A dense model has ep 1 only. */
+		int E = s->model.moe_experts;
+		for (int e = 1; e <= (E > 0 ? E : 1); e++)
+			if ((E == 0 || E % e == 0) && G % e == 0)
+				push(d, e);
+	} else if (!strcmp(k, "parallel.shard_size")) {
+		/* 0 (shard over all dp*cp), then every divisor of G: plan_check
+		 * prunes those that do not divide the plan's dp*cp. */
+		push(d, 0);
+		for (int z = 1; z < G; z++)
+			if (G % z == 0)
+				push(d, z);
+	} else if (!strcmp(k, "parallel.order")) {
+		push_orders(d);
+	} else {
+		return false;
+	}
+	return true;
+}
+
 static int resolve_dim(sweep_dim *d, const plan_scenario *s, sim_diag *diag)
 {
+	if (resolve_more(d, s, s->cluster.gpus))
+		return SIM_OK;
 	const char *k = d->key;
 	int G = s->cluster.gpus, a = s->model.heads, g = s->model.kv_heads;
 	if (!strcmp(k, "parallel.tp")) {
@@ -339,7 +466,7 @@ bool sweep_space_derives_dp(const sweep_space *sp)
 		has_dp = has_dp || !strcmp(k, "parallel.dp");
 		varies_size = varies_size || !strcmp(k, "parallel.tp") ||
 		              !strcmp(k, "parallel.pp") || !strcmp(k, "parallel.cp") ||
-		              !strcmp(k, "cluster.nodes");
+		              !strcmp(k, "cluster.nodes") || sp->dims[i].topology;
 	}
 	return !has_dp && (varies_size || sp->dp_auto);
 }

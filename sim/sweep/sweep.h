@@ -27,7 +27,7 @@
 
 #define SWEEP_MAX_DIMS   16
 #define SWEEP_MAX_VALUES 512
-#define SWEEP_VALUE_MAX  48
+#define SWEEP_VALUE_MAX  128
 #define SWEEP_KEY_MAX    64
 
 typedef struct sweep_space sweep_space;
@@ -145,9 +145,41 @@ void sweep_screen_free(sweep_screen_result *r);
 size_t sweep_plan_sets(const sweep_space *sp, const sweep_plan *p,
                        char out[SWEEP_MAX_DIMS + 1][SWEEP_SET_MAX]);
 
+/* Load plan p's scenario: the file at path with the user's sets, then the
+ * plan's (sweep_plan_sets) - exactly what `podsim run path --set ...` runs.
+ * plan_scenario_load's codes; errors in diag. */
+int sweep_plan_load(const sweep_space *sp, const sweep_plan *p, const char *path,
+                    const char *const *sets, size_t nsets, sim_diag *diag, plan_scenario **out);
+
 /* Indices of the fitting plans sorted by estimated step time (ties by
  * index): up to k written to out; returns how many. */
 size_t sweep_best(const sweep_screen_result *r, size_t k, uint64_t *out);
+
+/* ------------------------------------------------------ parallel sweeps -- */
+
+/* A sweep spread over MPI ranks (par.c). Without MPI in the build, or when
+ * not started by mpirun/srun, every process is rank 0 of 1 and no MPI call
+ * is made. Rank 0 alone prints and writes the database; the results equal a
+ * serial run's (same plans, same order, same digest). */
+typedef struct sweep_par {
+	int rank, size;
+	bool mpi; /* MPI_Init was called */
+} sweep_par;
+
+bool sweep_par_built(void); /* built with MPI (PODSIM_MPI)? */
+int sweep_par_init(sweep_par *p);
+void sweep_par_end(sweep_par *p);
+/* sweep_screen with plan i screened by rank i % size; every rank gets the
+ * whole result (reasons counted in plan order, as one process would). */
+int sweep_screen_par(const sweep_par *p, const sweep_space *sp, const plan_scenario *base,
+                     const char *path, const char *const *sets, size_t nsets,
+                     sweep_screen_result *out);
+/* A simulated result (ok = 0: not simulated, r unused) to rank 0, with tag =
+ * its place in the simulated list; rank 0 receives it from rank `from`. */
+int sweep_par_send(const sweep_par *p, const exec_result *r, int ok, int tag);
+int sweep_par_recv(const sweep_par *p, int from, int tag, exec_result *r, int *ok);
+/* The maximum of x over the ranks (x itself without MPI). */
+int sweep_par_max(const sweep_par *p, int x);
 
 /* ------------------------------------------------------ energy and cost -- */
 

@@ -6,13 +6,17 @@
 
 #include "sweep.h"
 
+#include <limits.h>
+
 /* One dimension: a key, its key-table entry and its values, as text and
  * parsed (integers, enum indices and booleans as doubles, quantities in SI). */
 typedef struct sweep_dim {
 	char key[SWEEP_KEY_MAX];     /* "parallel.tp" */
 	char section[SWEEP_KEY_MAX]; /* "parallel" */
-	const conf_key *k;
+	const conf_key *k;           /* NULL for the topology */
 	bool is_auto;
+	bool topology;      /* "topology": values are topology files ... */
+	char dir[PATH_MAX]; /* ... relative to this folder ("" = working dir) */
 	size_t n;
 	char value[SWEEP_MAX_VALUES][SWEEP_VALUE_MAX];
 	double num[SWEEP_MAX_VALUES];
@@ -24,11 +28,42 @@ struct sweep_space {
 	sweep_dim dims[SWEEP_MAX_DIMS];
 };
 
+/* sweep_space_add with relative topology files resolved from dir. */
+int sweep_space_add_in(sweep_space *sp, const char *spec, const char *dir, const char *path,
+                       int line, sim_diag *diag);
+/* Topology value j of dimension d as a path from the working directory. */
+void sweep_dim_file(const sweep_dim *d, size_t j, char *out, size_t len);
+/* The dimension index of the topology, or -1. */
+int sweep_space_topology(const sweep_space *sp);
+
+/* swap.c: the scenario at path with its cluster include replaced by topo
+ * and the sets written in, as text (malloc'd) or loaded. */
+int sweep_topology_text(const char *path, const char *topo, const char *const *sets, size_t nsets,
+                        sim_diag *diag, char **out);
+int sweep_topology_load(const char *path, const char *topo, const char *const *sets, size_t nsets,
+                        sim_diag *diag, plan_scenario **out);
+/* The base scenario of a topology: sweep_topology_load with dp = GPUs /
+ * (tp*pp*cp) of the scenario's plan, so that it fills the new cluster. */
+int sweep_topology_base(const char *path, const char *topo, const char *const *sets, size_t nsets,
+                        sim_diag *diag, plan_scenario **out);
+
 /* The key-table entry of SECTION.KEY, or NULL. */
 const conf_key *sweep_find_key(const char *section, const char *key);
 /* Parse text as a value of k: SIM_OK with *out, or SIM_ECONF with why in err. */
 int sweep_parse_value(const conf_key *k, const char *text, double *out, char *err, size_t len);
 /* Is dimension d a [parallel] key or cluster.nodes (applied to a copy)? */
 bool sweep_dim_fast(const sweep_dim *d);
+
+/* The screen of plans i with i % nparts == part only (sweep_screen is part
+ * 0 of 1); the other plans are left zero. */
+int sweep_screen_part(const sweep_space *sp, const plan_scenario *base, const char *path,
+                      const char *const *sets, size_t nsets, uint64_t part, uint64_t nparts,
+                      sweep_screen_result *out);
+/* After every part's plans were put into r: count valid, fitting and the
+ * reasons again in plan order, reading plan i's reason from the reasons
+ * table of part i % nparts (tables[part * SWEEP_MAX_REASONS + reason]), so
+ * the result equals one sweep_screen of the whole space. */
+void sweep_screen_recount(sweep_screen_result *r, const char (*tables)[SWEEP_REASON_MAX],
+                          uint64_t nparts);
 
 #endif

@@ -197,46 +197,64 @@ static void phase_free(phase *p)
 	memset(p, 0, sizeof *p);
 }
 
-/* What a collective run accumulates: link bytes (weighted by repeats). */
+/* What a collective run accumulates: link bytes and time at >= 95 % of
+ * capacity (weighted by repeats). The phases are built for the first group
+ * (ranks[0..n)); phase_run replays every flow in each of the `ngroups`
+ * concurrent translates groups[t * n ..], rank ranks[i] -> groups[t * n + i]
+ * (pos[rank] = i), so translates of a group contend on one simulation. */
 typedef struct run {
 	const topo_graph *g;
 	topo_sim *sim;
-	double *link_total;
+	double *link_total, *link_sat;
 	int flows;
+	int n, ngroups;
+	const int *groups;
+	int *pos; /* per global rank: index in the first group, -1 */
 } run;
+
+static int tr_rank(const run *r, int t, int rank)
+{
+	return rank < 0 || t == 0 ? rank : r->groups[(size_t)t * r->n + (size_t)r->pos[rank]];
+}
+
+/* NIC index for a flow end: -1 (the GPU's own) or the channel head's NIC. */
+static int tr_nic(const run *r, int t, int head)
+{
+	return head < 0 ? -1 : topo_gpu_nic(r->g, tr_rank(r, t, head) % r->g->gpus_per_node);
+}
 
 /* Simulate the phase once; its time times `repeat` is added to *t_bw. */
 static int phase_run(run *r, phase *p, double repeat, double *t_bw)
 {
 	int path[TOPO_MAX_HOPS * 3];
 	topo_sim_clear(r->sim);
-	for (int i = 0; i < p->n; i++) {
-		int h = topo_route_gpus(r->g, p->a[i], p->b[i], p->nic_a[i], p->nic_b[i], path,
-		                        TOPO_MAX_HOPS * 3);
-		if (h < 0)
-			return h;
-		int id = topo_sim_add(r->sim, path, h, p->bytes[i], 0);
-		if (id < 0)
-			return id;
-	}
+	if ((int64_t)p->n * r->ngroups > MAX_FLOWS)
+		return SIM_ERANGE;
+	for (int t = 0; t < r->ngroups; t++)
+		for (int i = 0; i < p->n; i++) {
+			int h = topo_route_gpus(r->g, tr_rank(r, t, p->a[i]), tr_rank(r, t, p->b[i]),
+			                        tr_nic(r, t, p->nic_a[i]), tr_nic(r, t, p->nic_b[i]),
+			                        path, TOPO_MAX_HOPS * 3);
+			if (h < 0)
+				return h;
+			int id = topo_sim_add(r->sim, path, h, p->bytes[i], 0);
+			if (id < 0)
+				return id;
+		}
 	int rc = topo_sim_run(r->sim);
 	if (rc != SIM_OK)
 		return rc;
 	*t_bw += repeat * sim_time_to_s(topo_sim_makespan(r->sim));
-	for (int l = 0; l < r->g->nl; l++)
+	for (int l = 0; l < r->g->nl; l++) {
 		r->link_total[l] += repeat * topo_sim_link_bytes(r->sim, l);
-	r->flows += p->n;
+		r->link_sat[l] += repeat * topo_sim_link_sat_s(r->sim, l);
+	}
+	r->flows += p->n * r->ngroups;
 	p->n = 0;
 	return SIM_OK;
 }
 
 /* ------------------------------------------------------------- channels -- */
-
-/* NIC of the channel whose node segment is headed by global rank r. */
-static int head_nic(const topo_graph *g, int r)
-{
-	return topo_gpu_nic(g, r % g->gpus_per_node);
-}
 
 /* Segment of node i for channel c: c-th rank first, its neighbour (c xor 1)
  * last, the rest in order. */
@@ -402,7 +420,8 @@ static int ring_orders(const topo_graph *g, const geo *o, const int *ranks, int 
 	return o->k;
 }
 
-/* The NIC pair for a hop a -> b of channel ring `ring` (a is at position i). */
+/* The NIC pair for a hop a -> b of channel ring `ring` (a is at position i),
+ * as the ranks whose NICs carry it (the segment heads), or -1: own NIC. */
 static void hop_nics(const topo_graph *g, const geo *o, const int *ring, int i, int *na, int *nb)
 {
 	*na = *nb = -1;
@@ -410,8 +429,8 @@ static void hop_nics(const topo_graph *g, const geo *o, const int *ring, int i, 
 	if (ring[i] / G == b / G || !o->regular || o->m == 1)
 		return;
 	int head_a = ring[(i / o->k) * o->k]; /* segment heads */
-	*na = head_nic(g, head_a);
-	*nb = head_nic(g, b);
+	*na = head_a;
+	*nb = b;
 }
 
 /* ---------------------------------------------------------- algorithms -- */
@@ -461,9 +480,9 @@ static int ceil_log2(int m)
 /* Tree edge both ways between node positions (segment heads), channel c. */
 static int tree_edge(run *r, phase *p, const int *sa, const int *sb, double bytes)
 {
-	int na = head_nic(r->g, sa[0]), nb = head_nic(r->g, sb[0]);
-	int rc = phase_add(p, sa[0], sb[0], na, nb, bytes);
-	return rc == SIM_OK ? phase_add(p, sb[0], sa[0], nb, na, bytes) : rc;
+	(void)r;
+	int rc = phase_add(p, sa[0], sb[0], sa[0], sb[0], bytes);
+	return rc == SIM_OK ? phase_add(p, sb[0], sa[0], sb[0], sa[0], bytes) : rc;
 }
 
 static int do_tree(run *r, const geo *o, double S, shape *sh)
@@ -574,6 +593,36 @@ static bool applies(net_coll coll, topo_algo a, const geo *o)
 	}
 }
 
+/* NCCL's tuning model for the double binary tree (tuning.cc, S27), which
+ * the idealised flow tree above would otherwise beat ring with wherever
+ * reduce and broadcast overlap perfectly (2 x DGX A100: 242 vs 192 GB/s
+ * busbw, while NCCL's tuner and nccl-tests pick ring there):
+ *   latency per protocol LL / LL128 / Simple, in us:
+ *     base            6.8 / 14.0 / 0    (hardware.csv latency,NCCL model
+ *                                        (~2.20-2.21 tuning.cc),base_lat_ring: note "tree")
+ *     per NVLink step 0.6 / 1.25 / 28   (...,hw_lat_nvlink_ring: note "tree")
+ *     per net step    5.0 / 8.5 / 28    (...,hw_lat_net_ring: note "tree")
+ *     PCIe steps use the NVLink tree values (NCCL's PCIe tree row
+ *     1.0 / 1.9 / 28 is close; hardware.md section 13);
+ *   bandwidth: busBw x 0.92 for tree all-reduce and the protocol caps LL
+ *   1/3.8, LL128 120/128 across nodes (7/9 inside one), Simple 1
+ *   (tuning.cc "model refinements", S27; not in hardware.csv). */
+static const double tree_base_us[NET_PROTO_COUNT] = {6.8, 14.0, 0};
+static const double tree_intra_us[NET_PROTO_COUNT] = {0.6, 1.25, 28};
+static const double tree_net_us[NET_PROTO_COUNT] = {5.0, 8.5, 28};
+#define TREE_BW_DERATE 0.92
+
+static double tree_latency(int p, double nsteps, double ninter)
+{
+	return 1e-6 * (tree_base_us[p] + (nsteps - ninter) * tree_intra_us[p] +
+	               ninter * tree_net_us[p]);
+}
+
+static double tree_proto_bw(int p, bool multi_node)
+{
+	return p == NET_PROTO_LL ? 1 / 3.8 : p == NET_PROTO_LL128 ? (multi_node ? 120.0 / 128 : 7.0 / 9) : 1;
+}
+
 /* Time one algorithm: flows, then the best protocol. */
 static int time_algo(run *r, const geo *o, net_coll coll, const int *ranks, double S, topo_algo a,
                      topo_cost *c)
@@ -590,8 +639,11 @@ static int time_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 	for (int p = 0; p < NET_PROTO_COUNT; p++) {
 		if (p == NET_PROTO_LL128 && cl->node.intra == NET_INTRA_PCIE)
 			continue;
-		double lat = net_proto_latency(cl, o->m > 1, sh.nsteps, sh.ninter, (net_proto)p);
-		double t = lat + sh.t_bw / net_proto_bw((net_proto)p);
+		bool tree = a == TOPO_ALGO_TREE;
+		double lat = tree ? tree_latency(p, sh.nsteps, sh.ninter)
+		                  : net_proto_latency(cl, o->m > 1, sh.nsteps, sh.ninter, (net_proto)p);
+		double t = tree ? lat + sh.t_bw / (TREE_BW_DERATE * tree_proto_bw(p, o->m > 1))
+		                : lat + sh.t_bw / net_proto_bw((net_proto)p);
 		if (t < best) {
 			best = t;
 			c->proto = (net_proto)p;
@@ -621,13 +673,83 @@ static void finish_cost(const run *r, net_coll coll, int n, double S, topo_cost 
 int topo_collective(const topo_graph *g, net_coll coll, const int *ranks, int n, double bytes,
                     topo_algo algo, topo_cost *out)
 {
+	return topo_collective_groups(g, coll, ranks, n, 1, bytes, algo, out, NULL, NULL);
+}
+
+static int run_open(run *r, const topo_graph *g, const int *groups, int n, int ngroups)
+{
+	*r = (run){g, NULL, calloc((size_t)g->nl + 1, sizeof(double)),
+	           calloc((size_t)g->nl + 1, sizeof(double)), 0, n, ngroups, groups,
+	           malloc(((size_t)g->cl.gpus + 1) * sizeof(int))};
+	if (!r->link_total || !r->link_sat || !r->pos)
+		return SIM_ENOMEM;
+	for (int i = 0; i < g->cl.gpus; i++)
+		r->pos[i] = -1;
+	for (int i = 0; i < n; i++)
+		r->pos[groups[i]] = i;
+	for (size_t i = (size_t)n; i < (size_t)n * (size_t)ngroups; i++)
+		if (topo_gpu(g, groups[i]) < 0)
+			return SIM_EINVAL;
+	return topo_sim_for_graph(g, &r->sim);
+}
+
+static void run_close(run *r)
+{
+	free(r->link_total);
+	free(r->link_sat);
+	free(r->pos);
+	topo_sim_free(r->sim);
+}
+
+/* Every applicable algorithm (or the forced one); the fastest wins, its link
+ * loads go to link_bytes / link_sat when given. */
+static int pick_algo(run *r, const geo *o, net_coll coll, const int *ranks, double bytes,
+                     topo_algo algo, topo_cost *out, double *link_bytes, double *link_sat)
+{
+	const topo_graph *g = r->g;
+	int rc = SIM_OK, best_flows = 0;
+	size_t nl = (size_t)g->nl;
+	out->time_s = INFINITY;
+	for (int a = TOPO_ALGO_RING; a < TOPO_ALGO_COUNT && rc == SIM_OK; a++) {
+		if ((algo != TOPO_ALGO_AUTO && a != (int)algo) || !applies(coll, (topo_algo)a, o))
+			continue;
+		topo_cost c = {0};
+		memset(r->link_total, 0, nl * sizeof(double));
+		memset(r->link_sat, 0, nl * sizeof(double));
+		r->flows = 0;
+		rc = time_algo(r, o, coll, ranks, bytes, (topo_algo)a, &c);
+		if (rc == SIM_OK && c.time_s < out->time_s) {
+			*out = c;
+			if (link_bytes)
+				memcpy(link_bytes, r->link_total, nl * sizeof(double));
+			if (link_sat)
+				memcpy(link_sat, r->link_sat, nl * sizeof(double));
+			best_flows = r->flows;
+		}
+	}
+	if (rc == SIM_OK && !isfinite(out->time_s))
+		rc = SIM_EINVAL;
+	if (rc == SIM_OK && link_bytes)
+		memcpy(r->link_total, link_bytes, nl * sizeof(double));
+	r->flows = best_flows;
+	return rc;
+}
+
+int topo_collective_groups(const topo_graph *g, net_coll coll, const int *groups, int n,
+                           int ngroups, double bytes, topo_algo algo, topo_cost *out,
+                           double *link_bytes, double *link_sat)
+{
 	memset(out, 0, sizeof *out);
 	out->hot_link = -1;
-	if (!g || !ranks || n < 1 || (unsigned)coll >= NET_COLL_COUNT || !(bytes >= 0) ||
-	    (unsigned)algo >= TOPO_ALGO_COUNT || (coll == NET_P2P && n < 2))
+	if (!g || !groups || n < 1 || ngroups < 1 || (unsigned)coll >= NET_COLL_COUNT ||
+	    !(bytes >= 0) || (unsigned)algo >= TOPO_ALGO_COUNT || (coll == NET_P2P && n < 2))
 		return SIM_EINVAL;
+	if (link_bytes)
+		memset(link_bytes, 0, (size_t)g->nl * sizeof *link_bytes);
+	if (link_sat)
+		memset(link_sat, 0, (size_t)g->nl * sizeof *link_sat);
 	geo o;
-	int rc = geo_make(g, ranks, n, &o);
+	int rc = geo_make(g, groups, n, &o);
 	if (rc != SIM_OK)
 		return rc;
 	if (algo != TOPO_ALGO_AUTO && !applies(coll, algo, &o)) {
@@ -639,36 +761,18 @@ int topo_collective(const topo_graph *g, net_coll coll, const int *ranks, int n,
 		free(o.loc);
 		return SIM_OK;
 	}
-	run r = {g, NULL, calloc((size_t)g->nl + 1, sizeof(double)), 0};
-	rc = r.link_total ? topo_sim_for_graph(g, &r.sim) : SIM_ENOMEM;
-	double *best_links = malloc(((size_t)g->nl + 1) * sizeof *best_links);
-	if (!best_links && rc == SIM_OK)
+	run r;
+	double *best = link_bytes ? link_bytes : malloc(((size_t)g->nl + 1) * sizeof *best);
+	rc = run_open(&r, g, groups, n, ngroups);
+	if (rc == SIM_OK && !best)
 		rc = SIM_ENOMEM;
-	out->time_s = INFINITY;
-	int best_flows = 0;
-	for (int a = TOPO_ALGO_RING; a < TOPO_ALGO_COUNT && rc == SIM_OK; a++) {
-		if ((algo != TOPO_ALGO_AUTO && a != (int)algo) || !applies(coll, (topo_algo)a, &o))
-			continue;
-		topo_cost c = {0};
-		memset(r.link_total, 0, (size_t)g->nl * sizeof(double));
-		r.flows = 0;
-		rc = time_algo(&r, &o, coll, ranks, bytes, (topo_algo)a, &c);
-		if (rc == SIM_OK && c.time_s < out->time_s) {
-			*out = c;
-			memcpy(best_links, r.link_total, (size_t)g->nl * sizeof(double));
-			best_flows = r.flows;
-		}
-	}
-	if (rc == SIM_OK && !isfinite(out->time_s))
-		rc = SIM_EINVAL;
-	if (rc == SIM_OK) {
-		memcpy(r.link_total, best_links, (size_t)g->nl * sizeof(double));
-		r.flows = best_flows;
+	if (rc == SIM_OK)
+		rc = pick_algo(&r, &o, coll, groups, bytes, algo, out, best, link_sat);
+	if (rc == SIM_OK)
 		finish_cost(&r, coll, n, bytes, out);
-	}
-	free(best_links);
-	free(r.link_total);
-	topo_sim_free(r.sim);
+	if (best != link_bytes)
+		free(best);
+	run_close(&r);
 	free(o.loc);
 	return rc;
 }

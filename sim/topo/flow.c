@@ -48,39 +48,54 @@ typedef struct mm_work {
 	int *n;       /* unfrozen flows per link */
 	char *sat;    /* link saturated this round */
 	char *frozen; /* per flow */
+	int *links;   /* the links some unfrozen flow crosses (nl of them) */
+	int *flows;   /* the unfrozen flows (nf of them) */
+	int nl, nf;
 } mm_work;
 
-static int mm_round(int nlinks, const double *cap, int nflows, const int *off, const int *path,
-                    double *rate, mm_work *w, double *t, int *unfrozen)
+/* One round of progressive filling. Only links that still carry unfrozen
+ * flows and only unfrozen flows are visited: both lists shrink as flows
+ * freeze, so a round costs O(active links + active path length). */
+static int mm_round(const double *cap, const int *off, const int *path, double *rate,
+                    mm_work *w, double *t)
 {
 	double delta = INFINITY;
-	for (int l = 0; l < nlinks; l++)
-		if (w->n[l] > 0)
-			delta = fmin(delta, w->left[l] / w->n[l]);
+	int nl = 0;
+	for (int i = 0; i < w->nl; i++) {
+		int l = w->links[i];
+		if (w->n[l] > 0) {
+			double d = w->left[l] / w->n[l];
+			delta = d < delta ? d : delta;
+			w->links[nl++] = l;
+		}
+	}
+	w->nl = nl;
 	if (!isfinite(delta))
 		return SIM_EINVAL;
 	*t += delta;
-	for (int l = 0; l < nlinks; l++) {
-		w->sat[l] = 0;
-		if (w->n[l] > 0) {
-			w->left[l] -= delta * w->n[l];
-			w->sat[l] = w->left[l] <= SAT_EPS * cap[l];
-		}
+	for (int i = 0; i < w->nl; i++) {
+		int l = w->links[i];
+		w->left[l] -= delta * w->n[l];
+		w->sat[l] = w->left[l] <= SAT_EPS * cap[l];
 	}
-	for (int f = 0; f < nflows; f++) {
-		if (w->frozen[f])
-			continue;
+	int nf = 0;
+	for (int j = 0; j < w->nf; j++) {
+		int f = w->flows[j];
 		bool hit = false;
 		for (int i = off[f]; i < off[f + 1] && !hit; i++)
 			hit = w->sat[path[i]];
-		if (!hit)
+		if (!hit) {
+			w->flows[nf++] = f;
 			continue;
+		}
 		w->frozen[f] = 1;
 		rate[f] = *t;
-		(*unfrozen)--;
 		for (int i = off[f]; i < off[f + 1]; i++)
 			w->n[path[i]]--;
 	}
+	w->nf = nf;
+	for (int i = 0; i < w->nl; i++)
+		w->sat[w->links[i]] = 0;
 	return SIM_OK;
 }
 
@@ -88,10 +103,14 @@ int topo_maxmin(int nlinks, const double *cap_Bps, int nflows, const int *off, c
                 double *rate_Bps)
 {
 	mm_work w = {malloc((size_t)nlinks * sizeof(double) + 1),
-	             calloc((size_t)nlinks + 1, sizeof(int)), malloc((size_t)nlinks + 1),
-	             calloc((size_t)nflows + 1, 1)};
-	int rc = w.left && w.n && w.sat && w.frozen ? SIM_OK : SIM_ENOMEM;
-	int unfrozen = nflows;
+	             calloc((size_t)nlinks + 1, sizeof(int)),
+	             calloc((size_t)nlinks + 1, 1),
+	             calloc((size_t)nflows + 1, 1),
+	             malloc(((size_t)nlinks + 1) * sizeof(int)),
+	             malloc(((size_t)nflows + 1) * sizeof(int)),
+	             0,
+	             0};
+	int rc = w.left && w.n && w.sat && w.frozen && w.links && w.flows ? SIM_OK : SIM_ENOMEM;
 	for (int l = 0; l < nlinks && rc == SIM_OK; l++) {
 		w.left[l] = cap_Bps[l];
 		if (!(cap_Bps[l] > 0))
@@ -101,22 +120,25 @@ int topo_maxmin(int nlinks, const double *cap_Bps, int nflows, const int *off, c
 		if (off[f] == off[f + 1]) {
 			rate_Bps[f] = INFINITY;
 			w.frozen[f] = 1;
-			unfrozen--;
+		} else {
+			w.flows[w.nf++] = f;
 		}
 		for (int i = off[f]; i < off[f + 1] && rc == SIM_OK; i++) {
 			if (path[i] < 0 || path[i] >= nlinks)
 				rc = SIM_EINVAL;
-			else
-				w.n[path[i]]++;
+			else if (w.n[path[i]]++ == 0)
+				w.links[w.nl++] = path[i];
 		}
 	}
 	double t = 0;
-	while (rc == SIM_OK && unfrozen > 0)
-		rc = mm_round(nlinks, cap_Bps, nflows, off, path, rate_Bps, &w, &t, &unfrozen);
+	while (rc == SIM_OK && w.nf > 0)
+		rc = mm_round(cap_Bps, off, path, rate_Bps, &w, &t);
 	free(w.left);
 	free(w.n);
 	free(w.sat);
 	free(w.frozen);
+	free(w.links);
+	free(w.flows);
 	return rc;
 }
 
@@ -133,6 +155,8 @@ struct topo_sim {
 	int nlinks;
 	double *cap;
 	double *link_bytes;
+	double *link_sat_s; /* time at >= TOPO_SAT_LOAD of capacity */
+	double *load;       /* scratch: rate sum per link between two events */
 	sflow *f;
 	int nf, cap_f;
 	int *links;
@@ -148,7 +172,9 @@ int topo_sim_new(int nlinks, const double *cap_Bps, topo_sim **out)
 	s->nlinks = nlinks;
 	s->cap = malloc(((size_t)nlinks + 1) * sizeof *s->cap);
 	s->link_bytes = calloc((size_t)nlinks + 1, sizeof *s->link_bytes);
-	if (!s->cap || !s->link_bytes) {
+	s->link_sat_s = calloc((size_t)nlinks + 1, sizeof *s->link_sat_s);
+	s->load = calloc((size_t)nlinks + 1, sizeof *s->load);
+	if (!s->cap || !s->link_bytes || !s->link_sat_s || !s->load) {
 		topo_sim_free(s);
 		return SIM_ENOMEM;
 	}
@@ -176,6 +202,8 @@ void topo_sim_free(topo_sim *s)
 		return;
 	free(s->cap);
 	free(s->link_bytes);
+	free(s->link_sat_s);
+	free(s->load);
 	free(s->f);
 	free(s->links);
 	free(s);
@@ -186,6 +214,7 @@ void topo_sim_clear(topo_sim *s)
 	s->nf = 0;
 	s->nl = 0;
 	memset(s->link_bytes, 0, (size_t)s->nlinks * sizeof *s->link_bytes);
+	memset(s->link_sat_s, 0, (size_t)s->nlinks * sizeof *s->link_sat_s);
 }
 
 int topo_sim_add(topo_sim *s, const int *links, int n, double bytes, sim_time start)
@@ -237,17 +266,46 @@ static int gather(topo_sim *s, sim_time now, int *act, int *off, int *path)
 	return na;
 }
 
+/* Links loaded to >= TOPO_SAT_LOAD of capacity by the rates of the active
+ * flows count dt as saturated time. */
+static void count_saturated(topo_sim *s, const int *act, int na, const double *rate, double dt)
+{
+	for (int a = 0; a < na; a++) {
+		const sflow *f = &s->f[act[a]];
+		for (int i = 0; i < f->n && isfinite(rate[a]); i++)
+			s->load[s->links[f->off + i]] += rate[a];
+	}
+	for (int a = 0; a < na; a++) {
+		const sflow *f = &s->f[act[a]];
+		for (int i = 0; i < f->n; i++) {
+			int l = s->links[f->off + i];
+			if (s->load[l] >= TOPO_SAT_LOAD * s->cap[l])
+				s->link_sat_s[l] += dt;
+			s->load[l] = -INFINITY; /* counted once */
+		}
+	}
+	for (int a = 0; a < na; a++) {
+		const sflow *f = &s->f[act[a]];
+		for (int i = 0; i < f->n; i++)
+			s->load[s->links[f->off + i]] = 0;
+	}
+}
+
 /* Move the active flows from now to next at their rates; retire those whose
  * finish is next. */
 static void advance(topo_sim *s, const int *act, int na, const double *rate, sim_time now,
                     sim_time next)
 {
 	double dt = sim_time_to_s(next - now);
+	/* Flows due within a relative 1e-9 of `next` (equal rates that differ
+	 * in the last bits) finish together: one event, not one each. */
+	sim_time tol = 1 + next / 1000000000;
+	count_saturated(s, act, na, rate, dt);
 	for (int a = 0; a < na; a++) {
 		sflow *f = &s->f[act[a]];
 		double moved = isfinite(rate[a]) ? fmin(f->left, rate[a] * dt) : f->left;
 		bool ends = !isfinite(rate[a]) ||
-		            now + (sim_time)ceil(f->left / rate[a] * SIM_PS_PER_S) <= next;
+		            now + (sim_time)ceil(f->left / rate[a] * SIM_PS_PER_S) <= next + tol;
 		if (ends)
 			moved = f->left;
 		for (int i = 0; i < f->n; i++)
@@ -350,4 +408,9 @@ int topo_sim_nflows(const topo_sim *s)
 double topo_sim_link_bytes(const topo_sim *s, int link)
 {
 	return link >= 0 && link < s->nlinks ? s->link_bytes[link] : 0;
+}
+
+double topo_sim_link_sat_s(const topo_sim *s, int link)
+{
+	return link >= 0 && link < s->nlinks ? s->link_sat_s[link] : 0;
 }

@@ -57,10 +57,34 @@ static uint64_t ecmp_hash(int src, int dst, int at)
 	return h ^ (h >> 33);
 }
 
+/* Which of the nc equal-cost next hops at vertex `at` a flow takes.
+ * InfiniBand fabrics are routed by the subnet manager, whose fat-tree engine
+ * (OpenSM ftree) is destination-based (d-mod-k): with d the global index of
+ * the destination NIC, a leaf sends it up on uplink u = d mod U (U uplinks;
+ * uplink u goes to spine u mod S, fabric.c), and the spine sends it down on
+ * the link of the same column u, i.e. its (u div S)-th parallel link to the
+ * destination leaf. Flows into NICs with consecutive indices (one node's
+ * NICs, a ring's next hops) then use distinct uplinks and downlinks. RoCE
+ * and Ethernet switches hash each flow's header onto a port (ECMP), which
+ * can put several flows on one uplink while another idles. */
+static int choose(const topo_graph *g, int src, int dst, int at, int nc, int prev_nc)
+{
+	const topo_vertex *d = &g->v[dst];
+	if (g->cl.node.nic_kind != NET_NIC_IB || d->kind != TOPO_V_NIC)
+		return (int)(ecmp_hash(src, dst, at) % (uint64_t)nc);
+	int64_t key = (int64_t)d->node * g->nics_per_node + d->index;
+	if (g->v[at].kind != TOPO_V_SPINE || prev_nc < 2)
+		return (int)(key % nc);
+	int S = 0;
+	for (int v = 0; v < g->nv; v++)
+		S += g->v[v].kind == TOPO_V_SPINE;
+	return (int)((key % prev_nc) / (S > 0 ? S : 1) % nc);
+}
+
 static int walk(const topo_graph *g, int src, int dst, unsigned mask, const int *dist, int *path,
                 int max)
 {
-	int u = src, hops = 0;
+	int u = src, hops = 0, prev_nc = 0;
 	while (u != dst) {
 		int cand[64], nc = 0;
 		for (int i = g->out_off[u]; i < g->out_off[u + 1]; i++) {
@@ -73,7 +97,8 @@ static int walk(const topo_graph *g, int src, int dst, unsigned mask, const int 
 			return SIM_ENOTFOUND;
 		if (hops == max)
 			return SIM_ERANGE;
-		int pick = cand[ecmp_hash(src, dst, u) % (uint64_t)nc];
+		int pick = cand[choose(g, src, dst, u, nc, prev_nc)];
+		prev_nc = nc;
 		path[hops++] = pick;
 		u = g->l[pick].dst;
 	}

@@ -165,6 +165,10 @@ sim_time topo_sim_finish(const topo_sim *s, int id);
 sim_time topo_sim_makespan(const topo_sim *s); /* latest finish; 0 with no flows */
 int topo_sim_nflows(const topo_sim *s);
 double topo_sim_link_bytes(const topo_sim *s, int link); /* bytes carried so far */
+/* Time so far during which the link's load was >= TOPO_SAT_LOAD of its
+ * capacity (the report's "saturated" time). */
+#define TOPO_SAT_LOAD 0.95
+double topo_sim_link_sat_s(const topo_sim *s, int link);
 
 /* --------------------------------------------------------- collectives -- */
 
@@ -204,7 +208,60 @@ typedef struct topo_cost {
 int topo_collective(const topo_graph *g, net_coll coll, const int *ranks, int n, double bytes,
                     topo_algo algo, topo_cost *out);
 
+/* The same collective run at once by `ngroups` groups of n ranks,
+ * groups[t * n .. (t + 1) * n) (translates of the first: same shape, rank i
+ * of every group plays the role of rank i of the first), all sharing the
+ * graph, so their flows contend. The cost is the first group's algorithm
+ * choice and the slowest flow's finish; when given, link_bytes and link_sat
+ * (g's nlinks entries) receive the bytes each link carried and its time at
+ * >= TOPO_SAT_LOAD of capacity, all groups together. Returns as
+ * topo_collective. */
+int topo_collective_groups(const topo_graph *g, net_coll coll, const int *groups, int n,
+                           int ngroups, double bytes, topo_algo algo, topo_cost *out,
+                           double *link_bytes, double *link_sat);
+
 /* nccl-tests' bus bandwidth factor of a collective on n ranks. */
 double topo_bus_factor(net_coll coll, int n);
+
+/* ------------------------------------------------- a plan's collectives -- */
+
+/* The link class (net_link_kind) a link of g is reported under: scale-up
+ * (NVLink, NVSwitch, C2C, a PCIe node's GPU links), nic (a NIC at one end),
+ * fabric (switch to switch), pcie (the rest of the PCIe tree). */
+net_link_kind topo_link_class(const topo_graph *g, int l);
+
+/* Per-run cache of group costs over a graph whose first `world` GPU ranks
+ * run the plan (group.c). Holds no global state; free with topo_cache_free. */
+typedef struct topo_cache topo_cache;
+
+int topo_cache_new(const topo_graph *g, int world, topo_cache **out);
+void topo_cache_free(topo_cache *k);
+const topo_graph *topo_cache_graph(const topo_cache *k);
+/* Lookups answered from the cache, and collectives simulated. */
+void topo_cache_stats(const topo_cache *k, int *hits, int *misses);
+
+/* Translates simulated at most this many flows per phase together (above,
+ * only the first translates: `simulated` < `translates`). */
+#define TOPO_GROUP_MAX_FLOWS 512
+
+typedef struct topo_group_result {
+	topo_cost cost;     /* time of the collective with every translate running */
+	int translates;     /* concurrent copies of the group in the plan */
+	int simulated;      /* of which simulated together */
+	/* per net_link_kind, all simulated translates together: */
+	double bytes[NET_LINK_KIND_COUNT];       /* on the busiest link of the class */
+	double sat_s[NET_LINK_KIND_COUNT];       /* most time a link of the class spent
+	                                          * at >= TOPO_SAT_LOAD of capacity */
+	double total_bytes[NET_LINK_KIND_COUNT]; /* on all links of the class */
+	int link[NET_LINK_KIND_COUNT];           /* the busiest link, or -1 */
+} topo_group_result;
+
+/* Cost of collective `coll` of `bytes` (as topo_collective) on the group of
+ * `size` ranks `stride` apart, run at once by all its translates in the
+ * first `world` ranks (see group.c), answered from the cache when the same
+ * (coll, size, stride, bytes, algo) was asked before. SIM_OK, SIM_EINVAL
+ * (group outside the world), SIM_ERANGE, SIM_ENOMEM. */
+int topo_group_cost(topo_cache *k, net_coll coll, int size, int stride, double bytes,
+                    topo_algo algo, topo_group_result *out);
 
 #endif

@@ -15,6 +15,8 @@
  */
 #include "valid_int.h"
 
+#include "../topo/topo.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +69,37 @@ static double coll_factor(net_coll k, double n)
 	return k == NET_ALLREDUCE ? 2 * (n - 1) / n : (n - 1) / n;
 }
 
+/* Time of collective k of `bytes` on ranks 0..n-1 of cl: net's alpha-beta
+ * form, or with network = flow the flow model on cl's link graph. */
+static int coll_time(const net_cluster *cl, net_coll k, int n, double bytes, double *t_s)
+{
+	if (cl->network != NET_MODEL_FLOW) {
+		net_group g;
+		net_group_make(cl, n, 1, &g);
+		if (k == NET_P2P)
+			g = (net_group){2, 2, 1};
+		net_cost cost;
+		int rc = net_collective(cl, k, &g, bytes, &cost);
+		*t_s = cost.time_s;
+		return rc;
+	}
+	topo_graph *tg;
+	int rc = topo_build(cl, &tg);
+	int *ranks = malloc((size_t)(n > 0 ? n : 1) * sizeof *ranks);
+	if (rc == SIM_OK && !ranks)
+		rc = SIM_ENOMEM;
+	for (int i = 0; rc == SIM_OK && i < n; i++)
+		ranks[i] = i;
+	topo_cost cost;
+	if (rc == SIM_OK)
+		rc = topo_collective(tg, k, ranks, n, bytes, TOPO_ALGO_AUTO, &cost);
+	if (rc == SIM_OK)
+		*t_s = cost.time_s;
+	free(ranks);
+	topo_free(tg);
+	return rc;
+}
+
 static const char *collective(const cases_csv *c, size_t row, const net_cluster *cl,
 			      net_coll k, valid_row *v)
 {
@@ -87,12 +120,8 @@ static const char *collective(const cases_csv *c, size_t row, const net_cluster 
 		v->measured = bytes * coll_factor(k, n) / (busbw * 1e9);
 	else
 		return "neither time nor bus bandwidth given";
-	net_group g;
-	net_group_make(cl, (int)n, 1, &g);
-	net_cost cost;
-	if (net_collective(cl, k, &g, bytes, &cost) != SIM_OK)
+	if (coll_time(cl, k, (int)n, bytes, &v->predicted) != SIM_OK)
 		return "the group does not fit the cluster";
-	v->predicted = cost.time_s;
 	return NULL;
 }
 
@@ -105,6 +134,7 @@ static const char *predict(const cases_csv *c, size_t row, const valid_options *
 	const char *why = load_hw(c, row, opt, &gpu, &cl);
 	if (why)
 		return why;
+	cl.network = opt->network;
 	if (!strcmp(kind, "gemm")) {
 		hw_dtype t;
 		if (hw_dtype_parse(get(c, row, "dtype"), &t) != SIM_OK)
@@ -131,11 +161,8 @@ static const char *predict(const cases_csv *c, size_t row, const valid_options *
 	if (!strcmp(kind, "p2p")) {
 		if (strstr(get(c, row, "algo"), "bidir"))
 			return "bidirectional copies are not modelled yet";
-		net_group g = {2, 2, 1};
-		net_cost cost;
-		if (net_collective(&cl, NET_P2P, &g, 1073741824.0, &cost) != SIM_OK)
+		if (coll_time(&cl, NET_P2P, 2, 1073741824.0, &v->predicted) != SIM_OK)
 			return "p2p not available";
-		v->predicted = cost.time_s;
 		return NULL;
 	}
 	if (!strcmp(kind, "hbm_copy")) {

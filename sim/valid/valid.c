@@ -29,6 +29,36 @@ static const char *group_of(const char *id)
 	return "other";
 }
 
+/* Every numeric column present must hold finite, non-negative numbers (or be
+ * empty: unknown): a typo such as 'ten' or 'nan' in a measured time is the
+ * user's error, with its line, not a silently skipped or NaN-poisoned row.
+ * Returns the number of bad fields (all reported). */
+static int check_numbers(const cases_csv *c, sim_diag *diag)
+{
+	static const char *const cols[] = {
+		"layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "seq_len", "moe_experts",
+		"moe_topk", "global_batch", "micro_batch", "gpus", "nodes", "gpus_per_node",
+		"nics_per_node", "nic_gbps", "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "m", "n",
+		"k", "bytes", "time_us", "busbw_GBps", "measured_iter_s", "measured_value"};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+		if (cases_csv_col(c, cols[i]) < 0)
+			continue;
+		for (size_t row = 0; row < cases_csv_rows(c); row++) {
+			double v;
+			if (cases_get_real(c, row, cols[i], 0, &v, diag) != SIM_OK) {
+				bad++;
+			} else if (v < 0) {
+				sim_diag_error(diag, cases_csv_path(c), cases_csv_line(c, row),
+					       "column '%s': expected a number >= 0, got '%s'", cols[i],
+					       cases_csv_get(c, row, cases_csv_col(c, cols[i])));
+				bad++;
+			}
+		}
+	}
+	return bad;
+}
+
 int valid_run(const char *path, const valid_options *opt, valid_report **out, sim_diag *diag)
 {
 	*out = NULL;
@@ -46,7 +76,7 @@ int valid_run(const char *path, const valid_options *opt, valid_report **out, si
 	bool micro = cases_csv_col(c, "kind") >= 0;
 	bool runs = cases_csv_col(c, "measured_iter_s") >= 0;
 	const char *const *need = micro ? need_micro : runs ? need_runs : need_id;
-	if (cases_csv_require(c, need, diag) > 0 || (!micro && !runs)) {
+	if (cases_csv_require(c, need, diag) > 0 || (!micro && !runs) || check_numbers(c, diag)) {
 		if (!micro && !runs)
 			sim_diag_error(diag, path, 1,
 				       "not a case file: expected a 'measured_iter_s' (training runs) or "

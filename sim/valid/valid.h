@@ -55,6 +55,7 @@ typedef struct valid_options {
 	const char *where;   /* only rows whose column COL equals VALUE ("COL=VALUE"), or NULL */
 	bool framework_set;  /* training rows: override the framework profile's */
 	double framework_s;  /* ... per-op host overhead (s) */
+	net_model network;   /* collectives: alpha-beta (default) or the flow model */
 } valid_options;
 
 /* Validate every row of the CSV at path. SIM_OK (the report may hold skipped

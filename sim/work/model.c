@@ -37,6 +37,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 _Static_assert(sizeof(work_act) == sizeof(int), "conf stores enums as int");
 _Static_assert(sizeof(work_norm) == sizeof(int), "conf stores enums as int");
@@ -97,6 +98,20 @@ static void model_error(const conf_doc *doc, sim_diag *diag, const char *key, co
 	va_end(ap);
 }
 
+/* Of two keys involved in one error, the one the user's own file (or a --set)
+ * gives, so that the message points where they typed; else `b`. */
+static const char *user_key(const conf_doc *doc, const char *a, const char *b)
+{
+	const char *keys[2] = {b, a}, *root = conf_root_path(doc);
+	for (int i = 0; i < 2; i++) {
+		conf_loc loc = conf_key_loc(doc, "model", keys[i]);
+		if (loc.path && (!strcmp(loc.path, root) || loc.line == 0) &&
+		    conf_get(doc, "model", keys[i], NULL))
+			return keys[i];
+	}
+	return b;
+}
+
 /* Checks that involve several keys, after the defaults are resolved. */
 static int model_check(const conf_doc *doc, const work_model *m, sim_diag *diag)
 {
@@ -109,13 +124,13 @@ static int model_check(const conf_doc *doc, const work_model *m, sim_diag *diag)
 		bad++;
 	}
 	if (m->heads % m->kv_heads != 0) {
-		model_error(doc, diag, "kv_heads",
+		model_error(doc, diag, user_key(doc, "heads", "kv_heads"),
 			    "heads (%d) is not a multiple of kv_heads (%d)", m->heads,
 			    m->kv_heads);
 		bad++;
 	}
 	if ((m->moe_experts > 0) != (m->moe_topk > 0) || m->moe_topk > m->moe_experts) {
-		model_error(doc, diag, m->moe_experts > 0 ? "moe_topk" : "moe_experts",
+		model_error(doc, diag, m->moe_topk > 0 ? "moe_topk" : "moe_experts",
 			    "moe_experts = %d, moe_topk = %d: an MoE model needs 1 <= moe_topk <= "
 			    "moe_experts (both 0 for a dense model)",
 			    m->moe_experts, m->moe_topk);

@@ -135,7 +135,7 @@ static void test_include_errors(void)
 				       "tests/conf/cycle-a.ini");
 	sim_diag_clear(d);
 	CHECK_INT(conf_load("tests/conf/nope.ini", d, &doc), SIM_ECONF);
-	CHECK_STR(sim_diag_text(d, 0), "error: cannot open 'tests/conf/nope.ini': No such file or directory");
+	CHECK_STR(sim_diag_text(d, 0), "tests/conf/nope.ini: error: cannot open: No such file or directory");
 	sim_diag_clear(d);
 	char empty[] = "/tmp/podsim-empty-XXXXXX";
 	int fd = mkstemp(empty);

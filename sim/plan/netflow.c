@@ -1,0 +1,191 @@
+/* netflow.c - [cluster] network = flow: a plan's collectives timed by the
+ * flow-level model (sim/topo) instead of net's alpha-beta closed forms.
+ *
+ * plan_build opens one plan_netflow: the cluster's link graph and a
+ * topo_cache over the plan's tp*cp*dp*pp ranks. Every collective task asks
+ * plan_netflow_cost, which runs the collective of all concurrent translates
+ * of its group on the graph once per distinct (collective, size, stride,
+ * bytes) and answers the rest from the cache (topo_group_cost).
+ *
+ * The link report. A plan_task carries only its duration and two per-link
+ * byte counts, so each distinct answer is remembered with its per-class
+ * link loads, keyed by what it wrote into the task (duration, scale-up and
+ * NIC bytes: equal keys are equal costs). plan_netflow_report walks the
+ * collective tasks, finds each one's answer and sums, per rank class and
+ * link class, the busiest link's bytes and saturated time; the rank class
+ * with the most bytes per link class is reported.
+ */
+#include "plan.h"
+
+#include "../topo/topo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct answer {
+	sim_time dur;
+	float scaleup, nic;
+	double bytes[NET_LINK_KIND_COUNT], sat_s[NET_LINK_KIND_COUNT];
+	int link[NET_LINK_KIND_COUNT];
+} answer;
+
+struct plan_netflow {
+	const plan_scenario *s;
+	topo_graph *g;
+	topo_cache *cache;
+	answer *a;
+	int na, cap;
+	int fallbacks; /* collectives the flow model could not time */
+};
+
+int plan_netflow_open(const plan_scenario *s, plan_netflow **out)
+{
+	*out = NULL;
+	if (s->cluster.network != NET_MODEL_FLOW)
+		return SIM_OK;
+	const plan_spec *p = &s->plan;
+	int64_t world = (int64_t)p->tp * (p->cp > 1 ? p->cp : 1) * p->dp * p->pp;
+	plan_netflow *f = calloc(1, sizeof *f);
+	if (!f)
+		return SIM_ENOMEM;
+	f->s = s;
+	int rc = topo_build(&s->cluster, &f->g);
+	if (rc == SIM_OK)
+		rc = topo_cache_new(f->g, (int)(world < s->cluster.gpus ? world : s->cluster.gpus),
+				    &f->cache);
+	if (rc != SIM_OK) {
+		plan_netflow_close(f);
+		return rc;
+	}
+	*out = f;
+	return SIM_OK;
+}
+
+void plan_netflow_close(plan_netflow *f)
+{
+	if (!f)
+		return;
+	topo_cache_free(f->cache);
+	topo_free(f->g);
+	free(f->a);
+	free(f);
+}
+
+void plan_netflow_stats(const plan_netflow *f, int *hits, int *misses)
+{
+	topo_cache_stats(f ? f->cache : NULL, hits, misses);
+}
+
+static void remember(plan_netflow *f, const net_cost *c, const topo_group_result *r)
+{
+	answer x = {sim_time_from_s(c->time_s), (float)c->intra_bytes, 0, {0}, {0}, {0}};
+	const net_node *nd = &f->s->cluster.node;
+	x.nic = (float)(c->inter_bytes * nd->gpus / (nd->nics > 0 ? nd->nics : 1));
+	for (int i = 0; i < f->na; i++)
+		if (f->a[i].dur == x.dur && f->a[i].scaleup == x.scaleup && f->a[i].nic == x.nic)
+			return;
+	if (f->na == f->cap) {
+		int cap = f->cap ? 2 * f->cap : 16;
+		answer *p = realloc(f->a, (size_t)cap * sizeof *p);
+		if (!p)
+			return; /* the report then misses this answer's loads */
+		f->a = p;
+		f->cap = cap;
+	}
+	memcpy(x.bytes, r->bytes, sizeof x.bytes);
+	memcpy(x.sat_s, r->sat_s, sizeof x.sat_s);
+	memcpy(x.link, r->link, sizeof x.link);
+	f->a[f->na++] = x;
+}
+
+int plan_netflow_cost(plan_netflow *f, net_coll coll, const net_group *grp, int size,
+		      int stride, double bytes, net_cost *out)
+{
+	topo_group_result r;
+	int rc = topo_group_cost(f->cache, coll, size, stride, bytes, TOPO_ALGO_AUTO, &r);
+	if (rc != SIM_OK) {
+		f->fallbacks++;
+		return net_collective(&f->s->cluster, coll, grp, bytes, out);
+	}
+	const net_node *nd = &f->s->cluster.node;
+	*out = (net_cost){r.cost.time_s, r.cost.latency_s, r.cost.busbw_Bps, r.cost.proto,
+			  r.bytes[NET_LINK_SCALEUP],
+			  r.bytes[NET_LINK_NIC] * (nd->nics > 0 ? nd->nics : 1) / nd->gpus};
+	if (size > 1 && bytes > 0)
+		remember(f, out, &r);
+	return SIM_OK;
+}
+
+static bool is_comm(uint8_t kind)
+{
+	return kind == PLAN_TASK_TP || kind == PLAN_TASK_DP || kind == PLAN_TASK_PP ||
+	       kind == PLAN_TASK_CP || kind == PLAN_TASK_EP;
+}
+
+static const answer *find(const plan_netflow *f, const plan_task *t)
+{
+	for (int i = 0; i < f->na; i++)
+		if (f->a[i].dur == t->dur && f->a[i].scaleup == t->scaleup_bytes &&
+		    f->a[i].nic == t->nic_bytes)
+			return &f->a[i];
+	return NULL;
+}
+
+void plan_netflow_report(const plan_netflow *f, plan_graph *g)
+{
+	if (!f || !g)
+		return;
+	enum { K = NET_LINK_KIND_COUNT };
+	size_t n = (size_t)g->ranks * K;
+	double *by = calloc(n + 1, sizeof *by), *busy = calloc(n + 1, sizeof *busy),
+	       *sat = calloc(n + 1, sizeof *sat), *top = calloc(n + 1, sizeof *top);
+	int *link = malloc((n + 1) * sizeof *link);
+	if (by && busy && sat && top && link) {
+		for (size_t i = 0; i < n; i++)
+			link[i] = -1;
+		for (size_t i = 0; i < g->ntasks; i++) {
+			const plan_task *t = &g->tasks[i];
+			const answer *a = is_comm(t->kind) ? find(f, t) : NULL;
+			for (int c = 0; a && c < K; c++) {
+				size_t j = (size_t)t->rank * K + (size_t)c;
+				if (a->bytes[c] <= 0)
+					continue;
+				if (a->bytes[c] > top[j]) { /* name the heaviest task's link */
+					top[j] = a->bytes[c];
+					link[j] = a->link[c];
+				}
+				by[j] += a->bytes[c];
+				busy[j] += sim_time_to_s(t->dur);
+				sat[j] += a->sat_s[c];
+			}
+		}
+		memset(&g->net, 0, sizeof g->net);
+		g->net.on = true;
+		for (int c = 0; c < K; c++) {
+			int best = -1;
+			for (int k = 0; k < g->ranks; k++)
+				if (by[(size_t)k * K + c] > 0 &&
+				    (best < 0 || by[(size_t)k * K + c] > by[(size_t)best * K + c]))
+					best = k;
+			if (best < 0)
+				continue;
+			size_t j = (size_t)best * K + (size_t)c;
+			g->net.bytes[c] = by[j];
+			g->net.busy_s[c] = busy[j];
+			g->net.sat_s[c] = sat[j];
+			const topo_link *l = link[j] >= 0 ? topo_link_at(f->g, link[j]) : NULL;
+			if (l) {
+				char a[28], b[28];
+				topo_vertex_name(f->g, l->src, a, sizeof a);
+				topo_vertex_name(f->g, l->dst, b, sizeof b);
+				snprintf(g->net.name[c], sizeof g->net.name[c], "%s -> %s", a, b);
+			}
+		}
+	}
+	free(by);
+	free(busy);
+	free(sat);
+	free(top);
+	free(link);
+}

@@ -1,0 +1,241 @@
+/* group.c - the contention-aware cost of a plan's collectives (topo.h).
+ *
+ * In a data-/tensor-parallel plan every translate of a communication group
+ * runs the same collective at the same time: all TP groups of every node,
+ * all DP groups of a stage, every pipeline pair. A group of `size` ranks
+ * r, r + s, ..., r + (size-1) s (s = stride) has the translates with base
+ * b in [0, world) such that floor(b / s) mod size = 0 and
+ * b + (size-1) s < world: the mixed-radix rank numbering of plan/groups.c
+ * gives exactly these (for the tied-embedding pair, stride (pp-1) s_pp,
+ * the bound keeps b < s_pp). topo_group_cost runs the collective of all of
+ * them at once on one flow simulation (topo_collective_groups), so rail
+ * alignment, several GPUs sharing a NIC, fat-tree oversubscription and ECMP
+ * collisions on leaf uplinks all show in the time.
+ *
+ * Why all translates and not one node-aligned block: a block (the nodes
+ * touched by the translates of base < size * s rounded to whole nodes) is
+ * exact only when blocks use disjoint links, true on one switch or a
+ * rail-optimized fabric whose rings stay on their rails, but not on a fat
+ * tree, where the blocks share spines and ECMP hashes flows of different
+ * blocks onto the same uplinks. Simulating everything costs one max-min
+ * solve per flow event over all flows; a 1,024-GPU plan has at most 1,024
+ * flows per ring step, which takes milliseconds, and the cache below makes
+ * it once per distinct collective. Above TOPO_GROUP_MAX_FLOWS flows
+ * (e.g. all-to-all over large groups) the first translates up to that
+ * budget are simulated and the cost is flagged `sampled`.
+ *
+ * Cache: per (collective, size, stride, bytes, algorithm), a linear list
+ * (a plan has a few dozen distinct collectives; a step's thousands of
+ * identical tasks hit it).
+ *
+ * Link classes (net_link_kind): NVLink / NVSwitch / C2C links and a PCIe
+ * node's GPU links are scale-up; links with a NIC at one end are nic; other
+ * InfiniBand / RoCE / Ethernet links (leaf-spine-core) fabric; the rest
+ * (GPU or NIC to PCIe switch, PCIe switch to CPU) pcie.
+ */
+#include "topo_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct centry {
+	net_coll coll;
+	int size, stride;
+	double bytes;
+	topo_algo algo;
+	int rc;
+	topo_group_result res;
+} centry;
+
+struct topo_cache {
+	const topo_graph *g;
+	int world;
+	centry *e;
+	int n, cap;
+	int hits, misses;
+	double *lb, *ls; /* scratch: per-link bytes and saturated time */
+	int *groups;     /* scratch: translates */
+	size_t cap_groups;
+};
+
+net_link_kind topo_link_class(const topo_graph *g, int l)
+{
+	const topo_link *k = &g->l[l];
+	topo_vkind a = g->v[k->src].kind, b = g->v[k->dst].kind;
+	switch (k->kind) {
+	case TOPO_L_NVLINK:
+	case TOPO_L_NVSWITCH:
+	case TOPO_L_C2C:
+		return NET_LINK_SCALEUP;
+	case TOPO_L_PCIE:
+		return g->cl.node.intra == NET_INTRA_PCIE && (a == TOPO_V_GPU || b == TOPO_V_GPU)
+		               ? NET_LINK_SCALEUP
+		               : NET_LINK_PCIE;
+	default:
+		return a == TOPO_V_NIC || b == TOPO_V_NIC ? NET_LINK_NIC : NET_LINK_FABRIC;
+	}
+}
+
+int topo_cache_new(const topo_graph *g, int world, topo_cache **out)
+{
+	*out = NULL;
+	if (!g || world < 1 || world > g->cl.gpus)
+		return SIM_EINVAL;
+	topo_cache *k = calloc(1, sizeof *k);
+	if (!k)
+		return SIM_ENOMEM;
+	k->g = g;
+	k->world = world;
+	k->lb = malloc(((size_t)g->nl + 1) * sizeof *k->lb);
+	k->ls = malloc(((size_t)g->nl + 1) * sizeof *k->ls);
+	if (!k->lb || !k->ls) {
+		topo_cache_free(k);
+		return SIM_ENOMEM;
+	}
+	*out = k;
+	return SIM_OK;
+}
+
+void topo_cache_free(topo_cache *k)
+{
+	if (!k)
+		return;
+	free(k->e);
+	free(k->lb);
+	free(k->ls);
+	free(k->groups);
+	free(k);
+}
+
+void topo_cache_stats(const topo_cache *k, int *hits, int *misses)
+{
+	*hits = k ? k->hits : 0;
+	*misses = k ? k->misses : 0;
+}
+
+const topo_graph *topo_cache_graph(const topo_cache *k)
+{
+	return k->g;
+}
+
+/* The translates of the group into k->groups; returns their count, at most
+ * `limit`, or a negative error. */
+static int translates(topo_cache *k, int size, int stride, int limit)
+{
+	int64_t span = (int64_t)(size - 1) * stride;
+	int t = 0;
+	for (int64_t b = 0; b + span < k->world && t < limit; b++) {
+		if ((b / stride) % size)
+			continue;
+		size_t need = ((size_t)t + 1) * (size_t)size;
+		if (need > k->cap_groups) {
+			size_t cap = k->cap_groups ? 2 * k->cap_groups : 256;
+			while (cap < need)
+				cap *= 2;
+			int *p = realloc(k->groups, cap * sizeof *p);
+			if (!p)
+				return SIM_ENOMEM;
+			k->groups = p;
+			k->cap_groups = cap;
+		}
+		for (int i = 0; i < size; i++)
+			k->groups[(size_t)t * size + i] = (int)(b + (int64_t)i * stride);
+		t++;
+	}
+	return t;
+}
+
+/* Flows of one translate, an upper bound used to size the simulation: with
+ * k ranks of the group per node (k channels), ring n k, tree 4 n k (both
+ * directions of both trees), pairwise n (n-1). */
+static int64_t flows_per_group(net_coll coll, int n, int stride, int G)
+{
+	if (coll == NET_ALLTOALL)
+		return (int64_t)n * (n - 1);
+	if (coll == NET_P2P)
+		return 1;
+	int64_t k = stride >= G ? 1 : (G + stride - 1) / stride;
+	k = k < n ? k : n;
+	return (coll == NET_ALLREDUCE ? 4 : 1) * (int64_t)n * k;
+}
+
+/* Per link class: the busiest link, its bytes and saturated time. */
+static void classify(const topo_cache *k, topo_group_result *r)
+{
+	const topo_graph *g = k->g;
+	for (int c = 0; c < NET_LINK_KIND_COUNT; c++)
+		r->link[c] = -1;
+	for (int l = 0; l < g->nl; l++) {
+		net_link_kind c = topo_link_class(g, l);
+		r->total_bytes[c] += k->lb[l];
+		if (k->lb[l] > r->bytes[c]) {
+			r->bytes[c] = k->lb[l];
+			r->link[c] = l;
+		}
+		if (k->ls[l] > r->sat_s[c])
+			r->sat_s[c] = k->ls[l];
+	}
+}
+
+static int compute(topo_cache *k, const centry *key, topo_group_result *r)
+{
+	memset(r, 0, sizeof *r);
+	int64_t per = flows_per_group(key->coll, key->size, key->stride, k->g->gpus_per_node);
+	int64_t limit = TOPO_GROUP_MAX_FLOWS / (per > 0 ? per : 1);
+	int all = translates(k, key->size, key->stride, INT32_MAX);
+	if (all < 0)
+		return all;
+	if (all == 0)
+		return SIM_EINVAL;
+	/* translates() lists bases in increasing order, so the first `block`
+	 * (bases below size * stride) cover whole nodes together; a sample is
+	 * a whole number of such blocks. */
+	int block = key->stride < all ? key->stride : all;
+	int t = all;
+	if (t > limit)
+		t = limit >= block ? (int)(limit / block) * block : block;
+	r->translates = all;
+	r->simulated = t;
+	int rc = topo_collective_groups(k->g, key->coll, k->groups, key->size, t, key->bytes,
+	                                key->algo, &r->cost, k->lb, k->ls);
+	if (rc == SIM_OK)
+		classify(k, r);
+	return rc;
+}
+
+int topo_group_cost(topo_cache *k, net_coll coll, int size, int stride, double bytes,
+                    topo_algo algo, topo_group_result *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!k || size < 1 || stride < 1 || (int64_t)(size - 1) * stride >= k->world ||
+	    !(bytes >= 0) || (unsigned)coll >= NET_COLL_COUNT)
+		return SIM_EINVAL;
+	for (int i = 0; i < k->n; i++) {
+		const centry *e = &k->e[i];
+		if (e->coll == coll && e->size == size && e->stride == stride &&
+		    e->bytes == bytes && e->algo == algo) {
+			k->hits++;
+			*out = e->res;
+			return e->rc;
+		}
+	}
+	if (k->n == k->cap) {
+		int cap = k->cap ? 2 * k->cap : 16;
+		centry *p = realloc(k->e, (size_t)cap * sizeof *p);
+		if (!p)
+			return SIM_ENOMEM;
+		k->e = p;
+		k->cap = cap;
+	}
+	centry *e = &k->e[k->n];
+	memset(e, 0, sizeof *e);
+	e->coll = coll, e->size = size, e->stride = stride, e->bytes = bytes, e->algo = algo;
+	e->rc = compute(k, e, &e->res);
+	if (e->rc == SIM_ENOMEM)
+		return e->rc; /* not cached: may succeed later */
+	k->n++;
+	k->misses++;
+	*out = e->res;
+	return e->rc;
+}
