@@ -46,9 +46,29 @@ static double stage_params(const plan_scenario *s, int stage, double *experts)
  * 1F1B: pp - stage; interleaved: (pp - stage - 1) * 2 + (vpp - 1) * pp + 1
  * chunk-steps, Narayanan et al. 2021) and gives ZB-H1's pp on every stage.
  * act_c is per chunk: uneven layouts and MoE layers differ. Returns -1 on OOM. */
+/* The walk's result in closed form where it is known (equal chunks, GPipe,
+ * 1F1B or interleaved 1F1B), checked against the walk in test_plan: the sweep
+ * pre-screen calls plan_memory for every plan, and the walk is O(m * vpp). */
+static double closed_peak(const plan_spec *p, int stage, double act)
+{
+	int m = plan_microbatches(p);
+	if (p->schedule == PLAN_SCHED_GPIPE)
+		return act * m * p->vpp;
+	long steps = p->vpp > 1 ? (long)(p->pp - stage - 1) * 2 + (long)(p->vpp - 1) * p->pp + 1
+				: p->pp - stage;
+	if (steps > (long)m * p->vpp)
+		steps = (long)m * p->vpp;
+	return act * (double)steps;
+}
+
 static double schedule_peak(const plan_scenario *s, int stage, const double *act_c)
 {
 	const plan_spec *p = &s->plan;
+	bool equal = true;
+	for (int c = 1; c < p->vpp; c++)
+		equal = equal && act_c[c] == act_c[0];
+	if (equal && p->schedule != PLAN_SCHED_ZB_H1 && !s->walk_memory)
+		return closed_peak(p, stage, act_c[0]);
 	int m = plan_microbatches(p), n = plan_schedule_steps(p->schedule, m, p->vpp);
 	plan_op *ops = malloc((size_t)n * sizeof *ops);
 	if (!ops)

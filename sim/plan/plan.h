@@ -85,6 +85,8 @@ typedef struct plan_scenario {
 	net_cluster cluster;
 	plan_spec plan;
 	int *vlayers; /* transformer layers per virtual stage v = chunk * pp + stage */
+	bool walk_memory; /* always walk the schedule for the activation peak
+			   * (tests compare the walk with its closed forms) */
 } plan_scenario;
 
 /* Load a scenario file, apply "section.key=value" overrides, read every

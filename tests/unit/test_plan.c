@@ -418,8 +418,35 @@ static void test_comm_volume(void)
 	CHECK_NEAR(fsdp / ddp, 1.5, 1e-3);
 }
 
+/* The activation peak's closed forms (GPipe m, 1F1B pp - stage, interleaved
+ * (pp - stage - 1) * 2 + (vpp - 1) * pp + 1 chunk-steps, each capped at m *
+ * vpp) agree with the walk of the schedule on every stage of a few plans. */
+static void test_peak_closed_form(void)
+{
+	const char *plans[][3] = {{"parallel.pp=2", "parallel.vpp=1", "parallel.schedule=gpipe"},
+				  {"parallel.pp=2", "parallel.vpp=1", "parallel.schedule=1f1b"},
+				  {"parallel.pp=2", "parallel.vpp=3", "parallel.schedule=1f1b"},
+				  {"parallel.pp=2", "parallel.vpp=4", "parallel.schedule=1f1b"}};
+	for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
+		sim_diag *d = sim_diag_new();
+		plan_scenario *s = NULL;
+		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", plans[i], 3, d, &s), SIM_OK);
+		for (int st = 0; s && st < s->plan.pp; st++) {
+			double a[PLAN_MEM_COUNT], b[PLAN_MEM_COUNT];
+			s->walk_memory = false;
+			plan_memory(s, st, a);
+			s->walk_memory = true;
+			plan_memory(s, st, b);
+			CHECK_NEAR(a[PLAN_MEM_ACTIVATIONS], b[PLAN_MEM_ACTIVATIONS], 1e-12);
+		}
+		plan_scenario_free(s);
+		sim_diag_free(d);
+	}
+}
+
 int main(void)
 {
+	test_peak_closed_form();
 	test_zero_memory();
 	test_comm_volume();
 	test_placement();
