@@ -209,7 +209,8 @@ typedef struct run {
 	int flows;
 	int n, ngroups;
 	const int *groups;
-	int *pos; /* per global rank: index in the first group, -1 */
+	int *pos;         /* per global rank: index in the first group, -1 */
+	double ring_t_bw; /* all-reduce: the ring's t_bw once timed, else 0 */
 } run;
 
 static int tr_rank(const run *r, int t, int rank)
@@ -232,9 +233,9 @@ static int phase_run(run *r, phase *p, double repeat, double *t_bw)
 		return SIM_ERANGE;
 	for (int t = 0; t < r->ngroups; t++)
 		for (int i = 0; i < p->n; i++) {
-			int h = topo_route_gpus(r->g, tr_rank(r, t, p->a[i]), tr_rank(r, t, p->b[i]),
-			                        tr_nic(r, t, p->nic_a[i]), tr_nic(r, t, p->nic_b[i]),
-			                        path, TOPO_MAX_HOPS * 3);
+			int h = topo_route_gpus(r->g, tr_rank(r, t, p->a[i]),
+			                        tr_rank(r, t, p->b[i]), tr_nic(r, t, p->nic_a[i]),
+			                        tr_nic(r, t, p->nic_b[i]), path, TOPO_MAX_HOPS * 3);
 			if (h < 0)
 				return h;
 			int id = topo_sim_add(r->sim, path, h, p->bytes[i], 0);
@@ -464,6 +465,8 @@ static int do_ring(run *r, const geo *o, net_coll coll, const int *ranks, double
 	sh->nsteps = passes * (n - 1);
 	sh->ninter = o->m > 1 ? passes * (o->m - 1) : 0;
 	sh->channels = C;
+	if (coll == NET_ALLREDUCE)
+		r->ring_t_bw = sh->t_bw;
 	phase_free(&p);
 	free(rings);
 	return rc;
@@ -485,9 +488,18 @@ static int tree_edge(run *r, phase *p, const int *sa, const int *sb, double byte
 	return rc == SIM_OK ? phase_add(p, sb[0], sa[0], sb[0], sa[0], bytes) : rc;
 }
 
-static int do_tree(run *r, const geo *o, double S, shape *sh)
+static int do_tree(run *r, const geo *o, const int *ranks, double S, shape *sh)
 {
 	int m = o->m, k = o->k, C = m > 1 ? k : 1, rc = SIM_OK;
+	if (r->ring_t_bw <= 0) { /* the ring bound below (tree forced) */
+		shape ring;
+		rc = do_ring(r, o, NET_ALLREDUCE, ranks, S, &ring);
+		memset(r->link_total, 0, (size_t)r->g->nl * sizeof(double));
+		memset(r->link_sat, 0, (size_t)r->g->nl * sizeof(double));
+		r->flows = 0;
+		if (rc != SIM_OK)
+			return rc;
+	}
 	int *seg = malloc((size_t)m * k * sizeof *seg);
 	if (!seg)
 		return SIM_ENOMEM;
@@ -515,6 +527,13 @@ static int do_tree(run *r, const geo *o, double S, shape *sh)
 	sh->t_bw = 0;
 	if (rc == SIM_OK)
 		rc = phase_run(r, &p, 1, &sh->t_bw);
+	/* NCCL's tuner converts a tree's bus bandwidth to algorithm bandwidth
+	 * with ratio 0.5 (the ring's is n / (2(n-1))): its model never lets the
+	 * tree move data faster than the ring on the same links, whatever the
+	 * overlap of reduce and broadcast (tuning.cc, S27). With the ring timed
+	 * (auto), the tree's data time is at least ring x n / (n-1). */
+	if (r->ring_t_bw > 0 && o->n > 1)
+		sh->t_bw = fmax(sh->t_bw, r->ring_t_bw * o->n / (o->n - 1.0));
 	sh->nsteps = 2.0 * ((k - 1) + ceil_log2(m));
 	sh->ninter = 2.0 * ceil_log2(m);
 	sh->channels = C;
@@ -614,13 +633,15 @@ static const double tree_net_us[NET_PROTO_COUNT] = {5.0, 8.5, 28};
 
 static double tree_latency(int p, double nsteps, double ninter)
 {
-	return 1e-6 * (tree_base_us[p] + (nsteps - ninter) * tree_intra_us[p] +
-	               ninter * tree_net_us[p]);
+	return 1e-6 *
+	       (tree_base_us[p] + (nsteps - ninter) * tree_intra_us[p] + ninter * tree_net_us[p]);
 }
 
 static double tree_proto_bw(int p, bool multi_node)
 {
-	return p == NET_PROTO_LL ? 1 / 3.8 : p == NET_PROTO_LL128 ? (multi_node ? 120.0 / 128 : 7.0 / 9) : 1;
+	return p == NET_PROTO_LL      ? 1 / 3.8
+	       : p == NET_PROTO_LL128 ? (multi_node ? 120.0 / 128 : 7.0 / 9)
+	                              : 1;
 }
 
 /* Time one algorithm: flows, then the best protocol. */
@@ -629,7 +650,7 @@ static int time_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 {
 	shape sh = {0};
 	int rc = a == TOPO_ALGO_RING   ? do_ring(r, o, coll, ranks, S, &sh)
-	         : a == TOPO_ALGO_TREE ? do_tree(r, o, S, &sh)
+	         : a == TOPO_ALGO_TREE ? do_tree(r, o, ranks, S, &sh)
 	         : a == TOPO_ALGO_HIER ? do_hier(r, o, S, &sh)
 	                               : do_pairs(r, o, coll, ranks, S, &sh);
 	if (rc != SIM_OK)
@@ -640,8 +661,9 @@ static int time_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 		if (p == NET_PROTO_LL128 && cl->node.intra == NET_INTRA_PCIE)
 			continue;
 		bool tree = a == TOPO_ALGO_TREE;
-		double lat = tree ? tree_latency(p, sh.nsteps, sh.ninter)
-		                  : net_proto_latency(cl, o->m > 1, sh.nsteps, sh.ninter, (net_proto)p);
+		double lat =
+		        tree ? tree_latency(p, sh.nsteps, sh.ninter)
+		             : net_proto_latency(cl, o->m > 1, sh.nsteps, sh.ninter, (net_proto)p);
 		double t = tree ? lat + sh.t_bw / (TREE_BW_DERATE * tree_proto_bw(p, o->m > 1))
 		                : lat + sh.t_bw / net_proto_bw((net_proto)p);
 		if (t < best) {
@@ -678,9 +700,16 @@ int topo_collective(const topo_graph *g, net_coll coll, const int *ranks, int n,
 
 static int run_open(run *r, const topo_graph *g, const int *groups, int n, int ngroups)
 {
-	*r = (run){g, NULL, calloc((size_t)g->nl + 1, sizeof(double)),
-	           calloc((size_t)g->nl + 1, sizeof(double)), 0, n, ngroups, groups,
-	           malloc(((size_t)g->cl.gpus + 1) * sizeof(int))};
+	*r = (run){g,
+	           NULL,
+	           calloc((size_t)g->nl + 1, sizeof(double)),
+	           calloc((size_t)g->nl + 1, sizeof(double)),
+	           0,
+	           n,
+	           ngroups,
+	           groups,
+	           malloc(((size_t)g->cl.gpus + 1) * sizeof(int)),
+	           0};
 	if (!r->link_total || !r->link_sat || !r->pos)
 		return SIM_ENOMEM;
 	for (int i = 0; i < g->cl.gpus; i++)
@@ -713,6 +742,8 @@ static int pick_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 	for (int a = TOPO_ALGO_RING; a < TOPO_ALGO_COUNT && rc == SIM_OK; a++) {
 		if ((algo != TOPO_ALGO_AUTO && a != (int)algo) || !applies(coll, (topo_algo)a, o))
 			continue;
+		if (algo == TOPO_ALGO_AUTO && a == TOPO_ALGO_HIER)
+			continue; /* not one of NCCL's algorithms: forced only */
 		topo_cost c = {0};
 		memset(r->link_total, 0, nl * sizeof(double));
 		memset(r->link_sat, 0, nl * sizeof(double));

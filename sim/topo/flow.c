@@ -56,8 +56,8 @@ typedef struct mm_work {
 /* One round of progressive filling. Only links that still carry unfrozen
  * flows and only unfrozen flows are visited: both lists shrink as flows
  * freeze, so a round costs O(active links + active path length). */
-static int mm_round(const double *cap, const int *off, const int *path, double *rate,
-                    mm_work *w, double *t)
+static int mm_round(const double *cap, const int *off, const int *path, double *rate, mm_work *w,
+                    double *t)
 {
 	double delta = INFINITY;
 	int nl = 0;

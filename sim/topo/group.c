@@ -12,17 +12,22 @@
  * alignment, several GPUs sharing a NIC, fat-tree oversubscription and ECMP
  * collisions on leaf uplinks all show in the time.
  *
- * Why all translates and not one node-aligned block: a block (the nodes
- * touched by the translates of base < size * s rounded to whole nodes) is
- * exact only when blocks use disjoint links, true on one switch or a
- * rail-optimized fabric whose rings stay on their rails, but not on a fat
- * tree, where the blocks share spines and ECMP hashes flows of different
- * blocks onto the same uplinks. Simulating everything costs one max-min
- * solve per flow event over all flows; a 1,024-GPU plan has at most 1,024
- * flows per ring step, which takes milliseconds, and the cache below makes
- * it once per distinct collective. Above TOPO_GROUP_MAX_FLOWS flows
- * (e.g. all-to-all over large groups) the first translates up to that
- * budget are simulated and the cost is flagged `sampled`.
+ * All translates or a sample of node-aligned blocks. translates() lists
+ * the bases in increasing order, so the first `stride` translates (bases
+ * below size * stride) together cover a block of whole nodes, the next
+ * `stride` the next block, and so on. Up to TOPO_GROUP_MAX_FLOWS flows
+ * (estimated per translate: k channels of n ring hops, 4 n k for a tree)
+ * every translate is simulated; above it the first whole blocks that fit
+ * the budget (at least one), flagged by simulated < translates. A sample
+ * is exact when the blocks' traffic does not meet: one switch (only NIC
+ * links are shared), a rail-optimized fabric whose rings stay on their rail
+ * leaf, and a fat tree with d-mod-k routing (route.c) when a block holds
+ * whole leaves. It under-counts contention where a leaf holds nodes of a
+ * sampled and an unsampled block, and where the hash ECMP of RoCE /
+ * Ethernet puts flows of different blocks on one spine link. The
+ * budget keeps a 1,024-GPU GPT-3 step (8 distinct collectives) under
+ * 0.2 s of flow simulation; the cache below makes it once per distinct
+ * collective.
  *
  * Cache: per (collective, size, stride, bytes, algorithm), a linear list
  * (a plan has a few dozen distinct collectives; a step's thousands of

@@ -83,6 +83,19 @@ expect2 coll --topology $t --gpus 8 allreduce 1024
 expect2 coll --topology $t --gpus 8 allreduce 1GiB --algo nvls
 expect2 coll --topology $t --gpus 8 allgather 1GiB --algo tree
 expect2 coll --topology $t --gpus 1 p2p 1GiB
+expect2 validate tests/cases/microbench.csv --network frob
+expect2 validate tests/cases/microbench.csv --network
+
+# validate --network flow: on the DGX-1 V100 all-reduce rows (NVLink hybrid
+# cube mesh) the flow model routes over the NVLink bricks the GPUs really
+# have, where alpha-beta assumes every GPU's full NVLink bandwidth. On the
+# 2-GPU rows its MAPE must beat alpha-beta's and stay under 5 % (measured:
+# flow 0.6 %, alpha-beta 83.0 %).
+mape() { "$podsim" validate tests/cases/microbench.csv --only LUT-V100-G2- "$@" |
+	awk '$1 == "all" { sub("%", "", $5); print $5 }'; }
+ab=$(mape) fl=$(mape --network flow)
+awk -v a="$ab" -v f="$fl" 'BEGIN { exit !(a != "" && f != "" && f + 0 < 5 && f + 0 < a + 0) }' ||
+	{ echo "validate --network flow: LUT-V100-G2 MAPE flow '$fl' vs alpha-beta '$ab'"; fail=1; }
 "$podsim" topo --help | grep -q '^usage: podsim topo' || { echo "topo --help"; fail=1; }
 "$podsim" coll --help | grep -q '^usage: podsim coll' || { echo "coll --help"; fail=1; }
 exit $fail

@@ -1,10 +1,15 @@
 /* test_flow.c - max-min fair sharing (progressive filling) and the flow event
- * loop on hand-solved networks (sim/topo/flow.c). Every expected value is
- * derived in the comment above its check. */
+ * loop on hand-solved networks (sim/topo/flow.c), the contention-aware cost
+ * of a plan's collectives (sim/topo/group.c) and whole steps with
+ * [cluster] network = flow (sim/plan/netflow.c). Every expected value is
+ * derived in the comment above its check. Runs from the source root. */
+#include "../../sim/exec/exec.h"
 #include "../../sim/topo/topo.h"
 #include "check.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 static void two_on_one(void)
 {
@@ -128,6 +133,188 @@ static void finish_times(void)
 	topo_sim_free(s);
 }
 
+/* Time at >= 95 % of capacity. One link of 10 B/s, flows of 10 B and 20 B
+ * from t = 0: 5 B/s each until the first ends at t = 2 (10 / 5), then the
+ * second alone at 10 B/s for its last 10 B until t = 3. The link is full
+ * throughout: 3 s saturated. A second link of 100 B/s that the second flow
+ * also crosses carries at most 10 B/s: never saturated. */
+static void saturated_time(void)
+{
+	double cap[2] = {10, 100};
+	topo_sim *s;
+	CHECK_INT(topo_sim_new(2, cap, &s), SIM_OK);
+	int l0 = 0, both[2] = {0, 1};
+	topo_sim_add(s, &l0, 1, 10, 0);
+	int b = topo_sim_add(s, both, 2, 20, 0);
+	CHECK_INT(topo_sim_run(s), SIM_OK);
+	CHECK_INT(topo_sim_finish(s, b), 3 * SIM_PS_PER_S);
+	CHECK_NEAR(topo_sim_link_sat_s(s, 0), 3.0, 1e-9);
+	CHECK_NEAR(topo_sim_link_sat_s(s, 1), 0.0, 1e-12);
+	CHECK_NEAR(topo_sim_link_bytes(s, 1), 20.0, 1e-9);
+	topo_sim_free(s);
+}
+
+#define GIB 1073741824.0
+
+/* A cluster of `nodes` DGX A100 80GB (8 GPUs, 8 HDR NICs of 25 GB/s at
+ * nic_efficiency 0.96: B = 24 GB/s per NIC; hardware.csv rows cited in
+ * topologies/nodes/dgx-a100-80g.ini) on the fabric `extra` describes. */
+static topo_graph *cluster(int nodes, const char *extra)
+{
+	char text[512];
+	snprintf(text, sizeof text,
+	         "include = topologies/nodes/dgx-a100-80g.ini\n[cluster]\nname = t\nnodes = "
+	         "%d\n%s\n",
+	         nodes, extra);
+	sim_diag *d = sim_diag_new();
+	conf_doc *doc = NULL;
+	net_cluster c;
+	topo_graph *g = NULL;
+	int rc = conf_load_string(text, strlen(text), "<test>", ".", d, &doc);
+	if (rc == SIM_OK)
+		rc = net_cluster_from_conf(doc, &c, d);
+	if (rc == SIM_OK)
+		rc = topo_build(&c, &g);
+	sim_diag_print(d, stderr);
+	conf_free(doc);
+	sim_diag_free(d);
+	CHECK_INT(rc, SIM_OK);
+	return g;
+}
+
+/* A data-parallel all-reduce of S = 1 GiB over 4 ranks 24 apart (a plan
+ * with order tp-cp-pp-dp, tp 8, pp 3, dp 4 on 12 nodes: rank r's group is
+ * r, r+24, r+48, r+72, i.e. one GPU on each of nodes n, n+3, n+6, n+9). The
+ * plan's 24 translates (every GPU of nodes 0-2) all run it at once. Each is
+ * one ring of 4 ranks on 4 nodes (1 channel); a step moves S/4 over each
+ * hop, 2(n-1) = 6 steps: t_bw = 6 (S/4) / rate.
+ *  - Rail-optimized, o = 1: HDR leaves have floor(40/2) = 20 down ports, so
+ *    one scalable unit of 20 nodes; GPU j's ring stays on rail leaf j, one
+ *    flow per NIC direction: rate B, t_bw = 1.5 S / B.
+ *  - Fat tree, o = 2: floor(40 * 2/3) = 26 down ports, 3 whole nodes (24
+ *    NICs) per leaf and ceil(24/2) = 12 uplinks. The group's nodes sit on
+ *    four different leaves, so all 24 NICs of a leaf send across: 24 flows
+ *    on 12 uplinks (d-mod-k spreads them two per uplink, and two per
+ *    downlink at the next leaf): rate B/2, t_bw = 3 S / B, twice the rail's.
+ *  - Fat tree, o = 1: 20 down ports, 2 nodes (16 NICs) per leaf, 16
+ *    uplinks: 16 flows, one each: rate B again.
+ * Link loads: on the fat tree every uplink carries 2 flows x 6 steps x S/4
+ * = 3 S and is saturated during the whole data time; the rail fabric's
+ * spine links carry nothing. */
+static void group_oversubscription(void)
+{
+	const double B = 25e9 * 0.96;
+	topo_graph *rail = cluster(12, "fabric = rail-optimized"),
+	           *ft2 = cluster(12, "fabric = fat-tree\noversubscription = 2"),
+	           *ft1 = cluster(12, "fabric = fat-tree");
+	topo_cache *kr, *k2, *k1;
+	if (!rail || !ft2 || !ft1)
+		return;
+	CHECK_INT(topo_cache_new(rail, 96, &kr), SIM_OK);
+	CHECK_INT(topo_cache_new(ft2, 96, &k2), SIM_OK);
+	CHECK_INT(topo_cache_new(ft1, 96, &k1), SIM_OK);
+	topo_group_result r, f2, f1;
+	CHECK_INT(topo_group_cost(kr, NET_ALLREDUCE, 4, 24, GIB, TOPO_ALGO_RING, &r), SIM_OK);
+	CHECK_INT(topo_group_cost(k2, NET_ALLREDUCE, 4, 24, GIB, TOPO_ALGO_RING, &f2), SIM_OK);
+	CHECK_INT(topo_group_cost(k1, NET_ALLREDUCE, 4, 24, GIB, TOPO_ALGO_RING, &f1), SIM_OK);
+	CHECK_INT(r.translates, 24);
+	CHECK_INT(r.simulated, 24);
+	CHECK_NEAR(r.cost.bw_time_s, 1.5 * GIB / B, 1e-6);
+	CHECK_NEAR(f1.cost.bw_time_s, 1.5 * GIB / B, 1e-6);
+	CHECK_NEAR(f2.cost.bw_time_s, 3.0 * GIB / B, 1e-6);
+	CHECK(f2.cost.time_s > 1.9 * r.cost.time_s);
+	CHECK_NEAR(r.bytes[NET_LINK_FABRIC], 0, 1e-12);
+	CHECK_NEAR(f2.bytes[NET_LINK_FABRIC], 3.0 * GIB, 1e-6);
+	CHECK_NEAR(f2.sat_s[NET_LINK_FABRIC], f2.cost.bw_time_s, 1e-6);
+	/* The nic class: every NIC sends 6 x S/4 = 1.5 S. */
+	CHECK_NEAR(r.bytes[NET_LINK_NIC], 1.5 * GIB, 1e-6);
+	const topo_link *hot = topo_link_at(ft2, f2.link[NET_LINK_FABRIC]);
+	CHECK(hot && topo_vertex_at(ft2, hot->src)->kind == TOPO_V_LEAF);
+	/* Cache: the same question is answered without simulating; another
+	 * size is a new entry. */
+	topo_group_result again;
+	CHECK_INT(topo_group_cost(k2, NET_ALLREDUCE, 4, 24, GIB, TOPO_ALGO_RING, &again), SIM_OK);
+	CHECK_NEAR(again.cost.time_s, f2.cost.time_s, 0);
+	CHECK_INT(topo_group_cost(k2, NET_ALLREDUCE, 4, 24, GIB / 2, TOPO_ALGO_RING, &again),
+	          SIM_OK);
+	int hits, misses;
+	topo_cache_stats(k2, &hits, &misses);
+	CHECK_INT(hits, 1);
+	CHECK_INT(misses, 2);
+	/* A group that does not fit the world. */
+	CHECK_INT(topo_group_cost(k2, NET_ALLREDUCE, 8, 24, GIB, TOPO_ALGO_RING, &again),
+	          SIM_EINVAL);
+	topo_cache_free(kr);
+	topo_cache_free(k2);
+	topo_cache_free(k1);
+	topo_free(rail);
+	topo_free(ft2);
+	topo_free(ft1);
+}
+
+/* A whole step with [cluster] network = flow or alpha-beta. */
+static int step(const char *extra, exec_result *r)
+{
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "include = models/megatron-1.7b.ini\n"
+	         "include = topologies/nodes/dgx-a100-80g.ini\n"
+	         "[scenario]\nname = t\nseed = 1\n"
+	         "[train]\nprecision = bf16\n%s\n",
+	         extra);
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	int rc = plan_scenario_load_string(text, "<test>", ".", d, &s);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+	if (rc == SIM_OK)
+		rc = exec_run(s, r);
+	plan_scenario_free(s);
+	return rc;
+}
+
+/* One DGX A100 node, tp 2 dp 4: every collective stays on the NVSwitch,
+ * where each GPU port carries one ring flow per direction, so the flow
+ * model's ring is net's alpha-beta ring exactly (coll.c header) and the
+ * step times agree (within 2 %, the tolerance the issue asks for). */
+static void uncongested_step(void)
+{
+	const char *plan = "[parallel]\ntp = 2\npp = 1\ndp = 4\nmicro_batch = 4\n"
+	                   "global_batch = 64\n[cluster]\nname = one\nnodes = 1\n";
+	char flow[256];
+	snprintf(flow, sizeof flow, "%snetwork = flow\n", plan);
+	static exec_result a, f;
+	CHECK_INT(step(plan, &a), SIM_OK);
+	CHECK_INT(step(flow, &f), SIM_OK);
+	CHECK(a.step_s > 0);
+	CHECK_NEAR(f.step_s, a.step_s, 0.02);
+	/* The flow model names the graph's links. */
+	CHECK_STR(f.links[0].name, "n0/gpu0 -> n0/nvswitch0");
+}
+
+/* The plan of group_oversubscription as a step (tp 8, pp 3, dp 4, order
+ * tp-cp-pp-dp on 12 nodes): the fat tree at o = 2 doubles the DP all-reduce's
+ * data time, so the step is slower than on the rail-optimized fabric, and
+ * the report names a saturated leaf -> spine link. */
+static void oversubscribed_step(void)
+{
+	const char *plan = "[parallel]\ntp = 8\npp = 3\ndp = 4\norder = tp-cp-pp-dp\n"
+	                   "micro_batch = 1\nglobal_batch = 12\n"
+	                   "[cluster]\nname = c\nnodes = 12\nnetwork = flow\n";
+	char rail[512], ft[512];
+	snprintf(rail, sizeof rail, "%sfabric = rail-optimized\n", plan);
+	snprintf(ft, sizeof ft, "%sfabric = fat-tree\noversubscription = 2\n", plan);
+	static exec_result r, f;
+	CHECK_INT(step(rail, &r), SIM_OK);
+	CHECK_INT(step(ft, &f), SIM_OK);
+	CHECK(f.step_s > r.step_s);
+	bool saturated = false;
+	for (int i = 0; i < f.nlinks; i++)
+		if (!strncmp(f.links[i].name, "leaf", 4) && f.links[i].saturated_s > 0)
+			saturated = true;
+	CHECK(saturated);
+}
+
 int main(void)
 {
 	two_on_one();
@@ -135,5 +322,9 @@ int main(void)
 	three_levels();
 	bad_input();
 	finish_times();
+	saturated_time();
+	group_oversubscription();
+	uncongested_step();
+	oversubscribed_step();
 	return check_done();
 }

@@ -213,15 +213,20 @@ static void against_alpha_beta(void)
 	CHECK_INT(topo_collective(g, NET_P2P, r, 16, GIB, TOPO_ALGO_AUTO, &c), SIM_OK);
 	CHECK_NEAR(c.bw_time_s, GIB / 24e9, 1e-6);
 	/* Hierarchical and tree apply to all-reduce across nodes; auto picks the
-	 * lowest time among ring, tree and hier. */
+	 * lower time of NCCL's ring and tree (hier only when forced). The tree's
+	 * data time is at least the ring's x n/(n-1) (NCCL's tree ratio 0.5 vs
+	 * the ring's n/(2(n-1))) and derated by 0.92, so at 1 GiB, where
+	 * latency is negligible, ring wins: tree >= ring x 16/15 / 0.92. */
 	topo_cost t, h, a;
 	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 16, GIB, TOPO_ALGO_TREE, &t), SIM_OK);
 	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 16, GIB, TOPO_ALGO_HIER, &h), SIM_OK);
 	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 16, GIB, TOPO_ALGO_AUTO, &a), SIM_OK);
 	topo_cost rg;
 	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 16, GIB, TOPO_ALGO_RING, &rg), SIM_OK);
-	CHECK(a.time_s <= t.time_s && a.time_s <= h.time_s && a.time_s <= rg.time_s);
-	CHECK(a.time_s == t.time_s || a.time_s == h.time_s || a.time_s == rg.time_s);
+	CHECK(a.time_s <= t.time_s && a.time_s <= rg.time_s);
+	CHECK_INT(a.algo, TOPO_ALGO_RING);
+	CHECK(t.bw_time_s >= rg.bw_time_s * 16 / 15 * (1 - 1e-9));
+	CHECK(h.time_s > 0);
 	/* Wrong algorithm for the collective, duplicate ranks. */
 	CHECK_INT(topo_collective(g, NET_ALLGATHER, r, 8, GIB, TOPO_ALGO_TREE, &c), SIM_EINVAL);
 	int dup[2] = {1, 1};
