@@ -100,7 +100,8 @@ static const char usage_validate[] =
 	"  --scenario ID    print the scenario built for training row ID and exit\n"
 	"                   (save it and 'podsim run' it to see that row's breakdown)\n"
 	"  --max-mape X     exit with status 1 when the overall MAPE exceeds X (e.g. 0.25)\n"
-	"  --network M      time collectives with alpha-beta (default) or flow (link graph)\n"
+	"  --network M      time collectives with alpha-beta, flow (link graph) or auto\n"
+	"                   (default: flow up to 512 nodes)\n"
 	"  --data DIR       folder holding models/ and topologies/ (default: $PODSIM_DATA,\n"
 	"                   else the source tree podsim was built from)\n"
 	"  -h, --help       this help\n";
@@ -430,9 +431,12 @@ static int cmd_validate(int argc, char **argv)
 	valid_options vo = {.datadir = o.data ? o.data : env && *env ? env : PODSIM_SRCDIR,
 			    .only = o.only,
 			    .where = o.where};
-	if (o.network && strcmp(o.network, "alpha-beta") && strcmp(o.network, "flow"))
-		return bad_usage("--network takes alpha-beta or flow", o.network, usage_validate);
-	vo.network = o.network && !strcmp(o.network, "flow") ? NET_MODEL_FLOW : NET_MODEL_ALPHA_BETA;
+	if (o.network && strcmp(o.network, "alpha-beta") && strcmp(o.network, "flow") &&
+	    strcmp(o.network, "auto"))
+		return bad_usage("--network takes alpha-beta, flow or auto", o.network, usage_validate);
+	vo.network = !o.network || !strcmp(o.network, "auto") ? NET_MODEL_AUTO
+		     : !strcmp(o.network, "flow")                 ? NET_MODEL_FLOW
+								  : NET_MODEL_ALPHA_BETA;
 	if (isatty(fileno(stderr)))
 		vo.progress = stderr;
 	sim_diag *d = sim_diag_new();

@@ -28,7 +28,7 @@
 static const char *const intra_names[] = {"nvswitch", "nvlink-mesh", "pcie", NULL};
 static const char *const nic_names[] = {"ib", "roce", "ethernet", NULL};
 static const char *const fabric_names[] = {"fat-tree", "rail-optimized", "single-switch", NULL};
-static const char *const model_names[] = {"alpha-beta", "flow", NULL};
+static const char *const model_names[] = {"alpha-beta", "flow", "auto", NULL};
 
 #define QTY(key, unit, lo, def, field, help) \
 	{key, CONF_QTY, unit, lo, BIG, def, NULL, offsetof(net_node, field), help}
@@ -91,8 +91,9 @@ const conf_key net_cluster_keys[] = {
 	 offsetof(net_cluster, grid_kg_per_kwh), "kg CO2e per kWh of the grid (podsim sweep)"},
 	{"pue", CONF_REAL, SIM_UNIT_NONE, 1, 10, "1", NULL, offsetof(net_cluster, pue),
 	 "data-centre power usage effectiveness (podsim sweep)"},
-	{"network", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "alpha-beta", model_names,
-	 offsetof(net_cluster, network), "collective cost model: alpha-beta or flow (link graph)"},
+	{"network", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "auto", model_names,
+	 offsetof(net_cluster, network),
+	 "collective cost model: alpha-beta, flow (link graph) or auto (flow up to 512 nodes)"},
 };
 const size_t net_cluster_nkeys = sizeof net_cluster_keys / sizeof net_cluster_keys[0];
 
@@ -196,4 +197,10 @@ int net_link_classes(const net_cluster *c, net_link_class out[NET_LINK_KIND_COUN
 	}
 	link_set(&out[n++], NET_LINK_PCIE, "node0/gpu0 -> host", "pcie", gpus, nd->pcie_Bps);
 	return n;
+}
+
+bool net_uses_flow(const net_cluster *c)
+{
+	return c->network == NET_MODEL_FLOW ||
+	       (c->network == NET_MODEL_AUTO && c->nodes <= NET_FLOW_AUTO_NODES);
 }

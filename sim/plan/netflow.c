@@ -42,7 +42,7 @@ struct plan_netflow {
 int plan_netflow_open(const plan_scenario *s, plan_netflow **out)
 {
 	*out = NULL;
-	if (s->cluster.network != NET_MODEL_FLOW)
+	if (!net_uses_flow(&s->cluster))
 		return SIM_OK;
 	const plan_spec *p = &s->plan;
 	int64_t world = (int64_t)p->tp * (p->cp > 1 ? p->cp : 1) * p->dp * p->pp;

@@ -73,7 +73,7 @@ static double coll_factor(net_coll k, double n)
  * form, or with network = flow the flow model on cl's link graph. */
 static int coll_time(const net_cluster *cl, net_coll k, int n, double bytes, double *t_s)
 {
-	if (cl->network != NET_MODEL_FLOW) {
+	if (!net_uses_flow(cl)) {
 		net_group g;
 		net_group_make(cl, n, 1, &g);
 		if (k == NET_P2P)

@@ -109,8 +109,10 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		sim_buf_printf(b, "nic_bw = %s Gb/s\n", get(c, row, "nic_gbps"));
 	sim_buf_printf(b, "[cluster]\nname = %s\nnodes = %ld\nfabric = %s\n", get(c, row, "id"),
 		       gpus < gpn ? 1 : (gpus + gpn - 1) / gpn, fabric_name(get(c, row, "fabric")));
-	if (opt && opt->network == NET_MODEL_FLOW)
-		sim_buf_printf(b, "network = flow\n");
+	if (opt)
+		sim_buf_printf(b, "network = %s\n", opt->network == NET_MODEL_FLOW ? "flow"
+						   : opt->network == NET_MODEL_AUTO ? "auto"
+										    : "alpha-beta");
 	sim_buf_printf(b, "[parallel]\n");
 	static const char *const same[] = {"tp", "pp", "dp", "cp", "ep", "vpp", "global_batch",
 					   "micro_batch", "sequence_parallel", "zero", "recompute"};
