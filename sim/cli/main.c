@@ -26,6 +26,8 @@ static const char usage_main[] =
 	"  runs digest         hash of the stored rows (for determinism checks)\n"
 	"  runs merge OUT IN.. combine run databases (e.g. sweep --shard outputs)\n"
 	"  validate CASES.csv  compare predictions with published measurements\n"
+	"  kernel              one kernel's predicted time on a GPU type (GEMM, copy,\n"
+	"                      attention), to compare with a measurement\n"
 	"  estimate            back-of-the-envelope figures: memory, GPUs, C = 6PD, days\n"
 	"  explain SCENARIO.ini  each headline number's formula, values and simulation\n"
 	"  calibrate CASES.csv --gpu NAME  fit a GPU's efficiencies to measured kernels\n"
@@ -504,6 +506,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 2, argv + 2);
 	if (!strcmp(cmd, "runs"))
 		return cmd_runs(argc - 2, argv + 2);
+	if (!strcmp(cmd, "kernel"))
+		return cli_kernel(argc - 2, argv + 2);
 	if (!strcmp(cmd, "estimate"))
 		return cli_estimate(argc - 2, argv + 2);
 	if (!strcmp(cmd, "explain"))

@@ -34,6 +34,7 @@ static const char *load_hw(const cases_csv *c, size_t row, const valid_options *
 	const char *tmpl = !strcmp(intra, "nvswitch-gen2")   ? "dgx-a100-80g"
 			   : !strcmp(intra, "nvswitch-gen3") ? "dgx-h100"
 			   : !strcmp(intra, "nvlink-hcm")    ? "dgx1-v100"
+			   : !strcmp(intra, "nvswitch-gen4") ? "dgx-b200"
 			   : !*intra                         ? "dgx-a100-80g" /* single GPU */
 							     : NULL;
 	if (!tmpl)

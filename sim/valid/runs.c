@@ -32,6 +32,8 @@ static const char *node_template(const char *intra, const char *gpu)
 		return strstr(gpu, "h800") ? "hgx-h800" : "dgx-h100";
 	if (!strcmp(intra, "nvlink-hcm"))
 		return "dgx1-v100";
+	if (!strcmp(intra, "nvswitch-gen4"))
+		return strstr(gpu, "gb200") ? "gb200-nvl72" : "dgx-b200";
 	return NULL;
 }
 

@@ -1,0 +1,200 @@
+/* kernel.c - `podsim kernel --gpu NAME KIND ARGS...`: the time podsim's GPU
+ * model gives one kernel, so a user can hold it against a measurement:
+ *   gemm M N K [DTYPE] [--batch B]   C[M,N] = A[M,K] B[K,N] (hw_gemm_explain)
+ *   copy BYTES                       a device-to-device copy (read + write)
+ *   attention B H SEQ D [DTYPE] [--kv-heads G] [--unfused] [--no-causal] [--backward]
+ * Prints the time, the achieved TFLOP/s (or GB/s) and what bounds it;
+ * --json gives {kind, time_s, tflops, bound, ...}. */
+#include "cli/cli.h"
+#include "hw/hw.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define EXIT_INPUT 2
+
+static const char usage[] =
+	"usage: podsim kernel --gpu NAME gemm M N K [DTYPE] [--batch B] [--json]\n"
+	"       podsim kernel --gpu NAME copy BYTES [--json]\n"
+	"       podsim kernel --gpu NAME attention B H SEQ D [DTYPE] [--kv-heads G]\n"
+	"                     [--unfused] [--no-causal] [--backward] [--json]\n"
+	"\n"
+	"The time podsim's GPU model gives one kernel on GPU type NAME\n"
+	"(topologies/gpus/NAME.ini; include a calibration with --calib FILE): a GEMM\n"
+	"C[M,N] = A[M,K] B[K,N] cut into tiles run in waves over the SMs, an HBM copy,\n"
+	"or the attention core of one layer (flash by default, causal). Prints the\n"
+	"time, achieved TFLOP/s or GB/s, tiles and waves, and whether compute,\n"
+	"memory or launch latency bounds it. DTYPE: fp32 tf32 fp16 bf16 fp8 int8\n"
+	"(default bf16). BYTES takes a unit (1GiB, 512MB).\n"
+	"\n"
+	"options:\n"
+	"  --gpu NAME     GPU type (required)\n"
+	"  --calib FILE   a calibration .ini (podsim calibrate --out) over the GPU file\n"
+	"  --json         print {kind, time_s, tflops, gbps, bound, ...}\n"
+	"  --data DIR     folder holding topologies/\n"
+	"  -h, --help     this help\n";
+
+static int bad(const char *msg, const char *arg)
+{
+	fprintf(stderr, "podsim kernel: error: %s%s%s\n\n%s", msg, arg ? ": " : "", arg ? arg : "",
+		usage);
+	return EXIT_INPUT;
+}
+
+/* A positive number, or false. */
+static bool num(const char *s, double *out)
+{
+	char *end;
+	*out = strtod(s, &end);
+	return *s && !*end && *out > 0 && *out < 1e18;
+}
+
+static int load(const char *dir, const char *gpu, const char *calib, hw_gpu *g)
+{
+	if (!*gpu || strchr(gpu, '/'))
+		return bad("--gpu takes a GPU type name", gpu);
+	char text[8192];
+	snprintf(text, sizeof text, "include = topologies/gpus/%s.ini\n%s%s%s", gpu,
+		 calib ? "include = " : "", calib ? calib : "", calib ? "\n" : "");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/topologies/gpus/%s.ini", dir, gpu);
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "podsim kernel: error: unknown GPU '%s' (no %s)\n", gpu, path);
+		return EXIT_INPUT;
+	}
+	fclose(f);
+	sim_diag *d = sim_diag_new();
+	conf_doc *doc = NULL;
+	int rc = conf_load_string(text, strlen(text), "<podsim kernel>", dir, d, &doc);
+	if (rc == SIM_OK)
+		rc = hw_gpu_from_conf(doc, g, d);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+	conf_free(doc);
+	return rc == SIM_OK ? 0 : rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
+}
+
+static void print(bool json, const char *kind, const char *shape, double t, double flops,
+		  double bytes, const char *bound, double tiles, double waves)
+{
+	double tf = flops > 0 ? flops / t * 1e-12 : 0, gb = bytes / t * 1e-9;
+	if (json) {
+		printf("{\"kind\":\"%s\",\"shape\":\"%s\",\"time_s\":%.9g,\"tflops\":%.9g,"
+		       "\"gbps\":%.9g,\"flops\":%.9g,\"bytes\":%.9g,\"bound\":\"%s\",\"tiles\":%.9g,"
+		       "\"waves\":%.9g}\n",
+		       kind, shape, t, tf, gb, flops, bytes, bound, tiles, waves);
+		return;
+	}
+	printf("%s %s\n  time      %.3f us\n", kind, shape, t * 1e6);
+	if (flops > 0)
+		printf("  achieved  %.1f TFLOP/s (%.4g FLOPs)\n", tf, flops);
+	printf("  traffic   %.1f GB/s (%.4g bytes)\n", gb, bytes);
+	if (tiles > 0)
+		printf("  tiles     %.0f in %.0f wave%s\n", tiles, waves, waves == 1 ? "" : "s");
+	printf("  bound     %s\n", bound);
+}
+
+int cli_kernel(int argc, char **argv)
+{
+	const char *gpu = NULL, *calib = NULL, *data = NULL, *pos[8];
+	int npos = 0;
+	double batch = 1, kvh = 0;
+	bool json = false, unfused = false, causal = true, backward = false;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool val = !strcmp(a, "--gpu") || !strcmp(a, "--calib") || !strcmp(a, "--data") ||
+			   !strcmp(a, "--batch") || !strcmp(a, "--kv-heads");
+		if (val && i + 1 >= argc)
+			return bad("option needs a value", a);
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(a, "--gpu"))
+			gpu = argv[++i];
+		else if (!strcmp(a, "--calib"))
+			calib = argv[++i];
+		else if (!strcmp(a, "--data"))
+			data = argv[++i];
+		else if (!strcmp(a, "--batch")) {
+			if (!num(argv[++i], &batch))
+				return bad("--batch takes a positive number", argv[i]);
+		} else if (!strcmp(a, "--kv-heads")) {
+			if (!num(argv[++i], &kvh))
+				return bad("--kv-heads takes a positive number", argv[i]);
+		} else if (!strcmp(a, "--json"))
+			json = true;
+		else if (!strcmp(a, "--unfused"))
+			unfused = true;
+		else if (!strcmp(a, "--no-causal"))
+			causal = false;
+		else if (!strcmp(a, "--backward"))
+			backward = true;
+		else if (a[0] == '-' && a[1])
+			return bad("unknown option", a);
+		else if (npos == 8)
+			return bad("too many arguments", a);
+		else
+			pos[npos++] = a;
+	}
+	if (!gpu)
+		return bad("--gpu NAME is required", NULL);
+	if (npos == 0)
+		return bad("which kernel? gemm, copy or attention", NULL);
+	const char *env = getenv("PODSIM_DATA");
+	const char *dir = data ? data : env && *env ? env : PODSIM_SRCDIR;
+	hw_gpu g;
+	int rc = load(dir, gpu, calib, &g);
+	if (rc)
+		return rc;
+	hw_dtype t = HW_BF16;
+	char shape[160];
+	if (!strcmp(pos[0], "gemm")) {
+		double m, n, k;
+		if (npos < 4 || npos > 5 || !num(pos[1], &m) || !num(pos[2], &n) || !num(pos[3], &k))
+			return bad("gemm takes M N K [DTYPE] (positive numbers)", NULL);
+		if (npos == 5 && hw_dtype_parse(pos[4], &t) != SIM_OK)
+			return bad("unknown dtype", pos[4]);
+		if (hw_peak(&g, t) <= 0)
+			return bad("this GPU has no tensor path for the dtype", hw_dtype_name(t));
+		hw_gemm_plan pl;
+		hw_gemm_explain(&g, t, m, n, k, batch, &pl);
+		snprintf(shape, sizeof shape, "%.0fx%.0fx%.0f %s batch %.0f", m, n, k, hw_dtype_name(t),
+			 batch);
+		print(json, "gemm", shape, pl.time_s, pl.flops, pl.bytes, pl.bound, pl.tiles, pl.waves);
+		return 0;
+	}
+	if (!strcmp(pos[0], "copy")) {
+		double bytes;
+		char err[128];
+		if (npos != 2 || sim_unit_parse(pos[1], SIM_UNIT_BYTES, &bytes, err, sizeof err) != SIM_OK ||
+		    !(bytes > 0))
+			return bad("copy takes BYTES with a unit (e.g. 1GiB)", npos > 1 ? pos[1] : NULL);
+		double time = hw_mem_time(&g, 2.0 * bytes); /* read and write */
+		snprintf(shape, sizeof shape, "%.0f bytes", bytes);
+		print(json, "copy", shape, time, 0, 2.0 * bytes,
+		      time > 2 * hw_overhead(&g) ? "memory" : "latency", 0, 0);
+		return 0;
+	}
+	if (!strcmp(pos[0], "attention")) {
+		double b, h, s, d;
+		if (npos < 5 || npos > 6 || !num(pos[1], &b) || !num(pos[2], &h) || !num(pos[3], &s) ||
+		    !num(pos[4], &d))
+			return bad("attention takes B H SEQ D [DTYPE] (positive numbers)", NULL);
+		if (npos == 6 && hw_dtype_parse(pos[5], &t) != SIM_OK)
+			return bad("unknown dtype", pos[5]);
+		if (hw_peak(&g, t) <= 0)
+			return bad("this GPU has no tensor path for the dtype", hw_dtype_name(t));
+		hw_attn a = {b, h, kvh > 0 ? kvh : h, s, s, d, causal, !unfused, backward};
+		double time = hw_attn_time(&g, t, &a);
+		snprintf(shape, sizeof shape, "b%.0f h%.0f kv%.0f s%.0f d%.0f %s %s%s%s", b, h, a.kv_heads,
+			 s, d, hw_dtype_name(t), unfused ? "unfused" : "flash", causal ? " causal" : "",
+			 backward ? " backward" : "");
+		double fl = hw_attn_flops(&a), by = hw_attn_bytes(&a, t);
+		double tc = fl / (hw_peak(&g, t) * hw_gemm_eff(&g, t));
+		print(json, "attention", shape, time, fl, by, tc >= time * 0.5 ? "compute" : "memory", 0,
+		      0);
+		return 0;
+	}
+	return bad("unknown kernel (gemm, copy or attention)", pos[0]);
+}

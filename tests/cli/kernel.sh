@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# kernel.sh PODSIM - `podsim kernel` against hand derivations and the measured
+# GEMM/HBM microbenchmarks:
+#  - H100 SXM, 8192^3 bf16 GEMM: 2 x 8192^3 = 1.0995e12 FLOPs in 64 x 64 =
+#    4,096 tiles of 128 x 128 over 132 SMs = 32 waves (31.03 rounded up), so
+#    compute-bound and at most the dense peak (989 TFLOP/s) times the calibrated
+#    efficiency;
+#  - a GEMV (m = 1) is memory-bound: it reads the 8192 x 8192 bf16 matrix
+#    (134 MB) once, under 5 % of the peak's FLOPs;
+#  - a 1 GiB copy reads and writes 2 GiB: time = launch + 2 GiB / (hbm_bw x
+#    hbm_efficiency), between 2 GiB / 3.35 TB/s and twice that;
+#  - the public GEMM and HBM microbenchmark rows (Q*) are predicted within 10 %
+#    MAPE (validate prints each row's error).
+set -u
+podsim=$1
+fail=0
+j=$("$podsim" kernel --gpu h100-sxm5-80g gemm 8192 8192 8192 bf16 --json) || fail=1
+echo "$j"
+field() { echo "$1" | grep -o "\"$2\":[^,}]*" | cut -d: -f2 | tr -d '"'; }
+[ "$(field "$j" tiles)" = 4096 ] && [ "$(field "$j" waves)" = 32 ] || { echo "tiles/waves"; fail=1; }
+[ "$(field "$j" bound)" = compute ] || { echo "8192^3 should be compute-bound"; fail=1; }
+awk -v t="$(field "$j" tflops)" 'BEGIN { exit !(t > 600 && t <= 989) }' || { echo "TFLOP/s"; fail=1; }
+v=$("$podsim" kernel --gpu h100-sxm5-80g gemm 1 8192 8192 --json) || fail=1
+[ "$(field "$v" bound)" = memory ] || { echo "GEMV should be memory-bound"; fail=1; }
+awk -v t="$(field "$v" tflops)" 'BEGIN { exit !(t < 0.05 * 989) }' || { echo "GEMV TFLOP/s"; fail=1; }
+c=$("$podsim" kernel --gpu h100-sxm5-80g copy 1GiB --json) || fail=1
+awk -v t="$(field "$c" time_s)" 'BEGIN { b = 2 * 1073741824 / 3.35e12; exit !(t > b && t < 2 * b) }' ||
+	{ echo "copy time $(field "$c" time_s)"; fail=1; }
+"$podsim" kernel --gpu a100-sxm4-80g attention 4 32 4096 128 >/dev/null || { echo "attention"; fail=1; }
+"$podsim" validate tests/cases/microbench.csv --only Q --max-mape 0.10 --rows | grep -E "^Q|^all" ||
+	{ echo "microbenchmark MAPE over 10 %"; fail=1; }
+for bad in "gemm 1 2 3" "--gpu h100-sxm5-80g gemm 1 2" "--gpu h100-sxm5-80g gemm 0 2 3" \
+	"--gpu nosuch gemm 1 2 3" "--gpu h100-sxm5-80g copy 12" "--gpu h100-sxm5-80g conv 1" \
+	"--gpu h100-sxm5-80g gemm 8 8 8 fp4" "--gpu v100-sxm2-32g gemm 8 8 8 bf16"; do
+	# shellcheck disable=SC2086
+	"$podsim" kernel $bad >/dev/null 2>&1
+	rc=$?
+	[ "$rc" = 2 ] || { echo "'podsim kernel $bad' exited $rc, want 2"; fail=1; }
+done
+exit $fail
