@@ -5,6 +5,7 @@
 #include "sweep/sweep.h"
 #include "cli/cli.h"
 #include "store/store.h"
+#include "report/report.h"
 
 #include <math.h>
 #include <signal.h>
@@ -48,6 +49,8 @@ static const char usage[] =
         "                           D tokens (e.g. 2e12) with the best plan;\n"
         "                           'chinchilla' = 20 x parameters\n"
         "  --json                   one JSON object: plans, pruned, prescreen_plans_per_s\n"
+        "  --html FILE              a page with the ranked plans, step time against cost\n"
+        "                           and the Pareto front (inline SVG, no script)\n"
         "  --db PATH                run database (default: $PODSIM_DB, else podsim.db)\n"
         "  --no-db                  do not store the runs\n"
         "  -h, --help               this help\n"
@@ -62,7 +65,7 @@ static const char usage[] =
         "exit status: 0 ok, 1 runtime error, 2 bad input\n";
 
 typedef struct sweep_opts {
-	const char *file, *db, *train;
+	const char *file, *db, *train, *html;
 	const char *vary[MAX_ARGS], *sets[MAX_ARGS];
 	size_t nvary, nsets;
 	long top;
@@ -112,7 +115,7 @@ static int parse_opts(int argc, char **argv, sweep_opts *o)
 		const char *a = argv[i];
 		bool val = !strcmp(a, "--vary") || !strcmp(a, "--set") || !strcmp(a, "--top") ||
 		           !strcmp(a, "--db") || !strcmp(a, "--train-tokens") ||
-		           !strcmp(a, "--shard");
+		           !strcmp(a, "--shard") || !strcmp(a, "--html");
 		if (val && i + 1 >= argc)
 			return bad("option needs a value", a);
 		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
@@ -129,6 +132,8 @@ static int parse_opts(int argc, char **argv, sweep_opts *o)
 			o->db = argv[++i];
 		else if (!strcmp(a, "--train-tokens"))
 			o->train = argv[++i];
+		else if (!strcmp(a, "--html"))
+			o->html = argv[++i];
 		else if (!strcmp(a, "--shard")) {
 			if (parse_shard(argv[++i], o))
 				return bad("--shard takes I/N with 0 <= I < N <= 4096", argv[i]);
@@ -624,6 +629,30 @@ static int simulate_best(sweep_run *w)
 	return 0;
 }
 
+/* The sweep's HTML page (report_sweep_html), rows in rank order. */
+static int write_html(const sweep_run *w, double tau)
+{
+	report_sweep_point *p = calloc(w->n ? w->n : 1, sizeof *p);
+	if (!p)
+		return 1;
+	for (size_t i = 0; i < w->n; i++) {
+		const exec_result *r = w->rows[i].r;
+		settings_text(w->sp, w->rows[i].plan, p[i].label, sizeof p[i].label);
+		p[i].step_s = r->step_s;
+		p[i].est_s = w->rows[i].plan->est.step_s;
+		p[i].mfu = r->mfu;
+		p[i].tokens_per_s = r->tokens_per_s;
+		p[i].cost_usd = w->rows[i].cost.cost_usd;
+		p[i].gpus = r->gpus;
+		p[i].pareto = w->rows[i].pareto;
+	}
+	int rc = report_sweep_html_file(w->o.html, w->o.file, p, w->n, tau);
+	free(p);
+	if (rc != SIM_OK)
+		fprintf(stderr, "podsim sweep: error: cannot write %s\n", w->o.html);
+	return rc == SIM_OK ? 0 : 1;
+}
+
 /* Train-to-D figures of the best plan (its scenario loaded again). */
 static int train(sweep_run *w, sweep_train *t)
 {
@@ -666,6 +695,8 @@ static int run_sweep(sweep_run *w)
 		return 1;
 	if (w->o.json)
 		print_json(w->sp, &w->sr, w->rows, w->n, tau, w->sweep_id, want_train ? &t : NULL);
+	if (w->o.html && write_html(w, tau))
+		return 1;
 	if (w->sweep_id > 0)
 		fprintf(stderr, "podsim: stored as sweep %lld in %s\n", (long long)w->sweep_id,
 		        db_path(&w->o));

@@ -42,4 +42,21 @@ int report_html_file(const char *path, const exec_result *r, int64_t run_id,
 int report_html_timeline(const char *scenario_text, const exec_result *stored,
 			 exec_timeline *tl, const char **why);
 
+/* One simulated plan of a sweep, for its HTML page. */
+typedef struct report_sweep_point {
+	char label[256]; /* the plan's settings */
+	double step_s, est_s, mfu, tokens_per_s, cost_usd;
+	int gpus;
+	bool pareto;
+} report_sweep_point;
+
+/* The sweep's page (sweep_html.c): ranked plans as bars of simulated step time
+ * with the pre-screen estimate marked (the best 64), step time against
+ * GPU-seconds per step with the Pareto front joined, and the table; points in
+ * rank order. The _file variant writes path atomically (path.tmp, rename). */
+void report_sweep_html(FILE *out, const char *title, const report_sweep_point *p, size_t n,
+		       double tau);
+int report_sweep_html_file(const char *path, const char *title, const report_sweep_point *p,
+			   size_t n, double tau);
+
 #endif
