@@ -27,7 +27,8 @@
 
 static const char *const intra_names[] = {"nvswitch", "nvlink-mesh", "pcie", NULL};
 static const char *const nic_names[] = {"ib", "roce", "ethernet", NULL};
-static const char *const fabric_names[] = {"fat-tree", "rail-optimized", "single-switch", NULL};
+static const char *const fabric_names[] = {"fat-tree", "rail-optimized", "single-switch",
+					     "torus-2d", "torus-3d", NULL};
 static const char *const model_names[] = {"alpha-beta", "flow", "auto", NULL};
 
 #define QTY(key, unit, lo, def, field, help) \

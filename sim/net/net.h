@@ -33,7 +33,13 @@
 #include "../conf/conf.h"
 
 typedef enum { NET_INTRA_NVSWITCH = 0, NET_INTRA_NVLINK_MESH, NET_INTRA_PCIE } net_intra;
-typedef enum { NET_FABRIC_FAT_TREE = 0, NET_FABRIC_RAIL, NET_FABRIC_SINGLE } net_fabric;
+typedef enum {
+	NET_FABRIC_FAT_TREE = 0,
+	NET_FABRIC_RAIL,
+	NET_FABRIC_SINGLE,
+	NET_FABRIC_TORUS2D, /* nodes on a 2D torus, one router per node */
+	NET_FABRIC_TORUS3D
+} net_fabric;
 /* How a plan's collectives are timed ([cluster] network): the closed forms
  * below, or the flow-level model on the cluster's link graph (sim/topo) with
  * every concurrent translate of a group contending for the links. */

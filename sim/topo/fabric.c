@@ -26,6 +26,15 @@
  *                   spines, as hardware.csv superpod,DGX SuperPOD
  *                   H100,1SU_switches and 4SU_switches list.
  *   single-switch:  one switch, every NIC on it.
+ *   torus-2d/3d:    no switch hierarchy: every node has a router (a leaf
+ *                   vertex) that its NICs join, and the routers form a
+ *                   D-dimensional torus, each linked to its two neighbours in
+ *                   every dimension by max(1, N / 2D) links of the NIC rate
+ *                   (a node's N NICs' worth of bandwidth spread over its 2D
+ *                   directions). The dimensions are the most balanced
+ *                   factorisation of the node count (16 -> 4 x 4, 64 -> 4 x 4
+ *                   x 4, a prime count a ring); traffic takes shortest paths
+ *                   router to router (BFS with ECMP).
  * A one-node cluster has no fabric (its NICs stay unconnected). A third (core)
  * layer above 8 SUs is not generated: larger fabrics get more spines.
  */
@@ -95,12 +104,60 @@ static int add_spines(topo_graph *g, int leaf0, int nleaves, const int *down, do
 	return SIM_OK;
 }
 
+/* The most balanced factorisation of n into d factors, dims[0] <= ... */
+static void torus_dims(int n, int d, int *dims)
+{
+	for (int i = 0; i < d; i++)
+		dims[i] = 1;
+	int rest = n;
+	for (int i = 0; i < d - 1; i++) {
+		int k = d - i, best = 1; /* the largest divisor <= rest^(1/k) */
+		for (int f = 1; (double)f <= pow(rest, 1.0 / k) + 1e-9; f++)
+			if (rest % f == 0)
+				best = f;
+		dims[i] = best;
+		rest /= best;
+	}
+	dims[d - 1] = rest;
+}
+
+static int build_torus(topo_graph *g, int D)
+{
+	const net_cluster *c = &g->cl;
+	int N = g->nics_per_node, dims[3], r0 = g->nv, rc = SIM_OK;
+	torus_dims(c->nodes, D, dims);
+	for (int n = 0; n < c->nodes && rc == SIM_OK; n++) {
+		int v = topo_add_vertex(g, TOPO_V_LEAF, -1, n);
+		rc = v < 0 ? v : SIM_OK;
+	}
+	for (int n = 0; n < c->nodes && rc == SIM_OK; n++)
+		for (int j = 0; j < N && rc == SIM_OK; j++)
+			rc = fabric_link(g, g->nic[(size_t)n * N + j], r0 + n);
+	const net_node *nd = &c->node;
+	int per = N / (2 * D) > 1 ? N / (2 * D) : 1, stride = 1;
+	for (int d = 0; d < D && rc == SIM_OK; stride *= dims[d], d++) {
+		if (dims[d] < 2)
+			continue;
+		for (int n = 0; n < c->nodes && rc == SIM_OK; n++) {
+			int coord = (n / stride) % dims[d];
+			int next = n + ((coord + 1) % dims[d] - coord) * stride;
+			if (dims[d] == 2 && coord == 1)
+				continue; /* a 2-ring has one neighbour: link it once */
+			rc = topo_add_pair(g, r0 + n, r0 + next, nic_lkind(nd), nd->nic_Bps, nd->nic_eff,
+					   c->switch_lat_s, per);
+		}
+	}
+	return rc;
+}
+
 int topo_build_fabric(topo_graph *g)
 {
 	const net_cluster *c = &g->cl;
 	int N = g->nics_per_node;
 	if (c->nodes < 2 || N < 1)
 		return SIM_OK;
+	if (c->fabric == NET_FABRIC_TORUS2D || c->fabric == NET_FABRIC_TORUS3D)
+		return build_torus(g, c->fabric == NET_FABRIC_TORUS2D ? 2 : 3);
 	double o = c->oversubscription >= 1 ? c->oversubscription : 1;
 	int R = radix(&c->node);
 	int p = (int)floor(R * o / (1 + o));

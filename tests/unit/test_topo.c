@@ -296,8 +296,40 @@ static void vtrain_lut(void)
 	sim_diag_free(d);
 }
 
+/* A 2D torus of 16 DGX H100 (8 NICs each): 4 x 4 routers (leaf vertices),
+ * each NIC joined to its node's router (128 x 2 directed ib links) and each
+ * router to its +x and +y neighbour (16 x 2 pairs, 2 directed links each,
+ * 8 NICs / 4 directions = 2 lanes a link): 256 + 64 = 320 ib links. The
+ * farthest routers are 2 + 2 router hops apart, so GPU to GPU is GPU -> PCIe
+ * -> NIC -> 5 routers -> NIC -> PCIe -> GPU: 10 hops. A prime node count
+ * gives a ring (1 x n); 64 nodes in 3D a 4 x 4 x 4 torus (6 neighbours). */
+static void torus(void)
+{
+	topo_graph *g = build("dgx-h100", 16, "fabric = torus-2d");
+	if (!g)
+		return;
+	topo_summary s;
+	CHECK_INT(topo_summarize(g, &s), SIM_OK);
+	CHECK_INT(s.vertices[TOPO_V_LEAF], 16);
+	CHECK_INT(s.vertices[TOPO_V_SPINE], 0);
+	CHECK_INT(s.links[TOPO_L_IB], 320);
+	CHECK_INT(s.diameter_hops, 10);
+	topo_free(g);
+	g = build("dgx-h100", 64, "fabric = torus-3d");
+	if (!g)
+		return;
+	CHECK_INT(topo_summarize(g, &s), SIM_OK);
+	/* 64 x 8 NIC pairs + 64 routers x 3 dimensions x 2 directions: 1024 +
+	 * 384; the farthest routers are 2 + 2 + 2 = 6 router hops apart, plus the
+	 * 3 hops at each end (GPU -> PCIe -> NIC -> router): 12. */
+	CHECK_INT(s.links[TOPO_L_IB], 64 * 8 * 2 + 64 * 3 * 2);
+	CHECK_INT(s.diameter_hops, 6 + 6);
+	topo_free(g);
+}
+
 int main(void)
 {
+	torus();
 	dgx_a100_node();
 	fat_tree_4();
 	rail_superpod();
