@@ -67,6 +67,8 @@ const conf_key net_node_keys[] = {
 	 offsetof(net_node, host_mem_eff),
 	 "fraction of host_mem_bw a CPU optimizer step reaches (assumed 0.5)"},
 	QTY("power", SIM_UNIT_POWER, 0, "0 W", power_w, "node power besides the GPUs"),
+	QTY("nvls_busbw", SIM_UNIT_BANDWIDTH, 0, "0 B/s", nvls_busbw_Bps,
+	    "NVLink SHARP all-reduce bus bandwidth inside a node (0 = no NVLS)"),
 	QTY("coll_overhead", SIM_UNIT_TIME, 0, "0 us", coll_overhead_s,
 	    "fixed cost per collective beyond NCCL's latency model (calibrated)"),
 };

@@ -182,6 +182,23 @@ static double latency(const net_cluster *c, const net_group *g, const shape *sh,
 	return net_proto_latency(c, g->nodes > 1, sh->nsteps, sh->ninter, (net_proto)p);
 }
 
+int net_nvls_allreduce(const net_cluster *c, const net_group *g, double bytes, net_cost *out)
+{
+	*out = (net_cost){0};
+	double n = g->size;
+	if (!c || !(c->node.nvls_busbw_Bps > 0) || g->nodes != 1 || n < 2 ||
+	    c->node.intra != NET_INTRA_NVSWITCH || !(bytes > 0))
+		return SIM_EINVAL;
+	double algbw = c->node.nvls_busbw_Bps * n / (2.0 * (n - 1));
+	double lat = net_proto_latency(c, false, 1, 0, NET_PROTO_SIMPLE);
+	out->proto = NET_PROTO_SIMPLE;
+	out->latency_s = lat;
+	out->time_s = lat + bytes / algbw + c->node.coll_overhead_s;
+	out->busbw_Bps = c->node.nvls_busbw_Bps;
+	out->intra_bytes = bytes; /* sent into the switch once, the sum read back */
+	return SIM_OK;
+}
+
 int net_collective(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
 		   net_cost *out)
 {
@@ -209,5 +226,9 @@ int net_collective(const net_cluster *c, net_coll coll, const net_group *g, doub
 	out->busbw_Bps = sh.busbw;
 	out->intra_bytes = sh.intra_bytes;
 	out->inter_bytes = sh.inter_bytes;
+	net_cost nv;
+	if (coll == NET_ALLREDUCE && net_nvls_allreduce(c, g, bytes, &nv) == SIM_OK &&
+	    nv.time_s < out->time_s)
+		*out = nv;
 	return SIM_OK;
 }

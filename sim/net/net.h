@@ -16,6 +16,8 @@
  *   nccl-tests measure beyond the tuning model at small sizes).
  *   The protocol (LL, LL128, Simple) with the lowest time is chosen, as NCCL's
  *   tuner does; LL moves half the payload per byte on the wire, LL128 ~92%.
+ *   An all-reduce inside one node with NVLS (net_nvls_allreduce) takes the
+ *   faster of the ring and NVLS, as NCCL's tuner does.
  *
  *   busbw = min(intra-node bandwidth per GPU  (if the group has >1 GPU per node),
  *               NIC share of the group        (if it spans >1 node))
@@ -72,6 +74,7 @@ typedef struct net_node {
 	double host_mem_eff;   /* reached by a CPU optimizer step (assumed) */
 	double pcie_eff;       /* achievable fraction of pcie_Bps for host copies */
 	double power_w;        /* node power excluding GPUs (CPU, NICs, fans) */
+	double nvls_busbw_Bps; /* NVLink SHARP all-reduce bus bandwidth (0 = none) */
 	double coll_overhead_s; /* fixed cost per collective beyond NCCL's latency model
 				 * (launch, proxy, synchronisation), calibrated */
 	net_nic nic_kind;      /* ib (default), roce or ethernet */
@@ -137,6 +140,16 @@ typedef struct net_cost {
 	double intra_bytes; /* bytes each rank sends over its scale-up port */
 	double inter_bytes; /* bytes each rank sends through the NICs */
 } net_cost;
+
+/* NVLS (NVLink SHARP: the NVSwitch reduces, H100 and later): an all-reduce of
+ * a group inside one node whose node has nvls_busbw takes
+ *   t = lat + S / algbw,  algbw = nvls_busbw * n / (2 (n - 1))
+ * (nccl-tests' busbw = algbw * 2(n-1)/n), each GPU sending and receiving S
+ * over its NVLink ports. SIM_OK with the cost, or SIM_EINVAL when NVLS does
+ * not apply (other collectives, groups across nodes, nodes without it). The
+ * latency is the ring's Simple-protocol base and one NVLink step (assumed:
+ * NCCL's NVLS latency constants are not in the reference). */
+int net_nvls_allreduce(const net_cluster *c, const net_group *g, double bytes, net_cost *out);
 
 /* Cost of one collective of `bytes` (full buffer size as nccl-tests counts it;
  * for P2P the message) on group g. For P2P, g->nodes > 1 means the two ranks are

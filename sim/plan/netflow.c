@@ -109,6 +109,12 @@ int plan_netflow_cost(plan_netflow *f, net_coll coll, const net_group *grp, int 
 		return net_collective(&f->s->cluster, coll, grp, bytes, out);
 	}
 	const net_node *nd = &f->s->cluster.node;
+	net_cost nv; /* NVLS inside an NVLS node when faster, as NCCL's tuner */
+	if (coll == NET_ALLREDUCE && net_nvls_allreduce(&f->s->cluster, grp, bytes, &nv) == SIM_OK &&
+	    nv.time_s < r.cost.time_s) {
+		*out = nv;
+		return SIM_OK;
+	}
 	*out = (net_cost){r.cost.time_s, r.cost.latency_s, r.cost.busbw_Bps, r.cost.proto,
 			  r.bytes[NET_LINK_SCALEUP],
 			  r.bytes[NET_LINK_NIC] * (nd->nics > 0 ? nd->nics : 1) / nd->gpus};

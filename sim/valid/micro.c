@@ -98,14 +98,21 @@ static int coll_time(const net_cluster *cl, net_coll k, int n, double bytes, dou
 		*t_s = cost.time_s;
 	free(ranks);
 	topo_free(tg);
+	net_group g; /* NCCL's tuner picks NVLS inside an NVLS node when faster */
+	net_group_make(cl, n, 1, &g);
+	net_cost nv;
+	if (rc == SIM_OK && k == NET_ALLREDUCE && net_nvls_allreduce(cl, &g, bytes, &nv) == SIM_OK &&
+	    nv.time_s < *t_s)
+		*t_s = nv.time_s;
 	return rc;
 }
 
 static const char *collective(const cases_csv *c, size_t row, const net_cluster *cl,
 			      net_coll k, valid_row *v)
 {
-	if (!strcmp(get(c, row, "algo"), "nvls"))
-		return "NVLS (in-switch reduction) is not modelled yet";
+	bool nvls = !strcmp(get(c, row, "algo"), "nvls");
+	if (nvls && (k != NET_ALLREDUCE || !(cl->node.nvls_busbw_Bps > 0)))
+		return "NVLS on a node without it (nvls_busbw)";
 	if (!strcmp(get(c, row, "fabric"), "efa"))
 		return "EFA fabrics are not modelled yet";
 	double n = atof(get(c, row, "gpus"));
@@ -121,7 +128,14 @@ static const char *collective(const cases_csv *c, size_t row, const net_cluster 
 		v->measured = bytes * coll_factor(k, n) / (busbw * 1e9);
 	else
 		return "neither time nor bus bandwidth given";
-	if (coll_time(cl, k, (int)n, bytes, &v->predicted) != SIM_OK)
+	if (nvls) { /* pinned: NVLS whatever the tuner would pick */
+		net_group g;
+		net_group_make(cl, (int)n, 1, &g);
+		net_cost nv;
+		if (net_nvls_allreduce(cl, &g, bytes, &nv) != SIM_OK)
+			return "NVLS needs the group inside one node";
+		v->predicted = nv.time_s;
+	} else if (coll_time(cl, k, (int)n, bytes, &v->predicted) != SIM_OK)
 		return "the group does not fit the cluster";
 	return NULL;
 }

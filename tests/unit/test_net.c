@@ -368,8 +368,34 @@ static void test_overhead(void)
 	CHECK(p.time_s > 44e-6);
 }
 
+/* NVLS: with nvls_busbw B = 480 GB/s an 8-GPU all-reduce of S has algbw
+ * B x 8/14 = 274.3 GB/s, so S = 1 GiB takes lat + S / 274.3e9 = 3.91 ms + lat,
+ * faster than the ring at 300 x 0.767 = 230 GB/s busbw (algbw 131.5): the
+ * all-reduce picks NVLS. A group across two nodes, an all-gather, or a node
+ * without NVLS gets none. */
+static void test_nvls(void)
+{
+	net_cluster c = dgx_a100(2);
+	c.node.nvls_busbw_Bps = 480e9;
+	net_group g, across;
+	net_group_make(&c, 8, 1, &g);
+	net_group_make(&c, 16, 1, &across);
+	net_cost nv, ar, ag;
+	double S = 1073741824.0;
+	CHECK_INT(net_nvls_allreduce(&c, &g, S, &nv), SIM_OK);
+	CHECK_NEAR(nv.time_s - nv.latency_s, S / (480e9 * 8 / 14), 1e-12);
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, S, &ar), SIM_OK);
+	CHECK_NEAR(ar.time_s, nv.time_s, 1e-12);
+	CHECK_INT(net_nvls_allreduce(&c, &across, S, &nv), SIM_EINVAL);
+	CHECK_INT(net_collective(&c, NET_ALLGATHER, &g, S, &ag), SIM_OK);
+	CHECK(ag.busbw_Bps < 480e9);
+	c.node.nvls_busbw_Bps = 0;
+	CHECK_INT(net_nvls_allreduce(&c, &g, S, &nv), SIM_EINVAL);
+}
+
 int main(void)
 {
+	test_nvls();
 	test_overhead();
 	test_groups();
 	test_allreduce_node();
