@@ -336,6 +336,35 @@ static void flow_link(const plan_netlinks *n, net_link_kind k, double step_s, ex
 	l->util = step_s > 0 && l->Bps > 0 ? l->bytes / (l->Bps * step_s) : 0;
 }
 
+/* The group (tp, cp, ep, dp, pp) whose collectives put the most bytes on
+ * link class `kind`, over the rank class that loads it most. */
+static void link_group(const replay *r, net_link_kind kind, char *out, size_t len)
+{
+	const plan_graph *g = r->g;
+	double best = 0, by[PLAN_TASK_KIND_COUNT];
+	out[0] = '\0';
+	for (int rank = 0; rank < g->ranks; rank++) {
+		memset(by, 0, sizeof by);
+		double total = 0;
+		for (size_t t = 0; t < g->ntasks; t++) {
+			const plan_task *k = &g->tasks[t];
+			if (k->rank != rank)
+				continue;
+			double b = kind == NET_LINK_SCALEUP ? k->scaleup_bytes : k->nic_bytes;
+			by[k->kind] += b;
+			total += b;
+		}
+		if (!(total > best))
+			continue;
+		best = total;
+		int top = -1;
+		for (int q = 0; q < PLAN_TASK_KIND_COUNT; q++)
+			if (by[q] > 0 && (top < 0 || by[q] > by[top]))
+				top = q;
+		snprintf(out, len, "%s", top >= 0 ? exec_cat_name(comm_cat((uint8_t)top)) : "");
+	}
+}
+
 static void link_stats(const replay *r, const net_cluster *c, exec_result *res)
 {
 	net_link_class lc[NET_LINK_KIND_COUNT];
@@ -348,6 +377,7 @@ static void link_stats(const replay *r, const net_cluster *c, exec_result *res)
 		snprintf(l->kind, sizeof l->kind, "%s", lc[i].kind_name);
 		l->count = lc[i].count;
 		l->Bps = lc[i].Bps;
+		link_group(r, lc[i].kind, l->group, sizeof l->group);
 		if (r->g->net.on) { /* network = flow: the flow model's loads */
 			flow_link(&r->g->net, lc[i].kind, res->step_s, l);
 			continue;

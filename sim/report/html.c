@@ -499,7 +499,7 @@ static void links(FILE *out, const exec_result *r)
 	      "the bar is the mean utilisation over the step.</p>\n<table>\n"
 	      "<tr><th class=\"l\">link</th><th class=\"l\">kind</th><th>count</th>"
 	      "<th>capacity</th><th>carried</th><th>busy</th><th>saturated</th>"
-	      "<th class=\"l\">utilisation</th></tr>\n",
+	      "<th class=\"l\">by</th><th class=\"l\">utilisation</th></tr>\n",
 	      out);
 	for (int i = 0; i < n; i++) {
 		const exec_link *l = &r->links[i];
@@ -515,10 +515,11 @@ static void links(FILE *out, const exec_result *r)
 		esc(out, l->kind);
 		fprintf(out,
 		        "</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
-		        "<td class=\"l\"><div class=\"bar\"><div "
+		        "<td class=\"l\">%s</td><td class=\"l\"><div class=\"bar\"><div "
 		        "style=\"width:%.1f%%\"></div></div>"
 		        "%.1f%%</td></tr>\n",
-		        l->count, bw, by, busy, sat, u, 100.0 * l->util);
+		        l->count, bw, by, busy, sat, l->bytes > 0 && l->group[0] ? l->group : "-",
+		        u, 100.0 * l->util);
 	}
 	fputs("</table>\n", out);
 }

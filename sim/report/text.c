@@ -256,15 +256,16 @@ static void links(FILE *out, const exec_result *r)
 	}
 	w = w < TEXT_NAME_MAX ? w : TEXT_NAME_MAX;
 	fprintf(out, "\nlinks, most loaded first\n");
-	fprintf(out, "  %-*s %-8s %6s %12s %12s %7s %10s %10s\n", w, "link", "kind", "count",
-		"capacity", "carried", "util", "busy s", "saturated");
+	fprintf(out, "  %-*s %-8s %6s %12s %12s %7s %10s %10s  %s\n", w, "link", "kind", "count",
+		"capacity", "carried", "util", "busy s", "saturated", "by");
 	for (int i = 0; i < n; i++) {
 		const exec_link *l = &r->links[order[i]];
 		char cap[48], bytes[32];
 		sim_unit_format(l->Bps, SIM_UNIT_BANDWIDTH, cap, sizeof cap);
 		fmt_bytes(l->bytes, bytes, sizeof bytes);
-		fprintf(out, "  %-*.*s %-8s %6d %12s %12s %6.1f%% %10.4f %10.4f\n", w, w, l->name,
-			l->kind, l->count, cap, bytes, 100.0 * l->util, l->busy_s, l->saturated_s);
+		fprintf(out, "  %-*.*s %-8s %6d %12s %12s %6.1f%% %10.4f %10.4f  %s\n", w, w, l->name,
+			l->kind, l->count, cap, bytes, 100.0 * l->util, l->busy_s, l->saturated_s,
+			l->bytes > 0 && l->group[0] ? l->group : "-");
 	}
 }
 

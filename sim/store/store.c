@@ -7,7 +7,7 @@
  * ROLLBACK on any error, so a run is either all there or not at all. Values are
  * always bound to prepared statements; no SQL text is built from values.
  *
- * Schema version 4 (PRAGMA user_version = 4). A database with a newer version
+ * Schema version 5 (PRAGMA user_version = 5). A database with a newer version
  * is refused; an empty one (user_version 0, no tables) is migrated by running
  * migrations[v] for v = user_version .. STORE_SCHEMA_VERSION - 1 in one
  * transaction; a version-0 file that already holds tables is not ours and is
@@ -36,6 +36,9 @@
  *     an unsharded sweep.
  *   sweeps.shard     "I/N" for `podsim sweep --shard I/N` (NULL unsharded);
  *     a merge of some shards writes "I,J/N", of all N shards NULL.
+ * Version 5 adds (migration 4 -> 5):
+ *   run_links.traffic  the group whose collectives load the link class most
+ *     ("tp", "dp", "pp", "cp", "ep"; NULL in rows stored before).
  *
  * Doubles are REAL columns and round-trip exactly (SQLite stores IEEE doubles;
  * NaN is stored as NULL and read back as NaN). uint64 values (seed, tasks,
@@ -106,7 +109,8 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE runs ADD COLUMN nvme_bytes REAL;"
 	"ALTER TABLE runs ADD COLUMN nvme_capacity_bytes REAL;",
 	"ALTER TABLE runs ADD COLUMN sweep_rank INTEGER;"
-	"ALTER TABLE sweeps ADD COLUMN shard TEXT;"};
+	"ALTER TABLE sweeps ADD COLUMN shard TEXT;",
+	"ALTER TABLE run_links ADD COLUMN traffic TEXT;"};
 
 /* ------------------------------------------------------------ helpers ---- */
 
@@ -382,6 +386,7 @@ static int put_link(store *s, sqlite3_stmt *st, int64_t id, int idx, const exec_
 	sqlite3_bind_double(st, 8, l->busy_s);
 	sqlite3_bind_double(st, 9, l->util);
 	sqlite3_bind_double(st, 10, l->saturated_s);
+	sqlite3_bind_text(st, 11, l->group, -1, SQLITE_STATIC);
 	return step_done(s, st, diag, "cannot store link");
 }
 
@@ -401,8 +406,8 @@ static int put_detail(store *s, const exec_result *r, int64_t id, sim_diag *diag
 	if (rc == SIM_OK)
 		rc = prepare(s,
 			     "INSERT INTO run_links (run_id, idx, name, kind, count, capacity_Bps,"
-			     " bytes, busy_s, util, saturated_s)"
-			     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			     " bytes, busy_s, util, saturated_s, traffic)"
+			     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			     &lnk, diag);
 	for (int i = 0; rc == SIM_OK && i < r->nclasses; i++)
 		rc = put_class(s, cls, mem, id, i, &r->classes[i], diag);
@@ -572,7 +577,7 @@ static int get_links(store *s, int64_t id, exec_result *r, sim_diag *diag)
 	sqlite3_stmt *st;
 	if (prepare(s,
 		    "SELECT idx, name, kind, count, capacity_Bps, bytes, busy_s, util,"
-		    " saturated_s FROM run_links WHERE run_id = ? ORDER BY idx",
+		    " saturated_s, traffic FROM run_links WHERE run_id = ? ORDER BY idx",
 		    &st, diag))
 		return SIM_EDB;
 	sqlite3_bind_int64(st, 1, id);
@@ -592,6 +597,7 @@ static int get_links(store *s, int64_t id, exec_result *r, sim_diag *diag)
 		l->busy_s = col_double(st, 6);
 		l->util = col_double(st, 7);
 		l->saturated_s = col_double(st, 8);
+		col_text(st, 9, l->group, sizeof l->group);
 	}
 	if (err == SIM_OK && rc != SQLITE_DONE)
 		err = db_error(s, diag, "cannot read links");

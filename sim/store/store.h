@@ -19,7 +19,7 @@
 
 #include "../exec/exec.h"
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 #define STORE_ENV "PODSIM_DB"
 #define STORE_DEFAULT_PATH "podsim.db"
 
