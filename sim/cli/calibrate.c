@@ -101,30 +101,25 @@ static int load_gpu(const opts *o, hw_gpu *g, sim_diag *d)
 	return rc;
 }
 
-/* Write the .ini to OUT.tmp, then rename it over OUT. */
+typedef struct ini_job {
+	const calib_fit *fit;
+	const char *data;
+} ini_job;
+
+static int ini_fill(FILE *f, void *ctx)
+{
+	const ini_job *j = ctx;
+	calib_print_ini(f, j->fit, j->data);
+	return SIM_OK;
+}
+
+/* Write the .ini all or nothing (sim_write_atomic). */
 static int write_ini(const char *out, const calib_fit *fit, const char *data)
 {
-	size_t n = strlen(out) + 5;
-	char *tmp = malloc(n);
-	if (!tmp)
-		return SIM_ENOMEM;
-	snprintf(tmp, n, "%s.tmp", out);
-	FILE *f = fopen(tmp, "w");
-	int rc = f ? SIM_OK : SIM_EIO;
-	if (f) {
-		calib_print_ini(f, fit, data);
-		if (ferror(f))
-			rc = SIM_EIO;
-		if (fclose(f) != 0)
-			rc = SIM_EIO;
-	}
-	if (rc == SIM_OK && rename(tmp, out) != 0)
-		rc = SIM_EIO;
-	if (rc != SIM_OK) {
-		remove(tmp);
+	ini_job j = {fit, data};
+	int rc = sim_write_atomic(out, ini_fill, &j);
+	if (rc != SIM_OK)
 		fprintf(stderr, "podsim calibrate: error: cannot write %s\n", out);
-	}
-	free(tmp);
 	return rc;
 }
 

@@ -100,40 +100,37 @@ static int parse(int argc, char **argv, fopts *o)
 	return 0;
 }
 
+typedef struct profile {
+	const fopts *o;
+	double x, fit, check;
+	int n, nc;
+} profile;
+
 /* The profile: the fitted value with how it was obtained. */
+static int profile_fill(FILE *f, void *ctx)
+{
+	const profile *p = ctx;
+	const fopts *o = p->o;
+	fprintf(f, "; %s.ini - host cost of one operation of the %s software stack,\n", o->name,
+		o->name);
+	fprintf(f, "; fitted by podsim calibrate --framework on measured training steps:\n");
+	fprintf(f, ";   data %s, fit rows:%s%s%s%s (%d rows, MAPE %.1f %%)\n", o->csv,
+		o->only ? " id " : "", o->only ? o->only : "", o->where ? " where " : "",
+		o->where ? o->where : "", p->n, 100 * p->fit);
+	if (p->nc > 0)
+		fprintf(f, ";   held out:%s%s%s%s (%d rows, MAPE %.1f %%)\n", o->conly ? " id " : "",
+			o->conly ? o->conly : "", o->cwhere ? " where " : "",
+			o->cwhere ? o->cwhere : "", p->nc, 100 * p->check);
+	fprintf(f, "[gpu]\nframework_overhead = %.1f us\n", p->x * 1e6);
+	return SIM_OK;
+}
+
 static int write_profile(const fopts *o, double x, double fit, int n, double check, int nc)
 {
-	size_t len = strlen(o->out) + 5;
-	char *tmp = malloc(len);
-	if (!tmp)
-		return SIM_ENOMEM;
-	snprintf(tmp, len, "%s.tmp", o->out);
-	FILE *f = fopen(tmp, "w");
-	int rc = f ? SIM_OK : SIM_EIO;
-	if (f) {
-		fprintf(f, "; %s.ini - host cost of one operation of the %s software stack,\n", o->name,
-			o->name);
-		fprintf(f, "; fitted by podsim calibrate --framework on measured training steps:\n");
-		fprintf(f, ";   data %s, fit rows:%s%s%s%s (%d rows, MAPE %.1f %%)\n", o->csv,
-			o->only ? " id " : "", o->only ? o->only : "", o->where ? " where " : "",
-			o->where ? o->where : "", n, 100 * fit);
-		if (nc > 0)
-			fprintf(f, ";   held out:%s%s%s%s (%d rows, MAPE %.1f %%)\n",
-				o->conly ? " id " : "", o->conly ? o->conly : "",
-				o->cwhere ? " where " : "", o->cwhere ? o->cwhere : "", nc, 100 * check);
-		fprintf(f, "[gpu]\nframework_overhead = %.1f us\n", x * 1e6);
-		if (ferror(f))
-			rc = SIM_EIO;
-		if (fclose(f) != 0)
-			rc = SIM_EIO;
-	}
-	if (rc == SIM_OK && rename(tmp, o->out) != 0)
-		rc = SIM_EIO;
-	if (rc != SIM_OK) {
-		remove(tmp);
+	profile p = {o, x, fit, check, n, nc};
+	int rc = sim_write_atomic(o->out, profile_fill, &p);
+	if (rc != SIM_OK)
 		fprintf(stderr, "podsim calibrate: error: cannot write %s\n", o->out);
-	}
-	free(tmp);
 	return rc;
 }
 

@@ -164,6 +164,14 @@ void sim_rng_free(sim_rng *r);
 double sim_rng_uniform(sim_rng *r);         /* [0, 1) */
 double sim_rng_normal(sim_rng *r, double sigma);
 
+/* ---------------------------------------------------------- output files -- */
+
+/* Write PATH all or nothing (atomic.c): fill(f, ctx) writes to PATH.tmp, which
+ * is renamed over PATH when fill returns SIM_OK and every write and the close
+ * succeeded; else PATH.tmp is removed. Returns fill's error, SIM_EIO or
+ * SIM_ENOMEM. */
+int sim_write_atomic(const char *path, int (*fill)(FILE *f, void *ctx), void *ctx);
+
 /* --------------------------------------------------------------- strings -- */
 
 /* Edit distance (for "did you mean" notes). */

@@ -83,7 +83,7 @@ static void chain_push(chain *c, seg x)
 	c->v[c->n++] = x;
 }
 
-static net_coll tp_coll(work_comm c)
+net_coll plan_comm_coll(work_comm c)
 {
 	switch (c) {
 	case WORK_COMM_CP_RING:
@@ -128,16 +128,13 @@ static float nic_share(const net_cluster *c, double per_rank)
 	return (float)(per_rank * c->node.gpus / (c->node.nics > 0 ? c->node.nics : 1));
 }
 
-static double kernel_time(const builder *b, const work_item *it)
+double plan_kernel_time(const hw_gpu *gpu, hw_dtype t, const work_item *it)
 {
-	const hw_gpu *gpu = &b->s->gpu;
 	switch (it->kernel) {
 	case WORK_KERNEL_GEMM:
-		return hw_gemm_time(gpu, b->sh.dtype, it->m, it->n, it->k,
-				    it->batch > 0 ? it->batch : 1.0);
+		return hw_gemm_time(gpu, t, it->m, it->n, it->k, it->batch > 0 ? it->batch : 1.0);
 	case WORK_KERNEL_ATTN: /* fp8 recipes keep attention in bf16 */
-		return hw_kernel_time(gpu, b->sh.dtype == HW_FP8 ? HW_BF16 : b->sh.dtype, it->flops,
-				      it->bytes);
+		return hw_kernel_time(gpu, t == HW_FP8 ? HW_BF16 : t, it->flops, it->bytes);
 	default:
 		return hw_mem_time(gpu, it->bytes);
 	}
@@ -155,7 +152,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 			bool ep = it[i].comm == WORK_COMM_EP_ALLTOALL;
 			const net_group *grp = ring ? &b->cp : ep ? &b->ep : &b->tp;
 			net_cost cost;
-			if (comm_cost(b, tp_coll(it[i].comm), grp, it[i].comm_bytes, &cost) != SIM_OK)
+			if (comm_cost(b, plan_comm_coll(it[i].comm), grp, it[i].comm_bytes, &cost) != SIM_OK)
 				cost = (net_cost){0};
 			uint8_t kind_c = ring ? PLAN_TASK_CP : ep ? PLAN_TASK_EP : PLAN_TASK_TP;
 			seg x = {sim_time_from_s(cost.time_s), 0, 0, kind_c, layer, (float)cost.intra_bytes,
@@ -174,7 +171,8 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		 * stays (the gap between kernels), the framework part moves to the
 		 * host. With no framework overhead this is the serial sum. */
 		const hw_gpu *gpu = &b->s->gpu;
-		sim_time g = sim_time_from_s(kernel_time(b, &it[i]) - gpu->framework_s);
+		double k = plan_kernel_time(gpu, b->sh.dtype, &it[i]);
+		sim_time g = sim_time_from_s(k - gpu->framework_s);
 		sim_time h = sim_time_from_s(gpu->launch_s + gpu->framework_s);
 		if (!open || c->n == 0 || it[i].cp_step > 0) {
 			seg x = {0, 0, 0, kind, layer, 0, 0, 0, it[i].cp_step};

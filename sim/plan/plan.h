@@ -283,6 +283,13 @@ void plan_schedule_order(plan_schedule sched, int p, int m, int vpp, int stage, 
 /* Steps of a schedule: 2*m*vpp, 3*m*vpp with the zero-bubble W passes. */
 int plan_schedule_steps(plan_schedule sched, int m, int vpp);
 
+/* Time of one work item's kernel on gpu in dtype t (GEMMs with their batch,
+ * attention on the bf16 path under fp8, memory-bound kernels), launch
+ * included; and the net collective a work item's communication is. Shared by
+ * plan_build and the sweep pre-screen. */
+double plan_kernel_time(const hw_gpu *gpu, hw_dtype t, const work_item *it);
+net_coll plan_comm_coll(work_comm c);
+
 /* Build the step's task graph. SIM_OK or SIM_ENOMEM. */
 int plan_build(const plan_scenario *s, plan_graph **out);
 

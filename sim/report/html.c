@@ -539,29 +539,25 @@ void report_html(FILE *out, const exec_result *r, int64_t run_id, const exec_tim
 	fputs(".</p>\n</body>\n</html>\n", out);
 }
 
+typedef struct html_job {
+	const exec_result *r;
+	int64_t run_id;
+	const exec_timeline *tl;
+	const char *note;
+} html_job;
+
+static int html_fill(FILE *f, void *ctx)
+{
+	const html_job *j = ctx;
+	report_html(f, j->r, j->run_id, j->tl, j->note);
+	return SIM_OK;
+}
+
 int report_html_file(const char *path, const exec_result *r, int64_t run_id,
                      const exec_timeline *tl, const char *note)
 {
-	size_t n = strlen(path) + 5;
-	char *tmp = malloc(n);
-	if (!tmp)
-		return SIM_ENOMEM;
-	snprintf(tmp, n, "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	int rc = f ? SIM_OK : SIM_EIO;
-	if (f) {
-		report_html(f, r, run_id, tl, note);
-		if (ferror(f))
-			rc = SIM_EIO;
-		if (fclose(f) != 0)
-			rc = SIM_EIO;
-		if (rc == SIM_OK && rename(tmp, path) != 0)
-			rc = SIM_EIO;
-		if (rc != SIM_OK)
-			remove(tmp);
-	}
-	free(tmp);
-	return rc;
+	html_job j = {r, run_id, tl, note};
+	return sim_write_atomic(path, html_fill, &j);
 }
 
 /* Replays the stored resolved scenario text. The stored figures stay what the

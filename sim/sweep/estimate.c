@@ -54,35 +54,6 @@ typedef struct prog {
 	double bwd_s;   /* backward with recomputation: kernels and blocking */
 } prog;
 
-static double kernel_time(const plan_scenario *s, hw_dtype t, const work_item *it)
-{
-	switch (it->kernel) {
-	case WORK_KERNEL_GEMM:
-		return hw_gemm_time(&s->gpu, t, it->m, it->n, it->k,
-		                    it->batch > 0 ? it->batch : 1.0);
-	case WORK_KERNEL_ATTN: /* fp8 recipes keep attention in bf16 */
-		return hw_kernel_time(&s->gpu, t == HW_FP8 ? HW_BF16 : t, it->flops, it->bytes);
-	default:
-		return hw_mem_time(&s->gpu, it->bytes);
-	}
-}
-
-static net_coll coll_of(work_comm c)
-{
-	switch (c) {
-	case WORK_COMM_CP_RING:
-		return NET_P2P;
-	case WORK_COMM_EP_ALLTOALL:
-		return NET_ALLTOALL;
-	case WORK_COMM_ALLGATHER:
-		return NET_ALLGATHER;
-	case WORK_COMM_REDUCESCATTER:
-		return NET_REDUCESCATTER;
-	default:
-		return NET_ALLREDUCE;
-	}
-}
-
 static double coll_time(const plan_scenario *s, net_coll c, const net_group *g, double bytes)
 {
 	net_cost cost;
@@ -111,14 +82,14 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			bool ep = it[i].comm == WORK_COMM_EP_ALLTOALL;
 			if (only_core && !ring)
 				continue;
-			double t = coll_time(s, coll_of(it[i].comm),
+			double t = coll_time(s, plan_comm_coll(it[i].comm),
 			                     ring ? &g->cp
 			                     : ep ? &g->ep
 			                          : &g->tp,
 			                     it[i].comm_bytes);
 			*(ring ? &p->ring_s : &p->block_s) += t;
 		} else if (!only_core || attn) {
-			double t = kernel_time(s, sh->dtype, &it[i]);
+			double t = plan_kernel_time(&s->gpu, sh->dtype, &it[i]);
 			p->comp_s += t;
 			p->attn_s += attn ? t : 0;
 			p->w_s += is_wgrad(&it[i]) ? t : 0;

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ----------------------------------------------------------------- time -- */
 
@@ -445,8 +446,49 @@ static void test_levenshtein(void)
 	CHECK_INT(sim_levenshtein("kitten", "sitting"), 3);
 }
 
+static int fill_ok(FILE *f, void *ctx)
+{
+	fprintf(f, "%s", (const char *)ctx);
+	return SIM_OK;
+}
+
+static int fill_fail(FILE *f, void *ctx)
+{
+	fprintf(f, "half");
+	(void)ctx;
+	return SIM_EIO;
+}
+
+/* sim_write_atomic: a good write replaces the file whole; a failing one (the
+ * writer's error, or a folder that does not exist) leaves the old file and
+ * no PATH.tmp behind. */
+static void test_atomic(void)
+{
+	char dir[] = "/tmp/podsim-atomic-XXXXXX", path[64], tmp[72], buf[16] = "";
+	if (!mkdtemp(dir))
+		return;
+	snprintf(path, sizeof path, "%s/out.txt", dir);
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	CHECK_INT(sim_write_atomic(path, fill_ok, "first"), SIM_OK);
+	CHECK_INT(sim_write_atomic(path, fill_fail, NULL), SIM_EIO);
+	FILE *f = fopen(path, "r");
+	CHECK(f != NULL);
+	if (f) {
+		CHECK(fgets(buf, sizeof buf, f) != NULL);
+		fclose(f);
+	}
+	CHECK_STR(buf, "first");
+	CHECK(fopen(tmp, "r") == NULL);
+	char bad[96];
+	snprintf(bad, sizeof bad, "%s/no/such/out.txt", dir);
+	CHECK_INT(sim_write_atomic(bad, fill_ok, "x"), SIM_EIO);
+	remove(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
+	test_atomic();
 	test_time();
 	test_err();
 	test_arena();
