@@ -140,7 +140,8 @@ static int time_one(const topo_graph *g, net_coll op, const int *ranks, int n, d
 	net_group_make(c, n, 1, &grp);
 	if (op == NET_P2P) /* first to last rank */
 		grp = (net_group){2, ranks[0] / c->node.gpus == ranks[n - 1] / c->node.gpus ? 2 : 1,
-		                  ranks[0] / c->node.gpus == ranks[n - 1] / c->node.gpus ? 1 : 2};
+		                  ranks[0] / c->node.gpus == ranks[n - 1] / c->node.gpus ? 1 : 2,
+		                  ranks[n - 1] - ranks[0]};
 	r->bytes = bytes;
 	int rc = topo_collective(g, op, ranks, n, bytes, algo, &r->f);
 	if (rc == SIM_OK)

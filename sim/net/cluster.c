@@ -143,7 +143,7 @@ void net_group_make(const net_cluster *c, int size, int stride, net_group *out)
 {
 	int64_t g = c->node.gpus > 0 ? c->node.gpus : 1;
 	int64_t step = stride > 0 ? stride : 1;
-	*out = (net_group){size > 0 ? size : 0, 0, 0};
+	*out = (net_group){size > 0 ? size : 0, 0, 0, (int)step};
 	int64_t node = -1, run = 0;
 	for (int64_t i = 0; i < out->size; i++) {
 		int64_t n = i * step / g;

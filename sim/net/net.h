@@ -114,6 +114,8 @@ typedef struct net_group {
 	int size;     /* ranks in the group */
 	int per_node; /* ranks of the group on one node */
 	int nodes;    /* nodes the group spans */
+	int stride;   /* rank distance between members (net_group_make's; 0 when
+		       * built by hand: the flow model then needs it given) */
 } net_group;
 
 void net_group_make(const net_cluster *c, int size, int stride, net_group *out);

@@ -100,26 +100,14 @@ net_coll plan_comm_coll(work_comm c)
 }
 
 /* The one place a collective is timed: net's alpha-beta closed forms, or with
- * [cluster] network = flow the flow model on the link graph (netflow.c),
- * which needs the group's stride (plan/groups.c's strides, by group). */
+ * [cluster] network = flow the flow model on the link graph (netflow.c), on
+ * the group's size and stride (plan_make_groups). */
 static int comm_cost(const builder *b, net_coll coll, const net_group *grp, double bytes,
 		     net_cost *out)
 {
 	if (!b->flow)
 		return net_collective(&b->s->cluster, coll, grp, bytes, out);
-	const plan_spec *p = &b->s->plan;
-	int st[PLAN_DIMS];
-	plan_strides(p, st);
-	int dst = p->cp > 1 && st[PLAN_DIM_CP] < st[PLAN_DIM_DP] ? st[PLAN_DIM_CP] : st[PLAN_DIM_DP];
-	int stride = grp == &b->tp		       ? st[PLAN_DIM_TP]
-		     : grp == &b->cp		       ? st[PLAN_DIM_CP]
-		     : grp == &b->dp || grp == &b->shard ? dst
-		     : grp == &b->replica	       ? dst * b->shard.size
-		     : grp == &b->ep		       ? 1
-		     : grp == &b->edp		       ? (p->ep > 1 ? p->ep : 1)
-		     : grp == &b->pp		       ? st[PLAN_DIM_PP]
-						       : (p->pp - 1) * st[PLAN_DIM_PP]; /* embed */
-	return plan_netflow_cost(b->flow, coll, grp, grp->size, stride, bytes, out);
+	return plan_netflow_cost(b->flow, coll, grp, grp->size, grp->stride, bytes, out);
 }
 
 /* Per-NIC bytes when every GPU of a node sends `per_rank` bytes off the node. */

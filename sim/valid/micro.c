@@ -78,7 +78,7 @@ static int coll_time(const net_cluster *cl, net_coll k, int n, double bytes, dou
 		net_group g;
 		net_group_make(cl, n, 1, &g);
 		if (k == NET_P2P)
-			g = (net_group){2, 2, 1};
+			g = (net_group){2, 2, 1, 1};
 		net_cost cost;
 		int rc = net_collective(cl, k, &g, bytes, &cost);
 		*t_s = cost.time_s;

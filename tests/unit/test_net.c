@@ -172,14 +172,14 @@ static void test_protocols(void)
 static void test_p2p_alltoall(void)
 {
 	net_cluster c = dgx_a100(2);
-	net_group g = {2, 2, 1};
+	net_group g = {2, 2, 1, 1};
 	net_cost k;
 	/* Inside a node: 1 GiB / 230.1 GB/s + 8.4 + 3.4 us. */
 	CHECK_INT(net_collective(&c, NET_P2P, &g, GIB, &k), SIM_OK);
 	CHECK_NEAR(k.time_s, 11.8e-6 + GIB / (300e9 * 0.767), 1e-9);
 	CHECK_NEAR(k.intra_bytes, GIB, 1e-12);
 	/* Across nodes: one NIC, 24 GB/s; lat 8.4 + 14 us. */
-	g = (net_group){2, 1, 2};
+	g = (net_group){2, 1, 2, 8};
 	CHECK_INT(net_collective(&c, NET_P2P, &g, GIB, &k), SIM_OK);
 	CHECK_NEAR(k.time_s, 22.4e-6 + GIB / 24e9, 1e-9);
 	CHECK_NEAR(k.inter_bytes, GIB, 1e-12);
@@ -192,7 +192,7 @@ static void test_p2p_alltoall(void)
 	CHECK_NEAR(k.intra_bytes, 7.0 / 16 * GIB, 1e-12);
 	CHECK_NEAR(k.inter_bytes, 8.0 / 16 * GIB, 1e-12);
 	/* One rank or no bytes cost nothing; groups that do not fit are EINVAL. */
-	g = (net_group){1, 1, 1};
+	g = (net_group){1, 1, 1, 1};
 	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
 	CHECK_NEAR(k.time_s, 0, 0);
 	net_group_make(&c, 16, 1, &g);
@@ -200,7 +200,7 @@ static void test_p2p_alltoall(void)
 	CHECK_NEAR(k.time_s, 0, 0);
 	net_group_make(&c, 32, 1, &g); /* 4 nodes on a 2-node cluster */
 	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, GIB, &k), SIM_EINVAL);
-	g = (net_group){16, 16, 1};    /* 16 per node on 8-GPU nodes */
+	g = (net_group){16, 16, 1, 1};    /* 16 per node on 8-GPU nodes */
 	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, GIB, &k), SIM_EINVAL);
 	CHECK_INT(net_collective(&c, NET_ALLREDUCE, NULL, GIB, &k), SIM_EINVAL);
 }
@@ -363,7 +363,7 @@ static void test_overhead(void)
 	c.node.coll_overhead_s = 44e-6;
 	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, 1048576.0, &b), SIM_OK);
 	CHECK_NEAR(b.time_s - a.time_s, 44e-6, 1e-9);
-	net_group pair = {2, 2, 1};
+	net_group pair = {2, 2, 1, 1};
 	CHECK_INT(net_collective(&c, NET_P2P, &pair, 4096.0, &p), SIM_OK);
 	CHECK(p.time_s > 44e-6);
 }

@@ -163,7 +163,7 @@ static void dgx1_mesh(void)
 	int r[8] = {0, 1, 2, 3, 4, 5, 6, 7};
 	topo_cost c;
 	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 8, GIB, TOPO_ALGO_RING, &c), SIM_OK);
-	net_group grp = {8, 8, 1};
+	net_group grp = {8, 8, 1, 1};
 	net_cost ab;
 	CHECK_INT(net_collective(topo_cluster(g), NET_ALLREDUCE, &grp, GIB, &ab), SIM_OK);
 	printf("dgx-1 ring all-reduce 1 GiB: %d rings, flow %.1f us, alpha-beta %.1f us\n",
@@ -187,7 +187,7 @@ static void against_alpha_beta(void)
 	 * port, t_bw = 2(n-1)/n * S / (300 GB/s * 0.767), as alpha-beta. */
 	topo_cost c;
 	net_cost ab;
-	net_group g8 = {8, 8, 1}, g16 = {16, 8, 2};
+	net_group g8 = {8, 8, 1, 1}, g16 = {16, 8, 2, 1};
 	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 8, GIB, TOPO_ALGO_RING, &c), SIM_OK);
 	CHECK_INT(net_collective(cl, NET_ALLREDUCE, &g8, GIB, &ab), SIM_OK);
 	CHECK_NEAR(c.time_s, ab.time_s, 0.05);
@@ -274,7 +274,7 @@ static void vtrain_lut(void)
 		       t = atof(cases_csv_get(csv, i, ct)) * 1e-6;
 		topo_cost c;
 		net_cost ab;
-		net_group grp = {n, n, 1};
+		net_group grp = {n, n, 1, 1};
 		if (topo_collective(g, NET_ALLREDUCE, r, n, bytes, TOPO_ALGO_AUTO, &c) != SIM_OK ||
 		    net_collective(topo_cluster(g), NET_ALLREDUCE, &grp, bytes, &ab) != SIM_OK ||
 		    !(t > 0))
