@@ -18,7 +18,7 @@
  * inputs (deterministic), and is well-formed XML (void elements self-closed),
  * so xmllint can check it.
  */
-#include "report.h"
+#include "report_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -43,8 +43,7 @@ static const char *const kind_name[HTML_KINDS] = {"forward", "backward", "recomp
 static const char *const kind_color[HTML_KINDS] = {"#4e79a7", "#f28e2b", "#e15759", "#edc948",
                                                    "#59a14f"};
 
-/* Text with &, <, >, " escaped. */
-static void esc(FILE *out, const char *s)
+void report_esc(FILE *out, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
@@ -148,15 +147,15 @@ static void head(FILE *out, const exec_result *r)
 	fputs("<!DOCTYPE html>\n<html lang=\"en\" xmlns=\"http://www.w3.org/1999/xhtml\">\n"
 	      "<head>\n<meta charset=\"utf-8\"/>\n<title>podsim: ",
 	      out);
-	esc(out, r->scenario);
+	report_esc(out, r->scenario);
 	fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>podsim: ", style);
-	esc(out, r->scenario);
+	report_esc(out, r->scenario);
 	fputs("</h1>\n<p class=\"id\">", out);
 	const char *keys[] = {"model", "gpu", "cluster", "plan"};
 	const char *vals[] = {r->model, r->gpu, r->cluster, r->plan};
 	for (int i = 0; i < 4; i++) {
 		fprintf(out, "%s%s <b>", i ? " &#183; " : "", keys[i]);
-		esc(out, vals[i]);
+		report_esc(out, vals[i]);
 		fputs("</b>", out);
 	}
 	fprintf(out, " &#183; %d GPUs &#183; seed %llu</p>\n", r->gpus,
@@ -357,7 +356,7 @@ static void gantt(FILE *out, const exec_result *r, const exec_timeline *tl, cons
 		double y = row * HTML_ROW + 2;
 		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", HTML_LABEL - 6,
 		        y + HTML_ROW - 8);
-		esc(out, r->classes[k].name);
+		report_esc(out, r->classes[k].name);
 		fprintf(out,
 		        "</text>\n<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" "
 		        "fill=\"url(#idle)\"/>\n",
@@ -407,7 +406,7 @@ static void row_label(FILE *out, const exec_class *c, double y)
 {
 	fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", HTML_LABEL - 6,
 	        y + HTML_ROW - 8);
-	esc(out, c->name);
+	report_esc(out, c->name);
 	fputs("</text>\n", out);
 }
 
@@ -510,9 +509,9 @@ static void links(FILE *out, const exec_result *r)
 		fmt_time(l->saturated_s, sat, sizeof sat);
 		double u = 100.0 * (l->util < 1 ? l->util : 1);
 		fputs("<tr><td class=\"l\">", out);
-		esc(out, l->name);
+		report_esc(out, l->name);
 		fputs("</td><td class=\"l\">", out);
-		esc(out, l->kind);
+		report_esc(out, l->kind);
 		fprintf(out,
 		        "</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
 		        "<td class=\"l\">%s</td><td class=\"l\"><div class=\"bar\"><div "

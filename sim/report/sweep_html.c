@@ -3,7 +3,7 @@
  * and a scatter of step time against GPU-seconds per step (GPUs x step, what
  * a step costs at any price per GPU-hour) with the Pareto front drawn, then the
  * table. Inline SVG and CSS, no script; well-formed XML; deterministic. */
-#include "report.h"
+#include "report_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -13,27 +13,6 @@
 #define LEFT 380.0
 #define ROW 16.0
 #define MAX_BARS 64
-
-static void esc(FILE *out, const char *s)
-{
-	for (; *s; s++)
-		switch (*s) {
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		default:
-			fputc(*s, out);
-		}
-}
 
 static void bars(FILE *out, const report_sweep_point *p, size_t n)
 {
@@ -50,11 +29,11 @@ static void bars(FILE *out, const report_sweep_point *p, size_t n)
 			i + 1);
 		char label[64];
 		snprintf(label, sizeof label, "%.60s", p[i].label);
-		esc(out, label);
+		report_esc(out, label);
 		fprintf(out, "</text>\n<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" "
 			     "fill=\"%s\"><title>",
 			LEFT, y + 2, p[i].step_s * scale, ROW - 4, p[i].pareto ? "#e15759" : "#4e79a7");
-		esc(out, p[i].label);
+		report_esc(out, p[i].label);
 		fprintf(out, ": %.4g s simulated, %.4g s pre-screen</title></rect>\n", p[i].step_s,
 			p[i].est_s);
 		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222\" "
@@ -117,7 +96,7 @@ static void scatter(FILE *out, const report_sweep_point *p, size_t n)
 		fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"><title>%zu. ",
 			PX(p[i].gpus * p[i].step_s), PY(p[i].step_s), p[i].pareto ? "5" : "3.5",
 			p[i].pareto ? "#e15759" : "#4e79a7", i + 1);
-		esc(out, p[i].label);
+		report_esc(out, p[i].label);
 		fprintf(out, ": %.4g s, %d GPUs</title></circle>\n", p[i].step_s, p[i].gpus);
 	}
 #undef PX
@@ -136,7 +115,7 @@ static void table(FILE *out, const report_sweep_point *p, size_t n)
 			     "<td>%d</td><td>%.4f</td><td>%s</td><td class=\"l\">",
 			i + 1, p[i].step_s, p[i].est_s, 100 * p[i].mfu, p[i].tokens_per_s, p[i].gpus,
 			p[i].cost_usd, p[i].pareto ? "*" : "");
-		esc(out, p[i].label);
+		report_esc(out, p[i].label);
 		fputs("</td></tr>\n", out);
 	}
 	fputs("</table>\n", out);
@@ -147,7 +126,7 @@ void report_sweep_html(FILE *out, const char *title, const report_sweep_point *p
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\" xmlns=\"http://www.w3.org/1999/xhtml\">\n<head>\n"
 	      "<meta charset=\"utf-8\"/>\n<title>podsim sweep: ", out);
-	esc(out, title);
+	report_esc(out, title);
 	fputs("</title>\n<style>\nbody{font-family:system-ui,Helvetica,Arial,sans-serif;"
 	      "margin:24px auto;max-width:1100px;color:#222;padding:0 12px}\n"
 	      "h2{font-size:1.15em;border-bottom:1px solid #ddd}.note{color:#666;font-size:.9em}\n"
@@ -155,7 +134,7 @@ void report_sweep_html(FILE *out, const char *title, const report_sweep_point *p
 	      "th{border-bottom:1px solid #ccc}td.l,th.l{text-align:left}\n"
 	      "svg text{font-size:11px;fill:#333}\n</style>\n</head>\n<body>\n<h1>podsim sweep: ",
 	      out);
-	esc(out, title);
+	report_esc(out, title);
 	fprintf(out, "</h1>\n<p class=\"note\">%zu plans simulated; Kendall's tau between the "
 		     "pre-screen's order and the simulated one: %.3f.</p>\n", n, tau);
 	bars(out, p, n);
