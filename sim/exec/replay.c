@@ -49,6 +49,15 @@ typedef struct replay {
 	sim_time *since;
 	int *comms;
 	uint8_t *last_comm; /* plan_task_kind of the last collective started */
+	/* NIC sharing, per rank: the running transfers that use the NICs (at most
+	 * one per stream), their progress as of nic_since, and per task its end
+	 * event and work left (ps at its own rate) */
+	double nic_cap;     /* bytes/s one NIC achieves (0: no sharing) */
+	uint32_t *nic_run;  /* ranks x PLAN_STREAM_COUNT, UINT32_MAX = none */
+	double *nic_rate;   /* per rank: the progress rate of its NIC transfers */
+	sim_time *nic_since;
+	sim_event_id *ev;   /* per task */
+	double *left;       /* per task */
 } replay;
 
 static bool interferes(uint8_t stream)
@@ -89,6 +98,56 @@ static void comm_change(replay *r, int rank, int delta)
 static size_t qidx(const plan_task *t)
 {
 	return (size_t)t->rank * PLAN_STREAM_COUNT + t->stream;
+}
+
+/* NIC demand of a transfer on its own: the bytes it puts through each NIC
+ * over its duration (it was costed with the NIC to itself). */
+static double nic_demand(const plan_task *t)
+{
+	return t->dur > 0 && t->nic_bytes > 0 ? t->nic_bytes / sim_time_to_s(t->dur) : 0;
+}
+
+/* Transfers of one rank class that run at once share its NICs: while their
+ * demands sum past a NIC's achievable rate (or past the largest demand, which
+ * one transfer alone may have been costed at), each progresses at
+ * cap / sum, the proportional share of a fluid NIC. Settle every running
+ * transfer's progress at the old rate, update the set by `t` (add or
+ * remove), and reschedule their ends at the new rate. */
+static void nic_change(replay *r, int rank, uint32_t t, bool add)
+{
+	sim_time now = sim_engine_now(r->eng);
+	uint32_t *run = r->nic_run + (size_t)rank * PLAN_STREAM_COUNT;
+	double old = r->nic_rate[rank];
+	for (int k = 0; k < PLAN_STREAM_COUNT; k++)
+		if (run[k] != UINT32_MAX) {
+			r->left[run[k]] -= old * (double)(now - r->nic_since[rank]);
+			if (r->left[run[k]] < 0)
+				r->left[run[k]] = 0;
+		}
+	r->nic_since[rank] = now;
+	run[r->g->tasks[t].stream] = add ? t : UINT32_MAX;
+	double sum = 0, top = 0;
+	int n = 0;
+	for (int k = 0; k < PLAN_STREAM_COUNT; k++)
+		if (run[k] != UINT32_MAX) {
+			double d = nic_demand(&r->g->tasks[run[k]]);
+			sum += d, n++;
+			top = d > top ? d : top;
+		}
+	double cap = r->nic_cap > top ? r->nic_cap : top;
+	double rate = sum > cap && n > 1 ? cap / sum : 1.0;
+	r->nic_rate[rank] = rate;
+	for (int k = 0; k < PLAN_STREAM_COUNT; k++) {
+		uint32_t u = run[k];
+		if (u == UINT32_MAX || (rate == old && u != t))
+			continue;
+		if (u != t || !add)
+			sim_engine_cancel(r->eng, r->ev[u]);
+		sim_time at = now + (sim_time)(r->left[u] / rate + 0.5);
+		r->ev[u] = sim_engine_schedule(r->eng, at, 0, on_end, r, u);
+		if (!r->ev[u])
+			SIM_PANIC("event engine out of memory");
+	}
 }
 
 /* Counting sort of edges into CSR form keyed by `key` (0 = from, 1 = to). */
@@ -211,6 +270,11 @@ static void try_start(replay *r, size_t q)
 		r->since[rank] = now;
 		at = now + (sim_time)((double)task->dur / rate(r, rank) + 0.5);
 	}
+	if (r->nic_cap > 0 && nic_demand(task) > 0) { /* scheduled by the NIC share */
+		r->left[t] = (double)task->dur;
+		nic_change(r, rank, t, true);
+		return;
+	}
 	sim_event_id ev = sim_engine_schedule(r->eng, at, 0, on_end, r, t);
 	if (!ev)
 		SIM_PANIC("event engine out of memory");
@@ -239,6 +303,8 @@ static void on_end(sim_engine *eng, void *ctx, uint64_t arg)
 	} else if (interferes(task->stream)) {
 		comm_change(r, task->rank, -1);
 	}
+	if (r->nic_cap > 0 && task->stream != PLAN_STREAM_COMPUTE && nic_demand(task) > 0)
+		nic_change(r, task->rank, t, false);
 	for (uint32_t i = r->succ_first[t]; i < r->succ_first[t + 1]; i++) {
 		uint32_t s = r->succ[i];
 		if (--r->pending[s] == 0)
@@ -265,6 +331,17 @@ static int setup(replay *r, const plan_graph *g)
 	r->since = calloc(nr, sizeof *r->since);
 	r->comms = calloc(nr, sizeof *r->comms);
 	r->last_comm = calloc(nr, sizeof *r->last_comm);
+	r->nic_run = malloc(nr * PLAN_STREAM_COUNT * sizeof *r->nic_run);
+	r->nic_rate = malloc(nr * sizeof *r->nic_rate);
+	r->nic_since = calloc(nr, sizeof *r->nic_since);
+	r->ev = calloc(n, sizeof *r->ev);
+	r->left = calloc(n, sizeof *r->left);
+	if (!r->nic_run || !r->nic_rate || !r->nic_since || !r->ev || !r->left)
+		return SIM_ENOMEM;
+	for (size_t i = 0; i < nr * PLAN_STREAM_COUNT; i++)
+		r->nic_run[i] = UINT32_MAX;
+	for (size_t i = 0; i < nr; i++)
+		r->nic_rate[i] = 1.0;
 	if (!r->eng || !r->pending || !r->start || !r->end || !r->free_since || !r->cat ||
 	    !r->running || !r->end_ev || !r->work_left || !r->since || !r->comms || !r->last_comm)
 		return SIM_ENOMEM;
@@ -289,6 +366,7 @@ static void teardown(replay *r)
 	free(r->free_since), free(r->cat);
 	free(r->running), free(r->end_ev), free(r->work_left), free(r->since), free(r->comms);
 	free(r->last_comm);
+	free(r->nic_run), free(r->nic_rate), free(r->nic_since), free(r->ev), free(r->left);
 }
 
 /* After the last compute task the rank waits on its gradient reduction (DP),
@@ -638,6 +716,8 @@ int exec_replay_views(const plan_graph *g, const net_cluster *c, exec_result *re
 {
 	replay r;
 	int rc = setup(&r, g);
+	if (rc == SIM_OK && c && c->nodes > 1 && c->node.nics > 0)
+		r.nic_cap = c->node.nic_Bps * c->node.nic_eff;
 	if (rc == SIM_OK) {
 		for (size_t q = 0; q < (size_t)g->ranks * PLAN_STREAM_COUNT; q++)
 			try_start(&r, q);
