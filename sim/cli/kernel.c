@@ -95,106 +95,145 @@ static void print(bool json, const char *kind, const char *shape, double t, doub
 	printf("  bound     %s\n", bound);
 }
 
-int cli_kernel(int argc, char **argv)
+typedef struct kopts {
+	const char *gpu, *calib, *data, *pos[8];
+	int npos;
+	double batch, kvh;
+	bool json, unfused, causal, backward, help;
+} kopts;
+
+static int parse(int argc, char **argv, kopts *o)
 {
-	const char *gpu = NULL, *calib = NULL, *data = NULL, *pos[8];
-	int npos = 0;
-	double batch = 1, kvh = 0;
-	bool json = false, unfused = false, causal = true, backward = false;
+	*o = (kopts){.batch = 1, .causal = true};
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		bool val = !strcmp(a, "--gpu") || !strcmp(a, "--calib") || !strcmp(a, "--data") ||
 			   !strcmp(a, "--batch") || !strcmp(a, "--kv-heads");
 		if (val && i + 1 >= argc)
 			return bad("option needs a value", a);
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (!strcmp(a, "--gpu"))
-			gpu = argv[++i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			o->help = true;
+		else if (!strcmp(a, "--gpu"))
+			o->gpu = argv[++i];
 		else if (!strcmp(a, "--calib"))
-			calib = argv[++i];
+			o->calib = argv[++i];
 		else if (!strcmp(a, "--data"))
-			data = argv[++i];
+			o->data = argv[++i];
 		else if (!strcmp(a, "--batch")) {
-			if (!num(argv[++i], &batch))
+			if (!num(argv[++i], &o->batch))
 				return bad("--batch takes a positive number", argv[i]);
 		} else if (!strcmp(a, "--kv-heads")) {
-			if (!num(argv[++i], &kvh))
+			if (!num(argv[++i], &o->kvh))
 				return bad("--kv-heads takes a positive number", argv[i]);
 		} else if (!strcmp(a, "--json"))
-			json = true;
+			o->json = true;
 		else if (!strcmp(a, "--unfused"))
-			unfused = true;
+			o->unfused = true;
 		else if (!strcmp(a, "--no-causal"))
-			causal = false;
+			o->causal = false;
 		else if (!strcmp(a, "--backward"))
-			backward = true;
+			o->backward = true;
 		else if (a[0] == '-' && a[1])
 			return bad("unknown option", a);
-		else if (npos == 8)
+		else if (o->npos == 8)
 			return bad("too many arguments", a);
 		else
-			pos[npos++] = a;
+			o->pos[o->npos++] = a;
 	}
-	if (!gpu)
-		return bad("--gpu NAME is required", NULL);
-	if (npos == 0)
-		return bad("which kernel? gemm, copy or attention", NULL);
-	const char *env = getenv("PODSIM_DATA");
-	const char *dir = data ? data : env && *env ? env : PODSIM_SRCDIR;
-	hw_gpu g;
-	int rc = load(dir, gpu, calib, &g);
+	return 0;
+}
+
+/* The optional dtype argument at pos[i] (bf16 without), on a tensor path. */
+static int dtype_at(const kopts *o, int i, const hw_gpu *g, hw_dtype *t)
+{
+	*t = HW_BF16;
+	if (o->npos > i && hw_dtype_parse(o->pos[i], t) != SIM_OK)
+		return bad("unknown dtype", o->pos[i]);
+	if (hw_peak(g, *t) <= 0)
+		return bad("this GPU has no tensor path for the dtype", hw_dtype_name(*t));
+	return 0;
+}
+
+static int gemm(const kopts *o, const hw_gpu *g)
+{
+	double m, n, k;
+	hw_dtype t;
+	if (o->npos < 4 || o->npos > 5 || !num(o->pos[1], &m) || !num(o->pos[2], &n) ||
+	    !num(o->pos[3], &k))
+		return bad("gemm takes M N K [DTYPE] (positive numbers)", NULL);
+	int rc = dtype_at(o, 4, g, &t);
 	if (rc)
 		return rc;
-	hw_dtype t = HW_BF16;
+	hw_gemm_plan pl;
+	hw_gemm_explain(g, t, m, n, k, o->batch, &pl);
 	char shape[160];
-	if (!strcmp(pos[0], "gemm")) {
-		double m, n, k;
-		if (npos < 4 || npos > 5 || !num(pos[1], &m) || !num(pos[2], &n) || !num(pos[3], &k))
-			return bad("gemm takes M N K [DTYPE] (positive numbers)", NULL);
-		if (npos == 5 && hw_dtype_parse(pos[4], &t) != SIM_OK)
-			return bad("unknown dtype", pos[4]);
-		if (hw_peak(&g, t) <= 0)
-			return bad("this GPU has no tensor path for the dtype", hw_dtype_name(t));
-		hw_gemm_plan pl;
-		hw_gemm_explain(&g, t, m, n, k, batch, &pl);
-		snprintf(shape, sizeof shape, "%.0fx%.0fx%.0f %s batch %.0f", m, n, k, hw_dtype_name(t),
-			 batch);
-		print(json, "gemm", shape, pl.time_s, pl.flops, pl.bytes, pl.bound, pl.tiles, pl.waves);
+	snprintf(shape, sizeof shape, "%.0fx%.0fx%.0f %s batch %.0f", m, n, k, hw_dtype_name(t),
+		 o->batch);
+	print(o->json, "gemm", shape, pl.time_s, pl.flops, pl.bytes, pl.bound, pl.tiles, pl.waves);
+	return 0;
+}
+
+static int copy(const kopts *o, const hw_gpu *g)
+{
+	double bytes;
+	char err[128], shape[64];
+	if (o->npos != 2 || sim_unit_parse(o->pos[1], SIM_UNIT_BYTES, &bytes, err, sizeof err) != SIM_OK ||
+	    !(bytes > 0))
+		return bad("copy takes BYTES with a unit (e.g. 1GiB)", o->npos > 1 ? o->pos[1] : NULL);
+	double time = hw_mem_time(g, 2.0 * bytes); /* read and write */
+	snprintf(shape, sizeof shape, "%.0f bytes", bytes);
+	print(o->json, "copy", shape, time, 0, 2.0 * bytes,
+	      time > 2 * hw_overhead(g) ? "memory" : "latency", 0, 0);
+	return 0;
+}
+
+static int attention(const kopts *o, const hw_gpu *g)
+{
+	double b, h, s, d;
+	hw_dtype t;
+	if (o->npos < 5 || o->npos > 6 || !num(o->pos[1], &b) || !num(o->pos[2], &h) ||
+	    !num(o->pos[3], &s) || !num(o->pos[4], &d))
+		return bad("attention takes B H SEQ D [DTYPE] (positive numbers)", NULL);
+	int rc = dtype_at(o, 5, g, &t);
+	if (rc)
+		return rc;
+	hw_attn a = {b, h, o->kvh > 0 ? o->kvh : h, s, s, d, o->causal, !o->unfused, o->backward};
+	double time = hw_attn_time(g, t, &a);
+	char shape[160];
+	snprintf(shape, sizeof shape, "b%.0f h%.0f kv%.0f s%.0f d%.0f %s %s%s%s", b, h, a.kv_heads, s,
+		 d, hw_dtype_name(t), o->unfused ? "unfused" : "flash", o->causal ? " causal" : "",
+		 o->backward ? " backward" : "");
+	double fl = hw_attn_flops(&a), by = hw_attn_bytes(&a, t);
+	double tc = fl / (hw_peak(g, t) * hw_gemm_eff(g, t));
+	print(o->json, "attention", shape, time, fl, by, tc >= time * 0.5 ? "compute" : "memory", 0,
+	      0);
+	return 0;
+}
+
+int cli_kernel(int argc, char **argv)
+{
+	kopts o;
+	int rc = parse(argc, argv, &o);
+	if (rc)
+		return rc;
+	if (o.help) {
+		fputs(usage, stdout);
 		return 0;
 	}
-	if (!strcmp(pos[0], "copy")) {
-		double bytes;
-		char err[128];
-		if (npos != 2 || sim_unit_parse(pos[1], SIM_UNIT_BYTES, &bytes, err, sizeof err) != SIM_OK ||
-		    !(bytes > 0))
-			return bad("copy takes BYTES with a unit (e.g. 1GiB)", npos > 1 ? pos[1] : NULL);
-		double time = hw_mem_time(&g, 2.0 * bytes); /* read and write */
-		snprintf(shape, sizeof shape, "%.0f bytes", bytes);
-		print(json, "copy", shape, time, 0, 2.0 * bytes,
-		      time > 2 * hw_overhead(&g) ? "memory" : "latency", 0, 0);
-		return 0;
-	}
-	if (!strcmp(pos[0], "attention")) {
-		double b, h, s, d;
-		if (npos < 5 || npos > 6 || !num(pos[1], &b) || !num(pos[2], &h) || !num(pos[3], &s) ||
-		    !num(pos[4], &d))
-			return bad("attention takes B H SEQ D [DTYPE] (positive numbers)", NULL);
-		if (npos == 6 && hw_dtype_parse(pos[5], &t) != SIM_OK)
-			return bad("unknown dtype", pos[5]);
-		if (hw_peak(&g, t) <= 0)
-			return bad("this GPU has no tensor path for the dtype", hw_dtype_name(t));
-		hw_attn a = {b, h, kvh > 0 ? kvh : h, s, s, d, causal, !unfused, backward};
-		double time = hw_attn_time(&g, t, &a);
-		snprintf(shape, sizeof shape, "b%.0f h%.0f kv%.0f s%.0f d%.0f %s %s%s%s", b, h, a.kv_heads,
-			 s, d, hw_dtype_name(t), unfused ? "unfused" : "flash", causal ? " causal" : "",
-			 backward ? " backward" : "");
-		double fl = hw_attn_flops(&a), by = hw_attn_bytes(&a, t);
-		double tc = fl / (hw_peak(&g, t) * hw_gemm_eff(&g, t));
-		print(json, "attention", shape, time, fl, by, tc >= time * 0.5 ? "compute" : "memory", 0,
-		      0);
-		return 0;
-	}
-	return bad("unknown kernel (gemm, copy or attention)", pos[0]);
+	if (!o.gpu)
+		return bad("--gpu NAME is required", NULL);
+	if (o.npos == 0)
+		return bad("which kernel? gemm, copy or attention", NULL);
+	const char *env = getenv("PODSIM_DATA");
+	const char *dir = o.data ? o.data : env && *env ? env : PODSIM_SRCDIR;
+	hw_gpu g;
+	if ((rc = load(dir, o.gpu, o.calib, &g)))
+		return rc;
+	if (!strcmp(o.pos[0], "gemm"))
+		return gemm(&o, &g);
+	if (!strcmp(o.pos[0], "copy"))
+		return copy(&o, &g);
+	if (!strcmp(o.pos[0], "attention"))
+		return attention(&o, &g);
+	return bad("unknown kernel (gemm, copy or attention)", o.pos[0]);
 }
