@@ -5,6 +5,11 @@
 #ifndef PODSIM_CLI_H
 #define PODSIM_CLI_H
 
+/* Bad usage of a command: "podsim CMD: error: MSG[: ARG]" on stderr (CMD NULL
+ * for podsim itself), then the usage text when given; returns exit status 2
+ * (main.c). Every command reports its argument errors through it. */
+int cli_usage_error(const char *cmd, const char *usage, const char *msg, const char *arg);
+
 /* podsim estimate: back-of-the-envelope memory, GPU-count and compute figures
  * (estimate.c). */
 int cli_estimate(int argc, char **argv);

@@ -38,9 +38,7 @@ typedef struct coll_args {
 
 static int bad(const char *msg, const char *arg)
 {
-	fprintf(stderr, "podsim coll: error: %s%s%s\n\n%s", msg, arg ? ": " : "", arg ? arg : "",
-	        usage_coll);
-	return EXIT_INPUT;
+	return cli_usage_error("coll", usage_coll, msg, arg);
 }
 
 static int parse_args(int argc, char **argv, coll_args *a)

@@ -44,9 +44,7 @@ typedef struct fopts {
 
 static int bad(const char *msg, const char *arg)
 {
-	fprintf(stderr, "podsim calibrate: error: %s%s%s\n\n%s", msg, arg ? ": " : "",
-		arg ? arg : "", usage);
-	return EXIT_INPUT;
+	return cli_usage_error("calibrate", usage, msg, arg);
 }
 
 static int parse(int argc, char **argv, fopts *o)

@@ -36,9 +36,7 @@ static const char usage[] =
 
 static int bad(const char *msg, const char *arg)
 {
-	fprintf(stderr, "podsim kernel: error: %s%s%s\n\n%s", msg, arg ? ": " : "", arg ? arg : "",
-		usage);
-	return EXIT_INPUT;
+	return cli_usage_error("kernel", usage, msg, arg);
 }
 
 /* A positive number, or false. */

@@ -128,10 +128,18 @@ typedef struct cli_opts {
 	double max_mape;
 } cli_opts;
 
+int cli_usage_error(const char *cmd, const char *usage, const char *msg, const char *arg)
+{
+	fprintf(stderr, "podsim%s%s: error: %s%s%s\n", cmd ? " " : "", cmd ? cmd : "", msg,
+		arg ? ": " : "", arg ? arg : "");
+	if (usage)
+		fprintf(stderr, "\n%s", usage);
+	return EXIT_INPUT;
+}
+
 static int bad_usage(const char *msg, const char *arg, const char *usage)
 {
-	fprintf(stderr, "podsim: error: %s%s%s\n\n%s", msg, arg ? ": " : "", arg ? arg : "", usage);
-	return EXIT_INPUT;
+	return cli_usage_error(NULL, usage, msg, arg);
 }
 
 /* Parse options shared by the commands; positional arguments go to pos[]. */

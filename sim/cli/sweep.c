@@ -88,8 +88,7 @@ typedef struct sim_row {
 
 static int bad(const char *msg, const char *arg)
 {
-	fprintf(stderr, "podsim sweep: error: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
-	return EXIT_INPUT;
+	return cli_usage_error("sweep", NULL, msg, arg);
 }
 
 static int parse_shard(const char *t, sweep_opts *o)
