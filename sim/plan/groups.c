@@ -57,6 +57,14 @@ void plan_strides(const plan_spec *p, int stride[PLAN_DIMS])
 	}
 }
 
+void plan_group_sizes(const plan_spec *p, int *dpg, int *shard, int *edp)
+{
+	int cp = p->cp > 1 ? p->cp : 1, ep = p->ep > 1 ? p->ep : 1;
+	*dpg = p->dp * cp;
+	*shard = p->shard_size > 0 && p->shard_size < *dpg ? p->shard_size : *dpg;
+	*edp = p->tp * cp * p->dp / ep;
+}
+
 void plan_make_groups(const plan_scenario *s, plan_groups *g)
 {
 	const plan_spec *p = &s->plan;
@@ -64,16 +72,16 @@ void plan_make_groups(const plan_scenario *s, plan_groups *g)
 	int st[PLAN_DIMS];
 	plan_strides(p, st);
 	int cp = p->cp > 1 ? p->cp : 1, ep = p->ep > 1 ? p->ep : 1;
-	int dpg = p->dp * cp; /* ranks holding the same parameters */
+	int dpg, shard, edp; /* ranks holding the same parameters, shards, experts */
+	plan_group_sizes(p, &dpg, &shard, &edp);
 	int dstride = cp > 1 && st[PLAN_DIM_CP] < st[PLAN_DIM_DP] ? st[PLAN_DIM_CP] : st[PLAN_DIM_DP];
-	int shard = p->shard_size > 0 && p->shard_size < dpg ? p->shard_size : dpg;
 	net_group_make(c, p->tp, st[PLAN_DIM_TP], &g->tp);
 	net_group_make(c, cp, st[PLAN_DIM_CP], &g->cp);
 	net_group_make(c, dpg, dstride, &g->dp);
 	net_group_make(c, shard, dstride, &g->shard);
 	net_group_make(c, dpg / shard, dstride * shard, &g->replica);
 	net_group_make(c, ep, 1, &g->ep);
-	net_group_make(c, p->tp * cp * p->dp / ep, ep, &g->edp);
+	net_group_make(c, edp, ep, &g->edp);
 	net_group_make(c, 2, st[PLAN_DIM_PP], &g->pp);
 	net_group_make(c, 2, (p->pp - 1) * st[PLAN_DIM_PP], &g->embed);
 }

@@ -165,6 +165,16 @@ static void inference_memory(const plan_scenario *s, int stage, double bytes[PLA
 	bytes[PLAN_MEM_BUFFERS] = p->pp > 1 ? 4.0 * work_p2p_bytes(m, &sh) : 0.0;
 }
 
+/* Ranks that share a rank's parameters: all of dp x cp (dpg), the ZeRO shard
+ * group among them (shards; dpg unless hybrid sharding), and the ranks holding
+ * the same experts (eshards): plan_group_sizes. */
+static void shard_counts(const plan_scenario *s, double *dpg, double *shards, double *eshards)
+{
+	int a, b, c;
+	plan_group_sizes(&s->plan, &a, &b, &c);
+	*dpg = a, *shards = b, *eshards = c;
+}
+
 void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT])
 {
 	const plan_spec *p = &s->plan;
@@ -174,9 +184,8 @@ void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]
 	double g = (fp32 || p->fp32_grads) ? 4.0 : 2.0;
 	double o = fp32 ? 8.0 : 12.0;
 	work_shard sh = plan_shard(s);
-	double dpg = (double)p->dp * (p->cp > 1 ? p->cp : 1); /* ranks sharing parameters */
-	double eshards = dpg * p->tp / (p->ep > 1 ? p->ep : 1); /* ... sharing experts */
-	double shards = p->shard_size > 0 && p->shard_size < dpg ? p->shard_size : dpg;
+	double dpg, shards, eshards;
+	shard_counts(s, &dpg, &shards, &eshards);
 
 	bytes[PLAN_MEM_WEIGHTS] = params * w / (p->zero >= 3 ? shards : 1) + experts * w;
 	bytes[PLAN_MEM_GRADIENTS] =
@@ -208,10 +217,8 @@ void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]
 double plan_local_params(const plan_scenario *s, int stage)
 {
 	const plan_spec *p = &s->plan;
-	double experts, params = stage_params(s, stage, &experts);
-	double dpg = (double)p->dp * (p->cp > 1 ? p->cp : 1);
-	double eshards = dpg * p->tp / (p->ep > 1 ? p->ep : 1);
-	double shards = p->shard_size > 0 && p->shard_size < dpg ? p->shard_size : dpg;
+	double experts, params = stage_params(s, stage, &experts), dpg, shards, eshards;
+	shard_counts(s, &dpg, &shards, &eshards);
 	return p->zero >= 1 ? params / shards + experts / eshards : params + experts;
 }
 
@@ -221,9 +228,8 @@ void plan_offload_memory(const plan_scenario *s, int stage, double *host, double
 	int g = s->cluster.node.gpus;
 	double local = plan_local_params(s, stage);
 	double states = local * (s->dtype == HW_FP32 ? 8.0 : 12.0), grads = local * 4.0;
-	double experts, params = stage_params(s, stage, &experts);
-	double dpg = (double)p->dp * (p->cp > 1 ? p->cp : 1);
-	double shards = p->shard_size > 0 && p->shard_size < dpg ? p->shard_size : dpg;
+	double experts, params = stage_params(s, stage, &experts), dpg, shards, eshards;
+	shard_counts(s, &dpg, &shards, &eshards);
 	double weights = (params / shards + experts) * 2.0;
 	*host = *nvme = 0;
 	if (p->offload_optimizer == PLAN_OFFLOAD_CPU)

@@ -128,6 +128,9 @@ typedef struct plan_groups {
 	net_group tp, cp, dp, shard, replica, ep, edp, pp, embed;
 } plan_groups;
 void plan_make_groups(const plan_scenario *s, plan_groups *g);
+/* Their sizes alone (no geometry): the dp x cp ranks holding the same
+ * parameters, the ZeRO shard group among them, the expert-data-parallel group. */
+void plan_group_sizes(const plan_spec *p, int *dpg, int *shard, int *edp);
 
 /* Micro-batches per step per pipeline: global_batch / (micro_batch * dp). */
 int plan_microbatches(const plan_spec *p);
