@@ -494,6 +494,34 @@ static uint32_t add_dp_on(builder *b, const net_group *grp, int stage, net_coll 
  * hold the same experts (edp = tp*cp*dp/ep); a bucket closes when the two
  * together reach bucket_size. Returns the number of DP task ids written to
  * out (at most 2 * layers + 2), or -1 on OOM. */
+/* One bucket: the dense bytes reduced in the shard group (the whole dp x cp
+ * group unless hybrid sharding), then all-reduced over the shard's replicas
+ * when there are some; the expert bytes over the expert-DP group. Appends the
+ * last task of each reduction (what the optimizer waits for) and the shard a
+ * rank keeps. Returns false on OOM. */
+static bool flush_bucket(builder *b, int stage, net_coll coll, double acc, double acc_e,
+			 uint32_t dep, int16_t at, uint32_t *out, double *shard_bytes, int *n)
+{
+	if (b->dp.size > 1 && acc > 0) {
+		uint32_t id = add_dp_on(b, &b->shard, stage, coll, acc, &dep, 1, at);
+		if (id != UINT32_MAX && b->replica.size > 1)
+			id = add_dp_on(b, &b->replica, stage, NET_ALLREDUCE, acc / b->shard.size, &id, 1,
+				       at);
+		if (id == UINT32_MAX)
+			return false;
+		shard_bytes[*n] = acc / b->shard.size;
+		out[(*n)++] = id;
+	}
+	if (b->edp.size > 1 && acc_e > 0) {
+		uint32_t id = add_dp_on(b, &b->edp, stage, coll, acc_e, &dep, 1, at);
+		if (id == UINT32_MAX)
+			return false;
+		shard_bytes[*n] = acc_e / b->edp.size;
+		out[(*n)++] = id;
+	}
+	return true;
+}
+
 static int emit_grad_buckets(builder *b, int stage, const pipe_ids *ids,
 			     const uint32_t *layer_end, uint32_t *out, double *shard_bytes)
 {
@@ -509,49 +537,25 @@ static int emit_grad_buckets(builder *b, int stage, const pipe_ids *ids,
 	double acc = 0, acc_e = 0; /* dense (over dp x cp) and expert (over edp) bytes */
 	if (stage == p->pp - 1)
 		acc += work_params_output(m) / p->tp * gbytes;
-	for (int l = layers - 1; l >= -1; l--) {
-		if (l >= 0) {
-			int g = plan_global_layer(s, stage, l);
-			double experts = work_params_layer_experts(m, g);
-			acc += (work_params_layer_at(m, g) - experts) / p->tp * gbytes;
-			acc_e += experts / ep * gbytes;
-		}
-		if (l <= 0 && stage == 0 && (l == 0 || layers == 0))
-			acc += work_params_embedding(m) / p->tp * gbytes;
-		bool last = l == 0 || (l == -1 && layers == 0);
-		if (l == -1 && layers > 0)
-			break;
-		if (acc + acc_e < p->bucket_bytes && !last)
+	double embed = stage == 0 ? work_params_embedding(m) / p->tp * gbytes : 0;
+	for (int l = layers - 1; l >= 0; l--) {
+		int g = plan_global_layer(s, stage, l);
+		double experts = work_params_layer_experts(m, g);
+		acc += (work_params_layer_at(m, g) - experts) / p->tp * gbytes;
+		acc_e += experts / ep * gbytes;
+		if (l == 0)
+			acc += embed;
+		if (acc + acc_e < p->bucket_bytes && l > 0)
 			continue;
-		uint32_t dep = p->overlap_grad_reduce && l >= 0 ? layer_end[l] : ids->last_bwd[stage];
-		int16_t at = (int16_t)(l >= 0 ? l : -1);
-		if (b->dp.size > 1 && acc > 0 && b->replica.size > 1) {
-			/* hybrid sharding: reduce-scatter in the shard group, then
-			 * all-reduce the shard over the replicas */
-			uint32_t rs = add_dp_on(b, &b->shard, stage, coll, acc, &dep, 1, at);
-			uint32_t id = rs == UINT32_MAX ? rs
-				      : add_dp_on(b, &b->replica, stage, NET_ALLREDUCE,
-						  acc / b->shard.size, &rs, 1, at);
-			if (id == UINT32_MAX)
-				return -1;
-			shard_bytes[n] = acc / b->shard.size;
-			out[n++] = id;
-		} else if (b->dp.size > 1 && acc > 0) {
-			uint32_t id = add_dp_on(b, &b->dp, stage, coll, acc, &dep, 1, at);
-			if (id == UINT32_MAX)
-				return -1;
-			shard_bytes[n] = acc / b->dp.size;
-			out[n++] = id;
-		}
-		if (b->edp.size > 1 && acc_e > 0) {
-			uint32_t id = add_dp_on(b, &b->edp, stage, coll, acc_e, &dep, 1, at);
-			if (id == UINT32_MAX)
-				return -1;
-			shard_bytes[n] = acc_e / b->edp.size;
-			out[n++] = id;
-		}
+		uint32_t dep = p->overlap_grad_reduce ? layer_end[l] : ids->last_bwd[stage];
+		if (!flush_bucket(b, stage, coll, acc, acc_e, dep, (int16_t)l, out, shard_bytes, &n))
+			return -1;
 		acc = acc_e = 0;
 	}
+	/* a stage holding only the embedding or the output layer */
+	if (layers == 0 && !flush_bucket(b, stage, coll, acc + embed, 0, ids->last_bwd[stage], -1,
+					 out, shard_bytes, &n))
+		return -1;
 	return n;
 }
 
