@@ -41,11 +41,9 @@ typedef struct replay {
 	sim_time *free_since; /* per rank: compute stream idle since */
 	double *cat;          /* per rank x EXEC_CAT_COUNT, seconds */
 	uint64_t done;
-	/* interference, per rank: the running compute task, its end event, work
-	 * left (ps at full speed) as of `since`, and the collectives running */
+	/* interference, per rank: the running compute task, the time its work
+	 * left (left[]) was last settled, and the collectives running */
 	uint32_t *running;
-	sim_event_id *end_ev;
-	double *work_left;
 	sim_time *since;
 	int *comms;
 	uint8_t *last_comm; /* plan_task_kind of the last collective started */
@@ -56,8 +54,11 @@ typedef struct replay {
 	uint32_t *nic_run;  /* ranks x PLAN_STREAM_COUNT, UINT32_MAX = none */
 	double *nic_rate;   /* per rank: the progress rate of its NIC transfers */
 	sim_time *nic_since;
-	sim_event_id *ev;   /* per task */
-	double *left;       /* per task */
+	/* tasks whose rate changes while they run (compute under interference,
+	 * transfers sharing NICs): their end event and work left (ps at full
+	 * rate) as of their last settling */
+	sim_event_id *ev;
+	double *left;
 } replay;
 
 static bool interferes(uint8_t stream)
@@ -72,6 +73,25 @@ static double rate(const replay *r, int rank)
 
 static void on_end(sim_engine *eng, void *ctx, uint64_t arg);
 
+/* Task t ran at `rate` since `since`: take that progress off its work left. */
+static void settle(replay *r, uint32_t t, double rate, sim_time since, sim_time now)
+{
+	r->left[t] -= rate * (double)(now - since);
+	if (r->left[t] < 0)
+		r->left[t] = 0;
+}
+
+/* (Re)schedule task t's end for its work left at `rate` from now. */
+static void retime(replay *r, uint32_t t, double rate, sim_time now)
+{
+	if (r->ev[t])
+		sim_engine_cancel(r->eng, r->ev[t]);
+	r->ev[t] = sim_engine_schedule(r->eng, now + (sim_time)(r->left[t] / rate + 0.5), 0, on_end, r,
+				       t);
+	if (!r->ev[t])
+		SIM_PANIC("event engine out of memory");
+}
+
 /* The rank's count of collectives is about to change by `delta`: settle the
  * running compute task's progress at the old rate and reschedule its end at
  * the new one. */
@@ -79,20 +99,14 @@ static void comm_change(replay *r, int rank, int delta)
 {
 	sim_time now = sim_engine_now(r->eng);
 	uint32_t t = r->running[rank];
-	if (t != UINT32_MAX && r->g->interference > 0) {
-		r->work_left[rank] -= rate(r, rank) * (double)(now - r->since[rank]);
-		if (r->work_left[rank] < 0)
-			r->work_left[rank] = 0;
+	bool on = t != UINT32_MAX && r->g->interference > 0;
+	if (on) {
+		settle(r, t, rate(r, rank), r->since[rank], now);
 		r->since[rank] = now;
 	}
 	r->comms[rank] += delta;
-	if (t == UINT32_MAX || r->g->interference <= 0)
-		return;
-	sim_engine_cancel(r->eng, r->end_ev[rank]);
-	sim_time at = now + (sim_time)(r->work_left[rank] / rate(r, rank) + 0.5);
-	r->end_ev[rank] = sim_engine_schedule(r->eng, at, 0, on_end, r, t);
-	if (!r->end_ev[rank])
-		SIM_PANIC("event engine out of memory");
+	if (on)
+		retime(r, t, rate(r, rank), now);
 }
 
 static size_t qidx(const plan_task *t)
@@ -119,11 +133,8 @@ static void nic_change(replay *r, int rank, uint32_t t, bool add)
 	uint32_t *run = r->nic_run + (size_t)rank * PLAN_STREAM_COUNT;
 	double old = r->nic_rate[rank];
 	for (int k = 0; k < PLAN_STREAM_COUNT; k++)
-		if (run[k] != UINT32_MAX) {
-			r->left[run[k]] -= old * (double)(now - r->nic_since[rank]);
-			if (r->left[run[k]] < 0)
-				r->left[run[k]] = 0;
-		}
+		if (run[k] != UINT32_MAX)
+			settle(r, run[k], old, r->nic_since[rank], now);
 	r->nic_since[rank] = now;
 	run[r->g->tasks[t].stream] = add ? t : UINT32_MAX;
 	double sum = 0, top = 0;
@@ -137,17 +148,9 @@ static void nic_change(replay *r, int rank, uint32_t t, bool add)
 	double cap = r->nic_cap > top ? r->nic_cap : top;
 	double rate = sum > cap && n > 1 ? cap / sum : 1.0;
 	r->nic_rate[rank] = rate;
-	for (int k = 0; k < PLAN_STREAM_COUNT; k++) {
-		uint32_t u = run[k];
-		if (u == UINT32_MAX || (rate == old && u != t))
-			continue;
-		if (u != t || !add)
-			sim_engine_cancel(r->eng, r->ev[u]);
-		sim_time at = now + (sim_time)(r->left[u] / rate + 0.5);
-		r->ev[u] = sim_engine_schedule(r->eng, at, 0, on_end, r, u);
-		if (!r->ev[u])
-			SIM_PANIC("event engine out of memory");
-	}
+	for (int k = 0; k < PLAN_STREAM_COUNT; k++)
+		if (run[k] != UINT32_MAX && (rate != old || run[k] == t))
+			retime(r, run[k], rate, now);
 }
 
 /* Counting sort of edges into CSR form keyed by `key` (0 = from, 1 = to). */
@@ -263,23 +266,16 @@ static void try_start(replay *r, size_t q)
 		r->last_comm[rank] = task->kind;
 		comm_change(r, rank, +1);
 	}
-	sim_time at = now + task->dur;
+	r->left[t] = (double)task->dur;
 	if (task->stream == PLAN_STREAM_COMPUTE) {
 		r->running[rank] = t;
-		r->work_left[rank] = (double)task->dur;
 		r->since[rank] = now;
-		at = now + (sim_time)((double)task->dur / rate(r, rank) + 0.5);
+		retime(r, t, rate(r, rank), now);
+	} else if (r->nic_cap > 0 && nic_demand(task) > 0) {
+		nic_change(r, rank, t, true); /* scheduled by the NIC share */
+	} else {
+		retime(r, t, 1.0, now);
 	}
-	if (r->nic_cap > 0 && nic_demand(task) > 0) { /* scheduled by the NIC share */
-		r->left[t] = (double)task->dur;
-		nic_change(r, rank, t, true);
-		return;
-	}
-	sim_event_id ev = sim_engine_schedule(r->eng, at, 0, on_end, r, t);
-	if (!ev)
-		SIM_PANIC("event engine out of memory");
-	if (task->stream == PLAN_STREAM_COMPUTE)
-		r->end_ev[rank] = ev;
 }
 
 static void on_end(sim_engine *eng, void *ctx, uint64_t arg)
@@ -326,8 +322,6 @@ static int setup(replay *r, const plan_graph *g)
 	r->cat = calloc((size_t)g->ranks * EXEC_CAT_COUNT, sizeof *r->cat);
 	size_t nr = (size_t)g->ranks;
 	r->running = malloc(nr * sizeof *r->running);
-	r->end_ev = calloc(nr, sizeof *r->end_ev);
-	r->work_left = calloc(nr, sizeof *r->work_left);
 	r->since = calloc(nr, sizeof *r->since);
 	r->comms = calloc(nr, sizeof *r->comms);
 	r->last_comm = calloc(nr, sizeof *r->last_comm);
@@ -343,7 +337,7 @@ static int setup(replay *r, const plan_graph *g)
 	for (size_t i = 0; i < nr; i++)
 		r->nic_rate[i] = 1.0;
 	if (!r->eng || !r->pending || !r->start || !r->end || !r->free_since || !r->cat ||
-	    !r->running || !r->end_ev || !r->work_left || !r->since || !r->comms || !r->last_comm)
+	    !r->running || !r->since || !r->comms || !r->last_comm)
 		return SIM_ENOMEM;
 	for (size_t i = 0; i < nr; i++)
 		r->running[i] = UINT32_MAX;
@@ -364,7 +358,7 @@ static void teardown(replay *r)
 	free(r->pending), free(r->start), free(r->end);
 	free(r->q_first), free(r->q), free(r->q_pos), free(r->busy);
 	free(r->free_since), free(r->cat);
-	free(r->running), free(r->end_ev), free(r->work_left), free(r->since), free(r->comms);
+	free(r->running), free(r->since), free(r->comms);
 	free(r->last_comm);
 	free(r->nic_run), free(r->nic_rate), free(r->nic_since), free(r->ev), free(r->left);
 }
