@@ -49,7 +49,7 @@ static double stage_params(const plan_scenario *s, int stage, double *experts)
 /* The walk's result in closed form where it is known (equal chunks, GPipe,
  * 1F1B or interleaved 1F1B), checked against the walk in test_plan: the sweep
  * pre-screen calls plan_memory for every plan, and the walk is O(m * vpp). */
-static double closed_peak(const plan_spec *p, int stage, double act)
+double plan_peak_closed(const plan_spec *p, int stage, double act)
 {
 	int m = plan_microbatches(p);
 	if (p->schedule == PLAN_SCHED_GPIPE)
@@ -61,14 +61,8 @@ static double closed_peak(const plan_spec *p, int stage, double act)
 	return act * (double)steps;
 }
 
-static double schedule_peak(const plan_scenario *s, int stage, const double *act_c)
+double plan_peak_walk(const plan_spec *p, int stage, const double *act_c)
 {
-	const plan_spec *p = &s->plan;
-	bool equal = true;
-	for (int c = 1; c < p->vpp; c++)
-		equal = equal && act_c[c] == act_c[0];
-	if (equal && p->schedule != PLAN_SCHED_ZB_H1 && !s->walk_memory)
-		return closed_peak(p, stage, act_c[0]);
 	int m = plan_microbatches(p), n = plan_schedule_steps(p->schedule, m, p->vpp);
 	plan_op *ops = malloc((size_t)n * sizeof *ops);
 	if (!ops)
@@ -86,6 +80,17 @@ static double schedule_peak(const plan_scenario *s, int stage, const double *act
 	}
 	free(ops);
 	return peak;
+}
+
+static double schedule_peak(const plan_scenario *s, int stage, const double *act_c)
+{
+	const plan_spec *p = &s->plan;
+	bool equal = true;
+	for (int c = 1; c < p->vpp; c++)
+		equal = equal && act_c[c] == act_c[0];
+	if (equal && p->schedule != PLAN_SCHED_ZB_H1)
+		return plan_peak_closed(p, stage, act_c[0]);
+	return plan_peak_walk(p, stage, act_c);
 }
 
 work_shard plan_shard(const plan_scenario *s)

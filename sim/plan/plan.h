@@ -85,8 +85,6 @@ typedef struct plan_scenario {
 	net_cluster cluster;
 	plan_spec plan;
 	int *vlayers; /* transformer layers per virtual stage v = chunk * pp + stage */
-	bool walk_memory; /* always walk the schedule for the activation peak
-			   * (tests compare the walk with its closed forms) */
 } plan_scenario;
 
 /* Load a scenario file, apply "section.key=value" overrides, read every
@@ -170,6 +168,16 @@ const char *plan_mem_name(plan_mem m);
  * ZeRO >= 2, weights with ZeRO 3. Activations: work_activation_bytes per layer
  * times the micro-batches in flight (1F1B: pp - stage, GPipe: all m). */
 void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]);
+
+/* The activation peak of `stage` under p's schedule, in units of act_c[c]
+ * (what a forward of one micro-batch over chunk c keeps): the walk of
+ * plan_schedule_order (a forward keeps, a backward, or with ZB-H1 its W,
+ * frees; -1 when out of memory), and for equal chunks without ZB-H1 its
+ * closed form (GPipe m; 1F1B pp - stage; interleaved (pp - stage - 1) * 2 +
+ * (vpp - 1) * pp + 1, each at most m * vpp). plan_memory uses the closed
+ * form where it holds. */
+double plan_peak_walk(const plan_spec *p, int stage, const double *act_c);
+double plan_peak_closed(const plan_spec *p, int stage, double act);
 
 /* Parameters whose optimizer step one rank of `stage` runs: its shard (over
  * dp*cp for dense weights, over the expert-data-parallel ranks for experts)
