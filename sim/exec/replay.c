@@ -410,7 +410,7 @@ static void flow_link(const plan_netlinks *n, net_link_kind k, double step_s, ex
 
 /* The group (tp, cp, ep, dp, pp) whose collectives put the most bytes on
  * link class `kind`, over the rank class that loads it most. */
-static void link_group(const replay *r, net_link_kind kind, char *out, size_t len)
+static void link_traffic(const replay *r, net_link_kind kind, char *out, size_t len)
 {
 	const plan_graph *g = r->g;
 	double best = 0, by[PLAN_TASK_KIND_COUNT];
@@ -449,7 +449,7 @@ static void link_stats(const replay *r, const net_cluster *c, exec_result *res)
 		snprintf(l->kind, sizeof l->kind, "%s", lc[i].kind_name);
 		l->count = lc[i].count;
 		l->Bps = lc[i].Bps;
-		link_group(r, lc[i].kind, l->group, sizeof l->group);
+		link_traffic(r, lc[i].kind, l->traffic, sizeof l->traffic);
 		if (r->g->net.on) { /* network = flow: the flow model's loads */
 			flow_link(&r->g->net, lc[i].kind, res->step_s, l);
 			continue;

@@ -64,7 +64,7 @@ typedef struct exec_link {
 	double busy_s;            /* time the link carried traffic */
 	double util;              /* mean utilisation over the step, bytes/(Bps*step) */
 	double saturated_s;       /* time at >= 95% of capacity */
-	char group[8];            /* whose traffic loads it most: "tp", "dp", ... */
+	char traffic[8];          /* whose traffic loads it most: "tp", "dp", ... */
 } exec_link;
 
 #define EXEC_MAX_CLASSES 256

@@ -517,7 +517,7 @@ static void links(FILE *out, const exec_result *r)
 		        "<td class=\"l\">%s</td><td class=\"l\"><div class=\"bar\"><div "
 		        "style=\"width:%.1f%%\"></div></div>"
 		        "%.1f%%</td></tr>\n",
-		        l->count, bw, by, busy, sat, l->bytes > 0 && l->group[0] ? l->group : "-",
+		        l->count, bw, by, busy, sat, l->bytes > 0 && l->traffic[0] ? l->traffic : "-",
 		        u, 100.0 * l->util);
 	}
 	fputs("</table>\n", out);

@@ -93,7 +93,7 @@ static void links(sim_buf *b, const exec_result *r)
 		num(b, "busy_s", l->busy_s, true);
 		num(b, "util", l->util, true);
 		num(b, "saturated_s", l->saturated_s, true);
-		str(b, "traffic", l->group, false);
+		str(b, "traffic", l->traffic, false);
 		sim_buf_append(b, "}", 1);
 	}
 	sim_buf_append(b, "],", 2);

@@ -265,7 +265,7 @@ static void links(FILE *out, const exec_result *r)
 		fmt_bytes(l->bytes, bytes, sizeof bytes);
 		fprintf(out, "  %-*.*s %-8s %6d %12s %12s %6.1f%% %10.4f %10.4f  %s\n", w, w, l->name,
 			l->kind, l->count, cap, bytes, 100.0 * l->util, l->busy_s, l->saturated_s,
-			l->bytes > 0 && l->group[0] ? l->group : "-");
+			l->bytes > 0 && l->traffic[0] ? l->traffic : "-");
 	}
 }
 

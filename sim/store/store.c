@@ -386,7 +386,7 @@ static int put_link(store *s, sqlite3_stmt *st, int64_t id, int idx, const exec_
 	sqlite3_bind_double(st, 8, l->busy_s);
 	sqlite3_bind_double(st, 9, l->util);
 	sqlite3_bind_double(st, 10, l->saturated_s);
-	sqlite3_bind_text(st, 11, l->group, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 11, l->traffic, -1, SQLITE_STATIC);
 	return step_done(s, st, diag, "cannot store link");
 }
 
@@ -597,7 +597,7 @@ static int get_links(store *s, int64_t id, exec_result *r, sim_diag *diag)
 		l->busy_s = col_double(st, 6);
 		l->util = col_double(st, 7);
 		l->saturated_s = col_double(st, 8);
-		col_text(st, 9, l->group, sizeof l->group);
+		col_text(st, 9, l->traffic, sizeof l->traffic);
 	}
 	if (err == SIM_OK && rc != SQLITE_DONE)
 		err = db_error(s, diag, "cannot read links");

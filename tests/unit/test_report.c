@@ -91,8 +91,8 @@ static void golden_result(exec_result *r)
 	ib->busy_s = 18.0;
 	ib->util = ib->bytes / (ib->Bps * r->step_s);
 	ib->saturated_s = 17.25;
-	snprintf(ib->group, sizeof ib->group, "dp");
-	snprintf(nv->group, sizeof nv->group, "tp");
+	snprintf(ib->traffic, sizeof ib->traffic, "dp");
+	snprintf(nv->traffic, sizeof nv->traffic, "tp");
 	r->tasks = 98765;
 	r->events = 197530;
 	r->wall_s = 0.123; /* must not show anywhere */
