@@ -25,14 +25,28 @@
  * flow 2 on B) gives 1/2 to every flow.
  *
  * Time. topo_sim keeps flows with a size in bytes and a start time (integer
- * picoseconds). Between two events (a start or a finish) rates are constant,
- * so the loop is: admit the flows that start now, solve max-min over the
- * active flows, find the earliest of the next start and the active flows'
- * finishes now + ceil(remaining / rate), move every active flow's remaining
- * bytes forward by rate * dt, retire the flows that finish then, repeat. The
- * whole active set is re-solved at each event (the issue asks for an
- * incremental update limited to the affected links: left for the step
- * replay, where flow counts grow).
+ * picoseconds). Between two events (a start or a finish) rates are constant:
+ * a flow's bytes left change linearly and its finish is
+ * fin = t + ceil(left / rate), fixed when its rate was last set at t. The
+ * loop takes the earliest of the next start and the earliest fin (a binary
+ * heap of finishes, stale entries skipped by a version number), retires
+ * every flow due by then (within a relative 1e-9, so flows whose equal rates
+ * differ in the last bits end in one event), admits the flows starting then,
+ * and re-solves.
+ *
+ * Incremental update. Only rates in the connected component of the changed
+ * flows can change, where two active flows are connected when they share a
+ * link: max-min fairness decomposes over components, since progressive
+ * filling couples flows only through the n_l and r_l of shared links. So at
+ * an event the flows that started or ended name their links; a search over
+ * links -> active flows on them -> their links collects the affected
+ * component, and only it is settled (bytes moved at the old rates), solved,
+ * and given new finishes and link loads. A flow elsewhere keeps its rate and
+ * its finish. The cost of an event is the size of the affected component,
+ * not of the whole network: a finish on a link that no other active flow
+ * crosses costs O(its path). (test_flow.c checks the incremental rates and
+ * finishes against a full re-solve at every event on random networks, and
+ * counts the flows re-solved.)
  */
 #include "topo_int.h"
 
@@ -47,7 +61,6 @@ typedef struct mm_work {
 	double *left; /* capacity not yet taken, per link */
 	int *n;       /* unfrozen flows per link */
 	char *sat;    /* link saturated this round */
-	char *frozen; /* per flow */
 	int *links;   /* the links some unfrozen flow crosses (nl of them) */
 	int *flows;   /* the unfrozen flows (nf of them) */
 	int nl, nf;
@@ -88,7 +101,6 @@ static int mm_round(const double *cap, const int *off, const int *path, double *
 			w->flows[nf++] = f;
 			continue;
 		}
-		w->frozen[f] = 1;
 		rate[f] = *t;
 		for (int i = off[f]; i < off[f + 1]; i++)
 			w->n[path[i]]--;
@@ -99,46 +111,80 @@ static int mm_round(const double *cap, const int *off, const int *path, double *
 	return SIM_OK;
 }
 
+/* Max-min rates of the flows w->flows[0..nf), which cross exactly the links
+ * w->links[0..nl) (each listed once): progressive filling from rate 0 on
+ * full capacities. Consumes both lists. */
+static int mm_solve(const double *cap, const int *off, const int *path, double *rate, mm_work *w)
+{
+	for (int i = 0; i < w->nl; i++) {
+		w->left[w->links[i]] = cap[w->links[i]];
+		w->n[w->links[i]] = 0;
+	}
+	int nf = 0;
+	for (int j = 0; j < w->nf; j++) {
+		int f = w->flows[j];
+		if (off[f] == off[f + 1]) {
+			rate[f] = INFINITY;
+			continue;
+		}
+		w->flows[nf++] = f;
+		for (int i = off[f]; i < off[f + 1]; i++)
+			w->n[path[i]]++;
+	}
+	w->nf = nf;
+	double t = 0;
+	int rc = SIM_OK;
+	while (rc == SIM_OK && w->nf > 0)
+		rc = mm_round(cap, off, path, rate, w, &t);
+	return rc;
+}
+
+static void mm_free(mm_work *w)
+{
+	free(w->left);
+	free(w->n);
+	free(w->sat);
+	free(w->links);
+	free(w->flows);
+}
+
+static int mm_alloc(mm_work *w, int nlinks, int nflows)
+{
+	*w = (mm_work){malloc(((size_t)nlinks + 1) * sizeof(double)),
+	               calloc((size_t)nlinks + 1, sizeof(int)),
+	               calloc((size_t)nlinks + 1, 1),
+	               malloc(((size_t)nlinks + 1) * sizeof(int)),
+	               malloc(((size_t)nflows + 1) * sizeof(int)),
+	               0,
+	               0};
+	return w->left && w->n && w->sat && w->links && w->flows ? SIM_OK : SIM_ENOMEM;
+}
+
 int topo_maxmin(int nlinks, const double *cap_Bps, int nflows, const int *off, const int *path,
                 double *rate_Bps)
 {
-	mm_work w = {malloc((size_t)nlinks * sizeof(double) + 1),
-	             calloc((size_t)nlinks + 1, sizeof(int)),
-	             calloc((size_t)nlinks + 1, 1),
-	             calloc((size_t)nflows + 1, 1),
-	             malloc(((size_t)nlinks + 1) * sizeof(int)),
-	             malloc(((size_t)nflows + 1) * sizeof(int)),
-	             0,
-	             0};
-	int rc = w.left && w.n && w.sat && w.frozen && w.links && w.flows ? SIM_OK : SIM_ENOMEM;
-	for (int l = 0; l < nlinks && rc == SIM_OK; l++) {
-		w.left[l] = cap_Bps[l];
+	mm_work w;
+	int rc = mm_alloc(&w, nlinks, nflows);
+	for (int l = 0; l < nlinks && rc == SIM_OK; l++)
 		if (!(cap_Bps[l] > 0))
 			rc = SIM_EINVAL;
-	}
+	/* w.sat marks the links already listed. */
 	for (int f = 0; f < nflows && rc == SIM_OK; f++) {
-		if (off[f] == off[f + 1]) {
-			rate_Bps[f] = INFINITY;
-			w.frozen[f] = 1;
-		} else {
-			w.flows[w.nf++] = f;
-		}
+		w.flows[w.nf++] = f;
 		for (int i = off[f]; i < off[f + 1] && rc == SIM_OK; i++) {
 			if (path[i] < 0 || path[i] >= nlinks)
 				rc = SIM_EINVAL;
-			else if (w.n[path[i]]++ == 0)
+			else if (!w.sat[path[i]]) {
+				w.sat[path[i]] = 1;
 				w.links[w.nl++] = path[i];
+			}
 		}
 	}
-	double t = 0;
-	while (rc == SIM_OK && w.nf > 0)
-		rc = mm_round(cap_Bps, off, path, rate_Bps, &w, &t);
-	free(w.left);
-	free(w.n);
-	free(w.sat);
-	free(w.frozen);
-	free(w.links);
-	free(w.flows);
+	for (int i = 0; i < w.nl; i++)
+		w.sat[w.links[i]] = 0;
+	if (rc == SIM_OK)
+		rc = mm_solve(cap_Bps, off, path, rate_Bps, &w);
+	mm_free(&w);
 	return rc;
 }
 
@@ -146,9 +192,11 @@ int topo_maxmin(int nlinks, const double *cap_Bps, int nflows, const int *off, c
 
 typedef struct sflow {
 	int off, n;  /* links in s->links[off .. off + n) */
-	double left; /* bytes still to send */
-	sim_time start, finish;
-	bool done;
+	double left; /* bytes still to send at t_upd */
+	double rate; /* since t_upd */
+	sim_time start, finish, t_upd, fin;
+	unsigned ver; /* finish-heap entries with another version are stale */
+	bool active, done;
 } sflow;
 
 struct topo_sim {
@@ -156,11 +204,11 @@ struct topo_sim {
 	double *cap;
 	double *link_bytes;
 	double *link_sat_s; /* time at >= TOPO_SAT_LOAD of capacity */
-	double *load;       /* scratch: rate sum per link between two events */
 	sflow *f;
 	int nf, cap_f;
 	int *links;
 	int nl, cap_nl;
+	long long resolved; /* flows re-solved, all events of all runs */
 };
 
 int topo_sim_new(int nlinks, const double *cap_Bps, topo_sim **out)
@@ -173,8 +221,7 @@ int topo_sim_new(int nlinks, const double *cap_Bps, topo_sim **out)
 	s->cap = malloc(((size_t)nlinks + 1) * sizeof *s->cap);
 	s->link_bytes = calloc((size_t)nlinks + 1, sizeof *s->link_bytes);
 	s->link_sat_s = calloc((size_t)nlinks + 1, sizeof *s->link_sat_s);
-	s->load = calloc((size_t)nlinks + 1, sizeof *s->load);
-	if (!s->cap || !s->link_bytes || !s->link_sat_s || !s->load) {
+	if (!s->cap || !s->link_bytes || !s->link_sat_s) {
 		topo_sim_free(s);
 		return SIM_ENOMEM;
 	}
@@ -203,7 +250,6 @@ void topo_sim_free(topo_sim *s)
 	free(s->cap);
 	free(s->link_bytes);
 	free(s->link_sat_s);
-	free(s->load);
 	free(s->f);
 	free(s->links);
 	free(s);
@@ -243,146 +289,323 @@ int topo_sim_add(topo_sim *s, const int *links, int n, double bytes, sim_time st
 		s->cap_nl = cap;
 	}
 	memcpy(s->links + s->nl, links, (size_t)n * sizeof *links);
-	s->f[s->nf] = (sflow){s->nl, n, bytes, start, 0, false};
+	s->f[s->nf] = (sflow){.off = s->nl, .n = n, .left = bytes, .start = start};
 	s->nl += n;
 	return s->nf++;
 }
 
-/* Active flows now: started, not done. Fills act[], their CSR paths, returns
- * the count. */
-static int gather(topo_sim *s, sim_time now, int *act, int *off, int *path)
+/* The state of one topo_sim_run. Flows are added in order, so their paths
+ * lie end to end in s->links and off[i] = f[i].off is a CSR index over them,
+ * which is what mm_solve reads. */
+typedef struct fin_entry {
+	sim_time fin;
+	int flow;
+	unsigned ver;
+} fin_entry;
+
+typedef struct run {
+	int *off;            /* nf + 1 */
+	double *rate;        /* nf: mm_solve's output, copied into the flows */
+	int *lfirst, *lend;  /* per link: its flows in lflow[lfirst[l] .. lend[l]) */
+	int *lflow;          /* s->nl entries */
+	double *load;        /* per link: the rate sum of its active flows */
+	sim_time *sat_since; /* per link: start of its current >= 95 % spell, or -1 */
+	unsigned *lmark, *fmark, stamp;
+	int *order, nstart, next_start; /* flows by start time */
+	struct start_key *starts;       /* scratch for sorting them */
+	int *chg, nchg;                 /* flows started or ended at this event */
+	int *comp;                      /* the component being re-solved: flows, links */
+	fin_entry *heap;
+	int nheap, cap_heap;
+	mm_work w;
+} run;
+
+static bool earlier(const fin_entry *a, const fin_entry *b)
 {
-	int na = 0, np = 0;
-	for (int i = 0; i < s->nf; i++) {
-		sflow *f = &s->f[i];
-		if (f->done || f->start > now)
-			continue;
-		act[na] = i;
-		off[na++] = np;
-		memcpy(path + np, s->links + f->off, (size_t)f->n * sizeof *path);
-		np += f->n;
-	}
-	off[na] = np;
-	return na;
+	return a->fin < b->fin || (a->fin == b->fin && a->flow < b->flow);
 }
 
-/* Links loaded to >= TOPO_SAT_LOAD of capacity by the rates of the active
- * flows count dt as saturated time. */
-static void count_saturated(topo_sim *s, const int *act, int na, const double *rate, double dt)
+static int heap_push(run *r, fin_entry e)
 {
-	for (int a = 0; a < na; a++) {
-		const sflow *f = &s->f[act[a]];
-		for (int i = 0; i < f->n && isfinite(rate[a]); i++)
-			s->load[s->links[f->off + i]] += rate[a];
+	if (r->nheap == r->cap_heap) {
+		int cap = r->cap_heap ? 2 * r->cap_heap : 256;
+		fin_entry *p = realloc(r->heap, (size_t)cap * sizeof *p);
+		if (!p)
+			return SIM_ENOMEM;
+		r->heap = p;
+		r->cap_heap = cap;
 	}
-	for (int a = 0; a < na; a++) {
-		const sflow *f = &s->f[act[a]];
-		for (int i = 0; i < f->n; i++) {
-			int l = s->links[f->off + i];
-			if (s->load[l] >= TOPO_SAT_LOAD * s->cap[l])
-				s->link_sat_s[l] += dt;
-			s->load[l] = -INFINITY; /* counted once */
-		}
-	}
-	for (int a = 0; a < na; a++) {
-		const sflow *f = &s->f[act[a]];
-		for (int i = 0; i < f->n; i++)
-			s->load[s->links[f->off + i]] = 0;
-	}
-}
-
-/* Move the active flows from now to next at their rates; retire those whose
- * finish is next. */
-static void advance(topo_sim *s, const int *act, int na, const double *rate, sim_time now,
-                    sim_time next)
-{
-	double dt = sim_time_to_s(next - now);
-	/* Flows due within a relative 1e-9 of `next` (equal rates that differ
-	 * in the last bits) finish together: one event, not one each. */
-	sim_time tol = 1 + next / 1000000000;
-	count_saturated(s, act, na, rate, dt);
-	for (int a = 0; a < na; a++) {
-		sflow *f = &s->f[act[a]];
-		double moved = isfinite(rate[a]) ? fmin(f->left, rate[a] * dt) : f->left;
-		bool ends = !isfinite(rate[a]) ||
-		            now + (sim_time)ceil(f->left / rate[a] * SIM_PS_PER_S) <= next + tol;
-		if (ends)
-			moved = f->left;
-		for (int i = 0; i < f->n; i++)
-			s->link_bytes[s->links[f->off + i]] += moved;
-		f->left -= moved;
-		if (ends) {
-			f->left = 0;
-			f->done = true;
-			f->finish = isfinite(rate[a]) ? next : now;
-		}
-	}
-}
-
-static int step(topo_sim *s, sim_time *now, int *act, int *off, int *path, double *rate)
-{
-	int na = gather(s, *now, act, off, path);
-	sim_time next = SIM_TIME_MAX;
-	for (int i = 0; i < s->nf; i++)
-		if (!s->f[i].done && s->f[i].start > *now && s->f[i].start < next)
-			next = s->f[i].start;
-	if (na == 0) {
-		*now = next;
-		return SIM_OK;
-	}
-	int rc = topo_maxmin(s->nlinks, s->cap, na, off, path, rate);
-	if (rc != SIM_OK)
-		return rc;
-	for (int a = 0; a < na; a++) {
-		sflow *f = &s->f[act[a]];
-		if (!isfinite(rate[a]) || f->left <= 0) {
-			next = *now;
-			continue;
-		}
-		if (!(rate[a] > 0))
-			return SIM_EINVAL;
-		double ps = ceil(f->left / rate[a] * SIM_PS_PER_S);
-		if (ps >= (double)(SIM_TIME_MAX - *now))
-			return SIM_ERANGE;
-		sim_time fin = *now + (sim_time)ps;
-		if (fin < next)
-			next = fin;
-	}
-	advance(s, act, na, rate, *now, next);
-	*now = next;
+	int i = r->nheap++;
+	for (; i > 0 && earlier(&e, &r->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		r->heap[i] = r->heap[(i - 1) / 2];
+	r->heap[i] = e;
 	return SIM_OK;
+}
+
+static void heap_pop(run *r)
+{
+	fin_entry last = r->heap[--r->nheap];
+	int i = 0;
+	for (;;) {
+		int c = 2 * i + 1;
+		if (c >= r->nheap)
+			break;
+		if (c + 1 < r->nheap && earlier(&r->heap[c + 1], &r->heap[c]))
+			c++;
+		if (!earlier(&r->heap[c], &last))
+			break;
+		r->heap[i] = r->heap[c];
+		i = c;
+	}
+	if (r->nheap > 0)
+		r->heap[i] = last;
+}
+
+/* The earliest finish still current, or NULL; drops stale entries. */
+static const fin_entry *heap_top(const topo_sim *s, run *r)
+{
+	while (r->nheap > 0) {
+		const fin_entry *e = &r->heap[0];
+		const sflow *f = &s->f[e->flow];
+		if (f->active && f->ver == e->ver)
+			return e;
+		heap_pop(r);
+	}
+	return NULL;
+}
+
+static void run_free(run *r)
+{
+	free(r->off);
+	free(r->rate);
+	free(r->lfirst);
+	free(r->lend);
+	free(r->lflow);
+	free(r->load);
+	free(r->sat_since);
+	free(r->lmark);
+	free(r->fmark);
+	free(r->order);
+	free(r->starts);
+	free(r->chg);
+	free(r->comp);
+	free(r->heap);
+	mm_free(&r->w);
+}
+
+typedef struct start_key {
+	sim_time start;
+	int flow;
+} start_key;
+
+static int by_start(const void *a, const void *b)
+{
+	const start_key *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start ? 1 : (x->flow > y->flow) - (x->flow < y->flow);
+}
+
+static int run_init(topo_sim *s, run *r)
+{
+	int L = s->nlinks, F = s->nf;
+	*r = (run){0};
+	r->off = malloc(((size_t)F + 1) * sizeof *r->off);
+	r->rate = malloc((size_t)F * sizeof *r->rate);
+	r->lfirst = calloc((size_t)L + 1, sizeof *r->lfirst);
+	r->lend = calloc((size_t)L + 1, sizeof *r->lend);
+	r->lflow = malloc(((size_t)s->nl + 1) * sizeof *r->lflow);
+	r->load = calloc((size_t)L + 1, sizeof *r->load);
+	r->sat_since = malloc(((size_t)L + 1) * sizeof *r->sat_since);
+	r->lmark = calloc((size_t)L + 1, sizeof *r->lmark);
+	r->fmark = calloc((size_t)F, sizeof *r->fmark);
+	r->order = malloc((size_t)F * sizeof *r->order);
+	r->chg = malloc((size_t)F * sizeof *r->chg);
+	r->comp = malloc(((size_t)F + (size_t)L + 1) * sizeof *r->comp);
+	r->starts = malloc((size_t)F * sizeof *r->starts);
+	int rc = mm_alloc(&r->w, L, F);
+	if (rc != SIM_OK || !r->off || !r->rate || !r->lfirst || !r->lend || !r->lflow ||
+	    !r->load || !r->sat_since || !r->lmark || !r->fmark || !r->order || !r->chg ||
+	    !r->comp || !r->starts)
+		return SIM_ENOMEM;
+	/* Per-link flow lists (counting sort of the path entries by link). */
+	for (int i = 0; i < s->nl; i++)
+		r->lend[s->links[i]]++;
+	for (int l = 0, at = 0; l < L; l++) {
+		r->lfirst[l] = at;
+		at += r->lend[l];
+		r->lend[l] = r->lfirst[l];
+		r->sat_since[l] = -1;
+	}
+	for (int i = 0; i < F; i++) {
+		sflow *f = &s->f[i];
+		r->off[i] = f->off;
+		for (int k = 0; k < f->n; k++)
+			r->lflow[r->lend[s->links[f->off + k]]++] = i;
+		f->active = false;
+		f->done = f->left <= 0; /* nothing to send: done at its start */
+		f->finish = f->done ? f->start : 0;
+		if (!f->done)
+			r->starts[r->nstart++] = (start_key){f->start, i};
+	}
+	r->off[F] = s->nl;
+	qsort(r->starts, (size_t)r->nstart, sizeof *r->starts, by_start);
+	for (int j = 0; j < r->nstart; j++)
+		r->order[j] = r->starts[j].flow;
+	return SIM_OK;
+}
+
+/* Bytes moved by flow f from its last update to now, on each of its links. */
+static void settle(topo_sim *s, sflow *f, sim_time now, bool all)
+{
+	double moved = all || !isfinite(f->rate) ? f->left
+	                                         : fmin(f->left, f->rate * sim_time_to_s(now - f->t_upd));
+	for (int k = 0; k < f->n; k++)
+		s->link_bytes[s->links[f->off + k]] += moved;
+	f->left -= moved;
+	f->t_upd = now;
+}
+
+static void mark_flow(topo_sim *s, run *r, int i)
+{
+	r->fmark[i] = r->stamp;
+	r->w.flows[r->w.nf++] = i;
+	const sflow *f = &s->f[i];
+	for (int k = 0; k < f->n; k++) {
+		int l = s->links[f->off + k];
+		if (r->lmark[l] != r->stamp) {
+			r->lmark[l] = r->stamp;
+			r->w.links[r->w.nl++] = l;
+		}
+	}
+}
+
+/* The component of the changed flows: their links, the active flows on
+ * those links, their links, and so on (w.flows, w.links). Ended flows are
+ * dropped from the link lists on the way. */
+static void component(topo_sim *s, run *r)
+{
+	r->stamp++;
+	r->w.nf = r->w.nl = 0;
+	for (int j = 0; j < r->nchg; j++) {
+		int i = r->chg[j];
+		const sflow *f = &s->f[i];
+		if (f->active && r->fmark[i] != r->stamp)
+			mark_flow(s, r, i);
+		for (int k = 0; k < f->n; k++) {
+			int l = s->links[f->off + k];
+			if (r->lmark[l] != r->stamp) {
+				r->lmark[l] = r->stamp;
+				r->w.links[r->w.nl++] = l;
+			}
+		}
+	}
+	for (int q = 0; q < r->w.nl; q++) {
+		int l = r->w.links[q];
+		for (int k = r->lfirst[l]; k < r->lend[l];) {
+			int i = r->lflow[k];
+			if (s->f[i].done) {
+				r->lflow[k] = r->lflow[--r->lend[l]];
+				continue;
+			}
+			if (s->f[i].active && r->fmark[i] != r->stamp)
+				mark_flow(s, r, i);
+			k++;
+		}
+	}
+}
+
+/* Loads of the component's links from their flows' new rates; a link's
+ * saturated spell closes or opens at now. */
+static void update_loads(topo_sim *s, run *r, const int *links, int nl, sim_time now)
+{
+	for (int q = 0; q < nl; q++) {
+		int l = links[q];
+		double load = 0;
+		for (int k = r->lfirst[l]; k < r->lend[l]; k++) {
+			const sflow *f = &s->f[r->lflow[k]];
+			if (f->active && isfinite(f->rate))
+				load += f->rate;
+		}
+		r->load[l] = load;
+		if (r->sat_since[l] >= 0)
+			s->link_sat_s[l] += sim_time_to_s(now - r->sat_since[l]);
+		r->sat_since[l] = load >= TOPO_SAT_LOAD * s->cap[l] ? now : -1;
+	}
+}
+
+/* Re-solve the component of the changed flows at now. */
+static int resolve(topo_sim *s, run *r, sim_time now)
+{
+	component(s, r);
+	int nf = r->w.nf, nl = r->w.nl;
+	/* mm_solve consumes w's lists: keep the component in comp. */
+	int *comp = r->comp;
+	memcpy(comp, r->w.flows, (size_t)nf * sizeof *comp);
+	memcpy(comp + nf, r->w.links, (size_t)nl * sizeof *comp);
+	for (int j = 0; j < nf; j++)
+		settle(s, &s->f[comp[j]], now, false);
+	s->resolved += nf;
+	int rc = mm_solve(s->cap, r->off, s->links, r->rate, &r->w);
+	for (int j = 0; j < nf && rc == SIM_OK; j++) {
+		sflow *f = &s->f[comp[j]];
+		f->rate = r->rate[comp[j]];
+		f->ver++;
+		double ps = isfinite(f->rate) && f->left > 0 ? ceil(f->left / f->rate * SIM_PS_PER_S) : 0;
+		if (!(f->rate > 0))
+			rc = SIM_EINVAL;
+		else if (ps >= (double)(SIM_TIME_MAX - now))
+			rc = SIM_ERANGE;
+		else
+			rc = heap_push(r, (fin_entry){now + (sim_time)ps, comp[j], f->ver});
+	}
+	if (rc == SIM_OK)
+		update_loads(s, r, comp + nf, nl, now);
+	return rc;
 }
 
 int topo_sim_run(topo_sim *s)
 {
 	if (s->nf == 0)
 		return SIM_OK;
-	int *act = malloc((size_t)s->nf * sizeof *act),
-	    *off = malloc(((size_t)s->nf + 1) * sizeof *off);
-	int *path = malloc(((size_t)s->nl + 1) * sizeof *path);
-	double *rate = malloc((size_t)s->nf * sizeof *rate);
-	int rc = act && off && path && rate ? SIM_OK : SIM_ENOMEM;
-	sim_time now = SIM_TIME_MAX;
-	for (int i = 0; i < s->nf; i++) {
-		if (!s->f[i].done && s->f[i].start < now)
-			now = s->f[i].start;
-		if (s->f[i].left <= 0 && !s->f[i].done) {
-			s->f[i].done = true;
-			s->f[i].finish = s->f[i].start;
-		}
-	}
+	run r;
+	int rc = run_init(s, &r);
+	sim_time now = r.nstart > 0 ? s->f[r.order[0]].start : SIM_TIME_MAX;
 	while (rc == SIM_OK && now != SIM_TIME_MAX) {
-		rc = step(s, &now, act, off, path, rate);
-		bool left = false;
-		for (int i = 0; i < s->nf && !left; i++)
-			left = !s->f[i].done;
-		if (!left)
+		/* Admit the flows that start now; r.chg already holds those that
+		 * ended now. */
+		while (r.next_start < r.nstart && s->f[r.order[r.next_start]].start <= now) {
+			int i = r.order[r.next_start++];
+			s->f[i].active = true;
+			s->f[i].t_upd = now;
+			s->f[i].rate = 0;
+			r.chg[r.nchg++] = i;
+		}
+		rc = resolve(s, &r, now);
+		r.nchg = 0;
+		if (rc != SIM_OK)
 			break;
+		sim_time next = r.next_start < r.nstart ? s->f[r.order[r.next_start]].start : SIM_TIME_MAX;
+		const fin_entry *top = heap_top(s, &r);
+		if (top && top->fin < next)
+			next = top->fin;
+		if (next == SIM_TIME_MAX)
+			break;
+		/* Flows due within a relative 1e-9 of next (equal rates that
+		 * differ in the last bits) finish together: one event, not one
+		 * each. */
+		sim_time tol = 1 + next / 1000000000;
+		while ((top = heap_top(s, &r)) && top->fin <= next + tol) {
+			sflow *f = &s->f[top->flow];
+			settle(s, f, next, true);
+			f->left = 0;
+			f->active = false;
+			f->done = true;
+			f->finish = next;
+			r.chg[r.nchg++] = top->flow;
+			heap_pop(&r);
+		}
+		now = next;
 	}
-	free(act);
-	free(off);
-	free(path);
-	free(rate);
+	run_free(&r);
 	return rc;
 }
 
@@ -403,6 +626,11 @@ sim_time topo_sim_makespan(const topo_sim *s)
 int topo_sim_nflows(const topo_sim *s)
 {
 	return s->nf;
+}
+
+long long topo_sim_resolved(const topo_sim *s)
+{
+	return s->resolved;
 }
 
 double topo_sim_link_bytes(const topo_sim *s, int link)

@@ -22,7 +22,9 @@
  * given NIC of each node (topo_route_gpus), as NCCL binds a channel to a NIC.
  *
  * Flows (flow.c): max-min fair rates by progressive filling and an event loop
- * that advances flows from start to finish (derivation in flow.c).
+ * that advances flows from start to finish, re-solving at each event only
+ * the component of flows that share links with the changed ones (derivation
+ * in flow.c).
  *
  * Collectives (coll.c): ring, double binary tree, hierarchical, pairwise
  * all-to-all and p2p as phases of simultaneous flows, plus NCCL's protocol
@@ -146,8 +148,9 @@ int topo_write_dot(const topo_graph *g, FILE *out);
 int topo_maxmin(int nlinks, const double *cap_Bps, int nflows, const int *off, const int *path,
                 double *rate_Bps);
 
-/* Flows with start times advanced event by event: rates are recomputed at
- * every flow start and finish. */
+/* Flows with start times advanced event by event: at every flow start and
+ * finish the rates of the affected component (the active flows linked to
+ * the changed ones through shared links) are re-solved, the others kept. */
 typedef struct topo_sim topo_sim;
 
 int topo_sim_new(int nlinks, const double *cap_Bps, topo_sim **out);
@@ -164,6 +167,9 @@ int topo_sim_run(topo_sim *s);
 sim_time topo_sim_finish(const topo_sim *s, int id);
 sim_time topo_sim_makespan(const topo_sim *s); /* latest finish; 0 with no flows */
 int topo_sim_nflows(const topo_sim *s);
+/* Flows re-solved so far, summed over events and runs (the incremental
+ * update's work: a full re-solve would count every active flow). */
+long long topo_sim_resolved(const topo_sim *s);
 double topo_sim_link_bytes(const topo_sim *s, int link); /* bytes carried so far */
 /* Time so far during which the link's load was >= TOPO_SAT_LOAD of its
  * capacity (the report's "saturated" time). */
