@@ -1,28 +1,5 @@
-/* flow.c - flows on routed paths sharing links max-min fairly, advanced from
- * start to finish event by event (topo.h).
- *
- * Max-min fairness. Links l have capacities c_l > 0; flow f crosses the set
- * P_f of links and gets rate x_f. A rate vector is feasible when every link's
- * load sum_{f: l in P_f} x_f <= c_l, and max-min fair when no flow's rate can
- * grow without lowering the rate of a flow that is no faster. Such a vector
- * exists, is unique, and is what progressive filling computes (Bertsekas &
- * Gallager, Data Networks, section 6.5.2):
- *   1. Every flow starts unfrozen at rate t = 0.
- *   2. Raise the rate t of all unfrozen flows together. Link l with n_l
- *      unfrozen flows and r_l capacity left (c_l minus the frozen flows'
- *      rates and minus n_l * t) saturates after a further delta_l = r_l / n_l.
- *      Raise t by delta = min_l delta_l over links with n_l > 0.
- *   3. Every link whose residue is now 0 is a bottleneck: freeze each unfrozen
- *      flow that crosses one at x_f = t, and remove it from the n_l of its
- *      links.
- *   4. Repeat from 2 while unfrozen flows remain.
- * Each round freezes at least one flow, so there are at most F rounds of
- * O(L + sum |P_f|) work. A frozen flow crosses a saturated link on which no
- * other flow is faster (they all froze at t or earlier, at lower levels),
- * which is the bottleneck condition that characterises max-min fairness.
- * Examples (test_flow.c): two flows on one link of c get c/2 each; the
- * parking lot (links A, B of capacity 1, flow 0 on A and B, flow 1 on A,
- * flow 2 on B) gives 1/2 to every flow.
+/* flow.c - flows on routed paths sharing links max-min fairly (maxmin.c),
+ * advanced from start to finish event by event (topo.h).
  *
  * Time. topo_sim keeps flows with a size in bytes and a start time (integer
  * picoseconds). Between two events (a start or a finish) rates are constant:
@@ -53,140 +30,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A link's residue at or below this fraction of its capacity counts as 0. */
-#define SAT_EPS 1e-12
-
-typedef struct mm_work {
-	double *left; /* capacity not yet taken, per link */
-	int *n;       /* unfrozen flows per link */
-	char *sat;    /* link saturated this round */
-	int *links;   /* the links some unfrozen flow crosses (nl of them) */
-	int *flows;   /* the unfrozen flows (nf of them) */
-	int nl, nf;
-} mm_work;
-
-/* One round of progressive filling. Only links that still carry unfrozen
- * flows and only unfrozen flows are visited: both lists shrink as flows
- * freeze, so a round costs O(active links + active path length). */
-static int mm_round(const double *cap, const int *off, const int *path, double *rate, mm_work *w,
-                    double *t)
-{
-	double delta = INFINITY;
-	int nl = 0;
-	for (int i = 0; i < w->nl; i++) {
-		int l = w->links[i];
-		if (w->n[l] > 0) {
-			double d = w->left[l] / w->n[l];
-			delta = d < delta ? d : delta;
-			w->links[nl++] = l;
-		}
-	}
-	w->nl = nl;
-	if (!isfinite(delta))
-		return SIM_EINVAL;
-	*t += delta;
-	for (int i = 0; i < w->nl; i++) {
-		int l = w->links[i];
-		w->left[l] -= delta * w->n[l];
-		w->sat[l] = w->left[l] <= SAT_EPS * cap[l];
-	}
-	int nf = 0;
-	for (int j = 0; j < w->nf; j++) {
-		int f = w->flows[j];
-		bool hit = false;
-		for (int i = off[f]; i < off[f + 1] && !hit; i++)
-			hit = w->sat[path[i]];
-		if (!hit) {
-			w->flows[nf++] = f;
-			continue;
-		}
-		rate[f] = *t;
-		for (int i = off[f]; i < off[f + 1]; i++)
-			w->n[path[i]]--;
-	}
-	w->nf = nf;
-	for (int i = 0; i < w->nl; i++)
-		w->sat[w->links[i]] = 0;
-	return SIM_OK;
-}
-
-/* Max-min rates of the flows w->flows[0..nf), which cross exactly the links
- * w->links[0..nl) (each listed once): progressive filling from rate 0 on
- * full capacities. Consumes both lists. */
-static int mm_solve(const double *cap, const int *off, const int *path, double *rate, mm_work *w)
-{
-	for (int i = 0; i < w->nl; i++) {
-		w->left[w->links[i]] = cap[w->links[i]];
-		w->n[w->links[i]] = 0;
-	}
-	int nf = 0;
-	for (int j = 0; j < w->nf; j++) {
-		int f = w->flows[j];
-		if (off[f] == off[f + 1]) {
-			rate[f] = INFINITY;
-			continue;
-		}
-		w->flows[nf++] = f;
-		for (int i = off[f]; i < off[f + 1]; i++)
-			w->n[path[i]]++;
-	}
-	w->nf = nf;
-	double t = 0;
-	int rc = SIM_OK;
-	while (rc == SIM_OK && w->nf > 0)
-		rc = mm_round(cap, off, path, rate, w, &t);
-	return rc;
-}
-
-static void mm_free(mm_work *w)
-{
-	free(w->left);
-	free(w->n);
-	free(w->sat);
-	free(w->links);
-	free(w->flows);
-}
-
-static int mm_alloc(mm_work *w, int nlinks, int nflows)
-{
-	*w = (mm_work){malloc(((size_t)nlinks + 1) * sizeof(double)),
-	               calloc((size_t)nlinks + 1, sizeof(int)),
-	               calloc((size_t)nlinks + 1, 1),
-	               malloc(((size_t)nlinks + 1) * sizeof(int)),
-	               malloc(((size_t)nflows + 1) * sizeof(int)),
-	               0,
-	               0};
-	return w->left && w->n && w->sat && w->links && w->flows ? SIM_OK : SIM_ENOMEM;
-}
-
-int topo_maxmin(int nlinks, const double *cap_Bps, int nflows, const int *off, const int *path,
-                double *rate_Bps)
-{
-	mm_work w;
-	int rc = mm_alloc(&w, nlinks, nflows);
-	for (int l = 0; l < nlinks && rc == SIM_OK; l++)
-		if (!(cap_Bps[l] > 0))
-			rc = SIM_EINVAL;
-	/* w.sat marks the links already listed. */
-	for (int f = 0; f < nflows && rc == SIM_OK; f++) {
-		w.flows[w.nf++] = f;
-		for (int i = off[f]; i < off[f + 1] && rc == SIM_OK; i++) {
-			if (path[i] < 0 || path[i] >= nlinks)
-				rc = SIM_EINVAL;
-			else if (!w.sat[path[i]]) {
-				w.sat[path[i]] = 1;
-				w.links[w.nl++] = path[i];
-			}
-		}
-	}
-	for (int i = 0; i < w.nl; i++)
-		w.sat[w.links[i]] = 0;
-	if (rc == SIM_OK)
-		rc = mm_solve(cap_Bps, off, path, rate_Bps, &w);
-	mm_free(&w);
-	return rc;
-}
 
 /* ------------------------------------------------------------- the loop -- */
 
@@ -296,7 +139,7 @@ int topo_sim_add(topo_sim *s, const int *links, int n, double bytes, sim_time st
 
 /* The state of one topo_sim_run. Flows are added in order, so their paths
  * lie end to end in s->links and off[i] = f[i].off is a CSR index over them,
- * which is what mm_solve reads. */
+ * which is what topo_mm_solve reads. */
 typedef struct fin_entry {
 	sim_time fin;
 	int flow;
@@ -305,7 +148,7 @@ typedef struct fin_entry {
 
 typedef struct run {
 	int *off;            /* nf + 1 */
-	double *rate;        /* nf: mm_solve's output, copied into the flows */
+	double *rate;        /* nf: topo_mm_solve's output, copied into the flows */
 	int *lfirst, *lend;  /* per link: its flows in lflow[lfirst[l] .. lend[l]) */
 	int *lflow;          /* s->nl entries */
 	double *load;        /* per link: the rate sum of its active flows */
@@ -317,7 +160,7 @@ typedef struct run {
 	int *comp;                      /* the component being re-solved: flows, links */
 	fin_entry *heap;
 	int nheap, cap_heap;
-	mm_work w;
+	topo_mm_work w;
 } run;
 
 static bool earlier(const fin_entry *a, const fin_entry *b)
@@ -390,7 +233,7 @@ static void run_free(run *r)
 	free(r->chg);
 	free(r->comp);
 	free(r->heap);
-	mm_free(&r->w);
+	topo_mm_free(&r->w);
 }
 
 typedef struct start_key {
@@ -401,7 +244,9 @@ typedef struct start_key {
 static int by_start(const void *a, const void *b)
 {
 	const start_key *x = a, *y = b;
-	return x->start < y->start ? -1 : x->start > y->start ? 1 : (x->flow > y->flow) - (x->flow < y->flow);
+	return x->start < y->start   ? -1
+	       : x->start > y->start ? 1
+	                             : (x->flow > y->flow) - (x->flow < y->flow);
 }
 
 static int run_init(topo_sim *s, run *r)
@@ -421,7 +266,7 @@ static int run_init(topo_sim *s, run *r)
 	r->chg = malloc((size_t)F * sizeof *r->chg);
 	r->comp = malloc(((size_t)F + (size_t)L + 1) * sizeof *r->comp);
 	r->starts = malloc((size_t)F * sizeof *r->starts);
-	int rc = mm_alloc(&r->w, L, F);
+	int rc = topo_mm_alloc(&r->w, L, F);
 	if (rc != SIM_OK || !r->off || !r->rate || !r->lfirst || !r->lend || !r->lflow ||
 	    !r->load || !r->sat_since || !r->lmark || !r->fmark || !r->order || !r->chg ||
 	    !r->comp || !r->starts)
@@ -456,8 +301,9 @@ static int run_init(topo_sim *s, run *r)
 /* Bytes moved by flow f from its last update to now, on each of its links. */
 static void settle(topo_sim *s, sflow *f, sim_time now, bool all)
 {
-	double moved = all || !isfinite(f->rate) ? f->left
-	                                         : fmin(f->left, f->rate * sim_time_to_s(now - f->t_upd));
+	double moved = all || !isfinite(f->rate)
+	                       ? f->left
+	                       : fmin(f->left, f->rate * sim_time_to_s(now - f->t_upd));
 	for (int k = 0; k < f->n; k++)
 		s->link_bytes[s->links[f->off + k]] += moved;
 	f->left -= moved;
@@ -537,19 +383,21 @@ static int resolve(topo_sim *s, run *r, sim_time now)
 {
 	component(s, r);
 	int nf = r->w.nf, nl = r->w.nl;
-	/* mm_solve consumes w's lists: keep the component in comp. */
+	/* topo_mm_solve consumes w's lists: keep the component in comp. */
 	int *comp = r->comp;
 	memcpy(comp, r->w.flows, (size_t)nf * sizeof *comp);
 	memcpy(comp + nf, r->w.links, (size_t)nl * sizeof *comp);
 	for (int j = 0; j < nf; j++)
 		settle(s, &s->f[comp[j]], now, false);
 	s->resolved += nf;
-	int rc = mm_solve(s->cap, r->off, s->links, r->rate, &r->w);
+	int rc = topo_mm_solve(s->cap, r->off, s->links, r->rate, &r->w);
 	for (int j = 0; j < nf && rc == SIM_OK; j++) {
 		sflow *f = &s->f[comp[j]];
 		f->rate = r->rate[comp[j]];
 		f->ver++;
-		double ps = isfinite(f->rate) && f->left > 0 ? ceil(f->left / f->rate * SIM_PS_PER_S) : 0;
+		double ps = isfinite(f->rate) && f->left > 0
+		                    ? ceil(f->left / f->rate * SIM_PS_PER_S)
+		                    : 0;
 		if (!(f->rate > 0))
 			rc = SIM_EINVAL;
 		else if (ps >= (double)(SIM_TIME_MAX - now))
@@ -583,7 +431,8 @@ int topo_sim_run(topo_sim *s)
 		r.nchg = 0;
 		if (rc != SIM_OK)
 			break;
-		sim_time next = r.next_start < r.nstart ? s->f[r.order[r.next_start]].start : SIM_TIME_MAX;
+		sim_time next =
+		        r.next_start < r.nstart ? s->f[r.order[r.next_start]].start : SIM_TIME_MAX;
 		const fin_entry *top = heap_top(s, &r);
 		if (top && top->fin < next)
 			next = top->fin;

@@ -35,4 +35,21 @@ int topo_add_pair(topo_graph *g, int a, int b, topo_lkind kind, double Bps, doub
                   double lat_s, int lanes);
 int topo_build_fabric(topo_graph *g);
 
+/* Progressive filling's scratch (maxmin.c), per link and per flow. */
+typedef struct topo_mm_work {
+	double *left; /* capacity not yet taken, per link */
+	int *n;       /* unfrozen flows per link */
+	char *sat;    /* link saturated this round */
+	int *links;   /* the links some unfrozen flow crosses (nl of them) */
+	int *flows;   /* the unfrozen flows (nf of them) */
+	int nl, nf;
+} topo_mm_work;
+int topo_mm_alloc(topo_mm_work *w, int nlinks, int nflows);
+void topo_mm_free(topo_mm_work *w);
+/* Max-min rates of the flows w->flows[0..nf), which cross exactly the links
+ * w->links[0..nl) (each listed once), flow f on path[off[f] .. off[f+1]):
+ * into rate[f]. Consumes both lists. */
+int topo_mm_solve(const double *cap, const int *off, const int *path, double *rate,
+                  topo_mm_work *w);
+
 #endif

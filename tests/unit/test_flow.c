@@ -195,14 +195,16 @@ static void ref_run(int nlinks, const double *cap, ref_flow *f, int nf, const in
 		if (na > 0)
 			CHECK_INT(topo_maxmin(nlinks, cap, na, off, path, rate), SIM_OK);
 		for (int a = 0; a < na; a++) {
-			sim_time fin = now + (sim_time)ceil(f[act[a]].left / rate[a] * SIM_PS_PER_S);
+			sim_time fin =
+			        now + (sim_time)ceil(f[act[a]].left / rate[a] * SIM_PS_PER_S);
 			next = fin < next ? fin : next;
 		}
 		sim_time tol = 1 + next / 1000000000;
 		for (int a = 0; a < na; a++) {
 			ref_flow *x = &f[act[a]];
 			double moved = fmin(x->left, rate[a] * sim_time_to_s(next - now));
-			bool ends = now + (sim_time)ceil(x->left / rate[a] * SIM_PS_PER_S) <= next + tol;
+			bool ends = now + (sim_time)ceil(x->left / rate[a] * SIM_PS_PER_S) <=
+			            next + tol;
 			if (ends)
 				moved = x->left;
 			for (int k = 0; k < x->n; k++)
@@ -238,8 +240,12 @@ static void incremental_matches_full(void)
 		int nf = 1 + (int)(sim_rng_uniform(rng) * 40);
 		for (int i = 0; i < nf; i++) {
 			int n = 1 + (int)(sim_rng_uniform(rng) * 5);
-			f[i] = (ref_flow){nl, n, 1e8 + 3.9e9 * sim_rng_uniform(rng),
-			                  (sim_time)(sim_rng_uniform(rng) * 2 * SIM_PS_PER_S), 0, false};
+			f[i] = (ref_flow){nl,
+			                  n,
+			                  1e8 + 3.9e9 * sim_rng_uniform(rng),
+			                  (sim_time)(sim_rng_uniform(rng) * 2 * SIM_PS_PER_S),
+			                  0,
+			                  false};
 			for (int k = 0; k < n; k++) /* distinct links on one path */
 				for (bool dup = true; dup;) {
 					links[nl + k] = (int)(sim_rng_uniform(rng) * L);
@@ -255,7 +261,8 @@ static void incremental_matches_full(void)
 		CHECK_INT(topo_sim_run(s), SIM_OK);
 		double span = (double)topo_sim_makespan(s);
 		for (int i = 0; i < nf; i++)
-			if (!CHECK(fabs((double)(topo_sim_finish(s, i) - f[i].finish)) <= 1e-9 * span + 2))
+			if (!CHECK(fabs((double)(topo_sim_finish(s, i) - f[i].finish)) <=
+			           1e-9 * span + 2))
 				printf("  trial %d flow %d: %lld vs %lld ps\n", trial, i,
 				       (long long)topo_sim_finish(s, i), (long long)f[i].finish);
 		for (int l = 0; l < L; l++)
