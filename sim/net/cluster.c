@@ -58,6 +58,13 @@ const conf_key net_node_keys[] = {
 	/* hardware.csv pcie,PCIe Gen4 x16 measured,a100_h2d_sm_copy: 25.13 of 31.5 GB/s */
 	{"pcie_efficiency", CONF_REAL, SIM_UNIT_NONE, 0.01, 1, "0.8", NULL,
 	 offsetof(net_node, pcie_eff), "fraction of pcie_bw a host copy reaches"},
+	{"gpus_per_pcie_switch", CONF_INT, SIM_UNIT_NONE, 1, 1024, "2", NULL,
+	 offsetof(net_node, gpus_per_switch),
+	 "GPUs behind each PCIe switch (its uplink to the CPU is pcie_bw; 1 = every GPU on a "
+	 "root port)"},
+	{"pcie_p2p", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, offsetof(net_node, pcie_p2p),
+	 "intra = pcie: GPUs exchange data directly over PCIe (P2P); false = through host "
+	 "memory, as GeForce cards"},
 	QTY("host_memory", SIM_UNIT_BYTES, 0, NULL, host_mem_bytes, "host DRAM per node"),
 	QTY("nvme", SIM_UNIT_BYTES, 0, "0 B", nvme_bytes, "local NVMe capacity per node"),
 	QTY("nvme_bw", SIM_UNIT_BANDWIDTH, 0, "0 B/s", nvme_Bps, "local NVMe read bandwidth"),

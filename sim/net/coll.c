@@ -8,6 +8,16 @@
  *     B_intra = intra_bw * intra_efficiency                       if k > 1
  *     B_nic   = k/G * nics * nic_bw * nic_efficiency / oversub    if m > 1
  *     busbw   = min of those that apply
+ * On a PCIe node (intra = pcie) B_intra is also bounded by the switch
+ * uplinks (pcie_bw each, at intra_efficiency, as the graph's links): with
+ * s = gpus_per_pcie_switch and the k ranks filling switches in order,
+ *   P2P:      a ring inside one switch never leaves it; a ring over several
+ *             switches crosses each uplink once per direction:
+ *             B_intra = eff * min(intra_bw, pcie_bw)
+ *   no P2P:   every hop goes up the sender's uplink into host memory and down
+ *             the receiver's, so an uplink carries the hops of its min(s, k)
+ *             GPUs in each direction: B_intra = eff * min(intra_bw,
+ *             pcie_bw / min(s, k))
  * The NIC share assumes every GPU of the node communicates at once (the other
  * G/k groups of the node run the same collective), so the k ranks of this group
  * get k/G of the node's NICs. Per algorithm, with nccl-tests' bus-bandwidth
@@ -99,6 +109,20 @@ static double oversub(const net_cluster *c)
 	return c->oversubscription >= 1 ? c->oversubscription : 1;
 }
 
+/* B_intra of k ranks of one node (the header comment). */
+static double intra_busbw(const net_node *nd, double k)
+{
+	double b = nd->intra_Bps;
+	if (nd->intra == NET_INTRA_PCIE) {
+		double s = nd->gpus_per_switch > 0 ? nd->gpus_per_switch : 2;
+		if (!nd->pcie_p2p)
+			b = fmin(b, nd->pcie_Bps / fmin(s, k));
+		else if (k > s)
+			b = fmin(b, nd->pcie_Bps);
+	}
+	return b * nd->intra_eff;
+}
+
 /* Fill bandwidth, steps and bytes for the ring-style collectives and
  * broadcast: a rank sends send_f * S, the time factor is time_f. */
 static void ring_shape(double S, double k, double m, double busbw, double send_f,
@@ -118,7 +142,7 @@ static void make_shape(const net_cluster *c, net_coll coll, const net_group *g, 
 {
 	const net_node *nd = &c->node;
 	double n = g->size, k = g->per_node, m = g->nodes;
-	double b_intra = k > 1 ? nd->intra_Bps * nd->intra_eff : INFINITY;
+	double b_intra = k > 1 ? intra_busbw(nd, k) : INFINITY;
 	double b_nic = m > 1 ? k / nd->gpus * nd->nics * nd->nic_Bps * nd->nic_eff / oversub(c)
 			     : INFINITY;
 	double busbw = fmin(b_intra, b_nic);
@@ -148,7 +172,7 @@ static void make_shape(const net_cluster *c, net_coll coll, const net_group *g, 
 	default: {
 		double share = fmin(1.0, (double)nd->nics / nd->gpus);
 		double b = m > 1 ? share * nd->nic_Bps * nd->nic_eff / oversub(c)
-				 : nd->intra_Bps * nd->intra_eff;
+				 : intra_busbw(nd, 1);
 		sh->busbw = b;
 		sh->bw_time = S / b;
 		sh->nsteps = 1;

@@ -78,6 +78,11 @@ typedef struct net_node {
 	double coll_overhead_s; /* fixed cost per collective beyond NCCL's latency model
 				 * (launch, proxy, synchronisation), calibrated */
 	net_nic nic_kind;      /* ib (default), roce or ethernet */
+	/* PCIe nodes: GPUs share PCIe switches, gpus_per_switch on each, one
+	 * pcie_bw uplink per switch to the CPU; with pcie_p2p GPU pairs talk
+	 * through the switches, without it through host memory. */
+	int gpus_per_switch;
+	bool pcie_p2p;
 } net_node;
 
 typedef struct net_cluster {

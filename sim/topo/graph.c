@@ -20,10 +20,12 @@
  *                  pair for the ring search);
  *     pcie:        no scale-up links; GPUs talk through the PCIe switches and
  *                  the CPU (hardware.md section 16: "share host PCIe switches
- *                  and the CPU root complex"), at intra_bw on the GPU links.
- *   ceil(G/2) pcie_switch vertices, GPUs 2i and 2i+1 on switch i (DGX A100
- *   and DGX-1 pair two GPUs per switch; assumed for the others), each switch
- *   to the CPU at pcie_bw;
+ *                  and the CPU root complex"), at intra_bw on the GPU links;
+ *                  with pcie_p2p = false every GPU-to-GPU route turns at the
+ *                  CPU (through host memory, route.c).
+ *   ceil(G/s) pcie_switch vertices for s = gpus_per_pcie_switch (default 2:
+ *   DGX A100 and DGX-1 pair two GPUs per switch; assumed for the others),
+ *   GPUs s*i .. s*i + s - 1 on switch i, each switch to the CPU at pcie_bw;
  *   one cpu vertex: the sockets merged into one root complex (hardware.csv has
  *   no socket-interconnect figure);
  *   NICs: NIC j on switch floor(j * nsw / N), NIC-switch link at pcie_bw;
@@ -125,13 +127,15 @@ static int add_scaleup(topo_graph *g, int node, const int *gpu)
 static int add_host(topo_graph *g, int node, const int *gpu)
 {
 	const net_node *nd = &g->cl.node;
-	int G = nd->gpus, nsw = (G + 1) / 2, rc = SIM_OK;
+	int G = nd->gpus, per = nd->gpus_per_switch > 0 ? nd->gpus_per_switch : 2;
+	int nsw = (G + per - 1) / per, rc = SIM_OK;
 	bool pcie_node = nd->intra == NET_INTRA_PCIE;
 	double gpu_bw = pcie_node ? nd->intra_Bps : nd->pcie_Bps;
 	double eff = pcie_node ? nd->intra_eff : 1;
 	int cpu = topo_add_vertex(g, TOPO_V_CPU, node, 0);
 	if (cpu < 0)
 		return cpu;
+	g->cpu[node] = cpu;
 	int sw0 = g->nv;
 	for (int s = 0; s < nsw; s++) {
 		int sw = topo_add_vertex(g, TOPO_V_PCIE_SWITCH, node, s);
@@ -142,7 +146,7 @@ static int add_host(topo_graph *g, int node, const int *gpu)
 			return rc;
 	}
 	for (int i = 0; i < G && rc == SIM_OK; i++)
-		rc = topo_add_pair(g, gpu[i], sw0 + i / 2, TOPO_L_PCIE, gpu_bw, eff, 0, 1);
+		rc = topo_add_pair(g, gpu[i], sw0 + i / per, TOPO_L_PCIE, gpu_bw, eff, 0, 1);
 	for (int j = 0; j < nd->nics && rc == SIM_OK; j++) {
 		int nic = topo_add_vertex(g, TOPO_V_NIC, node, j);
 		if (nic < 0)
@@ -224,7 +228,8 @@ int topo_build(const net_cluster *c, topo_graph **out)
 	g->nics_per_node = c->node.nics;
 	g->gpu = malloc((size_t)c->nodes * c->node.gpus * sizeof *g->gpu);
 	g->nic = malloc(((size_t)c->nodes * c->node.nics + 1) * sizeof *g->nic);
-	int rc = g->gpu && g->nic ? SIM_OK : SIM_ENOMEM;
+	g->cpu = malloc((size_t)c->nodes * sizeof *g->cpu);
+	int rc = g->gpu && g->nic && g->cpu ? SIM_OK : SIM_ENOMEM;
 	for (int n = 0; n < c->nodes && rc == SIM_OK; n++)
 		rc = add_node(g, n);
 	if (rc == SIM_OK)
@@ -251,6 +256,7 @@ void topo_free(topo_graph *g)
 	free(g->in);
 	free(g->gpu);
 	free(g->nic);
+	free(g->cpu);
 	free(g);
 }
 

@@ -142,6 +142,14 @@ int topo_route_gpus(const topo_graph *g, int a, int b, int nic_a, int nic_b, int
 	if (va < 0 || vb < 0)
 		return SIM_EINVAL;
 	int G = g->gpus_per_node, na = a / G, nb = b / G;
+	if (na == nb && g->cl.node.intra == NET_INTRA_PCIE && !g->cl.node.pcie_p2p) {
+		/* No P2P: the sender copies into host memory, the receiver out of
+		 * it (NCCL's SHM transport), so the route turns at the CPU. */
+		int n = 0, rc = append(g, va, g->cpu[na], path, &n, max);
+		if (rc == SIM_OK)
+			rc = append(g, g->cpu[na], vb, path, &n, max);
+		return rc == SIM_OK ? n : rc;
+	}
 	if (na == nb) {
 		/* Scale-up links first, as NCCL uses NVLink P2P where it can. */
 		unsigned up = 1u << TOPO_L_NVLINK | 1u << TOPO_L_NVSWITCH;

@@ -16,6 +16,7 @@ struct topo_graph {
 	int *in_off, *in;
 	int *gpu; /* vertex of global GPU rank */
 	int *nic; /* vertex of NIC node * nics + j */
+	int *cpu; /* vertex of node n's CPU root complex (host memory) */
 	int gpus_per_node, nics_per_node;
 };
 

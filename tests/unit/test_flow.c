@@ -331,6 +331,65 @@ static topo_graph *cluster(int nodes, const char *extra)
 	return g;
 }
 
+/* A PCIe box: 8 GPUs, 4 per PCIe switch (2 switches), GPU links and switch
+ * uplinks of B = 31.5 GB/s at efficiency e = 0.8 (so 25.2 GB/s), with and
+ * without P2P. Ring all-reduce on all 8 (one ring 0 -> 1 -> ... -> 7 -> 0,
+ * each hop a flow of the same size):
+ *  - P2P: hops inside a switch turn at it; hops 3 -> 4 and 7 -> 0 cross both
+ *    uplinks, one flow per uplink direction: every flow at e B = 25.2 GB/s.
+ *  - no P2P: every hop goes GPU -> switch -> CPU -> switch -> GPU, so switch
+ *    0's uplink carries the 4 hops out of GPUs 0-3 and its downlink the 4
+ *    into them: e B / 4 = 6.3 GB/s per flow.
+ * The alpha-beta model's busbw (net/coll.c) is the same figure, and the flow
+ * model's data time is 2(n-1)/n S / rate. A pair of GPUs on one switch
+ * without P2P: both hops of the 2-ring cross that uplink: e B / 2. */
+static void pcie_box(void)
+{
+	const double rate[2] = {0.8 * 31.5e9, 0.8 * 31.5e9 / 4};
+	for (int p2p = 1; p2p >= 0; p2p--) {
+		char text[1024];
+		snprintf(text, sizeof text,
+		         "include = topologies/gpus/h100-pcie.ini\n[node]\nname = box\ngpus = 8\n"
+		         "intra = pcie\nintra_bw = 31.5 GB/s\nintra_efficiency = 0.8\nnics = 1\n"
+		         "nic_bw = 100 Gb/s\nnic_efficiency = 0.9\npcie_bw = 31.5 GB/s\n"
+		         "host_memory = 512 GB\ngpus_per_pcie_switch = 4\npcie_p2p = %s\n"
+		         "[cluster]\nname = box\nnodes = 1\n",
+		         p2p ? "true" : "false");
+		sim_diag *d = sim_diag_new();
+		conf_doc *doc = NULL;
+		net_cluster c;
+		topo_graph *g = NULL;
+		int rc = conf_load_string(text, strlen(text), "<test>", ".", d, &doc);
+		if (rc == SIM_OK)
+			rc = net_cluster_from_conf(doc, &c, d);
+		if (rc == SIM_OK)
+			rc = topo_build(&c, &g);
+		sim_diag_print(d, stderr);
+		conf_free(doc);
+		sim_diag_free(d);
+		if (!CHECK_INT(rc, SIM_OK))
+			continue;
+		int ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+		topo_cost fc;
+		CHECK_INT(topo_collective(g, NET_ALLREDUCE, ranks, 8, GIB, TOPO_ALGO_RING, &fc),
+		          SIM_OK);
+		CHECK_NEAR(2 * 7 / 8.0 * GIB / fc.bw_time_s, rate[!p2p], 1e-9);
+		net_group grp;
+		net_cost ac;
+		net_group_make(&c, 8, 1, &grp);
+		CHECK_INT(net_collective(&c, NET_ALLREDUCE, &grp, GIB, &ac), SIM_OK);
+		CHECK_NEAR(ac.busbw_Bps, rate[!p2p], 1e-12);
+		/* Two GPUs of switch 0. */
+		net_group_make(&c, 2, 1, &grp);
+		CHECK_INT(net_collective(&c, NET_ALLREDUCE, &grp, GIB, &ac), SIM_OK);
+		CHECK_NEAR(ac.busbw_Bps, p2p ? rate[0] : rate[0] / 2, 1e-12);
+		CHECK_INT(topo_collective(g, NET_ALLREDUCE, ranks, 2, GIB, TOPO_ALGO_RING, &fc),
+		          SIM_OK);
+		CHECK_NEAR(GIB / fc.bw_time_s, p2p ? rate[0] : rate[0] / 2, 1e-9);
+		topo_free(g);
+	}
+}
+
 /* A data-parallel all-reduce of S = 1 GiB over 4 ranks 24 apart (a plan
  * with order tp-cp-pp-dp, tp 8, pp 3, dp 4 on 12 nodes: rank r's group is
  * r, r+24, r+48, r+72, i.e. one GPU on each of nodes n, n+3, n+6, n+9). The
@@ -474,6 +533,7 @@ int main(void)
 	saturated_time();
 	incremental_matches_full();
 	incremental_work();
+	pcie_box();
 	group_oversubscription();
 	uncongested_step();
 	oversubscribed_step();
