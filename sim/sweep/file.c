@@ -3,7 +3,9 @@
  * keys get did-you-mean notes and every error has its file:line. */
 #include "sweep_int.h"
 
+#include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,6 +135,18 @@ int sweep_file_load(const char *path, sweep_space *sp, sweep_file *f, bool *is_s
 		conf_loc loc = conf_key_loc(doc, "sweep", "scenario");
 		sim_diag_error(diag, loc.path, loc.line, "[sweep] scenario: path too long");
 		rc = SIM_ECONF;
+	}
+	if (rc == SIM_OK) {
+		/* A missing base scenario is the sweep file's error, at its line. */
+		FILE *probe = fopen(f->scenario, "r");
+		if (!probe) {
+			conf_loc loc = conf_key_loc(doc, "sweep", "scenario");
+			sim_diag_error(diag, loc.path, loc.line, "[sweep] scenario: cannot open '%s': %s",
+			               f->scenario, strerror(errno));
+			rc = SIM_ECONF;
+		} else {
+			fclose(probe);
+		}
 	}
 	if (rc == SIM_OK) {
 		f->top = raw->top;
