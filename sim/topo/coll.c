@@ -16,7 +16,9 @@
  * NVLink arcs are listed, then a depth-first search packs as many as fit, one
  * brick per arc each, up to the fewest bricks of a GPU (NCCL's ring
  * search also gives each ring its own NVLink bricks; on DGX-1 every GPU has 6
- * bricks, so at most 6 rings). Otherwise
+ * bricks, so at most 6 rings); when no cycle exists over direct arcs, the
+ * arcs through an intermediate GPU (NCCL's NVB paths, route.c) join the
+ * search. Otherwise
  * one ring in rank order. One ring step moves S/(nC) per rank per channel; all
  * steps have the same pattern, so one step is simulated and
  *     all-reduce:  t_bw = 2(n-1) * t_step,   all-gather / reduce-scatter:
@@ -290,6 +292,26 @@ static int mesh_lanes(const topo_graph *g, const int *r, int k, int *lanes)
 	return any;
 }
 
+/* No ring over direct links (5 of DGX-1's GPUs: GPU 4 links only to 0
+ * among 0-4): add the pairs NCCL reaches through an intermediate GPU (NVB,
+ * route.c), with the lanes of the path's narrower link. Returns whether any
+ * was added. */
+static int nvb_lanes(const topo_graph *g, const int *r, int k, int *lanes)
+{
+	int any = 0;
+	for (int i = 0; i < k; i++)
+		for (int j = 0; j < k; j++) {
+			int va = topo_gpu(g, r[i]), vb = topo_gpu(g, r[j]);
+			int w = i == j || lanes[i * k + j] > 0 ? -1 : topo_nvb_via(g, va, vb);
+			if (w < 0)
+				continue;
+			int x = g->l[topo_nvlink(g, va, w)].lanes, y = g->l[topo_nvlink(g, w, vb)].lanes;
+			lanes[i * k + j] = x < y ? x : y;
+			any = 1;
+		}
+	return any;
+}
+
 #define MAX_CYCLES 4096
 
 /* Every directed Hamiltonian cycle from position 0 over arcs with lanes, into
@@ -393,6 +415,8 @@ static int mesh_rings(const topo_graph *g, const int *r, int k, int *rings)
 		path[0] = 0;
 		used[0] = 1;
 		int nc = ham_all(lanes, k, path, 1, used, cyc, 0);
+		if (nc == 0 && nvb_lanes(g, r, k, lanes))
+			nc = ham_all(lanes, k, path, 1, used, cyc, 0);
 		nr = pick_cycles(lanes, k, cyc, nc, rings, r);
 	}
 	free(lanes);

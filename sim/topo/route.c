@@ -13,8 +13,11 @@
  *
  * Between two GPUs of a node the route uses only scale-up links (NVLink,
  * NVSwitch) when they connect the pair, since NCCL uses NVLink P2P when it
- * can; otherwise (PCIe nodes, mesh pairs without a direct link) the whole
- * node. Without that rule GPUs that share a PCIe switch would find a
+ * can; on an NVLink mesh a pair without a direct link goes through the GPU
+ * linked to both with the most bricks on its narrower side (NCCL's NVB path
+ * through an intermediate GPU, enabled by default; NCCL_NVB_DISABLE in
+ * NCCL's environment-variable documentation); otherwise (PCIe nodes) the
+ * whole node. Without that rule GPUs that share a PCIe switch would find a
  * two-hop PCIe route as short as the NVSwitch one.
  */
 #include "topo_int.h"
@@ -136,6 +139,34 @@ static int append(const topo_graph *g, int a, int b, int *path, int *n, int max)
 	return SIM_OK;
 }
 
+int topo_nvlink(const topo_graph *g, int va, int vb)
+{
+	for (int e = g->out_off[va]; e < g->out_off[va + 1]; e++) {
+		const topo_link *l = &g->l[g->out[e]];
+		if (l->kind == TOPO_L_NVLINK && l->dst == vb)
+			return g->out[e];
+	}
+	return -1;
+}
+
+int topo_nvb_via(const topo_graph *g, int va, int vb)
+{
+	int best = -1, best_lanes = 0, node = g->v[va].node, G = g->gpus_per_node;
+	for (int i = 0; i < G; i++) {
+		int w = g->gpu[(size_t)node * G + i];
+		int x = w == va || w == vb ? -1 : topo_nvlink(g, va, w);
+		int y = x < 0 ? -1 : topo_nvlink(g, w, vb);
+		if (y < 0)
+			continue;
+		int lanes = g->l[x].lanes < g->l[y].lanes ? g->l[x].lanes : g->l[y].lanes;
+		if (lanes > best_lanes) {
+			best = w;
+			best_lanes = lanes;
+		}
+	}
+	return best;
+}
+
 int topo_route_gpus(const topo_graph *g, int a, int b, int nic_a, int nic_b, int *path, int max)
 {
 	int va = topo_gpu(g, a), vb = topo_gpu(g, b);
@@ -154,7 +185,17 @@ int topo_route_gpus(const topo_graph *g, int a, int b, int nic_a, int nic_b, int
 		/* Scale-up links first, as NCCL uses NVLink P2P where it can. */
 		unsigned up = 1u << TOPO_L_NVLINK | 1u << TOPO_L_NVSWITCH;
 		int h = route_mask(g, va, vb, up, path, max);
-		return h == SIM_ENOTFOUND ? topo_route(g, va, vb, path, max) : h;
+		if (h != SIM_ENOTFOUND)
+			return h;
+		/* An NVLink mesh pair without a direct link: through the GPU
+		 * linked to both (NCCL's NVB paths, on unless NCCL_NVB_DISABLE). */
+		int w = topo_nvb_via(g, va, vb);
+		if (w >= 0 && max >= 2) {
+			path[0] = topo_nvlink(g, va, w);
+			path[1] = topo_nvlink(g, w, vb);
+			return 2;
+		}
+		return topo_route(g, va, vb, path, max);
 	}
 	if (nic_a < 0)
 		nic_a = topo_gpu_nic(g, a % G);

@@ -27,6 +27,12 @@ static inline bool topo_transit(topo_vkind k)
 	       k == TOPO_V_LEAF || k == TOPO_V_SPINE || k == TOPO_V_CORE;
 }
 
+/* The direct NVLink link va -> vb, or -1 (route.c). */
+int topo_nvlink(const topo_graph *g, int va, int vb);
+/* The GPU of va's node with direct NVLinks va -> w -> vb and the most lanes
+ * on the narrower of the two, or -1 (NCCL's NVB path; route.c). */
+int topo_nvb_via(const topo_graph *g, int va, int vb);
+
 /* Build the CSR adjacency (graph.c). */
 int topo_index(topo_graph *g);
 

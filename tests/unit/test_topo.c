@@ -154,10 +154,24 @@ static void dgx1_mesh(void)
 	CHECK_INT(topo_summarize(g, &s), SIM_OK);
 	CHECK_INT(s.links[TOPO_L_NVLINK], 32);
 	CHECK_NEAR(s.inject_scaleup_Bps, 150e9, 1e-12);
-	/* GPU 0 and GPU 5 have no direct link: their route goes over PCIe and the
-	 * CPU (GPUs do not forward): GPU -> PCIe -> CPU -> PCIe -> GPU. */
+	/* GPU 0 and GPU 5 have no direct link: NCCL goes through a GPU linked
+	 * to both (NVB). 0's neighbours are 1 (1 brick), 2 (1), 3 (2), 4 (2); 5's
+	 * are 1 (2), 4 (1), 6 (2), 7 (1): GPUs 1 and 4 qualify, both with 1
+	 * brick on the narrower side; the first, GPU 1, is taken: 0 -> 1 -> 5. */
 	int p[TOPO_MAX_HOPS];
-	CHECK_INT(topo_route_gpus(g, 0, 5, -1, -1, p, TOPO_MAX_HOPS), 4);
+	CHECK_INT(topo_route_gpus(g, 0, 5, -1, -1, p, TOPO_MAX_HOPS), 2);
+	CHECK_INT(topo_link_at(g, p[0])->dst, topo_gpu(g, 1));
+	CHECK_INT(topo_link_at(g, p[1])->dst, topo_gpu(g, 5));
+	CHECK_INT(topo_link_at(g, p[1])->kind, TOPO_L_NVLINK);
+	/* GPUs 0-4: GPU 4's only direct neighbour among them is 0, so no ring
+	 * exists over direct links; with NVB arcs the rings stay on NVLink (the
+	 * busiest link is one), at least one brick's 25 GB/s x 0.897 of busbw
+	 * (PCIe through the CPU would give at most 15.75 GB/s). */
+	int r5[5] = {0, 1, 2, 3, 4};
+	topo_cost c5;
+	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r5, 5, GIB, TOPO_ALGO_RING, &c5), SIM_OK);
+	CHECK_INT(topo_link_at(g, c5.hot_link)->kind, TOPO_L_NVLINK);
+	CHECK(2 * 4 / 5.0 * GIB / c5.bw_time_s >= 25e9 * 0.897);
 	/* Ring all-reduce on the 8 GPUs: the ring search should find 6 rings of
 	 * one brick per arc, reaching the alpha-beta busbw (6 x 25 x 0.897). */
 	int r[8] = {0, 1, 2, 3, 4, 5, 6, 7};
