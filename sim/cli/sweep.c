@@ -525,7 +525,11 @@ static int simulate_serial(sweep_run *w)
 
 /* MPI: row p is simulated by rank p % size; rank 0 receives the others' in
  * order and stores every row in pre-screen order, as a serial run does.
- * Message states: 1 simulated, 0 skipped (Ctrl-C), -1 failed. */
+ * Message states: 1 simulated, 0 skipped (Ctrl-C), -1 failed. A rank sends
+ * its results only after its last simulation: a result is too large for
+ * MPI's eager protocol, so a send blocks until rank 0 posts the receive,
+ * which it does only after its own simulations; sending as they finish
+ * would hold every other rank at its first result (no speed-up). */
 static int simulate_mpi(sweep_run *w)
 {
 	const sweep_par *p = &w->par;
@@ -538,9 +542,9 @@ static int simulate_mpi(sweep_run *w)
 			row->state = rc == SIM_OK ? 1 : -1;
 		}
 		failed |= row->state < 0;
-		if (me != 0)
-			sweep_par_send(p, row->r, row->state, (int)i);
 	}
+	for (size_t i = me; me != 0 && i < w->mine; i += size)
+		sweep_par_send(p, w->rows[i].r, w->rows[i].state, (int)i);
 	for (size_t i = 0; me == 0 && i < w->mine; i++) {
 		sim_row *row = &w->rows[i];
 		int ok = row->state;
