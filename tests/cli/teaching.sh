@@ -99,4 +99,14 @@ t=$(j $T/variants/alvis-nodes-t4.ini | num step_time_s)
 lt "$a" "$v" "A100 faster than V100"
 lt "$v" "$f" "V100 faster than A40"
 lt "$f" "$t" "A40 faster than T4"
+# pcie-p2p: DGX H100 < PCIe box with P2P < without (the uplinks shared by 4
+# GPUs cut busbw to under a fifth: the exposed dp time at least triples).
+p=$(j $T/pcie-p2p.ini | num step_time_s)
+np=$(j $T/pcie-p2p.ini --set node.pcie_p2p=false --set node.intra_efficiency=0.59 | num step_time_s)
+dg=$(j $T/variants/pcie-p2p-dgx.ini | num step_time_s)
+dp_p=$(j $T/pcie-p2p.ini | num dp)
+dp_np=$(j $T/pcie-p2p.ini --set node.pcie_p2p=false --set node.intra_efficiency=0.59 | num dp)
+lt "$dg" "$p" "DGX H100 faster than the PCIe box"
+lt "$p" "$np" "P2P faster than through host memory"
+lt "$(awk -v a="$dp_p" 'BEGIN { print 3 * a }')" "$dp_np" "no P2P: exposed dp at least 3x"
 exit $fail
