@@ -308,6 +308,28 @@ static void incremental_work(void)
 /* A cluster of `nodes` DGX A100 80GB (8 GPUs, 8 HDR NICs of 25 GB/s at
  * nic_efficiency 0.96: B = 24 GB/s per NIC; hardware.csv rows cited in
  * topologies/nodes/dgx-a100-80g.ini) on the fabric `extra` describes. */
+/* The graph of the cluster the configuration text describes (and its
+ * net_cluster into *c when given). */
+static topo_graph *graph_of(const char *text, net_cluster *c)
+{
+	sim_diag *d = sim_diag_new();
+	conf_doc *doc = NULL;
+	net_cluster local;
+	topo_graph *g = NULL;
+	if (!c)
+		c = &local;
+	int rc = conf_load_string(text, strlen(text), "<test>", ".", d, &doc);
+	if (rc == SIM_OK)
+		rc = net_cluster_from_conf(doc, c, d);
+	if (rc == SIM_OK)
+		rc = topo_build(c, &g);
+	sim_diag_print(d, stderr);
+	conf_free(doc);
+	sim_diag_free(d);
+	CHECK_INT(rc, SIM_OK);
+	return g;
+}
+
 static topo_graph *cluster(int nodes, const char *extra)
 {
 	char text[512];
@@ -315,20 +337,7 @@ static topo_graph *cluster(int nodes, const char *extra)
 	         "include = topologies/nodes/dgx-a100-80g.ini\n[cluster]\nname = t\nnodes = "
 	         "%d\n%s\n",
 	         nodes, extra);
-	sim_diag *d = sim_diag_new();
-	conf_doc *doc = NULL;
-	net_cluster c;
-	topo_graph *g = NULL;
-	int rc = conf_load_string(text, strlen(text), "<test>", ".", d, &doc);
-	if (rc == SIM_OK)
-		rc = net_cluster_from_conf(doc, &c, d);
-	if (rc == SIM_OK)
-		rc = topo_build(&c, &g);
-	sim_diag_print(d, stderr);
-	conf_free(doc);
-	sim_diag_free(d);
-	CHECK_INT(rc, SIM_OK);
-	return g;
+	return graph_of(text, NULL);
 }
 
 /* A PCIe box: 8 GPUs, 4 per PCIe switch (2 switches), GPU links and switch
@@ -343,6 +352,8 @@ static topo_graph *cluster(int nodes, const char *extra)
  * The alpha-beta model's busbw (net/coll.c) is the same figure, and the flow
  * model's data time is 2(n-1)/n S / rate. A pair of GPUs on one switch
  * without P2P: both hops of the 2-ring cross that uplink: e B / 2. */
+static topo_graph *graph_of(const char *text, net_cluster *c);
+
 static void pcie_box(void)
 {
 	const double rate[2] = {0.8 * 31.5e9, 0.8 * 31.5e9 / 4};
@@ -355,19 +366,9 @@ static void pcie_box(void)
 		         "host_memory = 512 GB\ngpus_per_pcie_switch = 4\npcie_p2p = %s\n"
 		         "[cluster]\nname = box\nnodes = 1\n",
 		         p2p ? "true" : "false");
-		sim_diag *d = sim_diag_new();
-		conf_doc *doc = NULL;
 		net_cluster c;
-		topo_graph *g = NULL;
-		int rc = conf_load_string(text, strlen(text), "<test>", ".", d, &doc);
-		if (rc == SIM_OK)
-			rc = net_cluster_from_conf(doc, &c, d);
-		if (rc == SIM_OK)
-			rc = topo_build(&c, &g);
-		sim_diag_print(d, stderr);
-		conf_free(doc);
-		sim_diag_free(d);
-		if (!CHECK_INT(rc, SIM_OK))
+		topo_graph *g = graph_of(text, &c);
+		if (!g)
 			continue;
 		int ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
 		topo_cost fc;
