@@ -224,14 +224,19 @@ static int run_sizes(const coll_args *a, const topo_graph *g, net_coll op, doubl
 }
 
 /* Refuse up front what the flow model cannot finish in reasonable time: it
- * routes and rates every flow event by event, so its cost grows much faster
- * than the GPU count. Measured (release build, tiny-2node scaled out, 1 GiB):
- * all-reduce 1.4 s at 256 GPUs, 13 s at 1024, 57 s at 2048; all-to-all (n^2
- * flows at once) 0.27 s at 64, 4 s at 128, 70 s at 256; --sweep repeats it
- * for each of up to ~30 sizes (all-reduce at 256: 17 s). */
+ * routes and rates every flow event by event, so its cost grows faster than
+ * the GPU count. Measured (release build, 2-core x86-64, 1 GiB, on
+ * dgx-h100-superpod scaled out; all-reduce auto = ring then tree):
+ * all-reduce 0.05 s at 1,024 GPUs, 0.3 s at 4,096, 1.8 s at 16,384 (three
+ * switch tiers, 655k flows, 142 MB), 6.5 s at 32,768 (282 MB; 65,536 would
+ * pass the tree's 2^20 flows); all-to-all (n^2 flows at once) 0.2 s at 256,
+ * 7 s at 1,024 (its flow limit); --sweep repeats it for each of ~30 sizes
+ * (all-reduce at 4,096: 7.3 s; all-to-all at 256: 5.3 s, at 512: ~50 s).
+ * Before route.c's cached searches: all-reduce 2.1 s at 4,096, 50 s at
+ * 16,384. */
 static bool too_big(const coll_args *a, net_coll op)
 {
-	long max = op == NET_ALLTOALL ? (a->sweep ? 64 : 128) : (a->sweep ? 256 : 1024);
+	long max = op == NET_ALLTOALL ? (a->sweep ? 256 : 1024) : (a->sweep ? 4096 : 32768);
 	if (a->gpus <= max)
 		return false;
 	fprintf(stderr,

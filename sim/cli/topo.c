@@ -50,6 +50,16 @@ int cli_topo_load(const char *path, const char *const *sets, int nsets, topo_gra
 		        TOPO_CLI_MAX_GPUS / c.node.gpus);
 		return EXIT_INPUT;
 	}
+	/* Three switch tiers of the NIC rate's radix hold so many nodes; a
+	 * fourth is not generated (fabric.c). */
+	if (rc == SIM_OK && c.nodes > topo_fabric_max_nodes(&c)) {
+		fprintf(stderr,
+		        "%s: error: %d nodes: three switch tiers (leaf, spine, core) of this NIC "
+		        "rate's radix hold at most %d and podsim builds no fourth; set "
+		        "cluster.nodes to %d or fewer\n",
+		        path, c.nodes, topo_fabric_max_nodes(&c), topo_fabric_max_nodes(&c));
+		return EXIT_INPUT;
+	}
 	if (rc == SIM_OK) {
 		rc = topo_build(&c, out);
 		if (rc != SIM_OK)

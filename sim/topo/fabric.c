@@ -10,9 +10,34 @@
  * A leaf with oversubscription o splits its ports down:up = o:1, so it has
  *   p = floor(R * o / (1 + o)) down ports (R/2 when non-blocking)
  * and a leaf with d NICs below it gets u = ceil(d / o) uplinks of the NIC rate.
- * The spines are S = ceil(sum u / R) switches of radix R; uplink k of a leaf
- * goes to spine k mod S (parallel cables when a leaf has more uplinks than
- * there are spines). With one leaf there are no spines.
+ * Two tiers: the spines are S = ceil(sum u / R) switches of radix R; uplink
+ * k of a leaf goes to spine k mod S (parallel cables when a leaf has more
+ * uplinks than there are spines). With one leaf there are no spines. Spine 0
+ * is the busiest, with sum ceil(u / S) ports; when that exceeds R (more
+ * leaves than R when u = R/2: above 8 SUs of DGX H100, 64 leaves of 32
+ * uplinks on 32 spines) the fabric gets three tiers instead, as NVIDIA's
+ * larger SuperPODs and k-ary fat trees do (hardware.csv superpod,DGX
+ * SuperPOD B200,16SU: "3-tier above 8 SU"):
+ *   pods of h = R/2 consecutive leaves (rail-optimized: the largest multiple
+ *   of the N leaves of an SU not above h, so SUs stay whole), U = the most
+ *   uplinks of a leaf, U spines per pod: uplink k of a leaf goes to spine k
+ *   of its pod, one cable per leaf and spine, so a spine has d <= h down
+ *   ports (the pod's leaves with more than k uplinks) and d up;
+ *   plane k = spine k of every pod; with P pods each core takes at most
+ *   m = floor(R / P) cables from a pod, so a plane has C = ceil(d_max / m)
+ *   cores (d_max = the largest pod) and uplink i of a spine goes to core
+ *   i mod C of its plane: at most ceil(d / C) <= m cables from each pod,
+ *   P m <= R ports per core, and every core of a plane reaches every full pod.
+ *   16 SUs of DGX H100 (512 nodes, 128 leaves of 32 + 32 ports): P = 128 /
+ *   32 = 4 pods, 4 x 32 = 128 spines, m = 16, C = 2, 32 planes x 2 = 64
+ *   cores: 128 leaf / 128 spine / 64 core as the B200 row lists (same
+ *   radix-64 NDR switches, 32-node SUs, 8 rails); 64 SUs (2048 nodes): P =
+ *   16, 512 spines, m = 4, C = 8, 256 cores (hardware.md section 10, B200
+ *   64 SU: 512 / 512 / 256). More than R pods would need a fourth tier: not
+ *   generated (SIM_ERANGE; 64 pods x 32 leaves x 32 NICs = 65,536 NICs at
+ *   radix 64).
+ *   A single pod (P = 1: more leaves than two tiers with k mod S cabling
+ *   fit, at most h of them) has no cores: one cable per leaf and spine.
  *
  *   fat-tree:       whole nodes per leaf: floor(p / N) nodes of N NICs (a node
  *                   with N > p NICs spans ceil(N / p) leaves).
@@ -35,8 +60,7 @@
  *                   factorisation of the node count (16 -> 4 x 4, 64 -> 4 x 4
  *                   x 4, a prime count a ring); traffic takes shortest paths
  *                   router to router (BFS with ECMP).
- * A one-node cluster has no fabric (its NICs stay unconnected). A third (core)
- * layer above 8 SUs is not generated: larger fabrics get more spines.
+ * A one-node cluster has no fabric (its NICs stay unconnected).
  */
 #include "topo_int.h"
 
@@ -77,31 +101,87 @@ static int leaf_of(const topo_graph *g, int n, int j, int p)
 	return n * per_node + j / p;
 }
 
-static int add_spines(topo_graph *g, int leaf0, int nleaves, const int *down, double o, int R)
+/* Uplinks of a leaf with `down` NICs at oversubscription o. */
+static int uplinks(int down, double o)
+{
+	return (int)ceil(down / o - 1e-9);
+}
+
+/* The cores of a three-tier fabric, above its spines (spine k of pod p is
+ * vertex spine0 + p U + k; header comment). */
+static int add_cores(topo_graph *g, int spine0, int nleaves, const int *up, int U, int pod, int R)
+{
+	int P = (nleaves + pod - 1) / pod, m = R / P, dmax = 0;
+	for (int l = 0; l < nleaves; l++)
+		dmax += l < pod && up[l] > 0;
+	int C = (dmax + m - 1) / m, core0 = g->nv, rc = SIM_OK;
+	g->core_plane = C;
+	for (int c = 0; c < U * C && rc == SIM_OK; c++) {
+		int v = topo_add_vertex(g, TOPO_V_CORE, -1, c);
+		rc = v < 0 ? v : SIM_OK;
+	}
+	for (int p = 0; p < P && rc == SIM_OK; p++)
+		for (int k = 0; k < U && rc == SIM_OK; k++) {
+			int d = 0; /* down cables of spine (p, k) = its up cables */
+			for (int l = p * pod; l < nleaves && l < (p + 1) * pod; l++)
+				d += up[l] > k;
+			for (int i = 0; i < d && rc == SIM_OK; i++)
+				rc = fabric_link(g, spine0 + p * U + k, core0 + k * C + i % C);
+		}
+	return rc;
+}
+
+/* Pods of `pod` leaves, U spines each, cores above when there are several
+ * pods (header comment). SIM_ERANGE past R pods. */
+static int add_pods(topo_graph *g, int leaf0, int nleaves, const int *up, int pod, int R)
+{
+	int P = (nleaves + pod - 1) / pod, U = 0, spine0 = g->nv, rc = SIM_OK;
+	if (P > R)
+		return SIM_ERANGE;
+	for (int l = 0; l < nleaves; l++)
+		U = up[l] > U ? up[l] : U;
+	for (int s = 0; s < P * U && rc == SIM_OK; s++) {
+		int v = topo_add_vertex(g, TOPO_V_SPINE, -1, s);
+		rc = v < 0 ? v : SIM_OK;
+	}
+	for (int l = 0; l < nleaves && rc == SIM_OK; l++)
+		for (int k = 0; k < up[l] && rc == SIM_OK; k++)
+			rc = fabric_link(g, leaf0 + l, spine0 + (l / pod) * U + k);
+	if (rc == SIM_OK && P > 1)
+		rc = add_cores(g, spine0, nleaves, up, U, pod, R);
+	return rc;
+}
+
+static int add_spines(topo_graph *g, int leaf0, int nleaves, const int *down, double o, int R,
+                      int pod)
 {
 	if (nleaves < 2)
 		return SIM_OK;
+	int *up = malloc((size_t)nleaves * sizeof *up);
+	if (!up)
+		return SIM_ENOMEM;
 	int64_t up_total = 0;
 	for (int l = 0; l < nleaves; l++)
-		up_total += (int64_t)ceil(down[l] / o - 1e-9);
+		up_total += up[l] = uplinks(down[l], o);
 	int S = (int)((up_total + R - 1) / R);
 	if (S < 1)
 		S = 1;
+	int64_t busiest = 0; /* ports of spine 0 */
+	for (int l = 0; l < nleaves; l++)
+		busiest += (up[l] + S - 1) / S;
+	int rc = SIM_OK;
+	if (busiest > R)
+		rc = add_pods(g, leaf0, nleaves, up, pod, R);
 	int spine0 = g->nv;
-	for (int s = 0; s < S; s++) {
+	for (int s = 0; s < S && busiest <= R && rc == SIM_OK; s++) {
 		int v = topo_add_vertex(g, TOPO_V_SPINE, -1, s);
-		if (v < 0)
-			return v;
+		rc = v < 0 ? v : SIM_OK;
 	}
-	for (int l = 0; l < nleaves; l++) {
-		int u = (int)ceil(down[l] / o - 1e-9);
-		for (int k = 0; k < u; k++) {
-			int rc = fabric_link(g, leaf0 + l, spine0 + k % S);
-			if (rc != SIM_OK)
-				return rc;
-		}
-	}
-	return SIM_OK;
+	for (int l = 0; l < nleaves && busiest <= R && rc == SIM_OK; l++)
+		for (int k = 0; k < up[l] && rc == SIM_OK; k++)
+			rc = fabric_link(g, leaf0 + l, spine0 + k % S);
+	free(up);
+	return rc;
 }
 
 /* The most balanced factorisation of n into d factors, dims[0] <= ... */
@@ -150,6 +230,39 @@ static int build_torus(topo_graph *g, int D)
 	return rc;
 }
 
+/* Down ports of a leaf: p = floor(R o / (1 + o)), at least 1. */
+static int leaf_down(const net_cluster *c, int R)
+{
+	double o = c->oversubscription >= 1 ? c->oversubscription : 1;
+	int p = (int)floor(R * o / (1 + o));
+	return p < 1 ? 1 : p;
+}
+
+/* Leaves per pod of a three-tier fabric: R/2, whole SUs when rail-optimized. */
+static int pod_leaves(const net_cluster *c, int R)
+{
+	int N = c->node.nics;
+	return c->fabric == NET_FABRIC_RAIL && N <= R / 2 ? R / 2 / N * N : R / 2;
+}
+
+int topo_fabric_max_nodes(const net_cluster *c)
+{
+	int N = c->node.nics;
+	if (c->fabric != NET_FABRIC_FAT_TREE && c->fabric != NET_FABRIC_RAIL)
+		return INT32_MAX;
+	if (N < 1)
+		return INT32_MAX;
+	int R = radix(&c->node), p = leaf_down(c, R);
+	int64_t leaves = (int64_t)R * pod_leaves(c, R), nodes; /* R pods */
+	if (c->fabric == NET_FABRIC_RAIL)
+		nodes = leaves / N * p; /* whole SUs of N leaves and p nodes */
+	else if (N <= p)
+		nodes = leaves * (p / N);
+	else
+		nodes = leaves / ((N + p - 1) / p);
+	return nodes < INT32_MAX ? (int)nodes : INT32_MAX;
+}
+
 int topo_build_fabric(topo_graph *g)
 {
 	const net_cluster *c = &g->cl;
@@ -159,10 +272,7 @@ int topo_build_fabric(topo_graph *g)
 	if (c->fabric == NET_FABRIC_TORUS2D || c->fabric == NET_FABRIC_TORUS3D)
 		return build_torus(g, c->fabric == NET_FABRIC_TORUS2D ? 2 : 3);
 	double o = c->oversubscription >= 1 ? c->oversubscription : 1;
-	int R = radix(&c->node);
-	int p = (int)floor(R * o / (1 + o));
-	if (p < 1)
-		p = 1;
+	int R = radix(&c->node), p = leaf_down(c, R);
 	int nleaves = leaf_of(g, c->nodes - 1, N - 1, p) + 1;
 	if (c->fabric == NET_FABRIC_RAIL)
 		nleaves = ((c->nodes + p - 1) / p) * N;
@@ -181,7 +291,7 @@ int topo_build_fabric(topo_graph *g)
 			rc = fabric_link(g, g->nic[(size_t)n * N + j], leaf0 + l);
 		}
 	if (rc == SIM_OK && c->fabric != NET_FABRIC_SINGLE)
-		rc = add_spines(g, leaf0, nleaves, down, o, R);
+		rc = add_spines(g, leaf0, nleaves, down, o, R, pod_leaves(c, R));
 	free(down);
 	return rc;
 }

@@ -236,6 +236,10 @@ int topo_build(const net_cluster *c, topo_graph **out)
 		rc = topo_build_fabric(g);
 	if (rc == SIM_OK)
 		rc = topo_index(g);
+	for (int v = 0; v < g->nv && rc == SIM_OK; v++)
+		g->nspines += g->v[v].kind == TOPO_V_SPINE;
+	if (rc == SIM_OK)
+		rc = topo_router_new(g, &g->rt);
 	if (rc != SIM_OK) {
 		topo_free(g);
 		return rc;
@@ -257,6 +261,7 @@ void topo_free(topo_graph *g)
 	free(g->gpu);
 	free(g->nic);
 	free(g->cpu);
+	topo_router_free(g->rt);
 	free(g);
 }
 

@@ -9,7 +9,39 @@
  * entered (dst itself or a transit vertex); with c candidates, candidate
  * hash(src, dst, u) mod c is taken. The hash makes the choice deterministic
  * per flow and independent from switch to switch, like ECMP hashing on a
- * flow's header. Cost: one BFS, O(V + E), per route.
+ * flow's header.
+ *
+ * Cost. The searches live in a routing context kept with the graph (struct
+ * topo_router: up to ROUTE_SEARCHES resumable searches, the least recently
+ * used replaced, each 12 bytes per vertex, allocated when first used):
+ *  - a search labels vertices with its generation (a stamp), so starting
+ *    one costs O(1) instead of resetting a distance per vertex;
+ *  - it stops as soon as src is labelled, and every candidate next hop of
+ *    the walk is labelled by then: a FIFO search labels src with distance D
+ *    while expanding a vertex of level D - 1; it expands level D - 1 only
+ *    after all of level D - 2, whose expansion labelled all of level D - 1,
+ *    so levels 0 .. D - 1 are complete. The walk leaves src (level D) and
+ *    then visits only vertices of levels < D; at one of level d it looks for
+ *    neighbours of level d - 1 <= D - 1, all labelled; a vertex not labelled
+ *    is farther than D - 1 and cannot be a candidate. A later route toward
+ *    the same target resumes the search where it stopped;
+ *  - by attachment: a destination t that does not forward (NIC, GPU), whose
+ *    in-links in the mask all come from vertices that forward, W = {w1 ..
+ *    wk} (a NIC: its PCIe switch and its leaf; a GPU over NVLink: its
+ *    NVSwitch), is entered from one of them and no route passes through it,
+ *    so for every v != t
+ *        dist_t(v) = 1 + min_i dist_wi(v)   (dist_t(t) = 0),
+ *    and the searches toward w1 .. wk serve every destination attached to
+ *    them: a ring's consecutive flows into the NICs under one leaf share the
+ *    leaf's search (the PCIe switch's search stays inside its node). They
+ *    are advanced together level by level until one labels src at level L
+ *    (it may stop there at once): each has levels 0 .. L - 1 complete, so
+ *    the minimum is exact for every vertex within L hops of t, which holds
+ *    every candidate the walk weighs (D = L + 1 and candidates are at most
+ *    D - 1 hops from t).
+ *    The candidates, their order and the choice among them (keyed on t
+ *    itself) are those of one search from t, so the routes are the same
+ *    (test_topo compares them with a plain BFS).
  *
  * Between two GPUs of a node the route uses only scale-up links (NVLink,
  * NVSwitch) when they connect the pair, since NCCL uses NVLink P2P when it
@@ -23,28 +55,216 @@
 #include "topo_int.h"
 
 #include <stdlib.h>
+#include <string.h>
 
-/* dist[u] = hops from u to dst, -1 when unreachable. */
-static int bfs_to(const topo_graph *g, int dst, unsigned mask, int *dist, int *queue)
+/* Searches kept per graph: ROUTE_SEARCHES, fewer when they would take more
+ * than ROUTE_MEMORY (12 bytes per vertex each: 16 x 12 x 48,384 vertices =
+ * 9.3 MB for 16,384 DGX H100 GPUs), but at least one more than the
+ * ROUTE_MAX_ATTACH searches a route pins at once (a destination with more
+ * attachments gets a search of its own). */
+#define ROUTE_SEARCHES   16
+#define ROUTE_MEMORY     (64 << 20)
+#define ROUTE_MAX_ATTACH 4
+
+typedef struct mark {
+	unsigned gen; /* the search's generation when labelled */
+	int dist;     /* hops to the search's target */
+} mark;
+
+/* One breadth-first search toward `target` over the links in `mask`. */
+typedef struct search {
+	int target; /* -1: unused */
+	unsigned mask, gen;
+	long long used; /* route counter at the last use (LRU) */
+	mark *mark;     /* per vertex */
+	int *queue;     /* labelled vertices; [head, tail) not expanded yet */
+	int head, tail;
+} search;
+
+typedef struct topo_router {
+	search s[ROUTE_SEARCHES];
+	int n;         /* searches in use */
+	long long now; /* routes so far */
+} topo_router;
+
+int topo_router_new(const topo_graph *g, topo_router **out)
 {
-	for (int u = 0; u < g->nv; u++)
-		dist[u] = -1;
-	int head = 0, tail = 0;
-	dist[dst] = 0;
-	queue[tail++] = dst;
-	while (head < tail) {
-		int w = queue[head++];
-		if (w != dst && !topo_transit(g->v[w].kind))
-			continue;
-		for (int i = g->in_off[w]; i < g->in_off[w + 1]; i++) {
-			int u = g->l[g->in[i]].src;
-			if (dist[u] < 0 && (mask >> g->l[g->in[i]].kind & 1u)) {
-				dist[u] = dist[w] + 1;
-				queue[tail++] = u;
-			}
+	topo_router *rt = calloc(1, sizeof *rt);
+	if (!rt)
+		return SIM_ENOMEM;
+	int64_t fit = ROUTE_MEMORY / ((int64_t)g->nv * (int64_t)(sizeof(mark) + sizeof(int)) + 1);
+	rt->n = fit > ROUTE_SEARCHES     ? ROUTE_SEARCHES
+	        : fit > ROUTE_MAX_ATTACH ? (int)fit
+	                                 : ROUTE_MAX_ATTACH + 1;
+	for (int i = 0; i < ROUTE_SEARCHES; i++)
+		rt->s[i].target = -1;
+	*out = rt;
+	return SIM_OK;
+}
+
+void topo_router_free(topo_router *rt)
+{
+	if (!rt)
+		return;
+	for (int i = 0; i < ROUTE_SEARCHES; i++) {
+		free(rt->s[i].mark);
+		free(rt->s[i].queue);
+	}
+	free(rt);
+}
+
+/* Hops from v to the search's target, -1 when not labelled (yet). */
+static inline int label(const search *s, int v)
+{
+	return s->mark[v].gen == s->gen ? s->mark[v].dist : -1;
+}
+
+static void start(const topo_graph *g, search *s, int target, unsigned mask)
+{
+	if (++s->gen == 0) { /* wrapped: forget every old stamp */
+		memset(s->mark, 0, sizeof *s->mark * (size_t)g->nv);
+		s->gen = 1;
+	}
+	s->target = target;
+	s->mask = mask;
+	s->head = s->tail = 0;
+	s->mark[target] = (mark){s->gen, 0};
+	s->queue[s->tail++] = target;
+}
+
+/* Expand the next queued vertex: only the target and vertices that forward
+ * pass traffic on, so only their in-links are followed. */
+static void expand(const topo_graph *g, search *s)
+{
+	int w = s->queue[s->head++];
+	if (w != s->target && !topo_transit(g->v[w].kind))
+		return;
+	int d = s->mark[w].dist + 1;
+	for (int i = g->in_off[w]; i < g->in_off[w + 1]; i++) {
+		const topo_link *l = &g->l[g->in[i]];
+		if (s->mark[l->src].gen != s->gen && (s->mask >> l->kind & 1u)) {
+			s->mark[l->src] = (mark){s->gen, d};
+			s->queue[s->tail++] = l->src;
 		}
 	}
-	return SIM_OK;
+}
+
+/* The search toward (target, mask), resumed from the cache or started in
+ * the least recently used slot not taken by this route. NULL: no memory. */
+static search *acquire(const topo_graph *g, int target, unsigned mask)
+{
+	topo_router *rt = g->rt;
+	search *victim = NULL;
+	for (int i = 0; i < rt->n; i++) {
+		search *s = &rt->s[i];
+		if (s->target == target && s->mask == mask) {
+			s->used = rt->now;
+			return s;
+		}
+		if (s->used != rt->now && (!victim || s->used < victim->used))
+			victim = s;
+	}
+	if (!victim->mark) {
+		victim->mark = calloc((size_t)g->nv, sizeof *victim->mark);
+		victim->queue = malloc((size_t)g->nv * sizeof *victim->queue);
+		if (!victim->mark || !victim->queue) {
+			free(victim->mark);
+			free(victim->queue);
+			victim->mark = NULL;
+			victim->queue = NULL;
+			return NULL;
+		}
+	}
+	start(g, victim, target, mask);
+	victim->used = rt->now;
+	return victim;
+}
+
+/* Distances to dst: one search toward dst (n = 1, direct), or the searches
+ * toward its attachments (header comment). */
+typedef struct target {
+	int dst, n;
+	bool direct;
+	search *s[ROUTE_MAX_ATTACH];
+} target;
+
+static int tdist(const target *t, int v)
+{
+	if (t->direct)
+		return label(t->s[0], v);
+	if (v == t->dst)
+		return 0;
+	int best = -1;
+	for (int i = 0; i < t->n; i++) {
+		int d = label(t->s[i], v);
+		if (d >= 0 && (best < 0 || d < best))
+			best = d;
+	}
+	return best < 0 ? -1 : best + 1;
+}
+
+/* The attachments of dst: the distinct tails of its in-links in the mask.
+ * Returns their count, or -1 when dst needs a search of its own (it
+ * forwards, a tail does not, or there are too many). */
+static int attachments(const topo_graph *g, int dst, unsigned mask, int *w)
+{
+	if (topo_transit(g->v[dst].kind))
+		return -1;
+	int n = 0;
+	for (int i = g->in_off[dst]; i < g->in_off[dst + 1]; i++) {
+		const topo_link *l = &g->l[g->in[i]];
+		if (!(mask >> l->kind & 1u))
+			continue;
+		if (!topo_transit(g->v[l->src].kind))
+			return -1;
+		bool seen = false;
+		for (int j = 0; j < n; j++)
+			seen |= w[j] == l->src;
+		if (seen)
+			continue;
+		if (n == ROUTE_MAX_ATTACH)
+			return -1;
+		w[n++] = l->src;
+	}
+	return n;
+}
+
+/* Label src in the searches of t (header comment). SIM_OK, SIM_ENOTFOUND,
+ * SIM_ENOMEM. */
+static int reach(const topo_graph *g, int src, int dst, unsigned mask, target *t)
+{
+	int w[ROUTE_MAX_ATTACH], n = attachments(g, dst, mask, w);
+	*t = (target){dst, n < 0 ? 1 : n, n < 0, {NULL}};
+	if (n == 0)
+		return SIM_ENOTFOUND;
+	for (int i = 0; i < t->n; i++)
+		if (!(t->s[i] = acquire(g, t->direct ? dst : w[i], mask)))
+			return SIM_ENOMEM;
+	if (t->direct) {
+		search *s = t->s[0];
+		while (label(s, src) < 0 && s->head < s->tail)
+			expand(g, s);
+		return label(s, src) < 0 ? SIM_ENOTFOUND : SIM_OK;
+	}
+	/* Level by level: before level L every search has levels 0 .. L - 1
+	 * complete and none labels src below L; each then completes level L,
+	 * or stops as soon as it labels src there (the others keep levels
+	 * 0 .. L - 1 complete, all the walk needs). */
+	for (int level = 0;; level++) {
+		bool open = false, seen = false;
+		for (int i = 0; i < t->n; i++) {
+			search *s = t->s[i];
+			while (s->head < s->tail && s->mark[s->queue[s->head]].dist < level &&
+			       (unsigned)label(s, src) > (unsigned)level)
+				expand(g, s);
+			if ((unsigned)label(s, src) <= (unsigned)level)
+				return SIM_OK;
+			seen |= label(s, src) >= 0;
+			open |= s->head < s->tail;
+		}
+		if (!open) /* finished searches label every vertex they reach */
+			return seen ? SIM_OK : SIM_ENOTFOUND;
+	}
 }
 
 static uint64_t ecmp_hash(int src, int dst, int at)
@@ -60,50 +280,63 @@ static uint64_t ecmp_hash(int src, int dst, int at)
 	return h ^ (h >> 33);
 }
 
-/* Which of the nc equal-cost next hops at vertex `at` a flow takes.
+/* Which of the nc equal-cost next hops cand[0..nc) at vertex `at` a flow
+ * takes; nc1 and nc2 are the candidate counts one and two hops back.
  * InfiniBand fabrics are routed by the subnet manager, whose fat-tree engine
  * (OpenSM ftree) is destination-based (d-mod-k): with d the global index of
  * the destination NIC, a leaf sends it up on uplink u = d mod U (U uplinks;
- * uplink u goes to spine u mod S, fabric.c), and the spine sends it down on
- * the link of the same column u, i.e. its (u div S)-th parallel link to the
- * destination leaf. Flows into NICs with consecutive indices (one node's
- * NICs, a ring's next hops) then use distinct uplinks and downlinks. RoCE
- * and Ethernet switches hash each flow's header onto a port (ECMP), which
- * can put several flows on one uplink while another idles. */
-static int choose(const topo_graph *g, int src, int dst, int at, int nc, int prev_nc)
+ * in two tiers uplink u goes to spine u mod S, fabric.c), and the spine sends
+ * it down on the link of the same column u, i.e. its (u div S)-th parallel
+ * link to the destination leaf. With a core layer a spine has one link to
+ * each leaf of its pod, and going up it takes the next digit, uplink
+ * v = (d div U) mod V of its V uplinks (uplink v goes to core v mod C of its
+ * plane, fabric.c); the core sends it down on the link of the same column,
+ * its (v div C)-th parallel link to the destination pod's spine. Flows into
+ * NICs with consecutive indices (one node's NICs, a ring's next hops) then
+ * use distinct uplinks and downlinks. RoCE and Ethernet switches hash each
+ * flow's header onto a port (ECMP), which can put several flows on one
+ * uplink while another idles. */
+static int choose(const topo_graph *g, int src, int dst, int at, const int *cand, int nc, int nc1,
+                  int nc2)
 {
 	const topo_vertex *d = &g->v[dst];
 	if (g->cl.node.nic_kind != NET_NIC_IB || d->kind != TOPO_V_NIC)
 		return (int)(ecmp_hash(src, dst, at) % (uint64_t)nc);
 	int64_t key = (int64_t)d->node * g->nics_per_node + d->index;
-	if (g->v[at].kind != TOPO_V_SPINE || prev_nc < 2)
+	topo_vkind k = g->v[at].kind;
+	if (k == TOPO_V_SPINE && g->v[g->l[cand[0]].dst].kind == TOPO_V_CORE)
+		return (int)(key / (nc1 > 0 ? nc1 : 1) % nc);
+	if (k == TOPO_V_CORE && nc1 >= 2)
+		return (int)(key / (nc2 > 0 ? nc2 : 1) % nc1 /
+		             (g->core_plane > 0 ? g->core_plane : 1) % nc);
+	if (k != TOPO_V_SPINE || nc1 < 2)
 		return (int)(key % nc);
-	int S = 0;
-	for (int v = 0; v < g->nv; v++)
-		S += g->v[v].kind == TOPO_V_SPINE;
-	return (int)((key % prev_nc) / (S > 0 ? S : 1) % nc);
+	return (int)((key % nc1) / (g->nspines > 0 ? g->nspines : 1) % nc);
 }
 
-static int walk(const topo_graph *g, int src, int dst, unsigned mask, const int *dist, int *path,
+static int walk(const topo_graph *g, int src, int dst, unsigned mask, const target *t, int *path,
                 int max)
 {
-	int u = src, hops = 0, prev_nc = 0;
+	int u = src, hops = 0, nc1 = 0, nc2 = 0, du = tdist(t, src);
 	while (u != dst) {
 		int cand[64], nc = 0;
 		for (int i = g->out_off[u]; i < g->out_off[u + 1]; i++) {
 			const topo_link *l = &g->l[g->out[i]];
-			if (dist[l->dst] == dist[u] - 1 && (mask >> l->kind & 1u) &&
-			    (l->dst == dst || topo_transit(g->v[l->dst].kind)) && nc < 64)
+			if ((mask >> l->kind & 1u) &&
+			    (l->dst == dst || topo_transit(g->v[l->dst].kind)) && nc < 64 &&
+			    tdist(t, l->dst) == du - 1)
 				cand[nc++] = g->out[i];
 		}
 		if (nc == 0)
 			return SIM_ENOTFOUND;
 		if (hops == max)
 			return SIM_ERANGE;
-		int pick = cand[choose(g, src, dst, u, nc, prev_nc)];
-		prev_nc = nc;
+		int pick = cand[choose(g, src, dst, u, cand, nc, nc1, nc2)];
+		nc2 = nc1;
+		nc1 = nc;
 		path[hops++] = pick;
 		u = g->l[pick].dst;
+		du--;
 	}
 	return hops;
 }
@@ -115,13 +348,10 @@ static int route_mask(const topo_graph *g, int src, int dst, unsigned mask, int 
 		return SIM_EINVAL;
 	if (src == dst)
 		return 0;
-	int *dist = malloc(2 * (size_t)g->nv * sizeof *dist);
-	if (!dist)
-		return SIM_ENOMEM;
-	bfs_to(g, dst, mask, dist, dist + g->nv);
-	int rc = dist[src] < 0 ? SIM_ENOTFOUND : walk(g, src, dst, mask, dist, path, max);
-	free(dist);
-	return rc;
+	g->rt->now++;
+	target t;
+	int rc = reach(g, src, dst, mask, &t);
+	return rc == SIM_OK ? walk(g, src, dst, mask, &t, path, max) : rc;
 }
 
 int topo_route(const topo_graph *g, int src, int dst, int *path, int max)

@@ -83,6 +83,10 @@ typedef struct topo_graph topo_graph;
  * cluster cannot be drawn (no GPUs, several nodes without NICs). */
 int topo_build(const net_cluster *c, topo_graph **out);
 void topo_free(topo_graph *g);
+/* The most nodes c's fabric holds in three switch tiers (leaf, spine, core;
+ * fabric.c): topo_build refuses more with SIM_ERANGE. INT32_MAX for fabrics
+ * without a switch hierarchy (single switch, torus). */
+int topo_fabric_max_nodes(const net_cluster *c);
 
 const net_cluster *topo_cluster(const topo_graph *g);
 int topo_nvertices(const topo_graph *g);

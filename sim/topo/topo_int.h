@@ -18,6 +18,13 @@ struct topo_graph {
 	int *nic; /* vertex of NIC node * nics + j */
 	int *cpu; /* vertex of node n's CPU root complex (host memory) */
 	int gpus_per_node, nics_per_node;
+	/* Fabric shape for d-mod-k routing (route.c's choose), set at build:
+	 * spine switches, and core switches per plane of a three-tier fabric
+	 * (0 without a core layer; fabric.c). */
+	int nspines, core_plane;
+	/* Routing scratch (route.c): mutable through a const graph, so a graph
+	 * is routed by one thread at a time. */
+	struct topo_router *rt;
 };
 
 /* Vertices that forward traffic: switches and the CPU root complex. */
@@ -35,6 +42,10 @@ int topo_nvb_via(const topo_graph *g, int va, int vb);
 
 /* Build the CSR adjacency (graph.c). */
 int topo_index(topo_graph *g);
+
+/* The routing context of g (route.c): searches allocated when first used. */
+int topo_router_new(const topo_graph *g, struct topo_router **out);
+void topo_router_free(struct topo_router *rt);
 
 /* Fabric generators (fabric.c): add the switches and the NIC links. */
 int topo_add_vertex(topo_graph *g, topo_vkind kind, int node, int index);

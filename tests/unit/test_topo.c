@@ -1,7 +1,8 @@
 /* test_topo.c - the link graph (vertex and link counts, diameter, bisection),
- * ECMP routing, collectives on the graph against net's alpha-beta model, and
- * the vTrain A100 all-reduce tables (tests/cases/microbench.csv). Runs from
- * the source root (meson's workdir). */
+ * ECMP routing, collectives on the graph against net's alpha-beta model, the
+ * vTrain A100 all-reduce tables (tests/cases/microbench.csv), routes against
+ * a plain BFS, and three-tier fabrics (switch counts, radix, d-mod-k). Runs
+ * from the source root (meson's workdir). */
 #include "../../sim/cases/cases.h"
 #include "../../sim/topo/topo.h"
 #include "check.h"
@@ -341,6 +342,515 @@ static void torus(void)
 	topo_free(g);
 }
 
+/* ------------------------------------------------ routes against a plain BFS */
+
+/* The reference router: route.c as it was before its routing context (a full
+ * breadth-first search from the destination per route, every distance reset,
+ * then the walk), to compare route.c's stamped, early-stopping, cached
+ * searches by attachment with. The choice among equal-cost next hops is
+ * route.c's (ECMP hash; d-mod-k on InfiniBand, two and three tiers). */
+typedef struct ref {
+	const topo_graph *g;
+	int nv, nl, S, C;
+	int *out_off, *out, *in_off, *in; /* adjacency in link order, as graph.c */
+	int *dist, *queue;
+} ref;
+
+static bool ref_transit(topo_vkind k)
+{
+	return k == TOPO_V_NVSWITCH || k == TOPO_V_PCIE_SWITCH || k == TOPO_V_CPU ||
+	       k == TOPO_V_LEAF || k == TOPO_V_SPINE || k == TOPO_V_CORE;
+}
+
+static void ref_adj(const ref *r, bool by_src, int *off, int *idx)
+{
+	memset(off, 0, ((size_t)r->nv + 1) * sizeof *off);
+	for (int l = 0; l < r->nl; l++) {
+		const topo_link *x = topo_link_at(r->g, l);
+		off[(by_src ? x->src : x->dst) + 1]++;
+	}
+	for (int v = 0; v < r->nv; v++)
+		off[v + 1] += off[v];
+	int *fill = calloc((size_t)r->nv, sizeof *fill);
+	for (int l = 0; l < r->nl; l++) {
+		const topo_link *x = topo_link_at(r->g, l);
+		int v = by_src ? x->src : x->dst;
+		idx[off[v] + fill[v]++] = l;
+	}
+	free(fill);
+}
+
+static void ref_open(ref *r, const topo_graph *g)
+{
+	r->g = g;
+	r->nv = topo_nvertices(g);
+	r->nl = topo_nlinks(g);
+	r->out_off = malloc(((size_t)r->nv + 1) * sizeof(int));
+	r->in_off = malloc(((size_t)r->nv + 1) * sizeof(int));
+	r->out = malloc((size_t)r->nl * sizeof(int));
+	r->in = malloc((size_t)r->nl * sizeof(int));
+	r->dist = malloc((size_t)r->nv * sizeof(int));
+	r->queue = malloc((size_t)r->nv * sizeof(int));
+	ref_adj(r, true, r->out_off, r->out);
+	ref_adj(r, false, r->in_off, r->in);
+	/* S: spines; C: cores per plane = the cores above spine 0. */
+	r->S = r->C = 0;
+	for (int v = 0; v < r->nv; v++) {
+		const topo_vertex *x = topo_vertex_at(g, v);
+		r->S += x->kind == TOPO_V_SPINE;
+		if (x->kind != TOPO_V_SPINE || x->index != 0)
+			continue;
+		for (int i = r->out_off[v]; i < r->out_off[v + 1]; i++) {
+			int c = topo_link_at(g, r->out[i])->dst;
+			bool seen = false;
+			for (int j = r->out_off[v]; j < i; j++)
+				seen |= topo_link_at(g, r->out[j])->dst == c;
+			r->C += topo_vertex_at(g, c)->kind == TOPO_V_CORE && !seen;
+		}
+	}
+}
+
+static void ref_close(ref *r)
+{
+	free(r->out_off);
+	free(r->in_off);
+	free(r->out);
+	free(r->in);
+	free(r->dist);
+	free(r->queue);
+}
+
+static void ref_bfs(const ref *r, int dst, unsigned mask)
+{
+	for (int v = 0; v < r->nv; v++)
+		r->dist[v] = -1;
+	int head = 0, tail = 0;
+	r->dist[dst] = 0;
+	r->queue[tail++] = dst;
+	while (head < tail) {
+		int w = r->queue[head++];
+		if (w != dst && !ref_transit(topo_vertex_at(r->g, w)->kind))
+			continue;
+		for (int i = r->in_off[w]; i < r->in_off[w + 1]; i++) {
+			const topo_link *l = topo_link_at(r->g, r->in[i]);
+			if (r->dist[l->src] < 0 && (mask >> l->kind & 1u)) {
+				r->dist[l->src] = r->dist[w] + 1;
+				r->queue[tail++] = l->src;
+			}
+		}
+	}
+}
+
+static uint64_t ref_hash(int src, int dst, int at)
+{
+	int32_t key[3] = {src, dst, at};
+	uint64_t h = sim_hash64(key, sizeof key);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 33);
+}
+
+static int ref_choose(const ref *r, int src, int dst, int at, const int *cand, int nc, int nc1,
+                      int nc2)
+{
+	const topo_vertex *d = topo_vertex_at(r->g, dst);
+	const topo_graph *g = r->g;
+	if (topo_cluster(g)->node.nic_kind != NET_NIC_IB || d->kind != TOPO_V_NIC)
+		return (int)(ref_hash(src, dst, at) % (uint64_t)nc);
+	int64_t key = (int64_t)d->node * topo_cluster(g)->node.nics + d->index;
+	topo_vkind k = topo_vertex_at(g, at)->kind;
+	if (k == TOPO_V_SPINE &&
+	    topo_vertex_at(g, topo_link_at(g, cand[0])->dst)->kind == TOPO_V_CORE)
+		return (int)(key / (nc1 > 0 ? nc1 : 1) % nc);
+	if (k == TOPO_V_CORE && nc1 >= 2)
+		return (int)(key / (nc2 > 0 ? nc2 : 1) % nc1 / (r->C > 0 ? r->C : 1) % nc);
+	if (k != TOPO_V_SPINE || nc1 < 2)
+		return (int)(key % nc);
+	return (int)((key % nc1) / (r->S > 0 ? r->S : 1) % nc);
+}
+
+static int ref_route_mask(const ref *r, int src, int dst, unsigned mask, int *path, int max)
+{
+	if (src == dst)
+		return 0;
+	ref_bfs(r, dst, mask);
+	if (r->dist[src] < 0)
+		return SIM_ENOTFOUND;
+	int u = src, hops = 0, nc1 = 0, nc2 = 0;
+	while (u != dst) {
+		int cand[64], nc = 0;
+		for (int i = r->out_off[u]; i < r->out_off[u + 1]; i++) {
+			const topo_link *l = topo_link_at(r->g, r->out[i]);
+			if (r->dist[l->dst] == r->dist[u] - 1 && (mask >> l->kind & 1u) &&
+			    (l->dst == dst || ref_transit(topo_vertex_at(r->g, l->dst)->kind)) &&
+			    nc < 64)
+				cand[nc++] = r->out[i];
+		}
+		if (nc == 0)
+			return SIM_ENOTFOUND;
+		if (hops == max)
+			return SIM_ERANGE;
+		int pick = cand[ref_choose(r, src, dst, u, cand, nc, nc1, nc2)];
+		nc2 = nc1;
+		nc1 = nc;
+		path[hops++] = pick;
+		u = topo_link_at(r->g, pick)->dst;
+	}
+	return hops;
+}
+
+static int ref_append(const ref *r, int a, int b, int *path, int *n, int max)
+{
+	int h = ref_route_mask(r, a, b, ~0u, path + *n, max - *n);
+	if (h >= 0)
+		*n += h;
+	return h < 0 ? h : SIM_OK;
+}
+
+static int ref_cpu(const ref *r, int node)
+{
+	for (int v = 0; v < r->nv; v++)
+		if (topo_vertex_at(r->g, v)->kind == TOPO_V_CPU &&
+		    topo_vertex_at(r->g, v)->node == node)
+			return v;
+	return -1;
+}
+
+/* The NVLink link va -> vb, or -1. */
+static int ref_nvlink(const ref *r, int va, int vb)
+{
+	for (int i = r->out_off[va]; i < r->out_off[va + 1]; i++) {
+		const topo_link *l = topo_link_at(r->g, r->out[i]);
+		if (l->kind == TOPO_L_NVLINK && l->dst == vb)
+			return r->out[i];
+	}
+	return -1;
+}
+
+/* The GPU of va's node linked to both va and vb with the most lanes (NCCL's
+ * NVB path), or -1. */
+static int ref_nvb_via(const ref *r, int va, int vb)
+{
+	const topo_graph *g = r->g;
+	int G = topo_cluster(g)->node.gpus, node = topo_vertex_at(g, va)->node;
+	int best = -1, best_lanes = 0;
+	for (int i = 0; i < G; i++) {
+		int w = topo_gpu(g, node * G + i);
+		int x = w == va || w == vb ? -1 : ref_nvlink(r, va, w);
+		int y = x < 0 ? -1 : ref_nvlink(r, w, vb);
+		if (y < 0)
+			continue;
+		int lx = topo_link_at(g, x)->lanes, ly = topo_link_at(g, y)->lanes;
+		if ((lx < ly ? lx : ly) > best_lanes) {
+			best = w;
+			best_lanes = lx < ly ? lx : ly;
+		}
+	}
+	return best;
+}
+
+/* topo_route_gpus over the reference router. */
+static int ref_route_gpus(const ref *r, int a, int b, int nic_a, int nic_b, int *path, int max)
+{
+	const topo_graph *g = r->g;
+	const net_node *nd = &topo_cluster(g)->node;
+	int va = topo_gpu(g, a), vb = topo_gpu(g, b), G = nd->gpus, na = a / G, nb = b / G;
+	int n = 0, rc;
+	if (na == nb && nd->intra == NET_INTRA_PCIE && !nd->pcie_p2p) {
+		rc = ref_append(r, va, ref_cpu(r, na), path, &n, max);
+		if (rc == SIM_OK)
+			rc = ref_append(r, ref_cpu(r, na), vb, path, &n, max);
+		return rc == SIM_OK ? n : rc;
+	}
+	if (na == nb) {
+		unsigned up = 1u << TOPO_L_NVLINK | 1u << TOPO_L_NVSWITCH;
+		int h = ref_route_mask(r, va, vb, up, path, max);
+		if (h != SIM_ENOTFOUND)
+			return h;
+		int w = ref_nvb_via(r, va, vb);
+		if (w >= 0 && max >= 2) {
+			path[0] = ref_nvlink(r, va, w);
+			path[1] = ref_nvlink(r, w, vb);
+			return 2;
+		}
+		return ref_route_mask(r, va, vb, ~0u, path, max);
+	}
+	int xa = topo_nic(g, na, nic_a < 0 ? topo_gpu_nic(g, a % G) : nic_a);
+	int xb = topo_nic(g, nb, nic_b < 0 ? topo_gpu_nic(g, b % G) : nic_b);
+	rc = ref_append(r, va, xa, path, &n, max);
+	if (rc == SIM_OK)
+		rc = ref_append(r, xa, xb, path, &n, max);
+	if (rc == SIM_OK)
+		rc = ref_append(r, xb, vb, path, &n, max);
+	return rc == SIM_OK ? n : rc;
+}
+
+/* xorshift64: a deterministic sample. */
+static uint64_t next_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Compare route.c with the reference on GPU pairs of the cluster (every
+ * ordered pair when there are at most max_pairs, else max_pairs drawn, half
+ * with NICs chosen at random) and on vertex pairs drawn from the whole
+ * graph; returns the number of routes that differ. */
+static int compare_routes(const char *what, const char *node, int nodes, const char *extra,
+                          int max_pairs)
+{
+	topo_graph *g = build(node, nodes, extra);
+	if (!g)
+		return 1;
+	ref r;
+	ref_open(&r, g);
+	int n = topo_cluster(g)->gpus, N = topo_cluster(g)->node.nics, bad = 0, routes = 0;
+	int64_t all = (int64_t)n * n;
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	int p1[TOPO_MAX_HOPS * 3], p2[TOPO_MAX_HOPS * 3];
+	for (int64_t i = 0; i < (all <= max_pairs ? all : max_pairs); i++) {
+		int a, b, xa = -1, xb = -1;
+		if (all <= max_pairs) {
+			a = (int)(i / n);
+			b = (int)(i % n);
+		} else {
+			a = (int)(next_rand(&seed) % (uint64_t)n);
+			b = (int)(next_rand(&seed) % (uint64_t)n);
+			if (N > 0 && i % 2) {
+				xa = (int)(next_rand(&seed) % (uint64_t)N);
+				xb = (int)(next_rand(&seed) % (uint64_t)N);
+			}
+		}
+		int h1 = topo_route_gpus(g, a, b, xa, xb, p1, TOPO_MAX_HOPS * 3);
+		int h2 = ref_route_gpus(&r, a, b, xa, xb, p2, TOPO_MAX_HOPS * 3);
+		bad += h1 != h2 || (h1 > 0 && memcmp(p1, p2, sizeof(int) * (size_t)h1));
+		routes++;
+	}
+	/* Any vertex to any vertex (switches, CPUs, NICs, NVMe too). */
+	for (int i = 0; i < 2000; i++) {
+		int s = (int)(next_rand(&seed) % (uint64_t)r.nv),
+		    d = (int)(next_rand(&seed) % (uint64_t)r.nv);
+		int h1 = topo_route(g, s, d, p1, TOPO_MAX_HOPS);
+		int h2 = ref_route_mask(&r, s, d, ~0u, p2, TOPO_MAX_HOPS);
+		bad += h1 != h2 || (h1 > 0 && memcmp(p1, p2, sizeof(int) * (size_t)h1));
+		routes++;
+	}
+	printf("routes against a plain BFS, %s: %d routes, %d differ\n", what, routes, bad);
+	ref_close(&r);
+	topo_free(g);
+	return bad;
+}
+
+static void routes_match_plain_bfs(void)
+{
+	/* Every ordered GPU pair: a 2:1 fat tree of 6 DGX A100 (2 leaves), a
+	 * 2 x 4 torus of 8 DGX H100 (equal routes both ways round the 4-ring),
+	 * two DGX-1 (hybrid cube mesh: NVB pairs, PCIe and CPU between nodes),
+	 * PCIe boxes with and without P2P (routes turning at the CPU). A sample
+	 * of 3,000 pairs: two SUs of DGX H100 (rail-optimized, 16 leaves, 8
+	 * spines), RoCE (ECMP hashing) on the same, and a three-tier fat tree
+	 * (90 DGX A100 on HDR: 45 leaves in pods of 20, 20 and 5; fabric.c).
+	 * Plus 2,000 routes between any two vertices of each. */
+	CHECK_INT(
+	        compare_routes("fat tree 2:1", "dgx-a100-80g", 6, "oversubscription = 2", 1 << 20),
+	        0);
+	CHECK_INT(compare_routes("torus 2D", "dgx-h100", 8, "fabric = torus-2d", 1 << 20), 0);
+	CHECK_INT(compare_routes("DGX-1 mesh", "dgx1-v100", 2, NULL, 1 << 20), 0);
+	CHECK_INT(compare_routes("PCIe node", "pcie-8x-h100", 2, NULL, 1 << 20), 0);
+	CHECK_INT(compare_routes("PCIe node, no P2P", "pcie-8x-h100", 2, "[node]\npcie_p2p = false",
+	                         1 << 20),
+	          0);
+	CHECK_INT(compare_routes("rail-optimized 2 SU", "dgx-h100", 64, "fabric = rail-optimized",
+	                         3000),
+	          0);
+	CHECK_INT(compare_routes("rail-optimized RoCE", "dgx-h100", 64,
+	                         "fabric = rail-optimized\n[node]\nnic_kind = roce", 3000),
+	          0);
+	CHECK_INT(compare_routes("three-tier fat tree", "dgx-a100-80g", 90, "fabric = fat-tree",
+	                         3000),
+	          0);
+}
+
+/* ---------------------------------------------------- three-tier fabrics */
+
+/* Switches of each kind and the most ports (cable ends: out-links) of one. */
+static void switch_ports(const topo_graph *g, int *count, int *max_ports)
+{
+	int nv = topo_nvertices(g), *deg = calloc((size_t)nv, sizeof *deg);
+	for (int l = 0; l < topo_nlinks(g); l++)
+		deg[topo_link_at(g, l)->src]++;
+	for (int k = 0; k < TOPO_V_KIND_COUNT; k++)
+		count[k] = max_ports[k] = 0;
+	for (int v = 0; v < nv; v++) {
+		topo_vkind k = topo_vertex_at(g, v)->kind;
+		count[k]++;
+		if (deg[v] > max_ports[k])
+			max_ports[k] = deg[v];
+	}
+	free(deg);
+}
+
+typedef struct fabric_case {
+	const char *node, *extra;
+	int nodes, leaves, spines, cores, radix;
+	int leaf_ports, spine_ports, core_ports; /* the busiest switch */
+} fabric_case;
+
+static void fabric_sizes(void)
+{
+	/* DGX H100 rail-optimized (NDR, radix 64: hardware.csv network,Switch
+	 * NVIDIA Quantum-2 QM9700/QM9790 (NDR),radix; 8 rails, SUs of 32 nodes;
+	 * a leaf has 32 NICs below and 32 uplinks), and DGX A100 fat trees on
+	 * HDR (radix 40: network,Switch NVIDIA Quantum QM8700/QM8790 (HDR),radix;
+	 * 20 down ports: 2 nodes of 8 NICs and 16 uplinks per leaf). */
+	const char *rail = "fabric = rail-optimized", *ft = "fabric = fat-tree";
+	const fabric_case cases[] = {
+	        /* 4 SUs: 32 leaves x 32 uplinks / 64 = 16 spines with 2 cables per
+	         * leaf: 64 ports (superpod,DGX SuperPOD H100,4SU_switches). */
+	        {"dgx-h100", rail, 128, 32, 16, 0, 64, 64, 64, 0},
+	        /* 8 SUs: 64 leaves, 32 spines with one cable per leaf: 64 ports,
+	         * the largest two-tier fabric. */
+	        {"dgx-h100", rail, 256, 64, 32, 0, 64, 64, 64, 0},
+	        /* 9 SUs: 72 leaves; two tiers would put 72 cables on a spine, so
+	         * pods of 4 SUs (32, 32, 8 leaves): 3 x 32 = 96 spines; m =
+	         * floor(64 / 3) = 21, C = ceil(32 / 21) = 2 cores per plane, 64
+	         * cores with 16 + 16 + 4 = 36 ports. */
+	        {"dgx-h100", rail, 288, 72, 96, 64, 64, 64, 64, 36},
+	        /* 16 SUs: 4 pods, 128 spines, m = 16, C = 2, 64 cores of 4 x 16
+	         * = 64 ports (superpod,DGX SuperPOD B200,16SU: 128 leaf / 128
+	         * spine / 64 core, same switches, SU and rails). */
+	        {"dgx-h100", rail, 512, 128, 128, 64, 64, 64, 64, 64},
+	        /* 64 SUs, 16,384 GPUs: 16 pods, 512 spines, m = 4, C = 8: 256
+	         * cores (hardware.md section 10, B200 64 SU: 512 / 512 / 256). */
+	        {"dgx-h100", rail, 2048, 512, 512, 256, 64, 64, 64, 64},
+	        /* Selene-like: 128 DGX A100 on HDR, 64 leaves of 16 + 16 ports;
+	         * two tiers: 26 spines, 64 cables on spine 0 > 40. Pods of 20
+	         * leaves (20, 20, 20, 4): 4 x 16 = 64 spines of 20 + 20 ports;
+	         * m = 10, C = 2, 32 cores of 10 + 10 + 10 + 2 = 32 ports. */
+	        {"dgx-a100-80g", ft, 128, 64, 64, 32, 40, 32, 40, 32},
+	        /* 2:1 at HDR: 26 down ports, 3 nodes (24 NICs) and 12 uplinks a
+	         * leaf. 135 nodes = 45 leaves; two tiers: S = ceil(540 / 40) =
+	         * 14, a cable from each leaf on spine 0 = 45 ports > 40. Pods of 20 (20, 20, 5): 36
+	         * spines of 20 + 20; m = 13, C = 2, 24 cores of 10 + 10 + 3 = 23 ports. */
+	        {"dgx-a100-80g", "fabric = fat-tree\noversubscription = 2", 135, 45, 36, 24, 40, 36,
+	         40, 23},
+	        /* 42 nodes at 2:1: 14 leaves, S = 5, spine 0 would get 3 cables a
+	         * leaf = 42 > 40: one pod, 12 spines with one cable per leaf, no
+	         * cores. */
+	        {"dgx-a100-80g", "fabric = fat-tree\noversubscription = 2", 42, 14, 12, 0, 40, 36,
+	         14, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const fabric_case *f = &cases[i];
+		topo_graph *g = build(f->node, f->nodes, f->extra);
+		if (!g)
+			continue;
+		int count[TOPO_V_KIND_COUNT], ports[TOPO_V_KIND_COUNT];
+		switch_ports(g, count, ports);
+		printf("fabric %s x %d: %d leaf / %d spine / %d core, ports %d / %d / %d\n",
+		       f->node, f->nodes, count[TOPO_V_LEAF], count[TOPO_V_SPINE],
+		       count[TOPO_V_CORE], ports[TOPO_V_LEAF], ports[TOPO_V_SPINE],
+		       ports[TOPO_V_CORE]);
+		CHECK_INT(count[TOPO_V_LEAF], f->leaves);
+		CHECK_INT(count[TOPO_V_SPINE], f->spines);
+		CHECK_INT(count[TOPO_V_CORE], f->cores);
+		CHECK_INT(ports[TOPO_V_LEAF], f->leaf_ports);
+		CHECK_INT(ports[TOPO_V_SPINE], f->spine_ports);
+		CHECK_INT(ports[TOPO_V_CORE], f->core_ports);
+		CHECK(ports[TOPO_V_LEAF] <= f->radix && ports[TOPO_V_SPINE] <= f->radix &&
+		      ports[TOPO_V_CORE] <= f->radix);
+		topo_free(g);
+	}
+	/* Beyond R pods a fourth tier would be needed: at radix 64, 64 pods of
+	 * 4 SUs of 32 nodes = 8,192 DGX H100; 65 pods (8,320 nodes) are refused.
+	 * HDR fat tree of DGX A100: 40 pods x 20 leaves x 2 nodes = 1,600. */
+	net_cluster c;
+	topo_graph *g = NULL;
+	if (CHECK(load("dgx-h100", 65 * 128, "fabric = rail-optimized", &c) == SIM_OK)) {
+		CHECK_INT(topo_fabric_max_nodes(&c), 64 * 128);
+		CHECK_INT(topo_build(&c, &g), SIM_ERANGE);
+	}
+	CHECK(g == NULL);
+	if (CHECK(load("dgx-a100-80g", 2, "fabric = fat-tree", &c) == SIM_OK))
+		CHECK_INT(topo_fabric_max_nodes(&c), 1600);
+	if (CHECK(load("dgx-a100-80g", 1601, "fabric = fat-tree", &c) == SIM_OK))
+		CHECK_INT(topo_build(&c, &g), SIM_ERANGE);
+	if (CHECK(load("dgx-a100-80g", 1600, "fabric = fat-tree", &c) == SIM_OK))
+		CHECK_INT(topo_build(&c, &g), SIM_OK);
+	topo_free(g);
+}
+
+/* The link of path[0..h) whose source has kind a and destination kind b. */
+static int hop(const topo_graph *g, const int *path, int h, topo_vkind a, topo_vkind b)
+{
+	for (int i = 0; i < h; i++) {
+		const topo_link *l = topo_link_at(g, path[i]);
+		if (topo_vertex_at(g, l->src)->kind == a && topo_vertex_at(g, l->dst)->kind == b)
+			return path[i];
+	}
+	return -1;
+}
+
+static int distinct(const int *x, int n)
+{
+	int d = 0;
+	for (int i = 0; i < n; i++) {
+		bool seen = false;
+		for (int j = 0; j < i; j++)
+			seen |= x[j] == x[i];
+		d += !seen;
+	}
+	return d;
+}
+
+/* d-mod-k through three tiers: 16 SUs of DGX H100 (4 pods, C = 2 cores per
+ * plane, 16 cables from a core to each pod's spine of its plane). */
+static void three_tier_routes(void)
+{
+	topo_graph *g = build("dgx-h100", 512, "fabric = rail-optimized");
+	if (!g)
+		return;
+	/* Pod 0 to pod 1: GPU -> PCIe -> NIC -> leaf -> spine -> core -> spine ->
+	 * leaf -> NIC -> PCIe -> GPU = 10 links; same rail in one SU still 6. */
+	int p[TOPO_MAX_HOPS * 3], q[TOPO_MAX_HOPS * 3];
+	CHECK_INT(topo_route_gpus(g, 0, 8 * 128, -1, -1, p, TOPO_MAX_HOPS * 3), 10);
+	CHECK_INT(topo_route_gpus(g, 0, 8 * 128, -1, -1, q, TOPO_MAX_HOPS * 3), 10);
+	CHECK(!memcmp(p, q, 10 * sizeof(int)));
+	CHECK_INT(topo_route_gpus(g, 0, 8 * 31, -1, -1, p, TOPO_MAX_HOPS * 3), 6);
+	/* Same pod, other SU: up to a spine and down, 8 links. */
+	CHECK_INT(topo_route_gpus(g, 0, 8 * 32, -1, -1, p, TOPO_MAX_HOPS * 3), 8);
+	/* From n0/nic0 to 32 consecutive NICs d = 1024 + 32 j .. + 31 (nodes
+	 * 128-131, pod 1): the leaf sends NIC d up uplink d mod 32, one spine
+	 * each. Then to the NICs d = 1024 + 5 + 32 j, j = 0..31 (pod 1), all
+	 * on spine 5 of pod 0: the spine takes uplink (d div 32) mod 32 = j, 32
+	 * distinct links to the plane's 2 cores, and core j mod 2 sends it down
+	 * its (j div 2)-th cable to pod 1's spine 5: 32 distinct downlinks. */
+	int src = topo_nic(g, 0, 0), up[32], sc[32], cs[32];
+	for (int j = 0; j < 32; j++) {
+		int d = 1024 + j,
+		    h = topo_route(g, src, topo_nic(g, d / 8, d % 8), p, TOPO_MAX_HOPS);
+		CHECK_INT(h, 6);
+		up[j] = hop(g, p, h, TOPO_V_LEAF, TOPO_V_SPINE);
+	}
+	CHECK_INT(distinct(up, 32), 32);
+	for (int j = 0; j < 32; j++) {
+		int d = 1024 + 5 + 32 * j;
+		int h = topo_route(g, src, topo_nic(g, d / 8, d % 8), p, TOPO_MAX_HOPS);
+		CHECK_INT(h, 6);
+		up[j] = hop(g, p, h, TOPO_V_LEAF, TOPO_V_SPINE);
+		sc[j] = hop(g, p, h, TOPO_V_SPINE, TOPO_V_CORE);
+		cs[j] = hop(g, p, h, TOPO_V_CORE, TOPO_V_SPINE);
+	}
+	CHECK_INT(distinct(up, 32), 1);
+	CHECK_INT(distinct(sc, 32), 32);
+	CHECK_INT(distinct(cs, 32), 32);
+	topo_free(g);
+}
+
 int main(void)
 {
 	torus();
@@ -351,5 +861,8 @@ int main(void)
 	against_alpha_beta();
 	oversubscribed();
 	vtrain_lut();
+	routes_match_plain_bfs();
+	fabric_sizes();
+	three_tier_routes();
 	return check_done();
 }
