@@ -213,6 +213,30 @@ int topo_index(topo_graph *g)
 	return rc == SIM_OK ? csr(g->nv, g->nl, g->l, false, &g->in_off, &g->in) : rc;
 }
 
+/* g->dkey (topo_int.h). On a fat tree whose leaves take whole nodes this is
+ * the NIC's global index node * nics + j; on a rail-optimized fabric a rail
+ * leaf's NICs (one per node of the unit) are consecutive, so flows into one
+ * rail spread over all of the leaf's uplinks instead of every nics-th. */
+static int number_nics(topo_graph *g)
+{
+	g->dkey = malloc(((size_t)g->nv + 1) * sizeof *g->dkey);
+	if (!g->dkey)
+		return SIM_ENOMEM;
+	for (int v = 0; v < g->nv; v++)
+		g->dkey[v] = -1;
+	int next = 0;
+	for (int v = 0; v < g->nv; v++) {
+		if (g->v[v].kind != TOPO_V_LEAF)
+			continue;
+		for (int e = g->out_off[v]; e < g->out_off[v + 1]; e++) {
+			int x = g->l[g->out[e]].dst;
+			if (g->v[x].kind == TOPO_V_NIC && g->dkey[x] < 0)
+				g->dkey[x] = next++;
+		}
+	}
+	return SIM_OK;
+}
+
 int topo_build(const net_cluster *c, topo_graph **out)
 {
 	*out = NULL;
@@ -239,6 +263,8 @@ int topo_build(const net_cluster *c, topo_graph **out)
 	for (int v = 0; v < g->nv && rc == SIM_OK; v++)
 		g->nspines += g->v[v].kind == TOPO_V_SPINE;
 	if (rc == SIM_OK)
+		rc = number_nics(g);
+	if (rc == SIM_OK)
 		rc = topo_router_new(g, &g->rt);
 	if (rc != SIM_OK) {
 		topo_free(g);
@@ -260,6 +286,7 @@ void topo_free(topo_graph *g)
 	free(g->in);
 	free(g->gpu);
 	free(g->nic);
+	free(g->dkey);
 	free(g->cpu);
 	topo_router_free(g->rt);
 	free(g);

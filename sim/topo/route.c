@@ -283,8 +283,9 @@ static uint64_t ecmp_hash(int src, int dst, int at)
 /* Which of the nc equal-cost next hops cand[0..nc) at vertex `at` a flow
  * takes; nc1 and nc2 are the candidate counts one and two hops back.
  * InfiniBand fabrics are routed by the subnet manager, whose fat-tree engine
- * (OpenSM ftree) is destination-based (d-mod-k): with d the global index of
- * the destination NIC, a leaf sends it up on uplink u = d mod U (U uplinks;
+ * (OpenSM ftree) is destination-based (d-mod-k): with d the destination NIC's
+ * index in leaf-major order (g->dkey: leaves in order, each one's NICs in
+ * port order, as ftree numbers them), a leaf sends it up on uplink u = d mod U (U uplinks;
  * in two tiers uplink u goes to spine u mod S, fabric.c), and the spine sends
  * it down on the link of the same column u, i.e. its (u div S)-th parallel
  * link to the destination leaf. With a core layer a spine has one link to
@@ -293,7 +294,8 @@ static uint64_t ecmp_hash(int src, int dst, int at)
  * plane, fabric.c); the core sends it down on the link of the same column,
  * its (v div C)-th parallel link to the destination pod's spine. Flows into
  * NICs with consecutive indices (one node's NICs, a ring's next hops) then
- * use distinct uplinks and downlinks. RoCE and Ethernet switches hash each
+ * use distinct uplinks and downlinks, and on a rail-optimized fabric so do
+ * the flows into one rail leaf's NICs (one per node of the unit). RoCE and Ethernet switches hash each
  * flow's header onto a port (ECMP), which can put several flows on one
  * uplink while another idles. */
 static int choose(const topo_graph *g, int src, int dst, int at, const int *cand, int nc, int nc1,
@@ -302,7 +304,7 @@ static int choose(const topo_graph *g, int src, int dst, int at, const int *cand
 	const topo_vertex *d = &g->v[dst];
 	if (g->cl.node.nic_kind != NET_NIC_IB || d->kind != TOPO_V_NIC)
 		return (int)(ecmp_hash(src, dst, at) % (uint64_t)nc);
-	int64_t key = (int64_t)d->node * g->nics_per_node + d->index;
+	int64_t key = g->dkey[dst] >= 0 ? g->dkey[dst] : (int64_t)d->node * g->nics_per_node + d->index;
 	topo_vkind k = g->v[at].kind;
 	if (k == TOPO_V_SPINE && g->v[g->l[cand[0]].dst].kind == TOPO_V_CORE)
 		return (int)(key / (nc1 > 0 ? nc1 : 1) % nc);

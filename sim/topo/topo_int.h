@@ -22,6 +22,11 @@ struct topo_graph {
 	 * spine switches, and core switches per plane of a three-tier fabric
 	 * (0 without a core layer; fabric.c). */
 	int nspines, core_plane;
+	/* Per vertex: a NIC's destination index for d-mod-k, its place in
+	 * leaf-major order (leaves in order, each one's NICs in port order, as
+	 * OpenSM's ftree numbers the leaves' down ports); -1 for other vertices
+	 * and NICs on no leaf. */
+	int *dkey;
 	/* Routing scratch (route.c): mutable through a const graph, so a graph
 	 * is routed by one thread at a time. */
 	struct topo_router *rt;

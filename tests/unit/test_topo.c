@@ -354,6 +354,7 @@ typedef struct ref {
 	int nv, nl, S, C;
 	int *out_off, *out, *in_off, *in; /* adjacency in link order, as graph.c */
 	int *dist, *queue;
+	int *dkey; /* a NIC's d-mod-k index, leaf-major (route.c), else -1 */
 } ref;
 
 static bool ref_transit(topo_vkind k)
@@ -393,6 +394,17 @@ static void ref_open(ref *r, const topo_graph *g)
 	r->queue = malloc((size_t)r->nv * sizeof(int));
 	ref_adj(r, true, r->out_off, r->out);
 	ref_adj(r, false, r->in_off, r->in);
+	/* NICs numbered leaf by leaf, each leaf's in port (link) order. */
+	r->dkey = malloc((size_t)r->nv * sizeof(int));
+	for (int v = 0; v < r->nv; v++)
+		r->dkey[v] = -1;
+	for (int v = 0, next = 0; v < r->nv; v++)
+		for (int i = r->out_off[v];
+		     topo_vertex_at(g, v)->kind == TOPO_V_LEAF && i < r->out_off[v + 1]; i++) {
+			int x = topo_link_at(g, r->out[i])->dst;
+			if (topo_vertex_at(g, x)->kind == TOPO_V_NIC && r->dkey[x] < 0)
+				r->dkey[x] = next++;
+		}
 	/* S: spines; C: cores per plane = the cores above spine 0. */
 	r->S = r->C = 0;
 	for (int v = 0; v < r->nv; v++) {
@@ -418,6 +430,7 @@ static void ref_close(ref *r)
 	free(r->in);
 	free(r->dist);
 	free(r->queue);
+	free(r->dkey);
 }
 
 static void ref_bfs(const ref *r, int dst, unsigned mask)
@@ -459,7 +472,8 @@ static int ref_choose(const ref *r, int src, int dst, int at, const int *cand, i
 	const topo_graph *g = r->g;
 	if (topo_cluster(g)->node.nic_kind != NET_NIC_IB || d->kind != TOPO_V_NIC)
 		return (int)(ref_hash(src, dst, at) % (uint64_t)nc);
-	int64_t key = (int64_t)d->node * topo_cluster(g)->node.nics + d->index;
+	int64_t key = r->dkey[dst] >= 0 ? r->dkey[dst]
+	                                 : (int64_t)d->node * topo_cluster(g)->node.nics + d->index;
 	topo_vkind k = topo_vertex_at(g, at)->kind;
 	if (k == TOPO_V_SPINE &&
 	    topo_vertex_at(g, topo_link_at(g, cand[0])->dst)->kind == TOPO_V_CORE)
@@ -823,23 +837,33 @@ static void three_tier_routes(void)
 	CHECK_INT(topo_route_gpus(g, 0, 8 * 31, -1, -1, p, TOPO_MAX_HOPS * 3), 6);
 	/* Same pod, other SU: up to a spine and down, 8 links. */
 	CHECK_INT(topo_route_gpus(g, 0, 8 * 32, -1, -1, p, TOPO_MAX_HOPS * 3), 8);
-	/* From n0/nic0 to 32 consecutive NICs d = 1024 + 32 j .. + 31 (nodes
-	 * 128-131, pod 1): the leaf sends NIC d up uplink d mod 32, one spine
-	 * each. Then to the NICs d = 1024 + 5 + 32 j, j = 0..31 (pod 1), all
-	 * on spine 5 of pod 0: the spine takes uplink (d div 32) mod 32 = j, 32
-	 * distinct links to the plane's 2 cores, and core j mod 2 sends it down
-	 * its (j div 2)-th cable to pod 1's spine 5: 32 distinct downlinks. */
-	int src = topo_nic(g, 0, 0), up[32], sc[32], cs[32];
-	for (int j = 0; j < 32; j++) {
-		int d = 1024 + j,
-		    h = topo_route(g, src, topo_nic(g, d / 8, d % 8), p, TOPO_MAX_HOPS);
+	/* d-mod-k keys are leaf-major: a rail leaf's 32 NICs (one per node of
+	 * its SU) have consecutive keys. nic_of[d] is the NIC of key d. From
+	 * n0/nic0 to the 32 NICs d = 1024 .. 1055 (leaf 32: SU 4, rail 0, pod
+	 * 1): the leaf sends NIC d up uplink d mod 32, one spine each (on a
+	 * global-index key the same rail's NICs, 8 apart, would share 4 of the
+	 * 32 uplinks). Then to d = 1024 + 5 + 32 j, j = 0..31 (port 5 of leaves
+	 * 32..63, pod 1), all on uplink 5, to spine 5 of pod 0: the spine takes
+	 * uplink (d div 32) mod 32 = j, 32 distinct links to the plane's 2 cores,
+	 * and core j mod 2 sends it down its (j div 2)-th cable to pod 1's spine
+	 * 5: 32 distinct downlinks. */
+	int nv = topo_nvertices(g), *nic_of = malloc(4096 * sizeof *nic_of), next = 0;
+	for (int v = 0; v < nv && nic_of; v++)
+		for (int l = 0; topo_vertex_at(g, v)->kind == TOPO_V_LEAF && l < topo_nlinks(g); l++) {
+			const topo_link *x = topo_link_at(g, l);
+			if (x->src == v && topo_vertex_at(g, x->dst)->kind == TOPO_V_NIC && next < 4096)
+				nic_of[next++] = x->dst;
+		}
+	CHECK_INT(next, 4096);
+	int src = topo_nic(g, 0, 0), up[32] = {0}, sc[32] = {0}, cs[32] = {0};
+	for (int j = 0; j < 32 && next == 4096; j++) {
+		int h = topo_route(g, src, nic_of[1024 + j], p, TOPO_MAX_HOPS);
 		CHECK_INT(h, 6);
 		up[j] = hop(g, p, h, TOPO_V_LEAF, TOPO_V_SPINE);
 	}
 	CHECK_INT(distinct(up, 32), 32);
-	for (int j = 0; j < 32; j++) {
-		int d = 1024 + 5 + 32 * j;
-		int h = topo_route(g, src, topo_nic(g, d / 8, d % 8), p, TOPO_MAX_HOPS);
+	for (int j = 0; j < 32 && next == 4096; j++) {
+		int h = topo_route(g, src, nic_of[1024 + 5 + 32 * j], p, TOPO_MAX_HOPS);
 		CHECK_INT(h, 6);
 		up[j] = hop(g, p, h, TOPO_V_LEAF, TOPO_V_SPINE);
 		sc[j] = hop(g, p, h, TOPO_V_SPINE, TOPO_V_CORE);
@@ -848,6 +872,7 @@ static void three_tier_routes(void)
 	CHECK_INT(distinct(up, 32), 1);
 	CHECK_INT(distinct(sc, 32), 32);
 	CHECK_INT(distinct(cs, 32), 32);
+	free(nic_of);
 	topo_free(g);
 }
 
