@@ -1,6 +1,7 @@
 /* check.c - is the plan executable on this model and cluster? Every failed
  * condition is reported at the [parallel] key it involves, all at once. */
 #include "plan.h"
+#include "../topo/topo.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -328,6 +329,16 @@ static int check_limits(const plan_scenario *s, sim_diag *diag)
 		       "%.0f per layer), more than the %.0e podsim allows; raise micro_batch or dp, or lower "
 		       "global_batch (step time scales linearly with the micro-batch count)",
 		       tasks, m, s->model.layers, per, PLAN_MAX_TASKS);
+		errors++;
+	}
+	/* The flow model needs the fabric's graph, which topo builds with up
+	 * to three switch tiers. */
+	int max_nodes = topo_fabric_max_nodes(&s->cluster);
+	if (net_uses_flow(&s->cluster) && s->cluster.nodes > max_nodes) {
+		err_at(s, diag, "cluster", "network",
+		       "network = flow: %d nodes of %d NICs need a fabric of more than three switch "
+		       "tiers, and podsim builds at most three (%d nodes); use network = alpha-beta",
+		       s->cluster.nodes, s->cluster.node.nics, max_nodes);
 		errors++;
 	}
 	return errors;
