@@ -12,7 +12,9 @@
  * Conventions for columns the schema leaves open (all stated in the reasons or
  * in README.md): activation = gelu when ffn == 4*hidden, else swiglu with
  * rmsnorm and untied embeddings (Llama-style); empty micro_batch = 1; empty
- * recompute = none; empty vpp = 1 when pp == 1. Attention: flash, except for
+ * recompute = none; empty vpp = 1 when pp == 1; a note naming Megatron's
+ * --overlap-param-gather or --overlap-grad-reduce sets overlap_grad_reduce
+ * (Megatron refuses the first without the second). Attention: flash, except for
  * rows whose source is vTrain, whose ground truth ran Megatron-DeepSpeed's
  * unfused attention (vTrain's profiles and its memory model keep the s x s
  * softmax tensors; assumption stated in README "Validation"). Every source ran
@@ -120,8 +122,14 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 					   "micro_batch", "sequence_parallel", "zero", "recompute"};
 	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
 		put(b, c, row, same[i], same[i]);
+	/* A note naming Megatron's --overlap-param-gather (or --overlap-grad-reduce):
+	 * Megatron accepts the first only together with the second, so the
+	 * source's DP gradient reduction overlapped the backward. */
+	const char *note = get(c, row, "note");
+	if (strstr(note, "--overlap-param-gather") || strstr(note, "--overlap-grad-reduce"))
+		sim_buf_printf(b, "overlap_grad_reduce = true\n");
 	/* The README's `layout:` note clause names Megatron's pipeline-split flags. */
-	if (strstr(get(c, row, "note"), "account_for_embedding/loss_in_pipeline_split"))
+	if (strstr(note, "account_for_embedding/loss_in_pipeline_split"))
 		sim_buf_printf(b, "embedding_in_split = true\nloss_in_split = true\n");
 	if (opt && opt->framework_set)
 		sim_buf_printf(b, "[gpu]\nframework_overhead = %.9g us\n", opt->framework_s * 1e6);

@@ -24,14 +24,14 @@ cat >"$tmp/want.txt" <<'END'
 calibration of a100-sxm4-80g from tests/cases/microbench.csv: 2 rows used, 3621 of other GPUs or kinds ignored
 
 parameter                       start       fitted      std.err
-gemm_efficiency_bf16           0.8800       0.8891          n/a
+gemm_efficiency_bf16           0.8690       0.8891          n/a
 hbm_efficiency                 0.8700       0.8887          n/a
 
 row         line  kernel                          measured_us    before_us     after_us   before    after
-Q01            2  gemm bf16 1024x10240x5120            395.92       399.97       395.92   +1.02%   +0.00%
+Q01            2  gemm bf16 1024x10240x5120            395.92       404.98       395.92   +2.29%   +0.00%
 Q17           26  hbm_copy 1073741824 B                596.52       609.29       596.52   +2.14%   +0.00%
 
-MAPE before 1.58 %, after 0.00 %; 2 parameters, 0 degrees of freedom (an exact solve: no standard errors)
+MAPE before 2.21 %, after 0.00 %; 2 parameters, 0 degrees of freedom (an exact solve: no standard errors)
 GSL multifit_nlinear trust region (Levenberg-Marquardt): 4 iterations, converged
 END
 diff "$tmp/want.txt" "$tmp/a100.txt" || { echo "calibrate a100: output differs from the golden"; fail=1; }
