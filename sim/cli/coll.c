@@ -118,10 +118,12 @@ static void print_row(const coll_args *a, net_coll op, int n, const row *r, bool
 		printf("%s{\"bytes\": %.0f, \"time_s\": %.9g, \"algbw_GBps\": %.6g, "
 		       "\"busbw_GBps\": "
 		       "%.6g, \"algorithm\": \"%s\", \"protocol\": \"%s\", \"alpha_beta\": "
-		       "{\"time_s\": %.9g, \"algbw_GBps\": %.6g, \"busbw_GBps\": %.6g}}",
+		       "{\"time_s\": %.9g, \"algbw_GBps\": %.6g, \"busbw_GBps\": %.6g, "
+		       "\"algorithm\": \"%s\", \"protocol\": \"%s\"}}",
 		       first ? "" : ",\n ", r->bytes, r->f.time_s, r->f.algbw_Bps / 1e9,
 		       r->f.busbw_Bps / 1e9, topo_algo_name(r->f.algo), proto_name(r->f.proto),
-		       r->ab.time_s, ab_alg / 1e9, ab_alg * f / 1e9);
+		       r->ab.time_s, ab_alg / 1e9, ab_alg * f / 1e9, net_algo_name(r->ab.algo),
+		       proto_name(r->ab.proto));
 		return;
 	}
 	printf("%13.0f %11.2f %8.2f %8.2f  %-6s %-6s %11.2f %8.2f %8.2f\n", r->bytes,
@@ -133,7 +135,19 @@ static void print_row(const coll_args *a, net_coll op, int n, const row *r, bool
 static int time_one(const topo_graph *g, net_coll op, const int *ranks, int n, double bytes,
                     topo_algo algo, row *r)
 {
-	const net_cluster *c = topo_cluster(g);
+	/* Both models run the same algorithm: --algo, else [cluster] nccl_algo
+	 * (as --set cluster.nccl_algo=tree gives it). */
+	net_cluster cl = *topo_cluster(g);
+	const net_cluster *c = &cl;
+	static const net_algo to_net[TOPO_ALGO_COUNT] = {
+	        [TOPO_ALGO_AUTO] = NET_ALGO_AUTO, [TOPO_ALGO_RING] = NET_ALGO_RING,
+	        [TOPO_ALGO_TREE] = NET_ALGO_TREE, [TOPO_ALGO_HIER] = NET_ALGO_HIER};
+	if (algo != TOPO_ALGO_AUTO)
+		cl.algo = to_net[algo];
+	else if (cl.algo == NET_ALGO_RING || cl.algo == NET_ALGO_TREE || cl.algo == NET_ALGO_HIER)
+		algo = cl.algo == NET_ALGO_RING   ? TOPO_ALGO_RING
+		       : cl.algo == NET_ALGO_TREE ? TOPO_ALGO_TREE
+		                                  : TOPO_ALGO_HIER;
 	net_group grp;
 	net_group_make(c, n, 1, &grp);
 	if (op == NET_P2P) /* first to last rank */

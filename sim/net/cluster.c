@@ -30,6 +30,14 @@ static const char *const nic_names[] = {"ib", "roce", "ethernet", NULL};
 static const char *const fabric_names[] = {"fat-tree", "rail-optimized", "single-switch",
 					     "torus-2d", "torus-3d", NULL};
 static const char *const model_names[] = {"alpha-beta", "flow", "auto", NULL};
+static const char *const algo_names[] = {"auto", "ring", "tree", "hier", "nvls", NULL};
+/* nccl_proto's values: auto, then net_proto's order (stored as net_proto + 1). */
+static const char *const proto_names[] = {"auto", "ll", "ll128", "simple", NULL};
+
+const char *net_algo_name(net_algo a)
+{
+	return (unsigned)a < NET_ALGO_COUNT ? algo_names[a] : "?";
+}
 
 #define QTY(key, unit, lo, def, field, help) \
 	{key, CONF_QTY, unit, lo, BIG, def, NULL, offsetof(net_node, field), help}
@@ -104,6 +112,13 @@ const conf_key net_cluster_keys[] = {
 	{"network", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "auto", model_names,
 	 offsetof(net_cluster, network),
 	 "collective cost model: alpha-beta, flow (link graph) or auto (flow up to 512 nodes)"},
+	{"nccl_algo", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "auto", algo_names,
+	 offsetof(net_cluster, algo),
+	 "NCCL algorithm, as NCCL_ALGO: auto (lowest predicted time), ring, tree, hier or nvls; "
+	 "used where it applies"},
+	{"nccl_proto", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "auto", proto_names,
+	 offsetof(net_cluster, proto),
+	 "NCCL protocol, as NCCL_PROTO: auto, ll, ll128 (NVLink nodes only) or simple"},
 };
 const size_t net_cluster_nkeys = sizeof net_cluster_keys / sizeof net_cluster_keys[0];
 

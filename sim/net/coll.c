@@ -53,6 +53,26 @@
  * The switch_latency of [cluster] is not added: NCCL's network step latency
  * already includes the fabric; it is for the flow-level model.
  *
+ * Algorithms for all-reduce besides the ring (NCCL's tuner picks the lowest
+ * predicted time; [cluster] nccl_algo forces one where it applies):
+ *   tree (double binary tree over the nodes, a chain inside each; k ranks on
+ *     each of m nodes, every node holding k of the group): NCCL's tuning
+ *     model converts the tree's bus bandwidth to algorithm bandwidth with
+ *     ratio 1/2, so t_bw = 2 S / busbw with the ring's busbw (n/(n-1) times
+ *     the ring's 2(n-1)/n S / busbw); latency from the tree's own constants,
+ *     nsteps = 2((k-1) + ceil(log2 m)), ninter = 2 ceil(log2 m); bandwidth
+ *     x 0.92 and the tree's protocol caps (net_tree_proto_bw). The flow
+ *     model's tree (sim/topo) never beats this bound, and on uncongested
+ *     links meets it.
+ *   hier (m > 1, k > 1; not one of NCCL's own algorithms, so used only
+ *     when forced): an intra-node ring reduce-scatter and all-gather,
+ *     2(k-1)/k S at B_intra, and between them k inter-node ring all-reduces
+ *     of S/k, local rank j over its own NIC share, 2(m-1)/(k m) S at
+ *     B_rank = min(1, nics/G) nic_bw nic_efficiency / oversub:
+ *       t_bw = 2(k-1)/k S / B_intra + 2(m-1)/(k m) S / B_rank,
+ *     latency with nsteps = 2(k-1) + 2(m-1), ninter = 2(m-1), as the ring's.
+ *   nvls: net_nvls_allreduce (below).
+ *
  * Protocols: LL moves 8-byte lines of 4 data bytes and 4 flag bytes (factor
  * 0.5 of busbw); LL128 moves 120 data bytes per 128-byte line, which NCCL's
  * tuning model rates at 0.92 of busbw (assumed from tuning.cc; not in
@@ -74,6 +94,48 @@ static const double net_step[NET_PROTO_COUNT] = {2.7e-6, 4.0e-6, 14.0e-6};
 static const double net_overhead[NET_PROTO_COUNT] = {1.0e-6, 1.0e-6, 3.0e-6};
 /* Fraction of busbw each protocol delivers (see the header comment). */
 static const double proto_bw[NET_PROTO_COUNT] = {0.5, 0.92, 1.0};
+
+/* NCCL's tuning model for the double binary tree (tuning.cc, S27):
+ *   latency per protocol LL / LL128 / Simple, in us:
+ *     base            6.8 / 14.0 / 0    (hardware.csv latency,NCCL model
+ *                                        (~2.20-2.21 tuning.cc),base_lat_ring: note "tree")
+ *     per NVLink step 0.6 / 1.25 / 28   (...,hw_lat_nvlink_ring: note "tree")
+ *     per net step    5.0 / 8.5 / 28    (...,hw_lat_net_ring: note "tree")
+ *     PCIe steps use the NVLink tree values (NCCL's PCIe tree row
+ *     1.0 / 1.9 / 28 is close; hardware.md section 13);
+ *   bandwidth: busBw x 0.92 for tree all-reduce and the protocol caps LL
+ *   1/3.8, LL128 120/128 across nodes (7/9 inside one), Simple 1
+ *   (tuning.cc "model refinements", S27; not in hardware.csv). */
+static const double tree_base_us[NET_PROTO_COUNT] = {6.8, 14.0, 0};
+static const double tree_intra_us[NET_PROTO_COUNT] = {0.6, 1.25, 28};
+static const double tree_net_us[NET_PROTO_COUNT] = {5.0, 8.5, 28};
+#define TREE_BW_DERATE 0.92
+
+double net_tree_latency(net_proto p, double nsteps, double ninter)
+{
+	if ((unsigned)p >= NET_PROTO_COUNT)
+		p = NET_PROTO_SIMPLE;
+	return 1e-6 *
+	       (tree_base_us[p] + (nsteps - ninter) * tree_intra_us[p] + ninter * tree_net_us[p]);
+}
+
+double net_tree_proto_bw(net_proto p, bool multi_node)
+{
+	double cap = p == NET_PROTO_LL      ? 1 / 3.8
+	             : p == NET_PROTO_LL128 ? (multi_node ? 120.0 / 128 : 7.0 / 9)
+	                                    : 1;
+	return TREE_BW_DERATE * cap;
+}
+
+bool net_proto_ok(const net_cluster *c, net_proto p)
+{
+	if (p == NET_PROTO_LL128 && c->node.intra == NET_INTRA_PCIE)
+		return false;
+	return c->proto <= 0 || c->proto - 1 == (int)p ||
+	       (c->proto - 1 == NET_PROTO_LL128 && c->node.intra == NET_INTRA_PCIE);
+}
+
+
 
 static const char *const coll_names[NET_COLL_COUNT] = {
 	"all-reduce", "all-gather", "reduce-scatter", "broadcast", "all-to-all", "p2p"};
@@ -216,6 +278,7 @@ int net_nvls_allreduce(const net_cluster *c, const net_group *g, double bytes, n
 	double algbw = c->node.nvls_busbw_Bps * n / (2.0 * (n - 1));
 	double lat = net_proto_latency(c, false, 1, 0, NET_PROTO_SIMPLE);
 	out->proto = NET_PROTO_SIMPLE;
+	out->algo = NET_ALGO_NVLS;
 	out->latency_s = lat;
 	out->time_s = lat + bytes / algbw + c->node.coll_overhead_s;
 	out->busbw_Bps = c->node.nvls_busbw_Bps;
@@ -223,23 +286,19 @@ int net_nvls_allreduce(const net_cluster *c, const net_group *g, double bytes, n
 	return SIM_OK;
 }
 
-int net_collective(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
-		   net_cost *out)
+/* Time of one algorithm's shape: the best allowed protocol. tree selects
+ * the tree's latency and protocol model. */
+static void best_proto(const net_cluster *c, const net_group *g, const shape *sh, bool tree,
+		       net_cost *out)
 {
-	*out = (net_cost){0};
-	out->proto = NET_PROTO_SIMPLE;
-	if (!c || !group_ok(c, coll, g) || !(bytes >= 0))
-		return SIM_EINVAL;
-	if (g->size == 1 || bytes == 0)
-		return SIM_OK;
-	shape sh;
-	make_shape(c, coll, g, bytes, &sh);
 	double best = INFINITY;
 	for (int p = 0; p < NET_PROTO_COUNT; p++) {
-		if (p == NET_PROTO_LL128 && c->node.intra == NET_INTRA_PCIE)
+		if (!net_proto_ok(c, (net_proto)p))
 			continue;
-		double lat = latency(c, g, &sh, p);
-		double t = lat + sh.bw_time / proto_bw[p];
+		double lat = tree ? net_tree_latency((net_proto)p, sh->nsteps, sh->ninter)
+				  : latency(c, g, sh, p);
+		double t = lat + sh->bw_time / (tree ? net_tree_proto_bw((net_proto)p, g->nodes > 1)
+						     : proto_bw[p]);
 		if (t < best) {
 			best = t;
 			out->proto = (net_proto)p;
@@ -247,12 +306,90 @@ int net_collective(const net_cluster *c, net_coll coll, const net_group *g, doub
 		}
 	}
 	out->time_s = best + c->node.coll_overhead_s;
-	out->busbw_Bps = sh.busbw;
-	out->intra_bytes = sh.intra_bytes;
-	out->inter_bytes = sh.inter_bytes;
-	net_cost nv;
-	if (coll == NET_ALLREDUCE && net_nvls_allreduce(c, g, bytes, &nv) == SIM_OK &&
-	    nv.time_s < out->time_s)
-		*out = nv;
+	out->busbw_Bps = sh->busbw;
+	out->intra_bytes = sh->intra_bytes;
+	out->inter_bytes = sh->inter_bytes;
+}
+
+static int ceil_log2(int m)
+{
+	int d = 0;
+	while ((1 << d) < m)
+		d++;
+	return d;
+}
+
+/* An all-reduce algorithm's shape from the ring's (header comment); false
+ * when it does not apply to group g. */
+static bool allreduce_shape(const net_cluster *c, const net_group *g, double S, net_algo a,
+			    const shape *ring, shape *sh)
+{
+	double n = g->size, k = g->per_node, m = g->nodes;
+	bool regular = g->per_node * g->nodes == g->size;
+	*sh = *ring;
+	if (a == NET_ALGO_TREE && regular) {
+		sh->bw_time = 2 * S / ring->busbw;
+		sh->nsteps = 2.0 * ((k - 1) + ceil_log2(g->nodes));
+		sh->ninter = 2.0 * ceil_log2(g->nodes);
+		return true;
+	}
+	if (a == NET_ALGO_HIER && regular && m > 1 && k > 1) {
+		const net_node *nd = &c->node;
+		double b_rank = fmin(1.0, (double)nd->nics / nd->gpus) * nd->nic_Bps * nd->nic_eff /
+				oversub(c);
+		double t_in = 2 * (k - 1) / k * S / intra_busbw(nd, k),
+		       t_out = 2 * (m - 1) / (k * m) * S / b_rank;
+		sh->bw_time = t_in + t_out;
+		sh->busbw = 2 * (n - 1) / n * S / sh->bw_time;
+		sh->nsteps = 2 * (k - 1) + 2 * (m - 1);
+		sh->ninter = 2 * (m - 1);
+		sh->intra_bytes = 2 * (k - 1) / k * S;
+		sh->inter_bytes = 2 * (m - 1) / (k * m) * S;
+		return true;
+	}
+	(void)n;
+	return a == NET_ALGO_RING;
+}
+
+int net_collective(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
+		   net_cost *out)
+{
+	*out = (net_cost){0};
+	out->proto = NET_PROTO_SIMPLE;
+	out->algo = NET_ALGO_RING;
+	if (!c || !group_ok(c, coll, g) || !(bytes >= 0))
+		return SIM_EINVAL;
+	if (g->size == 1 || bytes == 0)
+		return SIM_OK;
+	shape ring;
+	make_shape(c, coll, g, bytes, &ring);
+	best_proto(c, g, &ring, false, out);
+	if (coll != NET_ALLREDUCE)
+		return SIM_OK;
+	/* All-reduce: every algorithm that applies, or the forced one. */
+	bool forced = false;
+	net_cost best = *out, x;
+	for (int a = NET_ALGO_RING; a < NET_ALGO_COUNT; a++) {
+		shape sh;
+		bool ok = a == NET_ALGO_NVLS ? net_proto_ok(c, NET_PROTO_SIMPLE) &&
+						       net_nvls_allreduce(c, g, bytes, &x) == SIM_OK
+					     : allreduce_shape(c, g, bytes, (net_algo)a, &ring, &sh);
+		if (!ok)
+			continue;
+		if (a != NET_ALGO_NVLS) {
+			x = (net_cost){0};
+			best_proto(c, g, &sh, a == NET_ALGO_TREE, &x);
+		}
+		x.algo = (net_algo)a;
+		if (c->algo == (net_algo)a) {
+			*out = x;
+			forced = true;
+		}
+		/* hier is not one of NCCL's algorithms: forced only (as sim/topo). */
+		if (a != NET_ALGO_HIER && x.time_s < best.time_s)
+			best = x;
+	}
+	if (!forced)
+		*out = best;
 	return SIM_OK;
 }

@@ -47,6 +47,23 @@ typedef enum {
  * every concurrent translate of a group contending for the links. */
 typedef enum { NET_MODEL_ALPHA_BETA = 0, NET_MODEL_FLOW, NET_MODEL_AUTO } net_model;
 
+/* NCCL's algorithm for a collective ([cluster] nccl_algo, as NCCL_ALGO):
+ * auto = the lowest predicted time among ring, tree and nvls where they
+ * apply, as NCCL's tuner; a forced one is used where it applies (ring: all-reduce,
+ * all-gather, reduce-scatter, broadcast; tree, hier, nvls: all-reduce) and
+ * auto elsewhere, as NCCL falls back. hier = intra-node reduce-scatter,
+ * inter-node ring all-reduces, intra-node all-gather. */
+typedef enum {
+	NET_ALGO_AUTO = 0,
+	NET_ALGO_RING,
+	NET_ALGO_TREE,
+	NET_ALGO_HIER,
+	NET_ALGO_NVLS,
+	NET_ALGO_COUNT
+} net_algo;
+
+const char *net_algo_name(net_algo a);
+
 /* auto (the default): the flow model up to this many nodes, where a step's
  * distinct collectives simulate in well under a second (GPT-3 175B on 128
  * nodes: 0.2 s); alpha-beta beyond (2,048 DGX H100: 5 s against 0.1 s), where
@@ -99,6 +116,8 @@ typedef struct net_cluster {
 	double grid_kg_per_kwh;
 	double pue;
 	net_model network; /* [cluster] network: alpha-beta, flow or auto (default) */
+	net_algo algo;     /* [cluster] nccl_algo (default auto) */
+	int proto;         /* [cluster] nccl_proto: 0 = auto, else net_proto + 1 */
 } net_cluster;
 
 /* Whether collectives on c are timed by the flow model (network = flow, or
@@ -146,6 +165,7 @@ typedef struct net_cost {
 	net_proto proto;    /* chosen protocol */
 	double intra_bytes; /* bytes each rank sends over its scale-up port */
 	double inter_bytes; /* bytes each rank sends through the NICs */
+	net_algo algo;      /* the algorithm used (ring for all-to-all and p2p) */
 } net_cost;
 
 /* NVLS (NVLink SHARP: the NVSwitch reduces, H100 and later): an all-reduce of
@@ -171,6 +191,15 @@ int net_collective(const net_cluster *c, net_coll coll, const net_group *g, doub
 double net_proto_latency(const net_cluster *c, bool multi_node, double nsteps, double ninter,
 			 net_proto p);
 double net_proto_bw(net_proto p);
+/* The double binary tree's tuning model (NCCL tuning.cc, S27; constants in
+ * coll.c): its latency for nsteps steps of which ninter cross nodes, and the
+ * fraction of bus bandwidth protocol p delivers (the 0.92 tree derate
+ * included). */
+double net_tree_latency(net_proto p, double nsteps, double ninter);
+double net_tree_proto_bw(net_proto p, bool multi_node);
+/* Whether protocol p runs on cluster c, and is allowed by [cluster]
+ * nccl_proto (LL128 only on NVLink nodes, as NCCL enables it). */
+bool net_proto_ok(const net_cluster *c, net_proto p);
 
 /* Link classes for saturation reports: every link of a class carries the same
  * load in a symmetric plan, so podsim reports per class with one example name. */

@@ -102,22 +102,41 @@ static void remember(plan_netflow *f, const net_cost *c, const topo_group_result
 int plan_netflow_cost(plan_netflow *f, net_coll coll, const net_group *grp, int size,
 		      int stride, double bytes, net_cost *out)
 {
+	const net_cluster *cl = &f->s->cluster;
+	/* [cluster] nccl_algo: ring, tree and hier are the flow model's own; a
+	 * forced one that does not apply to this collective falls back to
+	 * auto, as NCCL does. */
+	topo_algo ta = cl->algo == NET_ALGO_RING   ? TOPO_ALGO_RING
+		       : cl->algo == NET_ALGO_TREE ? TOPO_ALGO_TREE
+		       : cl->algo == NET_ALGO_HIER ? TOPO_ALGO_HIER
+						   : TOPO_ALGO_AUTO;
 	topo_group_result r;
-	int rc = topo_group_cost(f->cache, coll, size, stride, bytes, TOPO_ALGO_AUTO, &r);
+	int rc = topo_group_cost(f->cache, coll, size, stride, bytes, ta, &r);
+	if (rc == SIM_EINVAL && ta != TOPO_ALGO_AUTO)
+		rc = topo_group_cost(f->cache, coll, size, stride, bytes, TOPO_ALGO_AUTO, &r);
 	if (rc != SIM_OK) {
 		f->fallbacks++;
-		return net_collective(&f->s->cluster, coll, grp, bytes, out);
+		return net_collective(cl, coll, grp, bytes, out);
 	}
-	const net_node *nd = &f->s->cluster.node;
-	net_cost nv; /* NVLS inside an NVLS node when faster, as NCCL's tuner */
-	if (coll == NET_ALLREDUCE && net_nvls_allreduce(&f->s->cluster, grp, bytes, &nv) == SIM_OK &&
-	    nv.time_s < r.cost.time_s) {
+	const net_node *nd = &cl->node;
+	net_cost nv; /* NVLS inside an NVLS node when faster (as NCCL's tuner) or forced */
+	bool auto_or_nvls = cl->algo == NET_ALGO_AUTO || cl->algo == NET_ALGO_NVLS;
+	if (coll == NET_ALLREDUCE && auto_or_nvls && net_proto_ok(cl, NET_PROTO_SIMPLE) &&
+	    net_nvls_allreduce(cl, grp, bytes, &nv) == SIM_OK &&
+	    (cl->algo == NET_ALGO_NVLS || nv.time_s < r.cost.time_s)) {
 		*out = nv;
 		return SIM_OK;
 	}
-	*out = (net_cost){r.cost.time_s, r.cost.latency_s, r.cost.busbw_Bps, r.cost.proto,
+	net_algo na = r.cost.algo == TOPO_ALGO_TREE   ? NET_ALGO_TREE
+		      : r.cost.algo == TOPO_ALGO_HIER ? NET_ALGO_HIER
+						      : NET_ALGO_RING;
+	*out = (net_cost){r.cost.time_s,
+			  r.cost.latency_s,
+			  r.cost.busbw_Bps,
+			  r.cost.proto,
 			  r.bytes[NET_LINK_SCALEUP],
-			  r.bytes[NET_LINK_NIC] * (nd->nics > 0 ? nd->nics : 1) / nd->gpus};
+			  r.bytes[NET_LINK_NIC] * (nd->nics > 0 ? nd->nics : 1) / nd->gpus,
+			  na};
 	if (size > 1 && bytes > 0)
 		remember(f, out, &r);
 	return SIM_OK;

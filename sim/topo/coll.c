@@ -636,37 +636,12 @@ static bool applies(net_coll coll, topo_algo a, const geo *o)
 	}
 }
 
-/* NCCL's tuning model for the double binary tree (tuning.cc, S27), which
- * the idealised flow tree above would otherwise beat ring with wherever
- * reduce and broadcast overlap perfectly (2 x DGX A100: 242 vs 192 GB/s
- * busbw, while NCCL's tuner and nccl-tests pick ring there):
- *   latency per protocol LL / LL128 / Simple, in us:
- *     base            6.8 / 14.0 / 0    (hardware.csv latency,NCCL model
- *                                        (~2.20-2.21 tuning.cc),base_lat_ring: note "tree")
- *     per NVLink step 0.6 / 1.25 / 28   (...,hw_lat_nvlink_ring: note "tree")
- *     per net step    5.0 / 8.5 / 28    (...,hw_lat_net_ring: note "tree")
- *     PCIe steps use the NVLink tree values (NCCL's PCIe tree row
- *     1.0 / 1.9 / 28 is close; hardware.md section 13);
- *   bandwidth: busBw x 0.92 for tree all-reduce and the protocol caps LL
- *   1/3.8, LL128 120/128 across nodes (7/9 inside one), Simple 1
- *   (tuning.cc "model refinements", S27; not in hardware.csv). */
-static const double tree_base_us[NET_PROTO_COUNT] = {6.8, 14.0, 0};
-static const double tree_intra_us[NET_PROTO_COUNT] = {0.6, 1.25, 28};
-static const double tree_net_us[NET_PROTO_COUNT] = {5.0, 8.5, 28};
-#define TREE_BW_DERATE 0.92
-
-static double tree_latency(int p, double nsteps, double ninter)
-{
-	return 1e-6 *
-	       (tree_base_us[p] + (nsteps - ninter) * tree_intra_us[p] + ninter * tree_net_us[p]);
-}
-
-static double tree_proto_bw(int p, bool multi_node)
-{
-	return p == NET_PROTO_LL      ? 1 / 3.8
-	       : p == NET_PROTO_LL128 ? (multi_node ? 120.0 / 128 : 7.0 / 9)
-	                              : 1;
-}
+/* The double binary tree is timed with NCCL's tuning model for it
+ * (net_tree_latency, net_tree_proto_bw: its own latency constants, busBw x
+ * 0.92 and protocol caps), which the idealised flow tree above would
+ * otherwise beat ring with wherever reduce and broadcast overlap perfectly
+ * (2 x DGX A100: 242 vs 192 GB/s busbw, while NCCL's tuner and nccl-tests
+ * pick ring there). */
 
 /* Time one algorithm: flows, then the best protocol. */
 static int time_algo(run *r, const geo *o, net_coll coll, const int *ranks, double S, topo_algo a,
@@ -682,13 +657,13 @@ static int time_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 	const net_cluster *cl = &r->g->cl;
 	double best = INFINITY;
 	for (int p = 0; p < NET_PROTO_COUNT; p++) {
-		if (p == NET_PROTO_LL128 && cl->node.intra == NET_INTRA_PCIE)
+		if (!net_proto_ok(cl, (net_proto)p))
 			continue;
 		bool tree = a == TOPO_ALGO_TREE;
 		double lat =
-		        tree ? tree_latency(p, sh.nsteps, sh.ninter)
+		        tree ? net_tree_latency((net_proto)p, sh.nsteps, sh.ninter)
 		             : net_proto_latency(cl, o->m > 1, sh.nsteps, sh.ninter, (net_proto)p);
-		double t = tree ? lat + sh.t_bw / (TREE_BW_DERATE * tree_proto_bw(p, o->m > 1))
+		double t = tree ? lat + sh.t_bw / net_tree_proto_bw((net_proto)p, o->m > 1)
 		                : lat + sh.t_bw / net_proto_bw((net_proto)p);
 		if (t < best) {
 			best = t;

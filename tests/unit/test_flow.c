@@ -391,6 +391,65 @@ static void pcie_box(void)
 	}
 }
 
+/* Every algorithm's closed form (net/coll.c) against the flow model on
+ * uncongested links: m DGX A100 nodes on one switch (every NIC one flow per
+ * direction), all 8m GPUs. Ring: 2(n-1)/n S / busbw; tree: 2 S / busbw
+ * (NCCL's tuner ratio) with the tree's latency model; hier: 2(k-1)/k S at
+ * NVSwitch speed + 2(m-1)/(km) S per NIC; each with the best protocol. The
+ * flow model must give the same time (to rounding of the ps clock) for
+ * 64 KiB (latency-bound, LL) and 1 GiB (bandwidth-bound, Simple), and auto
+ * must pick the same algorithm in both; to 1e-5: the flow clock rounds
+ * each phase to whole picoseconds, and LL's 1/3.8 protocol factor (tree)
+ * multiplies that by 4 in a 70 us collective. nccl_proto = simple forces
+ * Simple. */
+static void closed_forms_agree(void)
+{
+	static const topo_algo ta[3] = {TOPO_ALGO_RING, TOPO_ALGO_TREE, TOPO_ALGO_HIER};
+	static const net_algo na[3] = {NET_ALGO_RING, NET_ALGO_TREE, NET_ALGO_HIER};
+	for (int m = 2; m <= 8; m *= 2) {
+		char text[512];
+		snprintf(text, sizeof text,
+		         "include = topologies/nodes/dgx-a100-80g.ini\n[cluster]\nname = t\nnodes = %d\n"
+		         "fabric = single-switch\n",
+		         m);
+		net_cluster c;
+		topo_graph *g = graph_of(text, &c);
+		if (!g)
+			continue;
+		int n = 8 * m, ranks[64];
+		for (int i = 0; i < n; i++)
+			ranks[i] = i;
+		net_group grp;
+		net_group_make(&c, n, 1, &grp);
+		for (double S = 65536; S <= GIB; S *= 16384) {
+			for (int a = 0; a < 3; a++) {
+				topo_cost fc;
+				net_cost ac;
+				net_cluster forced = c;
+				forced.algo = na[a];
+				CHECK_INT(topo_collective(g, NET_ALLREDUCE, ranks, n, S, ta[a], &fc), SIM_OK);
+				CHECK_INT(net_collective(&forced, NET_ALLREDUCE, &grp, S, &ac), SIM_OK);
+				CHECK_INT(ac.algo, na[a]);
+				CHECK_NEAR(fc.time_s, ac.time_s, 1e-5);
+				CHECK_INT(fc.proto, ac.proto);
+			}
+			topo_cost fa;
+			net_cost aa;
+			CHECK_INT(topo_collective(g, NET_ALLREDUCE, ranks, n, S, TOPO_ALGO_AUTO, &fa),
+			          SIM_OK);
+			CHECK_INT(net_collective(&c, NET_ALLREDUCE, &grp, S, &aa), SIM_OK);
+			CHECK_INT(aa.algo, fa.algo == TOPO_ALGO_TREE ? NET_ALGO_TREE : NET_ALGO_RING);
+			CHECK_NEAR(fa.time_s, aa.time_s, 1e-5);
+		}
+		net_cluster simple = c;
+		simple.proto = NET_PROTO_SIMPLE + 1;
+		net_cost sc;
+		CHECK_INT(net_collective(&simple, NET_ALLREDUCE, &grp, 65536, &sc), SIM_OK);
+		CHECK_INT(sc.proto, NET_PROTO_SIMPLE);
+		topo_free(g);
+	}
+}
+
 /* A data-parallel all-reduce of S = 1 GiB over 4 ranks 24 apart (a plan
  * with order tp-cp-pp-dp, tp 8, pp 3, dp 4 on 12 nodes: rank r's group is
  * r, r+24, r+48, r+72, i.e. one GPU on each of nodes n, n+3, n+6, n+9). The
@@ -535,6 +594,7 @@ int main(void)
 	incremental_matches_full();
 	incremental_work();
 	pcie_box();
+	closed_forms_agree();
 	group_oversubscription();
 	uncongested_step();
 	oversubscribed_step();
