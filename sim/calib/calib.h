@@ -14,6 +14,16 @@
  * overhead is at least a quarter of its predicted time). A parameter no row
  * depends on (every GEMM of a dtype memory-bound, say) is left out and named.
  *
+ * Sweep maxima: a GEMM row whose measured_metric is
+ * max_achievable_matmul_tflops (MAMF: the best of a brute-force sweep of
+ * shapes) bounds every shape rather than timing one: no GEMM of its dtype
+ * runs faster. Such rows set gemm_efficiency_<dtype> = max value / peak,
+ * the rate hw_gemm_time gives a GEMM whose tiles fill whole waves (fitting
+ * them through the wave model would let full-wave shapes beat the
+ * maximum); with ordinary GEMM rows of the dtype as well, those are fitted
+ * and the result capped at the bound. Bound rows are reported but not
+ * fitted.
+ *
  * Fit (fit.c): GSL nonlinear least squares (gsl_multifit_nlinear, trust
  * region with Levenberg-Marquardt steps, finite-difference Jacobian) on the
  * relative residuals r_i = (predicted_i - measured_i) / measured_i, so a
@@ -41,6 +51,7 @@ typedef struct calib_row {
 	double m, n, k; /* GEMM shape */
 	double bytes;   /* hbm_copy: bytes moved */
 	double measured_s, before_s, after_s;
+	bool bound; /* a sweep maximum (see the header), not a timed shape */
 } calib_row;
 
 typedef enum { CALIB_P_GEMM_EFF = 0, CALIB_P_HBM_EFF, CALIB_P_LAUNCH } calib_param_kind;
@@ -52,6 +63,7 @@ typedef struct calib_param {
 	double start, value;
 	double se;   /* standard error in the key's unit (s for launch) */
 	bool has_se; /* false when there are no degrees of freedom */
+	bool bounded; /* set (or capped) by a sweep maximum */
 } calib_param;
 
 typedef struct calib_fit {
@@ -60,6 +72,7 @@ typedef struct calib_fit {
 	size_t nrows, nignored; /* rows used; rows of other GPUs or kinds */
 	calib_param params[CALIB_MAX_PARAMS];
 	size_t nparams;
+	size_t nfitted; /* params[0 .. nfitted) went through the least squares */
 	char dropped[256]; /* keys left out as not identifiable, comma-separated */
 	double mape_before, mape_after;
 	size_t iterations;

@@ -15,6 +15,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define LAUNCH_HI  1e-4 /* launch_overhead bound, s */
@@ -23,7 +24,9 @@
 
 typedef struct fit_ctx {
 	calib_fit *fit;
-	hw_gpu gpu; /* scratch: the start GPU with the current parameters */
+	hw_gpu gpu;  /* scratch: the start GPU with the current parameters */
+	size_t *use; /* the rows fitted (not sweep maxima) */
+	size_t nuse;
 } fit_ctx;
 
 static double hi_of(const calib_param *p)
@@ -66,8 +69,8 @@ static int residuals(const gsl_vector *u, void *data, gsl_vector *f)
 	for (size_t j = 0; j < c->fit->nparams; j++)
 		x[j] = gsl_vector_get(u, j);
 	apply(c, x);
-	for (size_t i = 0; i < c->fit->nrows; i++) {
-		const calib_row *r = &c->fit->rows[i];
+	for (size_t i = 0; i < c->nuse; i++) {
+		const calib_row *r = &c->fit->rows[c->use[i]];
 		gsl_vector_set(f, i, calib_predict(&c->gpu, r) / r->measured_s - 1.0);
 	}
 	return GSL_SUCCESS;
@@ -104,6 +107,8 @@ static bool identifiable(const hw_gpu *start, const calib_fit *fit, const calib_
 	double step = 0.01 * hi_of(p);
 	set_param(&b, p, p->start + (p->start + step < hi_of(p) ? step : -step));
 	for (size_t i = 0; i < fit->nrows; i++) {
+		if (fit->rows[i].bound)
+			continue;
 		double ta = calib_predict(&a, &fit->rows[i]), tb = calib_predict(&b, &fit->rows[i]);
 		if (fabs(ta - tb) > 1e-9 * ta)
 			return true;
@@ -118,6 +123,8 @@ static void choose_params(const hw_gpu *g, calib_fit *fit)
 	bool dtype_seen[HW_DTYPE_COUNT] = {false}, hbm = false, tiny = false;
 	for (size_t i = 0; i < fit->nrows; i++) {
 		const calib_row *r = &fit->rows[i];
+		if (r->bound)
+			continue; /* sweep maxima set their dtype apart (add_bound_only) */
 		if (r->kind == CALIB_ROW_GEMM)
 			dtype_seen[r->dtype] = true;
 		else
@@ -173,7 +180,7 @@ static int std_errors(gsl_multifit_nlinear_workspace *w, calib_fit *fit, const d
 static int solve(fit_ctx *c, double *u)
 {
 	calib_fit *fit = c->fit;
-	size_t n = fit->nrows, p = fit->nparams;
+	size_t n = c->nuse, p = fit->nparams;
 	gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
 	par.trs = gsl_multifit_nlinear_trs_lm;
 	gsl_multifit_nlinear_fdf fdf = {residuals, NULL, NULL, n, p, c, 0, 0, 0};
@@ -197,6 +204,40 @@ static int solve(fit_ctx *c, double *u)
 	return rc;
 }
 
+/* The sweep maxima's bound on each dtype's GEMM efficiency (0 = none). */
+static void bounds(const hw_gpu *g, const calib_fit *fit, double *e)
+{
+	for (int t = 0; t < HW_DTYPE_COUNT; t++)
+		e[t] = 0;
+	for (size_t i = 0; i < fit->nrows; i++) {
+		const calib_row *r = &fit->rows[i];
+		double peak = hw_peak(g, r->dtype);
+		if (r->bound && peak > 0) {
+			double x = 2 * r->m * r->n * r->k / r->measured_s / peak;
+			e[r->dtype] = x > e[r->dtype] ? x : e[r->dtype];
+		}
+	}
+}
+
+/* Parameters the fitted rows leave out but a sweep maximum sets: added
+ * with their bound as value (no fit, no standard error). */
+static void add_bound_only(const hw_gpu *g, calib_fit *fit, const double *e)
+{
+	for (int t = 0; t < HW_DTYPE_COUNT; t++) {
+		bool have = false;
+		for (size_t j = 0; j < fit->nparams; j++)
+			have |= fit->params[j].kind == CALIB_P_GEMM_EFF && (int)fit->params[j].dtype == t;
+		if (have || !(e[t] > 0) || fit->nparams == CALIB_MAX_PARAMS)
+			continue;
+		char key[40];
+		snprintf(key, sizeof key, "gemm_efficiency_%s", hw_dtype_name((hw_dtype)t));
+		add_param(fit, CALIB_P_GEMM_EFF, (hw_dtype)t, key, hw_gemm_eff(g, (hw_dtype)t));
+		calib_param *p = &fit->params[fit->nparams - 1];
+		p->value = e[t] < 1 ? e[t] : 1;
+		p->bounded = true;
+	}
+}
+
 int calib_run(const hw_gpu *start, calib_fit *fit, sim_diag *diag)
 {
 	fit->nparams = 0;
@@ -205,28 +246,56 @@ int calib_run(const hw_gpu *start, calib_fit *fit, sim_diag *diag)
 	for (size_t i = 0; i < fit->nrows; i++)
 		fit->rows[i].before_s = fit->rows[i].after_s = calib_predict(start, &fit->rows[i]);
 	fit->mape_before = fit->mape_after = mape(fit, false);
+	fit_ctx c = {fit, *start, malloc((fit->nrows + 1) * sizeof(size_t)), 0};
+	if (!c.use)
+		return SIM_ENOMEM;
+	for (size_t i = 0; i < fit->nrows; i++)
+		if (!fit->rows[i].bound)
+			c.use[c.nuse++] = i;
 	choose_params(start, fit);
-	if (fit->nparams == 0 || fit->nrows < fit->nparams) {
+	double e[HW_DTYPE_COUNT];
+	bounds(start, fit, e);
+	size_t nfit = fit->nparams;
+	fit->nfitted = nfit;
+	fit->converged = nfit == 0; /* nothing to solve */
+	add_bound_only(start, fit, e);
+	if (fit->nparams == 0 || c.nuse < nfit) {
 		sim_diag_error(diag, NULL, 0,
 		               "%zu rows cannot fit %zu parameters of %s (each needs a row that "
 		               "depends on it)",
-		               fit->nrows, fit->nparams, fit->gpu);
+		               c.nuse, nfit, fit->gpu);
+		free(c.use);
 		return SIM_ECONF;
 	}
-	fit->dof = (int)(fit->nrows - fit->nparams);
-	fit_ctx c = {fit, *start};
+	fit->dof = (int)(c.nuse - nfit);
 	double u[CALIB_MAX_PARAMS];
 	for (size_t j = 0; j < fit->nparams; j++)
-		u[j] = to_u(&fit->params[j], fit->params[j].start);
-	gsl_error_handler_t *old = gsl_set_error_handler_off();
-	int rc = solve(&c, u);
-	gsl_set_error_handler(old);
+		u[j] = to_u(&fit->params[j], j < nfit ? fit->params[j].start : fit->params[j].value);
+	int rc = SIM_OK;
+	if (nfit > 0) {
+		size_t all = fit->nparams;
+		fit->nparams = nfit; /* the solver sees the fitted ones only */
+		gsl_error_handler_t *old = gsl_set_error_handler_off();
+		rc = solve(&c, u);
+		gsl_set_error_handler(old);
+		fit->nparams = all;
+	}
+	free(c.use);
 	if (rc != SIM_OK)
 		return rc;
-	apply(&c, u);
-	fit->fitted = c.gpu;
-	for (size_t j = 0; j < fit->nparams; j++)
-		fit->params[j].value = hi_of(&fit->params[j]) * sigma(u[j]);
+	for (size_t j = 0; j < fit->nparams; j++) {
+		calib_param *p = &fit->params[j];
+		if (j < nfit)
+			p->value = hi_of(p) * sigma(u[j]);
+		/* A fitted GEMM efficiency above its dtype's sweep maximum is
+		 * capped there: no shape runs faster than the maximum. */
+		if (p->kind == CALIB_P_GEMM_EFF && e[(int)p->dtype] > 0 && p->value >= e[(int)p->dtype]) {
+			p->value = e[(int)p->dtype];
+			p->bounded = true;
+			p->has_se = false;
+		}
+		set_param(&fit->fitted, p, p->value);
+	}
 	for (size_t i = 0; i < fit->nrows; i++)
 		fit->rows[i].after_s = calib_predict(&fit->fitted, &fit->rows[i]);
 	fit->mape_after = mape(fit, true);

@@ -51,6 +51,8 @@ void calib_print_text(FILE *out, const calib_fit *f, const char *data)
 		fmt_value(b, sizeof b, p, p->value);
 		if (p->has_se)
 			fmt_value(c, sizeof c, p, p->se);
+		if (p->bounded)
+			snprintf(c, sizeof c, "sweep max");
 		fprintf(out, "%-24s %12s %12s %12s\n", p->key, a, b, c);
 	}
 	if (f->dropped[0])
@@ -66,13 +68,28 @@ void calib_print_text(FILE *out, const calib_fit *f, const char *data)
 		        r->line, shape, r->measured_s * 1e6, r->before_s * 1e6, r->after_s * 1e6,
 		        rel(r->before_s, r->measured_s), rel(r->after_s, r->measured_s));
 	}
-	fprintf(out,
-	        "\nMAPE before %.2f %%, after %.2f %%; %zu parameters, %d degrees of freedom%s\n",
-	        100 * f->mape_before, clean(100 * f->mape_after, 0.01), f->nparams, f->dof,
-	        f->dof == 0 ? " (an exact solve: no standard errors)" : "");
-	fprintf(out,
-	        "GSL multifit_nlinear trust region (Levenberg-Marquardt): %zu iterations, %s\n",
-	        f->iterations, f->converged ? "converged" : "NOT converged");
+	if (f->nfitted == 0)
+		fprintf(out, "\nMAPE before %.2f %%, after %.2f %%; %zu parameters\n",
+		        100 * f->mape_before, clean(100 * f->mape_after, 0.01), f->nparams);
+	else
+		fprintf(out,
+		        "\nMAPE before %.2f %%, after %.2f %%; %zu parameters, %d degrees of "
+		        "freedom%s\n",
+		        100 * f->mape_before, clean(100 * f->mape_after, 0.01), f->nparams, f->dof,
+		        f->dof == 0 ? " (an exact solve: no standard errors)" : "");
+	if (f->nfitted == 0)
+		fprintf(out, "no least-squares fit: every parameter is a sweep maximum (best measured "
+		             "/ peak)\n");
+	else
+		fprintf(out,
+		        "GSL multifit_nlinear trust region (Levenberg-Marquardt): %zu iterations, %s\n",
+		        f->iterations, f->converged ? "converged" : "NOT converged");
+	for (size_t j = 0; j < f->nparams; j++)
+		if (f->params[j].bounded)
+			fprintf(out,
+			        "%s: the best of a sweep of shapes (MAMF) bounds every shape: best / "
+			        "peak\n",
+			        f->params[j].key);
 }
 
 static void json_num(FILE *out, const char *key, double x, bool comma)
@@ -169,10 +186,17 @@ void calib_print_ini(FILE *out, const calib_fit *f, const char *data)
 		wrap_list(out, prefix, ids, f->nrows);
 	}
 	free(ids);
-	fprintf(out, "; fit: GSL multifit_nlinear trust region (Levenberg-Marquardt) on relative "
-	             "time\n");
-	fprintf(out, ";      residuals, logistic bounds; %zu parameters, %d degrees of freedom%s\n",
-	        f->nparams, f->dof, f->dof == 0 ? " (an exact solve)" : "");
+	if (f->nfitted == 0) {
+		fprintf(out, "; no least-squares fit: every parameter is a sweep maximum (best / "
+		             "peak)\n");
+	} else {
+		fprintf(out, "; fit: GSL multifit_nlinear trust region (Levenberg-Marquardt) on "
+		             "relative time\n");
+		fprintf(out,
+		        ";      residuals, logistic bounds; %zu fitted, %d degrees of "
+		        "freedom%s\n",
+		        f->nfitted, f->dof, f->dof == 0 ? " (an exact solve)" : "");
+	}
 	fprintf(out, "; MAPE before %.2f %%, after %.2f %%\n", 100 * f->mape_before,
 	        clean(100 * f->mape_after, 0.01));
 	residual_lines(out, f);
@@ -186,6 +210,10 @@ void calib_print_ini(FILE *out, const calib_fit *f, const char *data)
 		fmt_value(b, sizeof b, p, p->value);
 		if (p->has_se)
 			fmt_value(c, sizeof c, p, p->se);
-		fprintf(out, "; start %s, standard error %s\n%s = %s\n", a, c, p->key, b);
+		if (p->bounded)
+			fprintf(out, "; start %s; the sweep maximum (MAMF rows): best / peak\n%s = %s\n",
+			        a, p->key, b);
+		else
+			fprintf(out, "; start %s, standard error %s\n%s = %s\n", a, c, p->key, b);
 	}
 }

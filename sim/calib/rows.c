@@ -75,6 +75,7 @@ static int gemm_row(const cases_csv *c, size_t i, calib_row *r, sim_diag *diag)
 		               get(c, i, "id"));
 		return SIM_ECONF;
 	}
+	r->bound = !strcmp(get(c, i, "measured_metric"), "max_achievable_matmul_tflops");
 	return measured_time(c, i, 2.0 * r->m * r->n * r->k, units, scale, &r->measured_s, diag);
 }
 
