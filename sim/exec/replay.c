@@ -11,7 +11,10 @@
  *    transfer, the part of the gap while the transfer was in flight is exposed
  *    PP communication and the part before it started is bubble (the neighbour
  *    was still computing). If it is a TP or DP collective, the whole gap is that
- *    group's exposed communication. Otherwise it is bubble;
+ *    group's exposed communication, except that when the collective itself
+ *    waited for a pipeline transfer (the receiver's all-gather of a
+ *    scatter-gather p2p) only its own run is, and the gap before it started
+ *    goes to the transfer by the pipeline rule. Otherwise it is bubble;
  *  - after the rank's last compute task: time until its own DP tasks end is
  *    exposed DP, the rest until the step ends is bubble (pp > 1) or other.
  *
@@ -219,6 +222,16 @@ static exec_cat comm_cat(uint8_t kind)
 	}
 }
 
+/* The predecessor of t that ended last, or UINT32_MAX. */
+static uint32_t last_pred(const replay *r, uint32_t t)
+{
+	uint32_t blocker = UINT32_MAX;
+	for (uint32_t i = r->pred_first[t]; i < r->pred_first[t + 1]; i++)
+		if (blocker == UINT32_MAX || r->end[r->pred[i]] > r->end[blocker])
+			blocker = r->pred[i];
+	return blocker;
+}
+
 /* Charge the compute stream's idle gap before task t (see file comment). */
 static void charge_gap(replay *r, uint32_t t, sim_time now)
 {
@@ -226,17 +239,25 @@ static void charge_gap(replay *r, uint32_t t, sim_time now)
 	sim_time from = r->free_since[rank];
 	if (now <= from)
 		return;
-	uint32_t blocker = UINT32_MAX;
-	for (uint32_t i = r->pred_first[t]; i < r->pred_first[t + 1]; i++)
-		if (blocker == UINT32_MAX || r->end[r->pred[i]] > r->end[blocker])
-			blocker = r->pred[i];
+	uint32_t blocker = last_pred(r, t);
 	double *c = r->cat + (size_t)rank * EXEC_CAT_COUNT;
-	double gap = sim_time_to_s(now - from);
 	if (blocker == UINT32_MAX) {
-		c[EXEC_CAT_BUBBLE] += gap;
+		c[EXEC_CAT_BUBBLE] += sim_time_to_s(now - from);
 		return;
 	}
 	exec_cat k = comm_cat(r->g->tasks[blocker].kind);
+	/* A collective that itself waited for a pipeline transfer (the
+	 * receiver's all-gather of a scatter-gather p2p): its own run is its
+	 * group's, the wait before it the transfer's (exposed pp, then bubble). */
+	uint32_t up = k != EXEC_CAT_PP && k != EXEC_CAT_BUBBLE ? last_pred(r, blocker) : UINT32_MAX;
+	if (up != UINT32_MAX && r->g->tasks[up].kind == PLAN_TASK_PP && r->start[blocker] > from &&
+	    r->end[up] >= r->start[blocker]) {
+		c[k] += sim_time_to_s(now - r->start[blocker]);
+		now = r->start[blocker];
+		blocker = up;
+		k = EXEC_CAT_PP;
+	}
+	double gap = sim_time_to_s(now - from);
 	if (k == EXEC_CAT_PP) {
 		sim_time s = r->start[blocker] > from ? r->start[blocker] : from;
 		double exposed = sim_time_to_s(now - s);

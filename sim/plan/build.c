@@ -7,8 +7,13 @@
  * recomputation. Inside a layer, consecutive kernels merge into one compute
  * task and every TP collective is a task on the TP stream that the next compute
  * task waits for (Megatron's TP collectives are blocking). Pipeline transfers are
- * tasks on the sender's PP streams; the receiver's first task of that
- * micro-batch waits for them. After the last backward, gradients are reduced
+ * tasks on the sender's PP streams (1/tp of the activation per rank with
+ * scatter-gather, plan_p2p_bytes); the receiver's first task of that
+ * micro-batch waits for them (with scatter-gather that task is the TP
+ * all-gather of the slices). Synchronous p2p (plan_p2p_sync) also makes the
+ * sender's next step wait for the transfer and the transfer wait for the
+ * receiver's step before the consuming one (emit_schedule, link_stages).
+ * After the last backward, gradients are reduced
  * over DP in buckets (in backward order; each bucket waits for the last
  * micro-batch's backward of its layers when overlap_grad_reduce is on, for the
  * whole backward otherwise), then the optimizer runs; with ZeRO-1 the buckets
@@ -231,6 +236,19 @@ static void make_layer_prog(const builder *b, int layer, layer_prog *lp)
 			lp->core[lp->nc++] = lp->f[i];
 }
 
+/* The receiver's side of a scatter-gather pipeline transfer (plan_p2p_bytes):
+ * the TP group all-gathers the slices its ranks received, a blocking TP
+ * collective before the chain's first compute task. */
+static void append_p2p_gather(builder *b, chain *c)
+{
+	double bytes;
+	plan_p2p_bytes(b->s, &bytes);
+	if (bytes <= 0)
+		return;
+	work_item ag = {.kind = WORK_ITEM_COMM, .comm = WORK_COMM_ALLGATHER, .comm_bytes = bytes};
+	append_items(b, c, &ag, 1, PLAN_TASK_TP, -1);
+}
+
 static void stage_chains(builder *b, int stage)
 {
 	const work_model *m = &b->s->model;
@@ -255,6 +273,10 @@ static void stage_chains(builder *b, int stage)
 			lp[l] = &kinds[k];
 		}
 		local += nl;
+		if (v > 0)
+			append_p2p_gather(b, fw);
+		if (v < b->vstages - 1)
+			append_p2p_gather(b, bk);
 		if (v == 0)
 			append_items(b, fw, x, work_embed_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
 		for (int l = 0; l < nl; l++)
@@ -408,16 +430,36 @@ static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t de
 }
 
 /* Cross-stage bookkeeping: per stage and micro-batch, the first forward and
- * backward task ids and the pipeline send task ids. */
+ * backward task ids, the pipeline send task ids, and the last task of the
+ * step the stage runs before that forward and backward (UINT32_MAX for its
+ * first step): a synchronous transfer waits for it (the receiver's side of
+ * the rendezvous). */
 typedef struct pipe_ids {
 	uint32_t *first_f, *first_b, *send_f, *send_b;
+	uint32_t *pred_f, *pred_b;
 	uint32_t *last_bwd; /* per stage: the last backward task */
 	uint32_t *emb_sync; /* per stage: the tied-embedding gradient sync, or UINT32_MAX */
 } pipe_ids;
 
+double plan_p2p_bytes(const plan_scenario *s, double *gather)
+{
+	const plan_spec *p = &s->plan;
+	work_shard sh = plan_shard(s);
+	double bytes = work_p2p_bytes(&s->model, &sh); /* b*s*h*e, /t with SP */
+	bool split = p->p2p_scatter_gather && p->tp > 1 && !p->sequence_parallel;
+	*gather = split ? bytes : 0.0;
+	return split ? bytes / p->tp : bytes;
+}
+
+bool plan_p2p_sync(const plan_spec *p)
+{
+	return p->p2p == PLAN_P2P_SYNC ||
+	       (p->p2p == PLAN_P2P_AUTO && p->vpp <= 1 && p->schedule != PLAN_SCHED_ZB_H1);
+}
+
 static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t after)
 {
-	double bytes = work_p2p_bytes(&b->s->model, &b->sh);
+	double gather, bytes = plan_p2p_bytes(b->s, &gather);
 	net_cost cost;
 	if (comm_cost(b, NET_P2P, &b->pp, bytes, &cost) != SIM_OK)
 		cost = (net_cost){0};
@@ -428,10 +470,17 @@ static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t a
 }
 
 /* The stage's compute-stream program in schedule order, with its sends.
- * Per-micro-batch ids are indexed by virtual stage: k = v * m + mb. */
+ * Per-micro-batch ids are indexed by virtual stage: k = v * m + mb. With
+ * synchronous p2p (plan_p2p_sync) a step's send blocks the stage's next step
+ * (its first task waits for the send; after the last step, the gradient
+ * reduction and the optimizer do, through last_bwd), and each step records
+ * the last task of the step before it (pred_f, pred_b), which the transfer
+ * feeding it waits for (link_stages). */
 static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_end)
 {
 	int pp = b->s->plan.pp, m = b->m;
+	bool sync = plan_p2p_sync(&b->s->plan);
+	uint32_t prev = UINT32_MAX, pending = UINT32_MAX; /* last step's end; unwaited send */
 	int steps = plan_schedule_steps(b->s->plan.schedule, m, b->vpp);
 	plan_op *order = malloc((size_t)steps * sizeof *order);
 	if (!order)
@@ -458,12 +507,21 @@ static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_e
 				&f);
 		if (rc != SIM_OK)
 			break;
+		if (sync && pending != UINT32_MAX && first != UINT32_MAX) {
+			if (plan_graph_edge(b->g, pending, first) != SIM_OK)
+				rc = SIM_ENOMEM;
+			pending = UINT32_MAX;
+		}
+		uint32_t before = prev;
+		if (last != UINT32_MAX)
+			prev = last;
 		if (order[i].weight) {
 			if (last != UINT32_MAX)
 				ids->last_bwd[stage] = last;
 			continue;
 		}
 		(bwd ? ids->first_b : ids->first_f)[k] = first;
+		(bwd ? ids->pred_b : ids->pred_f)[k] = before;
 		if (bwd)
 			ids->last_bwd[stage] = last;
 		bool send = bwd ? v > 0 : v < b->vstages - 1;
@@ -472,8 +530,11 @@ static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_e
 			if (id == UINT32_MAX)
 				rc = SIM_ENOMEM;
 			(bwd ? ids->send_b : ids->send_f)[k] = id;
+			pending = id;
 		}
 	}
+	if (sync && pending != UINT32_MAX && !b->s->inference)
+		ids->last_bwd[stage] = pending;
 	free(order);
 	return rc;
 }
@@ -678,6 +739,7 @@ static int emit_embedding_sync(builder *b, pipe_ids *ids)
 static int link_stages(builder *b, const pipe_ids *ids)
 {
 	int m = b->m;
+	bool sync = plan_p2p_sync(&b->s->plan);
 	for (int v = 0; v < b->vstages; v++)
 		for (int mb = 0; mb < m; mb++) {
 			size_t k = (size_t)v * (size_t)m + (size_t)mb;
@@ -686,6 +748,15 @@ static int link_stages(builder *b, const pipe_ids *ids)
 				return SIM_ENOMEM;
 			if (v < b->vstages - 1 && !b->s->inference &&
 			    plan_graph_edge(b->g, ids->send_b[k + (size_t)m], ids->first_b[k]) != SIM_OK)
+				return SIM_ENOMEM;
+			/* rendezvous: the transfer starts once the receiver is done
+			 * with the step before the one that consumes it */
+			if (sync && v > 0 && ids->pred_f[k] != UINT32_MAX &&
+			    plan_graph_edge(b->g, ids->pred_f[k], ids->send_f[k - (size_t)m]) != SIM_OK)
+				return SIM_ENOMEM;
+			if (sync && v < b->vstages - 1 && !b->s->inference &&
+			    ids->pred_b[k] != UINT32_MAX &&
+			    plan_graph_edge(b->g, ids->pred_b[k], ids->send_b[k + (size_t)m]) != SIM_OK)
 				return SIM_ENOMEM;
 		}
 	return SIM_OK;
@@ -754,11 +825,12 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	b.zb = p->schedule == PLAN_SCHED_ZB_H1;
 	size_t pm = (size_t)b.vstages * (size_t)b.m;
 	pipe_ids ids = {calloc(pm, 4), calloc(pm, 4), calloc(pm, 4), calloc(pm, 4),
-			calloc((size_t)p->pp, 4), malloc((size_t)p->pp * 4)};
+			calloc(pm, 4), calloc(pm, 4), calloc((size_t)p->pp, 4),
+			malloc((size_t)p->pp * 4)};
 	uint32_t *layer_end = calloc((size_t)p->pp * (size_t)lps, 4);
 	uint32_t *dp_ids = calloc((size_t)p->pp * (size_t)(2 * lps + 2), 4);
 	int rc = plan_netflow_open(s, &b.flow) == SIM_OK ? SIM_ENOMEM : SIM_EINVAL;
-	if (rc == SIM_ENOMEM && b.g && b.fwd && b.bwd && b.wgt && b.progs && b.fsdp.gather && ids.first_f && ids.first_b && ids.send_f && ids.send_b && ids.last_bwd &&
+	if (rc == SIM_ENOMEM && b.g && b.fwd && b.bwd && b.wgt && b.progs && b.fsdp.gather && ids.first_f && ids.first_b && ids.send_f && ids.send_b && ids.pred_f && ids.pred_b && ids.last_bwd &&
 	    ids.emb_sync && layer_end && dp_ids) {
 		for (int i = 0; i < p->pp; i++)
 			ids.emb_sync[i] = UINT32_MAX;
@@ -790,6 +862,7 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 			b.g->model_flops /= 3.0;
 	}
 	free(ids.first_f), free(ids.first_b), free(ids.send_f), free(ids.send_b);
+	free(ids.pred_f), free(ids.pred_b);
 	free(ids.last_bwd), free(ids.emb_sync), free(layer_end), free(dp_ids);
 	for (int c = 0; b.fwd && b.bwd && b.wgt && c < b.vpp; c++)
 		free(b.fwd[c].v), free(b.bwd[c].v), free(b.wgt[c].v);

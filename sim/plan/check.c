@@ -243,6 +243,12 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 		err_at(s, diag, "parallel", "vpp", "vpp > 1 needs schedule = 1f1b (interleaved 1F1B)");
 		errors++;
 	}
+	if (p->vpp > 1 && p->p2p == PLAN_P2P_SYNC) {
+		err_at(s, diag, "parallel", "p2p",
+		       "p2p = sync is not simulated with vpp > 1 (interleaved 1F1B batches each step's "
+		       "sends and receives; one rendezvous per transfer would deadlock): use auto or async");
+		errors++;
+	}
 	if (p->vpp > 1 && p->global_batch % ((int64_t)p->micro_batch * p->dp) == 0 &&
 	    plan_microbatches(p) % p->pp != 0) {
 		err_at(s, diag, "parallel", "vpp",

@@ -10,6 +10,8 @@
 static const char *const sched_names[] = {"gpipe", "1f1b", "zb-h1", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", NULL};
 static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
+static const char *const p2p_names[] = {"auto", "sync", "async", NULL};
+_Static_assert(sizeof(plan_p2p) == sizeof(int), "conf stores enums as int");
 _Static_assert(sizeof(plan_offload) == sizeof(int), "conf stores enums as int");
 
 #define PK(field) offsetof(plan_spec, field)
@@ -55,6 +57,16 @@ const conf_key plan_spec_keys[] = {
 	 "rank placement, innermost first (tp-cp-dp-pp keeps TP inside a node)"},
 	{"shard_size", CONF_INT, SIM_UNIT_NONE, 0, 16777216, "0", NULL, PK(shard_size),
 	 "hybrid sharding: ZeRO/FSDP shard group size, replicated across (0 = all dp*cp)"},
+	{"p2p", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "auto", p2p_names, PK(p2p),
+	 "pipeline send/receive: sync (a rendezvous with the receiver that blocks the "
+	 "sender's next compute: Megatron 1F1B, DeepSpeed), async (overlaps it: "
+	 "Megatron-Core --overlap-p2p-communication), auto (async with vpp > 1 or zb-h1)"},
+	{"p2p_scatter_gather", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+	 PK(p2p_scatter_gather),
+	 "true = each TP rank sends 1/tp of the activation between stages and the "
+	 "receiving TP group all-gathers it (Megatron-LM's and DeepSpeed's default without "
+	 "sequence_parallel); false = every rank sends all of it, which fits the "
+	 "validation data better for now"},
 };
 const size_t plan_spec_nkeys = sizeof plan_spec_keys / sizeof plan_spec_keys[0];
 

@@ -276,9 +276,11 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 		fill = fmax(0, fill - 2 * (W_S - W_T));
 	e->bubble_s = fill / vpp;
 	double pipe = m * T + e->bubble_s;
+	double gather, p2p = plan_p2p_bytes(s, &gather); /* per rank; TP all-gather after */
 	if (pp > 1)
 		e->pp_s = 2.0 * (pp - 1) *
-		          coll_time(s, NET_P2P, &grp.pp, work_p2p_bytes(&s->model, &sh));
+		          (coll_time(s, NET_P2P, &grp.pp, p2p) +
+		           (gather > 0 ? coll_time(s, NET_ALLGATHER, &grp.tp, gather) : 0.0));
 	e->dp_s = dp_exposed(s, &grp, grad, weight, last_bwd, e->compute_s, worst);
 	e->optimizer_s = optimizer_time(s, optim);
 	e->step_s = pipe + e->pp_s + e->dp_s + e->optimizer_s;

@@ -8,34 +8,43 @@
 
 /* A pipeline of p stages and m micro-batches, forward tf and backward tb per
  * stage split over v model chunks (interleaved when v > 1: chunk c of stage s
- * is virtual stage c*p + s), free communication (zero-duration transfers),
- * no optimizer. */
-static plan_graph *pipeline_w(plan_schedule sched, int p, int m, int v, double tf, double tb,
-			       double tw)
+ * is virtual stage c*p + s), transfers of x seconds each, no optimizer. With
+ * sync the transfers are wired as plan_build wires synchronous p2p
+ * (plan_p2p_sync): a send blocks the sender's next step, and starts only once
+ * the receiver has finished the step before the one that consumes it. */
+static plan_graph *pipeline_x(plan_schedule sched, int p, int m, int v, double tf, double tb,
+			      double tw, double x, bool sync)
 {
 	plan_graph *g = plan_graph_new(p, 1);
 	size_t n = (size_t)(p * v * m);
 	uint32_t *ff = malloc(sizeof(uint32_t) * n), *fb = malloc(sizeof(uint32_t) * n);
 	uint32_t *sf = malloc(sizeof(uint32_t) * n), *sb = malloc(sizeof(uint32_t) * n);
+	uint32_t *pf = malloc(sizeof(uint32_t) * n), *pb = malloc(sizeof(uint32_t) * n);
 	int steps = plan_schedule_steps(sched, m, v);
 	plan_op *ord = malloc(sizeof *ord * (size_t)steps);
 	bool zb = sched == PLAN_SCHED_ZB_H1;
 	for (int s = 0; s < p; s++) {
 		plan_schedule_order(sched, p, m, v, s, ord);
+		uint32_t prev = UINT32_MAX, pending = UINT32_MAX;
 		for (int i = 0; i < steps; i++) {
 			bool b = ord[i].backward;
 			int mb = ord[i].mb, vs = ord[i].chunk * p + s, k = vs * m + mb;
 			double dur = ord[i].weight ? tw : b ? tb + (zb ? 0 : tw) : tf;
 			plan_task t = {sim_time_from_s(dur / v), s, PLAN_STREAM_COMPUTE,
 				       b ? PLAN_TASK_BWD : PLAN_TASK_FWD, 0, mb, 0, 0};
-			uint32_t id = plan_graph_add(g, &t, NULL, 0);
+			uint32_t id = plan_graph_add(g, &t, sync ? &pending : NULL, sync ? 1 : 0);
+			uint32_t before = prev;
+			pending = UINT32_MAX;
+			prev = id;
 			if (ord[i].weight)
 				continue;
 			(b ? fb : ff)[k] = id;
+			(b ? pb : pf)[k] = before;
 			if (b ? vs > 0 : vs < p * v - 1) {
-				plan_task x = {0, s, b ? PLAN_STREAM_PP_BWD : PLAN_STREAM_PP_FWD,
-					       PLAN_TASK_PP, -1, mb, 0, 0};
-				(b ? sb : sf)[k] = plan_graph_add(g, &x, &id, 1);
+				plan_task xt = {sim_time_from_s(x), s,
+						b ? PLAN_STREAM_PP_BWD : PLAN_STREAM_PP_FWD, PLAN_TASK_PP,
+						-1, mb, 0, 0};
+				pending = (b ? sb : sf)[k] = plan_graph_add(g, &xt, &id, 1);
 			}
 		}
 	}
@@ -46,9 +55,19 @@ static plan_graph *pipeline_w(plan_schedule sched, int p, int m, int v, double t
 				plan_graph_edge(g, sf[k - m], ff[k]);
 			if (vs < p * v - 1)
 				plan_graph_edge(g, sb[k + m], fb[k]);
+			if (sync && vs > 0 && pf[k] != UINT32_MAX)
+				plan_graph_edge(g, pf[k], sf[k - m]);
+			if (sync && vs < p * v - 1 && pb[k] != UINT32_MAX)
+				plan_graph_edge(g, pb[k], sb[k + m]);
 		}
-	free(ff), free(fb), free(sf), free(sb), free(ord);
+	free(ff), free(fb), free(sf), free(sb), free(pf), free(pb), free(ord);
 	return g;
+}
+
+static plan_graph *pipeline_w(plan_schedule sched, int p, int m, int v, double tf, double tb,
+			       double tw)
+{
+	return pipeline_x(sched, p, m, v, tf, tb, tw, 0, false);
 }
 
 static plan_graph *pipeline_v(plan_schedule sched, int p, int m, int v, double tf, double tb)
@@ -244,6 +263,110 @@ static void test_zero_bubble(int p, int m)
 	free(r);
 }
 
+/* Synchronous p2p with free transfers leaves GPipe's and 1F1B's math alone:
+ * (m + p - 1)(tf + tb). A rendezvous only waits for the receiver's previous
+ * step, and with equal stages that step ends no later than the sender's (in
+ * 1F1B's steady state it is the backward whose gradient the sender needs next
+ * anyway). Not so for ZB-H1: a blocking B send holds the W behind it until
+ * the upstream stage is ready, and with tf = tw = 1 ms, tb = 2 ms, p = 4,
+ * m = 8 the step grows from the paper's m(tf + tb + tw) + (p - 1)(tf + tb -
+ * tw) = 38 ms to 44 ms; so plan_p2p_sync keeps ZB-H1 async by default (an
+ * implementation that reaches its bubble overlaps its sends). */
+static void test_sync_free(void)
+{
+	double tf = 1e-3, tb = 2e-3, tw = 1e-3;
+	net_cluster c = one_node();
+	exec_result *r = calloc(1, sizeof *r);
+	const struct {
+		plan_schedule sched;
+		int p, m;
+		double step;
+	} cases[] = {{PLAN_SCHED_GPIPE, 4, 8, 11 * (tf + tb)},
+		     {PLAN_SCHED_1F1B, 4, 8, 11 * (tf + tb)},
+		     {PLAN_SCHED_1F1B, 8, 3, 10 * (tf + tb)},
+		     {PLAN_SCHED_1F1B, 2, 2, 3 * (tf + tb)},
+		     {PLAN_SCHED_ZB_H1, 4, 8, 44e-3}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		bool zb = cases[i].sched == PLAN_SCHED_ZB_H1;
+		plan_graph *g = pipeline_x(cases[i].sched, cases[i].p, cases[i].m, 1, tf, tb,
+					   zb ? tw : 0, 0, true);
+		CHECK_INT(exec_replay(g, &c, r), SIM_OK);
+		CHECK_NEAR(r->step_s, cases[i].step, 1e-9);
+		check_sums(r);
+		plan_graph_free(g);
+	}
+	plan_spec p = {.pp = 4, .vpp = 1, .schedule = PLAN_SCHED_ZB_H1};
+	CHECK(!plan_p2p_sync(&p));
+	p.schedule = PLAN_SCHED_1F1B;
+	CHECK(plan_p2p_sync(&p));
+	p.vpp = 2; /* Megatron-Core overlaps the interleaved schedule's p2p */
+	CHECK(!plan_p2p_sync(&p));
+	p.p2p = PLAN_P2P_SYNC;
+	CHECK(plan_p2p_sync(&p));
+	free(r);
+}
+
+/* A blocking send on 2 stages, 2 micro-batches of 1F1B, forward f, backward
+ * b, every transfer x (stage 0: F0 F1 B0 B1, stage 1: F0 B0 F1 B1).
+ * Async: stage 0 runs F0 [0, f] and F1 [f, 2f] back to back; stage 1 runs F0
+ * at f + x, B0 until 2f + x + b, F1 at once (F1 arrived at 2f + x), B1 until
+ * 3f + x + 2b; its gradient reaches stage 0 at 3f + 2x + 2b, and B1 ends the
+ * step at 3f + 2x + 3b.
+ * Sync: F0's send blocks stage 0, so F1 starts at f + x (x later: the send is
+ * on the sender's critical path), and F1's send waits for stage 1's B0 (its
+ * step before F1) to end at 2f + x + b, so stage 1's F1 starts at 2f + 2x + b
+ * instead of 2f + x + b: the step is 3f + 3x + 3b, exactly one transfer more.
+ * Stage 0's wait for stage 1 before its F1 send counts as bubble, the send
+ * itself as exposed pp. */
+static void test_sync_blocking(void)
+{
+	double f = 1e-3, b = 2e-3, x = 0.25e-3;
+	net_cluster c = one_node();
+	exec_result *r = calloc(1, sizeof *r);
+	for (int sync = 0; sync < 2; sync++) {
+		plan_graph *g = pipeline_x(PLAN_SCHED_1F1B, 2, 2, 1, f, b, 0, x, sync);
+		exec_timeline tl = {0};
+		exec_views v = {NULL, NULL, 0, &tl};
+		CHECK_INT(exec_replay_views(g, &c, r, &v), SIM_OK);
+		CHECK_NEAR(r->step_s, 3 * f + 3 * b + (sync ? 3 : 2) * x, 1e-9);
+		CHECK_INT(tl.n, 8);
+		CHECK_NEAR(tl.spans[1].start_s, sync ? f + x : f, 1e-9); /* stage 0's F1 */
+		CHECK_NEAR(tl.spans[6].start_s, 2 * f + (sync ? 2 : 1) * x + b, 1e-9); /* stage 1's F1 */
+		check_sums(r);
+		exec_timeline_free(&tl);
+		plan_graph_free(g);
+	}
+	free(r);
+}
+
+/* The receiver's all-gather of a scatter-gather transfer waits for the
+ * transfer: stage 0 computes 2 ms, sends 1 ms; stage 1's TP all-gather
+ * (0.5 ms) waits for the send, then its compute runs. Stage 1's 3.5 ms gap is
+ * 2 ms bubble (stage 0 still computing), 1 ms exposed pp and 0.5 ms exposed
+ * tp, not 3.5 ms of tp. */
+static void test_gather_gap(void)
+{
+	plan_graph *g = plan_graph_new(2, 8);
+	plan_task a = {sim_time_from_s(2e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0};
+	plan_task x = {sim_time_from_s(1e-3), 0, PLAN_STREAM_PP_FWD, PLAN_TASK_PP, -1, 0, 0, 0};
+	plan_task t = {sim_time_from_s(0.5e-3), 1, PLAN_STREAM_TP, PLAN_TASK_TP, -1, 0, 0, 0};
+	plan_task b = {sim_time_from_s(2e-3), 1, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0};
+	uint32_t ia = plan_graph_add(g, &a, NULL, 0);
+	uint32_t ix = plan_graph_add(g, &x, &ia, 1);
+	uint32_t it = plan_graph_add(g, &t, &ix, 1);
+	plan_graph_add(g, &b, &it, 1);
+	net_cluster c = one_node();
+	exec_result *r = calloc(1, sizeof *r);
+	CHECK_INT(exec_replay(g, &c, r), SIM_OK);
+	CHECK_NEAR(r->step_s, 5.5e-3, 1e-12);
+	CHECK_NEAR(r->classes[1].time_s[EXEC_CAT_BUBBLE], 2e-3, 1e-12);
+	CHECK_NEAR(r->classes[1].time_s[EXEC_CAT_PP], 1e-3, 1e-12);
+	CHECK_NEAR(r->classes[1].time_s[EXEC_CAT_TP], 0.5e-3, 1e-12);
+	check_sums(r);
+	free(r);
+	plan_graph_free(g);
+}
+
 /* Interference: a 10 ms compute task and a 4 ms DP collective start together
  * on one rank with interference 0.25. For 4 ms the compute progresses at 0.75
  * (3 ms of work), the remaining 7 ms at full speed: it ends at 11 ms. The
@@ -314,6 +437,9 @@ static void test_nic_sharing(void)
 int main(void)
 {
 	test_nic_sharing();
+	test_sync_free();
+	test_sync_blocking();
+	test_gather_gap();
 	test_interference();
 	test_zero_bubble(2, 2);
 	test_zero_bubble(4, 8);

@@ -137,13 +137,14 @@ static int count(const plan_graph *g, int rank, plan_task_kind k)
  *  - TP: without SP, 2 all-reduces per layer forward and 2 backward, plus the
  *    recomputed forward's 2 under full recomputation, and on stage 0 the
  *    vocab-parallel embedding's all-reduce per forward (its backward needs
- *    none): 8 x 12 x 6 + 8. */
+ *    none), and with scatter-gather p2p (plan_p2p_bytes) the all-gather of
+ *    each gradient slice received from stage 1: 8 x 12 x 6 + 8 + 8. */
 static void test_graph(void)
 {
-	const char *zero3[] = {"parallel.zero=3"};
+	const char *zero3[] = {"parallel.zero=3", "parallel.p2p_scatter_gather=true"};
 	sim_diag *d = sim_diag_new();
 	plan_scenario *s = NULL;
-	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", zero3, 1, d, &s), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", zero3, 2, d, &s), SIM_OK);
 	plan_graph *g = NULL;
 	if (s && plan_build(s, &g) == SIM_OK) {
 		CHECK_INT(plan_microbatches(&s->plan), 8);
@@ -160,7 +161,7 @@ static void test_graph(void)
 		g = NULL;
 		s->plan.recompute = WORK_RECOMPUTE_FULL;
 		CHECK_INT(plan_build(s, &g), SIM_OK);
-		CHECK_INT(count(g, 0, PLAN_TASK_TP), 8 * 12 * 6 + 8);
+		CHECK_INT(count(g, 0, PLAN_TASK_TP), 8 * 12 * 6 + 8 + 8);
 	}
 	plan_graph_free(g);
 	plan_scenario_free(s);
@@ -442,8 +443,112 @@ static void test_peak_closed_form(void)
 	CHECK(cases > 500);
 }
 
+/* Pipeline p2p bytes per rank and micro-batch (plan_p2p_bytes) for the
+ * quickstart shape: s = 2048, b = 4, h = 2304, bf16, so the stage-boundary
+ * activation is s*b*h*2 = 37,748,736 bytes.
+ *  - tp 2, no SP, scatter-gather: each TP rank sends its half,
+ *    18,874,368 bytes, and the receiving TP group all-gathers the whole
+ *    37,748,736 (each rank ends with both halves);
+ *  - scatter-gather off: each rank sends all 37,748,736, no all-gather;
+ *  - SP: a rank holds s/t of the sequence already, 18,874,368, no all-gather;
+ *  - tp 1: the whole tensor, nothing to gather. */
+static void test_p2p_bytes(void)
+{
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", NULL, 0, d, &s), SIM_OK);
+	if (s) {
+		double full = 2048.0 * 4 * 2304 * 2, gather;
+		CHECK(!s->plan.p2p_scatter_gather); /* the default, see plan.h */
+		s->plan.p2p_scatter_gather = true;
+		CHECK_NEAR(plan_p2p_bytes(s, &gather), full / 2, 1e-12);
+		CHECK_NEAR(gather, full, 1e-12);
+		s->plan.p2p_scatter_gather = false;
+		CHECK_NEAR(plan_p2p_bytes(s, &gather), full, 1e-12);
+		CHECK_NEAR(gather, 0, 0);
+		s->plan.p2p_scatter_gather = true;
+		s->plan.sequence_parallel = true;
+		CHECK_NEAR(plan_p2p_bytes(s, &gather), full / 2, 1e-12);
+		CHECK_NEAR(gather, 0, 0);
+		s->plan.sequence_parallel = false;
+		s->plan.tp = 1;
+		CHECK_NEAR(plan_p2p_bytes(s, &gather), full, 1e-12);
+		CHECK_NEAR(gather, 0, 0);
+	}
+	plan_scenario_free(s);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+}
+
+/* How plan_build wires pipeline transfers, on the quickstart plan (pp 2, 8
+ * micro-batches, 1F1B): 8 forward sends on stage 0 and 8 gradient sends on
+ * stage 1. Synchronous (the default for 1F1B): every send blocks a later task
+ * of its own stage (the next step, or after the last step the gradient
+ * reduction), and every send but the first forward one waits for a task of
+ * the receiving stage (the step before the consuming one; stage 1's F0 has
+ * none). Async: sends feed only the other stage. With scatter-gather on, each
+ * forward on stage 1 and each backward on stage 0 begins with the TP
+ * all-gather of the received slices: the first task of stage 1 is one, timed
+ * (alpha-beta) as the all-gather of the whole 37,748,736-byte activation in
+ * the TP group. */
+static void test_p2p_graph(void)
+{
+	for (int sync = 0; sync < 2; sync++) {
+		const char *set[] = {sync ? "parallel.p2p=auto" : "parallel.p2p=async",
+				     "cluster.network=alpha-beta", "parallel.p2p_scatter_gather=true"};
+		sim_diag *d = sim_diag_new();
+		plan_scenario *s = NULL;
+		plan_graph *g = NULL;
+		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, 3, d, &s), SIM_OK);
+		if (s && plan_build(s, &g) == SIM_OK) {
+			CHECK(plan_p2p_sync(&s->plan) == (sync == 1));
+			int sends = 0, blocking = 0, rendezvous = 0;
+			for (size_t i = 0; i < g->ntasks; i++) {
+				if (g->tasks[i].kind != PLAN_TASK_PP)
+					continue;
+				sends++;
+				bool own = false, other = false;
+				for (size_t e = 0; e < g->nedges; e++) {
+					const plan_edge *x = &g->edges[e];
+					if (x->from == i && g->tasks[x->to].rank == g->tasks[i].rank)
+						own = true;
+					if (x->to == i && g->tasks[x->from].rank != g->tasks[i].rank)
+						other = true;
+				}
+				blocking += own;
+				rendezvous += other;
+			}
+			CHECK_INT(sends, 16);
+			CHECK_INT(blocking, sync ? 16 : 0);
+			CHECK_INT(rendezvous, sync ? 15 : 0);
+			uint32_t first = UINT32_MAX;
+			for (size_t i = 0; i < g->ntasks && first == UINT32_MAX; i++)
+				if (g->tasks[i].rank == 1)
+					first = (uint32_t)i;
+			CHECK(first != UINT32_MAX);
+			if (first != UINT32_MAX) {
+				plan_groups grp;
+				plan_make_groups(s, &grp);
+				net_cost c;
+				CHECK_INT(net_collective(&s->cluster, NET_ALLGATHER, &grp.tp,
+							 2048.0 * 4 * 2304 * 2, &c),
+					  SIM_OK);
+				CHECK_INT(g->tasks[first].kind, PLAN_TASK_TP);
+				CHECK_INT(g->tasks[first].stream, PLAN_STREAM_TP);
+				CHECK_INT(g->tasks[first].dur, sim_time_from_s(c.time_s));
+			}
+		}
+		plan_graph_free(g);
+		plan_scenario_free(s);
+		sim_diag_print(d, stderr);
+		sim_diag_free(d);
+	}
+}
+
 int main(void)
 {
+	test_p2p_bytes();
+	test_p2p_graph();
 	test_peak_closed_form();
 	test_zero_memory();
 	test_comm_volume();
