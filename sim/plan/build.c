@@ -17,7 +17,10 @@
  * over DP in buckets (in backward order; each bucket waits for the last
  * micro-batch's backward of its layers when overlap_grad_reduce is on, for the
  * whole backward otherwise), then the optimizer runs; with ZeRO-1 the buckets
- * are reduce-scattered and the updated parameters all-gathered afterwards.
+ * are reduce-scattered and the updated parameters all-gathered afterwards, or
+ * with overlap_param_gather per bucket at the step start under the forward
+ * (emit_param_gather). With tp_comm_overlap a sequence-parallel collective
+ * and its GEMM run side by side (tp_overlap_at).
  */
 #include "plan.h"
 
@@ -35,6 +38,10 @@ typedef struct seg {
 	double flops;
 	int cp_step;   /* CP transfer k (kind PLAN_TASK_CP), or a compute task that
 			* must wait for transfer k (the ring-attention step k) */
+	int ovl;       /* tp_comm_overlap: +1 a TP collective that starts with the next
+			* compute task (all-gather before a GEMM), -1 one that starts
+			* with the previous one (reduce-scatter after a GEMM); the
+			* compute task after the pair waits for both (tp_overlap_at) */
 } seg;
 
 typedef struct chain {
@@ -70,6 +77,8 @@ typedef struct builder {
 	int vpp, vstages; /* chunks per stage; virtual stages pp * vpp */
 	int m;          /* micro-batches */
 	fsdp_state fsdp; /* ZeRO-3 template (gather array shared, reset per chain) */
+	const uint32_t *pgather; /* overlap_param_gather: per stage-local layer, the
+				  * gather its next forward waits for, or NULL */
 	plan_netflow *flow; /* [cluster] network = flow, else NULL */
 } builder;
 
@@ -133,8 +142,49 @@ double plan_kernel_time(const hw_gpu *gpu, hw_dtype t, const work_item *it)
 	}
 }
 
+static bool is_gemm(const work_item *x)
+{
+	return x->kind == WORK_ITEM_KERNEL && x->kernel == WORK_KERNEL_GEMM;
+}
+
+/* tp_comm_overlap (Transformer Engine's userbuffers, Megatron-Core
+ * --tp-comm-overlap). Assumption, from our knowledge of TE and Megatron-Core
+ * (no source at hand here): with sequence parallelism TE splits the
+ * all-gather of the [s/t, b, h] input of a column-parallel GEMM (QKV, FC1;
+ * backward: the output gradient before the row-parallel proj and FC2 dgrad)
+ * and the reduce-scatter of a row-parallel GEMM's output (proj, FC2;
+ * backward: the input gradient after the QKV and FC1 dgrad) into t chunks
+ * exchanged over a ring of p2p copies, each chunk's GEMM running while the
+ * next chunk moves. A t-step pipeline with GEMM chunks of g/t and transfers of
+ * c/(t-1) (t-1 of them) takes
+ *   g/t + (t-1) * max(g/t, c/(t-1)) = max(g, c + g/t)
+ * (the first chunk computes before the ring has anything to send, or the last
+ * after it is done). So the pair is modelled as the GEMM (g) and the
+ * collective lengthened by one chunk (c + g/t) started together, the next
+ * task waiting for both: max(g, c + g/t) instead of g + c. While the
+ * collective runs the GEMM still slows by the GPU's interference (replay.c),
+ * so with interference i the pair takes max(c', g + i*c'), c' = c + g/t.
+ * Only a TP all-gather directly before a GEMM, or a reduce-scatter directly
+ * after one, with a kernel before the pair and something after it in the same
+ * program (so the pair never begins or ends a chain or a layer). Returns +1,
+ * -1 (seg.ovl) or 0 for item i. */
+static int tp_overlap_at(const builder *b, const work_item *it, int n, int i)
+{
+	if (!b->s->plan.tp_comm_overlap || it[i].kind != WORK_ITEM_COMM)
+		return 0;
+	if (it[i].comm == WORK_COMM_ALLGATHER && i >= 1 && i + 2 < n &&
+	    it[i - 1].kind == WORK_ITEM_KERNEL && is_gemm(&it[i + 1]))
+		return 1;
+	if (it[i].comm == WORK_COMM_REDUCESCATTER && i >= 2 && i + 1 < n &&
+	    it[i - 2].kind == WORK_ITEM_KERNEL && is_gemm(&it[i - 1]))
+		return -1;
+	return 0;
+}
+
 /* Append a program of work items to chain c: kernels merge into the open compute
- * task of kind `kind`; each TP collective closes it and adds a TP task. */
+ * task of kind `kind`; each TP collective closes it and adds a TP task. With
+ * tp_comm_overlap a GEMM overlapped with its collective is a compute task of
+ * its own (tp_overlap_at). */
 static void append_items(builder *b, chain *c, const work_item *it, int n, uint8_t kind,
 			 int16_t layer)
 {
@@ -148,8 +198,15 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 			if (comm_cost(b, plan_comm_coll(it[i].comm), grp, it[i].comm_bytes, &cost) != SIM_OK)
 				cost = (net_cost){0};
 			uint8_t kind_c = ring ? PLAN_TASK_CP : ep ? PLAN_TASK_EP : PLAN_TASK_TP;
+			int ovl = tp_overlap_at(b, it, n, i);
+			if (ovl != 0) { /* lengthened by one GEMM chunk: see tp_overlap_at */
+				const work_item *gm = &it[i + ovl];
+				double gs = plan_kernel_time(&b->s->gpu, b->sh.dtype, gm) -
+					    b->s->gpu.framework_s;
+				cost.time_s += gs / b->tp.size;
+			}
 			seg x = {sim_time_from_s(cost.time_s), 0, 0, kind_c, layer, (float)cost.intra_bytes,
-				 nic_share(&b->s->cluster, cost.inter_bytes), 0, it[i].cp_step};
+				 nic_share(&b->s->cluster, cost.inter_bytes), 0, it[i].cp_step, ovl};
 			chain_push(c, x);
 			if (!ring) /* a TP collective blocks; a ring transfer overlaps */
 				open = false;
@@ -167,8 +224,11 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		double k = plan_kernel_time(gpu, b->sh.dtype, &it[i]);
 		sim_time g = sim_time_from_s(k - gpu->framework_s);
 		sim_time h = sim_time_from_s(gpu->launch_s + gpu->framework_s);
-		if (!open || c->n == 0 || it[i].cp_step > 0) {
-			seg x = {0, 0, 0, kind, layer, 0, 0, 0, it[i].cp_step};
+		/* a GEMM beside an overlapped collective: a task of its own */
+		bool alone = (i >= 1 && tp_overlap_at(b, it, n, i - 1) == 1) ||
+			     (i + 1 < n && tp_overlap_at(b, it, n, i + 1) == -1);
+		if (!open || alone || c->n == 0 || it[i].cp_step > 0) {
+			seg x = {0, 0, 0, kind, layer, 0, 0, 0, it[i].cp_step, 0};
 			chain_push(c, x);
 			open = true;
 			if (c->oom)
@@ -176,7 +236,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		}
 		seg *x = &c->v[c->n - 1];
 		if (x->kind == PLAN_TASK_CP) { /* the ring step is a new compute task */
-			seg y = {0, 0, 0, kind, layer, 0, 0, 0, 0};
+			seg y = {0, 0, 0, kind, layer, 0, 0, 0, 0, 0};
 			chain_push(c, y);
 			if (c->oom)
 				return;
@@ -186,6 +246,8 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		x->cpu += h;
 		x->dur = x->gpu > x->cpu ? x->gpu : x->cpu;
 		x->flops += it[i].flops;
+		if (alone) /* the kernels after the pair wait for the collective too */
+			open = false;
 	}
 }
 
@@ -375,26 +437,44 @@ static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uin
 static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t dep,
 		      uint32_t *first, uint32_t *last, uint32_t *layer_end, fsdp_state *f)
 {
-	uint32_t prev = dep;
+	uint32_t prev = dep, before = dep; /* the chain's last link, and the one before */
 	*first = UINT32_MAX;
-	int cur = -1;
+	int cur = -1, pcur = -1;
 	uint32_t ring[WORK_MAX_CP]; /* CP transfer ids of the current ring, by step */
+	/* tp_comm_overlap (seg.ovl): the overlapped collective the link after the
+	 * pair waits for, and how many links come before that one */
+	uint32_t join = UINT32_MAX;
+	int join_skip = 0;
 	for (int i = 0; i < c->n; i++) {
 		const seg *x = &c->v[i];
-		uint32_t deps[2] = {prev, UINT32_MAX};
+		uint32_t deps[4] = {prev, UINT32_MAX, UINT32_MAX, UINT32_MAX};
 		if (f->on && x->layer >= 0 && x->layer != cur) {
 			deps[1] = fsdp_gather(b, f, stage, x->layer, prev);
 			fsdp_gather(b, f, stage, x->layer + f->dir, prev); /* prefetch */
 			cur = x->layer;
+		}
+		/* overlap_param_gather: a layer's first forward of the step waits
+		 * for its bucket's gather; the chain's first task (the embedding)
+		 * for that of the chain's first layer */
+		if (b->pgather && x->ovl == 0) {
+			int l = x->layer;
+			for (int j = i; i == 0 && l < 0 && j < c->n; j++)
+				l = c->v[j].layer;
+			if (l >= 0 && l != pcur)
+				deps[3] = b->pgather[l], pcur = l;
 		}
 		bool xfer = x->kind == PLAN_TASK_CP;
 		if (xfer && x->cp_step > 1) /* the ring forwards the block it received */
 			deps[0] = ring[x->cp_step - 1];
 		else if (!xfer && x->cp_step > 0)
 			deps[1] = ring[x->cp_step];
+		if (x->ovl < 0) /* starts with the GEMM before it */
+			deps[0] = before;
+		if (!xfer && x->ovl == 0 && join != UINT32_MAX && join_skip-- == 0)
+			deps[2] = join, join = UINT32_MAX;
 		plan_task t = {x->dur, stage, seg_stream(x->kind), x->kind, x->layer, mb,
 			       x->scaleup, x->nic};
-		uint32_t id = plan_graph_add(b->g, &t, deps, 2);
+		uint32_t id = plan_graph_add(b->g, &t, deps, 4);
 		if (id == UINT32_MAX)
 			return SIM_ENOMEM;
 		if (i == 0)
@@ -403,9 +483,15 @@ static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t de
 			ring[x->cp_step] = id;
 			continue;
 		}
+		if (x->ovl != 0) { /* beside the GEMM: the link after the GEMM waits */
+			join = id;
+			join_skip = x->ovl > 0; /* the all-gather's GEMM is the next link */
+			continue;
+		}
 		if (layer_end && x->layer >= 0)
 			layer_end[x->layer] = id;
 		b->g->hardware_flops += x->flops * b->g->rank_gpus;
+		before = prev;
 		prev = id;
 		bool layer_done = i + 1 == c->n || c->v[i + 1].layer != x->layer;
 		if (f->on && f->dir < 0 && x->layer >= 0 && layer_done) {
@@ -503,8 +589,12 @@ static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_e
 		 * bubble) or backward: that is what the DP buckets wait for. */
 		bool grads = bwd && mb == m - 1 && order[i].weight == b->zb;
 		const chain *ch = order[i].weight ? &b->wgt[c] : bwd ? &b->bwd[c] : &b->fwd[c];
+		const uint32_t *pg = b->pgather;
+		if (bwd || mb != 0) /* only a chunk's first forward waits for the gathers */
+			b->pgather = NULL;
 		rc = emit_chain(b, ch, stage, mb, UINT32_MAX, &first, &last, grads ? layer_end : NULL,
 				&f);
+		b->pgather = pg;
 		if (rc != SIM_OK)
 			break;
 		if (sync && pending != UINT32_MAX && first != UINT32_MAX) {
@@ -620,10 +710,88 @@ static int emit_grad_buckets(builder *b, int stage, const pipe_ids *ids,
 	return n;
 }
 
-/* Optimizer (and ZeRO-1 parameter all-gather) of one stage. Adam's step is
- * memory-bound: per parameter it reads the gradient (4 bytes) and reads and
- * writes the fp32 master weight, momentum and variance (24), and writes the
- * 16-bit weight (2): 30 bytes (assumed fused multi-tensor kernel). */
+/* overlap_param_gather (Megatron-Core --overlap-param-gather with the
+ * distributed optimizer). Assumption, from our knowledge of Megatron-Core (no
+ * source at hand here): after the optimizer step each bucket's updated
+ * parameter shards are all-gathered asynchronously, the first bucket's at
+ * once and each later one from the forward pre-hook of the modules of the
+ * bucket before, so the gathers run under the next step's forward and a
+ * module's forward waits only for its own bucket's. The buckets are the
+ * gradient buckets (emit_grad_buckets' boundaries, made in backward order,
+ * so the first layers share the last bucket). In a steady-state step this is
+ * modelled as every bucket's gather issued at the step start on the DP
+ * stream in forward order (first layers first; the stream runs them back to
+ * back, as the one-bucket prefetch does once compute lags behind), and each
+ * layer's first forward of the step (micro-batch 0 of its chunk) waiting for
+ * its bucket's: only what the compute before a bucket's first use cannot hide
+ * is exposed. Bytes per bucket: its 16-bit parameters, the dense part over
+ * the shard group, the experts over the expert-DP group (as the gradients).
+ * pg[l] gets, per stage-local layer, the bucket's last gather (the DP stream
+ * runs a bucket's two gathers in order). Returns SIM_OK or SIM_ENOMEM. */
+static int emit_param_gather(builder *b, int stage, uint32_t *pg)
+{
+	const plan_scenario *s = b->s;
+	const plan_spec *p = &s->plan;
+	const work_model *m = &s->model;
+	int layers = plan_stage_layers(s, stage);
+	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	double wbytes = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+	double ep = p->ep > 1 ? p->ep : 1;
+	int *lo = malloc((size_t)(layers > 0 ? layers : 1) * sizeof *lo); /* per layer: its
+									    * bucket's first layer */
+	if (!lo)
+		return SIM_ENOMEM;
+	/* bucket boundaries exactly as emit_grad_buckets closes them */
+	double acc = stage == p->pp - 1 ? work_params_output(m) / p->tp * gbytes : 0;
+	double acc_e = 0;
+	int hi = layers - 1;
+	for (int l = layers - 1; l >= 0; l--) {
+		int g = plan_global_layer(s, stage, l);
+		double experts = work_params_layer_experts(m, g);
+		acc += (work_params_layer_at(m, g) - experts) / p->tp * gbytes;
+		acc_e += experts / ep * gbytes;
+		if (l == 0 && stage == 0)
+			acc += work_params_embedding(m) / p->tp * gbytes;
+		if (acc + acc_e < p->bucket_bytes && l > 0)
+			continue;
+		for (int k = l; k <= hi; k++)
+			lo[k] = l;
+		hi = l - 1;
+		acc = acc_e = 0;
+	}
+	/* gathers in forward order: bucket [l, hi] */
+	int rc = SIM_OK;
+	for (int l = 0; l < layers && rc == SIM_OK; l = hi + 1) {
+		double dense = 0, experts = 0;
+		for (hi = l; hi + 1 < layers && lo[hi + 1] == l; hi++)
+			;
+		for (int k = l; k <= hi; k++) {
+			int g = plan_global_layer(s, stage, k);
+			double e = work_params_layer_experts(m, g);
+			dense += (work_params_layer_at(m, g) - e) / p->tp;
+			experts += e / ep;
+		}
+		if (l == 0 && stage == 0)
+			dense += work_params_embedding(m) / p->tp;
+		if (hi == layers - 1 && stage == p->pp - 1)
+			dense += work_params_output(m) / p->tp;
+		uint32_t id = UINT32_MAX;
+		bool want = false;
+		if (b->shard.size > 1 && dense > 0)
+			want = true,
+			id = add_dp_on(b, &b->shard, stage, NET_ALLGATHER, dense * wbytes, NULL, 0, -1);
+		if (b->edp.size > 1 && experts > 0 && (!want || id != UINT32_MAX))
+			want = true,
+			id = add_dp_on(b, &b->edp, stage, NET_ALLGATHER, experts * wbytes, NULL, 0, -1);
+		if (want && id == UINT32_MAX)
+			rc = SIM_ENOMEM;
+		for (int k = l; k <= hi; k++)
+			pg[k] = id;
+	}
+	free(lo);
+	return rc;
+}
+
 /* ZeRO-Offload's step (Ren et al. 2021): each gradient bucket's shard is
  * copied to the host as its reduce-scatter ends (overlapping the rest of the
  * backward), then the CPU runs Adam for the node's GPUs at once, memory-bound
@@ -695,7 +863,9 @@ static int emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *
 	free(deps);
 	if (opt == UINT32_MAX)
 		return SIM_ENOMEM;
-	if ((p->zero == 1 || p->zero == 2) && b->shard.size > 1) {
+	bool early = p->overlap_param_gather && plan_stage_layers(s, stage) > 0; /* at the
+										 * step start */
+	if ((p->zero == 1 || p->zero == 2) && b->shard.size > 1 && !early) {
 		double wbytes =
 			local * b->shard.size * hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
 		if (add_dp_on(b, &b->shard, stage, NET_ALLGATHER, wbytes, &opt, 1, -1) == UINT32_MAX)
@@ -768,10 +938,22 @@ static int build_all(builder *b, pipe_ids *ids, uint32_t *layer_end, uint32_t *d
 	int *ndp = calloc((size_t)pp, sizeof *ndp);
 	double *shard = calloc((size_t)pp * (size_t)(2 * lps + 2), sizeof *shard);
 	int rc = ndp && shard ? SIM_OK : SIM_ENOMEM;
+	const plan_spec *p = &b->s->plan;
+	bool pgather = p->overlap_param_gather && !b->s->inference && (p->zero == 1 || p->zero == 2);
+	uint32_t *pg = pgather ? malloc((size_t)lps * sizeof *pg) : NULL;
+	if (pgather && !pg)
+		rc = SIM_ENOMEM;
 	for (int st = 0; st < pp && rc == SIM_OK; st++) {
 		stage_chains(b, st);
-		rc = chains_oom(b) ? SIM_ENOMEM : emit_schedule(b, st, ids, layer_end + st * lps);
+		if (pgather && plan_stage_layers(b->s, st) > 0) {
+			rc = emit_param_gather(b, st, pg);
+			b->pgather = pg;
+		}
+		if (rc == SIM_OK)
+			rc = chains_oom(b) ? SIM_ENOMEM : emit_schedule(b, st, ids, layer_end + st * lps);
+		b->pgather = NULL;
 	}
+	free(pg);
 	if (rc == SIM_OK)
 		rc = link_stages(b, ids);
 	if (b->s->inference) { /* no gradients, no optimizer */

@@ -258,6 +258,24 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 	}
 	errors += check_moe(s, diag);
 	errors += check_offload(s, diag);
+	/* Transformer Engine's userbuffers overlap works on the sequence-parallel
+	 * all-gathers and reduce-scatters (Megatron-LM refuses --tp-comm-overlap
+	 * without --sequence-parallel). */
+	if (p->tp_comm_overlap && !p->sequence_parallel) {
+		err_at(s, diag, "parallel", "tp_comm_overlap",
+		       "tp_comm_overlap needs sequence_parallel = true (Transformer Engine overlaps the "
+		       "sequence-parallel all-gathers and reduce-scatters with their GEMMs)");
+		errors++;
+	}
+	/* --overlap-param-gather needs the distributed optimizer; ZeRO-3 gathers
+	 * every layer before its use anyway. */
+	if (p->overlap_param_gather && p->zero != 1 && p->zero != 2) {
+		err_at(s, diag, "parallel", "overlap_param_gather",
+		       "overlap_param_gather needs zero = 1 or 2 (the distributed optimizer's "
+		       "parameter all-gather), not zero = %d",
+		       p->zero);
+		errors++;
+	}
 	int order[PLAN_DIMS];
 	if (plan_order_parse(p->order, order) != SIM_OK) {
 		err_at(s, diag, "parallel", "order",

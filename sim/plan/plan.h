@@ -67,6 +67,16 @@ typedef struct plan_spec {
 	plan_p2p p2p;             /* pipeline transfers: sync or async (plan_p2p_sync) */
 	bool p2p_scatter_gather;  /* send 1/tp per rank, all-gather on the receiver
 				   * (plan_p2p_bytes); default false, see there */
+	/* Transformer Engine's userbuffers overlap (Megatron --tp-comm-overlap):
+	 * each sequence-parallel all-gather before a GEMM and reduce-scatter
+	 * after one runs beside that GEMM, chunked (plan_build, append_items).
+	 * Needs sequence_parallel (plan_check). */
+	bool tp_comm_overlap;
+	/* Megatron --overlap-param-gather: with zero = 1 or 2 the updated
+	 * parameters are all-gathered bucket by bucket under the next step's
+	 * forward instead of after the optimizer (plan_build,
+	 * emit_param_gather). */
+	bool overlap_param_gather;
 } plan_spec;
 
 /* ------------------------------------------------------------ placement -- */

@@ -67,6 +67,14 @@ const conf_key plan_spec_keys[] = {
 	 "receiving TP group all-gathers it (Megatron-LM's and DeepSpeed's default without "
 	 "sequence_parallel); false = every rank sends all of it, which fits the "
 	 "validation data better for now"},
+	{"tp_comm_overlap", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, PK(tp_comm_overlap),
+	 "overlap each sequence-parallel all-gather / reduce-scatter with its GEMM, chunked "
+	 "(Transformer Engine userbuffers, Megatron --tp-comm-overlap; needs "
+	 "sequence_parallel)"},
+	{"overlap_param_gather", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+	 PK(overlap_param_gather),
+	 "zero = 1/2: all-gather the updated parameters per bucket under the next step's "
+	 "forward, not after the optimizer (Megatron --overlap-param-gather)"},
 };
 const size_t plan_spec_nkeys = sizeof plan_spec_keys / sizeof plan_spec_keys[0];
 

@@ -14,7 +14,9 @@
  * rmsnorm and untied embeddings (Llama-style); empty micro_batch = 1; empty
  * recompute = none; empty vpp = 1 when pp == 1; a note naming Megatron's
  * --overlap-param-gather or --overlap-grad-reduce sets overlap_grad_reduce
- * (Megatron refuses the first without the second). Attention: flash, except for
+ * (Megatron refuses the first without the second), --overlap-param-gather
+ * also overlap_param_gather with zero 1 or 2, and --tp-comm-overlap
+ * tp_comm_overlap with sequence parallelism. Attention: flash, except for
  * rows whose source is vTrain, whose ground truth ran Megatron-DeepSpeed's
  * unfused attention (vTrain's profiles and its memory model keep the s x s
  * softmax tensors; assumption stated in README "Validation"). Every source ran
@@ -25,6 +27,13 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The sequence_parallel column as the loader reads a bool ("1", "true",
+ * "yes", "on"). */
+static bool sp_on(const char *v)
+{
+	return !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on");
+}
 
 static const char *node_template(const char *intra, const char *gpu)
 {
@@ -128,6 +137,14 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	const char *note = get(c, row, "note");
 	if (strstr(note, "--overlap-param-gather") || strstr(note, "--overlap-grad-reduce"))
 		sim_buf_printf(b, "overlap_grad_reduce = true\n");
+	/* ... and with the distributed optimizer its parameter all-gather under
+	 * the next forward; --tp-comm-overlap (Transformer Engine userbuffers)
+	 * only where the row runs sequence parallelism, which it needs. */
+	if (strstr(note, "--overlap-param-gather") && atoi(get(c, row, "zero")) >= 1 &&
+	    atoi(get(c, row, "zero")) <= 2)
+		sim_buf_printf(b, "overlap_param_gather = true\n");
+	if (strstr(note, "--tp-comm-overlap") && sp_on(get(c, row, "sequence_parallel")))
+		sim_buf_printf(b, "tp_comm_overlap = true\n");
 	/* The README's `layout:` note clause names Megatron's pipeline-split flags. */
 	if (strstr(note, "account_for_embedding/loss_in_pipeline_split"))
 		sim_buf_printf(b, "embedding_in_split = true\nloss_in_split = true\n");

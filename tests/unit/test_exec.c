@@ -3,6 +3,7 @@
 #include "../../sim/exec/exec.h"
 #include "check.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +101,14 @@ static void check_sums(const exec_result *r)
 			sum += r->classes[k].time_s[c];
 		CHECK_NEAR(sum, r->step_s, 1e-9);
 	}
+}
+
+static int count_kind(const plan_graph *g, int rank, plan_task_kind k)
+{
+	int n = 0;
+	for (size_t i = 0; i < g->ntasks; i++)
+		n += g->tasks[i].rank == rank && g->tasks[i].kind == k;
+	return n;
 }
 
 /* With equal stages and free communication both GPipe and 1F1B take
@@ -434,8 +443,191 @@ static void test_nic_sharing(void)
 	}
 }
 
+/* tp_comm_overlap's pair (plan_build, tp_overlap_at): compute A (1 ms), then a
+ * GEMM of g and a TP collective of c started together when A ends, then
+ * compute B (1 ms) waiting for both. Without interference the pair takes
+ * max(g, c): the collective adds max(0, c - g) where run in series it adds c.
+ * With interference i the GEMM progresses at 1 - i while the collective runs,
+ * so the pair takes max(c, g + i*c) (GEMM done after the collective: c at rate
+ * 1 - i, then g - (1 - i)c at full rate; else the collective ends last): TP
+ * gets what the pair adds over g, the interference included:
+ *   g 4, c 2, i 0    -> step 6,   TP 0
+ *   g 4, c 6, i 0    -> step 8,   TP 2     (c - g)
+ *   g 4, c 2, i 0.25 -> step 6.5, TP 0.5   (i*c)
+ *   g 4, c 6, i 0.25 -> step 8,   TP 2     (GEMM ends at 4/0.75 < 6)
+ * against 1 + 4 + c + 1 in series (the test_tp_exposed shape). */
+static void test_tp_overlap_pair(void)
+{
+	const struct {
+		double g, c, i, step, tp;
+	} cases[] = {{4, 2, 0, 6, 0}, {4, 6, 0, 8, 2}, {4, 2, 0.25, 6.5, 0.5}, {4, 6, 0.25, 8, 2}};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		plan_graph *g = plan_graph_new(1, 8);
+		g->interference = cases[k].i;
+		plan_task a = {sim_time_from_s(1e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0};
+		plan_task gm = a;
+		gm.dur = sim_time_from_s(cases[k].g * 1e-3);
+		plan_task t = {sim_time_from_s(cases[k].c * 1e-3), 0, PLAN_STREAM_TP, PLAN_TASK_TP, 0, 0,
+			       1e6f, 0};
+		uint32_t x = plan_graph_add(g, &a, NULL, 0);
+		uint32_t pair[2] = {plan_graph_add(g, &t, &x, 1), plan_graph_add(g, &gm, &x, 1)};
+		plan_graph_add(g, &a, pair, 2);
+		net_cluster c = one_node();
+		exec_result *r = calloc(1, sizeof *r);
+		CHECK_INT(exec_replay(g, &c, r), SIM_OK);
+		CHECK_NEAR(r->step_s, cases[k].step * 1e-3, 1e-9);
+		CHECK_NEAR(r->classes[0].time_s[EXEC_CAT_TP], cases[k].tp * 1e-3, 1e-9);
+		CHECK_NEAR(r->classes[0].time_s[EXEC_CAT_COMPUTE], (2 + cases[k].g) * 1e-3, 1e-9);
+		check_sums(r);
+		free(r);
+		plan_graph_free(g);
+	}
+}
+
+/* Load the quickstart scenario with overrides, build its graph (*g, if
+ * non-NULL) and replay it into *r. */
+static void quickstart(const char *const *set, size_t n, plan_graph **g, exec_result *r)
+{
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, n, d, &s), SIM_OK);
+	if (s && g)
+		CHECK_INT(plan_build(s, g), SIM_OK);
+	if (s)
+		CHECK_INT(exec_run(s, r), SIM_OK);
+	plan_scenario_free(s);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+}
+
+/* The single predecessor of task i, or UINT32_MAX when it has none or several. */
+static uint32_t only_pred(const plan_graph *g, uint32_t i)
+{
+	uint32_t p = UINT32_MAX;
+	int n = 0;
+	for (size_t e = 0; e < g->nedges; e++)
+		if (g->edges[e].to == i)
+			p = g->edges[e].from, n++;
+	return n == 1 ? p : UINT32_MAX;
+}
+
+/* tp_comm_overlap in plan_build (quickstart: tp 2 with SP, so per layer and
+ * micro-batch 4 SP collectives forward and 4 backward, each beside a GEMM):
+ * the same TP tasks as without it, in the same TP-stream order; every one of a
+ * transformer layer starts with a compute task (the GEMM: same single
+ * predecessor) and is one GEMM chunk longer (its duration / tp, tp_overlap_at;
+ * the GEMMs are GPU-bound here, so their task is their GPU time); a later
+ * compute task waits for the collective; the step gets shorter and TP's
+ * exposed time drops. */
+static void test_tp_overlap_build(void)
+{
+	const char *set[] = {"parallel.sequence_parallel=true", "cluster.network=alpha-beta",
+			     "parallel.tp_comm_overlap=false"};
+	plan_graph *off = NULL, *on = NULL;
+	exec_result *r0 = calloc(1, sizeof *r0), *r1 = calloc(1, sizeof *r1);
+	quickstart(set, 3, &off, r0);
+	set[2] = "parallel.tp_comm_overlap=true";
+	quickstart(set, 3, &on, r1);
+	if (off && on) {
+		size_t j = 0;
+		int tp = 0, paired = 0, chunk_ok = 0, joined = 0;
+		for (size_t i = 0; i < on->ntasks; i++) {
+			const plan_task *t = &on->tasks[i];
+			if (t->kind != PLAN_TASK_TP || t->rank != 0)
+				continue;
+			while (j < off->ntasks &&
+			       (off->tasks[j].kind != PLAN_TASK_TP || off->tasks[j].rank != 0))
+				j++;
+			if (j == off->ntasks)
+				break;
+			const plan_task *u = &off->tasks[j++];
+			tp++;
+			if (t->layer < 0)
+				continue;
+			uint32_t p = only_pred(on, (uint32_t)i), gemm = UINT32_MAX;
+			for (size_t k = 0; p != UINT32_MAX && k < on->ntasks && gemm == UINT32_MAX; k++)
+				if (on->tasks[k].stream == PLAN_STREAM_COMPUTE &&
+				    only_pred(on, (uint32_t)k) == p)
+					gemm = (uint32_t)k;
+			if (gemm == UINT32_MAX)
+				continue;
+			paired++;
+			double want = sim_time_to_s(u->dur) + sim_time_to_s(on->tasks[gemm].dur) / 2;
+			chunk_ok += fabs(sim_time_to_s(t->dur) - want) < 1e-9;
+			for (size_t e = 0; e < on->nedges; e++)
+				if (on->edges[e].from == i &&
+				    on->tasks[on->edges[e].to].stream == PLAN_STREAM_COMPUTE) {
+					joined++;
+					break;
+				}
+		}
+		CHECK_INT(tp, count_kind(off, 0, PLAN_TASK_TP));
+		CHECK_INT(tp, count_kind(on, 0, PLAN_TASK_TP));
+		CHECK_INT(paired, 8 * 12 * 8); /* micro-batches x layers x 8 */
+		CHECK_INT(chunk_ok, paired);
+		CHECK_INT(joined, paired);
+		CHECK(r1->step_s < r0->step_s);
+		CHECK(r1->classes[0].time_s[EXEC_CAT_TP] < 0.6 * r0->classes[0].time_s[EXEC_CAT_TP]);
+		check_sums(r1);
+	}
+	plan_graph_free(off);
+	plan_graph_free(on);
+	free(r0);
+	free(r1);
+}
+
+/* overlap_param_gather in plan_build (quickstart with ZeRO-1, dp 4). With one
+ * bucket per stage the stage's whole gather precedes its first forward, as
+ * after the optimizer without the flag: the same bytes fully exposed, the same
+ * step. With a bucket per layer (bucket_size 1 B) the 12 gathers per stage
+ * start the step with no predecessor, each layer's first forward waits for
+ * one, and all but the first layer's hide under the forward: a shorter step
+ * and less exposed DP time. */
+static void test_param_gather_build(void)
+{
+	const char *set[] = {"parallel.zero=1", "cluster.network=alpha-beta",
+			     "parallel.overlap_param_gather=false", "parallel.bucket_size=1 TB"};
+	exec_result *r = calloc(4, sizeof *r);
+	plan_graph *g = NULL;
+	quickstart(set, 4, NULL, &r[0]);
+	set[2] = "parallel.overlap_param_gather=true";
+	quickstart(set, 4, NULL, &r[1]);
+	CHECK_NEAR(r[1].step_s, r[0].step_s, 1e-9);
+	set[3] = "parallel.bucket_size=1 B";
+	quickstart(set, 4, &g, &r[3]);
+	set[2] = "parallel.overlap_param_gather=false";
+	quickstart(set, 4, NULL, &r[2]);
+	CHECK(r[3].step_s < r[2].step_s);
+	CHECK(r[3].classes[0].time_s[EXEC_CAT_DP] < r[2].classes[0].time_s[EXEC_CAT_DP]);
+	check_sums(&r[3]);
+	if (g) {
+		int free_dp = 0, waiting = 0;
+		for (size_t i = 0; i < g->ntasks; i++)
+			if (g->tasks[i].rank == 0 && g->tasks[i].kind == PLAN_TASK_DP) {
+				bool pred = false;
+				for (size_t e = 0; e < g->nedges; e++)
+					pred |= g->edges[e].to == i;
+				if (pred)
+					continue;
+				free_dp++;
+				for (size_t e = 0; e < g->nedges; e++)
+					if (g->edges[e].from == i) {
+						const plan_task *t = &g->tasks[g->edges[e].to];
+						waiting += t->kind == PLAN_TASK_FWD && t->mb == 0;
+					}
+			}
+		CHECK_INT(free_dp, 12);
+		CHECK_INT(waiting, 12);
+	}
+	plan_graph_free(g);
+	free(r);
+}
+
 int main(void)
 {
+	test_tp_overlap_build();
+	test_param_gather_build();
+	test_tp_overlap_pair();
 	test_nic_sharing();
 	test_sync_free();
 	test_sync_blocking();
