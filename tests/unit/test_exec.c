@@ -501,14 +501,52 @@ static void quickstart(const char *const *set, size_t n, plan_graph **g, exec_re
 }
 
 /* The single predecessor of task i, or UINT32_MAX when it has none or several. */
-static uint32_t only_pred(const plan_graph *g, uint32_t i)
+/* Per task of g, in one pass over the edges: its only predecessor
+ * (UINT32_MAX when it has none or several), the first compute task whose only
+ * predecessor it is (UINT32_MAX: none), and whether a compute task waits for
+ * it. Linear, so the quickstart graph's checks stay fast under ASan. */
+typedef struct task_links {
+	uint32_t *pred, *first_compute_child;
+	bool *feeds_compute;
+} task_links;
+
+static bool task_links_make(const plan_graph *g, task_links *l)
 {
-	uint32_t p = UINT32_MAX;
-	int n = 0;
-	for (size_t e = 0; e < g->nedges; e++)
-		if (g->edges[e].to == i)
-			p = g->edges[e].from, n++;
-	return n == 1 ? p : UINT32_MAX;
+	size_t n = g->ntasks;
+	int *count = calloc(n + 1, sizeof *count);
+	l->pred = malloc((n + 1) * sizeof *l->pred);
+	l->first_compute_child = malloc((n + 1) * sizeof *l->first_compute_child);
+	l->feeds_compute = calloc(n + 1, sizeof *l->feeds_compute);
+	if (!count || !l->pred || !l->first_compute_child || !l->feeds_compute) {
+		free(count);
+		return false;
+	}
+	for (size_t i = 0; i < n; i++)
+		l->pred[i] = l->first_compute_child[i] = UINT32_MAX;
+	for (size_t e = 0; e < g->nedges; e++) {
+		uint32_t from = g->edges[e].from, to = g->edges[e].to;
+		count[to]++;
+		l->pred[to] = from;
+		l->feeds_compute[from] |= g->tasks[to].stream == PLAN_STREAM_COMPUTE;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (count[i] != 1)
+			l->pred[i] = UINT32_MAX;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t p = l->pred[k];
+		if (p != UINT32_MAX && g->tasks[k].stream == PLAN_STREAM_COMPUTE &&
+		    l->first_compute_child[p] == UINT32_MAX)
+			l->first_compute_child[p] = (uint32_t)k;
+	}
+	free(count);
+	return true;
+}
+
+static void task_links_free(task_links *l)
+{
+	free(l->pred);
+	free(l->first_compute_child);
+	free(l->feeds_compute);
 }
 
 /* tp_comm_overlap in plan_build (quickstart: tp 2 with SP, so per layer and
@@ -528,7 +566,8 @@ static void test_tp_overlap_build(void)
 	quickstart(set, 3, &off, r0);
 	set[2] = "parallel.tp_comm_overlap=true";
 	quickstart(set, 3, &on, r1);
-	if (off && on) {
+	task_links lk = {0};
+	if (off && on && CHECK(task_links_make(on, &lk))) {
 		size_t j = 0;
 		int tp = 0, paired = 0, chunk_ok = 0, joined = 0;
 		for (size_t i = 0; i < on->ntasks; i++) {
@@ -544,22 +583,14 @@ static void test_tp_overlap_build(void)
 			tp++;
 			if (t->layer < 0)
 				continue;
-			uint32_t p = only_pred(on, (uint32_t)i), gemm = UINT32_MAX;
-			for (size_t k = 0; p != UINT32_MAX && k < on->ntasks && gemm == UINT32_MAX; k++)
-				if (on->tasks[k].stream == PLAN_STREAM_COMPUTE &&
-				    only_pred(on, (uint32_t)k) == p)
-					gemm = (uint32_t)k;
+			uint32_t p = lk.pred[i];
+			uint32_t gemm = p == UINT32_MAX ? UINT32_MAX : lk.first_compute_child[p];
 			if (gemm == UINT32_MAX)
 				continue;
 			paired++;
 			double want = sim_time_to_s(u->dur) + sim_time_to_s(on->tasks[gemm].dur) / 2;
 			chunk_ok += fabs(sim_time_to_s(t->dur) - want) < 1e-9;
-			for (size_t e = 0; e < on->nedges; e++)
-				if (on->edges[e].from == i &&
-				    on->tasks[on->edges[e].to].stream == PLAN_STREAM_COMPUTE) {
-					joined++;
-					break;
-				}
+			joined += lk.feeds_compute[i];
 		}
 		CHECK_INT(tp, count_kind(off, 0, PLAN_TASK_TP));
 		CHECK_INT(tp, count_kind(on, 0, PLAN_TASK_TP));
@@ -570,6 +601,7 @@ static void test_tp_overlap_build(void)
 		CHECK(r1->classes[0].time_s[EXEC_CAT_TP] < 0.6 * r0->classes[0].time_s[EXEC_CAT_TP]);
 		check_sums(r1);
 	}
+	task_links_free(&lk);
 	plan_graph_free(off);
 	plan_graph_free(on);
 	free(r0);
