@@ -69,6 +69,14 @@ if command -v python3 >/dev/null; then
 	python3 -m json.tool "$tmp/j" >/dev/null || { echo "--json: not valid JSON"; fail=1; }
 fi
 
+# [cluster] nccl_algo / nccl_proto (as NCCL_ALGO / NCCL_PROTO) force the
+# algorithm and protocol of both models; on this uncongested 2-node cluster
+# their times agree.
+"$podsim" coll --topology topologies/tiny-2node.ini --gpus 16 allreduce 1MiB --json \
+	--set cluster.nccl_algo=tree --set cluster.nccl_proto=simple >"$tmp/f" || { echo "forced algo failed"; fail=1; }
+[ "$(grep -o '"algorithm": "tree", "protocol": "Simple"' "$tmp/f" | wc -l)" -eq 2 ] ||
+	{ echo "nccl_algo=tree, nccl_proto=simple not used by both models:"; cat "$tmp/f"; fail=1; }
+
 # Bad arguments: status 2.
 t=topologies/tiny-2node.ini
 expect2() {
