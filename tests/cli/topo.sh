@@ -77,6 +77,13 @@ fi
 [ "$(grep -o '"algorithm": "tree", "protocol": "Simple"' "$tmp/f" | wc -l)" -eq 2 ] ||
 	{ echo "nccl_algo=tree, nccl_proto=simple not used by both models:"; cat "$tmp/f"; fail=1; }
 
+# ... and a step's collectives: quickstart with the tree forced differs from
+# auto (ring), and the flow and alpha-beta models give the same step.
+st() { "$podsim" run scenarios/quickstart.ini --no-db --json "$@" 2>/dev/null | grep -o '"step_time_s":[0-9.e+-]*'; }
+a=$(st); tf=$(st --set cluster.nccl_algo=tree); ta=$(st --set cluster.nccl_algo=tree --set cluster.network=alpha-beta)
+[ -n "$tf" ] && [ "$tf" != "$a" ] && [ "$tf" = "$ta" ] ||
+	{ echo "nccl_algo=tree in a run: auto $a, flow $tf, alpha-beta $ta"; fail=1; }
+
 # Bad arguments: status 2.
 t=topologies/tiny-2node.ini
 expect2() {
