@@ -139,15 +139,10 @@ static int time_one(const topo_graph *g, net_coll op, const int *ranks, int n, d
 	 * (as --set cluster.nccl_algo=tree gives it). */
 	net_cluster cl = *topo_cluster(g);
 	const net_cluster *c = &cl;
-	static const net_algo to_net[TOPO_ALGO_COUNT] = {
-	        [TOPO_ALGO_AUTO] = NET_ALGO_AUTO, [TOPO_ALGO_RING] = NET_ALGO_RING,
-	        [TOPO_ALGO_TREE] = NET_ALGO_TREE, [TOPO_ALGO_HIER] = NET_ALGO_HIER};
 	if (algo != TOPO_ALGO_AUTO)
-		cl.algo = to_net[algo];
-	else if (cl.algo == NET_ALGO_RING || cl.algo == NET_ALGO_TREE || cl.algo == NET_ALGO_HIER)
-		algo = cl.algo == NET_ALGO_RING   ? TOPO_ALGO_RING
-		       : cl.algo == NET_ALGO_TREE ? TOPO_ALGO_TREE
-		                                  : TOPO_ALGO_HIER;
+		cl.algo = topo_algo_to_net(algo);
+	else
+		algo = topo_algo_from_net(cl.algo);
 	net_group grp;
 	net_group_make(c, n, 1, &grp);
 	if (op == NET_P2P) /* first to last rank */

@@ -347,7 +347,6 @@ static bool allreduce_shape(const net_cluster *c, const net_group *g, double S, 
 		sh->inter_bytes = 2 * (m - 1) / (k * m) * S;
 		return true;
 	}
-	(void)n;
 	return a == NET_ALGO_RING;
 }
 

@@ -106,10 +106,7 @@ int plan_netflow_cost(plan_netflow *f, net_coll coll, const net_group *grp, int 
 	/* [cluster] nccl_algo: ring, tree and hier are the flow model's own; a
 	 * forced one that does not apply to this collective falls back to
 	 * auto, as NCCL does. */
-	topo_algo ta = cl->algo == NET_ALGO_RING   ? TOPO_ALGO_RING
-		       : cl->algo == NET_ALGO_TREE ? TOPO_ALGO_TREE
-		       : cl->algo == NET_ALGO_HIER ? TOPO_ALGO_HIER
-						   : TOPO_ALGO_AUTO;
+	topo_algo ta = topo_algo_from_net(cl->algo);
 	topo_group_result r;
 	int rc = topo_group_cost(f->cache, coll, size, stride, bytes, ta, &r);
 	if (rc == SIM_EINVAL && ta != TOPO_ALGO_AUTO)
@@ -127,16 +124,13 @@ int plan_netflow_cost(plan_netflow *f, net_coll coll, const net_group *grp, int 
 		*out = nv;
 		return SIM_OK;
 	}
-	net_algo na = r.cost.algo == TOPO_ALGO_TREE   ? NET_ALGO_TREE
-		      : r.cost.algo == TOPO_ALGO_HIER ? NET_ALGO_HIER
-						      : NET_ALGO_RING;
 	*out = (net_cost){r.cost.time_s,
 			  r.cost.latency_s,
 			  r.cost.busbw_Bps,
 			  r.cost.proto,
 			  r.bytes[NET_LINK_SCALEUP],
 			  r.bytes[NET_LINK_NIC] * (nd->nics > 0 ? nd->nics : 1) / nd->gpus,
-			  na};
+			  topo_algo_to_net(r.cost.algo)};
 	if (size > 1 && bytes > 0)
 		remember(f, out, &r);
 	return SIM_OK;

@@ -81,6 +81,19 @@ int topo_algo_parse(const char *s, topo_algo *out)
 	return SIM_ECONF;
 }
 
+topo_algo topo_algo_from_net(net_algo a)
+{
+	return a == NET_ALGO_RING   ? TOPO_ALGO_RING
+	       : a == NET_ALGO_TREE ? TOPO_ALGO_TREE
+	       : a == NET_ALGO_HIER ? TOPO_ALGO_HIER
+	                            : TOPO_ALGO_AUTO;
+}
+
+net_algo topo_algo_to_net(topo_algo a)
+{
+	return a == TOPO_ALGO_TREE ? NET_ALGO_TREE : a == TOPO_ALGO_HIER ? NET_ALGO_HIER : NET_ALGO_RING;
+}
+
 double topo_bus_factor(net_coll coll, int n)
 {
 	double x = n;

@@ -193,6 +193,12 @@ typedef enum {
 } topo_algo;
 
 const char *topo_algo_name(topo_algo a);
+/* net's [cluster] nccl_algo as the flow model's algorithm: ring, tree and
+ * hier map to theirs, auto and nvls (timed by net) to AUTO; and back: tree
+ * and hier to theirs, every other flow algorithm to ring (as net reports
+ * all-to-all and p2p). */
+topo_algo topo_algo_from_net(net_algo a);
+net_algo topo_algo_to_net(topo_algo a);
 /* Parse "ring", "tree", "hier", "auto", "pairwise", "direct". SIM_OK or SIM_ECONF. */
 int topo_algo_parse(const char *s, topo_algo *out);
 
