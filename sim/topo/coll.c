@@ -91,7 +91,9 @@ topo_algo topo_algo_from_net(net_algo a)
 
 net_algo topo_algo_to_net(topo_algo a)
 {
-	return a == TOPO_ALGO_TREE ? NET_ALGO_TREE : a == TOPO_ALGO_HIER ? NET_ALGO_HIER : NET_ALGO_RING;
+	return a == TOPO_ALGO_TREE   ? NET_ALGO_TREE
+	       : a == TOPO_ALGO_HIER ? NET_ALGO_HIER
+	                             : NET_ALGO_RING;
 }
 
 double topo_bus_factor(net_coll coll, int n)
@@ -318,7 +320,8 @@ static int nvb_lanes(const topo_graph *g, const int *r, int k, int *lanes)
 			int w = i == j || lanes[i * k + j] > 0 ? -1 : topo_nvb_via(g, va, vb);
 			if (w < 0)
 				continue;
-			int x = g->l[topo_nvlink(g, va, w)].lanes, y = g->l[topo_nvlink(g, w, vb)].lanes;
+			int x = g->l[topo_nvlink(g, va, w)].lanes,
+			    y = g->l[topo_nvlink(g, w, vb)].lanes;
 			lanes[i * k + j] = x < y ? x : y;
 			any = 1;
 		}
