@@ -1,5 +1,5 @@
 /* framework.c - `podsim calibrate CASES.csv --framework NAME ...`: fit the
- * per-op host overhead of a software stack (framework_overhead) to measured
+ * per-op host overhead of a software stack ([framework] op_overhead) to measured
  * training steps (valid_fit_framework), check it on held-out rows, and write
  * the framework profile topologies/frameworks/NAME.ini through a temporary
  * file renamed into place. Reached from cli_calibrate. */
@@ -16,8 +16,8 @@ static const char usage[] =
 	"usage: podsim calibrate CASES.csv --framework NAME [--only PREFIX] [--where COL=VAL]\n"
 	"                        [--check-only PREFIX] [--check-where COL=VAL] [--out FILE.ini]\n"
 	"\n"
-	"Fit the host overhead per operation of a software stack (the [gpu] key\n"
-	"framework_overhead) to the measured training steps of CASES.csv (the schema\n"
+	"Fit the host overhead per operation of a software stack (the [framework] key\n"
+	"op_overhead) to the measured training steps of CASES.csv (the schema\n"
 	"of tests/cases/calibration.csv) selected by --only / --where, by minimising\n"
 	"their MAPE; then report the MAPE on the held-out rows selected by --check-only /\n"
 	"--check-where. --out writes a framework profile (topologies/frameworks/NAME.ini\n"
@@ -119,7 +119,7 @@ static int profile_fill(FILE *f, void *ctx)
 		fprintf(f, ";   held out:%s%s%s%s (%d rows, MAPE %.1f %%)\n", o->conly ? " id " : "",
 			o->conly ? o->conly : "", o->cwhere ? " where " : "",
 			o->cwhere ? o->cwhere : "", p->nc, 100 * p->check);
-	fprintf(f, "[gpu]\nframework_overhead = %.1f us\n", p->x * 1e6);
+	fprintf(f, "[framework]\nop_overhead = %.1f us\n", p->x * 1e6);
 	return SIM_OK;
 }
 
@@ -149,7 +149,7 @@ int cli_calibrate_framework(int argc, char **argv)
 	sim_diag *d = sim_diag_new();
 	double x = 0, fit = 0, before = 0, check = NAN;
 	int n = 0, nc = 0;
-	fprintf(stderr, "podsim calibrate: fitting framework_overhead on %s ...\n", o.csv);
+	fprintf(stderr, "podsim calibrate: fitting op_overhead on %s ...\n", o.csv);
 	rc = valid_fit_framework(o.csv, &vo, o.lo, o.hi, &x, &fit, &before, &n, d);
 	if (rc == SIM_OK && (o.conly || o.cwhere)) {
 		valid_options co = vo;
@@ -169,7 +169,7 @@ int cli_calibrate_framework(int argc, char **argv)
 	sim_diag_free(d);
 	if (rc != SIM_OK)
 		return rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
-	printf("framework %s: framework_overhead = %.1f us\n", o.name, x * 1e6);
+	printf("framework %s: op_overhead = %.1f us\n", o.name, x * 1e6);
 	printf("  fit rows      %6d   MAPE %5.1f %% (with their current profiles: %.1f %%)\n", n,
 	       100 * fit, 100 * before);
 	if (nc > 0)

@@ -491,6 +491,7 @@ static int cmd_keys(int argc, char **argv)
 	conf_print_keys(stdout, "cluster", net_cluster_keys, net_cluster_nkeys);
 	conf_print_keys(stdout, "parallel", plan_spec_keys, plan_spec_nkeys);
 	conf_print_keys(stdout, "train", plan_train_keys, plan_train_nkeys);
+	conf_print_keys(stdout, "framework", plan_framework_keys, plan_framework_nkeys);
 	conf_print_keys(stdout, "sweep", sweep_keys, sweep_nkeys);
 	return 0;
 }

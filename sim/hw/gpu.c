@@ -50,8 +50,6 @@ const conf_key hw_gpu_keys[] = {
 	 "L2 cache size"},
 	{"launch_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 1, "4 us", NULL,
 	 offsetof(hw_gpu, launch_s), "per-kernel launch cost"},
-	{"framework_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 1, "0 us", NULL,
-	 offsetof(hw_gpu, framework_s), "per-op eager framework cost (0 = graph mode)"},
 	{"gemm_efficiency", CONF_REAL, SIM_UNIT_NONE, 0.01, 1, NULL, NULL,
 	 offsetof(hw_gpu, gemm_eff), "fraction of tensor peak reached by large GEMMs"},
 	{"hbm_efficiency", CONF_REAL, SIM_UNIT_NONE, 0.01, 1, NULL, NULL,

@@ -53,7 +53,8 @@ typedef struct hw_gpu {
 	double hbm_Bps;                    /* peak HBM bandwidth */
 	double l2_bytes;
 	double launch_s;    /* per-kernel launch cost */
-	double framework_s; /* per-op eager framework overhead (0 = graph mode) */
+	double framework_s; /* host time per op of the framework (plan sets it from
+			     * [framework] op_overhead; 0 = graph mode, bare kernels) */
 	double gemm_eff;    /* achievable fraction of tensor peak on large GEMMs (calibrated) */
 	double hbm_eff;     /* achievable fraction of HBM bandwidth (calibrated) */
 	double tdp_w;

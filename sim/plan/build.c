@@ -383,6 +383,8 @@ static uint8_t seg_stream(uint8_t kind)
 
 static uint32_t add_dp_on(builder *b, const net_group *grp, int stage, net_coll coll,
 			  double bytes, const uint32_t *deps, uint32_t ndeps, int16_t layer);
+static int emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
+			     const uint32_t *layer_end, uint32_t *out, double *shard_bytes);
 
 
 /* A host <-> GPU copy of `bytes` on the rank's offload stream: PCIe at the
@@ -567,10 +569,24 @@ static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_e
 	int pp = b->s->plan.pp, m = b->m;
 	bool sync = plan_p2p_sync(&b->s->plan);
 	uint32_t prev = UINT32_MAX, pending = UINT32_MAX; /* last step's end; unwaited send */
+	/* ZeRO-2 reducing every micro-batch (plan_grad_reduce_microbatch): the
+	 * buckets of micro-batches before the last go out after their own
+	 * backward; not overlapped, the next step waits for them (gate). */
+	bool mbr = plan_grad_reduce_microbatch(b->s);
+	int lmax = plan_max_stage_layers(b->s), cap = 2 * (lmax > 0 ? lmax : 1) + 2;
+	uint32_t gate = UINT32_MAX, *mb_end = NULL, *mb_ids = NULL;
+	double *mb_shard = NULL;
 	int steps = plan_schedule_steps(b->s->plan.schedule, m, b->vpp);
 	plan_op *order = malloc((size_t)steps * sizeof *order);
-	if (!order)
+	if (mbr) {
+		mb_end = malloc((size_t)(lmax > 0 ? lmax : 1) * sizeof *mb_end);
+		mb_ids = malloc((size_t)cap * sizeof *mb_ids);
+		mb_shard = malloc((size_t)cap * sizeof *mb_shard);
+	}
+	if (!order || (mbr && (!mb_end || !mb_ids || !mb_shard))) {
+		free(order), free(mb_end), free(mb_ids), free(mb_shard);
 		return SIM_ENOMEM;
+	}
 	plan_schedule_order(b->s->plan.schedule, pp, m, b->vpp, stage, order);
 	int rc = SIM_OK;
 	for (int i = 0; i < steps && rc == SIM_OK; i++) {
@@ -587,13 +603,17 @@ static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_e
 			f.gather[l] = UINT32_MAX;
 		/* Gradients are complete after the last micro-batch's W (zero
 		 * bubble) or backward: that is what the DP buckets wait for. */
-		bool grads = bwd && mb == m - 1 && order[i].weight == b->zb;
+		bool gstep = bwd && order[i].weight == b->zb; /* completes its gradients */
+		bool grads = gstep && mb == m - 1;
+		bool early = mbr && gstep && mb < m - 1; /* a micro-batch's own reduction */
 		const chain *ch = order[i].weight ? &b->wgt[c] : bwd ? &b->bwd[c] : &b->fwd[c];
 		const uint32_t *pg = b->pgather;
 		if (bwd || mb != 0) /* only a chunk's first forward waits for the gathers */
 			b->pgather = NULL;
-		rc = emit_chain(b, ch, stage, mb, UINT32_MAX, &first, &last, grads ? layer_end : NULL,
-				&f);
+		for (int l = 0; early && l < lmax; l++)
+			mb_end[l] = UINT32_MAX;
+		rc = emit_chain(b, ch, stage, mb, UINT32_MAX, &first, &last,
+				grads ? layer_end : early ? mb_end : NULL, &f);
 		b->pgather = pg;
 		if (rc != SIM_OK)
 			break;
@@ -601,6 +621,18 @@ static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_e
 			if (plan_graph_edge(b->g, pending, first) != SIM_OK)
 				rc = SIM_ENOMEM;
 			pending = UINT32_MAX;
+		}
+		if (gate != UINT32_MAX && first != UINT32_MAX) {
+			if (plan_graph_edge(b->g, gate, first) != SIM_OK)
+				rc = SIM_ENOMEM;
+			gate = UINT32_MAX;
+		}
+		if (early && last != UINT32_MAX) {
+			int n = emit_grad_buckets(b, stage, last, mb_end, mb_ids, mb_shard);
+			if (n < 0)
+				rc = SIM_ENOMEM;
+			else if (n > 0 && !b->s->plan.overlap_grad_reduce)
+				gate = mb_ids[n - 1];
 		}
 		uint32_t before = prev;
 		if (last != UINT32_MAX)
@@ -625,7 +657,7 @@ static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_e
 	}
 	if (sync && pending != UINT32_MAX && !b->s->inference)
 		ids->last_bwd[stage] = pending;
-	free(order);
+	free(order), free(mb_end), free(mb_ids), free(mb_shard);
 	return rc;
 }
 
@@ -673,7 +705,7 @@ static bool flush_bucket(builder *b, int stage, net_coll coll, double acc, doubl
 	return true;
 }
 
-static int emit_grad_buckets(builder *b, int stage, const pipe_ids *ids,
+static int emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 			     const uint32_t *layer_end, uint32_t *out, double *shard_bytes)
 {
 	const plan_scenario *s = b->s;
@@ -683,7 +715,9 @@ static int emit_grad_buckets(builder *b, int stage, const pipe_ids *ids,
 		return 0; /* ZeRO-3 reduce-scatters per layer inside the backward chain */
 	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
 	double ep = p->ep > 1 ? p->ep : 1;
-	net_coll coll = p->zero >= 1 ? NET_REDUCESCATTER : NET_ALLREDUCE;
+	net_coll coll = p->zero >= 1 && s->fw.zero_grad_op == PLAN_GRAD_OP_REDUCE_SCATTER
+				? NET_REDUCESCATTER
+				: NET_ALLREDUCE;
 	int layers = plan_stage_layers(s, stage), n = 0;
 	double acc = 0, acc_e = 0; /* dense (over dp x cp) and expert (over edp) bytes */
 	if (stage == p->pp - 1)
@@ -698,14 +732,14 @@ static int emit_grad_buckets(builder *b, int stage, const pipe_ids *ids,
 			acc += embed;
 		if (acc + acc_e < p->bucket_bytes && l > 0)
 			continue;
-		uint32_t dep = p->overlap_grad_reduce ? layer_end[l] : ids->last_bwd[stage];
+		uint32_t dep = p->overlap_grad_reduce ? layer_end[l] : last_bwd;
 		if (!flush_bucket(b, stage, coll, acc, acc_e, dep, (int16_t)l, out, shard_bytes, &n))
 			return -1;
 		acc = acc_e = 0;
 	}
 	/* a stage holding only the embedding or the output layer */
-	if (layers == 0 && !flush_bucket(b, stage, coll, acc + embed, 0, ids->last_bwd[stage], -1,
-					 out, shard_bytes, &n))
+	if (layers == 0 && !flush_bucket(b, stage, coll, acc + embed, 0, last_bwd, -1, out,
+					 shard_bytes, &n))
 		return -1;
 	return n;
 }
@@ -962,7 +996,7 @@ static int build_all(builder *b, pipe_ids *ids, uint32_t *layer_end, uint32_t *d
 		return rc;
 	}
 	for (int st = 0; st < pp && rc == SIM_OK; st++) {
-		ndp[st] = emit_grad_buckets(b, st, ids, layer_end + st * lps,
+		ndp[st] = emit_grad_buckets(b, st, ids->last_bwd[st], layer_end + st * lps,
 					    dp_ids + st * (2 * lps + 2), shard + st * (2 * lps + 2));
 		if (ndp[st] < 0)
 			rc = SIM_ENOMEM;

@@ -60,6 +60,17 @@ const char *plan_layout(const plan_spec *p, int layers, int *out)
 		return NULL;
 	}
 	int64_t units = (int64_t)layers + p->embedding_in_split + p->loss_in_split;
+	if ((units % V != 0 || units / V < 1) && p->uneven == PLAN_UNEVEN_END_STAGES &&
+	    !p->embedding_in_split && !p->loss_in_split && V > 1) {
+		int64_t u = (int64_t)layers + 2, q = u / V, r = u % V;
+		if (q < 1)
+			return "fewer layers than virtual stages";
+		for (int64_t v = 0; v < V; v++)
+			out[v] = (int)(q + (v >= 1 && v <= r ? 1 : 0));
+		out[0] -= 1;
+		out[V - 1] -= 1;
+		return NULL;
+	}
 	if (units % V != 0 || units / V < 1)
 		return "no even split";
 	for (int64_t v = 0; v < V; v++)
@@ -87,9 +98,12 @@ static int check_layout(const plan_scenario *s, sim_diag *diag)
 	static const char *const keys[] = {"pp", "vpp", "first_stage_layers", "last_stage_layers",
 					   "embedding_in_split", "loss_in_split"};
 	err_at(s, diag, "parallel", user_key(s, keys, 6),
-	       "pp*vpp = %d*%d virtual stages, %d layers: %s; set first_stage_layers / "
+	       "pp*vpp = %d*%d virtual stages, %d layers: %s%s; set first_stage_layers / "
 	       "last_stage_layers, or embedding_in_split / loss_in_split",
-	       p->pp, p->vpp, s->model.layers, why);
+	       p->pp, p->vpp, s->model.layers, why,
+	       p->uneven == PLAN_UNEVEN_ERROR ? " (the framework splits only evenly: "
+						"uneven_split = error)"
+					      : "");
 	return 1;
 }
 
@@ -371,6 +385,7 @@ static int check_limits(const plan_scenario *s, sim_diag *diag)
 int plan_check(const plan_scenario *s, sim_diag *diag)
 {
 	int errors = check_sizes(s, diag) + check_supported(s, diag);
+	errors += plan_check_framework(s, diag);
 	if (!errors)
 		errors = check_limits(s, diag);
 	return errors ? SIM_ECONF : SIM_OK;
@@ -422,4 +437,29 @@ int plan_max_stage_layers(const plan_scenario *s)
 		mx = n > mx ? n : mx;
 	}
 	return mx;
+}
+
+bool plan_layout_assumption(const plan_scenario *s, char *buf, size_t len)
+{
+	const plan_spec *p = &s->plan;
+	int64_t V = (int64_t)p->pp * p->vpp;
+	if (V <= 1 || p->first_stage_layers > 0 || p->last_stage_layers > 0 ||
+	    p->embedding_in_split || p->loss_in_split || s->model.layers % V == 0)
+		return false;
+	/* runs of equal counts: "7, 8 x 14, 7" */
+	size_t n = (size_t)snprintf(buf, len, "uneven pipeline split by the framework's rule "
+				    "(embedding and loss count as one layer each): layers per "
+				    "virtual stage ");
+	for (int64_t v = 0; v < V && n < len;) {
+		int64_t w = v;
+		while (w + 1 < V && s->vlayers[w + 1] == s->vlayers[v])
+			w++;
+		if (w > v)
+			n += (size_t)snprintf(buf + n, len - n, "%s%d x %lld", v ? ", " : "",
+					      s->vlayers[v], (long long)(w - v + 1));
+		else
+			n += (size_t)snprintf(buf + n, len - n, "%s%d", v ? ", " : "", s->vlayers[v]);
+		v = w + 1;
+	}
+	return true;
 }

@@ -193,8 +193,9 @@ void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]
 	shard_counts(s, &dpg, &shards, &eshards);
 
 	bytes[PLAN_MEM_WEIGHTS] = params * w / (p->zero >= 3 ? shards : 1) + experts * w;
+	bool gshard = plan_grads_sharded(s); /* ZeRO-2 accumulating at the boundary holds all */
 	bytes[PLAN_MEM_GRADIENTS] =
-		params * g / (p->zero >= 2 ? shards : 1) + experts * g / (p->zero >= 2 ? eshards : 1);
+		params * g / (gshard ? shards : 1) + experts * g / (gshard ? eshards : 1);
 	bytes[PLAN_MEM_OPTIMIZER] =
 		params * o / (p->zero >= 1 ? shards : 1) + experts * o / (p->zero >= 1 ? eshards : 1);
 	if (p->offload_optimizer != PLAN_OFFLOAD_NONE) { /* states, master and fp32 */

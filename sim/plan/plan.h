@@ -77,6 +77,10 @@ typedef struct plan_spec {
 	 * forward instead of after the optimizer (plan_build,
 	 * emit_param_gather). */
 	bool overlap_param_gather;
+	/* Not a [parallel] key: the framework's rule for layers that do not
+	 * split evenly (plan_uneven, [framework] uneven_split), copied here by
+	 * the loader so that plan_layout sees it. */
+	int uneven;
 } plan_spec;
 
 /* ------------------------------------------------------------ placement -- */
@@ -96,6 +100,72 @@ extern const size_t plan_scenario_nkeys;
 extern const conf_key plan_train_keys[];    /* [train] */
 extern const size_t plan_train_nkeys;
 
+/* ------------------------------------------------------ framework profile -- */
+
+/* The software stack a scenario runs on ([framework], framework.c): what it
+ * runs (the rules plan_check enforces: a plan its framework does not run is a
+ * file:line error naming the rule) and how (when ZeRO-2 reduces gradients
+ * under accumulation, how it splits an uneven pipeline, its host cost per
+ * operation). Profiles are data files, topologies/frameworks/NAME.ini, each
+ * fact cited to the framework's source; a scenario includes one. Without a
+ * [framework] section the key defaults apply, which are the documented
+ * default profile, Megatron-Core (topologies/frameworks/megatron-core.ini; a
+ * unit test keeps the two equal). A profile file may also set [parallel] and
+ * [train] keys (bucket size, attention, overlap flags): the scenario inherits
+ * them and can override them as any included value. */
+enum {
+	PLAN_FW_GPIPE = 1 << 0,
+	PLAN_FW_1F1B = 1 << 1,
+	PLAN_FW_INTERLEAVED = 1 << 2,
+	PLAN_FW_ZB_H1 = 1 << 3,
+};
+
+/* When ZeRO-2 reduce-scatters gradients under gradient accumulation:
+ * boundary = once, during the last micro-batch's backward (the rank holds
+ * full gradients while accumulating; ZeRO-1's traffic); microbatch = after
+ * every micro-batch's backward, bucket by bucket (DeepSpeed stage 2 keeps
+ * only its gradient partition, so it must reduce each micro-batch's). */
+typedef enum { PLAN_REDUCE_BOUNDARY = 0, PLAN_REDUCE_MICROBATCH } plan_reduce;
+
+/* What a framework does with layers that do not split evenly over the
+ * pp * vpp virtual stages when the scenario gives no layout: refuse (error),
+ * or count the embedding and the loss as one layer each and give the end
+ * stages the fewer layers (end-stages; plan_layout). */
+typedef enum { PLAN_UNEVEN_ERROR = 0, PLAN_UNEVEN_END_STAGES } plan_uneven;
+
+/* The collective that reduces a ZeRO-1/2 gradient bucket: a reduce-scatter
+ * (Megatron's distributed optimizer, FSDP), or an all-reduce of the whole
+ * bucket of which each rank keeps its slice (DeepSpeed's default
+ * use_multi_rank_bucket_allreduce): twice the traffic. */
+typedef enum { PLAN_GRAD_OP_REDUCE_SCATTER = 0, PLAN_GRAD_OP_ALL_REDUCE } plan_grad_op;
+
+typedef struct plan_framework {
+	char name[CONF_STR_MAX];      /* "megatron-core" */
+	char release[CONF_STR_MAX];   /* release and date the facts are from */
+	char schedules[CONF_STR_MAX]; /* runs_schedules, as written */
+	unsigned sched_mask;          /* PLAN_FW_* parsed from schedules */
+	int zero_max;                 /* highest ZeRO stage it runs */
+	int zero_max_pp;              /* ... together with pp > 1 */
+	bool tp, cp, ep, tp_comm_overlap, offload_optimizer, offload_params, hybrid_shard;
+	int zero2_reduce;             /* plan_reduce */
+	int zero_grad_op;             /* plan_grad_op (ZeRO-1/2 buckets) */
+	int uneven;                   /* plan_uneven */
+	double op_overhead_s;         /* host time per operation (0 = CUDA graphs) */
+} plan_framework;
+
+extern const conf_key plan_framework_keys[]; /* [framework] */
+extern const size_t plan_framework_nkeys;
+
+/* Read [framework] (optional: defaults = Megatron-Core) into *out and parse
+ * its schedule list; unknown schedule names are errors at the key. */
+int plan_framework_from_conf(const conf_doc *doc, plan_framework *out, sim_diag *diag);
+
+struct plan_scenario;
+/* The framework's rules on s->plan (part of plan_check): each combination the
+ * framework does not run is an error at the [parallel] key, naming the rule,
+ * with a note where the rule is set. Returns the number of errors. */
+int plan_check_framework(const struct plan_scenario *s, sim_diag *diag);
+
 /* A loaded, checked scenario. */
 typedef struct plan_scenario {
 	conf_doc *doc; /* owns the configuration (resolved text, locations) */
@@ -111,6 +181,7 @@ typedef struct plan_scenario {
 	hw_gpu gpu;
 	net_cluster cluster;
 	plan_spec plan;
+	plan_framework fw;
 	int *vlayers; /* transformer layers per virtual stage v = chunk * pp + stage */
 } plan_scenario;
 
@@ -142,8 +213,20 @@ int plan_check(const plan_scenario *s, sim_diag *diag);
  *    U = (L + e + l) / V units, virtual stage 0 one layer fewer with the
  *    embedding counted, V-1 one fewer with the loss (the Llama 3.1 405B layout on
  *    pp 8 x vpp 8: (126 + 2) / 64 = 2 units, so 1 layer on the two end stages).
+ *  - otherwise, when they do not split evenly and p->uneven is
+ *    PLAN_UNEVEN_END_STAGES (the framework's rule, e.g. Megatron-Core's
+ *    account_for_embedding/loss_in_pipeline_split generalised to any count):
+ *    the L + 2 units (embedding and loss one each) go U = floor((L + 2) / V) to
+ *    every virtual stage and one more to stages 1 .. (L + 2) % V, the end
+ *    stages holding their embedding or loss unit in place of a layer: 126
+ *    layers on 16 stages give 7, 8 x 14, 7; 70 on 12 give 5, 6 x 10, 5.
  * Returns NULL, or why the layout is impossible (a static string). */
 const char *plan_layout(const plan_spec *p, int layers, int *out);
+/* When the scenario's layout came from the framework's uneven rule (no
+ * layout key set, layers not divisible), a one-line description of it for
+ * the assumptions printed with a run ("uneven pipeline split ..."); false
+ * otherwise. */
+bool plan_layout_assumption(const struct plan_scenario *s, char *buf, size_t len);
 
 /* The communication groups of a plan on its cluster (groups.c): TP, CP, the
  * gradient group (dp*cp ranks), the hybrid-sharding shard and replica groups,
@@ -156,6 +239,19 @@ void plan_make_groups(const plan_scenario *s, plan_groups *g);
 /* Their sizes alone (no geometry): the dp x cp ranks holding the same
  * parameters, the ZeRO shard group among them, the expert-data-parallel group. */
 void plan_group_sizes(const plan_spec *p, int *dpg, int *shard, int *edp);
+
+/* ZeRO-2 under gradient accumulation (m > 1 micro-batches) with a framework
+ * that reduces every micro-batch (zero2_grad_reduce = microbatch, DeepSpeed
+ * stage 2): each micro-batch's gradients are reduce-scattered bucket by
+ * bucket after its backward, m times the data-parallel traffic of one
+ * reduction, and a rank keeps only its gradient shard. Without it (boundary,
+ * or m = 1) ZeRO-2 reduces once, as ZeRO-1, and while accumulating over m > 1
+ * micro-batches a rank holds full gradients (plan_memory). Not with the
+ * optimizer offloaded (ZeRO-Offload keeps its copy-per-bucket path). */
+bool plan_grad_reduce_microbatch(const struct plan_scenario *s);
+/* Whether a rank keeps only its shard of the gradients: ZeRO-3, or ZeRO-2
+ * when it reduces every micro-batch or runs a single one. */
+bool plan_grads_sharded(const struct plan_scenario *s);
 
 /* Micro-batches per step per pipeline: global_batch / (micro_batch * dp). */
 int plan_microbatches(const plan_spec *p);

@@ -119,8 +119,8 @@ const conf_key plan_train_keys[] = {
 const size_t plan_scenario_nkeys = sizeof plan_scenario_keys / sizeof plan_scenario_keys[0];
 const size_t plan_train_nkeys = sizeof plan_train_keys / sizeof plan_train_keys[0];
 
-static const char *const known_sections[] = {"scenario", "model", "gpu",   "node",
-					     "cluster",  "parallel", "train", NULL};
+static const char *const known_sections[] = {"scenario", "model",    "gpu",   "node",
+					     "cluster",  "parallel", "train", "framework", NULL};
 
 /* Read every section; keep going after errors so several are reported. */
 static int read_sections(plan_scenario *s, sim_diag *diag)
@@ -140,6 +140,8 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 		rc = SIM_ECONF;
 	if (hw_gpu_from_conf(s->doc, &s->gpu, diag) != SIM_OK)
 		rc = SIM_ECONF;
+	if (plan_framework_from_conf(s->doc, &s->fw, diag) != SIM_OK)
+		rc = SIM_ECONF;
 	if (net_cluster_from_conf(s->doc, &s->cluster, diag) != SIM_OK)
 		rc = SIM_ECONF;
 	if (conf_read(s->doc, "parallel", plan_spec_keys, plan_spec_nkeys, &s->plan, false,
@@ -153,6 +155,10 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	s->dtype = precision_dtype[train.precision];
 	s->flash = train.attention == 0;
 	s->inference = train.mode == 1;
+	/* the framework's host cost per operation is charged beside every
+	 * kernel (hw's kernel times, plan/build.c's host-side dispatch) */
+	s->gpu.framework_s = s->fw.op_overhead_s;
+	s->plan.uneven = s->fw.uneven;
 	return SIM_OK;
 }
 

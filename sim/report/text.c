@@ -54,7 +54,9 @@ static void group_digits(const char *digits, bool neg, char *buf, size_t len)
 		tmp[o++] = digits[i];
 	}
 	tmp[o] = '\0';
-	snprintf(buf, len, "%s", tmp);
+	size_t n = o < len ? o : len - 1; /* len > 0: callers pass their buffer */
+	memcpy(buf, tmp, n);
+	buf[n] = '\0';
 }
 
 /* A count rounded to an integer, grouped: "254,312". */

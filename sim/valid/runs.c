@@ -25,6 +25,7 @@
  */
 #include "valid_int.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,18 +67,40 @@ static const char *get(const cases_csv *c, size_t row, const char *col)
 	return cases_csv_get(c, row, cases_csv_col(c, col));
 }
 
-/* Build the scenario text of a row into b, or return a reason to skip. */
-/* The software stack a source ran, as a framework profile under
- * topologies/frameworks/: vTrain measured Megatron-DeepSpeed (eager, with
- * Megatron's Python-level layer code); the other sources run eager PyTorch
- * with fused kernels. */
-static const char *framework_profile(const char *source)
+/* Append one assumption to the row's list ("; "-separated). */
+static void assume(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void assume(char *buf, size_t len, const char *fmt, ...)
 {
-	return strstr(source, "vTrain") ? "megatron-deepspeed" : "pytorch-eager";
+	size_t n = strlen(buf);
+	if (n && n + 2 < len)
+		n += (size_t)snprintf(buf + n, len - n, "; ");
+	va_list ap;
+	va_start(ap, fmt);
+	if (n < len)
+		vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+/* The interleaving depth of a row that ran an interleaved schedule of unknown
+ * depth: NVIDIA's published recipes (the NeMo and Megatron-Bridge rows of
+ * calibration.csv: GPT-3 175B pp 8 vpp 6, Llama 3.1 405B pp 8 vpp 8, Llama 2
+ * 70B pp 4 vpp 20, Llama 3 70B pp 4 vpp 5) hold 1 to 4 layers per model
+ * chunk, 2 in the median; so the default is the largest vpp that divides
+ * each stage's layers into chunks of at least 2 and keeps the micro-batch
+ * count a multiple of pp (Megatron's interleaving rule), else 1. */
+static long default_vpp(long layers, long pp, long microbatches)
+{
+	if (pp <= 1 || layers % pp)
+		return 1;
+	long per = layers / pp, best = 1;
+	for (long v = 2; v <= per / 2; v++)
+		if (per % v == 0 && per / v >= 2 && microbatches % pp == 0)
+			best = v;
+	return best;
 }
 
 static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
-			    const valid_options *opt, sim_buf *b)
+			    const valid_options *opt, sim_buf *b, char *assumed, size_t alen)
 {
 	const char *gpu = get(c, row, "gpu"), *intra = get(c, row, "node_intra");
 	const char *tmpl = node_template(intra, gpu);
@@ -88,16 +111,24 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		return "offload is not simulated yet";
 	long gpus = atol(get(c, row, "gpus")), gpn = atol(get(c, row, "gpus_per_node"));
 	long hidden = atol(get(c, row, "hidden")), ffn = atol(get(c, row, "ffn"));
-	long pp = atol(get(c, row, "pp"));
+	long pp = atol(get(c, row, "pp")), dp = atol(get(c, row, "dp"));
 	if (gpus <= 0 || gpn <= 0 || hidden <= 0)
 		return "gpus, gpus_per_node or hidden missing";
-	if (!*get(c, row, "vpp") && pp > 1)
-		return "interleaved schedule with an unknown vpp";
 	bool swiglu = ffn > 0 && ffn != 4 * hidden;
+	/* the software stack: the row's framework column, else the table */
+	const char *source = get(c, row, "source");
+	const char *fwcol = cases_csv_col(c, "framework") >= 0 ? get(c, row, "framework") : "";
+	const valid_stack *st = opt && opt->stacks ? valid_stack_find(opt->stacks, source) : NULL;
+	const char *profile = *fwcol ? fwcol : st ? st->profile : "megatron-core";
+	if (strchr(profile, '/'))
+		return "framework: expected a profile name of topologies/frameworks/";
+	const char *attention = !*fwcol && st && *st->attention ? st->attention : "";
+	if (!*fwcol)
+		assume(assumed, alen, "framework %s%s%s (stacks.csv line %d)", profile,
+		       *attention ? ", attention " : "", attention, st ? st->line : 0);
 	sim_buf_printf(b, "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
 		       incdir, tmpl, incdir, gpu);
-	sim_buf_printf(b, "include = %stopologies/frameworks/%s.ini\n", incdir,
-		       framework_profile(get(c, row, "source")));
+	sim_buf_printf(b, "include = %stopologies/frameworks/%s.ini\n", incdir, profile);
 	sim_buf_printf(b, "[scenario]\nname = %s\n[model]\nname = %s\n", get(c, row, "id"),
 		       get(c, row, "id"));
 	put(b, c, row, "layers", "layers");
@@ -131,6 +162,18 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 					   "micro_batch", "sequence_parallel", "zero", "recompute"};
 	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
 		put(b, c, row, same[i], same[i]);
+	if (!*get(c, row, "micro_batch"))
+		assume(assumed, alen, "micro_batch 1 (not published)");
+	if (!*get(c, row, "vpp") && pp > 1) {
+		long mb = *get(c, row, "micro_batch") ? atol(get(c, row, "micro_batch")) : 1;
+		long cp = *get(c, row, "cp") ? atol(get(c, row, "cp")) : 1;
+		long m = mb > 0 && dp > 0 ? atol(get(c, row, "global_batch")) / (mb * dp) : 0;
+		long v = default_vpp(atol(get(c, row, "layers")), pp, m);
+		(void)cp;
+		sim_buf_printf(b, "vpp = %ld\n", v);
+		assume(assumed, alen, "vpp %ld (interleaved, depth not published: chunks of >= 2 "
+		       "layers as NVIDIA's recipes)", v);
+	}
 	/* A note naming Megatron's --overlap-param-gather (or --overlap-grad-reduce):
 	 * Megatron accepts the first only together with the second, so the
 	 * source's DP gradient reduction overlapped the backward. */
@@ -149,11 +192,11 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	if (strstr(note, "account_for_embedding/loss_in_pipeline_split"))
 		sim_buf_printf(b, "embedding_in_split = true\nloss_in_split = true\n");
 	if (opt && opt->framework_set)
-		sim_buf_printf(b, "[gpu]\nframework_overhead = %.9g us\n", opt->framework_s * 1e6);
+		sim_buf_printf(b, "[framework]\nop_overhead = %.9g us\n", opt->framework_s * 1e6);
 	sim_buf_printf(b, "[train]\n");
 	put(b, c, row, "precision", "precision");
-	if (strstr(get(c, row, "source"), "vTrain"))
-		sim_buf_printf(b, "attention = unfused\n");
+	if (*attention)
+		sim_buf_printf(b, "attention = %s\n", attention);
 	return NULL;
 }
 
@@ -178,6 +221,13 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 		 get(c, row, "dp"));
 	snprintf(v->rank_key, sizeof v->rank_key, "%.60s|%s|%s", get(c, row, "model"),
 		 get(c, row, "gpus"), get(c, row, "gpu"));
+	/* the source's group: the stack table's label, else the source itself */
+	const char *source = get(c, row, "source");
+	const valid_stack *st = opt->stacks ? valid_stack_find(opt->stacks, source) : NULL;
+	if (st && *st->label && *st->match)
+		snprintf(v->group, sizeof v->group, "%s", st->label);
+	else if (*source)
+		valid_source_key(source, v->group, sizeof v->group);
 	v->measured = atof(get(c, row, "measured_iter_s"));
 	if (v->measured <= 0) {
 		v->status = VALID_SKIPPED;
@@ -186,7 +236,7 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 	}
 	sim_buf b;
 	sim_buf_init(&b);
-	const char *why = row_text(c, row, "", opt, &b);
+	const char *why = row_text(c, row, "", opt, &b, v->assumed, sizeof v->assumed);
 	if (why || b.oom) {
 		v->status = VALID_SKIPPED;
 		snprintf(v->reason, sizeof v->reason, "%s", why ? why : "out of memory");
@@ -199,8 +249,12 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 	snprintf(name, sizeof name, "<case %s>", v->id);
 	exec_result *r = malloc(sizeof *r);
 	int rc = r ? plan_scenario_load_string(b.data, name, opt->datadir, d, &s) : SIM_ENOMEM;
-	if (rc == SIM_OK)
+	if (rc == SIM_OK) {
+		char lay[200];
+		if (plan_layout_assumption(s, lay, sizeof lay))
+			assume(v->assumed, sizeof v->assumed, "%s", lay);
 		rc = exec_run(s, r);
+	}
 	if (rc == SIM_OK) {
 		v->status = VALID_OK;
 		v->predicted = r->step_s;
@@ -215,13 +269,29 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 	sim_buf_free(&b);
 }
 
-int valid_row_scenario(const cases_csv *c, size_t row, const char *datadir, sim_buf *out,
+int valid_row_scenario(const cases_csv *c, size_t row, const valid_options *opt, sim_buf *out,
 		       char *why, size_t why_len)
 {
-	char dir[1024];
-	snprintf(dir, sizeof dir, "%s/", datadir);
-	const char *reason = row_text(c, row, dir, NULL, out);
-	if (reason)
+	char dir[1024], assumed[512] = "";
+	snprintf(dir, sizeof dir, "%s/", opt->datadir);
+	sim_buf text;
+	sim_buf_init(&text);
+	const char *reason = row_text(c, row, dir, opt, &text, assumed, sizeof assumed);
+	if (reason) {
 		snprintf(why, why_len, "%s", reason);
-	return reason ? SIM_ECONF : out->oom ? SIM_ENOMEM : SIM_OK;
+		sim_buf_free(&text);
+		return SIM_ECONF;
+	}
+	/* the assumptions first, as comments: one per line */
+	for (const char *p = assumed; *p;) {
+		size_t n = strcspn(p, ";");
+		sim_buf_printf(out, "; assumed: %.*s\n", (int)n, p);
+		p += n;
+		while (*p == ';' || *p == ' ')
+			p++;
+	}
+	sim_buf_printf(out, "%s", text.data ? text.data : "");
+	bool oom = text.oom || out->oom;
+	sim_buf_free(&text);
+	return oom ? SIM_ENOMEM : SIM_OK;
 }

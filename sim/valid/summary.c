@@ -70,7 +70,7 @@ static void group_stats(const valid_report *r, const char *name, valid_group *g)
 	memset(g, 0, sizeof *g);
 	snprintf(g->name, sizeof g->name, "%s", name ? name : "all");
 	double *ape = malloc((r->nrows ? r->nrows : 1) * sizeof *ape);
-	double sum = 0;
+	double sum = 0, signed_sum = 0;
 	for (size_t i = 0; i < r->nrows; i++) {
 		const valid_row *v = &r->rows[i];
 		if (name && strcmp(v->group, name))
@@ -85,12 +85,14 @@ static void group_stats(const valid_report *r, const char *name, valid_group *g)
 			ape[g->ok] = e;
 		g->ok++;
 		sum += e;
+		signed_sum += v->error;
 		if (e >= fabs(g->worst)) {
 			g->worst = v->error;
 			snprintf(g->worst_id, sizeof g->worst_id, "%s", v->id);
 		}
 	}
 	g->mape = g->ok ? sum / g->ok : NAN;
+	g->bias = g->ok ? signed_sum / g->ok : NAN;
 	if (ape && g->ok) {
 		qsort(ape, (size_t)g->ok, sizeof *ape, cmp_double);
 		g->median_ape = g->ok % 2 ? ape[g->ok / 2] : (ape[g->ok / 2 - 1] + ape[g->ok / 2]) / 2;
@@ -112,15 +114,28 @@ void valid_summarize(valid_report *r)
 		if (!known)
 			group_stats(r, r->rows[i].group, &r->groups[r->ngroups++]);
 	}
+	/* every source weighs once: the mean of the per-source figures */
+	double m = 0, b = 0;
+	r->nsources = 0;
+	for (int k = 0; k < r->ngroups; k++)
+		if (r->groups[k].ok > 0) {
+			m += r->groups[k].mape;
+			b += r->groups[k].bias;
+			r->nsources++;
+		}
+	r->sources_mape = r->nsources ? m / r->nsources : NAN;
+	r->sources_bias = r->nsources ? b / r->nsources : NAN;
 }
 
-static void print_row(FILE *out, const valid_row *v)
+static void print_row(FILE *out, const valid_row *v, bool assumed)
 {
 	if (v->status == VALID_OK)
 		fprintf(out, "%-18s %-48.48s %12.6g %12.6g %+8.1f%%\n", v->id, v->what, v->measured,
 			v->predicted, 100 * v->error);
 	else
 		fprintf(out, "%-18s %-48.48s skipped: %s\n", v->id, v->what, v->reason);
+	if (assumed && v->assumed[0])
+		fprintf(out, "%-18s assumed: %s\n", "", v->assumed);
 }
 
 static int by_abs_error(const void *a, const void *b)
@@ -132,12 +147,12 @@ static int by_abs_error(const void *a, const void *b)
 
 static void print_group(FILE *out, const valid_group *g)
 {
-	fprintf(out, "%-28s %5d %5d %5d", g->name, g->rows, g->ok, g->skipped);
+	fprintf(out, "%-34.34s %5d %5d %5d", g->name, g->rows, g->ok, g->skipped);
 	if (g->ok)
-		fprintf(out, " %7.1f%% %7.1f%% %+7.1f%% %-10s", 100 * g->mape, 100 * g->median_ape,
-			100 * g->worst, g->worst_id);
+		fprintf(out, " %7.1f%% %+7.1f%% %7.1f%% %+7.1f%% %-10s", 100 * g->mape,
+			100 * g->bias, 100 * g->median_ape, 100 * g->worst, g->worst_id);
 	else
-		fprintf(out, " %8s %8s %8s %-10s", "-", "-", "-", "");
+		fprintf(out, " %8s %8s %8s %8s %-10s", "-", "-", "-", "-", "");
 	if (g->tau_groups)
 		fprintf(out, " %6.2f (%d)\n", g->tau, g->tau_groups);
 	else
@@ -175,14 +190,14 @@ void valid_print_text(FILE *out, const valid_report *r, bool all_rows)
 	size_t nw = 0;
 	for (size_t i = 0; i < r->nrows; i++) {
 		if (all_rows)
-			print_row(out, &r->rows[i]);
+			print_row(out, &r->rows[i], true);
 		else if (worst && r->rows[i].status == VALID_OK)
 			worst[nw++] = &r->rows[i];
 	}
 	if (!all_rows && worst) {
 		qsort(worst, nw, sizeof *worst, by_abs_error);
 		for (size_t i = 0; i < nw && i < 10; i++)
-			print_row(out, worst[i]);
+			print_row(out, worst[i], false);
 		if (nw > 10)
 			fprintf(out, "(%zu more simulated rows; --rows prints every row)\n", nw - 10);
 	}
@@ -193,11 +208,15 @@ void valid_print_text(FILE *out, const valid_report *r, bool all_rows)
 	}
 	fprintf(out, "\nvalidation of %s: %d rows, %d simulated, %d skipped\n", r->path, r->all.rows,
 		r->all.ok, r->all.skipped);
-	fprintf(out, "%-28s %5s %5s %5s %8s %8s %8s %-10s %s\n", "group", "rows", "ok", "skip",
-		"MAPE", "median", "worst", "(id)", "tau (groups)");
+	fprintf(out, "%-34s %5s %5s %5s %8s %8s %8s %8s %-10s %s\n", "source", "rows", "ok",
+		"skip", "MAPE", "bias", "median", "worst", "(id)", "tau (groups)");
 	for (int i = 0; i < r->ngroups; i++)
 		print_group(out, &r->groups[i]);
 	print_group(out, &r->all);
+	if (r->nsources > 0)
+		fprintf(out, "\nper source (each weighs once, %d sources): MAPE %.1f%%, mean signed "
+			"error %+.1f%%; over all rows: MAPE %.1f%%\n",
+			r->nsources, 100 * r->sources_mape, 100 * r->sources_bias, 100 * r->all.mape);
 }
 
 static void json_num(sim_buf *b, const char *key, double v, bool comma)
@@ -214,6 +233,7 @@ static void json_group(sim_buf *b, const valid_group *g)
 	sim_buf_json_string(b, g->name);
 	sim_buf_printf(b, ",\"count\":%d,\"ok\":%d,\"skipped\":%d,", g->rows, g->ok, g->skipped);
 	json_num(b, "mape", g->ok ? g->mape : NAN, true);
+	json_num(b, "mean_signed_error", g->ok ? g->bias : NAN, true);
 	json_num(b, "median_ape", g->ok ? g->median_ape : NAN, true);
 	json_num(b, "worst_error", g->ok ? g->worst : NAN, true);
 	sim_buf_printf(b, "\"worst_id\":");
@@ -245,9 +265,14 @@ void valid_print_json(FILE *out, const valid_report *r)
 		json_num(&b, "error", ok ? v->error : NAN, true);
 		sim_buf_printf(&b, "\"reason\":");
 		sim_buf_json_string(&b, ok ? "" : v->reason);
+		sim_buf_printf(&b, ",\"assumed\":");
+		sim_buf_json_string(&b, v->assumed);
 		sim_buf_printf(&b, "}");
 	}
-	sim_buf_printf(&b, "],\"summary\":{\"all\":");
+	sim_buf_printf(&b, "],\"summary\":{");
+	json_num(&b, "sources_mape", r->nsources ? r->sources_mape : NAN, true);
+	json_num(&b, "sources_mean_signed_error", r->nsources ? r->sources_bias : NAN, true);
+	sim_buf_printf(&b, "\"sources\":%d,\"all\":", r->nsources);
 	json_group(&b, &r->all);
 	sim_buf_printf(&b, ",\"groups\":[");
 	for (int i = 0; i < r->ngroups; i++) {

@@ -59,13 +59,37 @@ static int check_numbers(const cases_csv *c, sim_diag *diag)
 	return bad;
 }
 
-int valid_run(const char *path, const valid_options *opt, valid_report **out, sim_diag *diag)
+/* The options with the shipped stack table loaded when the caller gave none
+ * (*own gets what to free). */
+static int with_stacks(const valid_options *opt, valid_options *o, valid_stacks **own,
+		       sim_diag *diag)
+{
+	*o = *opt;
+	*own = NULL;
+	if (opt->stacks)
+		return SIM_OK;
+	int rc = valid_stacks_load(opt->datadir, own, diag);
+	o->stacks = *own;
+	return rc;
+}
+
+int valid_run(const char *path, const valid_options *opt_in, valid_report **out, sim_diag *diag)
 {
 	*out = NULL;
 	cases_csv *c;
 	int rc = cases_csv_read(path, &c, diag);
 	if (rc != SIM_OK)
 		return rc;
+	valid_options o;
+	valid_stacks *own = NULL;
+	if (cases_csv_col(c, "measured_iter_s") >= 0 &&
+	    (rc = with_stacks(opt_in, &o, &own, diag)) != SIM_OK) {
+		cases_csv_free(c);
+		return rc;
+	}
+	if (!own)
+		o = *opt_in;
+	const valid_options *opt = &o;
 	static const char *const need_id[] = {"id", NULL};
 	static const char *const need_runs[] = {
 		"id", "model", "layers", "hidden", "heads", "ffn", "vocab", "seq_len", "global_batch",
@@ -82,6 +106,7 @@ int valid_run(const char *path, const valid_options *opt, valid_report **out, si
 				       "not a case file: expected a 'measured_iter_s' (training runs) or "
 				       "'kind' (microbenchmarks) column");
 		cases_csv_free(c);
+		valid_stacks_free(own);
 		return SIM_ECONF;
 	}
 	valid_report *r = calloc(1, sizeof *r);
@@ -89,6 +114,7 @@ int valid_run(const char *path, const valid_options *opt, valid_report **out, si
 	if (!r || !(r->rows = calloc(n ? n : 1, sizeof *r->rows))) {
 		free(r);
 		cases_csv_free(c);
+		valid_stacks_free(own);
 		return SIM_ENOMEM;
 	}
 	snprintf(r->path, sizeof r->path, "%s", path);
@@ -103,6 +129,7 @@ int valid_run(const char *path, const valid_options *opt, valid_report **out, si
 				       "the file", opt->where);
 			free(r->rows), free(r);
 			cases_csv_free(c);
+			valid_stacks_free(own);
 			return SIM_ECONF;
 		}
 	}
@@ -123,6 +150,7 @@ int valid_run(const char *path, const valid_options *opt, valid_report **out, si
 			fprintf(opt->progress, "validate: %zu/%zu rows\n", i + 1, n);
 	}
 	cases_csv_free(c);
+	valid_stacks_free(own);
 	valid_summarize(r);
 	*out = r;
 	return SIM_OK;
@@ -158,10 +186,17 @@ int valid_scenario(const char *path, const char *id, const valid_options *opt, F
 		cases_csv_free(c);
 		return SIM_ECONF;
 	}
+	valid_options o;
+	valid_stacks *own = NULL;
+	if ((rc = with_stacks(opt, &o, &own, diag)) != SIM_OK) {
+		cases_csv_free(c);
+		return rc;
+	}
 	sim_buf b;
 	sim_buf_init(&b);
 	char why[200];
-	rc = valid_row_scenario(c, row, opt->datadir, &b, why, sizeof why);
+	rc = valid_row_scenario(c, row, &o, &b, why, sizeof why);
+	valid_stacks_free(own);
 	if (rc == SIM_ECONF)
 		sim_diag_error(diag, path, 0, "row %s cannot be simulated: %s", id, why);
 	else if (rc == SIM_OK)

@@ -18,25 +18,30 @@ typedef enum { VALID_OK = 0, VALID_SKIPPED } valid_status;
 
 typedef struct valid_row {
 	char id[32];
-	char group[32];  /* source group: "vTrain multi-node", "Megatron-Core", ... */
+	char group[64];  /* the row's source (training runs: its `source` column, one
+			  * group per publication, valid_source_key), or the id
+			  * prefix's family (microbenchmarks) */
 	char what[96];   /* model and plan, or kernel and shape */
 	char rank_key[96]; /* rows with equal keys are ranked together (Kendall tau) */
 	valid_status status;
 	char reason[200]; /* why skipped */
+	char assumed[512]; /* what the case reader assumed for fields the source left
+			    * open ("; "-separated; empty when nothing) */
 	double measured, predicted; /* seconds */
 	double error;               /* (predicted - measured) / measured */
 } valid_row;
 
 typedef struct valid_group {
-	char name[32];
+	char name[64];
 	int rows, ok, skipped;
 	double mape, median_ape, worst; /* worst = signed error of largest |error| */
+	double bias;    /* mean signed error: a systematic sign is a missing mechanism */
 	char worst_id[32];
 	double tau;     /* mean Kendall tau over rank groups of >= 3 rows; NAN if none */
 	int tau_groups; /* rank groups used */
 } valid_group;
 
-#define VALID_MAX_GROUPS 16
+#define VALID_MAX_GROUPS 128
 
 typedef struct valid_report {
 	char path[256];
@@ -45,7 +50,13 @@ typedef struct valid_report {
 	valid_group all;
 	int ngroups;
 	valid_group groups[VALID_MAX_GROUPS];
+	/* The headline: every source weighs once. Mean over the groups with
+	 * simulated rows of their MAPE and of their mean signed error. */
+	double sources_mape, sources_bias;
+	int nsources;
 } valid_report;
+
+struct valid_stacks; /* topologies/frameworks/stacks.csv (stacks.c) */
 
 /* Data directory holding models/ and topologies/ (the project root). */
 typedef struct valid_options {
@@ -56,6 +67,7 @@ typedef struct valid_options {
 	bool framework_set;  /* training rows: override the framework profile's */
 	double framework_s;  /* ... per-op host overhead (s) */
 	net_model network;   /* collectives: alpha-beta (default) or the flow model */
+	const struct valid_stacks *stacks; /* NULL: valid_run loads the shipped table */
 } valid_options;
 
 /* Validate every row of the CSV at path. SIM_OK (the report may hold skipped

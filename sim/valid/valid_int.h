@@ -4,11 +4,32 @@
 
 #include "valid.h"
 
+/* The software-stack table (stacks.c, topologies/frameworks/stacks.csv). */
+typedef struct valid_stack {
+	char match[128];
+	int year_from, year_to; /* 0 / 9999 when open */
+	char profile[64];       /* topologies/frameworks/PROFILE.ini */
+	char attention[16];     /* "flash", "unfused" or "" (the profile's) */
+	char label[48];         /* the source group's name, or "" */
+	int line;               /* in stacks.csv */
+} valid_stack;
+typedef struct valid_stacks valid_stacks;
+int valid_stacks_load(const char *datadir, valid_stacks **out, sim_diag *diag);
+void valid_stacks_free(valid_stacks *t);
+/* The first row of the table that applies to `source`, or NULL. */
+const valid_stack *valid_stack_find(const valid_stacks *t, const char *source);
+/* The latest year 2015-2035 written in the source text (a publication or
+ * commit date), 0 when none. */
+int valid_source_year(const char *source);
+/* The source's identity: its text before the first '(' with a trailing
+ * "row N" dropped (one group per publication, not per table row). */
+void valid_source_key(const char *source, char *out, size_t len);
+
 /* Predict one calibration.csv row (a training run) into v (id already set). */
 void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v);
 /* The scenario text of a training row with includes under datadir; SIM_ECONF with
  * the reason in why when the row cannot be simulated. */
-int valid_row_scenario(const cases_csv *c, size_t row, const char *datadir, sim_buf *out,
+int valid_row_scenario(const cases_csv *c, size_t row, const valid_options *opt, sim_buf *out,
 		       char *why, size_t why_len);
 /* Predict one microbench.csv row into v (id already set). */
 void valid_micro_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v);

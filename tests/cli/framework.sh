@@ -13,14 +13,14 @@ csv=tests/cases/calibration.csv
 out=$("$podsim" calibrate "$csv" --framework t --only S000 --check-only S001 --range 0,200 \
 	--out "$tmp/t.ini" 2>"$tmp/err") || { echo "fit failed"; cat "$tmp/err"; fail=1; }
 echo "$out"
-x=$(echo "$out" | sed -n 's/.*framework_overhead = \([0-9.]*\) us/\1/p')
+x=$(echo "$out" | sed -n 's/.*op_overhead = \([0-9.]*\) us/\1/p')
 fit=$(echo "$out" | sed -n 's/.*fit rows *[0-9]* *MAPE *\([0-9.]*\) %.*/\1/p')
 before=$(echo "$out" | sed -n 's/.*current profiles: \([0-9.]*\) %.*/\1/p')
 awk -v x="$x" 'BEGIN { exit !(x > 0 && x < 200) }' || { echo "fitted value $x out of range"; fail=1; }
 awk -v a="$fit" -v b="$before" 'BEGIN { exit !(a + 0 < b + 0) }' ||
 	{ echo "fit MAPE $fit not below $before"; fail=1; }
 echo "$out" | grep -q "held-out rows" || { echo "no held-out line"; fail=1; }
-grep -q "^framework_overhead = $x us$" "$tmp/t.ini" || { echo "profile not written"; fail=1; }
+grep -q "^op_overhead = $x us$" "$tmp/t.ini" || { echo "profile not written"; fail=1; }
 [ ! -e "$tmp/t.ini.tmp" ] || { echo "temporary file left"; fail=1; }
 for bad in "--framework" "--framework a/b" "--framework t --range 5,1" "--framework t --only ZZZ"; do
 	# shellcheck disable=SC2086

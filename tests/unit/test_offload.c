@@ -7,10 +7,17 @@
 
 #include <stdlib.h>
 
+/* The quickstart (pp 2) under a framework that runs ZeRO-2/3 with a pipeline
+ * and parameter offloading (DeepSpeed's rules refuse ZeRO-2/3 with pp > 1;
+ * these tests are about the offload mechanisms, not the rules). */
 static plan_scenario *load(const char *const *set, size_t n, sim_diag *d)
 {
+	const char *all[8] = {"framework.runs_zero_with_pp=3", "framework.runs_offload_params=true"};
+	size_t k = 2;
+	for (size_t i = 0; i < n && k < 8; i++)
+		all[k++] = set[i];
 	plan_scenario *s = NULL;
-	plan_scenario_load("scenarios/quickstart.ini", set, n, d, &s);
+	plan_scenario_load("scenarios/quickstart.ini", all, k, d, &s);
 	return s;
 }
 
@@ -120,12 +127,13 @@ static void test_refused(void)
 static void test_inference(void)
 {
 	const char *inf[] = {"train.mode=inference"};
-	const char *str[] = {"train.mode=inference", "parallel.offload_params=cpu"};
+	const char *str[] = {"train.mode=inference", "parallel.offload_params=cpu",
+			     "framework.runs_offload_params=true"};
 	const char *trn[] = {"parallel.zero=0"};
 	sim_diag *d = sim_diag_new();
 	plan_scenario *a = NULL, *b = NULL, *t = NULL;
 	CHECK_INT(plan_scenario_load("scenarios/llama3-8b-1node.ini", inf, 1, d, &a), SIM_OK);
-	CHECK_INT(plan_scenario_load("scenarios/llama3-8b-1node.ini", str, 2, d, &b), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/llama3-8b-1node.ini", str, 3, d, &b), SIM_OK);
 	CHECK_INT(plan_scenario_load("scenarios/llama3-8b-1node.ini", trn, 1, d, &t), SIM_OK);
 	if (a && b && t) {
 		plan_graph *ga = NULL, *gt = NULL;

@@ -1,4 +1,5 @@
 /* test_plan.c - schedule orders, the memory budget and graph generation. */
+#include "../../sim/exec/exec.h"
 #include "../../sim/plan/plan.h"
 #include "check.h"
 
@@ -141,10 +142,11 @@ static int count(const plan_graph *g, int rank, plan_task_kind k)
  *    each gradient slice received from stage 1: 8 x 12 x 6 + 8 + 8. */
 static void test_graph(void)
 {
-	const char *zero3[] = {"parallel.zero=3", "parallel.p2p_scatter_gather=true"};
+	const char *zero3[] = {"parallel.zero=3", "parallel.p2p_scatter_gather=true",
+			       "framework.runs_zero_with_pp=3"};
 	sim_diag *d = sim_diag_new();
 	plan_scenario *s = NULL;
-	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", zero3, 2, d, &s), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", zero3, 3, d, &s), SIM_OK);
 	plan_graph *g = NULL;
 	if (s && plan_build(s, &g) == SIM_OK) {
 		CHECK_INT(plan_microbatches(&s->plan), 8);
@@ -174,7 +176,7 @@ static void test_graph(void)
  * x (4 us launch + 1 s): an integer multiple of 1.000004 s. */
 static void test_host_bound(void)
 {
-	const char *set[] = {"gpu.framework_overhead=1 s"};
+	const char *set[] = {"framework.op_overhead=1 s"};
 	sim_diag *d = sim_diag_new();
 	plan_scenario *s = NULL;
 	plan_graph *g = NULL;
@@ -333,10 +335,11 @@ static void test_placement(void)
 	}
 	plan_scenario_free(a);
 	plan_scenario_free(b);
-	const char *full[] = {"parallel.zero=3"};
-	const char *hybrid[] = {"parallel.zero=3", "parallel.shard_size=2"};
-	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", full, 1, d, &a), SIM_OK);
-	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", hybrid, 2, d, &b), SIM_OK);
+	const char *full[] = {"parallel.zero=3", "framework.runs_zero_with_pp=3"};
+	const char *hybrid[] = {"parallel.zero=3", "parallel.shard_size=2",
+				"framework.runs_zero_with_pp=3", "framework.runs_hybrid_shard=true"};
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", full, 2, d, &a), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", hybrid, 4, d, &b), SIM_OK);
 	if (a && b) {
 		double ma[PLAN_MEM_COUNT], mb[PLAN_MEM_COUNT];
 		plan_memory(a, 0, ma);
@@ -369,12 +372,29 @@ static void test_zero_memory(void)
 	s.plan.global_batch = 64;
 	double psi = work_params_total(&s.model), d = 8, b[PLAN_MEM_COUNT];
 	double want[4] = {16, 4 + 12 / d, 2 + 14 / d, 16 / d};
+	/* the ZeRO paper's stage 2 is DeepSpeed's: gradients reduced every
+	 * micro-batch, only the shard kept (here 8 micro-batches) */
+	s.fw.zero2_reduce = PLAN_REDUCE_MICROBATCH;
 	for (int z = 0; z <= 3; z++) {
 		s.plan.zero = z;
 		plan_memory(&s, 0, b);
 		double states = b[PLAN_MEM_WEIGHTS] + b[PLAN_MEM_GRADIENTS] + b[PLAN_MEM_OPTIMIZER];
 		CHECK_NEAR(states / psi, want[z], 1e-12);
 	}
+	/* A framework reducing once at the accumulation boundary holds full
+	 * gradients while accumulating 8 micro-batches: ZeRO-1's bytes; with a
+	 * single micro-batch it can free each bucket once reduced: the paper's. */
+	s.fw.zero2_reduce = PLAN_REDUCE_BOUNDARY;
+	s.plan.zero = 2;
+	plan_memory(&s, 0, b);
+	CHECK_NEAR((b[PLAN_MEM_WEIGHTS] + b[PLAN_MEM_GRADIENTS] + b[PLAN_MEM_OPTIMIZER]) / psi,
+		   4 + 12 / d, 1e-12);
+	s.plan.global_batch = 8;
+	plan_memory(&s, 0, b);
+	CHECK_NEAR((b[PLAN_MEM_WEIGHTS] + b[PLAN_MEM_GRADIENTS] + b[PLAN_MEM_OPTIMIZER]) / psi,
+		   2 + 14 / d, 1e-12);
+	s.plan.global_batch = 64;
+	s.plan.zero = 0;
 	s.plan.fp32_grads = true;
 	s.plan.zero = 0;
 	plan_memory(&s, 0, b);
@@ -395,12 +415,13 @@ static void test_zero_memory(void)
  * -1) is left out of both. */
 static double dp_bytes(const char *zero)
 {
-	const char *set[] = {zero, "parallel.global_batch=16", "parallel.fp32_grads=false"};
+	const char *set[] = {zero, "parallel.global_batch=16", "parallel.fp32_grads=false",
+			     "framework.runs_zero_with_pp=3"};
 	sim_diag *d = sim_diag_new();
 	plan_scenario *s = NULL;
 	plan_graph *g = NULL;
 	double sum = 0;
-	if (plan_scenario_load("scenarios/quickstart.ini", set, 3, d, &s) == SIM_OK &&
+	if (plan_scenario_load("scenarios/quickstart.ini", set, 4, d, &s) == SIM_OK &&
 	    plan_build(s, &g) == SIM_OK)
 		for (size_t i = 0; i < g->ntasks; i++)
 			if (g->tasks[i].rank == 1 && g->tasks[i].kind == PLAN_TASK_DP &&
@@ -545,8 +566,100 @@ static void test_p2p_graph(void)
 	}
 }
 
+
+/* The [framework] defaults are the documented default profile: a scenario
+ * without [framework] and one including topologies/frameworks/megatron-core.ini
+ * read the same profile, field by field. */
+static void test_framework_default(void)
+{
+	const char *text = "include = scenarios/quickstart.ini\n"
+			   "include = topologies/frameworks/megatron-core.ini\n";
+	sim_diag *d = sim_diag_new();
+	plan_scenario *a = NULL, *b = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", NULL, 0, d, &a), SIM_OK);
+	CHECK_INT(plan_scenario_load_string(text, "<test>", ".", d, &b), SIM_OK);
+	if (a && b) {
+		const plan_framework *x = &a->fw, *y = &b->fw;
+		CHECK_STR(x->name, y->name);
+		CHECK_STR(x->release, y->release);
+		CHECK_INT(x->sched_mask, y->sched_mask);
+		CHECK_INT(x->zero_max, y->zero_max);
+		CHECK_INT(x->zero_max_pp, y->zero_max_pp);
+		CHECK_INT(x->tp, y->tp);
+		CHECK_INT(x->cp, y->cp);
+		CHECK_INT(x->ep, y->ep);
+		CHECK_INT(x->tp_comm_overlap, y->tp_comm_overlap);
+		CHECK_INT(x->offload_optimizer, y->offload_optimizer);
+		CHECK_INT(x->offload_params, y->offload_params);
+		CHECK_INT(x->hybrid_shard, y->hybrid_shard);
+		CHECK_INT(x->zero2_reduce, y->zero2_reduce);
+		CHECK_INT(x->zero_grad_op, y->zero_grad_op);
+		CHECK_INT(x->uneven, y->uneven);
+		CHECK_NEAR(x->op_overhead_s, y->op_overhead_s, 0);
+		CHECK_NEAR(a->gpu.framework_s, x->op_overhead_s, 0);
+	}
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+	sim_diag_free(d);
+}
+
+static int count_kind(const plan_graph *g, int rank, plan_task_kind k)
+{
+	int n = 0;
+	for (size_t i = 0; i < g->ntasks; i++)
+		n += g->tasks[i].rank == rank && g->tasks[i].kind == k;
+	return n;
+}
+
+/* ZeRO-2 under gradient accumulation. The quickstart without a pipeline (tp 2,
+ * dp 8, 128 sequences of micro-batch 4: m = 4) has B gradient buckets of 40 MB.
+ * A framework reducing at the boundary emits ZeRO-1's tasks under ZeRO-2:
+ * B reduce-scatters and one parameter all-gather. Reducing every micro-batch
+ * (DeepSpeed stage 2, Megatron-FSDP optim_grads: the default profile) emits
+ * m * B reductions and the all-gather, and the step is longer: without
+ * overlap each micro-batch's reduction holds the next one's forward back. */
+static void test_zero2_accumulation(void)
+{
+	const char *base[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=1"};
+	const char *z2b[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=2",
+			     "framework.zero2_grad_reduce=boundary"};
+	const char *z2m[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=2"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s1 = NULL, *s2 = NULL, *s3 = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", base, 3, d, &s1), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", z2b, 4, d, &s2), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", z2m, 3, d, &s3), SIM_OK);
+	if (s1 && s2 && s3) {
+		CHECK_INT(plan_microbatches(&s1->plan), 4);
+		CHECK(!plan_grad_reduce_microbatch(s2));
+		CHECK(plan_grad_reduce_microbatch(s3));
+		plan_graph *g1 = NULL, *g2 = NULL, *g3 = NULL;
+		CHECK_INT(plan_build(s1, &g1), SIM_OK);
+		CHECK_INT(plan_build(s2, &g2), SIM_OK);
+		CHECK_INT(plan_build(s3, &g3), SIM_OK);
+		if (g1 && g2 && g3) {
+			int n1 = count_kind(g1, 0, PLAN_TASK_DP), n3 = count_kind(g3, 0, PLAN_TASK_DP);
+			CHECK_INT(count_kind(g2, 0, PLAN_TASK_DP), n1);
+			CHECK_INT(n3 - 1, 4 * (n1 - 1)); /* the all-gather once, buckets m times */
+		}
+		plan_graph_free(g1), plan_graph_free(g2), plan_graph_free(g3);
+		exec_result *r = malloc(3 * sizeof *r);
+		if (r && exec_run(s1, &r[0]) == SIM_OK && exec_run(s2, &r[1]) == SIM_OK &&
+		    exec_run(s3, &r[2]) == SIM_OK) {
+			CHECK_NEAR(r[1].step_s, r[0].step_s, 1e-12);
+			CHECK(r[2].step_s > r[0].step_s * 1.001);
+			CHECK(r[2].classes[0].time_s[EXEC_CAT_DP] > r[0].classes[0].time_s[EXEC_CAT_DP]);
+		}
+		free(r);
+	}
+	plan_scenario_free(s1), plan_scenario_free(s2), plan_scenario_free(s3);
+	sim_diag_free(d);
+}
+
 int main(void)
 {
+	test_framework_default();
+	test_zero2_accumulation();
 	test_p2p_bytes();
 	test_p2p_graph();
 	test_peak_closed_form();

@@ -103,7 +103,7 @@ static void test_auto(void)
 	CHECK(sweep_space_derives_dp(sp));
 	static const char *const want[5][9] = {
 	        {"parallel.tp", "1", "2", "4", "8"},
-	        {"parallel.pp", "1", "2", "4", "8"},
+	        {"parallel.pp", "1", "2", "4", "8", "16"},
 	        {"parallel.vpp", "1", "2", "3", "4", "6", "8", "12", "24"},
 	        {"parallel.micro_batch", "1", "2", "4", "8", "16", "32", "64", "128"},
 	        {"parallel.recompute", "none", "selective", "full"},
@@ -117,7 +117,7 @@ static void test_auto(void)
 		for (size_t j = 0; j < n && j < sweep_space_nvalues(sp, i); j++)
 			CHECK_STR(sweep_space_value(sp, i, j), want[i][j + 1]);
 	}
-	CHECK_INT(sweep_space_size(sp), 4 * 4 * 8 * 8 * 3);
+	CHECK_INT(sweep_space_size(sp), 4 * 5 * 8 * 8 * 3);
 	plan_scenario_free(s);
 	sweep_space_free(sp);
 }
@@ -435,12 +435,13 @@ static void test_topology_text(void)
 static void test_moe_zb(void)
 {
 	double est[2], sim[2];
-	const char *sched[2] = {"parallel.schedule=1f1b", "parallel.schedule=zb-h1"};
+	const char *sched[2][2] = {{"parallel.schedule=1f1b", "framework.runs_schedules=1f1b,zb-h1"},
+				   {"parallel.schedule=zb-h1", "framework.runs_schedules=1f1b,zb-h1"}};
 	for (int i = 0; i < 2; i++) {
 		sim_diag *d = sim_diag_new();
 		plan_scenario *s = NULL;
 		CHECK_INT(
-		        plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", &sched[i], 1, d, &s),
+		        plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", sched[i], 2, d, &s),
 		        SIM_OK);
 		sim_diag_free(d);
 		if (!s)

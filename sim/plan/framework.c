@@ -1,0 +1,232 @@
+/* framework.c - the [framework] section: the software stack a scenario runs
+ * on, as data (plan.h, "framework profile"), and the rules it imposes on a
+ * plan (plan_check_framework). Profiles ship as topologies/frameworks/NAME.ini,
+ * every fact cited there to the framework's source file and commit; the key
+ * defaults below are the default profile, Megatron-Core
+ * (topologies/frameworks/megatron-core.ini, kept equal by test_plan). */
+#include "plan.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+static const char *const reduce_names[] = {"boundary", "microbatch", NULL};
+static const char *const uneven_names[] = {"error", "end-stages", NULL};
+static const char *const grad_op_names[] = {"reduce-scatter", "all-reduce", NULL};
+_Static_assert(sizeof(plan_reduce) == sizeof(int), "conf stores enums as int");
+
+#define FK(field) offsetof(plan_framework, field)
+const conf_key plan_framework_keys[] = {
+        {"name", CONF_STR, SIM_UNIT_NONE, 0, 0, "megatron-core", NULL, FK(name),
+         "framework profile (reports, error bands, rules)"},
+        {"release", CONF_STR, SIM_UNIT_NONE, 0, 0, "core_r0.13.0 (2025-07)", NULL, FK(release),
+         "release and date the profile's facts are taken from"},
+        {"runs_schedules", CONF_STR, SIM_UNIT_NONE, 0, 0, "1f1b,interleaved", NULL, FK(schedules),
+         "pipeline schedules it runs: gpipe, 1f1b, interleaved, zb-h1 (comma-separated)"},
+        {"runs_zero", CONF_INT, SIM_UNIT_NONE, 0, 3, "3", NULL, FK(zero_max),
+         "highest ZeRO stage it runs (1 = distributed optimizer, 3 = FSDP)"},
+        {"runs_zero_with_pp", CONF_INT, SIM_UNIT_NONE, 0, 3, "1", NULL, FK(zero_max_pp),
+         "highest ZeRO stage it runs together with pipeline parallelism"},
+        {"runs_tp", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, FK(tp),
+         "runs tensor parallelism"},
+        {"runs_cp", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, FK(cp),
+         "runs context parallelism"},
+        {"runs_ep", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, FK(ep),
+         "runs expert parallelism"},
+        {"runs_tp_comm_overlap", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, FK(tp_comm_overlap),
+         "overlaps sequence-parallel collectives with their GEMMs"},
+        {"runs_offload_optimizer", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
+         FK(offload_optimizer), "runs the optimizer on the CPU (optimizer states on the host)"},
+        {"runs_offload_params", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(offload_params),
+         "keeps sharded parameters on the host or NVMe (ZeRO-Infinity)"},
+        {"runs_hybrid_shard", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, FK(hybrid_shard),
+         "shards ZeRO states over a subgroup of the data-parallel ranks (shard_size)"},
+        {"zero2_grad_reduce", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "microbatch", reduce_names,
+         FK(zero2_reduce),
+         "ZeRO-2 under gradient accumulation: reduce-scatter once at the last micro-batch "
+         "(boundary) or after every micro-batch (microbatch)"},
+        {"zero_grad_op", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "reduce-scatter", grad_op_names,
+         FK(zero_grad_op),
+         "ZeRO-1/2 gradient buckets: reduce-scatter, or all-reduce with each rank keeping "
+         "its slice (twice the traffic)"},
+        {"uneven_split", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "end-stages", uneven_names, FK(uneven),
+         "layers that do not split evenly over pp*vpp: error, or end-stages (embedding and "
+         "loss count as layers, the end stages hold fewer)"},
+        {"op_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 1, "20 us", NULL, FK(op_overhead_s),
+         "host time per operation beside its kernel launch (0 = CUDA graphs)"},
+};
+const size_t plan_framework_nkeys = sizeof plan_framework_keys / sizeof plan_framework_keys[0];
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} sched_bits[] = {
+        {"gpipe", PLAN_FW_GPIPE},
+        {"1f1b", PLAN_FW_1F1B},
+        {"interleaved", PLAN_FW_INTERLEAVED},
+        {"zb-h1", PLAN_FW_ZB_H1},
+};
+
+/* "1f1b, interleaved" -> mask; 0 and *bad set to the first unknown name. */
+static unsigned parse_schedules(const char *text, char *bad, size_t badlen)
+{
+	unsigned mask = 0;
+	const char *p = text;
+	while (*p) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		size_t n = strcspn(p, ", ");
+		if (n == 0)
+			break;
+		unsigned bit = 0;
+		for (size_t i = 0; i < sizeof sched_bits / sizeof sched_bits[0]; i++)
+			if (strlen(sched_bits[i].name) == n && !strncmp(p, sched_bits[i].name, n))
+				bit = sched_bits[i].bit;
+		if (!bit) {
+			snprintf(bad, badlen, "%.*s", (int)(n < 40 ? n : 40), p);
+			return 0;
+		}
+		mask |= bit;
+		p += n;
+	}
+	return mask;
+}
+
+int plan_framework_from_conf(const conf_doc *doc, plan_framework *out, sim_diag *diag)
+{
+	memset(out, 0, sizeof *out);
+	int rc = conf_read(doc, "framework", plan_framework_keys, plan_framework_nkeys, out, true,
+	                   diag);
+	if (rc != SIM_OK)
+		return rc;
+	char bad[48] = "";
+	out->sched_mask = parse_schedules(out->schedules, bad, sizeof bad);
+	if (!out->sched_mask) {
+		conf_loc loc = conf_key_loc(doc, "framework", "runs_schedules");
+		sim_diag_error(diag, loc.path, loc.line,
+		               "runs_schedules = '%s': '%s' is not a schedule (gpipe, 1f1b, "
+		               "interleaved, zb-h1)",
+		               out->schedules, bad[0] ? bad : out->schedules);
+		return SIM_ECONF;
+	}
+	if (out->zero_max_pp > out->zero_max) {
+		conf_loc loc = conf_key_loc(doc, "framework", "runs_zero_with_pp");
+		sim_diag_error(diag, loc.path, loc.line,
+		               "runs_zero_with_pp = %d exceeds runs_zero = %d", out->zero_max_pp,
+		               out->zero_max);
+		return SIM_ECONF;
+	}
+	return SIM_OK;
+}
+
+/* An error at the user's [parallel] (or [train]) key, then a note at the
+ * framework key that makes the rule (the profile file's line, or the
+ * default profile's name when the scenario names none). */
+static void rule_error(const plan_scenario *s, sim_diag *diag, const char *section, const char *key,
+                       const char *rule, const char *fmt, ...)
+        __attribute__((format(printf, 6, 7)));
+
+static void rule_error(const plan_scenario *s, sim_diag *diag, const char *section, const char *key,
+                       const char *rule, const char *fmt, ...)
+{
+	conf_loc loc = conf_key_loc(s->doc, section, key);
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	sim_diag_error(diag, loc.path, loc.line, "%s: framework '%s' does not run it (rule %s)",
+	               msg, s->fw.name, rule);
+	if (conf_get(s->doc, "framework", rule, NULL)) {
+		conf_loc r = conf_key_loc(s->doc, "framework", rule);
+		sim_diag_note(diag, r.path, r.line, "the rule is set here");
+	} else {
+		sim_diag_note(diag, loc.path, loc.line,
+		              "the scenario names no [framework]: the default profile is "
+		              "topologies/frameworks/megatron-core.ini; include another profile "
+		              "(topologies/frameworks/) for other rules");
+	}
+}
+
+static const char *sched_name(const plan_spec *p, unsigned *bit)
+{
+	if (p->schedule == PLAN_SCHED_GPIPE)
+		return *bit = PLAN_FW_GPIPE, "gpipe";
+	if (p->schedule == PLAN_SCHED_ZB_H1)
+		return *bit = PLAN_FW_ZB_H1, "zb-h1";
+	if (p->vpp > 1)
+		return *bit = PLAN_FW_INTERLEAVED, "interleaved 1f1b";
+	return *bit = PLAN_FW_1F1B, "1f1b";
+}
+
+int plan_check_framework(const plan_scenario *s, sim_diag *diag)
+{
+	const plan_spec *p = &s->plan;
+	const plan_framework *f = &s->fw;
+	int errors = 0;
+	unsigned bit;
+	const char *sched = sched_name(p, &bit);
+	if (p->pp > 1 && !(f->sched_mask & bit)) {
+		rule_error(s, diag, "parallel", bit == PLAN_FW_INTERLEAVED ? "vpp" : "schedule",
+		           "runs_schedules", "the %s schedule (it runs %s)", sched, f->schedules);
+		errors++;
+	}
+	if (p->zero > f->zero_max) {
+		rule_error(s, diag, "parallel", "zero", "runs_zero",
+		           "zero = %d (it runs ZeRO stages up to %d)", p->zero, f->zero_max);
+		errors++;
+	} else if (p->pp > 1 && p->zero > f->zero_max_pp) {
+		rule_error(s, diag, "parallel", "zero", "runs_zero_with_pp",
+		           "zero = %d with pp = %d (it runs ZeRO stages up to %d with a pipeline)",
+		           p->zero, p->pp, f->zero_max_pp);
+		errors++;
+	}
+	static const struct {
+		const char *key, *rule, *what;
+		size_t flag; /* offsetof(plan_framework, ...) */
+	} feats[] = {
+	        {"tp", "runs_tp", "tensor parallelism", offsetof(plan_framework, tp)},
+	        {"cp", "runs_cp", "context parallelism", offsetof(plan_framework, cp)},
+	        {"ep", "runs_ep", "expert parallelism", offsetof(plan_framework, ep)},
+	        {"tp_comm_overlap", "runs_tp_comm_overlap", "tp_comm_overlap",
+	         offsetof(plan_framework, tp_comm_overlap)},
+	        {"offload_optimizer", "runs_offload_optimizer", "optimizer offloading",
+	         offsetof(plan_framework, offload_optimizer)},
+	        {"offload_params", "runs_offload_params", "parameter offloading",
+	         offsetof(plan_framework, offload_params)},
+	        {"shard_size", "runs_hybrid_shard", "hybrid sharding",
+	         offsetof(plan_framework, hybrid_shard)},
+	};
+	bool used[] = {p->tp > 1,
+	               p->cp > 1,
+	               p->ep > 1,
+	               p->tp_comm_overlap,
+	               p->offload_optimizer != PLAN_OFFLOAD_NONE && !s->inference,
+	               p->offload_params != PLAN_OFFLOAD_NONE,
+	               p->shard_size > 0 && p->shard_size < p->dp * p->cp};
+	for (size_t i = 0; i < sizeof feats / sizeof feats[0]; i++) {
+		bool runs;
+		memcpy(&runs, (const char *)f + feats[i].flag, sizeof runs);
+		if (used[i] && !runs) {
+			rule_error(s, diag, "parallel", feats[i].key, feats[i].rule, "%s",
+			           feats[i].what);
+			errors++;
+		}
+	}
+	return errors;
+}
+
+bool plan_grad_reduce_microbatch(const plan_scenario *s)
+{
+	const plan_spec *p = &s->plan;
+	return p->zero == 2 && s->fw.zero2_reduce == PLAN_REDUCE_MICROBATCH && !s->inference &&
+	       plan_microbatches(p) > 1 && p->offload_optimizer == PLAN_OFFLOAD_NONE;
+}
+
+bool plan_grads_sharded(const plan_scenario *s)
+{
+	const plan_spec *p = &s->plan;
+	if (p->zero >= 3)
+		return true;
+	return p->zero == 2 && (plan_microbatches(p) == 1 || plan_grad_reduce_microbatch(s));
+}

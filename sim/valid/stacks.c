@@ -1,0 +1,168 @@
+/* stacks.c - which software stack a measured run ran: the shipped table
+ * topologies/frameworks/stacks.csv, read by the case reader (runs.c) instead
+ * of guessing from one source's name.
+ *
+ * Columns: match, year_from, year_to, profile, attention, label, why.
+ * A row applies to a case when `match` occurs in the case's `source`
+ * (case-insensitive; empty matches every source) and the source's year
+ * (valid_source_year; the rows with a year range need one) lies in
+ * [year_from, year_to] (empty = open). The first row that applies wins, so
+ * specific rows come before general ones and the table ends with catch-alls
+ * by date. `profile` names topologies/frameworks/PROFILE.ini; `attention`
+ * (flash | unfused, empty = the profile's) records what the ecosystem ran at
+ * that date (FlashAttention appeared in mid-2022 and reached Megatron-LM in
+ * 2023, so earlier runs computed attention as two batched GEMMs around a
+ * fused softmax over the s x s scores); `label` names the source's group in
+ * validate's summary (empty: the source text itself); `why` cites the fact.
+ * A case file's own `framework` column, when present and set, overrides the
+ * table's profile. */
+#include "valid_int.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct valid_stacks {
+	valid_stack *v;
+	size_t n;
+};
+
+static bool contains_ci(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	if (n == 0)
+		return true;
+	for (; *hay; hay++) {
+		size_t i = 0;
+		while (i < n && hay[i] &&
+		       tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+			i++;
+		if (i == n)
+			return true;
+	}
+	return false;
+}
+
+int valid_source_year(const char *source)
+{
+	int year = 0;
+	for (const char *p = source; *p; p++) {
+		if (!isdigit((unsigned char)*p) || (p > source && isalnum((unsigned char)p[-1])))
+			continue;
+		int n = 0;
+		while (isdigit((unsigned char)p[n]))
+			n++;
+		if (n == 4) {
+			int y = atoi(p);
+			if (y >= 2015 && y <= 2035 && y > year)
+				year = y;
+		}
+		p += n - 1;
+	}
+	return year;
+}
+
+void valid_source_key(const char *source, char *out, size_t len)
+{
+	size_t n = strcspn(source, "(");
+	while (n > 0 && source[n - 1] == ' ')
+		n--;
+	/* "... ground_truth_multi.csv row 17": the row number is not the source */
+	for (size_t i = 0; i + 5 <= n; i++) {
+		if (strncmp(source + i, " row ", 5))
+			continue;
+		size_t j = i + 5;
+		while (j < n && isdigit((unsigned char)source[j]))
+			j++;
+		if (j > i + 5 && j == n) {
+			n = i;
+			break;
+		}
+	}
+	snprintf(out, len, "%.*s", (int)n, source);
+}
+
+int valid_stacks_load(const char *datadir, valid_stacks **out, sim_diag *diag)
+{
+	*out = NULL;
+	char path[1200];
+	snprintf(path, sizeof path, "%s/topologies/frameworks/stacks.csv", datadir);
+	cases_csv *c;
+	int rc = cases_csv_read(path, &c, diag);
+	if (rc != SIM_OK)
+		return rc;
+	static const char *const cols[] = {"match",     "year_from", "year_to", "profile",
+	                                   "attention", "label",     "why",     NULL};
+	if (cases_csv_require(c, cols, diag) > 0) {
+		cases_csv_free(c);
+		return SIM_ECONF;
+	}
+	valid_stacks *t = calloc(1, sizeof *t);
+	size_t n = cases_csv_rows(c);
+	if (!t || !(t->v = calloc(n ? n : 1, sizeof *t->v))) {
+		free(t);
+		cases_csv_free(c);
+		return SIM_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		valid_stack *s = &t->v[t->n];
+		long from, to;
+		if (cases_get_int(c, i, "year_from", 0, &from, diag) != SIM_OK ||
+		    cases_get_int(c, i, "year_to", 9999, &to, diag) != SIM_OK)
+			rc = SIM_ECONF;
+		const char *prof = cases_csv_get(c, i, cases_csv_col(c, "profile"));
+		const char *att = cases_csv_get(c, i, cases_csv_col(c, "attention"));
+		if (!*prof || strchr(prof, '/')) {
+			sim_diag_error(diag, path, cases_csv_line(c, i),
+			               "column 'profile': expected a profile name, got '%s'", prof);
+			rc = SIM_ECONF;
+		}
+		if (*att && strcmp(att, "flash") && strcmp(att, "unfused")) {
+			sim_diag_error(
+			        diag, path, cases_csv_line(c, i),
+			        "column 'attention': expected flash, unfused or empty, got '%s'",
+			        att);
+			rc = SIM_ECONF;
+		}
+		snprintf(s->match, sizeof s->match, "%s",
+		         cases_csv_get(c, i, cases_csv_col(c, "match")));
+		snprintf(s->profile, sizeof s->profile, "%s", prof);
+		snprintf(s->attention, sizeof s->attention, "%s", att);
+		snprintf(s->label, sizeof s->label, "%s",
+		         cases_csv_get(c, i, cases_csv_col(c, "label")));
+		s->year_from = (int)from;
+		s->year_to = (int)to;
+		s->line = cases_csv_line(c, i);
+		t->n++;
+	}
+	cases_csv_free(c);
+	if (rc != SIM_OK) {
+		valid_stacks_free(t);
+		return rc;
+	}
+	*out = t;
+	return SIM_OK;
+}
+
+void valid_stacks_free(valid_stacks *t)
+{
+	if (!t)
+		return;
+	free(t->v);
+	free(t);
+}
+
+const valid_stack *valid_stack_find(const valid_stacks *t, const char *source)
+{
+	int year = valid_source_year(source);
+	for (size_t i = 0; t && i < t->n; i++) {
+		const valid_stack *s = &t->v[i];
+		bool dated = s->year_from > 0 || s->year_to < 9999;
+		if (!contains_ci(source, s->match))
+			continue;
+		if (dated && (year == 0 || year < s->year_from || year > s->year_to))
+			continue;
+		return s;
+	}
+	return NULL;
+}
