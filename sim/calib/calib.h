@@ -24,6 +24,19 @@
  * and the result capped at the bound. Bound rows are reported but not
  * fitted.
  *
+ * Attention: rows of kind `attention` (tests/cases/attention.csv: m batch,
+ * n sequence, k head dim, heads = 2048 / k, algo fa2 | fa3 | cudnn,
+ * measured_metric attn_tflops_fwd[_bwd][_causal], FlashAttention's FLOP
+ * count) time hw_attn_time of the forward, plus the backward for _fwd_bwd.
+ * The causal rows of head dimension 128 (what decoder training runs) fit
+ * attn_<impl>_fwd, _bwd and _ramp (hw.h); the others are ignored (they
+ * stay validation rows of `podsim validate`). An implementation measured
+ * forward only gets its backward efficiency from FlashAttention-2's
+ * backward / forward ratio on the same GPU (printed as an assumption); one
+ * measured forward + backward only fits one efficiency for both passes
+ * (their sum is what a step pays). Unfused rows are not fitted (the unfused
+ * path is the GEMM and memory-bound model).
+ *
  * Fit (fit.c): GSL nonlinear least squares (gsl_multifit_nlinear, trust
  * region with Levenberg-Marquardt steps, finite-difference Jacobian) on the
  * relative residuals r_i = (predicted_i - measured_i) / measured_i, so a
@@ -39,9 +52,9 @@
 #include "../cases/cases.h"
 #include "../hw/hw.h"
 
-#define CALIB_MAX_PARAMS 8
+#define CALIB_MAX_PARAMS 16
 
-typedef enum { CALIB_ROW_GEMM = 0, CALIB_ROW_HBM } calib_row_kind;
+typedef enum { CALIB_ROW_GEMM = 0, CALIB_ROW_HBM, CALIB_ROW_ATTN } calib_row_kind;
 
 typedef struct calib_row {
 	char id[32];
@@ -50,16 +63,29 @@ typedef struct calib_row {
 	hw_dtype dtype;
 	double m, n, k; /* GEMM shape */
 	double bytes;   /* hbm_copy: bytes moved */
+	hw_attn attn;   /* attention: the forward's shape and implementation */
+	bool attn_both; /* attention: forward + backward timed together */
 	double measured_s, before_s, after_s;
 	bool bound; /* a sweep maximum (see the header), not a timed shape */
 } calib_row;
 
-typedef enum { CALIB_P_GEMM_EFF = 0, CALIB_P_HBM_EFF, CALIB_P_LAUNCH } calib_param_kind;
+typedef enum {
+	CALIB_P_GEMM_EFF = 0,
+	CALIB_P_HBM_EFF,
+	CALIB_P_LAUNCH,
+	CALIB_P_ATTN_FWD, /* attn_<impl>_fwd */
+	CALIB_P_ATTN_BWD, /* attn_<impl>_bwd */
+	CALIB_P_ATTN_RAMP /* attn_<impl>_ramp */
+} calib_param_kind;
 
 typedef struct calib_param {
 	char key[40]; /* the [gpu] key it sets, e.g. gemm_efficiency_fp8 */
 	calib_param_kind kind;
 	hw_dtype dtype; /* for CALIB_P_GEMM_EFF */
+	hw_flash_impl impl; /* for CALIB_P_ATTN_* */
+	bool derived;   /* not fitted: from another implementation's ratio */
+	bool tied;      /* attn_<impl>_fwd that also sets _bwd: the rows time both
+			 * passes together only */
 	double start, value;
 	double se;   /* standard error in the key's unit (s for launch) */
 	bool has_se; /* false when there are no degrees of freedom */

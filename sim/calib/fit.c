@@ -19,6 +19,7 @@
 #include <string.h>
 
 #define LAUNCH_HI  1e-4 /* launch_overhead bound, s */
+#define RAMP_HI    1e4  /* attn_<impl>_ramp bound, FLOPs per query token, head, head dim */
 #define TINY_SHARE 0.25 /* a row is tiny when overhead >= this share of it */
 #define MAX_ITER   200
 
@@ -31,7 +32,7 @@ typedef struct fit_ctx {
 
 static double hi_of(const calib_param *p)
 {
-	return p->kind == CALIB_P_LAUNCH ? LAUNCH_HI : 1.0;
+	return p->kind == CALIB_P_LAUNCH ? LAUNCH_HI : p->kind == CALIB_P_ATTN_RAMP ? RAMP_HI : 1.0;
 }
 
 static double sigma(double u)
@@ -48,12 +49,28 @@ static double to_u(const calib_param *p, double x)
 
 static void set_param(hw_gpu *g, const calib_param *p, double x)
 {
-	if (p->kind == CALIB_P_GEMM_EFF)
+	switch (p->kind) {
+	case CALIB_P_GEMM_EFF:
 		g->gemm_eff_dtype[p->dtype] = x;
-	else if (p->kind == CALIB_P_HBM_EFF)
+		break;
+	case CALIB_P_HBM_EFF:
 		g->hbm_eff = x;
-	else
+		break;
+	case CALIB_P_LAUNCH:
 		g->launch_s = x;
+		break;
+	case CALIB_P_ATTN_FWD:
+		g->attn_eff[p->impl][0] = x;
+		if (p->tied)
+			g->attn_eff[p->impl][1] = x;
+		break;
+	case CALIB_P_ATTN_BWD:
+		g->attn_eff[p->impl][1] = x;
+		break;
+	case CALIB_P_ATTN_RAMP:
+		g->attn_ramp[p->impl] = x;
+		break;
+	}
 }
 
 static void apply(fit_ctx *c, const double *u)
@@ -86,23 +103,115 @@ static double mape(const calib_fit *fit, bool after)
 	return fit->nrows ? s / (double)fit->nrows : 0;
 }
 
-static void add_param(calib_fit *fit, calib_param_kind kind, hw_dtype t, const char *key,
-                      double start)
+static calib_param *add_param(calib_fit *fit, calib_param_kind kind, hw_dtype t, const char *key,
+                              double start)
 {
 	if (fit->nparams == CALIB_MAX_PARAMS)
-		return;
+		return NULL;
 	calib_param *p = &fit->params[fit->nparams++];
 	memset(p, 0, sizeof *p);
 	snprintf(p->key, sizeof p->key, "%s", key);
 	p->kind = kind;
 	p->dtype = t;
 	p->start = p->value = start;
+	return p;
+}
+
+/* The attention parameters of every fused implementation with fitted rows:
+ * forward efficiency and ramp, and the backward efficiency when some row
+ * times a backward (start: 0.4, 0.4 and a ramp of 1000, the order of
+ * magnitude of FlashAttention-2 on H100). */
+static void attn_params(calib_fit *fit)
+{
+	bool fwd[HW_FLASH_COUNT] = {false}, both[HW_FLASH_COUNT] = {false};
+	for (size_t i = 0; i < fit->nrows; i++) {
+		const calib_row *r = &fit->rows[i];
+		if (r->kind == CALIB_ROW_ATTN && r->attn.flash) {
+			fwd[r->attn.impl] = fwd[r->attn.impl] || !r->attn_both;
+			both[r->attn.impl] = both[r->attn.impl] || r->attn_both;
+		}
+	}
+	char key[40];
+	for (int i = 0; i < HW_FLASH_COUNT; i++) {
+		if (!fwd[i] && !both[i])
+			continue;
+		const char *n = hw_flash_name((hw_flash_impl)i);
+		calib_param *p;
+		snprintf(key, sizeof key, "attn_%s_fwd", n);
+		if ((p = add_param(fit, CALIB_P_ATTN_FWD, HW_FP16, key, 0.4))) {
+			p->impl = (hw_flash_impl)i;
+			p->tied = !fwd[i]; /* forward + backward rows only */
+		}
+		if (both[i] && fwd[i]) {
+			snprintf(key, sizeof key, "attn_%s_bwd", n);
+			if ((p = add_param(fit, CALIB_P_ATTN_BWD, HW_FP16, key, 0.4)))
+				p->impl = (hw_flash_impl)i;
+		}
+		snprintf(key, sizeof key, "attn_%s_ramp", n);
+		if ((p = add_param(fit, CALIB_P_ATTN_RAMP, HW_FP16, key, 1000)))
+			p->impl = (hw_flash_impl)i;
+	}
+}
+
+/* After the fit: an implementation timed forward only gets its backward
+ * efficiency from FlashAttention-2's backward / forward ratio (calib.h). */
+static void derive_backward(calib_fit *fit)
+{
+	double f2 = 0, b2 = 0;
+	for (size_t j = 0; j < fit->nparams; j++) {
+		const calib_param *p = &fit->params[j];
+		if (p->impl == HW_FLASH_FA2 && p->kind == CALIB_P_ATTN_FWD)
+			f2 = p->value;
+		if (p->impl == HW_FLASH_FA2 && p->kind == CALIB_P_ATTN_BWD)
+			b2 = p->value;
+	}
+	size_t n = fit->nparams;
+	for (size_t j = 0; j < n; j++) { /* tied: the backward key equals the forward */
+		const calib_param *p = &fit->params[j];
+		if (p->kind != CALIB_P_ATTN_FWD || !p->tied)
+			continue;
+		char key[40];
+		snprintf(key, sizeof key, "attn_%s_bwd", hw_flash_name(p->impl));
+		hw_flash_impl impl = p->impl;
+		double v = p->value;
+		calib_param *q = add_param(fit, CALIB_P_ATTN_BWD, HW_FP16, key, v);
+		if (q) {
+			q->impl = impl;
+			q->derived = true;
+			q->tied = true;
+		}
+	}
+	if (!(f2 > 0 && b2 > 0))
+		return;
+	for (size_t j = 0; j < n; j++) {
+		const calib_param *p = &fit->params[j];
+		if (p->kind != CALIB_P_ATTN_FWD || p->impl == HW_FLASH_FA2 || p->tied)
+			continue;
+		bool has = false;
+		for (size_t k = 0; k < n; k++)
+			has |= fit->params[k].kind == CALIB_P_ATTN_BWD && fit->params[k].impl == p->impl;
+		if (has)
+			continue;
+		char key[40];
+		snprintf(key, sizeof key, "attn_%s_bwd", hw_flash_name(p->impl));
+		hw_flash_impl impl = p->impl;
+		double v = p->value * b2 / f2;
+		calib_param *q = add_param(fit, CALIB_P_ATTN_BWD, HW_FP16, key, v);
+		if (q) {
+			q->impl = impl;
+			q->derived = true;
+			set_param(&fit->fitted, q, v);
+		}
+	}
 }
 
 /* Does any row's time move when parameter p moves by 1 % of its range? */
 static bool identifiable(const hw_gpu *start, const calib_fit *fit, const calib_param *p)
 {
-	hw_gpu a = *start, b = *start;
+	hw_gpu a = *start;
+	for (size_t j = 0; j < fit->nparams; j++) /* every parameter at its start */
+		set_param(&a, &fit->params[j], fit->params[j].start);
+	hw_gpu b = a;
 	set_param(&a, p, p->start);
 	double step = 0.01 * hi_of(p);
 	set_param(&b, p, p->start + (p->start + step < hi_of(p) ? step : -step));
@@ -127,8 +236,10 @@ static void choose_params(const hw_gpu *g, calib_fit *fit)
 			continue; /* sweep maxima set their dtype apart (add_bound_only) */
 		if (r->kind == CALIB_ROW_GEMM)
 			dtype_seen[r->dtype] = true;
-		else
+		else if (r->kind == CALIB_ROW_HBM)
 			hbm = true;
+		else
+			continue; /* attention: attn_params, never tiny */
 		tiny = tiny || hw_overhead(g) >= TINY_SHARE * calib_predict(g, r);
 	}
 	char key[40];
@@ -142,6 +253,7 @@ static void choose_params(const hw_gpu *g, calib_fit *fit)
 		add_param(fit, CALIB_P_HBM_EFF, HW_FP32, "hbm_efficiency", g->hbm_eff);
 	if (tiny)
 		add_param(fit, CALIB_P_LAUNCH, HW_FP32, "launch_overhead", g->launch_s);
+	attn_params(fit);
 	size_t kept = 0;
 	for (size_t j = 0; j < fit->nparams; j++) {
 		if (identifiable(g, fit, &fit->params[j])) {
@@ -296,6 +408,7 @@ int calib_run(const hw_gpu *start, calib_fit *fit, sim_diag *diag)
 		}
 		set_param(&fit->fitted, p, p->value);
 	}
+	derive_backward(fit);
 	for (size_t i = 0; i < fit->nrows; i++)
 		fit->rows[i].after_s = calib_predict(&fit->fitted, &fit->rows[i]);
 	fit->mape_after = mape(fit, true);

@@ -20,6 +20,8 @@ static void fmt_value(char *buf, size_t len, const calib_param *p, double x)
 {
 	if (p->kind == CALIB_P_LAUNCH)
 		snprintf(buf, len, "%.3f us", x * 1e6);
+	else if (p->kind == CALIB_P_ATTN_RAMP)
+		snprintf(buf, len, "%.1f", x);
 	else
 		snprintf(buf, len, "%.4f", x);
 }
@@ -29,6 +31,9 @@ static void fmt_shape(char *buf, size_t len, const calib_row *r)
 	if (r->kind == CALIB_ROW_GEMM)
 		snprintf(buf, len, "gemm %s %.0fx%.0fx%.0f", hw_dtype_name(r->dtype), r->m, r->n,
 		         r->k);
+	else if (r->kind == CALIB_ROW_ATTN)
+		snprintf(buf, len, "attn %s d%.0f s%.0f %s", hw_flash_name(r->attn.impl),
+		         r->attn.head_dim, r->attn.seq_q, r->attn_both ? "fwd+bwd" : "fwd");
 	else
 		snprintf(buf, len, "hbm_copy %.0f B", r->bytes);
 }
@@ -53,6 +58,8 @@ void calib_print_text(FILE *out, const calib_fit *f, const char *data)
 			fmt_value(c, sizeof c, p, p->se);
 		if (p->bounded)
 			snprintf(c, sizeof c, "sweep max");
+		if (p->derived)
+			snprintf(c, sizeof c, p->tied ? "= fwd" : "fa2 ratio");
 		fprintf(out, "%-24s %12s %12s %12s\n", p->key, a, b, c);
 	}
 	if (f->dropped[0])
@@ -213,6 +220,14 @@ void calib_print_ini(FILE *out, const calib_fit *f, const char *data)
 		if (p->bounded)
 			fprintf(out, "; start %s; the sweep maximum (MAMF rows): best / peak\n%s = %s\n",
 			        a, p->key, b);
+		else if (p->derived && p->tied)
+			fprintf(out, "; not fitted: the rows time forward + backward together only; "
+			             "the forward's value\n%s = %s\n",
+			        p->key, b);
+		else if (p->derived)
+			fprintf(out, "; not fitted: no backward rows; the forward's value times "
+			             "FlashAttention-2's backward / forward ratio\n%s = %s\n",
+			        p->key, b);
 		else
 			fprintf(out, "; start %s, standard error %s\n%s = %s\n", a, c, p->key, b);
 	}

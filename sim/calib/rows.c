@@ -20,11 +20,59 @@ static const char *get(const cases_csv *c, size_t row, const char *col)
 	return cases_csv_get(c, row, cases_csv_col(c, col));
 }
 
+static int measured_time(const cases_csv *c, size_t i, double work, const char *const *units,
+                         const double *scale, double *out, sim_diag *diag);
+
 double calib_predict(const hw_gpu *g, const calib_row *r)
 {
 	if (r->kind == CALIB_ROW_GEMM)
 		return hw_gemm_time(g, r->dtype, r->m, r->n, r->k, 1);
+	if (r->kind == CALIB_ROW_ATTN) {
+		hw_attn a = r->attn;
+		double t = hw_attn_time(g, r->dtype, &a);
+		a.backward = true;
+		return r->attn_both ? t + hw_attn_time(g, r->dtype, &a) : t;
+	}
 	return hw_mem_time(g, r->bytes);
+}
+
+/* An attention row (see calib.h): fitted only when causal, head dim 128 and
+ * a fused implementation; *use says whether it is. */
+static int attn_row(const cases_csv *c, size_t i, calib_row *r, bool *use, sim_diag *diag)
+{
+	static const char *const units[] = {"TFLOP/s", NULL};
+	static const double scale[] = {1e12};
+	const char *path = cases_csv_path(c), *metric = get(c, i, "measured_metric");
+	int line = cases_csv_line(c, i);
+	*use = false;
+	if (hw_dtype_parse(get(c, i, "dtype"), &r->dtype) != SIM_OK) {
+		sim_diag_error(diag, path, line, "column 'dtype': unknown dtype '%s'",
+		               get(c, i, "dtype"));
+		return SIM_ECONF;
+	}
+	double b, s, d;
+	int rc = cases_get_real(c, i, "m", 0, &b, diag);
+	rc = rc ? rc : cases_get_real(c, i, "n", 0, &s, diag);
+	rc = rc ? rc : cases_get_real(c, i, "k", 0, &d, diag);
+	if (rc != SIM_OK)
+		return rc;
+	if (!(b >= 1 && s >= 1 && d >= 1) || strncmp(metric, "attn_tflops_fwd", 15)) {
+		sim_diag_error(diag, path, line,
+		               "row %s: attention needs m (batch), n (sequence), k (head dim) >= 1 "
+		               "and a measured_metric attn_tflops_fwd[_bwd][_causal]",
+		               get(c, i, "id"));
+		return SIM_ECONF;
+	}
+	bool causal = strstr(metric, "_causal") != NULL;
+	r->attn_both = strstr(metric, "_bwd") != NULL;
+	double heads = 2048.0 / d;
+	hw_flash_impl impl = HW_FLASH_FA2;
+	bool fused = hw_flash_parse(get(c, i, "algo"), &impl) == SIM_OK;
+	r->attn = (hw_attn){b, heads, heads, s, s, d, causal, fused, false, impl};
+	double f = 4.0 * b * s * s * heads * d * (causal ? 0.5 : 1.0) * (r->attn_both ? 3.5 : 1.0);
+	rc = measured_time(c, i, f, units, scale, &r->measured_s, diag);
+	*use = rc == SIM_OK && fused && causal && d == 128;
+	return rc;
 }
 
 /* The measured time from time_us or from a rate in measured_value: `work` is
@@ -112,23 +160,32 @@ int calib_rows_from_csv(const cases_csv *c, const char *gpu, calib_fit *fit, sim
 	for (size_t i = 0; i < n; i++) {
 		const char *kind = get(c, i, "kind");
 		bool gemm = !strcmp(kind, "gemm"), hbm = !strcmp(kind, "hbm_copy");
-		if (strcmp(get(c, i, "gpu"), gpu) || (!gemm && !hbm)) {
+		bool attn = !strcmp(kind, "attention");
+		if (strcmp(get(c, i, "gpu"), gpu) || (!gemm && !hbm && !attn)) {
 			fit->nignored++;
 			continue;
 		}
 		calib_row *r = &fit->rows[fit->nrows];
+		memset(r, 0, sizeof *r);
 		snprintf(r->id, sizeof r->id, "%s", get(c, i, "id"));
 		r->line = cases_csv_line(c, i);
-		r->kind = gemm ? CALIB_ROW_GEMM : CALIB_ROW_HBM;
-		if ((gemm ? gemm_row(c, i, r, diag) : hbm_row(c, i, r, diag)) != SIM_OK)
+		r->kind = gemm ? CALIB_ROW_GEMM : hbm ? CALIB_ROW_HBM : CALIB_ROW_ATTN;
+		bool use = true;
+		int rc = gemm  ? gemm_row(c, i, r, diag)
+		         : hbm ? hbm_row(c, i, r, diag)
+		               : attn_row(c, i, r, &use, diag);
+		if (rc != SIM_OK)
 			bad++;
+		else if (!use)
+			fit->nignored++;
 		else
 			fit->nrows++;
 	}
 	if (bad)
 		return SIM_ECONF;
 	if (fit->nrows == 0) {
-		sim_diag_error(diag, cases_csv_path(c), 0, "no gemm or hbm_copy rows for gpu '%s'",
+		sim_diag_error(diag, cases_csv_path(c), 0,
+		               "no gemm, hbm_copy or attention rows for gpu '%s'",
 		               gpu);
 		return SIM_ECONF;
 	}

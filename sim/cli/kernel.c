@@ -2,7 +2,8 @@
  * model gives one kernel, so a user can hold it against a measurement:
  *   gemm M N K [DTYPE] [--batch B]   C[M,N] = A[M,K] B[K,N] (hw_gemm_explain)
  *   copy BYTES                       a device-to-device copy (read + write)
- *   attention B H SEQ D [DTYPE] [--kv-heads G] [--unfused] [--no-causal] [--backward]
+ *   attention B H SEQ D [DTYPE] [--kv-heads G] [--unfused | --impl fa2|fa3|cudnn]
+ *             [--no-causal] [--backward]
  * Prints the time, the achieved TFLOP/s (or GB/s) and what bounds it;
  * --json gives {kind, time_s, tflops, bound, ...}. */
 #include "cli/cli.h"
@@ -17,7 +18,8 @@ static const char usage[] =
 	"usage: podsim kernel --gpu NAME gemm M N K [DTYPE] [--batch B] [--json]\n"
 	"       podsim kernel --gpu NAME copy BYTES [--json]\n"
 	"       podsim kernel --gpu NAME attention B H SEQ D [DTYPE] [--kv-heads G]\n"
-	"                     [--unfused] [--no-causal] [--backward] [--json]\n"
+	"                     [--unfused | --impl fa2|fa3|cudnn] [--no-causal] [--backward]\n"
+	"                     [--json]\n"
 	"\n"
 	"The time podsim's GPU model gives one kernel on GPU type NAME\n"
 	"(topologies/gpus/NAME.ini; include a calibration with --calib FILE): a GEMM\n"
@@ -32,6 +34,8 @@ static const char usage[] =
 	"  --calib FILE   a calibration .ini (podsim calibrate --out) over the GPU file\n"
 	"  --json         print {kind, time_s, tflops, gbps, bound, ...}\n"
 	"  --data DIR     folder holding topologies/\n"
+	"  --impl NAME    fused attention kernel: fa2 (FlashAttention-2, default), fa3\n"
+	"                 (FlashAttention-3), cudnn (cuDNN / Transformer Engine)\n"
 	"  -h, --help     this help\n";
 
 static int bad(const char *msg, const char *arg)
@@ -98,6 +102,7 @@ typedef struct kopts {
 	int npos;
 	double batch, kvh;
 	bool json, unfused, causal, backward, help;
+	hw_flash_impl impl;
 } kopts;
 
 static int parse(int argc, char **argv, kopts *o)
@@ -106,7 +111,7 @@ static int parse(int argc, char **argv, kopts *o)
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		bool val = !strcmp(a, "--gpu") || !strcmp(a, "--calib") || !strcmp(a, "--data") ||
-			   !strcmp(a, "--batch") || !strcmp(a, "--kv-heads");
+			   !strcmp(a, "--batch") || !strcmp(a, "--kv-heads") || !strcmp(a, "--impl");
 		if (val && i + 1 >= argc)
 			return bad("option needs a value", a);
 		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
@@ -127,7 +132,10 @@ static int parse(int argc, char **argv, kopts *o)
 			o->json = true;
 		else if (!strcmp(a, "--unfused"))
 			o->unfused = true;
-		else if (!strcmp(a, "--no-causal"))
+		else if (!strcmp(a, "--impl")) {
+			if (hw_flash_parse(argv[++i], &o->impl) != SIM_OK)
+				return bad("--impl takes fa2, fa3 or cudnn", argv[i]);
+		} else if (!strcmp(a, "--no-causal"))
 			o->causal = false;
 		else if (!strcmp(a, "--backward"))
 			o->backward = true;
@@ -195,11 +203,13 @@ static int attention(const kopts *o, const hw_gpu *g)
 	int rc = dtype_at(o, 5, g, &t);
 	if (rc)
 		return rc;
-	hw_attn a = {b, h, o->kvh > 0 ? o->kvh : h, s, s, d, o->causal, !o->unfused, o->backward};
+	hw_attn a = {b,           h, o->kvh > 0 ? o->kvh : h, s, s, d, o->causal, !o->unfused,
+		     o->backward, o->impl};
 	double time = hw_attn_time(g, t, &a);
 	char shape[160];
 	snprintf(shape, sizeof shape, "b%.0f h%.0f kv%.0f s%.0f d%.0f %s %s%s%s", b, h, a.kv_heads, s,
-		 d, hw_dtype_name(t), o->unfused ? "unfused" : "flash", o->causal ? " causal" : "",
+		 d, hw_dtype_name(t), o->unfused ? "unfused" : hw_flash_name(o->impl),
+		 o->causal ? " causal" : "",
 		 o->backward ? " backward" : "");
 	double fl = hw_attn_flops(&a), by = hw_attn_bytes(&a, t);
 	double tc = fl / (hw_peak(g, t) * hw_gemm_eff(g, t));

@@ -13,8 +13,20 @@
  * HBM traffic is the compulsory one: forward reads Q, K, V and writes O (and a
  * fp32 log-sum-exp per row, 4 b h q); backward reads Q, K, V, O, dO and writes
  * dQ, dK, dV. K and V have g heads, so GQA shrinks their traffic by g / h.
- * Time: one kernel, hw_kernel_time at the dtype's GEMM efficiency (an upper
- * bound: FlashAttention-2 reaches 50-73 % of A100 peak forward).
+ * Time (hw_flash_time): measured kernels are slower than a GEMM and slower
+ * still at short sequences (tests/cases/attention.csv: FlashAttention-2 on
+ * H100, causal, head dim 128, forward + backward, 163 TFLOP/s at 512 tokens,
+ * 328 at 16k; a bf16 GEMM reaches ~790). The model charges, besides the F
+ * executed FLOPs, a work W0 per query token, head and head dimension that
+ * does not shrink with the sequence (the Q tile load, the O/dQ writes and the
+ * online-softmax rescaling of every row block, the causal diagonal blocks):
+ *     t = launch + max((F + r * b h q d * p) / (peak * e), bytes / bw),
+ * p = 1 forward, 2.5 backward; e (attn_<impl>_fwd / _bwd) and r
+ * (attn_<impl>_ramp) per GPU and implementation, fitted by podsim calibrate
+ * to the measured rows. Causal forward: F = 2 b h s^2 d, so the achieved rate
+ * is peak * e * 2s / (2s + r): the ramp with sequence length. Without measured
+ * values for the implementation (fa3/cudnn fall back to fa2) the kernel runs
+ * at the dtype's GEMM efficiency (an upper bound).
  *
  * Unfused (the eager PyTorch path). Forward: a batched GEMM S = Q K^T (b h
  * matrices of q x v x d), a softmax that reads S and writes P (2 s b h q v
@@ -27,6 +39,8 @@
  * makes long sequences slow.
  */
 #include "hw_int.h"
+
+#include <string.h>
 
 static double q_elems(const hw_attn *a)
 {
@@ -81,11 +95,45 @@ static double unfused_time(const hw_gpu *g, hw_dtype t, const hw_attn *a)
 	       + hw_gemm_time(g, t, v, d, q, bh); /* dK = dS^T Q */
 }
 
+static const char *const flash_names[HW_FLASH_COUNT] = {"fa2", "fa3", "cudnn"};
+
+int hw_flash_parse(const char *name, hw_flash_impl *out)
+{
+	for (int i = 0; i < HW_FLASH_COUNT; i++)
+		if (!strcmp(name, flash_names[i])) {
+			*out = (hw_flash_impl)i;
+			return SIM_OK;
+		}
+	return SIM_ECONF;
+}
+
+const char *hw_flash_name(hw_flash_impl i)
+{
+	return (unsigned)i < HW_FLASH_COUNT ? flash_names[i] : "?";
+}
+
+double hw_flash_time(const hw_gpu *g, hw_dtype t, hw_flash_impl impl, bool backward,
+		     double flops, double qhd, double bytes)
+{
+	int pass = backward ? 1 : 0;
+	hw_flash_impl use = impl;
+	if ((unsigned)use >= HW_FLASH_COUNT || !(g->attn_eff[use][pass] > 0))
+		use = HW_FLASH_FA2; /* Hopper kernels not measured on this GPU */
+	double e = g->attn_eff[use][pass];
+	if (!(e > 0))
+		return hw_kernel_time(g, t, flops, bytes);
+	double peak = hw_peak(g, hw_path_dtype(g, t));
+	double work = flops + g->attn_ramp[use] * qhd * (backward ? 2.5 : 1.0);
+	double tc = peak > 0 ? work / (peak * e) : 0, tm = hw_stream_time(g, bytes);
+	return hw_overhead(g) + (tc > tm ? tc : tm);
+}
+
 double hw_attn_time(const hw_gpu *g, hw_dtype t, const hw_attn *a)
 {
 	if (a->batch <= 0 || a->heads <= 0 || a->seq_q <= 0 || a->seq_kv <= 0 || a->head_dim <= 0)
 		return 0;
 	if (!a->flash)
 		return unfused_time(g, t, a);
-	return hw_kernel_time(g, t, hw_attn_flops(a), hw_attn_bytes(a, t));
+	return hw_flash_time(g, t, a->impl, a->backward, hw_attn_flops(a),
+			     a->batch * a->heads * a->seq_q * a->head_dim, hw_attn_bytes(a, t));
 }

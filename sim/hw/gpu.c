@@ -26,6 +26,14 @@
 	{key, CONF_REAL, SIM_UNIT_NONE, 0, 1, "0", NULL,                                       \
 	 offsetof(hw_gpu, gemm_eff_dtype) + (size_t)(t) * sizeof(double), what}
 
+#define ATTN(key, impl, pass, what)                                                            \
+	{key, CONF_REAL, SIM_UNIT_NONE, 0, 1, "0", NULL,                                       \
+	 offsetof(hw_gpu, attn_eff) + ((size_t)(impl) * 2 + (size_t)(pass)) * sizeof(double), what}
+
+#define RAMP(key, impl, what)                                                                  \
+	{key, CONF_REAL, SIM_UNIT_NONE, 0, 1e6, "0", NULL,                                     \
+	 offsetof(hw_gpu, attn_ramp) + (size_t)(impl) * sizeof(double), what}
+
 const conf_key hw_gpu_keys[] = {
 	{"name", CONF_STR, SIM_UNIT_NONE, 0, 0, NULL, NULL, offsetof(hw_gpu, name),
 	 "GPU type, e.g. a100-sxm4-80g"},
@@ -65,6 +73,15 @@ const conf_key hw_gpu_keys[] = {
 	 * channel, 16 channels is a common intra-node ring count (NCCL's limit
 	 * is 32), and an H100 has 132 SMs. An assumption, not a measurement:
 	 * the GPU files set 16 / sm_count each. */
+	ATTN("attn_fa2_fwd", HW_FLASH_FA2, 0, "FlashAttention-2 forward: fraction of peak at long sequences"),
+	ATTN("attn_fa2_bwd", HW_FLASH_FA2, 1, "FlashAttention-2 backward: fraction of peak at long sequences"),
+	RAMP("attn_fa2_ramp", HW_FLASH_FA2, "FlashAttention-2: work per query token, head and head dim"),
+	ATTN("attn_fa3_fwd", HW_FLASH_FA3, 0, "FlashAttention-3 forward (0 = fa2's)"),
+	ATTN("attn_fa3_bwd", HW_FLASH_FA3, 1, "FlashAttention-3 backward (0 = fa2's)"),
+	RAMP("attn_fa3_ramp", HW_FLASH_FA3, "FlashAttention-3: work per query token, head and head dim"),
+	ATTN("attn_cudnn_fwd", HW_FLASH_CUDNN, 0, "cuDNN fused attention forward (0 = fa2's)"),
+	ATTN("attn_cudnn_bwd", HW_FLASH_CUDNN, 1, "cuDNN fused attention backward (0 = fa2's)"),
+	RAMP("attn_cudnn_ramp", HW_FLASH_CUDNN, "cuDNN fused attention: work per query token, head, head dim"),
 	{"interference", CONF_REAL, SIM_UNIT_NONE, 0, 0.9, "0.12", NULL,
 	 offsetof(hw_gpu, interference),
 	 "fraction of compute lost beside a running collective (its SMs / sm_count)"},

@@ -63,6 +63,14 @@ typedef struct hw_gpu {
 	/* Fraction of compute throughput a concurrently running communication
 	 * kernel takes (its SMs / sm_count); see hw_overlap_time. */
 	double interference;
+	/* Fused attention kernels, per implementation (hw_flash_impl) and pass
+	 * (0 forward, 1 backward): the fraction of the dtype's peak reached on
+	 * the FLOPs the kernel executes at long sequences, and the ramp, the
+	 * FLOP-equivalent work per query token, head and head dimension that
+	 * does not shrink with the sequence (attn.c); fitted to measured kernels
+	 * (tests/cases/attention.csv). 0 = not measured: see hw_attn_time. */
+	double attn_eff[3][2];
+	double attn_ramp[3];
 } hw_gpu;
 
 /* The [gpu] section's key table (for --help-keys). */
@@ -107,13 +115,30 @@ void hw_gemm_explain(const hw_gpu *g, hw_dtype t, double m, double n, double k, 
  * Unfused: QK^T, softmax and PV as separate kernels that write and read the
  * seq_q x seq_kv score matrix through HBM. backward = the backward pass
  * (flash: 2.5x the forward FLOPs, recomputing the scores). */
+/* Fused attention implementations: FlashAttention-2 (any Ampere/Hopper GPU;
+ * PyTorch's SDPA flash backend), FlashAttention-3 (Hopper), cuDNN's fused
+ * attention (Transformer Engine's default on Hopper). */
+typedef enum { HW_FLASH_FA2 = 0, HW_FLASH_FA3, HW_FLASH_CUDNN, HW_FLASH_COUNT } hw_flash_impl;
+/* "fa2", "fa3", "cudnn" -> impl; SIM_ECONF if unknown. */
+int hw_flash_parse(const char *name, hw_flash_impl *out);
+const char *hw_flash_name(hw_flash_impl i);
+
 typedef struct hw_attn {
 	double batch, heads, kv_heads, seq_q, seq_kv, head_dim;
 	bool causal, flash, backward;
+	hw_flash_impl impl; /* flash only */
 } hw_attn;
 double hw_attn_flops(const hw_attn *a); /* FLOPs executed (masked blocks skipped) */
 double hw_attn_bytes(const hw_attn *a, hw_dtype t); /* HBM traffic */
 double hw_attn_time(const hw_gpu *g, hw_dtype t, const hw_attn *a);
+/* A fused attention kernel executing `flops` (masked blocks skipped, the
+ * backward's recomputation included) over `qhd` = query tokens x heads x
+ * head_dim and moving `bytes`: the measured model of attn.c when the GPU file
+ * has impl's efficiencies (falling back from fa3/cudnn to fa2), else the
+ * generic kernel at the GEMM efficiency. Launch and framework overhead
+ * included. */
+double hw_flash_time(const hw_gpu *g, hw_dtype t, hw_flash_impl impl, bool backward,
+		     double flops, double qhd, double bytes);
 
 /* Time of a compute task that needs compute_s alone when a communication
  * kernel runs beside it for the first comm_s seconds: during the overlap it

@@ -136,7 +136,11 @@ double plan_kernel_time(const hw_gpu *gpu, hw_dtype t, const work_item *it)
 	case WORK_KERNEL_GEMM:
 		return hw_gemm_time(gpu, t, it->m, it->n, it->k, it->batch > 0 ? it->batch : 1.0);
 	case WORK_KERNEL_ATTN: /* fp8 recipes keep attention in bf16 */
-		return hw_kernel_time(gpu, t == HW_FP8 ? HW_BF16 : t, it->flops, it->bytes);
+		/* the papers' FLOPs (full s x s, backward 2x) -> what the fused
+		 * kernel executes: causal half, backward 2.5x the forward (hw/attn.c) */
+		return hw_flash_time(gpu, t == HW_FP8 ? HW_BF16 : t, it->attn_impl, it->attn_bwd,
+				     it->flops * 0.5 * (it->attn_bwd ? 1.25 : 1.0), it->attn_qhd,
+				     it->bytes);
 	default:
 		return hw_mem_time(gpu, it->bytes);
 	}

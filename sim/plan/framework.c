@@ -13,6 +13,9 @@
 static const char *const reduce_names[] = {"boundary", "microbatch", NULL};
 static const char *const uneven_names[] = {"error", "end-stages", NULL};
 static const char *const grad_op_names[] = {"reduce-scatter", "all-reduce", NULL};
+static const char *const flash_names[] = {"fa2", "fa3", "cudnn", NULL}; /* hw_flash_impl order */
+_Static_assert(HW_FLASH_FA2 == 0 && HW_FLASH_FA3 == 1 && HW_FLASH_CUDNN == 2,
+               "flash_names follows hw_flash_impl");
 _Static_assert(sizeof(plan_reduce) == sizeof(int), "conf stores enums as int");
 
 #define FK(field) offsetof(plan_framework, field)
@@ -52,6 +55,9 @@ const conf_key plan_framework_keys[] = {
         {"uneven_split", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "end-stages", uneven_names, FK(uneven),
          "layers that do not split evenly over pp*vpp: error, or end-stages (embedding and "
          "loss count as layers, the end stages hold fewer)"},
+        {"flash_impl", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "cudnn", flash_names, FK(flash_impl),
+         "fused attention kernel: fa2 (FlashAttention-2, PyTorch SDPA), fa3 "
+         "(FlashAttention-3), cudnn (cuDNN fused attention, Transformer Engine)"},
         {"op_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 1, "20 us", NULL, FK(op_overhead_s),
          "host time per operation beside its kernel launch (0 = CUDA graphs)"},
 };

@@ -103,7 +103,8 @@ work_shard plan_shard(const plan_scenario *s)
 			 .dtype = s->dtype,
 			 .flash = s->flash,
 			 .cp = cp,
-			 .ep = s->plan.ep > 1 ? s->plan.ep : 1};
+			 .ep = s->plan.ep > 1 ? s->plan.ep : 1,
+			 .flash_impl = (hw_flash_impl)s->fw.flash_impl};
 	return sh;
 }
 

@@ -151,6 +151,7 @@ typedef struct plan_framework {
 	int zero_grad_op;             /* plan_grad_op (ZeRO-1/2 buckets) */
 	int uneven;                   /* plan_uneven */
 	double op_overhead_s;         /* host time per operation (0 = CUDA graphs) */
+	int flash_impl;               /* hw_flash_impl: its fused attention kernel */
 } plan_framework;
 
 extern const conf_key plan_framework_keys[]; /* [framework] */

@@ -10,6 +10,7 @@
  *  p2p:      unidirectional copy bandwidth between two GPUs of a node, as the
  *            time of 1 GiB; bidirectional rows are skipped.
  *  hbm_copy: a read (or copy) of 1 GiB: predicted hw_mem_time.
+ *  attention: a fused or unfused attention kernel (attention()).
  * Rows whose algorithm podsim does not model (NVLS, EFA fabrics) are skipped
  * with the reason.
  */
@@ -140,6 +141,41 @@ static const char *collective(const cases_csv *c, size_t row, const net_cluster 
 	return NULL;
 }
 
+/* An attention kernel row (attention.csv): m = batch, n = sequence, k =
+ * head dimension, heads = 2048 / head dimension (the FlashAttention
+ * benchmark's hidden size), algo = fa2 | fa3 | cudnn | unfused, metric
+ * attn_tflops_fwd[_bwd][_causal] counted as FlashAttention counts: forward
+ * F = 4 b s^2 H d, halved with the causal mask, forward + backward 3.5 F.
+ * Measured time = those FLOPs / TFLOP/s; predicted hw_attn_time of the
+ * forward, plus the backward's for _fwd_bwd. */
+static const char *attention(const cases_csv *c, size_t row, const hw_gpu *gpu, valid_row *v)
+{
+	hw_dtype t;
+	if (hw_dtype_parse(get(c, row, "dtype"), &t) != SIM_OK)
+		return "unknown dtype";
+	const char *algo = get(c, row, "algo"), *metric = get(c, row, "measured_metric");
+	bool unfused = !strcmp(algo, "unfused");
+	hw_flash_impl impl = HW_FLASH_FA2;
+	if (!unfused && hw_flash_parse(algo, &impl) != SIM_OK)
+		return "attention algo: expected fa2, fa3, cudnn or unfused";
+	double b = atof(get(c, row, "m")), s = atof(get(c, row, "n")), d = atof(get(c, row, "k"));
+	double tf = atof(get(c, row, "measured_value"));
+	if (b <= 0 || s <= 0 || d <= 0 || tf <= 0 || strncmp(metric, "attn_tflops_fwd", 15))
+		return "attention shape, metric or TFLOP/s missing";
+	bool causal = strstr(metric, "_causal") != NULL, both = strstr(metric, "_bwd") != NULL;
+	double heads = 2048.0 / d, f = 4.0 * b * s * s * heads * d * (causal ? 0.5 : 1.0);
+	v->measured = (both ? 3.5 : 1.0) * f / (tf * 1e12);
+	hw_attn a = {b, heads, heads, s, s, d, causal, !unfused, false, impl};
+	v->predicted = hw_attn_time(gpu, t, &a);
+	if (both) {
+		a.backward = true;
+		v->predicted += hw_attn_time(gpu, t, &a);
+	}
+	snprintf(v->what, sizeof v->what, "attn %.20s %.8s d%.0f s%.0f %s%s", gpu->name, algo, d, s,
+		 both ? "fwd+bwd" : "fwd", causal ? " causal" : "");
+	return NULL;
+}
+
 static const char *predict(const cases_csv *c, size_t row, const valid_options *opt,
 			   valid_row *v)
 {
@@ -150,6 +186,8 @@ static const char *predict(const cases_csv *c, size_t row, const valid_options *
 	if (why)
 		return why;
 	cl.network = opt->network;
+	if (!strcmp(kind, "attention"))
+		return attention(c, row, &gpu, v);
 	if (!strcmp(kind, "gemm")) {
 		hw_dtype t;
 		if (hw_dtype_parse(get(c, row, "dtype"), &t) != SIM_OK)

@@ -10,6 +10,8 @@
 static const struct {
 	const char *prefix, *name;
 } groups[] = {
+	{"A-h100", "attention kernels H100"},
+	{"A-a100", "attention kernels A100"},
 	{"LUT-A100", "vTrain A100 all-reduce LUT"},
 	{"LUT-V100", "vTrain V100 all-reduce LUT"},
 	{"D", "Megatron-Core H100"},

@@ -58,6 +58,7 @@ typedef struct dims {
 	double ah, dh;  /* query heads per rank, head dimension */
 	double qd;      /* query width per rank, ah * dh (h/t unless head_dim is set) */
 	bool comm, sp, flash;
+	hw_flash_impl impl;
 	int cp;         /* context-parallel ranks (1 = none); s is the local share */
 } dims;
 
@@ -96,6 +97,7 @@ static dims make_dims(const work_model *m, const work_shard *sh)
 	d.ah = (double)m->heads / t;
 	d.dh = hd;
 	d.flash = sh->flash;
+	d.impl = sh->flash_impl;
 	d.cp = sh->cp > 1 ? sh->cp : 1;
 	return d;
 }
@@ -137,12 +139,16 @@ static void mem(prog *p, const char *name, double bytes)
 	it->bytes = bytes;
 }
 
-static void attn(prog *p, const char *name, double flops, double bytes)
+static void attn(prog *p, const dims *d, const char *name, double flops, double bytes,
+		 bool backward)
 {
 	work_item *it = push(p, WORK_ITEM_KERNEL, name);
 	it->kernel = WORK_KERNEL_ATTN;
 	it->flops = flops;
 	it->bytes = bytes;
+	it->attn_bwd = backward;
+	it->attn_impl = d->impl;
+	it->attn_qhd = d->T * d->qd;
 }
 
 /* A TP collective; only emitted when tp > 1. */
@@ -214,11 +220,12 @@ static void attn_ring(prog *p, const dims *d, double mult)
 			x->comm_bytes = mult * block;
 			x->cp_step = k + 1;
 		}
-		work_item *a = push(p, WORK_ITEM_KERNEL, "attn");
-		a->kernel = WORK_KERNEL_ATTN;
-		a->flops = mult * attn_flops(d) / d->cp;
-		a->bytes = mult * (attn_bytes(d) + (k > 0 ? block : 0.0));
-		a->cp_step = k;
+		attn(p, d, "attn", mult * attn_flops(d) / d->cp,
+		     mult * (attn_bytes(d) + (k > 0 ? block : 0.0)), mult > 1.0);
+		p->v[p->n - 1].cp_step = k;
+		/* the step's queries meet 1/cp of the keys: its fixed work is 1/cp
+		 * of the rank's queries' */
+		p->v[p->n - 1].attn_qhd /= d->cp;
 	}
 }
 
@@ -267,7 +274,7 @@ static void attention_forward(prog *p, const dims *d)
 	if (d->cp > 1)
 		attn_ring(p, d, 1.0);
 	else if (d->flash)
-		attn(p, "attn", attn_flops(d), attn_bytes(d));
+		attn(p, d, "attn", attn_flops(d), attn_bytes(d), false);
 	else
 		attn_unfused(p, d, false);
 	gemm(p, d, "proj", d->T, d->h, d->qd);
@@ -350,7 +357,7 @@ static void attention_backward(prog *p, const dims *d)
 	if (d->cp > 1)
 		attn_ring(p, d, 2.0);
 	else if (d->flash)
-		attn(p, "attn", 2.0 * attn_flops(d), 2.0 * attn_bytes(d));
+		attn(p, d, "attn", 2.0 * attn_flops(d), 2.0 * attn_bytes(d), true);
 	else
 		attn_unfused(p, d, true);
 	gemm_bwd_dgrad(p, d, "qkv", d->T, d->qkv_n, d->h);

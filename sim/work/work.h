@@ -82,6 +82,7 @@ typedef struct work_shard {
 			   * work_layer_forward) */
 	int ep;           /* expert parallelism (0 or 1 = none): the routed experts
 			   * are spread over ep ranks, whole (expert TP 1) */
+	hw_flash_impl flash_impl; /* which fused attention kernel (the framework's) */
 } work_shard;
 
 typedef enum { WORK_ITEM_KERNEL = 0, WORK_ITEM_COMM } work_item_kind;
@@ -111,6 +112,14 @@ typedef struct work_item {
 	int cp_step;       /* ring attention: k-th K/V block transfer (comm items,
 			    * k >= 1), or attention step k (kernel items, k >= 1
 			    * needs transfer k); 0 elsewhere */
+	/* Fused attention kernels (WORK_KERNEL_ATTN): the backward pass or the
+	 * forward, the implementation, and qhd = query tokens x query width of
+	 * the rank (heads x head_dim), the size hw_flash_time's ramp scales
+	 * with. `flops` keeps the papers' count (the full s x s matrix, backward
+	 * twice the forward). */
+	bool attn_bwd;
+	hw_flash_impl attn_impl;
+	double attn_qhd;
 } work_item;
 
 /* A layer's items: about 24 without CP, plus 2 per ring-attention step. */

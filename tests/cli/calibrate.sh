@@ -16,6 +16,17 @@ for f in topologies/calib/*.ini; do
 		{ echo "regenerated $(basename "$f") differs:"; diff "$f" "$tmp/calib/$(basename "$f")"; fail=1; }
 done
 
+# --- the GPU files carry the fitted attention values (scenarios include the
+# GPU file, not the calibration): each attn_ key of <gpu>-attention.ini equals
+# the GPU file's, and the files of GPUs with the same SMs and clock repeat them.
+for pair in h100-sxm5-80g:h100-sxm5-80g h100-sxm5-80g:h200-sxm-141g h100-sxm5-80g:h800-sxm5-80g \
+	a100-sxm4-80g:a100-sxm4-80g a100-sxm4-80g:a100-sxm4-40g; do
+	cal=topologies/calib/${pair%%:*}-attention.ini gpu=topologies/gpus/${pair##*:}.ini
+	want=$(grep '^attn_' "$cal" | sort) got=$(grep '^attn_' "$gpu" | sort)
+	[ -n "$want" ] && [ "$want" = "$got" ] ||
+		{ echo "$gpu: attention values differ from $cal"; diff <(echo "$want") <(echo "$got"); fail=1; }
+done
+
 # --- golden text output: Q01 (bf16 GEMM, 271.2 TFLOP/s) is a MAMF sweep
 # maximum, so gemm_efficiency_bf16 = 271.2 / 312 = 0.8692 (no fit; Q01 itself,
 # not a whole number of waves under the model's tiles, comes out 2.26 % slow);
@@ -57,7 +68,7 @@ expect() {
 printf 'id,kind,gpu,dtype,m,n,k,bytes,time_us,measured_value,measured_unit\nA,gemm,t4,fp16,8,abc,8,,5,,\n' >"$tmp/bad.csv"
 want="$tmp/bad.csv:2: error: column 'n'" expect "$tmp/bad.csv" --gpu t4
 want="podsim calibrate: error: unknown GPU 'no-such-gpu'" expect tests/cases/microbench.csv --gpu no-such-gpu
-want="error: no gemm or hbm_copy rows for gpu 't4'" expect tests/cases/microbench.csv --gpu t4
+want="error: no gemm, hbm_copy or attention rows for gpu 't4'" expect tests/cases/microbench.csv --gpu t4
 want="--gpu NAME is required" expect tests/cases/microbench.csv
 want="$tmp/none.csv" expect "$tmp/none.csv" --gpu t4
 "$podsim" calibrate --help | grep -q '^usage: podsim calibrate' || { echo "--help"; fail=1; }

@@ -171,7 +171,7 @@ static void test_interference(void)
 static void test_attention(void)
 {
 	hw_gpu g = h100();
-	hw_attn a = {1, 64, 8, 4096, 4096, 128, false, true, false};
+	hw_attn a = {1, 64, 8, 4096, 4096, 128, false, true, false, HW_FLASH_FA2};
 	double full = 4.0 * 64 * 4096.0 * 4096 * 128;
 	CHECK_NEAR(hw_attn_flops(&a), full, 1e-12);
 	a.causal = true;
@@ -189,7 +189,7 @@ static void test_attention(void)
 		   1e-12);
 	/* Unfused: full FLOPs despite the mask, the score matrix through HBM,
 	 * three kernels, and slower than flash at this length. */
-	hw_attn u = {1, 64, 8, 4096, 4096, 128, true, false, false};
+	hw_attn u = {1, 64, 8, 4096, 4096, 128, true, false, false, HW_FLASH_FA2};
 	double sc = 64 * 4096.0 * 4096;
 	CHECK_NEAR(hw_attn_flops(&u), full, 1e-12);
 	CHECK_NEAR(hw_attn_bytes(&u, HW_BF16), 2 * (4 * sc + 2 * q + 2 * 8 * kv), 1e-12);
