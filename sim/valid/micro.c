@@ -141,13 +141,43 @@ static const char *collective(const cases_csv *c, size_t row, const net_cluster 
 	return NULL;
 }
 
+/* The benchmark's PyTorch reference attention (benchmarks/
+ * benchmark_flash_attention.py, attention_pytorch, at flash-attention
+ * 60499abc), kernel by kernel on podsim's GEMM and memory-bound models, with
+ * sc = b h s^2 score elements of e bytes:
+ *   forward: baddbmm S = alpha Q K^T (a batched GEMM writing sc), with the
+ *   causal mask an add (read sc, write sc; the s^2 mask itself is cached),
+ *   softmax (read, write), dropout at p = 0 (read, write, a 1-byte mask),
+ *   einsum P V (a batched GEMM reading sc);
+ *   backward: the einsum's dP = dO V^T and dV = P^T dO, dropout's (read the
+ *   gradient and the mask, write), softmax's (read P and dP, write dS), the
+ *   alpha scaling of baddbmm's gradient (read, write), dQ = dS K, dK = dS^T Q.
+ * It has more passes over the scores than Megatron's unfused path (one fused
+ * scale-mask-softmax kernel, work/layer.c), which hw's unfused model times:
+ * these rows check the pieces (batched GEMMs with a 128-wide reduction,
+ * memory-bound passes over sc) rather than Megatron's kernel list. */
+static double reference_attention(const hw_gpu *g, hw_dtype t, const hw_attn *a)
+{
+	double bh = a->batch * a->heads, s = a->seq_q, d = a->head_dim;
+	double e = hw_dtype_bytes(t), sc = bh * s * s;
+	if (!a->backward)
+		return hw_gemm_time(g, t, s, s, d, bh) + (a->causal ? hw_mem_time(g, 2 * e * sc) : 0) +
+		       hw_mem_time(g, 2 * e * sc) + hw_mem_time(g, (2 * e + 1) * sc) +
+		       hw_gemm_time(g, t, s, d, s, bh);
+	return hw_gemm_time(g, t, s, s, d, bh) + hw_gemm_time(g, t, s, d, s, bh) +
+	       hw_mem_time(g, (2 * e + 1) * sc) + hw_mem_time(g, 3 * e * sc) +
+	       hw_mem_time(g, 2 * e * sc) + hw_gemm_time(g, t, s, d, s, bh) +
+	       hw_gemm_time(g, t, s, d, s, bh);
+}
+
 /* An attention kernel row (attention.csv): m = batch, n = sequence, k =
  * head dimension, heads = 2048 / head dimension (the FlashAttention
  * benchmark's hidden size), algo = fa2 | fa3 | cudnn | unfused, metric
  * attn_tflops_fwd[_bwd][_causal] counted as FlashAttention counts: forward
  * F = 4 b s^2 H d, halved with the causal mask, forward + backward 3.5 F.
  * Measured time = those FLOPs / TFLOP/s; predicted hw_attn_time of the
- * forward, plus the backward's for _fwd_bwd. */
+ * forward, plus the backward's for _fwd_bwd (unfused rows: the benchmark's
+ * PyTorch reference, reference_attention). */
 static const char *attention(const cases_csv *c, size_t row, const hw_gpu *gpu, valid_row *v)
 {
 	hw_dtype t;
@@ -166,10 +196,10 @@ static const char *attention(const cases_csv *c, size_t row, const hw_gpu *gpu, 
 	double heads = 2048.0 / d, f = 4.0 * b * s * s * heads * d * (causal ? 0.5 : 1.0);
 	v->measured = (both ? 3.5 : 1.0) * f / (tf * 1e12);
 	hw_attn a = {b, heads, heads, s, s, d, causal, !unfused, false, impl};
-	v->predicted = hw_attn_time(gpu, t, &a);
+	v->predicted = unfused ? reference_attention(gpu, t, &a) : hw_attn_time(gpu, t, &a);
 	if (both) {
 		a.backward = true;
-		v->predicted += hw_attn_time(gpu, t, &a);
+		v->predicted += unfused ? reference_attention(gpu, t, &a) : hw_attn_time(gpu, t, &a);
 	}
 	snprintf(v->what, sizeof v->what, "attn %.20s %.8s d%.0f s%.0f %s%s", gpu->name, algo, d, s,
 		 both ? "fwd+bwd" : "fwd", causal ? " causal" : "");

@@ -151,6 +151,23 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	put(b, c, row, "nics", "nics_per_node");
 	if (*get(c, row, "nic_gbps"))
 		sim_buf_printf(b, "nic_bw = %s Gb/s\n", get(c, row, "nic_gbps"));
+	/* "N Gb/s inter-node" in the note with no NIC columns: a node's
+	 * inter-node bandwidth, read as the node's total over one NIC per GPU
+	 * (the usual meaning of a node's inter-node bandwidth; the note says
+	 * whether the source left per node or per GPU open) */
+	const char *inter = strstr(get(c, row, "note"), " Gb/s inter-node");
+	if (inter && !*get(c, row, "nics_per_node") && !*get(c, row, "nic_gbps")) {
+		const char *q = inter;
+		while (q > get(c, row, "note") && (q[-1] == '.' || (q[-1] >= '0' && q[-1] <= '9')))
+			q--;
+		double gbps = atof(q);
+		long n = gpus < gpn ? gpus : gpn;
+		if (gbps > 0 && n > 0) {
+			sim_buf_printf(b, "nics = %ld\nnic_bw = %.6g Gb/s\n", n, gbps / (double)n);
+			assume(assumed, alen, "%.6g Gb/s inter-node read as per node (%ld NICs of "
+			       "%.6g Gb/s)", gbps, n, gbps / (double)n);
+		}
+	}
 	sim_buf_printf(b, "[cluster]\nname = %s\nnodes = %ld\nfabric = %s\n", get(c, row, "id"),
 		       gpus < gpn ? 1 : (gpus + gpn - 1) / gpn, fabric_name(get(c, row, "fabric")));
 	if (opt)
