@@ -431,8 +431,19 @@ static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uin
 		if (off != PLAN_OFFLOAD_NONE)
 			after = add_copy(b, stage, f->param_bytes / b->shard.size,
 					 off == PLAN_OFFLOAD_NVME, &after, 1, (int16_t)layer);
-		f->gather[layer] = add_dp_on(b, &b->shard, stage, NET_ALLGATHER, f->param_bytes,
-					     &after, 1, (int16_t)layer);
+		/* DeepSpeed fetches each module's parameters with its own
+		 * coalesced all-gather ([framework] zero3_gathers: the layer's
+		 * bytes in that many gathers back to back, each paying the ring's
+		 * latency; the layer waits for the last) */
+		int ng = b->s->fw.zero3_gathers > 1 ? b->s->fw.zero3_gathers : 1;
+		uint32_t id = after;
+		for (int k = 0; k < ng; k++) {
+			id = add_dp_on(b, &b->shard, stage, NET_ALLGATHER, f->param_bytes / ng, &id, 1,
+				       (int16_t)layer);
+			if (id == UINT32_MAX)
+				break; /* out of memory: plan_graph_add's failure */
+		}
+		f->gather[layer] = id;
 	}
 	return f->gather[layer];
 }

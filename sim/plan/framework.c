@@ -58,6 +58,9 @@ const conf_key plan_framework_keys[] = {
         {"flash_impl", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "cudnn", flash_names, FK(flash_impl),
          "fused attention kernel: fa2 (FlashAttention-2, PyTorch SDPA), fa3 "
          "(FlashAttention-3), cudnn (cuDNN fused attention, Transformer Engine)"},
+        {"zero3_gathers", CONF_INT, SIM_UNIT_NONE, 1, 64, "1", NULL, FK(zero3_gathers),
+         "ZeRO-3 parameter all-gathers per layer and pass (1: one unit per block as FSDP; "
+         "DeepSpeed gathers each linear module apart)"},
         {"op_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 1, "20 us", NULL, FK(op_overhead_s),
          "host time per operation beside its kernel launch (0 = CUDA graphs)"},
 };

@@ -152,6 +152,9 @@ typedef struct plan_framework {
 	int uneven;                   /* plan_uneven */
 	double op_overhead_s;         /* host time per operation (0 = CUDA graphs) */
 	int flash_impl;               /* hw_flash_impl: its fused attention kernel */
+	int zero3_gathers;            /* ZeRO-3 all-gathers per layer and pass: 1 for
+				       * FSDP's per-block units, one per linear
+				       * module for DeepSpeed (plan_build) */
 } plan_framework;
 
 extern const conf_key plan_framework_keys[]; /* [framework] */
