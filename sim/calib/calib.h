@@ -14,15 +14,19 @@
  * overhead is at least a quarter of its predicted time). A parameter no row
  * depends on (every GEMM of a dtype memory-bound, say) is left out and named.
  *
+ * GEMM tiles: with GEMM rows of one dtype at two or more reduction depths k,
+ * gemm_tile_overhead (the fixed time per output tile, hw/gemm.c) is fitted
+ * too: short-k GEMMs are slower per FLOP.
+ *
  * Sweep maxima: a GEMM row whose measured_metric is
  * max_achievable_matmul_tflops (MAMF: the best of a brute-force sweep of
  * shapes) bounds every shape rather than timing one: no GEMM of its dtype
  * runs faster. Such rows set gemm_efficiency_<dtype> = max value / peak,
  * the rate hw_gemm_time gives a GEMM whose tiles fill whole waves (fitting
  * them through the wave model would let full-wave shapes beat the
- * maximum); with ordinary GEMM rows of the dtype as well, those are fitted
- * and the result capped at the bound. Bound rows are reported but not
- * fitted.
+ * maximum; a tile overhead only slows shapes below it). With ordinary GEMM rows of the
+ * dtype as well, those are fitted and the result capped at the bound. Bound
+ * rows are reported but not fitted.
  *
  * Attention: rows of kind `attention` (tests/cases/attention.csv: m batch,
  * n sequence, k head dim, heads = 2048 / k, algo fa2 | fa3 | cudnn,
@@ -75,7 +79,8 @@ typedef enum {
 	CALIB_P_LAUNCH,
 	CALIB_P_ATTN_FWD, /* attn_<impl>_fwd */
 	CALIB_P_ATTN_BWD, /* attn_<impl>_bwd */
-	CALIB_P_ATTN_RAMP /* attn_<impl>_ramp */
+	CALIB_P_ATTN_RAMP, /* attn_<impl>_ramp */
+	CALIB_P_GEMM_TILE  /* gemm_tile_overhead */
 } calib_param_kind;
 
 typedef struct calib_param {

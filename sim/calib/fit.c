@@ -20,6 +20,7 @@
 
 #define LAUNCH_HI  1e-4 /* launch_overhead bound, s */
 #define RAMP_HI    1e4  /* attn_<impl>_ramp bound, FLOPs per query token, head, head dim */
+#define TILE_HI    2e-5 /* gemm_tile_overhead bound, s */
 #define TINY_SHARE 0.25 /* a row is tiny when overhead >= this share of it */
 #define MAX_ITER   200
 
@@ -32,7 +33,10 @@ typedef struct fit_ctx {
 
 static double hi_of(const calib_param *p)
 {
-	return p->kind == CALIB_P_LAUNCH ? LAUNCH_HI : p->kind == CALIB_P_ATTN_RAMP ? RAMP_HI : 1.0;
+	return p->kind == CALIB_P_LAUNCH      ? LAUNCH_HI
+	       : p->kind == CALIB_P_ATTN_RAMP ? RAMP_HI
+	       : p->kind == CALIB_P_GEMM_TILE ? TILE_HI
+	                                      : 1.0;
 }
 
 static double sigma(double u)
@@ -69,6 +73,9 @@ static void set_param(hw_gpu *g, const calib_param *p, double x)
 		break;
 	case CALIB_P_ATTN_RAMP:
 		g->attn_ramp[p->impl] = x;
+		break;
+	case CALIB_P_GEMM_TILE:
+		g->gemm_tile_s = x;
 		break;
 	}
 }
@@ -229,13 +236,17 @@ static bool identifiable(const hw_gpu *start, const calib_fit *fit, const calib_
  * the HBM efficiency with hbm_copy rows, the launch with tiny rows. */
 static void choose_params(const hw_gpu *g, calib_fit *fit)
 {
-	bool dtype_seen[HW_DTYPE_COUNT] = {false}, hbm = false, tiny = false;
+	bool dtype_seen[HW_DTYPE_COUNT] = {false}, hbm = false, tiny = false, depths = false;
+	double k_seen[HW_DTYPE_COUNT] = {0};
 	for (size_t i = 0; i < fit->nrows; i++) {
 		const calib_row *r = &fit->rows[i];
 		if (r->bound)
 			continue; /* sweep maxima set their dtype apart (add_bound_only) */
-		if (r->kind == CALIB_ROW_GEMM)
+		if (r->kind == CALIB_ROW_GEMM) {
+			depths = depths || (dtype_seen[r->dtype] && r->k != k_seen[r->dtype]);
 			dtype_seen[r->dtype] = true;
+			k_seen[r->dtype] = r->k;
+		}
 		else if (r->kind == CALIB_ROW_HBM)
 			hbm = true;
 		else
@@ -253,6 +264,9 @@ static void choose_params(const hw_gpu *g, calib_fit *fit)
 		add_param(fit, CALIB_P_HBM_EFF, HW_FP32, "hbm_efficiency", g->hbm_eff);
 	if (tiny)
 		add_param(fit, CALIB_P_LAUNCH, HW_FP32, "launch_overhead", g->launch_s);
+	if (depths) /* start: 1 us, the order of the measured fp8 tiles */
+		add_param(fit, CALIB_P_GEMM_TILE, HW_FP32, "gemm_tile_overhead",
+		          g->gemm_tile_s > 0 ? g->gemm_tile_s : 1e-6);
 	attn_params(fit);
 	size_t kept = 0;
 	for (size_t j = 0; j < fit->nparams; j++) {

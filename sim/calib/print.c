@@ -18,7 +18,7 @@ static double clean(double x, double unit)
 
 static void fmt_value(char *buf, size_t len, const calib_param *p, double x)
 {
-	if (p->kind == CALIB_P_LAUNCH)
+	if (p->kind == CALIB_P_LAUNCH || p->kind == CALIB_P_GEMM_TILE)
 		snprintf(buf, len, "%.3f us", x * 1e6);
 	else if (p->kind == CALIB_P_ATTN_RAMP)
 		snprintf(buf, len, "%.1f", x);

@@ -18,10 +18,17 @@
  *     waves W = ceil(T / sm), the last one holding T - (W-1) sm tiles.
  *
  * Compute. Every SM computes its tile at the per-SM share of the calibrated
- * tensor rate, so a wave lasts t_c = 2 tm tn k / (P_t e_t / sm) however many
- * of its slots are used: the wave quantization (tiles = sm takes one t_c,
- * tiles = sm + 1 two). For m, n multiples of the tile and T of sm, W t_c is
- * 2mnk / (P_t e_t), the plain roofline.
+ * tensor rate, plus a fixed time t_0 per tile (gemm_tile_overhead: the
+ * software pipeline's fill before the first k-step and the epilogue that
+ * converts and writes the tile), so a wave lasts
+ *     t_c = 2 tm tn k / (P_t e_t / sm) + t_0
+ * however many of its slots are used: the wave quantization (tiles = sm
+ * takes one t_c, tiles = sm + 1 two). For m, n multiples of the tile and T of
+ * sm, W t_c is 2mnk / (P_t e_t) + W t_0, the roofline plus the tile cost: the
+ * efficiency of a long-k GEMM is e_t, that of k, e_t k / (k + k_0) with k_0 =
+ * t_0 P_t e_t / (2 tm tn sm). Measured (tests/cases/gemm-shapes.csv, fp8 on
+ * H800 at m = 4096: 1358 TFLOP/s at k = 16384, 1025 at 2048, 590 at 512) k_0
+ * is about 800 fp8 k-steps, t_0 ~1.7 us.
  *
  * Memory. The tiles of a wave stream their A row panels and B column panels
  * (k deep) from HBM; tiles sharing a panel share it through L2, so a wave of
@@ -95,7 +102,7 @@ void hw_gemm_explain(const hw_gpu *g, hw_dtype t, double m, double n, double k, 
 		out->tiles = x.rows * x.cols * batch;
 		out->waves = ceil_div(out->tiles, sm);
 		double last = out->tiles - (out->waves - 1) * sm;
-		double tc = 2.0 * x.tm * x.tn * k / (rate / sm);
+		double tc = 2.0 * x.tm * x.tn * k / (rate / sm) + g->gemm_tile_s;
 		double bf = wave_bytes(&x, fmin(sm, out->tiles)), bl = wave_bytes(&x, last);
 		double full = fmax(tc, hw_stream_time(g, bf)),
 		       tail = fmax(tc, hw_stream_time(g, bl));

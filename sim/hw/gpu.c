@@ -73,6 +73,9 @@ const conf_key hw_gpu_keys[] = {
 	 * channel, 16 channels is a common intra-node ring count (NCCL's limit
 	 * is 32), and an H100 has 132 SMs. An assumption, not a measurement:
 	 * the GPU files set 16 / sm_count each. */
+	{"gemm_tile_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 1e-4, "0 us", NULL,
+	 offsetof(hw_gpu, gemm_tile_s),
+	 "fixed time per GEMM output tile beside its k-loop (prologue, epilogue)"},
 	ATTN("attn_fa2_fwd", HW_FLASH_FA2, 0, "FlashAttention-2 forward: fraction of peak at long sequences"),
 	ATTN("attn_fa2_bwd", HW_FLASH_FA2, 1, "FlashAttention-2 backward: fraction of peak at long sequences"),
 	RAMP("attn_fa2_ramp", HW_FLASH_FA2, "FlashAttention-2: work per query token, head and head dim"),

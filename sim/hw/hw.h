@@ -60,6 +60,10 @@ typedef struct hw_gpu {
 	double tdp_w;
 	/* Per-dtype GEMM efficiency; 0 = use gemm_eff (see hw_gemm_eff). */
 	double gemm_eff_dtype[HW_DTYPE_COUNT];
+	/* Fixed time every GEMM output tile pays beside its k-loop (the
+	 * pipeline's prologue and the epilogue writing the tile; gemm.c): what
+	 * makes short-k GEMMs slower per FLOP. 0 = not measured. */
+	double gemm_tile_s;
 	/* Fraction of compute throughput a concurrently running communication
 	 * kernel takes (its SMs / sm_count); see hw_overlap_time. */
 	double interference;

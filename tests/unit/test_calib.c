@@ -25,6 +25,7 @@ static hw_gpu truth(void)
 	g.gemm_eff_dtype[HW_FP8] = 0.60;
 	g.hbm_eff = 0.85;
 	g.launch_s = 6e-6;
+	g.gemm_tile_s = 1.5e-6;
 	return g;
 }
 
@@ -36,6 +37,7 @@ static hw_gpu start(void)
 	memset(g.gemm_eff_dtype, 0, sizeof g.gemm_eff_dtype);
 	g.hbm_eff = 0.90;
 	g.launch_s = 4e-6;
+	g.gemm_tile_s = 0;
 	return g;
 }
 
@@ -121,9 +123,10 @@ static void test_recovers_exact(void)
 	sim_diag_print(d, stderr);
 	CHECK_INT(fit.nrows, NSHAPES);
 	CHECK_INT(fit.nignored, 2);
-	CHECK_INT(fit.nparams, 4);
-	CHECK_INT(fit.dof, (int)NSHAPES - 4);
+	CHECK_INT(fit.nparams, 5); /* the GEMM rows' several k: the tile overhead too */
+	CHECK_INT(fit.dof, (int)NSHAPES - 5);
 	CHECK(fit.converged);
+	CHECK_NEAR(value_of(&fit, "gemm_tile_overhead"), 1.5e-6, 1e-6);
 	CHECK_NEAR(value_of(&fit, "gemm_efficiency_bf16"), 0.70, 1e-6);
 	CHECK_NEAR(value_of(&fit, "gemm_efficiency_fp8"), 0.60, 1e-6);
 	CHECK_NEAR(value_of(&fit, "hbm_efficiency"), 0.85, 1e-6);
@@ -161,6 +164,8 @@ static void test_recovers_noisy(void)
 	for (size_t j = 0; j < fit.nparams; j++) {
 		const calib_param *p = &fit.params[j];
 		CHECK(p->has_se && p->se > 0);
+		if (p->kind == CALIB_P_GEMM_TILE)
+			continue; /* pinned by few short-k rows: a loose figure */
 		if (p->kind != CALIB_P_LAUNCH)
 			CHECK(p->se < 0.02 * p->value);
 	}
@@ -230,7 +235,10 @@ static void test_include(void)
 		double big = 2.0 * 16384 * 16384 * 16384;
 		double t = hw_gemm_time(&g, HW_BF16, 16384, 16384, 16384, 1);
 		CHECK(big / t <= 794.5e12 * 1.0005);
-		CHECK(big / t >= 794.5e12 * 0.99);
+		/* the GPU file's tile overhead (2.15 us, k_0 ~ 407 bf16 k-steps)
+		 * keeps k = 16384 at 16384 / 16791 of the sweep maximum, its 125th
+		 * wave 10 % full another 0.7 % below */
+		CHECK(big / t >= 794.5e12 * 0.965);
 	}
 	conf_free(doc);
 	sim_diag_free(d);
