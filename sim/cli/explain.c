@@ -455,7 +455,7 @@ static void bubble(FILE *o, const plan_scenario *s, const exec_result *r)
  * last one the rest), each a collective of its own on the same group. */
 static double bucketed(const plan_scenario *s, const net_group *g, double S, int *n)
 {
-	double B = s->plan.bucket_bytes, t = 0;
+	double B = plan_bucket_bytes(s) < S ? plan_bucket_bytes(s) : S, t = 0;
 	net_coll k = s->plan.zero >= 1 ? NET_REDUCESCATTER : NET_ALLREDUCE;
 	net_cost c;
 	*n = (int)ceil(S / B);
@@ -553,7 +553,7 @@ static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
 		fprintf(o, "  buckets      %d %s of up to %s: %s\n", nb,
 		        p->zero >= 1 ? "reduce-scatters (ZeRO: half the ring's traffic)"
 		                     : "all-reduces",
-		        unit(p->bucket_bytes, SIM_UNIT_BYTES, a, sizeof a),
+		        unit(plan_bucket_bytes(s) < S ? plan_bucket_bytes(s) : S, SIM_UNIT_BYTES, a, sizeof a),
 		        unit(bt, SIM_UNIT_TIME, b, sizeof b));
 	double tied = p->zero >= 3 ? 0 : tied_sync(s, gb);
 	if (tied > 0) {

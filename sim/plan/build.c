@@ -734,6 +734,16 @@ static int emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 				? NET_REDUCESCATTER
 				: NET_ALLREDUCE;
 	int layers = plan_stage_layers(s, stage), n = 0;
+	/* The framework's buckets (plan_bucket_bytes). Megatron-Core
+	 * (core/distributed/distributed_data_parallel.py:160-171 at d98e8a64)
+	 * turns bucketing off without overlap_grad_reduce and on pipeline
+	 * ranks after the first, which launch their reduction at the end of
+	 * their backward (pipeline_parallel/schedules.py:2454-2480): one bucket,
+	 * after the stage's backward. */
+	bool one = (!p->overlap_grad_reduce && s->fw.one_bucket_no_overlap) ||
+		   (p->pp > 1 && stage > 0 && s->fw.first_stage_buckets);
+	double bucket = one ? 1e300 : plan_bucket_bytes(s);
+	bool overlap = p->overlap_grad_reduce && !one;
 	double acc = 0, acc_e = 0; /* dense (over dp x cp) and expert (over edp) bytes */
 	if (stage == p->pp - 1)
 		acc += work_params_output(m) / p->tp * gbytes;
@@ -745,9 +755,9 @@ static int emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 		acc_e += experts / ep * gbytes;
 		if (l == 0)
 			acc += embed;
-		if (acc + acc_e < p->bucket_bytes && l > 0)
+		if (acc + acc_e < bucket && l > 0)
 			continue;
-		uint32_t dep = p->overlap_grad_reduce ? layer_end[l] : last_bwd;
+		uint32_t dep = overlap ? layer_end[l] : last_bwd;
 		if (!flush_bucket(b, stage, coll, acc, acc_e, dep, (int16_t)l, out, shard_bytes, &n))
 			return -1;
 		acc = acc_e = 0;
@@ -801,7 +811,7 @@ static int emit_param_gather(builder *b, int stage, uint32_t *pg)
 		acc_e += experts / ep * gbytes;
 		if (l == 0 && stage == 0)
 			acc += work_params_embedding(m) / p->tp * gbytes;
-		if (acc + acc_e < p->bucket_bytes && l > 0)
+		if (acc + acc_e < plan_bucket_bytes(s) && l > 0)
 			continue;
 		for (int k = l; k <= hi; k++)
 			lo[k] = l;

@@ -61,6 +61,18 @@ const conf_key plan_framework_keys[] = {
         {"zero3_gathers", CONF_INT, SIM_UNIT_NONE, 1, 64, "1", NULL, FK(zero3_gathers),
          "ZeRO-3 parameter all-gathers per layer and pass (1: one unit per block as FSDP; "
          "DeepSpeed gathers each linear module apart)"},
+        {"grad_bucket", CONF_REAL, SIM_UNIT_NONE, 0, 1e13, "40000000", NULL, FK(grad_bucket),
+         "parameters per data-parallel gradient bucket (0 = one bucket per stage)"},
+        {"grad_bucket_per_dp", CONF_REAL, SIM_UNIT_NONE, 0, 1e13, "1000000", NULL,
+         FK(grad_bucket_per_dp),
+         "... at least this many per data-parallel rank (Megatron: max(40M, 1M x dp))"},
+        {"one_bucket_no_overlap", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
+         FK(one_bucket_no_overlap),
+         "without overlap_grad_reduce, one collective for the whole stage"},
+        {"first_stage_buckets", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
+         FK(first_stage_buckets),
+         "with a pipeline only the first stage buckets and overlaps; the others reduce "
+         "one bucket after their backward"},
         {"op_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 1, "20 us", NULL, FK(op_overhead_s),
          "host time per operation beside its kernel launch (0 = CUDA graphs)"},
 };
@@ -238,4 +250,16 @@ bool plan_grads_sharded(const plan_scenario *s)
 	if (p->zero >= 3)
 		return true;
 	return p->zero == 2 && (plan_microbatches(p) == 1 || plan_grad_reduce_microbatch(s));
+}
+
+double plan_bucket_bytes(const plan_scenario *s)
+{
+	const plan_spec *p = &s->plan;
+	if (p->bucket_bytes > 0)
+		return p->bucket_bytes;
+	double g = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	double dpg = (double)p->dp * (p->cp > 1 ? p->cp : 1);
+	double n = s->fw.grad_bucket_per_dp * dpg;
+	n = n > s->fw.grad_bucket ? n : s->fw.grad_bucket;
+	return n > 0 ? n * g : 1e300; /* 0: one bucket */
 }

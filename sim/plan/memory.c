@@ -1,6 +1,7 @@
 /* memory.c - per-rank HBM budget of a plan, by category. */
 #include "plan.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 const char *plan_mem_name(plan_mem m)
@@ -211,7 +212,7 @@ void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]
 				  ? 2.0 * work_params_layer(&s->model) / p->tp * w
 				  : 0.0;
 	bytes[PLAN_MEM_BUFFERS] =
-		gathered + ((dpg > 1 || eshards > 1) && p->zero < 3 ? 2.0 * p->bucket_bytes : 0.0) +
+		gathered + ((dpg > 1 || eshards > 1) && p->zero < 3 ? 2.0 * fmin(plan_bucket_bytes(s), (params + experts) * g) : 0.0) +
 		(p->pp > 1 ? 4.0 * work_p2p_bytes(&s->model, &sh) : 0.0);
 	if (s->inference)
 		inference_memory(s, stage, bytes);

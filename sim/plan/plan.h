@@ -52,7 +52,7 @@ typedef struct plan_spec {
 	work_recompute recompute;
 	bool sequence_parallel;
 	int zero;                 /* 0-3; 1 = distributed optimizer */
-	double bucket_bytes;      /* gradient all-reduce bucket */
+	double bucket_bytes;      /* gradient bucket; 0 = the framework's (plan_bucket_bytes) */
 	bool overlap_grad_reduce; /* DP all-reduce overlapped with backward */
 	bool fp32_grads;          /* gradients accumulated in fp32 (Megatron main grads) */
 	/* Pipeline layout (Megatron-Core's decoder_first/last_pipeline_num_layers and
@@ -155,6 +155,14 @@ typedef struct plan_framework {
 	int zero3_gathers;            /* ZeRO-3 all-gathers per layer and pass: 1 for
 				       * FSDP's per-block units, one per linear
 				       * module for DeepSpeed (plan_build) */
+	/* Gradient buckets (plan_bucket_bytes, emit_grad_buckets): a bucket holds
+	 * max(grad_bucket, grad_bucket_per_dp x dp x cp) parameters' gradients;
+	 * one_bucket_no_overlap: without overlap_grad_reduce the whole stage is
+	 * one collective after the backward; first_stage_buckets: pipeline
+	 * stages after the first reduce one bucket after their backward (only
+	 * the first overlaps). */
+	double grad_bucket, grad_bucket_per_dp;
+	bool one_bucket_no_overlap, first_stage_buckets;
 } plan_framework;
 
 extern const conf_key plan_framework_keys[]; /* [framework] */
@@ -256,6 +264,11 @@ bool plan_grad_reduce_microbatch(const struct plan_scenario *s);
 /* Whether a rank keeps only its shard of the gradients: ZeRO-3, or ZeRO-2
  * when it reduces every micro-batch or runs a single one. */
 bool plan_grads_sharded(const struct plan_scenario *s);
+
+/* Bytes of one data-parallel gradient bucket: [parallel] bucket_size when
+ * set, else the framework's max(grad_bucket, grad_bucket_per_dp x dp x cp)
+ * parameters of 4-byte (fp32_grads) or 2-byte gradients. */
+double plan_bucket_bytes(const struct plan_scenario *s);
 
 /* Micro-batches per step per pipeline: global_batch / (micro_batch * dp). */
 int plan_microbatches(const plan_spec *p);

@@ -170,7 +170,8 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		reduce = coll_time(s, NET_ALLREDUCE, dp, grad_bytes);
 	}
 	if (p->overlap_grad_reduce) {
-		double frac = grad_bytes > p->bucket_bytes ? p->bucket_bytes / grad_bytes : 1;
+		double bk = plan_bucket_bytes(s);
+		double frac = grad_bytes > bk ? bk / grad_bytes : 1;
 		double hidden = reduce - last_bwd_s;
 		reduce = hidden > reduce * frac ? hidden : reduce * frac;
 	}

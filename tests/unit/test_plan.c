@@ -596,6 +596,12 @@ static void test_framework_default(void)
 		CHECK_INT(x->zero_grad_op, y->zero_grad_op);
 		CHECK_INT(x->uneven, y->uneven);
 		CHECK_NEAR(x->op_overhead_s, y->op_overhead_s, 0);
+		CHECK_INT(x->flash_impl, y->flash_impl);
+		CHECK_INT(x->zero3_gathers, y->zero3_gathers);
+		CHECK_NEAR(x->grad_bucket, y->grad_bucket, 0);
+		CHECK_NEAR(x->grad_bucket_per_dp, y->grad_bucket_per_dp, 0);
+		CHECK_INT(x->one_bucket_no_overlap, y->one_bucket_no_overlap);
+		CHECK_INT(x->first_stage_buckets, y->first_stage_buckets);
 		CHECK_NEAR(a->gpu.framework_s, x->op_overhead_s, 0);
 	}
 	plan_scenario_free(a);
