@@ -76,7 +76,7 @@ typedef struct exec_result {
 	char model[EXEC_NAME_MAX];
 	char gpu[EXEC_NAME_MAX];
 	char cluster[EXEC_NAME_MAX];
-	char plan[EXEC_NAME_MAX]; /* "tp8 pp16 dp8 mb1 gb1536 1f1b full fp16" */
+	char plan[PLAN_LABEL_MAX]; /* plan_label: "megatron-lm tp8 cp1 pp16 vpp1 dp8 ..." */
 	uint64_t seed;
 	int gpus;
 	/* headline */
