@@ -48,7 +48,8 @@ static const char usage[] =
         "  --train-tokens D         time, GPU-hours, energy, cost and CO2 to train on\n"
         "                           D tokens (e.g. 2e12) with the best plan;\n"
         "                           'chinchilla' = 20 x parameters\n"
-        "  --json                   one JSON object: plans, pruned, prescreen_plans_per_s\n"
+        "  --json                   one JSON object: plans, pruned (counts by reason),\n"
+        "                           pruned_examples, prescreen_plans_per_s\n"
         "  --html FILE              a page with the ranked plans, step time against cost\n"
         "                           and the Pareto front (inline SVG, no script)\n"
         "  --db PATH                run database (default: $PODSIM_DB, else podsim.db)\n"
@@ -302,10 +303,13 @@ static void print_text(const sweep_space *sp, const sweep_screen_result *sr, con
 	}
 	printf("\n* = Pareto front of (step time, GPUs, cost per step)\n");
 	if (sr->nplans > sr->fitting) {
-		printf("\npruned:\n");
+		/* Counted by the message with its numbers as '#'; the first plan's
+		 * own message is printed, numbers and all. */
+		printf("\npruned (plans, and the reason of the first of them):\n");
 		for (int i = 0; i < sr->nreasons; i++)
-			printf("  %8llu  %s\n", (unsigned long long)sr->reason_count[i],
-			       sr->reasons[i]);
+			printf("  %8llu  %s%s\n", (unsigned long long)sr->reason_count[i],
+			       strcmp(sr->reasons[i], "other reasons") ? "" : "other reasons, e.g. ",
+			       sr->examples[i][0] ? sr->examples[i] : sr->reasons[i]);
 	}
 }
 
@@ -383,6 +387,13 @@ static void print_json(const sweep_space *sp, const sweep_screen_result *sr, con
 		printf("%s", i ? "," : "");
 		json_str(sr->reasons[i]);
 		printf(":%llu", (unsigned long long)sr->reason_count[i]);
+	}
+	printf("},\"pruned_examples\":{");
+	for (int i = 0; i < sr->nreasons; i++) {
+		printf("%s", i ? "," : "");
+		json_str(sr->reasons[i]);
+		putchar(':');
+		json_str(sr->examples[i]);
 	}
 	printf("}");
 	if (t)

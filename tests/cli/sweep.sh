@@ -70,6 +70,13 @@ da=$("$podsim" runs digest --db "$tmp/s.db") db=$("$podsim" runs digest --db "$t
 "$podsim" sweep scenarios/sweep-quickstart.ini --no-db >"$tmp/demo.txt" 2>&1 ||
 	{ echo "demo sweep failed"; cat "$tmp/demo.txt"; fail=1; }
 grep -q '^288 plans, 216 valid' "$tmp/demo.txt" || { echo "demo sweep: $(head -1 "$tmp/demo.txt")"; fail=1; }
+# Pruned plans print the first one's reason with its numbers, not '#'.
+sed -n '/^pruned/,$p' "$tmp/demo.txt" >"$tmp/pruned.txt"
+[ -s "$tmp/pruned.txt" ] || { echo "demo sweep: no pruned section"; fail=1; }
+! grep -q '#' "$tmp/pruned.txt" || { echo "demo sweep: placeholders in pruned:"; cat "$tmp/pruned.txt"; fail=1; }
+"$podsim" sweep "$q" --vary parallel.micro_batch=3,5 --vary parallel.tp=1,2 --no-db >"$tmp/mb.txt" 2>&1
+grep -q '^         4  global_batch = 128 is not a multiple of micro_batch\*dp = 3\*8 = 24$' "$tmp/mb.txt" ||
+	{ echo "pruned example:"; cat "$tmp/mb.txt"; fail=1; }
 
 # --- bad input: status 2 and the message -----------------------------------------
 err=$("$podsim" sweep "$q" --vary parallel.tp=1,x --no-db 2>&1 >/dev/null); rc=$?
