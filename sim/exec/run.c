@@ -2,6 +2,7 @@
  * headline metrics (definitions in result.h and ARCHITECTURE.md). */
 #include "exec.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -16,6 +17,7 @@ static void identity(const plan_scenario *s, exec_result *r)
 	plan_label(s, r->plan, sizeof r->plan);
 	r->seed = s->seed;
 	r->gpus = s->cluster.gpus;
+	r->band_lo_s = r->band_hi_s = NAN; /* valid_refs_apply fills them */
 }
 
 static void memory(const plan_scenario *s, exec_result *r)
