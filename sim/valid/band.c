@@ -56,12 +56,13 @@ const char *valid_gpu_generation(const char *gpu)
 	static const struct {
 		const char *prefix, *gen;
 	} map[] = {
-		{"v100", "volta"},   {"t4", "turing"},       {"a100", "ampere"},   {"a800", "ampere"},
-		{"a40", "ampere"},   {"a30", "ampere"},      {"a10", "ampere"},    {"rtx-30", "ampere"},
-		{"rtx-4090", "ada"}, {"l40", "ada"},         {"l4", "ada"},        {"gh200", "hopper"},
-		{"h100", "hopper"},  {"h200", "hopper"},     {"h800", "hopper"},   {"h20", "hopper"},
-		{"gb200", "blackwell"}, {"b200", "blackwell"}, {"b100", "blackwell"},
-		{"mi300", "cdna3"},  {"mi250", "cdna2"},
+	        {"v100", "volta"},     {"t4", "turing"},       {"a100", "ampere"},
+	        {"a800", "ampere"},    {"a40", "ampere"},      {"a30", "ampere"},
+	        {"a10", "ampere"},     {"rtx-30", "ampere"},   {"rtx-4090", "ada"},
+	        {"l40", "ada"},        {"l4", "ada"},          {"gh200", "hopper"},
+	        {"h100", "hopper"},    {"h200", "hopper"},     {"h800", "hopper"},
+	        {"h20", "hopper"},     {"gb200", "blackwell"}, {"b200", "blackwell"},
+	        {"b100", "blackwell"}, {"mi300", "cdna3"},     {"mi250", "cdna2"},
 	};
 	for (size_t i = 0; gpu && i < sizeof map / sizeof map[0]; i++)
 		if (!strncmp(gpu, map[i].prefix, strlen(map[i].prefix)))
@@ -74,7 +75,10 @@ enum { NBUCKETS = 4 };
 
 const char *valid_scale_bucket(int gpus)
 {
-	return gpus <= 8 ? buckets[0] : gpus <= 64 ? buckets[1] : gpus <= 512 ? buckets[2] : buckets[3];
+	return gpus <= 8     ? buckets[0]
+	       : gpus <= 64  ? buckets[1]
+	       : gpus <= 512 ? buckets[2]
+	                     : buckets[3];
 }
 
 /* ---------------------------------------------------------- statistics -- */
@@ -164,7 +168,7 @@ static bool in_cell(const valid_row *v, const char *gen, const char *fw, const c
 /* The cell's statistics and sources; false when it has fewer than
  * VALID_BAND_MIN_ROWS rows. buf and src hold r->nrows entries. */
 static bool make_cell(const valid_report *r, const char *gen, const char *fw, const char *scale,
-		      cell_row *buf, size_t *src, valid_band *b)
+                      cell_row *buf, size_t *src, valid_band *b)
 {
 	memset(b, 0, sizeof *b);
 	snprintf(b->generation, sizeof b->generation, "%s", gen);
@@ -183,7 +187,7 @@ static bool make_cell(const valid_report *r, const char *gen, const char *fw, co
 			src[ns++] = i;
 			size_t used = strlen(b->names);
 			snprintf(b->names + used, sizeof b->names - used, "%s%s", used ? "; " : "",
-				 v->group);
+			         v->group);
 		}
 		buf[n++] = (cell_row){log(v->measured / v->predicted), 0, i, j};
 	}
@@ -207,8 +211,9 @@ static bool make_cell(const valid_report *r, const char *gen, const char *fw, co
 static void write_cell(FILE *out, const valid_band *b)
 {
 	fprintf(out, "%s,%s,%s,%d,%d,%.2f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%s,\"%s\"\n",
-		b->generation, b->framework, b->scale, b->rows, b->sources, b->n_eff, b->q10,
-		b->median, b->q90, b->min, b->max, b->lo, b->hi, b->widened ? "yes" : "no", b->names);
+	        b->generation, b->framework, b->scale, b->rows, b->sources, b->n_eff, b->q10,
+	        b->median, b->q90, b->min, b->max, b->lo, b->hi, b->widened ? "yes" : "no",
+	        b->names);
 }
 
 static int by_name(const void *a, const void *b)
@@ -247,7 +252,7 @@ int valid_bands_write(const valid_report *r, FILE *out)
 	}
 	size_t ng = distinct(r, true, gens), nf = distinct(r, false, fws);
 	fprintf(out, "generation,framework,gpus,rows,sources,n_eff,q10,median,q90,min,max,lo,hi,"
-		     "widened,source_names\n");
+	             "widened,source_names\n");
 	valid_band b;
 	for (size_t g = 0; g <= ng; g++) {
 		const char *gen = g < ng ? gens[g] : "*";
@@ -281,7 +286,7 @@ static int get_num(const cases_csv *c, size_t row, const char *col, double *out,
 		return 1;
 	if (!isfinite(*out) || *out < 0) {
 		sim_diag_error(diag, cases_csv_path(c), cases_csv_line(c, row),
-			       "column '%s': expected a number >= 0", col);
+		               "column '%s': expected a number >= 0", col);
 		return 1;
 	}
 	return 0;
@@ -289,9 +294,10 @@ static int get_num(const cases_csv *c, size_t row, const char *col, double *out,
 
 int valid_bands_load(const char *path, valid_bands **out, sim_diag *diag)
 {
-	static const char *const need[] = {"generation", "framework", "gpus", "rows", "sources",
-					   "n_eff", "q10", "median", "q90", "min", "max", "lo",
-					   "hi", "widened", "source_names", NULL};
+	static const char *const need[] = {"generation", "framework", "gpus",         "rows",
+	                                   "sources",    "n_eff",     "q10",          "median",
+	                                   "q90",        "min",       "max",          "lo",
+	                                   "hi",         "widened",   "source_names", NULL};
 	*out = NULL;
 	cases_csv *c;
 	int rc = cases_csv_read(path, &c, diag);
@@ -309,23 +315,27 @@ int valid_bands_load(const char *path, valid_bands **out, sim_diag *diag)
 		valid_band *b = &t->cells[t->n++];
 		double rows = 0, sources = 0;
 		snprintf(b->generation, sizeof b->generation, "%s",
-			 cases_csv_get(c, i, cases_csv_col(c, "generation")));
+		         cases_csv_get(c, i, cases_csv_col(c, "generation")));
 		snprintf(b->framework, sizeof b->framework, "%s",
-			 cases_csv_get(c, i, cases_csv_col(c, "framework")));
-		snprintf(b->scale, sizeof b->scale, "%s", cases_csv_get(c, i, cases_csv_col(c, "gpus")));
+		         cases_csv_get(c, i, cases_csv_col(c, "framework")));
+		snprintf(b->scale, sizeof b->scale, "%s",
+		         cases_csv_get(c, i, cases_csv_col(c, "gpus")));
 		snprintf(b->names, sizeof b->names, "%s",
-			 cases_csv_get(c, i, cases_csv_col(c, "source_names")));
+		         cases_csv_get(c, i, cases_csv_col(c, "source_names")));
 		b->widened = !strcmp(cases_csv_get(c, i, cases_csv_col(c, "widened")), "yes");
-		bad += get_num(c, i, "rows", &rows, diag) + get_num(c, i, "sources", &sources, diag) +
-		       get_num(c, i, "n_eff", &b->n_eff, diag) + get_num(c, i, "q10", &b->q10, diag) +
-		       get_num(c, i, "median", &b->median, diag) + get_num(c, i, "q90", &b->q90, diag) +
-		       get_num(c, i, "min", &b->min, diag) + get_num(c, i, "max", &b->max, diag) +
-		       get_num(c, i, "lo", &b->lo, diag) + get_num(c, i, "hi", &b->hi, diag);
+		bad += get_num(c, i, "rows", &rows, diag) +
+		       get_num(c, i, "sources", &sources, diag) +
+		       get_num(c, i, "n_eff", &b->n_eff, diag) +
+		       get_num(c, i, "q10", &b->q10, diag) +
+		       get_num(c, i, "median", &b->median, diag) +
+		       get_num(c, i, "q90", &b->q90, diag) + get_num(c, i, "min", &b->min, diag) +
+		       get_num(c, i, "max", &b->max, diag) + get_num(c, i, "lo", &b->lo, diag) +
+		       get_num(c, i, "hi", &b->hi, diag);
 		b->rows = (int)rows;
 		b->sources = (int)sources;
 		if (!bad && !(b->lo > 0 && b->lo <= b->hi)) {
 			sim_diag_error(diag, path, cases_csv_line(c, i),
-				       "band: expected 0 < lo <= hi, got %g and %g", b->lo, b->hi);
+			               "band: expected 0 < lo <= hi, got %g and %g", b->lo, b->hi);
 			bad++;
 		}
 	}
@@ -347,17 +357,20 @@ void valid_bands_free(valid_bands *t)
 }
 
 bool valid_band_find(const valid_bands *t, const char *gpu, const char *framework, int gpus,
-		     valid_band *out)
+                     valid_band *out)
 {
 	const char *gen = valid_gpu_generation(gpu), *scale = valid_scale_bucket(gpus);
-	const char *const levels[5][3] = {
-		{gen, framework, scale}, {gen, framework, "*"}, {gen, "*", scale}, {gen, "*", "*"},
-		{"*", "*", "*"}};
+	const char *const levels[5][3] = {{gen, framework, scale},
+	                                  {gen, framework, "*"},
+	                                  {gen, "*", scale},
+	                                  {gen, "*", "*"},
+	                                  {"*", "*", "*"}};
 	memset(out, 0, sizeof *out);
 	for (int l = 0; t && l < 5; l++)
 		for (size_t i = 0; i < t->n; i++) {
 			const valid_band *b = &t->cells[i];
-			if (!strcmp(b->generation, levels[l][0]) && !strcmp(b->framework, levels[l][1]) &&
+			if (!strcmp(b->generation, levels[l][0]) &&
+			    !strcmp(b->framework, levels[l][1]) &&
 			    !strcmp(b->scale, levels[l][2])) {
 				*out = *b;
 				out->level = l + 1;

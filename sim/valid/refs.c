@@ -32,8 +32,8 @@ struct valid_refs {
 
 static int load_mfu(const char *path, valid_refs *r, sim_diag *diag)
 {
-	static const char *const need[] = {"generation", "precision", "mfu", "gpu", "gpus",
-					   "model", "source", NULL};
+	static const char *const need[] = {"generation", "precision", "mfu",    "gpu",
+	                                   "gpus",       "model",     "source", NULL};
 	cases_csv *c;
 	int rc = cases_csv_read(path, &c, diag);
 	if (rc != SIM_OK)
@@ -45,27 +45,27 @@ static int load_mfu(const char *path, valid_refs *r, sim_diag *diag)
 		mfu_row *m = &r->mfu[r->nmfu++];
 		long gpus = 0;
 		snprintf(m->generation, sizeof m->generation, "%s",
-			 cases_csv_get(c, i, cases_csv_col(c, "generation")));
+		         cases_csv_get(c, i, cases_csv_col(c, "generation")));
 		snprintf(m->precision, sizeof m->precision, "%s",
-			 cases_csv_get(c, i, cases_csv_col(c, "precision")));
+		         cases_csv_get(c, i, cases_csv_col(c, "precision")));
 		snprintf(m->gpu, sizeof m->gpu, "%s", cases_csv_get(c, i, cases_csv_col(c, "gpu")));
 		snprintf(m->model, sizeof m->model, "%s",
-			 cases_csv_get(c, i, cases_csv_col(c, "model")));
+		         cases_csv_get(c, i, cases_csv_col(c, "model")));
 		snprintf(m->source, sizeof m->source, "%s",
-			 cases_csv_get(c, i, cases_csv_col(c, "source")));
+		         cases_csv_get(c, i, cases_csv_col(c, "source")));
 		bad += cases_get_real(c, i, "mfu", NAN, &m->mfu, diag) != SIM_OK;
 		bad += cases_get_int(c, i, "gpus", 0, &gpus, diag) != SIM_OK;
 		m->gpus = (int)gpus;
 		if (!bad && !(m->mfu > 0 && m->mfu < 1)) {
 			sim_diag_error(diag, path, cases_csv_line(c, i),
-				       "column 'mfu': expected a fraction in (0, 1), got '%s'",
-				       cases_csv_get(c, i, cases_csv_col(c, "mfu")));
+			               "column 'mfu': expected a fraction in (0, 1), got '%s'",
+			               cases_csv_get(c, i, cases_csv_col(c, "mfu")));
 			bad++;
 		}
 		if (!bad && strcmp(m->precision, "16-bit") && strcmp(m->precision, "fp8")) {
 			sim_diag_error(diag, path, cases_csv_line(c, i),
-				       "column 'precision': expected 16-bit or fp8, got '%s'",
-				       m->precision);
+			               "column 'precision': expected 16-bit or fp8, got '%s'",
+			               m->precision);
 			bad++;
 		}
 	}
@@ -105,7 +105,7 @@ void valid_refs_free(valid_refs *r)
 }
 
 bool valid_refs_band(const valid_refs *r, const char *gpu, const char *framework, int gpus,
-		     valid_band *out)
+                     valid_band *out)
 {
 	return valid_band_find(r ? r->bands : NULL, gpu, framework, gpus, out);
 }
@@ -114,11 +114,13 @@ bool valid_refs_band(const valid_refs *r, const char *gpu, const char *framework
 static const char *precision_class(hw_dtype t)
 {
 	const char *n = hw_dtype_name(t);
-	return !strcmp(n, "bf16") || !strcmp(n, "fp16") ? "16-bit" : !strcmp(n, "fp8") ? "fp8" : NULL;
+	return !strcmp(n, "bf16") || !strcmp(n, "fp16") ? "16-bit"
+	       : !strcmp(n, "fp8")                      ? "fp8"
+	                                                : NULL;
 }
 
 bool valid_refs_mfu(const valid_refs *r, const char *gpu, hw_dtype dtype, double *mfu, char *why,
-		    size_t len)
+                    size_t len)
 {
 	const char *gen = valid_gpu_generation(gpu), *prec = precision_class(dtype);
 	for (size_t i = 0; r && prec && i < r->nmfu; i++) {
@@ -127,7 +129,7 @@ bool valid_refs_mfu(const valid_refs *r, const char *gpu, hw_dtype dtype, double
 			continue;
 		*mfu = m->mfu;
 		snprintf(why, len, "%.1f%% on %s in %s: %s, %s on %d GPUs", 100 * m->mfu, gen, prec,
-			 m->source, m->model, m->gpus);
+		         m->source, m->model, m->gpus);
 		return true;
 	}
 	return false;
@@ -140,9 +142,10 @@ void valid_band_describe(const valid_band *b, char *buf, size_t len)
 		snprintf(scale, sizeof scale, "any scale");
 	else
 		snprintf(scale, sizeof scale, "%s GPUs", b->scale);
-	snprintf(buf, len, "%s, %s, %s: %d rows, %d source%s", strcmp(b->generation, "*") ? b->generation : "any GPU",
-		 strcmp(b->framework, "*") ? b->framework : "any framework", scale, b->rows,
-		 b->sources, b->sources == 1 ? "" : "s");
+	snprintf(buf, len, "%s, %s, %s: %d rows, %d source%s",
+	         strcmp(b->generation, "*") ? b->generation : "any GPU",
+	         strcmp(b->framework, "*") ? b->framework : "any framework", scale, b->rows,
+	         b->sources, b->sources == 1 ? "" : "s");
 }
 
 void valid_refs_apply(const valid_refs *refs, const plan_scenario *s, exec_result *r)
@@ -164,6 +167,6 @@ void valid_refs_apply(const valid_refs *refs, const plan_scenario *s, exec_resul
 	if (valid_refs_mfu(refs, s->gpu.name, s->dtype, &best, why, sizeof why) && r->mfu > best) {
 		r->implausible = true;
 		snprintf(r->implausible_why, sizeof r->implausible_why,
-			 "MFU %.1f%% is above the best published, %s", 100 * r->mfu, why);
+		         "MFU %.1f%% is above the best published, %s", 100 * r->mfu, why);
 	}
 }

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 static void row(valid_row *v, const char *group, const char *gpu, const char *fw, int gpus,
-		double ratio)
+                double ratio)
 {
 	memset(v, 0, sizeof *v);
 	v->status = VALID_OK;
@@ -153,12 +153,12 @@ static void test_levels(void)
 		int gpus, level;
 		const char *cell;
 	} q[] = {
-		{"h100-sxm5-80g", "megatron-core", 32, 1, "hopper, megatron-core, 9-64 GPUs"},
-		{"h800-sxm5-80g", "megatron-core", 1024, 2, "hopper, megatron-core, any scale"},
-		{"h200-sxm-141g", "nemo", 64, 3, "hopper, any framework, 9-64 GPUs"},
-		{"h100-pcie", "nemo", 8, 4, "hopper, any framework, any scale"},
-		{"b200", "megatron-core", 16, 5, "any GPU, any framework, any scale"},
-		{"my-own-gpu", "x", 1, 5, "any GPU, any framework, any scale"},
+	        {"h100-sxm5-80g", "megatron-core", 32, 1, "hopper, megatron-core, 9-64 GPUs"},
+	        {"h800-sxm5-80g", "megatron-core", 1024, 2, "hopper, megatron-core, any scale"},
+	        {"h200-sxm-141g", "nemo", 64, 3, "hopper, any framework, 9-64 GPUs"},
+	        {"h100-pcie", "nemo", 8, 4, "hopper, any framework, any scale"},
+	        {"b200", "megatron-core", 16, 5, "any GPU, any framework, any scale"},
+	        {"my-own-gpu", "x", 1, 5, "any GPU, any framework, any scale"},
 	};
 	for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
 		CHECK(valid_band_find(t, q[i].gpu, q[i].fw, q[i].gpus, &b));
@@ -190,7 +190,8 @@ static void test_bad_table(void)
 	if (!CHECK(f != NULL))
 		return;
 	fputs("generation,framework,gpus,rows,sources,n_eff,q10,median,q90,min,max,lo,hi,widened,"
-	      "source_names\nhopper,nemo,1-8,3,1,3,1,1,1,1,1,1.2,1.1,no,x\n", f);
+	      "source_names\nhopper,nemo,1-8,3,1,3,1,1,1,1,1,1.2,1.1,no,x\n",
+	      f);
 	fclose(f);
 	sim_diag *d = sim_diag_new();
 	valid_bands *t = NULL;
@@ -198,7 +199,7 @@ static void test_bad_table(void)
 	CHECK(t == NULL);
 	char want[320];
 	snprintf(want, sizeof want, "%s:2: error: band: expected 0 < lo <= hi, got 1.2 and 1.1",
-		 path);
+	         path);
 	if (CHECK_INT(sim_diag_count(d), 1))
 		CHECK_STR(sim_diag_text(d, 0), want);
 	sim_diag_free(d);
