@@ -14,6 +14,7 @@
  * time of that category over the pipeline stages), as `podsim run` reports
  * them per stage. `sweep:N` stands for every run of sweep N, fastest first. */
 #include "cli/cli.h"
+#include "report/report.h"
 #include "store/store.h"
 
 #include <math.h>
@@ -27,10 +28,12 @@
 static const char usage[] =
         "usage: podsim compare ID ID ... [--db PATH]\n"
         "\n"
-        "Print stored runs side by side: headline metrics and the step's breakdown\n"
-        "(worst pipeline stage per category), each with its difference from the first\n"
-        "run, the settings that differ, and the biggest difference explained in one\n"
-        "line. An ID is a run id or sweep:N (every run of sweep N, fastest first).\n"
+        "Print stored runs side by side: headline metrics (with each run's error band\n"
+        "and implausibility flag) and the step's breakdown (worst pipeline stage per\n"
+        "category), each with its difference from the first run, the plans, the\n"
+        "settings whose effective values differ (keys a run leaves unset compared at\n"
+        "their defaults), and the biggest difference explained in one line. An ID is\n"
+        "a run id or sweep:N (every run of sweep N, fastest first).\n"
         "\n"
         "options:\n"
         "  --db PATH    run database (default: $PODSIM_DB, else podsim.db)\n"
@@ -217,8 +220,19 @@ static void print_table(const run_view *v, size_t n)
 	} while (0)
 	METRIC("GPUs", v[i].r.gpus, "%.0f");
 	METRIC("step (s)", v[i].r.step_s, "%.4f");
+	printf("%-24s", "likely (s)"); /* the error band each run was stored with */
+	for (size_t i = 0; i < n; i++) {
+		char band[64];
+		report_range_text(v[i].r.band_lo_s, v[i].r.band_hi_s, "", band, sizeof band);
+		printf(" %24s", *band ? band : "-");
+	}
+	putchar('\n');
 	METRIC("tokens/s", v[i].r.tokens_per_s, "%.0f");
 	METRIC("MFU (%)", 100 * v[i].r.mfu, "%.2f");
+	printf("%-24s", "implausible");
+	for (size_t i = 0; i < n; i++)
+		printf(" %24s", v[i].r.implausible ? "yes" : "no");
+	putchar('\n');
 	METRIC("bubble (%)", 100 * v[i].r.bubble_fraction, "%.2f");
 	METRIC("memory peak (GiB)", v[i].r.mem_peak_bytes / 1073741824.0, "%.2f");
 	for (int c = 0; c < EXEC_CAT_COUNT; c++) {

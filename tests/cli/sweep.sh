@@ -67,6 +67,8 @@ grep -q '^  parallel.vpp  *1 (default) | 2$' "$tmp/cd.txt" ||
 	{ echo "compare: vpp against its default not shown"; cat "$tmp/cd.txt"; fail=1; }
 grep -q '^  framework.op_overhead  *20 us (default) | 0us$' "$tmp/cd.txt" ||
 	{ echo "compare: framework default not shown"; cat "$tmp/cd.txt"; fail=1; }
+grep -Eq '^likely \(s\) +[0-9.]+-[0-9.]+ +[0-9.]+-[0-9.]+$' "$tmp/cd.txt" ||
+	{ echo "compare: no band row"; cat "$tmp/cd.txt"; fail=1; }
 grep -q '^  run 2: megatron-core tp2 cp1 pp2 vpp2 ' "$tmp/cd.txt" ||
 	{ echo "compare: plans not listed"; cat "$tmp/cd.txt"; fail=1; }
 [ "$(grep -c '^  [a-z]*\.[a-z_]* ' "$tmp/cd.txt")" = 2 ] ||
