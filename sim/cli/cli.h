@@ -10,6 +10,14 @@
  * (main.c). Every command reports its argument errors through it. */
 int cli_usage_error(const char *cmd, const char *usage, const char *msg, const char *arg);
 
+/* The data folder of shipped tables (bands, MFU ceilings, GPU files for
+ * validate): $PODSIM_DATA, else the source tree podsim was built from. */
+const char *cli_datadir(void);
+/* Read the tables a prediction is judged against (valid_refs_load) from
+ * cli_datadir(); diagnostics on stderr. Returns 0 or an exit status. */
+struct valid_refs;
+int cli_load_refs(struct valid_refs **out);
+
 /* podsim estimate: back-of-the-envelope memory, GPU-count and compute figures
  * (estimate.c). */
 int cli_estimate(int argc, char **argv);

@@ -3,10 +3,18 @@
  * step's breakdown and the settings behind it ("run 7 spends 2.1 s less in
  * pipeline bubbles than run 3: parallel.vpp 3 vs 1").
  *
+ * Settings are compared by their effective values: each run's stored
+ * resolved scenario text, with every key it does not set filled in with the
+ * key table's default (the same tables the loader reads: [scenario], [model],
+ * [gpu], [node], [cluster], [parallel], [train], [framework]), so a key one
+ * run sets and the other leaves at its default (vpp = 5 against vpp's
+ * default 1) is a difference, printed with "(default)".
+ *
  * Breakdown figures are per category on the worst rank class (the largest
  * time of that category over the pipeline stages), as `podsim run` reports
  * them per stage. `sweep:N` stands for every run of sweep N, fastest first. */
 #include "cli/cli.h"
+#include "report/report.h"
 #include "store/store.h"
 
 #include <math.h>
@@ -15,15 +23,17 @@
 
 #define EXIT_INPUT   2
 #define MAX_RUNS     16
-#define MAX_SETTINGS 256
+#define MAX_SETTINGS 1024
 
 static const char usage[] =
         "usage: podsim compare ID ID ... [--db PATH]\n"
         "\n"
-        "Print stored runs side by side: headline metrics and the step's breakdown\n"
-        "(worst pipeline stage per category), each with its difference from the first\n"
-        "run, the settings that differ, and the biggest difference explained in one\n"
-        "line. An ID is a run id or sweep:N (every run of sweep N, fastest first).\n"
+        "Print stored runs side by side: headline metrics (with each run's error band\n"
+        "and implausibility flag) and the step's breakdown (worst pipeline stage per\n"
+        "category), each with its difference from the first run, the plans, the\n"
+        "settings whose effective values differ (keys a run leaves unset compared at\n"
+        "their defaults), and the biggest difference explained in one line. An ID is\n"
+        "a run id or sweep:N (every run of sweep N, fastest first).\n"
         "\n"
         "options:\n"
         "  --db PATH    run database (default: $PODSIM_DB, else podsim.db)\n"
@@ -34,6 +44,7 @@ static const char usage[] =
 typedef struct setting {
 	char key[96];
 	char value[128];
+	bool def; /* not in the scenario text: the key table's default */
 } setting;
 
 typedef struct run_view {
@@ -71,12 +82,51 @@ static size_t parse_settings(const char *text, setting *out, size_t cap)
 	return n;
 }
 
-static const char *setting_of(const run_view *v, const char *key)
+static const setting *find_setting(const run_view *v, const char *key)
 {
 	for (size_t i = 0; i < v->nset; i++)
 		if (!strcmp(v->set[i].key, key))
-			return v->set[i].value;
-	return "-";
+			return &v->set[i];
+	return NULL;
+}
+
+static const char *setting_of(const run_view *v, const char *key)
+{
+	const setting *x = find_setting(v, key);
+	return x ? x->value : "-";
+}
+
+/* Every key of the loader's tables that the scenario text does not set,
+ * with its default (keys without one are required: always in the text). */
+static size_t fill_defaults(run_view *v, size_t cap)
+{
+	static const struct {
+		const char *section;
+		const conf_key *keys;
+		const size_t *n;
+	} tables[] = {
+		{"scenario", plan_scenario_keys, &plan_scenario_nkeys},
+		{"model", work_model_keys, &work_model_nkeys},
+		{"gpu", hw_gpu_keys, &hw_gpu_nkeys},
+		{"node", net_node_keys, &net_node_nkeys},
+		{"cluster", net_cluster_keys, &net_cluster_nkeys},
+		{"parallel", plan_spec_keys, &plan_spec_nkeys},
+		{"train", plan_train_keys, &plan_train_nkeys},
+		{"framework", plan_framework_keys, &plan_framework_nkeys},
+	};
+	for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+		for (size_t k = 0; k < *tables[t].n && v->nset < cap; k++) {
+			const conf_key *key = &tables[t].keys[k];
+			char name[96];
+			snprintf(name, sizeof name, "%s.%s", tables[t].section, key->name);
+			if (!key->def || find_setting(v, name))
+				continue;
+			setting *x = &v->set[v->nset++];
+			snprintf(x->key, sizeof x->key, "%s", name);
+			snprintf(x->value, sizeof x->value, "%s", key->def);
+			x->def = true;
+		}
+	return v->nset;
 }
 
 static int load_run(store *db, int64_t id, run_view *v, sim_diag *d)
@@ -92,6 +142,8 @@ static int load_run(store *db, int64_t id, run_view *v, sim_diag *d)
 				v->cat_s[c] = v->r.classes[k].time_s[c];
 	v->set = calloc(MAX_SETTINGS, sizeof *v->set);
 	v->nset = v->set ? parse_settings(text, v->set, MAX_SETTINGS) : 0;
+	if (v->set)
+		fill_defaults(v, MAX_SETTINGS);
 	free(text);
 	return v->set ? SIM_OK : SIM_ENOMEM;
 }
@@ -159,9 +211,6 @@ static void print_table(const run_view *v, size_t n)
 	printf("%-24s", "run");
 	for (size_t i = 0; i < n; i++)
 		printf(" %24lld", (long long)v[i].id);
-	printf("\n%-24s", "plan");
-	for (size_t i = 0; i < n; i++)
-		printf(" %24.24s", v[i].r.plan);
 	putchar('\n');
 #define METRIC(name, expr, fmt)                                                                    \
 	do {                                                                                       \
@@ -171,8 +220,19 @@ static void print_table(const run_view *v, size_t n)
 	} while (0)
 	METRIC("GPUs", v[i].r.gpus, "%.0f");
 	METRIC("step (s)", v[i].r.step_s, "%.4f");
+	printf("%-24s", "likely (s)"); /* the error band each run was stored with */
+	for (size_t i = 0; i < n; i++) {
+		char band[64];
+		report_range_text(v[i].r.band_lo_s, v[i].r.band_hi_s, "", band, sizeof band);
+		printf(" %24s", *band ? band : "-");
+	}
+	putchar('\n');
 	METRIC("tokens/s", v[i].r.tokens_per_s, "%.0f");
 	METRIC("MFU (%)", 100 * v[i].r.mfu, "%.2f");
+	printf("%-24s", "implausible");
+	for (size_t i = 0; i < n; i++)
+		printf(" %24s", v[i].r.implausible ? "yes" : "no");
+	putchar('\n');
 	METRIC("bubble (%)", 100 * v[i].r.bubble_fraction, "%.2f");
 	METRIC("memory peak (GiB)", v[i].r.mem_peak_bytes / 1073741824.0, "%.2f");
 	for (int c = 0; c < EXEC_CAT_COUNT; c++) {
@@ -186,27 +246,47 @@ static void print_table(const run_view *v, size_t n)
 		METRIC(name, v[i].cat_s[c], "%.4f");
 	}
 #undef METRIC
+	printf("\nplans:\n");
+	for (size_t i = 0; i < n; i++)
+		printf("  run %lld: %s\n", (long long)v[i].id, v[i].r.plan);
 }
 
-/* Settings whose values differ between the runs (scenario name aside). */
+/* Whether key is among the settings of runs before i (printed already). */
+static bool seen_before(const run_view *v, size_t i, const char *key)
+{
+	for (size_t j = 0; j < i; j++)
+		if (find_setting(&v[j], key))
+			return true;
+	return false;
+}
+
+/* Settings whose effective values differ between the runs: every key of
+ * any run, in the first run's order, then the others' new keys; a default
+ * is marked. */
 static void print_setting_diffs(const run_view *v, size_t n)
 {
 	bool header = false;
-	for (size_t k = 0; k < v[0].nset; k++) {
-		const char *key = v[0].set[k].key;
-		bool differs = false;
-		for (size_t i = 1; i < n; i++)
-			differs = differs || strcmp(setting_of(&v[i], key), v[0].set[k].value);
-		if (!differs)
-			continue;
-		if (!header)
-			printf("\nsettings that differ:\n");
-		header = true;
-		printf("  %-30s", key);
-		for (size_t i = 0; i < n; i++)
-			printf(" %s%s", i ? "| " : "", setting_of(&v[i], key));
-		putchar('\n');
-	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < v[i].nset; k++) {
+			const char *key = v[i].set[k].key;
+			if (seen_before(v, i, key))
+				continue;
+			bool differs = false;
+			for (size_t j = 0; j < n; j++)
+				differs = differs || strcmp(setting_of(&v[j], key), v[i].set[k].value);
+			if (!differs)
+				continue;
+			if (!header)
+				printf("\nsettings that differ (effective values, defaults included):\n");
+			header = true;
+			printf("  %-30s", key);
+			for (size_t j = 0; j < n; j++) {
+				const setting *x = find_setting(&v[j], key);
+				printf(" %s%s%s", j ? "| " : "", x ? x->value : "-",
+				       x && x->def ? " (default)" : "");
+			}
+			putchar('\n');
+		}
 }
 
 /* The settings that move each breakdown category, most direct first. */

@@ -15,13 +15,18 @@
  *  4. the textbook bubble (p-1)/(m+p-1), divided by v when interleaved, next to
  *     the simulated bubble fraction;
  *  5. the ring all-reduce of one stage's gradients, lat + 2(n-1)/n S/busbw
- *     (net.h), next to the simulated exposed DP time.
+ *     (net.h), next to the simulated exposed DP time;
+ *  6. the error band: the validation cell nearest the scenario (valid.h,
+ *     valid_band_find: GPU generation, framework, scale), its sources and
+ *     residual quantiles, the widening rule when it applied, the band times
+ *     the step; and the MFU against the best published for the GPU.
  * Deterministic (no wall time), so it is tested against golden files
  * (tests/golden/explain/). Exit 0, 1 if the simulation fails, 2 on bad input.
  */
 #include "cli.h"
 
 #include "exec/exec.h"
+#include "valid/valid.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -571,6 +576,56 @@ static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
 	dp_why(o, s, ring, bt, exposed);
 }
 
+/* ------------------------------------------------------------ error band -- */
+
+static void band(FILE *o, const plan_scenario *s, const exec_result *r, const valid_refs *refs)
+{
+	static const char *const level_name[] = {
+		"", "generation, framework and scale", "generation and framework",
+		"generation and scale", "generation", "every source"};
+	char a[48], text[128];
+	fprintf(o, "\n6. Error band: how far a measured step is likely to be from this one\n");
+	fprintf(o, "  nearest      GPU generation %s (%s), framework %s, %d GPUs (bucket %s)\n",
+	        valid_gpu_generation(s->gpu.name), s->gpu.name, s->fw.name, s->cluster.gpus,
+	        valid_scale_bucket(s->cluster.gpus));
+	valid_band b;
+	if (s->inference) {
+		fprintf(o, "  band         none: the validation cases are training steps\n");
+	} else if (!valid_refs_band(refs, s->gpu.name, s->fw.name, s->cluster.gpus, &b)) {
+		fprintf(o, "  band         none: no band table in the data folder (%s)\n",
+		        VALID_BANDS_FILE);
+	} else {
+		valid_band_describe(&b, text, sizeof text);
+		fprintf(o, "  cell         %s (level %d of 5: same %s), n_eff %.2f\n", text,
+		        b.level, level_name[b.level], b.n_eff);
+		fprintf(o, "  sources      %s\n", b.names);
+		fprintf(o, "  residuals    measured / predicted, each source weighing once: q10 %.4f, "
+		           "median %.4f, q90 %.4f (min %.4f, max %.4f)\n",
+		        b.q10, b.median, b.q90, b.min, b.max);
+		if (b.widened)
+			fprintf(o, "  widened      n_eff %.2f < 9 rows: [q10, q90] widened to hold every "
+			           "residual and the t prediction interval: [%.4f, %.4f]\n",
+			        b.n_eff, b.lo, b.hi);
+		else
+			fprintf(o, "  band         [q10, q90] = [%.4f, %.4f]\n", b.lo, b.hi);
+		char lo[48], hi[48];
+		fprintf(o, "  step         %s x [%.4f, %.4f] = %s to %s\n",
+		        unit(r->step_s, SIM_UNIT_TIME, a, sizeof a), b.lo, b.hi,
+		        unit(r->step_s * b.lo, SIM_UNIT_TIME, lo, sizeof lo),
+		        unit(r->step_s * b.hi, SIM_UNIT_TIME, hi, sizeof hi));
+	}
+	double best;
+	char why[192];
+	if (s->inference)
+		fprintf(o, "  MFU ceiling  not judged: the published figures are of training steps\n");
+	else if (valid_refs_mfu(refs, s->gpu.name, s->dtype, &best, why, sizeof why))
+		fprintf(o, "  MFU ceiling  best published %s\n  verdict      MFU %.1f%% %s\n", why,
+		        100 * r->mfu, r->mfu > best ? "is above it: implausible" : "is within it");
+	else
+		fprintf(o, "  MFU ceiling  none for %s in %s (%s)\n", valid_gpu_generation(s->gpu.name),
+		        hw_dtype_name(s->dtype), VALID_MFU_FILE);
+}
+
 /* ------------------------------------------------------------------ main -- */
 
 static int parse(int argc, char **argv, const char **file, const char **sets, size_t *nsets,
@@ -621,6 +676,11 @@ int cli_explain(int argc, char **argv)
 	sim_diag_free(d);
 	if (rc != SIM_OK)
 		return rc == SIM_ENOMEM ? 1 : EXPLAIN_EXIT_INPUT;
+	valid_refs *refs = NULL;
+	if ((rc = cli_load_refs(&refs)) != 0) {
+		plan_scenario_free(s);
+		return rc;
+	}
 	exec_result *r = malloc(sizeof *r);
 	rc = r ? exec_run(s, r) : SIM_ENOMEM;
 	if (rc == SIM_OK) {
@@ -633,10 +693,12 @@ int cli_explain(int argc, char **argv)
 		memory(stdout, s, r);
 		bubble(stdout, s, r);
 		dp_ring(stdout, s, r);
+		band(stdout, s, r, refs);
 	} else {
 		fprintf(stderr, "podsim explain: error: %s\n", sim_strerror(rc));
 	}
 	free(r);
+	valid_refs_free(refs);
 	plan_scenario_free(s);
 	return rc == SIM_OK ? 0 : 1;
 }

@@ -102,6 +102,9 @@ static const char usage_validate[] =
 	"  --scenario ID    print the scenario built for training row ID and exit\n"
 	"                   (save it and 'podsim run' it to see that row's breakdown)\n"
 	"  --max-mape X     exit with status 1 when the overall MAPE exceeds X (e.g. 0.25)\n"
+	"  --bands-out FILE write the error bands of the training rows (residual\n"
+	"                   quantiles per GPU generation, framework and scale), the\n"
+	"                   table 'podsim run' reads from topologies/bands.csv\n"
 	"  --network M      time collectives with alpha-beta, flow (link graph) or auto\n"
 	"                   (default: flow up to 512 nodes)\n"
 	"  --data DIR       folder holding models/ and topologies/ (default: $PODSIM_DATA,\n"
@@ -125,6 +128,7 @@ typedef struct cli_opts {
 	bool rows;
 	const char *only, *data, *trace, *scenario, *html, *where;
 	const char *network; /* validate --network */
+	const char *bands_out; /* validate --bands-out */
 	double max_mape;
 } cli_opts;
 
@@ -165,7 +169,7 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 		else if ((!strcmp(a, "--set") || !strcmp(a, "--db") || !strcmp(a, "--limit") ||
 			  !strcmp(a, "--only") || !strcmp(a, "--data") || !strcmp(a, "--max-mape") ||
 			  !strcmp(a, "--trace") || !strcmp(a, "--scenario") || !strcmp(a, "--html") ||
-			  !strcmp(a, "--where") || !strcmp(a, "--network")) &&
+			  !strcmp(a, "--where") || !strcmp(a, "--network") || !strcmp(a, "--bands-out")) &&
 			 !has_next)
 			return bad_usage("option needs a value", a, usage);
 		else if (!strcmp(a, "--set")) {
@@ -186,6 +190,8 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 			o->where = argv[++i];
 		else if (!strcmp(a, "--network"))
 			o->network = argv[++i];
+		else if (!strcmp(a, "--bands-out"))
+			o->bands_out = argv[++i];
 		else if (!strcmp(a, "--data"))
 			o->data = argv[++i];
 		else if (!strcmp(a, "--max-mape")) {
@@ -206,6 +212,22 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 			return bad_usage("too many arguments", a, usage);
 	}
 	return 0;
+}
+
+const char *cli_datadir(void)
+{
+	const char *env = getenv("PODSIM_DATA");
+	return env && *env ? env : PODSIM_SRCDIR;
+}
+
+int cli_load_refs(valid_refs **out)
+{
+	sim_diag *d = sim_diag_new();
+	int rc = d ? valid_refs_load(cli_datadir(), out, d) : SIM_ENOMEM;
+	if (d)
+		sim_diag_print(d, stderr);
+	sim_diag_free(d);
+	return rc == SIM_OK ? 0 : rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
 }
 
 static const char *db_path(const cli_opts *o)
@@ -306,11 +328,20 @@ static int cmd_run(int argc, char **argv)
 		sim_diag_free(d);
 		return 0;
 	}
+	valid_refs *refs = NULL;
+	if ((rc = cli_load_refs(&refs)) != 0) {
+		plan_scenario_free(s);
+		sim_diag_free(d);
+		return rc;
+	}
 	exec_result *r = malloc(sizeof *r);
 	int64_t id = 0;
 	char *gantt = NULL;
 	exec_timeline tl = {0};
 	rc = r ? run_views(&o, s, r, &gantt, &tl) : SIM_ENOMEM;
+	if (rc == SIM_OK)
+		valid_refs_apply(refs, s, r);
+	valid_refs_free(refs);
 	if (rc == SIM_OK)
 		rc = store_run(&o, s, r, &id, d);
 	bool told = flush_diag(d); /* the error itself, e.g. "db: error: ..." */
@@ -424,6 +455,11 @@ static int cmd_runs(int argc, char **argv)
 	return rc;
 }
 
+static int write_bands(FILE *f, void *report)
+{
+	return valid_bands_write(report, f);
+}
+
 static int cmd_validate(int argc, char **argv)
 {
 	cli_opts o = {0};
@@ -467,6 +503,10 @@ static int cmd_validate(int argc, char **argv)
 	else
 		valid_print_text(stdout, r, o.rows);
 	int status = 0;
+	if (o.bands_out && sim_write_atomic(o.bands_out, write_bands, r) != SIM_OK) {
+		fprintf(stderr, "%s: error: cannot write the band table\n", o.bands_out);
+		status = 1;
+	}
 	if (o.max_mape > 0 && !(r->all.ok > 0 && r->all.mape <= o.max_mape)) {
 		fprintf(stderr, "podsim: error: MAPE %.2f%% exceeds the threshold %.2f%%\n",
 			100 * r->all.mape, 100 * o.max_mape);

@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "store/store.h"
 #include "report/report.h"
+#include "valid/valid.h"
 
 #include <math.h>
 #include <signal.h>
@@ -48,7 +49,8 @@ static const char usage[] =
         "  --train-tokens D         time, GPU-hours, energy, cost and CO2 to train on\n"
         "                           D tokens (e.g. 2e12) with the best plan;\n"
         "                           'chinchilla' = 20 x parameters\n"
-        "  --json                   one JSON object: plans, pruned, prescreen_plans_per_s\n"
+        "  --json                   one JSON object: plans, pruned (counts by reason),\n"
+        "                           pruned_examples, prescreen_plans_per_s\n"
         "  --html FILE              a page with the ranked plans, step time against cost\n"
         "                           and the Pareto front (inline SVG, no script)\n"
         "  --db PATH                run database (default: $PODSIM_DB, else podsim.db)\n"
@@ -285,27 +287,43 @@ static void print_text(const sweep_space *sp, const sweep_screen_result *sr, con
 	printf("pre-screen: %.0f plans/s; Kendall tau (pre-screen vs simulated, %zu plans): "
 	       "%.3f\n\n",
 	       sr->wall_s > 0 ? (double)sr->nplans / sr->wall_s : 0, n, tau);
-	printf("%4s %6s %10s %10s %11s %6s %9s %7s %9s %9s %9s %2s  %s\n", "rank", "run",
-	       "step (s)", "est (s)", "tokens/s", "MFU", "free GiB", "bubble", "comm (s)", "$/step",
-	       "kJ/step", "P", "plan");
+	printf("%4s %6s %10s %-13s %10s %11s %7s %9s %7s %9s %9s %9s %2s  %s\n", "rank", "run",
+	       "step (s)", "likely (s)", "est (s)", "tokens/s", "MFU", "free GiB", "bubble",
+	       "comm (s)", "$/step", "kJ/step", "P", "plan");
+	bool any_implausible = false;
 	for (size_t i = 0; i < n; i++) {
 		const exec_result *r = rows[i].r;
-		char set[512];
+		char set[512], band[48], mfu[16];
 		settings_text(sp, rows[i].plan, set, sizeof set);
-		printf("%4zu %6lld %10.4f %10.4f %11.0f %5.1f%% %9.1f %6.1f%% %9.4f %9.4f %9.2f "
+		report_range_text(r->band_lo_s, r->band_hi_s, "", band, sizeof band);
+		snprintf(mfu, sizeof mfu, "%.1f%%%s", 100 * r->mfu, r->implausible ? "!" : "");
+		any_implausible = any_implausible || r->implausible;
+		printf("%4zu %6lld %10.4f %-13s %10.4f %11.0f %7s %9.1f %6.1f%% %9.4f %9.4f %9.2f "
 		       "%2s  %s\n",
-		       i + 1, (long long)rows[i].run_id, r->step_s, rows[i].plan->est.step_s,
-		       r->tokens_per_s, 100 * r->mfu,
+		       i + 1, (long long)rows[i].run_id, r->step_s, *band ? band : "-",
+		       rows[i].plan->est.step_s, r->tokens_per_s, mfu,
 		       (r->mem_capacity_bytes - r->mem_peak_bytes) / 1073741824.0,
 		       100 * r->bubble_fraction, rows[i].exposed_s, rows[i].cost.cost_usd,
 		       rows[i].cost.energy_j / 1e3, rows[i].pareto ? "*" : "", set);
 	}
 	printf("\n* = Pareto front of (step time, GPUs, cost per step)\n");
+	if (n > 0 && rows[0].r->band_from[0])
+		printf("likely = the measured step's likely range, from the validation residuals of "
+		       "the plan's nearest sources (rank 1: %s; podsim explain)\n",
+		       rows[0].r->band_from);
+	for (size_t i = 0; any_implausible && i < n; i++)
+		if (rows[i].r->implausible) {
+			printf("! = implausible (rank %zu: %s)\n", i + 1, rows[i].r->implausible_why);
+			break;
+		}
 	if (sr->nplans > sr->fitting) {
-		printf("\npruned:\n");
+		/* Counted by the message with its numbers as '#'; the first plan's
+		 * own message is printed, numbers and all. */
+		printf("\npruned (plans, and the reason of the first of them):\n");
 		for (int i = 0; i < sr->nreasons; i++)
-			printf("  %8llu  %s\n", (unsigned long long)sr->reason_count[i],
-			       sr->reasons[i]);
+			printf("  %8llu  %s%s\n", (unsigned long long)sr->reason_count[i],
+			       strcmp(sr->reasons[i], "other reasons") ? "" : "other reasons, e.g. ",
+			       sr->examples[i][0] ? sr->examples[i] : sr->reasons[i]);
 	}
 }
 
@@ -336,6 +354,15 @@ static void json_plan(const sweep_space *sp, const sim_row *row, size_t rank)
 	}
 	printf("},\"plan\":");
 	json_str(r->plan);
+	if (report_has_band(r))
+		printf(",\"step_band_s\":[%.9g,%.9g]", r->band_lo_s, r->band_hi_s);
+	else
+		printf(",\"step_band_s\":null");
+	printf(",\"implausible\":%s,\"implausible_reason\":", r->implausible ? "true" : "false");
+	if (r->implausible)
+		json_str(r->implausible_why);
+	else
+		printf("null");
 	printf(",\"gpus\":%d,\"step_s\":%.9g,\"tokens_per_s\":%.9g,\"mfu\":%.6g,"
 	       "\"mem_headroom_bytes\":%.9g,\"bubble_fraction\":%.6g,\"exposed_comm_s\":%.9g,"
 	       "\"cost_per_step_usd\":%.9g,\"energy_per_step_j\":%.9g,\"busy\":%.6g,"
@@ -347,6 +374,14 @@ static void json_plan(const sweep_space *sp, const sim_row *row, size_t rank)
 	       row->cost.cost_usd, row->cost.energy_j, row->cost.busy,
 	       row->pareto ? "true" : "false", e->step_s, e->compute_s, e->bubble_s, e->tp_s,
 	       e->pp_s, e->dp_s, e->optimizer_s, e->mem_peak_bytes);
+}
+
+/* The best plan's band as factors of its step time, [lo, hi] (NaN without). */
+static void band_factors(const exec_result *r, double *lo, double *hi)
+{
+	bool ok = report_has_band(r) && r->step_s > 0;
+	*lo = ok ? r->band_lo_s / r->step_s : NAN;
+	*hi = ok ? r->band_hi_s / r->step_s : NAN;
 }
 
 static void print_json(const sweep_space *sp, const sweep_screen_result *sr, const sim_row *rows,
@@ -384,29 +419,53 @@ static void print_json(const sweep_space *sp, const sweep_screen_result *sr, con
 		json_str(sr->reasons[i]);
 		printf(":%llu", (unsigned long long)sr->reason_count[i]);
 	}
+	printf("},\"pruned_examples\":{");
+	for (int i = 0; i < sr->nreasons; i++) {
+		printf("%s", i ? "," : "");
+		json_str(sr->reasons[i]);
+		putchar(':');
+		json_str(sr->examples[i]);
+	}
 	printf("}");
-	if (t)
+	if (t) {
 		printf(",\"train\":{\"tokens\":%.9g,\"steps\":%.9g,\"time_s\":%.9g,"
 		       "\"gpu_hours\":%.9g,\"energy_kwh\":%.9g,\"energy_tdp_kwh\":%.9g,"
-		       "\"cost_usd\":%.9g,\"tco2\":%.9g,\"tco2_tdp\":%.9g,\"flops_6pd\":%.9g}",
+		       "\"cost_usd\":%.9g,\"tco2\":%.9g,\"tco2_tdp\":%.9g,\"flops_6pd\":%.9g",
 		       t->tokens, t->steps, t->time_s, t->gpu_hours, t->energy_kwh,
 		       t->energy_tdp_kwh, t->cost_usd, t->tco2, t->tco2_tdp, t->flops_6pd);
+		double lo, hi;
+		band_factors(rows[0].r, &lo, &hi);
+		if (isfinite(lo) && isfinite(hi))
+			printf(",\"time_band_s\":[%.9g,%.9g],\"cost_band_usd\":[%.9g,%.9g]",
+			       lo * t->time_s, hi * t->time_s, lo * t->cost_usd, hi * t->cost_usd);
+		else
+			printf(",\"time_band_s\":null,\"cost_band_usd\":null");
+		printf("}");
+	}
 	printf("}\n");
 }
 
-static void print_train(const sweep_train *t, const plan_scenario *s)
+static void print_train(const sweep_train *t, const plan_scenario *s, const exec_result *r)
 {
+	double lo, hi;
+	char days[64], cost[64];
+	band_factors(r, &lo, &hi);
+	report_range_text(lo * t->time_s / 86400, hi * t->time_s / 86400, "days", days, sizeof days);
+	report_range_text(lo * t->cost_usd, hi * t->cost_usd, "USD", cost, sizeof cost);
 	printf("\nto train on %.3g tokens with the best plan (C = 6PD = %.3g FLOPs):\n", t->tokens,
 	       t->flops_6pd);
-	printf("  %.0f steps, %.2f days, %.4g GPU-hours\n", t->steps, t->time_s / 86400,
-	       t->gpu_hours);
+	char gh[64];
+	report_range_text(lo * t->gpu_hours, hi * t->gpu_hours, "", gh, sizeof gh);
+	printf("  %.0f steps, %.2f days%s%s%s, %.4g GPU-hours%s%s%s\n", t->steps,
+	       t->time_s / 86400, *days ? " (likely " : "", days, *days ? ")" : "", t->gpu_hours,
+	       *gh ? " (likely " : "", gh, *gh ? ")" : "");
 	printf("  energy %.4g MWh (TDP x utilisation), %.4g MWh (every GPU at TDP, as Llama 2)\n",
 	       t->energy_kwh / 1e3, t->energy_tdp_kwh / 1e3);
 	printf("  %.4g t CO2e (%.4g at TDP) at %.3g kg/kWh\n", t->tco2, t->tco2_tdp,
 	       s->cluster.grid_kg_per_kwh);
 	if (s->cluster.gpu_hour_usd > 0)
-		printf("  cost %.4g USD at %.3g USD per GPU-hour\n", t->cost_usd,
-		       s->cluster.gpu_hour_usd);
+		printf("  cost %.4g USD%s%s%s at %.3g USD per GPU-hour\n", t->cost_usd,
+		       *cost ? " (likely " : "", cost, *cost ? ")" : "", s->cluster.gpu_hour_usd);
 	else
 		printf("  cost: set [cluster] gpu_hour_price (USD) to see it\n");
 }
@@ -426,7 +485,8 @@ typedef struct sweep_run {
 	int64_t sweep_id;
 	store *db;
 	sim_diag *d;
-	bool stopped; /* by SIGINT */
+	valid_refs *refs; /* bands and MFU ceilings (valid_refs_apply) */
+	bool stopped;     /* by SIGINT */
 } sweep_run;
 
 /* Set by the SIGINT handler while plans are simulated, read between runs. A
@@ -457,7 +517,7 @@ static int setup(sweep_run *w)
 	}
 	if (w->o.train && train_tokens(w->o.train, w->base) <= 0)
 		return bad("--train-tokens takes a token count or 'chinchilla'", w->o.train);
-	return 0;
+	return cli_load_refs(&w->refs);
 }
 
 static int open_db(sweep_run *w)
@@ -500,6 +560,8 @@ static int simulate(sweep_run *w, sim_row *row, bool keep)
 		return rc;
 	row->r = malloc(sizeof *row->r);
 	rc = row->r ? exec_run(s, row->r) : SIM_ENOMEM;
+	if (rc == SIM_OK)
+		valid_refs_apply(w->refs, s, row->r);
 	if (rc == SIM_OK && keep)
 		rc = finish(w, row, s);
 	plan_scenario_free(s);
@@ -648,6 +710,9 @@ static int write_html(const sweep_run *w, double tau)
 		p[i].cost_usd = w->rows[i].cost.cost_usd;
 		p[i].gpus = r->gpus;
 		p[i].pareto = w->rows[i].pareto;
+		p[i].band_lo_s = r->band_lo_s;
+		p[i].band_hi_s = r->band_hi_s;
+		p[i].implausible = r->implausible;
 	}
 	int rc = report_sweep_html_file(w->o.html, w->o.file, p, w->n, tau);
 	free(p);
@@ -665,7 +730,7 @@ static int train(sweep_run *w, sweep_train *t)
 		return 1;
 	sweep_train_cost(s, w->rows[0].r, &w->rows[0].cost, train_tokens(w->o.train, s), t);
 	if (!w->o.json)
-		print_train(t, s);
+		print_train(t, s, w->rows[0].r);
 	plan_scenario_free(s);
 	return 0;
 }
@@ -732,6 +797,7 @@ int cli_sweep(int argc, char **argv)
 	free(w.rows);
 	sweep_screen_free(&w.sr);
 	plan_scenario_free(w.base);
+	valid_refs_free(w.refs);
 	store_close(w.db);
 	sweep_space_free(w.sp);
 	sim_diag_free(w.d);

@@ -76,7 +76,7 @@ typedef struct exec_result {
 	char model[EXEC_NAME_MAX];
 	char gpu[EXEC_NAME_MAX];
 	char cluster[EXEC_NAME_MAX];
-	char plan[EXEC_NAME_MAX]; /* "tp8 pp16 dp8 mb1 gb1536 1f1b full fp16" */
+	char plan[PLAN_LABEL_MAX]; /* plan_label: "megatron-lm tp8 cp1 pp16 vpp1 dp8 ..." */
 	uint64_t seed;
 	int gpus;
 	/* headline */
@@ -94,6 +94,12 @@ typedef struct exec_result {
 	bool oom;                  /* HBM, host DRAM or NVMe overflows */
 	/* offloading (0 without): per node, the most loaded class, and capacity */
 	double host_bytes, host_capacity_bytes, nvme_bytes, nvme_capacity_bytes;
+	/* judged against the validation data (valid_refs_apply; NaN, "" and
+	 * false until then, and where nothing applies) */
+	double band_lo_s, band_hi_s; /* likely range of the measured step */
+	char band_from[EXEC_NAME_MAX]; /* the band's cell: "hopper, nemo, 513- GPUs: ..." */
+	bool implausible;              /* MFU above the best published for the GPU */
+	char implausible_why[256];
 	/* detail */
 	int nclasses;
 	exec_class classes[EXEC_MAX_CLASSES];

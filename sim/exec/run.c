@@ -2,30 +2,22 @@
  * headline metrics (definitions in result.h and ARCHITECTURE.md). */
 #include "exec.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 static void identity(const plan_scenario *s, exec_result *r)
 {
-	const plan_spec *p = &s->plan;
-	static const char *const rc[] = {"none", "selective", "full"};
 	snprintf(r->scenario, sizeof r->scenario, "%s", s->name);
 	snprintf(r->model, sizeof r->model, "%s", s->model.name);
 	snprintf(r->gpu, sizeof r->gpu, "%s", s->gpu.name);
 	snprintf(r->cluster, sizeof r->cluster, "%s%s", s->cluster.name,
 		 net_uses_flow(&s->cluster) ? ", flow network" : "");
-	snprintf(r->plan, sizeof r->plan, "tp%d pp%d dp%d mb%d gb%d %s %s%s%s z%d %s", p->tp,
-		 p->pp, p->dp, p->micro_batch, p->global_batch,
-		 p->schedule == PLAN_SCHED_GPIPE ? "gpipe" : p->schedule == PLAN_SCHED_ZB_H1 ? "zb-h1" : "1f1b", rc[p->recompute],
-		 p->sequence_parallel ? " sp" : "", p->overlap_grad_reduce ? " overlap" : "",
-		 p->zero, hw_dtype_name(s->dtype));
-	if (s->inference) {
-		size_t n = strlen(r->plan);
-		snprintf(r->plan + n, sizeof r->plan - n, " inference");
-	}
+	plan_label(s, r->plan, sizeof r->plan);
 	r->seed = s->seed;
 	r->gpus = s->cluster.gpus;
+	r->band_lo_s = r->band_hi_s = NAN; /* valid_refs_apply fills them */
 }
 
 static void memory(const plan_scenario *s, exec_result *r)

@@ -209,6 +209,15 @@ int plan_scenario_load_string(const char *text, const char *name, const char *ba
 			      sim_diag *diag, plan_scenario **out);
 void plan_scenario_free(plan_scenario *s);
 
+/* The plan string (label.c): the framework and every plan axis that changes
+ * the prediction, in a fixed order, e.g. "megatron-core tp8 sp cp2 pp8 vpp8
+ * dp8 ep1 mb1 gb512 1f1b recompute=none zero1 grad-overlap bf16"; label.c
+ * lists the tokens. Deterministic: equal plans give equal strings. Written
+ * into buf (len bytes, truncated, always terminated); PLAN_LABEL_MAX holds
+ * every possible string. */
+#define PLAN_LABEL_MAX 256
+void plan_label(const plan_scenario *s, char *buf, size_t len);
+
 /* Check the plan against the model and cluster: tp*pp*dp*cp == GPUs, heads %
  * tp, kv_heads % tp, the pipeline layout (plan_layout), global_batch %
  * (micro_batch*dp), features not built yet. Errors point at the [parallel]

@@ -175,9 +175,20 @@ static void headline(FILE *out, const exec_result *r)
 	fputs("<div class=\"cards\">\n", out);
 	fmt_time(r->step_s, b, sizeof b);
 	card(out, b, "step time");
+	if (report_has_band(r)) {
+		char band[96], key[EXEC_NAME_MAX + 64];
+		report_band_text(r, band, sizeof band);
+		snprintf(key, sizeof key, "error band, from the validation cell %s", r->band_from);
+		fputs("<div class=\"card\"><div class=\"v\">", out);
+		report_esc(out, band);
+		fputs("</div><div class=\"k\">", out);
+		report_esc(out, key);
+		fputs("</div></div>\n", out);
+	}
 	fmt_count(r->tokens_per_s, b, sizeof b);
 	card(out, b, "tokens/s");
-	snprintf(b, sizeof b, "%.1f%%", 100.0 * r->mfu);
+	snprintf(b, sizeof b, "%s%.1f%%%s", r->implausible ? "<span class=\"oom\">" : "",
+	         100.0 * r->mfu, r->implausible ? " !</span>" : "");
 	card(out, b, "MFU");
 	snprintf(b, sizeof b, "%.1f%%", 100.0 * r->hfu);
 	card(out, b, "HFU");
@@ -194,6 +205,11 @@ static void headline(FILE *out, const exec_result *r)
 	fmt_count((double)r->tasks, b, sizeof b);
 	card(out, b, "tasks simulated");
 	fputs("</div>\n", out);
+	if (r->implausible) {
+		fputs("<p class=\"note\"><b class=\"oom\">Implausible:</b> ", out);
+		report_esc(out, r->implausible_why);
+		fputs(" (topologies/mfu-best.csv).</p>\n", out);
+	}
 }
 
 static void legend_item(FILE *out, const char *color, const char *name, bool hatched)

@@ -30,6 +30,15 @@ static void str(sim_buf *b, const char *key, const char *v, bool comma)
 		sim_buf_append(b, ",", 1);
 }
 
+/* "key":"v", or "key":null when v is empty; always followed by a comma. */
+static void str_or_null(sim_buf *b, const char *key, const char *v)
+{
+	if (*v)
+		str(b, key, v, true);
+	else
+		sim_buf_printf(b, "\"%s\":null,", key);
+}
+
 static void u64(sim_buf *b, const char *key, uint64_t v, bool comma)
 {
 	sim_buf_printf(b, "\"%s\":%llu%s", key, (unsigned long long)v, comma ? "," : "");
@@ -113,6 +122,11 @@ void report_json_buf(sim_buf *b, const exec_result *r, int64_t run_id)
 	u64(b, "seed", r->seed, true);
 	sim_buf_printf(b, "\"gpus\":%d,", r->gpus);
 	num(b, "step_time_s", r->step_s, true);
+	if (report_has_band(r))
+		sim_buf_printf(b, "\"step_band_s\":[%.9g,%.9g],", r->band_lo_s, r->band_hi_s);
+	else
+		sim_buf_printf(b, "\"step_band_s\":null,");
+	str_or_null(b, "band_from", r->band_from);
 	num(b, "tokens_per_s", r->tokens_per_s, true);
 	num(b, "model_flops", r->model_flops, true);
 	num(b, "hardware_flops", r->hardware_flops, true);
@@ -120,6 +134,8 @@ void report_json_buf(sim_buf *b, const exec_result *r, int64_t run_id)
 	num(b, "hfu", r->hfu, true);
 	num(b, "tflops_per_gpu", r->tflops_per_gpu, true);
 	num(b, "bubble_fraction", r->bubble_fraction, true);
+	boolean(b, "implausible", r->implausible, true);
+	str_or_null(b, "implausible_reason", r->implausible ? r->implausible_why : "");
 	breakdown(b, r);
 	memory(b, r);
 	links(b, r);

@@ -2,8 +2,11 @@
  *
  * The JSON object's keys are stable and documented in README.md ("JSON output"):
  *   run_id, scenario, model, gpu, cluster, plan, seed, gpus, step_time_s,
- *   tokens_per_s, model_flops, hardware_flops, mfu, hfu, tflops_per_gpu,
- *   bubble_fraction, breakdown (array of rank classes, each with name, ranks and
+ *   step_band_s ([lo, hi] or null: the likely range of the measured step),
+ *   band_from (the validation cell it came from, or null), tokens_per_s,
+ *   model_flops, hardware_flops, mfu, hfu, tflops_per_gpu, bubble_fraction,
+ *   implausible (MFU above the best published), implausible_reason (or null),
+ *   breakdown (array of rank classes, each with name, ranks and
  *   one key per exec_cat_name giving seconds), memory (capacity_bytes,
  *   peak_bytes, oom, and per class the bytes per plan_mem_name), links (array:
  *   name, kind, count, capacity_Bps, bytes, busy_s, util, saturated_s), sim (tasks,
@@ -13,6 +16,15 @@
 #define PODSIM_REPORT_H
 
 #include "../exec/exec.h"
+
+/* Whether r carries an error band (finite, positive bounds). */
+bool report_has_band(const exec_result *r);
+/* The band of r as "likely 6.8-8.0 s" (three significant digits of the
+ * upper end, in the unit the step time prints in), or "" without one. */
+void report_band_text(const exec_result *r, char *buf, size_t len);
+/* The same for any range of seconds [lo, hi] scaled by `scale` (1 for the
+ * step; 1/86400 for days, with unit "days"): "6.8-8.0" plus " unit". */
+void report_range_text(double lo, double hi, const char *unit, char *buf, size_t len);
 
 /* Human-readable report. run_id <= 0 means "not stored". With more than 16
  * rank classes the breakdown shows the first 4 and the last 4. */
@@ -46,8 +58,9 @@ int report_html_timeline(const char *scenario_text, const exec_result *stored,
 typedef struct report_sweep_point {
 	char label[256]; /* the plan's settings */
 	double step_s, est_s, mfu, tokens_per_s, cost_usd;
+	double band_lo_s, band_hi_s; /* error band (NaN: none) */
 	int gpus;
-	bool pareto;
+	bool pareto, implausible;
 } report_sweep_point;
 
 /* The sweep's page (sweep_html.c): ranked plans as bars of simulated step time

@@ -107,18 +107,29 @@ static void scatter(FILE *out, const report_sweep_point *p, size_t n)
 
 static void table(FILE *out, const report_sweep_point *p, size_t n)
 {
-	fputs("<h2>Plans</h2>\n<table>\n<tr><th>rank</th><th>step (s)</th><th>pre-screen (s)</th>"
-	      "<th>MFU</th><th>tokens/s</th><th>GPUs</th><th>$/step</th><th>P</th>"
-	      "<th class=\"l\">plan</th></tr>\n", out);
+	bool flagged = false;
+	fputs("<h2>Plans</h2>\n<table>\n<tr><th>rank</th><th>step (s)</th><th>likely (s)</th>"
+	      "<th>pre-screen (s)</th><th>MFU</th><th>tokens/s</th><th>GPUs</th><th>$/step</th>"
+	      "<th>P</th><th class=\"l\">plan</th></tr>\n", out);
 	for (size_t i = 0; i < n; i++) {
-		fprintf(out, "<tr><td>%zu</td><td>%.4f</td><td>%.4f</td><td>%.1f%%</td><td>%.0f</td>"
-			     "<td>%d</td><td>%.4f</td><td>%s</td><td class=\"l\">",
-			i + 1, p[i].step_s, p[i].est_s, 100 * p[i].mfu, p[i].tokens_per_s, p[i].gpus,
-			p[i].cost_usd, p[i].pareto ? "*" : "");
+		char band[64];
+		report_range_text(p[i].band_lo_s, p[i].band_hi_s, "", band, sizeof band);
+		flagged = flagged || p[i].implausible;
+		fprintf(out, "<tr><td>%zu</td><td>%.4f</td><td>%s</td><td>%.4f</td><td>%.1f%%%s</td>"
+			     "<td>%.0f</td><td>%d</td><td>%.4f</td><td>%s</td><td class=\"l\">",
+			i + 1, p[i].step_s, *band ? band : "-", p[i].est_s, 100 * p[i].mfu,
+			p[i].implausible ? " <b class=\"oom\">!</b>" : "", p[i].tokens_per_s,
+			p[i].gpus, p[i].cost_usd, p[i].pareto ? "*" : "");
 		report_esc(out, p[i].label);
 		fputs("</td></tr>\n", out);
 	}
 	fputs("</table>\n", out);
+	fputs("<p class=\"note\">likely: the measured step's likely range, from the validation "
+	      "residuals of the plan's nearest sources (podsim explain).", out);
+	if (flagged)
+		fputs(" !: implausible, MFU above the best published for the GPU generation "
+		      "(topologies/mfu-best.csv).", out);
+	fputs("</p>\n", out);
 }
 
 void report_sweep_html(FILE *out, const char *title, const report_sweep_point *p, size_t n,
@@ -130,6 +141,7 @@ void report_sweep_html(FILE *out, const char *title, const report_sweep_point *p
 	fputs("</title>\n<style>\nbody{font-family:system-ui,Helvetica,Arial,sans-serif;"
 	      "margin:24px auto;max-width:1100px;color:#222;padding:0 12px}\n"
 	      "h2{font-size:1.15em;border-bottom:1px solid #ddd}.note{color:#666;font-size:.9em}\n"
+	      ".oom{color:#c00;font-weight:600}\n"
 	      "table{border-collapse:collapse;font-size:.9em}td,th{padding:3px 8px;text-align:right}"
 	      "th{border-bottom:1px solid #ccc}td.l,th.l{text-align:left}\n"
 	      "svg text{font-size:11px;fill:#333}\n</style>\n</head>\n<body>\n<h1>podsim sweep: ",

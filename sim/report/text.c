@@ -1,8 +1,9 @@
 /* text.c - the human-readable report of one simulated step.
  *
  * Sections, in order: identity (scenario, model, GPU, cluster, plan, GPUs,
- * seed); headline metrics (step time, tokens/s, MFU, HFU, TFLOP/s per GPU,
- * bubble fraction); the breakdown per rank class in seconds and % of the step,
+ * seed); headline metrics (step time with its error band, tokens/s, MFU,
+ * HFU, TFLOP/s per GPU, bubble fraction, the band's validation cell and the
+ * implausibility flag when set); the breakdown per rank class in seconds and % of the step,
  * showing only categories that are non-zero in some class (more than
  * TEXT_MAX_ROWS classes print the first and last TEXT_EDGE_ROWS and a
  * "... N more" line); memory per GPU by category for the most loaded class
@@ -111,18 +112,57 @@ static void header(FILE *out, const exec_result *r)
 	fprintf(out, "  %-17s %llu\n", "seed", (unsigned long long)r->seed);
 }
 
+void report_range_text(double lo, double hi, const char *unit, char *buf, size_t len)
+{
+	if (!(isfinite(lo) && isfinite(hi) && hi > 0)) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	int dec = 2 - (int)floor(log10(hi)); /* three significant digits of hi */
+	dec = dec < 0 ? 0 : dec > 9 ? 9 : dec;
+	snprintf(buf, len, "%.*f-%.*f%s%s", dec, lo, dec, hi, *unit ? " " : "", unit);
+}
+
+bool report_has_band(const exec_result *r)
+{
+	return isfinite(r->band_lo_s) && isfinite(r->band_hi_s) && r->band_lo_s > 0 &&
+	       r->band_hi_s >= r->band_lo_s;
+}
+
+void report_band_text(const exec_result *r, char *buf, size_t len)
+{
+	if (!report_has_band(r)) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	double f = 1;
+	const char *unit = "s";
+	if (r->step_s < 1e-3)
+		f = 1e6, unit = "us";
+	else if (r->step_s < 1)
+		f = 1e3, unit = "ms";
+	char range[64];
+	report_range_text(f * r->band_lo_s, f * r->band_hi_s, unit, range, sizeof range);
+	snprintf(buf, len, "%s%s", *range ? "likely " : "", range);
+}
+
 static void headline(FILE *out, const exec_result *r)
 {
-	char step[64], tok[48];
+	char step[64], tok[48], band[96];
 	sim_unit_format(r->step_s, SIM_UNIT_TIME, step, sizeof step);
 	fmt_count(r->tokens_per_s, tok, sizeof tok);
+	report_band_text(r, band, sizeof band);
 	fprintf(out, "\nstep\n");
-	fprintf(out, "  %-17s %s\n", "step time", step);
+	fprintf(out, "  %-17s %s%s%s\n", "step time", step, *band ? ", " : "", band);
 	fprintf(out, "  %-17s %s\n", "tokens/s", tok);
 	fprintf(out, "  %-17s %.1f%%\n", "MFU", 100.0 * r->mfu);
 	fprintf(out, "  %-17s %.1f%%\n", "HFU", 100.0 * r->hfu);
 	fprintf(out, "  %-17s %.1f\n", "TFLOP/s per GPU", r->tflops_per_gpu);
 	fprintf(out, "  %-17s %.1f%%\n", "bubble fraction", 100.0 * r->bubble_fraction);
+	if (r->band_from[0])
+		fprintf(out, "  %-17s %s (podsim explain)\n", "error band from", r->band_from);
+	if (r->implausible)
+		fprintf(out, "  %-17s %s\n", "implausible", r->implausible_why);
 }
 
 static void breakdown_row(FILE *out, const exec_class *c, const bool used[], int w,

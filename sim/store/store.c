@@ -7,7 +7,7 @@
  * ROLLBACK on any error, so a run is either all there or not at all. Values are
  * always bound to prepared statements; no SQL text is built from values.
  *
- * Schema version 5 (PRAGMA user_version = 5). A database with a newer version
+ * Schema version 6 (PRAGMA user_version = 6). A database with a newer version
  * is refused; an empty one (user_version 0, no tables) is migrated by running
  * migrations[v] for v = user_version .. STORE_SCHEMA_VERSION - 1 in one
  * transaction; a version-0 file that already holds tables is not ours and is
@@ -39,6 +39,13 @@
  * Version 5 adds (migration 4 -> 5):
  *   run_links.traffic  the group whose collectives load the link class most
  *     ("tp", "dp", "pp", "cp", "ep"; NULL in rows stored before).
+ * Version 6 adds (migration 5 -> 6), the prediction judged against the
+ * validation data (valid_refs_apply):
+ *   runs.step_band_lo_s, step_band_hi_s  the likely range of the measured
+ *     step (NULL without a band, and in rows stored before: read as NaN);
+ *   runs.band_from  the validation cell the band came from (NULL: none);
+ *   runs.implausible, implausible_reason  MFU above the best published for
+ *     the GPU generation (NULL in rows stored before: read as not flagged).
  *
  * Doubles are REAL columns and round-trip exactly (SQLite stores IEEE doubles;
  * NaN is stored as NULL and read back as NaN). uint64 values (seed, tasks,
@@ -110,7 +117,12 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE runs ADD COLUMN nvme_capacity_bytes REAL;",
 	"ALTER TABLE runs ADD COLUMN sweep_rank INTEGER;"
 	"ALTER TABLE sweeps ADD COLUMN shard TEXT;",
-	"ALTER TABLE run_links ADD COLUMN traffic TEXT;"};
+	"ALTER TABLE run_links ADD COLUMN traffic TEXT;",
+	"ALTER TABLE runs ADD COLUMN step_band_lo_s REAL;"
+	"ALTER TABLE runs ADD COLUMN step_band_hi_s REAL;"
+	"ALTER TABLE runs ADD COLUMN band_from TEXT;"
+	"ALTER TABLE runs ADD COLUMN implausible INTEGER;"
+	"ALTER TABLE runs ADD COLUMN implausible_reason TEXT;"};
 
 /* ------------------------------------------------------------ helpers ---- */
 
@@ -299,8 +311,9 @@ static int put_head(store *s, const char *text, const exec_result *r, int64_t sw
 		" tokens_per_step, tokens_per_s, model_flops, hardware_flops, peak_flops, mfu,"
 		" hfu, tflops_per_gpu, bubble_fraction, mem_capacity_bytes, mem_peak_bytes,"
 		" oom, tasks, events, sweep_id, host_bytes, host_capacity_bytes, nvme_bytes,"
-		" nvme_capacity_bytes, sweep_rank) VALUES (?, ?, ?, ?, ?, ?, 'ok', ?, ?, ?, ?, ?,"
-		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+		" nvme_capacity_bytes, sweep_rank, step_band_lo_s, step_band_hi_s, band_from,"
+		" implausible, implausible_reason) VALUES (?, ?, ?, ?, ?, ?, 'ok', ?, ?, ?, ?, ?,"
+		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	char created[32], hash[17];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -341,6 +354,17 @@ static int put_head(store *s, const char *text, const exec_result *r, int64_t sw
 		sqlite3_bind_double(st, i++, o[k]);
 	if (rank > 0)
 		sqlite3_bind_int64(st, i++, rank);
+	else
+		sqlite3_bind_null(st, i++);
+	sqlite3_bind_double(st, i++, r->band_lo_s); /* NaN binds as NULL */
+	sqlite3_bind_double(st, i++, r->band_hi_s);
+	if (r->band_from[0])
+		sqlite3_bind_text(st, i++, r->band_from, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i++);
+	sqlite3_bind_int(st, i++, r->implausible);
+	if (r->implausible)
+		sqlite3_bind_text(st, i++, r->implausible_why, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, i++);
 	int rc = step_done(s, st, diag, "cannot store run");
@@ -457,7 +481,8 @@ static int get_head(store *s, int64_t id, exec_result *r, char **text, sim_diag 
 		" tokens_per_step, tokens_per_s, model_flops, hardware_flops, peak_flops, mfu,"
 		" hfu, tflops_per_gpu, bubble_fraction, mem_capacity_bytes, mem_peak_bytes,"
 		" oom, tasks, events, scenario_text, host_bytes, host_capacity_bytes,"
-		" nvme_bytes, nvme_capacity_bytes FROM runs WHERE id = ?";
+		" nvme_bytes, nvme_capacity_bytes, step_band_lo_s, step_band_hi_s, band_from,"
+		" implausible, implausible_reason FROM runs WHERE id = ?";
 	sqlite3_stmt *st;
 	if (prepare(s, sql, &st, diag))
 		return SIM_EDB;
@@ -488,6 +513,11 @@ static int get_head(store *s, int64_t id, exec_result *r, char **text, sim_diag 
 		       &r->nvme_capacity_bytes};
 	for (int k = 0; k < 4; k++)
 		*o[k] = col_double(st, 23 + k);
+	r->band_lo_s = col_double(st, 27);
+	r->band_hi_s = col_double(st, 28);
+	col_text(st, 29, r->band_from, sizeof r->band_from);
+	r->implausible = sqlite3_column_int(st, 30) != 0;
+	col_text(st, 31, r->implausible_why, sizeof r->implausible_why);
 	int err = SIM_OK;
 	if (text) {
 		const char *t = (const char *)sqlite3_column_text(st, 22);
@@ -630,14 +660,43 @@ int store_get_run(store *s, int64_t run_id, exec_result *r, char **text, sim_dia
 
 /* -------------------------------------------------------------- list ---- */
 
+/* "lo-hi" with three significant digits of hi (report_range_text's rule;
+ * store is not below report), or "-". */
+static void band_cell(double lo, double hi, char *buf, size_t len)
+{
+	if (!(isfinite(lo) && isfinite(hi) && hi > 0)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	int dec = 2 - (int)floor(log10(hi));
+	dec = dec < 0 ? 0 : dec > 9 ? 9 : dec;
+	snprintf(buf, len, "%.*f-%.*f", dec, lo, dec, hi);
+}
+
+/* An integer column, or "-" when NULL. */
+static void int_cell(sqlite3_stmt *st, int i, char *buf, size_t len)
+{
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%lld", (long long)sqlite3_column_int64(st, i));
+}
+
 static void list_row(FILE *out, sqlite3_stmt *st, int wid, int wname)
 {
 	const char *created = (const char *)sqlite3_column_text(st, 1);
 	const char *name = (const char *)sqlite3_column_text(st, 2);
-	fprintf(out, "%*lld  %-20s  %-*s  %6d  %12.6f  %5.1f%%  %s\n", wid,
+	const char *plan = (const char *)sqlite3_column_text(st, 11);
+	char band[48], sweep[24], rank[24], mfu[16];
+	band_cell(col_double(st, 7), col_double(st, 8), band, sizeof band);
+	int_cell(st, 9, sweep, sizeof sweep);
+	int_cell(st, 10, rank, sizeof rank);
+	snprintf(mfu, sizeof mfu, "%.1f%%%s", 100.0 * col_double(st, 5),
+		 sqlite3_column_int(st, 12) ? "!" : "");
+	fprintf(out, "%*lld  %-20s  %-*s  %6d  %12.6f  %-13s  %7s  %-6s  %5s  %5s  %s\n", wid,
 		(long long)sqlite3_column_int64(st, 0), created ? created : "", wname,
-		name ? name : "", sqlite3_column_int(st, 3), col_double(st, 4),
-		100.0 * col_double(st, 5), sqlite3_column_int(st, 6) ? "OOM" : "fits");
+		name ? name : "", sqlite3_column_int(st, 3), col_double(st, 4), band, mfu,
+		sqlite3_column_int(st, 6) ? "OOM" : "fits", sweep, rank, plan ? plan : "");
 }
 
 int store_list_runs(store *s, FILE *out, int limit, sim_diag *diag)
@@ -646,8 +705,9 @@ int store_list_runs(store *s, FILE *out, int limit, sim_diag *diag)
 		"SELECT max(length(id)), max(length(scenario_name)) FROM"
 		" (SELECT id, scenario_name FROM runs ORDER BY id DESC LIMIT ?)";
 	static const char rows[] =
-		"SELECT id, created_utc, scenario_name, gpus, step_time_s, mfu, oom FROM runs"
-		" ORDER BY id DESC LIMIT ?";
+		"SELECT id, created_utc, scenario_name, gpus, step_time_s, mfu, oom,"
+		" step_band_lo_s, step_band_hi_s, sweep_id, sweep_rank, plan, implausible"
+		" FROM runs ORDER BY id DESC LIMIT ?";
 	sqlite3_stmt *st;
 	int err = exec_sql(s, "BEGIN", diag, "cannot read the database");
 	if (err == SIM_OK)
@@ -668,8 +728,9 @@ int store_list_runs(store *s, FILE *out, int limit, sim_diag *diag)
 		return SIM_EDB;
 	}
 	sqlite3_bind_int(st, 1, limit > 0 ? limit : -1);
-	fprintf(out, "%*s  %-20s  %-*s  %6s  %12s  %6s  %s\n", wid, "id", "created (UTC)", wname,
-		"scenario", "gpus", "step (s)", "MFU", "memory");
+	fprintf(out, "%*s  %-20s  %-*s  %6s  %12s  %-13s  %7s  %-6s  %5s  %5s  %s\n", wid, "id",
+		"created (UTC)", wname, "scenario", "gpus", "step (s)", "likely (s)", "MFU", "memory",
+		"sweep", "rank", "plan");
 	int rc = SQLITE_DONE, n = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		list_row(out, st, wid, wname);

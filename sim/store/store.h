@@ -12,14 +12,16 @@
  * run_classes (per rank class and category), run_memory (per
  * class and memory category), run_links (per link class); since version 2
  * sweeps (one row per `podsim sweep`) and runs.sweep_id; since version 4
- * runs.sweep_rank and sweeps.shard (sharded sweeps, store_merge).
+ * runs.sweep_rank and sweeps.shard (sharded sweeps, store_merge); since
+ * version 6 the error band and the implausibility flag (runs.step_band_lo_s,
+ * step_band_hi_s, band_from, implausible, implausible_reason).
  */
 #ifndef PODSIM_STORE_H
 #define PODSIM_STORE_H
 
 #include "../exec/exec.h"
 
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 #define STORE_ENV "PODSIM_DB"
 #define STORE_DEFAULT_PATH "podsim.db"
 
@@ -65,7 +67,9 @@ int store_sweep_runs(store *s, int64_t sweep_id, int64_t *ids, size_t cap, size_
 int store_get_run(store *s, int64_t run_id, exec_result *r, char **text, sim_diag *diag);
 
 /* Print a table of the most recent `limit` runs (0 = all), newest first:
- * id, created, scenario, gpus, step time, MFU, OOM. */
+ * id, created, scenario, gpus, step time, its likely range (error band),
+ * MFU ("!" when implausible), OOM, sweep id and pre-screen rank ("-" outside
+ * sweeps), plan string. */
 int store_list_runs(store *s, FILE *out, int limit, sim_diag *diag);
 
 /* A digest of every stored row except ids, timestamps and wall time, for the

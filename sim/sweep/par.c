@@ -99,14 +99,20 @@ int sweep_screen_par(const sweep_par *p, const sweep_space *sp, const plan_scena
 		return rc != SIM_OK ? rc : SIM_ENOMEM;
 	size_t tsize = SWEEP_MAX_REASONS * SWEEP_REASON_MAX;
 	char(*tables)[SWEEP_REASON_MAX] = malloc((size_t)p->size * tsize);
-	if (!tables || gather_plans(p, out) != SIM_OK) {
+	char(*examples)[SWEEP_REASON_MAX] = malloc((size_t)p->size * tsize);
+	if (!tables || !examples || gather_plans(p, out) != SIM_OK) {
 		free(tables);
+		free(examples);
 		return SIM_ENOMEM;
 	}
 	MPI_Allgather(out->reasons, (int)tsize, MPI_CHAR, tables, (int)tsize, MPI_CHAR,
 	              MPI_COMM_WORLD);
-	sweep_screen_recount(out, (const char(*)[SWEEP_REASON_MAX])tables, (uint64_t)p->size);
+	MPI_Allgather(out->examples, (int)tsize, MPI_CHAR, examples, (int)tsize, MPI_CHAR,
+	              MPI_COMM_WORLD);
+	sweep_screen_recount(out, (const char(*)[SWEEP_REASON_MAX])tables,
+	                     (const char(*)[SWEEP_REASON_MAX])examples, (uint64_t)p->size);
 	free(tables);
+	free(examples);
 	double wall = out->wall_s;
 	MPI_Allreduce(&wall, &out->wall_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 	return SIM_OK;

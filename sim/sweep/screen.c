@@ -31,8 +31,10 @@ typedef struct screen_ctx {
 #define REASON_DP     "tp*pp*cp does not divide the GPU count (dp derived)"
 
 /* Count a pruned plan under `text` with its numbers replaced by '#', so that
- * "tp = 3 does not divide the model's 32 heads" and "tp = 5 ..." are one. */
-static int count_reason(sweep_screen_result *r, const char *text)
+ * "tp = 3 does not divide the model's 32 heads" and "tp = 5 ..." are one; a
+ * new reason keeps `example` (the plan's own message; NULL = text) as the
+ * example printed for it. */
+static int count_reason(sweep_screen_result *r, const char *text, const char *example)
 {
 	char norm[SWEEP_REASON_MAX];
 	size_t n = 0;
@@ -59,10 +61,12 @@ static int count_reason(sweep_screen_result *r, const char *text)
 			i--; /* the last slot collects the rest */
 		else
 			r->nreasons++;
-		if (i == SWEEP_MAX_REASONS - 1 && r->reason_count[i])
+		if (i == SWEEP_MAX_REASONS - 1 && r->reason_count[i]) {
 			snprintf(r->reasons[i], SWEEP_REASON_MAX, "other reasons");
-		else
+		} else {
 			memcpy(r->reasons[i], norm, n + 1);
+			snprintf(r->examples[i], SWEEP_REASON_MAX, "%s", example ? example : text);
+		}
 	}
 	r->reason_count[i]++;
 	return i;
@@ -163,7 +167,7 @@ static int screen_fast(screen_ctx *c, const size_t *idx, sweep_plan *p)
 	sim_diag_clear(c->diag);
 	if (plan_check(&s, c->diag) != SIM_OK) {
 		p->status = SWEEP_INVALID;
-		p->reason = count_reason(c->out, first_error(c->diag));
+		p->reason = count_reason(c->out, first_error(c->diag), NULL);
 		return SIM_OK;
 	}
 	size_t V = (size_t)s.plan.pp * (size_t)s.plan.vpp;
@@ -172,12 +176,12 @@ static int screen_fast(screen_ctx *c, const size_t *idx, sweep_plan *p)
 	s.vlayers = c->vlayers;
 	if (plan_layout(&s.plan, s.model.layers, s.vlayers)) { /* plan_check reports it */
 		p->status = SWEEP_INVALID;
-		p->reason = count_reason(c->out, "no even pipeline layout");
+		p->reason = count_reason(c->out, "no even pipeline layout", NULL);
 		return SIM_OK;
 	}
 	if (!fits_and_time(&s, p)) {
 		p->status = SWEEP_NO_FIT;
-		p->reason = count_reason(c->out, REASON_NO_FIT);
+		p->reason = count_reason(c->out, REASON_NO_FIT, NULL);
 	}
 	return SIM_OK;
 }
@@ -219,13 +223,13 @@ static int screen_reload(screen_ctx *c, sweep_plan *p)
 		return rc;
 	if (rc != SIM_OK) {
 		p->status = SWEEP_INVALID;
-		p->reason = count_reason(c->out, first_error(c->diag));
+		p->reason = count_reason(c->out, first_error(c->diag), NULL);
 		return SIM_OK;
 	}
 	p->dp = s->plan.dp;
 	if (!fits_and_time(s, p)) {
 		p->status = SWEEP_NO_FIT;
-		p->reason = count_reason(c->out, REASON_NO_FIT);
+		p->reason = count_reason(c->out, REASON_NO_FIT, NULL);
 	}
 	plan_scenario_free(s);
 	return SIM_OK;
@@ -307,7 +311,7 @@ static int screen_one(screen_ctx *c, uint64_t i, sweep_plan *p)
 	p->reason = -1;
 	if (c->topo >= 0 && !(c->base = c->bases[idx[c->topo]])) {
 		p->status = SWEEP_INVALID;
-		p->reason = count_reason(c->out, c->why[idx[c->topo]]);
+		p->reason = count_reason(c->out, c->why[idx[c->topo]], NULL);
 		return SIM_OK;
 	}
 	p->gpus = plan_gpus(c, idx);
@@ -316,7 +320,7 @@ static int screen_one(screen_ctx *c, uint64_t i, sweep_plan *p)
 		p->dp = derived_dp(c, idx, p->gpus);
 		if (p->dp == 0) {
 			p->status = SWEEP_INVALID;
-			p->reason = count_reason(c->out, REASON_DP);
+			p->reason = count_reason(c->out, REASON_DP, NULL);
 			return SIM_OK;
 		}
 	}
@@ -363,19 +367,21 @@ int sweep_screen_part(const sweep_space *sp, const plan_scenario *base, const ch
 	return rc;
 }
 
-void sweep_screen_recount(sweep_screen_result *r, const char (*tables)[SWEEP_REASON_MAX],
-                          uint64_t nparts)
+void sweep_screen_recount(sweep_screen_result *r, const char (*reasons)[SWEEP_REASON_MAX],
+                          const char (*examples)[SWEEP_REASON_MAX], uint64_t nparts)
 {
 	r->nreasons = 0;
 	r->valid = r->fitting = 0;
 	memset(r->reason_count, 0, sizeof r->reason_count);
+	memset(r->examples, 0, sizeof r->examples);
 	for (uint64_t i = 0; i < r->nplans; i++) {
 		sweep_plan *p = &r->plans[i];
 		r->valid += p->status != SWEEP_INVALID;
 		r->fitting += p->status == SWEEP_OK;
-		if (p->reason >= 0) /* normalised text: count_reason leaves it as it is */
-			p->reason = count_reason(
-			        r, tables[(i % nparts) * SWEEP_MAX_REASONS + (uint64_t)p->reason]);
+		if (p->reason >= 0) { /* normalised text: count_reason leaves it as it is */
+			uint64_t k = (i % nparts) * SWEEP_MAX_REASONS + (uint64_t)p->reason;
+			p->reason = count_reason(r, reasons[k], examples[k]);
+		}
 	}
 }
 

@@ -13,7 +13,8 @@
  * is not an integer are pruned): the plan fills the cluster.
  *
  * Stages (sweep_screen): every plan is checked by plan_check (invalid plans
- * pruned, counted by the checker's message with numbers replaced by '#'),
+ * pruned, counted by the checker's message with numbers replaced by '#', the
+ * first plan's message kept as the example),
  * then by plan_memory (plans that do not fit the GPU's HBM pruned before any
  * simulation), then timed by the closed-form model of screen.c. The CLI then
  * simulates the best K with the discrete-event engine.
@@ -118,13 +119,20 @@ typedef struct sweep_plan {
 } sweep_plan;
 
 #define SWEEP_MAX_REASONS 64
-#define SWEEP_REASON_MAX  160
+#define SWEEP_REASON_MAX  256
 
+/* Pruned plans are counted per reason: reasons[k] is the message with its
+ * numbers replaced by '#' (so "tp = 3 does not divide ..." and "tp = 5 ..."
+ * count as one), examples[k] the full message of the first plan, in plan
+ * order, pruned for it ("global_batch = 100 is not a multiple of
+ * micro_batch*dp = 4*8 = 32"). When the table is full, the last slot
+ * becomes "other reasons" and keeps the example it had. */
 typedef struct sweep_screen_result {
 	sweep_plan *plans; /* every plan of the product, in order */
 	uint64_t nplans, valid, fitting;
 	int nreasons;
 	char reasons[SWEEP_MAX_REASONS][SWEEP_REASON_MAX];
+	char examples[SWEEP_MAX_REASONS][SWEEP_REASON_MAX];
 	uint64_t reason_count[SWEEP_MAX_REASONS];
 	double wall_s; /* time the screen took */
 } sweep_screen_result;

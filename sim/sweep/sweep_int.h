@@ -60,10 +60,12 @@ int sweep_screen_part(const sweep_space *sp, const plan_scenario *base, const ch
                       const char *const *sets, size_t nsets, uint64_t part, uint64_t nparts,
                       sweep_screen_result *out);
 /* After every part's plans were put into r: count valid, fitting and the
- * reasons again in plan order, reading plan i's reason from the reasons
- * table of part i % nparts (tables[part * SWEEP_MAX_REASONS + reason]), so
- * the result equals one sweep_screen of the whole space. */
-void sweep_screen_recount(sweep_screen_result *r, const char (*tables)[SWEEP_REASON_MAX],
-                          uint64_t nparts);
+ * reasons again in plan order, reading plan i's reason and its example from
+ * the tables of part i % nparts (reasons[part * SWEEP_MAX_REASONS + reason],
+ * examples[...] alike), so the result equals one sweep_screen of the whole
+ * space: the first plan in plan order with a reason is also the first of its
+ * part, so its part's example is its own message. */
+void sweep_screen_recount(sweep_screen_result *r, const char (*reasons)[SWEEP_REASON_MAX],
+                          const char (*examples)[SWEEP_REASON_MAX], uint64_t nparts);
 
 #endif

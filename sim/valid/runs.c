@@ -274,6 +274,9 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 	}
 	if (rc == SIM_OK) {
 		v->status = VALID_OK;
+		snprintf(v->gpu, sizeof v->gpu, "%s", s->gpu.name);
+		snprintf(v->framework, sizeof v->framework, "%s", s->fw.name);
+		v->gpus = s->cluster.gpus;
 		v->predicted = r->step_s;
 		v->error = (v->predicted - v->measured) / v->measured;
 	} else {

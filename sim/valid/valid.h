@@ -29,6 +29,10 @@ typedef struct valid_row {
 			    * open ("; "-separated; empty when nothing) */
 	double measured, predicted; /* seconds */
 	double error;               /* (predicted - measured) / measured */
+	/* training rows that simulated: what the error band is keyed on */
+	char gpu[CONF_STR_MAX];       /* [gpu] name, e.g. "h100-sxm5-80g" */
+	char framework[CONF_STR_MAX]; /* [framework] name of the profile it ran on */
+	int gpus;
 } valid_row;
 
 typedef struct valid_group {
@@ -93,6 +97,79 @@ void valid_print_json(FILE *out, const valid_report *r);
 int valid_fit_framework(const char *path, const valid_options *opt, double lo_s, double hi_s,
 			double *best_s, double *best_mape, double *before_mape, int *rows,
 			sim_diag *diag);
+
+/* ----------------------------------------------------------- error bands --
+ * How far a prediction is likely to be from the measured step, from the
+ * validation residuals (measured / predicted) of the shipped cases (band.c
+ * has the statistics). A band belongs to a cell: GPU generation x framework
+ * x scale bucket (GPU count 1-8, 9-64, 65-512, 513-), or a coarser one with
+ * "*" for any. `podsim validate CASES.csv --bands-out FILE` writes one CSV
+ * row per cell with at least VALID_BAND_MIN_ROWS simulated rows; the shipped
+ * table is VALID_BANDS_FILE under the data folder. */
+#define VALID_BANDS_FILE    "topologies/bands.csv"
+#define VALID_BAND_MIN_ROWS 3
+
+/* "ampere", "hopper", ... from a [gpu] name's prefix ("h100-sxm5-80g"), or
+ * "unknown". */
+const char *valid_gpu_generation(const char *gpu);
+/* "1-8", "9-64", "65-512" or "513+". */
+const char *valid_scale_bucket(int gpus);
+
+typedef struct valid_band {
+	int level;           /* valid_band_find: 1 (most specific) .. 5 (all rows) */
+	char generation[16]; /* the cell; "*" = any */
+	char framework[CONF_STR_MAX];
+	char scale[16];
+	int rows, sources;
+	double n_eff;                      /* Kish's effective rows, W^2 / sum w^2 */
+	double q10, median, q90, min, max; /* measured / predicted, weighted */
+	double lo, hi;                     /* the band: [q10, q90], widened when n_eff < 9 */
+	bool widened;
+	char names[512]; /* its sources, "; "-separated */
+} valid_band;
+
+/* Write the band table of r's simulated training rows (CSV with a header:
+ * generation, framework, gpus, rows, sources, n_eff, q10, median, q90, min,
+ * max, lo, hi, widened, source_names). SIM_OK, SIM_EIO, SIM_ENOMEM. */
+int valid_bands_write(const valid_report *r, FILE *out);
+
+typedef struct valid_bands valid_bands;
+/* Read a band table; malformed files are path:line errors (SIM_ECONF). */
+int valid_bands_load(const char *path, valid_bands **out, sim_diag *diag);
+void valid_bands_free(valid_bands *t);
+/* The nearest cell of a scenario: the first the table holds of (generation,
+ * framework, bucket), (generation, framework, *), (generation, *, bucket),
+ * (generation, *, *), (*, *, *). false (out->level 0) when none. */
+bool valid_band_find(const valid_bands *t, const char *gpu, const char *framework, int gpus,
+		     valid_band *out);
+
+/* "ampere, any framework, 9-64 GPUs: 27 rows, 2 sources". */
+void valid_band_describe(const valid_band *b, char *buf, size_t len);
+
+/* ------------------------------------------------ judging a prediction --
+ * The band table and the best published MFU per GPU generation and
+ * precision (VALID_MFU_FILE: generation, precision 16-bit|fp8, mfu, gpu,
+ * gpus, model, source; each row cited), read from a data folder (refs.c).
+ * A file the folder lacks is an empty table: no band, no flag. */
+#define VALID_MFU_FILE "topologies/mfu-best.csv"
+
+typedef struct valid_refs valid_refs;
+/* Read both tables under datadir; malformed files are path:line errors. */
+int valid_refs_load(const char *datadir, valid_refs **out, sim_diag *diag);
+void valid_refs_free(valid_refs *r);
+/* valid_band_find on the refs' table (false without one). */
+bool valid_refs_band(const valid_refs *r, const char *gpu, const char *framework, int gpus,
+		     valid_band *out);
+/* The best published MFU for gpu's generation in dtype's precision class,
+ * and its citation ("54.2% on ampere in 16-bit: Korthikanti et al. ...");
+ * false when the table has none. */
+bool valid_refs_mfu(const valid_refs *r, const char *gpu, hw_dtype dtype, double *mfu, char *why,
+		    size_t len);
+/* Fill res's band (step x [lo, hi] of the nearest cell, and its
+ * description) and its implausibility flag (MFU above the best published),
+ * or clear them (NaN band, no flag): for inference runs, without refs, or
+ * where no row applies. */
+void valid_refs_apply(const valid_refs *refs, const plan_scenario *s, exec_result *res);
 
 /* Kendall's tau-b between x and y (n pairs); NAN when undefined. */
 double valid_kendall_tau(const double *x, const double *y, size_t n);

@@ -103,6 +103,8 @@ case $ddl in
 "CREATE TABLE runs ("*"CREATE INDEX runs_scenario ON runs(scenario_hash);") ;;
 *) bad "c) could not extract the version-1 DDL from sim/store/store.c: $ddl" ;;
 esac
+version=$(sed -n 's/^#define STORE_SCHEMA_VERSION \([0-9]*\)$/\1/p' "$root/sim/store/store.h")
+[ -n "$version" ] || bad "c) no STORE_SCHEMA_VERSION in sim/store/store.h"
 db=$tmp/v1.db
 q "$db" "$ddl PRAGMA user_version = 1;
 	INSERT INTO runs (created_utc, podsim_version, scenario_name, scenario_hash, scenario_text,
@@ -111,7 +113,7 @@ q "$db" "$ddl PRAGMA user_version = 1;
 	 7, 'ok', 'm', 'g', 'c', 'tp1 pp1 dp1', 8, 1.5, 0.5, 0, 10, 10);"
 "$podsim" runs --db "$db" >"$tmp/v1.out" 2>"$tmp/v1.err" || bad "c) podsim runs on a v1 database: $(cat "$tmp/v1.err")"
 grep -q old-run "$tmp/v1.out" || bad "c) the version-1 run is not listed after migration"
-[ "$(q "$db" "PRAGMA user_version")" = 5 ] || bad "c) user_version $(q "$db" "PRAGMA user_version") after migration, want 5"
+[ "$(q "$db" "PRAGMA user_version")" = "$version" ] || bad "c) user_version $(q "$db" "PRAGMA user_version") after migration, want $version"
 run "$db" || bad "c) cannot store a run in a migrated database: $(cat "$tmp/run.err")"
 [ "$(q "$db" "SELECT count(*) FROM runs")" = 2 ] || bad "c) want 2 runs after migration and a new run"
 [ "$(q "$db" "SELECT count(*) FROM sweeps")" = 0 ] || bad "c) the sweeps table is missing"
@@ -121,7 +123,7 @@ q "$db" "CREATE TABLE future (x); PRAGMA user_version = 99;"
 run "$db"
 rc=$?
 [ $rc -eq 1 ] || bad "c) a newer database: exit status $rc, want 1"
-want="$db: error: database schema version 99 is newer than this podsim supports (5)"
+want="$db: error: database schema version 99 is newer than this podsim supports ($version)"
 [ "$(cat "$tmp/run.err")" = "$want" ] || bad "c) newer database message: $(cat "$tmp/run.err")"
 [ "$(q "$db" "PRAGMA user_version")" = 99 ] || bad "c) the newer database was changed"
 

@@ -44,9 +44,12 @@ want() {
 [ ! -e "$tmp/q.html.tmp" ] || { echo "run --html left a temporary file"; fail=1; }
 wellformed "$tmp/q.html"
 # The step time the text report prints appears as the page's first figure.
-step=$(sed -n 's/^  step time *//p' "$tmp/q.txt")
+step=$(sed -n 's/^  step time *//p' "$tmp/q.txt" | sed 's/, likely .*//')
+band=$(sed -n 's/^  step time .*, \(likely .*\)$/\1/p' "$tmp/q.txt")
+[ -n "$band" ] || { echo "no error band beside the step time in the text report"; fail=1; }
 [ -n "$step" ] || { echo "no step time in the text report"; fail=1; }
 want "$tmp/q.html" "<div class=\"v\">$step</div><div class=\"k\">step time</div>" "step time"
+want "$tmp/q.html" "<div class=\"v\">$band</div><div class=\"k\">error band, from the validation cell " "error band"
 for k in 0 1 2 3; do
 	# each stage labels a row of the Gantt chart, breakdown and memory charts
 	n=$(grep -cF ">stage $k</text>" "$tmp/q.html")

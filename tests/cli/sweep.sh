@@ -58,6 +58,21 @@ grep -Eq '^run [12] spends .* s (less|more) .* than run [12]: ' "$tmp/c.txt" ||
 	{ echo "compare: no explanation"; cat "$tmp/c.txt"; fail=1; }
 "$podsim" compare sweep:1 --db "$tmp/s.db" >"$tmp/c4.txt" 2>&1 || { echo "compare sweep:1 failed"; fail=1; }
 grep -q '^run  *[0-9]  *[0-9]  *[0-9]  *[0-9]$' "$tmp/c4.txt" || { echo "compare sweep:1: not 4 runs"; fail=1; }
+# Effective values: a key one run sets and the other leaves at its default
+# (vpp, and a [framework] key) is a difference, the default marked.
+"$podsim" run "$q" --db "$tmp/d.db" >/dev/null 2>&1
+"$podsim" run "$q" --set parallel.vpp=2 --set framework.op_overhead=0us --db "$tmp/d.db" >/dev/null 2>&1
+"$podsim" compare 1 2 --db "$tmp/d.db" >"$tmp/cd.txt" 2>&1 || { echo "compare defaults failed"; fail=1; }
+grep -q '^  parallel.vpp  *1 (default) | 2$' "$tmp/cd.txt" ||
+	{ echo "compare: vpp against its default not shown"; cat "$tmp/cd.txt"; fail=1; }
+grep -q '^  framework.op_overhead  *20 us (default) | 0us$' "$tmp/cd.txt" ||
+	{ echo "compare: framework default not shown"; cat "$tmp/cd.txt"; fail=1; }
+grep -Eq '^likely \(s\) +[0-9.]+-[0-9.]+ +[0-9.]+-[0-9.]+$' "$tmp/cd.txt" ||
+	{ echo "compare: no band row"; cat "$tmp/cd.txt"; fail=1; }
+grep -q '^  run 2: megatron-core tp2 cp1 pp2 vpp2 ' "$tmp/cd.txt" ||
+	{ echo "compare: plans not listed"; cat "$tmp/cd.txt"; fail=1; }
+[ "$(grep -c '^  [a-z]*\.[a-z_]* ' "$tmp/cd.txt")" = 2 ] ||
+	{ echo "compare: settings that do not differ are listed"; cat "$tmp/cd.txt"; fail=1; }
 "$podsim" compare 1 99 --db "$tmp/s.db" >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] || { echo "compare unknown run: want 2, got $rc"; fail=1; }
 
@@ -70,6 +85,13 @@ da=$("$podsim" runs digest --db "$tmp/s.db") db=$("$podsim" runs digest --db "$t
 "$podsim" sweep scenarios/sweep-quickstart.ini --no-db >"$tmp/demo.txt" 2>&1 ||
 	{ echo "demo sweep failed"; cat "$tmp/demo.txt"; fail=1; }
 grep -q '^288 plans, 216 valid' "$tmp/demo.txt" || { echo "demo sweep: $(head -1 "$tmp/demo.txt")"; fail=1; }
+# Pruned plans print the first one's reason with its numbers, not '#'.
+sed -n '/^pruned/,$p' "$tmp/demo.txt" >"$tmp/pruned.txt"
+[ -s "$tmp/pruned.txt" ] || { echo "demo sweep: no pruned section"; fail=1; }
+! grep -q '#' "$tmp/pruned.txt" || { echo "demo sweep: placeholders in pruned:"; cat "$tmp/pruned.txt"; fail=1; }
+"$podsim" sweep "$q" --vary parallel.micro_batch=3,5 --vary parallel.tp=1,2 --no-db >"$tmp/mb.txt" 2>&1
+grep -q '^         4  global_batch = 128 is not a multiple of micro_batch\*dp = 3\*8 = 24$' "$tmp/mb.txt" ||
+	{ echo "pruned example:"; cat "$tmp/mb.txt"; fail=1; }
 
 # --- bad input: status 2 and the message -----------------------------------------
 err=$("$podsim" sweep "$q" --vary parallel.tp=1,x --no-db 2>&1 >/dev/null); rc=$?

@@ -662,8 +662,75 @@ static void test_zero2_accumulation(void)
 	sim_diag_free(d);
 }
 
+
+/* The plan string names every axis that changes the prediction: the base
+ * quickstart's exact string, the 4D Llama 3 405B plan (tp8 sp cp2 pp8 vpp8,
+ * the issue's example), and one override per axis, each of which must change
+ * the string (before label.c, vpp = 2 printed the same string as vpp = 1). */
+static void test_label(void)
+{
+	static const char *const axes[][3] = {
+		{"parallel.vpp=2", " vpp2 ", NULL},
+		{"parallel.cp=2", " cp2 ", "parallel.dp=2"}, /* tp2 cp2 pp2 dp2: 16 GPUs */
+		{"parallel.zero=1", " zero1 ", NULL},
+		{"parallel.offload_optimizer=cpu", " opt-offload=cpu ", "parallel.zero=1"},
+		{"parallel.recompute=selective", " recompute=selective ", NULL},
+		{"parallel.sequence_parallel=true", " tp2 sp ", NULL},
+		{"parallel.schedule=gpipe", " gpipe ", "framework.runs_schedules=gpipe,1f1b"},
+		{"train.precision=fp16", " fp16", NULL},
+		{"framework.name=nemo", "nemo ", NULL},
+		{"parallel.overlap_grad_reduce=true", " grad-overlap ", NULL},
+		{"parallel.order=dp-tp-cp-pp", " order=dp-tp-cp-pp ", NULL},
+		{"train.attention=unfused", " unfused ", NULL},
+	};
+	char base[PLAN_LABEL_MAX], got[PLAN_LABEL_MAX];
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", NULL, 0, d, &s), SIM_OK);
+	if (s) {
+		plan_label(s, base, sizeof base);
+		CHECK_STR(base, "megatron-core tp2 cp1 pp2 vpp1 dp4 ep1 mb4 gb128 1f1b "
+				"recompute=none zero0 bf16");
+		plan_label(s, got, 8); /* truncated, terminated */
+		CHECK_STR(got, "megatro");
+	}
+	plan_scenario_free(s);
+	s = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/llama3-405b-4d.ini", NULL, 0, d, &s), SIM_OK);
+	if (s) {
+		plan_label(s, got, sizeof got);
+		CHECK_STR(got, "megatron-core tp8 sp cp2 pp8 vpp8 dp8 ep1 mb1 gb512 1f1b "
+			       "recompute=none zero1 grad-overlap bf16");
+	}
+	plan_scenario_free(s);
+	s = NULL; /* ep needs an MoE model: Mixtral runs ep 8 */
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", NULL, 0, d, &s), SIM_OK);
+	if (s) {
+		plan_label(s, got, sizeof got);
+		CHECK(strstr(got, " dp8 ep8 ") != NULL);
+	}
+	plan_scenario_free(s);
+	for (size_t i = 0; i < sizeof axes / sizeof axes[0]; i++) {
+		const char *set[2] = {axes[i][0], axes[i][2]};
+		s = NULL;
+		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, set[1] ? 2 : 1, d, &s),
+			  SIM_OK);
+		if (!s)
+			continue;
+		plan_label(s, got, sizeof got);
+		if (!strstr(got, axes[i][1]) || !strcmp(got, base))
+			fprintf(stderr, "label with %s: %s\n", axes[i][0], got);
+		CHECK(strstr(got, axes[i][1]) != NULL);
+		CHECK(strcmp(got, base) != 0);
+		plan_scenario_free(s);
+	}
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+}
+
 int main(void)
 {
+	test_label();
 	test_framework_default();
 	test_zero2_accumulation();
 	test_p2p_bytes();

@@ -171,8 +171,9 @@ static void test_json(void)
 	char keys[1024];
 	CHECK(scan_json(j, keys, sizeof keys));
 	CHECK_STR(keys, "run_id scenario model gpu cluster plan seed gpus step_time_s "
-			"tokens_per_s model_flops hardware_flops mfu hfu tflops_per_gpu "
-			"bubble_fraction breakdown memory links sim ");
+			"step_band_s band_from tokens_per_s model_flops hardware_flops mfu hfu "
+			"tflops_per_gpu bubble_fraction implausible implausible_reason breakdown "
+			"memory links sim ");
 	static const char *const per_class[] = {
 		"\"ranks\":", "\"compute\":", "\"optimizer\":", "\"tp\":", "\"cp\":",
 		"\"ep\":", "\"dp\":", "\"pp\":", "\"bubble\":", "\"offload\":", "\"other\":",
@@ -281,8 +282,55 @@ static void test_golden(void)
 	free(t);
 }
 
+/* The error band and the implausibility flag in the text and the JSON: the
+ * band's three significant digits of its upper end in the step's unit,
+ * null JSON values without them, [lo, hi] with %.9g with them. */
+static void test_band(void)
+{
+	static exec_result r;
+	golden_result(&r);
+	r.band_lo_s = r.band_hi_s = NAN;
+	char *t = text_of(&r, 0);
+	CHECK(strstr(t, "  step time         20.5 s\n") != NULL);
+	CHECK(strstr(t, "error band") == NULL && strstr(t, "implausible") == NULL);
+	free(t);
+	sim_buf b;
+	sim_buf_init(&b);
+	report_json_buf(&b, &r, 0);
+	CHECK(strstr(b.data, "\"step_band_s\":null,\"band_from\":null,") != NULL);
+	CHECK(strstr(b.data, "\"implausible\":false,\"implausible_reason\":null,") != NULL);
+	sim_buf_free(&b);
+
+	r.band_lo_s = 22.5852; /* 20.5 x 1.1017 */
+	r.band_hi_s = 30.5307; /* 20.5 x 1.4893 */
+	snprintf(r.band_from, sizeof r.band_from, "hopper, megatron-core, 513+ GPUs: 6 rows, 1 source");
+	r.implausible = true;
+	snprintf(r.implausible_why, sizeof r.implausible_why, "MFU 60.3%% is above the best");
+	t = text_of(&r, 0);
+	CHECK(strstr(t, "  step time         20.5 s, likely 22.6-30.5 s\n") != NULL);
+	CHECK(strstr(t, "  error band from   hopper, megatron-core, 513+ GPUs: 6 rows, 1 source") !=
+	      NULL);
+	CHECK(strstr(t, "  implausible       MFU 60.3% is above the best\n") != NULL);
+	free(t);
+	sim_buf_init(&b);
+	report_json_buf(&b, &r, 0);
+	CHECK(strstr(b.data, "\"step_band_s\":[22.5852,30.5307],\"band_from\":\"hopper, ") != NULL);
+	CHECK(strstr(b.data, "\"implausible\":true,\"implausible_reason\":\"MFU 60.3% is") != NULL);
+	sim_buf_free(&b);
+
+	char buf[64];
+	r.step_s = 0.0123, r.band_lo_s = 0.0111, r.band_hi_s = 0.0245;
+	report_band_text(&r, buf, sizeof buf);
+	CHECK_STR(buf, "likely 11.1-24.5 ms");
+	report_range_text(980.4, 1104.2, "days", buf, sizeof buf);
+	CHECK_STR(buf, "980-1104 days");
+	report_range_text(NAN, 2, "s", buf, sizeof buf);
+	CHECK_STR(buf, "");
+}
+
 int main(void)
 {
+	test_band();
 	test_json();
 	test_text();
 	test_golden();

@@ -76,6 +76,12 @@ static void make_result(exec_result *r, double tweak)
 	}
 	r->tasks = 0x8000000000000001ULL;
 	r->events = 123456789;
+	/* the error band and the flag round-trip (a NaN band as NULL: below) */
+	r->band_lo_s = r->step_s * 1.1017;
+	r->band_hi_s = r->step_s * 1.4893;
+	snprintf(r->band_from, sizeof r->band_from, "hopper, megatron-core, 513+ GPUs: 6 rows");
+	r->implausible = true;
+	snprintf(r->implausible_why, sizeof r->implausible_why, "MFU 30.0%% is above the best");
 }
 
 static bool same_double(double a, double b)
@@ -106,6 +112,10 @@ static void check_same(const exec_result *a, const exec_result *b)
 	CHECK(same_double(a->classes[1].mem_bytes[PLAN_MEM_ACTIVATIONS],
 			  b->classes[1].mem_bytes[PLAN_MEM_ACTIVATIONS]));
 	CHECK_STR(a->links[1].kind, b->links[1].kind);
+	CHECK(same_double(a->band_lo_s, b->band_lo_s) && same_double(a->band_hi_s, b->band_hi_s));
+	CHECK_STR(a->band_from, b->band_from);
+	CHECK_INT(a->implausible, b->implausible);
+	CHECK_STR(a->implausible_why, b->implausible_why);
 	/* And every byte, padding included: both were zeroed before filling. */
 	CHECK(memcmp(a, b, sizeof *a) == 0);
 }
@@ -185,6 +195,18 @@ static void test_roundtrip(void)
 	free(text);
 	CHECK_INT(store_get_run(s, 99, &back, &text, d), SIM_ENOTFOUND);
 	CHECK(text == NULL);
+	/* no band (NaN: NULL in the database) and no flag read back as such */
+	static exec_result plain;
+	make_result(&plain, 0);
+	plain.band_lo_s = plain.band_hi_s = NAN;
+	plain.band_from[0] = plain.implausible_why[0] = '\0';
+	plain.implausible = false;
+	int64_t pid = put(s, &plain);
+	CHECK_INT(store_get_run(s, pid, &back, NULL, d), SIM_OK);
+	CHECK(isnan(back.band_lo_s) && isnan(back.band_hi_s));
+	CHECK_STR(back.band_from, "");
+	CHECK(!back.implausible);
+	sql_exec(path, "PRAGMA foreign_keys = ON; DELETE FROM runs WHERE id = 3");
 	CHECK_INT(sim_diag_error_count(d), 0);
 	sim_diag_free(d);
 	store_close(s);
@@ -247,7 +269,24 @@ static void test_list(void)
 	CHECK(second && first && second < first); /* newest first */
 	CHECK(first && strstr(first, "synthetic \"quoted\"") && strstr(first, "OOM"));
 	CHECK(second && strstr(second, "second") && strstr(second, "fits"));
-	CHECK(strstr(out, "30.0%") != NULL);
+	CHECK(strstr(out, "30.0%!") != NULL); /* implausible */
+	CHECK(strstr(out, "  0.367-0.496  ") != NULL); /* 1/3 s x [1.1017, 1.4893] */
+	/* Two runs of one sweep: sweep id 1, ranks 2 and 1, each with its plan. */
+	int64_t sw = 0, id = 0;
+	store_sweep_counts cnt = {4, 2, 2, 2, 0, 0};
+	CHECK_INT(store_put_sweep(s, "parallel.tp=1,2\n", &cnt, &sw, d), SIM_OK);
+	snprintf(r.plan, sizeof r.plan, "megatron-core tp1 cp1 pp3 vpp1 dp2 ep1 mb1 gb12");
+	CHECK_INT(store_put_sweep_run(s, sw, 2, scenario_text, &r, &id, d), SIM_OK);
+	snprintf(r.plan, sizeof r.plan, "megatron-core tp2 cp1 pp3 vpp1 dp1 ep1 mb1 gb12");
+	CHECK_INT(store_put_sweep_run(s, sw, 1, scenario_text, &r, &id, d), SIM_OK);
+	rewind(f);
+	CHECK_INT(store_list_runs(s, f, 0, d), SIM_OK);
+	fputc('\0', f);
+	fflush(f);
+	char *r3 = strstr(out, "\n 3  "), *r4 = strstr(out, "\n 4  ");
+	CHECK(r3 && strstr(r3, "      1      2  megatron-core tp1 cp1 pp3 vpp1 dp2 ep1 mb1 gb12\n"));
+	CHECK(r4 && strstr(r4, "      1      1  megatron-core tp2 cp1 pp3 vpp1 dp1 ep1 mb1 gb12\n"));
+	CHECK(first && strstr(first, "      -      -  tp2 pp3 dp1 mb1 gb12 1f1b none bf16\n"));
 	rewind(f);
 	CHECK_INT(store_list_runs(s, f, 1, d), SIM_OK);
 	fputc('\0', f);

@@ -299,6 +299,51 @@ static void test_cost(void)
 	plan_scenario_free(s);
 }
 
+/* Pruning reasons count plans by the message with its numbers as '#', and
+ * keep the first plan's own message as the example. Quickstart (16 GPUs,
+ * pp 2, global_batch 128) with tp 1, 2, 4 (dp 8, 4, 2) and micro_batch 3, 5,
+ * 6 (tp fastest): no micro-batch divides 128 / dp, so all 9 plans are pruned
+ * for one reason, whose example is plan 0's (micro_batch 3, dp 8: 3*8 = 24).
+ * Screened in 3 parts (MPI ranks), part 1's own first example is plan 1's
+ * (tp 2: 3*4 = 12), and the recount still gives plan 0's. */
+static void test_prune_examples(void)
+{
+	sweep_space *sp = sweep_space_new();
+	add(sp, "parallel.micro_batch=3,5,6", SIM_OK, NULL);
+	add(sp, "parallel.tp=1,2,4", SIM_OK, NULL);
+	plan_scenario *s = load(NULL, 0);
+	sweep_screen_result one, part[3];
+	CHECK_INT(sweep_screen(sp, s, QUICKSTART, NULL, 0, &one), SIM_OK);
+	CHECK_INT(one.valid, 0);
+	if (CHECK_INT(one.nreasons, 1)) {
+		CHECK_STR(one.reasons[0], "global_batch = # is not a multiple of micro_batch*dp = "
+		                          "#*# = #");
+		CHECK_STR(one.examples[0], "global_batch = 128 is not a multiple of micro_batch*dp "
+		                           "= 3*8 = 24");
+		CHECK_INT(one.reason_count[0], 9);
+	}
+	static char tables[3 * SWEEP_MAX_REASONS][SWEEP_REASON_MAX];
+	static char examples[3 * SWEEP_MAX_REASONS][SWEEP_REASON_MAX];
+	for (uint64_t r = 0; r < 3; r++) {
+		CHECK_INT(sweep_screen_part(sp, s, QUICKSTART, NULL, 0, r, 3, &part[r]), SIM_OK);
+		memcpy(tables[r * SWEEP_MAX_REASONS], part[r].reasons, sizeof part[r].reasons);
+		memcpy(examples[r * SWEEP_MAX_REASONS], part[r].examples, sizeof part[r].examples);
+	}
+	CHECK_STR(part[1].examples[0], "global_batch = 128 is not a multiple of micro_batch*dp "
+	                               "= 3*4 = 12");
+	for (uint64_t i = 0; i < part[0].nplans; i++)
+		part[0].plans[i] = part[i % 3].plans[i];
+	sweep_screen_recount(&part[0], (const char(*)[SWEEP_REASON_MAX])tables,
+	                     (const char(*)[SWEEP_REASON_MAX])examples, 3);
+	CHECK_STR(part[0].examples[0], one.examples[0]);
+	CHECK_INT(part[0].reason_count[0], 9);
+	for (int r = 0; r < 3; r++)
+		sweep_screen_free(&part[r]);
+	sweep_screen_free(&one);
+	plan_scenario_free(s);
+	sweep_space_free(sp);
+}
+
 /* Points (time, gpus, cost): 0 (1, 16, 2), 1 (2, 8, 1), 2 (2, 16, 2) is
  * dominated by 0, 3 (1, 16, 2) equals 0 (neither dominates). */
 static void test_pareto(void)
@@ -321,18 +366,22 @@ static void test_parts(void)
 	sweep_screen_result one, part[3];
 	CHECK_INT(sweep_screen(sp, s, QUICKSTART, NULL, 0, &one), SIM_OK);
 	static char tables[3 * SWEEP_MAX_REASONS][SWEEP_REASON_MAX];
+	static char examples[3 * SWEEP_MAX_REASONS][SWEEP_REASON_MAX];
 	for (uint64_t r = 0; r < 3; r++) {
 		CHECK_INT(sweep_screen_part(sp, s, QUICKSTART, NULL, 0, r, 3, &part[r]), SIM_OK);
 		memcpy(tables[r * SWEEP_MAX_REASONS], part[r].reasons, sizeof part[r].reasons);
+		memcpy(examples[r * SWEEP_MAX_REASONS], part[r].examples, sizeof part[r].examples);
 	}
 	for (uint64_t i = 0; i < part[0].nplans; i++)
 		part[0].plans[i] = part[i % 3].plans[i];
-	sweep_screen_recount(&part[0], (const char(*)[SWEEP_REASON_MAX])tables, 3);
+	sweep_screen_recount(&part[0], (const char(*)[SWEEP_REASON_MAX])tables,
+	                     (const char(*)[SWEEP_REASON_MAX])examples, 3);
 	CHECK_INT(part[0].valid, one.valid);
 	CHECK_INT(part[0].fitting, one.fitting);
 	if (CHECK_INT(part[0].nreasons, one.nreasons))
 		for (int i = 0; i < one.nreasons; i++) {
 			CHECK_STR(part[0].reasons[i], one.reasons[i]);
+			CHECK_STR(part[0].examples[i], one.examples[i]);
 			CHECK_INT(part[0].reason_count[i], one.reason_count[i]);
 		}
 	for (uint64_t i = 0; i < one.nplans; i++) {
@@ -512,6 +561,7 @@ int main(void)
 	test_cost();
 	test_pareto();
 	test_parts();
+	test_prune_examples();
 	test_auto_more();
 	test_topology_text();
 	test_moe_zb();

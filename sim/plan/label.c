@@ -1,0 +1,85 @@
+/* label.c - the plan string of a scenario (plan_label, plan.h): one line that
+ * names every axis of the plan that changes the prediction, in a fixed order,
+ * so that two runs with different plans never print the same string and the
+ * same plan always prints the same one (the runs table's `plan` column, the
+ * reports, sweep and compare output).
+ *
+ * Tokens, in this order (always present unless marked "when set"):
+ *   FRAMEWORK          [framework] name ("megatron-core")
+ *   tpT                tensor parallelism
+ *   sp                 sequence parallelism (when set)
+ *   cpC ppP vppV dpD epE
+ *   mbM gbG            micro-batch and global batch (sequences)
+ *   gpipe|1f1b|zb-h1   schedule (1f1b with vpp > 1 is interleaved 1F1B)
+ *   recompute=none|selective|full
+ *   zeroZ              ZeRO stage (1 = distributed optimizer)
+ *   shardS             hybrid sharding group (when shard_size > 0)
+ *   opt-offload=cpu|nvme, param-offload=cpu|nvme   (when set)
+ *   grad-overlap       overlap_grad_reduce (when set)
+ *   param-overlap      overlap_param_gather (when set)
+ *   tp-overlap         tp_comm_overlap (when set)
+ *   order=O            placement (when not tp-cp-dp-pp)
+ *   unfused            attention = unfused (when set)
+ *   PRECISION          train.precision ("bf16")
+ *   inference          mode = inference (when set)
+ * Second-order knobs (bucket size, p2p mode, explicit stage layouts, the
+ * framework's mechanisms) are not in the string; they are in the stored
+ * scenario text, which `podsim compare` diffs. */
+#include "plan.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+typedef struct label {
+	char *buf;
+	size_t len, used;
+} label;
+
+static void add(label *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(label *l, const char *fmt, ...)
+{
+	if (l->used + 1 >= l->len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(l->buf + l->used, l->len - l->used, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		l->used += (size_t)n < l->len - l->used ? (size_t)n : l->len - l->used - 1;
+}
+
+void plan_label(const plan_scenario *s, char *buf, size_t len)
+{
+	static const char *const sched[] = {"gpipe", "1f1b", "zb-h1"};
+	static const char *const rc[] = {"none", "selective", "full"};
+	static const char *const off[] = {"none", "cpu", "nvme"};
+	const plan_spec *p = &s->plan;
+	label l = {buf, len, 0};
+	if (!len)
+		return;
+	buf[0] = '\0';
+	add(&l, "%s tp%d%s cp%d pp%d vpp%d dp%d ep%d mb%d gb%d %s recompute=%s zero%d",
+	    s->fw.name[0] ? s->fw.name : "-", p->tp, p->sequence_parallel ? " sp" : "", p->cp,
+	    p->pp, p->vpp, p->dp, p->ep, p->micro_batch, p->global_batch,
+	    (unsigned)p->schedule < 3 ? sched[p->schedule] : "?",
+	    (unsigned)p->recompute < 3 ? rc[p->recompute] : "?", p->zero);
+	if (p->shard_size > 0)
+		add(&l, " shard%d", p->shard_size);
+	if (p->offload_optimizer != PLAN_OFFLOAD_NONE && (unsigned)p->offload_optimizer < 3)
+		add(&l, " opt-offload=%s", off[p->offload_optimizer]);
+	if (p->offload_params != PLAN_OFFLOAD_NONE && (unsigned)p->offload_params < 3)
+		add(&l, " param-offload=%s", off[p->offload_params]);
+	if (p->overlap_grad_reduce)
+		add(&l, " grad-overlap");
+	if (p->overlap_param_gather)
+		add(&l, " param-overlap");
+	if (p->tp_comm_overlap)
+		add(&l, " tp-overlap");
+	if (p->order[0] && strcmp(p->order, "tp-cp-dp-pp"))
+		add(&l, " order=%s", p->order);
+	if (!s->flash)
+		add(&l, " unfused");
+	add(&l, " %s", hw_dtype_name(s->dtype));
+	if (s->inference)
+		add(&l, " inference");
+}
