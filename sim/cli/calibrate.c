@@ -14,6 +14,7 @@
 static const char usage[] =
         "usage: podsim calibrate CASES.csv --gpu NAME [--out FILE.ini] [--json]\n"
         "       podsim calibrate CASES.csv --framework NAME ... (see --framework --help)\n"
+        "       podsim calibrate CASES.csv --sustain --gpu NAME ... (see --sustain --help)\n"
         "\n"
         "Fit the efficiency parameters of GPU type NAME (topologies/gpus/NAME.ini) to\n"
         "measured kernels: the gemm and hbm_copy rows of CASES.csv for that GPU, in the\n"
@@ -131,6 +132,8 @@ int cli_calibrate(int argc, char **argv)
 	for (int i = 0; i < argc; i++)
 		if (!strcmp(argv[i], "--framework"))
 			return cli_calibrate_framework(argc, argv);
+		else if (!strcmp(argv[i], "--sustain"))
+			return cli_calibrate_sustain(argc, argv);
 	opts o = {0};
 	int rc = parse(argc, argv, &o);
 	if (rc)

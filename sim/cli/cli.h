@@ -51,6 +51,8 @@ int cli_topo_load(const char *path, const char *const *sets, int nsets, struct t
 /* podsim calibrate --framework: fit a software stack's per-op host overhead
  * to measured training steps (framework.c). */
 int cli_calibrate_framework(int argc, char **argv);
+/* `podsim calibrate CASES.csv --sustain --gpu NAME`: sustain.c. */
+int cli_calibrate_sustain(int argc, char **argv);
 
 /* podsim kernel: one kernel's time on a GPU type (kernel.c). */
 int cli_kernel(int argc, char **argv);

@@ -73,6 +73,12 @@ const conf_key hw_gpu_keys[] = {
 	 * channel, 16 channels is a common intra-node ring count (NCCL's limit
 	 * is 32), and an H100 has 132 SMs. An assumption, not a measurement:
 	 * the GPU files set 16 / sm_count each. */
+	{"tensor_sustain", CONF_REAL, SIM_UNIT_NONE, 0.05, 1, "1", NULL,
+	 offsetof(hw_gpu, tensor_sustain),
+	 "fraction of the microbenchmarks' tensor throughput a training step sustains"},
+	{"tensor_sustain_fp8", CONF_REAL, SIM_UNIT_NONE, 0, 1, "0", NULL,
+	 offsetof(hw_gpu, tensor_sustain_fp8),
+	 "the same for fp8 training (0 = tensor_sustain)"},
 	{"gemm_tile_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 1e-4, "0 us", NULL,
 	 offsetof(hw_gpu, gemm_tile_s),
 	 "fixed time per GEMM output tile beside its k-loop (prologue, epilogue)"},

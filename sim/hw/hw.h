@@ -64,6 +64,14 @@ typedef struct hw_gpu {
 	 * pipeline's prologue and the epilogue writing the tile; gemm.c): what
 	 * makes short-k GEMMs slower per FLOP. 0 = not measured. */
 	double gemm_tile_s;
+	/* The fraction of the microbenchmarks' tensor throughput (GEMM and
+	 * attention: short bursts, hw_gemm_time and hw_flash_time) that a
+	 * training step's back-to-back kernels sustain. Not applied by hw (its
+	 * kernel times are the microbenchmarks'): the scenario loader scales the
+	 * efficiencies by it. Fitted to measured training steps (podsim
+	 * calibrate --sustain), 1 = not fitted. */
+	double tensor_sustain;
+	double tensor_sustain_fp8; /* the same for fp8 training (0 = tensor_sustain) */
 	/* Fraction of compute throughput a concurrently running communication
 	 * kernel takes (its SMs / sm_count); see hw_overlap_time. */
 	double interference;

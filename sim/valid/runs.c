@@ -210,6 +210,9 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		sim_buf_printf(b, "embedding_in_split = true\nloss_in_split = true\n");
 	if (opt && opt->framework_set)
 		sim_buf_printf(b, "[framework]\nop_overhead = %.9g us\n", opt->framework_s * 1e6);
+	if (opt && opt->sustain_set) /* the row's precision's key */
+		sim_buf_printf(b, "[gpu]\ntensor_sustain%s = %.9g\n",
+			       !strcmp(get(c, row, "precision"), "fp8") ? "_fp8" : "", opt->sustain);
 	sim_buf_printf(b, "[train]\n");
 	put(b, c, row, "precision", "precision");
 	if (*attention)

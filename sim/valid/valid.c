@@ -120,15 +120,33 @@ int valid_run(const char *path, const valid_options *opt_in, valid_report **out,
 		return SIM_ENOMEM;
 	}
 	snprintf(r->path, sizeof r->path, "%s", path);
-	char wcol[64] = "", *wval = NULL;
+	/* --where COL=VALUE, several joined by '&' (all must hold; '!=' negates) */
+	enum { MAXW = 4 };
+	char wbuf[256] = "", *wcol[MAXW], *wval[MAXW];
+	bool wneg[MAXW];
+	int nw = 0;
 	if (opt->where) {
-		snprintf(wcol, sizeof wcol, "%s", opt->where);
-		wval = strchr(wcol, '=');
-		if (wval)
-			*wval++ = '\0';
-		if (!wval || cases_csv_col(c, wcol) < 0) {
-			sim_diag_error(diag, path, 1, "--where %s: expected COLUMN=VALUE with a column of "
-				       "the file", opt->where);
+		snprintf(wbuf, sizeof wbuf, "%s", opt->where);
+		bool ok = true;
+		for (char *tok = wbuf; tok && ok; nw++) {
+			char *next = strchr(tok, '&');
+			if (next)
+				*next++ = '\0';
+			char *eq = strchr(tok, '=');
+			ok = nw < MAXW && eq != NULL;
+			if (!ok)
+				break;
+			wneg[nw] = eq > tok && eq[-1] == '!';
+			if (wneg[nw])
+				eq[-1] = '\0';
+			*eq = '\0';
+			wcol[nw] = tok, wval[nw] = eq + 1;
+			ok = cases_csv_col(c, wcol[nw]) >= 0;
+			tok = next;
+		}
+		if (!ok) {
+			sim_diag_error(diag, path, 1, "--where %s: expected COLUMN=VALUE (several joined "
+				       "by '&', != to negate) with columns of the file", opt->where);
 			free(r->rows), free(r);
 			cases_csv_free(c);
 			valid_stacks_free(own);
@@ -139,7 +157,11 @@ int valid_run(const char *path, const valid_options *opt_in, valid_report **out,
 		const char *id = cases_csv_get(c, i, cases_csv_col(c, "id"));
 		if (opt->only && strncmp(id, opt->only, strlen(opt->only)))
 			continue;
-		if (wval && strcmp(cases_csv_get(c, i, cases_csv_col(c, wcol)), wval))
+		bool keep = true;
+		for (int w = 0; w < nw && keep; w++)
+			keep = (strcmp(cases_csv_get(c, i, cases_csv_col(c, wcol[w])), wval[w]) == 0) !=
+			       wneg[w];
+		if (!keep)
 			continue;
 		valid_row *v = &r->rows[r->nrows++];
 		snprintf(v->id, sizeof v->id, "%s", id);

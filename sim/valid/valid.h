@@ -72,6 +72,8 @@ typedef struct valid_options {
 	double framework_s;  /* ... per-op host overhead (s) */
 	net_model network;   /* collectives: alpha-beta (default) or the flow model */
 	const struct valid_stacks *stacks; /* NULL: valid_run loads the shipped table */
+	bool sustain_set;    /* training rows: override the GPU file's tensor_sustain */
+	double sustain;
 } valid_options;
 
 /* Validate every row of the CSV at path. SIM_OK (the report may hold skipped
@@ -170,6 +172,31 @@ bool valid_refs_mfu(const valid_refs *r, const char *gpu, hw_dtype dtype, double
  * or clear them (NaN band, no flag): for inference runs, without refs, or
  * where no row applies. */
 void valid_refs_apply(const valid_refs *refs, const plan_scenario *s, exec_result *res);
+
+/* Fit a GPU type's tensor_sustain (hw.h) to the training rows selected by opt
+ * (its `where`, e.g. gpu=h100-sxm5-80g), except those of source group `skip`
+ * (NULL: none), minimising the mean over sources of their MAPE (each source
+ * weighs once): every row is simulated on a grid of values from lo to hi in
+ * steps of `step`, and the fit, and for each source the leave-one-source-out
+ * fit on the others, is the grid point of least objective. */
+#define VALID_FIT_MAX_GRID 201
+typedef struct valid_sustain_src {
+	char name[64];
+	int rows;
+	double mape_before, bias_before; /* at the GPU file's value */
+	double mape_after, bias_after;   /* at the fitted value */
+	double loso_value;               /* fitted without this source */
+	double loso_mape, loso_bias;     /* this source at loso_value */
+} valid_sustain_src;
+typedef struct valid_sustain_fit {
+	double value, before;            /* fitted; the GPU file's */
+	double mape_before, mape_after;  /* mean over sources */
+	double loso_mape;                /* mean over sources of loso_mape */
+	int nsources, rows;
+	valid_sustain_src src[VALID_MAX_GROUPS];
+} valid_sustain_fit;
+int valid_fit_sustain(const char *path, const valid_options *opt, const char *skip, double lo,
+		      double hi, double step, valid_sustain_fit *out, sim_diag *diag);
 
 /* Kendall's tau-b between x and y (n pairs); NAN when undefined. */
 double valid_kendall_tau(const double *x, const double *y, size_t n);
