@@ -7,6 +7,7 @@
 #include "sweep/sweep.h"
 #include "valid/valid.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -102,6 +103,10 @@ static const char usage_validate[] =
 	"  --scenario ID    print the scenario built for training row ID and exit\n"
 	"                   (save it and 'podsim run' it to see that row's breakdown)\n"
 	"  --max-mape X     exit with status 1 when the overall MAPE exceeds X (e.g. 0.25)\n"
+	"  --gates FILE     exit with status 1 when a source's MAPE or |mean signed error|\n"
+	"                   exceeds its gate: lines 'CSV | SOURCE | MAPE | BIAS' of FILE\n"
+	"                   for this CSV's name (SOURCE: a group, 'all' rows, or 'sources',\n"
+	"                   the mean over sources); tests/cases/max-mape.txt\n"
 	"  --bands-out FILE write the error bands of the training rows (residual\n"
 	"                   quantiles per GPU generation, framework and scale), the\n"
 	"                   table 'podsim run' reads from topologies/bands.csv\n"
@@ -129,6 +134,7 @@ typedef struct cli_opts {
 	const char *only, *data, *trace, *scenario, *html, *where;
 	const char *network; /* validate --network */
 	const char *bands_out; /* validate --bands-out */
+	const char *gates;     /* validate --gates */
 	double max_mape;
 } cli_opts;
 
@@ -168,6 +174,7 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 			o->rows = true;
 		else if ((!strcmp(a, "--set") || !strcmp(a, "--db") || !strcmp(a, "--limit") ||
 			  !strcmp(a, "--only") || !strcmp(a, "--data") || !strcmp(a, "--max-mape") ||
+			  !strcmp(a, "--gates") ||
 			  !strcmp(a, "--trace") || !strcmp(a, "--scenario") || !strcmp(a, "--html") ||
 			  !strcmp(a, "--where") || !strcmp(a, "--network") || !strcmp(a, "--bands-out")) &&
 			 !has_next)
@@ -194,6 +201,8 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 			o->bands_out = argv[++i];
 		else if (!strcmp(a, "--data"))
 			o->data = argv[++i];
+		else if (!strcmp(a, "--gates"))
+			o->gates = argv[++i];
 		else if (!strcmp(a, "--max-mape")) {
 			char *end;
 			o->max_mape = strtod(argv[++i], &end);
@@ -460,6 +469,80 @@ static int write_bands(FILE *f, void *report)
 	return valid_bands_write(report, f);
 }
 
+/* Trim spaces at both ends of s in place. */
+static char *trim(char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	size_t n = strlen(s);
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+	return s;
+}
+
+/* The gates of `file` (--gates): lines "CSV | SOURCE | MAPE | BIAS" whose CSV
+ * is the case file's base name. Prints each failed gate; returns 1 if any
+ * failed or a named source is absent, 2 on an unreadable or malformed file,
+ * else 0. */
+static int check_gates(const char *gates, const char *csv, const valid_report *r)
+{
+	FILE *f = fopen(gates, "r");
+	if (!f) {
+		fprintf(stderr, "podsim: error: cannot read %s\n", gates);
+		return EXIT_INPUT;
+	}
+	const char *base = strrchr(csv, '/') ? strrchr(csv, '/') + 1 : csv;
+	char line[512];
+	int lineno = 0, status = 0;
+	while (fgets(line, sizeof line, f)) {
+		lineno++;
+		char *p = trim(line);
+		if (!*p || *p == '#' || !strchr(p, '|'))
+			continue; /* comments, blank lines and the overall "CSV X" lines */
+		char *fld[4];
+		int n = 0;
+		for (char *t = p; n < 4 && t; n++) {
+			char *bar = strchr(t, '|');
+			if (bar)
+				*bar = '\0';
+			fld[n] = trim(t);
+			t = bar ? bar + 1 : NULL;
+		}
+		char *end1, *end2;
+		double mm = n == 4 ? strtod(fld[2], &end1) : 0, mb = n == 4 ? strtod(fld[3], &end2) : 0;
+		if (n != 4 || *end1 || *end2 || !(mm > 0) || !(mb > 0)) {
+			fprintf(stderr, "%s:%d: error: expected 'CSV | SOURCE | MAPE | BIAS'\n", gates,
+				lineno);
+			status = EXIT_INPUT;
+			continue;
+		}
+		if (strcmp(fld[0], base))
+			continue;
+		double mape = NAN, bias = NAN;
+		if (!strcmp(fld[1], "all"))
+			mape = r->all.mape, bias = r->all.bias;
+		else if (!strcmp(fld[1], "sources"))
+			mape = r->sources_mape, bias = r->sources_bias;
+		else
+			for (int g = 0; g < r->ngroups; g++)
+				if (!strcmp(r->groups[g].name, fld[1]))
+					mape = r->groups[g].mape, bias = r->groups[g].bias;
+		if (!isfinite(mape)) {
+			fprintf(stderr, "%s:%d: error: no simulated rows of source '%s'\n", gates, lineno,
+				fld[1]);
+			status = status ? status : 1;
+		} else if (mape > mm || fabs(bias) > mb) {
+			fprintf(stderr,
+				"podsim: error: %s: MAPE %.2f%% (gate %.2f%%), mean signed error %+.2f%% "
+				"(gate %.2f%%)\n",
+				fld[1], 100 * mape, 100 * mm, 100 * bias, 100 * mb);
+			status = status ? status : 1;
+		}
+	}
+	fclose(f);
+	return status;
+}
+
 static int cmd_validate(int argc, char **argv)
 {
 	cli_opts o = {0};
@@ -511,6 +594,10 @@ static int cmd_validate(int argc, char **argv)
 		fprintf(stderr, "podsim: error: MAPE %.2f%% exceeds the threshold %.2f%%\n",
 			100 * r->all.mape, 100 * o.max_mape);
 		status = 1;
+	}
+	if (o.gates) {
+		int g = check_gates(o.gates, pos[0], r);
+		status = g > status ? g : status;
 	}
 	valid_report_free(r);
 	return status;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # validate.sh PODSIM CSV - the validation gate: the overall MAPE of the case
-# file must stay under its threshold in tests/cases/max-mape.txt. For the
+# file, and each source's MAPE and mean signed error, must stay under their
+# thresholds in tests/cases/max-mape.txt. For the
 # training runs (calibration.csv) the same validation also regenerates the
 # error-band table (--bands-out), which must equal the shipped
 # topologies/bands.csv: after a change of the timing model, regenerate it with
@@ -10,15 +11,33 @@ podsim=$1 csv=$2
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-max=$(awk -v f="$(basename "$csv")" '$1 == f { print $2 }' tests/cases/max-mape.txt)
+max=$(awk -v f="$(basename "$csv")" '$1 == f && NF == 2 { print $2 }' tests/cases/max-mape.txt)
 [ -n "$max" ] || { echo "no threshold for $csv in tests/cases/max-mape.txt"; exit 1; }
 bands=()
 [ "$(basename "$csv")" = calibration.csv ] && bands=(--bands-out "$tmp/bands.csv")
-"$podsim" validate "$csv" --max-mape "$max" --data . "${bands[@]}" >"$tmp/out.txt" || fail=1
+"$podsim" validate "$csv" --max-mape "$max" --gates tests/cases/max-mape.txt --data . "${bands[@]}" \
+	>"$tmp/out.txt" || fail=1
 tail -n 12 "$tmp/out.txt"
 if [ ${#bands[@]} -gt 0 ] && ! cmp -s topologies/bands.csv "$tmp/bands.csv"; then
 	echo "regenerated topologies/bands.csv differs (run tools/update-bands):"
 	diff topologies/bands.csv "$tmp/bands.csv"
 	fail=1
+fi
+# the gate mechanism itself, on the smallest file: a gate below the error
+# fails with the source named (exit 1); a malformed gate line is exit 2
+if [ "$(basename "$csv")" = gemm-shapes.csv ]; then
+	printf 'gemm-shapes.csv | DeepGEMM fp8 shapes H800 | 0.01 | 0.5\n' >"$tmp/g1"
+	"$podsim" validate "$csv" --gates "$tmp/g1" --data . >/dev/null 2>"$tmp/e1"
+	rc=$?
+	[ $rc -eq 1 ] && grep -q 'DeepGEMM fp8 shapes H800: MAPE' "$tmp/e1" ||
+		{ echo "a failing gate: exit $rc"; cat "$tmp/e1"; fail=1; }
+	printf 'gemm-shapes.csv | sources | x | 0.5\n' >"$tmp/g2"
+	"$podsim" validate "$csv" --gates "$tmp/g2" --data . >/dev/null 2>"$tmp/e2"
+	rc=$?
+	[ $rc -eq 2 ] && grep -q "g2:1: error: expected 'CSV | SOURCE | MAPE | BIAS'" "$tmp/e2" ||
+		{ echo "a malformed gate: exit $rc"; cat "$tmp/e2"; fail=1; }
+	printf 'gemm-shapes.csv | no such source | 0.5 | 0.5\n' >"$tmp/g3"
+	"$podsim" validate "$csv" --gates "$tmp/g3" --data . >/dev/null 2>"$tmp/e3"
+	[ $? -eq 1 ] || { echo "an absent source passed its gate"; fail=1; }
 fi
 exit $fail
