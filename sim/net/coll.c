@@ -268,6 +268,11 @@ static double latency(const net_cluster *c, const net_group *g, const shape *sh,
 	return net_proto_latency(c, g->nodes > 1, sh->nsteps, sh->ninter, (net_proto)p);
 }
 
+double net_nvls_latency(const net_cluster *c)
+{
+	return net_proto_latency(c, false, 1, 0, NET_PROTO_SIMPLE);
+}
+
 int net_nvls_allreduce(const net_cluster *c, const net_group *g, double bytes, net_cost *out)
 {
 	*out = (net_cost){0};
@@ -275,8 +280,9 @@ int net_nvls_allreduce(const net_cluster *c, const net_group *g, double bytes, n
 	if (!c || !(c->node.nvls_busbw_Bps > 0) || g->nodes != 1 || n < 2 ||
 	    c->node.intra != NET_INTRA_NVSWITCH || !(bytes > 0))
 		return SIM_EINVAL;
-	double algbw = c->node.nvls_busbw_Bps * n / (2.0 * (n - 1));
-	double lat = net_proto_latency(c, false, 1, 0, NET_PROTO_SIMPLE);
+	double algbw = fmin(c->node.nvls_busbw_Bps * n / (2.0 * (n - 1)),
+			    c->node.intra_Bps * c->node.intra_eff * n / (n + 1));
+	double lat = net_nvls_latency(c);
 	out->proto = NET_PROTO_SIMPLE;
 	out->algo = NET_ALGO_NVLS;
 	out->latency_s = lat;

@@ -170,13 +170,18 @@ typedef struct net_cost {
 
 /* NVLS (NVLink SHARP: the NVSwitch reduces, H100 and later): an all-reduce of
  * a group inside one node whose node has nvls_busbw takes
- *   t = lat + S / algbw,  algbw = nvls_busbw * n / (2 (n - 1))
- * (nccl-tests' busbw = algbw * 2(n-1)/n), each GPU sending and receiving S
- * over its NVLink ports. SIM_OK with the cost, or SIM_EINVAL when NVLS does
- * not apply (other collectives, groups across nodes, nodes without it). The
- * latency is the ring's Simple-protocol base and one NVLink step (assumed:
- * NCCL's NVLS latency constants are not in the reference). */
+ *   t = lat + S / algbw,
+ *   algbw = min(nvls_busbw * n / (2 (n - 1)), B_port * n / (n + 1))
+ * (nccl-tests' busbw = algbw * 2(n-1)/n): the switch's reduction ceiling,
+ * or each GPU's port (intra_bw * intra_efficiency), which carries (n+1)/n S
+ * each way (the shards up for the reduction and its own reduced shard up
+ * for the multicast, and back down; sim/topo/coll.c derives it). SIM_OK
+ * with the cost, or SIM_EINVAL when NVLS does not apply (other collectives,
+ * groups across nodes, nodes without it). Latency net_nvls_latency. */
 int net_nvls_allreduce(const net_cluster *c, const net_group *g, double bytes, net_cost *out);
+/* NVLS's latency: the ring's Simple-protocol base and one NVLink step
+ * (assumed: NCCL's NVLS latency constants are not in the reference). */
+double net_nvls_latency(const net_cluster *c);
 
 /* Cost of one collective of `bytes` (full buffer size as nccl-tests counts it;
  * for P2P the message) on group g. For P2P, g->nodes > 1 means the two ranks are

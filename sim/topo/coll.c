@@ -41,6 +41,23 @@
  * local rank over its own NIC (2(m-1) steps of S/(km)), intra-node ring
  * all-gather (as the first phase).
  *
+ * NVLS (all-reduce inside one NVSwitch node whose node has nvls_busbw:
+ * NCCL's in-switch reduction, H100 and later). Reduce-scatter by multimem
+ * loads: for shard i (S/n bytes) every GPU's part goes up into the switch,
+ * which adds the parts and sends the sum down to GPU i; all-gather by
+ * multimem stores: GPU i sends its reduced shard up once and the switch
+ * copies it down to all n GPUs. Per GPU port: up n * S/n + S/n = (n+1)/n S,
+ * down S/n + n * S/n = (n+1)/n S, pipelined: one phase with one flow each
+ * way between every GPU and its node's NVSwitch vertex. The switch's
+ * reduction rate is not a link: NCCL's measured ceiling, the node's
+ * nvls_busbw (nccl-tests busbw = algbw * 2(n-1)/n), bounds the data time,
+ *     t_bw = max(flows' makespan, 2(n-1)/n * S / nvls_busbw).
+ * On a DGX H100 (450 GB/s x 0.822 per port, nvls_busbw 480 GB/s) the
+ * ceiling binds: 8 GPUs, 1 GiB: ports 9/8 S / 370 GB/s = 3.26 ms < 14/8 S
+ * / 480 GB/s = 3.91 ms, as net_nvls_allreduce; the ports bind where
+ * intra_efficiency is low or other groups' traffic shares them. Latency:
+ * net's NVLS latency, Simple protocol only.
+ *
  * Pairwise all-to-all: every ordered pair sends S/n at once. P2P: one flow of
  * S from the first rank to the last.
  *
@@ -52,7 +69,9 @@
  *     hier: nsteps = 2(k-1) + 2(m-1), ninter = 2(m-1);
  *     all-to-all, p2p: one step inside a node and one across (as net).
  * time = lat[p] + t_bw / protocol factor[p] + coll_overhead, minimised over
- * the protocols (LL128 only on NVLink nodes), as net_collective does.
+ * the protocols (LL128 only on NVLink nodes), as net_collective does; the
+ * lowest time over the algorithms that apply wins (NVLS included), as NCCL's
+ * tuner picks.
  */
 #include "topo_int.h"
 
@@ -62,9 +81,11 @@
 
 #define MAX_FLOWS (1 << 20)
 #define MAX_RINGS 16
+/* A flow end that is the NVSwitch of the other end's node (NVLS). */
+#define SWITCH (-2)
 
-static const char *const algo_names[TOPO_ALGO_COUNT] = {"auto", "ring",     "tree",
-                                                        "hier", "pairwise", "direct"};
+static const char *const algo_names[TOPO_ALGO_COUNT] = {
+        "auto", "ring", "tree", "hier", "pairwise", "direct", "nvls"};
 
 const char *topo_algo_name(topo_algo a)
 {
@@ -86,6 +107,7 @@ topo_algo topo_algo_from_net(net_algo a)
 	return a == NET_ALGO_RING   ? TOPO_ALGO_RING
 	       : a == NET_ALGO_TREE ? TOPO_ALGO_TREE
 	       : a == NET_ALGO_HIER ? TOPO_ALGO_HIER
+	       : a == NET_ALGO_NVLS ? TOPO_ALGO_NVLS
 	                            : TOPO_ALGO_AUTO;
 }
 
@@ -93,6 +115,7 @@ net_algo topo_algo_to_net(topo_algo a)
 {
 	return a == TOPO_ALGO_TREE   ? NET_ALGO_TREE
 	       : a == TOPO_ALGO_HIER ? NET_ALGO_HIER
+	       : a == TOPO_ALGO_NVLS ? NET_ALGO_NVLS
 	                             : NET_ALGO_RING;
 }
 
@@ -241,6 +264,30 @@ static int tr_nic(const run *r, int t, int head)
 	return head < 0 ? -1 : topo_gpu_nic(r->g, tr_rank(r, t, head) % r->g->gpus_per_node);
 }
 
+/* The NVSwitch vertex GPU vertex v hangs from, or -1. */
+static int nvswitch_of(const topo_graph *g, int v)
+{
+	for (int e = g->out_off[v]; e < g->out_off[v + 1]; e++)
+		if (g->l[g->out[e]].kind == TOPO_L_NVSWITCH)
+			return g->l[g->out[e]].dst;
+	return -1;
+}
+
+/* Route flow i of phase p in translate t into path (at most max hops). */
+static int route_flow(const run *r, const phase *p, int t, int i, int *path, int max)
+{
+	if (p->a[i] == SWITCH || p->b[i] == SWITCH) {
+		int gpu = topo_gpu(r->g, tr_rank(r, t, p->a[i] == SWITCH ? p->b[i] : p->a[i]));
+		int sw = nvswitch_of(r->g, gpu);
+		if (sw < 0)
+			return SIM_EINVAL;
+		return p->a[i] == SWITCH ? topo_route(r->g, sw, gpu, path, max)
+		                         : topo_route(r->g, gpu, sw, path, max);
+	}
+	return topo_route_gpus(r->g, tr_rank(r, t, p->a[i]), tr_rank(r, t, p->b[i]),
+	                       tr_nic(r, t, p->nic_a[i]), tr_nic(r, t, p->nic_b[i]), path, max);
+}
+
 /* Simulate the phase once; its time times `repeat` is added to *t_bw. */
 static int phase_run(run *r, phase *p, double repeat, double *t_bw)
 {
@@ -250,9 +297,7 @@ static int phase_run(run *r, phase *p, double repeat, double *t_bw)
 		return SIM_ERANGE;
 	for (int t = 0; t < r->ngroups; t++)
 		for (int i = 0; i < p->n; i++) {
-			int h = topo_route_gpus(r->g, tr_rank(r, t, p->a[i]),
-			                        tr_rank(r, t, p->b[i]), tr_nic(r, t, p->nic_a[i]),
-			                        tr_nic(r, t, p->nic_b[i]), path, TOPO_MAX_HOPS * 3);
+			int h = route_flow(r, p, t, i, path, TOPO_MAX_HOPS * 3);
 			if (h < 0)
 				return h;
 			int id = topo_sim_add(r->sim, path, h, p->bytes[i], 0);
@@ -633,7 +678,38 @@ static int do_pairs(run *r, const geo *o, net_coll coll, const int *ranks, doubl
 	return rc;
 }
 
-static bool applies(net_coll coll, topo_algo a, const geo *o)
+/* NVLS inside one node (header comment). */
+static int do_nvls(run *r, const geo *o, const int *ranks, double S, shape *sh)
+{
+	int n = o->n, rc = SIM_OK;
+	phase p = {0};
+	double b = S * (n + 1.0) / n;
+	for (int i = 0; i < n && rc == SIM_OK; i++) {
+		rc = phase_add(&p, ranks[i], SWITCH, -1, -1, b);
+		if (rc == SIM_OK)
+			rc = phase_add(&p, SWITCH, ranks[i], -1, -1, b);
+	}
+	sh->t_bw = 0;
+	if (rc == SIM_OK)
+		rc = phase_run(r, &p, 1, &sh->t_bw);
+	double ceiling = 2.0 * (n - 1) / n * S / r->g->cl.node.nvls_busbw_Bps;
+	sh->t_bw = fmax(sh->t_bw, ceiling);
+	sh->nsteps = 1;
+	sh->ninter = 0;
+	sh->channels = 1;
+	phase_free(&p);
+	return rc;
+}
+
+/* Whether the group's node reduces in its NVSwitch (NVLS): one NVSwitch
+ * node with nvls_busbw, at least 2 ranks, and the Simple protocol allowed. */
+static bool nvls_ok(const net_cluster *c, const geo *o)
+{
+	return o->m == 1 && o->n >= 2 && c->node.intra == NET_INTRA_NVSWITCH &&
+	       c->node.nvls_busbw_Bps > 0 && net_proto_ok(c, NET_PROTO_SIMPLE);
+}
+
+static bool applies(const net_cluster *c, net_coll coll, topo_algo a, const geo *o)
 {
 	switch (a) {
 	case TOPO_ALGO_RING:
@@ -647,6 +723,8 @@ static bool applies(net_coll coll, topo_algo a, const geo *o)
 		return coll == NET_ALLTOALL;
 	case TOPO_ALGO_DIRECT:
 		return coll == NET_P2P;
+	case TOPO_ALGO_NVLS:
+		return coll == NET_ALLREDUCE && nvls_ok(c, o);
 	default:
 		return false;
 	}
@@ -667,12 +745,18 @@ static int time_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 	int rc = a == TOPO_ALGO_RING   ? do_ring(r, o, coll, ranks, S, &sh)
 	         : a == TOPO_ALGO_TREE ? do_tree(r, o, ranks, S, &sh)
 	         : a == TOPO_ALGO_HIER ? do_hier(r, o, S, &sh)
+	         : a == TOPO_ALGO_NVLS ? do_nvls(r, o, ranks, S, &sh)
 	                               : do_pairs(r, o, coll, ranks, S, &sh);
 	if (rc != SIM_OK)
 		return rc;
 	const net_cluster *cl = &r->g->cl;
 	double best = INFINITY;
-	for (int p = 0; p < NET_PROTO_COUNT; p++) {
+	if (a == TOPO_ALGO_NVLS) { /* Simple only, net's NVLS latency */
+		c->proto = NET_PROTO_SIMPLE;
+		c->latency_s = net_nvls_latency(cl);
+		best = c->latency_s + sh.t_bw;
+	}
+	for (int p = 0; p < NET_PROTO_COUNT && a != TOPO_ALGO_NVLS; p++) {
 		if (!net_proto_ok(cl, (net_proto)p))
 			continue;
 		bool tree = a == TOPO_ALGO_TREE;
@@ -755,7 +839,7 @@ static int pick_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 	size_t nl = (size_t)g->nl;
 	out->time_s = INFINITY;
 	for (int a = TOPO_ALGO_RING; a < TOPO_ALGO_COUNT && rc == SIM_OK; a++) {
-		if ((algo != TOPO_ALGO_AUTO && a != (int)algo) || !applies(coll, (topo_algo)a, o))
+		if ((algo != TOPO_ALGO_AUTO && a != (int)algo) || !applies(&g->cl, coll, (topo_algo)a, o))
 			continue;
 		if (algo == TOPO_ALGO_AUTO && a == TOPO_ALGO_HIER)
 			continue; /* not one of NCCL's algorithms: forced only */
@@ -798,7 +882,7 @@ int topo_collective_groups(const topo_graph *g, net_coll coll, const int *groups
 	int rc = geo_make(g, groups, n, &o);
 	if (rc != SIM_OK)
 		return rc;
-	if (algo != TOPO_ALGO_AUTO && !applies(coll, algo, &o)) {
+	if (algo != TOPO_ALGO_AUTO && !applies(&g->cl, coll, algo, &o)) {
 		free(o.loc);
 		return SIM_EINVAL;
 	}

@@ -98,12 +98,6 @@ static int coll_time(const net_cluster *cl, net_coll k, int n, double bytes, dou
 		*t_s = cost.time_s;
 	free(ranks);
 	topo_free(tg);
-	net_group g; /* NCCL's tuner picks NVLS inside an NVLS node when faster */
-	net_group_make(cl, n, 1, &g);
-	net_cost nv;
-	if (rc == SIM_OK && k == NET_ALLREDUCE && net_nvls_allreduce(cl, &g, bytes, &nv) == SIM_OK &&
-	    nv.time_s < *t_s)
-		*t_s = nv.time_s;
 	return rc;
 }
 

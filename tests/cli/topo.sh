@@ -57,6 +57,13 @@ echo "$err" | grep -q "hold at most 1600 and podsim builds no fourth" || { echo 
 awk '!/^#/ { n++; if ($1 != 1073741824 || $4 != $9 || $4 < 220 || $4 > 231) bad = 1 }
      END { exit !(n == 1 && !bad) }' "$tmp/c" || { echo "coll row:"; cat "$tmp/c"; fail=1; }
 grep -q 'most loaded link' "$tmp/c" || { echo "coll: no link footer"; fail=1; }
+# Issue 14: on one DGX H100 both models pick NVLS for a 1 GiB all-reduce, as
+# NCCL's tuner does, at 14/8 GiB / 480 GB/s + 11.8 us: busbw 478.6 GB/s
+# (nccl-tests ~480); the ring alone gives 450 x 0.822 = 370.
+"$podsim" coll --topology topologies/dgx-h100-superpod.ini --gpus 8 allreduce 1GiB >"$tmp/c" ||
+	{ echo "coll dgx-h100 failed"; fail=1; }
+awk '!/^#/ { n++; if ($4 != $9 || $5 != "nvls" || $4 < 432 || $4 > 528) bad = 1 }
+     END { exit !(n == 1 && !bad) }' "$tmp/c" || { echo "coll dgx-h100 NVLS row:"; cat "$tmp/c"; fail=1; }
 # --sweep from 8 B doubling to 1 KiB: 8 rows (8, 16, ..., 1024).
 n=$("$podsim" coll --topology topologies/tiny-2node.ini --gpus 16 allgather 1KiB --sweep | grep -vc '^#')
 [ "$n" -eq 8 ] || { echo "--sweep: want 8 rows, got $n"; fail=1; }

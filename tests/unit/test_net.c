@@ -369,14 +369,18 @@ static void test_overhead(void)
 }
 
 /* NVLS: with nvls_busbw B = 480 GB/s an 8-GPU all-reduce of S has algbw
- * B x 8/14 = 274.3 GB/s, so S = 1 GiB takes lat + S / 274.3e9 = 3.91 ms + lat,
- * faster than the ring at 300 x 0.767 = 230 GB/s busbw (algbw 131.5): the
- * all-reduce picks NVLS. A group across two nodes, an all-gather, or a node
- * without NVLS gets none. */
+ * min(B x 8/14, B_port x 8/9) = min(274.3, 328.8) GB/s on H100 ports (450 x
+ * 0.822 = 370 GB/s), so S = 1 GiB takes lat + S / 274.3e9 = 3.91 ms + lat,
+ * faster than the ring at 370 GB/s busbw (algbw 211): the all-reduce picks
+ * NVLS. On A100 ports (300 x 0.767 = 230 GB/s) each port's 9/8 S binds
+ * instead: algbw 230 x 8/9 = 204.5 GB/s. A group across two nodes, an
+ * all-gather, or a node without NVLS gets none. */
 static void test_nvls(void)
 {
 	net_cluster c = dgx_a100(2);
 	c.node.nvls_busbw_Bps = 480e9;
+	c.node.intra_Bps = 450e9;
+	c.node.intra_eff = 0.822;
 	net_group g, across;
 	net_group_make(&c, 8, 1, &g);
 	net_group_make(&c, 16, 1, &across);
@@ -387,6 +391,10 @@ static void test_nvls(void)
 	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, S, &ar), SIM_OK);
 	CHECK_NEAR(ar.time_s, nv.time_s, 1e-12);
 	CHECK_INT(net_nvls_allreduce(&c, &across, S, &nv), SIM_EINVAL);
+	net_cluster a100 = dgx_a100(2);
+	a100.node.nvls_busbw_Bps = 480e9;
+	CHECK_INT(net_nvls_allreduce(&a100, &g, S, &nv), SIM_OK);
+	CHECK_NEAR(nv.time_s - nv.latency_s, S / (300e9 * 0.767 * 8 / 9), 1e-12);
 	CHECK_INT(net_collective(&c, NET_ALLGATHER, &g, S, &ag), SIM_OK);
 	CHECK(ag.busbw_Bps < 480e9);
 	c.node.nvls_busbw_Bps = 0;

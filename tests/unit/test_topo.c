@@ -249,6 +249,57 @@ static void against_alpha_beta(void)
 	topo_free(g);
 }
 
+/* NVLS on one DGX H100 (issue 14): the flow model picks the in-switch
+ * reduction as NCCL's tuner does, and agrees with alpha-beta. 8 GPUs, 1 GiB:
+ * the ports carry (n+1)/n S = 9/8 GiB each way at 450 GB/s x 0.822 = 370
+ * GB/s (3.26 ms), below the switch's ceiling 2(n-1)/n S / nvls_busbw =
+ * 14/8 GiB / 480 GB/s = 3.91 ms, so t_bw = 3.91 ms and busbw = 480 GB/s
+ * less the latency (8.4 + 3.4 us): nccl-tests measures ~480 GB/s (S22,
+ * hardware.csv efficiency,NCCL all-reduce busbw DGX/HGX H100,nvls_peak).
+ * The ring alone would give 450 x 0.822 = 370 GB/s. */
+static void nvls_dgx_h100(void)
+{
+	topo_graph *g = build("dgx-h100", 1, NULL);
+	if (!g)
+		return;
+	int r[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+	topo_cost c, ring;
+	net_cost ab;
+	net_group g8 = {8, 8, 1, 1};
+	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 8, GIB, TOPO_ALGO_AUTO, &c), SIM_OK);
+	CHECK_INT(net_collective(topo_cluster(g), NET_ALLREDUCE, &g8, GIB, &ab), SIM_OK);
+	CHECK_INT(c.algo, TOPO_ALGO_NVLS);
+	CHECK_INT(ab.algo, NET_ALGO_NVLS);
+	CHECK_NEAR(c.bw_time_s, 14.0 / 8 * GIB / 480e9, 1e-9);
+	CHECK_NEAR(c.busbw_Bps, 480e9, 0.10);
+	CHECK_NEAR(ab.time_s, c.time_s, 1e-6);
+	CHECK_NEAR(c.time_s, 11.8e-6 + 14.0 / 8 * GIB / 480e9, 1e-9);
+	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 8, GIB, TOPO_ALGO_RING, &ring), SIM_OK);
+	CHECK_NEAR(ring.busbw_Bps, 370e9, 0.02);
+	/* Forced NVLS applies to all-reduce only. On two ranks the ports bind:
+	 * 3/2 S each way at 370 GB/s = 4.35 ms above the ceiling S / 480 GB/s
+	 * = 2.24 ms, and above the ring's S / 370 GB/s = 2.90 ms, so auto picks
+	 * the ring there (both models). */
+	net_group g2 = {2, 2, 1, 1};
+	CHECK_INT(topo_collective(g, NET_ALLGATHER, r, 8, GIB, TOPO_ALGO_NVLS, &c), SIM_EINVAL);
+	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 2, GIB, TOPO_ALGO_NVLS, &c), SIM_OK);
+	CHECK_NEAR(c.bw_time_s, 1.5 * GIB / (450e9 * 0.822), 1e-9);
+	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 2, GIB, TOPO_ALGO_AUTO, &c), SIM_OK);
+	CHECK_INT(net_collective(topo_cluster(g), NET_ALLREDUCE, &g2, GIB, &ab), SIM_OK);
+	CHECK_INT(c.algo, TOPO_ALGO_RING);
+	CHECK_INT(ab.algo, NET_ALGO_RING);
+	topo_free(g);
+	/* Across two nodes NVLS (without SHARP) does not apply. */
+	g = build("dgx-h100", 2, NULL);
+	if (!g)
+		return;
+	int r16[16];
+	for (int i = 0; i < 16; i++)
+		r16[i] = i;
+	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r16, 16, GIB, TOPO_ALGO_NVLS, &c), SIM_EINVAL);
+	topo_free(g);
+}
+
 /* Oversubscription: a 2:1 tapered fat tree halves the cross-leaf rate. */
 static void oversubscribed(void)
 {
@@ -884,6 +935,7 @@ int main(void)
 	rail_superpod();
 	dgx1_mesh();
 	against_alpha_beta();
+	nvls_dgx_h100();
 	oversubscribed();
 	vtrain_lut();
 	routes_match_plain_bfs();
