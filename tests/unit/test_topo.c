@@ -300,6 +300,69 @@ static void nvls_dgx_h100(void)
 	topo_free(g);
 }
 
+/* The EFA model on the graph (fabric = efa): every flow between nodes is
+ * split over the sender's 4 rails (p5: 32 EFA per 8 GPUs), the rails run at
+ * rail_bw / kappa(m), and the latencies carry net's EFA terms, so on the
+ * uncongested non-blocking fabric the flow model equals alpha-beta: ring
+ * all-gather on 4 nodes (8 channels, each crossing on its head GPU's 4
+ * rails: 8 x 4 x 10 GB/s = 320 GB/s = B_nic), the tree forced on 16 nodes
+ * (two tiers at radix 64: 16 leaves of 32 rails), NVLSTree on 2 nodes (each
+ * rank's shard S/8 crosses once each way over its 4 rails, S / 320 GB/s =
+ * 0.84 ms, under the NVLS ceiling 2(n-1)/n S / 480 GB/s = 1.05 ms, which
+ * binds), and all of them with congestion (kappa(4) = 1 + 0.2 x 3 = 1.6
+ * stretches the rails). */
+static void efa_rails(void)
+{
+	const char *keys = "fabric = efa\nnet_latency = 40 us\nmsg_overhead = 2 us\n"
+	                   "rail_bw = 10 GB/s\ncongestion = %s\ncongestion_exp = 1";
+	for (int cong = 0; cong < 2; cong++) {
+		char extra[256];
+		snprintf(extra, sizeof extra, keys, cong ? "0.2" : "0");
+		topo_graph *g = build("p5-h100", 16, extra);
+		if (!g)
+			return;
+		const net_cluster *cl = topo_cluster(g);
+		int r[128];
+		for (int i = 0; i < 128; i++)
+			r[i] = i;
+		const double S = 268435456.0;
+		topo_cost c;
+		net_cost ab;
+		net_group g32, g128, g16;
+		net_group_make(cl, 32, 1, &g32);
+		net_group_make(cl, 128, 1, &g128);
+		net_group_make(cl, 16, 1, &g16);
+		CHECK_INT(topo_collective(g, NET_ALLGATHER, r, 32, S, TOPO_ALGO_AUTO, &c), SIM_OK);
+		CHECK_INT(net_collective(cl, NET_ALLGATHER, &g32, S, &ab), SIM_OK);
+		CHECK_NEAR(c.time_s, ab.time_s, 1e-6);
+		CHECK_NEAR(c.bw_time_s, 31.0 / 32 * S / 320e9 * (cong ? 1.6 : 1), 1e-6);
+		CHECK_INT(topo_link_at(g, c.hot_link)->kind, TOPO_L_NVSWITCH);
+		/* 8 channels x 32 hops, 4 of them between nodes, split over 4 rails */
+		CHECK_INT(c.flows, 8 * (28 + 4 * 4));
+		CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 128, S, TOPO_ALGO_TREE, &c), SIM_OK);
+		net_cluster tree = *cl;
+		tree.algo = NET_ALGO_TREE;
+		CHECK_INT(net_collective(&tree, NET_ALLREDUCE, &g128, S, &ab), SIM_OK);
+		CHECK_NEAR(c.time_s, ab.time_s, 1e-6);
+		CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 16, S, TOPO_ALGO_NVLSTREE, &c), SIM_OK);
+		net_cluster nt = *cl;
+		nt.algo = NET_ALGO_NVLSTREE;
+		CHECK_INT(net_collective(&nt, NET_ALLREDUCE, &g16, S, &ab), SIM_OK);
+		CHECK_INT(ab.algo, NET_ALGO_NVLSTREE);
+		CHECK_NEAR(c.time_s, ab.time_s, 1e-6);
+		if (!cong) /* the ceiling 30/16 S / 480 GB/s binds over the rails' S / 320 */
+			CHECK_NEAR(c.bw_time_s, 30.0 / 16 * S / 480e9, 1e-6);
+		/* auto on 16 nodes, 256 MiB: the aws tuner's Tree/LL128 in both */
+		CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 128, S, TOPO_ALGO_AUTO, &c), SIM_OK);
+		CHECK_INT(net_collective(cl, NET_ALLREDUCE, &g128, S, &ab), SIM_OK);
+		CHECK_INT(c.algo, TOPO_ALGO_TREE);
+		CHECK_INT(c.proto, NET_PROTO_LL128);
+		CHECK_INT(ab.algo, NET_ALGO_TREE);
+		CHECK_NEAR(c.time_s, ab.time_s, 1e-6);
+		topo_free(g);
+	}
+}
+
 /* Oversubscription: a 2:1 tapered fat tree halves the cross-leaf rate. */
 static void oversubscribed(void)
 {
@@ -936,6 +999,7 @@ int main(void)
 	dgx1_mesh();
 	against_alpha_beta();
 	nvls_dgx_h100();
+	efa_rails();
 	oversubscribed();
 	vtrain_lut();
 	routes_match_plain_bfs();
