@@ -44,6 +44,10 @@ int cli_topo_load(const char *path, const char *const *sets, int nsets, struct t
  * to measured training steps (framework.c). */
 int cli_calibrate_framework(int argc, char **argv);
 
+/* podsim calibrate --fabric: fit a cluster's EFA fabric to its own
+ * collective benchmarks (fabric.c). */
+int cli_calibrate_fabric(int argc, char **argv);
+
 /* podsim kernel: one kernel's time on a GPU type (kernel.c). */
 int cli_kernel(int argc, char **argv);
 

@@ -117,7 +117,7 @@ typedef struct net_spread {
 	double lo, hi;
 } net_spread;
 
-#define NET_SPREAD_MAX 12
+#define NET_SPREAD_MAX 9 /* 9 entries NODES:LO-HI fit the key's 127 bytes */
 
 typedef struct net_cluster {
 	char name[CONF_STR_MAX];
