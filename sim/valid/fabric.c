@@ -393,6 +393,27 @@ static void node_counts(valid_fab_fit *f)
 	}
 }
 
+/* Keep the parameters some residual depends on at `at` (at their start,
+ * or with fitted at their value) and name the others in names; with
+ * fitted a dropped one gets the cluster file's value back in `at`. */
+static void prune(valid_fab_fit *f, net_cluster *at, bool fitted, char *names, size_t size)
+{
+	size_t kept = 0;
+	names[0] = '\0';
+	for (size_t j = 0; j < f->nparams; j++) {
+		const valid_fab_param *p = &f->params[j];
+		if (identifiable(f, at, j, fitted ? p->value : p->start)) {
+			f->params[kept++] = *p;
+			continue;
+		}
+		if (fitted)
+			set_param(at, p->kind, get_param(&f->cluster, p->kind));
+		size_t len = strlen(names);
+		snprintf(names + len, size - len, "%s%s", len ? ", " : "", keys[p->kind]);
+	}
+	f->nparams = kept;
+}
+
 int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
 {
 	if (f->cluster.fabric != NET_FABRIC_EFA) {
@@ -412,18 +433,7 @@ int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
 	net_cluster start = f->cluster;
 	for (size_t j = 0; j < f->nparams; j++)
 		set_param(&start, f->params[j].kind, f->params[j].start);
-	size_t kept = 0;
-	f->dropped[0] = '\0';
-	for (size_t j = 0; j < f->nparams; j++) {
-		if (identifiable(f, &start, j, f->params[j].start)) {
-			f->params[kept++] = f->params[j];
-			continue;
-		}
-		size_t len = strlen(f->dropped);
-		snprintf(f->dropped + len, sizeof f->dropped - len, "%s%s", len ? ", " : "",
-		         keys[f->params[j].kind]);
-	}
-	f->nparams = kept;
+	prune(f, &start, false, f->dropped, sizeof f->dropped);
 	for (size_t r = 0; r < f->nrows; r++)
 		f->rows[r].before_s = predict(&start, &f->rows[r], false);
 	f->mape_before = mape_of(f, 0);
@@ -455,21 +465,8 @@ int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
 		set_param(&f->fitted, f->params[j].kind, f->params[j].value);
 	}
 	/* A bound that binds no row at the fitted values (the NVLS ceiling
-	 * under the NVLS port bound, say) has no estimate: the cluster
-	 * file's value stays and the parameter is named. */
-	kept = 0;
-	f->idle[0] = '\0';
-	for (size_t j = 0; j < f->nparams; j++) {
-		if (identifiable(f, &f->fitted, j, f->params[j].value)) {
-			f->params[kept++] = f->params[j];
-			continue;
-		}
-		set_param(&f->fitted, f->params[j].kind, get_param(&f->cluster, f->params[j].kind));
-		size_t len = strlen(f->idle);
-		snprintf(f->idle + len, sizeof f->idle - len, "%s%s", len ? ", " : "",
-		         keys[f->params[j].kind]);
-	}
-	f->nparams = kept;
+	 * under the NVLS port bound, say) has no estimate. */
+	prune(f, &f->fitted, true, f->idle, sizeof f->idle);
 	f->fitted.nspread = f->nspread;
 	memcpy(f->fitted.spread, f->spread, sizeof f->spread);
 	for (size_t r = 0; r < f->nrows; r++) {
@@ -500,8 +497,8 @@ static const char *get(const cases_csv *c, size_t row, const char *col)
 /* Append a row to f (grows the array). */
 int valid_fab_add(valid_fab_fit *f, const valid_fab_row *r)
 {
-	if ((f->nrows & (f->nrows - 1)) == 0) { /* 0, 1, 2, 4, ...: double */
-		size_t cap = f->nrows ? 2 * f->nrows : 16;
+	if ((f->nrows & (f->nrows - 1)) == 0) { /* full at 0, 1, 2, 4, ...: double */
+		size_t cap = f->nrows ? 2 * f->nrows : 1;
 		valid_fab_row *p = realloc(f->rows, cap * sizeof *p);
 		if (!p)
 			return SIM_ENOMEM;

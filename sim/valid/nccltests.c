@@ -68,107 +68,141 @@ typedef struct pending {
 	double bytes, us;
 } pending;
 
-int valid_fab_rows_nccl_tests(const char *path, valid_fab_fit *f, sim_diag *diag)
+/* What one file holds. */
+typedef struct parsed {
+	net_coll coll;
+	int ranks;
+	hosts h;
+	pending *rows;
+	int nrows, cap;
+} parsed;
+
+static int add_pending(parsed *o, int line, double bytes, double us)
+{
+	if (o->nrows == o->cap) {
+		int cap = o->cap ? 2 * o->cap : 64;
+		pending *q = realloc(o->rows, (size_t)cap * sizeof *q);
+		if (!q)
+			return SIM_ENOMEM;
+		o->rows = q;
+		o->cap = cap;
+	}
+	o->rows[o->nrows++] = (pending){line, bytes, us};
+	return SIM_OK;
+}
+
+/* One line of the file (header comment). */
+static int parse_line(const char *path, int lineno, const char *line, parsed *o, sim_diag *diag)
+{
+	const char *p = line + strspn(line, " \t");
+	char host[64];
+	int rank;
+	if (!strncmp(p, "# Collective test starting:", 27)) {
+		net_coll c = coll_of(p);
+		if (c != NET_COLL_COUNT)
+			o->coll = c;
+		return SIM_OK;
+	}
+	if (sscanf(p, "# Rank %d Group %*d Pid %*d on %63s", &rank, host) == 2) {
+		o->ranks++;
+		return host_seen(&o->h, host);
+	}
+	if (*p == '#' || *p == '\n' || *p == '\r' || !*p)
+		return SIM_OK;
+	double bytes, us;
+	if (!data_line(p, &bytes, &us) || !(us > 0)) {
+		int len = (int)strcspn(p, "\r\n");
+		sim_diag_error(
+		        diag, path, lineno,
+		        "not an nccl-tests result line (size count type redop root time ...): "
+		        "%.*s",
+		        len < 40 ? len : 40, p);
+		return SIM_ECONF;
+	}
+	return add_pending(o, lineno, bytes, us);
+}
+
+/* Read the file into o; SIM_OK or an error reported in diag. */
+static int read_file(const char *path, parsed *o, sim_diag *diag)
 {
 	FILE *in = fopen(path, "r");
 	if (!in) {
 		sim_diag_error(diag, path, 0, "cannot read: %s", strerror(errno));
 		return SIM_EIO;
 	}
-	hosts h = {calloc(MAX_HOSTS, sizeof *h.name), 0};
-	pending *rows = NULL;
-	int nrows = 0, cap = 0, ranks = 0, lineno = 0, rc = h.name ? SIM_OK : SIM_ENOMEM;
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	net_coll coll = coll_of(base);
 	char line[MAX_LINE];
+	int lineno = 0, rc = SIM_OK;
 	while (rc == SIM_OK && fgets(line, sizeof line, in)) {
 		lineno++;
 		if (!strchr(line, '\n') && !feof(in)) {
 			sim_diag_error(diag, path, lineno, "line longer than %d bytes",
 			               MAX_LINE - 2);
 			rc = SIM_ECONF;
-			break;
-		}
-		const char *p = line + strspn(line, " \t");
-		char host[64];
-		int rank;
-		if (!strncmp(p, "# Collective test starting:", 27)) {
-			net_coll c = coll_of(p);
-			if (c != NET_COLL_COUNT)
-				coll = c;
-		} else if (sscanf(p, "# Rank %d Group %*d Pid %*d on %63s", &rank, host) == 2) {
-			ranks++;
-			rc = host_seen(&h, host);
-		} else if (*p == '#' || *p == '\n' || *p == '\r' || !*p) {
-			continue;
 		} else {
-			double bytes, us;
-			if (!data_line(p, &bytes, &us) || !(us > 0)) {
-				int len = (int)strcspn(p, "\r\n");
-				sim_diag_error(
-				        diag, path, lineno,
-				        "not an nccl-tests result line (size count type redop root "
-				        "time ...): %.*s",
-				        len < 40 ? len : 40, p);
-				rc = SIM_ECONF;
-				break;
-			}
-			if (nrows == cap) {
-				cap = cap ? 2 * cap : 64;
-				pending *q = realloc(rows, (size_t)cap * sizeof *q);
-				if (!q) {
-					rc = SIM_ENOMEM;
-					break;
-				}
-				rows = q;
-			}
-			rows[nrows++] = (pending){lineno, bytes, us};
+			rc = parse_line(path, lineno, line, o, diag);
 		}
 	}
 	fclose(in);
-	if (rc == SIM_OK && coll == NET_COLL_COUNT) {
+	if (rc == SIM_ERANGE) {
+		sim_diag_error(diag, path, 0, "more than %d hosts", MAX_HOSTS);
+		rc = SIM_ECONF;
+	}
+	return rc;
+}
+
+/* The file's rank layout against the cluster's nodes; SIM_OK or SIM_ECONF. */
+static int check_layout(const char *path, const parsed *o, int G, sim_diag *diag)
+{
+	if (o->coll == NET_COLL_COUNT) {
 		sim_diag_error(
 		        diag, path, 0,
 		        "no all_reduce, all_gather or reduce_scatter in its '# Collective test "
 		        "starting' line or its name");
-		rc = SIM_ECONF;
-	} else if (rc == SIM_OK && (ranks < 2 || nrows == 0)) {
+		return SIM_ECONF;
+	}
+	if (o->ranks < 2 || o->nrows == 0) {
 		sim_diag_error(
 		        diag, path, 0,
 		        "not nccl-tests output of 2 or more ranks: %d '#  Rank' lines, %d result "
 		        "lines",
-		        ranks, nrows);
-		rc = SIM_ECONF;
-	} else if (rc == SIM_ERANGE) {
-		sim_diag_error(diag, path, 0, "more than %d hosts", MAX_HOSTS);
-		rc = SIM_ECONF;
+		        o->ranks, o->nrows);
+		return SIM_ECONF;
 	}
-	int G = f->cluster.node.gpus;
-	if (rc == SIM_OK && (ranks > h.n * G || ranks <= (h.n - 1) * G)) {
+	if (o->ranks > o->h.n * G || o->ranks <= (o->h.n - 1) * G) {
 		sim_diag_error(
 		        diag, path, 0,
 		        "%d ranks on %d hosts do not fill the hosts' GPUs in order (%d per node "
 		        "in the cluster file)",
-		        ranks, h.n, G);
-		rc = SIM_ECONF;
+		        o->ranks, o->h.n, G);
+		return SIM_ECONF;
 	}
-	for (int i = 0; i < nrows && rc == SIM_OK; i++) {
-		if (rows[i].bytes < 1) {
+	return SIM_OK;
+}
+
+int valid_fab_rows_nccl_tests(const char *path, valid_fab_fit *f, sim_diag *diag)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	parsed o = {coll_of(base), 0, {calloc(MAX_HOSTS, sizeof *o.h.name), 0}, NULL, 0, 0};
+	int rc = o.h.name ? read_file(path, &o, diag) : SIM_ENOMEM;
+	if (rc == SIM_OK)
+		rc = check_layout(path, &o, f->cluster.node.gpus, diag);
+	for (int i = 0; i < o.nrows && rc == SIM_OK; i++) {
+		if (o.rows[i].bytes < 1) {
 			f->nignored++; /* a zero-byte call times only the launch */
 			continue;
 		}
 		valid_fab_row r = {0};
-		snprintf(r.id, sizeof r.id, "%.20s:%d", base, rows[i].line);
+		snprintf(r.id, sizeof r.id, "%.20s:%d", base, o.rows[i].line);
 		snprintf(r.path, sizeof r.path, "%s", path);
-		r.line = rows[i].line;
-		r.coll = coll;
-		r.gpus = ranks;
-		r.nodes = h.n;
-		r.bytes = rows[i].bytes;
-		r.median_s = rows[i].us * 1e-6;
+		r.line = o.rows[i].line;
+		r.coll = o.coll;
+		r.gpus = o.ranks;
+		r.nodes = o.h.n;
+		r.bytes = o.rows[i].bytes;
+		r.median_s = o.rows[i].us * 1e-6;
 		rc = valid_fab_add(f, &r);
 	}
-	free(rows);
-	free(h.name);
+	free(o.rows);
+	free(o.h.name);
 	return rc;
 }
