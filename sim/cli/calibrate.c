@@ -1,5 +1,6 @@
 /* calibrate.c - `podsim calibrate CASES.csv --gpu NAME [--out FILE.ini]
- * [--json] [--data DIR]`: fit a GPU type's efficiencies to measured kernels
+ * [--json] [--data DIR]` (--framework: framework.c; --fabric: fabric.c):
+ * fit a GPU type's efficiencies to measured kernels
  * (sim/calib) and print the fit; --out writes the calibration .ini through a
  * temporary file renamed into place, so an error leaves nothing half-written.
  * Exit status: 0 ok, 1 runtime failure (writing, memory), 2 bad input. */
@@ -15,6 +16,7 @@ static const char usage[] =
         "usage: podsim calibrate CASES.csv --gpu NAME [--out FILE.ini] [--json]\n"
         "       podsim calibrate CASES.csv --framework NAME ... (see --framework --help)\n"
         "       podsim calibrate CASES.csv --sustain --gpu NAME ... (see --sustain --help)\n"
+        "       podsim calibrate DATA... --fabric CLUSTER.ini ... (see --fabric --help)\n"
         "\n"
         "Fit the efficiency parameters of GPU type NAME (topologies/gpus/NAME.ini) to\n"
         "measured kernels: the gemm and hbm_copy rows of CASES.csv for that GPU, in the\n"
@@ -129,11 +131,14 @@ static int status_of(int rc)
 
 int cli_calibrate(int argc, char **argv)
 {
-	for (int i = 0; i < argc; i++)
+	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--framework"))
 			return cli_calibrate_framework(argc, argv);
-		else if (!strcmp(argv[i], "--sustain"))
+		if (!strcmp(argv[i], "--sustain"))
 			return cli_calibrate_sustain(argc, argv);
+		if (!strcmp(argv[i], "--fabric"))
+			return cli_calibrate_fabric(argc, argv);
+	}
 	opts o = {0};
 	int rc = parse(argc, argv, &o);
 	if (rc)

@@ -54,6 +54,10 @@ int cli_calibrate_framework(int argc, char **argv);
 /* `podsim calibrate CASES.csv --sustain --gpu NAME`: sustain.c. */
 int cli_calibrate_sustain(int argc, char **argv);
 
+/* podsim calibrate --fabric: fit a cluster's EFA fabric to its own
+ * collective benchmarks (fabric.c). */
+int cli_calibrate_fabric(int argc, char **argv);
+
 /* podsim kernel: one kernel's time on a GPU type (kernel.c). */
 int cli_kernel(int argc, char **argv);
 

@@ -534,7 +534,9 @@ static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
 	net_group_make(&s->cluster, n, p->tp, &grp);
 	net_cost c;
 	char a[32], b[32], d[32], e[32];
-	if (net_collective(&s->cluster, NET_ALLREDUCE, &grp, S, &c) != SIM_OK)
+	net_cluster ring_only = s->cluster; /* the ring, whatever the tuner would pick */
+	ring_only.algo = NET_ALGO_RING;
+	if (net_collective(&ring_only, NET_ALLREDUCE, &grp, S, &c) != SIM_OK)
 		return;
 	double bw = c.busbw_Bps * net_proto_bw(c.proto);
 	double ring = c.latency_s + 2.0 * (n - 1) / n * S / bw;

@@ -21,16 +21,17 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define BIG 1e300 /* no upper bound */
 
 static const char *const intra_names[] = {"nvswitch", "nvlink-mesh", "pcie", NULL};
-static const char *const nic_names[] = {"ib", "roce", "ethernet", NULL};
+static const char *const nic_names[] = {"ib", "roce", "ethernet", "efa", NULL};
 static const char *const fabric_names[] = {"fat-tree", "rail-optimized", "single-switch",
-					     "torus-2d", "torus-3d", NULL};
+					     "torus-2d", "torus-3d", "efa", NULL};
 static const char *const model_names[] = {"alpha-beta", "flow", "auto", NULL};
-static const char *const algo_names[] = {"auto", "ring", "tree", "hier", "nvls", NULL};
+static const char *const algo_names[] = {"auto", "ring", "tree", "hier", "nvls", "nvlstree", NULL};
 /* nccl_proto's values: auto, then net_proto's order (stored as net_proto + 1). */
 static const char *const proto_names[] = {"auto", "ll", "ll128", "simple", NULL};
 
@@ -61,7 +62,8 @@ const conf_key net_node_keys[] = {
 	QTY("nic_bw", SIM_UNIT_BANDWIDTH, 0, NULL, nic_Bps, "line rate of one NIC per direction"),
 	FRACTION("nic_efficiency", nic_eff, "fraction of nic_bw NCCL reaches per NIC"),
 	{"nic_kind", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "ib", nic_names,
-	 offsetof(net_node, nic_kind), "compute NIC technology (names link classes)"},
+	 offsetof(net_node, nic_kind), "compute NIC technology (names link classes; efa: AWS "
+	 "EFA rails)"},
 	QTY("pcie_bw", SIM_UNIT_BANDWIDTH, 1, NULL, pcie_Bps, "GPU <-> host per direction"),
 	/* hardware.csv pcie,PCIe Gen4 x16 measured,a100_h2d_sm_copy: 25.13 of 31.5 GB/s */
 	{"pcie_efficiency", CONF_REAL, SIM_UNIT_NONE, 0.01, 1, "0.8", NULL,
@@ -95,7 +97,8 @@ const conf_key net_cluster_keys[] = {
 	{"nodes", CONF_INT, SIM_UNIT_NONE, 1, 1000000, NULL, NULL, offsetof(net_cluster, nodes),
 	 "number of nodes"},
 	{"fabric", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fat-tree", fabric_names,
-	 offsetof(net_cluster, fabric), "scale-out topology"},
+	 offsetof(net_cluster, fabric),
+	 "scale-out topology (efa: a fat tree reached through aws-ofi-nccl, the EFA model)"},
 	{"oversubscription", CONF_REAL, SIM_UNIT_NONE, 1, 1000, "1", NULL,
 	 offsetof(net_cluster, oversubscription), "fabric taper (1 = non-blocking)"},
 	{"switch_latency", CONF_QTY, SIM_UNIT_TIME, 0, 1e-3, "130 ns", NULL,
@@ -119,6 +122,27 @@ const conf_key net_cluster_keys[] = {
 	{"nccl_proto", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "auto", proto_names,
 	 offsetof(net_cluster, proto),
 	 "NCCL protocol, as NCCL_PROTO: auto, ll, ll128 (NVLink nodes only) or simple"},
+	/* The EFA model (net.h, coll.c); only with fabric = efa (efa_keys). */
+	{"net_latency", CONF_QTY, SIM_UNIT_TIME, 0, 1e-2, "0 us", NULL,
+	 offsetof(net_cluster, net_lat_s),
+	 "fabric = efa: network latency per inter-node step (twice with Simple), as NCCL adds "
+	 "the net plugin's latency"},
+	{"msg_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 1e-2, "0 us", NULL,
+	 offsetof(net_cluster, msg_overhead_s),
+	 "fabric = efa: cost of the network message of each step of a collective across nodes"},
+	{"rail_bw", CONF_QTY, SIM_UNIT_BANDWIDTH, 0, BIG, "0 B/s", NULL,
+	 offsetof(net_cluster, rail_Bps),
+	 "fabric = efa: achievable bandwidth of one EFA rail (NIC) per direction (0 = the node's "
+	 "nic_bw x nic_efficiency)"},
+	{"congestion", CONF_REAL, SIM_UNIT_NONE, 0, 100, "0", NULL,
+	 offsetof(net_cluster, congestion),
+	 "fabric = efa: median slowdown of the network across m nodes, 1 + congestion x "
+	 "(m-1)^congestion_exp"},
+	{"congestion_exp", CONF_REAL, SIM_UNIT_NONE, 0, 4, "1", NULL,
+	 offsetof(net_cluster, congestion_exp), "fabric = efa: exponent of the congestion law"},
+	{"spread", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL, offsetof(net_cluster, spread_text),
+	 "fabric = efa: measured spread per node count, NODES:LO-HI ... (5th and 95th percentile "
+	 "time over the median)"},
 };
 const size_t net_cluster_nkeys = sizeof net_cluster_keys / sizeof net_cluster_keys[0];
 
@@ -129,10 +153,92 @@ static void key_error(const conf_doc *doc, const char *section, const char *key,
 	sim_diag_error(diag, l.path, l.line, "%s", msg);
 }
 
+/* [cluster] spread: "NODES:LO-HI" entries separated by blanks or commas,
+ * nodes increasing, 0 < LO <= 1 <= HI <= 100. */
+static int parse_spread(const conf_doc *doc, net_cluster *c, sim_diag *diag)
+{
+	const char *p = c->spread_text;
+	c->nspread = 0;
+	while (*p) {
+		while (*p == ' ' || *p == ',' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		const char *start = p;
+		char *end;
+		long nodes = strtol(p, &end, 10);
+		double lo = 0, hi = 0;
+		bool ok = end != p && *end == ':';
+		if (ok) {
+			p = end + 1;
+			lo = strtod(p, &end);
+			ok = end != p && *end == '-';
+		}
+		if (ok) {
+			p = end + 1;
+			hi = strtod(p, &end);
+			ok = end != p && (*end == '\0' || *end == ' ' || *end == ',' || *end == '\t');
+		}
+		int len = (int)strcspn(start, " ,\t");
+		char msg[256];
+		if (!ok || nodes < 1 || nodes > 1000000 || !(lo > 0 && lo <= 1) || !(hi >= 1 && hi <= 100))
+			snprintf(msg, sizeof msg,
+				 "[cluster] spread: '%.*s' is not NODES:LO-HI with 0 < LO <= 1 <= HI <= "
+				 "100 (the 5th and 95th percentile times over the median)",
+				 len, start);
+		else if (c->nspread > 0 && nodes <= c->spread[c->nspread - 1].nodes)
+			snprintf(msg, sizeof msg, "[cluster] spread: node counts must increase ('%.*s')",
+				 len, start);
+		else if (c->nspread == NET_SPREAD_MAX)
+			snprintf(msg, sizeof msg, "[cluster] spread: more than %d node counts",
+				 NET_SPREAD_MAX);
+		else {
+			c->spread[c->nspread++] = (net_spread){(int)nodes, lo, hi};
+			p = end;
+			continue;
+		}
+		key_error(doc, "cluster", "spread", diag, msg);
+		return SIM_ECONF;
+	}
+	return SIM_OK;
+}
+
+/* The EFA keys: only with fabric = efa; rail_bw within the NIC's line rate,
+ * then the node's nic_efficiency. */
+static int efa_keys(const conf_doc *doc, net_cluster *c, sim_diag *diag)
+{
+	static const char *const keys[] = {"net_latency", "msg_overhead", "rail_bw",
+					   "congestion", "congestion_exp", "spread"};
+	int rc = SIM_OK;
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		if (c->fabric == NET_FABRIC_EFA || !conf_get(doc, "cluster", keys[i], NULL))
+			continue;
+		char msg[160];
+		snprintf(msg, sizeof msg, "[cluster] %s applies to the EFA model only (fabric = efa)",
+			 keys[i]);
+		key_error(doc, "cluster", keys[i], diag, msg);
+		rc = SIM_ECONF;
+	}
+	if (c->rail_Bps > 0 && c->rail_Bps > c->node.nic_Bps * (1 + 1e-12)) {
+		char msg[200];
+		snprintf(msg, sizeof msg,
+			 "[cluster] rail_bw = %.4g GB/s exceeds the line rate of one NIC ([node] "
+			 "nic_bw = %.4g GB/s)",
+			 c->rail_Bps / 1e9, c->node.nic_Bps / 1e9);
+		key_error(doc, "cluster", "rail_bw", diag, msg);
+		rc = SIM_ECONF;
+	} else if (c->rail_Bps > 0 && c->fabric == NET_FABRIC_EFA) {
+		c->node.nic_eff = c->rail_Bps / c->node.nic_Bps;
+	}
+	if (parse_spread(doc, c, diag) != SIM_OK)
+		rc = SIM_ECONF;
+	return rc;
+}
+
 /* Checks across keys, after both sections read cleanly. */
 static int check_cluster(const conf_doc *doc, net_cluster *c, sim_diag *diag)
 {
-	int rc = SIM_OK;
+	int rc = efa_keys(doc, c, diag);
 	if (c->nodes > 1 && (c->node.nics < 1 || c->node.nic_Bps <= 0)) {
 		key_error(doc, "node", "nics", diag,
 			  "[node] a cluster of more than one node needs nics >= 1 and nic_bw > 0");
@@ -205,7 +311,7 @@ int net_link_classes(const net_cluster *c, net_link_class out[NET_LINK_KIND_COUN
 	const net_node *nd = &c->node;
 	int n = 0;
 	int64_t gpus = (int64_t)c->nodes * nd->gpus, nics = (int64_t)c->nodes * nd->nics;
-	const char *nic_kind = nic_names[nd->nic_kind <= NET_NIC_ETHERNET ? nd->nic_kind : 0];
+	const char *nic_kind = nic_names[nd->nic_kind <= NET_NIC_EFA ? nd->nic_kind : 0];
 	bool pcie = nd->intra == NET_INTRA_PCIE;
 	link_set(&out[n++], NET_LINK_SCALEUP,
 		 pcie			       ? "node0/gpu0 -> pcie-switch"

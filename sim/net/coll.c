@@ -73,14 +73,72 @@
  *     latency with nsteps = 2(k-1) + 2(m-1), ninter = 2(m-1), as the ring's.
  *   nvls: net_nvls_allreduce (below).
  *
+ *   nvlstree (m > 1, k > 1, NVSwitch nodes with nvls_busbw; NCCL's
+ *     NVLSTree): NVLS inside every node, a tree between the nodes (one per
+ *     local rank, over that rank's NIC share). NCCL's tuning model
+ *     (N = NVIDIA/nccl 5067397c, src/graph/tuning.cc:307-323) bounds its
+ *     bus bandwidth by the node's NVLS rate and by the network, twice the
+ *     network on two nodes (a tree of two nodes sends every rank's shard
+ *     S/k once each way, t = S / B_nic, i.e. busbw 2(n-1)/n B_nic; an inner
+ *     node of a larger tree sends it to its parent and its children):
+ *       busbw = min(nvls_busbw, B_port k/(k+1) 2(n-1)/n,
+ *                   (m <= 2 ? 2(n-1)/n : 1) B_nic)
+ *     (B_port: the NVLS port bound of net_nvls_allreduce), t_bw = 2(n-1)/n
+ *     S / busbw; latency NVLS's plus 2 floor(log2 m) network steps of 20.9
+ *     us (N tuning.cc:172-174, NVLSTree Simple) and, on EFA, the EFA terms
+ *     below; Simple only.
+ *
  * Protocols: LL moves 8-byte lines of 4 data bytes and 4 flag bytes (factor
  * 0.5 of busbw); LL128 moves 120 data bytes per 128-byte line, which NCCL's
  * tuning model rates at 0.92 of busbw (assumed from tuning.cc; not in
  * hardware.csv); Simple runs at busbw. LL128 is used only on NVLink nodes, as
  * NCCL enables it by default only there. The protocol with the lowest time
  * wins, as NCCL's tuner picks the lowest predicted time.
+ *
+ * The EFA model ([cluster] fabric = efa: NCCL over AWS EFA through the
+ * aws-ofi-nccl plugin; A = aws/aws-ofi-nccl 2daf7d30, N as above; the
+ * derivations are in /work/notes/nccl-efa.md of the project's research and
+ * in README "Network"). A collective of a group spanning m > 1 nodes pays,
+ * on top of NCCL's model:
+ *   1. the network latency L ([cluster] net_latency) on every inter-node
+ *      step, twice with Simple: NCCL adds the net plugin's `latency`
+ *      property to each network step, a second time for Simple's flush (N
+ *      tuning.cc:386-391); aws-ofi-nccl reports 75 us on p4d/p5/p5e (A
+ *      src/platform-aws.cpp:87,137). podsim's L is fitted to measured
+ *      collectives (podsim calibrate --fabric): the effective per-step cost,
+ *      which the 75 us tuning knob need not equal;
+ *   2. a per-message cost o ([cluster] msg_overhead) on every step: once a
+ *      rank's block per channel, S/(nC), is at most one slice (at 256 MiB
+ *      from 2 nodes of 8 GPUs on), every ring step moves one network message
+ *      per channel, posted and completed by the plugin's proxy, and the ring
+ *      waits for it (N src/include/collectives.h:19-26, src/enqueue.cc:
+ *      2343-2364; notes section 1.7): nsteps * o;
+ *   3. rails: p5 gives each GPU one NCCL device of 4 EFA rails (32 EFA per
+ *      node, A src/platform-aws.cpp:1064; speed = one rail x rails, A
+ *      src/nccl_ofi_rdma.cpp:410-413). Messages of at least 128 KiB are
+ *      striped over up to all rails, smaller ones go whole to one rail, the
+ *      rails taken round-robin (A src/nccl_ofi_scheduler.cpp:47-117); with
+ *      several channels and steps in flight every rail carries an equal
+ *      share, so a GPU's network rate is its rails x the achievable rail
+ *      rate ([cluster] rail_bw, which sets the node's nic_efficiency):
+ *      B_nic above with nics = rails per node;
+ *   4. congestion: the fabric is shared and measured collectives slow down
+ *      with the node count beyond what 1-3 explain (the fastest runs follow
+ *      1-3, the medians fall further; notes section 4.3). The network terms
+ *      of a collective across m nodes, its latencies (NCCL's network step,
+ *      L, o) and its rails' rate, are stretched by the median slowdown
+ *          kappa(m) = 1 + congestion (m - 1)^congestion_exp,
+ *      fitted with the others (kappa = 1: the uncongested fabric);
+ *   5. algorithm choice: no NVLS or SHARP across nodes (no CollNet on EFA);
+ *      all-gather and reduce-scatter ring only (PAT needs one GPU per node,
+ *      N tuning.cc:215-223); all-reduce ring, tree or nvlstree, and on
+ *      groups of 8 ranks per node across more than 2 nodes the plugin's
+ *      region tuner decides (net_efa_region), unless nccl_algo or
+ *      nccl_proto is forced (the plugin then defers to NCCL).
+ * With L = o = 0, kappa = 1 and rail_bw = nic_bw x nic_efficiency it is the
+ * plain model above.
  */
-#include "net.h"
+#include "net_int.h"
 
 #include <math.h>
 
@@ -111,12 +169,48 @@ static const double tree_intra_us[NET_PROTO_COUNT] = {0.6, 1.25, 28};
 static const double tree_net_us[NET_PROTO_COUNT] = {5.0, 8.5, 28};
 #define TREE_BW_DERATE 0.92
 
-double net_tree_latency(net_proto p, double nsteps, double ninter)
+/* NVLSTree's network step, Simple (N tuning.cc:172-174, hwLat NET NVLSTree). */
+#define NVLSTREE_NET_S 20.9e-6
+
+double net_congestion(const net_cluster *c, int nodes)
+{
+	if (!c || c->fabric != NET_FABRIC_EFA || nodes <= 1 || !(c->congestion > 0))
+		return 1;
+	return 1 + c->congestion * pow(nodes - 1.0, c->congestion_exp);
+}
+
+/* A network step's latency across `nodes` nodes: NCCL's hw latency `step`,
+ * on EFA plus L (2 L with Simple), stretched by kappa (header comment). */
+static double inter_step(const net_cluster *c, int nodes, double step, net_proto p)
+{
+	if (c->fabric != NET_FABRIC_EFA || nodes <= 1)
+		return step;
+	double k = p == NET_PROTO_SIMPLE ? 2 : 1;
+	return net_congestion(c, nodes) * (step + k * c->net_lat_s);
+}
+
+/* EFA's per-message cost of a collective of nsteps steps across nodes. */
+static double msg_cost(const net_cluster *c, int nodes, double nsteps)
+{
+	if (c->fabric != NET_FABRIC_EFA || nodes <= 1)
+		return 0;
+	return net_congestion(c, nodes) * nsteps * c->msg_overhead_s;
+}
+
+double net_tree_latency(const net_cluster *c, int nodes, net_proto p, double nsteps,
+			double ninter)
 {
 	if ((unsigned)p >= NET_PROTO_COUNT)
 		p = NET_PROTO_SIMPLE;
-	return 1e-6 *
-	       (tree_base_us[p] + (nsteps - ninter) * tree_intra_us[p] + ninter * tree_net_us[p]);
+	return 1e-6 * (tree_base_us[p] + (nsteps - ninter) * tree_intra_us[p]) +
+	       ninter * inter_step(c, nodes, 1e-6 * tree_net_us[p], p) + msg_cost(c, nodes, nsteps);
+}
+
+double net_nvlstree_latency(const net_cluster *c, int nodes)
+{
+	double ninter = nodes > 1 ? 2.0 * floor(log2((double)nodes)) : 0;
+	return net_nvls_latency(c) + ninter * inter_step(c, nodes, NVLSTREE_NET_S, NET_PROTO_SIMPLE) +
+	       msg_cost(c, nodes, ninter);
 }
 
 double net_tree_proto_bw(net_proto p, bool multi_node)
@@ -199,14 +293,31 @@ static void ring_shape(double S, double k, double m, double busbw, double send_f
 	sh->intra_bytes = sent - sh->inter_bytes;
 }
 
+double net_nic_busbw(const net_cluster *c, double k, int m)
+{
+	const net_node *nd = &c->node;
+	return k / nd->gpus * nd->nics * nd->nic_Bps * nd->nic_eff / oversub(c) /
+	       net_congestion(c, m);
+}
+
+/* One rank's NIC rate across m nodes: min(1, nics/G) NICs (a rank cannot
+ * stripe one peer over several NICs, except EFA's rails of one device,
+ * which nics/G > 1 counts). */
+static double rank_nic_bw(const net_cluster *c, int m)
+{
+	const net_node *nd = &c->node;
+	double share = c->fabric == NET_FABRIC_EFA ? (double)nd->nics / nd->gpus
+						   : fmin(1.0, (double)nd->nics / nd->gpus);
+	return share * nd->nic_Bps * nd->nic_eff / oversub(c) / net_congestion(c, m);
+}
+
 static void make_shape(const net_cluster *c, net_coll coll, const net_group *g, double S,
 		       shape *sh)
 {
 	const net_node *nd = &c->node;
 	double n = g->size, k = g->per_node, m = g->nodes;
 	double b_intra = k > 1 ? intra_busbw(nd, k) : INFINITY;
-	double b_nic = m > 1 ? k / nd->gpus * nd->nics * nd->nic_Bps * nd->nic_eff / oversub(c)
-			     : INFINITY;
+	double b_nic = m > 1 ? net_nic_busbw(c, k, g->nodes) : INFINITY;
 	double busbw = fmin(b_intra, b_nic);
 	switch (coll) {
 	case NET_ALLREDUCE:
@@ -232,9 +343,7 @@ static void make_shape(const net_cluster *c, net_coll coll, const net_group *g, 
 	}
 	case NET_P2P:
 	default: {
-		double share = fmin(1.0, (double)nd->nics / nd->gpus);
-		double b = m > 1 ? share * nd->nic_Bps * nd->nic_eff / oversub(c)
-				 : intra_busbw(nd, 1);
+		double b = m > 1 ? rank_nic_bw(c, g->nodes) : intra_busbw(nd, 1);
 		sh->busbw = b;
 		sh->bw_time = S / b;
 		sh->nsteps = 1;
@@ -246,15 +355,16 @@ static void make_shape(const net_cluster *c, net_coll coll, const net_group *g, 
 	}
 }
 
-double net_proto_latency(const net_cluster *c, bool multi_node, double nsteps, double ninter,
+double net_proto_latency(const net_cluster *c, int nodes, double nsteps, double ninter,
 			 net_proto p)
 {
 	if ((unsigned)p >= NET_PROTO_COUNT)
 		p = NET_PROTO_SIMPLE;
 	double intra = c->node.intra == NET_INTRA_PCIE ? pcie_step[p] : nvlink_step[p];
-	if (multi_node)
+	if (nodes > 1)
 		intra = fmax(intra, net_overhead[p]);
-	return base_lat[p] + (nsteps - ninter) * intra + ninter * net_step[p];
+	return base_lat[p] + (nsteps - ninter) * intra +
+	       ninter * inter_step(c, nodes, net_step[p], p) + msg_cost(c, nodes, nsteps);
 }
 
 double net_proto_bw(net_proto p)
@@ -265,7 +375,12 @@ double net_proto_bw(net_proto p)
 /* NCCL's latency for protocol p (see the header comment). */
 static double latency(const net_cluster *c, const net_group *g, const shape *sh, int p)
 {
-	return net_proto_latency(c, g->nodes > 1, sh->nsteps, sh->ninter, (net_proto)p);
+	return net_proto_latency(c, g->nodes, sh->nsteps, sh->ninter, (net_proto)p);
+}
+
+double net_nvls_latency(const net_cluster *c)
+{
+	return net_proto_latency(c, 1, 1, 0, NET_PROTO_SIMPLE);
 }
 
 int net_nvls_allreduce(const net_cluster *c, const net_group *g, double bytes, net_cost *out)
@@ -275,8 +390,9 @@ int net_nvls_allreduce(const net_cluster *c, const net_group *g, double bytes, n
 	if (!c || !(c->node.nvls_busbw_Bps > 0) || g->nodes != 1 || n < 2 ||
 	    c->node.intra != NET_INTRA_NVSWITCH || !(bytes > 0))
 		return SIM_EINVAL;
-	double algbw = c->node.nvls_busbw_Bps * n / (2.0 * (n - 1));
-	double lat = net_proto_latency(c, false, 1, 0, NET_PROTO_SIMPLE);
+	double algbw = fmin(c->node.nvls_busbw_Bps * n / (2.0 * (n - 1)),
+			    c->node.intra_Bps * c->node.intra_eff * n / (n + 1));
+	double lat = net_nvls_latency(c);
 	out->proto = NET_PROTO_SIMPLE;
 	out->algo = NET_ALGO_NVLS;
 	out->latency_s = lat;
@@ -286,19 +402,25 @@ int net_nvls_allreduce(const net_cluster *c, const net_group *g, double bytes, n
 	return SIM_OK;
 }
 
-/* Time of one algorithm's shape: the best allowed protocol. tree selects
- * the tree's latency and protocol model. */
-static void best_proto(const net_cluster *c, const net_group *g, const shape *sh, bool tree,
-		       net_cost *out)
+/* Time of algorithm a's shape: the best allowed protocol, or protocol
+ * `only` (>= 0). The tree and NVLSTree have their own latency and protocol
+ * models (NVLSTree: Simple only). */
+static void best_proto(const net_cluster *c, const net_group *g, const shape *sh, net_algo a,
+		       int only, net_cost *out)
 {
 	double best = INFINITY;
+	bool tree = a == NET_ALGO_TREE;
 	for (int p = 0; p < NET_PROTO_COUNT; p++) {
-		if (!net_proto_ok(c, (net_proto)p))
+		if (!net_proto_ok(c, (net_proto)p) || (only >= 0 && p != only) ||
+		    (a == NET_ALGO_NVLSTREE && p != NET_PROTO_SIMPLE))
 			continue;
-		double lat = tree ? net_tree_latency((net_proto)p, sh->nsteps, sh->ninter)
-				  : latency(c, g, sh, p);
+		double lat = tree		      ? net_tree_latency(c, g->nodes, (net_proto)p,
+								  sh->nsteps, sh->ninter)
+			     : a == NET_ALGO_NVLSTREE ? net_nvlstree_latency(c, g->nodes)
+						      : latency(c, g, sh, p);
 		double t = lat + sh->bw_time / (tree ? net_tree_proto_bw((net_proto)p, g->nodes > 1)
-						     : proto_bw[p]);
+						     : a == NET_ALGO_NVLSTREE ? 1
+									      : proto_bw[p]);
 		if (t < best) {
 			best = t;
 			out->proto = (net_proto)p;
@@ -319,6 +441,14 @@ static int ceil_log2(int m)
 	return d;
 }
 
+/* Whether NVLSTree applies to group g (header comment). */
+static bool nvlstree_ok(const net_cluster *c, const net_group *g)
+{
+	return g->nodes > 1 && g->per_node > 1 && g->per_node * g->nodes == g->size &&
+	       c->node.intra == NET_INTRA_NVSWITCH && c->node.nvls_busbw_Bps > 0 &&
+	       net_proto_ok(c, NET_PROTO_SIMPLE);
+}
+
 /* An all-reduce algorithm's shape from the ring's (header comment); false
  * when it does not apply to group g. */
 static bool allreduce_shape(const net_cluster *c, const net_group *g, double S, net_algo a,
@@ -335,8 +465,7 @@ static bool allreduce_shape(const net_cluster *c, const net_group *g, double S, 
 	}
 	if (a == NET_ALGO_HIER && regular && m > 1 && k > 1) {
 		const net_node *nd = &c->node;
-		double b_rank = fmin(1.0, (double)nd->nics / nd->gpus) * nd->nic_Bps * nd->nic_eff /
-				oversub(c);
+		double b_rank = rank_nic_bw(c, g->nodes);
 		double t_in = 2 * (k - 1) / k * S / intra_busbw(nd, k),
 		       t_out = 2 * (m - 1) / (k * m) * S / b_rank;
 		sh->bw_time = t_in + t_out;
@@ -347,7 +476,39 @@ static bool allreduce_shape(const net_cluster *c, const net_group *g, double S, 
 		sh->inter_bytes = 2 * (m - 1) / (k * m) * S;
 		return true;
 	}
+	if (a == NET_ALGO_NVLSTREE && nvlstree_ok(c, g)) {
+		const net_node *nd = &c->node;
+		double port = nd->intra_Bps * nd->intra_eff * k / (k + 1) * 2 * (n - 1) / n;
+		double net = (m <= 2 ? 2 * (n - 1) / n : 1) * net_nic_busbw(c, k, g->nodes);
+		sh->busbw = fmin(fmin(nd->nvls_busbw_Bps, port), net);
+		sh->bw_time = 2 * (n - 1) / n * S / sh->busbw;
+		sh->ninter = sh->nsteps = 2.0 * floor(log2(m));
+		sh->intra_bytes = S; /* into the switch and back, as NVLS */
+		sh->inter_bytes = (m <= 2 ? 1 : 2) * S / k;
+		return true;
+	}
 	return a == NET_ALGO_RING;
+}
+
+bool net_efa_region(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
+		    net_algo *algo, net_proto *proto)
+{
+	if (!c || !g || c->fabric != NET_FABRIC_EFA || coll != NET_ALLREDUCE || g->nodes <= 2 ||
+	    g->per_node != 8 || g->per_node * g->nodes != g->size || c->algo != NET_ALGO_AUTO ||
+	    c->proto > 0)
+		return false;
+	net_algo a[8];
+	net_proto p[8];
+	int n = net_efa_regions(bytes, g->size, a, p, 8);
+	for (int i = 0; i < n; i++) {
+		/* The pairs NCCL would mark not applicable are skipped. */
+		if (!net_proto_ok(c, p[i]) || (a[i] == NET_ALGO_NVLSTREE && !nvlstree_ok(c, g)))
+			continue;
+		*algo = a[i];
+		*proto = p[i];
+		return true;
+	}
+	return false;
 }
 
 int net_collective(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
@@ -362,10 +523,15 @@ int net_collective(const net_cluster *c, net_coll coll, const net_group *g, doub
 		return SIM_OK;
 	shape ring;
 	make_shape(c, coll, g, bytes, &ring);
-	best_proto(c, g, &ring, false, out);
+	best_proto(c, g, &ring, NET_ALGO_RING, -1, out);
 	if (coll != NET_ALLREDUCE)
 		return SIM_OK;
-	/* All-reduce: every algorithm that applies, or the forced one. */
+	/* All-reduce: every algorithm that applies, the forced one, or on EFA
+	 * the aws-ofi-nccl tuner's region (which forces its algorithm and
+	 * protocol where they apply). */
+	net_algo ra = NET_ALGO_AUTO;
+	net_proto rp = NET_PROTO_SIMPLE;
+	bool region = net_efa_region(c, coll, g, bytes, &ra, &rp);
 	bool forced = false;
 	net_cost best = *out, x;
 	for (int a = NET_ALGO_RING; a < NET_ALGO_COUNT; a++) {
@@ -375,12 +541,13 @@ int net_collective(const net_cluster *c, net_coll coll, const net_group *g, doub
 					     : allreduce_shape(c, g, bytes, (net_algo)a, &ring, &sh);
 		if (!ok)
 			continue;
+		bool pick = region && ra == (net_algo)a;
 		if (a != NET_ALGO_NVLS) {
 			x = (net_cost){0};
-			best_proto(c, g, &sh, a == NET_ALGO_TREE, &x);
+			best_proto(c, g, &sh, (net_algo)a, pick ? (int)rp : -1, &x);
 		}
 		x.algo = (net_algo)a;
-		if (c->algo == (net_algo)a) {
+		if (c->algo == (net_algo)a || pick) {
 			*out = x;
 			forced = true;
 		}

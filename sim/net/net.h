@@ -40,7 +40,9 @@ typedef enum {
 	NET_FABRIC_RAIL,
 	NET_FABRIC_SINGLE,
 	NET_FABRIC_TORUS2D, /* nodes on a 2D torus, one router per node */
-	NET_FABRIC_TORUS3D
+	NET_FABRIC_TORUS3D,
+	NET_FABRIC_EFA /* AWS EFA: a non-blocking fat tree (as fat-tree) that NCCL
+			* reaches through aws-ofi-nccl (the EFA model below) */
 } net_fabric;
 /* How a plan's collectives are timed ([cluster] network): the closed forms
  * below, or the flow-level model on the cluster's link graph (sim/topo) with
@@ -48,17 +50,21 @@ typedef enum {
 typedef enum { NET_MODEL_ALPHA_BETA = 0, NET_MODEL_FLOW, NET_MODEL_AUTO } net_model;
 
 /* NCCL's algorithm for a collective ([cluster] nccl_algo, as NCCL_ALGO):
- * auto = the lowest predicted time among ring, tree and nvls where they
- * apply, as NCCL's tuner; a forced one is used where it applies (ring: all-reduce,
- * all-gather, reduce-scatter, broadcast; tree, hier, nvls: all-reduce) and
- * auto elsewhere, as NCCL falls back. hier = intra-node reduce-scatter,
- * inter-node ring all-reduces, intra-node all-gather. */
+ * auto = the lowest predicted time among ring, tree, nvls and nvlstree where
+ * they apply, as NCCL's tuner (on EFA the aws-ofi-nccl tuner's regions
+ * first, net_efa_region); a forced one is used where it applies (ring:
+ * all-reduce, all-gather, reduce-scatter, broadcast; tree, hier, nvls,
+ * nvlstree: all-reduce) and auto elsewhere, as NCCL falls back. hier =
+ * intra-node reduce-scatter, inter-node ring all-reduces, intra-node
+ * all-gather. nvls = in-switch reduction inside one node; nvlstree = NVLS
+ * inside each node and a tree between the nodes (NCCL's NVLSTree). */
 typedef enum {
 	NET_ALGO_AUTO = 0,
 	NET_ALGO_RING,
 	NET_ALGO_TREE,
 	NET_ALGO_HIER,
 	NET_ALGO_NVLS,
+	NET_ALGO_NVLSTREE,
 	NET_ALGO_COUNT
 } net_algo;
 
@@ -71,7 +77,7 @@ const char *net_algo_name(net_algo a);
 #define NET_FLOW_AUTO_NODES 512
 
 /* The compute NICs' link technology: names the NIC and fabric link classes. */
-typedef enum { NET_NIC_IB = 0, NET_NIC_ROCE, NET_NIC_ETHERNET } net_nic;
+typedef enum { NET_NIC_IB = 0, NET_NIC_ROCE, NET_NIC_ETHERNET, NET_NIC_EFA } net_nic;
 
 typedef struct net_node {
 	char name[CONF_STR_MAX];
@@ -102,6 +108,17 @@ typedef struct net_node {
 	bool pcie_p2p;
 } net_node;
 
+/* The measured spread of a collective's time at one node count on an EFA
+ * fabric ([cluster] spread, fitted by podsim calibrate --fabric): the 5th
+ * and 95th percentile times over the median time (lo <= 1 <= hi). Data for
+ * a step-time band; no time podsim predicts uses it. */
+typedef struct net_spread {
+	int nodes;
+	double lo, hi;
+} net_spread;
+
+#define NET_SPREAD_MAX 9 /* 9 entries NODES:LO-HI fit the key's 127 bytes */
+
 typedef struct net_cluster {
 	char name[CONF_STR_MAX];
 	net_node node;
@@ -118,6 +135,16 @@ typedef struct net_cluster {
 	net_model network; /* [cluster] network: alpha-beta, flow or auto (default) */
 	net_algo algo;     /* [cluster] nccl_algo (default auto) */
 	int proto;         /* [cluster] nccl_proto: 0 = auto, else net_proto + 1 */
+	/* The EFA model (fabric = efa; see net_efa_* below): */
+	double net_lat_s;      /* net_latency: per inter-node step, twice with Simple */
+	double msg_overhead_s; /* msg_overhead: per step of a collective across nodes */
+	double rail_Bps;       /* rail_bw as written (0: nic_bw x nic_efficiency); the
+				* loader sets node.nic_eff = rail_bw / nic_bw */
+	double congestion;     /* median slowdown kappa(m) = 1 + congestion (m-1)^exp */
+	double congestion_exp;
+	char spread_text[CONF_STR_MAX]; /* [cluster] spread as written */
+	int nspread;
+	net_spread spread[NET_SPREAD_MAX];
 } net_cluster;
 
 /* Whether collectives on c are timed by the flow model (network = flow, or
@@ -170,13 +197,18 @@ typedef struct net_cost {
 
 /* NVLS (NVLink SHARP: the NVSwitch reduces, H100 and later): an all-reduce of
  * a group inside one node whose node has nvls_busbw takes
- *   t = lat + S / algbw,  algbw = nvls_busbw * n / (2 (n - 1))
- * (nccl-tests' busbw = algbw * 2(n-1)/n), each GPU sending and receiving S
- * over its NVLink ports. SIM_OK with the cost, or SIM_EINVAL when NVLS does
- * not apply (other collectives, groups across nodes, nodes without it). The
- * latency is the ring's Simple-protocol base and one NVLink step (assumed:
- * NCCL's NVLS latency constants are not in the reference). */
+ *   t = lat + S / algbw,
+ *   algbw = min(nvls_busbw * n / (2 (n - 1)), B_port * n / (n + 1))
+ * (nccl-tests' busbw = algbw * 2(n-1)/n): the switch's reduction ceiling,
+ * or each GPU's port (intra_bw * intra_efficiency), which carries (n+1)/n S
+ * each way (the shards up for the reduction and its own reduced shard up
+ * for the multicast, and back down; sim/topo/coll.c derives it). SIM_OK
+ * with the cost, or SIM_EINVAL when NVLS does not apply (other collectives,
+ * groups across nodes, nodes without it). Latency net_nvls_latency. */
 int net_nvls_allreduce(const net_cluster *c, const net_group *g, double bytes, net_cost *out);
+/* NVLS's latency: the ring's Simple-protocol base and one NVLink step
+ * (assumed: NCCL's NVLS latency constants are not in the reference). */
+double net_nvls_latency(const net_cluster *c);
 
 /* Cost of one collective of `bytes` (full buffer size as nccl-tests counts it;
  * for P2P the message) on group g. For P2P, g->nodes > 1 means the two ranks are
@@ -184,19 +216,38 @@ int net_nvls_allreduce(const net_cluster *c, const net_group *g, double bytes, n
 int net_collective(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
 		   net_cost *out);
 
-/* NCCL's tuning-model latency (the header's lat formula) of a collective with
- * nsteps steps of which ninter cross a node boundary, for protocol p; and the
- * fraction of bus bandwidth protocol p delivers. For the flow-level model
- * (sim/topo), which times the same algorithms on a link graph. */
-double net_proto_latency(const net_cluster *c, bool multi_node, double nsteps, double ninter,
+/* NCCL's tuning-model latency (the header's lat formula) of a collective
+ * across `nodes` nodes with nsteps steps of which ninter cross a node
+ * boundary, for protocol p, with the EFA terms on fabric = efa (coll.c); and
+ * the fraction of bus bandwidth protocol p delivers. For the flow-level
+ * model (sim/topo), which times the same algorithms on a link graph. */
+double net_proto_latency(const net_cluster *c, int nodes, double nsteps, double ninter,
 			 net_proto p);
 double net_proto_bw(net_proto p);
 /* The double binary tree's tuning model (NCCL tuning.cc, S27; constants in
- * coll.c): its latency for nsteps steps of which ninter cross nodes, and the
- * fraction of bus bandwidth protocol p delivers (the 0.92 tree derate
- * included). */
-double net_tree_latency(net_proto p, double nsteps, double ninter);
+ * coll.c): its latency across `nodes` nodes for nsteps steps of which
+ * ninter cross nodes (EFA terms included), and the fraction of bus
+ * bandwidth protocol p delivers (the 0.92 tree derate included). */
+double net_tree_latency(const net_cluster *c, int nodes, net_proto p, double nsteps,
+			double ninter);
 double net_tree_proto_bw(net_proto p, bool multi_node);
+/* NVLSTree's latency across `nodes` nodes: NVLS's, 2 floor(log2 nodes)
+ * network steps, and the EFA terms (coll.c). */
+double net_nvlstree_latency(const net_cluster *c, int nodes);
+/* B_nic: the bus bandwidth k ranks per node of a group across m nodes get
+ * from the NICs, k/G of the node's nics x nic_bw x nic_efficiency, over the
+ * oversubscription and the congestion kappa(m) (coll.c). */
+double net_nic_busbw(const net_cluster *c, double k, int m);
+/* The EFA model's median congestion kappa(m) = 1 + congestion (m-1)^exp of a
+ * collective across m nodes on fabric = efa; 1 elsewhere (coll.c). */
+double net_congestion(const net_cluster *c, int nodes);
+/* The aws-ofi-nccl region tuner (efa.c): on fabric = efa, for an all-reduce
+ * of `bytes` on a group of 8 ranks on every one of more than 2 nodes, the
+ * algorithm and protocol of the first p5/p5e region containing (bytes,
+ * ranks) that applies to the group and cluster; true when one does. Never
+ * with nccl_algo or nccl_proto forced (the plugin then defers to NCCL). */
+bool net_efa_region(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
+		    net_algo *algo, net_proto *proto);
 /* Whether protocol p runs on cluster c, and is allowed by [cluster]
  * nccl_proto (LL128 only on NVLink nodes, as NCCL enables it). */
 bool net_proto_ok(const net_cluster *c, net_proto p);

@@ -103,9 +103,9 @@ int plan_netflow_cost(plan_netflow *f, net_coll coll, const net_group *grp, int 
 		      int stride, double bytes, net_cost *out)
 {
 	const net_cluster *cl = &f->s->cluster;
-	/* [cluster] nccl_algo: ring, tree and hier are the flow model's own; a
-	 * forced one that does not apply to this collective falls back to
-	 * auto, as NCCL does. */
+	/* [cluster] nccl_algo: ring, tree, hier and nvls are the flow model's
+	 * own; a forced one that does not apply to this collective falls back
+	 * to auto, as NCCL does. */
 	topo_algo ta = topo_algo_from_net(cl->algo);
 	topo_group_result r;
 	int rc = topo_group_cost(f->cache, coll, size, stride, bytes, ta, &r);
@@ -116,14 +116,6 @@ int plan_netflow_cost(plan_netflow *f, net_coll coll, const net_group *grp, int 
 		return net_collective(cl, coll, grp, bytes, out);
 	}
 	const net_node *nd = &cl->node;
-	net_cost nv; /* NVLS inside an NVLS node when faster (as NCCL's tuner) or forced */
-	bool auto_or_nvls = cl->algo == NET_ALGO_AUTO || cl->algo == NET_ALGO_NVLS;
-	if (coll == NET_ALLREDUCE && auto_or_nvls && net_proto_ok(cl, NET_PROTO_SIMPLE) &&
-	    net_nvls_allreduce(cl, grp, bytes, &nv) == SIM_OK &&
-	    (cl->algo == NET_ALGO_NVLS || nv.time_s < r.cost.time_s)) {
-		*out = nv;
-		return SIM_OK;
-	}
 	*out = (net_cost){r.cost.time_s,
 			  r.cost.latency_s,
 			  r.cost.busbw_Bps,

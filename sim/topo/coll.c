@@ -41,6 +41,42 @@
  * local rank over its own NIC (2(m-1) steps of S/(km)), intra-node ring
  * all-gather (as the first phase).
  *
+ * NVLS (all-reduce inside one NVSwitch node whose node has nvls_busbw:
+ * NCCL's in-switch reduction, H100 and later). Reduce-scatter by multimem
+ * loads: for shard i (S/n bytes) every GPU's part goes up into the switch,
+ * which adds the parts and sends the sum down to GPU i; all-gather by
+ * multimem stores: GPU i sends its reduced shard up once and the switch
+ * copies it down to all n GPUs. Per GPU port: up n * S/n + S/n = (n+1)/n S,
+ * down S/n + n * S/n = (n+1)/n S, pipelined: one phase with one flow each
+ * way between every GPU and its node's NVSwitch vertex. The switch's
+ * reduction rate is not a link: NCCL's measured ceiling, the node's
+ * nvls_busbw (nccl-tests busbw = algbw * 2(n-1)/n), bounds the data time,
+ *     t_bw = max(flows' makespan, 2(n-1)/n * S / nvls_busbw).
+ * On a DGX H100 (450 GB/s x 0.822 per port, nvls_busbw 480 GB/s) the
+ * ceiling binds: 8 GPUs, 1 GiB: ports 9/8 S / 370 GB/s = 3.26 ms < 14/8 S
+ * / 480 GB/s = 3.91 ms, as net_nvls_allreduce; the ports bind where
+ * intra_efficiency is low or other groups' traffic shares them. Latency:
+ * net's NVLS latency, Simple protocol only.
+ *
+ * NVLSTree (all-reduce, m > 1 NVLS nodes, k > 1): NVLS inside every node
+ * (its flows as above) and, at once, for every local rank j the double
+ * binary tree over the nodes between the nodes' ranks j, each edge carrying
+ * S/(2k) each way (the rank's shard of the NVLS reduction). NCCL's tuning
+ * model bounds its data time (net.h): t_bw >= 2(n-1)/n S / min(nvls_busbw,
+ * (m <= 2 ? 2(n-1)/n : 1) B_nic), as the tree's bound. On two nodes the
+ * flows meet it (each rank's shard crosses once each way: S / B_nic); on
+ * more, a node inner in one tree and a leaf in the other sends 4 S/(2k)
+ * per rank, 2 S / B_nic, n/(n-1) above NCCL's figure.
+ *
+ * Rails (fabric = efa, nics > G): a GPU's network device is its nics/G
+ * NICs (EFA rails, net.h); a flow between nodes is split into one flow per
+ * rail, rail j of the sender's GPU to rail j of the receiver's, each with
+ * 1/rails of the bytes (aws-ofi-nccl stripes large messages and rotates
+ * small ones over the rails: in a fluid model each rail carries an equal
+ * share). Congestion (fabric = efa): the NIC and fabric links of a
+ * collective across m nodes run at 1/kappa(m) of their capacity
+ * (net_congestion), as net's B_nic.
+ *
  * Pairwise all-to-all: every ordered pair sends S/n at once. P2P: one flow of
  * S from the first rank to the last.
  *
@@ -50,9 +86,14 @@
  *           (NCCL's tree latency shape; the ring's per-step constants are
  *           reused, assumed);
  *     hier: nsteps = 2(k-1) + 2(m-1), ninter = 2(m-1);
+ *     nvls, nvlstree: net's (net_nvls_latency, net_nvlstree_latency);
  *     all-to-all, p2p: one step inside a node and one across (as net).
  * time = lat[p] + t_bw / protocol factor[p] + coll_overhead, minimised over
- * the protocols (LL128 only on NVLink nodes), as net_collective does.
+ * the protocols (LL128 only on NVLink nodes), as net_collective does; the
+ * lowest time over the algorithms that apply wins (NVLS included), as NCCL's
+ * tuner picks, except where aws-ofi-nccl's region tuner forces an algorithm
+ * and protocol on EFA (net_efa_region). All of these latencies carry the EFA
+ * model's terms on fabric = efa (net.h).
  */
 #include "topo_int.h"
 
@@ -62,9 +103,11 @@
 
 #define MAX_FLOWS (1 << 20)
 #define MAX_RINGS 16
+/* A flow end that is the NVSwitch of the other end's node (NVLS). */
+#define SWITCH (-2)
 
-static const char *const algo_names[TOPO_ALGO_COUNT] = {"auto", "ring",     "tree",
-                                                        "hier", "pairwise", "direct"};
+static const char *const algo_names[TOPO_ALGO_COUNT] = {"auto",     "ring",   "tree", "hier",
+                                                        "pairwise", "direct", "nvls", "nvlstree"};
 
 const char *topo_algo_name(topo_algo a)
 {
@@ -83,17 +126,21 @@ int topo_algo_parse(const char *s, topo_algo *out)
 
 topo_algo topo_algo_from_net(net_algo a)
 {
-	return a == NET_ALGO_RING   ? TOPO_ALGO_RING
-	       : a == NET_ALGO_TREE ? TOPO_ALGO_TREE
-	       : a == NET_ALGO_HIER ? TOPO_ALGO_HIER
-	                            : TOPO_ALGO_AUTO;
+	return a == NET_ALGO_RING       ? TOPO_ALGO_RING
+	       : a == NET_ALGO_TREE     ? TOPO_ALGO_TREE
+	       : a == NET_ALGO_HIER     ? TOPO_ALGO_HIER
+	       : a == NET_ALGO_NVLS     ? TOPO_ALGO_NVLS
+	       : a == NET_ALGO_NVLSTREE ? TOPO_ALGO_NVLSTREE
+	                                : TOPO_ALGO_AUTO;
 }
 
 net_algo topo_algo_to_net(topo_algo a)
 {
-	return a == TOPO_ALGO_TREE   ? NET_ALGO_TREE
-	       : a == TOPO_ALGO_HIER ? NET_ALGO_HIER
-	                             : NET_ALGO_RING;
+	return a == TOPO_ALGO_TREE       ? NET_ALGO_TREE
+	       : a == TOPO_ALGO_HIER     ? NET_ALGO_HIER
+	       : a == TOPO_ALGO_NVLS     ? NET_ALGO_NVLS
+	       : a == TOPO_ALGO_NVLSTREE ? NET_ALGO_NVLSTREE
+	                                 : NET_ALGO_RING;
 }
 
 double topo_bus_factor(net_coll coll, int n)
@@ -228,6 +275,7 @@ typedef struct run {
 	const int *groups;
 	int *pos;         /* per global rank: index in the first group, -1 */
 	double ring_t_bw; /* all-reduce: the ring's t_bw once timed, else 0 */
+	int rails;        /* NICs per GPU a flow between nodes is split over (EFA), else 1 */
 } run;
 
 static int tr_rank(const run *r, int t, int rank)
@@ -241,23 +289,63 @@ static int tr_nic(const run *r, int t, int head)
 	return head < 0 ? -1 : topo_gpu_nic(r->g, tr_rank(r, t, head) % r->g->gpus_per_node);
 }
 
+/* The NVSwitch vertex GPU vertex v hangs from, or -1. */
+static int nvswitch_of(const topo_graph *g, int v)
+{
+	for (int e = g->out_off[v]; e < g->out_off[v + 1]; e++)
+		if (g->l[g->out[e]].kind == TOPO_L_NVSWITCH)
+			return g->l[g->out[e]].dst;
+	return -1;
+}
+
+/* Route flow i of phase p in translate t into path (at most max hops), over
+ * rail `rail` of the NICs between nodes. */
+static int route_flow(const run *r, const phase *p, int t, int i, int rail, int *path, int max)
+{
+	if (p->a[i] == SWITCH || p->b[i] == SWITCH) {
+		int gpu = topo_gpu(r->g, tr_rank(r, t, p->a[i] == SWITCH ? p->b[i] : p->a[i]));
+		int sw = nvswitch_of(r->g, gpu);
+		if (sw < 0)
+			return SIM_EINVAL;
+		return p->a[i] == SWITCH ? topo_route(r->g, sw, gpu, path, max)
+		                         : topo_route(r->g, gpu, sw, path, max);
+	}
+	int a = tr_rank(r, t, p->a[i]), b = tr_rank(r, t, p->b[i]), G = r->g->gpus_per_node;
+	int na = tr_nic(r, t, p->nic_a[i]), nb = tr_nic(r, t, p->nic_b[i]);
+	if (r->rails > 1 && a / G != b / G) { /* rail `rail` of each end's device */
+		na = (na < 0 ? topo_gpu_nic(r->g, a % G) : na) + rail;
+		nb = (nb < 0 ? topo_gpu_nic(r->g, b % G) : nb) + rail;
+	}
+	return topo_route_gpus(r->g, a, b, na, nb, path, max);
+}
+
+/* Whether flow i of phase p in translate t crosses nodes (then split over
+ * the rails). */
+static bool between_nodes(const run *r, const phase *p, int t, int i)
+{
+	int G = r->g->gpus_per_node, a = tr_rank(r, t, p->a[i]), b = tr_rank(r, t, p->b[i]);
+	return a >= 0 && b >= 0 && a / G != b / G;
+}
+
 /* Simulate the phase once; its time times `repeat` is added to *t_bw. */
 static int phase_run(run *r, phase *p, double repeat, double *t_bw)
 {
 	int path[TOPO_MAX_HOPS * 3];
 	topo_sim_clear(r->sim);
-	if ((int64_t)p->n * r->ngroups > MAX_FLOWS)
+	if ((int64_t)p->n * r->ngroups * r->rails > MAX_FLOWS)
 		return SIM_ERANGE;
+	int flows = 0;
 	for (int t = 0; t < r->ngroups; t++)
 		for (int i = 0; i < p->n; i++) {
-			int h = topo_route_gpus(r->g, tr_rank(r, t, p->a[i]),
-			                        tr_rank(r, t, p->b[i]), tr_nic(r, t, p->nic_a[i]),
-			                        tr_nic(r, t, p->nic_b[i]), path, TOPO_MAX_HOPS * 3);
-			if (h < 0)
-				return h;
-			int id = topo_sim_add(r->sim, path, h, p->bytes[i], 0);
-			if (id < 0)
-				return id;
+			int split = r->rails > 1 && between_nodes(r, p, t, i) ? r->rails : 1;
+			for (int j = 0; j < split; j++, flows++) {
+				int h = route_flow(r, p, t, i, j, path, TOPO_MAX_HOPS * 3);
+				if (h < 0)
+					return h;
+				int id = topo_sim_add(r->sim, path, h, p->bytes[i] / split, 0);
+				if (id < 0)
+					return id;
+			}
 		}
 	int rc = topo_sim_run(r->sim);
 	if (rc != SIM_OK)
@@ -267,7 +355,7 @@ static int phase_run(run *r, phase *p, double repeat, double *t_bw)
 		r->link_total[l] += repeat * topo_sim_link_bytes(r->sim, l);
 		r->link_sat[l] += repeat * topo_sim_link_sat_s(r->sim, l);
 	}
-	r->flows += p->n * r->ngroups;
+	r->flows += flows;
 	p->n = 0;
 	return SIM_OK;
 }
@@ -633,7 +721,74 @@ static int do_pairs(run *r, const geo *o, net_coll coll, const int *ranks, doubl
 	return rc;
 }
 
-static bool applies(net_coll coll, topo_algo a, const geo *o)
+/* NVLS inside one node (header comment). */
+static int do_nvls(run *r, const geo *o, const int *ranks, double S, shape *sh)
+{
+	int n = o->n, rc = SIM_OK;
+	phase p = {0};
+	double b = S * (n + 1.0) / n;
+	for (int i = 0; i < n && rc == SIM_OK; i++) {
+		rc = phase_add(&p, ranks[i], SWITCH, -1, -1, b);
+		if (rc == SIM_OK)
+			rc = phase_add(&p, SWITCH, ranks[i], -1, -1, b);
+	}
+	sh->t_bw = 0;
+	if (rc == SIM_OK)
+		rc = phase_run(r, &p, 1, &sh->t_bw);
+	double ceiling = 2.0 * (n - 1) / n * S / r->g->cl.node.nvls_busbw_Bps;
+	sh->t_bw = fmax(sh->t_bw, ceiling);
+	sh->nsteps = 1;
+	sh->ninter = 0;
+	sh->channels = 1;
+	phase_free(&p);
+	return rc;
+}
+
+/* NVLSTree across nodes (header comment). */
+static int do_nvlstree(run *r, const geo *o, double S, shape *sh)
+{
+	int m = o->m, k = o->k, n = o->n, rc = SIM_OK;
+	phase p = {0};
+	double up = S * (k + 1.0) / k, b = S / (2.0 * k);
+	for (int i = 0; i < n && rc == SIM_OK; i++) {
+		rc = phase_add(&p, o->loc[i], SWITCH, -1, -1, up);
+		if (rc == SIM_OK)
+			rc = phase_add(&p, SWITCH, o->loc[i], -1, -1, up);
+	}
+	for (int j = 0; j < k && rc == SIM_OK; j++)
+		for (int t = 0; t < 2 && rc == SIM_OK; t++)
+			for (int pos = 1; pos < m && rc == SIM_OK; pos++) {
+				int child = t ? m - 1 - pos : pos,
+				    parent = t ? m - 1 - (pos - 1) / 2 : (pos - 1) / 2;
+				int x = o->loc[(size_t)child * k + j],
+				    y = o->loc[(size_t)parent * k + j];
+				rc = phase_add(&p, x, y, -1, -1, b);
+				if (rc == SIM_OK)
+					rc = phase_add(&p, y, x, -1, -1, b);
+			}
+	sh->t_bw = 0;
+	if (rc == SIM_OK)
+		rc = phase_run(r, &p, 1, &sh->t_bw);
+	const net_cluster *c = &r->g->cl;
+	double bus = fmin(c->node.nvls_busbw_Bps,
+	                  (m <= 2 ? 2.0 * (n - 1) / n : 1) * net_nic_busbw(c, k, m));
+	sh->t_bw = fmax(sh->t_bw, 2.0 * (n - 1) / n * S / bus);
+	sh->ninter = sh->nsteps = 2.0 * floor(log2((double)m));
+	sh->channels = k;
+	phase_free(&p);
+	return rc;
+}
+
+/* Whether the group's nodes reduce in their NVSwitch (NVLS): NVSwitch nodes
+ * with nvls_busbw, at least 2 ranks, and the Simple protocol allowed; one
+ * node for NVLS, several with the same ranks on each for NVLSTree. */
+static bool nvls_ok(const net_cluster *c, const geo *o)
+{
+	return o->n >= 2 && c->node.intra == NET_INTRA_NVSWITCH && c->node.nvls_busbw_Bps > 0 &&
+	       net_proto_ok(c, NET_PROTO_SIMPLE);
+}
+
+static bool applies(const net_cluster *c, net_coll coll, topo_algo a, const geo *o)
 {
 	switch (a) {
 	case TOPO_ALGO_RING:
@@ -647,6 +802,10 @@ static bool applies(net_coll coll, topo_algo a, const geo *o)
 		return coll == NET_ALLTOALL;
 	case TOPO_ALGO_DIRECT:
 		return coll == NET_P2P;
+	case TOPO_ALGO_NVLS:
+		return coll == NET_ALLREDUCE && o->m == 1 && nvls_ok(c, o);
+	case TOPO_ALGO_NVLSTREE:
+		return coll == NET_ALLREDUCE && o->m > 1 && o->k > 1 && o->regular && nvls_ok(c, o);
 	default:
 		return false;
 	}
@@ -659,26 +818,35 @@ static bool applies(net_coll coll, topo_algo a, const geo *o)
  * (2 x DGX A100: 242 vs 192 GB/s busbw, while NCCL's tuner and nccl-tests
  * pick ring there). */
 
-/* Time one algorithm: flows, then the best protocol. */
+/* Time one algorithm: flows, then the best protocol (or protocol `only`
+ * when >= 0). */
 static int time_algo(run *r, const geo *o, net_coll coll, const int *ranks, double S, topo_algo a,
-                     topo_cost *c)
+                     int only, topo_cost *c)
 {
 	shape sh = {0};
-	int rc = a == TOPO_ALGO_RING   ? do_ring(r, o, coll, ranks, S, &sh)
-	         : a == TOPO_ALGO_TREE ? do_tree(r, o, ranks, S, &sh)
-	         : a == TOPO_ALGO_HIER ? do_hier(r, o, S, &sh)
-	                               : do_pairs(r, o, coll, ranks, S, &sh);
+	int rc = a == TOPO_ALGO_RING       ? do_ring(r, o, coll, ranks, S, &sh)
+	         : a == TOPO_ALGO_TREE     ? do_tree(r, o, ranks, S, &sh)
+	         : a == TOPO_ALGO_HIER     ? do_hier(r, o, S, &sh)
+	         : a == TOPO_ALGO_NVLS     ? do_nvls(r, o, ranks, S, &sh)
+	         : a == TOPO_ALGO_NVLSTREE ? do_nvlstree(r, o, S, &sh)
+	                                   : do_pairs(r, o, coll, ranks, S, &sh);
 	if (rc != SIM_OK)
 		return rc;
 	const net_cluster *cl = &r->g->cl;
 	double best = INFINITY;
-	for (int p = 0; p < NET_PROTO_COUNT; p++) {
-		if (!net_proto_ok(cl, (net_proto)p))
+	bool nvls = a == TOPO_ALGO_NVLS || a == TOPO_ALGO_NVLSTREE;
+	if (nvls) { /* Simple only, net's NVLS latencies */
+		c->proto = NET_PROTO_SIMPLE;
+		c->latency_s =
+		        a == TOPO_ALGO_NVLS ? net_nvls_latency(cl) : net_nvlstree_latency(cl, o->m);
+		best = c->latency_s + sh.t_bw;
+	}
+	for (int p = 0; p < NET_PROTO_COUNT && !nvls; p++) {
+		if (!net_proto_ok(cl, (net_proto)p) || (only >= 0 && p != only))
 			continue;
 		bool tree = a == TOPO_ALGO_TREE;
-		double lat =
-		        tree ? net_tree_latency((net_proto)p, sh.nsteps, sh.ninter)
-		             : net_proto_latency(cl, o->m > 1, sh.nsteps, sh.ninter, (net_proto)p);
+		double lat = tree ? net_tree_latency(cl, o->m, (net_proto)p, sh.nsteps, sh.ninter)
+		                  : net_proto_latency(cl, o->m, sh.nsteps, sh.ninter, (net_proto)p);
 		double t = tree ? lat + sh.t_bw / net_tree_proto_bw((net_proto)p, o->m > 1)
 		                : lat + sh.t_bw / net_proto_bw((net_proto)p);
 		if (t < best) {
@@ -713,7 +881,28 @@ int topo_collective(const topo_graph *g, net_coll coll, const int *ranks, int n,
 	return topo_collective_groups(g, coll, ranks, n, 1, bytes, algo, out, NULL, NULL);
 }
 
-static int run_open(run *r, const topo_graph *g, const int *groups, int n, int ngroups)
+/* The flow simulation of a collective across m nodes: the graph's link
+ * capacities, the NIC and fabric links of an EFA cluster over kappa(m)
+ * (header comment). */
+static int sim_for(const topo_graph *g, int m, topo_sim **out)
+{
+	double kappa = net_congestion(&g->cl, m);
+	if (!(kappa > 1))
+		return topo_sim_for_graph(g, out);
+	double *cap = malloc(((size_t)g->nl + 1) * sizeof *cap);
+	if (!cap)
+		return SIM_ENOMEM;
+	for (int l = 0; l < g->nl; l++) {
+		net_link_kind k = topo_link_class(g, l);
+		cap[l] = topo_link_cap(g, l) /
+		         (k == NET_LINK_NIC || k == NET_LINK_FABRIC ? kappa : 1);
+	}
+	int rc = topo_sim_new(g->nl, cap, out);
+	free(cap);
+	return rc;
+}
+
+static int run_open(run *r, const topo_graph *g, const int *groups, int n, int ngroups, int m)
 {
 	*r = (run){g,
 	           NULL,
@@ -724,7 +913,10 @@ static int run_open(run *r, const topo_graph *g, const int *groups, int n, int n
 	           ngroups,
 	           groups,
 	           malloc(((size_t)g->cl.gpus + 1) * sizeof(int)),
-	           0};
+	           0,
+	           1};
+	if (g->cl.fabric == NET_FABRIC_EFA && g->nics_per_node > g->gpus_per_node)
+		r->rails = g->nics_per_node / g->gpus_per_node;
 	if (!r->link_total || !r->link_sat || !r->pos)
 		return SIM_ENOMEM;
 	for (int i = 0; i < g->cl.gpus; i++)
@@ -734,7 +926,7 @@ static int run_open(run *r, const topo_graph *g, const int *groups, int n, int n
 	for (size_t i = (size_t)n; i < (size_t)n * (size_t)ngroups; i++)
 		if (topo_gpu(g, groups[i]) < 0)
 			return SIM_EINVAL;
-	return topo_sim_for_graph(g, &r->sim);
+	return sim_for(g, m, &r->sim);
 }
 
 static void run_close(run *r)
@@ -751,11 +943,22 @@ static int pick_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
                      topo_algo algo, topo_cost *out, double *link_bytes, double *link_sat)
 {
 	const topo_graph *g = r->g;
-	int rc = SIM_OK, best_flows = 0;
+	int rc = SIM_OK, best_flows = 0, only = -1;
 	size_t nl = (size_t)g->nl;
 	out->time_s = INFINITY;
+	/* On EFA the aws-ofi-nccl tuner's region forces its pair (net.h). */
+	net_group grp = {o->n, o->k, o->m, 0};
+	net_algo ra;
+	net_proto rp;
+	if (algo == TOPO_ALGO_AUTO && o->regular &&
+	    net_efa_region(&g->cl, coll, &grp, bytes, &ra, &rp) &&
+	    applies(&g->cl, coll, topo_algo_from_net(ra), o)) {
+		algo = topo_algo_from_net(ra);
+		only = (int)rp;
+	}
 	for (int a = TOPO_ALGO_RING; a < TOPO_ALGO_COUNT && rc == SIM_OK; a++) {
-		if ((algo != TOPO_ALGO_AUTO && a != (int)algo) || !applies(coll, (topo_algo)a, o))
+		if ((algo != TOPO_ALGO_AUTO && a != (int)algo) ||
+		    !applies(&g->cl, coll, (topo_algo)a, o))
 			continue;
 		if (algo == TOPO_ALGO_AUTO && a == TOPO_ALGO_HIER)
 			continue; /* not one of NCCL's algorithms: forced only */
@@ -763,7 +966,7 @@ static int pick_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 		memset(r->link_total, 0, nl * sizeof(double));
 		memset(r->link_sat, 0, nl * sizeof(double));
 		r->flows = 0;
-		rc = time_algo(r, o, coll, ranks, bytes, (topo_algo)a, &c);
+		rc = time_algo(r, o, coll, ranks, bytes, (topo_algo)a, only, &c);
 		if (rc == SIM_OK && c.time_s < out->time_s) {
 			*out = c;
 			if (link_bytes)
@@ -798,7 +1001,7 @@ int topo_collective_groups(const topo_graph *g, net_coll coll, const int *groups
 	int rc = geo_make(g, groups, n, &o);
 	if (rc != SIM_OK)
 		return rc;
-	if (algo != TOPO_ALGO_AUTO && !applies(coll, algo, &o)) {
+	if (algo != TOPO_ALGO_AUTO && !applies(&g->cl, coll, algo, &o)) {
 		free(o.loc);
 		return SIM_EINVAL;
 	}
@@ -809,7 +1012,7 @@ int topo_collective_groups(const topo_graph *g, net_coll coll, const int *groups
 	}
 	run r;
 	double *best = link_bytes ? link_bytes : malloc(((size_t)g->nl + 1) * sizeof *best);
-	rc = run_open(&r, g, groups, n, ngroups);
+	rc = run_open(&r, g, groups, n, ngroups, o.m);
 	if (rc == SIM_OK && !best)
 		rc = SIM_ENOMEM;
 	if (rc == SIM_OK)

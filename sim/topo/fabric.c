@@ -7,6 +7,10 @@
  *   >= 200 Gb/s: 40 (network,Switch NVIDIA Quantum QM8700/QM8790 (HDR),radix)
  *   otherwise:   36 (network,Switch Mellanox SB7800 (EDR),radix)
  * (Ethernet and RoCE fabrics are assumed to use the same radix per rate.)
+ * EFA: 64 whatever the rail rate (assumed: AWS publishes neither its
+ * switches nor its topology; a radix of 64 keeps 64 p5 nodes, 2,048 rails,
+ * on two tiers, where the 36 of a 100 Gb/s InfiniBand switch would need
+ * three for 12 nodes).
  * A leaf with oversubscription o splits its ports down:up = o:1, so it has
  *   p = floor(R * o / (1 + o)) down ports (R/2 when non-blocking)
  * and a leaf with d NICs below it gets u = ceil(d / o) uplinks of the NIC rate.
@@ -50,6 +54,10 @@
  *                   ceil(8 * 32 / 64) = 4 spines, 4 SUs 32 leaves and 16
  *                   spines, as hardware.csv superpod,DGX SuperPOD
  *                   H100,1SU_switches and 4SU_switches list.
+ *   efa:            built as fat-tree (AWS does not publish its EFA fabric;
+ *                   a non-blocking fat tree unless oversubscription says
+ *                   otherwise); the EFA model (net.h) adds what NCCL over
+ *                   aws-ofi-nccl pays on it.
  *   single-switch:  one switch, every NIC on it.
  *   torus-2d/3d:    no switch hierarchy: every node has a router (a leaf
  *                   vertex) that its NICs join, and the routers form a
@@ -67,8 +75,11 @@
 #include <math.h>
 #include <stdlib.h>
 
-static int radix(const net_node *nd)
+static int radix(const net_cluster *c)
 {
+	const net_node *nd = &c->node;
+	if (c->fabric == NET_FABRIC_EFA)
+		return 64; /* assumed (header comment) */
 	double gbps = nd->nic_Bps * 8 / 1e9;
 	return gbps >= 400 - 1e-6 ? 64 : gbps >= 200 - 1e-6 ? 40 : 36;
 }
@@ -77,6 +88,7 @@ static topo_lkind nic_lkind(const net_node *nd)
 {
 	return nd->nic_kind == NET_NIC_ROCE       ? TOPO_L_ROCE
 	       : nd->nic_kind == NET_NIC_ETHERNET ? TOPO_L_ETHERNET
+	       : nd->nic_kind == NET_NIC_EFA      ? TOPO_L_EFA
 	                                          : TOPO_L_IB;
 }
 
@@ -248,11 +260,12 @@ static int pod_leaves(const net_cluster *c, int R)
 int topo_fabric_max_nodes(const net_cluster *c)
 {
 	int N = c->node.nics;
-	if (c->fabric != NET_FABRIC_FAT_TREE && c->fabric != NET_FABRIC_RAIL)
+	if (c->fabric != NET_FABRIC_FAT_TREE && c->fabric != NET_FABRIC_RAIL &&
+	    c->fabric != NET_FABRIC_EFA)
 		return INT32_MAX;
 	if (N < 1)
 		return INT32_MAX;
-	int R = radix(&c->node), p = leaf_down(c, R);
+	int R = radix(c), p = leaf_down(c, R);
 	int64_t leaves = (int64_t)R * pod_leaves(c, R), nodes; /* R pods */
 	if (c->fabric == NET_FABRIC_RAIL)
 		nodes = leaves / N * p; /* whole SUs of N leaves and p nodes */
@@ -272,7 +285,7 @@ int topo_build_fabric(topo_graph *g)
 	if (c->fabric == NET_FABRIC_TORUS2D || c->fabric == NET_FABRIC_TORUS3D)
 		return build_torus(g, c->fabric == NET_FABRIC_TORUS2D ? 2 : 3);
 	double o = c->oversubscription >= 1 ? c->oversubscription : 1;
-	int R = radix(&c->node), p = leaf_down(c, R);
+	int R = radix(c), p = leaf_down(c, R);
 	int nleaves = leaf_of(g, c->nodes - 1, N - 1, p) + 1;
 	if (c->fabric == NET_FABRIC_RAIL)
 		nleaves = ((c->nodes + p - 1) / p) * N;

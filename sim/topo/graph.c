@@ -44,8 +44,8 @@
 
 static const char *const vkind_names[TOPO_V_KIND_COUNT] = {
         "gpu", "nvswitch", "pcie_switch", "cpu", "nic", "nvme", "leaf", "spine", "core"};
-static const char *const lkind_names[TOPO_L_KIND_COUNT] = {"nvlink", "nvswitch", "pcie", "ib",
-                                                           "roce",   "ethernet", "c2c"};
+static const char *const lkind_names[TOPO_L_KIND_COUNT] = {
+        "nvlink", "nvswitch", "pcie", "ib", "roce", "ethernet", "c2c", "efa"};
 
 const char *topo_vkind_name(topo_vkind k)
 {

@@ -297,12 +297,16 @@ static uint64_t ecmp_hash(int src, int dst, int at)
  * use distinct uplinks and downlinks, and on a rail-optimized fabric so do
  * the flows into one rail leaf's NICs (one per node of the unit). RoCE and Ethernet switches hash each
  * flow's header onto a port (ECMP), which can put several flows on one
- * uplink while another idles. */
+ * uplink while another idles. EFA is routed as InfiniBand: its SRD
+ * transport sprays every flow's packets over many paths, so no two flows
+ * collide on one uplink as hashing would have them; destination-spread
+ * routing is the fluid picture closest to that. */
 static int choose(const topo_graph *g, int src, int dst, int at, const int *cand, int nc, int nc1,
                   int nc2)
 {
 	const topo_vertex *d = &g->v[dst];
-	if (g->cl.node.nic_kind != NET_NIC_IB || d->kind != TOPO_V_NIC)
+	if ((g->cl.node.nic_kind != NET_NIC_IB && g->cl.node.nic_kind != NET_NIC_EFA) ||
+	    d->kind != TOPO_V_NIC)
 		return (int)(ecmp_hash(src, dst, at) % (uint64_t)nc);
 	int64_t key = g->dkey[dst] >= 0 ? g->dkey[dst] : (int64_t)d->node * g->nics_per_node + d->index;
 	topo_vkind k = g->v[at].kind;

@@ -26,9 +26,12 @@
  * the component of flows that share links with the changed ones (derivation
  * in flow.c).
  *
- * Collectives (coll.c): ring, double binary tree, hierarchical, pairwise
- * all-to-all and p2p as phases of simultaneous flows, plus NCCL's protocol
- * latencies from net (net_proto_latency). Units: seconds, bytes, bytes/s.
+ * Collectives (coll.c): ring, double binary tree, hierarchical, NVLS
+ * (in-switch reduction: flows between the GPUs and their NVSwitch under the
+ * node's NVLS ceiling), pairwise all-to-all and p2p as phases of
+ * simultaneous flows, plus NCCL's protocol latencies from net
+ * (net_proto_latency). The lowest time wins, as NCCL's tuner. Units:
+ * seconds, bytes, bytes/s.
  */
 #ifndef PODSIM_TOPO_H
 #define PODSIM_TOPO_H
@@ -56,6 +59,7 @@ typedef enum {
 	TOPO_L_ROCE,
 	TOPO_L_ETHERNET,
 	TOPO_L_C2C,
+	TOPO_L_EFA, /* AWS EFA rails and their fabric */
 	TOPO_L_KIND_COUNT
 } topo_lkind;
 
@@ -189,17 +193,20 @@ typedef enum {
 	TOPO_ALGO_HIER,     /* intra-node reduce-scatter, inter-node ring, intra all-gather */
 	TOPO_ALGO_PAIRWISE, /* all-to-all: every pair at once */
 	TOPO_ALGO_DIRECT,   /* p2p: one flow */
+	TOPO_ALGO_NVLS,     /* all-reduce inside one NVSwitch node, reduced in the switch */
+	TOPO_ALGO_NVLSTREE, /* all-reduce: NVLS in every node, trees between the nodes */
 	TOPO_ALGO_COUNT
 } topo_algo;
 
 const char *topo_algo_name(topo_algo a);
-/* net's [cluster] nccl_algo as the flow model's algorithm: ring, tree and
- * hier map to theirs, auto and nvls (timed by net) to AUTO; and back: tree
- * and hier to theirs, every other flow algorithm to ring (as net reports
+/* net's [cluster] nccl_algo as the flow model's algorithm: ring, tree, hier,
+ * nvls and nvlstree map to theirs, auto to AUTO; and back: tree, hier, nvls
+ * and nvlstree to theirs, every other flow algorithm to ring (as net reports
  * all-to-all and p2p). */
 topo_algo topo_algo_from_net(net_algo a);
 net_algo topo_algo_to_net(topo_algo a);
-/* Parse "ring", "tree", "hier", "auto", "pairwise", "direct". SIM_OK or SIM_ECONF. */
+/* Parse "ring", "tree", "hier", "auto", "pairwise", "direct", "nvls",
+ * "nvlstree". SIM_OK or SIM_ECONF. */
 int topo_algo_parse(const char *s, topo_algo *out);
 
 typedef struct topo_cost {

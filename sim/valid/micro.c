@@ -11,8 +11,10 @@
  *            time of 1 GiB; bidirectional rows are skipped.
  *  hbm_copy: a read (or copy) of 1 GiB: predicted hw_mem_time.
  *  attention: a fused or unfused attention kernel (attention()).
- * Rows whose algorithm podsim does not model (NVLS, EFA fabrics) are skipped
- * with the reason.
+ * Rows with fabric `efa` run on the shipped EFA cluster (VALID_EFA_CLUSTER,
+ * its fabric fitted by podsim calibrate --fabric) with their node count.
+ * Rows podsim cannot time (NVLS on a node without it, bidirectional copies)
+ * are skipped with the reason.
  */
 #include "valid_int.h"
 
@@ -27,11 +29,45 @@ static const char *get(const cases_csv *c, size_t row, const char *col)
 	return cases_csv_get(c, row, cases_csv_col(c, col));
 }
 
+/* A row measured on an EFA fabric runs on the shipped EFA cluster (its
+ * fitted fabric, topologies/calib/efa-h100.ini) with the row's node count. */
+static int efa_text(const cases_csv *c, size_t row, sim_buf *b)
+{
+	long nodes = atol(get(c, row, "nodes"));
+	sim_buf_printf(b, "include = topologies/%s\n[cluster]\nnodes = %ld\n", VALID_EFA_CLUSTER,
+		       nodes > 0 ? nodes : 1);
+	return SIM_OK;
+}
+
 /* Load a GPU type and a one-or-more-node cluster for the row. */
 static const char *load_hw(const cases_csv *c, size_t row, const valid_options *opt, hw_gpu *gpu,
 			   net_cluster *cl)
 {
 	const char *g = get(c, row, "gpu"), *intra = get(c, row, "node_intra");
+	if (!strcmp(get(c, row, "fabric"), "efa")) {
+		sim_buf b;
+		sim_buf_init(&b);
+		efa_text(c, row, &b);
+		sim_diag *d = sim_diag_new();
+		conf_doc *doc = NULL;
+		int rc = b.oom ? SIM_ENOMEM
+			       : conf_load_string(b.data, b.len, "<microbench>", opt->datadir, d, &doc);
+		if (rc == SIM_OK)
+			rc = hw_gpu_from_conf(doc, gpu, d);
+		if (rc == SIM_OK)
+			rc = net_cluster_from_conf(doc, cl, d);
+		conf_free(doc);
+		sim_diag_free(d);
+		sim_buf_free(&b);
+		if (rc != SIM_OK)
+			return "the shipped EFA cluster (" VALID_EFA_CLUSTER ") does not load";
+		if (strcmp(gpu->name, g))
+			return "EFA rows need the GPU of " VALID_EFA_CLUSTER;
+		if (atoi(get(c, row, "gpus_per_node")) > 0 &&
+		    atoi(get(c, row, "gpus_per_node")) != cl->node.gpus)
+			return "EFA rows need the GPUs per node of " VALID_EFA_CLUSTER;
+		return NULL;
+	}
 	const char *tmpl = !strcmp(intra, "nvswitch-gen2")   ? "dgx-a100-80g"
 			   : !strcmp(intra, "nvswitch-gen3") ? "dgx-h100"
 			   : !strcmp(intra, "nvlink-hcm")    ? "dgx1-v100"
@@ -99,12 +135,6 @@ static int coll_time(const net_cluster *cl, net_coll k, int n, double bytes, dou
 		*t_s = cost.time_s;
 	free(ranks);
 	topo_free(tg);
-	net_group g; /* NCCL's tuner picks NVLS inside an NVLS node when faster */
-	net_group_make(cl, n, 1, &g);
-	net_cost nv;
-	if (rc == SIM_OK && k == NET_ALLREDUCE && net_nvls_allreduce(cl, &g, bytes, &nv) == SIM_OK &&
-	    nv.time_s < *t_s)
-		*t_s = nv.time_s;
 	return rc;
 }
 
@@ -114,8 +144,6 @@ static const char *collective(const cases_csv *c, size_t row, const net_cluster 
 	bool nvls = !strcmp(get(c, row, "algo"), "nvls");
 	if (nvls && (k != NET_ALLREDUCE || !(cl->node.nvls_busbw_Bps > 0)))
 		return "NVLS on a node without it (nvls_busbw)";
-	if (!strcmp(get(c, row, "fabric"), "efa"))
-		return "EFA fabrics are not modelled yet";
 	double n = atof(get(c, row, "gpus"));
 	if (n < 2)
 		return "a collective needs at least 2 GPUs";

@@ -22,6 +22,7 @@ static const struct {
 	{"V", "vTrain multi-node"},
 	{"S", "vTrain single-node"},
 	{"Q", "public microbenchmarks"},
+	{"E-", "EFA collectives (p5-class, 1-64 nodes)"},
 };
 
 static const char *group_of(const char *id)
@@ -42,7 +43,8 @@ static int check_numbers(const cases_csv *c, sim_diag *diag)
 		"layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "seq_len", "moe_experts",
 		"moe_topk", "global_batch", "micro_batch", "gpus", "nodes", "gpus_per_node",
 		"nics_per_node", "nic_gbps", "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "m", "n",
-		"k", "bytes", "time_us", "busbw_GBps", "measured_iter_s", "measured_value"};
+		"k", "bytes", "time_us", "busbw_GBps", "measured_iter_s", "measured_value",
+		"busbw_p05_GBps", "busbw_p95_GBps"};
 	int bad = 0;
 	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
 		if (cases_csv_col(c, cols[i]) < 0)

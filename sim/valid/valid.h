@@ -62,6 +62,11 @@ typedef struct valid_report {
 
 struct valid_stacks; /* topologies/frameworks/stacks.csv (stacks.c) */
 
+/* The cluster (under topologies/) that microbenchmark rows with fabric
+ * `efa` run on: p5-class nodes with the EFA fabric fitted to
+ * tests/cases/efa-collectives.csv. */
+#define VALID_EFA_CLUSTER "efa-h100-cluster.ini"
+
 /* Data directory holding models/ and topologies/ (the project root). */
 typedef struct valid_options {
 	const char *datadir;
@@ -200,5 +205,103 @@ int valid_fit_sustain(const char *path, const valid_options *opt, const char *sk
 
 /* Kendall's tau-b between x and y (n pairs); NAN when undefined. */
 double valid_kendall_tau(const double *x, const double *y, size_t n);
+
+/* ------------------------------------------------------ fabric calibration -- */
+
+/* podsim calibrate --fabric (fabric.c, fabric_print.c, nccltests.c): the
+ * EFA model's parameters (net.h) and the node's NVLink ring efficiency and
+ * NVLS rate, fitted to a cluster's own collective benchmarks. */
+
+/* One measured collective: the median time, and when the source gives
+ * them the 5th and 95th percentile times (from busbw_p95_GBps and
+ * busbw_p05_GBps: the fastest and slowest runs). */
+typedef struct valid_fab_row {
+	char id[32];
+	char path[200]; /* file and line it came from */
+	int line;
+	net_coll coll;
+	int gpus, nodes;
+	double bytes;
+	double median_s, fast_s, slow_s; /* fast_s, slow_s: 0 = not given */
+	double before_s, after_s;        /* predicted median: start values, fitted */
+	double fast_after_s;             /* predicted with kappa = 1, fitted */
+	double loo_s;                    /* predicted by the fit without its node count */
+} valid_fab_row;
+
+typedef enum {
+	VALID_FP_INTRA_EFF = 0, /* [node] intra_efficiency */
+	VALID_FP_NVLS,          /* [node] nvls_busbw */
+	VALID_FP_NET_LAT,       /* [cluster] net_latency */
+	VALID_FP_MSG,           /* [cluster] msg_overhead */
+	VALID_FP_RAIL,          /* [cluster] rail_bw */
+	VALID_FP_CONG,          /* [cluster] congestion */
+	VALID_FP_CONG_EXP,      /* [cluster] congestion_exp */
+	VALID_FP_COUNT
+} valid_fab_kind;
+
+typedef struct valid_fab_param {
+	valid_fab_kind kind;
+	double lo, hi;          /* bounds (logistic transform) */
+	double start, value, se;
+	bool has_se;
+} valid_fab_param;
+
+#define VALID_FAB_MAX_NODES 32 /* distinct node counts */
+
+typedef struct valid_fab_fit {
+	char cluster_path[256];
+	net_cluster cluster;  /* as loaded (its fabric and node) */
+	net_cluster fitted;   /* with the fitted values */
+	valid_fab_row *rows;
+	size_t nrows, nignored, nfast; /* rows used, not used, with percentiles */
+	valid_fab_param params[VALID_FP_COUNT];
+	size_t nparams;  /* reported (fitted, and binding at the fit) */
+	size_t nfitted;  /* went through the least squares (dof = residuals - nfitted) */
+	char dropped[160]; /* keys no row depends on, comma-separated */
+	char idle[160];    /* keys no row depends on at the fitted values (a bound
+			    * that does not bind), comma-separated; not written */
+	double mape_before, mape_after, mape_fast; /* medians; fastest runs at kappa 1 */
+	int dof;
+	size_t iterations;
+	bool converged;
+	/* Leave one node count out, per distinct node count (increasing). */
+	int nnodes;
+	int nodes[VALID_FAB_MAX_NODES];
+	double loo_mape[VALID_FAB_MAX_NODES];
+	double loo_all; /* over every row */
+	/* The measured spread per node count (rows with both percentiles). */
+	int nspread;
+	net_spread spread[NET_SPREAD_MAX];
+} valid_fab_fit;
+
+/* Add the collective rows of a case CSV (microbenchmark schema: kind
+ * allreduce / allgather / reducescatter, gpus, nodes, bytes, time_us or
+ * busbw_GBps, optionally busbw_p05_GBps and busbw_p95_GBps) whose fabric
+ * column, when the file has one, says efa, and whose gpu and gpus_per_node
+ * (when given) are the cluster's; others are counted in nignored. Bad rows
+ * are path:line errors. SIM_OK, SIM_ECONF, SIM_ENOMEM. */
+int valid_fab_rows_csv(const cases_csv *c, const hw_gpu *gpu, valid_fab_fit *f, sim_diag *diag);
+/* Add the rows of an nccl-tests output file (all_reduce_perf,
+ * all_gather_perf, reduce_scatter_perf: one row per size, out-of-place
+ * time; ranks and nodes from its device lines). SIM_OK, SIM_ECONF (with
+ * path:line errors), SIM_EIO, SIM_ENOMEM. */
+int valid_fab_rows_nccl_tests(const char *path, valid_fab_fit *f, sim_diag *diag);
+/* Fit, leave each node count out, and collect the spread. The rows and
+ * f->cluster (fabric = efa) must be set. SIM_OK; SIM_ECONF when the rows
+ * cannot fit the parameters (diag says); SIM_ENOMEM. */
+int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag);
+void valid_fab_fit_free(valid_fab_fit *f);
+/* Key name and section of a parameter ("net_latency", "cluster"). */
+const char *valid_fab_key(valid_fab_kind k);
+const char *valid_fab_section(valid_fab_kind k);
+
+/* Output (fabric_print.c); `data` names the input files as given. */
+void valid_fab_print_text(FILE *out, const valid_fab_fit *f, const char *data);
+void valid_fab_print_json(FILE *out, const valid_fab_fit *f, const char *data);
+/* The cluster include file: a comment header (data, method, fit quality,
+ * residuals, the leave-one-node-count-out errors; no date) and the fitted
+ * [node] and [cluster] keys with the spread. */
+void valid_fab_print_ini(FILE *out, const valid_fab_fit *f, const char *data,
+			 const char *out_name);
 
 #endif

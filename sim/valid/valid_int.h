@@ -36,4 +36,9 @@ void valid_micro_row(const cases_csv *c, size_t row, const valid_options *opt, v
 /* Fill the summary of r from its rows. */
 void valid_summarize(valid_report *r);
 
+/* Fabric calibration rows (fabric.c): append r to f; nccl-tests' bus
+ * bandwidth factor of a collective on n ranks. */
+int valid_fab_add(valid_fab_fit *f, const valid_fab_row *r);
+double valid_fab_factor(net_coll coll, double n);
+
 #endif

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # calibrate.sh PODSIM - `podsim calibrate`: regenerating the shipped
-# calibrations gives the same files (golden), the printed fit is the golden
-# below, bad input exits 2 with path:line, and --out writes nothing on error.
+# calibrations gives the same files (golden), the printed fits are the
+# goldens below (GPU) and in tests/golden/calibrate/ (--fabric), the fabric
+# fit recovers known parameters from nccl-tests output, bad input exits 2
+# with path:line, and --out writes nothing on error.
 # Run from the source root.
 set -u
 podsim=$1
@@ -56,6 +58,57 @@ if command -v python3 >/dev/null; then
 	python3 -m json.tool "$tmp/a.json" >/dev/null || { echo "--json: not valid JSON"; fail=1; }
 fi
 
+# --- calibrate --fabric: the EFA fit of tests/cases/efa-collectives.csv prints
+# tests/golden/calibrate/efa-collectives.txt (PODSIM_UPDATE_EXPECTED=1
+# regenerates it; review the diff), with the leave-one-node-count-out table.
+"$podsim" calibrate tests/cases/efa-collectives.csv --fabric topologies/efa-h100-cluster.ini \
+	>"$tmp/fab.txt" 2>"$tmp/fab.err" || { echo "calibrate --fabric failed"; cat "$tmp/fab.err"; fail=1; }
+if [ "${PODSIM_UPDATE_EXPECTED:-}" = 1 ]; then
+	cp "$tmp/fab.txt" tests/golden/calibrate/efa-collectives.txt
+else
+	diff -u tests/golden/calibrate/efa-collectives.txt "$tmp/fab.txt" ||
+		{ echo "calibrate --fabric: output differs from the golden"; fail=1; }
+fi
+grep -q '^   all     21 ' "$tmp/fab.txt" || { echo "calibrate --fabric: no leave-one-out total"; fail=1; }
+"$podsim" calibrate tests/cases/efa-collectives.csv --fabric topologies/efa-h100-cluster.ini --json \
+	>"$tmp/fab.json" || { echo "calibrate --fabric --json failed"; fail=1; }
+if command -v python3 >/dev/null; then
+	python3 -m json.tool "$tmp/fab.json" >/dev/null || { echo "--fabric --json: not valid JSON"; fail=1; }
+fi
+grep -qF '"key": "net_latency"' "$tmp/fab.json" || { echo "--fabric --json: no net_latency"; fail=1; }
+
+# --- round trip through nccl-tests output: times the model gives with known
+# parameters (podsim coll's alpha-beta column at 1 MiB - 1 GiB on 1-16 nodes,
+# written as nccl-tests prints them) fit back to those parameters.
+known="--set cluster.net_latency=40us --set cluster.msg_overhead=3us --set cluster.rail_bw=9GB/s
+	--set cluster.congestion=0.3 --set cluster.congestion_exp=0.7 --set node.intra_efficiency=0.65"
+mkdir -p "$tmp/nt"
+for op in all_reduce all_gather; do
+	for N in 1 2 4 8 16; do
+		n=$((8 * N)) f="$tmp/nt/${op}_perf_${N}n.txt"
+		{
+			echo "# Collective test starting: ${op}_perf"
+			for r in $(seq 0 $((n - 1))); do
+				printf '#  Rank %2d Group  0 Pid %6d on %10s device %2d [0000:00:00] NVIDIA H100\n' \
+					"$r" $((1000 + r)) "node-$((r / 8))" $((r % 8))
+			done
+			# shellcheck disable=SC2086
+			"$podsim" coll --topology topologies/efa-h100-cluster.ini --set cluster.nodes=$N $known \
+				--gpus $n "${op/_/}" 1GiB --sweep |
+				awk '!/^#/ && $1 >= 1048576 { printf "%12d %12d float sum -1 %9.2f %6.2f %6.2f 0 %9.2f %6.2f %6.2f 0\n", $1, $1 / 4, $7, $8, $9, $7, $8, $9 }'
+		} >"$f"
+	done
+done
+"$podsim" calibrate "$tmp"/nt/*.txt --fabric topologies/efa-h100-cluster.ini --json >"$tmp/rt.json" ||
+	{ echo "calibrate --fabric on nccl-tests output failed"; fail=1; }
+for kv in intra_efficiency:0.65 net_latency:4e-05 msg_overhead:3e-06 rail_bw:9e+09 congestion:0.3 \
+	congestion_exp:0.7; do
+	k=${kv%%:*} v=${kv#*:}
+	got=$(grep -o "\"key\": \"$k\", \"start\": [^,]*, \"value\": [^,]*" "$tmp/rt.json" | sed 's/.*"value": //')
+	awk -v g="$got" -v w="$v" 'BEGIN { exit !(g != "" && (g - w) / w < 0.01 && (w - g) / w < 0.01) }' ||
+		{ echo "round trip: $k = '$got', want $v"; fail=1; }
+done
+
 # --- bad input: exit 2, the message, nothing written --------------------------
 # expect ARGS... : exit 2, stderr holds $want, no $tmp/out.ini
 expect() {
@@ -71,5 +124,18 @@ want="podsim calibrate: error: unknown GPU 'no-such-gpu'" expect tests/cases/mic
 want="error: no gemm, hbm_copy or attention rows for gpu 't4'" expect tests/cases/microbench.csv --gpu t4
 want="--gpu NAME is required" expect tests/cases/microbench.csv
 want="$tmp/none.csv" expect "$tmp/none.csv" --gpu t4
+# --fabric takes its cluster file by path (no --data)
+expect_fab() {
+	"$podsim" calibrate "$@" --out "$tmp/out.ini" >"$tmp/o" 2>"$tmp/e"
+	rc=$?
+	[ $rc -eq 2 ] || { echo "calibrate $*: exit $rc, want 2"; fail=1; }
+	grep -qF -- "$want" "$tmp/e" || { echo "calibrate $*: want '$want', got:"; cat "$tmp/e"; fail=1; }
+	[ ! -e "$tmp/out.ini" ] && [ ! -e "$tmp/out.ini.tmp" ] || { echo "calibrate $*: wrote a file"; fail=1; }
+}
+printf 'id,kind,gpu,gpus,nodes,bytes,time_us,busbw_GBps\nA,allgather,h100-sxm5-80g,16,2,,,100\n' >"$tmp/fab.csv"
+want="$tmp/fab.csv:2: error: row A: needs bytes" expect_fab "$tmp/fab.csv" --fabric topologies/efa-h100-cluster.ini
+want="fits the EFA model" expect_fab tests/cases/efa-collectives.csv --fabric topologies/tiny-2node.ini
+want="no all-reduce, all-gather or reduce-scatter rows" expect_fab tests/cases/microbench.csv \
+	--fabric topologies/efa-h100-cluster.ini
 "$podsim" calibrate --help | grep -q '^usage: podsim calibrate' || { echo "--help"; fail=1; }
 exit $fail

@@ -57,6 +57,13 @@ echo "$err" | grep -q "hold at most 1600 and podsim builds no fourth" || { echo 
 awk '!/^#/ { n++; if ($1 != 1073741824 || $4 != $9 || $4 < 220 || $4 > 231) bad = 1 }
      END { exit !(n == 1 && !bad) }' "$tmp/c" || { echo "coll row:"; cat "$tmp/c"; fail=1; }
 grep -q 'most loaded link' "$tmp/c" || { echo "coll: no link footer"; fail=1; }
+# Issue 14: on one DGX H100 both models pick NVLS for a 1 GiB all-reduce, as
+# NCCL's tuner does, at 14/8 GiB / 480 GB/s + 11.8 us: busbw 478.6 GB/s
+# (nccl-tests ~480); the ring alone gives 450 x 0.822 = 370.
+"$podsim" coll --topology topologies/dgx-h100-superpod.ini --gpus 8 allreduce 1GiB >"$tmp/c" ||
+	{ echo "coll dgx-h100 failed"; fail=1; }
+awk '!/^#/ { n++; if ($4 != $9 || $5 != "nvls" || $4 < 432 || $4 > 528) bad = 1 }
+     END { exit !(n == 1 && !bad) }' "$tmp/c" || { echo "coll dgx-h100 NVLS row:"; cat "$tmp/c"; fail=1; }
 # --sweep from 8 B doubling to 1 KiB: 8 rows (8, 16, ..., 1024).
 n=$("$podsim" coll --topology topologies/tiny-2node.ini --gpus 16 allgather 1KiB --sweep | grep -vc '^#')
 [ "$n" -eq 8 ] || { echo "--sweep: want 8 rows, got $n"; fail=1; }
@@ -83,6 +90,22 @@ st() { "$podsim" run scenarios/quickstart.ini --no-db --json "$@" 2>/dev/null | 
 a=$(st); tf=$(st --set cluster.nccl_algo=tree); ta=$(st --set cluster.nccl_algo=tree --set cluster.network=alpha-beta)
 [ -n "$tf" ] && [ "$tf" != "$a" ] && [ "$tf" = "$ta" ] ||
 	{ echo "nccl_algo=tree in a run: auto $a, flow $tf, alpha-beta $ta"; fail=1; }
+
+# EFA: a 64-node all-gather of 256 MiB gives the same row in both models
+# (rails, per-step costs and congestion alike), and a step on the EFA cluster
+# pays them: Llama 2 70B (tp 8, pp 4, dp 8) on 32 p5 nodes is slower than on
+# the InfiniBand SuperPOD, in both network models.
+"$podsim" coll --topology topologies/efa-h100-cluster.ini --gpus 512 allgather 256MiB >"$tmp/efa" ||
+	{ echo "coll on EFA failed"; fail=1; }
+awk '!/^#/ { n++; if ($2 != $7 || $4 != $9) bad = 1 } END { exit !(n == 1 && !bad) }' "$tmp/efa" ||
+	{ echo "coll on EFA: flow and alpha-beta differ:"; cat "$tmp/efa"; fail=1; }
+for net in flow alpha-beta; do
+	"$podsim" sweep scenarios/llama2-70b-h100.ini --no-db --set cluster.network=$net \
+		--vary topology=topologies/dgx-h100-superpod.ini,topologies/efa-h100-cluster.ini >"$tmp/sw" 2>&1 ||
+		{ echo "sweep over EFA failed:"; cat "$tmp/sw"; fail=1; }
+	awk '$NF == "dp=8" && $(NF-1) ~ /superpod/ { ib = $3 } $NF == "dp=8" && $(NF-1) ~ /efa/ { efa = $3 }
+	     END { exit !(ib > 0 && efa > ib) }' "$tmp/sw" || { echo "EFA step not slower ($net):"; cat "$tmp/sw"; fail=1; }
+done
 
 # Bad arguments: status 2.
 t=topologies/tiny-2node.ini

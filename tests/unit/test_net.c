@@ -284,10 +284,11 @@ static void test_measured(void)
 static const char *const clusters[] = {
 	"selene-a100-80g", "dgx-h100-superpod", "h800-cluster", "dgx-a100-40g-cluster",
 	"alvis-a100",	   "alvis-a40",		"workstation-4090", "tiny-2node",
+	"efa-h100-cluster",
 };
 static const char *const nodes[] = {"dgx-a100-40g", "dgx-a100-80g", "dgx-h100", "hgx-h800",
 				    "dgx1-v100",    "pcie-4x4090",  "alvis-a100", "alvis-a40",
-				    "alvis-v100",   "alvis-t4"};
+				    "alvis-v100",   "alvis-t4",     "p5-h100"};
 
 static int load_cluster(const char *path, const char *extra, net_cluster *c, hw_gpu *gpu,
 			sim_diag *d)
@@ -369,14 +370,18 @@ static void test_overhead(void)
 }
 
 /* NVLS: with nvls_busbw B = 480 GB/s an 8-GPU all-reduce of S has algbw
- * B x 8/14 = 274.3 GB/s, so S = 1 GiB takes lat + S / 274.3e9 = 3.91 ms + lat,
- * faster than the ring at 300 x 0.767 = 230 GB/s busbw (algbw 131.5): the
- * all-reduce picks NVLS. A group across two nodes, an all-gather, or a node
- * without NVLS gets none. */
+ * min(B x 8/14, B_port x 8/9) = min(274.3, 328.8) GB/s on H100 ports (450 x
+ * 0.822 = 370 GB/s), so S = 1 GiB takes lat + S / 274.3e9 = 3.91 ms + lat,
+ * faster than the ring at 370 GB/s busbw (algbw 211): the all-reduce picks
+ * NVLS. On A100 ports (300 x 0.767 = 230 GB/s) each port's 9/8 S binds
+ * instead: algbw 230 x 8/9 = 204.5 GB/s. A group across two nodes, an
+ * all-gather, or a node without NVLS gets none. */
 static void test_nvls(void)
 {
 	net_cluster c = dgx_a100(2);
 	c.node.nvls_busbw_Bps = 480e9;
+	c.node.intra_Bps = 450e9;
+	c.node.intra_eff = 0.822;
 	net_group g, across;
 	net_group_make(&c, 8, 1, &g);
 	net_group_make(&c, 16, 1, &across);
@@ -387,14 +392,155 @@ static void test_nvls(void)
 	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, S, &ar), SIM_OK);
 	CHECK_NEAR(ar.time_s, nv.time_s, 1e-12);
 	CHECK_INT(net_nvls_allreduce(&c, &across, S, &nv), SIM_EINVAL);
+	net_cluster a100 = dgx_a100(2);
+	a100.node.nvls_busbw_Bps = 480e9;
+	CHECK_INT(net_nvls_allreduce(&a100, &g, S, &nv), SIM_OK);
+	CHECK_NEAR(nv.time_s - nv.latency_s, S / (300e9 * 0.767 * 8 / 9), 1e-12);
 	CHECK_INT(net_collective(&c, NET_ALLGATHER, &g, S, &ag), SIM_OK);
 	CHECK(ag.busbw_Bps < 480e9);
 	c.node.nvls_busbw_Bps = 0;
 	CHECK_INT(net_nvls_allreduce(&c, &g, S, &nv), SIM_EINVAL);
 }
 
+/* A p5-class EFA cluster of `nodes` nodes with the EFA keys given (the
+ * shipped node file; its rails are 32 x 100 Gb/s). */
+static int efa_cluster(int nnodes, const char *keys, net_cluster *c, sim_diag *d)
+{
+	char text[512];
+	hw_gpu g;
+	snprintf(text, sizeof text,
+		 "[cluster]\nname = efa\nnodes = %d\nfabric = efa\n%s\n", nnodes, keys);
+	return load_cluster("nodes/p5-h100.ini", text, c, &g, d);
+}
+
+/* The EFA model's closed forms (net.h, coll.c "The EFA model"). Ring
+ * all-gather, Simple forced, on N = 4 nodes of 8 (n = 32), L = 50 us, o = 3
+ * us, rails 32 x 10 GB/s, no congestion:
+ *   lat  = base 8.4 + (n - N) x max(3.4, 3 x 1) + (N - 1) x (14 + 2 L)
+ *          + (n - 1) x o = 8.4 + 28 x 3.4 + 3 x 114 + 31 x 3 = 538.6 us
+ *   B    = min(NVLink 450 x 0.822 = 369.9, NICs 32 x 10 = 320) = 320 GB/s
+ *   t    = lat + (n-1)/n S / B, S = 256 MiB: 538.6 us + 813.4 us.
+ * Step by step: each of the n - 1 steps moves a chunk S/n per rank at the
+ * ring's bus bandwidth B and pays the message cost o, the N - 1 steps that
+ * cross nodes also 14 + 2 L, the others 3.4 us:
+ *   t = 8.4 + (n - N) 3.4 + (N - 1)(14 + 2 L) + (n - 1)(o + S / (n B)),
+ * the closed form above. Congestion 0.5 with exponent 1 on 3 nodes doubles
+ * (kappa = 1 + 0.5 x 2 = 2) the network latencies and halves the rails'
+ * rate. */
+static void test_efa(void)
+{
+	const double S = 268435456.0, us = 1e-6;
+	net_cluster c;
+	sim_diag *d = sim_diag_new();
+	CHECK_INT(efa_cluster(4,
+			      "net_latency = 50 us\nmsg_overhead = 3 us\nrail_bw = 10 GB/s\n"
+			      "nccl_proto = simple",
+			      &c, d),
+		  SIM_OK);
+	sim_diag_print(d, stderr);
+	CHECK_INT(c.fabric, NET_FABRIC_EFA);
+	CHECK_NEAR(c.node.nic_eff, 0.8, 1e-12); /* rail_bw / nic_bw = 10 / 12.5 */
+	net_group g;
+	net_group_make(&c, 32, 1, &g);
+	net_cost ag;
+	CHECK_INT(net_collective(&c, NET_ALLGATHER, &g, S, &ag), SIM_OK);
+	double lat = 8.4 * us + 28 * 3.4 * us + 3 * (14 + 2 * 50) * us + 31 * 3 * us;
+	CHECK_NEAR(ag.latency_s, lat, 1e-12);
+	CHECK_NEAR(ag.time_s, lat + 31.0 / 32 * S / 320e9, 1e-12);
+	CHECK_NEAR(ag.busbw_Bps, 320e9, 1e-12);
+	/* LL128 pays L once: its network step is 4 + 50 us, NVLink steps
+	 * max(1.9, 1) us, and 0.92 of the bandwidth. */
+	CHECK_INT(efa_cluster(4,
+			      "net_latency = 50 us\nmsg_overhead = 3 us\nrail_bw = 10 GB/s\n"
+			      "nccl_proto = ll128",
+			      &c, d),
+		  SIM_OK);
+	CHECK_INT(net_collective(&c, NET_ALLGATHER, &g, S, &ag), SIM_OK);
+	lat = 14 * us + 28 * 1.9 * us + 3 * (4 + 50) * us + 31 * 3 * us;
+	CHECK_NEAR(ag.time_s, lat + 31.0 / 32 * S / (0.92 * 320e9), 1e-12);
+	/* Congestion: kappa(3) = 2 with congestion 0.5, exponent 1. */
+	CHECK_INT(efa_cluster(3,
+			      "net_latency = 50 us\nmsg_overhead = 3 us\nrail_bw = 10 GB/s\n"
+			      "nccl_proto = simple\ncongestion = 0.5\ncongestion_exp = 1",
+			      &c, d),
+		  SIM_OK);
+	CHECK_NEAR(net_congestion(&c, 3), 2, 1e-12);
+	CHECK_NEAR(net_congestion(&c, 1), 1, 1e-12);
+	net_group_make(&c, 24, 1, &g);
+	CHECK_INT(net_collective(&c, NET_ALLGATHER, &g, S, &ag), SIM_OK);
+	lat = 8.4 * us + 21 * 3.4 * us + 2 * 2 * (14 + 2 * 50) * us + 2 * 23 * 3 * us;
+	CHECK_NEAR(ag.time_s, lat + 23.0 / 24 * S / 160e9, 1e-12);
+	/* The same keys on another fabric are errors at their lines. */
+	CHECK_INT(load_cluster("nodes/p5-h100.ini",
+			       "[cluster]\nname = x\nnodes = 2\nnet_latency = 5 us\n", &c,
+			       &(hw_gpu){0}, d),
+		  SIM_ECONF);
+	CHECK_STR(sim_diag_text(d, 0), "t.ini:5: error: [cluster] net_latency applies to the EFA "
+				       "model only (fabric = efa)");
+	sim_diag_free(d);
+	d = sim_diag_new();
+	CHECK_INT(efa_cluster(2, "rail_bw = 20 GB/s", &c, d), SIM_ECONF);
+	CHECK_STR(sim_diag_text(d, 0), "t.ini:6: error: [cluster] rail_bw = 20 GB/s exceeds the "
+				       "line rate of one NIC ([node] nic_bw = 12.5 GB/s)");
+	sim_diag_free(d);
+	d = sim_diag_new();
+	CHECK_INT(efa_cluster(2, "spread = 1:0.95-1.05 2:0.8-1.3, 4:0.5-2", &c, d), SIM_OK);
+	CHECK_INT(c.nspread, 3);
+	CHECK_INT(c.spread[2].nodes, 4);
+	CHECK_NEAR(c.spread[1].lo, 0.8, 1e-12);
+	CHECK_NEAR(c.spread[2].hi, 2, 1e-12);
+	CHECK_INT(efa_cluster(2, "spread = 1:0.95-1.05 1:0.8-1.3", &c, d), SIM_ECONF);
+	CHECK_INT(efa_cluster(2, "spread = 2:1.2-1.3", &c, d), SIM_ECONF);
+	sim_diag_free(d);
+}
+
+/* The aws-ofi-nccl region tuner (efa.c), 8 ranks per node on p5: 256 MiB
+ * all-reduce on 4 nodes Ring/LL128, on 16 Tree/LL128; 1 GiB on 32 nodes
+ * NVLSTree/Simple (notes section 3.4). Not on 2 nodes, not for all-gather,
+ * not with nccl_proto forced; with LL128 impossible it falls to the next
+ * region that applies or to NCCL's lowest time. */
+static void test_efa_region(void)
+{
+	net_cluster c;
+	sim_diag *d = sim_diag_new();
+	CHECK_INT(efa_cluster(64, "", &c, d), SIM_OK);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+	net_algo a = NET_ALGO_AUTO;
+	net_proto p = NET_PROTO_LL;
+	net_group g;
+	const double S = 268435456.0;
+	net_group_make(&c, 32, 1, &g);
+	CHECK(net_efa_region(&c, NET_ALLREDUCE, &g, S, &a, &p));
+	CHECK_INT(a, NET_ALGO_RING);
+	CHECK_INT(p, NET_PROTO_LL128);
+	net_group_make(&c, 128, 1, &g);
+	CHECK(net_efa_region(&c, NET_ALLREDUCE, &g, S, &a, &p));
+	CHECK_INT(a, NET_ALGO_TREE);
+	CHECK_INT(p, NET_PROTO_LL128);
+	net_cost x;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, S, &x), SIM_OK);
+	CHECK_INT(x.algo, NET_ALGO_TREE);
+	CHECK_INT(x.proto, NET_PROTO_LL128);
+	net_group_make(&c, 256, 1, &g);
+	CHECK(net_efa_region(&c, NET_ALLREDUCE, &g, 4 * S, &a, &p));
+	CHECK_INT(a, NET_ALGO_NVLSTREE);
+	CHECK_INT(p, NET_PROTO_SIMPLE);
+	net_group_make(&c, 16, 1, &g);
+	CHECK(!net_efa_region(&c, NET_ALLREDUCE, &g, S, &a, &p));
+	net_group_make(&c, 128, 1, &g);
+	CHECK(!net_efa_region(&c, NET_ALLGATHER, &g, S, &a, &p));
+	net_group_make(&c, 64, 8, &g); /* one rank per node: not the 8-per-node table */
+	CHECK(!net_efa_region(&c, NET_ALLREDUCE, &g, S, &a, &p));
+	c.proto = 1 + NET_PROTO_SIMPLE;
+	net_group_make(&c, 128, 1, &g);
+	CHECK(!net_efa_region(&c, NET_ALLREDUCE, &g, S, &a, &p));
+}
+
 int main(void)
 {
+	test_efa();
+	test_efa_region();
 	test_nvls();
 	test_overhead();
 	test_groups();

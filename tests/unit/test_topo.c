@@ -249,6 +249,120 @@ static void against_alpha_beta(void)
 	topo_free(g);
 }
 
+/* NVLS on one DGX H100 (issue 14): the flow model picks the in-switch
+ * reduction as NCCL's tuner does, and agrees with alpha-beta. 8 GPUs, 1 GiB:
+ * the ports carry (n+1)/n S = 9/8 GiB each way at 450 GB/s x 0.822 = 370
+ * GB/s (3.26 ms), below the switch's ceiling 2(n-1)/n S / nvls_busbw =
+ * 14/8 GiB / 480 GB/s = 3.91 ms, so t_bw = 3.91 ms and busbw = 480 GB/s
+ * less the latency (8.4 + 3.4 us): nccl-tests measures ~480 GB/s (S22,
+ * hardware.csv efficiency,NCCL all-reduce busbw DGX/HGX H100,nvls_peak).
+ * The ring alone would give 450 x 0.822 = 370 GB/s. */
+static void nvls_dgx_h100(void)
+{
+	topo_graph *g = build("dgx-h100", 1, NULL);
+	if (!g)
+		return;
+	int r[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+	topo_cost c, ring;
+	net_cost ab;
+	net_group g8 = {8, 8, 1, 1};
+	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 8, GIB, TOPO_ALGO_AUTO, &c), SIM_OK);
+	CHECK_INT(net_collective(topo_cluster(g), NET_ALLREDUCE, &g8, GIB, &ab), SIM_OK);
+	CHECK_INT(c.algo, TOPO_ALGO_NVLS);
+	CHECK_INT(ab.algo, NET_ALGO_NVLS);
+	CHECK_NEAR(c.bw_time_s, 14.0 / 8 * GIB / 480e9, 1e-9);
+	CHECK_NEAR(c.busbw_Bps, 480e9, 0.10);
+	CHECK_NEAR(ab.time_s, c.time_s, 1e-6);
+	CHECK_NEAR(c.time_s, 11.8e-6 + 14.0 / 8 * GIB / 480e9, 1e-9);
+	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 8, GIB, TOPO_ALGO_RING, &ring), SIM_OK);
+	CHECK_NEAR(ring.busbw_Bps, 370e9, 0.02);
+	/* Forced NVLS applies to all-reduce only. On two ranks the ports bind:
+	 * 3/2 S each way at 370 GB/s = 4.35 ms above the ceiling S / 480 GB/s
+	 * = 2.24 ms, and above the ring's S / 370 GB/s = 2.90 ms, so auto picks
+	 * the ring there (both models). */
+	net_group g2 = {2, 2, 1, 1};
+	CHECK_INT(topo_collective(g, NET_ALLGATHER, r, 8, GIB, TOPO_ALGO_NVLS, &c), SIM_EINVAL);
+	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 2, GIB, TOPO_ALGO_NVLS, &c), SIM_OK);
+	CHECK_NEAR(c.bw_time_s, 1.5 * GIB / (450e9 * 0.822), 1e-9);
+	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 2, GIB, TOPO_ALGO_AUTO, &c), SIM_OK);
+	CHECK_INT(net_collective(topo_cluster(g), NET_ALLREDUCE, &g2, GIB, &ab), SIM_OK);
+	CHECK_INT(c.algo, TOPO_ALGO_RING);
+	CHECK_INT(ab.algo, NET_ALGO_RING);
+	topo_free(g);
+	/* Across two nodes NVLS (without SHARP) does not apply. */
+	g = build("dgx-h100", 2, NULL);
+	if (!g)
+		return;
+	int r16[16];
+	for (int i = 0; i < 16; i++)
+		r16[i] = i;
+	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r16, 16, GIB, TOPO_ALGO_NVLS, &c), SIM_EINVAL);
+	topo_free(g);
+}
+
+/* The EFA model on the graph (fabric = efa): every flow between nodes is
+ * split over the sender's 4 rails (p5: 32 EFA per 8 GPUs), the rails run at
+ * rail_bw / kappa(m), and the latencies carry net's EFA terms, so on the
+ * uncongested non-blocking fabric the flow model equals alpha-beta: ring
+ * all-gather on 4 nodes (8 channels, each crossing on its head GPU's 4
+ * rails: 8 x 4 x 10 GB/s = 320 GB/s = B_nic), the tree forced on 16 nodes
+ * (two tiers at radix 64: 16 leaves of 32 rails), NVLSTree on 2 nodes (each
+ * rank's shard S/8 crosses once each way over its 4 rails, S / 320 GB/s =
+ * 0.84 ms, under the NVLS ceiling 2(n-1)/n S / 480 GB/s = 1.05 ms, which
+ * binds), and all of them with congestion (kappa(4) = 1 + 0.2 x 3 = 1.6
+ * stretches the rails). */
+static void efa_rails(void)
+{
+	const char *keys = "fabric = efa\nnet_latency = 40 us\nmsg_overhead = 2 us\n"
+	                   "rail_bw = 10 GB/s\ncongestion = %s\ncongestion_exp = 1";
+	for (int cong = 0; cong < 2; cong++) {
+		char extra[256];
+		snprintf(extra, sizeof extra, keys, cong ? "0.2" : "0");
+		topo_graph *g = build("p5-h100", 16, extra);
+		if (!g)
+			return;
+		const net_cluster *cl = topo_cluster(g);
+		int r[128];
+		for (int i = 0; i < 128; i++)
+			r[i] = i;
+		const double S = 268435456.0;
+		topo_cost c;
+		net_cost ab;
+		net_group g32, g128, g16;
+		net_group_make(cl, 32, 1, &g32);
+		net_group_make(cl, 128, 1, &g128);
+		net_group_make(cl, 16, 1, &g16);
+		CHECK_INT(topo_collective(g, NET_ALLGATHER, r, 32, S, TOPO_ALGO_AUTO, &c), SIM_OK);
+		CHECK_INT(net_collective(cl, NET_ALLGATHER, &g32, S, &ab), SIM_OK);
+		CHECK_NEAR(c.time_s, ab.time_s, 1e-6);
+		CHECK_NEAR(c.bw_time_s, 31.0 / 32 * S / 320e9 * (cong ? 1.6 : 1), 1e-6);
+		CHECK_INT(topo_link_at(g, c.hot_link)->kind, TOPO_L_NVSWITCH);
+		/* 8 channels x 32 hops, 4 of them between nodes, split over 4 rails */
+		CHECK_INT(c.flows, 8 * (28 + 4 * 4));
+		CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 128, S, TOPO_ALGO_TREE, &c), SIM_OK);
+		net_cluster tree = *cl;
+		tree.algo = NET_ALGO_TREE;
+		CHECK_INT(net_collective(&tree, NET_ALLREDUCE, &g128, S, &ab), SIM_OK);
+		CHECK_NEAR(c.time_s, ab.time_s, 1e-6);
+		CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 16, S, TOPO_ALGO_NVLSTREE, &c), SIM_OK);
+		net_cluster nt = *cl;
+		nt.algo = NET_ALGO_NVLSTREE;
+		CHECK_INT(net_collective(&nt, NET_ALLREDUCE, &g16, S, &ab), SIM_OK);
+		CHECK_INT(ab.algo, NET_ALGO_NVLSTREE);
+		CHECK_NEAR(c.time_s, ab.time_s, 1e-6);
+		if (!cong) /* the ceiling 30/16 S / 480 GB/s binds over the rails' S / 320 */
+			CHECK_NEAR(c.bw_time_s, 30.0 / 16 * S / 480e9, 1e-6);
+		/* auto on 16 nodes, 256 MiB: the aws tuner's Tree/LL128 in both */
+		CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 128, S, TOPO_ALGO_AUTO, &c), SIM_OK);
+		CHECK_INT(net_collective(cl, NET_ALLREDUCE, &g128, S, &ab), SIM_OK);
+		CHECK_INT(c.algo, TOPO_ALGO_TREE);
+		CHECK_INT(c.proto, NET_PROTO_LL128);
+		CHECK_INT(ab.algo, NET_ALGO_TREE);
+		CHECK_NEAR(c.time_s, ab.time_s, 1e-6);
+		topo_free(g);
+	}
+}
+
 /* Oversubscription: a 2:1 tapered fat tree halves the cross-leaf rate. */
 static void oversubscribed(void)
 {
@@ -884,6 +998,8 @@ int main(void)
 	rail_superpod();
 	dgx1_mesh();
 	against_alpha_beta();
+	nvls_dgx_h100();
+	efa_rails();
 	oversubscribed();
 	vtrain_lut();
 	routes_match_plain_bfs();

@@ -1,0 +1,599 @@
+/* fabric.c - calibrating a cluster's EFA fabric to its own collective
+ * benchmarks (podsim calibrate --fabric; valid.h).
+ *
+ * Model: net_collective (alpha-beta) on the cluster with the row's node
+ * count, the row's GPUs filling the nodes in order; on an uncongested,
+ * non-blocking EFA fabric the flow model gives the same times
+ * (tests/unit/test_topo.c, efa_rails), so what validate predicts with
+ * either is what was fitted. Parameters (net.h, "The EFA model" in
+ * sim/net/coll.c), each kept inside its bounds by a logistic transform
+ * x = lo + (hi - lo) / (1 + exp(-u)):
+ *     [node] intra_efficiency   (0.05, 1)         the NVLink ring's share of intra_bw
+ *     [node] nvls_busbw         (10 GB/s, 2 intra_bw)  the NVLS ceiling
+ *     [cluster] net_latency     (0, 1 ms)         per inter-node step, twice with Simple
+ *     [cluster] msg_overhead    (0, 100 us)       per step across nodes
+ *     [cluster] rail_bw         (0.5 GB/s, nic_bw) achievable per EFA rail
+ *     [cluster] congestion      (0, 20)           kappa(m) = 1 + congestion (m-1)^exp
+ *     [cluster] congestion_exp  (0, 3)
+ * A parameter no row depends on (no 1-node all-reduce: nvls_busbw) is left
+ * out and named. The start is fixed, not the cluster file's current values,
+ * so that refitting gives the same file: intra_efficiency 0.822 and
+ * nvls_busbw 480 GB/s (DGX H100's, topologies/nodes/dgx-h100.ini),
+ * net_latency 75 us (what aws-ofi-nccl reports on p5, A src/platform-aws.cpp:
+ * 137), msg_overhead 1 us, rail_bw 0.8 x nic_bw, congestion 0.1, exponent 1;
+ * the solver also starts from net_latency 20 us and congestion 1 (the
+ * residual surface has more than one basin: latency and congestion trade)
+ * and keeps the lowest chi^2.
+ *
+ * Residuals (relative, so a 1 ms and a 25 ms row weigh alike): every row
+ * gives r = t(median) / measured median - 1; a row with busbw_p95_GBps
+ * (the fastest 5 % of its runs) also r = t(kappa = 1) / fastest time - 1:
+ * the fastest runs are taken as the uncongested fabric, which separates
+ * congestion from the per-step costs. GSL multifit_nlinear, trust region
+ * with Levenberg-Marquardt steps, finite-difference Jacobian, as
+ * sim/calib/fit.c; standard errors from (J^T J)^-1 chi^2 / (n - p) through
+ * the transform (delta method).
+ *
+ * Leave one node count out: for each node count, the fit is repeated
+ * without its rows (from the full fit's values) and predicts their medians;
+ * the MAPE per node count and over all rows measures how the model carries
+ * to node counts it was not fitted on.
+ *
+ * Spread: per node count, the geometric means over its rows of the fastest
+ * and slowest time over the median (busbw_median / busbw_p95 and
+ * busbw_median / busbw_p05), written as [cluster] spread for a later
+ * step-time band.
+ */
+#include "valid_int.h"
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ITER 300
+
+static const char *const keys[VALID_FP_COUNT] = {"intra_efficiency", "nvls_busbw", "net_latency",
+                                                 "msg_overhead",     "rail_bw",    "congestion",
+                                                 "congestion_exp"};
+
+const char *valid_fab_key(valid_fab_kind k)
+{
+	return (unsigned)k < VALID_FP_COUNT ? keys[k] : "?";
+}
+
+const char *valid_fab_section(valid_fab_kind k)
+{
+	return k == VALID_FP_INTRA_EFF || k == VALID_FP_NVLS ? "node" : "cluster";
+}
+
+static void set_param(net_cluster *c, valid_fab_kind k, double x)
+{
+	switch (k) {
+	case VALID_FP_INTRA_EFF:
+		c->node.intra_eff = x;
+		break;
+	case VALID_FP_NVLS:
+		c->node.nvls_busbw_Bps = x;
+		break;
+	case VALID_FP_NET_LAT:
+		c->net_lat_s = x;
+		break;
+	case VALID_FP_MSG:
+		c->msg_overhead_s = x;
+		break;
+	case VALID_FP_RAIL:
+		c->rail_Bps = x;
+		c->node.nic_eff = x / c->node.nic_Bps;
+		break;
+	case VALID_FP_CONG:
+		c->congestion = x;
+		break;
+	default:
+		c->congestion_exp = x;
+		break;
+	}
+}
+
+static double get_param(const net_cluster *c, valid_fab_kind k)
+{
+	switch (k) {
+	case VALID_FP_INTRA_EFF:
+		return c->node.intra_eff;
+	case VALID_FP_NVLS:
+		return c->node.nvls_busbw_Bps;
+	case VALID_FP_NET_LAT:
+		return c->net_lat_s;
+	case VALID_FP_MSG:
+		return c->msg_overhead_s;
+	case VALID_FP_RAIL:
+		return c->node.nic_Bps * c->node.nic_eff;
+	case VALID_FP_CONG:
+		return c->congestion;
+	default:
+		return c->congestion_exp;
+	}
+}
+
+/* Predicted time of row r on cluster c; fast: without congestion. */
+static double predict(const net_cluster *c, const valid_fab_row *r, bool fast)
+{
+	net_cluster x = *c;
+	x.nodes = r->nodes;
+	x.gpus = r->nodes * x.node.gpus;
+	if (fast)
+		x.congestion = 0;
+	net_group g;
+	net_group_make(&x, r->gpus, 1, &g);
+	net_cost cost;
+	return net_collective(&x, r->coll, &g, r->bytes, &cost) == SIM_OK ? cost.time_s : NAN;
+}
+
+/* ------------------------------------------------------------------ fit -- */
+
+typedef struct ctx {
+	valid_fab_fit *f;
+	net_cluster c;   /* scratch: the cluster at the current parameters */
+	const char *use; /* per row: 1 = fitted (leave-one-out drops some) */
+	size_t nres;
+} ctx;
+
+static double sigma(double u)
+{
+	return 1.0 / (1.0 + exp(-u));
+}
+
+static double to_x(const valid_fab_param *p, double u)
+{
+	return p->lo + (p->hi - p->lo) * sigma(u);
+}
+
+static double to_u(const valid_fab_param *p, double x)
+{
+	double t = (x - p->lo) / (p->hi - p->lo);
+	t = t < 1e-6 ? 1e-6 : t > 1 - 1e-6 ? 1 - 1e-6 : t;
+	return log(t / (1 - t));
+}
+
+static void apply(ctx *k, const double *u)
+{
+	for (size_t j = 0; j < k->f->nparams; j++)
+		set_param(&k->c, k->f->params[j].kind, to_x(&k->f->params[j], u[j]));
+}
+
+static int residuals(const gsl_vector *u, void *data, gsl_vector *out)
+{
+	ctx *k = data;
+	double x[VALID_FP_COUNT];
+	for (size_t j = 0; j < k->f->nparams; j++)
+		x[j] = gsl_vector_get(u, j);
+	apply(k, x);
+	size_t i = 0;
+	for (size_t r = 0; r < k->f->nrows; r++) {
+		const valid_fab_row *w = &k->f->rows[r];
+		if (!k->use[r])
+			continue;
+		double t = predict(&k->c, w, false);
+		gsl_vector_set(out, i++, isfinite(t) ? t / w->median_s - 1 : 1e3);
+		if (w->fast_s > 0) {
+			t = predict(&k->c, w, true);
+			gsl_vector_set(out, i++, isfinite(t) ? t / w->fast_s - 1 : 1e3);
+		}
+	}
+	return GSL_SUCCESS;
+}
+
+static size_t count_res(const valid_fab_fit *f, const char *use)
+{
+	size_t n = 0;
+	for (size_t r = 0; r < f->nrows; r++)
+		n += use[r] ? 1 + (f->rows[r].fast_s > 0) : 0;
+	return n;
+}
+
+/* One Levenberg-Marquardt solve from u (updated); chi^2 into *chi2. With
+ * se, the standard errors of f's parameters from this solve. */
+static int solve(ctx *k, double *u, double *chi2, bool se, size_t *iters)
+{
+	valid_fab_fit *f = k->f;
+	size_t n = k->nres, p = f->nparams;
+	gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
+	par.trs = gsl_multifit_nlinear_trs_lm;
+	gsl_multifit_nlinear_fdf fdf = {residuals, NULL, NULL, n, p, k, 0, 0, 0};
+	gsl_multifit_nlinear_workspace *w =
+	        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, p);
+	if (!w)
+		return SIM_ENOMEM;
+	gsl_vector_view x0 = gsl_vector_view_array(u, p);
+	int info = 0, rc = SIM_OK;
+	int st = gsl_multifit_nlinear_init(&x0.vector, &fdf, w);
+	if (st == GSL_SUCCESS)
+		st = gsl_multifit_nlinear_driver(MAX_ITER, 1e-10, 1e-10, 1e-12, NULL, NULL, &info,
+		                                 w);
+	const gsl_vector *x = gsl_multifit_nlinear_position(w);
+	for (size_t j = 0; j < p; j++)
+		u[j] = gsl_vector_get(x, j);
+	gsl_blas_ddot(gsl_multifit_nlinear_residual(w), gsl_multifit_nlinear_residual(w), chi2);
+	*iters = gsl_multifit_nlinear_niter(w);
+	if (se) {
+		f->converged = st == GSL_SUCCESS;
+		gsl_matrix *cov = f->dof > 0 ? gsl_matrix_alloc(p, p) : NULL;
+		if (f->dof > 0 && !cov)
+			rc = SIM_ENOMEM;
+		if (cov) {
+			gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 0.0, cov);
+			for (size_t j = 0; j < p; j++) {
+				valid_fab_param *q = &f->params[j];
+				double s = sigma(u[j]),
+				       var = gsl_matrix_get(cov, j, j) * *chi2 / f->dof;
+				q->se = (q->hi - q->lo) * s * (1 - s) * sqrt(var > 0 ? var : 0);
+				q->has_se = isfinite(q->se);
+			}
+			gsl_matrix_free(cov);
+		}
+	}
+	gsl_multifit_nlinear_free(w);
+	return rc;
+}
+
+/* The parameters and their bounds and starts (header comment). */
+static void choose(valid_fab_fit *f)
+{
+	const net_node *nd = &f->cluster.node;
+	const double lo[VALID_FP_COUNT] = {0.05, 10e9, 0, 0, 0.5e9, 0, 0};
+	const double hi[VALID_FP_COUNT] = {1, 2 * nd->intra_Bps, 1e-3, 1e-4, nd->nic_Bps, 20, 3};
+	const double start[VALID_FP_COUNT] = {0.822, 480e9, 75e-6, 1e-6, 0.8 * nd->nic_Bps, 0.1, 1};
+	f->nparams = 0;
+	for (int k = 0; k < VALID_FP_COUNT; k++)
+		f->params[f->nparams++] = (valid_fab_param){
+		        (valid_fab_kind)k, lo[k], hi[k], start[k], start[k], 0, false};
+}
+
+/* Does any residual move when parameter j moves by 1 % of its range from
+ * x (its value in `at`)? */
+static bool identifiable(const valid_fab_fit *f, const net_cluster *at, size_t j, double x)
+{
+	const valid_fab_param *p = &f->params[j];
+	net_cluster a = *at, b = *at;
+	double step = 0.01 * (p->hi - p->lo);
+	set_param(&b, p->kind, x + (x + step < p->hi ? step : -step));
+	for (size_t r = 0; r < f->nrows; r++)
+		for (int fast = 0; fast < 1 + (f->rows[r].fast_s > 0); fast++) {
+			double ta = predict(&a, &f->rows[r], fast),
+			       tb = predict(&b, &f->rows[r], fast);
+			if (fabs(ta - tb) > 1e-9 * ta)
+				return true;
+		}
+	return false;
+}
+
+static double mape_of(const valid_fab_fit *f, int which)
+{
+	double s = 0;
+	size_t n = 0;
+	for (size_t r = 0; r < f->nrows; r++) {
+		const valid_fab_row *w = &f->rows[r];
+		double t = which == 0 ? w->before_s : which == 1 ? w->after_s : w->fast_after_s;
+		double m = which == 2 ? w->fast_s : w->median_s;
+		if (m > 0) {
+			s += fabs(t - m) / m;
+			n++;
+		}
+	}
+	return n ? s / (double)n : 0;
+}
+
+/* Best of the starts (header comment) into u; chi^2 returned. */
+static int multistart(ctx *k, double *u, bool se, double *chi2_out)
+{
+	valid_fab_fit *f = k->f;
+	static const double lat[] = {75e-6, 20e-6}, cong[] = {0.1, 1.0};
+	double best = INFINITY, ub[VALID_FP_COUNT], t[VALID_FP_COUNT];
+	size_t iters = 0;
+	int rc = SIM_OK;
+	for (int a = 0; a < 2 && rc == SIM_OK; a++)
+		for (int b = 0; b < 2 && rc == SIM_OK; b++) {
+			for (size_t j = 0; j < f->nparams; j++) {
+				const valid_fab_param *p = &f->params[j];
+				double x = p->kind == VALID_FP_NET_LAT ? lat[a]
+				           : p->kind == VALID_FP_CONG  ? cong[b]
+				                                       : p->start;
+				t[j] = to_u(p, x);
+			}
+			double chi2;
+			size_t it = 0;
+			rc = solve(k, t, &chi2, false, &it);
+			if (rc == SIM_OK && chi2 < best) {
+				best = chi2;
+				iters = it;
+				memcpy(ub, t, sizeof t);
+			}
+		}
+	if (rc == SIM_OK && se) { /* the best again, for its statistics */
+		size_t it;
+		rc = solve(k, ub, &best, true, &it);
+		f->iterations = iters + it;
+	}
+	memcpy(u, ub, sizeof ub);
+	*chi2_out = best;
+	return rc;
+}
+
+/* Leave each node count out (header comment). */
+static int leave_out(valid_fab_fit *f, const double *u_full)
+{
+	char *use = malloc(f->nrows + 1);
+	if (!use)
+		return SIM_ENOMEM;
+	double sum = 0;
+	int rc = SIM_OK;
+	for (int i = 0; i < f->nnodes && rc == SIM_OK; i++) {
+		for (size_t r = 0; r < f->nrows; r++)
+			use[r] = f->rows[r].nodes != f->nodes[i];
+		ctx k = {f, f->cluster, use, count_res(f, use)};
+		double u[VALID_FP_COUNT], chi2;
+		memcpy(u, u_full, sizeof u);
+		bool can = k.nres >= f->nparams; /* else no prediction for these rows */
+		size_t it;
+		if (can)
+			rc = solve(&k, u, &chi2, false, &it);
+		apply(&k, u);
+		double s = 0;
+		int n = 0;
+		for (size_t r = 0; r < f->nrows && rc == SIM_OK; r++) {
+			valid_fab_row *w = &f->rows[r];
+			if (use[r])
+				continue;
+			w->loo_s = can ? predict(&k.c, w, false) : NAN;
+			s += fabs(w->loo_s - w->median_s) / w->median_s;
+			n++;
+		}
+		f->loo_mape[i] = n ? s / n : NAN;
+		sum += s;
+	}
+	f->loo_all = f->nrows ? sum / (double)f->nrows : NAN;
+	free(use);
+	return rc;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* Distinct node counts, and the spread of each. */
+static void node_counts(valid_fab_fit *f)
+{
+	f->nnodes = 0;
+	for (size_t r = 0; r < f->nrows; r++) {
+		bool seen = false;
+		for (int i = 0; i < f->nnodes; i++)
+			seen |= f->nodes[i] == f->rows[r].nodes;
+		if (!seen && f->nnodes < VALID_FAB_MAX_NODES)
+			f->nodes[f->nnodes++] = f->rows[r].nodes;
+	}
+	qsort(f->nodes, (size_t)f->nnodes, sizeof f->nodes[0], cmp_int);
+	f->nspread = 0;
+	for (int i = 0; i < f->nnodes && f->nspread < NET_SPREAD_MAX; i++) {
+		double lo = 0, hi = 0;
+		int n = 0;
+		for (size_t r = 0; r < f->nrows; r++) {
+			const valid_fab_row *w = &f->rows[r];
+			if (w->nodes != f->nodes[i] || !(w->fast_s > 0) || !(w->slow_s > 0))
+				continue;
+			lo += log(w->fast_s / w->median_s);
+			hi += log(w->slow_s / w->median_s);
+			n++;
+		}
+		if (n > 0)
+			f->spread[f->nspread++] =
+			        (net_spread){f->nodes[i], exp(lo / n), exp(hi / n)};
+	}
+}
+
+/* Keep the parameters some residual depends on at `at` (at their start,
+ * or with fitted at their value) and name the others in names; with
+ * fitted a dropped one gets the cluster file's value back in `at`. */
+static void prune(valid_fab_fit *f, net_cluster *at, bool fitted, char *names, size_t size)
+{
+	size_t kept = 0;
+	names[0] = '\0';
+	for (size_t j = 0; j < f->nparams; j++) {
+		const valid_fab_param *p = &f->params[j];
+		if (identifiable(f, at, j, fitted ? p->value : p->start)) {
+			f->params[kept++] = *p;
+			continue;
+		}
+		if (fitted)
+			set_param(at, p->kind, get_param(&f->cluster, p->kind));
+		size_t len = strlen(names);
+		snprintf(names + len, size - len, "%s%s", len ? ", " : "", keys[p->kind]);
+	}
+	f->nparams = kept;
+}
+
+int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
+{
+	if (f->cluster.fabric != NET_FABRIC_EFA) {
+		sim_diag_error(diag, f->cluster_path, 0,
+		               "podsim calibrate --fabric fits the EFA model: the cluster needs "
+		               "[cluster] fabric = efa");
+		return SIM_ECONF;
+	}
+	if (f->nrows == 0) {
+		sim_diag_error(diag, NULL, 0,
+		               "no all-reduce, all-gather or reduce-scatter rows for "
+		               "the cluster's GPU and fabric");
+		return SIM_ECONF;
+	}
+	node_counts(f);
+	choose(f);
+	net_cluster start = f->cluster;
+	for (size_t j = 0; j < f->nparams; j++)
+		set_param(&start, f->params[j].kind, f->params[j].start);
+	prune(f, &start, false, f->dropped, sizeof f->dropped);
+	for (size_t r = 0; r < f->nrows; r++)
+		f->rows[r].before_s = predict(&start, &f->rows[r], false);
+	f->mape_before = mape_of(f, 0);
+	char *use = malloc(f->nrows + 1);
+	if (!use)
+		return SIM_ENOMEM;
+	memset(use, 1, f->nrows);
+	ctx k = {f, start, use, count_res(f, use)};
+	if (f->nparams == 0 || k.nres < f->nparams) {
+		sim_diag_error(diag, NULL, 0, "%zu measurements cannot fit %zu parameters", k.nres,
+		               f->nparams);
+		free(use);
+		return SIM_ECONF;
+	}
+	f->dof = (int)(k.nres - f->nparams);
+	f->nfitted = f->nparams;
+	double u[VALID_FP_COUNT], chi2;
+	gsl_error_handler_t *old = gsl_set_error_handler_off();
+	int rc = multistart(&k, u, true, &chi2);
+	if (rc == SIM_OK)
+		rc = leave_out(f, u);
+	gsl_set_error_handler(old);
+	free(use);
+	if (rc != SIM_OK)
+		return rc;
+	f->fitted = start;
+	for (size_t j = 0; j < f->nparams; j++) {
+		f->params[j].value = to_x(&f->params[j], u[j]);
+		set_param(&f->fitted, f->params[j].kind, f->params[j].value);
+	}
+	/* A bound that binds no row at the fitted values (the NVLS ceiling
+	 * under the NVLS port bound, say) has no estimate. */
+	prune(f, &f->fitted, true, f->idle, sizeof f->idle);
+	f->fitted.nspread = f->nspread;
+	memcpy(f->fitted.spread, f->spread, sizeof f->spread);
+	for (size_t r = 0; r < f->nrows; r++) {
+		f->rows[r].after_s = predict(&f->fitted, &f->rows[r], false);
+		f->rows[r].fast_after_s = predict(&f->fitted, &f->rows[r], true);
+	}
+	f->mape_after = mape_of(f, 1);
+	f->mape_fast = mape_of(f, 2);
+	return SIM_OK;
+}
+
+void valid_fab_fit_free(valid_fab_fit *f)
+{
+	if (!f)
+		return;
+	free(f->rows);
+	f->rows = NULL;
+	f->nrows = 0;
+}
+
+/* ----------------------------------------------------------------- rows -- */
+
+static const char *get(const cases_csv *c, size_t row, const char *col)
+{
+	return cases_csv_get(c, row, cases_csv_col(c, col));
+}
+
+/* Append a row to f (grows the array). */
+int valid_fab_add(valid_fab_fit *f, const valid_fab_row *r)
+{
+	if ((f->nrows & (f->nrows - 1)) == 0) { /* full at 0, 1, 2, 4, ...: double */
+		size_t cap = f->nrows ? 2 * f->nrows : 1;
+		valid_fab_row *p = realloc(f->rows, cap * sizeof *p);
+		if (!p)
+			return SIM_ENOMEM;
+		f->rows = p;
+	}
+	f->rows[f->nrows++] = *r;
+	return SIM_OK;
+}
+
+double valid_fab_factor(net_coll coll, double n)
+{
+	return coll == NET_ALLREDUCE ? 2 * (n - 1) / n : (n - 1) / n;
+}
+
+/* One CSV row into r; SIM_ECONF with a path:line error. */
+static int csv_row(const cases_csv *c, size_t i, net_coll coll, int G, valid_fab_row *r,
+                   sim_diag *diag)
+{
+	const char *path = cases_csv_path(c);
+	int line = cases_csv_line(c, i);
+	memset(r, 0, sizeof *r);
+	snprintf(r->id, sizeof r->id, "%s", get(c, i, "id"));
+	snprintf(r->path, sizeof r->path, "%s", path);
+	r->line = line;
+	r->coll = coll;
+	double gpus = 0, nodes = 0, us = 0, med = 0, p05 = 0, p95 = 0;
+	int rc = cases_get_real(c, i, "gpus", 0, &gpus, diag);
+	rc = rc ? rc : cases_get_real(c, i, "nodes", 0, &nodes, diag);
+	rc = rc ? rc : cases_get_real(c, i, "bytes", 0, &r->bytes, diag);
+	rc = rc ? rc : cases_get_real(c, i, "time_us", 0, &us, diag);
+	rc = rc ? rc : cases_get_real(c, i, "busbw_GBps", 0, &med, diag);
+	if (rc == SIM_OK && cases_csv_col(c, "busbw_p05_GBps") >= 0)
+		rc = cases_get_real(c, i, "busbw_p05_GBps", 0, &p05, diag);
+	if (rc == SIM_OK && cases_csv_col(c, "busbw_p95_GBps") >= 0)
+		rc = cases_get_real(c, i, "busbw_p95_GBps", 0, &p95, diag);
+	if (rc != SIM_OK)
+		return rc;
+	const char *why = NULL;
+	if (!(nodes >= 1 && nodes <= 1e6 && nodes == floor(nodes)))
+		why = "needs nodes >= 1";
+	else if (!(gpus >= 2 && gpus == floor(gpus) && gpus <= nodes * G && gpus > (nodes - 1) * G))
+		why = "needs gpus >= 2 filling its nodes (more than nodes - 1 and at most nodes "
+		      "times the cluster's GPUs per node)";
+	else if (!(r->bytes >= 1))
+		why = "needs bytes (the collective's size)";
+	else if (!(us > 0) && !(med > 0))
+		why = "needs time_us or busbw_GBps";
+	else if ((p05 > 0 || p95 > 0) &&
+	         !(p05 > 0 && p95 > 0 && p05 <= p95 && (us > 0 || (p05 <= med && med <= p95))))
+		why = "needs busbw_p05_GBps <= busbw_GBps <= busbw_p95_GBps, both given";
+	if (why) {
+		sim_diag_error(diag, path, line, "row %s: %s", r->id, why);
+		return SIM_ECONF;
+	}
+	r->gpus = (int)gpus;
+	r->nodes = (int)nodes;
+	double work = r->bytes * valid_fab_factor(coll, gpus);
+	r->median_s = us > 0 ? us * 1e-6 : work / (med * 1e9);
+	if (p95 > 0) {
+		r->fast_s = work / (p95 * 1e9);
+		r->slow_s = work / (p05 * 1e9);
+	}
+	return SIM_OK;
+}
+
+int valid_fab_rows_csv(const cases_csv *c, const hw_gpu *gpu, valid_fab_fit *f, sim_diag *diag)
+{
+	static const char *const need[] = {"id",    "kind",    "gpus",       "nodes",
+	                                   "bytes", "time_us", "busbw_GBps", NULL};
+	if (cases_csv_require(c, need, diag) > 0)
+		return SIM_ECONF;
+	int bad = 0, G = f->cluster.node.gpus;
+	const char *fabric = "efa";
+	for (size_t i = 0; i < cases_csv_rows(c); i++) {
+		const char *kind = get(c, i, "kind");
+		net_coll coll = !strcmp(kind, "allreduce")       ? NET_ALLREDUCE
+		                : !strcmp(kind, "allgather")     ? NET_ALLGATHER
+		                : !strcmp(kind, "reducescatter") ? NET_REDUCESCATTER
+		                                                 : NET_COLL_COUNT;
+		const char *fab = get(c, i, "fabric"), *g = get(c, i, "gpu");
+		const char *gpn = get(c, i, "gpus_per_node");
+		bool has_fabric = cases_csv_col(c, "fabric") >= 0;
+		if (coll == NET_COLL_COUNT || (has_fabric && strcmp(fab, fabric)) ||
+		    (*g && strcmp(g, gpu->name)) || (*gpn && atoi(gpn) != G)) {
+			f->nignored++;
+			continue;
+		}
+		valid_fab_row r;
+		if (csv_row(c, i, coll, G, &r, diag) != SIM_OK) {
+			bad++;
+			continue;
+		}
+		if (valid_fab_add(f, &r) != SIM_OK)
+			return SIM_ENOMEM;
+		f->nfast += r.fast_s > 0;
+	}
+	return bad ? SIM_ECONF : SIM_OK;
+}

@@ -1,0 +1,318 @@
+/* fabric_print.c - the fabric calibration (valid.h) as text, JSON and a
+ * cluster include file. Fixed precision, so the same data give the same
+ * bytes (tests/cli/calibrate.sh compares them with goldens). Times in the
+ * tables in ms; latencies in us; bandwidths in GB/s. */
+#include "valid_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WRAP 96 /* comment lines of the .ini stay well under CONF_MAX_LINE */
+
+static double clean(double x, double unit)
+{
+	return fabs(x) < 0.5 * unit ? 0.0 : x;
+}
+
+/* A parameter's value in its key's unit, as the .ini writes it. */
+static void fmt_value(char *buf, size_t len, valid_fab_kind k, double x)
+{
+	if (k == VALID_FP_NVLS || k == VALID_FP_RAIL)
+		snprintf(buf, len, "%.3f GB/s", x / 1e9);
+	else if (k == VALID_FP_NET_LAT || k == VALID_FP_MSG)
+		snprintf(buf, len, "%.3f us", clean(x * 1e6, 0.001));
+	else
+		snprintf(buf, len, "%.4f", clean(x, 1e-4));
+}
+
+static double rel(double t, double m)
+{
+	return clean(100.0 * (t - m) / m, 0.01);
+}
+
+static const char *coll_name(net_coll c)
+{
+	return net_coll_name(c);
+}
+
+static void pct(char *buf, size_t len, double t, double m)
+{
+	if (isfinite(t) && m > 0)
+		snprintf(buf, len, "%+.1f%%", clean(100.0 * (t - m) / m, 0.05));
+	else
+		snprintf(buf, len, "-");
+}
+
+void valid_fab_print_text(FILE *out, const valid_fab_fit *f, const char *data)
+{
+	fprintf(out, "fabric calibration of %s (%s) from %s:\n", f->cluster.name, f->cluster_path,
+	        data);
+	fprintf(out, "%zu rows used (%zu with 5th-95th percentiles), %zu ignored\n", f->nrows,
+	        f->nfast, f->nignored);
+	fprintf(out, "\n%-28s %13s %13s %13s\n", "parameter", "start", "fitted", "std.err");
+	for (size_t j = 0; j < f->nparams; j++) {
+		const valid_fab_param *p = &f->params[j];
+		char name[48], a[32], b[32], c[32] = "n/a";
+		snprintf(name, sizeof name, "[%s] %s", valid_fab_section(p->kind),
+		         valid_fab_key(p->kind));
+		fmt_value(a, sizeof a, p->kind, p->start);
+		fmt_value(b, sizeof b, p->kind, p->value);
+		if (p->has_se)
+			fmt_value(c, sizeof c, p->kind, p->se);
+		fprintf(out, "%-28s %13s %13s %13s\n", name, a, b, c);
+	}
+	if (f->dropped[0])
+		fprintf(out,
+		        "not identifiable from these rows (the cluster file's values kept): %s\n",
+		        f->dropped);
+	if (f->idle[0])
+		fprintf(out,
+		        "no row depends on it at the fitted values (the cluster file's value "
+		        "kept): "
+		        "%s\n",
+		        f->idle);
+	fprintf(out, "\n%-20s %5s  %-14s %5s %11s %10s %10s %8s %8s %8s %10s %8s\n", "row", "line",
+	        "collective", "nodes", "measured_ms", "before_ms", "after_ms", "before", "after",
+	        "loo", "fastest_ms", "kappa=1");
+	for (size_t i = 0; i < f->nrows; i++) {
+		const valid_fab_row *r = &f->rows[i];
+		char b[16], a[16], l[16], k[16], fast[16];
+		pct(b, sizeof b, r->before_s, r->median_s);
+		pct(a, sizeof a, r->after_s, r->median_s);
+		pct(l, sizeof l, r->loo_s, r->median_s);
+		pct(k, sizeof k, r->fast_after_s, r->fast_s);
+		if (r->fast_s > 0)
+			snprintf(fast, sizeof fast, "%.3f", r->fast_s * 1e3);
+		else
+			snprintf(fast, sizeof fast, "-");
+		fprintf(out, "%-20s %5d  %-14s %5d %11.3f %10.3f %10.3f %8s %8s %8s %10s %8s\n",
+		        r->id, r->line, coll_name(r->coll), r->nodes, r->median_s * 1e3,
+		        r->before_s * 1e3, r->after_s * 1e3, b, a, l, fast, k);
+	}
+	fprintf(out, "\nleave one node count out (the fit without a node count's rows predicts "
+	             "their medians):\n");
+	fprintf(out, "%6s %6s %8s\n", "nodes", "rows", "MAPE");
+	for (int i = 0; i < f->nnodes; i++) {
+		int n = 0;
+		for (size_t r = 0; r < f->nrows; r++)
+			n += f->rows[r].nodes == f->nodes[i];
+		if (isfinite(f->loo_mape[i]))
+			fprintf(out, "%6d %6d %6.1f %%\n", f->nodes[i], n, 100 * f->loo_mape[i]);
+		else
+			fprintf(out, "%6d %6d %8s\n", f->nodes[i], n, "n/a");
+	}
+	if (isfinite(f->loo_all))
+		fprintf(out, "%6s %6zu %6.1f %%\n", "all", f->nrows, 100 * f->loo_all);
+	else
+		fprintf(out, "%6s %6zu %8s (a node count whose rows alone fit the parameters)\n",
+		        "all", f->nrows, "n/a");
+	if (f->nspread > 0) {
+		fprintf(out,
+		        "\nmeasured spread ([cluster] spread: the 5th and 95th percentile time "
+		        "over the median):\n");
+		fprintf(out, "%6s %6s %6s\n", "nodes", "lo", "hi");
+		for (int i = 0; i < f->nspread; i++)
+			fprintf(out, "%6d %6.2f %6.2f\n", f->spread[i].nodes, f->spread[i].lo,
+			        f->spread[i].hi);
+	}
+	fprintf(out, "\nMAPE of the medians before %.1f %%, after %.1f %%", 100 * f->mape_before,
+	        100 * f->mape_after);
+	if (f->nfast > 0)
+		fprintf(out, "; fastest runs at kappa = 1: %.1f %%", 100 * f->mape_fast);
+	fprintf(out,
+	        "\n%zu parameters fitted, %d degrees of freedom; GSL multifit_nlinear trust "
+	        "region (Levenberg-Marquardt), best of 4 starts: %zu iterations, %s\n",
+	        f->nfitted, f->dof, f->iterations, f->converged ? "converged" : "NOT converged");
+}
+
+static void json_num(FILE *out, const char *key, double x, bool comma)
+{
+	if (isfinite(x))
+		fprintf(out, "\"%s\": %.6g%s", key, x, comma ? ", " : "");
+	else
+		fprintf(out, "\"%s\": null%s", key, comma ? ", " : "");
+}
+
+static void json_str(FILE *out, const char *key, const char *s, bool comma)
+{
+	sim_buf b;
+	sim_buf_init(&b);
+	sim_buf_json_string(&b, s);
+	fprintf(out, "\"%s\": %s%s", key, b.oom ? "null" : b.data, comma ? ", " : "");
+	sim_buf_free(&b);
+}
+
+void valid_fab_print_json(FILE *out, const valid_fab_fit *f, const char *data)
+{
+	fputc('{', out);
+	json_str(out, "cluster", f->cluster.name, true);
+	json_str(out, "cluster_file", f->cluster_path, true);
+	json_str(out, "data", data, true);
+	fprintf(out, "\"rows_used\": %zu, \"rows_with_percentiles\": %zu, \"rows_ignored\": %zu,\n",
+	        f->nrows, f->nfast, f->nignored);
+	fprintf(out, " \"params\": [");
+	for (size_t j = 0; j < f->nparams; j++) {
+		const valid_fab_param *p = &f->params[j];
+		fprintf(out, "%s\n  {", j ? "," : "");
+		json_str(out, "section", valid_fab_section(p->kind), true);
+		json_str(out, "key", valid_fab_key(p->kind), true);
+		json_num(out, "start", p->start, true);
+		json_num(out, "value", p->value, true);
+		json_num(out, "stderr", p->has_se ? p->se : NAN, false);
+		fputc('}', out);
+	}
+	fprintf(out, "],\n \"rows\": [");
+	for (size_t i = 0; i < f->nrows; i++) {
+		const valid_fab_row *r = &f->rows[i];
+		fprintf(out, "%s\n  {", i ? "," : "");
+		json_str(out, "id", r->id, true);
+		fprintf(out, "\"line\": %d, \"collective\": \"%s\", \"gpus\": %d, \"nodes\": %d, ",
+		        r->line, coll_name(r->coll), r->gpus, r->nodes);
+		json_num(out, "bytes", r->bytes, true);
+		json_num(out, "measured_s", r->median_s, true);
+		json_num(out, "before_s", r->before_s, true);
+		json_num(out, "after_s", r->after_s, true);
+		json_num(out, "loo_s", r->loo_s, true);
+		json_num(out, "fastest_s", r->fast_s > 0 ? r->fast_s : NAN, true);
+		json_num(out, "fastest_pred_s", r->fast_after_s, false);
+		fputc('}', out);
+	}
+	fprintf(out, "],\n \"leave_one_node_count_out\": [");
+	for (int i = 0; i < f->nnodes; i++) {
+		fprintf(out, "%s{\"nodes\": %d, ", i ? ", " : "", f->nodes[i]);
+		json_num(out, "mape", f->loo_mape[i], false);
+		fputc('}', out);
+	}
+	fprintf(out, "],\n ");
+	json_num(out, "loo_mape", f->loo_all, true);
+	fprintf(out, "\"spread\": [");
+	for (int i = 0; i < f->nspread; i++)
+		fprintf(out, "%s{\"nodes\": %d, \"lo\": %.6g, \"hi\": %.6g}", i ? ", " : "",
+		        f->spread[i].nodes, f->spread[i].lo, f->spread[i].hi);
+	fprintf(out, "],\n ");
+	json_num(out, "mape_before", f->mape_before, true);
+	json_num(out, "mape_after", f->mape_after, true);
+	json_num(out, "mape_fastest", f->nfast ? f->mape_fast : NAN, true);
+	fprintf(out, "\"dof\": %d, \"iterations\": %zu, \"converged\": %s}\n", f->dof,
+	        f->iterations, f->converged ? "true" : "false");
+}
+
+/* "; <prefix>" followed by items, wrapped into comment lines. */
+static void wrap_list(FILE *out, const char *prefix, const char *const *items, size_t n)
+{
+	size_t col = (size_t)fprintf(out, "; %s", prefix);
+	for (size_t i = 0; i < n; i++) {
+		size_t w = strlen(items[i]) + 2;
+		if (col + w > WRAP) {
+			fprintf(out, "\n;  ");
+			col = 3;
+		}
+		col += (size_t)fprintf(out, " %s%s", items[i], i + 1 < n ? "," : "");
+	}
+	fputc('\n', out);
+}
+
+/* Wrap n formatted items (48 bytes each) after prefix. */
+static void wrap_items(FILE *out, const char *prefix, char (*txt)[48], size_t n)
+{
+	const char **items = calloc(n ? n : 1, sizeof *items);
+	if (!items)
+		return;
+	for (size_t i = 0; i < n; i++)
+		items[i] = txt[i];
+	wrap_list(out, prefix, items, n);
+	free(items);
+}
+
+static void ini_header(FILE *out, const valid_fab_fit *f, const char *data, const char *name)
+{
+	fprintf(out, "; %s - the fabric of %s fitted to its own collectives, written by\n", name,
+	        f->cluster.name);
+	fprintf(out, ";     podsim calibrate %s --fabric %s --out FILE\n", data, f->cluster_path);
+	fprintf(out,
+	        "; (tools/calibrate-all regenerates the shipped one). The cluster file includes "
+	        "it\n; after its node file, so its [node] and [cluster] keys override theirs.\n");
+	size_t n = f->nrows;
+	char(*txt)[48] = calloc(n + VALID_FAB_MAX_NODES + 1, sizeof *txt);
+	if (!txt)
+		return;
+	for (size_t i = 0; i < n; i++)
+		snprintf(txt[i], sizeof txt[i], "%s", f->rows[i].id);
+	char prefix[160];
+	snprintf(prefix, sizeof prefix, "data: %zu rows (%zu with 5th-95th percentiles):", n,
+	         f->nfast);
+	wrap_items(out, prefix, txt, n);
+	fprintf(out, "; fit: GSL multifit_nlinear trust region (Levenberg-Marquardt), best of 4 "
+	             "starts, on\n;      relative residuals of the medians and, at kappa = 1, of "
+	             "the fastest runs;\n");
+	fprintf(out, ";      %zu fitted, %d degrees of freedom, %s\n", f->nfitted, f->dof,
+	        f->converged ? "converged" : "NOT converged");
+	fprintf(out, "; MAPE of the medians before %.1f %%, after %.1f %%", 100 * f->mape_before,
+	        100 * f->mape_after);
+	if (f->nfast)
+		fprintf(out, "; fastest runs at kappa = 1: %.1f %%", 100 * f->mape_fast);
+	fputc('\n', out);
+	for (int i = 0; i < f->nnodes; i++) {
+		if (isfinite(f->loo_mape[i]))
+			snprintf(txt[i], sizeof txt[i], "%d: %.1f %%", f->nodes[i],
+			         100 * f->loo_mape[i]);
+		else
+			snprintf(txt[i], sizeof txt[i], "%d: n/a", f->nodes[i]);
+	}
+	if (isfinite(f->loo_all))
+		snprintf(txt[f->nnodes], sizeof txt[0], "all %.1f %%", 100 * f->loo_all);
+	else
+		snprintf(txt[f->nnodes], sizeof txt[0], "all n/a");
+	wrap_items(out,
+	           "leave one node count out, MAPE of the medians predicted without their "
+	           "node count:",
+	           txt, (size_t)f->nnodes + 1);
+	for (size_t i = 0; i < n; i++)
+		snprintf(txt[i], sizeof txt[i], "%s %+.1f %%", f->rows[i].id,
+		         rel(f->rows[i].after_s, f->rows[i].median_s));
+	wrap_items(out, "residuals of the medians after the fit:", txt, n);
+	free(txt);
+	if (f->dropped[0])
+		fprintf(out, "; not identifiable from these rows, not written: %s\n", f->dropped);
+	if (f->idle[0])
+		fprintf(out, "; no row depends on it at the fitted values, not written: %s\n",
+		        f->idle);
+}
+
+void valid_fab_print_ini(FILE *out, const valid_fab_fit *f, const char *data, const char *name)
+{
+	ini_header(out, f, data, name);
+	for (int sec = 0; sec < 2; sec++) {
+		const char *section = sec ? "cluster" : "node";
+		bool opened = false;
+		for (size_t j = 0; j < f->nparams; j++) {
+			const valid_fab_param *p = &f->params[j];
+			if (strcmp(valid_fab_section(p->kind), section))
+				continue;
+			if (!opened)
+				fprintf(out, "\n[%s]\n", section);
+			opened = true;
+			char a[32], b[32], c[32] = "n/a";
+			fmt_value(a, sizeof a, p->kind, p->start);
+			fmt_value(b, sizeof b, p->kind, p->value);
+			if (p->has_se)
+				fmt_value(c, sizeof c, p->kind, p->se);
+			fprintf(out, "; start %s, standard error %s\n%s = %s\n", a, c,
+			        valid_fab_key(p->kind), b);
+		}
+		if (sec == 1 && f->nspread > 0) {
+			if (!opened)
+				fprintf(out, "\n[cluster]\n");
+			fprintf(out, "; measured spread: per node count the 5th and 95th "
+			             "percentile time "
+			             "over the median\n; (geometric mean over the node count's "
+			             "rows), for "
+			             "a step-time band\nspread =");
+			for (int i = 0; i < f->nspread; i++)
+				fprintf(out, " %d:%.2f-%.2f", f->spread[i].nodes, f->spread[i].lo,
+				        f->spread[i].hi);
+			fputc('\n', out);
+		}
+	}
+}
