@@ -285,18 +285,19 @@ static void print_text(const sweep_space *sp, const sweep_screen_result *sr, con
 	printf("pre-screen: %.0f plans/s; Kendall tau (pre-screen vs simulated, %zu plans): "
 	       "%.3f\n\n",
 	       sr->wall_s > 0 ? (double)sr->nplans / sr->wall_s : 0, n, tau);
-	printf("%4s %6s %10s %10s %11s %6s %9s %7s %9s %9s %9s %2s  %s\n", "rank", "run",
-	       "step (s)", "est (s)", "tokens/s", "MFU", "free GiB", "bubble", "comm (s)", "$/step",
-	       "kJ/step", "P", "plan");
+	printf("%4s %6s %10s %10s %11s %6s %9s %6s %7s %9s %9s %9s %2s  %s\n", "rank", "run",
+	       "step (s)", "est (s)", "tokens/s", "MFU", "free GiB", "memory", "bubble", "comm (s)",
+	       "$/step", "kJ/step", "P", "plan");
 	for (size_t i = 0; i < n; i++) {
 		const exec_result *r = rows[i].r;
 		char set[512];
 		settings_text(sp, rows[i].plan, set, sizeof set);
-		printf("%4zu %6lld %10.4f %10.4f %11.0f %5.1f%% %9.1f %6.1f%% %9.4f %9.4f %9.2f "
+		printf("%4zu %6lld %10.4f %10.4f %11.0f %5.1f%% %9.1f %6s %6.1f%% %9.4f %9.4f %9.2f "
 		       "%2s  %s\n",
 		       i + 1, (long long)rows[i].run_id, r->step_s, rows[i].plan->est.step_s,
 		       r->tokens_per_s, 100 * r->mfu,
 		       (r->mem_capacity_bytes - r->mem_peak_bytes) / 1073741824.0,
+		       rows[i].plan->est.mem_verdict == PLAN_VERDICT_TIGHT ? "tight" : "fits",
 		       100 * r->bubble_fraction, rows[i].exposed_s, rows[i].cost.cost_usd,
 		       rows[i].cost.energy_j / 1e3, rows[i].pareto ? "*" : "", set);
 	}
@@ -337,14 +338,15 @@ static void json_plan(const sweep_space *sp, const sim_row *row, size_t rank)
 	printf("},\"plan\":");
 	json_str(r->plan);
 	printf(",\"gpus\":%d,\"step_s\":%.9g,\"tokens_per_s\":%.9g,\"mfu\":%.6g,"
-	       "\"mem_headroom_bytes\":%.9g,\"bubble_fraction\":%.6g,\"exposed_comm_s\":%.9g,"
+	       "\"mem_headroom_bytes\":%.9g,\"mem_verdict\":\"%s\",\"bubble_fraction\":%.6g,"
+	       "\"exposed_comm_s\":%.9g,"
 	       "\"cost_per_step_usd\":%.9g,\"energy_per_step_j\":%.9g,\"busy\":%.6g,"
 	       "\"pareto\":%s,\"prescreen\":{\"step_s\":%.9g,\"compute_s\":%.9g,"
 	       "\"bubble_s\":%.9g,\"tp_s\":%.9g,\"pp_s\":%.9g,\"dp_s\":%.9g,"
 	       "\"optimizer_s\":%.9g,\"mem_peak_bytes\":%.9g}}",
 	       r->gpus, r->step_s, r->tokens_per_s, r->mfu,
-	       r->mem_capacity_bytes - r->mem_peak_bytes, r->bubble_fraction, row->exposed_s,
-	       row->cost.cost_usd, row->cost.energy_j, row->cost.busy,
+	       r->mem_capacity_bytes - r->mem_peak_bytes, plan_verdict_name(e->mem_verdict),
+	       r->bubble_fraction, row->exposed_s, row->cost.cost_usd, row->cost.energy_j, row->cost.busy,
 	       row->pareto ? "true" : "false", e->step_s, e->compute_s, e->bubble_s, e->tp_s,
 	       e->pp_s, e->dp_s, e->optimizer_s, e->mem_peak_bytes);
 }
