@@ -159,16 +159,18 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	w->workspace = fw->workspace_bytes;
 	/* ZeRO-3 gathers layers (and the embedding and output) for the forward
 	 * and backward; with parameters offloaded up to live_params elements. */
+	/* (the base's linear weights at their stored bytes, the embedding and
+	 * output layer at 16 bits, or fp32 with quant_rest_fp32, when quantised) */
 	double gw = lora ? b->base_bytes : b->w;
+	double rw = lora && plan_base_quantized(s) ? (fw->quant_rest_fp32 ? 4.0 : 2.0) : gw;
 	if (wshard && (w->shards > 1 || offp)) {
 		double nl = fw->gathered_layers < b->layers ? fw->gathered_layers : b->layers;
 		double root = b->dense - b->linear - b->layers * plan_layer_small_params(&s->model) / p->tp;
-		double full = b->layer_max * nl + root;
-		if (p->zero == 2)
-			full = b->dense + b->experts; /* SHARD_GRAD_OP: every layer, unsharded */
+		w->gathered = b->layer_max * nl * gw + root * rw;
+		if (p->zero == 2) /* SHARD_GRAD_OP: every layer, unsharded */
+			w->gathered = (b->dense + b->experts - root) * gw + root * rw;
 		if (offp && fw->live_params > 0 && fw->live_params < b->dense)
-			full = fw->live_params;
-		w->gathered = full * gw;
+			w->gathered = fw->live_params * gw;
 	}
 	/* autocast's 16-bit copies of fp32 weights it casts, cleared before the
 	 * backward (not cached for sharded or frozen weights) */
@@ -603,14 +605,13 @@ static void counters(const plan_scenario *s, double runtime, plan_mem_peak *o)
 	double alloc = 0;
 	for (int c = 0; c < PLAN_MEM_FRAGMENTATION; c++)
 		alloc += o->bytes[c];
-	double cap = s->gpu.hbm_bytes, frag = alloc * s->fw.allocator_overhead;
+	double cap = s->gpu.hbm_bytes, want = alloc * s->fw.allocator_overhead, frag = want;
 	if (alloc + runtime <= cap && alloc + frag + runtime > cap)
 		frag = cap - runtime - alloc;
 	char a[32];
 	add(o, PLAN_MEM_FRAGMENTATION, frag, "allocator cache",
 	    "reserved - allocated: %.3g x %s allocated%s", s->fw.allocator_overhead,
-	    bq(alloc, a, sizeof a),
-	    frag < alloc * s->fw.allocator_overhead - 1 ? ", capped by the device" : "");
+	    bq(alloc, a, sizeof a), frag < want - 1 ? ", capped by the device" : "");
 	o->allocated = alloc;
 	o->reserved = alloc + o->bytes[PLAN_MEM_FRAGMENTATION];
 	o->device = o->reserved + runtime;
