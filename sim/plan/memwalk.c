@@ -235,7 +235,7 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	plan_loss_bytes(s, &lf, &lk, &lb, &lh);
 	double head = 2 * e;
 	if (sv.kind != WORK_SAVED_FUSED) {
-		static const double ne[] = {1, 2, 0, 0}, nc[] = {0, 0, 4, 8};
+		static const double ne[] = {1, 2, 1, 0}, nc[] = {0, 0, 4, 8};
 		bool ln = s->model.norm == WORK_NORM_LAYERNORM;
 		head = sv.fp32_residual ? (ln ? 4 : 8) + e
 		       : ln            ? 2 * e

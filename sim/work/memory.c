@@ -173,7 +173,7 @@ static double eager_bytes(const work_model *m, const work_shard *sh, const work_
 		if (!sh->flash)
 			score = (2 * e + 1) * a * s;
 	} else {
-		static const double norm_e[] = {1, 2, 0, 0}; /* times e */
+		static const double norm_e[] = {1, 2, 1, 0}; /* times e */
 		static const double norm_c[] = {0, 0, 4, 8}; /* plus bytes */
 		/* a layer norm runs as one kernel that keeps its input (with mean
 		 * and rstd): the code's RMSNorm choice does not apply to it */
