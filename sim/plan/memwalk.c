@@ -767,9 +767,18 @@ int plan_memory_cuts(const plan_scenario *s, plan_mem_cut *out, int max)
 			    s->inference)
 				continue;
 			x.plan.offload_optimizer = PLAN_OFFLOAD_CPU;
-			snprintf(c.what, sizeof c.what, "offload_optimizer = cpu");
+			if (x.plan.zero < 1)
+				x.plan.zero = 1; /* ZeRO-Offload partitions the states */
+			snprintf(c.what, sizeof c.what, "offload_optimizer = cpu%s",
+				 s->plan.zero < 1 ? " (with zero = 1)" : "");
 			snprintf(c.term, sizeof c.term, "optimizer states and gradients");
 		}
+		/* only plans the scenario's framework and podsim run */
+		sim_diag *d = sim_diag_new();
+		bool ok = d && plan_check(&x, d) == SIM_OK;
+		sim_diag_free(d);
+		if (!ok)
+			continue;
 		c.device = worst_device(&x, &c.verdict);
 		c.saved = base - c.device;
 		if (c.saved > 0)

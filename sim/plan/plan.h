@@ -471,9 +471,11 @@ int plan_memory_curve(const plan_scenario *s, int stage, double *start, double *
 
 /* Where a plan that does not fit (or is tight) can cut memory: each of the
  * changes recompute = full, the next ZeRO stage the framework runs, half the
- * micro-batch, and the optimizer offloaded to the CPU, applied alone to the
- * most loaded stage, with the device bytes it saves there and the verdict
- * after; sorted by saving, largest first. Returns the number written. */
+ * micro-batch, and the optimizer offloaded to the CPU (with ZeRO-1 at
+ * least), applied alone and kept when plan_check accepts it (the
+ * framework's rules included), with the device bytes it saves on the most
+ * loaded stage and the verdict after; sorted by saving, largest first.
+ * Returns the number written. */
 typedef struct plan_mem_cut {
 	char what[64];       /* "recompute = full" */
 	char term[48];       /* the term it cuts most */
