@@ -39,8 +39,8 @@
 const char *plan_mem_name(plan_mem m)
 {
 	static const char *const names[PLAN_MEM_COUNT] = {
-		"weights",     "gradients",     "optimizer_states", "activations",
-		"buffers",     "fragmentation", "runtime"};
+	        "weights", "gradients",     "optimizer_states", "activations",
+	        "buffers", "fragmentation", "runtime"};
 	return (unsigned)m < PLAN_MEM_COUNT ? names[m] : "?";
 }
 
@@ -50,25 +50,41 @@ const char *plan_verdict_name(plan_verdict v)
 	return (unsigned)v < 3 ? names[v] : "?";
 }
 
+int plan_chunk_kinds(const plan_scenario *s, int stage, int chunk, int count[2], int rep[2])
+{
+	int pp = s->plan.pp, g0 = 0, n = s->vlayers[chunk * pp + stage];
+	for (int u = 0; u < chunk * pp + stage; u++)
+		g0 += s->vlayers[u];
+	/* MoE layers are those from moe_dense_layers on (work_layer_is_moe) */
+	int d = s->model.moe_experts > 0 ? s->model.moe_dense_layers : g0 + n;
+	int nd = d <= g0 ? 0 : d >= g0 + n ? n : d - g0;
+	count[0] = nd, count[1] = n - nd;
+	rep[0] = nd ? g0 : -1;
+	rep[1] = n - nd ? g0 + nd : -1;
+	return n;
+}
+
 /* Parameters of the stage's chunk c on one rank: the TP-split part (*dense),
  * the routed experts over EP (*experts), and of the dense part the layers'
  * linear weights (*linear, what quantisation and LoRA apply to). Chunk 0 of
  * stage 0 holds the input embedding, the last chunk of the last stage the
  * output layer and, when tied with pp > 1, a copy of the word embedding
  * (Megatron keeps one on each end and all-reduces their gradients). */
-void plan_chunk_params(const plan_scenario *s, int stage, int chunk, double *dense,
-		       double *experts, double *linear)
+void plan_chunk_params(const plan_scenario *s, int stage, int chunk, double *dense, double *experts,
+                       double *linear)
 {
 	const work_model *m = &s->model;
-	int pp = s->plan.pp, first, n = plan_chunk_layers(s, stage, chunk, &first);
-	double p = 0, e = 0, lin = 0;
-	for (int l = 0; l < n; l++) {
-		int g = plan_global_layer(s, stage, first + l);
-		double x = work_params_layer_experts(m, g);
-		double all = work_params_layer_at(m, g) - x;
-		p += all;
-		e += x;
-		lin += all - plan_layer_small_params(m);
+	int pp = s->plan.pp, count[2], rep[2];
+	plan_chunk_kinds(s, stage, chunk, count, rep);
+	double p = 0, e = 0, lin = 0, small = plan_layer_small_params(m);
+	for (int k = 0; k < 2; k++) {
+		if (!count[k])
+			continue;
+		double x = work_params_layer_experts(m, rep[k]);
+		double all = work_params_layer_at(m, rep[k]) - x;
+		p += count[k] * all;
+		e += count[k] * x;
+		lin += count[k] * (all - small);
 	}
 	if (stage == 0 && chunk == 0)
 		p += work_params_embedding(m);
@@ -91,8 +107,8 @@ double plan_layer_small_params(const work_model *m)
 	double g = m->kv_heads > 0 ? m->kv_heads : m->heads, f = m->ffn > 0 ? m->ffn : 4.0 * h;
 	double norms = 2 * (m->norm == WORK_NORM_RMSNORM ? h : 2 * h);
 	double bias = m->bias ? m->heads * hd + 2 * g * hd + h +
-					(m->act == WORK_ACT_SWIGLU ? 2 * f : f) + h
-			      : 0;
+	                                (m->act == WORK_ACT_SWIGLU ? 2 * f : f) + h
+	                      : 0;
 	return norms + bias;
 }
 
@@ -155,8 +171,8 @@ void plan_param_bytes(const plan_scenario *s, double *w, double *g, double *opt,
 	default:
 		break;
 	}
-	bool is_paged = s->train.optimizer == PLAN_ADAM_PAGED ||
-			s->train.optimizer == PLAN_ADAM_PAGED_8BIT;
+	bool is_paged =
+	        s->train.optimizer == PLAN_ADAM_PAGED || s->train.optimizer == PLAN_ADAM_PAGED_8BIT;
 	*opt = master + (is_paged ? 0 : st);
 	*paged = is_paged ? st : 0;
 }
@@ -219,9 +235,13 @@ void plan_stage_budget(const plan_scenario *s, int stage, plan_budget *b)
 		b->frozen_bytes = qlin * base + (b->frozen - qlin) * rest;
 		b->base_bytes = base;
 	}
-	for (int l = 0; l < b->layers; l++) {
-		double x = work_params_layer_at(m, plan_global_layer(s, stage, l)) / s->plan.tp;
-		b->layer_max = x > b->layer_max ? x : b->layer_max;
+	for (int c = 0; c < s->plan.vpp; c++) {
+		int count[2], rep[2];
+		plan_chunk_kinds(s, stage, c, count, rep);
+		for (int k = 0; k < 2; k++) {
+			double x = count[k] ? work_params_layer_at(m, rep[k]) / s->plan.tp : 0;
+			b->layer_max = x > b->layer_max ? x : b->layer_max;
+		}
 	}
 }
 
@@ -250,7 +270,7 @@ double plan_peak_closed(const plan_spec *p, int stage, double act)
 	if (p->schedule == PLAN_SCHED_GPIPE)
 		return act * m * p->vpp;
 	long steps = p->vpp > 1 ? (long)(p->pp - stage - 1) * 2 + (long)(p->vpp - 1) * p->pp + 1
-				: p->pp - stage;
+	                        : p->pp - stage;
 	if (steps > (long)m * p->vpp)
 		steps = (long)m * p->vpp;
 	return act * (double)steps;
@@ -281,13 +301,13 @@ work_shard plan_shard(const plan_scenario *s)
 {
 	int cp = s->plan.cp > 1 ? s->plan.cp : 1;
 	work_shard sh = {.tp = s->plan.tp,
-			 .sp = s->plan.sequence_parallel,
-			 .micro_batch = s->plan.micro_batch,
-			 .seq = s->model.seq_len / cp,
-			 .dtype = s->dtype,
-			 .flash = s->flash,
-			 .cp = cp,
-			 .ep = s->plan.ep > 1 ? s->plan.ep : 1};
+	                 .sp = s->plan.sequence_parallel,
+	                 .micro_batch = s->plan.micro_batch,
+	                 .seq = s->model.seq_len / cp,
+	                 .dtype = s->dtype,
+	                 .flash = s->flash,
+	                 .cp = cp,
+	                 .ep = s->plan.ep > 1 ? s->plan.ep : 1};
 	return sh;
 }
 
@@ -297,12 +317,12 @@ work_shard plan_shard(const plan_scenario *s)
 work_saved plan_saved(const plan_scenario *s)
 {
 	work_saved sv = {.kind = (work_saved_kind)s->fw.saved_tensors,
-			 .norm = (work_norm_saved)s->fw.norm_saved,
-			 .expand_kv = s->fw.expand_kv,
-			 .attn_out_copy = s->fw.attn_out_copy,
-			 .dropout = s->fw.dropout,
-			 .fp32_residual = s->train.policy == PLAN_POLICY_AMP &&
-					  s->fw.saved_tensors != WORK_SAVED_FUSED};
+	                 .norm = (work_norm_saved)s->fw.norm_saved,
+	                 .expand_kv = s->fw.expand_kv,
+	                 .attn_out_copy = s->fw.attn_out_copy,
+	                 .dropout = s->fw.dropout,
+	                 .fp32_residual = s->train.policy == PLAN_POLICY_AMP &&
+	                                  s->fw.saved_tensors != WORK_SAVED_FUSED};
 	if (s->train.compile && sv.kind == WORK_SAVED_EAGER)
 		sv.kind = WORK_SAVED_COMPILED;
 	return sv;
@@ -340,12 +360,11 @@ work_saved plan_saved(const plan_scenario *s)
  *                   bwd 2e; + e (the list of chunks)
  *   16-bit          cross_entropy on the 16-bit logits: fwd 2e, kept e,
  *                   bwd 3e; + e */
-void plan_loss_bytes(const plan_scenario *s, double *fwd, double *kept, double *bwd,
-		     double *held)
+void plan_loss_bytes(const plan_scenario *s, double *fwd, double *kept, double *bwd, double *held)
 {
 	double e = hw_dtype_bytes(s->dtype) < 2 ? 2.0 : hw_dtype_bytes(s->dtype);
 	bool amp = (s->train.policy == PLAN_POLICY_AMP || s->train.autocast) &&
-		   s->fw.saved_tensors != WORK_SAVED_FUSED;
+	           s->fw.saved_tensors != WORK_SAVED_FUSED;
 	double l = amp ? 4.0 : e, t = s->plan.tp, logits = 0;
 	int loss = s->train.chunked_loss ? PLAN_LOSS_CHUNKED : s->fw.loss;
 	switch (loss) {

@@ -52,6 +52,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,20 +64,20 @@ typedef struct mw {
 	bool last;
 	plan_budget b;
 	double shards, eshards, dpg;
-	double T;              /* tokens per micro-batch on this rank */
+	double T; /* tokens per micro-batch on this rank */
 	/* always */
 	double weights, frozen, states, grad_buf, grad_copy, buckets, p2p, workspace;
 	/* forward and backward */
 	double gathered, cache;
 	/* per chunk and micro-batch */
-	double *act;           /* kept per chunk (activations + K/V + mask) */
-	double *gc;            /* gradients a chunk's first backward leaves */
-	double kv, mask;       /* of those, per micro-batch (stage) */
+	double *act;     /* kept per chunk (activations + K/V + mask) */
+	double *gc;      /* gradients a chunk's first backward leaves */
+	double kv, mask; /* of those, per micro-batch (stage) */
 	double loss_fwd, loss_kept, loss_bwd, loss_held;
-	double work;           /* a recomputed layer's working set */
-	double bwd_grads;      /* a layer's activation gradients in its backward */
-	double layer_grad;     /* one layer's unsharded gradients in its backward */
-	double grads_step;     /* gradients at the optimizer step */
+	double work;       /* a recomputed layer's working set */
+	double bwd_grads;  /* a layer's activation gradients in its backward */
+	double layer_grad; /* one layer's unsharded gradients in its backward */
+	double grads_step; /* gradients at the optimizer step */
 	double temps, step_fp32;
 	double runtime, context, nccl, comms, paged;
 	int ncomms;
@@ -123,13 +124,15 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	work_shard sh = plan_shard(s);
 	w->T = (double)sh.seq * sh.micro_batch;
 	bool lora = s->train.lora_rank > 0;
-	bool offo = p->offload_optimizer != PLAN_OFFLOAD_NONE, offp = p->offload_params != PLAN_OFFLOAD_NONE;
+	bool offo = p->offload_optimizer != PLAN_OFFLOAD_NONE,
+	     offp = p->offload_params != PLAN_OFFLOAD_NONE;
 	/* Weights: what trains at the policy's bytes, the frozen base at its own,
 	 * over the shard group under ZeRO-3 (and FSDP SHARD_GRAD_OP at rest). */
 	bool wshard = p->zero >= 3 || (p->zero == 2 && fw->zero2_param_shards);
 	double ws = wshard ? w->shards : 1;
 	double ex = lora ? 0 : b->experts;
-	w->weights = ((b->train - ex) * b->w + ex * b->w * (wshard ? w->shards / w->eshards : 1)) / ws;
+	w->weights =
+	        ((b->train - ex) * b->w + ex * b->w * (wshard ? w->shards / w->eshards : 1)) / ws;
 	w->frozen = lora ? b->frozen_bytes / ws : 0;
 	if (offp)
 		w->weights = w->frozen = 0;
@@ -150,8 +153,8 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 		gfull = 0;
 	w->grad_buf = fw->grads == PLAN_GRADS_PERSISTENT ? gfull : 0;
 	w->grads_step = fw->grads == PLAN_GRADS_PERSISTENT || s->train.optimizer_in_backward
-				? 0
-				: (unsharded_acc ? gparams * b->g / w->shards : gfull);
+	                        ? 0
+	                        : (unsharded_acc ? gparams * b->g / w->shards : gfull);
 	w->grad_copy = fw->grad_copy && dpg > 1 && p->zero == 0 && !offo ? b->train * b->g : 0;
 	w->buckets = p->zero >= 1 ? fw->grad_buckets * p->bucket_bytes : 0;
 	if (p->pp > 1)
@@ -165,7 +168,8 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	double rw = lora && plan_base_quantized(s) ? (fw->quant_rest_fp32 ? 4.0 : 2.0) : gw;
 	if (wshard && (w->shards > 1 || offp)) {
 		double nl = fw->gathered_layers < b->layers ? fw->gathered_layers : b->layers;
-		double root = b->dense - b->linear - b->layers * plan_layer_small_params(&s->model) / p->tp;
+		double root = b->dense - b->linear -
+		              b->layers * plan_layer_small_params(&s->model) / p->tp;
 		w->gathered = b->layer_max * nl * gw + root * rw;
 		if (p->zero == 2) /* SHARD_GRAD_OP: every layer, unsharded */
 			w->gathered = (b->dense + b->experts - root) * gw + root * rw;
@@ -188,45 +192,54 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 		unsigned k = s->train.lora_mask;
 		int nqkv = !!(k & PLAN_LORA_Q) + !!(k & PLAN_LORA_K) + !!(k & PLAN_LORA_V);
 		int nh = (fw->lora_qkv_fused && nqkv ? 1 : nqkv) + !!(k & PLAN_LORA_GATE) +
-			 !!(k & PLAN_LORA_UP);
-		lora_in = (e + 1) * (nh * h + ((k & PLAN_LORA_O) ? m->heads * hd : 0) +
-				     ((k & PLAN_LORA_DOWN) ? f : 0)) / p->tp;
+		         !!(k & PLAN_LORA_UP);
+		lora_in = (e + 1) *
+		          (nh * h + ((k & PLAN_LORA_O) ? m->heads * hd : 0) +
+		           ((k & PLAN_LORA_DOWN) ? f : 0)) /
+		          p->tp;
 	}
 	double g = s->model.kv_heads > 0 ? s->model.kv_heads : s->model.heads;
 	double hd = s->model.head_dim > 0 ? s->model.head_dim
-					  : (double)(s->model.hidden / s->model.heads);
+	                                  : (double)(s->model.hidden / s->model.heads);
 	double kvw = (g >= p->tp ? g / p->tp : 1.0) * hd;
 	w->kv = fw->returns_kv && fw->holds_outputs ? 2.0 * e * kvw * w->T : 0;
 	w->mask = fw->mask_4d ? (s->train.policy == PLAN_POLICY_AMP ? 4.0 : e) *
-					(double)sh.micro_batch * sh.seq * (double)s->model.seq_len
-			      : 0;
+	                                (double)sh.micro_batch * sh.seq * (double)s->model.seq_len
+	                      : 0;
 	w->work = 0;
-	for (int c = 0, local = 0; c < w->vpp; c++) {
-		int n = plan_chunk_layers(s, stage, c, NULL);
+	/* (a layer keeps what its kind keeps: work_saved_bytes_at once per kind) */
+	double kept_k[2] = {-1, -1}, full_k[2] = {-1, -1};
+	for (int c = 0; c < w->vpp; c++) {
+		int count[2], rep[2];
+		plan_chunk_kinds(s, stage, c, count, rep);
 		double a = 0;
-		for (int l = 0; l < n; l++, local++) {
-			int gl = plan_global_layer(s, stage, local);
-			double kept = work_saved_bytes_at(&s->model, &sh, gl, rc, &sv);
-			double full = work_saved_bytes_at(&s->model, &sh, gl, WORK_RECOMPUTE_NONE, &sv) +
-				      lora_in * w->T;
-			if (rc != WORK_RECOMPUTE_FULL)
-				kept += lora_in * w->T;
-			if (s->train.activation_offload)
-				kept = 0;
-			a += kept + w->kv;
-			if (rc == WORK_RECOMPUTE_FULL && full > w->work)
-				w->work = full;
+		for (int k = 0; k < 2; k++) {
+			if (!count[k])
+				continue;
+			if (kept_k[k] < 0) {
+				double kept = work_saved_bytes_at(&s->model, &sh, rep[k], rc, &sv);
+				full_k[k] = work_saved_bytes_at(&s->model, &sh, rep[k],
+				                                WORK_RECOMPUTE_NONE, &sv) +
+				            lora_in * w->T;
+				if (rc != WORK_RECOMPUTE_FULL)
+					kept += lora_in * w->T;
+				kept_k[k] = s->train.activation_offload ? 0 : kept;
+			}
+			a += count[k] * (kept_k[k] + w->kv);
+			if (rc == WORK_RECOMPUTE_FULL && full_k[k] > w->work)
+				w->work = full_k[k];
 		}
 		w->act[c] = a + (c == 0 ? w->mask : 0);
-		double d, x, lin, gpar = plan_chunk_train(s, stage, c);
+		double d, x, lin, gpar;
 		plan_chunk_params(s, stage, c, &d, &x, &lin);
-		if (flat)
-			gpar = d + x;
-		bool on_bwd = fw->grads == PLAN_GRADS_ON_BACKWARD && !s->train.optimizer_in_backward;
+		gpar = flat || s->train.lora_rank <= 0 ? d + x : plan_chunk_train(s, stage, c);
+		bool on_bwd =
+		        fw->grads == PLAN_GRADS_ON_BACKWARD && !s->train.optimizer_in_backward;
 		w->gc[c] = on_bwd && !offo ? gpar * b->g / (unsharded_acc ? 1 : gs) : 0;
 	}
 	if ((wshard && (w->shards > 1 || offp)) || s->train.optimizer_in_backward)
-		w->layer_grad = b->layer_max * b->g * (lora ? b->adapters / (b->dense + b->experts) : 1);
+		w->layer_grad =
+		        b->layer_max * b->g * (lora ? b->adapters / (b->dense + b->experts) : 1);
 	/* The loss on the last stage (logits per rank: T tokens x V), with what
 	 * the final norm and the output layer keep for their backward: the norm's
 	 * saved tensors and the output layer's input (2e h for the fused layers,
@@ -238,8 +251,8 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 		static const double ne[] = {1, 2, 1, 0}, nc[] = {0, 0, 4, 8};
 		bool ln = s->model.norm == WORK_NORM_LAYERNORM;
 		head = sv.fp32_residual ? (ln ? 4 : 8) + e
-		       : ln            ? 2 * e
-				       : ne[sv.norm] * e + nc[sv.norm] + e;
+		       : ln             ? 2 * e
+		                        : ne[sv.norm] * e + nc[sv.norm] + e;
 	}
 	head *= w->T * s->model.hidden / (p->sequence_parallel && p->tp > 1 ? p->tp : 1);
 	if (w->last && !s->inference)
@@ -293,7 +306,7 @@ static double static_sum(const mw *w)
 static void consider(cand *best, const cand *c)
 {
 	double t = c->G + c->kept + c->loss + c->held + c->gathered + c->cache + c->work +
-		   c->layer_grad + c->step_grads + c->temps;
+	           c->layer_grad + c->step_grads + c->temps;
 	if (t > best->total || best->op == -2) {
 		*best = *c;
 		best->total = t;
@@ -331,7 +344,8 @@ static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, in
 		} else {
 			if (lop && !o.weight) {
 				cand y = x;
-				y.phase = PH_LOSS_BWD, y.G = G, y.kept = kept, y.inflight = inflight;
+				y.phase = PH_LOSS_BWD, y.G = G, y.kept = kept,
+				y.inflight = inflight;
 				y.loss = loss_live - w->loss_kept + w->loss_bwd;
 				consider(best, &y);
 				peak = S + G + kept + y.loss + y.gathered;
@@ -349,7 +363,8 @@ static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, in
 			x.work = (o.weight ? 0 : w->work) + w->bwd_grads;
 			x.layer_grad = w->layer_grad;
 			consider(best, &x);
-			double v = S + x.G + x.kept + x.loss + x.held + x.gathered + x.work + x.layer_grad;
+			double v = S + x.G + x.kept + x.loss + x.held + x.gathered + x.work +
+			           x.layer_grad;
 			peak = v > peak ? v : peak;
 			if (frees) {
 				kept -= w->act[c];
@@ -368,8 +383,12 @@ static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, in
 	}
 	/* the optimizer step: the gradients (all chunks done), the caller's held
 	 * logits and returned K/V of the last micro-batch, the temporaries */
-	cand x = {.op = -1, .phase = PH_STEP, .mb = w->m - 1, .step_grads = w->grads_step,
-		  .temps = w->temps + w->step_fp32, .held = w->loss_held + w->kv * w->b.layers};
+	cand x = {.op = -1,
+	          .phase = PH_STEP,
+	          .mb = w->m - 1,
+	          .step_grads = w->grads_step,
+	          .temps = w->temps + w->step_fp32,
+	          .held = w->loss_held + w->kv * w->b.layers};
 	consider(best, &x);
 	if (cs && w->nops < max) {
 		double v = S + x.step_grads + x.temps + x.held;
@@ -380,8 +399,40 @@ static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, in
 	free(gdone);
 }
 
-/* Size the stage and its schedule; false when out of memory. */
-static bool open_stage(const plan_scenario *s, int stage, mw *w)
+/* The ops of the schedule that hold its peak, beyond which the walk only
+ * repeats or drains. After the warm-up a 1F1B-family stage alternates a
+ * forward with a backward (and under ZB-H1 a W): n = 2 (3) ops a step. The
+ * activations in flight repeat with a period of P = p*vpp steps under
+ * interleaving (each chunk appears p times in both the forward and the
+ * backward sequence of a period), every step when all chunks keep the same
+ * bytes and the loss is not on the stage (one chunk, or equal ones); the
+ * gradients of every chunk exist from its first backward (its W under
+ * ZB-H1, stage steps later), within p*vpp (interleaved) or 1 backwards; the
+ * cool-down only frees. So warm-up + n x (settle + P + 2) ops see every
+ * distinct state; GPipe's peak is at its last forward or its first
+ * backwards (m + 2 ops). tests/unit/test_memory.c compares the result with
+ * the whole walk. */
+static int head_ops(const mw *w, int steps)
+{
+	const plan_scenario *s = w->s;
+	long p = s->plan.pp, vpp = w->vpp, k;
+	if (s->plan.schedule == PLAN_SCHED_GPIPE) {
+		k = (long)w->m + 2;
+	} else {
+		bool zb = s->plan.schedule == PLAN_SCHED_ZB_H1, same = !w->last;
+		for (int c = 1; c < vpp; c++)
+			same = same && w->act[c] == w->act[0];
+		long period = vpp > 1 && !same ? p * vpp : 1;
+		long settle = (vpp > 1 ? p * vpp : 1) + (zb ? w->stage : 0);
+		long warm = vpp > 1 ? (p - w->stage - 1) * 2 + (vpp - 1) * p : p - 1 - w->stage;
+		k = warm + (zb ? 3 : 2) * (settle + period + 2);
+	}
+	return k < steps ? (int)k : steps;
+}
+
+/* Size the stage and its schedule (whole, or the ops that hold its peak);
+ * false when out of memory. */
+static bool open_stage(const plan_scenario *s, int stage, mw *w, bool whole)
 {
 	memset(w, 0, sizeof *w);
 	w->s = s;
@@ -389,15 +440,20 @@ static bool open_stage(const plan_scenario *s, int stage, mw *w)
 	int m = plan_microbatches(&s->plan), vpp = s->plan.vpp;
 	w->act = calloc((size_t)vpp, sizeof *w->act);
 	w->gc = calloc((size_t)vpp, sizeof *w->gc);
-	w->nops = s->inference ? 0 : plan_schedule_steps(s->plan.schedule, m, vpp);
+	if (!w->act || !w->gc) {
+		free(w->act), free(w->gc);
+		return false;
+	}
+	size_stage(s, stage, w);
+	int steps = s->inference ? 0 : plan_schedule_steps(s->plan.schedule, m, vpp);
+	w->nops = whole ? steps : head_ops(w, steps);
 	w->ops = w->nops ? malloc((size_t)w->nops * sizeof *w->ops) : NULL;
-	if (!w->act || !w->gc || (w->nops && !w->ops)) {
-		free(w->act), free(w->gc), free(w->ops);
+	if (w->nops && !w->ops) {
+		free(w->act), free(w->gc);
 		return false;
 	}
 	if (w->nops)
-		plan_schedule_order(s->plan.schedule, s->plan.pp, m, vpp, stage, w->ops);
-	size_stage(s, stage, w);
+		plan_schedule_head(s->plan.schedule, s->plan.pp, m, vpp, stage, w->nops, w->ops);
 	return true;
 }
 
@@ -440,12 +496,15 @@ static const char *bq(double v, char *buf, size_t len)
 	return buf;
 }
 
-static void add(plan_mem_peak *out, plan_mem cat, double bytes, const char *name, const char *fmt,
-		...) __attribute__((format(printf, 5, 6)));
-static void add(plan_mem_peak *out, plan_mem cat, double bytes, const char *name, const char *fmt,
-		...)
+static void add_term(plan_mem_peak *out, plan_mem cat, double bytes, const char *name,
+                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void add_term(plan_mem_peak *out, plan_mem cat, double bytes, const char *name,
+                     const char *fmt, ...)
 {
-	if (!(bytes > 0) || out->nterms >= PLAN_MEM_MAX_TERMS)
+	if (!(bytes > 0))
+		return;
+	out->bytes[cat] += bytes;
+	if (out->nterms >= PLAN_MEM_MAX_TERMS)
 		return;
 	plan_mem_term *t = &out->term[out->nterms++];
 	t->cat = cat;
@@ -455,8 +514,19 @@ static void add(plan_mem_peak *out, plan_mem cat, double bytes, const char *name
 	va_start(ap, fmt);
 	vsnprintf(t->formula, sizeof t->formula, fmt, ap);
 	va_end(ap);
-	out->bytes[cat] += bytes;
 }
+
+/* A term: its bytes into its category, and unless out->brief its name and
+ * formula (whose arguments, formatted numbers among them, are then not
+ * evaluated: the sweep sizes thousands of plans a second). */
+#define add(o_, cat_, b_, ...)                                                                     \
+	do {                                                                                       \
+		double add_b_ = (b_);                                                              \
+		if (!(o_)->brief)                                                                  \
+			add_term(o_, cat_, add_b_, __VA_ARGS__);                                   \
+		else if (add_b_ > 0)                                                               \
+			(o_)->bytes[cat_] += add_b_;                                               \
+	} while (0)
 
 static const char *policy_name(const plan_scenario *s)
 {
@@ -475,10 +545,10 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 	const char *sh = wsh && w->shards > 1 ? " / shards" : "";
 	snprintf(c, sizeof c, "%.0f", w->shards);
 	add(o, PLAN_MEM_WEIGHTS, w->weights, lora ? "trained weights" : "weights",
-	    "%s params x %.4g B (%s policy)%s%s%s", qty(b->train, a, sizeof a), b->w, policy_name(s),
-	    sh, *sh ? " " : "", *sh ? c : "");
-	static const char *const base[] = {"", "16-bit", "fp32", "NF4", "NF4, double-quantised",
-					   "GPTQ int4", "int8"};
+	    "%s params x %.4g B (%s policy)%s%s%s", qty(b->train, a, sizeof a), b->w,
+	    policy_name(s), sh, *sh ? " " : "", *sh ? c : "");
+	static const char *const base[] = {
+	        "", "16-bit", "fp32", "NF4", "NF4, double-quantised", "GPTQ int4", "int8"};
 	add(o, PLAN_MEM_WEIGHTS, w->frozen, "frozen base weights",
 	    "%s params: linear x %.4g B (%s), the rest x %s%s%s", qty(b->frozen, a, sizeof a),
 	    b->base_bytes, s->train.base_weights ? base[s->train.base_weights] : "as trained",
@@ -489,8 +559,8 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 	    "%s trained params x %.4g B (%s%s)%s%s", qty(b->train, a, sizeof a), b->o,
 	    s->train.policy == PLAN_POLICY_MIXED ? "fp32 master, " : "",
 	    s->train.optimizer == PLAN_ADAM_8BIT || s->train.optimizer == PLAN_ADAM_PAGED_8BIT
-		    ? "8-bit m, v"
-		    : "Adam m, v",
+	            ? "8-bit m, v"
+	            : "Adam m, v",
 	    opt_sh ? " / ZeRO shards " : "", opt_sh ? c : "");
 	add(o, PLAN_MEM_GRADIENTS, w->grad_buf, "gradient buffer",
 	    "persistent (main_grad): %s params x %.4g B%s%s", qty(b->train, a, sizeof a), b->g,
@@ -510,22 +580,26 @@ static void moment(const mw *w, const cand *x, char *buf, size_t len)
 {
 	switch (x->phase) {
 	case PH_FWD:
-		snprintf(buf, len, "end of the forward of micro-batch %d%s%s, %d chunk-step%s of "
-			 "activations held", x->mb, w->vpp > 1 ? " on its chunk " : "",
-			 x->loss_op ? " with the loss" : "", x->inflight, x->inflight == 1 ? "" : "s");
+		snprintf(buf, len,
+		         "end of the forward of micro-batch %d%s%s, %d chunk-step%s of "
+		         "activations held",
+		         x->mb, w->vpp > 1 ? " on its chunk " : "",
+		         x->loss_op ? " with the loss" : "", x->inflight,
+		         x->inflight == 1 ? "" : "s");
 		if (w->vpp > 1)
-			snprintf(buf, len, "end of the forward of micro-batch %d on chunk %d%s, %d "
-				 "chunk-steps held", x->mb, x->chunk, x->loss_op ? " with the loss" : "",
-				 x->inflight);
+			snprintf(buf, len,
+			         "end of the forward of micro-batch %d on chunk %d%s, %d "
+			         "chunk-steps held",
+			         x->mb, x->chunk, x->loss_op ? " with the loss" : "", x->inflight);
 		break;
 	case PH_LOSS_BWD:
-		snprintf(buf, len, "the loss backward of micro-batch %d, %d chunk-step%s held", x->mb,
-			 x->inflight, x->inflight == 1 ? "" : "s");
+		snprintf(buf, len, "the loss backward of micro-batch %d, %d chunk-step%s held",
+		         x->mb, x->inflight, x->inflight == 1 ? "" : "s");
 		break;
 	case PH_BWD:
 		snprintf(buf, len, "backward of micro-batch %d (chunk %d)%s, %d chunk-step%s held",
-			 x->mb, x->chunk, x->work > 0 ? " recomputing a layer" : "", x->inflight,
-			 x->inflight == 1 ? "" : "s");
+		         x->mb, x->chunk, x->work > 0 ? " recomputing a layer" : "", x->inflight,
+		         x->inflight == 1 ? "" : "s");
 		break;
 	default:
 		snprintf(buf, len, "the optimizer step");
@@ -548,16 +622,14 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 	    w->kv > 0 ? ", returned K/V included" : "");
 	double tv = w->T * s->model.vocab;
 	if (x->loss > 0)
-		add(o, PLAN_MEM_ACTIVATIONS, x->loss, "loss logits",
-		    "%s tokens x V %d x %.3g B%s", qty(w->T, a, sizeof a), s->model.vocab,
-		    tv > 0 ? x->loss / tv : 0,
-		    x->phase == PH_LOSS_BWD ? " (the loss backward's peak)"
+		add(o, PLAN_MEM_ACTIVATIONS, x->loss, "loss logits", "%s tokens x V %d x %.3g B%s",
+		    qty(w->T, a, sizeof a), s->model.vocab, tv > 0 ? x->loss / tv : 0,
+		    x->phase == PH_LOSS_BWD            ? " (the loss backward's peak)"
 		    : x->loss_op && x->phase == PH_FWD ? " (the loss forward's peak)"
-						       : " (kept for the backward)");
+		                                       : " (kept for the backward)");
 	add(o, PLAN_MEM_ACTIVATIONS, x->held, "held outputs",
 	    "the logits%s the training loop holds", w->kv > 0 ? " and returned K/V" : "");
-	add(o, PLAN_MEM_ACTIVATIONS, x->work, "layer backward",
-	    "%sits activation gradients (%s)",
+	add(o, PLAN_MEM_ACTIVATIONS, x->work, "layer backward", "%sits activation gradients (%s)",
 	    x->work > w->bwd_grads ? "a recomputed layer's saved tensors + " : "",
 	    bq(w->bwd_grads, a, sizeof a));
 	add(o, PLAN_MEM_BUFFERS, x->gathered, "gathered weights",
@@ -571,20 +643,20 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 	    "%s params x %.4g B from each chunk's first backward%s", qty(w->b.train, a, sizeof a),
 	    w->b.g,
 	    s->fw.accumulate_unsharded && s->plan.zero >= 3 && w->m > 1
-		    ? " (unsharded while accumulating, FSDP no_sync)"
-		    : "");
+	            ? " (unsharded while accumulating, FSDP no_sync)"
+	            : "");
 	add(o, PLAN_MEM_GRADIENTS, x->layer_grad, "layer gradients",
 	    "one layer's unsharded gradients in its backward");
-	add(o, PLAN_MEM_GRADIENTS, x->step_grads, "gradients",
-	    "%s params x %.4g B at the step", qty(w->b.train, a, sizeof a), w->b.g);
+	add(o, PLAN_MEM_GRADIENTS, x->step_grads, "gradients", "%s params x %.4g B at the step",
+	    qty(w->b.train, a, sizeof a), w->b.g);
 	if (x->temps > 0)
 		add(o, PLAN_MEM_OPTIMIZER, x->temps, "step temporaries", "%s%s",
 		    w->temps > 0 ? "foreach AdamW: sqrt(v) and the denominator, 2 x the states' "
-				   "elements"
-				 : "",
+		                   "elements"
+		                 : "",
 		    w->step_fp32 > 0 ? (w->temps > 0 ? "; fp32 gradient partition"
-						     : "the fp32 copy of the gradient partition")
-				     : "");
+		                                     : "the fp32 copy of the gradient partition")
+		                     : "");
 }
 
 static void runtime_terms(const mw *w, plan_mem_peak *o)
@@ -657,11 +729,12 @@ static void inference_terms(const mw *w, plan_mem_peak *o)
 	o->op = -1;
 }
 
-void plan_memory_peak(const plan_scenario *s, int stage, plan_mem_peak *out)
+static void peak(const plan_scenario *s, int stage, plan_mem_peak *out, bool brief)
 {
-	memset(out, 0, sizeof *out);
+	memset(out, 0, offsetof(plan_mem_peak, term));
+	out->brief = brief;
 	mw w;
-	if (!open_stage(s, stage, &w)) {
+	if (!open_stage(s, stage, &w, false)) {
 		snprintf(out->moment, sizeof out->moment, "out of memory walking the schedule");
 		return;
 	}
@@ -672,7 +745,8 @@ void plan_memory_peak(const plan_scenario *s, int stage, plan_mem_peak *out)
 		walk(&w, &best, NULL, NULL, NULL, 0);
 		static_terms(&w, out);
 		moment_terms(&w, &best, out);
-		moment(&w, &best, out->moment, sizeof out->moment);
+		if (!brief)
+			moment(&w, &best, out->moment, sizeof out->moment);
 		out->op = best.op;
 	}
 	runtime_terms(&w, out);
@@ -690,18 +764,28 @@ void plan_memory_peak(const plan_scenario *s, int stage, plan_mem_peak *out)
 	close_stage(&w);
 }
 
+void plan_memory_peak(const plan_scenario *s, int stage, plan_mem_peak *out)
+{
+	peak(s, stage, out, false);
+}
+
+void plan_memory_totals(const plan_scenario *s, int stage, plan_mem_peak *out)
+{
+	peak(s, stage, out, true);
+}
+
 void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT])
 {
 	plan_mem_peak p;
-	plan_memory_peak(s, stage, &p);
+	plan_memory_totals(s, stage, &p);
 	memcpy(bytes, p.bytes, sizeof p.bytes);
 }
 
-int plan_memory_curve(const plan_scenario *s, int stage, double *start, double *peak,
-		      double *end, int max)
+int plan_memory_curve(const plan_scenario *s, int stage, double *start, double *peak, double *end,
+                      int max)
 {
 	mw w;
-	if (s->inference || !open_stage(s, stage, &w))
+	if (s->inference || !open_stage(s, stage, &w, true))
 		return 0;
 	cand best;
 	walk(&w, &best, start, peak, end, max);
@@ -716,7 +800,7 @@ static double worst_device(const plan_scenario *s, plan_verdict *v)
 	double worst = -1;
 	for (int k = 0; k < s->plan.pp; k++) {
 		plan_mem_peak p;
-		plan_memory_peak(s, k, &p);
+		plan_memory_totals(s, k, &p);
 		if (p.device > worst) {
 			worst = p.device;
 			*v = p.verdict;
@@ -748,29 +832,31 @@ int plan_memory_cuts(const plan_scenario *s, plan_mem_cut *out, int max)
 			snprintf(c.what, sizeof c.what, "recompute = full");
 			snprintf(c.term, sizeof c.term, "kept activations");
 		} else if (k == 1) {
-			if (s->plan.zero >= zmax || s->plan.dp * (s->plan.cp > 1 ? s->plan.cp : 1) < 2)
+			if (s->plan.zero >= zmax ||
+			    s->plan.dp * (s->plan.cp > 1 ? s->plan.cp : 1) < 2)
 				continue;
 			x.plan.zero = s->plan.zero + 1;
 			snprintf(c.what, sizeof c.what, "zero = %d", x.plan.zero);
-			snprintf(c.term, sizeof c.term, x.plan.zero == 1   ? "optimizer states"
-							: x.plan.zero == 2 ? "gradients"
-									   : "weights");
+			snprintf(c.term, sizeof c.term,
+			         x.plan.zero == 1   ? "optimizer states"
+			         : x.plan.zero == 2 ? "gradients"
+			                            : "weights");
 		} else if (k == 2) {
 			if (s->plan.micro_batch < 2 || s->plan.micro_batch % 2)
 				continue;
 			x.plan.micro_batch = s->plan.micro_batch / 2;
-			snprintf(c.what, sizeof c.what, "micro_batch = %d (twice the micro-batches)",
-				 x.plan.micro_batch);
+			snprintf(c.what, sizeof c.what,
+			         "micro_batch = %d (twice the micro-batches)", x.plan.micro_batch);
 			snprintf(c.term, sizeof c.term, "activations and loss");
 		} else {
-			if (s->plan.offload_optimizer != PLAN_OFFLOAD_NONE || !f->offload_optimizer ||
-			    s->inference)
+			if (s->plan.offload_optimizer != PLAN_OFFLOAD_NONE ||
+			    !f->offload_optimizer || s->inference)
 				continue;
 			x.plan.offload_optimizer = PLAN_OFFLOAD_CPU;
 			if (x.plan.zero < 1)
 				x.plan.zero = 1; /* ZeRO-Offload partitions the states */
 			snprintf(c.what, sizeof c.what, "offload_optimizer = cpu%s",
-				 s->plan.zero < 1 ? " (with zero = 1)" : "");
+			         s->plan.zero < 1 ? " (with zero = 1)" : "");
 			snprintf(c.term, sizeof c.term, "optimizer states and gradients");
 		}
 		/* only plans the scenario's framework and podsim run */

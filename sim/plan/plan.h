@@ -392,6 +392,10 @@ int plan_max_stage_layers(const plan_scenario *s);
 /* Layers of chunk `chunk` of `stage`, and the stage-local index of its first
  * layer (chunks are numbered in model order). */
 int plan_chunk_layers(const plan_scenario *s, int stage, int chunk, int *first_local);
+/* Its layers by kind (count[0] dense, count[1] MoE; what a layer holds and
+ * keeps depends only on its kind) with the model index of the first of each
+ * kind (rep[k], -1 when none); returns the chunk's layers. */
+int plan_chunk_kinds(const plan_scenario *s, int stage, int chunk, int count[2], int rep[2]);
 
 /* ---------------------------------------------------------------- memory -- */
 
@@ -452,6 +456,7 @@ typedef struct plan_mem_peak {
 	double capacity;
 	plan_verdict verdict;
 	int op;           /* schedule op of the peak; -1 the optimizer step */
+	bool brief;       /* plan_memory_totals: no moment, no terms */
 	char moment[160]; /* the peak's moment in words */
 	int nterms;
 	plan_mem_term term[PLAN_MEM_MAX_TERMS];
@@ -459,7 +464,10 @@ typedef struct plan_mem_peak {
 
 /* The peak of one rank of `stage`. */
 void plan_memory_peak(const plan_scenario *s, int stage, plan_mem_peak *out);
-/* Its categories only (what reports, stores and the sweep use). */
+/* The same bytes, counters and verdict without the moment and the terms
+ * (the sweep's pre-screen, the cuts). */
+void plan_memory_totals(const plan_scenario *s, int stage, plan_mem_peak *out);
+/* Its categories only (what reports and stores use). */
 void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]);
 
 /* Allocated bytes over the step on `stage`: for each schedule op in order
@@ -652,6 +660,10 @@ typedef struct plan_graph {
 void plan_schedule_order(plan_schedule sched, int p, int m, int vpp, int stage, plan_op *out);
 /* Steps of a schedule: 2*m*vpp, 3*m*vpp with the zero-bubble W passes. */
 int plan_schedule_steps(plan_schedule sched, int m, int vpp);
+/* The first min(cap, steps) ops of that order (the memory walk's prefix);
+ * returns how many it wrote. */
+int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int stage, int cap,
+		       plan_op *out);
 
 /* Time of one work item's kernel on gpu in dtype t (GEMMs with their batch,
  * attention on the bf16 path under fp8, memory-bound kernels), launch

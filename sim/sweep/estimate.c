@@ -259,7 +259,7 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 			last_bwd = x.bwd_s;
 		}
 		plan_mem_peak mp;
-		plan_memory_peak(s, st, &mp);
+		plan_memory_totals(s, st, &mp);
 		if (mp.device > e->mem_peak_bytes) {
 			e->mem_peak_bytes = mp.device;
 			e->mem_verdict = mp.verdict;

@@ -30,7 +30,8 @@ static const char *get(const cases_csv *c, size_t row, const char *col)
 	return k < 0 ? "" : cases_csv_get(c, row, k);
 }
 
-static void assume(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void assume(char *buf, size_t len, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
 static void assume(char *buf, size_t len, const char *fmt, ...)
 {
 	size_t n = strlen(buf);
@@ -47,17 +48,17 @@ static void assume(char *buf, size_t len, const char *fmt, ...)
 static const struct {
 	const char *name, *file, *node, *assumed;
 } gpu_map[] = {
-	{"a100-sxm4-40g", "a100-sxm4-40g", "dgx-a100-40g", NULL},
-	{"a100-sxm4-80g", "a100-sxm4-80g", "dgx-a100-80g", NULL},
-	{"a100-40g", "a100-sxm4-40g", "dgx-a100-40g", "A100 40 GB form factor not stated: SXM4"},
-	{"a100-80g", "a100-sxm4-80g", "dgx-a100-80g", "A100 80 GB form factor not stated: SXM4"},
-	{"h100-sxm5-80g", "h100-sxm5-80g", "dgx-h100", NULL},
-	{"h100-80g", "h100-sxm5-80g", "dgx-h100", "H100 80 GB form factor not stated: SXM5"},
-	{"rtx3090-24g", "rtx-3090", "pcie-4x4090", NULL},
-	{"rtx4090-24g", "rtx-4090", "pcie-4x4090", NULL},
-	{"unknown-40g", "a100-pcie-40g", "dgx-a100-40g", "a 40 GB GPU not named: A100 PCIe 40 GB"},
-	{"unknown-24g", "rtx-4090", "pcie-4x4090", "a 24 GB GPU not named: RTX 4090"},
-	{"unknown", "a100-sxm4-80g", "dgx-a100-80g", "GPU not named: A100 80 GB"},
+        {"a100-sxm4-40g", "a100-sxm4-40g", "dgx-a100-40g", NULL},
+        {"a100-sxm4-80g", "a100-sxm4-80g", "dgx-a100-80g", NULL},
+        {"a100-40g", "a100-sxm4-40g", "dgx-a100-40g", "A100 40 GB form factor not stated: SXM4"},
+        {"a100-80g", "a100-sxm4-80g", "dgx-a100-80g", "A100 80 GB form factor not stated: SXM4"},
+        {"h100-sxm5-80g", "h100-sxm5-80g", "dgx-h100", NULL},
+        {"h100-80g", "h100-sxm5-80g", "dgx-h100", "H100 80 GB form factor not stated: SXM5"},
+        {"rtx3090-24g", "rtx-3090", "pcie-4x4090", NULL},
+        {"rtx4090-24g", "rtx-4090", "pcie-4x4090", NULL},
+        {"unknown-40g", "a100-pcie-40g", "dgx-a100-40g", "a 40 GB GPU not named: A100 PCIe 40 GB"},
+        {"unknown-24g", "rtx-4090", "pcie-4x4090", "a 24 GB GPU not named: RTX 4090"},
+        {"unknown", "a100-sxm4-80g", "dgx-a100-80g", "GPU not named: A100 80 GB"},
 };
 
 /* What a row's note says it ran, as podsim keys: when `phrase` occurs in the
@@ -66,57 +67,60 @@ static const struct {
 static const struct {
 	const char *phrase, *unless, *set;
 } note_rules[] = {
-	/* the model's shape beyond the columns */
-	{"untied", NULL, "model.untied_embeddings = true"},
-	{"tied embeddings", NULL, "model.untied_embeddings = false"},
-	{"learned absolute positions", NULL, "model.learned_pos = true"},
-	{"GPT2LMHeadModel", NULL, "model.learned_pos = true"},
-	{"RMSNorm", NULL, "model.norm = rmsnorm"},
-	/* the plan */
-	{"sequence parallel", "o sequence parallel", "parallel.sequence_parallel = true"},
-	{"interleaved 1F1B", NULL, "parallel.schedule = 1f1b"},
-	{"--fp8-param-gather", NULL, ""},
-	/* compilation, the loss, the optimizer step (torchtune's ladder) */
-	{"torch.compile", "no compile", "train.compile = true"},
-	{"compile;", "no compile", "train.compile = true"},
-	{"compile on", NULL, "train.compile = true"},
-	{"chunked CE", NULL, "train.chunked_loss = true"},
-	{"CEWithChunkedOutputLoss", NULL, "train.chunked_loss = true"},
-	{"optimizer_in_bwd=True", NULL, "train.optimizer_in_backward = true"},
-	{"optimizer in backward", NULL, "train.optimizer_in_backward = true"},
-	{"enable_activation_offloading=True", NULL, "train.activation_offload = true"},
-	{"activation offloading;", NULL, "train.activation_offload = true"},
-	/* precision */
-	{"bf16 autocast", NULL, "train.policy = amp"},
-	{"native AMP", NULL, "train.policy = amp"},
-	{"fp16 with dynamic loss scale", NULL, "train.policy = mixed; parallel.fp32_grads = false"},
-	{"DeepSpeed fp16", NULL, "train.policy = mixed; parallel.fp32_grads = false"},
-	{"passes DeepSpeed ZeRO-2 config", NULL, "train.autocast = false"},
-	/* LoRA: targets, quantised base, trained embeddings */
-	{"on query and value", NULL, "train.lora_targets = q,v"},
-	{"q_proj v_proj output_proj and the MLP", NULL, "train.lora_targets = q,v,o,mlp"},
-	{"c_attn c_proj w1 w2", NULL, "train.lora_targets = all"},
-	{"q k v up down gate", NULL, "train.lora_targets = q,k,v,gate,up,down"},
-	{"all linear layers", NULL, "train.lora_targets = all"},
-	{"q_proj k_proj v_proj o_proj", NULL, "train.lora_targets = attention"},
-	{"double quant", NULL, "train.base_weights = nf4-dq"},
-	{"nested", NULL, "train.base_weights = nf4-dq"},
-	{"bnb.nf4-dq", NULL, "train.base_weights = nf4-dq"},
-	{"NF4", NULL, "train.base_weights = nf4"},
-	{"GPTQ int4", NULL, "train.base_weights = int4"},
-	{"modules_to_save=['wte','lm_head']", NULL, "train.train_embeddings = true"},
-	/* offloading */
-	{"fsdp_offload_params=false", NULL, "parallel.offload_params = none; parallel.offload_optimizer = none"},
-	{"with FSDP CPU offload", NULL, "parallel.offload_params = cpu; parallel.offload_optimizer = cpu"},
-	{"fsdp_offload_params=true", NULL, "parallel.offload_params = cpu; parallel.offload_optimizer = cpu"},
-	{"offload_parameters and offload_optimizer", NULL, "parallel.offload_params = cpu"},
-	{"placement_policy auto", NULL, "parallel.offload_params = cpu"},
-	{"--opt_gpu_margin_rat 0.9", NULL, "framework.offload_fill = 0.9"},
-	/* TRL's SFTTrainer (the HF Trainer) returns the loss, not the outputs */
-	{"SFTTrainer", NULL, "framework.holds_outputs = false"},
-	/* the model code's loss: GPT-2 and Qwen do not upcast the logits */
-	{"HF GPT2", NULL, "framework.loss = shift"},
-	{"Qwen-", NULL, "framework.loss = shift"},
+        /* the model's shape beyond the columns */
+        {"untied", NULL, "model.untied_embeddings = true"},
+        {"tied embeddings", NULL, "model.untied_embeddings = false"},
+        {"learned absolute positions", NULL, "model.learned_pos = true"},
+        {"GPT2LMHeadModel", NULL, "model.learned_pos = true"},
+        {"RMSNorm", NULL, "model.norm = rmsnorm"},
+        /* the plan */
+        {"sequence parallel", "o sequence parallel", "parallel.sequence_parallel = true"},
+        {"interleaved 1F1B", NULL, "parallel.schedule = 1f1b"},
+        {"--fp8-param-gather", NULL, ""},
+        /* compilation, the loss, the optimizer step (torchtune's ladder) */
+        {"torch.compile", "no compile", "train.compile = true"},
+        {"compile;", "no compile", "train.compile = true"},
+        {"compile on", NULL, "train.compile = true"},
+        {"chunked CE", NULL, "train.chunked_loss = true"},
+        {"CEWithChunkedOutputLoss", NULL, "train.chunked_loss = true"},
+        {"optimizer_in_bwd=True", NULL, "train.optimizer_in_backward = true"},
+        {"optimizer in backward", NULL, "train.optimizer_in_backward = true"},
+        {"enable_activation_offloading=True", NULL, "train.activation_offload = true"},
+        {"activation offloading;", NULL, "train.activation_offload = true"},
+        /* precision */
+        {"bf16 autocast", NULL, "train.policy = amp"},
+        {"native AMP", NULL, "train.policy = amp"},
+        {"fp16 with dynamic loss scale", NULL, "train.policy = mixed; parallel.fp32_grads = false"},
+        {"DeepSpeed fp16", NULL, "train.policy = mixed; parallel.fp32_grads = false"},
+        {"passes DeepSpeed ZeRO-2 config", NULL, "train.autocast = false"},
+        /* LoRA: targets, quantised base, trained embeddings */
+        {"on query and value", NULL, "train.lora_targets = q,v"},
+        {"q_proj v_proj output_proj and the MLP", NULL, "train.lora_targets = q,v,o,mlp"},
+        {"c_attn c_proj w1 w2", NULL, "train.lora_targets = all"},
+        {"q k v up down gate", NULL, "train.lora_targets = q,k,v,gate,up,down"},
+        {"all linear layers", NULL, "train.lora_targets = all"},
+        {"q_proj k_proj v_proj o_proj", NULL, "train.lora_targets = attention"},
+        {"double quant", NULL, "train.base_weights = nf4-dq"},
+        {"nested", NULL, "train.base_weights = nf4-dq"},
+        {"bnb.nf4-dq", NULL, "train.base_weights = nf4-dq"},
+        {"NF4", NULL, "train.base_weights = nf4"},
+        {"GPTQ int4", NULL, "train.base_weights = int4"},
+        {"modules_to_save=['wte','lm_head']", NULL, "train.train_embeddings = true"},
+        /* offloading */
+        {"fsdp_offload_params=false", NULL,
+         "parallel.offload_params = none; parallel.offload_optimizer = none"},
+        {"with FSDP CPU offload", NULL,
+         "parallel.offload_params = cpu; parallel.offload_optimizer = cpu"},
+        {"fsdp_offload_params=true", NULL,
+         "parallel.offload_params = cpu; parallel.offload_optimizer = cpu"},
+        {"offload_parameters and offload_optimizer", NULL, "parallel.offload_params = cpu"},
+        {"placement_policy auto", NULL, "parallel.offload_params = cpu"},
+        {"--opt_gpu_margin_rat 0.9", NULL, "framework.offload_fill = 0.9"},
+        /* TRL's SFTTrainer (the HF Trainer) returns the loss, not the outputs */
+        {"SFTTrainer", NULL, "framework.holds_outputs = false"},
+        /* the model code's loss: GPT-2 and Qwen do not upcast the logits */
+        {"HF GPT2", NULL, "framework.loss = shift"},
+        {"Qwen-", NULL, "framework.loss = shift"},
 };
 
 /* Keys the note rules set, one line each; a later rule for a key already
@@ -151,7 +155,7 @@ static void note_keys(const char *note, sim_buf *sect[4], char *seen, size_t see
 /* The row's framework profile: a stacks.csv row for its source and
  * framework, else a profile named by the framework column, else the default. */
 static const char *row_profile(const cases_csv *c, size_t row, const valid_options *opt,
-			       const valid_stack **st)
+                               const valid_stack **st)
 {
 	const char *fw = get(c, row, "framework");
 	*st = opt->stacks ? valid_stack_find_fw(opt->stacks, get(c, row, "source"), fw) : NULL;
@@ -165,8 +169,8 @@ static const char *row_profile(const cases_csv *c, size_t row, const valid_optio
 
 /* The row's scenario text (includes under incdir); NULL, or why not. */
 static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
-			    const valid_options *opt, sim_buf *b, char *assumed, size_t alen,
-			    int *stage)
+                            const valid_options *opt, sim_buf *b, char *assumed, size_t alen,
+                            int *stage)
 {
 	const char *gpu = get(c, row, "gpu");
 	size_t gi = sizeof gpu_map / sizeof gpu_map[0];
@@ -245,18 +249,20 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		}
 		assume(assumed, alen, "what the note leaves out as row %s", get(c, base, "id"));
 	}
-	sim_buf_printf(b, "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
-		       incdir, gpu_map[gi].node, incdir, gpu_map[gi].file);
+	sim_buf_printf(b,
+	               "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
+	               incdir, gpu_map[gi].node, incdir, gpu_map[gi].file);
 	sim_buf_printf(b, "include = %stopologies/frameworks/%s.ini\n", incdir, profile);
 	sim_buf_printf(b, "[scenario]\nname = %s\n[model]\nname = %s\n", get(c, row, "id"),
-		       get(c, row, "id"));
-	static const char *const dims[] = {"layers", "hidden", "heads", "kv_heads", "ffn", "seq_len"};
+	               get(c, row, "id"));
+	static const char *const dims[] = {"layers",   "hidden", "heads",
+	                                   "kv_heads", "ffn",    "seq_len"};
 	for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
 		if (*get(c, row, dims[i]))
 			sim_buf_printf(b, "%s = %s\n", dims[i], get(c, row, dims[i]));
 	const char *ms = sect[0].data ? sect[0].data : "";
 	sim_buf_printf(b, "vocab = %ld\nactivation = %s\nbias = %s\n", vocab,
-		       swiglu ? "swiglu" : "gelu", swiglu ? "false" : "true");
+	               swiglu ? "swiglu" : "gelu", swiglu ? "false" : "true");
 	if (!strstr(ms, "norm ="))
 		sim_buf_printf(b, "norm = %s\n", swiglu ? "rmsnorm" : "layernorm");
 	if (!strstr(ms, "untied_embeddings"))
@@ -264,9 +270,11 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	sim_buf_printf(b, "%s", sect[0].data ? sect[0].data : "");
 	sim_buf_printf(b, "[node]\ngpus = %ld\n", gpus < 8 ? gpus : 8);
 	sim_buf_printf(b, "[cluster]\nname = %s\nnodes = %ld\n", get(c, row, "id"),
-		       gpus < 8 ? 1 : (gpus + 7) / 8);
-	sim_buf_printf(b, "[parallel]\ntp = %ld\npp = %ld\ndp = %ld\ncp = %ld\nmicro_batch = %ld\n"
-		       "global_batch = %ld\n", tp, pp, dp, cp, mb, gb);
+	               gpus < 8 ? 1 : (gpus + 7) / 8);
+	sim_buf_printf(b,
+	               "[parallel]\ntp = %ld\npp = %ld\ndp = %ld\ncp = %ld\nmicro_batch = %ld\n"
+	               "global_batch = %ld\n",
+	               tp, pp, dp, cp, mb, gb);
 	if (vpp > 1)
 		sim_buf_printf(b, "vpp = %ld\n", vpp);
 	if (*get(c, row, "zero"))
@@ -278,7 +286,7 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	sim_buf_printf(b, "%s", sect[1].data ? sect[1].data : "");
 	sim_buf_printf(b, "[framework]\n%s", sect[3].data ? sect[3].data : "");
 	sim_buf_printf(b, "[train]\nprecision = %s\nattention = %s\n", get(c, row, "precision"),
-		       !strcmp(get(c, row, "flash_attention"), "no") ? "unfused" : "flash");
+	               !strcmp(get(c, row, "flash_attention"), "no") ? "unfused" : "flash");
 	const char *o = get(c, row, "optimizer");
 	if (!strcmp(o, "adam8bit"))
 		sim_buf_printf(b, "optimizer = adam-8bit\n");
@@ -311,10 +319,10 @@ static double counter(const plan_mem_peak *p, const char *kind, const char **nam
 void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v)
 {
 	snprintf(v->what, sizeof v->what, "%.32s %sx%s tp%s pp%s dp%s b%s", get(c, row, "model"),
-		 get(c, row, "gpus"), get(c, row, "gpu"), get(c, row, "tp"), get(c, row, "pp"),
-		 get(c, row, "dp"), get(c, row, "micro_batch"));
+	         get(c, row, "gpus"), get(c, row, "gpu"), get(c, row, "tp"), get(c, row, "pp"),
+	         get(c, row, "dp"), get(c, row, "micro_batch"));
 	snprintf(v->rank_key, sizeof v->rank_key, "%.60s|%s|%s", get(c, row, "model"),
-		 get(c, row, "gpus"), get(c, row, "framework"));
+	         get(c, row, "gpus"), get(c, row, "framework"));
 	const valid_stack *st;
 	row_profile(c, row, opt, &st);
 	if (st && *st->label)
@@ -366,7 +374,7 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 }
 
 int valid_memory_scenario(const cases_csv *c, size_t row, const valid_options *opt, sim_buf *out,
-			  char *why, size_t why_len)
+                          char *why, size_t why_len)
 {
 	char dir[1024], assumed[512] = "";
 	snprintf(dir, sizeof dir, "%s/", opt->datadir);
@@ -387,7 +395,7 @@ int valid_memory_scenario(const cases_csv *c, size_t row, const valid_options *o
 			p++;
 	}
 	sim_buf_printf(out, "; the measured rank: stage %d; counter: %s\n%s", stage,
-		       get(c, row, "memory_kind"), text.data ? text.data : "");
+	               get(c, row, "memory_kind"), text.data ? text.data : "");
 	bool oom = text.oom || out->oom;
 	sim_buf_free(&text);
 	return oom ? SIM_ENOMEM : SIM_OK;

@@ -8,6 +8,7 @@
 #include "../../sim/exec/exec.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Load a scenario from text (includes resolve from the project root). */
@@ -26,11 +27,11 @@ static plan_scenario *load(const char *text)
 
 /* Llama 2 7B on one A100 80 GB, one micro-batch of 4096 tokens; FW_ adds a
  * framework profile (includes come before the sections). */
-#define LLAMA7B_BODY                                                                              \
-	"include = models/llama2-7b.ini\ninclude = topologies/nodes/dgx-a100-80g.ini\n"           \
-	"[scenario]\nname = t\n[node]\ngpus = 1\n[cluster]\nname = c\nnodes = 1\n"                \
+#define LLAMA7B_BODY                                                                               \
+	"include = models/llama2-7b.ini\ninclude = topologies/nodes/dgx-a100-80g.ini\n"            \
+	"[scenario]\nname = t\n[node]\ngpus = 1\n[cluster]\nname = c\nnodes = 1\n"                 \
 	"[model]\nseq_len = 4096\n[parallel]\nmicro_batch = 1\n"
-#define LLAMA7B LLAMA7B_BODY "global_batch = 1\n"
+#define LLAMA7B   LLAMA7B_BODY "global_batch = 1\n"
 #define FW_(name) "include = topologies/frameworks/" name ".ini\n" LLAMA7B_BODY
 
 /* Bytes per parameter of the three policies with Adam (memory.c's table):
@@ -78,8 +79,9 @@ static void test_policies(void)
  * 0.5 + 4/64 bytes, the embedding, output layer and norms at 2. */
 static void test_lora(void)
 {
-	plan_scenario *s = load(LLAMA7B "[train]\npolicy = pure\nlora_rank = 8\nlora_targets = q,v\n"
-					"base_weights = nf4\n");
+	plan_scenario *s =
+	        load(LLAMA7B "[train]\npolicy = pure\nlora_rank = 8\nlora_targets = q,v\n"
+	                     "base_weights = nf4\n");
 	if (!s)
 		return;
 	plan_budget b;
@@ -110,8 +112,14 @@ static void test_lora(void)
  * 16h + 4kv + 6f = 102,400. */
 static void test_eager(void)
 {
-	work_model m = {.layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 32, .ffn = 11008,
-	                .vocab = 32000, .seq_len = 1, .act = WORK_ACT_SWIGLU,
+	work_model m = {.layers = 32,
+	                .hidden = 4096,
+	                .heads = 32,
+	                .kv_heads = 32,
+	                .ffn = 11008,
+	                .vocab = 32000,
+	                .seq_len = 1,
+	                .act = WORK_ACT_SWIGLU,
 	                .norm = WORK_NORM_RMSNORM};
 	work_shard sh = {1, false, 1, 1, HW_BF16, true, 1, 1};
 	work_saved hf = {WORK_SAVED_EAGER, WORK_SAVE_NORM_UPCAST_INPUT, true, true, false, false};
@@ -121,10 +129,17 @@ static void test_eager(void)
 	CHECK_NEAR(work_saved_bytes_at(&m, &sh, 0, WORK_RECOMPUTE_FULL, &hf), 2 * 4096, 1e-12);
 	hf.fp32_residual = true;
 	CHECK_NEAR(work_saved_bytes_at(&m, &sh, 0, WORK_RECOMPUTE_FULL, &hf), 4 * 4096, 1e-12);
-	work_model l3 = {.layers = 28, .hidden = 3072, .heads = 24, .kv_heads = 8, .ffn = 8192,
-	                 .vocab = 128256, .seq_len = 1, .act = WORK_ACT_SWIGLU,
+	work_model l3 = {.layers = 28,
+	                 .hidden = 3072,
+	                 .heads = 24,
+	                 .kv_heads = 8,
+	                 .ffn = 8192,
+	                 .vocab = 128256,
+	                 .seq_len = 1,
+	                 .act = WORK_ACT_SWIGLU,
 	                 .norm = WORK_NORM_RMSNORM};
-	work_saved cc = {WORK_SAVED_COMPILED, WORK_SAVE_NORM_UPCAST_INPUT, true, true, false, false};
+	work_saved cc = {
+	        WORK_SAVED_COMPILED, WORK_SAVE_NORM_UPCAST_INPUT, true, true, false, false};
 	CHECK_NEAR(work_saved_bytes_at(&l3, &sh, 0, WORK_RECOMPUTE_NONE, &cc), 102400, 1e-12);
 }
 
@@ -223,11 +238,11 @@ static void test_verdict(void)
 static void test_cuts(void)
 {
 	plan_scenario *s = load("include = models/llama2-7b.ini\n"
-				"include = topologies/nodes/dgx-a100-80g.ini\n"
-				"include = topologies/frameworks/torchtune.ini\n"
-				"[scenario]\nname = t\n[cluster]\nname = c\nnodes = 1\n"
-				"[model]\nseq_len = 4096\n[parallel]\ndp = 8\nmicro_batch = 4\n"
-				"global_batch = 32\nzero = 0\n");
+	                        "include = topologies/nodes/dgx-a100-80g.ini\n"
+	                        "include = topologies/frameworks/torchtune.ini\n"
+	                        "[scenario]\nname = t\n[cluster]\nname = c\nnodes = 1\n"
+	                        "[model]\nseq_len = 4096\n[parallel]\ndp = 8\nmicro_batch = 4\n"
+	                        "global_batch = 32\nzero = 0\n");
 	if (!s)
 		return;
 	plan_mem_peak p;
@@ -246,6 +261,55 @@ static void test_cuts(void)
 	plan_scenario_free(s);
 }
 
+/* The walk stops after the ops that hold the peak (memwalk.c head_ops: the
+ * warm-up, the gradients settling, one period of the steady state); its
+ * allocated peak equals the largest of the whole walk's op peaks
+ * (plan_memory_curve), over GPipe, 1F1B, interleaved (vpp 2 and 4) and
+ * ZB-H1, pp 2 to 8, micro-batch counts from 1 to 8 pp, every stage. */
+static void test_head(void)
+{
+	static const char *const sched[] = {"gpipe", "1f1b", "zb-h1"};
+	int checked = 0;
+	for (int k = 0; k < 3; k++)
+		for (int pp = 2; pp <= 8; pp *= 2)
+			for (int vpp = 1; vpp <= 4; vpp *= 2)
+				for (int mm = 0; mm < 4; mm++) {
+					if (vpp > 1 && k != 1)
+						continue;
+					int m = mm == 0 ? (vpp > 1 ? pp : 1) : pp << (mm - 1);
+					char t[1024];
+					snprintf(t, sizeof t,
+					         "include = models/llama2-7b.ini\n"
+					         "include = topologies/nodes/dgx-a100-80g.ini\n"
+					         "include = topologies/frameworks/ideal.ini\n"
+					         "[scenario]\nname = t\n[node]\ngpus = 8\n"
+					         "[cluster]\nname = c\nnodes = 1\n[model]\nseq_len "
+					         "= "
+					         "2048\n[parallel]\npp = %d\ndp = %d\nvpp = %d\n"
+					         "schedule = %s\nmicro_batch = 1\nglobal_batch = "
+					         "%d\n",
+					         pp, 8 / pp, vpp, sched[k], m * (8 / pp));
+					plan_scenario *s = load(t);
+					int n = plan_schedule_steps(s->plan.schedule, m, vpp) + 1;
+					double *a = malloc(3 * (size_t)n * sizeof *a);
+					for (int st = 0; st < pp; st++) {
+						CHECK_INT(plan_memory_curve(s, st, a, a + n,
+						                            a + 2 * n, n),
+						          n);
+						double top = 0;
+						for (int i = 0; i < n; i++)
+							top = a[n + i] > top ? a[n + i] : top;
+						plan_mem_peak p;
+						plan_memory_peak(s, st, &p);
+						CHECK_NEAR(p.allocated, top, 1e-9);
+						checked++;
+					}
+					free(a);
+					plan_scenario_free(s);
+				}
+	CHECK(checked > 60);
+}
+
 int main(void)
 {
 	test_policies();
@@ -255,5 +319,6 @@ int main(void)
 	test_phases();
 	test_verdict();
 	test_cuts();
+	test_head();
 	return check_done();
 }
