@@ -350,7 +350,9 @@ static void memory(FILE *o, const plan_scenario *s, const exec_result *r)
 		       "smaller model");
 		return;
 	}
-	fprintf(o, "  cut first    (each change alone; device bytes on the most loaded stage)\n");
+	fprintf(o, "  cut first    (each change alone: what it saves of the most loaded stage's "
+	           "demand, allocated x %.3g + runtime, and the device after)\n",
+	        1 + s->fw.allocator_overhead);
 	for (int i = 0; i < n; i++)
 		fprintf(o, "    %-44s -%-10s %s -> %s (%s)\n", cuts[i].what,
 		        gib(cuts[i].saved, a, sizeof a), cuts[i].term, gib(cuts[i].device, b, sizeof b),

@@ -453,6 +453,7 @@ typedef struct plan_mem_term {
 typedef struct plan_mem_peak {
 	double bytes[PLAN_MEM_COUNT];       /* per category at the peak */
 	double allocated, reserved, device; /* PyTorch's counters and nvidia-smi's */
+	double demand;   /* device bytes without the cap: allocated x (1 + overhead) + runtime */
 	double capacity;
 	plan_verdict verdict;
 	int op;           /* schedule op of the peak; -1 the optimizer step */
@@ -481,13 +482,14 @@ int plan_memory_curve(const plan_scenario *s, int stage, double *start, double *
  * changes recompute = full, the next ZeRO stage the framework runs, half the
  * micro-batch, and the optimizer offloaded to the CPU (with ZeRO-1 at
  * least), applied alone and kept when plan_check accepts it (the
- * framework's rules included), with the device bytes it saves on the most
- * loaded stage and the verdict after; sorted by saving, largest first.
+ * framework's rules included), with what it saves of the most loaded
+ * stage's demand (the device bytes before the allocator's cache gives way to
+ * the capacity) and the verdict after; sorted by saving, largest first.
  * Returns the number written. */
 typedef struct plan_mem_cut {
 	char what[64];       /* "recompute = full" */
 	char term[48];       /* the term it cuts most */
-	double saved;        /* device bytes saved on the most loaded stage */
+	double saved;        /* demand saved on the most loaded stage */
 	double device;       /* its device bytes after the change */
 	plan_verdict verdict;
 } plan_mem_cut;
