@@ -93,6 +93,7 @@ static const struct {
         {"fp16 with dynamic loss scale", NULL, "train.policy = mixed; parallel.fp32_grads = false"},
         {"DeepSpeed fp16", NULL, "train.policy = mixed; parallel.fp32_grads = false"},
         {"passes DeepSpeed ZeRO-2 config", NULL, "train.autocast = false"},
+        {"mixed_precision 'no'", NULL, "train.policy = pure"}, /* bf16 weights, no autocast */
         /* LoRA: targets, quantised base, trained embeddings */
         {"on query and value", NULL, "train.lora_targets = q,v"},
         {"q_proj v_proj output_proj and the MLP", NULL, "train.lora_targets = q,v,o,mlp"},
