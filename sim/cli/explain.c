@@ -213,7 +213,7 @@ static void flops(FILE *o, const plan_scenario *s, const exec_result *r)
 /* Parameters one rank of `stage` holds before ZeRO sharding (plan_memory's
  * rule, restated: its layers, the embedding on the first stage, the output
  * layer and a tied copy of the embedding on the last when p > 1, over t).
- * Dense models only; MoE experts are left to plan_memory. */
+ * Dense models only (section 5's gradient bytes). */
 static double rank_params(const plan_scenario *s, int stage)
 {
 	const work_model *m = &s->model;
@@ -228,29 +228,6 @@ static double rank_params(const plan_scenario *s, int stage)
 			p += (double)m->vocab * m->hidden;
 	}
 	return p / s->plan.tp;
-}
-
-/* Micro-batch chunk-steps of activations a stage holds at its peak, and the
- * rule in words (plan_memory's inflight rule). */
-static double inflight(const plan_scenario *s, int stage, const char **why)
-{
-	const plan_spec *p = &s->plan;
-	int m = plan_microbatches(p), steps;
-	if (p->schedule == PLAN_SCHED_GPIPE) {
-		*why = "GPipe: all m";
-		return m;
-	}
-	if (p->vpp > 1) {
-		steps = (p->pp - stage - 1) * 2 + (p->vpp - 1) * p->pp + 1;
-		*why = "interleaved: (p - stage - 1) x 2 + (v - 1) x p + 1 chunks";
-	} else if (p->schedule == PLAN_SCHED_ZB_H1) {
-		steps = p->pp;
-		*why = "ZB-H1: p";
-	} else {
-		steps = p->pp - stage;
-		*why = "1F1B: p - stage";
-	}
-	return steps < m * p->vpp ? steps : m * p->vpp;
 }
 
 /* Korthikanti et al. 2022, table 2: the formula of the plan's case and its
@@ -292,51 +269,39 @@ static double korthikanti(const plan_scenario *s, char *f, size_t len)
 	}
 }
 
-static void activations(FILE *o, const plan_scenario *s, int stage, double plan_bytes)
+/* The per-layer activation count under the scenario's model code, one
+ * micro-batch: Korthikanti's formula for the fused layers, podsim's figure
+ * beside it; the eager or compiled count otherwise (work_saved_bytes_at). */
+static void per_layer(FILE *o, const plan_scenario *s, int stage)
 {
-	char f[160], a[32], b[32], c[32];
-	double text = korthikanti(s, f, sizeof f);
+	char f[200], a[32];
 	work_shard sh = plan_shard(s);
-	int n = plan_stage_layers(s, stage), v = s->plan.vpp;
+	work_saved sv = plan_saved(s);
+	int n = plan_stage_layers(s, stage);
 	double sum = 0;
 	for (int l = 0; l < n; l++)
-		sum += work_activation_bytes_at(&s->model, &sh, plan_global_layer(s, stage, l),
-		                                s->plan.recompute);
+		sum += work_saved_bytes_at(&s->model, &sh, plan_global_layer(s, stage, l),
+		                           s->plan.recompute, &sv);
 	double per = n > 0 ? sum / n : 0;
-	const char *rule;
-	double steps = inflight(s, stage, &rule);
-	double held = per * n / v * steps;
-	fprintf(o,
-	        "  activations  Korthikanti et al. 2022, one layer and micro-batch (s = %.0f per "
-	        "rank):\n"
-	        "                 %s = %s\n",
-	        (double)sh.seq, f, gib(text, a, sizeof a));
-	if (s->flash && s->plan.recompute == WORK_RECOMPUTE_NONE)
-		fprintf(o, "               flash attention keeps no s x s scores: drop the "
-		           "5as/(ht) term\n");
-	if (fabs(per - text) > 1e-3 * text)
-		fprintf(o, "               podsim's per-layer figure: %s%s\n",
-		        gib(per, a, sizeof a),
-		        s->model.act == WORK_ACT_SWIGLU || s->model.kv_heads != s->model.heads ||
-		                        s->model.moe_experts > 0
-		                ? " (the 34 rebuilt from SwiGLU/GQA/MoE tensor sizes)"
-		                : "");
-	if (v > 1)
-		fprintf(o,
-		        "               x %d/%d layers per chunk x %.0f chunk-steps in flight\n"
-		        "                 (%s) = %s\n",
-		        n, v, steps, rule, gib(held, b, sizeof b));
-	else
-		fprintf(o, "               x %d layers x %.0f micro-batches in flight (%s) = %s\n",
-		        n, steps, rule, gib(held, b, sizeof b));
-	if (fabs(plan_bytes - held) > 1e-6 * plan_bytes)
-		fprintf(o, "               + %s (%s) = %s\n", gib(plan_bytes - held, a, sizeof a),
-		        s->plan.recompute == WORK_RECOMPUTE_FULL
-		                ? "one recomputed layer's working set; fp32 logits on the last "
-		                  "stage"
-		                : "fp32 logits of one micro-batch on the last stage, s b V / t x 4 "
-		                  "B",
-		        gib(plan_bytes, c, sizeof c));
+	if (sv.kind == WORK_SAVED_FUSED) {
+		double text = korthikanti(s, f, sizeof f);
+		fprintf(o, "  per layer    Korthikanti et al. 2022, one micro-batch (s = %.0f per rank):\n"
+		           "                 %s = %s\n",
+		        (double)sh.seq, f, gib(text, a, sizeof a));
+		if (s->flash && s->plan.recompute == WORK_RECOMPUTE_NONE)
+			fprintf(o, "               flash attention keeps no s x s scores: drop the "
+			           "5as/(ht) term\n");
+		if (fabs(per - text) > 1e-3 * text)
+			fprintf(o, "               podsim's per-layer figure: %s%s\n", gib(per, a, sizeof a),
+			        s->model.act == WORK_ACT_SWIGLU || s->model.kv_heads != s->model.heads ||
+			                        s->model.moe_experts > 0
+			                ? " (the 34 rebuilt from SwiGLU/GQA/MoE tensor sizes)"
+			                : "");
+		return;
+	}
+	fprintf(o, "  per layer    %s code, one micro-batch: %s (every linear input, both "
+	           "SwiGLU branches, the norms' copies; work/memory.c)\n",
+	        sv.kind == WORK_SAVED_EAGER ? "eager" : "compiled", gib(per, a, sizeof a));
 }
 
 static int worst_stage(const exec_result *r)
@@ -348,45 +313,55 @@ static int worst_stage(const exec_result *r)
 	return k;
 }
 
+/* Section 3: the most loaded stage's peak, found by walking its schedule
+ * (plan_memory_peak): the moment, every term alive then with its formula,
+ * the counters against capacity and the verdict; where it does not fit or
+ * is tight, the changes that cut most (plan_memory_cuts). */
 static void memory(FILE *o, const plan_scenario *s, const exec_result *r)
 {
-	const plan_spec *p = &s->plan;
 	int k = worst_stage(r);
-	const double *mb = r->classes[k].mem_bytes;
-	char a[48], b[48];
-	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
-	double w = fp32 ? 4 : 2, g = fp32 || p->fp32_grads ? 4 : 2, opt = fp32 ? 8 : 12;
-	int shards = p->dp * (p->cp > 1 ? p->cp : 1);
-	double P = rank_params(s, k);
+	plan_mem_peak p;
+	plan_memory_peak(s, k, &p);
+	char a[48], b[48], c[48];
 	fprintf(o, "\n3. Memory per GPU, stage %d (the most loaded of %d)\n", k, r->nclasses);
-	fprintf(o, "  parameters   P_rank = (%d layers%s%s) / t = %s\n", plan_stage_layers(s, k),
-	        k == 0 ? " + embedding" : "", k == p->pp - 1 ? " + output" : "",
-	        cnt(P, a, sizeof a));
-	fprintf(o, "  weights      P_rank x %.0f B%s = %s\n", w,
-	        p->zero >= 3 ? " / (dp x cp), ZeRO 3" : "", gib(mb[PLAN_MEM_WEIGHTS], a, sizeof a));
-	fprintf(o, "  gradients    P_rank x %.0f B%s%s = %s\n", g,
-	        g == 4 && !fp32 ? " (fp32 accumulation)" : "",
-	        p->zero >= 2 ? " / (dp x cp), ZeRO >= 2" : "",
-	        gib(mb[PLAN_MEM_GRADIENTS], a, sizeof a));
-	fprintf(o, "  optimizer    P_rank x %.0f B (%s)%s = %s\n", opt,
-	        fp32 ? "Adam m and v" : "fp32 master, Adam m and v",
-	        p->zero >= 1 ? " / (dp x cp), ZeRO >= 1" : "",
-	        gib(mb[PLAN_MEM_OPTIMIZER], a, sizeof a));
-	if (s->model.moe_experts == 0 && p->zero < 3 &&
-	    fabs(P * w - mb[PLAN_MEM_WEIGHTS]) > 1e-6 * mb[PLAN_MEM_WEIGHTS])
-		fprintf(o, "               (note: plan_memory counts %s of weights)\n",
-		        gib(mb[PLAN_MEM_WEIGHTS], a, sizeof a));
-	activations(o, s, k, mb[PLAN_MEM_ACTIVATIONS]);
-	fprintf(o, "  buffers      %s%s = %s\n",
-	        shards > 1 && p->zero < 3 ? "2 gradient buckets" : "no gradient buckets",
-	        p->pp > 1 ? " + 4 pipeline send/receive buffers" : "",
-	        gib(mb[PLAN_MEM_BUFFERS], a, sizeof a));
-	fprintf(o, "  fragment.    5%% of the above = %s\n",
-	        gib(mb[PLAN_MEM_FRAGMENTATION], a, sizeof a));
-	fprintf(o, "  total        %s of %s HBM: %s\n",
-	        gib(r->classes[k].mem_total_bytes, a, sizeof a),
-	        gib(r->mem_capacity_bytes, b, sizeof b),
-	        r->classes[k].oom ? "OUT OF MEMORY" : "fits");
+	fprintf(o, "  peak at      %s\n", p.moment);
+	for (int m = 0; m < PLAN_MEM_COUNT; m++) {
+		bool head = true;
+		for (int i = 0; i < p.nterms; i++) {
+			const plan_mem_term *t = &p.term[i];
+			if (t->cat != (plan_mem)m)
+				continue;
+			fprintf(o, "  %-16s %-22s %10s  %s\n", head ? plan_mem_name((plan_mem)m) : "",
+			        t->name, gib(t->bytes, a, sizeof a), t->formula);
+			head = false;
+		}
+	}
+	per_layer(o, s, k);
+	fprintf(o, "  allocated    %s (PyTorch's max_memory_allocated)\n",
+	        gib(p.allocated, a, sizeof a));
+	fprintf(o, "  reserved     %s (+ the allocator's cache: max_memory_reserved)\n",
+	        gib(p.reserved, a, sizeof a));
+	fprintf(o, "  device       %s (+ runtime: what nvidia-smi shows) of %s: %s, %s free\n",
+	        gib(p.device, a, sizeof a), gib(p.capacity, b, sizeof b),
+	        p.verdict == PLAN_VERDICT_OOM ? "OUT OF MEMORY" : plan_verdict_name(p.verdict),
+	        gib(p.capacity - p.device, c, sizeof c));
+	if (p.verdict == PLAN_VERDICT_FITS)
+		return;
+	plan_mem_cut cuts[4];
+	int n = plan_memory_cuts(s, cuts, 4);
+	if (n == 0) {
+		why(o, "none of recompute = full, a higher ZeRO stage, a smaller micro-batch or "
+		       "optimizer offloading applies to this plan: it needs more GPUs or a "
+		       "smaller model");
+		return;
+	}
+	fprintf(o, "  cut first    (each change alone: what it saves of the most loaded stage's "
+	           "demand, allocated x %.3g + runtime, and the device after)\n",
+	        1 + s->fw.allocator_overhead);
+	for (int i = 0; i < n; i++)
+		fprintf(o, "    %-44s -%-10s %s -> %s (%s)\n", cuts[i].what,
+		        gib(cuts[i].saved, a, sizeof a), cuts[i].term, gib(cuts[i].device, b, sizeof b),
+		        plan_verdict_name(cuts[i].verdict));
 }
 
 /* ---------------------------------------------------------------- bubble -- */

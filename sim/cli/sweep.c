@@ -287,8 +287,8 @@ static void print_text(const sweep_space *sp, const sweep_screen_result *sr, con
 	printf("pre-screen: %.0f plans/s; Kendall tau (pre-screen vs simulated, %zu plans): "
 	       "%.3f\n\n",
 	       sr->wall_s > 0 ? (double)sr->nplans / sr->wall_s : 0, n, tau);
-	printf("%4s %6s %10s %-13s %10s %11s %7s %9s %7s %9s %9s %9s %2s  %s\n", "rank", "run",
-	       "step (s)", "likely (s)", "est (s)", "tokens/s", "MFU", "free GiB", "bubble",
+	printf("%4s %6s %10s %-13s %10s %11s %7s %9s %6s %7s %9s %9s %9s %2s  %s\n", "rank", "run",
+	       "step (s)", "likely (s)", "est (s)", "tokens/s", "MFU", "free GiB", "memory", "bubble",
 	       "comm (s)", "$/step", "kJ/step", "P", "plan");
 	bool any_implausible = false;
 	for (size_t i = 0; i < n; i++) {
@@ -298,11 +298,12 @@ static void print_text(const sweep_space *sp, const sweep_screen_result *sr, con
 		report_range_text(r->band_lo_s, r->band_hi_s, "", band, sizeof band);
 		snprintf(mfu, sizeof mfu, "%.1f%%%s", 100 * r->mfu, r->implausible ? "!" : "");
 		any_implausible = any_implausible || r->implausible;
-		printf("%4zu %6lld %10.4f %-13s %10.4f %11.0f %7s %9.1f %6.1f%% %9.4f %9.4f %9.2f "
+		printf("%4zu %6lld %10.4f %-13s %10.4f %11.0f %7s %9.1f %6s %6.1f%% %9.4f %9.4f %9.2f "
 		       "%2s  %s\n",
 		       i + 1, (long long)rows[i].run_id, r->step_s, *band ? band : "-",
 		       rows[i].plan->est.step_s, r->tokens_per_s, mfu,
 		       (r->mem_capacity_bytes - r->mem_peak_bytes) / 1073741824.0,
+		       rows[i].plan->est.mem_verdict == PLAN_VERDICT_TIGHT ? "tight" : "fits",
 		       100 * r->bubble_fraction, rows[i].exposed_s, rows[i].cost.cost_usd,
 		       rows[i].cost.energy_j / 1e3, rows[i].pareto ? "*" : "", set);
 	}
@@ -364,14 +365,15 @@ static void json_plan(const sweep_space *sp, const sim_row *row, size_t rank)
 	else
 		printf("null");
 	printf(",\"gpus\":%d,\"step_s\":%.9g,\"tokens_per_s\":%.9g,\"mfu\":%.6g,"
-	       "\"mem_headroom_bytes\":%.9g,\"bubble_fraction\":%.6g,\"exposed_comm_s\":%.9g,"
+	       "\"mem_headroom_bytes\":%.9g,\"mem_verdict\":\"%s\",\"bubble_fraction\":%.6g,"
+	       "\"exposed_comm_s\":%.9g,"
 	       "\"cost_per_step_usd\":%.9g,\"energy_per_step_j\":%.9g,\"busy\":%.6g,"
 	       "\"pareto\":%s,\"prescreen\":{\"step_s\":%.9g,\"compute_s\":%.9g,"
 	       "\"bubble_s\":%.9g,\"tp_s\":%.9g,\"pp_s\":%.9g,\"dp_s\":%.9g,"
 	       "\"optimizer_s\":%.9g,\"mem_peak_bytes\":%.9g}}",
 	       r->gpus, r->step_s, r->tokens_per_s, r->mfu,
-	       r->mem_capacity_bytes - r->mem_peak_bytes, r->bubble_fraction, row->exposed_s,
-	       row->cost.cost_usd, row->cost.energy_j, row->cost.busy,
+	       r->mem_capacity_bytes - r->mem_peak_bytes, plan_verdict_name(e->mem_verdict),
+	       r->bubble_fraction, row->exposed_s, row->cost.cost_usd, row->cost.energy_j, row->cost.busy,
 	       row->pareto ? "true" : "false", e->step_s, e->compute_s, e->bubble_s, e->tp_s,
 	       e->pp_s, e->dp_s, e->optimizer_s, e->mem_peak_bytes);
 }

@@ -38,6 +38,12 @@ typedef struct exec_span {
 typedef struct exec_timeline {
 	size_t n;
 	exec_span *spans;
+	/* Allocated memory over the step on the most loaded rank class
+	 * (plan_memory_curve placed at its schedule ops' times): mem_n points
+	 * (time, bytes) in time order, a polyline; NULL when not filled. */
+	int mem_rank;
+	size_t mem_n;
+	double *mem_t, *mem_b;
 } exec_timeline;
 
 void exec_timeline_free(exec_timeline *t);

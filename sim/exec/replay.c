@@ -717,8 +717,11 @@ void exec_timeline_free(exec_timeline *t)
 	if (!t)
 		return;
 	free(t->spans);
+	free(t->mem_t);
+	free(t->mem_b);
 	t->spans = NULL;
-	t->n = 0;
+	t->mem_t = t->mem_b = NULL;
+	t->n = t->mem_n = 0;
 }
 
 int exec_replay(const plan_graph *g, const net_cluster *c, exec_result *res)

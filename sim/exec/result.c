@@ -7,3 +7,22 @@ const char *exec_cat_name(exec_cat c)
 		"compute", "optimizer", "tp", "cp", "ep", "dp", "pp", "bubble", "offload", "other"};
 	return (unsigned)c < EXEC_CAT_COUNT ? names[c] : "?";
 }
+
+double exec_class_allocated(const exec_class *c)
+{
+	double a = 0;
+	for (int m = 0; m < PLAN_MEM_FRAGMENTATION; m++)
+		a += c->mem_bytes[m];
+	return a;
+}
+
+double exec_class_reserved(const exec_class *c)
+{
+	return exec_class_allocated(c) + c->mem_bytes[PLAN_MEM_FRAGMENTATION];
+}
+
+plan_verdict exec_class_verdict(const exec_class *c, double capacity)
+{
+	return plan_mem_verdict(exec_class_allocated(c), c->mem_bytes[PLAN_MEM_RUNTIME],
+				c->mem_total_bytes, capacity);
+}

@@ -40,7 +40,9 @@ typedef enum {
  * "other": the JSON keys of a breakdown. */
 const char *exec_cat_name(exec_cat c);
 
-/* Memory categories are plan_mem (plan.h): the plan decides what is kept. */
+/* Memory categories are plan_mem (plan.h): the plan decides what is kept.
+ * A class's device total (mem_total_bytes) is their sum; PyTorch's allocated
+ * counter the first five, reserved with fragmentation (exec_class_verdict). */
 
 #define EXEC_NAME_MAX 128
 
@@ -54,6 +56,13 @@ typedef struct exec_class {
 	double mem_total_bytes;
 	bool oom;
 } exec_class;
+
+/* A class's verdict against capacity (plan_mem_verdict from its categories:
+ * allocated, runtime and the device total), and its allocated and reserved
+ * bytes. */
+plan_verdict exec_class_verdict(const exec_class *c, double capacity);
+double exec_class_allocated(const exec_class *c);
+double exec_class_reserved(const exec_class *c);
 
 typedef struct exec_link {
 	char name[EXEC_NAME_MAX]; /* an example link of the class */

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -28,11 +29,11 @@ static void memory(const plan_scenario *s, exec_result *r)
 	r->oom = false;
 	for (int k = 0; k < r->nclasses; k++) {
 		exec_class *c = &r->classes[k];
-		plan_memory(s, k, c->mem_bytes);
-		c->mem_total_bytes = 0;
-		for (int i = 0; i < PLAN_MEM_COUNT; i++)
-			c->mem_total_bytes += c->mem_bytes[i];
-		c->oom = c->mem_total_bytes > s->gpu.hbm_bytes;
+		plan_mem_peak p;
+		plan_memory_peak(s, k, &p);
+		memcpy(c->mem_bytes, p.bytes, sizeof c->mem_bytes);
+		c->mem_total_bytes = p.device;
+		c->oom = p.verdict == PLAN_VERDICT_OOM;
 		r->oom = r->oom || c->oom;
 		if (c->mem_total_bytes > r->mem_peak_bytes)
 			r->mem_peak_bytes = c->mem_total_bytes;
@@ -66,6 +67,56 @@ static void headline(const plan_scenario *s, const plan_graph *g, exec_result *r
 	}
 }
 
+/* The memory curve of the most loaded class onto the timeline: its schedule
+ * ops (plan_memory_curve: start, peak, end) matched in order to the class's
+ * compute spans (a forward op is a run of forward spans of its micro-batch,
+ * a backward op of backward, recompute and, under ZB-H1, W spans; the
+ * optimizer step last), each op drawn as start -> peak at its middle -> end. */
+static void memory_curve(const plan_scenario *s, const exec_result *r, exec_timeline *tl)
+{
+	int k = 0;
+	for (int i = 1; i < r->nclasses; i++)
+		if (r->classes[i].mem_total_bytes > r->classes[k].mem_total_bytes)
+			k = i;
+	int n = plan_schedule_steps(s->plan.schedule, plan_microbatches(&s->plan), s->plan.vpp) + 1;
+	double *st = malloc((size_t)n * sizeof *st), *pk = malloc((size_t)n * sizeof *pk);
+	double *en = malloc((size_t)n * sizeof *en);
+	plan_op *ops = malloc((size_t)n * sizeof *ops);
+	tl->mem_t = malloc((size_t)n * 3 * sizeof *tl->mem_t);
+	tl->mem_b = malloc((size_t)n * 3 * sizeof *tl->mem_b);
+	tl->mem_n = 0;
+	tl->mem_rank = k;
+	if (!st || !pk || !en || !ops || !tl->mem_t || !tl->mem_b || s->inference ||
+	    plan_memory_curve(s, k, st, pk, en, n) != n) {
+		free(tl->mem_t), free(tl->mem_b);
+		tl->mem_t = tl->mem_b = NULL;
+		free(st), free(pk), free(en), free(ops);
+		return;
+	}
+	plan_schedule_order(s->plan.schedule, s->plan.pp, plan_microbatches(&s->plan), s->plan.vpp,
+			    k, ops);
+	size_t i = 0;
+	while (i < tl->n && tl->spans[i].rank != k)
+		i++;
+	for (int j = 0; j < n && i < tl->n && tl->spans[i].rank == k; j++) {
+		bool step = j == n - 1;
+		bool bwd = !step && ops[j].backward;
+		double t0 = tl->spans[i].start_s, t1 = t0 + tl->spans[i].dur_s;
+		for (; i < tl->n && tl->spans[i].rank == k; i++) {
+			const exec_span *x = &tl->spans[i];
+			bool xb = x->kind != PLAN_TASK_FWD && x->kind != PLAN_TASK_OPTIM;
+			bool xs = x->kind == PLAN_TASK_OPTIM;
+			if (step ? !xs : (xs || xb != bwd || x->mb != ops[j].mb))
+				break;
+			t1 = x->start_s + x->dur_s;
+		}
+		tl->mem_t[tl->mem_n] = t0, tl->mem_b[tl->mem_n++] = st[j];
+		tl->mem_t[tl->mem_n] = (t0 + t1) / 2, tl->mem_b[tl->mem_n++] = pk[j];
+		tl->mem_t[tl->mem_n] = t1, tl->mem_b[tl->mem_n++] = en[j];
+	}
+	free(st), free(pk), free(en), free(ops);
+}
+
 int exec_run(const plan_scenario *s, exec_result *r)
 {
 	return exec_run_views(s, r, NULL);
@@ -85,6 +136,8 @@ int exec_run_views(const plan_scenario *s, exec_result *r, const exec_views *v)
 	if (rc == SIM_OK) {
 		memory(s, r);
 		headline(s, g, r);
+		if (v && v->timeline)
+			memory_curve(s, r, v->timeline);
 	}
 	plan_graph_free(g);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -382,9 +382,48 @@ static int check_limits(const plan_scenario *s, sim_diag *diag)
 	return errors;
 }
 
+/* The [train] memory keys that need each other: a frozen base and trained
+ * embeddings exist only under LoRA; stepping each parameter in its backward
+ * leaves nothing to accumulate over micro-batches (torchtune refuses
+ * optimizer_in_bwd with gradient accumulation); an offloaded optimizer steps
+ * on the host, where paged and 8-bit states do not apply. */
+static int check_train(const plan_scenario *s, sim_diag *diag)
+{
+	const plan_train *t = &s->train;
+	int errors = 0;
+	if (t->base_weights != PLAN_BASE_AUTO && t->lora_rank == 0) {
+		err_at(s, diag, "train", "base_weights",
+		       "base_weights sets the frozen base of LoRA: it needs lora_rank > 0");
+		errors++;
+	}
+	if (t->train_embeddings && t->lora_rank == 0) {
+		err_at(s, diag, "train", "train_embeddings",
+		       "train_embeddings trains the embedding beside LoRA adapters: it needs "
+		       "lora_rank > 0 (without LoRA every parameter trains)");
+		errors++;
+	}
+	if (t->optimizer_in_backward && !s->inference &&
+	    s->plan.global_batch % ((int64_t)s->plan.micro_batch * s->plan.dp) == 0 &&
+	    plan_microbatches(&s->plan) > 1) {
+		err_at(s, diag, "train", "optimizer_in_backward",
+		       "optimizer_in_backward steps each parameter during its backward: it cannot "
+		       "accumulate %d micro-batches (global_batch = micro_batch x dp)",
+		       plan_microbatches(&s->plan));
+		errors++;
+	}
+	if (s->plan.offload_optimizer != PLAN_OFFLOAD_NONE && t->optimizer != PLAN_ADAM &&
+	    t->optimizer != PLAN_SGD) {
+		err_at(s, diag, "train", "optimizer",
+		       "an offloaded optimizer runs CPU Adam: optimizer = adam (8-bit and paged "
+		       "states are GPU-side)");
+		errors++;
+	}
+	return errors;
+}
+
 int plan_check(const plan_scenario *s, sim_diag *diag)
 {
-	int errors = check_sizes(s, diag) + check_supported(s, diag);
+	int errors = check_sizes(s, diag) + check_supported(s, diag) + check_train(s, diag);
 	errors += plan_check_framework(s, diag);
 	if (!errors)
 		errors = check_limits(s, diag);

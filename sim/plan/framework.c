@@ -16,6 +16,12 @@ static const char *const grad_op_names[] = {"reduce-scatter", "all-reduce", NULL
 static const char *const flash_names[] = {"fa2", "fa3", "cudnn", NULL}; /* hw_flash_impl order */
 _Static_assert(HW_FLASH_FA2 == 0 && HW_FLASH_FA3 == 1 && HW_FLASH_CUDNN == 2,
                "flash_names follows hw_flash_impl");
+static const char *const saved_names[] = {"fused", "eager", "compiled", NULL};
+static const char *const norm_names[] = {"fused", "16-bit", "fp32-input", "fp32", NULL};
+static const char *const loss_names[] = {"vocab-parallel", "upcast-shift", "shift",  "upcast",
+					 "chunked",        "chunked-16bit", "16-bit", NULL};
+static const char *const grads_names[] = {"persistent", "on-backward", NULL};
+static const char *const optim_names[] = {"fused", "foreach", "single", NULL};
 _Static_assert(sizeof(plan_reduce) == sizeof(int), "conf stores enums as int");
 
 #define FK(field) offsetof(plan_framework, field)
@@ -75,6 +81,72 @@ const conf_key plan_framework_keys[] = {
          "one bucket after their backward"},
         {"op_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 1, "20 us", NULL, FK(op_overhead_s),
          "host time per operation beside its kernel launch (0 = CUDA graphs)"},
+        /* memory: what the framework keeps alive (memory.c, memwalk.c) */
+        {"saved_tensors", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fused", saved_names, FK(saved_tensors),
+         "what a layer keeps for its backward: fused (Megatron/TE, Korthikanti's count), "
+         "eager (PyTorch modeling code: every linear input, both SwiGLU branches), compiled"},
+        {"norm_saved", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fused", norm_names, FK(norm_saved),
+         "eager norms keep: fused (the input), 16-bit (input and normalised), fp32-input (an "
+         "fp32 copy of the input and the 16-bit normalised), fp32 (both in fp32)"},
+        {"expand_kv", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(expand_kv),
+         "GQA keys and values repeated to every query head before attention (repeat_kv)"},
+        {"attn_out_copy", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(attn_out_copy),
+         "the attention output is copied (transpose + contiguous) before the projection"},
+        {"returns_kv", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(returns_kv),
+         "the model returns every layer's K and V (use_cache left on) until the next step"},
+        {"mask_4d", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(mask_4d),
+         "a (b, 1, s, s) attention mask is built for every forward"},
+        {"dropout", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(dropout),
+         "eager code applies dropout on the residual branches (masks and outputs kept)"},
+        {"lora_qkv_fused", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(lora_qkv_fused),
+         "the q, k, v LoRA adapters share one dropout of the attention input"},
+        {"loss", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "vocab-parallel", loss_names, FK(loss),
+         "the loss's logit tensors: vocab-parallel (Megatron), upcast-shift (HF Llama), shift "
+         "(HF GPT-2), upcast, chunked, chunked-16bit, 16-bit (plan_loss_bytes)"},
+        {"holds_outputs", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(holds_outputs),
+         "the training loop keeps the model's output (logits, returned K/V) through the "
+         "backward"},
+        {"grads", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "persistent", grads_names, FK(grads),
+         "gradients in a buffer allocated once (persistent) or from the first backward to "
+         "the step (on-backward)"},
+        {"grad_copy", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(grad_copy),
+         "data parallelism keeps a second copy of the gradients (torch DDP's flat buckets)"},
+        {"grad_buckets", CONF_INT, SIM_UNIT_NONE, 0, 16, "0", NULL, FK(grad_buckets),
+         "bucket_size gradient buffers held with ZeRO (DeepSpeed's IPG buckets)"},
+        {"accumulate_unsharded", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+         FK(accumulate_unsharded),
+         "ZeRO-3 keeps unsharded gradients while accumulating micro-batches (FSDP no_sync)"},
+        {"frozen_grads", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(frozen_grads),
+         "flat parameters mixing frozen and trained weights carry gradients for all of them"},
+        {"zero2_param_shards", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+         FK(zero2_param_shards),
+         "ZeRO-2 shards the parameters too and keeps them gathered from forward to backward "
+         "(FSDP SHARD_GRAD_OP)"},
+        {"step_fp32_grads", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(step_fp32_grads),
+         "the optimizer step makes an fp32 copy of the gradient partition (DeepSpeed)"},
+        {"quant_rest_fp32", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(quant_rest_fp32),
+         "with quantised base weights the unquantised parameters are cast to fp32"},
+        {"optimizer_impl", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fused", optim_names,
+         FK(optimizer_impl),
+         "the optimizer step: fused (no temporaries), foreach (two state-sized lists), single"},
+        {"gathered_layers", CONF_INT, SIM_UNIT_NONE, 1, 64, "2", NULL, FK(gathered_layers),
+         "ZeRO-3 layers unsharded at once (the running one and the prefetched)"},
+        {"live_params", CONF_REAL, SIM_UNIT_NONE, 0, 1e15, "0", NULL, FK(live_params),
+         "ZeRO-3 with offloaded parameters: parameters gathered at most (0 = gathered_layers)"},
+        {"workspace", CONF_QTY, SIM_UNIT_BYTES, 0, 1e12, "32 MiB", NULL, FK(workspace_bytes),
+         "allocator-owned buffers beside the tensors (cuBLAS workspaces)"},
+        {"cuda_context", CONF_QTY, SIM_UNIT_BYTES, 0, 1e12, "0.47 GiB", NULL, FK(context_bytes),
+         "CUDA context and loaded kernels, outside the allocator"},
+        {"nccl_context", CONF_QTY, SIM_UNIT_BYTES, 0, 1e12, "1.28 GiB", NULL, FK(nccl_bytes),
+         "NCCL's module and state once a rank is in any communicator, outside the allocator"},
+        {"nccl_buffers", CONF_QTY, SIM_UNIT_BYTES, 0, 1e12, "0.17 GiB", NULL, FK(comm_bytes),
+         "NCCL's buffers per communicator, outside the allocator"},
+        {"allocator_overhead", CONF_REAL, SIM_UNIT_NONE, 0, 4, "0.177", NULL,
+         FK(allocator_overhead),
+         "reserved / allocated - 1: the caching allocator's cached blocks at the peak"},
+        {"offload_fill", CONF_REAL, SIM_UNIT_NONE, 0, 1, "0", NULL, FK(offload_fill),
+         "with the optimizer offloaded, the fraction of the HBM left over that the framework "
+         "fills with states anyway (0 = what it needs)"},
 };
 const size_t plan_framework_nkeys = sizeof plan_framework_keys / sizeof plan_framework_keys[0];
 

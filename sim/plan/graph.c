@@ -76,21 +76,30 @@ int plan_schedule_steps(plan_schedule sched, int m, int vpp)
 	return (sched == PLAN_SCHED_ZB_H1 ? 3 : 2) * m * vpp;
 }
 
+/* Writes out[n] while n < cap: the first cap ops of the order. */
+#define EMIT(op)                                                                                   \
+	do {                                                                                       \
+		if (n >= cap)                                                                      \
+			return n;                                                                  \
+		out[n++] = (op);                                                                   \
+	} while (0)
+
 /* ZB-H1 follows the b-th backward B of stage s with the weight pass W of
  * backward b - s: stage s holds s weight passes back (the last stage p - 1), so
  * that its B of the next micro-batch, which the upstream stage waits for, is
  * not queued behind a W; each held W keeps its micro-batch's activations, s
  * more than 1F1B's p - s, so no stage exceeds the first stage's p, the 1F1B
  * peak (Qi et al. 2024, figure 3). The held passes run last, oldest first. */
-void plan_schedule_order(plan_schedule sched, int p, int m, int vpp, int stage, plan_op *out)
+int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int stage, int cap,
+		       plan_op *out)
 {
 	int n = 0, total = m * vpp;
 	if (sched == PLAN_SCHED_GPIPE) {
 		for (int i = 0; i < m; i++)
-			out[n++] = (plan_op){false, i, 0, false};
+			EMIT(((plan_op){false, i, 0, false}));
 		for (int i = 0; i < m; i++)
-			out[n++] = (plan_op){true, i, 0, false};
-		return;
+			EMIT(((plan_op){true, i, 0, false}));
+		return n;
 	}
 	int warm = vpp > 1 ? (p - stage - 1) * 2 + (vpp - 1) * p : p - 1 - stage;
 	if (warm > total)
@@ -98,15 +107,15 @@ void plan_schedule_order(plan_schedule sched, int p, int m, int vpp, int stage, 
 	int f = 0, b = 0;
 	plan_op w_op; /* the interleaved op of index b is a pure function of b */
 	for (; f < warm; f++)
-		out[n++] = interleaved_op(f, p, vpp, false);
+		EMIT(interleaved_op(f, p, vpp, false));
 	while (f < total || b < total) {
 		if (f < total)
-			out[n++] = interleaved_op(f++, p, vpp, false);
-		out[n++] = interleaved_op(b, p, vpp, true);
+			EMIT(interleaved_op(f++, p, vpp, false));
+		EMIT(interleaved_op(b, p, vpp, true));
 		if (sched == PLAN_SCHED_ZB_H1 && b - stage >= 0) {
 			w_op = interleaved_op(b - stage, p, vpp, true);
 			w_op.weight = true;
-			out[n++] = w_op;
+			EMIT(w_op);
 		}
 		b++;
 	}
@@ -116,6 +125,14 @@ void plan_schedule_order(plan_schedule sched, int p, int m, int vpp, int stage, 
 			continue;
 		w_op = interleaved_op(w, p, vpp, true);
 		w_op.weight = true;
-		out[n++] = w_op;
+		EMIT(w_op);
 	}
+	return n;
+}
+
+#undef EMIT
+
+void plan_schedule_order(plan_schedule sched, int p, int m, int vpp, int stage, plan_op *out)
+{
+	plan_schedule_head(sched, p, m, vpp, stage, plan_schedule_steps(sched, m, vpp), out);
 }

@@ -1,62 +1,277 @@
-/* memory.c - per-rank HBM budget of a plan, by category. */
+/* memory.c - what one rank holds, term by term: parameters per stage and
+ * chunk, bytes per parameter under the precision policy, optimizer and
+ * fine-tuning method, the loss's logit tensors, and the offload tiers. The
+ * peak over the step (which terms are alive together) is memwalk.c's.
+ *
+ * Bytes per parameter (per rank; ZeRO divides each by the shard group):
+ *   policy  weights   gradients              optimizer (Adam)
+ *   mixed   2         4 fp32_grads, else 2   4 fp32 master + 8 fp32 m, v = 12
+ *   amp     4         4                      8 (the fp32 weights are the master)
+ *   pure    2         2                      4 (m, v in 16 bits: zeros_like(p))
+ * (fp32 or tf32 training: 4 + 4 + 8.) Mixed is Megatron's (16-bit weights,
+ * fp32 main_grad and main params: 18 bytes, 6 + 12/d with the distributed
+ * optimizer, megatron/training/theoretical_memory_usage.py:293-296) and
+ * DeepSpeed's fp16 (2 + 2 + 12, the ZeRO paper's 16); amp is torch autocast
+ * over fp32 parameters (Lightning precision 16-mixed, FSDP without a
+ * MixedPrecision policy); pure is torchtune's, lit-gpt's bf16-true,
+ * fsdp_qlora's: torch AdamW creates its states with zeros_like(p) in the
+ * parameter's dtype (torch/optim/adamw.py, PyTorch 1.13.1, 147-149).
+ * The optimizer: 8-bit Adam keeps two uint8 states and an fp32 absmax per
+ * block of 256 (bitsandbytes optim/optimizer.py:495-529): 2 + 2 * 4/256 =
+ * 2.03125 bytes, plus the fp32 master under mixed; paged Adam keeps its
+ * states in CUDA unified memory, outside PyTorch's allocator (functional.py
+ * cget_managed_ptr): counted under runtime, not allocated; SGD none.
+ * LoRA: the adapters r (in + out) per target linear train (with the
+ * embedding and output layer under train_embeddings); the base weights are
+ * frozen: no gradients or states, stored per base_weights: NF4 0.5 byte plus
+ * an fp32 absmax per 64 (0.5625), double-quantised 0.5 + 1/64 + 4/(64 * 256)
+ * (bitsandbytes nn/modules.py:213-231, functional.py:918-941), GPTQ int4
+ * 0.5 + (2-byte scale + 4-bit zero) / 128 = 0.51953, int8 1. Only the
+ * layers' linear weights are quantised; embeddings, norms and the output
+ * layer stay in 16 bits (fp32 with quant_rest_fp32: PEFT's
+ * prepare_model_for_kbit_training, src/peft/utils/other.py:204-209).
+ */
 #include "plan.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char *plan_mem_name(plan_mem m)
 {
 	static const char *const names[PLAN_MEM_COUNT] = {
-		"weights", "gradients", "optimizer_states", "activations", "buffers", "fragmentation"};
+	        "weights", "gradients",     "optimizer_states", "activations",
+	        "buffers", "fragmentation", "runtime"};
 	return (unsigned)m < PLAN_MEM_COUNT ? names[m] : "?";
 }
 
-/* Parameters held by one rank of `stage`: the return value is the TP-split part,
- * *experts the routed experts' part (split over EP, expert TP 1). Layer weights
- * are split over TP (norms and biases too, a small overcount avoided by nobody's
- * plan); the first stage holds the input embedding, the last the output layer
- * and, when the embedding is tied and pp > 1, a copy of the word embedding
+const char *plan_verdict_name(plan_verdict v)
+{
+	static const char *const names[] = {"fits", "tight", "out of memory"};
+	return (unsigned)v < 3 ? names[v] : "?";
+}
+
+int plan_chunk_kinds(const plan_scenario *s, int stage, int chunk, int count[2], int rep[2])
+{
+	int pp = s->plan.pp, g0 = 0, n = s->vlayers[chunk * pp + stage];
+	for (int u = 0; u < chunk * pp + stage; u++)
+		g0 += s->vlayers[u];
+	/* MoE layers are those from moe_dense_layers on (work_layer_is_moe) */
+	int d = s->model.moe_experts > 0 ? s->model.moe_dense_layers : g0 + n;
+	int nd = d <= g0 ? 0 : d >= g0 + n ? n : d - g0;
+	count[0] = nd, count[1] = n - nd;
+	rep[0] = nd ? g0 : -1;
+	rep[1] = n - nd ? g0 + nd : -1;
+	return n;
+}
+
+/* Parameters of the stage's chunk c on one rank: the TP-split part (*dense),
+ * the routed experts over EP (*experts), and of the dense part the layers'
+ * linear weights (*linear, what quantisation and LoRA apply to). Chunk 0 of
+ * stage 0 holds the input embedding, the last chunk of the last stage the
+ * output layer and, when tied with pp > 1, a copy of the word embedding
  * (Megatron keeps one on each end and all-reduces their gradients). */
-static double stage_params(const plan_scenario *s, int stage, double *experts)
+void plan_chunk_params(const plan_scenario *s, int stage, int chunk, double *dense, double *experts,
+                       double *linear)
 {
 	const work_model *m = &s->model;
-	int pp = s->plan.pp, n = plan_stage_layers(s, stage);
-	double p = 0, e = 0;
-	for (int l = 0; l < n; l++) {
-		int g = plan_global_layer(s, stage, l);
-		double x = work_params_layer_experts(m, g);
-		p += work_params_layer_at(m, g) - x;
-		e += x;
+	int pp = s->plan.pp, count[2], rep[2];
+	plan_chunk_kinds(s, stage, chunk, count, rep);
+	double p = 0, e = 0, lin = 0, small = plan_layer_small_params(m);
+	for (int k = 0; k < 2; k++) {
+		if (!count[k])
+			continue;
+		double x = work_params_layer_experts(m, rep[k]);
+		double all = work_params_layer_at(m, rep[k]) - x;
+		p += count[k] * all;
+		e += count[k] * x;
+		lin += count[k] * (all - small);
 	}
-	if (stage == 0)
+	if (stage == 0 && chunk == 0)
 		p += work_params_embedding(m);
-	if (stage == pp - 1) {
+	if (stage == pp - 1 && chunk == s->plan.vpp - 1) {
 		p += work_params_output(m);
 		if (!m->untied_embeddings && pp > 1)
 			p += (double)m->vocab * m->hidden;
 	}
+	*dense = p / s->plan.tp;
+	*linear = lin / s->plan.tp;
 	*experts = e / (s->plan.ep > 1 ? s->plan.ep : 1); /* whole experts over ep */
-	return p / s->plan.tp;
 }
 
-/* Activation bytes the stage holds at its peak over the step, from the
- * schedule itself (plan_schedule_order): a chunk's forward of a micro-batch
- * keeps act_c bytes until its backward (with ZB-H1 until its weight pass W,
- * which still reads the layer inputs) frees them; the peak is the largest
- * running sum. This reproduces the textbook counts (GPipe: all m micro-batches;
- * 1F1B: pp - stage; interleaved: (pp - stage - 1) * 2 + (vpp - 1) * pp + 1
- * chunk-steps, Narayanan et al. 2021) and gives ZB-H1's pp on every stage.
- * act_c is per chunk: uneven layouts and MoE layers differ. Returns -1 on OOM. */
-/* The walk's result in closed form where it is known (equal chunks, GPipe,
- * 1F1B or interleaved 1F1B), checked against the walk in test_plan: the sweep
- * pre-screen calls plan_memory for every plan, and the walk is O(m * vpp). */
+/* A layer's parameters that are not linear weights: its norms (2h, or 4h
+ * for layer norm with biases) and biases (h + 2gd + h + f + h per layer of
+ * a GPT-style model). */
+double plan_layer_small_params(const work_model *m)
+{
+	double h = m->hidden, hd = m->head_dim > 0 ? m->head_dim : (double)(m->hidden / m->heads);
+	double g = m->kv_heads > 0 ? m->kv_heads : m->heads, f = m->ffn > 0 ? m->ffn : 4.0 * h;
+	double norms = 2 * (m->norm == WORK_NORM_RMSNORM ? h : 2 * h);
+	double bias = m->bias ? m->heads * hd + 2 * g * hd + h +
+	                                (m->act == WORK_ACT_SWIGLU ? 2 * f : f) + h
+	                      : 0;
+	return norms + bias;
+}
+
+/* Stage totals of plan_chunk_params. */
+static double stage_params(const plan_scenario *s, int stage, double *experts)
+{
+	double p = 0, e = 0;
+	for (int c = 0; c < s->plan.vpp; c++) {
+		double d, x, l;
+		plan_chunk_params(s, stage, c, &d, &x, &l);
+		p += d;
+		e += x;
+	}
+	*experts = e;
+	return p;
+}
+
+/* LoRA adapter parameters of one layer (r (in + out) per target linear,
+ * split over TP like the layer). */
+double plan_lora_layer_params(const plan_scenario *s)
+{
+	const work_model *m = &s->model;
+	unsigned k = s->train.lora_mask;
+	double r = s->train.lora_rank, h = m->hidden;
+	double hd = m->head_dim > 0 ? m->head_dim : (double)(m->hidden / m->heads);
+	double q = m->heads * hd, kv = (m->kv_heads > 0 ? m->kv_heads : m->heads) * hd;
+	double f = m->ffn > 0 ? m->ffn : 4.0 * h;
+	bool swiglu = m->act == WORK_ACT_SWIGLU;
+	double p = 0;
+	p += (k & PLAN_LORA_Q) ? r * (h + q) : 0;
+	p += (k & PLAN_LORA_K) ? r * (h + kv) : 0;
+	p += (k & PLAN_LORA_V) ? r * (h + kv) : 0;
+	p += (k & PLAN_LORA_O) ? r * (q + h) : 0;
+	p += (k & PLAN_LORA_GATE) && swiglu ? r * (h + f) : 0;
+	p += (k & PLAN_LORA_UP) ? r * (h + f) : 0;
+	p += (k & PLAN_LORA_DOWN) ? r * (f + h) : 0;
+	return r > 0 ? p / s->plan.tp : 0;
+}
+
+/* Bytes per parameter under the scenario's policy, optimizer and dtype
+ * (table above). *opt excludes paged states (*paged: bytes per parameter in
+ * unified memory). */
+void plan_param_bytes(const plan_scenario *s, double *w, double *g, double *opt, double *paged)
+{
+	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
+	int pol = fp32 ? PLAN_POLICY_AMP : s->train.policy;
+	double st16 = pol == PLAN_POLICY_PURE ? 4.0 : 8.0; /* Adam's m and v */
+	double master = pol == PLAN_POLICY_MIXED ? 4.0 : 0.0;
+	*w = pol == PLAN_POLICY_AMP ? 4.0 : 2.0;
+	*g = pol == PLAN_POLICY_AMP || (pol == PLAN_POLICY_MIXED && s->plan.fp32_grads) ? 4.0 : 2.0;
+	double st = st16;
+	switch (s->train.optimizer) {
+	case PLAN_ADAM_8BIT:
+	case PLAN_ADAM_PAGED_8BIT:
+		st = 2.0 + 2.0 * 4.0 / 256.0;
+		break;
+	case PLAN_SGD:
+		st = 0;
+		break;
+	default:
+		break;
+	}
+	bool is_paged =
+	        s->train.optimizer == PLAN_ADAM_PAGED || s->train.optimizer == PLAN_ADAM_PAGED_8BIT;
+	*opt = master + (is_paged ? 0 : st);
+	*paged = is_paged ? st : 0;
+}
+
+/* Bytes per frozen base parameter (linear weights; base_weights). */
+double plan_base_bytes(const plan_scenario *s, double w)
+{
+	switch (s->train.base_weights) {
+	case PLAN_BASE_16BIT:
+		return 2.0;
+	case PLAN_BASE_FP32:
+		return 4.0;
+	case PLAN_BASE_NF4:
+		return 0.5 + 4.0 / 64.0;
+	case PLAN_BASE_NF4_DQ:
+		return 0.5 + 1.0 / 64.0 + 4.0 / (64.0 * 256.0);
+	case PLAN_BASE_INT4:
+		return 0.5 + 2.5 / 128.0;
+	case PLAN_BASE_INT8:
+		return 1.0;
+	default:
+		return w;
+	}
+}
+
+bool plan_base_quantized(const plan_scenario *s)
+{
+	return s->train.base_weights >= PLAN_BASE_NF4;
+}
+
+/* The stage's parameter budget (memwalk.c and the reports): what one rank
+ * holds before sharding, what trains and what is frozen. With LoRA the
+ * adapters train (with the embedding and output layer under
+ * train_embeddings); the rest is the frozen base, its layers' linear
+ * weights stored per base_weights and the other parameters in 16 bits (or
+ * fp32, quant_rest_fp32) when the linear ones are quantised, else like them. */
+void plan_stage_budget(const plan_scenario *s, int stage, plan_budget *b)
+{
+	memset(b, 0, sizeof *b);
+	const work_model *m = &s->model;
+	plan_param_bytes(s, &b->w, &b->g, &b->o, &b->paged);
+	b->layers = plan_stage_layers(s, stage);
+	double emb = 0;
+	for (int c = 0; c < s->plan.vpp; c++) {
+		double d, x, lin;
+		plan_chunk_params(s, stage, c, &d, &x, &lin);
+		int n = plan_chunk_layers(s, stage, c, NULL);
+		b->dense += d, b->experts += x, b->linear += lin;
+		emb += d - lin - n * plan_layer_small_params(m) / s->plan.tp;
+	}
+	b->train = b->dense + b->experts;
+	if (s->train.lora_rank > 0) {
+		b->adapters = b->layers * plan_lora_layer_params(s);
+		double trained = s->train.train_embeddings ? emb : 0;
+		b->train = b->adapters + trained;
+		b->frozen = b->dense + b->experts - trained;
+		double base = plan_base_bytes(s, b->w);
+		double rest = !plan_base_quantized(s) ? base : s->fw.quant_rest_fp32 ? 4.0 : 2.0;
+		double qlin = b->linear + b->experts;
+		b->frozen_bytes = qlin * base + (b->frozen - qlin) * rest;
+		b->base_bytes = base;
+	}
+	for (int c = 0; c < s->plan.vpp; c++) {
+		int count[2], rep[2];
+		plan_chunk_kinds(s, stage, c, count, rep);
+		for (int k = 0; k < 2; k++) {
+			double x = count[k] ? work_params_layer_at(m, rep[k]) / s->plan.tp : 0;
+			b->layer_max = x > b->layer_max ? x : b->layer_max;
+		}
+	}
+}
+
+/* Trainable parameters of chunk c (plan_stage_budget's split per chunk). */
+double plan_chunk_train(const plan_scenario *s, int stage, int c)
+{
+	double d, x, lin;
+	plan_chunk_params(s, stage, c, &d, &x, &lin);
+	if (s->train.lora_rank <= 0)
+		return d + x;
+	int n = plan_chunk_layers(s, stage, c, NULL);
+	double emb = d - lin - n * plan_layer_small_params(&s->model) / s->plan.tp;
+	return n * plan_lora_layer_params(s) + (s->train.train_embeddings ? emb : 0);
+}
+
+/* The activation peak of `stage` in chunk-steps: the walk of
+ * plan_schedule_order (a forward keeps, a backward, or W under ZB-H1, frees)
+ * and its closed form for equal chunks (textbook counts: GPipe all m; 1F1B
+ * pp - stage; interleaved (pp - stage - 1) * 2 + (vpp - 1) * pp + 1, each at
+ * most m * vpp; Narayanan et al. 2021). memwalk.c walks the whole state;
+ * these two remain the activation-only view that the tests and explain
+ * state. */
 double plan_peak_closed(const plan_spec *p, int stage, double act)
 {
 	int m = plan_microbatches(p);
 	if (p->schedule == PLAN_SCHED_GPIPE)
 		return act * m * p->vpp;
 	long steps = p->vpp > 1 ? (long)(p->pp - stage - 1) * 2 + (long)(p->vpp - 1) * p->pp + 1
-				: p->pp - stage;
+	                        : p->pp - stage;
 	if (steps > (long)m * p->vpp)
 		steps = (long)m * p->vpp;
 	return act * (double)steps;
@@ -83,17 +298,6 @@ double plan_peak_walk(const plan_spec *p, int stage, const double *act_c)
 	return peak;
 }
 
-static double schedule_peak(const plan_scenario *s, int stage, const double *act_c)
-{
-	const plan_spec *p = &s->plan;
-	bool equal = true;
-	for (int c = 1; c < p->vpp; c++)
-		equal = equal && act_c[c] == act_c[0];
-	if (equal && p->schedule != PLAN_SCHED_ZB_H1)
-		return plan_peak_closed(p, stage, act_c[0]);
-	return plan_peak_walk(p, stage, act_c);
-}
-
 work_shard plan_shard(const plan_scenario *s)
 {
 	int cp = s->plan.cp > 1 ? s->plan.cp : 1;
@@ -109,67 +313,91 @@ work_shard plan_shard(const plan_scenario *s)
 	return sh;
 }
 
-/* Activation bytes at the stage's peak: the kept tensors of every layer for
- * every micro-batch in flight; with full recomputation also the working set of
- * the one layer being recomputed; on the last stage the fp32 logits of one
- * micro-batch (s*b*V/t*4 bytes) for the softmax cross-entropy. */
-static double stage_activations(const plan_scenario *s, int stage)
+/* The model code's saved-tensor description (work_saved) for the scenario:
+ * the framework's, compiled under [train] compile, with an fp32 residual
+ * stream under the amp policy. */
+work_saved plan_saved(const plan_scenario *s)
 {
-	work_shard sh = plan_shard(s);
-	work_recompute rc = s->plan.recompute;
-	/* Per chunk the kept bytes of its layers, and the largest full working
-	 * set of a layer for the one being recomputed. */
-	double act_c[s->plan.vpp], work = 0;
-	for (int c = 0, local = 0; c < s->plan.vpp; c++) {
-		int n = plan_chunk_layers(s, stage, c, NULL);
-		act_c[c] = 0;
-		for (int l = 0; l < n; l++, local++) {
-			int g = plan_global_layer(s, stage, local);
-			act_c[c] += work_activation_bytes_at(&s->model, &sh, g, rc);
-			double w = work_activation_bytes_at(&s->model, &sh, g, WORK_RECOMPUTE_NONE);
-			work = w > work ? w : work;
-		}
-	}
-	double a = schedule_peak(s, stage, act_c);
-	if (a < 0) /* out of memory for the walk: the closed form of 1F1B */
-		a = act_c[0] * s->plan.vpp * (s->plan.pp - stage);
-	if (rc == WORK_RECOMPUTE_FULL)
-		a += work;
-	if (stage == s->plan.pp - 1)
-		a += (double)sh.seq * sh.micro_batch * s->model.vocab / sh.tp * 4.0;
-	return a;
+	work_saved sv = {.kind = (work_saved_kind)s->fw.saved_tensors,
+	                 .norm = (work_norm_saved)s->fw.norm_saved,
+	                 .expand_kv = s->fw.expand_kv,
+	                 .attn_out_copy = s->fw.attn_out_copy,
+	                 .dropout = s->fw.dropout,
+	                 .fp32_residual = s->train.policy == PLAN_POLICY_AMP &&
+	                                  s->fw.saved_tensors != WORK_SAVED_FUSED};
+	if (s->train.compile && sv.kind == WORK_SAVED_EAGER)
+		sv.kind = WORK_SAVED_COMPILED;
+	return sv;
 }
 
-/* Mixed-precision Adam (Rajbhandari et al. 2020): 16-bit weights (2 bytes),
- * gradients (2, or 4 when accumulated in fp32 as Megatron does), and fp32
- * master weights, momentum and variance (12). ZeRO-1 shards the 12 over DP,
- * ZeRO-2 the gradients too, ZeRO-3 the weights too. fp32 training needs no
- * master copy: 4 + 4 + 8. Buffers: two gradient buckets in flight and the
- * pipeline send/receive buffers (assumed). Fragmentation: 5% of the rest
- * (assumed allowance for the caching allocator). */
-/* Inference (prefill of the global batch): the weights (all of them, or with
- * offload_params the two layers being streamed); no gradients or optimizer
- * states; activations are the working set of the one layer running plus the
- * KV cache the prefill leaves for generation: 2 (K, V) x kv width / tp x seq x
- * micro-batch x the stage's layers x micro-batches, in 16 bits. */
-static void inference_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT])
+/* The loss's logit tensors per token and vocabulary entry on one rank, at
+ * four moments: the loss forward's peak (*fwd), what stays until the loss
+ * backward (*kept), the loss backward's peak (*bwd), and what the training
+ * loop holds through the layers' backward and the step (*held: the model's
+ * returned logits, when holds_outputs). e is the logits' element size, l the
+ * log-softmax's (4 under autocast, whose cross_entropy runs in fp32, else
+ * e). Per implementation, without and (+) with the held logits:
+ *   vocab-parallel  Megatron: the 16-bit logits and their fp32 copy, which
+ *                   exp, the division and the backward overwrite in place
+ *                   (core/tensor_parallel/cross_entropy.py:25, 61-77, 88,
+ *                   181): fwd e + 4, kept 4, bwd 4 + e; the loss is returned,
+ *                   not the logits; all / t
+ *   upcast-shift    HF Llama (transformers <= 4.44, modeling_llama.py,
+ *                   yarn's copy 1363-1377): logits.float() (the 16-bit ones
+ *                   freed), the shifted contiguous copy and the saved
+ *                   log-softmax: fwd 12, kept 4, bwd 12 (+ the gradient of
+ *                   the log-softmax output and of its input); + 4 (the fp32
+ *                   logits returned)
+ *   shift           HF GPT-2 style (no upcast): logits e, shifted copy e,
+ *                   log-softmax l (its fp32 input cast a transient 4 under
+ *                   autocast): fwd 2e + l (+ 4), kept l, bwd 3l; + e
+ *   upcast          cross_entropy(logits.float()), the logits deleted before
+ *                   the backward (torchtune's recipes, torchtitan
+ *                   components/loss.py:57-58): fwd e + 8, kept 4, bwd 12; + e
+ *   chunked         torchtune's CEWithChunkedOutputLoss compiled: the 16-bit
+ *                   logit chunks, each upcast inside the fused loss kernel
+ *                   (ce_chunked_output_loss.py:35-42): e throughout; + 0
+ *   chunked-16bit   lit-gpt 2023 chunked_cross_entropy (utils.py:238-262):
+ *                   16-bit chunks, their 16-bit log-softmax: fwd 2e, kept e,
+ *                   bwd 2e; + e (the list of chunks)
+ *   16-bit          cross_entropy on the 16-bit logits: fwd 2e, kept e,
+ *                   bwd 3e; + e */
+void plan_loss_bytes(const plan_scenario *s, double *fwd, double *kept, double *bwd, double *held)
 {
-	const plan_spec *p = &s->plan;
-	const work_model *m = &s->model;
-	work_shard sh = plan_shard(s);
-	double w = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
-	int layers = plan_stage_layers(s, stage);
-	if (p->offload_params != PLAN_OFFLOAD_NONE)
-		bytes[PLAN_MEM_WEIGHTS] = 2.0 * work_params_layer(m) / p->tp * w;
-	bytes[PLAN_MEM_GRADIENTS] = bytes[PLAN_MEM_OPTIMIZER] = 0;
-	double g = m->kv_heads > 0 ? m->kv_heads : m->heads;
-	double hd = m->head_dim > 0 ? m->head_dim : (double)(m->hidden / m->heads);
-	double kv = (g >= p->tp ? g / p->tp : 1.0) * hd;
-	double e = w < 4.0 ? 2.0 : 4.0;
-	double cache = 2.0 * kv * sh.seq * sh.micro_batch * e * layers * plan_microbatches(p);
-	bytes[PLAN_MEM_ACTIVATIONS] =
-		work_activation_bytes(m, &sh, WORK_RECOMPUTE_NONE) + cache;
-	bytes[PLAN_MEM_BUFFERS] = p->pp > 1 ? 4.0 * work_p2p_bytes(m, &sh) : 0.0;
+	double e = hw_dtype_bytes(s->dtype) < 2 ? 2.0 : hw_dtype_bytes(s->dtype);
+	bool amp = (s->train.policy == PLAN_POLICY_AMP || s->train.autocast) &&
+	           s->fw.saved_tensors != WORK_SAVED_FUSED;
+	double l = amp ? 4.0 : e, t = s->plan.tp, logits = 0;
+	int loss = s->train.chunked_loss ? PLAN_LOSS_CHUNKED : s->fw.loss;
+	switch (loss) {
+	case PLAN_LOSS_UPCAST_SHIFT:
+		*fwd = 12, *kept = 4, *bwd = 12, logits = 4;
+		break;
+	case PLAN_LOSS_SHIFT:
+		*fwd = 2 * e + l + (amp ? 4 : 0), *kept = l, *bwd = 3 * l, logits = e;
+		break;
+	case PLAN_LOSS_UPCAST:
+		*fwd = e + 8, *kept = 4, *bwd = 12, logits = e;
+		break;
+	case PLAN_LOSS_CHUNKED:
+		*fwd = *kept = *bwd = e;
+		break;
+	case PLAN_LOSS_CHUNKED_16BIT:
+		*fwd = *bwd = 2 * e, *kept = e, logits = e;
+		break;
+	case PLAN_LOSS_16BIT:
+		*fwd = 2 * e, *kept = e, *bwd = 3 * e, logits = e;
+		break;
+	default: /* vocab-parallel */
+		*fwd = (e + 4) / t, *kept = 4 / t, *bwd = (4 + e) / t, *held = 0;
+		return;
+	}
+	*held = s->fw.holds_outputs ? logits : 0;
+	*kept += *held, *bwd += *held;
+	/* with TP the frameworks that run it split the output layer and its
+	 * loss over the vocabulary too (ATorch's Megatron-style layers) */
+	double split = s->plan.tp > 1 ? t : 1;
+	*fwd /= split, *kept /= split, *bwd /= split, *held /= split;
 }
 
 /* Ranks that share a rank's parameters: all of dp x cp (dpg), the ZeRO shard
@@ -182,52 +410,36 @@ static void shard_counts(const plan_scenario *s, double *dpg, double *shards, do
 	*dpg = a, *shards = b, *eshards = c;
 }
 
-void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT])
-{
-	const plan_spec *p = &s->plan;
-	double experts, params = stage_params(s, stage, &experts);
-	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
-	double w = fp32 ? 4.0 : 2.0;
-	double g = (fp32 || p->fp32_grads) ? 4.0 : 2.0;
-	double o = fp32 ? 8.0 : 12.0;
-	work_shard sh = plan_shard(s);
-	double dpg, shards, eshards;
-	shard_counts(s, &dpg, &shards, &eshards);
-
-	bytes[PLAN_MEM_WEIGHTS] = params * w / (p->zero >= 3 ? shards : 1) + experts * w;
-	bool gshard = plan_grads_sharded(s); /* ZeRO-2 accumulating at the boundary holds all */
-	bytes[PLAN_MEM_GRADIENTS] =
-		params * g / (gshard ? shards : 1) + experts * g / (gshard ? eshards : 1);
-	bytes[PLAN_MEM_OPTIMIZER] =
-		params * o / (p->zero >= 1 ? shards : 1) + experts * o / (p->zero >= 1 ? eshards : 1);
-	if (p->offload_optimizer != PLAN_OFFLOAD_NONE) { /* states, master and fp32 */
-		bytes[PLAN_MEM_OPTIMIZER] = 0;            /* gradients on the host: the */
-		bytes[PLAN_MEM_GRADIENTS] = 0;            /* GPU keeps its buckets only */
-	}
-	if (p->offload_params != PLAN_OFFLOAD_NONE) /* only the gathered layers stay */
-		bytes[PLAN_MEM_WEIGHTS] = 0;
-	bytes[PLAN_MEM_ACTIVATIONS] = stage_activations(s, stage);
-	/* ZeRO-3 holds two gathered layers (the running one and the prefetched). */
-	double gathered = p->zero >= 3 && shards > 1
-				  ? 2.0 * work_params_layer(&s->model) / p->tp * w
-				  : 0.0;
-	bytes[PLAN_MEM_BUFFERS] =
-		gathered + ((dpg > 1 || eshards > 1) && p->zero < 3 ? 2.0 * fmin(plan_bucket_bytes(s), (params + experts) * g) : 0.0) +
-		(p->pp > 1 ? 4.0 * work_p2p_bytes(&s->model, &sh) : 0.0);
-	if (s->inference)
-		inference_memory(s, stage, bytes);
-	double sum = 0;
-	for (int i = 0; i < PLAN_MEM_FRAGMENTATION; i++)
-		sum += bytes[i];
-	bytes[PLAN_MEM_FRAGMENTATION] = 0.05 * sum;
-}
-
 double plan_local_params(const plan_scenario *s, int stage)
 {
 	const plan_spec *p = &s->plan;
 	double experts, params = stage_params(s, stage, &experts), dpg, shards, eshards;
 	shard_counts(s, &dpg, &shards, &eshards);
 	return p->zero >= 1 ? params / shards + experts / eshards : params + experts;
+}
+
+/* What the sweep pre-screen's data-parallel time reduces per rank: the
+ * gradient and weight bytes of the memory model before the peak walk
+ * (16-bit weights, 2 or 4-byte gradients, times the shard group when ZeRO
+ * divided them), kept as they were so that step times do not move with the
+ * memory model. */
+void plan_dp_bytes(const plan_scenario *s, int stage, double *grad, double *weight)
+{
+	const plan_spec *p = &s->plan;
+	double experts, params = stage_params(s, stage, &experts), dpg, shards, eshards;
+	shard_counts(s, &dpg, &shards, &eshards);
+	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
+	double w = fp32 ? 4.0 : 2.0, g = (fp32 || p->fp32_grads) ? 4.0 : 2.0;
+	bool gshard = plan_grads_sharded(s);
+	double gb = params * g / (gshard ? shards : 1) + experts * g / (gshard ? eshards : 1);
+	double wb = params * w / (p->zero >= 3 ? shards : 1) + experts * w;
+	if (p->offload_optimizer != PLAN_OFFLOAD_NONE)
+		gb = 0;
+	if (p->offload_params != PLAN_OFFLOAD_NONE)
+		wb = 0;
+	double cp = p->cp > 1 ? p->cp : 1;
+	*grad = gb * (p->zero >= 2 ? (double)p->dp * cp : 1);
+	*weight = wb * (p->zero >= 3 ? (double)p->dp * cp : 1);
 }
 
 void plan_offload_memory(const plan_scenario *s, int stage, double *host, double *nvme)

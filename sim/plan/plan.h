@@ -139,6 +139,28 @@ typedef enum { PLAN_UNEVEN_ERROR = 0, PLAN_UNEVEN_END_STAGES } plan_uneven;
  * use_multi_rank_bucket_allreduce): twice the traffic. */
 typedef enum { PLAN_GRAD_OP_REDUCE_SCATTER = 0, PLAN_GRAD_OP_ALL_REDUCE } plan_grad_op;
 
+/* What the framework keeps alive (memory.c, memwalk.c; each value cited in
+ * the profile files). The loss: bytes per token and vocabulary entry (per
+ * rank: V/t for the vocabulary-parallel loss) at four moments, see
+ * plan_loss_bytes. */
+typedef enum {
+	PLAN_LOSS_VOCAB_PARALLEL = 0, /* Megatron: fp32 softmax in place */
+	PLAN_LOSS_UPCAST_SHIFT,       /* HF Llama <= 4.44: .float(), shifted copy */
+	PLAN_LOSS_SHIFT,              /* HF GPT-2 style: shifted copy, no upcast */
+	PLAN_LOSS_UPCAST,             /* cross_entropy(logits.float()), logits freed */
+	PLAN_LOSS_CHUNKED,            /* compiled per-chunk upcast (torchtune) */
+	PLAN_LOSS_CHUNKED_16BIT,      /* 16-bit chunks and log-softmax (lit-gpt 2023) */
+	PLAN_LOSS_16BIT               /* cross_entropy on the 16-bit logits */
+} plan_loss;
+/* When gradients exist: a buffer allocated once (Megatron's main_grad, in
+ * the fp32_grads dtype), or param.grad from the first backward until the
+ * optimizer's zero_grad (PyTorch's default). */
+typedef enum { PLAN_GRADS_PERSISTENT = 0, PLAN_GRADS_ON_BACKWARD } plan_grads;
+/* The optimizer's step: one fused kernel (no temporaries), torch's foreach
+ * (two state-sized lists, sqrt(v) and the denominator, live together), or a
+ * loop over parameters (one parameter's temporaries). */
+typedef enum { PLAN_OPTIM_FUSED = 0, PLAN_OPTIM_FOREACH, PLAN_OPTIM_SINGLE } plan_optim_impl;
+
 typedef struct plan_framework {
 	char name[CONF_STR_MAX];      /* "megatron-core" */
 	char release[CONF_STR_MAX];   /* release and date the facts are from */
@@ -163,6 +185,50 @@ typedef struct plan_framework {
 	 * the first overlaps). */
 	double grad_bucket, grad_bucket_per_dp;
 	bool one_bucket_no_overlap, first_stage_buckets;
+	/* memory: what the model code saves (work_saved) */
+	int saved_tensors;            /* work_saved_kind */
+	int norm_saved;               /* work_norm_saved */
+	bool expand_kv, attn_out_copy;
+	bool returns_kv;              /* the model returns every layer's K and V
+				       * (HF use_cache left on), held with its output */
+	bool mask_4d;                 /* a (b, 1, s, s) attention mask per forward */
+	bool dropout;                 /* eager code with dropout on the residual branches
+				       * (masks and outputs kept: HF GPT-2) */
+	bool lora_qkv_fused;          /* the q, k, v adapters share one dropout of the
+				       * attention input (lit-gpt's LoRAQKVLinear) */
+	int loss;                     /* plan_loss */
+	bool holds_outputs;           /* the training loop keeps the model's output (its
+				       * logits, returned K/V) referenced through the
+				       * backward and the step */
+	/* gradients and buffers */
+	int grads;                    /* plan_grads */
+	bool grad_copy;               /* torch DDP's flat buckets: a second gradient copy */
+	int grad_buckets;             /* bucket_size buffers held (DeepSpeed IPG) */
+	bool accumulate_unsharded;    /* ZeRO-3 under accumulation keeps unsharded grads
+				       * (FSDP no_sync) */
+	bool frozen_grads;            /* flat parameters mixing frozen and trainable
+				       * weights carry gradients for all of them */
+	bool zero2_param_shards;      /* ZeRO-2 keeps parameters sharded at rest and
+				       * gathered from forward to backward (FSDP
+				       * SHARD_GRAD_OP) */
+	bool step_fp32_grads;         /* the step builds an fp32 copy of the gradient
+				       * partition (DeepSpeed) */
+	bool quant_rest_fp32;         /* with quantized base weights the unquantized
+				       * parameters are cast to fp32 (PEFT k-bit prep) */
+	int optimizer_impl;           /* plan_optim_impl */
+	int gathered_layers;          /* ZeRO-3 layers unsharded at once */
+	double live_params;           /* ZeRO-3 with offloaded parameters: elements
+				       * gathered at most (0 = two layers) */
+	double workspace_bytes;       /* allocator-owned buffers beside the tensors
+				       * (cuBLAS workspaces) */
+	/* outside the allocator, and its overhead */
+	double context_bytes;         /* CUDA context and loaded kernels */
+	double nccl_bytes;            /* NCCL's module and state, once with any group */
+	double comm_bytes;            /* NCCL buffers per communicator */
+	double allocator_overhead;    /* reserved / allocated - 1 (caching allocator) */
+	double offload_fill;          /* with the optimizer offloaded, the fraction of the
+				       * HBM left over that the framework fills with
+				       * states anyway (ColossalAI Gemini auto) */
 } plan_framework;
 
 extern const conf_key plan_framework_keys[]; /* [framework] */
@@ -177,6 +243,63 @@ struct plan_scenario;
  * framework does not run is an error at the [parallel] key, naming the rule,
  * with a note where the rule is set. Returns the number of errors. */
 int plan_check_framework(const struct plan_scenario *s, sim_diag *diag);
+
+/* [train] memory keys: the precision policy, optimizer and fine-tuning
+ * method (plan_train_keys; bytes per parameter in memory.c). */
+typedef enum {
+	PLAN_POLICY_MIXED = 0, /* 16-bit weights, fp32 master in the optimizer */
+	PLAN_POLICY_AMP,       /* fp32 parameters under autocast */
+	PLAN_POLICY_PURE       /* 16-bit weights, gradients and optimizer states */
+} plan_policy;
+typedef enum {
+	PLAN_ADAM = 0,     /* two states per parameter, the policy's dtype */
+	PLAN_ADAM_8BIT,    /* bitsandbytes / torchao: uint8 states + fp32 absmax per 256 */
+	PLAN_ADAM_PAGED,   /* bitsandbytes paged: states in unified memory */
+	PLAN_ADAM_PAGED_8BIT,
+	PLAN_SGD           /* no state (momentum-free) */
+} plan_optimizer;
+/* Frozen base weights under LoRA: as the policy keeps weights (AUTO), 16-bit,
+ * fp32, 4-bit NF4 (fp32 absmax per 64), NF4 with double quantization, 4-bit
+ * GPTQ (fp16 scale per 128), 8-bit (LLM.int8, fp32 scale per row ~ 0). */
+typedef enum {
+	PLAN_BASE_AUTO = 0,
+	PLAN_BASE_16BIT,
+	PLAN_BASE_FP32,
+	PLAN_BASE_NF4,
+	PLAN_BASE_NF4_DQ,
+	PLAN_BASE_INT4,
+	PLAN_BASE_INT8
+} plan_base;
+enum { /* LoRA target modules (plan_train.lora_mask) */
+	PLAN_LORA_Q = 1 << 0,
+	PLAN_LORA_K = 1 << 1,
+	PLAN_LORA_V = 1 << 2,
+	PLAN_LORA_O = 1 << 3,
+	PLAN_LORA_GATE = 1 << 4,
+	PLAN_LORA_UP = 1 << 5,
+	PLAN_LORA_DOWN = 1 << 6,
+};
+typedef struct plan_train {
+	int policy;                    /* plan_policy */
+	int optimizer;                 /* plan_optimizer */
+	bool optimizer_in_backward;    /* each parameter stepped in its backward */
+	int lora_rank;                 /* 0 = every parameter trains */
+	char lora_targets[CONF_STR_MAX];
+	unsigned lora_mask;            /* PLAN_LORA_* parsed from lora_targets */
+	bool lora_dropout;             /* adapters see a dropout of their input */
+	int base_weights;              /* plan_base */
+	bool train_embeddings;         /* LoRA plus full embedding and output layer */
+	bool compile;                  /* torch.compile: WORK_SAVED_COMPILED */
+	bool chunked_loss;             /* PLAN_LOSS_CHUNKED */
+	bool activation_offload;       /* kept activations go to the host */
+	bool autocast;                 /* 16-bit matmuls under torch autocast over 16-bit
+					* weights (HF Trainer's --bf16): the loss's
+					* log-softmax in fp32 (implied by policy amp) */
+} plan_train;
+
+/* "q,v" or "attention, mlp" -> PLAN_LORA_* bits; SIM_ECONF for an unknown
+ * name or an empty list. */
+int plan_lora_targets(const char *text, unsigned *mask);
 
 /* A loaded, checked scenario. */
 typedef struct plan_scenario {
@@ -194,6 +317,7 @@ typedef struct plan_scenario {
 	net_cluster cluster;
 	plan_spec plan;
 	plan_framework fw;
+	plan_train train;
 	int *vlayers; /* transformer layers per virtual stage v = chunk * pp + stage */
 } plan_scenario;
 
@@ -294,9 +418,18 @@ int plan_max_stage_layers(const plan_scenario *s);
 /* Layers of chunk `chunk` of `stage`, and the stage-local index of its first
  * layer (chunks are numbered in model order). */
 int plan_chunk_layers(const plan_scenario *s, int stage, int chunk, int *first_local);
+/* Its layers by kind (count[0] dense, count[1] MoE; what a layer holds and
+ * keeps depends only on its kind) with the model index of the first of each
+ * kind (rep[k], -1 when none); returns the chunk's layers. */
+int plan_chunk_kinds(const plan_scenario *s, int stage, int chunk, int count[2], int rep[2]);
 
 /* ---------------------------------------------------------------- memory -- */
 
+/* Memory categories of one rank at its peak. Allocated (PyTorch's
+ * max_memory_allocated) is the first five; reserved adds fragmentation, the
+ * caching allocator's cached blocks; the device (nvidia-smi) adds runtime,
+ * what lives outside the allocator: the CUDA context and loaded kernels,
+ * NCCL's buffers, paged optimizer states. */
 typedef enum {
 	PLAN_MEM_WEIGHTS = 0,
 	PLAN_MEM_GRADIENTS,
@@ -304,27 +437,134 @@ typedef enum {
 	PLAN_MEM_ACTIVATIONS,
 	PLAN_MEM_BUFFERS,
 	PLAN_MEM_FRAGMENTATION,
+	PLAN_MEM_RUNTIME,
 	PLAN_MEM_COUNT
 } plan_mem;
 
 /* "weights", "gradients", "optimizer_states", "activations", "buffers",
- * "fragmentation". */
+ * "fragmentation", "runtime". */
 const char *plan_mem_name(plan_mem m);
 
-/* Peak HBM bytes per category on one rank of `stage`. Mixed-precision Adam
- * keeps 2 (weights) + 2 or 4 (gradients) + 12 (fp32 master, m, v) bytes per
- * parameter, the optimizer part divided by dp with ZeRO >= 1, gradients with
- * ZeRO >= 2, weights with ZeRO 3. Activations: work_activation_bytes per layer
- * times the micro-batches in flight (1F1B: pp - stage, GPipe: all m). */
+/* The verdict a planner banks on: the device total (reserved plus runtime)
+ * against the GPU's capacity: out of memory when the allocated bytes and the
+ * runtime alone exceed it, tight when the device total leaves under 10 % of
+ * the capacity free (the allocator then has to release its cache and retry,
+ * and a longer sample or a framework update tips it over). */
+typedef enum { PLAN_VERDICT_FITS = 0, PLAN_VERDICT_TIGHT, PLAN_VERDICT_OOM } plan_verdict;
+#define PLAN_TIGHT_HEADROOM 0.10
+/* "fits", "tight", "out of memory". */
+const char *plan_verdict_name(plan_verdict v);
+/* The verdict of a device total (plan_mem_peak.device) with `allocated`
+ * bytes and `runtime` outside the allocator on a GPU of `capacity`. */
+plan_verdict plan_mem_verdict(double allocated, double runtime, double device, double capacity);
+
+/* One live term at the peak: what it is, its category, its bytes and the
+ * formula with the scenario's values. */
+#define PLAN_MEM_MAX_TERMS 40
+typedef struct plan_mem_term {
+	char name[48];
+	plan_mem cat;
+	double bytes;
+	char formula[200];
+} plan_mem_term;
+
+/* A rank's memory peak over the step (memwalk.c): the schedule walked op by
+ * op (plan_schedule_order) with what each moment keeps alive: the static
+ * terms (weights, optimizer states, persistent gradient buffers), the
+ * activations of the micro-batches in flight, the gradients from their first
+ * backward (unless the framework keeps a persistent buffer), the loss's logit
+ * tensors around the last stage's loss, the working set of a recomputed
+ * layer, gathered ZeRO-3 layers, and the optimizer step's temporaries; the
+ * peak is the largest sum, its terms listed. */
+typedef struct plan_mem_peak {
+	double bytes[PLAN_MEM_COUNT];       /* per category at the peak */
+	double allocated, reserved, device; /* PyTorch's counters and nvidia-smi's */
+	double demand;   /* device bytes without the cap: allocated x (1 + overhead) + runtime */
+	double capacity;
+	plan_verdict verdict;
+	int op;           /* schedule op of the peak; -1 the optimizer step */
+	bool brief;       /* plan_memory_totals: no moment, no terms */
+	char moment[160]; /* the peak's moment in words */
+	int nterms;
+	plan_mem_term term[PLAN_MEM_MAX_TERMS];
+} plan_mem_peak;
+
+/* The peak of one rank of `stage`. */
+void plan_memory_peak(const plan_scenario *s, int stage, plan_mem_peak *out);
+/* The same bytes, counters and verdict without the moment and the terms
+ * (the sweep's pre-screen, the cuts). */
+void plan_memory_totals(const plan_scenario *s, int stage, plan_mem_peak *out);
+/* Its categories only (what reports and stores use). */
 void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]);
+
+/* Allocated bytes over the step on `stage`: for each schedule op in order
+ * its start, the peak within it and its end, then the optimizer step as one
+ * more op (start, peak, end). Writes at most max entries per array; returns
+ * the number of ops (plan_schedule_steps + 1). */
+int plan_memory_curve(const plan_scenario *s, int stage, double *start, double *peak,
+		      double *end, int max);
+
+/* Where a plan that does not fit (or is tight) can cut memory: each of the
+ * changes recompute = full, the next ZeRO stage the framework runs, half the
+ * micro-batch, and the optimizer offloaded to the CPU (with ZeRO-1 at
+ * least), applied alone and kept when plan_check accepts it (the
+ * framework's rules included), with what it saves of the most loaded
+ * stage's demand (the device bytes before the allocator's cache gives way to
+ * the capacity) and the verdict after; sorted by saving, largest first.
+ * Returns the number written. */
+typedef struct plan_mem_cut {
+	char what[64];       /* "recompute = full" */
+	char term[48];       /* the term it cuts most */
+	double saved;        /* demand saved on the most loaded stage */
+	double device;       /* its device bytes after the change */
+	plan_verdict verdict;
+} plan_mem_cut;
+int plan_memory_cuts(const plan_scenario *s, plan_mem_cut *out, int max);
+
+/* Parameters of one rank, term by term (memory.c). */
+typedef struct plan_budget {
+	int layers;
+	double dense, experts, linear; /* held before sharding: TP-split, routed experts
+					* over EP, and the layers' linear weights */
+	double train, frozen;          /* what trains (all, or LoRA adapters plus the
+					* trained embeddings) and the frozen base */
+	double adapters;               /* LoRA adapter parameters */
+	double frozen_bytes;           /* the frozen base's bytes */
+	double base_bytes;             /* per frozen linear weight */
+	double layer_max;              /* the largest layer's parameters */
+	double w, g, o, paged;         /* bytes per trainable parameter (plan_param_bytes) */
+} plan_budget;
+void plan_stage_budget(const plan_scenario *s, int stage, plan_budget *b);
+/* Parameters of chunk c of stage (dense TP-split, routed experts over EP,
+ * the layers' linear weights), and what of them trains. */
+void plan_chunk_params(const plan_scenario *s, int stage, int chunk, double *dense,
+		       double *experts, double *linear);
+double plan_chunk_train(const plan_scenario *s, int stage, int chunk);
+/* A layer's norm and bias parameters (not linear weights). */
+double plan_layer_small_params(const work_model *m);
+/* LoRA adapter parameters of one layer on one rank. */
+double plan_lora_layer_params(const plan_scenario *s);
+/* Bytes per trainable parameter: weights, gradients, optimizer states in the
+ * allocator (master included) and paged optimizer states (memory.c's table). */
+void plan_param_bytes(const plan_scenario *s, double *w, double *g, double *opt, double *paged);
+/* Bytes per frozen linear weight under base_weights (w: the policy's). */
+double plan_base_bytes(const plan_scenario *s, double w);
+bool plan_base_quantized(const plan_scenario *s);
+/* The loss's logit bytes per token and vocabulary entry on one rank at the
+ * loss forward's peak, kept until its backward, at the backward's peak, and
+ * held by the caller through the layers' backward (memory.c). */
+void plan_loss_bytes(const plan_scenario *s, double *fwd, double *kept, double *bwd,
+		     double *held);
+/* The model code's saved tensors under the scenario (framework, compile,
+ * policy). */
+work_saved plan_saved(const plan_scenario *s);
 
 /* The activation peak of `stage` under p's schedule, in units of act_c[c]
  * (what a forward of one micro-batch over chunk c keeps): the walk of
  * plan_schedule_order (a forward keeps, a backward, or with ZB-H1 its W,
  * frees; -1 when out of memory), and for equal chunks without ZB-H1 its
  * closed form (GPipe m; 1F1B pp - stage; interleaved (pp - stage - 1) * 2 +
- * (vpp - 1) * pp + 1, each at most m * vpp). plan_memory uses the closed
- * form where it holds. */
+ * (vpp - 1) * pp + 1, each at most m * vpp). */
 double plan_peak_walk(const plan_spec *p, int stage, const double *act_c);
 double plan_peak_closed(const plan_spec *p, int stage, double act);
 
@@ -333,13 +573,19 @@ double plan_peak_closed(const plan_spec *p, int stage, double act);
  * with ZeRO >= 1, else all it holds. */
 double plan_local_params(const plan_scenario *s, int stage);
 
+/* The gradient and weight bytes one rank of `stage` reduces or gathers over
+ * data parallelism, as the sweep pre-screen's time model reads them (the
+ * pre-walk memory model's figures times the shard group: unchanged by the
+ * memory model, so that step times do not move with it). */
+void plan_dp_bytes(const plan_scenario *s, int stage, double *grad, double *weight);
+
 /* Host DRAM and NVMe bytes per node that offloading puts there for a node of
  * `stage`'s ranks: with the optimizer offloaded the fp32 states (12 bytes per
  * local parameter) and fp32 gradients (4) of every GPU on the host, or the
  * states on NVMe; with the parameters offloaded their 16-bit shards. With
  * offloading the HBM figures of plan_memory drop the optimizer states and the
  * gradients (reduced bucket by bucket and copied out; the buckets stay under
- * buffers), and with the parameters offloaded the weights, which only the two
+ * buffers), and with the parameters offloaded the weights, which only the
  * gathered layers of ZeRO-3 keep. */
 void plan_offload_memory(const plan_scenario *s, int stage, double *host, double *nvme);
 
@@ -442,6 +688,10 @@ typedef struct plan_graph {
 void plan_schedule_order(plan_schedule sched, int p, int m, int vpp, int stage, plan_op *out);
 /* Steps of a schedule: 2*m*vpp, 3*m*vpp with the zero-bubble W passes. */
 int plan_schedule_steps(plan_schedule sched, int m, int vpp);
+/* The first min(cap, steps) ops of that order (the memory walk's prefix);
+ * returns how many it wrote. */
+int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int stage, int cap,
+		       plan_op *out);
 
 /* Time of one work item's kernel on gpu in dtype t (GEMMs with their batch,
  * attention on the bf16 path under fp8, memory-bound kernels), launch

@@ -100,11 +100,20 @@ static const hw_dtype precision_dtype[] = {HW_FP32, HW_TF32, HW_FP16, HW_BF16, H
 static const char *const attention_names[] = {"flash", "unfused", NULL};
 static const char *const mode_names[] = {"training", "inference", NULL};
 
+static const char *const policy_names[] = {"mixed", "amp", "pure", NULL};
+static const char *const optimizer_names[] = {"adam", "adam-8bit", "paged-adam", "paged-adam-8bit",
+					      "sgd", NULL};
+static const char *const base_names[] = {"auto", "16-bit", "fp32", "nf4", "nf4-dq", "int4",
+					 "int8", NULL};
+
 typedef struct scen_train {
 	int precision;
 	int attention;
 	int mode;
+	plan_train t;
 } scen_train;
+
+#define TK(field) offsetof(scen_train, t.field)
 
 const conf_key plan_train_keys[] = {
 	{"precision", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "bf16", precision_names,
@@ -114,10 +123,76 @@ const conf_key plan_train_keys[] = {
 	 "flash (fused, no s x s scores in memory) or unfused (QK^T, softmax, x V)"},
 	{"mode", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "training", mode_names, offsetof(scen_train, mode),
 	 "training step, or inference (forward passes of the global batch, prefill)"},
+	{"policy", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "mixed", policy_names, TK(policy),
+	 "precision policy: mixed (16-bit weights, fp32 master: 2 + 2|4 + 12 B/param), amp (fp32 "
+	 "parameters under autocast: 4 + 4 + 8), pure (16-bit weights, gradients, states: 2 + 2 + 4)"},
+	{"optimizer", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "adam", optimizer_names, TK(optimizer),
+	 "adam, adam-8bit (uint8 states), paged-adam and paged-adam-8bit (states in unified memory), "
+	 "sgd; offload_optimizer moves any of them to the host"},
+	{"optimizer_in_backward", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+	 TK(optimizer_in_backward),
+	 "step each parameter in its backward and free its gradient (torchtune optimizer_in_bwd)"},
+	{"lora_rank", CONF_INT, SIM_UNIT_NONE, 0, 65536, "0", NULL, TK(lora_rank),
+	 "LoRA rank r: only the adapters (r x (in + out) per target) train; 0 = full training"},
+	{"lora_targets", CONF_STR, SIM_UNIT_NONE, 0, 0, "q,k,v,o,gate,up,down", NULL,
+	 TK(lora_targets),
+	 "linear layers that get adapters: q, k, v, o, gate, up, down (or attention, mlp, all)"},
+	{"lora_dropout", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, TK(lora_dropout),
+	 "the adapters see a dropout of their input (a copy and a mask kept per target)"},
+	{"base_weights", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "auto", base_names, TK(base_weights),
+	 "frozen base weights under LoRA: auto (as the policy), 16-bit, fp32, nf4 (0.5625 B), "
+	 "nf4-dq (0.516 B), int4 (GPTQ, 0.52 B), int8"},
+	{"train_embeddings", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, TK(train_embeddings),
+	 "with LoRA also train the embedding and output layer in full"},
+	{"compile", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, TK(compile),
+	 "torch.compile: eager code keeps the compiled set of saved tensors"},
+	{"chunked_loss", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, TK(chunked_loss),
+	 "cross-entropy over logit chunks, upcast inside the compiled loss (torchtune)"},
+	{"activation_offload", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+	 TK(activation_offload), "kept activations are copied to the host until their backward"},
+	{"autocast", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, TK(autocast),
+	 "16-bit weights under torch autocast (HF Trainer --bf16): the loss in fp32; implied by "
+	 "policy = amp"},
 };
 
 const size_t plan_scenario_nkeys = sizeof plan_scenario_keys / sizeof plan_scenario_keys[0];
 const size_t plan_train_nkeys = sizeof plan_train_keys / sizeof plan_train_keys[0];
+
+int plan_lora_targets(const char *text, unsigned *mask)
+{
+	static const struct {
+		const char *name;
+		unsigned bits;
+	} names[] = {
+		{"q", PLAN_LORA_Q},
+		{"k", PLAN_LORA_K},
+		{"v", PLAN_LORA_V},
+		{"o", PLAN_LORA_O},
+		{"gate", PLAN_LORA_GATE},
+		{"up", PLAN_LORA_UP},
+		{"down", PLAN_LORA_DOWN},
+		{"attention", PLAN_LORA_Q | PLAN_LORA_K | PLAN_LORA_V | PLAN_LORA_O},
+		{"mlp", PLAN_LORA_GATE | PLAN_LORA_UP | PLAN_LORA_DOWN},
+		{"all", 0x7f},
+	};
+	*mask = 0;
+	for (const char *p = text; *p;) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		size_t n = strcspn(p, ", ");
+		if (n == 0)
+			break;
+		unsigned bits = 0;
+		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+			if (strlen(names[i].name) == n && !strncmp(p, names[i].name, n))
+				bits = names[i].bits;
+		if (!bits)
+			return SIM_ECONF;
+		*mask |= bits;
+		p += n;
+	}
+	return *mask ? SIM_OK : SIM_ECONF;
+}
 
 static const char *const known_sections[] = {"scenario", "model",    "gpu",   "node",
 					     "cluster",  "parallel", "train", "framework", NULL};
@@ -155,6 +230,15 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	s->dtype = precision_dtype[train.precision];
 	s->flash = train.attention == 0;
 	s->inference = train.mode == 1;
+	s->train = train.t;
+	if (plan_lora_targets(s->train.lora_targets, &s->train.lora_mask) != SIM_OK) {
+		conf_loc loc = conf_key_loc(s->doc, "train", "lora_targets");
+		sim_diag_error(diag, loc.path, loc.line,
+			       "lora_targets = '%s': expected q, k, v, o, gate, up, down, attention, "
+			       "mlp or all, comma-separated",
+			       s->train.lora_targets);
+		return SIM_ECONF;
+	}
 	/* the framework's host cost per operation is charged beside every
 	 * kernel (hw's kernel times, plan/build.c's host-side dispatch) */
 	s->gpu.framework_s = s->fw.op_overhead_s;

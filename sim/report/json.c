@@ -70,6 +70,15 @@ static void memory(sim_buf *b, const exec_result *r)
 	num(b, "capacity_bytes", r->mem_capacity_bytes, true);
 	num(b, "peak_bytes", r->mem_peak_bytes, true);
 	boolean(b, "oom", r->oom, true);
+	int worst = -1;
+	for (int i = 0; i < r->nclasses; i++)
+		if (worst < 0 || r->classes[i].mem_total_bytes > r->classes[worst].mem_total_bytes)
+			worst = i;
+	str(b, "verdict",
+	    plan_verdict_name(worst >= 0 ? exec_class_verdict(&r->classes[worst], r->mem_capacity_bytes)
+					 : PLAN_VERDICT_FITS),
+	    true);
+	num(b, "headroom_bytes", r->mem_capacity_bytes - r->mem_peak_bytes, true);
 	num(b, "host_bytes_per_node", r->host_bytes, true);
 	num(b, "host_capacity_bytes", r->host_capacity_bytes, true);
 	num(b, "nvme_bytes_per_node", r->nvme_bytes, true);
@@ -81,7 +90,10 @@ static void memory(sim_buf *b, const exec_result *r)
 		str(b, "name", c->name, true);
 		for (int m = 0; m < PLAN_MEM_COUNT; m++)
 			num(b, plan_mem_name((plan_mem)m), c->mem_bytes[m], true);
+		num(b, "allocated", exec_class_allocated(c), true);
+		num(b, "reserved", exec_class_reserved(c), true);
 		num(b, "total", c->mem_total_bytes, true);
+		str(b, "verdict", plan_verdict_name(exec_class_verdict(c, r->mem_capacity_bytes)), true);
 		boolean(b, "oom", c->oom, false);
 		sim_buf_append(b, "}", 1);
 	}

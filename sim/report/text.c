@@ -225,7 +225,9 @@ static void memory_classes(FILE *out, const exec_result *r)
 			continue;
 		const exec_class *c = &r->classes[i];
 		fmt_bytes(c->mem_total_bytes, tot, sizeof tot);
-		fprintf(out, "    %-*.*s %12s  %s\n", w, w, c->name, tot, c->oom ? "OOM" : "fits");
+		plan_verdict v = exec_class_verdict(c, r->mem_capacity_bytes);
+		fprintf(out, "    %-*.*s %12s  %s\n", w, w, c->name, tot,
+			v == PLAN_VERDICT_OOM ? "OOM" : plan_verdict_name(v));
 	}
 }
 
@@ -252,17 +254,27 @@ static void memory(FILE *out, const exec_result *r)
 			fmt_bytes(c->mem_bytes[m], a, sizeof a);
 			fprintf(out, "  %-17s %12s\n", plan_mem_name((plan_mem)m), a);
 		}
+		fmt_bytes(exec_class_allocated(c), a, sizeof a);
+		fprintf(out, "  %-17s %12s  (PyTorch's max allocated)\n", "allocated", a);
+		fmt_bytes(exec_class_reserved(c), a, sizeof a);
+		fprintf(out, "  %-17s %12s  (+ the allocator's cache)\n", "reserved", a);
 		fmt_bytes(c->mem_total_bytes, a, sizeof a);
-		fprintf(out, "  %-17s %12s\n", "total", a);
+		fprintf(out, "  %-17s %12s  (+ runtime: the device's view)\n", "total", a);
 	} else {
 		fprintf(out, "\nmemory per GPU\n");
 	}
 	fmt_bytes(r->mem_peak_bytes, a, sizeof a);
 	fmt_bytes(r->mem_capacity_bytes, b, sizeof b);
-	if (r->mem_peak_bytes > r->mem_capacity_bytes)
+	plan_verdict v = worst >= 0 ? exec_class_verdict(&r->classes[worst], r->mem_capacity_bytes)
+				    : PLAN_VERDICT_FITS;
+	char c[32];
+	fmt_bytes(r->mem_capacity_bytes - r->mem_peak_bytes, c, sizeof c);
+	if (v == PLAN_VERDICT_OOM)
 		fprintf(out, "  OOM: needs %s, has %s\n", a, b);
+	else if (v == PLAN_VERDICT_TIGHT)
+		fprintf(out, "  peak %s of %s: tight (%s free, under 10%%)\n", a, b, c);
 	else
-		fprintf(out, "  peak %s of %s: fits\n", a, b);
+		fprintf(out, "  peak %s of %s: fits (%s free)\n", a, b, c);
 	offloaded(out, "host memory", r->host_bytes, r->host_capacity_bytes);
 	offloaded(out, "NVMe", r->nvme_bytes, r->nvme_capacity_bytes);
 	if (r->nclasses > 1)

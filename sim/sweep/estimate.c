@@ -234,7 +234,7 @@ static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first
 void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 {
 	const plan_spec *p = &s->plan;
-	int cp = p->cp > 1 ? p->cp : 1, m = plan_microbatches(p), pp = p->pp;
+	int m = plan_microbatches(p), pp = p->pp;
 	work_shard sh = plan_shard(s);
 	plan_groups grp;
 	plan_make_groups(s, &grp);
@@ -259,14 +259,14 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 			e->tp_s = m * (t - x.comp_s);
 			last_bwd = x.bwd_s;
 		}
-		double mem[PLAN_MEM_COUNT], total = 0;
-		plan_memory(s, st, mem);
-		for (int j = 0; j < PLAN_MEM_COUNT; j++)
-			total += mem[j];
-		e->mem_peak_bytes = total > e->mem_peak_bytes ? total : e->mem_peak_bytes;
-		double shards = (double)p->dp * cp;
-		double g = mem[PLAN_MEM_GRADIENTS] * (p->zero >= 2 ? shards : 1);
-		double w = mem[PLAN_MEM_WEIGHTS] * (p->zero >= 3 ? shards : 1);
+		plan_mem_peak mp;
+		plan_memory_totals(s, st, &mp);
+		if (mp.device > e->mem_peak_bytes) {
+			e->mem_peak_bytes = mp.device;
+			e->mem_verdict = mp.verdict;
+		}
+		double g, w;
+		plan_dp_bytes(s, st, &g, &w);
 		double local = plan_local_params(s, st);
 		grad = g > grad ? g : grad;
 		weight = w > weight ? w : weight;

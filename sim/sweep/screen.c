@@ -27,7 +27,7 @@ typedef struct screen_ctx {
 	char (*why)[SWEEP_REASON_MAX];
 } screen_ctx;
 
-#define REASON_NO_FIT "does not fit in GPU memory (plan_memory > HBM)"
+#define REASON_NO_FIT "does not fit in GPU memory (allocated + runtime > HBM)"
 #define REASON_DP     "tp*pp*cp does not divide the GPU count (dp derived)"
 
 /* Count a pruned plan under `text` with its numbers replaced by '#', so that
@@ -128,7 +128,8 @@ static int derived_dp(const screen_ctx *c, const size_t *idx, int gpus)
 static bool fits_and_time(const plan_scenario *s, sweep_plan *p)
 {
 	sweep_estimate_plan(s, &p->est);
-	return p->est.mem_peak_bytes <= s->gpu.hbm_bytes;
+	(void)s;
+	return p->est.mem_verdict != PLAN_VERDICT_OOM;
 }
 
 static int grow_vlayers(screen_ctx *c, size_t need)

@@ -101,7 +101,8 @@ typedef struct sweep_estimate {
 	double bubble_s;         /* pipeline fill and drain */
 	double tp_s, pp_s, dp_s; /* exposed communication */
 	double optimizer_s;
-	double mem_peak_bytes; /* worst stage, plan_memory */
+	double mem_peak_bytes; /* worst stage's device total (plan_memory_peak) */
+	plan_verdict mem_verdict; /* its verdict: the sweep prunes out of memory */
 } sweep_estimate;
 
 /* The pre-screen of a checked scenario (plan_check passed, vlayers set). */

@@ -2,8 +2,10 @@
  * topologies/frameworks/stacks.csv, read by the case reader (runs.c) instead
  * of guessing from one source's name.
  *
- * Columns: match, year_from, year_to, profile, attention, label, why.
- * A row applies to a case when `match` occurs in the case's `source`
+ * Columns: match, framework, year_from, year_to, profile, attention, label,
+ * why. A row applies to a case when `match` occurs in the case's `source`
+ * and `framework` (when set) in the case's framework column (memory.csv's
+ * rows: one source may have run several stacks)
  * (case-insensitive; empty matches every source) and the source's year
  * (valid_source_year; the rows with a year range need one) lies in
  * [year_from, year_to] (empty = open). The first row that applies wins, so
@@ -91,7 +93,7 @@ int valid_stacks_load(const char *datadir, valid_stacks **out, sim_diag *diag)
 	int rc = cases_csv_read(path, &c, diag);
 	if (rc != SIM_OK)
 		return rc;
-	static const char *const cols[] = {"match",     "year_from", "year_to", "profile",
+	static const char *const cols[] = {"match",     "framework", "year_from", "year_to", "profile",
 	                                   "attention", "label",     "why",     NULL};
 	if (cases_csv_require(c, cols, diag) > 0) {
 		cases_csv_free(c);
@@ -126,6 +128,9 @@ int valid_stacks_load(const char *datadir, valid_stacks **out, sim_diag *diag)
 		}
 		snprintf(s->match, sizeof s->match, "%s",
 		         cases_csv_get(c, i, cases_csv_col(c, "match")));
+		int fc = cases_csv_col(c, "framework");
+		snprintf(s->framework, sizeof s->framework, "%s",
+		         fc >= 0 ? cases_csv_get(c, i, fc) : "");
 		snprintf(s->profile, sizeof s->profile, "%s", prof);
 		snprintf(s->attention, sizeof s->attention, "%s", att);
 		snprintf(s->label, sizeof s->label, "%s",
@@ -154,11 +159,19 @@ void valid_stacks_free(valid_stacks *t)
 
 const valid_stack *valid_stack_find(const valid_stacks *t, const char *source)
 {
+	return valid_stack_find_fw(t, source, NULL);
+}
+
+const valid_stack *valid_stack_find_fw(const valid_stacks *t, const char *source,
+				       const char *framework)
+{
 	int year = valid_source_year(source);
 	for (size_t i = 0; t && i < t->n; i++) {
 		const valid_stack *s = &t->v[i];
 		bool dated = s->year_from > 0 || s->year_to < 9999;
 		if (!contains_ci(source, s->match))
+			continue;
+		if (*s->framework && (!framework || !contains_ci(framework, s->framework)))
 			continue;
 		if (dated && (year == 0 || year < s->year_from || year > s->year_to))
 			continue;

@@ -184,8 +184,9 @@ static void print_reasons(FILE *out, const valid_report *r)
 
 void valid_print_text(FILE *out, const valid_report *r, bool all_rows)
 {
-	fprintf(out, "%-18s %-48s %12s %12s %9s\n", "id", "case", "measured_s", "predicted_s",
-		"error");
+	bool mem = r->kind == VALID_MEMORY;
+	fprintf(out, "%-18s %-48s %12s %12s %9s\n", "id", "case", mem ? "measured_GiB" : "measured_s",
+		mem ? "predicted_GiB" : "predicted_s", "error");
 	const valid_row **worst = malloc((r->nrows ? r->nrows : 1) * sizeof *worst);
 	size_t nw = 0;
 	for (size_t i = 0; i < r->nrows; i++) {
@@ -260,8 +261,10 @@ void valid_print_json(FILE *out, const valid_report *r)
 		sim_buf_json_string(&b, v->what);
 		sim_buf_printf(&b, ",\"status\":\"%s\",", v->status == VALID_OK ? "ok" : "skipped");
 		bool ok = v->status == VALID_OK;
-		json_num(&b, "measured_iter_s", v->measured > 0 ? v->measured : NAN, true);
-		json_num(&b, "predicted_iter_s", ok ? v->predicted : NAN, true);
+		bool mem = r->kind == VALID_MEMORY;
+		json_num(&b, mem ? "measured_gib" : "measured_iter_s", v->measured > 0 ? v->measured : NAN,
+			 true);
+		json_num(&b, mem ? "predicted_gib" : "predicted_iter_s", ok ? v->predicted : NAN, true);
 		json_num(&b, "error", ok ? v->error : NAN, true);
 		sim_buf_printf(&b, "\"reason\":");
 		sim_buf_json_string(&b, ok ? "" : v->reason);

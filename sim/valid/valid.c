@@ -44,7 +44,7 @@ static int check_numbers(const cases_csv *c, sim_diag *diag)
 		"moe_topk", "global_batch", "micro_batch", "gpus", "nodes", "gpus_per_node",
 		"nics_per_node", "nic_gbps", "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "m", "n",
 		"k", "bytes", "time_us", "busbw_GBps", "measured_iter_s", "measured_value",
-		"busbw_p05_GBps", "busbw_p95_GBps"};
+		"busbw_p05_GBps", "busbw_p95_GBps", "measured_peak_gib", "lora_rank"};
 	int bad = 0;
 	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
 		if (cases_csv_col(c, cols[i]) < 0)
@@ -87,7 +87,7 @@ int valid_run(const char *path, const valid_options *opt_in, valid_report **out,
 		return rc;
 	valid_options o;
 	valid_stacks *own = NULL;
-	if (cases_csv_col(c, "measured_iter_s") >= 0 &&
+	if ((cases_csv_col(c, "measured_iter_s") >= 0 || cases_csv_col(c, "measured_peak_gib") >= 0) &&
 	    (rc = with_stacks(opt_in, &o, &own, diag)) != SIM_OK) {
 		cases_csv_free(c);
 		return rc;
@@ -102,14 +102,20 @@ int valid_run(const char *path, const valid_options *opt_in, valid_report **out,
 		"measured_iter_s", NULL};
 	static const char *const need_micro[] = {"id", "kind", "gpu", "gpus", "measured_value",
 						 NULL};
+	static const char *const need_mem[] = {
+		"id", "source", "framework", "model", "layers", "hidden", "heads", "seq_len", "gpus",
+		"gpu", "tp", "pp", "dp", "precision", "measured_peak_gib", "memory_kind", NULL};
 	bool micro = cases_csv_col(c, "kind") >= 0;
 	bool runs = cases_csv_col(c, "measured_iter_s") >= 0;
-	const char *const *need = micro ? need_micro : runs ? need_runs : need_id;
-	if (cases_csv_require(c, need, diag) > 0 || (!micro && !runs) || check_numbers(c, diag)) {
-		if (!micro && !runs)
+	bool mem = !micro && !runs && cases_csv_col(c, "measured_peak_gib") >= 0;
+	const char *const *need = micro ? need_micro : runs ? need_runs : mem ? need_mem : need_id;
+	if (cases_csv_require(c, need, diag) > 0 || (!micro && !runs && !mem) ||
+	    check_numbers(c, diag)) {
+		if (!micro && !runs && !mem)
 			sim_diag_error(diag, path, 1,
-				       "not a case file: expected a 'measured_iter_s' (training runs) or "
-				       "'kind' (microbenchmarks) column");
+				       "not a case file: expected a 'measured_iter_s' (training runs), "
+				       "'measured_peak_gib' (memory peaks) or 'kind' (microbenchmarks) "
+				       "column");
 		cases_csv_free(c);
 		valid_stacks_free(own);
 		return SIM_ECONF;
@@ -123,6 +129,7 @@ int valid_run(const char *path, const valid_options *opt_in, valid_report **out,
 		return SIM_ENOMEM;
 	}
 	snprintf(r->path, sizeof r->path, "%s", path);
+	r->kind = micro ? VALID_MICRO : mem ? VALID_MEMORY : VALID_RUNS;
 	/* --where COL=VALUE, several joined by '&' (all must hold; '!=' negates) */
 	enum { MAXW = 4 };
 	char wbuf[256] = "", *wcol[MAXW], *wval[MAXW];
@@ -171,6 +178,8 @@ int valid_run(const char *path, const valid_options *opt_in, valid_report **out,
 		snprintf(v->group, sizeof v->group, "%s", group_of(id));
 		if (micro)
 			valid_micro_row(c, i, opt, v);
+		else if (mem)
+			valid_memory_row(c, i, opt, v);
 		else
 			valid_training_row(c, i, opt, v);
 		if (opt->progress && (i + 1) % 100 == 0)
@@ -198,9 +207,10 @@ int valid_scenario(const char *path, const char *id, const valid_options *opt, F
 	int rc = cases_csv_read(path, &c, diag);
 	if (rc != SIM_OK)
 		return rc;
-	if (cases_csv_col(c, "measured_iter_s") < 0) {
-		sim_diag_error(diag, path, 1, "--scenario needs a training-run case file "
-			       "(a 'measured_iter_s' column)");
+	bool mem = cases_csv_col(c, "measured_peak_gib") >= 0;
+	if (cases_csv_col(c, "measured_iter_s") < 0 && !mem) {
+		sim_diag_error(diag, path, 1, "--scenario needs a training-run or memory case file "
+			       "(a 'measured_iter_s' or 'measured_peak_gib' column)");
 		cases_csv_free(c);
 		return SIM_ECONF;
 	}
@@ -222,7 +232,8 @@ int valid_scenario(const char *path, const char *id, const valid_options *opt, F
 	sim_buf b;
 	sim_buf_init(&b);
 	char why[200];
-	rc = valid_row_scenario(c, row, &o, &b, why, sizeof why);
+	rc = mem ? valid_memory_scenario(c, row, &o, &b, why, sizeof why)
+		 : valid_row_scenario(c, row, &o, &b, why, sizeof why);
 	valid_stacks_free(own);
 	if (rc == SIM_ECONF)
 		sim_diag_error(diag, path, 0, "row %s cannot be simulated: %s", id, why);

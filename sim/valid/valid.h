@@ -4,7 +4,9 @@
  * (calibration.csv: a `measured_iter_s` column) are turned into scenarios from
  * their hardware and plan columns and simulated; microbenchmark rows
  * (microbench.csv: a `kind` column) are predicted by the kernel and
- * collective models directly. Every row ends "ok" with its signed error
+ * collective models directly; memory rows (memory.csv: a `measured_peak_gib`
+ * column) by the memory model's peak of the measured rank, in the counter
+ * the row names (memrows.c). Every row ends "ok" with its signed error
  * (predicted - measured) / measured, or "skipped" with the reason; the summary
  * counts both. See valid.c for how a row becomes a scenario.
  */
@@ -27,7 +29,7 @@ typedef struct valid_row {
 	char reason[200]; /* why skipped */
 	char assumed[512]; /* what the case reader assumed for fields the source left
 			    * open ("; "-separated; empty when nothing) */
-	double measured, predicted; /* seconds */
+	double measured, predicted; /* seconds (GiB for memory rows) */
 	double error;               /* (predicted - measured) / measured */
 	/* training rows that simulated: what the error band is keyed on */
 	char gpu[CONF_STR_MAX];       /* [gpu] name, e.g. "h100-sxm5-80g" */
@@ -47,8 +49,13 @@ typedef struct valid_group {
 
 #define VALID_MAX_GROUPS 128
 
+/* What a case file holds: training runs (seconds per step), microbenchmarks
+ * (their own units), or memory peaks (GiB per GPU, memory.csv). */
+typedef enum { VALID_RUNS = 0, VALID_MICRO, VALID_MEMORY } valid_kind;
+
 typedef struct valid_report {
 	char path[256];
+	valid_kind kind;
 	size_t nrows;
 	valid_row *rows;
 	valid_group all;

@@ -7,6 +7,7 @@
 /* The software-stack table (stacks.c, topologies/frameworks/stacks.csv). */
 typedef struct valid_stack {
 	char match[128];
+	char framework[64];     /* the case's framework column must contain it ("" = any) */
 	int year_from, year_to; /* 0 / 9999 when open */
 	char profile[64];       /* topologies/frameworks/PROFILE.ini */
 	char attention[16];     /* "flash", "unfused" or "" (the profile's) */
@@ -16,8 +17,13 @@ typedef struct valid_stack {
 typedef struct valid_stacks valid_stacks;
 int valid_stacks_load(const char *datadir, valid_stacks **out, sim_diag *diag);
 void valid_stacks_free(valid_stacks *t);
-/* The first row of the table that applies to `source`, or NULL. */
+/* The first row of the table that applies to `source` (rows naming a
+ * framework never apply), or NULL. */
 const valid_stack *valid_stack_find(const valid_stacks *t, const char *source);
+/* The same for a case whose framework column reads `framework`: rows naming
+ * one apply when it occurs in it. */
+const valid_stack *valid_stack_find_fw(const valid_stacks *t, const char *source,
+				       const char *framework);
 /* The latest year 2015-2035 written in the source text (a publication or
  * commit date), 0 when none. */
 int valid_source_year(const char *source);
@@ -33,6 +39,11 @@ int valid_row_scenario(const cases_csv *c, size_t row, const valid_options *opt,
 		       char *why, size_t why_len);
 /* Predict one microbench.csv row into v (id already set). */
 void valid_micro_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v);
+/* Predict one memory.csv row (a measured peak) into v; its scenario text
+ * (memrows.c). */
+void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v);
+int valid_memory_scenario(const cases_csv *c, size_t row, const valid_options *opt, sim_buf *out,
+			  char *why, size_t why_len);
 /* Fill the summary of r from its rows. */
 void valid_summarize(valid_report *r);
 

@@ -122,3 +122,96 @@ double work_p2p_bytes(const work_model *m, const work_shard *sh)
 	double bytes = (double)sh->seq * sh->micro_batch * m->hidden * act_elem_bytes(sh);
 	return sp ? bytes / t : bytes;
 }
+
+/* Eager and compiled code (work_saved). Per token of one micro-batch on one
+ * rank, t = tp (the parts split over TP divided by t, the replicated ones only
+ * with SP), e the activation element size, q = a*d, kv = g*d (kv_e = q when
+ * K and V are repeated to every query head), f the MLP branch width. Eager
+ * PyTorch keeps what its autograd nodes save:
+ *   two norms                  2 * n * h   n = e, 2e, 4 + e or 8 for RMSNorm code
+ *                                          (work_norm_saved), e for a layer-norm
+ *                                          kernel; 8 (4) with an fp32 residual
+ *   attention input            c_a * e * h c_a = 1, or under autocast the casts of
+ *                                          the separate Q, K, V projections (3;
+ *                                          1 for GPT-style fused QKV)
+ *   Q, K, V at the attention   e * (q + 2 kv_e) / t
+ *   attention output           e * q / t   (twice with attn_out_copy: the copy
+ *                                          that the output projection keeps)
+ *   MLP input                  c_m * e * h c_m = 2 under autocast with SwiGLU's
+ *                                          gate and up projections, else 1
+ *   MLP                        SwiGLU 4 e f / t (gate output, activation output,
+ *                                          up output, product); GELU 2 e f / t
+ *   unfused attention          (2e + 1) a s / t: softmax output, dropout mask,
+ *                                          dropout output; (e + 5) a s / t
+ *                                          under autocast (fp32 softmax)
+ *   residual dropout           2 (e + 1) h: mask and output of both branches,
+ *                                          where the code has dropout (GPT-2)
+ * Hugging Face Llama-2-7B (e = 2, fp32-upcasting RMSNorm, repeat_kv, the
+ * copy): 12h + 2h + 6h + 4h + 2h + 8f = 26h + 8f = 194,560 bytes per token
+ * and layer, the 27 hidden-size copies plus the layer output that stas00's
+ * ml-engineering measured for Llama-3.1-8B (28.0 copies; memory notes 2.3).
+ * Compiled code (Inductor's partitioner) keeps both norms' 16-bit input and
+ * output (4 e h), the attention input, Q, K, V unrepeated, the attention
+ * output and the MLP input, and SwiGLU's gate and up outputs and their
+ * product (3 e f; 2 e f for GELU): 16h + 4kv + 6f at e = 2, 102,400 bytes for
+ * Llama-3.2-3B against 103,278 implied by torchtune's measured -9.0 GiB
+ * from eager to compiled (memory.csv MC01 -> MC02). MoE layers add the same
+ * routed-expert difference as the fused count (work_activation_bytes_at). */
+static double eager_bytes(const work_model *m, const work_shard *sh, const work_saved *sv)
+{
+	double s = sh->seq, t = sh->tp > 0 ? sh->tp : 1, e = act_elem_bytes(sh);
+	bool sp = sh->sp && t > 1, amp = sv->fp32_residual;
+	bool swiglu = m->act == WORK_ACT_SWIGLU;
+	double h = m->hidden, a = m->heads;
+	double g = m->kv_heads > 0 ? m->kv_heads : m->heads;
+	double hd = m->head_dim > 0 ? m->head_dim : (double)(m->hidden / m->heads);
+	double q = a * hd, kv = (g >= t ? g : t) * hd, f = m->ffn > 0 ? m->ffn : 4.0 * h;
+	double rep, split, score = 0;
+	if (sv->kind == WORK_SAVED_COMPILED) {
+		rep = 4 * e * h + e * h + e * h;
+		split = e * (q + 2 * kv + q) + (swiglu ? 3 : 2) * e * f;
+		if (!sh->flash)
+			score = (2 * e + 1) * a * s;
+	} else {
+		static const double norm_e[] = {1, 2, 1, 0}; /* times e */
+		static const double norm_c[] = {0, 0, 4, 8}; /* plus bytes */
+		/* a layer norm runs as one kernel that keeps its input (with mean
+		 * and rstd): the code's RMSNorm choice does not apply to it */
+		bool ln = m->norm == WORK_NORM_LAYERNORM || sv->norm == WORK_SAVE_NORM_FUSED;
+		double n = ln ? e : norm_e[sv->norm] * e + norm_c[sv->norm];
+		if (amp)
+			n = ln ? 4 : 8;
+		double ca = amp && swiglu ? 3 : 1, cm = amp && swiglu ? 2 : 1;
+		double kve = sv->expand_kv ? q : kv;
+		rep = 2 * n * h + ca * e * h + cm * e * h;
+		if (sv->dropout)
+			rep += 2 * (e + 1) * h;
+		split = e * (q + 2 * kve) + e * q * (sv->attn_out_copy ? 2 : 1) +
+			(swiglu ? 4 : 2) * e * f;
+		if (!sh->flash)
+			score = (amp ? e + 5 : 2 * e + 1) * a * s;
+	}
+	return s * sh->micro_batch * ((sp ? rep / t : rep) + (split + score) / t);
+}
+
+double work_saved_bytes_at(const work_model *m, const work_shard *sh, int layer,
+			   work_recompute rc, const work_saved *sv)
+{
+	if (!sv || sv->kind == WORK_SAVED_FUSED)
+		return work_activation_bytes_at(m, sh, layer, rc);
+	double t = sh->tp > 0 ? sh->tp : 1;
+	bool sp = sh->sp && t > 1;
+	if (rc == WORK_RECOMPUTE_FULL) /* the layer input, fp32 under autocast */
+		return (sv->fp32_residual ? 4.0 : act_elem_bytes(sh)) * sh->seq *
+		       sh->micro_batch * m->hidden / (sp ? t : 1.0);
+	work_shard x = *sh;
+	if (rc == WORK_RECOMPUTE_SELECTIVE)
+		x.flash = true; /* the score tensors are recomputed */
+	double moe = work_activation_bytes_at(m, sh, layer, rc) - work_activation_bytes(m, sh, rc);
+	if (m->moe_experts > 0 && !work_layer_is_moe(m, layer)) {
+		work_model d = *m;
+		d.ffn = m->dense_ffn > 0 ? m->dense_ffn : m->ffn;
+		return eager_bytes(&d, &x, sv);
+	}
+	return eager_bytes(m, &x, sv) + (moe > 0 ? moe : 0);
+}

@@ -183,6 +183,48 @@ double work_activation_bytes(const work_model *m, const work_shard *sh, work_rec
 double work_activation_bytes_at(const work_model *m, const work_shard *sh, int layer,
 				work_recompute rc);
 
+/* What a model's code keeps for its backward besides Korthikanti's fused
+ * count (memory.c, "eager and compiled code"): the Megatron/Transformer
+ * Engine layers keep the tensors of work_activation_bytes (FUSED); eager
+ * PyTorch code (Hugging Face modeling files, torchtune, lit-gpt) keeps every
+ * linear layer's input, both SwiGLU branches and their product, the
+ * normalisation's inputs (upcast to fp32 by most RMSNorm codes) and, with
+ * repeat_kv, K and V at the query width (EAGER); torch.compile's partitioner
+ * keeps about the fused set, the two norm inputs beside their outputs and
+ * SwiGLU's gate and up but not the product (COMPILED). */
+typedef enum { WORK_SAVED_FUSED = 0, WORK_SAVED_EAGER, WORK_SAVED_COMPILED } work_saved_kind;
+/* What one eager normalisation keeps per hidden element (bytes, e = the
+ * activation element size): FUSED the input (a layer-norm kernel: e);
+ * PLAIN its input and the normalised tensor in 16 bits (2e); UPCAST_INPUT
+ * an fp32 copy of the input and the normalised tensor in 16 bits (4 + e:
+ * Hugging Face's LlamaRMSNorm, torchtune's RMSNorm); UPCAST the fp32 input
+ * and the fp32 normalised tensor (8: litgpt's RMSNorm since 2024). */
+typedef enum {
+	WORK_SAVE_NORM_FUSED = 0,
+	WORK_SAVE_NORM_PLAIN,
+	WORK_SAVE_NORM_UPCAST_INPUT,
+	WORK_SAVE_NORM_UPCAST
+} work_norm_saved;
+
+typedef struct work_saved {
+	work_saved_kind kind;
+	work_norm_saved norm;
+	bool expand_kv;      /* GQA K and V repeated to every query head (repeat_kv) */
+	bool attn_out_copy;  /* the attention output copied (transpose + contiguous)
+			      * before the output projection, both kept */
+	bool fp32_residual;  /* autocast over fp32 parameters: the residual stream
+			      * and the norms run in fp32 and every linear layer
+			      * keeps its own 16-bit cast of its input */
+	bool dropout;        /* dropout on both residual branches (GPT-2's code) */
+} work_saved;
+
+/* Bytes layer `layer` keeps for its backward per micro-batch on one rank
+ * under code `sv` (NULL or FUSED: work_activation_bytes_at). Full
+ * recomputation keeps the layer input, e*s*b*h (4*s*b*h with an fp32
+ * residual stream), /t with SP. Derivations in memory.c. */
+double work_saved_bytes_at(const work_model *m, const work_shard *sh, int layer,
+			   work_recompute rc, const work_saved *sv);
+
 /* Bytes of the activation sent between pipeline stages per micro-batch:
  * s*b*h*dtype (divided by t with SP). */
 double work_p2p_bytes(const work_model *m, const work_shard *sh);

@@ -84,7 +84,7 @@ after=$(q "$db" "SELECT count(*) FROM runs")
 partial=$(q "$db" "SELECT count(*) FROM runs r WHERE
 	(SELECT count(*) FROM run_classes c WHERE c.run_id = r.id) = 0
 	OR (SELECT count(*) FROM run_memory m WHERE m.run_id = r.id) !=
-	   6 * (SELECT count(*) FROM run_classes c WHERE c.run_id = r.id)
+	   7 * (SELECT count(*) FROM run_classes c WHERE c.run_id = r.id)
 	OR NOT EXISTS (SELECT 1 FROM run_links l WHERE l.run_id = r.id)")
 [ "$partial" = 0 ] || bad "b) $partial stored runs are incomplete"
 "$podsim" runs --db "$db" >"$tmp/list" 2>&1 || bad "b) podsim runs fails after SIGKILL"

@@ -40,6 +40,21 @@ for want in "per layer    63,730,944" "= 1,652,230,656 (1.65e+09)" "= 8 micro-ba
 	grep -qF -- "$want" "$q" || { echo "quickstart: missing '$want'"; fail=1; }
 done
 
+# Memory (section 3): the quickstart's peak is named with its moment and every
+# live term; quickstart at tp 1, pp 2, dp 8, micro_batch 32 needs more than
+# 80 GB: out of memory, and the cuts come sorted with recompute = full first
+# (it drops 31 of 32 layer inputs' worth of the kept activations).
+for want in "  peak at      " "kept activations" "allocated    " "reserved     " \
+	"device       " ": fits, "; do
+	grep -qF -- "$want" "$q" || { echo "quickstart memory: missing '$want'"; fail=1; }
+done
+"$podsim" explain tests/golden/quickstart.ini --set parallel.micro_batch=32 \
+	--set parallel.global_batch=256 --set parallel.tp=1 --set parallel.dp=8 >"$tmp/oom.txt" ||
+	{ echo "explain of an out-of-memory plan failed"; fail=1; }
+grep -q "OUT OF MEMORY" "$tmp/oom.txt" || { echo "oom: no verdict"; fail=1; }
+grep -A1 "cut first" "$tmp/oom.txt" | grep -q "recompute = full .* (fits)" ||
+	{ echo "oom: recompute = full is not the first cut"; fail=1; }
+
 "$podsim" explain --help | grep -q '^usage: podsim explain' || { echo "explain --help"; fail=1; }
 "$podsim" explain >/dev/null 2>&1; [ $? -eq 2 ] || { echo "explain without a file: want 2"; fail=1; }
 "$podsim" explain tests/golden/quickstart.ini --set parallel.tpp=2 >/dev/null 2>"$tmp/bad.err"

@@ -28,6 +28,18 @@ grep -q '"prescreen_plans_per_s":' "$tmp/s.json" || { echo "JSON has no rate"; f
 grep -q '"plans_total":4,"valid":4,"fitting":4,"simulated":4' "$tmp/s.json" ||
 	{ echo "sweep counts differ: $(head -c 300 "$tmp/s.json")"; fail=1; }
 
+# Every simulated plan carries its memory verdict, the same as its run's.
+[ "$(grep -o '"mem_verdict":"[a-z ]*"' "$tmp/s.json" | wc -l)" = 4 ] ||
+	{ echo "sweep JSON: want a mem_verdict per plan"; fail=1; }
+# With 16 GB of HBM the micro-batch 16 plans run out of memory and are pruned
+# for it; a plan a run calls tight is kept and printed as tight.
+"$podsim" sweep "$q" --vary parallel.micro_batch=4,16 --set gpu.hbm=16GB --top 2 --no-db \
+	>"$tmp/m.txt" 2>"$tmp/m.err" || { echo "memory sweep failed"; cat "$tmp/m.err"; fail=1; }
+grep -q "does not fit in GPU memory (allocated + runtime > HBM)" "$tmp/m.txt" ||
+	{ echo "memory sweep: no out-of-memory pruning"; fail=1; }
+"$podsim" run "$q" --set parallel.micro_batch=16 --set gpu.hbm=16GB --no-db 2>/dev/null |
+	grep -q "OOM: needs" || { echo "run of the pruned plan is not out of memory"; fail=1; }
+
 # The best plan is the fastest of the individual runs with the same --set.
 best_step=$(grep -o '"rank":1,[^}]*}[^}]*' "$tmp/s.json" | grep -o '"step_s":[0-9.e+-]*' | head -1 | cut -d: -f2)
 best_tp=$(grep -o '"rank":1,[^}]*' "$tmp/s.json" | grep -o '"parallel.tp":"[0-9]*"' | grep -o '[0-9]*"$' | tr -d '"')

@@ -113,7 +113,7 @@ static void test_page(void)
 	        {0.502, 0.001, 0, 2, 0, PLAN_TASK_BWD}, {0.99, 0.01, 0, -1, -1, PLAN_TASK_OPTIM},
 	        {0.1, 0.2, 1, 0, 1, PLAN_TASK_FWD},
 	};
-	exec_timeline tl = {sizeof sp / sizeof sp[0], sp};
+	exec_timeline tl = {.n = sizeof sp / sizeof sp[0], .spans = sp};
 	char *h = render(r, &tl, NULL);
 	CHECK(balanced(h));
 	CHECK(!strncmp(h, "<!DOCTYPE html>", 15));

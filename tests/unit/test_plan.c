@@ -84,10 +84,14 @@ static void test_memory(void)
 	states = b[PLAN_MEM_WEIGHTS] + b[PLAN_MEM_GRADIENTS] + b[PLAN_MEM_OPTIMIZER];
 	CHECK_NEAR(states / params, 18.0, 1e-12);
 	/* Activations: one micro-batch in flight on a single stage, 24 layers of
-	 * s*b*h*(34 + 5*a*s/h) bytes (Korthikanti et al. 2022, t = 1) plus the
-	 * fp32 logits s*b*V*4. */
-	double sbh = 2048.0 * 1 * 2048;
-	double want = 24 * sbh * (34 + 5.0 * 16 * 2048 / 2048) + 2048.0 * 51200 * 4;
+	 * s*b*h*(34 + 5*a*s/h) bytes (Korthikanti et al. 2022, t = 1), then the
+	 * loss forward's peak, Megatron's vocabulary-parallel cross-entropy: the
+	 * 16-bit logits beside their fp32 copy, s*b*V*(2 + 4), and what the final
+	 * layernorm and the output layer keep, their inputs, 2 * 2 s*b*h. The
+	 * backward's working set (a layer's activation gradients) does not meet
+	 * the loss: the peak is the loss forward's. */
+	double sbh = 2048.0 * 1 * 2048, logits = 2048.0 * 51200;
+	double want = 24 * sbh * (34 + 5.0 * 16 * 2048 / 2048) + logits * 6 + 4 * sbh;
 	CHECK_NEAR(b[PLAN_MEM_ACTIVATIONS], want, 1e-9);
 	/* ZeRO-1 over dp = 8: optimizer states / 8. */
 	s.plan.dp = 8;
@@ -96,7 +100,13 @@ static void test_memory(void)
 	double z[PLAN_MEM_COUNT];
 	plan_memory(&s, 0, z);
 	CHECK_NEAR(z[PLAN_MEM_OPTIMIZER], b[PLAN_MEM_OPTIMIZER] / 8, 1e-12);
-	/* 1F1B: stage 0 of 4 holds 4 micro-batches of its 6 layers, the last stage 1. */
+	/* 1F1B: stage 0 of 4 holds 4 micro-batches of its 6 layers, the last
+	 * stage 1. Under full recomputation a stage's peak is its first
+	 * backward: the kept layer inputs, the recomputed layer's tensors (one)
+	 * and that layer's activation gradients (GELU: fc1's output gradient and
+	 * the activation's, 2 e f s b). On the last stage the loss forward tops
+	 * it: 6 s b V bytes of logits and the head's 4 s b h against one + the
+	 * gradients. */
 	s = gpt_scenario();
 	s.plan.pp = 4;
 	relayout(&s, vl);
@@ -104,19 +114,21 @@ static void test_memory(void)
 	work_shard sh = {1, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2};
 	double per = work_activation_bytes(&s.model, &sh, WORK_RECOMPUTE_FULL);
 	double one = work_activation_bytes(&s.model, &sh, WORK_RECOMPUTE_NONE);
+	double grads = 2 * 2 * 8192.0 * 2048, loss = logits * 6 + 4 * sbh;
+	CHECK(loss > one + grads);
 	plan_memory(&s, 0, b);
-	CHECK_NEAR(b[PLAN_MEM_ACTIVATIONS], 6 * 4 * per + one, 1e-12);
+	CHECK_NEAR(b[PLAN_MEM_ACTIVATIONS], 6 * 4 * per + one + grads, 1e-12);
 	plan_memory(&s, 3, b);
-	CHECK_NEAR(b[PLAN_MEM_ACTIVATIONS], 6 * 1 * per + one + 2048.0 * 51200 * 4, 1e-12);
+	CHECK_NEAR(b[PLAN_MEM_ACTIVATIONS], 6 * 1 * per + loss, 1e-12);
 	/* ZB-H1: the last stage holds 3 weight passes back, so 4 micro-batches
 	 * like stage 0 (Qi et al. 2024: ZB-H1's peak equals 1F1B's). GPipe keeps
 	 * all 8. */
 	s.plan.schedule = PLAN_SCHED_ZB_H1;
 	plan_memory(&s, 3, b);
-	CHECK_NEAR(b[PLAN_MEM_ACTIVATIONS], 6 * 4 * per + one + 2048.0 * 51200 * 4, 1e-12);
+	CHECK_NEAR(b[PLAN_MEM_ACTIVATIONS], 6 * 4 * per + loss, 1e-12);
 	s.plan.schedule = PLAN_SCHED_GPIPE;
 	plan_memory(&s, 1, b);
-	CHECK_NEAR(b[PLAN_MEM_ACTIVATIONS], 6 * 8 * per + one, 1e-12);
+	CHECK_NEAR(b[PLAN_MEM_ACTIVATIONS], 6 * 8 * per + one + grads, 1e-12);
 }
 
 /* Count tasks of a kind on one stage. */

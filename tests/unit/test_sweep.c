@@ -203,7 +203,7 @@ static void test_prune(void)
 	CHECK_INT(sweep_screen(sp, s16, QUICKSTART, small, 1, &r), SIM_OK);
 	CHECK_INT(r.valid, 36);
 	CHECK(r.fitting > 0 && r.fitting < 36);
-	CHECK_INT(reason_count(&r, "does not fit in GPU memory (plan_memory > HBM)"),
+	CHECK_INT(reason_count(&r, "does not fit in GPU memory (allocated + runtime > HBM)"),
 	          (int)(r.valid - r.fitting));
 	for (uint64_t i = 0; i < r.nplans; i++) {
 		if (r.plans[i].status == SWEEP_NO_FIT)

@@ -1,0 +1,879 @@
+/* memwalk.c - a rank's memory peak over the step, found by walking its
+ * schedule (plan_schedule_order) and adding up what each moment keeps alive;
+ * the counters that reports compare with capacity (allocated, reserved,
+ * device) and the verdict; the memory curve for the HTML page; and where a
+ * plan that does not fit can cut.
+ *
+ * What lives when (each term's size in memory.c; B = bytes):
+ *   always       weights (shards, the frozen base), optimizer states and
+ *                master, a persistent gradient buffer (Megatron's main_grad),
+ *                torch DDP's bucket copy of the gradients, DeepSpeed's
+ *                gradient buckets, pipeline send/receive buffers, the
+ *                framework's workspaces
+ *   forward and  ZeRO-3's gathered layers (gathered_layers of the largest)
+ *   backward     and unsharded embedding and output layer; FSDP
+ *                SHARD_GRAD_OP's unsharded copy of every layer
+ *   forward      under autocast over unsharded fp32 weights, autocast's cache
+ *                of their 16-bit casts (2 B per trainable parameter; the
+ *                cache is cleared when the autocast region exits, before
+ *                the backward: torch/csrc/autograd autocast_mode cached_cast)
+ *   per micro-   its kept activations per chunk, from its forward to its
+ *   batch        backward (to W under ZB-H1); K and V per layer when the
+ *                model returns them; the loss's logit tensors on the last
+ *                stage (plan_loss_bytes: the forward's peak, kept, the
+ *                backward's peak, and the logits the caller holds during
+ *                the layers' backward)
+ *   gradients    persistent, or from each chunk's first backward until the
+ *                optimizer step (its shard under ZeRO-2 reducing every
+ *                micro-batch and ZeRO-3, unsharded under FSDP no_sync
+ *                accumulation), or never all at once with the optimizer
+ *                step fused into the backward
+ *   a layer's    under full recomputation the recomputed layer's saved
+ *   backward     tensors (its no-recompute bytes); under ZeRO-3 and
+ *                optimizer-in-backward the layer's unsharded gradients
+ *   step         the gradients, foreach AdamW's two state-sized lists
+ *                (torch/optim/adamw.py, 1.13.1, 352-400: sqrt(v) and the
+ *                denominator), DeepSpeed's fp32 copy of the gradient
+ *                partition (stage_1_and_2.py:1890-1900, stage3.py:1895-1905)
+ * Candidates: after each forward (the loss forward included), at each
+ * backward's start (the loss backward) and over its layers (the larger of
+ * its start and end, the working set throughout), and the optimizer step;
+ * the peak is the largest. Gradients and activations therefore peak
+ * together only when gradients outlive a backward (accumulation, pipelines,
+ * persistent buffers): torchtune's single step peaks at the optimizer
+ * (memory.csv MC04), ATorch's FSDP steps at the loss (MH02: the gradients'
+ * 4 B/param are not in the measured DP scaling of 12 B/param).
+ *
+ * The counters: allocated = the sum; reserved = allocated x (1 +
+ * allocator_overhead), capped by what the device leaves beside the runtime
+ * (PyTorch's caching allocator frees its cached blocks and retries before it
+ * fails); device = reserved + runtime (context, NCCL, paged states). */
+#include "plan.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Everything the walk needs about one stage, sized once. */
+typedef struct mw {
+	const plan_scenario *s;
+	int stage, m, vpp, nops;
+	bool last;
+	plan_budget b;
+	double shards, eshards, dpg;
+	double T; /* tokens per micro-batch on this rank */
+	/* always */
+	double weights, frozen, states, grad_buf, grad_copy, buckets, p2p, workspace;
+	/* forward and backward */
+	double gathered, cache;
+	/* per chunk and micro-batch */
+	double *act;     /* kept per chunk (activations + K/V + mask) */
+	double *gc;      /* gradients a chunk's first backward leaves */
+	double kv, mask; /* of those, per micro-batch (stage) */
+	double loss_fwd, loss_kept, loss_bwd, loss_held;
+	double work;       /* a recomputed layer's working set */
+	double bwd_grads;  /* a layer's activation gradients in its backward */
+	double layer_grad; /* one layer's unsharded gradients in its backward */
+	double grads_step; /* gradients at the optimizer step */
+	double temps, step_fp32;
+	double runtime, context, nccl, comms, paged;
+	int ncomms;
+	plan_op *ops;
+} mw;
+
+/* Phases of a candidate. */
+enum { PH_FWD = 0, PH_LOSS_BWD, PH_BWD, PH_STEP };
+
+/* Communicators a rank of `stage` belongs to (each its own NCCL buffers):
+ * TP, CP, the gradient group, hybrid shard and replica groups, EP and
+ * expert-DP, one per pipeline neighbour (PyTorch's 2-rank p2p
+ * communicators, ProcessGroupNCCL.cpp 1.13.1:184-188) and the tied-embedding
+ * pair on the end stages. */
+static int communicators(const plan_scenario *s, int stage)
+{
+	const plan_spec *p = &s->plan;
+	int dpg, shard, edp, n = 0;
+	plan_group_sizes(p, &dpg, &shard, &edp);
+	n += p->tp > 1;
+	n += p->cp > 1;
+	n += dpg > 1;
+	n += shard > 1 && shard < dpg; /* hybrid: the shard group beside the replicas */
+	n += p->ep > 1;
+	n += edp > 1 && p->ep > 1;
+	if (p->pp > 1)
+		n += (stage > 0) + (stage < p->pp - 1);
+	n += p->pp > 1 && !s->model.untied_embeddings && (stage == 0 || stage == p->pp - 1);
+	return n;
+}
+
+static void size_stage(const plan_scenario *s, int stage, mw *w)
+{
+	const plan_spec *p = &s->plan;
+	const plan_framework *fw = &s->fw;
+	plan_budget *b = &w->b;
+	plan_stage_budget(s, stage, b);
+	int dpg, shard, edp;
+	plan_group_sizes(p, &dpg, &shard, &edp);
+	w->dpg = dpg, w->shards = shard, w->eshards = edp;
+	w->m = plan_microbatches(p);
+	w->vpp = p->vpp;
+	w->last = stage == p->pp - 1;
+	work_shard sh = plan_shard(s);
+	w->T = (double)sh.seq * sh.micro_batch;
+	bool lora = s->train.lora_rank > 0;
+	bool offo = p->offload_optimizer != PLAN_OFFLOAD_NONE,
+	     offp = p->offload_params != PLAN_OFFLOAD_NONE;
+	/* Weights: what trains at the policy's bytes, the frozen base at its own,
+	 * over the shard group under ZeRO-3 (and FSDP SHARD_GRAD_OP at rest). */
+	bool wshard = p->zero >= 3 || (p->zero == 2 && fw->zero2_param_shards);
+	double ws = wshard ? w->shards : 1;
+	double ex = lora ? 0 : b->experts;
+	w->weights =
+	        ((b->train - ex) * b->w + ex * b->w * (wshard ? w->shards / w->eshards : 1)) / ws;
+	w->frozen = lora ? b->frozen_bytes / ws : 0;
+	if (offp)
+		w->weights = w->frozen = 0;
+	/* Optimizer states (master included) over the shard group with ZeRO >= 1
+	 * (experts over their expert-DP group); paged states outside the allocator. */
+	double os = p->zero >= 1 ? w->shards : 1, oe = p->zero >= 1 ? w->eshards : 1;
+	double tdense = b->train - ex;
+	w->states = offo ? 0 : tdense * b->o / os + ex * b->o / oe;
+	w->paged = offo ? 0 : tdense * b->paged / os + ex * b->paged / oe;
+	/* Gradients: which parameters get them, sharded or not. */
+	bool flat = fw->frozen_grads && lora && p->zero >= 2; /* FSDP's flat parameters */
+	double gparams = flat ? b->frozen + b->train : b->train;
+	bool unsharded_acc = fw->accumulate_unsharded && p->zero >= 3 && w->m > 1;
+	bool gsh = plan_grads_sharded(s) && !unsharded_acc;
+	double gs = gsh ? w->shards : 1;
+	double gfull = gparams * b->g / gs;
+	if (offo)
+		gfull = 0;
+	w->grad_buf = fw->grads == PLAN_GRADS_PERSISTENT ? gfull : 0;
+	w->grads_step = fw->grads == PLAN_GRADS_PERSISTENT || s->train.optimizer_in_backward
+	                        ? 0
+	                        : (unsharded_acc ? gparams * b->g / w->shards : gfull);
+	w->grad_copy = fw->grad_copy && dpg > 1 && p->zero == 0 && !offo ? b->train * b->g : 0;
+	w->buckets = p->zero >= 1 ? fw->grad_buckets * plan_bucket_bytes(s) : 0;
+	if (p->pp > 1)
+		w->p2p = 4.0 * work_p2p_bytes(&s->model, &sh);
+	w->workspace = fw->workspace_bytes;
+	/* ZeRO-3 gathers layers (and the embedding and output) for the forward
+	 * and backward; with parameters offloaded up to live_params elements. */
+	/* (the base's linear weights at their stored bytes, the embedding and
+	 * output layer at 16 bits, or fp32 with quant_rest_fp32, when quantised) */
+	double gw = lora ? b->base_bytes : b->w;
+	double rw = lora && plan_base_quantized(s) ? (fw->quant_rest_fp32 ? 4.0 : 2.0) : gw;
+	if (wshard && (w->shards > 1 || offp)) {
+		double nl = fw->gathered_layers < b->layers ? fw->gathered_layers : b->layers;
+		double root = b->dense - b->linear -
+		              b->layers * plan_layer_small_params(&s->model) / p->tp;
+		w->gathered = b->layer_max * nl * gw + root * rw;
+		if (p->zero == 2) /* SHARD_GRAD_OP: every layer, unsharded */
+			w->gathered = (b->dense + b->experts - root) * gw + root * rw;
+		if (offp && fw->live_params > 0 && fw->live_params < b->dense)
+			w->gathered = fw->live_params * gw;
+	}
+	/* autocast's 16-bit copies of fp32 weights it casts, cleared before the
+	 * backward (not cached for sharded or frozen weights) */
+	if (s->train.policy == PLAN_POLICY_AMP && !wshard && fw->saved_tensors != WORK_SAVED_FUSED)
+		w->cache = b->train * 2.0;
+	/* Activations per chunk and micro-batch. */
+	work_saved sv = plan_saved(s);
+	work_recompute rc = p->recompute;
+	double e = hw_dtype_bytes(s->dtype) < 2 ? 2.0 : hw_dtype_bytes(s->dtype);
+	double lora_in = 0; /* dropout copies of the adapters' inputs per token and layer */
+	if (lora && s->train.lora_dropout) {
+		const work_model *m = &s->model;
+		double h = m->hidden, f = m->ffn > 0 ? m->ffn : 4.0 * h;
+		double hd = m->head_dim > 0 ? m->head_dim : (double)(h / m->heads);
+		unsigned k = s->train.lora_mask;
+		int nqkv = !!(k & PLAN_LORA_Q) + !!(k & PLAN_LORA_K) + !!(k & PLAN_LORA_V);
+		int nh = (fw->lora_qkv_fused && nqkv ? 1 : nqkv) + !!(k & PLAN_LORA_GATE) +
+		         !!(k & PLAN_LORA_UP);
+		lora_in = (e + 1) *
+		          (nh * h + ((k & PLAN_LORA_O) ? m->heads * hd : 0) +
+		           ((k & PLAN_LORA_DOWN) ? f : 0)) /
+		          p->tp;
+	}
+	double g = s->model.kv_heads > 0 ? s->model.kv_heads : s->model.heads;
+	double hd = s->model.head_dim > 0 ? s->model.head_dim
+	                                  : (double)(s->model.hidden / s->model.heads);
+	double kvw = (g >= p->tp ? g / p->tp : 1.0) * hd;
+	w->kv = fw->returns_kv && fw->holds_outputs ? 2.0 * e * kvw * w->T : 0;
+	w->mask = fw->mask_4d ? (s->train.policy == PLAN_POLICY_AMP ? 4.0 : e) *
+	                                (double)sh.micro_batch * sh.seq * (double)s->model.seq_len
+	                      : 0;
+	w->work = 0;
+	/* (a layer keeps what its kind keeps: work_saved_bytes_at once per kind) */
+	double kept_k[2] = {-1, -1}, full_k[2] = {-1, -1};
+	for (int c = 0; c < w->vpp; c++) {
+		int count[2], rep[2];
+		plan_chunk_kinds(s, stage, c, count, rep);
+		double a = 0;
+		for (int k = 0; k < 2; k++) {
+			if (!count[k])
+				continue;
+			if (kept_k[k] < 0) {
+				double kept = work_saved_bytes_at(&s->model, &sh, rep[k], rc, &sv);
+				full_k[k] = work_saved_bytes_at(&s->model, &sh, rep[k],
+				                                WORK_RECOMPUTE_NONE, &sv) +
+				            lora_in * w->T;
+				if (rc != WORK_RECOMPUTE_FULL)
+					kept += lora_in * w->T;
+				kept_k[k] = s->train.activation_offload ? 0 : kept;
+			}
+			a += count[k] * (kept_k[k] + w->kv);
+			if (rc == WORK_RECOMPUTE_FULL && full_k[k] > w->work)
+				w->work = full_k[k];
+		}
+		w->act[c] = a + (c == 0 ? w->mask : 0);
+		double d, x, lin, gpar;
+		plan_chunk_params(s, stage, c, &d, &x, &lin);
+		gpar = flat || s->train.lora_rank <= 0 ? d + x : plan_chunk_train(s, stage, c);
+		bool on_bwd =
+		        fw->grads == PLAN_GRADS_ON_BACKWARD && !s->train.optimizer_in_backward;
+		w->gc[c] = on_bwd && !offo ? gpar * b->g / (unsharded_acc ? 1 : gs) : 0;
+	}
+	if ((wshard && (w->shards > 1 || offp)) || s->train.optimizer_in_backward)
+		w->layer_grad =
+		        b->layer_max * b->g * (lora ? b->adapters / (b->dense + b->experts) : 1);
+	/* The loss on the last stage (logits per rank: T tokens x V), with what
+	 * the final norm and the output layer keep for their backward: the norm's
+	 * saved tensors and the output layer's input (2e h for the fused layers,
+	 * the eager norm's bytes + e h), until the output layer's backward. */
+	double lf, lk, lb, lh, tv = w->T * s->model.vocab;
+	plan_loss_bytes(s, &lf, &lk, &lb, &lh);
+	double head = 2 * e;
+	if (sv.kind != WORK_SAVED_FUSED) {
+		static const double ne[] = {1, 2, 1, 0}, nc[] = {0, 0, 4, 8};
+		bool ln = s->model.norm == WORK_NORM_LAYERNORM;
+		head = sv.fp32_residual ? (ln ? 4 : 8) + e
+		       : ln             ? 2 * e
+		                        : ne[sv.norm] * e + nc[sv.norm] + e;
+	}
+	head *= w->T * s->model.hidden / (p->sequence_parallel && p->tp > 1 ? p->tp : 1);
+	if (w->last && !s->inference)
+		w->loss_fwd = lf * tv + head, w->loss_kept = lk * tv + head,
+		w->loss_bwd = lb * tv + head, w->loss_held = lh * tv;
+	/* A layer's backward allocates its input gradients before it frees what
+	 * its forward saved: at the MLP the gradient of the product and of both
+	 * SwiGLU branches (3 e f / t per token; 2 e f / t for GELU). */
+	{
+		double f = s->model.ffn > 0 ? s->model.ffn : 4.0 * s->model.hidden;
+		w->bwd_grads = w->T * (s->model.act == WORK_ACT_SWIGLU ? 3 : 2) * e * f / p->tp;
+	}
+	/* The optimizer step's temporaries (on the local shard). */
+	double local = offo ? 0 : tdense / os + ex / oe;
+	double st = s->train.policy == PLAN_POLICY_PURE ? 2.0 : 4.0;
+	if (fw->optimizer_impl == PLAN_OPTIM_FOREACH && s->train.optimizer == PLAN_ADAM &&
+	    !s->train.optimizer_in_backward)
+		w->temps = 2.0 * local * st;
+	if (fw->step_fp32_grads && !offo)
+		w->step_fp32 = local * 4.0;
+	/* Outside the allocator. */
+	/* NCCL keeps its buffers in GPU memory for the P2P (NVLink, PCIe P2P) and
+	 * network transports; between GPUs of a node without either (GeForce
+	 * cards) it uses the SHM transport, whose buffers are host shared memory
+	 * (src/transport/shm.cc:332-345): nothing on the GPU. Nor NCCL's 1.28 GiB
+	 * of state measured on NVLink A100s: MF11 reserved 23.05 GiB of a 3090's
+	 * 24 GiB beside the 0.47 GiB context, which leaves no room for it. */
+	w->ncomms = communicators(s, stage);
+	const net_node *nd = &s->cluster.node;
+	bool shm = nd->intra == NET_INTRA_PCIE && !nd->pcie_p2p && s->cluster.nodes == 1;
+	if (shm)
+		w->ncomms = 0;
+	w->context = fw->context_bytes;
+	w->nccl = w->ncomms > 0 ? fw->nccl_bytes : 0;
+	w->comms = w->ncomms * fw->comm_bytes;
+	w->runtime = w->context + w->nccl + w->comms + w->paged;
+}
+
+/* One candidate moment: its phase and what is alive beyond the static terms. */
+typedef struct cand {
+	double total;
+	int op, phase, mb, chunk, inflight;
+	bool loss_op;
+	double G, kept, loss, held, gathered, cache, work, layer_grad, step_grads, temps;
+} cand;
+
+static double static_sum(const mw *w)
+{
+	return w->weights + w->frozen + w->states + w->grad_buf + w->grad_copy + w->buckets +
+	       w->p2p + w->workspace;
+}
+
+static void consider(cand *best, const cand *c)
+{
+	double t = c->G + c->kept + c->loss + c->held + c->gathered + c->cache + c->work +
+	           c->layer_grad + c->step_grads + c->temps;
+	if (t > best->total || best->op == -2) {
+		*best = *c;
+		best->total = t;
+	}
+}
+
+/* Walk the stage's schedule: the largest candidate into *best; with
+ * curve != NULL the allocated bytes at each op's start, peak and end (the
+ * static terms included; the optimizer step last). */
+static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, int max)
+{
+	const plan_scenario *s = w->s;
+	bool zb = s->plan.schedule == PLAN_SCHED_ZB_H1;
+	bool *gdone = calloc((size_t)w->vpp, sizeof *gdone);
+	double S = static_sum(w), kept = 0, G = 0, loss_live = 0, held = 0;
+	int inflight = 0;
+	best->op = -2;
+	best->total = 0;
+	for (int i = 0; i < w->nops; i++) {
+		plan_op o = w->ops[i];
+		int c = o.chunk;
+		bool lop = w->last && c == w->vpp - 1;
+		cand x = {.op = i, .mb = o.mb, .chunk = c, .loss_op = lop, .gathered = w->gathered};
+		double before = S + G + kept + loss_live + held, peak = before;
+		if (!o.backward) {
+			kept += w->act[c];
+			inflight++;
+			x.phase = PH_FWD, x.G = G, x.kept = kept, x.inflight = inflight;
+			x.loss = loss_live + (lop ? w->loss_fwd : 0);
+			x.cache = w->cache;
+			consider(best, &x);
+			if (lop)
+				loss_live += w->loss_kept;
+			peak = S + G + kept + x.loss + x.gathered + x.cache;
+		} else {
+			if (lop && !o.weight) {
+				cand y = x;
+				y.phase = PH_LOSS_BWD, y.G = G, y.kept = kept,
+				y.inflight = inflight;
+				y.loss = loss_live - w->loss_kept + w->loss_bwd;
+				consider(best, &y);
+				peak = S + G + kept + y.loss + y.gathered;
+				loss_live -= w->loss_kept;
+				held = w->loss_held;
+			}
+			bool frees = !zb || o.weight;
+			double gnew = frees && !gdone[c] ? w->gc[c] : 0;
+			double start = G + kept, end = G + gnew + kept - (frees ? w->act[c] : 0);
+			x.phase = PH_BWD, x.inflight = inflight;
+			bool end_larger = end > start;
+			x.G = end_larger ? G + gnew : G;
+			x.kept = end_larger ? kept - (frees ? w->act[c] : 0) : kept;
+			x.loss = loss_live, x.held = held;
+			x.work = (o.weight ? 0 : w->work) + w->bwd_grads;
+			x.layer_grad = w->layer_grad;
+			consider(best, &x);
+			double v = S + x.G + x.kept + x.loss + x.held + x.gathered + x.work +
+			           x.layer_grad;
+			peak = v > peak ? v : peak;
+			if (frees) {
+				kept -= w->act[c];
+				inflight--;
+				G += gnew;
+				gdone[c] = true;
+			}
+			if (!o.weight && c == 0)
+				held = 0;
+		}
+		if (cs && i < max) {
+			cs[i] = before;
+			cp[i] = peak;
+			ce[i] = S + G + kept + loss_live + held;
+		}
+	}
+	/* the optimizer step: the gradients (all chunks done), the caller's held
+	 * logits and returned K/V of the last micro-batch, the temporaries */
+	cand x = {.op = -1,
+	          .phase = PH_STEP,
+	          .mb = w->m - 1,
+	          .step_grads = w->grads_step,
+	          .temps = w->temps + w->step_fp32,
+	          .held = w->loss_held + w->kv * w->b.layers};
+	consider(best, &x);
+	if (cs && w->nops < max) {
+		double v = S + x.step_grads + x.temps + x.held;
+		cs[w->nops] = S + w->grads_step + x.held;
+		cp[w->nops] = v;
+		ce[w->nops] = S;
+	}
+	free(gdone);
+}
+
+/* The ops of the schedule that hold its peak, beyond which the walk only
+ * repeats or drains. After the warm-up a 1F1B-family stage alternates a
+ * forward with a backward (and under ZB-H1 a W): n = 2 (3) ops a step. The
+ * activations in flight repeat with a period of P = p*vpp steps under
+ * interleaving (each chunk appears p times in both the forward and the
+ * backward sequence of a period), every step when all chunks keep the same
+ * bytes and the loss is not on the stage (one chunk, or equal ones); the
+ * gradients of every chunk exist from its first backward (its W under
+ * ZB-H1, stage steps later), within p*vpp (interleaved) or 1 backwards; the
+ * cool-down only frees. So warm-up + n x (settle + P + 2) ops see every
+ * distinct state; GPipe's peak is at its last forward or its first
+ * backwards (m + 2 ops). tests/unit/test_memory.c compares the result with
+ * the whole walk. */
+static int head_ops(const mw *w, int steps)
+{
+	const plan_scenario *s = w->s;
+	long p = s->plan.pp, vpp = w->vpp, k;
+	if (s->plan.schedule == PLAN_SCHED_GPIPE) {
+		k = (long)w->m + 2;
+	} else {
+		bool zb = s->plan.schedule == PLAN_SCHED_ZB_H1, same = !w->last;
+		for (int c = 1; c < vpp; c++)
+			same = same && w->act[c] == w->act[0];
+		long period = vpp > 1 && !same ? p * vpp : 1;
+		long settle = (vpp > 1 ? p * vpp : 1) + (zb ? w->stage : 0);
+		long warm = vpp > 1 ? (p - w->stage - 1) * 2 + (vpp - 1) * p : p - 1 - w->stage;
+		k = warm + (zb ? 3 : 2) * (settle + period + 2);
+	}
+	return k < steps ? (int)k : steps;
+}
+
+/* Size the stage and its schedule (whole, or the ops that hold its peak);
+ * false when out of memory. */
+static bool open_stage(const plan_scenario *s, int stage, mw *w, bool whole)
+{
+	memset(w, 0, sizeof *w);
+	w->s = s;
+	w->stage = stage;
+	int m = plan_microbatches(&s->plan), vpp = s->plan.vpp;
+	w->act = calloc((size_t)vpp, sizeof *w->act);
+	w->gc = calloc((size_t)vpp, sizeof *w->gc);
+	if (!w->act || !w->gc) {
+		free(w->act), free(w->gc);
+		return false;
+	}
+	size_stage(s, stage, w);
+	int steps = s->inference ? 0 : plan_schedule_steps(s->plan.schedule, m, vpp);
+	w->nops = whole ? steps : head_ops(w, steps);
+	w->ops = w->nops ? malloc((size_t)w->nops * sizeof *w->ops) : NULL;
+	if (w->nops && !w->ops) {
+		free(w->act), free(w->gc);
+		return false;
+	}
+	if (w->nops)
+		plan_schedule_head(s->plan.schedule, s->plan.pp, m, vpp, stage, w->nops, w->ops);
+	return true;
+}
+
+static void close_stage(mw *w)
+{
+	free(w->act), free(w->gc), free(w->ops);
+}
+
+plan_verdict plan_mem_verdict(double allocated, double runtime, double device, double capacity)
+{
+	if (allocated + runtime > capacity)
+		return PLAN_VERDICT_OOM;
+	if (device > (1.0 - PLAN_TIGHT_HEADROOM) * capacity)
+		return PLAN_VERDICT_TIGHT;
+	return PLAN_VERDICT_FITS;
+}
+
+/* A count with an SI suffix for formulas: "6.74 G", "131 M", "8192". */
+static const char *qty(double v, char *buf, size_t len)
+{
+	if (fabs(v) >= 1e9)
+		snprintf(buf, len, "%.4g G", v / 1e9);
+	else if (fabs(v) >= 1e6)
+		snprintf(buf, len, "%.4g M", v / 1e6);
+	else if (fabs(v) >= 1e4)
+		snprintf(buf, len, "%.4g k", v / 1e3);
+	else
+		snprintf(buf, len, "%.4g", v);
+	return buf;
+}
+
+/* Bytes in binary units for formulas: "4.64 GiB", "32 MiB". */
+static const char *bq(double v, char *buf, size_t len)
+{
+	static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	int k = 0;
+	while (fabs(v) >= 1024 && k < 4)
+		v /= 1024, k++;
+	snprintf(buf, len, "%.3g %s", v, u[k]);
+	return buf;
+}
+
+static void add_term(plan_mem_peak *out, plan_mem cat, double bytes, const char *name,
+                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void add_term(plan_mem_peak *out, plan_mem cat, double bytes, const char *name,
+                     const char *fmt, ...)
+{
+	if (!(bytes > 0))
+		return;
+	out->bytes[cat] += bytes;
+	if (out->nterms >= PLAN_MEM_MAX_TERMS)
+		return;
+	plan_mem_term *t = &out->term[out->nterms++];
+	t->cat = cat;
+	t->bytes = bytes;
+	snprintf(t->name, sizeof t->name, "%s", name);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t->formula, sizeof t->formula, fmt, ap);
+	va_end(ap);
+}
+
+/* A term: its bytes into its category, and unless out->brief its name and
+ * formula (whose arguments, formatted numbers among them, are then not
+ * evaluated: the sweep sizes thousands of plans a second). */
+#define add(o_, cat_, b_, ...)                                                                     \
+	do {                                                                                       \
+		double add_b_ = (b_);                                                              \
+		if (!(o_)->brief)                                                                  \
+			add_term(o_, cat_, add_b_, __VA_ARGS__);                                   \
+		else if (add_b_ > 0)                                                               \
+			(o_)->bytes[cat_] += add_b_;                                               \
+	} while (0)
+
+static const char *policy_name(const plan_scenario *s)
+{
+	static const char *const n[] = {"mixed", "amp", "pure"};
+	return n[s->train.policy];
+}
+
+/* The static terms, the same at every moment. */
+static void static_terms(const mw *w, plan_mem_peak *o)
+{
+	const plan_scenario *s = w->s;
+	const plan_budget *b = &w->b;
+	char a[32], c[32];
+	bool lora = s->train.lora_rank > 0;
+	bool wsh = s->plan.zero >= 3 || (s->plan.zero == 2 && s->fw.zero2_param_shards);
+	const char *sh = wsh && w->shards > 1 ? " / shards" : "";
+	snprintf(c, sizeof c, "%.0f", w->shards);
+	add(o, PLAN_MEM_WEIGHTS, w->weights, lora ? "trained weights" : "weights",
+	    "%s params x %.4g B (%s policy)%s%s%s", qty(b->train, a, sizeof a), b->w,
+	    policy_name(s), sh, *sh ? " " : "", *sh ? c : "");
+	static const char *const base[] = {
+	        "", "16-bit", "fp32", "NF4", "NF4, double-quantised", "GPTQ int4", "int8"};
+	add(o, PLAN_MEM_WEIGHTS, w->frozen, "frozen base weights",
+	    "%s params: linear x %.4g B (%s), the rest x %s%s%s", qty(b->frozen, a, sizeof a),
+	    b->base_bytes, s->train.base_weights ? base[s->train.base_weights] : "as trained",
+	    plan_base_quantized(s) ? (s->fw.quant_rest_fp32 ? "4 B" : "2 B") : "the same", sh,
+	    *sh ? c : "");
+	bool opt_sh = s->plan.zero >= 1 && w->shards > 1;
+	add(o, PLAN_MEM_OPTIMIZER, w->states, "optimizer states",
+	    "%s trained params x %.4g B (%s%s)%s%s", qty(b->train, a, sizeof a), b->o,
+	    s->train.policy == PLAN_POLICY_MIXED ? "fp32 master, " : "",
+	    s->train.optimizer == PLAN_ADAM_8BIT || s->train.optimizer == PLAN_ADAM_PAGED_8BIT
+	            ? "8-bit m, v"
+	            : "Adam m, v",
+	    opt_sh ? " / ZeRO shards " : "", opt_sh ? c : "");
+	add(o, PLAN_MEM_GRADIENTS, w->grad_buf, "gradient buffer",
+	    "persistent (main_grad): %s params x %.4g B%s%s", qty(b->train, a, sizeof a), b->g,
+	    plan_grads_sharded(s) && w->shards > 1 ? " / shards " : "",
+	    plan_grads_sharded(s) && w->shards > 1 ? c : "");
+	add(o, PLAN_MEM_GRADIENTS, w->grad_copy, "DDP bucket copy",
+	    "torch DDP's flat buckets, a second gradient copy: %s x %.4g B",
+	    qty(b->train, a, sizeof a), b->g);
+	add(o, PLAN_MEM_BUFFERS, w->buckets, "gradient buckets", "%d x bucket_size %s",
+	    s->fw.grad_buckets, bq(plan_bucket_bytes(s), a, sizeof a));
+	add(o, PLAN_MEM_BUFFERS, w->p2p, "pipeline buffers",
+	    "4 send/receive activations of s b h e = %s each", bq(w->p2p / 4, a, sizeof a));
+	add(o, PLAN_MEM_BUFFERS, w->workspace, "workspaces", "cuBLAS workspaces (framework)");
+}
+
+static void moment(const mw *w, const cand *x, char *buf, size_t len)
+{
+	switch (x->phase) {
+	case PH_FWD:
+		snprintf(buf, len,
+		         "end of the forward of micro-batch %d%s%s, %d chunk-step%s of "
+		         "activations held",
+		         x->mb, w->vpp > 1 ? " on its chunk " : "",
+		         x->loss_op ? " with the loss" : "", x->inflight,
+		         x->inflight == 1 ? "" : "s");
+		if (w->vpp > 1)
+			snprintf(buf, len,
+			         "end of the forward of micro-batch %d on chunk %d%s, %d "
+			         "chunk-steps held",
+			         x->mb, x->chunk, x->loss_op ? " with the loss" : "", x->inflight);
+		break;
+	case PH_LOSS_BWD:
+		snprintf(buf, len, "the loss backward of micro-batch %d, %d chunk-step%s held",
+		         x->mb, x->inflight, x->inflight == 1 ? "" : "s");
+		break;
+	case PH_BWD:
+		snprintf(buf, len, "backward of micro-batch %d (chunk %d)%s, %d chunk-step%s held",
+		         x->mb, x->chunk, x->work > 0 ? " recomputing a layer" : "", x->inflight,
+		         x->inflight == 1 ? "" : "s");
+		break;
+	default:
+		snprintf(buf, len, "the optimizer step");
+	}
+}
+
+/* The moment's terms beyond the static ones. */
+static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
+{
+	const plan_scenario *s = w->s;
+	char a[32], b[32];
+	double act1 = 0;
+	for (int c = 0; c < w->vpp; c++)
+		act1 += w->act[c];
+	add(o, PLAN_MEM_ACTIVATIONS, x->kept, "kept activations",
+	    "%.4g chunk-steps of %s (%s tokens x %d layers%s)%s",
+	    act1 > 0 ? x->kept / (act1 / w->vpp) : 0, bq(act1 / w->vpp, a, sizeof a),
+	    qty(w->T, b, sizeof b), w->b.layers / (w->vpp > 0 ? w->vpp : 1),
+	    s->plan.recompute == WORK_RECOMPUTE_FULL ? ", layer inputs under full recompute" : "",
+	    w->kv > 0 ? ", returned K/V included" : "");
+	double tv = w->T * s->model.vocab;
+	if (x->loss > 0)
+		add(o, PLAN_MEM_ACTIVATIONS, x->loss, "loss logits", "%s tokens x V %d x %.3g B%s",
+		    qty(w->T, a, sizeof a), s->model.vocab, tv > 0 ? x->loss / tv : 0,
+		    x->phase == PH_LOSS_BWD            ? " (the loss backward's peak)"
+		    : x->loss_op && x->phase == PH_FWD ? " (the loss forward's peak)"
+		                                       : " (kept for the backward)");
+	add(o, PLAN_MEM_ACTIVATIONS, x->held, "held outputs",
+	    "the logits%s the training loop holds", w->kv > 0 ? " and returned K/V" : "");
+	add(o, PLAN_MEM_ACTIVATIONS, x->work, "layer backward", "%sits activation gradients (%s)",
+	    x->work > w->bwd_grads ? "a recomputed layer's saved tensors + " : "",
+	    bq(w->bwd_grads, a, sizeof a));
+	add(o, PLAN_MEM_BUFFERS, x->gathered, "gathered weights",
+	    "%s%d layers of %s params (+ embedding, output)",
+	    s->plan.zero == 2 ? "SHARD_GRAD_OP keeps all layers unsharded; " : "ZeRO-3: ",
+	    s->fw.gathered_layers, qty(w->b.layer_max, b, sizeof b));
+	add(o, PLAN_MEM_WEIGHTS, x->cache, "autocast weight cache",
+	    "16-bit casts of %s fp32 params x 2 B, freed before the backward",
+	    qty(w->b.train, a, sizeof a));
+	add(o, PLAN_MEM_GRADIENTS, x->G, "gradients",
+	    "%s params x %.4g B from each chunk's first backward%s", qty(w->b.train, a, sizeof a),
+	    w->b.g,
+	    s->fw.accumulate_unsharded && s->plan.zero >= 3 && w->m > 1
+	            ? " (unsharded while accumulating, FSDP no_sync)"
+	            : "");
+	add(o, PLAN_MEM_GRADIENTS, x->layer_grad, "layer gradients",
+	    "one layer's unsharded gradients in its backward");
+	add(o, PLAN_MEM_GRADIENTS, x->step_grads, "gradients", "%s params x %.4g B at the step",
+	    qty(w->b.train, a, sizeof a), w->b.g);
+	if (x->temps > 0)
+		add(o, PLAN_MEM_OPTIMIZER, x->temps, "step temporaries", "%s%s",
+		    w->temps > 0 ? "foreach AdamW: sqrt(v) and the denominator, 2 x the states' "
+		                   "elements"
+		                 : "",
+		    w->step_fp32 > 0 ? (w->temps > 0 ? "; fp32 gradient partition"
+		                                     : "the fp32 copy of the gradient partition")
+		                     : "");
+}
+
+static void runtime_terms(const mw *w, plan_mem_peak *o)
+{
+	char a[32];
+	add(o, PLAN_MEM_RUNTIME, w->context, "CUDA context", "context and loaded kernels");
+	add(o, PLAN_MEM_RUNTIME, w->nccl, "NCCL", "its module and state, once in any communicator");
+	add(o, PLAN_MEM_RUNTIME, w->comms, "NCCL buffers", "%d communicators x %s", w->ncomms,
+	    bq(w->s->fw.comm_bytes, a, sizeof a));
+	add(o, PLAN_MEM_RUNTIME, w->paged, "paged optimizer states",
+	    "unified memory: %s params x %.4g B", qty(w->b.train, a, sizeof a), w->b.paged);
+}
+
+/* allocated, reserved (the allocator's overhead, capped by the device) and
+ * device; the verdict. */
+static void counters(const plan_scenario *s, double runtime, plan_mem_peak *o)
+{
+	double alloc = 0;
+	for (int c = 0; c < PLAN_MEM_FRAGMENTATION; c++)
+		alloc += o->bytes[c];
+	double cap = s->gpu.hbm_bytes, want = alloc * s->fw.allocator_overhead, frag = want;
+	if (alloc + runtime <= cap && alloc + frag + runtime > cap)
+		frag = cap - runtime - alloc;
+	char a[32];
+	add(o, PLAN_MEM_FRAGMENTATION, frag, "allocator cache",
+	    "reserved - allocated: %.3g x %s allocated%s", s->fw.allocator_overhead,
+	    bq(alloc, a, sizeof a), frag < want - 1 ? ", capped by the device" : "");
+	o->allocated = alloc;
+	o->reserved = alloc + o->bytes[PLAN_MEM_FRAGMENTATION];
+	o->device = o->reserved + runtime;
+	o->demand = alloc + want + runtime;
+	o->capacity = cap;
+	o->verdict = plan_mem_verdict(alloc, runtime, o->device, cap);
+}
+
+/* Inference (prefill of the global batch): the weights (all of them, or with
+ * offload_params the two layers being streamed); the working set of the one
+ * layer running plus the KV cache the prefill leaves for generation: 2 (K, V)
+ * x kv width / tp x seq x micro-batch x the stage's layers x micro-batches,
+ * in 16 bits. */
+static void inference_terms(const mw *w, plan_mem_peak *o)
+{
+	const plan_scenario *s = w->s;
+	const plan_spec *p = &s->plan;
+	const work_model *m = &s->model;
+	work_shard sh = plan_shard(s);
+	char a[32];
+	double we = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
+	int layers = plan_stage_layers(s, w->stage);
+	double params = w->b.dense + w->b.experts;
+	if (p->offload_params != PLAN_OFFLOAD_NONE)
+		add(o, PLAN_MEM_WEIGHTS, 2.0 * work_params_layer(m) / p->tp * we, "streamed layers",
+		    "2 layers x %s params x %.0f B", qty(work_params_layer(m) / p->tp, a, sizeof a),
+		    we);
+	else
+		add(o, PLAN_MEM_WEIGHTS, params * we, "weights", "%s params x %.0f B",
+		    qty(params, a, sizeof a), we);
+	double g = m->kv_heads > 0 ? m->kv_heads : m->heads;
+	double hd = m->head_dim > 0 ? m->head_dim : (double)(m->hidden / m->heads);
+	double kv = (g >= p->tp ? g / p->tp : 1.0) * hd, e = we < 4.0 ? 2.0 : 4.0;
+	double cache = 2.0 * kv * sh.seq * sh.micro_batch * e * layers * plan_microbatches(p);
+	add(o, PLAN_MEM_ACTIVATIONS, work_activation_bytes(m, &sh, WORK_RECOMPUTE_NONE),
+	    "running layer", "one layer's activations: %s B",
+	    qty(work_activation_bytes(m, &sh, WORK_RECOMPUTE_NONE), a, sizeof a));
+	add(o, PLAN_MEM_ACTIVATIONS, cache, "KV cache",
+	    "2 x kv width %.0f x s %d x b %d x %.0f B x %d layers x %d micro-batches", kv, sh.seq,
+	    sh.micro_batch, e, layers, plan_microbatches(p));
+	add(o, PLAN_MEM_BUFFERS, p->pp > 1 ? 4.0 * work_p2p_bytes(m, &sh) : 0, "pipeline buffers",
+	    "4 send/receive activations");
+	snprintf(o->moment, sizeof o->moment, "the prefill of the last micro-batch");
+	o->op = -1;
+}
+
+static void peak(const plan_scenario *s, int stage, plan_mem_peak *out, bool brief)
+{
+	memset(out, 0, offsetof(plan_mem_peak, term));
+	out->brief = brief;
+	mw w;
+	if (!open_stage(s, stage, &w, false)) {
+		snprintf(out->moment, sizeof out->moment, "out of memory walking the schedule");
+		return;
+	}
+	if (s->inference) {
+		inference_terms(&w, out);
+	} else {
+		cand best;
+		walk(&w, &best, NULL, NULL, NULL, 0);
+		static_terms(&w, out);
+		moment_terms(&w, &best, out);
+		if (!brief)
+			moment(&w, &best, out->moment, sizeof out->moment);
+		out->op = best.op;
+	}
+	runtime_terms(&w, out);
+	if (s->plan.offload_optimizer != PLAN_OFFLOAD_NONE && s->fw.offload_fill > 0) {
+		double alloc = 0, left;
+		for (int c = 0; c < PLAN_MEM_FRAGMENTATION; c++)
+			alloc += out->bytes[c];
+		left = s->gpu.hbm_bytes - w.runtime - alloc;
+		char a[32];
+		add(out, PLAN_MEM_OPTIMIZER, s->fw.offload_fill * left, "states kept on the GPU",
+		    "the framework fills %.3g of the %s left with offloaded states",
+		    s->fw.offload_fill, bq(left, a, sizeof a));
+	}
+	counters(s, w.runtime, out);
+	close_stage(&w);
+}
+
+void plan_memory_peak(const plan_scenario *s, int stage, plan_mem_peak *out)
+{
+	peak(s, stage, out, false);
+}
+
+void plan_memory_totals(const plan_scenario *s, int stage, plan_mem_peak *out)
+{
+	peak(s, stage, out, true);
+}
+
+void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT])
+{
+	plan_mem_peak p;
+	plan_memory_totals(s, stage, &p);
+	memcpy(bytes, p.bytes, sizeof p.bytes);
+}
+
+int plan_memory_curve(const plan_scenario *s, int stage, double *start, double *peak, double *end,
+                      int max)
+{
+	mw w;
+	if (s->inference || !open_stage(s, stage, &w, true))
+		return 0;
+	cand best;
+	walk(&w, &best, start, peak, end, max);
+	int n = w.nops + 1;
+	close_stage(&w);
+	return n;
+}
+
+/* The most loaded stage (the largest demand): its demand, device bytes and
+ * verdict. */
+static double worst_demand(const plan_scenario *s, double *device, plan_verdict *v)
+{
+	double worst = -1;
+	for (int k = 0; k < s->plan.pp; k++) {
+		plan_mem_peak p;
+		plan_memory_totals(s, k, &p);
+		if (p.demand > worst) {
+			worst = p.demand;
+			*device = p.device;
+			*v = p.verdict;
+		}
+	}
+	return worst;
+}
+
+static int by_saving(const void *a, const void *b)
+{
+	double x = ((const plan_mem_cut *)a)->saved, y = ((const plan_mem_cut *)b)->saved;
+	return (x < y) - (x > y);
+}
+
+int plan_memory_cuts(const plan_scenario *s, plan_mem_cut *out, int max)
+{
+	plan_verdict v0;
+	double d0, base = worst_demand(s, &d0, &v0);
+	int n = 0;
+	for (int k = 0; k < 4 && n < max; k++) {
+		plan_scenario x = *s;
+		plan_mem_cut c = {0};
+		const plan_framework *f = &s->fw;
+		int zmax = s->plan.pp > 1 ? f->zero_max_pp : f->zero_max;
+		if (k == 0) {
+			if (s->plan.recompute == WORK_RECOMPUTE_FULL)
+				continue;
+			x.plan.recompute = WORK_RECOMPUTE_FULL;
+			snprintf(c.what, sizeof c.what, "recompute = full");
+			snprintf(c.term, sizeof c.term, "kept activations");
+		} else if (k == 1) {
+			if (s->plan.zero >= zmax ||
+			    s->plan.dp * (s->plan.cp > 1 ? s->plan.cp : 1) < 2)
+				continue;
+			x.plan.zero = s->plan.zero + 1;
+			snprintf(c.what, sizeof c.what, "zero = %d", x.plan.zero);
+			snprintf(c.term, sizeof c.term,
+			         x.plan.zero == 1   ? "optimizer states"
+			         : x.plan.zero == 2 ? "gradients"
+			                            : "weights");
+		} else if (k == 2) {
+			if (s->plan.micro_batch < 2 || s->plan.micro_batch % 2)
+				continue;
+			x.plan.micro_batch = s->plan.micro_batch / 2;
+			snprintf(c.what, sizeof c.what,
+			         "micro_batch = %d (twice the micro-batches)", x.plan.micro_batch);
+			snprintf(c.term, sizeof c.term, "activations and loss");
+		} else {
+			if (s->plan.offload_optimizer != PLAN_OFFLOAD_NONE ||
+			    !f->offload_optimizer || s->inference)
+				continue;
+			x.plan.offload_optimizer = PLAN_OFFLOAD_CPU;
+			if (x.plan.zero < 1)
+				x.plan.zero = 1; /* ZeRO-Offload partitions the states */
+			snprintf(c.what, sizeof c.what, "offload_optimizer = cpu%s",
+			         s->plan.zero < 1 ? " (with zero = 1)" : "");
+			snprintf(c.term, sizeof c.term, "optimizer states and gradients");
+		}
+		/* only plans the scenario's framework and podsim run */
+		sim_diag *d = sim_diag_new();
+		bool ok = d && plan_check(&x, d) == SIM_OK;
+		sim_diag_free(d);
+		if (!ok)
+			continue;
+		c.saved = base - worst_demand(&x, &c.device, &c.verdict);
+		if (c.saved > 0)
+			out[n++] = c;
+	}
+	qsort(out, (size_t)n, sizeof *out, by_saving);
+	return n;
+}

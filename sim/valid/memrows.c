@@ -1,0 +1,403 @@
+/* memrows.c - a measured memory peak (a memory.csv row) as a podsim
+ * scenario, and its prediction: the peak of the row's rank (the last
+ * pipeline stage when the note says the last rank measured it, else rank 0's
+ * stage 0) in the counter the row's memory_kind names: allocated (torch
+ * max_memory_allocated, active_bytes), reserved (max_memory_reserved), or
+ * the device (nvidia-smi; also for memory_kind unknown: the Qwen README's
+ * full-parameter cells are totals over GPUs, a monitor's view, so its
+ * numbers are read as device memory).
+ *
+ * The row's columns give the model, GPUs, plan, precision, optimizer, ZeRO
+ * stage, recomputation, attention path and LoRA rank; its software stack is
+ * a framework profile (topologies/frameworks/stacks.csv, rows keyed by the
+ * source and the row's framework column: valid_stack_find), and what the
+ * source ran beyond the columns comes from its note, by the phrase table
+ * below (every phrase with the keys it sets; `podsim validate FILE
+ * --scenario ID` prints the result). The GPU column's names map to GPU files
+ * (gpu_map); a form factor the source left open is an assumption printed
+ * with the row. */
+#include "valid_int.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *get(const cases_csv *c, size_t row, const char *col)
+{
+	int k = cases_csv_col(c, col);
+	return k < 0 ? "" : cases_csv_get(c, row, k);
+}
+
+static void assume(char *buf, size_t len, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+static void assume(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	if (n && n + 2 < len)
+		n += (size_t)snprintf(buf + n, len - n, "; ");
+	va_list ap;
+	va_start(ap, fmt);
+	if (n < len)
+		vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+/* The case file's GPU names -> GPU files and node templates. */
+static const struct {
+	const char *name, *file, *node, *assumed;
+} gpu_map[] = {
+        {"a100-sxm4-40g", "a100-sxm4-40g", "dgx-a100-40g", NULL},
+        {"a100-sxm4-80g", "a100-sxm4-80g", "dgx-a100-80g", NULL},
+        {"a100-40g", "a100-sxm4-40g", "dgx-a100-40g", "A100 40 GB form factor not stated: SXM4"},
+        {"a100-80g", "a100-sxm4-80g", "dgx-a100-80g", "A100 80 GB form factor not stated: SXM4"},
+        {"h100-sxm5-80g", "h100-sxm5-80g", "dgx-h100", NULL},
+        {"h100-80g", "h100-sxm5-80g", "dgx-h100", "H100 80 GB form factor not stated: SXM5"},
+        {"rtx3090-24g", "rtx-3090", "pcie-4x4090", NULL},
+        {"rtx4090-24g", "rtx-4090", "pcie-4x4090", NULL},
+        {"unknown-40g", "a100-pcie-40g", "dgx-a100-40g", "a 40 GB GPU not named: A100 PCIe 40 GB"},
+        {"unknown-24g", "rtx-4090", "pcie-4x4090", "a 24 GB GPU not named: RTX 4090"},
+        {"unknown", "a100-sxm4-80g", "dgx-a100-80g", "GPU not named: A100 80 GB"},
+};
+
+/* What a row's note says it ran, as podsim keys: when `phrase` occurs in the
+ * note (case-sensitive) and `unless` does not, `set` ("section.key = value";
+ * several separated by ';') applies. The first rule per key wins. */
+static const struct {
+	const char *phrase, *unless, *set;
+} note_rules[] = {
+        /* the model's shape beyond the columns */
+        {"untied", NULL, "model.untied_embeddings = true"},
+        {"tied embeddings", NULL, "model.untied_embeddings = false"},
+        {"learned absolute positions", NULL, "model.learned_pos = true"},
+        {"GPT2LMHeadModel", NULL, "model.learned_pos = true"},
+        {"RMSNorm", NULL, "model.norm = rmsnorm"},
+        /* the plan */
+        {"sequence parallel", "o sequence parallel", "parallel.sequence_parallel = true"},
+        {"interleaved 1F1B", NULL, "parallel.schedule = 1f1b"},
+        {"--fp8-param-gather", NULL, ""},
+        /* compilation, the loss, the optimizer step (torchtune's ladder) */
+        {"torch.compile", "no compile", "train.compile = true"},
+        {"compile;", "no compile", "train.compile = true"},
+        {"compile on", NULL, "train.compile = true"},
+        {"chunked CE", NULL, "train.chunked_loss = true"},
+        {"CEWithChunkedOutputLoss", NULL, "train.chunked_loss = true"},
+        {"optimizer_in_bwd=True", NULL, "train.optimizer_in_backward = true"},
+        {"optimizer in backward", NULL, "train.optimizer_in_backward = true"},
+        {"enable_activation_offloading=True", NULL, "train.activation_offload = true"},
+        {"activation offloading;", NULL, "train.activation_offload = true"},
+        /* precision */
+        {"bf16 autocast", NULL, "train.policy = amp"},
+        {"native AMP", NULL, "train.policy = amp"},
+        {"fp16 with dynamic loss scale", NULL, "train.policy = mixed; parallel.fp32_grads = false"},
+        {"DeepSpeed fp16", NULL, "train.policy = mixed; parallel.fp32_grads = false"},
+        {"passes DeepSpeed ZeRO-2 config", NULL, "train.autocast = false"},
+        {"mixed_precision 'no'", NULL, "train.policy = pure"}, /* bf16 weights, no autocast */
+        /* LoRA: targets, quantised base, trained embeddings */
+        {"on query and value", NULL, "train.lora_targets = q,v"},
+        {"q_proj v_proj output_proj and the MLP", NULL, "train.lora_targets = q,v,o,mlp"},
+        {"c_attn c_proj w1 w2", NULL, "train.lora_targets = all"},
+        {"q k v up down gate", NULL, "train.lora_targets = q,k,v,gate,up,down"},
+        {"all linear layers", NULL, "train.lora_targets = all"},
+        {"q_proj k_proj v_proj o_proj", NULL, "train.lora_targets = attention"},
+        {"double quant", NULL, "train.base_weights = nf4-dq"},
+        {"nested", NULL, "train.base_weights = nf4-dq"},
+        {"bnb.nf4-dq", NULL, "train.base_weights = nf4-dq"},
+        {"NF4", NULL, "train.base_weights = nf4"},
+        {"GPTQ int4", NULL, "train.base_weights = int4"},
+        {"modules_to_save=['wte','lm_head']", NULL, "train.train_embeddings = true"},
+        /* offloading */
+        {"fsdp_offload_params=false", NULL,
+         "parallel.offload_params = none; parallel.offload_optimizer = none"},
+        {"with FSDP CPU offload", NULL,
+         "parallel.offload_params = cpu; parallel.offload_optimizer = cpu"},
+        {"fsdp_offload_params=true", NULL,
+         "parallel.offload_params = cpu; parallel.offload_optimizer = cpu"},
+        {"offload_parameters and offload_optimizer", NULL, "parallel.offload_params = cpu"},
+        {"placement_policy auto", NULL, "parallel.offload_params = cpu"},
+        {"--opt_gpu_margin_rat 0.9", NULL, "framework.offload_fill = 0.9"},
+        /* TRL's SFTTrainer (the HF Trainer) returns the loss, not the outputs */
+        {"SFTTrainer", NULL, "framework.holds_outputs = false"},
+        /* the model code's loss: GPT-2 and Qwen do not upcast the logits */
+        {"HF GPT2", NULL, "framework.loss = shift"},
+        {"Qwen-", NULL, "framework.loss = shift"},
+};
+
+/* Keys the note rules set, one line each; a later rule for a key already
+ * set (in `seen`, ";key;key;") is ignored, as is a rule whose `set` is empty. */
+static void note_keys(const char *note, sim_buf *sect[4], char *seen, size_t seen_len)
+{
+	static const char *const names[4] = {"model.", "parallel.", "train.", "framework."};
+	for (size_t i = 0; i < sizeof note_rules / sizeof note_rules[0]; i++) {
+		if (!strstr(note, note_rules[i].phrase) ||
+		    (note_rules[i].unless && strstr(note, note_rules[i].unless)))
+			continue;
+		for (const char *p = note_rules[i].set; *p;) {
+			size_t n = strcspn(p, ";");
+			char kv[128], key[64];
+			snprintf(kv, sizeof kv, "%.*s", (int)n, p);
+			p += n;
+			while (*p == ';' || *p == ' ')
+				p++;
+			size_t k = strcspn(kv, " =");
+			snprintf(key, sizeof key, ";%.*s;", (int)k, kv);
+			if (strstr(seen, key))
+				continue;
+			if (strlen(seen) + strlen(key) < seen_len)
+				strcat(seen, key + 1);
+			for (int s = 0; s < 4; s++)
+				if (!strncmp(kv, names[s], strlen(names[s])))
+					sim_buf_printf(sect[s], "%s\n", kv + strlen(names[s]));
+		}
+	}
+}
+
+/* The row's framework profile: a stacks.csv row for its source and
+ * framework, else a profile named by the framework column, else the default. */
+static const char *row_profile(const cases_csv *c, size_t row, const valid_options *opt,
+                               const valid_stack **st)
+{
+	const char *fw = get(c, row, "framework");
+	*st = opt->stacks ? valid_stack_find_fw(opt->stacks, get(c, row, "source"), fw) : NULL;
+	if (*st && *(*st)->match)
+		return (*st)->profile;
+	static char name[64];
+	size_t n = strcspn(fw, " (+");
+	snprintf(name, sizeof name, "%.*s", (int)(n < 63 ? n : 63), fw);
+	return *name && !strchr(name, '/') ? name : "megatron-core";
+}
+
+/* The row's scenario text (includes under incdir); NULL, or why not. */
+static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
+                            const valid_options *opt, sim_buf *b, char *assumed, size_t alen,
+                            int *stage)
+{
+	const char *gpu = get(c, row, "gpu");
+	size_t gi = sizeof gpu_map / sizeof gpu_map[0];
+	for (size_t i = 0; i < sizeof gpu_map / sizeof gpu_map[0]; i++)
+		if (!strcmp(gpu, gpu_map[i].name))
+			gi = i;
+	if (gi == sizeof gpu_map / sizeof gpu_map[0])
+		return "no GPU file for this gpu";
+	if (gpu_map[gi].assumed)
+		assume(assumed, alen, "%s", gpu_map[gi].assumed);
+	if (!*get(c, row, "ffn") || !*get(c, row, "vocab"))
+		return "ffn or vocab not given (the model's config is not verified)";
+	long gpus = atol(get(c, row, "gpus")), hidden = atol(get(c, row, "hidden"));
+	long ffn = atol(get(c, row, "ffn")), tp = atol(get(c, row, "tp"));
+	long pp = atol(get(c, row, "pp")), dp = atol(get(c, row, "dp"));
+	long mb = *get(c, row, "micro_batch") ? atol(get(c, row, "micro_batch")) : 1;
+	long cp = *get(c, row, "cp") ? atol(get(c, row, "cp")) : 1;
+	if (gpus <= 0 || hidden <= 0 || tp <= 0 || pp <= 0 || dp <= 0 || mb <= 0 || cp <= 0)
+		return "gpus, hidden, tp, pp, dp, cp or micro_batch missing";
+	const char *note = get(c, row, "note");
+	const valid_stack *st;
+	const char *profile = row_profile(c, row, opt, &st);
+	assume(assumed, alen, "framework %s%s", profile, st ? " (stacks.csv)" : "");
+	bool swiglu = ffn > 0 && ffn != 4 * hidden;
+	long vocab = atol(get(c, row, "vocab"));
+	if (strstr(note, "padded to a multiple of 128*tp") || strstr(note, "padded by Megatron")) {
+		long q = 128 * tp;
+		vocab = (vocab + q - 1) / q * q;
+		assume(assumed, alen, "vocabulary padded to %ld (Megatron: a multiple of 128 x tp)",
+		       vocab);
+	}
+	/* the rank that measured it */
+	*stage = strstr(note, "LAST rank") ? (int)pp - 1 : 0;
+	long gb = *get(c, row, "global_batch") ? atol(get(c, row, "global_batch")) : 0;
+	const char *mbs = strstr(note, "minibatch ");
+	if (gb == 0 && mbs && atol(mbs + 10) > 0) {
+		gb = atol(mbs + 10) * dp;
+		assume(assumed, alen, "global batch %ld (the note's minibatch per device)", gb);
+	}
+	if (gb == 0)
+		gb = mb * dp;
+	long vpp = 1;
+	const char *ch = strstr(note, "chunks per rank)");
+	if (ch) {
+		const char *p = ch;
+		while (p > note && p[-1] != '(')
+			p--;
+		vpp = atol(p) > 0 ? atol(p) : 1;
+	}
+	sim_buf sect[4];
+	sim_buf *sp[4] = {&sect[0], &sect[1], &sect[2], &sect[3]};
+	for (int i = 0; i < 4; i++)
+		sim_buf_init(&sect[i]);
+	/* a note that reads "As the previous row" or "As MA10" inherits that row's
+	 * note rules for the keys its own do not set */
+	char seen[1024] = ";";
+	note_keys(note, sp, seen, sizeof seen);
+	const char *as = strstr(note, "As the previous row");
+	const char *asid = strstr(note, "As M");
+	if ((as && row > 0) || asid) {
+		size_t base = row > 0 ? row - 1 : 0;
+		if (!as) {
+			char id[16];
+			snprintf(id, sizeof id, "%.*s", (int)strcspn(asid + 3, " ,;"), asid + 3);
+			for (size_t i = 0; i < cases_csv_rows(c); i++)
+				if (!strcmp(get(c, i, "id"), id))
+					base = i;
+		}
+		note_keys(get(c, base, "note"), sp, seen, sizeof seen);
+		if (vpp == 1 && strstr(get(c, base, "note"), "chunks per rank)")) {
+			const char *bn = get(c, base, "note");
+			const char *q = strstr(bn, "chunks per rank)");
+			while (q > bn && q[-1] != '(')
+				q--;
+			vpp = atol(q) > 0 ? atol(q) : 1;
+		}
+		assume(assumed, alen, "what the note leaves out as row %s", get(c, base, "id"));
+	}
+	sim_buf_printf(b,
+	               "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
+	               incdir, gpu_map[gi].node, incdir, gpu_map[gi].file);
+	sim_buf_printf(b, "include = %stopologies/frameworks/%s.ini\n", incdir, profile);
+	sim_buf_printf(b, "[scenario]\nname = %s\n[model]\nname = %s\n", get(c, row, "id"),
+	               get(c, row, "id"));
+	static const char *const dims[] = {"layers",   "hidden", "heads",
+	                                   "kv_heads", "ffn",    "seq_len"};
+	for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+		if (*get(c, row, dims[i]))
+			sim_buf_printf(b, "%s = %s\n", dims[i], get(c, row, dims[i]));
+	const char *ms = sect[0].data ? sect[0].data : "";
+	sim_buf_printf(b, "vocab = %ld\nactivation = %s\nbias = %s\n", vocab,
+	               swiglu ? "swiglu" : "gelu", swiglu ? "false" : "true");
+	if (!strstr(ms, "norm ="))
+		sim_buf_printf(b, "norm = %s\n", swiglu ? "rmsnorm" : "layernorm");
+	if (!strstr(ms, "untied_embeddings"))
+		sim_buf_printf(b, "untied_embeddings = %s\n", swiglu ? "true" : "false");
+	sim_buf_printf(b, "%s", sect[0].data ? sect[0].data : "");
+	sim_buf_printf(b, "[node]\ngpus = %ld\n", gpus < 8 ? gpus : 8);
+	sim_buf_printf(b, "[cluster]\nname = %s\nnodes = %ld\n", get(c, row, "id"),
+	               gpus < 8 ? 1 : (gpus + 7) / 8);
+	sim_buf_printf(b,
+	               "[parallel]\ntp = %ld\npp = %ld\ndp = %ld\ncp = %ld\nmicro_batch = %ld\n"
+	               "global_batch = %ld\n",
+	               tp, pp, dp, cp, mb, gb);
+	if (vpp > 1)
+		sim_buf_printf(b, "vpp = %ld\n", vpp);
+	if (*get(c, row, "zero"))
+		sim_buf_printf(b, "zero = %s\n", get(c, row, "zero"));
+	if (*get(c, row, "recompute"))
+		sim_buf_printf(b, "recompute = %s\n", get(c, row, "recompute"));
+	if (!strcmp(get(c, row, "optimizer"), "adam-cpu"))
+		sim_buf_printf(b, "offload_optimizer = cpu\n");
+	sim_buf_printf(b, "%s", sect[1].data ? sect[1].data : "");
+	sim_buf_printf(b, "[framework]\n%s", sect[3].data ? sect[3].data : "");
+	sim_buf_printf(b, "[train]\nprecision = %s\nattention = %s\n", get(c, row, "precision"),
+	               !strcmp(get(c, row, "flash_attention"), "no") ? "unfused" : "flash");
+	const char *o = get(c, row, "optimizer");
+	if (!strcmp(o, "adam8bit"))
+		sim_buf_printf(b, "optimizer = adam-8bit\n");
+	else if (!strcmp(o, "paged-adamw"))
+		sim_buf_printf(b, "optimizer = paged-adam\n");
+	if (!strcmp(get(c, row, "trainable"), "lora")) {
+		long r = atol(get(c, row, "lora_rank"));
+		sim_buf_printf(b, "lora_rank = %ld\n", r > 0 ? r : 8);
+	}
+	sim_buf_printf(b, "%s", sect[2].data ? sect[2].data : "");
+	bool oom = false;
+	for (int i = 0; i < 4; i++) {
+		oom = oom || sect[i].oom;
+		sim_buf_free(&sect[i]);
+	}
+	return oom ? "out of memory" : NULL;
+}
+
+/* The counter a row's memory_kind names. */
+static double counter(const plan_mem_peak *p, const char *kind, const char **name)
+{
+	if (!strcmp(kind, "allocated"))
+		return *name = "allocated", p->allocated;
+	if (!strcmp(kind, "reserved"))
+		return *name = "reserved", p->reserved;
+	*name = "device";
+	return p->device;
+}
+
+void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v)
+{
+	snprintf(v->what, sizeof v->what, "%.32s %sx%s tp%s pp%s dp%s b%s", get(c, row, "model"),
+	         get(c, row, "gpus"), get(c, row, "gpu"), get(c, row, "tp"), get(c, row, "pp"),
+	         get(c, row, "dp"), get(c, row, "micro_batch"));
+	snprintf(v->rank_key, sizeof v->rank_key, "%.60s|%s|%s", get(c, row, "model"),
+	         get(c, row, "gpus"), get(c, row, "framework"));
+	const valid_stack *st;
+	row_profile(c, row, opt, &st);
+	if (st && *st->label)
+		snprintf(v->group, sizeof v->group, "%s", st->label);
+	else
+		valid_source_key(get(c, row, "source"), v->group, sizeof v->group);
+	v->measured = atof(get(c, row, "measured_peak_gib"));
+	if (v->measured <= 0) {
+		v->status = VALID_SKIPPED;
+		snprintf(v->reason, sizeof v->reason, "no measured_peak_gib");
+		return;
+	}
+	sim_buf b;
+	sim_buf_init(&b);
+	int stage = 0;
+	const char *why = mem_text(c, row, "", opt, &b, v->assumed, sizeof v->assumed, &stage);
+	if (why || b.oom) {
+		v->status = VALID_SKIPPED;
+		snprintf(v->reason, sizeof v->reason, "%s", why ? why : "out of memory");
+		sim_buf_free(&b);
+		return;
+	}
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	char name[64];
+	snprintf(name, sizeof name, "<case %s>", v->id);
+	int rc = plan_scenario_load_string(b.data, name, opt->datadir, d, &s);
+	if (rc == SIM_OK) {
+		plan_mem_peak p;
+		plan_memory_peak(s, stage, &p);
+		const char *cn;
+		v->predicted = counter(&p, get(c, row, "memory_kind"), &cn) / 1073741824.0;
+		v->status = VALID_OK;
+		v->error = (v->predicted - v->measured) / v->measured;
+		char ms[80];
+		snprintf(ms, sizeof ms, "%s counter, stage %d", cn, stage);
+		size_t n = strlen(v->assumed);
+		if (n + 3 < sizeof v->assumed)
+			snprintf(v->assumed + n, sizeof v->assumed - n, "%s%s", n ? "; " : "", ms);
+	} else {
+		v->status = VALID_SKIPPED;
+		const char *t = sim_diag_count(d) ? sim_diag_text(d, 0) : "not loaded";
+		const char *e = strstr(t, "error: ");
+		snprintf(v->reason, sizeof v->reason, "%s", e ? e + 7 : t);
+	}
+	plan_scenario_free(s);
+	sim_diag_free(d);
+	sim_buf_free(&b);
+}
+
+int valid_memory_scenario(const cases_csv *c, size_t row, const valid_options *opt, sim_buf *out,
+                          char *why, size_t why_len)
+{
+	char dir[1024], assumed[512] = "";
+	snprintf(dir, sizeof dir, "%s/", opt->datadir);
+	sim_buf text;
+	sim_buf_init(&text);
+	int stage = 0;
+	const char *reason = mem_text(c, row, dir, opt, &text, assumed, sizeof assumed, &stage);
+	if (reason) {
+		snprintf(why, why_len, "%s", reason);
+		sim_buf_free(&text);
+		return SIM_ECONF;
+	}
+	for (const char *p = assumed; *p;) {
+		size_t n = strcspn(p, ";");
+		sim_buf_printf(out, "; assumed: %.*s\n", (int)n, p);
+		p += n;
+		while (*p == ';' || *p == ' ')
+			p++;
+	}
+	sim_buf_printf(out, "; the measured rank: stage %d; counter: %s\n%s", stage,
+	               get(c, row, "memory_kind"), text.data ? text.data : "");
+	bool oom = text.oom || out->oom;
+	sim_buf_free(&text);
+	return oom ? SIM_ENOMEM : SIM_OK;
+}

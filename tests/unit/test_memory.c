@@ -1,0 +1,324 @@
+/* test_memory.c - the memory model (plan/memory.c, plan/memwalk.c,
+ * work/memory.c's eager counts): bytes per parameter per policy, LoRA and
+ * QLoRA, the loss tensors, eager and compiled saved tensors, when gradients
+ * and activations coexist, the counters and the verdict, and the cuts. Each
+ * figure is derived in its comment. */
+#include "check.h"
+
+#include "../../sim/exec/exec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Load a scenario from text (includes resolve from the project root). */
+static plan_scenario *load(const char *text)
+{
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	int rc = plan_scenario_load_string(text, "<test>", ".", d, &s);
+	if (rc != SIM_OK)
+		for (size_t i = 0; i < sim_diag_count(d); i++)
+			fprintf(stderr, "%s\n", sim_diag_text(d, i));
+	CHECK_INT(rc, SIM_OK);
+	sim_diag_free(d);
+	return s;
+}
+
+/* Llama 2 7B on one A100 80 GB, one micro-batch of 4096 tokens; FW_ adds a
+ * framework profile (includes come before the sections). */
+#define LLAMA7B_BODY                                                                               \
+	"include = models/llama2-7b.ini\ninclude = topologies/nodes/dgx-a100-80g.ini\n"            \
+	"[scenario]\nname = t\n[node]\ngpus = 1\n[cluster]\nname = c\nnodes = 1\n"                 \
+	"[model]\nseq_len = 4096\n[parallel]\nmicro_batch = 1\n"
+#define LLAMA7B   LLAMA7B_BODY "global_batch = 1\n"
+#define FW_(name) "include = topologies/frameworks/" name ".ini\n" LLAMA7B_BODY
+
+/* Bytes per parameter of the three policies with Adam (memory.c's table):
+ * mixed 2 + 4 (fp32_grads) + 12 = 18, pure 2 + 2 + 4 = 8, amp 4 + 4 + 8 = 16;
+ * 8-bit Adam keeps 2 x (1 + 4/256) = 2.03125 bytes of state; paged states
+ * leave the allocator for unified memory. */
+static void test_policies(void)
+{
+	const char *pol[] = {"mixed", "pure", "amp"};
+	double want[] = {18, 8, 16};
+	for (int i = 0; i < 3; i++) {
+		char t[1024];
+		snprintf(t, sizeof t, "%s[train]\npolicy = %s\n", LLAMA7B, pol[i]);
+		plan_scenario *s = load(t);
+		if (!s)
+			continue;
+		double w, g, o, paged;
+		plan_param_bytes(s, &w, &g, &o, &paged);
+		CHECK_NEAR(w + g + o, want[i], 1e-12);
+		CHECK_NEAR(paged, 0, 0);
+		plan_scenario_free(s);
+	}
+	plan_scenario *s = load(LLAMA7B "[train]\npolicy = pure\noptimizer = adam-8bit\n");
+	double w, g, o, paged;
+	if (s) {
+		plan_param_bytes(s, &w, &g, &o, &paged);
+		CHECK_NEAR(o, 2 + 8.0 / 256, 1e-12);
+		plan_scenario_free(s);
+	}
+	s = load(LLAMA7B "[train]\npolicy = pure\noptimizer = paged-adam\n");
+	if (s) {
+		plan_param_bytes(s, &w, &g, &o, &paged);
+		CHECK_NEAR(o, 0, 0);
+		CHECK_NEAR(paged, 4, 1e-12);
+		plan_mem_peak p;
+		plan_memory_peak(s, 0, &p);
+		CHECK(p.bytes[PLAN_MEM_RUNTIME] > 4 * work_params_total(&s->model) * 0.99);
+		plan_scenario_free(s);
+	}
+}
+
+/* LoRA r = 8 on q and v of Llama 2 7B: r (h + h) per target and layer,
+ * 8 x 8192 x 2 x 32 = 4,194,304 parameters train, the count lit-gpt prints
+ * (memory.csv MB08's note). QLoRA NF4: the layers' linear weights at
+ * 0.5 + 4/64 bytes, the embedding, output layer and norms at 2. */
+static void test_lora(void)
+{
+	plan_scenario *s =
+	        load(LLAMA7B "[train]\npolicy = pure\nlora_rank = 8\nlora_targets = q,v\n"
+	                     "base_weights = nf4\n");
+	if (!s)
+		return;
+	plan_budget b;
+	plan_stage_budget(s, 0, &b);
+	CHECK_NEAR(b.train, 4194304, 1e-12);
+	CHECK_NEAR(b.adapters, 4194304, 1e-12);
+	const work_model *m = &s->model;
+	double linear = 32 * (4.0 * 4096 * 4096 + 3.0 * 4096 * 11008);
+	CHECK_NEAR(b.linear, linear, 1e-12);
+	CHECK_NEAR(b.frozen, work_params_total(m), 1e-12);
+	CHECK_NEAR(b.frozen_bytes, linear * 0.5625 + (work_params_total(m) - linear) * 2, 1e-12);
+	plan_scenario_free(s);
+	/* the LoRA(emb) variant trains the embedding and the output layer too
+	 * (with the final norm's 4,096: the output layer's count includes it) */
+	s = load(LLAMA7B "[train]\nlora_rank = 8\nlora_targets = q,v\ntrain_embeddings = true\n");
+	if (s) {
+		plan_stage_budget(s, 0, &b);
+		CHECK_NEAR(b.train, 4194304 + 2.0 * 32000 * 4096 + 4096, 1e-12);
+		plan_scenario_free(s);
+	}
+}
+
+/* The eager count of Hugging Face Llama code (work/memory.c): 2 x (4 + 2)h
+ * for the upcasting RMSNorms, 2h attention input, q + 2 x repeated K, V
+ * (6h), the attention output and its copy (4h), the MLP input (2h), four
+ * SwiGLU tensors (8f): 26h + 8f bytes per token and layer, 194,560 for
+ * Llama 2 7B. The compiled count for Llama 3.2 3B (h 3072, kv 1024, f 8192):
+ * 16h + 4kv + 6f = 102,400. */
+static void test_eager(void)
+{
+	work_model m = {.layers = 32,
+	                .hidden = 4096,
+	                .heads = 32,
+	                .kv_heads = 32,
+	                .ffn = 11008,
+	                .vocab = 32000,
+	                .seq_len = 1,
+	                .act = WORK_ACT_SWIGLU,
+	                .norm = WORK_NORM_RMSNORM};
+	work_shard sh = {1, false, 1, 1, HW_BF16, true, 1, 1, HW_FLASH_FA2};
+	work_saved hf = {WORK_SAVED_EAGER, WORK_SAVE_NORM_UPCAST_INPUT, true, true, false, false};
+	CHECK_NEAR(work_saved_bytes_at(&m, &sh, 0, WORK_RECOMPUTE_NONE, &hf), 26 * 4096 + 8 * 11008,
+	           1e-12);
+	/* full recomputation keeps the layer input, 2h (4h in fp32 under autocast) */
+	CHECK_NEAR(work_saved_bytes_at(&m, &sh, 0, WORK_RECOMPUTE_FULL, &hf), 2 * 4096, 1e-12);
+	hf.fp32_residual = true;
+	CHECK_NEAR(work_saved_bytes_at(&m, &sh, 0, WORK_RECOMPUTE_FULL, &hf), 4 * 4096, 1e-12);
+	work_model l3 = {.layers = 28,
+	                 .hidden = 3072,
+	                 .heads = 24,
+	                 .kv_heads = 8,
+	                 .ffn = 8192,
+	                 .vocab = 128256,
+	                 .seq_len = 1,
+	                 .act = WORK_ACT_SWIGLU,
+	                 .norm = WORK_NORM_RMSNORM};
+	work_saved cc = {
+	        WORK_SAVED_COMPILED, WORK_SAVE_NORM_UPCAST_INPUT, true, true, false, false};
+	CHECK_NEAR(work_saved_bytes_at(&l3, &sh, 0, WORK_RECOMPUTE_NONE, &cc), 102400, 1e-12);
+}
+
+/* The loss tensors per token and vocabulary entry: HF Llama's upcast-shift
+ * keeps 4 (log-softmax) and peaks at 12 in both passes, + 4 when the loop
+ * holds the fp32 logits; Megatron's vocab-parallel e + 4 in the forward. */
+static void test_loss(void)
+{
+	plan_scenario *s = load(FW_("pytorch-fsdp") "global_batch = 1\n");
+	if (!s)
+		return;
+	double f, k, b, h;
+	plan_loss_bytes(s, &f, &k, &b, &h);
+	CHECK_NEAR(f, 12, 0);
+	CHECK_NEAR(k, 4 + 4, 0); /* fsdp_qlora holds the output */
+	CHECK_NEAR(b, 12 + 4, 0);
+	CHECK_NEAR(h, 4, 0);
+	plan_scenario_free(s);
+	s = load(LLAMA7B);
+	if (s) {
+		plan_loss_bytes(s, &f, &k, &b, &h);
+		CHECK_NEAR(f, 6, 0);
+		CHECK_NEAR(k, 4, 0);
+		CHECK_NEAR(h, 0, 0);
+		plan_scenario_free(s);
+	}
+}
+
+/* When gradients and activations coexist. A single step of torchtune's
+ * full fine-tune under full recomputation holds no layer inputs once its
+ * backward ends, but its last layer's backward still holds that layer's
+ * recomputed tensors (26h + 8f = 194,560 B per token) and activation
+ * gradients (3 e f = 66,048 B per token) beside all the gradients: the peak
+ * is there, 2 + 2 + 4 bytes per parameter and 4096 x 260,608 bytes of
+ * activations, above the optimizer step's 8 bytes per parameter (MC04's
+ * "states + 1.0 GiB", memory notes 1.2 C); a second micro-batch's forward
+ * (global batch 2) meets the first one's gradients. */
+static void test_phases(void)
+{
+	plan_scenario *s = load(FW_("torchtune") "recompute = full\nglobal_batch = 1\n");
+	if (!s)
+		return;
+	plan_mem_peak p;
+	plan_memory_peak(s, 0, &p);
+	CHECK_INT(p.op, 1);
+	CHECK(strstr(p.moment, "backward") != NULL);
+	double P = work_params_total(&s->model);
+	CHECK_NEAR(p.bytes[PLAN_MEM_WEIGHTS] + p.bytes[PLAN_MEM_GRADIENTS] +
+	                   p.bytes[PLAN_MEM_OPTIMIZER],
+	           8 * P, 1e-12);
+	CHECK_NEAR(p.bytes[PLAN_MEM_ACTIVATIONS], 4096.0 * (194560 + 66048), 1e-12);
+	plan_scenario_free(s);
+	s = load(FW_("torchtune") "recompute = full\nglobal_batch = 2\n");
+	if (s) {
+		plan_mem_peak q;
+		plan_memory_peak(s, 0, &q);
+		CHECK(q.op >= 0);
+		CHECK(q.bytes[PLAN_MEM_GRADIENTS] > 0 && q.bytes[PLAN_MEM_ACTIVATIONS] > 0);
+		plan_scenario_free(s);
+	}
+	/* Megatron's persistent fp32 buffer: gradients at every moment */
+	s = load(LLAMA7B);
+	if (s) {
+		plan_memory_peak(s, 0, &p);
+		CHECK_NEAR(p.bytes[PLAN_MEM_GRADIENTS], 4 * P, 1e-12);
+		plan_scenario_free(s);
+	}
+}
+
+/* The counters and the verdict: reserved = allocated x 1.177 (capped by what
+ * the device leaves), device = reserved + runtime; out of memory when the
+ * allocated bytes and the runtime exceed the capacity, tight over 90 %. One
+ * GPU has no NCCL; the verdicts of plan_mem_verdict by hand. */
+static void test_verdict(void)
+{
+	plan_scenario *s = load(LLAMA7B);
+	if (!s)
+		return;
+	plan_mem_peak p;
+	plan_memory_peak(s, 0, &p);
+	CHECK_NEAR(p.reserved, p.allocated * 1.177, 1e-9);
+	CHECK_NEAR(p.device, p.reserved + p.bytes[PLAN_MEM_RUNTIME], 1e-12);
+	CHECK_NEAR(p.bytes[PLAN_MEM_RUNTIME], s->fw.context_bytes, 1e-12);
+	/* 7B x 18 B = 121 GB of model states: out of memory on 80 GB */
+	CHECK_INT(p.verdict, PLAN_VERDICT_OOM);
+	plan_scenario_free(s);
+	CHECK_INT(plan_mem_verdict(50, 5, 70, 100), PLAN_VERDICT_FITS);
+	CHECK_INT(plan_mem_verdict(70, 5, 91, 100), PLAN_VERDICT_TIGHT);
+	CHECK_INT(plan_mem_verdict(96, 5, 101, 100), PLAN_VERDICT_OOM);
+	CHECK_STR(plan_verdict_name(PLAN_VERDICT_TIGHT), "tight");
+}
+
+/* Where an out-of-memory plan can cut: Llama 2 7B pure bf16 without
+ * recomputation at 4 micro-batches of 4096 tokens on 8 GPUs of 80 GB: each
+ * candidate change saves device bytes, the largest first. */
+static void test_cuts(void)
+{
+	plan_scenario *s = load("include = models/llama2-7b.ini\n"
+	                        "include = topologies/nodes/dgx-a100-80g.ini\n"
+	                        "include = topologies/frameworks/torchtune.ini\n"
+	                        "[scenario]\nname = t\n[cluster]\nname = c\nnodes = 1\n"
+	                        "[model]\nseq_len = 4096\n[parallel]\ndp = 8\nmicro_batch = 4\n"
+	                        "global_batch = 32\nzero = 0\n");
+	if (!s)
+		return;
+	plan_mem_peak p;
+	plan_memory_peak(s, 0, &p);
+	CHECK_INT(p.verdict, PLAN_VERDICT_OOM);
+	plan_mem_cut c[4];
+	int n = plan_memory_cuts(s, c, 4);
+	CHECK(n >= 3);
+	for (int i = 0; i < n; i++) {
+		CHECK(c[i].saved > 0);
+		CHECK_NEAR(c[i].device, p.device - c[i].saved, 1e-9);
+		if (i)
+			CHECK(c[i - 1].saved >= c[i].saved);
+	}
+	CHECK(n > 0 && !strcmp(c[0].what, "recompute = full"));
+	plan_scenario_free(s);
+}
+
+/* The walk stops after the ops that hold the peak (memwalk.c head_ops: the
+ * warm-up, the gradients settling, one period of the steady state); its
+ * allocated peak equals the largest of the whole walk's op peaks
+ * (plan_memory_curve), over GPipe, 1F1B, interleaved (vpp 2 and 4) and
+ * ZB-H1, pp 2 to 8, micro-batch counts from 1 to 8 pp, every stage. */
+static void test_head(void)
+{
+	static const char *const sched[] = {"gpipe", "1f1b", "zb-h1"};
+	int checked = 0;
+	for (int k = 0; k < 3; k++)
+		for (int pp = 2; pp <= 8; pp *= 2)
+			for (int vpp = 1; vpp <= 4; vpp *= 2)
+				for (int mm = 0; mm < 4; mm++) {
+					if (vpp > 1 && k != 1)
+						continue;
+					int m = mm == 0 ? (vpp > 1 ? pp : 1) : pp << (mm - 1);
+					char t[1024];
+					snprintf(t, sizeof t,
+					         "include = models/llama2-7b.ini\n"
+					         "include = topologies/nodes/dgx-a100-80g.ini\n"
+					         "include = topologies/frameworks/ideal.ini\n"
+					         "[scenario]\nname = t\n[node]\ngpus = 8\n"
+					         "[cluster]\nname = c\nnodes = 1\n[model]\nseq_len "
+					         "= "
+					         "2048\n[parallel]\npp = %d\ndp = %d\nvpp = %d\n"
+					         "schedule = %s\nmicro_batch = 1\nglobal_batch = "
+					         "%d\n",
+					         pp, 8 / pp, vpp, sched[k], m * (8 / pp));
+					plan_scenario *s = load(t);
+					int n = plan_schedule_steps(s->plan.schedule, m, vpp) + 1;
+					double *a = malloc(3 * (size_t)n * sizeof *a);
+					for (int st = 0; st < pp; st++) {
+						CHECK_INT(plan_memory_curve(s, st, a, a + n,
+						                            a + 2 * n, n),
+						          n);
+						double top = 0;
+						for (int i = 0; i < n; i++)
+							top = a[n + i] > top ? a[n + i] : top;
+						plan_mem_peak p;
+						plan_memory_peak(s, st, &p);
+						CHECK_NEAR(p.allocated, top, 1e-9);
+						checked++;
+					}
+					free(a);
+					plan_scenario_free(s);
+				}
+	CHECK(checked > 60);
+}
+
+int main(void)
+{
+	test_policies();
+	test_lora();
+	test_eager();
+	test_loss();
+	test_phases();
+	test_verdict();
+	test_cuts();
+	test_head();
+	return check_done();
+}
