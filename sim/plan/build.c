@@ -891,11 +891,11 @@ static uint32_t emit_cpu_adam(builder *b, int stage, const uint32_t *deps, int n
 	return add_copy(b, stage, local * wbytes, false, &id, 1, -1);
 }
 
-/* Optimizer (and ZeRO-1 parameter all-gather) of one stage. Adam's step is
- * memory-bound: per parameter it reads the gradient (4 bytes) and reads and
- * writes the fp32 master weight, momentum and variance (24), and writes the
- * 16-bit weight (2): 30 bytes (assumed fused multi-tensor kernel). With the
- * optimizer offloaded the step runs on the CPU instead (emit_cpu_adam). */
+/* Optimizer (and ZeRO-1 parameter all-gather) of one stage: the GPU step as
+ * the framework runs it (plan_optimizer_time, optim.c: the fused or foreach
+ * kernels' bytes per parameter with the fp32 casts and the gradient norm).
+ * With the optimizer offloaded the step runs on the CPU instead
+ * (emit_cpu_adam). */
 static int emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *dp_ids,
 			  const double *shard_bytes, int ndp)
 {
@@ -915,7 +915,7 @@ static int emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *
 	} else {
 		for (int i = 0; i < ndp; i++)
 			deps[nd++] = dp_ids[i];
-		plan_task t = {sim_time_from_s(hw_mem_time(&s->gpu, local * 30.0)), stage,
+		plan_task t = {sim_time_from_s(plan_optimizer_time(s, stage, local)), stage,
 			       PLAN_STREAM_COMPUTE, PLAN_TASK_OPTIM, -1, -1, 0, 0};
 		opt = plan_graph_add(b->g, &t, deps, (uint32_t)nd);
 	}

@@ -572,6 +572,13 @@ double plan_peak_closed(const plan_spec *p, int stage, double act);
  * dp*cp for dense weights, over the expert-data-parallel ranks for experts)
  * with ZeRO >= 1, else all it holds. */
 double plan_local_params(const plan_scenario *s, int stage);
+/* The optimizer step on the GPU (optim.c): bytes its kernels move per
+ * trained parameter under the scenario's policy, optimizer and the
+ * framework's optimizer_impl (the fp32 casts around it and the gradient
+ * norm included), and the time of one rank of `stage` stepping `local`
+ * parameters (plan_local_params; only the trained share under LoRA). */
+double plan_optimizer_bytes(const plan_scenario *s);
+double plan_optimizer_time(const plan_scenario *s, int stage, double local);
 
 /* The gradient and weight bytes one rank of `stage` reduces or gathers over
  * data parallelism, as the sweep pre-screen's time model reads them (the

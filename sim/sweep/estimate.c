@@ -179,11 +179,11 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 }
 
 /* The optimizer step of `local` parameters per rank (see the file comment). */
-static double optimizer_time(const plan_scenario *s, double local)
+static double optimizer_time(const plan_scenario *s, int stage, double local)
 {
 	const plan_spec *p = &s->plan;
 	if (p->offload_optimizer == PLAN_OFFLOAD_NONE)
-		return hw_mem_time(&s->gpu, local * 30.0);
+		return plan_optimizer_time(s, stage, local);
 	const net_node *nd = &s->cluster.node;
 	double node = local * nd->gpus;
 	double t = nd->host_mem_Bps > 0 ? node * 30.0 / (nd->host_mem_Bps * nd->host_mem_eff) : 0;
@@ -244,6 +244,7 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	ends_cost(s, &sh, &grp, &first, &last);
 	memset(e, 0, sizeof *e);
 	double T = 0, S = 0, W_T = 0, W_S = 0, grad = 0, weight = 0, optim = 0, last_bwd = 0;
+	int ost = 0;
 	int worst = 0;
 	for (int st = 0; st < pp; st++) {
 		int L;
@@ -270,7 +271,8 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 		double local = plan_local_params(s, st);
 		grad = g > grad ? g : grad;
 		weight = w > weight ? w : weight;
-		optim = local > optim ? local : optim;
+		if (local > optim)
+			optim = local, ost = st;
 	}
 	double vpp = p->vpp > 0 ? p->vpp : 1, fill = S - T;
 	if (p->schedule == PLAN_SCHED_ZB_H1)
@@ -283,6 +285,6 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 		          (coll_time(s, NET_P2P, &grp.pp, p2p) +
 		           (gather > 0 ? coll_time(s, NET_ALLGATHER, &grp.tp, gather) : 0.0));
 	e->dp_s = dp_exposed(s, &grp, grad, weight, last_bwd, e->compute_s, worst);
-	e->optimizer_s = optimizer_time(s, optim);
+	e->optimizer_s = optimizer_time(s, ost, optim);
 	e->step_s = pipe + e->pp_s + e->dp_s + e->optimizer_s;
 }

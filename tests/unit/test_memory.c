@@ -7,6 +7,7 @@
 
 #include "../../sim/exec/exec.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,9 +311,53 @@ static void test_head(void)
 	CHECK(checked > 60);
 }
 
+/* The optimizer step's bytes per parameter (optim.c's derivation), fused
+ * Adam (Megatron-Core's default profile), p = g = s = 4 under mixed:
+ * 2p + g + 4s = 28; the casts: 16-bit gradients to fp32 (2 + 4) unless the
+ * gradients are fp32 already, the master back to 16 bits (4 + 2); the norm
+ * reads the fp32 gradient (4): 28 + 6 + 6 + 4 = 44, or 38 with fp32_grads.
+ * foreach (torch's default): 4p + 14s + 3g = 84, + 6 + 6 + 4 = 100. pure
+ * 16-bit fused: p = g = s = 2: 4 + 2 + 8 = 14, no casts, norm 2: 16. SGD
+ * under mixed: 2p + g = 12, + 16 = 28. On one GPU the step moves that many
+ * bytes per parameter: hw_mem_time of all of them. */
+static void test_optimizer(void)
+{
+	struct {
+		const char *text;
+		double want;
+	} c[] = {
+		{LLAMA7B "fp32_grads = false\n", 44},
+		{LLAMA7B "fp32_grads = true\n", 38},
+		{FW_("pytorch-fsdp") "global_batch = 1\nfp32_grads = false\n", 100},
+		{LLAMA7B "[train]\npolicy = pure\n", 16},
+		{LLAMA7B "fp32_grads = false\n[train]\noptimizer = sgd\n", 28},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		plan_scenario *s = load(c[i].text);
+		if (!s)
+			continue;
+		CHECK_NEAR(plan_optimizer_bytes(s), c[i].want, 1e-12);
+		double local = plan_local_params(s, 0);
+		CHECK_NEAR(plan_optimizer_time(s, 0, local),
+			   hw_mem_time(&s->gpu, local * c[i].want), 1e-12);
+		plan_scenario_free(s);
+	}
+	/* one tensor at a time (foreach=False): 8 launches per parameter
+	 * tensor, 9 per SwiGLU layer without biases (q, k, v, o, gate, up,
+	 * down, two norms), host-bound at 20 us per op on 32 layers */
+	plan_scenario *s = load(FW_("lightning-ddp") "global_batch = 1\n");
+	if (s) {
+		double host = 32 * 9 * 8 * (s->gpu.launch_s + s->gpu.framework_s);
+		double gpu = hw_mem_time(&s->gpu, plan_local_params(s, 0) * plan_optimizer_bytes(s));
+		CHECK_NEAR(plan_optimizer_time(s, 0, plan_local_params(s, 0)), fmax(host, gpu), 1e-12);
+		plan_scenario_free(s);
+	}
+}
+
 int main(void)
 {
 	test_policies();
+	test_optimizer();
 	test_lora();
 	test_eager();
 	test_loss();
