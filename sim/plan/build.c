@@ -648,6 +648,8 @@ typedef struct pipe_ids {
 	uint32_t *pred_f, *pred_b;
 	uint32_t *last_bwd; /* per stage: the last backward task */
 	uint32_t *emb_sync; /* per stage: the tied-embedding gradient sync, or UINT32_MAX */
+	uint32_t *next_f;   /* per backward step k: the k of the stage's next forward
+			     * step, or UINT32_MAX (p2p_serial, link_stages) */
 } pipe_ids;
 
 double plan_p2p_bytes(const plan_scenario *s, double *gather)
@@ -741,6 +743,7 @@ static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_e
 	}
 	plan_schedule_order(b->s->plan.schedule, pp, m, b->vpp, stage, order);
 	int rc = SIM_OK;
+	size_t last_b = SIZE_MAX; /* the last backward step without a forward after it */
 	for (int i = 0; i < steps && rc == SIM_OK; i++) {
 		if (b->s->inference && order[i].backward)
 			continue; /* forward passes only */
@@ -796,6 +799,11 @@ static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_e
 		}
 		(bwd ? ids->first_b : ids->first_f)[k] = first;
 		(bwd ? ids->pred_b : ids->pred_f)[k] = before;
+		ids->next_f[k] = UINT32_MAX;
+		if (bwd)
+			last_b = k;
+		else if (last_b != SIZE_MAX)
+			ids->next_f[last_b] = (uint32_t)k, last_b = SIZE_MAX;
 		if (bwd)
 			ids->last_bwd[stage] = last;
 		bool send = bwd ? v > 0 : v < b->vstages - 1;
@@ -1107,6 +1115,7 @@ static int link_stages(builder *b, const pipe_ids *ids)
 {
 	int m = b->m;
 	bool sync = plan_p2p_sync(&b->s->plan);
+	bool serial = sync && b->s->fw.p2p_serial && b->vpp == 1;
 	for (int v = 0; v < b->vstages; v++)
 		for (int mb = 0; mb < m; mb++) {
 			size_t k = (size_t)v * (size_t)m + (size_t)mb;
@@ -1124,6 +1133,17 @@ static int link_stages(builder *b, const pipe_ids *ids)
 			if (sync && v < b->vstages - 1 && !b->s->inference &&
 			    ids->pred_b[k] != UINT32_MAX &&
 			    plan_graph_edge(b->g, ids->pred_b[k], ids->send_b[k + (size_t)m]) != SIM_OK)
+				return SIM_ENOMEM;
+			/* [framework] p2p_serial (nanotron's run_communication,
+			 * parallel/pipeline_parallel/state.py:124-172 at 0e0a27ea:
+			 * send activation, receive activation, send gradient, receive
+			 * gradient, one blocking transfer at a time): the gradient a
+			 * stage sends after its backward waits for the activation it
+			 * receives for its next forward, where Megatron batches the
+			 * two. Synchronous 1F1B without interleaving only. */
+			if (serial && v > 0 && !b->s->inference && ids->next_f[k] != UINT32_MAX &&
+			    plan_graph_edge(b->g, ids->send_f[ids->next_f[k] - (size_t)m],
+					    ids->send_b[k]) != SIM_OK)
 				return SIM_ENOMEM;
 		}
 	return SIM_OK;
@@ -1205,12 +1225,14 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	size_t pm = (size_t)b.vstages * (size_t)b.m;
 	pipe_ids ids = {calloc(pm, 4), calloc(pm, 4), calloc(pm, 4), calloc(pm, 4),
 			calloc(pm, 4), calloc(pm, 4), calloc((size_t)p->pp, 4),
-			malloc((size_t)p->pp * 4)};
+			malloc((size_t)p->pp * 4), malloc(pm * 4)};
 	uint32_t *layer_end = calloc((size_t)p->pp * (size_t)lps, 4);
 	uint32_t *dp_ids = calloc((size_t)p->pp * (size_t)(2 * lps + 2), 4);
 	int rc = plan_netflow_open(s, &b.flow) == SIM_OK ? SIM_ENOMEM : SIM_EINVAL;
 	if (rc == SIM_ENOMEM && b.g && b.fwd && b.bwd && b.wgt && b.progs && b.fsdp.gather && ids.first_f && ids.first_b && ids.send_f && ids.send_b && ids.pred_f && ids.pred_b && ids.last_bwd &&
-	    ids.emb_sync && layer_end && dp_ids) {
+	    ids.emb_sync && ids.next_f && layer_end && dp_ids) {
+		for (size_t i = 0; i < pm; i++)
+			ids.next_f[i] = UINT32_MAX;
 		for (int i = 0; i < p->pp; i++)
 			ids.emb_sync[i] = UINT32_MAX;
 		rc = build_all(&b, &ids, layer_end, dp_ids, lps);
@@ -1241,7 +1263,7 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 			b.g->model_flops /= 3.0;
 	}
 	free(ids.first_f), free(ids.first_b), free(ids.send_f), free(ids.send_b);
-	free(ids.pred_f), free(ids.pred_b);
+	free(ids.pred_f), free(ids.pred_b), free(ids.next_f);
 	free(ids.last_bwd), free(ids.emb_sync), free(layer_end), free(dp_ids);
 	for (int c = 0; b.fwd && b.bwd && b.wgt && c < b.vpp; c++)
 		free(b.fwd[c].v), free(b.bwd[c].v), free(b.wgt[c].v);

@@ -102,6 +102,9 @@ const conf_key plan_framework_keys[] = {
         {"comm_host_op", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(comm_host_op),
          "each collective inside a layer costs the host one operation (launch + op_overhead) "
          "before the kernels after it"},
+        {"p2p_serial", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(p2p_serial),
+         "synchronous 1F1B: a stage sends its gradient only after receiving the next "
+         "activation (one blocking transfer at a time) instead of both at once"},
 };
 const size_t plan_framework_nkeys = sizeof plan_framework_keys / sizeof plan_framework_keys[0];
 

@@ -175,6 +175,7 @@ typedef struct plan_framework {
 	bool zero_one_bucket;       /* ZeRO >= 1: one reduction after the backward */
 	bool few_microbatches;      /* runs 1F1B with fewer than pp - 1 micro-batches */
 	bool comm_host_op;          /* each TP/CP/EP collective costs the host an operation */
+	bool p2p_serial;            /* a stage's pipeline transfers one at a time */
 } plan_framework;
 
 /* How gradients are accumulated over micro-batches ([framework] grad_accum):

@@ -44,7 +44,9 @@
  * task (plan_grad_accum_item) is part of every micro-batch's stage time; with
  * pp > 1 each micro-batch's forward and backward transfer adds the
  * framework's handshakes and host operations (plan_p2p_overhead) on the
- * critical path (pp_s); zero_one_bucket reduces ZeRO-1/2 gradients after the
+ * critical path (pp_s), and with p2p_serial one data transfer more per
+ * micro-batch (the gradient sent after the activation received, not beside
+ * it); zero_one_bucket reduces ZeRO-1/2 gradients after the
  * backward, unoverlapped, and zero_grad_op = all-reduce reduces them with an
  * all-reduce. Kernels are still summed serially (GPU + host per kernel), an
  * upper bound of the simulation's max(GPU, host) per run of kernels.
@@ -307,6 +309,10 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 		                  (coll_time(s, NET_P2P, &grp.pp, p2p) +
 		                   (gather > 0 ? coll_time(s, NET_ALLGATHER, &grp.tp, gather) : 0.0)) +
 		          m * (plan_p2p_overhead(s, &grp.pp, false) + plan_p2p_overhead(s, &grp.pp, true));
+	/* p2p_serial: each steady step's gradient send follows the activation
+	 * received instead of running beside it: one more transfer per step */
+	if (pp > 1 && s->fw.p2p_serial && p->vpp <= 1 && plan_p2p_sync(p))
+		e->pp_s += m * coll_time(s, NET_P2P, &grp.pp, p2p);
 	e->dp_s = dp_exposed(s, &grp, grad, weight, last_bwd, e->compute_s, worst);
 	e->optimizer_s = optimizer_time(s, optim);
 	e->step_s = pipe + e->pp_s + e->dp_s + e->optimizer_s;

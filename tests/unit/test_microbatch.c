@@ -261,6 +261,28 @@ static void test_p2p_overhead(void)
 	plan_scenario_free(b);
 }
 
+/* p2p_serial (nanotron's one blocking transfer at a time): on the quickstart
+ * (pp 2, 1F1B, m = 8) stage 1 runs F0 B0 F1 B1 ... F7 B7: each of B0..B6 is
+ * followed by a forward, so 7 gradient sends wait for the activation
+ * received before that forward: 7 more edges, and a step no shorter. */
+static void test_p2p_serial(void)
+{
+	const char *on[] = {"framework.p2p_serial=true"};
+	plan_scenario *a = load(QUICKSTART, NULL, 0), *b = load(QUICKSTART, on, 1);
+	plan_graph *ga = NULL, *gb = NULL;
+	if (a && b && plan_build(a, &ga) == SIM_OK && plan_build(b, &gb) == SIM_OK) {
+		CHECK_INT(gb->nedges - ga->nedges, 7);
+		exec_result *r = malloc(2 * sizeof *r);
+		if (r && exec_run(a, &r[0]) == SIM_OK && exec_run(b, &r[1]) == SIM_OK)
+			CHECK(r[1].step_s >= r[0].step_s);
+		free(r);
+	}
+	plan_graph_free(ga);
+	plan_graph_free(gb);
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+}
+
 static bool has_edge(const plan_graph *g, uint32_t from, uint32_t to)
 {
 	for (size_t i = 0; i < g->nedges; i++)
@@ -340,6 +362,7 @@ static void test_profile(void)
 		CHECK_INT(s->fw.p2p_host_ops, 21);
 		CHECK_INT(s->fw.p2p_fwd_tensors, 2);
 		CHECK(s->fw.zero_one_bucket && s->fw.comm_host_op && !s->fw.few_microbatches);
+		CHECK(s->fw.p2p_serial);
 		CHECK(s->plan.fp32_grads && s->plan.overlap_grad_reduce);
 	}
 	plan_scenario_free(s);
@@ -383,6 +406,7 @@ int main(void)
 	test_comm_host_op();
 	test_grad_accum();
 	test_p2p_overhead();
+	test_p2p_serial();
 	test_beside_graph();
 	test_zero_one_bucket();
 	test_profile();

@@ -610,13 +610,15 @@ static void test_framework_default(void)
 		CHECK_INT(x->zero_one_bucket, y->zero_one_bucket);
 		CHECK_INT(x->few_microbatches, y->few_microbatches);
 		CHECK_INT(x->comm_host_op, y->comm_host_op);
+		CHECK_INT(x->p2p_serial, y->p2p_serial);
 		/* the default profile pays no per-micro-batch cost beyond its
 		 * kernels' launches (issue 23's keys default to Megatron-Core) */
 		CHECK_INT(x->layer_kernels, WORK_LAYER_FUSED);
 		CHECK_INT(x->grad_accum, PLAN_ACCUM_FUSED);
 		CHECK_INT(x->p2p_handshakes + x->p2p_host_ops, 0);
 		CHECK_INT(x->p2p_fwd_tensors, 1);
-		CHECK(!x->zero_one_bucket && x->few_microbatches && !x->comm_host_op);
+		CHECK(!x->zero_one_bucket && x->few_microbatches && !x->comm_host_op &&
+		      !x->p2p_serial);
 		CHECK_NEAR(a->gpu.framework_s, x->op_overhead_s, 0);
 	}
 	plan_scenario_free(a);
