@@ -136,7 +136,7 @@ static float nic_share(const net_cluster *c, double per_rank)
 	return (float)(per_rank * c->node.gpus / (c->node.nics > 0 ? c->node.nics : 1));
 }
 
-static double plan_kernel_time_one(const hw_gpu *gpu, hw_dtype t, const work_item *it);
+static double kernel_time_one(const hw_gpu *gpu, hw_dtype t, const work_item *it);
 
 /* An item standing for several kernels (work_item.launches) pays the
  * launch and the framework's host cost once per kernel. */
@@ -147,10 +147,10 @@ static double extra_launches(const hw_gpu *gpu, const work_item *it)
 
 double plan_kernel_time(const hw_gpu *gpu, hw_dtype t, const work_item *it)
 {
-	return plan_kernel_time_one(gpu, t, it) + extra_launches(gpu, it);
+	return kernel_time_one(gpu, t, it) + extra_launches(gpu, it);
 }
 
-static double plan_kernel_time_one(const hw_gpu *gpu, hw_dtype t, const work_item *it)
+static double kernel_time_one(const hw_gpu *gpu, hw_dtype t, const work_item *it)
 {
 	switch (it->kernel) {
 	case WORK_KERNEL_GEMM:

@@ -7,7 +7,7 @@
  * models/llama.py (LL), parallel/tensor_parallel/functional.py (TF), .../nn.py
  * (TN). The benchmark configs run tp_mode REDUCE_SCATTER (sequence
  * parallelism) with tp_linear_async_communication on, and ALL_REDUCE with it
- * off (scripts/scaling_benchmarks.py:88-89; TN:120-121 refuses async row
+ * off (scripts/scaling_benchmarks.py:88-89; TN:136-137 refuses async row
  * linears in ALL_REDUCE mode), so here SP means the async linears.
  *
  * Symbols as layer.c: T = b s tokens, Tn = T/t with SP, h hidden, qd = query
@@ -18,7 +18,7 @@
  *
  * Forward layer (LL:719-733 _core_forward):
  *   ln1      TritonRMSNorm (LL:704), one Triton kernel: 2 e Tn h
- *   qkv      column linear (TF:118-256, async): the all-gather of the
+ *   qkv      column linear (TF:118-266, async): the all-gather of the
  *            sequence shards starts (TF:167) and the local shard's GEMM
  *            [T/t, h] x [h, n] runs beside it (TF:198); after the wait (TF:212)
  *            the shards before and after the rank's own, [(t-1)T/2t, h] x [h, n]
@@ -38,14 +38,14 @@
  *   [copy]   b > 1: attention_output ... .transpose(0, 1) (LL:688) is not a
  *            view F.linear can flatten: one copy, 2 e T qd
  *   proj     row linear (TF:453-470): GEMM [T, qd] x [qd, h], then the
- *            blocking reduce-scatter (SP) or all-reduce (TF:600-604) of T h e
+ *            blocking reduce-scatter (SP) or all-reduce (TF:596-601) of T h e
  *   resid1   hidden_states + residual (LL:727): 3 e Tn h
  *   ln2, fc1 (column linear as qkv, n = 2f), act: split, SiLU and the
  *            product apart (LL:199-201): silu reads f writes f, mul reads 2f
  *            writes f: 2 launches, 5 e T f
  *   fc2      row linear as proj; resid2 (LL:732)
  * Backward (autograd, in reverse):
- *   fc2      row linear's backward (TF:472-581): with SP the all-gather of
+ *   fc2      row linear's backward (TF:476-581): with SP the all-gather of
  *            the output gradient (TF:501) beside the local dgrad shard
  *            [T/t, h] x [h, f] (TF:531), after the wait (TF:538) the other
  *            shards (TF:552, 559), then the wgrad [f, T] x [T, h] (TF:578);
@@ -53,7 +53,7 @@
  *            identity)
  *   act      mul's backward (2 products), SiLU's, and split's (a cat):
  *            4 launches, (6 + 3 + 4) e T f
- *   fc1      column linear's backward (TF:262-343): with SP (and
+ *   fc1      column linear's backward (TF:268-343): with SP (and
  *            tp_recompute_allgather, on by default: config/
  *            parallelism_config.py:37) the re-gather of the input (TF:289)
  *            beside the dgrad (TF:296), then the reduce-scatter of the input
@@ -69,7 +69,7 @@
  *            grad_output.contiguous() (TF:298): 2 launches, 4 e T n; GQA:
  *            split's backward (a cat): 2 e T n
  *   qkv      column linear's backward as fc1; ln1 (2 launches), fork add.
- * The embedding (TN:277-296) and the loss (LL:962-977, TF:31-105) below. */
+ * The embedding (TN:277-296) and the loss (LL:957-978, TF:31-105) below. */
 #include "layer_int.h"
 
 /* A run of `launches` memory-bound kernels moving `bytes` in all. */
@@ -235,9 +235,9 @@ int wl_nanotron_embed_backward(const dims *d, work_item *out)
 	return p.n;
 }
 
-/* Logits and loss: final TritonRMSNorm, lm_head as a column linear (LL:862-875),
- * cast_to_fp32 (LL:876: read e, write 4 per logit), then Loss (LL:962-977) and
- * _ShardedCrossEntropy.forward (TF:31-90) on the fp32 [T, V] slice: labels'
+/* Logits and loss: final TritonRMSNorm, lm_head as a column linear (LL:856-874),
+ * cast_to_fp32 (LL:876: read e, write 4 per logit), then Loss (LL:957-978) and
+ * _ShardedCrossEntropy.forward (TF:31-88) on the fp32 [T, V] slice: labels'
  * transpose().contiguous() and the row max (4 per logit), all-reduce MAX;
  * subtract the max (8), the target mask, clone, subtract, masked fills, arange,
  * gather, clone (9 small), all-reduce SUM of the target logits; exp in place (8)
@@ -245,7 +245,7 @@ int wl_nanotron_embed_backward(const dims *d, work_item *out)
  * masked_mean's four kernels and the division by the micro-batch count (7
  * small). In all 38 bytes per logit (e = 2) over 25 launches, against the fused
  * loss's e + 8. The three all-reduces carry T fp32 values each. Backward
- * (TF:92-105): the loss's small kernels, arange, the target's float, subtract
+ * (TF:90-105): the loss's small kernels, arange, the target's float, subtract
  * and index_put (9 small), grad_input.mul_ (8 per logit), the fp32 cast's
  * backward (4 + e), the lm_head's column backward, the norm's (2 launches). */
 int wl_nanotron_head_forward(const dims *d, work_item *out)
