@@ -66,7 +66,7 @@
  *   kv       split's backward (a cat) of dK, dV: 4 e T kv
  *   rope     the two rotary backward kernels: 2 e T (qd + kv)
  *   layout   MHA: unbind's backward (stack) and the column linear's
- *            grad_output.contiguous() (TF:298): 2 launches, 4 e T n; GQA:
+ *            grad_output.contiguous() (TF:302): 2 launches, 4 e T n; GQA:
  *            split's backward (a cat): 2 e T n
  *   qkv      column linear's backward as fc1; ln1 (2 launches), fork add.
  * The embedding (TN:277-296) and the loss (LL:957-978, TF:31-105) below. */
