@@ -463,12 +463,27 @@ static void bubble(FILE *o, const plan_scenario *s, const exec_result *r)
 
 /* -------------------------------------------------------------- DP ring -- */
 
+/* Whether the framework reduces ZeRO >= 1 gradients in one collective after
+ * the backward (zero_one_bucket, as plan_build's emit_grad_buckets). */
+static bool one_bucket(const plan_scenario *s)
+{
+	return s->plan.zero >= 1 && s->fw.zero_one_bucket;
+}
+
+/* ZeRO-1/2 buckets are reduce-scattered unless the framework all-reduces
+ * them (zero_grad_op); ZeRO-0 all-reduces. */
+static bool grad_rs(const plan_scenario *s)
+{
+	return s->plan.zero >= 1 && s->fw.zero_grad_op == PLAN_GRAD_OP_REDUCE_SCATTER;
+}
+
 /* The gradient of S bytes as the plan sends it: buckets of bucket_bytes (the
  * last one the rest), each a collective of its own on the same group. */
 static double bucketed(const plan_scenario *s, const net_group *g, double S, int *n)
 {
-	double B = plan_bucket_bytes(s) < S ? plan_bucket_bytes(s) : S, t = 0;
-	net_coll k = s->plan.zero >= 1 ? NET_REDUCESCATTER : NET_ALLREDUCE;
+	double bb = one_bucket(s) ? S : plan_bucket_bytes(s);
+	double B = bb < S ? bb : S, t = 0;
+	net_coll k = grad_rs(s) ? NET_REDUCESCATTER : NET_ALLREDUCE;
 	net_cost c;
 	*n = (int)ceil(S / B);
 	if (net_collective(&s->cluster, k, g, B, &c) == SIM_OK)
@@ -510,12 +525,18 @@ static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_
 	         "what is "
 	         "left after the stage's last compute task, or what stalls a later one, is "
 	         "exposed: %.0f%% of that work, %.0f%% of the one-ring time.",
-	         p->zero >= 1 ? " as reduce-scatters, then the optimizer's all-gather" : "",
-	         p->overlap_grad_reduce
+	         p->zero >= 1 ? (grad_rs(s) ? " as reduce-scatters, then the optimizer's all-gather"
+	                                    : " as all-reduces (each rank keeps its slice), then "
+	                                      "the optimizer's all-gather")
+	                      : "",
+	         p->overlap_grad_reduce && !one_bucket(s)
 	                 ? "each issued when its layers' last backward ends, so they "
 	                   "overlap the rest of the backward"
-	                 : "issued after the stage's whole backward (overlap_grad_reduce "
-	                   "= false)",
+	                 : p->zero >= 1 && s->fw.zero_one_bucket
+	                           ? "one collective issued after the stage's whole backward "
+	                             "(the framework's zero_one_bucket)"
+	                           : "issued after the stage's whole backward (overlap_grad_reduce "
+	                             "= false)",
 	         unit(buckets_s, SIM_UNIT_TIME, a, sizeof a),
 	         buckets_s > 0 ? 100.0 * exposed / buckets_s : 0,
 	         ring > 0 ? 100.0 * exposed / ring : 0);
@@ -565,9 +586,10 @@ static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
 	double bt = p->zero >= 3 ? 0 : bucketed(s, &grp, S, &nb);
 	if (nb > 0)
 		fprintf(o, "  buckets      %d %s of up to %s: %s\n", nb,
-		        p->zero >= 1 ? "reduce-scatters (ZeRO: half the ring's traffic)"
-		                     : "all-reduces",
-		        unit(plan_bucket_bytes(s) < S ? plan_bucket_bytes(s) : S, SIM_UNIT_BYTES, a, sizeof a),
+		        grad_rs(s) ? "reduce-scatters (ZeRO: half the ring's traffic)"
+		                   : "all-reduces",
+		        unit(one_bucket(s) || plan_bucket_bytes(s) >= S ? S : plan_bucket_bytes(s),
+		             SIM_UNIT_BYTES, a, sizeof a),
 		        unit(bt, SIM_UNIT_TIME, b, sizeof b));
 	double tied = p->zero >= 3 ? 0 : tied_sync(s, gb);
 	if (tied > 0) {
