@@ -19,7 +19,12 @@
  *  6. the error band: the validation cell nearest the scenario (valid.h,
  *     valid_band_find: GPU generation, framework, scale), its sources and
  *     residual quantiles, the widening rule when it applied, the band times
- *     the step; and the MFU against the best published for the GPU.
+ *     the step; and the MFU against the best published for the GPU;
+ *  7. what a micro-batch costs beyond its tokens on the busiest stage
+ *     (plan_microbatch_cost): kernels and collectives issued, the host time
+ *     to issue them against the GPU time, the collectives' latency, the
+ *     gradient accumulation, the pipeline transfers' overhead; their sum
+ *     times m, against the step.
  * Deterministic (no wall time), so it is tested against golden files
  * (tests/golden/explain/). Exit 0, 1 if the simulation fails, 2 on bad input.
  */
@@ -45,7 +50,9 @@ static const char usage_explain[] =
         "simulation gives: parameter count per component, FLOPs per token and MFU,\n"
         "memory per category (weights, gradients, optimizer, Korthikanti activations),\n"
         "the textbook pipeline bubble (p-1)/(m+p-1) and the ring all-reduce time of\n"
-        "the DP gradients, with where and why they differ.\n"
+        "the DP gradients, with where and why they differ; then what a micro-batch\n"
+        "costs beyond its tokens (collective latency, host dispatch the GPU waits for,\n"
+        "gradient accumulation, pipeline handshakes), times the micro-batches.\n"
         "\n"
         "options:\n"
         "  --set SECTION.KEY=VALUE  override a key (repeatable)\n"
@@ -431,12 +438,27 @@ static void bubble(FILE *o, const plan_scenario *s, const exec_result *r)
 
 /* -------------------------------------------------------------- DP ring -- */
 
+/* Whether the framework reduces ZeRO >= 1 gradients in one collective after
+ * the backward (zero_one_bucket, as plan_build's emit_grad_buckets). */
+static bool one_bucket(const plan_scenario *s)
+{
+	return s->plan.zero >= 1 && s->fw.zero_one_bucket;
+}
+
+/* ZeRO-1/2 buckets are reduce-scattered unless the framework all-reduces
+ * them (zero_grad_op); ZeRO-0 all-reduces. */
+static bool grad_rs(const plan_scenario *s)
+{
+	return s->plan.zero >= 1 && s->fw.zero_grad_op == PLAN_GRAD_OP_REDUCE_SCATTER;
+}
+
 /* The gradient of S bytes as the plan sends it: buckets of bucket_bytes (the
  * last one the rest), each a collective of its own on the same group. */
 static double bucketed(const plan_scenario *s, const net_group *g, double S, int *n)
 {
-	double B = plan_bucket_bytes(s) < S ? plan_bucket_bytes(s) : S, t = 0;
-	net_coll k = s->plan.zero >= 1 ? NET_REDUCESCATTER : NET_ALLREDUCE;
+	double bb = one_bucket(s) ? S : plan_bucket_bytes(s);
+	double B = bb < S ? bb : S, t = 0;
+	net_coll k = grad_rs(s) ? NET_REDUCESCATTER : NET_ALLREDUCE;
 	net_cost c;
 	*n = (int)ceil(S / B);
 	if (net_collective(&s->cluster, k, g, B, &c) == SIM_OK)
@@ -478,12 +500,18 @@ static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_
 	         "what is "
 	         "left after the stage's last compute task, or what stalls a later one, is "
 	         "exposed: %.0f%% of that work, %.0f%% of the one-ring time.",
-	         p->zero >= 1 ? " as reduce-scatters, then the optimizer's all-gather" : "",
-	         p->overlap_grad_reduce
+	         p->zero >= 1 ? (grad_rs(s) ? " as reduce-scatters, then the optimizer's all-gather"
+	                                    : " as all-reduces (each rank keeps its slice), then "
+	                                      "the optimizer's all-gather")
+	                      : "",
+	         p->overlap_grad_reduce && !one_bucket(s)
 	                 ? "each issued when its layers' last backward ends, so they "
 	                   "overlap the rest of the backward"
-	                 : "issued after the stage's whole backward (overlap_grad_reduce "
-	                   "= false)",
+	                 : p->zero >= 1 && s->fw.zero_one_bucket
+	                           ? "one collective issued after the stage's whole backward "
+	                             "(the framework's zero_one_bucket)"
+	                           : "issued after the stage's whole backward (overlap_grad_reduce "
+	                             "= false)",
 	         unit(buckets_s, SIM_UNIT_TIME, a, sizeof a),
 	         buckets_s > 0 ? 100.0 * exposed / buckets_s : 0,
 	         ring > 0 ? 100.0 * exposed / ring : 0);
@@ -533,9 +561,10 @@ static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
 	double bt = p->zero >= 3 ? 0 : bucketed(s, &grp, S, &nb);
 	if (nb > 0)
 		fprintf(o, "  buckets      %d %s of up to %s: %s\n", nb,
-		        p->zero >= 1 ? "reduce-scatters (ZeRO: half the ring's traffic)"
-		                     : "all-reduces",
-		        unit(plan_bucket_bytes(s) < S ? plan_bucket_bytes(s) : S, SIM_UNIT_BYTES, a, sizeof a),
+		        grad_rs(s) ? "reduce-scatters (ZeRO: half the ring's traffic)"
+		                   : "all-reduces",
+		        unit(one_bucket(s) || plan_bucket_bytes(s) >= S ? S : plan_bucket_bytes(s),
+		             SIM_UNIT_BYTES, a, sizeof a),
 		        unit(bt, SIM_UNIT_TIME, b, sizeof b));
 	double tied = p->zero >= 3 ? 0 : tied_sync(s, gb);
 	if (tied > 0) {
@@ -601,6 +630,118 @@ static void band(FILE *o, const plan_scenario *s, const exec_result *r, const va
 	else
 		fprintf(o, "  MFU ceiling  none for %s in %s (%s)\n", valid_gpu_generation(s->gpu.name),
 		        hw_dtype_name(s->dtype), VALID_MFU_FILE);
+}
+
+/* ------------------------------------------ per-micro-batch fixed cost -- */
+
+/* The stage whose compute stream is busiest (the one the pipeline runs at). */
+static int busiest_stage(const exec_result *r)
+{
+	int k = 0;
+	for (int i = 1; i < r->nclasses; i++)
+		if (busy(&r->classes[i]) > busy(&r->classes[k]))
+			k = i;
+	return k;
+}
+
+static void fixed_why(FILE *o, const plan_mb_cost *c, double share)
+{
+	struct {
+		const char *what;
+		double v;
+	} t[] = {{"the collectives' latency", c->coll_latency_s},
+	         {"host dispatch the GPU waits for", c->host_exposed_s},
+	         {"gradient accumulation", c->accum_s},
+	         {"the pipeline transfers' handshakes", c->p2p_fixed_s}};
+	int k = 0;
+	for (int i = 1; i < 4; i++)
+		k = t[i].v > t[k].v ? i : k;
+	char text[512];
+	snprintf(text, sizeof text,
+	         "these terms do not shrink with the micro-batch's tokens: a plan of many "
+	         "micro-batches pays them m times, here %.1f%% of the step, most of it %s. "
+	         "Fewer, larger micro-batches, or fewer and cheaper collectives per layer "
+	         "(a smaller tp, inside a node), shrink it.",
+	         100 * share, c->fixed_s > 0 ? t[k].what : "nothing");
+	why(o, text);
+}
+
+static void fixed_cost(FILE *o, const plan_scenario *s, const exec_result *r)
+{
+	const plan_spec *p = &s->plan;
+	int st = busiest_stage(r), m = plan_microbatches(p);
+	plan_mb_cost c;
+	fprintf(o, "\n7. What a micro-batch costs beyond its tokens (stage %d, the busiest)\n", st);
+	if (s->inference) {
+		fprintf(o, "  none         inference: forward passes only\n");
+		return;
+	}
+	if (plan_microbatch_cost(s, st, &c) != SIM_OK)
+		return;
+	char a[32], b[32], d[32], e[32], f[32], h[32];
+	double op = s->gpu.launch_s + s->gpu.framework_s;
+	int host_ops = c.kernels + (s->fw.comm_host_op ? c.collectives : 0);
+	fprintf(o,
+	        "  issued       %d kernel launches (layer code %s) and %d collectives per\n"
+	        "               micro-batch of %d x %d tokens\n",
+	        c.kernels, s->fw.layer_kernels == WORK_LAYER_NANOTRON ? "nanotron" : "fused",
+	        c.collectives, p->micro_batch, s->model.seq_len / (p->cp > 1 ? p->cp : 1));
+	fprintf(o,
+	        "  host         %d operations%s x (launch %s + op_overhead %s)\n"
+	        "               = %s to issue; the GPU runs the kernels in %s; each run of\n"
+	        "               kernels between two collectives takes max(GPU, host): %s,\n"
+	        "               so the host adds %s\n",
+	        host_ops, s->fw.comm_host_op ? " (kernels and collectives)" : "",
+	        unit(s->gpu.launch_s, SIM_UNIT_TIME, a, sizeof a),
+	        unit(s->gpu.framework_s, SIM_UNIT_TIME, b, sizeof b),
+	        unit(host_ops * op, SIM_UNIT_TIME, d, sizeof d),
+	        unit(c.gpu_s, SIM_UNIT_TIME, e, sizeof e),
+	        unit(c.compute_s, SIM_UNIT_TIME, f, sizeof f),
+	        unit(c.host_exposed_s, SIM_UNIT_TIME, h, sizeof h));
+	plan_groups g;
+	plan_make_groups(s, &g);
+	fprintf(o,
+	        "  collectives  %d (tp = %d: %d per node, %d node%s%s), latency (each one's time\n"
+	        "               at 1 B) %s of their %s (alpha-beta)\n",
+	        c.collectives, p->tp, g.tp.per_node, g.tp.nodes, g.tp.nodes == 1 ? "" : "s",
+	        p->ep > 1 ? "; and ep's all-to-alls" : "",
+	        unit(c.coll_latency_s, SIM_UNIT_TIME, a, sizeof a),
+	        unit(c.coll_s, SIM_UNIT_TIME, b, sizeof b));
+	work_item acc;
+	if (plan_grad_accum_item(s, st, -1, &acc))
+		fprintf(o,
+		        "  accumulate   grad_accum = kernel: %s moved to add the gradients into "
+		        "%s accumulators,\n"
+		        "               %d launches: %s\n",
+		        gib(acc.bytes, a, sizeof a), p->fp32_grads ? "fp32" : "16-bit", acc.launches,
+		        unit(c.accum_s, SIM_UNIT_TIME, b, sizeof b));
+	else
+		fprintf(o, "  accumulate   fused into the weight-gradient GEMMs: 0\n");
+	if (p->pp > 1)
+		fprintf(o,
+		        "  pipeline     per tensor %d handshake%s and %d host operations, %d "
+		        "forward tensor%s:\n"
+		        "               %s (one forward and one backward transfer)\n",
+		        s->fw.p2p_handshakes, s->fw.p2p_handshakes == 1 ? "" : "s",
+		        s->fw.p2p_host_ops, s->fw.p2p_fwd_tensors,
+		        s->fw.p2p_fwd_tensors == 1 ? "" : "s",
+		        unit(c.p2p_fixed_s, SIM_UNIT_TIME, a, sizeof a));
+	else
+		fprintf(o, "  pipeline     none (pp = 1)\n");
+	double all = m * c.fixed_s, share = r->step_s > 0 ? all / r->step_s : 0;
+	char g2[32];
+	fprintf(o,
+	        "  fixed        latency + host + accumulate + pipeline\n"
+	        "               = %s + %s + %s + %s = %s per micro-batch;\n"
+	        "               x m = %d: %s of the %s step (%.1f%%)\n",
+	        unit(c.coll_latency_s, SIM_UNIT_TIME, a, sizeof a),
+	        unit(c.host_exposed_s, SIM_UNIT_TIME, b, sizeof b),
+	        unit(c.accum_s, SIM_UNIT_TIME, d, sizeof d),
+	        unit(c.p2p_fixed_s, SIM_UNIT_TIME, e, sizeof e),
+	        unit(c.fixed_s, SIM_UNIT_TIME, f, sizeof f), m,
+	        unit(all, SIM_UNIT_TIME, h, sizeof h), unit(r->step_s, SIM_UNIT_TIME, g2, sizeof g2),
+	        100 * share);
+	fixed_why(o, &c, share);
 }
 
 /* ------------------------------------------------------------------ main -- */
@@ -671,6 +812,7 @@ int cli_explain(int argc, char **argv)
 		bubble(stdout, s, r);
 		dp_ring(stdout, s, r);
 		band(stdout, s, r, refs);
+		fixed_cost(stdout, s, r);
 	} else {
 		fprintf(stderr, "podsim explain: error: %s\n", sim_strerror(rc));
 	}

@@ -42,12 +42,17 @@ typedef struct seg {
 			* compute task (all-gather before a GEMM), -1 one that starts
 			* with the previous one (reduce-scatter after a GEMM); the
 			* compute task after the pair waits for both (tp_overlap_at) */
+	int launches;  /* compute tasks: the kernels they stand for */
+	sim_time lat;  /* collectives: their time at one byte, the latency (only
+			* when builder.latency is set: plan_microbatch_cost) */
 } seg;
 
 typedef struct chain {
 	seg *v;
 	int n, cap;
 	bool oom;
+	sim_time carry; /* host time of collectives issued since the last compute
+			 * task, charged to the next one (append_items) */
 } chain;
 
 typedef struct fsdp_state {
@@ -80,6 +85,7 @@ typedef struct builder {
 	const uint32_t *pgather; /* overlap_param_gather: per stage-local layer, the
 				  * gather its next forward waits for, or NULL */
 	plan_netflow *flow; /* [cluster] network = flow, else NULL */
+	bool latency;       /* fill seg.lat (plan_microbatch_cost) */
 } builder;
 
 static void chain_push(chain *c, seg x)
@@ -130,7 +136,21 @@ static float nic_share(const net_cluster *c, double per_rank)
 	return (float)(per_rank * c->node.gpus / (c->node.nics > 0 ? c->node.nics : 1));
 }
 
+static double kernel_time_one(const hw_gpu *gpu, hw_dtype t, const work_item *it);
+
+/* An item standing for several kernels (work_item.launches) pays the
+ * launch and the framework's host cost once per kernel. */
+static double extra_launches(const hw_gpu *gpu, const work_item *it)
+{
+	return it->launches > 1 ? (it->launches - 1) * hw_overhead(gpu) : 0.0;
+}
+
 double plan_kernel_time(const hw_gpu *gpu, hw_dtype t, const work_item *it)
+{
+	return kernel_time_one(gpu, t, it) + extra_launches(gpu, it);
+}
+
+static double kernel_time_one(const hw_gpu *gpu, hw_dtype t, const work_item *it)
 {
 	switch (it->kernel) {
 	case WORK_KERNEL_GEMM:
@@ -174,7 +194,14 @@ static bool is_gemm(const work_item *x)
  * -1 (seg.ovl) or 0 for item i. */
 static int tp_overlap_at(const builder *b, const work_item *it, int n, int i)
 {
-	if (!b->s->plan.tp_comm_overlap || it[i].kind != WORK_ITEM_COMM)
+	if (it[i].kind != WORK_ITEM_COMM)
+		return 0;
+	/* a collective the framework issues asynchronously beside the GEMM
+	 * after it (work_item.beside: nanotron's async TP linears), not
+	 * chunked: max(g, c), the task after both waiting for both */
+	if (it[i].beside && i + 1 < n && is_gemm(&it[i + 1]))
+		return 1;
+	if (!b->s->plan.tp_comm_overlap)
 		return 0;
 	if (it[i].comm == WORK_COMM_ALLGATHER && i >= 1 && i + 2 < n &&
 	    it[i - 1].kind == WORK_ITEM_KERNEL && is_gemm(&it[i + 1]))
@@ -203,15 +230,24 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 				cost = (net_cost){0};
 			uint8_t kind_c = ring ? PLAN_TASK_CP : ep ? PLAN_TASK_EP : PLAN_TASK_TP;
 			int ovl = tp_overlap_at(b, it, n, i);
-			if (ovl != 0) { /* lengthened by one GEMM chunk: see tp_overlap_at */
+			if (ovl != 0 && !it[i].beside) { /* lengthened by one GEMM chunk: see tp_overlap_at */
 				const work_item *gm = &it[i + ovl];
 				double gs = plan_kernel_time(&b->s->gpu, b->sh.dtype, gm) -
 					    b->s->gpu.framework_s;
 				cost.time_s += gs / b->tp.size;
 			}
 			seg x = {sim_time_from_s(cost.time_s), 0, 0, kind_c, layer, (float)cost.intra_bytes,
-				 nic_share(&b->s->cluster, cost.inter_bytes), 0, it[i].cp_step, ovl};
+				 nic_share(&b->s->cluster, cost.inter_bytes), 0, it[i].cp_step, ovl, 0, 0};
+			net_cost one;
+			if (b->latency && net_collective(&b->s->cluster, plan_comm_coll(it[i].comm), grp,
+							 1.0, &one) == SIM_OK)
+				x.lat = sim_time_from_s(one.time_s);
 			chain_push(c, x);
+			/* [framework] comm_host_op: the host issues the collective
+			 * too, one framework operation charged to the compute task
+			 * after it */
+			if (b->s->fw.comm_host_op)
+				c->carry += sim_time_from_s(b->s->gpu.launch_s + b->s->gpu.framework_s);
 			if (!ring) /* a TP collective blocks; a ring transfer overlaps */
 				open = false;
 			continue;
@@ -226,13 +262,14 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		 * host. With no framework overhead this is the serial sum. */
 		const hw_gpu *gpu = &b->s->gpu;
 		double k = plan_kernel_time(gpu, b->sh.dtype, &it[i]);
-		sim_time g = sim_time_from_s(k - gpu->framework_s);
-		sim_time h = sim_time_from_s(gpu->launch_s + gpu->framework_s);
+		int nk = it[i].launches > 1 ? it[i].launches : 1; /* kernels it stands for */
+		sim_time g = sim_time_from_s(k - nk * gpu->framework_s);
+		sim_time h = sim_time_from_s(nk * (gpu->launch_s + gpu->framework_s));
 		/* a GEMM beside an overlapped collective: a task of its own */
 		bool alone = (i >= 1 && tp_overlap_at(b, it, n, i - 1) == 1) ||
 			     (i + 1 < n && tp_overlap_at(b, it, n, i + 1) == -1);
 		if (!open || alone || c->n == 0 || it[i].cp_step > 0) {
-			seg x = {0, 0, 0, kind, layer, 0, 0, 0, it[i].cp_step, 0};
+			seg x = {0, 0, 0, kind, layer, 0, 0, 0, it[i].cp_step, 0, 0, 0};
 			chain_push(c, x);
 			open = true;
 			if (c->oom)
@@ -240,14 +277,16 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		}
 		seg *x = &c->v[c->n - 1];
 		if (x->kind == PLAN_TASK_CP) { /* the ring step is a new compute task */
-			seg y = {0, 0, 0, kind, layer, 0, 0, 0, 0, 0};
+			seg y = {0, 0, 0, kind, layer, 0, 0, 0, 0, 0, 0, 0};
 			chain_push(c, y);
 			if (c->oom)
 				return;
 			x = &c->v[c->n - 1];
 		}
 		x->gpu += g;
-		x->cpu += h;
+		x->launches += nk;
+		x->cpu += h + c->carry;
+		c->carry = 0;
 		x->dur = x->gpu > x->cpu ? x->gpu : x->cpu;
 		x->flops += it[i].flops;
 		if (alone) /* the kernels after the pair wait for the collective too */
@@ -315,6 +354,60 @@ static void append_p2p_gather(builder *b, chain *c)
 	append_items(b, c, &ag, 1, PLAN_TASK_TP, -1);
 }
 
+/* [framework] grad_accum = kernel (nanotron's FP32GradientAccumulator,
+ * optim/gradient_accumulator.py:204-221 at 0e0a27ea: after loss.backward()
+ * every parameter's 16-bit gradient is added into its fp32 buffer,
+ * fp32_grad.add_(half_param.grad), one kernel per parameter tensor; on the
+ * step's last micro-batch under DDP the communication hook does the same add
+ * bucket by bucket, helpers.py:419 and gradient_accumulator.py:341): after
+ * every micro-batch's backward of a chunk, one memory-bound task reading the
+ * gradient (e bytes) and reading and writing the accumulator (4 + 4 with
+ * fp32_grads, else e + e) for each of the chunk's local parameters, one
+ * launch per parameter tensor (work_layer_param_tensors). Independent of the
+ * micro-batch's tokens: a fixed cost per micro-batch. It closes the chain
+ * that completes the gradients (the backward, or W under ZB-H1); the DP
+ * buckets, which wait for their layers' last task, may start before it. */
+static void append_grad_accum(builder *b, chain *c, int stage, int chunk)
+{
+	work_item it;
+	if (plan_grad_accum_item(b->s, stage, chunk, &it))
+		append_items(b, c, &it, 1, b->zb ? PLAN_TASK_WGRAD : PLAN_TASK_BWD, -1);
+}
+
+bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_item *out)
+{
+	const work_model *m = &s->model;
+	const plan_spec *p = &s->plan;
+	if (s->fw.grad_accum != PLAN_ACCUM_KERNEL || s->inference)
+		return false;
+	work_shard sh = plan_shard(s);
+	double ep = p->ep > 1 ? p->ep : 1, params = 0;
+	int tensors = 0, vstages = p->pp * p->vpp;
+	for (int c = 0, local = 0; c < p->vpp; c++) {
+		int l0, nl = plan_chunk_layers(s, stage, c, &l0), v = c * p->pp + stage;
+		local += nl;
+		if (chunk >= 0 && c != chunk)
+			continue;
+		for (int l = 0; l < nl; l++) {
+			int g = plan_global_layer(s, stage, l0 + l);
+			double e = work_params_layer_experts(m, g);
+			params += (work_params_layer_at(m, g) - e) / p->tp + e / ep;
+			tensors += work_layer_param_tensors(m, &sh, g);
+		}
+		tensors += work_ends_param_tensors(m, v == 0, v == vstages - 1);
+		if (v == 0)
+			params += work_params_embedding(m) / p->tp;
+		if (v == vstages - 1)
+			params += work_params_output(m) / p->tp;
+	}
+	double e = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+	double acc = p->fp32_grads ? 4.0 : e;
+	*out = (work_item){.kind = WORK_ITEM_KERNEL, .kernel = WORK_KERNEL_MEM,
+			   .bytes = params * (e + 2.0 * acc), .launches = tensors > 0 ? tensors : 1};
+	snprintf(out->name, sizeof out->name, "grad_accum");
+	return params > 0;
+}
+
 static void stage_chains(builder *b, int stage)
 {
 	const work_model *m = &b->s->model;
@@ -330,6 +423,7 @@ static void stage_chains(builder *b, int stage)
 		int v = c * pp + stage, l0, nl = plan_chunk_layers(b->s, stage, c, &l0);
 		chain *wt = &b->wgt[c];
 		fw->n = bk->n = wt->n = 0;
+		fw->carry = bk->carry = wt->carry = 0;
 		const layer_prog *lp[nl > 0 ? nl : 1];
 		for (int l = 0; l < nl; l++) {
 			int g = plan_global_layer(b->s, stage, local + l);
@@ -366,6 +460,7 @@ static void stage_chains(builder *b, int stage)
 		}
 		if (v == 0)
 			append_items(b, bk, x, work_embed_backward(m, &b->sh, x), PLAN_TASK_BWD, -1);
+		append_grad_accum(b, b->zb ? wt : bk, stage, c);
 	}
 }
 
@@ -460,11 +555,12 @@ static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t de
 	uint32_t ring[WORK_MAX_CP]; /* CP transfer ids of the current ring, by step */
 	/* tp_comm_overlap (seg.ovl): the overlapped collective the link after the
 	 * pair waits for, and how many links come before that one */
-	uint32_t join = UINT32_MAX;
+	uint32_t join = UINT32_MAX, held = UINT32_MAX; /* held: a join a second pair
+							 * displaced, for its GEMM */
 	int join_skip = 0;
 	for (int i = 0; i < c->n; i++) {
 		const seg *x = &c->v[i];
-		uint32_t deps[4] = {prev, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+		uint32_t deps[5] = {prev, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
 		if (f->on && x->layer >= 0 && x->layer != cur) {
 			deps[1] = fsdp_gather(b, f, stage, x->layer, prev);
 			fsdp_gather(b, f, stage, x->layer + f->dir, prev); /* prefetch */
@@ -489,9 +585,12 @@ static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t de
 			deps[0] = before;
 		if (!xfer && x->ovl == 0 && join != UINT32_MAX && join_skip-- == 0)
 			deps[2] = join, join = UINT32_MAX;
+		if (!xfer && x->ovl == 0 && held != UINT32_MAX) /* the GEMM of a pair that
+								 * followed a pair's GEMM */
+			deps[4] = held, held = UINT32_MAX;
 		plan_task t = {x->dur, stage, seg_stream(x->kind), x->kind, x->layer, mb,
 			       x->scaleup, x->nic};
-		uint32_t id = plan_graph_add(b->g, &t, deps, 4);
+		uint32_t id = plan_graph_add(b->g, &t, deps, 5);
 		if (id == UINT32_MAX)
 			return SIM_ENOMEM;
 		if (i == 0)
@@ -501,6 +600,13 @@ static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t de
 			continue;
 		}
 		if (x->ovl != 0) { /* beside the GEMM: the link after the GEMM waits */
+			if (join != UINT32_MAX && x->ovl > 0) /* a pair right after a pair's
+							       * GEMM (nanotron's column
+							       * backward: re-gather beside
+							       * dgrad, reduce-scatter beside
+							       * wgrad): its GEMM waits for
+							       * the first collective */
+				held = join;
 			join = id;
 			join_skip = x->ovl > 0; /* the all-gather's GEMM is the next link */
 			continue;
@@ -542,6 +648,8 @@ typedef struct pipe_ids {
 	uint32_t *pred_f, *pred_b;
 	uint32_t *last_bwd; /* per stage: the last backward task */
 	uint32_t *emb_sync; /* per stage: the tied-embedding gradient sync, or UINT32_MAX */
+	uint32_t *next_f;   /* per backward step k: the k of the stage's next forward
+			     * step, or UINT32_MAX (p2p_serial, link_stages) */
 } pipe_ids;
 
 double plan_p2p_bytes(const plan_scenario *s, double *gather)
@@ -552,6 +660,36 @@ double plan_p2p_bytes(const plan_scenario *s, double *gather)
 	bool split = p->p2p_scatter_gather && p->tp > 1 && !p->sequence_parallel;
 	*gather = split ? bytes : 0.0;
 	return split ? bytes / p->tp : bytes;
+}
+
+/* [framework] p2p_handshakes, p2p_host_ops, p2p_fwd_tensors: nanotron's
+ * P2P.send_tensors / recv_tensors (parallel/pipeline_parallel/p2p.py at
+ * 0e0a27ea) send every tensor as three messages, the first metadata (7
+ * longs, p2p.py:207-227), the second (shape and strides, :236-243) and the
+ * data (:306), and both hosts synchronise with their GPU between them (the
+ * synchronous copy_ of the metadata to the GPU, :220 and :236; the assert
+ * reading first_metadata[0], :229; the receiver turning the received metadata
+ * into Python integers, :255-283, and building its buffer from them, :328).
+ * Per tensor: handshakes x (a metadata message, PLAN_P2P_META_BYTES) +
+ * host_ops x (launch + op_overhead); a forward transfer carries
+ * p2p_fwd_tensors tensors (nanotron's decoder blocks pass hidden_states and
+ * the [b, s] sequence mask, models/llama.py:841), each extra one a b s byte
+ * message of its own. The pipeline group's alpha-beta p2p times the
+ * messages (latency-bound: the same in the flow model). */
+double plan_p2p_overhead(const plan_scenario *s, const net_group *pp, bool backward)
+{
+	const plan_framework *f = &s->fw;
+	int tensors = backward || f->p2p_fwd_tensors < 1 ? 1 : f->p2p_fwd_tensors;
+	double host = f->p2p_host_ops * (s->gpu.launch_s + s->gpu.framework_s);
+	double meta = 0, extra = 0;
+	net_cost c;
+	if (f->p2p_handshakes > 0 &&
+	    net_collective(&s->cluster, NET_P2P, pp, PLAN_P2P_META_BYTES, &c) == SIM_OK)
+		meta = f->p2p_handshakes * c.time_s;
+	double mask = (double)s->plan.micro_batch * s->model.seq_len / (s->plan.cp > 1 ? s->plan.cp : 1);
+	if (tensors > 1 && net_collective(&s->cluster, NET_P2P, pp, mask, &c) == SIM_OK)
+		extra = (tensors - 1) * c.time_s;
+	return tensors * (meta + host) + extra;
 }
 
 bool plan_p2p_sync(const plan_spec *p)
@@ -566,6 +704,7 @@ static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t a
 	net_cost cost;
 	if (comm_cost(b, NET_P2P, &b->pp, bytes, &cost) != SIM_OK)
 		cost = (net_cost){0};
+	cost.time_s += plan_p2p_overhead(b->s, &b->pp, backward);
 	plan_task t = {sim_time_from_s(cost.time_s), stage,
 		       backward ? PLAN_STREAM_PP_BWD : PLAN_STREAM_PP_FWD, PLAN_TASK_PP, -1, mb,
 		       (float)cost.intra_bytes, nic_share(&b->s->cluster, cost.inter_bytes)};
@@ -604,6 +743,7 @@ static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_e
 	}
 	plan_schedule_order(b->s->plan.schedule, pp, m, b->vpp, stage, order);
 	int rc = SIM_OK;
+	size_t last_b = SIZE_MAX; /* the last backward step without a forward after it */
 	for (int i = 0; i < steps && rc == SIM_OK; i++) {
 		if (b->s->inference && order[i].backward)
 			continue; /* forward passes only */
@@ -659,6 +799,11 @@ static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_e
 		}
 		(bwd ? ids->first_b : ids->first_f)[k] = first;
 		(bwd ? ids->pred_b : ids->pred_f)[k] = before;
+		ids->next_f[k] = UINT32_MAX;
+		if (bwd)
+			last_b = k;
+		else if (last_b != SIZE_MAX)
+			ids->next_f[last_b] = (uint32_t)k, last_b = SIZE_MAX;
 		if (bwd)
 			ids->last_bwd[stage] = last;
 		bool send = bwd ? v > 0 : v < b->vstages - 1;
@@ -741,7 +886,8 @@ static int emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 	 * their backward (pipeline_parallel/schedules.py:2454-2480): one bucket,
 	 * after the stage's backward. */
 	bool one = (!p->overlap_grad_reduce && s->fw.one_bucket_no_overlap) ||
-		   (p->pp > 1 && stage > 0 && s->fw.first_stage_buckets);
+		   (p->pp > 1 && stage > 0 && s->fw.first_stage_buckets) ||
+		   (p->zero >= 1 && s->fw.zero_one_bucket);
 	double bucket = one ? 1e300 : plan_bucket_bytes(s);
 	bool overlap = p->overlap_grad_reduce && !one;
 	double acc = 0, acc_e = 0; /* dense (over dp x cp) and expert (over edp) bytes */
@@ -969,6 +1115,7 @@ static int link_stages(builder *b, const pipe_ids *ids)
 {
 	int m = b->m;
 	bool sync = plan_p2p_sync(&b->s->plan);
+	bool serial = sync && b->s->fw.p2p_serial && b->vpp == 1;
 	for (int v = 0; v < b->vstages; v++)
 		for (int mb = 0; mb < m; mb++) {
 			size_t k = (size_t)v * (size_t)m + (size_t)mb;
@@ -986,6 +1133,17 @@ static int link_stages(builder *b, const pipe_ids *ids)
 			if (sync && v < b->vstages - 1 && !b->s->inference &&
 			    ids->pred_b[k] != UINT32_MAX &&
 			    plan_graph_edge(b->g, ids->pred_b[k], ids->send_b[k + (size_t)m]) != SIM_OK)
+				return SIM_ENOMEM;
+			/* [framework] p2p_serial (nanotron's run_communication,
+			 * parallel/pipeline_parallel/state.py:124-172 at 0e0a27ea:
+			 * send activation, receive activation, send gradient, receive
+			 * gradient, one blocking transfer at a time): the gradient a
+			 * stage sends after its backward waits for the activation it
+			 * receives for its next forward, where Megatron batches the
+			 * two. Synchronous 1F1B without interleaving only. */
+			if (serial && v > 0 && !b->s->inference && ids->next_f[k] != UINT32_MAX &&
+			    plan_graph_edge(b->g, ids->send_f[ids->next_f[k] - (size_t)m],
+					    ids->send_b[k]) != SIM_OK)
 				return SIM_ENOMEM;
 		}
 	return SIM_OK;
@@ -1067,12 +1225,14 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	size_t pm = (size_t)b.vstages * (size_t)b.m;
 	pipe_ids ids = {calloc(pm, 4), calloc(pm, 4), calloc(pm, 4), calloc(pm, 4),
 			calloc(pm, 4), calloc(pm, 4), calloc((size_t)p->pp, 4),
-			malloc((size_t)p->pp * 4)};
+			malloc((size_t)p->pp * 4), malloc(pm * 4)};
 	uint32_t *layer_end = calloc((size_t)p->pp * (size_t)lps, 4);
 	uint32_t *dp_ids = calloc((size_t)p->pp * (size_t)(2 * lps + 2), 4);
 	int rc = plan_netflow_open(s, &b.flow) == SIM_OK ? SIM_ENOMEM : SIM_EINVAL;
 	if (rc == SIM_ENOMEM && b.g && b.fwd && b.bwd && b.wgt && b.progs && b.fsdp.gather && ids.first_f && ids.first_b && ids.send_f && ids.send_b && ids.pred_f && ids.pred_b && ids.last_bwd &&
-	    ids.emb_sync && layer_end && dp_ids) {
+	    ids.emb_sync && ids.next_f && layer_end && dp_ids) {
+		for (size_t i = 0; i < pm; i++)
+			ids.next_f[i] = UINT32_MAX;
 		for (int i = 0; i < p->pp; i++)
 			ids.emb_sync[i] = UINT32_MAX;
 		rc = build_all(&b, &ids, layer_end, dp_ids, lps);
@@ -1103,7 +1263,7 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 			b.g->model_flops /= 3.0;
 	}
 	free(ids.first_f), free(ids.first_b), free(ids.send_f), free(ids.send_b);
-	free(ids.pred_f), free(ids.pred_b);
+	free(ids.pred_f), free(ids.pred_b), free(ids.next_f);
 	free(ids.last_bwd), free(ids.emb_sync), free(layer_end), free(dp_ids);
 	for (int c = 0; b.fwd && b.bwd && b.wgt && c < b.vpp; c++)
 		free(b.fwd[c].v), free(b.bwd[c].v), free(b.wgt[c].v);
@@ -1113,5 +1273,93 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 		return rc;
 	}
 	*out = b.g;
+	return SIM_OK;
+}
+
+/* ------------------------------------------------ per-micro-batch cost -- */
+
+/* Sum the stage's chains of one micro-batch (every chunk's forward, backward
+ * with recomputation, and W) as plan_build makes them (stage_chains; the
+ * collectives timed by alpha-beta): see plan.h, plan_mb_cost. */
+static void sum_chain(const chain *c, plan_mb_cost *o)
+{
+	for (int i = 0; i < c->n; i++) {
+		const seg *x = &c->v[i];
+		bool comm = x->kind == PLAN_TASK_TP || x->kind == PLAN_TASK_EP ||
+			    x->kind == PLAN_TASK_CP;
+		if (comm) {
+			if (x->kind == PLAN_TASK_CP) /* ring transfers overlap attention */
+				continue;
+			o->collectives++;
+			o->coll_s += sim_time_to_s(x->dur);
+			o->coll_latency_s += sim_time_to_s(x->lat);
+			continue;
+		}
+		o->kernels += x->launches;
+		o->gpu_s += sim_time_to_s(x->gpu);
+		o->host_s += sim_time_to_s(x->cpu);
+		o->compute_s += sim_time_to_s(x->dur);
+	}
+}
+
+int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out)
+{
+	const plan_spec *p = &s->plan;
+	memset(out, 0, sizeof *out);
+	if (stage < 0 || stage >= p->pp)
+		return SIM_EINVAL;
+	builder b = {0};
+	b.s = s;
+	b.m = plan_microbatches(p);
+	b.sh = plan_shard(s);
+	plan_groups grp;
+	plan_make_groups(s, &grp);
+	b.tp = grp.tp, b.cp = grp.cp, b.dp = grp.dp, b.ep = grp.ep, b.edp = grp.edp;
+	b.pp = grp.pp, b.shard = grp.shard, b.replica = grp.replica, b.embed = grp.embed;
+	b.vpp = p->vpp;
+	b.vstages = p->pp * p->vpp;
+	b.zb = p->schedule == PLAN_SCHED_ZB_H1;
+	b.latency = true;
+	b.fwd = calloc((size_t)b.vpp, sizeof *b.fwd);
+	b.bwd = calloc((size_t)b.vpp, sizeof *b.bwd);
+	b.wgt = calloc((size_t)b.vpp, sizeof *b.wgt);
+	b.progs = malloc(2 * sizeof *b.progs);
+	int rc = b.fwd && b.bwd && b.wgt && b.progs ? SIM_OK : SIM_ENOMEM;
+	if (rc == SIM_OK) {
+		stage_chains(&b, stage);
+		rc = chains_oom(&b) ? SIM_ENOMEM : SIM_OK;
+	}
+	for (int c = 0; rc == SIM_OK && c < b.vpp; c++) {
+		sum_chain(&b.fwd[c], out);
+		if (!s->inference) {
+			sum_chain(&b.bwd[c], out);
+			sum_chain(&b.wgt[c], out);
+		}
+	}
+	for (int c = 0; b.fwd && b.bwd && b.wgt && c < b.vpp; c++)
+		free(b.fwd[c].v), free(b.bwd[c].v), free(b.wgt[c].v);
+	free(b.fwd), free(b.bwd), free(b.wgt), free(b.progs);
+	if (rc != SIM_OK)
+		return rc;
+	/* the accumulation tasks (one per chunk, each a compute task of its
+	 * own) are reported apart from the layers' kernels */
+	work_item acc;
+	for (int c = 0; c < p->vpp && !s->inference; c++) {
+		if (!plan_grad_accum_item(s, stage, c, &acc))
+			continue;
+		int nk = acc.launches > 1 ? acc.launches : 1;
+		double g = plan_kernel_time(&s->gpu, b.sh.dtype, &acc) - nk * s->gpu.framework_s;
+		double h = nk * (s->gpu.launch_s + s->gpu.framework_s);
+		out->accum_s += fmax(g, h);
+		out->kernels -= nk;
+		out->gpu_s -= g;
+		out->host_s -= h;
+		out->compute_s -= fmax(g, h);
+	}
+	if (p->pp > 1 && !s->inference)
+		out->p2p_fixed_s = plan_p2p_overhead(s, &grp.pp, false) +
+				   plan_p2p_overhead(s, &grp.pp, true);
+	out->host_exposed_s = fmax(0, out->compute_s - out->gpu_s);
+	out->fixed_s = out->coll_latency_s + out->accum_s + out->p2p_fixed_s + out->host_exposed_s;
 	return SIM_OK;
 }

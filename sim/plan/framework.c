@@ -14,6 +14,10 @@ static const char *const reduce_names[] = {"boundary", "microbatch", NULL};
 static const char *const uneven_names[] = {"error", "end-stages", NULL};
 static const char *const grad_op_names[] = {"reduce-scatter", "all-reduce", NULL};
 static const char *const flash_names[] = {"fa2", "fa3", "cudnn", NULL}; /* hw_flash_impl order */
+static const char *const layer_names[] = {"fused", "nanotron", NULL}; /* work_layer_code */
+static const char *const accum_names[] = {"fused", "kernel", NULL};   /* plan_grad_accum */
+_Static_assert(WORK_LAYER_FUSED == 0 && WORK_LAYER_NANOTRON == 1, "layer_names follows work_layer_code");
+_Static_assert(PLAN_ACCUM_FUSED == 0 && PLAN_ACCUM_KERNEL == 1, "accum_names follows plan_grad_accum");
 _Static_assert(HW_FLASH_FA2 == 0 && HW_FLASH_FA3 == 1 && HW_FLASH_CUDNN == 2,
                "flash_names follows hw_flash_impl");
 static const char *const saved_names[] = {"fused", "eager", "compiled", NULL};
@@ -147,6 +151,32 @@ const conf_key plan_framework_keys[] = {
         {"offload_fill", CONF_REAL, SIM_UNIT_NONE, 0, 1, "0", NULL, FK(offload_fill),
          "with the optimizer offloaded, the fraction of the HBM left over that the framework "
          "fills with states anyway (0 = what it needs)"},
+        /* per-micro-batch costs (issue 23): keep this block last */
+        {"layer_kernels", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fused", layer_names,
+         FK(layer_kernels),
+         "kernels a dense layer, the embedding and the loss launch: fused (Megatron-Core with "
+         "Transformer Engine) or nanotron (its eager Llama code)"},
+        {"grad_accum", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fused", accum_names, FK(grad_accum),
+         "gradient accumulation: fused into the wgrad GEMMs, or kernel (an add per parameter "
+         "tensor after every micro-batch's backward)"},
+        {"p2p_handshakes", CONF_INT, SIM_UNIT_NONE, 0, 16, "0", NULL, FK(p2p_handshakes),
+         "metadata messages exchanged before each pipeline tensor"},
+        {"p2p_host_ops", CONF_INT, SIM_UNIT_NONE, 0, 1000, "0", NULL, FK(p2p_host_ops),
+         "host operations (synchronisations, copies) on the critical path of each pipeline "
+         "tensor"},
+        {"p2p_fwd_tensors", CONF_INT, SIM_UNIT_NONE, 1, 16, "1", NULL, FK(p2p_fwd_tensors),
+         "tensors a forward pipeline transfer carries (each with its handshakes)"},
+        {"zero_one_bucket", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(zero_one_bucket),
+         "with ZeRO >= 1 the gradients are reduced in one collective after the backward, "
+         "whatever overlap_grad_reduce says"},
+        {"runs_few_microbatches", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
+         FK(few_microbatches), "runs 1F1B with fewer than pp - 1 micro-batches"},
+        {"comm_host_op", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(comm_host_op),
+         "each collective inside a layer costs the host one operation (launch + op_overhead) "
+         "before the kernels after it"},
+        {"p2p_serial", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(p2p_serial),
+         "synchronous 1F1B: a stage sends its gradient only after receiving the next "
+         "activation (one blocking transfer at a time) instead of both at once"},
 };
 const size_t plan_framework_nkeys = sizeof plan_framework_keys / sizeof plan_framework_keys[0];
 
@@ -252,6 +282,35 @@ static const char *sched_name(const plan_spec *p, unsigned *bit)
 	return *bit = PLAN_FW_1F1B, "1f1b";
 }
 
+/* The rules of the per-micro-batch block: a 1F1B engine that needs pp - 1
+ * micro-batches (nanotron asserts it: parallel/pipeline_parallel/
+ * engine.py:236-238 at 0e0a27ea), and nanotron's Llama layer code, which has
+ * no experts and always attends with flash-attn's varlen kernel
+ * (models/llama.py:286). */
+static int check_microbatch_rules(const plan_scenario *s, sim_diag *diag)
+{
+	const plan_spec *p = &s->plan;
+	int errors = 0, m = plan_microbatches(p);
+	if (!s->fw.few_microbatches && p->pp > 1 && p->schedule != PLAN_SCHED_GPIPE &&
+	    !s->inference && m < p->pp - 1) {
+		rule_error(s, diag, "parallel", "global_batch", "runs_few_microbatches",
+		           "%d micro-batches with pp = %d under 1F1B (it needs at least pp - 1 = %d)",
+		           m, p->pp, p->pp - 1);
+		errors++;
+	}
+	if (s->fw.layer_kernels == WORK_LAYER_NANOTRON && s->model.moe_experts > 0) {
+		rule_error(s, diag, "model", "moe_experts", "layer_kernels",
+		           "a mixture-of-experts model (its Llama layer code has no experts)");
+		errors++;
+	}
+	if (s->fw.layer_kernels == WORK_LAYER_NANOTRON && !s->flash) {
+		rule_error(s, diag, "train", "attention",
+		           "layer_kernels", "unfused attention (its Llama layer attends with flash-attn)");
+		errors++;
+	}
+	return errors;
+}
+
 int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 {
 	const plan_spec *p = &s->plan;
@@ -297,6 +356,7 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 	               p->offload_optimizer != PLAN_OFFLOAD_NONE && !s->inference,
 	               p->offload_params != PLAN_OFFLOAD_NONE,
 	               p->shard_size > 0 && p->shard_size < p->dp * p->cp};
+	errors += check_microbatch_rules(s, diag);
 	for (size_t i = 0; i < sizeof feats / sizeof feats[0]; i++) {
 		bool runs;
 		memcpy(&runs, (const char *)f + feats[i].flag, sizeof runs);

@@ -309,7 +309,8 @@ work_shard plan_shard(const plan_scenario *s)
 			 .flash = s->flash,
 			 .cp = cp,
 			 .ep = s->plan.ep > 1 ? s->plan.ep : 1,
-			 .flash_impl = (hw_flash_impl)s->fw.flash_impl};
+			 .flash_impl = (hw_flash_impl)s->fw.flash_impl,
+			 .layer_code = s->fw.layer_kernels};
 	return sh;
 }
 

@@ -229,7 +229,28 @@ typedef struct plan_framework {
 	double offload_fill;          /* with the optimizer offloaded, the fraction of the
 				       * HBM left over that the framework fills with
 				       * states anyway (ColossalAI Gemini auto) */
+	/* What a micro-batch costs beyond its tokens, as the framework pays it
+	 * (issue 23; plan_microbatch_cost sums it). The defaults are
+	 * Megatron-Core's: fused layers, gradients accumulated inside the wgrad
+	 * GEMMs, one message per pipeline tensor. */
+	int layer_kernels;          /* work_layer_code: the kernels a layer launches */
+	int grad_accum;             /* plan_grad_accum */
+	int p2p_handshakes;         /* metadata messages before each pipeline tensor */
+	int p2p_host_ops;           /* host operations (synchronisations) per tensor */
+	int p2p_fwd_tensors;        /* tensors one forward transfer carries */
+	bool zero_one_bucket;       /* ZeRO >= 1: one reduction after the backward */
+	bool few_microbatches;      /* runs 1F1B with fewer than pp - 1 micro-batches */
+	bool comm_host_op;          /* each TP/CP/EP collective costs the host an operation */
+	bool p2p_serial;            /* a stage's pipeline transfers one at a time */
 } plan_framework;
+
+/* How gradients are accumulated over micro-batches ([framework] grad_accum):
+ * FUSED inside the weight-gradient GEMMs (Megatron-Core's
+ * gradient_accumulation_fusion adds each wgrad into the fp32 main grad), or
+ * KERNEL: after every micro-batch's backward one add per parameter tensor,
+ * reading the 16-bit gradient and reading and writing the accumulator (fp32
+ * with fp32_grads): nanotron's FP32GradientAccumulator (plan_build). */
+typedef enum { PLAN_ACCUM_FUSED = 0, PLAN_ACCUM_KERNEL } plan_grad_accum;
 
 extern const conf_key plan_framework_keys[]; /* [framework] */
 extern const size_t plan_framework_nkeys;
@@ -702,8 +723,9 @@ int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int stage, in
 
 /* Time of one work item's kernel on gpu in dtype t (GEMMs with their batch,
  * attention on the bf16 path under fp8, memory-bound kernels), launch
- * included; and the net collective a work item's communication is. Shared by
- * plan_build and the sweep pre-screen. */
+ * included (once per kernel an item stands for, work_item.launches); and the
+ * net collective a work item's communication is. Shared by plan_build and the
+ * sweep pre-screen. */
 double plan_kernel_time(const hw_gpu *gpu, hw_dtype t, const work_item *it);
 net_coll plan_comm_coll(work_comm c);
 
@@ -724,8 +746,45 @@ net_coll plan_comm_coll(work_comm c);
  * with pp at fixed compute and is not modelled yet; turn it on where that
  * matters less than the bytes (GPT-3 175B on Selene, Megatron-LM). */
 double plan_p2p_bytes(const plan_scenario *s, double *gather);
+/* The framework's cost of one pipeline transfer beyond its data message
+ * ([framework] p2p_handshakes, p2p_host_ops, p2p_fwd_tensors; build.c):
+ * metadata messages, host synchronisations and extra tensors, on the
+ * pipeline group `pp`. 0 for the default profile. */
+#define PLAN_P2P_META_BYTES 64.0
+double plan_p2p_overhead(const plan_scenario *s, const net_group *pp, bool backward);
 /* Whether pipeline transfers are synchronous under p (see plan_p2p). */
 bool plan_p2p_sync(const plan_spec *p);
+
+/* [framework] grad_accum = kernel: the task that accumulates one micro-batch's
+ * gradients of `stage`'s chunk `chunk` (-1: all its chunks), a memory-bound
+ * item reading the 16-bit gradient and reading and writing the accumulator
+ * (4 + 4 bytes with fp32_grads) per local parameter, one launch per
+ * parameter tensor (build.c, append_grad_accum). False when the framework
+ * accumulates inside the GEMMs (the default). */
+bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_item *out);
+
+/* What one micro-batch costs a stage beyond its tokens (issue 23): the
+ * stage's chains of one micro-batch as plan_build makes them (alpha-beta
+ * collectives), summed. Compute tasks: kernels launched, their GPU time,
+ * the host time to issue them (launch + op_overhead each, and one operation
+ * per collective with comm_host_op), and their time max(GPU, host) per run of
+ * kernels between two collectives; host_exposed = compute - GPU, the host
+ * time the GPU waits for at this micro-batch size (it grows as micro-batches
+ * shrink). Collectives (TP, EP; CP's ring overlaps attention): their count,
+ * time and latency (each one's time at one byte). accum: the gradient
+ * accumulation task (plan_grad_accum_item), max(GPU, host). p2p_fixed: the
+ * framework's overhead of one forward and one backward pipeline transfer
+ * (plan_p2p_overhead; pp > 1). fixed = latency + accum + p2p_fixed +
+ * host_exposed: what the micro-batch pays whatever its tokens (podsim
+ * explain prints it). */
+typedef struct plan_mb_cost {
+	int kernels, collectives;
+	double gpu_s, host_s, compute_s, host_exposed_s;
+	double coll_s, coll_latency_s;
+	double accum_s, p2p_fixed_s;
+	double fixed_s;
+} plan_mb_cost;
+int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out);
 
 /* Build the step's task graph. SIM_OK or SIM_ENOMEM. */
 int plan_build(const plan_scenario *s, plan_graph **out);

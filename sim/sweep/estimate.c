@@ -36,6 +36,20 @@
  *       node's GPUs at the host DRAM rate (30 bytes per parameter; from NVMe
  *       at least 24 bytes per parameter at the NVMe rate) plus the PCIe
  *       copies of the gradients down and the 16-bit weights up.
+ * The framework's per-micro-batch costs (plan.h, plan_mb_cost) enter as the
+ * simulation charges them: an item standing for several kernels pays each
+ * launch (plan_kernel_time); with comm_host_op every collective costs one
+ * more launch + op_overhead; a collective issued beside the next GEMM
+ * (work_item.beside) exposes only max(0, c - g); the gradient accumulation
+ * task (plan_grad_accum_item) is part of every micro-batch's stage time; with
+ * pp > 1 each micro-batch's forward and backward transfer adds the
+ * framework's handshakes and host operations (plan_p2p_overhead) on the
+ * critical path (pp_s), and with p2p_serial one data transfer more per
+ * micro-batch (the gradient sent after the activation received, not beside
+ * it); zero_one_bucket reduces ZeRO-1/2 gradients after the
+ * backward, unoverlapped, and zero_grad_op = all-reduce reduces them with an
+ * all-reduce. Kernels are still summed serially (GPU + host per kernel), an
+ * upper bound of the simulation's max(GPU, host) per run of kernels.
  * Not modelled here (the simulation does): offload_params streaming,
  * expert-DP's separate reduction, uneven per-rank MoE routing beyond the
  * work module's imbalance factor.
@@ -87,6 +101,10 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			                     : ep ? &g->ep
 			                          : &g->tp,
 			                     it[i].comm_bytes);
+			if (it[i].beside && i + 1 < n && it[i + 1].kind == WORK_ITEM_KERNEL)
+				t = fmax(0, t - plan_kernel_time(&s->gpu, sh->dtype, &it[i + 1]));
+			if (s->fw.comm_host_op && !ring)
+				p->comp_s += hw_overhead(&s->gpu);
 			*(ring ? &p->ring_s : &p->block_s) += t;
 		} else if (!only_core || attn) {
 			double t = plan_kernel_time(&s->gpu, sh->dtype, &it[i]);
@@ -163,13 +181,15 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 	double reduce, gather = 0;
 	if (p->zero >= 1) { /* shard group, then the shard across replicas */
 		int z = g->shard.size > 1 ? g->shard.size : 1;
-		reduce = coll_time(s, NET_REDUCESCATTER, &g->shard, grad_bytes) +
+		net_coll op = s->fw.zero_grad_op == PLAN_GRAD_OP_ALL_REDUCE ? NET_ALLREDUCE
+		                                                             : NET_REDUCESCATTER;
+		reduce = coll_time(s, op, &g->shard, grad_bytes) +
 		         coll_time(s, NET_ALLREDUCE, &g->replica, grad_bytes / z);
 		gather = coll_time(s, NET_ALLGATHER, &g->shard, weight_bytes);
 	} else {
 		reduce = coll_time(s, NET_ALLREDUCE, dp, grad_bytes);
 	}
-	if (p->overlap_grad_reduce) {
+	if (p->overlap_grad_reduce && !(p->zero >= 1 && s->fw.zero_one_bucket)) {
 		double bk = plan_bucket_bytes(s);
 		double frac = grad_bytes > bk ? bk / grad_bytes : 1;
 		double hidden = reduce - last_bwd_s;
@@ -227,6 +247,12 @@ static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first
 		prog_add(&x, first, 1);
 	if (st == s->plan.pp - 1)
 		prog_add(&x, last, 1);
+	work_item acc; /* the framework's gradient accumulation, per micro-batch */
+	if (plan_grad_accum_item(s, st, -1, &acc)) {
+		double t = plan_kernel_time(&s->gpu, plan_shard(s).dtype, &acc);
+		x.comp_s += t;
+		x.bwd_s += t;
+	}
 	*layers = L;
 	return x;
 }
@@ -282,8 +308,13 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	double gather, p2p = plan_p2p_bytes(s, &gather); /* per rank; TP all-gather after */
 	if (pp > 1)
 		e->pp_s = 2.0 * (pp - 1) *
-		          (coll_time(s, NET_P2P, &grp.pp, p2p) +
-		           (gather > 0 ? coll_time(s, NET_ALLGATHER, &grp.tp, gather) : 0.0));
+		                  (coll_time(s, NET_P2P, &grp.pp, p2p) +
+		                   (gather > 0 ? coll_time(s, NET_ALLGATHER, &grp.tp, gather) : 0.0)) +
+		          m * (plan_p2p_overhead(s, &grp.pp, false) + plan_p2p_overhead(s, &grp.pp, true));
+	/* p2p_serial: each steady step's gradient send follows the activation
+	 * received instead of running beside it: one more transfer per step */
+	if (pp > 1 && s->fw.p2p_serial && p->vpp <= 1 && plan_p2p_sync(p))
+		e->pp_s += m * coll_time(s, NET_P2P, &grp.pp, p2p);
 	e->dp_s = dp_exposed(s, &grp, grad, weight, last_bwd, e->compute_s, worst);
 	e->optimizer_s = optimizer_time(s, ost, optim);
 	e->step_s = pipe + e->pp_s + e->dp_s + e->optimizer_s;

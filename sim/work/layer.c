@@ -38,37 +38,14 @@
  * saved norm output for the wgrad, overlapped with the dgrad; that all-gather
  * is not listed.
  */
-#include "work.h"
+#include "layer_int.h"
 
 #include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Per-rank sizes of one layer, shared by the programs below. */
-typedef struct dims {
-	double b, s, T; /* micro-batch, sequence, tokens */
-	double Tn;      /* tokens in the norm/residual regions on this rank */
-	double h, t, e; /* e: bytes of a stored activation element */
-	double eg;      /* bytes of a GEMM operand (1 for fp8) */
-	double qkv_n;   /* per-rank width of the fused QKV output */
-	double kv;      /* per-rank K (or V) width */
-	double f;       /* per-rank MLP inner size */
-	double fc1_n;   /* per-rank fc1 output width (2f for SwiGLU) */
-	double V;       /* per-rank vocabulary slice */
-	double ah, dh;  /* query heads per rank, head dimension */
-	double qd;      /* query width per rank, ah * dh (h/t unless head_dim is set) */
-	bool comm, sp, flash;
-	hw_flash_impl impl;
-	int cp;         /* context-parallel ranks (1 = none); s is the local share */
-} dims;
 
-/* A program being written into the caller's array. */
-typedef struct prog {
-	work_item *v;
-	int n;
-} prog;
-
-static dims make_dims(const work_model *m, const work_shard *sh)
+dims wl_dims(const work_model *m, const work_shard *sh)
 {
 	dims d;
 	int t = sh->tp > 0 ? sh->tp : 1;
@@ -99,10 +76,11 @@ static dims make_dims(const work_model *m, const work_shard *sh)
 	d.flash = sh->flash;
 	d.impl = sh->flash_impl;
 	d.cp = sh->cp > 1 ? sh->cp : 1;
+	d.gqa = g != m->heads;
 	return d;
 }
 
-static work_item *push(prog *p, work_item_kind kind, const char *name)
+work_item *wl_push(prog *p, work_item_kind kind, const char *name)
 {
 	assert(p->n < WORK_MAX_ITEMS);
 	work_item *it = &p->v[p->n++];
@@ -114,10 +92,10 @@ static work_item *push(prog *p, work_item_kind kind, const char *name)
 
 /* `batch` GEMMs C[m,n] = A[m,k] B[k,n] in one kernel: 2mnk FLOPs each, reading
  * A and B and writing C. */
-static void gemm_b(prog *p, const dims *d, const char *name, double m, double n, double k,
+void wl_gemm_b(prog *p, const dims *d, const char *name, double m, double n, double k,
 		   double batch)
 {
-	work_item *it = push(p, WORK_ITEM_KERNEL, name);
+	work_item *it = wl_push(p, WORK_ITEM_KERNEL, name);
 	it->kernel = WORK_KERNEL_GEMM;
 	it->m = m;
 	it->n = n;
@@ -129,12 +107,12 @@ static void gemm_b(prog *p, const dims *d, const char *name, double m, double n,
 
 static void gemm(prog *p, const dims *d, const char *name, double m, double n, double k)
 {
-	gemm_b(p, d, name, m, n, k, 1.0);
+	wl_gemm_b(p, d, name, m, n, k, 1.0);
 }
 
-static void mem(prog *p, const char *name, double bytes)
+void wl_mem(prog *p, const char *name, double bytes)
 {
-	work_item *it = push(p, WORK_ITEM_KERNEL, name);
+	work_item *it = wl_push(p, WORK_ITEM_KERNEL, name);
 	it->kernel = WORK_KERNEL_MEM;
 	it->bytes = bytes;
 }
@@ -142,7 +120,7 @@ static void mem(prog *p, const char *name, double bytes)
 static void attn(prog *p, const dims *d, const char *name, double flops, double bytes,
 		 bool backward)
 {
-	work_item *it = push(p, WORK_ITEM_KERNEL, name);
+	work_item *it = wl_push(p, WORK_ITEM_KERNEL, name);
 	it->kernel = WORK_KERNEL_ATTN;
 	it->flops = flops;
 	it->bytes = bytes;
@@ -152,11 +130,11 @@ static void attn(prog *p, const dims *d, const char *name, double flops, double 
 }
 
 /* A TP collective; only emitted when tp > 1. */
-static void comm(prog *p, const dims *d, const char *name, work_comm c, double bytes)
+void wl_comm(prog *p, const dims *d, const char *name, work_comm c, double bytes)
 {
 	if (!d->comm)
 		return;
-	work_item *it = push(p, WORK_ITEM_COMM, name);
+	work_item *it = wl_push(p, WORK_ITEM_COMM, name);
 	it->comm = c;
 	it->comm_bytes = bytes;
 }
@@ -168,20 +146,20 @@ static void comm_reduce(prog *p, const dims *d, const char *ar, const char *rs)
 {
 	double bytes = d->T * d->h * d->e;
 	if (d->sp)
-		comm(p, d, rs, WORK_COMM_REDUCESCATTER, bytes);
+		wl_comm(p, d, rs, WORK_COMM_REDUCESCATTER, bytes);
 	else
-		comm(p, d, ar, WORK_COMM_ALLREDUCE, bytes);
+		wl_comm(p, d, ar, WORK_COMM_ALLREDUCE, bytes);
 }
 
 /* SP only: all-gather of a sequence-sharded [T, h] activation or gradient. */
 static void comm_gather(prog *p, const dims *d, const char *name)
 {
 	if (d->sp)
-		comm(p, d, name, WORK_COMM_ALLGATHER, d->T * d->h * d->e);
+		wl_comm(p, d, name, WORK_COMM_ALLGATHER, d->T * d->h * d->e);
 }
 
 /* Norm: read x, write y (the parameters are negligible). */
-static double norm_bytes(const dims *d)
+double wl_norm_bytes(const dims *d)
 {
 	return 2.0 * d->e * d->Tn * d->h;
 }
@@ -201,12 +179,13 @@ static double act_bytes(const work_model *m, const dims *d)
 
 /* Local queries (s tokens of this rank) against the whole sequence's keys
  * (s * cp): 4*b*s*(s*cp)*h/t, the whole layer's 4*b*S^2*h/t over cp ranks. */
+static double attn_bytes(const dims *d);
+
 static double attn_flops(const dims *d)
 {
 	return 4.0 * d->b * d->s * d->s * d->cp * d->qd;
 }
 
-static double attn_bytes(const dims *d);
 
 /* The attention core as cp ring steps (see work.h); `mult` is 1 forward, 2
  * backward (twice the FLOPs and K/V plus their gradients on the wire). */
@@ -215,7 +194,7 @@ static void attn_ring(prog *p, const dims *d, double mult)
 	double block = 2.0 * d->b * d->s * d->kv * d->e; /* K and V of s tokens */
 	for (int k = 0; k < d->cp; k++) {
 		if (k + 1 < d->cp) {
-			work_item *x = push(p, WORK_ITEM_COMM, "cp_kv");
+			work_item *x = wl_push(p, WORK_ITEM_COMM, "cp_kv");
 			x->comm = WORK_COMM_CP_RING;
 			x->comm_bytes = mult * block;
 			x->cp_step = k + 1;
@@ -252,34 +231,40 @@ static void attn_unfused(prog *p, const dims *d, bool backward)
 	double rows = d->b * d->ah * d->s, scores = rows * d->s;
 	if (!backward) {
 		gemm(p, d, "attn_qk", rows, d->s, d->dh);
-		mem(p, "attn_softmax", 2.0 * d->e * scores);
-		mem(p, "attn_drop", (2.0 * d->e + 1.0) * scores);
+		wl_mem(p, "attn_softmax", 2.0 * d->e * scores);
+		wl_mem(p, "attn_drop", (2.0 * d->e + 1.0) * scores);
 		gemm(p, d, "attn_av", rows, d->dh, d->s);
 		return;
 	}
 	gemm_bwd_dgrad(p, d, "attn_av", rows, d->dh, d->s);
 	gemm_bwd_wgrad(p, d, "attn_av", rows, d->dh, d->s);
-	mem(p, "attn_drop", (2.0 * d->e + 1.0) * scores);
-	mem(p, "attn_softmax", 3.0 * d->e * scores);
+	wl_mem(p, "attn_drop", (2.0 * d->e + 1.0) * scores);
+	wl_mem(p, "attn_softmax", 3.0 * d->e * scores);
 	gemm_bwd_dgrad(p, d, "attn_qk", rows, d->s, d->dh);
 	gemm_bwd_wgrad(p, d, "attn_qk", rows, d->s, d->dh);
+}
+
+void wl_attn_core(prog *p, const dims *d, bool backward)
+{
+	double k = backward ? 2.0 : 1.0;
+	if (d->cp > 1)
+		attn_ring(p, d, k);
+	else if (d->flash)
+		attn(p, d, "attn", k * attn_flops(d), k * attn_bytes(d), backward);
+	else
+		attn_unfused(p, d, backward);
 }
 
 /* ln1 .. resid1: the attention block, forward. */
 static void attention_forward(prog *p, const dims *d)
 {
-	mem(p, "ln1", norm_bytes(d));
+	wl_mem(p, "ln1", wl_norm_bytes(d));
 	comm_gather(p, d, "tp_ag1");
 	gemm(p, d, "qkv", d->T, d->qkv_n, d->h);
-	if (d->cp > 1)
-		attn_ring(p, d, 1.0);
-	else if (d->flash)
-		attn(p, d, "attn", attn_flops(d), attn_bytes(d), false);
-	else
-		attn_unfused(p, d, false);
+	wl_attn_core(p, d, false);
 	gemm(p, d, "proj", d->T, d->h, d->qd);
 	comm_reduce(p, d, "tp_ar1", "tp_rs1");
-	mem(p, "resid1", resid_bytes(d));
+	wl_mem(p, "resid1", resid_bytes(d));
 }
 
 /* The TP-split MLP of per-rank inner size d->f (after ln2, before resid2). */
@@ -288,19 +273,19 @@ static void mlp_forward(prog *p, const work_model *m, const dims *d, const char 
 {
 	comm_gather(p, d, "tp_ag2");
 	gemm(p, d, fc1, d->T, d->fc1_n, d->h);
-	mem(p, "act", act_bytes(m, d));
+	wl_mem(p, "act", act_bytes(m, d));
 	gemm(p, d, fc2, d->T, d->h, d->f);
 	comm_reduce(p, d, "tp_ar2", "tp_rs2");
 }
 
 int work_layer_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
 {
-	dims d = make_dims(m, sh);
+	dims d = wl_dims(m, sh);
 	prog p = {out, 0};
 	attention_forward(&p, &d);
-	mem(&p, "ln2", norm_bytes(&d));
+	wl_mem(&p, "ln2", wl_norm_bytes(&d));
 	mlp_forward(&p, m, &d, "fc1", "fc2");
-	mem(&p, "resid2", resid_bytes(&d));
+	wl_mem(&p, "resid2", resid_bytes(&d));
 	return p.n;
 }
 
@@ -311,7 +296,7 @@ static void gemm_bwd_dgrad_b(prog *p, const dims *d, const char *name, double m,
 {
 	char buf[24];
 	snprintf(buf, sizeof buf, "%s_dgrad", name);
-	gemm_b(p, d, buf, m, k, n, batch);
+	wl_gemm_b(p, d, buf, m, k, n, batch);
 }
 
 static void gemm_bwd_wgrad_b(prog *p, const dims *d, const char *name, double m, double n,
@@ -319,7 +304,7 @@ static void gemm_bwd_wgrad_b(prog *p, const dims *d, const char *name, double m,
 {
 	char buf[24];
 	snprintf(buf, sizeof buf, "%s_wgrad", name);
-	gemm_b(p, d, buf, k, n, m, batch);
+	wl_gemm_b(p, d, buf, k, n, m, batch);
 }
 
 static void gemm_bwd_dgrad(prog *p, const dims *d, const char *name, double m, double n,
@@ -341,7 +326,7 @@ static void mlp_backward(prog *p, const work_model *m, const dims *d, const char
 	comm_gather(p, d, "tp_ag2");
 	gemm_bwd_dgrad(p, d, fc2, d->T, d->h, d->f);
 	gemm_bwd_wgrad(p, d, fc2, d->T, d->h, d->f);
-	mem(p, "act", 2.0 * act_bytes(m, d));
+	wl_mem(p, "act", 2.0 * act_bytes(m, d));
 	gemm_bwd_dgrad(p, d, fc1, d->T, d->fc1_n, d->h);
 	comm_reduce(p, d, "tp_ar2", "tp_rs2");
 	gemm_bwd_wgrad(p, d, fc1, d->T, d->fc1_n, d->h);
@@ -350,29 +335,24 @@ static void mlp_backward(prog *p, const work_model *m, const dims *d, const char
 /* resid1 .. ln1 backward: the attention block. */
 static void attention_backward(prog *p, const dims *d)
 {
-	mem(p, "resid1", 2.0 * resid_bytes(d));
+	wl_mem(p, "resid1", 2.0 * resid_bytes(d));
 	comm_gather(p, d, "tp_ag1");
 	gemm_bwd_dgrad(p, d, "proj", d->T, d->h, d->qd);
 	gemm_bwd_wgrad(p, d, "proj", d->T, d->h, d->qd);
-	if (d->cp > 1)
-		attn_ring(p, d, 2.0);
-	else if (d->flash)
-		attn(p, d, "attn", 2.0 * attn_flops(d), 2.0 * attn_bytes(d), true);
-	else
-		attn_unfused(p, d, true);
+	wl_attn_core(p, d, true);
 	gemm_bwd_dgrad(p, d, "qkv", d->T, d->qkv_n, d->h);
 	comm_reduce(p, d, "tp_ar1", "tp_rs1");
 	gemm_bwd_wgrad(p, d, "qkv", d->T, d->qkv_n, d->h);
-	mem(p, "ln1", 2.0 * norm_bytes(d));
+	wl_mem(p, "ln1", 2.0 * wl_norm_bytes(d));
 }
 
 int work_layer_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
 {
-	dims d = make_dims(m, sh);
+	dims d = wl_dims(m, sh);
 	prog p = {out, 0};
-	mem(&p, "resid2", 2.0 * resid_bytes(&d));
+	wl_mem(&p, "resid2", 2.0 * resid_bytes(&d));
 	mlp_backward(&p, m, &d, "fc1", "fc2");
-	mem(&p, "ln2", 2.0 * norm_bytes(&d));
+	wl_mem(&p, "ln2", 2.0 * wl_norm_bytes(&d));
 	attention_backward(&p, &d);
 	return p.n;
 }
@@ -415,7 +395,7 @@ static dims shared_dims(const work_model *m, const dims *d)
 
 static void a2a(prog *p, const char *name, double bytes)
 {
-	work_item *it = push(p, WORK_ITEM_COMM, name);
+	work_item *it = wl_push(p, WORK_ITEM_COMM, name);
 	it->comm = WORK_COMM_EP_ALLTOALL;
 	it->comm_bytes = bytes;
 }
@@ -429,30 +409,30 @@ static void moe_forward(prog *p, const work_model *m, const work_shard *sh, cons
 		mlp_forward(p, m, &sd, "fc1s", "fc2s");
 	}
 	gemm(p, d, "router", x.Tn, m->moe_experts, d->h);
-	mem(p, "topk", 8.0 * x.Tn * m->moe_experts); /* fp32 scores: read + write */
-	mem(p, "permute", 2.0 * d->e * x.R0 * d->h);
+	wl_mem(p, "topk", 8.0 * x.Tn * m->moe_experts); /* fp32 scores: read + write */
+	wl_mem(p, "permute", 2.0 * d->e * x.R0 * d->h);
 	a2a(p, "ep_dispatch", x.a2a);
-	gemm_b(p, d, "fc1e", rows, x.fc1, d->h, x.local);
-	mem(p, "acte", x.io * d->e * x.R * x.f);
-	gemm_b(p, d, "fc2e", rows, d->h, x.f, x.local);
+	wl_gemm_b(p, d, "fc1e", rows, x.fc1, d->h, x.local);
+	wl_mem(p, "acte", x.io * d->e * x.R * x.f);
+	wl_gemm_b(p, d, "fc2e", rows, d->h, x.f, x.local);
 	a2a(p, "ep_combine", x.a2a);
-	mem(p, "unpermute", d->e * (2.0 * x.R0 + x.Tn) * d->h);
+	wl_mem(p, "unpermute", d->e * (2.0 * x.R0 + x.Tn) * d->h);
 }
 
 static void moe_backward(prog *p, const work_model *m, const work_shard *sh, const dims *d)
 {
 	moe_dims x = make_moe(m, sh, d);
 	double rows = x.R / x.local;
-	mem(p, "unpermute", 2.0 * d->e * (2.0 * x.R0 + x.Tn) * d->h);
+	wl_mem(p, "unpermute", 2.0 * d->e * (2.0 * x.R0 + x.Tn) * d->h);
 	a2a(p, "ep_combine", x.a2a);
 	gemm_bwd_dgrad_b(p, d, "fc2e", rows, d->h, x.f, x.local);
 	gemm_bwd_wgrad_b(p, d, "fc2e", rows, d->h, x.f, x.local);
-	mem(p, "acte", 2.0 * x.io * d->e * x.R * x.f);
+	wl_mem(p, "acte", 2.0 * x.io * d->e * x.R * x.f);
 	gemm_bwd_dgrad_b(p, d, "fc1e", rows, x.fc1, d->h, x.local);
 	gemm_bwd_wgrad_b(p, d, "fc1e", rows, x.fc1, d->h, x.local);
 	a2a(p, "ep_dispatch", x.a2a);
-	mem(p, "permute", 2.0 * d->e * x.R0 * d->h);
-	mem(p, "topk", 8.0 * x.Tn * m->moe_experts);
+	wl_mem(p, "permute", 2.0 * d->e * x.R0 * d->h);
+	wl_mem(p, "topk", 8.0 * x.Tn * m->moe_experts);
 	gemm_bwd_dgrad(p, d, "router", x.Tn, m->moe_experts, d->h);
 	gemm_bwd_wgrad(p, d, "router", x.Tn, m->moe_experts, d->h);
 	if (m->moe_shared_experts > 0) {
@@ -462,9 +442,9 @@ static void moe_backward(prog *p, const work_model *m, const work_shard *sh, con
 }
 
 /* A dense layer of an MoE model has its own inner size. */
-static dims layer_dims(const work_model *m, const work_shard *sh, int layer)
+dims wl_layer_dims(const work_model *m, const work_shard *sh, int layer)
 {
-	dims d = make_dims(m, sh);
+	dims d = wl_dims(m, sh);
 	if (m->moe_experts > 0 && !work_layer_is_moe(m, layer) && m->dense_ffn > 0) {
 		d.f = (double)m->dense_ffn / d.t;
 		d.fc1_n = m->act == WORK_ACT_SWIGLU ? 2.0 * d.f : d.f;
@@ -475,29 +455,33 @@ static dims layer_dims(const work_model *m, const work_shard *sh, int layer)
 int work_layer_forward_at(const work_model *m, const work_shard *sh, int layer,
 			  work_item out[WORK_MAX_ITEMS])
 {
-	dims d = layer_dims(m, sh, layer);
+	dims d = wl_layer_dims(m, sh, layer);
 	prog p = {out, 0};
+	if (sh->layer_code == WORK_LAYER_NANOTRON && !work_layer_is_moe(m, layer))
+		return wl_nanotron_forward(m, &d, out);
 	attention_forward(&p, &d);
-	mem(&p, "ln2", norm_bytes(&d));
+	wl_mem(&p, "ln2", wl_norm_bytes(&d));
 	if (work_layer_is_moe(m, layer))
 		moe_forward(&p, m, sh, &d);
 	else
 		mlp_forward(&p, m, &d, "fc1", "fc2");
-	mem(&p, "resid2", resid_bytes(&d));
+	wl_mem(&p, "resid2", resid_bytes(&d));
 	return p.n;
 }
 
 int work_layer_backward_at(const work_model *m, const work_shard *sh, int layer,
 			   work_item out[WORK_MAX_ITEMS])
 {
-	dims d = layer_dims(m, sh, layer);
+	dims d = wl_layer_dims(m, sh, layer);
 	prog p = {out, 0};
-	mem(&p, "resid2", 2.0 * resid_bytes(&d));
+	if (sh->layer_code == WORK_LAYER_NANOTRON && !work_layer_is_moe(m, layer))
+		return wl_nanotron_backward(m, &d, out);
+	wl_mem(&p, "resid2", 2.0 * resid_bytes(&d));
 	if (work_layer_is_moe(m, layer))
 		moe_backward(&p, m, sh, &d);
 	else
 		mlp_backward(&p, m, &d, "fc1", "fc2");
-	mem(&p, "ln2", 2.0 * norm_bytes(&d));
+	wl_mem(&p, "ln2", 2.0 * wl_norm_bytes(&d));
 	attention_backward(&p, &d);
 	return p.n;
 }
@@ -512,23 +496,27 @@ int work_layer_backward_at(const work_model *m, const work_shard *sh, int layer,
  * then scattered-added into the table slice (about twice the forward bytes). */
 int work_embed_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
 {
-	dims d = make_dims(m, sh);
+	dims d = wl_dims(m, sh);
 	prog p = {out, 0};
-	mem(&p, "embed", 2.0 * d.e * d.T * d.h);
+	if (sh->layer_code == WORK_LAYER_NANOTRON && !m->learned_pos)
+		return wl_nanotron_embed_forward(&d, out);
+	wl_mem(&p, "embed", 2.0 * d.e * d.T * d.h);
 	comm_reduce(&p, &d, "tp_ar_emb", "tp_rs_emb");
 	if (m->learned_pos)
-		mem(&p, "pos", (3.0 * d.e + 1.0) * d.Tn * d.h);
+		wl_mem(&p, "pos", (3.0 * d.e + 1.0) * d.Tn * d.h);
 	return p.n;
 }
 
 int work_embed_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
 {
-	dims d = make_dims(m, sh);
+	dims d = wl_dims(m, sh);
 	prog p = {out, 0};
+	if (sh->layer_code == WORK_LAYER_NANOTRON && !m->learned_pos)
+		return wl_nanotron_embed_backward(&d, out);
 	if (m->learned_pos)
-		mem(&p, "pos", 2.0 * (3.0 * d.e + 1.0) * d.Tn * d.h);
+		wl_mem(&p, "pos", 2.0 * (3.0 * d.e + 1.0) * d.Tn * d.h);
 	comm_gather(&p, &d, "tp_ag_emb");
-	mem(&p, "embed", 4.0 * d.e * d.T * d.h);
+	wl_mem(&p, "embed", 4.0 * d.e * d.T * d.h);
 	return p.n;
 }
 
@@ -543,27 +531,56 @@ int work_embed_backward(const work_model *m, const work_shard *sh, work_item out
  * wgrad, and the final norm. */
 int work_head_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
 {
-	dims d = make_dims(m, sh);
+	dims d = wl_dims(m, sh);
 	prog p = {out, 0};
+	if (sh->layer_code == WORK_LAYER_NANOTRON)
+		return wl_nanotron_head_forward(&d, out);
 	double small = 4.0 * d.T;
-	mem(&p, "lnf", norm_bytes(&d));
+	wl_mem(&p, "lnf", wl_norm_bytes(&d));
 	comm_gather(&p, &d, "tp_ag_head");
 	gemm(&p, &d, "logits", d.T, d.V, d.h);
-	comm(&p, &d, "tp_ar_max", WORK_COMM_ALLREDUCE, small);
-	comm(&p, &d, "tp_ar_tgt", WORK_COMM_ALLREDUCE, small);
-	mem(&p, "xent", d.T * d.V * (d.e + 8.0));
-	comm(&p, &d, "tp_ar_sum", WORK_COMM_ALLREDUCE, small);
+	wl_comm(&p, &d, "tp_ar_max", WORK_COMM_ALLREDUCE, small);
+	wl_comm(&p, &d, "tp_ar_tgt", WORK_COMM_ALLREDUCE, small);
+	wl_mem(&p, "xent", d.T * d.V * (d.e + 8.0));
+	wl_comm(&p, &d, "tp_ar_sum", WORK_COMM_ALLREDUCE, small);
 	return p.n;
 }
 
 int work_head_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
 {
-	dims d = make_dims(m, sh);
+	dims d = wl_dims(m, sh);
 	prog p = {out, 0};
-	mem(&p, "xent", d.T * d.V * (4.0 + d.e));
+	if (sh->layer_code == WORK_LAYER_NANOTRON)
+		return wl_nanotron_head_backward(&d, out);
+	wl_mem(&p, "xent", d.T * d.V * (4.0 + d.e));
 	gemm_bwd_dgrad(&p, &d, "logits", d.T, d.V, d.h);
 	comm_reduce(&p, &d, "tp_ar_head", "tp_rs_head");
 	gemm_bwd_wgrad(&p, &d, "logits", d.T, d.V, d.h);
-	mem(&p, "lnf", 2.0 * norm_bytes(&d));
+	wl_mem(&p, "lnf", 2.0 * wl_norm_bytes(&d));
 	return p.n;
+}
+
+/* ------------------------------------------------- parameter tensors -- */
+
+int work_layer_param_tensors(const work_model *m, const work_shard *sh, int layer)
+{
+	int lin = 2; /* QKV, output projection */
+	if (work_layer_is_moe(m, layer)) {
+		int ep = sh->ep > 1 ? sh->ep : 1;
+		lin += 1 + 2 * (m->moe_experts / ep) + (m->moe_shared_experts > 0 ? 2 : 0);
+	} else {
+		lin += 2; /* fc1 (gate and up), fc2 */
+	}
+	int norms = m->norm == WORK_NORM_LAYERNORM ? 4 : 2;
+	return lin + norms + (m->bias ? lin : 0);
+}
+
+int work_ends_param_tensors(const work_model *m, bool first, bool last)
+{
+	int n = 0;
+	if (first)
+		n += 1 + (m->learned_pos ? 1 : 0);
+	if (last)
+		n += (m->untied_embeddings ? 1 : 0) + (m->norm == WORK_NORM_LAYERNORM ? 2 : 1);
+	return n;
 }

@@ -65,6 +65,23 @@ double work_params_total(const work_model *m);
  * layers the matmul weights a token meets: router, top-k and shared experts. */
 double work_model_flops(const work_model *m, double tokens);
 
+/* The code a framework runs a dense decoder layer, the embedding and the
+ * logits + loss with ([framework] layer_kernels), which sets how many kernels
+ * a layer launches and what the unfused ones move:
+ *  - FUSED: Megatron-Core with Transformer Engine, the programs below (one
+ *    kernel per norm, activation, residual; QKV and the attention core fused);
+ *  - NANOTRON: Hugging Face nanotron's eager Llama code (nanotron.c, every
+ *    kernel cited to models/llama.py and parallel/tensor_parallel at commit
+ *    0e0a27ea, 2025-02-19): layout copies around RoPE, RoPE as two Triton
+ *    kernels, varlen attention's cu_seqlens kernels, SiLU and the gate product
+ *    apart, plain residual adds (and their gradient adds at the forks), the
+ *    fp32 cross-entropy's passes over the logits, and its asynchronous TP
+ *    linears: each column-parallel GEMM split into the local shard beside the
+ *    sequence all-gather and the shards gathered after it, the backward's
+ *    re-gather of the input and its reduce-scatter beside the GEMMs
+ *    (work_item.beside). MoE layers keep the FUSED program. */
+typedef enum { WORK_LAYER_FUSED = 0, WORK_LAYER_NANOTRON } work_layer_code;
+
 /* How one rank executes a layer: the tensor-parallel shard. */
 typedef struct work_shard {
 	int tp;
@@ -83,6 +100,7 @@ typedef struct work_shard {
 	int ep;           /* expert parallelism (0 or 1 = none): the routed experts
 			   * are spread over ep ranks, whole (expert TP 1) */
 	hw_flash_impl flash_impl; /* which fused attention kernel (the framework's) */
+	int layer_code;   /* work_layer_code: the framework's layer code (kernels per layer) */
 } work_shard;
 
 typedef enum { WORK_ITEM_KERNEL = 0, WORK_ITEM_COMM } work_item_kind;
@@ -120,6 +138,15 @@ typedef struct work_item {
 	bool attn_bwd;
 	hw_flash_impl attn_impl;
 	double attn_qhd;
+	/* Kernels this item stands for (0 = 1): an eager framework's run of
+	 * small kernels ("attn_prep": six for the cu_seqlens of varlen
+	 * attention) is one item of their summed bytes; each launch costs the
+	 * host a framework operation (plan_kernel_time, plan/build.c). */
+	int launches;
+	/* A TP collective issued asynchronously that runs beside the next item,
+	 * a GEMM, the item after that waiting for both (nanotron's async TP
+	 * linears; plan/build.c, tp_overlap_at). */
+	bool beside;
 } work_item;
 
 /* A layer's items: about 24 without CP, plus 2 per ring-attention step. */
@@ -224,6 +251,15 @@ typedef struct work_saved {
  * residual stream), /t with SP. Derivations in memory.c. */
 double work_saved_bytes_at(const work_model *m, const work_shard *sh, int layer,
 			   work_recompute rc, const work_saved *sv);
+/* Parameter tensors of layer `layer` on one rank (what a framework that
+ * accumulates gradients tensor by tensor launches a kernel for): QKV and the
+ * output projection, fc1 and fc2 (gate and up fused), or for an MoE layer
+ * the router and two per local expert (experts / ep) plus the shared
+ * experts' two; two norm weights (and two biases with layernorm); with biases
+ * one per linear. Embedding: 1 (+1 learned positions); output: 1 when untied,
+ * plus the final norm's 1 (2 with layernorm). */
+int work_layer_param_tensors(const work_model *m, const work_shard *sh, int layer);
+int work_ends_param_tensors(const work_model *m, bool first, bool last);
 
 /* Bytes of the activation sent between pipeline stages per micro-batch:
  * s*b*h*dtype (divided by t with SP). */

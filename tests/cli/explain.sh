@@ -54,6 +54,32 @@ done
 grep -q "OUT OF MEMORY" "$tmp/oom.txt" || { echo "oom: no verdict"; fail=1; }
 grep -A1 "cut first" "$tmp/oom.txt" | grep -q "recompute = full .* (fits)" ||
 	{ echo "oom: recompute = full is not the first cut"; fail=1; }
+# Section 7 on nanotron-efa-tp16-pp2 (Llama 3 8B: l = 32, h = 4096, 32 heads,
+# 8 KV heads (GQA), f = 14336, V = 128256 untied; tp 16 with SP over 2 nodes,
+# pp 2: 16 layers per stage, b = 1, m = 4). The busiest stage holds the head.
+# Kernel launches (sim/work/nanotron.c), GQA, t > 2 (two gathered-shard GEMMs):
+#   layer forward  ln1 1 + qkv local 1 + rest 2 + layout 3 + kv_pack 2 + rope 2
+#                  + prep 6 + attn 1 + proj 1 + resid 1 + ln2 1 + fc1 1 + 2
+#                  + act 2 + fc2 1 + resid 1 = 28
+#   layer backward fc2 1 + 2 + 1 + act 4 + fc1 2 + ln2 2 + add 1 + proj 4
+#                  + attn 1 + kv 1 + rope 2 + layout 1 + qkv 2 + ln1 2 + add 1 = 27
+#   head forward   lnf 1 + logits 1 + 2 + to_fp32 1 + max 2 + tgt 10 + sum 2
+#                  + loss 8 = 27; backward grad 10 + to_fp32 1 + 2 + lnf 2 = 15
+#   16 x (28 + 27) + 27 + 15 = 922 launches; collectives 16 x (4 + 6) + 4 + 2
+#   = 166; host (922 + 166) x (4 + 20) us = 26.112 ms.
+# Accumulation: 16 layers x 6 tensors + output + final norm = 98 launches.
+# Pipeline: per tensor 21 host operations x 24 us = 504 us; 3 tensors (2
+# forward, 1 backward) = 1.512 ms plus 7 latency-bound p2p messages across
+# nodes (2 handshakes per tensor and the [b, s] mask): 1.512 ms + 7 x ~59 us.
+n=$tmp/nanotron-efa-tp16-pp2.txt
+for want in "922 kernel launches (layer code nanotron) and 166 collectives" \
+	"1088 operations (kernels and collectives)" "= 26.112 ms" "98 launches" \
+	"per tensor 2 handshakes and 21 host operations, 2 forward tensors"; do
+	grep -qF -- "$want" "$n" || { echo "nanotron: missing '$want'"; fail=1; }
+done
+p2p=$(sed -n 's/^ *\([0-9.]*\) ms (one forward and one backward transfer)/\1/p' "$n")
+awk -v x="$p2p" 'BEGIN { exit !(x > 1.512 + 7 * 0.050 && x < 1.512 + 7 * 0.070) }' ||
+	{ echo "nanotron: pipeline overhead $p2p ms not 1.512 ms + 7 x 50-70 us"; fail=1; }
 
 "$podsim" explain --help | grep -q '^usage: podsim explain' || { echo "explain --help"; fail=1; }
 "$podsim" explain >/dev/null 2>&1; [ $? -eq 2 ] || { echo "explain without a file: want 2"; fail=1; }

@@ -111,7 +111,7 @@ static void test_memory(void)
 	s.plan.pp = 4;
 	relayout(&s, vl);
 	s.plan.recompute = WORK_RECOMPUTE_FULL;
-	work_shard sh = {1, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2};
+	work_shard sh = {1, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED};
 	double per = work_activation_bytes(&s.model, &sh, WORK_RECOMPUTE_FULL);
 	double one = work_activation_bytes(&s.model, &sh, WORK_RECOMPUTE_NONE);
 	double grads = 2 * 2 * 8192.0 * 2048, loss = logits * 6 + 4 * sbh;
@@ -614,6 +614,23 @@ static void test_framework_default(void)
 		CHECK_NEAR(x->grad_bucket_per_dp, y->grad_bucket_per_dp, 0);
 		CHECK_INT(x->one_bucket_no_overlap, y->one_bucket_no_overlap);
 		CHECK_INT(x->first_stage_buckets, y->first_stage_buckets);
+		CHECK_INT(x->layer_kernels, y->layer_kernels);
+		CHECK_INT(x->grad_accum, y->grad_accum);
+		CHECK_INT(x->p2p_handshakes, y->p2p_handshakes);
+		CHECK_INT(x->p2p_host_ops, y->p2p_host_ops);
+		CHECK_INT(x->p2p_fwd_tensors, y->p2p_fwd_tensors);
+		CHECK_INT(x->zero_one_bucket, y->zero_one_bucket);
+		CHECK_INT(x->few_microbatches, y->few_microbatches);
+		CHECK_INT(x->comm_host_op, y->comm_host_op);
+		CHECK_INT(x->p2p_serial, y->p2p_serial);
+		/* the default profile pays no per-micro-batch cost beyond its
+		 * kernels' launches (issue 23's keys default to Megatron-Core) */
+		CHECK_INT(x->layer_kernels, WORK_LAYER_FUSED);
+		CHECK_INT(x->grad_accum, PLAN_ACCUM_FUSED);
+		CHECK_INT(x->p2p_handshakes + x->p2p_host_ops, 0);
+		CHECK_INT(x->p2p_fwd_tensors, 1);
+		CHECK(!x->zero_one_bucket && x->few_microbatches && !x->comm_host_op &&
+		      !x->p2p_serial);
 		CHECK_NEAR(a->gpu.framework_s, x->op_overhead_s, 0);
 	}
 	plan_scenario_free(a);

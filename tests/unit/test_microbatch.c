@@ -1,0 +1,415 @@
+/* test_microbatch.c - what a micro-batch costs beyond its tokens (issue 23):
+ * nanotron's layer code (work), the [framework] keys that charge it (plan),
+ * plan_microbatch_cost against the graph plan_build makes, the step the
+ * replay gives, and the pre-screen's closed form (sweep). Each check states
+ * its derivation. */
+#include "../../sim/exec/exec.h"
+#include "../../sim/plan/plan.h"
+#include "../../sim/sweep/sweep.h"
+#include "check.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NANOTRON "tests/golden/nanotron-efa-tp16-pp2.ini"
+#define QUICKSTART "scenarios/quickstart.ini"
+
+static plan_scenario *load(const char *path, const char **sets, size_t n)
+{
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load(path, sets, n, d, &s), SIM_OK);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+	return s;
+}
+
+typedef struct counts {
+	int launches, comms, beside;
+	double gemm_flops;
+} counts;
+
+static counts count(const work_item *it, int n)
+{
+	counts c = {0, 0, 0, 0};
+	for (int i = 0; i < n; i++) {
+		if (it[i].kind == WORK_ITEM_COMM) {
+			c.comms++;
+			c.beside += it[i].beside;
+			/* a collective beside the next item: that item is a GEMM */
+			if (it[i].beside)
+				CHECK(i + 1 < n && it[i + 1].kind == WORK_ITEM_KERNEL &&
+				      it[i + 1].kernel == WORK_KERNEL_GEMM);
+			continue;
+		}
+		c.launches += it[i].launches > 1 ? it[i].launches : 1;
+		if (it[i].kernel == WORK_KERNEL_GEMM)
+			c.gemm_flops += it[i].flops;
+	}
+	return c;
+}
+
+/* nanotron's Llama layer (sim/work/nanotron.c) on Llama 3 8B (GQA: 8 of 32
+ * heads) and its MHA variant:
+ *  - the same GEMM FLOPs as the fused program: the split GEMMs of the async
+ *    column linears (T/t rows + two of (t-1)T/2t) add up to one [T, h] GEMM;
+ *  - launches, t = 4, SP, GQA: forward ln1 1, qkv 1 + 2, layout 3, kv_pack 2,
+ *    rope 2, prep 6, attn 1, proj 1, resid 1, ln2 1, fc1 1 + 2, act 2, fc2 1,
+ *    resid 1 = 28; backward fc2 1 + 2 + 1, act 4, fc1 2, ln2 2, add 1, proj
+ *    1 + 2 + 1, attn 1, kv 1, rope 2, layout 1, qkv 2, ln1 2, add 1 = 27;
+ *    MHA: one layout copy forward (26) and two backward (28); t = 2: one
+ *    gathered-shard GEMM instead of two (forward 26, backward 25);
+ *  - collectives with SP: forward 2 all-gathers beside the local GEMMs and
+ *    2 blocking reduce-scatters; backward 2 all-gathers beside the row
+ *    linears' local dgrads, 2 re-gathers beside the dgrads, 2 reduce-scatters
+ *    beside the wgrads: 4 + 6, 2 + 6 beside; without SP one all-reduce per
+ *    linear pair each way, none beside;
+ *  - the act item moves 5 e T f forward (SiLU 2f, product 3f) against the
+ *    fused kernel's 3 e T f. */
+static void test_nanotron_layer(void)
+{
+	work_model m = {.layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .ffn = 14336,
+	                .vocab = 128256, .seq_len = 4096, .act = WORK_ACT_SWIGLU,
+	                .norm = WORK_NORM_RMSNORM, .untied_embeddings = true};
+	work_item a[WORK_MAX_ITEMS], b[WORK_MAX_ITEMS];
+	for (int t = 1; t <= 4; t *= 2) {
+		for (int sp = 0; sp < 2; sp++) {
+			if (t == 1 && sp)
+				continue;
+			work_shard fu = {t, sp, 1, 4096, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED};
+			work_shard nt = fu;
+			nt.layer_code = WORK_LAYER_NANOTRON;
+			counts cf = count(a, work_layer_forward_at(&m, &fu, 0, a));
+			counts nf = count(b, work_layer_forward_at(&m, &nt, 0, b));
+			CHECK_NEAR(nf.gemm_flops, cf.gemm_flops, 1e-12);
+			counts cb = count(a, work_layer_backward_at(&m, &fu, 0, a));
+			counts nb = count(b, work_layer_backward_at(&m, &nt, 0, b));
+			CHECK_NEAR(nb.gemm_flops, cb.gemm_flops, 1e-12);
+			if (t == 4 && sp) {
+				CHECK_INT(nf.launches, 28);
+				CHECK_INT(nb.launches, 27);
+				CHECK_INT(nf.comms, 4);
+				CHECK_INT(nf.beside, 2);
+				CHECK_INT(nb.comms, 6);
+				CHECK_INT(nb.beside, 6);
+			}
+			if (t == 2 && sp) {
+				CHECK_INT(nf.launches, 26);
+				CHECK_INT(nb.launches, 25);
+			}
+			if (t == 4 && !sp) {
+				CHECK_INT(nf.comms, 2);
+				CHECK_INT(nb.comms, 2);
+				CHECK_INT(nf.beside + nb.beside, 0);
+			}
+			if (t == 1)
+				CHECK_INT(nf.comms + nb.comms, 0);
+		}
+	}
+	work_model mha = m;
+	mha.kv_heads = 32;
+	work_shard nt = {4, true, 1, 4096, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_NANOTRON};
+	CHECK_INT(count(a, work_layer_forward_at(&mha, &nt, 0, a)).launches, 26);
+	CHECK_INT(count(a, work_layer_backward_at(&mha, &nt, 0, a)).launches, 28);
+	int n = work_layer_forward_at(&m, &nt, 0, a);
+	double T = 4096, f = 14336 / 4.0;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(a[i].name, "act"))
+			CHECK_NEAR(a[i].bytes, 5 * 2 * T * f, 1e-12);
+	/* the fp32 loss: 38 bytes per logit of the T x V/t slice (e = 2) */
+	n = work_head_forward(&m, &nt, a);
+	double L = T * 128256 / 4.0, big = 0;
+	for (int i = 0; i < n; i++)
+		if (a[i].kind == WORK_ITEM_KERNEL && a[i].kernel == WORK_KERNEL_MEM &&
+		    strcmp(a[i].name, "lnf") != 0)
+			big += a[i].bytes;
+	CHECK(big >= 38 * L && big < 38 * L * 1.001);
+}
+
+/* The micro-batch's cost as plan_microbatch_cost sums it equals the graph's:
+ * on each stage of the nanotron golden the compute tasks of micro-batch 0
+ * (forward, backward with its accumulation) last compute + accum seconds. */
+static void test_cost_matches_graph(void)
+{
+	plan_scenario *s = load(NANOTRON, NULL, 0);
+	plan_graph *g = NULL;
+	if (s && plan_build(s, &g) == SIM_OK) {
+		for (int st = 0; st < s->plan.pp; st++) {
+			plan_mb_cost c;
+			CHECK_INT(plan_microbatch_cost(s, st, &c), SIM_OK);
+			double sum = 0;
+			for (size_t i = 0; i < g->ntasks; i++) {
+				const plan_task *t = &g->tasks[i];
+				if (t->rank == st && t->mb == 0 && t->stream == PLAN_STREAM_COMPUTE)
+					sum += sim_time_to_s(t->dur);
+			}
+			CHECK_NEAR(sum, c.compute_s + c.accum_s, 1e-9);
+			CHECK(c.accum_s > 0 && c.coll_latency_s > 0 && c.p2p_fixed_s > 0);
+			CHECK_NEAR(c.fixed_s,
+			           c.coll_latency_s + c.accum_s + c.p2p_fixed_s + c.host_exposed_s, 1e-12);
+		}
+	}
+	plan_graph_free(g);
+	plan_scenario_free(s);
+}
+
+/* comm_host_op with a host-bound framework (op_overhead = 1 s): every
+ * kernel and every collective costs the host 1.000004 s (launch 4 us), and
+ * on stage 0 of the quickstart each collective is followed by a kernel of
+ * its chain, so the host time of one micro-batch is exactly (kernels +
+ * collectives) x 1.000004 s, all of it the compute time (host-bound); without
+ * comm_host_op it is kernels x 1.000004 s. */
+static void test_comm_host_op(void)
+{
+	const char *on[] = {"framework.op_overhead=1 s", "framework.comm_host_op=true"};
+	for (int k = 0; k < 2; k++) {
+		plan_scenario *s = load(QUICKSTART, on, k ? 2 : 1);
+		plan_mb_cost c;
+		if (s && plan_microbatch_cost(s, 0, &c) == SIM_OK) {
+			int ops = c.kernels + (k ? c.collectives : 0);
+			CHECK(c.collectives > 0);
+			CHECK_NEAR(c.host_s, ops * 1.000004, 1e-12);
+			CHECK_NEAR(c.compute_s, c.host_s, 1e-12);
+		}
+		plan_scenario_free(s);
+	}
+}
+
+/* grad_accum = kernel on the quickstart shrunk to one node's two GPUs (tp 2,
+ * no pipeline, no DP: the compute stream alone sets the step): each
+ * micro-batch ends with one accumulation task of max(GPU, host) seconds,
+ * GPU = launches x 4 us + bytes / HBM, host = launches x (4 + 20) us, with
+ * bytes = local parameters x (2 + 2 x 4) (bf16 gradient into an fp32
+ * accumulator, as Megatron-Core's default fp32_grads: 2 + 2 x 4) and one launch per
+ * parameter tensor: the GPT layer's 4 weights, 4 biases and 4 layernorm
+ * tensors, 12 x 24 layers, plus the token and position embeddings and the
+ * final layernorm's 2 (tied output): 292. The step grows by exactly m x that
+ * task (m = 128 / 4 = 32). */
+static void test_grad_accum(void)
+{
+	const char *base[] = {"cluster.nodes=1", "node.gpus=2", "parallel.pp=1", "parallel.dp=1"};
+	const char *with[] = {"cluster.nodes=1", "node.gpus=2", "parallel.pp=1", "parallel.dp=1",
+	                      "framework.grad_accum=kernel"};
+	plan_scenario *a = load(QUICKSTART, base, 4), *b = load(QUICKSTART, with, 5);
+	work_item it;
+	if (a && b) {
+		CHECK(!plan_grad_accum_item(a, 0, -1, &it));
+		CHECK(plan_grad_accum_item(b, 0, -1, &it));
+		const work_model *m = &b->model;
+		double local = (m->layers * work_params_layer(m) + work_params_embedding(m) +
+		                work_params_output(m)) / 2;
+		CHECK_NEAR(it.bytes, local * 10, 1e-12);
+		CHECK_INT(it.launches, 292);
+		double gpu = it.launches * b->gpu.launch_s + hw_mem_time(&b->gpu, it.bytes) -
+		             hw_overhead(&b->gpu);
+		double host = it.launches * (b->gpu.launch_s + b->gpu.framework_s);
+		double task = fmax(gpu, host);
+		exec_result *r = malloc(2 * sizeof *r);
+		if (r && exec_run(a, &r[0]) == SIM_OK && exec_run(b, &r[1]) == SIM_OK)
+			CHECK_NEAR(r[1].step_s - r[0].step_s, 32 * task, 1e-6);
+		free(r);
+		plan_mb_cost c;
+		CHECK_INT(plan_microbatch_cost(b, 0, &c), SIM_OK);
+		CHECK_NEAR(c.accum_s, task, 1e-9);
+	}
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+}
+
+/* Pipeline transfers (quickstart, pp 2, synchronous 1F1B): with
+ * p2p_host_ops = 10 every transfer lasts 10 x (4 + 20) us = 240 us longer;
+ * with 2 handshakes 2 more p2p messages of 64 B on the pipeline group; with
+ * p2p_fwd_tensors = 3 a forward transfer carries three tensors (each with its
+ * host operations and handshakes) and two b s byte messages more
+ * (plan_p2p_overhead); every PP task of the graph carries the overhead of its
+ * direction. */
+static void test_p2p_overhead(void)
+{
+	const char *k[] = {"framework.p2p_host_ops=10", "framework.p2p_handshakes=2",
+	                   "framework.p2p_fwd_tensors=3"};
+	plan_scenario *a = load(QUICKSTART, NULL, 0), *b = load(QUICKSTART, k, 3);
+	plan_graph *ga = NULL, *gb = NULL;
+	if (a && b && plan_build(a, &ga) == SIM_OK && plan_build(b, &gb) == SIM_OK) {
+		plan_groups grp;
+		plan_make_groups(b, &grp);
+		net_cost meta, mask;
+		CHECK_INT(net_collective(&b->cluster, NET_P2P, &grp.pp, PLAN_P2P_META_BYTES, &meta),
+		          SIM_OK);
+		CHECK_INT(net_collective(&b->cluster, NET_P2P, &grp.pp, 4.0 * 2048, &mask), SIM_OK);
+		double one = 10 * 24e-6 + 2 * meta.time_s;
+		double fwd = 3 * one + 2 * mask.time_s, bwd = one;
+		CHECK_NEAR(plan_p2p_overhead(b, &grp.pp, false), fwd, 1e-12);
+		CHECK_NEAR(plan_p2p_overhead(b, &grp.pp, true), bwd, 1e-12);
+		CHECK_NEAR(plan_p2p_overhead(a, &grp.pp, false), 0, 0);
+		CHECK_INT(ga->ntasks, gb->ntasks);
+		int n = 0, bad = 0;
+		for (size_t i = 0; i < ga->ntasks && ga->ntasks == gb->ntasks; i++) {
+			if (ga->tasks[i].kind != PLAN_TASK_PP)
+				continue;
+			n++;
+			double want = ga->tasks[i].stream == PLAN_STREAM_PP_FWD ? fwd : bwd;
+			double got = sim_time_to_s(gb->tasks[i].dur - ga->tasks[i].dur);
+			bad += fabs(got - want) > 2e-12;
+		}
+		CHECK_INT(n, 2 * 8); /* one transfer each way per micro-batch, m = 128 / 16 */
+		CHECK_INT(bad, 0);
+	}
+	plan_graph_free(ga);
+	plan_graph_free(gb);
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+}
+
+/* p2p_serial (nanotron's one blocking transfer at a time): on the quickstart
+ * (pp 2, 1F1B, m = 8) stage 1 runs F0 B0 F1 B1 ... F7 B7: each of B0..B6 is
+ * followed by a forward, so 7 gradient sends wait for the activation
+ * received before that forward: 7 more edges, and a step no shorter. */
+static void test_p2p_serial(void)
+{
+	const char *on[] = {"framework.p2p_serial=true"};
+	plan_scenario *a = load(QUICKSTART, NULL, 0), *b = load(QUICKSTART, on, 1);
+	plan_graph *ga = NULL, *gb = NULL;
+	if (a && b && plan_build(a, &ga) == SIM_OK && plan_build(b, &gb) == SIM_OK) {
+		CHECK_INT(gb->nedges - ga->nedges, 7);
+		exec_result *r = malloc(2 * sizeof *r);
+		if (r && exec_run(a, &r[0]) == SIM_OK && exec_run(b, &r[1]) == SIM_OK)
+			CHECK(r[1].step_s >= r[0].step_s);
+		free(r);
+	}
+	plan_graph_free(ga);
+	plan_graph_free(gb);
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+}
+
+static bool has_edge(const plan_graph *g, uint32_t from, uint32_t to)
+{
+	for (size_t i = 0; i < g->nedges; i++)
+		if (g->edges[i].from == from && g->edges[i].to == to)
+			return true;
+	return false;
+}
+
+/* The async TP linears in the graph: nanotron on tp 16 with SP, no pipeline
+ * (dp 2, 4 nodes). A collective issued beside a GEMM is a TP task whose next
+ * task (the GEMM) does not wait for it, while a later task does. Per
+ * micro-batch: 2 forward and 6 backward per layer (test_nanotron_layer), the
+ * lm_head's all-gather forward and its re-gather and reduce-scatter
+ * backward: 8 x 32 + 3 = 259; m = 4 micro-batches (global 8 / (1 x 2)):
+ * 1036. */
+static void test_beside_graph(void)
+{
+	const char *sets[] = {"parallel.pp=1", "parallel.dp=2", "parallel.global_batch=8"};
+	plan_scenario *s = load(NANOTRON, sets, 3);
+	plan_graph *g = NULL;
+	if (s && plan_build(s, &g) == SIM_OK) {
+		int beside = 0, joined = 0;
+		for (uint32_t i = 0; i + 1 < g->ntasks; i++) {
+			if (g->tasks[i].kind != PLAN_TASK_TP || g->tasks[i + 1].stream != PLAN_STREAM_COMPUTE)
+				continue;
+			if (has_edge(g, i, i + 1))
+				continue;
+			beside++;
+			for (size_t e = 0; e < g->nedges; e++)
+				if (g->edges[e].from == i && g->edges[e].to > i + 1) {
+					joined++;
+					break;
+				}
+		}
+		CHECK_INT(beside, 1036);
+		CHECK_INT(joined, beside);
+	}
+	plan_graph_free(g);
+	plan_scenario_free(s);
+}
+
+/* zero_one_bucket (nanotron, ZeRO-1): the gradients of a stage are reduced in
+ * one all-reduce after the backward, then the optimizer's all-gather: two DP
+ * tasks per rank class, against several buckets without the rule. */
+static void test_zero_one_bucket(void)
+{
+	const char *one[] = {"parallel.pp=1", "parallel.dp=2", "parallel.global_batch=8",
+	                     "parallel.zero=1"};
+	const char *many[] = {"parallel.pp=1", "parallel.dp=2", "parallel.global_batch=8",
+	                      "parallel.zero=1", "framework.zero_one_bucket=false"};
+	for (int k = 0; k < 2; k++) {
+		plan_scenario *s = load(NANOTRON, k ? many : one, k ? 5 : 4);
+		plan_graph *g = NULL;
+		if (s && plan_build(s, &g) == SIM_OK) {
+			int n = 0;
+			for (size_t i = 0; i < g->ntasks; i++)
+				n += g->tasks[i].kind == PLAN_TASK_DP;
+			if (k == 0)
+				CHECK_INT(n, 2);
+			else
+				CHECK(n > 2);
+		}
+		plan_graph_free(g);
+		plan_scenario_free(s);
+	}
+}
+
+/* The profile file reads as cited (topologies/frameworks/nanotron.ini). */
+static void test_profile(void)
+{
+	plan_scenario *s = load(NANOTRON, NULL, 0);
+	if (s) {
+		CHECK_STR(s->fw.name, "nanotron");
+		CHECK_INT(s->fw.layer_kernels, WORK_LAYER_NANOTRON);
+		CHECK_INT(s->fw.grad_accum, PLAN_ACCUM_KERNEL);
+		CHECK_INT(s->fw.p2p_handshakes, 2);
+		CHECK_INT(s->fw.p2p_host_ops, 21);
+		CHECK_INT(s->fw.p2p_fwd_tensors, 2);
+		CHECK(s->fw.zero_one_bucket && s->fw.comm_host_op && !s->fw.few_microbatches);
+		CHECK(s->fw.p2p_serial);
+		CHECK(s->plan.fp32_grads && s->plan.overlap_grad_reduce);
+	}
+	plan_scenario_free(s);
+}
+
+/* The pre-screen charges the same terms: with grad_accum = kernel its compute
+ * grows by m x the accumulation item's serial time (kernels are summed
+ * serially there: plan_kernel_time), and with p2p_host_ops = 10 its pipeline
+ * term by m x 2 x 240 us (one transfer each way per micro-batch). */
+static void test_estimate(void)
+{
+	const char *acc[] = {"framework.grad_accum=kernel"};
+	const char *p2p[] = {"framework.p2p_host_ops=10"};
+	plan_scenario *a = load(QUICKSTART, NULL, 0), *b = load(QUICKSTART, acc, 1),
+	              *c = load(QUICKSTART, p2p, 1);
+	if (a && b && c) {
+		sweep_estimate ea, eb, ec;
+		sweep_estimate_plan(a, &ea);
+		sweep_estimate_plan(b, &eb);
+		sweep_estimate_plan(c, &ec);
+		int m = plan_microbatches(&a->plan), hit = 0;
+		work_item it;
+		/* the bottleneck stage's item (the same stage in both) */
+		for (int st = 0; st < b->plan.pp; st++)
+			if (plan_grad_accum_item(b, st, -1, &it))
+				hit += fabs(eb.compute_s - ea.compute_s -
+				            m * plan_kernel_time(&b->gpu, b->dtype, &it)) < 1e-9;
+		CHECK_INT(hit, 1);
+		CHECK(eb.step_s > ea.step_s);
+		CHECK_NEAR(ec.pp_s - ea.pp_s, m * 2 * 10 * 24e-6, 1e-9);
+	}
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+	plan_scenario_free(c);
+}
+
+int main(void)
+{
+	test_nanotron_layer();
+	test_cost_matches_graph();
+	test_comm_host_op();
+	test_grad_accum();
+	test_p2p_overhead();
+	test_p2p_serial();
+	test_beside_graph();
+	test_zero_one_bucket();
+	test_profile();
+	test_estimate();
+	return check_done();
+}
