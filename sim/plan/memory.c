@@ -310,7 +310,10 @@ work_shard plan_shard(const plan_scenario *s)
 			 .cp = cp,
 			 .ep = s->plan.ep > 1 ? s->plan.ep : 1,
 			 .flash_impl = (hw_flash_impl)s->fw.flash_impl,
-			 .layer_code = s->fw.layer_kernels};
+			 .layer_code = s->fw.layer_kernels,
+			 .loss = s->train.chunked_loss ? WORK_LOSS_CHUNKED : s->fw.loss,
+			 .loss_fp32 = (s->train.policy == PLAN_POLICY_AMP || s->train.autocast) &&
+				      s->fw.saved_tensors != WORK_SAVED_FUSED};
 	return sh;
 }
 

@@ -152,6 +152,9 @@ typedef enum {
 	PLAN_LOSS_CHUNKED_16BIT,      /* 16-bit chunks and log-softmax (lit-gpt 2023) */
 	PLAN_LOSS_16BIT               /* cross_entropy on the 16-bit logits */
 } plan_loss;
+_Static_assert((int)PLAN_LOSS_16BIT == (int)WORK_LOSS_16BIT &&
+		       (int)PLAN_LOSS_CHUNKED == (int)WORK_LOSS_CHUNKED,
+	       "plan_loss and work_loss share their order");
 /* When gradients exist: a buffer allocated once (Megatron's main_grad, in
  * the fp32_grads dtype), or param.grad from the first backward until the
  * optimizer's zero_grad (PyTorch's default). */

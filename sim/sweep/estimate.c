@@ -31,8 +31,7 @@
  *       micro-batch's backward (at least the last bucket); ZeRO-3: per layer
  *       and micro-batch two all-gathers and a reduce-scatter, exposed where
  *       they outlast compute;
- *   optimizer: Adam touching 30 bytes per local parameter on the GPU (as
- *       plan/build.c); offloaded (offload_optimizer) the CPU step of the
+ *   optimizer: plan_optimizer_time on the GPU (as plan/build.c); offloaded (offload_optimizer) the CPU step of the
  *       node's GPUs at the host DRAM rate (30 bytes per parameter; from NVMe
  *       at least 24 bytes per parameter at the NVMe rate) plus the PCIe
  *       copies of the gradients down and the 16-bit weights up.
@@ -48,8 +47,8 @@
  * micro-batch (the gradient sent after the activation received, not beside
  * it); zero_one_bucket reduces ZeRO-1/2 gradients after the
  * backward, unoverlapped, and zero_grad_op = all-reduce reduces them with an
- * all-reduce. Kernels are still summed serially (GPU + host per kernel), an
- * upper bound of the simulation's max(GPU, host) per run of kernels.
+ * all-reduce. Kernels between blocking collectives take max(GPU, host) per
+ * run, as in the simulation.
  * Not modelled here (the simulation does): offload_params streaming,
  * expert-DP's separate reduction, uneven per-rank MoE routing beyond the
  * work module's imbalance factor.
@@ -85,10 +84,16 @@ static bool is_wgrad(const work_item *it)
 }
 
 /* Sum a program; only_core keeps the attention core and its ring transfers
- * (what selective recomputation re-runs). */
+ * (what selective recomputation re-runs). Kernels between two blocking
+ * collectives form a run that takes max(GPU, host), as plan_build's chains:
+ * each kernel costs the GPU its time less the framework's per-op part, and
+ * the host its launches and that part (with comm_host_op a collective adds
+ * one host operation to the run after it). */
 static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_groups *g,
                       const work_item *it, int n, bool only_core, prog *p)
 {
+	const hw_gpu *gpu = &s->gpu;
+	double run_g = 0, run_h = 0;
 	for (int i = 0; i < n; i++) {
 		bool attn = !strncmp(it[i].name, "attn", 4);
 		if (it[i].kind == WORK_ITEM_COMM) {
@@ -102,17 +107,24 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			                          : &g->tp,
 			                     it[i].comm_bytes);
 			if (it[i].beside && i + 1 < n && it[i + 1].kind == WORK_ITEM_KERNEL)
-				t = fmax(0, t - plan_kernel_time(&s->gpu, sh->dtype, &it[i + 1]));
+				t = fmax(0, t - plan_kernel_time(gpu, sh->dtype, &it[i + 1]));
+			if (!ring) { /* a blocking collective ends the run */
+				p->comp_s += fmax(run_g, run_h);
+				run_g = run_h = 0;
+			}
 			if (s->fw.comm_host_op && !ring)
-				p->comp_s += hw_overhead(&s->gpu);
+				run_h += hw_overhead(gpu);
 			*(ring ? &p->ring_s : &p->block_s) += t;
 		} else if (!only_core || attn) {
-			double t = plan_kernel_time(&s->gpu, sh->dtype, &it[i]);
-			p->comp_s += t;
+			double t = plan_kernel_time(gpu, sh->dtype, &it[i]);
+			int nk = it[i].launches > 1 ? it[i].launches : 1;
+			run_g += t - nk * gpu->framework_s;
+			run_h += nk * (gpu->launch_s + gpu->framework_s);
 			p->attn_s += attn ? t : 0;
 			p->w_s += is_wgrad(&it[i]) ? t : 0;
 		}
 	}
+	p->comp_s += fmax(run_g, run_h);
 }
 
 /* One micro-batch of layer `layer`: forward, backward and recomputation. */

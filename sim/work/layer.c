@@ -522,27 +522,91 @@ int work_embed_backward(const work_model *m, const work_shard *sh, work_item out
 
 /* Logits and loss (last stage): final norm on Tn tokens; with SP an all-gather
  * of its output; the logits GEMM [T, h] x [h, V/t] (column parallel over the
- * vocabulary); the vocab-parallel softmax cross-entropy, memory-bound on the
- * T x V/t logits (read them in e bytes, write and re-read the fp32 exponentials
- * kept for backward: T*V/t*(e + 8)), with three small all-reduces of T fp32
- * values each (Megatron: the row maximum, the target logit, the sum of
- * exponentials). Backward: the cross-entropy gradient (read fp32, write e),
- * the logits dgrad, its all-reduce (reduce-scatter with SP) of T*h*e, the
- * wgrad, and the final norm. */
+ * vocabulary); then the cross-entropy, memory-bound on the T x V/t logits,
+ * as the framework's code runs it (sh->loss; xent_bytes below). The
+ * vocabulary-parallel loss adds three small all-reduces of T fp32 values
+ * (Megatron: the row maximum, the target logit, the sum of exponentials).
+ * Backward: the cross-entropy gradient, the logits dgrad, its all-reduce
+ * (reduce-scatter with SP) of T*h*e, the wgrad, and the final norm. */
+
+/* Bytes per logit the cross-entropy moves, forward (*f) and backward (*b),
+ * and the kernels it launches (*nf, *nb), e the logits' element size. Each
+ * PyTorch operation reads its inputs and writes its output once; a
+ * (log-)softmax over the vocabulary reads its input three times (the
+ * maximum, the sum of exponentials, the write pass: cunn_SoftMaxForward in
+ * ATen's SoftMax.cu) and writes once: 3i + o; its backward reads the
+ * gradient twice (its sum, then the write pass) and the output once:
+ * 2o + o + o. The tensors are those of plan_loss_bytes (memory.c), cited
+ * there:
+ *   vocab-parallel  Megatron's cross_entropy.py, in place on an fp32 copy:
+ *                   .float() e + 4, max 4, subtract 8, exp 8, sum 4,
+ *                   divide 8 = e + 36; backward: the gradient scaled in
+ *                   place 8, cast to e by .float()'s backward 4 + e = 12 + e
+ *                   (6 + ~10 small kernels forward, 3 backward)
+ *   upcast-shift    HF Llama: .float() e + 4, the shifted contiguous copy
+ *                   8, log-softmax 16 (nll's gather is per token) = e + 28;
+ *                   backward: nll's zero-filled gradient 4, log-softmax's
+ *                   16, the slice's backward (zeros, copy) 12, .float()'s
+ *                   4 + e = 36 + e
+ *   upcast          cross_entropy(logits.float()): e + 20; 24 + e
+ *   shift           no upcast: copy 2e, log-softmax 4e = 6e; backward
+ *                   e + 4e + 3e = 8e; under autocast the log-softmax runs
+ *                   on an fp32 cast: 2e + (e + 4) + 16 = 3e + 20 and
+ *                   4 + 16 + (4 + e) + 3e = 24 + 4e
+ *   16-bit,         log-softmax on the 16-bit logits 4e; backward
+ *   chunked-16bit   e + 4e = 5e (chunks change the peak, not the bytes)
+ *   chunked         compiled per chunk (torchtune): the upcast, softmax and
+ *                   gradient fused in registers: read the logits twice 2e,
+ *                   backward read and write 2e plus a re-read e = 3e. */
+static void xent_bytes(const work_shard *sh, double e, double *f, double *b, int *nf, int *nb)
+{
+	switch (sh->loss) {
+	case WORK_LOSS_UPCAST_SHIFT:
+		*f = e + 28, *b = 36 + e, *nf = 5, *nb = 6;
+		return;
+	case WORK_LOSS_UPCAST:
+		*f = e + 20, *b = 24 + e, *nf = 4, *nb = 4;
+		return;
+	case WORK_LOSS_SHIFT:
+		if (sh->loss_fp32)
+			*f = 3 * e + 20, *b = 24 + 4 * e, *nf = 5, *nb = 6;
+		else
+			*f = 6 * e, *b = 8 * e, *nf = 4, *nb = 5;
+		return;
+	case WORK_LOSS_16BIT:
+	case WORK_LOSS_CHUNKED_16BIT:
+		*f = 4 * e, *b = 5 * e, *nf = 3, *nb = 3;
+		return;
+	case WORK_LOSS_CHUNKED:
+		*f = 2 * e, *b = 3 * e, *nf = 2, *nb = 2;
+		return;
+	default:
+		*f = e + 36, *b = 12 + e, *nf = 16, *nb = 3;
+		return;
+	}
+}
+
 int work_head_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
 {
 	dims d = wl_dims(m, sh);
 	prog p = {out, 0};
 	if (sh->layer_code == WORK_LAYER_NANOTRON)
 		return wl_nanotron_head_forward(&d, out);
-	double small = 4.0 * d.T;
+	double small = 4.0 * d.T, f, b;
+	int nf, nb;
+	xent_bytes(sh, d.e, &f, &b, &nf, &nb);
 	wl_mem(&p, "lnf", wl_norm_bytes(&d));
 	comm_gather(&p, &d, "tp_ag_head");
 	gemm(&p, &d, "logits", d.T, d.V, d.h);
-	wl_comm(&p, &d, "tp_ar_max", WORK_COMM_ALLREDUCE, small);
-	wl_comm(&p, &d, "tp_ar_tgt", WORK_COMM_ALLREDUCE, small);
-	wl_mem(&p, "xent", d.T * d.V * (d.e + 8.0));
-	wl_comm(&p, &d, "tp_ar_sum", WORK_COMM_ALLREDUCE, small);
+	bool vp = sh->loss == WORK_LOSS_VOCAB_PARALLEL;
+	if (vp) {
+		wl_comm(&p, &d, "tp_ar_max", WORK_COMM_ALLREDUCE, small);
+		wl_comm(&p, &d, "tp_ar_tgt", WORK_COMM_ALLREDUCE, small);
+	}
+	wl_mem(&p, "xent", d.T * d.V * f);
+	p.v[p.n - 1].launches = nf;
+	if (vp)
+		wl_comm(&p, &d, "tp_ar_sum", WORK_COMM_ALLREDUCE, small);
 	return p.n;
 }
 
@@ -552,7 +616,11 @@ int work_head_backward(const work_model *m, const work_shard *sh, work_item out[
 	prog p = {out, 0};
 	if (sh->layer_code == WORK_LAYER_NANOTRON)
 		return wl_nanotron_head_backward(&d, out);
-	wl_mem(&p, "xent", d.T * d.V * (4.0 + d.e));
+	double f, b;
+	int nf, nb;
+	xent_bytes(sh, d.e, &f, &b, &nf, &nb);
+	wl_mem(&p, "xent", d.T * d.V * b);
+	p.v[p.n - 1].launches = nb;
 	gemm_bwd_dgrad(&p, &d, "logits", d.T, d.V, d.h);
 	comm_reduce(&p, &d, "tp_ar_head", "tp_rs_head");
 	gemm_bwd_wgrad(&p, &d, "logits", d.T, d.V, d.h);

@@ -243,8 +243,8 @@ int wl_nanotron_embed_backward(const dims *d, work_item *out)
  * gather, clone (9 small), all-reduce SUM of the target logits; exp in place (8)
  * and its row sum (4), all-reduce SUM; log, subtract, div_ in place (8) and
  * masked_mean's four kernels and the division by the micro-batch count (7
- * small). In all 38 bytes per logit (e = 2) over 25 launches, against the fused
- * loss's e + 8. The three all-reduces carry T fp32 values each. Backward
+ * small). In all 38 bytes per logit (e = 2) over 25 launches, as Megatron's
+ * vocabulary-parallel loss (layer.c, xent_bytes) with more small kernels. The three all-reduces carry T fp32 values each. Backward
  * (TF:90-105): the loss's small kernels, arange, the target's float, subtract
  * and index_put (9 small), grad_input.mul_ (8 per logit), the fp32 cast's
  * backward (4 + e), the lm_head's column backward, the norm's (2 launches). */

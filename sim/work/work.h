@@ -101,7 +101,22 @@ typedef struct work_shard {
 			   * are spread over ep ranks, whole (expert TP 1) */
 	hw_flash_impl flash_impl; /* which fused attention kernel (the framework's) */
 	int layer_code;   /* work_layer_code: the framework's layer code (kernels per layer) */
+	int loss;         /* work_loss: the loss's code (the fused layer code's head) */
+	bool loss_fp32;   /* autocast: cross_entropy runs its log-softmax in fp32 */
 } work_shard;
+
+/* The loss's implementation (plan's [framework] loss, same order): which
+ * passes the head's cross-entropy makes over the T x V/t logits, see
+ * work_head_forward. */
+typedef enum {
+	WORK_LOSS_VOCAB_PARALLEL = 0,
+	WORK_LOSS_UPCAST_SHIFT,
+	WORK_LOSS_SHIFT,
+	WORK_LOSS_UPCAST,
+	WORK_LOSS_CHUNKED,
+	WORK_LOSS_CHUNKED_16BIT,
+	WORK_LOSS_16BIT
+} work_loss;
 
 typedef enum { WORK_ITEM_KERNEL = 0, WORK_ITEM_COMM } work_item_kind;
 typedef enum { WORK_KERNEL_GEMM = 0, WORK_KERNEL_ATTN, WORK_KERNEL_MEM } work_kernel;
