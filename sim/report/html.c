@@ -594,7 +594,7 @@ int report_html_timeline(const char *scenario_text, const exec_result *stored, e
 	int rc = d && r ? plan_scenario_load_string(scenario_text, "stored run", ".", d, &s)
 	                : SIM_ENOMEM;
 	if (rc == SIM_OK) {
-		exec_views v = {NULL, NULL, 0, tl};
+		exec_views v = {NULL, NULL, 0, tl, NULL};
 		rc = exec_run_views(s, r, &v);
 	}
 	if (rc == SIM_OK && fabs(r->step_s - stored->step_s) > 1e-9 * stored->step_s) {
