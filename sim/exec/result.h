@@ -76,6 +76,8 @@ typedef struct exec_step_spread {
 	uint64_t seed;    /* the RNG seed of the draws (the scenario's) */
 	double corr;      /* the share of a call's log-slowdown common to the step */
 	double p05_s, p10_s, p50_s, p90_s, p95_s; /* step-time quantiles */
+	double p95_lo_s, p95_hi_s; /* the p95's sampling error: the order statistics
+				    * bounding the true p95 with about 95 % confidence */
 	int varying;      /* tasks whose duration varies (collectives across nodes) */
 } exec_step_spread;
 

@@ -135,6 +135,7 @@ void report_json_buf(sim_buf *b, const exec_result *r, int64_t run_id)
 		num(b, "p50_s", sp->p50_s, true);
 		num(b, "p90_s", sp->p90_s, true);
 		num(b, "p95_s", sp->p95_s, true);
+		sim_buf_printf(b, "\"p95_ci_s\":[%.9g,%.9g],", sp->p95_lo_s, sp->p95_hi_s);
 		sim_buf_printf(b, "\"samples\":%d,", sp->samples);
 		u64(b, "seed", sp->seed, true);
 		num(b, "correlation", sp->corr, true);

@@ -183,9 +183,11 @@ static void headline(FILE *out, const exec_result *r)
 		char sp[160];
 		report_spread_text(r, sp, sizeof sp);
 		fprintf(out, "  %-17s %s\n", "step spread", sp);
-		fprintf(out, "  %-17s measured collective spread, %d sampled steps, seed %llu, "
-			     "correlation %.2g (podsim explain)\n",
-			"spread from", r->spread.samples, (unsigned long long)r->spread.seed,
+		char ci[64];
+		report_range_text(r->spread.p95_lo_s, r->spread.p95_hi_s, "s", ci, sizeof ci);
+		fprintf(out, "  %-17s measured collective spread, %d sampled steps (p95 within %s "
+			     "at 95%% confidence), seed %llu, correlation %.2g (podsim explain)\n",
+			"spread from", r->spread.samples, ci, (unsigned long long)r->spread.seed,
 			r->spread.corr);
 	}
 	fprintf(out, "  %-17s %s\n", "tokens/s", tok);

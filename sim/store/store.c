@@ -50,7 +50,8 @@
  * measured collective spread (exec_step_spread; NULL without one, and in
  * rows stored before: read as no spread):
  *   runs.step_p05_s, step_p10_s, step_p50_s, step_p90_s, step_p95_s
- *     quantiles of the sampled step time;
+ *     quantiles of the sampled step time, step_p95_lo_s, step_p95_hi_s the
+ *     p95's confidence interval;
  *   runs.spread_samples, spread_seed, spread_correlation, spread_varying
  *     how they were sampled (replays, RNG seed, the share of a call's
  *     slowdown common to the step, the collectives that varied).
@@ -136,6 +137,8 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE runs ADD COLUMN step_p50_s REAL;"
 	"ALTER TABLE runs ADD COLUMN step_p90_s REAL;"
 	"ALTER TABLE runs ADD COLUMN step_p95_s REAL;"
+	"ALTER TABLE runs ADD COLUMN step_p95_lo_s REAL;"
+	"ALTER TABLE runs ADD COLUMN step_p95_hi_s REAL;"
 	"ALTER TABLE runs ADD COLUMN spread_samples INTEGER;"
 	"ALTER TABLE runs ADD COLUMN spread_seed INTEGER;"
 	"ALTER TABLE runs ADD COLUMN spread_correlation REAL;"
@@ -323,7 +326,8 @@ void store_close(store *s)
 static void bind_spread(sqlite3_stmt *st, int i, const exec_step_spread *sp)
 {
 	bool on = sp->samples > 0;
-	const double q[] = {sp->p05_s, sp->p10_s, sp->p50_s, sp->p90_s, sp->p95_s};
+	const double q[] = {sp->p05_s, sp->p10_s, sp->p50_s, sp->p90_s, sp->p95_s, sp->p95_lo_s,
+			    sp->p95_hi_s};
 	for (size_t k = 0; k < sizeof q / sizeof q[0]; k++)
 		if (on)
 			sqlite3_bind_double(st, i++, q[k]);
@@ -344,15 +348,16 @@ static void bind_spread(sqlite3_stmt *st, int i, const exec_step_spread *sp)
 static void col_spread(sqlite3_stmt *st, int i, exec_step_spread *sp)
 {
 	memset(sp, 0, sizeof *sp);
-	if (sqlite3_column_type(st, i + 5) == SQLITE_NULL)
+	if (sqlite3_column_type(st, i + 7) == SQLITE_NULL)
 		return;
-	double *q[] = {&sp->p05_s, &sp->p10_s, &sp->p50_s, &sp->p90_s, &sp->p95_s};
-	for (int k = 0; k < 5; k++)
+	double *q[] = {&sp->p05_s, &sp->p10_s, &sp->p50_s,   &sp->p90_s,
+		       &sp->p95_s, &sp->p95_lo_s, &sp->p95_hi_s};
+	for (int k = 0; k < 7; k++)
 		*q[k] = col_double(st, i + k);
-	sp->samples = sqlite3_column_int(st, i + 5);
-	sp->seed = (uint64_t)sqlite3_column_int64(st, i + 6);
-	sp->corr = col_double(st, i + 7);
-	sp->varying = sqlite3_column_int(st, i + 8);
+	sp->samples = sqlite3_column_int(st, i + 7);
+	sp->seed = (uint64_t)sqlite3_column_int64(st, i + 8);
+	sp->corr = col_double(st, i + 9);
+	sp->varying = sqlite3_column_int(st, i + 10);
 }
 
 static int put_head(store *s, const char *text, const exec_result *r, int64_t sweep_id,
@@ -366,8 +371,9 @@ static int put_head(store *s, const char *text, const exec_result *r, int64_t sw
 		" oom, tasks, events, sweep_id, host_bytes, host_capacity_bytes, nvme_bytes,"
 		" nvme_capacity_bytes, sweep_rank, step_band_lo_s, step_band_hi_s, band_from,"
 		" implausible, implausible_reason, step_p05_s, step_p10_s, step_p50_s, step_p90_s,"
-		" step_p95_s, spread_samples, spread_seed, spread_correlation, spread_varying)"
-		" VALUES (?, ?, ?, ?, ?, ?, 'ok', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+		" step_p95_s, step_p95_lo_s, step_p95_hi_s, spread_samples, spread_seed,"
+		" spread_correlation, spread_varying)"
+		" VALUES (?, ?, ?, ?, ?, ?, 'ok', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
 		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	char created[32], hash[17];
 	time_t now = time(NULL);
@@ -539,8 +545,8 @@ static int get_head(store *s, int64_t id, exec_result *r, char **text, sim_diag 
 		" oom, tasks, events, scenario_text, host_bytes, host_capacity_bytes,"
 		" nvme_bytes, nvme_capacity_bytes, step_band_lo_s, step_band_hi_s, band_from,"
 		" implausible, implausible_reason, step_p05_s, step_p10_s, step_p50_s, step_p90_s,"
-		" step_p95_s, spread_samples, spread_seed, spread_correlation, spread_varying"
-		" FROM runs WHERE id = ?";
+		" step_p95_s, step_p95_lo_s, step_p95_hi_s, spread_samples, spread_seed,"
+		" spread_correlation, spread_varying FROM runs WHERE id = ?";
 	sqlite3_stmt *st;
 	if (prepare(s, sql, &st, diag))
 		return SIM_EDB;

@@ -15,8 +15,9 @@
  * runs.sweep_rank and sweeps.shard (sharded sweeps, store_merge); since
  * version 6 the error band and the implausibility flag (runs.step_band_lo_s,
  * step_band_hi_s, band_from, implausible, implausible_reason); since version
- * 7 the step's spread (runs.step_p05_s .. step_p95_s, spread_samples,
- * spread_seed, spread_correlation, spread_varying; NULL without one).
+ * 7 the step's spread (runs.step_p05_s .. step_p95_s, step_p95_lo_s,
+ * step_p95_hi_s, spread_samples, spread_seed, spread_correlation,
+ * spread_varying; NULL without one).
  */
 #ifndef PODSIM_STORE_H
 #define PODSIM_STORE_H
