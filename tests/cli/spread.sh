@@ -43,6 +43,11 @@ echo "$off" | grep -q step_spread && bad "c) step_spread without samples"
 "$podsim" runs show 1 --db "$tmp/r.db" >"$tmp/show.txt" 2>/dev/null || bad "d) runs show"
 cmp -s "$tmp/run.txt" "$tmp/show.txt" || bad "d) runs show differs from run"
 grep -q "20 sampled steps" "$tmp/show.txt" || bad "d) stored spread lost"
+"$podsim" run "$s" --db "$tmp/r.db" --spread-samples 0 >/dev/null 2>&1 || bad "d) run 2"
+"$podsim" compare 1 2 --db "$tmp/r.db" >"$tmp/cmp.txt" 2>/dev/null || bad "d) compare"
+grep -Eq '^step p95 \(s\) +[0-9.]+ +-$' "$tmp/cmp.txt" || bad "d) compare without the p95 row"
+"$podsim" runs show 1 --db "$tmp/r.db" --html "$tmp/run.html" >/dev/null 2>&1 || bad "d) --html"
+grep -q 'step p5 to p95, median ' "$tmp/run.html" || bad "d) no spread card in the HTML page"
 
 # sweep on a real case: Llama 3 8B on 32 p5 nodes, with and without a
 # pipeline; without one the whole gradient reduction across 32 nodes comes
