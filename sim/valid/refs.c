@@ -186,7 +186,7 @@ void valid_refs_apply(const valid_refs *refs, const plan_scenario *s, exec_resul
 		r->band_lo_s = r->step_s * b.lo * lo;
 		r->band_hi_s = r->step_s * b.hi * hi;
 		valid_band_describe(&b, r->band_from, sizeof r->band_from);
-		if (lo < 1 || hi > 1) {
+		if (lo < 0.9995 || hi > 1.0005) { /* said when it shows at three decimals */
 			size_t n = strlen(r->band_from);
 			snprintf(r->band_from + n, sizeof r->band_from - n,
 				 ", widened x%.3f-%.3f by the step's spread", lo, hi);
