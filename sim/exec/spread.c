@@ -126,7 +126,7 @@ static void quantiles(const double *t, size_t n, exec_step_spread *out)
 
 /* One replay's durations: each varying task's drawn from z (file comment). */
 static void draw(const plan_graph *g, const vary *v, size_t nv, double rho, double z_step,
-		 sim_rng *calls, plan_task *tasks)
+                 sim_rng *calls, plan_task *tasks)
 {
 	double a = sqrt(rho), b = sqrt(1 - rho);
 	for (size_t j = 0; j < nv; j++) {
@@ -137,8 +137,8 @@ static void draw(const plan_graph *g, const vary *v, size_t nv, double rho, doub
 	}
 }
 
-int exec_spread(const plan_graph *g, const net_cluster *c, double step_s,
-		const exec_spread_opts *o, exec_step_spread *out)
+int exec_spread(const plan_graph *g, const net_cluster *c, double step_s, const exec_spread_opts *o,
+                exec_step_spread *out)
 {
 	memset(out, 0, sizeof *out);
 	if (!o || o->samples < 1 || c->nspread < 1 || c->fabric != NET_FABRIC_EFA)

@@ -82,7 +82,8 @@ bool net_spread_at(const net_cluster *c, int nodes, net_spread *out)
 	else if (i == 0 || s[i].nodes == nodes)
 		*out = s[i];
 	else { /* between s[i-1] and s[i]: sigmas linear in ln m */
-		double w = (log(nodes) - log(s[i - 1].nodes)) / (log(s[i].nodes) - log(s[i - 1].nodes));
+		double w = (log(nodes) - log(s[i - 1].nodes)) /
+		           (log(s[i].nodes) - log(s[i - 1].nodes));
 		out->lo = exp((1 - w) * log(s[i - 1].lo) + w * log(s[i].lo));
 		out->hi = exp((1 - w) * log(s[i - 1].hi) + w * log(s[i].hi));
 	}

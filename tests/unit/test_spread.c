@@ -33,7 +33,7 @@ static uint32_t task(plan_graph *g, uint8_t stream, uint8_t kind, double s, uint
 }
 
 static exec_step_spread sample(const plan_graph *g, const net_cluster *c, double step, int n,
-			       uint64_t seed, double rho)
+                               uint64_t seed, double rho)
 {
 	exec_spread_opts o = {n, seed, rho};
 	exec_step_spread sp;
@@ -134,9 +134,10 @@ static void test_limits(void)
 	CHECK_NEAR(one.p95_s, 0.5 * 1.73, 3e-3);
 	double z95 = gsl_cdf_ugaussian_Pinv(0.95);
 	double sl = -log(0.43) / z95, sh = log(1.73) / z95;
-	double mean = exp(sl * sl / 2) * gsl_cdf_ugaussian_P(-sl) + exp(sh * sh / 2) * gsl_cdf_ugaussian_P(sh);
+	double mean = exp(sl * sl / 2) * gsl_cdf_ugaussian_P(-sl) +
+	              exp(sh * sh / 2) * gsl_cdf_ugaussian_P(sh);
 	double m2 = exp(2 * sl * sl) * gsl_cdf_ugaussian_P(-2 * sl) +
-		    exp(2 * sh * sh) * gsl_cdf_ugaussian_P(2 * sh);
+	            exp(2 * sh * sh) * gsl_cdf_ugaussian_P(2 * sh);
 	double sd = sqrt(m2 - mean * mean);
 	CHECK(mean > 1.0);
 	CHECK_NEAR(ind.p50_s, 0.5 * mean, 0.01);
@@ -184,8 +185,7 @@ static void test_none(void)
  * relative spread of 8 (e ~ 2 %). In Llama 2 70B on 64 nodes a DP group
  * across nodes and the pipeline sends between nodes vary, TP inside a node
  * does not. Without a spread key nothing is sampled. */
-static void run(const char *path, const char *const *set, size_t n, int samples,
-		exec_result *r)
+static void run(const char *path, const char *const *set, size_t n, int samples, exec_result *r)
 {
 	sim_diag *d = sim_diag_new();
 	plan_scenario *s = NULL;
@@ -205,7 +205,7 @@ static void test_scenarios(void)
 	double rel[2];
 	for (int k = 0; k < 2; k++) {
 		const char *set[] = {"cluster.nodes=8", "parallel.dp=64",
-				     k ? "parallel.global_batch=512" : "parallel.global_batch=64"};
+		                     k ? "parallel.global_batch=512" : "parallel.global_batch=64"};
 		run("scenarios/llama3-8b-efa.ini", set, 3, 100, r);
 		CHECK_INT(r->spread.samples, 100);
 		CHECK(r->spread.varying > 0);
