@@ -106,7 +106,7 @@ static int varying(const plan_graph *g, const net_cluster *c, vary **out, size_t
  *     l = floor(0.95 n - 1.96 s),  u = ceil(0.95 n + 1.96 s),
  *     s = sqrt(0.95 x 0.05 n)
  * (1-based, clamped to 1..n; the binomial's normal approximation). At 100
- * samples: the 90th and 100th; at 50 the 45th and the largest. Independent
+ * samples: the 90th and 100th; at 50 the 44th and the largest. Independent
  * of the distribution, so it says how far sampling alone may have moved
  * the p95 (sweep_risky compares plans by it). */
 static void quantiles(const double *t, size_t n, exec_step_spread *out)
@@ -181,6 +181,8 @@ int exec_spread(const plan_graph *g, const net_cluster *c, double step_s, const 
 	if (rc == SIM_OK) {
 		gsl_sort(t, 1, n);
 		quantiles(t, n, out);
+	} else {
+		memset(out, 0, sizeof *out);
 	}
 	exec_replayer_free(x);
 	sim_rng_free(steps);
