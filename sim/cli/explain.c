@@ -782,10 +782,11 @@ static void spread_section(FILE *o, const plan_scenario *s, const exec_result *r
 	         "above vary. A hidden collective matters only when a draw outlasts the compute "
 	         "hiding it. Fully correlated (rho = 1), every call draws the same quantile: a "
 	         "step that were one exposed collective would have its measured quantiles. "
-	         "Independent (rho = 0), the calls' slowdowns average out over the step, and "
-	         "its median sits above the step, as the spread's upper tail is the longer; "
-	         "where a few exposed calls on parallel paths decide the step (pipeline "
-	         "stages, buckets), their maximum can reach further than the correlated limit.",
+	         "Independent (rho = 0), the calls' slowdowns average out over the step "
+	         "toward the spread's mean (above its median of 1 at every shipped node "
+	         "count), a narrower spread; where a few exposed calls on parallel paths "
+	         "decide the step (pipeline stages, buckets), their maximum can reach further "
+	         "than the correlated limit.",
 	         ex, unit(r->step_s, SIM_UNIT_TIME, a, sizeof a));
 	why(o, text);
 }

@@ -18,13 +18,15 @@
  *     z = sqrt(rho) z_step + sqrt(1 - rho) e_call,
  * z_step drawn once per replay and e_call once per task, both standard
  * normal, so every call keeps its measured marginal (z is standard normal
- * for any rho) and rho is the correlation of two calls' log-slowdowns
- * within a step (where both are on the same side of the median). rho = 1:
- * every call draws the same quantile, and a step that is all one exposed
- * collective has exactly that collective's quantiles (the envelope);
- * rho = 0: independent calls, whose slowdowns average out over the many
- * collectives of a step (the tight limit; its median is then above the
- * deterministic step: the split log-normal's mean exceeds its median).
+ * for any rho) and rho is the correlation of two calls' normal scores z
+ * within a step. rho = 1: every call draws the same quantile, and a step
+ * that is all one exposed collective has exactly that collective's
+ * quantiles (the envelope of a chain of collectives); rho = 0: independent
+ * calls, whose slowdowns average out over the many collectives of a step
+ * toward the split log-normal's mean, above its median (net/spread.c): the
+ * tight limit. Where the slowest of parallel paths decides the step, the
+ * maximum of independent draws has the longer tail, so rho = 1 bounds a
+ * chain, not every step.
  * The data (one collective at a time, percentiles over repeated runs)
  * cannot split the two; podsim assumes rho = 0.5 ([cluster]
  * spread_correlation): congestion from other tenants of the fabric lasts

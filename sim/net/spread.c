@@ -16,9 +16,17 @@
  * (the 95th percentile of the standard normal). Its quantile function is
  * Q(p) = exp(sigma(p) Phi^-1(p)), sigma(p) = sigma_lo below 1/2, sigma_hi
  * above: Q(0.05) = lo, Q(0.5) = 1, Q(0.95) = hi exactly, the CDF continuous,
- * each half a log-normal's. Its mean is above 1 where hi lo > 1 (the long
- * upper tail), so a mean over many independent calls is slower than the
- * median call.
+ * each half a log-normal's. Its mean, e^(s_lo^2/2) Phi(-s_lo) +
+ * e^(s_hi^2/2) Phi(s_hi), exceeds 1 unless the lower tail is much the
+ * wider: 1.006-1.347 for the shipped node counts (64 and 4 nodes), so a
+ * sum of many independent calls runs slower than its median calls.
+ *
+ * Which calls: every collective whose group spans m > 1 nodes takes the
+ * spread at m, whatever its kind; the data are all-gather, reduce-scatter
+ * and all-reduce of 256 MiB on 8 ranks per node, so applying them to a
+ * pipeline send between two nodes (m = 2), an all-to-all or a smaller
+ * message is assumed (the fabric's congestion, not the collective, is
+ * what varies).
  *
  * Between listed node counts, sigma_lo and sigma_hi are interpolated
  * linearly in ln m (the calibration's node counts are powers of two); below
