@@ -13,6 +13,12 @@ int cli_usage_error(const char *cmd, const char *usage, const char *msg, const c
 /* The data folder of shipped tables (bands, MFU ceilings, GPU files for
  * validate): $PODSIM_DATA, else the source tree podsim was built from. */
 const char *cli_datadir(void);
+/* --spread-samples N (run, sweep, explain): 0 <= N <= EXEC_SPREAD_MAX into
+ * *out, 0; -1 when text is not such a count (the caller reports
+ * CLI_SAMPLES_MSG). */
+int cli_parse_samples(const char *text, long *out);
+#define CLI_SAMPLES_MSG "--spread-samples takes a count from 0 to 100000"
+
 /* Read the tables a prediction is judged against (valid_refs_load) from
  * cli_datadir(); diagnostics on stderr. Returns 0 or an exit status. */
 struct valid_refs;

@@ -227,6 +227,20 @@ static void print_table(const run_view *v, size_t n)
 		printf(" %24s", *band ? band : "-");
 	}
 	putchar('\n');
+	bool spread = false; /* the step's spread, where any run was stored with one */
+	for (size_t i = 0; i < n; i++)
+		spread = spread || report_has_spread(&v[i].r);
+	for (int q = 0; spread && q < 2; q++) {
+		printf("%-24s", q ? "step p95 (s)" : "step p50 (s)");
+		for (size_t i = 0; i < n; i++) {
+			const exec_step_spread *sp = &v[i].r.spread;
+			char cell[32] = "-";
+			if (report_has_spread(&v[i].r))
+				snprintf(cell, sizeof cell, "%.4f", q ? sp->p95_s : sp->p50_s);
+			printf(" %24s", cell);
+		}
+		putchar('\n');
+	}
 	METRIC("tokens/s", v[i].r.tokens_per_s, "%.0f");
 	METRIC("MFU (%)", 100 * v[i].r.mfu, "%.2f");
 	printf("%-24s", "implausible");

@@ -19,12 +19,18 @@
  *  6. the error band: the validation cell nearest the scenario (valid.h,
  *     valid_band_find: GPU generation, framework, scale), its sources and
  *     residual quantiles, the widening rule when it applied, the band times
- *     the step; and the MFU against the best published for the GPU;
+ *     the step (widened by the step's spread where there is one); and the
+ *     MFU against the best published for the GPU;
  *  7. what a micro-batch costs beyond its tokens on the busiest stage
  *     (plan_microbatch_cost): kernels and collectives issued, the host time
  *     to issue them against the GPU time, the collectives' latency, the
  *     gradient accumulation, the pipeline transfers' overhead; their sum
- *     times m, against the step.
+ *     times m, against the step;
+ *  8. on a cluster with a measured collective spread (EFA): the step's
+ *     spread (exec/spread.c): the data, the split log-normal, the step's
+ *     collectives that vary per group and node count, the correlation
+ *     assumption, the sampled quantiles, the two limits (fully correlated,
+ *     independent) and what the step exposes.
  * Deterministic (no wall time), so it is tested against golden files
  * (tests/golden/explain/). Exit 0, 1 if the simulation fails, 2 on bad input.
  */
@@ -50,12 +56,15 @@ static const char usage_explain[] =
         "simulation gives: parameter count per component, FLOPs per token and MFU,\n"
         "memory per category (weights, gradients, optimizer, Korthikanti activations),\n"
         "the textbook pipeline bubble (p-1)/(m+p-1) and the ring all-reduce time of\n"
-        "the DP gradients, with where and why they differ; then what a micro-batch\n"
-        "costs beyond its tokens (collective latency, host dispatch the GPU waits for,\n"
-        "gradient accumulation, pipeline handshakes), times the micro-batches.\n"
+        "the DP gradients, with where and why they differ; the error band; what a\n"
+        "micro-batch costs beyond its tokens (collective latency, host dispatch the GPU\n"
+        "waits for, gradient accumulation, pipeline handshakes), times the micro-batches;\n"
+        "on a cluster with a measured collective spread (EFA), the step's spread and its\n"
+        "limits.\n"
         "\n"
         "options:\n"
         "  --set SECTION.KEY=VALUE  override a key (repeatable)\n"
+        "  --spread-samples N       sampled replays of the step's spread (default 100)\n"
         "  -h, --help               this help\n";
 
 /* An integer-valued count grouped by thousands: "1,678,000". */
@@ -619,6 +628,13 @@ static void band(FILE *o, const plan_scenario *s, const exec_result *r, const va
 		        unit(r->step_s, SIM_UNIT_TIME, a, sizeof a), b.lo, b.hi,
 		        unit(r->step_s * b.lo, SIM_UNIT_TIME, lo, sizeof lo),
 		        unit(r->step_s * b.hi, SIM_UNIT_TIME, hi, sizeof hi));
+		double wl, wh;
+		valid_spread_widening(r, &wl, &wh);
+		if (r->spread.samples > 0)
+			fprintf(o, "  spread       x [%.4f, %.4f], the step's p10 and p90 over the step "
+			           "(section 7; never narrower): %s to %s\n",
+			        wl, wh, unit(r->band_lo_s, SIM_UNIT_TIME, lo, sizeof lo),
+			        unit(r->band_hi_s, SIM_UNIT_TIME, hi, sizeof hi));
 	}
 	double best;
 	char why[192];
@@ -744,20 +760,172 @@ static void fixed_cost(FILE *o, const plan_scenario *s, const exec_result *r)
 	fixed_why(o, &c, share);
 }
 
+/* ----------------------------------------------------------- step spread -- */
+
+/* The varying collectives of one group kind on one node count. */
+typedef struct vgroup {
+	uint8_t kind;
+	int nodes;
+	size_t tasks;
+	double dur_s, net_s;
+} vgroup;
+
+#define EXPLAIN_MAX_VGROUPS 32
+
+static const char *task_group(uint8_t kind)
+{
+	switch (kind) {
+	case PLAN_TASK_TP:
+		return "tp";
+	case PLAN_TASK_DP:
+		return "dp";
+	case PLAN_TASK_PP:
+		return "pp";
+	case PLAN_TASK_CP:
+		return "cp";
+	case PLAN_TASK_EP:
+		return "ep";
+	default:
+		return "other";
+	}
+}
+
+/* The tasks of g that vary, per group kind and node count. */
+static size_t vgroups(const plan_graph *g, vgroup *v)
+{
+	size_t n = 0;
+	for (size_t i = 0; g->net_frac && i < g->ntasks; i++) {
+		if (!(g->net_frac[i] > 0))
+			continue;
+		const plan_task *t = &g->tasks[i];
+		size_t k = 0;
+		while (k < n && !(v[k].kind == t->kind && v[k].nodes == g->net_nodes[i]))
+			k++;
+		if (k == n && n == EXPLAIN_MAX_VGROUPS)
+			continue;
+		if (k == n)
+			v[n++] = (vgroup){t->kind, g->net_nodes[i], 0, 0, 0};
+		double d = sim_time_to_s(t->dur);
+		v[k].tasks++;
+		v[k].dur_s += d;
+		v[k].net_s += d * g->net_frac[i];
+	}
+	return n;
+}
+
+static void spread_quantiles(FILE *o, const char *label, const exec_step_spread *q, double step)
+{
+	char a[48], b[48], c[48];
+	fprintf(o, "  %-12s p5 %s, median %s, p95 %s (%+.1f%% over the step)\n", label,
+	        unit(q->p05_s, SIM_UNIT_TIME, a, sizeof a), unit(q->p50_s, SIM_UNIT_TIME, b, sizeof b),
+	        unit(q->p95_s, SIM_UNIT_TIME, c, sizeof c), step > 0 ? 100 * (q->p95_s / step - 1) : 0);
+}
+
+/* What the step exposes of its communication, the most of any rank class
+ * per group: "dp 0.81 s, pp 0.05 s, tp 3.73 s". */
+static void exposed_text(const exec_result *r, char *buf, size_t len)
+{
+	static const exec_cat cats[] = {EXEC_CAT_DP, EXEC_CAT_PP, EXEC_CAT_CP, EXEC_CAT_EP,
+	                                EXEC_CAT_TP};
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k < sizeof cats / sizeof cats[0] && used < len; k++) {
+		double most = 0;
+		for (int c = 0; c < r->nclasses; c++)
+			most = fmax(most, r->classes[c].time_s[cats[k]]);
+		if (most > 0)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s %.3g s",
+			                         used ? ", " : "", exec_cat_name(cats[k]), most);
+	}
+	if (!used)
+		snprintf(buf, len, "none");
+}
+
+static void spread_section(FILE *o, const plan_scenario *s, const exec_result *r)
+{
+	const net_cluster *c = &s->cluster;
+	if (c->fabric != NET_FABRIC_EFA || c->nspread < 1 || r->spread.samples < 1)
+		return;
+	fprintf(o, "\n8. Step spread: how the step varies with the fabric's measured collective "
+	           "spread\n");
+	fprintf(o, "  data         [cluster] spread, per node count the 5th and 95th percentile "
+	           "collective time over the median: %s\n", c->spread_text);
+	fprintf(o, "  model        per call a slowdown r of the network part N of its time (the "
+	           "part kappa(m) stretches): T - N + r N; r split log-normal, median 1, ln r = "
+	           "s_lo z below the median and s_hi z above, s = |ln ratio| / 1.645\n");
+	plan_graph *g = NULL;
+	if (plan_build(s, &g) != SIM_OK)
+		return;
+	vgroup v[EXPLAIN_MAX_VGROUPS];
+	size_t nv = vgroups(g, v);
+	for (size_t k = 0; k < nv; k++) {
+		net_spread sp;
+		double sl = 0, sh = 0;
+		bool on = net_spread_at(c, v[k].nodes, &sp);
+		if (on)
+			net_spread_sigmas(&sp, &sl, &sh);
+		char a[48];
+		fprintf(o, "  %-12s %s across %d nodes: %zu calls, %s in all, %.1f%% of it network; "
+		           "spread %.3f-%.3f (s_lo %.3f, s_hi %.3f)\n",
+		        k ? "" : "varying", task_group(v[k].kind), v[k].nodes, v[k].tasks,
+		        unit(v[k].dur_s, SIM_UNIT_TIME, a, sizeof a),
+		        v[k].dur_s > 0 ? 100 * v[k].net_s / v[k].dur_s : 0, on ? sp.lo : 1, on ? sp.hi : 1,
+		        sl, sh);
+	}
+	if (nv == 0)
+		fprintf(o, "  varying      none: no collective of the step crosses nodes\n");
+	fprintf(o, "  correlation  rho = %.2g ([cluster] spread_correlation; assumed: the data "
+	           "give one collective at a time): z = sqrt(rho) z_step + sqrt(1 - rho) z_call\n",
+	        r->spread.corr);
+	char a[48], b[48];
+	fprintf(o, "  sampled      %d replays of the step, seed %llu; p95 within %s to %s at 95%% "
+	           "confidence\n",
+	        r->spread.samples, (unsigned long long)r->spread.seed,
+	        unit(r->spread.p95_lo_s, SIM_UNIT_TIME, a, sizeof a),
+	        unit(r->spread.p95_hi_s, SIM_UNIT_TIME, b, sizeof b));
+	spread_quantiles(o, "step", &r->spread, r->step_s);
+	exec_step_spread lim;
+	for (int k = 0; k < 2 && nv > 0; k++) {
+		exec_spread_opts opt = {r->spread.samples, r->spread.seed, k ? 0.0 : 1.0};
+		if (exec_spread(g, c, r->step_s, &opt, &lim) == SIM_OK)
+			spread_quantiles(o, k ? "independent" : "correlated", &lim, r->step_s);
+	}
+	plan_graph_free(g);
+	char ex[160], text[1024];
+	exposed_text(r, ex, sizeof ex);
+	snprintf(text, sizeof text,
+	         "the step varies where it waits on collectives across nodes; it exposes %s of "
+	         "communication (the most of any stage, of %s), and only the groups listed "
+	         "above vary. A hidden collective matters only when a draw outlasts the compute "
+	         "hiding it. Fully correlated (rho = 1), every call draws the same quantile: a "
+	         "step that were one exposed collective would have its measured quantiles. "
+	         "Independent (rho = 0), the calls' slowdowns average out over the step "
+	         "toward the spread's mean (above its median of 1 at every shipped node "
+	         "count), a narrower spread; where a few exposed calls on parallel paths "
+	         "decide the step (pipeline stages, buckets), their maximum can reach further "
+	         "than the correlated limit.",
+	         ex, unit(r->step_s, SIM_UNIT_TIME, a, sizeof a));
+	why(o, text);
+}
+
 /* ------------------------------------------------------------------ main -- */
 
 static int parse(int argc, char **argv, const char **file, const char **sets, size_t *nsets,
-                 bool *help)
+                 bool *help, long *samples)
 {
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
 			*help = true;
 		else if (!strcmp(argv[i], "--set") && i + 1 < argc && *nsets < EXPLAIN_MAX_SETS)
 			sets[(*nsets)++] = argv[++i];
-		else if (argv[i][0] == '-' && argv[i][1]) {
+		else if (!strcmp(argv[i], "--spread-samples") && i + 1 < argc) {
+			if (cli_parse_samples(argv[++i], samples) != 0)
+				return cli_usage_error("explain", usage_explain, CLI_SAMPLES_MSG, argv[i]);
+		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "podsim explain: error: %s: %s\n\n%s",
-			        !strcmp(argv[i], "--set") ? "option needs a value"
-			                                  : "unknown option",
+			        !strcmp(argv[i], "--set") || !strcmp(argv[i], "--spread-samples")
+			                ? "option needs a value"
+			                : "unknown option",
 			        argv[i], usage_explain);
 			return EXPLAIN_EXIT_INPUT;
 		} else if (!*file)
@@ -776,7 +944,8 @@ int cli_explain(int argc, char **argv)
 	const char *file = NULL, *sets[EXPLAIN_MAX_SETS];
 	size_t nsets = 0;
 	bool help = false;
-	int rc = parse(argc, argv, &file, sets, &nsets, &help);
+	long samples = EXEC_SPREAD_SAMPLES;
+	int rc = parse(argc, argv, &file, sets, &nsets, &help, &samples);
 	if (rc || help) {
 		if (help)
 			fputs(usage_explain, stdout);
@@ -800,7 +969,11 @@ int cli_explain(int argc, char **argv)
 		return rc;
 	}
 	exec_result *r = malloc(sizeof *r);
-	rc = r ? exec_run(s, r) : SIM_ENOMEM;
+	exec_spread_opts sp = {(int)samples, s->seed, -1};
+	exec_views v = {NULL, NULL, 0, NULL, &sp};
+	rc = r ? exec_run_views(s, r, &v) : SIM_ENOMEM;
+	if (rc == SIM_OK)
+		valid_refs_apply(refs, s, r); /* the band as run prints it */
 	if (rc == SIM_OK) {
 		printf("podsim explain: %s (%s)\n  %s on %d x %s (%s), plan %s\n", r->scenario,
 		       file, r->model, r->gpus, r->gpu, r->cluster, r->plan);
@@ -813,6 +986,7 @@ int cli_explain(int argc, char **argv)
 		dp_ring(stdout, s, r);
 		band(stdout, s, r, refs);
 		fixed_cost(stdout, s, r);
+		spread_section(stdout, s, r);
 	} else {
 		fprintf(stderr, "podsim explain: error: %s\n", sim_strerror(rc));
 	}

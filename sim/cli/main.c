@@ -7,6 +7,7 @@
 #include "sweep/sweep.h"
 #include "valid/valid.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,10 @@ static const char usage_run[] =
 	"                           in https://ui.perfetto.dev or chrome://tracing)\n"
 	"  --html FILE              also write the report as one self-contained HTML page\n"
 	"                           (Gantt chart, breakdown, memory and link bars)\n"
+	"  --spread-samples N       on a cluster with a measured collective spread ([cluster]\n"
+	"                           spread, EFA): replay the step N times with sampled\n"
+	"                           collective times for its 5th-95th percentile (default 100;\n"
+	"                           0 = off; seeded by [scenario] seed)\n"
 	"  -h, --help               this help\n"
 	"\n"
 	"exit status: 0 ok, 1 runtime error (database), 2 bad input (nothing stored)\n";
@@ -136,6 +141,7 @@ typedef struct cli_opts {
 	const char *bands_out; /* validate --bands-out */
 	const char *gates;     /* validate --gates */
 	double max_mape;
+	long spread_samples;   /* run --spread-samples (-1 = EXEC_SPREAD_SAMPLES) */
 } cli_opts;
 
 int cli_usage_error(const char *cmd, const char *usage, const char *msg, const char *arg)
@@ -176,7 +182,8 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 			  !strcmp(a, "--only") || !strcmp(a, "--data") || !strcmp(a, "--max-mape") ||
 			  !strcmp(a, "--gates") ||
 			  !strcmp(a, "--trace") || !strcmp(a, "--scenario") || !strcmp(a, "--html") ||
-			  !strcmp(a, "--where") || !strcmp(a, "--network") || !strcmp(a, "--bands-out")) &&
+			  !strcmp(a, "--where") || !strcmp(a, "--network") || !strcmp(a, "--bands-out") ||
+			  !strcmp(a, "--spread-samples")) &&
 			 !has_next)
 			return bad_usage("option needs a value", a, usage);
 		else if (!strcmp(a, "--set")) {
@@ -208,6 +215,9 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 			o->max_mape = strtod(argv[++i], &end);
 			if (*end || !(o->max_mape > 0))
 				return bad_usage("--max-mape takes a positive fraction", argv[i], usage);
+		} else if (!strcmp(a, "--spread-samples")) {
+			if (cli_parse_samples(argv[++i], &o->spread_samples) != 0)
+				return bad_usage(CLI_SAMPLES_MSG, argv[i], usage);
 		} else if (!strcmp(a, "--limit")) {
 			char *end;
 			o->limit = strtol(argv[++i], &end, 10);
@@ -220,6 +230,17 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 		else
 			return bad_usage("too many arguments", a, usage);
 	}
+	return 0;
+}
+
+int cli_parse_samples(const char *text, long *out)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(text, &end, 10);
+	if (end == text || *end || errno || n < 0 || n > EXEC_SPREAD_MAX)
+		return -1;
+	*out = n;
 	return 0;
 }
 
@@ -280,7 +301,9 @@ static int store_run(const cli_opts *o, const plan_scenario *s, const exec_resul
 static int run_views(const cli_opts *o, const plan_scenario *s, exec_result *r, char **gantt,
 		     exec_timeline *tl)
 {
-	exec_views v = {NULL, NULL, 100, o->html ? tl : NULL};
+	exec_spread_opts sp = {o->spread_samples >= 0 ? (int)o->spread_samples : EXEC_SPREAD_SAMPLES,
+			       s->seed, -1};
+	exec_views v = {NULL, NULL, 100, o->html ? tl : NULL, &sp};
 	size_t glen = 0;
 	char *tmp = NULL;
 	*gantt = NULL;
@@ -312,6 +335,7 @@ static int run_views(const cli_opts *o, const plan_scenario *s, exec_result *r, 
 static int cmd_run(int argc, char **argv)
 {
 	cli_opts o = {0};
+	o.spread_samples = -1;
 	const char *pos[4];
 	int npos, rc = parse(argc, argv, &o, pos, &npos, usage_run);
 	if (rc)

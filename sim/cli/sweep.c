@@ -53,6 +53,11 @@ static const char usage[] =
         "                           pruned_examples, prescreen_plans_per_s\n"
         "  --html FILE              a page with the ranked plans, step time against cost\n"
         "                           and the Pareto front (inline SVG, no script)\n"
+        "  --spread-samples N       on a cluster with a measured collective spread ([cluster]\n"
+        "                           spread, EFA): replay each simulated plan N times with\n"
+        "                           sampled collective times for its median and 95th\n"
+        "                           percentile, and mark risky plans (default 100, as run;\n"
+        "                           0 = off)\n"
         "  --db PATH                run database (default: $PODSIM_DB, else podsim.db)\n"
         "  --no-db                  do not store the runs\n"
         "  -h, --help               this help\n"
@@ -71,6 +76,7 @@ typedef struct sweep_opts {
 	const char *vary[MAX_ARGS], *sets[MAX_ARGS];
 	size_t nvary, nsets;
 	long top;
+	long spread_samples; /* -1: EXEC_SPREAD_SAMPLES */
 	int shard, nshards; /* --shard I/N; nshards 0 = all */
 	bool json, no_db, help;
 } sweep_opts;
@@ -83,6 +89,7 @@ typedef struct sim_row {
 	exec_result *r;
 	sweep_cost cost;
 	double exposed_s;
+	long risky_vs; /* sweep_risky: the plan (row) whose tail beats this one's, or -1 */
 	int state; /* 1 simulated, 0 not (Ctrl-C), -1 failed */
 	bool done; /* simulated and finished (stored) */
 	bool pareto;
@@ -116,7 +123,8 @@ static int parse_opts(int argc, char **argv, sweep_opts *o)
 		const char *a = argv[i];
 		bool val = !strcmp(a, "--vary") || !strcmp(a, "--set") || !strcmp(a, "--top") ||
 		           !strcmp(a, "--db") || !strcmp(a, "--train-tokens") ||
-		           !strcmp(a, "--shard") || !strcmp(a, "--html");
+		           !strcmp(a, "--shard") || !strcmp(a, "--html") ||
+		           !strcmp(a, "--spread-samples");
 		if (val && i + 1 >= argc)
 			return bad("option needs a value", a);
 		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
@@ -138,6 +146,9 @@ static int parse_opts(int argc, char **argv, sweep_opts *o)
 		else if (!strcmp(a, "--shard")) {
 			if (parse_shard(argv[++i], o))
 				return bad("--shard takes I/N with 0 <= I < N <= 4096", argv[i]);
+		} else if (!strcmp(a, "--spread-samples")) {
+			if (cli_parse_samples(argv[++i], &o->spread_samples) != 0)
+				return bad(CLI_SAMPLES_MSG, argv[i]);
 		} else if (!strcmp(a, "--top")) {
 			char *end;
 			o->top = strtol(argv[++i], &end, 10);
@@ -251,6 +262,83 @@ static void mark_pareto(sim_row *rows, size_t n)
 	free(f);
 }
 
+/* Risky plans (sweep_risky) among the rows with a spread. */
+static void mark_risky(sim_row *rows, size_t n)
+{
+	double *q = malloc((n ? n : 1) * 4 * sizeof *q);
+	long *vs = malloc((n ? n : 1) * sizeof *vs);
+	for (size_t i = 0; i < n; i++)
+		rows[i].risky_vs = -1;
+	if (q && vs) {
+		for (size_t i = 0; i < n; i++) {
+			const exec_step_spread *sp = &rows[i].r->spread;
+			bool on = report_has_spread(rows[i].r);
+			q[i] = on ? sp->p50_s : NAN;
+			q[n + i] = on ? sp->p95_s : NAN;
+			q[2 * n + i] = on ? sp->p95_lo_s : NAN;
+			q[3 * n + i] = on ? sp->p95_hi_s : NAN;
+		}
+		sweep_risky(q, q + n, q + 2 * n, q + 3 * n, n, vs);
+		for (size_t i = 0; i < n; i++)
+			rows[i].risky_vs = vs[i];
+	}
+	free(q);
+	free(vs);
+}
+
+/* "tp 3.21, dp 2.35 s": the exposed communication per group of r (the most
+ * of any rank class), the groups with some. */
+static void exposed_groups(const exec_result *r, char *buf, size_t len)
+{
+	static const exec_cat cats[] = {EXEC_CAT_TP, EXEC_CAT_CP, EXEC_CAT_EP, EXEC_CAT_DP,
+	                                EXEC_CAT_PP};
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k < sizeof cats / sizeof cats[0] && used < len; k++) {
+		double most = 0;
+		for (int c = 0; c < r->nclasses; c++)
+			most = fmax(most, r->classes[c].time_s[cats[k]]);
+		if (most > 0)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s %.3g", used ? ", " : "",
+			                         exec_cat_name(cats[k]), most);
+	}
+	if (used == 0)
+		snprintf(buf, len, "none");
+	else if (used < len)
+		snprintf(buf + used, len - used, " s");
+}
+
+/* Why row i is risky: its tail against the better one's, the tails over
+ * the medians, and the exposed communication per group that makes them. */
+static void risky_why(const sim_row *rows, size_t i, char *buf, size_t len)
+{
+	const sim_row *a = &rows[i];
+	long j = a->risky_vs;
+	if (j < 0) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	const sim_row *b = &rows[j];
+	const exec_step_spread *x = &a->r->spread, *y = &b->r->spread;
+	char ea[96], eb[96];
+	exposed_groups(a->r, ea, sizeof ea);
+	exposed_groups(b->r, eb, sizeof eb);
+	snprintf(buf, len,
+	         "p95 %.4g s (at least %.4g) is above rank %ld's %.4g s (at most %.4g), whose "
+	         "median is no better (%.4g s against %.4g s); its tail is %+.1f%% over its "
+	         "median against %+.1f%%, exposed communication %s against %s",
+	         x->p95_s, x->p95_lo_s, j + 1, y->p95_s, y->p95_hi_s, y->p50_s, x->p50_s,
+	         100 * (x->p95_s / x->p50_s - 1), 100 * (y->p95_s / y->p50_s - 1), ea, eb);
+}
+
+static bool any_spread(const sim_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (report_has_spread(rows[i].r))
+			return true;
+	return false;
+}
+
 /* ---------------------------------------------------------------- output -- */
 
 static void settings_text(const sweep_space *sp, const sweep_plan *p, char *buf, size_t len)
@@ -287,9 +375,12 @@ static void print_text(const sweep_space *sp, const sweep_screen_result *sr, con
 	printf("pre-screen: %.0f plans/s; Kendall tau (pre-screen vs simulated, %zu plans): "
 	       "%.3f\n\n",
 	       sr->wall_s > 0 ? (double)sr->nplans / sr->wall_s : 0, n, tau);
-	printf("%4s %6s %10s %-13s %10s %11s %7s %9s %6s %7s %9s %9s %9s %2s  %s\n", "rank", "run",
-	       "step (s)", "likely (s)", "est (s)", "tokens/s", "MFU", "free GiB", "memory", "bubble",
-	       "comm (s)", "$/step", "kJ/step", "P", "plan");
+	bool spread = any_spread(rows, n);
+	printf("%4s %6s %10s %-13s ", "rank", "run", "step (s)", "likely (s)");
+	if (spread)
+		printf("%10s %11s ", "p50 (s)", "p95 (s)");
+	printf("%10s %11s %7s %9s %6s %7s %9s %9s %9s %2s  %s\n", "est (s)", "tokens/s", "MFU",
+	       "free GiB", "memory", "bubble", "comm (s)", "$/step", "kJ/step", "P", "plan");
 	bool any_implausible = false;
 	for (size_t i = 0; i < n; i++) {
 		const exec_result *r = rows[i].r;
@@ -298,9 +389,14 @@ static void print_text(const sweep_space *sp, const sweep_screen_result *sr, con
 		report_range_text(r->band_lo_s, r->band_hi_s, "", band, sizeof band);
 		snprintf(mfu, sizeof mfu, "%.1f%%%s", 100 * r->mfu, r->implausible ? "!" : "");
 		any_implausible = any_implausible || r->implausible;
-		printf("%4zu %6lld %10.4f %-13s %10.4f %11.0f %7s %9.1f %6s %6.1f%% %9.4f %9.4f %9.2f "
-		       "%2s  %s\n",
-		       i + 1, (long long)rows[i].run_id, r->step_s, *band ? band : "-",
+		printf("%4zu %6lld %10.4f %-13s ", i + 1, (long long)rows[i].run_id, r->step_s,
+		       *band ? band : "-");
+		if (spread && report_has_spread(r))
+			printf("%10.4f %10.4f%s ", r->spread.p50_s, r->spread.p95_s,
+			       rows[i].risky_vs >= 0 ? "~" : " ");
+		else if (spread)
+			printf("%10s %11s ", "-", "-");
+		printf("%10.4f %11.0f %7s %9.1f %6s %6.1f%% %9.4f %9.4f %9.2f %2s  %s\n",
 		       rows[i].plan->est.step_s, r->tokens_per_s, mfu,
 		       (r->mem_capacity_bytes - r->mem_peak_bytes) / 1073741824.0,
 		       rows[i].plan->est.mem_verdict == PLAN_VERDICT_TIGHT ? "tight" : "fits",
@@ -317,6 +413,18 @@ static void print_text(const sweep_space *sp, const sweep_screen_result *sr, con
 			printf("! = implausible (rank %zu: %s)\n", i + 1, rows[i].r->implausible_why);
 			break;
 		}
+	if (spread)
+		printf("p50, p95 = the step's median and 95th percentile over %d replays with sampled "
+		       "collective times (the cluster's measured spread, seed %llu, correlation "
+		       "%.2g; podsim explain)\n",
+		       rows[0].r->spread.samples, (unsigned long long)rows[0].r->spread.seed,
+		       rows[0].r->spread.corr);
+	for (size_t i = 0; spread && i < n; i++) {
+		char why[REPORT_WHY_MAX];
+		risky_why(rows, i, why, sizeof why);
+		if (*why)
+			printf("~ = risky: rank %zu's %s\n", i + 1, why);
+	}
 	if (sr->nplans > sr->fitting) {
 		/* Counted by the message with its numbers as '#'; the first plan's
 		 * own message is printed, numbers and all. */
@@ -337,19 +445,22 @@ static void json_str(const char *s)
 	sim_buf_free(&b);
 }
 
-static void json_plan(const sweep_space *sp, const sim_row *row, size_t rank)
+/* Plan i of the ranked rows (rank i + 1). */
+static void json_plan(const sweep_space *sp, const sim_row *rows, size_t i)
 {
+	const sim_row *row = &rows[i];
+	size_t rank = i + 1;
 	const exec_result *r = row->r;
 	const sweep_estimate *e = &row->plan->est;
 	char sets[SWEEP_MAX_DIMS + 1][SWEEP_SET_MAX];
 	size_t n = sweep_plan_sets(sp, row->plan, sets);
 	printf("{\"rank\":%zu,\"run_id\":%lld,\"index\":%llu,\"settings\":{", rank,
 	       (long long)row->run_id, (unsigned long long)row->plan->index);
-	for (size_t i = 0; i < n; i++) {
-		char *eq = strchr(sets[i], '=');
+	for (size_t k = 0; k < n; k++) {
+		char *eq = strchr(sets[k], '=');
 		*eq = '\0';
-		printf("%s", i ? "," : "");
-		json_str(sets[i]);
+		printf("%s", k ? "," : "");
+		json_str(sets[k]);
 		putchar(':');
 		json_str(eq + 1);
 	}
@@ -364,6 +475,18 @@ static void json_plan(const sweep_space *sp, const sim_row *row, size_t rank)
 		json_str(r->implausible_why);
 	else
 		printf("null");
+	if (report_has_spread(r)) { /* only where sampled: other sweeps print as before */
+		char why[REPORT_WHY_MAX];
+		risky_why(rows, i, why, sizeof why);
+		printf(",\"step_spread\":{\"p05_s\":%.9g,\"p50_s\":%.9g,\"p95_s\":%.9g,"
+		       "\"samples\":%d},\"risky\":%s,\"risky_reason\":",
+		       r->spread.p05_s, r->spread.p50_s, r->spread.p95_s, r->spread.samples,
+		       *why ? "true" : "false");
+		if (*why)
+			json_str(why);
+		else
+			printf("null");
+	}
 	printf(",\"gpus\":%d,\"step_s\":%.9g,\"tokens_per_s\":%.9g,\"mfu\":%.6g,"
 	       "\"mem_headroom_bytes\":%.9g,\"mem_verdict\":\"%s\",\"bubble_fraction\":%.6g,"
 	       "\"exposed_comm_s\":%.9g,"
@@ -413,7 +536,7 @@ static void print_json(const sweep_space *sp, const sweep_screen_result *sr, con
 	printf(",\"plans\":[");
 	for (size_t i = 0; i < n; i++) {
 		printf("%s", i ? "," : "");
-		json_plan(sp, &rows[i], i + 1);
+		json_plan(sp, rows, i);
 	}
 	printf("],\"pruned\":{");
 	for (int i = 0; i < sr->nreasons; i++) {
@@ -561,7 +684,11 @@ static int simulate(sweep_run *w, sim_row *row, bool keep)
 	if (rc != SIM_OK)
 		return rc;
 	row->r = malloc(sizeof *row->r);
-	rc = row->r ? exec_run(s, row->r) : SIM_ENOMEM;
+	/* run's default too: a plan of a sweep is simulated as `podsim run` would */
+	long n = w->o.spread_samples >= 0 ? w->o.spread_samples : EXEC_SPREAD_SAMPLES;
+	exec_spread_opts sp = {(int)n, s->seed, -1};
+	exec_views v = {NULL, NULL, 0, NULL, &sp};
+	rc = row->r ? exec_run_views(s, row->r, &v) : SIM_ENOMEM;
 	if (rc == SIM_OK)
 		valid_refs_apply(w->refs, s, row->r);
 	if (rc == SIM_OK && keep)
@@ -693,6 +820,7 @@ static int simulate_best(sweep_run *w)
 		store_set_sweep_simulated(w->db, w->sweep_id, (int64_t)w->n, w->d);
 	qsort(w->rows, w->n, sizeof *w->rows, by_step);
 	mark_pareto(w->rows, w->n);
+	mark_risky(w->rows, w->n);
 	return 0;
 }
 
@@ -715,6 +843,10 @@ static int write_html(const sweep_run *w, double tau)
 		p[i].band_lo_s = r->band_lo_s;
 		p[i].band_hi_s = r->band_hi_s;
 		p[i].implausible = r->implausible;
+		bool on = report_has_spread(r);
+		p[i].p50_s = on ? r->spread.p50_s : NAN;
+		p[i].p95_s = on ? r->spread.p95_s : NAN;
+		risky_why(w->rows, i, p[i].risky_why, sizeof p[i].risky_why);
 	}
 	int rc = report_sweep_html_file(w->o.html, w->o.file, p, w->n, tau);
 	free(p);
@@ -777,6 +909,7 @@ int cli_sweep(int argc, char **argv)
 {
 	sweep_run w;
 	memset(&w, 0, sizeof w);
+	w.o.spread_samples = -1;
 	int rc = parse_opts(argc, argv, &w.o);
 	if (rc)
 		return rc;

@@ -56,11 +56,42 @@ void exec_timeline_free(exec_timeline *t);
  *  gantt: a text chart of each rank class's compute stream over the step,
  *         gantt_width columns wide, like the textbook pipeline figures.
  *  timeline: when non-NULL, filled with the compute-stream tasks (exec_span). */
+/* The step's spread (spread.c, where the sampling and its assumptions are
+ * derived): on a cluster with a measured collective spread ([cluster]
+ * spread), `samples` replays of the step in which the network part of
+ * every collective across nodes is slowed by a draw from the spread at its
+ * group's node count (net_spread_at); the draws of a replay share a
+ * Gaussian component of weight `corr` (the rest is each call's own), so
+ * corr = 1 moves every call together (each call's quantiles become the
+ * step's where it is all exposed network) and corr = 0 draws them
+ * independently. Seeded through core's RNG: equal options give equal
+ * quantiles. */
+typedef struct exec_spread_opts {
+	int samples;   /* 0 = no spread */
+	uint64_t seed; /* RNG seed */
+	double corr;   /* in [0, 1]; < 0 = the cluster's spread_correlation */
+} exec_spread_opts;
+
+#define EXEC_SPREAD_SAMPLES 100    /* the default of podsim run and explain */
+#define EXEC_SPREAD_MAX 100000     /* the most --spread-samples accepts */
+
+/* The step's spread of graph g on c into *out (exec_run_views calls it with
+ * views->spread; public for synthetic graphs in tests): o->samples replays
+ * with the durations of the tasks that plan_graph.net_frac marks drawn
+ * from c's spread; the quantiles of their step times, or step_s for all of
+ * them when no task varies. *out is zeroed (no spread) when o asks for no
+ * samples or c has no spread. SIM_OK, SIM_ENOMEM or SIM_EINVAL (a cycle). */
+int exec_spread(const plan_graph *g, const net_cluster *c, double step_s,
+		const exec_spread_opts *o, exec_step_spread *out);
+
 typedef struct exec_views {
 	FILE *trace;
 	FILE *gantt;
 	int gantt_width;
 	exec_timeline *timeline;
+	/* when non-NULL with samples > 0 and the cluster has a spread: fill
+	 * exec_result.spread (else it stays 0: no spread) */
+	const exec_spread_opts *spread;
 } exec_views;
 
 int exec_run_views(const plan_scenario *s, exec_result *r, const exec_views *v);

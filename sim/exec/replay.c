@@ -26,7 +26,7 @@
  * The time it loses is charged to the group of the collective that started
  * last (exposed communication hidden inside a longer compute task).
  */
-#include "exec.h"
+#include "exec_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -330,11 +330,46 @@ static void on_end(sim_engine *eng, void *ctx, uint64_t arg)
 	try_start(r, q);
 }
 
+/* The per-run state at time 0: a fresh engine, nothing started, every task
+ * waiting for its predecessors, every FIFO at its head. */
+static int reset(replay *r)
+{
+	const plan_graph *g = r->g;
+	size_t n = g->ntasks ? g->ntasks : 1, nr = (size_t)g->ranks;
+	size_t nq = nr * PLAN_STREAM_COUNT;
+	sim_engine_free(r->eng);
+	r->eng = sim_engine_new();
+	if (!r->eng)
+		return SIM_ENOMEM;
+	r->done = 0;
+	memset(r->start, 0, n * sizeof *r->start);
+	memset(r->end, 0, n * sizeof *r->end);
+	memset(r->ev, 0, n * sizeof *r->ev);
+	memset(r->left, 0, n * sizeof *r->left);
+	memset(r->free_since, 0, nr * sizeof *r->free_since);
+	memset(r->cat, 0, nr * EXEC_CAT_COUNT * sizeof *r->cat);
+	memset(r->since, 0, nr * sizeof *r->since);
+	memset(r->comms, 0, nr * sizeof *r->comms);
+	memset(r->nic_since, 0, nr * sizeof *r->nic_since);
+	memset(r->busy, 0, nq * sizeof *r->busy);
+	for (size_t i = 0; i < nq; i++) {
+		r->nic_run[i] = UINT32_MAX;
+		r->q_pos[i] = r->q_first[i];
+	}
+	for (size_t i = 0; i < nr; i++) {
+		r->nic_rate[i] = 1.0;
+		r->running[i] = UINT32_MAX;
+		r->last_comm[i] = PLAN_TASK_DP;
+	}
+	for (size_t i = 0; i < g->ntasks; i++)
+		r->pending[i] = r->pred_first[i + 1] - r->pred_first[i];
+	return SIM_OK;
+}
+
 static int setup(replay *r, const plan_graph *g)
 {
 	memset(r, 0, sizeof *r);
 	r->g = g;
-	r->eng = sim_engine_new();
 	size_t n = g->ntasks ? g->ntasks : 1;
 	r->pending = calloc(n, sizeof *r->pending);
 	r->start = calloc(n, sizeof *r->start);
@@ -351,25 +386,14 @@ static int setup(replay *r, const plan_graph *g)
 	r->nic_since = calloc(nr, sizeof *r->nic_since);
 	r->ev = calloc(n, sizeof *r->ev);
 	r->left = calloc(n, sizeof *r->left);
-	if (!r->nic_run || !r->nic_rate || !r->nic_since || !r->ev || !r->left)
+	if (!r->pending || !r->start || !r->end || !r->free_since || !r->cat || !r->running ||
+	    !r->since || !r->comms || !r->last_comm || !r->nic_run || !r->nic_rate ||
+	    !r->nic_since || !r->ev || !r->left)
 		return SIM_ENOMEM;
-	for (size_t i = 0; i < nr * PLAN_STREAM_COUNT; i++)
-		r->nic_run[i] = UINT32_MAX;
-	for (size_t i = 0; i < nr; i++)
-		r->nic_rate[i] = 1.0;
-	if (!r->eng || !r->pending || !r->start || !r->end || !r->free_since || !r->cat ||
-	    !r->running || !r->since || !r->comms || !r->last_comm)
-		return SIM_ENOMEM;
-	for (size_t i = 0; i < nr; i++)
-		r->running[i] = UINT32_MAX;
-	for (size_t i = 0; i < nr; i++)
-		r->last_comm[i] = PLAN_TASK_DP;
 	if (csr(g, true, &r->pred_first, &r->pred) != SIM_OK ||
 	    csr(g, false, &r->succ_first, &r->succ) != SIM_OK || queues(r) != SIM_OK)
 		return SIM_ENOMEM;
-	for (size_t i = 0; i < g->ntasks; i++)
-		r->pending[i] = r->pred_first[i + 1] - r->pred_first[i];
-	return SIM_OK;
+	return reset(r);
 }
 
 static void teardown(replay *r)
@@ -729,25 +753,66 @@ int exec_replay(const plan_graph *g, const net_cluster *c, exec_result *res)
 	return exec_replay_views(g, c, res, NULL);
 }
 
+/* Run the replay r was set up (or reset) for, on c; *step = the last task's
+ * end. */
+static int run(replay *r, const net_cluster *c, sim_time *step)
+{
+	const plan_graph *g = r->g;
+	r->nic_cap = c && c->nodes > 1 && c->node.nics > 0 ? c->node.nic_Bps * c->node.nic_eff : 0;
+	for (size_t q = 0; q < (size_t)g->ranks * PLAN_STREAM_COUNT; q++)
+		try_start(r, q);
+	sim_engine_run(r->eng, SIM_TIME_MAX);
+	*step = 0;
+	if (r->done != g->ntasks)
+		return SIM_EINVAL; /* a cycle or an unreachable task: a plan bug */
+	for (size_t i = 0; i < g->ntasks; i++)
+		if (r->end[i] > *step)
+			*step = r->end[i];
+	return SIM_OK;
+}
+
+struct exec_replayer {
+	replay r;
+	bool ran; /* reset before the next run */
+};
+
+int exec_replayer_new(const plan_graph *g, exec_replayer **out)
+{
+	*out = calloc(1, sizeof **out);
+	if (!*out)
+		return SIM_ENOMEM;
+	int rc = setup(&(*out)->r, g);
+	if (rc != SIM_OK) {
+		exec_replayer_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+int exec_replayer_run(exec_replayer *x, const net_cluster *c, sim_time *step)
+{
+	int rc = x->ran ? reset(&x->r) : SIM_OK;
+	x->ran = true;
+	return rc == SIM_OK ? run(&x->r, c, step) : rc;
+}
+
+void exec_replayer_free(exec_replayer *x)
+{
+	if (!x)
+		return;
+	teardown(&x->r);
+	free(x);
+}
+
 int exec_replay_views(const plan_graph *g, const net_cluster *c, exec_result *res,
 		      const exec_views *v)
 {
 	replay r;
+	sim_time step;
 	int rc = setup(&r, g);
-	if (rc == SIM_OK && c && c->nodes > 1 && c->node.nics > 0)
-		r.nic_cap = c->node.nic_Bps * c->node.nic_eff;
+	if (rc == SIM_OK)
+		rc = run(&r, c, &step);
 	if (rc == SIM_OK) {
-		for (size_t q = 0; q < (size_t)g->ranks * PLAN_STREAM_COUNT; q++)
-			try_start(&r, q);
-		sim_engine_run(r.eng, SIM_TIME_MAX);
-		if (r.done != g->ntasks)
-			rc = SIM_EINVAL; /* a cycle or an unreachable task: a plan bug */
-	}
-	if (rc == SIM_OK) {
-		sim_time step = 0;
-		for (size_t i = 0; i < g->ntasks; i++)
-			if (r.end[i] > step)
-				step = r.end[i];
 		charge_tail(&r, step);
 		res->step_s = sim_time_to_s(step);
 		res->nclasses = g->ranks < EXEC_MAX_CLASSES ? g->ranks : EXEC_MAX_CLASSES;

@@ -76,6 +76,20 @@ typedef struct exec_link {
 	char traffic[8];          /* whose traffic loads it most: "tp", "dp", ... */
 } exec_link;
 
+/* The step's spread on a cluster with a measured collective spread
+ * ([cluster] spread, EFA; exec_spread_opts, spread.c): quantiles of the
+ * step time over sampled replays in which each collective's network part
+ * is slowed by a draw from the spread at its group's node count. */
+typedef struct exec_step_spread {
+	int samples;      /* sampled replays; 0 = none (no spread, or not asked) */
+	uint64_t seed;    /* the RNG seed of the draws (the scenario's) */
+	double corr;      /* the share of a call's log-slowdown common to the step */
+	double p05_s, p10_s, p50_s, p90_s, p95_s; /* step-time quantiles */
+	double p95_lo_s, p95_hi_s; /* the p95's sampling error: the order statistics
+				    * bounding the true p95 with about 95 % confidence */
+	int varying;      /* tasks whose duration varies (collectives across nodes) */
+} exec_step_spread;
+
 #define EXEC_MAX_CLASSES 256
 #define EXEC_MAX_LINKS 8
 
@@ -109,6 +123,8 @@ typedef struct exec_result {
 	char band_from[EXEC_NAME_MAX]; /* the band's cell: "hopper, nemo, 513- GPUs: ..." */
 	bool implausible;              /* MFU above the best published for the GPU */
 	char implausible_why[256];
+	/* the step's spread from the collectives' (samples 0 without one) */
+	exec_step_spread spread;
 	/* detail */
 	int nclasses;
 	exec_class classes[EXEC_MAX_CLASSES];

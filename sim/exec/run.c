@@ -1,6 +1,6 @@
 /* run.c - one whole simulated step: build the graph, replay it, and derive the
  * headline metrics (definitions in result.h and ARCHITECTURE.md). */
-#include "exec.h"
+#include "exec_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -139,6 +139,8 @@ int exec_run_views(const plan_scenario *s, exec_result *r, const exec_views *v)
 		if (v && v->timeline)
 			memory_curve(s, r, v->timeline);
 	}
+	if (rc == SIM_OK && v && v->spread)
+		rc = exec_spread(g, &s->cluster, r->step_s, v->spread, &r->spread);
 	plan_graph_free(g);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	r->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;

@@ -143,6 +143,14 @@ const conf_key net_cluster_keys[] = {
 	{"spread", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL, offsetof(net_cluster, spread_text),
 	 "fabric = efa: measured spread per node count, NODES:LO-HI ... (5th and 95th percentile "
 	 "time over the median)"},
+	/* Assumed (the data, one collective at a time, cannot split it): half
+	 * of a call's log-slowdown variance is the step's (congestion from
+	 * other tenants lasts longer than a step), half its own (spread.c,
+	 * exec/spread.c). */
+	{"spread_correlation", CONF_REAL, SIM_UNIT_NONE, 0, 1, "0.5", NULL,
+	 offsetof(net_cluster, spread_corr),
+	 "fabric = efa: share of a collective's slowdown common to every collective of a step "
+	 "(1 = all slow together, 0 = independent calls)"},
 };
 const size_t net_cluster_nkeys = sizeof net_cluster_keys / sizeof net_cluster_keys[0];
 
@@ -208,7 +216,8 @@ static int parse_spread(const conf_doc *doc, net_cluster *c, sim_diag *diag)
 static int efa_keys(const conf_doc *doc, net_cluster *c, sim_diag *diag)
 {
 	static const char *const keys[] = {"net_latency", "msg_overhead", "rail_bw",
-					   "congestion", "congestion_exp", "spread"};
+					   "congestion", "congestion_exp", "spread",
+					   "spread_correlation"};
 	int rc = SIM_OK;
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 		if (c->fabric == NET_FABRIC_EFA || !conf_get(doc, "cluster", keys[i], NULL))

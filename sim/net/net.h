@@ -110,8 +110,8 @@ typedef struct net_node {
 
 /* The measured spread of a collective's time at one node count on an EFA
  * fabric ([cluster] spread, fitted by podsim calibrate --fabric): the 5th
- * and 95th percentile times over the median time (lo <= 1 <= hi). Data for
- * a step-time band; no time podsim predicts uses it. */
+ * and 95th percentile times over the median time (lo <= 1 <= hi). The
+ * step's spread (sim/exec, exec_spread) samples it (net_spread_factor). */
 typedef struct net_spread {
 	int nodes;
 	double lo, hi;
@@ -145,6 +145,8 @@ typedef struct net_cluster {
 	char spread_text[CONF_STR_MAX]; /* [cluster] spread as written */
 	int nspread;
 	net_spread spread[NET_SPREAD_MAX];
+	double spread_corr; /* spread_correlation: the share of a call's log-slowdown
+			     * variance common to every call of a step (exec_spread) */
 } net_cluster;
 
 /* Whether collectives on c are timed by the flow model (network = flow, or
@@ -251,6 +253,24 @@ bool net_efa_region(const net_cluster *c, net_coll coll, const net_group *g, dou
 /* Whether protocol p runs on cluster c, and is allowed by [cluster]
  * nccl_proto (LL128 only on NVLink nodes, as NCCL enables it). */
 bool net_proto_ok(const net_cluster *c, net_proto p);
+
+/* The spread of collectives (spread.c, where the distribution is derived).
+ * net_spread_at: the spread at `nodes` nodes on fabric = efa with a
+ * [cluster] spread (interpolated in ln m between listed node counts, the
+ * nearest listed beyond them); false on other fabrics, without a spread, or
+ * for one node (no network part). net_spread_factor: the slowdown of a call
+ * whose standard-normal draw is z under the split log-normal of s (median 1,
+ * 5th and 95th percentiles s->lo and s->hi); net_spread_quantile: its
+ * quantile p. net_network_time: N, the part of the collective's time (as
+ * net_collective times it) that kappa stretches, N = kappa dT/dkappa: a call
+ * at slowdown r takes T - N + r N; 0 inside a node or off EFA. */
+bool net_spread_at(const net_cluster *c, int nodes, net_spread *out);
+double net_spread_factor(const net_spread *s, double z);
+/* The split log-normal's sigmas: net_spread_factor(s, z) = exp(s_lo z) for
+ * z < 0, exp(s_hi z) for z >= 0 (for callers drawing many factors). */
+void net_spread_sigmas(const net_spread *s, double *s_lo, double *s_hi);
+double net_spread_quantile(const net_spread *s, double p);
+double net_network_time(const net_cluster *c, net_coll coll, const net_group *g, double bytes);
 
 /* Link classes for saturation reports: every link of a class carries the same
  * load in a symmetric plan, so podsim reports per class with one example name. */

@@ -45,6 +45,8 @@ typedef struct seg {
 	int launches;  /* compute tasks: the kernels they stand for */
 	sim_time lat;  /* collectives: their time at one byte, the latency (only
 			* when builder.latency is set: plan_microbatch_cost) */
+	double net_s;  /* a collective's seconds that vary with the fabric (add_net) */
+	int net_nodes; /* ... the nodes its group spans */
 } seg;
 
 typedef struct chain {
@@ -128,6 +130,37 @@ static int comm_cost(const builder *b, net_coll coll, const net_group *grp, doub
 	if (!b->flow)
 		return net_collective(&b->s->cluster, coll, grp, bytes, out);
 	return plan_netflow_cost(b->flow, coll, grp, grp->size, grp->stride, bytes, out);
+}
+
+/* On a cluster with a measured spread, the seconds of a collective's time
+ * `time_s` (comm_cost's) that the fabric's variability scales: the network
+ * part N of net_network_time as a share of the alpha-beta time, applied to
+ * time_s (the flow model's time of the same collective where it timed it;
+ * the two agree on EFA's non-blocking fabric, test_flow). 0 elsewhere. */
+static double comm_net_s(const builder *b, net_coll coll, const net_group *grp, double bytes,
+			 double time_s)
+{
+	const net_cluster *c = &b->s->cluster;
+	if (c->nspread < 1 || c->fabric != NET_FABRIC_EFA || grp->nodes <= 1 || !(time_s > 0))
+		return 0;
+	net_cost ab;
+	if (net_collective(c, coll, grp, bytes, &ab) != SIM_OK || !(ab.time_s > 0))
+		return 0;
+	return net_network_time(c, coll, grp, bytes) / ab.time_s * time_s;
+}
+
+/* Add task t, net_s seconds of whose duration vary with the fabric (its
+ * group spanning `nodes` nodes): plan_graph_add, then plan_graph_set_net
+ * when net_s > 0. UINT32_MAX on OOM. */
+static uint32_t add_net(plan_graph *g, const plan_task *t, const uint32_t *deps, uint32_t ndeps,
+			double net_s, int nodes)
+{
+	uint32_t id = plan_graph_add(g, t, deps, ndeps);
+	double d = sim_time_to_s(t->dur);
+	if (id != UINT32_MAX && net_s > 0 && d > 0 &&
+	    plan_graph_set_net(g, id, net_s / d, nodes) != SIM_OK)
+		return UINT32_MAX;
+	return id;
 }
 
 /* Per-NIC bytes when every GPU of a node sends `per_rank` bytes off the node. */
@@ -229,6 +262,8 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 			if (comm_cost(b, plan_comm_coll(it[i].comm), grp, it[i].comm_bytes, &cost) != SIM_OK)
 				cost = (net_cost){0};
 			uint8_t kind_c = ring ? PLAN_TASK_CP : ep ? PLAN_TASK_EP : PLAN_TASK_TP;
+			double net_s = comm_net_s(b, plan_comm_coll(it[i].comm), grp, it[i].comm_bytes,
+						  cost.time_s);
 			int ovl = tp_overlap_at(b, it, n, i);
 			if (ovl != 0 && !it[i].beside) { /* lengthened by one GEMM chunk: see tp_overlap_at */
 				const work_item *gm = &it[i + ovl];
@@ -237,7 +272,8 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 				cost.time_s += gs / b->tp.size;
 			}
 			seg x = {sim_time_from_s(cost.time_s), 0, 0, kind_c, layer, (float)cost.intra_bytes,
-				 nic_share(&b->s->cluster, cost.inter_bytes), 0, it[i].cp_step, ovl, 0, 0};
+				 nic_share(&b->s->cluster, cost.inter_bytes), 0, it[i].cp_step, ovl, 0, 0,
+				 net_s, grp->nodes};
 			net_cost one;
 			if (b->latency && net_collective(&b->s->cluster, plan_comm_coll(it[i].comm), grp,
 							 1.0, &one) == SIM_OK)
@@ -269,7 +305,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		bool alone = (i >= 1 && tp_overlap_at(b, it, n, i - 1) == 1) ||
 			     (i + 1 < n && tp_overlap_at(b, it, n, i + 1) == -1);
 		if (!open || alone || c->n == 0 || it[i].cp_step > 0) {
-			seg x = {0, 0, 0, kind, layer, 0, 0, 0, it[i].cp_step, 0, 0, 0};
+			seg x = {0, 0, 0, kind, layer, 0, 0, 0, it[i].cp_step, 0, 0, 0, 0, 0};
 			chain_push(c, x);
 			open = true;
 			if (c->oom)
@@ -277,7 +313,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		}
 		seg *x = &c->v[c->n - 1];
 		if (x->kind == PLAN_TASK_CP) { /* the ring step is a new compute task */
-			seg y = {0, 0, 0, kind, layer, 0, 0, 0, 0, 0, 0, 0};
+			seg y = {0, 0, 0, kind, layer, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 			chain_push(c, y);
 			if (c->oom)
 				return;
@@ -590,7 +626,7 @@ static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t de
 			deps[4] = held, held = UINT32_MAX;
 		plan_task t = {x->dur, stage, seg_stream(x->kind), x->kind, x->layer, mb,
 			       x->scaleup, x->nic};
-		uint32_t id = plan_graph_add(b->g, &t, deps, 5);
+		uint32_t id = add_net(b->g, &t, deps, 5, x->net_s, x->net_nodes);
 		if (id == UINT32_MAX)
 			return SIM_ENOMEM;
 		if (i == 0)
@@ -708,7 +744,8 @@ static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t a
 	plan_task t = {sim_time_from_s(cost.time_s), stage,
 		       backward ? PLAN_STREAM_PP_BWD : PLAN_STREAM_PP_FWD, PLAN_TASK_PP, -1, mb,
 		       (float)cost.intra_bytes, nic_share(&b->s->cluster, cost.inter_bytes)};
-	return plan_graph_add(b->g, &t, &after, 1);
+	return add_net(b->g, &t, &after, 1, comm_net_s(b, NET_P2P, &b->pp, bytes, cost.time_s),
+		       b->pp.nodes);
 }
 
 /* The stage's compute-stream program in schedule order, with its sends.
@@ -829,7 +866,8 @@ static uint32_t add_dp_on(builder *b, const net_group *grp, int stage, net_coll 
 		cost = (net_cost){0};
 	plan_task t = {sim_time_from_s(cost.time_s), stage, PLAN_STREAM_DP, PLAN_TASK_DP, layer, -1,
 		       (float)cost.intra_bytes, nic_share(&b->s->cluster, cost.inter_bytes)};
-	return plan_graph_add(b->g, &t, deps, ndeps);
+	return add_net(b->g, &t, deps, ndeps, comm_net_s(b, coll, grp, bytes, cost.time_s),
+		       grp->nodes);
 }
 
 /* Gradient buckets in backward order (last layer first): the dense gradients
@@ -1094,13 +1132,15 @@ static int emit_embedding_sync(builder *b, pipe_ids *ids)
 	net_cost cost;
 	if (comm_cost(b, NET_ALLREDUCE, &b->embed, bytes, &cost) != SIM_OK)
 		cost = (net_cost){0};
+	double net_s = comm_net_s(b, NET_ALLREDUCE, &b->embed, bytes, cost.time_s);
 	uint32_t deps[2] = {ids->last_bwd[0], ids->last_bwd[pp - 1]};
 	int stages[2] = {0, pp - 1};
 	for (int i = 0; i < 2; i++) {
 		plan_task t = {sim_time_from_s(cost.time_s), stages[i], PLAN_STREAM_DP, PLAN_TASK_DP,
 			       -1, -1, (float)cost.intra_bytes,
 			       nic_share(&s->cluster, cost.inter_bytes)};
-		uint32_t id = plan_graph_add(b->g, &t, deps, 2);
+
+		uint32_t id = add_net(b->g, &t, deps, 2, net_s, b->embed.nodes);
 		if (id == UINT32_MAX)
 			return SIM_ENOMEM;
 		ids->emb_sync[stages[i]] = id;

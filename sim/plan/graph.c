@@ -21,6 +21,8 @@ void plan_graph_free(plan_graph *g)
 	free(g->edges);
 	free(g->mem_static);
 	free(g->mem_act_op);
+	free(g->net_frac);
+	free(g->net_nodes);
 	free(g);
 }
 
@@ -50,15 +52,44 @@ uint32_t plan_graph_add(plan_graph *g, const plan_task *t, const uint32_t *deps,
 		if (!n)
 			return UINT32_MAX;
 		g->tasks = n;
+		if (g->net_frac) { /* the per-task spread arrays keep the tasks' capacity */
+			float *f = realloc(g->net_frac, cap * sizeof *f);
+			if (f)
+				g->net_frac = f;
+			uint16_t *m = f ? realloc(g->net_nodes, cap * sizeof *m) : NULL;
+			if (!m)
+				return UINT32_MAX;
+			g->net_nodes = m;
+		}
 		g->cap = cap;
 	}
 	uint32_t id = (uint32_t)g->ntasks;
 	g->tasks[id] = *t;
+	if (g->net_frac)
+		g->net_frac[id] = 0, g->net_nodes[id] = 0;
 	g->ntasks++;
 	for (uint32_t i = 0; i < ndeps; i++)
 		if (deps[i] != UINT32_MAX && plan_graph_edge(g, deps[i], id) != SIM_OK)
 			return UINT32_MAX;
 	return id;
+}
+
+int plan_graph_set_net(plan_graph *g, uint32_t id, double frac, int nodes)
+{
+	if (id >= g->ntasks)
+		return SIM_EINVAL;
+	if (!g->net_frac) {
+		g->net_frac = calloc(g->cap, sizeof *g->net_frac);
+		g->net_nodes = calloc(g->cap, sizeof *g->net_nodes);
+		if (!g->net_frac || !g->net_nodes) {
+			free(g->net_frac), free(g->net_nodes);
+			g->net_frac = NULL, g->net_nodes = NULL;
+			return SIM_ENOMEM;
+		}
+	}
+	g->net_frac[id] = (float)(frac > 0 ? (frac < 1 ? frac : 1) : 0);
+	g->net_nodes[id] = (uint16_t)(nodes < 1 ? 0 : nodes < UINT16_MAX ? nodes : UINT16_MAX);
+	return SIM_OK;
 }
 
 /* Megatron's micro-batch and chunk of the k-th forward (or backward) step. */

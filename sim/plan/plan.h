@@ -704,6 +704,14 @@ typedef struct plan_graph {
 	 * its backward (W with ZB-H1) ends. NULL when not filled. */
 	double *mem_static, *mem_act_op;
 	plan_netlinks net;     /* network = flow only (netflow.c) */
+	/* On a cluster with a measured spread ([cluster] spread, EFA), per task
+	 * (plan_graph_set_net; both NULL while no task varies): the share of its
+	 * dur that the fabric's variability scales (net_network_time: a call
+	 * slowed r times takes dur (1 + net_frac (r - 1))), and the nodes its
+	 * group spans, which pick the spread (net_spread_at). 0 for compute,
+	 * copies and collectives inside a node. */
+	float *net_frac;
+	uint16_t *net_nodes;
 } plan_graph;
 
 /* The compute-stream order of a schedule on `stage` of `p` with `m`
@@ -817,5 +825,9 @@ void plan_graph_free(plan_graph *g);
 plan_graph *plan_graph_new(int ranks, int rank_gpus);
 uint32_t plan_graph_add(plan_graph *g, const plan_task *t, const uint32_t *deps, uint32_t ndeps);
 int plan_graph_edge(plan_graph *g, uint32_t from, uint32_t to);
+/* Mark task id as varying with the fabric (plan_graph.net_frac, net_nodes):
+ * frac of its duration, clamped to [0, 1], on a group across `nodes`
+ * nodes. SIM_OK or SIM_ENOMEM. */
+int plan_graph_set_net(plan_graph *g, uint32_t id, double frac, int nodes);
 
 #endif

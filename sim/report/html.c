@@ -185,6 +185,18 @@ static void headline(FILE *out, const exec_result *r)
 		report_esc(out, key);
 		fputs("</div></div>\n", out);
 	}
+	if (report_has_spread(r)) {
+		char q[160], key[192];
+		fmt_time(r->spread.p05_s, b, sizeof b);
+		fmt_time(r->spread.p95_s, c, sizeof c);
+		snprintf(q, sizeof q, "%s to %s", b, c);
+		fmt_time(r->spread.p50_s, b, sizeof b);
+		snprintf(key, sizeof key,
+		         "step p5 to p95, median %s: %d replays with the collectives' measured spread, "
+		         "seed %llu, correlation %.2g", b, r->spread.samples,
+		         (unsigned long long)r->spread.seed, r->spread.corr);
+		card(out, q, key);
+	}
 	fmt_count(r->tokens_per_s, b, sizeof b);
 	card(out, b, "tokens/s");
 	snprintf(b, sizeof b, "%s%.1f%%%s", r->implausible ? "<span class=\"oom\">" : "",
@@ -634,7 +646,7 @@ int report_html_timeline(const char *scenario_text, const exec_result *stored, e
 	int rc = d && r ? plan_scenario_load_string(scenario_text, "stored run", ".", d, &s)
 	                : SIM_ENOMEM;
 	if (rc == SIM_OK) {
-		exec_views v = {NULL, NULL, 0, tl};
+		exec_views v = {NULL, NULL, 0, tl, NULL};
 		rc = exec_run_views(s, r, &v);
 	}
 	if (rc == SIM_OK && fabs(r->step_s - stored->step_s) > 1e-9 * stored->step_s) {

@@ -139,6 +139,20 @@ void report_json_buf(sim_buf *b, const exec_result *r, int64_t run_id)
 	else
 		sim_buf_printf(b, "\"step_band_s\":null,");
 	str_or_null(b, "band_from", r->band_from);
+	if (report_has_spread(r)) { /* only where sampled: other runs print as before */
+		const exec_step_spread *sp = &r->spread;
+		sim_buf_append(b, "\"step_spread\":{", 15);
+		num(b, "p05_s", sp->p05_s, true);
+		num(b, "p10_s", sp->p10_s, true);
+		num(b, "p50_s", sp->p50_s, true);
+		num(b, "p90_s", sp->p90_s, true);
+		num(b, "p95_s", sp->p95_s, true);
+		sim_buf_printf(b, "\"p95_ci_s\":[%.9g,%.9g],", sp->p95_lo_s, sp->p95_hi_s);
+		sim_buf_printf(b, "\"samples\":%d,", sp->samples);
+		u64(b, "seed", sp->seed, true);
+		num(b, "correlation", sp->corr, true);
+		sim_buf_printf(b, "\"varying_tasks\":%d},", sp->varying);
+	}
 	num(b, "tokens_per_s", r->tokens_per_s, true);
 	num(b, "model_flops", r->model_flops, true);
 	num(b, "hardware_flops", r->hardware_flops, true);

@@ -3,7 +3,11 @@
  * The JSON object's keys are stable and documented in README.md ("JSON output"):
  *   run_id, scenario, model, gpu, cluster, plan, seed, gpus, step_time_s,
  *   step_band_s ([lo, hi] or null: the likely range of the measured step),
- *   band_from (the validation cell it came from, or null), tokens_per_s,
+ *   band_from (the validation cell it came from, or null), step_spread
+ *   (only on runs whose cluster has a measured collective spread: p05_s,
+ *   p10_s, p50_s, p90_s, p95_s, p95_ci_s, samples, seed, correlation,
+ *   varying_tasks),
+ *   tokens_per_s,
  *   model_flops, hardware_flops, mfu, hfu, tflops_per_gpu, bubble_fraction,
  *   implausible (MFU above the best published), implausible_reason (or null),
  *   breakdown (array of rank classes, each with name, ranks and
@@ -22,6 +26,11 @@ bool report_has_band(const exec_result *r);
 /* The band of r as "likely 6.8-8.0 s" (three significant digits of the
  * upper end, in the unit the step time prints in), or "" without one. */
 void report_band_text(const exec_result *r, char *buf, size_t len);
+/* Whether r carries a step spread (exec_result.spread sampled), and its
+ * quantiles as "p5 12.61 s, median 12.71 s, p95 13.02 s (+3.3% over the
+ * step)" (four significant digits of p95, the step's unit), or "". */
+bool report_has_spread(const exec_result *r);
+void report_spread_text(const exec_result *r, char *buf, size_t len);
 /* The same for any range of seconds [lo, hi] scaled by `scale` (1 for the
  * step; 1/86400 for days, with unit "days"): "6.8-8.0" plus " unit". */
 void report_range_text(double lo, double hi, const char *unit, char *buf, size_t len);
@@ -55,18 +64,23 @@ int report_html_timeline(const char *scenario_text, const exec_result *stored,
 			 exec_timeline *tl, const char **why);
 
 /* One simulated plan of a sweep, for its HTML page. */
+#define REPORT_WHY_MAX 512
 typedef struct report_sweep_point {
 	char label[256]; /* the plan's settings */
 	double step_s, est_s, mfu, tokens_per_s, cost_usd;
 	double band_lo_s, band_hi_s; /* error band (NaN: none) */
+	double p50_s, p95_s;         /* the step's spread (NaN: none) */
+	char risky_why[REPORT_WHY_MAX]; /* why the plan is risky (sweep_risky), or "" */
 	int gpus;
 	bool pareto, implausible;
 } report_sweep_point;
 
 /* The sweep's page (sweep_html.c): ranked plans as bars of simulated step time
- * with the pre-screen estimate marked (the best 64), step time against
- * GPU-seconds per step with the Pareto front joined, and the table; points in
- * rank order. The _file variant writes path atomically (path.tmp, rename). */
+ * with the pre-screen estimate marked (the best 64) and, where sampled, a
+ * whisker from the step's median to its 95th percentile, step time against
+ * GPU-seconds per step with the Pareto front joined, and the table (p50 and
+ * p95 columns and the risky marks with their reasons when any plan has a
+ * spread); points in rank order. The _file variant writes path atomically (path.tmp, rename). */
 void report_sweep_html(FILE *out, const char *title, const report_sweep_point *p, size_t n,
 		       double tau);
 int report_sweep_html_file(const char *path, const char *title, const report_sweep_point *p,

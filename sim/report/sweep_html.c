@@ -1,8 +1,11 @@
 /* sweep_html.c - the HTML page of a sweep (`podsim sweep --html`): the ranked
- * plans as bars of simulated step time with the pre-screen estimate marked,
- * and a scatter of step time against GPU-seconds per step (GPUs x step, what
- * a step costs at any price per GPU-hour) with the Pareto front drawn, then the
- * table. Inline SVG and CSS, no script; well-formed XML; deterministic. */
+ * plans as bars of simulated step time with the pre-screen estimate marked
+ * (and, on a cluster with a measured collective spread, a whisker from the
+ * step's median to its 95th percentile, orange for a risky plan), and a
+ * scatter of step time against GPU-seconds per step (GPUs x step, what a step
+ * costs at any price per GPU-hour) with the Pareto front drawn, then the
+ * table. Inline SVG and CSS, no script; well-formed XML; deterministic. A
+ * sweep without a spread draws exactly what it drew before. */
 #include "report_int.h"
 
 #include <math.h>
@@ -14,12 +17,43 @@
 #define ROW 16.0
 #define MAX_BARS 64
 
+static bool has_spread(const report_sweep_point *q)
+{
+	return isfinite(q->p50_s) && isfinite(q->p95_s);
+}
+
+static bool any_spread(const report_sweep_point *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (has_spread(&p[i]))
+			return true;
+	return false;
+}
+
+/* The median-to-p95 whisker of bar i at height y. */
+static void whisker(FILE *out, const report_sweep_point *q, double scale, double y)
+{
+	if (!has_spread(q))
+		return;
+	const char *c = q->risky_why[0] ? "#f28e2b" : "#222";
+	double x0 = LEFT + q->p50_s * scale, x1 = LEFT + q->p95_s * scale, ym = y + ROW / 2;
+	fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+		     "stroke-width=\"1.5\"><title>median %.4g s, p95 %.4g s%s</title></line>\n",
+		x0, x1, ym, ym, c, q->p50_s, q->p95_s, q->risky_why[0] ? " (risky)" : "");
+	fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+		     "stroke-width=\"1.5\"/>\n",
+		x1, x1, y + 3, y + ROW - 3, c);
+}
+
 static void bars(FILE *out, const report_sweep_point *p, size_t n)
 {
 	size_t shown = n < MAX_BARS ? n : MAX_BARS;
 	double mx = 0;
 	for (size_t i = 0; i < shown; i++)
 		mx = fmax(mx, fmax(p[i].step_s, p[i].est_s));
+	for (size_t i = 0; i < shown; i++)
+		if (has_spread(&p[i]))
+			mx = fmax(mx, p[i].p95_s);
 	double scale = mx > 0 ? (W - LEFT - 60) / mx : 0, h = ROW * (double)shown + 30;
 	fprintf(out, "<h2>Ranked plans</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
 		     "height=\"%.0f\">\n", W, h);
@@ -39,11 +73,16 @@ static void bars(FILE *out, const report_sweep_point *p, size_t n)
 		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222\" "
 			     "stroke-width=\"2\"/>\n",
 			LEFT + p[i].est_s * scale, LEFT + p[i].est_s * scale, y + 1, y + ROW - 1);
+		whisker(out, &p[i], scale, y);
+		double right = has_spread(&p[i]) ? fmax(p[i].step_s, p[i].p95_s) : p[i].step_s;
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">%.3g s</text>\n",
-			LEFT + p[i].step_s * scale + 4, y + 11, p[i].step_s);
+			LEFT + right * scale + 4, y + 11, p[i].step_s);
 	}
 	fputs("</svg>\n<p class=\"note\">Bars: simulated step time (red: on the Pareto front); "
 	      "black tick: the closed-form pre-screen's estimate.", out);
+	if (any_spread(p, shown))
+		fputs(" Whisker: the step's median to its 95th percentile over replays with sampled "
+		      "collective times (orange: risky, below).", out);
 	if (shown < n)
 		fprintf(out, " The best %zu of %zu plans are drawn.", shown, n);
 	fputs("</p>\n", out);
@@ -105,19 +144,57 @@ static void scatter(FILE *out, const report_sweep_point *p, size_t n)
 	      "cheaper); hover a point for its plan.</p>\n", out);
 }
 
+/* The p50 and p95 cells of row q (a sweep with a spread). */
+static void spread_cells(FILE *out, const report_sweep_point *q)
+{
+	if (!has_spread(q)) {
+		fputs("<td>-</td><td>-</td>", out);
+		return;
+	}
+	fprintf(out, "<td>%.4f</td><td>%.4f%s</td>", q->p50_s, q->p95_s,
+		q->risky_why[0] ? " <b style=\"color:#d4700a\">~</b>" : "");
+}
+
+/* Each risky plan's reason, under the table. */
+static void risky_notes(FILE *out, const report_sweep_point *p, size_t n)
+{
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!p[i].risky_why[0])
+			continue;
+		if (!any)
+			fputs("<p class=\"note\"><b style=\"color:#d4700a\">~</b> risky: a plan whose median "
+			      "step is no better has a clearly better 95th percentile.</p>\n<ul "
+			      "class=\"note\">\n", out);
+		any = true;
+		fprintf(out, "<li>rank %zu: ", i + 1);
+		report_esc(out, p[i].risky_why);
+		fputs("</li>\n", out);
+	}
+	if (any)
+		fputs("</ul>\n", out);
+}
+
 static void table(FILE *out, const report_sweep_point *p, size_t n)
 {
-	bool flagged = false;
-	fputs("<h2>Plans</h2>\n<table>\n<tr><th>rank</th><th>step (s)</th><th>likely (s)</th>"
-	      "<th>pre-screen (s)</th><th>MFU</th><th>tokens/s</th><th>GPUs</th><th>$/step</th>"
+	bool flagged = false, spread = any_spread(p, n);
+	fputs("<h2>Plans</h2>\n<table>\n<tr><th>rank</th><th>step (s)</th><th>likely (s)</th>",
+	      out);
+	if (spread)
+		fputs("<th>p50 (s)</th><th>p95 (s)</th>", out);
+	fputs("<th>pre-screen (s)</th><th>MFU</th><th>tokens/s</th><th>GPUs</th><th>$/step</th>"
 	      "<th>P</th><th class=\"l\">plan</th></tr>\n", out);
 	for (size_t i = 0; i < n; i++) {
 		char band[64];
 		report_range_text(p[i].band_lo_s, p[i].band_hi_s, "", band, sizeof band);
 		flagged = flagged || p[i].implausible;
-		fprintf(out, "<tr><td>%zu</td><td>%.4f</td><td>%s</td><td>%.4f</td><td>%.1f%%%s</td>"
+		fprintf(out, "<tr><td>%zu</td><td>%.4f</td><td>%s</td>", i + 1, p[i].step_s,
+			*band ? band : "-");
+		if (spread)
+			spread_cells(out, &p[i]);
+		fprintf(out, "<td>%.4f</td><td>%.1f%%%s</td>"
 			     "<td>%.0f</td><td>%d</td><td>%.4f</td><td>%s</td><td class=\"l\">",
-			i + 1, p[i].step_s, *band ? band : "-", p[i].est_s, 100 * p[i].mfu,
+			p[i].est_s, 100 * p[i].mfu,
 			p[i].implausible ? " <b class=\"oom\">!</b>" : "", p[i].tokens_per_s,
 			p[i].gpus, p[i].cost_usd, p[i].pareto ? "*" : "");
 		report_esc(out, p[i].label);
@@ -129,7 +206,11 @@ static void table(FILE *out, const report_sweep_point *p, size_t n)
 	if (flagged)
 		fputs(" !: implausible, MFU above the best published for the GPU generation "
 		      "(topologies/mfu-best.csv).", out);
+	if (spread)
+		fputs(" p50, p95: the step's median and 95th percentile over replays with the "
+		      "collectives' times drawn from the cluster's measured spread.", out);
 	fputs("</p>\n", out);
+	risky_notes(out, p, n);
 }
 
 void report_sweep_html(FILE *out, const char *title, const report_sweep_point *p, size_t n,

@@ -146,6 +146,31 @@ void report_band_text(const exec_result *r, char *buf, size_t len)
 	snprintf(buf, len, "%s%s", *range ? "likely " : "", range);
 }
 
+bool report_has_spread(const exec_result *r)
+{
+	return r->spread.samples > 0 && isfinite(r->spread.p05_s) && isfinite(r->spread.p95_s);
+}
+
+void report_spread_text(const exec_result *r, char *buf, size_t len)
+{
+	const exec_step_spread *s = &r->spread;
+	if (!report_has_spread(r)) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	double f = 1;
+	const char *unit = "s";
+	if (r->step_s < 1e-3)
+		f = 1e6, unit = "us";
+	else if (r->step_s < 1)
+		f = 1e3, unit = "ms";
+	int dec = s->p95_s > 0 ? 3 - (int)floor(log10(f * s->p95_s)) : 3; /* 4 digits of p95 */
+	dec = dec < 0 ? 0 : dec > 9 ? 9 : dec;
+	snprintf(buf, len, "p5 %.*f %s, median %.*f %s, p95 %.*f %s (%+.1f%% over the step)", dec,
+		 f * s->p05_s, unit, dec, f * s->p50_s, unit, dec, f * s->p95_s, unit,
+		 r->step_s > 0 ? 100 * (s->p95_s / r->step_s - 1) : 0.0);
+}
+
 static void headline(FILE *out, const exec_result *r)
 {
 	char step[64], tok[48], band[96];
@@ -154,6 +179,17 @@ static void headline(FILE *out, const exec_result *r)
 	report_band_text(r, band, sizeof band);
 	fprintf(out, "\nstep\n");
 	fprintf(out, "  %-17s %s%s%s\n", "step time", step, *band ? ", " : "", band);
+	if (report_has_spread(r)) {
+		char sp[160];
+		report_spread_text(r, sp, sizeof sp);
+		fprintf(out, "  %-17s %s\n", "step spread", sp);
+		char ci[64];
+		report_range_text(r->spread.p95_lo_s, r->spread.p95_hi_s, "s", ci, sizeof ci);
+		fprintf(out, "  %-17s measured collective spread, %d sampled steps (p95 within %s "
+			     "at 95%% confidence), seed %llu, correlation %.2g (podsim explain)\n",
+			"spread from", r->spread.samples, ci, (unsigned long long)r->spread.seed,
+			r->spread.corr);
+	}
 	fprintf(out, "  %-17s %s\n", "tokens/s", tok);
 	fprintf(out, "  %-17s %.1f%%\n", "MFU", 100.0 * r->mfu);
 	fprintf(out, "  %-17s %.1f%%\n", "HFU", 100.0 * r->hfu);

@@ -7,7 +7,7 @@
  * ROLLBACK on any error, so a run is either all there or not at all. Values are
  * always bound to prepared statements; no SQL text is built from values.
  *
- * Schema version 6 (PRAGMA user_version = 6). A database with a newer version
+ * Schema version 7 (PRAGMA user_version = 7). A database with a newer version
  * is refused; an empty one (user_version 0, no tables) is migrated by running
  * migrations[v] for v = user_version .. STORE_SCHEMA_VERSION - 1 in one
  * transaction; a version-0 file that already holds tables is not ours and is
@@ -46,6 +46,15 @@
  *   runs.band_from  the validation cell the band came from (NULL: none);
  *   runs.implausible, implausible_reason  MFU above the best published for
  *     the GPU generation (NULL in rows stored before: read as not flagged).
+ * Version 7 adds (migration 6 -> 7), the step's spread on a cluster with a
+ * measured collective spread (exec_step_spread; NULL without one, and in
+ * rows stored before: read as no spread):
+ *   runs.step_p05_s, step_p10_s, step_p50_s, step_p90_s, step_p95_s
+ *     quantiles of the sampled step time, step_p95_lo_s, step_p95_hi_s the
+ *     p95's confidence interval;
+ *   runs.spread_samples, spread_seed, spread_correlation, spread_varying
+ *     how they were sampled (replays, RNG seed, the share of a call's
+ *     slowdown common to the step, the collectives that varied).
  *
  * Doubles are REAL columns and round-trip exactly (SQLite stores IEEE doubles;
  * NaN is stored as NULL and read back as NaN). uint64 values (seed, tasks,
@@ -122,7 +131,18 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE runs ADD COLUMN step_band_hi_s REAL;"
 	"ALTER TABLE runs ADD COLUMN band_from TEXT;"
 	"ALTER TABLE runs ADD COLUMN implausible INTEGER;"
-	"ALTER TABLE runs ADD COLUMN implausible_reason TEXT;"};
+	"ALTER TABLE runs ADD COLUMN implausible_reason TEXT;",
+	"ALTER TABLE runs ADD COLUMN step_p05_s REAL;"
+	"ALTER TABLE runs ADD COLUMN step_p10_s REAL;"
+	"ALTER TABLE runs ADD COLUMN step_p50_s REAL;"
+	"ALTER TABLE runs ADD COLUMN step_p90_s REAL;"
+	"ALTER TABLE runs ADD COLUMN step_p95_s REAL;"
+	"ALTER TABLE runs ADD COLUMN step_p95_lo_s REAL;"
+	"ALTER TABLE runs ADD COLUMN step_p95_hi_s REAL;"
+	"ALTER TABLE runs ADD COLUMN spread_samples INTEGER;"
+	"ALTER TABLE runs ADD COLUMN spread_seed INTEGER;"
+	"ALTER TABLE runs ADD COLUMN spread_correlation REAL;"
+	"ALTER TABLE runs ADD COLUMN spread_varying INTEGER;"};
 
 /* ------------------------------------------------------------ helpers ---- */
 
@@ -302,6 +322,44 @@ void store_close(store *s)
 
 /* ------------------------------------------------------------- write ---- */
 
+/* The step's spread from parameter i on: NULLs without one (version 7). */
+static void bind_spread(sqlite3_stmt *st, int i, const exec_step_spread *sp)
+{
+	bool on = sp->samples > 0;
+	const double q[] = {sp->p05_s, sp->p10_s, sp->p50_s, sp->p90_s, sp->p95_s, sp->p95_lo_s,
+			    sp->p95_hi_s};
+	for (size_t k = 0; k < sizeof q / sizeof q[0]; k++)
+		if (on)
+			sqlite3_bind_double(st, i++, q[k]);
+		else
+			sqlite3_bind_null(st, i++);
+	if (!on) {
+		for (int k = 0; k < 4; k++)
+			sqlite3_bind_null(st, i++);
+		return;
+	}
+	sqlite3_bind_int(st, i++, sp->samples);
+	sqlite3_bind_int64(st, i++, (sqlite3_int64)sp->seed);
+	sqlite3_bind_double(st, i++, sp->corr);
+	sqlite3_bind_int(st, i++, sp->varying);
+}
+
+/* The spread of a row from column i on (NULL samples: none). */
+static void col_spread(sqlite3_stmt *st, int i, exec_step_spread *sp)
+{
+	memset(sp, 0, sizeof *sp);
+	if (sqlite3_column_type(st, i + 7) == SQLITE_NULL)
+		return;
+	double *q[] = {&sp->p05_s, &sp->p10_s, &sp->p50_s,   &sp->p90_s,
+		       &sp->p95_s, &sp->p95_lo_s, &sp->p95_hi_s};
+	for (int k = 0; k < 7; k++)
+		*q[k] = col_double(st, i + k);
+	sp->samples = sqlite3_column_int(st, i + 7);
+	sp->seed = (uint64_t)sqlite3_column_int64(st, i + 8);
+	sp->corr = col_double(st, i + 9);
+	sp->varying = sqlite3_column_int(st, i + 10);
+}
+
 static int put_head(store *s, const char *text, const exec_result *r, int64_t sweep_id,
 		    int64_t rank, sim_diag *diag)
 {
@@ -312,8 +370,11 @@ static int put_head(store *s, const char *text, const exec_result *r, int64_t sw
 		" hfu, tflops_per_gpu, bubble_fraction, mem_capacity_bytes, mem_peak_bytes,"
 		" oom, tasks, events, sweep_id, host_bytes, host_capacity_bytes, nvme_bytes,"
 		" nvme_capacity_bytes, sweep_rank, step_band_lo_s, step_band_hi_s, band_from,"
-		" implausible, implausible_reason) VALUES (?, ?, ?, ?, ?, ?, 'ok', ?, ?, ?, ?, ?,"
-		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+		" implausible, implausible_reason, step_p05_s, step_p10_s, step_p50_s, step_p90_s,"
+		" step_p95_s, step_p95_lo_s, step_p95_hi_s, spread_samples, spread_seed,"
+		" spread_correlation, spread_varying)"
+		" VALUES (?, ?, ?, ?, ?, ?, 'ok', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	char created[32], hash[17];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -367,6 +428,7 @@ static int put_head(store *s, const char *text, const exec_result *r, int64_t sw
 		sqlite3_bind_text(st, i++, r->implausible_why, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, i++);
+	bind_spread(st, i, &r->spread);
 	int rc = step_done(s, st, diag, "cannot store run");
 	sqlite3_finalize(st);
 	return rc;
@@ -482,7 +544,9 @@ static int get_head(store *s, int64_t id, exec_result *r, char **text, sim_diag 
 		" hfu, tflops_per_gpu, bubble_fraction, mem_capacity_bytes, mem_peak_bytes,"
 		" oom, tasks, events, scenario_text, host_bytes, host_capacity_bytes,"
 		" nvme_bytes, nvme_capacity_bytes, step_band_lo_s, step_band_hi_s, band_from,"
-		" implausible, implausible_reason FROM runs WHERE id = ?";
+		" implausible, implausible_reason, step_p05_s, step_p10_s, step_p50_s, step_p90_s,"
+		" step_p95_s, step_p95_lo_s, step_p95_hi_s, spread_samples, spread_seed,"
+		" spread_correlation, spread_varying FROM runs WHERE id = ?";
 	sqlite3_stmt *st;
 	if (prepare(s, sql, &st, diag))
 		return SIM_EDB;
@@ -518,6 +582,7 @@ static int get_head(store *s, int64_t id, exec_result *r, char **text, sim_diag 
 	col_text(st, 29, r->band_from, sizeof r->band_from);
 	r->implausible = sqlite3_column_int(st, 30) != 0;
 	col_text(st, 31, r->implausible_why, sizeof r->implausible_why);
+	col_spread(st, 32, &r->spread);
 	int err = SIM_OK;
 	if (text) {
 		const char *t = (const char *)sqlite3_column_text(st, 22);

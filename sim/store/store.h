@@ -14,14 +14,17 @@
  * sweeps (one row per `podsim sweep`) and runs.sweep_id; since version 4
  * runs.sweep_rank and sweeps.shard (sharded sweeps, store_merge); since
  * version 6 the error band and the implausibility flag (runs.step_band_lo_s,
- * step_band_hi_s, band_from, implausible, implausible_reason).
+ * step_band_hi_s, band_from, implausible, implausible_reason); since version
+ * 7 the step's spread (runs.step_p05_s .. step_p95_s, step_p95_lo_s,
+ * step_p95_hi_s, spread_samples, spread_seed, spread_correlation,
+ * spread_varying; NULL without one).
  */
 #ifndef PODSIM_STORE_H
 #define PODSIM_STORE_H
 
 #include "../exec/exec.h"
 
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 #define STORE_ENV "PODSIM_DB"
 #define STORE_DEFAULT_PATH "podsim.db"
 

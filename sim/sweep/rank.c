@@ -1,4 +1,5 @@
-/* rank.c - comparing rankings and finding the Pareto front of a sweep. */
+/* rank.c - comparing rankings, the Pareto front of a sweep, and plans whose
+ * median is good but whose tail is not (sweep_risky). */
 #include "../valid/valid.h"
 #include "sweep_int.h"
 
@@ -22,5 +23,19 @@ void sweep_pareto(const double *a, const double *b, const double *c, size_t n, b
 		for (size_t i = 0; i < n && front[j]; i++)
 			if (i != j && dominates(a, b, c, i, j))
 				front[j] = false;
+	}
+}
+
+void sweep_risky(const double *p50, const double *p95, const double *p95_lo,
+		 const double *p95_hi, size_t n, long *vs)
+{
+	for (size_t i = 0; i < n; i++) {
+		vs[i] = -1;
+		for (size_t j = 0; j < n; j++) {
+			if (j == i || !(p50[j] >= p50[i]) || !(p95_hi[j] < p95_lo[i]))
+				continue;
+			if (vs[i] < 0 || p95[j] < p95[vs[i]])
+				vs[i] = (long)j;
+		}
 	}
 }

@@ -228,4 +228,18 @@ double sweep_kendall_tau(const double *x, const double *y, size_t n);
  * other point is <= on all three and < on one. */
 void sweep_pareto(const double *a, const double *b, const double *c, size_t n, bool *front);
 
+/* Risky plans (on a cluster with a measured collective spread, exec.h):
+ * plan i is risky when another plan j has a median step no better (p50_j
+ * >= p50_i) but a 95th percentile better beyond sampling error: the upper
+ * end of j's p95 confidence interval below the lower end of i's
+ * (exec_step_spread.p95_lo_s, p95_hi_s: order statistics bounding each
+ * p95 with about 95 % confidence). Ranked by the median, i looks at least
+ * as good, yet j's slow steps are faster. Plans of one sweep share their
+ * steps' draws (common random numbers, exec/spread.c), so the two
+ * estimates err together and disjoint intervals are a conservative test.
+ * vs[i] = the j with the lowest p95 (the first on ties), or -1. NaN
+ * quantiles are never risky nor the reason. */
+void sweep_risky(const double *p50, const double *p95, const double *p95_lo,
+		 const double *p95_hi, size_t n, long *vs);
+
 #endif

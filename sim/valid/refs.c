@@ -148,6 +148,29 @@ void valid_band_describe(const valid_band *b, char *buf, size_t len)
 	         b->sources, b->sources == 1 ? "" : "s");
 }
 
+/* The band and the step's spread (exec_step_spread) are two ratios of a
+ * measured step to the prediction: the band's, q10 and q90 of measured /
+ * predicted over the validation rows (podsim's model error, on fabrics
+ * whose run-to-run spread the rows average away), and the spread's, p10
+ * and p90 of the sampled step over the deterministic one (the fabric's
+ * variability, which the rows do not hold). They compose by multiplying
+ * the ratios at the same levels, q10 x p10 and q90 x p90: the quantiles of
+ * the product when the two move together (comonotone), the widest band
+ * the two can give at these levels; were they independent, ln ratios
+ * would add in quadrature and the band come out narrower. The spread only
+ * widens: a sampled p10 above the step (every draw slow) keeps the lower
+ * end, a p90 below it the upper. A compute-bound step (its collectives
+ * hidden, p10 = p90 = the step) keeps the band as it was. */
+void valid_spread_widening(const exec_result *r, double *lo, double *hi)
+{
+	*lo = *hi = 1;
+	const exec_step_spread *sp = &r->spread;
+	if (sp->samples < 1 || !(r->step_s > 0) || !isfinite(sp->p10_s) || !isfinite(sp->p90_s))
+		return;
+	*lo = fmin(1.0, sp->p10_s / r->step_s);
+	*hi = fmax(1.0, sp->p90_s / r->step_s);
+}
+
 void valid_refs_apply(const valid_refs *refs, const plan_scenario *s, exec_result *r)
 {
 	r->band_lo_s = r->band_hi_s = NAN;
@@ -158,9 +181,16 @@ void valid_refs_apply(const valid_refs *refs, const plan_scenario *s, exec_resul
 		return;
 	valid_band b;
 	if (valid_refs_band(refs, s->gpu.name, s->fw.name, s->cluster.gpus, &b)) {
-		r->band_lo_s = r->step_s * b.lo;
-		r->band_hi_s = r->step_s * b.hi;
+		double lo = 1, hi = 1;
+		valid_spread_widening(r, &lo, &hi);
+		r->band_lo_s = r->step_s * b.lo * lo;
+		r->band_hi_s = r->step_s * b.hi * hi;
 		valid_band_describe(&b, r->band_from, sizeof r->band_from);
+		if (lo < 0.9995 || hi > 1.0005) { /* said when it shows at three decimals */
+			size_t n = strlen(r->band_from);
+			snprintf(r->band_from + n, sizeof r->band_from - n,
+				 ", widened x%.3f-%.3f by the step's spread", lo, hi);
+		}
 	}
 	double best;
 	char why[192];

@@ -182,8 +182,14 @@ bool valid_refs_mfu(const valid_refs *r, const char *gpu, hw_dtype dtype, double
 /* Fill res's band (step x [lo, hi] of the nearest cell, and its
  * description) and its implausibility flag (MFU above the best published),
  * or clear them (NaN band, no flag): for inference runs, without refs, or
- * where no row applies. */
+ * where no row applies. With a step spread (res->spread sampled, exec.h)
+ * the band widens by valid_spread_widening and its description says so
+ * (", widened x0.970-1.090 by the step's spread"). */
 void valid_refs_apply(const valid_refs *refs, const plan_scenario *s, exec_result *res);
+/* The factors the step's spread widens a band by (refs.c derives the
+ * composition): *lo = min(1, p10 / step), *hi = max(1, p90 / step); 1 and
+ * 1 without a spread. */
+void valid_spread_widening(const exec_result *r, double *lo, double *hi);
 
 /* Fit a GPU type's tensor_sustain (hw.h) to the training rows selected by opt
  * (its `where`, e.g. gpu=h100-sxm5-80g), except those of source group `skip`

@@ -2,7 +2,8 @@
 # explain.sh PODSIM - `podsim explain` on every tests/golden/*.ini must print
 # tests/golden/explain/CASE.txt exactly (regenerate after an intended change with
 # PODSIM_UPDATE_EXPECTED=1 tests/cli/explain.sh build/podsim, from the source
-# root, and review the diff). A few figures are also checked against hand
+# root, and review the diff). A line "; explain: ARGS" in CASE.ini adds
+# arguments (e.g. --spread-samples). A few figures are also checked against hand
 # derivations, so that a wrong golden cannot be blessed unnoticed.
 set -u
 podsim=$1
@@ -13,7 +14,9 @@ trap 'rm -rf "$tmp"' EXIT
 for c in tests/golden/*.ini; do
 	name=$(basename "$c" .ini)
 	want=tests/golden/explain/$name.txt
-	"$podsim" explain "$c" >"$tmp/$name.txt" 2>"$tmp/$name.err" ||
+	args=$(sed -n 's/^; explain: //p' "$c") # optional line: explain's own arguments
+	# shellcheck disable=SC2086
+	"$podsim" explain "$c" $args >"$tmp/$name.txt" 2>"$tmp/$name.err" ||
 		{ echo "explain $c failed:"; cat "$tmp/$name.err"; fail=1; continue; }
 	if [ "${PODSIM_UPDATE_EXPECTED:-}" = 1 ]; then
 		cp "$tmp/$name.txt" "$want"

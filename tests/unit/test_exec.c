@@ -224,7 +224,7 @@ static void test_trace(void)
 	net_cluster c = one_node();
 	exec_result *r = calloc(1, sizeof *r);
 	FILE *f = tmpfile();
-	exec_views v = {f, NULL, 0, NULL};
+	exec_views v = {f, NULL, 0, NULL, NULL};
 	CHECK_INT(exec_replay_views(g, &c, r, &v), SIM_OK);
 	rewind(f);
 	char line[512];
@@ -335,7 +335,7 @@ static void test_sync_blocking(void)
 	for (int sync = 0; sync < 2; sync++) {
 		plan_graph *g = pipeline_x(PLAN_SCHED_1F1B, 2, 2, 1, f, b, 0, x, sync);
 		exec_timeline tl = {0};
-		exec_views v = {NULL, NULL, 0, &tl};
+		exec_views v = {NULL, NULL, 0, &tl, NULL};
 		CHECK_INT(exec_replay_views(g, &c, r, &v), SIM_OK);
 		CHECK_NEAR(r->step_s, 3 * f + 3 * b + (sync ? 3 : 2) * x, 1e-9);
 		CHECK_INT(tl.n, 8);

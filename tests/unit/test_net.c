@@ -7,6 +7,7 @@
 #include "../../sim/hw/hw.h"
 #include "check.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -537,10 +538,89 @@ static void test_efa_region(void)
 	CHECK(!net_efa_region(&c, NET_ALLREDUCE, &g, S, &a, &p));
 }
 
+/* The spread of collectives (spread.c). The split log-normal reproduces the
+ * three measured quantiles at every listed node count of the shipped
+ * cluster: Q(0.05) = lo, Q(0.5) = 1, Q(0.95) = hi, and its two halves meet
+ * at 1. Between listed counts the sigmas are linear in ln m: at 3 nodes,
+ * w = ln(3/2) / ln 2 = 0.585, lo = exp(0.415 ln 0.82 + 0.585 ln 0.59). One
+ * node and other fabrics have none; beyond 64 the 64's. The network part N
+ * (kappa dT/dkappa) of the calibration's own collectives, 256 MiB on 8
+ * ranks per node, is the time less the kappa-free terms: 95.5-97 % of it
+ * from 2 nodes on, so the measured whole-collective ratios apply to N as
+ * they are (spread.c); inside a node it is 0. For an all-gather on 4
+ * nodes with Simple forced (test_efa's closed form, congestion 0.5, exp 1:
+ * kappa(4) = 2.5) N is the kappa-stretched part exactly:
+ *   N = 2.5 x ((N - 1)(14 + 2 L) + (n - 1) o + (n-1)/n S / 320 GB/s). */
+static void test_spread(void)
+{
+	net_cluster c;
+	hw_gpu g;
+	sim_diag *d = sim_diag_new();
+	CHECK_INT(load_cluster("efa-h100-cluster.ini", "", &c, &g, d), SIM_OK);
+	sim_diag_print(d, stderr);
+	CHECK_INT(c.nspread, 7);
+	CHECK_NEAR(c.spread_corr, 0.5, 1e-12);
+	for (int i = 0; i < c.nspread; i++) {
+		net_spread s;
+		if (c.spread[i].nodes < 2) {
+			CHECK(!net_spread_at(&c, c.spread[i].nodes, &s));
+			continue;
+		}
+		CHECK(net_spread_at(&c, c.spread[i].nodes, &s));
+		CHECK_NEAR(net_spread_quantile(&s, 0.05), c.spread[i].lo, 1e-9);
+		CHECK_NEAR(net_spread_quantile(&s, 0.5), 1, 1e-12);
+		CHECK_NEAR(net_spread_quantile(&s, 0.95), c.spread[i].hi, 1e-9);
+		CHECK_NEAR(net_spread_factor(&s, -1e-9), 1, 1e-8);
+		CHECK_NEAR(net_spread_factor(&s, 1e-9), 1, 1e-8);
+		CHECK(net_spread_quantile(&s, 0.25) < 1 && net_spread_quantile(&s, 0.75) > 1);
+	}
+	net_spread s;
+	CHECK(net_spread_at(&c, 3, &s));
+	double w = log(1.5) / log(2);
+	CHECK_NEAR(s.lo, exp((1 - w) * log(0.82) + w * log(0.59)), 1e-12);
+	CHECK_NEAR(s.hi, exp((1 - w) * log(1.23) + w * log(3.09)), 1e-12);
+	CHECK(net_spread_at(&c, 128, &s));
+	CHECK_NEAR(s.lo, 0.22, 1e-12);
+	CHECK_NEAR(s.hi, 2.04, 1e-12);
+	CHECK(!net_spread_at(&c, 1, &s));
+	const double S = 268435456.0;
+	for (int m = 2; m <= 64; m *= 2) {
+		net_group grp;
+		net_group_make(&c, 8 * m, 1, &grp);
+		for (int k = 0; k < 3; k++) {
+			net_coll op = k == 0 ? NET_ALLGATHER : k == 1 ? NET_REDUCESCATTER : NET_ALLREDUCE;
+			net_cost t;
+			CHECK_INT(net_collective(&c, op, &grp, S, &t), SIM_OK);
+			double f = net_network_time(&c, op, &grp, S) / t.time_s;
+			if (!CHECK(f > 0.95 && f <= 1))
+				fprintf(stderr, "  %s on %d nodes: N/T = %.4f\n", net_coll_name(op), m, f);
+		}
+	}
+	net_group one;
+	net_group_make(&c, 8, 1, &one);
+	CHECK_NEAR(net_network_time(&c, NET_ALLGATHER, &one, S), 0, 0);
+	sim_diag_free(d);
+	d = sim_diag_new();
+	CHECK_INT(efa_cluster(4,
+			      "net_latency = 50 us\nmsg_overhead = 3 us\nrail_bw = 10 GB/s\n"
+			      "nccl_proto = simple\ncongestion = 0.5\ncongestion_exp = 1",
+			      &c, d),
+		  SIM_OK);
+	sim_diag_free(d);
+	net_group_make(&c, 32, 1, &one);
+	double us = 1e-6, n_want = 2.5 * (3 * (14 + 2 * 50) * us + 31 * 3 * us +
+					   31.0 / 32 * S / 320e9);
+	CHECK_NEAR(net_network_time(&c, NET_ALLGATHER, &one, S), n_want, 1e-6);
+	CHECK(!net_spread_at(&c, 4, &s)); /* no spread key */
+	c.fabric = NET_FABRIC_FAT_TREE;
+	CHECK_NEAR(net_network_time(&c, NET_ALLGATHER, &one, S), 0, 0);
+}
+
 int main(void)
 {
 	test_efa();
 	test_efa_region();
+	test_spread();
 	test_nvls();
 	test_overhead();
 	test_groups();

@@ -82,6 +82,18 @@ static void make_result(exec_result *r, double tweak)
 	snprintf(r->band_from, sizeof r->band_from, "hopper, megatron-core, 513+ GPUs: 6 rows");
 	r->implausible = true;
 	snprintf(r->implausible_why, sizeof r->implausible_why, "MFU 30.0%% is above the best");
+	/* the step's spread round-trips (none as NULLs: below) */
+	r->spread = (exec_step_spread){100,
+				       0xfedcba9876543210ULL,
+				       0.5,
+				       r->step_s * 0.97,
+				       r->step_s * 0.98,
+				       r->step_s * 1.01,
+				       r->step_s * 1.07,
+				       r->step_s * 1.1234567890123,
+				       r->step_s * 1.09,
+				       r->step_s * 1.2,
+				       411};
 }
 
 static bool same_double(double a, double b)
@@ -116,6 +128,9 @@ static void check_same(const exec_result *a, const exec_result *b)
 	CHECK_STR(a->band_from, b->band_from);
 	CHECK_INT(a->implausible, b->implausible);
 	CHECK_STR(a->implausible_why, b->implausible_why);
+	CHECK_INT(a->spread.samples, b->spread.samples);
+	CHECK(a->spread.seed == b->spread.seed);
+	CHECK(same_double(a->spread.p95_s, b->spread.p95_s));
 	/* And every byte, padding included: both were zeroed before filling. */
 	CHECK(memcmp(a, b, sizeof *a) == 0);
 }
@@ -201,8 +216,12 @@ static void test_roundtrip(void)
 	plain.band_lo_s = plain.band_hi_s = NAN;
 	plain.band_from[0] = plain.implausible_why[0] = '\0';
 	plain.implausible = false;
+	memset(&plain.spread, 0, sizeof plain.spread);
 	int64_t pid = put(s, &plain);
 	CHECK_INT(store_get_run(s, pid, &back, NULL, d), SIM_OK);
+	CHECK_INT(back.spread.samples, 0);
+	CHECK(back.spread.p95_s == 0 && back.spread.seed == 0);
+	CHECK_INT(sql_int(path, "SELECT count(*) FROM runs WHERE step_p95_s IS NULL"), 1);
 	CHECK(isnan(back.band_lo_s) && isnan(back.band_hi_s));
 	CHECK_STR(back.band_from, "");
 	CHECK(!back.implausible);
@@ -352,12 +371,15 @@ static void test_versions(void)
 {
 	char path[128], want[256];
 	path_in(path, sizeof path, "newer.db");
-	sql_exec(path, "CREATE TABLE t (x); PRAGMA user_version = 7");
+	char sql[96];
+	snprintf(sql, sizeof sql, "CREATE TABLE t (x); PRAGMA user_version = %d",
+		 STORE_SCHEMA_VERSION + 1);
+	sql_exec(path, sql);
 	snprintf(want, sizeof want,
-		 "%s: error: database schema version 7 is newer than this podsim supports (%d)",
-		 path, STORE_SCHEMA_VERSION);
+		 "%s: error: database schema version %d is newer than this podsim supports (%d)",
+		 path, STORE_SCHEMA_VERSION + 1, STORE_SCHEMA_VERSION);
 	check_refused(path, want);
-	CHECK_INT(sql_int(path, "PRAGMA user_version"), 7); /* left alone */
+	CHECK_INT(sql_int(path, "PRAGMA user_version"), STORE_SCHEMA_VERSION + 1); /* left alone */
 
 	path_in(path, sizeof path, "foreign.db");
 	sql_exec(path, "CREATE TABLE runs (x)");

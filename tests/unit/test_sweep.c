@@ -356,6 +356,35 @@ static void test_pareto(void)
 	CHECK_NEAR(sweep_kendall_tau(x, y, 4), (5.0 - 1.0) / 6.0, 1e-12); /* 5 concordant, 1 not */
 }
 
+/* Risky plans (sweep_risky): medians, p95 and the p95's confidence
+ * intervals of five plans.
+ *   0: p50 10, p95 14 [13, 15]   the best median, a long tail
+ *   1: p50 11, p95 12 [11.5, 12.5]  slower median, its p95 interval below
+ *      0's: 0 is risky against 1
+ *   2: p50 12, p95 12.9 [12.2, 13.5]  overlaps 0's interval: no reason
+ *   3: p50 10, p95 11 [10.5, 11.5]  ties 0's median (no better): 0 is
+ *      risky, and 3 has the lower p95, so 3 is 0's reason; 3 is not risky
+ *   4: no spread (NaN): neither risky nor a reason
+ * 1 is risky against 3 (median 10 < 11 is better, not "no better"): no. */
+static void test_risky(void)
+{
+	double p50[] = {10, 11, 12, 10, NAN}, p95[] = {14, 12, 12.9, 11, NAN};
+	double lo[] = {13, 11.5, 12.2, 10.5, NAN}, hi[] = {15, 12.5, 13.5, 11.5, NAN};
+	long vs[5];
+	sweep_risky(p50, p95, lo, hi, 5, vs);
+	CHECK_INT(vs[0], 3);
+	CHECK_INT(vs[1], -1);
+	CHECK_INT(vs[2], -1);
+	CHECK_INT(vs[3], -1);
+	CHECK_INT(vs[4], -1);
+	p50[3] = 9; /* now 3's median is better than 0's: 0's reason is 1 */
+	sweep_risky(p50, p95, lo, hi, 5, vs);
+	CHECK_INT(vs[0], 1);
+	hi[1] = 13.2; /* 1's interval reaches 0's: sampling could explain it */
+	sweep_risky(p50, p95, lo, hi, 5, vs);
+	CHECK_INT(vs[0], -1);
+}
+
 /* Three parts of the screen (as three MPI ranks would run them), put
  * together and recounted, equal one screen: statuses, estimates, reasons
  * in the same order with the same counts. */
@@ -560,6 +589,7 @@ int main(void)
 	test_file();
 	test_cost();
 	test_pareto();
+	test_risky();
 	test_parts();
 	test_prune_examples();
 	test_auto_more();
