@@ -44,6 +44,13 @@
  * FSDP configs of the cases): the norm reads each gradient once (g). The
  * rescale when the norm exceeds the threshold is not charged (assumed
  * rare once training settles).
+ *
+ * fp8 training (Transformer Engine) quantizes each weight once per step, at
+ * the first micro-batch, row-wise and column-wise, and reuses the cast over
+ * the step's other micro-batches (TE d0067d0d, pytorch/module/linear.py:
+ * 476-484, update_workspace only when is_first_microbatch): read 2, write
+ * 1 + 1 per parameter the rank holds (its TP shard, before ZeRO's
+ * sharding), charged here with the step.
  */
 #include "plan.h"
 
@@ -98,6 +105,8 @@ double plan_optimizer_time(const plan_scenario *s, int stage, double local)
 	double all = b.dense + b.experts;
 	double trained = all > 0 ? local * b.train / all : local;
 	double t = hw_mem_time(&s->gpu, trained * plan_optimizer_bytes(s));
+	if (s->dtype == HW_FP8)
+		t += hw_mem_time(&s->gpu, 4.0 * all);
 	bool per_tensor = s->fw.optimizer_impl == PLAN_OPTIM_SINGLE &&
 			  s->train.optimizer != PLAN_ADAM_8BIT &&
 			  s->train.optimizer != PLAN_ADAM_PAGED_8BIT && s->train.optimizer != PLAN_SGD;

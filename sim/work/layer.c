@@ -255,6 +255,26 @@ void wl_attn_core(prog *p, const dims *d, bool backward)
 		attn_unfused(p, d, backward);
 }
 
+/* fp8 training's casts (Transformer Engine's delayed scaling, TE d0067d0d):
+ * a GEMM operand that arrives in 16 bits is quantized to fp8 twice, row-wise
+ * for this GEMM and column-wise (transposed) for the backward's other GEMM
+ * (pytorch/module/linear.py:386-398 input_quantizer with columnwise usage;
+ * base.py grad_output_preprocess: the fused cast + transpose of the output
+ * gradient): read 2 bytes, write 1 + 1, per element. Where a fused kernel
+ * already writes the operand, it writes it in fp8 and nothing is added: the
+ * norms before qkv and fc1 (layernorm_linear.py:244-263, with_quantized_norm)
+ * and the activation before fc2 and its gradient before fc1's backward
+ * (LayerNormMLP's fused activation and dactivation casts). What is left per
+ * layer: the attention output before proj (T x qd), and the output
+ * gradients of qkv (T x n), proj and fc2 (Tn x h each: with SP cast before
+ * the all-gather). The weights' casts run once per step (plan/optim.c). MoE
+ * experts' grouped GEMMs are not charged. */
+static void fp8_cast(prog *p, const dims *d, const char *name, double elems)
+{
+	if (d->eg < 2.0)
+		wl_mem(p, name, 4.0 * elems);
+}
+
 /* ln1 .. resid1: the attention block, forward. */
 static void attention_forward(prog *p, const dims *d)
 {
@@ -262,6 +282,7 @@ static void attention_forward(prog *p, const dims *d)
 	comm_gather(p, d, "tp_ag1");
 	gemm(p, d, "qkv", d->T, d->qkv_n, d->h);
 	wl_attn_core(p, d, false);
+	fp8_cast(p, d, "proj_cast", d->T * d->qd);
 	gemm(p, d, "proj", d->T, d->h, d->qd);
 	comm_reduce(p, d, "tp_ar1", "tp_rs1");
 	wl_mem(p, "resid1", resid_bytes(d));
@@ -323,6 +344,7 @@ static void gemm_bwd_wgrad(prog *p, const dims *d, const char *name, double m, d
 static void mlp_backward(prog *p, const work_model *m, const dims *d, const char *fc1,
 			 const char *fc2)
 {
+	fp8_cast(p, d, "fc2_gcast", d->Tn * d->h);
 	comm_gather(p, d, "tp_ag2");
 	gemm_bwd_dgrad(p, d, fc2, d->T, d->h, d->f);
 	gemm_bwd_wgrad(p, d, fc2, d->T, d->h, d->f);
@@ -336,10 +358,12 @@ static void mlp_backward(prog *p, const work_model *m, const dims *d, const char
 static void attention_backward(prog *p, const dims *d)
 {
 	wl_mem(p, "resid1", 2.0 * resid_bytes(d));
+	fp8_cast(p, d, "proj_gcast", d->Tn * d->h);
 	comm_gather(p, d, "tp_ag1");
 	gemm_bwd_dgrad(p, d, "proj", d->T, d->h, d->qd);
 	gemm_bwd_wgrad(p, d, "proj", d->T, d->h, d->qd);
 	wl_attn_core(p, d, true);
+	fp8_cast(p, d, "qkv_gcast", d->T * d->qkv_n);
 	gemm_bwd_dgrad(p, d, "qkv", d->T, d->qkv_n, d->h);
 	comm_reduce(p, d, "tp_ar1", "tp_rs1");
 	gemm_bwd_wgrad(p, d, "qkv", d->T, d->qkv_n, d->h);

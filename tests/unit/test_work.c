@@ -475,9 +475,37 @@ static void test_xent(void)
 	}
 }
 
+/* fp8 casts (layer.c fp8_cast): GPT-3 at tp 8 with SP, T = 2048, Tn = 256,
+ * h = 12288, qd = 1536, n = 3 x 1536 = 4608; 4 bytes per element cast (read
+ * 2, write row-wise and column-wise fp8). Forward: the attention output
+ * before proj, 4 T qd = 12,582,912. Backward: fc2's and proj's output
+ * gradients on the SP shard, 4 Tn h = 12,582,912 each, qkv's 4 T n =
+ * 37,748,736. In bf16 none of them. */
+static void test_fp8_casts(void)
+{
+	work_model g = gpt3();
+	work_item it[WORK_MAX_ITEMS];
+	work_shard sh = {8, true, 1, 2048, HW_FP8, true, 1, 1, HW_FLASH_FA2,
+			 WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false};
+	int n = work_layer_forward(&g, &sh, it);
+	const work_item *x = find(it, n, "proj_cast");
+	CHECK(x && x->bytes == 12582912.0);
+	n = work_layer_backward(&g, &sh, it);
+	x = find(it, n, "fc2_gcast");
+	CHECK(x && x->bytes == 12582912.0);
+	x = find(it, n, "proj_gcast");
+	CHECK(x && x->bytes == 12582912.0);
+	x = find(it, n, "qkv_gcast");
+	CHECK(x && x->bytes == 37748736.0);
+	sh.dtype = HW_BF16;
+	n = work_layer_backward(&g, &sh, it);
+	CHECK(!find(it, n, "qkv_gcast") && !find(it, n, "fc2_gcast"));
+}
+
 int main(void)
 {
 	test_xent();
+	test_fp8_casts();
 	test_unfused();
 	test_params();
 	test_flops();
