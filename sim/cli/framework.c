@@ -145,7 +145,8 @@ int cli_calibrate_framework(int argc, char **argv)
 	const char *env = getenv("PODSIM_DATA");
 	valid_options vo = {.datadir = o.data ? o.data : env && *env ? env : PODSIM_SRCDIR,
 			    .only = o.only,
-			    .where = o.where};
+			    .where = o.where,
+			    .network = NET_MODEL_AUTO}; /* as podsim validate */
 	sim_diag *d = sim_diag_new();
 	double x = 0, fit = 0, before = 0, check = NAN;
 	int n = 0, nc = 0;

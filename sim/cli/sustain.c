@@ -152,7 +152,8 @@ int cli_calibrate_sustain(int argc, char **argv)
 	char where[160];
 	snprintf(where, sizeof where, "gpu=%s&precision%s=fp8", o.gpu, o.fp8 ? "" : "!");
 	valid_options vo = {.datadir = o.data ? o.data : env && *env ? env : PODSIM_SRCDIR,
-			    .where = where};
+			    .where = where,
+			    .network = NET_MODEL_AUTO}; /* as podsim validate */
 	sim_diag *d = sim_diag_new();
 	valid_sustain_fit fit;
 	fprintf(stderr, "podsim calibrate: fitting tensor_sustain of %s on %s ...\n", o.gpu, o.csv);
