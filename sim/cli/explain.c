@@ -447,11 +447,11 @@ static void bubble(FILE *o, const plan_scenario *s, const exec_result *r)
 
 /* -------------------------------------------------------------- DP ring -- */
 
-/* Whether the framework reduces ZeRO >= 1 gradients in one collective after
- * the backward (zero_one_bucket, as plan_build's emit_grad_buckets). */
+/* Whether stage 0 (the section's) reduces its gradients in one collective
+ * after the backward (plan_one_bucket, as plan_build's emit_grad_buckets). */
 static bool one_bucket(const plan_scenario *s)
 {
-	return s->plan.zero >= 1 && s->fw.zero_one_bucket;
+	return plan_one_bucket(s, 0);
 }
 
 /* ZeRO-1/2 buckets are reduce-scattered unless the framework all-reduces

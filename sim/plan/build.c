@@ -923,9 +923,7 @@ static int emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 	 * ranks after the first, which launch their reduction at the end of
 	 * their backward (pipeline_parallel/schedules.py:2454-2480): one bucket,
 	 * after the stage's backward. */
-	bool one = (!p->overlap_grad_reduce && s->fw.one_bucket_no_overlap) ||
-		   (p->pp > 1 && stage > 0 && s->fw.first_stage_buckets) ||
-		   (p->zero >= 1 && s->fw.zero_one_bucket);
+	bool one = plan_one_bucket(s, stage);
 	double bucket = one ? 1e300 : plan_bucket_bytes(s);
 	bool overlap = p->overlap_grad_reduce && !one;
 	double acc = 0, acc_e = 0; /* dense (over dp x cp) and expert (over edp) bytes */
@@ -1115,6 +1113,14 @@ static int emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *
 			return SIM_ENOMEM;
 	}
 	return SIM_OK;
+}
+
+bool plan_one_bucket(const plan_scenario *s, int stage)
+{
+	const plan_spec *p = &s->plan;
+	return (!p->overlap_grad_reduce && s->fw.one_bucket_no_overlap) ||
+	       (p->pp > 1 && stage > 0 && s->fw.first_stage_buckets) ||
+	       (p->zero >= 1 && s->fw.zero_one_bucket);
 }
 
 /* Tied embeddings with pp > 1: the first and last stages each hold the word

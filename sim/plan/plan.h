@@ -601,6 +601,11 @@ double plan_local_params(const plan_scenario *s, int stage);
  * framework's optimizer_impl (the fp32 casts around it and the gradient
  * norm included), and the time of one rank of `stage` stepping `local`
  * parameters (plan_local_params; only the trained share under LoRA). */
+/* Whether `stage` reduces its gradients in one collective after its
+ * backward rather than in buckets (the framework's one_bucket_no_overlap
+ * without overlap_grad_reduce, first_stage_buckets on later pipeline
+ * stages, zero_one_bucket under ZeRO; emit_grad_buckets). */
+bool plan_one_bucket(const plan_scenario *s, int stage);
 double plan_optimizer_bytes(const plan_scenario *s);
 double plan_optimizer_time(const plan_scenario *s, int stage, double local);
 
