@@ -569,9 +569,9 @@ static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
 	int nb = 0;
 	double bt = p->zero >= 3 ? 0 : bucketed(s, &grp, S, &nb);
 	if (nb > 0)
-		fprintf(o, "  buckets      %d %s of up to %s: %s\n", nb,
-		        grad_rs(s) ? "reduce-scatters (ZeRO: half the ring's traffic)"
-		                   : "all-reduces",
+		fprintf(o, "  buckets      %d %s%s%s of up to %s: %s\n", nb,
+		        grad_rs(s) ? "reduce-scatter" : "all-reduce", nb == 1 ? "" : "s",
+		        grad_rs(s) ? " (ZeRO: half the ring's traffic)" : "",
 		        unit(one_bucket(s) || plan_bucket_bytes(s) >= S ? S : plan_bucket_bytes(s),
 		             SIM_UNIT_BYTES, a, sizeof a),
 		        unit(bt, SIM_UNIT_TIME, b, sizeof b));
