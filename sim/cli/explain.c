@@ -700,7 +700,7 @@ static void fixed_cost(FILE *o, const plan_scenario *s, const exec_result *r)
 	fprintf(o,
 	        "  issued       %d kernel launches (layer code %s) and %d collectives per\n"
 	        "               micro-batch of %d x %d tokens\n",
-	        c.kernels, s->fw.layer_kernels == WORK_LAYER_NANOTRON ? "nanotron" : "fused",
+	        c.kernels, work_layer_code_name(s->fw.layer_kernels),
 	        c.collectives, p->micro_batch, s->model.seq_len / (p->cp > 1 ? p->cp : 1));
 	fprintf(o,
 	        "  host         %d operations%s x (launch %s + op_overhead %s)\n"

@@ -14,16 +14,20 @@ static const char *const reduce_names[] = {"boundary", "microbatch", NULL};
 static const char *const uneven_names[] = {"error", "end-stages", NULL};
 static const char *const grad_op_names[] = {"reduce-scatter", "all-reduce", NULL};
 static const char *const flash_names[] = {"fa2", "fa3", "cudnn", NULL}; /* hw_flash_impl order */
-static const char *const layer_names[] = {"fused", "nanotron", NULL}; /* work_layer_code */
+static const char *const layer_names[] = {"fused", "nanotron", "mpt", "fms", "hf-llama",
+					  NULL}; /* work_layer_code */
 static const char *const accum_names[] = {"fused", "kernel", NULL};   /* plan_grad_accum */
-_Static_assert(WORK_LAYER_FUSED == 0 && WORK_LAYER_NANOTRON == 1, "layer_names follows work_layer_code");
+_Static_assert(WORK_LAYER_FUSED == 0 && WORK_LAYER_NANOTRON == 1 && WORK_LAYER_MPT == 2 &&
+                       WORK_LAYER_FMS == 3 && WORK_LAYER_HF_LLAMA == 4,
+               "layer_names follows work_layer_code");
 _Static_assert(PLAN_ACCUM_FUSED == 0 && PLAN_ACCUM_KERNEL == 1, "accum_names follows plan_grad_accum");
 _Static_assert(HW_FLASH_FA2 == 0 && HW_FLASH_FA3 == 1 && HW_FLASH_CUDNN == 2,
                "flash_names follows hw_flash_impl");
 static const char *const saved_names[] = {"fused", "eager", "compiled", NULL};
 static const char *const norm_names[] = {"fused", "16-bit", "fp32-input", "fp32", NULL};
 static const char *const loss_names[] = {"vocab-parallel", "upcast-shift", "shift",  "upcast",
-					 "chunked",        "chunked-16bit", "16-bit", NULL};
+					 "chunked",        "chunked-16bit", "16-bit", "fused-xent",
+					 NULL};
 static const char *const grads_names[] = {"persistent", "on-backward", NULL};
 static const char *const optim_names[] = {"fused", "foreach", "single", NULL};
 _Static_assert(sizeof(plan_reduce) == sizeof(int), "conf stores enums as int");
@@ -106,7 +110,8 @@ const conf_key plan_framework_keys[] = {
          "the q, k, v LoRA adapters share one dropout of the attention input"},
         {"loss", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "vocab-parallel", loss_names, FK(loss),
          "the loss's logit tensors: vocab-parallel (Megatron), upcast-shift (HF Llama), shift "
-         "(HF GPT-2), upcast, chunked, chunked-16bit, 16-bit (plan_loss_bytes)"},
+         "(HF GPT-2), upcast, chunked, chunked-16bit, 16-bit, fused-xent (flash-attn's Triton "
+         "cross-entropy) (plan_loss_bytes)"},
         {"holds_outputs", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(holds_outputs),
          "the training loop keeps the model's output (logits, returned K/V) through the "
          "backward"},
@@ -155,7 +160,8 @@ const conf_key plan_framework_keys[] = {
         {"layer_kernels", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fused", layer_names,
          FK(layer_kernels),
          "kernels a dense layer, the embedding and the loss launch: fused (Megatron-Core with "
-         "Transformer Engine) or nanotron (its eager Llama code)"},
+         "Transformer Engine), or the eager model code of nanotron (Llama), mpt (llm-foundry), "
+         "fms (foundation-model-stack's LLaMA) or hf-llama (transformers' Llama)"},
         {"grad_accum", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fused", accum_names, FK(grad_accum),
          "gradient accumulation: fused into the wgrad GEMMs, or kernel (an add per parameter "
          "tensor after every micro-batch's backward)"},
@@ -284,9 +290,27 @@ static const char *sched_name(const plan_spec *p, unsigned *bit)
 
 /* The rules of the per-micro-batch block: a 1F1B engine that needs pp - 1
  * micro-batches (nanotron asserts it: parallel/pipeline_parallel/
- * engine.py:236-238 at 0e0a27ea), and nanotron's Llama layer code, which has
- * no experts and always attends with flash-attn's varlen kernel
- * (models/llama.py:286). */
+ * engine.py:236-238 at 0e0a27ea), and the eager layer codes: none has
+ * experts (nanotron's, FMS's and HF's Llama decoder layers, llm-foundry's
+ * MPTBlock with its dense FFNs); nanotron always attends with flash-attn's
+ * varlen kernel (models/llama.py:286), FMS with SDPA (fms/modules/
+ * attention.py:203 at 006bd7ed), the llm-foundry benchmarks with its Triton
+ * kernel (attn_impl triton: scripts/train/benchmarking/submit_benchmarks.py:
+ * 144 at 5e85bd62); HF Llama's eager attention is the unfused path. */
+static const char *no_unfused(int code)
+{
+	switch (code) {
+	case WORK_LAYER_NANOTRON:
+		return "its Llama layer attends with flash-attn";
+	case WORK_LAYER_MPT:
+		return "the llm-foundry benchmarks attend with its Triton flash kernel";
+	case WORK_LAYER_FMS:
+		return "its attention is PyTorch SDPA's fused kernel";
+	default:
+		return NULL;
+	}
+}
+
 static int check_microbatch_rules(const plan_scenario *s, sim_diag *diag)
 {
 	const plan_spec *p = &s->plan;
@@ -298,14 +322,17 @@ static int check_microbatch_rules(const plan_scenario *s, sim_diag *diag)
 		           m, p->pp, p->pp - 1);
 		errors++;
 	}
-	if (s->fw.layer_kernels == WORK_LAYER_NANOTRON && s->model.moe_experts > 0) {
+	int code = s->fw.layer_kernels;
+	if (code != WORK_LAYER_FUSED && s->model.moe_experts > 0) {
 		rule_error(s, diag, "model", "moe_experts", "layer_kernels",
-		           "a mixture-of-experts model (its Llama layer code has no experts)");
+		           "a mixture-of-experts model (%s)",
+		           code == WORK_LAYER_MPT ? "its MPT block has dense FFNs only"
+		                                  : "its Llama layer code has no experts");
 		errors++;
 	}
-	if (s->fw.layer_kernels == WORK_LAYER_NANOTRON && !s->flash) {
-		rule_error(s, diag, "train", "attention",
-		           "layer_kernels", "unfused attention (its Llama layer attends with flash-attn)");
+	if (!s->flash && no_unfused(code)) {
+		rule_error(s, diag, "train", "attention", "layer_kernels",
+		           "unfused attention (%s)", no_unfused(code));
 		errors++;
 	}
 	return errors;

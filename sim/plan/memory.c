@@ -365,7 +365,13 @@ work_saved plan_saved(const plan_scenario *s)
  *                   16-bit chunks, their 16-bit log-softmax: fwd 2e, kept e,
  *                   bwd 2e; + e (the list of chunks)
  *   16-bit          cross_entropy on the 16-bit logits: fwd 2e, kept e,
- *                   bwd 3e; + e */
+ *                   bwd 3e; + e
+ *   fused-xent      flash-attn's CrossEntropyLoss (llm-foundry's default
+ *                   loss_fn, modeling_mpt.py:981-987 at 5e85bd62): one
+ *                   Triton kernel saves the 16-bit logits themselves
+ *                   (flash-attn v2.4.2 ops/triton/cross_entropy.py:225) and
+ *                   its backward writes their gradient (:238): fwd e, kept
+ *                   e, bwd 2e; + 0 (the held logits are the saved ones) */
 void plan_loss_bytes(const plan_scenario *s, double *fwd, double *kept, double *bwd, double *held)
 {
 	double e = hw_dtype_bytes(s->dtype) < 2 ? 2.0 : hw_dtype_bytes(s->dtype);
@@ -391,6 +397,9 @@ void plan_loss_bytes(const plan_scenario *s, double *fwd, double *kept, double *
 		break;
 	case PLAN_LOSS_16BIT:
 		*fwd = 2 * e, *kept = e, *bwd = 3 * e, logits = e;
+		break;
+	case PLAN_LOSS_FUSED_XENT:
+		*fwd = *kept = e, *bwd = 2 * e;
 		break;
 	default: /* vocab-parallel */
 		*fwd = (e + 4) / t, *kept = 4 / t, *bwd = (4 + e) / t, *held = 0;

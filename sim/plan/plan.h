@@ -150,9 +150,11 @@ typedef enum {
 	PLAN_LOSS_UPCAST,             /* cross_entropy(logits.float()), logits freed */
 	PLAN_LOSS_CHUNKED,            /* compiled per-chunk upcast (torchtune) */
 	PLAN_LOSS_CHUNKED_16BIT,      /* 16-bit chunks and log-softmax (lit-gpt 2023) */
-	PLAN_LOSS_16BIT               /* cross_entropy on the 16-bit logits */
+	PLAN_LOSS_16BIT,              /* cross_entropy on the 16-bit logits */
+	PLAN_LOSS_FUSED_XENT          /* flash-attn's Triton cross-entropy (llm-foundry) */
 } plan_loss;
 _Static_assert((int)PLAN_LOSS_16BIT == (int)WORK_LOSS_16BIT &&
+		       (int)PLAN_LOSS_FUSED_XENT == (int)WORK_LOSS_FUSED_XENT &&
 		       (int)PLAN_LOSS_CHUNKED == (int)WORK_LOSS_CHUNKED,
 	       "plan_loss and work_loss share their order");
 /* When gradients exist: a buffer allocated once (Megatron's main_grad, in

@@ -142,7 +142,7 @@ void wl_comm(prog *p, const dims *d, const char *name, work_comm c, double bytes
 /* Collective of a row-parallel GEMM's output (forward): all-reduce, or
  * reduce-scatter with SP; of a column-parallel GEMM's input gradient (backward)
  * likewise. */
-static void comm_reduce(prog *p, const dims *d, const char *ar, const char *rs)
+void wl_comm_reduce(prog *p, const dims *d, const char *ar, const char *rs)
 {
 	double bytes = d->T * d->h * d->e;
 	if (d->sp)
@@ -152,7 +152,7 @@ static void comm_reduce(prog *p, const dims *d, const char *ar, const char *rs)
 }
 
 /* SP only: all-gather of a sequence-sharded [T, h] activation or gradient. */
-static void comm_gather(prog *p, const dims *d, const char *name)
+void wl_comm_gather(prog *p, const dims *d, const char *name)
 {
 	if (d->sp)
 		wl_comm(p, d, name, WORK_COMM_ALLGATHER, d->T * d->h * d->e);
@@ -279,12 +279,12 @@ static void fp8_cast(prog *p, const dims *d, const char *name, double elems)
 static void attention_forward(prog *p, const dims *d)
 {
 	wl_mem(p, "ln1", wl_norm_bytes(d));
-	comm_gather(p, d, "tp_ag1");
+	wl_comm_gather(p, d, "tp_ag1");
 	gemm(p, d, "qkv", d->T, d->qkv_n, d->h);
 	wl_attn_core(p, d, false);
 	fp8_cast(p, d, "proj_cast", d->T * d->qd);
 	gemm(p, d, "proj", d->T, d->h, d->qd);
-	comm_reduce(p, d, "tp_ar1", "tp_rs1");
+	wl_comm_reduce(p, d, "tp_ar1", "tp_rs1");
 	wl_mem(p, "resid1", resid_bytes(d));
 }
 
@@ -292,11 +292,11 @@ static void attention_forward(prog *p, const dims *d)
 static void mlp_forward(prog *p, const work_model *m, const dims *d, const char *fc1,
 			const char *fc2)
 {
-	comm_gather(p, d, "tp_ag2");
+	wl_comm_gather(p, d, "tp_ag2");
 	gemm(p, d, fc1, d->T, d->fc1_n, d->h);
 	wl_mem(p, "act", act_bytes(m, d));
 	gemm(p, d, fc2, d->T, d->h, d->f);
-	comm_reduce(p, d, "tp_ar2", "tp_rs2");
+	wl_comm_reduce(p, d, "tp_ar2", "tp_rs2");
 }
 
 int work_layer_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
@@ -345,12 +345,12 @@ static void mlp_backward(prog *p, const work_model *m, const dims *d, const char
 			 const char *fc2)
 {
 	fp8_cast(p, d, "fc2_gcast", d->Tn * d->h);
-	comm_gather(p, d, "tp_ag2");
+	wl_comm_gather(p, d, "tp_ag2");
 	gemm_bwd_dgrad(p, d, fc2, d->T, d->h, d->f);
 	gemm_bwd_wgrad(p, d, fc2, d->T, d->h, d->f);
 	wl_mem(p, "act", 2.0 * act_bytes(m, d));
 	gemm_bwd_dgrad(p, d, fc1, d->T, d->fc1_n, d->h);
-	comm_reduce(p, d, "tp_ar2", "tp_rs2");
+	wl_comm_reduce(p, d, "tp_ar2", "tp_rs2");
 	gemm_bwd_wgrad(p, d, fc1, d->T, d->fc1_n, d->h);
 }
 
@@ -359,13 +359,13 @@ static void attention_backward(prog *p, const dims *d)
 {
 	wl_mem(p, "resid1", 2.0 * resid_bytes(d));
 	fp8_cast(p, d, "proj_gcast", d->Tn * d->h);
-	comm_gather(p, d, "tp_ag1");
+	wl_comm_gather(p, d, "tp_ag1");
 	gemm_bwd_dgrad(p, d, "proj", d->T, d->h, d->qd);
 	gemm_bwd_wgrad(p, d, "proj", d->T, d->h, d->qd);
 	wl_attn_core(p, d, true);
 	fp8_cast(p, d, "qkv_gcast", d->T * d->qkv_n);
 	gemm_bwd_dgrad(p, d, "qkv", d->T, d->qkv_n, d->h);
-	comm_reduce(p, d, "tp_ar1", "tp_rs1");
+	wl_comm_reduce(p, d, "tp_ar1", "tp_rs1");
 	gemm_bwd_wgrad(p, d, "qkv", d->T, d->qkv_n, d->h);
 	wl_mem(p, "ln1", 2.0 * wl_norm_bytes(d));
 }
@@ -476,13 +476,42 @@ dims wl_layer_dims(const work_model *m, const work_shard *sh, int layer)
 	return d;
 }
 
+const char *work_layer_code_name(int code)
+{
+	static const char *const names[] = {"fused", "nanotron", "mpt", "fms", "hf-llama"};
+	return code >= 0 && code <= WORK_LAYER_HF_LLAMA ? names[code] : "fused";
+}
+
+/* A dense layer in an eager code's program (0 items: the fused one). MoE
+ * layers keep the fused program (plan's rules refuse MoE models for the
+ * codes that have no experts). */
+static int eager_layer(const work_model *m, const work_shard *sh, const dims *d, int layer,
+		       bool backward, work_item *out)
+{
+	if (work_layer_is_moe(m, layer))
+		return 0;
+	switch (sh->layer_code) {
+	case WORK_LAYER_NANOTRON:
+		return backward ? wl_nanotron_backward(m, d, out) : wl_nanotron_forward(m, d, out);
+	case WORK_LAYER_MPT:
+		return backward ? wl_mpt_backward(m, d, out) : wl_mpt_forward(m, d, out);
+	case WORK_LAYER_FMS:
+		return backward ? wl_fms_backward(m, d, out) : wl_fms_forward(m, d, out);
+	case WORK_LAYER_HF_LLAMA:
+		return backward ? wl_hf_llama_backward(m, d, out) : wl_hf_llama_forward(m, d, out);
+	default:
+		return 0;
+	}
+}
+
 int work_layer_forward_at(const work_model *m, const work_shard *sh, int layer,
 			  work_item out[WORK_MAX_ITEMS])
 {
 	dims d = wl_layer_dims(m, sh, layer);
 	prog p = {out, 0};
-	if (sh->layer_code == WORK_LAYER_NANOTRON && !work_layer_is_moe(m, layer))
-		return wl_nanotron_forward(m, &d, out);
+	int n = eager_layer(m, sh, &d, layer, false, out);
+	if (n > 0)
+		return n;
 	attention_forward(&p, &d);
 	wl_mem(&p, "ln2", wl_norm_bytes(&d));
 	if (work_layer_is_moe(m, layer))
@@ -498,8 +527,9 @@ int work_layer_backward_at(const work_model *m, const work_shard *sh, int layer,
 {
 	dims d = wl_layer_dims(m, sh, layer);
 	prog p = {out, 0};
-	if (sh->layer_code == WORK_LAYER_NANOTRON && !work_layer_is_moe(m, layer))
-		return wl_nanotron_backward(m, &d, out);
+	int n = eager_layer(m, sh, &d, layer, true, out);
+	if (n > 0)
+		return n;
 	wl_mem(&p, "resid2", 2.0 * resid_bytes(&d));
 	if (work_layer_is_moe(m, layer))
 		moe_backward(&p, m, sh, &d);
@@ -525,7 +555,7 @@ int work_embed_forward(const work_model *m, const work_shard *sh, work_item out[
 	if (sh->layer_code == WORK_LAYER_NANOTRON && !m->learned_pos)
 		return wl_nanotron_embed_forward(&d, out);
 	wl_mem(&p, "embed", 2.0 * d.e * d.T * d.h);
-	comm_reduce(&p, &d, "tp_ar_emb", "tp_rs_emb");
+	wl_comm_reduce(&p, &d, "tp_ar_emb", "tp_rs_emb");
 	if (m->learned_pos)
 		wl_mem(&p, "pos", (3.0 * d.e + 1.0) * d.Tn * d.h);
 	return p.n;
@@ -539,7 +569,7 @@ int work_embed_backward(const work_model *m, const work_shard *sh, work_item out
 		return wl_nanotron_embed_backward(&d, out);
 	if (m->learned_pos)
 		wl_mem(&p, "pos", 2.0 * (3.0 * d.e + 1.0) * d.Tn * d.h);
-	comm_gather(&p, &d, "tp_ag_emb");
+	wl_comm_gather(&p, &d, "tp_ag_emb");
 	wl_mem(&p, "embed", 4.0 * d.e * d.T * d.h);
 	return p.n;
 }
@@ -581,7 +611,16 @@ int work_embed_backward(const work_model *m, const work_shard *sh, work_item out
  *   chunked-16bit   e + 4e = 5e (chunks change the peak, not the bytes)
  *   chunked         compiled per chunk (torchtune): the upcast, softmax and
  *                   gradient fused in registers: read the logits twice 2e,
- *                   backward read and write 2e plus a re-read e = 3e. */
+ *                   backward read and write 2e plus a re-read e = 3e
+ *   fused-xent      flash-attn v2.4.2's Triton cross-entropy (llm-foundry):
+ *                   one kernel reads each row once (the vocabulary fits its
+ *                   64k block, ops/triton/cross_entropy.py:160-161) and
+ *                   writes the row's loss and lse: e; backward reads the
+ *                   logits and writes their gradient: 2e; around it the
+ *                   labels' roll and last-column fill (modeling_mpt.py:
+ *                   1004-1005 at 5e85bd62) and the mean's sums and division
+ *                   (losses/cross_entropy.py:62): 7 launches forward, 2
+ *                   backward. */
 static void xent_bytes(const work_shard *sh, double e, double *f, double *b, int *nf, int *nb)
 {
 	switch (sh->loss) {
@@ -604,9 +643,30 @@ static void xent_bytes(const work_shard *sh, double e, double *f, double *b, int
 	case WORK_LOSS_CHUNKED:
 		*f = 2 * e, *b = 3 * e, *nf = 2, *nb = 2;
 		return;
+	case WORK_LOSS_FUSED_XENT:
+		*f = e, *b = 2 * e, *nf = 7, *nb = 2;
+		return;
 	default:
 		*f = e + 36, *b = 12 + e, *nf = 16, *nb = 3;
 		return;
+	}
+}
+
+/* The final norm: the fused kernel, or the eager code's own (MPT's
+ * low-precision LayerNorm, the Llama codes' fp32 RMSNorm: eager.c). */
+static void final_norm(prog *p, const work_model *m, const work_shard *sh, const dims *d,
+		       bool backward)
+{
+	switch (sh->layer_code) {
+	case WORK_LAYER_MPT:
+		wl_eager_norm(p, d, "lnf", WL_NORM_KERNEL, backward);
+		return;
+	case WORK_LAYER_FMS:
+	case WORK_LAYER_HF_LLAMA:
+		wl_eager_norm(p, d, "lnf", wl_llama_norm(m), backward);
+		return;
+	default:
+		wl_mem(p, "lnf", (backward ? 2.0 : 1.0) * wl_norm_bytes(d));
 	}
 }
 
@@ -619,8 +679,8 @@ int work_head_forward(const work_model *m, const work_shard *sh, work_item out[W
 	double small = 4.0 * d.T, f, b;
 	int nf, nb;
 	xent_bytes(sh, d.e, &f, &b, &nf, &nb);
-	wl_mem(&p, "lnf", wl_norm_bytes(&d));
-	comm_gather(&p, &d, "tp_ag_head");
+	final_norm(&p, m, sh, &d, false);
+	wl_comm_gather(&p, &d, "tp_ag_head");
 	gemm(&p, &d, "logits", d.T, d.V, d.h);
 	bool vp = sh->loss == WORK_LOSS_VOCAB_PARALLEL;
 	if (vp) {
@@ -646,9 +706,9 @@ int work_head_backward(const work_model *m, const work_shard *sh, work_item out[
 	wl_mem(&p, "xent", d.T * d.V * b);
 	p.v[p.n - 1].launches = nb;
 	gemm_bwd_dgrad(&p, &d, "logits", d.T, d.V, d.h);
-	comm_reduce(&p, &d, "tp_ar_head", "tp_rs_head");
+	wl_comm_reduce(&p, &d, "tp_ar_head", "tp_rs_head");
 	gemm_bwd_wgrad(&p, &d, "logits", d.T, d.V, d.h);
-	wl_mem(&p, "lnf", 2.0 * wl_norm_bytes(&d));
+	final_norm(&p, m, sh, &d, true);
 	return p.n;
 }
 

@@ -1,5 +1,6 @@
 /* layer_int.h - the work module's internal layer-program helpers, shared by
- * layer.c (the fused programs) and nanotron.c (nanotron's eager Llama layer).
+ * layer.c (the fused programs), nanotron.c (nanotron's eager Llama layer)
+ * and the eager codes (eager.c, mpt.c, fms.c, hf_llama.c).
  * Not part of the module's public interface (work.h). */
 #ifndef PODSIM_WORK_LAYER_INT_H
 #define PODSIM_WORK_LAYER_INT_H
@@ -48,6 +49,63 @@ void wl_comm(prog *p, const dims *d, const char *name, work_comm c, double bytes
 void wl_attn_core(prog *p, const dims *d, bool backward);
 /* A norm's bytes, read x and write y: 2 e Tn h. */
 double wl_norm_bytes(const dims *d);
+
+/* The TP collectives of the fused placement (layer.c): after a row-parallel
+ * GEMM (forward) or a column-parallel input gradient (backward) the
+ * all-reduce, or with SP the reduce-scatter; with SP the all-gather before a
+ * column-parallel GEMM (forward) or a row-parallel one (backward). */
+void wl_comm_reduce(prog *p, const dims *d, const char *ar, const char *rs);
+void wl_comm_gather(prog *p, const dims *d, const char *name);
+
+/* eager.c: what eager PyTorch code launches, shared by mpt.c, fms.c and
+ * hf_llama.c (derivations there). */
+/* A run of `launches` memory-bound kernels moving `bytes` in all. */
+void wl_kern(prog *p, const char *name, double bytes, int launches);
+/* A GEMM [m, k] x [k, n] forward, and its dgrad and wgrad (+ the bias
+ * gradient's reduction when the model has biases). */
+void wl_lin_fwd(prog *p, const dims *d, const char *name, double n, double k);
+void wl_lin_bwd(prog *p, const work_model *m, const dims *d, const char *name, double n,
+		double k);
+/* The normalisation an eager code runs on Tn x h: torch's layer-norm kernel
+ * (KERNEL: llm-foundry's low-precision LayerNorm, any layer-norm model), or
+ * the fp32 RMSNorm of Llama codes written in PyTorch ops (FP32_RMS). */
+typedef enum { WL_NORM_KERNEL = 0, WL_NORM_FP32_RMS } wl_norm_code;
+void wl_eager_norm(prog *p, const dims *d, const char *name, wl_norm_code c, bool backward);
+/* x + y on Tn x h (a residual add, or the gradients met at a fork). */
+void wl_eager_add(prog *p, const dims *d, const char *name);
+/* GQA's K and V repeated to the query width (forward: copies; backward:
+ * the sums back), nothing for MHA. */
+void wl_eager_expand_kv(prog *p, const dims *d, bool backward);
+/* The MLP between its collectives: gate and up as two GEMMs, SiLU and the
+ * product apart (SwiGLU), or one GEMM and the activation's kernel. */
+void wl_eager_mlp_fwd(prog *p, const work_model *m, const dims *d);
+void wl_eager_mlp_bwd(prog *p, const work_model *m, const dims *d);
+/* A Llama code's RoPE on Q and K: bytes per element of q and k and the
+ * launches, forward and backward, and the position table it gathers each
+ * forward (bytes per token and head-dim element, launches). */
+typedef struct wl_rope {
+	double fwd, bwd;
+	int fwd_n, bwd_n;
+	double table;
+	int table_n;
+} wl_rope;
+/* The Llama-structured layer (fms.c, hf_llama.c): norm, q/k/v linears, RoPE,
+ * [expanded K/V], attention, [the output's copy under unfused attention when
+ * out_copy], o, residual, norm, MLP, residual. */
+int wl_llama_forward(const work_model *m, const dims *d, const wl_rope *r, bool out_copy,
+		     work_item *out);
+int wl_llama_backward(const work_model *m, const dims *d, const wl_rope *r, work_item *out);
+/* The norm a code runs on this model (FP32_RMS for an RMSNorm model in a
+ * Llama code, else the kernel). */
+wl_norm_code wl_llama_norm(const work_model *m);
+
+/* mpt.c, fms.c, hf_llama.c: the programs of those codes (work.h). */
+int wl_mpt_forward(const work_model *m, const dims *d, work_item *out);
+int wl_mpt_backward(const work_model *m, const dims *d, work_item *out);
+int wl_fms_forward(const work_model *m, const dims *d, work_item *out);
+int wl_fms_backward(const work_model *m, const dims *d, work_item *out);
+int wl_hf_llama_forward(const work_model *m, const dims *d, work_item *out);
+int wl_hf_llama_backward(const work_model *m, const dims *d, work_item *out);
 
 /* nanotron.c: the programs of nanotron's eager Llama code (work.h,
  * WORK_LAYER_NANOTRON); each returns the item count. */

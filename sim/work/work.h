@@ -79,8 +79,30 @@ double work_model_flops(const work_model *m, double tokens);
  *    linears: each column-parallel GEMM split into the local shard beside the
  *    sequence all-gather and the shards gathered after it, the backward's
  *    re-gather of the input and its reduce-scatter beside the GEMMs
- *    (work_item.beside). MoE layers keep the FUSED program. */
-typedef enum { WORK_LAYER_FUSED = 0, WORK_LAYER_NANOTRON } work_layer_code;
+ *    (work_item.beside). MoE layers keep the FUSED program;
+ *  - MPT: MosaicML llm-foundry's MPT block (mpt.c, at 5e85bd62, 2024-01-06,
+ *    the benchmark table's refresh): the low-precision layer norm, the fused
+ *    Wqkv and its split's backward, GELU apart, plain residual adds;
+ *  - FMS: IBM foundation-model-stack's LLaMA as fms-fsdp ran it in 2024-03
+ *    (fms.c, at 006bd7ed): the fp32 RMSNorm's eight kernels, RoPE as fp32
+ *    rotation matrices, separate q/k/v and w1/wg linears, SiLU and the gate
+ *    product apart, expanded K/V under GQA;
+ *  - HF_LLAMA: Hugging Face transformers' LlamaDecoderLayer (hf_llama.c, the
+ *    4.36 SDPA/flash-attention-2 code): the same structure with RoPE by
+ *    rotate_half, and repeat_kv under GQA.
+ * The three eager codes share eager.c's PyTorch pieces; their embedding is
+ * the fused lookup, their head the code's final norm, the logits GEMM and
+ * the loss of work_shard.loss. Each keeps the fused GEMM FLOPs (q/k/v and
+ * gate/up split into GEMMs of the same total). */
+typedef enum {
+	WORK_LAYER_FUSED = 0,
+	WORK_LAYER_NANOTRON,
+	WORK_LAYER_MPT,
+	WORK_LAYER_FMS,
+	WORK_LAYER_HF_LLAMA
+} work_layer_code;
+/* The code's name as the [framework] layer_kernels key spells it. */
+const char *work_layer_code_name(int code);
 
 /* How one rank executes a layer: the tensor-parallel shard. */
 typedef struct work_shard {
@@ -115,7 +137,8 @@ typedef enum {
 	WORK_LOSS_UPCAST,
 	WORK_LOSS_CHUNKED,
 	WORK_LOSS_CHUNKED_16BIT,
-	WORK_LOSS_16BIT
+	WORK_LOSS_16BIT,
+	WORK_LOSS_FUSED_XENT
 } work_loss;
 
 typedef enum { WORK_ITEM_KERNEL = 0, WORK_ITEM_COMM } work_item_kind;
@@ -164,7 +187,8 @@ typedef struct work_item {
 	bool beside;
 } work_item;
 
-/* A layer's items: about 24 without CP, plus 2 per ring-attention step. */
+/* A layer's items: about 24 without CP (about 40 for the eager codes),
+ * plus 2 per ring-attention step. */
 #define WORK_MAX_CP 64
 #define WORK_MAX_ITEMS (48 + 2 * WORK_MAX_CP)
 
