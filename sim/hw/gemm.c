@@ -46,6 +46,12 @@
  * Not modelled: split-K for small m n with large k, L2-resident operands,
  * tile-size autotuning beyond the 64/128 choice.
  *
+ * Sustained rate. In a training step (hw_gpu.sustain_cap set) the GEMM takes
+ * at least its FLOPs at sustain x the calibrated rate: the microbenchmarks
+ * run short bursts, a step runs flat out at the clocks its power budget
+ * allows (hw.h tensor_sustain); a GEMM that reaches less than that share of
+ * the rate anyway is not slowed.
+ *
  * The kernel's overhead (launch + framework) is added once. With sm_count = 0
  * the plain roofline of hw_kernel_time is used.
  */
@@ -107,9 +113,15 @@ void hw_gemm_explain(const hw_gpu *g, hw_dtype t, double m, double n, double k, 
 		double full = fmax(tc, hw_stream_time(g, bf)),
 		       tail = fmax(tc, hw_stream_time(g, bl));
 		out->bytes = (out->waves - 1) * bf + bl;
-		out->time_s = over + (out->waves - 1) * full + tail;
+		double busy = (out->waves - 1) * full + tail;
+		/* the sustained ceiling (hw.h tensor_sustain): no faster than
+		 * sustain x the calibrated rate over the GEMM's FLOPs */
+		double cap = g->sustain_cap > 0 ? out->flops / (g->sustain_cap * rate) : 0;
+		out->time_s = over + (cap > busy ? cap : busy);
 		if (hw_stream_time(g, bf) > tc)
 			out->bound = "memory";
+		else if (cap > busy)
+			out->bound = "power";
 	}
 	if (over > 0.5 * out->time_s)
 		out->bound = "latency";

@@ -65,13 +65,20 @@ typedef struct hw_gpu {
 	 * makes short-k GEMMs slower per FLOP. 0 = not measured. */
 	double gemm_tile_s;
 	/* The fraction of the microbenchmarks' tensor throughput (GEMM and
-	 * attention: short bursts, hw_gemm_time and hw_flash_time) that a
-	 * training step's back-to-back kernels sustain. Not applied by hw (its
-	 * kernel times are the microbenchmarks'): the scenario loader scales the
-	 * efficiencies by it. Fitted to measured training steps (podsim
-	 * calibrate --sustain), 1 = not fitted. */
+	 * attention: short bursts) that a training step's back-to-back kernels
+	 * sustain: under the power and thermal budget the clocks, and with them
+	 * the tensor rate, settle lower once the GPU works flat out for long.
+	 * Fitted to measured training steps (podsim calibrate --sustain), 1 =
+	 * not fitted. hw applies it only where `sustain_cap` is set (the
+	 * scenario loader sets it for training and inference steps, never for
+	 * microbenchmark rows): as a ceiling on the tensor rate, so a kernel
+	 * that runs at the microbenchmark's full rate slows to sustain x that
+	 * rate while one that reaches less of it (small or memory-bound
+	 * kernels, which do not draw the power that throttles) is not slowed
+	 * (hw_gemm_explain, hw_flash_time). */
 	double tensor_sustain;
 	double tensor_sustain_fp8; /* the same for fp8 training (0 = tensor_sustain) */
+	double sustain_cap;        /* 0 = none, else the ceiling's fraction (runtime) */
 	/* Fraction of compute throughput a concurrently running communication
 	 * kernel takes (its SMs / sm_count); see hw_overlap_time. */
 	double interference;

@@ -242,16 +242,12 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	/* the framework's host cost per operation is charged beside every
 	 * kernel (hw's kernel times, plan/build.c's host-side dispatch) */
 	s->gpu.framework_s = s->fw.op_overhead_s;
-	/* training kernels run back to back at the sustained tensor throughput
-	 * (hw.h tensor_sustain): scale the microbenchmarks' efficiencies */
+	/* a step's kernels run back to back, at most at the sustained tensor
+	 * throughput (hw.h tensor_sustain, applied by hw as a rate ceiling) */
 	double k = s->gpu.tensor_sustain > 0 ? s->gpu.tensor_sustain : 1.0;
 	if (s->dtype == HW_FP8 && s->gpu.tensor_sustain_fp8 > 0)
 		k = s->gpu.tensor_sustain_fp8;
-	s->gpu.gemm_eff *= k;
-	for (int t = 0; t < HW_DTYPE_COUNT; t++)
-		s->gpu.gemm_eff_dtype[t] *= k;
-	for (int i = 0; i < HW_FLASH_COUNT; i++)
-		s->gpu.attn_eff[i][0] *= k, s->gpu.attn_eff[i][1] *= k;
+	s->gpu.sustain_cap = k < 1.0 ? k : 0.0;
 	s->plan.uneven = s->fw.uneven;
 	return SIM_OK;
 }

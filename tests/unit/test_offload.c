@@ -5,6 +5,7 @@
 #include "../../sim/exec/exec.h"
 #include "check.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 /* The quickstart (pp 2) under a framework that runs ZeRO-2/3 with a pipeline
@@ -121,9 +122,12 @@ static void test_refused(void)
  *    PCIe per micro-batch: t_f = params_layer x 2 B / (63 GB/s x 0.8); the
  *    copies run back to back on the offload stream with the compute of the
  *    previous layer beside them, so the step lies between the copies alone
- *    (8 x 32 x t_f) and the copies plus, per micro-batch (each starts its own
- *    chain of copies), an unhidden first copy and the compute after the last
- *    copy (the last layer, embedding and head): at most 2 (t_f + t_layer). */
+ *    (8 x 32 x t_f) and the slower of copies and compute per layer, 8 x 32 x
+ *    max(t_f, t_layer), plus per micro-batch (each starts its own chain of
+ *    copies) an unhidden first copy and the compute after the last copy (the
+ *    last layer, embedding and head): at most 2 (t_f + t_layer). (With the
+ *    H100's sustained tensor rate a layer's compute, 9.5 ms, outlasts its
+ *    copy, 8.65 ms.) */
 static void test_inference(void)
 {
 	const char *inf[] = {"train.mode=inference"};
@@ -155,7 +159,7 @@ static void test_inference(void)
 		double tf = work_params_layer(&b->model) * 2.0 / (63e9 * 0.8);
 		double lc = ra->step_s / (8 * 32); /* one layer's compute per micro-batch */
 		CHECK(rb->step_s >= 8 * 32 * tf);
-		CHECK(rb->step_s <= 8 * 32 * tf + 8 * 2 * (lc + tf));
+		CHECK(rb->step_s <= 8 * 32 * fmax(tf, lc) + 8 * 2 * (lc + tf));
 		CHECK(rb->classes[0].time_s[EXEC_CAT_OFFLOAD] > 0);
 		free(ra);
 		free(rb);
