@@ -365,7 +365,20 @@ work_saved plan_saved(const plan_scenario *s)
  *                   16-bit chunks, their 16-bit log-softmax: fwd 2e, kept e,
  *                   bwd 2e; + e (the list of chunks)
  *   16-bit          cross_entropy on the 16-bit logits: fwd 2e, kept e,
- *                   bwd 3e; + e */
+ *                   bwd 3e; + e
+ *   sharded         nanotron (0e0a27ea; LL models/llama.py, TF parallel/
+ *                   tensor_parallel/functional.py): cast_to_fp32 makes the
+ *                   fp32 copy (LL:874-880, 909; e + 4 while both live; the
+ *                   16-bit logits die when forward_with_hidden_states
+ *                   returns, LL:907-911), then _ShardedCrossEntropy
+ *                   subtracts the row maximum out of place (TF:43: a second
+ *                   fp32 tensor beside the cast one, which the caller's
+ *                   sharded_logits still holds: 8), exp and the division
+ *                   run in place on it (TF:73-82) and it is saved as the
+ *                   softmax (TF:85): kept 4; the backward works in place
+ *                   (TF:94-105), then the cast's backward writes the
+ *                   16-bit gradient: 4 + e. fwd max(e + 4, 8), kept 4,
+ *                   bwd 4 + e; the loss is returned, not the logits; all / t */
 void plan_loss_bytes(const plan_scenario *s, double *fwd, double *kept, double *bwd, double *held)
 {
 	double e = hw_dtype_bytes(s->dtype) < 2 ? 2.0 : hw_dtype_bytes(s->dtype);
@@ -392,6 +405,9 @@ void plan_loss_bytes(const plan_scenario *s, double *fwd, double *kept, double *
 	case PLAN_LOSS_16BIT:
 		*fwd = 2 * e, *kept = e, *bwd = 3 * e, logits = e;
 		break;
+	case PLAN_LOSS_SHARDED:
+		*fwd = fmax(e + 4, 8) / t, *kept = 4 / t, *bwd = (4 + e) / t, *held = 0;
+		return;
 	default: /* vocab-parallel */
 		*fwd = (e + 4) / t, *kept = 4 / t, *bwd = (4 + e) / t, *held = 0;
 		return;

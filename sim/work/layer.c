@@ -581,7 +581,11 @@ int work_embed_backward(const work_model *m, const work_shard *sh, work_item out
  *   chunked-16bit   e + 4e = 5e (chunks change the peak, not the bytes)
  *   chunked         compiled per chunk (torchtune): the upcast, softmax and
  *                   gradient fused in registers: read the logits twice 2e,
- *                   backward read and write 2e plus a re-read e = 3e. */
+ *                   backward read and write 2e plus a re-read e = 3e
+ *   sharded         nanotron's _ShardedCrossEntropy makes the vocabulary-
+ *                   parallel passes (its subtraction out of place: the same
+ *                   bytes), so it falls to the default; its own head program
+ *                   (nanotron.c) counts its kernels. */
 static void xent_bytes(const work_shard *sh, double e, double *f, double *b, int *nf, int *nb)
 {
 	switch (sh->loss) {
@@ -622,7 +626,7 @@ int work_head_forward(const work_model *m, const work_shard *sh, work_item out[W
 	wl_mem(&p, "lnf", wl_norm_bytes(&d));
 	comm_gather(&p, &d, "tp_ag_head");
 	gemm(&p, &d, "logits", d.T, d.V, d.h);
-	bool vp = sh->loss == WORK_LOSS_VOCAB_PARALLEL;
+	bool vp = sh->loss == WORK_LOSS_VOCAB_PARALLEL || sh->loss == WORK_LOSS_SHARDED;
 	if (vp) {
 		wl_comm(&p, &d, "tp_ar_max", WORK_COMM_ALLREDUCE, small);
 		wl_comm(&p, &d, "tp_ar_tgt", WORK_COMM_ALLREDUCE, small);
