@@ -171,7 +171,7 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	                        ? 0
 	                        : (unsharded_acc ? gparams * b->g / w->shards : gfull);
 	/* torch DDP's buckets are flat copies of the gradients in the parameters'
-	 * dtype (reducer.cpp, PyTorch 1.13.1: 1064-1066, 1082) */
+	 * dtype (reducer.cpp, PyTorch 1.13.1: 1066, 1082) */
 	w->grad_copy = fw->grad_copy && dpg > 1 && p->zero == 0 && !offo ? b->train * b->w : 0;
 	w->buckets = p->zero >= 1 ? fw->grad_buckets * plan_bucket_bytes(s) : 0;
 	if (p->pp > 1)
