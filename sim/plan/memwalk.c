@@ -6,10 +6,13 @@
  *
  * What lives when (each term's size in memory.c; B = bytes):
  *   always       weights (shards, the frozen base), optimizer states and
- *                master, a persistent gradient buffer (Megatron's main_grad),
- *                torch DDP's bucket copy of the gradients, DeepSpeed's
- *                gradient buckets, pipeline send/receive buffers, the
- *                framework's workspaces
+ *                master, a persistent gradient buffer (Megatron's main_grad,
+ *                nanotron's fp32 accumulator), torch DDP's bucket copy of the
+ *                gradients (16-bit: the parameters' dtype), DeepSpeed's
+ *                gradient buckets, p2p_buffers pipeline send/receive
+ *                tensors, sp_gather_buffers persistent SP all-gather
+ *                buffers (nanotron's MemoryBuffer), the framework's
+ *                workspaces
  *   forward and  ZeRO-3's gathered layers (gathered_layers of the largest)
  *   backward     and unsharded embedding and output layer; FSDP
  *                SHARD_GRAD_OP's unsharded copy of every layer
@@ -31,10 +34,17 @@
  *   a layer's    under full recomputation the recomputed layer's saved
  *   backward     tensors (its no-recompute bytes); under ZeRO-3 and
  *                optimizer-in-backward the layer's unsharded gradients
+ *   a backward's with backward_grads the .grad of the chunk's parameters in
+ *   end          their dtype, which nanotron adds into its fp32 buffer and
+ *                frees after every backward (a candidate of the end only:
+ *                they grow as the activations shrink)
  *   step         the gradients, foreach AdamW's two state-sized lists
  *                (torch/optim/adamw.py, 1.13.1, 352-400: sqrt(v) and the
  *                denominator), DeepSpeed's fp32 copy of the gradient
- *                partition (stage_1_and_2.py:1890-1900, stage3.py:1895-1905)
+ *                partition (stage_1_and_2.py:1890-1900, stage3.py:1895-1905),
+ *                ZeRO-1's parameter all-gather: the flat shard and
+ *                step_param_copies 16-bit copies of the stage's parameters
+ *                (nanotron)
  * Candidates: after each forward (the loss forward included), at each
  * backward's start (the loss backward) and over its layers (the larger of
  * its start and end, the working set throughout), and the optimizer step;
