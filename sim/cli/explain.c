@@ -316,9 +316,10 @@ static void per_layer(FILE *o, const plan_scenario *s, int stage)
 		return;
 	}
 	if (sv.kind == WORK_SAVED_NANOTRON) {
-		fprintf(o, "  per layer    nanotron's Llama code, one micro-batch: %s (the norms' "
-		           "inputs, every linear input, Q, the packed K/V copy, the attention "
-		           "output and LSE, SwiGLU's three tensors; work/memory.c)\n",
+		fprintf(o,
+		        "  per layer    nanotron's Llama code, one micro-batch: %s (the norms' "
+		        "inputs, every linear input, Q, the packed K/V copy, the attention "
+		        "output and LSE, SwiGLU's three tensors; work/memory.c)\n",
 		        gib(per, a, sizeof a));
 		return;
 	}

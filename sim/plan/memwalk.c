@@ -398,7 +398,8 @@ static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, in
 			double gnew = frees && !gdone[c] ? w->gc[c] : 0;
 			/* the backward's own 16-bit gradients, whole at its end */
 			double half = o.weight || !zb ? w->g16[c] : 0;
-			double start = G + kept, end = G + gnew + kept - (frees ? w->act[c] : 0) + half;
+			double start = G + kept,
+			       end = G + gnew + kept - (frees ? w->act[c] : 0) + half;
 			x.phase = PH_BWD, x.inflight = inflight;
 			bool end_larger = end > start;
 			x.G = end_larger ? G + gnew : G;
@@ -709,9 +710,10 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 		        w->temps > 0 ? "foreach AdamW: sqrt(v) and the denominator, 2 x the "
 		                       "states' elements"
 		                     : NULL,
-		        w->step_fp32 > 0 ? (w->temps > 0 ? "fp32 gradient partition"
-		                                         : "the fp32 copy of the gradient partition")
-		                         : NULL,
+		        w->step_fp32 > 0
+		                ? (w->temps > 0 ? "fp32 gradient partition"
+		                                : "the fp32 copy of the gradient partition")
+		                : NULL,
 		        w->step_gather > 0 ? "ZeRO-1's parameter all-gather: the flat shard and "
 		                             "16-bit copies of the parameters"
 		                           : NULL};

@@ -33,8 +33,7 @@ static plan_scenario *load(const char *text)
 	"include = topologies/frameworks/nanotron.ini\n[scenario]\nname = t\n[cluster]\n"          \
 	"nodes = 1\n[model]\nseq_len = 4096\n[train]\nprecision = bf16\n[parallel]\n"
 
-static const double P = 1235814400.0, V = 128256, H = 2048, LAYER = 60821504.0,
-                    EMB = 262668288.0;
+static const double P = 1235814400.0, V = 128256, H = 2048, LAYER = 60821504.0, EMB = 262668288.0;
 
 /* The term of the peak named `name` (0 when absent). */
 static double term(const plan_mem_peak *p, const char *name)
@@ -73,8 +72,18 @@ static void test_layer_and_loss(void)
 	                .seq_len = 1,
 	                .act = WORK_ACT_SWIGLU,
 	                .norm = WORK_NORM_RMSNORM};
-	work_shard sh = {1, false, 1, 1, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_NANOTRON,
-	                 WORK_LOSS_SHARDED, false};
+	work_shard sh = {1,
+	                 false,
+	                 1,
+	                 1,
+	                 HW_BF16,
+	                 true,
+	                 1,
+	                 1,
+	                 HW_FLASH_FA2,
+	                 WORK_LAYER_NANOTRON,
+	                 WORK_LOSS_SHARDED,
+	                 false};
 	work_saved nt = {WORK_SAVED_NANOTRON, WORK_SAVE_NORM_FUSED, false, false, false, false};
 	CHECK_NEAR(work_saved_bytes_at(&m, &sh, 0, WORK_RECOMPUTE_NONE, &nt), 92296, 1e-12);
 	/* the eager count with the same keys lacks only the LSE and the rstd */
@@ -225,8 +234,8 @@ static void test_backward_and_step(void)
 	CHECK(strstr(p.moment, "backward") && strstr(p.moment, "recomputing"));
 	CHECK_NEAR(term(&p, "backward's 16-bit gradients"), 2 * p0, 1e-12);
 	CHECK_NEAR(term(&p, "kept activations"), 8 * 2 * H / 4 * T, 1e-12);
-	CHECK_NEAR(p.allocated, stat + 8 * 2 * H / 4 * T + 2 * p0 + 23074 * T + 3 * 2 * 8192 / 4 * T,
-	           1e-12);
+	CHECK_NEAR(p.allocated,
+	           stat + 8 * 2 * H / 4 * T + 2 * p0 + 23074 * T + 3 * 2 * 8192 / 4 * T, 1e-12);
 	plan_scenario_free(s);
 	s = load(NANO "tp = 2\npp = 2\ndp = 2\nmicro_batch = 1\nglobal_batch = 8\n"
 	              "sequence_parallel = true\nzero = 1\n");
