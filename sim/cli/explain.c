@@ -315,6 +315,14 @@ static void per_layer(FILE *o, const plan_scenario *s, int stage)
 			                : "");
 		return;
 	}
+	if (sv.kind == WORK_SAVED_NANOTRON) {
+		fprintf(o,
+		        "  per layer    nanotron's Llama code, one micro-batch: %s (the norms' "
+		        "inputs, every linear input, Q, the packed K/V copy, the attention "
+		        "output and LSE, SwiGLU's three tensors; work/memory.c)\n",
+		        gib(per, a, sizeof a));
+		return;
+	}
 	fprintf(o, "  per layer    %s code, one micro-batch: %s (every linear input, both "
 	           "SwiGLU branches, the norms' copies; work/memory.c)\n",
 	        sv.kind == WORK_SAVED_EAGER ? "eager" : "compiled", gib(per, a, sizeof a));

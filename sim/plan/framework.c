@@ -23,11 +23,11 @@ _Static_assert(WORK_LAYER_FUSED == 0 && WORK_LAYER_NANOTRON == 1 && WORK_LAYER_M
 _Static_assert(PLAN_ACCUM_FUSED == 0 && PLAN_ACCUM_KERNEL == 1, "accum_names follows plan_grad_accum");
 _Static_assert(HW_FLASH_FA2 == 0 && HW_FLASH_FA3 == 1 && HW_FLASH_CUDNN == 2,
                "flash_names follows hw_flash_impl");
-static const char *const saved_names[] = {"fused", "eager", "compiled", NULL};
+static const char *const saved_names[] = {"fused", "eager", "compiled", "nanotron", NULL};
 static const char *const norm_names[] = {"fused", "16-bit", "fp32-input", "fp32", NULL};
 static const char *const loss_names[] = {"vocab-parallel", "upcast-shift", "shift",  "upcast",
 					 "chunked",        "chunked-16bit", "16-bit", "fused-xent",
-					 NULL};
+					 "sharded",        NULL};
 static const char *const grads_names[] = {"persistent", "on-backward", NULL};
 static const char *const optim_names[] = {"fused", "foreach", "single", NULL};
 _Static_assert(sizeof(plan_reduce) == sizeof(int), "conf stores enums as int");
@@ -156,6 +156,22 @@ const conf_key plan_framework_keys[] = {
         {"offload_fill", CONF_REAL, SIM_UNIT_NONE, 0, 1, "0", NULL, FK(offload_fill),
          "with the optimizer offloaded, the fraction of the HBM left over that the framework "
          "fills with states anyway (0 = what it needs)"},
+        {"backward_grads", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(backward_grads),
+         "each backward leaves the 16-bit .grad of the stage's parameters, added into the "
+         "persistent buffer and freed when the backward ends (nanotron's fp32 accumulator)"},
+        {"sp_gather_buffers", CONF_INT, SIM_UNIT_NONE, 0, 8, "0", NULL, FK(sp_gather_buffers),
+         "persistent buffers of a micro-batch's gathered s x b x h activations under sequence "
+         "parallelism (nanotron's MemoryBuffer)"},
+        {"p2p_buffers", CONF_INT, SIM_UNIT_NONE, 0, 8, "4", NULL, FK(p2p_buffers),
+         "pipeline activations and gradients of s x b x h a stage holds beside its saved "
+         "tensors (sent, received)"},
+        {"step_param_copies", CONF_REAL, SIM_UNIT_NONE, 0, 8, "0", NULL, FK(step_param_copies),
+         "16-bit copies of the stage's parameters the ZeRO-1 step's parameter all-gather "
+         "allocates beside the flat shard (0 = gathers in place)"},
+        {"comm_groups", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL, FK(comm_groups),
+         "communicators beyond the plan's parallel groups, each with its NCCL buffers: default "
+         "(a barrier), world (a second all-ranks group), pp (the whole pipeline group), mp "
+         "(tp x pp)"},
         /* per-micro-batch costs (issue 23): keep this block last */
         {"layer_kernels", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fused", layer_names,
          FK(layer_kernels),
@@ -186,18 +202,29 @@ const conf_key plan_framework_keys[] = {
 };
 const size_t plan_framework_nkeys = sizeof plan_framework_keys / sizeof plan_framework_keys[0];
 
-static const struct {
+typedef struct {
 	const char *name;
 	unsigned bit;
-} sched_bits[] = {
+} name_bit;
+
+static const name_bit sched_bits[] = {
         {"gpipe", PLAN_FW_GPIPE},
         {"1f1b", PLAN_FW_1F1B},
         {"interleaved", PLAN_FW_INTERLEAVED},
         {"zb-h1", PLAN_FW_ZB_H1},
 };
 
-/* "1f1b, interleaved" -> mask; 0 and *bad set to the first unknown name. */
-static unsigned parse_schedules(const char *text, char *bad, size_t badlen)
+static const name_bit comm_bits[] = {
+        {"default", PLAN_COMM_DEFAULT},
+        {"world", PLAN_COMM_WORLD},
+        {"pp", PLAN_COMM_PP},
+        {"mp", PLAN_COMM_MP},
+};
+
+/* "1f1b, interleaved" -> mask over `names`; 0 and *bad set to the first
+ * unknown name. */
+static unsigned parse_names(const char *text, const name_bit *names, size_t count, char *bad,
+                            size_t badlen)
 {
 	unsigned mask = 0;
 	const char *p = text;
@@ -208,9 +235,9 @@ static unsigned parse_schedules(const char *text, char *bad, size_t badlen)
 		if (n == 0)
 			break;
 		unsigned bit = 0;
-		for (size_t i = 0; i < sizeof sched_bits / sizeof sched_bits[0]; i++)
-			if (strlen(sched_bits[i].name) == n && !strncmp(p, sched_bits[i].name, n))
-				bit = sched_bits[i].bit;
+		for (size_t i = 0; i < count; i++)
+			if (strlen(names[i].name) == n && !strncmp(p, names[i].name, n))
+				bit = names[i].bit;
 		if (!bit) {
 			snprintf(bad, badlen, "%.*s", (int)(n < 40 ? n : 40), p);
 			return 0;
@@ -229,13 +256,23 @@ int plan_framework_from_conf(const conf_doc *doc, plan_framework *out, sim_diag 
 	if (rc != SIM_OK)
 		return rc;
 	char bad[48] = "";
-	out->sched_mask = parse_schedules(out->schedules, bad, sizeof bad);
+	out->sched_mask = parse_names(out->schedules, sched_bits,
+	                              sizeof sched_bits / sizeof sched_bits[0], bad, sizeof bad);
 	if (!out->sched_mask) {
 		conf_loc loc = conf_key_loc(doc, "framework", "runs_schedules");
 		sim_diag_error(diag, loc.path, loc.line,
 		               "runs_schedules = '%s': '%s' is not a schedule (gpipe, 1f1b, "
 		               "interleaved, zb-h1)",
 		               out->schedules, bad[0] ? bad : out->schedules);
+		return SIM_ECONF;
+	}
+	out->comm_mask = parse_names(out->comm_groups, comm_bits,
+	                             sizeof comm_bits / sizeof comm_bits[0], bad, sizeof bad);
+	if (bad[0]) { /* empty is none */
+		conf_loc loc = conf_key_loc(doc, "framework", "comm_groups");
+		sim_diag_error(diag, loc.path, loc.line,
+		               "comm_groups = '%s': '%s' is not a group (default, world, pp, mp)",
+		               out->comm_groups, bad);
 		return SIM_ECONF;
 	}
 	if (out->zero_max_pp > out->zero_max) {

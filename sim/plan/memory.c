@@ -371,7 +371,20 @@ work_saved plan_saved(const plan_scenario *s)
  *                   Triton kernel saves the 16-bit logits themselves
  *                   (flash-attn v2.4.2 ops/triton/cross_entropy.py:225) and
  *                   its backward writes their gradient (:238): fwd e, kept
- *                   e, bwd 2e; + 0 (the held logits are the saved ones) */
+ *                   e, bwd 2e; + 0 (the held logits are the saved ones)
+ *   sharded         nanotron (0e0a27ea; LL models/llama.py, TF parallel/
+ *                   tensor_parallel/functional.py): cast_to_fp32 makes the
+ *                   fp32 copy (LL:874-880, 909; e + 4 while both live; the
+ *                   16-bit logits die when forward_with_hidden_states
+ *                   returns, LL:907-911), then _ShardedCrossEntropy
+ *                   subtracts the row maximum out of place (TF:43: a second
+ *                   fp32 tensor beside the cast one, which the caller's
+ *                   sharded_logits still holds: 8), exp and the division
+ *                   run in place on it (TF:73-82) and it is saved as the
+ *                   softmax (TF:85): kept 4; the backward works in place
+ *                   (TF:94-105), then the cast's backward writes the
+ *                   16-bit gradient: 4 + e. fwd max(e + 4, 8), kept 4,
+ *                   bwd 4 + e; the loss is returned, not the logits; all / t */
 void plan_loss_bytes(const plan_scenario *s, double *fwd, double *kept, double *bwd, double *held)
 {
 	double e = hw_dtype_bytes(s->dtype) < 2 ? 2.0 : hw_dtype_bytes(s->dtype);
@@ -401,6 +414,9 @@ void plan_loss_bytes(const plan_scenario *s, double *fwd, double *kept, double *
 	case PLAN_LOSS_FUSED_XENT:
 		*fwd = *kept = e, *bwd = 2 * e;
 		break;
+	case PLAN_LOSS_SHARDED:
+		*fwd = fmax(e + 4, 8) / t, *kept = 4 / t, *bwd = (4 + e) / t, *held = 0;
+		return;
 	default: /* vocab-parallel */
 		*fwd = (e + 4) / t, *kept = 4 / t, *bwd = (4 + e) / t, *held = 0;
 		return;

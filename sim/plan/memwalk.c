@@ -6,10 +6,13 @@
  *
  * What lives when (each term's size in memory.c; B = bytes):
  *   always       weights (shards, the frozen base), optimizer states and
- *                master, a persistent gradient buffer (Megatron's main_grad),
- *                torch DDP's bucket copy of the gradients, DeepSpeed's
- *                gradient buckets, pipeline send/receive buffers, the
- *                framework's workspaces
+ *                master, a persistent gradient buffer (Megatron's main_grad,
+ *                nanotron's fp32 accumulator), torch DDP's bucket copy of the
+ *                gradients (16-bit: the parameters' dtype), DeepSpeed's
+ *                gradient buckets, p2p_buffers pipeline send/receive
+ *                tensors, sp_gather_buffers persistent SP all-gather
+ *                buffers (nanotron's MemoryBuffer), the framework's
+ *                workspaces
  *   forward and  ZeRO-3's gathered layers (gathered_layers of the largest)
  *   backward     and unsharded embedding and output layer; FSDP
  *                SHARD_GRAD_OP's unsharded copy of every layer
@@ -31,10 +34,17 @@
  *   a layer's    under full recomputation the recomputed layer's saved
  *   backward     tensors (its no-recompute bytes); under ZeRO-3 and
  *                optimizer-in-backward the layer's unsharded gradients
+ *   a backward's with backward_grads the .grad of the chunk's parameters in
+ *   end          their dtype, which nanotron adds into its fp32 buffer and
+ *                frees after every backward (a candidate of the end only:
+ *                they grow as the activations shrink)
  *   step         the gradients, foreach AdamW's two state-sized lists
  *                (torch/optim/adamw.py, 1.13.1, 352-400: sqrt(v) and the
  *                denominator), DeepSpeed's fp32 copy of the gradient
- *                partition (stage_1_and_2.py:1890-1900, stage3.py:1895-1905)
+ *                partition (stage_1_and_2.py:1890-1900, stage3.py:1895-1905),
+ *                ZeRO-1's parameter all-gather: the flat shard and
+ *                step_param_copies 16-bit copies of the stage's parameters
+ *                (nanotron)
  * Candidates: after each forward (the loss forward included), at each
  * backward's start (the loss backward) and over its layers (the larger of
  * its start and end, the working set throughout), and the optimizer step;
@@ -66,19 +76,21 @@ typedef struct mw {
 	double shards, eshards, dpg;
 	double T; /* tokens per micro-batch on this rank */
 	/* always */
-	double weights, frozen, states, grad_buf, grad_copy, buckets, p2p, workspace;
+	double weights, frozen, states, grad_buf, grad_copy, buckets, p2p, workspace, gather;
 	/* forward and backward */
 	double gathered, cache;
 	/* per chunk and micro-batch */
 	double *act;     /* kept per chunk (activations + K/V + mask) */
 	double *gc;      /* gradients a chunk's first backward leaves */
+	double *g16;     /* 16-bit gradients each backward of a chunk leaves until
+	                  * it ends (backward_grads) */
 	double kv, mask; /* of those, per micro-batch (stage) */
 	double loss_fwd, loss_kept, loss_bwd, loss_held;
 	double work;       /* a recomputed layer's working set */
 	double bwd_grads;  /* a layer's activation gradients in its backward */
 	double layer_grad; /* one layer's unsharded gradients in its backward */
 	double grads_step; /* gradients at the optimizer step */
-	double temps, step_fp32;
+	double temps, step_fp32, step_gather;
 	double runtime, context, nccl, comms, paged;
 	int ncomms;
 	plan_op *ops;
@@ -105,7 +117,20 @@ static int communicators(const plan_scenario *s, int stage)
 	n += edp > 1 && p->ep > 1;
 	if (p->pp > 1)
 		n += (stage > 0) + (stage < p->pp - 1);
-	n += p->pp > 1 && !s->model.untied_embeddings && (stage == 0 || stage == p->pp - 1);
+	bool tied = p->pp > 1 && !s->model.untied_embeddings;
+	n += tied && (stage == 0 || stage == p->pp - 1);
+	/* the framework's own groups (comm_groups); a group of one rank has
+	 * no peers and no buffers, and one with the ranks of another group is
+	 * that group (nanotron reuses a process group per rank set: parallel/
+	 * context.py:104-115): the pipeline group is the tied pair at pp = 2,
+	 * the model-parallel group the TP or the pipeline group unless both
+	 * are > 1 */
+	unsigned c = s->fw.comm_mask;
+	int world = p->tp * (p->cp > 1 ? p->cp : 1) * p->dp * p->pp;
+	n += (c & PLAN_COMM_DEFAULT) && world > 1;
+	n += (c & PLAN_COMM_WORLD) && world > 1;
+	n += (c & PLAN_COMM_PP) && p->pp > 1 && !(tied && p->pp == 2);
+	n += (c & PLAN_COMM_MP) && p->tp > 1 && p->pp > 1;
 	return n;
 }
 
@@ -155,11 +180,18 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	w->grads_step = fw->grads == PLAN_GRADS_PERSISTENT || s->train.optimizer_in_backward
 	                        ? 0
 	                        : (unsharded_acc ? gparams * b->g / w->shards : gfull);
-	w->grad_copy = fw->grad_copy && dpg > 1 && p->zero == 0 && !offo ? b->train * b->g : 0;
+	/* torch DDP's buckets are flat copies of the gradients in the parameters'
+	 * dtype (reducer.cpp, PyTorch 1.13.1: 1066, 1082) */
+	w->grad_copy = fw->grad_copy && dpg > 1 && p->zero == 0 && !offo ? b->train * b->w : 0;
 	w->buckets = p->zero >= 1 ? fw->grad_buckets * plan_bucket_bytes(s) : 0;
 	if (p->pp > 1)
-		w->p2p = 4.0 * work_p2p_bytes(&s->model, &sh);
+		w->p2p = fw->p2p_buffers * work_p2p_bytes(&s->model, &sh);
 	w->workspace = fw->workspace_bytes;
+	/* the sequence-parallel all-gathers' persistent buffers: the whole
+	 * micro-batch's s x b x h in 16 bits each */
+	if (p->sequence_parallel && p->tp > 1)
+		w->gather = fw->sp_gather_buffers * w->T * s->model.hidden *
+		            (hw_dtype_bytes(s->dtype) < 2 ? 2.0 : hw_dtype_bytes(s->dtype));
 	/* ZeRO-3 gathers layers (and the embedding and output) for the forward
 	 * and backward; with parameters offloaded up to live_params elements. */
 	/* (the base's linear weights at their stored bytes, the embedding and
@@ -236,6 +268,8 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 		bool on_bwd =
 		        fw->grads == PLAN_GRADS_ON_BACKWARD && !s->train.optimizer_in_backward;
 		w->gc[c] = on_bwd && !offo ? gpar * b->g / (unsharded_acc ? 1 : gs) : 0;
+		/* the .grad a backward leaves in the parameters' dtype, whole */
+		w->g16[c] = fw->backward_grads && !offo ? gpar * b->w : 0;
 	}
 	if ((wshard && (w->shards > 1 || offp)) || s->train.optimizer_in_backward)
 		w->layer_grad =
@@ -247,7 +281,9 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	double lf, lk, lb, lh, tv = w->T * s->model.vocab;
 	plan_loss_bytes(s, &lf, &lk, &lb, &lh);
 	double head = 2 * e;
-	if (sv.kind != WORK_SAVED_FUSED) {
+	if (sv.kind == WORK_SAVED_NANOTRON) { /* the Triton norm's input and rstd */
+		head = 2 * e + 4.0 / s->model.hidden;
+	} else if (sv.kind != WORK_SAVED_FUSED) {
 		static const double ne[] = {1, 2, 1, 0}, nc[] = {0, 0, 4, 8};
 		bool ln = s->model.norm == WORK_NORM_LAYERNORM;
 		head = sv.fp32_residual ? (ln ? 4 : 8) + e
@@ -273,6 +309,10 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 		w->temps = 2.0 * local * st;
 	if (fw->step_fp32_grads && !offo)
 		w->step_fp32 = local * 4.0;
+	/* ZeRO-1's parameter all-gather after the step: the flat local shard
+	 * and step_param_copies 16-bit copies of the stage's parameters */
+	if (p->zero >= 1 && w->shards > 1 && fw->step_param_copies > 0 && !offo)
+		w->step_gather = b->w * (tdense * fw->step_param_copies + tdense / os);
 	/* Outside the allocator. */
 	/* NCCL keeps its buffers in GPU memory for the P2P (NVLink, PCIe P2P) and
 	 * network transports; between GPUs of a node without either (GeForce
@@ -296,19 +336,19 @@ typedef struct cand {
 	double total;
 	int op, phase, mb, chunk, inflight;
 	bool loss_op;
-	double G, kept, loss, held, gathered, cache, work, layer_grad, step_grads, temps;
+	double G, kept, loss, held, gathered, cache, work, layer_grad, step_grads, temps, half;
 } cand;
 
 static double static_sum(const mw *w)
 {
 	return w->weights + w->frozen + w->states + w->grad_buf + w->grad_copy + w->buckets +
-	       w->p2p + w->workspace;
+	       w->p2p + w->workspace + w->gather;
 }
 
 static void consider(cand *best, const cand *c)
 {
 	double t = c->G + c->kept + c->loss + c->held + c->gathered + c->cache + c->work +
-	           c->layer_grad + c->step_grads + c->temps;
+	           c->layer_grad + c->step_grads + c->temps + c->half;
 	if (t > best->total || best->op == -2) {
 		*best = *c;
 		best->total = t;
@@ -356,17 +396,21 @@ static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, in
 			}
 			bool frees = !zb || o.weight;
 			double gnew = frees && !gdone[c] ? w->gc[c] : 0;
-			double start = G + kept, end = G + gnew + kept - (frees ? w->act[c] : 0);
+			/* the backward's own 16-bit gradients, whole at its end */
+			double half = o.weight || !zb ? w->g16[c] : 0;
+			double start = G + kept,
+			       end = G + gnew + kept - (frees ? w->act[c] : 0) + half;
 			x.phase = PH_BWD, x.inflight = inflight;
 			bool end_larger = end > start;
 			x.G = end_larger ? G + gnew : G;
 			x.kept = end_larger ? kept - (frees ? w->act[c] : 0) : kept;
+			x.half = end_larger ? half : 0;
 			x.loss = loss_live, x.held = held;
 			x.work = (o.weight ? 0 : w->work) + w->bwd_grads;
 			x.layer_grad = w->layer_grad;
 			consider(best, &x);
 			double v = S + x.G + x.kept + x.loss + x.held + x.gathered + x.work +
-			           x.layer_grad;
+			           x.layer_grad + x.half;
 			peak = v > peak ? v : peak;
 			if (frees) {
 				kept -= w->act[c];
@@ -389,7 +433,7 @@ static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, in
 	          .phase = PH_STEP,
 	          .mb = w->m - 1,
 	          .step_grads = w->grads_step,
-	          .temps = w->temps + w->step_fp32,
+	          .temps = w->temps + w->step_fp32 + w->step_gather,
 	          .held = w->loss_held + w->kv * w->b.layers};
 	consider(best, &x);
 	if (cs && w->nops < max) {
@@ -442,8 +486,9 @@ static bool open_stage(const plan_scenario *s, int stage, mw *w, bool whole)
 	int m = plan_microbatches(&s->plan), vpp = s->plan.vpp;
 	w->act = calloc((size_t)vpp, sizeof *w->act);
 	w->gc = calloc((size_t)vpp, sizeof *w->gc);
-	if (!w->act || !w->gc) {
-		free(w->act), free(w->gc);
+	w->g16 = calloc((size_t)vpp, sizeof *w->g16);
+	if (!w->act || !w->gc || !w->g16) {
+		free(w->act), free(w->gc), free(w->g16);
 		return false;
 	}
 	size_stage(s, stage, w);
@@ -451,7 +496,7 @@ static bool open_stage(const plan_scenario *s, int stage, mw *w, bool whole)
 	w->nops = whole ? steps : head_ops(w, steps);
 	w->ops = w->nops ? malloc((size_t)w->nops * sizeof *w->ops) : NULL;
 	if (w->nops && !w->ops) {
-		free(w->act), free(w->gc);
+		free(w->act), free(w->gc), free(w->g16);
 		return false;
 	}
 	if (w->nops)
@@ -461,7 +506,7 @@ static bool open_stage(const plan_scenario *s, int stage, mw *w, bool whole)
 
 static void close_stage(mw *w)
 {
-	free(w->act), free(w->gc), free(w->ops);
+	free(w->act), free(w->gc), free(w->g16), free(w->ops);
 }
 
 plan_verdict plan_mem_verdict(double allocated, double runtime, double device, double capacity)
@@ -570,12 +615,17 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 	    plan_grads_sharded(s) && w->shards > 1 ? c : "");
 	add(o, PLAN_MEM_GRADIENTS, w->grad_copy, "DDP bucket copy",
 	    "torch DDP's flat buckets, a second gradient copy: %s x %.4g B",
-	    qty(b->train, a, sizeof a), b->g);
+	    qty(b->train, a, sizeof a), b->w);
 	add(o, PLAN_MEM_BUFFERS, w->buckets, "gradient buckets", "%d x bucket_size %s",
 	    s->fw.grad_buckets, bq(plan_bucket_bytes(s), a, sizeof a));
+	int np = s->fw.p2p_buffers;
 	add(o, PLAN_MEM_BUFFERS, w->p2p, "pipeline buffers",
-	    "4 send/receive activations of s b h e = %s each", bq(w->p2p / 4, a, sizeof a));
+	    "%d send/receive activation%s of s b h e = %s each", np, np == 1 ? "" : "s",
+	    bq(np > 0 ? w->p2p / np : 0, a, sizeof a));
 	add(o, PLAN_MEM_BUFFERS, w->workspace, "workspaces", "cuBLAS workspaces (framework)");
+	add(o, PLAN_MEM_BUFFERS, w->gather, "SP gather buffers",
+	    "%d persistent all-gather buffers of s b h e = %s each", s->fw.sp_gather_buffers,
+	    bq(s->fw.sp_gather_buffers > 0 ? w->gather / s->fw.sp_gather_buffers : 0, a, sizeof a));
 }
 
 static void moment(const mw *w, const cand *x, char *buf, size_t len)
@@ -651,14 +701,29 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 	    "one layer's unsharded gradients in its backward");
 	add(o, PLAN_MEM_GRADIENTS, x->step_grads, "gradients", "%s params x %.4g B at the step",
 	    qty(w->b.train, a, sizeof a), w->b.g);
-	if (x->temps > 0)
-		add(o, PLAN_MEM_OPTIMIZER, x->temps, "step temporaries", "%s%s",
-		    w->temps > 0 ? "foreach AdamW: sqrt(v) and the denominator, 2 x the states' "
-		                   "elements"
-		                 : "",
-		    w->step_fp32 > 0 ? (w->temps > 0 ? "; fp32 gradient partition"
-		                                     : "the fp32 copy of the gradient partition")
-		                     : "");
+	add(o, PLAN_MEM_GRADIENTS, x->half, "backward's 16-bit gradients",
+	    ".grad of %s params x %.4g B at the backward's end, then added into the buffer "
+	    "and freed",
+	    qty(w->b.train, a, sizeof a), w->b.w);
+	if (x->temps > 0) {
+		const char *part[3] = {
+		        w->temps > 0 ? "foreach AdamW: sqrt(v) and the denominator, 2 x the "
+		                       "states' elements"
+		                     : NULL,
+		        w->step_fp32 > 0
+		                ? (w->temps > 0 ? "fp32 gradient partition"
+		                                : "the fp32 copy of the gradient partition")
+		                : NULL,
+		        w->step_gather > 0 ? "ZeRO-1's parameter all-gather: the flat shard and "
+		                             "16-bit copies of the parameters"
+		                           : NULL};
+		char txt[200] = "";
+		for (int k = 0; k < 3; k++)
+			if (part[k])
+				snprintf(txt + strlen(txt), sizeof txt - strlen(txt), "%s%s",
+				         txt[0] ? "; " : "", part[k]);
+		add(o, PLAN_MEM_OPTIMIZER, x->temps, "step temporaries", "%s", txt);
+	}
 }
 
 static void runtime_terms(const mw *w, plan_mem_peak *o)

@@ -151,11 +151,13 @@ typedef enum {
 	PLAN_LOSS_CHUNKED,            /* compiled per-chunk upcast (torchtune) */
 	PLAN_LOSS_CHUNKED_16BIT,      /* 16-bit chunks and log-softmax (lit-gpt 2023) */
 	PLAN_LOSS_16BIT,              /* cross_entropy on the 16-bit logits */
-	PLAN_LOSS_FUSED_XENT          /* flash-attn's Triton cross-entropy (llm-foundry) */
+	PLAN_LOSS_FUSED_XENT,         /* flash-attn's Triton cross-entropy (llm-foundry) */
+	PLAN_LOSS_SHARDED             /* nanotron: fp32 cast, out-of-place shift */
 } plan_loss;
 _Static_assert((int)PLAN_LOSS_16BIT == (int)WORK_LOSS_16BIT &&
 		       (int)PLAN_LOSS_FUSED_XENT == (int)WORK_LOSS_FUSED_XENT &&
-		       (int)PLAN_LOSS_CHUNKED == (int)WORK_LOSS_CHUNKED,
+		       (int)PLAN_LOSS_CHUNKED == (int)WORK_LOSS_CHUNKED &&
+		       (int)PLAN_LOSS_SHARDED == (int)WORK_LOSS_SHARDED,
 	       "plan_loss and work_loss share their order");
 /* When gradients exist: a buffer allocated once (Megatron's main_grad, in
  * the fp32_grads dtype), or param.grad from the first backward until the
@@ -234,6 +236,19 @@ typedef struct plan_framework {
 	double offload_fill;          /* with the optimizer offloaded, the fraction of the
 				       * HBM left over that the framework fills with
 				       * states anyway (ColossalAI Gemini auto) */
+	/* What nanotron keeps beside (memwalk.c; defaults: none of it, and the
+	 * four pipeline buffers podsim counted before) */
+	bool backward_grads;          /* each backward leaves the 16-bit .grad of the
+				       * stage's parameters, added into the persistent
+				       * buffer and freed when it ends */
+	int sp_gather_buffers;        /* persistent s b h buffers of the sequence-
+				       * parallel all-gathers */
+	int p2p_buffers;              /* pipeline activations/gradients held beside the
+				       * saved tensors */
+	double step_param_copies;     /* 16-bit parameter copies the ZeRO-1 step's
+				       * all-gather allocates beside the flat shard */
+	char comm_groups[CONF_STR_MAX]; /* communicators beyond the plan's groups */
+	unsigned comm_mask;           /* PLAN_COMM_* parsed from comm_groups */
 	/* What a micro-batch costs beyond its tokens, as the framework pays it
 	 * (issue 23; plan_microbatch_cost sums it). The defaults are
 	 * Megatron-Core's: fused layers, gradients accumulated inside the wgrad
@@ -248,6 +263,17 @@ typedef struct plan_framework {
 	bool comm_host_op;          /* each TP/CP/EP collective costs the host an operation */
 	bool p2p_serial;            /* a stage's pipeline transfers one at a time */
 } plan_framework;
+
+/* Communicators a framework creates beyond the plan's parallel groups
+ * ([framework] comm_groups; memwalk.c communicators()): a collective on
+ * the default group (a barrier), on a second group of all ranks, on the
+ * whole pipeline group, on the model-parallel group (tp x pp). */
+enum {
+	PLAN_COMM_DEFAULT = 1 << 0,
+	PLAN_COMM_WORLD = 1 << 1,
+	PLAN_COMM_PP = 1 << 2,
+	PLAN_COMM_MP = 1 << 3,
+};
 
 /* How gradients are accumulated over micro-batches ([framework] grad_accum):
  * FUSED inside the weight-gradient GEMMs (Megatron-Core's

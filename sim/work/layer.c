@@ -620,7 +620,11 @@ int work_embed_backward(const work_model *m, const work_shard *sh, work_item out
  *                   labels' roll and last-column fill (modeling_mpt.py:
  *                   1004-1005 at 5e85bd62) and the mean's sums and division
  *                   (losses/cross_entropy.py:62): 7 launches forward, 2
- *                   backward. */
+ *                   backward.
+ *   sharded         nanotron's _ShardedCrossEntropy makes the vocabulary-
+ *                   parallel passes (its subtraction out of place: the same
+ *                   bytes), so it falls to the default; its own head program
+ *                   (nanotron.c) counts its kernels. */
 static void xent_bytes(const work_shard *sh, double e, double *f, double *b, int *nf, int *nb)
 {
 	switch (sh->loss) {
@@ -682,7 +686,7 @@ int work_head_forward(const work_model *m, const work_shard *sh, work_item out[W
 	final_norm(&p, m, sh, &d, false);
 	wl_comm_gather(&p, &d, "tp_ag_head");
 	gemm(&p, &d, "logits", d.T, d.V, d.h);
-	bool vp = sh->loss == WORK_LOSS_VOCAB_PARALLEL;
+	bool vp = sh->loss == WORK_LOSS_VOCAB_PARALLEL || sh->loss == WORK_LOSS_SHARDED;
 	if (vp) {
 		wl_comm(&p, &d, "tp_ar_max", WORK_COMM_ALLREDUCE, small);
 		wl_comm(&p, &d, "tp_ar_tgt", WORK_COMM_ALLREDUCE, small);

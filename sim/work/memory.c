@@ -194,6 +194,74 @@ static double eager_bytes(const work_model *m, const work_shard *sh, const work_
 	return s * sh->micro_batch * ((sp ? rep / t : rep) + (split + score) / t);
 }
 
+/* Nanotron's Llama code (huggingface/nanotron 0e0a27ea: models/llama.py LL,
+ * parallel/tensor_parallel/functional.py TF) with flash-attn v2.6.3
+ * (418d6771; its fast-modeling extra allows >= 2.5.0, < 2.7.0:
+ * pyproject.toml), per token of one micro-batch on one rank, symbols as
+ * above (a = heads, g = kv heads, d = head width, q = a d, kv = g d):
+ *   two norms        2 (e h + 4)  TritonRMSNorm (LL:704, 712) is flash-attn's
+ *                                 layer_norm_fn: without a residual it saves
+ *                                 its input itself and the fp32 rstd per row
+ *                                 (ops/triton/layer_norm.py:304-318, 370-380,
+ *                                 763-764); its output is not kept
+ *   qkv, gate_up in  2 e h        the column linears save their input: the
+ *                                 local sequence shard under SP with
+ *                                 tp_recompute_allgather (its default,
+ *                                 config/parallelism_config.py:37; TF:213-214),
+ *                                 else the whole input (TF:132, 139, 443-445)
+ *   Q                e q / t      GQA: its own transpose().contiguous() copy
+ *                                 (LL:460-462); without GQA q, k and v are
+ *                                 views of one permute().contiguous() copy of
+ *                                 the packed projection (LL:470-474), which
+ *                                 flash-attn's saved q keeps whole:
+ *                                 e (q + 2 kv) / t
+ *   K, V             2 e kv / t   torch.cat then permute().contiguous() into
+ *                                 one [b, s, 2, g, d] copy (LL:655-657); the
+ *                                 rotary runs in place on Q and on it, saving
+ *                                 only its cos/sin caches (layers/rotary.py:
+ *                                 455-480, 246-249); K and V are views of it
+ *                                 (LL:660); the earlier layout copies and the
+ *                                 cat die in the forward
+ *   attention out    e q / t      flash_attn_varlen_func (LL:286) saves q, k,
+ *   softmax LSE      4 a / t      v, out and the fp32 LSE [a/t, total tokens]
+ *                                 (flash_attn_interface.py:637-638,
+ *                                 csrc/flash_attn/flash_api.cpp:691); o_proj
+ *                                 takes the output's transposed [s, b, q] view
+ *                                 (LL:687-690): the async linear (SP, or t = 1
+ *                                 as the benchmarks run it) saves the view
+ *                                 (TF:466-471); without SP and t > 1 the
+ *                                 plain F.linear under autograd (TF:595) folds
+ *                                 it with a copy when b > 1, which its matmul
+ *                                 keeps: + e q / t
+ *   MLP              4 e f / t    split gives views (LL:200): SiLU saves the
+ *                                 gate view, which keeps the packed [gate, up]
+ *                                 output whole (2f), the product saves SiLU's
+ *                                 output (f) and up (the same packed tensor),
+ *                                 down_proj its input, the product (f)
+ * The residual adds save nothing (LL:727, 732). The replicated part is
+ * 4 e h + 8, /t with SP; the split part e (2q + 2kv) + 4a + 4ef (GQA) or
+ * e (2q + 4kv) + 4a + 4ef (MHA), /t. Llama 3.2 1B (h 2048, q 2048, kv 512,
+ * a 32, f 8192, e 2, t 1): 16,392 + 75,904 = 92,296 bytes per token and layer,
+ * the eager count's 92,160 (fused norms, no repeat_kv, no output copy) plus
+ * the LSE (128) and the two rstd (8). nanotron.c's time programs move the
+ * same tensors: its qkv_layout and kv_pack kernels are these copies. */
+static double nanotron_bytes(const work_model *m, const work_shard *sh)
+{
+	double s = sh->seq, t = sh->tp > 0 ? sh->tp : 1, e = act_elem_bytes(sh);
+	bool sp = sh->sp && t > 1;
+	double h = m->hidden, a = m->heads;
+	double g = m->kv_heads > 0 ? m->kv_heads : m->heads;
+	double hd = m->head_dim > 0 ? m->head_dim : (double)(m->hidden / m->heads);
+	double q = a * hd, kv = (g >= t ? g : t) * hd, f = m->ffn > 0 ? m->ffn : 4.0 * h;
+	bool gqa = g != a;
+	double rep = 2 * (e * h + 4) + 2 * e * h;
+	double split = e * (gqa ? q : q + 2 * kv) + 2 * e * kv + e * q + 4 * a +
+		       (m->act == WORK_ACT_SWIGLU ? 4 : 2) * e * f;
+	if (!sp && t > 1 && sh->micro_batch > 1)
+		split += e * q;
+	return s * sh->micro_batch * ((sp ? rep / t : rep) + split / t);
+}
+
 double work_saved_bytes_at(const work_model *m, const work_shard *sh, int layer,
 			   work_recompute rc, const work_saved *sv)
 {
@@ -208,10 +276,12 @@ double work_saved_bytes_at(const work_model *m, const work_shard *sh, int layer,
 	if (rc == WORK_RECOMPUTE_SELECTIVE)
 		x.flash = true; /* the score tensors are recomputed */
 	double moe = work_activation_bytes_at(m, sh, layer, rc) - work_activation_bytes(m, sh, rc);
+	work_model d = *m;
 	if (m->moe_experts > 0 && !work_layer_is_moe(m, layer)) {
-		work_model d = *m;
 		d.ffn = m->dense_ffn > 0 ? m->dense_ffn : m->ffn;
-		return eager_bytes(&d, &x, sv);
+		moe = 0;
 	}
-	return eager_bytes(m, &x, sv) + (moe > 0 ? moe : 0);
+	if (sv->kind == WORK_SAVED_NANOTRON) /* flash attention only: no scores */
+		return nanotron_bytes(&d, &x) + (moe > 0 ? moe : 0);
+	return eager_bytes(&d, &x, sv) + (moe > 0 ? moe : 0);
 }

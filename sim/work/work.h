@@ -138,7 +138,8 @@ typedef enum {
 	WORK_LOSS_CHUNKED,
 	WORK_LOSS_CHUNKED_16BIT,
 	WORK_LOSS_16BIT,
-	WORK_LOSS_FUSED_XENT
+	WORK_LOSS_FUSED_XENT,
+	WORK_LOSS_SHARDED /* nanotron's sharded cross-entropy: vocab-parallel passes */
 } work_loss;
 
 typedef enum { WORK_ITEM_KERNEL = 0, WORK_ITEM_COMM } work_item_kind;
@@ -257,8 +258,16 @@ double work_activation_bytes_at(const work_model *m, const work_shard *sh, int l
  * normalisation's inputs (upcast to fp32 by most RMSNorm codes) and, with
  * repeat_kv, K and V at the query width (EAGER); torch.compile's partitioner
  * keeps about the fused set, the two norm inputs beside their outputs and
- * SwiGLU's gate and up but not the product (COMPILED). */
-typedef enum { WORK_SAVED_FUSED = 0, WORK_SAVED_EAGER, WORK_SAVED_COMPILED } work_saved_kind;
+ * SwiGLU's gate and up but not the product (COMPILED); nanotron's Llama code
+ * keeps the eager set with its Triton norms, flash-attn's softmax LSE and,
+ * without GQA, the packed Q, K, V copy whole (NANOTRON, memory.c
+ * "nanotron"; the norm, expand_kv and attn_out_copy fields do not apply). */
+typedef enum {
+	WORK_SAVED_FUSED = 0,
+	WORK_SAVED_EAGER,
+	WORK_SAVED_COMPILED,
+	WORK_SAVED_NANOTRON
+} work_saved_kind;
 /* What one eager normalisation keeps per hidden element (bytes, e = the
  * activation element size): FUSED the input (a layer-norm kernel: e);
  * PLAIN its input and the normalised tensor in 16 bits (2e); UPCAST_INPUT

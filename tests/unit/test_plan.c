@@ -623,6 +623,12 @@ static void test_framework_default(void)
 		CHECK_INT(x->few_microbatches, y->few_microbatches);
 		CHECK_INT(x->comm_host_op, y->comm_host_op);
 		CHECK_INT(x->p2p_serial, y->p2p_serial);
+		CHECK_INT(x->backward_grads, y->backward_grads);
+		CHECK_INT(x->sp_gather_buffers, y->sp_gather_buffers);
+		CHECK_INT(x->p2p_buffers, y->p2p_buffers);
+		CHECK_NEAR(x->step_param_copies, y->step_param_copies, 0);
+		CHECK_INT(x->comm_mask, y->comm_mask);
+		CHECK_INT(x->p2p_buffers, 4);
 		/* the default profile pays no per-micro-batch cost beyond its
 		 * kernels' launches (issue 23's keys default to Megatron-Core) */
 		CHECK_INT(x->layer_kernels, WORK_LAYER_FUSED);
