@@ -193,6 +193,9 @@ const conf_key plan_framework_keys[] = {
          "whatever overlap_grad_reduce says"},
         {"runs_few_microbatches", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
          FK(few_microbatches), "runs 1F1B with fewer than pp - 1 micro-batches"},
+        {"runs_kv_heads_below_tp", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
+         FK(kv_heads_below_tp),
+         "runs tp larger than the model's kv_heads (each rank repeating a K/V head)"},
         {"comm_host_op", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(comm_host_op),
          "each collective inside a layer costs the host one operation (launch + op_overhead) "
          "before the kernels after it"},
@@ -357,6 +360,14 @@ static int check_microbatch_rules(const plan_scenario *s, sim_diag *diag)
 		rule_error(s, diag, "parallel", "global_batch", "runs_few_microbatches",
 		           "%d micro-batches with pp = %d under 1F1B (it needs at least pp - 1 = %d)",
 		           m, p->pp, p->pp - 1);
+		errors++;
+	}
+	int g = s->model.kv_heads > 0 ? s->model.kv_heads : s->model.heads;
+	if (!s->fw.kv_heads_below_tp && p->tp > 1 && g % p->tp != 0) {
+		rule_error(s, diag, "parallel", "tp", "runs_kv_heads_below_tp",
+		           "tp = %d with the model's %d kv_heads (it splits whole K/V heads over the "
+		           "TP ranks: kv_heads must be a multiple of tp)",
+		           p->tp, g);
 		errors++;
 	}
 	int code = s->fw.layer_kernels;

@@ -260,6 +260,7 @@ typedef struct plan_framework {
 	int p2p_fwd_tensors;        /* tensors one forward transfer carries */
 	bool zero_one_bucket;       /* ZeRO >= 1: one reduction after the backward */
 	bool few_microbatches;      /* runs 1F1B with fewer than pp - 1 micro-batches */
+	bool kv_heads_below_tp;     /* runs tp > kv_heads (K/V heads repeated per rank) */
 	bool comm_host_op;          /* each TP/CP/EP collective costs the host an operation */
 	bool p2p_serial;            /* a stage's pipeline transfers one at a time */
 } plan_framework;

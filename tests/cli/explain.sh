@@ -57,9 +57,10 @@ done
 grep -q "OUT OF MEMORY" "$tmp/oom.txt" || { echo "oom: no verdict"; fail=1; }
 grep -A1 "cut first" "$tmp/oom.txt" | grep -q "recompute = full .* (fits)" ||
 	{ echo "oom: recompute = full is not the first cut"; fail=1; }
-# Section 7 on nanotron-efa-tp16-pp2 (Llama 3 8B: l = 32, h = 4096, 32 heads,
-# 8 KV heads (GQA), f = 14336, V = 128256 untied; tp 16 with SP over 2 nodes,
-# pp 2: 16 layers per stage, b = 1, m = 4). The busiest stage holds the head.
+# Section 7 on nanotron-efa-tp8-pp2 (Llama 3 8B: l = 32, h = 4096, 32 heads,
+# 8 KV heads (GQA), f = 14336, V = 128256 untied; tp 8 with SP in a node,
+# pp 2 across the 2 nodes: 16 layers per stage, b = 1, m = 4). The busiest
+# stage holds the head.
 # Kernel launches (sim/work/nanotron.c), GQA, t > 2 (two gathered-shard GEMMs):
 #   layer forward  ln1 1 + qkv local 1 + rest 2 + layout 3 + kv_pack 2 + rope 2
 #                  + prep 6 + attn 1 + proj 1 + resid 1 + ln2 1 + fc1 1 + 2
@@ -74,7 +75,7 @@ grep -A1 "cut first" "$tmp/oom.txt" | grep -q "recompute = full .* (fits)" ||
 # Pipeline: per tensor 21 host operations x 24 us = 504 us; 3 tensors (2
 # forward, 1 backward) = 1.512 ms plus 7 latency-bound p2p messages across
 # nodes (2 handshakes per tensor and the [b, s] mask): 1.512 ms + 7 x ~59 us.
-n=$tmp/nanotron-efa-tp16-pp2.txt
+n=$tmp/nanotron-efa-tp8-pp2.txt
 for want in "922 kernel launches (layer code nanotron) and 166 collectives" \
 	"1088 operations (kernels and collectives)" "= 26.112 ms" "98 launches" \
 	"per tensor 2 handshakes and 21 host operations, 2 forward tensors"; do

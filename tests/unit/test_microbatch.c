@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NANOTRON "tests/golden/nanotron-efa-tp16-pp2.ini"
+#define NANOTRON "tests/golden/nanotron-efa-tp8-pp2.ini"
 #define QUICKSTART "scenarios/quickstart.ini"
 
 static plan_scenario *load(const char *path, const char **sets, size_t n)
@@ -291,8 +291,8 @@ static bool has_edge(const plan_graph *g, uint32_t from, uint32_t to)
 	return false;
 }
 
-/* The async TP linears in the graph: nanotron on tp 16 with SP, no pipeline
- * (dp 2, 4 nodes). A collective issued beside a GEMM is a TP task whose next
+/* The async TP linears in the graph: nanotron on tp 8 with SP, no pipeline
+ * (dp 2, 2 nodes). A collective issued beside a GEMM is a TP task whose next
  * task (the GEMM) does not wait for it, while a later task does. Per
  * micro-batch: 2 forward and 6 backward per layer (test_nanotron_layer), the
  * lm_head's all-gather forward and its re-gather and reduce-scatter
