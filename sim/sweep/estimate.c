@@ -173,9 +173,11 @@ static void ends_cost(const plan_scenario *s, const work_shard *sh, const plan_g
 }
 
 /* Exposed DP time; grad and weight bytes are one rank's full (unsharded)
- * local gradients and 16-bit weights. */
+ * local gradients and 16-bit weights. fwd_l and bwd_l: one layer's forward
+ * and backward (recomputation included) per micro-batch. */
 static double dp_exposed(const plan_scenario *s, const plan_groups *g, double grad_bytes,
-                         double weight_bytes, double last_bwd_s, double compute_s, int layers)
+                         double weight_bytes, double last_bwd_s, double fwd_l, double bwd_l,
+                         int layers)
 {
 	const plan_spec *p = &s->plan;
 	const net_group *dp = &g->dp;
@@ -183,12 +185,18 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		return 0;
 	int m = plan_microbatches(p);
 	if (p->zero >= 3) {
+		/* as plan_build's fsdp_gather: each layer's parameters are gathered
+		 * before its forward and again before its backward (zero3_gathers
+		 * collectives back to back on the DP stream), the next layer's while
+		 * this one computes, and its gradient reduce-scattered after its
+		 * backward on the same stream: per layer and micro-batch the forward
+		 * waits for max(0, AG - fwd), the backward for max(0, AG + RS - bwd) */
 		double lw = layers > 0 ? weight_bytes / layers : weight_bytes;
 		double lg = layers > 0 ? grad_bytes / layers : grad_bytes;
-		double comm = (double)m * layers *
-		              (2 * coll_time(s, NET_ALLGATHER, &g->shard, lw) +
-		               coll_time(s, NET_REDUCESCATTER, &g->shard, lg));
-		return comm > compute_s ? comm - compute_s : 0;
+		int ng = s->fw.zero3_gathers > 1 ? s->fw.zero3_gathers : 1;
+		double ag = ng * coll_time(s, NET_ALLGATHER, &g->shard, lw / ng);
+		double rs = coll_time(s, NET_REDUCESCATTER, &g->shard, lg);
+		return (double)m * layers * (fmax(0, ag - fwd_l) + fmax(0, ag + rs - bwd_l));
 	}
 	double reduce, gather = 0;
 	if (p->zero >= 1) { /* shard group, then the shard across replicas */
@@ -327,7 +335,8 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	 * received instead of running beside it: one more transfer per step */
 	if (pp > 1 && s->fw.p2p_serial && p->vpp <= 1 && plan_p2p_sync(p))
 		e->pp_s += m * coll_time(s, NET_P2P, &grp.pp, p2p);
-	e->dp_s = dp_exposed(s, &grp, grad, weight, last_bwd, e->compute_s, worst);
+	double bwd_l = k.dense.bwd_s, fwd_l = prog_time(&k.dense) - bwd_l;
+	e->dp_s = dp_exposed(s, &grp, grad, weight, last_bwd, fwd_l, bwd_l, worst);
 	e->optimizer_s = optimizer_time(s, ost, optim);
 	e->step_s = pipe + e->pp_s + e->dp_s + e->optimizer_s;
 }
