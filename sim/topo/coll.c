@@ -9,9 +9,17 @@
  * so that each node is contiguous and runs C rings side by side, each moving
  * S/C. With m > 1 there is one channel per local rank (C = k): in channel c
  * every node's segment enters at its c-th rank, visits the others in order and
- * leaves from the rank next to it (c xor 1, which sits on the same PCIe
- * switch), and the inter-node hop uses the entry rank's NIC on both sides, so
- * a rail-optimized fabric keeps every ring on one rail. On one NVLink-mesh
+ * leaves from the rank next to it (c xor 1), and the inter-node hop uses the
+ * entry rank's NIC on both sides, so a rail-optimized fabric keeps every ring
+ * on one rail (NCCL's ring search tries the same NIC in and out first:
+ * crossNic, NVIDIA/nccl 5067397c src/graph/search.cc:593-619, 1232-1239). In
+ * a contiguous group the exit rank c xor 1 shares the entry rank's PCIe
+ * switch; in a strided one it need not (a data-parallel group under tp = 4
+ * holds local GPUs j and j + 4 of each node): its send into the entry rank's
+ * NIC goes over NVLink to the entry rank and down that GPU's PCIe link
+ * (NCCL's PXN, route.c; the entry rank is the relay: route_flow), as NCCL's
+ * ring channel sends through the NIC's local GPU when its own path to the
+ * NIC would cross the CPU (search.cc:1400-1417). On one NVLink-mesh
  * node the rings are found by search: all Hamiltonian cycles over direct
  * NVLink arcs are listed, then a depth-first search packs as many as fit, one
  * brick per arc each, up to the fewest bricks of a GPU (NCCL's ring
@@ -316,7 +324,9 @@ static int route_flow(const run *r, const phase *p, int t, int i, int rail, int 
 		na = (na < 0 ? topo_gpu_nic(r->g, a % G) : na) + rail;
 		nb = (nb < 0 ? topo_gpu_nic(r->g, b % G) : nb) + rail;
 	}
-	return topo_route_gpus(r->g, a, b, na, nb, path, max);
+	/* The rank whose NIC the sender uses relays its send where that NIC
+	 * is not on the sender's PCIe switch (PXN, route.c). */
+	return topo_route_gpus_via(r->g, a, b, na, nb, tr_rank(r, t, p->nic_a[i]), path, max);
 }
 
 /* Whether flow i of phase p in translate t crosses nodes (then split over

@@ -51,6 +51,35 @@
  * NCCL's environment-variable documentation); otherwise (PCIe nodes) the
  * whole node. Without that rule GPUs that share a PCIe switch would find a
  * two-hop PCIe route as short as the NVSwitch one.
+ *
+ * Into a NIC of another PCIe switch: PXN. A GPU reaches a NIC on its own
+ * PCIe switch directly (GPUDirect RDMA, NCCL's PATH_PIX); a NIC on another
+ * switch is reached through the CPU root complex (PATH_PHB / PATH_SYS),
+ * unless the node has NVLink: then NCCL sends through an intermediate GPU
+ * (PXN = PCI x NVLink, PATH_PXN = 7, ranked below PATH_PHB = 8 so the ring
+ * search takes it first; NVIDIA/nccl 5067397c src/include/graph.h:135-145).
+ * src/graph/paths.cc:812-840 (ncclTopoComputePaths) gives GPU g the path
+ * GPU g -> NVLink -> GPU p -> PCIe -> NIC n when p is the NIC's local GPU
+ * (ncclTopoGetLocalGpu, topo.cc:2110: the first GPU closest to the NIC
+ * whose own NIC it is), p reaches n within a PCIe switch (<= PATH_PXB) with
+ * GPUDirect, p and g are NVLink peers (<= PATH_NVL: a direct NVLink or one
+ * NVSwitch; NVB does not count) on one node, and g's own path to n crosses
+ * the CPU (> PATH_PXN); only for sending (GPU -> NIC: "favor receiving
+ * locally and sending remotely"). The proxy then posts the send from p
+ * (ncclTopoGetIntermediateRank, paths.cc:633-663; search.cc:1400-1417 for a
+ * ring's channel NICs). topo_route_gpus does the same on the graph: on an
+ * NVSwitch or NVLink-mesh node, a GPU sending into a NIC that is not on its
+ * PCIe switch goes over the scale-up links to the relay GPU and down that
+ * GPU's PCIe link to the NIC, never through the CPU. The relay is the
+ * caller's (a member of the communicator, as NCCL's topology holds only
+ * those: the ring channel's entry rank, coll.c) when it sits on the NIC's
+ * switch, else the first GPU of that switch whose own NIC it is
+ * (topo_gpu_nic), else the switch's first GPU; without a direct NVLink to
+ * it, as NCCL, no PXN. Receiving (NIC -> GPU) keeps the direct route. On a
+ * DGX H100 with tp = 4 a data-parallel ring holds local GPUs 0 and 4 of
+ * each node: entering at GPU 0 from NIC 0, it leaves from GPU 4, whose
+ * send into NIC 0 (switch 0; GPU 4 hangs from switch 2) used to climb to
+ * the CPU and back, twice the NIC's bytes on one switch's CPU link.
  */
 #include "topo_int.h"
 
@@ -403,7 +432,80 @@ int topo_nvb_via(const topo_graph *g, int va, int vb)
 	return best;
 }
 
+/* The PCIe switch vertex v (a GPU or a NIC) hangs from, or -1. */
+static int pcie_switch_of(const topo_graph *g, int v)
+{
+	for (int e = g->out_off[v]; e < g->out_off[v + 1]; e++) {
+		const topo_link *l = &g->l[g->out[e]];
+		if (l->kind == TOPO_L_PCIE && g->v[l->dst].kind == TOPO_V_PCIE_SWITCH)
+			return l->dst;
+	}
+	return -1;
+}
+
+/* Whether GPUs va and vb are NVLink peers (NCCL's PATH_NVL): a direct
+ * NVLink, or ports on one NVSwitch. */
+static bool nvl_peers(const topo_graph *g, int va, int vb)
+{
+	if (topo_nvlink(g, va, vb) >= 0)
+		return true;
+	for (int e = g->out_off[va]; e < g->out_off[va + 1]; e++) {
+		const topo_link *l = &g->l[g->out[e]];
+		if (l->kind != TOPO_L_NVSWITCH)
+			continue;
+		for (int f = g->out_off[vb]; f < g->out_off[vb + 1]; f++)
+			if (g->l[g->out[f]].kind == TOPO_L_NVSWITCH &&
+			    g->l[g->out[f]].dst == l->dst)
+				return true;
+	}
+	return false;
+}
+
+/* The GPU through which GPU vertex va sends into NIC vertex xa of its node
+ * (PXN, header comment), or -1 for the direct route. `relay`: the caller's
+ * preferred relay (a global GPU rank) or -1. */
+static int pxn_relay(const topo_graph *g, int va, int xa, int relay)
+{
+	if (g->cl.node.intra == NET_INTRA_PCIE)
+		return -1;
+	int sw = pcie_switch_of(g, xa);
+	if (sw < 0 || pcie_switch_of(g, va) == sw)
+		return -1;
+	int G = g->gpus_per_node, node = g->v[va].node, w = -1;
+	const int *gpu = g->gpu + (size_t)node * G;
+	if (relay >= 0 && relay / G == node && pcie_switch_of(g, gpu[relay % G]) == sw)
+		w = gpu[relay % G];
+	for (int i = 0; i < G && w < 0; i++)
+		if (pcie_switch_of(g, gpu[i]) == sw && topo_nic(g, node, topo_gpu_nic(g, i)) == xa)
+			w = gpu[i];
+	for (int i = 0; i < G && w < 0; i++)
+		if (pcie_switch_of(g, gpu[i]) == sw)
+			w = gpu[i];
+	return w >= 0 && w != va && nvl_peers(g, va, w) ? w : -1;
+}
+
+/* Append GPU va's route into NIC xa to path[*n..max): PXN through a relay
+ * GPU where it applies, else the shortest route. */
+static int append_send(const topo_graph *g, int va, int xa, int relay, int *path, int *n, int max)
+{
+	int w = pxn_relay(g, va, xa, relay);
+	if (w < 0)
+		return append(g, va, xa, path, n, max);
+	unsigned up = 1u << TOPO_L_NVLINK | 1u << TOPO_L_NVSWITCH;
+	int h = route_mask(g, va, w, up, path + *n, max - *n);
+	if (h < 0)
+		return h;
+	*n += h;
+	return append(g, w, xa, path, n, max);
+}
+
 int topo_route_gpus(const topo_graph *g, int a, int b, int nic_a, int nic_b, int *path, int max)
+{
+	return topo_route_gpus_via(g, a, b, nic_a, nic_b, -1, path, max);
+}
+
+int topo_route_gpus_via(const topo_graph *g, int a, int b, int nic_a, int nic_b, int relay,
+                        int *path, int max)
 {
 	int va = topo_gpu(g, a), vb = topo_gpu(g, b);
 	if (va < 0 || vb < 0)
@@ -440,7 +542,7 @@ int topo_route_gpus(const topo_graph *g, int a, int b, int nic_a, int nic_b, int
 	int xa = topo_nic(g, na, nic_a), xb = topo_nic(g, nb, nic_b);
 	if (xa < 0 || xb < 0)
 		return SIM_ENOTFOUND;
-	int n = 0, rc = append(g, va, xa, path, &n, max);
+	int n = 0, rc = append_send(g, va, xa, relay, path, &n, max);
 	if (rc == SIM_OK)
 		rc = append(g, xa, xb, path, &n, max);
 	if (rc == SIM_OK)

@@ -19,7 +19,9 @@
  * never forward traffic (only switches and the CPU root complex do); among
  * equal-cost next hops a hash of (src, dst, current vertex) picks one
  * (deterministic ECMP). GPU-to-GPU traffic between nodes leaves through a
- * given NIC of each node (topo_route_gpus), as NCCL binds a channel to a NIC.
+ * given NIC of each node (topo_route_gpus), as NCCL binds a channel to a NIC;
+ * a GPU sends into a NIC of another PCIe switch through the NIC's GPU over
+ * NVLink where the node has NVLink (NCCL's PXN; route.c), not the CPU.
  *
  * Flows (flow.c): max-min fair rates by progressive filling and an event loop
  * that advances flows from start to finish, re-solving at each event only
@@ -119,7 +121,9 @@ double topo_link_cap(const topo_graph *g, int l);
 int topo_route(const topo_graph *g, int src, int dst, int *path, int max);
 /* Route GPU rank a to GPU rank b. Inside a node: topo_route. Between nodes:
  * a -> NIC nic_a of a's node -> fabric -> NIC nic_b of b's node -> b, where a
- * negative NIC index means the GPU's own (topo_gpu_nic). Same returns. */
+ * negative NIC index means the GPU's own (topo_gpu_nic); on an NVLink node
+ * a -> NIC nic_a is a -> NVLink -> the NIC's GPU -> PCIe -> NIC when the NIC
+ * is not on a's PCIe switch (PXN, route.c). Same returns. */
 int topo_route_gpus(const topo_graph *g, int a, int b, int nic_a, int nic_b, int *path, int max);
 
 /* ------------------------------------------------------------- summary -- */

@@ -45,6 +45,12 @@ int topo_nvlink(const topo_graph *g, int va, int vb);
  * on the narrower of the two, or -1 (NCCL's NVB path; route.c). */
 int topo_nvb_via(const topo_graph *g, int va, int vb);
 
+/* topo_route_gpus with a preferred PXN relay for a's send into its NIC:
+ * `relay`, a global GPU rank of a's node (the communicator member whose NIC
+ * it is: a ring channel's entry rank), or -1 (route.c). */
+int topo_route_gpus_via(const topo_graph *g, int a, int b, int nic_a, int nic_b, int relay,
+                        int *path, int max);
+
 /* Build the CSR adjacency (graph.c). */
 int topo_index(topo_graph *g);
 

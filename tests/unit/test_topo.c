@@ -363,6 +363,133 @@ static void efa_rails(void)
 	}
 }
 
+/* Bytes on the links of g with the CPU root complex at one end, and on
+ * PCIe links (class pcie) in all, from a run's per-link bytes. */
+static void cpu_and_pcie_bytes(const topo_graph *g, const double *lb, double *cpu, double *pcie)
+{
+	*cpu = *pcie = 0;
+	for (int l = 0; l < topo_nlinks(g); l++) {
+		const topo_link *k = topo_link_at(g, l);
+		if (topo_vertex_at(g, k->src)->kind == TOPO_V_CPU ||
+		    topo_vertex_at(g, k->dst)->kind == TOPO_V_CPU)
+			*cpu += lb[l];
+		if (topo_link_class(g, l) == NET_LINK_PCIE)
+			*pcie += lb[l];
+	}
+}
+
+/* Whether a route passes through a CPU vertex. */
+static bool route_via_cpu(const topo_graph *g, const int *path, int h)
+{
+	for (int i = 0; i < h; i++)
+		if (topo_vertex_at(g, topo_link_at(g, path[i])->dst)->kind == TOPO_V_CPU)
+			return true;
+	return false;
+}
+
+/* A strided group's traffic between nodes never climbs to the CPU (NCCL's
+ * PXN, route.c). 8 DGX H100 on the rail-optimized fabric, a plan with tp =
+ * 4: the data-parallel (ZeRO shard) group of TP index t is t, t + 4, ...,
+ * t + 60: 16 ranks, 2 per node, local GPUs t and t + 4 (PCIe switches t/2
+ * and t/2 + 2 at 2 GPUs per switch; NIC j on switch j/2), and its 4
+ * translates t = 0..3 run at once over all 8 GPUs of every node. The ring
+ * has C = k = 2 channels; channel 0 enters a node at GPU t from NIC t and
+ * leaves it from GPU t + 4 through NIC t (rail-aligned, coll.c): that
+ * send used to go GPU t+4 -> switch t/2+2 -> CPU -> switch t/2 -> NIC t,
+ * 2 x 15/32 S per node on the CPU link of each switch (the run's 'pcie ->
+ * cpu ... saturated' row). With PXN it goes GPU t+4 -> NVSwitch -> GPU t
+ * -> switch -> NIC t. Every NIC then carries one channel of one translate
+ * each way (translate t: NICs t and t + 4), S/(nC) = S/32 per ring step,
+ * at 50 GB/s x 0.94 = 47 GB/s; the other links are wider (PCIe 63 GB/s,
+ * NVSwitch 450 x 0.822 = 370 GB/s, each carrying at most the NIC's flow),
+ * so t_bw = (n-1) S/(nC) / 47 GB/s = 15/32 S / 47 GB/s (10.7 ms at 1 GiB),
+ * which is alpha-beta's (B_nic = k/G x nics x 47 GB/s = 94 GB/s, t = 15/16
+ * S / 94 GB/s) and, exactly, the time of the same collective on the
+ * contiguous pairs {2t, 2t + 1} of every node (entry and exit ranks on
+ * one switch: no relay needed), which loads the PCIe links as much (every
+ * flow between nodes crosses two of them either way). Before the fix the
+ * strided time was the CPU link's: two flows of S/32 per step on 63 GB/s,
+ * 31.5 GB/s each, 1.49 x the pairs' (below 47 GB/s). Plus the routes:
+ * PXN on an NVSwitch node; on a DGX-1 mesh only through a direct NVLink
+ * peer (NCCL's PATH_NVL; NVB does not count); never on a PCIe node. */
+static void strided_pxn(void)
+{
+	topo_graph *g = build("dgx-h100", 8, "fabric = rail-optimized");
+	if (!g)
+		return;
+	const net_cluster *cl = topo_cluster(g);
+	int strided[64], pairs[64];
+	for (int t = 0; t < 4; t++)
+		for (int i = 0; i < 16; i++) {
+			strided[t * 16 + i] = t + 4 * i;
+			pairs[t * 16 + i] = 8 * (i / 2) + 2 * t + i % 2;
+		}
+	int nl = topo_nlinks(g);
+	double *lb = calloc((size_t)nl, sizeof *lb), *ls = calloc((size_t)nl, sizeof *ls);
+	net_group g16;
+	net_group_make(cl, 16, 4, &g16);
+	CHECK_INT(g16.per_node, 2);
+	const net_coll colls[2] = {NET_ALLGATHER, NET_REDUCESCATTER};
+	for (int i = 0; i < 2; i++) {
+		topo_cost cs, cp;
+		net_cost ab;
+		double cpu, pcie, cpu_p, pcie_p;
+		CHECK_INT(topo_collective_groups(g, colls[i], strided, 16, 4, GIB, TOPO_ALGO_AUTO,
+		                                 &cs, lb, ls),
+		          SIM_OK);
+		cpu_and_pcie_bytes(g, lb, &cpu, &pcie);
+		CHECK_INT(topo_collective_groups(g, colls[i], pairs, 16, 4, GIB, TOPO_ALGO_AUTO,
+		                                 &cp, lb, ls),
+		          SIM_OK);
+		cpu_and_pcie_bytes(g, lb, &cpu_p, &pcie_p);
+		CHECK_NEAR(cpu, 0, 0);
+		CHECK_NEAR(cpu_p, 0, 0);
+		CHECK_NEAR(pcie, pcie_p, 1e-9);
+		CHECK_INT(cs.channels, 2);
+		CHECK_NEAR(cs.bw_time_s, 15.0 / 32 * GIB / (50e9 * 0.94), 1e-6);
+		CHECK_NEAR(cs.bw_time_s, cp.bw_time_s, 1e-9);
+		CHECK_NEAR(cs.time_s, cp.time_s, 1e-9);
+		CHECK_INT(net_collective(cl, colls[i], &g16, GIB, &ab), SIM_OK);
+		CHECK_NEAR(cs.time_s, ab.time_s, 1e-6);
+	}
+	/* The route itself: GPU 4 of node 0 into NIC 0 toward node 1's GPU 0:
+	 * NVSwitch port, GPU 0's PCIe link, switch 0 -> NIC 0, then the rail
+	 * leaf and node 1's NIC 0 -> switch -> GPU 0: 8 hops, no CPU. Receiving
+	 * from NIC 0 on GPU 4 keeps the direct route (NCCL's PXN is for sends). */
+	int p[TOPO_MAX_HOPS * 3];
+	int h = topo_route_gpus(g, 4, 8, 0, 0, p, TOPO_MAX_HOPS * 3);
+	CHECK_INT(h, 8);
+	CHECK(h > 2 && !route_via_cpu(g, p, h));
+	CHECK(h > 2 && topo_link_at(g, p[0])->kind == TOPO_L_NVSWITCH);
+	CHECK(h > 2 && topo_link_at(g, p[2])->src == topo_gpu(g, 0));
+	h = topo_route_gpus(g, 8, 4, 0, 0, p, TOPO_MAX_HOPS * 3);
+	CHECK(h > 0 && route_via_cpu(g, p, h));
+	free(lb);
+	free(ls);
+	topo_free(g);
+	/* DGX-1 (4 NICs, NIC j on switch j with GPUs 2j, 2j + 1): GPU 2 into
+	 * NIC 0 relays through GPU 0 (one brick 2-0); GPU 5 has no NVLink to
+	 * GPU 0 (its path would be NVB), so it goes through the CPU as NCCL. */
+	g = build("dgx1-v100", 2, NULL);
+	if (g) {
+		h = topo_route_gpus(g, 2, 8, 0, 0, p, TOPO_MAX_HOPS * 3);
+		CHECK(h > 0 && !route_via_cpu(g, p, h));
+		CHECK(h > 0 && topo_link_at(g, p[0])->kind == TOPO_L_NVLINK &&
+		      topo_link_at(g, p[0])->dst == topo_gpu(g, 0));
+		h = topo_route_gpus(g, 5, 8, 0, 0, p, TOPO_MAX_HOPS * 3);
+		CHECK(h > 0 && route_via_cpu(g, p, h));
+		topo_free(g);
+	}
+	/* A PCIe box has no NVLink to relay over: GPU 4 (switch 1 at 4 GPUs
+	 * per switch) into NIC 0 (switch 0) turns at the CPU. */
+	g = build("pcie-8x-h100", 2, NULL);
+	if (g) {
+		h = topo_route_gpus(g, 4, 8, 0, 0, p, TOPO_MAX_HOPS * 3);
+		CHECK(h > 0 && route_via_cpu(g, p, h));
+		topo_free(g);
+	}
+}
+
 /* Oversubscription: a 2:1 tapered fat tree halves the cross-leaf rate. */
 static void oversubscribed(void)
 {
@@ -679,6 +806,55 @@ static int ref_nvb_via(const ref *r, int va, int vb)
 	return best;
 }
 
+/* The PCIe switch a GPU or NIC vertex hangs from (its PCIe link's far end
+ * that is a switch), or -1. */
+static int ref_pcie_switch(const ref *r, int v)
+{
+	for (int i = r->out_off[v]; i < r->out_off[v + 1]; i++) {
+		const topo_link *l = topo_link_at(r->g, r->out[i]);
+		if (l->kind == TOPO_L_PCIE &&
+		    topo_vertex_at(r->g, l->dst)->kind == TOPO_V_PCIE_SWITCH)
+			return l->dst;
+	}
+	return -1;
+}
+
+/* GPUs va and vb NVLink peers: a direct NVLink or the same NVSwitch. */
+static bool ref_nvl_peers(const ref *r, int va, int vb)
+{
+	if (ref_nvlink(r, va, vb) >= 0)
+		return true;
+	int sa = -1, sb = -1;
+	for (int i = r->out_off[va]; i < r->out_off[va + 1]; i++)
+		if (topo_link_at(r->g, r->out[i])->kind == TOPO_L_NVSWITCH)
+			sa = topo_link_at(r->g, r->out[i])->dst;
+	for (int i = r->out_off[vb]; i < r->out_off[vb + 1]; i++)
+		if (topo_link_at(r->g, r->out[i])->kind == TOPO_L_NVSWITCH)
+			sb = topo_link_at(r->g, r->out[i])->dst;
+	return sa >= 0 && sa == sb;
+}
+
+/* NCCL's PXN relay for GPU va sending into NIC xa of its node (route.c):
+ * on an NVLink node, xa on another PCIe switch than va: the first GPU of
+ * xa's switch whose own NIC xa is, else the switch's first GPU, if it is
+ * va's NVLink peer; else -1. */
+static int ref_pxn(const ref *r, int va, int xa)
+{
+	const topo_graph *g = r->g;
+	const net_node *nd = &topo_cluster(g)->node;
+	int sw = ref_pcie_switch(r, xa), node = topo_vertex_at(g, va)->node, w = -1;
+	if (nd->intra == NET_INTRA_PCIE || sw < 0 || ref_pcie_switch(r, va) == sw)
+		return -1;
+	for (int pass = 0; pass < 2 && w < 0; pass++)
+		for (int i = 0; i < nd->gpus && w < 0; i++) {
+			int v = topo_gpu(g, node * nd->gpus + i);
+			if (ref_pcie_switch(r, v) == sw &&
+			    (pass || topo_nic(g, node, topo_gpu_nic(g, i)) == xa))
+				w = v;
+		}
+	return w >= 0 && w != va && ref_nvl_peers(r, va, w) ? w : -1;
+}
+
 /* topo_route_gpus over the reference router. */
 static int ref_route_gpus(const ref *r, int a, int b, int nic_a, int nic_b, int *path, int max)
 {
@@ -707,7 +883,12 @@ static int ref_route_gpus(const ref *r, int a, int b, int nic_a, int nic_b, int 
 	}
 	int xa = topo_nic(g, na, nic_a < 0 ? topo_gpu_nic(g, a % G) : nic_a);
 	int xb = topo_nic(g, nb, nic_b < 0 ? topo_gpu_nic(g, b % G) : nic_b);
-	rc = ref_append(r, va, xa, path, &n, max);
+	int w = ref_pxn(r, va, xa);
+	if (w >= 0) { /* PXN: NVLink to the relay, its PCIe to the NIC */
+		n = ref_route_mask(r, va, w, 1u << TOPO_L_NVLINK | 1u << TOPO_L_NVSWITCH, path, max);
+		rc = n < 0 ? n : ref_append(r, w, xa, path, &n, max);
+	} else
+		rc = ref_append(r, va, xa, path, &n, max);
 	if (rc == SIM_OK)
 		rc = ref_append(r, xa, xb, path, &n, max);
 	if (rc == SIM_OK)
@@ -1000,6 +1181,7 @@ int main(void)
 	against_alpha_beta();
 	nvls_dgx_h100();
 	efa_rails();
+	strided_pxn();
 	oversubscribed();
 	vtrain_lut();
 	routes_match_plain_bfs();
