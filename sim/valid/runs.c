@@ -87,7 +87,12 @@ static void assume(char *buf, size_t len, const char *fmt, ...)
  * 70B pp 4 vpp 20, Llama 3 70B pp 4 vpp 5) hold 1 to 4 layers per model
  * chunk, 2 in the median; so the default is the largest vpp that divides
  * each stage's layers into chunks of at least 2 and keeps the micro-batch
- * count a multiple of pp (Megatron's interleaving rule), else 1. */
+ * count a multiple of pp (Megatron's interleaving rule). A stage whose layer
+ * count has no such divisor (a prime: 92 layers on pp 4 hold 23, 112 on
+ * pp 16 hold 7) still ran interleaved: one layer per chunk, the low end of
+ * the recipes' range (Megatron's --num-layers-per-virtual-pipeline-stage 1;
+ * the split must be even, so 23 layers admit only vpp 1 or 23). Without an
+ * interleaving the micro-batch count allows, 1. */
 static long default_vpp(long layers, long pp, long microbatches)
 {
 	if (pp <= 1 || layers % pp)
@@ -96,6 +101,8 @@ static long default_vpp(long layers, long pp, long microbatches)
 	for (long v = 2; v <= per / 2; v++)
 		if (per % v == 0 && per / v >= 2 && microbatches % pp == 0)
 			best = v;
+	if (best == 1 && per >= 2 && microbatches % pp == 0)
+		best = per;
 	return best;
 }
 
@@ -189,7 +196,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		(void)cp;
 		sim_buf_printf(b, "vpp = %ld\n", v);
 		assume(assumed, alen, "vpp %ld (interleaved, depth not published: chunks of >= 2 "
-		       "layers as NVIDIA's recipes)", v);
+		       "layers as NVIDIA's recipes, or of 1 where the stage's count is prime)", v);
 	}
 	/* A note naming Megatron's --overlap-param-gather (or --overlap-grad-reduce):
 	 * Megatron accepts the first only together with the second, so the
