@@ -41,7 +41,12 @@ static const char usage[] =
         "                           tp, pp, cp, ep, vpp, micro_batch, zero, order,\n"
         "                           shard_size, enums and booleans\n"
         "  --set SECTION.KEY=VALUE  override a key of the base scenario (repeatable)\n"
-        "  --top K                  plans to simulate (default 32)\n"
+        "  --top K                  simulate the pre-screen's best K and stop: fast, but\n"
+        "                           the closed form may rank the best plan past K\n"
+        "                           (default: the exact search below)\n"
+        "  --max-sims N             the exact search's cap on plans simulated after the\n"
+        "                           first 32 (default 2000); past it the answer is\n"
+        "                           marked not proven\n"
         "  --shard I/N              simulate only the plans at places j of the pre-screen\n"
         "                           order with j % N == I (0 <= I < N), e.g. for SLURM\n"
         "                           job arrays, each shard with its own --db; combine\n"
@@ -62,6 +67,11 @@ static const char usage[] =
         "  --no-db                  do not store the runs\n"
         "  -h, --help               this help\n"
         "\n"
+        "Without --top (or a sweep file's top), the search is exact: the pre-screen's\n"
+        "best 32 are simulated, then every other plan whose lower bound (the GPU time\n"
+        "of its busiest path's kernels, which no simulation undercuts) is under the\n"
+        "best of them; no plan left out can be faster within the model.\n"
+        "\n"
         "Energy per step = PUE x step x (GPUs x TDP x busy + nodes x node power), busy =\n"
         "the compute streams' utilisation; cost = GPU-hours x [cluster] gpu_hour_price.\n"
         "\n"
@@ -76,6 +86,7 @@ typedef struct sweep_opts {
 	const char *vary[MAX_ARGS], *sets[MAX_ARGS];
 	size_t nvary, nsets;
 	long top;
+	long max_sims;       /* the exact search's cap on its second round; 0: default */
 	long spread_samples; /* -1: EXEC_SPREAD_SAMPLES */
 	int shard, nshards; /* --shard I/N; nshards 0 = all */
 	bool json, no_db, help;
@@ -91,9 +102,18 @@ typedef struct sim_row {
 	double exposed_s;
 	long risky_vs; /* sweep_risky: the plan (row) whose tail beats this one's, or -1 */
 	int state; /* 1 simulated, 0 not (Ctrl-C), -1 failed */
+	bool own;  /* this shard's: stored and printed (others only set the threshold) */
 	bool done; /* simulated and finished (stored) */
 	bool pareto;
 } sim_row;
+
+/* How the simulated plans were chosen (the exact search or --top). */
+typedef struct search_info {
+	bool exact, proven;
+	size_t first;     /* the first round: the pre-screen's best K */
+	size_t left;      /* candidates past --max-sims, not simulated */
+	double threshold; /* the first round's best step (exact) */
+} search_info;
 
 static int bad(const char *msg, const char *arg)
 {
@@ -124,7 +144,7 @@ static int parse_opts(int argc, char **argv, sweep_opts *o)
 		bool val = !strcmp(a, "--vary") || !strcmp(a, "--set") || !strcmp(a, "--top") ||
 		           !strcmp(a, "--db") || !strcmp(a, "--train-tokens") ||
 		           !strcmp(a, "--shard") || !strcmp(a, "--html") ||
-		           !strcmp(a, "--spread-samples");
+		           !strcmp(a, "--spread-samples") || !strcmp(a, "--max-sims");
 		if (val && i + 1 >= argc)
 			return bad("option needs a value", a);
 		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
@@ -149,6 +169,11 @@ static int parse_opts(int argc, char **argv, sweep_opts *o)
 		} else if (!strcmp(a, "--spread-samples")) {
 			if (cli_parse_samples(argv[++i], &o->spread_samples) != 0)
 				return bad(CLI_SAMPLES_MSG, argv[i]);
+		} else if (!strcmp(a, "--max-sims")) {
+			char *end;
+			o->max_sims = strtol(argv[++i], &end, 10);
+			if (*end || o->max_sims < 1 || o->max_sims > 10000000)
+				return bad("--max-sims takes a count from 1 to 10000000", argv[i]);
 		} else if (!strcmp(a, "--top")) {
 			char *end;
 			o->top = strtol(argv[++i], &end, 10);
@@ -362,8 +387,27 @@ static void settings_text(const sweep_space *sp, const sweep_plan *p, char *buf,
 	}
 }
 
+/* The search line: what was simulated and whether the answer is exact. */
+static void print_search(const search_info *q, size_t n)
+{
+	if (!q->exact) {
+		printf("search: the pre-screen's best %zu (--top): the closed form may rank the best "
+		       "plan past them; without --top the search is exact\n",
+		       q->first);
+	} else if (q->proven) {
+		printf("search: exact: %zu simulated (the pre-screen's best %zu, then every plan whose "
+		       "lower bound is under their best, %.4f s); no other plan can be faster\n",
+		       n, q->first, q->threshold);
+	} else {
+		printf("search: not proven: %zu plans whose lower bound is under %.4f s were left "
+		       "out (--max-sims, or stopped)\n",
+		       q->left, q->threshold);
+	}
+}
+
 static void print_text(const sweep_space *sp, const sweep_screen_result *sr, const sim_row *rows,
-                       size_t n, double tau, int64_t sweep_id, int shard, int nshards)
+                       size_t n, double tau, int64_t sweep_id, int shard, int nshards,
+                       const search_info *q)
 {
 	if (sweep_id > 0)
 		printf("sweep %lld: ", (long long)sweep_id);
@@ -372,6 +416,7 @@ static void print_text(const sweep_space *sp, const sweep_screen_result *sr, con
 	printf("%llu plans, %llu valid, %llu fit in memory, %zu simulated\n",
 	       (unsigned long long)sr->nplans, (unsigned long long)sr->valid,
 	       (unsigned long long)sr->fitting, n);
+	print_search(q, n);
 	printf("pre-screen: %.0f plans/s; Kendall tau (pre-screen vs simulated, %zu plans): "
 	       "%.3f\n\n",
 	       sr->wall_s > 0 ? (double)sr->nplans / sr->wall_s : 0, n, tau);
@@ -493,12 +538,12 @@ static void json_plan(const sweep_space *sp, const sim_row *rows, size_t i)
 	       "\"cost_per_step_usd\":%.9g,\"energy_per_step_j\":%.9g,\"busy\":%.6g,"
 	       "\"pareto\":%s,\"prescreen\":{\"step_s\":%.9g,\"compute_s\":%.9g,"
 	       "\"bubble_s\":%.9g,\"tp_s\":%.9g,\"pp_s\":%.9g,\"dp_s\":%.9g,"
-	       "\"optimizer_s\":%.9g,\"mem_peak_bytes\":%.9g}}",
+	       "\"optimizer_s\":%.9g,\"bound_s\":%.9g,\"mem_peak_bytes\":%.9g}}",
 	       r->gpus, r->step_s, r->tokens_per_s, r->mfu,
 	       r->mem_capacity_bytes - r->mem_peak_bytes, plan_verdict_name(e->mem_verdict),
 	       r->bubble_fraction, row->exposed_s, row->cost.cost_usd, row->cost.energy_j, row->cost.busy,
 	       row->pareto ? "true" : "false", e->step_s, e->compute_s, e->bubble_s, e->tp_s,
-	       e->pp_s, e->dp_s, e->optimizer_s, e->mem_peak_bytes);
+	       e->pp_s, e->dp_s, e->optimizer_s, e->bound_s, e->mem_peak_bytes);
 }
 
 /* The best plan's band as factors of its step time, [lo, hi] (NaN without). */
@@ -510,7 +555,8 @@ static void band_factors(const exec_result *r, double *lo, double *hi)
 }
 
 static void print_json(const sweep_space *sp, const sweep_screen_result *sr, const sim_row *rows,
-                       size_t n, double tau, int64_t sweep_id, const sweep_train *t)
+                       size_t n, double tau, int64_t sweep_id, const sweep_train *t,
+                       const search_info *q)
 {
 	printf("{\"sweep_id\":%lld,\"space\":[", (long long)sweep_id);
 	for (size_t d = 0; d < sweep_space_ndims(sp); d++) {
@@ -533,6 +579,14 @@ static void print_json(const sweep_space *sp, const sweep_screen_result *sr, con
 		printf("null");
 	else
 		printf("%.6g", tau);
+	printf(",\"search\":{\"exact\":%s,\"proven\":%s,\"first_round\":%zu,"
+	       "\"threshold_s\":",
+	       q->exact ? "true" : "false", q->exact && q->proven ? "true" : "false", q->first);
+	if (q->exact && isfinite(q->threshold))
+		printf("%.9g", q->threshold);
+	else
+		printf("null");
+	printf(",\"left_out\":%zu}", q->left);
 	printf(",\"plans\":[");
 	for (size_t i = 0; i < n; i++) {
 		printf("%s", i ? "," : "");
@@ -612,6 +666,11 @@ typedef struct sweep_run {
 	sim_diag *d;
 	valid_refs *refs; /* bands and MFU ceilings (valid_refs_apply) */
 	bool stopped;     /* by SIGINT */
+	/* the exact search (exact.c): first round rows [0, first), then the plans
+	 * whose bound is under the first round's best step, `threshold` */
+	bool exact, proven;
+	size_t first, left; /* left: candidates over --max-sims, not simulated */
+	double threshold;
 } sweep_run;
 
 /* Set by the SIGINT handler while plans are simulated, read between runs. A
@@ -697,19 +756,22 @@ static int simulate(sweep_run *w, sim_row *row, bool keep)
 	return rc;
 }
 
-/* Serial: simulate and store in pre-screen order until done or Ctrl-C. */
-static int simulate_serial(sweep_run *w)
+/* Serial: simulate rows [from, to) in order until done or Ctrl-C; this
+ * shard's are stored. */
+static int simulate_serial(sweep_run *w, size_t from, size_t to)
 {
 	bool tty = isatty(fileno(stderr));
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int rc = SIM_OK;
-	for (size_t i = 0; i < w->mine && rc == SIM_OK && !interrupted; i++) {
-		rc = simulate(w, &w->rows[i], true);
-		w->rows[i].done = rc == SIM_OK;
-		w->n += rc == SIM_OK;
+	for (size_t i = from; i < to && rc == SIM_OK && !interrupted; i++) {
+		sim_row *row = &w->rows[i];
+		rc = simulate(w, row, row->own);
+		row->state = rc == SIM_OK ? 1 : -1;
+		row->done = rc == SIM_OK && row->own;
+		w->n += row->done;
 		if (tty)
-			progress(i + 1, w->mine, (double)t0.tv_sec + (double)t0.tv_nsec * 1e-9);
+			progress(i + 1 - from, to - from, (double)t0.tv_sec + (double)t0.tv_nsec * 1e-9);
 	}
 	return rc;
 }
@@ -721,12 +783,12 @@ static int simulate_serial(sweep_run *w)
  * MPI's eager protocol, so a send blocks until rank 0 posts the receive,
  * which it does only after its own simulations; sending as they finish
  * would hold every other rank at its first result (no speed-up). */
-static int simulate_mpi(sweep_run *w)
+static int simulate_mpi(sweep_run *w, size_t from, size_t to)
 {
 	const sweep_par *p = &w->par;
 	size_t size = (size_t)p->size, me = (size_t)p->rank;
 	int rc = SIM_OK, failed = 0;
-	for (size_t i = me; i < w->mine; i += size) {
+	for (size_t i = from + me; i < to; i += size) {
 		sim_row *row = &w->rows[i];
 		if (!interrupted && rc == SIM_OK) {
 			rc = simulate(w, row, false);
@@ -734,20 +796,21 @@ static int simulate_mpi(sweep_run *w)
 		}
 		failed |= row->state < 0;
 	}
-	for (size_t i = me; me != 0 && i < w->mine; i += size)
+	for (size_t i = from + me; me != 0 && i < to; i += size)
 		sweep_par_send(p, w->rows[i].r, w->rows[i].state, (int)i);
-	for (size_t i = 0; me == 0 && i < w->mine; i++) {
+	for (size_t i = from; me == 0 && i < to; i++) {
 		sim_row *row = &w->rows[i];
 		int ok = row->state;
-		if (i % size != 0) {
+		if ((i - from) % size != 0) {
 			row->r = malloc(sizeof *row->r);
 			if (!row->r)
 				return SIM_ENOMEM;
-			sweep_par_recv(p, (int)(i % size), (int)i, row->r, &ok);
+			sweep_par_recv(p, (int)((i - from) % size), (int)i, row->r, &ok);
+			row->state = ok;
 		}
 		failed |= ok < 0;
 		plan_scenario *s;
-		if (ok > 0 && sweep_plan_load(w->sp, row->plan, w->scenario, w->o.sets, w->o.nsets,
+		if (ok > 0 && row->own && sweep_plan_load(w->sp, row->plan, w->scenario, w->o.sets, w->o.nsets,
 		                              w->d, &s) == SIM_OK) {
 			rc = finish(w, row, s);
 			plan_scenario_free(s);
@@ -772,29 +835,103 @@ static void compact(sweep_run *w)
 	w->n = n;
 }
 
-/* This shard's plans: places j of the pre-screen order with j % N == I. */
+/* Room for n rows (zeroed past the old end). 0 or 1 (out of memory). */
+static int grow_rows(sweep_run *w, size_t n)
+{
+	if (n <= w->cap)
+		return 0;
+	sim_row *t = realloc(w->rows, n * sizeof *t);
+	if (!t)
+		return 1;
+	memset(t + w->cap, 0, (n - w->cap) * sizeof *t);
+	w->rows = t;
+	w->cap = n;
+	return 0;
+}
+
+/* Rows for plans idx[0..k) at places base+1.. of the search order: with
+ * shards, place j belongs to shard j % N. The exact search's rows are all
+ * simulated (each shard needs the whole first round's best step), only this
+ * shard's stored; with --top, only this shard's are kept at all. */
+static int add_rows(sweep_run *w, const uint64_t *idx, size_t k, size_t base)
+{
+	size_t N = (size_t)(w->o.nshards ? w->o.nshards : 1);
+	if (grow_rows(w, w->mine + k))
+		return 1;
+	for (size_t j = 0; j < k; j++) {
+		bool own = (base + j) % N == (size_t)w->o.shard;
+		if (!own && !w->exact)
+			continue;
+		sim_row *row = &w->rows[w->mine++];
+		row->plan = &w->sr.plans[idx[j]];
+		row->rank = (int64_t)(base + j) + 1;
+		row->own = own;
+	}
+	return 0;
+}
+
+/* The first round: the pre-screen's best K (--top, the sweep file's top, or
+ * 32 for the exact search). */
 static int pick_rows(sweep_run *w)
 {
 	size_t K = (size_t)(w->o.top ? w->o.top : w->f.top ? w->f.top : 32);
 	uint64_t *best = malloc(K * sizeof *best);
-	w->rows = calloc(K, sizeof *w->rows);
-	w->cap = w->rows ? K : 0;
-	if (!best || !w->rows) {
-		free(best);
+	if (!best)
 		return 1;
-	}
-	size_t k = sweep_best(&w->sr, K, best), N = (size_t)(w->o.nshards ? w->o.nshards : 1);
-	for (size_t j = 0; j < k; j++)
-		if (j % N == (size_t)w->o.shard) {
-			w->rows[w->mine].plan = &w->sr.plans[best[j]];
-			w->rows[w->mine++].rank = (int64_t)j + 1;
-		}
+	size_t k = sweep_best(&w->sr, K, best);
+	int rc = add_rows(w, best, k, 0);
 	free(best);
-	return 0;
+	w->first = w->mine;
+	return rc;
+}
+
+/* Simulate rows [from, to) serially or over the MPI ranks. */
+static int simulate_range(sweep_run *w, size_t from, size_t to)
+{
+	return w->par.size > 1 ? simulate_mpi(w, from, to) : simulate_serial(w, from, to);
+}
+
+/* The exact search's second round (exact.c): every plan whose lower bound is
+ * under the first round's best step, up to --max-sims of them. */
+static int second_round(sweep_run *w)
+{
+	double best = INFINITY;
+	for (size_t i = 0; i < w->mine; i++)
+		if (w->rows[i].state > 0 && w->rows[i].r && w->rows[i].r->step_s < best)
+			best = w->rows[i].r->step_s;
+	w->threshold = sweep_par_min(&w->par, best);
+	uint64_t *done = malloc((w->mine ? w->mine : 1) * sizeof *done), *cand = NULL;
+	if (!done)
+		return SIM_ENOMEM;
+	for (size_t i = 0; i < w->mine; i++)
+		done[i] = w->rows[i].plan->index;
+	size_t n = 0;
+	int rc = isfinite(w->threshold)
+	                 ? sweep_exact_candidates(&w->sr, done, w->mine, w->threshold, &cand, &n)
+	                 : SIM_OK;
+	free(done);
+	if (rc != SIM_OK)
+		return rc;
+	size_t cap = (size_t)(w->o.max_sims ? w->o.max_sims : 2000), k = n < cap ? n : cap;
+	w->left = n - k;
+	size_t from = w->mine;
+	if (add_rows(w, cand, k, w->first)) {
+		free(cand);
+		return SIM_ENOMEM;
+	}
+	free(cand);
+	if (k > 0 && !w->o.json)
+		fprintf(stderr, "podsim sweep: exact search: %zu more plans have a lower bound under "
+		        "the best step so far (%.4f s)%s\n", k, w->threshold,
+		        w->left ? ", capped by --max-sims" : "");
+	rc = simulate_range(w, from, w->mine);
+	w->proven = rc == SIM_OK && !interrupted && w->left == 0;
+	return rc;
 }
 
 static int simulate_best(sweep_run *w)
 {
+	w->exact = !w->o.top && !w->f.top;
 	if (pick_rows(w) || open_db(w))
 		return 1;
 	struct sigaction sa, old;
@@ -803,20 +940,18 @@ static int simulate_best(sweep_run *w)
 	sigemptyset(&sa.sa_mask);
 	interrupted = 0;
 	sigaction(SIGINT, &sa, &old);
-	int rc;
-	if (w->par.size > 1) {
-		rc = simulate_mpi(w);
-		compact(w);
-	} else {
-		rc = simulate_serial(w);
-	}
+	int rc = simulate_range(w, 0, w->mine);
+	interrupted = sweep_par_max(&w->par, interrupted);
+	if (rc == SIM_OK && w->exact && !interrupted)
+		rc = second_round(w);
+	compact(w);
 	sigaction(SIGINT, &old, NULL);
 	w->stopped = interrupted;
 	if (flush_diag(w->d) || rc != SIM_OK) {
 		fprintf(stderr, "podsim sweep: error: %s\n", sim_strerror(rc));
 		return 1;
 	}
-	if (w->stopped && w->db)
+	if ((w->stopped || w->exact) && w->db)
 		store_set_sweep_simulated(w->db, w->sweep_id, (int64_t)w->n, w->d);
 	qsort(w->rows, w->n, sizeof *w->rows, by_step);
 	mark_pareto(w->rows, w->n);
@@ -888,21 +1023,25 @@ static int run_sweep(sweep_run *w)
 		return EXIT_SIGINT;
 	}
 	double tau = rank_tau(w->rows, w->n);
+	search_info q = {w->exact, w->proven, w->first, w->left, w->threshold};
 	sweep_train t;
 	bool want_train = w->o.train && w->n > 0;
 	if (!w->o.json)
 		print_text(w->sp, &w->sr, w->rows, w->n, tau, w->sweep_id, w->o.shard,
-		           w->o.nshards);
+		           w->o.nshards, &q);
 	if (want_train && train(w, &t))
 		return 1;
 	if (w->o.json)
-		print_json(w->sp, &w->sr, w->rows, w->n, tau, w->sweep_id, want_train ? &t : NULL);
+		print_json(w->sp, &w->sr, w->rows, w->n, tau, w->sweep_id, want_train ? &t : NULL,
+		           &q);
 	if (w->o.html && write_html(w, tau))
 		return 1;
 	if (w->sweep_id > 0)
 		fprintf(stderr, "podsim: stored as sweep %lld in %s\n", (long long)w->sweep_id,
 		        db_path(&w->o));
-	return w->n > 0 || w->mine == 0 ? 0 : (fprintf(stderr, "podsim sweep: no plan fits\n"), 1);
+	return w->n > 0 || w->first == 0 || w->o.nshards > 1
+	               ? 0
+	               : (fprintf(stderr, "podsim sweep: no plan fits\n"), 1);
 }
 
 int cli_sweep(int argc, char **argv)

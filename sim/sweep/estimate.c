@@ -65,6 +65,9 @@ typedef struct prog {
 	double attn_s;  /* the attention kernels the ring overlaps */
 	double w_s;     /* weight-gradient GEMMs (ZB-H1's W) */
 	double bwd_s;   /* backward with recomputation: kernels and blocking */
+	double gpu_s;   /* the kernels' GPU time alone (no host, no collectives) */
+	double bgpu_s;  /* its backward part, recomputation included */
+	double wgpu_s;  /* its weight-gradient GEMMs */
 } prog;
 
 static double coll_time(const plan_scenario *s, net_coll c, const net_group *g, double bytes)
@@ -119,6 +122,10 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			double t = plan_kernel_time(gpu, sh->dtype, &it[i]);
 			int nk = it[i].launches > 1 ? it[i].launches : 1;
 			run_g += t - nk * gpu->framework_s;
+			/* the GPU part of the task plan_build emits (its `g`) */
+			double gk = fmax(0, t - nk * gpu->framework_s);
+			p->gpu_s += gk;
+			p->wgpu_s += is_wgrad(&it[i]) ? gk : 0;
 			run_h += nk * (gpu->launch_s + gpu->framework_s);
 			p->attn_s += attn ? t : 0;
 			p->w_s += is_wgrad(&it[i]) ? t : 0;
@@ -134,7 +141,7 @@ static void layer_cost(const plan_scenario *s, const work_shard *sh, const plan_
 	work_item it[WORK_MAX_ITEMS];
 	int n = work_layer_forward_at(&s->model, sh, layer, it);
 	sum_items(s, sh, g, it, n, false, x);
-	double fwd = x->comp_s + x->block_s;
+	double fwd = x->comp_s + x->block_s, fwd_g = x->gpu_s;
 	if (s->plan.recompute == WORK_RECOMPUTE_FULL)
 		sum_items(s, sh, g, it, n, false, x);
 	else if (s->plan.recompute == WORK_RECOMPUTE_SELECTIVE)
@@ -142,6 +149,7 @@ static void layer_cost(const plan_scenario *s, const work_shard *sh, const plan_
 	n = work_layer_backward_at(&s->model, sh, layer, it);
 	sum_items(s, sh, g, it, n, false, x);
 	x->bwd_s += x->comp_s + x->block_s - fwd;
+	x->bgpu_s += x->gpu_s - fwd_g;
 }
 
 /* Time of a program: kernels, blocking collectives, the ring beyond the
@@ -159,6 +167,9 @@ static void prog_add(prog *a, const prog *b, double k)
 	a->attn_s += k * b->attn_s;
 	a->w_s += k * b->w_s;
 	a->bwd_s += k * b->bwd_s;
+	a->gpu_s += k * b->gpu_s;
+	a->bgpu_s += k * b->bgpu_s;
+	a->wgpu_s += k * b->wgpu_s;
 }
 
 /* Embedding (first) and logits + loss (last stage), forward and backward. */
@@ -167,9 +178,13 @@ static void ends_cost(const plan_scenario *s, const work_shard *sh, const plan_g
 {
 	work_item it[WORK_MAX_ITEMS];
 	sum_items(s, sh, g, it, work_embed_forward(&s->model, sh, it), false, first);
+	double f0 = first->gpu_s;
 	sum_items(s, sh, g, it, work_embed_backward(&s->model, sh, it), false, first);
+	first->bgpu_s += first->gpu_s - f0;
 	sum_items(s, sh, g, it, work_head_forward(&s->model, sh, it), false, last);
+	double f1 = last->gpu_s;
 	sum_items(s, sh, g, it, work_head_backward(&s->model, sh, it), false, last);
+	last->bgpu_s += last->gpu_s - f1;
 }
 
 /* Exposed DP time; grad and weight bytes are one rank's full (unsharded)
@@ -257,7 +272,7 @@ static void make_kinds(const plan_scenario *s, const work_shard *sh, const plan_
 static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first, const prog *last,
                        int st, int *layers)
 {
-	prog x = {0, 0, 0, 0, 0, 0};
+	prog x = {0};
 	int L = plan_stage_layers(s, st), moe = 0;
 	for (int i = 0; i < L && k->first_moe < s->model.layers; i++)
 		moe += plan_global_layer(s, st, i) >= k->first_moe;
@@ -270,11 +285,64 @@ static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first
 	work_item acc; /* the framework's gradient accumulation, per micro-batch */
 	if (plan_grad_accum_item(s, st, -1, &acc)) {
 		double t = plan_kernel_time(&s->gpu, plan_shard(s).dtype, &acc);
+		int nk = acc.launches > 1 ? acc.launches : 1;
+		double g = fmax(0, t - nk * s->gpu.framework_s); /* as plan_build */
 		x.comp_s += t;
 		x.bwd_s += t;
+		x.gpu_s += g;
+		x.bgpu_s += g;
 	}
 	*layers = L;
 	return x;
+}
+
+/* A lower bound on the simulated step through stage k (bound_s in
+ * sweep.h), from the GPU time of the kernels plan_build gives the stage's
+ * compute stream: per micro-batch F_k (forward) and B_k (backward with its
+ * recomputation), W_k of B_k the weight-gradient GEMMs. The stream runs its
+ * tasks one at a time and nothing in the replay shortens a task (overlap
+ * and host-bound runs only lengthen them), so stage k is busy m (F_k + B_k).
+ * Its first task, micro-batch 0's forward through its first model chunk,
+ * waits for that micro-batch's forward through the first chunk of stages
+ * 0..k-1; after its last task, micro-batch m-1's backward through its first
+ * chunk, the input gradient still crosses the first chunks of stages
+ * k-1..0 before the step ends:
+ *   step >= sum_{s<k} Fc_s + m (F_k + B_k) + sum_{s<k} (Bc_s - Wc_s)
+ * with Fc, Bc, Wc the first chunk's (the whole stage without interleaving;
+ * with it, the chunk's layers at the cheapest layer kind's cost, the
+ * embedding left out) and only the activation-gradient part B - W needed
+ * upstream. ZB-H1 may run W's after the last backward: no suffix there.
+ * Nothing exposed (communication, the rest of the bubble, the optimizer)
+ * is counted: it is a bound, not an estimate. */
+static double bound_of(const plan_spec *p, int m, const prog *x, double pre_f, double pre_b)
+{
+	double busy = m * x->gpu_s;
+	return pre_f + busy + (p->schedule == PLAN_SCHED_ZB_H1 ? 0 : pre_b);
+}
+
+/* The first chunk's forward and activation-gradient GPU time on stage st
+ * (bound_of's Fc and Bc - Wc); x is the stage's whole program. */
+static void first_chunk(const plan_scenario *s, const kinds *k, const prog *x, int st, double *fc,
+                        double *bc)
+{
+	if (s->plan.vpp <= 1) {
+		*fc = x->gpu_s - x->bgpu_s;
+		*bc = x->bgpu_s - x->wgpu_s;
+		return;
+	}
+	int first_local;
+	int n = plan_chunk_layers(s, st, 0, &first_local);
+	const prog *d = &k->dense, *e = &k->moe;
+	bool dense = k->first_moe > 0, moe = k->first_moe < s->model.layers;
+	double f = INFINITY, b = INFINITY;
+	if (dense)
+		f = d->gpu_s - d->bgpu_s, b = d->bgpu_s - d->wgpu_s;
+	if (moe) {
+		f = fmin(f, e->gpu_s - e->bgpu_s);
+		b = fmin(b, e->bgpu_s - e->wgpu_s);
+	}
+	*fc = n > 0 && isfinite(f) ? n * f : 0;
+	*bc = n > 0 && isfinite(b) ? n * b : 0;
 }
 
 void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
@@ -286,16 +354,22 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	plan_make_groups(s, &grp);
 	kinds k;
 	make_kinds(s, &sh, &grp, &k);
-	prog first = {0, 0, 0, 0, 0, 0}, last = {0, 0, 0, 0, 0, 0};
+	prog first = {0}, last = {0};
 	ends_cost(s, &sh, &grp, &first, &last);
 	memset(e, 0, sizeof *e);
 	double T = 0, S = 0, W_T = 0, W_S = 0, grad = 0, weight = 0, optim = 0, last_bwd = 0;
 	int ost = 0;
 	int worst = 0;
+	double pre_f = 0, pre_b = 0, bound = 0; /* see bound_of */
 	for (int st = 0; st < pp; st++) {
 		int L;
 		prog x = stage_prog(s, &k, &first, &last, st, &L);
 		double t = prog_time(&x);
+		bound = fmax(bound, bound_of(p, m, &x, pre_f, pre_b));
+		double fc, bc;
+		first_chunk(s, &k, &x, st, &fc, &bc);
+		pre_f += fc;
+		pre_b += bc;
 		S += t;
 		W_S += x.w_s;
 		if (t > T) {
@@ -339,4 +413,7 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	e->dp_s = dp_exposed(s, &grp, grad, weight, last_bwd, fwd_l, bwd_l, worst);
 	e->optimizer_s = optimizer_time(s, ost, optim);
 	e->step_s = pipe + e->pp_s + e->dp_s + e->optimizer_s;
+	/* a hair under: the simulation sums the same durations in integer
+	 * picoseconds, rounded per task */
+	e->bound_s = bound * (1 - 1e-9);
 }

@@ -144,6 +144,14 @@ int sweep_par_max(const sweep_par *p, int x)
 	return m;
 }
 
+double sweep_par_min(const sweep_par *p, double x)
+{
+	double m = x;
+	if (p->mpi)
+		MPI_Allreduce(&x, &m, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+	return m;
+}
+
 #else /* no MPI: one process */
 
 bool sweep_par_built(void)
@@ -185,6 +193,12 @@ int sweep_par_recv(const sweep_par *p, int from, int tag, exec_result *r, int *o
 }
 
 int sweep_par_max(const sweep_par *p, int x)
+{
+	(void)p;
+	return x;
+}
+
+double sweep_par_min(const sweep_par *p, double x)
 {
 	(void)p;
 	return x;

@@ -16,8 +16,11 @@
  * pruned, counted by the checker's message with numbers replaced by '#', the
  * first plan's message kept as the example),
  * then by plan_memory (plans that do not fit the GPU's HBM pruned before any
- * simulation), then timed by the closed-form model of screen.c. The CLI then
- * simulates the best K with the discrete-event engine.
+ * simulation), then timed by the closed-form model of estimate.c, which also
+ * gives each plan an admissible lower bound on its simulated step. The CLI
+ * then simulates the best K with the discrete-event engine and, unless --top
+ * was given, every other plan whose bound is under the best of them
+ * (sweep_exact_candidates): the exact search.
  *
  * Layer: after valid; uses plan, exec (results), work, hw, net, conf, core.
  */
@@ -101,6 +104,10 @@ typedef struct sweep_estimate {
 	double bubble_s;         /* pipeline fill and drain */
 	double tp_s, pp_s, dp_s; /* exposed communication */
 	double optimizer_s;
+	/* An admissible lower bound on the simulated step (estimate.c, bound_of):
+	 * the GPU time of the kernels on the busiest path, nothing exposed; the
+	 * exact search (sweep_exact_*) stops when no plan left can beat the best */
+	double bound_s;
 	double mem_peak_bytes; /* worst stage's device total (plan_memory_peak) */
 	plan_verdict mem_verdict; /* its verdict: the sweep prunes out of memory */
 } sweep_estimate;
@@ -164,6 +171,14 @@ int sweep_plan_load(const sweep_space *sp, const sweep_plan *p, const char *path
  * index): up to k written to out; returns how many. */
 size_t sweep_best(const sweep_screen_result *r, size_t k, uint64_t *out);
 
+/* The exact search (the default without --top; exact.c): after a first round
+ * of simulations whose best step is `threshold`, the fitting plans not among
+ * `done` (ndone indices into r->plans) whose lower bound est.bound_s is under
+ * it - the only ones that could still be faster - in the pre-screen's order
+ * (estimated step, ties by index). *out is malloc'd (free it), *n its length. SIM_OK or SIM_ENOMEM. */
+int sweep_exact_candidates(const sweep_screen_result *r, const uint64_t *done, size_t ndone,
+                           double threshold, uint64_t **out, size_t *n);
+
 /* ------------------------------------------------------ parallel sweeps -- */
 
 /* A sweep spread over MPI ranks (par.c). Without MPI in the build, or when
@@ -189,6 +204,8 @@ int sweep_par_send(const sweep_par *p, const exec_result *r, int ok, int tag);
 int sweep_par_recv(const sweep_par *p, int from, int tag, exec_result *r, int *ok);
 /* The maximum of x over the ranks (x itself without MPI). */
 int sweep_par_max(const sweep_par *p, int x);
+/* The minimum of x over the ranks (x itself without MPI). */
+double sweep_par_min(const sweep_par *p, double x);
 
 /* ------------------------------------------------------ energy and cost -- */
 
