@@ -9,7 +9,9 @@
 /* A duration in s, min, h or days. */
 static const char *dur(double s, char *buf, size_t len)
 {
-	if (s < 120)
+	if (s < 1)
+		snprintf(buf, len, "%.1f ms", s * 1e3);
+	else if (s < 120)
 		snprintf(buf, len, "%.1f s", s);
 	else if (s < 7200)
 		snprintf(buf, len, "%.1f min", s / 60);
@@ -84,7 +86,9 @@ void campaign_print_text(FILE *out, const campaign_result *r, int64_t id)
 		fprintf(out, ", durable %s later", dur(in->persist_s, d, sizeof d));
 	fprintf(out, "\n  interval: every %.0f steps = %s of work%s\n", in->interval_steps,
 		dur(in->interval_steps * in->step_s, a, sizeof a),
-		in->interval_auto ? " (auto: Young/Daly sqrt(2 x stop x MTBF))" : "");
+		!in->interval_auto ? ""
+		: in->async        ? " (auto: Young/Daly sqrt(2 x stop x MTBF), at least one write)"
+				   : " (auto: Young/Daly sqrt(2 x stop x MTBF))");
 	fprintf(out, "  restart: requeue %s + start %s + load %s + %d warm-up steps = %s",
 		dur(in->requeue_s, a, sizeof a), dur(in->start_s, b, sizeof b),
 		dur(in->read_s, c, sizeof c), in->warmup_steps, dur(in->restart_s, d, sizeof d));

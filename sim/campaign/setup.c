@@ -10,7 +10,9 @@
  * limit), every node writing its shard at once (ZeRO and pipeline shards
  * spread the state over all nodes).
  * Asynchronous checkpoints stop training for the copy of one GPU's shard
- * (bytes / GPUs) over PCIe into host memory (pcie_bw x pcie_efficiency).
+ * (bytes / GPUs) over PCIe into host memory (pcie_bw x pcie_efficiency);
+ * their auto interval is Young/Daly's with that stop, but no shorter than
+ * the write to storage (else the writes queue and training waits anyway).
  * Restart: requeue + process start + checkpoint load + warm-up steps.
  * Power: as sweep/cost.c's step model (GPUs at tdp x the share of the step
  * they compute, node power always, times PUE) while training; node power
@@ -247,7 +249,9 @@ static int checkpoints(const plan_scenario *s, const camp_conf *c, const storage
 	if (in->interval_auto) {
 		double tau = in->rate_s > 0 ? campaign_young_daly(in->block_s, 1 / in->rate_s)
 					    : in->steps * in->step_s;
-		k = fmax(1, round(tau / in->step_s));
+		/* async: no sooner than the storage takes one checkpoint, or the
+		 * writes queue up and training waits for them after all */
+		k = fmax(1, fmax(round(tau / in->step_s), ceil(in->persist_s / in->step_s)));
 	}
 	in->interval_steps = fmin(k, in->steps);
 	/* async: a checkpoint waits for the previous write to land (mc.c) */
