@@ -58,7 +58,12 @@ typedef struct campaign_cause {
  * scenario by campaign_setup, or by hand (tests). */
 typedef struct campaign_input {
 	/* the work */
-	double step_s;          /* one step (the simulated step time) */
+	double step_s;          /* one step of the campaign: the simulated step,
+				 * slowed by stragglers, at least the loader's read */
+	double sim_step_s;      /* the simulated step */
+	double straggler_sigma; /* per-GPU log-normal jitter of a step (0 = none) */
+	double straggler;       /* the step's slowdown factor from it (>= 1) */
+	double loader_s;        /* reading one step's tokens from storage */
 	double steps;           /* whole steps to train */
 	double tokens_per_step;
 	int gpus, nodes, nics;
@@ -111,6 +116,16 @@ typedef struct campaign_result {
  * sqrt(2 x block x MTBF) (Young 1974; Daly 2006 eq. 6's leading term): the
  * interval minimising the expected loss per unit work, block/tau + tau/(2 M). */
 double campaign_young_daly(double block_s, double mtbf_s);
+
+/* Stragglers, analytically: each of n GPUs takes a step slowed by a factor
+ * e^{sigma z}, z standard normal and independent per GPU and step; a
+ * synchronous step waits for the slowest, e^{sigma E[max of n z]}. E[max]
+ * by Blom's approximation, Phi^-1((n - 0.375) / (n + 0.25)) (1958; within
+ * 5 % of the exact expected maxima 0.5642, 1.1630, 1.5388 for n = 2, 5,
+ * 10). Persistent slow nodes are not modelled: this is step-to-step jitter
+ * only, and the rank-class replay itself stays jitter-free. */
+double campaign_straggler(double sigma, double n);
+double campaign_expected_max_normal(double n);
 
 /* The expected wall time of a synchronous campaign without spares, in
  * closed form (Daly 2006; derivation in mc.c):

@@ -46,6 +46,7 @@
  * tau = sqrt(2 C M). */
 #include "campaign.h"
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -56,6 +57,16 @@
 double campaign_young_daly(double block_s, double mtbf_s)
 {
 	return sqrt(2.0 * block_s * mtbf_s);
+}
+
+double campaign_expected_max_normal(double n)
+{
+	return n > 1 ? gsl_cdf_ugaussian_Pinv((n - 0.375) / (n + 0.25)) : 0;
+}
+
+double campaign_straggler(double sigma, double n)
+{
+	return exp(sigma * campaign_expected_max_normal(n));
 }
 
 /* e^{lR} (e^{la} - 1) / l, and a as l -> 0. */

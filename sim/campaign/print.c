@@ -9,7 +9,9 @@
 /* A duration in s, min, h or days. */
 static const char *dur(double s, char *buf, size_t len)
 {
-	if (s < 1)
+	if (s < 1e-3)
+		snprintf(buf, len, "%.1f us", s * 1e6);
+	else if (s < 1)
 		snprintf(buf, len, "%.1f ms", s * 1e3);
 	else if (s < 120)
 		snprintf(buf, len, "%.1f s", s);
@@ -73,6 +75,12 @@ void campaign_print_text(FILE *out, const campaign_result *r, int64_t id)
 	fprintf(out, "  work: %.0f steps of %.3f s (%.4g T tokens) = %s on %d GPUs, %d nodes\n",
 		in->steps, in->step_s, in->steps * in->tokens_per_step / 1e12,
 		dur(r->work_s, a, sizeof a), in->gpus, in->nodes);
+	if (in->straggler > 1 || in->loader_s > in->sim_step_s * in->straggler)
+		fprintf(out,
+			"  step: simulated %.3f s x stragglers %.4f (sigma %.3g over %d GPUs), "
+			"loader %s per step\n",
+			in->sim_step_s, in->straggler, in->straggler_sigma, in->gpus,
+			dur(in->loader_s, a, sizeof a));
 	double mtbf = in->rate_s > 0 ? 1 / in->rate_s : INFINITY;
 	fprintf(out,
 		"  failures: %d causes of table %s scaled to %d GPUs, %d nodes, %d NICs: job MTBF %s "
@@ -155,6 +163,9 @@ void campaign_json_buf(sim_buf *b, const campaign_result *r, int64_t id)
 		sim_buf_append(b, "{\"campaign_id\":null,", 20);
 	num(b, "steps", in->steps);
 	num(b, "step_time_s", in->step_s);
+	num(b, "simulated_step_s", in->sim_step_s);
+	num(b, "straggler_factor", in->straggler);
+	num(b, "loader_s", in->loader_s);
 	num(b, "tokens", in->steps * in->tokens_per_step);
 	num(b, "work_s", r->work_s);
 	sim_buf_printf(b, "\"gpus\":%d,\"nodes\":%d,\"nics\":%d,", in->gpus, in->nodes, in->nics);

@@ -14,6 +14,12 @@
  * their auto interval is Young/Daly's with that stop, but no shorter than
  * the write to storage (else the writes queue and training waits anyway).
  * Restart: requeue + process start + checkpoint load + warm-up steps.
+ * The step: the simulated one times the stragglers' factor
+ * (campaign_straggler over the job's GPUs), and no shorter than reading its
+ * tokens (tokens per step x token_bytes at the read bandwidth, aggregate and
+ * per node): the loader prefetches during the previous step, so it costs
+ * nothing unless the storage cannot keep up. Checkpoint loads and the loader
+ * are not made to share the bandwidth.
  * Power: as sweep/cost.c's step model (GPUs at tdp x the share of the step
  * they compute, node power always, times PUE) while training; node power
  * alone while stopped (checkpoints, restarts). */
@@ -34,6 +40,7 @@ typedef struct camp_conf {
 	int warmup_steps, spares;
 	double swap_s, repair_s;
 	int seed, draws;
+	double token_bytes, straggler_sigma;
 } camp_conf;
 
 typedef struct storage_conf {
@@ -77,6 +84,10 @@ const conf_key campaign_keys[] = {
 	 "Monte Carlo seed (-1 = [scenario] seed)"},
 	{"draws", CONF_INT, SIM_UNIT_NONE, 1, CAMPAIGN_MAX_DRAWS, "1000", NULL, CK(draws),
 	 "campaigns simulated"},
+	{"token_bytes", CONF_QTY, SIM_UNIT_BYTES, 0, 1024, "4 B", NULL, CK(token_bytes),
+	 "bytes read from storage per training token (int32 token ids: 4 B)"},
+	{"straggler_sigma", CONF_REAL, SIM_UNIT_NONE, 0, 1, "0", NULL, CK(straggler_sigma),
+	 "per-GPU log-normal jitter of a step; the step waits for the slowest (0 = none)"},
 };
 const size_t campaign_nkeys = sizeof campaign_keys / sizeof campaign_keys[0];
 
@@ -294,11 +305,16 @@ int campaign_setup(const plan_scenario *s, const exec_result *r, const campaign_
 			       "a campaign needs a training step (mode = train)");
 		return SIM_ECONF;
 	}
-	in->step_s = r->step_s;
+	in->sim_step_s = r->step_s;
 	in->tokens_per_step = r->tokens_per_step;
 	in->gpus = r->gpus;
 	in->nodes = (r->gpus + s->cluster.node.gpus - 1) / s->cluster.node.gpus;
 	in->nics = in->nodes * s->cluster.node.nics;
+	in->straggler_sigma = c.straggler_sigma;
+	in->straggler = campaign_straggler(c.straggler_sigma, in->gpus);
+	double rbw = st.read_Bps, nbw = st.node_Bps * in->nodes;
+	in->loader_s = r->tokens_per_step * c.token_bytes / (nbw > 0 && nbw < rbw ? nbw : rbw);
+	in->step_s = fmax(r->step_s * in->straggler, in->loader_s);
 	if (steps_of(s, r, &c, o, &in->steps, diag) != SIM_OK)
 		return SIM_ECONF;
 	char path[4200];
