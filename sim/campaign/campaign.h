@@ -50,6 +50,7 @@ typedef struct campaign_cause {
 	char per[8];                      /* the component it scales with: gpu, node, nic */
 	bool replace;                     /* needs a node replaced (hot spares apply) */
 	double count;                     /* interruptions in the reference window */
+	double ref_units;                 /* components of the reference run */
 	double units;                     /* components of this job (GPUs, nodes, NICs) */
 	double rate_s;                    /* this job's rate, per second */
 } campaign_cause;
@@ -69,6 +70,8 @@ typedef struct campaign_input {
 	int gpus, nodes, nics;
 	/* checkpoints */
 	double ckpt_bytes;      /* model state written per checkpoint */
+	double params, bytes_per_param; /* its derivation (0, 0 when given) */
+	double write_Bps, read_Bps;     /* storage bandwidth used (per-node limit applied) */
 	double write_s, read_s; /* the whole checkpoint to / from storage */
 	bool async;             /* block = copy to host memory, persist = write_s */
 	double block_s;         /* training stops for this long per checkpoint */
@@ -83,6 +86,7 @@ typedef struct campaign_input {
 	double spare_swap_s, repair_s;
 	/* failures */
 	char reliability[CONF_STR_MAX]; /* the table's name */
+	double window_s, rate_scale;    /* the table's window and what-if scale */
 	int ncauses;
 	campaign_cause cause[CAMPAIGN_MAX_CAUSES];
 	double rate_s;          /* sum of the causes' rates, per second */
@@ -173,6 +177,12 @@ int campaign_read_causes(const char *path, const campaign_ref *ref, campaign_inp
  * appended to b (print.c); id = its stored id (0 = not stored). */
 void campaign_print_text(FILE *out, const campaign_result *r, int64_t id);
 void campaign_json_buf(sim_buf *b, const campaign_result *r, int64_t id);
+
+/* podsim explain's section on the campaign (explain.c): the job's failure
+ * rate derived cause by cause from the table, its MTBF, the checkpoint's
+ * bytes and times, Young/Daly's interval with its values, the restart, and
+ * the closed-form expected days and goodput; `number` heads the section. */
+void campaign_explain(FILE *out, const campaign_input *in, int number);
 
 /* Key tables of [campaign], [storage] and [reliability], for `podsim keys`. */
 extern const conf_key campaign_keys[], campaign_storage_keys[], campaign_reliability_keys[];

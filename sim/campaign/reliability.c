@@ -64,6 +64,7 @@ static int read_row(const cases_csv *c, size_t row, const campaign_ref *ref, cam
 	snprintf(x->per, sizeof x->per, "%s", per);
 	x->replace = !strcmp(rep, "yes");
 	double u = ref_units(ref, per);
+	x->ref_units = u;
 	x->units = job_units(in, per);
 	x->rate_s = u > 0 ? ref->scale * x->count / (u * ref->window_s) * x->units : 0;
 	in->rate_s += x->rate_s;
@@ -82,6 +83,8 @@ int campaign_read_causes(const char *path, const campaign_ref *ref, campaign_inp
 		return rc;
 	in->ncauses = 0;
 	in->rate_s = 0;
+	in->window_s = ref->window_s;
+	in->rate_scale = ref->scale;
 	if (cases_csv_require(c, cols, diag) > 0) {
 		cases_csv_free(c);
 		return SIM_ECONF;

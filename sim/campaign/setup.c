@@ -239,13 +239,19 @@ static int checkpoints(const plan_scenario *s, const camp_conf *c, const storage
 {
 	double w, g, opt, paged;
 	plan_param_bytes(s, &w, &g, &opt, &paged);
-	in->ckpt_bytes = c->ckpt_bytes > 0 ? c->ckpt_bytes
-					   : work_params_total(&s->model) * (w + opt + paged);
+	if (c->ckpt_bytes > 0) {
+		in->ckpt_bytes = c->ckpt_bytes;
+	} else {
+		in->params = work_params_total(&s->model);
+		in->bytes_per_param = w + opt + paged;
+		in->ckpt_bytes = in->params * in->bytes_per_param;
+	}
 	double wbw = st->write_Bps, rbw = st->read_Bps, nbw = st->node_Bps * in->nodes;
 	if (nbw > 0 && nbw < wbw)
 		wbw = nbw;
 	if (nbw > 0 && nbw < rbw)
 		rbw = nbw;
+	in->write_Bps = wbw, in->read_Bps = rbw;
 	in->write_s = in->ckpt_bytes / wbw;
 	in->read_s = in->ckpt_bytes / rbw;
 	in->async = c->mode == 1;

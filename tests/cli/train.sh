@@ -57,6 +57,14 @@ awk -v k="$k" -v c="$c" -v m="$m" -v s="$s" \
 	'BEGIN { y = sqrt(2 * c * m * 3600) / s; exit !(k > 10 && (k - y) ^ 2 <= 0.25) }' ||
 	bad "c) auto interval $k steps, want sqrt(2 x $c s x $m h) / $s s"
 
+# e) explain derives the job's rate cause by cause: on the table's own
+# cluster it is the table's 419 interruptions / 1,296 h = 0.323302 per hour,
+# and the Young/Daly line holds the interval podsim train uses
+"$podsim" explain "$T" >"$tmp/x.txt" 2>/dev/null || bad "e) explain failed"
+grep -q '^9\. Campaign' "$tmp/x.txt" || bad "e) explain has no campaign section"
+grep -q 'l = sum = 0.323302 per hour' "$tmp/x.txt" || bad "e) job rate not 419 / 1296 h"
+grep -q "interval     auto: $k steps" "$tmp/x.txt" || bad "e) explain's interval differs from train's $k"
+
 # d) usage errors: exit 2, nothing stored
 for a in "--draws 0" "--tokens -1" "--seed x" "--bogus"; do
 	# shellcheck disable=SC2086
