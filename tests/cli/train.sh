@@ -65,6 +65,15 @@ grep -q '^9\. Campaign' "$tmp/x.txt" || bad "e) explain has no campaign section"
 grep -q 'l = sum = 0.323302 per hour' "$tmp/x.txt" || bad "e) job rate not 419 / 1296 h"
 grep -q "interval     auto: $k steps" "$tmp/x.txt" || bad "e) explain's interval differs from train's $k"
 
+# f) sweep ranks the simulated plans by expected days with failures: the
+# row of the scenario's own plan shows podsim train's closed form
+"$podsim" sweep "$T" --vary cluster.nodes=1024,2048 --top 2 --no-db >"$tmp/s.txt" 2>/dev/null ||
+	bad "f) sweep failed"
+row=$(sed -n '/^ranked by expected days/,$p' "$tmp/s.txt" | grep 'nodes=2048')
+want=$(t --json --no-db | num expected_days)
+echo "$row" | awk -v w="$want" '{ exit !($8 - w < 0.006 && w - $8 < 0.006) }' ||
+	bad "f) sweep's expected days '$row', want $want"
+
 # d) usage errors: exit 2, nothing stored
 for a in "--draws 0" "--tokens -1" "--seed x" "--bogus"; do
 	# shellcheck disable=SC2086
