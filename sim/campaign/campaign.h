@@ -103,6 +103,8 @@ typedef struct campaign_stats {
 	double mean, sd, p10, p50, p90;
 } campaign_stats;
 
+#define CAMPAIGN_HIST_BINS 40
+
 typedef struct campaign_result {
 	campaign_input in;
 	double work_s;          /* steps x step_s: the useful time */
@@ -113,6 +115,9 @@ typedef struct campaign_result {
 	campaign_stats energy_mwh, cost_musd, tco2;
 	double cause_mean[CAMPAIGN_MAX_CAUSES]; /* mean interruptions per cause */
 	double spares_used;     /* mean spare swaps per campaign */
+	/* the goodput's histogram: bins of equal width over [hist_lo, hist_hi] */
+	double hist_lo, hist_hi;
+	int hist[CAMPAIGN_HIST_BINS];
 	double wall_s;          /* the Monte Carlo's own run time (not stored) */
 } campaign_result;
 
@@ -141,6 +146,18 @@ double campaign_expected_wall(const campaign_input *in);
  * gives the same result, bit for bit. SIM_OK, SIM_EINVAL (inconsistent
  * input: no steps, interval < 1 step, negative rates), SIM_ENOMEM. */
 int campaign_run(const campaign_input *in, campaign_result *out);
+
+/* One campaign's timeline, for drawings (the HTML page): the first draw of
+ * campaign_run (same seed, same draw) as stretches of training (work and
+ * checkpoints between restarts), failures (instants) and restarts. */
+typedef enum { CAMPAIGN_EV_TRAIN, CAMPAIGN_EV_FAILURE, CAMPAIGN_EV_RESTART } campaign_ev_kind;
+typedef struct campaign_event {
+	double start_s, dur_s;
+	int kind;  /* campaign_ev_kind */
+	int cause; /* failures: index into in->cause, -1 when none */
+} campaign_event;
+/* Fill *ev (malloc'd, caller frees) and *n. SIM_OK, SIM_EINVAL, SIM_ENOMEM. */
+int campaign_timeline(const campaign_input *in, campaign_event **ev, size_t *n);
 
 /* Command-line overrides of [campaign] (negative = not given). */
 typedef struct campaign_opts {

@@ -99,12 +99,48 @@ typedef struct draw {
 	double cause[CAMPAIGN_MAX_CAUSES];
 } draw;
 
+/* A growing list of timeline events (campaign_timeline); NULL in the
+ * Monte Carlo, which records nothing. */
+typedef struct rec {
+	campaign_event *ev;
+	size_t n, cap;
+	bool oom;
+} rec;
+
 typedef struct mc {
 	const campaign_input *in;
 	sim_rng *rng;
 	double cum[CAMPAIGN_MAX_CAUSES]; /* cumulative cause probabilities */
 	double *spare_back;              /* when each spare is back from repair */
+	rec *rec;
 } mc;
+
+static void record(mc *m, int kind, double start, double dur, int cause)
+{
+	rec *r = m->rec;
+	if (!r || r->oom)
+		return;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 256;
+		campaign_event *e = realloc(r->ev, cap * sizeof *e);
+		if (!e) {
+			r->oom = true;
+			return;
+		}
+		r->ev = e, r->cap = cap;
+	}
+	r->ev[r->n++] = (campaign_event){start, dur, kind, cause};
+}
+
+/* The causes' cumulative shares of the rate, for drawing a failure's cause. */
+static void set_cum(mc *m)
+{
+	double acc = 0;
+	for (int i = 0; i < m->in->ncauses; i++) {
+		acc += m->in->cause[i].rate_s;
+		m->cum[i] = m->in->rate_s > 0 ? acc / m->in->rate_s : 1;
+	}
+}
 
 static double exp_draw(mc *m)
 {
@@ -124,6 +160,7 @@ static double failure(mc *m, draw *d, double t)
 	d->interruptions += 1;
 	if (in->ncauses > 0)
 		d->cause[c] += 1;
+	record(m, CAMPAIGN_EV_FAILURE, t, 0, in->ncauses > 0 ? c : -1);
 	if (in->ncauses > 0 && in->cause[c].replace)
 		for (int i = 0; i < in->spares; i++)
 			if (m->spare_back[i] <= t) {
@@ -142,8 +179,10 @@ static double restart(mc *m, draw *d, double t, double r)
 		double x = exp_draw(m);
 		if (x >= r) {
 			d->restart += r;
+			record(m, CAMPAIGN_EV_RESTART, t, r, -1);
 			return t + r;
 		}
+		record(m, CAMPAIGN_EV_RESTART, t, x, -1);
 		t += x;
 		d->restart += x;
 		r = failure(m, d, t);
@@ -161,7 +200,7 @@ static void run_draw(mc *m, draw *d)
 		m->spare_back[i] = 0;
 	double t = 0, seg = 0, since = 0; /* segments durable; taken since the restart */
 	for (;;) {
-		double gap = exp_draw(m);
+		double gap = exp_draw(m), t0 = t;
 		double left = n - 1 - seg, k = floor(gap / a);
 		if (k > left)
 			k = left;
@@ -170,10 +209,12 @@ static void run_draw(mc *m, draw *d)
 		bool final = seg == n - 1;
 		if (final && gap >= last) {
 			t += last;
+			record(m, CAMPAIGN_EV_TRAIN, t0, t - t0, -1);
 			break;
 		}
 		/* the failure, gap into the segment after the k done */
 		t += gap;
+		record(m, CAMPAIGN_EV_TRAIN, t0, t - t0, -1);
 		double work = final ? last : tau;
 		if (gap < work) {
 			d->lost += gap;
@@ -199,6 +240,18 @@ static void stats(double *x, size_t n, campaign_stats *s)
 	s->p10 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.1);
 	s->p50 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.5);
 	s->p90 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.9);
+}
+
+/* The goodput's histogram from its sorted draws x[0..n). */
+static void histogram(const double *x, size_t n, campaign_result *out)
+{
+	out->hist_lo = x[0];
+	out->hist_hi = x[n - 1];
+	double w = (out->hist_hi - out->hist_lo) / CAMPAIGN_HIST_BINS;
+	for (size_t j = 0; j < n; j++) {
+		int b = w > 0 ? (int)((x[j] - out->hist_lo) / w) : 0;
+		out->hist[b < CAMPAIGN_HIST_BINS ? b : CAMPAIGN_HIST_BINS - 1]++;
+	}
 }
 
 static int check(const campaign_input *in)
@@ -234,7 +287,7 @@ int campaign_run(const campaign_input *in, campaign_result *out)
 	out->in = *in;
 	if (check(in) != SIM_OK)
 		return SIM_EINVAL;
-	mc m = {in, sim_rng_new(in->seed), {0}, NULL};
+	mc m = {in, sim_rng_new(in->seed), {0}, NULL, NULL};
 	size_t nd = (size_t)in->draws;
 	double *col = malloc(nd * S_COUNT * sizeof *col);
 	m.spare_back = malloc(((size_t)in->spares + 1) * sizeof *m.spare_back);
@@ -244,11 +297,7 @@ int campaign_run(const campaign_input *in, campaign_result *out)
 		free(m.spare_back);
 		return SIM_ENOMEM;
 	}
-	double acc = 0;
-	for (int i = 0; i < in->ncauses; i++) {
-		acc += in->cause[i].rate_s;
-		m.cum[i] = in->rate_s > 0 ? acc / in->rate_s : 1;
-	}
+	set_cum(&m);
 	double work = in->steps * in->step_s;
 	double kg_per_j = in->grid_kg_per_kwh / 3.6e6;
 	for (size_t j = 0; j < nd; j++) {
@@ -273,6 +322,7 @@ int campaign_run(const campaign_input *in, campaign_result *out)
 					&out->energy_mwh, &out->cost_musd, &out->tco2};
 	for (int k = 0; k < S_COUNT; k++)
 		stats(col + (size_t)k * nd, nd, dst[k]);
+	histogram(col + S_GOOD * nd, nd, out); /* sorted by stats() */
 	double n, tau, last;
 	segments(in, &n, &tau, &last);
 	out->work_s = work;
@@ -285,5 +335,34 @@ int campaign_run(const campaign_input *in, campaign_result *out)
 	free(m.spare_back);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	out->wall_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+	return SIM_OK;
+}
+
+/* The first draw of campaign_run again, recording its events. */
+int campaign_timeline(const campaign_input *in, campaign_event **ev, size_t *n)
+{
+	*ev = NULL;
+	*n = 0;
+	if (check(in) != SIM_OK)
+		return SIM_EINVAL;
+	rec r = {NULL, 0, 0, false};
+	mc m = {in, sim_rng_new(in->seed), {0}, malloc(((size_t)in->spares + 1) * sizeof(double)),
+		&r};
+	if (!m.rng || !m.spare_back) {
+		sim_rng_free(m.rng);
+		free(m.spare_back);
+		return SIM_ENOMEM;
+	}
+	set_cum(&m);
+	draw d;
+	run_draw(&m, &d);
+	sim_rng_free(m.rng);
+	free(m.spare_back);
+	if (r.oom) {
+		free(r.ev);
+		return SIM_ENOMEM;
+	}
+	*ev = r.ev;
+	*n = r.n;
 	return SIM_OK;
 }

@@ -30,6 +30,9 @@ static const char usage[] =
 	"  --seed S                 Monte Carlo seed (default [campaign] seed, else [scenario])\n"
 	"  --set SECTION.KEY=VALUE  override a key (repeatable)\n"
 	"  --json                   print {\"step\": ..., \"campaign\": ...}\n"
+	"  --html FILE              also write a page: one campaign's timeline (training,\n"
+	"                           failures, restarts), where the time goes, the goodput's\n"
+	"                           distribution\n"
 	"  --db PATH                run database (default: $PODSIM_DB, else podsim.db)\n"
 	"  --no-db                  do not store\n"
 	"  -h, --help               this help\n"
@@ -37,7 +40,7 @@ static const char usage[] =
 	"exit status: 0 ok, 1 runtime error (database), 2 bad input (nothing stored)\n";
 
 typedef struct train_opts {
-	const char *file, *db;
+	const char *file, *db, *html;
 	const char *sets[MAX_SETS];
 	int nsets;
 	bool json, no_db, help;
@@ -67,7 +70,7 @@ static int parse(int argc, char **argv, train_opts *o)
 		const char *a = argv[i];
 		bool valued = !strcmp(a, "--tokens") || !strcmp(a, "--steps") ||
 			      !strcmp(a, "--draws") || !strcmp(a, "--seed") || !strcmp(a, "--set") ||
-			      !strcmp(a, "--db");
+			      !strcmp(a, "--db") || !strcmp(a, "--html");
 		if (valued && i + 1 >= argc)
 			return bad("option needs a value", a);
 		double v;
@@ -79,6 +82,8 @@ static int parse(int argc, char **argv, train_opts *o)
 			o->no_db = true;
 		else if (!strcmp(a, "--db"))
 			o->db = argv[++i];
+		else if (!strcmp(a, "--html"))
+			o->html = argv[++i];
 		else if (!strcmp(a, "--set")) {
 			if (o->nsets == MAX_SETS)
 				return bad("too many --set options", NULL);
@@ -160,6 +165,20 @@ static void print(const train_opts *o, const exec_result *r, const campaign_resu
 	sim_buf_free(&b);
 }
 
+/* --html: the page, with the first campaign's timeline. */
+static int html(const train_opts *o, const exec_result *r, const campaign_result *c)
+{
+	campaign_event *ev;
+	size_t n;
+	int rc = campaign_timeline(&c->in, &ev, &n);
+	if (rc == SIM_OK)
+		rc = report_campaign_html_file(o->html, r, c, ev, n);
+	free(ev);
+	if (rc != SIM_OK)
+		fprintf(stderr, "%s: error: cannot write the HTML page\n", o->html);
+	return rc;
+}
+
 /* Simulate the step and the campaign; diagnostics in d. */
 static int simulate(const train_opts *o, const plan_scenario *s, exec_result *r,
 		    campaign_result *c, sim_diag *d)
@@ -214,6 +233,8 @@ int cli_train(int argc, char **argv)
 		status = rc == SIM_OK ? 0 : 1;
 	}
 	sim_diag_print(d, stderr);
+	if (rc == SIM_OK && o.html && html(&o, r, c) != SIM_OK)
+		status = 1;
 	if (rc == SIM_OK) {
 		print(&o, r, c, rid, cid);
 		if (cid > 0)

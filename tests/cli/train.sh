@@ -74,6 +74,17 @@ want=$(t --json --no-db | num expected_days)
 echo "$row" | awk -v w="$want" '{ exit !($8 - w < 0.006 && w - $8 < 0.006) }' ||
 	bad "f) sweep's expected days '$row', want $want"
 
+# g) --html: a well-formed page with the timeline and the histogram; an
+# unwritable path is a runtime error (exit 1) that leaves nothing behind
+t --no-db --html "$tmp/c.html" >/dev/null || bad "g) train --html failed"
+if command -v xmllint >/dev/null; then xmllint --noout "$tmp/c.html" || bad "g) page not well-formed"; fi
+for w in "One campaign (the first draw)" "Goodput over 200 campaigns" "Where the time goes"; do
+	grep -qF "$w" "$tmp/c.html" || bad "g) page lacks '$w'"
+done
+t --no-db --html "$tmp/nodir/c.html" >/dev/null
+[ $? = 1 ] || bad "g) unwritable --html: want exit 1"
+[ -e "$tmp/nodir" ] && bad "g) something was left behind"
+
 # d) usage errors: exit 2, nothing stored
 for a in "--draws 0" "--tokens -1" "--seed x" "--bogus"; do
 	# shellcheck disable=SC2086

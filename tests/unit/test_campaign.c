@@ -248,8 +248,43 @@ static void stragglers(void)
 		   1e-12);
 }
 
+/* The timeline is the Monte Carlo's first draw: with one draw, its failures
+ * are the interruptions counted, and its training and restart stretches
+ * tile the wall time without gaps. */
+static void timeline(void)
+{
+	campaign_input in = base();
+	in.draws = 1;
+	campaign_result *r = malloc(sizeof *r);
+	CHECK(campaign_run(&in, r) == SIM_OK);
+	campaign_event *ev;
+	size_t n;
+	CHECK(campaign_timeline(&in, &ev, &n) == SIM_OK);
+	double fails = 0, t = 0;
+	bool tiled = true;
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].kind == CAMPAIGN_EV_FAILURE) {
+			fails += 1;
+			continue;
+		}
+		tiled = tiled && fabs(ev[i].start_s - t) <= 1e-9 * (1 + t);
+		t = ev[i].start_s + ev[i].dur_s;
+	}
+	CHECK(tiled);
+	CHECK(fails > 5);
+	CHECK_NEAR(fails, r->interruptions.mean, 0);
+	CHECK_NEAR(t, r->days.mean * 86400, 1e-12);
+	int total = 0;
+	for (int i = 0; i < CAMPAIGN_HIST_BINS; i++)
+		total += r->hist[i];
+	CHECK_INT(total, 1);
+	free(ev);
+	free(r);
+}
+
 int main(void)
 {
+	timeline();
 	stragglers();
 	young_daly();
 	closed_form();
