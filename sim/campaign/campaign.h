@@ -122,8 +122,9 @@ typedef struct campaign_result {
 } campaign_result;
 
 /* Young's first-order optimum of the work between checkpoints,
- * sqrt(2 x block x MTBF) (Young 1974; Daly 2006 eq. 6's leading term): the
- * interval minimising the expected loss per unit work, block/tau + tau/(2 M). */
+ * sqrt(2 x block x MTBF) (Young 1974, CACM 17(9); the leading term of
+ * Daly 2006's): the interval minimising the expected loss per unit work,
+ * block/tau + tau/(2 M). */
 double campaign_young_daly(double block_s, double mtbf_s);
 
 /* Stragglers, analytically: each of n GPUs takes a step slowed by a factor

@@ -100,7 +100,8 @@ const conf_key campaign_storage_keys[] = {
 	{"node_bw", CONF_QTY, SIM_UNIT_BANDWIDTH, 0, 1e18, "0 B/s", NULL, SK(node_Bps),
 	 "per-node limit on storage traffic (0 = none)"},
 };
-const size_t campaign_storage_nkeys = sizeof campaign_storage_keys / sizeof campaign_storage_keys[0];
+const size_t campaign_storage_nkeys =
+	sizeof campaign_storage_keys / sizeof campaign_storage_keys[0];
 
 #define RK(f) offsetof(rel_conf, f)
 const conf_key campaign_reliability_keys[] = {

@@ -227,7 +227,8 @@ int cli_train(int argc, char **argv)
 	campaign_result *c = malloc(sizeof *c);
 	int64_t rid = 0, cid = 0;
 	rc = r && c ? simulate(&o, s, r, c, d) : SIM_ENOMEM;
-	int status = rc == SIM_OK ? 0 : rc == SIM_ECONF || rc == SIM_EIO || rc == SIM_EINVAL ? EXIT_INPUT : 1;
+	bool input = rc == SIM_ECONF || rc == SIM_EIO || rc == SIM_EINVAL;
+	int status = rc == SIM_OK ? 0 : input ? EXIT_INPUT : 1;
 	if (rc == SIM_OK) {
 		rc = save(&o, s, r, c, &rid, &cid, d);
 		status = rc == SIM_OK ? 0 : 1;

@@ -34,7 +34,7 @@ static campaign_input base(void)
 
 /* Young: tau = sqrt(2 C M); C = 60 s, M = 3 h = 10,800 s:
  * sqrt(2 x 60 x 10,800) = sqrt(1,296,000) = 1,138.42 s. Daly's higher-order
- * optimum (Daly 2006 eq. 37, for C < 2M):
+ * optimum (Daly 2006, FGCS 22(3), for C < 2M):
  *   sqrt(2CM) [1 + (1/3) sqrt(C/(2M)) + (1/9) (C/(2M))] - C
  *   = 1,138.42 x (1 + 0.017568 + 0.000309) - 60 = 1,098.77 s,
  * which is where the exact expected wall time (e^{l(tau+C)} - 1 per tau of
