@@ -96,6 +96,8 @@ typedef struct sim_row {
 	int state; /* 1 simulated, 0 not (Ctrl-C), -1 failed */
 	bool done; /* simulated and finished (stored) */
 	bool pareto;
+	bool has_days;       /* a [campaign]: expected days with failures (rank_days) */
+	double days;
 } sim_row;
 
 static int bad(const char *msg, const char *arg)
@@ -502,6 +504,8 @@ static void json_plan(const sweep_space *sp, const sim_row *rows, size_t i)
 	       r->bubble_fraction, row->exposed_s, row->cost.cost_usd, row->cost.energy_j, row->cost.busy,
 	       row->pareto ? "true" : "false", e->step_s, e->compute_s, e->bubble_s, e->tp_s,
 	       e->pp_s, e->dp_s, e->optimizer_s, e->mem_peak_bytes);
+	if (row->has_days) /* only with a [campaign]: other sweeps print as before */
+		printf(",\"campaign_expected_days\":%.9g", row->days);
 }
 
 /* The best plan's band as factors of its step time, [lo, hi] (NaN without). */
@@ -891,7 +895,7 @@ static int by_days(const void *a, const void *b)
 
 static int rank_days(sweep_run *w)
 {
-	if (!conf_has_section(w->base->doc, "campaign") || w->n == 0 || w->o.json)
+	if (!conf_has_section(w->base->doc, "campaign") || w->n == 0)
 		return 0;
 	days_row *d = calloc(w->n, sizeof *d);
 	campaign_input *in = malloc(sizeof *in);
@@ -909,7 +913,10 @@ static int rank_days(sweep_run *w)
 			break;
 		double e = campaign_expected_wall(in);
 		d[i] = (days_row){i, e / 86400, in->steps * in->step_s / 86400,
-				  in->steps * in->step_s / e, in->rate_s > 0 ? 1 / (3600 * in->rate_s) : INFINITY};
+				  in->steps * in->step_s / e,
+				  in->rate_s > 0 ? 1 / (3600 * in->rate_s) : INFINITY};
+		w->rows[i].has_days = true;
+		w->rows[i].days = e / 86400;
 	}
 	sim_diag_print(w->d, stderr);
 	sim_diag_clear(w->d);
@@ -919,6 +926,11 @@ static int rank_days(sweep_run *w)
 		return rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
 	}
 	qsort(d, w->n, sizeof *d, by_days);
+	if (w->o.json) {
+		free(d);
+		free(in);
+		return 0;
+	}
 	printf("\nranked by expected days to train with failures ([campaign]; closed form, "
 	       "podsim train for the distribution):\n");
 	printf("%4s %9s %6s %10s %9s %8s %10s %10s  %s\n", "rank", "step rank", "GPUs", "step (s)",

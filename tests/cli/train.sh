@@ -73,6 +73,9 @@ row=$(sed -n '/^ranked by expected days/,$p' "$tmp/s.txt" | grep 'nodes=2048')
 want=$(t --json --no-db | num expected_days)
 echo "$row" | awk -v w="$want" '{ exit !($8 - w < 0.006 && w - $8 < 0.006) }' ||
 	bad "f) sweep's expected days '$row', want $want"
+n=$("$podsim" sweep "$T" --vary cluster.nodes=1024,2048 --top 2 --no-db --json 2>/dev/null |
+	grep -o '"campaign_expected_days":[0-9.e+]*' | wc -l)
+[ "$n" = 2 ] || bad "f) sweep --json: $n plans with campaign_expected_days, want 2"
 
 # g) --html: a well-formed page with the timeline and the histogram; an
 # unwritable path is a runtime error (exit 1) that leaves nothing behind
