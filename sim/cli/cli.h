@@ -64,6 +64,10 @@ int cli_calibrate_sustain(int argc, char **argv);
  * collective benchmarks (fabric.c). */
 int cli_calibrate_fabric(int argc, char **argv);
 
+/* podsim train: a training campaign with failures, checkpoints and
+ * restarts on top of one simulated step (train.c). */
+int cli_train(int argc, char **argv);
+
 /* podsim kernel: one kernel's time on a GPU type (kernel.c). */
 int cli_kernel(int argc, char **argv);
 

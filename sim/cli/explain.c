@@ -36,6 +36,7 @@
  */
 #include "cli.h"
 
+#include "campaign/campaign.h"
 #include "exec/exec.h"
 #include "valid/valid.h"
 
@@ -918,6 +919,24 @@ static void spread_section(FILE *o, const plan_scenario *s, const exec_result *r
 
 /* ------------------------------------------------------------------ main -- */
 
+/* 9. With a [campaign] section: the campaign's set-up (campaign_explain).
+ * Its input errors are the user's: printed, exit status 2. */
+static int campaign_section(FILE *o, const plan_scenario *s, const exec_result *r)
+{
+	if (!conf_has_section(s->doc, "campaign"))
+		return SIM_OK;
+	sim_diag *d = sim_diag_new();
+	campaign_input *in = malloc(sizeof *in);
+	int rc = d && in ? campaign_setup(s, r, NULL, in, d) : SIM_ENOMEM;
+	if (rc == SIM_OK)
+		campaign_explain(o, in, 9);
+	if (d)
+		sim_diag_print(d, stderr);
+	sim_diag_free(d);
+	free(in);
+	return rc;
+}
+
 static int parse(int argc, char **argv, const char **file, const char **sets, size_t *nsets,
                  bool *help, long *samples)
 {
@@ -995,11 +1014,12 @@ int cli_explain(int argc, char **argv)
 		band(stdout, s, r, refs);
 		fixed_cost(stdout, s, r);
 		spread_section(stdout, s, r);
+		rc = campaign_section(stdout, s, r);
 	} else {
 		fprintf(stderr, "podsim explain: error: %s\n", sim_strerror(rc));
 	}
 	free(r);
 	valid_refs_free(refs);
 	plan_scenario_free(s);
-	return rc == SIM_OK ? 0 : 1;
+	return rc == SIM_OK ? 0 : rc == SIM_ECONF || rc == SIM_EIO ? EXPLAIN_EXIT_INPUT : 1;
 }

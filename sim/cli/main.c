@@ -32,6 +32,8 @@ static const char usage_main[] =
 	"                      attention), to compare with a measurement\n"
 	"  estimate            back-of-the-envelope figures: memory, GPUs, C = 6PD, days\n"
 	"  explain SCENARIO.ini  each headline number's formula, values and simulation\n"
+	"  train SCENARIO.ini  the whole campaign: days to train with failures,\n"
+	"                      checkpoints and restarts (Monte Carlo), goodput\n"
 	"  calibrate CASES.csv --gpu NAME  fit a GPU's efficiencies to measured kernels\n"
 	"  sweep FILE          search plans: pre-screen, simulate the best, rank, cost\n"
 	"  compare ID ID ...   stored runs side by side, the biggest difference explained\n"
@@ -644,6 +646,9 @@ static int cmd_keys(int argc, char **argv)
 	conf_print_keys(stdout, "train", plan_train_keys, plan_train_nkeys);
 	conf_print_keys(stdout, "framework", plan_framework_keys, plan_framework_nkeys);
 	conf_print_keys(stdout, "sweep", sweep_keys, sweep_nkeys);
+	conf_print_keys(stdout, "campaign", campaign_keys, campaign_nkeys);
+	conf_print_keys(stdout, "storage", campaign_storage_keys, campaign_storage_nkeys);
+	conf_print_keys(stdout, "reliability", campaign_reliability_keys, campaign_reliability_nkeys);
 	return 0;
 }
 
@@ -670,6 +675,8 @@ int main(int argc, char **argv)
 		return cli_kernel(argc - 2, argv + 2);
 	if (!strcmp(cmd, "estimate"))
 		return cli_estimate(argc - 2, argv + 2);
+	if (!strcmp(cmd, "train"))
+		return cli_train(argc - 2, argv + 2);
 	if (!strcmp(cmd, "explain"))
 		return cli_explain(argc - 2, argv + 2);
 	if (!strcmp(cmd, "calibrate"))

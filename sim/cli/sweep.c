@@ -3,6 +3,7 @@
  * the best K, and print them ranked with cost, energy and the Pareto front
  * (the sweep module does the work; this file parses, drives and prints). */
 #include "sweep/sweep.h"
+#include "campaign/campaign.h"
 #include "cli/cli.h"
 #include "store/store.h"
 #include "report/report.h"
@@ -53,7 +54,9 @@ static const char usage[] =
         "                           them with 'podsim runs merge OUT.db IN.db...'\n"
         "  --train-tokens D         time, GPU-hours, energy, cost and CO2 to train on\n"
         "                           D tokens (e.g. 2e12) with the best plan;\n"
-        "                           'chinchilla' = 20 x parameters\n"
+        "                           'chinchilla' = 20 x parameters; with a [campaign]\n"
+        "                           section the simulated plans are also ranked by\n"
+        "                           expected days with failures (podsim train)\n"
         "  --json                   one JSON object: plans, pruned (counts by reason),\n"
         "                           pruned_examples, prescreen_plans_per_s\n"
         "  --html FILE              a page with the ranked plans, step time against cost\n"
@@ -105,6 +108,8 @@ typedef struct sim_row {
 	bool own;  /* this shard's: stored and printed (others only set the threshold) */
 	bool done; /* simulated and finished (stored) */
 	bool pareto;
+	bool has_days;       /* a [campaign]: expected days with failures (rank_days) */
+	double days;
 } sim_row;
 
 /* How the simulated plans were chosen (the exact search or --top). */
@@ -538,12 +543,15 @@ static void json_plan(const sweep_space *sp, const sim_row *rows, size_t i)
 	       "\"cost_per_step_usd\":%.9g,\"energy_per_step_j\":%.9g,\"busy\":%.6g,"
 	       "\"pareto\":%s,\"prescreen\":{\"step_s\":%.9g,\"compute_s\":%.9g,"
 	       "\"bubble_s\":%.9g,\"tp_s\":%.9g,\"pp_s\":%.9g,\"dp_s\":%.9g,"
-	       "\"optimizer_s\":%.9g,\"bound_s\":%.9g,\"mem_peak_bytes\":%.9g}}",
+	       "\"optimizer_s\":%.9g,\"bound_s\":%.9g,\"mem_peak_bytes\":%.9g}",
 	       r->gpus, r->step_s, r->tokens_per_s, r->mfu,
 	       r->mem_capacity_bytes - r->mem_peak_bytes, plan_verdict_name(e->mem_verdict),
 	       r->bubble_fraction, row->exposed_s, row->cost.cost_usd, row->cost.energy_j, row->cost.busy,
 	       row->pareto ? "true" : "false", e->step_s, e->compute_s, e->bubble_s, e->tp_s,
 	       e->pp_s, e->dp_s, e->optimizer_s, e->bound_s, e->mem_peak_bytes);
+	if (row->has_days) /* only with a [campaign]: other sweeps print as before */
+		printf(",\"campaign_expected_days\":%.9g", row->days);
+	printf("}");
 }
 
 /* The best plan's band as factors of its step time, [lo, hi] (NaN without). */
@@ -1004,6 +1012,78 @@ static int train(sweep_run *w, sweep_train *t)
 	return 0;
 }
 
+/* With a [campaign] section in the scenario: the simulated plans ranked by
+ * the days their campaign is expected to take with failures, checkpoints
+ * and restarts (campaign_expected_wall, Daly's closed form: no Monte Carlo
+ * per plan; spares and async roll-backs left out), since a plan on more GPUs
+ * fails more often. Tokens: --train-tokens, else [campaign]. Returns an exit
+ * status (2: the campaign's input is bad). */
+typedef struct days_row {
+	size_t i;
+	double days, ideal, goodput, mtbf_h;
+} days_row;
+
+static int by_days(const void *a, const void *b)
+{
+	const days_row *x = a, *y = b;
+	return x->days < y->days ? -1 : x->days > y->days ? 1 : x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int rank_days(sweep_run *w)
+{
+	if (!conf_has_section(w->base->doc, "campaign") || w->n == 0)
+		return 0;
+	days_row *d = calloc(w->n, sizeof *d);
+	campaign_input *in = malloc(sizeof *in);
+	int rc = d && in ? SIM_OK : SIM_ENOMEM;
+	for (size_t i = 0; rc == SIM_OK && i < w->n; i++) {
+		plan_scenario *s;
+		rc = sweep_plan_load(w->sp, w->rows[i].plan, w->scenario, w->o.sets, w->o.nsets, w->d,
+				     &s);
+		if (rc != SIM_OK)
+			break;
+		campaign_opts co = {w->o.train ? train_tokens(w->o.train, s) : -1, -1, -1, -1};
+		rc = campaign_setup(s, w->rows[i].r, &co, in, w->d);
+		plan_scenario_free(s);
+		if (rc != SIM_OK)
+			break;
+		double e = campaign_expected_wall(in);
+		d[i] = (days_row){i, e / 86400, in->steps * in->step_s / 86400,
+				  in->steps * in->step_s / e,
+				  in->rate_s > 0 ? 1 / (3600 * in->rate_s) : INFINITY};
+		w->rows[i].has_days = true;
+		w->rows[i].days = e / 86400;
+	}
+	sim_diag_print(w->d, stderr);
+	sim_diag_clear(w->d);
+	if (rc != SIM_OK) {
+		free(d);
+		free(in);
+		return rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
+	}
+	qsort(d, w->n, sizeof *d, by_days);
+	if (w->o.json) {
+		free(d);
+		free(in);
+		return 0;
+	}
+	printf("\nranked by expected days to train with failures ([campaign]; closed form, "
+	       "podsim train for the distribution):\n");
+	printf("%4s %9s %6s %10s %9s %8s %10s %10s  %s\n", "rank", "step rank", "GPUs", "step (s)",
+	       "MTBF (h)", "goodput", "no fail.", "expected", "plan");
+	for (size_t k = 0; k < w->n; k++) {
+		const sim_row *row = &w->rows[d[k].i];
+		char set[512];
+		settings_text(w->sp, row->plan, set, sizeof set);
+		printf("%4zu %9zu %6d %10.4f %9.2f %7.1f%% %10.2f %10.2f  %s\n", k + 1, d[k].i + 1,
+		       row->r->gpus, row->r->step_s, d[k].mtbf_h, 100 * d[k].goodput, d[k].ideal,
+		       d[k].days, set);
+	}
+	free(d);
+	free(in);
+	return 0;
+}
+
 static int run_sweep(sweep_run *w)
 {
 	int rc = setup(w);
@@ -1031,6 +1111,8 @@ static int run_sweep(sweep_run *w)
 		           w->o.nshards, &q);
 	if (want_train && train(w, &t))
 		return 1;
+	if ((rc = rank_days(w)))
+		return rc;
 	if (w->o.json)
 		print_json(w->sp, &w->sr, w->rows, w->n, tau, w->sweep_id, want_train ? &t : NULL,
 		           &q);

@@ -194,8 +194,10 @@ int plan_lora_targets(const char *text, unsigned *mask)
 	return *mask ? SIM_OK : SIM_ECONF;
 }
 
-static const char *const known_sections[] = {"scenario", "model",    "gpu",   "node",
-					     "cluster",  "parallel", "train", "framework", NULL};
+/* campaign, storage and reliability are read by sim/campaign (podsim train). */
+static const char *const known_sections[] = {"scenario", "model",    "gpu",      "node",
+					     "cluster",  "parallel", "train",    "framework",
+					     "campaign", "storage",  "reliability", NULL};
 
 /* Read every section; keep going after errors so several are reported. */
 static int read_sections(plan_scenario *s, sim_diag *diag)

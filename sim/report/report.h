@@ -19,6 +19,7 @@
 #ifndef PODSIM_REPORT_H
 #define PODSIM_REPORT_H
 
+#include "../campaign/campaign.h"
 #include "../exec/exec.h"
 
 /* Whether r carries an error band (finite, positive bounds). */
@@ -85,5 +86,16 @@ void report_sweep_html(FILE *out, const char *title, const report_sweep_point *p
 		       double tau);
 int report_sweep_html_file(const char *path, const char *title, const report_sweep_point *p,
 			   size_t n, double tau);
+
+/* A training campaign's page (campaign_html.c, `podsim train --html`):
+ * headline quantiles, the timeline ev[0..n) of one campaign
+ * (campaign_timeline) whole and over its first two days, where the mean
+ * campaign's time goes, and the goodput's histogram. Deterministic;
+ * well-formed XML. The _file form writes atomically (SIM_OK, SIM_EIO,
+ * SIM_ENOMEM). */
+void report_campaign_html(FILE *out, const exec_result *r, const campaign_result *c,
+			  const campaign_event *ev, size_t n);
+int report_campaign_html_file(const char *path, const exec_result *r, const campaign_result *c,
+			      const campaign_event *ev, size_t n);
 
 #endif

@@ -7,7 +7,7 @@
  * ROLLBACK on any error, so a run is either all there or not at all. Values are
  * always bound to prepared statements; no SQL text is built from values.
  *
- * Schema version 7 (PRAGMA user_version = 7). A database with a newer version
+ * Schema version 8 (PRAGMA user_version = 8). A database with a newer version
  * is refused; an empty one (user_version 0, no tables) is migrated by running
  * migrations[v] for v = user_version .. STORE_SCHEMA_VERSION - 1 in one
  * transaction; a version-0 file that already holds tables is not ours and is
@@ -55,6 +55,13 @@
  *   runs.spread_samples, spread_seed, spread_correlation, spread_varying
  *     how they were sampled (replays, RNG seed, the share of a call's
  *     slowdown common to the step, the collectives that varied).
+ * Version 8 adds (migration 7 -> 8), campaigns (`podsim train`, sim/campaign;
+ * the DDL and its columns in campaign.c):
+ *   campaigns        one row per campaign: its run (the step), inputs
+ *     (steps, checkpoint, restart, failure rate) and the Monte Carlo's
+ *     quantiles;
+ *   campaign_causes  one row per failure cause: its scaling and the mean
+ *     interruptions per campaign.
  *
  * Doubles are REAL columns and round-trip exactly (SQLite stores IEEE doubles;
  * NaN is stored as NULL and read back as NaN). uint64 values (seed, tasks,
@@ -142,7 +149,8 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE runs ADD COLUMN spread_samples INTEGER;"
 	"ALTER TABLE runs ADD COLUMN spread_seed INTEGER;"
 	"ALTER TABLE runs ADD COLUMN spread_correlation REAL;"
-	"ALTER TABLE runs ADD COLUMN spread_varying INTEGER;"};
+	"ALTER TABLE runs ADD COLUMN spread_varying INTEGER;",
+	STORE_CAMPAIGN_DDL};
 
 /* ------------------------------------------------------------ helpers ---- */
 
@@ -153,7 +161,7 @@ static int db_error(store *s, sim_diag *diag, const char *what)
 }
 
 /* Run SQL without values (pragmas, transaction control, DDL). */
-static int exec_sql(store *s, const char *sql, sim_diag *diag, const char *what)
+int store_exec_sql(store *s, const char *sql, sim_diag *diag, const char *what)
 {
 	char *msg = NULL;
 	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) == SQLITE_OK)
@@ -163,13 +171,13 @@ static int exec_sql(store *s, const char *sql, sim_diag *diag, const char *what)
 	return SIM_EDB;
 }
 
-static void rollback(store *s)
+void store_rollback(store *s)
 {
 	if (!sqlite3_get_autocommit(s->db))
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-static int prepare(store *s, const char *sql, sqlite3_stmt **st, sim_diag *diag)
+int store_prepare(store *s, const char *sql, sqlite3_stmt **st, sim_diag *diag)
 {
 	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) == SQLITE_OK)
 		return SIM_OK;
@@ -178,7 +186,7 @@ static int prepare(store *s, const char *sql, sqlite3_stmt **st, sim_diag *diag)
 }
 
 /* Step a statement that returns no rows, then reset it for reuse. */
-static int step_done(store *s, sqlite3_stmt *st, sim_diag *diag, const char *what)
+int store_step_done(store *s, sqlite3_stmt *st, sim_diag *diag, const char *what)
 {
 	int rc = sqlite3_step(st);
 	int err = rc == SQLITE_DONE ? SIM_OK : db_error(s, diag, what);
@@ -227,7 +235,7 @@ static int refuse_newer(store *s, int64_t version, sim_diag *diag)
  * it). */
 static int migrate(store *s, sim_diag *diag)
 {
-	int rc = exec_sql(s, "BEGIN IMMEDIATE", diag, "cannot lock the database");
+	int rc = store_exec_sql(s, "BEGIN IMMEDIATE", diag, "cannot lock the database");
 	int64_t version = 0, tables = 0;
 	if (rc == SIM_OK)
 		rc = query_int(s, "PRAGMA user_version", &version, diag, "cannot read schema");
@@ -244,17 +252,17 @@ static int migrate(store *s, sim_diag *diag)
 	for (int64_t v = version; rc == SIM_OK && v < STORE_SCHEMA_VERSION; v++) {
 		if (!migrations[v])
 			SIM_PANIC("no migration from schema version %lld", (long long)v);
-		rc = exec_sql(s, migrations[v], diag, "cannot create the schema");
+		rc = store_exec_sql(s, migrations[v], diag, "cannot create the schema");
 	}
 	if (rc == SIM_OK && version < STORE_SCHEMA_VERSION) {
 		char sql[64];
 		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", STORE_SCHEMA_VERSION);
-		rc = exec_sql(s, sql, diag, "cannot set the schema version");
+		rc = store_exec_sql(s, sql, diag, "cannot set the schema version");
 	}
 	if (rc == SIM_OK)
-		rc = exec_sql(s, "COMMIT", diag, "cannot create the schema");
+		rc = store_exec_sql(s, "COMMIT", diag, "cannot create the schema");
 	if (rc != SIM_OK)
-		rollback(s);
+		store_rollback(s);
 	return rc;
 }
 
@@ -278,7 +286,7 @@ static int setup(store *s, sim_diag *diag)
 		return refuse_newer(s, version, diag);
 	/* WAL may be refused on read-only media; writes then fail with a message. */
 	sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
-	if (exec_sql(s, "PRAGMA foreign_keys = ON", diag, "cannot configure the database"))
+	if (store_exec_sql(s, "PRAGMA foreign_keys = ON", diag, "cannot configure the database"))
 		return SIM_EDB;
 	return version < STORE_SCHEMA_VERSION ? migrate(s, diag) : SIM_OK;
 }
@@ -382,7 +390,7 @@ static int put_head(store *s, const char *text, const exec_result *r, int64_t sw
 		snprintf(created, sizeof created, "unknown");
 	sim_hash_hex(sim_hash64(text, strlen(text)), hash);
 	sqlite3_stmt *st;
-	if (prepare(s, sql, &st, diag))
+	if (store_prepare(s, sql, &st, diag))
 		return SIM_EDB;
 	int i = 1;
 	sqlite3_bind_text(st, i++, created, -1, SQLITE_TRANSIENT);
@@ -429,7 +437,7 @@ static int put_head(store *s, const char *text, const exec_result *r, int64_t sw
 	else
 		sqlite3_bind_null(st, i++);
 	bind_spread(st, i, &r->spread);
-	int rc = step_done(s, st, diag, "cannot store run");
+	int rc = store_step_done(s, st, diag, "cannot store run");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -446,14 +454,14 @@ static int put_class(store *s, sqlite3_stmt *cls, sqlite3_stmt *mem, int64_t id,
 		sqlite3_bind_double(cls, i++, c->time_s[k]);
 	sqlite3_bind_double(cls, i++, c->mem_total_bytes);
 	sqlite3_bind_int(cls, i++, c->oom);
-	if (step_done(s, cls, diag, "cannot store rank class"))
+	if (store_step_done(s, cls, diag, "cannot store rank class"))
 		return SIM_EDB;
 	for (int m = 0; m < PLAN_MEM_COUNT; m++) {
 		sqlite3_bind_int64(mem, 1, id);
 		sqlite3_bind_int(mem, 2, idx);
 		sqlite3_bind_text(mem, 3, plan_mem_name((plan_mem)m), -1, SQLITE_STATIC);
 		sqlite3_bind_double(mem, 4, c->mem_bytes[m]);
-		if (step_done(s, mem, diag, "cannot store memory"))
+		if (store_step_done(s, mem, diag, "cannot store memory"))
 			return SIM_EDB;
 	}
 	return SIM_OK;
@@ -473,24 +481,24 @@ static int put_link(store *s, sqlite3_stmt *st, int64_t id, int idx, const exec_
 	sqlite3_bind_double(st, 9, l->util);
 	sqlite3_bind_double(st, 10, l->saturated_s);
 	sqlite3_bind_text(st, 11, l->traffic, -1, SQLITE_STATIC);
-	return step_done(s, st, diag, "cannot store link");
+	return store_step_done(s, st, diag, "cannot store link");
 }
 
 static int put_detail(store *s, const exec_result *r, int64_t id, sim_diag *diag)
 {
 	sqlite3_stmt *cls = NULL, *mem = NULL, *lnk = NULL;
-	int rc = prepare(s,
+	int rc = store_prepare(s,
 			 "INSERT INTO run_classes (run_id, idx, name, ranks, compute, optimizer,"
 			 " tp, cp, ep, dp, pp, bubble, offload, other, mem_total_bytes, oom)"
 			 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			 &cls, diag);
 	if (rc == SIM_OK)
-		rc = prepare(s,
+		rc = store_prepare(s,
 			     "INSERT INTO run_memory (run_id, class_idx, category, bytes)"
 			     " VALUES (?, ?, ?, ?)",
 			     &mem, diag);
 	if (rc == SIM_OK)
-		rc = prepare(s,
+		rc = store_prepare(s,
 			     "INSERT INTO run_links (run_id, idx, name, kind, count, capacity_Bps,"
 			     " bytes, busy_s, util, saturated_s, traffic)"
 			     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -503,6 +511,14 @@ static int put_detail(store *s, const exec_result *r, int64_t id, sim_diag *diag
 	sqlite3_finalize(mem);
 	sqlite3_finalize(lnk);
 	return rc;
+}
+
+int store_run_rows(store *s, int64_t sweep_id, int64_t sweep_rank, const char *scenario_text,
+		   const exec_result *r, int64_t *id, sim_diag *diag)
+{
+	int rc = put_head(s, scenario_text ? scenario_text : "", r, sweep_id, sweep_rank, diag);
+	*id = sqlite3_last_insert_rowid(s->db);
+	return rc == SIM_OK ? put_detail(s, r, *id, diag) : rc;
 }
 
 int store_put_run(store *s, const char *scenario_text, const exec_result *r, int64_t *run_id,
@@ -518,16 +534,14 @@ int store_put_sweep_run(store *s, int64_t sweep_id, int64_t sweep_rank, const ch
 	if (r->nclasses < 0 || r->nclasses > EXEC_MAX_CLASSES || r->nlinks < 0 ||
 	    r->nlinks > EXEC_MAX_LINKS)
 		return SIM_EINVAL;
-	int rc = exec_sql(s, "BEGIN IMMEDIATE", diag, "cannot lock the database");
+	int rc = store_exec_sql(s, "BEGIN IMMEDIATE", diag, "cannot lock the database");
+	int64_t id = 0;
 	if (rc == SIM_OK)
-		rc = put_head(s, scenario_text ? scenario_text : "", r, sweep_id, sweep_rank, diag);
-	int64_t id = sqlite3_last_insert_rowid(s->db);
+		rc = store_run_rows(s, sweep_id, sweep_rank, scenario_text, r, &id, diag);
 	if (rc == SIM_OK)
-		rc = put_detail(s, r, id, diag);
-	if (rc == SIM_OK)
-		rc = exec_sql(s, "COMMIT", diag, "cannot store run");
+		rc = store_exec_sql(s, "COMMIT", diag, "cannot store run");
 	if (rc != SIM_OK) {
-		rollback(s);
+		store_rollback(s);
 		return rc;
 	}
 	*run_id = id;
@@ -548,7 +562,7 @@ static int get_head(store *s, int64_t id, exec_result *r, char **text, sim_diag 
 		" step_p95_s, step_p95_lo_s, step_p95_hi_s, spread_samples, spread_seed,"
 		" spread_correlation, spread_varying FROM runs WHERE id = ?";
 	sqlite3_stmt *st;
-	if (prepare(s, sql, &st, diag))
+	if (store_prepare(s, sql, &st, diag))
 		return SIM_EDB;
 	sqlite3_bind_int64(st, 1, id);
 	int rc = sqlite3_step(st);
@@ -607,7 +621,7 @@ static int bad_row(store *s, sim_diag *diag, const char *table)
 static int get_classes(store *s, int64_t id, exec_result *r, sim_diag *diag)
 {
 	sqlite3_stmt *st;
-	if (prepare(s,
+	if (store_prepare(s,
 		    "SELECT idx, name, ranks, compute, optimizer, tp, cp, ep, dp, pp, bubble,"
 		    " offload, other, mem_total_bytes, oom FROM run_classes WHERE run_id = ?"
 		    " ORDER BY idx",
@@ -646,7 +660,7 @@ static int mem_index(const char *name)
 static int get_memory(store *s, int64_t id, exec_result *r, sim_diag *diag)
 {
 	sqlite3_stmt *st;
-	if (prepare(s, "SELECT class_idx, category, bytes FROM run_memory WHERE run_id = ?", &st,
+	if (store_prepare(s, "SELECT class_idx, category, bytes FROM run_memory WHERE run_id = ?", &st,
 		    diag))
 		return SIM_EDB;
 	sqlite3_bind_int64(st, 1, id);
@@ -670,7 +684,7 @@ static int get_memory(store *s, int64_t id, exec_result *r, sim_diag *diag)
 static int get_links(store *s, int64_t id, exec_result *r, sim_diag *diag)
 {
 	sqlite3_stmt *st;
-	if (prepare(s,
+	if (store_prepare(s,
 		    "SELECT idx, name, kind, count, capacity_Bps, bytes, busy_s, util,"
 		    " saturated_s, traffic FROM run_links WHERE run_id = ? ORDER BY idx",
 		    &st, diag))
@@ -706,7 +720,7 @@ int store_get_run(store *s, int64_t run_id, exec_result *r, char **text, sim_dia
 	if (text)
 		*text = NULL;
 	/* One read transaction: a consistent snapshot even while others write. */
-	int rc = exec_sql(s, "BEGIN", diag, "cannot read the database");
+	int rc = store_exec_sql(s, "BEGIN", diag, "cannot read the database");
 	if (rc == SIM_OK)
 		rc = get_head(s, run_id, r, text, diag);
 	if (rc == SIM_OK)
@@ -715,7 +729,7 @@ int store_get_run(store *s, int64_t run_id, exec_result *r, char **text, sim_dia
 		rc = get_memory(s, run_id, r, diag);
 	if (rc == SIM_OK)
 		rc = get_links(s, run_id, r, diag);
-	rollback(s); /* read-only: ending it either way is the same */
+	store_rollback(s); /* read-only: ending it either way is the same */
 	if (rc != SIM_OK && text) {
 		free(*text);
 		*text = NULL;
@@ -774,11 +788,11 @@ int store_list_runs(store *s, FILE *out, int limit, sim_diag *diag)
 		" step_band_lo_s, step_band_hi_s, sweep_id, sweep_rank, plan, implausible"
 		" FROM runs ORDER BY id DESC LIMIT ?";
 	sqlite3_stmt *st;
-	int err = exec_sql(s, "BEGIN", diag, "cannot read the database");
+	int err = store_exec_sql(s, "BEGIN", diag, "cannot read the database");
 	if (err == SIM_OK)
-		err = prepare(s, widths, &st, diag);
+		err = store_prepare(s, widths, &st, diag);
 	if (err != SIM_OK) {
-		rollback(s);
+		store_rollback(s);
 		return err;
 	}
 	sqlite3_bind_int(st, 1, limit > 0 ? limit : -1);
@@ -788,8 +802,8 @@ int store_list_runs(store *s, FILE *out, int limit, sim_diag *diag)
 		wname = sqlite3_column_int(st, 1) > wname ? sqlite3_column_int(st, 1) : wname;
 	}
 	sqlite3_finalize(st);
-	if (prepare(s, rows, &st, diag)) {
-		rollback(s);
+	if (store_prepare(s, rows, &st, diag)) {
+		store_rollback(s);
 		return SIM_EDB;
 	}
 	sqlite3_bind_int(st, 1, limit > 0 ? limit : -1);
@@ -805,7 +819,7 @@ int store_list_runs(store *s, FILE *out, int limit, sim_diag *diag)
 	if (err == SIM_OK && n == 0)
 		fprintf(out, "(no runs in %s)\n", s->path);
 	sqlite3_finalize(st);
-	rollback(s);
+	store_rollback(s);
 	return err;
 }
 
@@ -845,7 +859,7 @@ static void put_value(sim_buf *b, sqlite3_stmt *st, int i)
 static bool digest_skips(const char *col)
 {
 	return !strcmp(col, "id") || !strcmp(col, "run_id") || !strcmp(col, "created_utc") ||
-	       !strcmp(col, "sweep_id");
+	       !strcmp(col, "sweep_id") || !strcmp(col, "campaign_id");
 }
 
 /* Fold every row of one query into *h: h = FNV(h || row). Column names are
@@ -853,7 +867,7 @@ static bool digest_skips(const char *col)
 static int digest_table(store *s, const char *sql, uint64_t *h, sim_diag *diag)
 {
 	sqlite3_stmt *st;
-	if (prepare(s, sql, &st, diag))
+	if (store_prepare(s, sql, &st, diag))
 		return SIM_EDB;
 	sim_buf b;
 	sim_buf_init(&b);
@@ -888,12 +902,14 @@ int store_digest(store *s, uint64_t *out, sim_diag *diag)
 		"SELECT * FROM run_memory ORDER BY run_id, class_idx, category",
 		"SELECT * FROM run_links ORDER BY run_id, idx",
 		"SELECT * FROM sweeps ORDER BY id",
+		"SELECT * FROM campaigns ORDER BY id",
+		"SELECT * FROM campaign_causes ORDER BY campaign_id, idx",
 	};
 	uint64_t h = sim_hash64("podsim-store", 12);
-	int rc = exec_sql(s, "BEGIN", diag, "cannot read the database");
+	int rc = store_exec_sql(s, "BEGIN", diag, "cannot read the database");
 	for (size_t i = 0; rc == SIM_OK && i < sizeof tables / sizeof tables[0]; i++)
 		rc = digest_table(s, tables[i], &h, diag);
-	rollback(s);
+	store_rollback(s);
 	*out = h;
 	return rc;
 }
@@ -912,7 +928,7 @@ int store_put_sweep(store *s, const char *spec, const store_sweep_counts *n, int
 	if (!gmtime_r(&now, &tm) || !strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm))
 		snprintf(created, sizeof created, "unknown");
 	sqlite3_stmt *st;
-	if (prepare(s, sql, &st, diag))
+	if (store_prepare(s, sql, &st, diag))
 		return SIM_EDB;
 	sqlite3_bind_text(st, 1, created, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, PODSIM_VERSION, -1, SQLITE_STATIC);
@@ -927,7 +943,7 @@ int store_put_sweep(store *s, const char *spec, const store_sweep_counts *n, int
 		sqlite3_bind_text(st, 8, shard, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(st, 8);
-	int rc = step_done(s, st, diag, "cannot store sweep");
+	int rc = store_step_done(s, st, diag, "cannot store sweep");
 	sqlite3_finalize(st);
 	if (rc == SIM_OK)
 		*sweep_id = sqlite3_last_insert_rowid(s->db);
@@ -939,7 +955,7 @@ int store_sweep_runs(store *s, int64_t sweep_id, int64_t *ids, size_t cap, size_
 {
 	sqlite3_stmt *st;
 	*n = 0;
-	if (prepare(s, "SELECT id FROM runs WHERE sweep_id = ? ORDER BY step_time_s, id", &st, diag))
+	if (store_prepare(s, "SELECT id FROM runs WHERE sweep_id = ? ORDER BY step_time_s, id", &st, diag))
 		return SIM_EDB;
 	sqlite3_bind_int64(st, 1, sweep_id);
 	int rc;
@@ -956,11 +972,11 @@ int store_sweep_runs(store *s, int64_t sweep_id, int64_t *ids, size_t cap, size_
 int store_set_sweep_simulated(store *s, int64_t sweep_id, int64_t simulated, sim_diag *diag)
 {
 	sqlite3_stmt *st;
-	if (prepare(s, "UPDATE sweeps SET simulated = ? WHERE id = ?", &st, diag))
+	if (store_prepare(s, "UPDATE sweeps SET simulated = ? WHERE id = ?", &st, diag))
 		return SIM_EDB;
 	sqlite3_bind_int64(st, 1, simulated);
 	sqlite3_bind_int64(st, 2, sweep_id);
-	int rc = step_done(s, st, diag, "cannot update sweep");
+	int rc = store_step_done(s, st, diag, "cannot update sweep");
 	sqlite3_finalize(st);
 	return rc;
 }

@@ -17,14 +17,16 @@
  * step_band_hi_s, band_from, implausible, implausible_reason); since version
  * 7 the step's spread (runs.step_p05_s .. step_p95_s, step_p95_lo_s,
  * step_p95_hi_s, spread_samples, spread_seed, spread_correlation,
- * spread_varying; NULL without one).
+ * spread_varying; NULL without one); since version 8 campaigns and
+ * campaign_causes (`podsim train`: store_put_campaign).
  */
 #ifndef PODSIM_STORE_H
 #define PODSIM_STORE_H
 
+#include "../campaign/campaign.h"
 #include "../exec/exec.h"
 
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 #define STORE_ENV "PODSIM_DB"
 #define STORE_DEFAULT_PATH "podsim.db"
 
@@ -39,6 +41,14 @@ void store_close(store *s);
  * success *run_id is the new row id. One transaction. */
 int store_put_run(store *s, const char *scenario_text, const exec_result *r, int64_t *run_id,
 		  sim_diag *diag);
+
+/* Save a campaign (`podsim train`): its step as a run (store_put_run's
+ * rows) and the campaign's inputs, quantiles and causes, in one
+ * transaction; *run_id and *campaign_id are the new ids. Not copied by
+ * store_merge (campaigns stay in the database that ran them). */
+int store_put_campaign(store *s, const char *scenario_text, const exec_result *r,
+		       const campaign_result *c, int64_t *run_id, int64_t *campaign_id,
+		       sim_diag *diag);
 
 /* Save a run that belongs to sweep `sweep_id` at place `sweep_rank` of its
  * pre-screen order (1 = best estimate); 0, 0 = none (store_put_run). */

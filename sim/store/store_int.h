@@ -13,4 +13,43 @@ struct store {
 	char *path;
 };
 
+/* Helpers of store.c shared with campaign.c: SQL without values, ROLLBACK
+ * if a transaction is open, a prepared statement, a step that returns no
+ * rows (then reset for reuse). Errors go to diag as "path: error: what". */
+int store_exec_sql(store *s, const char *sql, sim_diag *diag, const char *what);
+void store_rollback(store *s);
+int store_prepare(store *s, const char *sql, sqlite3_stmt **st, sim_diag *diag);
+int store_step_done(store *s, sqlite3_stmt *st, sim_diag *diag, const char *what);
+/* A run's rows (runs, run_classes, run_memory, run_links) inside the
+ * caller's transaction; *id = the new run's id. */
+int store_run_rows(store *s, int64_t sweep_id, int64_t sweep_rank, const char *scenario_text,
+		   const exec_result *r, int64_t *id, sim_diag *diag);
+
+/* Migration 7 -> 8: the campaign tables (campaign.c's columns). */
+#define STORE_CAMPAIGN_DDL                                                                   \
+	"CREATE TABLE campaigns ("                                                           \
+	" id INTEGER PRIMARY KEY,"                                                           \
+	" run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"                    \
+	" created_utc TEXT NOT NULL,"                                                        \
+	" reliability TEXT, checkpoint_mode TEXT, interval_auto INTEGER,"                    \
+	" gpus INTEGER, nodes INTEGER, nics INTEGER, spares INTEGER, warmup_steps INTEGER,"  \
+	" draws INTEGER, seed INTEGER,"                                                      \
+	" steps REAL, step_time_s REAL, tokens REAL, failure_rate_per_h REAL,"               \
+	" checkpoint_bytes REAL, write_s REAL, read_s REAL, checkpoint_stop_s REAL,"         \
+	" checkpoint_persist_s REAL, interval_steps REAL, restart_s REAL, requeue_s REAL,"   \
+	" start_s REAL, spare_swap_s REAL, repair_s REAL, ideal_days REAL,"                  \
+	" expected_days REAL, days_p10 REAL, days_p50 REAL, days_p90 REAL, days_mean REAL,"  \
+	" interruptions_p10 REAL, interruptions_p50 REAL, interruptions_p90 REAL,"           \
+	" interruptions_mean REAL, goodput_p10 REAL, goodput_p50 REAL, goodput_p90 REAL,"    \
+	" goodput_mean REAL, checkpoint_h_mean REAL, restart_h_mean REAL,"                   \
+	" recomputed_h_mean REAL, energy_mwh_mean REAL, cost_musd_mean REAL,"                \
+	" tco2_mean REAL, spares_used REAL);"                                                \
+	"CREATE INDEX campaigns_run ON campaigns(run_id);"                                   \
+	"CREATE TABLE campaign_causes ("                                                     \
+	" campaign_id INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,"          \
+	" idx INTEGER NOT NULL, name TEXT NOT NULL, category TEXT, per TEXT,"                \
+	" replaces_node INTEGER, interruptions_ref REAL, units REAL, rate_per_h REAL,"       \
+	" interruptions_mean REAL,"                                                         \
+	" PRIMARY KEY (campaign_id, idx));"
+
 #endif

@@ -4,7 +4,7 @@
 set -u
 podsim=$1
 fail=0
-for c in "" run runs keys validate estimate; do
+for c in "" run runs keys validate estimate train; do
 	# shellcheck disable=SC2086
 	out=$("$podsim" $c --help) || { echo "podsim $c --help failed"; fail=1; }
 	echo "$out" | grep -q '^usage: podsim' || { echo "podsim $c --help: no usage line"; fail=1; }
