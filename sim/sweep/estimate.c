@@ -65,7 +65,8 @@ typedef struct prog {
 	double attn_s;  /* the attention kernels the ring overlaps */
 	double w_s;     /* weight-gradient GEMMs (ZB-H1's W) */
 	double bwd_s;   /* backward with recomputation: kernels and blocking */
-	double gpu_s;   /* the kernels' GPU time alone (no host, no collectives) */
+	double gpu_s;   /* the kernels' GPU time alone (no host), and the least time
+	                 * of the TP collectives that block the stream between them */
 	double bgpu_s;  /* its backward part, recomputation included */
 	double wgpu_s;  /* its weight-gradient GEMMs */
 } prog;
@@ -118,6 +119,16 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			if (s->fw.comm_host_op && !ring)
 				run_h += hw_overhead(gpu);
 			*(ring ? &p->ring_s : &p->block_s) += t;
+			/* the bound's share (bound_of): a TP collective between two
+			 * kernels of the program, not overlapped, holds the stream for
+			 * at least the time its data takes through every link the GPU
+			 * has: each rank must send (AR, RS) or receive (AG) (n-1)/n of
+			 * the buffer, in-switch reduction (NVLS) or not */
+			const net_node *nd = &s->cluster.node;
+			double links = nd->intra_Bps + nd->pcie_Bps;
+			if (!ring && !ep && !it[i].beside && !s->plan.tp_comm_overlap && i + 1 < n &&
+			    it[i + 1].kind == WORK_ITEM_KERNEL && g->tp.size > 1 && links > 0)
+				p->gpu_s += (g->tp.size - 1.0) / g->tp.size * it[i].comm_bytes / links;
 		} else if (!only_core || attn) {
 			double t = plan_kernel_time(gpu, sh->dtype, &it[i]);
 			int nk = it[i].launches > 1 ? it[i].launches : 1;
@@ -302,7 +313,9 @@ static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first
  * recomputation), W_k of B_k the weight-gradient GEMMs. The stream runs its
  * tasks one at a time and nothing in the replay shortens a task (overlap
  * and host-bound runs only lengthen them), so stage k is busy m (F_k + B_k).
- * Its first task, micro-batch 0's forward through its first model chunk,
+ * A TP collective that the stream waits for between two kernels adds its
+ * data over the GPU's links (sum_items). Its first task, micro-batch 0's
+ * forward through its first model chunk,
  * waits for that micro-batch's forward through the first chunk of stages
  * 0..k-1; after its last task, micro-batch m-1's backward through its first
  * chunk, the input gradient still crosses the first chunks of stages
