@@ -11,6 +11,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -851,7 +852,7 @@ static int write_html(const sweep_run *w, double tau)
 	int rc = report_sweep_html_file(w->o.html, w->o.file, p, w->n, tau);
 	free(p);
 	if (rc != SIM_OK)
-		fprintf(stderr, "podsim sweep: error: cannot write %s\n", w->o.html);
+		fprintf(stderr, "podsim sweep: error: cannot write %s: %s\n", w->o.html, strerror(errno));
 	return rc == SIM_OK ? 0 : 1;
 }
 
@@ -920,6 +921,8 @@ int cli_sweep(int argc, char **argv)
 	}
 	if (!w.o.file)
 		return bad("sweep takes a scenario or sweep file", NULL);
+	if (!cli_outputs_ok(&w.o.html, 1))
+		return 2;
 	if (sweep_par_init(&w.par) != SIM_OK) {
 		fprintf(stderr, "podsim sweep: error: cannot start MPI\n");
 		return 1;

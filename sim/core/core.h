@@ -166,10 +166,26 @@ double sim_rng_normal(sim_rng *r, double sigma);
 
 /* ---------------------------------------------------------- output files -- */
 
-/* Write PATH all or nothing (atomic.c): fill(f, ctx) writes to PATH.tmp, which
- * is renamed over PATH when fill returns SIM_OK and every write and the close
- * succeeded; else PATH.tmp is removed. Returns fill's error, SIM_EIO or
- * SIM_ENOMEM. */
+/* Output files (atomic.c). A regular or new PATH is written all or nothing:
+ * into a unique temporary file made by mkstemp in PATH's directory (never
+ * following a symlink planted there), fsync'ed, then renamed over PATH; on any
+ * failure it is removed and PATH is left as it was. An existing PATH that is a
+ * device or a FIFO (/dev/null, /dev/full, a pipe) is written in place, its
+ * errors (ENOSPC) reported; "-" is standard output; directories and sockets
+ * are refused. On SIM_EIO errno says why (strerror for the message). */
+typedef struct sim_out sim_out;
+
+/* Check before the work that PATH can take an output: not empty, not a
+ * directory or socket, and a new file's directory exists. SIM_OK, or SIM_EIO
+ * with a one-line reason in why (for "PATH: error: WHY"). */
+int sim_out_check(const char *path, char *why, size_t len);
+/* Open PATH for writing; write through sim_out_file, then sim_out_close. */
+int sim_out_open(const char *path, sim_out **out);
+FILE *sim_out_file(sim_out *o);
+/* Finish: with rc == SIM_OK commit (flush, fsync, rename), else discard.
+ * Returns rc, or SIM_EIO when the commit failed; frees o (NULL is a no-op). */
+int sim_out_close(sim_out *o, int rc);
+/* Open, fill(f, ctx), close: returns fill's error, SIM_EIO or SIM_ENOMEM. */
 int sim_write_atomic(const char *path, int (*fill)(FILE *f, void *ctx), void *ctx);
 
 /* --------------------------------------------------------------- strings -- */
