@@ -995,11 +995,13 @@ int cli_explain(int argc, char **argv)
 		band(stdout, s, r, refs);
 		fixed_cost(stdout, s, r);
 		spread_section(stdout, s, r);
+	} else if (rc == SIM_ERANGE && r) { /* bad input: the clock */
+		fprintf(stderr, "%s: error: %s\n", file, r->error);
 	} else {
 		fprintf(stderr, "podsim explain: error: %s\n", sim_strerror(rc));
 	}
 	free(r);
 	valid_refs_free(refs);
 	plan_scenario_free(s);
-	return rc == SIM_OK ? 0 : 1;
+	return rc == SIM_OK ? 0 : rc == SIM_ERANGE ? 2 : 1;
 }

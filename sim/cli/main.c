@@ -404,6 +404,8 @@ static int cmd_run(int argc, char **argv)
 			fprintf(stderr, "podsim: stored as run %lld in %s\n", (long long)id,
 				db_path(&o));
 		fprintf(stderr, "podsim: simulated in %.3f s\n", r->wall_s);
+	} else if (rc == SIM_ERANGE && r && r->error[0]) { /* bad input: the clock */
+		fprintf(stderr, "%s: error: %s\n", pos[0], r->error);
 	} else if (!told && rc != SIM_EIO) { /* run_views told of its EIO */
 		fprintf(stderr, "podsim: error: %s\n", sim_strerror(rc));
 	}
@@ -412,7 +414,7 @@ static int cmd_run(int argc, char **argv)
 	free(r);
 	plan_scenario_free(s);
 	sim_diag_free(d);
-	return rc == SIM_OK ? 0 : 1;
+	return rc == SIM_OK ? 0 : rc == SIM_ERANGE ? EXIT_INPUT : 1;
 }
 
 /* runs show --html: redraw the Gantt chart when the stored scenario replays

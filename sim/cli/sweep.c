@@ -613,6 +613,7 @@ typedef struct sweep_run {
 	sim_diag *d;
 	valid_refs *refs; /* bands and MFU ceilings (valid_refs_apply) */
 	bool stopped;     /* by SIGINT */
+	size_t past_clock; /* plans left out: their step passes the clock (SIM_ERANGE) */
 } sweep_run;
 
 /* Set by the SIGINT handler while plans are simulated, read between runs. A
@@ -690,6 +691,11 @@ static int simulate(sweep_run *w, sim_row *row, bool keep)
 	exec_spread_opts sp = {(int)n, s->seed, -1};
 	exec_views v = {NULL, NULL, 0, NULL, &sp};
 	rc = row->r ? exec_run_views(s, row->r, &v) : SIM_ENOMEM;
+	if (rc == SIM_ERANGE) { /* past the clock: this plan is left out, said why */
+		char set[512];
+		settings_text(w->sp, row->plan, set, sizeof set);
+		sim_diag_warning(w->d, w->o.file, 0, "plan %s left out: %s", set, row->r->error);
+	}
 	if (rc == SIM_OK)
 		valid_refs_apply(w->refs, s, row->r);
 	if (rc == SIM_OK && keep)
@@ -709,6 +715,8 @@ static int simulate_serial(sweep_run *w)
 		rc = simulate(w, &w->rows[i], true);
 		w->rows[i].done = rc == SIM_OK;
 		w->n += rc == SIM_OK;
+		if (rc == SIM_ERANGE) /* left out (simulate warned); compact() drops it */
+			rc = SIM_OK, w->past_clock++;
 		if (tty)
 			progress(i + 1, w->mine, (double)t0.tv_sec + (double)t0.tv_nsec * 1e-9);
 	}
@@ -796,7 +804,22 @@ static int pick_rows(sweep_run *w)
 
 static int simulate_best(sweep_run *w)
 {
-	if (pick_rows(w) || open_db(w))
+	if (pick_rows(w))
+		return 1;
+	/* The pre-screen's best already past the clock: bad input, refused
+	 * before anything is stored (the estimate is in double seconds). */
+	if (w->mine > 0 && w->rows[0].plan->est.step_s >= sim_time_to_s(SIM_TIME_HORIZON)) {
+		char set[512];
+		settings_text(w->sp, w->rows[0].plan, set, sizeof set);
+		fprintf(stderr,
+		        "%s: error: the best plan's estimated step (%s) lasts %.3g s, past the "
+		        "simulator's clock (at most %.0f days a step in int64 picoseconds): check "
+		        "the GPU's peaks, the links' bandwidths and the model's size\n",
+		        w->o.file, set, w->rows[0].plan->est.step_s,
+		        sim_time_to_s(SIM_TIME_HORIZON) / 86400);
+		return EXIT_INPUT;
+	}
+	if (open_db(w))
 		return 1;
 	struct sigaction sa, old;
 	memset(&sa, 0, sizeof sa);
@@ -810,6 +833,7 @@ static int simulate_best(sweep_run *w)
 		compact(w);
 	} else {
 		rc = simulate_serial(w);
+		compact(w);
 	}
 	sigaction(SIGINT, &old, NULL);
 	w->stopped = interrupted;
@@ -817,7 +841,7 @@ static int simulate_best(sweep_run *w)
 		fprintf(stderr, "podsim sweep: error: %s\n", sim_strerror(rc));
 		return 1;
 	}
-	if (w->stopped && w->db)
+	if ((w->stopped || w->n < w->mine) && w->db) /* interrupted, or plans left out */
 		store_set_sweep_simulated(w->db, w->sweep_id, (int64_t)w->n, w->d);
 	qsort(w->rows, w->n, sizeof *w->rows, by_step);
 	mark_pareto(w->rows, w->n);
@@ -903,6 +927,11 @@ static int run_sweep(sweep_run *w)
 	if (w->sweep_id > 0)
 		fprintf(stderr, "podsim: stored as sweep %lld in %s\n", (long long)w->sweep_id,
 		        db_path(&w->o));
+	if (w->n == 0 && w->mine > 0 && w->past_clock == w->mine) {
+		fprintf(stderr, "podsim sweep: error: every plan runs past the simulator's clock "
+		                "(warnings above)\n");
+		return EXIT_INPUT;
+	}
 	return w->n > 0 || w->mine == 0 ? 0 : (fprintf(stderr, "podsim sweep: no plan fits\n"), 1);
 }
 

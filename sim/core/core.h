@@ -25,11 +25,20 @@ typedef int64_t sim_time;
 
 #define SIM_PS_PER_S 1000000000000LL
 #define SIM_TIME_MAX INT64_MAX
+/* The most simulated time one replay may span: half the clock, so that a
+ * task's end (its start plus a duration below this) cannot overflow. Past it
+ * is bad input (a rate of 1 FLOP/s, a link of 1 B/s), reported as SIM_ERANGE
+ * naming the task, never a wrapped sum. Months-long campaigns are counted
+ * in double seconds above the step, not on this clock. */
+#define SIM_TIME_HORIZON (SIM_TIME_MAX / 2)
 
 /* Seconds -> picoseconds, rounded to nearest; negative and NaN inputs give 0,
  * values past SIM_TIME_MAX saturate. */
 sim_time sim_time_from_s(double seconds);
 double sim_time_to_s(sim_time t);
+/* a + b for non-negative times, saturating at SIM_TIME_MAX (then past
+ * SIM_TIME_HORIZON, which the caller reports). */
+sim_time sim_time_add_sat(sim_time a, sim_time b);
 
 /* ---------------------------------------------------------------- errors -- */
 

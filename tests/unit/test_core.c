@@ -5,9 +5,11 @@
 #include "../../sim/core/core.h"
 #include "check.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ----------------------------------------------------------------- time -- */
@@ -31,6 +33,11 @@ static void test_time(void)
 	CHECK_INT(sim_time_from_s(-1.0), 0);
 	CHECK_INT(sim_time_from_s(-INFINITY), 0);
 	CHECK_INT(sim_time_from_s(NAN), 0);
+	/* saturating sums: past the clock stays at SIM_TIME_MAX, never wraps */
+	CHECK_INT(sim_time_add_sat(2, 3), 5);
+	CHECK_INT(sim_time_add_sat(SIM_TIME_MAX, 1), SIM_TIME_MAX);
+	CHECK_INT(sim_time_add_sat(SIM_TIME_HORIZON + 1, SIM_TIME_HORIZON + 1), SIM_TIME_MAX);
+	CHECK_INT(sim_time_add_sat(SIM_TIME_HORIZON, SIM_TIME_HORIZON), SIM_TIME_MAX - 1);
 	CHECK(sim_time_to_s(2500000000000LL) == 2.5);
 	CHECK(sim_time_to_s(0) == 0.0);
 	CHECK_NEAR(sim_time_to_s(1), 1e-12, 1e-15);
@@ -482,6 +489,35 @@ static void test_atomic(void)
 	char bad[96];
 	snprintf(bad, sizeof bad, "%s/no/such/out.txt", dir);
 	CHECK_INT(sim_write_atomic(bad, fill_ok, "x"), SIM_EIO);
+	CHECK_INT(errno, ENOENT);
+	/* the old fixed temporary name, planted as a symlink, is not followed */
+	char victim[80];
+	snprintf(victim, sizeof victim, "%s/victim", dir);
+	CHECK_INT(sim_write_atomic(victim, fill_ok, "victim"), SIM_OK);
+	CHECK_INT(symlink(victim, tmp), 0);
+	CHECK_INT(sim_write_atomic(path, fill_ok, "second"), SIM_OK);
+	f = fopen(victim, "r");
+	if (f) {
+		CHECK(fgets(buf, sizeof buf, f) != NULL);
+		fclose(f);
+	}
+	CHECK_STR(buf, "victim");
+	/* a directory is refused with EISDIR, a device written in place */
+	CHECK_INT(sim_write_atomic(dir, fill_ok, "x"), SIM_EIO);
+	CHECK_INT(errno, EISDIR);
+	CHECK_INT(sim_write_atomic("/dev/null", fill_ok, "x"), SIM_OK);
+	struct stat st;
+	CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+	/* ENOSPC from a full device is reported, not swallowed */
+	if (access("/dev/full", W_OK) == 0) {
+		CHECK_INT(sim_write_atomic("/dev/full", fill_ok, "x"), SIM_EIO);
+		CHECK_INT(errno, ENOSPC);
+	}
+	char why[128];
+	CHECK_INT(sim_out_check("", why, sizeof why), SIM_EIO);
+	CHECK_INT(sim_out_check("-", why, sizeof why), SIM_OK);
+	remove(tmp);
+	remove(victim);
 	remove(path);
 	rmdir(dir);
 }
