@@ -209,27 +209,24 @@ int cases_csv_parse(const char *text, size_t len, const char *name, cases_csv **
 int cases_csv_read(const char *path, cases_csv **out, sim_diag *diag)
 {
 	*out = NULL;
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		sim_diag_error(diag, path, 0, "cannot open: %s", strerror(errno));
+	/* only a regular file of at most SIM_INPUT_MAX (/dev/zero, a FIFO:
+	 * refused, not read without end) */
+	char *text;
+	size_t len;
+	int err = sim_input_read(path, SIM_INPUT_MAX, &text, &len, NULL);
+	if (err == ENOMEM)
+		return SIM_ENOMEM;
+	if (err == EFBIG) {
+		sim_diag_error(diag, path, 0, "cannot open: larger than %zu MiB, not a case file",
+			       SIM_INPUT_MAX >> 20);
 		return SIM_EIO;
 	}
-	sim_buf b;
-	sim_buf_init(&b);
-	char chunk[65536];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		sim_buf_append(&b, chunk, n);
-	bool err = ferror(f);
-	fclose(f);
-	int rc;
 	if (err) {
-		sim_diag_error(diag, path, 0, "read error");
-		rc = SIM_EIO;
-	} else {
-		rc = b.oom ? SIM_ENOMEM : cases_csv_parse(b.data ? b.data : "", b.len, path, out, diag);
+		sim_diag_error(diag, path, 0, "cannot open: %s", sim_input_strerror(err));
+		return SIM_EIO;
 	}
-	sim_buf_free(&b);
+	int rc = cases_csv_parse(text, len, path, out, diag);
+	free(text);
 	return rc;
 }
 

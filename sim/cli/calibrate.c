@@ -157,9 +157,7 @@ int cli_calibrate(int argc, char **argv)
 	memset(&fit, 0, sizeof fit);
 	rc = load_gpu(&o, &gpu, d);
 	if (rc == SIM_OK)
-		rc = cases_csv_read(o.csv, &csv, d);
-	if (rc == SIM_EIO)
-		fprintf(stderr, "podsim calibrate: error: cannot read %s\n", o.csv);
+		rc = cases_csv_read(o.csv, &csv, d); /* its diagnostics say why it failed */
 	if (rc == SIM_OK)
 		rc = calib_rows_from_csv(csv, gpu.name, &fit, d);
 	if (rc == SIM_OK)

@@ -526,9 +526,10 @@ static char *trim(char *s)
  * else 0. */
 static int check_gates(const char *gates, const char *csv, const valid_report *r)
 {
-	FILE *f = fopen(gates, "r");
-	if (!f) {
-		fprintf(stderr, "podsim: error: cannot read %s\n", gates);
+	FILE *f = NULL;
+	int err = sim_input_open(gates, SIM_INPUT_MAX, &f, NULL);
+	if (err) {
+		fprintf(stderr, "%s: error: cannot read: %s\n", gates, sim_input_strerror(err));
 		return EXIT_INPUT;
 	}
 	const char *base = strrchr(csv, '/') ? strrchr(csv, '/') + 1 : csv;
@@ -598,6 +599,15 @@ static int cmd_validate(int argc, char **argv)
 		return bad_usage("validate takes one CSV file", NULL, usage_validate);
 	if (!cli_outputs_ok(&o.bands_out, 1))
 		return EXIT_INPUT;
+	if (o.gates) { /* readable before the rows are simulated */
+		FILE *g;
+		int err = sim_input_open(o.gates, SIM_INPUT_MAX, &g, NULL);
+		if (err) {
+			fprintf(stderr, "%s: error: cannot read: %s\n", o.gates, sim_input_strerror(err));
+			return EXIT_INPUT;
+		}
+		fclose(g);
+	}
 	const char *env = getenv("PODSIM_DATA");
 	valid_options vo = {.datadir = o.data ? o.data : env && *env ? env : PODSIM_SRCDIR,
 			    .only = o.only,

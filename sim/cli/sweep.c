@@ -642,6 +642,22 @@ static int setup(sweep_run *w)
 	if (flush_diag(w->d) || rc != SIM_OK) {
 		return rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
 	}
+	uint64_t size = sweep_space_size(w->sp);
+	if (size > SWEEP_MAX_PLANS) {
+		char dims[512] = "";
+		size_t used = 0;
+		for (size_t i = 0; i < sweep_space_ndims(w->sp) && used < sizeof dims; i++)
+			used += (size_t)snprintf(dims + used, sizeof dims - used, "%s%s %zu",
+			                         i ? " x " : "", sweep_space_key(w->sp, i),
+			                         sweep_space_nvalues(w->sp, i));
+		fprintf(stderr,
+		        "%s: error: the sweep space holds %s%.4g plans (%s), more than the %llu a "
+		        "sweep enumerates (its pre-screen keeps every plan in memory, about %zu "
+		        "bytes each): narrow a dimension or sweep the space in slices\n",
+		        w->o.file, size == UINT64_MAX ? "more than " : "", (double)size, dims,
+		        (unsigned long long)SWEEP_MAX_PLANS, sizeof(sweep_plan));
+		return EXIT_INPUT;
+	}
 	if (w->o.train && train_tokens(w->o.train, w->base) <= 0)
 		return bad("--train-tokens takes a token count or 'chinchilla'", w->o.train);
 	return cli_load_refs(&w->refs);

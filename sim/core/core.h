@@ -197,6 +197,24 @@ int sim_out_close(sim_out *o, int rc);
 /* Open, fill(f, ctx), close: returns fill's error, SIM_EIO or SIM_ENOMEM. */
 int sim_write_atomic(const char *path, int (*fill)(FILE *f, void *ctx), void *ctx);
 
+/* ----------------------------------------------------------- input files -- */
+
+/* Reading inputs (input.c) so that none can hang or exhaust memory: only a
+ * regular file is read (opened non-blocking, so a FIFO without a writer does
+ * not block; FIFOs, devices such as /dev/zero, sockets and directories are
+ * refused), of at most max_bytes (checked before reading and while reading).
+ * Both return 0 or an errno value for sim_input_strerror: ESPIPE a FIFO,
+ * ENODEV a device, ENOTSOCK a socket, EISDIR, EFBIG past max_bytes, or the
+ * open's own errno. id (may be NULL) gets the file's device and inode. */
+typedef struct sim_file_id {
+	uint64_t dev, ino;
+} sim_file_id;
+#define SIM_INPUT_MAX ((size_t)256 << 20) /* 256 MiB: case files, logs */
+int sim_input_open(const char *path, size_t max_bytes, FILE **out, sim_file_id *id);
+/* The whole file as malloc'd, NUL-terminated text (free it). */
+int sim_input_read(const char *path, size_t max_bytes, char **text, size_t *len, sim_file_id *id);
+const char *sim_input_strerror(int err);
+
 /* --------------------------------------------------------------- strings -- */
 
 /* Edit distance (for "did you mean" notes). */

@@ -452,9 +452,12 @@ const char *sweep_space_value(const sweep_space *sp, size_t dim, size_t j)
 
 uint64_t sweep_space_size(const sweep_space *sp)
 {
-	uint64_t n = 1;
+	uint64_t n = 1; /* saturating: 16 dimensions of 512 values pass 2^64 */
 	for (size_t i = 0; i < sp->ndims; i++)
-		n = sp->dims[i].n ? n * sp->dims[i].n : 0;
+		if (!sp->dims[i].n)
+			return 0;
+		else if (__builtin_mul_overflow(n, (uint64_t)sp->dims[i].n, &n))
+			n = UINT64_MAX;
 	return n;
 }
 

@@ -121,7 +121,7 @@ static void test_include_errors(void)
 {
 	FAILS("include = nope.ini\n[a]\nx = 1\n",
 	      "t.ini:1: error: cannot open include 'nope.ini': No such file or directory");
-	FAILS("include = sub\n", "t.ini:1: error: cannot open include 'sub': Is a directory");
+	FAILS("include = sub\n", "t.ini:1: error: cannot open include 'sub': a directory, not a regular file");
 	FAILS("include =\n", "t.ini:1: error: include needs a file name");
 	FAILS("include = cycle-a.ini\n",
 	      "tests/conf/cycle-b.ini:2: error: include cycle: tests/conf/cycle-a.ini -> "
