@@ -20,6 +20,9 @@ const char *cli_datadir(void);
  * entries skipped): print "PATH: error: WHY" for each that cannot be one
  * (a directory, a missing folder) and return false if any. */
 bool cli_outputs_ok(const char *const *paths, size_t n);
+/* Check a run database path before any work (store_path_refused): print
+ * "PATH: error: cannot open database: WHY" and return false when refused. */
+bool cli_db_ok(const char *path);
 /* --spread-samples N (run, sweep, explain): 0 <= N <= EXEC_SPREAD_MAX into
  * *out, 0; -1 when text is not such a count (the caller reports
  * CLI_SAMPLES_MSG). */

@@ -326,6 +326,14 @@ static int run_views(const cli_opts *o, const plan_scenario *s, exec_result *r, 
 
 /* Outputs named on the command line are checked before any work, so a
  * directory or a missing folder is bad input (exit 2), not a lost run. */
+bool cli_db_ok(const char *path)
+{
+	const char *why = store_path_refused(path);
+	if (why)
+		fprintf(stderr, "%s: error: cannot open database: %s\n", *path ? path : "''", why);
+	return !why;
+}
+
 bool cli_outputs_ok(const char *const *paths, size_t n)
 {
 	bool ok = true;
@@ -354,7 +362,7 @@ static int cmd_run(int argc, char **argv)
 	if (npos != 1)
 		return bad_usage("run takes one scenario file", NULL, usage_run);
 	const char *outs[] = {o.trace, o.html};
-	if (!cli_outputs_ok(outs, 2))
+	if (!cli_outputs_ok(outs, 2) || (!o.no_db && !cli_db_ok(db_path(&o))))
 		return EXIT_INPUT;
 	sim_diag *d = sim_diag_new();
 	plan_scenario *s = NULL;
@@ -477,7 +485,7 @@ static int cmd_runs(int argc, char **argv)
 	if ((show && npos != 2) || (digest && npos != 1) || (!show && !digest && npos != 0))
 		return bad_usage("expected 'runs', 'runs show ID' or 'runs digest'", NULL,
 				 usage_runs);
-	if (!cli_outputs_ok(&o.html, 1))
+	if (!cli_outputs_ok(&o.html, 1) || !cli_db_ok(db_path(&o)))
 		return EXIT_INPUT;
 	sim_diag *d = sim_diag_new();
 	store *db;

@@ -966,7 +966,7 @@ int cli_sweep(int argc, char **argv)
 	}
 	if (!w.o.file)
 		return bad("sweep takes a scenario or sweep file", NULL);
-	if (!cli_outputs_ok(&w.o.html, 1))
+	if (!cli_outputs_ok(&w.o.html, 1) || (!w.o.no_db && !cli_db_ok(db_path(&w.o))))
 		return 2;
 	if (sweep_par_init(&w.par) != SIM_OK) {
 		fprintf(stderr, "podsim sweep: error: cannot start MPI\n");
