@@ -78,6 +78,22 @@ static int next_field(parser *ps, bool *eol, bool *eof)
 		ps->field[n++] = ch;
 	}
 	ps->field[n] = '\0';
+	/* ids and sources reach JSON, XHTML and the terminal: text only (a
+	 * quoted field may hold line breaks, RFC 4180; each line is checked) */
+	const char *why = NULL;
+	size_t bad = n;
+	for (size_t i = 0, j; i < n && bad == n; i = j + 1) {
+		for (j = i; j < n && ps->field[j] != '\n' && ps->field[j] != '\r'; j++)
+			;
+		size_t at = sim_text_check(ps->field + i, j - i, &why);
+		bad = at < j - i ? i + at : n;
+	}
+	if (bad < n) {
+		sim_diag_error(ps->diag, ps->name, start_line,
+			       "%s in a field (byte 0x%02x): a case file is UTF-8 text", why,
+			       (unsigned)(unsigned char)ps->field[bad]);
+		return SIM_ECONF;
+	}
 	return SIM_OK;
 }
 

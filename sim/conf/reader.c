@@ -212,6 +212,11 @@ static bool check_line(conf_file *f, const char *raw, size_t n, char *out, size_
 	}
 	if (n > CONF_MAX_LINE || n >= size)
 		return line_error(f, "line is longer than %d bytes", CONF_MAX_LINE);
+	const char *why = NULL;
+	size_t bad = sim_text_check(raw, n, &why);
+	if (bad < n) /* names reach JSON, XHTML and the terminal: text only */
+		return line_error(f, "%s (byte 0x%02x at column %zu): a configuration file is "
+				  "UTF-8 text", why, (unsigned)(unsigned char)raw[bad], bad + 1);
 	char line[CONF_MAX_LINE + 1];
 	memcpy(line, raw, n);
 	line[n] = '\0';

@@ -217,6 +217,16 @@ const char *sim_input_strerror(int err);
 
 /* --------------------------------------------------------------- strings -- */
 
+/* Text a user may name things with: well-formed UTF-8 without control
+ * characters (tab allowed). Returns the offset of the first bad byte (why:
+ * "invalid UTF-8" or "a control character"), or n when all is well. Input
+ * readers reject such text at file:line, so no writer (JSON, XHTML, the
+ * terminal) ever sees it. */
+size_t sim_text_check(const char *text, size_t n, const char **why);
+/* Length (1-4) of the character at s (NUL-terminated) when it is such text,
+ * else 0: writers replace what a crafted database may still hold. */
+size_t sim_text_char(const char *s);
+
 /* Edit distance (for "did you mean" notes). */
 int sim_levenshtein(const char *a, const char *b);
 /* 64-bit FNV-1a hash, and its 16-digit hex form, for scenario hashes. */

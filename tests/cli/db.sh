@@ -18,7 +18,9 @@
 #     exit 2, before the run; a foreign application's database (tables but no
 #     podsim schema version, or a user_version without a runs table) is
 #     refused with its header still in rollback-journal mode (not switched to
-#     WAL first) and no -wal file beside it.
+#     WAL first) and no -wal file beside it; a crafted database whose names
+#     hold bytes that are not UTF-8 and control characters still gives valid
+#     UTF-8 JSON and a well-formed XHTML page from `runs show`.
 # Needs the sqlite3 command-line shell (tools/setup installs it).
 set -u
 podsim=$1
@@ -209,5 +211,19 @@ for v in 0 5; do
 	[ ! -e "$f-wal" ] || bad "e) foreign database got a -wal file"
 	[ "$(md5sum <"$f")" = "$before" ] || bad "e) foreign database (user_version $v) changed"
 done
+
+# a crafted database: names with Latin-1, an escape and a NUL-free C0 byte
+c="$tmp/crafted.db"
+"$podsim" run scenarios/quickstart.ini --db "$c" >/dev/null 2>&1 || bad "e) crafted: first run"
+sqlite3 "$c" "UPDATE runs SET scenario_name = CAST(X'636166e9201b5b33316d01' AS TEXT),
+	model = CAST(X'c0af' AS TEXT)"
+"$podsim" runs show 1 --db "$c" --json --html "$tmp/crafted.html" >"$tmp/crafted.json" 2>/dev/null ||
+	bad "e) crafted: runs show failed"
+python3 -c 'import json,sys; json.loads(open(sys.argv[1],"rb").read().decode("utf-8"))' \
+	"$tmp/crafted.json" 2>/dev/null || bad "e) crafted: the JSON is not valid UTF-8 JSON"
+python3 -c '
+import sys, xml.dom.minidom as m
+m.parseString(open(sys.argv[1], "rb").read())' "$tmp/crafted.html" 2>/dev/null ||
+	bad "e) crafted: the HTML page is not well-formed XML"
 
 exit $fail

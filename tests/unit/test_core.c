@@ -387,6 +387,27 @@ static void test_hash(void)
 	CHECK_STR(hex, "ffffffffffffffff");
 }
 
+/* sim_text_check: RFC 3629 UTF-8, no control characters but tab. */
+static void test_text(void)
+{
+	const char *why = NULL;
+	CHECK_INT(sim_text_check("caf\xc3\xa9\t\xe2\x82\xac \xf0\x9f\x98\x80", 14, &why), 14);
+	CHECK_INT(sim_text_check("ab\x01", 3, &why), 2);
+	CHECK_STR(why, "a control character");
+	CHECK_INT(sim_text_check("a\x7f", 2, &why), 1);          /* DEL */
+	CHECK_INT(sim_text_check("a\xc2\x85", 3, &why), 1);      /* C1: NEL */
+	CHECK_INT(sim_text_check("a\xe9t\xe9", 4, &why), 1);     /* Latin-1 */
+	CHECK_STR(why, "invalid UTF-8");
+	CHECK_INT(sim_text_check("\xc0\xaf", 2, &why), 0);        /* overlong '/' */
+	CHECK_INT(sim_text_check("\xe0\x80\xaf", 3, &why), 0);    /* overlong, 3 bytes */
+	CHECK_INT(sim_text_check("\xed\xa0\x80", 3, &why), 0);    /* surrogate U+D800 */
+	CHECK_INT(sim_text_check("\xf4\x90\x80\x80", 4, &why), 0); /* past U+10FFFF */
+	CHECK_INT(sim_text_check("ab\xe2\x82", 4, &why), 2);      /* truncated */
+	CHECK_INT((int)sim_text_char("\xe2\x82\xac"), 3);
+	CHECK_INT((int)sim_text_char("\xe2\x82"), 0);
+	CHECK_INT((int)sim_text_char("\n"), 0);
+}
+
 static void test_buf(void)
 {
 	sim_buf b;
@@ -402,6 +423,11 @@ static void test_buf(void)
 	sim_buf_json_string(&b, NULL);
 	sim_buf_json_string(&b, "caf\xc3\xa9 \x7f/"); /* UTF-8, DEL and / pass */
 	CHECK_STR(b.data, "\"\"null\"caf\xc3\xa9 \x7f/\"");
+	sim_buf_free(&b);
+	/* bytes that are not UTF-8 become U+FFFD: a lone continuation byte, a
+	 * Latin-1 e-acute, an overlong '/', a surrogate, a truncated sequence */
+	sim_buf_json_string(&b, "a\x80" "b\xe9" "c\xc0\xaf" "d\xed\xa0\x80" "e\xe2\x82");
+	CHECK_STR(b.data, "\"a\\ufffdb\\ufffdc\\ufffd\\ufffdd\\ufffd\\ufffd\\ufffde\\ufffd\\ufffd\"");
 	sim_buf_free(&b);
 	/* Growth: 10k appends through several reallocations. */
 	for (int i = 0; i < 10000; i++)
@@ -535,6 +561,7 @@ int main(void)
 	test_engine_random();
 	test_hash();
 	test_buf();
+	test_text();
 	test_rng();
 	test_levenshtein();
 	return check_done();
