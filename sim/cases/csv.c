@@ -198,6 +198,15 @@ int cases_csv_parse(const char *text, size_t len, const char *name, cases_csv **
 		sim_diag_error(diag, name, 1, "more than %d columns", CASES_MAX_COLS);
 		rc = SIM_ECONF;
 	}
+	/* a column named twice: lookups would take the first, silently */
+	for (int i = 0; rc == SIM_OK && i < n; i++)
+		for (int j = 0; j < i; j++)
+			if (*row[i] && !strcmp(row[i], row[j])) {
+				sim_diag_error(diag, name, 1, "column '%s' appears twice (columns %d and %d)",
+					       row[i], j + 1, i + 1);
+				rc = SIM_ECONF;
+				break;
+			}
 	if (rc == SIM_OK) {
 		c->ncols = n;
 		c->cap = 64;

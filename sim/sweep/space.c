@@ -185,11 +185,16 @@ static int add_values(sweep_dim *d, const char *list, char *err, size_t len)
 		if (d->topology) {
 			sweep_dim_file(d, d->n, file, sizeof file);
 			d->num[d->n] = (double)d->n;
-			if (access(file, R_OK)) {
-				snprintf(err, len, "topology %s: cannot read the file",
-				         d->value[d->n]);
+			/* a regular, readable file (a directory was counted as a
+			 * pruned plan; a FIFO would block the screen) */
+			FILE *probe;
+			int e = sim_input_open(file, SIM_INPUT_MAX, &probe, NULL);
+			if (e) {
+				snprintf(err, len, "topology %s: cannot read the file: %s",
+				         d->value[d->n], sim_input_strerror(e));
 				return SIM_ECONF;
 			}
+			fclose(probe);
 		} else if (sweep_parse_value(d->k, d->value[d->n], &d->num[d->n], why,
 		                             sizeof why)) {
 			snprintf(err, len, "%s: %s", d->key, why);

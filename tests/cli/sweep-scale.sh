@@ -102,7 +102,7 @@ printf '[sweep]\nscenario = %s/scenarios/quickstart.ini\ntopology = topos/tiny-2
 a=$(grep -o '"step_s":[0-9.e+-]*' "$tmp/t.json" | head -1) b=$(grep -o '"step_s":[0-9.e+-]*' "$tmp/hw.json" | head -1)
 [ -n "$a" ] && [ "$a" = "$b" ] || { echo "sweep file topology: best $b, --vary $a"; fail=1; }
 err=$("$podsim" sweep scenarios/quickstart.ini --vary topology=topologies/nope.ini --no-db 2>&1); rc=$?
-[ $rc -eq 2 ] && [ "$err" = "podsim sweep: error: --vary topology=topologies/nope.ini: topology topologies/nope.ini: cannot read the file" ] ||
+[ $rc -eq 2 ] && [ "$err" = "podsim sweep: error: --vary topology=topologies/nope.ini: topology topologies/nope.ini: cannot read the file: No such file or directory" ] ||
 	{ echo "bad topology: rc $rc: $err"; fail=1; }
 
 # --- 4. MPI ---------------------------------------------------------------------------
