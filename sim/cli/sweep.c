@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #define EXIT_INPUT  2
-#define EXIT_SIGINT 130 /* 128 + SIGINT, as a shell reports it */
+/* a sweep stopped by signal S exits 128 + S, as a shell reports it */
 #define MAX_ARGS    256
 #define MAX_SHARDS  4096
 
@@ -66,9 +66,11 @@ static const char usage[] =
         "Energy per step = PUE x step x (GPUs x TDP x busy + nodes x node power), busy =\n"
         "the compute streams' utilisation; cost = GPU-hours x [cluster] gpu_hour_price.\n"
         "\n"
-        "Ctrl-C stops after the plan being simulated; the finished runs stay stored\n"
-        "(exit status 130). Built with MPI, 'mpirun -n N podsim sweep ...' spreads the\n"
-        "pre-screen and the simulations over N ranks; rank 0 prints and stores.\n"
+        "Ctrl-C (SIGINT), SIGTERM (a batch time limit) or SIGHUP stops after the plan\n"
+        "being simulated; the finished runs stay stored and the sweep records them\n"
+        "(exit status 128 + the signal: 130 for Ctrl-C, 143 for SIGTERM). Built with\n"
+        "MPI, 'mpirun -n N podsim sweep ...' spreads the pre-screen and the simulations\n"
+        "over N ranks; rank 0 prints and stores.\n"
         "\n"
         "exit status: 0 ok, 1 runtime error, 2 bad input\n";
 
@@ -612,20 +614,24 @@ typedef struct sweep_run {
 	store *db;
 	sim_diag *d;
 	valid_refs *refs; /* bands and MFU ceilings (valid_refs_apply) */
-	bool stopped;     /* by SIGINT */
+	int stopped;      /* the signal that stopped it (SIGINT, SIGTERM, SIGHUP) or 0 */
 	size_t past_clock; /* plans left out: their step passes the clock (SIM_ERANGE) */
 } sweep_run;
 
-/* Set by the SIGINT handler while plans are simulated, read between runs. A
- * handler reaches only static storage, so this is the file's one mutable
- * variable; nothing else writes it. */
+/* Set by the stop handler (SIGINT, and SIGTERM and SIGHUP: SLURM's time
+ * limit sends SIGTERM, a closed terminal SIGHUP) to the signal's number
+ * while plans are simulated, read between runs. A handler reaches only
+ * static storage, so this is the file's one mutable variable; nothing else
+ * writes it. */
 static volatile sig_atomic_t interrupted;
 
-static void on_sigint(int sig)
+static void on_stop(int sig)
 {
-	(void)sig;
-	interrupted = 1;
+	interrupted = sig;
 }
+
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define NSTOP (sizeof stop_signals / sizeof stop_signals[0])
 
 /* Read the file, the --vary flags and the base scenario. 0 or exit status. */
 static int setup(sweep_run *w)
@@ -837,12 +843,15 @@ static int simulate_best(sweep_run *w)
 	}
 	if (open_db(w))
 		return 1;
-	struct sigaction sa, old;
+	struct sigaction sa, old[NSTOP];
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_sigint;
+	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NSTOP; i++) /* one stop at a time */
+		sigaddset(&sa.sa_mask, stop_signals[i]);
 	interrupted = 0;
-	sigaction(SIGINT, &sa, &old);
+	for (size_t i = 0; i < NSTOP; i++)
+		sigaction(stop_signals[i], &sa, &old[i]);
 	int rc;
 	if (w->par.size > 1) {
 		rc = simulate_mpi(w);
@@ -851,7 +860,8 @@ static int simulate_best(sweep_run *w)
 		rc = simulate_serial(w);
 		compact(w);
 	}
-	sigaction(SIGINT, &old, NULL);
+	for (size_t i = 0; i < NSTOP; i++)
+		sigaction(stop_signals[i], &old[i], NULL);
 	w->stopped = interrupted;
 	if (flush_diag(w->d) || rc != SIM_OK) {
 		fprintf(stderr, "podsim sweep: error: %s\n", sim_strerror(rc));
@@ -921,12 +931,15 @@ static int run_sweep(sweep_run *w)
 	if ((rc = simulate_best(w)) || w->par.rank != 0)
 		return rc;
 	if (w->stopped) {
-		fprintf(stderr, "podsim sweep: interrupted: %zu of %zu plans simulated%s\n", w->n,
-		        w->mine, w->db ? " and stored" : "");
+		fprintf(stderr, "podsim sweep: interrupted%s: %zu of %zu plans simulated%s\n",
+		        w->stopped == SIGTERM  ? " by SIGTERM"
+		        : w->stopped == SIGHUP ? " by SIGHUP"
+		                               : "",
+		        w->n, w->mine, w->db ? " and stored" : "");
 		if (w->sweep_id > 0)
 			fprintf(stderr, "podsim: stored as sweep %lld in %s\n",
 			        (long long)w->sweep_id, db_path(&w->o));
-		return EXIT_SIGINT;
+		return 128 + w->stopped;
 	}
 	double tau = rank_tau(w->rows, w->n);
 	sweep_train t;
