@@ -324,6 +324,9 @@ const char *store_path_refused(const char *path)
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
 		return S_ISDIR(st.st_mode) ? "a directory, not a database file"
 					   : "not a regular file (a device, FIFO or socket)";
+	char why[160]; /* a new file: its folder must exist (sim_out_check) */
+	if (stat(path, &st) != 0 && sim_out_check(path, why, sizeof why) != SIM_OK)
+		return "its folder does not exist (or is not a folder)";
 	return NULL;
 }
 
