@@ -78,6 +78,22 @@ static int next_field(parser *ps, bool *eol, bool *eof)
 		ps->field[n++] = ch;
 	}
 	ps->field[n] = '\0';
+	/* ids and sources reach JSON, XHTML and the terminal: text only (a
+	 * quoted field may hold line breaks, RFC 4180; each line is checked) */
+	const char *why = NULL;
+	size_t bad = n;
+	for (size_t i = 0, j; i < n && bad == n; i = j + 1) {
+		for (j = i; j < n && ps->field[j] != '\n' && ps->field[j] != '\r'; j++)
+			;
+		size_t at = sim_text_check(ps->field + i, j - i, &why);
+		bad = at < j - i ? i + at : n;
+	}
+	if (bad < n) {
+		sim_diag_error(ps->diag, ps->name, start_line,
+			       "%s in a field (byte 0x%02x): a case file is UTF-8 text", why,
+			       (unsigned)(unsigned char)ps->field[bad]);
+		return SIM_ECONF;
+	}
 	return SIM_OK;
 }
 
@@ -182,6 +198,15 @@ int cases_csv_parse(const char *text, size_t len, const char *name, cases_csv **
 		sim_diag_error(diag, name, 1, "more than %d columns", CASES_MAX_COLS);
 		rc = SIM_ECONF;
 	}
+	/* a column named twice: lookups would take the first, silently */
+	for (int i = 0; rc == SIM_OK && i < n; i++)
+		for (int j = 0; j < i; j++)
+			if (*row[i] && !strcmp(row[i], row[j])) {
+				sim_diag_error(diag, name, 1, "column '%s' appears twice (columns %d and %d)",
+					       row[i], j + 1, i + 1);
+				rc = SIM_ECONF;
+				break;
+			}
 	if (rc == SIM_OK) {
 		c->ncols = n;
 		c->cap = 64;
@@ -209,27 +234,24 @@ int cases_csv_parse(const char *text, size_t len, const char *name, cases_csv **
 int cases_csv_read(const char *path, cases_csv **out, sim_diag *diag)
 {
 	*out = NULL;
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		sim_diag_error(diag, path, 0, "cannot open: %s", strerror(errno));
+	/* only a regular file of at most SIM_INPUT_MAX (/dev/zero, a FIFO:
+	 * refused, not read without end) */
+	char *text;
+	size_t len;
+	int err = sim_input_read(path, SIM_INPUT_MAX, &text, &len, NULL);
+	if (err == ENOMEM)
+		return SIM_ENOMEM;
+	if (err == EFBIG) {
+		sim_diag_error(diag, path, 0, "cannot open: larger than %zu MiB, not a case file",
+			       SIM_INPUT_MAX >> 20);
 		return SIM_EIO;
 	}
-	sim_buf b;
-	sim_buf_init(&b);
-	char chunk[65536];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		sim_buf_append(&b, chunk, n);
-	bool err = ferror(f);
-	fclose(f);
-	int rc;
 	if (err) {
-		sim_diag_error(diag, path, 0, "read error");
-		rc = SIM_EIO;
-	} else {
-		rc = b.oom ? SIM_ENOMEM : cases_csv_parse(b.data ? b.data : "", b.len, path, out, diag);
+		sim_diag_error(diag, path, 0, "cannot open: %s", sim_input_strerror(err));
+		return SIM_EIO;
 	}
-	sim_buf_free(&b);
+	int rc = cases_csv_parse(text, len, path, out, diag);
+	free(text);
 	return rc;
 }
 

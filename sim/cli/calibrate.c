@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #define EXIT_INPUT 2
@@ -120,7 +121,7 @@ static int write_ini(const char *out, const calib_fit *fit, const char *data)
 	ini_job j = {fit, data};
 	int rc = sim_write_atomic(out, ini_fill, &j);
 	if (rc != SIM_OK)
-		fprintf(stderr, "podsim calibrate: error: cannot write %s\n", out);
+		fprintf(stderr, "podsim calibrate: error: cannot write %s: %s\n", out, strerror(errno));
 	return rc;
 }
 
@@ -147,6 +148,8 @@ int cli_calibrate(int argc, char **argv)
 		fputs(usage, stdout);
 		return 0;
 	}
+	if (!cli_outputs_ok(&o.out, 1))
+		return 2;
 	sim_diag *d = sim_diag_new();
 	hw_gpu gpu;
 	cases_csv *csv = NULL;
@@ -154,9 +157,7 @@ int cli_calibrate(int argc, char **argv)
 	memset(&fit, 0, sizeof fit);
 	rc = load_gpu(&o, &gpu, d);
 	if (rc == SIM_OK)
-		rc = cases_csv_read(o.csv, &csv, d);
-	if (rc == SIM_EIO)
-		fprintf(stderr, "podsim calibrate: error: cannot read %s\n", o.csv);
+		rc = cases_csv_read(o.csv, &csv, d); /* its diagnostics say why it failed */
 	if (rc == SIM_OK)
 		rc = calib_rows_from_csv(csv, gpu.name, &fit, d);
 	if (rc == SIM_OK)

@@ -5,6 +5,9 @@
 #ifndef PODSIM_CLI_H
 #define PODSIM_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 /* Bad usage of a command: "podsim CMD: error: MSG[: ARG]" on stderr (CMD NULL
  * for podsim itself), then the usage text when given; returns exit status 2
  * (main.c). Every command reports its argument errors through it. */
@@ -13,6 +16,13 @@ int cli_usage_error(const char *cmd, const char *usage, const char *msg, const c
 /* The data folder of shipped tables (bands, MFU ceilings, GPU files for
  * validate): $PODSIM_DATA, else the source tree podsim was built from. */
 const char *cli_datadir(void);
+/* Check the output files named on the command line before any work (NULL
+ * entries skipped): print "PATH: error: WHY" for each that cannot be one
+ * (a directory, a missing folder) and return false if any. */
+bool cli_outputs_ok(const char *const *paths, size_t n);
+/* Check a run database path before any work (store_path_refused): print
+ * "PATH: error: cannot open database: WHY" and return false when refused. */
+bool cli_db_ok(const char *path);
 /* --spread-samples N (run, sweep, explain): 0 <= N <= EXEC_SPREAD_MAX into
  * *out, 0; -1 when text is not such a count (the caller reports
  * CLI_SAMPLES_MSG). */

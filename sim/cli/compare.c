@@ -419,6 +419,8 @@ int cli_compare(int argc, char **argv)
 	const char *env = getenv(STORE_ENV);
 	if (!db_path)
 		db_path = env && *env ? env : STORE_DEFAULT_PATH;
+	if (!cli_db_ok(db_path))
+		return EXIT_INPUT;
 	sim_diag *d = sim_diag_new();
 	store *db = NULL;
 	run_view *v = calloc(MAX_RUNS, sizeof *v);
@@ -489,6 +491,8 @@ int cli_runs_merge(int argc, char **argv)
 		        usage_merge);
 		return EXIT_INPUT;
 	}
+	if (!cli_db_ok(files[0]))
+		return EXIT_INPUT;
 	sim_diag *d = sim_diag_new();
 	store *db = NULL;
 	int64_t runs = 0, sweeps = 0;

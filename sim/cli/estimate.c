@@ -48,6 +48,8 @@
 
 #include "work/work.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,11 +139,14 @@ static bool parse_real(const char *s, double *out)
 	return true;
 }
 
+/* A count from 1 to 2^31 - 1: strtol saturates at LONG_MAX with ERANGE,
+ * which was taken as the count (--gpus 99999999999999999999 clamped). */
 static bool parse_count(const char *s, long *out)
 {
 	char *end;
+	errno = 0;
 	long v = strtol(s, &end, 10);
-	if (end == s || *end || v <= 0)
+	if (end == s || *end || errno || v <= 0 || v > INT_MAX)
 		return false;
 	*out = v;
 	return true;
@@ -180,7 +185,7 @@ static int set_value(est_opts *o, const char *name, const char *v)
 		 !strcmp(name, "--mfu") ? "a fraction in (0, 1]"
 		 : !strcmp(name, "--params") || !strcmp(name, "--tokens")
 			 ? "a positive number (e.g. 7e9)"
-			 : "a positive integer");
+			 : "an integer from 1 to 2^31 - 1");
 	return est_bad(msg, v);
 }
 

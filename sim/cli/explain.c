@@ -1015,11 +1015,15 @@ int cli_explain(int argc, char **argv)
 		fixed_cost(stdout, s, r);
 		spread_section(stdout, s, r);
 		rc = campaign_section(stdout, s, r);
+	} else if (rc == SIM_ERANGE && r) { /* bad input: the clock */
+		fprintf(stderr, "%s: error: %s\n", file, r->error);
 	} else {
 		fprintf(stderr, "podsim explain: error: %s\n", sim_strerror(rc));
 	}
 	free(r);
 	valid_refs_free(refs);
 	plan_scenario_free(s);
-	return rc == SIM_OK ? 0 : rc == SIM_ECONF || rc == SIM_EIO ? EXPLAIN_EXIT_INPUT : 1;
+	return rc == SIM_OK                                              ? 0
+	       : rc == SIM_ECONF || rc == SIM_EIO || rc == SIM_ERANGE ? EXPLAIN_EXIT_INPUT
+	                                                                : 1;
 }

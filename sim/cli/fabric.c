@@ -9,6 +9,7 @@
 #include "valid/valid.h"
 
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #define EXIT_INPUT 2
@@ -138,6 +139,8 @@ int cli_calibrate_fabric(int argc, char **argv)
 		fputs(usage, stdout);
 		return 0;
 	}
+	if (!cli_outputs_ok(&o.out, 1))
+		return 2;
 	if (!o.cluster || !*o.cluster)
 		return bad("--fabric takes the cluster file", NULL);
 	sim_diag *d = sim_diag_new();
@@ -156,7 +159,7 @@ int cli_calibrate_fabric(int argc, char **argv)
 		ini_job j = {&fit, data, name};
 		rc = sim_write_atomic(o.out, ini_fill, &j);
 		if (rc != SIM_OK) {
-			fprintf(stderr, "podsim calibrate: error: cannot write %s\n", o.out);
+			fprintf(stderr, "podsim calibrate: error: cannot write %s: %s\n", o.out, strerror(errno));
 			valid_fab_fit_free(&fit);
 			return 1;
 		}

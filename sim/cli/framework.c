@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #define EXIT_INPUT 2
@@ -128,7 +129,7 @@ static int write_profile(const fopts *o, double x, double fit, int n, double che
 	profile p = {o, x, fit, check, n, nc};
 	int rc = sim_write_atomic(o->out, profile_fill, &p);
 	if (rc != SIM_OK)
-		fprintf(stderr, "podsim calibrate: error: cannot write %s\n", o->out);
+		fprintf(stderr, "podsim calibrate: error: cannot write %s: %s\n", o->out, strerror(errno));
 	return rc;
 }
 
@@ -142,6 +143,8 @@ int cli_calibrate_framework(int argc, char **argv)
 		fputs(usage, stdout);
 		return 0;
 	}
+	if (!cli_outputs_ok(&o.out, 1))
+		return 2;
 	const char *env = getenv("PODSIM_DATA");
 	valid_options vo = {.datadir = o.data ? o.data : env && *env ? env : PODSIM_SRCDIR,
 			    .only = o.only,

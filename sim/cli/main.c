@@ -296,10 +296,10 @@ static int store_run(const cli_opts *o, const plan_scenario *s, const exec_resul
 	return rc;
 }
 
-/* Simulate; with --trace write the timeline to FILE.tmp and rename it into
- * place only when complete, so a failed run leaves no half-written trace; with
- * --gantt render the chart into *gantt (malloc'd text) for printing after the
- * report. */
+/* Simulate; with --trace write the timeline through sim_out (a temporary file
+ * renamed into place only when complete, so a failed run leaves no
+ * half-written trace); with --gantt render the chart into *gantt (malloc'd
+ * text) for printing after the report. */
 static int run_views(const cli_opts *o, const plan_scenario *s, exec_result *r, char **gantt,
 		     exec_timeline *tl)
 {
@@ -307,31 +307,46 @@ static int run_views(const cli_opts *o, const plan_scenario *s, exec_result *r, 
 			       s->seed, -1};
 	exec_views v = {NULL, NULL, 100, o->html ? tl : NULL, &sp};
 	size_t glen = 0;
-	char *tmp = NULL;
+	sim_out *trace = NULL;
 	*gantt = NULL;
 	if (o->gantt)
 		v.gantt = open_memstream(gantt, &glen);
-	if (o->trace) {
-		size_t n = strlen(o->trace) + 5;
-		tmp = malloc(n);
-		if (tmp) {
-			snprintf(tmp, n, "%s.tmp", o->trace);
-			v.trace = fopen(tmp, "w");
-		}
-	}
-	int rc = (o->gantt && !v.gantt) || (o->trace && !v.trace) ? SIM_EIO : exec_run_views(s, r, &v);
+	int rc = o->gantt && !v.gantt ? SIM_EIO : SIM_OK;
+	if (rc == SIM_OK && o->trace && (rc = sim_out_open(o->trace, &trace)) == SIM_OK)
+		v.trace = sim_out_file(trace);
+	if (rc == SIM_OK)
+		rc = exec_run_views(s, r, &v);
 	if (v.gantt)
 		fclose(v.gantt);
-	if (v.trace && (fclose(v.trace) != 0 || rc != SIM_OK))
-		rc = rc == SIM_OK ? SIM_EIO : rc;
-	if (tmp && rc == SIM_OK && rename(tmp, o->trace) != 0)
-		rc = SIM_EIO;
-	if (tmp && rc != SIM_OK)
-		remove(tmp);
+	if (trace)
+		rc = sim_out_close(trace, rc);
 	if (rc == SIM_EIO)
-		fprintf(stderr, "%s: error: cannot write the trace\n", o->trace ? o->trace : "gantt");
-	free(tmp);
+		fprintf(stderr, "%s: error: cannot write the trace: %s\n",
+			o->trace ? o->trace : "gantt", strerror(errno));
 	return rc;
+}
+
+/* Outputs named on the command line are checked before any work, so a
+ * directory or a missing folder is bad input (exit 2), not a lost run. */
+bool cli_db_ok(const char *path)
+{
+	const char *why = store_path_refused(path);
+	if (why)
+		fprintf(stderr, "%s: error: cannot open database: %s\n", *path ? path : "''", why);
+	return !why;
+}
+
+bool cli_outputs_ok(const char *const *paths, size_t n)
+{
+	bool ok = true;
+	for (size_t i = 0; i < n; i++) {
+		char why[256];
+		if (paths[i] && sim_out_check(paths[i], why, sizeof why) != SIM_OK) {
+			fprintf(stderr, "%s: error: %s\n", *paths[i] ? paths[i] : "''", why);
+			ok = false;
+		}
+	}
+	return ok;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -348,6 +363,9 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (npos != 1)
 		return bad_usage("run takes one scenario file", NULL, usage_run);
+	const char *outs[] = {o.trace, o.html};
+	if (!cli_outputs_ok(outs, 2) || (!o.no_db && !cli_db_ok(db_path(&o))))
+		return EXIT_INPUT;
 	sim_diag *d = sim_diag_new();
 	plan_scenario *s = NULL;
 	rc = plan_scenario_load(pos[0], o.sets, o.nsets, d, &s);
@@ -388,14 +406,17 @@ static int cmd_run(int argc, char **argv)
 		if (gantt && !o.json)
 			fputs(gantt, stdout);
 		if (o.html && report_html_file(o.html, r, id, &tl, NULL) != SIM_OK) {
-			fprintf(stderr, "%s: error: cannot write the HTML report\n", o.html);
+			fprintf(stderr, "%s: error: cannot write the HTML report: %s\n", o.html,
+				strerror(errno));
 			rc = SIM_EIO;
 		}
 		if (id > 0)
 			fprintf(stderr, "podsim: stored as run %lld in %s\n", (long long)id,
 				db_path(&o));
 		fprintf(stderr, "podsim: simulated in %.3f s\n", r->wall_s);
-	} else if (!told) {
+	} else if (rc == SIM_ERANGE && r && r->error[0]) { /* bad input: the clock */
+		fprintf(stderr, "%s: error: %s\n", pos[0], r->error);
+	} else if (!told && rc != SIM_EIO) { /* run_views told of its EIO */
 		fprintf(stderr, "podsim: error: %s\n", sim_strerror(rc));
 	}
 	free(gantt);
@@ -403,7 +424,7 @@ static int cmd_run(int argc, char **argv)
 	free(r);
 	plan_scenario_free(s);
 	sim_diag_free(d);
-	return rc == SIM_OK ? 0 : 1;
+	return rc == SIM_OK ? 0 : rc == SIM_ERANGE ? EXIT_INPUT : 1;
 }
 
 /* runs show --html: redraw the Gantt chart when the stored scenario replays
@@ -416,7 +437,8 @@ static int html_of_stored(const char *path, const exec_result *r, int64_t id, co
 	int rc = report_html_file(path, r, id, ok ? &tl : NULL, why);
 	exec_timeline_free(&tl);
 	if (rc != SIM_OK)
-		fprintf(stderr, "%s: error: cannot write the HTML report\n", path);
+		fprintf(stderr, "%s: error: cannot write the HTML report: %s\n", path,
+			strerror(errno));
 	else if (!ok)
 		fprintf(stderr, "podsim: note: %s: no Gantt chart: %s\n", path, why);
 	return rc;
@@ -465,6 +487,8 @@ static int cmd_runs(int argc, char **argv)
 	if ((show && npos != 2) || (digest && npos != 1) || (!show && !digest && npos != 0))
 		return bad_usage("expected 'runs', 'runs show ID' or 'runs digest'", NULL,
 				 usage_runs);
+	if (!cli_outputs_ok(&o.html, 1) || !cli_db_ok(db_path(&o)))
+		return EXIT_INPUT;
 	sim_diag *d = sim_diag_new();
 	store *db;
 	rc = store_open(db_path(&o), &db, d);
@@ -512,9 +536,10 @@ static char *trim(char *s)
  * else 0. */
 static int check_gates(const char *gates, const char *csv, const valid_report *r)
 {
-	FILE *f = fopen(gates, "r");
-	if (!f) {
-		fprintf(stderr, "podsim: error: cannot read %s\n", gates);
+	FILE *f = NULL;
+	int err = sim_input_open(gates, SIM_INPUT_MAX, &f, NULL);
+	if (err) {
+		fprintf(stderr, "%s: error: cannot read: %s\n", gates, sim_input_strerror(err));
 		return EXIT_INPUT;
 	}
 	const char *base = strrchr(csv, '/') ? strrchr(csv, '/') + 1 : csv;
@@ -582,6 +607,17 @@ static int cmd_validate(int argc, char **argv)
 	}
 	if (npos != 1)
 		return bad_usage("validate takes one CSV file", NULL, usage_validate);
+	if (!cli_outputs_ok(&o.bands_out, 1))
+		return EXIT_INPUT;
+	if (o.gates) { /* readable before the rows are simulated */
+		FILE *g;
+		int err = sim_input_open(o.gates, SIM_INPUT_MAX, &g, NULL);
+		if (err) {
+			fprintf(stderr, "%s: error: cannot read: %s\n", o.gates, sim_input_strerror(err));
+			return EXIT_INPUT;
+		}
+		fclose(g);
+	}
 	const char *env = getenv("PODSIM_DATA");
 	valid_options vo = {.datadir = o.data ? o.data : env && *env ? env : PODSIM_SRCDIR,
 			    .only = o.only,
@@ -613,7 +649,8 @@ static int cmd_validate(int argc, char **argv)
 		valid_print_text(stdout, r, o.rows);
 	int status = 0;
 	if (o.bands_out && sim_write_atomic(o.bands_out, write_bands, r) != SIM_OK) {
-		fprintf(stderr, "%s: error: cannot write the band table\n", o.bands_out);
+		fprintf(stderr, "%s: error: cannot write the band table: %s\n", o.bands_out,
+			strerror(errno));
 		status = 1;
 	}
 	if (o.max_mape > 0 && !(r->all.ok > 0 && r->all.mape <= o.max_mape)) {

@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #define EXIT_INPUT 2
@@ -148,6 +149,8 @@ int cli_calibrate_sustain(int argc, char **argv)
 		fputs(usage, stdout);
 		return 0;
 	}
+	if (!cli_outputs_ok(&o.out, 1))
+		return 2;
 	const char *env = getenv("PODSIM_DATA");
 	char where[160];
 	snprintf(where, sizeof where, "gpu=%s&precision%s=fp8", o.gpu, o.fp8 ? "" : "!");
@@ -168,7 +171,7 @@ int cli_calibrate_sustain(int argc, char **argv)
 	if (o.out) {
 		job j = {&o, &fit};
 		if (sim_write_atomic(o.out, fill, &j) != SIM_OK) {
-			fprintf(stderr, "podsim calibrate: error: cannot write %s\n", o.out);
+			fprintf(stderr, "podsim calibrate: error: cannot write %s: %s\n", o.out, strerror(errno));
 			return 1;
 		}
 	}

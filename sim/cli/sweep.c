@@ -12,12 +12,13 @@
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #define EXIT_INPUT  2
-#define EXIT_SIGINT 130 /* 128 + SIGINT, as a shell reports it */
+/* a sweep stopped by signal S exits 128 + S, as a shell reports it */
 #define MAX_ARGS    256
 #define MAX_SHARDS  4096
 
@@ -78,9 +79,11 @@ static const char usage[] =
         "Energy per step = PUE x step x (GPUs x TDP x busy + nodes x node power), busy =\n"
         "the compute streams' utilisation; cost = GPU-hours x [cluster] gpu_hour_price.\n"
         "\n"
-        "Ctrl-C stops after the plan being simulated; the finished runs stay stored\n"
-        "(exit status 130). Built with MPI, 'mpirun -n N podsim sweep ...' spreads the\n"
-        "pre-screen and the simulations over N ranks; rank 0 prints and stores.\n"
+        "Ctrl-C (SIGINT), SIGTERM (a batch time limit) or SIGHUP stops after the plan\n"
+        "being simulated; the finished runs stay stored and the sweep records them\n"
+        "(exit status 128 + the signal: 130 for Ctrl-C, 143 for SIGTERM). Built with\n"
+        "MPI, 'mpirun -n N podsim sweep ...' spreads the pre-screen and the simulations\n"
+        "over N ranks; rank 0 prints and stores.\n"
         "\n"
         "exit status: 0 ok, 1 runtime error, 2 bad input\n";
 
@@ -673,7 +676,8 @@ typedef struct sweep_run {
 	store *db;
 	sim_diag *d;
 	valid_refs *refs; /* bands and MFU ceilings (valid_refs_apply) */
-	bool stopped;     /* by SIGINT */
+	int stopped;       /* the signal that stopped it (SIGINT, SIGTERM, SIGHUP) or 0 */
+	size_t past_clock; /* plans left out: their step passes the clock (SIM_ERANGE) */
 	/* the exact search (exact.c): first round rows [0, first), then the plans
 	 * whose bound is under the first round's best step, `threshold` */
 	bool exact, proven;
@@ -681,16 +685,20 @@ typedef struct sweep_run {
 	double threshold;
 } sweep_run;
 
-/* Set by the SIGINT handler while plans are simulated, read between runs. A
- * handler reaches only static storage, so this is the file's one mutable
- * variable; nothing else writes it. */
+/* Set by the stop handler (SIGINT, and SIGTERM and SIGHUP: SLURM's time
+ * limit sends SIGTERM, a closed terminal SIGHUP) to the signal's number
+ * while plans are simulated, read between runs. A handler reaches only
+ * static storage, so this is the file's one mutable variable; nothing else
+ * writes it. */
 static volatile sig_atomic_t interrupted;
 
-static void on_sigint(int sig)
+static void on_stop(int sig)
 {
-	(void)sig;
-	interrupted = 1;
+	interrupted = sig;
 }
+
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define NSTOP (sizeof stop_signals / sizeof stop_signals[0])
 
 /* Read the file, the --vary flags and the base scenario. 0 or exit status. */
 static int setup(sweep_run *w)
@@ -706,6 +714,22 @@ static int setup(sweep_run *w)
 		rc = sweep_space_resolve(w->sp, w->base, w->d);
 	if (flush_diag(w->d) || rc != SIM_OK) {
 		return rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
+	}
+	uint64_t size = sweep_space_size(w->sp);
+	if (size > SWEEP_MAX_PLANS) {
+		char dims[512] = "";
+		size_t used = 0;
+		for (size_t i = 0; i < sweep_space_ndims(w->sp) && used < sizeof dims; i++)
+			used += (size_t)snprintf(dims + used, sizeof dims - used, "%s%s %zu",
+			                         i ? " x " : "", sweep_space_key(w->sp, i),
+			                         sweep_space_nvalues(w->sp, i));
+		fprintf(stderr,
+		        "%s: error: the sweep space holds %s%.4g plans (%s), more than the %llu a "
+		        "sweep enumerates (its pre-screen keeps every plan in memory, about %zu "
+		        "bytes each): narrow a dimension or sweep the space in slices\n",
+		        w->o.file, size == UINT64_MAX ? "more than " : "", (double)size, dims,
+		        (unsigned long long)SWEEP_MAX_PLANS, sizeof(sweep_plan));
+		return EXIT_INPUT;
 	}
 	if (w->o.train && train_tokens(w->o.train, w->base) <= 0)
 		return bad("--train-tokens takes a token count or 'chinchilla'", w->o.train);
@@ -756,6 +780,11 @@ static int simulate(sweep_run *w, sim_row *row, bool keep)
 	exec_spread_opts sp = {(int)n, s->seed, -1};
 	exec_views v = {NULL, NULL, 0, NULL, &sp};
 	rc = row->r ? exec_run_views(s, row->r, &v) : SIM_ENOMEM;
+	if (rc == SIM_ERANGE) { /* past the clock: this plan is left out, said why */
+		char set[512];
+		settings_text(w->sp, row->plan, set, sizeof set);
+		sim_diag_warning(w->d, w->o.file, 0, "plan %s left out: %s", set, row->r->error);
+	}
 	if (rc == SIM_OK)
 		valid_refs_apply(w->refs, s, row->r);
 	if (rc == SIM_OK && keep)
@@ -778,6 +807,8 @@ static int simulate_serial(sweep_run *w, size_t from, size_t to)
 		row->state = rc == SIM_OK ? 1 : -1;
 		row->done = rc == SIM_OK && row->own;
 		w->n += row->done;
+		if (rc == SIM_ERANGE) /* left out (simulate warned); compact() drops it */
+			rc = SIM_OK, w->past_clock++, row->state = 0;
 		if (tty)
 			progress(i + 1 - from, to - from, (double)t0.tv_sec + (double)t0.tv_nsec * 1e-9);
 	}
@@ -800,7 +831,10 @@ static int simulate_mpi(sweep_run *w, size_t from, size_t to)
 		sim_row *row = &w->rows[i];
 		if (!interrupted && rc == SIM_OK) {
 			rc = simulate(w, row, false);
-			row->state = rc == SIM_OK ? 1 : -1;
+			/* past the clock: left out (simulate warned), not a failure */
+			row->state = rc == SIM_OK ? 1 : rc == SIM_ERANGE ? 0 : -1;
+			if (rc == SIM_ERANGE)
+				rc = SIM_OK, w->past_clock++;
 		}
 		failed |= row->state < 0;
 	}
@@ -940,26 +974,45 @@ static int second_round(sweep_run *w)
 static int simulate_best(sweep_run *w)
 {
 	w->exact = !w->o.top && !w->f.top;
-	if (pick_rows(w) || open_db(w))
+	if (pick_rows(w))
 		return 1;
-	struct sigaction sa, old;
+	/* The pre-screen's best already past the clock: bad input, refused
+	 * before anything is stored (the estimate is in double seconds). */
+	if (w->mine > 0 && w->rows[0].plan->est.step_s >= sim_time_to_s(SIM_TIME_HORIZON)) {
+		char set[512];
+		settings_text(w->sp, w->rows[0].plan, set, sizeof set);
+		fprintf(stderr,
+		        "%s: error: the best plan's estimated step (%s) lasts %.3g s, past the "
+		        "simulator's clock (at most %.0f days a step in int64 picoseconds): check "
+		        "the GPU's peaks, the links' bandwidths and the model's size\n",
+		        w->o.file, set, w->rows[0].plan->est.step_s,
+		        sim_time_to_s(SIM_TIME_HORIZON) / 86400);
+		return EXIT_INPUT;
+	}
+	if (open_db(w))
+		return 1;
+	struct sigaction sa, old[NSTOP];
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_sigint;
+	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NSTOP; i++) /* one stop at a time */
+		sigaddset(&sa.sa_mask, stop_signals[i]);
 	interrupted = 0;
-	sigaction(SIGINT, &sa, &old);
+	for (size_t i = 0; i < NSTOP; i++)
+		sigaction(stop_signals[i], &sa, &old[i]);
 	int rc = simulate_range(w, 0, w->mine);
 	interrupted = sweep_par_max(&w->par, interrupted);
 	if (rc == SIM_OK && w->exact && !interrupted)
 		rc = second_round(w);
 	compact(w);
-	sigaction(SIGINT, &old, NULL);
+	for (size_t i = 0; i < NSTOP; i++)
+		sigaction(stop_signals[i], &old[i], NULL);
 	w->stopped = interrupted;
 	if (flush_diag(w->d) || rc != SIM_OK) {
 		fprintf(stderr, "podsim sweep: error: %s\n", sim_strerror(rc));
 		return 1;
 	}
-	if ((w->stopped || w->exact) && w->db)
+	if ((w->stopped || w->exact || w->n < w->mine) && w->db) /* interrupted, plans left out, or a second round */
 		store_set_sweep_simulated(w->db, w->sweep_id, (int64_t)w->n, w->d);
 	qsort(w->rows, w->n, sizeof *w->rows, by_step);
 	mark_pareto(w->rows, w->n);
@@ -994,7 +1047,7 @@ static int write_html(const sweep_run *w, double tau)
 	int rc = report_sweep_html_file(w->o.html, w->o.file, p, w->n, tau);
 	free(p);
 	if (rc != SIM_OK)
-		fprintf(stderr, "podsim sweep: error: cannot write %s\n", w->o.html);
+		fprintf(stderr, "podsim sweep: error: cannot write %s: %s\n", w->o.html, strerror(errno));
 	return rc == SIM_OK ? 0 : 1;
 }
 
@@ -1095,12 +1148,15 @@ static int run_sweep(sweep_run *w)
 	if ((rc = simulate_best(w)) || w->par.rank != 0)
 		return rc;
 	if (w->stopped) {
-		fprintf(stderr, "podsim sweep: interrupted: %zu of %zu plans simulated%s\n", w->n,
-		        w->mine, w->db ? " and stored" : "");
+		fprintf(stderr, "podsim sweep: interrupted%s: %zu of %zu plans simulated%s\n",
+		        w->stopped == SIGTERM  ? " by SIGTERM"
+		        : w->stopped == SIGHUP ? " by SIGHUP"
+		                               : "",
+		        w->n, w->mine, w->db ? " and stored" : "");
 		if (w->sweep_id > 0)
 			fprintf(stderr, "podsim: stored as sweep %lld in %s\n",
 			        (long long)w->sweep_id, db_path(&w->o));
-		return EXIT_SIGINT;
+		return 128 + w->stopped;
 	}
 	double tau = rank_tau(w->rows, w->n);
 	search_info q = {w->exact, w->proven, w->first, w->left, w->threshold};
@@ -1121,6 +1177,11 @@ static int run_sweep(sweep_run *w)
 	if (w->sweep_id > 0)
 		fprintf(stderr, "podsim: stored as sweep %lld in %s\n", (long long)w->sweep_id,
 		        db_path(&w->o));
+	if (w->n == 0 && w->mine > 0 && w->past_clock == w->mine) {
+		fprintf(stderr, "podsim sweep: error: every plan runs past the simulator's clock "
+		                "(warnings above)\n");
+		return EXIT_INPUT;
+	}
 	return w->n > 0 || w->first == 0 || w->o.nshards > 1
 	               ? 0
 	               : (fprintf(stderr, "podsim sweep: no plan fits\n"), 1);
@@ -1141,6 +1202,8 @@ int cli_sweep(int argc, char **argv)
 	}
 	if (!w.o.file)
 		return bad("sweep takes a scenario or sweep file", NULL);
+	if (!cli_outputs_ok(&w.o.html, 1) || (!w.o.no_db && !cli_db_ok(db_path(&w.o))))
+		return 2;
 	if (sweep_par_init(&w.par) != SIM_OK) {
 		fprintf(stderr, "podsim sweep: error: cannot start MPI\n");
 		return 1;

@@ -214,6 +214,13 @@ int conf_override(conf_doc *doc, const char *assignment, sim_diag *diag)
 			       assignment, CONF_MAX_LINE);
 		return SIM_ECONF;
 	}
+	const char *bad_text = NULL;
+	size_t n = strlen(assignment), at = sim_text_check(assignment, n, &bad_text);
+	if (at < n) { /* not echoed: the bad bytes would reach the terminal */
+		sim_diag_error(diag, CONF_CMDLINE, 0, "bad override: %s (byte 0x%02x at column %zu)",
+			       bad_text, (unsigned)(unsigned char)assignment[at], at + 1);
+		return SIM_ECONF;
+	}
 	if (!eq || !dot) {
 		sim_diag_error(diag, CONF_CMDLINE, 0, "bad override '%s': expected section.key=value",
 			       assignment);

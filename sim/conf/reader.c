@@ -103,31 +103,18 @@ static char *join(sim_arena *a, const char *dir, const char *rel)
 	return rel[0] == '/' ? sim_arena_strdup(a, rel) : sim_arena_printf(a, "%s/%s", dir, rel);
 }
 
-/* Read a whole regular file. Returns 0 or an errno value. */
+/* Read a whole regular file (sim_input_read: a FIFO, a device or a directory
+ * is refused without blocking). Returns 0 or an errno value; st gets the
+ * file's device and inode for include cycles. */
 static int slurp(const char *path, char **text, size_t *len, struct stat *st)
 {
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return errno;
-	int err = fstat(fileno(fp), st) ? errno : S_ISDIR(st->st_mode) ? EISDIR : 0;
-	sim_buf b;
-	sim_buf_init(&b);
-	char chunk[8192];
-	size_t n;
-	while (!err && (n = fread(chunk, 1, sizeof chunk, fp)) > 0) {
-		sim_buf_append(&b, chunk, n);
-		err = b.oom ? ENOMEM : b.len > CONF_MAX_FILE ? EFBIG : 0;
+	sim_file_id id;
+	int err = sim_input_read(path, CONF_MAX_FILE, text, len, &id);
+	if (!err) {
+		st->st_dev = (dev_t)id.dev;
+		st->st_ino = (ino_t)id.ino;
 	}
-	if (!err && ferror(fp))
-		err = EIO;
-	fclose(fp);
-	if (err) {
-		sim_buf_free(&b);
-		return err;
-	}
-	*text = b.data;
-	*len = b.len;
-	return 0;
+	return err;
 }
 
 /* --------------------------------------------------------------- lines -- */
@@ -225,6 +212,11 @@ static bool check_line(conf_file *f, const char *raw, size_t n, char *out, size_
 	}
 	if (n > CONF_MAX_LINE || n >= size)
 		return line_error(f, "line is longer than %d bytes", CONF_MAX_LINE);
+	const char *why = NULL;
+	size_t bad = sim_text_check(raw, n, &why);
+	if (bad < n) /* names reach JSON, XHTML and the terminal: text only */
+		return line_error(f, "%s (byte 0x%02x at column %zu): a configuration file is "
+				  "UTF-8 text", why, (unsigned)(unsigned char)raw[bad], bad + 1);
 	char line[CONF_MAX_LINE + 1];
 	memcpy(line, raw, n);
 	line[n] = '\0';
@@ -325,7 +317,7 @@ static void include(conf_file *f, const char *value)
 		else
 			FERR(f, "cannot open include '%s': %s", value,
 			     err == EFBIG ? "larger than 16 MiB, not a configuration file"
-					  : strerror(err));
+					  : sim_input_strerror(err));
 		return;
 	}
 	conf_file child = {.ctx = f->ctx, .parent = f, .path = disp, .dir_open = dir_of(a, open),
@@ -412,7 +404,7 @@ int conf_load(const char *path, sim_diag *diag, conf_doc **out)
 	} else if (err) {
 		sim_diag_error(diag, path, 0, "cannot open: %s",
 			       err == EFBIG ? "larger than 16 MiB, not a configuration file"
-					    : strerror(err));
+					    : sim_input_strerror(err));
 	} else if (len == 0) {
 		sim_diag_error(diag, path, 0, "empty file");
 	} else {

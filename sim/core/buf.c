@@ -97,8 +97,9 @@ void sim_buf_printf(sim_buf *b, const char *fmt, ...)
 }
 
 /* RFC 8259 string: quote and backslash escaped, \n \r \t by name, other
- * control characters below 0x20 as \u00XX; bytes >= 0x80 (UTF-8) pass
- * through. A NULL string is written as the literal null. */
+ * control characters below 0x20 as \u00XX; well-formed UTF-8 passes through,
+ * any other byte >= 0x80 (or a C1 control) becomes U+FFFD, so the output is
+ * valid UTF-8 whatever a database held. A NULL string is written as null. */
 void sim_buf_json_string(sim_buf *b, const char *s)
 {
 	if (!s) {
@@ -108,6 +109,17 @@ void sim_buf_json_string(sim_buf *b, const char *s)
 	sim_buf_append(b, "\"", 1);
 	for (const char *run = s;; s++) {
 		unsigned char c = (unsigned char)*s;
+		if (c >= 0x80) {
+			size_t len = sim_text_char(s);
+			if (len) {
+				s += len - 1;
+				continue;
+			}
+			sim_buf_append(b, run, (size_t)(s - run));
+			sim_buf_append(b, "\\ufffd", 6);
+			run = s + 1;
+			continue;
+		}
 		if (c >= 0x20 && c != '"' && c != '\\')
 			continue;
 		sim_buf_append(b, run, (size_t)(s - run)); /* the plain bytes before */

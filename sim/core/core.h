@@ -25,11 +25,20 @@ typedef int64_t sim_time;
 
 #define SIM_PS_PER_S 1000000000000LL
 #define SIM_TIME_MAX INT64_MAX
+/* The most simulated time one replay may span: half the clock, so that a
+ * task's end (its start plus a duration below this) cannot overflow. Past it
+ * is bad input (a rate of 1 FLOP/s, a link of 1 B/s), reported as SIM_ERANGE
+ * naming the task, never a wrapped sum. Months-long campaigns are counted
+ * in double seconds above the step, not on this clock. */
+#define SIM_TIME_HORIZON (SIM_TIME_MAX / 2)
 
 /* Seconds -> picoseconds, rounded to nearest; negative and NaN inputs give 0,
  * values past SIM_TIME_MAX saturate. */
 sim_time sim_time_from_s(double seconds);
 double sim_time_to_s(sim_time t);
+/* a + b for non-negative times, saturating at SIM_TIME_MAX (then past
+ * SIM_TIME_HORIZON, which the caller reports). */
+sim_time sim_time_add_sat(sim_time a, sim_time b);
 
 /* ---------------------------------------------------------------- errors -- */
 
@@ -166,13 +175,57 @@ double sim_rng_normal(sim_rng *r, double sigma);
 
 /* ---------------------------------------------------------- output files -- */
 
-/* Write PATH all or nothing (atomic.c): fill(f, ctx) writes to PATH.tmp, which
- * is renamed over PATH when fill returns SIM_OK and every write and the close
- * succeeded; else PATH.tmp is removed. Returns fill's error, SIM_EIO or
- * SIM_ENOMEM. */
+/* Output files (atomic.c). A regular or new PATH is written all or nothing:
+ * into a unique temporary file made by mkstemp in PATH's directory (never
+ * following a symlink planted there), fsync'ed, then renamed over PATH; on any
+ * failure it is removed and PATH is left as it was. An existing PATH that is a
+ * device or a FIFO (/dev/null, /dev/full, a pipe) is written in place, its
+ * errors (ENOSPC) reported; "-" is standard output; directories and sockets
+ * are refused. On SIM_EIO errno says why (strerror for the message). */
+typedef struct sim_out sim_out;
+
+/* Check before the work that PATH can take an output: not empty, not a
+ * directory or socket, and a new file's directory exists. SIM_OK, or SIM_EIO
+ * with a one-line reason in why (for "PATH: error: WHY"). */
+int sim_out_check(const char *path, char *why, size_t len);
+/* Open PATH for writing; write through sim_out_file, then sim_out_close. */
+int sim_out_open(const char *path, sim_out **out);
+FILE *sim_out_file(sim_out *o);
+/* Finish: with rc == SIM_OK commit (flush, fsync, rename), else discard.
+ * Returns rc, or SIM_EIO when the commit failed; frees o (NULL is a no-op). */
+int sim_out_close(sim_out *o, int rc);
+/* Open, fill(f, ctx), close: returns fill's error, SIM_EIO or SIM_ENOMEM. */
 int sim_write_atomic(const char *path, int (*fill)(FILE *f, void *ctx), void *ctx);
 
+/* ----------------------------------------------------------- input files -- */
+
+/* Reading inputs (input.c) so that none can hang or exhaust memory: only a
+ * regular file is read (opened non-blocking, so a FIFO without a writer does
+ * not block; FIFOs, devices such as /dev/zero, sockets and directories are
+ * refused), of at most max_bytes (checked before reading and while reading).
+ * Both return 0 or an errno value for sim_input_strerror: ESPIPE a FIFO,
+ * ENODEV a device, ENOTSOCK a socket, EISDIR, EFBIG past max_bytes, or the
+ * open's own errno. id (may be NULL) gets the file's device and inode. */
+typedef struct sim_file_id {
+	uint64_t dev, ino;
+} sim_file_id;
+#define SIM_INPUT_MAX ((size_t)256 << 20) /* 256 MiB: case files, logs */
+int sim_input_open(const char *path, size_t max_bytes, FILE **out, sim_file_id *id);
+/* The whole file as malloc'd, NUL-terminated text (free it). */
+int sim_input_read(const char *path, size_t max_bytes, char **text, size_t *len, sim_file_id *id);
+const char *sim_input_strerror(int err);
+
 /* --------------------------------------------------------------- strings -- */
+
+/* Text a user may name things with: well-formed UTF-8 without control
+ * characters (tab allowed). Returns the offset of the first bad byte (why:
+ * "invalid UTF-8" or "a control character"), or n when all is well. Input
+ * readers reject such text at file:line, so no writer (JSON, XHTML, the
+ * terminal) ever sees it. */
+size_t sim_text_check(const char *text, size_t n, const char **why);
+/* Length (1-4) of the character at s (NUL-terminated) when it is such text,
+ * else 0: writers replace what a crafted database may still hold. */
+size_t sim_text_char(const char *s);
 
 /* Edit distance (for "did you mean" notes). */
 int sim_levenshtein(const char *a, const char *b);

@@ -22,6 +22,12 @@ sim_time sim_time_from_s(double seconds)
 	return (sim_time)llround(ps);
 }
 
+sim_time sim_time_add_sat(sim_time a, sim_time b)
+{
+	int64_t s;
+	return sim_add_i64(a, b, &s) ? s : SIM_TIME_MAX;
+}
+
 double sim_time_to_s(sim_time t)
 {
 	return (double)t / (double)SIM_PS_PER_S;

@@ -62,6 +62,11 @@ typedef struct replay {
 	 * rate) as of their last settling */
 	sim_event_id *ev;
 	double *left;
+	/* SIM_ERANGE when a task's end would pass the clock's horizon (a
+	 * stretched task: retime), SIM_ENOMEM when the engine could not take
+	 * an event; err_task is the task */
+	int err;
+	uint32_t err_task;
 } replay;
 
 static bool interferes(uint8_t stream)
@@ -89,10 +94,18 @@ static void retime(replay *r, uint32_t t, double rate, sim_time now)
 {
 	if (r->ev[t])
 		sim_engine_cancel(r->eng, r->ev[t]);
-	r->ev[t] = sim_engine_schedule(r->eng, now + (sim_time)(r->left[t] / rate + 0.5), 0, on_end, r,
-				       t);
+	r->ev[t] = 0;
+	/* checked in double: the end must stay below the horizon (no wrap) */
+	double d = r->left[t] / rate + 0.5;
+	if (r->err)
+		return;
+	if (!(d < (double)(SIM_TIME_HORIZON - now))) {
+		r->err = SIM_ERANGE, r->err_task = t;
+		return;
+	}
+	r->ev[t] = sim_engine_schedule(r->eng, now + (sim_time)d, 0, on_end, r, t);
 	if (!r->ev[t])
-		SIM_PANIC("event engine out of memory");
+		r->err = SIM_ENOMEM, r->err_task = t;
 }
 
 /* The rank's count of collectives is about to change by `delta`: settle the
@@ -342,6 +355,7 @@ static int reset(replay *r)
 	if (!r->eng)
 		return SIM_ENOMEM;
 	r->done = 0;
+	r->err = 0;
 	memset(r->start, 0, n * sizeof *r->start);
 	memset(r->end, 0, n * sizeof *r->end);
 	memset(r->ev, 0, n * sizeof *r->ev);
@@ -763,6 +777,8 @@ static int run(replay *r, const net_cluster *c, sim_time *step)
 		try_start(r, q);
 	sim_engine_run(r->eng, SIM_TIME_MAX);
 	*step = 0;
+	if (r->err)
+		return r->err;
 	if (r->done != g->ntasks)
 		return SIM_EINVAL; /* a cycle or an unreachable task: a plan bug */
 	for (size_t i = 0; i < g->ntasks; i++)
@@ -812,6 +828,14 @@ int exec_replay_views(const plan_graph *g, const net_cluster *c, exec_result *re
 	int rc = setup(&r, g);
 	if (rc == SIM_OK)
 		rc = run(&r, c, &step);
+	if (rc == SIM_ERANGE) {
+		const plan_task *t = &g->tasks[r.err_task];
+		snprintf(res->error, sizeof res->error,
+			 "the step runs past the simulator's clock (int64 picoseconds: at most %.0f "
+			 "days a step) at a task of stage %d slowed by sharing; its time comes from %s",
+			 sim_time_to_s(SIM_TIME_HORIZON) / 86400, (int)t->rank,
+			 plan_task_inputs(t->kind));
+	}
 	if (rc == SIM_OK) {
 		charge_tail(&r, step);
 		res->step_s = sim_time_to_s(step);

@@ -94,6 +94,9 @@ typedef struct exec_step_spread {
 #define EXEC_MAX_LINKS 8
 
 typedef struct exec_result {
+	/* why exec_run failed with SIM_ERANGE (the step past the clock's
+	 * horizon: which task, which inputs), else "" */
+	char error[512];
 	/* identity */
 	char scenario[EXEC_NAME_MAX];
 	char model[EXEC_NAME_MAX];

@@ -129,7 +129,7 @@ int exec_run_views(const plan_scenario *s, exec_result *r, const exec_views *v)
 	memset(r, 0, sizeof *r);
 	identity(s, r);
 	plan_graph *g;
-	int rc = plan_build(s, &g);
+	int rc = plan_build_why(s, &g, r->error, sizeof r->error);
 	if (rc != SIM_OK)
 		return rc;
 	rc = exec_replay_views(g, &s->cluster, r, v);
@@ -141,6 +141,10 @@ int exec_run_views(const plan_scenario *s, exec_result *r, const exec_views *v)
 	}
 	if (rc == SIM_OK && v && v->spread)
 		rc = exec_spread(g, &s->cluster, r->step_s, v->spread, &r->spread);
+	if (rc == SIM_ERANGE && !r->error[0])
+		snprintf(r->error, sizeof r->error,
+			 "a sampled replay of the step's spread runs past the simulator's clock "
+			 "(int64 picoseconds): its collectives' times come from [cluster] spread");
 	plan_graph_free(g);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	r->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;

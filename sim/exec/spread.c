@@ -135,7 +135,10 @@ static void draw(const plan_graph *g, const vary *v, size_t nv, double rho, doub
 		double z = a * z_step + b * sim_rng_normal(calls, 1.0);
 		double r = exp((z < 0 ? v[j].s_lo : v[j].s_hi) * z);
 		double d = (double)g->tasks[v[j].id].dur * (1 + v[j].frac * (r - 1));
-		tasks[v[j].id].dur = d > 0 ? (sim_time)(d + 0.5) : 0;
+		/* capped at the horizon: the replay then reports SIM_ERANGE */
+		tasks[v[j].id].dur = !(d > 0)                       ? 0
+				     : d < (double)SIM_TIME_HORIZON ? (sim_time)(d + 0.5)
+								    : SIM_TIME_HORIZON;
 	}
 }
 

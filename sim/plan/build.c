@@ -283,7 +283,8 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 			 * too, one framework operation charged to the compute task
 			 * after it */
 			if (b->s->fw.comm_host_op)
-				c->carry += sim_time_from_s(b->s->gpu.launch_s + b->s->gpu.framework_s);
+				c->carry = sim_time_add_sat(
+					c->carry, sim_time_from_s(b->s->gpu.launch_s + b->s->gpu.framework_s));
 			if (!ring) /* a TP collective blocks; a ring transfer overlaps */
 				open = false;
 			continue;
@@ -319,9 +320,11 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 				return;
 			x = &c->v[c->n - 1];
 		}
-		x->gpu += g;
+		/* saturating: a duration past the clock is reported by
+		 * plan_graph_add, not wrapped */
+		x->gpu = sim_time_add_sat(x->gpu, g);
 		x->launches += nk;
-		x->cpu += h + c->carry;
+		x->cpu = sim_time_add_sat(x->cpu, sim_time_add_sat(h, c->carry));
 		c->carry = 0;
 		x->dur = x->gpu > x->cpu ? x->gpu : x->cpu;
 		x->flops += it[i].flops;
@@ -1240,7 +1243,38 @@ static int build_all(builder *b, pipe_ids *ids, uint32_t *layer_end, uint32_t *d
 	return rc;
 }
 
+/* Past the clock (plan_graph_horizon): append this scenario's values of the
+ * inputs that set the longest task's kind, so the message names them. */
+static void horizon_values(const plan_scenario *s, const builder *b, uint8_t kind, char *why,
+			   size_t len)
+{
+	size_t n = strlen(why);
+	char v[3][32];
+	const net_node *nd = &s->cluster.node;
+	if (kind <= PLAN_TASK_OPTIM) {
+		sim_unit_format(hw_peak(&s->gpu, b->sh.dtype), SIM_UNIT_FLOPS, v[0], sizeof v[0]);
+		sim_unit_format(s->gpu.hbm_Bps, SIM_UNIT_BANDWIDTH, v[1], sizeof v[1]);
+		snprintf(why + n, len - n, "; here [gpu] %s = %s, hbm_bw = %s, [model] seq_len = %d",
+			 hw_dtype_name(b->sh.dtype), v[0], v[1], (int)s->model.seq_len);
+	} else if (kind == PLAN_TASK_OFFLOAD) {
+		sim_unit_format(nd->pcie_Bps, SIM_UNIT_BANDWIDTH, v[0], sizeof v[0]);
+		snprintf(why + n, len - n, "; here [node] pcie_bw = %s", v[0]);
+	} else {
+		sim_unit_format(nd->intra_Bps, SIM_UNIT_BANDWIDTH, v[0], sizeof v[0]);
+		sim_unit_format(nd->nic_Bps, SIM_UNIT_BANDWIDTH, v[1], sizeof v[1]);
+		sim_unit_format(nd->coll_overhead_s, SIM_UNIT_TIME, v[2], sizeof v[2]);
+		snprintf(why + n, len - n,
+			 "; here [node] intra_bw = %s, nic_bw = %s, coll_overhead = %s", v[0], v[1],
+			 v[2]);
+	}
+}
+
 int plan_build(const plan_scenario *s, plan_graph **out)
+{
+	return plan_build_why(s, out, NULL, 0);
+}
+
+int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t len)
 {
 	const plan_spec *p = &s->plan;
 	builder b = {0};
@@ -1283,6 +1317,8 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 			ids.emb_sync[i] = UINT32_MAX;
 		rc = build_all(&b, &ids, layer_end, dp_ids, lps);
 	}
+	if (rc == SIM_OK && (rc = plan_graph_horizon(b.g, why, len)) == SIM_ERANGE && why)
+		horizon_values(s, &b, b.g->tasks[b.g->longest].kind, why, len);
 	if (rc == SIM_OK)
 		plan_netflow_report(b.flow, b.g);
 	plan_netflow_close(b.flow);

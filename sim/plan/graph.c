@@ -65,6 +65,9 @@ uint32_t plan_graph_add(plan_graph *g, const plan_task *t, const uint32_t *deps,
 	}
 	uint32_t id = (uint32_t)g->ntasks;
 	g->tasks[id] = *t;
+	g->dur_total = sim_time_add_sat(g->dur_total, t->dur > 0 ? t->dur : 0);
+	if (id == 0 || t->dur > g->tasks[g->longest].dur)
+		g->longest = id;
 	if (g->net_frac)
 		g->net_frac[id] = 0, g->net_nodes[id] = 0;
 	g->ntasks++;
@@ -72,6 +75,57 @@ uint32_t plan_graph_add(plan_graph *g, const plan_task *t, const uint32_t *deps,
 		if (deps[i] != UINT32_MAX && plan_graph_edge(g, deps[i], id) != SIM_OK)
 			return UINT32_MAX;
 	return id;
+}
+
+const char *plan_task_inputs(uint8_t kind)
+{
+	switch (kind) {
+	case PLAN_TASK_FWD:
+	case PLAN_TASK_BWD:
+	case PLAN_TASK_RECOMP:
+	case PLAN_TASK_WGRAD:
+		return "the kernels' FLOPs and bytes ([model] shape and seq_len, [parallel] "
+		       "micro_batch) at the GPU's peaks ([gpu] FLOP/s, HBM bandwidth, overheads)";
+	case PLAN_TASK_OPTIM:
+		return "the optimizer's memory traffic at the GPU's HBM bandwidth ([gpu])";
+	case PLAN_TASK_OFFLOAD:
+		return "host copies and the CPU optimizer ([node] PCIe, host memory and NVMe "
+		       "bandwidths)";
+	default:
+		return "a collective's bytes over its group's links ([node] and [cluster] "
+		       "bandwidths and latencies, collective overheads)";
+	}
+}
+
+static const char *task_kind_name(uint8_t kind)
+{
+	static const char *const names[PLAN_TASK_KIND_COUNT] = {
+		"forward compute", "backward compute", "recompute", "weight-gradient compute",
+		"optimizer", "TP collective", "DP gradient reduction", "pipeline transfer",
+		"context-parallel transfer", "expert all-to-all", "offload"};
+	return kind < PLAN_TASK_KIND_COUNT ? names[kind] : "task";
+}
+
+int plan_graph_horizon(const plan_graph *g, char *why, size_t len)
+{
+	if (g->dur_total < SIM_TIME_HORIZON)
+		return SIM_OK;
+	if (why && len) {
+		const plan_task *t = &g->tasks[g->longest];
+		char at[64] = "";
+		if (t->layer >= 0)
+			snprintf(at, sizeof at, ", layer %d", t->layer);
+		snprintf(why, len,
+			 "the step's tasks add up to %s%.3g days, past the simulator's clock (at "
+			 "most %.0f days a step in int64 picoseconds): the longest, a %s task on "
+			 "stage %d%s, lasts %s%.3g s; its time comes from %s",
+			 g->dur_total >= SIM_TIME_MAX ? "at least " : "",
+			 sim_time_to_s(g->dur_total) / 86400, sim_time_to_s(SIM_TIME_HORIZON) / 86400,
+			 task_kind_name(t->kind), (int)t->rank, at,
+			 t->dur >= SIM_TIME_MAX ? "at least " : "", sim_time_to_s(t->dur),
+			 plan_task_inputs(t->kind));
+	}
+	return SIM_ERANGE;
 }
 
 int plan_graph_set_net(plan_graph *g, uint32_t id, double frac, int nodes)

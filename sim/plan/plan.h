@@ -746,6 +746,11 @@ typedef struct plan_graph {
 	 * copies and collectives inside a node. */
 	float *net_frac;
 	uint16_t *net_nodes;
+	/* The clock's horizon (plan_graph_horizon): the saturating sum of every
+	 * task's dur, and the longest task (the likely culprit when the sum
+	 * passes SIM_TIME_HORIZON). */
+	sim_time dur_total;
+	uint32_t longest;
 } plan_graph;
 
 /* The compute-stream order of a schedule on `stage` of `p` with `m`
@@ -831,8 +836,18 @@ typedef struct plan_mb_cost {
 } plan_mb_cost;
 int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out);
 
-/* Build the step's task graph. SIM_OK or SIM_ENOMEM. */
+/* Build the step's task graph. SIM_OK, SIM_ENOMEM, or SIM_ERANGE when its
+ * tasks add up past the clock's horizon (plan_graph_horizon). */
 int plan_build(const plan_scenario *s, plan_graph **out);
+/* As plan_build; on SIM_ERANGE why (when not NULL) says which task and which
+ * inputs set its time. */
+int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t len);
+/* SIM_OK while the graph's tasks add up to less than SIM_TIME_HORIZON (so no
+ * replay of it, any order, can pass the clock's range); else SIM_ERANGE with
+ * the longest task, its length and the inputs that set it in why. */
+int plan_graph_horizon(const plan_graph *g, char *why, size_t len);
+/* Which inputs set a task kind's duration (for messages): "[gpu] peak ...". */
+const char *plan_task_inputs(uint8_t kind);
 
 /* [cluster] network = flow (netflow.c): plan_build times collectives with
  * sim/topo's flow model, every translate of a group contending on the

@@ -43,9 +43,24 @@ static const char *const kind_name[HTML_KINDS] = {"forward", "backward", "recomp
 static const char *const kind_color[HTML_KINDS] = {"#4e79a7", "#f28e2b", "#e15759", "#edc948",
                                                    "#59a14f"};
 
+/* Also keeps the page well-formed XML whatever a database held: a control
+ * character or a byte that is not UTF-8 text becomes U+FFFD. */
 void report_esc(FILE *out, const char *s)
 {
 	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		size_t len = c >= 0x80 || (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f
+				     ? sim_text_char(s)
+				     : 1;
+		if (!len) {
+			fputs("\xef\xbf\xbd", out); /* U+FFFD */
+			continue;
+		}
+		if (len > 1) {
+			fwrite(s, 1, len, out);
+			s += len - 1;
+			continue;
+		}
 		switch (*s) {
 		case '&':
 			fputs("&amp;", out);

@@ -73,6 +73,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 _Static_assert(EXEC_CAT_COUNT == 10, "run_classes has one column per exec_cat");
@@ -284,11 +285,57 @@ static int setup(store *s, sim_diag *diag)
 		return db_error(s, diag, "cannot read the database");
 	if (version > STORE_SCHEMA_VERSION || version < 0)
 		return refuse_newer(s, version, diag);
+	/* A foreign application's database is refused before anything in it
+	 * changes (the WAL switch below rewrites its header): tables but no
+	 * schema version, or a schema version without podsim's runs table. */
+	int64_t tables = 0, runs = 0;
+	quiet = sim_diag_new();
+	rc = quiet ? query_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table'", &tables,
+			       quiet, "")
+		   : SIM_ENOMEM;
+	if (rc == SIM_OK)
+		rc = query_int(s,
+			       "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+			       "name = 'runs'",
+			       &runs, quiet, "");
+	sim_diag_free(quiet);
+	if (rc != SIM_OK)
+		return db_error(s, diag, "cannot read the database");
+	if ((version == 0 && tables > 0) || (version > 0 && runs == 0)) {
+		sim_diag_error(diag, s->path, 0,
+			       version == 0 ? "not a podsim database (it has tables but no schema "
+					      "version)"
+					    : "not a podsim database (schema version %lld but no runs "
+					      "table)",
+			       (long long)version);
+		return SIM_EDB;
+	}
 	/* WAL may be refused on read-only media; writes then fail with a message. */
 	sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
 	if (store_exec_sql(s, "PRAGMA foreign_keys = ON", diag, "cannot configure the database"))
 		return SIM_EDB;
 	return version < STORE_SCHEMA_VERSION ? migrate(s, diag) : SIM_OK;
+}
+
+const char *store_path_refused(const char *path)
+{
+	/* SQLite reads "" as a private temporary database and ":memory:" as
+	 * one in memory, both lost at exit; a device or FIFO would get a
+	 * -journal beside it (/dev/null-journal): only a regular file or a new
+	 * name is a run database. */
+	struct stat st;
+	if (!*path)
+		return "an empty database path (SQLite would store into a temporary database, "
+		       "lost at exit)";
+	if (!strcmp(path, ":memory:"))
+		return "an in-memory database is lost at exit";
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? "a directory, not a database file"
+					   : "not a regular file (a device, FIFO or socket)";
+	char why[160]; /* a new file: its folder must exist (sim_out_check) */
+	if (stat(path, &st) != 0 && sim_out_check(path, why, sizeof why) != SIM_OK)
+		return "its folder does not exist (or is not a folder)";
+	return NULL;
 }
 
 int store_open(const char *path, store **out, sim_diag *diag)
@@ -304,6 +351,12 @@ int store_open(const char *path, store **out, sim_diag *diag)
 	}
 	memcpy(p, path, n);
 	s->path = p;
+	const char *why = store_path_refused(path);
+	if (why) {
+		sim_diag_error(diag, *path ? path : "''", 0, "cannot open database: %s", why);
+		store_close(s);
+		return SIM_EDB;
+	}
 	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
 		sim_diag_error(diag, path, 0, "cannot open database: %s",

@@ -32,8 +32,13 @@
 
 typedef struct store store;
 
+/* NULL when path can be a run database, else why not: "" (SQLite's private
+ * temporary database), ":memory:", a directory, device, FIFO or socket. The
+ * commands check it before any work (bad input); store_open refuses them. */
+const char *store_path_refused(const char *path);
 /* Open (creating if needed) the database at path. Errors are reported to diag
- * as "path: error: ..." and return SIM_EDB. */
+ * as "path: error: ..." and return SIM_EDB. A foreign application's database
+ * is refused before anything in it changes. */
 int store_open(const char *path, store **out, sim_diag *diag);
 void store_close(store *s);
 

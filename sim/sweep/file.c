@@ -138,11 +138,12 @@ int sweep_file_load(const char *path, sweep_space *sp, sweep_file *f, bool *is_s
 	}
 	if (rc == SIM_OK) {
 		/* A missing base scenario is the sweep file's error, at its line. */
-		FILE *probe = fopen(f->scenario, "r");
-		if (!probe) {
+		FILE *probe;
+		int err = sim_input_open(f->scenario, SIM_INPUT_MAX, &probe, NULL);
+		if (err) {
 			conf_loc loc = conf_key_loc(doc, "sweep", "scenario");
 			sim_diag_error(diag, loc.path, loc.line, "[sweep] scenario: cannot open '%s': %s",
-			               f->scenario, strerror(errno));
+			               f->scenario, sim_input_strerror(err));
 			rc = SIM_ECONF;
 		} else {
 			fclose(probe);

@@ -185,11 +185,16 @@ static int add_values(sweep_dim *d, const char *list, char *err, size_t len)
 		if (d->topology) {
 			sweep_dim_file(d, d->n, file, sizeof file);
 			d->num[d->n] = (double)d->n;
-			if (access(file, R_OK)) {
-				snprintf(err, len, "topology %s: cannot read the file",
-				         d->value[d->n]);
+			/* a regular, readable file (a directory was counted as a
+			 * pruned plan; a FIFO would block the screen) */
+			FILE *probe;
+			int e = sim_input_open(file, SIM_INPUT_MAX, &probe, NULL);
+			if (e) {
+				snprintf(err, len, "topology %s: cannot read the file: %s",
+				         d->value[d->n], sim_input_strerror(e));
 				return SIM_ECONF;
 			}
+			fclose(probe);
 		} else if (sweep_parse_value(d->k, d->value[d->n], &d->num[d->n], why,
 		                             sizeof why)) {
 			snprintf(err, len, "%s: %s", d->key, why);
@@ -452,9 +457,12 @@ const char *sweep_space_value(const sweep_space *sp, size_t dim, size_t j)
 
 uint64_t sweep_space_size(const sweep_space *sp)
 {
-	uint64_t n = 1;
+	uint64_t n = 1; /* saturating: 16 dimensions of 512 values pass 2^64 */
 	for (size_t i = 0; i < sp->ndims; i++)
-		n = sp->dims[i].n ? n * sp->dims[i].n : 0;
+		if (!sp->dims[i].n)
+			return 0;
+		else if (__builtin_mul_overflow(n, (uint64_t)sp->dims[i].n, &n))
+			n = UINT64_MAX;
 	return n;
 }
 

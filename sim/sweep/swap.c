@@ -54,8 +54,8 @@ static int insert(lines *L, size_t at, const char *text, size_t len)
 
 static int read_lines(const char *path, lines *L)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
+	FILE *f;
+	if (sim_input_open(path, SIM_INPUT_MAX, &f, NULL) != 0)
 		return SIM_ECONF;
 	char buf[4096];
 	int rc = SIM_OK;

@@ -62,6 +62,11 @@ size_t sweep_space_nvalues(const sweep_space *sp, size_t dim);
 const char *sweep_space_value(const sweep_space *sp, size_t dim, size_t j);
 /* Plans in the product (0 for an empty space: one plan, the base). */
 uint64_t sweep_space_size(const sweep_space *sp);
+/* The most plans a sweep enumerates: the pre-screen keeps every plan (a
+ * sweep_plan, about 100 bytes) in memory, so 2^21 plans take about 200 MB
+ * and a minute at the pre-screen's ~40k plans/s. Larger spaces are refused
+ * up front with their size (podsim sweep), not allocated. */
+#define SWEEP_MAX_PLANS ((uint64_t)1 << 21)
 /* Does each plan derive dp (see above)? */
 bool sweep_space_derives_dp(const sweep_space *sp);
 /* The value index of each dimension of plan i (last dimension fastest). */

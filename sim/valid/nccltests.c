@@ -125,9 +125,10 @@ static int parse_line(const char *path, int lineno, const char *line, parsed *o,
 /* Read the file into o; SIM_OK or an error reported in diag. */
 static int read_file(const char *path, parsed *o, sim_diag *diag)
 {
-	FILE *in = fopen(path, "r");
-	if (!in) {
-		sim_diag_error(diag, path, 0, "cannot read: %s", strerror(errno));
+	FILE *in;
+	int err = sim_input_open(path, SIM_INPUT_MAX, &in, NULL);
+	if (err) {
+		sim_diag_error(diag, path, 0, "cannot read: %s", sim_input_strerror(err));
 		return SIM_EIO;
 	}
 	char line[MAX_LINE];

@@ -291,7 +291,12 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 		v->error = (v->predicted - v->measured) / v->measured;
 	} else {
 		v->status = VALID_SKIPPED;
-		first_error(d, v->reason, sizeof v->reason);
+		if (rc == SIM_ERANGE && r) { /* the clock; cut to the reason's size */
+			size_t n = strnlen(r->error, sizeof v->reason - 1);
+			memcpy(v->reason, r->error, n);
+			v->reason[n] = '\0';
+		} else
+			first_error(d, v->reason, sizeof v->reason);
 	}
 	free(r);
 	plan_scenario_free(s);

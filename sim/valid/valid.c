@@ -2,6 +2,7 @@
  * summarise the errors per source group (see valid.h). */
 #include "valid_int.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,18 +46,40 @@ static int check_numbers(const cases_csv *c, sim_diag *diag)
 		"nics_per_node", "nic_gbps", "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "m", "n",
 		"k", "bytes", "time_us", "busbw_GBps", "measured_iter_s", "measured_value",
 		"busbw_p05_GBps", "busbw_p95_GBps", "measured_peak_gib", "lora_rank"};
+	/* the first 17 are counts of at least 1 when given (0 would be a plan
+	 * that cannot run: "skipped" hid it), the first 26 integers below
+	 * 2^31 (INT64_MAX gpus overflowed the node count) */
+	enum { COUNTS = 17, INTS = 26 };
+	static const char *const order[INTS] = {
+		"layers", "hidden", "heads", "kv_heads", "vocab", "seq_len", "global_batch",
+		"micro_batch", "gpus", "nodes", "gpus_per_node", "tp", "pp", "dp", "cp", "ep", "vpp",
+		"ffn", "moe_experts", "moe_topk", "nics_per_node", "zero", "m", "n", "k", "lora_rank"};
 	int bad = 0;
 	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
-		if (cases_csv_col(c, cols[i]) < 0)
+		int col = cases_csv_col(c, cols[i]);
+		if (col < 0)
 			continue;
+		size_t kind = INTS;
+		for (size_t k = 0; k < INTS; k++)
+			if (!strcmp(order[k], cols[i]))
+				kind = k;
 		for (size_t row = 0; row < cases_csv_rows(c); row++) {
 			double v;
+			const char *text = cases_csv_get(c, row, col);
+			const char *want = NULL;
 			if (cases_get_real(c, row, cols[i], 0, &v, diag) != SIM_OK) {
 				bad++;
-			} else if (v < 0) {
+				continue;
+			}
+			if (v < 0)
+				want = "a number >= 0";
+			else if (kind < INTS && *text && (v != floor(v) || v > INT_MAX))
+				want = "an integer below 2^31";
+			else if (kind < COUNTS && *text && v < 1)
+				want = "a count of at least 1";
+			if (want) {
 				sim_diag_error(diag, cases_csv_path(c), cases_csv_line(c, row),
-					       "column '%s': expected a number >= 0, got '%s'", cols[i],
-					       cases_csv_get(c, row, cases_csv_col(c, cols[i])));
+					       "column '%s': expected %s, got '%s'", cols[i], want, text);
 				bad++;
 			}
 		}
@@ -211,6 +234,10 @@ int valid_scenario(const char *path, const char *id, const valid_options *opt, F
 	if (cases_csv_col(c, "measured_iter_s") < 0 && !mem) {
 		sim_diag_error(diag, path, 1, "--scenario needs a training-run or memory case file "
 			       "(a 'measured_iter_s' or 'measured_peak_gib' column)");
+		cases_csv_free(c);
+		return SIM_ECONF;
+	}
+	if (check_numbers(c, diag)) { /* the same checks as valid_run */
 		cases_csv_free(c);
 		return SIM_ECONF;
 	}

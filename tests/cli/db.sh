@@ -12,7 +12,15 @@
 #     refused with a clear message and left untouched;
 #  d) a read-only database file, a database in a read-only directory and a
 #     full disk (ulimit -f) give an error and exit status 1, not a crash, and
-#     leave the database as it was.
+#     leave the database as it was;
+#  e) paths that are no run database (issue 15): --db '' (SQLite's private
+#     temporary database: the run was "stored in " nowhere) is bad input,
+#     exit 2, before the run; a foreign application's database (tables but no
+#     podsim schema version, or a user_version without a runs table) is
+#     refused with its header still in rollback-journal mode (not switched to
+#     WAL first) and no -wal file beside it; a crafted database whose names
+#     hold bytes that are not UTF-8 and control characters still gives valid
+#     UTF-8 JSON and a well-formed XHTML page from `runs show`.
 # Needs the sqlite3 command-line shell (tools/setup installs it).
 set -u
 podsim=$1
@@ -181,5 +189,42 @@ grep -q "^$db: error: " "$tmp/full.err" || bad "d) full disk message: $(cat "$tm
 [ "$(q "$db" "PRAGMA integrity_check")" = ok ] || bad "d) integrity_check after a full disk"
 n=$(q "$db" "SELECT count(*) FROM runs")
 [ "$n" -ge 1 ] && [ "$n" -lt 60 ] || bad "d) $n runs stored under a 128 KiB limit"
+
+# --- e) no run database -----------------------------------------------------
+"$podsim" run scenarios/quickstart.ini --db '' >"$tmp/e.out" 2>"$tmp/e.err"
+rc=$?
+[ $rc -eq 2 ] || bad "e) --db '': exit $rc, want 2"
+grep -qF "'': error: cannot open database: an empty database path" "$tmp/e.err" ||
+	bad "e) --db '' message: $(cat "$tmp/e.err")"
+[ ! -s "$tmp/e.out" ] || bad "e) --db '' printed a report"
+# journal mode in the header: bytes 18 and 19 are 1 (rollback) or 2 (WAL)
+mode() { od -An -tu1 -j18 -N2 "$1" | tr -s ' ' | sed 's/^ //'; }
+for v in 0 5; do
+	f="$tmp/foreign$v.db"
+	sqlite3 "$f" "CREATE TABLE notes(x); INSERT INTO notes VALUES (1); PRAGMA user_version = $v;"
+	before=$(md5sum <"$f")
+	"$podsim" runs --db "$f" >/dev/null 2>"$tmp/f.err"
+	rc=$?
+	[ $rc -eq 1 ] || bad "e) foreign database (user_version $v): exit $rc, want 1"
+	grep -q "^$f: error: not a podsim database" "$tmp/f.err" ||
+		bad "e) foreign database message: $(cat "$tmp/f.err")"
+	[ "$(mode "$f")" = "1 1" ] || bad "e) foreign database switched to WAL: header $(mode "$f")"
+	[ ! -e "$f-wal" ] || bad "e) foreign database got a -wal file"
+	[ "$(md5sum <"$f")" = "$before" ] || bad "e) foreign database (user_version $v) changed"
+done
+
+# a crafted database: names with Latin-1, an escape and a NUL-free C0 byte
+c="$tmp/crafted.db"
+"$podsim" run scenarios/quickstart.ini --db "$c" >/dev/null 2>&1 || bad "e) crafted: first run"
+sqlite3 "$c" "UPDATE runs SET scenario_name = CAST(X'636166e9201b5b33316d01' AS TEXT),
+	model = CAST(X'c0af' AS TEXT)"
+"$podsim" runs show 1 --db "$c" --json --html "$tmp/crafted.html" >"$tmp/crafted.json" 2>/dev/null ||
+	bad "e) crafted: runs show failed"
+python3 -c 'import json,sys; json.loads(open(sys.argv[1],"rb").read().decode("utf-8"))' \
+	"$tmp/crafted.json" 2>/dev/null || bad "e) crafted: the JSON is not valid UTF-8 JSON"
+python3 -c '
+import sys, xml.dom.minidom as m
+m.parseString(open(sys.argv[1], "rb").read())' "$tmp/crafted.html" 2>/dev/null ||
+	bad "e) crafted: the HTML page is not well-formed XML"
 
 exit $fail

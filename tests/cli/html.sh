@@ -86,11 +86,19 @@ else
 	echo "note: sqlite3 not on PATH: stored-without-text case skipped"
 fi
 
-# --- unwritable path: exit 1, message, nothing left ----------------------------
+# --- a missing folder is bad input, found before the run: exit 2 --------------
 "$podsim" run scenarios/quickstart.ini --no-db --html "$tmp/nodir/x.html" >/dev/null 2>"$tmp/w.err"
 rc=$?
-[ $rc -eq 1 ] || { echo "unwritable --html: want exit 1, got $rc"; fail=1; }
-want "$tmp/w.err" "x.html: error: cannot write the HTML report" "message"
+[ $rc -eq 2 ] || { echo "--html in a missing folder: want exit 2, got $rc"; fail=1; }
+want "$tmp/w.err" "x.html: error: no such directory" "message"
+[ ! -e "$tmp/nodir" ] || { echo "--html in a missing folder created it"; fail=1; }
+# --- a write that fails (a full device): exit 1, message ---------------------------
+if [ -w /dev/full ]; then
+	"$podsim" run scenarios/quickstart.ini --no-db --html /dev/full >/dev/null 2>"$tmp/w.err"
+	rc=$?
+	[ $rc -eq 1 ] || { echo "--html /dev/full: want exit 1, got $rc"; fail=1; }
+	want "$tmp/w.err" "/dev/full: error: cannot write the HTML report: No space left on device" "message"
+fi
 "$podsim" run scenarios/quickstart.ini --no-db --html >/dev/null 2>&1
 [ $? -eq 2 ] || { echo "--html without a value: want 2"; fail=1; }
 

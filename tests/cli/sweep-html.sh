@@ -2,7 +2,7 @@
 # sweep-html.sh PODSIM - `podsim sweep --html`: a well-formed page (xmllint
 # when installed; balanced svg tags otherwise) with one bar and one point per
 # simulated plan, the Pareto plans marked, the step times of the JSON output,
-# written atomically (an unwritable path exits 1 and leaves nothing).
+# written atomically (a path in a missing folder exits 2 and leaves nothing).
 set -u
 podsim=$1
 fail=0
@@ -25,6 +25,6 @@ best=$(grep -o '"rank":1,[^}]*}[^}]*}' "$tmp/s.json" | grep -o '"step_s":[0-9.e+
 grep -q "<td>1</td><td>$(printf '%.4f' "$best")</td>" "$tmp/s.html" ||
 	{ echo "best step $best not in the table"; fail=1; }
 "$podsim" sweep "$s" --no-db --html "$tmp/no/such/dir/s.html" >/dev/null 2>&1
-[ $? = 1 ] || { echo "unwritable --html: want exit 1"; fail=1; }
+[ $? = 2 ] || { echo "--html in a missing folder (bad input, before the sweep): want exit 2"; fail=1; }
 [ ! -e "$tmp/no" ] || { echo "created folders"; fail=1; }
 exit $fail

@@ -75,6 +75,32 @@ stored=$("$podsim" runs --db "$tmp/i.db" --limit 0 | grep -c gpt3)
 [ -n "$done_n" ] && [ "$done_n" = "$stored" ] && [ "$stored" -ge 1 ] && [ "$stored" -lt 14 ] ||
 	{ echo "SIGINT: said '$done_n', stored $stored"; cat "$tmp/i.err"; fail=1; }
 
+# --- 2b. SIGTERM (SLURM's time limit) and SIGHUP stop the same way -----------------
+# exit 128 + the signal, the summary names it, and the sweep record's
+# simulated count is what was stored, not every planned run (issue 15)
+for sig in TERM HUP; do
+	db="$tmp/$sig.db"
+	"$podsim" sweep scenarios/gpt3-175b-selene.ini --vary parallel.micro_batch=1,2 \
+		--vary parallel.recompute=auto --vary parallel.vpp=1,2,3,4 --top 24 --db "$db" \
+		>/dev/null 2>"$tmp/$sig.err" &
+	pid=$!
+	for _ in $(seq 1 500); do
+		n=$("$podsim" runs --db "$db" 2>/dev/null | grep -c gpt3)
+		[ "${n:-0}" -ge 1 ] && break
+		sleep 0.01
+	done
+	kill -$sig $pid
+	wait $pid; rc=$?
+	want=$((128 + $(kill -l $sig)))
+	[ $rc -eq $want ] || { echo "SIG$sig: want exit $want, got $rc"; cat "$tmp/$sig.err"; fail=1; }
+	said=$(sed -n "s/^podsim sweep: interrupted by SIG$sig: \([0-9]*\) of 14 plans simulated and stored\$/\1/p" \
+		"$tmp/$sig.err")
+	stored=$("$podsim" runs --db "$db" --limit 0 | grep -c gpt3)
+	recorded=$(sqlite3 "$db" "SELECT simulated FROM sweeps" 2>/dev/null || echo "$stored")
+	[ -n "$said" ] && [ "$said" = "$stored" ] && [ "$recorded" = "$stored" ] && [ "$stored" -lt 14 ] ||
+		{ echo "SIG$sig: said '$said', stored $stored, recorded $recorded"; cat "$tmp/$sig.err"; fail=1; }
+done
+
 # --- 3. topology as a dimension ----------------------------------------------------
 # The quickstart (GPT 1.7B, gb 128, mb 4) on its 2 DGX A100 (16 GPUs) and on a
 # DGX H100 SuperPOD unit (32 x 8 = 256 GPUs; dp derived per topology). The
@@ -102,7 +128,7 @@ printf '[sweep]\nscenario = %s/scenarios/quickstart.ini\ntopology = topos/tiny-2
 a=$(grep -o '"step_s":[0-9.e+-]*' "$tmp/t.json" | head -1) b=$(grep -o '"step_s":[0-9.e+-]*' "$tmp/hw.json" | head -1)
 [ -n "$a" ] && [ "$a" = "$b" ] || { echo "sweep file topology: best $b, --vary $a"; fail=1; }
 err=$("$podsim" sweep scenarios/quickstart.ini --vary topology=topologies/nope.ini --no-db 2>&1); rc=$?
-[ $rc -eq 2 ] && [ "$err" = "podsim sweep: error: --vary topology=topologies/nope.ini: topology topologies/nope.ini: cannot read the file" ] ||
+[ $rc -eq 2 ] && [ "$err" = "podsim sweep: error: --vary topology=topologies/nope.ini: topology topologies/nope.ini: cannot read the file: No such file or directory" ] ||
 	{ echo "bad topology: rc $rc: $err"; fail=1; }
 
 # --- 4. MPI ---------------------------------------------------------------------------

@@ -43,7 +43,7 @@ awk -v a="$first" -v b="$last" -v m="$max" -v p="$peak" 'BEGIN {
 	{ echo "--trace memory counter: first $first last $last max $max peak $peak"; fail=1; }
 grep -q '"name":"link GB/s"' "$tmp/q.json" || { echo "--trace: no link counters"; fail=1; }
 "$podsim" run scenarios/quickstart.ini --no-db --trace "$tmp/no/such/dir/q.json" >/dev/null 2>&1
-[ $? -eq 1 ] || { echo "--trace to a missing folder: want status 1"; fail=1; }
+[ $? -eq 2 ] || { echo "--trace to a missing folder (bad input): want status 2"; fail=1; }
 [ ! -e "$tmp/no" ] || { echo "--trace created folders"; fail=1; }
 rm -rf "$tmp"
 exit $fail

@@ -5,9 +5,11 @@
 #include "../../sim/core/core.h"
 #include "check.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ----------------------------------------------------------------- time -- */
@@ -31,6 +33,11 @@ static void test_time(void)
 	CHECK_INT(sim_time_from_s(-1.0), 0);
 	CHECK_INT(sim_time_from_s(-INFINITY), 0);
 	CHECK_INT(sim_time_from_s(NAN), 0);
+	/* saturating sums: past the clock stays at SIM_TIME_MAX, never wraps */
+	CHECK_INT(sim_time_add_sat(2, 3), 5);
+	CHECK_INT(sim_time_add_sat(SIM_TIME_MAX, 1), SIM_TIME_MAX);
+	CHECK_INT(sim_time_add_sat(SIM_TIME_HORIZON + 1, SIM_TIME_HORIZON + 1), SIM_TIME_MAX);
+	CHECK_INT(sim_time_add_sat(SIM_TIME_HORIZON, SIM_TIME_HORIZON), SIM_TIME_MAX - 1);
 	CHECK(sim_time_to_s(2500000000000LL) == 2.5);
 	CHECK(sim_time_to_s(0) == 0.0);
 	CHECK_NEAR(sim_time_to_s(1), 1e-12, 1e-15);
@@ -380,6 +387,27 @@ static void test_hash(void)
 	CHECK_STR(hex, "ffffffffffffffff");
 }
 
+/* sim_text_check: RFC 3629 UTF-8, no control characters but tab. */
+static void test_text(void)
+{
+	const char *why = NULL;
+	CHECK_INT(sim_text_check("caf\xc3\xa9\t\xe2\x82\xac \xf0\x9f\x98\x80", 14, &why), 14);
+	CHECK_INT(sim_text_check("ab\x01", 3, &why), 2);
+	CHECK_STR(why, "a control character");
+	CHECK_INT(sim_text_check("a\x7f", 2, &why), 1);          /* DEL */
+	CHECK_INT(sim_text_check("a\xc2\x85", 3, &why), 1);      /* C1: NEL */
+	CHECK_INT(sim_text_check("a\xe9t\xe9", 4, &why), 1);     /* Latin-1 */
+	CHECK_STR(why, "invalid UTF-8");
+	CHECK_INT(sim_text_check("\xc0\xaf", 2, &why), 0);        /* overlong '/' */
+	CHECK_INT(sim_text_check("\xe0\x80\xaf", 3, &why), 0);    /* overlong, 3 bytes */
+	CHECK_INT(sim_text_check("\xed\xa0\x80", 3, &why), 0);    /* surrogate U+D800 */
+	CHECK_INT(sim_text_check("\xf4\x90\x80\x80", 4, &why), 0); /* past U+10FFFF */
+	CHECK_INT(sim_text_check("ab\xe2\x82", 4, &why), 2);      /* truncated */
+	CHECK_INT((int)sim_text_char("\xe2\x82\xac"), 3);
+	CHECK_INT((int)sim_text_char("\xe2\x82"), 0);
+	CHECK_INT((int)sim_text_char("\n"), 0);
+}
+
 static void test_buf(void)
 {
 	sim_buf b;
@@ -395,6 +423,11 @@ static void test_buf(void)
 	sim_buf_json_string(&b, NULL);
 	sim_buf_json_string(&b, "caf\xc3\xa9 \x7f/"); /* UTF-8, DEL and / pass */
 	CHECK_STR(b.data, "\"\"null\"caf\xc3\xa9 \x7f/\"");
+	sim_buf_free(&b);
+	/* bytes that are not UTF-8 become U+FFFD: a lone continuation byte, a
+	 * Latin-1 e-acute, an overlong '/', a surrogate, a truncated sequence */
+	sim_buf_json_string(&b, "a\x80" "b\xe9" "c\xc0\xaf" "d\xed\xa0\x80" "e\xe2\x82");
+	CHECK_STR(b.data, "\"a\\ufffdb\\ufffdc\\ufffd\\ufffdd\\ufffd\\ufffd\\ufffde\\ufffd\\ufffd\"");
 	sim_buf_free(&b);
 	/* Growth: 10k appends through several reallocations. */
 	for (int i = 0; i < 10000; i++)
@@ -482,6 +515,35 @@ static void test_atomic(void)
 	char bad[96];
 	snprintf(bad, sizeof bad, "%s/no/such/out.txt", dir);
 	CHECK_INT(sim_write_atomic(bad, fill_ok, "x"), SIM_EIO);
+	CHECK_INT(errno, ENOENT);
+	/* the old fixed temporary name, planted as a symlink, is not followed */
+	char victim[80];
+	snprintf(victim, sizeof victim, "%s/victim", dir);
+	CHECK_INT(sim_write_atomic(victim, fill_ok, "victim"), SIM_OK);
+	CHECK_INT(symlink(victim, tmp), 0);
+	CHECK_INT(sim_write_atomic(path, fill_ok, "second"), SIM_OK);
+	f = fopen(victim, "r");
+	if (f) {
+		CHECK(fgets(buf, sizeof buf, f) != NULL);
+		fclose(f);
+	}
+	CHECK_STR(buf, "victim");
+	/* a directory is refused with EISDIR, a device written in place */
+	CHECK_INT(sim_write_atomic(dir, fill_ok, "x"), SIM_EIO);
+	CHECK_INT(errno, EISDIR);
+	CHECK_INT(sim_write_atomic("/dev/null", fill_ok, "x"), SIM_OK);
+	struct stat st;
+	CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+	/* ENOSPC from a full device is reported, not swallowed */
+	if (access("/dev/full", W_OK) == 0) {
+		CHECK_INT(sim_write_atomic("/dev/full", fill_ok, "x"), SIM_EIO);
+		CHECK_INT(errno, ENOSPC);
+	}
+	char why[128];
+	CHECK_INT(sim_out_check("", why, sizeof why), SIM_EIO);
+	CHECK_INT(sim_out_check("-", why, sizeof why), SIM_OK);
+	remove(tmp);
+	remove(victim);
 	remove(path);
 	rmdir(dir);
 }
@@ -499,6 +561,7 @@ int main(void)
 	test_engine_random();
 	test_hash();
 	test_buf();
+	test_text();
 	test_rng();
 	test_levenshtein();
 	return check_done();
