@@ -64,6 +64,10 @@ int cli_calibrate_sustain(int argc, char **argv);
  * collective benchmarks (fabric.c). */
 int cli_calibrate_fabric(int argc, char **argv);
 
+/* podsim serve: a serving scenario's request stream (serve.c); also `podsim
+ * run` on a file with a [serve] section. */
+int cli_serve(int argc, char **argv);
+
 /* podsim kernel: one kernel's time on a GPU type (kernel.c). */
 int cli_kernel(int argc, char **argv);
 

@@ -2,6 +2,7 @@
  * place that calls exit() or decides exit statuses:
  *   0 success, 1 runtime failure (database, out of memory), 2 bad input. */
 #include "cli/cli.h"
+#include "serve/serve.h"
 #include "report/report.h"
 #include "store/store.h"
 #include "sweep/sweep.h"
@@ -23,6 +24,9 @@ static const char usage_main[] =
 	"\n"
 	"commands:\n"
 	"  run SCENARIO.ini    simulate one step, print the report, store the run\n"
+	"                      (a file with a [serve] section: as 'podsim serve')\n"
+	"  serve SCENARIO.ini  simulate serving: a request stream over model replicas,\n"
+	"                      TTFT/TPOT/latency percentiles, throughput, KV cache\n"
 	"  runs                list the stored runs\n"
 	"  runs show ID        print a stored run again\n"
 	"  runs digest         hash of the stored rows (for determinism checks)\n"
@@ -644,6 +648,8 @@ static int cmd_keys(int argc, char **argv)
 	conf_print_keys(stdout, "train", plan_train_keys, plan_train_nkeys);
 	conf_print_keys(stdout, "framework", plan_framework_keys, plan_framework_nkeys);
 	conf_print_keys(stdout, "sweep", sweep_keys, sweep_nkeys);
+	conf_print_keys(stdout, "serve", serve_keys, serve_nkeys);
+	conf_print_keys(stdout, "engine", serve_engine_keys, serve_engine_nkeys);
 	return 0;
 }
 
@@ -662,8 +668,12 @@ int main(int argc, char **argv)
 		printf("podsim %s\n", PODSIM_VERSION);
 		return 0;
 	}
+	if (!strcmp(cmd, "run") && argc > 2 && argv[2][0] != '-' && serve_is_serving(argv[2]))
+		return cli_serve(argc - 2, argv + 2);
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc - 2, argv + 2);
+	if (!strcmp(cmd, "serve"))
+		return cli_serve(argc - 2, argv + 2);
 	if (!strcmp(cmd, "runs"))
 		return cmd_runs(argc - 2, argv + 2);
 	if (!strcmp(cmd, "kernel"))

@@ -7,7 +7,7 @@
  * ROLLBACK on any error, so a run is either all there or not at all. Values are
  * always bound to prepared statements; no SQL text is built from values.
  *
- * Schema version 7 (PRAGMA user_version = 7). A database with a newer version
+ * Schema version 8 (PRAGMA user_version = 8). A database with a newer version
  * is refused; an empty one (user_version 0, no tables) is migrated by running
  * migrations[v] for v = user_version .. STORE_SCHEMA_VERSION - 1 in one
  * transaction; a version-0 file that already holds tables is not ours and is
@@ -55,6 +55,8 @@
  *   runs.spread_samples, spread_seed, spread_correlation, spread_varying
  *     how they were sampled (replays, RNG seed, the share of a call's
  *     slowdown common to the step, the collectives that varied).
+ * Version 8 adds (migration 7 -> 8) the serving tables serve_runs and
+ * serve_latency (serve.c, store_put_serve); nothing else changes.
  *
  * Doubles are REAL columns and round-trip exactly (SQLite stores IEEE doubles;
  * NaN is stored as NULL and read back as NaN). uint64 values (seed, tasks,
@@ -142,7 +144,8 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE runs ADD COLUMN spread_samples INTEGER;"
 	"ALTER TABLE runs ADD COLUMN spread_seed INTEGER;"
 	"ALTER TABLE runs ADD COLUMN spread_correlation REAL;"
-	"ALTER TABLE runs ADD COLUMN spread_varying INTEGER;"};
+	"ALTER TABLE runs ADD COLUMN spread_varying INTEGER;",
+	store_serve_ddl};
 
 /* ------------------------------------------------------------ helpers ---- */
 
@@ -888,6 +891,8 @@ int store_digest(store *s, uint64_t *out, sim_diag *diag)
 		"SELECT * FROM run_memory ORDER BY run_id, class_idx, category",
 		"SELECT * FROM run_links ORDER BY run_id, idx",
 		"SELECT * FROM sweeps ORDER BY id",
+		"SELECT * FROM serve_runs ORDER BY id",
+		"SELECT * FROM serve_latency ORDER BY run_id, metric",
 	};
 	uint64_t h = sim_hash64("podsim-store", 12);
 	int rc = exec_sql(s, "BEGIN", diag, "cannot read the database");

@@ -13,4 +13,7 @@ struct store {
 	char *path;
 };
 
+/* Schema version 8's DDL: the serving tables (serve.c). */
+extern const char store_serve_ddl[];
+
 #endif
