@@ -597,6 +597,21 @@ static int cmd_validate(int argc, char **argv)
 	if (isatty(fileno(stderr)))
 		vo.progress = stderr;
 	sim_diag *d = sim_diag_new();
+	if (serve_cases_is_serving(pos[0])) { /* serving rows: sim/serve */
+		double mape = NAN;
+		rc = serve_validate(pos[0], vo.datadir, o.only, o.scenario, o.json, o.rows, &mape,
+				    stdout, d);
+		flush_diag(d);
+		sim_diag_free(d);
+		if (rc != SIM_OK)
+			return rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
+		if (!o.scenario && o.max_mape > 0 && !(mape <= o.max_mape)) {
+			fprintf(stderr, "podsim: error: MAPE %.2f%% exceeds the threshold %.2f%%\n",
+				100 * mape, 100 * o.max_mape);
+			return 1;
+		}
+		return 0;
+	}
 	if (o.scenario) {
 		rc = valid_scenario(pos[0], o.scenario, &vo, stdout, d);
 		flush_diag(d);

@@ -44,12 +44,15 @@
  * decode-only iteration when the engine captures CUDA graphs.
  *
  * Memory per GPU: the stage's weights at w bytes (embedding and head at 16
- * bits), the activation workspace of the largest iteration (M_max e (3h +
- * (a_t + 2 g_t) d + 3 f/t) plus fp32 logits of max_batch rows), the reserve
+ * bits), the activation workspace of the largest iteration (M_max e (2h +
+ * max((a_t + 2 g_t) d, MLP up width)): the residual stream, a GEMM's input and
+ * its output, buffers reused layer after layer; plus fp32 logits of
+ * max_batch rows), the reserve
  * (plan's memory pieces for the CUDA context, cuBLAS workspace and, with
  * t > 1, NCCL: [framework] defaults), and the KV cache: memory_fraction of
  * what is left (TensorRT-LLM's free_gpu_memory_fraction and vLLM's
- * gpu_memory_utilization both hand out about 0.9 of it).
+ * gpu_memory_utilization both hand out about 0.9 of it); static batching
+ * preallocates the batch's contiguous cache and may use all of it.
  */
 #include "serve_int.h"
 
@@ -284,12 +287,16 @@ void serve_memory_of(const serve_scenario *s, serve_memory *out)
 		      : s->max_tokens > maxp         ? s->max_tokens
 						      : maxp;
 	double ft = m->ffn / t;
-	out->activation_bytes = mmax * ACT_BYTES * (3 * m->hidden + (at + 2 * gt) * d + 3 * ft) +
+	double qkv = (at + 2 * gt) * d, mlp = (m->act == WORK_ACT_SWIGLU ? 2 : 1) * ft;
+	out->activation_bytes = mmax * ACT_BYTES * (2 * m->hidden + (qkv > mlp ? qkv : mlp)) +
 				(double)s->max_batch * m->vocab / t * 4;
 	out->reserve_bytes = s->fw.context_bytes + s->fw.workspace_bytes +
 			     (s->tp > 1 ? s->fw.nccl_bytes + s->fw.comm_bytes : 0);
 	double left = s->gpu.hbm_bytes - out->weights_bytes - out->activation_bytes - out->reserve_bytes;
-	out->kv_bytes = left > 0 ? s->engine.memory_fraction * left : 0;
+	/* static batching preallocates the batch's whole KV (a contiguous cache,
+	 * TensorRT-LLM's gptSession without paging): all of what is left */
+	double frac = s->batching == SERVE_STATIC ? 1.0 : s->engine.memory_fraction;
+	out->kv_bytes = left > 0 ? frac * left : 0;
 	out->kv_token_bytes = 2.0 * L * gt * d * hw_dtype_bytes(s->kv_dtype);
 	out->kv_blocks = (int64_t)floor(out->kv_bytes / (s->engine.block_tokens * out->kv_token_bytes));
 }
