@@ -46,6 +46,7 @@ typedef struct replica {
 	int *wait, whead, wn, wcap; /* waiting queue (ring) */
 	int64_t free_blocks, total_blocks;
 	bool busy, batch_on; /* an iteration in flight; a static batch in progress */
+	bool kicked;         /* an idle replica's start is scheduled */
 	sim_time iter_start;
 	double kv_area, run_area, wait_area; /* integrals over time (s) */
 	int64_t kv_peak;
@@ -104,6 +105,18 @@ static int pop_wait(replica *r)
 
 static void start_iteration(sim *m, int ri);
 
+/* An idle replica starts after every arrival of this instant is queued
+ * (priority 2 runs after arrivals and iteration ends at equal times), so an
+ * offline batch is admitted whole. */
+static void on_kick(sim_engine *eng, void *ctx, uint64_t arg)
+{
+	(void)eng;
+	sim *m = ctx;
+	m->rep[arg].kicked = false;
+	if (!m->rep[arg].busy)
+		start_iteration(m, (int)arg);
+}
+
 static void route(sim *m, int id)
 {
 	int n = m->s->replicas, best = 0;
@@ -115,9 +128,13 @@ static void route(sim *m, int id)
 			if (m->rep[i].nrun + m->rep[i].wn < m->rep[best].nrun + m->rep[best].wn)
 				best = i;
 	}
-	push_wait(&m->rep[best], id, false);
-	if (!m->rep[best].busy)
-		start_iteration(m, best);
+	replica *r = &m->rep[best];
+	push_wait(r, id, false);
+	if (!r->busy && !r->kicked) {
+		r->kicked = true;
+		if (!sim_engine_schedule(m->eng, sim_engine_now(m->eng), 2, on_kick, m, (uint64_t)best))
+			m->oom = true;
+	}
 }
 
 /* Create request `issued` at the current time and route it. */
