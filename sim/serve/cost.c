@@ -21,7 +21,9 @@
  *  - attention as fused kernels (hw_flash_time): the decodes in one kernel
  *    of 4 a_t d C FLOPs moving 2 g_t d C c bytes of KV (C = the decoding
  *    requests' KV tokens summed) plus their queries and outputs, memory
- *    bound for any GQA ratio below the ridge; the prefill chunks in one
+ *    bound for any GQA ratio below the ridge (a_t instead of g_t KV heads
+ *    read for an engine whose kernel does not share them, kv_per_query_head);
+ *    the prefill chunks in one
  *    causal kernel of 4 a_t d P FLOPs, P = sum of chunk x (context before it
  *    + chunk / 2) query-key pairs.
  *  - the element-wise kernels (norms, RoPE, activation, residual adds, the
@@ -199,7 +201,10 @@ static double attention(const serve_cost *c, const serve_batch *b, int *kernels)
 	*kernels = 0;
 	if (b->decodes > 0) {
 		double flops = 4 * qd * b->decode_ctx;
-		double bytes = 2 * c->gt * c->d * b->decode_ctx * c->kvb + 2 * b->decodes * qd * ACT_BYTES;
+		/* K/V heads read per GPU: g_t, or a_t when the kernel does not share
+		 * a KV head's loads among its query heads (serve_engine) */
+		double kvh = c->s->engine.kv_per_query_head ? c->at : c->gt;
+		double bytes = 2 * kvh * c->d * b->decode_ctx * c->kvb + 2 * b->decodes * qd * ACT_BYTES;
 		t += hw_flash_time(g, HW_BF16, impl, false, flops, b->decodes * qd, bytes);
 		++*kernels;
 	}

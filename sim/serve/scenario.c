@@ -98,6 +98,8 @@ const conf_key serve_engine_keys[] = {
 	 "share of the memory left after weights, activations and reserve given to the KV cache"},
 	{"block_tokens", CONF_INT, SIM_UNIT_NONE, 1, 65536, "16", NULL, EK(block_tokens),
 	 "tokens per KV-cache block (paged attention)"},
+	{"kv_per_query_head", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, EK(kv_per_query_head),
+	 "decode attention reads K/V once per query head (a kernel without GQA sharing)"},
 	{"attention", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fa2", flash_names,
 	 offsetof(engine_conf, flash), "fused attention kernels' implementation (hw's fa2/fa3/cudnn)"},
 };

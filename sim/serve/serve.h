@@ -56,6 +56,8 @@ typedef struct serve_engine {
 	double reserve_bytes;     /* CUDA context, NCCL, workspaces */
 	int block_tokens;         /* tokens per KV block (paged attention) */
 	int flash_impl;           /* hw_flash_impl of its attention kernels */
+	bool kv_per_query_head;   /* the decode attention kernel reads each KV head once
+				   * per query head (no GQA sharing), not once per group */
 } serve_engine;
 
 /* Everything a serving run needs, loaded and checked. */
