@@ -21,6 +21,7 @@
 #include "serve_int.h"
 #include "cases/cases.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,8 +57,8 @@ static const char *node_of(const char *gpu)
 
 static const char *engine_of(const char *engine)
 {
-	if (!strcmp(engine, "TensorRT-LLM"))
-		return "trtllm";
+	if (!strcmp(engine, "TensorRT-LLM")) /* the rows' tables are v0.5/v0.6 */
+		return "trtllm-0.6";
 	if (!strcmp(engine, "vLLM"))
 		return "vllm";
 	return NULL;
@@ -199,6 +200,10 @@ int serve_validate(const char *csv, const char *datadir, const char *only, const
 	static const char *const cols[] = {"id", "source", "engine", "gpu", "gpus", "tp",
 					   "precision", "batching", "input_tokens", "output_tokens",
 					   "measured_metric", "measured_value", NULL};
+	/* includes absolute, so a printed scenario runs from any folder */
+	char abs[4096];
+	if (realpath(datadir, abs))
+		datadir = abs;
 	cases_csv *c = NULL;
 	int rc = cases_csv_read(csv, &c, d);
 	if (rc != SIM_OK)
