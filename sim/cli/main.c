@@ -695,6 +695,8 @@ int main(int argc, char **argv)
 		return cli_kernel(argc - 2, argv + 2);
 	if (!strcmp(cmd, "estimate"))
 		return cli_estimate(argc - 2, argv + 2);
+	if (!strcmp(cmd, "explain") && argc > 2 && argv[2][0] != '-' && serve_is_serving(argv[2]))
+		return cli_serve_explain(argc - 2, argv + 2);
 	if (!strcmp(cmd, "explain"))
 		return cli_explain(argc - 2, argv + 2);
 	if (!strcmp(cmd, "calibrate"))

@@ -32,7 +32,7 @@ typedef struct opts {
 	const char *file, *db;
 	const char *sets[MAX_SETS];
 	size_t nsets;
-	bool json, no_db, print_config;
+	bool json, no_db, print_config, explain;
 } opts;
 
 static int parse(int argc, char **argv, opts *o)
@@ -93,9 +93,9 @@ static int store_it(const opts *o, const serve_scenario *s, const serve_result *
 	return rc;
 }
 
-int cli_serve(int argc, char **argv)
+static int serve_main(int argc, char **argv, bool explain)
 {
-	opts o = {0};
+	opts o = {.explain = explain};
 	int rc = parse(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? 0 : rc;
@@ -109,6 +109,12 @@ int cli_serve(int argc, char **argv)
 		return rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
 	}
 	sim_diag_clear(d);
+	if (o.explain) {
+		serve_explain(stdout, s);
+		serve_scenario_free(s);
+		sim_diag_free(d);
+		return 0;
+	}
 	if (o.print_config) {
 		char *text = conf_resolved_text(s->doc);
 		fputs(text ? text : "", stdout);
@@ -139,4 +145,14 @@ int cli_serve(int argc, char **argv)
 	serve_scenario_free(s);
 	sim_diag_free(d);
 	return status;
+}
+
+int cli_serve(int argc, char **argv)
+{
+	return serve_main(argc, argv, false);
+}
+
+int cli_serve_explain(int argc, char **argv)
+{
+	return serve_main(argc, argv, true);
 }

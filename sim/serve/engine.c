@@ -537,6 +537,11 @@ int serve_run(const serve_scenario *s, serve_result *out, sim_diag *diag)
 		label_of(s, out);
 		serve_memory_of(s, &out->mem);
 		rc = summarise(&m, out);
+		const net_cluster *c = &s->cluster;
+		double tps = out->out_tok_per_s > 0 ? out->out_tok_per_s : NAN;
+		out->usd_per_mtok = c->gpu_hour_usd > 0 ? out->gpus * c->gpu_hour_usd / 3600 / tps * 1e6 : NAN;
+		double w = s->gpu.tdp_w + (c->node.gpus > 0 ? c->node.power_w / c->node.gpus : 0);
+		out->joule_per_tok = out->gpus * w * (c->pue > 0 ? c->pue : 1) / tps;
 	}
 	sim_free(&m);
 	out->wall_s = (double)(clock() - c0) / CLOCKS_PER_SEC;

@@ -31,6 +31,10 @@ void serve_print_text(FILE *f, const serve_result *r, int64_t id)
 		r->req_per_s, r->out_tok_per_s, r->out_tok_per_s_gpu);
 	fprintf(f, "  goodput %.3f requests/s (%.1f %% meet TTFT <= %.0f ms and TPOT <= %.0f ms)\n",
 		r->goodput_req_per_s, 100 * r->slo_met, 1e3 * r->slo_ttft_s, 1e3 * r->slo_tpot_s);
+	if (r->usd_per_mtok == r->usd_per_mtok)
+		fprintf(f, "  cost %.3f USD per million output tokens\n", r->usd_per_mtok);
+	if (r->joule_per_tok == r->joule_per_tok)
+		fprintf(f, "  energy at most %.3f J per output token (GPUs at TDP)\n", r->joule_per_tok);
 	fprintf(f, "\nscheduler\n");
 	fprintf(f, "  %" PRId64 " iterations, mean batch %.1f requests, mean queue %.1f, "
 		   "%" PRId64 " preemptions\n",
@@ -76,6 +80,10 @@ void serve_print_json(FILE *f, const serve_result *r, int64_t id)
 		   "\"slo_met\":%.9g,\"slo_ttft_s\":%.9g,\"slo_tpot_s\":%.9g,",
 		r->req_per_s, r->out_tok_per_s, r->out_tok_per_s_gpu, r->goodput_req_per_s, r->slo_met,
 		r->slo_ttft_s, r->slo_tpot_s);
+	if (r->usd_per_mtok == r->usd_per_mtok)
+		fprintf(f, "\"usd_per_million_output_tokens\":%.9g,", r->usd_per_mtok);
+	if (r->joule_per_tok == r->joule_per_tok)
+		fprintf(f, "\"joule_per_output_token\":%.9g,", r->joule_per_tok);
 	fprintf(f, "\"iterations\":%" PRId64 ",\"preemptions\":%" PRId64 ",\"batch_mean\":%.9g,"
 		   "\"queue_mean\":%.9g,\"kv_mean\":%.9g,\"kv_peak\":%.9g,",
 		r->iterations, r->preemptions, r->batch_mean, r->queue_mean, r->kv_mean, r->kv_peak);

@@ -175,6 +175,12 @@ typedef struct serve_result {
 	double goodput_req_per_s, slo_met; /* requests meeting both SLOs, and their share */
 	double slo_ttft_s, slo_tpot_s;
 	double kv_mean, kv_peak;     /* KV blocks in use over capacity, time-weighted, max */
+	/* Cost and energy per output token: the replicas' GPU-hours at
+	 * [cluster] gpu_hour_price (NaN when 0 = unknown) per million output
+	 * tokens; joules per output token with every GPU at its TDP plus its
+	 * share of the node's other power, times the PUE (an upper bound: a
+	 * decode-bound GPU draws less than its TDP). */
+	double usd_per_mtok, joule_per_tok;
 	double batch_mean, queue_mean; /* running and waiting requests, time-weighted */
 	serve_memory mem;
 	double wall_s;
@@ -190,6 +196,12 @@ void serve_print_json(FILE *out, const serve_result *r, int64_t id);
 /* Store a run (store_put_serve) with the resolved scenario text. */
 int serve_store(store *db, const serve_scenario *s, const serve_result *r, int64_t *id,
 		sim_diag *diag);
+
+/* podsim explain on a serving scenario (explain.c): KV bytes per token, the
+ * memory and the largest batch that fits, the roofline of prefill and
+ * decode against the ridge point, the closed-form decode step and prefill
+ * beside the cost model's. */
+void serve_explain(FILE *out, const serve_scenario *s);
 
 /* ---------------------------------------------------------- validation -- */
 
