@@ -48,6 +48,7 @@ static const char *node_of(const char *gpu)
 		const char *gpu, *node;
 	} map[] = {{"h100-sxm5-80g", "dgx-h100"},     {"a100-sxm4-80g", "dgx-a100-80g"},
 		   {"a100-sxm4-40g", "dgx-a100-40g"}, {"h800-sxm5-80g", "hgx-h800"},
+		   {"h200-sxm-141g", "hgx-h200"},
 		   {"b200", "dgx-b200"}};
 	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
 		if (!strcmp(gpu, map[i].gpu))
@@ -59,6 +60,8 @@ static const char *engine_of(const char *engine)
 {
 	if (!strcmp(engine, "TensorRT-LLM")) /* the rows' tables are v0.5/v0.6 */
 		return "trtllm-0.6";
+	if (!strcmp(engine, "PyTorch-graphs")) /* tools/measure-serving.py */
+		return "torch-graphs";
 	if (!strcmp(engine, "vLLM"))
 		return "vllm";
 	return NULL;
