@@ -24,12 +24,14 @@ static const char usage[] =
 	"  --db PATH                run database (default: $PODSIM_DB, else podsim.db)\n"
 	"  --no-db                  do not store the run\n"
 	"  --print-config           print the resolved configuration and exit\n"
+	"  --trace FILE             write the iterations per replica and the KV-cache and\n"
+	"                           queue counters as a Chrome trace (ui.perfetto.dev)\n"
 	"  -h, --help               this help\n"
 	"\n"
 	"exit status: 0 ok, 1 runtime error (database), 2 bad input (nothing stored)\n";
 
 typedef struct opts {
-	const char *file, *db;
+	const char *file, *db, *trace;
 	const char *sets[MAX_SETS];
 	size_t nsets;
 	bool json, no_db, print_config, explain;
@@ -48,11 +50,13 @@ static int parse(int argc, char **argv, opts *o)
 			o->no_db = true;
 		} else if (!strcmp(a, "--print-config")) {
 			o->print_config = true;
-		} else if (!strcmp(a, "--db") || !strcmp(a, "--set")) {
+		} else if (!strcmp(a, "--db") || !strcmp(a, "--set") || !strcmp(a, "--trace")) {
 			if (i + 1 >= argc)
 				return cli_usage_error("serve", usage, "missing value after", a);
 			if (!strcmp(a, "--db"))
 				o->db = argv[++i];
+			else if (!strcmp(a, "--trace"))
+				o->trace = argv[++i];
 			else if (o->nsets < MAX_SETS)
 				o->sets[o->nsets++] = argv[++i];
 			else
@@ -76,6 +80,30 @@ static const char *db_path(const opts *o)
 		return o->db;
 	const char *env = getenv(STORE_ENV);
 	return env && *env ? env : STORE_DEFAULT_PATH;
+}
+
+typedef struct traced {
+	const serve_scenario *s;
+	serve_result *r;
+	sim_diag *d;
+	int rc;
+} traced;
+
+static int fill_trace(FILE *f, void *ctx)
+{
+	traced *t = ctx;
+	t->rc = serve_run_trace(t->s, t->r, f, t->d);
+	return t->rc;
+}
+
+/* --trace: the run writes FILE.tmp, renamed into place when complete. */
+static int run_traced(const opts *o, const serve_scenario *s, serve_result *r, sim_diag *d)
+{
+	traced t = {s, r, d, SIM_OK};
+	int rc = sim_write_atomic(o->trace, fill_trace, &t);
+	if (rc != SIM_OK && t.rc == SIM_OK)
+		fprintf(stderr, "%s: error: cannot write the trace\n", o->trace);
+	return rc;
 }
 
 static int store_it(const opts *o, const serve_scenario *s, const serve_result *r, int64_t *id,
@@ -125,7 +153,7 @@ static int serve_main(int argc, char **argv, bool explain)
 	}
 	serve_result r;
 	int64_t id = 0;
-	rc = serve_run(s, &r, d);
+	rc = o.trace ? run_traced(&o, s, &r, d) : serve_run(s, &r, d);
 	if (rc == SIM_OK)
 		rc = store_it(&o, s, &r, &id, d);
 	sim_diag_print(d, stderr);

@@ -13,7 +13,8 @@
  *    admits waiting requests in arrival order (FIFO: the first that does not
  *    fit stops admission) with their whole prompt while max_batch,
  *    max_tokens (decodes + prompt tokens; one prompt always runs when it is
- *    the iteration's only work) and the free KV blocks allow: Orca's
+ *    the iteration's only work; the loader requires max_tokens >= the
+ *    longest prompt) and the free KV blocks allow: Orca's
  *    iteration-level scheduling, TensorRT-LLM's in-flight batching.
  *  - chunked: as continuous, but prompts are cut into chunks that fill the
  *    token budget left after the decodes (max_tokens), a partly prefilled
@@ -63,6 +64,7 @@ typedef struct sim {
 	int B; /* tokens per block */
 	int64_t preemptions, iterations, prompt_tokens, output_tokens;
 	bool oom;
+	FILE *trace; /* Chrome trace events, or NULL */
 } sim;
 
 int serve_draw_len(sim_rng *r, serve_len_dist dist, int mean)
@@ -77,6 +79,26 @@ int serve_draw_len(sim_rng *r, serve_len_dist dist, int mean)
 		return x < 1 ? 1 : x > 4.0 * mean ? 4 * mean : (int)x;
 	}
 	return mean;
+}
+
+/* A gamma variate of shape k and mean k (scale 1): Marsaglia and Tsang
+ * (2000), "A simple method for generating gamma variables", for k >= 1;
+ * for k < 1, Gamma(k) = Gamma(k + 1) U^(1/k). Gaps of a gamma stream with
+ * coefficient of variation cv have shape 1/cv^2 and mean 1/rate. */
+double serve_gamma_draw(sim_rng *r, double k)
+{
+	if (k < 1)
+		return serve_gamma_draw(r, k + 1) * pow(1.0 - sim_rng_uniform(r), 1.0 / k);
+	double d = k - 1.0 / 3, c = 1.0 / sqrt(9 * d);
+	for (;;) {
+		double x = sim_rng_normal(r, 1.0), v = 1 + c * x;
+		if (v <= 0)
+			continue;
+		v = v * v * v;
+		double u = 1.0 - sim_rng_uniform(r);
+		if (log(u) < 0.5 * x * x + d - d * v + d * log(v))
+			return d * v;
+	}
 }
 
 static int64_t blocks_for(const sim *m, int tokens)
@@ -168,6 +190,10 @@ static void on_arrival(sim_engine *eng, void *ctx, uint64_t arg)
 	sim_time next = sim_engine_now(eng);
 	if (s->arrivals == SERVE_POISSON)
 		next += sim_time_from_s(-log(1.0 - sim_rng_uniform(m->rng)) / s->rate);
+	else if (s->arrivals == SERVE_GAMMA) {
+		double k = 1.0 / (s->burstiness * s->burstiness);
+		next += sim_time_from_s(serve_gamma_draw(m->rng, k) / (k * s->rate));
+	}
 	else
 		next = sim_time_from_s(s->trace_t[m->issued]);
 	if (!sim_engine_schedule(eng, next, 1, on_arrival, m, 0))
@@ -290,6 +316,25 @@ static void plan_dynamic(sim *m, replica *r, serve_batch *b)
 
 static void on_iter_end(sim_engine *eng, void *ctx, uint64_t arg);
 
+/* One iteration as a trace slice and the replica's counters at its start. */
+static void trace_iteration(sim *m, int ri, const serve_batch *b, sim_time now, double dt,
+			    int64_t used)
+{
+	const replica *r = &m->rep[ri];
+	double ts = sim_time_to_s(now) * 1e6;
+	fprintf(m->trace,
+		",\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":0,\"ts\":%.3f,\"dur\":%.3f,"
+		"\"args\":{\"decodes\":%d,\"prefill_tokens\":%d,\"requests\":%d}}",
+		b->prefill_tokens > 0 ? (b->decodes > 0 ? "mixed" : "prefill") : "decode", ri, ts,
+		dt * 1e6, b->decodes, b->prefill_tokens, r->nrun);
+	fprintf(m->trace,
+		",\n{\"name\":\"kv blocks\",\"ph\":\"C\",\"pid\":%d,\"ts\":%.3f,"
+		"\"args\":{\"used\":%lld}}"
+		",\n{\"name\":\"requests\",\"ph\":\"C\",\"pid\":%d,\"ts\":%.3f,"
+		"\"args\":{\"running\":%d,\"waiting\":%d}}",
+		ri, ts, (long long)used, ri, ts, r->nrun, r->wn);
+}
+
 static void start_iteration(sim *m, int ri)
 {
 	replica *r = &m->rep[ri];
@@ -313,6 +358,8 @@ static void start_iteration(sim *m, int ri)
 	m->iterations++;
 	sim_time now = sim_engine_now(m->eng), dur = sim_time_from_s(dt);
 	r->iter_start = now;
+	if (m->trace)
+		trace_iteration(m, ri, &b, now, dt, used);
 	if (!sim_engine_schedule(m->eng, now + (dur > 0 ? dur : 1), 0, on_iter_end, m, (uint64_t)ri))
 		m->oom = true;
 }
@@ -508,11 +555,25 @@ static void sim_free(sim *m)
 
 int serve_run(const serve_scenario *s, serve_result *out, sim_diag *diag)
 {
+	return serve_run_trace(s, out, NULL, diag);
+}
+
+int serve_run_trace(const serve_scenario *s, serve_result *out, FILE *trace, sim_diag *diag)
+{
 	(void)diag;
 	clock_t c0 = clock();
 	memset(out, 0, sizeof *out);
 	sim m;
 	int rc = sim_init(&m, s);
+	m.trace = trace;
+	if (trace) {
+		fprintf(trace, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
+			       "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":"
+			       "\"replica 0\"}}");
+		for (int i = 1; i < s->replicas; i++)
+			fprintf(trace, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,"
+				       "\"args\":{\"name\":\"replica %d\"}}", i, i);
+	}
 	if (rc == SIM_OK) {
 		if (s->arrivals == SERVE_OFFLINE || s->arrivals == SERVE_CLOSED) {
 			int n = s->arrivals == SERVE_OFFLINE ? m.nreq
@@ -543,6 +604,8 @@ int serve_run(const serve_scenario *s, serve_result *out, sim_diag *diag)
 		double w = s->gpu.tdp_w + (c->node.gpus > 0 ? c->node.power_w / c->node.gpus : 0);
 		out->joule_per_tok = out->gpus * w * (c->pue > 0 ? c->pue : 1) / tps;
 	}
+	if (trace)
+		fprintf(trace, "\n]}\n");
 	sim_free(&m);
 	out->wall_s = (double)(clock() - c0) / CLOCKS_PER_SEC;
 	return rc;

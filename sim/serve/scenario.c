@@ -11,7 +11,8 @@
 #include <string.h>
 
 static const char *const batching_names[] = {"static", "continuous", "chunked", NULL};
-static const char *const arrival_names[] = {"poisson", "closed", "offline", "trace", NULL};
+static const char *const arrival_names[] = {"poisson", "closed", "offline", "trace", "gamma",
+					    NULL};
 static const char *const dist_names[] = {"fixed", "uniform", "exponential", NULL};
 static const char *const route_names[] = {"round-robin", "least-outstanding", NULL};
 static const char *const weight_names[] = {"bf16", "fp16", "fp8", "int8", "int4", NULL};
@@ -23,7 +24,7 @@ _Static_assert(sizeof(serve_batching) == sizeof(int), "conf stores enums as int"
 typedef struct serve_conf {
 	int tp, pp, replicas, weights, kv, batching, max_batch, max_tokens;
 	int arrivals, concurrency, requests, prompt, output, prompt_dist, output_dist, route;
-	double rate, slo_ttft, slo_tpot;
+	double rate, burst, slo_ttft, slo_tpot;
 	char trace[CONF_STR_MAX];
 } serve_conf;
 
@@ -47,9 +48,11 @@ const conf_key serve_keys[] = {
 	 "tokens in one iteration (max_num_batched_tokens); chunked: the chunk budget"},
 	{"arrivals", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "poisson", arrival_names, SK(arrivals),
 	 "poisson at `rate`, closed loop of `concurrency` clients, offline (all at t = 0), "
-	 "or a trace file"},
+	 "a trace file, or gamma (bursty: gaps with coefficient of variation `burstiness`)"},
 	{"rate", CONF_REAL, SIM_UNIT_NONE, -1e12, 1e12, "1", NULL, SK(rate),
 	 "Poisson arrival rate, requests per second (> 0)"},
+	{"burstiness", CONF_REAL, SIM_UNIT_NONE, 0.05, 20, "1", NULL, SK(burst),
+	 "gamma arrivals: coefficient of variation of the gaps (1 = Poisson, > 1 bursty)"},
 	{"concurrency", CONF_INT, SIM_UNIT_NONE, 1, 1048576, "1", NULL, SK(concurrency),
 	 "closed loop: requests kept in flight"},
 	{"requests", CONF_INT, SIM_UNIT_NONE, 1, 100000000, "1000", NULL, SK(requests),
@@ -194,6 +197,7 @@ static int read_sections(serve_scenario *s, sim_diag *d)
 	s->max_tokens = c.max_tokens;
 	s->arrivals = (serve_arrivals)c.arrivals;
 	s->rate = c.rate;
+	s->burstiness = c.burst;
 	s->concurrency = c.concurrency;
 	s->requests = c.requests;
 	s->prompt_tokens = c.prompt;
@@ -239,9 +243,9 @@ static int check(serve_scenario *s, sim_diag *d)
 	if (s->weights == SERVE_W_FP8 && !(s->gpu.peak_flops[HW_FP8] > 0))
 		err_at(s, "weights", d, "weights = fp8 needs fp8 tensor cores, which %s lacks",
 		       s->gpu.name);
-	if (s->arrivals == SERVE_POISSON && !(s->rate > 0))
-		err_at(s, "rate", d, "rate = %g requests/s: a Poisson stream needs a rate > 0",
-		       s->rate);
+	if ((s->arrivals == SERVE_POISSON || s->arrivals == SERVE_GAMMA) && !(s->rate > 0))
+		err_at(s, "rate", d, "rate = %g requests/s: a %s stream needs a rate > 0", s->rate,
+		       s->arrivals == SERVE_GAMMA ? "gamma" : "Poisson");
 	if (s->arrivals != SERVE_TRACE) {
 		int pin = serve_len_max(s->prompt_dist, s->prompt_tokens);
 		int pout = serve_len_max(s->output_dist, s->output_tokens);
@@ -275,6 +279,19 @@ static int check_memory(serve_scenario *s, sim_diag *d)
 	} else {
 		need = serve_len_max(s->prompt_dist, s->prompt_tokens) +
 		       serve_len_max(s->output_dist, s->output_tokens);
+	}
+	int maxp = s->arrivals == SERVE_TRACE ? 0 : serve_len_max(s->prompt_dist, s->prompt_tokens);
+	for (int i = 0; s->arrivals == SERVE_TRACE && i < s->requests; i++)
+		maxp = s->trace_in[i] > maxp ? s->trace_in[i] : maxp;
+	if (s->batching == SERVE_CONTINUOUS && s->max_tokens < maxp) {
+		conf_loc loc = conf_key_loc(s->doc, "serve", "max_tokens");
+		sim_diag_error(d, loc.path, loc.line,
+			       "max_tokens = %d is below the longest prompt (%d tokens): continuous "
+			       "batching runs whole prompts (vLLM requires max_num_batched_tokens >= "
+			       "max_model_len without chunked prefill); raise it or use batching = "
+			       "chunked",
+			       s->max_tokens, maxp);
+		return SIM_ECONF;
 	}
 	int64_t blocks = ((int64_t)need + s->engine.block_tokens - 1) / s->engine.block_tokens;
 	if (mem.kv_blocks >= blocks)

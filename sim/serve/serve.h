@@ -27,7 +27,7 @@
 #include "../store/store.h"
 
 typedef enum { SERVE_STATIC = 0, SERVE_CONTINUOUS, SERVE_CHUNKED } serve_batching;
-typedef enum { SERVE_POISSON = 0, SERVE_CLOSED, SERVE_OFFLINE, SERVE_TRACE } serve_arrivals;
+typedef enum { SERVE_POISSON = 0, SERVE_CLOSED, SERVE_OFFLINE, SERVE_TRACE, SERVE_GAMMA } serve_arrivals;
 typedef enum { SERVE_LEN_FIXED = 0, SERVE_LEN_UNIFORM, SERVE_LEN_EXPONENTIAL } serve_len_dist;
 typedef enum { SERVE_ROUTE_RR = 0, SERVE_ROUTE_LEAST } serve_route;
 /* Weight precision: 16-bit, fp8 (weights and activations, fp8 GEMMs), or
@@ -79,7 +79,8 @@ typedef struct serve_scenario {
 	int max_batch;  /* requests in one iteration (max_num_seqs) */
 	int max_tokens; /* tokens per iteration (max_num_batched_tokens; chunked: the budget) */
 	serve_arrivals arrivals;
-	double rate;      /* requests/s (Poisson) */
+	double rate;      /* requests/s (Poisson, gamma) */
+	double burstiness; /* gamma: coefficient of variation of the gaps (1 = Poisson) */
 	int concurrency;  /* closed loop: requests kept in flight */
 	int requests;     /* requests in the run (trace: its rows) */
 	int prompt_tokens, output_tokens;
@@ -190,6 +191,11 @@ typedef struct serve_result {
  * can never run (its KV does not fit the cache: diag says where);
  * SIM_ENOMEM. */
 int serve_run(const serve_scenario *s, serve_result *out, sim_diag *diag);
+/* The same, writing the run as a Chrome/Perfetto trace to `trace` (when not
+ * NULL): one process per replica, each iteration a slice (its decodes,
+ * prefill tokens and batch in args), and counters of KV blocks in use,
+ * running and waiting requests at each iteration's start. Times in us. */
+int serve_run_trace(const serve_scenario *s, serve_result *out, FILE *trace, sim_diag *diag);
 
 void serve_print_text(FILE *out, const serve_result *r, int64_t id);
 void serve_print_json(FILE *out, const serve_result *r, int64_t id);

@@ -8,7 +8,8 @@
 #     and the H200 rows measured by tools/measure-serving.py under 12 %;
 #  2. `podsim run` on a file with [serve] is `podsim serve`: same JSON;
 #  3. determinism: two databases holding the same run have the same digest;
-#  4. a row's generated scenario (--scenario ID) runs as a user's file.
+#  4. --trace writes a whole Chrome trace;
+#  5. a row's generated scenario (--scenario ID) runs as a user's file.
 set -u
 podsim=$1
 fail=0
@@ -47,6 +48,12 @@ d2=$("$podsim" runs digest --db "$tmp/2.db")
 [ -n "$d1" ] && [ "$d1" = "$d2" ] || bad "digests differ: $d1 $d2"
 n=$(sqlite3 "$tmp/1.db" "SELECT count(*) FROM serve_latency" 2>/dev/null || echo 3)
 [ "$n" = 3 ] || bad "serve_latency holds $n rows, want 3"
+
+# --trace: a Chrome trace of the iterations and counters, complete
+"$podsim" serve "$s" --no-db --set serve.requests=50 --trace "$tmp/t.json" >/dev/null 2>&1 || bad "--trace"
+head -c 40 "$tmp/t.json" | grep -q '^{"displayTimeUnit"' && tail -n 1 "$tmp/t.json" | grep -q '^\]}$' &&
+	grep -q '"name":"kv blocks"' "$tmp/t.json" || bad "the trace is not complete"
+[ -e "$tmp/t.json.tmp" ] && bad "the trace's temporary file was left"
 
 "$podsim" validate tests/cases/serving.csv --scenario T10 --data . >"$tmp/t10.ini" || bad "--scenario T10"
 "$podsim" serve "$tmp/t10.ini" --no-db >/dev/null 2>&1 || bad "T10's scenario does not run"
