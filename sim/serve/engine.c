@@ -5,7 +5,8 @@
  *
  * Schedulers (serve.h serve_batching), per iteration:
  *  - static: an idle replica admits up to max_batch waiting requests whose
- *    whole KV (prompt + output) fits the free blocks, prefills them in one
+ *    whole KV (prompt + the longest output the stream can ask for: the
+ *    engine cannot know a request's length) fits the free blocks, prefills them in one
  *    iteration and then decodes every slot of the batch, finished ones as
  *    padding, until the last request ends (TensorRT-LLM's
  *    gptSessionBenchmark, FasterTransformer).
@@ -62,6 +63,8 @@ typedef struct sim {
 	int nreq, issued, completed, rr;
 	replica *rep;
 	int B; /* tokens per block */
+	int max_out; /* the longest output the stream can ask for (static batching
+		      * reserves it: the engine cannot know a request's length) */
 	int64_t preemptions, iterations, prompt_tokens, output_tokens;
 	bool oom;
 	FILE *trace; /* Chrome trace events, or NULL */
@@ -231,7 +234,7 @@ static void plan_static(sim *m, replica *r, serve_batch *b)
 	if (!r->batch_on) {
 		while (r->wn > 0 && r->nrun < s->max_batch) {
 			req *q = &m->reqs[r->wait[r->whead]];
-			if (!grow(r, q, blocks_for(m, q->in + q->out)))
+			if (!grow(r, q, blocks_for(m, q->in + m->max_out)))
 				break;
 			r->run[r->nrun++] = pop_wait(r);
 		}
@@ -518,6 +521,9 @@ static int sim_init(sim *m, const serve_scenario *s)
 	m->s = s;
 	m->nreq = s->requests;
 	m->B = s->engine.block_tokens;
+	m->max_out = serve_len_max(s->output_dist, s->output_tokens);
+	for (int i = 0; s->arrivals == SERVE_TRACE && i < s->requests; i++)
+		m->max_out = s->trace_out[i] > m->max_out ? s->trace_out[i] : m->max_out;
 	serve_memory mem;
 	serve_memory_of(s, &mem);
 	m->eng = sim_engine_new();

@@ -8,8 +8,9 @@
 #     and the H200 rows measured by tools/measure-serving.py under 12 %;
 #  2. `podsim run` on a file with [serve] is `podsim serve`: same JSON;
 #  3. determinism: two databases holding the same run have the same digest;
-#  4. --trace writes a whole Chrome trace;
-#  5. a row's generated scenario (--scenario ID) runs as a user's file.
+#  4. the teaching scenarios' answers;
+#  5. --trace writes a whole Chrome trace;
+#  6. a row's generated scenario (--scenario ID) runs as a user's file.
 set -u
 podsim=$1
 fail=0
@@ -54,6 +55,29 @@ n=$(sqlite3 "$tmp/1.db" "SELECT count(*) FROM serve_latency" 2>/dev/null || echo
 head -c 40 "$tmp/t.json" | grep -q '^{"displayTimeUnit"' && tail -n 1 "$tmp/t.json" | grep -q '^\]}$' &&
 	grep -q '"name":"kv blocks"' "$tmp/t.json" || bad "the trace is not complete"
 [ -e "$tmp/t.json.tmp" ] && bad "the trace's temporary file was left"
+
+# The teaching scenarios' answers (scenarios/teaching/serve-*.ini), as
+# orderings and ratios: decode memory bound and prefill compute bound;
+# 8x the rate gives over 5x the tokens/s at under 2.5x the TPOT; continuous
+# batching over 3x the throughput of static batching on the same requests.
+T=scenarios/teaching
+"$podsim" explain $T/serve-roofline.ini >"$tmp/x.txt" 2>&1 || bad "explain serve-roofline"
+grep -q 'decode, batch 1 .*memory bound' "$tmp/x.txt" && grep -q 'prefill of one prompt .*compute bound' "$tmp/x.txt" ||
+	bad "serve-roofline: decode memory bound, prefill compute bound"
+jnum() { grep -o "\"$1\":[-0-9.e+]*" | head -1 | cut -d: -f2; }
+ratio_ok() { awk -v a="$1" -v b="$2" -v lo="$3" -v hi="$4" 'BEGIN { r = a / b; exit !(r > lo && r < hi) }'; }
+a=$("$podsim" run $T/serve-roofline.ini --no-db --json 2>/dev/null)
+b=$("$podsim" run $T/serve-roofline.ini --no-db --json --set serve.rate=16 2>/dev/null)
+ratio_ok "$(echo "$b" | jnum output_tokens_per_s)" "$(echo "$a" | jnum output_tokens_per_s)" 5 100 ||
+	bad "serve-roofline: 8x the rate should give over 5x the tokens/s"
+ta=$(echo "$a" | grep -o '"tpot_s":{"mean":[0-9.e+-]*' | cut -d: -f3)
+tb=$(echo "$b" | grep -o '"tpot_s":{"mean":[0-9.e+-]*' | cut -d: -f3)
+ratio_ok "$tb" "$ta" 1 2.5 || bad "serve-roofline: TPOT should grow less than 2.5x ($ta -> $tb)"
+a=$("$podsim" run $T/serve-batching.ini --no-db --json 2>/dev/null)
+b=$("$podsim" run $T/serve-batching.ini --no-db --json --set serve.batching=continuous 2>/dev/null)
+ratio_ok "$(echo "$b" | jnum output_tokens_per_s)" "$(echo "$a" | jnum output_tokens_per_s)" 3 100 ||
+	bad "serve-batching: continuous batching should give over 3x static's tokens/s"
+[ "$(echo "$b" | jnum preemptions)" -gt 0 ] || bad "serve-batching: continuous should preempt"
 
 "$podsim" validate tests/cases/serving.csv --scenario T10 --data . >"$tmp/t10.ini" || bad "--scenario T10"
 "$podsim" serve "$tmp/t10.ini" --no-db >/dev/null 2>&1 || bad "T10's scenario does not run"
