@@ -26,6 +26,12 @@ static const char usage[] =
 	"  --print-config           print the resolved configuration and exit\n"
 	"  --trace FILE             write the iterations per replica and the KV-cache and\n"
 	"                           queue counters as a Chrome trace (ui.perfetto.dev)\n"
+	"  --capacity               capacity planning: the highest Poisson rate meeting the\n"
+	"                           SLO (slo_ttft, slo_tpot) for each plan of the --vary\n"
+	"                           space, ranked by GPU-hours per million output tokens\n"
+	"  --vary SECTION.KEY=A,B   a dimension of the space (repeatable), e.g.\n"
+	"                           --vary serve.tp=1,2,4 --vary serve.weights=bf16,fp8\n"
+	"  --slo-target SHARE       share of requests that must meet the SLO (default 0.9)\n"
 	"  -h, --help               this help\n"
 	"\n"
 	"exit status: 0 ok, 1 runtime error (database), 2 bad input (nothing stored)\n";
@@ -34,7 +40,10 @@ typedef struct opts {
 	const char *file, *db, *trace;
 	const char *sets[MAX_SETS];
 	size_t nsets;
-	bool json, no_db, print_config, explain;
+	const char *vary[MAX_SETS];
+	size_t nvary;
+	double target;
+	bool json, no_db, print_config, explain, capacity;
 } opts;
 
 static int parse(int argc, char **argv, opts *o)
@@ -50,6 +59,23 @@ static int parse(int argc, char **argv, opts *o)
 			o->no_db = true;
 		} else if (!strcmp(a, "--print-config")) {
 			o->print_config = true;
+		} else if (!strcmp(a, "--capacity")) {
+			o->capacity = true;
+		} else if (!strcmp(a, "--vary") || !strcmp(a, "--slo-target")) {
+			if (i + 1 >= argc)
+				return cli_usage_error("serve", usage, "missing value after", a);
+			const char *v = argv[++i];
+			if (!strcmp(a, "--vary")) {
+				if (o->nvary >= MAX_SETS)
+					return cli_usage_error("serve", usage, "too many --vary options", NULL);
+				o->vary[o->nvary++] = v;
+			} else {
+				char *end;
+				o->target = strtod(v, &end);
+				if (end == v || *end || !(o->target > 0 && o->target <= 1))
+					return cli_usage_error("serve", usage,
+							       "--slo-target takes a share in (0, 1]", v);
+			}
 		} else if (!strcmp(a, "--db") || !strcmp(a, "--set") || !strcmp(a, "--trace")) {
 			if (i + 1 >= argc)
 				return cli_usage_error("serve", usage, "missing value after", a);
@@ -71,6 +97,8 @@ static int parse(int argc, char **argv, opts *o)
 	}
 	if (!o->file)
 		return cli_usage_error("serve", usage, "serve takes one scenario file", NULL);
+	if (o->nvary && !o->capacity)
+		return cli_usage_error("serve", usage, "--vary needs --capacity", NULL);
 	return 0;
 }
 
@@ -137,6 +165,14 @@ static int serve_main(int argc, char **argv, bool explain)
 		return rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
 	}
 	sim_diag_clear(d);
+	if (o.capacity) { /* each plan is loaded again with its overrides */
+		serve_scenario_free(s);
+		rc = serve_capacity(o.file, o.sets, o.nsets, o.vary, o.nvary,
+				    o.target > 0 ? o.target : 0.9, stdout, d);
+		sim_diag_print(d, stderr);
+		sim_diag_free(d);
+		return rc == SIM_OK ? 0 : rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
+	}
 	if (o.explain) {
 		serve_explain(stdout, s);
 		serve_scenario_free(s);

@@ -209,6 +209,15 @@ int serve_store(store *db, const serve_scenario *s, const serve_result *r, int64
  * beside the cost model's. */
 void serve_explain(FILE *out, const serve_scenario *s);
 
+/* Capacity planning (capacity.c): for every plan of the space the --vary
+ * dimensions span ("section.key=a,b,c", applied after `sets`), the highest
+ * Poisson rate at which a share `target` of requests meets the scenario's
+ * SLO, its output tokens/s and GPU-hours (USD with a GPU-hour price) per
+ * million output tokens; ranked cheapest first, refused plans listed with
+ * the loader's reason. SIM_OK, SIM_ECONF (a malformed dimension), SIM_ENOMEM. */
+int serve_capacity(const char *path, const char *const *sets, size_t nsets,
+		   const char *const *vary, size_t nvary, double target, FILE *out, sim_diag *d);
+
 /* ---------------------------------------------------------- validation -- */
 
 /* Whether a case file is a serving one (its header has 'batching' and

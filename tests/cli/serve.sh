@@ -50,6 +50,15 @@ d2=$("$podsim" runs digest --db "$tmp/2.db")
 n=$(sqlite3 "$tmp/1.db" "SELECT count(*) FROM serve_latency" 2>/dev/null || echo 3)
 [ "$n" = 3 ] || bad "serve_latency holds $n rows, want 3"
 
+# --capacity: each plan's highest rate within the SLO, ranked; a refused
+# plan listed with the loader's reason; fp8 weights serve more than bf16
+"$podsim" serve "$s" --capacity --set serve.requests=500 --set serve.replicas=1 \
+	--vary serve.tp=3,4 --vary serve.weights=bf16,fp8 >"$tmp/c.txt" 2>&1 || bad "--capacity"
+grep -q "not run: .*tp = 3 does not divide the model's 64 attention heads" "$tmp/c.txt" ||
+	bad "--capacity: tp 3 should be refused"
+[ "$(grep -c '^ *[12]  trtllm tp4' "$tmp/c.txt")" = 2 ] || bad "--capacity: two ranked tp4 plans"
+grep -q '^ *1  trtllm tp4 .* fp8 kv-fp8' "$tmp/c.txt" || bad "--capacity: fp8 should rank first"
+
 # --trace: a Chrome trace of the iterations and counters, complete
 "$podsim" serve "$s" --no-db --set serve.requests=50 --trace "$tmp/t.json" >/dev/null 2>&1 || bad "--trace"
 head -c 40 "$tmp/t.json" | grep -q '^{"displayTimeUnit"' && tail -n 1 "$tmp/t.json" | grep -q '^\]}$' &&
