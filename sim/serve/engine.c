@@ -25,7 +25,10 @@
  * free, the most recently admitted running request is preempted by
  * recompute (vLLM's default): its blocks are freed and it returns to the
  * head of the queue with its prompt and the tokens generated so far to be
- * prefilled again.
+ * prefilled again; or, with preemption = swap, its blocks are copied to host
+ * memory and back when it is admitted again, each copy at the node's PCIe
+ * bandwidth x pcie_efficiency before the next iteration (host swap space
+ * is not limited).
  * A request's first token comes out of the iteration that completes its
  * prefill; each later one out of a decode. TTFT = first - arrival, TPOT =
  * (done - first) / (output - 1), end-to-end = done - arrival.
@@ -39,6 +42,7 @@
 
 typedef struct req {
 	int in, out, gen, ctx, target, blocks;
+	bool swapped; /* its KV waits in host memory */
 	sim_time arrive, first, done;
 } req;
 
@@ -51,6 +55,7 @@ typedef struct replica {
 	bool kicked;         /* an idle replica's start is scheduled */
 	sim_time iter_start;
 	double kv_area, run_area, wait_area; /* integrals over time (s) */
+	double swap_bytes; /* KV bytes per GPU to move over PCIe before the next iteration */
 	int64_t kv_peak;
 } replica;
 
@@ -68,6 +73,8 @@ typedef struct sim {
 	int64_t preemptions, iterations, prompt_tokens, output_tokens;
 	bool oom;
 	FILE *trace; /* Chrome trace events, or NULL */
+	double block_bytes; /* one KV block on one GPU */
+	double swapped;     /* bytes per GPU swapped, both ways */
 } sim;
 
 int serve_draw_len(sim_rng *r, serve_len_dist dist, int mean)
@@ -203,15 +210,22 @@ static void on_arrival(sim_engine *eng, void *ctx, uint64_t arg)
 		m->oom = true;
 }
 
-/* Preempt the last running request (recompute): back to the queue's head. */
+/* Preempt the last running request: back to the queue's head, its KV
+ * dropped (recompute: prompt and generated tokens prefilled again) or
+ * copied to the host (swap: copied back when it is admitted again). */
 static void preempt_last(sim *m, replica *r)
 {
 	int id = r->run[--r->nrun];
 	req *q = &m->reqs[id];
+	if (m->s->preempt == SERVE_SWAP && q->ctx > 0) {
+		q->swapped = true;
+		r->swap_bytes += q->blocks * m->block_bytes;
+	} else {
+		q->ctx = 0;
+		q->target = q->in + q->gen;
+	}
 	r->free_blocks += q->blocks;
 	q->blocks = 0;
-	q->ctx = 0;
-	q->target = q->in + q->gen;
 	push_wait(r, id, true);
 	m->preemptions++;
 }
@@ -292,6 +306,15 @@ static void plan_dynamic(sim *m, replica *r, serve_batch *b)
 	}
 	while (r->wn > 0 && r->nrun < s->max_batch) { /* admission, FIFO */
 		req *q = &m->reqs[r->wait[r->whead]];
+		if (q->swapped) { /* its KV comes back; it decodes from the next iteration */
+			if (!grow(r, q, blocks_for(m, q->ctx)))
+				break;
+			q->swapped = false;
+			r->swap_bytes += q->blocks * m->block_bytes;
+			r->chunk[r->nrun] = -1;
+			r->run[r->nrun++] = pop_wait(r);
+			continue;
+		}
 		int c = q->target;
 		bool alone = b->decodes == 0 && r->nrun == 0;
 		if (chunked)
@@ -346,12 +369,16 @@ static void start_iteration(sim *m, int ri)
 		plan_static(m, r, &b);
 	else
 		plan_dynamic(m, r, &b);
-	if (b.decodes + b.prefill_tokens == 0) {
+	if (b.decodes + b.prefill_tokens == 0 && r->swap_bytes == 0) {
 		r->busy = false;
 		return;
 	}
 	r->busy = true;
-	double dt = serve_iteration_s(m->cost, &b);
+	/* swaps move over PCIe before the step runs (the step waits for them) */
+	const net_node *nd = &m->s->cluster.node;
+	double dt = serve_iteration_s(m->cost, &b) + r->swap_bytes / (nd->pcie_Bps * nd->pcie_eff);
+	m->swapped += r->swap_bytes;
+	r->swap_bytes = 0;
 	int64_t used = r->total_blocks - r->free_blocks;
 	r->kv_area += (double)used * dt;
 	r->run_area += r->nrun * dt;
@@ -484,6 +511,7 @@ static int summarise(const sim *m, serve_result *o)
 	o->requests = n;
 	o->completed = m->completed;
 	o->preemptions = m->preemptions;
+	o->swapped_bytes = m->swapped;
 	o->iterations = m->iterations;
 	o->prompt_tokens = m->prompt_tokens;
 	o->output_tokens = m->output_tokens;
@@ -526,6 +554,7 @@ static int sim_init(sim *m, const serve_scenario *s)
 		m->max_out = s->trace_out[i] > m->max_out ? s->trace_out[i] : m->max_out;
 	serve_memory mem;
 	serve_memory_of(s, &mem);
+	m->block_bytes = mem.kv_token_bytes * m->B;
 	m->eng = sim_engine_new();
 	m->rng = sim_rng_new(s->seed);
 	m->reqs = calloc((size_t)m->nreq, sizeof *m->reqs);

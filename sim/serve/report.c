@@ -41,6 +41,8 @@ void serve_print_text(FILE *f, const serve_result *r, int64_t id)
 		r->iterations, r->batch_mean, r->queue_mean, r->preemptions);
 	fprintf(f, "  KV cache in use: mean %.1f %%, peak %.1f %%\n", 100 * r->kv_mean,
 		100 * r->kv_peak);
+	if (r->swapped_bytes > 0)
+		fprintf(f, "  swapped %.2f GiB per GPU over PCIe\n", r->swapped_bytes / GIB);
 	fprintf(f, "\nmemory per GPU\n");
 	fprintf(f, "  weights %.2f GiB, activations %.2f GiB, reserved %.2f GiB, KV cache %.2f GiB\n",
 		r->mem.weights_bytes / GIB, r->mem.activation_bytes / GIB, r->mem.reserve_bytes / GIB,
@@ -85,8 +87,9 @@ void serve_print_json(FILE *f, const serve_result *r, int64_t id)
 	if (r->joule_per_tok == r->joule_per_tok)
 		fprintf(f, "\"joule_per_output_token\":%.9g,", r->joule_per_tok);
 	fprintf(f, "\"iterations\":%" PRId64 ",\"preemptions\":%" PRId64 ",\"batch_mean\":%.9g,"
-		   "\"queue_mean\":%.9g,\"kv_mean\":%.9g,\"kv_peak\":%.9g,",
-		r->iterations, r->preemptions, r->batch_mean, r->queue_mean, r->kv_mean, r->kv_peak);
+		   "\"queue_mean\":%.9g,\"kv_mean\":%.9g,\"kv_peak\":%.9g,\"swapped_bytes\":%.9g,",
+		r->iterations, r->preemptions, r->batch_mean, r->queue_mean, r->kv_mean, r->kv_peak,
+		r->swapped_bytes);
 	fprintf(f, "\"memory\":{\"weights_bytes\":%.9g,\"activation_bytes\":%.9g,"
 		   "\"reserve_bytes\":%.9g,\"kv_bytes\":%.9g,\"kv_token_bytes\":%.9g,"
 		   "\"kv_blocks\":%" PRId64 "}}\n",

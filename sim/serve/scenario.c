@@ -15,6 +15,7 @@ static const char *const arrival_names[] = {"poisson", "closed", "offline", "tra
 					    NULL};
 static const char *const dist_names[] = {"fixed", "uniform", "exponential", NULL};
 static const char *const route_names[] = {"round-robin", "least-outstanding", NULL};
+static const char *const preempt_names[] = {"recompute", "swap", NULL};
 static const char *const weight_names[] = {"bf16", "fp16", "fp8", "int8", "int4", NULL};
 static const char *const kv_names[] = {"auto", "bf16", "fp16", "fp8", "int8", NULL};
 static const char *const flash_names[] = {"fa2", "fa3", "cudnn", NULL};
@@ -23,7 +24,7 @@ _Static_assert(sizeof(serve_batching) == sizeof(int), "conf stores enums as int"
 /* What the [serve] table fills; copied into serve_scenario. */
 typedef struct serve_conf {
 	int tp, pp, replicas, weights, kv, batching, max_batch, max_tokens;
-	int arrivals, concurrency, requests, prompt, output, prompt_dist, output_dist, route;
+	int arrivals, concurrency, requests, prompt, output, prompt_dist, output_dist, route, preempt;
 	double rate, burst, slo_ttft, slo_tpot;
 	char trace[CONF_STR_MAX];
 } serve_conf;
@@ -69,6 +70,9 @@ const conf_key serve_keys[] = {
 	 "fixed, uniform or exponential, as prompt_dist"},
 	{"router", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "round-robin", route_names, SK(route),
 	 "which replica a request goes to"},
+	{"preemption", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "recompute", preempt_names, SK(preempt),
+	 "when KV blocks run out: recompute the newest request later, or swap its KV to the "
+	 "host over PCIe and back"},
 	{"slo_ttft", CONF_QTY, SIM_UNIT_TIME, 0, 1e6, "500 ms", NULL, SK(slo_ttft),
 	 "goodput: time to first token at most"},
 	{"slo_tpot", CONF_QTY, SIM_UNIT_TIME, 0, 1e6, "50 ms", NULL, SK(slo_tpot),
@@ -205,6 +209,7 @@ static int read_sections(serve_scenario *s, sim_diag *d)
 	s->prompt_dist = (serve_len_dist)c.prompt_dist;
 	s->output_dist = (serve_len_dist)c.output_dist;
 	s->route = (serve_route)c.route;
+	s->preempt = (serve_preempt)c.preempt;
 	s->slo_ttft_s = c.slo_ttft;
 	s->slo_tpot_s = c.slo_tpot;
 	memcpy(s->trace_path, c.trace, sizeof s->trace_path);

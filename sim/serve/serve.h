@@ -30,6 +30,9 @@ typedef enum { SERVE_STATIC = 0, SERVE_CONTINUOUS, SERVE_CHUNKED } serve_batchin
 typedef enum { SERVE_POISSON = 0, SERVE_CLOSED, SERVE_OFFLINE, SERVE_TRACE, SERVE_GAMMA } serve_arrivals;
 typedef enum { SERVE_LEN_FIXED = 0, SERVE_LEN_UNIFORM, SERVE_LEN_EXPONENTIAL } serve_len_dist;
 typedef enum { SERVE_ROUTE_RR = 0, SERVE_ROUTE_LEAST } serve_route;
+/* When KV blocks run out: recompute the preempted request's prefill later,
+ * or swap its blocks to host memory over PCIe and back (vLLM's two modes). */
+typedef enum { SERVE_RECOMPUTE = 0, SERVE_SWAP } serve_preempt;
 /* Weight precision: 16-bit, fp8 (weights and activations, fp8 GEMMs), or
  * weight-only int8/int4 (16-bit GEMMs whose weight operand is read at 1 or
  * 0.5 bytes and dequantised in the kernel). */
@@ -86,6 +89,7 @@ typedef struct serve_scenario {
 	int prompt_tokens, output_tokens;
 	serve_len_dist prompt_dist, output_dist;
 	serve_route route;
+	serve_preempt preempt;
 	double slo_ttft_s, slo_tpot_s;
 	char trace_path[CONF_STR_MAX];
 	/* trace arrivals: times (s) and lengths, `requests` of each */
@@ -169,6 +173,7 @@ typedef struct serve_result {
 	char model[CONF_STR_MAX];
 	int gpus;        /* replicas x tp x pp */
 	int64_t requests, completed, preemptions, iterations;
+	double swapped_bytes; /* KV bytes per GPU moved over PCIe by swaps, both ways */
 	int64_t prompt_tokens, output_tokens;
 	double makespan_s; /* first arrival to last completion */
 	serve_stat ttft, tpot, e2e; /* seconds */

@@ -134,17 +134,20 @@ static void test_static(void)
 }
 
 /* A KV cache too small for the offered batch: continuous batching preempts
- * (recompute) and still completes everything; chunked prefill as well. */
+ * (recompute) and still completes everything; chunked prefill as well; and
+ * with swapping, every swapped block goes out and comes back (bytes moved =
+ * 2 x a multiple of one block's 16 x 512 KiB = 8 MiB). */
 static void test_preemption(void)
 {
 	sim_diag *d = sim_diag_new();
-	const char *modes[] = {"continuous", "chunked"};
-	for (int k = 0; k < 2; k++) {
+	const char *modes[] = {"continuous", "chunked", "continuous"};
+	for (int k = 0; k < 3; k++) {
 		char txt[512];
 		snprintf(txt, sizeof txt,
 			 "batching = %s\narrivals = offline\nrequests = 200\nprompt_tokens = 1000\n"
-			 "output_tokens = 1000\nmax_tokens = 4096\n[engine]\nmemory_fraction = 0.05\n",
-			 modes[k]);
+			 "output_tokens = 1000\nmax_tokens = 4096\npreemption = %s\n[engine]\n"
+			 "memory_fraction = 0.05\nblock_tokens = 16\n",
+			 modes[k], k == 2 ? "swap" : "recompute");
 		serve_scenario *s = load(txt, d);
 		serve_result r;
 		CHECK(s && serve_run(s, &r, d) == SIM_OK);
@@ -153,6 +156,9 @@ static void test_preemption(void)
 			CHECK(r.preemptions > 0);
 			CHECK(r.kv_peak <= 1.0 && r.kv_peak > 0.9);
 			CHECK_INT(r.output_tokens, 200 * 1000);
+			double block = 16.0 * 524288;
+			CHECK(k < 2 ? r.swapped_bytes == 0 : r.swapped_bytes > 0);
+			CHECK_NEAR(fmod(r.swapped_bytes, 2 * block), 0, 1e-9);
 		}
 		serve_scenario_free(s);
 	}
