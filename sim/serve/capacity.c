@@ -125,6 +125,50 @@ static int parse_dim(const char *text, char *key, size_t klen, char vals[][64], 
 	return *n > 0 ? SIM_OK : SIM_ECONF;
 }
 
+/* Load one plan (the scenario with its overrides) and search its rate; a
+ * plan the loader refuses keeps the loader's first message. */
+static void run_plan(const char *path, const char *const *sets, size_t n, double target,
+		     plan_row *row)
+{
+	sim_diag *pd = sim_diag_new();
+	serve_scenario *s = NULL;
+	int rc = pd ? serve_scenario_load(path, sets, n, pd, &s) : SIM_ENOMEM;
+	if (rc == SIM_OK) {
+		row->gpus = s->replicas * s->tp * s->pp;
+		serve_result tmp;
+		if (serve_run(s, &tmp, NULL) == SIM_OK)
+			snprintf(row->label, sizeof row->label, "%s", tmp.label);
+		search(s, target, row);
+	} else {
+		snprintf(row->why, sizeof row->why, "%s",
+			 pd && sim_diag_count(pd) ? sim_diag_text(pd, 0) : "cannot load");
+	}
+	serve_scenario_free(s);
+	sim_diag_free(pd);
+}
+
+static void print_rows(FILE *out, const plan_row *rows, size_t plans, double target)
+{
+	fprintf(out, "capacity: the highest Poisson rate with >= %.0f %% of requests within the SLO, "
+		     "ranked by GPU-hours per million output tokens\n\n",
+		100 * target);
+	fprintf(out, "%4s  %-44s %5s %10s %12s %10s %10s %9s  %s\n", "rank", "plan", "GPUs",
+		"req/s", "out tok/s", "GPU-h/Mtok", "USD/Mtok", "TTFT p90", "overrides");
+	for (size_t p = 0; p < plans; p++) {
+		const plan_row *r = &rows[p];
+		if (r->why[0]) {
+			fprintf(out, "   -  %-44s  not run: %s  [%s]\n", r->label[0] ? r->label : "-", r->why,
+				r->sets);
+			continue;
+		}
+		char usd[32] = "-";
+		if (r->usd_per_mtok == r->usd_per_mtok)
+			snprintf(usd, sizeof usd, "%.3f", r->usd_per_mtok);
+		fprintf(out, "%4zu  %-44s %5d %10.3f %12.1f %10.3f %10s %7.0f ms  %s\n", p + 1, r->label,
+			r->gpus, r->rate, r->out_tps, r->gpu_h_per_mtok, usd, 1e3 * r->ttft.p90, r->sets);
+	}
+}
+
 int serve_capacity(const char *path, const char *const *sets, size_t nsets,
 		   const char *const *vary, size_t nvary, double target, FILE *out, sim_diag *d)
 {
@@ -172,41 +216,10 @@ int serve_capacity(const char *path, const char *const *sets, size_t nsets,
 		for (size_t i = 0; i < nvary; i++)
 			len += (size_t)snprintf(row->sets + len, sizeof row->sets - len, "%s%s",
 						i ? " " : "", own[i]);
-		sim_diag *pd = sim_diag_new();
-		serve_scenario *s = NULL;
-		int rc = pd ? serve_scenario_load(path, all, nsets + nvary, pd, &s) : SIM_ENOMEM;
-		if (rc == SIM_OK) {
-			row->gpus = s->replicas * s->tp * s->pp;
-			serve_result tmp;
-			if (serve_run(s, &tmp, NULL) == SIM_OK)
-				snprintf(row->label, sizeof row->label, "%s", tmp.label);
-			search(s, target, row);
-		} else {
-			snprintf(row->why, sizeof row->why, "%s",
-				 pd && sim_diag_count(pd) ? sim_diag_text(pd, 0) : "cannot load");
-		}
-		serve_scenario_free(s);
-		sim_diag_free(pd);
+		run_plan(path, all, nsets + nvary, target, row);
 	}
 	qsort(rows, plans, sizeof *rows, cmp_rows);
-	fprintf(out, "capacity: the highest Poisson rate with >= %.0f %% of requests within the SLO, "
-		     "ranked by GPU-hours per million output tokens\n\n",
-		100 * target);
-	fprintf(out, "%4s  %-44s %5s %10s %12s %10s %10s %9s  %s\n", "rank", "plan", "GPUs",
-		"req/s", "out tok/s", "GPU-h/Mtok", "USD/Mtok", "TTFT p90", "overrides");
-	for (size_t p = 0; p < plans; p++) {
-		const plan_row *r = &rows[p];
-		if (r->why[0]) {
-			fprintf(out, "   -  %-44s  not run: %s  [%s]\n", r->label[0] ? r->label : "-", r->why,
-				r->sets);
-			continue;
-		}
-		char usd[32] = "-";
-		if (r->usd_per_mtok == r->usd_per_mtok)
-			snprintf(usd, sizeof usd, "%.3f", r->usd_per_mtok);
-		fprintf(out, "%4zu  %-44s %5d %10.3f %12.1f %10.3f %10s %7.0f ms  %s\n", p + 1, r->label,
-			r->gpus, r->rate, r->out_tps, r->gpu_h_per_mtok, usd, 1e3 * r->ttft.p90, r->sets);
-	}
+	print_rows(out, rows, plans, target);
 	free(rows);
 	free(all);
 	free(own);

@@ -274,6 +274,38 @@ static void plan_static(sim *m, replica *r, serve_batch *b)
 	}
 }
 
+/* Admission, FIFO: waiting requests join while max_batch, the token budget
+ * and the free blocks allow (the first that does not fit stops it). A
+ * swapped request's KV comes back first; it decodes from the next
+ * iteration. */
+static void admit(sim *m, replica *r, const serve_batch *b, bool chunked, int budget)
+{
+	const serve_scenario *s = m->s;
+	while (r->wn > 0 && r->nrun < s->max_batch) {
+		req *q = &m->reqs[r->wait[r->whead]];
+		if (q->swapped) {
+			if (!grow(r, q, blocks_for(m, q->ctx)))
+				break;
+			q->swapped = false;
+			r->swap_bytes += q->blocks * m->block_bytes;
+			r->chunk[r->nrun] = -1;
+			r->run[r->nrun++] = pop_wait(r);
+			continue;
+		}
+		int c = q->target;
+		bool alone = b->decodes == 0 && r->nrun == 0;
+		if (chunked)
+			c = c < budget ? c : budget;
+		if (c <= 0 || (c > budget && !alone))
+			break;
+		if (!grow(r, q, blocks_for(m, c)))
+			break;
+		r->chunk[r->nrun] = c;
+		r->run[r->nrun++] = pop_wait(r);
+		budget -= c;
+	}
+}
+
 static void plan_dynamic(sim *m, replica *r, serve_batch *b)
 {
 	const serve_scenario *s = m->s;
@@ -304,29 +336,7 @@ static void plan_dynamic(sim *m, replica *r, serve_batch *b)
 		r->chunk[i] = c;
 		budget -= c;
 	}
-	while (r->wn > 0 && r->nrun < s->max_batch) { /* admission, FIFO */
-		req *q = &m->reqs[r->wait[r->whead]];
-		if (q->swapped) { /* its KV comes back; it decodes from the next iteration */
-			if (!grow(r, q, blocks_for(m, q->ctx)))
-				break;
-			q->swapped = false;
-			r->swap_bytes += q->blocks * m->block_bytes;
-			r->chunk[r->nrun] = -1;
-			r->run[r->nrun++] = pop_wait(r);
-			continue;
-		}
-		int c = q->target;
-		bool alone = b->decodes == 0 && r->nrun == 0;
-		if (chunked)
-			c = c < budget ? c : budget;
-		if (c <= 0 || (c > budget && !alone))
-			break;
-		if (!grow(r, q, blocks_for(m, c)))
-			break;
-		r->chunk[r->nrun] = c;
-		r->run[r->nrun++] = pop_wait(r);
-		budget -= c;
-	}
+	admit(m, r, b, chunked, budget);
 	for (int i = 0; i < r->nrun; i++) {
 		req *q = &m->reqs[r->run[i]];
 		int c = r->chunk[i];

@@ -16,7 +16,8 @@
  *    bytes per token per GPU; the simulated step adds the kernels'
  *    overheads, the TP all-reduces and the engine's per-step cost.
  *  - The prefill of p tokens, closed form: 2 P p / (t x peak x eff), P the
- *    matmul parameters (compute bound).
+ *    matmul parameters (compute bound); and at the sustained tensor rate
+ *    (hw.h tensor_sustain), which a long prefill's GEMMs run at.
  *  - The largest batch that fits: KV tokens the cache holds / (prompt +
  *    output).
  */
@@ -25,6 +26,56 @@
 #include <math.h>
 
 #define GIB 1073741824.0
+
+/* Sections 4 and 5: the decode step at batch 1 and bmax, the prefill of
+ * one prompt, closed form beside the cost model's parts. */
+static void explain_steps(FILE *f, const serve_scenario *s, const serve_memory *mem, double bw,
+			  double bmax)
+{
+	const work_model *m = &s->model;
+	hw_dtype gd = serve_gemm_dtype(s->weights);
+	double peak = hw_peak(&s->gpu, gd) * hw_gemm_eff(&s->gpu, gd);
+	double Ms[2] = {1, bmax};
+	serve_cost *c;
+	if (serve_cost_new(s, &c) != SIM_OK)
+		return;
+	double W = mem->weights_bytes, ctx = s->prompt_tokens + s->output_tokens / 2.0;
+	fprintf(f, "\n4. Decode step (context %.0f tokens per request)\n", ctx);
+	double bs[2] = {1, Ms[1]};
+	for (int i = 0; i < 2; i++) {
+		double b = bs[i];
+		double closed = (W + b * ctx * mem->kv_token_bytes) / bw;
+		serve_batch bt = {.decodes = (int)b, .decode_ctx = b * ctx, .samples = (int)b};
+		serve_iter_parts p;
+		serve_iteration_parts(c, &bt, &p);
+		fprintf(f, "   batch %5.0f: (W + b c K) / bw = (%.2f GB + %.0f x %.0f x %.0f B) / %.0f GB/s"
+			   " = %.3f ms; simulated %.3f ms\n",
+			b, W / 1e9, b, ctx, mem->kv_token_bytes, bw / 1e9, 1e3 * closed, 1e3 * p.total_s);
+		fprintf(f, "                GEMMs %.3f, attention %.3f, element-wise %.3f, all-reduce %.3f,"
+			   " head %.3f, engine %.3f ms\n",
+			1e3 * p.gemm_s, 1e3 * p.attn_s, 1e3 * p.elementwise_s, 1e3 * p.allreduce_s,
+			1e3 * p.head_s, 1e3 * (p.total_s - p.gemm_s - p.attn_s - p.elementwise_s -
+					       p.allreduce_s - p.head_s));
+	}
+	double P = work_params_layer(m) * m->layers, pt = s->prompt_tokens;
+	double closed = 2 * P * pt / (s->tp * peak);
+	serve_batch bp = {.prefill_tokens = s->prompt_tokens, .prefills = 1,
+			  .prefill_attn = 0.5 * pt * pt, .samples = 1};
+	fprintf(f, "\n5. Prefill of %d tokens\n", s->prompt_tokens);
+	fprintf(f, "   2 P p / (tp x peak) = 2 x %.3g x %.0f / (%d x %.0f TFLOP/s) = %.3f ms; simulated "
+		   "%.3f ms\n",
+		P, pt, s->tp, peak / 1e12, 1e3 * closed, 1e3 * serve_iteration_s(c, &bp));
+	if (s->gpu.sustain_cap > 0)
+		fprintf(f, "   at the sustained tensor rate (tensor_sustain %.2f of it, hw.h): %.3f ms\n",
+			s->gpu.sustain_cap, 1e3 * closed / s->gpu.sustain_cap);
+	serve_iter_parts p;
+	serve_iteration_parts(c, &bp, &p);
+	fprintf(f, "   GEMMs %.3f, attention %.3f, element-wise %.3f, all-reduce %.3f, head %.3f, "
+		   "host %.3f ms (the GPU's time or the host's kernel launches, the longer)\n",
+		1e3 * p.gemm_s, 1e3 * p.attn_s, 1e3 * p.elementwise_s, 1e3 * p.allreduce_s,
+		1e3 * p.head_s, 1e3 * p.host_s);
+	serve_cost_free(c);
+}
 
 void serve_explain(FILE *f, const serve_scenario *s)
 {
@@ -66,40 +117,5 @@ void serve_explain(FILE *f, const serve_scenario *s)
 		fprintf(f, "   %-22s M = %6.0f  intensity %8.1f FLOP/B  %s\n", what[i], M, ai,
 			ai < ridge ? "memory bound" : "compute bound");
 	}
-	serve_cost *c;
-	if (serve_cost_new(s, &c) != SIM_OK)
-		return;
-	double W = mem.weights_bytes, ctx = s->prompt_tokens + s->output_tokens / 2.0;
-	fprintf(f, "\n4. Decode step (context %.0f tokens per request)\n", ctx);
-	double bs[2] = {1, Ms[1]};
-	for (int i = 0; i < 2; i++) {
-		double b = bs[i];
-		double closed = (W + b * ctx * mem.kv_token_bytes) / bw;
-		serve_batch bt = {.decodes = (int)b, .decode_ctx = b * ctx, .samples = (int)b};
-		serve_iter_parts p;
-		serve_iteration_parts(c, &bt, &p);
-		fprintf(f, "   batch %5.0f: (W + b c K) / bw = (%.2f GB + %.0f x %.0f x %.0f B) / %.0f GB/s"
-			   " = %.3f ms; simulated %.3f ms\n",
-			b, W / 1e9, b, ctx, mem.kv_token_bytes, bw / 1e9, 1e3 * closed, 1e3 * p.total_s);
-		fprintf(f, "                GEMMs %.3f, attention %.3f, element-wise %.3f, all-reduce %.3f,"
-			   " head %.3f, engine %.3f ms\n",
-			1e3 * p.gemm_s, 1e3 * p.attn_s, 1e3 * p.elementwise_s, 1e3 * p.allreduce_s,
-			1e3 * p.head_s, 1e3 * (p.total_s - p.gemm_s - p.attn_s - p.elementwise_s -
-					       p.allreduce_s - p.head_s));
-	}
-	double P = work_params_layer(m) * m->layers, pt = s->prompt_tokens;
-	double closed = 2 * P * pt / (s->tp * peak);
-	serve_batch bp = {.prefill_tokens = s->prompt_tokens, .prefills = 1,
-			  .prefill_attn = 0.5 * pt * pt, .samples = 1};
-	fprintf(f, "\n5. Prefill of %d tokens\n", s->prompt_tokens);
-	fprintf(f, "   2 P p / (tp x peak) = 2 x %.3g x %.0f / (%d x %.0f TFLOP/s) = %.3f ms; simulated "
-		   "%.3f ms\n",
-		P, pt, s->tp, peak / 1e12, 1e3 * closed, 1e3 * serve_iteration_s(c, &bp));
-	serve_iter_parts p;
-	serve_iteration_parts(c, &bp, &p);
-	fprintf(f, "   GEMMs %.3f, attention %.3f, element-wise %.3f, all-reduce %.3f, head %.3f, "
-		   "host %.3f ms (the GPU's time or the host's kernel launches, the longer)\n",
-		1e3 * p.gemm_s, 1e3 * p.attn_s, 1e3 * p.elementwise_s, 1e3 * p.allreduce_s,
-		1e3 * p.head_s, 1e3 * p.host_s);
-	serve_cost_free(c);
+	explain_steps(f, s, &mem, bw, Ms[1]);
 }

@@ -197,6 +197,60 @@ static void print_groups(FILE *out, const vrow *v, size_t n, bool by_gpu)
 	}
 }
 
+/* --scenario ID: the row's generated scenario text. */
+static int print_scenario(const cases_csv *c, const char *id, const char *datadir, FILE *out,
+			  sim_diag *d)
+{
+	for (size_t i = 0; i < cases_csv_rows(c); i++) {
+		if (strcmp(get(c, i, "id"), id))
+			continue;
+		sim_buf b;
+		sim_buf_init(&b);
+		const char *why = row_text(c, i, datadir, &b);
+		if (why)
+			sim_diag_error(d, cases_csv_path(c), cases_csv_line(c, i), "%s: %s", id, why);
+		else
+			fputs(b.data ? b.data : "", out);
+		sim_buf_free(&b);
+		return why ? SIM_ECONF : SIM_OK;
+	}
+	sim_diag_error(d, cases_csv_path(c), 0, "no row with id '%s'", id);
+	return SIM_ECONF;
+}
+
+static void print_json(FILE *out, const vrow *v, size_t nv, double sum, size_t ok)
+{
+	fprintf(out, "{\"rows\":[");
+	for (size_t i = 0; i < nv; i++)
+		fprintf(out, "%s{\"id\":\"%s\",\"metric\":\"%s\",\"measured\":%.6g,%s%.6g}", i ? "," : "",
+			v[i].id, v[i].metric, v[i].measured,
+			v[i].skip ? "\"skipped\":true,\"predicted\":" : "\"predicted\":",
+			v[i].skip ? 0.0 : v[i].predicted);
+	fprintf(out, "],\"mape\":%.6g,\"rows_compared\":%zu}\n", ok ? sum / (double)ok : 0.0, ok);
+}
+
+/* The rows (all, or those off by more than 15 %), then MAPE and mean signed
+ * error per source and metric and per source and GPU. */
+static void print_text(FILE *out, const vrow *v, size_t nv, bool all_rows, double sum, size_t ok)
+{
+	fprintf(out, "%-5s %-28s %-22s %12s %12s %8s\n", "id", "metric", "gpu", "measured",
+		"predicted", "error");
+	for (size_t i = 0; i < nv; i++) {
+		if (v[i].skip) {
+			fprintf(out, "%-5s skipped: %s\n", v[i].id, v[i].skip);
+			continue;
+		}
+		if (all_rows || fabs(v[i].err) > 0.15)
+			fprintf(out, "%-5s %-28s %-22s %12.1f %12.1f %+7.1f%%\n", v[i].id, v[i].metric,
+				v[i].gpu, v[i].measured, v[i].predicted, 100 * v[i].err);
+	}
+	fprintf(out, "\nper source and metric\n");
+	print_groups(out, v, nv, false);
+	fprintf(out, "per source and GPU\n");
+	print_groups(out, v, nv, true);
+	fprintf(out, "all %zu rows compared: MAPE %.1f %%\n", ok, ok ? 100 * sum / (double)ok : 0.0);
+}
+
 int serve_validate(const char *csv, const char *datadir, const char *only, const char *scenario,
 		   bool json, bool all_rows, double *mape_out, FILE *out, sim_diag *d)
 {
@@ -217,23 +271,9 @@ int serve_validate(const char *csv, const char *datadir, const char *only, const
 	}
 	size_t n = cases_csv_rows(c);
 	if (scenario) {
-		for (size_t i = 0; i < n; i++) {
-			if (strcmp(get(c, i, "id"), scenario))
-				continue;
-			sim_buf b;
-			sim_buf_init(&b);
-			const char *why = row_text(c, i, datadir, &b);
-			if (why)
-				sim_diag_error(d, csv, cases_csv_line(c, i), "%s: %s", scenario, why);
-			else
-				fputs(b.data, out);
-			sim_buf_free(&b);
-			cases_csv_free(c);
-			return why ? SIM_ECONF : SIM_OK;
-		}
-		sim_diag_error(d, csv, 0, "no row with id '%s'", scenario);
+		rc = print_scenario(c, scenario, datadir, out, d);
 		cases_csv_free(c);
-		return SIM_ECONF;
+		return rc;
 	}
 	vrow *v = calloc(n ? n : 1, sizeof *v);
 	if (!v) {
@@ -267,33 +307,10 @@ int serve_validate(const char *csv, const char *datadir, const char *only, const
 		}
 	if (mape_out)
 		*mape_out = ok ? sum / (double)ok : NAN;
-	if (json) {
-		fprintf(out, "{\"rows\":[");
-		for (size_t i = 0; i < nv; i++)
-			fprintf(out, "%s{\"id\":\"%s\",\"metric\":\"%s\",\"measured\":%.6g,%s%.6g}", i ? "," : "",
-				v[i].id, v[i].metric, v[i].measured,
-				v[i].skip ? "\"skipped\":true,\"predicted\":" : "\"predicted\":",
-				v[i].skip ? 0.0 : v[i].predicted);
-		fprintf(out, "],\"mape\":%.6g,\"rows_compared\":%zu}\n", ok ? sum / (double)ok : 0.0, ok);
-	} else {
-		fprintf(out, "%-5s %-28s %-22s %12s %12s %8s\n", "id", "metric", "gpu", "measured",
-			"predicted", "error");
-		for (size_t i = 0; i < nv; i++) {
-			if (v[i].skip) {
-				fprintf(out, "%-5s skipped: %s\n", v[i].id, v[i].skip);
-				continue;
-			}
-			if (all_rows || fabs(v[i].err) > 0.15)
-				fprintf(out, "%-5s %-28s %-22s %12.1f %12.1f %+7.1f%%\n", v[i].id,
-					v[i].metric, v[i].gpu, v[i].measured, v[i].predicted,
-					100 * v[i].err);
-		}
-		fprintf(out, "\nper source and metric\n");
-		print_groups(out, v, nv, false);
-		fprintf(out, "per source and GPU\n");
-		print_groups(out, v, nv, true);
-		fprintf(out, "all %zu rows compared: MAPE %.1f %%\n", ok, ok ? 100 * sum / (double)ok : 0.0);
-	}
+	if (json)
+		print_json(out, v, nv, sum, ok);
+	else
+		print_text(out, v, nv, all_rows, sum, ok);
 	free(v);
 	cases_csv_free(c);
 	return SIM_OK;
