@@ -24,6 +24,8 @@ static const char usage[] =
 	"  --db PATH                run database (default: $PODSIM_DB, else podsim.db)\n"
 	"  --no-db                  do not store the run\n"
 	"  --print-config           print the resolved configuration and exit\n"
+	"  --html FILE              also write the run as an HTML page: latency CDFs and the\n"
+	"                           throughput-latency curve (the stream at rising rates)\n"
 	"  --trace FILE             write the iterations per replica and the KV-cache and\n"
 	"                           queue counters as a Chrome trace (ui.perfetto.dev)\n"
 	"  --capacity               capacity planning: the highest Poisson rate meeting the\n"
@@ -37,7 +39,7 @@ static const char usage[] =
 	"exit status: 0 ok, 1 runtime error (database), 2 bad input (nothing stored)\n";
 
 typedef struct opts {
-	const char *file, *db, *trace;
+	const char *file, *db, *trace, *html;
 	const char *sets[MAX_SETS];
 	size_t nsets;
 	const char *vary[MAX_SETS];
@@ -76,13 +78,16 @@ static int parse(int argc, char **argv, opts *o)
 					return cli_usage_error("serve", usage,
 							       "--slo-target takes a share in (0, 1]", v);
 			}
-		} else if (!strcmp(a, "--db") || !strcmp(a, "--set") || !strcmp(a, "--trace")) {
+		} else if (!strcmp(a, "--db") || !strcmp(a, "--set") || !strcmp(a, "--trace") ||
+			   !strcmp(a, "--html")) {
 			if (i + 1 >= argc)
 				return cli_usage_error("serve", usage, "missing value after", a);
 			if (!strcmp(a, "--db"))
 				o->db = argv[++i];
 			else if (!strcmp(a, "--trace"))
 				o->trace = argv[++i];
+			else if (!strcmp(a, "--html"))
+				o->html = argv[++i];
 			else if (o->nsets < MAX_SETS)
 				o->sets[o->nsets++] = argv[++i];
 			else
@@ -132,6 +137,17 @@ static int run_traced(const opts *o, const serve_scenario *s, serve_result *r, s
 	if (rc != SIM_OK && t.rc == SIM_OK)
 		fprintf(stderr, "%s: error: cannot write the trace\n", o->trace);
 	return rc;
+}
+
+typedef struct page {
+	const serve_scenario *s;
+	const serve_result *r;
+} page;
+
+static int fill_html(FILE *f, void *ctx)
+{
+	const page *p = ctx;
+	return serve_html(f, p->s, p->r);
 }
 
 static int store_it(const opts *o, const serve_scenario *s, const serve_result *r, int64_t *id,
@@ -198,6 +214,11 @@ static int serve_main(int argc, char **argv, bool explain)
 			serve_print_json(stdout, &r, id);
 		else
 			serve_print_text(stdout, &r, id);
+		page pg = {s, &r};
+		if (o.html && sim_write_atomic(o.html, fill_html, &pg) != SIM_OK) {
+			fprintf(stderr, "%s: error: cannot write the HTML page\n", o.html);
+			rc = SIM_EIO;
+		}
 		if (id > 0)
 			fprintf(stderr, "podsim: stored as serving run %lld in %s\n", (long long)id,
 				db_path(&o));

@@ -469,10 +469,13 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Mean and nearest-rank percentiles of v[0..n) (sorted here). */
-static void stat_of(double *v, int n, serve_stat *out)
+/* Mean and nearest-rank percentiles of v[0..n) (sorted here); cdf[q] the
+ * q-th percentile, q = 0..100 (0: the minimum). */
+static void stat_of(double *v, int n, serve_stat *out, double cdf[101])
 {
 	*out = (serve_stat){0};
+	for (int q = 0; q <= 100; q++)
+		cdf[q] = 0;
 	if (n <= 0)
 		return;
 	qsort(v, (size_t)n, sizeof *v, cmp_double);
@@ -486,6 +489,10 @@ static void stat_of(double *v, int n, serve_stat *out)
 		*dst[k] = v[(rank < 1 ? 1 : rank) - 1];
 	}
 	out->max = v[n - 1];
+	for (int q = 0; q <= 100; q++) {
+		int rank = (int)ceil(q / 100.0 * n);
+		cdf[q] = v[(rank < 1 ? 1 : rank) - 1];
+	}
 }
 
 static int summarise(const sim *m, serve_result *o)
@@ -513,9 +520,9 @@ static int summarise(const sim *m, serve_result *o)
 		ok += ttft <= s->slo_ttft_s && tpot <= s->slo_tpot_s;
 	}
 	o->makespan_s = nt > 0 ? sim_time_to_s(t1 - t0) : 0;
-	stat_of(tt, nt, &o->ttft);
-	stat_of(tp, np, &o->tpot);
-	stat_of(ee, nt, &o->e2e);
+	stat_of(tt, nt, &o->ttft, o->cdf[0]);
+	stat_of(tp, np, &o->tpot, o->cdf[1]);
+	stat_of(ee, nt, &o->e2e, o->cdf[2]);
 	free(a);
 	double span = o->makespan_s > 0 ? o->makespan_s : 1;
 	o->requests = n;

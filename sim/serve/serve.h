@@ -177,6 +177,7 @@ typedef struct serve_result {
 	int64_t prompt_tokens, output_tokens;
 	double makespan_s; /* first arrival to last completion */
 	serve_stat ttft, tpot, e2e; /* seconds */
+	double cdf[3][101]; /* TTFT, TPOT, E2E: the q-th percentile for q = 0..100 (s) */
 	double req_per_s, out_tok_per_s, out_tok_per_s_gpu;
 	double goodput_req_per_s, slo_met; /* requests meeting both SLOs, and their share */
 	double slo_ttft_s, slo_tpot_s;
@@ -222,6 +223,12 @@ void serve_explain(FILE *out, const serve_scenario *s);
  * the loader's reason. SIM_OK, SIM_ECONF (a malformed dimension), SIM_ENOMEM. */
 int serve_capacity(const char *path, const char *const *sets, size_t nsets,
 		   const char *const *vary, size_t nvary, double target, FILE *out, sim_diag *d);
+
+/* An HTML page of a run (html.c): the headline numbers, the latency CDFs,
+ * and the throughput-latency curve of the scenario rerun as a Poisson
+ * stream at rising rates until it saturates (each point a full simulation).
+ * SIM_OK or SIM_ENOMEM. */
+int serve_html(FILE *out, const serve_scenario *s, const serve_result *r);
 
 /* ---------------------------------------------------------- validation -- */
 

@@ -9,7 +9,7 @@
 #  2. `podsim run` on a file with [serve] is `podsim serve`: same JSON;
 #  3. determinism: two databases holding the same run have the same digest;
 #  4. the teaching scenarios' answers;
-#  5. --trace writes a whole Chrome trace;
+#  5. --trace writes a whole Chrome trace, --html a whole page;
 #  6. a row's generated scenario (--scenario ID) runs as a user's file.
 set -u
 podsim=$1
@@ -87,6 +87,11 @@ b=$("$podsim" run $T/serve-batching.ini --no-db --json --set serve.batching=cont
 ratio_ok "$(echo "$b" | jnum output_tokens_per_s)" "$(echo "$a" | jnum output_tokens_per_s)" 3 100 ||
 	bad "serve-batching: continuous batching should give over 3x static's tokens/s"
 [ "$(echo "$b" | jnum preemptions)" -gt 0 ] || bad "serve-batching: continuous should preempt"
+
+# --html: a whole page with the three CDFs and a saturating throughput curve
+"$podsim" serve "$s" --no-db --set serve.requests=500 --html "$tmp/s.html" >/dev/null 2>&1 || bad "--html"
+[ "$(grep -c 'CDF of the' "$tmp/s.html")" = 3 ] && grep -q '</html>' "$tmp/s.html" &&
+	[ "$(grep -c '^<tr><td>' "$tmp/s.html")" -ge 5 ] || bad "the HTML page is not complete"
 
 "$podsim" validate tests/cases/serving.csv --scenario T10 --data . >"$tmp/t10.ini" || bad "--scenario T10"
 "$podsim" serve "$tmp/t10.ini" --no-db >/dev/null 2>&1 || bad "T10's scenario does not run"
