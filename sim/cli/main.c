@@ -123,7 +123,12 @@ static const char usage_validate[] =
 	"                   (default: flow up to 512 nodes)\n"
 	"  --data DIR       folder holding models/ and topologies/ (default: $PODSIM_DATA,\n"
 	"                   else the source tree podsim was built from)\n"
-	"  -h, --help       this help\n";
+	"  -h, --help       this help\n"
+	"\n"
+	"A serving case file (an 'engine' and a 'batching' column, as\n"
+	"tests/cases/serving.csv) runs each row as a serving scenario (podsim serve)\n"
+	"and prints MAPE per source and metric; --json, --rows, --only, --scenario\n"
+	"and --max-mape apply.\n";
 
 static const char usage_keys[] =
 	"usage: podsim keys\n"
@@ -484,8 +489,11 @@ static int cmd_runs(int argc, char **argv)
 		sim_hash_hex(h, hex);
 		if (rc == 0)
 			printf("%s\n", hex);
-	} else
+	} else {
 		rc = store_list_runs(db, stdout, (int)o.limit, d) == SIM_OK ? 0 : 1;
+		if (rc == 0) /* serving runs, when there are any */
+			rc = store_list_serve(db, stdout, (int)o.limit, d) == SIM_OK ? 0 : 1;
+	}
 	flush_diag(d);
 	store_close(db);
 	sim_diag_free(d);
@@ -599,6 +607,12 @@ static int cmd_validate(int argc, char **argv)
 	sim_diag *d = sim_diag_new();
 	if (serve_cases_is_serving(pos[0])) { /* serving rows: sim/serve */
 		double mape = NAN;
+		if (o.gates || o.where || o.bands_out || o.network) {
+			sim_diag_free(d);
+			return bad_usage("--gates, --where, --bands-out and --network are not for "
+					 "serving case files",
+					 pos[0], usage_validate);
+		}
 		rc = serve_validate(pos[0], vo.datadir, o.only, o.scenario, o.json, o.rows, &mape,
 				    stdout, d);
 		flush_diag(d);

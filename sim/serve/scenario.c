@@ -230,6 +230,13 @@ static int check(serve_scenario *s, sim_diag *d)
 {
 	int bad = sim_diag_error_count(d);
 	const work_model *m = &s->model;
+	if (m->moe_experts > 0) {
+		conf_loc loc = conf_key_loc(s->doc, "model", "moe_experts");
+		sim_diag_error(d, loc.path, loc.line,
+			       "serving a mixture-of-experts model (moe_experts = %d) is not modelled "
+			       "yet: the cost model has dense layers only",
+			       m->moe_experts);
+	}
 	if (m->heads % s->tp)
 		err_at(s, "tp", d, "tp = %d does not divide the model's %d attention heads", s->tp,
 		       m->heads);

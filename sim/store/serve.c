@@ -132,3 +132,40 @@ int store_put_serve(store *s, const char *scenario_text, const store_serve_run *
 	*id = rid;
 	return SIM_OK;
 }
+
+int store_list_serve(store *s, FILE *out, int limit, sim_diag *diag)
+{
+	static const char sql[] =
+		"SELECT r.id, r.created_utc, r.scenario_name, r.gpus, r.requests_per_s,"
+		" r.output_tokens_per_s_per_gpu, t.p90_s, p.p90_s, r.plan FROM serve_runs r"
+		" LEFT JOIN serve_latency t ON t.run_id = r.id AND t.metric = 'ttft'"
+		" LEFT JOIN serve_latency p ON p.run_id = r.id AND p.metric = 'tpot'"
+		" ORDER BY r.id DESC LIMIT ?";
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		sim_diag_error(diag, s->path, 0, "cannot list serving runs: %s", sqlite3_errmsg(s->db));
+		return SIM_EDB;
+	}
+	sqlite3_bind_int64(st, 1, limit > 0 ? limit : -1);
+	int rc, n = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n++ == 0)
+			fprintf(out, "\nserving runs\n%5s  %-20s  %-28s %5s %10s %12s %10s %10s  %s\n", "id",
+				"created", "scenario", "GPUs", "req/s", "tok/s/GPU", "TTFT p90",
+				"TPOT p90", "plan");
+		const unsigned char *name = sqlite3_column_text(st, 2), *plan = sqlite3_column_text(st, 8);
+		const unsigned char *when = sqlite3_column_text(st, 1);
+		fprintf(out, "%5lld  %-20s  %-28.28s %5d %10.3f %12.1f %7.1f ms %7.2f ms  %s\n",
+			(long long)sqlite3_column_int64(st, 0), when ? (const char *)when : "",
+			name ? (const char *)name : "", sqlite3_column_int(st, 3),
+			sqlite3_column_double(st, 4), sqlite3_column_double(st, 5),
+			1e3 * sqlite3_column_double(st, 6), 1e3 * sqlite3_column_double(st, 7),
+			plan ? (const char *)plan : "");
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		sim_diag_error(diag, s->path, 0, "cannot list serving runs: %s", sqlite3_errmsg(s->db));
+		return SIM_EDB;
+	}
+	return SIM_OK;
+}

@@ -111,5 +111,9 @@ typedef struct store_serve_run {
  * transaction; *id = its serve_runs id. SIM_OK or SIM_EDB (diag). */
 int store_put_serve(store *s, const char *scenario_text, const store_serve_run *r, int64_t *id,
 		    sim_diag *diag);
+/* Print the most recent `limit` serving runs (0 = all), newest first, under
+ * a heading, or nothing when there are none: id, created, scenario, GPUs,
+ * requests/s, output tokens/s per GPU, TTFT p90, TPOT p90, plan. */
+int store_list_serve(store *s, FILE *out, int limit, sim_diag *diag);
 
 #endif

@@ -49,6 +49,7 @@ d2=$("$podsim" runs digest --db "$tmp/2.db")
 [ -n "$d1" ] && [ "$d1" = "$d2" ] || bad "digests differ: $d1 $d2"
 n=$(sqlite3 "$tmp/1.db" "SELECT count(*) FROM serve_latency" 2>/dev/null || echo 3)
 [ "$n" = 3 ] || bad "serve_latency holds $n rows, want 3"
+"$podsim" runs --db "$tmp/1.db" | grep -q '^    1  .*serve-llama2-70b-h100 .* trtllm tp4' || bad "podsim runs lists no serving run"
 
 # --capacity: each plan's highest rate within the SLO, ranked; a refused
 # plan listed with the loader's reason; fp8 weights serve more than bf16
