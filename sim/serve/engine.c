@@ -242,6 +242,16 @@ static bool grow(replica *r, req *q, int64_t need)
 	return true;
 }
 
+/* Blocks for running request i up to `need`, preempting from the newest
+ * running request back; false when i itself had to go. */
+static bool make_room(sim *m, replica *r, int i, int64_t need)
+{
+	req *q = &m->reqs[r->run[i]];
+	while (!grow(r, q, need) && r->nrun > i)
+		preempt_last(m, r);
+	return i < r->nrun;
+}
+
 static void plan_static(sim *m, replica *r, serve_batch *b)
 {
 	const serve_scenario *s = m->s;
@@ -316,9 +326,7 @@ static void plan_dynamic(sim *m, replica *r, serve_batch *b)
 		r->chunk[i] = -1;
 		if (q->ctx < q->target)
 			continue;
-		while (!grow(r, q, blocks_for(m, q->ctx + 1)) && r->nrun > i)
-			preempt_last(m, r);
-		if (i >= r->nrun) /* it preempted itself */
+		if (!make_room(m, r, i, blocks_for(m, q->ctx + 1))) /* it preempted itself */
 			break;
 		r->chunk[i] = 0;
 		b->decodes++;
@@ -331,8 +339,8 @@ static void plan_dynamic(sim *m, replica *r, serve_batch *b)
 		if (q->ctx >= q->target || budget <= 0)
 			continue;
 		int c = q->target - q->ctx < budget ? q->target - q->ctx : budget;
-		if (!grow(r, q, blocks_for(m, q->ctx + c)))
-			continue;
+		if (!make_room(m, r, i, blocks_for(m, q->ctx + c)))
+			break;
 		r->chunk[i] = c;
 		budget -= c;
 	}

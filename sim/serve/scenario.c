@@ -295,6 +295,14 @@ static int check_memory(serve_scenario *s, sim_diag *d)
 	int maxp = s->arrivals == SERVE_TRACE ? 0 : serve_len_max(s->prompt_dist, s->prompt_tokens);
 	for (int i = 0; s->arrivals == SERVE_TRACE && i < s->requests; i++)
 		maxp = s->trace_in[i] > maxp ? s->trace_in[i] : maxp;
+	if (s->batching == SERVE_STATIC && (double)s->max_batch * (maxp + 1) > 1e9) {
+		conf_loc loc = conf_key_loc(s->doc, "serve", "max_batch");
+		sim_diag_error(d, loc.path, loc.line,
+			       "max_batch = %d requests of up to %d prompt tokens: a static batch's "
+			       "prefill of over 10^9 tokens",
+			       s->max_batch, maxp);
+		return SIM_ECONF;
+	}
 	if (s->batching == SERVE_CONTINUOUS && s->max_tokens < maxp) {
 		conf_loc loc = conf_key_loc(s->doc, "serve", "max_tokens");
 		sim_diag_error(d, loc.path, loc.line,

@@ -162,6 +162,19 @@ static void test_preemption(void)
 		}
 		serve_scenario_free(s);
 	}
+	/* chunks of long prompts with a cache of about two requests: partial
+	 * prefills preempt the newest request for blocks instead of stalling */
+	serve_scenario *s = load("batching = chunked\narrivals = offline\nrequests = 100\n"
+				 "prompt_tokens = 1000\noutput_tokens = 50\nmax_tokens = 2048\n"
+				 "replicas = 1\n[engine]\nmemory_fraction = 0.02\nblock_tokens = 16\n",
+				 d);
+	serve_result r;
+	CHECK(s && serve_run(s, &r, d) == SIM_OK);
+	if (s) {
+		CHECK_INT(r.completed, 100);
+		CHECK(r.preemptions > 0);
+	}
+	serve_scenario_free(s);
 	sim_diag_free(d);
 }
 
