@@ -345,9 +345,17 @@ static void plan_dynamic(sim *m, replica *r, serve_batch *b)
 		budget -= c;
 	}
 	admit(m, r, b, chunked, budget);
+	/* the batch as planned: counted again over the requests still running
+	 * (a partial prefill may have preempted a planned decode) */
+	*b = (serve_batch){0};
 	for (int i = 0; i < r->nrun; i++) {
 		req *q = &m->reqs[r->run[i]];
 		int c = r->chunk[i];
+		if (c == 0) {
+			b->decodes++;
+			b->decode_ctx += q->ctx + 1;
+			b->samples++;
+		}
 		if (c <= 0)
 			continue;
 		b->prefill_tokens += c;
