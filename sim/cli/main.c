@@ -682,6 +682,31 @@ static int cmd_keys(int argc, char **argv)
 	return 0;
 }
 
+/* The scenario file of `run` or `explain` arguments (the first operand,
+ * skipping the values of options that take one), or NULL. */
+static const char *operand(int argc, char **argv)
+{
+	static const char *const with_value[] = {"--set", "--db", "--trace", "--html",
+						 "--spread-samples", NULL};
+	for (int i = 0; i < argc; i++) {
+		bool takes = false;
+		for (int k = 0; with_value[k]; k++)
+			takes = takes || !strcmp(argv[i], with_value[k]);
+		if (takes)
+			i++;
+		else if (argv[i][0] != '-')
+			return argv[i];
+	}
+	return NULL;
+}
+
+/* Whether `run`/`explain` got a serving scenario (a [serve] section). */
+static bool serving(int argc, char **argv)
+{
+	const char *f = operand(argc, argv);
+	return f && serve_is_serving(f);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -697,7 +722,7 @@ int main(int argc, char **argv)
 		printf("podsim %s\n", PODSIM_VERSION);
 		return 0;
 	}
-	if (!strcmp(cmd, "run") && argc > 2 && argv[2][0] != '-' && serve_is_serving(argv[2]))
+	if (!strcmp(cmd, "run") && serving(argc - 2, argv + 2))
 		return cli_serve(argc - 2, argv + 2);
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc - 2, argv + 2);
@@ -709,7 +734,7 @@ int main(int argc, char **argv)
 		return cli_kernel(argc - 2, argv + 2);
 	if (!strcmp(cmd, "estimate"))
 		return cli_estimate(argc - 2, argv + 2);
-	if (!strcmp(cmd, "explain") && argc > 2 && argv[2][0] != '-' && serve_is_serving(argv[2]))
+	if (!strcmp(cmd, "explain") && serving(argc - 2, argv + 2))
 		return cli_serve_explain(argc - 2, argv + 2);
 	if (!strcmp(cmd, "explain"))
 		return cli_explain(argc - 2, argv + 2);
