@@ -77,6 +77,11 @@ int cli_calibrate_fabric(int argc, char **argv);
 /* podsim train: a training campaign with failures, checkpoints and
  * restarts on top of one simulated step (train.c). */
 int cli_train(int argc, char **argv);
+/* podsim serve: a serving scenario's request stream (serve.c); also `podsim
+ * run` on a file with a [serve] section. */
+int cli_serve(int argc, char **argv);
+/* podsim explain on a serving scenario: serve_explain (serve.c). */
+int cli_serve_explain(int argc, char **argv);
 
 /* podsim kernel: one kernel's time on a GPU type (kernel.c). */
 int cli_kernel(int argc, char **argv);

@@ -2,6 +2,7 @@
  * place that calls exit() or decides exit statuses:
  *   0 success, 1 runtime failure (database, out of memory), 2 bad input. */
 #include "cli/cli.h"
+#include "serve/serve.h"
 #include "report/report.h"
 #include "store/store.h"
 #include "sweep/sweep.h"
@@ -23,6 +24,9 @@ static const char usage_main[] =
 	"\n"
 	"commands:\n"
 	"  run SCENARIO.ini    simulate one step, print the report, store the run\n"
+	"                      (a file with a [serve] section: as 'podsim serve')\n"
+	"  serve SCENARIO.ini  simulate serving: a request stream over model replicas,\n"
+	"                      TTFT/TPOT/latency percentiles, throughput, KV cache\n"
 	"  runs                list the stored runs\n"
 	"  runs show ID        print a stored run again\n"
 	"  runs digest         hash of the stored rows (for determinism checks)\n"
@@ -121,7 +125,12 @@ static const char usage_validate[] =
 	"                   (default: flow up to 512 nodes)\n"
 	"  --data DIR       folder holding models/ and topologies/ (default: $PODSIM_DATA,\n"
 	"                   else the source tree podsim was built from)\n"
-	"  -h, --help       this help\n";
+	"  -h, --help       this help\n"
+	"\n"
+	"A serving case file (an 'engine' and a 'batching' column, as\n"
+	"tests/cases/serving.csv) runs each row as a serving scenario (podsim serve)\n"
+	"and prints MAPE per source and metric; --json, --rows, --only, --scenario\n"
+	"and --max-mape apply.\n";
 
 static const char usage_keys[] =
 	"usage: podsim keys\n"
@@ -506,8 +515,11 @@ static int cmd_runs(int argc, char **argv)
 		sim_hash_hex(h, hex);
 		if (rc == 0)
 			printf("%s\n", hex);
-	} else
+	} else {
 		rc = store_list_runs(db, stdout, (int)o.limit, d) == SIM_OK ? 0 : 1;
+		if (rc == 0) /* serving runs, when there are any */
+			rc = store_list_serve(db, stdout, (int)o.limit, d) == SIM_OK ? 0 : 1;
+	}
 	flush_diag(d);
 	store_close(db);
 	sim_diag_free(d);
@@ -631,6 +643,27 @@ static int cmd_validate(int argc, char **argv)
 	if (isatty(fileno(stderr)))
 		vo.progress = stderr;
 	sim_diag *d = sim_diag_new();
+	if (serve_cases_is_serving(pos[0])) { /* serving rows: sim/serve */
+		double mape = NAN;
+		if (o.gates || o.where || o.bands_out || o.network) {
+			sim_diag_free(d);
+			return bad_usage("--gates, --where, --bands-out and --network are not for "
+					 "serving case files",
+					 pos[0], usage_validate);
+		}
+		rc = serve_validate(pos[0], vo.datadir, o.only, o.scenario, o.json, o.rows, &mape,
+				    stdout, d);
+		flush_diag(d);
+		sim_diag_free(d);
+		if (rc != SIM_OK)
+			return rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
+		if (!o.scenario && o.max_mape > 0 && !(mape <= o.max_mape)) {
+			fprintf(stderr, "podsim: error: MAPE %.2f%% exceeds the threshold %.2f%%\n",
+				100 * mape, 100 * o.max_mape);
+			return 1;
+		}
+		return 0;
+	}
 	if (o.scenario) {
 		rc = valid_scenario(pos[0], o.scenario, &vo, stdout, d);
 		flush_diag(d);
@@ -686,7 +719,34 @@ static int cmd_keys(int argc, char **argv)
 	conf_print_keys(stdout, "campaign", campaign_keys, campaign_nkeys);
 	conf_print_keys(stdout, "storage", campaign_storage_keys, campaign_storage_nkeys);
 	conf_print_keys(stdout, "reliability", campaign_reliability_keys, campaign_reliability_nkeys);
+	conf_print_keys(stdout, "serve", serve_keys, serve_nkeys);
+	conf_print_keys(stdout, "engine", serve_engine_keys, serve_engine_nkeys);
 	return 0;
+}
+
+/* The scenario file of `run` or `explain` arguments (the first operand,
+ * skipping the values of options that take one), or NULL. */
+static const char *operand(int argc, char **argv)
+{
+	static const char *const with_value[] = {"--set", "--db", "--trace", "--html",
+						 "--spread-samples", NULL};
+	for (int i = 0; i < argc; i++) {
+		bool takes = false;
+		for (int k = 0; with_value[k]; k++)
+			takes = takes || !strcmp(argv[i], with_value[k]);
+		if (takes)
+			i++;
+		else if (argv[i][0] != '-')
+			return argv[i];
+	}
+	return NULL;
+}
+
+/* Whether `run`/`explain` got a serving scenario (a [serve] section). */
+static bool serving(int argc, char **argv)
+{
+	const char *f = operand(argc, argv);
+	return f && serve_is_serving(f);
 }
 
 int main(int argc, char **argv)
@@ -704,8 +764,12 @@ int main(int argc, char **argv)
 		printf("podsim %s\n", PODSIM_VERSION);
 		return 0;
 	}
+	if (!strcmp(cmd, "run") && serving(argc - 2, argv + 2))
+		return cli_serve(argc - 2, argv + 2);
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc - 2, argv + 2);
+	if (!strcmp(cmd, "serve"))
+		return cli_serve(argc - 2, argv + 2);
 	if (!strcmp(cmd, "runs"))
 		return cmd_runs(argc - 2, argv + 2);
 	if (!strcmp(cmd, "kernel"))
@@ -714,6 +778,8 @@ int main(int argc, char **argv)
 		return cli_estimate(argc - 2, argv + 2);
 	if (!strcmp(cmd, "train"))
 		return cli_train(argc - 2, argv + 2);
+	if (!strcmp(cmd, "explain") && serving(argc - 2, argv + 2))
+		return cli_serve_explain(argc - 2, argv + 2);
 	if (!strcmp(cmd, "explain"))
 		return cli_explain(argc - 2, argv + 2);
 	if (!strcmp(cmd, "calibrate"))

@@ -7,7 +7,7 @@
  * ROLLBACK on any error, so a run is either all there or not at all. Values are
  * always bound to prepared statements; no SQL text is built from values.
  *
- * Schema version 8 (PRAGMA user_version = 8). A database with a newer version
+ * Schema version 9 (PRAGMA user_version = 9). A database with a newer version
  * is refused; an empty one (user_version 0, no tables) is migrated by running
  * migrations[v] for v = user_version .. STORE_SCHEMA_VERSION - 1 in one
  * transaction; a version-0 file that already holds tables is not ours and is
@@ -62,6 +62,8 @@
  *     quantiles;
  *   campaign_causes  one row per failure cause: its scaling and the mean
  *     interruptions per campaign.
+ * Version 9 adds (migration 8 -> 9) the serving tables serve_runs and
+ * serve_latency (serve.c, store_put_serve); nothing else changes.
  *
  * Doubles are REAL columns and round-trip exactly (SQLite stores IEEE doubles;
  * NaN is stored as NULL and read back as NaN). uint64 values (seed, tasks,
@@ -151,7 +153,8 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE runs ADD COLUMN spread_seed INTEGER;"
 	"ALTER TABLE runs ADD COLUMN spread_correlation REAL;"
 	"ALTER TABLE runs ADD COLUMN spread_varying INTEGER;",
-	STORE_CAMPAIGN_DDL};
+	STORE_CAMPAIGN_DDL,
+	store_serve_ddl};
 
 /* ------------------------------------------------------------ helpers ---- */
 
@@ -957,6 +960,8 @@ int store_digest(store *s, uint64_t *out, sim_diag *diag)
 		"SELECT * FROM sweeps ORDER BY id",
 		"SELECT * FROM campaigns ORDER BY id",
 		"SELECT * FROM campaign_causes ORDER BY campaign_id, idx",
+		"SELECT * FROM serve_runs ORDER BY id",
+		"SELECT * FROM serve_latency ORDER BY run_id, metric",
 	};
 	uint64_t h = sim_hash64("podsim-store", 12);
 	int rc = store_exec_sql(s, "BEGIN", diag, "cannot read the database");

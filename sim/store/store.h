@@ -18,7 +18,9 @@
  * 7 the step's spread (runs.step_p05_s .. step_p95_s, step_p95_lo_s,
  * step_p95_hi_s, spread_samples, spread_seed, spread_correlation,
  * spread_varying; NULL without one); since version 8 campaigns and
- * campaign_causes (`podsim train`: store_put_campaign).
+ * campaign_causes (`podsim train`: store_put_campaign); since version 9
+ * serving runs (serve_runs, serve_latency: sim/store/serve.c, written by
+ * sim/serve).
  */
 #ifndef PODSIM_STORE_H
 #define PODSIM_STORE_H
@@ -26,7 +28,7 @@
 #include "../campaign/campaign.h"
 #include "../exec/exec.h"
 
-#define STORE_SCHEMA_VERSION 8
+#define STORE_SCHEMA_VERSION 9
 #define STORE_ENV "PODSIM_DB"
 #define STORE_DEFAULT_PATH "podsim.db"
 
@@ -106,5 +108,28 @@ int store_digest(store *s, uint64_t *out, sim_diag *diag);
  * SIM_OK, SIM_EDB (diag), SIM_ENOMEM. */
 int store_merge(store *s, const char *const *in, size_t n, int64_t *runs, int64_t *sweeps,
 		sim_diag *diag);
+
+/* A serving run as the store keeps it (plain data, filled by sim/serve):
+ * latency[k] = {mean, p50, p90, p99, max} seconds of k = TTFT, TPOT, E2E. */
+typedef struct store_serve_run {
+	const char *name, *plan, *model, *gpu;
+	uint64_t seed;
+	int gpus;
+	int64_t requests, completed, prompt_tokens, output_tokens, iterations, preemptions,
+		kv_blocks;
+	double makespan_s, req_per_s, out_tok_per_s, out_tok_per_s_gpu, goodput_req_per_s,
+		slo_met, slo_ttft_s, slo_tpot_s, batch_mean, queue_mean, kv_mean, kv_peak,
+		weights_bytes, kv_bytes;
+	double latency[3][5];
+} store_serve_run;
+
+/* Save a serving run (tables serve_runs and serve_latency) in one
+ * transaction; *id = its serve_runs id. SIM_OK or SIM_EDB (diag). */
+int store_put_serve(store *s, const char *scenario_text, const store_serve_run *r, int64_t *id,
+		    sim_diag *diag);
+/* Print the most recent `limit` serving runs (0 = all), newest first, under
+ * a heading, or nothing when there are none: id, created, scenario, GPUs,
+ * requests/s, output tokens/s per GPU, TTFT p90, TPOT p90, plan. */
+int store_list_serve(store *s, FILE *out, int limit, sim_diag *diag);
 
 #endif

@@ -52,4 +52,7 @@ int store_run_rows(store *s, int64_t sweep_id, int64_t sweep_rank, const char *s
 	" interruptions_mean REAL,"                                                         \
 	" PRIMARY KEY (campaign_id, idx));"
 
+/* Schema version 9's DDL: the serving tables (serve.c). */
+extern const char store_serve_ddl[];
+
 #endif

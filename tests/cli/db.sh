@@ -172,7 +172,7 @@ chmod 644 "$db"
 
 # Full disk: a file size limit of 128 KiB (SIGXFSZ ignored, so writes fail with
 # EFBIG as on a full disk). A fresh database (~61 KiB with the campaign tables of
-# schema 8; its WAL holds the schema pages as well) fits; a run about the 15th does not.
+# schema 9; its WAL holds the schema pages as well) fits; a run about the 15th does not.
 db=$tmp/full.db
 (
 	trap '' XFSZ
