@@ -33,8 +33,8 @@ static const char *get(const cases_csv *c, size_t row, const char *col)
 
 bool serve_cases_is_serving(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
+	FILE *f = NULL; /* a regular file only: a FIFO or a device must not block here */
+	if (sim_input_open(path, SIM_INPUT_MAX, &f, NULL) != 0 || !f)
 		return false;
 	char line[4096];
 	bool yes = fgets(line, sizeof line, f) && strstr(line, "batching") && strstr(line, "engine");
