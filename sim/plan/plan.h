@@ -309,7 +309,9 @@ typedef enum {
 	PLAN_ADAM_8BIT,    /* bitsandbytes / torchao: uint8 states + fp32 absmax per 256 */
 	PLAN_ADAM_PAGED,   /* bitsandbytes paged: states in unified memory */
 	PLAN_ADAM_PAGED_8BIT,
-	PLAN_SGD           /* no state (momentum-free) */
+	PLAN_SGD,          /* no state (momentum-free, torch.optim.SGD's default) */
+	PLAN_SGD_MOMENTUM, /* one momentum buffer in the policy's state dtype */
+	PLAN_ADAFACTOR     /* factored second moment: a row and a column vector per matrix */
 } plan_optimizer;
 /* Frozen base weights under LoRA: as the policy keeps weights (AUTO), 16-bit,
  * fp32, 4-bit NF4 (fp32 absmax per 64), NF4 with double quantization, 4-bit
@@ -600,6 +602,9 @@ double plan_lora_layer_params(const plan_scenario *s);
 /* Bytes per trainable parameter: weights, gradients, optimizer states in the
  * allocator (master included) and paged optimizer states (memory.c's table). */
 void plan_param_bytes(const plan_scenario *s, double *w, double *g, double *opt, double *paged);
+/* Adafactor's factored second moment per parameter of a layer's matrices
+ * (fp32 row and column vectors: 4 (1/in + 1/out) B per [in, out] weight). */
+double plan_adafactor_state_bytes(const plan_scenario *s);
 /* Bytes per frozen linear weight under base_weights (w: the policy's). */
 double plan_base_bytes(const plan_scenario *s, double w);
 bool plan_base_quantized(const plan_scenario *s);
