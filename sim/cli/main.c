@@ -383,6 +383,13 @@ static int cmd_run(int argc, char **argv)
 			report_json(stdout, r, id);
 		else
 			report_text(stdout, r, id);
+		if (!o.json) {
+			sweep_energy e;
+			sweep_energy_terms(&s->gpu, &s->cluster, r->gpus, s->cluster.nodes,
+					   r->step_s / 3600.0, &e);
+			cli_energy_print(stdout, "\nenergy per step (each term and its source)", &e,
+					 s->gpu.name, "[node] power", false);
+		}
 		if (gantt && !o.json)
 			fputs(gantt, stdout);
 		if (o.html && report_html_file(o.html, r, id, &tl, NULL) != SIM_OK) {
