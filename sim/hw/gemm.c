@@ -16,13 +16,13 @@
  * over s thread blocks per tile (split-K: each does k / s, at least 512
  * deep, all in one wave; the fp32 partial sums, 4 m n s bytes, are written
  * and read back once more). Each candidate (tile rows x split) is timed
- * below and the fastest kept, the 128-row unsplit kernel unless another is
- * strictly faster, as cuBLAS's heuristic aims to. So m = 64 stays
+ * below and the fastest kept, the shortest covering tile unsplit unless
+ * another is strictly faster, as cuBLAS's heuristic aims to. So m = 64 stays
  * memory-bound at the weights' bytes over the achievable HBM bandwidth
  * (an A100 64 x 8192 x 8192 bf16 GEMM: 1.36e8 B / (2039 GB/s x 0.87) =
  * 76.8 us + the 4 us launch, where a 128-row tile made it compute-bound at
  * 111 us). Measured: DeepGEMM's fp8 decode rows on H800
- * (tests/cases/gemm-shapes.csv, GD-): m = 64, 128 GEMMs at 1.5-2.7 TB/s.
+ * (tests/cases/gemm-decode.csv): m = 64, 128 GEMMs at 1.5-2.7 TB/s.
  * Not applied to taller GEMMs: 64-wide tiles for any dimension <= 64 were
  * tried and left out (they speed up the head_dim = 64 GEMMs of unfused
  * attention, and the end-to-end validation went from 24.2 % to 26.3 %
@@ -152,16 +152,19 @@ void hw_gemm_explain(const hw_gpu *g, hw_dtype t, double m, double n, double k, 
 		if (rate <= 0 || hw_stream_time(g, out->bytes) > out->flops / rate)
 			out->bound = "memory";
 	} else {
-		/* the candidates, the default (128-row tiles, no split) first: a
-		 * narrower tile or a split wins only when strictly faster */
+		/* the candidates, the shortest tile that covers m first (a gemv
+		 * kernel with no padded rows on the CUDA cores), then the taller
+		 * ones; unsplit before split: another wins only when strictly
+		 * faster */
 		bool simt = hw_path_dtype(g, t) == HW_FP32;
-		double rows[6] = {HW_GEMM_TILE};
-		int nr = 1;
+		double rows[6];
+		int nr = 0;
 		if (simt && m < HW_GEMV_TILE)
-			rows[nr++] = m; /* a gemv kernel: no padded rows on CUDA cores */
+			rows[nr++] = m;
 		for (double r = HW_GEMV_TILE; r < HW_GEMM_TILE; r *= 2)
 			if (m <= r)
 				rows[nr++] = r;
+		rows[nr++] = HW_GEMM_TILE;
 		double best = INFINITY;
 		bool best_mem = false;
 		for (int i = 0; i < nr; i++) {
