@@ -534,6 +534,10 @@ static uint32_t add_copy(builder *b, int stage, double bytes, bool nvme, const u
 		t = fmax(t, bytes * nd->gpus / nd->nvme_Bps);
 	plan_task x = {sim_time_from_s(t), stage, PLAN_STREAM_OFFLOAD, PLAN_TASK_OFFLOAD, layer, -1,
 		       0, 0};
+	if (plan_graph_offload(b->g, stage, PLAN_OFF_HOST, bytes, t, nd->pcie_Bps) != SIM_OK ||
+	    (nvme && plan_graph_offload(b->g, stage, PLAN_OFF_NVME, bytes * nd->gpus, t,
+					nd->nvme_Bps) != SIM_OK))
+		return UINT32_MAX;
 	return plan_graph_add(b->g, &x, deps, ndeps);
 }
 
@@ -1065,6 +1069,13 @@ static uint32_t emit_cpu_adam(builder *b, int stage, const uint32_t *deps, int n
 		t = fmax(t, node_params * 24.0 / nd_->nvme_Bps);
 	plan_task adam = {sim_time_from_s(t), stage, PLAN_STREAM_OFFLOAD, PLAN_TASK_OFFLOAD, -1, -1,
 			  0, 0};
+	if (plan_graph_offload(b->g, stage, PLAN_OFF_DRAM, node_params * 30.0, t,
+			       nd_->host_mem_Bps) != SIM_OK ||
+	    (nvme && plan_graph_offload(b->g, stage, PLAN_OFF_NVME, node_params * 24.0, t,
+					nd_->nvme_Bps) != SIM_OK)) {
+		free(after);
+		return UINT32_MAX;
+	}
 	uint32_t id = plan_graph_add(b->g, &adam, after, na);
 	free(after);
 	if (id == UINT32_MAX)

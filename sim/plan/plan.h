@@ -700,6 +700,16 @@ typedef struct plan_task {
 	float nic_bytes;     /* bytes through each NIC of the node (shared by its GPUs) */
 } plan_task;
 
+/* What a rank class's offload tasks put on the offload tiers' links over the
+ * step (the link report): [0] its GPU's PCIe link to host memory, [1] the
+ * node's host memory (a CPU optimizer step), [2] the node's NVMe (all its
+ * GPUs); bytes, the time those tasks ran, and the time at >= 95 % of the
+ * link's capacity. */
+enum { PLAN_OFF_HOST = 0, PLAN_OFF_DRAM, PLAN_OFF_NVME, PLAN_OFF_COUNT };
+typedef struct plan_offload_load {
+	double bytes[PLAN_OFF_COUNT], busy_s[PLAN_OFF_COUNT], sat_s[PLAN_OFF_COUNT];
+} plan_offload_load;
+
 /* A dependency: `to` may start only after `from` has ended. */
 typedef struct plan_edge {
 	uint32_t from, to;
@@ -743,6 +753,7 @@ typedef struct plan_graph {
 	 * its backward (W with ZB-H1) ends. NULL when not filled. */
 	double *mem_static, *mem_act_op;
 	plan_netlinks net;     /* network = flow only (netflow.c) */
+	plan_offload_load *offload; /* per rank class; NULL without offload tasks */
 	/* On a cluster with a measured spread ([cluster] spread, EFA), per task
 	 * (plan_graph_set_net; both NULL while no task varies): the share of its
 	 * dur that the fabric's variability scales (net_network_time: a call
@@ -868,5 +879,9 @@ int plan_graph_edge(plan_graph *g, uint32_t from, uint32_t to);
  * frac of its duration, clamped to [0, 1], on a group across `nodes`
  * nodes. SIM_OK or SIM_ENOMEM. */
 int plan_graph_set_net(plan_graph *g, uint32_t id, double frac, int nodes);
+/* Count `bytes` moved in dur_s on offload link `link` (PLAN_OFF_*) of rank
+ * class `rank` against its capacity cap_Bps (g->offload). */
+int plan_graph_offload(plan_graph *g, int rank, int link, double bytes, double dur_s,
+		       double cap_Bps);
 
 #endif
