@@ -8,9 +8,10 @@
  * one per SM. tm = tn = 128 is the usual CUTLASS/cuBLAS block tile of 16-bit
  * tensor-core GEMMs on Ampere and Hopper (an assumption, not a measurement).
  * A short GEMM (m <= 64, the decode and batching shapes) may instead run
- * with tiles as short as m rounded up to 16, 32 or 64 rows (cuBLAS ships
- * 64-, 32- and 16-row-tall tensor-core kernels and its heuristic picks them
- * for small m; Ampere's mma.m16n8k16 is 16 rows tall), and on the CUDA-core
+ * with tiles as short as m rounded up to 16, 32 or 64 rows (CUTLASS and
+ * cuBLAS carry short-tile tensor-core kernels for small m; which one cuBLAS's
+ * heuristic picks for a shape is assumed here, not measured; Ampere's
+ * mma.m16n8k16 is 16 rows tall), and on the CUDA-core
  * path (fp32) a gemv with no padded rows at all, tm = m < 16. A GEMM one
  * tile row tall (m <= 128) whose tiles fill under half the SMs may split k
  * over s thread blocks per tile (split-K: each does k / s, at least 512
@@ -26,7 +27,11 @@
  * Not applied to taller GEMMs: 64-wide tiles for any dimension <= 64 were
  * tried and left out (they speed up the head_dim = 64 GEMMs of unfused
  * attention, and the end-to-end validation went from 24.2 % to 26.3 %
- * MAPE); split-K of the training GEMMs' wgrad (k = tokens) is not modelled.
+ * MAPE); split-K of the training GEMMs' wgrad (k = tokens) is not modelled,
+ * except where podsim writes one as a GEMM one tile row tall: unfused
+ * attention's wgrad, [d, b a s] x [b a s, s] (work/layer.c), which ran on
+ * 8 of 108 SMs before and now splits its k (the vTrain single-node rows
+ * with unfused attention: about 4 % faster on average).
  *     R = ceil(m / tm), C = ceil(n / tn), tiles T = R C batch,
  *     waves W = ceil(T / sm), the last one holding T - (W-1) sm tiles.
  *
