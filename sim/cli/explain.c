@@ -564,7 +564,10 @@ static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
 		return;
 	}
 	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
-	double gb = fp32 || p->fp32_grads ? 4 : 2, S = rank_params(s, 0) * gb;
+	/* bytes per value on the wire: the gradients' width, or compressed
+	 * (train.grad_compression: fp8 1 B, 1-bit Adam 1/8 B) */
+	double gb = plan_grad_wire_bytes(s, fp32 || p->fp32_grads ? 4 : 2);
+	double S = rank_params(s, 0) * gb;
 	net_group grp;
 	net_group_make(&s->cluster, n, p->tp, &grp);
 	net_cost c;
@@ -576,7 +579,7 @@ static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
 	double bw = c.busbw_Bps * net_proto_bw(c.proto);
 	double ring = c.latency_s + 2.0 * (n - 1) / n * S / bw;
 	fprintf(o,
-	        "  S            P_rank x %.0f B = %s over n = dp x cp = %d ranks (stride t = %d: "
+	        "  S            P_rank x %.4g B = %s over n = dp x cp = %d ranks (stride t = %d: "
 	        "%d per "
 	        "node, %d node%s)\n",
 	        gb, gib(S, a, sizeof a), n, p->tp, grp.per_node, grp.nodes,

@@ -916,6 +916,9 @@ static int emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 	if ((b->dp.size == 1 && b->edp.size == 1) || p->zero >= 3)
 		return 0; /* ZeRO-3 reduce-scatters per layer inside the backward chain */
 	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	/* bytes on the wire per byte of gradient (train.grad_compression); the
+	 * buckets close on the gradients' own bytes */
+	double wire = plan_grad_wire_bytes(s, gbytes) / gbytes;
 	double ep = p->ep > 1 ? p->ep : 1;
 	net_coll coll = p->zero >= 1 && s->fw.zero_grad_op == PLAN_GRAD_OP_REDUCE_SCATTER
 				? NET_REDUCESCATTER
@@ -944,12 +947,13 @@ static int emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 		if (acc + acc_e < bucket && l > 0)
 			continue;
 		uint32_t dep = overlap ? layer_end[l] : last_bwd;
-		if (!flush_bucket(b, stage, coll, acc, acc_e, dep, (int16_t)l, out, shard_bytes, &n))
+		if (!flush_bucket(b, stage, coll, acc * wire, acc_e * wire, dep, (int16_t)l, out,
+				  shard_bytes, &n))
 			return -1;
 		acc = acc_e = 0;
 	}
 	/* a stage holding only the embedding or the output layer */
-	if (layers == 0 && !flush_bucket(b, stage, coll, acc + embed, 0, last_bwd, -1, out,
+	if (layers == 0 && !flush_bucket(b, stage, coll, (acc + embed) * wire, 0, last_bwd, -1, out,
 					 shard_bytes, &n))
 		return -1;
 	return n;

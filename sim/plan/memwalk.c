@@ -607,7 +607,9 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 	static const char *const st_names[] = {"Adam m, v",      "8-bit m, v", "Adam m, v",
 					       "8-bit m, v",     "",           "momentum",
 					       "factored v"};
-	const char *states = st_names[s->train.optimizer];
+	const char *states = s->train.grad_compression == PLAN_GC_1BIT
+				     ? "Adam m, v, 1-bit error feedback"
+				     : st_names[s->train.optimizer];
 	add(o, PLAN_MEM_OPTIMIZER, w->states, "optimizer states",
 	    "%s trained params x %.4g B (%s%s%s)%s%s", qty(b->train, a, sizeof a), b->o,
 	    master ? "fp32 master" : "", master && *states ? ", " : "", states,

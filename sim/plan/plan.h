@@ -350,7 +350,15 @@ typedef struct plan_train {
 	bool autocast;                 /* 16-bit matmuls under torch autocast over 16-bit
 					* weights (HF Trainer's --bf16): the loss's
 					* log-softmax in fp32 (implied by policy amp) */
+	int grad_compression;          /* plan_gradcomp */
 } plan_train;
+
+/* Compression of the data-parallel gradient traffic (train.grad_compression):
+ * none (the gradients' own width, fp32_grads), fp8 (1 byte per value, as
+ * MS-AMP's fp8 gradient all-reduce), 1bit (1-bit Adam's compressed
+ * all-reduce after its warm-up: 1 bit per value, plus error feedback). */
+typedef enum { PLAN_GC_NONE = 0, PLAN_GC_FP8, PLAN_GC_1BIT } plan_gradcomp;
+
 
 /* "q,v" or "attention, mlp" -> PLAN_LORA_* bits; SIM_ECONF for an unknown
  * name or an empty list. */
@@ -602,6 +610,9 @@ double plan_lora_layer_params(const plan_scenario *s);
 /* Bytes per trainable parameter: weights, gradients, optimizer states in the
  * allocator (master included) and paged optimizer states (memory.c's table). */
 void plan_param_bytes(const plan_scenario *s, double *w, double *g, double *opt, double *paged);
+/* Bytes per gradient value on the data-parallel wire: the gradients' own
+ * width g without compression, else 1 (fp8) or 1/8 (1 bit). */
+double plan_grad_wire_bytes(const plan_scenario *s, double g);
 /* Adafactor's factored second moment per parameter of a layer's matrices
  * (fp32 row and column vectors: 4 (1/in + 1/out) B per [in, out] weight). */
 double plan_adafactor_state_bytes(const plan_scenario *s);

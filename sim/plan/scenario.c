@@ -103,6 +103,7 @@ static const char *const mode_names[] = {"training", "inference", NULL};
 static const char *const policy_names[] = {"mixed", "amp", "pure", NULL};
 static const char *const optimizer_names[] = {"adam", "adam-8bit", "paged-adam", "paged-adam-8bit",
 					      "sgd", "sgd-momentum", "adafactor", NULL};
+static const char *const gradcomp_names[] = {"none", "fp8", "1bit", NULL};
 static const char *const base_names[] = {"auto", "16-bit", "fp32", "nf4", "nf4-dq", "int4",
 					 "int8", NULL};
 
@@ -130,6 +131,10 @@ const conf_key plan_train_keys[] = {
 	 "adam, adam-8bit (uint8 states), paged-adam and paged-adam-8bit (states in unified memory), "
 	 "sgd (no momentum), sgd-momentum, adafactor (factored, no first moment); offload_optimizer "
 	 "moves adam or sgd to the host"},
+	{"grad_compression", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "none", gradcomp_names,
+	 TK(grad_compression),
+	 "data-parallel gradient traffic: none (the gradients' width), fp8 (1 B per value), 1bit "
+	 "(1-bit Adam after warm-up: 1 bit per value, error feedback in memory)"},
 	{"optimizer_in_backward", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
 	 TK(optimizer_in_backward),
 	 "step each parameter in its backward and free its gradient (torchtune optimizer_in_bwd)"},

@@ -170,6 +170,10 @@ near "$(echo "$r8" | num step_time_s)" 0.30 0.03 "ring 8 nodes"
 near "$(awk -v d="$(echo "$r2" | num dp)" -v s="$(echo "$r2" | num step_time_s)" 'BEGIN { print d / s }')" 0.44 0.05 "ring 2 nodes dp share"
 near "$(awk -v d="$(echo "$r8" | num dp)" -v s="$(echo "$r8" | num step_time_s)" 'BEGIN { print d / s }')" 0.76 0.05 "ring 8 nodes dp share"
 near "$(awk -v s="$(echo "$r8" | num step_time_s)" 'BEGIN { print 32 * s }')" 9.7 0.03 "GPU-seconds on 8 nodes"
+# ... "0.23 s to 0.058 and 0.0075 s" with fp8 and 1-bit gradients
+near "$(echo "$r8" | num dp)" 0.23 0.03 "ring 8 nodes dp"
+near "$(j $RA --set cluster.nodes=8 --set parallel.dp=32 --set train.grad_compression=fp8 | num dp)" 0.058 0.03 "fp8 gradients dp"
+near "$(j $RA --set cluster.nodes=8 --set parallel.dp=32 --set train.grad_compression=1bit | num dp)" 0.0075 0.03 "1-bit Adam dp"
 # tp-nodes: "4.12, 10.4 (85 % TP), 5.27, 1.90 and 8.89 s"
 TN=$T/tp-nodes.ini
 near "$(j $TN | num step_time_s)" 4.12 0.03 "tp-nodes tp 4"
