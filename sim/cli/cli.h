@@ -34,6 +34,15 @@ int cli_parse_samples(const char *text, long *out);
 struct valid_refs;
 int cli_load_refs(struct valid_refs **out);
 
+/* The energy and CO2 lines (energy.c): `title`, then each term of *e with
+ * its source; gpu names the GPU type, node_src where the node power is set;
+ * opts: the inputs came from estimate's options, not [cluster] keys. */
+#include <stdbool.h>
+#include <stdio.h>
+struct sweep_energy;
+void cli_energy_print(FILE *f, const char *title, const struct sweep_energy *e, const char *gpu,
+		      const char *node_src, bool opts);
+
 /* podsim estimate: back-of-the-envelope memory, GPU-count and compute figures
  * (estimate.c). */
 int cli_estimate(int argc, char **argv);

@@ -16,6 +16,10 @@
  *                      and token); with a model file also work_model_flops
  *   Chinchilla         D = 20 x P tokens (the default D)
  *   time to train      C / (gpus x peak x MFU); GPU-hours = C / (peak x MFU) / 3600
+ *   energy, CO2        (GPU power + node overhead) x PUE x hours, x grid intensity
+ *                      (sweep_energy_terms; GPU power = --power, else the TDP)
+ *   years              8,760 h (365 days); the course notes' GPU-years are 360-day
+ *                      years of 8,640 h, named where they are quoted
  *
  * JSON keys (--json; SI units: bytes, FLOPs, FLOP/s, seconds; null = not known
  * from the inputs given):
@@ -41,11 +45,16 @@
  *   mfu, peak_flops            MFU and dense peak of the precision (null without --gpu)
  *   gpus                       --gpus (null if absent)
  *   gpu_hours, train_seconds, train_days  (null when peak or gpus are unknown)
+ *   energy_mwh, co2_t          (GPU power + node power) x PUE x hours, x intensity
+ *   energy_gpu_tdp_mwh         the GPUs alone at TDP, PUE 1 (Llama 2's convention)
+ *   gpu_power_w, node_power_w, gpus_per_node, pue, grid_intensity  the inputs
  *
  * Called from main.c's dispatch; the only output is stdout/stderr.
  */
 #include "cli.h"
 
+#include "net/net.h"
+#include "sweep/sweep.h"
 #include "work/work.h"
 
 #include <errno.h>
@@ -85,6 +94,11 @@ static const char usage_estimate[] =
 	"  --batch B          sequences in the KV cache (default 1)\n"
 	"  --precision T      fp32, tf32, fp16, bf16, fp8 (default bf16): bytes of\n"
 	"                     the KV cache and the ~6x rule, and the peak used\n"
+	"  --power W          measured average power per GPU in watts (default: TDP)\n"
+	"  --node-power W     power per node besides the GPUs, watts (default 0)\n"
+	"  --gpus-per-node N  GPUs per node for the node overhead (default 8)\n"
+	"  --pue X            data-centre PUE, >= 1 (default 1)\n"
+	"  --grid-intensity X kg CO2e per kWh (default 0.423, Llama 2's implied)\n"
 	"  --json             print one JSON object (keys in sim/cli/estimate.c)\n"
 	"  -h, --help         this help\n"
 	"\n"
@@ -94,6 +108,9 @@ typedef struct est_opts {
 	const char *model_path, *gpu_path, *precision;
 	double params, tokens, mfu;
 	long gpus, seq, batch;
+	double power_w, node_w, pue, grid;
+	long per_node;
+	bool node_set, grid_set;
 	bool json, help;
 } est_opts;
 
@@ -116,6 +133,9 @@ typedef struct est {
 	double mfu, peak;
 	long gpus;
 	double gpu_hours, seconds;
+	bool have_energy;
+	sweep_energy en;
+	long per_node;
 } est;
 
 static const char *const q_names[4] = {"fp32", "fp16", "int8", "int4"};
@@ -155,7 +175,8 @@ static bool parse_count(const char *s, long *out)
 /* Options taking a value: "--opt VALUE" or "--opt=VALUE". */
 static const char *const value_opts[] = {"--model", "--params", "--gpu",   "--tokens",
 					 "--mfu",   "--gpus",   "--seq",   "--batch",
-					 "--precision", NULL};
+					 "--precision", "--power", "--node-power", "--gpus-per-node",
+					 "--pue", "--grid-intensity", NULL};
 
 static int set_value(est_opts *o, const char *name, const char *v)
 {
@@ -178,11 +199,25 @@ static int set_value(est_opts *o, const char *name, const char *v)
 		ok = parse_count(v, &o->seq);
 	else if (!strcmp(name, "--batch"))
 		ok = parse_count(v, &o->batch);
+	else if (!strcmp(name, "--power"))
+		ok = parse_real(v, &o->power_w);
+	else if (!strcmp(name, "--node-power"))
+		ok = (o->node_set = true) && (!strcmp(v, "0") || parse_real(v, &o->node_w));
+	else if (!strcmp(name, "--gpus-per-node"))
+		ok = parse_count(v, &o->per_node);
+	else if (!strcmp(name, "--pue"))
+		ok = parse_real(v, &o->pue) && o->pue >= 1;
+	else if (!strcmp(name, "--grid-intensity"))
+		ok = (o->grid_set = true) && (!strcmp(v, "0") || parse_real(v, &o->grid));
 	if (ok)
 		return 0;
 	char msg[96];
 	snprintf(msg, sizeof msg, "%s takes %s", name,
-		 !strcmp(name, "--mfu") ? "a fraction in (0, 1]"
+		 !strcmp(name, "--mfu")   ? "a fraction in (0, 1]"
+		 : !strcmp(name, "--pue") ? "a number >= 1"
+		 : !strcmp(name, "--power") || !strcmp(name, "--node-power") ||
+				 !strcmp(name, "--grid-intensity")
+			 ? "a non-negative number"
 		 : !strcmp(name, "--params") || !strcmp(name, "--tokens")
 			 ? "a positive number (e.g. 7e9)"
 			 : "an integer from 1 to 2^31 - 1");
@@ -303,6 +338,24 @@ static void compute_flops(est *e, const est_opts *o)
 		e->gpu_hours = e->C / (e->peak * e->mfu) / 3600.0;
 		if (e->gpus > 0)
 			e->seconds = e->C / ((double)e->gpus * e->peak * e->mfu);
+	}
+	/* Energy over the whole run: with --gpus, that many GPUs on whole nodes
+	 * for the time to train; else one GPU (and its share of a node) for the
+	 * GPU-hours, the same total. */
+	if (e->peak > 0 && e->have_gpu) {
+		net_cluster c;
+		memset(&c, 0, sizeof c);
+		e->per_node = o->per_node > 0 ? o->per_node : 8;
+		c.node.power_w = o->node_w;
+		c.pue = o->pue > 0 ? o->pue : 1;
+		c.grid_kg_per_kwh = o->grid_set ? o->grid : 0.423;
+		c.gpu_power_w = o->power_w;
+		bool whole = e->gpus > 0;
+		double gpus = whole ? (double)e->gpus : 1.0;
+		double nodes = whole ? ceil(gpus / (double)e->per_node) : 1.0 / (double)e->per_node;
+		sweep_energy_terms(&e->g, &c, gpus, nodes,
+				   whole ? e->seconds / 3600.0 : e->gpu_hours, &e->en);
+		e->have_energy = true;
 	}
 }
 
@@ -456,7 +509,7 @@ static void text_time(FILE *f, const est *e)
 	}
 	sim_unit_format(e->peak, SIM_UNIT_FLOPS, a, sizeof a);
 	fprintf(f, "  GPU-hours = C / (peak x MFU) / 3600 = %.3g / (%s x %g) / 3600\n"
-		   "            = %.3g GPU-hours (%.3g GPU-years of 8760 h)\n",
+		   "            = %.3g GPU-hours (%.3g GPU-years of 8,760 h)\n",
 		e->C, a, e->mfu, e->gpu_hours, e->gpu_hours / (24 * 365.0));
 	if (e->gpus > 0)
 		fprintf(f, "  time to train = C / (gpus x peak x MFU) = %.3g / (%ld x %s x %g)\n"
@@ -481,7 +534,20 @@ static void text_compute(FILE *f, const est *e)
 			e->mf_token, e->mf_total, e->mf_total / e->C);
 	text_time(f, e);
 	fprintf(f, "  for scale (course notes): Llama 2 took 21.3 (7B), 42.6 (13B) and 199 (70B)\n"
-		   "  GPU-years on 2048 A100s, 2e+12 tokens\n\n");
+		   "  GPU-years on 2048 A100s, 2e+12 tokens; the notes' years are 360 days (8,640 h:\n"
+		   "  184,320 GPU-hours / 8,640 = 21.3), podsim's 365 (8,760 h: 21.0)\n\n");
+	if (e->have_energy) {
+		char node[96];
+		snprintf(node, sizeof node, "--node-power, a node of %ld GPUs%s", e->per_node,
+			 e->en.nodes < 1 ? ", its share" : "");
+		cli_energy_print(f,
+				 e->gpus > 0 ? "  energy and CO2 of the training run (each term and "
+					       "its source)"
+					     : "  energy and CO2 over the GPU-hours (one GPU and its "
+					       "share of a node)",
+				 &e->en, e->g.name, node, true);
+		fprintf(f, "\n");
+	}
 }
 
 static void text_peak(FILE *f, const est *e, const est_opts *o)
@@ -574,7 +640,16 @@ static void print_json(FILE *f, const est *e)
 	json_num(f, "gpus", (double)e->gpus, e->gpus > 0, false);
 	json_num(f, "gpu_hours", e->gpu_hours, pk, false);
 	json_num(f, "train_seconds", e->seconds, pk && e->gpus > 0, false);
-	json_num(f, "train_days", e->seconds / 86400.0, pk && e->gpus > 0, true);
+	json_num(f, "train_days", e->seconds / 86400.0, pk && e->gpus > 0, false);
+	bool en = e->have_energy;
+	json_num(f, "energy_mwh", e->en.mwh, en, false);
+	json_num(f, "co2_t", e->en.tco2, en, false);
+	json_num(f, "energy_gpu_tdp_mwh", e->en.gpu_tdp_mwh, en, false);
+	json_num(f, "gpu_power_w", e->en.gpu_w, en, false);
+	json_num(f, "node_power_w", e->en.node_w, en, false);
+	json_num(f, "gpus_per_node", (double)e->per_node, en, false);
+	json_num(f, "pue", e->en.pue, en, false);
+	json_num(f, "grid_intensity", e->en.kg_per_kwh, en, true);
 	fprintf(f, "}\n");
 }
 

@@ -195,25 +195,31 @@ static void flops(FILE *o, const plan_scenario *s, const exec_result *r)
 	const work_model *m = &s->model;
 	char a[48], b[48], c[48];
 	double l = m->layers, h = m->hidden, sq = m->seq_len, q = m->heads * head_dim(m);
-	double per_token = work_model_flops(m, 1.0);
-	double logits = 6.0 * m->vocab * h, attn = 12.0 * l * sq * q;
+	/* training: 6 FLOPs per weight and token (2 forward, 4 backward) and
+	 * 12 l s (ad) of attention; inference: the forward alone, a third */
+	bool inf = s->inference;
+	int kw = inf ? 2 : 6, ka = inf ? 4 : 12;
+	double per_token = work_model_flops(m, 1.0) / (inf ? 3.0 : 1.0);
+	double logits = kw * (double)m->vocab * h, attn = ka * l * sq * q;
 	double layers = per_token - logits - attn;
-	fprintf(o, "\n2. Model FLOPs (forward + backward, recomputation not counted)\n");
+	fprintf(o, inf ? "\n2. Model FLOPs (inference: the forward only, 2 per weight and token)\n"
+		       : "\n2. Model FLOPs (forward + backward, recomputation not counted)\n");
 	if (m->moe_experts > 0)
 		fprintf(o,
-		        "  layers       6 x matmul weights a token meets (router, top-%d and "
+		        "  layers       %d x matmul weights a token meets (router, top-%d and "
 		        "shared experts) = %.4g\n",
-		        m->moe_topk, layers);
+		        kw, m->moe_topk, layers);
 	else
 		fprintf(o,
-		        "  layers       6 x l x (attention + MLP matmul weights) = 6 x %d x %s = "
+		        "  layers       %d x l x (attention + MLP matmul weights) = %d x %d x %s = "
 		        "%.4g\n",
-		        m->layers, cnt(attn_matmul(m) + mlp_matmul(m), a, sizeof a), layers);
-	fprintf(o, "  logits       6 x V x h = 6 x %d x %d = %.4g\n", m->vocab, m->hidden, logits);
-	fprintf(o, "  attention    12 x l x s x (ad) = 12 x %d x %d x %.0f = %.4g\n", m->layers,
-	        m->seq_len, q, attn);
-	fprintf(o, "  per token    %.4g FLOPs (6P alone: %.4g)\n", per_token,
-	        6.0 * work_params_total(m));
+		        kw, kw, m->layers, cnt(attn_matmul(m) + mlp_matmul(m), a, sizeof a), layers);
+	fprintf(o, "  logits       %d x V x h = %d x %d x %d = %.4g\n", kw, kw, m->vocab, m->hidden,
+		logits);
+	fprintf(o, "  attention    %d x l x s x (ad) = %d x %d x %d x %.0f = %.4g\n", ka, ka,
+		m->layers, m->seq_len, q, attn);
+	fprintf(o, "  per token    %.4g FLOPs (%dP alone: %.4g)\n", per_token, kw,
+	        kw * work_params_total(m));
 	double tokens = (double)s->plan.global_batch * m->seq_len;
 	fprintf(o, "  per step     x T = global_batch x s = %d x %d = %s tokens: %.4g FLOPs\n",
 	        s->plan.global_batch, m->seq_len, cnt(tokens, a, sizeof a), per_token * tokens);
@@ -541,6 +547,15 @@ static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
 	const plan_spec *p = &s->plan;
 	int cp = p->cp > 1 ? p->cp : 1, n = p->dp * cp;
 	fprintf(o, "\n5. Data-parallel gradient all-reduce (stage 0)\n");
+	if (s->inference) {
+		fprintf(o,
+			"  none         inference: no gradients, so no reduction; the dp = %d "
+			"replicas\n"
+			"               run their sequences independently; simulated exposed DP on "
+			"stage 0: %.4g s\n",
+			p->dp, r->classes[0].time_s[EXEC_CAT_DP]);
+		return;
+	}
 	if (n == 1) {
 		fprintf(o,
 		        "  none         dp x cp = 1: no gradient reduction; simulated exposed DP "
@@ -550,7 +565,10 @@ static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
 		return;
 	}
 	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
-	double gb = fp32 || p->fp32_grads ? 4 : 2, S = rank_params(s, 0) * gb;
+	/* bytes per value on the wire: the gradients' width, or compressed
+	 * (train.grad_compression: fp8 1 B, 1-bit Adam 1/8 B) */
+	double gb = plan_grad_wire_bytes(s, fp32 || p->fp32_grads ? 4 : 2);
+	double S = rank_params(s, 0) * gb;
 	net_group grp;
 	net_group_make(&s->cluster, n, p->tp, &grp);
 	net_cost c;
@@ -562,7 +580,7 @@ static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
 	double bw = c.busbw_Bps * net_proto_bw(c.proto);
 	double ring = c.latency_s + 2.0 * (n - 1) / n * S / bw;
 	fprintf(o,
-	        "  S            P_rank x %.0f B = %s over n = dp x cp = %d ranks (stride t = %d: "
+	        "  S            P_rank x %.4g B = %s over n = dp x cp = %d ranks (stride t = %d: "
 	        "%d per "
 	        "node, %d node%s)\n",
 	        gb, gib(S, a, sizeof a), n, p->tp, grp.per_node, grp.nodes,

@@ -176,6 +176,13 @@ static int gemm(const kopts *o, const hw_gpu *g)
 	snprintf(shape, sizeof shape, "%.0fx%.0fx%.0f %s batch %.0f", m, n, k, hw_dtype_name(t),
 		 o->batch);
 	print(o->json, "gemm", shape, pl.time_s, pl.flops, pl.bytes, pl.bound, pl.tiles, pl.waves);
+	if (o->json)
+		return 0;
+	printf("  tile      %.0f x %.0f", pl.tile_m, pl.tile_n);
+	if (pl.split_k > 1)
+		printf(", k split %.0f ways (split-K: the tiles alone would fill %.0f of %d SMs)",
+		       pl.split_k, pl.tiles / pl.split_k, g->sm_count);
+	printf("\n");
 	return 0;
 }
 

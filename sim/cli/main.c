@@ -358,6 +358,15 @@ bool cli_outputs_ok(const char *const *paths, size_t n)
 	return ok;
 }
 
+/* The energy per step of a run (after its report). */
+static void step_energy(const plan_scenario *s, const exec_result *r)
+{
+	sweep_energy e;
+	sweep_energy_terms(&s->gpu, &s->cluster, r->gpus, s->cluster.nodes, r->step_s / 3600.0, &e);
+	cli_energy_print(stdout, "\nenergy per step (each term and its source)", &e, s->gpu.name,
+			 "[node] power", false);
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	cli_opts o = {0};
@@ -412,6 +421,8 @@ static int cmd_run(int argc, char **argv)
 			report_json(stdout, r, id);
 		else
 			report_text(stdout, r, id);
+		if (!o.json)
+			step_energy(s, r);
 		if (gantt && !o.json)
 			fputs(gantt, stdout);
 		if (o.html && report_html_file(o.html, r, id, &tl, NULL) != SIM_OK) {
@@ -463,17 +474,25 @@ static int runs_show(const cli_opts *o, store *db, const char *id_text, sim_diag
 	}
 	exec_result *r = malloc(sizeof *r);
 	char *text = NULL;
-	int rc = r ? store_get_run(db, id, r, o->html ? &text : NULL, d) : SIM_ENOMEM;
+	int rc = r ? store_get_run(db, id, r, &text, d) : SIM_ENOMEM;
 	flush_diag(d);
 	if (rc == SIM_OK && o->html && html_of_stored(o->html, r, id, text) != SIM_OK)
 		rc = SIM_EIO;
-	free(text);
 	if (rc == SIM_ENOTFOUND)
 		fprintf(stderr, "podsim: error: no run %lld in %s\n", id, db_path(o));
 	else if (rc == SIM_OK && o->json)
 		report_json(stdout, r, id);
-	else if (rc == SIM_OK)
+	else if (rc == SIM_OK) {
 		report_text(stdout, r, id);
+		/* the power inputs live in the stored scenario text */
+		sim_diag *q = sim_diag_new();
+		plan_scenario *s = NULL;
+		if (q && text && plan_scenario_load_string(text, "stored run", ".", q, &s) == SIM_OK)
+			step_energy(s, r);
+		plan_scenario_free(s);
+		sim_diag_free(q);
+	}
+	free(text);
 	free(r);
 	return rc == SIM_OK ? 0 : rc == SIM_ENOTFOUND ? EXIT_INPUT : 1;
 }

@@ -649,10 +649,13 @@ static void print_train(const sweep_train *t, const plan_scenario *s, const exec
 	printf("  %.0f steps, %.2f days%s%s%s, %.4g GPU-hours%s%s%s\n", t->steps,
 	       t->time_s / 86400, *days ? " (likely " : "", days, *days ? ")" : "", t->gpu_hours,
 	       *gh ? " (likely " : "", gh, *gh ? ")" : "");
-	printf("  energy %.4g MWh (TDP x utilisation), %.4g MWh (every GPU at TDP, as Llama 2)\n",
-	       t->energy_kwh / 1e3, t->energy_tdp_kwh / 1e3);
-	printf("  %.4g t CO2e (%.4g at TDP) at %.3g kg/kWh\n", t->tco2, t->tco2_tdp,
-	       s->cluster.grid_kg_per_kwh);
+	sweep_energy e;
+	sweep_energy_terms(&s->gpu, &s->cluster, r->gpus, s->cluster.nodes, t->time_s / 3600.0, &e);
+	cli_energy_print(stdout, "energy and CO2 of the run (each term and its source)", &e,
+			 s->gpu.name, "[node] power", false);
+	printf("  with the GPUs at TDP only while computing (TDP x the compute streams' busy\n"
+	       "  fraction, node power as above): %.4g MWh, %.4g t CO2e\n",
+	       t->energy_kwh / 1e3, t->tco2);
 	if (s->cluster.gpu_hour_usd > 0)
 		printf("  cost %.4g USD%s%s%s at %.3g USD per GPU-hour\n", t->cost_usd,
 		       *cost ? " (likely " : "", cost, *cost ? ")" : "", s->cluster.gpu_hour_usd);

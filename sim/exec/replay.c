@@ -496,6 +496,60 @@ static void link_traffic(const replay *r, net_link_kind kind, char *out, size_t 
 	}
 }
 
+/* One offload link row (after the network's): the busiest rank class's
+ * load on offload link `what` (plan_offload_load). The GPU's PCIe link to
+ * the host joins the network's class of that link where it has one (the
+ * alpha-beta model's "gpu -> host"). */
+static void offload_link(const plan_graph *g, int what, const char *name, const char *kind,
+			 int count, double cap, exec_result *res)
+{
+	exec_link best = {0};
+	for (int rank = 0; g->offload && rank < g->ranks; rank++) {
+		const plan_offload_load *o = &g->offload[rank];
+		if (o->bytes[what] > best.bytes) {
+			best.bytes = o->bytes[what];
+			best.busy_s = fmin(o->busy_s[what], res->step_s);
+			best.saturated_s = fmin(o->sat_s[what], res->step_s);
+		}
+	}
+	if (!(best.bytes > 0))
+		return;
+	exec_link *l = NULL;
+	for (int i = 0; what == PLAN_OFF_HOST && i < res->nlinks; i++)
+		if (!strcmp(res->links[i].kind, "pcie") && strstr(res->links[i].name, "-> host"))
+			l = &res->links[i];
+	if (l) {
+		l->bytes += best.bytes;
+		l->busy_s = fmin(l->busy_s + best.busy_s, res->step_s);
+		l->saturated_s = fmin(l->saturated_s + best.saturated_s, res->step_s);
+		if (best.bytes >= l->bytes - best.bytes)
+			snprintf(l->traffic, sizeof l->traffic, "offload");
+	} else if (res->nlinks < EXEC_MAX_LINKS) {
+		l = &res->links[res->nlinks++];
+		*l = best;
+		snprintf(l->name, sizeof l->name, "%s", name);
+		snprintf(l->kind, sizeof l->kind, "%s", kind);
+		snprintf(l->traffic, sizeof l->traffic, "offload");
+		l->count = count;
+		l->Bps = cap;
+	} else {
+		return;
+	}
+	l->util = res->step_s > 0 && l->Bps > 0 ? l->bytes / (l->Bps * res->step_s) : 0;
+}
+
+/* The offload tiers' links: each GPU's PCIe link to the host, each node's
+ * host memory and NVMe (copies and the CPU optimizer step; not routed by
+ * the flow model). */
+static void offload_links(const replay *r, const net_cluster *c, exec_result *res)
+{
+	const net_node *n = &c->node;
+	offload_link(r->g, PLAN_OFF_HOST, "node0/gpu0 -> host", "pcie", c->gpus, n->pcie_Bps, res);
+	offload_link(r->g, PLAN_OFF_DRAM, "node0/host memory", "host-mem", c->nodes, n->host_mem_Bps,
+		     res);
+	offload_link(r->g, PLAN_OFF_NVME, "node0/nvme", "nvme", c->nodes, n->nvme_Bps, res);
+}
+
 static void link_stats(const replay *r, const net_cluster *c, exec_result *res)
 {
 	net_link_class lc[NET_LINK_KIND_COUNT];
@@ -541,6 +595,7 @@ static void link_stats(const replay *r, const net_cluster *c, exec_result *res)
 		}
 		l->util = res->step_s > 0 && l->Bps > 0 ? l->bytes / (l->Bps * res->step_s) : 0;
 	}
+	offload_links(r, c, res);
 }
 
 typedef struct cpoint {

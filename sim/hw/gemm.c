@@ -7,13 +7,31 @@
  * Tiles. The output is cut into tm x tn tiles, one thread block each, run
  * one per SM. tm = tn = 128 is the usual CUTLASS/cuBLAS block tile of 16-bit
  * tensor-core GEMMs on Ampere and Hopper (an assumption, not a measurement).
- * A GEMV-like shape, m <= 16, gets 16-row tiles (Ampere's mma.m16n8k16 is
- * 16 rows tall; cuBLAS runs such shapes as gemv or small-M kernels), so m = 1
- * does not pay for 128 rows of tensor work and comes out memory-bound.
- * 64-wide tiles for any dimension <= 64 would be closer to cuBLAS but were
- * tried and left out: they speed up the head_dim = 64 GEMMs of unfused
- * attention, and the end-to-end validation, whose rows are already predicted
- * too fast on average, went from 24.2 % to 26.3 % MAPE.
+ * A short GEMM (m <= 64, the decode and batching shapes) may instead run
+ * with tiles as short as m rounded up to 16, 32 or 64 rows (CUTLASS and
+ * cuBLAS carry short-tile tensor-core kernels for small m; which one cuBLAS's
+ * heuristic picks for a shape is assumed here, not measured; Ampere's
+ * mma.m16n8k16 is 16 rows tall), and on the CUDA-core
+ * path (fp32) a gemv with no padded rows at all, tm = m < 16. A GEMM one
+ * tile row tall (m <= 128) whose tiles fill under half the SMs may split k
+ * over s thread blocks per tile (split-K: each does k / s, at least 512
+ * deep, all in one wave; the fp32 partial sums, 4 m n s bytes, are written
+ * and read back once more). Each candidate (tile rows x split) is timed
+ * below and the fastest kept, the shortest covering tile unsplit unless
+ * another is strictly faster, as cuBLAS's heuristic aims to. So m = 64 stays
+ * memory-bound at the weights' bytes over the achievable HBM bandwidth
+ * (an A100 64 x 8192 x 8192 bf16 GEMM: 1.36e8 B / (2039 GB/s x 0.87) =
+ * 76.8 us + the 4 us launch, where a 128-row tile made it compute-bound at
+ * 111 us). Measured: DeepGEMM's fp8 decode rows on H800
+ * (tests/cases/gemm-decode.csv): m = 64, 128 GEMMs at 1.5-2.7 TB/s.
+ * Not applied to taller GEMMs: 64-wide tiles for any dimension <= 64 were
+ * tried and left out (they speed up the head_dim = 64 GEMMs of unfused
+ * attention, and the end-to-end validation went from 24.2 % to 26.3 %
+ * MAPE); split-K of the training GEMMs' wgrad (k = tokens) is not modelled,
+ * except where podsim writes one as a GEMM one tile row tall: unfused
+ * attention's wgrad, [d, b a s] x [b a s, s] (work/layer.c), which ran on
+ * 8 of 108 SMs before and now splits its k (the vTrain single-node rows
+ * with unfused attention: about 4 % faster on average).
  *     R = ceil(m / tm), C = ceil(n / tn), tiles T = R C batch,
  *     waves W = ceil(T / sm), the last one holding T - (W-1) sm tiles.
  *
@@ -43,8 +61,8 @@
  * 2 k 23 * 128 bytes in 2.0e-9 k s against t_c = 5.3e-9 k s); a GEMM with
  * m <= 128 is one tile row, its wave reads a 132-tile-wide B panel and is
  * memory-bound; a GEMV moves its weight matrix once: t ~ s k n / (W e_hbm).
- * Not modelled: split-K for small m n with large k, L2-resident operands,
- * tile-size autotuning beyond the 64/128 choice.
+ * Not modelled: split-K beyond one tile row, L2-resident operands, tile
+ * widths other than 128.
  *
  * Sustained rate. In a training step (hw_gpu.sustain_cap set) the GEMM takes
  * at least its FLOPs at sustain x the calibrated rate: the microbenchmarks
@@ -58,18 +76,16 @@
 #include "hw_int.h"
 
 #include <math.h>
+#include <stdbool.h>
 
 #define HW_GEMM_TILE 128.0
 #define HW_GEMV_TILE 16.0
+#define HW_SPLIT_K_MIN 512.0 /* shallowest split of k (split-K) */
+#define HW_SPLIT_K_MAX 16.0
 
 static double ceil_div(double a, double b)
 {
 	return ceil(a / b);
-}
-
-static double tile_rows(double m)
-{
-	return m <= HW_GEMV_TILE ? HW_GEMV_TILE : HW_GEMM_TILE;
 }
 
 typedef struct gemm_shape {
@@ -90,13 +106,50 @@ static double wave_bytes(const gemm_shape *x, double w)
 	return operands + w / grid * x->s * x->m * x->n;
 }
 
+/* One candidate kernel: tile rows tm (columns HW_GEMM_TILE) and split-K
+ * factor `split`; fills tiles, waves and bytes of *out and returns the
+ * busy time (no overhead, no sustain cap); *mem: the HBM traffic binds. */
+static double candidate(const hw_gpu *g, double rate, gemm_shape *x, double batch, double split,
+			hw_gemm_plan *out, bool *mem)
+{
+	double sm = g->sm_count;
+	x->rows = ceil_div(x->m, x->tm);
+	x->cols = ceil_div(x->n, x->tn);
+	double grid = x->rows * x->cols * batch;
+	out->tile_m = x->tm;
+	out->tile_n = x->tn;
+	out->tiles = grid * split;
+	out->waves = ceil_div(out->tiles, sm);
+	double tc = 2.0 * x->tm * x->tn * (x->k / split) / (rate / sm) + g->gemm_tile_s;
+	if (split > 1) { /* one wave (see split_max): the operands once, + partials */
+		out->bytes = wave_bytes(x, grid) + 2.0 * 4.0 * x->m * x->n * batch * split;
+		double tm = hw_stream_time(g, out->bytes);
+		*mem = tm > tc;
+		return fmax(tc, tm);
+	}
+	double last = out->tiles - (out->waves - 1) * sm;
+	double bf = wave_bytes(x, fmin(sm, out->tiles)), bl = wave_bytes(x, last);
+	out->bytes = (out->waves - 1) * bf + bl;
+	*mem = hw_stream_time(g, bf) > tc;
+	return (out->waves - 1) * fmax(tc, hw_stream_time(g, bf)) + fmax(tc, hw_stream_time(g, bl));
+}
+
+/* The largest split-K factor for a grid of `grid` tiles: the split tiles
+ * still fit one wave, and each split is at least HW_SPLIT_K_MIN deep. */
+static double split_max(const hw_gpu *g, double grid, double k)
+{
+	double s = floor(g->sm_count / grid);
+	s = fmin(s, floor(k / HW_SPLIT_K_MIN));
+	return fmax(1.0, fmin(s, HW_SPLIT_K_MAX));
+}
+
 void hw_gemm_explain(const hw_gpu *g, hw_dtype t, double m, double n, double k, double batch,
                      hw_gemm_plan *out)
 {
-	gemm_shape x = {m, n, k, hw_dtype_bytes(t), tile_rows(m), HW_GEMM_TILE, 0, 0};
+	gemm_shape x = {m, n, k, hw_dtype_bytes(t), HW_GEMM_TILE, HW_GEMM_TILE, 0, 0};
 	x.rows = ceil_div(m, x.tm);
 	x.cols = ceil_div(n, x.tn);
-	*out = (hw_gemm_plan){x.tm, x.tn, 0, 0, 0, 2.0 * m * n * k * batch, 0, "compute"};
+	*out = (hw_gemm_plan){x.tm, x.tn, 0, 0, 0, 2.0 * m * n * k * batch, 0, "compute", 1};
 	double rate = hw_rate(g, t), over = hw_overhead(g);
 	if (g->sm_count <= 0 || m <= 0 || n <= 0 || k <= 0 || batch <= 0 || rate <= 0) {
 		out->bytes = x.s * (m * k + k * n + m * n) * fmax(batch, 0);
@@ -104,23 +157,44 @@ void hw_gemm_explain(const hw_gpu *g, hw_dtype t, double m, double n, double k, 
 		if (rate <= 0 || hw_stream_time(g, out->bytes) > out->flops / rate)
 			out->bound = "memory";
 	} else {
-		double sm = g->sm_count;
-		out->tiles = x.rows * x.cols * batch;
-		out->waves = ceil_div(out->tiles, sm);
-		double last = out->tiles - (out->waves - 1) * sm;
-		double tc = 2.0 * x.tm * x.tn * k / (rate / sm) + g->gemm_tile_s;
-		double bf = wave_bytes(&x, fmin(sm, out->tiles)), bl = wave_bytes(&x, last);
-		double full = fmax(tc, hw_stream_time(g, bf)),
-		       tail = fmax(tc, hw_stream_time(g, bl));
-		out->bytes = (out->waves - 1) * bf + bl;
-		double busy = (out->waves - 1) * full + tail;
+		/* the candidates, the shortest tile that covers m first (a gemv
+		 * kernel with no padded rows on the CUDA cores), then the taller
+		 * ones; unsplit before split: another wins only when strictly
+		 * faster */
+		bool simt = hw_path_dtype(g, t) == HW_FP32;
+		double rows[6];
+		int nr = 0;
+		if (simt && m < HW_GEMV_TILE)
+			rows[nr++] = m;
+		for (double r = HW_GEMV_TILE; r < HW_GEMM_TILE; r *= 2)
+			if (m <= r)
+				rows[nr++] = r;
+		rows[nr++] = HW_GEMM_TILE;
+		double best = INFINITY;
+		bool best_mem = false;
+		for (int i = 0; i < nr; i++) {
+			x.tm = rows[i];
+			double grid = ceil_div(m, x.tm) * ceil_div(n, x.tn) * batch;
+			double smax = m <= HW_GEMM_TILE ? split_max(g, grid, k) : 1.0;
+			for (double sp = 1; sp <= smax; sp++) {
+				hw_gemm_plan c = *out;
+				bool mem;
+				double busy = candidate(g, rate, &x, batch, sp, &c, &mem);
+				if (busy < best) {
+					best = busy;
+					best_mem = mem;
+					*out = c;
+					out->split_k = sp;
+				}
+			}
+		}
 		/* the sustained ceiling (hw.h tensor_sustain): no faster than
 		 * sustain x the calibrated rate over the GEMM's FLOPs */
 		double cap = g->sustain_cap > 0 ? out->flops / (g->sustain_cap * rate) : 0;
-		out->time_s = over + (cap > busy ? cap : busy);
-		if (hw_stream_time(g, bf) > tc)
+		out->time_s = over + (cap > best ? cap : best);
+		if (best_mem)
 			out->bound = "memory";
-		else if (cap > busy)
+		else if (cap > best)
 			out->bound = "power";
 	}
 	if (over > 0.5 * out->time_s)

@@ -125,6 +125,7 @@ typedef struct hw_gemm_plan {
 	double flops;   /* useful FLOPs, 2mnk * batch */
 	double bytes;   /* HBM traffic summed over the waves */
 	const char *bound;
+	double split_k; /* k split over this many thread blocks per tile (1 = none) */
 } hw_gemm_plan;
 void hw_gemm_explain(const hw_gpu *g, hw_dtype t, double m, double n, double k, double batch,
 		     hw_gemm_plan *out);

@@ -132,6 +132,7 @@ typedef struct net_cluster {
 	double gpu_hour_usd;
 	double grid_kg_per_kwh;
 	double pue;
+	double gpu_power_w; /* measured average board power per GPU (0 = the TDP) */
 	net_model network; /* [cluster] network: alpha-beta, flow or auto (default) */
 	net_algo algo;     /* [cluster] nccl_algo (default auto) */
 	int proto;         /* [cluster] nccl_proto: 0 = auto, else net_proto + 1 */

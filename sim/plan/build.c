@@ -537,6 +537,10 @@ static uint32_t add_copy(builder *b, int stage, double bytes, bool nvme, const u
 		t = fmax(t, bytes * nd->gpus / nd->nvme_Bps);
 	plan_task x = {sim_time_from_s(t), stage, PLAN_STREAM_OFFLOAD, PLAN_TASK_OFFLOAD, layer, -1,
 		       0, 0};
+	if (plan_graph_offload(b->g, stage, PLAN_OFF_HOST, bytes, t, nd->pcie_Bps) != SIM_OK ||
+	    (nvme && plan_graph_offload(b->g, stage, PLAN_OFF_NVME, bytes * nd->gpus, t,
+					nd->nvme_Bps) != SIM_OK))
+		return UINT32_MAX;
 	return plan_graph_add(b->g, &x, deps, ndeps);
 }
 
@@ -915,6 +919,9 @@ static int emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 	if ((b->dp.size == 1 && b->edp.size == 1) || p->zero >= 3)
 		return 0; /* ZeRO-3 reduce-scatters per layer inside the backward chain */
 	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	/* bytes on the wire per byte of gradient (train.grad_compression); the
+	 * buckets close on the gradients' own bytes */
+	double wire = plan_grad_wire_bytes(s, gbytes) / gbytes;
 	double ep = p->ep > 1 ? p->ep : 1;
 	net_coll coll = p->zero >= 1 && s->fw.zero_grad_op == PLAN_GRAD_OP_REDUCE_SCATTER
 				? NET_REDUCESCATTER
@@ -943,12 +950,13 @@ static int emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 		if (acc + acc_e < bucket && l > 0)
 			continue;
 		uint32_t dep = overlap ? layer_end[l] : last_bwd;
-		if (!flush_bucket(b, stage, coll, acc, acc_e, dep, (int16_t)l, out, shard_bytes, &n))
+		if (!flush_bucket(b, stage, coll, acc * wire, acc_e * wire, dep, (int16_t)l, out,
+				  shard_bytes, &n))
 			return -1;
 		acc = acc_e = 0;
 	}
 	/* a stage holding only the embedding or the output layer */
-	if (layers == 0 && !flush_bucket(b, stage, coll, acc + embed, 0, last_bwd, -1, out,
+	if (layers == 0 && !flush_bucket(b, stage, coll, (acc + embed) * wire, 0, last_bwd, -1, out,
 					 shard_bytes, &n))
 		return -1;
 	return n;
@@ -1068,6 +1076,13 @@ static uint32_t emit_cpu_adam(builder *b, int stage, const uint32_t *deps, int n
 		t = fmax(t, node_params * 24.0 / nd_->nvme_Bps);
 	plan_task adam = {sim_time_from_s(t), stage, PLAN_STREAM_OFFLOAD, PLAN_TASK_OFFLOAD, -1, -1,
 			  0, 0};
+	if (plan_graph_offload(b->g, stage, PLAN_OFF_DRAM, node_params * 30.0, t,
+			       nd_->host_mem_Bps) != SIM_OK ||
+	    (nvme && plan_graph_offload(b->g, stage, PLAN_OFF_NVME, node_params * 24.0, t,
+					nd_->nvme_Bps) != SIM_OK)) {
+		free(after);
+		return UINT32_MAX;
+	}
 	uint32_t id = plan_graph_add(b->g, &adam, after, na);
 	free(after);
 	if (id == UINT32_MAX)

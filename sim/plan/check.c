@@ -411,6 +411,18 @@ static int check_train(const plan_scenario *s, sim_diag *diag)
 		       plan_microbatches(&s->plan));
 		errors++;
 	}
+	if (t->grad_compression != PLAN_GC_NONE &&
+	    (s->plan.offload_optimizer != PLAN_OFFLOAD_NONE || s->plan.zero >= 3 ||
+	     (t->grad_compression == PLAN_GC_1BIT &&
+	      (s->plan.zero > 0 || t->optimizer != PLAN_ADAM || t->lora_rank > 0)))) {
+		err_at(s, diag, "train", "grad_compression",
+		       t->grad_compression == PLAN_GC_1BIT
+			       ? "grad_compression = 1bit is 1-bit Adam: it needs optimizer = adam, "
+				 "zero = 0, no offload and no LoRA"
+			       : "grad_compression = fp8 compresses the data-parallel gradient "
+				 "reduction of zero 0-2 without offload");
+		errors++;
+	}
 	if (s->plan.offload_optimizer != PLAN_OFFLOAD_NONE && t->optimizer != PLAN_ADAM &&
 	    t->optimizer != PLAN_SGD) {
 		err_at(s, diag, "train", "optimizer",

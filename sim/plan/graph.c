@@ -13,6 +13,21 @@ plan_graph *plan_graph_new(int ranks, int rank_gpus)
 	return g;
 }
 
+int plan_graph_offload(plan_graph *g, int rank, int link, double bytes, double dur_s,
+		       double cap_Bps)
+{
+	if (!g->offload && !(g->offload = calloc((size_t)g->ranks, sizeof *g->offload)))
+		return SIM_ENOMEM;
+	if (rank < 0 || rank >= g->ranks || link < 0 || link >= PLAN_OFF_COUNT || !(bytes > 0))
+		return SIM_OK;
+	plan_offload_load *o = &g->offload[rank];
+	o->bytes[link] += bytes;
+	o->busy_s[link] += dur_s;
+	if (dur_s > 0 && cap_Bps > 0 && bytes / dur_s >= 0.95 * cap_Bps)
+		o->sat_s[link] += dur_s;
+	return SIM_OK;
+}
+
 void plan_graph_free(plan_graph *g)
 {
 	if (!g)
@@ -23,6 +38,7 @@ void plan_graph_free(plan_graph *g)
 	free(g->mem_act_op);
 	free(g->net_frac);
 	free(g->net_nodes);
+	free(g->offload);
 	free(g);
 }
 

@@ -20,7 +20,11 @@
  * block of 256 (bitsandbytes optim/optimizer.py:495-529): 2 + 2 * 4/256 =
  * 2.03125 bytes, plus the fp32 master under mixed; paged Adam keeps its
  * states in CUDA unified memory, outside PyTorch's allocator (functional.py
- * cget_managed_ptr): counted under runtime, not allocated; SGD none.
+ * cget_managed_ptr): counted under runtime, not allocated; SGD none;
+ * SGD with momentum one buffer (torch/optim/sgd.py momentum_buffer,
+ * zeros_like(p): 4 B, 2 B under pure), so 4 + 4 = 8 B under mixed;
+ * Adafactor (transformers optimization.py, beta1 = None by default: no first
+ * moment) the factored second moment, plan_adafactor_state_bytes.
  * LoRA: the adapters r (in + out) per target linear train (with the
  * embedding and output layer under train_embeddings); the base weights are
  * frozen: no gradients or states, stored per base_weights: NF4 0.5 byte plus
@@ -149,6 +153,48 @@ double plan_lora_layer_params(const plan_scenario *s)
 	return r > 0 ? p / s->plan.tp : 0;
 }
 
+/* Adafactor (Shazeer and Stern 2018, "Adafactor: Adaptive Learning Rates
+ * with Sublinear Memory Cost", Algorithm 4; beta1 = 0, no first moment)
+ * keeps for an [in, out] weight a row vector R (in) and a column vector C
+ * (out) of the squared gradients, fp32: 4 (in + out) bytes for in x out
+ * parameters. A layer's matrices: q and o [h, h], k and v [h, kv] (kv =
+ * kv_heads x head_dim), and two (three with SwiGLU) MLP matrices [h, f];
+ * the average over their parameters. Vectors (norms, biases) keep a full
+ * second moment (4 B each), under 0.1 % of a transformer's parameters:
+ * ignored. Llama 2 7B (h 4096, f 11008, SwiGLU): 4 x 78,080 / 202,375,168
+ * = 0.0015 B per parameter. */
+double plan_adafactor_state_bytes(const plan_scenario *s)
+{
+	const work_model *m = &s->model;
+	double h = m->hidden;
+	double d = m->head_dim > 0 ? m->head_dim : h / m->heads;
+	double kv = (m->kv_heads > 0 ? m->kv_heads : m->heads) * d;
+	double f = m->ffn > 0 ? m->ffn : 4.0 * h;
+	double nmlp = m->act == WORK_ACT_SWIGLU ? 3.0 : 2.0;
+	double params = 2.0 * h * h + 2.0 * h * kv + nmlp * h * f;
+	double vec = 2.0 * (h + h) + 2.0 * (h + kv) + nmlp * (h + f);
+	return 4.0 * vec / params;
+}
+
+/* Gradient compression on the data-parallel wire: fp8 sends 1 byte per
+ * value (MS-AMP's fp8 all-reduce); 1-bit Adam (Tang et al. 2021, "1-bit
+ * Adam: Communication Efficient Large-Scale Training with Adam's Convergence
+ * Speed") sends the sign of each momentum value, 1 bit, and a scale per
+ * chunk (negligible) in a compressed all-reduce of the same two phases as a
+ * ring's, after a full-precision warm-up that is not modelled: 1/8 byte,
+ * 32x less than fp32 gradients. */
+double plan_grad_wire_bytes(const plan_scenario *s, double g)
+{
+	switch (s->train.grad_compression) {
+	case PLAN_GC_FP8:
+		return 1.0;
+	case PLAN_GC_1BIT:
+		return 1.0 / 8.0;
+	default:
+		return g;
+	}
+}
+
 /* Bytes per parameter under the scenario's policy, optimizer and dtype
  * (table above). *opt excludes paged states (*paged: bytes per parameter in
  * unified memory). */
@@ -169,11 +215,23 @@ void plan_param_bytes(const plan_scenario *s, double *w, double *g, double *opt,
 	case PLAN_SGD:
 		st = 0;
 		break;
+	case PLAN_SGD_MOMENTUM:
+		st = st16 / 2.0;
+		break;
+	case PLAN_ADAFACTOR:
+		st = plan_adafactor_state_bytes(s);
+		break;
 	default:
 		break;
 	}
 	bool is_paged =
 	        s->train.optimizer == PLAN_ADAM_PAGED || s->train.optimizer == PLAN_ADAM_PAGED_8BIT;
+	/* 1-bit Adam's error feedback: a worker error per parameter and a
+	 * server error per 1/n chunk, fp32 (Tang et al. 2021, algorithm 1) */
+	if (s->train.grad_compression == PLAN_GC_1BIT) {
+		double n = (double)s->plan.dp * (s->plan.cp > 1 ? s->plan.cp : 1);
+		st += 4.0 + 4.0 / n;
+	}
 	*opt = master + (is_paged ? 0 : st);
 	*paged = is_paged ? st : 0;
 }

@@ -602,12 +602,17 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 	    plan_base_quantized(s) ? (s->fw.quant_rest_fp32 ? "4 B" : "2 B") : "the same", sh,
 	    *sh ? c : "");
 	bool opt_sh = s->plan.zero >= 1 && w->shards > 1;
+	bool master = s->train.policy == PLAN_POLICY_MIXED && s->dtype != HW_FP32 &&
+		      s->dtype != HW_TF32;
+	static const char *const st_names[] = {"Adam m, v",      "8-bit m, v", "Adam m, v",
+					       "8-bit m, v",     "",           "momentum",
+					       "factored v"};
+	const char *states = s->train.grad_compression == PLAN_GC_1BIT
+				     ? "Adam m, v, 1-bit error feedback"
+				     : st_names[s->train.optimizer];
 	add(o, PLAN_MEM_OPTIMIZER, w->states, "optimizer states",
-	    "%s trained params x %.4g B (%s%s)%s%s", qty(b->train, a, sizeof a), b->o,
-	    s->train.policy == PLAN_POLICY_MIXED ? "fp32 master, " : "",
-	    s->train.optimizer == PLAN_ADAM_8BIT || s->train.optimizer == PLAN_ADAM_PAGED_8BIT
-	            ? "8-bit m, v"
-	            : "Adam m, v",
+	    "%s trained params x %.4g B (%s%s%s)%s%s", qty(b->train, a, sizeof a), b->o,
+	    master ? "fp32 master" : "", master && *states ? ", " : "", states,
 	    opt_sh ? " / ZeRO shards " : "", opt_sh ? c : "");
 	add(o, PLAN_MEM_GRADIENTS, w->grad_buf, "gradient buffer",
 	    "persistent (main_grad): %s params x %.4g B%s%s", qty(b->train, a, sizeof a), b->g,

@@ -30,7 +30,10 @@
  *           plan_build), host-bound for many small tensors.
  *   8-bit Adam (bitsandbytes) is one fused kernel whatever the impl:
  *   2p + g + 4s with s = 1 + 4/256; SGD without momentum reads p and g and
- *   writes p: 2p + g.
+ *   writes p: 2p + g; with momentum it also reads and writes the buffer
+ *   (buf = mu buf + g, p -= lr buf, fused): 2p + g + 2s; Adafactor reads
+ *   g twice (the row and column means of g^2, then the update; its factors
+ *   are negligible) and reads and writes p: 2p + 2g.
  *
  * Around the step, under the mixed policy: 16-bit gradients are cast to the
  * fp32 main gradients first (read 2, write 4: Megatron's
@@ -84,6 +87,12 @@ double plan_optimizer_bytes(const plan_scenario *s)
 	case PLAN_SGD:
 		step = 2.0 * p + g;
 		break;
+	case PLAN_SGD_MOMENTUM:
+		step = 2.0 * p + g + 2.0 * st;
+		break;
+	case PLAN_ADAFACTOR:
+		step = 2.0 * p + 2.0 * g;
+		break;
 	default:
 		step = s->fw.optimizer_impl == PLAN_OPTIM_FUSED ? 2.0 * p + g + 4.0 * st
 								 : 4.0 * p + 14.0 * st + 3.0 * g;
@@ -108,8 +117,7 @@ double plan_optimizer_time(const plan_scenario *s, int stage, double local)
 	if (s->dtype == HW_FP8)
 		t += hw_mem_time(&s->gpu, 4.0 * all);
 	bool per_tensor = s->fw.optimizer_impl == PLAN_OPTIM_SINGLE &&
-			  s->train.optimizer != PLAN_ADAM_8BIT &&
-			  s->train.optimizer != PLAN_ADAM_PAGED_8BIT && s->train.optimizer != PLAN_SGD;
+			  (s->train.optimizer == PLAN_ADAM || s->train.optimizer == PLAN_ADAM_PAGED);
 	if (per_tensor) { /* LoRA: an A and a B matrix per adapted module */
 		double tensors = s->train.lora_rank > 0
 					 ? 2.0 * __builtin_popcount(s->train.lora_mask)

@@ -309,7 +309,9 @@ typedef enum {
 	PLAN_ADAM_8BIT,    /* bitsandbytes / torchao: uint8 states + fp32 absmax per 256 */
 	PLAN_ADAM_PAGED,   /* bitsandbytes paged: states in unified memory */
 	PLAN_ADAM_PAGED_8BIT,
-	PLAN_SGD           /* no state (momentum-free) */
+	PLAN_SGD,          /* no state (momentum-free, torch.optim.SGD's default) */
+	PLAN_SGD_MOMENTUM, /* one momentum buffer in the policy's state dtype */
+	PLAN_ADAFACTOR     /* factored second moment: a row and a column vector per matrix */
 } plan_optimizer;
 /* Frozen base weights under LoRA: as the policy keeps weights (AUTO), 16-bit,
  * fp32, 4-bit NF4 (fp32 absmax per 64), NF4 with double quantization, 4-bit
@@ -348,7 +350,15 @@ typedef struct plan_train {
 	bool autocast;                 /* 16-bit matmuls under torch autocast over 16-bit
 					* weights (HF Trainer's --bf16): the loss's
 					* log-softmax in fp32 (implied by policy amp) */
+	int grad_compression;          /* plan_gradcomp */
 } plan_train;
+
+/* Compression of the data-parallel gradient traffic (train.grad_compression):
+ * none (the gradients' own width, fp32_grads), fp8 (1 byte per value, as
+ * MS-AMP's fp8 gradient all-reduce), 1bit (1-bit Adam's compressed
+ * all-reduce after its warm-up: 1 bit per value, plus error feedback). */
+typedef enum { PLAN_GC_NONE = 0, PLAN_GC_FP8, PLAN_GC_1BIT } plan_gradcomp;
+
 
 /* "q,v" or "attention, mlp" -> PLAN_LORA_* bits; SIM_ECONF for an unknown
  * name or an empty list. */
@@ -600,6 +610,12 @@ double plan_lora_layer_params(const plan_scenario *s);
 /* Bytes per trainable parameter: weights, gradients, optimizer states in the
  * allocator (master included) and paged optimizer states (memory.c's table). */
 void plan_param_bytes(const plan_scenario *s, double *w, double *g, double *opt, double *paged);
+/* Bytes per gradient value on the data-parallel wire: the gradients' own
+ * width g without compression, else 1 (fp8) or 1/8 (1 bit). */
+double plan_grad_wire_bytes(const plan_scenario *s, double g);
+/* Adafactor's factored second moment per parameter of a layer's matrices
+ * (fp32 row and column vectors: 4 (1/in + 1/out) B per [in, out] weight). */
+double plan_adafactor_state_bytes(const plan_scenario *s);
 /* Bytes per frozen linear weight under base_weights (w: the policy's). */
 double plan_base_bytes(const plan_scenario *s, double w);
 bool plan_base_quantized(const plan_scenario *s);
@@ -695,6 +711,16 @@ typedef struct plan_task {
 	float nic_bytes;     /* bytes through each NIC of the node (shared by its GPUs) */
 } plan_task;
 
+/* What a rank class's offload tasks put on the offload tiers' links over the
+ * step (the link report): [0] its GPU's PCIe link to host memory, [1] the
+ * node's host memory (a CPU optimizer step), [2] the node's NVMe (all its
+ * GPUs); bytes, the time those tasks ran, and the time at >= 95 % of the
+ * link's capacity. */
+enum { PLAN_OFF_HOST = 0, PLAN_OFF_DRAM, PLAN_OFF_NVME, PLAN_OFF_COUNT };
+typedef struct plan_offload_load {
+	double bytes[PLAN_OFF_COUNT], busy_s[PLAN_OFF_COUNT], sat_s[PLAN_OFF_COUNT];
+} plan_offload_load;
+
 /* A dependency: `to` may start only after `from` has ended. */
 typedef struct plan_edge {
 	uint32_t from, to;
@@ -738,6 +764,7 @@ typedef struct plan_graph {
 	 * its backward (W with ZB-H1) ends. NULL when not filled. */
 	double *mem_static, *mem_act_op;
 	plan_netlinks net;     /* network = flow only (netflow.c) */
+	plan_offload_load *offload; /* per rank class; NULL without offload tasks */
 	/* On a cluster with a measured spread ([cluster] spread, EFA), per task
 	 * (plan_graph_set_net; both NULL while no task varies): the share of its
 	 * dur that the fabric's variability scales (net_network_time: a call
@@ -878,5 +905,9 @@ int plan_graph_edge(plan_graph *g, uint32_t from, uint32_t to);
  * frac of its duration, clamped to [0, 1], on a group across `nodes`
  * nodes. SIM_OK or SIM_ENOMEM. */
 int plan_graph_set_net(plan_graph *g, uint32_t id, double frac, int nodes);
+/* Count `bytes` moved in dur_s on offload link `link` (PLAN_OFF_*) of rank
+ * class `rank` against its capacity cap_Bps (g->offload). */
+int plan_graph_offload(plan_graph *g, int rank, int link, double bytes, double dur_s,
+		       double cap_Bps);
 
 #endif

@@ -102,7 +102,8 @@ static const char *const mode_names[] = {"training", "inference", NULL};
 
 static const char *const policy_names[] = {"mixed", "amp", "pure", NULL};
 static const char *const optimizer_names[] = {"adam", "adam-8bit", "paged-adam", "paged-adam-8bit",
-					      "sgd", NULL};
+					      "sgd", "sgd-momentum", "adafactor", NULL};
+static const char *const gradcomp_names[] = {"none", "fp8", "1bit", NULL};
 static const char *const base_names[] = {"auto", "16-bit", "fp32", "nf4", "nf4-dq", "int4",
 					 "int8", NULL};
 
@@ -128,7 +129,12 @@ const conf_key plan_train_keys[] = {
 	 "parameters under autocast: 4 + 4 + 8), pure (16-bit weights, gradients, states: 2 + 2 + 4)"},
 	{"optimizer", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "adam", optimizer_names, TK(optimizer),
 	 "adam, adam-8bit (uint8 states), paged-adam and paged-adam-8bit (states in unified memory), "
-	 "sgd; offload_optimizer moves any of them to the host"},
+	 "sgd (no momentum), sgd-momentum, adafactor (factored, no first moment); offload_optimizer "
+	 "moves adam or sgd to the host"},
+	{"grad_compression", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "none", gradcomp_names,
+	 TK(grad_compression),
+	 "data-parallel gradient traffic: none (the gradients' width), fp8 (1 B per value), 1bit "
+	 "(1-bit Adam after warm-up: 1 bit per value, error feedback in memory)"},
 	{"optimizer_in_backward", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
 	 TK(optimizer_in_backward),
 	 "step each parameter in its backward and free its gradient (torchtune optimizer_in_bwd)"},

@@ -25,6 +25,23 @@ void sweep_cost_step(const plan_scenario *s, const exec_result *r, sweep_cost *c
 	c->cost_usd = gpus * r->step_s / 3600.0 * s->cluster.gpu_hour_usd;
 }
 
+void sweep_energy_terms(const hw_gpu *g, const net_cluster *c, double gpus, double nodes,
+			double hours, sweep_energy *e)
+{
+	*e = (sweep_energy){.gpus = gpus, .tdp_w = g->tdp_w, .nodes = nodes, .hours = hours};
+	e->measured = c->gpu_power_w > 0;
+	e->gpu_w = e->measured ? c->gpu_power_w : g->tdp_w;
+	e->node_w = c->node.power_w;
+	e->pue = c->pue > 0 ? c->pue : 1;
+	e->kg_per_kwh = c->grid_kg_per_kwh;
+	e->gpu_kw = gpus * e->gpu_w / 1e3;
+	e->node_kw = nodes * e->node_w / 1e3;
+	e->facility_kw = (e->gpu_kw + e->node_kw) * e->pue;
+	e->mwh = e->facility_kw * hours / 1e3;
+	e->tco2 = e->mwh * e->kg_per_kwh; /* MWh x kg/kWh = t */
+	e->gpu_tdp_mwh = gpus * g->tdp_w * hours / 1e6;
+}
+
 void sweep_train_cost(const plan_scenario *s, const exec_result *r, const sweep_cost *c,
                       double tokens, sweep_train *t)
 {

@@ -231,6 +231,29 @@ typedef struct sweep_cost {
 
 void sweep_cost_step(const plan_scenario *s, const exec_result *r, sweep_cost *c);
 
+/* Energy and carbon as separate, labelled terms (cost.c; printed by run,
+ * estimate and sweep):
+ *   GPU power    P_g = gpus x (measured average, else TDP)
+ *   node power   P_n = nodes x node overhead (CPUs, NICs, fans, [node] power)
+ *   facility     P_f = (P_g + P_n) x PUE
+ *   energy       E = P_f x hours;  CO2 = E x grid intensity
+ * Llama 2's convention (Touvron et al. 2023, table 2) counts the GPUs alone
+ * at TDP, PUE 1: E_gpu = gpus x TDP x hours, reported beside E. */
+typedef struct sweep_energy sweep_energy;
+struct sweep_energy {
+	double gpus, gpu_w; /* per GPU, W */
+	bool measured;      /* gpu_w is [cluster] gpu_power, not the TDP */
+	double tdp_w;
+	double nodes, node_w; /* per node, W */
+	double pue, kg_per_kwh, hours;
+	double gpu_kw, node_kw, facility_kw, mwh, tco2;
+	double gpu_tdp_mwh; /* the GPUs alone at TDP, PUE 1 (Llama 2's figure) */
+};
+/* Terms for `gpus` GPUs on `nodes` nodes of the scenario's hardware over
+ * `hours` of wall time. */
+void sweep_energy_terms(const hw_gpu *g, const net_cluster *c, double gpus, double nodes,
+			double hours, sweep_energy *e);
+
 /* Training to D tokens with the plan: steps = D / tokens per step; C = 6 P D
  * for reference. */
 typedef struct sweep_train {

@@ -58,7 +58,8 @@ static int diameter(const topo_graph *g)
 typedef struct mf {
 	const topo_graph *g;
 	double *f; /* flow per link */
-	int *side; /* per vertex: 1 = source half GPU, 2 = sink half GPU, 0 other */
+	int *side; /* per vertex: 1 = source half GPU, 2 = sink half GPU, 3 = not on
+		    * the GPU fabric (bisection), 0 other */
 	int *via;  /* link by which the BFS reached a vertex, -1 = from the source */
 	int *queue;
 } mf;
@@ -86,7 +87,7 @@ static double augment(mf *m)
 			continue;
 		for (int i = g->out_off[u]; i < g->out_off[u + 1]; i++) {
 			int e = g->out[i], v = g->l[e].dst;
-			if (m->via[v] != -2 || resid(m, e) <= 1e-9 * g->l[e].Bps)
+			if (m->via[v] != -2 || m->side[v] == 3 || resid(m, e) <= 1e-9 * g->l[e].Bps)
 				continue;
 			m->via[v] = e;
 			if (m->side[v] == 2) {
@@ -110,6 +111,14 @@ static double augment(mf *m)
 	return push;
 }
 
+/* The bisection over the fabric the collectives use: a max flow from the
+ * first half of the GPUs to the second, GPUs not relaying. With NVLink or
+ * NVSwitch inside a node NCCL moves GPU-to-GPU data over NVLink, and to other
+ * nodes through the NICs: paths through the CPU (host memory or the root
+ * complex) are left out, as is NVMe. On a PCIe-only node the CPU's root
+ * complex carries P2P between PCIe switches (and host memory without P2P),
+ * so it stays. One DGX H100: 8 x 450 GB/s / 2 = 1.8 TB/s (the host path
+ * added 126 GB/s before). */
 static double bisection(const topo_graph *g)
 {
 	int ngpu = g->cl.nodes * g->gpus_per_node;
@@ -119,6 +128,10 @@ static double bisection(const topo_graph *g)
 	        malloc((size_t)g->nv * sizeof(int)), malloc((size_t)g->nv * sizeof(int))};
 	double total = -1;
 	if (m.f && m.side && m.via && m.queue) {
+		bool nvlink = g->cl.node.intra != NET_INTRA_PCIE;
+		for (int v = 0; v < g->nv; v++)
+			if (g->v[v].kind == TOPO_V_NVME || (nvlink && g->v[v].kind == TOPO_V_CPU))
+				m.side[v] = 3;
 		for (int r = 0; r < ngpu; r++)
 			m.side[g->gpu[r]] = r < ngpu / 2 ? 1 : 2;
 		total = 0;

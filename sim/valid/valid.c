@@ -12,6 +12,7 @@ static const struct {
 	const char *prefix, *name;
 } groups[] = {
 	{"G-h800", "DeepGEMM fp8 shapes H800"},
+	{"GD-h800", "DeepGEMM fp8 decode shapes H800"},
 	{"A-h100", "attention kernels H100"},
 	{"A-a100", "attention kernels A100"},
 	{"LUT-A100", "vTrain A100 all-reduce LUT"},

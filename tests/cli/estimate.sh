@@ -64,10 +64,39 @@ fi
 want "$tmp/h100" "= 1.49e+06 s = 17.2 days" "time to train"
 want "$tmp/h100" "hw_peak(bf16) = 989.4 TFLOP/s" "peak"
 
+# --- energy and CO2: Llama 2 7B on 2048 A100 (400 W TDP), 2e12 tokens ----------
+# GPU-hours = 6 x 6.738e9 x 2e12 / (312e12 x 0.4) / 3600 = 1.80e5; the GPUs
+# alone at TDP: 1.80e5 h x 0.4 kW = 71.99 MWh, x 0.423 kg/kWh = 30.45 t (the
+# Llama 2 paper: 184,320 GPU-hours, 31.22 t). With 3300 W per 8-GPU node and
+# PUE 1.1: (400 + 3300 / 8) W x 1.1 x 1.8e5 h = 160.9 MWh, 68.04 t, while
+# Llama 2's convention stays at 71.99 MWh.
+L7="--model models/llama2-7b.ini --gpu topologies/gpus/a100-sxm4-80g.ini --tokens 2e12"
+# shellcheck disable=SC2086
+"$podsim" estimate $L7 --gpus 2048 >"$tmp/e1" 2>&1 || { echo "energy run failed"; fail=1; }
+want "$tmp/e1" "GPU power       2048 x 400 W = 819.2 kW (TDP, a100-sxm4-80g" "GPU power term"
+want "$tmp/e1" "energy          819.2 kW x 87.88 h = 71.99 MWh" "energy term"
+want "$tmp/e1" "= 30.45 t CO2e" "CO2 term"
+want "$tmp/e1" "8,640 h" "the notes' 360-day years named"
+# shellcheck disable=SC2086
+"$podsim" estimate $L7 --node-power 3300 --pue 1.1 --json >"$tmp/e2.json" 2>&1 ||
+	{ echo "energy json failed"; fail=1; }
+e2=$(tr -d ' \n' <"$tmp/e2.json")
+gh=$(echo "$e2" | grep -o '"gpu_hours":[0-9.e+]*' | cut -d: -f2)
+mwh=$(echo "$e2" | grep -o '"energy_mwh":[0-9.e+]*' | cut -d: -f2)
+tdp=$(echo "$e2" | grep -o '"energy_gpu_tdp_mwh":[0-9.e+]*' | cut -d: -f2)
+awk -v g="$gh" -v m="$mwh" -v t="$tdp" 'BEGIN {
+	e = g * (400 + 3300 / 8) * 1.1 / 1e6; f = g * 400 / 1e6
+	exit !(m > 0.9999 * e && m < 1.0001 * e && t > 0.9999 * f && t < 1.0001 * f) }' ||
+	{ echo "energy: $mwh MWh (GPU-TDP $tdp) from $gh GPU-hours"; fail=1; }
+# shellcheck disable=SC2086
+"$podsim" estimate $L7 --power 300 >"$tmp/e3" 2>&1 || { echo "--power failed"; fail=1; }
+want "$tmp/e3" "1 x 300 W = 0.3 kW (measured average, --power; TDP 400 W)" "measured power"
+
 # --- bad input: status 2, a message, nothing on stdout ------------------------
 for args in "--bogus" "--params" "--params abc" "--params 7e9 --mfu 2" \
 	"--params 7e9 --model models/llama2-7b.ini" "" "--model no-such.ini" \
-	"--params 7e9 --gpu topologies/gpus/a100-sxm4-80g.ini --precision fp8"; do
+	"--params 7e9 --gpu topologies/gpus/a100-sxm4-80g.ini --precision fp8" \
+	"--params 7e9 --pue 0.5" "--params 7e9 --power -3"; do
 	# shellcheck disable=SC2086
 	"$podsim" estimate $args >"$tmp/out" 2>"$tmp/err"
 	rc=$?

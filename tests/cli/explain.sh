@@ -85,6 +85,29 @@ p2p=$(sed -n 's/^ *\([0-9.]*\) ms (one forward and one backward transfer)/\1/p' 
 awk -v x="$p2p" 'BEGIN { exit !(x > 1.512 + 7 * 0.050 && x < 1.512 + 7 * 0.070) }' ||
 	{ echo "nanotron: pipeline overhead $p2p ms not 1.512 ms + 7 x 50-70 us"; fail=1; }
 
+# Inference follows the mode: forward FLOPs (2P, 4 l s (ad)), no gradient
+# reduction even with dp replicas, no negative memory term.
+"$podsim" explain scenarios/gpt3-175b-zero-inference.ini --set parallel.dp=2 \
+	--set parallel.global_batch=8 --set node.gpus=2 >"$tmp/inf" 2>&1 || { echo "explain inference"; fail=1; }
+for want in "Model FLOPs (inference: the forward only" "2P alone" "4 x l x s x (ad)" \
+	"inference: no gradients, so no reduction"; do
+	grep -qF -- "$want" "$tmp/inf" || { echo "explain inference: missing '$want'"; fail=1; }
+done
+grep -qE "6 x l x|6P alone|\+ -[0-9]|  S +P_rank" "$tmp/inf" && { echo "explain inference: training terms"; fail=1; }
+
+# Offload shows on the links: ZeRO-Inference streams every layer's fp16
+# weights over the GPU's PCIe link once per micro-batch, 96 x 1,812,099,072 x
+# 2 B = 347.9e9 B = 324.0 GiB; ZeRO-Infinity also loads the node's host
+# memory (CPU Adam, 30 B per parameter) and NVMe.
+"$podsim" run scenarios/gpt3-175b-zero-inference.ini --no-db 2>/dev/null |
+	grep -qE '^  node0/gpu0 -> host +pcie +1 +31.5 GB/s +324 GiB .* offload$' ||
+	{ echo "zero-inference: the weight stream should load the PCIe link"; fail=1; }
+"$podsim" run scenarios/gpt3-175b-zero-infinity.ini --no-db >"$tmp/zi" 2>/dev/null
+for k in "host-mem" "nvme" "pcie"; do
+	grep -qE "^  [^ ]+( [^ ]+)* +$k +[0-9]+ .* offload$" "$tmp/zi" ||
+		{ echo "zero-infinity: no offload bytes on the $k link"; fail=1; }
+done
+
 "$podsim" explain --help | grep -q '^usage: podsim explain' || { echo "explain --help"; fail=1; }
 "$podsim" explain >/dev/null 2>&1; [ $? -eq 2 ] || { echo "explain without a file: want 2"; fail=1; }
 "$podsim" explain tests/golden/quickstart.ini --set parallel.tpp=2 >/dev/null 2>"$tmp/bad.err"

@@ -9,6 +9,14 @@
 #    (134 MB) once, under 5 % of the peak's FLOPs;
 #  - a 1 GiB copy reads and writes 2 GiB: time = launch + 2 GiB / (hbm_bw x
 #    hbm_efficiency), between 2 GiB / 3.35 TB/s and twice that;
+#  - skinny GEMMs on an A100 SXM4 80 GB (hw/gemm.c's tile choice) are
+#    memory-bound within 15 % of their bytes over the achievable bandwidth,
+#    2039 GB/s x 0.87 = 1774 GB/s (hardware.csv: gpu,NVIDIA A100 SXM4
+#    80GB,mem_bandwidth; efficiency,HBM copy,A100 40GB 1355 of 1555 = 0.87,
+#    as a100-sxm4-80g.ini): 64 x 8192 x 8192 bf16 moves 2 (64 x 8192 x 2 +
+#    8192^2) = 136.3 MB, 76.8 us; an fp32 GEMV 1 x 8192 x 8192 on the CUDA
+#    cores 4 (8192 + 8192^2 + 8192) = 268.5 MB, 151.3 us; m = 16 and 32 the
+#    same weights, so about the same time as m = 1 (the batching knee);
 #  - the public GEMM and HBM microbenchmark rows (Q*) are predicted within 10 %
 #    MAPE (validate prints each row's error).
 set -u
@@ -23,6 +31,14 @@ awk -v t="$(field "$j" tflops)" 'BEGIN { exit !(t > 600 && t <= 989) }' || { ech
 v=$("$podsim" kernel --gpu h100-sxm5-80g gemm 1 8192 8192 --json) || fail=1
 [ "$(field "$v" bound)" = memory ] || { echo "GEMV should be memory-bound"; fail=1; }
 awk -v t="$(field "$v" tflops)" 'BEGIN { exit !(t < 0.05 * 989) }' || { echo "GEMV TFLOP/s"; fail=1; }
+for shape in "64 8192 8192 bf16" "1 8192 8192 fp32" "16 8192 8192 bf16" "32 8192 8192 bf16"; do
+	# shellcheck disable=SC2086
+	s=$("$podsim" kernel --gpu a100-sxm4-80g gemm $shape --json) || fail=1
+	[ "$(field "$s" bound)" = memory ] || { echo "gemm $shape should be memory-bound"; fail=1; }
+	awk -v t="$(field "$s" time_s)" -v b="$(field "$s" bytes)" \
+		'BEGIN { r = b / (2039e9 * 0.87); exit !(t > r && t < 1.15 * r) }' ||
+		{ echo "gemm $shape: $(field "$s" time_s) s, not within 15 % of bytes / 1774 GB/s"; fail=1; }
+done
 c=$("$podsim" kernel --gpu h100-sxm5-80g copy 1GiB --json) || fail=1
 awk -v t="$(field "$c" time_s)" 'BEGIN { b = 2 * 1073741824 / 3.35e12; exit !(t > b && t < 2 * b) }' ||
 	{ echo "copy time $(field "$c" time_s)"; fail=1; }

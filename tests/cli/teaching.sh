@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # teaching.sh PODSIM - every scenario under scenarios/teaching runs (--no-db,
 # exit 0); every top-level one starts with its question; every 'podsim run',
-# 'podsim explain' and 'podsim coll' command its header lists runs; and each
+# 'podsim explain', 'podsim coll' and 'podsim kernel' command its header lists
+# runs; each figure a lesson's header states is checked against a fresh run
+# (within 3 %; shares within 3-10 %), and each
 # scenario's answer, as its header states it, is pinned by a comparison of
 # two or more runs (orderings and ratios, not exact figures, so that model
 # refinements do not break the lesson unless they reverse it).
@@ -29,7 +31,7 @@ while IFS= read -r line; do
 	case "$cmd" in *--html*|validate*) continue ;; esac
 	# shellcheck disable=SC2086
 	"$podsim" $cmd >/dev/null 2>"$tmp/err" || { echo "failed: podsim $cmd"; cat "$tmp/err"; fail=1; }
-done < <(grep -h '^;   podsim \(run\|explain\|coll\) ' "$T"/*.ini)
+done < <(grep -h '^;   podsim \(run\|explain\|coll\|kernel\) ' "$T"/*.ini)
 
 # j FILE ARGS... -> the run's JSON on one line
 j() { "$podsim" run "$@" --no-db --json 2>/dev/null; }
@@ -40,6 +42,147 @@ lt() {
 	[ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }' ||
 		{ echo "want '$1' < '$2': $3"; fail=1; }
 }
+
+# near A B TOL WHY: |A / B - 1| <= TOL (a header's figure against a fresh run)
+near() {
+	[ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" -v t="$3" \
+		'BEGIN { r = a / b - 1; if (r < 0) r = -r; exit !(r <= t) }' ||
+		{ echo "want '$1' within $3 of '$2': $4"; fail=1; }
+}
+# kj ARGS...: podsim kernel's JSON
+kj() { "$podsim" kernel "$@" --json 2>/dev/null; }
+str() { grep -o "\"$1\":\"[^\"]*\"" | head -1 | cut -d'"' -f4; }
+GiB=1073741824
+
+# The lessons' figures and claims in words, each against a fresh run (the
+# header states it; 3 % leaves room for small model refinements, a changed
+# lesson must change its header).
+# memory-precision: "fp32 ... multiplies run on the CUDA cores ... about 14x
+# longer (66.1 s against 4.72 s) ... TF32 ... about 1.9x (9.0 s)"
+sb=$(j $T/memory-precision.ini | num step_time_s)
+s32=$(j $T/memory-precision.ini --set train.precision=fp32 | num step_time_s)
+st32=$(j $T/memory-precision.ini --set train.precision=tf32 | num step_time_s)
+near "$sb" 4.92 0.03 "memory-precision bf16 step"
+near "$s32" 69.2 0.03 "memory-precision fp32 step"
+near "$st32" 9.39 0.03 "memory-precision tf32 step"
+near "$(awk -v a="$s32" -v b="$sb" 'BEGIN { print a / b }')" 14 0.05 "fp32 about 14x bf16"
+near "$(awk -v a="$st32" -v b="$sb" 'BEGIN { print a / b }')" 1.9 0.05 "tf32 about 1.9x bf16"
+# ... the CUDA cores: an fp32 GEMM runs at most at the fp32 vector peak
+# (19.5 TFLOP/s), a tf32 one above it (the tensor cores)
+f32=$(kj --gpu a100-sxm4-40g gemm 4096 4096 4096 fp32 | num tflops)
+t32=$(kj --gpu a100-sxm4-40g gemm 4096 4096 4096 tf32 | num tflops)
+lt "$f32" 19.5 "fp32 GEMM on the CUDA cores (<= 19.5 TFLOP/s)"
+lt 19.5 "$t32" "tf32 GEMM on the tensor cores (> 19.5 TFLOP/s)"
+# ... "SGD with momentum keeps 4 B + 4 B = 8 B; 8-bit Adam ... 6.03 B"
+"$podsim" explain $T/memory-precision.ini --set train.optimizer=sgd-momentum 2>/dev/null |
+	grep -q 'optimizer states .* x 8 B (fp32 master, momentum)' ||
+	{ echo "memory-precision: SGD with momentum should keep 8 B"; fail=1; }
+"$podsim" explain $T/memory-precision.ini --set train.optimizer=adam-8bit 2>/dev/null |
+	grep -q 'optimizer states .* x 6.031 B (fp32 master, 8-bit m, v)' ||
+	{ echo "memory-precision: 8-bit Adam should keep 6.03 B"; fail=1; }
+# zero-stages: "149.7, 47.4, 34.4, 22.3 GiB"; steps "7.37, 8.16, 14.1, 11.6 s"
+# with dp "1.97, 2.95, 8.85, 6.37"
+zm=(149.7 47.4 34.4 22.3)
+zs=(7.37 8.16 14.1 11.6)
+zd=(1.97 2.95 8.85 6.37)
+for z in 0 1 2 3; do
+	r=$(j $T/zero-stages.ini --set parallel.zero=$z)
+	near "$(echo "$r" | num peak_bytes)" "$(awk -v g="${zm[$z]}" -v u=$GiB 'BEGIN { print g * u }')" 0.03 "ZeRO-$z memory"
+	near "$(echo "$r" | num step_time_s)" "${zs[$z]}" 0.03 "ZeRO-$z step"
+	near "$(echo "$r" | num dp)" "${zd[$z]}" 0.03 "ZeRO-$z dp"
+done
+# ... in words: DeepSpeed's ZeRO-1 (all-reduce + all-gather) moves 6 B per
+# 4 B of ZeRO-0's all-reduce; a reduce-scatter moves the same bytes (2 + 2);
+# with fp32 gradients the all-reduce moves 8 B and ZeRO-1 6 B (3/4)
+RS="--set framework.zero_grad_op=reduce-scatter"
+d0=$(j $T/zero-stages.ini | num dp)
+d1=$(j $T/zero-stages.ini --set parallel.zero=1 | num dp)
+# shellcheck disable=SC2086
+d1rs=$(j $T/zero-stages.ini --set parallel.zero=1 $RS | num dp)
+d0f=$(j $T/zero-stages.ini --set parallel.fp32_grads=true | num dp)
+# shellcheck disable=SC2086
+d1f=$(j $T/zero-stages.ini --set parallel.zero=1 --set parallel.fp32_grads=true $RS | num dp)
+near "$(awk -v a="$d1" -v b="$d0" 'BEGIN { print a / b }')" 1.5 0.05 "DeepSpeed ZeRO-1 dp = 6/4 of ZeRO-0"
+near "$d1rs" "$d0" 0.05 "ZeRO-1 with a reduce-scatter: the same bytes as the all-reduce"
+near "$d0f" 3.93 0.03 "fp32 gradients: ZeRO-0 dp"
+near "$(awk -v a="$d1f" -v b="$d0f" 'BEGIN { print a / b }')" 0.75 0.05 "fp32 gradients: ZeRO-1 dp = 6/8 of ZeRO-0"
+# roofline-gemm: "7.3 us, latency-bound, 37 TFLOP/s"; h = 4096 "compute-bound
+# at 253 TFLOP/s (512 tiles in 5 waves)"; h = 1024 "140 TFLOP/s: 128 tiles
+# take 2 waves"; MFU "3.3 %, 19.4 %, 40.8 %"
+k1=$(kj --gpu a100-sxm4-40g gemm 512 1024 256)
+[ "$(echo "$k1" | str bound)" = latency ] || { echo "roofline: h = 256 GEMM should be latency-bound"; fail=1; }
+near "$(echo "$k1" | num time_s)" 7.3e-6 0.03 "roofline: h = 256 GEMM time"
+k4=$(kj --gpu a100-sxm4-40g gemm 512 16384 4096)
+[ "$(echo "$k4" | str bound)" = compute ] || { echo "roofline: h = 4096 GEMM should be compute-bound"; fail=1; }
+near "$(echo "$k4" | num tflops)" 253 0.03 "roofline: h = 4096 TFLOP/s"
+[ "$(echo "$k4" | num waves)" = 5 ] || { echo "roofline: h = 4096 GEMM in 5 waves"; fail=1; }
+k2=$(kj --gpu a100-sxm4-40g gemm 512 4096 1024)
+near "$(echo "$k2" | num tflops)" 140 0.03 "roofline: h = 1024 TFLOP/s"
+[ "$(echo "$k2" | num waves)" = 2 ] || { echo "roofline: h = 1024 GEMM in 2 waves"; fail=1; }
+near "$(j $T/roofline-gemm.ini --set model.hidden=256 --set model.heads=4 | num mfu)" 0.033 0.03 "roofline MFU h=256"
+near "$(j $T/roofline-gemm.ini | num mfu)" 0.194 0.03 "roofline MFU h=1024"
+near "$(j $T/roofline-gemm.ini --set model.hidden=4096 --set model.heads=32 | num mfu)" 0.408 0.03 "roofline MFU h=4096"
+
+# alvis-nodes: "A100 0.27 s, V100 0.63 s, A40 0.67 s, T4 0.90 s ... 3%, 2.5%,
+# 13%, 22%"
+ai=0
+for f in $T/alvis-nodes.ini $T/variants/alvis-nodes-v100.ini $T/variants/alvis-nodes-a40.ini \
+	$T/variants/alvis-nodes-t4.ini; do
+	want=(0.27 0.63 0.67 0.90)
+	share=(0.034 0.025 0.126 0.22)
+	r=$(j "$f")
+	st=$(echo "$r" | num step_time_s)
+	near "$st" "${want[$ai]}" 0.03 "$f step"
+	near "$(awk -v d="$(echo "$r" | num dp)" -v s="$st" 'BEGIN { print d / s }')" "${share[$ai]}" 0.1 "$f dp share"
+	ai=$((ai + 1))
+done
+# pcie-p2p: "3.47 s (dp 20 %), 6.60 s (dp 58 %), 3.17 s on the DGX H100 (dp 3 %)";
+# "3.06 s there against 2.77 s" of compute
+NP="--set node.pcie_p2p=false --set node.intra_efficiency=0.59"
+pp=$(j $T/pcie-p2p.ini)
+# shellcheck disable=SC2086
+pn=$(j $T/pcie-p2p.ini $NP)
+pd=$(j $T/variants/pcie-p2p-dgx.ini)
+near "$(echo "$pp" | num step_time_s)" 3.47 0.03 "pcie-p2p with P2P"
+near "$(echo "$pn" | num step_time_s)" 6.60 0.03 "pcie-p2p without P2P"
+near "$(echo "$pd" | num step_time_s)" 3.17 0.03 "pcie-p2p DGX H100"
+near "$(echo "$pp" | num compute)" 2.77 0.03 "pcie-p2p PCIe compute"
+near "$(echo "$pd" | num compute)" 3.06 0.03 "pcie-p2p DGX compute"
+# pipeline-bubbles: "about 42%, 29%, 36% and 42%", uneven "about 31%"
+PB=$T/pipeline-bubbles.ini
+near "$(j $PB | num bubble_fraction)" 0.42 0.03 "bubble m = 8"
+near "$(j $PB --set parallel.global_batch=64 | num bubble_fraction)" 0.29 0.03 "bubble m = 32"
+near "$(j $PB --set parallel.vpp=2 | num bubble_fraction)" 0.36 0.03 "bubble vpp 2"
+near "$(j $PB --set parallel.schedule=gpipe | num bubble_fraction)" 0.42 0.03 "bubble gpipe"
+near "$(j $PB --set parallel.first_stage_layers=6 --set parallel.last_stage_layers=4 | num bubble_fraction)" 0.31 0.03 "bubble uneven"
+# ring-allreduce: busbw 229 GB/s in a node, 12 GB/s across; steps 0.53, 0.47,
+# 0.30 s with dp 2 %, 44 %, 76 %; GPU-seconds 2.1 and 9.7
+RA=$T/ring-allreduce.ini
+cb() { "$podsim" coll --topology topologies/alvis-a100.ini --gpus "$1" allreduce 1GiB | awk '/^ +[0-9]/ { print $4 }'; }
+near "$(cb 4)" 229 0.03 "ring busbw 4 GPUs"
+near "$(cb 32)" 12 0.03 "ring busbw 32 GPUs"
+r1=$(j $RA)
+r2=$(j $RA --set cluster.nodes=2 --set parallel.dp=8)
+r8=$(j $RA --set cluster.nodes=8 --set parallel.dp=32)
+near "$(echo "$r1" | num step_time_s)" 0.53 0.03 "ring 1 node"
+near "$(echo "$r2" | num step_time_s)" 0.47 0.03 "ring 2 nodes"
+near "$(echo "$r8" | num step_time_s)" 0.30 0.03 "ring 8 nodes"
+near "$(awk -v d="$(echo "$r2" | num dp)" -v s="$(echo "$r2" | num step_time_s)" 'BEGIN { print d / s }')" 0.44 0.05 "ring 2 nodes dp share"
+near "$(awk -v d="$(echo "$r8" | num dp)" -v s="$(echo "$r8" | num step_time_s)" 'BEGIN { print d / s }')" 0.76 0.05 "ring 8 nodes dp share"
+near "$(awk -v s="$(echo "$r8" | num step_time_s)" 'BEGIN { print 32 * s }')" 9.7 0.03 "GPU-seconds on 8 nodes"
+# ... "0.23 s to 0.058 and 0.0075 s" with fp8 and 1-bit gradients
+near "$(echo "$r8" | num dp)" 0.23 0.03 "ring 8 nodes dp"
+near "$(j $RA --set cluster.nodes=8 --set parallel.dp=32 --set train.grad_compression=fp8 | num dp)" 0.058 0.03 "fp8 gradients dp"
+near "$(j $RA --set cluster.nodes=8 --set parallel.dp=32 --set train.grad_compression=1bit | num dp)" 0.0075 0.03 "1-bit Adam dp"
+# tp-nodes: "4.12, 10.4 (85 % TP), 5.27, 1.90 and 8.89 s"
+TN=$T/tp-nodes.ini
+near "$(j $TN | num step_time_s)" 4.12 0.03 "tp-nodes tp 4"
+t8r=$(j $TN --set parallel.tp=8 --set parallel.dp=1)
+near "$(echo "$t8r" | num step_time_s)" 10.4 0.03 "tp-nodes tp 8"
+near "$(awk -v d="$(echo "$t8r" | num tp)" -v s="$(echo "$t8r" | num step_time_s)" 'BEGIN { print d / s }')" 0.85 0.03 "tp 8: TP share"
+near "$(j $TN --set parallel.tp=2 --set parallel.dp=4 | num step_time_s)" 5.27 0.03 "tp-nodes tp 2"
+near "$(j $TN --set parallel.tp=4 --set parallel.dp=1 --set parallel.pp=2 | num step_time_s)" 1.90 0.03 "tp-nodes pp 2"
+near "$(j $TN --set parallel.order=dp-tp-cp-pp | num step_time_s)" 8.89 0.03 "tp-nodes across"
 
 # memory-precision: 18 B/param does not fit a 40 GB A100; 16-bit gradients and
 # ZeRO-1 each lower the peak.

@@ -74,6 +74,61 @@ static void test_policies(void)
 	}
 }
 
+/* The optimizer-side state per parameter under the mixed policy (the course
+ * notes' figures): the fp32 master (4) plus Adam's m and v (8) = 12; SGD
+ * with momentum 4 + 4 = 8; 8-bit Adam 4 + 2 x (1 + 4/256) = 6.03; plain SGD
+ * 4; Adafactor 4 + the factored v: Llama 2 7B's layer matrices q, k, v, o
+ * [4096, 4096] and gate, up, down [4096, 11008]: 4 x (8 x 8192 + 3 x 15104)
+ * / (4 x 4096^2 + 3 x 4096 x 11008) = 4 x 78,080 / 202,375,168. The step's
+ * bytes (fused, fp32_grads): SGD-momentum 2p + g + 2s = 20, + the master's
+ * cast back (4 + 2) + the norm's read (4) = 30; Adafactor 2p + 2g = 16, + 10
+ * = 26. LoRA r = 16 on all seven linears trains under 1 % of Llama 2 7B:
+ * 32 x 16 x (4 x 8192 + 2 x 15104 + 15104) = 39,976,960 of 6.74e9 (0.59 %). */
+static void test_optimizers(void)
+{
+	struct {
+		const char *opt;
+		double state, step;
+	} c[] = {
+	        {"adam", 12, 38},
+	        {"sgd-momentum", 8, 30},
+	        {"adam-8bit", 4 + 2 + 8.0 / 256, 2 * 4 + 4 + 4 * (1 + 4.0 / 256) + 10},
+	        {"sgd", 4, 22},
+	        {"adafactor", 4 + 4.0 * 78080 / 202375168, 26},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		char t[1024];
+		snprintf(t, sizeof t, "%sfp32_grads = true\n[train]\noptimizer = %s\n", LLAMA7B,
+			 c[i].opt);
+		plan_scenario *s = load(t);
+		if (!s)
+			continue;
+		double w, g, o, paged;
+		plan_param_bytes(s, &w, &g, &o, &paged);
+		CHECK_NEAR(o, c[i].state, 1e-12);
+		CHECK_NEAR(plan_optimizer_bytes(s), c[i].step, 1e-12);
+		plan_scenario_free(s);
+	}
+	/* 1-bit Adam adds its error feedback, a worker error per parameter and
+	 * a server error per 1/n chunk in fp32: on one GPU 12 + 4 + 4 = 20 */
+	plan_scenario *s = load(LLAMA7B "fp32_grads = true\n[train]\ngrad_compression = 1bit\n");
+	if (s) {
+		double w, g, o, paged;
+		plan_param_bytes(s, &w, &g, &o, &paged);
+		CHECK_NEAR(o, 20, 1e-12);
+		CHECK_NEAR(plan_grad_wire_bytes(s, g), 0.125, 0);
+		plan_scenario_free(s);
+	}
+	s = load(LLAMA7B "[train]\nlora_rank = 16\n");
+	if (s) {
+		plan_budget b;
+		plan_stage_budget(s, 0, &b);
+		CHECK_NEAR(b.train, 32.0 * 16 * (4 * 8192 + 3 * 15104), 1e-12);
+		CHECK(b.train < 0.01 * work_params_total(&s->model));
+		plan_scenario_free(s);
+	}
+}
+
 /* LoRA r = 8 on q and v of Llama 2 7B: r (h + h) per target and layer,
  * 8 x 8192 x 2 x 32 = 4,194,304 parameters train, the count lit-gpt prints
  * (memory.csv MB08's note). QLoRA NF4: the layers' linear weights at
@@ -357,6 +412,7 @@ static void test_optimizer(void)
 int main(void)
 {
 	test_policies();
+	test_optimizers();
 	test_optimizer();
 	test_lora();
 	test_eager();

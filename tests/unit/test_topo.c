@@ -64,10 +64,11 @@ static void dgx_a100_node(void)
 	CHECK_INT(s.links[TOPO_L_PCIE], 42);
 	/* Any GPU pair: GPU -> NVSwitch -> GPU, 2 links. */
 	CHECK_INT(s.diameter_hops, 2);
-	/* GPUs 0-3 to 4-7: four 300 GB/s NVSwitch ports, plus the PCIe path of
-	 * switches 0 and 1 (GPUs 0-3) up to the CPU and down switches 2 and 3:
-	 * 2 x 31.5 GB/s. 1200 + 63 = 1263 GB/s. */
-	CHECK_NEAR(s.bisection_Bps, 1263e9, 1e-9);
+	/* GPUs 0-3 to 4-7 over the fabric NCCL uses: four 300 GB/s NVSwitch
+	 * ports, 1200 GB/s. The PCIe path of switches 0 and 1 up to the CPU and
+	 * down switches 2 and 3 (2 x 31.5 GB/s) is not counted: with NVLink NCCL
+	 * never sends GPU to GPU through the host. */
+	CHECK_NEAR(s.bisection_Bps, 1200e9, 1e-9);
 	CHECK_NEAR(s.inject_scaleup_Bps, 300e9, 1e-12);
 	CHECK_NEAR(s.inject_net_Bps, 25e9, 1e-12);
 	char name[32];
@@ -1171,6 +1172,39 @@ static void three_tier_routes(void)
 	topo_free(g);
 }
 
+/* Bisection over the GPU fabric (summary.c): one DGX H100, 8 x 450 GB/s
+ * NVLink, halves of 4 GPUs: 4 x 450 = 1.8 TB/s per direction (the host PCIe
+ * paths, 126 GB/s more, not counted); the NVLink Switch System, 256 H100 in
+ * one NVLink domain: 128 x 450 GB/s = 57.6 TB/s (hardware.csv nvswitch,NVLink
+ * Switch System (H100),all_to_all_bw); a PCIe box keeps its CPU path:
+ * pcie-8x-h100, GPUs 0-3 on PCIe switch 0 and 4-7 on switch 1, P2P between
+ * the switches through the CPU's root complex: the cut is one uplink,
+ * pcie_bw = 63 GB/s. */
+static void gpu_fabric_bisection(void)
+{
+	struct {
+		const char *node;
+		double want;
+	} c[] = {{"dgx-h100", 1.8e12}, {"dgx-h100-nvl256", 57.6e12}};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		topo_graph *g = build(c[i].node, 1, NULL);
+		if (!g)
+			continue;
+		topo_summary s;
+		CHECK_INT(topo_summarize(g, &s), SIM_OK);
+		CHECK_NEAR(s.bisection_Bps, c[i].want, 1e-9);
+		topo_free(g);
+	}
+	net_cluster cl;
+	topo_graph *g = build("pcie-8x-h100", 1, NULL);
+	if (g && CHECK(load("pcie-8x-h100", 1, NULL, &cl) == SIM_OK)) {
+		topo_summary s;
+		CHECK_INT(topo_summarize(g, &s), SIM_OK);
+		CHECK_NEAR(s.bisection_Bps, cl.node.pcie_Bps, 1e-9);
+	}
+	topo_free(g);
+}
+
 int main(void)
 {
 	torus();
@@ -1187,5 +1221,6 @@ int main(void)
 	routes_match_plain_bfs();
 	fabric_sizes();
 	three_tier_routes();
+	gpu_fabric_bisection();
 	return check_done();
 }
