@@ -101,8 +101,16 @@ static const char *const attention_names[] = {"flash", "unfused", NULL};
 static const char *const mode_names[] = {"training", "inference", NULL};
 
 static const char *const policy_names[] = {"mixed", "amp", "pure", NULL};
-static const char *const optimizer_names[] = {"adam", "adam-8bit", "paged-adam", "paged-adam-8bit",
-					      "sgd", "sgd-momentum", "adafactor", NULL};
+/* In plan_optimizer's order; the names past adafactor are aliases, mapped
+ * back by optimizer_alias. `sgd` is SGD with momentum, as the course material
+ * and most training recipes use it (8 B per parameter with its fp32 master);
+ * `sgd-plain` is torch.optim.SGD's momentum-free default. */
+static const char *const optimizer_names[] = {"adam",      "adam-8bit", "paged-adam", "paged-adam-8bit",
+					      "sgd-plain", "sgd",       "adafactor",  "sgd-momentum",
+					      "adam8bit",  NULL};
+static const int optimizer_alias[] = {PLAN_ADAM,         PLAN_ADAM_8BIT,   PLAN_ADAM_PAGED,
+				      PLAN_ADAM_PAGED_8BIT, PLAN_SGD,      PLAN_SGD_MOMENTUM,
+				      PLAN_ADAFACTOR,    PLAN_SGD_MOMENTUM, PLAN_ADAM_8BIT};
 static const char *const gradcomp_names[] = {"none", "fp8", "1bit", NULL};
 static const char *const base_names[] = {"auto", "16-bit", "fp32", "nf4", "nf4-dq", "int4",
 					 "int8", NULL};
@@ -128,9 +136,9 @@ const conf_key plan_train_keys[] = {
 	 "precision policy: mixed (16-bit weights, fp32 master: 2 + 2|4 + 12 B/param), amp (fp32 "
 	 "parameters under autocast: 4 + 4 + 8), pure (16-bit weights, gradients, states: 2 + 2 + 4)"},
 	{"optimizer", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "adam", optimizer_names, TK(optimizer),
-	 "adam, adam-8bit (uint8 states), paged-adam and paged-adam-8bit (states in unified memory), "
-	 "sgd (no momentum), sgd-momentum, adafactor (factored, no first moment); offload_optimizer "
-	 "moves adam or sgd to the host"},
+	 "adam, adam-8bit or adam8bit (uint8 states), paged-adam and paged-adam-8bit (states in "
+	 "unified memory), sgd or sgd-momentum (SGD with momentum), sgd-plain (no momentum), "
+	 "adafactor (factored, no first moment); offload_optimizer moves adam or sgd to the host"},
 	{"grad_compression", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "none", gradcomp_names,
 	 TK(grad_compression),
 	 "data-parallel gradient traffic: none (the gradients' width), fp8 (1 B per value), 1bit "
@@ -239,6 +247,7 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	s->flash = train.attention == 0;
 	s->inference = train.mode == 1;
 	s->train = train.t;
+	s->train.optimizer = optimizer_alias[train.t.optimizer];
 	if (plan_lora_targets(s->train.lora_targets, &s->train.lora_mask) != SIM_OK) {
 		conf_loc loc = conf_key_loc(s->doc, "train", "lora_targets");
 		sim_diag_error(diag, loc.path, loc.line,

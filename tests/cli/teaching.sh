@@ -74,7 +74,7 @@ t32=$(kj --gpu a100-sxm4-40g gemm 4096 4096 4096 tf32 | num tflops)
 lt "$f32" 19.5 "fp32 GEMM on the CUDA cores (<= 19.5 TFLOP/s)"
 lt 19.5 "$t32" "tf32 GEMM on the tensor cores (> 19.5 TFLOP/s)"
 # ... "SGD with momentum keeps 4 B + 4 B = 8 B; 8-bit Adam ... 6.03 B"
-"$podsim" explain $T/memory-precision.ini --set train.optimizer=sgd-momentum 2>/dev/null |
+"$podsim" explain $T/memory-precision.ini --set train.optimizer=sgd 2>/dev/null |
 	grep -q 'optimizer states .* x 8 B (fp32 master, momentum)' ||
 	{ echo "memory-precision: SGD with momentum should keep 8 B"; fail=1; }
 "$podsim" explain $T/memory-precision.ini --set train.optimizer=adam-8bit 2>/dev/null |
