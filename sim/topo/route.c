@@ -41,7 +41,28 @@
  *    D - 1 hops from t).
  *    The candidates, their order and the choice among them (keyed on t
  *    itself) are those of one search from t, so the routes are the same
- *    (test_topo compares them with a plain BFS).
+ *    (test_topo compares them with a plain BFS);
+ *  - fabric tables: a search toward a fabric switch (leaf, spine, core)
+ *    crosses the whole fabric before it labels a NIC on the far side, and
+ *    the walks of a collective's flows target every leaf in turn, more than
+ *    the searches kept, so each route restarted a search of the fabric
+ *    (routing ~ nodes^2.6 past 512 nodes). Where the fabric is closed (every
+ *    link into or out of a fabric switch joins another fabric switch or a
+ *    vertex that does not forward: a NIC), a search from switch t labels
+ *    exactly
+ *        the fabric switches f, with their hop distance D_t(f) inside the
+ *        fabric (a path leaving the fabric would pass through a NIC), and
+ *        a vertex x that does not forward: 1 + min D_t(f) over its
+ *        out-links x -> f into the fabric (x is labelled, never expanded),
+ *    and nothing else. D_t is one byte per fabric switch, a breadth-first
+ *    search over the fabric's links alone, computed once per target and
+ *    kept (up to ROUTE_TABLE_MEMORY, then all dropped and recomputed on
+ *    demand); it is complete, so it stands for a search that has labelled
+ *    every level: the rule above (levels 0 .. L - 1 complete) holds for it
+ *    at every L. Distances being the same, so are the candidates and the
+ *    routes; a walk then costs its hops times the degrees on its way, and
+ *    the fabric is searched once per target switch instead of once per
+ *    route.
  *
  * Between two GPUs of a node the route uses only scale-up links (NVLink,
  * NVSwitch) when they connect the pair, since NCCL uses NVLink P2P when it
@@ -94,6 +115,10 @@
 #define ROUTE_SEARCHES   16
 #define ROUTE_MEMORY     (64 << 20)
 #define ROUTE_MAX_ATTACH 4
+/* Fabric tables kept (one byte per fabric switch each): 64 MiB holds a
+ * table toward every switch of a fabric of 8,192 switches. */
+#define ROUTE_TABLE_MEMORY (64 << 20)
+#define FAR                255 /* a fabric table's "not reachable" */
 
 typedef struct mark {
 	unsigned gen; /* the search's generation when labelled */
@@ -110,11 +135,168 @@ typedef struct search {
 	int head, tail;
 } search;
 
+/* An out-link as the walk weighs it: its id, far end, that end's fabric
+ * index (-1: none or no tables) and its kind. */
+typedef struct hop {
+	int link, dst, fid;
+	unsigned kind;
+} hop;
+
+/* The fabric switches' distance tables (header comment). */
+typedef struct fabric {
+	int nf;          /* fabric switches; 0: no tables (not closed, or none) */
+	int *fid;        /* per vertex: its index among the fabric switches, or -1 */
+	int *fv;         /* per fabric switch: its vertex */
+	int *in_off, *in; /* fabric in-links as fabric indices (CSR) */
+	uint8_t **tab;   /* per fabric switch: the table toward it, or NULL */
+	int *queue;      /* BFS scratch, nf */
+	size_t bytes;    /* tables held */
+} fabric;
+
 typedef struct topo_router {
 	search s[ROUTE_SEARCHES];
 	int n;         /* searches in use */
 	long long now; /* routes so far */
+	fabric f;
+	/* per vertex, its out-links into vertices that forward (CSR, in
+	 * out-link order): a walk's candidates short of the last hop, with
+	 * what the walk reads of them kept together */
+	int *fwd_off;
+	struct hop *fwd;
 } topo_router;
+
+static bool is_fabric(topo_vkind k)
+{
+	return k == TOPO_V_LEAF || k == TOPO_V_SPINE || k == TOPO_V_CORE;
+}
+
+/* Index the fabric switches and their links among themselves, when the
+ * fabric is closed (header comment); else leave f->nf = 0. */
+static int fabric_index(const topo_graph *g, fabric *f)
+{
+	f->fid = malloc((size_t)g->nv * sizeof *f->fid);
+	if (!f->fid)
+		return SIM_ENOMEM;
+	int nf = 0;
+	for (int v = 0; v < g->nv; v++)
+		f->fid[v] = is_fabric(g->v[v].kind) ? nf++ : -1;
+	int inner = 0;
+	for (int i = 0; i < g->nl; i++) {
+		const topo_link *l = &g->l[i];
+		bool a = f->fid[l->src] >= 0, b = f->fid[l->dst] >= 0;
+		if (a && b)
+			inner++;
+		else if ((a && topo_transit(g->v[l->dst].kind)) || (b && topo_transit(g->v[l->src].kind)))
+			return SIM_OK; /* not closed: no tables */
+	}
+	if (nf == 0)
+		return SIM_OK;
+	f->fv = malloc((size_t)nf * sizeof *f->fv);
+	f->in_off = calloc((size_t)nf + 1, sizeof *f->in_off);
+	f->in = malloc(((size_t)inner + 1) * sizeof *f->in);
+	f->tab = calloc((size_t)nf, sizeof *f->tab);
+	f->queue = malloc((size_t)nf * sizeof *f->queue);
+	if (!f->fv || !f->in_off || !f->in || !f->tab || !f->queue)
+		return SIM_ENOMEM;
+	for (int v = 0; v < g->nv; v++)
+		if (f->fid[v] >= 0) {
+			int k = f->fid[v];
+			f->fv[k] = v;
+			f->in_off[k + 1] = f->in_off[k];
+			for (int i = g->in_off[v]; i < g->in_off[v + 1]; i++) {
+				int src = f->fid[g->l[g->in[i]].src];
+				if (src >= 0)
+					f->in[f->in_off[k + 1]++] = src;
+			}
+		}
+	f->nf = nf;
+	return SIM_OK;
+}
+
+static void fabric_drop(fabric *f)
+{
+	for (int k = 0; k < f->nf; k++) {
+		free(f->tab[k]);
+		f->tab[k] = NULL;
+	}
+	f->bytes = 0;
+}
+
+static void fabric_free(fabric *f)
+{
+	if (f->tab)
+		fabric_drop(f);
+	free(f->fid), free(f->fv), free(f->in_off), free(f->in), free(f->tab), free(f->queue);
+}
+
+/* The table toward fabric switch k: hops from every fabric switch, FAR when
+ * unreachable (a breadth-first search over the fabric's in-links). NULL: no
+ * memory, or a distance that does not fit in a byte (a long torus ring):
+ * the caller searches instead. */
+static const uint8_t *fabric_table(fabric *f, int k)
+{
+	if (f->tab[k])
+		return f->tab[k];
+	uint8_t *d = malloc((size_t)f->nf);
+	if (!d)
+		return NULL;
+	memset(d, FAR, (size_t)f->nf);
+	int head = 0, tail = 0;
+	d[k] = 0;
+	f->queue[tail++] = k;
+	while (head < tail) {
+		int w = f->queue[head++];
+		if (d[w] + 1 >= FAR) {
+			free(d);
+			return NULL;
+		}
+		for (int i = f->in_off[w]; i < f->in_off[w + 1]; i++)
+			if (d[f->in[i]] == FAR) {
+				d[f->in[i]] = (uint8_t)(d[w] + 1);
+				f->queue[tail++] = f->in[i];
+			}
+	}
+	f->tab[k] = d;
+	f->bytes += (size_t)f->nf;
+	return d;
+}
+
+/* Hops from v toward the table's switch (header comment), -1: not labelled. */
+static int table_label(const topo_graph *g, const uint8_t *d, int v)
+{
+	const fabric *f = &g->rt->f;
+	if (f->fid[v] >= 0)
+		return d[f->fid[v]] == FAR ? -1 : d[f->fid[v]];
+	if (topo_transit(g->v[v].kind))
+		return -1;
+	int best = FAR;
+	for (int i = g->out_off[v]; i < g->out_off[v + 1]; i++) {
+		int k = f->fid[g->l[g->out[i]].dst];
+		if (k >= 0 && d[k] < best)
+			best = d[k];
+	}
+	return best == FAR ? -1 : best + 1;
+}
+
+/* The out-links into vertices that forward, per vertex (rt->fwd). */
+static int forwarding(const topo_graph *g, topo_router *rt)
+{
+	rt->fwd_off = calloc((size_t)g->nv + 1, sizeof *rt->fwd_off);
+	rt->fwd = malloc(((size_t)g->nl + 1) * sizeof *rt->fwd);
+	if (!rt->fwd_off || !rt->fwd)
+		return SIM_ENOMEM;
+	for (int u = 0; u < g->nv; u++) {
+		rt->fwd_off[u + 1] = rt->fwd_off[u];
+		for (int i = g->out_off[u]; i < g->out_off[u + 1]; i++) {
+			const topo_link *l = &g->l[g->out[i]];
+			if (topo_transit(g->v[l->dst].kind))
+				rt->fwd[rt->fwd_off[u + 1]++] =
+					(hop){g->out[i], l->dst, rt->f.nf > 0 ? rt->f.fid[l->dst] : -1,
+					      (unsigned)l->kind};
+		}
+	}
+	return SIM_OK;
+}
 
 int topo_router_new(const topo_graph *g, topo_router **out)
 {
@@ -127,6 +309,10 @@ int topo_router_new(const topo_graph *g, topo_router **out)
 	                                 : ROUTE_MAX_ATTACH + 1;
 	for (int i = 0; i < ROUTE_SEARCHES; i++)
 		rt->s[i].target = -1;
+	if (fabric_index(g, &rt->f) != SIM_OK || forwarding(g, rt) != SIM_OK) {
+		topo_router_free(rt);
+		return SIM_ENOMEM;
+	}
 	*out = rt;
 	return SIM_OK;
 }
@@ -139,6 +325,8 @@ void topo_router_free(topo_router *rt)
 		free(rt->s[i].mark);
 		free(rt->s[i].queue);
 	}
+	fabric_free(&rt->f);
+	free(rt->fwd_off), free(rt->fwd);
 	free(rt);
 }
 
@@ -210,26 +398,51 @@ static search *acquire(const topo_graph *g, int target, unsigned mask)
 }
 
 /* Distances to dst: one search toward dst (n = 1, direct), or the searches
- * toward its attachments (header comment). */
+ * toward its attachments (header comment); a fabric table stands for the
+ * search of a fabric switch (s[i] NULL, tab[i] set). */
 typedef struct target {
+	const topo_graph *g;
 	int dst, n;
 	bool direct;
 	search *s[ROUTE_MAX_ATTACH];
+	const uint8_t *tab[ROUTE_MAX_ATTACH];
 } target;
+
+static int tlabel(const target *t, int i, int v)
+{
+	return t->tab[i] ? table_label(t->g, t->tab[i], v) : label(t->s[i], v);
+}
 
 static int tdist(const target *t, int v)
 {
 	if (t->direct)
-		return label(t->s[0], v);
+		return tlabel(t, 0, v);
 	if (v == t->dst)
 		return 0;
 	int best = -1;
 	for (int i = 0; i < t->n; i++) {
-		int d = label(t->s[i], v);
+		int d = tlabel(t, i, v);
 		if (d >= 0 && (best < 0 || d < best))
 			best = d;
 	}
 	return best < 0 ? -1 : best + 1;
+}
+
+/* tdist of a hop's far end, read straight from the tables for a fabric
+ * switch (a switch forwards, so a direct target's table or the
+ * attachments' labels as tdist reads them). */
+static int hop_dist(const target *t, const hop *h)
+{
+	if (h->fid < 0 || h->dst == t->dst)
+		return tdist(t, h->dst);
+	int best = -1;
+	for (int i = 0; i < t->n; i++) {
+		int d = t->tab[i] ? (t->tab[i][h->fid] == FAR ? -1 : t->tab[i][h->fid])
+				  : label(t->s[i], h->dst);
+		if (d >= 0 && (best < 0 || d < best))
+			best = d;
+	}
+	return best < 0 || t->direct ? best : best + 1;
 }
 
 /* The attachments of dst: the distinct tails of its in-links in the mask.
@@ -263,12 +476,20 @@ static int attachments(const topo_graph *g, int dst, unsigned mask, int *w)
 static int reach(const topo_graph *g, int src, int dst, unsigned mask, target *t)
 {
 	int w[ROUTE_MAX_ATTACH], n = attachments(g, dst, mask, w);
-	*t = (target){dst, n < 0 ? 1 : n, n < 0, {NULL}};
+	*t = (target){g, dst, n < 0 ? 1 : n, n < 0, {NULL}, {NULL}};
 	if (n == 0)
 		return SIM_ENOTFOUND;
-	for (int i = 0; i < t->n; i++)
-		if (!(t->s[i] = acquire(g, t->direct ? dst : w[i], mask)))
+	fabric *f = &g->rt->f;
+	for (int i = 0; i < t->n; i++) {
+		int to = t->direct ? dst : w[i];
+		if (f->nf > 0 && mask == ~0u && f->fid[to] >= 0 &&
+		    (t->tab[i] = fabric_table(f, f->fid[to])))
+			continue;
+		if (!(t->s[i] = acquire(g, to, mask)))
 			return SIM_ENOMEM;
+	}
+	if (t->direct && t->tab[0])
+		return tlabel(t, 0, src) < 0 ? SIM_ENOTFOUND : SIM_OK;
 	if (t->direct) {
 		search *s = t->s[0];
 		while (label(s, src) < 0 && s->head < s->tail)
@@ -282,14 +503,14 @@ static int reach(const topo_graph *g, int src, int dst, unsigned mask, target *t
 	for (int level = 0;; level++) {
 		bool open = false, seen = false;
 		for (int i = 0; i < t->n; i++) {
-			search *s = t->s[i];
-			while (s->head < s->tail && s->mark[s->queue[s->head]].dist < level &&
+			search *s = t->s[i]; /* NULL: a table, every level complete */
+			while (s && s->head < s->tail && s->mark[s->queue[s->head]].dist < level &&
 			       (unsigned)label(s, src) > (unsigned)level)
 				expand(g, s);
-			if ((unsigned)label(s, src) <= (unsigned)level)
+			if ((unsigned)tlabel(t, i, src) <= (unsigned)level)
 				return SIM_OK;
-			seen |= label(s, src) >= 0;
-			open |= s->head < s->tail;
+			seen |= tlabel(t, i, src) >= 0;
+			open |= s && s->head < s->tail;
 		}
 		if (!open) /* finished searches label every vertex they reach */
 			return seen ? SIM_OK : SIM_ENOTFOUND;
@@ -353,14 +574,24 @@ static int walk(const topo_graph *g, int src, int dst, unsigned mask, const targ
                 int max)
 {
 	int u = src, hops = 0, nc1 = 0, nc2 = 0, du = tdist(t, src);
+	const topo_router *rt = g->rt;
 	while (u != dst) {
+		/* The candidates: out-links in the mask into dst or a vertex that
+		 * forwards, at distance du - 1: dst itself when du = 1 (no other
+		 * vertex is at 0), else only vertices that forward (dst is at 0). */
 		int cand[64], nc = 0;
-		for (int i = g->out_off[u]; i < g->out_off[u + 1]; i++) {
-			const topo_link *l = &g->l[g->out[i]];
-			if ((mask >> l->kind & 1u) &&
-			    (l->dst == dst || topo_transit(g->v[l->dst].kind)) && nc < 64 &&
-			    tdist(t, l->dst) == du - 1)
-				cand[nc++] = g->out[i];
+		if (du == 1) {
+			for (int i = g->out_off[u]; i < g->out_off[u + 1] && nc < 64; i++) {
+				const topo_link *l = &g->l[g->out[i]];
+				if ((mask >> l->kind & 1u) && l->dst == dst)
+					cand[nc++] = g->out[i];
+			}
+		} else {
+			for (int i = rt->fwd_off[u]; i < rt->fwd_off[u + 1] && nc < 64; i++) {
+				const hop *h = &rt->fwd[i];
+				if ((mask >> h->kind & 1u) && hop_dist(t, h) == du - 1)
+					cand[nc++] = h->link;
+			}
 		}
 		if (nc == 0)
 			return SIM_ENOTFOUND;
@@ -384,6 +615,8 @@ static int route_mask(const topo_graph *g, int src, int dst, unsigned mask, int 
 	if (src == dst)
 		return 0;
 	g->rt->now++;
+	if (g->rt->f.bytes > ROUTE_TABLE_MEMORY)
+		fabric_drop(&g->rt->f); /* no route holds a table between routes */
 	target t;
 	int rc = reach(g, src, dst, mask, &t);
 	return rc == SIM_OK ? walk(g, src, dst, mask, &t, path, max) : rc;

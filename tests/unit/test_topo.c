@@ -982,6 +982,17 @@ static void routes_match_plain_bfs(void)
 	CHECK_INT(compare_routes("three-tier fat tree", "dgx-a100-80g", 90, "fabric = fat-tree",
 	                         3000),
 	          0);
+	/* Fabric tables (route.c) at the size where they matter: 16 SUs of DGX
+	 * H100, rail-optimized on three tiers (128 leaves, 128 spines, 64
+	 * cores), and an oversubscribed two-tier fabric whose last leaf is
+	 * part-filled (fewer uplinks: spines it does not reach are 3 hops
+	 * from it, through another leaf). */
+	CHECK_INT(compare_routes("rail-optimized 16 SU", "dgx-h100", 512, "fabric = rail-optimized",
+	                         1000),
+	          0);
+	CHECK_INT(compare_routes("fat tree 3:1, part-filled leaf", "dgx-a100-80g", 37,
+	                         "oversubscription = 3", 3000),
+	          0);
 }
 
 /* ---------------------------------------------------- three-tier fabrics */
