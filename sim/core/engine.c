@@ -1,50 +1,60 @@
 /* engine.c - the discrete-event engine: a pending set ordered by (time,
  * priority, sequence), popped in order while simulated time advances.
  *
- * Layout. An event has a slot number. Per slot the engine keeps
- *   - its payload (fn, ctx, arg), in slabs of SLAB_EVENTS payloads whose
- *     addresses never move (with SIM_PLAIN_MALLOC every payload is its own
- *     malloc, freed when the event runs or is cancelled, so ASan and valgrind
- *     see each one), and
- *   - its metadata {pos, gen} in one compact array: pos is the event's index in
- *     the heap while it is pending (the link of the free list once it is not),
- *     gen counts how often the slot was released.
- * Free slots form a singly linked list through pos, so after warm-up
- * scheduling allocates nothing.
+ * Layout. An event has a slot number. Per slot the engine keeps one 32-byte
+ * record in slabs of SLAB_EVENTS records whose addresses never move: the
+ * payload (fn, ctx, arg; with SIM_PLAIN_MALLOC a pointer to its own malloc,
+ * freed when the event runs or is cancelled, so ASan and valgrind see each
+ * one) and a word that is the sequence number of the event pending in the
+ * slot, or, with FREE_BIT set, the next free slot. Free slots form a singly
+ * linked list through that word, so after warm-up scheduling allocates
+ * nothing. Running an event reads and releases one record: one cache line,
+ * where a separate metadata array would be a second miss per event at a
+ * million pending events.
  *
- * Ids. An id is (gen << 32) | (slot + 1): never 0, and a slot's gen goes up
- * each time it is released (event run or cancelled), so an id whose event is
- * gone no longer matches and cancel answers SIM_ENOTFOUND. A slot is pending
- * exactly while its gen equals the gen of the id that scheduled it, so no
- * separate "pending" flag is needed. (gen wraps after 2^32 reuses of one
- * slot; a stale id that old could then alias: accepted.)
+ * Ids. An id is (seq mod 2^32) << 32 | (slot + 1): never 0, and it matches
+ * its slot only while that slot holds the event with that sequence number,
+ * so an id whose event ran or was cancelled (the slot free, or holding a
+ * later event) answers SIM_ENOTFOUND. (A slot reused by an event 2^32
+ * schedulings later could alias a stale id: accepted.)
  *
- * The heap. heap[0..len) holds one node per pending event with its key
- * copied in (at, priority, seq) plus its slot, so comparisons read only the
- * heap array, not the payload slabs (cache friendly at 1e6 pending events).
- * The key order is lexicographic on (at, priority, seq); seq is a counter
- * assigned at scheduling, so no two keys are equal: the order is strict and
- * total, and the order of simultaneous events is reproducible.
- *   Invariant H: for every i > 0, key(heap[(i-1)/2]) < key(heap[i]).
- *   Invariant P: for every pending slot s, heap[meta[s].pos].slot == s.
- * By H and transitivity the root is smaller than every node below it, i.e.
- * heap[0] is the unique minimum: popping the root repeatedly yields events in
- * sorted key order. The operations keep H:
- *   - sift_up(i): H may fail only between i and its parent (the node at i is
- *     too small). Swapping it with the parent moves the violation one level
- *     up and leaves the parent's other subtree valid (the old parent was
- *     already smaller than it, the new one is smaller still). Stops at the
- *     root or when the parent is smaller: O(log n).
- *   - sift_down(i): H may fail only between i and its children (the node at i
- *     is too large). Swapping with the smaller child c makes c's new key the
- *     smallest of the three, so H holds at i and may fail only below c.
- *   - remove_at(i) (pop is i = 0, cancel is any i): the last node fills the
- *     hole. It came from another subtree, so it may be smaller than the new
- *     parent (sift up) or larger than a child (sift down), never both: if it
- *     is smaller than the parent it is smaller than the children too, since
- *     the parent already was.
- * Every move of a node rewrites meta[slot].pos, keeping P, so cancel finds
- * its event's heap index in O(1) and removes it in O(log n).
+ * The queue: a radix heap on time with a binary heap for the front. The key
+ * order is lexicographic on (at, priority, seq); seq is a counter assigned
+ * at scheduling, so no two keys are equal: the order is strict and total,
+ * and the order of simultaneous events is reproducible. Queue entries hold
+ * the key and the slot (24 bytes), so ordering never reads the payloads.
+ * `last` is a time, never larger than the smallest time still queued in
+ * the buckets:
+ *   - the front, front[0..nfront): a binary heap on the whole key, holding
+ *     every entry with at <= last (Invariant H: for i > 0,
+ *     key(front[(i-1)/2]) < key(front[i]); by transitivity front[0] is its
+ *     minimum);
+ *   - bucket p (0 <= p < 64) holds entries with at > last whose highest bit
+ *     that differs from last is bit p (Invariant B). Two times in bucket p
+ *     agree with last above bit p and have bit p set where last has it
+ *     clear, so every time in bucket p is below every time in bucket q > p,
+ *     and every bucket's times exceed last, hence every front time.
+ * So the front's minimum is the queue's minimum whenever the front is not
+ * empty. When it is empty, refill() takes the lowest non-empty bucket p,
+ * sets last to its smallest time m and re-files its entries: those at m go
+ * to the front, the others differ from m below bit p (they agreed with the
+ * old last above p, and so does m) and go to lower buckets. Entries of a
+ * bucket q > p keep Invariant B: m agrees with the old last on bits >= p + 1,
+ * hence on bit q and above. Every re-filing moves an entry to a lower
+ * bucket, so an entry moves at most 64 times, and in practice about as
+ * often as the bits of its delay; the buckets are scanned and appended in
+ * order, so at a million pending events the work streams through memory
+ * instead of chasing a binary heap's 20 levels through cache misses (the
+ * structure of Ahuja, Mehlhorn, Orlin and Tarjan's radix heap, 1990, on
+ * 64-bit times, with the same-time entries ordered by the full key).
+ * Scheduling at a time <= last (run() can move last past now when it
+ * refills and then stops at `until`) puts the entry in the front: still
+ * ordered, the invariants hold.
+ *
+ * Cancel is lazy: it releases the slot at once and leaves the entry
+ * queued; an entry whose seq is not its slot's is stale and is dropped when
+ * it reaches the front's top. So cancel is O(1) and no
+ * entry's position needs tracking while buckets are re-filed.
  */
 #include "core.h"
 
@@ -59,7 +69,9 @@
 #define SLAB_SHIFT 12u
 #define SLAB_EVENTS (1u << SLAB_SHIFT) /* payloads per slab */
 #define NO_SLOT UINT32_MAX             /* end of the free list */
+#define FREE_BIT (1ull << 63)          /* a free slot's word: FREE_BIT | next */
 #define MAX_SLOTS (UINT32_MAX - SLAB_EVENTS)
+#define BUCKETS 64
 
 typedef struct event {
 	sim_event_fn fn;
@@ -67,29 +79,37 @@ typedef struct event {
 	uint64_t arg;
 } event;
 
-typedef struct hnode {
+typedef struct qnode {
 	sim_time at;
 	uint64_t seq;
 	int priority;
 	uint32_t slot;
-} hnode;
+} qnode;
 
-typedef struct slot_meta {
-	uint32_t pos; /* heap index while pending; next free slot while free */
-	uint32_t gen;
-} slot_meta;
+typedef struct slot_rec {
+#if PLAIN_MALLOC
+	event *ev;
+#else
+	event ev;
+#endif
+	uint64_t word; /* the pending event's seq, or FREE_BIT | next free slot */
+} slot_rec;
+
+typedef struct bucket {
+	qnode *v;
+	size_t n, cap;
+} bucket;
 
 struct sim_engine {
-	hnode *heap;
-	size_t len, cap;
-	slot_meta *meta;
-	uint32_t nslots, meta_cap, free_head;
-#if PLAIN_MALLOC
-	event **events; /* one malloc per pending event, NULL otherwise */
-#else
-	event **slabs;
+	qnode *front;
+	size_t nfront, front_cap;
+	bucket b[BUCKETS];
+	uint64_t full; /* bit p: bucket p not empty */
+	sim_time last;
+	size_t pending; /* events scheduled and neither run nor cancelled */
+	slot_rec **slabs;
 	size_t nslabs, slabs_cap;
-#endif
+	uint32_t nslots, free_head;
 	sim_time now;
 	uint64_t seq, run;
 };
@@ -107,22 +127,22 @@ void sim_engine_free(sim_engine *e)
 	if (!e)
 		return;
 #if PLAIN_MALLOC
-	for (size_t i = 0; i < e->len; i++)
-		free(e->events[e->heap[i].slot]);
-	free(e->events);
-#else
+	for (uint32_t s = 0; s < e->nslots; s++)
+		if (!(e->slabs[s >> SLAB_SHIFT][s & (SLAB_EVENTS - 1)].word & FREE_BIT))
+			free(e->slabs[s >> SLAB_SHIFT][s & (SLAB_EVENTS - 1)].ev);
+#endif
 	for (size_t i = 0; i < e->nslabs; i++)
 		free(e->slabs[i]);
 	free(e->slabs);
-#endif
-	free(e->meta);
-	free(e->heap);
+	for (int p = 0; p < BUCKETS; p++)
+		free(e->b[p].v);
+	free(e->front);
 	free(e);
 }
 
-/* ------------------------------------------------------------- the heap -- */
+/* ------------------------------------------------------------ the front -- */
 
-static inline bool before(const hnode *a, const hnode *b)
+static inline bool before(const qnode *a, const qnode *b)
 {
 	if (a->at != b->at)
 		return a->at < b->at;
@@ -131,111 +151,153 @@ static inline bool before(const hnode *a, const hnode *b)
 	return a->seq < b->seq;
 }
 
-static inline void place(sim_engine *e, size_t i, hnode n)
+/* Push n onto the front (sift up: H may fail only between the new node and
+ * its parent; moving the parent down keeps the parent's other subtree
+ * valid). The caller made room. */
+static void front_push(sim_engine *e, qnode n)
 {
-	e->heap[i] = n;
-	e->meta[n.slot].pos = (uint32_t)i;
-}
-
-static void sift_up(sim_engine *e, size_t i)
-{
-	hnode n = e->heap[i];
+	size_t i = e->nfront++;
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
-		if (!before(&n, &e->heap[p]))
+		if (!before(&n, &e->front[p]))
 			break;
-		place(e, i, e->heap[p]);
+		e->front[i] = e->front[p];
 		i = p;
 	}
-	place(e, i, n);
+	e->front[i] = n;
 }
 
-static void sift_down(sim_engine *e, size_t i)
+/* Remove the front's top (the last node sifts down from the root: H may fail
+ * only between it and its children; taking the smaller child up restores H
+ * there). */
+static void front_pop(sim_engine *e)
 {
-	hnode n = e->heap[i];
-	size_t len = e->len;
+	qnode n = e->front[--e->nfront];
+	size_t len = e->nfront, i = 0;
+	if (len == 0)
+		return;
 	for (;;) {
 		size_t c = 2 * i + 1;
 		if (c >= len)
 			break;
-		/* The grandchildren (4i+3 .. 4i+6) are the next level's loads:
-		 * fetching them now hides part of the cache-miss latency that
-		 * dominates large heaps (1.5x at 1e6 pending events). */
-		size_t g = 4 * i + 3;
-		if (g < len) {
-			__builtin_prefetch(&e->heap[g]);
-			__builtin_prefetch(&e->heap[g + 3 < len ? g + 3 : g]);
-		}
-		if (c + 1 < len && before(&e->heap[c + 1], &e->heap[c]))
+		if (c + 1 < len && before(&e->front[c + 1], &e->front[c]))
 			c++;
-		if (!before(&e->heap[c], &n))
+		if (!before(&e->front[c], &n))
 			break;
-		place(e, i, e->heap[c]);
+		e->front[i] = e->front[c];
 		i = c;
 	}
-	place(e, i, n);
+	e->front[i] = n;
 }
 
-/* Remove heap[i]; the caller releases its slot. */
-static void remove_at(sim_engine *e, size_t i)
+static bool front_room(sim_engine *e, size_t more)
 {
-	hnode last = e->heap[--e->len];
-	if (i == e->len)
-		return;
-	e->heap[i] = last;
-	if (i > 0 && before(&last, &e->heap[(i - 1) / 2]))
-		sift_up(e, i);
-	else
-		sift_down(e, i);
+	if (e->nfront + more <= e->front_cap)
+		return true;
+	size_t cap = e->front_cap ? e->front_cap : 1024;
+	while (cap < e->nfront + more)
+		cap *= 2;
+	qnode *f = realloc(e->front, cap * sizeof *f);
+	if (!f)
+		return false;
+	e->front = f;
+	e->front_cap = cap;
+	return true;
+}
+
+/* ----------------------------------------------------------- the buckets -- */
+
+static inline int bucket_of(sim_time at, sim_time last)
+{
+	return 63 - __builtin_clzll((uint64_t)at ^ (uint64_t)last);
+}
+
+static bool bucket_push(sim_engine *e, int p, qnode n)
+{
+	bucket *b = &e->b[p];
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 256;
+		qnode *v = realloc(b->v, cap * sizeof *v);
+		if (!v)
+			return false;
+		b->v = v;
+		b->cap = cap;
+	}
+	b->v[b->n++] = n;
+	e->full |= 1ull << p;
+	return true;
+}
+
+/* Queue n (front or bucket by Invariant B). */
+static bool enqueue(sim_engine *e, qnode n)
+{
+	if (n.at <= e->last)
+		return front_room(e, 1) ? (front_push(e, n), true) : false;
+	return bucket_push(e, bucket_of(n.at, e->last), n);
+}
+
+/* The front is empty: re-file the lowest bucket (header comment). False when
+ * nothing is queued. Running out of memory half-way would lose events:
+ * SIM_PANIC. */
+static bool refill(sim_engine *e)
+{
+	if (!e->full)
+		return false;
+	int p = __builtin_ctzll(e->full);
+	bucket *b = &e->b[p];
+	sim_time m = b->v[0].at;
+	for (size_t k = 1; k < b->n; k++)
+		m = b->v[k].at < m ? b->v[k].at : m;
+	e->last = m;
+	if (!front_room(e, b->n))
+		SIM_PANIC("event engine out of memory");
+	for (size_t k = 0; k < b->n; k++) {
+		qnode n = b->v[k];
+		if (n.at == m)
+			front_push(e, n);
+		else if (!bucket_push(e, bucket_of(n.at, m), n))
+			SIM_PANIC("event engine out of memory");
+	}
+	b->n = 0;
+	e->full &= ~(1ull << p);
+	return true;
 }
 
 /* ---------------------------------------------------------------- slots -- */
 
-static inline event *payload(const sim_engine *e, uint32_t slot)
+static inline slot_rec *rec(const sim_engine *e, uint32_t slot)
+{
+	return &e->slabs[slot >> SLAB_SHIFT][slot & (SLAB_EVENTS - 1)];
+}
+
+static inline event *payload(slot_rec *r)
 {
 #if PLAIN_MALLOC
-	return e->events[slot];
+	return r->ev;
 #else
-	return &e->slabs[slot >> SLAB_SHIFT][slot & (SLAB_EVENTS - 1)];
+	return &r->ev;
 #endif
 }
 
-/* Room for one more slot's metadata (and, per mode, its payload storage). */
+/* Room for one more slot (a new slab every SLAB_EVENTS slots). */
 static bool grow_slots(sim_engine *e)
 {
 	if (e->nslots >= MAX_SLOTS)
 		return false;
-	if (e->nslots == e->meta_cap) {
-		uint64_t want = e->meta_cap ? 2 * (uint64_t)e->meta_cap : SLAB_EVENTS;
-		uint32_t cap = want > MAX_SLOTS ? MAX_SLOTS : (uint32_t)want;
-		slot_meta *m = realloc(e->meta, cap * sizeof *m);
-		if (!m)
-			return false;
-		e->meta = m;
-#if PLAIN_MALLOC
-		event **ev = realloc(e->events, cap * sizeof *ev);
-		if (!ev)
-			return false; /* meta grew but meta_cap did not: harmless */
-		e->events = ev;
-#endif
-		e->meta_cap = cap;
-	}
-#if !PLAIN_MALLOC
 	if ((e->nslots & (SLAB_EVENTS - 1)) == 0) {
 		if (e->nslabs == e->slabs_cap) {
 			size_t cap = e->slabs_cap ? 2 * e->slabs_cap : 16;
-			event **s = realloc(e->slabs, cap * sizeof *s);
+			slot_rec **s = realloc(e->slabs, cap * sizeof *s);
 			if (!s)
 				return false;
 			e->slabs = s;
 			e->slabs_cap = cap;
 		}
-		event *slab = malloc(SLAB_EVENTS * sizeof *slab);
+		slot_rec *slab = malloc(SLAB_EVENTS * sizeof *slab);
 		if (!slab)
 			return false;
 		e->slabs[e->nslabs++] = slab;
 	}
-#endif
 	return true;
 }
 
@@ -244,17 +306,16 @@ static uint32_t alloc_slot(sim_engine *e)
 {
 	uint32_t s = e->free_head;
 	if (s != NO_SLOT) {
-		e->free_head = e->meta[s].pos;
+		e->free_head = (uint32_t)rec(e, s)->word;
 	} else {
 		if (!grow_slots(e))
 			return NO_SLOT;
 		s = e->nslots++;
-		e->meta[s].gen = 0;
 	}
 #if PLAIN_MALLOC
-	e->events[s] = malloc(sizeof(event));
-	if (!e->events[s]) {
-		e->meta[s].pos = e->free_head;
+	rec(e, s)->ev = malloc(sizeof(event));
+	if (!rec(e, s)->ev) {
+		rec(e, s)->word = FREE_BIT | e->free_head;
 		e->free_head = s;
 		return NO_SLOT;
 	}
@@ -262,16 +323,18 @@ static uint32_t alloc_slot(sim_engine *e)
 	return s;
 }
 
-/* Release a slot whose event ran or was cancelled: stale ids stop matching. */
+/* Release a slot whose event ran or was cancelled: stale ids and queue
+ * entries stop matching. */
 static inline void free_slot(sim_engine *e, uint32_t slot)
 {
+	slot_rec *r = rec(e, slot);
 #if PLAIN_MALLOC
-	free(e->events[slot]);
-	e->events[slot] = NULL;
+	free(r->ev);
+	r->ev = NULL;
 #endif
-	e->meta[slot].gen++;
-	e->meta[slot].pos = e->free_head;
+	r->word = FREE_BIT | e->free_head;
 	e->free_head = slot;
+	e->pending--;
 }
 
 /* ----------------------------------------------------------------- API --- */
@@ -279,23 +342,20 @@ static inline void free_slot(sim_engine *e, uint32_t slot)
 sim_event_id sim_engine_schedule(sim_engine *e, sim_time at, int priority, sim_event_fn fn,
 				 void *ctx, uint64_t arg)
 {
-	if (at < e->now || !fn)
+	if (at < e->now || !fn || e->seq >= FREE_BIT)
 		return 0;
-	if (e->len == e->cap) {
-		size_t cap = e->cap ? 2 * e->cap : 1024;
-		hnode *h = realloc(e->heap, cap * sizeof *h);
-		if (!h)
-			return 0;
-		e->heap = h;
-		e->cap = cap;
-	}
 	uint32_t slot = alloc_slot(e);
 	if (slot == NO_SLOT)
 		return 0;
-	*payload(e, slot) = (event){fn, ctx, arg};
-	e->heap[e->len] = (hnode){at, e->seq++, priority, slot};
-	sift_up(e, e->len++);
-	return ((uint64_t)e->meta[slot].gen << 32) | ((uint64_t)slot + 1);
+	slot_rec *r = rec(e, slot);
+	r->word = e->seq;
+	e->pending++;
+	if (!enqueue(e, (qnode){at, e->seq, priority, slot})) {
+		free_slot(e, slot);
+		return 0;
+	}
+	*payload(r) = (event){fn, ctx, arg};
+	return (e->seq++ << 32) | ((uint64_t)slot + 1);
 }
 
 int sim_engine_cancel(sim_engine *e, sim_event_id id)
@@ -304,13 +364,10 @@ int sim_engine_cancel(sim_engine *e, sim_event_id id)
 	if (s == 0 || s > e->nslots)
 		return SIM_ENOTFOUND;
 	uint32_t slot = (uint32_t)(s - 1);
-	if (e->meta[slot].gen != (uint32_t)(id >> 32))
-		return SIM_ENOTFOUND; /* ran or cancelled: the slot was released */
-	uint32_t pos = e->meta[slot].pos;
-	if (pos >= e->len || e->heap[pos].slot != slot)
-		return SIM_ENOTFOUND; /* an id never issued (a free slot's gen) */
-	remove_at(e, pos);
-	free_slot(e, slot);
+	uint64_t w = rec(e, slot)->word;
+	if ((w & FREE_BIT) || (w & 0xffffffffu) != id >> 32)
+		return SIM_ENOTFOUND; /* ran, cancelled, or never issued */
+	free_slot(e, slot); /* its queue entry is now stale */
 	return SIM_OK;
 }
 
@@ -325,11 +382,24 @@ sim_time sim_engine_now(const sim_engine *e)
 uint64_t sim_engine_run(sim_engine *e, sim_time until)
 {
 	uint64_t n = 0;
-	while (e->len > 0 && e->heap[0].at <= until) {
-		hnode top = e->heap[0];
-		remove_at(e, 0);
+	for (;;) {
+		if (e->nfront == 0 && !refill(e))
+			break;
+		qnode top = e->front[0];
+		slot_rec *r = rec(e, top.slot);
+		if (r->word != top.seq) { /* cancelled: drop */
+			front_pop(e);
+			continue;
+		}
+		if (top.at > until)
+			break;
+		front_pop(e);
+		/* The next event's record is a cache miss at a million pending
+		 * events: start loading it while this one runs. */
+		if (e->nfront > 0)
+			__builtin_prefetch(rec(e, e->front[0].slot));
 		e->now = top.at;
-		event x = *payload(e, top.slot);
+		event x = *payload(r);
 		/* Release before the call: the callback may schedule (and reuse the
 		 * slot), and cancelling the running event's own id is ENOTFOUND. */
 		free_slot(e, top.slot);
@@ -342,7 +412,7 @@ uint64_t sim_engine_run(sim_engine *e, sim_time until)
 
 size_t sim_engine_pending(const sim_engine *e)
 {
-	return e->len;
+	return e->pending;
 }
 
 uint64_t sim_engine_events_run(const sim_engine *e)
