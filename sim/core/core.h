@@ -134,9 +134,10 @@ void sim_unit_format(double value, sim_unit unit, char *buf, size_t len);
  * earliest time) is a binary heap on the whole key (engine.c). The sequence
  * number is assigned at scheduling and makes every key unique, so the order
  * of simultaneous events is reproducible. Lower priority values run first at
- * equal time. Events live in slabs with a free list, so scheduling does not
- * call malloc per event (build option -Dplain_malloc=true routes each event
- * through malloc for ASan/valgrind). */
+ * equal time. An event's payload travels in its queue entry and its pending
+ * state is one bit, so scheduling does not call malloc per event (build
+ * option -Dplain_malloc=true routes each event through malloc for
+ * ASan/valgrind). Ids are sequence numbers + 1, never reused. */
 typedef struct sim_engine sim_engine;
 typedef uint64_t sim_event_id; /* 0 is never a valid id */
 typedef void (*sim_event_fn)(sim_engine *eng, void *ctx, uint64_t arg);

@@ -1,28 +1,24 @@
 /* engine.c - the discrete-event engine: a pending set ordered by (time,
  * priority, sequence), popped in order while simulated time advances.
  *
- * Layout. An event has a slot number. Per slot the engine keeps one 32-byte
- * record in slabs of SLAB_EVENTS records whose addresses never move: the
- * payload (fn, ctx, arg; with SIM_PLAIN_MALLOC a pointer to its own malloc,
- * freed when the event runs or is cancelled, so ASan and valgrind see each
- * one) and a word that is the sequence number of the event pending in the
- * slot, or, with FREE_BIT set, the next free slot. Free slots form a singly
- * linked list through that word, so after warm-up scheduling allocates
- * nothing. Running an event reads and releases one record: one cache line,
- * where a separate metadata array would be a second miss per event at a
- * million pending events.
- *
- * Ids. An id is (seq mod 2^32) << 32 | (slot + 1): never 0, and it matches
- * its slot only while that slot holds the event with that sequence number,
- * so an id whose event ran or was cancelled (the slot free, or holding a
- * later event) answers SIM_ENOTFOUND. (A slot reused by an event 2^32
- * schedulings later could alias a stale id: accepted.)
+ * Ids and pending events. An event's id is its sequence number + 1 (never
+ * 0, never reused). Whether it is still pending is one bit in a bitmap
+ * indexed by sequence number, in pages of PAGE_EVENTS bits that are freed
+ * once every event of the page ran or was cancelled (a count per page), so
+ * memory follows the span of sequence numbers still pending, not the run's
+ * length. The events pending at once were scheduled close together, so the
+ * bits a run reads sit in a few pages that stay in cache, where a record
+ * per event slot (payload, generation) cost a cache miss for every event
+ * run at a million pending events.
+ * The payload (fn, ctx, arg) travels in the queue entry with the key (48
+ * bytes; with SIM_PLAIN_MALLOC a pointer to its own malloc, freed when the
+ * event runs or its cancelled entry is dropped, so ASan and valgrind see
+ * each one). Scheduling allocates nothing once the buckets have grown.
  *
  * The queue: a radix heap on time with a binary heap for the front. The key
  * order is lexicographic on (at, priority, seq); seq is a counter assigned
  * at scheduling, so no two keys are equal: the order is strict and total,
- * and the order of simultaneous events is reproducible. Queue entries hold
- * the key and the slot (24 bytes), so ordering never reads the payloads.
+ * and the order of simultaneous events is reproducible.
  * `last` is a time, never larger than the smallest time still queued in
  * the buckets:
  *   - the front, front[0..nfront): a binary heap on the whole key, holding
@@ -36,9 +32,10 @@
  *     and every bucket's times exceed last, hence every front time.
  * So the front's minimum is the queue's minimum whenever the front is not
  * empty. When it is empty, refill() takes the lowest non-empty bucket p,
- * sets last to its smallest time m and re-files its entries: those at m go
- * to the front, the others differ from m below bit p (they agreed with the
- * old last above p, and so does m) and go to lower buckets. Entries of a
+ * sets last to its smallest time m (each bucket keeps its minimum as
+ * entries arrive) and re-files its entries: those at m go to the front, the
+ * others differ from m below bit p (they agreed with the old last above p,
+ * and so does m) and go to lower buckets. Entries of a
  * bucket q > p keep Invariant B: m agrees with the old last on bits >= p + 1,
  * hence on bit q and above. Every re-filing moves an entry to a lower
  * bucket, so an entry moves at most 64 times, and in practice about as
@@ -51,10 +48,12 @@
  * refills and then stops at `until`) puts the entry in the front: still
  * ordered, the invariants hold.
  *
- * Cancel is lazy: it releases the slot at once and leaves the entry
- * queued; an entry whose seq is not its slot's is stale and is dropped when
- * it reaches the front's top. So cancel is O(1) and no
- * entry's position needs tracking while buckets are re-filed.
+ * Cancel is lazy: it clears the event's pending bit and leaves the entry
+ * queued; an entry whose bit is clear is stale and is dropped when it
+ * reaches the front's top. So cancel is O(1) and no entry's position needs
+ * tracking while buckets are re-filed; a cancelled entry holds its 48 bytes
+ * until its time comes (exec's retimes cancel at most one entry per change
+ * of a task's rate).
  */
 #include "core.h"
 
@@ -66,11 +65,8 @@
 #define PLAIN_MALLOC 0
 #endif
 
-#define SLAB_SHIFT 12u
-#define SLAB_EVENTS (1u << SLAB_SHIFT) /* payloads per slab */
-#define NO_SLOT UINT32_MAX             /* end of the free list */
-#define FREE_BIT (1ull << 63)          /* a free slot's word: FREE_BIT | next */
-#define MAX_SLOTS (UINT32_MAX - SLAB_EVENTS)
+#define PAGE_SHIFT 15u
+#define PAGE_EVENTS (1u << PAGE_SHIFT) /* pending bits per page */
 #define BUCKETS 64
 
 typedef struct event {
@@ -83,21 +79,17 @@ typedef struct qnode {
 	sim_time at;
 	uint64_t seq;
 	int priority;
-	uint32_t slot;
-} qnode;
-
-typedef struct slot_rec {
 #if PLAIN_MALLOC
 	event *ev;
 #else
 	event ev;
 #endif
-	uint64_t word; /* the pending event's seq, or FREE_BIT | next free slot */
-} slot_rec;
+} qnode;
 
 typedef struct bucket {
 	qnode *v;
 	size_t n, cap;
+	sim_time min; /* the smallest time in v (valid while n > 0) */
 } bucket;
 
 struct sim_engine {
@@ -107,35 +99,43 @@ struct sim_engine {
 	uint64_t full; /* bit p: bucket p not empty */
 	sim_time last;
 	size_t pending; /* events scheduled and neither run nor cancelled */
-	slot_rec **slabs;
-	size_t nslabs, slabs_cap;
-	uint32_t nslots, free_head;
+	uint64_t **page; /* pending bits by seq >> PAGE_SHIFT, NULL: none */
+	uint32_t *page_n; /* pending events per page */
+	size_t npages;
 	sim_time now;
 	uint64_t seq, run;
 };
 
 sim_engine *sim_engine_new(void)
 {
-	sim_engine *e = calloc(1, sizeof *e);
-	if (e)
-		e->free_head = NO_SLOT;
-	return e;
+	return calloc(1, sizeof(sim_engine));
+}
+
+static void drop_payload(qnode *n)
+{
+#if PLAIN_MALLOC
+	free(n->ev);
+	n->ev = NULL;
+#else
+	(void)n;
+#endif
 }
 
 void sim_engine_free(sim_engine *e)
 {
 	if (!e)
 		return;
-#if PLAIN_MALLOC
-	for (uint32_t s = 0; s < e->nslots; s++)
-		if (!(e->slabs[s >> SLAB_SHIFT][s & (SLAB_EVENTS - 1)].word & FREE_BIT))
-			free(e->slabs[s >> SLAB_SHIFT][s & (SLAB_EVENTS - 1)].ev);
-#endif
-	for (size_t i = 0; i < e->nslabs; i++)
-		free(e->slabs[i]);
-	free(e->slabs);
-	for (int p = 0; p < BUCKETS; p++)
+	for (size_t i = 0; i < e->nfront; i++)
+		drop_payload(&e->front[i]);
+	for (int p = 0; p < BUCKETS; p++) {
+		for (size_t i = 0; i < e->b[p].n; i++)
+			drop_payload(&e->b[p].v[i]);
 		free(e->b[p].v);
+	}
+	for (size_t i = 0; i < e->npages; i++)
+		free(e->page[i]);
+	free(e->page);
+	free(e->page_n);
 	free(e->front);
 	free(e);
 }
@@ -223,6 +223,8 @@ static bool bucket_push(sim_engine *e, int p, qnode n)
 		b->v = v;
 		b->cap = cap;
 	}
+	if (b->n == 0 || n.at < b->min)
+		b->min = n.at;
 	b->v[b->n++] = n;
 	e->full |= 1ull << p;
 	return true;
@@ -245,9 +247,7 @@ static bool refill(sim_engine *e)
 		return false;
 	int p = __builtin_ctzll(e->full);
 	bucket *b = &e->b[p];
-	sim_time m = b->v[0].at;
-	for (size_t k = 1; k < b->n; k++)
-		m = b->v[k].at < m ? b->v[k].at : m;
+	sim_time m = b->min; /* kept by bucket_push: one pass, not two */
 	e->last = m;
 	if (!front_room(e, b->n))
 		SIM_PANIC("event engine out of memory");
@@ -263,78 +263,51 @@ static bool refill(sim_engine *e)
 	return true;
 }
 
-/* ---------------------------------------------------------------- slots -- */
+/* --------------------------------------------------------- pending bits -- */
 
-static inline slot_rec *rec(const sim_engine *e, uint32_t slot)
+static inline bool is_pending(const sim_engine *e, uint64_t seq)
 {
-	return &e->slabs[slot >> SLAB_SHIFT][slot & (SLAB_EVENTS - 1)];
+	size_t pg = seq >> PAGE_SHIFT;
+	return pg < e->npages && e->page[pg] &&
+	       (e->page[pg][(seq & (PAGE_EVENTS - 1)) >> 6] >> (seq & 63) & 1);
 }
 
-static inline event *payload(slot_rec *r)
+/* Mark seq (the next sequence number) pending. False: no memory. */
+static bool set_pending(sim_engine *e, uint64_t seq)
 {
-#if PLAIN_MALLOC
-	return r->ev;
-#else
-	return &r->ev;
-#endif
-}
-
-/* Room for one more slot (a new slab every SLAB_EVENTS slots). */
-static bool grow_slots(sim_engine *e)
-{
-	if (e->nslots >= MAX_SLOTS)
-		return false;
-	if ((e->nslots & (SLAB_EVENTS - 1)) == 0) {
-		if (e->nslabs == e->slabs_cap) {
-			size_t cap = e->slabs_cap ? 2 * e->slabs_cap : 16;
-			slot_rec **s = realloc(e->slabs, cap * sizeof *s);
-			if (!s)
-				return false;
-			e->slabs = s;
-			e->slabs_cap = cap;
-		}
-		slot_rec *slab = malloc(SLAB_EVENTS * sizeof *slab);
-		if (!slab)
+	size_t pg = seq >> PAGE_SHIFT;
+	if (pg >= e->npages) {
+		size_t n = e->npages ? 2 * e->npages : 64;
+		uint64_t **p = realloc(e->page, n * sizeof *p);
+		if (!p)
 			return false;
-		e->slabs[e->nslabs++] = slab;
+		e->page = p;
+		uint32_t *c = realloc(e->page_n, n * sizeof *c);
+		if (!c)
+			return false;
+		e->page_n = c;
+		for (size_t i = e->npages; i < n; i++)
+			e->page[i] = NULL, e->page_n[i] = 0;
+		e->npages = n;
 	}
+	if (!e->page[pg] && !(e->page[pg] = calloc(PAGE_EVENTS / 64, sizeof(uint64_t))))
+		return false;
+	e->page[pg][(seq & (PAGE_EVENTS - 1)) >> 6] |= 1ull << (seq & 63);
+	e->page_n[pg]++;
 	return true;
 }
 
-/* A free slot with its payload storage, or NO_SLOT when memory runs out. */
-static uint32_t alloc_slot(sim_engine *e)
+/* seq ran or was cancelled: clear its bit; free its page when the page's
+ * events are all done and no later event can land in it. */
+static void clear_pending(sim_engine *e, uint64_t seq)
 {
-	uint32_t s = e->free_head;
-	if (s != NO_SLOT) {
-		e->free_head = (uint32_t)rec(e, s)->word;
-	} else {
-		if (!grow_slots(e))
-			return NO_SLOT;
-		s = e->nslots++;
-	}
-#if PLAIN_MALLOC
-	rec(e, s)->ev = malloc(sizeof(event));
-	if (!rec(e, s)->ev) {
-		rec(e, s)->word = FREE_BIT | e->free_head;
-		e->free_head = s;
-		return NO_SLOT;
-	}
-#endif
-	return s;
-}
-
-/* Release a slot whose event ran or was cancelled: stale ids and queue
- * entries stop matching. */
-static inline void free_slot(sim_engine *e, uint32_t slot)
-{
-	slot_rec *r = rec(e, slot);
-#if PLAIN_MALLOC
-	free(r->ev);
-	r->ev = NULL;
-#endif
-	r->word = FREE_BIT | e->free_head;
-	e->free_head = slot;
+	size_t pg = seq >> PAGE_SHIFT;
+	e->page[pg][(seq & (PAGE_EVENTS - 1)) >> 6] &= ~(1ull << (seq & 63));
 	e->pending--;
+	if (--e->page_n[pg] == 0 && pg != e->seq >> PAGE_SHIFT) {
+		free(e->page[pg]);
+		e->page[pg] = NULL;
+	}
 }
 
 /* ----------------------------------------------------------------- API --- */
@@ -342,32 +315,41 @@ static inline void free_slot(sim_engine *e, uint32_t slot)
 sim_event_id sim_engine_schedule(sim_engine *e, sim_time at, int priority, sim_event_fn fn,
 				 void *ctx, uint64_t arg)
 {
-	if (at < e->now || !fn || e->seq >= FREE_BIT)
+	if (at < e->now || !fn || e->seq == UINT64_MAX)
 		return 0;
-	uint32_t slot = alloc_slot(e);
-	if (slot == NO_SLOT)
+	qnode n = {.at = at, .seq = e->seq, .priority = priority};
+#if PLAIN_MALLOC
+	if (!(n.ev = malloc(sizeof *n.ev)))
 		return 0;
-	slot_rec *r = rec(e, slot);
-	r->word = e->seq;
-	e->pending++;
-	if (!enqueue(e, (qnode){at, e->seq, priority, slot})) {
-		free_slot(e, slot);
+	*n.ev = (event){fn, ctx, arg};
+#else
+	n.ev = (event){fn, ctx, arg};
+#endif
+	if (!set_pending(e, n.seq)) {
+		drop_payload(&n);
 		return 0;
 	}
-	*payload(r) = (event){fn, ctx, arg};
-	return (e->seq++ << 32) | ((uint64_t)slot + 1);
+	e->pending++;
+	if (!enqueue(e, n)) {
+		clear_pending(e, n.seq);
+		drop_payload(&n);
+		return 0;
+	}
+	/* The page left behind may be done already (its events all ran). */
+	size_t pg = e->seq >> PAGE_SHIFT;
+	e->seq++;
+	if ((e->seq >> PAGE_SHIFT) != pg && e->page_n[pg] == 0) {
+		free(e->page[pg]);
+		e->page[pg] = NULL;
+	}
+	return n.seq + 1;
 }
 
 int sim_engine_cancel(sim_engine *e, sim_event_id id)
 {
-	uint64_t s = id & 0xffffffffu;
-	if (s == 0 || s > e->nslots)
-		return SIM_ENOTFOUND;
-	uint32_t slot = (uint32_t)(s - 1);
-	uint64_t w = rec(e, slot)->word;
-	if ((w & FREE_BIT) || (w & 0xffffffffu) != id >> 32)
+	if (id == 0 || !is_pending(e, id - 1))
 		return SIM_ENOTFOUND; /* ran, cancelled, or never issued */
-	free_slot(e, slot); /* its queue entry is now stale */
+	clear_pending(e, id - 1); /* its queue entry is now stale */
 	return SIM_OK;
 }
 
@@ -385,24 +367,25 @@ uint64_t sim_engine_run(sim_engine *e, sim_time until)
 	for (;;) {
 		if (e->nfront == 0 && !refill(e))
 			break;
-		qnode top = e->front[0];
-		slot_rec *r = rec(e, top.slot);
-		if (r->word != top.seq) { /* cancelled: drop */
+		qnode *top = &e->front[0];
+		if (!is_pending(e, top->seq)) { /* cancelled: drop */
+			drop_payload(top);
 			front_pop(e);
 			continue;
 		}
-		if (top.at > until)
+		if (top->at > until)
 			break;
+		e->now = top->at;
+#if PLAIN_MALLOC
+		event x = *top->ev;
+#else
+		event x = top->ev;
+#endif
+		/* Release before the call: the callback may schedule, and
+		 * cancelling the running event's own id is ENOTFOUND. */
+		clear_pending(e, top->seq);
+		drop_payload(top);
 		front_pop(e);
-		/* The next event's record is a cache miss at a million pending
-		 * events: start loading it while this one runs. */
-		if (e->nfront > 0)
-			__builtin_prefetch(rec(e, e->front[0].slot));
-		e->now = top.at;
-		event x = *payload(r);
-		/* Release before the call: the callback may schedule (and reuse the
-		 * slot), and cancelling the running event's own id is ENOTFOUND. */
-		free_slot(e, top.slot);
 		x.fn(e, x.ctx, x.arg);
 		n++;
 		e->run++;
