@@ -55,14 +55,15 @@
  *        a vertex x that does not forward: 1 + min D_t(f) over its
  *        out-links x -> f into the fabric (x is labelled, never expanded),
  *    and nothing else. D_t is one byte per fabric switch, a breadth-first
- *    search over the fabric's links alone, computed once per target and
- *    kept (up to ROUTE_TABLE_MEMORY, then all dropped and recomputed on
- *    demand); it is complete, so it stands for a search that has labelled
- *    every level: the rule above (levels 0 .. L - 1 complete) holds for it
- *    at every L. Distances being the same, so are the candidates and the
- *    routes; a walk then costs its hops times the degrees on its way, and
- *    the fabric is searched once per target switch instead of once per
- *    route.
+ *    search over the fabric's links alone, computed once per class of
+ *    targets with the same fabric neighbours (a pod's leaves:
+ *    fabric_classes) and kept (up to ROUTE_TABLE_MEMORY, then all dropped
+ *    and recomputed on demand); it is complete, so it stands for a search
+ *    that has labelled every level: the rule above (levels 0 .. L - 1
+ *    complete) holds for it at every L. Distances being the same, so are
+ *    the candidates and the routes; a walk then costs its hops times the
+ *    degrees on its way, and the fabric is searched once per pod instead
+ *    of once per route.
  *
  * Between two GPUs of a node the route uses only scale-up links (NVLink,
  * NVSwitch) when they connect the pair, since NCCL uses NVLink P2P when it
@@ -148,7 +149,8 @@ typedef struct fabric {
 	int *fid;        /* per vertex: its index among the fabric switches, or -1 */
 	int *fv;         /* per fabric switch: its vertex */
 	int *in_off, *in; /* fabric in-links as fabric indices (CSR) */
-	uint8_t **tab;   /* per fabric switch: the table toward it, or NULL */
+	int *cls;        /* per fabric switch: its class's first switch (below) */
+	uint8_t **tab;   /* per class's first switch: its table, or NULL */
 	int *queue;      /* BFS scratch, nf */
 	size_t bytes;    /* tables held */
 } fabric;
@@ -168,6 +170,78 @@ typedef struct topo_router {
 static bool is_fabric(topo_vkind k)
 {
 	return k == TOPO_V_LEAF || k == TOPO_V_SPINE || k == TOPO_V_CORE;
+}
+
+/* The distinct fabric neighbours of fabric switch k, sorted, into out
+ * (room for its degree): in-neighbours (in) or out-neighbours. */
+static int fabric_set(const topo_graph *g, const fabric *f, int k, bool in, int *out)
+{
+	int n = 0, v = f->fv[k];
+	int lo = in ? g->in_off[v] : g->out_off[v], hi = in ? g->in_off[v + 1] : g->out_off[v + 1];
+	for (int i = lo; i < hi; i++) {
+		const topo_link *l = &g->l[in ? g->in[i] : g->out[i]];
+		int x = f->fid[in ? l->src : l->dst], j = n;
+		if (x < 0)
+			continue;
+		while (j > 0 && out[j - 1] > x) /* insertion sort, dropping repeats */
+			j--;
+		if (j > 0 && out[j - 1] == x)
+			continue;
+		memmove(out + j + 1, out + j, (size_t)(n - j) * sizeof *out);
+		out[j] = x;
+		n++;
+	}
+	return n;
+}
+
+/* Classes of fabric switches that share one table: switches t1, t2 with the
+ * same non-empty set S of fabric neighbours, in-links and out-links alike
+ * (the leaves of a pod with as many uplinks). For w != t, the last hop of a
+ * shortest path from w to t comes from S and what precedes it is a shortest
+ * path to that neighbour, so
+ *     D_t(w) = 1 + min over s in S of D_s(w)     (w != t),
+ * the same for t1 and t2 whenever w is neither; and D_t1(t2) = 2 (t2 links
+ * to S, and t2 is not in S: it would then be its own neighbour). So the
+ * table of the class's first switch r serves every member t, read as
+ * 0 at t, 2 at r (when r != t) and D_r elsewhere (tval). A fat tree's
+ * leaves then need one breadth-first search per pod, not one each. */
+static int fabric_classes(const topo_graph *g, fabric *f)
+{
+	int nf = f->nf, maxdeg = 1;
+	for (int v = 0; v < g->nv; v++) {
+		int d = g->in_off[v + 1] - g->in_off[v], o = g->out_off[v + 1] - g->out_off[v];
+		maxdeg = d > maxdeg ? d : maxdeg;
+		maxdeg = o > maxdeg ? o : maxdeg;
+	}
+	size_t slots = 16;
+	while (slots < 2 * (size_t)nf)
+		slots *= 2;
+	f->cls = malloc((size_t)nf * sizeof *f->cls);
+	int *a = malloc((size_t)maxdeg * sizeof *a), *b = malloc((size_t)maxdeg * sizeof *b);
+	int *c = malloc((size_t)maxdeg * sizeof *c), *slot = malloc(slots * sizeof *slot);
+	int rc = f->cls && a && b && c && slot ? SIM_OK : SIM_ENOMEM;
+	for (size_t i = 0; rc == SIM_OK && i < slots; i++)
+		slot[i] = -1;
+	for (int k = 0; rc == SIM_OK && k < nf; k++) {
+		f->cls[k] = k;
+		int na = fabric_set(g, f, k, true, a), nb = fabric_set(g, f, k, false, b);
+		if (na == 0 || na != nb || memcmp(a, b, (size_t)na * sizeof *a))
+			continue; /* no neighbours, or not the same both ways: alone */
+		size_t h = (size_t)sim_hash64(a, (size_t)na * sizeof *a) & (slots - 1);
+		for (;; h = (h + 1) & (slots - 1)) {
+			if (slot[h] < 0) {
+				slot[h] = k;
+				break;
+			}
+			int r = slot[h];
+			if (fabric_set(g, f, r, true, c) == na && !memcmp(a, c, (size_t)na * sizeof *a)) {
+				f->cls[k] = r;
+				break;
+			}
+		}
+	}
+	free(a), free(b), free(c), free(slot);
+	return rc;
 }
 
 /* Index the fabric switches and their links among themselves, when the
@@ -210,7 +284,7 @@ static int fabric_index(const topo_graph *g, fabric *f)
 			}
 		}
 	f->nf = nf;
-	return SIM_OK;
+	return fabric_classes(g, f);
 }
 
 static void fabric_drop(fabric *f)
@@ -227,12 +301,13 @@ static void fabric_free(fabric *f)
 	if (f->tab)
 		fabric_drop(f);
 	free(f->fid), free(f->fv), free(f->in_off), free(f->in), free(f->tab), free(f->queue);
+	free(f->cls);
 }
 
-/* The table toward fabric switch k: hops from every fabric switch, FAR when
- * unreachable (a breadth-first search over the fabric's in-links). NULL: no
- * memory, or a distance that does not fit in a byte (a long torus ring):
- * the caller searches instead. */
+/* The table of class switch k (f->cls[k] == k): hops from every fabric
+ * switch, FAR when unreachable (a breadth-first search over the fabric's
+ * in-links). NULL: no memory, or a distance that does not fit in a byte (a
+ * long torus ring): the caller searches instead. */
 static const uint8_t *fabric_table(fabric *f, int k)
 {
 	if (f->tab[k])
@@ -261,19 +336,32 @@ static const uint8_t *fabric_table(fabric *f, int k)
 	return d;
 }
 
+/* A table toward fabric switch t, read through its class's table d (of
+ * switch r = f->cls[t]; fabric_classes). */
+typedef struct ftab {
+	const uint8_t *d;
+	int t, r;
+} ftab;
+
+/* Hops from fabric switch x to the table's switch, FAR: unreachable. */
+static inline int tval(const ftab *ft, int x)
+{
+	return x == ft->t ? 0 : x == ft->r ? 2 : ft->d[x];
+}
+
 /* Hops from v toward the table's switch (header comment), -1: not labelled. */
-static int table_label(const topo_graph *g, const uint8_t *d, int v)
+static int table_label(const topo_graph *g, const ftab *ft, int v)
 {
 	const fabric *f = &g->rt->f;
 	if (f->fid[v] >= 0)
-		return d[f->fid[v]] == FAR ? -1 : d[f->fid[v]];
+		return tval(ft, f->fid[v]) == FAR ? -1 : tval(ft, f->fid[v]);
 	if (topo_transit(g->v[v].kind))
 		return -1;
 	int best = FAR;
 	for (int i = g->out_off[v]; i < g->out_off[v + 1]; i++) {
 		int k = f->fid[g->l[g->out[i]].dst];
-		if (k >= 0 && d[k] < best)
-			best = d[k];
+		if (k >= 0 && tval(ft, k) < best)
+			best = tval(ft, k);
 	}
 	return best == FAR ? -1 : best + 1;
 }
@@ -405,12 +493,12 @@ typedef struct target {
 	int dst, n;
 	bool direct;
 	search *s[ROUTE_MAX_ATTACH];
-	const uint8_t *tab[ROUTE_MAX_ATTACH];
+	ftab tab[ROUTE_MAX_ATTACH]; /* .d NULL: none */
 } target;
 
 static int tlabel(const target *t, int i, int v)
 {
-	return t->tab[i] ? table_label(t->g, t->tab[i], v) : label(t->s[i], v);
+	return t->tab[i].d ? table_label(t->g, &t->tab[i], v) : label(t->s[i], v);
 }
 
 static int tdist(const target *t, int v)
@@ -428,6 +516,15 @@ static int tdist(const target *t, int v)
 	return best < 0 ? -1 : best + 1;
 }
 
+/* Attachment i's label of a hop's far end (a fabric switch), -1: none. */
+static inline int label_or_far(const target *t, int i, const hop *h)
+{
+	if (!t->tab[i].d)
+		return label(t->s[i], h->dst);
+	int d = tval(&t->tab[i], h->fid);
+	return d == FAR ? -1 : d;
+}
+
 /* tdist of a hop's far end, read straight from the tables for a fabric
  * switch (a switch forwards, so a direct target's table or the
  * attachments' labels as tdist reads them). */
@@ -437,8 +534,7 @@ static int hop_dist(const target *t, const hop *h)
 		return tdist(t, h->dst);
 	int best = -1;
 	for (int i = 0; i < t->n; i++) {
-		int d = t->tab[i] ? (t->tab[i][h->fid] == FAR ? -1 : t->tab[i][h->fid])
-				  : label(t->s[i], h->dst);
+		int d = label_or_far(t, i, h);
 		if (d >= 0 && (best < 0 || d < best))
 			best = d;
 	}
@@ -476,19 +572,22 @@ static int attachments(const topo_graph *g, int dst, unsigned mask, int *w)
 static int reach(const topo_graph *g, int src, int dst, unsigned mask, target *t)
 {
 	int w[ROUTE_MAX_ATTACH], n = attachments(g, dst, mask, w);
-	*t = (target){g, dst, n < 0 ? 1 : n, n < 0, {NULL}, {NULL}};
+	*t = (target){g, dst, n < 0 ? 1 : n, n < 0, {NULL}, {{NULL, 0, 0}}};
 	if (n == 0)
 		return SIM_ENOTFOUND;
 	fabric *f = &g->rt->f;
 	for (int i = 0; i < t->n; i++) {
 		int to = t->direct ? dst : w[i];
-		if (f->nf > 0 && mask == ~0u && f->fid[to] >= 0 &&
-		    (t->tab[i] = fabric_table(f, f->fid[to])))
-			continue;
+		if (f->nf > 0 && mask == ~0u && f->fid[to] >= 0) {
+			int k = f->fid[to];
+			t->tab[i] = (ftab){fabric_table(f, f->cls[k]), k, f->cls[k]};
+			if (t->tab[i].d)
+				continue;
+		}
 		if (!(t->s[i] = acquire(g, to, mask)))
 			return SIM_ENOMEM;
 	}
-	if (t->direct && t->tab[0])
+	if (t->direct && t->tab[0].d)
 		return tlabel(t, 0, src) < 0 ? SIM_ENOTFOUND : SIM_OK;
 	if (t->direct) {
 		search *s = t->s[0];
