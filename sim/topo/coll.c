@@ -903,9 +903,8 @@ static int sim_for(const topo_graph *g, int m, topo_sim **out)
 	if (!cap)
 		return SIM_ENOMEM;
 	for (int l = 0; l < g->nl; l++) {
-		net_link_kind k = topo_link_class(g, l);
-		cap[l] = topo_link_cap(g, l) /
-		         (k == NET_LINK_NIC || k == NET_LINK_FABRIC ? kappa : 1);
+		net_link_kind k = (net_link_kind)g->lclass[l];
+		cap[l] = g->cap[l] / (k == NET_LINK_NIC || k == NET_LINK_FABRIC ? kappa : 1);
 	}
 	int rc = topo_sim_new(g->nl, cap, out);
 	free(cap);

@@ -76,14 +76,7 @@ int topo_sim_new(int nlinks, const double *cap_Bps, topo_sim **out)
 
 int topo_sim_for_graph(const topo_graph *g, topo_sim **out)
 {
-	double *cap = malloc(((size_t)g->nl + 1) * sizeof *cap);
-	if (!cap)
-		return SIM_ENOMEM;
-	for (int l = 0; l < g->nl; l++)
-		cap[l] = topo_link_cap(g, l);
-	int rc = topo_sim_new(g->nl, cap, out);
-	free(cap);
-	return rc;
+	return topo_sim_new(g->nl, g->cap, out);
 }
 
 void topo_sim_free(topo_sim *s)

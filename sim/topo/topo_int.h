@@ -27,6 +27,10 @@ struct topo_graph {
 	 * OpenSM's ftree numbers the leaves' down ports); -1 for other vertices
 	 * and NICs on no leaf. */
 	int *dkey;
+	/* Per link, set at build: its capacity (Bps x eff) and its link class
+	 * (net_link_kind), read once per link by every flow simulation. */
+	double *cap;
+	uint8_t *lclass;
 	/* Routing scratch (route.c): mutable through a const graph, so a graph
 	 * is routed by one thread at a time. */
 	struct topo_router *rt;
