@@ -379,6 +379,18 @@ static int check_limits(const plan_scenario *s, sim_diag *diag)
 		       s->cluster.nodes, s->cluster.node.nics, max_nodes);
 		errors++;
 	}
+	/* ... and holds every GPU: refused past TOPO_MAX_GPUS before anything
+	 * is allocated (a torus or a single switch has no tier limit). */
+	int64_t gpus = (int64_t)s->cluster.nodes * s->cluster.node.gpus;
+	if (net_uses_flow(&s->cluster) && gpus > TOPO_MAX_GPUS) {
+		err_at(s, diag, "cluster", "network",
+		       "network = flow: %d nodes x %d GPUs = %lld GPUs: the flow model's link "
+		       "graph is built for at most %d GPUs (about 650 bytes each, twice that with "
+		       "routes and flows); use network = alpha-beta, or set cluster.nodes to %d or fewer",
+		       s->cluster.nodes, s->cluster.node.gpus, (long long)gpus, TOPO_MAX_GPUS,
+		       TOPO_MAX_GPUS / s->cluster.node.gpus);
+		errors++;
+	}
 	return errors;
 }
 

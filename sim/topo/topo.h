@@ -93,6 +93,13 @@ void topo_free(topo_graph *g);
  * fabric.c): topo_build refuses more with SIM_ERANGE. INT32_MAX for fabrics
  * without a switch hierarchy (single switch, torus). */
 int topo_fabric_max_nodes(const net_cluster *c);
+/* The most GPUs a link graph is built for: the graph holds every GPU with
+ * its links and switches, about 650 bytes per GPU (1,048,576 GPUs of DGX
+ * A100 nodes: 660 MB), and a flow-model run about twice that with its
+ * routes and flows (1.2 M GPUs on a 2D torus: 1.8 GB, 18 s). Callers refuse
+ * larger clusters before building anything (podsim topo and coll, and plan's
+ * check of network = flow). */
+#define TOPO_MAX_GPUS (1 << 20)
 
 const net_cluster *topo_cluster(const topo_graph *g);
 int topo_nvertices(const topo_graph *g);
