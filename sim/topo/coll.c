@@ -361,10 +361,7 @@ static int phase_run(run *r, phase *p, double repeat, double *t_bw)
 	if (rc != SIM_OK)
 		return rc;
 	*t_bw += repeat * sim_time_to_s(topo_sim_makespan(r->sim));
-	for (int l = 0; l < r->g->nl; l++) {
-		r->link_total[l] += repeat * topo_sim_link_bytes(r->sim, l);
-		r->link_sat[l] += repeat * topo_sim_link_sat_s(r->sim, l);
-	}
+	topo_sim_harvest(r->sim, repeat, r->link_total, r->link_sat);
 	r->flows += flows;
 	p->n = 0;
 	return SIM_OK;

@@ -178,6 +178,10 @@ int topo_sim_for_graph(const topo_graph *g, topo_sim **out);
 void topo_sim_free(topo_sim *s);
 /* Forget every flow and the link counters; capacities stay. */
 void topo_sim_clear(topo_sim *s);
+/* Add repeat x each link's bytes and saturated time to total[] and sat[]
+ * (per graph link), then forget the flows and counters as topo_sim_clear
+ * does: O(the flows' hops), not O(links). */
+void topo_sim_harvest(topo_sim *s, double repeat, double *total, double *sat);
 /* Add a flow of `bytes` over links[0..n) starting at `start`. Returns its id
  * (>= 0) or a negative error. */
 int topo_sim_add(topo_sim *s, const int *links, int n, double bytes, sim_time start);
