@@ -48,12 +48,12 @@ int cli_topo_load(const char *path, const char *const *sets, int nsets, topo_gra
 		        TOPO_MAX_GPUS / c.node.gpus);
 		return EXIT_INPUT;
 	}
-	/* Three switch tiers of the NIC rate's radix hold so many nodes; a
-	 * fourth is not generated (fabric.c). */
+	/* Four switch tiers of the NIC rate's radix hold so many nodes; a
+	 * fifth is not generated (fabric.c). */
 	if (rc == SIM_OK && c.nodes > topo_fabric_max_nodes(&c)) {
 		fprintf(stderr,
-		        "%s: error: %d nodes: three switch tiers (leaf, spine, core) of this NIC "
-		        "rate's radix hold at most %d and podsim builds no fourth; set "
+		        "%s: error: %d nodes: four switch tiers (leaf, spine, core, supercore) of "
+		        "this NIC rate's radix hold at most %d and podsim builds no fifth; set "
 		        "cluster.nodes to %d or fewer\n",
 		        path, c.nodes, topo_fabric_max_nodes(&c), topo_fabric_max_nodes(&c));
 		return EXIT_INPUT;

@@ -370,12 +370,12 @@ static int check_limits(const plan_scenario *s, sim_diag *diag)
 		errors++;
 	}
 	/* The flow model needs the fabric's graph, which topo builds with up
-	 * to three switch tiers. */
+	 * to four switch tiers. */
 	int max_nodes = topo_fabric_max_nodes(&s->cluster);
 	if (net_uses_flow(&s->cluster) && s->cluster.nodes > max_nodes) {
 		err_at(s, diag, "cluster", "network",
-		       "network = flow: %d nodes of %d NICs need a fabric of more than three switch "
-		       "tiers, and podsim builds at most three (%d nodes); use network = alpha-beta",
+		       "network = flow: %d nodes of %d NICs need a fabric of more than four switch "
+		       "tiers, and podsim builds at most four (%d nodes); use network = alpha-beta",
 		       s->cluster.nodes, s->cluster.node.nics, max_nodes);
 		errors++;
 	}

@@ -43,7 +43,8 @@
 #include <string.h>
 
 static const char *const vkind_names[TOPO_V_KIND_COUNT] = {
-        "gpu", "nvswitch", "pcie_switch", "cpu", "nic", "nvme", "leaf", "spine", "core"};
+        "gpu", "nvswitch", "pcie_switch", "cpu", "nic", "nvme", "leaf", "spine", "core",
+        "supercore"};
 static const char *const lkind_names[TOPO_L_KIND_COUNT] = {
         "nvlink", "nvswitch", "pcie", "ib", "roce", "ethernet", "c2c", "efa"};
 

@@ -42,8 +42,9 @@
  *    The candidates, their order and the choice among them (keyed on t
  *    itself) are those of one search from t, so the routes are the same
  *    (test_topo compares them with a plain BFS);
- *  - fabric tables: a search toward a fabric switch (leaf, spine, core)
- *    crosses the whole fabric before it labels a NIC on the far side, and
+ *  - fabric tables: a search toward a fabric switch (leaf, spine, core,
+ *    supercore) crosses the whole fabric before it labels a NIC on the far
+ *    side, and
  *    the walks of a collective's flows target every leaf in turn, more than
  *    the searches kept, so each route restarted a search of the fabric
  *    (routing ~ nodes^2.6 past 512 nodes). Where the fabric is closed (every
@@ -169,7 +170,7 @@ typedef struct topo_router {
 
 static bool is_fabric(topo_vkind k)
 {
-	return k == TOPO_V_LEAF || k == TOPO_V_SPINE || k == TOPO_V_CORE;
+	return k == TOPO_V_LEAF || k == TOPO_V_SPINE || k == TOPO_V_CORE || k == TOPO_V_SUPER;
 }
 
 /* The distinct fabric neighbours of fabric switch k, sorted, into out
@@ -629,8 +630,9 @@ static uint64_t ecmp_hash(int src, int dst, int at)
 	return h ^ (h >> 33);
 }
 
-/* Which of the nc equal-cost next hops cand[0..nc) at vertex `at` a flow
- * takes; nc1 and nc2 are the candidate counts one and two hops back.
+/* Which of the nc equal-cost next hops cand[0..nc) at vertex `at` (reached
+ * from `prev`) a flow takes; h[0] = nc1 and h[1] = nc2 are the candidate
+ * counts one and two hops back (h[2], h[3]: three and four, for choose4).
  * InfiniBand fabrics are routed by the subnet manager, whose fat-tree engine
  * (OpenSM ftree) is destination-based (d-mod-k): with d the destination NIC's
  * index in leaf-major order (g->dkey: leaves in order, each one's NICs in
@@ -650,14 +652,47 @@ static uint64_t ecmp_hash(int src, int dst, int at)
  * transport sprays every flow's packets over many paths, so no two flows
  * collide on one uplink as hashing would have them; destination-spread
  * routing is the fluid picture closest to that. */
-static int choose(const topo_graph *g, int src, int dst, int at, const int *cand, int nc, int nc1,
-                  int nc2)
+static int64_t at_least_1(int x)
+{
+	return x > 0 ? x : 1;
+}
+
+/* Four tiers (zones of pods under supercores, fabric.c), d-mod-k one digit
+ * further: a core takes up cable j = (d div (U D)) mod J of its J (U: the
+ * leaf's uplinks, D: the spine's), i.e. supercore j mod S of its plane, and
+ * the supercore sends the flow down the same column, its (j div S)-th
+ * parallel link to the destination zone's core of that plane; that core,
+ * reached from a supercore, sends it down column i = (d div U) mod D, the
+ * cable the source spine took, its (i div C)-th parallel link to the
+ * destination pod's spine. nc[0..3]: the candidate counts one to four hops
+ * back; -1: not a four-tier hop (the three-tier rules apply). */
+static int choose4(const topo_graph *g, int64_t key, int at, int prev, const int *cand, int nc,
+                   const int *h)
+{
+	topo_vkind k = g->v[at].kind;
+	if (k == TOPO_V_CORE && g->v[g->l[cand[0]].dst].kind == TOPO_V_SUPER)
+		return (int)(key / (at_least_1(h[0]) * at_least_1(h[1])) % nc);
+	if (k == TOPO_V_SUPER)
+		return (int)(key / (at_least_1(h[1]) * at_least_1(h[2])) % at_least_1(h[0]) /
+		             at_least_1(g->super_plane) % nc);
+	if (k == TOPO_V_CORE && prev >= 0 && g->v[prev].kind == TOPO_V_SUPER)
+		return (int)(key / at_least_1(h[3]) % at_least_1(h[2]) / at_least_1(g->core_plane) %
+		             nc);
+	return -1;
+}
+
+static int choose(const topo_graph *g, int src, int dst, int at, int prev, const int *cand, int nc,
+                  const int *h)
 {
 	const topo_vertex *d = &g->v[dst];
 	if ((g->cl.node.nic_kind != NET_NIC_IB && g->cl.node.nic_kind != NET_NIC_EFA) ||
 	    d->kind != TOPO_V_NIC)
 		return (int)(ecmp_hash(src, dst, at) % (uint64_t)nc);
 	int64_t key = g->dkey[dst] >= 0 ? g->dkey[dst] : (int64_t)d->node * g->nics_per_node + d->index;
+	int nc1 = h[0], nc2 = h[1];
+	int four = g->super_plane > 0 ? choose4(g, key, at, prev, cand, nc, h) : -1;
+	if (four >= 0)
+		return four;
 	topo_vkind k = g->v[at].kind;
 	if (k == TOPO_V_SPINE && g->v[g->l[cand[0]].dst].kind == TOPO_V_CORE)
 		return (int)(key / (nc1 > 0 ? nc1 : 1) % nc);
@@ -672,7 +707,7 @@ static int choose(const topo_graph *g, int src, int dst, int at, const int *cand
 static int walk(const topo_graph *g, int src, int dst, unsigned mask, const target *t, int *path,
                 int max)
 {
-	int u = src, hops = 0, nc1 = 0, nc2 = 0, du = tdist(t, src);
+	int u = src, prev = -1, hops = 0, h[4] = {0, 0, 0, 0}, du = tdist(t, src);
 	const topo_router *rt = g->rt;
 	while (u != dst) {
 		/* The candidates: out-links in the mask into dst or a vertex that
@@ -687,18 +722,18 @@ static int walk(const topo_graph *g, int src, int dst, unsigned mask, const targ
 			}
 		} else {
 			for (int i = rt->fwd_off[u]; i < rt->fwd_off[u + 1] && nc < 64; i++) {
-				const hop *h = &rt->fwd[i];
-				if ((mask >> h->kind & 1u) && hop_dist(t, h) == du - 1)
-					cand[nc++] = h->link;
+				const hop *e = &rt->fwd[i];
+				if ((mask >> e->kind & 1u) && hop_dist(t, e) == du - 1)
+					cand[nc++] = e->link;
 			}
 		}
 		if (nc == 0)
 			return SIM_ENOTFOUND;
 		if (hops == max)
 			return SIM_ERANGE;
-		int pick = cand[choose(g, src, dst, u, cand, nc, nc1, nc2)];
-		nc2 = nc1;
-		nc1 = nc;
+		int pick = cand[choose(g, src, dst, u, prev, cand, nc, h)];
+		h[3] = h[2], h[2] = h[1], h[1] = h[0], h[0] = nc;
+		prev = u;
 		path[hops++] = pick;
 		u = g->l[pick].dst;
 		du--;

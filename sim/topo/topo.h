@@ -50,6 +50,7 @@ typedef enum {
 	TOPO_V_LEAF,
 	TOPO_V_SPINE,
 	TOPO_V_CORE,
+	TOPO_V_SUPER, /* the fourth tier, over the cores of zones of pods (fabric.c) */
 	TOPO_V_KIND_COUNT
 } topo_vkind;
 
@@ -89,8 +90,8 @@ typedef struct topo_graph topo_graph;
  * cluster cannot be drawn (no GPUs, several nodes without NICs). */
 int topo_build(const net_cluster *c, topo_graph **out);
 void topo_free(topo_graph *g);
-/* The most nodes c's fabric holds in three switch tiers (leaf, spine, core;
- * fabric.c): topo_build refuses more with SIM_ERANGE. INT32_MAX for fabrics
+/* The most nodes c's fabric holds in four switch tiers (leaf, spine, core,
+ * supercore; fabric.c): topo_build refuses more with SIM_ERANGE. INT32_MAX for fabrics
  * without a switch hierarchy (single switch, torus). */
 int topo_fabric_max_nodes(const net_cluster *c);
 /* The most GPUs a link graph is built for: the graph holds every GPU with
