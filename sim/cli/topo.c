@@ -8,7 +8,6 @@
 #include <string.h>
 
 #define EXIT_INPUT 2
-#define TOPO_CLI_MAX_GPUS (1 << 20)
 
 static const char usage_topo[] =
         "usage: podsim topo CLUSTER.ini [--dot] [--set SECTION.KEY=VALUE ...]\n"
@@ -39,23 +38,22 @@ int cli_topo_load(const char *path, const char *const *sets, int nsets, topo_gra
 		sim_diag_print(d, stderr);
 	sim_diag_free(d);
 	conf_free(doc);
-	/* The graph holds every GPU with its links and switches: about 650 bytes
-	 * per GPU (1,048,576 GPUs of DGX A100 nodes: 660 MB, 2.4 s), so past
-	 * TOPO_CLI_MAX_GPUS it is refused rather than left to exhaust memory. */
-	if (rc == SIM_OK && (int64_t)c.nodes * c.node.gpus > TOPO_CLI_MAX_GPUS) {
+	/* Past TOPO_MAX_GPUS the graph is refused rather than left to exhaust
+	 * memory (topo.h). */
+	if (rc == SIM_OK && (int64_t)c.nodes * c.node.gpus > TOPO_MAX_GPUS) {
 		fprintf(stderr,
 		        "%s: error: %d nodes x %d GPUs: the link graph is built for at most %d "
 		        "GPUs; set cluster.nodes to %d or fewer\n",
-		        path, c.nodes, c.node.gpus, TOPO_CLI_MAX_GPUS,
-		        TOPO_CLI_MAX_GPUS / c.node.gpus);
+		        path, c.nodes, c.node.gpus, TOPO_MAX_GPUS,
+		        TOPO_MAX_GPUS / c.node.gpus);
 		return EXIT_INPUT;
 	}
-	/* Three switch tiers of the NIC rate's radix hold so many nodes; a
-	 * fourth is not generated (fabric.c). */
+	/* Four switch tiers of the NIC rate's radix hold so many nodes; a
+	 * fifth is not generated (fabric.c). */
 	if (rc == SIM_OK && c.nodes > topo_fabric_max_nodes(&c)) {
 		fprintf(stderr,
-		        "%s: error: %d nodes: three switch tiers (leaf, spine, core) of this NIC "
-		        "rate's radix hold at most %d and podsim builds no fourth; set "
+		        "%s: error: %d nodes: four switch tiers (leaf, spine, core, supercore) of "
+		        "this NIC rate's radix hold at most %d and podsim builds no fifth; set "
 		        "cluster.nodes to %d or fewer\n",
 		        path, c.nodes, topo_fabric_max_nodes(&c), topo_fabric_max_nodes(&c));
 		return EXIT_INPUT;

@@ -138,12 +138,15 @@ void sim_unit_format(double value, sim_unit unit, char *buf, size_t len);
 
 /* ------------------------------------------------------------ event core -- */
 
-/* The discrete-event engine: an array binary heap keyed on (time, priority,
- * sequence). The sequence number is assigned at scheduling and makes every key
- * unique, so the order of simultaneous events is reproducible. Lower priority
- * values run first at equal time. Events live in slabs with a free list, so
- * scheduling does not call malloc per event (build option -Dplain_malloc=true
- * routes each event through malloc for ASan/valgrind). */
+/* The discrete-event engine: events run in the order of (time, priority,
+ * sequence), kept in a radix heap on time whose front (the entries at the
+ * earliest time) is a binary heap on the whole key (engine.c). The sequence
+ * number is assigned at scheduling and makes every key unique, so the order
+ * of simultaneous events is reproducible. Lower priority values run first at
+ * equal time. An event's payload travels in its queue entry and its pending
+ * state is one bit, so scheduling does not call malloc per event (build
+ * option -Dplain_malloc=true routes each event through malloc for
+ * ASan/valgrind). Ids are sequence numbers + 1, never reused. */
 typedef struct sim_engine sim_engine;
 typedef uint64_t sim_event_id; /* 0 is never a valid id */
 typedef void (*sim_event_fn)(sim_engine *eng, void *ctx, uint64_t arg);
@@ -155,7 +158,7 @@ void sim_engine_free(sim_engine *eng);
 sim_event_id sim_engine_schedule(sim_engine *eng, sim_time at, int priority,
 				 sim_event_fn fn, void *ctx, uint64_t arg);
 /* Remove a pending event. Returns SIM_OK, or SIM_ENOTFOUND if it already ran or
- * was cancelled. O(log n). */
+ * was cancelled. O(1) (its queue entry is dropped when it comes up). */
 int sim_engine_cancel(sim_engine *eng, sim_event_id id);
 sim_time sim_engine_now(const sim_engine *eng);
 /* Run events in order until none are left or the next is later than `until`.

@@ -1,50 +1,59 @@
 /* engine.c - the discrete-event engine: a pending set ordered by (time,
  * priority, sequence), popped in order while simulated time advances.
  *
- * Layout. An event has a slot number. Per slot the engine keeps
- *   - its payload (fn, ctx, arg), in slabs of SLAB_EVENTS payloads whose
- *     addresses never move (with SIM_PLAIN_MALLOC every payload is its own
- *     malloc, freed when the event runs or is cancelled, so ASan and valgrind
- *     see each one), and
- *   - its metadata {pos, gen} in one compact array: pos is the event's index in
- *     the heap while it is pending (the link of the free list once it is not),
- *     gen counts how often the slot was released.
- * Free slots form a singly linked list through pos, so after warm-up
- * scheduling allocates nothing.
+ * Ids and pending events. An event's id is its sequence number + 1 (never
+ * 0, never reused). Whether it is still pending is one bit in a bitmap
+ * indexed by sequence number, in pages of PAGE_EVENTS bits that are freed
+ * once every event of the page ran or was cancelled (a count per page), so
+ * memory follows the span of sequence numbers still pending, not the run's
+ * length. The events pending at once were scheduled close together, so the
+ * bits a run reads sit in a few pages that stay in cache, where a record
+ * per event slot (payload, generation) cost a cache miss for every event
+ * run at a million pending events.
+ * The payload (fn, ctx, arg) travels in the queue entry with the key (48
+ * bytes; with SIM_PLAIN_MALLOC a pointer to its own malloc, freed when the
+ * event runs or its cancelled entry is dropped, so ASan and valgrind see
+ * each one). Scheduling allocates nothing once the buckets have grown.
  *
- * Ids. An id is (gen << 32) | (slot + 1): never 0, and a slot's gen goes up
- * each time it is released (event run or cancelled), so an id whose event is
- * gone no longer matches and cancel answers SIM_ENOTFOUND. A slot is pending
- * exactly while its gen equals the gen of the id that scheduled it, so no
- * separate "pending" flag is needed. (gen wraps after 2^32 reuses of one
- * slot; a stale id that old could then alias: accepted.)
+ * The queue: a radix heap on time with a binary heap for the front. The key
+ * order is lexicographic on (at, priority, seq); seq is a counter assigned
+ * at scheduling, so no two keys are equal: the order is strict and total,
+ * and the order of simultaneous events is reproducible.
+ * `last` is a time, never larger than the smallest time still queued in
+ * the buckets:
+ *   - the front, front[0..nfront): a binary heap on the whole key, holding
+ *     every entry with at <= last (Invariant H: for i > 0,
+ *     key(front[(i-1)/2]) < key(front[i]); by transitivity front[0] is its
+ *     minimum);
+ *   - bucket p (0 <= p < 64) holds entries with at > last whose highest bit
+ *     that differs from last is bit p (Invariant B). Two times in bucket p
+ *     agree with last above bit p and have bit p set where last has it
+ *     clear, so every time in bucket p is below every time in bucket q > p,
+ *     and every bucket's times exceed last, hence every front time.
+ * So the front's minimum is the queue's minimum whenever the front is not
+ * empty. When it is empty, refill() takes the lowest non-empty bucket p,
+ * sets last to its smallest time m (each bucket keeps its minimum as
+ * entries arrive) and re-files its entries: those at m go to the front, the
+ * others differ from m below bit p (they agreed with the old last above p,
+ * and so does m) and go to lower buckets. Entries of a
+ * bucket q > p keep Invariant B: m agrees with the old last on bits >= p + 1,
+ * hence on bit q and above. Every re-filing moves an entry to a lower
+ * bucket, so an entry moves at most 64 times, and in practice about as
+ * often as the bits of its delay; the buckets are scanned and appended in
+ * order, so at a million pending events the work streams through memory
+ * instead of chasing a binary heap's 20 levels through cache misses (the
+ * structure of Ahuja, Mehlhorn, Orlin and Tarjan's radix heap, 1990, on
+ * 64-bit times, with the same-time entries ordered by the full key).
+ * Scheduling at a time <= last (run() can move last past now when it
+ * refills and then stops at `until`) puts the entry in the front: still
+ * ordered, the invariants hold.
  *
- * The heap. heap[0..len) holds one node per pending event with its key
- * copied in (at, priority, seq) plus its slot, so comparisons read only the
- * heap array, not the payload slabs (cache friendly at 1e6 pending events).
- * The key order is lexicographic on (at, priority, seq); seq is a counter
- * assigned at scheduling, so no two keys are equal: the order is strict and
- * total, and the order of simultaneous events is reproducible.
- *   Invariant H: for every i > 0, key(heap[(i-1)/2]) < key(heap[i]).
- *   Invariant P: for every pending slot s, heap[meta[s].pos].slot == s.
- * By H and transitivity the root is smaller than every node below it, i.e.
- * heap[0] is the unique minimum: popping the root repeatedly yields events in
- * sorted key order. The operations keep H:
- *   - sift_up(i): H may fail only between i and its parent (the node at i is
- *     too small). Swapping it with the parent moves the violation one level
- *     up and leaves the parent's other subtree valid (the old parent was
- *     already smaller than it, the new one is smaller still). Stops at the
- *     root or when the parent is smaller: O(log n).
- *   - sift_down(i): H may fail only between i and its children (the node at i
- *     is too large). Swapping with the smaller child c makes c's new key the
- *     smallest of the three, so H holds at i and may fail only below c.
- *   - remove_at(i) (pop is i = 0, cancel is any i): the last node fills the
- *     hole. It came from another subtree, so it may be smaller than the new
- *     parent (sift up) or larger than a child (sift down), never both: if it
- *     is smaller than the parent it is smaller than the children too, since
- *     the parent already was.
- * Every move of a node rewrites meta[slot].pos, keeping P, so cancel finds
- * its event's heap index in O(1) and removes it in O(log n).
+ * Cancel is lazy: it clears the event's pending bit and leaves the entry
+ * queued; an entry whose bit is clear is stale and is dropped when it
+ * reaches the front's top. So cancel is O(1) and no entry's position needs
+ * tracking while buckets are re-filed; a cancelled entry holds its 48 bytes
+ * until its time comes (exec's retimes cancel at most one entry per change
+ * of a task's rate).
  */
 #include "core.h"
 
@@ -56,10 +65,9 @@
 #define PLAIN_MALLOC 0
 #endif
 
-#define SLAB_SHIFT 12u
-#define SLAB_EVENTS (1u << SLAB_SHIFT) /* payloads per slab */
-#define NO_SLOT UINT32_MAX             /* end of the free list */
-#define MAX_SLOTS (UINT32_MAX - SLAB_EVENTS)
+#define PAGE_SHIFT 15u
+#define PAGE_EVENTS (1u << PAGE_SHIFT) /* pending bits per page */
+#define BUCKETS 64
 
 typedef struct event {
 	sim_event_fn fn;
@@ -67,62 +75,74 @@ typedef struct event {
 	uint64_t arg;
 } event;
 
-typedef struct hnode {
+typedef struct qnode {
 	sim_time at;
 	uint64_t seq;
 	int priority;
-	uint32_t slot;
-} hnode;
+#if PLAIN_MALLOC
+	event *ev;
+#else
+	event ev;
+#endif
+} qnode;
 
-typedef struct slot_meta {
-	uint32_t pos; /* heap index while pending; next free slot while free */
-	uint32_t gen;
-} slot_meta;
+typedef struct bucket {
+	qnode *v;
+	size_t n, cap;
+	sim_time min; /* the smallest time in v (valid while n > 0) */
+} bucket;
 
 struct sim_engine {
-	hnode *heap;
-	size_t len, cap;
-	slot_meta *meta;
-	uint32_t nslots, meta_cap, free_head;
-#if PLAIN_MALLOC
-	event **events; /* one malloc per pending event, NULL otherwise */
-#else
-	event **slabs;
-	size_t nslabs, slabs_cap;
-#endif
+	qnode *front;
+	size_t nfront, front_cap;
+	bucket b[BUCKETS];
+	uint64_t full; /* bit p: bucket p not empty */
+	sim_time last;
+	size_t pending; /* events scheduled and neither run nor cancelled */
+	uint64_t **page; /* pending bits by seq >> PAGE_SHIFT, NULL: none */
+	uint32_t *page_n; /* pending events per page */
+	size_t npages;
 	sim_time now;
 	uint64_t seq, run;
 };
 
 sim_engine *sim_engine_new(void)
 {
-	sim_engine *e = calloc(1, sizeof *e);
-	if (e)
-		e->free_head = NO_SLOT;
-	return e;
+	return calloc(1, sizeof(sim_engine));
+}
+
+static void drop_payload(qnode *n)
+{
+#if PLAIN_MALLOC
+	free(n->ev);
+	n->ev = NULL;
+#else
+	(void)n;
+#endif
 }
 
 void sim_engine_free(sim_engine *e)
 {
 	if (!e)
 		return;
-#if PLAIN_MALLOC
-	for (size_t i = 0; i < e->len; i++)
-		free(e->events[e->heap[i].slot]);
-	free(e->events);
-#else
-	for (size_t i = 0; i < e->nslabs; i++)
-		free(e->slabs[i]);
-	free(e->slabs);
-#endif
-	free(e->meta);
-	free(e->heap);
+	for (size_t i = 0; i < e->nfront; i++)
+		drop_payload(&e->front[i]);
+	for (int p = 0; p < BUCKETS; p++) {
+		for (size_t i = 0; i < e->b[p].n; i++)
+			drop_payload(&e->b[p].v[i]);
+		free(e->b[p].v);
+	}
+	for (size_t i = 0; i < e->npages; i++)
+		free(e->page[i]);
+	free(e->page);
+	free(e->page_n);
+	free(e->front);
 	free(e);
 }
 
-/* ------------------------------------------------------------- the heap -- */
+/* ------------------------------------------------------------ the front -- */
 
-static inline bool before(const hnode *a, const hnode *b)
+static inline bool before(const qnode *a, const qnode *b)
 {
 	if (a->at != b->at)
 		return a->at < b->at;
@@ -131,147 +151,163 @@ static inline bool before(const hnode *a, const hnode *b)
 	return a->seq < b->seq;
 }
 
-static inline void place(sim_engine *e, size_t i, hnode n)
+/* Push n onto the front (sift up: H may fail only between the new node and
+ * its parent; moving the parent down keeps the parent's other subtree
+ * valid). The caller made room. */
+static void front_push(sim_engine *e, qnode n)
 {
-	e->heap[i] = n;
-	e->meta[n.slot].pos = (uint32_t)i;
-}
-
-static void sift_up(sim_engine *e, size_t i)
-{
-	hnode n = e->heap[i];
+	size_t i = e->nfront++;
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
-		if (!before(&n, &e->heap[p]))
+		if (!before(&n, &e->front[p]))
 			break;
-		place(e, i, e->heap[p]);
+		e->front[i] = e->front[p];
 		i = p;
 	}
-	place(e, i, n);
+	e->front[i] = n;
 }
 
-static void sift_down(sim_engine *e, size_t i)
+/* Remove the front's top (the last node sifts down from the root: H may fail
+ * only between it and its children; taking the smaller child up restores H
+ * there). */
+static void front_pop(sim_engine *e)
 {
-	hnode n = e->heap[i];
-	size_t len = e->len;
+	qnode n = e->front[--e->nfront];
+	size_t len = e->nfront, i = 0;
+	if (len == 0)
+		return;
 	for (;;) {
 		size_t c = 2 * i + 1;
 		if (c >= len)
 			break;
-		/* The grandchildren (4i+3 .. 4i+6) are the next level's loads:
-		 * fetching them now hides part of the cache-miss latency that
-		 * dominates large heaps (1.5x at 1e6 pending events). */
-		size_t g = 4 * i + 3;
-		if (g < len) {
-			__builtin_prefetch(&e->heap[g]);
-			__builtin_prefetch(&e->heap[g + 3 < len ? g + 3 : g]);
-		}
-		if (c + 1 < len && before(&e->heap[c + 1], &e->heap[c]))
+		if (c + 1 < len && before(&e->front[c + 1], &e->front[c]))
 			c++;
-		if (!before(&e->heap[c], &n))
+		if (!before(&e->front[c], &n))
 			break;
-		place(e, i, e->heap[c]);
+		e->front[i] = e->front[c];
 		i = c;
 	}
-	place(e, i, n);
+	e->front[i] = n;
 }
 
-/* Remove heap[i]; the caller releases its slot. */
-static void remove_at(sim_engine *e, size_t i)
+static bool front_room(sim_engine *e, size_t more)
 {
-	hnode last = e->heap[--e->len];
-	if (i == e->len)
-		return;
-	e->heap[i] = last;
-	if (i > 0 && before(&last, &e->heap[(i - 1) / 2]))
-		sift_up(e, i);
-	else
-		sift_down(e, i);
-}
-
-/* ---------------------------------------------------------------- slots -- */
-
-static inline event *payload(const sim_engine *e, uint32_t slot)
-{
-#if PLAIN_MALLOC
-	return e->events[slot];
-#else
-	return &e->slabs[slot >> SLAB_SHIFT][slot & (SLAB_EVENTS - 1)];
-#endif
-}
-
-/* Room for one more slot's metadata (and, per mode, its payload storage). */
-static bool grow_slots(sim_engine *e)
-{
-	if (e->nslots >= MAX_SLOTS)
+	if (e->nfront + more <= e->front_cap)
+		return true;
+	size_t cap = e->front_cap ? e->front_cap : 1024;
+	while (cap < e->nfront + more)
+		cap *= 2;
+	qnode *f = realloc(e->front, cap * sizeof *f);
+	if (!f)
 		return false;
-	if (e->nslots == e->meta_cap) {
-		uint64_t want = e->meta_cap ? 2 * (uint64_t)e->meta_cap : SLAB_EVENTS;
-		uint32_t cap = want > MAX_SLOTS ? MAX_SLOTS : (uint32_t)want;
-		slot_meta *m = realloc(e->meta, cap * sizeof *m);
-		if (!m)
-			return false;
-		e->meta = m;
-#if PLAIN_MALLOC
-		event **ev = realloc(e->events, cap * sizeof *ev);
-		if (!ev)
-			return false; /* meta grew but meta_cap did not: harmless */
-		e->events = ev;
-#endif
-		e->meta_cap = cap;
-	}
-#if !PLAIN_MALLOC
-	if ((e->nslots & (SLAB_EVENTS - 1)) == 0) {
-		if (e->nslabs == e->slabs_cap) {
-			size_t cap = e->slabs_cap ? 2 * e->slabs_cap : 16;
-			event **s = realloc(e->slabs, cap * sizeof *s);
-			if (!s)
-				return false;
-			e->slabs = s;
-			e->slabs_cap = cap;
-		}
-		event *slab = malloc(SLAB_EVENTS * sizeof *slab);
-		if (!slab)
-			return false;
-		e->slabs[e->nslabs++] = slab;
-	}
-#endif
+	e->front = f;
+	e->front_cap = cap;
 	return true;
 }
 
-/* A free slot with its payload storage, or NO_SLOT when memory runs out. */
-static uint32_t alloc_slot(sim_engine *e)
+/* ----------------------------------------------------------- the buckets -- */
+
+static inline int bucket_of(sim_time at, sim_time last)
 {
-	uint32_t s = e->free_head;
-	if (s != NO_SLOT) {
-		e->free_head = e->meta[s].pos;
-	} else {
-		if (!grow_slots(e))
-			return NO_SLOT;
-		s = e->nslots++;
-		e->meta[s].gen = 0;
-	}
-#if PLAIN_MALLOC
-	e->events[s] = malloc(sizeof(event));
-	if (!e->events[s]) {
-		e->meta[s].pos = e->free_head;
-		e->free_head = s;
-		return NO_SLOT;
-	}
-#endif
-	return s;
+	return 63 - __builtin_clzll((uint64_t)at ^ (uint64_t)last);
 }
 
-/* Release a slot whose event ran or was cancelled: stale ids stop matching. */
-static inline void free_slot(sim_engine *e, uint32_t slot)
+static bool bucket_push(sim_engine *e, int p, qnode n)
 {
-#if PLAIN_MALLOC
-	free(e->events[slot]);
-	e->events[slot] = NULL;
-#endif
-	e->meta[slot].gen++;
-	e->meta[slot].pos = e->free_head;
-	e->free_head = slot;
+	bucket *b = &e->b[p];
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 256;
+		qnode *v = realloc(b->v, cap * sizeof *v);
+		if (!v)
+			return false;
+		b->v = v;
+		b->cap = cap;
+	}
+	if (b->n == 0 || n.at < b->min)
+		b->min = n.at;
+	b->v[b->n++] = n;
+	e->full |= 1ull << p;
+	return true;
+}
+
+/* Queue n (front or bucket by Invariant B). */
+static bool enqueue(sim_engine *e, qnode n)
+{
+	if (n.at <= e->last)
+		return front_room(e, 1) ? (front_push(e, n), true) : false;
+	return bucket_push(e, bucket_of(n.at, e->last), n);
+}
+
+/* The front is empty: re-file the lowest bucket (header comment). False when
+ * nothing is queued. Running out of memory half-way would lose events:
+ * SIM_PANIC. */
+static bool refill(sim_engine *e)
+{
+	if (!e->full)
+		return false;
+	int p = __builtin_ctzll(e->full);
+	bucket *b = &e->b[p];
+	sim_time m = b->min; /* kept by bucket_push: one pass, not two */
+	e->last = m;
+	if (!front_room(e, b->n))
+		SIM_PANIC("event engine out of memory");
+	for (size_t k = 0; k < b->n; k++) {
+		qnode n = b->v[k];
+		if (n.at == m)
+			front_push(e, n);
+		else if (!bucket_push(e, bucket_of(n.at, m), n))
+			SIM_PANIC("event engine out of memory");
+	}
+	b->n = 0;
+	e->full &= ~(1ull << p);
+	return true;
+}
+
+/* --------------------------------------------------------- pending bits -- */
+
+static inline bool is_pending(const sim_engine *e, uint64_t seq)
+{
+	size_t pg = seq >> PAGE_SHIFT;
+	return pg < e->npages && e->page[pg] &&
+	       (e->page[pg][(seq & (PAGE_EVENTS - 1)) >> 6] >> (seq & 63) & 1);
+}
+
+/* Mark seq (the next sequence number) pending. False: no memory. */
+static bool set_pending(sim_engine *e, uint64_t seq)
+{
+	size_t pg = seq >> PAGE_SHIFT;
+	if (pg >= e->npages) {
+		size_t n = e->npages ? 2 * e->npages : 64;
+		uint64_t **p = realloc(e->page, n * sizeof *p);
+		if (!p)
+			return false;
+		e->page = p;
+		uint32_t *c = realloc(e->page_n, n * sizeof *c);
+		if (!c)
+			return false;
+		e->page_n = c;
+		for (size_t i = e->npages; i < n; i++)
+			e->page[i] = NULL, e->page_n[i] = 0;
+		e->npages = n;
+	}
+	if (!e->page[pg] && !(e->page[pg] = calloc(PAGE_EVENTS / 64, sizeof(uint64_t))))
+		return false;
+	e->page[pg][(seq & (PAGE_EVENTS - 1)) >> 6] |= 1ull << (seq & 63);
+	e->page_n[pg]++;
+	return true;
+}
+
+/* seq ran or was cancelled: clear its bit; free its page when the page's
+ * events are all done and no later event can land in it. */
+static void clear_pending(sim_engine *e, uint64_t seq)
+{
+	size_t pg = seq >> PAGE_SHIFT;
+	e->page[pg][(seq & (PAGE_EVENTS - 1)) >> 6] &= ~(1ull << (seq & 63));
+	e->pending--;
+	if (--e->page_n[pg] == 0 && pg != e->seq >> PAGE_SHIFT) {
+		free(e->page[pg]);
+		e->page[pg] = NULL;
+	}
 }
 
 /* ----------------------------------------------------------------- API --- */
@@ -279,38 +315,41 @@ static inline void free_slot(sim_engine *e, uint32_t slot)
 sim_event_id sim_engine_schedule(sim_engine *e, sim_time at, int priority, sim_event_fn fn,
 				 void *ctx, uint64_t arg)
 {
-	if (at < e->now || !fn)
+	if (at < e->now || !fn || e->seq == UINT64_MAX)
 		return 0;
-	if (e->len == e->cap) {
-		size_t cap = e->cap ? 2 * e->cap : 1024;
-		hnode *h = realloc(e->heap, cap * sizeof *h);
-		if (!h)
-			return 0;
-		e->heap = h;
-		e->cap = cap;
+	qnode n = {.at = at, .seq = e->seq, .priority = priority};
+#if PLAIN_MALLOC
+	if (!(n.ev = malloc(sizeof *n.ev)))
+		return 0;
+	*n.ev = (event){fn, ctx, arg};
+#else
+	n.ev = (event){fn, ctx, arg};
+#endif
+	if (!set_pending(e, n.seq)) {
+		drop_payload(&n);
+		return 0;
 	}
-	uint32_t slot = alloc_slot(e);
-	if (slot == NO_SLOT)
+	e->pending++;
+	if (!enqueue(e, n)) {
+		clear_pending(e, n.seq);
+		drop_payload(&n);
 		return 0;
-	*payload(e, slot) = (event){fn, ctx, arg};
-	e->heap[e->len] = (hnode){at, e->seq++, priority, slot};
-	sift_up(e, e->len++);
-	return ((uint64_t)e->meta[slot].gen << 32) | ((uint64_t)slot + 1);
+	}
+	/* The page left behind may be done already (its events all ran). */
+	size_t pg = e->seq >> PAGE_SHIFT;
+	e->seq++;
+	if ((e->seq >> PAGE_SHIFT) != pg && e->page_n[pg] == 0) {
+		free(e->page[pg]);
+		e->page[pg] = NULL;
+	}
+	return n.seq + 1;
 }
 
 int sim_engine_cancel(sim_engine *e, sim_event_id id)
 {
-	uint64_t s = id & 0xffffffffu;
-	if (s == 0 || s > e->nslots)
-		return SIM_ENOTFOUND;
-	uint32_t slot = (uint32_t)(s - 1);
-	if (e->meta[slot].gen != (uint32_t)(id >> 32))
-		return SIM_ENOTFOUND; /* ran or cancelled: the slot was released */
-	uint32_t pos = e->meta[slot].pos;
-	if (pos >= e->len || e->heap[pos].slot != slot)
-		return SIM_ENOTFOUND; /* an id never issued (a free slot's gen) */
-	remove_at(e, pos);
-	free_slot(e, slot);
+	if (id == 0 || !is_pending(e, id - 1))
+		return SIM_ENOTFOUND; /* ran, cancelled, or never issued */
+	clear_pending(e, id - 1); /* its queue entry is now stale */
 	return SIM_OK;
 }
 
@@ -325,14 +364,28 @@ sim_time sim_engine_now(const sim_engine *e)
 uint64_t sim_engine_run(sim_engine *e, sim_time until)
 {
 	uint64_t n = 0;
-	while (e->len > 0 && e->heap[0].at <= until) {
-		hnode top = e->heap[0];
-		remove_at(e, 0);
-		e->now = top.at;
-		event x = *payload(e, top.slot);
-		/* Release before the call: the callback may schedule (and reuse the
-		 * slot), and cancelling the running event's own id is ENOTFOUND. */
-		free_slot(e, top.slot);
+	for (;;) {
+		if (e->nfront == 0 && !refill(e))
+			break;
+		qnode *top = &e->front[0];
+		if (!is_pending(e, top->seq)) { /* cancelled: drop */
+			drop_payload(top);
+			front_pop(e);
+			continue;
+		}
+		if (top->at > until)
+			break;
+		e->now = top->at;
+#if PLAIN_MALLOC
+		event x = *top->ev;
+#else
+		event x = top->ev;
+#endif
+		/* Release before the call: the callback may schedule, and
+		 * cancelling the running event's own id is ENOTFOUND. */
+		clear_pending(e, top->seq);
+		drop_payload(top);
+		front_pop(e);
 		x.fn(e, x.ctx, x.arg);
 		n++;
 		e->run++;
@@ -342,7 +395,7 @@ uint64_t sim_engine_run(sim_engine *e, sim_time until)
 
 size_t sim_engine_pending(const sim_engine *e)
 {
-	return e->len;
+	return e->pending;
 }
 
 uint64_t sim_engine_events_run(const sim_engine *e)

@@ -426,25 +426,37 @@ static void teardown(replay *r)
  * with offloading on the PCIe copies and the CPU optimizer step (offload):
  * the tail's tasks on those streams, taken in the order they end, are each
  * charged from the previous one's end (or the last compute task) to their own
- * end; what is left until the step ends is bubble (pipelines) or other. */
+ * end; what is left until the step ends is bubble (pipelines) or other.
+ *
+ * One pass per rank: a stream's FIFO runs one task at a time (try_start
+ * starts the head only while the stream is idle, on_end frees it), so its
+ * tasks' ends are non-decreasing in FIFO order. The order of the tail is then
+ * a merge of the two FIFOs, each skipped to its first task ending after the
+ * last compute task; on equal ends the DP stream's task, and within a stream
+ * the earlier one, comes first, and a task ending where the previous charged
+ * one ended adds nothing (it is skipped, as "ends after the cursor" reads).
+ * O(tasks on the two streams) per rank instead of O(k^2). */
 static void charge_tail(replay *r, sim_time step)
 {
 	const plan_graph *g = r->g;
-	static const int tail[] = {PLAN_STREAM_DP, PLAN_STREAM_OFFLOAD};
 	for (int rank = 0; rank < g->ranks; rank++) {
 		sim_time cursor = r->free_since[rank];
 		double *c = r->cat + (size_t)rank * EXEC_CAT_COUNT;
+		size_t qd = (size_t)rank * PLAN_STREAM_COUNT + PLAN_STREAM_DP;
+		size_t qo = (size_t)rank * PLAN_STREAM_COUNT + PLAN_STREAM_OFFLOAD;
+		uint32_t i = r->q_first[qd], ie = r->q_first[qd + 1];
+		uint32_t j = r->q_first[qo], je = r->q_first[qo + 1];
 		for (;;) { /* the next tail task to end, on either stream */
-			uint32_t next = UINT32_MAX;
-			for (int k = 0; k < 2; k++) {
-				size_t q = (size_t)rank * PLAN_STREAM_COUNT + (size_t)tail[k];
-				for (uint32_t i = r->q_first[q]; i < r->q_first[q + 1]; i++) {
-					uint32_t t = r->q[i];
-					if (r->end[t] > cursor && (next == UINT32_MAX || r->end[t] < r->end[next]))
-						next = t;
-				}
-			}
-			if (next == UINT32_MAX)
+			while (i < ie && r->end[r->q[i]] <= cursor)
+				i++;
+			while (j < je && r->end[r->q[j]] <= cursor)
+				j++;
+			uint32_t next;
+			if (i < ie && (j == je || r->end[r->q[i]] <= r->end[r->q[j]]))
+				next = r->q[i++];
+			else if (j < je)
+				next = r->q[j++];
+			else
 				break;
 			c[comm_cat(g->tasks[next].kind)] += sim_time_to_s(r->end[next] - cursor);
 			cursor = r->end[next];
@@ -453,8 +465,6 @@ static void charge_tail(replay *r, sim_time step)
 	}
 }
 
-/* Link loads: per link class, the most loaded rank class's bytes per link, the
- * time its tasks kept the link busy, and the time at >= 95% of capacity. */
 /* A link class under network = flow (plan_netlinks): the busiest link's
  * name, bytes and time at >= 95 % of capacity from the flow model. */
 static void flow_link(const plan_netlinks *n, net_link_kind k, double step_s, exec_link *l)
@@ -467,24 +477,61 @@ static void flow_link(const plan_netlinks *n, net_link_kind k, double step_s, ex
 	l->util = step_s > 0 && l->Bps > 0 ? l->bytes / (l->Bps * step_s) : 0;
 }
 
+/* The bytes a task puts on one link of link class `kind` (the scale-up
+ * link, a NIC, its share of a PCIe switch's NICs, a fabric link under
+ * oversubscription). */
+static double class_bytes(const plan_task *k, net_link_kind kind, double nic_to_pcie, double oversub)
+{
+	return kind == NET_LINK_SCALEUP ? k->scaleup_bytes
+	       : kind == NET_LINK_NIC   ? k->nic_bytes
+	       : kind == NET_LINK_PCIE  ? k->nic_bytes * nic_to_pcie
+	                                : k->nic_bytes * oversub;
+}
+
+/* Per rank class, the bytes each task kind puts on the scale-up links
+ * (su) and on the NICs (nic), and their totals: one pass over the tasks.
+ * Each rank's sums add its tasks in task order, as a scan per rank did. */
+typedef struct traffic {
+	double *su, *nic;         /* ranks x PLAN_TASK_KIND_COUNT */
+	double *su_tot, *nic_tot; /* per rank */
+} traffic;
+
+static int traffic_sum(const plan_graph *g, traffic *tr)
+{
+	size_t nr = (size_t)g->ranks, nk = PLAN_TASK_KIND_COUNT;
+	tr->su = calloc(nr * nk + 1, sizeof *tr->su);
+	tr->nic = calloc(nr * nk + 1, sizeof *tr->nic);
+	tr->su_tot = calloc(nr + 1, sizeof *tr->su_tot);
+	tr->nic_tot = calloc(nr + 1, sizeof *tr->nic_tot);
+	if (!tr->su || !tr->nic || !tr->su_tot || !tr->nic_tot)
+		return SIM_ENOMEM;
+	for (size_t t = 0; t < g->ntasks; t++) {
+		const plan_task *k = &g->tasks[t];
+		size_t j = (size_t)k->rank * nk + k->kind;
+		tr->su[j] += k->scaleup_bytes;
+		tr->su_tot[k->rank] += k->scaleup_bytes;
+		tr->nic[j] += k->nic_bytes;
+		tr->nic_tot[k->rank] += k->nic_bytes;
+	}
+	return SIM_OK;
+}
+
+static void traffic_free(traffic *tr)
+{
+	free(tr->su), free(tr->nic), free(tr->su_tot), free(tr->nic_tot);
+}
+
 /* The group (tp, cp, ep, dp, pp) whose collectives put the most bytes on
  * link class `kind`, over the rank class that loads it most. */
-static void link_traffic(const replay *r, net_link_kind kind, char *out, size_t len)
+static void link_traffic(const plan_graph *g, const traffic *tr, net_link_kind kind, char *out,
+			 size_t len)
 {
-	const plan_graph *g = r->g;
-	double best = 0, by[PLAN_TASK_KIND_COUNT];
+	bool su = kind == NET_LINK_SCALEUP;
+	double best = 0;
 	out[0] = '\0';
 	for (int rank = 0; rank < g->ranks; rank++) {
-		memset(by, 0, sizeof by);
-		double total = 0;
-		for (size_t t = 0; t < g->ntasks; t++) {
-			const plan_task *k = &g->tasks[t];
-			if (k->rank != rank)
-				continue;
-			double b = kind == NET_LINK_SCALEUP ? k->scaleup_bytes : k->nic_bytes;
-			by[k->kind] += b;
-			total += b;
-		}
+		const double *by = (su ? tr->su : tr->nic) + (size_t)rank * PLAN_TASK_KIND_COUNT;
+		double total = (su ? tr->su_tot : tr->nic_tot)[rank];
 		if (!(total > best))
 			continue;
 		best = total;
@@ -550,52 +597,93 @@ static void offload_links(const replay *r, const net_cluster *c, exec_result *re
 	offload_link(r->g, PLAN_OFF_NVME, "node0/nvme", "nvme", c->nodes, n->nvme_Bps, res);
 }
 
-static void link_stats(const replay *r, const net_cluster *c, exec_result *res)
+/* Link loads of one link class under alpha-beta: per rank class, the bytes
+ * its tasks put on one link, the time they kept it busy and the time at
+ * >= 95 % of capacity, in one pass over the tasks (acc: 3 x ranks, zeroed);
+ * the most loaded rank class's figures go into l. */
+static void class_load(const replay *r, const net_cluster *c, net_link_kind kind, double step_s,
+		       double *acc, exec_link *l)
+{
+	const plan_graph *g = r->g;
+	size_t nr = (size_t)g->ranks;
+	double *bytes = acc, *busy = acc + nr, *sat = acc + 2 * nr;
+	double nic_to_pcie = c->node.nics > 0 ? (double)c->node.nics / c->node.gpus : 0;
+	double oversub = c->nodes > 1 ? c->oversubscription : 0;
+	for (size_t t = 0; t < g->ntasks; t++) {
+		const plan_task *k = &g->tasks[t];
+		double b = class_bytes(k, kind, nic_to_pcie, oversub);
+		if (b <= 0)
+			continue;
+		double d = sim_time_to_s(k->dur);
+		bytes[k->rank] += b;
+		busy[k->rank] += d;
+		if (d > 0 && b / d >= 0.95 * l->Bps)
+			sat[k->rank] += d;
+	}
+	for (size_t rank = 0; rank < nr; rank++)
+		if (bytes[rank] > l->bytes) {
+			l->bytes = bytes[rank];
+			l->busy_s = busy[rank] < step_s ? busy[rank] : step_s;
+			l->saturated_s = sat[rank] < step_s ? sat[rank] : step_s;
+		}
+}
+
+/* Link loads: per link class, the most loaded rank class's bytes per link, the
+ * time its tasks kept the link busy, and the time at >= 95% of capacity.
+ * O(tasks) per link class, whatever the number of rank classes. */
+static int link_stats(const replay *r, const net_cluster *c, exec_result *res)
 {
 	net_link_class lc[NET_LINK_KIND_COUNT];
 	int n = net_link_classes(c, lc);
+	size_t nr = (size_t)r->g->ranks;
+	traffic tr = {0};
+	double *acc = malloc((3 * nr + 1) * sizeof *acc);
+	int rc = acc ? traffic_sum(r->g, &tr) : SIM_ENOMEM;
 	res->nlinks = 0;
-	for (int i = 0; i < n && res->nlinks < EXEC_MAX_LINKS; i++) {
+	for (int i = 0; rc == SIM_OK && i < n && res->nlinks < EXEC_MAX_LINKS; i++) {
 		exec_link *l = &res->links[res->nlinks++];
 		memset(l, 0, sizeof *l);
 		snprintf(l->name, sizeof l->name, "%s", lc[i].name);
 		snprintf(l->kind, sizeof l->kind, "%s", lc[i].kind_name);
 		l->count = lc[i].count;
 		l->Bps = lc[i].Bps;
-		link_traffic(r, lc[i].kind, l->traffic, sizeof l->traffic);
+		link_traffic(r->g, &tr, lc[i].kind, l->traffic, sizeof l->traffic);
 		if (r->g->net.on) { /* network = flow: the flow model's loads */
 			flow_link(&r->g->net, lc[i].kind, res->step_s, l);
 			continue;
 		}
-		double nic_to_pcie = c->node.nics > 0 ? (double)c->node.nics / c->node.gpus : 0;
-		double oversub = c->nodes > 1 ? c->oversubscription : 0;
-		for (int rank = 0; rank < r->g->ranks; rank++) {
-			double bytes = 0, busy = 0, sat = 0;
-			for (size_t t = 0; t < r->g->ntasks; t++) {
-				const plan_task *k = &r->g->tasks[t];
-				if (k->rank != rank)
-					continue;
-				double b = lc[i].kind == NET_LINK_SCALEUP ? k->scaleup_bytes
-					   : lc[i].kind == NET_LINK_NIC   ? k->nic_bytes
-					   : lc[i].kind == NET_LINK_PCIE  ? k->nic_bytes * nic_to_pcie
-									  : k->nic_bytes * oversub;
-				if (b <= 0)
-					continue;
-				double d = sim_time_to_s(k->dur);
-				bytes += b;
-				busy += d;
-				if (d > 0 && b / d >= 0.95 * l->Bps)
-					sat += d;
-			}
-			if (bytes > l->bytes) {
-				l->bytes = bytes;
-				l->busy_s = busy < res->step_s ? busy : res->step_s;
-				l->saturated_s = sat < res->step_s ? sat : res->step_s;
-			}
-		}
+		memset(acc, 0, 3 * nr * sizeof *acc);
+		class_load(r, c, lc[i].kind, res->step_s, acc, l);
 		l->util = res->step_s > 0 && l->Bps > 0 ? l->bytes / (l->Bps * res->step_s) : 0;
 	}
-	offload_links(r, c, res);
+	if (rc == SIM_OK)
+		offload_links(r, c, res);
+	traffic_free(&tr);
+	free(acc);
+	return rc;
+}
+
+/* The tasks of each rank class in task order: rank k's are
+ * list[first[k] .. first[k + 1]) (a counting sort, O(tasks)). */
+static int by_rank(const plan_graph *g, uint32_t **first, uint32_t **list)
+{
+	size_t nr = (size_t)g->ranks;
+	*first = calloc(nr + 1, sizeof **first);
+	*list = malloc((g->ntasks ? g->ntasks : 1) * sizeof **list);
+	uint32_t *fill = malloc((nr + 1) * sizeof *fill);
+	if (!*first || !*list || !fill) {
+		free(*first), free(*list), free(fill);
+		return SIM_ENOMEM;
+	}
+	for (size_t i = 0; i < g->ntasks; i++)
+		(*first)[g->tasks[i].rank + 1]++;
+	for (size_t k = 0; k < nr; k++)
+		(*first)[k + 1] += (*first)[k];
+	memcpy(fill, *first, (nr + 1) * sizeof *fill);
+	for (size_t i = 0; i < g->ntasks; i++)
+		(*list)[fill[g->tasks[i].rank]++] = (uint32_t)i;
+	free(fill);
+	return SIM_OK;
 }
 
 typedef struct cpoint {
@@ -613,21 +701,16 @@ static int by_time(const void *a, const void *b)
  * bytes plus a forward's activations from its first task's start until its
  * backward's, or W's, last task ends), and the scale-up and NIC bandwidth its
  * running transfers use (each transfer's bytes / duration while it runs). */
-static void write_counters(const replay *r, FILE *f, int rank)
+static int write_counters(const replay *r, FILE *f, int rank, const uint32_t *tasks, size_t n,
+			  bool zb)
 {
 	const plan_graph *g = r->g;
-	size_t n = 0;
-	for (size_t i = 0; i < g->ntasks; i++)
-		n += g->tasks[i].rank == rank;
 	cpoint *mem = malloc((2 * n + 1) * sizeof *mem), *bw = malloc((2 * n + 1) * sizeof *bw);
 	if (!mem || !bw) {
 		free(mem), free(bw);
-		return;
+		return SIM_ENOMEM;
 	}
 	size_t nm = 0, nb = 0;
-	bool zb = false;
-	for (size_t i = 0; i < g->ntasks; i++)
-		zb = zb || g->tasks[i].kind == PLAN_TASK_WGRAD;
 	double act = g->mem_act_op ? g->mem_act_op[rank] : 0;
 	size_t q = (size_t)rank * PLAN_STREAM_COUNT + PLAN_STREAM_COMPUTE;
 	if (g->mem_static) /* a plan's graph (synthetic graphs have no memory) */
@@ -648,10 +731,11 @@ static void write_counters(const replay *r, FILE *f, int rank)
 			mem[nm++] = (cpoint){r->start[t], act, 0};
 		prev = t, prev_kind = kind, prev_mb = mb;
 	}
-	for (size_t i = 0; i < g->ntasks; i++) {
+	for (size_t k = 0; k < n; k++) {
+		uint32_t i = tasks[k];
 		const plan_task *t = &g->tasks[i];
 		double d = sim_time_to_s(r->end[i] - r->start[i]);
-		if (t->rank != rank || d <= 0 || (t->scaleup_bytes <= 0 && t->nic_bytes <= 0))
+		if (d <= 0 || (t->scaleup_bytes <= 0 && t->nic_bytes <= 0))
 			continue;
 		bw[nb++] = (cpoint){r->start[i], t->scaleup_bytes / d, t->nic_bytes / d};
 		bw[nb++] = (cpoint){r->end[i], -t->scaleup_bytes / d, -t->nic_bytes / d};
@@ -676,13 +760,14 @@ static void write_counters(const replay *r, FILE *f, int rank)
 			fabs(v0) < 1e-3 ? 0 : v0 * 1e-9, fabs(v1) < 1e-3 ? 0 : v1 * 1e-9);
 	}
 	free(mem), free(bw);
+	return SIM_OK;
 }
 
 /* Chrome trace event format: metadata names processes (rank classes) and
  * threads (streams); each task is a complete event; counter tracks per rank
  * class for memory and link bandwidth (write_counters). Written in task order,
  * so the file is the same for the same graph. */
-static void write_trace(const replay *r, const exec_result *res, FILE *f)
+static int write_trace(const replay *r, const exec_result *res, FILE *f)
 {
 	static const char *const streams[PLAN_STREAM_COUNT] = {"compute", "tp", "dp", "pp send fwd",
 								"pp send bwd", "cp", "ep", "offload"};
@@ -718,21 +803,30 @@ static void write_trace(const replay *r, const exec_result *res, FILE *f)
 			(double)t->nic_bytes);
 		sep = ",\n";
 	}
-	for (int k = 0; k < g->ranks; k++)
-		write_counters(r, f, k);
+	uint32_t *first, *list;
+	if (by_rank(g, &first, &list) != SIM_OK)
+		return SIM_ENOMEM;
+	bool zb = false;
+	for (size_t i = 0; i < g->ntasks; i++)
+		zb = zb || g->tasks[i].kind == PLAN_TASK_WGRAD;
+	int rc = SIM_OK;
+	for (int k = 0; k < g->ranks && rc == SIM_OK; k++)
+		rc = write_counters(r, f, k, list + first[k], first[k + 1] - first[k], zb);
+	free(first), free(list);
 	fprintf(f, "\n]}\n");
+	return rc;
 }
 
 /* Text Gantt chart: per rank class one row of `w` columns over the step; a
  * column shows the compute-stream task kind that covers most of its time:
  * forward as the micro-batch's last digit (or F), backward as a letter A-J for
  * micro-batch 0-9 (or B), r recompute, o optimizer, '.' idle. */
-static void write_gantt(const replay *r, const exec_result *res, FILE *f, int w)
+static int write_gantt(const replay *r, const exec_result *res, FILE *f, int w)
 {
 	const plan_graph *g = r->g;
 	sim_time step = sim_time_from_s(res->step_s);
 	if (w < 10 || step <= 0)
-		return;
+		return SIM_OK;
 	int m = 0;
 	for (size_t i = 0; i < g->ntasks; i++)
 		if (g->tasks[i].mb + 1 > m)
@@ -743,15 +837,17 @@ static void write_gantt(const replay *r, const exec_result *res, FILE *f, int w)
 	char *row = malloc((size_t)w + 1), *mbch = malloc((size_t)w * NK);
 	if (!cover || !row || !mbch) {
 		free(cover), free(row), free(mbch);
-		return;
+		return SIM_ENOMEM;
 	}
 	double col = (double)step / w;
 	fprintf(f, "\npipeline schedule (compute streams, %d columns of %.4g ms)\n", w, col * 1e-9);
 	for (int k = 0; k < g->ranks; k++) {
 		memset(cover, 0, (size_t)w * NK * sizeof *cover);
-		for (size_t i = 0; i < g->ntasks; i++) {
+		size_t cq = (size_t)k * PLAN_STREAM_COUNT + PLAN_STREAM_COMPUTE;
+		for (uint32_t x = r->q_first[cq]; x < r->q_first[cq + 1]; x++) {
+			uint32_t i = r->q[x]; /* the rank's compute tasks, in task order */
 			const plan_task *t = &g->tasks[i];
-			if (t->rank != k || t->stream != PLAN_STREAM_COMPUTE || t->kind > PLAN_TASK_OPTIM)
+			if (t->kind > PLAN_TASK_OPTIM)
 				continue;
 			double a = (double)r->start[i], b = (double)r->end[i];
 			for (int j = (int)(a / col); j < w && j * col < b; j++) {
@@ -778,6 +874,7 @@ static void write_gantt(const replay *r, const exec_result *res, FILE *f, int w)
 	fprintf(f, "  legend: %s, r recompute, w weight gradients (zero bubble), o optimizer, . idle\n",
 		digits ? "0-9 forward of micro-batch 0-9, A-J its backward" : "F forward, B backward");
 	free(cover), free(row), free(mbch);
+	return SIM_OK;
 }
 
 /* The compute-stream tasks, rank by rank in FIFO (= start) order. */
@@ -903,12 +1000,12 @@ int exec_replay_views(const plan_graph *g, const net_cluster *c, exec_result *re
 		}
 		res->tasks = g->ntasks;
 		res->events = sim_engine_events_run(r.eng);
-		link_stats(&r, c, res);
-		if (v && v->trace)
-			write_trace(&r, res, v->trace);
-		if (v && v->gantt)
-			write_gantt(&r, res, v->gantt, v->gantt_width);
-		if (v && v->timeline)
+		rc = link_stats(&r, c, res);
+		if (rc == SIM_OK && v && v->trace)
+			rc = write_trace(&r, res, v->trace);
+		if (rc == SIM_OK && v && v->gantt)
+			rc = write_gantt(&r, res, v->gantt, v->gantt_width);
+		if (rc == SIM_OK && v && v->timeline)
 			rc = record_timeline(&r, v->timeline);
 	}
 	teardown(&r);

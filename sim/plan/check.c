@@ -370,13 +370,25 @@ static int check_limits(const plan_scenario *s, sim_diag *diag)
 		errors++;
 	}
 	/* The flow model needs the fabric's graph, which topo builds with up
-	 * to three switch tiers. */
+	 * to four switch tiers. */
 	int max_nodes = topo_fabric_max_nodes(&s->cluster);
 	if (net_uses_flow(&s->cluster) && s->cluster.nodes > max_nodes) {
 		err_at(s, diag, "cluster", "network",
-		       "network = flow: %d nodes of %d NICs need a fabric of more than three switch "
-		       "tiers, and podsim builds at most three (%d nodes); use network = alpha-beta",
+		       "network = flow: %d nodes of %d NICs need a fabric of more than four switch "
+		       "tiers, and podsim builds at most four (%d nodes); use network = alpha-beta",
 		       s->cluster.nodes, s->cluster.node.nics, max_nodes);
+		errors++;
+	}
+	/* ... and holds every GPU: refused past TOPO_MAX_GPUS before anything
+	 * is allocated (a torus or a single switch has no tier limit). */
+	int64_t gpus = (int64_t)s->cluster.nodes * s->cluster.node.gpus;
+	if (net_uses_flow(&s->cluster) && gpus > TOPO_MAX_GPUS) {
+		err_at(s, diag, "cluster", "network",
+		       "network = flow: %d nodes x %d GPUs = %lld GPUs: the flow model's link "
+		       "graph is built for at most %d GPUs (about 650 bytes each, twice that with "
+		       "routes and flows); use network = alpha-beta, or set cluster.nodes to %d or fewer",
+		       s->cluster.nodes, s->cluster.node.gpus, (long long)gpus, TOPO_MAX_GPUS,
+		       TOPO_MAX_GPUS / s->cluster.node.gpus);
 		errors++;
 	}
 	return errors;

@@ -361,10 +361,7 @@ static int phase_run(run *r, phase *p, double repeat, double *t_bw)
 	if (rc != SIM_OK)
 		return rc;
 	*t_bw += repeat * sim_time_to_s(topo_sim_makespan(r->sim));
-	for (int l = 0; l < r->g->nl; l++) {
-		r->link_total[l] += repeat * topo_sim_link_bytes(r->sim, l);
-		r->link_sat[l] += repeat * topo_sim_link_sat_s(r->sim, l);
-	}
+	topo_sim_harvest(r->sim, repeat, r->link_total, r->link_sat);
 	r->flows += flows;
 	p->n = 0;
 	return SIM_OK;
@@ -903,9 +900,8 @@ static int sim_for(const topo_graph *g, int m, topo_sim **out)
 	if (!cap)
 		return SIM_ENOMEM;
 	for (int l = 0; l < g->nl; l++) {
-		net_link_kind k = topo_link_class(g, l);
-		cap[l] = topo_link_cap(g, l) /
-		         (k == NET_LINK_NIC || k == NET_LINK_FABRIC ? kappa : 1);
+		net_link_kind k = (net_link_kind)g->lclass[l];
+		cap[l] = g->cap[l] / (k == NET_LINK_NIC || k == NET_LINK_FABRIC ? kappa : 1);
 	}
 	int rc = topo_sim_new(g->nl, cap, out);
 	free(cap);

@@ -37,9 +37,19 @@
  *   cores: 128 leaf / 128 spine / 64 core as the B200 row lists (same
  *   radix-64 NDR switches, 32-node SUs, 8 rails); 64 SUs (2048 nodes): P =
  *   16, 512 spines, m = 4, C = 8, 256 cores (hardware.md section 10, B200
- *   64 SU: 512 / 512 / 256). More than R pods would need a fourth tier: not
- *   generated (SIM_ERANGE; 64 pods x 32 leaves x 32 NICs = 65,536 NICs at
- *   radix 64).
+ *   64 SU: 512 / 512 / 256). More than R pods take a fourth tier:
+ *   zones of Z = R/2 pods, each zone's cores built as above but with R/2
+ *   ports down (m = (R/2) / Z = 1 cable from each pod: C = dmax cores per
+ *   plane) and as many up; supercore plane (k, c) = core (k, c) of every
+ *   zone; with Q zones each supercore takes at most m' = floor(R / Q)
+ *   cables from a zone, so a plane has S = ceil(u_max / m') supercores
+ *   (u_max: the most up cables of a core) and up cable j of a core goes to
+ *   supercore j mod S of its plane: Q m' <= R ports per supercore. 512 SUs
+ *   of DGX H100 (16,384 nodes, 131,072 NICs: 4,096 leaves in 128 pods of
+ *   32): Z = 32, Q = 4 zones, C = 32, 4,096 spines, 4,096 cores (32 up
+ *   cables each), m' = 16, S = 2, 2,048 supercores. More than R zones would
+ *   need a fifth tier: not generated (SIM_ERANGE; R zones x R/2 pods x R/2
+ *   leaves, 2,097,152 NICs at radix 64, past the GPUs a graph is built for).
  *   A single pod (P = 1: more leaves than two tiers with k mod S cabling
  *   fit, at most h of them) has no cores: one cable per leaf and spine.
  *
@@ -119,6 +129,16 @@ static int uplinks(int down, double o)
 	return (int)ceil(down / o - 1e-9);
 }
 
+/* Leaves of pod p with more than k uplinks: the down (and up) cables of
+ * spine (p, k). */
+static int spine_cables(const int *up, int nleaves, int pod, int p, int k)
+{
+	int d = 0;
+	for (int l = p * pod; l < nleaves && l < (p + 1) * pod; l++)
+		d += up[l] > k;
+	return d;
+}
+
 /* The cores of a three-tier fabric, above its spines (spine k of pod p is
  * vertex spine0 + p U + k; header comment). */
 static int add_cores(topo_graph *g, int spine0, int nleaves, const int *up, int U, int pod, int R)
@@ -134,21 +154,62 @@ static int add_cores(topo_graph *g, int spine0, int nleaves, const int *up, int 
 	}
 	for (int p = 0; p < P && rc == SIM_OK; p++)
 		for (int k = 0; k < U && rc == SIM_OK; k++) {
-			int d = 0; /* down cables of spine (p, k) = its up cables */
-			for (int l = p * pod; l < nleaves && l < (p + 1) * pod; l++)
-				d += up[l] > k;
+			int d = spine_cables(up, nleaves, pod, p, k);
 			for (int i = 0; i < d && rc == SIM_OK; i++)
 				rc = fabric_link(g, spine0 + p * U + k, core0 + k * C + i % C);
 		}
 	return rc;
 }
 
+/* Four tiers (header comment): zones of R/2 pods with R/2 ports down per
+ * core, supercores over the cores of every zone. Core (z, k, c) is vertex
+ * core0 + (z U + k) C + c, supercore (k, c, s) super0 + (k C + c) S + s. */
+static int add_zones(topo_graph *g, int spine0, int nleaves, const int *up, int U, int pod, int R)
+{
+	int P = (nleaves + pod - 1) / pod, Z = R / 2, Q = (P + Z - 1) / Z, dmax = 0;
+	if (Q > R)
+		return SIM_ERANGE;
+	for (int l = 0; l < nleaves; l++)
+		dmax += l < pod && up[l] > 0;
+	int C = dmax > 0 ? dmax : 1; /* m = (R/2) / Z = 1 cable per pod */
+	int *dn = calloc((size_t)Q * U * C + 1, sizeof *dn), rc = dn ? SIM_OK : SIM_ENOMEM;
+	int core0 = g->nv, umax = 0;
+	for (int c = 0; c < Q * U * C && rc == SIM_OK; c++) {
+		int v = topo_add_vertex(g, TOPO_V_CORE, -1, c);
+		rc = v < 0 ? v : SIM_OK;
+	}
+	for (int p = 0; p < P && rc == SIM_OK; p++)
+		for (int k = 0; k < U && rc == SIM_OK; k++) {
+			int d = spine_cables(up, nleaves, pod, p, k), z = p / Z;
+			for (int i = 0; i < d && rc == SIM_OK; i++) {
+				int c = (z * U + k) * C + i % C;
+				rc = fabric_link(g, spine0 + p * U + k, core0 + c);
+				umax = ++dn[c] > umax ? dn[c] : umax;
+			}
+		}
+	int m = R / Q, S = (umax + m - 1) / m, super0 = g->nv;
+	g->core_plane = C;
+	g->super_plane = S;
+	for (int x = 0; x < U * C * S && rc == SIM_OK; x++) {
+		int v = topo_add_vertex(g, TOPO_V_SUPER, -1, x);
+		rc = v < 0 ? v : SIM_OK;
+	}
+	for (int z = 0; z < Q && rc == SIM_OK; z++)
+		for (int kc = 0; kc < U * C && rc == SIM_OK; kc++) {
+			int c = z * U * C + kc;
+			for (int j = 0; j < dn[c] && rc == SIM_OK; j++)
+				rc = fabric_link(g, core0 + c, super0 + kc * S + j % S);
+		}
+	free(dn);
+	return rc;
+}
+
 /* Pods of `pod` leaves, U spines each, cores above when there are several
- * pods (header comment). SIM_ERANGE past R pods. */
+ * pods, zones and supercores past R pods (header comment). */
 static int add_pods(topo_graph *g, int leaf0, int nleaves, const int *up, int pod, int R)
 {
 	int P = (nleaves + pod - 1) / pod, U = 0, spine0 = g->nv, rc = SIM_OK;
-	if (P > R)
+	if ((P + R / 2 - 1) / (R / 2) > R)
 		return SIM_ERANGE;
 	for (int l = 0; l < nleaves; l++)
 		U = up[l] > U ? up[l] : U;
@@ -159,7 +220,9 @@ static int add_pods(topo_graph *g, int leaf0, int nleaves, const int *up, int po
 	for (int l = 0; l < nleaves && rc == SIM_OK; l++)
 		for (int k = 0; k < up[l] && rc == SIM_OK; k++)
 			rc = fabric_link(g, leaf0 + l, spine0 + (l / pod) * U + k);
-	if (rc == SIM_OK && P > 1)
+	if (rc == SIM_OK && P > R)
+		rc = add_zones(g, spine0, nleaves, up, U, pod, R);
+	else if (rc == SIM_OK && P > 1)
 		rc = add_cores(g, spine0, nleaves, up, U, pod, R);
 	return rc;
 }
@@ -266,7 +329,7 @@ int topo_fabric_max_nodes(const net_cluster *c)
 	if (N < 1)
 		return INT32_MAX;
 	int R = radix(c), p = leaf_down(c, R);
-	int64_t leaves = (int64_t)R * pod_leaves(c, R), nodes; /* R pods */
+	int64_t leaves = (int64_t)R * (R / 2) * pod_leaves(c, R), nodes; /* R zones of R/2 pods */
 	if (c->fabric == NET_FABRIC_RAIL)
 		nodes = leaves / N * p; /* whole SUs of N leaves and p nodes */
 	else if (N <= p)

@@ -24,6 +24,14 @@
  * crosses costs O(its path). (test_flow.c checks the incremental rates and
  * finishes against a full re-solve at every event on random networks, and
  * counts the flows re-solved.)
+ *
+ * Links touched only. A run works on the links its flows cross, numbered
+ * 0 .. Lc - 1 for the run (compact(): the paths rewritten, capacities and
+ * counters copied in, all put back by expand()), so its per-link arrays and
+ * the max-min scratch hold Lc entries, not the graph's: a phase of a
+ * collective on 65,536 GPUs allocated and cleared 868k links' arrays per
+ * phase. Every loop over links walks lists built from the paths, never the
+ * link numbers in order, so the renumbering changes no result.
  */
 #include "topo_int.h"
 
@@ -43,7 +51,7 @@ typedef struct sflow {
 } sflow;
 
 struct topo_sim {
-	int nlinks;
+	int nlinks; /* the run's compact count while it runs (compact()) */
 	double *cap;
 	double *link_bytes;
 	double *link_sat_s; /* time at >= TOPO_SAT_LOAD of capacity */
@@ -52,6 +60,8 @@ struct topo_sim {
 	int *links;
 	int nl, cap_nl;
 	long long resolved; /* flows re-solved, all events of all runs */
+	int *map;           /* per link: its compact number during a run, else -1 */
+	bool clean;         /* every link's counters are 0 (topo_sim_clear, harvest) */
 };
 
 int topo_sim_new(int nlinks, const double *cap_Bps, topo_sim **out)
@@ -76,14 +86,7 @@ int topo_sim_new(int nlinks, const double *cap_Bps, topo_sim **out)
 
 int topo_sim_for_graph(const topo_graph *g, topo_sim **out)
 {
-	double *cap = malloc(((size_t)g->nl + 1) * sizeof *cap);
-	if (!cap)
-		return SIM_ENOMEM;
-	for (int l = 0; l < g->nl; l++)
-		cap[l] = topo_link_cap(g, l);
-	int rc = topo_sim_new(g->nl, cap, out);
-	free(cap);
-	return rc;
+	return topo_sim_new(g->nl, g->cap, out);
 }
 
 void topo_sim_free(topo_sim *s)
@@ -95,15 +98,36 @@ void topo_sim_free(topo_sim *s)
 	free(s->link_sat_s);
 	free(s->f);
 	free(s->links);
+	free(s->map);
 	free(s);
 }
 
 void topo_sim_clear(topo_sim *s)
 {
+	if (!s->clean) {
+		memset(s->link_bytes, 0, (size_t)s->nlinks * sizeof *s->link_bytes);
+		memset(s->link_sat_s, 0, (size_t)s->nlinks * sizeof *s->link_sat_s);
+	}
 	s->nf = 0;
 	s->nl = 0;
-	memset(s->link_bytes, 0, (size_t)s->nlinks * sizeof *s->link_bytes);
-	memset(s->link_sat_s, 0, (size_t)s->nlinks * sizeof *s->link_sat_s);
+	s->clean = true;
+}
+
+void topo_sim_harvest(topo_sim *s, double repeat, double *total, double *sat)
+{
+	/* Only the flows' links can carry anything; each is added once (its
+	 * counters are zeroed as it is), which adds to total[l] and sat[l] what
+	 * a pass over every link would (the others add repeat x 0). */
+	for (int i = 0; i < s->nl; i++) {
+		int l = s->links[i];
+		total[l] += repeat * s->link_bytes[l];
+		sat[l] += repeat * s->link_sat_s[l];
+		s->link_bytes[l] = 0;
+		s->link_sat_s[l] = 0;
+	}
+	s->nf = 0;
+	s->nl = 0;
+	s->clean = true;
 }
 
 int topo_sim_add(topo_sim *s, const int *links, int n, double bytes, sim_time start)
@@ -410,10 +434,95 @@ static int resolve(topo_sim *s, run *r, sim_time now)
 	return rc;
 }
 
+/* The graph-wide view of a sim, kept while a run works on its compact one. */
+typedef struct wide {
+	int nlinks;
+	double *cap, *link_bytes, *link_sat_s;
+	int *gl;     /* per compact link: its graph link */
+	int n;       /* compact links numbered in map and gl */
+	bool filled; /* the compact arrays hold the counters */
+} wide;
+
+/* Renumber the links the flows cross 0 .. Lc - 1 in order of first use and
+ * swap in their capacities and counters (header comment). On SIM_ENOMEM
+ * expand() still puts everything back. */
+static int compact(topo_sim *s, wide *w)
+{
+	*w = (wide){s->nlinks, s->cap, s->link_bytes, s->link_sat_s, NULL, 0, false};
+	if (!s->map) {
+		s->map = malloc(((size_t)s->nlinks + 1) * sizeof *s->map);
+		if (!s->map)
+			return SIM_ENOMEM;
+		for (int l = 0; l < s->nlinks; l++)
+			s->map[l] = -1;
+	}
+	w->gl = malloc(((size_t)s->nl + 1) * sizeof *w->gl);
+	if (!w->gl)
+		return SIM_ENOMEM;
+	for (int i = 0; i < s->nl; i++) {
+		int l = s->links[i];
+		if (s->map[l] < 0) {
+			s->map[l] = w->n;
+			w->gl[w->n++] = l;
+		}
+		s->links[i] = s->map[l];
+	}
+	double *cap = malloc(((size_t)w->n + 1) * sizeof *cap);
+	double *bytes = malloc(((size_t)w->n + 1) * sizeof *bytes);
+	double *sat = malloc(((size_t)w->n + 1) * sizeof *sat);
+	if (!cap || !bytes || !sat) {
+		free(cap), free(bytes), free(sat);
+		return SIM_ENOMEM;
+	}
+	for (int c = 0; c < w->n; c++) {
+		cap[c] = w->cap[w->gl[c]];
+		bytes[c] = w->link_bytes[w->gl[c]];
+		sat[c] = w->link_sat_s[w->gl[c]];
+	}
+	s->nlinks = w->n, s->cap = cap, s->link_bytes = bytes, s->link_sat_s = sat;
+	w->filled = true;
+	return SIM_OK;
+}
+
+/* Put the graph-wide view back, with the run's counters. */
+static void expand(topo_sim *s, wide *w)
+{
+	if (w->filled) {
+		for (int c = 0; c < w->n; c++) {
+			w->link_bytes[w->gl[c]] = s->link_bytes[c];
+			w->link_sat_s[w->gl[c]] = s->link_sat_s[c];
+		}
+		free(s->cap), free(s->link_bytes), free(s->link_sat_s);
+	}
+	if (w->gl) {
+		for (int i = 0; i < s->nl; i++)
+			s->links[i] = w->gl[s->links[i]];
+		for (int c = 0; c < w->n; c++)
+			s->map[w->gl[c]] = -1;
+	}
+	free(w->gl);
+	s->nlinks = w->nlinks, s->cap = w->cap, s->link_bytes = w->link_bytes,
+	s->link_sat_s = w->link_sat_s;
+}
+
+static int run_compact(topo_sim *s);
+
 int topo_sim_run(topo_sim *s)
 {
 	if (s->nf == 0)
 		return SIM_OK;
+	wide wv;
+	s->clean = false;
+	int rc = compact(s, &wv);
+	if (rc == SIM_OK)
+		rc = run_compact(s);
+	expand(s, &wv);
+	return rc;
+}
+
+/* topo_sim_run on the compact view. */
+static int run_compact(topo_sim *s)
+{
 	run r;
 	int rc = run_init(s, &r);
 	sim_time now = r.nstart > 0 ? s->f[r.order[0]].start : SIM_TIME_MAX;

@@ -43,7 +43,8 @@
 #include <string.h>
 
 static const char *const vkind_names[TOPO_V_KIND_COUNT] = {
-        "gpu", "nvswitch", "pcie_switch", "cpu", "nic", "nvme", "leaf", "spine", "core"};
+        "gpu", "nvswitch", "pcie_switch", "cpu", "nic", "nvme", "leaf", "spine", "core",
+        "supercore"};
 static const char *const lkind_names[TOPO_L_KIND_COUNT] = {
         "nvlink", "nvswitch", "pcie", "ib", "roce", "ethernet", "c2c", "efa"};
 
@@ -237,6 +238,40 @@ static int number_nics(topo_graph *g)
 	return SIM_OK;
 }
 
+/* The link class of link l (topo_link_class): scale-up (NVLink, NVSwitch,
+ * C2C, and a PCIe node's GPU links), PCIe, NIC (a link touching a NIC) or
+ * fabric. */
+static net_link_kind link_class_of(const topo_graph *g, int l)
+{
+	const topo_link *k = &g->l[l];
+	topo_vkind a = g->v[k->src].kind, b = g->v[k->dst].kind;
+	switch (k->kind) {
+	case TOPO_L_NVLINK:
+	case TOPO_L_NVSWITCH:
+	case TOPO_L_C2C:
+		return NET_LINK_SCALEUP;
+	case TOPO_L_PCIE:
+		return g->cl.node.intra == NET_INTRA_PCIE && (a == TOPO_V_GPU || b == TOPO_V_GPU)
+		               ? NET_LINK_SCALEUP
+		               : NET_LINK_PCIE;
+	default:
+		return a == TOPO_V_NIC || b == TOPO_V_NIC ? NET_LINK_NIC : NET_LINK_FABRIC;
+	}
+}
+
+static int link_tables(topo_graph *g)
+{
+	g->cap = malloc(((size_t)g->nl + 1) * sizeof *g->cap);
+	g->lclass = malloc((size_t)g->nl + 1);
+	if (!g->cap || !g->lclass)
+		return SIM_ENOMEM;
+	for (int l = 0; l < g->nl; l++) {
+		g->cap[l] = g->l[l].Bps * g->l[l].eff;
+		g->lclass[l] = (uint8_t)link_class_of(g, l);
+	}
+	return SIM_OK;
+}
+
 int topo_build(const net_cluster *c, topo_graph **out)
 {
 	*out = NULL;
@@ -265,6 +300,8 @@ int topo_build(const net_cluster *c, topo_graph **out)
 	if (rc == SIM_OK)
 		rc = number_nics(g);
 	if (rc == SIM_OK)
+		rc = link_tables(g);
+	if (rc == SIM_OK)
 		rc = topo_router_new(g, &g->rt);
 	if (rc != SIM_OK) {
 		topo_free(g);
@@ -287,6 +324,8 @@ void topo_free(topo_graph *g)
 	free(g->gpu);
 	free(g->nic);
 	free(g->dkey);
+	free(g->cap);
+	free(g->lclass);
 	free(g->cpu);
 	topo_router_free(g->rt);
 	free(g);
@@ -351,5 +390,5 @@ int topo_gpu_nic(const topo_graph *g, int local_gpu)
 
 double topo_link_cap(const topo_graph *g, int l)
 {
-	return g->l[l].Bps * g->l[l].eff;
+	return g->cap[l];
 }

@@ -66,20 +66,7 @@ struct topo_cache {
 
 net_link_kind topo_link_class(const topo_graph *g, int l)
 {
-	const topo_link *k = &g->l[l];
-	topo_vkind a = g->v[k->src].kind, b = g->v[k->dst].kind;
-	switch (k->kind) {
-	case TOPO_L_NVLINK:
-	case TOPO_L_NVSWITCH:
-	case TOPO_L_C2C:
-		return NET_LINK_SCALEUP;
-	case TOPO_L_PCIE:
-		return g->cl.node.intra == NET_INTRA_PCIE && (a == TOPO_V_GPU || b == TOPO_V_GPU)
-		               ? NET_LINK_SCALEUP
-		               : NET_LINK_PCIE;
-	default:
-		return a == TOPO_V_NIC || b == TOPO_V_NIC ? NET_LINK_NIC : NET_LINK_FABRIC;
-	}
+	return (net_link_kind)g->lclass[l];
 }
 
 int topo_cache_new(const topo_graph *g, int world, topo_cache **out)
@@ -172,7 +159,7 @@ static void classify(const topo_cache *k, topo_group_result *r)
 	for (int c = 0; c < NET_LINK_KIND_COUNT; c++)
 		r->link[c] = -1;
 	for (int l = 0; l < g->nl; l++) {
-		net_link_kind c = topo_link_class(g, l);
+		net_link_kind c = (net_link_kind)g->lclass[l];
 		r->total_bytes[c] += k->lb[l];
 		if (k->lb[l] > r->bytes[c]) {
 			r->bytes[c] = k->lb[l];

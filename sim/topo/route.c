@@ -41,7 +41,30 @@
  *    D - 1 hops from t).
  *    The candidates, their order and the choice among them (keyed on t
  *    itself) are those of one search from t, so the routes are the same
- *    (test_topo compares them with a plain BFS).
+ *    (test_topo compares them with a plain BFS);
+ *  - fabric tables: a search toward a fabric switch (leaf, spine, core,
+ *    supercore) crosses the whole fabric before it labels a NIC on the far
+ *    side, and
+ *    the walks of a collective's flows target every leaf in turn, more than
+ *    the searches kept, so each route restarted a search of the fabric
+ *    (routing ~ nodes^2.6 past 512 nodes). Where the fabric is closed (every
+ *    link into or out of a fabric switch joins another fabric switch or a
+ *    vertex that does not forward: a NIC), a search from switch t labels
+ *    exactly
+ *        the fabric switches f, with their hop distance D_t(f) inside the
+ *        fabric (a path leaving the fabric would pass through a NIC), and
+ *        a vertex x that does not forward: 1 + min D_t(f) over its
+ *        out-links x -> f into the fabric (x is labelled, never expanded),
+ *    and nothing else. D_t is one byte per fabric switch, a breadth-first
+ *    search over the fabric's links alone, computed once per class of
+ *    targets with the same fabric neighbours (a pod's leaves:
+ *    fabric_classes) and kept (up to ROUTE_TABLE_MEMORY, then all dropped
+ *    and recomputed on demand); it is complete, so it stands for a search
+ *    that has labelled every level: the rule above (levels 0 .. L - 1
+ *    complete) holds for it at every L. Distances being the same, so are
+ *    the candidates and the routes; a walk then costs its hops times the
+ *    degrees on its way, and the fabric is searched once per pod instead
+ *    of once per route.
  *
  * Between two GPUs of a node the route uses only scale-up links (NVLink,
  * NVSwitch) when they connect the pair, since NCCL uses NVLink P2P when it
@@ -94,6 +117,10 @@
 #define ROUTE_SEARCHES   16
 #define ROUTE_MEMORY     (64 << 20)
 #define ROUTE_MAX_ATTACH 4
+/* Fabric tables kept (one byte per fabric switch each): 64 MiB holds a
+ * table toward every switch of a fabric of 8,192 switches. */
+#define ROUTE_TABLE_MEMORY (64 << 20)
+#define FAR                255 /* a fabric table's "not reachable" */
 
 typedef struct mark {
 	unsigned gen; /* the search's generation when labelled */
@@ -110,11 +137,255 @@ typedef struct search {
 	int head, tail;
 } search;
 
+/* An out-link as the walk weighs it: its id, far end, that end's fabric
+ * index (-1: none or no tables) and its kind. */
+typedef struct hop {
+	int link, dst, fid;
+	unsigned kind;
+} hop;
+
+/* The fabric switches' distance tables (header comment). */
+typedef struct fabric {
+	int nf;          /* fabric switches; 0: no tables (not closed, or none) */
+	int *fid;        /* per vertex: its index among the fabric switches, or -1 */
+	int *fv;         /* per fabric switch: its vertex */
+	int *in_off, *in; /* fabric in-links as fabric indices (CSR) */
+	int *cls;        /* per fabric switch: its class's first switch (below) */
+	uint8_t **tab;   /* per class's first switch: its table, or NULL */
+	int *queue;      /* BFS scratch, nf */
+	size_t bytes;    /* tables held */
+} fabric;
+
 typedef struct topo_router {
 	search s[ROUTE_SEARCHES];
 	int n;         /* searches in use */
 	long long now; /* routes so far */
+	fabric f;
+	/* per vertex, its out-links into vertices that forward (CSR, in
+	 * out-link order): a walk's candidates short of the last hop, with
+	 * what the walk reads of them kept together */
+	int *fwd_off;
+	struct hop *fwd;
 } topo_router;
+
+static bool is_fabric(topo_vkind k)
+{
+	return k == TOPO_V_LEAF || k == TOPO_V_SPINE || k == TOPO_V_CORE || k == TOPO_V_SUPER;
+}
+
+/* The distinct fabric neighbours of fabric switch k, sorted, into out
+ * (room for its degree): in-neighbours (in) or out-neighbours. */
+static int fabric_set(const topo_graph *g, const fabric *f, int k, bool in, int *out)
+{
+	int n = 0, v = f->fv[k];
+	int lo = in ? g->in_off[v] : g->out_off[v], hi = in ? g->in_off[v + 1] : g->out_off[v + 1];
+	for (int i = lo; i < hi; i++) {
+		const topo_link *l = &g->l[in ? g->in[i] : g->out[i]];
+		int x = f->fid[in ? l->src : l->dst], j = n;
+		if (x < 0)
+			continue;
+		while (j > 0 && out[j - 1] > x) /* insertion sort, dropping repeats */
+			j--;
+		if (j > 0 && out[j - 1] == x)
+			continue;
+		memmove(out + j + 1, out + j, (size_t)(n - j) * sizeof *out);
+		out[j] = x;
+		n++;
+	}
+	return n;
+}
+
+/* Classes of fabric switches that share one table: switches t1, t2 with the
+ * same non-empty set S of fabric neighbours, in-links and out-links alike
+ * (the leaves of a pod with as many uplinks). For w != t, the last hop of a
+ * shortest path from w to t comes from S and what precedes it is a shortest
+ * path to that neighbour, so
+ *     D_t(w) = 1 + min over s in S of D_s(w)     (w != t),
+ * the same for t1 and t2 whenever w is neither; and D_t1(t2) = 2 (t2 links
+ * to S, and t2 is not in S: it would then be its own neighbour). So the
+ * table of the class's first switch r serves every member t, read as
+ * 0 at t, 2 at r (when r != t) and D_r elsewhere (tval). A fat tree's
+ * leaves then need one breadth-first search per pod, not one each. */
+static int fabric_classes(const topo_graph *g, fabric *f)
+{
+	int nf = f->nf, maxdeg = 1;
+	for (int v = 0; v < g->nv; v++) {
+		int d = g->in_off[v + 1] - g->in_off[v], o = g->out_off[v + 1] - g->out_off[v];
+		maxdeg = d > maxdeg ? d : maxdeg;
+		maxdeg = o > maxdeg ? o : maxdeg;
+	}
+	size_t slots = 16;
+	while (slots < 2 * (size_t)nf)
+		slots *= 2;
+	f->cls = malloc((size_t)nf * sizeof *f->cls);
+	int *a = malloc((size_t)maxdeg * sizeof *a), *b = malloc((size_t)maxdeg * sizeof *b);
+	int *c = malloc((size_t)maxdeg * sizeof *c), *slot = malloc(slots * sizeof *slot);
+	int rc = f->cls && a && b && c && slot ? SIM_OK : SIM_ENOMEM;
+	for (size_t i = 0; rc == SIM_OK && i < slots; i++)
+		slot[i] = -1;
+	for (int k = 0; rc == SIM_OK && k < nf; k++) {
+		f->cls[k] = k;
+		int na = fabric_set(g, f, k, true, a), nb = fabric_set(g, f, k, false, b);
+		if (na == 0 || na != nb || memcmp(a, b, (size_t)na * sizeof *a))
+			continue; /* no neighbours, or not the same both ways: alone */
+		size_t h = (size_t)sim_hash64(a, (size_t)na * sizeof *a) & (slots - 1);
+		for (;; h = (h + 1) & (slots - 1)) {
+			if (slot[h] < 0) {
+				slot[h] = k;
+				break;
+			}
+			int r = slot[h];
+			if (fabric_set(g, f, r, true, c) == na && !memcmp(a, c, (size_t)na * sizeof *a)) {
+				f->cls[k] = r;
+				break;
+			}
+		}
+	}
+	free(a), free(b), free(c), free(slot);
+	return rc;
+}
+
+/* Index the fabric switches and their links among themselves, when the
+ * fabric is closed (header comment); else leave f->nf = 0. */
+static int fabric_index(const topo_graph *g, fabric *f)
+{
+	f->fid = malloc((size_t)g->nv * sizeof *f->fid);
+	if (!f->fid)
+		return SIM_ENOMEM;
+	int nf = 0;
+	for (int v = 0; v < g->nv; v++)
+		f->fid[v] = is_fabric(g->v[v].kind) ? nf++ : -1;
+	int inner = 0;
+	for (int i = 0; i < g->nl; i++) {
+		const topo_link *l = &g->l[i];
+		bool a = f->fid[l->src] >= 0, b = f->fid[l->dst] >= 0;
+		if (a && b)
+			inner++;
+		else if ((a && topo_transit(g->v[l->dst].kind)) || (b && topo_transit(g->v[l->src].kind)))
+			return SIM_OK; /* not closed: no tables */
+	}
+	if (nf == 0)
+		return SIM_OK;
+	f->fv = malloc((size_t)nf * sizeof *f->fv);
+	f->in_off = calloc((size_t)nf + 1, sizeof *f->in_off);
+	f->in = malloc(((size_t)inner + 1) * sizeof *f->in);
+	f->tab = calloc((size_t)nf, sizeof *f->tab);
+	f->queue = malloc((size_t)nf * sizeof *f->queue);
+	if (!f->fv || !f->in_off || !f->in || !f->tab || !f->queue)
+		return SIM_ENOMEM;
+	for (int v = 0; v < g->nv; v++)
+		if (f->fid[v] >= 0) {
+			int k = f->fid[v];
+			f->fv[k] = v;
+			f->in_off[k + 1] = f->in_off[k];
+			for (int i = g->in_off[v]; i < g->in_off[v + 1]; i++) {
+				int src = f->fid[g->l[g->in[i]].src];
+				if (src >= 0)
+					f->in[f->in_off[k + 1]++] = src;
+			}
+		}
+	f->nf = nf;
+	return fabric_classes(g, f);
+}
+
+static void fabric_drop(fabric *f)
+{
+	for (int k = 0; k < f->nf; k++) {
+		free(f->tab[k]);
+		f->tab[k] = NULL;
+	}
+	f->bytes = 0;
+}
+
+static void fabric_free(fabric *f)
+{
+	if (f->tab)
+		fabric_drop(f);
+	free(f->fid), free(f->fv), free(f->in_off), free(f->in), free(f->tab), free(f->queue);
+	free(f->cls);
+}
+
+/* The table of class switch k (f->cls[k] == k): hops from every fabric
+ * switch, FAR when unreachable (a breadth-first search over the fabric's
+ * in-links). NULL: no memory, or a distance that does not fit in a byte (a
+ * long torus ring): the caller searches instead. */
+static const uint8_t *fabric_table(fabric *f, int k)
+{
+	if (f->tab[k])
+		return f->tab[k];
+	uint8_t *d = malloc((size_t)f->nf);
+	if (!d)
+		return NULL;
+	memset(d, FAR, (size_t)f->nf);
+	int head = 0, tail = 0;
+	d[k] = 0;
+	f->queue[tail++] = k;
+	while (head < tail) {
+		int w = f->queue[head++];
+		if (d[w] + 1 >= FAR) {
+			free(d);
+			return NULL;
+		}
+		for (int i = f->in_off[w]; i < f->in_off[w + 1]; i++)
+			if (d[f->in[i]] == FAR) {
+				d[f->in[i]] = (uint8_t)(d[w] + 1);
+				f->queue[tail++] = f->in[i];
+			}
+	}
+	f->tab[k] = d;
+	f->bytes += (size_t)f->nf;
+	return d;
+}
+
+/* A table toward fabric switch t, read through its class's table d (of
+ * switch r = f->cls[t]; fabric_classes). */
+typedef struct ftab {
+	const uint8_t *d;
+	int t, r;
+} ftab;
+
+/* Hops from fabric switch x to the table's switch, FAR: unreachable. */
+static inline int tval(const ftab *ft, int x)
+{
+	return x == ft->t ? 0 : x == ft->r ? 2 : ft->d[x];
+}
+
+/* Hops from v toward the table's switch (header comment), -1: not labelled. */
+static int table_label(const topo_graph *g, const ftab *ft, int v)
+{
+	const fabric *f = &g->rt->f;
+	if (f->fid[v] >= 0)
+		return tval(ft, f->fid[v]) == FAR ? -1 : tval(ft, f->fid[v]);
+	if (topo_transit(g->v[v].kind))
+		return -1;
+	int best = FAR;
+	for (int i = g->out_off[v]; i < g->out_off[v + 1]; i++) {
+		int k = f->fid[g->l[g->out[i]].dst];
+		if (k >= 0 && tval(ft, k) < best)
+			best = tval(ft, k);
+	}
+	return best == FAR ? -1 : best + 1;
+}
+
+/* The out-links into vertices that forward, per vertex (rt->fwd). */
+static int forwarding(const topo_graph *g, topo_router *rt)
+{
+	rt->fwd_off = calloc((size_t)g->nv + 1, sizeof *rt->fwd_off);
+	rt->fwd = malloc(((size_t)g->nl + 1) * sizeof *rt->fwd);
+	if (!rt->fwd_off || !rt->fwd)
+		return SIM_ENOMEM;
+	for (int u = 0; u < g->nv; u++) {
+		rt->fwd_off[u + 1] = rt->fwd_off[u];
+		for (int i = g->out_off[u]; i < g->out_off[u + 1]; i++) {
+			const topo_link *l = &g->l[g->out[i]];
+			if (topo_transit(g->v[l->dst].kind))
+				rt->fwd[rt->fwd_off[u + 1]++] =
+					(hop){g->out[i], l->dst, rt->f.nf > 0 ? rt->f.fid[l->dst] : -1,
+					      (unsigned)l->kind};
+		}
+	}
+	return SIM_OK;
+}
 
 int topo_router_new(const topo_graph *g, topo_router **out)
 {
@@ -127,6 +398,10 @@ int topo_router_new(const topo_graph *g, topo_router **out)
 	                                 : ROUTE_MAX_ATTACH + 1;
 	for (int i = 0; i < ROUTE_SEARCHES; i++)
 		rt->s[i].target = -1;
+	if (fabric_index(g, &rt->f) != SIM_OK || forwarding(g, rt) != SIM_OK) {
+		topo_router_free(rt);
+		return SIM_ENOMEM;
+	}
 	*out = rt;
 	return SIM_OK;
 }
@@ -139,6 +414,8 @@ void topo_router_free(topo_router *rt)
 		free(rt->s[i].mark);
 		free(rt->s[i].queue);
 	}
+	fabric_free(&rt->f);
+	free(rt->fwd_off), free(rt->fwd);
 	free(rt);
 }
 
@@ -210,26 +487,59 @@ static search *acquire(const topo_graph *g, int target, unsigned mask)
 }
 
 /* Distances to dst: one search toward dst (n = 1, direct), or the searches
- * toward its attachments (header comment). */
+ * toward its attachments (header comment); a fabric table stands for the
+ * search of a fabric switch (s[i] NULL, tab[i] set). */
 typedef struct target {
+	const topo_graph *g;
 	int dst, n;
 	bool direct;
 	search *s[ROUTE_MAX_ATTACH];
+	ftab tab[ROUTE_MAX_ATTACH]; /* .d NULL: none */
 } target;
+
+static int tlabel(const target *t, int i, int v)
+{
+	return t->tab[i].d ? table_label(t->g, &t->tab[i], v) : label(t->s[i], v);
+}
 
 static int tdist(const target *t, int v)
 {
 	if (t->direct)
-		return label(t->s[0], v);
+		return tlabel(t, 0, v);
 	if (v == t->dst)
 		return 0;
 	int best = -1;
 	for (int i = 0; i < t->n; i++) {
-		int d = label(t->s[i], v);
+		int d = tlabel(t, i, v);
 		if (d >= 0 && (best < 0 || d < best))
 			best = d;
 	}
 	return best < 0 ? -1 : best + 1;
+}
+
+/* Attachment i's label of a hop's far end (a fabric switch), -1: none. */
+static inline int label_or_far(const target *t, int i, const hop *h)
+{
+	if (!t->tab[i].d)
+		return label(t->s[i], h->dst);
+	int d = tval(&t->tab[i], h->fid);
+	return d == FAR ? -1 : d;
+}
+
+/* tdist of a hop's far end, read straight from the tables for a fabric
+ * switch (a switch forwards, so a direct target's table or the
+ * attachments' labels as tdist reads them). */
+static int hop_dist(const target *t, const hop *h)
+{
+	if (h->fid < 0 || h->dst == t->dst)
+		return tdist(t, h->dst);
+	int best = -1;
+	for (int i = 0; i < t->n; i++) {
+		int d = label_or_far(t, i, h);
+		if (d >= 0 && (best < 0 || d < best))
+			best = d;
+	}
+	return best < 0 || t->direct ? best : best + 1;
 }
 
 /* The attachments of dst: the distinct tails of its in-links in the mask.
@@ -263,12 +573,23 @@ static int attachments(const topo_graph *g, int dst, unsigned mask, int *w)
 static int reach(const topo_graph *g, int src, int dst, unsigned mask, target *t)
 {
 	int w[ROUTE_MAX_ATTACH], n = attachments(g, dst, mask, w);
-	*t = (target){dst, n < 0 ? 1 : n, n < 0, {NULL}};
+	*t = (target){g, dst, n < 0 ? 1 : n, n < 0, {NULL}, {{NULL, 0, 0}}};
 	if (n == 0)
 		return SIM_ENOTFOUND;
-	for (int i = 0; i < t->n; i++)
-		if (!(t->s[i] = acquire(g, t->direct ? dst : w[i], mask)))
+	fabric *f = &g->rt->f;
+	for (int i = 0; i < t->n; i++) {
+		int to = t->direct ? dst : w[i];
+		if (f->nf > 0 && mask == ~0u && f->fid[to] >= 0) {
+			int k = f->fid[to];
+			t->tab[i] = (ftab){fabric_table(f, f->cls[k]), k, f->cls[k]};
+			if (t->tab[i].d)
+				continue;
+		}
+		if (!(t->s[i] = acquire(g, to, mask)))
 			return SIM_ENOMEM;
+	}
+	if (t->direct && t->tab[0].d)
+		return tlabel(t, 0, src) < 0 ? SIM_ENOTFOUND : SIM_OK;
 	if (t->direct) {
 		search *s = t->s[0];
 		while (label(s, src) < 0 && s->head < s->tail)
@@ -282,14 +603,14 @@ static int reach(const topo_graph *g, int src, int dst, unsigned mask, target *t
 	for (int level = 0;; level++) {
 		bool open = false, seen = false;
 		for (int i = 0; i < t->n; i++) {
-			search *s = t->s[i];
-			while (s->head < s->tail && s->mark[s->queue[s->head]].dist < level &&
+			search *s = t->s[i]; /* NULL: a table, every level complete */
+			while (s && s->head < s->tail && s->mark[s->queue[s->head]].dist < level &&
 			       (unsigned)label(s, src) > (unsigned)level)
 				expand(g, s);
-			if ((unsigned)label(s, src) <= (unsigned)level)
+			if ((unsigned)tlabel(t, i, src) <= (unsigned)level)
 				return SIM_OK;
-			seen |= label(s, src) >= 0;
-			open |= s->head < s->tail;
+			seen |= tlabel(t, i, src) >= 0;
+			open |= s && s->head < s->tail;
 		}
 		if (!open) /* finished searches label every vertex they reach */
 			return seen ? SIM_OK : SIM_ENOTFOUND;
@@ -309,8 +630,9 @@ static uint64_t ecmp_hash(int src, int dst, int at)
 	return h ^ (h >> 33);
 }
 
-/* Which of the nc equal-cost next hops cand[0..nc) at vertex `at` a flow
- * takes; nc1 and nc2 are the candidate counts one and two hops back.
+/* Which of the nc equal-cost next hops cand[0..nc) at vertex `at` (reached
+ * from `prev`) a flow takes; h[0] = nc1 and h[1] = nc2 are the candidate
+ * counts one and two hops back (h[2], h[3]: three and four, for choose4).
  * InfiniBand fabrics are routed by the subnet manager, whose fat-tree engine
  * (OpenSM ftree) is destination-based (d-mod-k): with d the destination NIC's
  * index in leaf-major order (g->dkey: leaves in order, each one's NICs in
@@ -330,14 +652,47 @@ static uint64_t ecmp_hash(int src, int dst, int at)
  * transport sprays every flow's packets over many paths, so no two flows
  * collide on one uplink as hashing would have them; destination-spread
  * routing is the fluid picture closest to that. */
-static int choose(const topo_graph *g, int src, int dst, int at, const int *cand, int nc, int nc1,
-                  int nc2)
+static int64_t at_least_1(int x)
+{
+	return x > 0 ? x : 1;
+}
+
+/* Four tiers (zones of pods under supercores, fabric.c), d-mod-k one digit
+ * further: a core takes up cable j = (d div (U D)) mod J of its J (U: the
+ * leaf's uplinks, D: the spine's), i.e. supercore j mod S of its plane, and
+ * the supercore sends the flow down the same column, its (j div S)-th
+ * parallel link to the destination zone's core of that plane; that core,
+ * reached from a supercore, sends it down column i = (d div U) mod D, the
+ * cable the source spine took, its (i div C)-th parallel link to the
+ * destination pod's spine. nc[0..3]: the candidate counts one to four hops
+ * back; -1: not a four-tier hop (the three-tier rules apply). */
+static int choose4(const topo_graph *g, int64_t key, int at, int prev, const int *cand, int nc,
+                   const int *h)
+{
+	topo_vkind k = g->v[at].kind;
+	if (k == TOPO_V_CORE && g->v[g->l[cand[0]].dst].kind == TOPO_V_SUPER)
+		return (int)(key / (at_least_1(h[0]) * at_least_1(h[1])) % nc);
+	if (k == TOPO_V_SUPER)
+		return (int)(key / (at_least_1(h[1]) * at_least_1(h[2])) % at_least_1(h[0]) /
+		             at_least_1(g->super_plane) % nc);
+	if (k == TOPO_V_CORE && prev >= 0 && g->v[prev].kind == TOPO_V_SUPER)
+		return (int)(key / at_least_1(h[3]) % at_least_1(h[2]) / at_least_1(g->core_plane) %
+		             nc);
+	return -1;
+}
+
+static int choose(const topo_graph *g, int src, int dst, int at, int prev, const int *cand, int nc,
+                  const int *h)
 {
 	const topo_vertex *d = &g->v[dst];
 	if ((g->cl.node.nic_kind != NET_NIC_IB && g->cl.node.nic_kind != NET_NIC_EFA) ||
 	    d->kind != TOPO_V_NIC)
 		return (int)(ecmp_hash(src, dst, at) % (uint64_t)nc);
 	int64_t key = g->dkey[dst] >= 0 ? g->dkey[dst] : (int64_t)d->node * g->nics_per_node + d->index;
+	int nc1 = h[0], nc2 = h[1];
+	int four = g->super_plane > 0 ? choose4(g, key, at, prev, cand, nc, h) : -1;
+	if (four >= 0)
+		return four;
 	topo_vkind k = g->v[at].kind;
 	if (k == TOPO_V_SPINE && g->v[g->l[cand[0]].dst].kind == TOPO_V_CORE)
 		return (int)(key / (nc1 > 0 ? nc1 : 1) % nc);
@@ -352,23 +707,33 @@ static int choose(const topo_graph *g, int src, int dst, int at, const int *cand
 static int walk(const topo_graph *g, int src, int dst, unsigned mask, const target *t, int *path,
                 int max)
 {
-	int u = src, hops = 0, nc1 = 0, nc2 = 0, du = tdist(t, src);
+	int u = src, prev = -1, hops = 0, h[4] = {0, 0, 0, 0}, du = tdist(t, src);
+	const topo_router *rt = g->rt;
 	while (u != dst) {
+		/* The candidates: out-links in the mask into dst or a vertex that
+		 * forwards, at distance du - 1: dst itself when du = 1 (no other
+		 * vertex is at 0), else only vertices that forward (dst is at 0). */
 		int cand[64], nc = 0;
-		for (int i = g->out_off[u]; i < g->out_off[u + 1]; i++) {
-			const topo_link *l = &g->l[g->out[i]];
-			if ((mask >> l->kind & 1u) &&
-			    (l->dst == dst || topo_transit(g->v[l->dst].kind)) && nc < 64 &&
-			    tdist(t, l->dst) == du - 1)
-				cand[nc++] = g->out[i];
+		if (du == 1) {
+			for (int i = g->out_off[u]; i < g->out_off[u + 1] && nc < 64; i++) {
+				const topo_link *l = &g->l[g->out[i]];
+				if ((mask >> l->kind & 1u) && l->dst == dst)
+					cand[nc++] = g->out[i];
+			}
+		} else {
+			for (int i = rt->fwd_off[u]; i < rt->fwd_off[u + 1] && nc < 64; i++) {
+				const hop *e = &rt->fwd[i];
+				if ((mask >> e->kind & 1u) && hop_dist(t, e) == du - 1)
+					cand[nc++] = e->link;
+			}
 		}
 		if (nc == 0)
 			return SIM_ENOTFOUND;
 		if (hops == max)
 			return SIM_ERANGE;
-		int pick = cand[choose(g, src, dst, u, cand, nc, nc1, nc2)];
-		nc2 = nc1;
-		nc1 = nc;
+		int pick = cand[choose(g, src, dst, u, prev, cand, nc, h)];
+		h[3] = h[2], h[2] = h[1], h[1] = h[0], h[0] = nc;
+		prev = u;
 		path[hops++] = pick;
 		u = g->l[pick].dst;
 		du--;
@@ -384,6 +749,8 @@ static int route_mask(const topo_graph *g, int src, int dst, unsigned mask, int 
 	if (src == dst)
 		return 0;
 	g->rt->now++;
+	if (g->rt->f.bytes > ROUTE_TABLE_MEMORY)
+		fabric_drop(&g->rt->f); /* no route holds a table between routes */
 	target t;
 	int rc = reach(g, src, dst, mask, &t);
 	return rc == SIM_OK ? walk(g, src, dst, mask, &t, path, max) : rc;

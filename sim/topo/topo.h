@@ -50,6 +50,7 @@ typedef enum {
 	TOPO_V_LEAF,
 	TOPO_V_SPINE,
 	TOPO_V_CORE,
+	TOPO_V_SUPER, /* the fourth tier, over the cores of zones of pods (fabric.c) */
 	TOPO_V_KIND_COUNT
 } topo_vkind;
 
@@ -89,10 +90,17 @@ typedef struct topo_graph topo_graph;
  * cluster cannot be drawn (no GPUs, several nodes without NICs). */
 int topo_build(const net_cluster *c, topo_graph **out);
 void topo_free(topo_graph *g);
-/* The most nodes c's fabric holds in three switch tiers (leaf, spine, core;
- * fabric.c): topo_build refuses more with SIM_ERANGE. INT32_MAX for fabrics
+/* The most nodes c's fabric holds in four switch tiers (leaf, spine, core,
+ * supercore; fabric.c): topo_build refuses more with SIM_ERANGE. INT32_MAX for fabrics
  * without a switch hierarchy (single switch, torus). */
 int topo_fabric_max_nodes(const net_cluster *c);
+/* The most GPUs a link graph is built for: the graph holds every GPU with
+ * its links and switches, about 650 bytes per GPU (1,048,576 GPUs of DGX
+ * A100 nodes: 660 MB), and a flow-model run about twice that with its
+ * routes and flows (1.2 M GPUs on a 2D torus: 1.8 GB, 18 s). Callers refuse
+ * larger clusters before building anything (podsim topo and coll, and plan's
+ * check of network = flow). */
+#define TOPO_MAX_GPUS (1 << 20)
 
 const net_cluster *topo_cluster(const topo_graph *g);
 int topo_nvertices(const topo_graph *g);
@@ -171,6 +179,10 @@ int topo_sim_for_graph(const topo_graph *g, topo_sim **out);
 void topo_sim_free(topo_sim *s);
 /* Forget every flow and the link counters; capacities stay. */
 void topo_sim_clear(topo_sim *s);
+/* Add repeat x each link's bytes and saturated time to total[] and sat[]
+ * (per graph link), then forget the flows and counters as topo_sim_clear
+ * does: O(the flows' hops), not O(links). */
+void topo_sim_harvest(topo_sim *s, double repeat, double *total, double *sat);
 /* Add a flow of `bytes` over links[0..n) starting at `start`. Returns its id
  * (>= 0) or a negative error. */
 int topo_sim_add(topo_sim *s, const int *links, int n, double bytes, sim_time start);

@@ -22,11 +22,17 @@ struct topo_graph {
 	 * spine switches, and core switches per plane of a three-tier fabric
 	 * (0 without a core layer; fabric.c). */
 	int nspines, core_plane;
+	/* supercores per plane of a four-tier fabric (0 without; fabric.c) */
+	int super_plane;
 	/* Per vertex: a NIC's destination index for d-mod-k, its place in
 	 * leaf-major order (leaves in order, each one's NICs in port order, as
 	 * OpenSM's ftree numbers the leaves' down ports); -1 for other vertices
 	 * and NICs on no leaf. */
 	int *dkey;
+	/* Per link, set at build: its capacity (Bps x eff) and its link class
+	 * (net_link_kind), read once per link by every flow simulation. */
+	double *cap;
+	uint8_t *lclass;
 	/* Routing scratch (route.c): mutable through a const graph, so a graph
 	 * is routed by one thread at a time. */
 	struct topo_router *rt;
@@ -36,7 +42,7 @@ struct topo_graph {
 static inline bool topo_transit(topo_vkind k)
 {
 	return k == TOPO_V_NVSWITCH || k == TOPO_V_PCIE_SWITCH || k == TOPO_V_CPU ||
-	       k == TOPO_V_LEAF || k == TOPO_V_SPINE || k == TOPO_V_CORE;
+	       k == TOPO_V_LEAF || k == TOPO_V_SPINE || k == TOPO_V_CORE || k == TOPO_V_SUPER;
 }
 
 /* The direct NVLink link va -> vb, or -1 (route.c). */

@@ -43,11 +43,12 @@ head -1 "$tmp/dot" | grep -q '^graph "tiny-2node" {$' || { echo "--dot: bad head
 err=$("$podsim" topo topologies/selene-a100-80g.ini --dot 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] || { echo "--dot on 128 nodes: want 2, got $rc"; fail=1; }
 echo "$err" | grep -q "draws at most 512" || { echo "--dot refusal: $err"; fail=1; }
-# Past three switch tiers: HDR radix 40 holds 40 pods x 20 leaves x 2 DGX
-# A100 = 1,600 nodes (fabric.c); 1,601 are refused with that count, status 2.
-err=$("$podsim" topo topologies/tiny-2node.ini --set cluster.nodes=1601 2>&1 >/dev/null); rc=$?
-[ $rc -eq 2 ] || { echo "topo on 1601 HDR nodes: want 2, got $rc"; fail=1; }
-echo "$err" | grep -q "hold at most 1600 and podsim builds no fourth" || { echo "4-tier refusal: $err"; fail=1; }
+# Past four switch tiers: HDR radix 40 holds 40 zones x 20 pods x 20 leaves
+# x 2 DGX A100 = 32,000 nodes (fabric.c); 32,001 are refused with that
+# count, status 2, before anything is built.
+err=$("$podsim" topo topologies/tiny-2node.ini --set cluster.nodes=32001 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] || { echo "topo on 32001 HDR nodes: want 2, got $rc"; fail=1; }
+echo "$err" | grep -q "hold at most 32000 and podsim builds no fifth" || { echo "5-tier refusal: $err"; fail=1; }
 
 # coll on one uncongested NVSwitch node: flow model = alpha-beta. 1 GiB
 # all-reduce on 8 GPUs: t = 2(n-1)/n S / (300 GB/s x 0.767) + 59 us of

@@ -368,6 +368,78 @@ static void test_engine_random(void)
 	sim_engine_free(e);
 }
 
+/* A hold model against a reference: P events pending; each, when it runs,
+ * must be the smallest (at, priority, scheduling order) of the reference's
+ * pending set (a linear scan); it schedules one more at now + a delay drawn
+ * over 0 .. 2^45 ps (same time, nearby, far: every bucket of the radix
+ * queue, engine.c), and a fifth of the time cancels a random pending event
+ * and reschedules it elsewhere (exec's retime pattern: stale entries). */
+enum { HOLD_P = 300, HOLD_STEPS = 30000 };
+
+typedef struct hold_ref {
+	sim_rng *r;
+	rkey key[HOLD_P];
+	sim_event_id id[HOLD_P];
+	uint64_t seq, steps;
+	int bad;
+} hold_ref;
+
+static void hold_run(sim_engine *e, void *ctx, uint64_t arg);
+
+static sim_time hold_delay(sim_rng *r)
+{
+	double u = sim_rng_uniform(r);
+	if (u < 0.2)
+		return 0;
+	int bits = (int)(sim_rng_uniform(r) * 46);
+	return (sim_time)(sim_rng_uniform(r) * (double)(1ull << bits));
+}
+
+static void hold_put(sim_engine *e, hold_ref *h, int k)
+{
+	h->key[k].at = sim_engine_now(e) + hold_delay(h->r);
+	h->key[k].prio = (int)(sim_rng_uniform(h->r) * 3) - 1;
+	h->key[k].seq = h->seq++;
+	h->id[k] = sim_engine_schedule(e, h->key[k].at, h->key[k].prio, hold_run, h, (uint64_t)k);
+}
+
+static void hold_run(sim_engine *e, void *ctx, uint64_t arg)
+{
+	hold_ref *h = ctx;
+	int k = (int)arg, min = 0;
+	for (int i = 1; i < HOLD_P; i++)
+		if (rkey_cmp(&h->key[i], &h->key[min]) < 0)
+			min = i;
+	h->bad += min != k || h->key[k].at != sim_engine_now(e);
+	h->key[k].at = SIM_TIME_MAX; /* ran */
+	if (++h->steps >= HOLD_STEPS)
+		return;
+	hold_put(e, h, k);
+	if (sim_rng_uniform(h->r) < 0.2) {
+		int v = (int)(sim_rng_uniform(h->r) * HOLD_P);
+		if (v != k && h->key[v].at != SIM_TIME_MAX) {
+			h->bad += sim_engine_cancel(e, h->id[v]) != SIM_OK;
+			hold_put(e, h, v);
+		}
+	}
+}
+
+static void test_engine_hold(void)
+{
+	sim_engine *e = sim_engine_new();
+	hold_ref *h = calloc(1, sizeof *h);
+	h->r = sim_rng_new(7);
+	for (int k = 0; k < HOLD_P; k++)
+		hold_put(e, h, k);
+	sim_engine_run(e, SIM_TIME_MAX);
+	CHECK_INT(h->bad, 0);
+	CHECK_INT(h->steps, HOLD_STEPS + HOLD_P - 1);
+	CHECK_INT(sim_engine_pending(e), 0);
+	sim_rng_free(h->r);
+	free(h);
+	sim_engine_free(e);
+}
+
 /* ------------------------------------------------- hash, buffer, rng ---- */
 
 static void test_hash(void)
@@ -559,6 +631,7 @@ int main(void)
 	test_engine_callbacks();
 	test_engine_until();
 	test_engine_random();
+	test_engine_hold();
 	test_hash();
 	test_buf();
 	test_text();

@@ -655,8 +655,98 @@ static void test_param_gather_build(void)
 	free(r);
 }
 
+/* The tail after the last compute task, on the DP and offload streams, is
+ * charged in the order its tasks end, each from the previous end: compute
+ * ends at 1 ms; DP d1 1-2 ms, d2 2-3.5 ms; offload o1 1-1.5, o2 1.5-3.5
+ * (ending with d2), o3 3.5-4 ms. Charged: o1 0.5 offload, d1 0.5 DP, then
+ * d2 and o2 tie at 3.5: the DP stream's task is taken (1.5 DP) and o2 adds
+ * nothing, o3 0.5 offload. DP 2 ms, offload 1 ms, step 4 ms, nothing else
+ * (one rank class: no bubble). */
+static void test_tail_order(void)
+{
+	plan_graph *g = plan_graph_new(1, 8);
+	plan_task a = {sim_time_from_s(1e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_BWD, 0, 0, 0, 0};
+	uint32_t x = plan_graph_add(g, &a, NULL, 0);
+	const double dp[] = {1e-3, 1.5e-3}, off[] = {0.5e-3, 2e-3, 0.5e-3};
+	for (int i = 0; i < 3; i++) {
+		plan_task o = {sim_time_from_s(off[i]), 0, PLAN_STREAM_OFFLOAD, PLAN_TASK_OFFLOAD, -1, -1, 0, 0};
+		plan_graph_add(g, &o, &x, 1);
+		if (i < 2) {
+			plan_task d = {sim_time_from_s(dp[i]), 0, PLAN_STREAM_DP, PLAN_TASK_DP, -1, -1, 0, 0};
+			plan_graph_add(g, &d, &x, 1);
+		}
+	}
+	net_cluster c = one_node();
+	exec_result *r = calloc(1, sizeof *r);
+	CHECK_INT(exec_replay(g, &c, r), SIM_OK);
+	CHECK_NEAR(r->step_s, 4e-3, 1e-12);
+	CHECK_NEAR(r->classes[0].time_s[EXEC_CAT_DP], 2e-3, 1e-12);
+	CHECK_NEAR(r->classes[0].time_s[EXEC_CAT_OFFLOAD], 1e-3, 1e-12);
+	CHECK_NEAR(r->classes[0].time_s[EXEC_CAT_OTHER], 0, 1e-12);
+	check_sums(r);
+	free(r);
+	plan_graph_free(g);
+}
+
+/* The link report over three rank classes on two nodes of 8 GPUs and one
+ * NIC (25 GB/s; scale-up 300 GB/s, PCIe 32 GB/s), tasks all independent:
+ *   class 0: TP 3 GB on scale-up over 20 ms, DP 0.1 GB on the NIC over 10 ms;
+ *   class 1: TP 1 GB over 10 ms, PP 0.2 GB over 8 ms (25 GB/s: saturated),
+ *            DP 0.1 GB over 10 ms;
+ *   class 2: EP 0.05 GB over 5 ms.
+ * Step 20 ms. Each link class reports its most loaded class: scale-up class
+ * 0 (3 GB, busy 20 ms, util 3e9 / (300e9 x 0.02) = 0.5, "tp"); NIC and fabric
+ * (oversubscription 1) class 1 (0.3 GB, busy 18 ms, saturated 8 ms, "pp", the
+ * larger of its kinds); PCIe, one NIC per 8 GPUs, 0.3 / 8 GB, busy 18 ms,
+ * never saturated (0.2 / 8 GB in 8 ms = 3.1 GB/s). */
+static void test_link_report(void)
+{
+	plan_graph *g = plan_graph_new(3, 8);
+	const struct {
+		int rank;
+		uint8_t stream, kind;
+		double s, su, nic;
+	} t[] = {{0, PLAN_STREAM_TP, PLAN_TASK_TP, 20e-3, 3e9, 0},
+		 {0, PLAN_STREAM_DP, PLAN_TASK_DP, 10e-3, 0, 1e8},
+		 {1, PLAN_STREAM_TP, PLAN_TASK_TP, 10e-3, 1e9, 0},
+		 {1, PLAN_STREAM_PP_FWD, PLAN_TASK_PP, 8e-3, 0, 2e8},
+		 {1, PLAN_STREAM_DP, PLAN_TASK_DP, 10e-3, 0, 1e8},
+		 {2, PLAN_STREAM_EP, PLAN_TASK_EP, 5e-3, 0, 5e7}};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		plan_task k = {sim_time_from_s(t[i].s), t[i].rank, t[i].stream, t[i].kind, -1, -1,
+			       (float)t[i].su, (float)t[i].nic};
+		plan_graph_add(g, &k, NULL, 0);
+	}
+	net_cluster c = one_node();
+	c.nodes = 2;
+	c.gpus = 16;
+	c.node.intra_Bps = 300e9;
+	c.node.nic_Bps = 25e9;
+	c.node.pcie_Bps = 32e9;
+	exec_result *r = calloc(1, sizeof *r);
+	CHECK_INT(exec_replay(g, &c, r), SIM_OK);
+	CHECK_NEAR(r->step_s, 20e-3, 1e-12);
+	CHECK_INT(r->nlinks, 4);
+	const struct {
+		double bytes, busy, sat;
+		const char *by;
+	} want[] = {{3e9, 20e-3, 0, "tp"}, {3e8, 18e-3, 8e-3, "pp"}, {3e8, 18e-3, 8e-3, "pp"},
+		    {3e8 / 8, 18e-3, 0, "pp"}};
+	for (int i = 0; i < 4 && i < r->nlinks; i++) {
+		CHECK_NEAR(r->links[i].bytes, want[i].bytes, want[i].bytes * 1e-6);
+		CHECK_NEAR(r->links[i].busy_s, want[i].busy, 1e-12);
+		CHECK_NEAR(r->links[i].saturated_s, want[i].sat, 1e-12);
+		CHECK_STR(r->links[i].traffic, want[i].by);
+	}
+	CHECK_NEAR(r->links[0].util, 0.5, 1e-6);
+	free(r);
+	plan_graph_free(g);
+}
+
 int main(void)
 {
+	test_tail_order();
+	test_link_report();
 	test_tp_overlap_build();
 	test_param_gather_build();
 	test_tp_overlap_pair();

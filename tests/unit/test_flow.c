@@ -583,8 +583,46 @@ static void oversubscribed_step(void)
 	CHECK(saturated);
 }
 
+/* A run works on the links its flows cross, renumbered (flow.c): on six
+ * links of 1, 2, 3, 4, 5, 6 GB/s, a flow of 2 GB over links 5 and 1 (the
+ * narrower, 2 GB/s, sets 1 s) and one of 3 GB over link 3 (4 GB/s: 0.75 s).
+ * Links 1, 3, 5 carry 2, 3, 2 GB and no other link anything; link 1 runs
+ * at capacity for 1 s. A second run without a clear adds to the counters
+ * (a 1 GB flow on link 1: 3 GB in all); topo_sim_harvest adds them, times
+ * repeat 2, to the caller's per-link totals and leaves the sim clear. */
+static void touched_links(void)
+{
+	double cap[6] = {1e9, 2e9, 3e9, 4e9, 5e9, 6e9};
+	topo_sim *s;
+	CHECK_INT(topo_sim_new(6, cap, &s), SIM_OK);
+	int p0[2] = {5, 1}, p1 = 3;
+	int a = topo_sim_add(s, p0, 2, 2e9, 0), b = topo_sim_add(s, &p1, 1, 3e9, 0);
+	CHECK_INT(topo_sim_run(s), SIM_OK);
+	CHECK_INT(topo_sim_finish(s, a), SIM_PS_PER_S);
+	CHECK_INT(topo_sim_finish(s, b), 3 * SIM_PS_PER_S / 4);
+	const double want[6] = {0, 2e9, 0, 3e9, 0, 2e9};
+	for (int l = 0; l < 6; l++)
+		CHECK_NEAR(topo_sim_link_bytes(s, l), want[l], 1e-3);
+	CHECK_NEAR(topo_sim_link_sat_s(s, 1), 1.0, 1e-9);
+	CHECK_NEAR(topo_sim_link_sat_s(s, 5), 0.0, 1e-12);
+	int p2 = 1;
+	topo_sim_add(s, &p2, 1, 1e9, 0);
+	CHECK_INT(topo_sim_run(s), SIM_OK);
+	CHECK_NEAR(topo_sim_link_bytes(s, 1), 3e9, 1e-3);
+	double total[6] = {0}, sat[6] = {0};
+	topo_sim_harvest(s, 2, total, sat);
+	CHECK_NEAR(total[1], 6e9, 1e-3);
+	CHECK_NEAR(total[3], 6e9, 1e-3);
+	CHECK_NEAR(total[0] + total[2] + total[4], 0, 1e-12);
+	CHECK_INT(topo_sim_nflows(s), 0);
+	for (int l = 0; l < 6; l++)
+		CHECK_NEAR(topo_sim_link_bytes(s, l), 0, 1e-12);
+	topo_sim_free(s);
+}
+
 int main(void)
 {
+	touched_links();
 	two_on_one();
 	parking_lot();
 	three_levels();

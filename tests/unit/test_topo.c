@@ -593,7 +593,7 @@ static void torus(void)
  * route.c's (ECMP hash; d-mod-k on InfiniBand, two and three tiers). */
 typedef struct ref {
 	const topo_graph *g;
-	int nv, nl, S, C;
+	int nv, nl, S, C, SP; /* SP: supercores above core 0 (four tiers), else 0 */
 	int *out_off, *out, *in_off, *in; /* adjacency in link order, as graph.c */
 	int *dist, *queue;
 	int *dkey; /* a NIC's d-mod-k index, leaf-major (route.c), else -1 */
@@ -602,7 +602,7 @@ typedef struct ref {
 static bool ref_transit(topo_vkind k)
 {
 	return k == TOPO_V_NVSWITCH || k == TOPO_V_PCIE_SWITCH || k == TOPO_V_CPU ||
-	       k == TOPO_V_LEAF || k == TOPO_V_SPINE || k == TOPO_V_CORE;
+	       k == TOPO_V_LEAF || k == TOPO_V_SPINE || k == TOPO_V_CORE || k == TOPO_V_SUPER;
 }
 
 static void ref_adj(const ref *r, bool by_src, int *off, int *idx)
@@ -647,19 +647,22 @@ static void ref_open(ref *r, const topo_graph *g)
 			if (topo_vertex_at(g, x)->kind == TOPO_V_NIC && r->dkey[x] < 0)
 				r->dkey[x] = next++;
 		}
-	/* S: spines; C: cores per plane = the cores above spine 0. */
-	r->S = r->C = 0;
+	/* S: spines; C: cores per plane = the cores above spine 0; SP:
+	 * supercores per plane = the supercores above core 0. */
+	r->S = r->C = r->SP = 0;
 	for (int v = 0; v < r->nv; v++) {
 		const topo_vertex *x = topo_vertex_at(g, v);
 		r->S += x->kind == TOPO_V_SPINE;
-		if (x->kind != TOPO_V_SPINE || x->index != 0)
+		topo_vkind above = x->kind == TOPO_V_SPINE ? TOPO_V_CORE : TOPO_V_SUPER;
+		if ((x->kind != TOPO_V_SPINE && x->kind != TOPO_V_CORE) || x->index != 0)
 			continue;
 		for (int i = r->out_off[v]; i < r->out_off[v + 1]; i++) {
 			int c = topo_link_at(g, r->out[i])->dst;
 			bool seen = false;
 			for (int j = r->out_off[v]; j < i; j++)
 				seen |= topo_link_at(g, r->out[j])->dst == c;
-			r->C += topo_vertex_at(g, c)->kind == TOPO_V_CORE && !seen;
+			if (topo_vertex_at(g, c)->kind == above && !seen)
+				*(above == TOPO_V_CORE ? &r->C : &r->SP) += 1;
 		}
 	}
 }
@@ -707,8 +710,38 @@ static uint64_t ref_hash(int src, int dst, int at)
 	return h ^ (h >> 33);
 }
 
-static int ref_choose(const ref *r, int src, int dst, int at, const int *cand, int nc, int nc1,
-                      int nc2)
+/* d-mod-k with a fourth tier, digit by digit (route.c's choose4): the
+ * digits of key are u0 = key mod U (leaf uplink), u1 = (key div U) mod D
+ * (spine up cable), u2 = (key div (U D)) mod J (core up cable); a hop up
+ * takes the next digit, a hop down the parallel link of the same column:
+ * from a supercore u2 div SP, from a core reached from a supercore u1 div
+ * C. n[0..3]: candidate counts one to four hops back. -1: no rule here. */
+static int ref_choose4(const ref *r, int64_t key, int at, int prev, const int *cand, int nc,
+                       const int *n)
+{
+	const topo_graph *g = r->g;
+	topo_vkind k = topo_vertex_at(g, at)->kind;
+	int64_t U, D, J;
+	if (k == TOPO_V_CORE &&
+	    topo_vertex_at(g, topo_link_at(g, cand[0])->dst)->kind == TOPO_V_SUPER) {
+		U = n[1] > 0 ? n[1] : 1, D = n[0] > 0 ? n[0] : 1;
+		return (int)(key / (U * D) % nc);
+	}
+	if (k == TOPO_V_SUPER) {
+		U = n[2] > 0 ? n[2] : 1, D = n[1] > 0 ? n[1] : 1, J = n[0] > 0 ? n[0] : 1;
+		int64_t u2 = key / (U * D) % J;
+		return (int)(u2 / (r->SP > 0 ? r->SP : 1) % nc);
+	}
+	if (k == TOPO_V_CORE && prev >= 0 && topo_vertex_at(g, prev)->kind == TOPO_V_SUPER) {
+		U = n[3] > 0 ? n[3] : 1, D = n[2] > 0 ? n[2] : 1;
+		int64_t u1 = key / U % D;
+		return (int)(u1 / (r->C > 0 ? r->C : 1) % nc);
+	}
+	return -1;
+}
+
+static int ref_choose(const ref *r, int src, int dst, int at, int prev, const int *cand, int nc,
+                      const int *n)
 {
 	const topo_vertex *d = topo_vertex_at(r->g, dst);
 	const topo_graph *g = r->g;
@@ -716,6 +749,10 @@ static int ref_choose(const ref *r, int src, int dst, int at, const int *cand, i
 		return (int)(ref_hash(src, dst, at) % (uint64_t)nc);
 	int64_t key = r->dkey[dst] >= 0 ? r->dkey[dst]
 	                                 : (int64_t)d->node * topo_cluster(g)->node.nics + d->index;
+	int nc1 = n[0], nc2 = n[1];
+	int four = r->SP > 0 ? ref_choose4(r, key, at, prev, cand, nc, n) : -1;
+	if (four >= 0)
+		return four;
 	topo_vkind k = topo_vertex_at(g, at)->kind;
 	if (k == TOPO_V_SPINE &&
 	    topo_vertex_at(g, topo_link_at(g, cand[0])->dst)->kind == TOPO_V_CORE)
@@ -734,7 +771,7 @@ static int ref_route_mask(const ref *r, int src, int dst, unsigned mask, int *pa
 	ref_bfs(r, dst, mask);
 	if (r->dist[src] < 0)
 		return SIM_ENOTFOUND;
-	int u = src, hops = 0, nc1 = 0, nc2 = 0;
+	int u = src, prev = -1, hops = 0, n[4] = {0, 0, 0, 0};
 	while (u != dst) {
 		int cand[64], nc = 0;
 		for (int i = r->out_off[u]; i < r->out_off[u + 1]; i++) {
@@ -748,9 +785,9 @@ static int ref_route_mask(const ref *r, int src, int dst, unsigned mask, int *pa
 			return SIM_ENOTFOUND;
 		if (hops == max)
 			return SIM_ERANGE;
-		int pick = cand[ref_choose(r, src, dst, u, cand, nc, nc1, nc2)];
-		nc2 = nc1;
-		nc1 = nc;
+		int pick = cand[ref_choose(r, src, dst, u, prev, cand, nc, n)];
+		n[3] = n[2], n[2] = n[1], n[1] = n[0], n[0] = nc;
+		prev = u;
 		path[hops++] = pick;
 		u = topo_link_at(r->g, pick)->dst;
 	}
@@ -983,6 +1020,21 @@ static void routes_match_plain_bfs(void)
 	CHECK_INT(compare_routes("three-tier fat tree", "dgx-a100-80g", 90, "fabric = fat-tree",
 	                         3000),
 	          0);
+	/* Fabric tables (route.c) at the size where they matter: 16 SUs of DGX
+	 * H100, rail-optimized on three tiers (128 leaves, 128 spines, 64
+	 * cores), and an oversubscribed two-tier fabric whose last leaf is
+	 * part-filled (fewer uplinks: spines it does not reach are 3 hops
+	 * from it, through another leaf). */
+	CHECK_INT(compare_routes("rail-optimized 16 SU", "dgx-h100", 512, "fabric = rail-optimized",
+	                         1000),
+	          0);
+	CHECK_INT(compare_routes("fat tree 3:1, part-filled leaf", "dgx-a100-80g", 37,
+	                         "oversubscription = 3", 3000),
+	          0);
+	/* Four tiers: 1,640 DGX A100 on HDR, 41 pods in 3 zones, the last zone
+	 * one pod (fabric.c; fabric counts below). */
+	CHECK_INT(compare_routes("four-tier fat tree", "dgx-a100-80g", 1640, "fabric = fat-tree", 600),
+	          0);
 }
 
 /* ---------------------------------------------------- three-tier fabrics */
@@ -1075,22 +1127,41 @@ static void fabric_sizes(void)
 		      ports[TOPO_V_CORE] <= f->radix);
 		topo_free(g);
 	}
-	/* Beyond R pods a fourth tier would be needed: at radix 64, 64 pods of
-	 * 4 SUs of 32 nodes = 8,192 DGX H100; 65 pods (8,320 nodes) are refused.
-	 * HDR fat tree of DGX A100: 40 pods x 20 leaves x 2 nodes = 1,600. */
+	/* Beyond R pods a fourth tier: zones of R/2 pods under supercores
+	 * (fabric.c). HDR fat tree of DGX A100 (radix 40, pods of 20 leaves of
+	 * 2 nodes): three tiers hold 40 pods = 1,600 nodes; 1,640 nodes are 41
+	 * pods in ceil(41 / 20) = 3 zones: 41 x 16 = 656 spines, 3 x 16 x 20 =
+	 * 960 cores (C = 20: one cable from each pod), a full zone's core has
+	 * 20 up cables, m' = floor(40 / 3) = 13, S = 2: 16 x 20 x 2 = 640
+	 * supercores of at most 3 x 10 = 30 ports. Beyond R zones a fifth tier
+	 * would be needed: 40 x 20 x 20 x 2 = 32,000 nodes; at radix 64 (DGX H100
+	 * rail-optimized) 64 x 32 pods of 4 SUs = 262,144 nodes. */
 	net_cluster c;
 	topo_graph *g = NULL;
-	if (CHECK(load("dgx-h100", 65 * 128, "fabric = rail-optimized", &c) == SIM_OK)) {
-		CHECK_INT(topo_fabric_max_nodes(&c), 64 * 128);
-		CHECK_INT(topo_build(&c, &g), SIM_ERANGE);
-	}
-	CHECK(g == NULL);
+	if (CHECK(load("dgx-h100", 2, "fabric = rail-optimized", &c) == SIM_OK))
+		CHECK_INT(topo_fabric_max_nodes(&c), 64 * 32 * 128);
 	if (CHECK(load("dgx-a100-80g", 2, "fabric = fat-tree", &c) == SIM_OK))
-		CHECK_INT(topo_fabric_max_nodes(&c), 1600);
-	if (CHECK(load("dgx-a100-80g", 1601, "fabric = fat-tree", &c) == SIM_OK))
-		CHECK_INT(topo_build(&c, &g), SIM_ERANGE);
-	if (CHECK(load("dgx-a100-80g", 1600, "fabric = fat-tree", &c) == SIM_OK))
-		CHECK_INT(topo_build(&c, &g), SIM_OK);
+		CHECK_INT(topo_fabric_max_nodes(&c), 32000);
+	if (CHECK(load("dgx-a100-80g", 1640, "fabric = fat-tree", &c) == SIM_OK) &&
+	    CHECK_INT(topo_build(&c, &g), SIM_OK)) {
+		int count[TOPO_V_KIND_COUNT], ports[TOPO_V_KIND_COUNT];
+		switch_ports(g, count, ports);
+		printf("fabric dgx-a100-80g x 1640: %d leaf / %d spine / %d core / %d supercore, "
+		       "ports %d / %d / %d / %d\n",
+		       count[TOPO_V_LEAF], count[TOPO_V_SPINE], count[TOPO_V_CORE],
+		       count[TOPO_V_SUPER], ports[TOPO_V_LEAF], ports[TOPO_V_SPINE],
+		       ports[TOPO_V_CORE], ports[TOPO_V_SUPER]);
+		CHECK_INT(count[TOPO_V_LEAF], 820);
+		CHECK_INT(count[TOPO_V_SPINE], 656);
+		CHECK_INT(count[TOPO_V_CORE], 960);
+		CHECK_INT(count[TOPO_V_SUPER], 640);
+		CHECK(ports[TOPO_V_LEAF] <= 40 && ports[TOPO_V_SPINE] <= 40 &&
+		      ports[TOPO_V_CORE] <= 40 && ports[TOPO_V_SUPER] <= 40);
+		topo_summary sm;
+		CHECK_INT(topo_summarize(g, &sm), SIM_OK);
+		/* GPU, PCIe, NIC, leaf, spine, core, supercore and down again. */
+		CHECK_INT(sm.diameter_hops, 12);
+	}
 	topo_free(g);
 }
 
