@@ -45,7 +45,8 @@ int sweep_exact_candidates(const sweep_screen_result *r, const uint64_t *done, s
 		return SIM_ENOMEM;
 	for (size_t i = 0; i < ndone; i++)
 		seen[i] = done[i];
-	qsort(seen, ndone, sizeof *seen, by_index);
+	if (ndone > 0)
+		qsort(seen, ndone, sizeof *seen, by_index);
 	size_t cap = 0, k = 0;
 	cand *c = NULL;
 	for (uint64_t i = 0; i < r->nplans; i++) {
@@ -68,7 +69,8 @@ int sweep_exact_candidates(const sweep_screen_result *r, const uint64_t *done, s
 		c[k++].index = i;
 	}
 	free(seen);
-	qsort(c, k, sizeof *c, by_estimate);
+	if (k > 0) /* c is NULL when nothing qualified */
+		qsort(c, k, sizeof *c, by_estimate);
 	uint64_t *o = malloc((k ? k : 1) * sizeof *o);
 	if (!o) {
 		free(c);
