@@ -271,6 +271,7 @@ static void plan_static(sim *m, replica *r, serve_batch *b)
 			b->prefill_tokens += q->target;
 			b->prefill_attn += 0.5 * (double)q->target * q->target;
 			b->prefills++;
+			b->starts++;
 			b->samples++;
 		}
 		return;
@@ -361,6 +362,7 @@ static void plan_dynamic(sim *m, replica *r, serve_batch *b)
 		b->prefill_tokens += c;
 		b->prefill_attn += c * (q->ctx + 0.5 * c);
 		b->prefills++;
+		b->starts += q->ctx == 0;
 		if (q->ctx + c >= q->target)
 			b->samples++;
 	}

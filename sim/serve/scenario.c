@@ -99,6 +99,8 @@ const conf_key serve_engine_keys[] = {
 	 "host time to launch one captured graph"},
 	{"iteration_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 10, "100 us", NULL, EK(iteration_s),
 	 "host time per iteration: scheduling, sampling, returning tokens"},
+	{"request_setup", CONF_QTY, SIM_UNIT_TIME, 0, 1, "0 us", NULL, EK(request_setup_s),
+	 "host time of an iteration that starts new requests (runtime setup, first token out)"},
 	{"elementwise_kernels", CONF_INT, SIM_UNIT_NONE, 0, 100, "4", NULL,
 	 EK(elementwise_kernels), "memory-bound kernels per layer (norms, RoPE, activation, adds)"},
 	{"memory_fraction", CONF_REAL, SIM_UNIT_NONE, 0.01, 1, "0.9", NULL, EK(memory_fraction),

@@ -53,6 +53,9 @@ typedef struct serve_engine {
 	double host_launch_s;     /* host time to enqueue one kernel outside a graph */
 	double graph_launch_s;    /* host time to launch one captured graph */
 	double iteration_s;       /* host time per iteration: scheduling, sampling, output */
+	double request_setup_s;   /* host time of an iteration that starts new requests:
+				   * the runtime's per-call setup and the first token's
+				   * hand-back (cost.c) */
 	int elementwise_kernels;  /* memory-bound kernels per layer (norms, RoPE, act, adds) */
 	double memory_fraction;   /* share of the memory left after weights, activations
 				   * and reserve that becomes KV cache */
@@ -142,6 +145,7 @@ typedef struct serve_batch {
 	double decode_ctx;
 	int prefill_tokens;
 	int prefills;
+	int starts; /* requests whose prefill begins in this iteration */
 	double prefill_attn;
 	int samples;
 } serve_batch;
@@ -156,7 +160,8 @@ double serve_iteration_s(serve_cost *c, const serve_batch *b);
 /* Its parts, for explain and tests: GEMMs, attention, element-wise, TP
  * all-reduces, the head (logits), and the engine's overheads. */
 typedef struct serve_iter_parts {
-	double gemm_s, attn_s, elementwise_s, allreduce_s, head_s, overhead_s, host_s, total_s;
+	double gemm_s, attn_s, elementwise_s, allreduce_s, head_s, overhead_s, setup_s, host_s,
+	    total_s;
 } serve_iter_parts;
 void serve_iteration_parts(serve_cost *c, const serve_batch *b, serve_iter_parts *out);
 
