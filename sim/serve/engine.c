@@ -628,6 +628,15 @@ int serve_run(const serve_scenario *s, serve_result *out, sim_diag *diag)
 	return serve_run_trace(s, out, NULL, diag);
 }
 
+void serve_price(const serve_scenario *s, serve_result *out)
+{
+	const net_cluster *c = &s->cluster;
+	double tps = out->out_tok_per_s > 0 ? out->out_tok_per_s : NAN;
+	out->usd_per_mtok = c->gpu_hour_usd > 0 ? out->gpus * c->gpu_hour_usd / 3600 / tps * 1e6 : NAN;
+	double w = s->gpu.tdp_w + (c->node.gpus > 0 ? c->node.power_w / c->node.gpus : 0);
+	out->joule_per_tok = out->gpus * w * (c->pue > 0 ? c->pue : 1) / tps;
+}
+
 int serve_run_trace(const serve_scenario *s, serve_result *out, FILE *trace, sim_diag *diag)
 {
 	(void)diag;
@@ -668,11 +677,7 @@ int serve_run_trace(const serve_scenario *s, serve_result *out, FILE *trace, sim
 		label_of(s, out);
 		serve_memory_of(s, &out->mem);
 		rc = summarise(&m, out);
-		const net_cluster *c = &s->cluster;
-		double tps = out->out_tok_per_s > 0 ? out->out_tok_per_s : NAN;
-		out->usd_per_mtok = c->gpu_hour_usd > 0 ? out->gpus * c->gpu_hour_usd / 3600 / tps * 1e6 : NAN;
-		double w = s->gpu.tdp_w + (c->node.gpus > 0 ? c->node.power_w / c->node.gpus : 0);
-		out->joule_per_tok = out->gpus * w * (c->pue > 0 ? c->pue : 1) / tps;
+		serve_price(s, out);
 	}
 	if (trace)
 		fprintf(trace, "\n]}\n");

@@ -214,6 +214,14 @@ void serve_print_json(FILE *out, const serve_result *r, int64_t id);
 int serve_store(store *db, const serve_scenario *s, const serve_result *r, int64_t *id,
 		sim_diag *diag);
 
+/* A stored run (store_get_serve) as a result for serve_print_text/json
+ * (save.c): the stored figures; what the store does not keep is derived
+ * from the stored scenario text when it still loads (the memory pieces:
+ * activations, reserve, KV bytes per token; cost and energy per token),
+ * else left 0 / unknown (NaN); swapped bytes and the CDFs are not stored (0).
+ * Returns whether the scenario text loaded. */
+bool serve_result_of_stored(const store_serve_run *row, const char *text, serve_result *out);
+
 /* podsim explain on a serving scenario (explain.c): KV bytes per token, the
  * memory and the largest batch that fits, the roofline of prefill and
  * decode against the ridge point, the closed-form decode step and prefill

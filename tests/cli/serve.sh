@@ -11,6 +11,8 @@
 #     and the H200 rows measured by tools/measure-serving.py under 13 %;
 #  2. `podsim run` on a file with [serve] is `podsim serve`: same JSON;
 #  3. determinism: two databases holding the same run have the same digest;
+#     `runs show sID` prints a stored run as `podsim serve` did, `runs merge`
+#     copies serving runs;
 #  4. the teaching scenarios' answers;
 #  5. --trace writes a whole Chrome trace, --html a whole page;
 #  6. a row's generated scenario (--scenario ID) runs as a user's file.
@@ -54,6 +56,24 @@ d2=$("$podsim" runs digest --db "$tmp/2.db")
 n=$(sqlite3 "$tmp/1.db" "SELECT count(*) FROM serve_latency" 2>/dev/null || echo 3)
 [ "$n" = 3 ] || bad "serve_latency holds $n rows, want 3"
 "$podsim" runs --db "$tmp/1.db" | grep -q '^    1  .*serve-llama2-70b-h100 .* trtllm tp4' || bad "podsim runs lists no serving run"
+
+# runs show: a stored serving run prints as podsim serve printed it, text
+# and JSON (the figures the store lacks come from its stored scenario);
+# runs merge copies serving runs: two one-run databases merged have the
+# digest of one database that stored both runs in that order
+"$podsim" serve "$s" --db "$tmp/3.db" "${set_small[@]}" >"$tmp/s.txt" 2>/dev/null || bad "store 3"
+"$podsim" runs show s1 --db "$tmp/3.db" >"$tmp/r.txt" || bad "runs show s1"
+cmp -s "$tmp/s.txt" "$tmp/r.txt" || bad "runs show s1 differs from podsim serve's text"
+"$podsim" serve "$s" --db "$tmp/3.db" --json --set serve.requests=500 >"$tmp/s.json" 2>/dev/null || bad "store 3b"
+"$podsim" runs show 2 --db "$tmp/3.db" --json >"$tmp/r.json" || bad "runs show 2 (a serving id)"
+cmp -s "$tmp/s.json" "$tmp/r.json" || bad "runs show 2 --json differs from podsim serve --json"
+"$podsim" serve "$s" --db "$tmp/4.db" --set serve.requests=500 >/dev/null 2>&1 || bad "store 4"
+"$podsim" runs merge "$tmp/m.db" "$tmp/1.db" "$tmp/4.db" >"$tmp/merge.txt" || bad "runs merge"
+grep -q 'and 2 serving runs from 2 databases' "$tmp/merge.txt" || bad "merge: $(cat "$tmp/merge.txt")"
+[ "$("$podsim" runs digest --db "$tmp/m.db")" = "$("$podsim" runs digest --db "$tmp/3.db")" ] ||
+	bad "merged serving runs: digest differs"
+"$podsim" runs show s3 --db "$tmp/3.db" 2>"$tmp/e.txt"
+[ $? = 2 ] && grep -q 'no serving run 3' "$tmp/e.txt" || bad "runs show s3: $(cat "$tmp/e.txt")"
 
 # --capacity: each plan's highest rate within the SLO, ranked; a refused
 # plan listed with the loader's reason; fp8 weights serve more than bf16
