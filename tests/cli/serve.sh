@@ -83,6 +83,26 @@ grep -q "not run: .*tp = 3 does not divide the model's 64 attention heads" "$tmp
 	bad "--capacity: tp 3 should be refused"
 [ "$(grep -c '^ *[12]  trtllm tp4' "$tmp/c.txt")" = 2 ] || bad "--capacity: two ranked tp4 plans"
 grep -q '^ *1  trtllm tp4 .* fp8 kv-fp8' "$tmp/c.txt" || bad "--capacity: fp8 should rank first"
+# a topology dimension swaps the cluster (GPU type with it, named in the
+# plan): at one GPU-hour price, bf16 TP4 on H100 costs less per token than
+# on A100 (decode reads the weights at 3350 vs 2039 GB/s of HBM, prefill
+# runs at 989 vs 312 dense 16-bit TFLOP/s: topologies/gpus/*.ini, from
+# hardware.csv's H100 SXM5 and A100 SXM4 rows); fp8 on the A100 is refused
+# with the loader's reason; a topology file that does not exist is bad
+# input (exit 2)
+"$podsim" serve "$s" --capacity --set serve.requests=300 --set serve.replicas=1 \
+	--set serve.weights=bf16 --set serve.kv_cache=bf16 --set cluster.gpu_hour_price=2 \
+	--vary topology=topologies/dgx-h100-superpod.ini,topologies/selene-a100-80g.ini \
+	>"$tmp/ct.txt" 2>&1 || bad "--capacity --vary topology"
+grep -q '^ *1  h100-sxm5-80g trtllm tp4 .* topology=topologies/dgx-h100-superpod.ini$' "$tmp/ct.txt" &&
+	grep -q '^ *2  a100-sxm4-80g trtllm tp4 .* topology=topologies/selene-a100-80g.ini$' "$tmp/ct.txt" ||
+	bad "--capacity topology: H100 then A100 ranked: $(cat "$tmp/ct.txt")"
+"$podsim" serve "$s" --capacity --set serve.requests=100 --set serve.replicas=1 \
+	--vary topology=topologies/selene-a100-80g.ini >"$tmp/cf.txt" 2>&1 || bad "--capacity fp8 on A100"
+grep -q 'not run: .*fp8 needs fp8 tensor cores, which a100-sxm4-80g lacks' "$tmp/cf.txt" ||
+	bad "--capacity topology: fp8 on A100 should be refused"
+"$podsim" serve "$s" --capacity --vary topology=topologies/none.ini >/dev/null 2>"$tmp/cn.txt"
+[ $? = 2 ] && grep -q 'cannot open topologies/none.ini' "$tmp/cn.txt" || bad "--capacity missing topology: $(cat "$tmp/cn.txt")"
 
 # --trace: a Chrome trace of the iterations and counters, complete
 "$podsim" serve "$s" --no-db --set serve.requests=50 --trace "$tmp/t.json" >/dev/null 2>&1 || bad "--trace"
