@@ -94,6 +94,7 @@ typedef struct serve_scenario {
 	serve_route route;
 	serve_preempt preempt;
 	double slo_ttft_s, slo_tpot_s;
+	double swap_space_bytes; /* host memory per GPU for swapped KV (preemption = swap) */
 	char trace_path[CONF_STR_MAX];
 	/* trace arrivals: times (s) and lengths, `requests` of each */
 	double *trace_t;

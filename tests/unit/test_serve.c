@@ -165,6 +165,46 @@ static void test_request_setup(void)
 	}
 }
 
+/* Host swap space: with swap_space = 0 no swap fits, every preemption
+ * recomputes, and the run is the recompute run exactly (same makespan,
+ * preemptions, nothing swapped); with 600 MiB per GPU a preempted request
+ * (1,000 prompt tokens plus those generated, 512 KiB each, in blocks of
+ * 16 tokens = 8 MiB) fits only while its KV is at most 75 blocks (1,200
+ * tokens), so it swaps some and recomputes the others: fewer bytes swapped
+ * than with unlimited space (1 PB), and every swapped block comes back (a
+ * multiple of 2 x 8 MiB). */
+static void test_swap_space(void)
+{
+	static const char fmt[] =
+		"batching = continuous\narrivals = offline\nrequests = 200\nprompt_tokens = 1000\n"
+		"output_tokens = 1000\nmax_tokens = 4096\npreemption = %s\nswap_space = %s\n"
+		"[engine]\nmemory_fraction = 0.05\nblock_tokens = 16\n";
+	const char *modes[4][2] = {{"recompute", "4 GiB"}, {"swap", "0 GiB"}, {"swap", "600 MiB"},
+				   {"swap", "1 PB"}};
+	serve_result r[4];
+	sim_diag *d = sim_diag_new();
+	bool ok = true;
+	for (int k = 0; k < 4; k++) {
+		char txt[512];
+		snprintf(txt, sizeof txt, fmt, modes[k][0], modes[k][1]);
+		serve_scenario *s = load(txt, d);
+		ok = ok && s && serve_run(s, &r[k], d) == SIM_OK;
+		serve_scenario_free(s);
+	}
+	CHECK(ok);
+	if (ok) {
+		CHECK(r[0].preemptions > 0);
+		CHECK_INT(r[1].preemptions, r[0].preemptions);
+		CHECK_NEAR(r[1].makespan_s, r[0].makespan_s, 1e-12);
+		CHECK(r[1].swapped_bytes == 0);
+		CHECK(r[2].swapped_bytes > 0 && r[2].swapped_bytes < r[3].swapped_bytes);
+		CHECK_NEAR(fmod(r[2].swapped_bytes, 2 * 16.0 * 524288), 0, 1e-9);
+		for (int k = 0; k < 4; k++)
+			CHECK_INT(r[k].completed, 200);
+	}
+	sim_diag_free(d);
+}
+
 /* A KV cache too small for the offered batch: continuous batching preempts
  * (recompute) and still completes everything; chunked prefill as well; and
  * with swapping, every swapped block goes out and comes back (bytes moved =
@@ -396,6 +436,7 @@ int main(void)
 	test_little();
 	test_static();
 	test_request_setup();
+	test_swap_space();
 	test_preemption();
 	test_determinism();
 	test_bad();
