@@ -6,7 +6,10 @@
 #define PODSIM_CLI_H
 
 #include <stdbool.h>
+#include "store/store.h"
+
 #include <stddef.h>
+#include <stdint.h>
 
 /* Bad usage of a command: "podsim CMD: error: MSG[: ARG]" on stderr (CMD NULL
  * for podsim itself), then the usage text when given; returns exit status 2
@@ -89,6 +92,9 @@ int cli_train(int argc, char **argv);
 /* podsim serve: a serving scenario's request stream (serve.c); also `podsim
  * run` on a file with a [serve] section. */
 int cli_serve(int argc, char **argv);
+/* `podsim runs show` of serving run `id` (serve.c): its text or JSON as
+ * `podsim serve` printed it. SIM_OK, SIM_ENOTFOUND, SIM_EDB, SIM_ENOMEM. */
+int cli_show_serve(store *db, int64_t id, bool json, sim_diag *d);
 /* podsim explain on a serving scenario: serve_explain (serve.c). */
 int cli_serve_explain(int argc, char **argv);
 

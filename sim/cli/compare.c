@@ -460,7 +460,8 @@ static const char usage_merge[] =
         "rows and their sweeps) into OUT under new ids, in one transaction. The shards\n"
         "of one sweep ('podsim sweep --shard I/N', e.g. one per SLURM array task)\n"
         "become one sweep again, its runs in the unsharded order: merging all N shards\n"
-        "gives the 'runs digest' of the same sweep run without --shard. Inputs must\n"
+        "gives the 'runs digest' of the same sweep run without --shard. Serving runs\n"
+        "('podsim serve') follow with their latency rows. Inputs must\n"
         "have this podsim's schema version (open an older one once with 'podsim runs\n"
         "--db FILE' to migrate it).\n"
         "\n"
@@ -495,13 +496,17 @@ int cli_runs_merge(int argc, char **argv)
 		return EXIT_INPUT;
 	sim_diag *d = sim_diag_new();
 	store *db = NULL;
-	int64_t runs = 0, sweeps = 0;
+	int64_t runs = 0, sweeps = 0, serve = 0;
 	int rc = d ? store_open(files[0], &db, d) : SIM_ENOMEM;
 	if (rc == SIM_OK)
-		rc = store_merge(db, files + 1, (size_t)(n - 1), &runs, &sweeps, d);
+		rc = store_merge(db, files + 1, (size_t)(n - 1), &runs, &sweeps, &serve, d);
 	if (d)
 		sim_diag_print(d, stderr);
-	if (rc == SIM_OK)
+	if (rc == SIM_OK && serve > 0)
+		printf("merged %lld runs, %lld sweeps and %lld serving runs from %d databases into "
+		       "%s\n",
+		       (long long)runs, (long long)sweeps, (long long)serve, n - 1, files[0]);
+	else if (rc == SIM_OK)
 		printf("merged %lld runs and %lld sweeps from %d databases into %s\n",
 		       (long long)runs, (long long)sweeps, n - 1, files[0]);
 	store_close(db);

@@ -8,6 +8,7 @@
 #include "sweep/sweep.h"
 #include "valid/valid.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -84,7 +85,9 @@ static const char usage_runs[] =
 	"       podsim runs merge OUT.db IN.db...   (see podsim runs merge --help)\n"
 	"\n"
 	"List the stored runs, newest first, or print one stored run again exactly as\n"
-	"'podsim run' printed it. 'runs digest' prints a hash of every stored row\n"
+	"'podsim run' printed it. A serving run ('podsim serve', listed under 'serving\n"
+	"runs') is 'runs show sID' (or plain ID when no training run has that id);\n"
+	"--html is for training runs. 'runs digest' prints a hash of every stored row\n"
 	"except ids and timestamps: equal databases of equal runs have equal digests.\n"
 	"\n"
 	"options:\n"
@@ -467,15 +470,31 @@ static int html_of_stored(const char *path, const exec_result *r, int64_t id, co
 static int runs_show(const cli_opts *o, store *db, const char *id_text, sim_diag *d)
 {
 	char *end;
-	long long id = strtoll(id_text, &end, 10);
-	if (*end || id <= 0) {
-		fprintf(stderr, "podsim: error: run id must be a positive integer: %s\n", id_text);
+	bool serving = id_text[0] == 's';
+	long long id = strtoll(id_text + serving, &end, 10);
+	if (*end || id <= 0 || !isdigit((unsigned char)id_text[serving])) {
+		fprintf(stderr, "podsim: error: run id must be a positive integer (sN for a serving "
+				"run): %s\n", id_text);
 		return EXIT_INPUT;
 	}
-	exec_result *r = malloc(sizeof *r);
+	if (serving && o->html) {
+		fprintf(stderr, "podsim: error: --html: a serving run's page is written by "
+				"'podsim serve FILE --html'\n");
+		return EXIT_INPUT;
+	}
+	exec_result *r = serving ? NULL : malloc(sizeof *r);
 	char *text = NULL;
-	int rc = r ? store_get_run(db, id, r, &text, d) : SIM_ENOMEM;
+	int rc = serving ? SIM_ENOTFOUND : r ? store_get_run(db, id, r, &text, d) : SIM_ENOMEM;
 	flush_diag(d);
+	if (rc == SIM_ENOTFOUND && !o->html) { /* a serving run of that id */
+		free(r);
+		rc = cli_show_serve(db, id, o->json, d);
+		flush_diag(d);
+		if (rc == SIM_ENOTFOUND)
+			fprintf(stderr, "podsim: error: no %srun %lld in %s\n", serving ? "serving " : "",
+				id, db_path(o));
+		return rc == SIM_OK ? 0 : rc == SIM_ENOTFOUND ? EXIT_INPUT : 1;
+	}
 	if (rc == SIM_OK && o->html && html_of_stored(o->html, r, id, text) != SIM_OK)
 		rc = SIM_EIO;
 	if (rc == SIM_ENOTFOUND)

@@ -241,3 +241,24 @@ int cli_serve_explain(int argc, char **argv)
 {
 	return serve_main(argc, argv, true);
 }
+
+int cli_show_serve(store *db, int64_t id, bool json, sim_diag *d)
+{
+	store_serve_run row;
+	char *strings, *text;
+	int rc = store_get_serve(db, id, &row, &strings, &text, d);
+	if (rc != SIM_OK)
+		return rc;
+	serve_result *r = malloc(sizeof *r);
+	if (r) {
+		serve_result_of_stored(&row, text, r);
+		if (json)
+			serve_print_json(stdout, r, id);
+		else
+			serve_print_text(stdout, r, id);
+	}
+	free(r);
+	free(strings);
+	free(text);
+	return r ? SIM_OK : SIM_ENOMEM;
+}

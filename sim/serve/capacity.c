@@ -14,8 +14,12 @@
  * rate (GPUs / output tokens/s, x [cluster] gpu_hour_price when set: USD);
  * plans the loader refuses (a tp that does not divide the heads, a KV cache
  * that cannot hold a request) are listed with the loader's reason.
+ * A dimension `topology=FILE,...` swaps the scenario's cluster include for
+ * each file (sweep_topology_text, as `podsim sweep` does): GPU type, node
+ * and fabric vary together; serve.replicas = 0 fills each cluster.
  */
 #include "serve_int.h"
+#include "sweep/sweep.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,6 +28,7 @@
 #define SERVE_BISECT 7
 #define MAX_DIMS 8
 #define MAX_VALUES 32
+#define MAX_SETS 256 /* --set overrides and dimensions of one plan */
 
 typedef struct plan_row {
 	char sets[512];
@@ -127,17 +132,46 @@ static int parse_dim(const char *text, char *key, size_t klen, char vals[][64], 
 
 /* Load one plan (the scenario with its overrides) and search its rate; a
  * plan the loader refuses keeps the loader's first message. */
+static int load_plan(const char *path, const char *const *sets, size_t n, sim_diag *pd,
+		     serve_scenario **s)
+{
+	const char *topo = NULL, *rest[MAX_SETS];
+	size_t m = 0;
+	for (size_t i = 0; i < n && m < MAX_SETS; i++) {
+		if (!strncmp(sets[i], "topology=", 9))
+			topo = sets[i] + 9;
+		else
+			rest[m++] = sets[i];
+	}
+	if (!topo)
+		return serve_scenario_load(path, sets, n, pd, s);
+	char *text, dir[4096];
+	const char *slash = strrchr(path, '/');
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1,
+		 slash ? path : ".");
+	int rc = sweep_topology_text(path, topo, rest, m, pd, &text);
+	if (rc == SIM_OK) {
+		rc = serve_scenario_load_string(text, path, dir, pd, s);
+		free(text);
+	}
+	return rc;
+}
+
 static void run_plan(const char *path, const char *const *sets, size_t n, double target,
 		     plan_row *row)
 {
 	sim_diag *pd = sim_diag_new();
 	serve_scenario *s = NULL;
-	int rc = pd ? serve_scenario_load(path, sets, n, pd, &s) : SIM_ENOMEM;
+	int rc = pd ? load_plan(path, sets, n, pd, &s) : SIM_ENOMEM;
 	if (rc == SIM_OK) {
 		row->gpus = s->replicas * s->tp * s->pp;
 		serve_result tmp;
+		bool topo = false; /* the GPU type in the label when clusters vary */
+		for (size_t i = 0; i < n; i++)
+			topo = topo || !strncmp(sets[i], "topology=", 9);
 		if (serve_run(s, &tmp, NULL) == SIM_OK)
-			snprintf(row->label, sizeof row->label, "%s", tmp.label);
+			snprintf(row->label, sizeof row->label, "%.40s%s%.80s", topo ? tmp.gpu : "",
+				 topo ? " " : "", tmp.label);
 		search(s, target, row);
 	} else {
 		snprintf(row->why, sizeof row->why, "%s",
@@ -188,6 +222,14 @@ int serve_capacity(const char *path, const char *const *sets, size_t nsets,
 			return SIM_ECONF;
 		}
 		plans *= (size_t)nv[i];
+		for (int j = 0; !strcmp(keys[i], "topology") && j < nv[i]; j++) {
+			FILE *f = fopen(vals[i][j], "r"); /* a typo is bad input, not a plan */
+			if (!f) {
+				sim_diag_error(d, NULL, 0, "--vary topology: cannot open %s", vals[i][j]);
+				return SIM_ECONF;
+			}
+			fclose(f);
+		}
 	}
 	if (plans > 4096) {
 		sim_diag_error(d, NULL, 0, "%zu plans: at most 4096", plans);

@@ -258,7 +258,8 @@ void serve_iteration_parts(serve_cost *c, const serve_batch *b, serve_iter_parts
 	bool graph = s->engine.cuda_graphs && b->prefill_tokens == 0;
 	p->host_s = graph ? s->engine.graph_launch_s : kernels * s->engine.host_launch_s;
 	p->overhead_s = s->engine.iteration_s;
-	p->total_s = p->overhead_s + (gpu > p->host_s ? gpu : p->host_s);
+	p->setup_s = b->starts > 0 ? s->engine.request_setup_s : 0;
+	p->total_s = p->overhead_s + p->setup_s + (gpu > p->host_s ? gpu : p->host_s);
 }
 
 double serve_iteration_s(serve_cost *c, const serve_batch *b)

@@ -27,8 +27,10 @@
  * head of the queue with its prompt and the tokens generated so far to be
  * prefilled again; or, with preemption = swap, its blocks are copied to host
  * memory and back when it is admitted again, each copy at the node's PCIe
- * bandwidth x pcie_efficiency before the next iteration (host swap space
- * is not limited).
+ * bandwidth x pcie_efficiency before the next iteration. Host memory for
+ * swapped KV is swap_space per GPU (vLLM's swap_space, 4 GiB by default):
+ * a request whose blocks do not fit in what is left of it is preempted by
+ * recompute instead (with swap_space = 0 the run is the recompute run).
  * A request's first token comes out of the iteration that completes its
  * prefill; each later one out of a decode. TTFT = first - arrival, TPOT =
  * (done - first) / (output - 1), end-to-end = done - arrival.
@@ -42,6 +44,7 @@
 
 typedef struct req {
 	int in, out, gen, ctx, target, blocks;
+	int host_blocks; /* blocks of its KV in host memory (swapped) */
 	bool swapped; /* its KV waits in host memory */
 	sim_time arrive, first, done;
 } req;
@@ -56,6 +59,7 @@ typedef struct replica {
 	sim_time iter_start;
 	double kv_area, run_area, wait_area; /* integrals over time (s) */
 	double swap_bytes; /* KV bytes per GPU to move over PCIe before the next iteration */
+	int64_t host_blocks; /* blocks per GPU held in host swap space */
 	int64_t kv_peak;
 } replica;
 
@@ -217,8 +221,11 @@ static void preempt_last(sim *m, replica *r)
 {
 	int id = r->run[--r->nrun];
 	req *q = &m->reqs[id];
-	if (m->s->preempt == SERVE_SWAP && q->ctx > 0) {
+	bool room = (double)(r->host_blocks + q->blocks) * m->block_bytes <= m->s->swap_space_bytes;
+	if (m->s->preempt == SERVE_SWAP && q->ctx > 0 && room) {
 		q->swapped = true;
+		q->host_blocks = q->blocks;
+		r->host_blocks += q->blocks;
 		r->swap_bytes += q->blocks * m->block_bytes;
 	} else {
 		q->ctx = 0;
@@ -271,6 +278,7 @@ static void plan_static(sim *m, replica *r, serve_batch *b)
 			b->prefill_tokens += q->target;
 			b->prefill_attn += 0.5 * (double)q->target * q->target;
 			b->prefills++;
+			b->starts++;
 			b->samples++;
 		}
 		return;
@@ -297,6 +305,8 @@ static void admit(sim *m, replica *r, const serve_batch *b, bool chunked, int bu
 			if (!grow(r, q, blocks_for(m, q->ctx)))
 				break;
 			q->swapped = false;
+			r->host_blocks -= q->host_blocks;
+			q->host_blocks = 0;
 			r->swap_bytes += q->blocks * m->block_bytes;
 			r->chunk[r->nrun] = -1;
 			r->run[r->nrun++] = pop_wait(r);
@@ -361,6 +371,7 @@ static void plan_dynamic(sim *m, replica *r, serve_batch *b)
 		b->prefill_tokens += c;
 		b->prefill_attn += c * (q->ctx + 0.5 * c);
 		b->prefills++;
+		b->starts += q->ctx == 0;
 		if (q->ctx + c >= q->target)
 			b->samples++;
 	}
@@ -626,6 +637,15 @@ int serve_run(const serve_scenario *s, serve_result *out, sim_diag *diag)
 	return serve_run_trace(s, out, NULL, diag);
 }
 
+void serve_price(const serve_scenario *s, serve_result *out)
+{
+	const net_cluster *c = &s->cluster;
+	double tps = out->out_tok_per_s > 0 ? out->out_tok_per_s : NAN;
+	out->usd_per_mtok = c->gpu_hour_usd > 0 ? out->gpus * c->gpu_hour_usd / 3600 / tps * 1e6 : NAN;
+	double w = s->gpu.tdp_w + (c->node.gpus > 0 ? c->node.power_w / c->node.gpus : 0);
+	out->joule_per_tok = out->gpus * w * (c->pue > 0 ? c->pue : 1) / tps;
+}
+
 int serve_run_trace(const serve_scenario *s, serve_result *out, FILE *trace, sim_diag *diag)
 {
 	(void)diag;
@@ -666,11 +686,7 @@ int serve_run_trace(const serve_scenario *s, serve_result *out, FILE *trace, sim
 		label_of(s, out);
 		serve_memory_of(s, &out->mem);
 		rc = summarise(&m, out);
-		const net_cluster *c = &s->cluster;
-		double tps = out->out_tok_per_s > 0 ? out->out_tok_per_s : NAN;
-		out->usd_per_mtok = c->gpu_hour_usd > 0 ? out->gpus * c->gpu_hour_usd / 3600 / tps * 1e6 : NAN;
-		double w = s->gpu.tdp_w + (c->node.gpus > 0 ? c->node.power_w / c->node.gpus : 0);
-		out->joule_per_tok = out->gpus * w * (c->pue > 0 ? c->pue : 1) / tps;
+		serve_price(s, out);
 	}
 	if (trace)
 		fprintf(trace, "\n]}\n");

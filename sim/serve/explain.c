@@ -59,7 +59,7 @@ static void explain_steps(FILE *f, const serve_scenario *s, const serve_memory *
 	}
 	double P = work_params_layer(m) * m->layers, pt = s->prompt_tokens;
 	double closed = 2 * P * pt / (s->tp * peak);
-	serve_batch bp = {.prefill_tokens = s->prompt_tokens, .prefills = 1,
+	serve_batch bp = {.prefill_tokens = s->prompt_tokens, .prefills = 1, .starts = 1,
 			  .prefill_attn = 0.5 * pt * pt, .samples = 1};
 	fprintf(f, "\n5. Prefill of %d tokens\n", s->prompt_tokens);
 	fprintf(f, "   2 P p / (tp x peak) = 2 x %.3g x %.0f / (%d x %.0f TFLOP/s) = %.3f ms; simulated "

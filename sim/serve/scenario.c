@@ -25,7 +25,7 @@ _Static_assert(sizeof(serve_batching) == sizeof(int), "conf stores enums as int"
 typedef struct serve_conf {
 	int tp, pp, replicas, weights, kv, batching, max_batch, max_tokens;
 	int arrivals, concurrency, requests, prompt, output, prompt_dist, output_dist, route, preempt;
-	double rate, burst, slo_ttft, slo_tpot;
+	double rate, burst, slo_ttft, slo_tpot, swap_space;
 	char trace[CONF_STR_MAX];
 } serve_conf;
 
@@ -73,6 +73,9 @@ const conf_key serve_keys[] = {
 	{"preemption", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "recompute", preempt_names, SK(preempt),
 	 "when KV blocks run out: recompute the newest request later, or swap its KV to the "
 	 "host over PCIe and back"},
+	{"swap_space", CONF_QTY, SIM_UNIT_BYTES, 0, 1e15, "4 GiB", NULL, SK(swap_space),
+	 "host memory per GPU for swapped KV (vLLM's swap_space); a swap that does not fit "
+	 "recomputes"},
 	{"slo_ttft", CONF_QTY, SIM_UNIT_TIME, 0, 1e6, "500 ms", NULL, SK(slo_ttft),
 	 "goodput: time to first token at most"},
 	{"slo_tpot", CONF_QTY, SIM_UNIT_TIME, 0, 1e6, "50 ms", NULL, SK(slo_tpot),
@@ -99,6 +102,8 @@ const conf_key serve_engine_keys[] = {
 	 "host time to launch one captured graph"},
 	{"iteration_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 10, "100 us", NULL, EK(iteration_s),
 	 "host time per iteration: scheduling, sampling, returning tokens"},
+	{"request_setup", CONF_QTY, SIM_UNIT_TIME, 0, 1, "0 us", NULL, EK(request_setup_s),
+	 "host time of an iteration that starts new requests (runtime setup, first token out)"},
 	{"elementwise_kernels", CONF_INT, SIM_UNIT_NONE, 0, 100, "4", NULL,
 	 EK(elementwise_kernels), "memory-bound kernels per layer (norms, RoPE, activation, adds)"},
 	{"memory_fraction", CONF_REAL, SIM_UNIT_NONE, 0.01, 1, "0.9", NULL, EK(memory_fraction),
@@ -212,6 +217,7 @@ static int read_sections(serve_scenario *s, sim_diag *d)
 	s->preempt = (serve_preempt)c.preempt;
 	s->slo_ttft_s = c.slo_ttft;
 	s->slo_tpot_s = c.slo_tpot;
+	s->swap_space_bytes = c.swap_space;
 	memcpy(s->trace_path, c.trace, sizeof s->trace_path);
 	/* the serving engine's kernels run back to back: the GPU-side gap is
 	 * the engine's (its host side is charged per iteration, cost.c) */

@@ -53,6 +53,9 @@ typedef struct serve_engine {
 	double host_launch_s;     /* host time to enqueue one kernel outside a graph */
 	double graph_launch_s;    /* host time to launch one captured graph */
 	double iteration_s;       /* host time per iteration: scheduling, sampling, output */
+	double request_setup_s;   /* host time of an iteration that starts new requests:
+				   * the runtime's per-call setup and the first token's
+				   * hand-back (cost.c) */
 	int elementwise_kernels;  /* memory-bound kernels per layer (norms, RoPE, act, adds) */
 	double memory_fraction;   /* share of the memory left after weights, activations
 				   * and reserve that becomes KV cache */
@@ -91,6 +94,7 @@ typedef struct serve_scenario {
 	serve_route route;
 	serve_preempt preempt;
 	double slo_ttft_s, slo_tpot_s;
+	double swap_space_bytes; /* host memory per GPU for swapped KV (preemption = swap) */
 	char trace_path[CONF_STR_MAX];
 	/* trace arrivals: times (s) and lengths, `requests` of each */
 	double *trace_t;
@@ -142,6 +146,7 @@ typedef struct serve_batch {
 	double decode_ctx;
 	int prefill_tokens;
 	int prefills;
+	int starts; /* requests whose prefill begins in this iteration */
 	double prefill_attn;
 	int samples;
 } serve_batch;
@@ -156,7 +161,8 @@ double serve_iteration_s(serve_cost *c, const serve_batch *b);
 /* Its parts, for explain and tests: GEMMs, attention, element-wise, TP
  * all-reduces, the head (logits), and the engine's overheads. */
 typedef struct serve_iter_parts {
-	double gemm_s, attn_s, elementwise_s, allreduce_s, head_s, overhead_s, host_s, total_s;
+	double gemm_s, attn_s, elementwise_s, allreduce_s, head_s, overhead_s, setup_s, host_s,
+	    total_s;
 } serve_iter_parts;
 void serve_iteration_parts(serve_cost *c, const serve_batch *b, serve_iter_parts *out);
 
@@ -208,6 +214,14 @@ void serve_print_json(FILE *out, const serve_result *r, int64_t id);
 /* Store a run (store_put_serve) with the resolved scenario text. */
 int serve_store(store *db, const serve_scenario *s, const serve_result *r, int64_t *id,
 		sim_diag *diag);
+
+/* A stored run (store_get_serve) as a result for serve_print_text/json
+ * (save.c): the stored figures; what the store does not keep is derived
+ * from the stored scenario text when it still loads (the memory pieces:
+ * activations, reserve, KV bytes per token; cost and energy per token),
+ * else left 0 / unknown (NaN); swapped bytes and the CDFs are not stored (0).
+ * Returns whether the scenario text loaded. */
+bool serve_result_of_stored(const store_serve_run *row, const char *text, serve_result *out);
 
 /* podsim explain on a serving scenario (explain.c): KV bytes per token, the
  * memory and the largest batch that fits, the roofline of prefill and

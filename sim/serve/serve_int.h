@@ -18,5 +18,8 @@ double serve_weight_bytes(serve_weights w);
 hw_dtype serve_gemm_dtype(serve_weights w);
 const char *serve_weights_name(serve_weights w);
 const char *serve_batching_name(serve_batching b);
+/* Cost (USD per million output tokens, NaN without a GPU-hour price) and
+ * energy per output token of a result whose throughput is set (engine.c). */
+void serve_price(const serve_scenario *s, serve_result *out);
 
 #endif

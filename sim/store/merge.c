@@ -12,7 +12,8 @@
  * inputs in the order given, runs by id; the first run of a sweep group
  * writes the group's sweeps row and then all the group's runs, from every
  * input, by (sweep_rank, input, id) - the order an unsharded sweep inserts
- * them. Sweeps without runs come last. One write transaction: a failed merge
+ * them. Sweeps without runs come last, then the serving runs (serve_runs
+ * and their serve_latency rows), inputs in order, by id. One write transaction: a failed merge
  * leaves the output as it was. */
 #include "store_int.h"
 
@@ -61,7 +62,7 @@ typedef struct merge {
 	size_t ngr;
 	m_run *runs;
 	size_t nruns;
-	int64_t written_runs, written_sweeps;
+	int64_t written_runs, written_sweeps, written_serve;
 } merge;
 
 /* A column value written instead of the input's. */
@@ -407,6 +408,28 @@ static int copy_group(merge *m, size_t g)
 	return rc;
 }
 
+/* Serving runs (serve_runs, serve_latency: serve.c) of input i, by id. */
+static int copy_serve(merge *m, size_t i)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(m->in[i].db, "SELECT id FROM serve_runs ORDER BY id", -1, &st,
+	                       NULL) != SQLITE_OK)
+		return in_error(m, i, "cannot read serving runs");
+	int rc = SIM_OK, step;
+	while (rc == SIM_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		rc = copy_rows(m, i, "serve_runs", "id", id, NULL, 0);
+		col_set child = {"run_id", false, sqlite3_last_insert_rowid(m->out->db), NULL};
+		if (rc == SIM_OK)
+			rc = copy_rows(m, i, "serve_latency", "run_id", id, &child, 1);
+		m->written_serve += rc == SIM_OK;
+	}
+	if (rc == SIM_OK && step != SQLITE_DONE)
+		rc = in_error(m, i, "cannot read serving runs");
+	sqlite3_finalize(st);
+	return rc;
+}
+
 static int copy_all(merge *m)
 {
 	int rc = SIM_OK;
@@ -420,6 +443,8 @@ static int copy_all(merge *m)
 	for (size_t g = 0; rc == SIM_OK && g < m->ngr; g++)
 		if (!m->gr[g].done)
 			rc = copy_sweep(m, &m->gr[g]);
+	for (size_t i = 0; rc == SIM_OK && i < m->nin; i++)
+		rc = copy_serve(m, i);
 	return rc;
 }
 
@@ -441,10 +466,10 @@ static void merge_free(merge *m)
 }
 
 int store_merge(store *s, const char *const *in, size_t n, int64_t *runs, int64_t *sweeps,
-                sim_diag *diag)
+                int64_t *serve_runs, sim_diag *diag)
 {
 	merge m = {.out = s, .diag = diag, .nin = n};
-	*runs = *sweeps = 0;
+	*runs = *sweeps = *serve_runs = 0;
 	m.in = calloc(n ? n : 1, sizeof *m.in);
 	int rc = m.in ? SIM_OK : SIM_ENOMEM;
 	for (size_t i = 0; rc == SIM_OK && i < n; i++) {
@@ -469,6 +494,7 @@ int store_merge(store *s, const char *const *in, size_t n, int64_t *runs, int64_
 	if (rc == SIM_OK) {
 		*runs = m.written_runs;
 		*sweeps = m.written_sweeps;
+		*serve_runs = m.written_serve;
 	}
 	merge_free(&m);
 	return rc;

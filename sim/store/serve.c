@@ -12,6 +12,7 @@
  */
 #include "store_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -168,4 +169,119 @@ int store_list_serve(store *s, FILE *out, int limit, sim_diag *diag)
 		return SIM_EDB;
 	}
 	return SIM_OK;
+}
+
+/* Copy the four strings into one block *strings and point r at them. */
+static int own_strings(sqlite3_stmt *st, store_serve_run *r, char **strings)
+{
+	const int cols[4] = {0, 1, 2, 3};
+	size_t len[4], total = 0;
+	for (int k = 0; k < 4; k++) {
+		const unsigned char *t = sqlite3_column_text(st, cols[k]);
+		len[k] = t ? strlen((const char *)t) : 0;
+		total += len[k] + 1;
+	}
+	char *p = malloc(total);
+	if (!p)
+		return SIM_ENOMEM;
+	*strings = p;
+	const char **dst[4] = {&r->name, &r->plan, &r->model, &r->gpu};
+	for (int k = 0; k < 4; k++) {
+		const unsigned char *t = sqlite3_column_text(st, cols[k]);
+		memcpy(p, t ? (const char *)t : "", len[k]);
+		p[len[k]] = 0;
+		*dst[k] = p;
+		p += len[k] + 1;
+	}
+	return SIM_OK;
+}
+
+static int get_serve_head(store *s, int64_t id, store_serve_run *r, char **strings, char **text,
+			  sim_diag *diag)
+{
+	static const char sql[] =
+		"SELECT scenario_name, plan, model, gpu, scenario_text, seed, gpus, requests,"
+		" completed, prompt_tokens, output_tokens, iterations, preemptions, kv_blocks,"
+		" makespan_s, requests_per_s, output_tokens_per_s, output_tokens_per_s_per_gpu,"
+		" goodput_requests_per_s, slo_met, slo_ttft_s, slo_tpot_s, batch_mean, queue_mean,"
+		" kv_mean, kv_peak, weights_bytes, kv_bytes FROM serve_runs WHERE id = ?";
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return fail(s, diag, "cannot read the serving run");
+	sqlite3_bind_int64(st, 1, id);
+	int step = sqlite3_step(st), rc = SIM_OK;
+	if (step == SQLITE_DONE)
+		rc = SIM_ENOTFOUND;
+	else if (step != SQLITE_ROW)
+		rc = fail(s, diag, "cannot read the serving run");
+	if (rc == SIM_OK)
+		rc = own_strings(st, r, strings);
+	if (rc == SIM_OK) {
+		const unsigned char *t = sqlite3_column_text(st, 4);
+		size_t n = t ? strlen((const char *)t) + 1 : 1;
+		*text = malloc(n);
+		if (!*text)
+			rc = SIM_ENOMEM;
+		else
+			memcpy(*text, t ? (const char *)t : "", n);
+	}
+	if (rc == SIM_OK) {
+		r->seed = (uint64_t)sqlite3_column_int64(st, 5);
+		r->gpus = sqlite3_column_int(st, 6);
+		int64_t *ints[] = {&r->requests, &r->completed, &r->prompt_tokens,
+				   &r->output_tokens, &r->iterations, &r->preemptions, &r->kv_blocks};
+		for (int k = 0; k < 7; k++)
+			*ints[k] = sqlite3_column_int64(st, 7 + k);
+		double *reals[] = {&r->makespan_s, &r->req_per_s, &r->out_tok_per_s,
+				   &r->out_tok_per_s_gpu, &r->goodput_req_per_s, &r->slo_met,
+				   &r->slo_ttft_s, &r->slo_tpot_s, &r->batch_mean, &r->queue_mean,
+				   &r->kv_mean, &r->kv_peak, &r->weights_bytes, &r->kv_bytes};
+		for (int k = 0; k < 14; k++)
+			*reals[k] = sqlite3_column_double(st, 14 + k);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int get_serve_latency(store *s, int64_t id, store_serve_run *r, sim_diag *diag)
+{
+	static const char sql[] = "SELECT metric, mean_s, p50_s, p90_s, p99_s, max_s FROM"
+				  " serve_latency WHERE run_id = ?";
+	static const char *const names[3] = {"ttft", "tpot", "e2e"};
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return fail(s, diag, "cannot read the serving run");
+	sqlite3_bind_int64(st, 1, id);
+	int step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *m = sqlite3_column_text(st, 0);
+		for (int k = 0; m && k < 3; k++)
+			if (!strcmp((const char *)m, names[k]))
+				for (int j = 0; j < 5; j++)
+					r->latency[k][j] = sqlite3_column_double(st, 1 + j);
+	}
+	sqlite3_finalize(st);
+	return step == SQLITE_DONE ? SIM_OK : fail(s, diag, "cannot read the serving run");
+}
+
+int store_get_serve(store *s, int64_t id, store_serve_run *r, char **strings, char **text,
+		    sim_diag *diag)
+{
+	memset(r, 0, sizeof *r);
+	*strings = *text = NULL;
+	int rc = SIM_OK;
+	if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		rc = fail(s, diag, "cannot read the database");
+	if (rc == SIM_OK)
+		rc = get_serve_head(s, id, r, strings, text, diag);
+	if (rc == SIM_OK)
+		rc = get_serve_latency(s, id, r, diag);
+	if (!sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	if (rc != SIM_OK) {
+		free(*strings);
+		free(*text);
+		*strings = *text = NULL;
+	}
+	return rc;
 }

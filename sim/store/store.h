@@ -104,10 +104,11 @@ int store_digest(store *s, uint64_t *out, sim_diag *diag);
  * distinct I) become one sweeps row: simulated summed, shard NULL when all N
  * are there, else "I,J,.../N"; their runs are written in sweep_rank order,
  * so merging the N shards of a sweep gives the digest of the unsharded
- * sweep. Other runs keep their input order. *runs and *sweeps = rows written.
- * SIM_OK, SIM_EDB (diag), SIM_ENOMEM. */
+ * sweep. Other runs keep their input order. Serving runs (serve_runs with
+ * their serve_latency rows) follow, inputs in order, by id. *runs, *sweeps
+ * and *serve_runs = rows written. SIM_OK, SIM_EDB (diag), SIM_ENOMEM. */
 int store_merge(store *s, const char *const *in, size_t n, int64_t *runs, int64_t *sweeps,
-		sim_diag *diag);
+		int64_t *serve_runs, sim_diag *diag);
 
 /* A serving run as the store keeps it (plain data, filled by sim/serve):
  * latency[k] = {mean, p50, p90, p99, max} seconds of k = TTFT, TPOT, E2E. */
@@ -126,6 +127,11 @@ typedef struct store_serve_run {
 /* Save a serving run (tables serve_runs and serve_latency) in one
  * transaction; *id = its serve_runs id. SIM_OK or SIM_EDB (diag). */
 int store_put_serve(store *s, const char *scenario_text, const store_serve_run *r, int64_t *id,
+		    sim_diag *diag);
+/* Read serving run `id` back: *r as stored, its four strings in one block
+ * *strings and the resolved scenario text in *text (the caller frees both;
+ * NULL on failure). SIM_OK, SIM_ENOTFOUND, SIM_EDB (diag), SIM_ENOMEM. */
+int store_get_serve(store *s, int64_t id, store_serve_run *r, char **strings, char **text,
 		    sim_diag *diag);
 /* Print the most recent `limit` serving runs (0 = all), newest first, under
  * a heading, or nothing when there are none: id, created, scenario, GPUs,

@@ -287,4 +287,13 @@ void sweep_pareto(const double *a, const double *b, const double *c, size_t n, b
 void sweep_risky(const double *p50, const double *p95, const double *p95_lo,
 		 const double *p95_hi, size_t n, long *vs);
 
+/* The scenario file at path as text (malloc'd, *out) with its include of a
+ * file holding a [cluster] section replaced by `include = topo` (topo
+ * resolved to an absolute path) and the SECTION.KEY=VALUE sets written in:
+ * the `topology` dimension of a sweep, also serve's capacity planning (any
+ * scenario with a cluster include). SIM_OK, SIM_ECONF (diag: no such
+ * include, topo missing, a bad set), SIM_ENOMEM. */
+int sweep_topology_text(const char *path, const char *topo, const char *const *sets, size_t nsets,
+                        sim_diag *diag, char **out);
+
 #endif

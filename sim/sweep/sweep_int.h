@@ -37,9 +37,7 @@ void sweep_dim_file(const sweep_dim *d, size_t j, char *out, size_t len);
 int sweep_space_topology(const sweep_space *sp);
 
 /* swap.c: the scenario at path with its cluster include replaced by topo
- * and the sets written in, as text (malloc'd) or loaded. */
-int sweep_topology_text(const char *path, const char *topo, const char *const *sets, size_t nsets,
-                        sim_diag *diag, char **out);
+ * and the sets written in, loaded (the text: sweep_topology_text, sweep.h). */
 int sweep_topology_load(const char *path, const char *topo, const char *const *sets, size_t nsets,
                         sim_diag *diag, plan_scenario **out);
 /* The base scenario of a topology: sweep_topology_load with dp = GPUs /

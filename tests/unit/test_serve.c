@@ -133,6 +133,78 @@ static void test_static(void)
 	sim_diag_free(d);
 }
 
+/* The engine's request_setup is host time paid by an iteration that starts
+ * new requests, once per such iteration: a static batch of 8 pays it once
+ * (TTFT and makespan both 3 ms longer, nothing else changes); one prompt of
+ * 1,000 tokens prefilled in chunks of 256 (4 iterations) pays it once, on
+ * its first chunk; TTFT is its prefill iterations, so exactly 3 ms more. */
+static void test_request_setup(void)
+{
+	static const char *const runs[] = {
+		"batching = static\narrivals = offline\nrequests = 8\nreplicas = 1\n"
+		"max_batch = 8\nprompt_tokens = 128\noutput_tokens = 16\n",
+		"batching = chunked\narrivals = offline\nrequests = 1\nreplicas = 1\n"
+		"max_tokens = 256\nprompt_tokens = 1000\noutput_tokens = 16\n",
+	};
+	for (int k = 0; k < 2; k++) {
+		char with[1024];
+		snprintf(with, sizeof with, "%s[engine]\nrequest_setup = 3 ms\n", runs[k]);
+		sim_diag *d = sim_diag_new();
+		serve_scenario *s0 = load(runs[k], d), *s1 = load(with, d);
+		serve_result r0, r1;
+		CHECK(s0 && s1 && serve_run(s0, &r0, d) == SIM_OK && serve_run(s1, &r1, d) == SIM_OK);
+		if (s0 && s1) {
+			CHECK_NEAR(s1->engine.request_setup_s, 3e-3, 1e-12);
+			CHECK_NEAR(r1.makespan_s - r0.makespan_s, 3e-3, 1e-6);
+			CHECK_NEAR(r1.ttft.mean - r0.ttft.mean, 3e-3, 1e-6);
+			CHECK_INT(r1.iterations, r0.iterations);
+		}
+		serve_scenario_free(s0);
+		serve_scenario_free(s1);
+		sim_diag_free(d);
+	}
+}
+
+/* Host swap space: with swap_space = 0 no swap fits, every preemption
+ * recomputes, and the run is the recompute run exactly (same makespan,
+ * preemptions, nothing swapped); with 600 MiB per GPU a preempted request
+ * (1,000 prompt tokens plus those generated, 512 KiB each, in blocks of
+ * 16 tokens = 8 MiB) fits only while its KV is at most 75 blocks (1,200
+ * tokens), so it swaps some and recomputes the others: fewer bytes swapped
+ * than with unlimited space (1 PB), and every swapped block comes back (a
+ * multiple of 2 x 8 MiB). */
+static void test_swap_space(void)
+{
+	static const char fmt[] =
+		"batching = continuous\narrivals = offline\nrequests = 200\nprompt_tokens = 1000\n"
+		"output_tokens = 1000\nmax_tokens = 4096\npreemption = %s\nswap_space = %s\n"
+		"[engine]\nmemory_fraction = 0.05\nblock_tokens = 16\n";
+	const char *modes[4][2] = {{"recompute", "4 GiB"}, {"swap", "0 GiB"}, {"swap", "600 MiB"},
+				   {"swap", "1 PB"}};
+	serve_result r[4];
+	sim_diag *d = sim_diag_new();
+	bool ok = true;
+	for (int k = 0; k < 4; k++) {
+		char txt[512];
+		snprintf(txt, sizeof txt, fmt, modes[k][0], modes[k][1]);
+		serve_scenario *s = load(txt, d);
+		ok = ok && s && serve_run(s, &r[k], d) == SIM_OK;
+		serve_scenario_free(s);
+	}
+	CHECK(ok);
+	if (ok) {
+		CHECK(r[0].preemptions > 0);
+		CHECK_INT(r[1].preemptions, r[0].preemptions);
+		CHECK_NEAR(r[1].makespan_s, r[0].makespan_s, 1e-12);
+		CHECK(r[1].swapped_bytes == 0);
+		CHECK(r[2].swapped_bytes > 0 && r[2].swapped_bytes < r[3].swapped_bytes);
+		CHECK_NEAR(fmod(r[2].swapped_bytes, 2 * 16.0 * 524288), 0, 1e-9);
+		for (int k = 0; k < 4; k++)
+			CHECK_INT(r[k].completed, 200);
+	}
+	sim_diag_free(d);
+}
+
 /* A KV cache too small for the offered batch: continuous batching preempts
  * (recompute) and still completes everything; chunked prefill as well; and
  * with swapping, every swapped block goes out and comes back (bytes moved =
@@ -363,6 +435,8 @@ int main(void)
 	test_decode_floor();
 	test_little();
 	test_static();
+	test_request_setup();
+	test_swap_space();
 	test_preemption();
 	test_determinism();
 	test_bad();

@@ -557,8 +557,8 @@ static void test_merge_schema(void)
 	sqlite3_close(raw);
 	CHECK_INT(store_open(out, &db, d), SIM_OK);
 	const char *ins[] = {in};
-	int64_t runs = -1, sweeps = -1;
-	CHECK_INT(store_merge(db, ins, 1, &runs, &sweeps, d), SIM_EDB);
+	int64_t runs = -1, sweeps = -1, serve = -1;
+	CHECK_INT(store_merge(db, ins, 1, &runs, &sweeps, &serve, d), SIM_EDB);
 	char want[256];
 	snprintf(want, sizeof want,
 	         "%s: error: schema version 3, this podsim merges version %d only (run 'podsim "
