@@ -12,7 +12,9 @@
  * cuBLAS carry short-tile tensor-core kernels for small m; which one cuBLAS's
  * heuristic picks for a shape is assumed here, not measured; Ampere's
  * mma.m16n8k16 is 16 rows tall), and on the CUDA-core
- * path (fp32) a gemv with no padded rows at all, tm = m < 16. A GEMM one
+ * path (fp32, and fp64 at its CUDA-core rate fp64_vector where the GPU has
+ * fp64 tensor cores: hw_vector_peak) a gemv with no padded rows at all,
+ * tm = m < 16. A GEMM one
  * tile row tall (m <= 128) whose tiles fill under half the SMs may split k
  * over s thread blocks per tile (split-K: each does k / s, at least 512
  * deep, all in one wave; the fp32 partial sums, 4 m n s bytes, are written
@@ -161,7 +163,8 @@ void hw_gemm_explain(const hw_gpu *g, hw_dtype t, double m, double n, double k, 
 		 * kernel with no padded rows on the CUDA cores), then the taller
 		 * ones; unsplit before split: another wins only when strictly
 		 * faster */
-		bool simt = hw_path_dtype(g, t) == HW_FP32;
+		bool simt = hw_path_dtype(g, t) == HW_FP32 || t == HW_FP64;
+		double vrate = hw_vector_peak(g, t) * hw_gemm_eff(g, t);
 		double rows[6];
 		int nr = 0;
 		if (simt && m < HW_GEMV_TILE)
@@ -174,12 +177,13 @@ void hw_gemm_explain(const hw_gpu *g, hw_dtype t, double m, double n, double k, 
 		bool best_mem = false;
 		for (int i = 0; i < nr; i++) {
 			x.tm = rows[i];
+			bool gemv = simt && x.tm < HW_GEMV_TILE;
 			double grid = ceil_div(m, x.tm) * ceil_div(n, x.tn) * batch;
 			double smax = m <= HW_GEMM_TILE ? split_max(g, grid, k) : 1.0;
 			for (double sp = 1; sp <= smax; sp++) {
 				hw_gemm_plan c = *out;
 				bool mem;
-				double busy = candidate(g, rate, &x, batch, sp, &c, &mem);
+				double busy = candidate(g, gemv ? vrate : rate, &x, batch, sp, &c, &mem);
 				if (busy < best) {
 					best = busy;
 					best_mem = mem;
