@@ -57,7 +57,7 @@ typedef struct hw_gpu {
 	double fp64_vector_flops;
 	double hbm_bytes;                  /* capacity */
 	double hbm_Bps;                    /* peak HBM bandwidth */
-	double l2_bytes;
+	double l2_bytes;                   /* GEMM operands that fit are read once (gemm.c) */
 	double launch_s;    /* per-kernel launch cost */
 	double framework_s; /* host time per op of the framework (plan sets it from
 			     * [framework] op_overhead; 0 = graph mode, bare kernels) */

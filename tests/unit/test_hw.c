@@ -561,6 +561,31 @@ static void test_table_entries(void)
 	CHECK_NEAR(p.time_s, 4e-6 + 2 * 16 * 128 * k / (19.5e12 * 0.869 / 108), 1e-9);
 }
 
+/* L2-resident operands (gemm.c): m = n = 2048, k = 1024 in bf16 on the A100
+ * test GPU, 16 x 16 = 256 tiles in waves of 108, 108, 40. Its operands and
+ * output, 2 (mk + kn + mn) = 16,777,216 B, fit the 40 MB L2, so HBM moves
+ * exactly those bytes; without an L2 each wave re-reads its 11 x 10 block's
+ * panels: 2 x 1024 x (1408 + 1280) + 108/256 of the output per full wave,
+ * more in all. With HBM slowed to 100 GB/s every wave is memory-bound and the
+ * time is 4 us + 16,777,216 / (100e9 x 0.87). */
+static void test_l2_operands(void)
+{
+	hw_gpu g = a100();
+	double comp = 2.0 * (2048.0 * 1024 * 2 + 2048.0 * 2048);
+	hw_gemm_plan p;
+	hw_gemm_explain(&g, HW_BF16, 2048, 2048, 1024, 1, &p);
+	CHECK_NEAR(p.waves, 3, 0);
+	CHECK_NEAR(p.bytes, comp, 1e-12);
+	g.l2_bytes = 0;
+	hw_gemm_explain(&g, HW_BF16, 2048, 2048, 1024, 1, &p);
+	CHECK(p.bytes > 1.2 * comp);
+	g.l2_bytes = 40e6;
+	g.hbm_Bps = 100e9;
+	hw_gemm_explain(&g, HW_BF16, 2048, 2048, 1024, 1, &p);
+	CHECK_STR(p.bound, "memory");
+	CHECK_NEAR(p.time_s, 4e-6 + comp / (100e9 * 0.87), 1e-12);
+}
+
 int main(void)
 {
 	test_sustain_cap();
@@ -578,6 +603,7 @@ int main(void)
 	test_mem_op();
 	test_fallback();
 	test_table_entries();
+	test_l2_operands();
 	test_measured();
 	test_shipped();
 	test_sweep_maximum();
