@@ -1017,7 +1017,8 @@ static int simulate_best(sweep_run *w)
 	}
 	if ((w->stopped || w->exact || w->n < w->mine) && w->db) /* interrupted, plans left out, or a second round */
 		store_set_sweep_simulated(w->db, w->sweep_id, (int64_t)w->n, w->d);
-	qsort(w->rows, w->n, sizeof *w->rows, by_step);
+	if (w->n > 1) /* w->rows is NULL with nothing simulated: qsort's base must not be */
+		qsort(w->rows, w->n, sizeof *w->rows, by_step);
 	mark_pareto(w->rows, w->n);
 	mark_risky(w->rows, w->n);
 	return 0;

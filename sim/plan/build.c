@@ -1148,8 +1148,15 @@ static int emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *
 	bool early = p->overlap_param_gather && plan_stage_layers(s, stage) > 0; /* at the
 										 * step start */
 	if ((p->zero == 1 || p->zero == 2) && b->shard.size > 1 && !early) {
+		double upd = local; /* the updated parameters: frozen layers' are not */
+		if (s->train.frozen_layers > 0) {
+			plan_budget bg;
+			plan_stage_budget(s, stage, &bg);
+			double all = bg.dense + bg.experts;
+			upd = all > 0 ? local * bg.train / all : local;
+		}
 		double wbytes =
-			local * b->shard.size * hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+			upd * b->shard.size * hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
 		if (add_dp_on(b, &b->shard, stage, NET_ALLGATHER, wbytes, &opt, 1, -1) == UINT32_MAX)
 			return SIM_ENOMEM;
 	}

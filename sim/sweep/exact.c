@@ -68,7 +68,8 @@ int sweep_exact_candidates(const sweep_screen_result *r, const uint64_t *done, s
 		c[k++].index = i;
 	}
 	free(seen);
-	qsort(c, k, sizeof *c, by_estimate);
+	if (k > 1) /* qsort's base must not be NULL, even for 0 items (UBSan) */
+		qsort(c, k, sizeof *c, by_estimate);
 	uint64_t *o = malloc((k ? k : 1) * sizeof *o);
 	if (!o) {
 		free(c);
