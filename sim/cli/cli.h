@@ -45,6 +45,11 @@ int cli_load_refs(struct valid_refs **out);
 struct sweep_energy;
 void cli_energy_print(FILE *f, const char *title, const struct sweep_energy *e, const char *gpu,
 		      const char *node_src, bool opts);
+/* The same terms as a JSON object `"energy_per_step":{...}` member (no
+ * leading comma) appended to b: each term's value and its source. */
+struct sim_buf;
+void cli_energy_json(struct sim_buf *b, const struct sweep_energy *e, const char *gpu,
+		     const char *node_src);
 
 /* podsim estimate: back-of-the-envelope memory, GPU-count and compute figures
  * (estimate.c). */

@@ -1,6 +1,7 @@
 /* energy.c - the energy and CO2 lines of run, estimate and sweep: each term
  * on its own line with where its number comes from (sweep_energy_terms holds
- * the formulas). Years are 8,760 hours wherever podsim converts. */
+ * the formulas), and the same terms in run's --json. Years are 8,760 hours
+ * wherever podsim converts. */
 #include "cli/cli.h"
 #include "sweep/sweep.h"
 
@@ -56,4 +57,44 @@ void cli_energy_print(FILE *f, const char *title, const sweep_energy *e, const c
 	energy_text(e->gpu_tdp_mwh, a, sizeof a);
 	co2_text(e->gpu_tdp_mwh * e->kg_per_kwh, b, sizeof b);
 	fprintf(f, "  Llama 2's way   the GPUs alone at TDP, PUE 1: %s, %s\n", a, b);
+}
+
+static void jnum(sim_buf *b, const char *key, double v)
+{
+	sim_buf_printf(b, "\"%s\":%.9g,", key, v);
+}
+
+static void jstr(sim_buf *b, const char *key, const char *v)
+{
+	sim_buf_printf(b, "\"%s\":", key);
+	sim_buf_json_string(b, v);
+	sim_buf_append(b, ",", 1);
+}
+
+void cli_energy_json(sim_buf *b, const sweep_energy *e, const char *gpu, const char *node_src)
+{
+	char src[160];
+	if (e->measured)
+		snprintf(src, sizeof src, "measured average, [cluster] gpu_power (TDP %.0f W)",
+			 e->tdp_w);
+	else
+		snprintf(src, sizeof src, "TDP, %s [gpu] tdp", gpu);
+	sim_buf_append(b, "\"energy_per_step\":{", 19);
+	jnum(b, "gpus", e->gpus);
+	jnum(b, "gpu_power_w", e->gpu_w);
+	jstr(b, "gpu_power_source", src);
+	jnum(b, "gpu_kw", e->gpu_kw);
+	jnum(b, "nodes", e->nodes);
+	jnum(b, "node_overhead_w", e->node_w);
+	jstr(b, "node_overhead_source", node_src);
+	jnum(b, "node_kw", e->node_kw);
+	jnum(b, "pue", e->pue);
+	jstr(b, "pue_source", "[cluster] pue");
+	jnum(b, "facility_kw", e->facility_kw);
+	jnum(b, "hours", e->hours);
+	jnum(b, "energy_kwh", e->mwh * 1e3);
+	jnum(b, "grid_kg_per_kwh", e->kg_per_kwh);
+	jstr(b, "grid_source", "[cluster] grid_intensity");
+	jnum(b, "co2_kg", e->tco2 * 1e3);
+	sim_buf_printf(b, "\"gpus_at_tdp_pue1_kwh\":%.9g}", e->gpu_tdp_mwh * 1e3);
 }

@@ -366,7 +366,7 @@ static int est_compute(const est_opts *o, est *e)
 	if (!o->model_path == !(o->params > 0))
 		return est_bad("give exactly one of --model FILE and --params N", NULL);
 	if (hw_dtype_parse(o->precision ? o->precision : "bf16", &e->dtype) != SIM_OK ||
-	    e->dtype == HW_FP64 || e->dtype == HW_INT8)
+	    e->dtype == HW_FP64 || e->dtype == HW_INT8 || e->dtype == HW_INT4)
 		return est_bad("--precision takes fp32, tf32, fp16, bf16 or fp8", o->precision);
 	e->b = hw_dtype_bytes(e->dtype);
 	int rc = 0;

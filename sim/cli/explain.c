@@ -223,6 +223,14 @@ static void flops(FILE *o, const plan_scenario *s, const exec_result *r)
 	double tokens = (double)s->plan.global_batch * m->seq_len;
 	fprintf(o, "  per step     x T = global_batch x s = %d x %d = %s tokens: %.4g FLOPs\n",
 	        s->plan.global_batch, m->seq_len, cnt(tokens, a, sizeof a), per_token * tokens);
+	int nf = s->train.frozen_layers;
+	if (nf > 0 && !inf) /* plan_build's model FLOPs: the frozen prefix forward only */
+		fprintf(o,
+		        "  frozen       the first %d layers and the embedding run forward only (no\n"
+		        "               backward): - 2/3 x %d/%d of layers + attention = - %.4g;"
+		        " F = %.4g FLOPs\n",
+		        nf, nf, m->layers, (layers + attn) * nf / l * 2.0 / 3.0 * tokens,
+		        r->model_flops);
 	fprintf(o, "  MFU          F / (step x GPUs x peak) = %.4g / (%s x %d x %s) = %.1f%%\n",
 	        r->model_flops, unit(r->step_s, SIM_UNIT_TIME, b, sizeof b), r->gpus,
 	        unit(r->peak_flops, SIM_UNIT_FLOPS, c, sizeof c), 100.0 * r->mfu);

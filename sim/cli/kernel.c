@@ -26,8 +26,9 @@ static const char usage[] =
 	"C[M,N] = A[M,K] B[K,N] cut into tiles run in waves over the SMs, an HBM copy,\n"
 	"or the attention core of one layer (flash by default, causal). Prints the\n"
 	"time, achieved TFLOP/s or GB/s, tiles and waves, and whether compute,\n"
-	"memory or launch latency bounds it. DTYPE: fp32 tf32 fp16 bf16 fp8 int8\n"
-	"(default bf16). BYTES takes a unit (1GiB, 512MB).\n"
+	"memory or launch latency bounds it. DTYPE: fp64 fp32 tf32 fp16 bf16 fp8\n"
+	"int8 int4 (default bf16; a GPU whose file sets the dtype's peak to 0 has no\n"
+	"such path). BYTES takes a unit (1GiB, 512MB).\n"
 	"\n"
 	"options:\n"
 	"  --gpu NAME     GPU type (required)\n"
@@ -155,8 +156,13 @@ static int dtype_at(const kopts *o, int i, const hw_gpu *g, hw_dtype *t)
 	*t = HW_BF16;
 	if (o->npos > i && hw_dtype_parse(o->pos[i], t) != SIM_OK)
 		return bad("unknown dtype", o->pos[i]);
-	if (hw_peak(g, *t) <= 0)
-		return bad("this GPU has no tensor path for the dtype", hw_dtype_name(*t));
+	if (hw_peak(g, *t) <= 0) {
+		fprintf(stderr,
+			"podsim kernel: error: %s has no %s path (%s = 0 in its GPU file: "
+			"unsupported)\n",
+			g->name, hw_dtype_name(*t), hw_dtype_name(*t));
+		return EXIT_INPUT;
+	}
 	return 0;
 }
 

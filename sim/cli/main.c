@@ -370,6 +370,35 @@ static void step_energy(const plan_scenario *s, const exec_result *r)
 			 "[node] power", false);
 }
 
+/* The run's JSON with the energy terms per step as its last member
+ * (s NULL: the report alone). */
+static void run_json(const plan_scenario *s, const exec_result *r, int64_t id)
+{
+	if (!s) {
+		report_json(stdout, r, id);
+		return;
+	}
+	sim_buf b;
+	sim_buf_init(&b);
+	report_json_buf(&b, r, id);
+	/* the report ends "}}\n": reopen its object */
+	while (!b.oom && b.len > 0 && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == '}')) {
+		b.len--;
+		if (b.data[b.len] == '}')
+			break;
+	}
+	sim_buf_append(&b, ",", 1);
+	sweep_energy e;
+	sweep_energy_terms(&s->gpu, &s->cluster, r->gpus, s->cluster.nodes, r->step_s / 3600.0, &e);
+	cli_energy_json(&b, &e, s->gpu.name, "[node] power");
+	sim_buf_append(&b, "}\n", 2);
+	if (b.oom)
+		fputs("{\"error\":\"out of memory\"}\n", stdout);
+	else
+		fwrite(b.data, 1, b.len, stdout);
+	sim_buf_free(&b);
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	cli_opts o = {0};
@@ -421,7 +450,7 @@ static int cmd_run(int argc, char **argv)
 	bool told = flush_diag(d); /* the error itself, e.g. "db: error: ..." */
 	if (rc == SIM_OK) {
 		if (o.json)
-			report_json(stdout, r, id);
+			run_json(s, r, id);
 		else
 			report_text(stdout, r, id);
 		if (!o.json)
@@ -499,14 +528,17 @@ static int runs_show(const cli_opts *o, store *db, const char *id_text, sim_diag
 		rc = SIM_EIO;
 	if (rc == SIM_ENOTFOUND)
 		fprintf(stderr, "podsim: error: no run %lld in %s\n", id, db_path(o));
-	else if (rc == SIM_OK && o->json)
-		report_json(stdout, r, id);
 	else if (rc == SIM_OK) {
-		report_text(stdout, r, id);
 		/* the power inputs live in the stored scenario text */
 		sim_diag *q = sim_diag_new();
 		plan_scenario *s = NULL;
-		if (q && text && plan_scenario_load_string(text, "stored run", ".", q, &s) == SIM_OK)
+		bool ok = q && text &&
+			  plan_scenario_load_string(text, "stored run", ".", q, &s) == SIM_OK;
+		if (o->json)
+			run_json(ok ? s : NULL, r, id);
+		else
+			report_text(stdout, r, id);
+		if (ok && !o->json)
 			step_energy(s, r);
 		plan_scenario_free(s);
 		sim_diag_free(q);

@@ -5,7 +5,10 @@
  * Peaks are dense (no 2:4 sparsity) and per dtype: fp32 is the vector
  * (CUDA-core) rate, every other dtype the tensor-core (matrix) rate; 0 means
  * the GPU has no such path (see kernel.c for the fallback used when a kernel
- * asks for one anyway). gemm_efficiency and hbm_efficiency are fractions of
+ * asks for one anyway). fp64 is the tensor (DMMA) rate where the GPU has one
+ * (A100, H100) and fp64_vector then its CUDA-core rate (A100 9.7 against
+ * 19.5 TFLOP/s: hardware.csv fp64_vector and fp64_tensor rows). V100's int8
+ * is DP4A on the CUDA cores (no int8 tensor mode; its file derives the rate). gemm_efficiency and hbm_efficiency are fractions of
  * the peaks that large kernels reach, calibrated from microbenchmarks
  * (reference/hardware.md section 14).
  *
@@ -44,12 +47,16 @@ const conf_key hw_gpu_keys[] = {
 	{"clock", CONF_QTY, SIM_UNIT_FREQ, 1e6, 1e11, NULL, NULL, offsetof(hw_gpu, clock_hz),
 	 "clock behind the spec peaks"},
 	PEAK("fp64", HW_FP64, "dense fp64 peak (tensor/matrix; vector where there is none)"),
+	{"fp64_vector", CONF_QTY, SIM_UNIT_FLOPS, 0, 1e19, "0 FLOP/s", NULL,
+	 offsetof(hw_gpu, fp64_vector_flops),
+	 "dense fp64 on the CUDA cores where it differs from fp64 (gemv, non-GEMM work); 0 = fp64"},
 	PEAK("fp32", HW_FP32, "dense fp32 vector (CUDA-core) peak"),
 	PEAK("tf32", HW_TF32, "dense tf32 tensor-core peak; 0 = unsupported"),
 	PEAK("fp16", HW_FP16, "dense fp16 tensor-core peak (fp32 accumulate); 0 = unsupported"),
 	PEAK("bf16", HW_BF16, "dense bf16 tensor-core peak; 0 = unsupported"),
 	PEAK("fp8", HW_FP8, "dense fp8 tensor-core peak; 0 = unsupported"),
 	PEAK("int8", HW_INT8, "dense int8 tensor-core peak (OP/s); 0 = unsupported"),
+	PEAK("int4", HW_INT4, "dense int4 tensor-core peak (OP/s); 0 = unsupported"),
 	{"hbm", CONF_QTY, SIM_UNIT_BYTES, 1, BIG, NULL, NULL, offsetof(hw_gpu, hbm_bytes),
 	 "device memory capacity"},
 	{"hbm_bw", CONF_QTY, SIM_UNIT_BANDWIDTH, 1, BIG, NULL, NULL, offsetof(hw_gpu, hbm_Bps),
@@ -69,6 +76,7 @@ const conf_key hw_gpu_keys[] = {
 	EFF("gemm_efficiency_bf16", HW_BF16, "bf16 GEMM fraction of peak; 0 = gemm_efficiency"),
 	EFF("gemm_efficiency_fp8", HW_FP8, "fp8 GEMM fraction of peak; 0 = gemm_efficiency"),
 	EFF("gemm_efficiency_int8", HW_INT8, "int8 GEMM fraction of peak; 0 = gemm_efficiency"),
+	EFF("gemm_efficiency_int4", HW_INT4, "int4 GEMM fraction of peak; 0 = gemm_efficiency"),
 	/* Default 0.12 = 16 / 132: NCCL runs one thread block (one SM) per
 	 * channel, 16 channels is a common intra-node ring count (NCCL's limit
 	 * is 32), and an H100 has 132 SMs. An assumption, not a measurement:
@@ -98,8 +106,8 @@ const conf_key hw_gpu_keys[] = {
 const size_t hw_gpu_nkeys = sizeof hw_gpu_keys / sizeof hw_gpu_keys[0];
 
 static const char *const dtype_names[HW_DTYPE_COUNT] = {"fp64", "fp32", "tf32", "fp16",
-							"bf16", "fp8",  "int8"};
-static const double dtype_bytes[HW_DTYPE_COUNT] = {8, 4, 4, 2, 2, 1, 1};
+							"bf16", "fp8",  "int8", "int4"};
+static const double dtype_bytes[HW_DTYPE_COUNT] = {8, 4, 4, 2, 2, 1, 1, 0.5};
 
 int hw_dtype_parse(const char *name, hw_dtype *out)
 {
@@ -131,7 +139,7 @@ static int check_gpu(const conf_doc *doc, const hw_gpu *g, sim_diag *diag)
 		sim_diag_error(diag, l.path, l.line, "[gpu] fp32 must be > 0 FLOP/s");
 		rc = SIM_ECONF;
 	}
-	static const hw_dtype tensor[] = {HW_TF32, HW_FP16, HW_BF16, HW_FP8, HW_INT8};
+	static const hw_dtype tensor[] = {HW_TF32, HW_FP16, HW_BF16, HW_FP8, HW_INT8, HW_INT4};
 	bool any = false;
 	for (size_t i = 0; i < sizeof tensor / sizeof tensor[0]; i++)
 		any = any || g->peak_flops[tensor[i]] > 0;
@@ -139,7 +147,7 @@ static int check_gpu(const conf_doc *doc, const hw_gpu *g, sim_diag *diag)
 		conf_loc l = conf_section_loc(doc, "gpu");
 		sim_diag_error(diag, l.path, l.line,
 			       "[gpu] no tensor-core peak: set at least one of tf32, fp16, bf16, "
-			       "fp8, int8");
+			       "fp8, int8, int4");
 		rc = SIM_ECONF;
 	}
 	return rc;

@@ -34,13 +34,15 @@ typedef enum {
 	HW_BF16,
 	HW_FP8,
 	HW_INT8,
+	HW_INT4, /* int4 tensor path (Turing, Ampere); packed two per byte */
 	HW_DTYPE_COUNT
 } hw_dtype;
 
 /* "fp16" -> HW_FP16 etc.; SIM_ECONF if unknown. */
 int hw_dtype_parse(const char *name, hw_dtype *out);
 const char *hw_dtype_name(hw_dtype t);
-/* Storage size of one element: fp64 8, fp32/tf32 4, fp16/bf16 2, fp8/int8 1. */
+/* Storage size of one element: fp64 8, fp32/tf32 4, fp16/bf16 2, fp8/int8 1,
+ * int4 0.5. */
 double hw_dtype_bytes(hw_dtype t);
 
 typedef struct hw_gpu {
@@ -49,9 +51,13 @@ typedef struct hw_gpu {
 	int sm_count;
 	double clock_hz;
 	double peak_flops[HW_DTYPE_COUNT]; /* dense peak FLOP/s per dtype; 0 = unsupported */
+	/* fp64 on the CUDA cores (FMA units) where it differs from peak_flops[HW_FP64],
+	 * the tensor (DMMA) rate of Ampere and Hopper: what fp64 work off the tensor
+	 * cores runs at (hw_vector_peak); 0 = the same as fp64. */
+	double fp64_vector_flops;
 	double hbm_bytes;                  /* capacity */
 	double hbm_Bps;                    /* peak HBM bandwidth */
-	double l2_bytes;
+	double l2_bytes;                   /* GEMM operands that fit are read once (gemm.c) */
 	double launch_s;    /* per-kernel launch cost */
 	double framework_s; /* host time per op of the framework (plan sets it from
 			     * [framework] op_overhead; 0 = graph mode, bare kernels) */
@@ -101,6 +107,9 @@ int hw_gpu_from_conf(const conf_doc *doc, hw_gpu *out, sim_diag *diag);
 
 /* Peak of dtype in FLOP/s, or 0 if the GPU has no such tensor path. */
 double hw_peak(const hw_gpu *g, hw_dtype t);
+/* Peak of dtype t on the CUDA cores (no tensor cores): fp64_vector for fp64
+ * (fp64 where unset), fp32 for every other dtype. */
+double hw_vector_peak(const hw_gpu *g, hw_dtype t);
 
 /* Time of one GEMM C[m,n] = A[m,k] B[k,n] repeated `batch` times, in dtype. */
 double hw_gemm_time(const hw_gpu *g, hw_dtype t, double m, double n, double k, double batch);

@@ -17,8 +17,8 @@
  *
  * Fallback: a dtype whose peak is 0 (the GPU has no tensor path for it) runs
  * on the nearest slower path that exists instead of failing:
- *     fp8, int8 -> bf16 -> fp16 -> fp32;  bf16 -> fp16 -> fp32;  tf32, fp16,
- *     fp64 -> fp32 (vector).
+ *     int4 -> int8; fp8, int8 -> bf16 -> fp16 -> fp32;  bf16 -> fp16 -> fp32;
+ *     tf32, fp16, fp64 -> fp32 (vector).
  * (V100 has no bf16: frameworks run bf16 matmuls there at about fp16 tensor
  * speed at best; a tf32 request on a pre-Ampere GPU is fp32 math.) Storage
  * bytes stay those of the requested dtype. hw_peak() itself reports 0 for an
@@ -32,7 +32,7 @@ hw_dtype hw_path_dtype(const hw_gpu *g, hw_dtype t)
 	static const hw_dtype next[HW_DTYPE_COUNT] = {
 		[HW_FP64] = HW_FP32, [HW_FP32] = HW_FP32, [HW_TF32] = HW_FP32,
 		[HW_FP16] = HW_FP32, [HW_BF16] = HW_FP16, [HW_FP8] = HW_BF16,
-		[HW_INT8] = HW_BF16,
+		[HW_INT8] = HW_BF16, [HW_INT4] = HW_INT8,
 	};
 	if ((unsigned)t >= HW_DTYPE_COUNT)
 		t = HW_FP32;
@@ -47,6 +47,13 @@ hw_dtype hw_path_dtype(const hw_gpu *g, hw_dtype t)
 double hw_peak(const hw_gpu *g, hw_dtype t)
 {
 	return (unsigned)t < HW_DTYPE_COUNT ? g->peak_flops[t] : 0;
+}
+
+double hw_vector_peak(const hw_gpu *g, hw_dtype t)
+{
+	if (t == HW_FP64 && g->peak_flops[HW_FP64] > 0)
+		return g->fp64_vector_flops > 0 ? g->fp64_vector_flops : g->peak_flops[HW_FP64];
+	return g->peak_flops[HW_FP32];
 }
 
 double hw_gemm_eff(const hw_gpu *g, hw_dtype t)

@@ -430,11 +430,13 @@ bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_ite
 		for (int l = 0; l < nl; l++) {
 			int g = plan_global_layer(s, stage, l0 + l);
 			double e = work_params_layer_experts(m, g);
+			if (plan_layer_frozen(s, g))
+				continue; /* no gradient to accumulate */
 			params += (work_params_layer_at(m, g) - e) / p->tp + e / ep;
 			tensors += work_layer_param_tensors(m, &sh, g);
 		}
 		tensors += work_ends_param_tensors(m, v == 0, v == vstages - 1);
-		if (v == 0)
+		if (v == 0 && s->train.frozen_layers <= 0)
 			params += work_params_embedding(m) / p->tp;
 		if (v == vstages - 1)
 			params += work_params_output(m) / p->tp;
@@ -490,6 +492,8 @@ static void stage_chains(builder *b, int stage)
 		}
 		for (int l = nl - 1; l >= 0; l--) {
 			int16_t id = (int16_t)(l0 + l);
+			if (plan_layer_frozen(b->s, plan_global_layer(b->s, stage, l0 + l)))
+				continue; /* frozen prefix: no backward (plan_layer_frozen) */
 			if (full)
 				append_items(b, bk, lp[l]->f, lp[l]->nf, PLAN_TASK_RECOMP, id);
 			else if (sel)
@@ -497,7 +501,7 @@ static void stage_chains(builder *b, int stage)
 			append_items(b, bk, lp[l]->b, lp[l]->nb, PLAN_TASK_BWD, id);
 			append_items(b, wt, lp[l]->w, lp[l]->nw, PLAN_TASK_WGRAD, id);
 		}
-		if (v == 0)
+		if (v == 0 && b->s->train.frozen_layers <= 0)
 			append_items(b, bk, x, work_embed_backward(m, &b->sh, x), PLAN_TASK_BWD, -1);
 		append_grad_accum(b, b->zb ? wt : bk, stage, c);
 	}
@@ -877,6 +881,17 @@ static uint32_t add_dp_on(builder *b, const net_group *grp, int stage, net_coll 
 		       grp->nodes);
 }
 
+/* The stage-local index of the stage's first layer that trains: 0, or past
+ * the frozen prefix (train.frozen_layers; plan_check keeps it inside the
+ * first chunk of stage 0, so it is a prefix of the local layers too). */
+static int first_trained(const plan_scenario *s, int stage)
+{
+	int layers = plan_stage_layers(s, stage), l = 0;
+	while (l < layers && plan_layer_frozen(s, plan_global_layer(s, stage, l)))
+		l++;
+	return l;
+}
+
 /* Gradient buckets in backward order (last layer first): the dense gradients
  * over the dp x cp ranks, an MoE layer's expert gradients over the ranks that
  * hold the same experts (edp = tp*cp*dp/ep); a bucket closes when the two
@@ -939,15 +954,18 @@ static int emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 	double acc = 0, acc_e = 0; /* dense (over dp x cp) and expert (over edp) bytes */
 	if (stage == p->pp - 1)
 		acc += work_params_output(m) / p->tp * gbytes;
-	double embed = stage == 0 ? work_params_embedding(m) / p->tp * gbytes : 0;
-	for (int l = layers - 1; l >= 0; l--) {
+	double embed = stage == 0 && s->train.frozen_layers <= 0
+			       ? work_params_embedding(m) / p->tp * gbytes
+			       : 0;
+	int lo = first_trained(s, stage); /* frozen layers below it: no gradients */
+	for (int l = layers - 1; l >= lo; l--) {
 		int g = plan_global_layer(s, stage, l);
 		double experts = work_params_layer_experts(m, g);
 		acc += (work_params_layer_at(m, g) - experts) / p->tp * gbytes;
 		acc_e += experts / ep * gbytes;
-		if (l == 0)
+		if (l == lo)
 			acc += embed;
-		if (acc + acc_e < bucket && l > 0)
+		if (acc + acc_e < bucket && l > lo)
 			continue;
 		uint32_t dep = overlap ? layer_end[l] : last_bwd;
 		if (!flush_bucket(b, stage, coll, acc * wire, acc_e * wire, dep, (int16_t)l, out,
@@ -996,21 +1014,24 @@ static int emit_param_gather(builder *b, int stage, uint32_t *pg)
 	/* bucket boundaries exactly as emit_grad_buckets closes them */
 	double acc = stage == p->pp - 1 ? work_params_output(m) / p->tp * gbytes : 0;
 	double acc_e = 0;
-	int hi = layers - 1;
-	for (int l = layers - 1; l >= 0; l--) {
+	int hi = layers - 1, lt = first_trained(s, stage);
+	bool emb = stage == 0 && s->train.frozen_layers <= 0;
+	for (int l = layers - 1; l >= lt; l--) {
 		int g = plan_global_layer(s, stage, l);
 		double experts = work_params_layer_experts(m, g);
 		acc += (work_params_layer_at(m, g) - experts) / p->tp * gbytes;
 		acc_e += experts / ep * gbytes;
-		if (l == 0 && stage == 0)
+		if (l == lt && emb)
 			acc += work_params_embedding(m) / p->tp * gbytes;
-		if (acc + acc_e < plan_bucket_bytes(s) && l > 0)
+		if (acc + acc_e < plan_bucket_bytes(s) && l > lt)
 			continue;
 		for (int k = l; k <= hi; k++)
 			lo[k] = l;
 		hi = l - 1;
 		acc = acc_e = 0;
 	}
+	for (int k = 0; k < lt; k++) /* the frozen prefix: one bucket with nothing to gather */
+		lo[k] = 0;
 	/* gathers in forward order: bucket [l, hi] */
 	int rc = SIM_OK;
 	for (int l = 0; l < layers && rc == SIM_OK; l = hi + 1) {
@@ -1020,10 +1041,12 @@ static int emit_param_gather(builder *b, int stage, uint32_t *pg)
 		for (int k = l; k <= hi; k++) {
 			int g = plan_global_layer(s, stage, k);
 			double e = work_params_layer_experts(m, g);
+			if (plan_layer_frozen(s, g))
+				continue;
 			dense += (work_params_layer_at(m, g) - e) / p->tp;
 			experts += e / ep;
 		}
-		if (l == 0 && stage == 0)
+		if (l == 0 && emb)
 			dense += work_params_embedding(m) / p->tp;
 		if (hi == layers - 1 && stage == p->pp - 1)
 			dense += work_params_output(m) / p->tp;
@@ -1125,8 +1148,15 @@ static int emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *
 	bool early = p->overlap_param_gather && plan_stage_layers(s, stage) > 0; /* at the
 										 * step start */
 	if ((p->zero == 1 || p->zero == 2) && b->shard.size > 1 && !early) {
+		double upd = local; /* the updated parameters: frozen layers' are not */
+		if (s->train.frozen_layers > 0) {
+			plan_budget bg;
+			plan_stage_budget(s, stage, &bg);
+			double all = bg.dense + bg.experts;
+			upd = all > 0 ? local * bg.train / all : local;
+		}
 		double wbytes =
-			local * b->shard.size * hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+			upd * b->shard.size * hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
 		if (add_dp_on(b, &b->shard, stage, NET_ALLGATHER, wbytes, &opt, 1, -1) == UINT32_MAX)
 			return SIM_ENOMEM;
 	}
@@ -1358,6 +1388,16 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 		b.g->model_flops = work_model_flops(&s->model, b.g->tokens);
 		if (s->inference) /* the forward third of 2P + 4P per token */
 			b.g->model_flops /= 3.0;
+		if (s->train.frozen_layers > 0 && !s->inference) {
+			/* the frozen prefix runs its forward only: of its layers'
+			 * share F_N (6 x matmul params + attention, per token) the
+			 * backward's two thirds are not needed, so MFU counts the
+			 * FLOPs this training needs */
+			work_model a = s->model, z = s->model;
+			a.layers = s->train.frozen_layers, z.layers = 0;
+			double fn = work_model_flops(&a, b.g->tokens) - work_model_flops(&z, b.g->tokens);
+			b.g->model_flops -= fn * 2.0 / 3.0;
+		}
 	}
 	free(ids.first_f), free(ids.first_b), free(ids.send_f), free(ids.send_b);
 	free(ids.pred_f), free(ids.pred_b), free(ids.next_f);

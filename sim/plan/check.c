@@ -394,6 +394,49 @@ static int check_limits(const plan_scenario *s, sim_diag *diag)
 	return errors;
 }
 
+/* train.frozen_layers (plan_layer_frozen): what it is modelled for. The
+ * frozen prefix's backward is skipped whole (nothing before it trains, so
+ * autograd records no graph there), which needs the input embedding frozen
+ * with it, so an untied one; the first pipeline chunk keeps a layer that
+ * trains (its backward chain is never empty); dense layers, no LoRA (which
+ * freezes the base its own way), no ZeRO-3 or offload (their per-layer and
+ * host paths do not know frozen layers yet), training only. */
+static int check_frozen(const plan_scenario *s, sim_diag *diag)
+{
+	const plan_train *t = &s->train;
+	if (t->frozen_layers <= 0)
+		return 0;
+	const char *why = NULL;
+	if (s->inference)
+		why = "frozen_layers is for training (inference trains nothing)";
+	else if (t->lora_rank > 0)
+		why = "frozen_layers and LoRA: LoRA freezes the whole base already";
+	else if (!s->model.untied_embeddings)
+		why = "frozen_layers freezes the input embedding with the layers: a tied embedding "
+		      "trains through the output layer (set [model] untied_embeddings = true)";
+	else if (s->model.moe_experts > 0)
+		why = "frozen_layers is modelled for dense models (no moe_experts)";
+	else if (s->plan.zero >= 3 || s->plan.offload_optimizer != PLAN_OFFLOAD_NONE ||
+		 s->plan.offload_params != PLAN_OFFLOAD_NONE)
+		why = "frozen_layers is modelled with zero 0-2 and no offload";
+	if (!why)
+		return 0;
+	err_at(s, diag, "train", "frozen_layers", "%s", why);
+	return 1;
+}
+
+int plan_check_layout(const plan_scenario *s, sim_diag *diag)
+{
+	int first = plan_chunk_layers(s, 0, 0, NULL);
+	if (s->train.frozen_layers <= 0 || s->train.frozen_layers < first)
+		return SIM_OK;
+	err_at(s, diag, "train", "frozen_layers",
+	       "frozen_layers = %d: the first pipeline chunk holds %d layers, at least one of "
+	       "them must train",
+	       s->train.frozen_layers, first);
+	return SIM_ECONF;
+}
+
 /* The [train] memory keys that need each other: a frozen base and trained
  * embeddings exist only under LoRA; stepping each parameter in its backward
  * leaves nothing to accumulate over micro-batches (torchtune refuses
@@ -435,6 +478,7 @@ static int check_train(const plan_scenario *s, sim_diag *diag)
 				 "reduction of zero 0-2 without offload");
 		errors++;
 	}
+	errors += check_frozen(s, diag);
 	if (s->plan.offload_optimizer != PLAN_OFFLOAD_NONE && t->optimizer != PLAN_ADAM &&
 	    t->optimizer != PLAN_SGD) {
 		err_at(s, diag, "train", "optimizer",

@@ -294,6 +294,13 @@ void plan_stage_budget(const plan_scenario *s, int stage, plan_budget *b)
 		b->frozen_bytes = qlin * base + (b->frozen - qlin) * rest;
 		b->base_bytes = base;
 	}
+	for (int c = 0; c < s->plan.vpp && s->train.frozen_layers > 0; c++)
+		b->frozen += plan_chunk_frozen(s, stage, c);
+	if (s->train.frozen_layers > 0) {
+		b->train -= b->frozen;
+		b->frozen_bytes = b->frozen * b->w;
+		b->base_bytes = b->w;
+	}
 	for (int c = 0; c < s->plan.vpp; c++) {
 		int count[2], rep[2];
 		plan_chunk_kinds(s, stage, c, count, rep);
@@ -304,13 +311,38 @@ void plan_stage_budget(const plan_scenario *s, int stage, plan_budget *b)
 	}
 }
 
+bool plan_layer_frozen(const plan_scenario *s, int g)
+{
+	return g < s->train.frozen_layers;
+}
+
+/* Frozen layers (train.frozen_layers = N): the first N transformer layers
+ * and the input embedding keep their weights (at the policy's weight bytes)
+ * and get no gradients, no optimizer states and no fp32 master: per TP rank
+ * the layers' params / tp, and the embedding's V h / tp on virtual stage 0. */
+double plan_chunk_frozen(const plan_scenario *s, int stage, int chunk)
+{
+	if (s->train.frozen_layers <= 0)
+		return 0;
+	int l0, n = plan_chunk_layers(s, stage, chunk, &l0);
+	double fz = 0;
+	for (int l = 0; l < n; l++) {
+		int g = plan_global_layer(s, stage, l0 + l);
+		if (plan_layer_frozen(s, g))
+			fz += work_params_layer_at(&s->model, g) / s->plan.tp;
+	}
+	if (chunk * s->plan.pp + stage == 0)
+		fz += work_params_embedding(&s->model) / s->plan.tp;
+	return fz;
+}
+
 /* Trainable parameters of chunk c (plan_stage_budget's split per chunk). */
 double plan_chunk_train(const plan_scenario *s, int stage, int c)
 {
 	double d, x, lin;
 	plan_chunk_params(s, stage, c, &d, &x, &lin);
 	if (s->train.lora_rank <= 0)
-		return d + x;
+		return d + x - plan_chunk_frozen(s, stage, c);
 	int n = plan_chunk_layers(s, stage, c, NULL);
 	double emb = d - lin - n * plan_layer_small_params(&s->model) / s->plan.tp;
 	return n * plan_lora_layer_params(s) + (s->train.train_embeddings ? emb : 0);

@@ -158,7 +158,7 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	double ex = lora ? 0 : b->experts;
 	w->weights =
 	        ((b->train - ex) * b->w + ex * b->w * (wshard ? w->shards / w->eshards : 1)) / ws;
-	w->frozen = lora ? b->frozen_bytes / ws : 0;
+	w->frozen = lora || s->train.frozen_layers > 0 ? b->frozen_bytes / ws : 0;
 	if (offp)
 		w->weights = w->frozen = 0;
 	/* Optimizer states (master included) over the shard group with ZeRO >= 1
@@ -261,10 +261,19 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 			if (rc == WORK_RECOMPUTE_FULL && full_k[k] > w->work)
 				w->work = full_k[k];
 		}
+		/* frozen layers (a prefix with the embedding, plan_layer_frozen)
+		 * run without autograd: they save nothing */
+		int l0, nl = plan_chunk_layers(s, stage, c, &l0), nfz = 0;
+		for (int l = 0; l < nl; l++)
+			nfz += plan_layer_frozen(s, plan_global_layer(s, stage, l0 + l));
+		if (nfz > 0 && kept_k[0] > 0)
+			a -= nfz * kept_k[0];
 		w->act[c] = a + (c == 0 ? w->mask : 0);
 		double d, x, lin, gpar;
 		plan_chunk_params(s, stage, c, &d, &x, &lin);
-		gpar = flat || s->train.lora_rank <= 0 ? d + x : plan_chunk_train(s, stage, c);
+		gpar = flat || (s->train.lora_rank <= 0 && s->train.frozen_layers <= 0)
+			       ? d + x
+			       : plan_chunk_train(s, stage, c);
 		bool on_bwd =
 		        fw->grads == PLAN_GRADS_ON_BACKWARD && !s->train.optimizer_in_backward;
 		w->gc[c] = on_bwd && !offo ? gpar * b->g / (unsharded_acc ? 1 : gs) : 0;
@@ -591,16 +600,23 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 	bool wsh = s->plan.zero >= 3 || (s->plan.zero == 2 && s->fw.zero2_param_shards);
 	const char *sh = wsh && w->shards > 1 ? " / shards" : "";
 	snprintf(c, sizeof c, "%.0f", w->shards);
-	add(o, PLAN_MEM_WEIGHTS, w->weights, lora ? "trained weights" : "weights",
+	bool fz = s->train.frozen_layers > 0;
+	add(o, PLAN_MEM_WEIGHTS, w->weights, lora || fz ? "trained weights" : "weights",
 	    "%s params x %.4g B (%s policy)%s%s%s", qty(b->train, a, sizeof a), b->w,
 	    policy_name(s), sh, *sh ? " " : "", *sh ? c : "");
 	static const char *const base[] = {
 	        "", "16-bit", "fp32", "NF4", "NF4, double-quantised", "GPTQ int4", "int8"};
-	add(o, PLAN_MEM_WEIGHTS, w->frozen, "frozen base weights",
-	    "%s params: linear x %.4g B (%s), the rest x %s%s%s", qty(b->frozen, a, sizeof a),
-	    b->base_bytes, s->train.base_weights ? base[s->train.base_weights] : "as trained",
-	    plan_base_quantized(s) ? (s->fw.quant_rest_fp32 ? "4 B" : "2 B") : "the same", sh,
-	    *sh ? c : "");
+	if (fz)
+		add(o, PLAN_MEM_WEIGHTS, w->frozen, "frozen layers' weights",
+		    "%s params x %.4g B (the first %d layers and the embedding; no gradients, "
+		    "no optimizer states)",
+		    qty(b->frozen, a, sizeof a), b->base_bytes, s->train.frozen_layers);
+	else
+		add(o, PLAN_MEM_WEIGHTS, w->frozen, "frozen base weights",
+		    "%s params: linear x %.4g B (%s), the rest x %s%s%s", qty(b->frozen, a, sizeof a),
+		    b->base_bytes, s->train.base_weights ? base[s->train.base_weights] : "as trained",
+		    plan_base_quantized(s) ? (s->fw.quant_rest_fp32 ? "4 B" : "2 B") : "the same", sh,
+		    *sh ? c : "");
 	bool opt_sh = s->plan.zero >= 1 && w->shards > 1;
 	bool master = s->train.policy == PLAN_POLICY_MIXED && s->dtype != HW_FP32 &&
 		      s->dtype != HW_TF32;

@@ -344,6 +344,7 @@ typedef struct plan_train {
 	bool lora_dropout;             /* adapters see a dropout of their input */
 	int base_weights;              /* plan_base */
 	bool train_embeddings;         /* LoRA plus full embedding and output layer */
+	int frozen_layers;             /* the first N layers and the embedding frozen */
 	bool compile;                  /* torch.compile: WORK_SAVED_COMPILED */
 	bool chunked_loss;             /* PLAN_LOSS_CHUNKED */
 	bool activation_offload;       /* kept activations go to the host */
@@ -476,6 +477,14 @@ work_shard plan_shard(const plan_scenario *s);
 int plan_stage_layers(const plan_scenario *s, int stage);
 /* The model's index of the stage's `local`-th layer (chunks in order), or -1. */
 int plan_global_layer(const plan_scenario *s, int stage, int local);
+/* Checks that need the pipeline layout (s->vlayers): train.frozen_layers
+ * inside the first chunk. SIM_OK or SIM_ECONF (errors in diag). */
+int plan_check_layout(const plan_scenario *s, sim_diag *diag);
+/* Whether global layer g is frozen (train.frozen_layers: g < N). */
+bool plan_layer_frozen(const plan_scenario *s, int g);
+/* The parameters of chunk c of `stage` that train.frozen_layers freezes, per
+ * TP rank: its frozen layers', and the embedding's on virtual stage 0. */
+double plan_chunk_frozen(const plan_scenario *s, int stage, int chunk);
 /* The most layers any stage holds. */
 int plan_max_stage_layers(const plan_scenario *s);
 /* Layers of chunk `chunk` of `stage`, and the stage-local index of its first

@@ -158,6 +158,9 @@ const conf_key plan_train_keys[] = {
 	 "nf4-dq (0.516 B), int4 (GPTQ, 0.52 B), int8"},
 	{"train_embeddings", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, TK(train_embeddings),
 	 "with LoRA also train the embedding and output layer in full"},
+	{"frozen_layers", CONF_INT, SIM_UNIT_NONE, 0, 1000000, "0", NULL, TK(frozen_layers),
+	 "freeze the first N transformer layers and the input embedding: no gradients, no "
+	 "optimizer state, no backward through them"},
 	{"compile", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, TK(compile),
 	 "torch.compile: eager code keeps the compiled set of saved tensors"},
 	{"chunked_loss", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, TK(chunked_loss),
@@ -282,6 +285,8 @@ static int finish(plan_scenario *s, int rc, sim_diag *diag, plan_scenario **out)
 		rc = !s->vlayers ? SIM_ENOMEM
 		     : plan_layout(&s->plan, s->model.layers, s->vlayers) ? SIM_ECONF
 									   : SIM_OK;
+		if (rc == SIM_OK)
+			rc = plan_check_layout(s, diag);
 	}
 	if (rc != SIM_OK) {
 		plan_scenario_free(s);

@@ -62,7 +62,22 @@ typedef struct mf {
 		    * the GPU fabric (bisection), 0 other */
 	int *via;  /* link by which the BFS reached a vertex, -1 = from the source */
 	int *queue;
+	bool nvlink; /* NVLink inside the node: no GPU -> PCIe switch -> GPU hop */
 } mf;
+
+/* On an NVLink node NCCL moves data between two GPUs of the node over NVLink,
+ * never GPU -> PCIe switch -> GPU (P2P over PCIe is its fallback where no
+ * NVLink path exists): with two bridged GPUs behind one switch the bisection
+ * is the bridge, 300 GB/s, not 300 + 31.5. A switch's links to GPUs still
+ * carry NIC traffic (NIC -> switch -> GPU). */
+static bool gpu_pcie_gpu(const mf *m, int u, int v)
+{
+	const topo_graph *g = m->g;
+	if (!m->nvlink || g->v[u].kind != TOPO_V_PCIE_SWITCH || g->v[v].kind != TOPO_V_GPU ||
+	    m->via[u] < 0)
+		return false;
+	return g->v[g->l[m->via[u]].src].kind == TOPO_V_GPU;
+}
 
 static double resid(const mf *m, int e)
 {
@@ -87,7 +102,8 @@ static double augment(mf *m)
 			continue;
 		for (int i = g->out_off[u]; i < g->out_off[u + 1]; i++) {
 			int e = g->out[i], v = g->l[e].dst;
-			if (m->via[v] != -2 || m->side[v] == 3 || resid(m, e) <= 1e-9 * g->l[e].Bps)
+			if (m->via[v] != -2 || m->side[v] == 3 || resid(m, e) <= 1e-9 * g->l[e].Bps ||
+			    gpu_pcie_gpu(m, u, v))
 				continue;
 			m->via[v] = e;
 			if (m->side[v] == 2) {
@@ -118,17 +134,18 @@ static double augment(mf *m)
  * complex) are left out, as is NVMe. On a PCIe-only node the CPU's root
  * complex carries P2P between PCIe switches (and host memory without P2P),
  * so it stays. One DGX H100: 8 x 450 GB/s / 2 = 1.8 TB/s (the host path
- * added 126 GB/s before). */
+ * added 126 GB/s before). Nor does a GPU-to-GPU path cross a PCIe switch on
+ * an NVLink node (gpu_pcie_gpu). */
 static double bisection(const topo_graph *g)
 {
 	int ngpu = g->cl.nodes * g->gpus_per_node;
 	if (ngpu < 2)
 		return 0;
+	bool nvlink = g->cl.node.intra != NET_INTRA_PCIE;
 	mf m = {g, calloc((size_t)g->nl, sizeof(double)), calloc((size_t)g->nv, sizeof(int)),
-	        malloc((size_t)g->nv * sizeof(int)), malloc((size_t)g->nv * sizeof(int))};
+	        malloc((size_t)g->nv * sizeof(int)), malloc((size_t)g->nv * sizeof(int)), nvlink};
 	double total = -1;
 	if (m.f && m.side && m.via && m.queue) {
-		bool nvlink = g->cl.node.intra != NET_INTRA_PCIE;
 		for (int v = 0; v < g->nv; v++)
 			if (g->v[v].kind == TOPO_V_NVME || (nvlink && g->v[v].kind == TOPO_V_CPU))
 				m.side[v] = 3;

@@ -68,15 +68,19 @@ seeds=$(q "$db" "SELECT count(DISTINCT seed) FROM runs WHERE sweep_id IS NULL")
 [ "$(q "$db" "PRAGMA integrity_check")" = ok ] || bad "a) integrity_check"
 
 # --- b) SIGKILL in the middle of a sweep ------------------------------------
-# A sweep simulating its 400 best plans takes over a second; kill it once 5
-# runs are stored. Runs are written one transaction each, so the survivors are
+# A sweep simulating 1,300 plans (a wide quickstart space, --top past its
+# size) takes several seconds even on a fast machine; kill it once 5 runs are
+# stored (the poll waits up to 10 s for them, for a loaded machine). Runs are written one transaction each, so the survivors are
 # complete: at least one rank class, six memory rows per class
 # (PLAN_MEM_COUNT categories) and its link rows.
 db=$tmp/killed.db
-"$podsim" sweep scenarios/sweep-quickstart.ini --top 400 --db "$db" >/dev/null 2>&1 &
+"$podsim" sweep scenarios/quickstart.ini --vary parallel.tp=auto --vary parallel.pp=auto \
+	--vary parallel.micro_batch=auto --vary parallel.zero=0,1 --vary parallel.vpp=auto \
+	--vary parallel.overlap_grad_reduce=auto --vary parallel.schedule=auto --top 100000 \
+	--db "$db" >/dev/null 2>&1 &
 pid=$!
 before=0
-for _ in $(seq 400); do
+for _ in $(seq 1000); do
 	before=$(q "$db" "SELECT count(*) FROM runs" 2>/dev/null || echo 0)
 	[ "${before:-0}" -ge 5 ] && break
 	sleep 0.01

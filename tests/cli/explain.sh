@@ -108,6 +108,29 @@ for k in "host-mem" "nvme" "pcie"; do
 		{ echo "zero-infinity: no offload bytes on the $k link"; fail=1; }
 done
 
+# Frozen layers (train.frozen_layers): Llama 3 8B with its first 16 of 32
+# layers frozen: the frozen weights are a memory line of their own, 16 x
+# 218,112,000 + the embedding's 525,336,576 = 4.015 G params at 2 B, the
+# optimizer holds the other 4.015 G, and the FLOPs section takes two thirds
+# of half the layers' and attention's share out of F.
+"$podsim" explain tests/golden/llama3-8b-1node.ini --set train.frozen_layers=16 >"$tmp/fz" 2>&1
+grep -q "frozen layers' weights    7.5 GiB  4.015 G params x 2 B (the first 16 layers" "$tmp/fz" &&
+	grep -q "optimizer states          5.6 GiB  4.015 G trained params" "$tmp/fz" &&
+	grep -q "^  frozen       the first 16 layers and the embedding run forward only" "$tmp/fz" ||
+	{ echo "explain with frozen layers:"; cat "$tmp/fz"; fail=1; }
+# ... and the data-parallel traffic follows what trains: ZeRO-1 over 8 GPUs on
+# NVSwitch moves 7/8 of the fp32 gradients (4 B) reduce-scattered and of the
+# bf16 parameters (2 B) all-gathered per GPU: 6 x 7/8 x 8,030,261,248 =
+# 42.16 GB, with 16 layers frozen 6 x 7/8 x 4,015,132,672 = 21.08 GB.
+for n in 0 16; do
+	"$podsim" run tests/golden/llama3-8b-1node.ini --no-db --json --set train.frozen_layers=$n \
+		2>/dev/null | grep -o '"bytes":[0-9.e+]*' | head -n 1 | cut -d: -f2 >"$tmp/dp$n"
+done
+awk -v a="$(cat "$tmp/dp0")" -v f="$(cat "$tmp/dp16")" 'BEGIN {
+	exit !(a > 0 && f > 0 && (a / (6 * 0.875 * 8030261248) - 1)^2 < 1e-6 &&
+	       (f / (6 * 0.875 * 4015132672) - 1)^2 < 1e-6) }' ||
+	{ echo "frozen layers' DP bytes: $(cat "$tmp/dp0") -> $(cat "$tmp/dp16")"; fail=1; }
+
 "$podsim" explain --help | grep -q '^usage: podsim explain' || { echo "explain --help"; fail=1; }
 "$podsim" explain >/dev/null 2>&1; [ $? -eq 2 ] || { echo "explain without a file: want 2"; fail=1; }
 "$podsim" explain tests/golden/quickstart.ini --set parallel.tpp=2 >/dev/null 2>"$tmp/bad.err"

@@ -47,10 +47,17 @@ awk -v t="$(field "$c" time_s)" 'BEGIN { b = 2 * 1073741824 / 3.35e12; exit !(t 
 	{ echo "microbenchmark MAPE over 10 %"; fail=1; }
 for bad in "gemm 1 2 3" "--gpu h100-sxm5-80g gemm 1 2" "--gpu h100-sxm5-80g gemm 0 2 3" \
 	"--gpu nosuch gemm 1 2 3" "--gpu h100-sxm5-80g copy 12" "--gpu h100-sxm5-80g conv 1" \
-	"--gpu h100-sxm5-80g gemm 8 8 8 fp4" "--gpu v100-sxm2-32g gemm 8 8 8 bf16"; do
+	"--gpu h100-sxm5-80g gemm 8 8 8 fp4" "--gpu v100-sxm2-32g gemm 8 8 8 bf16" \
+	"--gpu h100-sxm5-80g gemm 8 8 8 int4" "--gpu v100-sxm2-32g gemm 8 8 8 int4"; do
 	# shellcheck disable=SC2086
 	"$podsim" kernel $bad >/dev/null 2>&1
 	rc=$?
 	[ "$rc" = 2 ] || { echo "'podsim kernel $bad' exited $rc, want 2"; fail=1; }
 done
+# int4: an A100 runs it (1248 TOPS); an H100 has no int4 path and says so.
+"$podsim" kernel --gpu a100-sxm4-80g gemm 8192 8192 8192 int4 | grep -q 'gemm 8192x8192x8192 int4' ||
+	{ echo "int4 on the A100"; fail=1; }
+"$podsim" kernel --gpu h100-sxm5-80g gemm 8 8 8 int4 2>&1 >/dev/null |
+	grep -qx 'podsim kernel: error: h100-sxm5-80g has no int4 path (int4 = 0 in its GPU file: unsupported)' ||
+	{ echo "int4 on the H100: message"; fail=1; }
 exit $fail

@@ -130,6 +130,22 @@ grep -q 'flow network' "$tmp/z3-flow" || { echo "tp 4 ZeRO-3: not on the flow ne
 [ "$(grep 'step time' "$tmp/z3-flow")" = "$(grep 'step time' "$tmp/z3-alpha-beta")" ] ||
 	{ echo "tp 4 ZeRO-3: flow and alpha-beta steps differ:"; grep 'step time' "$tmp"/z3-*; fail=1; }
 
+# The 2-GPU PCIe NVLink bridge (topologies/pcie-a100-nvlink-bridge.ini): the
+# bisection is the bridge alone, 600 GB/s bidirectional / 2 = 300 GB/s per
+# direction (hardware.csv gpu,NVIDIA A100 PCIe 40/80GB,nvlink_total); the
+# path through the shared PCIe switch (31.5 GB/s) is not NCCL's. A 2-GPU ring
+# all-reduce moves 2 (n - 1) / n = 1 x the buffer over it: 1 GiB at
+# 300 GB/s x 0.767 = 4.666 ms plus NCCL's latency, busbw 229-230 GB/s, in
+# both models, over the nvlink link.
+b=topologies/pcie-a100-nvlink-bridge.ini
+"$podsim" topo $b | grep -q '^bisection bandwidth: 300 GB/s per direction$' ||
+	{ echo "NVLink bridge bisection:"; "$podsim" topo $b; fail=1; }
+"$podsim" coll --topology $b --gpus 2 allreduce 1GiB >"$tmp/bridge" 2>&1
+awk '$1 == 1073741824 { ok = $2 > 4666 && $2 < 4700 && $4 > 229 && $4 < 230.1 && $6 == "Simple" &&
+	$7 > 4666 && $7 < 4700 } END { exit !ok }' "$tmp/bridge" &&
+	grep -q 'most loaded link n0/gpu0 -> n0/gpu1 (nvlink)' "$tmp/bridge" ||
+	{ echo "NVLink bridge all-reduce:"; cat "$tmp/bridge"; fail=1; }
+
 # Bad arguments: status 2.
 t=topologies/tiny-2node.ini
 expect2() {

@@ -450,7 +450,7 @@ static void test_bad(void)
 	CHECK_INT(conf_load_string(text, strlen(text), "t.ini", ".", d, &doc), SIM_OK);
 	CHECK_INT(hw_gpu_from_conf(doc, &g, d), SIM_ECONF);
 	CHECK_STR(sim_diag_text(d, 0), "t.ini:1: error: [gpu] no tensor-core peak: set at least "
-				       "one of tf32, fp16, bf16, fp8, int8");
+				       "one of tf32, fp16, bf16, fp8, int8, int4");
 	conf_free(doc);
 	sim_diag_free(d);
 }
@@ -496,6 +496,96 @@ static void test_sustain_cap(void)
 	CHECK(!strcmp(pl.bound, "power"));
 }
 
+/* The table's newer entries, read from the shipped files (each value's
+ * hardware.csv row is cited there):
+ *  - int4 on the A100 is 1248 TOPS dense (int8_tensor notes), 2x int8, and a
+ *    large int4 GEMM is compute-bound: m = n = k = 8192, 4096 tiles in 38
+ *    waves, t = 4 us + 4104 * 2 * 128^2 * 8192 / (1248e12 * 0.869), half the
+ *    int8 GEMM's compute; its operands are 0.5 B per element.
+ *  - the H100 has no int4 path (0): hw_peak says so, the kernel falls back to
+ *    int8 (kernel.c) only for callers that ask anyway.
+ *  - fp64 on the A100: tensor 19.5, CUDA cores 9.7 (fp64_vector). A gemv
+ *    (m = 4 < 16: no padded rows, on the CUDA cores) runs at 9.7e12 x 0.869;
+ *    with HBM fast enough that compute binds, one wave of 108 tiles
+ *    (n = 128 x 108) takes t = 4 us + 2 * 4 * 128 * k / (9.7e12 * 0.869 / 108),
+ *    against 2 * 16 * 128 * k / (19.5e12 ...) for a 16-row tensor tile: the
+ *    gemv is faster (4 / 9.7 < 16 / 19.5) and chosen. At m = 8 it is not
+ *    (8 / 9.7 > 16 / 19.5): the 16-row tensor tile wins.
+ *  - V100 int8 is DP4A: 4 x 15.7 = 62.8 TOPS. */
+static void test_table_entries(void)
+{
+	static const char *const files[] = {"a100-sxm4-80g", "h100-sxm5-80g", "v100-sxm2-32g",
+					     "t4", "a40"};
+	hw_gpu g[5];
+	for (int i = 0; i < 5; i++) {
+		char path[128];
+		snprintf(path, sizeof path, "topologies/gpus/%s.ini", files[i]);
+		sim_diag *d = sim_diag_new();
+		conf_doc *doc = NULL;
+		CHECK_INT(conf_load(path, d, &doc), SIM_OK);
+		CHECK_INT(hw_gpu_from_conf(doc, &g[i], d), SIM_OK);
+		conf_free(doc);
+		sim_diag_free(d);
+	}
+	hw_gpu *a = &g[0];
+	CHECK_NEAR(hw_peak(a, HW_INT4), 1248e12, 1e-12);
+	CHECK_NEAR(hw_peak(&g[3], HW_INT4), 260e12, 1e-12);
+	CHECK_NEAR(hw_peak(&g[4], HW_INT4), 598.7e12, 1e-12);
+	CHECK_NEAR(hw_peak(&g[1], HW_INT4), 0, 0);
+	CHECK_NEAR(hw_peak(&g[2], HW_INT8), 4 * 15.7e12, 1e-12);
+	CHECK_NEAR(hw_dtype_bytes(HW_INT4), 0.5, 0);
+	hw_dtype t = HW_FP64;
+	CHECK_INT(hw_dtype_parse("int4", &t), SIM_OK);
+	CHECK_INT(t, HW_INT4);
+	double n = 8192, tiles = 4104;
+	CHECK_NEAR(hw_gemm_time(a, HW_INT4, n, n, n, 1),
+		   4e-6 + tiles * 2 * 128 * 128 * n / (1248e12 * 0.869), 1e-12);
+	CHECK_NEAR(hw_gemm_time(a, HW_INT4, n, n, n, 1) - 4e-6,
+		   (hw_gemm_time(a, HW_INT8, n, n, n, 1) - 4e-6) / 2, 1e-12);
+	CHECK_NEAR(hw_gemm_time(&g[1], HW_INT4, n, n, n, 1), hw_gemm_time(&g[1], HW_INT8, n, n, n, 1),
+		   0);
+	CHECK_NEAR(a->fp64_vector_flops, 9.7e12, 1e-12);
+	CHECK_NEAR(hw_vector_peak(a, HW_FP64), 9.7e12, 1e-12);
+	CHECK_NEAR(hw_vector_peak(a, HW_FP32), 19.5e12, 1e-12);
+	CHECK_NEAR(hw_vector_peak(&g[2], HW_FP64), 7.8e12, 1e-12); /* V100: no split */
+	a->hbm_Bps = 1e18; /* compute binds */
+	double k = 65536, w = 2 * 4 * 128 * k / (9.7e12 * 0.869 / 108);
+	hw_gemm_plan p;
+	hw_gemm_explain(a, HW_FP64, 4, 128 * 108, k, 1, &p);
+	CHECK_NEAR(p.tile_m, 4, 0);
+	CHECK_NEAR(p.time_s, 4e-6 + w, 1e-9);
+	CHECK_STR(p.bound, "compute");
+	/* m = 8: the 16-row tile on the fp64 tensor cores at 19.5 */
+	hw_gemm_explain(a, HW_FP64, 8, 128 * 108, k, 1, &p);
+	CHECK_NEAR(p.tile_m, 16, 0);
+	CHECK_NEAR(p.time_s, 4e-6 + 2 * 16 * 128 * k / (19.5e12 * 0.869 / 108), 1e-9);
+}
+
+/* L2-resident operands (gemm.c): m = n = 2048, k = 1024 in bf16 on the A100
+ * test GPU, 16 x 16 = 256 tiles in waves of 108, 108, 40. Its operands and
+ * output, 2 (mk + kn + mn) = 16,777,216 B, fit the 40 MB L2, so HBM moves
+ * exactly those bytes; without an L2 each wave re-reads its 11 x 10 block's
+ * panels: 2 x 1024 x (1408 + 1280) + 108/256 of the output per full wave,
+ * more in all. With HBM slowed to 100 GB/s every wave is memory-bound and the
+ * time is 4 us + 16,777,216 / (100e9 x 0.87). */
+static void test_l2_operands(void)
+{
+	hw_gpu g = a100();
+	double comp = 2.0 * (2048.0 * 1024 * 2 + 2048.0 * 2048);
+	hw_gemm_plan p;
+	hw_gemm_explain(&g, HW_BF16, 2048, 2048, 1024, 1, &p);
+	CHECK_NEAR(p.waves, 3, 0);
+	CHECK_NEAR(p.bytes, comp, 1e-12);
+	g.l2_bytes = 0;
+	hw_gemm_explain(&g, HW_BF16, 2048, 2048, 1024, 1, &p);
+	CHECK(p.bytes > 1.2 * comp);
+	g.l2_bytes = 40e6;
+	g.hbm_Bps = 100e9;
+	hw_gemm_explain(&g, HW_BF16, 2048, 2048, 1024, 1, &p);
+	CHECK_STR(p.bound, "memory");
+	CHECK_NEAR(p.time_s, 4e-6 + comp / (100e9 * 0.87), 1e-12);
+}
+
 int main(void)
 {
 	test_sustain_cap();
@@ -512,6 +602,8 @@ int main(void)
 	test_attention();
 	test_mem_op();
 	test_fallback();
+	test_table_entries();
+	test_l2_operands();
 	test_measured();
 	test_shipped();
 	test_sweep_maximum();

@@ -411,12 +411,95 @@ static void test_optimizer(void)
 	}
 }
 
+/* Frozen layers (train.frozen_layers = 8) on Llama 2 7B (h 4096, f 11008,
+ * 32 layers, V 32000, untied): a layer holds 4 h^2 + 3 h f + 2 h (two
+ * RMSNorms) = 67,108,864 + 135,266,304 + 8,192 = 202,383,360 parameters, the
+ * embedding V h = 131,072,000. Frozen: 8 x 202,383,360 + 131,072,000 =
+ * 1,750,138,880, kept at the policy's 2 B (mixed: no gradient, no fp32
+ * master, no Adam state); the rest trains at 2 + 4 + 12 = 18 B. Peak memory
+ * terms: weights 2 B x all, gradients 4 B x trained, optimizer 12 B x
+ * trained. Activations: the frozen layers run without autograd and save
+ * nothing, so the saved bytes fall by 8/32 of the layers' share. Compute: the
+ * frozen layers' backward is gone; model FLOPs drop by two thirds of their
+ * share F_8 = tokens x 8 x (6 x (4 h^2 + 3 h f) + 12 s h) and the step is
+ * shorter. A tied model, LoRA beside it, or a frozen prefix filling the first
+ * pipeline chunk are refused. */
+static void test_frozen_layers(void)
+{
+	plan_scenario *a = load(LLAMA7B "fp32_grads = true\n");
+	plan_scenario *f = load(LLAMA7B "fp32_grads = true\n[train]\nfrozen_layers = 8\n");
+	if (!a || !f) {
+		plan_scenario_free(a);
+		plan_scenario_free(f);
+		return;
+	}
+	double h = 4096, ff = 11008, layer = 4 * h * h + 3 * h * ff + 2 * h, emb = 32000 * h;
+	CHECK_NEAR(work_params_layer_at(&f->model, 0), layer, 1e-12);
+	double frozen = 8 * layer + emb, total = work_params_total(&f->model);
+	plan_budget b;
+	plan_stage_budget(f, 0, &b);
+	CHECK_NEAR(b.frozen, frozen, 1e-12);
+	CHECK_NEAR(b.train, total - frozen, 1e-12);
+	CHECK_NEAR(b.frozen_bytes, 2 * frozen, 1e-12);
+	plan_mem_peak pa, pf;
+	plan_memory_peak(a, 0, &pa);
+	plan_memory_peak(f, 0, &pf);
+	CHECK_NEAR(pf.bytes[PLAN_MEM_WEIGHTS], 2 * total, 1e-9);
+	CHECK_NEAR(pf.bytes[PLAN_MEM_GRADIENTS], 4 * (total - frozen), 1e-9);
+	CHECK_NEAR(pf.bytes[PLAN_MEM_OPTIMIZER], 12 * (total - frozen), 1e-9);
+	CHECK_NEAR(pa.bytes[PLAN_MEM_OPTIMIZER], 12 * total, 1e-9);
+	CHECK(pf.bytes[PLAN_MEM_ACTIVATIONS] < pa.bytes[PLAN_MEM_ACTIVATIONS]);
+	plan_graph *ga = NULL, *gf = NULL;
+	CHECK_INT(plan_build(a, &ga), SIM_OK);
+	CHECK_INT(plan_build(f, &gf), SIM_OK);
+	if (ga && gf) {
+		double tokens = 4096, fn = tokens * 8 * (6 * (4 * h * h + 3 * h * ff) + 12 * 4096 * h);
+		CHECK_NEAR(gf->model_flops, ga->model_flops - fn * 2 / 3, 1e-12);
+		/* executed: the frozen layers' backward (about 2x their forward) gone */
+		double cut = ga->hardware_flops - gf->hardware_flops;
+		CHECK(cut > 0.6 * fn && cut < 0.75 * fn);
+	}
+	plan_graph_free(ga);
+	plan_graph_free(gf);
+	exec_result ra, rf;
+	CHECK_INT(exec_run(a, &ra), SIM_OK);
+	CHECK_INT(exec_run(f, &rf), SIM_OK);
+	CHECK(rf.step_s < ra.step_s * 0.9);
+	plan_scenario_free(a);
+	plan_scenario_free(f);
+	static const char *const bad[] = {
+		"[train]\nfrozen_layers = 8\nlora_rank = 8\n",
+		"global_batch = 1\n[train]\nfrozen_layers = 8\n",
+		"[train]\nfrozen_layers = 32\n",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char t[1024];
+		/* the second: the same Llama with its embedding tied */
+		snprintf(t, sizeof t, "%s%s",
+			 i == 1 ? "include = models/llama2-7b.ini\n"
+				  "include = topologies/nodes/dgx-a100-80g.ini\n[scenario]\nname = t\n"
+				  "[node]\ngpus = 1\n[cluster]\nname = c\nnodes = 1\n[model]\n"
+				  "seq_len = 4096\nuntied_embeddings = false\n[parallel]\nmicro_batch = 1\n"
+				: LLAMA7B,
+			 bad[i]);
+		sim_diag *d = sim_diag_new();
+		plan_scenario *s = NULL;
+		CHECK_INT(plan_scenario_load_string(t, "<test>", ".", d, &s), SIM_ECONF);
+		if (!CHECK(sim_diag_count(d) > 0 && strstr(sim_diag_text(d, 0), "frozen_layers") != NULL))
+			for (size_t j = 0; j < sim_diag_count(d); j++)
+				fprintf(stderr, "%s\n", sim_diag_text(d, j));
+		plan_scenario_free(s);
+		sim_diag_free(d);
+	}
+}
+
 int main(void)
 {
 	test_policies();
 	test_optimizers();
 	test_optimizer();
 	test_lora();
+	test_frozen_layers();
 	test_eager();
 	test_loss();
 	test_phases();
