@@ -270,6 +270,14 @@ static int migrate(store *s, sim_diag *diag)
 	return rc;
 }
 
+/* End setup's read transaction (after any message: ROLLBACK resets the
+ * connection's error); returns rc. */
+static int end_read(store *s, int rc)
+{
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
 /* Check the file is a SQLite database of a version we know, set the
  * connection up and migrate it. */
 static int setup(store *s, sim_diag *diag)
@@ -277,17 +285,22 @@ static int setup(store *s, sim_diag *diag)
 	int64_t version = 0;
 	sqlite3_busy_timeout(s->db, 5000);
 	sqlite3_extended_result_codes(s->db, 1);
+	/* The version and the tables are read in one read transaction, one
+	 * snapshot: read apart, a podsim creating the database in between (its
+	 * migration commits tables and version together) would show a version
+	 * of 0 beside its tables, "not a podsim database". */
+	sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL);
 	sim_diag *quiet = sim_diag_new();
 	int rc = quiet ? query_int(s, "PRAGMA user_version", &version, quiet, "") : SIM_ENOMEM;
 	sim_diag_free(quiet);
 	if (rc != SIM_OK && (sqlite3_errcode(s->db) & 0xff) == SQLITE_NOTADB) {
 		sim_diag_error(diag, s->path, 0, "not a SQLite database");
-		return SIM_EDB;
+		return end_read(s, SIM_EDB);
 	}
 	if (rc != SIM_OK)
-		return db_error(s, diag, "cannot read the database");
+		return end_read(s, db_error(s, diag, "cannot read the database"));
 	if (version > STORE_SCHEMA_VERSION || version < 0)
-		return refuse_newer(s, version, diag);
+		return end_read(s, refuse_newer(s, version, diag));
 	/* A foreign application's database is refused before anything in it
 	 * changes (the WAL switch below rewrites its header): tables but no
 	 * schema version, or a schema version without podsim's runs table. */
@@ -303,7 +316,8 @@ static int setup(store *s, sim_diag *diag)
 			       &runs, quiet, "");
 	sim_diag_free(quiet);
 	if (rc != SIM_OK)
-		return db_error(s, diag, "cannot read the database");
+		return end_read(s, db_error(s, diag, "cannot read the database"));
+	end_read(s, SIM_OK);
 	if ((version == 0 && tables > 0) || (version > 0 && runs == 0)) {
 		sim_diag_error(diag, s->path, 0,
 			       version == 0 ? "not a podsim database (it has tables but no schema "
