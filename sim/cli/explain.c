@@ -576,7 +576,13 @@ static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
 	/* bytes per value on the wire: the gradients' width, or compressed
 	 * (train.grad_compression: fp8 1 B, 1-bit Adam 1/8 B) */
 	double gb = plan_grad_wire_bytes(s, fp32 || p->fp32_grads ? 4 : 2);
-	double S = rank_params(s, 0) * gb;
+	/* only trained parameters are reduced: LoRA's adapters, the layers
+	 * above frozen_layers (plan_chunk_train) */
+	bool part = s->train.lora_rank > 0 || s->train.frozen_layers > 0;
+	double P = 0;
+	for (int c = 0; part && c < p->vpp; c++)
+		P += plan_chunk_train(s, 0, c);
+	double S = (part ? P : rank_params(s, 0)) * gb;
 	net_group grp;
 	net_group_make(&s->cluster, n, p->tp, &grp);
 	net_cost c;
@@ -588,10 +594,10 @@ static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
 	double bw = c.busbw_Bps * net_proto_bw(c.proto);
 	double ring = c.latency_s + 2.0 * (n - 1) / n * S / bw;
 	fprintf(o,
-	        "  S            P_rank x %.4g B = %s over n = dp x cp = %d ranks (stride t = %d: "
+	        "  S            P_rank%s x %.4g B = %s over n = dp x cp = %d ranks (stride t = %d: "
 	        "%d per "
 	        "node, %d node%s)\n",
-	        gb, gib(S, a, sizeof a), n, p->tp, grp.per_node, grp.nodes,
+	        part ? " (trained)" : "", gb, gib(S, a, sizeof a), n, p->tp, grp.per_node, grp.nodes,
 	        grp.nodes == 1 ? "" : "s");
 	fprintf(o, "  ring         lat + 2(n-1)/n x S / busbw = %s + 2 x %d/%d x %s / %s = %s\n",
 	        unit(c.latency_s, SIM_UNIT_TIME, a, sizeof a), n - 1, n, gib(S, b, sizeof b),

@@ -393,6 +393,39 @@ static void append_p2p_gather(builder *b, chain *c)
 	append_items(b, c, &ag, 1, PLAN_TASK_TP, -1);
 }
 
+
+/* The trained parameters of global layer g per rank, what has gradients to
+ * accumulate, reduce and gather back: the layer's dense part over tp and its
+ * experts over ep; LoRA's adapters alone (plan_lora_layer_params, per TP
+ * rank); nothing for a frozen layer (train.frozen_layers). */
+static void layer_trained(const plan_scenario *s, int g, double *dense, double *experts)
+{
+	const work_model *m = &s->model;
+	const plan_spec *p = &s->plan;
+	double e = work_params_layer_experts(m, g), ep = p->ep > 1 ? p->ep : 1;
+	*dense = *experts = 0;
+	if (plan_layer_frozen(s, g))
+		return;
+	if (s->train.lora_rank > 0) {
+		*dense = plan_lora_layer_params(s);
+		return;
+	}
+	*dense = (work_params_layer_at(m, g) - e) / p->tp;
+	*experts = e / ep;
+}
+
+/* Do the embedding and the output layer train (not under LoRA unless
+ * train_embeddings; the embedding not under frozen_layers)? */
+static bool output_trained(const plan_scenario *s)
+{
+	return s->train.lora_rank <= 0 || s->train.train_embeddings;
+}
+
+static bool embedding_trained(const plan_scenario *s)
+{
+	return output_trained(s) && s->train.frozen_layers <= 0;
+}
+
 /* [framework] grad_accum = kernel (nanotron's FP32GradientAccumulator,
  * optim/gradient_accumulator.py:204-221 at 0e0a27ea: after loss.backward()
  * every parameter's 16-bit gradient is added into its fp32 buffer,
@@ -420,7 +453,7 @@ bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_ite
 	if (s->fw.grad_accum != PLAN_ACCUM_KERNEL || s->inference)
 		return false;
 	work_shard sh = plan_shard(s);
-	double ep = p->ep > 1 ? p->ep : 1, params = 0;
+	double params = 0;
 	int tensors = 0, vstages = p->pp * p->vpp;
 	for (int c = 0, local = 0; c < p->vpp; c++) {
 		int l0, nl = plan_chunk_layers(s, stage, c, &l0), v = c * p->pp + stage;
@@ -429,16 +462,17 @@ bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_ite
 			continue;
 		for (int l = 0; l < nl; l++) {
 			int g = plan_global_layer(s, stage, l0 + l);
-			double e = work_params_layer_experts(m, g);
-			if (plan_layer_frozen(s, g))
+			double d, x;
+			layer_trained(s, g, &d, &x);
+			if (d + x <= 0)
 				continue; /* no gradient to accumulate */
-			params += (work_params_layer_at(m, g) - e) / p->tp + e / ep;
+			params += d + x;
 			tensors += work_layer_param_tensors(m, &sh, g);
 		}
 		tensors += work_ends_param_tensors(m, v == 0, v == vstages - 1);
-		if (v == 0 && s->train.frozen_layers <= 0)
+		if (v == 0 && embedding_trained(s))
 			params += work_params_embedding(m) / p->tp;
-		if (v == vstages - 1)
+		if (v == vstages - 1 && output_trained(s))
 			params += work_params_output(m) / p->tp;
 	}
 	double e = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
@@ -937,7 +971,6 @@ static int emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 	/* bytes on the wire per byte of gradient (train.grad_compression); the
 	 * buckets close on the gradients' own bytes */
 	double wire = plan_grad_wire_bytes(s, gbytes) / gbytes;
-	double ep = p->ep > 1 ? p->ep : 1;
 	net_coll coll = p->zero >= 1 && s->fw.zero_grad_op == PLAN_GRAD_OP_REDUCE_SCATTER
 				? NET_REDUCESCATTER
 				: NET_ALLREDUCE;
@@ -952,17 +985,17 @@ static int emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 	double bucket = one ? 1e300 : plan_bucket_bytes(s);
 	bool overlap = p->overlap_grad_reduce && !one;
 	double acc = 0, acc_e = 0; /* dense (over dp x cp) and expert (over edp) bytes */
-	if (stage == p->pp - 1)
+	if (stage == p->pp - 1 && output_trained(s))
 		acc += work_params_output(m) / p->tp * gbytes;
-	double embed = stage == 0 && s->train.frozen_layers <= 0
+	double embed = stage == 0 && embedding_trained(s)
 			       ? work_params_embedding(m) / p->tp * gbytes
 			       : 0;
 	int lo = first_trained(s, stage); /* frozen layers below it: no gradients */
 	for (int l = layers - 1; l >= lo; l--) {
-		int g = plan_global_layer(s, stage, l);
-		double experts = work_params_layer_experts(m, g);
-		acc += (work_params_layer_at(m, g) - experts) / p->tp * gbytes;
-		acc_e += experts / ep * gbytes;
+		double d, x; /* the layer's trained dense and expert parameters */
+		layer_trained(s, plan_global_layer(s, stage, l), &d, &x);
+		acc += d * gbytes;
+		acc_e += x * gbytes;
 		if (l == lo)
 			acc += embed;
 		if (acc + acc_e < bucket && l > lo)
@@ -1006,21 +1039,21 @@ static int emit_param_gather(builder *b, int stage, uint32_t *pg)
 	int layers = plan_stage_layers(s, stage);
 	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
 	double wbytes = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
-	double ep = p->ep > 1 ? p->ep : 1;
 	int *lo = malloc((size_t)(layers > 0 ? layers : 1) * sizeof *lo); /* per layer: its
 									    * bucket's first layer */
 	if (!lo)
 		return SIM_ENOMEM;
 	/* bucket boundaries exactly as emit_grad_buckets closes them */
-	double acc = stage == p->pp - 1 ? work_params_output(m) / p->tp * gbytes : 0;
+	bool out = stage == p->pp - 1 && output_trained(s);
+	double acc = out ? work_params_output(m) / p->tp * gbytes : 0;
 	double acc_e = 0;
 	int hi = layers - 1, lt = first_trained(s, stage);
-	bool emb = stage == 0 && s->train.frozen_layers <= 0;
+	bool emb = stage == 0 && embedding_trained(s);
 	for (int l = layers - 1; l >= lt; l--) {
-		int g = plan_global_layer(s, stage, l);
-		double experts = work_params_layer_experts(m, g);
-		acc += (work_params_layer_at(m, g) - experts) / p->tp * gbytes;
-		acc_e += experts / ep * gbytes;
+		double d, x;
+		layer_trained(s, plan_global_layer(s, stage, l), &d, &x);
+		acc += d * gbytes;
+		acc_e += x * gbytes;
 		if (l == lt && emb)
 			acc += work_params_embedding(m) / p->tp * gbytes;
 		if (acc + acc_e < plan_bucket_bytes(s) && l > lt)
@@ -1039,16 +1072,14 @@ static int emit_param_gather(builder *b, int stage, uint32_t *pg)
 		for (hi = l; hi + 1 < layers && lo[hi + 1] == l; hi++)
 			;
 		for (int k = l; k <= hi; k++) {
-			int g = plan_global_layer(s, stage, k);
-			double e = work_params_layer_experts(m, g);
-			if (plan_layer_frozen(s, g))
-				continue;
-			dense += (work_params_layer_at(m, g) - e) / p->tp;
-			experts += e / ep;
+			double d, x;
+			layer_trained(s, plan_global_layer(s, stage, k), &d, &x);
+			dense += d;
+			experts += x;
 		}
 		if (l == 0 && emb)
 			dense += work_params_embedding(m) / p->tp;
-		if (hi == layers - 1 && stage == p->pp - 1)
+		if (hi == layers - 1 && out)
 			dense += work_params_output(m) / p->tp;
 		uint32_t id = UINT32_MAX;
 		bool want = false;
@@ -1148,8 +1179,9 @@ static int emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *
 	bool early = p->overlap_param_gather && plan_stage_layers(s, stage) > 0; /* at the
 										 * step start */
 	if ((p->zero == 1 || p->zero == 2) && b->shard.size > 1 && !early) {
-		double upd = local; /* the updated parameters: frozen layers' are not */
-		if (s->train.frozen_layers > 0) {
+		double upd = local; /* the updated parameters: frozen layers' and a
+				     * LoRA base's are not */
+		if (s->train.frozen_layers > 0 || s->train.lora_rank > 0) {
 			plan_budget bg;
 			plan_stage_budget(s, stage, &bg);
 			double all = bg.dense + bg.experts;

@@ -550,8 +550,20 @@ void plan_dp_bytes(const plan_scenario *s, int stage, double *grad, double *weig
 	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
 	double w = fp32 ? 4.0 : 2.0, g = (fp32 || p->fp32_grads) ? 4.0 : 2.0;
 	bool gshard = plan_grads_sharded(s);
-	double gb = params * g / (gshard ? shards : 1) + experts * g / (gshard ? eshards : 1);
-	double wb = params * w / (p->zero >= 3 ? shards : 1) + experts * w;
+	/* Only trained parameters have gradients to reduce and updated weights
+	 * to gather after the step: LoRA's adapters (and the embeddings with
+	 * train_embeddings), or the layers above frozen_layers. ZeRO-3 still
+	 * gathers every weight, frozen or not, for the compute. */
+	double tdense = params, texp = experts;
+	if (s->train.lora_rank > 0 || s->train.frozen_layers > 0) {
+		double t = 0;
+		for (int c = 0; c < p->vpp; c++)
+			t += plan_chunk_train(s, stage, c);
+		texp = s->train.lora_rank > 0 ? 0 : experts;
+		tdense = t - texp;
+	}
+	double gb = tdense * g / (gshard ? shards : 1) + texp * g / (gshard ? eshards : 1);
+	double wb = p->zero >= 3 ? params * w / shards + experts * w : tdense * w + texp * w;
 	if (p->offload_optimizer != PLAN_OFFLOAD_NONE)
 		gb = 0;
 	if (p->offload_params != PLAN_OFFLOAD_NONE)

@@ -130,6 +130,17 @@ awk -v a="$(cat "$tmp/dp0")" -v f="$(cat "$tmp/dp16")" 'BEGIN {
 	exit !(a > 0 && f > 0 && (a / (6 * 0.875 * 8030261248) - 1)^2 < 1e-6 &&
 	       (f / (6 * 0.875 * 4015132672) - 1)^2 < 1e-6) }' ||
 	{ echo "frozen layers' DP bytes: $(cat "$tmp/dp0") -> $(cat "$tmp/dp16")"; fail=1; }
+# Under LoRA only the adapters train: rank 16 on the seven linears of each of
+# the 32 layers is 16 x (2 x (4096 + 4096) + 2 x (4096 + 1024) + 3 x (4096 +
+# 14336)) = 1,310,720 parameters a layer, 41,943,040 in all (the frozen base
+# and embeddings reduce nothing): 6 x 7/8 x 41,943,040 = 220,200,960 B.
+"$podsim" run tests/golden/llama3-8b-1node.ini --no-db --json --set train.lora_rank=16 \
+	2>/dev/null | grep -o '"bytes":[0-9.e+]*' | head -n 1 | cut -d: -f2 >"$tmp/dplora"
+awk -v l="$(cat "$tmp/dplora")" 'BEGIN { exit !(l > 0 && (l / (6 * 0.875 * 41943040) - 1)^2 < 1e-6) }' ||
+	{ echo "LoRA's DP bytes: $(cat "$tmp/dplora"), want 220200960"; fail=1; }
+"$podsim" explain tests/golden/llama3-8b-1node.ini --set train.lora_rank=16 2>/dev/null |
+	grep -q '^  S            P_rank (trained) x 4 B = 160.0 MiB' ||
+	{ echo "explain: LoRA's reduced bytes"; fail=1; }
 
 "$podsim" explain --help | grep -q '^usage: podsim explain' || { echo "explain --help"; fail=1; }
 "$podsim" explain >/dev/null 2>&1; [ $? -eq 2 ] || { echo "explain without a file: want 2"; fail=1; }
