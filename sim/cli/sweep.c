@@ -399,8 +399,9 @@ static void settings_text(const sweep_space *sp, const sweep_plan *p, char *buf,
 static void print_search(const search_info *q, size_t n)
 {
 	if (!q->exact) {
-		printf("search: the pre-screen's best %zu (--top): the closed form may rank the best "
-		       "plan past them; without --top the search is exact\n",
+		printf("search: the pre-screen's best %zu (--top, or the sweep file's top): the "
+		       "closed form may rank the best plan past them; without either the search is "
+		       "exact\n",
 		       q->first);
 	} else if (q->proven) {
 		printf("search: exact: %zu simulated (the pre-screen's best %zu, then every plan whose "
