@@ -262,13 +262,22 @@ void wl_attn_core(prog *p, const dims *d, bool backward)
  * base.py grad_output_preprocess: the fused cast + transpose of the output
  * gradient): read 2 bytes, write 1 + 1, per element. Where a fused kernel
  * already writes the operand, it writes it in fp8 and nothing is added: the
- * norms before qkv and fc1 (layernorm_linear.py:244-263, with_quantized_norm)
- * and the activation before fc2 and its gradient before fc1's backward
- * (LayerNormMLP's fused activation and dactivation casts). What is left per
- * layer: the attention output before proj (T x qd), and the output
- * gradients of qkv (T x n), proj and fc2 (Tn x h each: with SP cast before
- * the all-gather). The weights' casts run once per step (plan/optim.c). MoE
- * experts' grouped GEMMs are not charged. */
+ * norms before qkv and fc1 (layernorm_linear.py:244-263, with_quantized_norm).
+ * The activation is not TE's: Megatron-Core's TE layer spec builds the MLP
+ * from its own MLP module with a TELayerNormColumnParallelLinear fc1 and a
+ * TERowParallelLinear fc2 (megatron/core/models/gpt/gpt_layer_specs.py:
+ * 110-120 at NVIDIA/Megatron-LM 338af514, the Megatron-Core of NeMo 24.07's
+ * Dockerfile.ci; still so at d98e8a64), whose activation is Megatron's
+ * jit-fused bias_swiglu / bias_gelu in 16 bits (transformer/mlp.py forward,
+ * fusions/fused_bias_swiglu.py): fc2 receives a 16-bit input and fc1's
+ * backward a 16-bit output gradient, each cast by TE like any other. What is
+ * left per layer: the attention output before proj (T x qd) and the
+ * activation before fc2 (T x f), and the output gradients of qkv (T x n),
+ * fc1 (T x fc1_n), proj and fc2 (Tn x h each: with SP cast before the
+ * all-gather). The weights' casts run once per step (plan/optim.c; Megatron
+ * passes is_first_microbatch so TE caches them: pipeline_parallel/
+ * schedules.py:198 at 338af514). MoE experts' grouped GEMMs are not
+ * charged. */
 static void fp8_cast(prog *p, const dims *d, const char *name, double elems)
 {
 	if (d->eg < 2.0)
@@ -295,6 +304,7 @@ static void mlp_forward(prog *p, const work_model *m, const dims *d, const char 
 	wl_comm_gather(p, d, "tp_ag2");
 	gemm(p, d, fc1, d->T, d->fc1_n, d->h);
 	wl_mem(p, "act", act_bytes(m, d));
+	fp8_cast(p, d, "fc2_cast", d->T * d->f);
 	gemm(p, d, fc2, d->T, d->h, d->f);
 	wl_comm_reduce(p, d, "tp_ar2", "tp_rs2");
 }
@@ -349,6 +359,7 @@ static void mlp_backward(prog *p, const work_model *m, const dims *d, const char
 	gemm_bwd_dgrad(p, d, fc2, d->T, d->h, d->f);
 	gemm_bwd_wgrad(p, d, fc2, d->T, d->h, d->f);
 	wl_mem(p, "act", 2.0 * act_bytes(m, d));
+	fp8_cast(p, d, "fc1_gcast", d->T * d->fc1_n);
 	gemm_bwd_dgrad(p, d, fc1, d->T, d->fc1_n, d->h);
 	wl_comm_reduce(p, d, "tp_ar2", "tp_rs2");
 	gemm_bwd_wgrad(p, d, fc1, d->T, d->fc1_n, d->h);
