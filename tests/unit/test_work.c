@@ -480,7 +480,11 @@ static void test_xent(void)
  * 2, write row-wise and column-wise fp8). Forward: the attention output
  * before proj, 4 T qd = 12,582,912. Backward: fc2's and proj's output
  * gradients on the SP shard, 4 Tn h = 12,582,912 each, qkv's 4 T n =
- * 37,748,736. In bf16 none of them. */
+ * 37,748,736. Megatron-Core's own activation between TE's fc1 and fc2
+ * (layer.c): fc2's 16-bit input, 4 T f/t = 4 x 2048 x 6144 = 50,331,648, and
+ * fc1's output gradient, the same for GeLU (fc1_n = f/t) and twice that,
+ * 100,663,296, for SwiGLU (gate and up: fc1_n = 2 f/t). In bf16 none of
+ * them. */
 static void test_fp8_casts(void)
 {
 	work_model g = gpt3();
@@ -490,16 +494,27 @@ static void test_fp8_casts(void)
 	int n = work_layer_forward(&g, &sh, it);
 	const work_item *x = find(it, n, "proj_cast");
 	CHECK(x && x->bytes == 12582912.0);
+	x = find(it, n, "fc2_cast");
+	CHECK(x && x->bytes == 50331648.0);
 	n = work_layer_backward(&g, &sh, it);
+	x = find(it, n, "fc1_gcast");
+	CHECK(x && x->bytes == 50331648.0);
 	x = find(it, n, "fc2_gcast");
 	CHECK(x && x->bytes == 12582912.0);
 	x = find(it, n, "proj_gcast");
 	CHECK(x && x->bytes == 12582912.0);
 	x = find(it, n, "qkv_gcast");
 	CHECK(x && x->bytes == 37748736.0);
+	g.act = WORK_ACT_SWIGLU;
+	n = work_layer_backward(&g, &sh, it);
+	x = find(it, n, "fc1_gcast");
+	CHECK(x && x->bytes == 100663296.0);
 	sh.dtype = HW_BF16;
 	n = work_layer_backward(&g, &sh, it);
-	CHECK(!find(it, n, "qkv_gcast") && !find(it, n, "fc2_gcast"));
+	CHECK(!find(it, n, "qkv_gcast") && !find(it, n, "fc2_gcast") &&
+	      !find(it, n, "fc1_gcast"));
+	n = work_layer_forward(&g, &sh, it);
+	CHECK(!find(it, n, "fc2_cast"));
 }
 
 int main(void)
