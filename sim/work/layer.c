@@ -187,11 +187,53 @@ static double attn_flops(const dims *d)
 }
 
 
+/* Transformer Engine's ring attention merges the steps' partial results in
+ * separate memory-bound kernels (AttnFuncWithCP, transformer_engine/pytorch/
+ * attention.py at NVIDIA/TransformerEngine 7d576ed2, the TE of NeMo 24.07's
+ * Dockerfile.ci; e bytes per element of q's 16-bit dtype, T = b s the
+ * rank's tokens, causal load balancing: rank r holds chunks r and 2cp-1-r).
+ * Forward (lines 829-890): out = zeros (write e T qd); after the steps, per
+ * step k an out correction, out.add_(out_k * exp(lse_k - lse)) in eager
+ * PyTorch: read out_k (e), write the fp32 product (4), read it (4) and out
+ * (e), write out (e): 3e + 8 bytes per element of out_k, which is all of
+ * the rank's queries at k = 0 and for ranks r >= k (the received chunks
+ * precede both local ones), the second half for r < k: averaged over the
+ * ranks, a fraction 1 - k/(2 cp). Backward (lines 975-1360): K and V copied
+ * into the ring buffer (read and write 2 T kv), then per step dq
+ * accumulated (copy at k = 0: 2e, add_: 3e per element, the same fraction
+ * of T qd) and the step's dK, dV concatenated (read and write, 2e) and
+ * accumulated into the travelling dkv (2e at k = 0, else 3e) over 2 T kv
+ * times the fraction of the keys the step saw: all at k = 0 and for r < k,
+ * the first half for r >= k: 1/2 + k/(2 cp). The lse corrections (T a
+ * values) are not charged. */
+static double ring_q_share(const dims *d, int k)
+{
+	return k == 0 ? 1.0 : 1.0 - (double)k / (2.0 * d->cp);
+}
+
+static double ring_kv_share(const dims *d, int k)
+{
+	return k == 0 ? 1.0 : 0.5 + (double)k / (2.0 * d->cp);
+}
+
+static void ring_merge_backward(prog *p, const dims *d, int k)
+{
+	double first = k == 0 ? 2.0 : 3.0;
+	double q = d->T * d->qd * ring_q_share(d, k), kv = 2.0 * d->T * d->kv * ring_kv_share(d, k);
+	wl_mem(p, "cp_dq_acc", first * d->e * q);
+	wl_mem(p, "cp_dkv_acc", (2.0 + first) * d->e * kv);
+}
+
 /* The attention core as cp ring steps (see work.h); `mult` is 1 forward, 2
  * backward (twice the FLOPs and K/V plus their gradients on the wire). */
 static void attn_ring(prog *p, const dims *d, double mult)
 {
 	double block = 2.0 * d->b * d->s * d->kv * d->e; /* K and V of s tokens */
+	bool backward = mult > 1.0;
+	if (!backward)
+		wl_mem(p, "cp_out_zero", d->e * d->T * d->qd);
+	else
+		wl_mem(p, "cp_kv_copy", 2.0 * d->e * 2.0 * d->T * d->kv);
 	for (int k = 0; k < d->cp; k++) {
 		if (k + 1 < d->cp) {
 			work_item *x = wl_push(p, WORK_ITEM_COMM, "cp_kv");
@@ -205,7 +247,12 @@ static void attn_ring(prog *p, const dims *d, double mult)
 		/* the step's queries meet 1/cp of the keys: its fixed work is 1/cp
 		 * of the rank's queries' */
 		p->v[p->n - 1].attn_qhd /= d->cp;
+		if (backward)
+			ring_merge_backward(p, d, k);
 	}
+	if (!backward)
+		for (int k = 0; k < d->cp; k++)
+			wl_mem(p, "cp_out_corr", (3.0 * d->e + 8.0) * d->T * d->qd * ring_q_share(d, k));
 }
 
 /* Q, K, V read and O written. */

@@ -517,10 +517,50 @@ static void test_fp8_casts(void)
 	CHECK(!find(it, n, "fc2_cast"));
 }
 
+/* Transformer Engine's ring-attention merges (layer.c ring_q_share /
+ * ring_kv_share): Llama 3 8B's shape at cp 2, the rank's s = 4096 tokens,
+ * qd = 4096, kv = 8 x 128 = 1024, e = 2. Forward: out zeroed, 2 T qd =
+ * 33,554,432; corrections (3e + 8) T qd x (1 + 3/4) = 14 x 16,777,216 x
+ * 1.75 = 411,041,792. Backward: K and V into the ring buffer, 2e 2 T kv =
+ * 33,554,432; dq 2e T qd + 3e T qd x 3/4 = 67,108,864 + 75,497,472 =
+ * 142,606,336; dkv (2 + 2) e 2 T kv + (2 + 3) e 2 T kv x 3/4 = 67,108,864 +
+ * 62,914,560 = 130,023,424. Without CP none of them. */
+static double bytes_named(const work_item *it, int n, const char *name)
+{
+	double b = 0;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(it[i].name, name))
+			b += it[i].bytes;
+	return b;
+}
+
+static void test_cp_merges(void)
+{
+	work_model m = llama2_7b();
+	m.kv_heads = 8;
+	work_item it[WORK_MAX_ITEMS];
+	work_shard sh = {.tp = 1, .micro_batch = 1, .seq = 4096, .dtype = HW_BF16, .flash = true,
+			 .cp = 2, .ep = 1, .flash_impl = HW_FLASH_CUDNN,
+			 .layer_code = WORK_LAYER_FUSED, .loss = WORK_LOSS_VOCAB_PARALLEL};
+	int n = work_layer_forward(&m, &sh, it);
+	CHECK(bytes_named(it, n, "cp_out_zero") == 33554432.0);
+	CHECK(bytes_named(it, n, "cp_out_corr") == 411041792.0);
+	n = work_layer_backward(&m, &sh, it);
+	CHECK(bytes_named(it, n, "cp_kv_copy") == 33554432.0);
+	CHECK(bytes_named(it, n, "cp_dq_acc") == 142606336.0);
+	CHECK(bytes_named(it, n, "cp_dkv_acc") == 130023424.0);
+	sh.cp = 1;
+	n = work_layer_forward(&m, &sh, it);
+	CHECK(bytes_named(it, n, "cp_out_corr") == 0.0);
+	n = work_layer_backward(&m, &sh, it);
+	CHECK(bytes_named(it, n, "cp_dq_acc") == 0.0);
+}
+
 int main(void)
 {
 	test_xent();
 	test_fp8_casts();
+	test_cp_merges();
 	test_unfused();
 	test_params();
 	test_flops();
