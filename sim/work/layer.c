@@ -187,11 +187,53 @@ static double attn_flops(const dims *d)
 }
 
 
+/* Transformer Engine's ring attention merges the steps' partial results in
+ * separate memory-bound kernels (AttnFuncWithCP, transformer_engine/pytorch/
+ * attention.py at NVIDIA/TransformerEngine 7d576ed2, the TE of NeMo 24.07's
+ * Dockerfile.ci; e bytes per element of q's 16-bit dtype, T = b s the
+ * rank's tokens, causal load balancing: rank r holds chunks r and 2cp-1-r).
+ * Forward (lines 829-890): out = zeros (write e T qd); after the steps, per
+ * step k an out correction, out.add_(out_k * exp(lse_k - lse)) in eager
+ * PyTorch: read out_k (e), write the fp32 product (4), read it (4) and out
+ * (e), write out (e): 3e + 8 bytes per element of out_k, which is all of
+ * the rank's queries at k = 0 and for ranks r >= k (the received chunks
+ * precede both local ones), the second half for r < k: averaged over the
+ * ranks, a fraction 1 - k/(2 cp). Backward (lines 975-1360): K and V copied
+ * into the ring buffer (read and write 2 T kv), then per step dq
+ * accumulated (copy at k = 0: 2e, add_: 3e per element, the same fraction
+ * of T qd) and the step's dK, dV concatenated (read and write, 2e) and
+ * accumulated into the travelling dkv (2e at k = 0, else 3e) over 2 T kv
+ * times the fraction of the keys the step saw: all at k = 0 and for r < k,
+ * the first half for r >= k: 1/2 + k/(2 cp). The lse corrections (T a
+ * values) are not charged. */
+static double ring_q_share(const dims *d, int k)
+{
+	return k == 0 ? 1.0 : 1.0 - (double)k / (2.0 * d->cp);
+}
+
+static double ring_kv_share(const dims *d, int k)
+{
+	return k == 0 ? 1.0 : 0.5 + (double)k / (2.0 * d->cp);
+}
+
+static void ring_merge_backward(prog *p, const dims *d, int k)
+{
+	double first = k == 0 ? 2.0 : 3.0;
+	double q = d->T * d->qd * ring_q_share(d, k), kv = 2.0 * d->T * d->kv * ring_kv_share(d, k);
+	wl_mem(p, "cp_dq_acc", first * d->e * q);
+	wl_mem(p, "cp_dkv_acc", (2.0 + first) * d->e * kv);
+}
+
 /* The attention core as cp ring steps (see work.h); `mult` is 1 forward, 2
  * backward (twice the FLOPs and K/V plus their gradients on the wire). */
 static void attn_ring(prog *p, const dims *d, double mult)
 {
 	double block = 2.0 * d->b * d->s * d->kv * d->e; /* K and V of s tokens */
+	bool backward = mult > 1.0;
+	if (!backward)
+		wl_mem(p, "cp_out_zero", d->e * d->T * d->qd);
+	else
+		wl_mem(p, "cp_kv_copy", 2.0 * d->e * 2.0 * d->T * d->kv);
 	for (int k = 0; k < d->cp; k++) {
 		if (k + 1 < d->cp) {
 			work_item *x = wl_push(p, WORK_ITEM_COMM, "cp_kv");
@@ -205,7 +247,12 @@ static void attn_ring(prog *p, const dims *d, double mult)
 		/* the step's queries meet 1/cp of the keys: its fixed work is 1/cp
 		 * of the rank's queries' */
 		p->v[p->n - 1].attn_qhd /= d->cp;
+		if (backward)
+			ring_merge_backward(p, d, k);
 	}
+	if (!backward)
+		for (int k = 0; k < d->cp; k++)
+			wl_mem(p, "cp_out_corr", (3.0 * d->e + 8.0) * d->T * d->qd * ring_q_share(d, k));
 }
 
 /* Q, K, V read and O written. */
@@ -262,13 +309,22 @@ void wl_attn_core(prog *p, const dims *d, bool backward)
  * base.py grad_output_preprocess: the fused cast + transpose of the output
  * gradient): read 2 bytes, write 1 + 1, per element. Where a fused kernel
  * already writes the operand, it writes it in fp8 and nothing is added: the
- * norms before qkv and fc1 (layernorm_linear.py:244-263, with_quantized_norm)
- * and the activation before fc2 and its gradient before fc1's backward
- * (LayerNormMLP's fused activation and dactivation casts). What is left per
- * layer: the attention output before proj (T x qd), and the output
- * gradients of qkv (T x n), proj and fc2 (Tn x h each: with SP cast before
- * the all-gather). The weights' casts run once per step (plan/optim.c). MoE
- * experts' grouped GEMMs are not charged. */
+ * norms before qkv and fc1 (layernorm_linear.py:244-263, with_quantized_norm).
+ * The activation is not TE's: Megatron-Core's TE layer spec builds the MLP
+ * from its own MLP module with a TELayerNormColumnParallelLinear fc1 and a
+ * TERowParallelLinear fc2 (megatron/core/models/gpt/gpt_layer_specs.py:
+ * 110-120 at NVIDIA/Megatron-LM 338af514, the Megatron-Core of NeMo 24.07's
+ * Dockerfile.ci; still so at d98e8a64), whose activation is Megatron's
+ * jit-fused bias_swiglu / bias_gelu in 16 bits (transformer/mlp.py forward,
+ * fusions/fused_bias_swiglu.py): fc2 receives a 16-bit input and fc1's
+ * backward a 16-bit output gradient, each cast by TE like any other. What is
+ * left per layer: the attention output before proj (T x qd) and the
+ * activation before fc2 (T x f), and the output gradients of qkv (T x n),
+ * fc1 (T x fc1_n), proj and fc2 (Tn x h each: with SP cast before the
+ * all-gather). The weights' casts run once per step (plan/optim.c; Megatron
+ * passes is_first_microbatch so TE caches them: pipeline_parallel/
+ * schedules.py:198 at 338af514). MoE experts' grouped GEMMs are not
+ * charged. */
 static void fp8_cast(prog *p, const dims *d, const char *name, double elems)
 {
 	if (d->eg < 2.0)
@@ -295,6 +351,7 @@ static void mlp_forward(prog *p, const work_model *m, const dims *d, const char 
 	wl_comm_gather(p, d, "tp_ag2");
 	gemm(p, d, fc1, d->T, d->fc1_n, d->h);
 	wl_mem(p, "act", act_bytes(m, d));
+	fp8_cast(p, d, "fc2_cast", d->T * d->f);
 	gemm(p, d, fc2, d->T, d->h, d->f);
 	wl_comm_reduce(p, d, "tp_ar2", "tp_rs2");
 }
@@ -349,6 +406,7 @@ static void mlp_backward(prog *p, const work_model *m, const dims *d, const char
 	gemm_bwd_dgrad(p, d, fc2, d->T, d->h, d->f);
 	gemm_bwd_wgrad(p, d, fc2, d->T, d->h, d->f);
 	wl_mem(p, "act", 2.0 * act_bytes(m, d));
+	fp8_cast(p, d, "fc1_gcast", d->T * d->fc1_n);
 	gemm_bwd_dgrad(p, d, fc1, d->T, d->fc1_n, d->h);
 	wl_comm_reduce(p, d, "tp_ar2", "tp_rs2");
 	gemm_bwd_wgrad(p, d, fc1, d->T, d->fc1_n, d->h);

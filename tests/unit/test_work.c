@@ -480,7 +480,11 @@ static void test_xent(void)
  * 2, write row-wise and column-wise fp8). Forward: the attention output
  * before proj, 4 T qd = 12,582,912. Backward: fc2's and proj's output
  * gradients on the SP shard, 4 Tn h = 12,582,912 each, qkv's 4 T n =
- * 37,748,736. In bf16 none of them. */
+ * 37,748,736. Megatron-Core's own activation between TE's fc1 and fc2
+ * (layer.c): fc2's 16-bit input, 4 T f/t = 4 x 2048 x 6144 = 50,331,648, and
+ * fc1's output gradient, the same for GeLU (fc1_n = f/t) and twice that,
+ * 100,663,296, for SwiGLU (gate and up: fc1_n = 2 f/t). In bf16 none of
+ * them. */
 static void test_fp8_casts(void)
 {
 	work_model g = gpt3();
@@ -490,22 +494,73 @@ static void test_fp8_casts(void)
 	int n = work_layer_forward(&g, &sh, it);
 	const work_item *x = find(it, n, "proj_cast");
 	CHECK(x && x->bytes == 12582912.0);
+	x = find(it, n, "fc2_cast");
+	CHECK(x && x->bytes == 50331648.0);
 	n = work_layer_backward(&g, &sh, it);
+	x = find(it, n, "fc1_gcast");
+	CHECK(x && x->bytes == 50331648.0);
 	x = find(it, n, "fc2_gcast");
 	CHECK(x && x->bytes == 12582912.0);
 	x = find(it, n, "proj_gcast");
 	CHECK(x && x->bytes == 12582912.0);
 	x = find(it, n, "qkv_gcast");
 	CHECK(x && x->bytes == 37748736.0);
+	g.act = WORK_ACT_SWIGLU;
+	n = work_layer_backward(&g, &sh, it);
+	x = find(it, n, "fc1_gcast");
+	CHECK(x && x->bytes == 100663296.0);
 	sh.dtype = HW_BF16;
 	n = work_layer_backward(&g, &sh, it);
-	CHECK(!find(it, n, "qkv_gcast") && !find(it, n, "fc2_gcast"));
+	CHECK(!find(it, n, "qkv_gcast") && !find(it, n, "fc2_gcast") &&
+	      !find(it, n, "fc1_gcast"));
+	n = work_layer_forward(&g, &sh, it);
+	CHECK(!find(it, n, "fc2_cast"));
+}
+
+/* Transformer Engine's ring-attention merges (layer.c ring_q_share /
+ * ring_kv_share): Llama 3 8B's shape at cp 2, the rank's s = 4096 tokens,
+ * qd = 4096, kv = 8 x 128 = 1024, e = 2. Forward: out zeroed, 2 T qd =
+ * 33,554,432; corrections (3e + 8) T qd x (1 + 3/4) = 14 x 16,777,216 x
+ * 1.75 = 411,041,792. Backward: K and V into the ring buffer, 2e 2 T kv =
+ * 33,554,432; dq 2e T qd + 3e T qd x 3/4 = 67,108,864 + 75,497,472 =
+ * 142,606,336; dkv (2 + 2) e 2 T kv + (2 + 3) e 2 T kv x 3/4 = 67,108,864 +
+ * 62,914,560 = 130,023,424. Without CP none of them. */
+static double bytes_named(const work_item *it, int n, const char *name)
+{
+	double b = 0;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(it[i].name, name))
+			b += it[i].bytes;
+	return b;
+}
+
+static void test_cp_merges(void)
+{
+	work_model m = llama2_7b();
+	m.kv_heads = 8;
+	work_item it[WORK_MAX_ITEMS];
+	work_shard sh = {.tp = 1, .micro_batch = 1, .seq = 4096, .dtype = HW_BF16, .flash = true,
+			 .cp = 2, .ep = 1, .flash_impl = HW_FLASH_CUDNN,
+			 .layer_code = WORK_LAYER_FUSED, .loss = WORK_LOSS_VOCAB_PARALLEL};
+	int n = work_layer_forward(&m, &sh, it);
+	CHECK(bytes_named(it, n, "cp_out_zero") == 33554432.0);
+	CHECK(bytes_named(it, n, "cp_out_corr") == 411041792.0);
+	n = work_layer_backward(&m, &sh, it);
+	CHECK(bytes_named(it, n, "cp_kv_copy") == 33554432.0);
+	CHECK(bytes_named(it, n, "cp_dq_acc") == 142606336.0);
+	CHECK(bytes_named(it, n, "cp_dkv_acc") == 130023424.0);
+	sh.cp = 1;
+	n = work_layer_forward(&m, &sh, it);
+	CHECK(bytes_named(it, n, "cp_out_corr") == 0.0);
+	n = work_layer_backward(&m, &sh, it);
+	CHECK(bytes_named(it, n, "cp_dq_acc") == 0.0);
 }
 
 int main(void)
 {
 	test_xent();
 	test_fp8_casts();
+	test_cp_merges();
 	test_unfused();
 	test_params();
 	test_flops();
