@@ -586,7 +586,9 @@ static void add_term(plan_mem_peak *out, plan_mem cat, double bytes, const char 
 
 static const char *policy_name(const plan_scenario *s)
 {
-	static const char *const n[] = {"mixed", "amp", "pure"};
+	static const char *const n[] = {"mixed policy", "amp policy", "pure policy"};
+	if (s->dtype == HW_FP32 || s->dtype == HW_TF32)
+		return "fp32 training"; /* no 16-bit copy, whatever the policy */
 	return n[s->train.policy];
 }
 
@@ -602,7 +604,7 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 	snprintf(c, sizeof c, "%.0f", w->shards);
 	bool fz = s->train.frozen_layers > 0;
 	add(o, PLAN_MEM_WEIGHTS, w->weights, lora || fz ? "trained weights" : "weights",
-	    "%s params x %.4g B (%s policy)%s%s%s", qty(b->train, a, sizeof a), b->w,
+	    "%s params x %.4g B (%s)%s%s%s", qty(b->train, a, sizeof a), b->w,
 	    policy_name(s), sh, *sh ? " " : "", *sh ? c : "");
 	static const char *const base[] = {
 	        "", "16-bit", "fp32", "NF4", "NF4, double-quantised", "GPTQ int4", "int8"};
