@@ -345,5 +345,20 @@ int campaign_setup(const plan_scenario *s, const exec_result *r, const campaign_
 		   : c.seed >= 0     ? (uint64_t)c.seed
 				     : s->seed;
 	power(s, r, in);
+	/* The Monte Carlo's work is its failures: draws x (expected wall time x
+	 * the job's failure rate) (mc.c). Past 2e8 of them (a minute or more on
+	 * one core) the answer would take hours: refused up front, naming what
+	 * to change, rather than a run that looks hung. */
+	double fails = in->draws * campaign_expected_wall(in) * in->rate_s;
+	if (!(fails <= 2e8)) {
+		sim_diag_error(diag, conf_root_path(s->doc), 0,
+			       "the campaign would draw about %.3g failures (%d draws x %.3g each: "
+			       "%.3g steps of %.3g s, a failure every %.3g h): more than the 2e8 "
+			       "the Monte Carlo takes; train on fewer tokens or steps, on fewer "
+			       "GPUs, or with fewer draws",
+			       fails, in->draws, fails / (in->draws > 0 ? in->draws : 1), in->steps,
+			       in->step_s, in->rate_s > 0 ? 1 / in->rate_s / 3600 : INFINITY);
+		return SIM_ECONF;
+	}
 	return SIM_OK;
 }

@@ -223,10 +223,16 @@ static int serve_main(int argc, char **argv, bool explain)
 			fprintf(stderr, "podsim: stored as serving run %lld in %s\n", (long long)id,
 				db_path(&o));
 		fprintf(stderr, "podsim: simulated in %.3f s\n", r.wall_s);
+	} else if (rc == SIM_ERANGE) { /* bad input: the stream outlasts the clock */
+		fprintf(stderr,
+			"%s: error: the request stream or an iteration runs past the simulator's "
+			"clock (%.0f days in int64 picoseconds): check [serve] rate and requests, "
+			"the trace's times, and the GPU's peaks\n",
+			o.file, sim_time_to_s(SIM_TIME_HORIZON) / 86400);
 	} else if (sim_diag_error_count(d) == 0) {
 		fprintf(stderr, "podsim: error: %s\n", sim_strerror(rc));
 	}
-	int status = rc == SIM_OK ? 0 : rc == SIM_ECONF ? EXIT_INPUT : 1;
+	int status = rc == SIM_OK ? 0 : rc == SIM_ECONF || rc == SIM_ERANGE ? EXIT_INPUT : 1;
 	serve_scenario_free(s);
 	sim_diag_free(d);
 	return status;

@@ -76,6 +76,7 @@ typedef struct sim {
 		      * reserves it: the engine cannot know a request's length) */
 	int64_t preemptions, iterations, prompt_tokens, output_tokens;
 	bool oom;
+	bool past_clock; /* an arrival or an iteration past SIM_TIME_HORIZON */
 	FILE *trace; /* Chrome trace events, or NULL */
 	double block_bytes; /* one KV block on one GPU */
 	double swapped;     /* bytes per GPU swapped, both ways */
@@ -203,13 +204,19 @@ static void on_arrival(sim_engine *eng, void *ctx, uint64_t arg)
 		return;
 	sim_time next = sim_engine_now(eng);
 	if (s->arrivals == SERVE_POISSON)
-		next += sim_time_from_s(-log(1.0 - sim_rng_uniform(m->rng)) / s->rate);
+		next = sim_time_add_sat(
+			next, sim_time_from_s(-log(1.0 - sim_rng_uniform(m->rng)) / s->rate));
 	else if (s->arrivals == SERVE_GAMMA) {
 		double k = 1.0 / (s->burstiness * s->burstiness);
-		next += sim_time_from_s(serve_gamma_draw(m->rng, k) / (k * s->rate));
+		next = sim_time_add_sat(next,
+					sim_time_from_s(serve_gamma_draw(m->rng, k) / (k * s->rate)));
 	}
 	else
 		next = sim_time_from_s(s->trace_t[m->issued]);
+	if (next >= SIM_TIME_HORIZON) { /* the stream outlasts the clock: bad input */
+		m->past_clock = true;
+		return;
+	}
 	if (!sim_engine_schedule(eng, next, 1, on_arrival, m, 0))
 		m->oom = true;
 }
@@ -424,6 +431,10 @@ static void start_iteration(sim *m, int ri)
 		r->kv_peak = used;
 	m->iterations++;
 	sim_time now = sim_engine_now(m->eng), dur = sim_time_from_s(dt);
+	if (sim_time_add_sat(now, dur) >= SIM_TIME_HORIZON) {
+		m->past_clock = true;
+		return;
+	}
 	r->iter_start = now;
 	if (m->trace)
 		trace_iteration(m, ri, &b, now, dt, used);
@@ -674,7 +685,7 @@ int serve_run_trace(const serve_scenario *s, serve_result *out, FILE *trace, sim
 				m.oom = true;
 		}
 		sim_engine_run(m.eng, SIM_TIME_MAX);
-		rc = m.oom ? SIM_ENOMEM : SIM_OK;
+		rc = m.oom ? SIM_ENOMEM : m.past_clock ? SIM_ERANGE : SIM_OK;
 	}
 	if (rc == SIM_OK) {
 		snprintf(out->name, sizeof out->name, "%s", s->name);
