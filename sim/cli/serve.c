@@ -171,6 +171,11 @@ static int serve_main(int argc, char **argv, bool explain)
 	int rc = parse(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	/* outputs checked before any work, as every command does (cli.h) */
+	const char *outs[] = {o.trace, o.html};
+	if (!o.explain && !o.print_config &&
+	    (!cli_outputs_ok(outs, 2) || (!o.no_db && !o.capacity && !cli_db_ok(db_path(&o)))))
+		return EXIT_INPUT;
 	sim_diag *d = sim_diag_new();
 	serve_scenario *s = NULL;
 	rc = d ? serve_scenario_load(o.file, o.sets, o.nsets, d, &s) : SIM_ENOMEM;

@@ -214,6 +214,9 @@ int cli_train(int argc, char **argv)
 		fputs(usage, stdout);
 		return 0;
 	}
+	/* outputs checked before any work, as every command does (cli.h) */
+	if (!cli_outputs_ok(&o.html, 1) || (!o.no_db && !cli_db_ok(db_path(&o))))
+		return EXIT_INPUT;
 	sim_diag *d = sim_diag_new();
 	plan_scenario *s = NULL;
 	rc = d ? plan_scenario_load(o.file, o.sets, (size_t)o.nsets, d, &s) : SIM_ENOMEM;

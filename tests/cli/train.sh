@@ -77,15 +77,16 @@ n=$("$podsim" sweep "$T" --vary cluster.nodes=1024,2048 --top 2 --no-db --json 2
 	python3 -c 'import json, sys; print(sum("campaign_expected_days" in p for p in json.load(sys.stdin)["plans"]))')
 [ "$n" = 2 ] || bad "f) sweep --json: $n plans with campaign_expected_days (well-formed JSON), want 2"
 
-# g) --html: a well-formed page with the timeline and the histogram; an
-# unwritable path is a runtime error (exit 1) that leaves nothing behind
+# g) --html: a well-formed page with the timeline and the histogram; a page
+# in a missing folder is bad input found before any work (exit 2, as every
+# command's outputs), and nothing is left behind
 t --no-db --html "$tmp/c.html" >/dev/null || bad "g) train --html failed"
 if command -v xmllint >/dev/null; then xmllint --noout "$tmp/c.html" || bad "g) page not well-formed"; fi
 for w in "One campaign (the first draw)" "Goodput over 200 campaigns" "Where the time goes"; do
 	grep -qF "$w" "$tmp/c.html" || bad "g) page lacks '$w'"
 done
 t --no-db --html "$tmp/nodir/c.html" >/dev/null
-[ $? = 1 ] || bad "g) unwritable --html: want exit 1"
+[ $? = 2 ] || bad "g) --html in a missing folder: want exit 2"
 [ -e "$tmp/nodir" ] && bad "g) something was left behind"
 
 # d) usage errors: exit 2, nothing stored
