@@ -6,6 +6,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define EXIT_INPUT 2
 #define MAX_SETS 256
@@ -115,24 +117,57 @@ static const char *db_path(const opts *o)
 	return env && *env ? env : STORE_DEFAULT_PATH;
 }
 
+/* The progress line on a terminal: shown once a run has taken a second, then
+ * at most every tenth of a second (serve_run_progress calls it every 1,000
+ * finished requests). */
+typedef struct progress {
+	struct timespec t0;
+	double last;
+	bool shown;
+} progress;
+
+static double since(const struct timespec *t0)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+static void on_progress(int done, int total, void *ctx)
+{
+	progress *p = ctx;
+	double el = since(&p->t0);
+	if (el < 1.0 || (el - p->last < 0.1 && done < total))
+		return;
+	p->last = el;
+	p->shown = true;
+	double eta = done > 0 ? el * (total - done) / done : 0;
+	fprintf(stderr, "\rpodsim serve: %d/%d requests  %.0f s  ETA %.0f s   ", done, total, el,
+		eta);
+	if (done == total)
+		fputc('\n', stderr);
+}
+
 typedef struct traced {
 	const serve_scenario *s;
 	serve_result *r;
 	sim_diag *d;
 	int rc;
+	progress *pr; /* NULL: no progress line */
 } traced;
 
 static int fill_trace(FILE *f, void *ctx)
 {
 	traced *t = ctx;
-	t->rc = serve_run_trace(t->s, t->r, f, t->d);
+	t->rc = serve_run_progress(t->s, t->r, f, t->pr ? on_progress : NULL, t->pr, t->d);
 	return t->rc;
 }
 
 /* --trace: the run writes FILE.tmp, renamed into place when complete. */
-static int run_traced(const opts *o, const serve_scenario *s, serve_result *r, sim_diag *d)
+static int run_traced(const opts *o, const serve_scenario *s, serve_result *r, sim_diag *d,
+		      progress *pr)
 {
-	traced t = {s, r, d, SIM_OK};
+	traced t = {s, r, d, SIM_OK, pr};
 	int rc = sim_write_atomic(o->trace, fill_trace, &t);
 	if (rc != SIM_OK && t.rc == SIM_OK)
 		fprintf(stderr, "%s: error: cannot write the trace\n", o->trace);
@@ -210,7 +245,13 @@ static int serve_main(int argc, char **argv, bool explain)
 	}
 	serve_result r;
 	int64_t id = 0;
-	rc = o.trace ? run_traced(&o, s, &r, d) : serve_run(s, &r, d);
+	progress pr = {{0, 0}, 0, false};
+	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
+	progress *pp = isatty(fileno(stderr)) ? &pr : NULL;
+	rc = o.trace ? run_traced(&o, s, &r, d, pp)
+		     : serve_run_progress(s, &r, NULL, pp ? on_progress : NULL, pp, d);
+	if (pr.shown && rc != SIM_OK) /* the line ends at the last request; not here */
+		fputc('\n', stderr);
 	if (rc == SIM_OK)
 		rc = store_it(&o, s, &r, &id, d);
 	sim_diag_print(d, stderr);

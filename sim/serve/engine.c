@@ -77,6 +77,8 @@ typedef struct sim {
 	int64_t preemptions, iterations, prompt_tokens, output_tokens;
 	bool oom;
 	bool past_clock; /* an arrival or an iteration past SIM_TIME_HORIZON */
+	serve_progress_fn progress; /* NULL: none */
+	void *progress_ctx;
 	FILE *trace; /* Chrome trace events, or NULL */
 	double block_bytes; /* one KV block on one GPU */
 	double swapped;     /* bytes per GPU swapped, both ways */
@@ -454,6 +456,8 @@ static bool emit(sim *m, req *q, sim_time now)
 		return false;
 	q->done = now;
 	m->completed++;
+	if (m->progress && (m->completed % 1000 == 0 || m->completed == m->nreq))
+		m->progress(m->completed, m->nreq, m->progress_ctx);
 	return true;
 }
 
@@ -659,12 +663,20 @@ void serve_price(const serve_scenario *s, serve_result *out)
 
 int serve_run_trace(const serve_scenario *s, serve_result *out, FILE *trace, sim_diag *diag)
 {
+	return serve_run_progress(s, out, trace, NULL, NULL, diag);
+}
+
+int serve_run_progress(const serve_scenario *s, serve_result *out, FILE *trace,
+		       serve_progress_fn fn, void *ctx, sim_diag *diag)
+{
 	(void)diag;
 	clock_t c0 = clock();
 	memset(out, 0, sizeof *out);
 	sim m;
 	int rc = sim_init(&m, s);
 	m.trace = trace;
+	m.progress = fn;
+	m.progress_ctx = ctx;
 	if (trace) {
 		fprintf(trace, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
 			       "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":"

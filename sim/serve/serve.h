@@ -208,6 +208,12 @@ int serve_run(const serve_scenario *s, serve_result *out, sim_diag *diag);
  * prefill tokens and batch in args), and counters of KV blocks in use,
  * running and waiting requests at each iteration's start. Times in us. */
 int serve_run_trace(const serve_scenario *s, serve_result *out, FILE *trace, sim_diag *diag);
+/* Progress of a long run: fn(done, total, ctx) every 1,000 finished requests
+ * and at the last (the cli's progress line on a terminal). trace as above,
+ * NULL for none; fn NULL for no progress. */
+typedef void (*serve_progress_fn)(int done, int total, void *ctx);
+int serve_run_progress(const serve_scenario *s, serve_result *out, FILE *trace,
+                       serve_progress_fn fn, void *ctx, sim_diag *diag);
 
 void serve_print_text(FILE *out, const serve_result *r, int64_t id);
 void serve_print_json(FILE *out, const serve_result *r, int64_t id);
