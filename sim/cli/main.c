@@ -468,6 +468,8 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "podsim: simulated in %.3f s\n", r->wall_s);
 	} else if (rc == SIM_ERANGE && r && r->error[0]) { /* bad input: the clock */
 		fprintf(stderr, "%s: error: %s\n", pos[0], r->error);
+	} else if (r && r->error[0] && !told && rc != SIM_EIO) { /* the builder said why */
+		fprintf(stderr, "podsim: error: %s\n", r->error);
 	} else if (!told && rc != SIM_EIO) { /* run_views told of its EIO */
 		fprintf(stderr, "podsim: error: %s\n", sim_strerror(rc));
 	}

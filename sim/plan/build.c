@@ -70,6 +70,7 @@ struct layer_prog;
 
 typedef struct builder {
 	const plan_scenario *s;
+	int *comm_err; /* the first collective the network models could not time */
 	plan_graph *g;
 	work_shard sh;
 	net_group tp, dp, pp, cp, ep;
@@ -127,9 +128,13 @@ net_coll plan_comm_coll(work_comm c)
 static int comm_cost(const builder *b, net_coll coll, const net_group *grp, double bytes,
 		     net_cost *out)
 {
-	if (!b->flow)
-		return net_collective(&b->s->cluster, coll, grp, bytes, out);
-	return plan_netflow_cost(b->flow, coll, grp, grp->size, grp->stride, bytes, out);
+	int rc = !b->flow ? net_collective(&b->s->cluster, coll, grp, bytes, out)
+			  : plan_netflow_cost(b->flow, coll, grp, grp->size, grp->stride, bytes, out);
+	/* callers carry on with a zero cost; plan_build then fails the whole
+	 * graph rather than return a step with a free collective in it */
+	if (rc != SIM_OK && b->comm_err && *b->comm_err == SIM_OK)
+		*b->comm_err = rc;
+	return rc;
 }
 
 /* On a cluster with a measured spread, the seconds of a collective's time
@@ -1355,7 +1360,9 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 {
 	const plan_spec *p = &s->plan;
 	builder b = {0};
+	int comm_err = SIM_OK;
 	b.s = s;
+	b.comm_err = &comm_err;
 	b.m = plan_microbatches(p);
 	int cp = p->cp > 1 ? p->cp : 1;
 	b.sh = plan_shard(s);
@@ -1393,6 +1400,12 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 		for (int i = 0; i < p->pp; i++)
 			ids.emb_sync[i] = UINT32_MAX;
 		rc = build_all(&b, &ids, layer_end, dp_ids, lps);
+	}
+	if (rc == SIM_OK && comm_err != SIM_OK) {
+		rc = SIM_EINVAL;
+		if (why && len > 0)
+			snprintf(why, len, "a collective of the plan could not be timed by the "
+					   "network model (%s)", sim_strerror(comm_err));
 	}
 	if (rc == SIM_OK && (rc = plan_graph_horizon(b.g, why, len)) == SIM_ERANGE && why)
 		horizon_values(s, &b, b.g->tasks[b.g->longest].kind, why, len);
