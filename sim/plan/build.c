@@ -20,7 +20,7 @@
  * are reduce-scattered and the updated parameters all-gathered afterwards, or
  * with overlap_param_gather per bucket at the step start under the forward
  * (emit_param_gather). With tp_comm_overlap a sequence-parallel collective
- * and its GEMM run side by side (tp_overlap_at).
+ * and its GEMM run side by side (plan_tp_overlap).
  */
 #include "plan.h"
 
@@ -41,7 +41,7 @@ typedef struct seg {
 	int ovl;       /* tp_comm_overlap: +1 a TP collective that starts with the next
 			* compute task (all-gather before a GEMM), -1 one that starts
 			* with the previous one (reduce-scatter after a GEMM); the
-			* compute task after the pair waits for both (tp_overlap_at) */
+			* compute task after the pair waits for both (plan_tp_overlap) */
 	int launches;  /* compute tasks: the kernels they stand for */
 	sim_time lat;  /* collectives: their time at one byte, the latency (only
 			* when builder.latency is set: plan_microbatch_cost) */
@@ -229,8 +229,9 @@ static bool is_gemm(const work_item *x)
  * Only a TP all-gather directly before a GEMM, or a reduce-scatter directly
  * after one, with a kernel before the pair and something after it in the same
  * program (so the pair never begins or ends a chain or a layer). Returns +1,
- * -1 (seg.ovl) or 0 for item i. */
-static int tp_overlap_at(const builder *b, const work_item *it, int n, int i)
+ * -1 (seg.ovl) or 0 for item i (plan.h: the sweep's pre-screen times the
+ * same pairs). */
+int plan_tp_overlap(const plan_scenario *s, const work_item *it, int n, int i)
 {
 	if (it[i].kind != WORK_ITEM_COMM)
 		return 0;
@@ -239,7 +240,7 @@ static int tp_overlap_at(const builder *b, const work_item *it, int n, int i)
 	 * chunked: max(g, c), the task after both waiting for both */
 	if (it[i].beside && i + 1 < n && is_gemm(&it[i + 1]))
 		return 1;
-	if (!b->s->plan.tp_comm_overlap)
+	if (!s->plan.tp_comm_overlap)
 		return 0;
 	if (it[i].comm == WORK_COMM_ALLGATHER && i >= 1 && i + 2 < n &&
 	    it[i - 1].kind == WORK_ITEM_KERNEL && is_gemm(&it[i + 1]))
@@ -253,7 +254,7 @@ static int tp_overlap_at(const builder *b, const work_item *it, int n, int i)
 /* Append a program of work items to chain c: kernels merge into the open compute
  * task of kind `kind`; each TP collective closes it and adds a TP task. With
  * tp_comm_overlap a GEMM overlapped with its collective is a compute task of
- * its own (tp_overlap_at). */
+ * its own (plan_tp_overlap). */
 static void append_items(builder *b, chain *c, const work_item *it, int n, uint8_t kind,
 			 int16_t layer)
 {
@@ -269,8 +270,8 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 			uint8_t kind_c = ring ? PLAN_TASK_CP : ep ? PLAN_TASK_EP : PLAN_TASK_TP;
 			double net_s = comm_net_s(b, plan_comm_coll(it[i].comm), grp, it[i].comm_bytes,
 						  cost.time_s);
-			int ovl = tp_overlap_at(b, it, n, i);
-			if (ovl != 0 && !it[i].beside) { /* lengthened by one GEMM chunk: see tp_overlap_at */
+			int ovl = plan_tp_overlap(b->s, it, n, i);
+			if (ovl != 0 && !it[i].beside) { /* lengthened by one GEMM chunk: see plan_tp_overlap */
 				const work_item *gm = &it[i + ovl];
 				double gs = plan_kernel_time(&b->s->gpu, b->sh.dtype, gm) -
 					    b->s->gpu.framework_s;
@@ -308,8 +309,8 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		sim_time g = sim_time_from_s(k - nk * gpu->framework_s);
 		sim_time h = sim_time_from_s(nk * (gpu->launch_s + gpu->framework_s));
 		/* a GEMM beside an overlapped collective: a task of its own */
-		bool alone = (i >= 1 && tp_overlap_at(b, it, n, i - 1) == 1) ||
-			     (i + 1 < n && tp_overlap_at(b, it, n, i + 1) == -1);
+		bool alone = (i >= 1 && plan_tp_overlap(b->s, it, n, i - 1) == 1) ||
+			     (i + 1 < n && plan_tp_overlap(b->s, it, n, i + 1) == -1);
 		if (!open || alone || c->n == 0 || it[i].cp_step > 0) {
 			seg x = {0, 0, 0, kind, layer, 0, 0, 0, it[i].cp_step, 0, 0, 0, 0, 0};
 			chain_push(c, x);

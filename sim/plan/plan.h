@@ -813,6 +813,12 @@ int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int stage, in
  * net collective a work item's communication is. Shared by plan_build and the
  * sweep pre-screen. */
 double plan_kernel_time(const hw_gpu *gpu, hw_dtype t, const work_item *it);
+/* The GEMM a TP collective it[i] of a layer program runs beside: +1 the GEMM
+ * after it (an all-gather under tp_comm_overlap, or a collective the framework
+ * issues beside it, work_item.beside), -1 the GEMM before it (a reduce-scatter
+ * under tp_comm_overlap), 0 none: plan_build's overlapped pairs (build.c
+ * derives their time), which the sweep's pre-screen times alike. */
+int plan_tp_overlap(const plan_scenario *s, const work_item *it, int n, int i);
 net_coll plan_comm_coll(work_comm c);
 
 /* Bytes one rank sends to the next (or previous) stage per micro-batch: the

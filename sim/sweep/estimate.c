@@ -87,27 +87,6 @@ static bool is_wgrad(const work_item *it)
 	       strncmp(it->name, "attn", 4) != 0;
 }
 
-static bool is_gemm(const work_item *x)
-{
-	return x->kind == WORK_ITEM_KERNEL && x->kernel == WORK_KERNEL_GEMM;
-}
-
-/* With tp_comm_overlap, the GEMM a TP collective runs beside, as plan_build's
- * tp_overlap_at: +1 an all-gather and the column-parallel GEMM after it, -1 a
- * reduce-scatter and the row-parallel GEMM before it; 0 none. */
-static int tp_overlap(const plan_scenario *s, const work_item *it, int n, int i)
-{
-	if (!s->plan.tp_comm_overlap || it[i].kind != WORK_ITEM_COMM)
-		return 0;
-	if (it[i].comm == WORK_COMM_ALLGATHER && i >= 1 && i + 2 < n &&
-	    it[i - 1].kind == WORK_ITEM_KERNEL && is_gemm(&it[i + 1]))
-		return 1;
-	if (it[i].comm == WORK_COMM_REDUCESCATTER && i >= 2 && i + 1 < n &&
-	    it[i - 2].kind == WORK_ITEM_KERNEL && is_gemm(&it[i - 1]))
-		return -1;
-	return 0;
-}
-
 /* Sum a program; only_core keeps the attention core and its ring transfers
  * (what selective recomputation re-runs). Kernels between two blocking
  * collectives form a run that takes max(GPU, host), as plan_build's chains:
@@ -119,7 +98,6 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 {
 	const hw_gpu *gpu = &s->gpu;
 	double run_g = 0, run_h = 0;
-	int o;
 	for (int i = 0; i < n; i++) {
 		bool attn = !strncmp(it[i].name, "attn", 4);
 		if (it[i].kind == WORK_ITEM_COMM) {
@@ -138,15 +116,15 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			 * runs at 1 - interference while it does (exec's replay): a
 			 * pair of c and g takes max(c, g + i c), what it adds to the
 			 * GEMM max(c - g, i c) */
-			double gk = -1;
-			if (it[i].beside && i + 1 < n && it[i + 1].kind == WORK_ITEM_KERNEL)
-				gk = plan_kernel_time(gpu, sh->dtype, &it[i + 1]);
-			else if ((o = tp_overlap(s, it, n, i)) != 0) {
-				gk = plan_kernel_time(gpu, sh->dtype, &it[i + o]) - gpu->framework_s;
-				t += gk / g->tp.size;
-			}
-			if (gk >= 0)
+			int o = plan_tp_overlap(s, it, n, i);
+			if (o != 0) {
+				double gk = plan_kernel_time(gpu, sh->dtype, &it[i + o]);
+				if (!it[i].beside) { /* chunked: one chunk longer */
+					gk -= gpu->framework_s;
+					t += gk / g->tp.size;
+				}
 				t = fmax(t - gk, gpu->interference * t);
+			}
 			if (!ring) { /* a blocking collective ends the run */
 				p->comp_s += fmax(run_g, run_h);
 				run_g = run_h = 0;
