@@ -15,24 +15,9 @@
 
 #include <stdlib.h>
 
-typedef struct cand {
-	double est;
-	uint64_t index;
-} cand;
-
-/* The pre-screen's order: under a --max-sims cap the likeliest winners run */
-static int by_estimate(const void *a, const void *b)
+static int by_order(const void *a, const void *b)
 {
-	const cand *x = a, *y = b;
-	if (x->est != y->est)
-		return x->est < y->est ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static int by_index(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	return sweep_plan_order(*(const sweep_plan *const *)a, *(const sweep_plan *const *)b);
 }
 
 int sweep_exact_candidates(const sweep_screen_result *r, const uint64_t *done, size_t ndone,
@@ -40,44 +25,32 @@ int sweep_exact_candidates(const sweep_screen_result *r, const uint64_t *done, s
 {
 	*out = NULL;
 	*n = 0;
-	uint64_t *seen = malloc((ndone ? ndone : 1) * sizeof *seen);
-	if (!seen)
+	/* plans already simulated: skipped (one byte per plan of the space) */
+	bool *seen = calloc(r->nplans ? r->nplans : 1, sizeof *seen);
+	const sweep_plan **c = malloc((r->nplans ? r->nplans : 1) * sizeof *c);
+	if (!seen || !c) {
+		free(seen);
+		free(c);
 		return SIM_ENOMEM;
-	for (size_t i = 0; i < ndone; i++)
-		seen[i] = done[i];
-	if (ndone > 0)
-		qsort(seen, ndone, sizeof *seen, by_index);
-	size_t cap = 0, k = 0;
-	cand *c = NULL;
-	for (uint64_t i = 0; i < r->nplans; i++) {
-		const sweep_plan *p = &r->plans[i];
-		if (p->status != SWEEP_OK || !(p->est.bound_s < threshold) ||
-		    bsearch(&i, seen, ndone, sizeof *seen, by_index))
-			continue;
-		if (k == cap) {
-			size_t nc = cap ? 2 * cap : 64;
-			cand *t = realloc(c, nc * sizeof *c);
-			if (!t) {
-				free(c);
-				free(seen);
-				return SIM_ENOMEM;
-			}
-			c = t;
-			cap = nc;
-		}
-		c[k].est = p->est.step_s;
-		c[k++].index = i;
 	}
+	for (size_t i = 0; i < ndone; i++)
+		seen[done[i]] = true;
+	size_t k = 0;
+	for (uint64_t i = 0; i < r->nplans; i++)
+		if (r->plans[i].status == SWEEP_OK && r->plans[i].est.bound_s < threshold && !seen[i])
+			c[k++] = &r->plans[i];
 	free(seen);
-	if (k > 0) /* c is NULL when nothing qualified */
-		qsort(c, k, sizeof *c, by_estimate);
+	/* in the pre-screen's order: under a --max-sims cap the likeliest
+	 * winners run first */
+	if (k > 0)
+		qsort(c, k, sizeof *c, by_order);
 	uint64_t *o = malloc((k ? k : 1) * sizeof *o);
 	if (!o) {
 		free(c);
 		return SIM_ENOMEM;
 	}
 	for (size_t i = 0; i < k; i++)
-		o[i] = c[i].index;
+		o[i] = (uint64_t)(c[i] - r->plans); /* its place in r->plans */
 	free(c);
 	*out = o;
 	*n = k;

@@ -405,13 +405,17 @@ size_t sweep_plan_sets(const sweep_space *sp, const sweep_plan *p,
 	return n;
 }
 
-/* Order of fitting plans: estimated step time, then index. */
-static int by_estimate(const void *a, const void *b, const sweep_screen_result *r)
+/* The pre-screen's order of fitting plans: estimated step time, then index. */
+int sweep_plan_order(const sweep_plan *x, const sweep_plan *y)
 {
-	const sweep_plan *x = &r->plans[*(const uint64_t *)a], *y = &r->plans[*(const uint64_t *)b];
 	if (x->est.step_s != y->est.step_s)
 		return x->est.step_s < y->est.step_s ? -1 : 1;
 	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int by_estimate(const void *a, const void *b, const sweep_screen_result *r)
+{
+	return sweep_plan_order(&r->plans[*(const uint64_t *)a], &r->plans[*(const uint64_t *)b]);
 }
 
 size_t sweep_best(const sweep_screen_result *r, size_t k, uint64_t *out)

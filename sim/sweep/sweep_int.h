@@ -66,4 +66,8 @@ int sweep_screen_part(const sweep_space *sp, const plan_scenario *base, const ch
 void sweep_screen_recount(sweep_screen_result *r, const char (*reasons)[SWEEP_REASON_MAX],
                           const char (*examples)[SWEEP_REASON_MAX], uint64_t nparts);
 
+/* The pre-screen's order of fitting plans (estimated step, then index):
+ * sweep_best's, and the exact search's second round (exact.c). */
+int sweep_plan_order(const sweep_plan *x, const sweep_plan *y);
+
 #endif
