@@ -682,11 +682,9 @@ typedef struct sweep_run {
 	valid_refs *refs; /* bands and MFU ceilings (valid_refs_apply) */
 	int stopped;       /* the signal that stopped it (SIGINT, SIGTERM, SIGHUP) or 0 */
 	size_t past_clock; /* plans left out: their step passes the clock (SIM_ERANGE) */
-	/* the exact search (exact.c): first round rows [0, first), then the plans
-	 * whose bound is under the first round's best step, `threshold` */
-	bool exact, proven;
-	size_t first, left; /* left: candidates over --max-sims, not simulated */
-	double threshold;
+	/* the exact search (exact.c): first round rows [0, search.first), then
+	 * the plans whose bound is under the first round's best step */
+	search_info search;
 } sweep_run;
 
 /* Set by the stop handler (SIGINT, and SIGTERM and SIGHUP: SLURM's time
@@ -906,7 +904,7 @@ static int add_rows(sweep_run *w, const uint64_t *idx, size_t k, size_t base)
 		return 1;
 	for (size_t j = 0; j < k; j++) {
 		bool own = (base + j) % N == (size_t)w->o.shard;
-		if (!own && !w->exact)
+		if (!own && !w->search.exact)
 			continue;
 		sim_row *row = &w->rows[w->mine++];
 		row->plan = &w->sr.plans[idx[j]];
@@ -927,7 +925,7 @@ static int pick_rows(sweep_run *w)
 	size_t k = sweep_best(&w->sr, K, best);
 	int rc = add_rows(w, best, k, 0);
 	free(best);
-	w->first = w->mine;
+	w->search.first = w->mine;
 	return rc;
 }
 
@@ -945,39 +943,39 @@ static int second_round(sweep_run *w)
 	for (size_t i = 0; i < w->mine; i++)
 		if (w->rows[i].state > 0 && w->rows[i].r && w->rows[i].r->step_s < best)
 			best = w->rows[i].r->step_s;
-	w->threshold = sweep_par_min(&w->par, best);
+	w->search.threshold = sweep_par_min(&w->par, best);
 	uint64_t *done = malloc((w->mine ? w->mine : 1) * sizeof *done), *cand = NULL;
 	if (!done)
 		return SIM_ENOMEM;
 	for (size_t i = 0; i < w->mine; i++)
 		done[i] = w->rows[i].plan->index;
 	size_t n = 0;
-	int rc = isfinite(w->threshold)
-	                 ? sweep_exact_candidates(&w->sr, done, w->mine, w->threshold, &cand, &n)
+	int rc = isfinite(w->search.threshold)
+	                 ? sweep_exact_candidates(&w->sr, done, w->mine, w->search.threshold, &cand, &n)
 	                 : SIM_OK;
 	free(done);
 	if (rc != SIM_OK)
 		return rc;
 	size_t cap = (size_t)(w->o.max_sims ? w->o.max_sims : 2000), k = n < cap ? n : cap;
-	w->left = n - k;
+	w->search.left = n - k;
 	size_t from = w->mine;
-	if (add_rows(w, cand, k, w->first)) {
+	if (add_rows(w, cand, k, w->search.first)) {
 		free(cand);
 		return SIM_ENOMEM;
 	}
 	free(cand);
 	if (k > 0 && !w->o.json)
 		fprintf(stderr, "podsim sweep: exact search: %zu more plans have a lower bound under "
-		        "the best step so far (%.4f s)%s\n", k, w->threshold,
-		        w->left ? ", capped by --max-sims" : "");
+		        "the best step so far (%.4f s)%s\n", k, w->search.threshold,
+		        w->search.left ? ", capped by --max-sims" : "");
 	rc = simulate_range(w, from, w->mine);
-	w->proven = rc == SIM_OK && !interrupted && w->left == 0;
+	w->search.proven = rc == SIM_OK && !interrupted && w->search.left == 0;
 	return rc;
 }
 
 static int simulate_best(sweep_run *w)
 {
-	w->exact = !w->o.top && !w->f.top;
+	w->search.exact = !w->o.top && !w->f.top;
 	if (pick_rows(w))
 		return 1;
 	/* The pre-screen's best already past the clock: bad input, refused
@@ -1006,7 +1004,7 @@ static int simulate_best(sweep_run *w)
 		sigaction(stop_signals[i], &sa, &old[i]);
 	int rc = simulate_range(w, 0, w->mine);
 	interrupted = sweep_par_max(&w->par, interrupted);
-	if (rc == SIM_OK && w->exact && !interrupted)
+	if (rc == SIM_OK && w->search.exact && !interrupted)
 		rc = second_round(w);
 	compact(w);
 	for (size_t i = 0; i < NSTOP; i++)
@@ -1016,7 +1014,8 @@ static int simulate_best(sweep_run *w)
 		fprintf(stderr, "podsim sweep: error: %s\n", sim_strerror(rc));
 		return 1;
 	}
-	if ((w->stopped || w->exact || w->n < w->mine) && w->db) /* interrupted, plans left out, or a second round */
+	/* the record's count: interrupted, plans left out, or a second round */
+	if ((w->stopped || w->search.exact || w->n < w->mine) && w->db)
 		store_set_sweep_simulated(w->db, w->sweep_id, (int64_t)w->n, w->d);
 	if (w->n > 0) /* qsort wants a non-null array even when empty */
 		qsort(w->rows, w->n, sizeof *w->rows, by_step);
@@ -1164,19 +1163,18 @@ static int run_sweep(sweep_run *w)
 		return 128 + w->stopped;
 	}
 	double tau = rank_tau(w->rows, w->n);
-	search_info q = {w->exact, w->proven, w->first, w->left, w->threshold};
 	sweep_train t;
 	bool want_train = w->o.train && w->n > 0;
 	if (!w->o.json)
 		print_text(w->sp, &w->sr, w->rows, w->n, tau, w->sweep_id, w->o.shard,
-		           w->o.nshards, &q);
+		           w->o.nshards, &w->search);
 	if (want_train && train(w, &t))
 		return 1;
 	if ((rc = rank_days(w)))
 		return rc;
 	if (w->o.json)
 		print_json(w->sp, &w->sr, w->rows, w->n, tau, w->sweep_id, want_train ? &t : NULL,
-		           &q);
+		           &w->search);
 	if (w->o.html && write_html(w, tau))
 		return 1;
 	if (w->sweep_id > 0)
@@ -1187,7 +1185,7 @@ static int run_sweep(sweep_run *w)
 		                "(warnings above)\n");
 		return EXIT_INPUT;
 	}
-	return w->n > 0 || w->first == 0 || w->o.nshards > 1
+	return w->n > 0 || w->search.first == 0 || w->o.nshards > 1
 	               ? 0
 	               : (fprintf(stderr, "podsim sweep: no plan fits\n"), 1);
 }
