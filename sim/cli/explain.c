@@ -577,12 +577,11 @@ static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
 	 * (train.grad_compression: fp8 1 B, 1-bit Adam 1/8 B) */
 	double gb = plan_grad_wire_bytes(s, fp32 || p->fp32_grads ? 4 : 2);
 	/* only trained parameters are reduced: LoRA's adapters, the layers
-	 * above frozen_layers (plan_chunk_train) */
+	 * above frozen_layers (the stage budget's train) */
 	bool part = s->train.lora_rank > 0 || s->train.frozen_layers > 0;
-	double P = 0;
-	for (int c = 0; part && c < p->vpp; c++)
-		P += plan_chunk_train(s, 0, c);
-	double S = (part ? P : rank_params(s, 0)) * gb;
+	plan_budget bg;
+	plan_stage_budget(s, 0, &bg);
+	double S = (part ? bg.train : rank_params(s, 0)) * gb;
 	net_group grp;
 	net_group_make(&s->cluster, n, p->tp, &grp);
 	net_cost c;

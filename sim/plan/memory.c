@@ -556,11 +556,10 @@ void plan_dp_bytes(const plan_scenario *s, int stage, double *grad, double *weig
 	 * gathers every weight, frozen or not, for the compute. */
 	double tdense = params, texp = experts;
 	if (s->train.lora_rank > 0 || s->train.frozen_layers > 0) {
-		double t = 0;
-		for (int c = 0; c < p->vpp; c++)
-			t += plan_chunk_train(s, stage, c);
+		plan_budget bg; /* its train: the stage's trained parameters */
+		plan_stage_budget(s, stage, &bg);
 		texp = s->train.lora_rank > 0 ? 0 : experts;
-		tdense = t - texp;
+		tdense = bg.train - texp;
 	}
 	double gb = tdense * g / (gshard ? shards : 1) + texp * g / (gshard ? eshards : 1);
 	double wb = p->zero >= 3 ? params * w / shards + experts * w : tdense * w + texp * w;
