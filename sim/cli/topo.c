@@ -29,9 +29,7 @@ int cli_topo_load(const char *path, const char *const *sets, int nsets, topo_gra
 	conf_doc *doc = NULL;
 	net_cluster c;
 	*out = NULL;
-	int rc = d ? conf_load(path, d, &doc) : SIM_ENOMEM;
-	for (int i = 0; i < nsets && rc == SIM_OK; i++)
-		rc = conf_override(doc, sets[i], d);
+	int rc = d ? conf_load_set(path, sets, (size_t)(nsets > 0 ? nsets : 0), d, &doc) : SIM_ENOMEM;
 	if (rc == SIM_OK)
 		rc = net_cluster_from_conf(doc, &c, d);
 	if (d)

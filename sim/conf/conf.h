@@ -47,6 +47,11 @@ void conf_free(conf_doc *doc);
 /* Apply "section.key=value" (from --set). Adds or replaces the value; its
  * location becomes ("<command line>", 0). Malformed text is an error. */
 int conf_override(conf_doc *doc, const char *assignment, sim_diag *diag);
+/* conf_load, then conf_override for each of sets[0..n) in order (a
+ * scenario and the command line's --set): SIM_OK, or the first error with
+ * *out NULL. */
+int conf_load_set(const char *path, const char *const *sets, size_t n, sim_diag *diag,
+                  conf_doc **out);
 
 /* Raw lookup: the value string or NULL; loc (if non-NULL) gets its location. */
 const char *conf_get(const conf_doc *doc, const char *section, const char *key, conf_loc *loc);

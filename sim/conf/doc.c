@@ -291,3 +291,16 @@ int conf_check_sections(const conf_doc *doc, const char *const *known, sim_diag 
 	}
 	return n;
 }
+
+int conf_load_set(const char *path, const char *const *sets, size_t n, sim_diag *diag,
+		  conf_doc **out)
+{
+	int rc = conf_load(path, diag, out);
+	for (size_t i = 0; rc == SIM_OK && i < n; i++)
+		rc = conf_override(*out, sets[i], diag);
+	if (rc != SIM_OK) {
+		conf_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}

@@ -95,6 +95,12 @@ void plan_strides(const plan_spec *p, int stride[PLAN_DIMS]);
 
 extern const conf_key plan_spec_keys[];    /* [parallel] */
 extern const size_t plan_spec_nkeys;
+/* [scenario]: what plan_scenario_keys read (serving scenarios share it). */
+typedef struct plan_head {
+	char name[CONF_STR_MAX];
+	char description[CONF_STR_MAX];
+	int seed;
+} plan_head;
 extern const conf_key plan_scenario_keys[]; /* [scenario] */
 extern const size_t plan_scenario_nkeys;
 extern const conf_key plan_train_keys[];    /* [train] */

@@ -78,19 +78,13 @@ const conf_key plan_spec_keys[] = {
 };
 const size_t plan_spec_nkeys = sizeof plan_spec_keys / sizeof plan_spec_keys[0];
 
-typedef struct scen_head {
-	char name[CONF_STR_MAX];
-	char description[CONF_STR_MAX];
-	int seed;
-} scen_head;
-
 const conf_key plan_scenario_keys[] = {
-	{"name", CONF_STR, SIM_UNIT_NONE, 0, 0, NULL, NULL, offsetof(scen_head, name),
+	{"name", CONF_STR, SIM_UNIT_NONE, 0, 0, NULL, NULL, offsetof(plan_head, name),
 	 "scenario name"},
 	{"description", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL,
-	 offsetof(scen_head, description), "one line shown in reports"},
-	{"seed", CONF_INT, SIM_UNIT_NONE, 0, 2147483647, "1", NULL, offsetof(scen_head, seed),
-	 "random seed (jitter, stragglers)"},
+	 offsetof(plan_head, description), "one line shown in reports"},
+	{"seed", CONF_INT, SIM_UNIT_NONE, 0, 2147483647, "1", NULL, offsetof(plan_head, seed),
+	 "random seed (jitter, stragglers; serving: arrivals and lengths)"},
 };
 
 /* Training precisions, in the order of their hw_dtype. */
@@ -219,7 +213,7 @@ static const char *const known_sections[] = {"scenario", "model",    "gpu",     
 /* Read every section; keep going after errors so several are reported. */
 static int read_sections(plan_scenario *s, sim_diag *diag)
 {
-	scen_head head;
+	plan_head head;
 	scen_train train;
 	int rc = SIM_OK;
 	if (conf_check_sections(s->doc, known_sections, diag) > 0)
@@ -303,10 +297,7 @@ int plan_scenario_load(const char *path, const char *const *overrides, size_t no
 	plan_scenario *s = calloc(1, sizeof *s);
 	if (!s)
 		return SIM_ENOMEM;
-	int rc = conf_load(path, diag, &s->doc);
-	for (size_t i = 0; rc == SIM_OK && i < noverrides; i++)
-		if (conf_override(s->doc, overrides[i], diag) != SIM_OK)
-			rc = SIM_ECONF;
+	int rc = conf_load_set(path, overrides, noverrides, diag, &s->doc);
 	return finish(s, rc, diag, out);
 }
 

@@ -117,21 +117,6 @@ const conf_key serve_engine_keys[] = {
 };
 const size_t serve_engine_nkeys = sizeof serve_engine_keys / sizeof serve_engine_keys[0];
 
-typedef struct scen_head {
-	char name[CONF_STR_MAX];
-	char description[CONF_STR_MAX];
-	int seed;
-} scen_head;
-
-static const conf_key head_keys[] = {
-	{"name", CONF_STR, SIM_UNIT_NONE, 0, 0, NULL, NULL, offsetof(scen_head, name),
-	 "scenario name"},
-	{"description", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL, offsetof(scen_head, description),
-	 "one line shown in reports"},
-	{"seed", CONF_INT, SIM_UNIT_NONE, 0, 2147483647, "1", NULL, offsetof(scen_head, seed),
-	 "random seed (arrivals, lengths)"},
-};
-
 static const char *const known_sections[] = {"scenario", "model", "gpu",    "node",
 					     "cluster",  "serve", "engine", "framework", NULL};
 
@@ -164,14 +149,14 @@ int serve_len_max(serve_len_dist dist, int mean)
 
 static int read_sections(serve_scenario *s, sim_diag *d)
 {
-	scen_head head;
+	plan_head head;
 	serve_conf c;
 	engine_conf e;
 	int rc = SIM_OK;
 	if (conf_check_sections(s->doc, known_sections, d) > 0)
 		rc = SIM_ECONF;
-	if (conf_read(s->doc, "scenario", head_keys, sizeof head_keys / sizeof head_keys[0], &head,
-		      false, d) != SIM_OK)
+	if (conf_read(s->doc, "scenario", plan_scenario_keys, plan_scenario_nkeys, &head, false,
+		      d) != SIM_OK)
 		rc = SIM_ECONF;
 	if (conf_read(s->doc, "serve", serve_keys, serve_nkeys, &c, false, d) != SIM_OK)
 		rc = SIM_ECONF;
@@ -359,10 +344,7 @@ int serve_scenario_load(const char *path, const char *const *overrides, size_t n
 	serve_scenario *s = calloc(1, sizeof *s);
 	if (!s)
 		return SIM_ENOMEM;
-	int rc = conf_load(path, diag, &s->doc);
-	for (size_t i = 0; rc == SIM_OK && i < noverrides; i++)
-		if (conf_override(s->doc, overrides[i], diag) != SIM_OK)
-			rc = SIM_ECONF;
+	int rc = conf_load_set(path, overrides, noverrides, diag, &s->doc);
 	return finish(s, rc, diag, out);
 }
 
