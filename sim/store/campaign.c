@@ -91,10 +91,7 @@ static int put_campaign(store *s, int64_t run_id, const campaign_result *c, int6
 	if (store_prepare(s, sql, &st, diag))
 		return SIM_EDB;
 	char created[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	if (!gmtime_r(&now, &tm) || !strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(created, sizeof created, "unknown");
+	store_utc_now(created);
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_text(st, 2, created, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 3, in->reliability, -1, SQLITE_TRANSIENT);

@@ -38,14 +38,6 @@ const char store_serve_ddl[] =
 	" mean_s REAL, p50_s REAL, p90_s REAL, p99_s REAL, max_s REAL,"
 	" PRIMARY KEY (run_id, metric));";
 
-static int fail(store *s, sim_diag *diag, const char *what)
-{
-	sim_diag_error(diag, s->path, 0, "%s: %s", what, sqlite3_errmsg(s->db));
-	if (!sqlite3_get_autocommit(s->db))
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	return SIM_EDB;
-}
-
 static int put_head(store *s, const char *text, const store_serve_run *r, int64_t *id,
 		    sim_diag *diag)
 {
@@ -58,14 +50,11 @@ static int put_head(store *s, const char *text, const store_serve_run *r, int64_
 		" kv_blocks, weights_bytes, kv_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
 		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	char created[32], hash[17];
-	time_t now = time(NULL);
-	struct tm tm;
-	if (!gmtime_r(&now, &tm) || !strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(created, sizeof created, "unknown");
+	store_utc_now(created);
 	sim_hash_hex(sim_hash64(text, strlen(text)), hash);
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return fail(s, diag, "cannot store the serving run");
+		return store_fail(s, diag, "cannot store the serving run");
 	int i = 1;
 	sqlite3_bind_text(st, i++, created, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, i++, PODSIM_VERSION, -1, SQLITE_STATIC);
@@ -96,7 +85,7 @@ static int put_head(store *s, const char *text, const store_serve_run *r, int64_
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return fail(s, diag, "cannot store the serving run");
+		return store_fail(s, diag, "cannot store the serving run");
 	*id = sqlite3_last_insert_rowid(s->db);
 	return SIM_OK;
 }
@@ -106,15 +95,15 @@ int store_put_serve(store *s, const char *scenario_text, const store_serve_run *
 {
 	*id = 0;
 	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-		return fail(s, diag, "cannot lock the database");
-	int64_t rid;
+		return store_fail(s, diag, "cannot lock the database");
+	int64_t rid = 0;
 	if (put_head(s, scenario_text, r, &rid, diag) != SIM_OK)
 		return SIM_EDB;
 	static const char sql[] = "INSERT INTO serve_latency (run_id, metric, mean_s, p50_s, p90_s,"
 				  " p99_s, max_s) VALUES (?, ?, ?, ?, ?, ?, ?)";
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return fail(s, diag, "cannot store the serving run");
+		return store_fail(s, diag, "cannot store the serving run");
 	static const char *const names[3] = {"ttft", "tpot", "e2e"};
 	for (int k = 0; k < 3; k++) {
 		sqlite3_bind_int64(st, 1, rid);
@@ -123,13 +112,13 @@ int store_put_serve(store *s, const char *scenario_text, const store_serve_run *
 			sqlite3_bind_double(st, 3 + j, r->latency[k][j]);
 		if (sqlite3_step(st) != SQLITE_DONE) {
 			sqlite3_finalize(st);
-			return fail(s, diag, "cannot store the serving run");
+			return store_fail(s, diag, "cannot store the serving run");
 		}
 		sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);
 	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		return fail(s, diag, "cannot store the serving run");
+		return store_fail(s, diag, "cannot store the serving run");
 	*id = rid;
 	return SIM_OK;
 }
@@ -207,13 +196,13 @@ static int get_serve_head(store *s, int64_t id, store_serve_run *r, char **strin
 		" kv_mean, kv_peak, weights_bytes, kv_bytes FROM serve_runs WHERE id = ?";
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return fail(s, diag, "cannot read the serving run");
+		return store_fail(s, diag, "cannot read the serving run");
 	sqlite3_bind_int64(st, 1, id);
 	int step = sqlite3_step(st), rc = SIM_OK;
 	if (step == SQLITE_DONE)
 		rc = SIM_ENOTFOUND;
 	else if (step != SQLITE_ROW)
-		rc = fail(s, diag, "cannot read the serving run");
+		rc = store_fail(s, diag, "cannot read the serving run");
 	if (rc == SIM_OK)
 		rc = own_strings(st, r, strings);
 	if (rc == SIM_OK) {
@@ -250,7 +239,7 @@ static int get_serve_latency(store *s, int64_t id, store_serve_run *r, sim_diag 
 	static const char *const names[3] = {"ttft", "tpot", "e2e"};
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return fail(s, diag, "cannot read the serving run");
+		return store_fail(s, diag, "cannot read the serving run");
 	sqlite3_bind_int64(st, 1, id);
 	int step;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -261,7 +250,7 @@ static int get_serve_latency(store *s, int64_t id, store_serve_run *r, sim_diag 
 					r->latency[k][j] = sqlite3_column_double(st, 1 + j);
 	}
 	sqlite3_finalize(st);
-	return step == SQLITE_DONE ? SIM_OK : fail(s, diag, "cannot read the serving run");
+	return step == SQLITE_DONE ? SIM_OK : store_fail(s, diag, "cannot read the serving run");
 }
 
 int store_get_serve(store *s, int64_t id, store_serve_run *r, char **strings, char **text,
@@ -271,7 +260,7 @@ int store_get_serve(store *s, int64_t id, store_serve_run *r, char **strings, ch
 	*strings = *text = NULL;
 	int rc = SIM_OK;
 	if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
-		rc = fail(s, diag, "cannot read the database");
+		rc = store_fail(s, diag, "cannot read the database");
 	if (rc == SIM_OK)
 		rc = get_serve_head(s, id, r, strings, text, diag);
 	if (rc == SIM_OK)

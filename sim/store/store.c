@@ -164,6 +164,21 @@ static int db_error(store *s, sim_diag *diag, const char *what)
 	return SIM_EDB;
 }
 
+void store_utc_now(char created[32])
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	if (!gmtime_r(&now, &tm) || !strftime(created, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(created, 32, "unknown");
+}
+
+int store_fail(store *s, sim_diag *diag, const char *what)
+{
+	int rc = db_error(s, diag, what);
+	store_rollback(s);
+	return rc;
+}
+
 /* Run SQL without values (pragmas, transaction control, DDL). */
 int store_exec_sql(store *s, const char *sql, sim_diag *diag, const char *what)
 {
@@ -454,10 +469,7 @@ static int put_head(store *s, const char *text, const exec_result *r, int64_t sw
 		" VALUES (?, ?, ?, ?, ?, ?, 'ok', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
 		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	char created[32], hash[17];
-	time_t now = time(NULL);
-	struct tm tm;
-	if (!gmtime_r(&now, &tm) || !strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(created, sizeof created, "unknown");
+	store_utc_now(created);
 	sim_hash_hex(sim_hash64(text, strlen(text)), hash);
 	sqlite3_stmt *st;
 	if (store_prepare(s, sql, &st, diag))
@@ -995,10 +1007,7 @@ int store_put_sweep(store *s, const char *spec, const store_sweep_counts *n, int
 				  " valid, fitting, simulated, shard) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
 	*sweep_id = 0;
 	char created[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	if (!gmtime_r(&now, &tm) || !strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(created, sizeof created, "unknown");
+	store_utc_now(created);
 	sqlite3_stmt *st;
 	if (store_prepare(s, sql, &st, diag))
 		return SIM_EDB;

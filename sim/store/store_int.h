@@ -20,6 +20,11 @@ int store_exec_sql(store *s, const char *sql, sim_diag *diag, const char *what);
 void store_rollback(store *s);
 int store_prepare(store *s, const char *sql, sqlite3_stmt **st, sim_diag *diag);
 int store_step_done(store *s, sqlite3_stmt *st, sim_diag *diag, const char *what);
+/* An error in diag ("path: error: what: SQLite's message"), then ROLLBACK
+ * if a transaction is open; returns SIM_EDB. */
+int store_fail(store *s, sim_diag *diag, const char *what);
+/* The time now as the rows' created_utc ("2026-11-28T10:00:00Z"). */
+void store_utc_now(char created[32]);
 /* A run's rows (runs, run_classes, run_memory, run_links) inside the
  * caller's transaction; *id = the new run's id. */
 int store_run_rows(store *s, int64_t sweep_id, int64_t sweep_rank, const char *scenario_text,
