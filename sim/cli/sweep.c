@@ -808,7 +808,6 @@ static int simulate_serial(sweep_run *w, size_t from, size_t to)
 		rc = simulate(w, row, row->own);
 		row->state = rc == SIM_OK ? 1 : -1;
 		row->done = rc == SIM_OK && row->own;
-		w->n += row->done;
 		if (rc == SIM_ERANGE) /* left out (simulate warned); compact() drops it */
 			rc = SIM_OK, w->past_clock++, row->state = 0;
 		if (tty)
