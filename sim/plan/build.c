@@ -231,15 +231,15 @@ static bool is_gemm(const work_item *x)
  * program (so the pair never begins or ends a chain or a layer). Returns +1,
  * -1 (seg.ovl) or 0 for item i (plan.h: the sweep's pre-screen times the
  * same pairs). */
-int plan_tp_overlap(const plan_scenario *s, const work_item *it, int n, int i)
+static bool named(const work_item *x, const char *suffix)
 {
-	if (it[i].kind != WORK_ITEM_COMM)
-		return 0;
-	/* a collective the framework issues asynchronously beside the GEMM
-	 * after it (work_item.beside: nanotron's async TP linears), not
-	 * chunked: max(g, c), the task after both waiting for both */
-	if (it[i].beside && i + 1 < n && is_gemm(&it[i + 1]))
-		return 1;
+	size_t n = strlen(x->name), k = strlen(suffix);
+	return n >= k && !strcmp(x->name + n - k, suffix);
+}
+
+/* The chunked pairs of tp_comm_overlap (the comment above), or 0. */
+static int ub_overlap(const plan_scenario *s, const work_item *it, int n, int i)
+{
 	if (!s->plan.tp_comm_overlap)
 		return 0;
 	if (it[i].comm == WORK_COMM_ALLGATHER && i >= 1 && i + 2 < n &&
@@ -249,6 +249,51 @@ int plan_tp_overlap(const plan_scenario *s, const work_item *it, int n, int i)
 	    it[i - 2].kind == WORK_ITEM_KERNEL && is_gemm(&it[i - 1]))
 		return -1;
 	return 0;
+}
+
+/* The backward's input-gradient collective of a column-parallel linear
+ * (QKV, FC1, the vocabulary-parallel logits), listed between its dgrad and
+ * wgrad GEMMs (work/layer.c). Megatron issues it asynchronously and computes
+ * the weight gradient while it runs, waiting for it only after:
+ * LinearWithGradAccumulationAndAsyncCommunication.backward, "Asynchronous
+ * all-reduce" / "reduce_scatter" with async_op=True, then the wgrad GEMM
+ * (NVIDIA/Megatron-LM d98e8a64, megatron/core/tensor_parallel/layers.py:
+ * 694-709; since f3e57f6fee, 2021-09, "overlapping allreduce and gemm").
+ * Megatron-DeepSpeed keeps the reduce-scatter async but turns the all-reduce
+ * off under --deepspeed (microsoft/Megatron-DeepSpeed f4157bea,
+ * megatron/arguments.py:390-397): [framework] tp_dgrad_async = sp. */
+static bool dgrad_async(const plan_scenario *s, const work_item *it, int n, int i)
+{
+	int mode = s->fw.dgrad_async;
+	bool rs = it[i].comm == WORK_COMM_REDUCESCATTER;
+	if (mode == PLAN_DGRAD_NEVER || (mode == PLAN_DGRAD_SP && !rs) ||
+	    (!rs && it[i].comm != WORK_COMM_ALLREDUCE))
+		return false;
+	return i >= 1 && i + 1 < n && is_gemm(&it[i - 1]) && named(&it[i - 1], "_dgrad") &&
+	       is_gemm(&it[i + 1]) && named(&it[i + 1], "_wgrad");
+}
+
+bool plan_tp_beside(const plan_scenario *s, const work_item *it, int n, int i)
+{
+	if (it[i].kind != WORK_ITEM_COMM || i + 1 >= n || !is_gemm(&it[i + 1]))
+		return false;
+	return it[i].beside || (ub_overlap(s, it, n, i) == 0 && dgrad_async(s, it, n, i));
+}
+
+int plan_tp_overlap(const plan_scenario *s, const work_item *it, int n, int i)
+{
+	if (it[i].kind != WORK_ITEM_COMM)
+		return 0;
+	/* a collective the framework issues asynchronously beside the GEMM
+	 * after it (work_item.beside: nanotron's async TP linears; Megatron's
+	 * input-gradient collective beside the wgrad), not chunked: max(g, c),
+	 * the task after both waiting for both */
+	if (it[i].beside && i + 1 < n && is_gemm(&it[i + 1]))
+		return 1;
+	int ub = ub_overlap(s, it, n, i);
+	if (ub != 0)
+		return ub;
+	return dgrad_async(s, it, n, i) ? 1 : 0;
 }
 
 /* Append a program of work items to chain c: kernels merge into the open compute
@@ -271,7 +316,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 			double net_s = comm_net_s(b, plan_comm_coll(it[i].comm), grp, it[i].comm_bytes,
 						  cost.time_s);
 			int ovl = plan_tp_overlap(b->s, it, n, i);
-			if (ovl != 0 && !it[i].beside) { /* lengthened by one GEMM chunk: see plan_tp_overlap */
+			if (ovl != 0 && !plan_tp_beside(b->s, it, n, i)) { /* lengthened by one GEMM chunk: see plan_tp_overlap */
 				const work_item *gm = &it[i + ovl];
 				double gs = plan_kernel_time(&b->s->gpu, b->sh.dtype, gm) -
 					    b->s->gpu.framework_s;

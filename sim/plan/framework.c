@@ -30,6 +30,7 @@ static const char *const loss_names[] = {"vocab-parallel", "upcast-shift", "shif
 					 "sharded",        NULL};
 static const char *const grads_names[] = {"persistent", "on-backward", NULL};
 static const char *const optim_names[] = {"fused", "foreach", "single", NULL};
+static const char *const dgrad_names[] = {"always", "sp", "never", NULL}; /* plan_dgrad_async */
 _Static_assert(sizeof(plan_reduce) == sizeof(int), "conf stores enums as int");
 
 #define FK(field) offsetof(plan_framework, field)
@@ -87,6 +88,11 @@ const conf_key plan_framework_keys[] = {
          FK(first_stage_buckets),
          "with a pipeline only the first stage buckets and overlaps; the others reduce "
          "one bucket after their backward"},
+        {"tp_dgrad_async", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "always", dgrad_names,
+         FK(dgrad_async),
+         "the backward's input-gradient TP collective of QKV and FC1 runs beside their "
+         "weight-gradient GEMM: always (all-reduce or, with SP, reduce-scatter), sp (only "
+         "the reduce-scatter), never (blocking)"},
         {"op_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 1, "20 us", NULL, FK(op_overhead_s),
          "host time per operation beside its kernel launch (0 = CUDA graphs)"},
         /* memory: what the framework keeps alive (memory.c, memwalk.c) */

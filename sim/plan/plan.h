@@ -173,6 +173,12 @@ typedef enum { PLAN_GRADS_PERSISTENT = 0, PLAN_GRADS_ON_BACKWARD } plan_grads;
  * (two state-sized lists, sqrt(v) and the denominator, live together), or a
  * loop over parameters (one parameter's temporaries). */
 typedef enum { PLAN_OPTIM_FUSED = 0, PLAN_OPTIM_FOREACH, PLAN_OPTIM_SINGLE } plan_optim_impl;
+/* The input-gradient TP collective of a column-parallel linear (QKV, FC1)
+ * in the backward: issued asynchronously and run beside the weight-gradient
+ * GEMM that follows it (always: the all-reduce without sequence parallelism
+ * and the reduce-scatter with it; sp: only the reduce-scatter), or blocking
+ * (never). plan_tp_overlap. */
+typedef enum { PLAN_DGRAD_ALWAYS = 0, PLAN_DGRAD_SP, PLAN_DGRAD_NEVER } plan_dgrad_async;
 
 typedef struct plan_framework {
 	char name[CONF_STR_MAX];      /* "megatron-core" */
@@ -185,6 +191,7 @@ typedef struct plan_framework {
 	int zero2_reduce;             /* plan_reduce */
 	int zero_grad_op;             /* plan_grad_op (ZeRO-1/2 buckets) */
 	int uneven;                   /* plan_uneven */
+	int dgrad_async;              /* plan_dgrad_async */
 	double op_overhead_s;         /* host time per operation (0 = CUDA graphs) */
 	int flash_impl;               /* hw_flash_impl: its fused attention kernel */
 	int zero3_gathers;            /* ZeRO-3 all-gathers per layer and pass: 1 for
@@ -825,6 +832,10 @@ double plan_kernel_time(const hw_gpu *gpu, hw_dtype t, const work_item *it);
  * under tp_comm_overlap), 0 none: plan_build's overlapped pairs (build.c
  * derives their time), which the sweep's pre-screen times alike. */
 int plan_tp_overlap(const plan_scenario *s, const work_item *it, int n, int i);
+/* Does collective i run beside the GEMM after it unchunked (work_item.beside,
+ * or Megatron's async input-gradient collective: [framework] tp_dgrad_async),
+ * max(g, c), rather than as a chunked tp_comm_overlap pair? */
+bool plan_tp_beside(const plan_scenario *s, const work_item *it, int n, int i);
 net_coll plan_comm_coll(work_comm c);
 
 /* Bytes one rank sends to the next (or previous) stage per micro-batch: the

@@ -119,7 +119,7 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			int o = plan_tp_overlap(s, it, n, i);
 			if (o != 0) {
 				double gk = plan_kernel_time(gpu, sh->dtype, &it[i + o]);
-				if (!it[i].beside) { /* chunked: one chunk longer */
+				if (!plan_tp_beside(s, it, n, i)) { /* chunked: one chunk longer */
 					gk -= gpu->framework_s;
 					t += gk / g->tp.size;
 				}
@@ -139,7 +139,7 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			 * the buffer, in-switch reduction (NVLS) or not */
 			const net_node *nd = &s->cluster.node;
 			double links = nd->intra_Bps + nd->pcie_Bps;
-			if (!ring && !ep && !it[i].beside && !s->plan.tp_comm_overlap && i + 1 < n &&
+			if (!ring && !ep && o == 0 && !s->plan.tp_comm_overlap && i + 1 < n &&
 			    it[i + 1].kind == WORK_ITEM_KERNEL && g->tp.size > 1 && links > 0)
 				p->gpu_s += (g->tp.size - 1.0) / g->tp.size * it[i].comm_bytes / links;
 		} else if (!only_core || attn) {

@@ -698,6 +698,73 @@ static void test_zero2_accumulation(void)
 }
 
 
+/* Megatron's asynchronous input-gradient collective ([framework]
+ * tp_dgrad_async, plan_tp_overlap): in a layer's backward the collective
+ * after the QKV and FC1 dgrad GEMMs (tp_ar1/tp_ar2 without SP, tp_rs1/tp_rs2
+ * with it) runs beside the wgrad GEMM after it (+1, unchunked), every other
+ * collective blocks (0); `sp` keeps only the reduce-scatter async, `never`
+ * none; with tp_comm_overlap the reduce-scatter is the chunked pair with its
+ * dgrad (-1) instead. A pair of c and g takes max(c, g + i c) instead of
+ * c + g, so the step with `always` is shorter and its exposed TP time smaller
+ * than with `never`. */
+static int async_of(const plan_scenario *s, const char *name, bool *beside)
+{
+	work_item it[WORK_MAX_ITEMS];
+	work_shard sh = plan_shard(s);
+	int n = work_layer_backward(&s->model, &sh, it);
+	for (int i = 0; i < n; i++)
+		if (!strcmp(it[i].name, name)) {
+			*beside = plan_tp_beside(s, it, n, i);
+			return plan_tp_overlap(s, it, n, i);
+		}
+	*beside = false;
+	return 99; /* not in the program */
+}
+
+static void test_dgrad_async(void)
+{
+	const char *sets[][4] = {
+		{"framework.tp_dgrad_async=always", "parallel.pp=1", "parallel.dp=8", "parallel.zero=0"},
+		{"framework.tp_dgrad_async=never", "parallel.pp=1", "parallel.dp=8", "parallel.zero=0"},
+		{"framework.tp_dgrad_async=sp", "parallel.pp=1", "parallel.dp=8", "parallel.zero=0"},
+		{"framework.tp_dgrad_async=sp", "parallel.sequence_parallel=true", "parallel.pp=1",
+		 "parallel.dp=8"},
+		{"parallel.tp_comm_overlap=true", "parallel.sequence_parallel=true", "parallel.pp=1",
+		 "parallel.dp=8"}};
+	enum { N = 5 };
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s[N] = {0};
+	for (int k = 0; k < N; k++)
+		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", sets[k], 4, d, &s[k]), SIM_OK);
+	if (s[0] && s[1] && s[2] && s[3] && s[4]) {
+		bool b;
+		CHECK_INT(async_of(s[0], "tp_ar1", &b), 1);
+		CHECK(b);
+		CHECK_INT(async_of(s[0], "tp_ar2", &b), 1);
+		CHECK(b);
+		CHECK_INT(async_of(s[0], "tp_ag1", &b), 99); /* no SP: no gathers */
+		CHECK_INT(async_of(s[1], "tp_ar1", &b), 0);
+		CHECK(!b);
+		CHECK_INT(async_of(s[2], "tp_ar2", &b), 0);
+		CHECK_INT(async_of(s[3], "tp_rs1", &b), 1);
+		CHECK(b);
+		CHECK_INT(async_of(s[3], "tp_rs2", &b), 1);
+		CHECK_INT(async_of(s[3], "tp_ag1", &b), 0); /* the gradient's gather blocks */
+		CHECK_INT(async_of(s[4], "tp_rs1", &b), -1);
+		CHECK(!b);
+		exec_result *r = malloc(2 * sizeof *r);
+		if (r && exec_run(s[0], &r[0]) == SIM_OK && exec_run(s[1], &r[1]) == SIM_OK) {
+			CHECK(r[0].step_s < r[1].step_s);
+			CHECK(r[0].classes[0].time_s[EXEC_CAT_TP] < r[1].classes[0].time_s[EXEC_CAT_TP]);
+		}
+		free(r);
+	}
+	for (int k = 0; k < N; k++)
+		plan_scenario_free(s[k]);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+}
+
 /* The plan string names every axis that changes the prediction: the base
  * quickstart's exact string, the 4D Llama 3 405B plan (tp8 sp cp2 pp8 vpp8,
  * the issue's example), and one override per axis, each of which must change
@@ -793,6 +860,7 @@ static void test_sustain(void)
 
 int main(void)
 {
+	test_dgrad_async();
 	test_sustain();
 	test_label();
 	test_framework_default();
