@@ -63,7 +63,18 @@ typedef struct campaign_input {
 				 * slowed by stragglers, at least the loader's read */
 	double sim_step_s;      /* the simulated step */
 	double straggler_sigma; /* per-GPU log-normal jitter of a step (0 = none) */
-	double straggler;       /* the step's slowdown factor from it (>= 1) */
+	double straggler;       /* the step's slowdown factor from stragglers: the
+				 * mean sampled step over the simulated one
+				 * (exec_stragglers; 1 = none) */
+	double straggler_analytic; /* the closed form, every GPU gating the whole
+				    * step (campaign_straggler), for comparison */
+	double straggler_p95;   /* the sampled steps' 95th percentile over the simulated */
+	int straggler_steps, straggler_replicas; /* sampled steps; replicas of one */
+	long straggler_replays; /* replica replays the sampling ran */
+	double straggler_bound; /* the largest factor a replica the cap left
+				 * unreplayed could have had (0 = exact) */
+	double slow_node_prob, slow_node_factor;
+	int slow_nodes;         /* nodes slow in the sampled cluster */
 	double loader_s;        /* reading one step's tokens from storage */
 	double steps;           /* whole steps to train */
 	double tokens_per_step;
@@ -132,8 +143,10 @@ double campaign_young_daly(double block_s, double mtbf_s);
  * synchronous step waits for the slowest, e^{sigma E[max of n z]}. E[max]
  * by Blom's approximation, Phi^-1((n - 0.375) / (n + 0.25)) (1958; within
  * 5 % of the exact expected maxima 0.5642, 1.1630, 1.5388 for n = 2, 5,
- * 10). Persistent slow nodes are not modelled: this is step-to-step jitter
- * only, and the rank-class replay itself stays jitter-free. */
+ * 10). It charges the whole step to the slowest GPU; campaign_setup
+ * simulates instead (exec_stragglers: the slowest of each synchronised
+ * group, per pipeline replica, only the compute slowed) and prints this
+ * bound beside it. */
 double campaign_straggler(double sigma, double n);
 double campaign_expected_max_normal(double n);
 

@@ -102,12 +102,35 @@ static void expected(FILE *o, const campaign_input *in)
 void campaign_explain(FILE *o, const campaign_input *in, int number)
 {
 	fprintf(o, "\n%d. Campaign: the job's MTBF and how often to checkpoint\n", number);
-	if (in->straggler > 1 || in->loader_s > in->sim_step_s * in->straggler)
-		fprintf(o, "  step         max(simulated %.4g s x stragglers e^{%.3g x %.4g} = %.4g, "
-			   "loader %.4g s) = %.4g s\n",
-			in->sim_step_s, in->straggler_sigma,
-			campaign_expected_max_normal(in->gpus), in->sim_step_s * in->straggler,
-			in->loader_s, in->step_s);
+	if (in->straggler != 1 || in->loader_s > in->sim_step_s * in->straggler)
+		fprintf(o, "  step         max(simulated %.4g s x stragglers %.4f = %.4g, loader %.4g s) "
+			   "= %.4g s\n",
+			in->sim_step_s, in->straggler, in->sim_step_s * in->straggler, in->loader_s,
+			in->step_s);
+	if (in->straggler != 1) {
+		fprintf(o, "  stragglers   each GPU's compute e^{sigma z} slower, sigma = %.3g, z per GPU "
+			   "and step;\n"
+			   "               %d of %d nodes slow (x %.3g: slow_node_prob %.3g, slow_nodes);\n"
+			   "               a stage's TP/CP ranks wait for their slowest, each of the %d "
+			   "pipeline\n"
+			   "               replicas replayed with its stages slowed, the step the "
+			   "slowest replica's:\n"
+			   "               mean over %d sampled steps x %.4f (p95 x %.4f; %ld replays)\n",
+			in->straggler_sigma, in->slow_nodes, in->nodes, in->slow_node_factor,
+			in->slow_node_prob, in->straggler_replicas, in->straggler_steps, in->straggler,
+			in->straggler_p95, in->straggler_replays);
+		if (in->straggler_bound > 0)
+			fprintf(o, "               (straggler_replays caps a step's replays, slowest "
+				   "stages first: a replica left\n"
+				   "               unreplayed is bounded by x %.4f, its slowest stage's "
+				   "factor on the whole step)\n",
+				in->straggler_bound);
+		if (in->straggler_sigma > 0)
+			fprintf(o, "  closed form  the whole step waiting for the slowest of %d GPUs: "
+				   "e^{%.3g x %.4g} = %.4f\n",
+				in->gpus, in->straggler_sigma, campaign_expected_max_normal(in->gpus),
+				in->straggler_analytic);
+	}
 	rates(o, in);
 	checkpoint(o, in);
 	expected(o, in);

@@ -75,12 +75,12 @@ void campaign_print_text(FILE *out, const campaign_result *r, int64_t id)
 	fprintf(out, "  work: %.0f steps of %.3f s (%.4g T tokens) = %s on %d GPUs, %d nodes\n",
 		in->steps, in->step_s, in->steps * in->tokens_per_step / 1e12,
 		dur(r->work_s, a, sizeof a), in->gpus, in->nodes);
-	if (in->straggler > 1 || in->loader_s > in->sim_step_s * in->straggler)
+	if (in->straggler != 1 || in->loader_s > in->sim_step_s * in->straggler)
 		fprintf(out,
-			"  step: simulated %.3f s x stragglers %.4f (sigma %.3g over %d GPUs), "
-			"loader %s per step\n",
-			in->sim_step_s, in->straggler, in->straggler_sigma, in->gpus,
-			dur(in->loader_s, a, sizeof a));
+			"  step: simulated %.3f s x stragglers %.4f (sigma %.3g over %d GPUs, %d slow "
+			"nodes; p95 %.4f), loader %s per step\n",
+			in->sim_step_s, in->straggler, in->straggler_sigma, in->gpus, in->slow_nodes,
+			in->straggler_p95 > 0 ? in->straggler_p95 : 1, dur(in->loader_s, a, sizeof a));
 	double mtbf = in->rate_s > 0 ? 1 / in->rate_s : INFINITY;
 	fprintf(out,
 		"  failures: %d causes of table %s scaled to %d GPUs, %d nodes, %d NICs: job MTBF %s "
@@ -165,6 +165,10 @@ void campaign_json_buf(sim_buf *b, const campaign_result *r, int64_t id)
 	num(b, "step_time_s", in->step_s);
 	num(b, "simulated_step_s", in->sim_step_s);
 	num(b, "straggler_factor", in->straggler);
+	num(b, "straggler_p95_factor", in->straggler_p95 > 0 ? in->straggler_p95 : 1);
+	num(b, "straggler_analytic_factor", in->straggler_analytic);
+	sim_buf_printf(b, "\"slow_nodes\":%d,\"straggler_replays\":%ld,", in->slow_nodes,
+		       in->straggler_replays);
 	num(b, "loader_s", in->loader_s);
 	num(b, "tokens", in->steps * in->tokens_per_step);
 	num(b, "work_s", r->work_s);

@@ -14,8 +14,8 @@
  * their auto interval is Young/Daly's with that stop, but no shorter than
  * the write to storage (else the writes queue and training waits anyway).
  * Restart: requeue + process start + checkpoint load + warm-up steps.
- * The step: the simulated one times the stragglers' factor
- * (campaign_straggler over the job's GPUs), and no shorter than reading its
+ * The step: the simulated one times the stragglers' factor, and no shorter
+ * than reading its
  * tokens (tokens per step x token_bytes at the read bandwidth, aggregate and
  * per node): the loader prefetches during the previous step, so it costs
  * nothing unless the storage cannot keep up. Checkpoint loads and the loader
@@ -41,6 +41,9 @@ typedef struct camp_conf {
 	double swap_s, repair_s;
 	int seed, draws;
 	double token_bytes, straggler_sigma;
+	double slow_prob, slow_factor;
+	char slow_nodes[CONF_STR_MAX];
+	int straggler_steps, max_replays;
 } camp_conf;
 
 typedef struct storage_conf {
@@ -87,7 +90,18 @@ const conf_key campaign_keys[] = {
 	{"token_bytes", CONF_QTY, SIM_UNIT_BYTES, 0, 1024, "4 B", NULL, CK(token_bytes),
 	 "bytes read from storage per training token (int32 token ids: 4 B)"},
 	{"straggler_sigma", CONF_REAL, SIM_UNIT_NONE, 0, 1, "0", NULL, CK(straggler_sigma),
-	 "per-GPU log-normal jitter of a step; the step waits for the slowest (0 = none)"},
+	 "per-GPU log-normal jitter of a step's compute (0 = none); the step waits for the "
+	 "slowest where the plan synchronises (exec_stragglers)"},
+	{"slow_node_prob", CONF_REAL, SIM_UNIT_NONE, 0, 1, "0", NULL, CK(slow_prob),
+	 "probability that a node computes slower for the whole campaign (0 = none)"},
+	{"slow_node_factor", CONF_REAL, SIM_UNIT_NONE, 1, 100, "1.25", NULL, CK(slow_factor),
+	 "a slow node's compute slowdown (assumed 1.25 when slow nodes are on)"},
+	{"slow_nodes", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL, CK(slow_nodes),
+	 "nodes known to be slow, e.g. '3, 17' (0-based; ranks fill the nodes in order)"},
+	{"straggler_steps", CONF_INT, SIM_UNIT_NONE, 1, 10000, "10", NULL, CK(straggler_steps),
+	 "steps sampled for the stragglers' mean step (each replays the slowest replicas)"},
+	{"straggler_replays", CONF_INT, SIM_UNIT_NONE, 0, 1000000, "32", NULL, CK(max_replays),
+	 "replica replays per sampled step, slowest first (0 = every one the bound keeps)"},
 };
 const size_t campaign_nkeys = sizeof campaign_keys / sizeof campaign_keys[0];
 
@@ -281,6 +295,80 @@ static int checkpoints(const plan_scenario *s, const camp_conf *c, const storage
 	return SIM_OK;
 }
 
+/* [campaign] slow_nodes: "3, 17" -> o->slow_nodes; a bad entry is an error
+ * at the key. */
+static int slow_list(const plan_scenario *s, const char *text, int nodes, exec_straggle_opts *o,
+		     sim_diag *diag)
+{
+	const char *p = text;
+	while (*p) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		if (!*p)
+			break;
+		char *end;
+		long v = strtol(p, &end, 10);
+		conf_loc loc = conf_key_loc(s->doc, "campaign", "slow_nodes");
+		if (end == p || v < 0 || v >= nodes || o->nslow >= EXEC_STRAGGLE_MAX_LISTED) {
+			sim_diag_error(diag, loc.path, loc.line,
+				       "slow_nodes = '%s': want up to %d node numbers from 0 to %d, "
+				       "separated by commas",
+				       text, EXEC_STRAGGLE_MAX_LISTED, nodes - 1);
+			return SIM_ECONF;
+		}
+		o->slow_nodes[o->nslow++] = (int)v;
+		p = end;
+		while (*p == ' ')
+			p++;
+		if (*p && *p != ',') {
+			sim_diag_error(diag, loc.path, loc.line,
+				       "slow_nodes = '%s': want node numbers separated by commas", text);
+			return SIM_ECONF;
+		}
+	}
+	return SIM_OK;
+}
+
+/* The stragglers' factor on the step: simulated per replica
+ * (exec_stragglers) when any GPU differs, with the closed form beside it
+ * (campaign_straggler: every GPU gating the whole step) for comparison. */
+static int stragglers(const plan_scenario *s, const camp_conf *c, campaign_input *in,
+		      sim_diag *diag)
+{
+	in->straggler_sigma = c->straggler_sigma;
+	in->straggler_analytic = campaign_straggler(c->straggler_sigma, in->gpus);
+	in->straggler = 1;
+	in->slow_node_prob = c->slow_prob;
+	in->slow_node_factor = c->slow_factor;
+	exec_straggle_opts so = {0};
+	so.sigma = c->straggler_sigma;
+	so.slow_prob = c->slow_prob;
+	so.slow_factor = c->slow_factor;
+	so.steps = c->straggler_steps;
+	so.max_replays = c->max_replays;
+	so.seed = in->seed;
+	if (slow_list(s, c->slow_nodes, in->nodes, &so, diag) != SIM_OK)
+		return SIM_ECONF;
+	bool slow = so.nslow > 0 || c->slow_prob > 0;
+	if (!(c->straggler_sigma > 0) && !(slow && c->slow_factor > 1))
+		return SIM_OK;
+	exec_straggle st;
+	int rc = exec_stragglers(s, &so, &st);
+	if (rc != SIM_OK) {
+		sim_diag_error(diag, conf_root_path(s->doc), 0,
+			       "the stragglers' replays failed (%s)", sim_strerror(rc));
+		return SIM_ECONF;
+	}
+	in->straggler = st.factor;
+	in->straggler_p95 = st.base_s > 0 ? st.p95_s / st.base_s : 1;
+	in->straggler_steps = st.steps;
+	in->straggler_replicas = st.replicas;
+	in->straggler_replays = st.replays;
+	in->straggler_bound = st.bound_s > 0 && st.base_s > 0 ? st.bound_s / st.base_s : 0;
+	in->slow_nodes = st.slow_nodes;
+	return SIM_OK;
+}
+
 static void power(const plan_scenario *s, const exec_result *r, campaign_input *in)
 {
 	double busy = 0, ranks = 0;
@@ -317,8 +405,11 @@ int campaign_setup(const plan_scenario *s, const exec_result *r, const campaign_
 	in->gpus = r->gpus;
 	in->nodes = (r->gpus + s->cluster.node.gpus - 1) / s->cluster.node.gpus;
 	in->nics = in->nodes * s->cluster.node.nics;
-	in->straggler_sigma = c.straggler_sigma;
-	in->straggler = campaign_straggler(c.straggler_sigma, in->gpus);
+	in->seed = o && o->seed >= 0 ? (uint64_t)o->seed
+		   : c.seed >= 0     ? (uint64_t)c.seed
+				     : s->seed;
+	if (stragglers(s, &c, in, diag) != SIM_OK)
+		return SIM_ECONF;
 	double rbw = st.read_Bps, nbw = st.node_Bps * in->nodes;
 	in->loader_s = r->tokens_per_step * c.token_bytes / (nbw > 0 && nbw < rbw ? nbw : rbw);
 	in->step_s = fmax(r->step_s * in->straggler, in->loader_s);
@@ -341,9 +432,6 @@ int campaign_setup(const plan_scenario *s, const exec_result *r, const campaign_
 	in->spare_swap_s = c.swap_s;
 	in->repair_s = c.repair_s;
 	in->draws = o && o->draws > 0 ? (int)o->draws : c.draws;
-	in->seed = o && o->seed >= 0 ? (uint64_t)o->seed
-		   : c.seed >= 0     ? (uint64_t)c.seed
-				     : s->seed;
 	power(s, r, in);
 	/* The Monte Carlo's work is its failures: draws x (expected wall time x
 	 * the job's failure rate) (mc.c). Past 2e8 of them (a minute or more on

@@ -84,6 +84,46 @@ typedef struct exec_spread_opts {
 int exec_spread(const plan_graph *g, const net_cluster *c, double step_s,
 		const exec_spread_opts *o, exec_step_spread *out);
 
+/* Stragglers (straggle.c, where the model is derived): the step when GPUs
+ * differ. Each GPU's compute runs e^{sigma z} slower (z standard normal,
+ * drawn afresh per GPU and step: clock and thermal jitter), times
+ * slow_factor on the nodes drawn slow (each with probability slow_prob,
+ * persistent over the sampled steps) or listed in slow_nodes. A step waits
+ * for its slowest participants where the plan synchronises them: the TP
+ * and CP ranks of a stage (and EP groups) in lockstep, the stages of a
+ * pipeline replica through its schedule, the replicas at the step's end.
+ * Each replica is replayed with its stages' compute slowed (pruned where a
+ * replica cannot beat the slowest found); the step is the slowest replica.
+ * Seeded through core's RNG: equal options give equal answers. */
+#define EXEC_STRAGGLE_MAX_LISTED 64
+typedef struct exec_straggle_opts {
+	double sigma;        /* per-GPU per-step log-normal jitter (0 = none) */
+	double slow_prob;    /* probability that a node is slow */
+	double slow_factor;  /* a slow node's compute slowdown (>= 1) */
+	int slow_nodes[EXEC_STRAGGLE_MAX_LISTED]; /* nodes known to be slow */
+	int nslow;
+	int steps;           /* sampled steps (>= 1) */
+	int max_replays;     /* per sampled step (0 = no cap): past it the
+			      * remaining replicas are bounded, not replayed */
+	uint64_t seed;
+	bool exhaustive;     /* replay every replica (no pruning; tests) */
+} exec_straggle_opts;
+
+typedef struct exec_straggle {
+	double base_s;       /* the step with every GPU alike */
+	double mean_s, p50_s, p95_s, max_s; /* over the sampled steps */
+	double factor;       /* mean_s / base_s */
+	int steps, replicas; /* sampled steps; pipeline replicas of a step */
+	long replays;        /* replica replays run, all steps */
+	double bound_s;      /* the largest bound of a replica the cap left
+			      * unreplayed, any step (0 = none left: exact) */
+	int slow_nodes;      /* nodes slow (drawn and listed) */
+} exec_straggle;
+
+/* The straggler step of s (builds its graph). SIM_OK, SIM_ENOMEM,
+ * SIM_EINVAL (a bad option or a cycle) or plan_build's error. */
+int exec_stragglers(const plan_scenario *s, const exec_straggle_opts *o, exec_straggle *out);
+
 typedef struct exec_views {
 	FILE *trace;
 	FILE *gantt;

@@ -89,6 +89,19 @@ t --no-db --html "$tmp/nodir/c.html" >/dev/null
 [ $? = 2 ] || bad "g) --html in a missing folder: want exit 2"
 [ -e "$tmp/nodir" ] && bad "g) something was left behind"
 
+# h) stragglers (exec_stragglers): a listed slow node slows the step (the
+# JSON's factor above 1 and no more than the node's 1.25: only the stages on
+# it compute slower), the closed form is printed beside it, and a node number
+# past the cluster is a file:line error at the key (exit 2, nothing stored)
+sf=$(t --json --no-db --set campaign.slow_nodes=3 | num straggler_factor)
+awk -v f="$sf" 'BEGIN { exit !(f > 1.0001 && f <= 1.25) }' || bad "h) slow node 3: factor '$sf'"
+t --json --no-db --set campaign.straggler_sigma=0.02 | grep -q '"straggler_analytic_factor":1.0' ||
+	bad "h) no closed form beside the simulated factor"
+"$podsim" train "$T" --draws 10 --set campaign.slow_nodes=3,99999 --db "$tmp/h.db" 2>"$tmp/h.err" >/dev/null
+[ $? = 2 ] || bad "h) slow_nodes past the cluster: want exit 2"
+grep -q "slow_nodes = '3,99999'" "$tmp/h.err" || bad "h) no error naming slow_nodes: $(cat "$tmp/h.err")"
+[ -e "$tmp/h.db" ] && bad "h) a database was written"
+
 # d) usage errors: exit 2, nothing stored
 for a in "--draws 0" "--tokens -1" "--seed x" "--bogus"; do
 	# shellcheck disable=SC2086
