@@ -763,6 +763,17 @@ static void fixed_cost(FILE *o, const plan_scenario *s, const exec_result *r)
 	        p->ep > 1 ? "; and ep's all-to-alls" : "",
 	        unit(c.coll_latency_s, SIM_UNIT_TIME, a, sizeof a),
 	        unit(c.coll_s, SIM_UNIT_TIME, b, sizeof b));
+	if (c.beside > 0)
+		fprintf(o,
+		        "               %d of them (%s) run beside a GEMM and block only what it\n"
+		        "               cannot hide (tp_dgrad_async = %s: the input gradient's beside "
+		        "the wgrad;\n"
+		        "               tp_comm_overlap %s)\n",
+		        c.beside, unit(c.beside_s, SIM_UNIT_TIME, a, sizeof a),
+		        s->fw.dgrad_async == PLAN_DGRAD_ALWAYS ? "always"
+		        : s->fw.dgrad_async == PLAN_DGRAD_SP   ? "sp"
+		                                               : "never",
+		        p->tp_comm_overlap ? "on" : "off");
 	work_item acc;
 	if (plan_grad_accum_item(s, st, -1, &acc))
 		fprintf(o,

@@ -1520,6 +1520,10 @@ static void sum_chain(const chain *c, plan_mb_cost *o)
 				continue;
 			o->collectives++;
 			o->coll_s += sim_time_to_s(x->dur);
+			if (x->ovl != 0) {
+				o->beside++;
+				o->beside_s += sim_time_to_s(x->dur);
+			}
 			o->coll_latency_s += sim_time_to_s(x->lat);
 			continue;
 		}

@@ -888,6 +888,9 @@ bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_ite
  * explain prints it). */
 typedef struct plan_mb_cost {
 	int kernels, collectives;
+	int beside;                   /* collectives run beside a GEMM (async input
+				       * gradient, tp_comm_overlap, async linears) */
+	double beside_s;              /* their time */
 	double gpu_s, host_s, compute_s, host_exposed_s;
 	double coll_s, coll_latency_s;
 	double accum_s, p2p_fixed_s;
