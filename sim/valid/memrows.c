@@ -104,6 +104,11 @@ static const struct {
         {"double quant", NULL, "train.base_weights = nf4-dq"},
         {"nested", NULL, "train.base_weights = nf4-dq"},
         {"bnb.nf4-dq", NULL, "train.base_weights = nf4-dq"},
+        /* fsdp_qlora builds bitsandbytes' Linear4bit itself without
+         * compress_statistics (AnswerDotAI/fsdp_qlora 05ed9f2a
+         * train.py:615-616, 153-179), whose default is True (bitsandbytes
+         * 0.43.0 nn/modules.py:358): double quantisation */
+        {"bitsandbytes 4-bit NF4 (bf16 compute/storage", NULL, "train.base_weights = nf4-dq"},
         {"NF4", NULL, "train.base_weights = nf4"},
         {"GPTQ int4", NULL, "train.base_weights = int4"},
         {"modules_to_save=['wte','lm_head']", NULL, "train.train_embeddings = true"},
@@ -175,8 +180,8 @@ static const char *const arch_cols[] = {"layers", "hidden", "heads", "kv_heads",
  * models/<name>.ini, <name> the row's model column lower-cased with spaces as
  * '-' ("Qwen-14B" -> qwen-14b): its cited config (the file's source key),
  * printed as an assumption. True when the file exists; *src gets its source. */
-static bool model_file(const cases_csv *c, size_t row, const char *datadir, char *name,
-                       size_t nlen, char *src, size_t slen)
+static bool model_file(const cases_csv *c, size_t row, const char *datadir, char *name, size_t nlen,
+                       char *src, size_t slen)
 {
 	const char *m = get(c, row, "model");
 	size_t n = 0;
@@ -222,12 +227,14 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	char open_cols[64] = "", mname[64] = "", msrc[200] = "";
 	for (size_t i = 0; i < sizeof arch_cols / sizeof arch_cols[0]; i++)
 		if (!*get(c, row, arch_cols[i]))
-			snprintf(open_cols + strlen(open_cols), sizeof open_cols - strlen(open_cols),
-			         "%s%s", *open_cols ? ", " : "", arch_cols[i]);
+			snprintf(open_cols + strlen(open_cols),
+			         sizeof open_cols - strlen(open_cols), "%s%s",
+			         *open_cols ? ", " : "", arch_cols[i]);
 	bool from_file = *open_cols != 0;
 	if (from_file) {
 		if (!model_file(c, row, opt->datadir, mname, sizeof mname, msrc, sizeof msrc))
-			return "ffn or vocab not given (the model's config is not verified)";
+			return "ffn or vocab not given and no models/<model>.ini (the model's "
+			       "config is not verified)";
 		assume(assumed, alen, "%s from models/%s.ini (%s)", open_cols, mname,
 		       *msrc ? msrc : "no source given");
 	}
