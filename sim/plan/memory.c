@@ -309,6 +309,9 @@ void plan_stage_budget(const plan_scenario *s, int stage, plan_budget *b)
 		 * (modules.py:350-364); fsdp_qlora quantises on every rank's GPU for
 		 * it: "FSDP only syncs parameters and buffers, so the quant_state
 		 * isn't copied" (AnswerDotAI/fsdp_qlora 05ed9f2a train.py:234-246).
+		 * DeepSpeed ZeRO-3 likewise partitions and offloads param.data only
+		 * (v0.14.0 ce78a632 runtime/zero/partition_parameters.py:277-287,
+		 * 1483-1552), with no case for Params4bit.
 		 * So every rank holds all of it, whatever the sharding and offload:
 		 * the base's bytes beyond the packed 0.5 B per weight. */
 		if (s->train.base_weights == PLAN_BASE_NF4 ||

@@ -15,7 +15,8 @@
  * below (every phrase with the keys it sets; `podsim validate FILE
  * --scenario ID` prints the result). The GPU column's names map to GPU files
  * (gpu_map); a form factor the source left open is an assumption printed
- * with the row. */
+ * with the row, as are architecture columns a row leaves open, taken from
+ * the model's file under models/ (model_file). */
 #include "valid_int.h"
 
 #include <ctype.h>
