@@ -300,9 +300,10 @@ void plan_stage_budget(const plan_scenario *s, int stage, plan_budget *b)
 		 * 210-231, 295-308. FSDP flattens, shards and offloads parameters
 		 * and syncs parameters and buffers only; the QuantState is neither:
 		 * Params4bit.to moves it to the GPU with the tensor (modules.py:
-		 * 328-345, QuantState.to in place, functional.py:788-794), as FSDP's
+		 * 328-347, QuantState.to in place, functional.py:788-794), as FSDP's
 		 * module.to(device_id) does before it moves only the FlatParameters
-		 * back to the CPU under CPUOffload (torch 1.13.1 distributed/fsdp/
+		 * back to the CPU under CPUOffload (Debian python3-torch 1.13.1+dfsg-4,
+		 * torch/distributed/fsdp/
 		 * fully_sharded_data_parallel.py:1411-1424), and Linear4bit
 		 * recovers it from its module, "the quant state got lost when the
 		 * parameter got converted. This happens for example for fsdp"
