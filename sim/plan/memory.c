@@ -302,8 +302,8 @@ void plan_stage_budget(const plan_scenario *s, int stage, plan_budget *b)
 		 * Params4bit.to moves it to the GPU with the tensor (modules.py:
 		 * 328-347, QuantState.to in place, functional.py:788-794), as FSDP's
 		 * module.to(device_id) does before it moves only the FlatParameters
-		 * back to the CPU under CPUOffload (Debian python3-torch 1.13.1+dfsg-4,
-		 * torch/distributed/fsdp/
+		 * back to the CPU under CPUOffload (Debian python3-torch
+		 * 1.13.1+dfsg-4, torch/distributed/fsdp/
 		 * fully_sharded_data_parallel.py:1411-1424), and Linear4bit
 		 * recovers it from its module, "the quant state got lost when the
 		 * parameter got converted. This happens for example for fsdp"
