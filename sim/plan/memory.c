@@ -293,6 +293,31 @@ void plan_stage_budget(const plan_scenario *s, int stage, plan_budget *b)
 		double qlin = b->linear + b->experts;
 		b->frozen_bytes = qlin * base + (b->frozen - qlin) * rest;
 		b->base_bytes = base;
+		/* bitsandbytes keeps a 4-bit weight's statistics in a QuantState
+		 * beside the tensor (Params4bit.quant_state, the absmax per block of
+		 * 64, with double quantisation their 8-bit codes and an fp32 absmax
+		 * per 256 of them): bitsandbytes 0.44.1 (263af70b) nn/modules.py:
+		 * 210-231, 295-308. FSDP flattens, shards and offloads parameters
+		 * and syncs parameters and buffers only; the QuantState is neither:
+		 * Params4bit.to moves it to the GPU with the tensor (modules.py:
+		 * 328-347, QuantState.to in place, functional.py:788-794), as FSDP's
+		 * module.to(device_id) does before it moves only the FlatParameters
+		 * back to the CPU under CPUOffload (Debian python3-torch
+		 * 1.13.1+dfsg-4, torch/distributed/fsdp/
+		 * fully_sharded_data_parallel.py:1411-1424), and Linear4bit
+		 * recovers it from its module, "the quant state got lost when the
+		 * parameter got converted. This happens for example for fsdp"
+		 * (modules.py:350-364); fsdp_qlora quantises on every rank's GPU for
+		 * it: "FSDP only syncs parameters and buffers, so the quant_state
+		 * isn't copied" (AnswerDotAI/fsdp_qlora 05ed9f2a train.py:234-246).
+		 * DeepSpeed ZeRO-3 likewise partitions and offloads param.data only
+		 * (v0.14.0 ce78a632 runtime/zero/partition_parameters.py:277-287,
+		 * 1483-1552), with no case for Params4bit.
+		 * So every rank holds all of it, whatever the sharding and offload:
+		 * the base's bytes beyond the packed 0.5 B per weight. */
+		if (s->train.base_weights == PLAN_BASE_NF4 ||
+		    s->train.base_weights == PLAN_BASE_NF4_DQ)
+			b->quant_state = qlin * (base - 0.5);
 	}
 	for (int c = 0; c < s->plan.vpp && s->train.frozen_layers > 0; c++)
 		b->frozen += plan_chunk_frozen(s, stage, c);
@@ -300,6 +325,7 @@ void plan_stage_budget(const plan_scenario *s, int stage, plan_budget *b)
 		b->train -= b->frozen;
 		b->frozen_bytes = b->frozen * b->w;
 		b->base_bytes = b->w;
+		b->quant_state = 0;
 	}
 	for (int c = 0; c < s->plan.vpp; c++) {
 		int count[2], rep[2];

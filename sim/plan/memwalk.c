@@ -88,6 +88,7 @@ typedef struct mw {
 	double loss_fwd, loss_kept, loss_bwd, loss_held;
 	double work;       /* a recomputed layer's working set */
 	double bwd_grads;  /* a layer's activation gradients in its backward */
+	double dequant;    /* a 4-bit linear's weight dequantised for its GEMM */
 	double layer_grad; /* one layer's unsharded gradients in its backward */
 	double grads_step; /* gradients at the optimizer step */
 	double temps, step_fp32, step_gather;
@@ -158,9 +159,12 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	double ex = lora ? 0 : b->experts;
 	w->weights =
 	        ((b->train - ex) * b->w + ex * b->w * (wshard ? w->shards / w->eshards : 1)) / ws;
-	w->frozen = lora || s->train.frozen_layers > 0 ? b->frozen_bytes / ws : 0;
+	/* (the 4-bit base's quantisation state whole on every rank, beside its
+	 * shard, and left on the GPU by parameter offload: memory.c) */
+	double qs = b->quant_state;
+	w->frozen = lora || s->train.frozen_layers > 0 ? (b->frozen_bytes - qs) / ws + qs : 0;
 	if (offp)
-		w->weights = w->frozen = 0;
+		w->weights = 0, w->frozen = qs;
 	/* Optimizer states (master included) over the shard group with ZeRO >= 1
 	 * (experts over their expert-DP group); paged states outside the allocator. */
 	double os = p->zero >= 1 ? w->shards : 1, oe = p->zero >= 1 ? w->eshards : 1;
@@ -196,7 +200,7 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	 * and backward; with parameters offloaded up to live_params elements. */
 	/* (the base's linear weights at their stored bytes, the embedding and
 	 * output layer at 16 bits, or fp32 with quant_rest_fp32, when quantised) */
-	double gw = lora ? b->base_bytes : b->w;
+	double gw = lora ? (qs > 0 ? 0.5 : b->base_bytes) : b->w; /* (packed 4-bit) */
 	double rw = lora && plan_base_quantized(s) ? (fw->quant_rest_fp32 ? 4.0 : 2.0) : gw;
 	if (wshard && (w->shards > 1 || offp)) {
 		double nl = fw->gathered_layers < b->layers ? fw->gathered_layers : b->layers;
@@ -216,6 +220,22 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	work_saved sv = plan_saved(s);
 	work_recompute rc = p->recompute;
 	double e = hw_dtype_bytes(s->dtype) < 2 ? 2.0 : hw_dtype_bytes(s->dtype);
+	/* A 4-bit linear dequantises its whole weight to 16 bits for the GEMM
+	 * of its input gradient (and of its forward): bitsandbytes MatMul4Bit,
+	 * linear(A, dequantize_4bit(B).t()) and matmul(grad_output,
+	 * dequantize_4bit(B).t()), the copy freed after each (bitsandbytes
+	 * 0.44.1 autograd/_functions.py:509, 540). In a layer's backward the
+	 * largest, an MLP projection h x f / t (or the QKV projection where the
+	 * model code fuses it, lora_qkv_fused), lives beside the MLP's
+	 * activation gradients. */
+	if (lora && qs > 0) {
+		const work_model *m = &s->model;
+		double h = m->hidden, f = m->ffn > 0 ? m->ffn : 4.0 * h;
+		double hd0 = m->head_dim > 0 ? m->head_dim : (double)(h / m->heads);
+		double kvh = m->kv_heads > 0 ? m->kv_heads : m->heads;
+		double qkv = h * (fw->lora_qkv_fused ? m->heads + 2.0 * kvh : m->heads) * hd0;
+		w->dequant = (h * f > qkv ? h * f : qkv) / p->tp * 2.0;
+	}
 	double lora_in = 0; /* dropout copies of the adapters' inputs per token and layer */
 	if (lora && s->train.lora_dropout) {
 		const work_model *m = &s->model;
@@ -345,7 +365,8 @@ typedef struct cand {
 	double total;
 	int op, phase, mb, chunk, inflight;
 	bool loss_op;
-	double G, kept, loss, held, gathered, cache, work, layer_grad, step_grads, temps, half;
+	double G, kept, loss, held, gathered, cache, work, layer_grad, step_grads, temps, half,
+	        dequant;
 } cand;
 
 static double static_sum(const mw *w)
@@ -357,7 +378,7 @@ static double static_sum(const mw *w)
 static void consider(cand *best, const cand *c)
 {
 	double t = c->G + c->kept + c->loss + c->held + c->gathered + c->cache + c->work +
-	           c->layer_grad + c->step_grads + c->temps + c->half;
+	           c->layer_grad + c->step_grads + c->temps + c->half + c->dequant;
 	if (t > best->total || best->op == -2) {
 		*best = *c;
 		best->total = t;
@@ -417,9 +438,10 @@ static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, in
 			x.loss = loss_live, x.held = held;
 			x.work = (o.weight ? 0 : w->work) + w->bwd_grads;
 			x.layer_grad = w->layer_grad;
+			x.dequant = w->dequant;
 			consider(best, &x);
 			double v = S + x.G + x.kept + x.loss + x.held + x.gathered + x.work +
-			           x.layer_grad + x.half;
+			           x.layer_grad + x.half + x.dequant;
 			peak = v > peak ? v : peak;
 			if (frees) {
 				kept -= w->act[c];
@@ -614,11 +636,20 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 		    "no optimizer states)",
 		    qty(b->frozen, a, sizeof a), b->base_bytes, s->train.frozen_layers);
 	else
-		add(o, PLAN_MEM_WEIGHTS, w->frozen, "frozen base weights",
-		    "%s params: linear x %.4g B (%s), the rest x %s%s%s", qty(b->frozen, a, sizeof a),
-		    b->base_bytes, s->train.base_weights ? base[s->train.base_weights] : "as trained",
+		add(o, PLAN_MEM_WEIGHTS, w->frozen - b->quant_state, "frozen base weights",
+		    "%s params: linear x %.4g B (%s%s), the rest x %s%s%s%s",
+		    qty(b->frozen, a, sizeof a),
+		    b->base_bytes - b->quant_state / (b->linear + b->experts),
+		    s->train.base_weights ? base[s->train.base_weights] : "as trained",
+		    b->quant_state > 0 ? ", packed" : "",
 		    plan_base_quantized(s) ? (s->fw.quant_rest_fp32 ? "4 B" : "2 B") : "the same", sh,
-		    *sh ? c : "");
+		    *sh ? " " : "", *sh ? c : "");
+	if (!fz)
+		add(o, PLAN_MEM_WEIGHTS, b->quant_state, "quantisation state",
+		    "%s linear params x %.4g B (bitsandbytes' absmax): whole on every rank, not "
+		    "sharded or offloaded",
+		    qty(b->linear + b->experts, a, sizeof a),
+		    b->quant_state / (b->linear + b->experts));
 	bool opt_sh = s->plan.zero >= 1 && w->shards > 1;
 	bool master = s->train.policy == PLAN_POLICY_MIXED && s->dtype != HW_FP32 &&
 		      s->dtype != HW_TF32;
@@ -707,6 +738,9 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 	add(o, PLAN_MEM_ACTIVATIONS, x->work, "layer backward", "%sits activation gradients (%s)",
 	    x->work > w->bwd_grads ? "a recomputed layer's saved tensors + " : "",
 	    bq(w->bwd_grads, a, sizeof a));
+	add(o, PLAN_MEM_BUFFERS, x->dequant, "dequantised weight",
+	    "the largest 4-bit linear in 16 bits for its GEMM: %s params x 2 B",
+	    qty(x->dequant / 2, a, sizeof a));
 	add(o, PLAN_MEM_BUFFERS, x->gathered, "gathered weights",
 	    "%s%d layers of %s params (+ embedding, output)",
 	    s->plan.zero == 2 ? "SHARD_GRAD_OP keeps all layers unsharded; " : "ZeRO-3: ",

@@ -616,6 +616,9 @@ typedef struct plan_budget {
 	double adapters;               /* LoRA adapter parameters */
 	double frozen_bytes;           /* the frozen base's bytes */
 	double base_bytes;             /* per frozen linear weight */
+	double quant_state;            /* of frozen_bytes, the 4-bit base's quantisation
+					* statistics (bitsandbytes' absmax): whole on
+					* every rank, never sharded or offloaded */
 	double layer_max;              /* the largest layer's parameters */
 	double w, g, o, paged;         /* bytes per trainable parameter (plan_param_bytes) */
 } plan_budget;

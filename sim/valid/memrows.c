@@ -15,7 +15,8 @@
  * below (every phrase with the keys it sets; `podsim validate FILE
  * --scenario ID` prints the result). The GPU column's names map to GPU files
  * (gpu_map); a form factor the source left open is an assumption printed
- * with the row. */
+ * with the row, as are architecture columns a row leaves open, taken from
+ * the model's file under models/ (model_file). */
 #include "valid_int.h"
 
 #include <ctype.h>
@@ -104,6 +105,11 @@ static const struct {
         {"double quant", NULL, "train.base_weights = nf4-dq"},
         {"nested", NULL, "train.base_weights = nf4-dq"},
         {"bnb.nf4-dq", NULL, "train.base_weights = nf4-dq"},
+        /* fsdp_qlora builds bitsandbytes' Linear4bit itself without
+         * compress_statistics (AnswerDotAI/fsdp_qlora 05ed9f2a
+         * train.py:615-616, 153-179), whose default is True (bitsandbytes
+         * 0.43.0 nn/modules.py:358): double quantisation */
+        {"bitsandbytes 4-bit NF4 (bf16 compute/storage", NULL, "train.base_weights = nf4-dq"},
         {"NF4", NULL, "train.base_weights = nf4"},
         {"GPTQ int4", NULL, "train.base_weights = int4"},
         {"modules_to_save=['wte','lm_head']", NULL, "train.train_embeddings = true"},
@@ -168,6 +174,42 @@ static const char *row_profile(const cases_csv *c, size_t row, const valid_optio
 	return *name && !strchr(name, '/') ? name : "megatron-core";
 }
 
+/* The architecture columns a row may leave open. */
+static const char *const arch_cols[] = {"layers", "hidden", "heads", "kv_heads", "ffn", "vocab"};
+
+/* A row leaving an architecture column open takes it from the model's file,
+ * models/<name>.ini, <name> the row's model column lower-cased with spaces as
+ * '-' ("Qwen-14B" -> qwen-14b): its cited config (the file's source key),
+ * printed as an assumption. True when the file exists; *src gets its source. */
+static bool model_file(const cases_csv *c, size_t row, const char *datadir, char *name, size_t nlen,
+                       char *src, size_t slen)
+{
+	const char *m = get(c, row, "model");
+	size_t n = 0;
+	for (; *m && n + 1 < nlen; m++) {
+		unsigned char ch = (unsigned char)*m;
+		if (!isalnum(ch) && ch != '.' && ch != '-' && ch != ' ')
+			return false;
+		name[n++] = ch == ' ' ? '-' : (char)tolower(ch);
+	}
+	name[n] = 0;
+	if (!n || *m)
+		return false;
+	char path[1024], *text = NULL;
+	size_t len;
+	snprintf(path, sizeof path, "%s/models/%s.ini", datadir ? datadir : ".", name);
+	if (sim_input_read(path, 1 << 16, &text, &len, NULL) != 0)
+		return false;
+	*src = 0;
+	const char *k = strstr(text, "\nsource = ");
+	if (k) {
+		k += 10;
+		snprintf(src, slen, "%.*s", (int)strcspn(k, "\r\n"), k);
+	}
+	free(text);
+	return true;
+}
+
 /* The row's scenario text (includes under incdir); NULL, or why not. */
 static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
                             const valid_options *opt, sim_buf *b, char *assumed, size_t alen,
@@ -182,14 +224,28 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		return "no GPU file for this gpu";
 	if (gpu_map[gi].assumed)
 		assume(assumed, alen, "%s", gpu_map[gi].assumed);
-	if (!*get(c, row, "ffn") || !*get(c, row, "vocab"))
-		return "ffn or vocab not given (the model's config is not verified)";
+	/* open architecture columns: from the model's file, or the row is skipped */
+	char open_cols[64] = "", mname[64] = "", msrc[200] = "";
+	for (size_t i = 0; i < sizeof arch_cols / sizeof arch_cols[0]; i++)
+		if (!*get(c, row, arch_cols[i]))
+			snprintf(open_cols + strlen(open_cols),
+			         sizeof open_cols - strlen(open_cols), "%s%s",
+			         *open_cols ? ", " : "", arch_cols[i]);
+	bool from_file = *open_cols != 0;
+	if (from_file) {
+		if (!model_file(c, row, opt->datadir, mname, sizeof mname, msrc, sizeof msrc))
+			return "ffn or vocab not given and no models/<model>.ini (the model's "
+			       "config is not verified)";
+		assume(assumed, alen, "%s from models/%s.ini (%s)", open_cols, mname,
+		       *msrc ? msrc : "no source given");
+	}
 	long gpus = atol(get(c, row, "gpus")), hidden = atol(get(c, row, "hidden"));
 	long ffn = atol(get(c, row, "ffn")), tp = atol(get(c, row, "tp"));
 	long pp = atol(get(c, row, "pp")), dp = atol(get(c, row, "dp"));
 	long mb = *get(c, row, "micro_batch") ? atol(get(c, row, "micro_batch")) : 1;
 	long cp = *get(c, row, "cp") ? atol(get(c, row, "cp")) : 1;
-	if (gpus <= 0 || hidden <= 0 || tp <= 0 || pp <= 0 || dp <= 0 || mb <= 0 || cp <= 0)
+	if (gpus <= 0 || (hidden <= 0 && !from_file) || tp <= 0 || pp <= 0 || dp <= 0 || mb <= 0 ||
+	    cp <= 0)
 		return "gpus, hidden, tp, pp, dp, cp or micro_batch missing";
 	const char *note = get(c, row, "note");
 	const valid_stack *st;
@@ -254,6 +310,9 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	               "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
 	               incdir, gpu_map[gi].node, incdir, gpu_map[gi].file);
 	sim_buf_printf(b, "include = %stopologies/frameworks/%s.ini\n", incdir, profile);
+	/* the model's file first: the row's own columns then override it */
+	if (from_file)
+		sim_buf_printf(b, "include = %smodels/%s.ini\n", incdir, mname);
 	sim_buf_printf(b, "[scenario]\nname = %s\n[model]\nname = %s\n", get(c, row, "id"),
 	               get(c, row, "id"));
 	static const char *const dims[] = {"layers",   "hidden", "heads",
@@ -262,12 +321,17 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		if (*get(c, row, dims[i]))
 			sim_buf_printf(b, "%s = %s\n", dims[i], get(c, row, dims[i]));
 	const char *ms = sect[0].data ? sect[0].data : "";
-	sim_buf_printf(b, "vocab = %ld\nactivation = %s\nbias = %s\n", vocab,
-	               swiglu ? "swiglu" : "gelu", swiglu ? "false" : "true");
-	if (!strstr(ms, "norm ="))
-		sim_buf_printf(b, "norm = %s\n", swiglu ? "rmsnorm" : "layernorm");
-	if (!strstr(ms, "untied_embeddings"))
-		sim_buf_printf(b, "untied_embeddings = %s\n", swiglu ? "true" : "false");
+	if (*get(c, row, "vocab"))
+		sim_buf_printf(b, "vocab = %ld\n", vocab);
+	/* the shape's kind from the columns (a SwiGLU ffn is not 4h), or the file's */
+	if (!from_file) {
+		sim_buf_printf(b, "activation = %s\nbias = %s\n", swiglu ? "swiglu" : "gelu",
+		               swiglu ? "false" : "true");
+		if (!strstr(ms, "norm ="))
+			sim_buf_printf(b, "norm = %s\n", swiglu ? "rmsnorm" : "layernorm");
+		if (!strstr(ms, "untied_embeddings"))
+			sim_buf_printf(b, "untied_embeddings = %s\n", swiglu ? "true" : "false");
+	}
 	sim_buf_printf(b, "%s", sect[0].data ? sect[0].data : "");
 	sim_buf_printf(b, "[node]\ngpus = %ld\n", gpus < 8 ? gpus : 8);
 	sim_buf_printf(b, "[cluster]\nname = %s\nnodes = %ld\n", get(c, row, "id"),

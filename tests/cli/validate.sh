@@ -49,4 +49,18 @@ if [ "$(basename "$csv")" = gemm-shapes.csv ]; then
 	"$podsim" validate "$csv" --gates "$tmp/g3" --data . >/dev/null 2>"$tmp/e3"
 	[ $? -eq 1 ] || { echo "an absent source passed its gate"; fail=1; }
 fi
+# a memory row leaving architecture columns open (ME09: Qwen-14B without ffn
+# and vocab) takes them from models/<model>.ini, said in its assumptions and
+# included first in its scenario; without such a file it is skipped
+if [ "$(basename "$csv")" = memory.csv ]; then
+	"$podsim" validate "$csv" --scenario ME09 --data . >"$tmp/me09" 2>&1 || fail=1
+	grep -q '^; assumed: ffn, vocab from models/qwen-14b.ini (huggingface.co/Qwen/Qwen-14B' \
+		"$tmp/me09" && grep -q '^include = ./models/qwen-14b.ini$' "$tmp/me09" &&
+		! grep -q '^ffn =\|^vocab =' "$tmp/me09" ||
+		{ echo "ME09's scenario does not take ffn and vocab from models/qwen-14b.ini:"; cat "$tmp/me09"; fail=1; }
+	{ head -n 1 "$csv"; grep '^ME09,' "$csv" | sed 's/,Qwen-14B,/,Qwen-99B,/'; } >"$tmp/m.csv"
+	"$podsim" validate "$tmp/m.csv" --data . --rows >"$tmp/m.out" 2>&1
+	grep -q 'ffn or vocab not given' "$tmp/m.out" && grep -q '1 rows, 0 simulated, 1 skipped' "$tmp/m.out" ||
+		{ echo "a row without a model file was not skipped:"; cat "$tmp/m.out"; fail=1; }
+fi
 exit $fail

@@ -162,6 +162,67 @@ static void test_lora(void)
 	}
 }
 
+/* A term's bytes at the peak by name (0 when absent). */
+static double term(const plan_mem_peak *p, const char *name)
+{
+	for (int i = 0; i < p->nterms; i++)
+		if (!strcmp(p->term[i].name, name))
+			return p->term[i].bytes;
+	return 0;
+}
+
+/* QLoRA under FSDP (memory.c, memwalk.c): bitsandbytes' quantisation state
+ * is not a parameter, so FSDP neither shards nor offloads it. Llama 2 7B
+ * double-quantised: the linear weights L = 32 (4 x 4096^2 + 3 x 4096 x 11008)
+ * = 6,476,005,376 keep 0.5 B packed (sharded over dp = 2, or on the CPU
+ * with offload_params) and 1/64 + 4/(64 x 256) = 0.015869140625 B of absmax
+ * on every rank: 102,767,589.4 B. The largest linear, an MLP projection
+ * 4096 x 11008 (HF Llama's q, k and v are apart: 4096 x 4096 each), is
+ * dequantised to 16 bits for its GEMMs: 90,177,536 B, at the peak in a
+ * recomputed layer's backward (a chunked loss keeps the loss's below it). */
+#define QLORA_FSDP                                                                                 \
+	"include = topologies/frameworks/pytorch-fsdp.ini\ninclude = models/llama2-7b.ini\n"       \
+	"include = topologies/nodes/dgx-a100-80g.ini\n"                                            \
+	"[scenario]\nname = t\n[node]\ngpus = 2\n[cluster]\nname = c\nnodes = 1\n"                 \
+	"[model]\nseq_len = 2048\n[parallel]\ndp = 2\nzero = 3\nmicro_batch = 1\n"                 \
+	"global_batch = 2\nrecompute = full\n"
+#define QLORA_TRAIN                                                                                \
+	"[train]\npolicy = pure\nlora_rank = 8\nbase_weights = nf4-dq\nchunked_loss = true\n"
+static void test_quant_state(void)
+{
+	plan_scenario *s = load(QLORA_FSDP QLORA_TRAIN);
+	if (!s)
+		return;
+	double L = 32 * (4.0 * 4096 * 4096 + 3.0 * 4096 * 11008);
+	double qs = L * (1.0 / 64 + 4.0 / (64 * 256));
+	plan_budget b;
+	plan_stage_budget(s, 0, &b);
+	CHECK_NEAR(b.quant_state, qs, 1e-12);
+	plan_mem_peak p;
+	plan_memory_peak(s, 0, &p);
+	CHECK_NEAR(term(&p, "quantisation state"), qs, 1e-12);
+	CHECK_NEAR(term(&p, "frozen base weights"), (b.frozen_bytes - qs) / 2, 1e-12);
+	CHECK_NEAR(term(&p, "dequantised weight"), 4096.0 * 11008 * 2, 1e-12);
+	plan_scenario_free(s);
+	/* offloaded: of the weights only the quantisation state stays */
+	s = load(QLORA_FSDP "offload_params = cpu\noffload_optimizer = cpu\n" QLORA_TRAIN);
+	if (s) {
+		plan_memory_peak(s, 0, &p);
+		CHECK_NEAR(p.bytes[PLAN_MEM_WEIGHTS], qs, 1e-12);
+		CHECK_NEAR(term(&p, "frozen base weights"), 0, 0);
+		plan_scenario_free(s);
+	}
+	/* a 16-bit base has no quantisation state and no dequantised copy */
+	s = load(QLORA_FSDP "[train]\npolicy = pure\nlora_rank = 8\n");
+	if (s) {
+		plan_stage_budget(s, 0, &b);
+		CHECK_NEAR(b.quant_state, 0, 0);
+		plan_memory_peak(s, 0, &p);
+		CHECK_NEAR(term(&p, "dequantised weight"), 0, 0);
+		plan_scenario_free(s);
+	}
+}
+
 /* The eager count of Hugging Face Llama code (work/memory.c): 2 x (4 + 2)h
  * for the upcasting RMSNorms, 2h attention input, q + 2 x repeated K, V
  * (6h), the attention output and its copy (4h), the MLP input (2h), four
@@ -499,6 +560,7 @@ int main(void)
 	test_optimizers();
 	test_optimizer();
 	test_lora();
+	test_quant_state();
 	test_frozen_layers();
 	test_eager();
 	test_loss();
