@@ -511,8 +511,24 @@ bool net_efa_region(const net_cluster *c, net_coll coll, const net_group *g, dou
 	return false;
 }
 
-int net_collective(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
-		   net_cost *out)
+double net_sync_delay(const net_cluster *c, net_coll coll, const net_group *g, double bytes)
+{
+	if (!c || !g || c->fabric != NET_FABRIC_EFA || g->nodes <= 1 || !(c->sync_s > 0) ||
+	    !(bytes > 0) || g->size < 2)
+		return 0;
+	double n = g->size, k = g->per_node > 0 ? g->per_node : 1;
+	double b = coll == NET_ALLREDUCE ? 2 * (n - 1) / n * bytes / k
+	           : coll == NET_ALLTOALL ? (n - k) / n * bytes
+	           : coll == NET_P2P      ? bytes
+	                                  : (n - 1) / n * bytes / k;
+	double d = c->sync_s * pow(g->nodes - 1.0, c->sync_exp);
+	return d * -expm1(-b / NET_SYNC_BYTES);
+}
+
+/* net_collective without the synchronisation delay: NCCL's choice and its
+ * cost. */
+static int collective(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
+		      net_cost *out)
 {
 	*out = (net_cost){0};
 	out->proto = NET_PROTO_SIMPLE;
@@ -558,4 +574,15 @@ int net_collective(const net_cluster *c, net_coll coll, const net_group *g, doub
 	if (!forced)
 		*out = best;
 	return SIM_OK;
+}
+
+int net_collective(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
+		   net_cost *out)
+{
+	int rc = collective(c, coll, g, bytes, out);
+	if (rc == SIM_OK && out->time_s > 0) {
+		out->sync_s = net_sync_delay(c, coll, g, bytes);
+		out->time_s += out->sync_s;
+	}
+	return rc;
 }

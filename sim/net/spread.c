@@ -131,6 +131,8 @@ double net_network_time(const net_cluster *c, net_coll coll, const net_group *g,
 	d.congestion_exp = e;
 	if (net_collective(&d, coll, g, bytes, &up) != SIM_OK)
 		return 0;
-	double n = (up.time_s - at.time_s) / KAPPA_STEP;
+	/* The synchronisation delay does not depend on kappa (it cancels in
+	 * the difference) and varies as a whole (header comment). */
+	double n = (up.time_s - at.time_s) / KAPPA_STEP + at.sync_s;
 	return n > 0 ? fmin(n, at.time_s) : 0;
 }

@@ -101,7 +101,9 @@
  * lowest time over the algorithms that apply wins (NVLS included), as NCCL's
  * tuner picks, except where aws-ofi-nccl's region tuner forces an algorithm
  * and protocol on EFA (net_efa_region). All of these latencies carry the EFA
- * model's terms on fabric = efa (net.h).
+ * model's terms on fabric = efa (net.h), and the chosen algorithm's time the
+ * EFA model's per-call synchronisation delay (net_sync_delay), as
+ * net_collective's: the two models take every EFA term from net.
  */
 #include "topo_int.h"
 
@@ -1023,8 +1025,12 @@ int topo_collective_groups(const topo_graph *g, net_coll coll, const int *groups
 		rc = SIM_ENOMEM;
 	if (rc == SIM_OK)
 		rc = pick_algo(&r, &o, coll, groups, bytes, algo, out, best, link_sat);
-	if (rc == SIM_OK)
+	if (rc == SIM_OK) { /* after NCCL's choice, which does not see it (net.h) */
+		net_group grp = {n, o.k, o.m, 0};
+		out->sync_s = net_sync_delay(&g->cl, coll, &grp, bytes);
+		out->time_s += out->sync_s;
 		finish_cost(&r, coll, n, bytes, out);
+	}
 	if (best != link_bytes)
 		free(best);
 	run_close(&r);

@@ -547,7 +547,8 @@ static void test_efa_region(void)
  * (kappa dT/dkappa) of the calibration's own collectives, 256 MiB on 8
  * ranks per node, is the time less the kappa-free terms: 95.5-97 % of it
  * from 2 nodes on, so the measured whole-collective ratios apply to N as
- * they are (spread.c); inside a node it is 0. For an all-gather on 4
+ * they are (spread.c), except the 2-node all-reduce (below); inside a
+ * node it is 0. N includes the per-call sync delay, which varies whole. For an all-gather on 4
  * nodes with Simple forced (test_efa's closed form, congestion 0.5, exp 1:
  * kappa(4) = 2.5) N is the kappa-stretched part exactly:
  *   N = 2.5 x ((N - 1)(14 + 2 L) + (n - 1) o + (n-1)/n S / 320 GB/s). */
@@ -592,7 +593,12 @@ static void test_spread(void)
 			net_cost t;
 			CHECK_INT(net_collective(&c, op, &grp, S, &t), SIM_OK);
 			double f = net_network_time(&c, op, &grp, S) / t.time_s;
-			if (!CHECK(f > 0.95 && f <= 1))
+			/* The all-reduce on 2 nodes is NVLSTree, whose bandwidth
+			 * NVLS binds on the shipped fit (nvls_busbw 480 GB/s under
+			 * its network bound 2(n-1)/n B_nic = 508 GB/s at kappa(2)):
+			 * only its latencies and sync delay vary, N/T = 0.33. */
+			double lo = op == NET_ALLREDUCE && m == 2 ? 0.3 : 0.95;
+			if (!CHECK(f > lo && f <= 1))
 				fprintf(stderr, "  %s on %d nodes: N/T = %.4f\n", net_coll_name(op), m, f);
 		}
 	}
@@ -616,9 +622,58 @@ static void test_spread(void)
 	CHECK_NEAR(net_network_time(&c, NET_ALLGATHER, &one, S), 0, 0);
 }
 
+/* The per-call synchronisation delay (coll.c, "The EFA model", 5.):
+ *   D = sync_delay (m-1)^sync_exp (1 - exp(-b / 8 MiB)),
+ * b the bytes a rank sends through its NICs. An all-gather of S = 256 MiB
+ * on 4 nodes of 8 (n = 32, k = 8): b = 31/32 S / 8 = 32.5 MB, so with
+ * sync_delay 200 us and exp 0.5: D = 200 us sqrt(3) (1 - e^(-3.875)) =
+ * 339.2 us. The all-reduce sends twice that (b = 7.75 x 8 MiB): D = 200 us
+ * sqrt(3) (1 - e^(-7.75)). A 1 KiB all-reduce of the same group: b = 248 B,
+ * D = 200 us sqrt(3) x 2.96e-5 = 0.010 us: small calls are not delayed. A
+ * p2p between nodes exposes its whole message (m = 2: D = 200 us (1 -
+ * e^(-1)) for 8 MiB). net_collective adds D to the time of NCCL's choice:
+ * the same cluster without the delay times it D shorter. Inside a node,
+ * off EFA and without the key there is none. */
+static void test_sync_delay(void)
+{
+	net_cluster c;
+	sim_diag *d = sim_diag_new();
+	CHECK_INT(efa_cluster(4, "net_latency = 50 us\nrail_bw = 10 GB/s\nsync_delay = 200 us\n"
+	                         "sync_exp = 0.5", &c, d), SIM_OK);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+	const double S = 268435456.0, MiB8 = 8388608.0, us = 1e-6;
+	net_group g;
+	net_group_make(&c, 32, 1, &g);
+	double b = 31.0 / 32 * S / 8;
+	CHECK_NEAR(net_sync_delay(&c, NET_ALLGATHER, &g, S), 200 * us * sqrt(3) * -expm1(-b / MiB8),
+	           1e-15);
+	CHECK_NEAR(net_sync_delay(&c, NET_ALLGATHER, &g, S), 339.2 * us, 1e-4);
+	CHECK_NEAR(net_sync_delay(&c, NET_ALLREDUCE, &g, S),
+	           200 * us * sqrt(3) * -expm1(-2 * b / MiB8), 1e-15);
+	CHECK(net_sync_delay(&c, NET_ALLREDUCE, &g, 1024) < 0.011 * us);
+	net_group p = {2, 1, 2, 8};
+	CHECK_NEAR(net_sync_delay(&c, NET_P2P, &p, MiB8), 200 * us * -expm1(-1.0), 1e-15);
+	net_cost with, without;
+	CHECK_INT(net_collective(&c, NET_ALLGATHER, &g, S, &with), SIM_OK);
+	net_cluster z = c;
+	z.sync_s = 0;
+	CHECK_INT(net_collective(&z, NET_ALLGATHER, &g, S, &without), SIM_OK);
+	CHECK_NEAR(with.time_s - without.time_s, with.sync_s, 1e-15);
+	CHECK_NEAR(with.sync_s, net_sync_delay(&c, NET_ALLGATHER, &g, S), 0);
+	CHECK_INT(with.proto, without.proto);
+	CHECK_NEAR(without.sync_s, 0, 0);
+	net_group one;
+	net_group_make(&c, 8, 1, &one);
+	CHECK_NEAR(net_sync_delay(&c, NET_ALLGATHER, &one, S), 0, 0);
+	c.fabric = NET_FABRIC_FAT_TREE;
+	CHECK_NEAR(net_sync_delay(&c, NET_ALLGATHER, &g, S), 0, 0);
+}
+
 int main(void)
 {
 	test_efa();
+	test_sync_delay();
 	test_efa_region();
 	test_spread();
 	test_nvls();
