@@ -521,7 +521,7 @@ double net_sync_delay(const net_cluster *c, net_coll coll, const net_group *g, d
 	           : coll == NET_ALLTOALL ? (n - k) / n * bytes
 	           : coll == NET_P2P      ? bytes
 	                                  : (n - 1) / n * bytes / k;
-	double d = c->sync_s * pow(g->nodes - 1.0, c->sync_exp);
+	double d = c->sync_s * pow(g->nodes - 1.0, c->congestion_exp);
 	return d * -expm1(-b / NET_SYNC_BYTES);
 }
 

@@ -144,8 +144,7 @@ typedef struct net_cluster {
 	double congestion;     /* median slowdown kappa(m) = 1 + congestion (m-1)^exp */
 	double congestion_exp;
 	double sync_s;         /* sync_delay: the per-call wait for the slowest of m nodes,
-				* D(m) = sync_delay (m-1)^sync_exp (coll.c, net_sync_delay) */
-	double sync_exp;
+				* D(m) = sync_delay (m-1)^congestion_exp (net_sync_delay) */
 	char spread_text[CONF_STR_MAX]; /* [cluster] spread as written */
 	int nspread;
 	net_spread spread[NET_SPREAD_MAX];
@@ -251,7 +250,7 @@ double net_nic_busbw(const net_cluster *c, double k, int m);
 double net_congestion(const net_cluster *c, int nodes);
 /* The EFA model's per-call synchronisation delay (coll.c, "The EFA model",
  * 5.) of a collective `coll` of `bytes` on group g: the wait for the
- * slowest of its m > 1 nodes, D(m) = sync_delay (m-1)^sync_exp, times the
+ * slowest of its m > 1 nodes, D(m) = sync_delay (m-1)^congestion_exp, times the
  * exposure 1 - exp(-b / NET_SYNC_BYTES) of the b bytes a rank sends
  * through its NICs; 0 off EFA, inside a node, or without sync_delay. Both
  * models add it to the time of the algorithm they picked (net_collective,

@@ -57,7 +57,7 @@
 
 static const char *const keys[VALID_FP_COUNT] = {"intra_efficiency", "nvls_busbw", "net_latency",
                                                  "msg_overhead",     "rail_bw",    "congestion",
-                                                 "congestion_exp",   "sync_delay", "sync_exp"};
+                                                 "congestion_exp",   "sync_delay"};
 
 const char *valid_fab_key(valid_fab_kind k)
 {
@@ -94,9 +94,6 @@ static void set_param(net_cluster *c, valid_fab_kind k, double x)
 	case VALID_FP_SYNC:
 		c->sync_s = x;
 		break;
-	case VALID_FP_SYNC_EXP:
-		c->sync_exp = x;
-		break;
 	default:
 		c->congestion_exp = x;
 		break;
@@ -120,8 +117,6 @@ static double get_param(const net_cluster *c, valid_fab_kind k)
 		return c->congestion;
 	case VALID_FP_SYNC:
 		return c->sync_s;
-	case VALID_FP_SYNC_EXP:
-		return c->sync_exp;
 	default:
 		return c->congestion_exp;
 	}
@@ -254,11 +249,11 @@ static int solve(ctx *k, double *u, double *chi2, bool se, size_t *iters)
 static void choose(valid_fab_fit *f)
 {
 	const net_node *nd = &f->cluster.node;
-	const double lo[VALID_FP_COUNT] = {0.05, 10e9, 0, 0, 0.5e9, 0, 0, 0, 0};
+	const double lo[VALID_FP_COUNT] = {0.05, 10e9, 0, 0, 0.5e9, 0, 0, 0};
 	const double hi[VALID_FP_COUNT] = {1, 2 * nd->intra_Bps, 1e-3, 1e-4, nd->nic_Bps, 20, 3,
-	                                   10e-3, 3};
-	const double start[VALID_FP_COUNT] = {0.822, 480e9, 75e-6, 1e-6, 0.8 * nd->nic_Bps,
-	                                      0.1,   1,     100e-6, 1};
+	                                   10e-3};
+	const double start[VALID_FP_COUNT] = {0.822, 480e9,          75e-6, 1e-6,
+	                                      0.8 * nd->nic_Bps, 0.1, 1,    100e-6};
 	f->nparams = 0;
 	for (int k = 0; k < VALID_FP_COUNT; k++)
 		f->params[f->nparams++] = (valid_fab_param){

@@ -250,7 +250,6 @@ typedef enum {
 	VALID_FP_CONG,          /* [cluster] congestion */
 	VALID_FP_CONG_EXP,      /* [cluster] congestion_exp */
 	VALID_FP_SYNC,          /* [cluster] sync_delay */
-	VALID_FP_SYNC_EXP,      /* [cluster] sync_exp */
 	VALID_FP_COUNT
 } valid_fab_kind;
 
