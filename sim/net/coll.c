@@ -525,8 +525,8 @@ double net_sync_delay(const net_cluster *c, net_coll coll, const net_group *g, d
 	return d * -expm1(-b / NET_SYNC_BYTES);
 }
 
-/* net_collective without the synchronisation delay: NCCL's choice and its
- * cost. */
+/* net_collective without the synchronisation delay and without NCCL's own
+ * view on EFA: the lowest time on c (or the region's, or the forced pair). */
 static int collective(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
 		      net_cost *out)
 {
@@ -576,10 +576,47 @@ static int collective(const net_cluster *c, net_coll coll, const net_group *g, d
 	return SIM_OK;
 }
 
+/* The cluster as NCCL's tuner sees it (header comment, "The EFA model", 6.). */
+static net_cluster tuner_view(const net_cluster *c)
+{
+	net_cluster v = *c;
+	v.net_lat_s = NET_EFA_TUNER_LATENCY;
+	v.msg_overhead_s = 0;
+	v.congestion = 0;
+	v.sync_s = 0;
+	return v;
+}
+
+bool net_efa_choice(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
+		    net_algo *algo, net_proto *proto)
+{
+	if (!c || !g || c->fabric != NET_FABRIC_EFA || g->nodes <= 1 || g->size < 2 ||
+	    !(bytes > 0) || (unsigned)coll >= NET_COLL_COUNT)
+		return false;
+	net_cluster v = tuner_view(c);
+	net_cost k;
+	if (collective(&v, coll, g, bytes, &k) != SIM_OK)
+		return false;
+	*algo = k.algo;
+	*proto = k.proto;
+	return true;
+}
+
 int net_collective(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
 		   net_cost *out)
 {
-	int rc = collective(c, coll, g, bytes, out);
+	net_algo a;
+	net_proto p;
+	int rc;
+	if (net_efa_choice(c, coll, g, bytes, &a, &p)) {
+		/* NCCL's pair, timed with the cluster's own costs */
+		net_cluster f = *c;
+		f.algo = coll == NET_ALLREDUCE ? a : NET_ALGO_AUTO;
+		f.proto = (int)p + 1;
+		rc = collective(&f, coll, g, bytes, out);
+	} else {
+		rc = collective(c, coll, g, bytes, out);
+	}
 	if (rc == SIM_OK && out->time_s > 0) {
 		out->sync_s = net_sync_delay(c, coll, g, bytes);
 		out->time_s += out->sync_s;

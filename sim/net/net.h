@@ -256,6 +256,18 @@ double net_congestion(const net_cluster *c, int nodes);
  * models add it to the time of the algorithm they picked (net_collective,
  * topo_collective_groups), NCCL's choice not seeing it. */
 double net_sync_delay(const net_cluster *c, net_coll coll, const net_group *g, double bytes);
+/* NCCL's choice on EFA (coll.c, "The EFA model", 6.): the algorithm and
+ * protocol NCCL picks for a collective across more than one node, by its own
+ * model of the cluster (the plugin's reported latency, NET_EFA_TUNER_LATENCY,
+ * for net_latency; no message cost, congestion or sync delay; the region
+ * tuner first), which net_collective and the flow model then time with the
+ * cluster's fitted costs. False off EFA, inside a node, for one rank or no
+ * bytes. A forced nccl_algo / nccl_proto holds as in net_collective. */
+bool net_efa_choice(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
+		    net_algo *algo, net_proto *proto);
+/* The latency aws-ofi-nccl reports to NCCL on p5/p5e (75 us, A
+ * src/platform-aws.cpp:137), which NCCL adds to every network step. */
+#define NET_EFA_TUNER_LATENCY 75e-6
 /* The exposure scale of net_sync_delay: the NCCL_BUFFSIZE aws-ofi-nccl sets on
  * p5 (8 MiB, A src/platform-aws.cpp:142); assumed (coll.c). */
 #define NET_SYNC_BYTES 8388608.0

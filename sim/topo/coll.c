@@ -99,8 +99,10 @@
  * time = lat[p] + t_bw / protocol factor[p] + coll_overhead, minimised over
  * the protocols (LL128 only on NVLink nodes), as net_collective does; the
  * lowest time over the algorithms that apply wins (NVLS included), as NCCL's
- * tuner picks, except where aws-ofi-nccl's region tuner forces an algorithm
- * and protocol on EFA (net_efa_region). All of these latencies carry the EFA
+ * tuner picks, except on EFA across nodes, where the pair is NCCL's own
+ * choice by its model of the cluster (net_efa_choice: aws-ofi-nccl's region
+ * tuner first, then NCCL's tuner with the plugin's 75 us latency), timed
+ * here with the cluster's fitted costs. All of these latencies carry the EFA
  * model's terms on fabric = efa (net.h), and the chosen algorithm's time the
  * EFA model's per-call synchronisation delay (net_sync_delay), as
  * net_collective's: the two models take every EFA term from net.
@@ -954,15 +956,15 @@ static int pick_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 	int rc = SIM_OK, best_flows = 0, only = -1;
 	size_t nl = (size_t)g->nl;
 	out->time_s = INFINITY;
-	/* On EFA the aws-ofi-nccl tuner's region forces its pair (net.h). */
+	/* On EFA across nodes NCCL picks by its own model (the plugin's region
+	 * tuner first): net's choice, which the flows then time (net.h). */
 	net_group grp = {o->n, o->k, o->m, 0};
 	net_algo ra;
 	net_proto rp;
-	if (algo == TOPO_ALGO_AUTO && o->regular &&
-	    net_efa_region(&g->cl, coll, &grp, bytes, &ra, &rp) &&
-	    applies(&g->cl, coll, topo_algo_from_net(ra), o)) {
-		algo = topo_algo_from_net(ra);
+	if (algo == TOPO_ALGO_AUTO && net_efa_choice(&g->cl, coll, &grp, bytes, &ra, &rp)) {
 		only = (int)rp;
+		if (coll == NET_ALLREDUCE && applies(&g->cl, coll, topo_algo_from_net(ra), o))
+			algo = topo_algo_from_net(ra);
 	}
 	for (int a = TOPO_ALGO_RING; a < TOPO_ALGO_COUNT && rc == SIM_OK; a++) {
 		if ((algo != TOPO_ALGO_AUTO && a != (int)algo) ||

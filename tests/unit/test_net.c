@@ -671,9 +671,54 @@ static void test_sync_delay(void)
 	CHECK_NEAR(net_sync_delay(&c, NET_ALLGATHER, &g, S), 0, 0);
 }
 
+/* NCCL's choice on EFA (coll.c, "The EFA model", 6.): NCCL picks the
+ * protocol by its own model, with the plugin's 75 us per network step,
+ * then the cluster's fitted costs time it. All-gather of 256 MiB on 2 nodes
+ * of 8 (n = 16, 14 intra and 1 inter step), rails 32 x 10 GB/s = 320 GB/s
+ * under NVLink's 450 x 0.822, t_bw = 15/16 S / 320 GB/s = 786.4 us:
+ *   NCCL's view (L = 75 us, no message cost):
+ *     Simple 8.4 + 14 x 3.4 + (14 + 2 x 75) + 786.4        = 1006.4 us
+ *     LL128  14 + 14 x 1.9 + (4 + 75) + 786.4 / 0.92       =  974.4 us
+ *   the cluster's own costs (net_latency = 5 us):
+ *     Simple 8.4 + 47.6 + (14 + 10) + 786.4 = 866.4 us,
+ *     LL128  14 + 26.6 + (4 + 5) + 854.8   = 904.4 us:
+ * the lowest time would be Simple; NCCL runs LL128, and podsim times that
+ * (plus the node's coll_overhead, the same in both). */
+static void test_efa_choice(void)
+{
+	net_cluster c;
+	sim_diag *d = sim_diag_new();
+	CHECK_INT(efa_cluster(2, "net_latency = 5 us\nrail_bw = 10 GB/s", &c, d), SIM_OK);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+	const double S = 268435456.0, us = 1e-6;
+	net_group g;
+	net_group_make(&c, 16, 1, &g);
+	net_algo a;
+	net_proto p;
+	CHECK(net_efa_choice(&c, NET_ALLGATHER, &g, S, &a, &p));
+	CHECK_INT(p, NET_PROTO_LL128);
+	net_cost k, simple;
+	CHECK_INT(net_collective(&c, NET_ALLGATHER, &g, S, &k), SIM_OK);
+	CHECK_INT(k.proto, NET_PROTO_LL128);
+	double oh = c.node.coll_overhead_s;
+	CHECK_NEAR(k.time_s - oh, 904.4 * us, 1e-4);
+	net_cluster s = c;
+	s.proto = NET_PROTO_SIMPLE + 1;
+	CHECK_INT(net_collective(&s, NET_ALLGATHER, &g, S, &simple), SIM_OK);
+	CHECK_NEAR(simple.time_s - oh, 866.4 * us, 1e-4);
+	/* Inside a node, and off EFA, NCCL's model is podsim's: no view. */
+	net_group one;
+	net_group_make(&c, 8, 1, &one);
+	CHECK(!net_efa_choice(&c, NET_ALLGATHER, &one, S, &a, &p));
+	c.fabric = NET_FABRIC_FAT_TREE;
+	CHECK(!net_efa_choice(&c, NET_ALLGATHER, &g, S, &a, &p));
+}
+
 int main(void)
 {
 	test_efa();
+	test_efa_choice();
 	test_sync_delay();
 	test_efa_region();
 	test_spread();
