@@ -14,22 +14,26 @@
  *     [cluster] msg_overhead    (0, 100 us)       per step across nodes
  *     [cluster] rail_bw         (0.5 GB/s, nic_bw) achievable per EFA rail
  *     [cluster] congestion      (0, 20)           kappa(m) = 1 + congestion (m-1)^exp
- *     [cluster] congestion_exp  (0, 3)
+ *     [cluster] congestion_exp  (0, 3)            also the sync delay's exponent
+ *     [cluster] sync_delay      (0, 10 ms)        D(m) = sync_delay (m-1)^exp per call
  * A parameter no row depends on (no 1-node all-reduce: nvls_busbw) is left
  * out and named. The start is fixed, not the cluster file's current values,
  * so that refitting gives the same file: intra_efficiency 0.822 and
  * nvls_busbw 480 GB/s (DGX H100's, topologies/nodes/dgx-h100.ini),
  * net_latency 75 us (what aws-ofi-nccl reports on p5, A src/platform-aws.cpp:
- * 137), msg_overhead 1 us, rail_bw 0.8 x nic_bw, congestion 0.1, exponent 1;
+ * 137), msg_overhead 1 us, rail_bw 0.8 x nic_bw, congestion 0.1, exponent 1,
+ * sync_delay 100 us;
  * the solver also starts from net_latency 20 us and congestion 1 (the
  * residual surface has more than one basin: latency and congestion trade)
  * and keeps the lowest chi^2.
  *
  * Residuals (relative, so a 1 ms and a 25 ms row weigh alike): every row
  * gives r = t(median) / measured median - 1; a row with busbw_p95_GBps
- * (the fastest 5 % of its runs) also r = t(kappa = 1) / fastest time - 1:
- * the fastest runs are taken as the uncongested fabric, which separates
- * congestion from the per-step costs. GSL multifit_nlinear, trust region
+ * (the fastest 5 % of its runs) also r = t(kappa = 1, no sync delay) /
+ * fastest time - 1: the fastest runs are taken as the uncongested fabric,
+ * which separates congestion and the per-call wait from the per-step
+ * costs (NCCL's choice of algorithm and protocol is made on its own view
+ * in both, net_efa_choice). GSL multifit_nlinear, trust region
  * with Levenberg-Marquardt steps, finite-difference Jacobian, as
  * sim/calib/fit.c; standard errors from (J^T J)^-1 chi^2 / (n - p) through
  * the transform (delta method).
@@ -122,7 +126,8 @@ static double get_param(const net_cluster *c, valid_fab_kind k)
 	}
 }
 
-/* Predicted time of row r on cluster c; fast: without congestion. */
+/* Predicted time of row r on cluster c; fast: without congestion and sync
+ * delay (the uncongested fabric). */
 static double predict(const net_cluster *c, const valid_fab_row *r, bool fast)
 {
 	net_cluster x = *c;

@@ -544,12 +544,13 @@ static void test_efa_region(void)
  * at 1. Between listed counts the sigmas are linear in ln m: at 3 nodes,
  * w = ln(3/2) / ln 2 = 0.585, lo = exp(0.415 ln 0.82 + 0.585 ln 0.59). One
  * node and other fabrics have none; beyond 64 the 64's. The network part N
- * (kappa dT/dkappa) of the calibration's own collectives, 256 MiB on 8
- * ranks per node, is the time less the kappa-free terms: 95.5-97 % of it
- * from 2 nodes on, so the measured whole-collective ratios apply to N as
- * they are (spread.c), except the 2-node all-reduce (below); inside a
- * node it is 0. N includes the per-call sync delay, which varies whole. For an all-gather on 4
- * nodes with Simple forced (test_efa's closed form, congestion 0.5, exp 1:
+ * (kappa dT/dkappa plus the per-call sync delay, which varies whole) of
+ * the calibration's own collectives, 256 MiB on 8 ranks per node, is the
+ * time less the kappa-free terms: 95.7-99.8 % of it from 2 nodes on, so
+ * the measured whole-collective ratios apply to N as they are (spread.c),
+ * except the 2-node all-reduce (below); inside a node it is 0. For an
+ * all-gather on 4 nodes with Simple forced (test_efa's closed form,
+ * congestion 0.5, exp 1:
  * kappa(4) = 2.5) N is the kappa-stretched part exactly:
  *   N = 2.5 x ((N - 1)(14 + 2 L) + (n - 1) o + (n-1)/n S / 320 GB/s). */
 static void test_spread(void)
