@@ -962,9 +962,12 @@ static int pick_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 	net_algo ra;
 	net_proto rp;
 	if (algo == TOPO_ALGO_AUTO && net_efa_choice(&g->cl, coll, &grp, bytes, &ra, &rp)) {
-		only = (int)rp;
-		if (coll == NET_ALLREDUCE && applies(&g->cl, coll, topo_algo_from_net(ra), o))
-			algo = topo_algo_from_net(ra);
+		bool ar = coll == NET_ALLREDUCE;
+		if (!ar || applies(&g->cl, coll, topo_algo_from_net(ra), o)) {
+			only = (int)rp;
+			if (ar)
+				algo = topo_algo_from_net(ra);
+		} /* else (an irregular group) the flows' own pick, as before */
 	}
 	for (int a = TOPO_ALGO_RING; a < TOPO_ALGO_COUNT && rc == SIM_OK; a++) {
 		if ((algo != TOPO_ALGO_AUTO && a != (int)algo) ||
