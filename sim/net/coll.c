@@ -173,7 +173,14 @@
  *      1 KiB all-reduce on 64 nodes waits 0.15 us, not the 4.8 ms of a
  *      large one (a per-call wait independent of the bytes would charge
  *      every small call of a step that much). Both models add D to
- *      the time of the pair NCCL picked (6.: NCCL does not see it);
+ *      the time of the pair NCCL picked (6.: NCCL does not see it).
+ *      Caveat: part of D may be the benchmark's. Scripts of the kind the
+ *      rows cite (huggingface/bench_cluster f55b5e5, bench_cluster/
+ *      communication/all_gather.py:18-31, utils.py:81-83) record the start
+ *      on rank 0's stream after a barrier and average `trials` (default 3)
+ *      back-to-back calls, so the ranks' skew leaving the barrier is
+ *      charged to the calls; a training step's calls wait for their
+ *      slowest rank as well, but not for that barrier;
  *   6. NCCL's choice (net_efa_choice): NCCL's tuner picks the algorithm and
  *      protocol by its own model, which knows the plugin's reported 75 us
  *      per network step (twice with Simple, N tuning.cc:389-391), not
