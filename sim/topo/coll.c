@@ -957,16 +957,21 @@ static int pick_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 	size_t nl = (size_t)g->nl;
 	out->time_s = INFINITY;
 	/* On EFA across nodes NCCL picks by its own model (the plugin's region
-	 * tuner first): net's choice, which the flows then time (net.h). */
+	 * tuner first): net's choice, which the flows then time (net.h); with
+	 * an algorithm forced, NCCL's protocol for it. */
 	net_group grp = {o->n, o->k, o->m, 0};
+	net_cluster view = g->cl;
+	if (algo != TOPO_ALGO_AUTO)
+		view.algo = topo_algo_to_net(algo);
 	net_algo ra;
 	net_proto rp;
-	if (algo == TOPO_ALGO_AUTO && net_efa_choice(&g->cl, coll, &grp, bytes, &ra, &rp)) {
+	if (net_efa_choice(&view, coll, &grp, bytes, &ra, &rp)) {
 		bool ar = coll == NET_ALLREDUCE;
-		if (!ar || applies(&g->cl, coll, topo_algo_from_net(ra), o)) {
+		topo_algo ta = topo_algo_from_net(ra);
+		if (!ar || (algo == TOPO_ALGO_AUTO ? applies(&g->cl, coll, ta, o) : ta == algo)) {
 			only = (int)rp;
 			if (ar)
-				algo = topo_algo_from_net(ra);
+				algo = ta;
 		} /* else (an irregular group) the flows' own pick, as before */
 	}
 	for (int a = TOPO_ALGO_RING; a < TOPO_ALGO_COUNT && rc == SIM_OK; a++) {
