@@ -142,7 +142,11 @@ const conf_key net_cluster_keys[] = {
 	 "fabric = efa: median slowdown of the network across m nodes, 1 + congestion x "
 	 "(m-1)^congestion_exp"},
 	{"congestion_exp", CONF_REAL, SIM_UNIT_NONE, 0, 4, "1", NULL,
-	 offsetof(net_cluster, congestion_exp), "fabric = efa: exponent of the congestion law"},
+	 offsetof(net_cluster, congestion_exp),
+	 "fabric = efa: exponent of the congestion law and of the sync delay's growth"},
+	{"sync_delay", CONF_QTY, SIM_UNIT_TIME, 0, 1, "0 us", NULL, offsetof(net_cluster, sync_s),
+	 "fabric = efa: per-call wait for the slowest node of a collective across m nodes, "
+	 "sync_delay x (m-1)^congestion_exp"},
 	{"spread", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL, offsetof(net_cluster, spread_text),
 	 "fabric = efa: measured spread per node count, NODES:LO-HI ... (5th and 95th percentile "
 	 "time over the median)"},
@@ -219,7 +223,8 @@ static int parse_spread(const conf_doc *doc, net_cluster *c, sim_diag *diag)
 static int efa_keys(const conf_doc *doc, net_cluster *c, sim_diag *diag)
 {
 	static const char *const keys[] = {"net_latency", "msg_overhead", "rail_bw",
-					   "congestion", "congestion_exp", "spread",
+					   "congestion", "congestion_exp", "sync_delay",
+					   "spread",
 					   "spread_correlation"};
 	int rc = SIM_OK;
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {

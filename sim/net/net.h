@@ -143,6 +143,8 @@ typedef struct net_cluster {
 				* loader sets node.nic_eff = rail_bw / nic_bw */
 	double congestion;     /* median slowdown kappa(m) = 1 + congestion (m-1)^exp */
 	double congestion_exp;
+	double sync_s;         /* sync_delay: the per-call wait for the slowest of m nodes,
+				* D(m) = sync_delay (m-1)^congestion_exp (net_sync_delay) */
 	char spread_text[CONF_STR_MAX]; /* [cluster] spread as written */
 	int nspread;
 	net_spread spread[NET_SPREAD_MAX];
@@ -196,6 +198,8 @@ typedef struct net_cost {
 	double intra_bytes; /* bytes each rank sends over its scale-up port */
 	double inter_bytes; /* bytes each rank sends through the NICs */
 	net_algo algo;      /* the algorithm used (ring for all-to-all and p2p) */
+	double sync_s;      /* of time_s: the EFA model's synchronisation delay
+			     * (net_sync_delay; 0 elsewhere) */
 } net_cost;
 
 /* NVLS (NVLink SHARP: the NVSwitch reduces, H100 and later): an all-reduce of
@@ -244,6 +248,29 @@ double net_nic_busbw(const net_cluster *c, double k, int m);
 /* The EFA model's median congestion kappa(m) = 1 + congestion (m-1)^exp of a
  * collective across m nodes on fabric = efa; 1 elsewhere (coll.c). */
 double net_congestion(const net_cluster *c, int nodes);
+/* The EFA model's per-call synchronisation delay (coll.c, "The EFA model",
+ * 5.) of a collective `coll` of `bytes` on group g: the wait for the
+ * slowest of its m > 1 nodes, D(m) = sync_delay (m-1)^congestion_exp, times the
+ * exposure 1 - exp(-b / NET_SYNC_BYTES) of the b bytes a rank sends
+ * through its NICs; 0 off EFA, inside a node, or without sync_delay. Both
+ * models add it to the time of the algorithm they picked (net_collective,
+ * topo_collective_groups), NCCL's choice not seeing it. */
+double net_sync_delay(const net_cluster *c, net_coll coll, const net_group *g, double bytes);
+/* NCCL's choice on EFA (coll.c, "The EFA model", 6.): the algorithm and
+ * protocol NCCL picks for a collective across more than one node, by its own
+ * model of the cluster (the plugin's reported latency, NET_EFA_TUNER_LATENCY,
+ * for net_latency; no message cost, congestion or sync delay; the region
+ * tuner first), which net_collective and the flow model then time with the
+ * cluster's fitted costs. False off EFA, inside a node, for one rank or no
+ * bytes. A forced nccl_algo / nccl_proto holds as in net_collective. */
+bool net_efa_choice(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
+		    net_algo *algo, net_proto *proto);
+/* The latency aws-ofi-nccl reports to NCCL on p5/p5e (75 us, A
+ * src/platform-aws.cpp:137), which NCCL adds to every network step. */
+#define NET_EFA_TUNER_LATENCY 75e-6
+/* The exposure scale of net_sync_delay: the NCCL_BUFFSIZE aws-ofi-nccl sets on
+ * p5 (8 MiB, A src/platform-aws.cpp:142); assumed (coll.c). */
+#define NET_SYNC_BYTES 8388608.0
 /* The aws-ofi-nccl region tuner (efa.c): on fabric = efa, for an all-reduce
  * of `bytes` on a group of 8 ranks on every one of more than 2 nodes, the
  * algorithm and protocol of the first p5/p5e region containing (bytes,

@@ -99,9 +99,13 @@
  * time = lat[p] + t_bw / protocol factor[p] + coll_overhead, minimised over
  * the protocols (LL128 only on NVLink nodes), as net_collective does; the
  * lowest time over the algorithms that apply wins (NVLS included), as NCCL's
- * tuner picks, except where aws-ofi-nccl's region tuner forces an algorithm
- * and protocol on EFA (net_efa_region). All of these latencies carry the EFA
- * model's terms on fabric = efa (net.h).
+ * tuner picks, except on EFA across nodes, where the pair is NCCL's own
+ * choice by its model of the cluster (net_efa_choice: aws-ofi-nccl's region
+ * tuner first, then NCCL's tuner with the plugin's 75 us latency), timed
+ * here with the cluster's fitted costs. All of these latencies carry the EFA
+ * model's terms on fabric = efa (net.h), and the chosen algorithm's time the
+ * EFA model's per-call synchronisation delay (net_sync_delay), as
+ * net_collective's: the two models take every EFA term from net.
  */
 #include "topo_int.h"
 
@@ -952,15 +956,23 @@ static int pick_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 	int rc = SIM_OK, best_flows = 0, only = -1;
 	size_t nl = (size_t)g->nl;
 	out->time_s = INFINITY;
-	/* On EFA the aws-ofi-nccl tuner's region forces its pair (net.h). */
+	/* On EFA across nodes NCCL picks by its own model (the plugin's region
+	 * tuner first): net's choice, which the flows then time (net.h); with
+	 * an algorithm forced, NCCL's protocol for it. */
 	net_group grp = {o->n, o->k, o->m, 0};
+	net_cluster view = g->cl;
+	if (algo != TOPO_ALGO_AUTO)
+		view.algo = topo_algo_to_net(algo);
 	net_algo ra;
 	net_proto rp;
-	if (algo == TOPO_ALGO_AUTO && o->regular &&
-	    net_efa_region(&g->cl, coll, &grp, bytes, &ra, &rp) &&
-	    applies(&g->cl, coll, topo_algo_from_net(ra), o)) {
-		algo = topo_algo_from_net(ra);
-		only = (int)rp;
+	if (net_efa_choice(&view, coll, &grp, bytes, &ra, &rp)) {
+		bool ar = coll == NET_ALLREDUCE;
+		topo_algo ta = topo_algo_from_net(ra);
+		if (!ar || (algo == TOPO_ALGO_AUTO ? applies(&g->cl, coll, ta, o) : ta == algo)) {
+			only = (int)rp;
+			if (ar)
+				algo = ta;
+		} /* else (an irregular group) the flows' own pick, as before */
 	}
 	for (int a = TOPO_ALGO_RING; a < TOPO_ALGO_COUNT && rc == SIM_OK; a++) {
 		if ((algo != TOPO_ALGO_AUTO && a != (int)algo) ||
@@ -1023,8 +1035,12 @@ int topo_collective_groups(const topo_graph *g, net_coll coll, const int *groups
 		rc = SIM_ENOMEM;
 	if (rc == SIM_OK)
 		rc = pick_algo(&r, &o, coll, groups, bytes, algo, out, best, link_sat);
-	if (rc == SIM_OK)
+	if (rc == SIM_OK) { /* after NCCL's choice, which does not see it (net.h) */
+		net_group grp = {n, o.k, o.m, 0};
+		out->sync_s = net_sync_delay(&g->cl, coll, &grp, bytes);
+		out->time_s += out->sync_s;
 		finish_cost(&r, coll, n, bytes, out);
+	}
 	if (best != link_bytes)
 		free(best);
 	run_close(&r);

@@ -226,7 +226,7 @@ net_algo topo_algo_to_net(topo_algo a);
 int topo_algo_parse(const char *s, topo_algo *out);
 
 typedef struct topo_cost {
-	double time_s;    /* latency + bw_time / protocol factor + coll_overhead */
+	double time_s;    /* latency + bw_time / protocol factor + coll_overhead + sync_s */
 	double latency_s; /* NCCL's tuning-model latency of the chosen protocol */
 	double bw_time_s; /* flow-model data movement time at protocol factor 1 */
 	double algbw_Bps; /* bytes / time_s */
@@ -237,6 +237,7 @@ typedef struct topo_cost {
 	int flows;    /* flows simulated */
 	int hot_link; /* the link that carried the most bytes, or -1 */
 	double hot_link_bytes;
+	double sync_s; /* the EFA model's per-call synchronisation delay (net_sync_delay) */
 } topo_cost;
 
 /* Time collective `coll` of `bytes` (the full buffer as nccl-tests counts it;

@@ -20,7 +20,7 @@ static void fmt_value(char *buf, size_t len, valid_fab_kind k, double x)
 {
 	if (k == VALID_FP_NVLS || k == VALID_FP_RAIL)
 		snprintf(buf, len, "%.3f GB/s", x / 1e9);
-	else if (k == VALID_FP_NET_LAT || k == VALID_FP_MSG)
+	else if (k == VALID_FP_NET_LAT || k == VALID_FP_MSG || k == VALID_FP_SYNC)
 		snprintf(buf, len, "%.3f us", clean(x * 1e6, 0.001));
 	else
 		snprintf(buf, len, "%.4f", clean(x, 1e-4));
@@ -74,7 +74,7 @@ void valid_fab_print_text(FILE *out, const valid_fab_fit *f, const char *data)
 		        f->idle);
 	fprintf(out, "\n%-20s %5s  %-14s %5s %11s %10s %10s %8s %8s %8s %10s %8s\n", "row", "line",
 	        "collective", "nodes", "measured_ms", "before_ms", "after_ms", "before", "after",
-	        "loo", "fastest_ms", "kappa=1");
+	        "loo", "fastest_ms", "uncong.");
 	for (size_t i = 0; i < f->nrows; i++) {
 		const valid_fab_row *r = &f->rows[i];
 		char b[16], a[16], l[16], k[16], fast[16];
@@ -119,7 +119,7 @@ void valid_fab_print_text(FILE *out, const valid_fab_fit *f, const char *data)
 	fprintf(out, "\nMAPE of the medians before %.1f %%, after %.1f %%", 100 * f->mape_before,
 	        100 * f->mape_after);
 	if (f->nfast > 0)
-		fprintf(out, "; fastest runs at kappa = 1: %.1f %%", 100 * f->mape_fast);
+		fprintf(out, "; fastest runs uncongested (kappa = 1, no sync delay): %.1f %%", 100 * f->mape_fast);
 	fprintf(out,
 	        "\n%zu parameters fitted, %d degrees of freedom; GSL multifit_nlinear trust "
 	        "region (Levenberg-Marquardt), best of 4 starts: %zu iterations, %s\n",
@@ -244,14 +244,14 @@ static void ini_header(FILE *out, const valid_fab_fit *f, const char *data, cons
 	         f->nfast);
 	wrap_items(out, prefix, txt, n);
 	fprintf(out, "; fit: GSL multifit_nlinear trust region (Levenberg-Marquardt), best of 4 "
-	             "starts, on\n;      relative residuals of the medians and, at kappa = 1, of "
+	             "starts, on\n;      relative residuals of the medians and, uncongested, of "
 	             "the fastest runs;\n");
 	fprintf(out, ";      %zu fitted, %d degrees of freedom, %s\n", f->nfitted, f->dof,
 	        f->converged ? "converged" : "NOT converged");
 	fprintf(out, "; MAPE of the medians before %.1f %%, after %.1f %%", 100 * f->mape_before,
 	        100 * f->mape_after);
 	if (f->nfast)
-		fprintf(out, "; fastest runs at kappa = 1: %.1f %%", 100 * f->mape_fast);
+		fprintf(out, "; fastest runs uncongested (kappa = 1, no sync delay): %.1f %%", 100 * f->mape_fast);
 	fputc('\n', out);
 	for (int i = 0; i < f->nnodes; i++) {
 		if (isfinite(f->loo_mape[i]))

@@ -249,6 +249,7 @@ typedef enum {
 	VALID_FP_RAIL,          /* [cluster] rail_bw */
 	VALID_FP_CONG,          /* [cluster] congestion */
 	VALID_FP_CONG_EXP,      /* [cluster] congestion_exp */
+	VALID_FP_SYNC,          /* [cluster] sync_delay */
 	VALID_FP_COUNT
 } valid_fab_kind;
 

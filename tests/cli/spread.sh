@@ -53,8 +53,10 @@ grep -q 'step p5 to p95, median ' "$tmp/run.html" || bad "d) no spread card in t
 # pipeline; without one the whole gradient reduction across 64 nodes comes
 # after the backward and its tail is long: the pp 1 plans (better medians)
 # are risky against a pp 4 plan (at 32 nodes the tail's lower bound now
-# falls just under the pp 4 plan's p95: too close a call for a test)
-sw=(sweep "$s" --no-db --set cluster.nodes=64 --set parallel.dp=512 --set parallel.global_batch=1024
+# falls just under the pp 4 plan's p95: too close a call for a test; so
+# does it at global batch 1024 since the EFA model's sync delay took over
+# part of the congestion: batch 512, where the reduction weighs more)
+sw=(sweep "$s" --no-db --set cluster.nodes=64 --set parallel.dp=512 --set parallel.global_batch=512
 	--vary parallel.tp=1,2 --vary parallel.pp=1,4 --vary parallel.recompute=selective)
 "$podsim" "${sw[@]}" >"$tmp/sw.txt" 2>/dev/null || bad "e) sweep failed"
 grep -q ' p50 (s)     p95 (s) ' "$tmp/sw.txt" || bad "e) no p50/p95 columns"

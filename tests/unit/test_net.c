@@ -544,11 +544,13 @@ static void test_efa_region(void)
  * at 1. Between listed counts the sigmas are linear in ln m: at 3 nodes,
  * w = ln(3/2) / ln 2 = 0.585, lo = exp(0.415 ln 0.82 + 0.585 ln 0.59). One
  * node and other fabrics have none; beyond 64 the 64's. The network part N
- * (kappa dT/dkappa) of the calibration's own collectives, 256 MiB on 8
- * ranks per node, is the time less the kappa-free terms: 95.5-97 % of it
- * from 2 nodes on, so the measured whole-collective ratios apply to N as
- * they are (spread.c); inside a node it is 0. For an all-gather on 4
- * nodes with Simple forced (test_efa's closed form, congestion 0.5, exp 1:
+ * (kappa dT/dkappa plus the per-call sync delay, which varies whole) of
+ * the calibration's own collectives, 256 MiB on 8 ranks per node, is the
+ * time less the kappa-free terms: 95.7-99.8 % of it from 2 nodes on, so
+ * the measured whole-collective ratios apply to N as they are (spread.c),
+ * except the 2-node all-reduce (below); inside a node it is 0. For an
+ * all-gather on 4 nodes with Simple forced (test_efa's closed form,
+ * congestion 0.5, exp 1:
  * kappa(4) = 2.5) N is the kappa-stretched part exactly:
  *   N = 2.5 x ((N - 1)(14 + 2 L) + (n - 1) o + (n-1)/n S / 320 GB/s). */
 static void test_spread(void)
@@ -592,7 +594,13 @@ static void test_spread(void)
 			net_cost t;
 			CHECK_INT(net_collective(&c, op, &grp, S, &t), SIM_OK);
 			double f = net_network_time(&c, op, &grp, S) / t.time_s;
-			if (!CHECK(f > 0.95 && f <= 1))
+			/* The all-reduce on 2 nodes is NVLSTree, whose bandwidth
+			 * NVLink binds on the shipped fit (the NVLS port bound
+			 * 0.638 x 450 x 8/9 x 2(n-1)/n = 478 GB/s under the
+			 * network's 2(n-1)/n B_nic = 494 GB/s at kappa(2)): only
+			 * its latencies and sync delay vary, N/T = 0.29. */
+			double lo = op == NET_ALLREDUCE && m == 2 ? 0.25 : 0.95;
+			if (!CHECK(f > lo && f <= 1))
 				fprintf(stderr, "  %s on %d nodes: N/T = %.4f\n", net_coll_name(op), m, f);
 		}
 	}
@@ -616,9 +624,103 @@ static void test_spread(void)
 	CHECK_NEAR(net_network_time(&c, NET_ALLGATHER, &one, S), 0, 0);
 }
 
+/* The per-call synchronisation delay (coll.c, "The EFA model", 5.):
+ *   D = sync_delay (m-1)^congestion_exp (1 - exp(-b / 8 MiB)),
+ * b the bytes a rank sends through its NICs. An all-gather of S = 256 MiB
+ * on 4 nodes of 8 (n = 32, k = 8): b = 31/32 S / 8 = 32.5 MB, so with
+ * sync_delay 200 us and exp 0.5: D = 200 us sqrt(3) (1 - e^(-3.875)) =
+ * 339.2 us. The all-reduce sends twice that (b = 7.75 x 8 MiB): D = 200 us
+ * sqrt(3) (1 - e^(-7.75)). A 1 KiB all-reduce of the same group: b = 248 B,
+ * D = 200 us sqrt(3) x 2.96e-5 = 0.010 us: small calls are not delayed. A
+ * p2p between nodes exposes its whole message (m = 2: D = 200 us (1 -
+ * e^(-1)) for 8 MiB). net_collective adds D to the time of NCCL's choice:
+ * the same cluster without the delay times it D shorter. Inside a node,
+ * off EFA and without the key there is none. */
+static void test_sync_delay(void)
+{
+	net_cluster c;
+	sim_diag *d = sim_diag_new();
+	CHECK_INT(efa_cluster(4, "net_latency = 50 us\nrail_bw = 10 GB/s\nsync_delay = 200 us\n"
+	                         "congestion_exp = 0.5", &c, d), SIM_OK);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+	const double S = 268435456.0, MiB8 = 8388608.0, us = 1e-6;
+	net_group g;
+	net_group_make(&c, 32, 1, &g);
+	double b = 31.0 / 32 * S / 8;
+	CHECK_NEAR(net_sync_delay(&c, NET_ALLGATHER, &g, S), 200 * us * sqrt(3) * -expm1(-b / MiB8),
+	           1e-15);
+	CHECK_NEAR(net_sync_delay(&c, NET_ALLGATHER, &g, S), 339.2 * us, 1e-4);
+	CHECK_NEAR(net_sync_delay(&c, NET_ALLREDUCE, &g, S),
+	           200 * us * sqrt(3) * -expm1(-2 * b / MiB8), 1e-15);
+	CHECK(net_sync_delay(&c, NET_ALLREDUCE, &g, 1024) < 0.011 * us);
+	net_group p = {2, 1, 2, 8};
+	CHECK_NEAR(net_sync_delay(&c, NET_P2P, &p, MiB8), 200 * us * -expm1(-1.0), 1e-15);
+	net_cost with, without;
+	CHECK_INT(net_collective(&c, NET_ALLGATHER, &g, S, &with), SIM_OK);
+	net_cluster z = c;
+	z.sync_s = 0;
+	CHECK_INT(net_collective(&z, NET_ALLGATHER, &g, S, &without), SIM_OK);
+	CHECK_NEAR(with.time_s - without.time_s, with.sync_s, 1e-15);
+	CHECK_NEAR(with.sync_s, net_sync_delay(&c, NET_ALLGATHER, &g, S), 0);
+	CHECK_INT(with.proto, without.proto);
+	CHECK_NEAR(without.sync_s, 0, 0);
+	net_group one;
+	net_group_make(&c, 8, 1, &one);
+	CHECK_NEAR(net_sync_delay(&c, NET_ALLGATHER, &one, S), 0, 0);
+	c.fabric = NET_FABRIC_FAT_TREE;
+	CHECK_NEAR(net_sync_delay(&c, NET_ALLGATHER, &g, S), 0, 0);
+}
+
+/* NCCL's choice on EFA (coll.c, "The EFA model", 6.): NCCL picks the
+ * protocol by its own model, with the plugin's 75 us per network step,
+ * then the cluster's fitted costs time it. All-gather of 256 MiB on 2 nodes
+ * of 8 (n = 16, 14 intra and 1 inter step), rails 32 x 10 GB/s = 320 GB/s
+ * under NVLink's 450 x 0.822, t_bw = 15/16 S / 320 GB/s = 786.4 us:
+ *   NCCL's view (L = 75 us, no message cost):
+ *     Simple 8.4 + 14 x 3.4 + (14 + 2 x 75) + 786.4        = 1006.4 us
+ *     LL128  14 + 14 x 1.9 + (4 + 75) + 786.4 / 0.92       =  974.4 us
+ *   the cluster's own costs (net_latency = 5 us):
+ *     Simple 8.4 + 47.6 + (14 + 10) + 786.4 = 866.4 us,
+ *     LL128  14 + 26.6 + (4 + 5) + 854.8   = 904.4 us:
+ * the lowest time would be Simple; NCCL runs LL128, and podsim times that
+ * (plus the node's coll_overhead, the same in both). */
+static void test_efa_choice(void)
+{
+	net_cluster c;
+	sim_diag *d = sim_diag_new();
+	CHECK_INT(efa_cluster(2, "net_latency = 5 us\nrail_bw = 10 GB/s", &c, d), SIM_OK);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+	const double S = 268435456.0, us = 1e-6;
+	net_group g;
+	net_group_make(&c, 16, 1, &g);
+	net_algo a;
+	net_proto p;
+	CHECK(net_efa_choice(&c, NET_ALLGATHER, &g, S, &a, &p));
+	CHECK_INT(p, NET_PROTO_LL128);
+	net_cost k, simple;
+	CHECK_INT(net_collective(&c, NET_ALLGATHER, &g, S, &k), SIM_OK);
+	CHECK_INT(k.proto, NET_PROTO_LL128);
+	double oh = c.node.coll_overhead_s;
+	CHECK_NEAR(k.time_s - oh, 904.4 * us, 1e-4);
+	net_cluster s = c;
+	s.proto = NET_PROTO_SIMPLE + 1;
+	CHECK_INT(net_collective(&s, NET_ALLGATHER, &g, S, &simple), SIM_OK);
+	CHECK_NEAR(simple.time_s - oh, 866.4 * us, 1e-4);
+	/* Inside a node, and off EFA, NCCL's model is podsim's: no view. */
+	net_group one;
+	net_group_make(&c, 8, 1, &one);
+	CHECK(!net_efa_choice(&c, NET_ALLGATHER, &one, S, &a, &p));
+	c.fabric = NET_FABRIC_FAT_TREE;
+	CHECK(!net_efa_choice(&c, NET_ALLGATHER, &g, S, &a, &p));
+}
+
 int main(void)
 {
 	test_efa();
+	test_efa_choice();
+	test_sync_delay();
 	test_efa_region();
 	test_spread();
 	test_nvls();

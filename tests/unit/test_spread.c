@@ -222,7 +222,9 @@ static void test_scenarios(void)
 	static const char *const flat[] = {"cluster.spread=2:1-1 16:1-1"};
 	run("scenarios/llama2-70b-efa.ini", flat, 1, 3, r);
 	CHECK(r->spread.varying > 100);
-	CHECK(r->spread.p05_s == r->step_s && r->spread.p95_s == r->step_s);
+	/* p05 interpolates between two order statistics, (1 - d) t_i + d t_j
+	 * (GSL), which can land one ulp off equal t's: within a picosecond. */
+	CHECK(fabs(r->spread.p05_s - r->step_s) <= 1e-12 && r->spread.p95_s == r->step_s);
 	CHECK(r->spread.p95_lo_s == r->step_s && r->spread.p95_hi_s == r->step_s);
 	static const char *const nospread[] = {"cluster.spread="};
 	run("scenarios/llama3-8b-efa.ini", nospread, 1, 50, r);
