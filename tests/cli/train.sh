@@ -102,6 +102,15 @@ t --json --no-db --set campaign.straggler_sigma=0.02 | grep -q '"straggler_analy
 grep -q "slow_nodes = '3,99999'" "$tmp/h.err" || bad "h) no error naming slow_nodes: $(cat "$tmp/h.err")"
 [ -e "$tmp/h.db" ] && bad "h) a database was written"
 
+# i) the shipped campaign on rented p5 nodes (scenarios/llama2-70b-efa-campaign.ini:
+# 2 % jitter on 512 GPUs): its stragglers cost more than nothing and less
+# than the closed form, which makes the whole step wait for the slowest GPU
+"$podsim" train scenarios/llama2-70b-efa-campaign.ini --draws 20 --no-db --json >"$tmp/i.json" 2>/dev/null ||
+	bad "i) the EFA campaign failed"
+sf=$(num straggler_factor <"$tmp/i.json") sa=$(num straggler_analytic_factor <"$tmp/i.json")
+awk -v f="$sf" -v a="$sa" 'BEGIN { exit !(f > 1.001 && f < a) }' ||
+	bad "i) straggler factor '$sf' not in (1, closed form '$sa')"
+
 # d) usage errors: exit 2, nothing stored
 for a in "--draws 0" "--tokens -1" "--seed x" "--bogus"; do
 	# shellcheck disable=SC2086
