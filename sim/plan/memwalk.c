@@ -29,7 +29,8 @@
  *   gradients    persistent, or from each chunk's first backward until the
  *                optimizer step (its shard under ZeRO-2 reducing every
  *                micro-batch and ZeRO-3, unsharded under FSDP no_sync
- *                accumulation), or never all at once with the optimizer
+ *                accumulation, on the GPU under CPU offload too until the
+ *                syncing backward), or never all at once with the optimizer
  *                step fused into the backward
  *   a layer's    under full recomputation the recomputed layer's saved
  *   backward     tensors (its no-recompute bytes); under ZeRO-3 and
@@ -183,7 +184,7 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	w->grad_buf = fw->grads == PLAN_GRADS_PERSISTENT ? gfull : 0;
 	w->grads_step = fw->grads == PLAN_GRADS_PERSISTENT || s->train.optimizer_in_backward
 	                        ? 0
-	                        : (unsharded_acc ? gparams * b->g / w->shards : gfull);
+	                        : (unsharded_acc && !offo ? gparams * b->g / w->shards : gfull);
 	/* torch DDP's buckets are flat copies of the gradients in the parameters'
 	 * dtype (reducer.cpp, PyTorch 1.13.1: 1066, 1082) */
 	w->grad_copy = fw->grad_copy && dpg > 1 && p->zero == 0 && !offo ? b->train * b->w : 0;
@@ -296,7 +297,15 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 			       : plan_chunk_train(s, stage, c);
 		bool on_bwd =
 		        fw->grads == PLAN_GRADS_ON_BACKWARD && !s->train.optimizer_in_backward;
-		w->gc[c] = on_bwd && !offo ? gpar * b->g / (unsharded_acc ? 1 : gs) : 0;
+		/* (FSDP's no_sync keeps the unsharded gradients on the GPU even
+		 * under CPUOffload, until the backward that syncs them: "When used
+		 * with CPU offloading, the gradients will not be offloaded to CPU
+		 * when inside the context manager. Instead, they will only be
+		 * offloaded right after the eventual sync", Debian python3-torch
+		 * 1.13.1+dfsg-4 torch/distributed/fsdp/fully_sharded_data_parallel.py:
+		 * 3595-3601; then on the CPU for the step: grads_step) */
+		w->gc[c] = on_bwd && (!offo || unsharded_acc) ? gpar * b->g / (unsharded_acc ? 1 : gs)
+		                                               : 0;
 		/* the .grad a backward leaves in the parameters' dtype, whole */
 		w->g16[c] = fw->backward_grads && !offo ? gpar * b->w : 0;
 	}

@@ -223,6 +223,53 @@ static void test_quant_state(void)
 	}
 }
 
+/* Accumulation under accelerate (hf-trainer-fsdp): accelerate's accumulate()
+ * runs every micro-batch but the last in FSDP.no_sync(), which keeps the
+ * full gradients, on the GPU even with CPUOffload, until the syncing
+ * backward. Llama 2 7B with LoRA r = 8 on every linear: per layer q, k, v, o
+ * 4 x 8 (4096 + 4096) = 262,144 and gate, up, down 3 x 8 (4096 + 11008) =
+ * 362,496, x 32 layers = 19,988,480 adapter parameters, 2 B each (pure):
+ * 39,976,960 B unsharded at the second micro-batch's backward, over dp = 2
+ * and offload_params = cpu alike. Plain FSDP (pytorch-fsdp: a
+ * reduce-scatter every backward) keeps the shard, 19,988,480 B, and under
+ * CPUOffload none; one micro-batch a step has nothing to accumulate. */
+#define NOSYNC_FSDP(fw, gb, off)                                                                   \
+	"include = topologies/frameworks/" fw ".ini\ninclude = models/llama2-7b.ini\n"             \
+	"include = topologies/nodes/dgx-a100-80g.ini\n"                                            \
+	"[scenario]\nname = t\n[node]\ngpus = 2\n[cluster]\nname = c\nnodes = 1\n"                 \
+	"[model]\nseq_len = 2048\n[parallel]\ndp = 2\nzero = 3\nmicro_batch = 1\n"                 \
+	"global_batch = " gb "\nrecompute = full\noffload_params = " off                          \
+	"\noffload_optimizer = " off "\n[train]\npolicy = pure\nlora_rank = 8\n"                   \
+	"lora_targets = all\nbase_weights = nf4-dq\n"
+static void test_no_sync(void)
+{
+	const double A = 32 * (4 * 8 * 8192.0 + 3 * 8 * (4096.0 + 11008));
+	CHECK_NEAR(A, 19988480, 0);
+	static const struct {
+		const char *text;
+		double grads;
+	} c[] = {
+	        {NOSYNC_FSDP("hf-trainer-fsdp", "4", "cpu"), 2 * A},
+	        {NOSYNC_FSDP("hf-trainer-fsdp", "4", "none"), 2 * A},
+	        {NOSYNC_FSDP("pytorch-fsdp", "4", "none"), A},
+	        {NOSYNC_FSDP("pytorch-fsdp", "4", "cpu"), 0},
+	        {NOSYNC_FSDP("hf-trainer-fsdp", "2", "cpu"), 0},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		plan_scenario *s = load(c[i].text);
+		if (!s)
+			continue;
+		plan_budget b;
+		plan_stage_budget(s, 0, &b);
+		CHECK_NEAR(b.adapters, A, 0);
+		plan_mem_peak p;
+		plan_memory_peak(s, 0, &p);
+		if (!CHECK_NEAR(term(&p, "gradients"), c[i].grads, 1e-12))
+			fprintf(stderr, "case %zu\n", i);
+		plan_scenario_free(s);
+	}
+}
+
 /* The eager count of Hugging Face Llama code (work/memory.c): 2 x (4 + 2)h
  * for the upcasting RMSNorms, 2h attention input, q + 2 x repeated K, V
  * (6h), the attention output and its copy (4h), the MLP input (2h), four
@@ -561,6 +608,7 @@ int main(void)
 	test_optimizer();
 	test_lora();
 	test_quant_state();
+	test_no_sync();
 	test_frozen_layers();
 	test_eager();
 	test_loss();
