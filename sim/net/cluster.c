@@ -89,8 +89,8 @@ const conf_key net_node_keys[] = {
 	QTY("coll_overhead", SIM_UNIT_TIME, 0, "0 us", coll_overhead_s,
 	    "fixed cost per collective beyond NCCL's latency model (calibrated)"),
 	QTY("ring_local_bw", SIM_UNIT_BANDWIDTH, 0, "0 B/s", ring_local_Bps,
-	    "rate of the ring's one local step per loop inside a node, all channels (NCCL P2P "
-	    "read: the send into the GPU's own buffer; 0 = none, calibrated)"),
+	    "rate of the ring's one local step per loop inside an NVLink node, all channels "
+	    "(NCCL P2P read: the send into the GPU's own buffer; 0 = none, calibrated)"),
 };
 const size_t net_node_nkeys = sizeof net_node_keys / sizeof net_node_keys[0];
 

@@ -71,7 +71,9 @@
  * proxy staging the chunks; assumed hidden) and for the ring's all-reduce,
  * all-gather and reduce-scatter (broadcast pipelines its chunks across the
  * ranks, each doing one primitive per chunk; the tree is not charged).
- * Nodes without a measured table of small groups leave ring_local_bw 0:
+ * NVLink nodes only (P2P read is NCCL's choice on NVLink paths; over PCIe
+ * the ring is link bound at a tenth of the rate). Nodes without a measured
+ * table of small groups leave ring_local_bw 0:
  * the V100 tables (DGX-1, P2P write) show none, as direct writes inside
  * one process would give; H100 (P2P write) has no such table yet.
  * Ring traffic leaves a node once per ring pass per node, so of the f*S bytes a
@@ -418,7 +420,8 @@ static double rank_nic_bw(const net_cluster *c, int m)
 
 double net_ring_local_time(const net_cluster *c, net_coll coll, const net_group *g, double bytes)
 {
-	if (!c || !g || !(c->node.ring_local_Bps > 0) || g->nodes != 1 || g->size < 2 ||
+	if (!c || !g || !(c->node.ring_local_Bps > 0) || c->node.intra == NET_INTRA_PCIE ||
+	    g->nodes != 1 || g->size < 2 ||
 	    !(bytes > 0) ||
 	    (coll != NET_ALLREDUCE && coll != NET_ALLGATHER && coll != NET_REDUCESCATTER))
 		return 0;

@@ -284,8 +284,8 @@ bool net_efa_region(const net_cluster *c, net_coll coll, const net_group *g, dou
 /* The ring's local step (coll.c, "The ring's local step"): the time an
  * all-reduce, all-gather or reduce-scatter ring of `bytes` on group g adds
  * for the one step per loop that moves no data over the scale-up links,
- * S / (n ring_local_bw), inside one node; 0 across nodes, for other
- * collectives, or where the node has no ring_local_bw. Both models add it
+ * S / (n ring_local_bw), inside one NVLink node; 0 across nodes, on PCIe
+ * nodes, for other collectives, or where the node has no ring_local_bw. Both models add it
  * to the ring's data time (make_shape; sim/topo do_ring). */
 double net_ring_local_time(const net_cluster *c, net_coll coll, const net_group *g, double bytes);
 
