@@ -57,8 +57,9 @@
  *     t_bw = f S / B + S / (n L),   busbw = B / (1 + B / (s L)),
  * f the time factor above. A small group pays the local step over fewer
  * link steps: on a DGX A100 (B = 0.792 x 300 = 238 GB/s, L = 515 GB/s)
- * busbw 193 GB/s with 2 GPUs, 221 with 4, 230 with 8, against the vTrain
- * tables' 197, 222, 229 at 1 GiB (microbench.csv LUT-A100-G*-1024). NCCL's
+ * busbw 193 GB/s with 2 GPUs, 221 with 4, 230 with 8 before latency and
+ * coll_overhead (with them 191, 218, 227 at 1 GiB against the vTrain
+ * tables' 197, 222, 229: microbench.csv LUT-A100-G*-1024). NCCL's
  * graph does not depend on the group size there: every GPU reaches the
  * NVSwitch over 12 links of 20 GB/s in NCCL's model (src/graph/topo.h:21),
  * the search packs 6 rings of 40 GB/s and doubles them to 12 channels of 20
