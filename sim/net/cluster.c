@@ -88,6 +88,9 @@ const conf_key net_node_keys[] = {
 	    "NVLink SHARP all-reduce bus bandwidth inside a node (0 = no NVLS)"),
 	QTY("coll_overhead", SIM_UNIT_TIME, 0, "0 us", coll_overhead_s,
 	    "fixed cost per collective beyond NCCL's latency model (calibrated)"),
+	QTY("ring_local_bw", SIM_UNIT_BANDWIDTH, 0, "0 B/s", ring_local_Bps,
+	    "rate of the ring's one local step per loop inside an NVLink node, all channels "
+	    "(NCCL P2P read: the send into the GPU's own buffer; 0 = none, calibrated)"),
 };
 const size_t net_node_nkeys = sizeof net_node_keys / sizeof net_node_keys[0];
 

@@ -35,6 +35,48 @@
  *       flow, B = min(1, nics/G) * nic_bw * nic_efficiency / oversub (all G
  *       GPUs of a stage send at once; NCCL cannot stripe one peer pair over
  *       several NICs, hardware.md 8a, S23)
+ * The ring's local step (ring_local_bw, net_ring_local_time; N = NVIDIA/nccl
+ * 5067397c). One thread block per channel runs a loop's primitives one after
+ * the other: all-reduce a directSend, n-2 directRecvReduceDirectSend, a
+ * directRecvReduceCopyDirectSend, n-2 directRecvCopyDirectSend and a
+ * directRecv (N src/device/all_reduce.h:40-82); all-gather and
+ * reduce-scatter n primitives (all_gather.h:55-74, reduce_scatter.h:42-54).
+ * 2(n-1) of all-reduce's 2n-1 (n-1 of the others' n) move a chunk over the
+ * scale-up links; one moves none. Between Ampere GPUs on NVLink NCCL reads
+ * (P2P read, N src/graph/paths.cc:414-418) and the Simple protocol's buffer
+ * sits on the sender (N src/transport/p2p.cc:548-551), so the first send
+ * copies the chunk from the user's buffer into the rank's own buffer, which
+ * the next rank reads over NVLink; the block's links idle meanwhile. (With
+ * P2P write the last receive copies the chunk from the buffer into the
+ * output instead, unless the sender wrote there directly: NCCL 2.16 did so
+ * inside one process, v2.16.5-1 src/collectives/device/prims_simple.h:
+ * 185-196, and allowed direct reads only on registered buffers, :339-341.)
+ * With C channels each of link rate b and local rate l, B = C b and
+ * L = C l = ring_local_bw, a loop moves n chunks of every channel and takes
+ * s chunk/b + chunk/l, s = 2(n-1) (all-reduce) or n-1:
+ *     t_bw = f S / B + S / (n L),   busbw = B / (1 + B / (s L)),
+ * f the time factor above. A small group pays the local step over fewer
+ * link steps: on a DGX A100 (B = 0.792 x 300 = 238 GB/s, L = 515 GB/s)
+ * busbw 193 GB/s with 2 GPUs, 221 with 4, 230 with 8 before latency and
+ * coll_overhead (with them 191, 218, 227 at 1 GiB against the vTrain
+ * tables' 197, 222, 229: microbench.csv LUT-A100-G*-1024). NCCL's
+ * graph does not depend on the group size there: every GPU reaches the
+ * NVSwitch over 12 links of 20 GB/s in NCCL's model (src/graph/topo.h:21),
+ * the search packs 6 rings of 40 GB/s and doubles them to 12 channels of 20
+ * (search.cc:1036-1048, 1051, 1198) for any n, so B = 12 channels and the
+ * tuner's ring busbw, 12 x 20 = 240 GB/s (tuning.cc:324), are the same for
+ * 2 and 8 GPUs; the fitted B is close to it. Fitted to the 1,799 rows of
+ * the A100 tables with coll_overhead (MAPE 5.0 -> 1.4 %; each group size
+ * left out of the fit and predicted: 1.3-3.2 %, README "Validation"). Only
+ * inside one node (across nodes the NICs set the ring's pace, the network
+ * proxy staging the chunks; assumed hidden) and for the ring's all-reduce,
+ * all-gather and reduce-scatter (broadcast pipelines its chunks across the
+ * ranks, each doing one primitive per chunk; the tree is not charged).
+ * NVLink nodes only (P2P read is NCCL's choice on NVLink paths; over PCIe
+ * the ring is link bound at a tenth of the rate). Nodes without a measured
+ * table of small groups leave ring_local_bw 0:
+ * the V100 tables (DGX-1, P2P write) show none, as direct writes inside
+ * one process would give; H100 (P2P write) has no such table yet.
  * Ring traffic leaves a node once per ring pass per node, so of the f*S bytes a
  * rank sends, a share 1/k goes through the NICs when m > 1 (inter_bytes) and the
  * rest over the scale-up port (intra_bytes).
@@ -306,8 +348,9 @@ const char *net_coll_name(net_coll c)
 
 /* The collective reduced to what the cost formula needs. */
 typedef struct shape {
-	double bw_time;   /* seconds at busbw (protocol factor 1) */
-	double busbw;     /* bytes/s */
+	double bw_time;    /* seconds at busbw (protocol factor 1) */
+	double busbw;      /* bytes/s, with the ring's local step (net_ring_local_time) */
+	double link_busbw; /* bytes/s of the links alone (the tree's bound) */
 	double nsteps, ninter;
 	double intra_bytes, inter_bytes;
 } shape;
@@ -376,6 +419,28 @@ static double rank_nic_bw(const net_cluster *c, int m)
 	return share * nd->nic_Bps * nd->nic_eff / oversub(c) / net_congestion(c, m);
 }
 
+double net_ring_local_time(const net_cluster *c, net_coll coll, const net_group *g, double bytes)
+{
+	if (!c || !g || !(c->node.ring_local_Bps > 0) || c->node.intra == NET_INTRA_PCIE ||
+	    g->nodes != 1 || g->size < 2 ||
+	    !(bytes > 0) ||
+	    (coll != NET_ALLREDUCE && coll != NET_ALLGATHER && coll != NET_REDUCESCATTER))
+		return 0;
+	return bytes / (g->size * c->node.ring_local_Bps);
+}
+
+/* The ring's local step (header comment) on the ring's shape sh, whose time
+ * factor is f: busbw becomes f S / (its data time). */
+static void add_local_step(const net_cluster *c, net_coll coll, const net_group *g, double S,
+			   double f, shape *sh)
+{
+	double t = net_ring_local_time(c, coll, g, S);
+	if (!(t > 0))
+		return;
+	sh->bw_time += t;
+	sh->busbw = f * S / sh->bw_time;
+}
+
 static void make_shape(const net_cluster *c, net_coll coll, const net_group *g, double S,
 		       shape *sh)
 {
@@ -384,13 +449,16 @@ static void make_shape(const net_cluster *c, net_coll coll, const net_group *g, 
 	double b_intra = k > 1 ? intra_busbw(nd, k) : INFINITY;
 	double b_nic = m > 1 ? net_nic_busbw(c, k, g->nodes) : INFINITY;
 	double busbw = fmin(b_intra, b_nic);
+	sh->link_busbw = busbw;
 	switch (coll) {
 	case NET_ALLREDUCE:
 		ring_shape(S, k, m, busbw, 2 * (n - 1) / n, 2 * (n - 1) / n, n - 1, 2, sh);
+		add_local_step(c, coll, g, S, 2 * (n - 1) / n, sh);
 		return;
 	case NET_ALLGATHER:
 	case NET_REDUCESCATTER:
 		ring_shape(S, k, m, busbw, (n - 1) / n, (n - 1) / n, n - 1, 1, sh);
+		add_local_step(c, coll, g, S, (n - 1) / n, sh);
 		return;
 	case NET_BROADCAST:
 		ring_shape(S, k, m, busbw, (n - 1) / n, 1, n - 1, 1, sh);
@@ -523,7 +591,8 @@ static bool allreduce_shape(const net_cluster *c, const net_group *g, double S, 
 	bool regular = g->per_node * g->nodes == g->size;
 	*sh = *ring;
 	if (a == NET_ALGO_TREE && regular) {
-		sh->bw_time = 2 * S / ring->busbw;
+		sh->busbw = ring->link_busbw;
+		sh->bw_time = 2 * S / ring->link_busbw;
 		sh->nsteps = 2.0 * ((k - 1) + ceil_log2(g->nodes));
 		sh->ninter = 2.0 * ceil_log2(g->nodes);
 		return true;

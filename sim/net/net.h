@@ -100,6 +100,9 @@ typedef struct net_node {
 	double nvls_busbw_Bps; /* NVLink SHARP all-reduce bus bandwidth (0 = none) */
 	double coll_overhead_s; /* fixed cost per collective beyond NCCL's latency model
 				 * (launch, proxy, synchronisation), calibrated */
+	double ring_local_Bps; /* ring_local_bw: the rate of the ring kernel's one local
+				* step per loop, all channels together (0 = none;
+				* net_ring_local_time, coll.c "The ring's local step") */
 	net_nic nic_kind;      /* ib (default), roce or ethernet */
 	/* PCIe nodes: GPUs share PCIe switches, gpus_per_switch on each, one
 	 * pcie_bw uplink per switch to the CPU; with pcie_p2p GPU pairs talk
@@ -278,6 +281,14 @@ bool net_efa_choice(const net_cluster *c, net_coll coll, const net_group *g, dou
  * with nccl_algo or nccl_proto forced (the plugin then defers to NCCL). */
 bool net_efa_region(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
 		    net_algo *algo, net_proto *proto);
+/* The ring's local step (coll.c, "The ring's local step"): the time an
+ * all-reduce, all-gather or reduce-scatter ring of `bytes` on group g adds
+ * for the one step per loop that moves no data over the scale-up links,
+ * S / (n ring_local_bw), inside one NVLink node; 0 across nodes, on PCIe
+ * nodes, for other collectives, or where the node has no ring_local_bw. Both models add it
+ * to the ring's data time (make_shape; sim/topo do_ring). */
+double net_ring_local_time(const net_cluster *c, net_coll coll, const net_group *g, double bytes);
+
 /* Whether protocol p runs on cluster c, and is allowed by [cluster]
  * nccl_proto (LL128 only on NVLink nodes, as NCCL enables it). */
 bool net_proto_ok(const net_cluster *c, net_proto p);

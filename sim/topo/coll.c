@@ -605,7 +605,10 @@ static int do_ring(run *r, const geo *o, net_coll coll, const int *ranks, double
 	sh->ninter = o->m > 1 ? passes * (o->m - 1) : 0;
 	sh->channels = C;
 	if (coll == NET_ALLREDUCE)
-		r->ring_t_bw = sh->t_bw;
+		r->ring_t_bw = sh->t_bw; /* the links' time: the tree's bound */
+	/* the ring's local step, inside one node (net_ring_local_time) */
+	net_group grp = {n, o->m == 1 ? n : o->k, o->m, 0};
+	sh->t_bw += net_ring_local_time(&r->g->cl, coll, &grp, S);
 	phase_free(&p);
 	free(rings);
 	return rc;

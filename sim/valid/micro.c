@@ -11,6 +11,8 @@
  *            time of 1 GiB; bidirectional rows are skipped.
  *  hbm_copy: a read (or copy) of 1 GiB: predicted hw_mem_time.
  *  attention: a fused or unfused attention kernel (attention()).
+ * A row whose `algo` is ring or nvls is timed with that algorithm, as the
+ * source pinned it (NCCL_ALGO); others with the tuner's choice.
  * Rows with fabric `efa` run on the shipped EFA cluster (VALID_EFA_CLUSTER,
  * its fabric fitted by podsim calibrate --fabric) with their node count.
  * Rows podsim cannot time (NVLS on a node without it, bidirectional copies)
@@ -130,7 +132,7 @@ static int coll_time(const net_cluster *cl, net_coll k, int n, double bytes, dou
 		ranks[i] = i;
 	topo_cost cost;
 	if (rc == SIM_OK)
-		rc = topo_collective(tg, k, ranks, n, bytes, TOPO_ALGO_AUTO, &cost);
+		rc = topo_collective(tg, k, ranks, n, bytes, topo_algo_from_net(cl->algo), &cost);
 	if (rc == SIM_OK)
 		*t_s = cost.time_s;
 	free(ranks);
@@ -157,6 +159,11 @@ static const char *collective(const cases_csv *c, size_t row, const net_cluster 
 		v->measured = bytes * coll_factor(k, n) / (busbw * 1e9);
 	else
 		return "neither time nor bus bandwidth given";
+	net_cluster pinned = *cl; /* a ring the source pinned (NCCL_ALGO=Ring) */
+	if (!strcmp(get(c, row, "algo"), "ring") && k == NET_ALLREDUCE) {
+		pinned.algo = NET_ALGO_RING;
+		cl = &pinned;
+	}
 	if (nvls) { /* pinned: NVLS whatever the tuner would pick */
 		net_group g;
 		net_group_make(cl, (int)n, 1, &g);

@@ -155,11 +155,11 @@ near "$(j $PB --set parallel.global_batch=64 | num bubble_fraction)" 0.30 0.03 "
 near "$(j $PB --set parallel.vpp=2 | num bubble_fraction)" 0.36 0.03 "bubble vpp 2"
 near "$(j $PB --set parallel.schedule=gpipe | num bubble_fraction)" 0.42 0.03 "bubble gpipe"
 near "$(j $PB --set parallel.first_stage_layers=6 --set parallel.last_stage_layers=4 | num bubble_fraction)" 0.31 0.03 "bubble uneven"
-# ring-allreduce: busbw 229 GB/s in a node, 12 GB/s across; steps 0.53, 0.47,
+# ring-allreduce: busbw 220 GB/s in a node, 12 GB/s across; steps 0.53, 0.47,
 # 0.30 s with dp 2 %, 44 %, 76 %; GPU-seconds 2.1 and 9.7
 RA=$T/ring-allreduce.ini
 cb() { "$podsim" coll --topology topologies/alvis-a100.ini --gpus "$1" allreduce 1GiB | awk '/^ +[0-9]/ { print $4 }'; }
-near "$(cb 4)" 229 0.03 "ring busbw 4 GPUs"
+near "$(cb 4)" 220 0.03 "ring busbw 4 GPUs"
 near "$(cb 32)" 12 0.03 "ring busbw 32 GPUs"
 r1=$(j $RA)
 r2=$(j $RA --set cluster.nodes=2 --set parallel.dp=8)

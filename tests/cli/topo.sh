@@ -135,14 +135,16 @@ grep -q 'flow network' "$tmp/z3-flow" || { echo "tp 4 ZeRO-3: not on the flow ne
 # direction (hardware.csv gpu,NVIDIA A100 PCIe 40/80GB,nvlink_total); the
 # path through the shared PCIe switch (31.5 GB/s) is not NCCL's. A 2-GPU ring
 # all-reduce moves 2 (n - 1) / n = 1 x the buffer over it: 1 GiB at
-# 300 GB/s x 0.767 = 4.666 ms plus NCCL's latency, busbw 229-230 GB/s, in
-# both models, over the nvlink link.
+# 300 GB/s x 0.792 = 4.519 ms, plus the ring's local step S / (2 x 515 GB/s)
+# = 1.043 ms (ring_local_bw, assumed equal to DGX A100's; net/coll.c) and
+# NCCL's latency (15.2 us): 5.577 ms, busbw 192.5 GB/s, in both models, over
+# the nvlink link.
 b=topologies/pcie-a100-nvlink-bridge.ini
 "$podsim" topo $b | grep -q '^bisection bandwidth: 300 GB/s per direction$' ||
 	{ echo "NVLink bridge bisection:"; "$podsim" topo $b; fail=1; }
 "$podsim" coll --topology $b --gpus 2 allreduce 1GiB >"$tmp/bridge" 2>&1
-awk '$1 == 1073741824 { ok = $2 > 4666 && $2 < 4700 && $4 > 229 && $4 < 230.1 && $6 == "Simple" &&
-	$7 > 4666 && $7 < 4700 } END { exit !ok }' "$tmp/bridge" &&
+awk '$1 == 1073741824 { ok = $2 > 5576 && $2 < 5578 && $4 > 192.4 && $4 < 192.6 && $6 == "Simple" &&
+	$7 > 5576 && $7 < 5578 } END { exit !ok }' "$tmp/bridge" &&
 	grep -q 'most loaded link n0/gpu0 -> n0/gpu1 (nvlink)' "$tmp/bridge" ||
 	{ echo "NVLink bridge all-reduce:"; cat "$tmp/bridge"; fail=1; }
 

@@ -13,8 +13,11 @@
 
 #define GIB 1073741824.0
 
-/* n DGX A100 80 GB nodes as topologies/nodes/dgx-a100-80g.ini describes them:
- * NVSwitch, 300 GB/s per GPU per direction at 0.767, 8 x HDR (25 GB/s) at 0.96. */
+/* n DGX A100 80 GB nodes as topologies/nodes/dgx-a100-80g.ini described them
+ * before the ring's local step (test_ring_local): NVSwitch, 300 GB/s per GPU
+ * per direction at 0.767 (S21's 230 GB/s at 8 GPUs, no ring_local_bw), 8 x
+ * HDR (25 GB/s) at 0.96. The analytic cases below need these numbers, not
+ * the file's. */
 static net_cluster dgx_a100(int nodes)
 {
 	net_cluster c;
@@ -167,6 +170,79 @@ static void test_protocols(void)
 	CHECK(k.proto != NET_PROTO_LL128);
 	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
 	CHECK_NEAR(k.latency_s, 8.4e-6 + 14 * 5.7e-6, 1e-9);
+}
+
+/* The ring's local step (coll.c): with ring_local_bw L, a ring inside one
+ * node adds S / (n L) to its data time. DGX A100 as fitted (B = 300 x 0.792
+ * = 237.6 GB/s, L = 515 GB/s), S = 1 GiB:
+ *   all-reduce, n = 2: t_bw = S/B + S/(2L) = 4.519 + 1.042 = 5.561 ms,
+ *     busbw = S / t_bw = B / (1 + B/(2L)) = 193.1 GB/s; Simple: lat = 8.4 +
+ *     2 x 3.4 = 15.2 us (LL128: 17.8 us + t_bw / 0.92, slower);
+ *   all-reduce, n = 8: busbw = B / (1 + B/(14 L)) = 230.0 GB/s;
+ *   all-gather, n = 4: t_bw = 3/4 S/B + S/(4L), busbw = B / (1 + B/(3L));
+ *   broadcast, n = 4: a pipeline, no local step: S / B;
+ *   the tree (forced) keeps the links' rate: 2 S / B;
+ *   a ring across two nodes pays none (NIC bound: 192 GB/s as without L).
+ * busbw rises with the group size (more link steps per local step). */
+static void test_ring_local(void)
+{
+	net_cluster c = dgx_a100(1);
+	c.node.intra_eff = 0.792;
+	c.node.ring_local_Bps = 515e9;
+	double B = 300e9 * 0.792, L = 515e9;
+	net_group g;
+	net_cost k;
+	net_group_make(&c, 2, 1, &g);
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+	double t_bw = GIB / B + GIB / (2 * L);
+	CHECK_INT(k.proto, NET_PROTO_SIMPLE);
+	CHECK_NEAR(k.time_s, 15.2e-6 + t_bw, 1e-9);
+	CHECK_NEAR(k.busbw_Bps, B / (1 + B / (2 * L)), 1e-9);
+	CHECK_NEAR(k.busbw_Bps, 193.1e9, 1e-3);
+	CHECK_NEAR(net_ring_local_time(&c, NET_ALLREDUCE, &g, GIB), GIB / (2 * L), 1e-12);
+	double prev = 0;
+	for (int n = 2; n <= 8; n++) {
+		net_group_make(&c, n, 1, &g);
+		CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+		CHECK_NEAR(k.busbw_Bps, B / (1 + B / (2.0 * (n - 1) * L)), 1e-9);
+		CHECK(k.busbw_Bps > prev);
+		prev = k.busbw_Bps;
+	}
+	CHECK_NEAR(prev, 230.0e9, 1e-3);
+	net_group_make(&c, 4, 1, &g);
+	CHECK_INT(net_collective(&c, NET_ALLGATHER, &g, GIB, &k), SIM_OK);
+	CHECK_NEAR(k.busbw_Bps, B / (1 + B / (3 * L)), 1e-9);
+	CHECK_INT(net_collective(&c, NET_REDUCESCATTER, &g, GIB, &k), SIM_OK);
+	CHECK_NEAR(k.busbw_Bps, B / (1 + B / (3 * L)), 1e-9);
+	CHECK_INT(net_collective(&c, NET_BROADCAST, &g, GIB, &k), SIM_OK);
+	CHECK_NEAR(k.time_s, k.latency_s + GIB / B, 1e-9);
+	CHECK_NEAR(net_ring_local_time(&c, NET_BROADCAST, &g, GIB), 0, 0);
+	net_cluster t = c;
+	t.algo = NET_ALGO_TREE;
+	CHECK_INT(net_collective(&t, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+	CHECK_INT(k.algo, NET_ALGO_TREE);
+	CHECK_NEAR(k.time_s - k.latency_s, 2 * GIB / (B * net_tree_proto_bw(k.proto, false)),
+		   1e-9);
+	/* across nodes: as without the local step */
+	net_cluster two = dgx_a100(2), two_l = two;
+	two_l.node.ring_local_Bps = 515e9;
+	net_cost a, b;
+	net_group_make(&two, 16, 1, &g);
+	CHECK_INT(net_collective(&two, NET_ALLREDUCE, &g, GIB, &a), SIM_OK);
+	CHECK_INT(net_collective(&two_l, NET_ALLREDUCE, &g, GIB, &b), SIM_OK);
+	CHECK_NEAR(b.time_s, a.time_s, 1e-12);
+	CHECK_NEAR(net_ring_local_time(&two_l, NET_ALLREDUCE, &g, GIB), 0, 0);
+	/* none on a PCIe node (P2P read is NCCL's on NVLink paths), without
+	 * ring_local_bw, for one rank or no bytes */
+	net_cluster pcie = c;
+	pcie.node.intra = NET_INTRA_PCIE;
+	net_group_make(&pcie, 4, 1, &g);
+	CHECK_NEAR(net_ring_local_time(&pcie, NET_ALLREDUCE, &g, GIB), 0, 0);
+	net_group_make(&c, 4, 1, &g);
+	CHECK_NEAR(net_ring_local_time(&two, NET_ALLREDUCE, &g, GIB), 0, 0);
+	CHECK_NEAR(net_ring_local_time(&c, NET_ALLREDUCE, &g, 0), 0, 0);
+	net_group_make(&c, 1, 1, &g);
+	CHECK_NEAR(net_ring_local_time(&c, NET_ALLREDUCE, &g, GIB), 0, 0);
 }
 
 /* p2p and all-to-all, and the trivial and bad cases. */
@@ -729,6 +805,7 @@ int main(void)
 	test_allreduce_node();
 	test_allreduce_2nodes();
 	test_allgather();
+	test_ring_local();
 	test_protocols();
 	test_p2p_alltoall();
 	test_links();
