@@ -601,6 +601,13 @@ static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
 	fprintf(o, "  ring         lat + 2(n-1)/n x S / busbw = %s + 2 x %d/%d x %s / %s = %s\n",
 	        unit(c.latency_s, SIM_UNIT_TIME, a, sizeof a), n - 1, n, gib(S, b, sizeof b),
 	        unit(bw, SIM_UNIT_BANDWIDTH, d, sizeof d), unit(ring, SIM_UNIT_TIME, e, sizeof e));
+	double local = net_ring_local_time(&ring_only, NET_ALLREDUCE, &grp, S);
+	if (local > 0)
+		fprintf(o,
+		        "               busbw includes the ring's local step, S / (n x ring_local_bw) "
+		        "= %s\n"
+		        "               (one send per loop is a copy inside the GPU; net/coll.c)\n",
+		        unit(local, SIM_UNIT_TIME, a, sizeof a));
 	fprintf(o,
 	        "               busbw: the group's %s bandwidth x %.2f (NCCL protocol);\n"
 	        "               with the fixed overhead per collective: %s\n",
