@@ -851,12 +851,14 @@ net_coll plan_comm_coll(work_comm c);
  * full b*s*h*e bytes before the first layer (forward) or the last layer's
  * backward. *gather gets those all-gather bytes, 0 when there is none (tp 1,
  * SP on, or scatter-gather off, when each rank sends the whole b*s*h*e).
- * The key defaults to false although both frameworks scatter by default:
- * on, the vTrain multi-node rows (Megatron-DeepSpeed) lose a cost that the
- * full-size send stands in for (MAPE 8.0 -> 8.5 %, 175B 2.7 -> 4.5 %, with
- * synchronous p2p), a residual of about 6 ms per pipeline step that grows
- * with pp at fixed compute and is not modelled yet; turn it on where that
- * matters less than the bytes (GPT-3 175B on Selene, Megatron-LM). */
+ * The key defaults to false (the default profile, Megatron-Core, sends whole
+ * tensors with SP off); the profiles of the frameworks that scatter turn it
+ * on: megatron-lm.ini, and megatron-deepspeed.ini (DeepSpeed's
+ * pipe_partitioned / grad_partitioned, on by default; the vTrain multi-node
+ * rows 9.1 -> 7.6 % MAPE, +1.1 -> -0.9 % signed, their tp 8 rows +6.1 ->
+ * +3.0 %). DeepSpeed also all-gathers its own sent output once more before
+ * that micro-batch's backward (pipe/engine.py:826-834, its data freed after
+ * the send): an intra-node all-gather per micro-batch, not modelled. */
 double plan_p2p_bytes(const plan_scenario *s, double *gather);
 /* The framework's cost of one pipeline transfer beyond its data message
  * ([framework] p2p_handshakes, p2p_host_ops, p2p_fwd_tensors; build.c):

@@ -513,6 +513,33 @@ static void test_p2p_bytes(void)
 	sim_diag_free(d);
 }
 
+/* The megatron-deepspeed profile partitions what DeepSpeed's pipeline engine
+ * sends over the TP group (pipe_partitioned / grad_partitioned default true,
+ * DeepSpeed 38327e07 runtime/config.py:467-468): on the quickstart plan (tp 2,
+ * pp 2, no SP) a rank sends half the 37,748,736-byte activation and its TP
+ * group all-gathers the whole of it, where the default profile
+ * (Megatron-Core, which the quickstart reads) sends it whole. */
+static void test_p2p_bytes_deepspeed(void)
+{
+	const char *text = "include = scenarios/quickstart.ini\n"
+			   "include = topologies/frameworks/megatron-deepspeed.ini\n";
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load_string(text, "<test>", ".", d, &s), SIM_OK);
+	if (s) {
+		double full = 2048.0 * 4 * 2304 * 2, gather;
+		CHECK_STR(s->fw.name, "megatron-deepspeed");
+		CHECK_INT(s->plan.tp, 2);
+		CHECK(!s->plan.sequence_parallel);
+		CHECK(s->plan.p2p_scatter_gather);
+		CHECK_NEAR(plan_p2p_bytes(s, &gather), full / 2, 1e-12);
+		CHECK_NEAR(gather, full, 1e-12);
+	}
+	plan_scenario_free(s);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+}
+
 /* How plan_build wires pipeline transfers, on the quickstart plan (pp 2, 8
  * micro-batches, 1F1B): 8 forward sends on stage 0 and 8 gradient sends on
  * stage 1. Synchronous (the default for 1F1B): every send blocks a later task
@@ -866,6 +893,7 @@ int main(void)
 	test_framework_default();
 	test_zero2_accumulation();
 	test_p2p_bytes();
+	test_p2p_bytes_deepspeed();
 	test_p2p_graph();
 	test_peak_closed_form();
 	test_zero_memory();
