@@ -104,10 +104,14 @@ void topo_sim_free(topo_sim *s)
 
 void topo_sim_clear(topo_sim *s)
 {
-	if (!s->clean) {
-		memset(s->link_bytes, 0, (size_t)s->nlinks * sizeof *s->link_bytes);
-		memset(s->link_sat_s, 0, (size_t)s->nlinks * sizeof *s->link_sat_s);
-	}
+	/* Only a run writes the counters (topo_sim_run sets clean = false), and
+	 * only on its flows' links, which s->links still lists (graph link ids
+	 * after expand()): zero those, not every link of the graph. */
+	if (!s->clean)
+		for (int i = 0; i < s->nl; i++) {
+			s->link_bytes[s->links[i]] = 0;
+			s->link_sat_s[s->links[i]] = 0;
+		}
 	s->nf = 0;
 	s->nl = 0;
 	s->clean = true;
