@@ -49,19 +49,10 @@ static int put_head(store *s, const char *text, const store_serve_run *r, int64_
 		" slo_tpot_s, iterations, preemptions, batch_mean, queue_mean, kv_mean, kv_peak,"
 		" kv_blocks, weights_bytes, kv_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
 		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-	char created[32], hash[17];
-	store_utc_now(created);
-	sim_hash_hex(sim_hash64(text, strlen(text)), hash);
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return store_fail(s, diag, "cannot store the serving run");
-	int i = 1;
-	sqlite3_bind_text(st, i++, created, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, i++, PODSIM_VERSION, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, i++, r->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, i++, hash, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, i++, text, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, i++, (int64_t)r->seed);
+	int i = store_bind_scenario(st, r->name, text, r->seed);
 	sqlite3_bind_text(st, i++, r->plan, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, i++, r->model, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, i++, r->gpu, -1, SQLITE_STATIC);

@@ -172,6 +172,20 @@ void store_utc_now(char created[32])
 		snprintf(created, 32, "unknown");
 }
 
+int store_bind_scenario(sqlite3_stmt *st, const char *name, const char *text, uint64_t seed)
+{
+	char created[32], hash[17];
+	store_utc_now(created);
+	sim_hash_hex(sim_hash64(text, strlen(text)), hash);
+	sqlite3_bind_text(st, 1, created, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, PODSIM_VERSION, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, hash, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, text, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 6, (sqlite3_int64)seed);
+	return 7;
+}
+
 int store_fail(store *s, sim_diag *diag, const char *what)
 {
 	int rc = db_error(s, diag, what);
@@ -468,19 +482,10 @@ static int put_head(store *s, const char *text, const exec_result *r, int64_t sw
 		" spread_correlation, spread_varying)"
 		" VALUES (?, ?, ?, ?, ?, ?, 'ok', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
 		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-	char created[32], hash[17];
-	store_utc_now(created);
-	sim_hash_hex(sim_hash64(text, strlen(text)), hash);
 	sqlite3_stmt *st;
 	if (store_prepare(s, sql, &st, diag))
 		return SIM_EDB;
-	int i = 1;
-	sqlite3_bind_text(st, i++, created, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, i++, PODSIM_VERSION, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, i++, r->scenario, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, i++, hash, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, i++, text, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, i++, (sqlite3_int64)r->seed);
+	int i = store_bind_scenario(st, r->scenario, text, r->seed);
 	sqlite3_bind_text(st, i++, r->model, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, i++, r->gpu, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, i++, r->cluster, -1, SQLITE_STATIC);

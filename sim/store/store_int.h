@@ -25,6 +25,11 @@ int store_step_done(store *s, sqlite3_stmt *st, sim_diag *diag, const char *what
 int store_fail(store *s, sim_diag *diag, const char *what);
 /* The time now as the rows' created_utc ("2026-11-28T10:00:00Z"). */
 void store_utc_now(char created[32]);
+/* Bind the scenario columns every stored run starts with, parameters 1-6
+ * of its INSERT: created_utc (now), podsim_version, scenario_name,
+ * scenario_hash (of text), scenario_text, seed; returns the next index, 7.
+ * name and text must outlive the statement's step. */
+int store_bind_scenario(sqlite3_stmt *st, const char *name, const char *text, uint64_t seed);
 /* A run's rows (runs, run_classes, run_memory, run_links) inside the
  * caller's transaction; *id = the new run's id. */
 int store_run_rows(store *s, int64_t sweep_id, int64_t sweep_rank, const char *scenario_text,
