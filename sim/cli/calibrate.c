@@ -79,8 +79,7 @@ static int parse(int argc, char **argv, opts *o)
 /* Load topologies/gpus/NAME.ini from the data folder. */
 static int load_gpu(const opts *o, hw_gpu *g, sim_diag *d)
 {
-	const char *env = getenv("PODSIM_DATA");
-	const char *dir = o->data ? o->data : env && *env ? env : PODSIM_SRCDIR;
+	const char *dir = o->data ? o->data : cli_datadir();
 	if (strchr(o->gpu, '/') || !*o->gpu) {
 		fprintf(stderr, "podsim calibrate: error: --gpu takes a GPU type name: %s\n",
 		        o->gpu);

@@ -26,6 +26,16 @@ bool cli_outputs_ok(const char *const *paths, size_t n);
 /* Check a run database path before any work (store_path_refused): print
  * "PATH: error: cannot open database: WHY" and return false when refused. */
 bool cli_db_ok(const char *path);
+/* The run database: --db when given (flag non-NULL), else $PODSIM_DB, else
+ * podsim.db (STORE_DEFAULT_PATH). */
+const char *cli_db_path(const char *flag);
+/* Print diag's messages on stderr and clear them; were any errors? */
+struct sim_diag;
+bool cli_flush_diag(struct sim_diag *d);
+/* A JSON document built in b on stdout (an error object instead when b ran
+ * out of memory); frees b. */
+struct sim_buf;
+void cli_put_json(struct sim_buf *b);
 /* --spread-samples N (run, sweep, explain): 0 <= N <= EXEC_SPREAD_MAX into
  * *out, 0; -1 when text is not such a count (the caller reports
  * CLI_SAMPLES_MSG). */

@@ -416,9 +416,7 @@ int cli_compare(int argc, char **argv)
 			args[nargs++] = argv[i];
 		}
 	}
-	const char *env = getenv(STORE_ENV);
-	if (!db_path)
-		db_path = env && *env ? env : STORE_DEFAULT_PATH;
+	db_path = cli_db_path(db_path);
 	if (!cli_db_ok(db_path))
 		return EXIT_INPUT;
 	sim_diag *d = sim_diag_new();

@@ -145,8 +145,7 @@ int cli_calibrate_framework(int argc, char **argv)
 	}
 	if (!cli_outputs_ok(&o.out, 1))
 		return 2;
-	const char *env = getenv("PODSIM_DATA");
-	valid_options vo = {.datadir = o.data ? o.data : env && *env ? env : PODSIM_SRCDIR,
+	valid_options vo = {.datadir = o.data ? o.data : cli_datadir(),
 			    .only = o.only,
 			    .where = o.where,
 			    .network = NET_MODEL_AUTO}; /* as podsim validate */

@@ -245,8 +245,7 @@ int cli_kernel(int argc, char **argv)
 		return bad("--gpu NAME is required", NULL);
 	if (o.npos == 0)
 		return bad("which kernel? gemm, copy or attention", NULL);
-	const char *env = getenv("PODSIM_DATA");
-	const char *dir = o.data ? o.data : env && *env ? env : PODSIM_SRCDIR;
+	const char *dir = o.data ? o.data : cli_datadir();
 	hw_gpu g;
 	if ((rc = load(dir, o.gpu, o.calib, &g)))
 		return rc;

@@ -276,19 +276,32 @@ int cli_load_refs(valid_refs **out)
 
 static const char *db_path(const cli_opts *o)
 {
-	if (o->db)
-		return o->db;
+	return cli_db_path(o->db);
+}
+
+const char *cli_db_path(const char *flag)
+{
+	if (flag)
+		return flag;
 	const char *env = getenv(STORE_ENV);
 	return env && *env ? env : STORE_DEFAULT_PATH;
 }
 
-/* Print diagnostics; report whether any were errors. */
-static bool flush_diag(sim_diag *d)
+bool cli_flush_diag(sim_diag *d)
 {
 	sim_diag_print(d, stderr);
 	bool bad = sim_diag_error_count(d) > 0;
 	sim_diag_clear(d);
 	return bad;
+}
+
+void cli_put_json(sim_buf *b)
+{
+	if (b->oom)
+		fputs("{\"error\":\"out of memory\"}\n", stdout);
+	else
+		fwrite(b->data, 1, b->len, stdout);
+	sim_buf_free(b);
 }
 
 static int store_run(const cli_opts *o, const plan_scenario *s, const exec_result *r,
@@ -392,11 +405,7 @@ static void run_json(const plan_scenario *s, const exec_result *r, int64_t id)
 	sweep_energy_terms(&s->gpu, &s->cluster, r->gpus, s->cluster.nodes, r->step_s / 3600.0, &e);
 	cli_energy_json(&b, &e, s->gpu.name, "[node] power");
 	sim_buf_append(&b, "}\n", 2);
-	if (b.oom)
-		fputs("{\"error\":\"out of memory\"}\n", stdout);
-	else
-		fwrite(b.data, 1, b.len, stdout);
-	sim_buf_free(&b);
+	cli_put_json(&b);
 }
 
 static int cmd_run(int argc, char **argv)
@@ -419,7 +428,7 @@ static int cmd_run(int argc, char **argv)
 	sim_diag *d = sim_diag_new();
 	plan_scenario *s = NULL;
 	rc = plan_scenario_load(pos[0], o.sets, o.nsets, d, &s);
-	if (flush_diag(d) || rc != SIM_OK) {
+	if (cli_flush_diag(d) || rc != SIM_OK) {
 		sim_diag_free(d);
 		return rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
 	}
@@ -447,7 +456,7 @@ static int cmd_run(int argc, char **argv)
 	valid_refs_free(refs);
 	if (rc == SIM_OK)
 		rc = store_run(&o, s, r, &id, d);
-	bool told = flush_diag(d); /* the error itself, e.g. "db: error: ..." */
+	bool told = cli_flush_diag(d); /* the error itself, e.g. "db: error: ..." */
 	if (rc == SIM_OK) {
 		if (o.json)
 			run_json(s, r, id);
@@ -516,11 +525,11 @@ static int runs_show(const cli_opts *o, store *db, const char *id_text, sim_diag
 	exec_result *r = serving ? NULL : malloc(sizeof *r);
 	char *text = NULL;
 	int rc = serving ? SIM_ENOTFOUND : r ? store_get_run(db, id, r, &text, d) : SIM_ENOMEM;
-	flush_diag(d);
+	cli_flush_diag(d);
 	if (rc == SIM_ENOTFOUND && !o->html) { /* a serving run of that id */
 		free(r);
 		rc = cli_show_serve(db, id, o->json, d);
-		flush_diag(d);
+		cli_flush_diag(d);
 		if (rc == SIM_ENOTFOUND)
 			fprintf(stderr, "podsim: error: no %srun %lld in %s\n", serving ? "serving " : "",
 				id, db_path(o));
@@ -574,7 +583,7 @@ static int cmd_runs(int argc, char **argv)
 	store *db;
 	rc = store_open(db_path(&o), &db, d);
 	if (rc != SIM_OK) {
-		flush_diag(d);
+		cli_flush_diag(d);
 		sim_diag_free(d);
 		return 1;
 	}
@@ -592,7 +601,7 @@ static int cmd_runs(int argc, char **argv)
 		if (rc == 0) /* serving runs, when there are any */
 			rc = store_list_serve(db, stdout, (int)o.limit, d) == SIM_OK ? 0 : 1;
 	}
-	flush_diag(d);
+	cli_flush_diag(d);
 	store_close(db);
 	sim_diag_free(d);
 	return rc;
@@ -702,8 +711,7 @@ static int cmd_validate(int argc, char **argv)
 		}
 		fclose(g);
 	}
-	const char *env = getenv("PODSIM_DATA");
-	valid_options vo = {.datadir = o.data ? o.data : env && *env ? env : PODSIM_SRCDIR,
+	valid_options vo = {.datadir = o.data ? o.data : cli_datadir(),
 			    .only = o.only,
 			    .where = o.where};
 	if (o.network && strcmp(o.network, "alpha-beta") && strcmp(o.network, "flow") &&
@@ -725,7 +733,7 @@ static int cmd_validate(int argc, char **argv)
 		}
 		rc = serve_validate(pos[0], vo.datadir, o.only, o.scenario, o.json, o.rows, &mape,
 				    stdout, d);
-		flush_diag(d);
+		cli_flush_diag(d);
 		sim_diag_free(d);
 		if (rc != SIM_OK)
 			return rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
@@ -738,13 +746,13 @@ static int cmd_validate(int argc, char **argv)
 	}
 	if (o.scenario) {
 		rc = valid_scenario(pos[0], o.scenario, &vo, stdout, d);
-		flush_diag(d);
+		cli_flush_diag(d);
 		sim_diag_free(d);
 		return rc == SIM_OK ? 0 : rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
 	}
 	valid_report *r;
 	rc = valid_run(pos[0], &vo, &r, d);
-	flush_diag(d);
+	cli_flush_diag(d);
 	sim_diag_free(d);
 	if (rc != SIM_OK)
 		return rc == SIM_ENOMEM ? 1 : EXIT_INPUT;

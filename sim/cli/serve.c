@@ -111,10 +111,7 @@ static int parse(int argc, char **argv, opts *o)
 
 static const char *db_path(const opts *o)
 {
-	if (o->db)
-		return o->db;
-	const char *env = getenv(STORE_ENV);
-	return env && *env ? env : STORE_DEFAULT_PATH;
+	return cli_db_path(o->db);
 }
 
 /* The progress line on a terminal: shown once a run has taken a second, then

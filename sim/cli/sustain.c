@@ -151,10 +151,9 @@ int cli_calibrate_sustain(int argc, char **argv)
 	}
 	if (!cli_outputs_ok(&o.out, 1))
 		return 2;
-	const char *env = getenv("PODSIM_DATA");
 	char where[160];
 	snprintf(where, sizeof where, "gpu=%s&precision%s=fp8", o.gpu, o.fp8 ? "" : "!");
-	valid_options vo = {.datadir = o.data ? o.data : env && *env ? env : PODSIM_SRCDIR,
+	valid_options vo = {.datadir = o.data ? o.data : cli_datadir(),
 			    .where = where,
 			    .network = NET_MODEL_AUTO}; /* as podsim validate */
 	sim_diag *d = sim_diag_new();

@@ -201,17 +201,7 @@ static int parse_opts(int argc, char **argv, sweep_opts *o)
 
 static const char *db_path(const sweep_opts *o)
 {
-	const char *env = getenv(STORE_ENV);
-	return o->db ? o->db : env && *env ? env : STORE_DEFAULT_PATH;
-}
-
-/* Print diagnostics; were any errors? */
-static bool flush_diag(sim_diag *d)
-{
-	sim_diag_print(d, stderr);
-	bool bad_input = sim_diag_error_count(d) > 0;
-	sim_diag_clear(d);
-	return bad_input;
+	return cli_db_path(o->db);
 }
 
 /* Tokens to train on: a number, or chinchilla = 20 x parameters (Hoffmann et
@@ -714,7 +704,7 @@ static int setup(sweep_run *w)
 		rc = plan_scenario_load(w->scenario, w->o.sets, w->o.nsets, w->d, &w->base);
 	if (rc == SIM_OK)
 		rc = sweep_space_resolve(w->sp, w->base, w->d);
-	if (flush_diag(w->d) || rc != SIM_OK) {
+	if (cli_flush_diag(w->d) || rc != SIM_OK) {
 		return rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
 	}
 	uint64_t size = sweep_space_size(w->sp);
@@ -749,7 +739,7 @@ static int open_db(sweep_run *w)
 	if (rc == SIM_OK)
 		rc = store_put_sweep(w->db, spec, &c, &w->sweep_id, w->d);
 	free(spec);
-	flush_diag(w->d);
+	cli_flush_diag(w->d);
 	return rc == SIM_OK ? 0 : 1;
 }
 
@@ -1009,7 +999,7 @@ static int simulate_best(sweep_run *w)
 	for (size_t i = 0; i < NSTOP; i++)
 		sigaction(stop_signals[i], &old[i], NULL);
 	w->stopped = interrupted;
-	if (flush_diag(w->d) || rc != SIM_OK) {
+	if (cli_flush_diag(w->d) || rc != SIM_OK) {
 		fprintf(stderr, "podsim sweep: error: %s\n", sim_strerror(rc));
 		return 1;
 	}

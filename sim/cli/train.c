@@ -118,10 +118,7 @@ static int parse(int argc, char **argv, train_opts *o)
 
 static const char *db_path(const train_opts *o)
 {
-	if (o->db)
-		return o->db;
-	const char *env = getenv(STORE_ENV);
-	return env && *env ? env : STORE_DEFAULT_PATH;
+	return cli_db_path(o->db);
 }
 
 static int save(const train_opts *o, const plan_scenario *s, const exec_result *r,
@@ -158,11 +155,7 @@ static void print(const train_opts *o, const exec_result *r, const campaign_resu
 	sim_buf_append(&b, ",\"campaign\":", 12);
 	campaign_json_buf(&b, c, cid);
 	sim_buf_append(&b, "}\n", 2);
-	if (b.oom)
-		fputs("{\"error\":\"out of memory\"}\n", stdout);
-	else
-		fwrite(b.data, 1, b.len, stdout);
-	sim_buf_free(&b);
+	cli_put_json(&b);
 }
 
 /* --html: the page, with the first campaign's timeline. */
