@@ -36,6 +36,11 @@ void report_spread_text(const exec_result *r, char *buf, size_t len);
  * step; 1/86400 for days, with unit "days"): "6.8-8.0" plus " unit". */
 void report_range_text(double lo, double hi, const char *unit, char *buf, size_t len);
 
+/* Text into HTML/XML with &, <, >, " escaped and bytes that are not valid
+ * UTF-8 or are control characters replaced (html.c); every page's text goes
+ * through it (run, sweep, campaign and serving pages). */
+void report_esc(FILE *out, const char *s);
+
 /* Human-readable report. run_id <= 0 means "not stored". With more than 16
  * rank classes the breakdown shows the first 4 and the last 4. */
 void report_text(FILE *out, const exec_result *r, int64_t run_id);

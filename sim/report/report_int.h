@@ -4,7 +4,4 @@
 
 #include "report.h"
 
-/* Text into HTML/XML with &, <, >, " escaped (html.c). */
-void report_esc(FILE *out, const char *s);
-
 #endif

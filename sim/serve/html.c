@@ -11,25 +11,13 @@
  * stops growing while the queue, and TTFT, climb: the knee of the curve.
  */
 #include "serve_int.h"
+#include "../report/report.h"
 
 #include <math.h>
 
 #define W 560.0
 #define H 300.0
 #define PAD 50.0
-
-static void esc(FILE *f, const char *t)
-{
-	for (; *t; t++)
-		if (*t == '<')
-			fputs("&lt;", f);
-		else if (*t == '>')
-			fputs("&gt;", f);
-		else if (*t == '&')
-			fputs("&amp;", f);
-		else
-			fputc(*t, f);
-}
 
 /* An SVG plot frame with axis labels and the x and y maxima written at the ends. */
 static void frame(FILE *f, const char *title, const char *xl, const char *yl, double xmax,
@@ -128,16 +116,20 @@ static int curve(FILE *f, const serve_scenario *s0, const serve_result *r0)
 int serve_html(FILE *f, const serve_scenario *s, const serve_result *r)
 {
 	fputs("<!DOCTYPE html><html><head><meta charset='utf-8'><title>podsim serve ", f);
-	esc(f, r->name);
+	report_esc(f, r->name);
 	fputs("</title><style>body{font:14px sans-serif;margin:2em;max-width:1200px}"
 	      "figure{display:inline-block;margin:1em}text{font-size:11px}.ax{stroke:#444}"
 	      "polyline{fill:none;stroke-width:2}.a{stroke:#c0392b}.b{stroke:#2471a3}"
 	      ".c{stroke:#1e8449}td,th{padding:2px 10px;text-align:right}</style></head><body>\n<h1>",
 	      f);
-	esc(f, r->name);
+	report_esc(f, r->name);
 	fputs("</h1>\n<p>", f);
-	esc(f, r->label);
-	fprintf(f, "; %s on %d x %s</p>\n<table>", r->model, r->gpus, r->gpu);
+	report_esc(f, r->label);
+	fputs("; ", f);
+	report_esc(f, r->model);
+	fprintf(f, " on %d x ", r->gpus);
+	report_esc(f, r->gpu);
+	fputs("</p>\n<table>", f);
 	const serve_stat *st[3] = {&r->ttft, &r->tpot, &r->e2e};
 	static const char *const nm[3] = {"TTFT", "TPOT", "E2E"};
 	fputs("<tr><th></th><th>mean</th><th>p50</th><th>p90</th><th>p99</th><th>max</th></tr>\n", f);
