@@ -80,7 +80,7 @@ void campaign_print_text(FILE *out, const campaign_result *r, int64_t id)
 			"  step: simulated %.3f s x stragglers %.4f (sigma %.3g over %d GPUs, %d slow "
 			"nodes; p95 %.4f), loader %s per step\n",
 			in->sim_step_s, in->straggler, in->straggler_sigma, in->gpus, in->slow_nodes,
-			in->straggler_p95 > 0 ? in->straggler_p95 : 1, dur(in->loader_s, a, sizeof a));
+			in->straggler_p95, dur(in->loader_s, a, sizeof a));
 	double mtbf = in->rate_s > 0 ? 1 / in->rate_s : INFINITY;
 	fprintf(out,
 		"  failures: %d causes of table %s scaled to %d GPUs, %d nodes, %d NICs: job MTBF %s "
@@ -165,7 +165,7 @@ void campaign_json_buf(sim_buf *b, const campaign_result *r, int64_t id)
 	num(b, "step_time_s", in->step_s);
 	num(b, "simulated_step_s", in->sim_step_s);
 	num(b, "straggler_factor", in->straggler);
-	num(b, "straggler_p95_factor", in->straggler_p95 > 0 ? in->straggler_p95 : 1);
+	num(b, "straggler_p95_factor", in->straggler_p95);
 	num(b, "straggler_analytic_factor", in->straggler_analytic);
 	sim_buf_printf(b, "\"slow_nodes\":%d,\"straggler_replays\":%ld,", in->slow_nodes,
 		       in->straggler_replays);

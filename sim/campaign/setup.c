@@ -337,7 +337,7 @@ static int stragglers(const plan_scenario *s, const camp_conf *c, campaign_input
 {
 	in->straggler_sigma = c->straggler_sigma;
 	in->straggler_analytic = campaign_straggler(c->straggler_sigma, in->gpus);
-	in->straggler = 1;
+	in->straggler = in->straggler_p95 = 1;
 	in->slow_node_prob = c->slow_prob;
 	in->slow_node_factor = c->slow_factor;
 	exec_straggle_opts so = {0};

@@ -777,9 +777,7 @@ static void fixed_cost(FILE *o, const plan_scenario *s, const exec_result *r)
 		        "the wgrad;\n"
 		        "               tp_comm_overlap %s)\n",
 		        c.beside, unit(c.beside_s, SIM_UNIT_TIME, a, sizeof a),
-		        s->fw.dgrad_async == PLAN_DGRAD_ALWAYS ? "always"
-		        : s->fw.dgrad_async == PLAN_DGRAD_SP   ? "sp"
-		                                               : "never",
+		        plan_dgrad_async_name(s->fw.dgrad_async),
 		        p->tp_comm_overlap ? "on" : "off");
 	work_item acc;
 	if (plan_grad_accum_item(s, st, -1, &acc))

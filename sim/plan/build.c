@@ -287,13 +287,8 @@ int plan_tp_overlap(const plan_scenario *s, const work_item *it, int n, int i)
 	/* a collective the framework issues asynchronously beside the GEMM
 	 * after it (work_item.beside: nanotron's async TP linears; Megatron's
 	 * input-gradient collective beside the wgrad), not chunked: max(g, c),
-	 * the task after both waiting for both */
-	if (it[i].beside && i + 1 < n && is_gemm(&it[i + 1]))
-		return 1;
-	int ub = ub_overlap(s, it, n, i);
-	if (ub != 0)
-		return ub;
-	return dgrad_async(s, it, n, i) ? 1 : 0;
+	 * the task after both waiting for both; else a chunked pair or none */
+	return plan_tp_beside(s, it, n, i) ? 1 : ub_overlap(s, it, n, i);
 }
 
 /* Append a program of work items to chain c: kernels merge into the open compute

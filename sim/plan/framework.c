@@ -31,6 +31,11 @@ static const char *const loss_names[] = {"vocab-parallel", "upcast-shift", "shif
 static const char *const grads_names[] = {"persistent", "on-backward", NULL};
 static const char *const optim_names[] = {"fused", "foreach", "single", NULL};
 static const char *const dgrad_names[] = {"always", "sp", "never", NULL}; /* plan_dgrad_async */
+
+const char *plan_dgrad_async_name(int mode)
+{
+	return mode >= PLAN_DGRAD_ALWAYS && mode <= PLAN_DGRAD_NEVER ? dgrad_names[mode] : "?";
+}
 _Static_assert(sizeof(plan_reduce) == sizeof(int), "conf stores enums as int");
 
 #define FK(field) offsetof(plan_framework, field)

@@ -179,6 +179,8 @@ typedef enum { PLAN_OPTIM_FUSED = 0, PLAN_OPTIM_FOREACH, PLAN_OPTIM_SINGLE } pla
  * and the reduce-scatter with it; sp: only the reduce-scatter), or blocking
  * (never). plan_tp_overlap. */
 typedef enum { PLAN_DGRAD_ALWAYS = 0, PLAN_DGRAD_SP, PLAN_DGRAD_NEVER } plan_dgrad_async;
+/* Its [framework] tp_dgrad_async value: "always", "sp", "never". */
+const char *plan_dgrad_async_name(int mode);
 
 typedef struct plan_framework {
 	char name[CONF_STR_MAX];      /* "megatron-core" */
