@@ -11,8 +11,9 @@
  *
  * Conventions for columns the schema leaves open (all stated in the reasons or
  * in README.md): activation = gelu when ffn == 4*hidden, else swiglu with
- * rmsnorm and untied embeddings (Llama-style); empty micro_batch = 1; empty
- * recompute = none; empty vpp = 1 when pp == 1; a note naming Megatron's
+ * rmsnorm and untied embeddings (Llama-style); empty micro_batch: the fastest
+ * that fits (tuned_micro_batch); empty recompute = none; empty vpp = 1 when
+ * pp == 1; a note naming Megatron's
  * --overlap-param-gather or --overlap-grad-reduce sets overlap_grad_reduce
  * (Megatron refuses the first without the second), --overlap-param-gather
  * also overlap_param_gather with zero 1 or 2, and --tp-comm-overlap
@@ -106,8 +107,10 @@ static long default_vpp(long layers, long pp, long microbatches)
 	return best;
 }
 
+/* Text of row `row`; `mb` > 0 stands for an empty micro_batch column (the
+ * tuned choice of tuned_micro_batch), 0 leaves it to the column. */
 static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
-			    const valid_options *opt, sim_buf *b, char *assumed, size_t alen)
+			    const valid_options *opt, long mb, sim_buf *b, char *assumed, size_t alen)
 {
 	const char *gpu = get(c, row, "gpu"), *intra = get(c, row, "node_intra");
 	const char *tmpl = node_template(intra, gpu);
@@ -186,10 +189,18 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 					   "micro_batch", "sequence_parallel", "zero", "recompute"};
 	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
 		put(b, c, row, same[i], same[i]);
-	if (!*get(c, row, "micro_batch"))
-		assume(assumed, alen, "micro_batch 1 (not published)");
+	if (!*get(c, row, "micro_batch")) {
+		if (mb > 0) {
+			sim_buf_printf(b, "micro_batch = %ld\n", mb);
+			assume(assumed, alen, "micro_batch %ld (not published: the fastest that "
+			       "fits of the divisors of the %ld sequences per replica, as a "
+			       "tuned benchmark ran)", mb, dp > 0 ? atol(get(c, row, "global_batch")) / dp : 0);
+		} else
+			assume(assumed, alen, "micro_batch 1 (not published)");
+	}
 	if (!*get(c, row, "vpp") && pp > 1) {
-		long mb = *get(c, row, "micro_batch") ? atol(get(c, row, "micro_batch")) : 1;
+		if (*get(c, row, "micro_batch") || mb <= 0)
+			mb = *get(c, row, "micro_batch") ? atol(get(c, row, "micro_batch")) : 1;
 		long cp = *get(c, row, "cp") ? atol(get(c, row, "cp")) : 1;
 		long m = mb > 0 && dp > 0 ? atol(get(c, row, "global_batch")) / (mb * dp) : 0;
 		long v = default_vpp(atol(get(c, row, "layers")), pp, m);
@@ -241,6 +252,58 @@ static void first_error(const sim_diag *d, char *out, size_t len)
 	snprintf(out, len, "not simulated");
 }
 
+/* Whether no stage of s runs out of memory (plan_memory_totals' verdict). */
+static bool fits(const plan_scenario *s)
+{
+	for (int k = 0; k < s->plan.pp; k++) {
+		plan_mem_peak p;
+		plan_memory_totals(s, k, &p);
+		if (p.verdict == PLAN_VERDICT_OOM)
+			return false;
+	}
+	return true;
+}
+
+/* An empty micro_batch column. Benchmark tables publish the plan their
+ * authors tuned (the Megatron-LM README's table names tp, pp, dp and the
+ * batch, not the micro-batch), and the micro-batch is the knob tuned last:
+ * a larger one runs larger GEMMs and hides more of the data-parallel
+ * reduction behind the last micro-batch's backward, a smaller one shrinks a
+ * pipeline's bubble. So the row gets the divisor of its sequences per
+ * replica (global_batch / dp) whose simulated step is the shortest among
+ * those that fit in memory, ties to the smaller; 0 when the column is set,
+ * or none of them runs (the row then reports micro_batch 1's reason). */
+static long tuned_micro_batch(const cases_csv *c, size_t row, const valid_options *opt)
+{
+	if (*get(c, row, "micro_batch"))
+		return 0;
+	long dp = atol(get(c, row, "dp")), gb = atol(get(c, row, "global_batch"));
+	long per = dp > 0 ? gb / dp : 0, best = 0;
+	double best_s = 0;
+	exec_result *r = malloc(sizeof *r);
+	for (long mb = 1; r && mb <= per && mb <= 64; mb++) {
+		if (per % mb)
+			continue;
+		sim_buf b;
+		sim_buf_init(&b);
+		char assumed[512] = "";
+		const char *why = row_text(c, row, "", opt, mb, &b, assumed, sizeof assumed);
+		sim_diag *d = sim_diag_new();
+		plan_scenario *s = NULL;
+		if (!why && !b.oom && d &&
+		    plan_scenario_load_string(b.data, "<tuning>", opt->datadir, d, &s) == SIM_OK &&
+		    fits(s) && exec_run(s, r) == SIM_OK && (!best || r->step_s < best_s)) {
+			best = mb;
+			best_s = r->step_s;
+		}
+		plan_scenario_free(s);
+		sim_diag_free(d);
+		sim_buf_free(&b);
+	}
+	free(r);
+	return best;
+}
+
 void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v)
 {
 	snprintf(v->what, sizeof v->what, "%.40s %sx%s tp%s pp%s dp%s", get(c, row, "model"),
@@ -263,7 +326,8 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 	}
 	sim_buf b;
 	sim_buf_init(&b);
-	const char *why = row_text(c, row, "", opt, &b, v->assumed, sizeof v->assumed);
+	const char *why = row_text(c, row, "", opt, tuned_micro_batch(c, row, opt), &b, v->assumed,
+				   sizeof v->assumed);
 	if (why || b.oom) {
 		v->status = VALID_SKIPPED;
 		snprintf(v->reason, sizeof v->reason, "%s", why ? why : "out of memory");
@@ -311,7 +375,8 @@ int valid_row_scenario(const cases_csv *c, size_t row, const valid_options *opt,
 	snprintf(dir, sizeof dir, "%s/", opt->datadir);
 	sim_buf text;
 	sim_buf_init(&text);
-	const char *reason = row_text(c, row, dir, opt, &text, assumed, sizeof assumed);
+	const char *reason = row_text(c, row, dir, opt, tuned_micro_batch(c, row, opt), &text, assumed,
+				      sizeof assumed);
 	if (reason) {
 		snprintf(why, why_len, "%s", reason);
 		sim_buf_free(&text);
