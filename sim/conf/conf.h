@@ -6,6 +6,10 @@
  * lines at the top level (before any [section]); paths resolve from the directory
  * of the including file. Included files are read first, in order; keys of the
  * including file then override theirs (that is how a scenario "extends" a base).
+ * A [gpu] or [node] section from a file naming another device (`name`) than a
+ * file read before it, not one of its own includes, replaces that section: a
+ * variant that includes a scenario and then another node file gets none of
+ * the first device's keys (reader.c device_sections).
  * Within one file a key repeated in the same section, or a section opened twice,
  * is an error. Include cycles and missing files are errors at the include line.
  *

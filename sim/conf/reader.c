@@ -19,7 +19,9 @@
  *
  * Top-level "include = PATH" lines (before any section) load PATH at once,
  * relative to the including file's directory, so the including file's later
- * keys override the included ones. Cycles are found by file identity (device
+ * keys override the included ones; a [gpu] or [node] file naming another
+ * device than a sibling read before it replaces that section
+ * (device_sections). Cycles are found by file identity (device
  * and inode), and reported with the chain of display paths.
  */
 #include "conf_int.h"
@@ -56,7 +58,20 @@ typedef struct conf_file {
 	size_t len, pos;
 	bool in_section; /* a section header was seen */
 	bool skip;       /* the current section header was bad: ignore its keys */
+	bool replace[2]; /* it names another device than an earlier file: device_sections */
 } conf_file;
+
+/* A device file replaces, it does not extend. [gpu] and [node] describe one
+ * device each, and a GPU or node file sets every key it means (fitted ones
+ * like tensor_sustain or ring_local_bw only where they were fitted). When a
+ * file names another device (`name`) than a file read before it that is not
+ * one of its own includes (a variant swapping the node file of the scenario
+ * it includes), the keys those earlier files set in that section are
+ * dropped at the end of this file: otherwise an A100's fitted constants
+ * would stay on the V100 that replaced it. A file extends what it includes
+ * (its includes are read inside it, with larger file ids) and whatever
+ * includes it overrides it (read after it). */
+static const char *const device_sections[2] = {"gpu", "node"};
 
 #define FERR(f, ...) sim_diag_error((f)->ctx->diag, (f)->path, (f)->line, __VA_ARGS__)
 
@@ -355,11 +370,33 @@ static int on_value(void *user, const char *section, const char *name, const cha
 	conf_entry *e = sec ? conf_find_entry(sec, name) : NULL;
 	if (!sec)
 		SIM_PANIC("inih reports section [%s], which the reader never opened", section);
-	if (e && e->file_id == f->file_id)
+	if (e && e->file_id == f->file_id) {
 		FERR(f, "duplicate key '%s' in [%s] (first set at line %d)", name, section, e->loc.line);
-	else if (!conf_set(doc, sec, name, value, (conf_loc){f->path, f->line}, f->file_id))
+		return 1;
+	}
+	/* another device than a file read before this one named */
+	if (e && !strcmp(name, "name") && e->file_id > 0 && e->file_id < f->file_id &&
+	    strcmp(e->value, value))
+		for (int i = 0; i < 2; i++)
+			if (!strcmp(section, device_sections[i]))
+				f->replace[i] = true;
+	if (!conf_set(doc, sec, name, value, (conf_loc){f->path, f->line}, f->file_id))
 		f->ctx->nomem = true;
 	return 1;
+}
+
+/* Drop the keys of section `name` that files read before f (not its
+ * includes) set (device_sections). */
+static void drop_earlier(conf_file *f, const char *name)
+{
+	conf_section *sec = conf_find_section(f->ctx->doc, name);
+	if (!sec)
+		return;
+	size_t k = 0;
+	for (size_t i = 0; i < sec->nkeys; i++)
+		if (!(sec->keys[i].file_id > 0 && sec->keys[i].file_id < f->file_id))
+			sec->keys[k++] = sec->keys[i];
+	sec->nkeys = k;
 }
 
 static void parse(conf_file *f)
@@ -370,6 +407,9 @@ static void parse(conf_file *f)
 		f->ctx->nomem = true;
 	else if (rc != 0 && !f->ctx->nomem)
 		sim_diag_error(f->ctx->diag, f->path, 0, "internal error: inih rejected a checked line");
+	for (int i = 0; i < 2; i++)
+		if (f->replace[i])
+			drop_earlier(f, device_sections[i]);
 }
 
 /* ---------------------------------------------------------------- loads -- */

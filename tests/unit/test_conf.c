@@ -117,6 +117,40 @@ static void test_includes(void)
 	sim_diag_free(d);
 }
 
+/* Device files replace, they do not extend (reader.c device_sections): a
+ * variant including a scenario (node-a.ini, GPU a) and then another node
+ * file (node-b.ini, GPU b) keeps none of a's [gpu] or [node] keys; a file
+ * that includes a device file and renames it extends it; keys the includer
+ * sets after the swap stay. */
+static void test_device_files(void)
+{
+	sim_diag *d = sim_diag_new();
+	conf_doc *doc = NULL;
+	CHECK_INT(load("include = node-a.ini\ninclude = node-b.ini\n", d, &doc), SIM_OK);
+	CHECK_STR(conf_get(doc, "gpu", "name", NULL), "b");
+	CHECK_STR(conf_get(doc, "gpu", "fitted", NULL), "0.9");
+	CHECK_STR(conf_get(doc, "gpu", "peak", NULL), "2");
+	CHECK(conf_get(doc, "gpu", "only_a", NULL) == NULL);
+	CHECK_STR(conf_get(doc, "node", "name", NULL), "nb");
+	CHECK(conf_get(doc, "node", "ring", NULL) == NULL);
+	conf_free(doc);
+	CHECK_INT(load("include = gpu-a.ini\n[gpu]\nname = custom\n", d, &doc), SIM_OK);
+	CHECK_STR(conf_get(doc, "gpu", "name", NULL), "custom");
+	CHECK_STR(conf_get(doc, "gpu", "only_a", NULL), "1");
+	conf_free(doc);
+	CHECK_INT(load("include = node-a.ini\ninclude = gpu-a.ini\n", d, &doc), SIM_OK);
+	CHECK_STR(conf_get(doc, "node", "ring", NULL), "3"); /* the same GPU again */
+	CHECK_STR(conf_get(doc, "gpu", "only_a", NULL), "1");
+	conf_free(doc);
+	CHECK_INT(load("include = gpu-a.ini\ninclude = gpu-b.ini\n[gpu]\nonly_a = 5\n", d, &doc),
+		  SIM_OK);
+	CHECK_STR(conf_get(doc, "gpu", "only_a", NULL), "5");
+	CHECK(conf_get(doc, "gpu", "fitted", NULL) != NULL);
+	conf_free(doc);
+	CHECK_INT(sim_diag_count(d), 0);
+	sim_diag_free(d);
+}
+
 static void test_include_errors(void)
 {
 	FAILS("include = nope.ini\n[a]\nx = 1\n",
@@ -527,6 +561,7 @@ int main(void)
 {
 	test_basic();
 	test_includes();
+	test_device_files();
 	test_include_errors();
 	test_include_depth();
 	test_line_errors();
