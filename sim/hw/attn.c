@@ -125,9 +125,9 @@ double hw_flash_time(const hw_gpu *g, hw_dtype t, hw_flash_impl impl, bool backw
 	double peak = hw_peak(g, hw_path_dtype(g, t));
 	double work = flops + g->attn_ramp[use] * qhd * (backward ? 2.5 : 1.0);
 	double tc = peak > 0 ? work / (peak * e) : 0, tm = hw_stream_time(g, bytes);
-	/* the sustained ceiling (hw.h tensor_sustain) over the executed FLOPs */
-	if (g->sustain_cap > 0 && peak > 0 && flops / (g->sustain_cap * peak * e) > tc)
-		tc = flops / (g->sustain_cap * peak * e);
+	/* the sustained clock (hw.h tensor_sustain) slows the SM-bound part */
+	if (g->sustain_cap > 0)
+		tc /= g->sustain_cap;
 	return hw_overhead(g) + (tc > tm ? tc : tm);
 }
 

@@ -70,21 +70,22 @@ typedef struct hw_gpu {
 	 * pipeline's prologue and the epilogue writing the tile; gemm.c): what
 	 * makes short-k GEMMs slower per FLOP. 0 = not measured. */
 	double gemm_tile_s;
-	/* The fraction of the microbenchmarks' tensor throughput (GEMM and
-	 * attention: short bursts) that a training step's back-to-back kernels
-	 * sustain: under the power and thermal budget the clocks, and with them
-	 * the tensor rate, settle lower once the GPU works flat out for long.
+	/* The fraction of the microbenchmarks' clock that a training step's
+	 * back-to-back kernels sustain: the microbenchmarks run short bursts at
+	 * the boost clock; under a step's load the chip settles at one lower
+	 * clock, the highest its power, current and temperature budgets allow
+	 * (NVIDIA GPU Boost picks it continuously for the whole chip:
+	 * stas00/ml-engineering 744d01e1 compute/accelerator/README.md:1079).
 	 * Fitted to measured training steps (podsim calibrate --sustain), 1 =
 	 * not fitted. hw applies it only where `sustain_cap` is set (the
 	 * scenario loader sets it for training and inference steps, never for
-	 * microbenchmark rows): as a ceiling on the tensor rate, so a kernel
-	 * that runs at the microbenchmark's full rate slows to sustain x that
-	 * rate while one that reaches less of it (small or memory-bound
-	 * kernels, which do not draw the power that throttles) is not slowed
+	 * microbenchmark rows): every kernel whose time the SM clock sets
+	 * (compute-bound GEMM waves, fused attention's compute) takes its
+	 * microbenchmark time / sustain; what the HBM binds is not slowed
 	 * (hw_gemm_explain, hw_flash_time). */
 	double tensor_sustain;
 	double tensor_sustain_fp8; /* the same for fp8 training (0 = tensor_sustain) */
-	double sustain_cap;        /* 0 = none, else the ceiling's fraction (runtime) */
+	double sustain_cap;        /* 0 = none, else the sustained clock fraction (runtime) */
 	/* Fraction of compute throughput a concurrently running communication
 	 * kernel takes (its SMs / sm_count); see hw_overlap_time. */
 	double interference;

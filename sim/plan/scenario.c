@@ -256,8 +256,8 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	/* the framework's host cost per operation is charged beside every
 	 * kernel (hw's kernel times, plan/build.c's host-side dispatch) */
 	s->gpu.framework_s = s->fw.op_overhead_s;
-	/* a step's kernels run back to back, at most at the sustained tensor
-	 * throughput (hw.h tensor_sustain, applied by hw as a rate ceiling) */
+	/* a step's kernels run back to back at the clock the GPU sustains
+	 * (hw.h tensor_sustain: hw slows every SM-bound kernel by it) */
 	double k = s->gpu.tensor_sustain > 0 ? s->gpu.tensor_sustain : 1.0;
 	if (s->dtype == HW_FP8 && s->gpu.tensor_sustain_fp8 > 0)
 		k = s->gpu.tensor_sustain_fp8;

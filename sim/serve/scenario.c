@@ -208,7 +208,7 @@ static int read_sections(serve_scenario *s, sim_diag *d)
 	 * the engine's (its host side is charged per iteration, cost.c) */
 	s->gpu.launch_s = s->engine.kernel_gap_s;
 	s->gpu.framework_s = 0;
-	/* sustained tensor rate as for training and inference steps (hw.h) */
+	/* the sustained clock as for training and inference steps (hw.h) */
 	double k = s->gpu.tensor_sustain > 0 ? s->gpu.tensor_sustain : 1.0;
 	if (s->weights == SERVE_W_FP8 && s->gpu.tensor_sustain_fp8 > 0)
 		k = s->gpu.tensor_sustain_fp8;

@@ -80,11 +80,11 @@ lt 19.5 "$t32" "tf32 GEMM on the tensor cores (> 19.5 TFLOP/s)"
 "$podsim" explain $T/memory-precision.ini --set train.optimizer=adam-8bit 2>/dev/null |
 	grep -q 'optimizer states .* x 6.031 B (fp32 master, 8-bit m, v)' ||
 	{ echo "memory-precision: 8-bit Adam should keep 6.03 B"; fail=1; }
-# zero-stages: "149.7, 47.4, 34.4, 22.3 GiB"; steps "7.37, 8.16, 14.1, 11.6 s"
-# with dp "1.97, 2.95, 8.85, 6.37"
+# zero-stages: "149.7, 47.4, 34.4, 22.3 GiB"; steps "7.61, 8.40, 14.3, 11.6 s"
+# with dp "1.97, 2.95, 8.85, 6.14"
 zm=(149.7 47.4 34.4 22.3)
-zs=(7.37 8.16 14.1 11.6)
-zd=(1.97 2.95 8.85 6.37)
+zs=(7.61 8.40 14.3 11.6)
+zd=(1.97 2.95 8.85 6.14)
 for z in 0 1 2 3; do
 	r=$(j $T/zero-stages.ini --set parallel.zero=$z)
 	near "$(echo "$r" | num peak_bytes)" "$(awk -v g="${zm[$z]}" -v u=$GiB 'BEGIN { print g * u }')" 0.03 "ZeRO-$z memory"
@@ -120,16 +120,16 @@ k2=$(kj --gpu a100-sxm4-40g gemm 512 4096 1024)
 near "$(echo "$k2" | num tflops)" 140 0.03 "roofline: h = 1024 TFLOP/s"
 [ "$(echo "$k2" | num waves)" = 2 ] || { echo "roofline: h = 1024 GEMM in 2 waves"; fail=1; }
 near "$(j $T/roofline-gemm.ini --set model.hidden=256 --set model.heads=4 | num mfu)" 0.033 0.03 "roofline MFU h=256"
-near "$(j $T/roofline-gemm.ini | num mfu)" 0.194 0.03 "roofline MFU h=1024"
-near "$(j $T/roofline-gemm.ini --set model.hidden=4096 --set model.heads=32 | num mfu)" 0.408 0.03 "roofline MFU h=4096"
+near "$(j $T/roofline-gemm.ini | num mfu)" 0.191 0.03 "roofline MFU h=1024"
+near "$(j $T/roofline-gemm.ini --set model.hidden=4096 --set model.heads=32 | num mfu)" 0.385 0.03 "roofline MFU h=4096"
 
-# alvis-nodes: "A100 0.27 s, V100 0.63 s, A40 0.67 s, T4 0.90 s ... 3%, 2.5%,
-# 13%, 22%"
+# alvis-nodes: "A100 0.30 s, V100 0.59 s, A40 0.64 s, T4 0.85 s ... 3%, 2.7%,
+# 13%, 23%"
 ai=0
 for f in $T/alvis-nodes.ini $T/variants/alvis-nodes-v100.ini $T/variants/alvis-nodes-a40.ini \
 	$T/variants/alvis-nodes-t4.ini; do
-	want=(0.27 0.63 0.67 0.90)
-	share=(0.034 0.025 0.126 0.22)
+	want=(0.30 0.59 0.64 0.85)
+	share=(0.033 0.027 0.132 0.23)
 	r=$(j "$f")
 	st=$(echo "$r" | num step_time_s)
 	near "$st" "${want[$ai]}" 0.03 "$f step"
@@ -155,8 +155,8 @@ near "$(j $PB --set parallel.global_batch=64 | num bubble_fraction)" 0.30 0.03 "
 near "$(j $PB --set parallel.vpp=2 | num bubble_fraction)" 0.36 0.03 "bubble vpp 2"
 near "$(j $PB --set parallel.schedule=gpipe | num bubble_fraction)" 0.42 0.03 "bubble gpipe"
 near "$(j $PB --set parallel.first_stage_layers=6 --set parallel.last_stage_layers=4 | num bubble_fraction)" 0.31 0.03 "bubble uneven"
-# ring-allreduce: busbw 220 GB/s in a node, 12 GB/s across; steps 0.53, 0.47,
-# 0.30 s with dp 2 %, 44 %, 76 %; GPU-seconds 2.1 and 9.7
+# ring-allreduce: busbw 220 GB/s in a node, 12 GB/s across; steps 0.57, 0.49,
+# 0.31 s with dp 2 %, 42 %, 74 %; GPU-seconds 2.3 and 9.9
 RA=$T/ring-allreduce.ini
 cb() { "$podsim" coll --topology topologies/alvis-a100.ini --gpus "$1" allreduce 1GiB | awk '/^ +[0-9]/ { print $4 }'; }
 near "$(cb 4)" 220 0.03 "ring busbw 4 GPUs"
@@ -164,25 +164,25 @@ near "$(cb 32)" 12 0.03 "ring busbw 32 GPUs"
 r1=$(j $RA)
 r2=$(j $RA --set cluster.nodes=2 --set parallel.dp=8)
 r8=$(j $RA --set cluster.nodes=8 --set parallel.dp=32)
-near "$(echo "$r1" | num step_time_s)" 0.53 0.03 "ring 1 node"
-near "$(echo "$r2" | num step_time_s)" 0.47 0.03 "ring 2 nodes"
-near "$(echo "$r8" | num step_time_s)" 0.30 0.03 "ring 8 nodes"
-near "$(awk -v d="$(echo "$r2" | num dp)" -v s="$(echo "$r2" | num step_time_s)" 'BEGIN { print d / s }')" 0.44 0.05 "ring 2 nodes dp share"
-near "$(awk -v d="$(echo "$r8" | num dp)" -v s="$(echo "$r8" | num step_time_s)" 'BEGIN { print d / s }')" 0.76 0.05 "ring 8 nodes dp share"
-near "$(awk -v s="$(echo "$r8" | num step_time_s)" 'BEGIN { print 32 * s }')" 9.7 0.03 "GPU-seconds on 8 nodes"
+near "$(echo "$r1" | num step_time_s)" 0.57 0.03 "ring 1 node"
+near "$(echo "$r2" | num step_time_s)" 0.49 0.03 "ring 2 nodes"
+near "$(echo "$r8" | num step_time_s)" 0.31 0.03 "ring 8 nodes"
+near "$(awk -v d="$(echo "$r2" | num dp)" -v s="$(echo "$r2" | num step_time_s)" 'BEGIN { print d / s }')" 0.42 0.05 "ring 2 nodes dp share"
+near "$(awk -v d="$(echo "$r8" | num dp)" -v s="$(echo "$r8" | num step_time_s)" 'BEGIN { print d / s }')" 0.74 0.05 "ring 8 nodes dp share"
+near "$(awk -v s="$(echo "$r8" | num step_time_s)" 'BEGIN { print 32 * s }')" 9.9 0.03 "GPU-seconds on 8 nodes"
 # ... "0.23 s to 0.058 and 0.0075 s" with fp8 and 1-bit gradients
 near "$(echo "$r8" | num dp)" 0.23 0.03 "ring 8 nodes dp"
 near "$(j $RA --set cluster.nodes=8 --set parallel.dp=32 --set train.grad_compression=fp8 | num dp)" 0.058 0.03 "fp8 gradients dp"
 near "$(j $RA --set cluster.nodes=8 --set parallel.dp=32 --set train.grad_compression=1bit | num dp)" 0.0075 0.03 "1-bit Adam dp"
-# tp-nodes: "4.10, 10.3 (84 % TP), 5.26, 1.87 and 8.77 s"
+# tp-nodes: "4.15, 10.4 (83 % TP), 5.30, 1.93 and 8.82 s"
 TN=$T/tp-nodes.ini
-near "$(j $TN | num step_time_s)" 4.10 0.03 "tp-nodes tp 4"
+near "$(j $TN | num step_time_s)" 4.15 0.03 "tp-nodes tp 4"
 t8r=$(j $TN --set parallel.tp=8 --set parallel.dp=1)
-near "$(echo "$t8r" | num step_time_s)" 10.3 0.03 "tp-nodes tp 8"
-near "$(awk -v d="$(echo "$t8r" | num tp)" -v s="$(echo "$t8r" | num step_time_s)" 'BEGIN { print d / s }')" 0.84 0.03 "tp 8: TP share"
-near "$(j $TN --set parallel.tp=2 --set parallel.dp=4 | num step_time_s)" 5.26 0.03 "tp-nodes tp 2"
-near "$(j $TN --set parallel.tp=4 --set parallel.dp=1 --set parallel.pp=2 | num step_time_s)" 1.87 0.03 "tp-nodes pp 2"
-near "$(j $TN --set parallel.order=dp-tp-cp-pp | num step_time_s)" 8.77 0.03 "tp-nodes across"
+near "$(echo "$t8r" | num step_time_s)" 10.4 0.03 "tp-nodes tp 8"
+near "$(awk -v d="$(echo "$t8r" | num tp)" -v s="$(echo "$t8r" | num step_time_s)" 'BEGIN { print d / s }')" 0.83 0.03 "tp 8: TP share"
+near "$(j $TN --set parallel.tp=2 --set parallel.dp=4 | num step_time_s)" 5.30 0.03 "tp-nodes tp 2"
+near "$(j $TN --set parallel.tp=4 --set parallel.dp=1 --set parallel.pp=2 | num step_time_s)" 1.93 0.03 "tp-nodes pp 2"
+near "$(j $TN --set parallel.order=dp-tp-cp-pp | num step_time_s)" 8.82 0.03 "tp-nodes across"
 
 # memory-precision: 18 B/param does not fit a 40 GB A100; 16-bit gradients and
 # ZeRO-1 each lower the peak.
