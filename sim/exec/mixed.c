@@ -19,7 +19,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Replica d's stage with the most compute time (x->gs holds d's durations). */
+/* Replica d's stage with the most compute-stream time (its compute and
+ * optimizer tasks summed; x->gs holds d's durations). */
 static void slowest_stage(const exec_replicas *x, exec_mixed *m)
 {
 	double best = -1;
@@ -84,7 +85,9 @@ int exec_mixed_open(const plan_scenario *s, const plan_graph *g, exec_mixed *m,
 	}
 	exec_replicas_set(x, NULL, m->replica);
 	m->nodes = s->nother;
+	m->cluster_nodes = s->cluster.nodes;
 	snprintf(m->gpu, sizeof m->gpu, "%s", s->other_gpu.name);
+	m->dp = x->dp;
 	m->replicas = x->mixed_replicas;
 	m->kinds = x->kinds;
 	m->base_s = x->base_s;

@@ -96,8 +96,10 @@ typedef struct exec_step_spread {
  * says what they cost and where. nodes = 0: every node alike (the rest 0). */
 typedef struct exec_mixed {
 	int nodes;              /* nodes holding the other GPU type */
+	int cluster_nodes;      /* of the cluster's */
 	char gpu[EXEC_NAME_MAX]; /* its name */
-	int replicas;           /* pipeline replicas with a rank on one of them */
+	int dp;                 /* pipeline (data-parallel) replicas */
+	int replicas;           /* of them, those with a rank on a mixed node */
 	int kinds;              /* distinct replicas replayed (equal ones share a replay) */
 	double base_s;          /* the step with every node of the main type */
 	double step_s;          /* with the mixed nodes (= exec_result.step_s) */
