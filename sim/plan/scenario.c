@@ -247,7 +247,7 @@ static int other_list(plan_scenario *s, sim_diag *diag)
 		ok = ok && (*end == '\0' || *end == ' ' || *end == ',' || *end == '\t');
 		if (!ok || a < 0 || b < a || b >= nodes) {
 			sim_diag_error(diag, loc.path, loc.line,
-				       "other_nodes = '%s': want node numbers from 0 to %d (or ranges "
+				       "[cluster] other_nodes = '%s': want node numbers from 0 to %d (or ranges "
 				       "A-B, A <= B), separated by commas",
 				       text, nodes - 1);
 			return SIM_ECONF;
@@ -255,7 +255,7 @@ static int other_list(plan_scenario *s, sim_diag *diag)
 		for (long n = a; n <= b; n++) {
 			if (s->other_node[n]) {
 				sim_diag_error(diag, loc.path, loc.line,
-					       "other_nodes = '%s': node %ld is listed twice", text, n);
+					       "[cluster] other_nodes = '%s': node %ld is listed twice", text, n);
 				return SIM_ECONF;
 			}
 			s->other_node[n] = true;
@@ -277,14 +277,16 @@ static int other_file(plan_scenario *s, sim_diag *diag)
 	int dir = slash ? (int)(slash - loc.path) + 1 : 0;
 	char path[4096];
 	if (snprintf(path, sizeof path, "%.*s%s", dir, loc.path, v) >= (int)sizeof path) {
-		sim_diag_error(diag, loc.path, loc.line, "other_gpu = '%s': path too long", v);
+		sim_diag_error(diag, loc.path, loc.line, "[cluster] other_gpu = '%s': path too long",
+			       v);
 		return SIM_ECONF;
 	}
 	struct stat st;
 	int found = stat(path, &st) == 0 ? 0 : errno;
 	if (found || !S_ISREG(st.st_mode)) {
-		sim_diag_error(diag, loc.path, loc.line, "other_gpu = '%s': cannot open '%s': %s", v,
-			       path, found ? strerror(found) : "not a regular file");
+		sim_diag_error(diag, loc.path, loc.line,
+			       "[cluster] other_gpu = '%s': cannot open '%s': %s", v, path,
+			       found ? strerror(found) : "not a regular file");
 		return SIM_ECONF;
 	}
 	conf_doc *d;
@@ -306,7 +308,8 @@ static int other_file(plan_scenario *s, sim_diag *diag)
 	step_gpu(s, &s->other_gpu);
 	if (hw_peak(&s->other_gpu, s->dtype) <= 0) {
 		sim_diag_error(diag, loc.path, loc.line,
-			       "other_gpu = '%s': GPU '%s' has no %s tensor path ([train] precision)",
+			       "[cluster] other_gpu = '%s': GPU '%s' has no %s tensor path ([train] "
+			       "precision)",
 			       v, s->other_gpu.name, hw_dtype_name(s->dtype));
 		return SIM_ECONF;
 	}
@@ -322,8 +325,9 @@ static int other_gpu(plan_scenario *s, sim_diag *diag)
 	const char *set = c->other_gpu[0] ? "other_gpu" : "other_nodes";
 	if (!c->other_gpu[0] || !c->other_nodes[0]) {
 		conf_loc loc = conf_key_loc(s->doc, "cluster", set);
-		sim_diag_error(diag, loc.path, loc.line, "%s needs %s: a GPU type file and the nodes "
-			       "that hold it", set, c->other_gpu[0] ? "other_nodes" : "other_gpu");
+		sim_diag_error(diag, loc.path, loc.line,
+			       "[cluster] %s needs %s: a GPU type file and the nodes that hold it", set,
+			       c->other_gpu[0] ? "other_nodes" : "other_gpu");
 		return SIM_ECONF;
 	}
 	int rc = other_file(s, diag);
