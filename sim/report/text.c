@@ -338,7 +338,8 @@ static void mixed(FILE *out, const exec_result *r)
 	sim_unit_format(m->stage_s, SIM_UNIT_TIME, a, sizeof a);
 	sim_unit_format(m->stage_base_s, SIM_UNIT_TIME, b, sizeof b);
 	fprintf(out, "  %-17s stage %d: compute and optimizer tasks %s (%s on %s, x %.3f)\n",
-		"slowest stage", m->stage, a, b, r->gpu, m->stage_base_s > 0 ? m->stage_s / m->stage_base_s : 0.0);
+		"slowest stage", m->stage, a, b, r->gpu,
+		m->stage_base_s > 0 ? m->stage_s / m->stage_base_s : 0.0);
 	fmt_bytes(m->mem_peak_bytes, c, sizeof c);
 	fmt_bytes(m->mem_capacity_bytes, d, sizeof d);
 	if (m->mem_verdict == PLAN_VERDICT_OOM)
