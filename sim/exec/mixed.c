@@ -84,8 +84,9 @@ int exec_mixed_open(const plan_scenario *s, const plan_graph *g, exec_mixed *m,
 		return rc;
 	}
 	exec_replicas_set(x, NULL, m->replica);
-	m->nodes = s->nother;
 	m->cluster_nodes = s->cluster.nodes;
+	for (int n = 0; n < s->other_len && n < s->cluster.nodes; n++)
+		m->nodes += s->other_node[n]; /* nother, unless a sweep shrank the cluster */
 	snprintf(m->gpu, sizeof m->gpu, "%s", s->other_gpu.name);
 	m->dp = x->dp;
 	m->replicas = x->mixed_replicas;

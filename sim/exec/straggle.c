@@ -161,8 +161,11 @@ static void instance_kinds(exec_replicas *x, const plan_scenario *s)
 {
 	int n = x->dp * x->pp;
 	memset(x->kind, 0, (size_t)n);
-	for (int64_t r = 0; r < x->ranks; r++)
-		x->kind[instance(x, r)] |= s->other_node[r / x->gpn] ? 2 : 1;
+	for (int64_t r = 0; r < x->ranks; r++) {
+		int64_t node = r / x->gpn;
+		bool other = node < s->other_len && s->other_node[node];
+		x->kind[instance(x, r)] |= other ? 2 : 1;
+	}
 	if (x->up) {
 		for (int i = 0; i < n; i++)
 			x->kind[x->up[i]] |= x->kind[i];

@@ -401,13 +401,15 @@ typedef struct plan_scenario {
 	/* Nodes of another GPU type ([cluster] other_gpu, other_nodes;
 	 * scenario.c reads the file and checks the list): other_gpu is that
 	 * GPU, with this scenario's framework host cost and sustain cap as
-	 * gpu's; other_node[n] is true on the nodes holding it. nother = 0
+	 * gpu's; other_node[n] (n < other_len, the cluster's nodes at
+	 * loading: a sweep's copy may vary cluster.nodes, and nodes past it
+	 * are the node's type) is true on the nodes holding it. nother = 0
 	 * and other_node NULL when every node is alike (then other_gpu is
 	 * unset). exec times their ranks' tasks on it (exec.h, "Mixed GPU
 	 * types"). */
 	hw_gpu other_gpu;
 	bool *other_node;
-	int nother;
+	int nother, other_len;
 } plan_scenario;
 
 /* Load a scenario file, apply "section.key=value" overrides, read every

@@ -231,6 +231,7 @@ static int other_list(plan_scenario *s, sim_diag *diag)
 	s->other_node = calloc((size_t)nodes, sizeof *s->other_node);
 	if (!s->other_node)
 		return SIM_ENOMEM;
+	s->other_len = nodes;
 	for (const char *p = text; *p;) {
 		while (*p == ' ' || *p == ',' || *p == '\t')
 			p++;
