@@ -139,6 +139,11 @@ int exec_run_views(const plan_scenario *s, exec_result *r, const exec_views *v)
 	if (s->nother > 0) {
 		rc = exec_mixed_open(s, g, &mixed, &mx);
 		rg = mx ? &mx->gs : g;
+		if (rc == SIM_ERANGE) /* the graph on other_gpu, or a replica's replay */
+			snprintf(r->error, sizeof r->error,
+				 "the step on [cluster] other_gpu '%s' runs past the simulator's "
+				 "clock (int64 picoseconds): a task on it takes too long",
+				 s->other_gpu.name);
 	}
 	if (rc == SIM_OK)
 		rc = exec_replay_views(rg, &s->cluster, r, v);
