@@ -852,20 +852,54 @@ static const char mixed_text[] =
 	"include = models/llama2-13b.ini\n"
 	"include = topologies/gpus/%s.ini\n"
 	"[scenario]\nname = mixed\n"
-	"[node]\nname = node8\ngpus = 8\nintra = nvswitch\nintra_bw = 450 GB/s\n"
-	"intra_efficiency = 0.822\nnics = 8\nnic_bw = 400 Gb/s\nnic_efficiency = 0.94\n"
+	"[node]\nname = node\ngpus = %d\nintra = nvswitch\nintra_bw = 450 GB/s\n"
+	"intra_efficiency = 0.822\nnics = %d\nnic_bw = 400 Gb/s\nnic_efficiency = 0.94\n"
 	"pcie_bw = 63 GB/s\nhost_memory = 2048 GB\n"
-	"[cluster]\nname = four\nnodes = 4\n%s"
+	"[cluster]\nname = c\nnodes = %d\n%s"
 	"[parallel]\ntp = 8\ndp = 4\nmicro_batch = 1\nglobal_batch = 16\n"
 	"[train]\nprecision = bf16\n";
 
-static plan_scenario *mixed_load(const char *gpu, const char *other, sim_diag *d)
+static plan_scenario *mixed_load_on(const char *gpu, int gpn, const char *other, sim_diag *d)
 {
 	char text[2048];
-	snprintf(text, sizeof text, mixed_text, gpu, other);
+	snprintf(text, sizeof text, mixed_text, gpu, gpn, gpn, 32 / gpn, other);
 	plan_scenario *s = NULL;
 	CHECK_INT(plan_scenario_load_string(text, "mixed.ini", ".", d, &s), SIM_OK);
 	return s;
+}
+
+static plan_scenario *mixed_load(const char *gpu, const char *other, sim_diag *d)
+{
+	return mixed_load_on(gpu, 8, other, d);
+}
+
+/* The same on eight 4-GPU nodes: each TP group of 8 spans two nodes, so an
+ * A100 node (node 2) and an H100 node (node 3) make replica 1's only stage
+ * instance of both kinds. Its TP ranks run in lockstep at the slower, the
+ * A100, on every task (each of its tasks is no faster than on the H100:
+ * max(H100, A100) = A100 per task, checked by the equality), and with the
+ * larger interference, the A100's: the step is again the all-A100 step. */
+static void test_mixed_both(void)
+{
+	sim_diag *d = sim_diag_new();
+	plan_scenario *a = mixed_load_on("a100-sxm4-40g", 4, "", d);
+	plan_scenario *m = mixed_load_on(
+		"h100-sxm5-80g", 4, "other_gpu = topologies/gpus/a100-sxm4-40g.ini\nother_nodes = 2\n",
+		d);
+	exec_result *ra = calloc(1, sizeof *ra), *rm = calloc(1, sizeof *rm);
+	if (a && m && ra && rm && CHECK_INT(exec_run(a, ra), SIM_OK) &&
+	    CHECK_INT(exec_run(m, rm), SIM_OK)) {
+		CHECK_NEAR(rm->step_s, ra->step_s, 0);
+		CHECK_INT(rm->mixed.replica, 1);
+		CHECK_INT(rm->mixed.replicas, 1);
+		CHECK_INT(rm->mixed.kinds, 2);
+		CHECK(rm->mixed.base_s < rm->step_s);
+	}
+	free(ra), free(rm);
+	plan_scenario_free(a);
+	plan_scenario_free(m);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
 }
 
 static void test_mixed(void)
@@ -941,6 +975,7 @@ static void test_mixed(void)
 int main(void)
 {
 	test_mixed();
+	test_mixed_both();
 	test_stragglers();
 	test_tail_order();
 	test_link_report();
