@@ -964,9 +964,57 @@ static void spread_section(FILE *o, const plan_scenario *s, const exec_result *r
 	why(o, text);
 }
 
+/* ----------------------------------------------------------------- mixed -- */
+
+/* 9. With nodes of another GPU type ([cluster] other_gpu, other_nodes): how
+ * the step of exec_result.mixed comes about (exec/mixed.c derives it). */
+static void mixed_section(FILE *o, const plan_scenario *s, const exec_result *r)
+{
+	const exec_mixed *m = &r->mixed;
+	if (m->nodes <= 0)
+		return;
+	char a[48], b[48], text[1200];
+	fprintf(o, "\n9. Mixed GPU types: %s on %d of %d nodes (other_nodes = %s), %s elsewhere\n",
+	        m->gpu, m->nodes, m->cluster_nodes, s->cluster.other_nodes, r->gpu);
+	fprintf(o, "  instances    a stage of a replica (its tp x cp ranks in lockstep, EP groups "
+	           "joined) is all %s, all %s, or both (each task the slower of the two); "
+	           "global rank r sits on node r / %d\n",
+	        r->gpu, m->gpu, s->cluster.node.gpus);
+	fprintf(o, "  tasks        the task graph built again on %s, task for task: slowest stage "
+	           "%d of replica %d, compute and optimizer tasks %s (%s on %s, x %.3f)\n",
+	        m->gpu, m->stage, m->replica, unit(m->stage_s, SIM_UNIT_TIME, a, sizeof a),
+	        unit(m->stage_base_s, SIM_UNIT_TIME, b, sizeof b), r->gpu,
+	        m->stage_base_s > 0 ? m->stage_s / m->stage_base_s : 0.0);
+	fprintf(o, "  interference %.3g of a compute task's rate beside a collective on %s, %.3g on "
+	           "%s ([gpu] interference)\n",
+	        s->other_gpu.interference, m->gpu, s->gpu.interference, r->gpu);
+	fprintf(o, "  step         max over replicas of each replica's replay = replica %d's %s; "
+	           "%s with every node %s (%+.1f%%); %d of %d replicas hold a mixed node, %d "
+	           "replays (equal replicas once)\n",
+	        m->replica, unit(m->step_s, SIM_UNIT_TIME, a, sizeof a),
+	        unit(m->base_s, SIM_UNIT_TIME, b, sizeof b), r->gpu,
+	        m->base_s > 0 ? 100 * (m->step_s / m->base_s - 1) : 0.0, m->replicas, m->dp,
+	        m->kinds);
+	fprintf(o, "  memory       on %s: device %s of %s, %s (stage %d, the worst it holds); on "
+	           "%s: section 3\n",
+	        m->gpu, gib(m->mem_peak_bytes, a, sizeof a), gib(m->mem_capacity_bytes, b, sizeof b),
+	        m->mem_verdict == PLAN_VERDICT_OOM ? "OUT OF MEMORY" : plan_verdict_name(m->mem_verdict),
+	        m->mem_stage, r->gpu);
+	snprintf(text, sizeof text,
+	         "the data-parallel replicas meet at the gradient reduction, which waits for the "
+	         "last replica's buckets, so the step is the slowest replica's; inside a replica "
+	         "the mixed stage delays the micro-batches behind it through the schedule, which "
+	         "the replica's replay gives. Approximated: collectives and copies keep the main "
+	         "node type's NVLink, NICs and fabric (%s's own node may differ), and the "
+	         "energy lines count %s's power on every GPU.",
+	         m->gpu, r->gpu);
+	why(o, text);
+}
+
 /* ------------------------------------------------------------------ main -- */
 
-/* 9. With a [campaign] section: the campaign's set-up (campaign_explain).
+/* 9 (10 after the mixed nodes'). With a [campaign] section: the campaign's
+ * set-up (campaign_explain).
  * Its input errors are the user's: printed, exit status 2. */
 static int campaign_section(FILE *o, const plan_scenario *s, const exec_result *r)
 {
@@ -976,7 +1024,7 @@ static int campaign_section(FILE *o, const plan_scenario *s, const exec_result *
 	campaign_input *in = malloc(sizeof *in);
 	int rc = d && in ? campaign_setup(s, r, NULL, in, d) : SIM_ENOMEM;
 	if (rc == SIM_OK)
-		campaign_explain(o, in, 9);
+		campaign_explain(o, in, r->mixed.nodes > 0 ? 10 : 9);
 	if (d)
 		sim_diag_print(d, stderr);
 	sim_diag_free(d);
@@ -1061,6 +1109,7 @@ int cli_explain(int argc, char **argv)
 		band(stdout, s, r, refs);
 		fixed_cost(stdout, s, r);
 		spread_section(stdout, s, r);
+		mixed_section(stdout, s, r);
 		rc = campaign_section(stdout, s, r);
 	} else if (rc == SIM_ERANGE && r) { /* bad input: the clock */
 		fprintf(stderr, "%s: error: %s\n", file, r->error);

@@ -124,6 +124,24 @@ typedef struct exec_straggle {
  * SIM_EINVAL (a bad option or a cycle) or plan_build's error. */
 int exec_stragglers(const plan_scenario *s, const exec_straggle_opts *o, exec_straggle *out);
 
+/* Mixed GPU types (mixed.c, straggle.c): on a cluster whose nodes are not
+ * all one GPU type ([cluster] other_gpu, other_nodes; plan_scenario
+ * other_gpu, other_node) exec_run_views builds the graph on both GPU types
+ * (the same tasks; each compute task's duration from hw on its own GPU) and
+ * replays every distinct data-parallel replica: a stage instance runs each
+ * task at its GPUs' time (the slower one's where both types meet in it) and
+ * with their interference (the larger); the step is the slowest replica's, whose
+ * graph is then replayed with the views (the breakdown, MFU and links are
+ * that replica's; MFU is against the node type's peak on every GPU).
+ * exec_result.mixed says what the mixed nodes cost: the step with every
+ * node alike, the slowest replica and stage, and the memory verdict on the
+ * other GPU's capacity. Approximated: collectives, copies and link loads
+ * keep the main node type's NVLink, NICs and fabric (a DGX A100 node's
+ * NVLink 3 is not modelled in an H100 cluster); the energy lines and the
+ * error band are the main GPU's. exec_stragglers puts stragglers on top
+ * (its base_s is then the mixed step). With every node alike nothing of
+ * this runs: the rank-class replay as before. */
+
 typedef struct exec_views {
 	FILE *trace;
 	FILE *gantt;

@@ -74,9 +74,14 @@ static bool interferes(uint8_t stream)
 	return stream != PLAN_STREAM_COMPUTE && stream != PLAN_STREAM_OFFLOAD;
 }
 
+static double interference(const plan_graph *g, int rank)
+{
+	return g->rank_interference ? g->rank_interference[rank] : g->interference;
+}
+
 static double rate(const replay *r, int rank)
 {
-	return r->comms[rank] > 0 ? 1.0 - r->g->interference : 1.0;
+	return r->comms[rank] > 0 ? 1.0 - interference(r->g, rank) : 1.0;
 }
 
 static void on_end(sim_engine *eng, void *ctx, uint64_t arg);
@@ -115,7 +120,7 @@ static void comm_change(replay *r, int rank, int delta)
 {
 	sim_time now = sim_engine_now(r->eng);
 	uint32_t t = r->running[rank];
-	bool on = t != UINT32_MAX && r->g->interference > 0;
+	bool on = t != UINT32_MAX && interference(r->g, rank) > 0;
 	if (on) {
 		settle(r, t, rate(r, rank), r->since[rank], now);
 		r->since[rank] = now;

@@ -90,6 +90,28 @@ typedef struct exec_step_spread {
 	int varying;      /* tasks whose duration varies (collectives across nodes) */
 } exec_step_spread;
 
+/* A cluster with nodes of another GPU type ([cluster] other_gpu,
+ * other_nodes; exec.h "Mixed GPU types", mixed.c): the step is the slowest
+ * pipeline replica's with its ranks on those nodes timed on that GPU; this
+ * says what they cost and where. nodes = 0: every node alike (the rest 0). */
+typedef struct exec_mixed {
+	int nodes;              /* nodes holding the other GPU type */
+	int cluster_nodes;      /* of the cluster's */
+	char gpu[EXEC_NAME_MAX]; /* its name */
+	int dp;                 /* pipeline (data-parallel) replicas */
+	int replicas;           /* of them, those with a rank on a mixed node */
+	int kinds;              /* distinct replicas replayed (equal ones share a replay) */
+	double base_s;          /* the step with every node of the main type */
+	double step_s;          /* with the mixed nodes (= exec_result.step_s) */
+	int replica;            /* the slowest replica (data-parallel index) */
+	int stage;              /* its stage with the most compute time */
+	double stage_s, stage_base_s; /* that stage's compute time, and on the main type */
+	/* memory on the other GPU: the worst of the stages its ranks hold */
+	double mem_capacity_bytes, mem_peak_bytes;
+	int mem_stage;
+	plan_verdict mem_verdict;
+} exec_mixed;
+
 #define EXEC_MAX_CLASSES 256
 #define EXEC_MAX_LINKS 8
 
@@ -128,6 +150,8 @@ typedef struct exec_result {
 	char implausible_why[256];
 	/* the step's spread from the collectives' (samples 0 without one) */
 	exec_step_spread spread;
+	/* nodes of another GPU type (nodes 0 without) */
+	exec_mixed mixed;
 	/* detail */
 	int nclasses;
 	exec_class classes[EXEC_MAX_CLASSES];

@@ -132,15 +132,34 @@ int exec_run_views(const plan_scenario *s, exec_result *r, const exec_views *v)
 	int rc = plan_build_why(s, &g, r->error, sizeof r->error);
 	if (rc != SIM_OK)
 		return rc;
-	rc = exec_replay_views(g, &s->cluster, r, v);
+	/* nodes of another GPU type: the slowest replica's graph (mixed.c) */
+	exec_replicas *mx = NULL;
+	exec_mixed mixed;
+	const plan_graph *rg = g;
+	if (s->nother > 0) {
+		rc = exec_mixed_open(s, g, &mixed, &mx);
+		rg = mx ? &mx->gs : g;
+		if (rc == SIM_ERANGE) /* the graph on other_gpu, or a replica's replay */
+			snprintf(r->error, sizeof r->error,
+				 "the step on [cluster] other_gpu '%s' runs past the simulator's "
+				 "clock (int64 picoseconds): a task on it takes too long",
+				 s->other_gpu.name);
+	}
+	if (rc == SIM_OK)
+		rc = exec_replay_views(rg, &s->cluster, r, v);
 	if (rc == SIM_OK) {
 		memory(s, r);
 		headline(s, g, r);
 		if (v && v->timeline)
 			memory_curve(s, r, v->timeline);
 	}
+	if (rc == SIM_OK && mx) {
+		r->mixed = mixed;
+		r->oom = r->oom || mixed.mem_verdict == PLAN_VERDICT_OOM;
+	}
 	if (rc == SIM_OK && v && v->spread)
-		rc = exec_spread(g, &s->cluster, r->step_s, v->spread, &r->spread);
+		rc = exec_spread(rg, &s->cluster, r->step_s, v->spread, &r->spread);
+	exec_replicas_close(mx);
 	if (rc == SIM_ERANGE && !r->error[0])
 		snprintf(r->error, sizeof r->error,
 			 "a sampled replay of the step's spread runs past the simulator's clock "

@@ -50,7 +50,28 @@
  * Cost: one graph, a copy of its tasks, and per sampled step one replay per
  * replica not pruned (about a tenth of them with sigma's normal tails).
  * With sigma = 0 and no slow node every replica is the rank class: one
- * replay, and the step is exec_run's exactly. */
+ * replay, and the step is exec_run's exactly.
+ *
+ * Mixed GPU types ([cluster] other_gpu, other_nodes; plan_scenario). A
+ * stage instance is EXEC_GPU_MAIN, _OTHER or _BOTH by the GPUs of its
+ * ranks (an EP group's all-to-alls join the instances it spans: the union
+ * takes both kinds). The graph is built a second time on other_gpu (the
+ * same tasks in the same order: only durations come from the GPU), so
+ * every task of an _OTHER instance takes its own time on that GPU, one of
+ * a _BOTH instance the larger of the two (lockstep at the slower rank),
+ * and the instance's interference is the other GPU's (the larger one for
+ * _BOTH); stragglers' factors multiply the compute tasks on top. Without
+ * factors a replica's step depends only on its instances' kinds, so equal
+ * kind vectors share one replay (exact: a few replays for a few mixed
+ * nodes, whatever dp is). With factors the bound of a replica holding a
+ * mixed instance is base x F x ratio, ratio the largest task ratio
+ * max(main, other) / main times the interference's (1 - i_main) /
+ * (1 - i_other) where larger than 1: every task of the replica is at most
+ * that many times its main-type time (as exact as the bound above).
+ * Collectives and copies keep the main graph's times where they do not
+ * depend on the GPU (the node's NVLink, NICs and fabric are the main
+ * node type's); tasks whose times do (a pipeline transfer's host
+ * operations) take the other GPU's. */
 #include "exec_int.h"
 
 #include <gsl/gsl_sort.h>
@@ -61,16 +82,15 @@
 
 #define STRAGGLE_SLOW_SEED 0x9e3779b97f4a7c15ULL /* the slow nodes' generator's offset */
 
-typedef struct layout {
-	int64_t ranks;
-	int gpn, pp, dp, tp, cp, ep;
-	int stride[PLAN_DIMS];
-} layout;
-
-static int coord(const layout *l, int64_t r, int d)
+static int coord(const exec_replicas *l, int64_t r, int d)
 {
 	int size[PLAN_DIMS] = {l->tp, l->cp, l->dp, l->pp};
 	return (int)((r / l->stride[d]) % size[d]);
+}
+
+static int instance(const exec_replicas *l, int64_t r)
+{
+	return coord(l, r, PLAN_DIM_DP) * l->pp + coord(l, r, PLAN_DIM_PP);
 }
 
 /* Union-find over stage instances (index dp * pp + stage). */
@@ -85,8 +105,8 @@ static int root(int *up, int i)
 
 /* The factor of every stage instance for one step into f[dp * pp]: the
  * maximum of its GPUs' (and, with EP, of the instances its groups join). */
-static void instance_factors(const layout *l, const exec_straggle_opts *o, const bool *slow,
-			     sim_rng *rng, const int *up, double *f)
+static void instance_factors(const exec_replicas *l, const exec_straggle_opts *o,
+			     const bool *slow, sim_rng *rng, double *f)
 {
 	int n = l->dp * l->pp;
 	for (int i = 0; i < n; i++)
@@ -95,24 +115,24 @@ static void instance_factors(const layout *l, const exec_straggle_opts *o, const
 		double x = o->sigma > 0 ? exp(sim_rng_normal(rng, o->sigma)) : 1;
 		if (slow[r / l->gpn])
 			x *= o->slow_factor;
-		int i = coord(l, r, PLAN_DIM_DP) * l->pp + coord(l, r, PLAN_DIM_PP);
+		int i = instance(l, r);
 		if (x > f[i])
 			f[i] = x;
 	}
-	if (up) {
+	if (l->up) {
 		for (int i = 0; i < n; i++) { /* the group's maximum at its root */
-			int k = up[i];
+			int k = l->up[i];
 			if (f[i] > f[k])
 				f[k] = f[i];
 		}
 		for (int i = 0; i < n; i++)
-			f[i] = f[up[i]];
+			f[i] = f[l->up[i]];
 	}
 }
 
 /* EP groups (ep consecutive global ranks) joining the instances they span;
  * up[i] = the root of instance i, flattened. NULL when ep <= 1. */
-static int *ep_groups(const layout *l)
+static int *ep_groups(const exec_replicas *l)
 {
 	if (l->ep <= 1)
 		return NULL;
@@ -123,9 +143,9 @@ static int *ep_groups(const layout *l)
 	for (int i = 0; i < n; i++)
 		up[i] = i;
 	for (int64_t g = 0; g + l->ep <= l->ranks; g += l->ep) {
-		int a = root(up, coord(l, g, PLAN_DIM_DP) * l->pp + coord(l, g, PLAN_DIM_PP));
+		int a = root(up, instance(l, g));
 		for (int64_t r = g + 1; r < g + l->ep; r++) {
-			int b = root(up, coord(l, r, PLAN_DIM_DP) * l->pp + coord(l, r, PLAN_DIM_PP));
+			int b = root(up, instance(l, r));
 			if (a != b)
 				up[b] = a;
 		}
@@ -135,32 +155,219 @@ static int *ep_groups(const layout *l)
 	return up;
 }
 
-typedef struct order_item {
-	double F;
-	int d;
-} order_item;
+/* Mixed nodes: the kind of every instance (bit 0: a rank on the node's
+ * GPU, bit 1: one on other_gpu; an EP union ORs its instances'). */
+static void instance_kinds(exec_replicas *x, const plan_scenario *s)
+{
+	int n = x->dp * x->pp;
+	memset(x->kind, 0, (size_t)n);
+	for (int64_t r = 0; r < x->ranks; r++) {
+		int64_t node = r / x->gpn;
+		bool other = node < s->other_len && s->other_node[node];
+		x->kind[instance(x, r)] |= other ? 2 : 1;
+	}
+	if (x->up) {
+		for (int i = 0; i < n; i++)
+			x->kind[x->up[i]] |= x->kind[i];
+		for (int i = 0; i < n; i++)
+			x->kind[i] = x->kind[x->up[i]];
+	}
+	static const uint8_t of[4] = {EXEC_GPU_MAIN, EXEC_GPU_MAIN, EXEC_GPU_OTHER, EXEC_GPU_BOTH};
+	for (int i = 0; i < n; i++)
+		x->kind[i] = of[x->kind[i]];
+	x->mixed_replicas = 0;
+	for (int d = 0; d < x->dp; d++) {
+		bool m = false;
+		for (int k = 0; k < x->pp; k++)
+			m = m || x->kind[(size_t)d * x->pp + k] != EXEC_GPU_MAIN;
+		x->mixed_replicas += m;
+	}
+}
+
+/* Mixed nodes: g's twin on other_gpu (plan_build with that GPU: the same
+ * tasks, edges and order, other durations), its durations into x->other,
+ * and the bound's ratio (file comment). */
+static int other_times(exec_replicas *x, const plan_scenario *s)
+{
+	plan_scenario o = *s;
+	o.gpu = s->other_gpu;
+	plan_graph *g2;
+	int rc = plan_build(&o, &g2);
+	if (rc != SIM_OK)
+		return rc;
+	const plan_graph *g = x->g;
+	rc = g2->ntasks == g->ntasks && g2->nedges == g->nedges ? SIM_OK : SIM_EINVAL;
+	double r = 1;
+	for (size_t i = 0; rc == SIM_OK && i < g->ntasks; i++) {
+		const plan_task *a = &g->tasks[i], *b = &g2->tasks[i];
+		if (a->rank != b->rank || a->stream != b->stream || a->kind != b->kind) {
+			rc = SIM_EINVAL; /* a plan_build that branches on the GPU */
+			break;
+		}
+		x->other[i] = b->dur;
+		if (b->dur > a->dur)
+			r = a->dur > 0 ? fmax(r, (double)b->dur / (double)a->dur) : INFINITY;
+	}
+	double im = g->interference, io = g2->interference;
+	x->intf_kind[EXEC_GPU_MAIN] = im;
+	x->intf_kind[EXEC_GPU_OTHER] = io;
+	x->intf_kind[EXEC_GPU_BOTH] = fmax(im, io);
+	x->ratio = io > im && io < 1 ? r * (1 - im) / (1 - io) : r;
+	plan_graph_free(g2);
+	return rc;
+}
+
+int exec_replicas_open(const plan_scenario *s, const plan_graph *g, exec_replicas **out)
+{
+	*out = NULL;
+	exec_replicas *x = calloc(1, sizeof *x);
+	if (!x)
+		return SIM_ENOMEM;
+	const plan_spec *p = &s->plan;
+	x->g = g;
+	x->c = &s->cluster;
+	x->tp = p->tp, x->cp = p->cp > 1 ? p->cp : 1, x->dp = p->dp, x->pp = p->pp;
+	x->ep = p->ep > 1 ? p->ep : 1;
+	x->gpn = s->cluster.node.gpus > 0 ? s->cluster.node.gpus : 1;
+	x->ranks = (int64_t)x->tp * x->cp * x->dp * x->pp;
+	plan_strides(p, x->stride);
+	size_t ninst = (size_t)x->dp * x->pp;
+	x->ord = malloc((size_t)x->dp * sizeof *x->ord);
+	x->tasks = malloc((g->ntasks ? g->ntasks : 1) * sizeof *x->tasks);
+	x->up = ep_groups(x);
+	bool mixed = s->nother > 0;
+	if (mixed) {
+		x->kind = malloc(ninst);
+		x->other = malloc((g->ntasks ? g->ntasks : 1) * sizeof *x->other);
+		x->intf = malloc((size_t)x->pp * sizeof *x->intf);
+	}
+	int rc = x->ord && x->tasks && (x->ep <= 1 || x->up) &&
+			 (!mixed || (x->kind && x->other && x->intf))
+		     ? SIM_OK
+		     : SIM_ENOMEM;
+	if (rc == SIM_OK) {
+		memcpy(x->tasks, g->tasks, g->ntasks * sizeof *x->tasks);
+		x->gs = *g;
+		x->gs.tasks = x->tasks;
+		rc = exec_replayer_new(&x->gs, &x->x);
+	}
+	sim_time b = 0;
+	if (rc == SIM_OK)
+		rc = exec_replayer_run(x->x, x->c, &b);
+	x->base_s = sim_time_to_s(b);
+	if (rc == SIM_OK && mixed) {
+		instance_kinds(x, s);
+		rc = other_times(x, s);
+	}
+	if (rc != SIM_OK) {
+		exec_replicas_close(x);
+		return rc;
+	}
+	*out = x;
+	return SIM_OK;
+}
+
+void exec_replicas_close(exec_replicas *x)
+{
+	if (!x)
+		return;
+	exec_replayer_free(x->x);
+	free(x->intf);
+	free(x->other);
+	free(x->kind);
+	free(x->up);
+	free(x->tasks);
+	free(x->ord);
+	free(x);
+}
+
+const plan_graph *exec_replicas_set(exec_replicas *x, const double *f, int d)
+{
+	const plan_graph *g = x->g;
+	const uint8_t *kind = x->kind ? x->kind + (size_t)d * x->pp : NULL;
+	for (size_t i = 0; i < g->ntasks; i++) {
+		const plan_task *t = &g->tasks[i];
+		int k = kind ? kind[t->rank] : EXEC_GPU_MAIN;
+		sim_time a = t->dur;
+		if (k != EXEC_GPU_MAIN) {
+			sim_time o = x->other[i];
+			a = k == EXEC_GPU_OTHER || o > a ? o : a;
+		}
+		if (f && t->stream == PLAN_STREAM_COMPUTE) {
+			double v = (double)a * f[(size_t)d * x->pp + t->rank];
+			a = v < (double)SIM_TIME_HORIZON ? (sim_time)(v + 0.5) : SIM_TIME_HORIZON;
+		}
+		x->tasks[i].dur = a;
+	}
+	if (kind) {
+		for (int k = 0; k < x->pp; k++)
+			x->intf[k] = x->intf_kind[kind[k]];
+		x->gs.rank_interference = x->intf;
+	}
+	return &x->gs;
+}
 
 static int by_f_desc(const void *a, const void *b)
 {
-	const order_item *x = a, *y = b;
+	const exec_replica_order *x = a, *y = b;
 	return x->F < y->F ? 1 : x->F > y->F ? -1 : x->d - y->d;
 }
 
-/* Replica d's step: g's compute tasks of stage k slowed by f[d * pp + k]. */
-static int replay_replica(const plan_graph *g, const net_cluster *c, const double *f, int d,
-			  int pp, plan_task *tasks, exec_replayer *x, double *step)
+/* Whether replica d's kinds equal those of a replica replayed before it
+ * (ord[0..j)): its step is that one's. */
+static bool seen(const exec_replicas *x, int j, int d)
 {
-	for (size_t i = 0; i < g->ntasks; i++) {
-		const plan_task *t = &g->tasks[i];
-		if (t->stream != PLAN_STREAM_COMPUTE)
-			continue;
-		double v = (double)t->dur * f[(size_t)d * pp + t->rank];
-		tasks[i].dur = v < (double)SIM_TIME_HORIZON ? (sim_time)(v + 0.5) : SIM_TIME_HORIZON;
+	const uint8_t *a = x->kind ? x->kind + (size_t)d * x->pp : NULL;
+	for (int i = 0; i < j; i++) {
+		const uint8_t *b = x->kind ? x->kind + (size_t)x->ord[i].d * x->pp : NULL;
+		if (!a || !memcmp(a, b, (size_t)x->pp))
+			return true;
 	}
-	sim_time s;
-	int rc = exec_replayer_run(x, c, &s);
-	*step = sim_time_to_s(s);
-	return rc;
+	return false;
+}
+
+int exec_replicas_step(exec_replicas *x, const double *f, bool exhaustive, int max_replays,
+		       double *step, int *slowest, long *replays, double *bound)
+{
+	for (int d = 0; d < x->dp; d++) {
+		double F = f ? 0 : 1;
+		for (int k = 0; k < x->pp; k++) {
+			size_t i = (size_t)d * x->pp + k;
+			double r = x->kind && x->kind[i] != EXEC_GPU_MAIN ? x->ratio : 1;
+			F = fmax(F, (f ? f[i] : 1) * r);
+		}
+		x->ord[d] = (exec_replica_order){F, d};
+	}
+	qsort(x->ord, (size_t)x->dp, sizeof *x->ord, by_f_desc);
+	double best = -INFINITY;
+	int done = 0, arg = -1;
+	x->kinds = 0;
+	for (int j = 0; j < x->dp; j++) {
+		if (!f && seen(x, j, x->ord[j].d))
+			continue; /* the same replica as one replayed */
+		double ub = x->base_s * fmax(1, x->ord[j].F);
+		if (f && !exhaustive && ub <= best)
+			break;
+		if (f && !exhaustive && max_replays > 0 && done >= max_replays) {
+			*bound = fmax(*bound, ub); /* the rest's bounds are no larger */
+			break;
+		}
+		done++;
+		exec_replicas_set(x, f, x->ord[j].d);
+		sim_time s;
+		int rc = exec_replayer_run(x->x, x->c, &s);
+		if (rc != SIM_OK)
+			return rc;
+		++*replays;
+		x->kinds++;
+		double t = sim_time_to_s(s);
+		if (t > best || (t == best && x->ord[j].d < arg))
+			best = t, arg = x->ord[j].d;
+	}
+	*step = best;
+	if (slowest)
+		*slowest = arg;
+	return SIM_OK;
 }
 
 static bool opts_ok(const exec_straggle_opts *o, int nodes)
@@ -175,77 +382,34 @@ static bool opts_ok(const exec_straggle_opts *o, int nodes)
 	return true;
 }
 
-/* One sampled step: the slowest replica, pruned (file comment). */
-static int one_step(const plan_graph *g, const net_cluster *c, const layout *l,
-		    const exec_straggle_opts *o, const double *f, order_item *ord, plan_task *tasks,
-		    exec_replayer *x, double base, double *step, long *replays, double *bound)
-{
-	for (int d = 0; d < l->dp; d++) {
-		double F = 0;
-		for (int k = 0; k < l->pp; k++)
-			F = fmax(F, f[(size_t)d * l->pp + k]);
-		ord[d] = (order_item){F, d};
-	}
-	qsort(ord, (size_t)l->dp, sizeof *ord, by_f_desc);
-	double best = -INFINITY;
-	int done = 0;
-	for (int j = 0; j < l->dp; j++) {
-		double ub = base * fmax(1, ord[j].F);
-		if (!o->exhaustive && ub <= best)
-			break;
-		if (!o->exhaustive && o->max_replays > 0 && done >= o->max_replays) {
-			*bound = fmax(*bound, ub); /* the rest's bounds are no larger */
-			break;
-		}
-		done++;
-		double t;
-		int rc = replay_replica(g, c, f, ord[j].d, l->pp, tasks, x, &t);
-		if (rc != SIM_OK)
-			return rc;
-		++*replays;
-		best = fmax(best, t);
-	}
-	*step = best;
-	return SIM_OK;
-}
-
 int exec_stragglers(const plan_scenario *s, const exec_straggle_opts *o, exec_straggle *out)
 {
 	memset(out, 0, sizeof *out);
 	const plan_spec *p = &s->plan;
-	layout l = {0};
-	l.tp = p->tp, l.cp = p->cp > 1 ? p->cp : 1, l.dp = p->dp, l.pp = p->pp;
-	l.ep = p->ep > 1 ? p->ep : 1;
-	l.gpn = s->cluster.node.gpus > 0 ? s->cluster.node.gpus : 1;
-	l.ranks = (int64_t)l.tp * l.cp * l.dp * l.pp;
-	int nodes = (int)((l.ranks + l.gpn - 1) / l.gpn);
-	if (!opts_ok(o, nodes) || l.ranks < 1)
+	int64_t ranks = (int64_t)p->tp * (p->cp > 1 ? p->cp : 1) * p->dp * p->pp;
+	int gpn = s->cluster.node.gpus > 0 ? s->cluster.node.gpus : 1;
+	int nodes = (int)((ranks + gpn - 1) / gpn);
+	if (!opts_ok(o, nodes) || ranks < 1)
 		return SIM_EINVAL;
-	plan_strides(p, l.stride);
 	plan_graph *g;
 	int rc = plan_build(s, &g);
 	if (rc != SIM_OK)
 		return rc;
-	size_t ninst = (size_t)l.dp * l.pp;
+	exec_replicas *x = NULL;
+	size_t ninst = (size_t)p->dp * p->pp;
 	double *f = malloc(ninst * sizeof *f), *t = malloc((size_t)o->steps * sizeof *t);
 	bool *slow = calloc((size_t)nodes, sizeof *slow);
-	order_item *ord = malloc((size_t)l.dp * sizeof *ord);
-	plan_task *tasks = malloc(g->ntasks * sizeof *tasks);
-	int *up = ep_groups(&l);
 	sim_rng *jit = sim_rng_new(o->seed), *sl = sim_rng_new(o->seed + STRAGGLE_SLOW_SEED);
-	rc = f && t && slow && ord && tasks && jit && sl && (l.ep <= 1 || up) ? SIM_OK : SIM_ENOMEM;
-	exec_replayer *x = NULL;
-	plan_graph gs = *g; /* the same graph with a replica's durations */
-	if (rc == SIM_OK) {
-		memcpy(tasks, g->tasks, g->ntasks * sizeof *tasks);
-		gs.tasks = tasks;
-		rc = exec_replayer_new(&gs, &x);
-	}
-	sim_time b = 0;
+	rc = f && t && slow && jit && sl ? SIM_OK : SIM_ENOMEM;
 	if (rc == SIM_OK)
-		rc = exec_replayer_run(x, &s->cluster, &b);
-	out->base_s = sim_time_to_s(b);
-	out->replicas = l.dp;
+		rc = exec_replicas_open(s, g, &x);
+	if (rc == SIM_OK) { /* the step without stragglers: exec_run's */
+		out->base_s = x->base_s;
+		if (x->kind)
+			rc = exec_replicas_step(x, NULL, false, 0, &out->base_s, NULL, &out->replays,
+						&out->bound_s);
+	}
+	out->replicas = p->dp;
 	out->steps = o->steps;
 	if (rc == SIM_OK) {
 		for (int n = 0; n < nodes; n++) /* one draw per node, whatever slow_prob */
@@ -256,9 +420,9 @@ int exec_stragglers(const plan_scenario *s, const exec_straggle_opts *o, exec_st
 			out->slow_nodes += slow[n];
 	}
 	for (int k = 0; rc == SIM_OK && k < o->steps; k++) {
-		instance_factors(&l, o, slow, jit, up, f);
-		rc = one_step(g, &s->cluster, &l, o, f, ord, tasks, x, out->base_s, &t[k],
-			      &out->replays, &out->bound_s);
+		instance_factors(x, o, slow, jit, f);
+		rc = exec_replicas_step(x, f, o->exhaustive, o->max_replays, &t[k], NULL,
+					&out->replays, &out->bound_s);
 	}
 	if (rc == SIM_OK) {
 		size_t n = (size_t)o->steps;
@@ -269,12 +433,9 @@ int exec_stragglers(const plan_scenario *s, const exec_straggle_opts *o, exec_st
 		out->max_s = t[n - 1];
 		out->factor = out->base_s > 0 ? out->mean_s / out->base_s : 1;
 	}
-	exec_replayer_free(x);
+	exec_replicas_close(x);
 	sim_rng_free(jit);
 	sim_rng_free(sl);
-	free(up);
-	free(tasks);
-	free(ord);
 	free(slow);
 	free(t);
 	free(f);

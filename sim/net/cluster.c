@@ -161,6 +161,11 @@ const conf_key net_cluster_keys[] = {
 	 offsetof(net_cluster, spread_corr),
 	 "fabric = efa: share of a collective's slowdown common to every collective of a step "
 	 "(1 = all slow together, 0 = independent calls)"},
+	{"other_gpu", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL, offsetof(net_cluster, other_gpu),
+	 "a [gpu] file (path from this file, as include) held by the nodes other_nodes lists "
+	 "instead of the node's GPU: a cluster of two GPU types"},
+	{"other_nodes", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL, offsetof(net_cluster, other_nodes),
+	 "node numbers (from 0; ranges A-B) that hold other_gpu, e.g. '3, 17' or '0-3'"},
 };
 const size_t net_cluster_nkeys = sizeof net_cluster_keys / sizeof net_cluster_keys[0];
 

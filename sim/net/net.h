@@ -153,6 +153,11 @@ typedef struct net_cluster {
 	net_spread spread[NET_SPREAD_MAX];
 	double spread_corr; /* spread_correlation: the share of a call's log-slowdown
 			     * variance common to every call of a step (exec_spread) */
+	/* Nodes of another GPU type, as written ([cluster] other_gpu: a [gpu]
+	 * file, other_nodes: their node numbers); plan's loader reads the
+	 * file and checks the list (plan_scenario.other_gpu). "" = none. */
+	char other_gpu[CONF_STR_MAX];
+	char other_nodes[CONF_STR_MAX];
 } net_cluster;
 
 /* Whether collectives on c are timed by the flow model (network = flow, or

@@ -398,6 +398,18 @@ typedef struct plan_scenario {
 	plan_framework fw;
 	plan_train train;
 	int *vlayers; /* transformer layers per virtual stage v = chunk * pp + stage */
+	/* Nodes of another GPU type ([cluster] other_gpu, other_nodes;
+	 * scenario.c reads the file and checks the list): other_gpu is that
+	 * GPU, with this scenario's framework host cost and sustain cap as
+	 * gpu's; other_node[n] (n < other_len, the cluster's nodes at
+	 * loading: a sweep's copy may vary cluster.nodes, and nodes past it
+	 * are the node's type) is true on the nodes holding it. nother = 0
+	 * and other_node NULL when every node is alike (then other_gpu is
+	 * unset). exec times their ranks' tasks on it (exec.h, "Mixed GPU
+	 * types"). */
+	hw_gpu other_gpu;
+	bool *other_node;
+	int nother, other_len;
 } plan_scenario;
 
 /* Load a scenario file, apply "section.key=value" overrides, read every
@@ -785,6 +797,10 @@ typedef struct plan_graph {
 	double model_flops;    /* per step, all GPUs */
 	double tokens;         /* per step */
 	double interference;   /* compute slowdown beside a collective (hw_gpu) */
+	/* Per rank class, where classes run on different GPU types (exec's
+	 * mixed-node replays set it on their copy of the graph; not owned, not
+	 * freed by plan_graph_free): NULL = interference for every class. */
+	const double *rank_interference;
 	/* Memory over the step, per rank class (for timeline views): the bytes
 	 * held throughout (weights, gradients, states, buffers) and the
 	 * activations one micro-batch's forward over one model chunk keeps until

@@ -3,9 +3,11 @@
  * [train] key tables live here. */
 #include "plan.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *const sched_names[] = {"gpipe", "1f1b", "zb-h1", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", NULL};
@@ -205,6 +207,135 @@ int plan_lora_targets(const char *text, unsigned *mask)
 	return *mask ? SIM_OK : SIM_ECONF;
 }
 
+/* What a GPU type runs a step at: the framework's host cost per operation
+ * is charged beside every kernel (hw's kernel times, plan/build.c's
+ * host-side dispatch), and a step's kernels run back to back at the clock
+ * the GPU sustains (hw.h tensor_sustain: hw slows every SM-bound kernel by
+ * it). The node's GPU and other_gpu alike. */
+static void step_gpu(const plan_scenario *s, hw_gpu *g)
+{
+	g->framework_s = s->fw.op_overhead_s;
+	double k = g->tensor_sustain > 0 ? g->tensor_sustain : 1.0;
+	if (s->dtype == HW_FP8 && g->tensor_sustain_fp8 > 0)
+		k = g->tensor_sustain_fp8;
+	g->sustain_cap = k < 1.0 ? k : 0.0;
+}
+
+/* [cluster] other_nodes: node numbers or ranges A-B, separated by commas or
+ * blanks, each node in [0, nodes) once, into s->other_node / s->nother. */
+static int other_list(plan_scenario *s, sim_diag *diag)
+{
+	const char *text = s->cluster.other_nodes;
+	conf_loc loc = conf_key_loc(s->doc, "cluster", "other_nodes");
+	int nodes = s->cluster.nodes;
+	s->other_node = calloc((size_t)nodes, sizeof *s->other_node);
+	if (!s->other_node)
+		return SIM_ENOMEM;
+	s->other_len = nodes;
+	for (const char *p = text; *p;) {
+		while (*p == ' ' || *p == ',' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+		bool ok = end != p && *p != '-' && *p != '+';
+		if (ok && *end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+			ok = end != p && *p != '-' && *p != '+';
+		}
+		ok = ok && (*end == '\0' || *end == ' ' || *end == ',' || *end == '\t');
+		if (!ok || a < 0 || b < a || b >= nodes) {
+			sim_diag_error(diag, loc.path, loc.line,
+				       "[cluster] other_nodes = '%s': want node numbers from 0 to %d (or ranges "
+				       "A-B, A <= B), separated by commas",
+				       text, nodes - 1);
+			return SIM_ECONF;
+		}
+		for (long n = a; n <= b; n++) {
+			if (s->other_node[n]) {
+				sim_diag_error(diag, loc.path, loc.line,
+					       "[cluster] other_nodes = '%s': node %ld is listed twice", text, n);
+				return SIM_ECONF;
+			}
+			s->other_node[n] = true;
+			s->nother++;
+		}
+		p = end;
+	}
+	return SIM_OK;
+}
+
+/* [cluster] other_gpu: a [gpu] file, its path relative to the file that
+ * sets the key (as include; from the working directory under --set), read
+ * alone with hw's [gpu] table; it must run the training precision. */
+static int other_file(plan_scenario *s, sim_diag *diag)
+{
+	const char *v = s->cluster.other_gpu;
+	conf_loc loc = conf_key_loc(s->doc, "cluster", "other_gpu");
+	const char *slash = loc.line > 0 && v[0] != '/' ? strrchr(loc.path, '/') : NULL;
+	int dir = slash ? (int)(slash - loc.path) + 1 : 0;
+	char path[4096];
+	if (snprintf(path, sizeof path, "%.*s%s", dir, loc.path, v) >= (int)sizeof path) {
+		sim_diag_error(diag, loc.path, loc.line, "[cluster] other_gpu = '%s': path too long",
+			       v);
+		return SIM_ECONF;
+	}
+	struct stat st;
+	int found = stat(path, &st) == 0 ? 0 : errno;
+	if (found || !S_ISREG(st.st_mode)) {
+		sim_diag_error(diag, loc.path, loc.line,
+			       "[cluster] other_gpu = '%s': cannot open '%s': %s", v, path,
+			       found ? strerror(found) : "not a regular file");
+		return SIM_ECONF;
+	}
+	conf_doc *d;
+	int rc = conf_load(path, diag, &d);
+	if (rc != SIM_OK)
+		return rc;
+	static const char *const gpu_only[] = {"gpu", NULL};
+	if (conf_check_sections(d, gpu_only, diag) > 0) {
+		sim_diag_note(diag, loc.path, loc.line,
+			      "other_gpu names a GPU type's file ([gpu] only), as topologies/gpus/ "
+			      "holds");
+		rc = SIM_ECONF;
+	} else if (hw_gpu_from_conf(d, &s->other_gpu, diag) != SIM_OK) {
+		rc = SIM_ECONF;
+	}
+	conf_free(d);
+	if (rc != SIM_OK)
+		return rc;
+	step_gpu(s, &s->other_gpu);
+	if (hw_peak(&s->other_gpu, s->dtype) <= 0) {
+		sim_diag_error(diag, loc.path, loc.line,
+			       "[cluster] other_gpu = '%s': GPU '%s' has no %s tensor path ([train] "
+			       "precision)",
+			       v, s->other_gpu.name, hw_dtype_name(s->dtype));
+		return SIM_ECONF;
+	}
+	return SIM_OK;
+}
+
+/* Both keys or neither (every node alike: nothing set, the fast path). */
+static int other_gpu(plan_scenario *s, sim_diag *diag)
+{
+	const net_cluster *c = &s->cluster;
+	if (!c->other_gpu[0] && !c->other_nodes[0])
+		return SIM_OK;
+	const char *set = c->other_gpu[0] ? "other_gpu" : "other_nodes";
+	if (!c->other_gpu[0] || !c->other_nodes[0]) {
+		conf_loc loc = conf_key_loc(s->doc, "cluster", set);
+		sim_diag_error(diag, loc.path, loc.line,
+			       "[cluster] %s needs %s: a GPU type file and the nodes that hold it", set,
+			       c->other_gpu[0] ? "other_nodes" : "other_gpu");
+		return SIM_ECONF;
+	}
+	int rc = other_file(s, diag);
+	int rl = other_list(s, diag);
+	return rc != SIM_OK ? rc : rl;
+}
+
 /* campaign, storage and reliability are read by sim/campaign (podsim train). */
 static const char *const known_sections[] = {"scenario", "model",    "gpu",      "node",
 					     "cluster",  "parallel", "train",    "framework",
@@ -253,17 +384,9 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 			       s->train.lora_targets);
 		return SIM_ECONF;
 	}
-	/* the framework's host cost per operation is charged beside every
-	 * kernel (hw's kernel times, plan/build.c's host-side dispatch) */
-	s->gpu.framework_s = s->fw.op_overhead_s;
-	/* a step's kernels run back to back at the clock the GPU sustains
-	 * (hw.h tensor_sustain: hw slows every SM-bound kernel by it) */
-	double k = s->gpu.tensor_sustain > 0 ? s->gpu.tensor_sustain : 1.0;
-	if (s->dtype == HW_FP8 && s->gpu.tensor_sustain_fp8 > 0)
-		k = s->gpu.tensor_sustain_fp8;
-	s->gpu.sustain_cap = k < 1.0 ? k : 0.0;
+	step_gpu(s, &s->gpu);
 	s->plan.uneven = s->fw.uneven;
-	return SIM_OK;
+	return other_gpu(s, diag);
 }
 
 /* Read and check a scenario whose document s->doc is loaded (rc = the load's
@@ -318,5 +441,6 @@ void plan_scenario_free(plan_scenario *s)
 		return;
 	conf_free(s->doc);
 	free(s->vlayers);
+	free(s->other_node);
 	free(s);
 }

@@ -212,6 +212,23 @@ static void headline(FILE *out, const exec_result *r)
 		         (unsigned long long)r->spread.seed, r->spread.corr);
 		card(out, q, key);
 	}
+	if (r->mixed.nodes > 0) { /* nodes of another GPU type (exec_mixed) */
+		const exec_mixed *x = &r->mixed;
+		char q[96], key[4 * EXEC_NAME_MAX + 256];
+		fmt_time(x->base_s, b, sizeof b);
+		snprintf(q, sizeof q, "%+.1f%%", x->base_s > 0 ? 100 * (x->step_s / x->base_s - 1) : 0.0);
+		fmt_bytes(x->mem_peak_bytes, c, sizeof c);
+		snprintf(key, sizeof key,
+		         "the step with %d of %d nodes %s, against %s with every node %s; slowest "
+		         "replica %d, stage %d; memory on %s: %s, %s",
+		         x->nodes, x->cluster_nodes, x->gpu, b, r->gpu, x->replica, x->stage, x->gpu,
+		         c, plan_verdict_name(x->mem_verdict));
+		fputs("<div class=\"card\"><div class=\"v\">", out);
+		report_esc(out, q);
+		fputs("</div><div class=\"k\">", out);
+		report_esc(out, key);
+		fputs("</div></div>\n", out);
+	}
 	fmt_count(r->tokens_per_s, b, sizeof b);
 	card(out, b, "tokens/s");
 	snprintf(b, sizeof b, "%s%.1f%%%s", r->implausible ? "<span class=\"oom\">" : "",

@@ -153,6 +153,24 @@ void report_json_buf(sim_buf *b, const exec_result *r, int64_t run_id)
 		num(b, "correlation", sp->corr, true);
 		sim_buf_printf(b, "\"varying_tasks\":%d},", sp->varying);
 	}
+	if (r->mixed.nodes > 0) { /* only with mixed nodes: other runs print as before */
+		const exec_mixed *m = &r->mixed;
+		sim_buf_append(b, "\"mixed_gpus\":{", 14);
+		str(b, "other_gpu", m->gpu, true);
+		sim_buf_printf(b, "\"nodes\":%d,\"replicas\":%d,\"replayed\":%d,", m->nodes,
+			       m->replicas, m->kinds);
+		num(b, "step_alike_s", m->base_s, true);
+		num(b, "step_s", m->step_s, true);
+		sim_buf_printf(b, "\"slowest_replica\":%d,\"slowest_stage\":%d,", m->replica,
+			       m->stage);
+		num(b, "stage_compute_s", m->stage_s, true);
+		num(b, "stage_compute_alike_s", m->stage_base_s, true);
+		sim_buf_printf(b, "\"memory\":{\"stage\":%d,", m->mem_stage);
+		num(b, "peak_bytes", m->mem_peak_bytes, true);
+		num(b, "capacity_bytes", m->mem_capacity_bytes, true);
+		str(b, "verdict", plan_verdict_name(m->mem_verdict), false);
+		sim_buf_append(b, "}},", 3);
+	}
 	num(b, "tokens_per_s", r->tokens_per_s, true);
 	num(b, "model_flops", r->model_flops, true);
 	num(b, "hardware_flops", r->hardware_flops, true);

@@ -317,6 +317,39 @@ static void memory(FILE *out, const exec_result *r)
 		memory_classes(out, r);
 }
 
+/* Nodes of another GPU type: what they cost and where (exec_mixed). */
+static void mixed(FILE *out, const exec_result *r)
+{
+	const exec_mixed *m = &r->mixed;
+	if (m->nodes <= 0)
+		return;
+	char a[64], b[64], c[32], d[32];
+	fprintf(out, "\nmixed GPU types\n");
+	fprintf(out, "  %-17s %s on %d of %d nodes ([cluster] other_nodes), %s elsewhere\n",
+		"other GPU", m->gpu, m->nodes, m->cluster_nodes, r->gpu);
+	sim_unit_format(m->base_s, SIM_UNIT_TIME, a, sizeof a);
+	sim_unit_format(m->step_s, SIM_UNIT_TIME, b, sizeof b);
+	fprintf(out, "  %-17s %s with every node %s; %s with the mixed nodes (%+.1f%%)\n",
+		"step", a, r->gpu, b, m->base_s > 0 ? 100 * (m->step_s / m->base_s - 1) : 0.0);
+	fprintf(out, "  %-17s replica %d of %d (%d hold%s a mixed node; %d replayed, equal "
+		     "ones once): the breakdown below is its\n",
+		"slowest replica", m->replica, m->dp, m->replicas, m->replicas == 1 ? "s" : "",
+		m->kinds);
+	sim_unit_format(m->stage_s, SIM_UNIT_TIME, a, sizeof a);
+	sim_unit_format(m->stage_base_s, SIM_UNIT_TIME, b, sizeof b);
+	fprintf(out, "  %-17s stage %d: compute and optimizer tasks %s (%s on %s, x %.3f)\n",
+		"slowest stage", m->stage, a, b, r->gpu,
+		m->stage_base_s > 0 ? m->stage_s / m->stage_base_s : 0.0);
+	fmt_bytes(m->mem_peak_bytes, c, sizeof c);
+	fmt_bytes(m->mem_capacity_bytes, d, sizeof d);
+	if (m->mem_verdict == PLAN_VERDICT_OOM)
+		fprintf(out, "  %-17s OOM on %s (stage %d): needs %s, has %s\n", "memory", m->gpu,
+			m->mem_stage, c, d);
+	else
+		fprintf(out, "  %-17s peak %s of %s on %s (stage %d): %s\n", "memory", c, d, m->gpu,
+			m->mem_stage, plan_verdict_name(m->mem_verdict));
+}
+
 /* Link indices sorted by utilisation, highest first (stable on ties). */
 static void link_order(const exec_result *r, int order[EXEC_MAX_LINKS])
 {
@@ -363,6 +396,7 @@ void report_text(FILE *out, const exec_result *r, int64_t run_id)
 {
 	header(out, r);
 	headline(out, r);
+	mixed(out, r);
 	breakdown(out, r);
 	memory(out, r);
 	links(out, r);

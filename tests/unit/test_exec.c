@@ -829,8 +829,153 @@ static void test_stragglers(void)
 	sim_diag_free(d);
 }
 
+/* Nodes of another GPU type ([cluster] other_gpu, other_nodes; mixed.c) on
+ * Llama 2 13B, tp 8 x dp 4 on four 8-GPU nodes (pp 1; placement
+ * tp-cp-dp-pp: node n holds replica n whole):
+ *  - other_gpu the node's own GPU file on every node: every task takes its
+ *    own time, so the step is exec_run's of the plain scenario exactly;
+ *  - one A100 40GB node in an H100 cluster: replica 1 runs every task on
+ *    the A100 (its only instance is all A100), the other three on the
+ *    H100. Replicas are independent until the step's end and the step is
+ *    the slowest replica's, so it is the step of the same scenario with
+ *    the A100 on every node (whose replicas all run the A100's graph), to
+ *    the picosecond: the A100's tasks are slower (312 vs 989 TFLOP/s bf16,
+ *    1.6 vs 3.35 TB/s), so replica 1 decides. The step with every node
+ *    alike (mixed.base_s) is the H100 scenario's; two replays (the H100
+ *    replicas are equal: one replay);
+ *  - memory: the plan keeps 37.7 GiB allocated + 2.1 GiB runtime per GPU:
+ *    fits the H100's 80 GB, not the A100's 40 GB (37.25 GiB): the main
+ *    verdict fits, the other GPU's is out of memory, and the run is OOM;
+ *  - the stragglers' step without stragglers (sigma 0, no slow node) is
+ *    the mixed step (exec_stragglers shares the replicas). */
+static const char mixed_text[] =
+	"include = models/llama2-13b.ini\n"
+	"include = topologies/gpus/%s.ini\n"
+	"[scenario]\nname = mixed\n"
+	"[node]\nname = node\ngpus = %d\nintra = nvswitch\nintra_bw = 450 GB/s\n"
+	"intra_efficiency = 0.822\nnics = %d\nnic_bw = 400 Gb/s\nnic_efficiency = 0.94\n"
+	"pcie_bw = 63 GB/s\nhost_memory = 2048 GB\n"
+	"[cluster]\nname = c\nnodes = %d\n%s"
+	"[parallel]\ntp = 8\ndp = 4\nmicro_batch = 1\nglobal_batch = 16\n"
+	"[train]\nprecision = bf16\n";
+
+static plan_scenario *mixed_load_on(const char *gpu, int gpn, const char *other, sim_diag *d)
+{
+	char text[2048];
+	snprintf(text, sizeof text, mixed_text, gpu, gpn, gpn, 32 / gpn, other);
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load_string(text, "mixed.ini", ".", d, &s), SIM_OK);
+	return s;
+}
+
+static plan_scenario *mixed_load(const char *gpu, const char *other, sim_diag *d)
+{
+	return mixed_load_on(gpu, 8, other, d);
+}
+
+/* The same on eight 4-GPU nodes: each TP group of 8 spans two nodes, so an
+ * A100 node (node 2) and an H100 node (node 3) make replica 1's only stage
+ * instance of both kinds. Its TP ranks run in lockstep at the slower, the
+ * A100, on every task (each of its tasks is no faster than on the H100:
+ * max(H100, A100) = A100 per task, checked by the equality), and with the
+ * larger interference, the A100's: the step is again the all-A100 step. */
+static void test_mixed_both(void)
+{
+	sim_diag *d = sim_diag_new();
+	plan_scenario *a = mixed_load_on("a100-sxm4-40g", 4, "", d);
+	plan_scenario *m = mixed_load_on(
+		"h100-sxm5-80g", 4, "other_gpu = topologies/gpus/a100-sxm4-40g.ini\nother_nodes = 2\n",
+		d);
+	exec_result *ra = calloc(1, sizeof *ra), *rm = calloc(1, sizeof *rm);
+	if (a && m && ra && rm && CHECK_INT(exec_run(a, ra), SIM_OK) &&
+	    CHECK_INT(exec_run(m, rm), SIM_OK)) {
+		CHECK_NEAR(rm->step_s, ra->step_s, 0);
+		CHECK_INT(rm->mixed.replica, 1);
+		CHECK_INT(rm->mixed.replicas, 1);
+		CHECK_INT(rm->mixed.kinds, 2);
+		CHECK(rm->mixed.base_s < rm->step_s);
+	}
+	free(ra), free(rm);
+	plan_scenario_free(a);
+	plan_scenario_free(m);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+}
+
+static void test_mixed(void)
+{
+	sim_diag *d = sim_diag_new();
+	plan_scenario *h = mixed_load("h100-sxm5-80g", "", d);
+	plan_scenario *a = mixed_load("a100-sxm4-40g", "", d);
+	plan_scenario *same = mixed_load(
+		"h100-sxm5-80g", "other_gpu = topologies/gpus/h100-sxm5-80g.ini\nother_nodes = 0-3\n",
+		d);
+	plan_scenario *m = mixed_load(
+		"h100-sxm5-80g", "other_gpu = topologies/gpus/a100-sxm4-40g.ini\nother_nodes = 1\n",
+		d);
+	exec_result *rh = calloc(1, sizeof *rh), *ra = calloc(1, sizeof *ra);
+	exec_result *rs = calloc(1, sizeof *rs), *rm = calloc(1, sizeof *rm);
+	if (h && a && same && m && rh && ra && rs && rm && CHECK_INT(exec_run(h, rh), SIM_OK) &&
+	    CHECK_INT(exec_run(a, ra), SIM_OK) && CHECK_INT(exec_run(same, rs), SIM_OK) &&
+	    CHECK_INT(exec_run(m, rm), SIM_OK)) {
+		CHECK_INT(h->nother, 0);
+		CHECK_INT(rh->mixed.nodes, 0);
+		CHECK_INT(same->nother, 4);
+		CHECK_NEAR(rs->step_s, rh->step_s, 0);
+		CHECK_NEAR(rs->mixed.base_s, rh->step_s, 0);
+		CHECK_INT(rs->mixed.kinds, 1);
+
+		CHECK(ra->step_s > rh->step_s);
+		CHECK_NEAR(rm->step_s, ra->step_s, 0);
+		CHECK_NEAR(rm->mixed.step_s, rm->step_s, 0);
+		CHECK_NEAR(rm->mixed.base_s, rh->step_s, 0);
+		CHECK_INT(rm->mixed.nodes, 1);
+		CHECK_INT(rm->mixed.replica, 1);
+		CHECK_INT(rm->mixed.replicas, 1);
+		CHECK_INT(rm->mixed.kinds, 2);
+		CHECK_INT(rm->mixed.stage, 0);
+		CHECK_STR(rm->mixed.gpu, "a100-sxm4-40g");
+		CHECK(rm->mixed.stage_s > rm->mixed.stage_base_s);
+
+		CHECK(!rh->oom);
+		CHECK_INT(exec_class_verdict(&rm->classes[0], rm->mem_capacity_bytes),
+			  PLAN_VERDICT_FITS);
+		CHECK_INT(rm->mixed.mem_verdict, PLAN_VERDICT_OOM);
+		CHECK_NEAR(rm->mixed.mem_capacity_bytes, 40e9, 0);
+		CHECK_INT(rm->mixed.mem_stage, 0);
+		CHECK(rm->oom);
+		CHECK_INT(exec_class_verdict(&ra->classes[0], ra->mem_capacity_bytes),
+			  PLAN_VERDICT_OOM);
+
+		exec_straggle_opts o = {0};
+		o.slow_factor = 1;
+		o.steps = 2;
+		exec_straggle st;
+		CHECK_INT(exec_stragglers(m, &o, &st), SIM_OK);
+		CHECK_NEAR(st.base_s, rm->step_s, 0);
+		CHECK_NEAR(st.mean_s, rm->step_s, 0);
+		o.sigma = 0.05;
+		o.steps = 3;
+		o.seed = 3;
+		exec_straggle p1, ex;
+		CHECK_INT(exec_stragglers(m, &o, &p1), SIM_OK);
+		o.exhaustive = true;
+		CHECK_INT(exec_stragglers(m, &o, &ex), SIM_OK);
+		CHECK_NEAR(p1.mean_s, ex.mean_s, 0);
+	}
+	free(rh), free(ra), free(rs), free(rm);
+	plan_scenario_free(h);
+	plan_scenario_free(a);
+	plan_scenario_free(same);
+	plan_scenario_free(m);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+}
+
 int main(void)
 {
+	test_mixed();
+	test_mixed_both();
 	test_stragglers();
 	test_tail_order();
 	test_link_report();
