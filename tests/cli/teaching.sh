@@ -136,18 +136,18 @@ for f in $T/alvis-nodes.ini $T/variants/alvis-nodes-v100.ini $T/variants/alvis-n
 	near "$(awk -v d="$(echo "$r" | num dp)" -v s="$st" 'BEGIN { print d / s }')" "${share[$ai]}" 0.1 "$f dp share"
 	ai=$((ai + 1))
 done
-# pcie-p2p: "3.47 s (dp 20 %), 6.60 s (dp 58 %), 3.17 s on the DGX H100 (dp 3 %)";
-# "3.06 s there against 2.77 s" of compute
+# pcie-p2p: "4.27 s (dp 16 %), 7.40 s (dp 51 %), 3.23 s on the DGX H100 (dp 3 %)";
+# "3.12 s there against 3.57 s" of compute
 NP="--set node.pcie_p2p=false --set node.intra_efficiency=0.59"
 pp=$(j $T/pcie-p2p.ini)
 # shellcheck disable=SC2086
 pn=$(j $T/pcie-p2p.ini $NP)
 pd=$(j $T/variants/pcie-p2p-dgx.ini)
-near "$(echo "$pp" | num step_time_s)" 3.47 0.03 "pcie-p2p with P2P"
-near "$(echo "$pn" | num step_time_s)" 6.60 0.03 "pcie-p2p without P2P"
-near "$(echo "$pd" | num step_time_s)" 3.17 0.03 "pcie-p2p DGX H100"
-near "$(echo "$pp" | num compute)" 2.77 0.03 "pcie-p2p PCIe compute"
-near "$(echo "$pd" | num compute)" 3.06 0.03 "pcie-p2p DGX compute"
+near "$(echo "$pp" | num step_time_s)" 4.27 0.03 "pcie-p2p with P2P"
+near "$(echo "$pn" | num step_time_s)" 7.40 0.03 "pcie-p2p without P2P"
+near "$(echo "$pd" | num step_time_s)" 3.23 0.03 "pcie-p2p DGX H100"
+near "$(echo "$pp" | num compute)" 3.57 0.03 "pcie-p2p PCIe compute"
+near "$(echo "$pd" | num compute)" 3.12 0.03 "pcie-p2p DGX compute"
 # pipeline-bubbles: "about 42%, 30%, 36% and 42%", uneven "about 31%"
 PB=$T/pipeline-bubbles.ini
 near "$(j $PB | num bubble_fraction)" 0.42 0.03 "bubble m = 8"
