@@ -270,6 +270,46 @@ static void test_no_sync(void)
 	}
 }
 
+/* QLoRA under ZeRO-3 (quant_rest_fp32): a QLoRA script calls PEFT's
+ * prepare_model_for_kbit_training, which casts every parameter that is not
+ * Params4bit to fp32 (deepspeed.ini); TRL's SFTTrainer skips it for sharded
+ * QLoRA (hf-trainer-deepspeed.ini, trl 58c08889 sft_trainer.py:189-208).
+ * Llama 2 7B's unquantised parameters are the embedding and the output layer
+ * 2 x 32,000 x 4,096 = 262,144,000 and the norms (2 per layer + the final)
+ * 65 x 4,096 = 266,240: 262,410,240, at 4 B or 2 B. Sharded over dp = 2 the
+ * frozen base differs by 262,410,240 x 2 / 2 B; the gathered embedding,
+ * output layer and final norm (262,148,096 parameters) by 2 B each. */
+#define QLORA_ZERO3(fw)                                                                            \
+	"include = topologies/frameworks/" fw ".ini\ninclude = models/llama2-7b.ini\n"             \
+	"include = topologies/nodes/dgx-a100-80g.ini\n"                                            \
+	"[scenario]\nname = t\n[node]\ngpus = 2\n[cluster]\nname = c\nnodes = 1\n"                 \
+	"[model]\nseq_len = 2048\n[parallel]\ndp = 2\nzero = 3\nmicro_batch = 1\n"                 \
+	"global_batch = 2\nrecompute = full\n[train]\nlora_rank = 8\nlora_targets = all\n"         \
+	"base_weights = nf4-dq\n"
+static void test_quant_rest(void)
+{
+	plan_scenario *ds = load(QLORA_ZERO3("deepspeed"));
+	plan_scenario *trl = load(QLORA_ZERO3("hf-trainer-deepspeed"));
+	if (ds && trl) {
+		CHECK(ds->fw.quant_rest_fp32 && !trl->fw.quant_rest_fp32);
+		plan_budget bd, bt;
+		plan_stage_budget(ds, 0, &bd);
+		plan_stage_budget(trl, 0, &bt);
+		double rest = 262410240.0;
+		CHECK_NEAR(bt.frozen - bt.linear, rest, 0);
+		CHECK_NEAR(bd.frozen_bytes - bt.frozen_bytes, rest * 2, 1e-12);
+		plan_mem_peak pd, pt;
+		plan_memory_peak(ds, 0, &pd);
+		plan_memory_peak(trl, 0, &pt);
+		CHECK_NEAR(term(&pd, "frozen base weights") - term(&pt, "frozen base weights"),
+		           rest * 2 / 2, 1e-12);
+		CHECK_NEAR(term(&pd, "gathered weights") - term(&pt, "gathered weights"),
+		           262148096.0 * 2, 1e-12);
+	}
+	plan_scenario_free(ds);
+	plan_scenario_free(trl);
+}
+
 /* The eager count of Hugging Face Llama code (work/memory.c): 2 x (4 + 2)h
  * for the upcasting RMSNorms, 2h attention input, q + 2 x repeated K, V
  * (6h), the attention output and its copy (4h), the MLP input (2h), four
@@ -609,6 +649,7 @@ int main(void)
 	test_lora();
 	test_quant_state();
 	test_no_sync();
+	test_quant_rest();
 	test_frozen_layers();
 	test_eager();
 	test_loss();
