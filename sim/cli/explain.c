@@ -8,7 +8,8 @@
  *  1. parameters per component (work.h's counts: attention h(ad) + 2h(gd) +
  *     (ad)h, MLP 2hf or 3hf with SwiGLU, norms and biases, embedding, output);
  *  2. model FLOPs per token, 6 x matmul weights + 6Vh logits + 12 l s (ad)
- *     attention (Narayanan et al. 2021), per step and the MFU;
+ *     attention (Narayanan et al. 2021), per step and the MFU; the sustained
+ *     clock the kernels run at (hw.h tensor_sustain) or the assumption;
  *  3. memory per GPU of the most loaded stage: 2 + 4 + 12 bytes per parameter
  *     (sharded by ZeRO), Korthikanti et al. 2022's activation terms times the
  *     micro-batches in flight, buffers and fragmentation (plan_memory);
@@ -237,6 +238,18 @@ static void flops(FILE *o, const plan_scenario *s, const exec_result *r)
 	if (r->hardware_flops > r->model_flops * (1 + 1e-12))
 		fprintf(o, "  HFU          counts the recomputed forward too: %.4g FLOPs, %.1f%%\n",
 		        r->hardware_flops, 100.0 * r->hfu);
+	/* the sustained clock (hw.h tensor_sustain), or the assumption without it */
+	if (s->gpu.sustain_cap > 0)
+		fprintf(o, "  clock        every kernel the SM clock times runs at %.3g of the "
+		           "microbenchmarks' clock\n               (tensor_sustain%s of %s: the clock "
+		           "a step sustains under its power budget)\n",
+		        s->gpu.sustain_cap, s->dtype == HW_FP8 && s->gpu.tensor_sustain_fp8 > 0 ? "_fp8" : "",
+		        s->gpu.name);
+	else
+		fprintf(o, "  clock        assumed: the microbenchmarks' clock (no tensor_sustain for %s:\n"
+		           "               no throttling; the GPUs fitted on measured steps sustain less, "
+		           "so this step\n               is optimistic)\n",
+		        s->gpu.name);
 }
 
 /* ---------------------------------------------------------------- memory -- */
