@@ -31,6 +31,9 @@ static const char *const dim_keys[][2] = {
         {"offload_optimizer", "parallel.offload_optimizer"},
         {"order", "parallel.order"},
         {"shard_size", "parallel.shard_size"},
+        {"tp_comm_overlap", "parallel.tp_comm_overlap"},
+        {"overlap_param_gather", "parallel.overlap_param_gather"},
+        {"offload_params", "parallel.offload_params"},
 };
 #define NDIMKEYS (sizeof dim_keys / sizeof dim_keys[0])
 
@@ -72,6 +75,9 @@ const conf_key sweep_keys[] = {
         DIM(17, "values of parallel.offload_optimizer, or auto"),
         DIM(18, "values of parallel.order (tp-cp-dp-pp ...), or auto (all 24)"),
         DIM(19, "values of parallel.shard_size, or auto"),
+        DIM(20, "values of parallel.tp_comm_overlap, or auto"),
+        DIM(21, "values of parallel.overlap_param_gather, or auto"),
+        DIM(22, "values of parallel.offload_params, or auto"),
 };
 const size_t sweep_nkeys = sizeof sweep_keys / sizeof sweep_keys[0];
 

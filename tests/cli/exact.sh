@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # exact.sh PODSIM - the sweep's exact search (sim/sweep/exact.c) end to end:
 #  a) the lower bound is admissible: on spaces with pipelines, interleaving,
-#     ZB-H1, ZeRO, recomputation, TP overlap and MoE experts, no simulated
+#     ZB-H1, ZeRO, recomputation, TP overlap, MoE experts, parameter offload
+#     and the overlapped parameter gather, no simulated
 #     plan's step is under its pre-screen bound_s (estimate.c, bound_of);
 #  b) the default search finds the best plan an exhaustive simulation finds
 #     (--top past the space's size), simulating fewer plans, and says exact;
@@ -47,6 +48,13 @@ check_bounds "$tmp/z.json" "quickstart zero/recompute"
 	--vary parallel.ep=2,8 --top 1000 --no-db --json >"$tmp/moe.json" 2>/dev/null ||
 	{ echo "MoE sweep failed"; fail=1; }
 check_bounds "$tmp/moe.json" mixtral
+# ZeRO-3 with its parameters offloaded to the CPU, and the parameter
+# all-gather under the next forward (the bound counts neither)
+"$podsim" sweep scenarios/llama2-13b-zero-offload.ini --vary parallel.zero=1,3 \
+	--vary parallel.offload_params=auto --vary parallel.overlap_param_gather=auto \
+	--vary parallel.micro_batch=1,2 --top 1000 --no-db --json >"$tmp/off.json" 2>/dev/null ||
+	{ echo "offload sweep failed"; fail=1; }
+check_bounds "$tmp/off.json" "llama2-13b offload"
 
 # --- b) exact = exhaustive ---------------------------------------------------------
 "$podsim" sweep "${space[@]}" >"$tmp/exact.json" 2>/dev/null || { echo "exact sweep failed"; fail=1; }
