@@ -11,9 +11,10 @@
  * byte counts, so each distinct answer is remembered with its per-class
  * link loads, keyed by what it wrote into the task (duration, scale-up and
  * NIC bytes: equal keys are equal costs). plan_netflow_report walks the
- * collective tasks, finds each one's answer and sums, per rank class and
- * link class, the busiest link's bytes and saturated time; the rank class
- * with the most bytes per link class is reported.
+ * collective tasks, finds each one's answer (a binary search over the
+ * answers sorted by key: O(log answers) per task, not a scan) and sums, per
+ * rank class and link class, the busiest link's bytes and saturated time;
+ * the rank class with the most bytes per link class is reported.
  */
 #include "plan.h"
 
@@ -135,12 +136,40 @@ static bool is_comm(uint8_t kind)
 	       kind == PLAN_TASK_CP || kind == PLAN_TASK_EP;
 }
 
-static const answer *find(const plan_netflow *f, const plan_task *t)
+/* Answers ordered by key (duration, scale-up bytes, NIC bytes); keys are
+ * unique (remember), so a search finds the one a scan would. */
+static int key_cmp(sim_time dur, float up, float nic, const answer *b)
 {
-	for (int i = 0; i < f->na; i++)
-		if (f->a[i].dur == t->dur && f->a[i].scaleup == t->scaleup_bytes &&
-		    f->a[i].nic == t->nic_bytes)
-			return &f->a[i];
+	if (dur != b->dur)
+		return dur < b->dur ? -1 : 1;
+	if (up != b->scaleup)
+		return up < b->scaleup ? -1 : 1;
+	if (nic != b->nic)
+		return nic < b->nic ? -1 : 1;
+	return 0;
+}
+
+static int by_key(const void *x, const void *y)
+{
+	const answer *a = *(const answer *const *)x;
+	return key_cmp(a->dur, a->scaleup, a->nic, *(const answer *const *)y);
+}
+
+/* The answer task t got, in the sorted index idx[0..n), or NULL. Keys that
+ * do not compare (NaN) match nothing, as with ==. */
+static const answer *find(const answer *const *idx, int n, const plan_task *t)
+{
+	int lo = 0, hi = n;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		const answer *a = idx[mid];
+		if (a->dur == t->dur && a->scaleup == t->scaleup_bytes && a->nic == t->nic_bytes)
+			return a;
+		if (key_cmp(t->dur, t->scaleup_bytes, t->nic_bytes, a) < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
 	return NULL;
 }
 
@@ -153,12 +182,16 @@ void plan_netflow_report(const plan_netflow *f, plan_graph *g)
 	double *by = calloc(n + 1, sizeof *by), *busy = calloc(n + 1, sizeof *busy),
 	       *sat = calloc(n + 1, sizeof *sat), *top = calloc(n + 1, sizeof *top);
 	int *link = malloc((n + 1) * sizeof *link);
-	if (by && busy && sat && top && link) {
+	const answer **idx = malloc(((size_t)f->na + 1) * sizeof *idx);
+	if (by && busy && sat && top && link && idx) {
+		for (int i = 0; i < f->na; i++)
+			idx[i] = &f->a[i];
+		qsort(idx, (size_t)f->na, sizeof *idx, by_key);
 		for (size_t i = 0; i < n; i++)
 			link[i] = -1;
 		for (size_t i = 0; i < g->ntasks; i++) {
 			const plan_task *t = &g->tasks[i];
-			const answer *a = is_comm(t->kind) ? find(f, t) : NULL;
+			const answer *a = is_comm(t->kind) ? find(idx, f->na, t) : NULL;
 			for (int c = 0; a && c < K; c++) {
 				size_t j = (size_t)t->rank * K + (size_t)c;
 				if (a->bytes[c] <= 0)
@@ -200,4 +233,5 @@ void plan_netflow_report(const plan_netflow *f, plan_graph *g)
 	free(sat);
 	free(top);
 	free(link);
+	free(idx);
 }

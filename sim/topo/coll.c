@@ -178,13 +178,18 @@ typedef struct geo {
 	int *loc;     /* m * k ranks, node by node, in the given order (regular only) */
 } geo;
 
-static int geo_make(const topo_graph *g, const int *ranks, int n, geo *o)
+/* The group's nodes and ranks per node. x's per-node counts (0 between
+ * calls) and per-rank positions (-1 between calls) serve as scratch: the
+ * counts are put back here, the positions stay for the run (x->pos[ranks[i]]
+ * = i; a rank already placed is a repeat) and topo_coll_run puts them back,
+ * so a call costs O(n), not O(nodes + GPUs). */
+static int geo_make(topo_coll_ctx *x, const int *ranks, int n, geo *o)
 {
-	int G = g->gpus_per_node, nn = g->cl.nodes;
+	const topo_graph *g = x->g;
+	int G = g->gpus_per_node, *count = x->count, *first = x->first;
 	*o = (geo){n, 0, 0, true, NULL};
-	int *count = calloc((size_t)nn, sizeof *count), *first = malloc((size_t)nn * sizeof *first);
 	o->loc = malloc((size_t)n * sizeof *o->loc);
-	int rc = count && first && o->loc ? SIM_OK : SIM_ENOMEM;
+	int rc = o->loc ? SIM_OK : SIM_ENOMEM;
 	int *order = NULL;
 	if (rc == SIM_OK && !(order = malloc((size_t)n * sizeof *order)))
 		rc = SIM_ENOMEM;
@@ -193,9 +198,10 @@ static int geo_make(const topo_graph *g, const int *ranks, int n, geo *o)
 			rc = SIM_EINVAL;
 			break;
 		}
-		for (int j = 0; j < i; j++)
-			if (ranks[j] == ranks[i])
-				rc = SIM_EINVAL;
+		if (x->pos[ranks[i]] >= 0)
+			rc = SIM_EINVAL; /* a repeated rank */
+		else
+			x->pos[ranks[i]] = i;
 		int node = ranks[i] / G;
 		if (count[node]++ == 0)
 			order[o->m++] = node;
@@ -212,8 +218,8 @@ static int geo_make(const topo_graph *g, const int *ranks, int n, geo *o)
 			o->loc[slot * o->k + count[node]++] = ranks[i];
 		}
 	}
-	free(count);
-	free(first);
+	for (int i = 0; i < o->m; i++)
+		count[order[i]] = 0;
 	free(order);
 	if (rc != SIM_OK) {
 		free(o->loc);
@@ -274,18 +280,19 @@ static void phase_free(phase *p)
 }
 
 /* What a collective run accumulates: link bytes and time at >= 95 % of
- * capacity (weighted by repeats). The phases are built for the first group
- * (ranks[0..n)); phase_run replays every flow in each of the `ngroups`
- * concurrent translates groups[t * n ..], rank ranks[i] -> groups[t * n + i]
- * (pos[rank] = i), so translates of a group contend on one simulation. */
+ * capacity (weighted by repeats), in the context's sparse accumulator
+ * (acc.c). The phases are built for the first group (ranks[0..n)); phase_run
+ * replays every flow in each of the `ngroups` concurrent translates
+ * groups[t * n ..], rank ranks[i] -> groups[t * n + i] (pos[rank] = i), so
+ * translates of a group contend on one simulation. */
 typedef struct run {
 	const topo_graph *g;
 	topo_sim *sim;
-	double *link_total, *link_sat;
+	topo_acc *acc;
 	int flows;
 	int n, ngroups;
 	const int *groups;
-	int *pos;         /* per global rank: index in the first group, -1 */
+	const int *pos;   /* per global rank: index in the first group, -1 */
 	double ring_t_bw; /* all-reduce: the ring's t_bw once timed, else 0 */
 	int rails;        /* NICs per GPU a flow between nodes is split over (EFA), else 1 */
 } run;
@@ -365,7 +372,7 @@ static int phase_run(run *r, phase *p, double repeat, double *t_bw)
 	if (rc != SIM_OK)
 		return rc;
 	*t_bw += repeat * sim_time_to_s(topo_sim_makespan(r->sim));
-	topo_sim_harvest(r->sim, repeat, r->link_total, r->link_sat);
+	topo_sim_harvest_acc(r->sim, repeat, r->acc);
 	r->flows += flows;
 	p->n = 0;
 	return SIM_OK;
@@ -636,8 +643,7 @@ static int do_tree(run *r, const geo *o, const int *ranks, double S, shape *sh)
 	if (r->ring_t_bw <= 0) { /* the ring bound below (tree forced) */
 		shape ring;
 		rc = do_ring(r, o, NET_ALLREDUCE, ranks, S, &ring);
-		memset(r->link_total, 0, (size_t)r->g->nl * sizeof(double));
-		memset(r->link_sat, 0, (size_t)r->g->nl * sizeof(double));
+		topo_acc_clear(r->acc);
 		r->flows = 0;
 		if (rc != SIM_OK)
 			return rc;
@@ -876,17 +882,22 @@ static int time_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 	return SIM_OK;
 }
 
-static void finish_cost(const run *r, net_coll coll, int n, double S, topo_cost *c)
+/* The chosen algorithm's hot link: the first of the most loaded, walking
+ * the sorted list of the links it touched (acc.c: as a scan of all). */
+static void finish_cost(const run *r, const topo_acc *best, net_coll coll, int n, double S,
+                        topo_cost *c)
 {
 	c->flows = r->flows;
 	c->algbw_Bps = c->time_s > 0 ? S / c->time_s : 0;
 	c->busbw_Bps = c->algbw_Bps * topo_bus_factor(coll, n);
 	c->hot_link = -1;
-	for (int l = 0; l < r->g->nl; l++)
-		if (r->link_total[l] > c->hot_link_bytes) {
-			c->hot_link_bytes = r->link_total[l];
+	for (int i = 0; i < best->n; i++) {
+		int l = best->list[i];
+		if (best->bytes[l] > c->hot_link_bytes) {
+			c->hot_link_bytes = best->bytes[l];
 			c->hot_link = l;
 		}
+	}
 }
 
 int topo_collective(const topo_graph *g, net_coll coll, const int *ranks, int n, double bytes,
@@ -897,67 +908,41 @@ int topo_collective(const topo_graph *g, net_coll coll, const int *ranks, int n,
 
 /* The flow simulation of a collective across m nodes: the graph's link
  * capacities, the NIC and fabric links of an EFA cluster over kappa(m)
- * (header comment). */
-static int sim_for(const topo_graph *g, int m, topo_sim **out)
+ * (header comment), set on the context's simulation for this call. */
+static void derate_for(topo_coll_ctx *x, int m)
 {
+	const topo_graph *g = x->g;
 	double kappa = net_congestion(&g->cl, m);
-	if (!(kappa > 1))
-		return topo_sim_for_graph(g, out);
-	double *cap = malloc(((size_t)g->nl + 1) * sizeof *cap);
-	if (!cap)
-		return SIM_ENOMEM;
-	for (int l = 0; l < g->nl; l++) {
-		net_link_kind k = (net_link_kind)g->lclass[l];
-		cap[l] = g->cap[l] / (k == NET_LINK_NIC || k == NET_LINK_FABRIC ? kappa : 1);
+	if (!(kappa > 1)) {
+		topo_sim_derate(x->sim, NULL, NULL);
+		return;
 	}
-	int rc = topo_sim_new(g->nl, cap, out);
-	free(cap);
-	return rc;
+	double div[NET_LINK_KIND_COUNT];
+	for (int k = 0; k < NET_LINK_KIND_COUNT; k++)
+		div[k] = k == NET_LINK_NIC || k == NET_LINK_FABRIC ? kappa : 1;
+	topo_sim_derate(x->sim, g->lclass, div);
 }
 
-static int run_open(run *r, const topo_graph *g, const int *groups, int n, int ngroups, int m)
+static int run_open(run *r, topo_coll_ctx *x, const int *groups, int n, int ngroups, int m)
 {
-	*r = (run){g,
-	           NULL,
-	           calloc((size_t)g->nl + 1, sizeof(double)),
-	           calloc((size_t)g->nl + 1, sizeof(double)),
-	           0,
-	           n,
-	           ngroups,
-	           groups,
-	           malloc(((size_t)g->cl.gpus + 1) * sizeof(int)),
-	           0,
-	           1};
+	const topo_graph *g = x->g;
+	*r = (run){g, x->sim, &x->cur, 0, n, ngroups, groups, x->pos, 0, 1};
 	if (g->cl.fabric == NET_FABRIC_EFA && g->nics_per_node > g->gpus_per_node)
 		r->rails = g->nics_per_node / g->gpus_per_node;
-	if (!r->link_total || !r->link_sat || !r->pos)
-		return SIM_ENOMEM;
-	for (int i = 0; i < g->cl.gpus; i++)
-		r->pos[i] = -1;
-	for (int i = 0; i < n; i++)
-		r->pos[groups[i]] = i;
 	for (size_t i = (size_t)n; i < (size_t)n * (size_t)ngroups; i++)
 		if (topo_gpu(g, groups[i]) < 0)
 			return SIM_EINVAL;
-	return sim_for(g, m, &r->sim);
-}
-
-static void run_close(run *r)
-{
-	free(r->link_total);
-	free(r->link_sat);
-	free(r->pos);
-	topo_sim_free(r->sim);
+	derate_for(x, m);
+	return SIM_OK;
 }
 
 /* Every applicable algorithm (or the forced one); the fastest wins, its link
- * loads go to link_bytes / link_sat when given. */
-static int pick_algo(run *r, const geo *o, net_coll coll, const int *ranks, double bytes,
-                     topo_algo algo, topo_cost *out, double *link_bytes, double *link_sat)
+ * loads go to x->best, sorted. */
+static int pick_algo(run *r, topo_coll_ctx *x, const geo *o, net_coll coll, const int *ranks,
+                     double bytes, topo_algo algo, topo_cost *out)
 {
 	const topo_graph *g = r->g;
 	int rc = SIM_OK, best_flows = 0, only = -1;
-	size_t nl = (size_t)g->nl;
 	out->time_s = INFINITY;
 	/* On EFA across nodes NCCL picks by its own model (the plugin's region
 	 * tuner first): net's choice, which the flows then time (net.h); with
@@ -984,24 +969,99 @@ static int pick_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 		if (algo == TOPO_ALGO_AUTO && a == TOPO_ALGO_HIER)
 			continue; /* not one of NCCL's algorithms: forced only */
 		topo_cost c = {0};
-		memset(r->link_total, 0, nl * sizeof(double));
-		memset(r->link_sat, 0, nl * sizeof(double));
+		topo_acc_clear(&x->cur);
 		r->flows = 0;
 		rc = time_algo(r, o, coll, ranks, bytes, (topo_algo)a, only, &c);
 		if (rc == SIM_OK && c.time_s < out->time_s) {
 			*out = c;
-			if (link_bytes)
-				memcpy(link_bytes, r->link_total, nl * sizeof(double));
-			if (link_sat)
-				memcpy(link_sat, r->link_sat, nl * sizeof(double));
+			topo_acc swap = x->best; /* the loads move, not copied */
+			x->best = x->cur;
+			x->cur = swap;
 			best_flows = r->flows;
 		}
 	}
 	if (rc == SIM_OK && !isfinite(out->time_s))
 		rc = SIM_EINVAL;
-	if (rc == SIM_OK && link_bytes)
-		memcpy(r->link_total, link_bytes, nl * sizeof(double));
+	topo_acc_sort(&x->best);
 	r->flows = best_flows;
+	return rc;
+}
+
+int topo_coll_ctx_new(const topo_graph *g, topo_coll_ctx **out)
+{
+	*out = NULL;
+	topo_coll_ctx *x = calloc(1, sizeof *x);
+	if (!x)
+		return SIM_ENOMEM;
+	x->g = g;
+	size_t ranks = (size_t)g->cl.nodes * (size_t)g->gpus_per_node; /* topo_gpu's */
+	x->pos = malloc((ranks + 1) * sizeof *x->pos);
+	x->count = calloc((size_t)g->cl.nodes + 1, sizeof *x->count);
+	x->first = malloc(((size_t)g->cl.nodes + 1) * sizeof *x->first);
+	int rc = x->pos && x->count && x->first ? SIM_OK : SIM_ENOMEM;
+	if (rc == SIM_OK)
+		rc = topo_acc_init(&x->cur, g->nl);
+	if (rc == SIM_OK)
+		rc = topo_acc_init(&x->best, g->nl);
+	if (rc == SIM_OK)
+		rc = topo_sim_for_graph(g, &x->sim);
+	if (rc != SIM_OK) {
+		topo_coll_ctx_free(x);
+		return rc;
+	}
+	for (size_t i = 0; i < ranks; i++)
+		x->pos[i] = -1;
+	*out = x;
+	return SIM_OK;
+}
+
+void topo_coll_ctx_free(topo_coll_ctx *x)
+{
+	if (!x)
+		return;
+	topo_sim_free(x->sim);
+	topo_acc_free(&x->cur);
+	topo_acc_free(&x->best);
+	free(x->pos);
+	free(x->count);
+	free(x->first);
+	free(x);
+}
+
+int topo_coll_run(topo_coll_ctx *x, net_coll coll, const int *groups, int n, int ngroups,
+                  double bytes, topo_algo algo, topo_cost *out)
+{
+	const topo_graph *g = x ? x->g : NULL;
+	memset(out, 0, sizeof *out);
+	out->hot_link = -1;
+	if (!g || !groups || n < 1 || ngroups < 1 || (unsigned)coll >= NET_COLL_COUNT ||
+	    !(bytes >= 0) || (unsigned)algo >= TOPO_ALGO_COUNT || (coll == NET_P2P && n < 2))
+		return SIM_EINVAL;
+	topo_acc_clear(&x->cur);
+	topo_acc_clear(&x->best);
+	geo o;
+	int rc = geo_make(x, groups, n, &o);
+	if (rc == SIM_OK && algo != TOPO_ALGO_AUTO && !applies(&g->cl, coll, algo, &o))
+		rc = SIM_EINVAL;
+	if (rc == SIM_OK)
+		out->algo = algo;
+	run r;
+	if (rc == SIM_OK && n > 1 && bytes > 0) {
+		rc = run_open(&r, x, groups, n, ngroups, o.m);
+		if (rc == SIM_OK)
+			rc = pick_algo(&r, x, &o, coll, groups, bytes, algo, out);
+		if (rc == SIM_OK) { /* after NCCL's choice, which does not see it (net.h) */
+			net_group grp = {n, o.k, o.m, 0};
+			out->sync_s = net_sync_delay(&g->cl, coll, &grp, bytes);
+			out->time_s += out->sync_s;
+			finish_cost(&r, &x->best, coll, n, bytes, out);
+		}
+	}
+	/* put the positions back (geo_make): -1 for every rank */
+	for (int i = 0; i < n; i++)
+		if (topo_gpu(g, groups[i]) >= 0)
+			x->pos[groups[i]] = -1;
+	free(o.loc);
 	return rc;
 }
 
@@ -1011,42 +1071,24 @@ int topo_collective_groups(const topo_graph *g, net_coll coll, const int *groups
 {
 	memset(out, 0, sizeof *out);
 	out->hot_link = -1;
-	if (!g || !groups || n < 1 || ngroups < 1 || (unsigned)coll >= NET_COLL_COUNT ||
-	    !(bytes >= 0) || (unsigned)algo >= TOPO_ALGO_COUNT || (coll == NET_P2P && n < 2))
+	if (!g)
 		return SIM_EINVAL;
 	if (link_bytes)
 		memset(link_bytes, 0, (size_t)g->nl * sizeof *link_bytes);
 	if (link_sat)
 		memset(link_sat, 0, (size_t)g->nl * sizeof *link_sat);
-	geo o;
-	int rc = geo_make(g, groups, n, &o);
+	topo_coll_ctx *x;
+	int rc = topo_coll_ctx_new(g, &x);
 	if (rc != SIM_OK)
 		return rc;
-	if (algo != TOPO_ALGO_AUTO && !applies(&g->cl, coll, algo, &o)) {
-		free(o.loc);
-		return SIM_EINVAL;
+	rc = topo_coll_run(x, coll, groups, n, ngroups, bytes, algo, out);
+	for (int i = 0; rc == SIM_OK && i < x->best.n; i++) {
+		int l = x->best.list[i];
+		if (link_bytes)
+			link_bytes[l] = x->best.bytes[l];
+		if (link_sat)
+			link_sat[l] = x->best.sat[l];
 	}
-	out->algo = algo;
-	if (n == 1 || bytes == 0) {
-		free(o.loc);
-		return SIM_OK;
-	}
-	run r;
-	double *best = link_bytes ? link_bytes : malloc(((size_t)g->nl + 1) * sizeof *best);
-	rc = run_open(&r, g, groups, n, ngroups, o.m);
-	if (rc == SIM_OK && !best)
-		rc = SIM_ENOMEM;
-	if (rc == SIM_OK)
-		rc = pick_algo(&r, &o, coll, groups, bytes, algo, out, best, link_sat);
-	if (rc == SIM_OK) { /* after NCCL's choice, which does not see it (net.h) */
-		net_group grp = {n, o.k, o.m, 0};
-		out->sync_s = net_sync_delay(&g->cl, coll, &grp, bytes);
-		out->time_s += out->sync_s;
-		finish_cost(&r, coll, n, bytes, out);
-	}
-	if (best != link_bytes)
-		free(best);
-	run_close(&r);
-	free(o.loc);
+	topo_coll_ctx_free(x);
 	return rc;
 }

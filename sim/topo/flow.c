@@ -59,9 +59,11 @@ struct topo_sim {
 	int nf, cap_f;
 	int *links;
 	int nl, cap_nl;
-	long long resolved; /* flows re-solved, all events of all runs */
-	int *map;           /* per link: its compact number during a run, else -1 */
-	bool clean;         /* every link's counters are 0 (topo_sim_clear, harvest) */
+	long long resolved;              /* flows re-solved, all events of all runs */
+	int *map;                        /* per link: its compact number during a run, else -1 */
+	bool clean;                      /* every link's counters are 0 (topo_sim_clear, harvest) */
+	const uint8_t *cls;              /* topo_sim_derate: per link its class, or NULL */
+	double div[NET_LINK_KIND_COUNT]; /* per class: the capacity divisor */
 };
 
 int topo_sim_new(int nlinks, const double *cap_Bps, topo_sim **out)
@@ -117,13 +119,16 @@ void topo_sim_clear(topo_sim *s)
 	s->clean = true;
 }
 
-void topo_sim_harvest(topo_sim *s, double repeat, double *total, double *sat)
+/* Only the flows' links can carry anything; each is added once (its
+ * counters are zeroed as it is), which adds to total[l] and sat[l] what a
+ * pass over every link would (the others add repeat x 0). With acc, into
+ * its arrays, each link listed. */
+static void harvest(topo_sim *s, double repeat, double *total, double *sat, topo_acc *acc)
 {
-	/* Only the flows' links can carry anything; each is added once (its
-	 * counters are zeroed as it is), which adds to total[l] and sat[l] what
-	 * a pass over every link would (the others add repeat x 0). */
 	for (int i = 0; i < s->nl; i++) {
 		int l = s->links[i];
+		if (acc)
+			topo_acc_touch(acc, l);
 		total[l] += repeat * s->link_bytes[l];
 		sat[l] += repeat * s->link_sat_s[l];
 		s->link_bytes[l] = 0;
@@ -132,6 +137,23 @@ void topo_sim_harvest(topo_sim *s, double repeat, double *total, double *sat)
 	s->nf = 0;
 	s->nl = 0;
 	s->clean = true;
+}
+
+void topo_sim_harvest(topo_sim *s, double repeat, double *total, double *sat)
+{
+	harvest(s, repeat, total, sat, NULL);
+}
+
+void topo_sim_harvest_acc(topo_sim *s, double repeat, topo_acc *acc)
+{
+	harvest(s, repeat, acc->bytes, acc->sat, acc);
+}
+
+void topo_sim_derate(topo_sim *s, const uint8_t *cls, const double div[NET_LINK_KIND_COUNT])
+{
+	s->cls = cls;
+	for (int c = 0; c < NET_LINK_KIND_COUNT && cls; c++)
+		s->div[c] = div[c];
 }
 
 int topo_sim_add(topo_sim *s, const int *links, int n, double bytes, sim_time start)
@@ -479,7 +501,8 @@ static int compact(topo_sim *s, wide *w)
 		return SIM_ENOMEM;
 	}
 	for (int c = 0; c < w->n; c++) {
-		cap[c] = w->cap[w->gl[c]];
+		/* derated: cap / 1 is cap exactly where a class keeps its own */
+		cap[c] = s->cls ? w->cap[w->gl[c]] / s->div[s->cls[w->gl[c]]] : w->cap[w->gl[c]];
 		bytes[c] = w->link_bytes[w->gl[c]];
 		sat[c] = w->link_sat_s[w->gl[c]];
 	}

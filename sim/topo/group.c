@@ -59,8 +59,8 @@ struct topo_cache {
 	centry *e;
 	int n, cap;
 	int hits, misses;
-	double *lb, *ls; /* scratch: per-link bytes and saturated time */
-	int *groups;     /* scratch: translates */
+	topo_coll_ctx *ctx; /* the collectives' simulation and link loads */
+	int *groups;        /* scratch: translates */
 	size_t cap_groups;
 };
 
@@ -79,11 +79,10 @@ int topo_cache_new(const topo_graph *g, int world, topo_cache **out)
 		return SIM_ENOMEM;
 	k->g = g;
 	k->world = world;
-	k->lb = malloc(((size_t)g->nl + 1) * sizeof *k->lb);
-	k->ls = malloc(((size_t)g->nl + 1) * sizeof *k->ls);
-	if (!k->lb || !k->ls) {
+	int rc = topo_coll_ctx_new(g, &k->ctx);
+	if (rc != SIM_OK) {
 		topo_cache_free(k);
-		return SIM_ENOMEM;
+		return rc;
 	}
 	*out = k;
 	return SIM_OK;
@@ -94,8 +93,7 @@ void topo_cache_free(topo_cache *k)
 	if (!k)
 		return;
 	free(k->e);
-	free(k->lb);
-	free(k->ls);
+	topo_coll_ctx_free(k->ctx);
 	free(k->groups);
 	free(k);
 }
@@ -111,31 +109,42 @@ const topo_graph *topo_cache_graph(const topo_cache *k)
 	return k->g;
 }
 
-/* The translates of the group into k->groups; returns their count, at most
- * `limit`, or a negative error. */
-static int translates(topo_cache *k, int size, int stride, int limit)
+/* How many translates the group has: the bases b in [0, W), W = world -
+ * (size-1) stride, with floor(b / stride) mod size = 0, i.e. b mod (size
+ * stride) < stride: `stride` in each whole period of size x stride and
+ * min(rest, stride) in the last, partial one. */
+static int64_t count_translates(int world, int size, int stride)
 {
-	int64_t span = (int64_t)(size - 1) * stride;
-	int t = 0;
-	for (int64_t b = 0; b + span < k->world && t < limit; b++) {
-		if ((b / stride) % size)
-			continue;
-		size_t need = ((size_t)t + 1) * (size_t)size;
-		if (need > k->cap_groups) {
-			size_t cap = k->cap_groups ? 2 * k->cap_groups : 256;
-			while (cap < need)
-				cap *= 2;
-			int *p = realloc(k->groups, cap * sizeof *p);
-			if (!p)
-				return SIM_ENOMEM;
-			k->groups = p;
-			k->cap_groups = cap;
-		}
-		for (int i = 0; i < size; i++)
-			k->groups[(size_t)t * size + i] = (int)(b + (int64_t)i * stride);
-		t++;
+	int64_t w = world - (int64_t)(size - 1) * stride, period = (int64_t)size * stride;
+	if (w <= 0)
+		return 0;
+	int64_t rest = w % period;
+	return w / period * stride + (rest < stride ? rest : stride);
+}
+
+/* The first t translates of the group into k->groups, bases in increasing
+ * order (period by period, the `stride` bases at its start): O(t size), not
+ * O(world). SIM_OK or SIM_ENOMEM. */
+static int translates(topo_cache *k, int size, int stride, int t)
+{
+	size_t need = (size_t)t * (size_t)size;
+	if (need > k->cap_groups) {
+		size_t cap = k->cap_groups ? 2 * k->cap_groups : 256;
+		while (cap < need)
+			cap *= 2;
+		int *p = realloc(k->groups, cap * sizeof *p);
+		if (!p)
+			return SIM_ENOMEM;
+		k->groups = p;
+		k->cap_groups = cap;
 	}
-	return t;
+	int64_t period = (int64_t)size * stride;
+	for (int j = 0; j < t; j++) {
+		int64_t b = j / stride * period + j % stride;
+		for (int i = 0; i < size; i++)
+			k->groups[(size_t)j * size + i] = (int)(b + (int64_t)i * stride);
+	}
+	return SIM_OK;
 }
 
 /* Flows of one translate, an upper bound used to size the simulation: with
@@ -152,21 +161,25 @@ static int64_t flows_per_group(net_coll coll, int n, int stride, int G)
 	return (coll == NET_ALLREDUCE ? 4 : 1) * (int64_t)n * k;
 }
 
-/* Per link class: the busiest link, its bytes and saturated time. */
+/* Per link class: the busiest link, its bytes and saturated time, over the
+ * links the collective touched in increasing order (the accumulator's sorted
+ * list; every other link holds 0: acc.c), as a scan of every link would. */
 static void classify(const topo_cache *k, topo_group_result *r)
 {
 	const topo_graph *g = k->g;
+	const topo_acc *a = &k->ctx->best;
 	for (int c = 0; c < NET_LINK_KIND_COUNT; c++)
 		r->link[c] = -1;
-	for (int l = 0; l < g->nl; l++) {
+	for (int i = 0; i < a->n; i++) {
+		int l = a->list[i];
 		net_link_kind c = (net_link_kind)g->lclass[l];
-		r->total_bytes[c] += k->lb[l];
-		if (k->lb[l] > r->bytes[c]) {
-			r->bytes[c] = k->lb[l];
+		r->total_bytes[c] += a->bytes[l];
+		if (a->bytes[l] > r->bytes[c]) {
+			r->bytes[c] = a->bytes[l];
 			r->link[c] = l;
 		}
-		if (k->ls[l] > r->sat_s[c])
-			r->sat_s[c] = k->ls[l];
+		if (a->sat[l] > r->sat_s[c])
+			r->sat_s[c] = a->sat[l];
 	}
 }
 
@@ -175,11 +188,10 @@ static int compute(topo_cache *k, const centry *key, topo_group_result *r)
 	memset(r, 0, sizeof *r);
 	int64_t per = flows_per_group(key->coll, key->size, key->stride, k->g->gpus_per_node);
 	int64_t limit = TOPO_GROUP_MAX_FLOWS / (per > 0 ? per : 1);
-	int all = translates(k, key->size, key->stride, INT32_MAX);
-	if (all < 0)
-		return all;
-	if (all == 0)
+	int64_t all64 = count_translates(k->world, key->size, key->stride);
+	if (all64 == 0)
 		return SIM_EINVAL;
+	int all = (int)all64; /* <= world */
 	/* translates() lists bases in increasing order, so the first `block`
 	 * (bases below size * stride) cover whole nodes together; a sample is
 	 * a whole number of such blocks. */
@@ -189,8 +201,10 @@ static int compute(topo_cache *k, const centry *key, topo_group_result *r)
 		t = limit >= block ? (int)(limit / block) * block : block;
 	r->translates = all;
 	r->simulated = t;
-	int rc = topo_collective_groups(k->g, key->coll, k->groups, key->size, t, key->bytes,
-	                                key->algo, &r->cost, k->lb, k->ls);
+	int rc = translates(k, key->size, key->stride, t);
+	if (rc == SIM_OK)
+		rc = topo_coll_run(k->ctx, key->coll, k->groups, key->size, t, key->bytes,
+		                   key->algo, &r->cost);
 	if (rc == SIM_OK)
 		classify(k, r);
 	return rc;

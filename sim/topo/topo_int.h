@@ -87,4 +87,66 @@ void topo_mm_free(topo_mm_work *w);
 int topo_mm_solve(const double *cap, const int *off, const int *path, double *rate,
                   topo_mm_work *w);
 
+/* ------------------------------------------ sparse per-link accumulator -- */
+
+/* Bytes and saturated time per graph link (acc.c), dense arrays that stay 0
+ * except on the listed links: clearing and scanning cost the links a run
+ * touched, not the graph's (the data-parallel reduce-scatter of a
+ * 65,536-GPU step touches 3 % of its 868k links). Reused across calls by
+ * its owner (topo_coll_ctx); a reused accumulator holds what a fresh one
+ * would. */
+typedef struct topo_acc {
+	double *bytes, *sat; /* per graph link; 0 off the list */
+	int *list;           /* the links that may be nonzero, each once (n) */
+	uint8_t *on;         /* per link: 1 when listed */
+	int n, nlinks;
+} topo_acc;
+int topo_acc_init(topo_acc *a, int nlinks);
+void topo_acc_free(topo_acc *a);
+/* Zero the listed links and empty the list: O(n). */
+void topo_acc_clear(topo_acc *a);
+/* List link l (once) before adding to it. */
+static inline void topo_acc_touch(topo_acc *a, int l)
+{
+	if (!a->on[l]) {
+		a->on[l] = 1;
+		a->list[a->n++] = l;
+	}
+}
+/* The list in increasing link order, so that a walk over it visits the
+ * nonzero links in the order a scan of every link would (same sums, same
+ * first-of-equals): O(n), a radix sort. */
+void topo_acc_sort(topo_acc *a);
+
+/* topo_sim_harvest into an accumulator (flow.c): adds repeat x each
+ * touched link's counters to acc, listing the link; O(the flows' hops). */
+void topo_sim_harvest_acc(topo_sim *s, double repeat, topo_acc *acc);
+/* From the next run on, link l's capacity is cap[l] / div[cls[l]] (cls
+ * per link, div per class; cls NULL: cap[l], as built). The EFA model's
+ * congestion derates NIC and fabric links per collective this way without
+ * a new simulation (coll.c). */
+void topo_sim_derate(topo_sim *s, const uint8_t *cls, const double div[NET_LINK_KIND_COUNT]);
+
+/* ------------------------------------------------ collectives' context -- */
+
+/* What every collective on one graph reuses (coll.c): the flow simulation
+ * over its links, the link accumulators of the algorithm being timed and of
+ * the fastest so far, and per-rank and per-node scratch that calls leave as
+ * they found it. Allocated once per graph user (topo_cache holds one per
+ * run), O(links + GPUs); a call then costs what its flows touch. */
+typedef struct topo_coll_ctx {
+	const topo_graph *g;
+	topo_sim *sim;
+	topo_acc cur, best;
+	int *pos;   /* per GPU rank: its index in the first group, else -1 */
+	int *count; /* per node: ranks of the group there, 0 between calls */
+	int *first; /* per node: its slot in the group's node order */
+} topo_coll_ctx;
+int topo_coll_ctx_new(const topo_graph *g, topo_coll_ctx **out);
+void topo_coll_ctx_free(topo_coll_ctx *x);
+/* topo_collective_groups on x: the same cost; on SIM_OK the chosen
+ * algorithm's link loads are in x->best, sorted (topo_acc_sort). */
+int topo_coll_run(topo_coll_ctx *x, net_coll coll, const int *groups, int n, int ngroups,
+                  double bytes, topo_algo algo, topo_cost *out);
+
 #endif
