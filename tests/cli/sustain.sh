@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # sustain.sh PODSIM - `podsim calibrate --sustain`: the fit of a GPU type's
 # tensor_sustain on its measured training steps, on a coarse grid to stay
-# fast (H100 16-bit rows, the GPU file's value +- 0.2 in steps of 0.1: 5
+# fast (H100 16-bit rows, the GPU file's value +- 0.1 in steps of 0.1: 3
 # points, the file's among them): it prints a value on the grid, every source
 # with before / after / left-out figures and a mean, the fit is no worse than
 # the GPU file's value over the same rows,
@@ -14,8 +14,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 csv=tests/cases/calibration.csv
 v0=$(sed -n 's/^tensor_sustain = //p' topologies/gpus/h100-sxm5-80g.ini)
-lo=$(awk -v v="$v0" 'BEGIN { printf "%.3f", v - 0.2 }')
-hi=$(awk -v v="$v0" 'BEGIN { x = v + 0.2; if (x > 1) x = 1; printf "%.3f", x }')
+lo=$(awk -v v="$v0" 'BEGIN { printf "%.3f", v - 0.1 }')
+hi=$(awk -v v="$v0" 'BEGIN { x = v + 0.1; if (x > 1) x = 1; printf "%.3f", x }')
 out=$("$podsim" calibrate "$csv" --sustain --gpu h100-sxm5-80g --range "$lo,$hi" --step 0.1 \
 	--out "$tmp/s.ini" 2>"$tmp/err") || { echo "fit failed"; cat "$tmp/err"; fail=1; }
 echo "$out"
