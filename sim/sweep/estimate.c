@@ -228,13 +228,17 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		 * before its forward and again before its backward (zero3_gathers
 		 * collectives back to back on the DP stream), the next layer's while
 		 * this one computes, and its gradient reduce-scattered after its
-		 * backward on the same stream: per layer and micro-batch the forward
-		 * waits for max(0, AG - fwd), the backward for max(0, AG + RS - bwd) */
+		 * backward on the same stream, after FSDP1's passes over it
+		 * (plan_fsdp_reduce_s, 0 for other frameworks): per layer and
+		 * micro-batch the forward waits for max(0, AG - fwd), the backward
+		 * for max(0, AG + passes + RS - bwd) */
 		double lw = layers > 0 ? weight_bytes / layers : weight_bytes;
 		double lg = layers > 0 ? grad_bytes / layers : grad_bytes;
 		int ng = s->fw.zero3_gathers > 1 ? s->fw.zero3_gathers : 1;
 		double ag = ng * coll_time(s, NET_ALLGATHER, &g->shard, lw / ng);
 		double rs = coll_time(s, NET_REDUCESCATTER, &g->shard, lg);
+		double wb = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
+		rs += plan_fsdp_reduce_s(s, lw / wb);
 		return (double)m * layers * (fmax(0, ag - fwd_l) + fmax(0, ag + rs - bwd_l));
 	}
 	double reduce, gather = 0;

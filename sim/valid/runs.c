@@ -223,6 +223,12 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		sim_buf_printf(b, "overlap_param_gather = true\n");
 	if (strstr(note, "--tp-comm-overlap") && sp_on(get(c, row, "sequence_parallel")))
 		sim_buf_printf(b, "tp_comm_overlap = true\n");
+	/* A note naming Composer's FSDP mixed_precision PURE: gradients reduced in
+	 * the training dtype (reduce_dtype = param_dtype, composer/trainer/
+	 * mosaic_fsdp_utils.py:91-94 at mosaicml/composer v0.16.4), where its
+	 * DEFAULT reduces them in fp32 (:87-90, podsim's fp32_grads default). */
+	if (strstr(note, " PURE"))
+		sim_buf_printf(b, "fp32_grads = false\n");
 	/* The README's `layout:` note clause names Megatron's pipeline-split flags. */
 	if (strstr(note, "account_for_embedding/loss_in_pipeline_split"))
 		sim_buf_printf(b, "embedding_in_split = true\nloss_in_split = true\n");
