@@ -116,6 +116,7 @@ net_coll plan_comm_coll(work_comm c)
 	case WORK_COMM_EP_ALLTOALL:
 		return NET_ALLTOALL;
 	case WORK_COMM_ALLGATHER:
+	case WORK_COMM_EP_ALLGATHER:
 		return NET_ALLGATHER;
 	case WORK_COMM_REDUCESCATTER:
 		return NET_REDUCESCATTER;
@@ -304,7 +305,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 	for (int i = 0; i < n; i++) {
 		if (it[i].kind == WORK_ITEM_COMM) {
 			bool ring = it[i].comm == WORK_COMM_CP_RING;
-			bool ep = it[i].comm == WORK_COMM_EP_ALLTOALL;
+			bool ep = work_comm_on_ep(it[i].comm);
 			const net_group *grp = ring ? &b->cp : ep ? &b->ep : &b->tp;
 			net_cost cost;
 			if (comm_cost(b, plan_comm_coll(it[i].comm), grp, it[i].comm_bytes, &cost) != SIM_OK)

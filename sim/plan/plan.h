@@ -46,6 +46,7 @@ typedef enum { PLAN_P2P_AUTO = 0, PLAN_P2P_SYNC, PLAN_P2P_ASYNC } plan_p2p;
 
 typedef struct plan_spec {
 	int tp, pp, dp, cp, ep, vpp;
+	int moe_dispatcher; /* work_moe_dispatcher */
 	int micro_batch;  /* sequences per micro-batch per DP rank */
 	int global_batch; /* sequences per step over all DP ranks */
 	plan_schedule schedule;

@@ -102,7 +102,7 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 		bool attn = !strncmp(it[i].name, "attn", 4);
 		if (it[i].kind == WORK_ITEM_COMM) {
 			bool ring = it[i].comm == WORK_COMM_CP_RING;
-			bool ep = it[i].comm == WORK_COMM_EP_ALLTOALL;
+			bool ep = work_comm_on_ep(it[i].comm);
 			if (only_core && !ring)
 				continue;
 			double t = coll_time(s, plan_comm_coll(it[i].comm),
