@@ -66,6 +66,8 @@ typedef struct fsdp_state {
 	double grad_bytes;  /* one layer's full gradients */
 	double pass_s;      /* FSDP1's passes over them before the reduce-scatter
 			     * (plan_fsdp_reduce_bytes), 0 for none */
+	double flat_s;      /* ... and their assembly on the compute stream
+			     * (plan_fsdp_flat_grad_bytes), 0 for none */
 } fsdp_state;
 
 struct layer_prog;
@@ -643,6 +645,12 @@ static uint32_t add_copy(builder *b, int stage, double bytes, bool nvme, const u
  * offload_params) streams each layer's whole TP shard from the host the same
  * way, the next layer's copy issued when a layer starts: a layer takes
  * max(compute, fetch) once the pipeline of copies is primed. */
+double plan_fsdp_flat_grad_s(const plan_scenario *s, double params)
+{
+	double bytes = plan_fsdp_flat_grad_bytes(s);
+	return bytes > 0 && params > 0 ? hw_mem_time(&s->gpu, params * bytes) : 0;
+}
+
 double plan_fsdp_reduce_s(const plan_scenario *s, double params)
 {
 	int kernels;
@@ -757,6 +765,19 @@ static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t de
 		prev = id;
 		bool layer_done = i + 1 == c->n || c->v[i + 1].layer != x->layer;
 		if (f->on && f->dir < 0 && x->layer >= 0 && layer_done) {
+			if (f->flat_s > 0) { /* the flat gradient, on the compute stream */
+				plan_task cat = {sim_time_from_s(f->flat_s), stage,
+						 PLAN_STREAM_COMPUTE,
+						 x->kind == PLAN_TASK_WGRAD ? PLAN_TASK_WGRAD
+									    : PLAN_TASK_BWD,
+						 x->layer, mb, 0, 0};
+				id = plan_graph_add(b->g, &cat, &id, 1);
+				if (id == UINT32_MAX)
+					return SIM_ENOMEM;
+				if (layer_end)
+					layer_end[x->layer] = id;
+				prev = id;
+			}
 			uint32_t before_rs = id;
 			if (f->pass_s > 0) { /* on the post-backward stream, before it */
 				plan_task pass = {sim_time_from_s(f->pass_s), stage,
@@ -1439,7 +1460,8 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	bool stream = s->inference && p->offload_params != PLAN_OFFLOAD_NONE;
 	b.fsdp = (fsdp_state){stream || (!s->inference && p->zero >= 3 && p->dp * cp > 1), 1, lmax,
 			      malloc((size_t)lps * sizeof(uint32_t)), layer_params * wbytes,
-			      layer_params * gbytes, plan_fsdp_reduce_s(s, layer_params)};
+			      layer_params * gbytes, plan_fsdp_reduce_s(s, layer_params),
+			      plan_fsdp_flat_grad_s(s, layer_params)};
 	b.vpp = p->vpp;
 	b.vstages = p->pp * p->vpp;
 	b.fwd = calloc((size_t)b.vpp, sizeof *b.fwd);

@@ -88,8 +88,8 @@ const conf_key plan_framework_keys[] = {
         {"fsdp_reduce_passes", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "none", fsdp_reduce_names,
          FK(fsdp_reduce),
          "ZeRO-3: passes over a unit's unsharded gradient before its reduce-scatter, each "
-         "micro-batch: none, fsdp1 (cast to the reduce dtype, pre-division), fsdp1-pad "
-         "(also torch 1.13's F.pad copy)"},
+         "micro-batch: none, fsdp1 (its assembly from the flat parameter's views, the cast "
+         "to the reduce dtype, pre-division), fsdp1-pad (also torch 1.13's F.pad copy)"},
         {"grad_bucket", CONF_REAL, SIM_UNIT_NONE, 0, 1e13, "40000000", NULL, FK(grad_bucket),
          "parameters per data-parallel gradient bucket (0 = one bucket per stage)"},
         {"grad_bucket_per_dp", CONF_REAL, SIM_UNIT_NONE, 0, 1e13, "1000000", NULL,
@@ -515,7 +515,24 @@ double plan_bucket_bytes(const plan_scenario *s)
  * 22 for DEFAULT, 8 for Composer's PURE, where the gradient stays bf16),
  * without it (fsdp1: PyTorch releases that pad only when needed) 2r less.
  * What follows on the reduced 1/world shard (post-division, the
- * accumulation into _saved_grad_shard) is not counted. */
+ * accumulation into _saved_grad_shard) is not counted.
+ *
+ * Before all of it the unsharded gradient is assembled on the compute stream
+ * (plan_fsdp_flat_grad_bytes): each forward re-creates the unit's parameters
+ * as views into its FlatParameter, torch.split then .view
+ * (flat_param.py:944-992, _get_unflat_views, called by _unflatten(as_params
+ * = False) before every forward, flatten_params_wrapper.py:162-165), so in
+ * the backward autograd's SplitBackward concatenates the views' gradients
+ * into the FlatParameter's (at::cat in split_with_sizes_backward): read e,
+ * write e per element, once the unit's last weight gradient exists. */
+double plan_fsdp_flat_grad_bytes(const plan_scenario *s)
+{
+	int k;
+	if (!(plan_fsdp_reduce_bytes(s, &k) > 0))
+		return 0;
+	return 2.0 * hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+}
+
 double plan_fsdp_reduce_bytes(const plan_scenario *s, int *kernels)
 {
 	const plan_spec *p = &s->plan;

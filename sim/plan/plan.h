@@ -303,10 +303,11 @@ enum {
 typedef enum { PLAN_ACCUM_FUSED = 0, PLAN_ACCUM_KERNEL } plan_grad_accum;
 
 /* What FSDP1 does to a unit's unsharded gradient before reduce-scattering
- * it ([framework] fsdp_reduce_passes; plan_fsdp_reduce_bytes): NONE, or
- * FSDP1's post-backward hook: the cast to the reduce dtype and the default
- * hook's pre-division (FSDP1), and in torch 1.13 also F.pad's copy of the
- * whole gradient (FSDP1_PAD). */
+ * it ([framework] fsdp_reduce_passes; plan_fsdp_flat_grad_bytes,
+ * plan_fsdp_reduce_bytes): NONE, or FSDP1: its assembly from the flat
+ * parameter's views (compute stream), then in the post-backward hook the cast
+ * to the reduce dtype and the default hook's pre-division, and in torch 1.13
+ * also F.pad's copy of the whole gradient (FSDP1_PAD). */
 typedef enum {
 	PLAN_FSDP_REDUCE_NONE = 0,
 	PLAN_FSDP_REDUCE_FSDP1,
@@ -905,6 +906,13 @@ double plan_fsdp_reduce_bytes(const plan_scenario *s, int *kernels);
  * pass of params x plan_fsdp_reduce_bytes at the GPU's achievable HBM rate,
  * plus the launches of its kernels (0 when there are none). */
 double plan_fsdp_reduce_s(const plan_scenario *s, double params);
+/* The same framework's assembly of the unit's unsharded gradient from its
+ * parameters' (autograd's SplitBackward of FSDP1's flat-parameter views), on
+ * the compute stream after the unit's backward, per micro-batch: 2e bytes per
+ * element under fsdp_reduce_passes other than none (0 otherwise), and its
+ * time for `params` parameters per rank (one kernel). */
+double plan_fsdp_flat_grad_bytes(const plan_scenario *s);
+double plan_fsdp_flat_grad_s(const plan_scenario *s, double params);
 
 /* What one micro-batch costs a stage beyond its tokens (issue 23): the
  * stage's chains of one micro-batch as plan_build makes them (alpha-beta

@@ -320,6 +320,14 @@ static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first
 		x.gpu_s += g;
 		x.bgpu_s += g;
 	}
+	/* FSDP1's flat-gradient assembly after each layer's backward (plan_build) */
+	double flat = plan_fsdp_flat_grad_s(s, work_params_layer(&s->model) / s->plan.tp);
+	if (flat > 0) {
+		x.comp_s += L * flat;
+		x.bwd_s += L * flat;
+		x.gpu_s += L * fmax(0, flat - s->gpu.framework_s);
+		x.bgpu_s += L * fmax(0, flat - s->gpu.framework_s);
+	}
 	*layers = L;
 	return x;
 }

@@ -732,11 +732,14 @@ static void test_zero2_accumulation(void)
  *   fsdp1-pad, r = 4: cast e + r = 6, pad copy 2r = 8, pre-division 2r = 8: 22
  *   fsdp1,     r = 4: 6 + 8 = 14 (no copy)
  *   fsdp1-pad, r = 2: no cast, 4 + 4 = 8;  fsdp1, r = 2: 4
- * with 3, 2, 2 and 1 kernels. The quickstart under ZeRO-3 (tp 2, dp 8, its 24
- * layers, m = 128 / (4 x 8) = 4 micro-batches) gets one pass task per layer
- * and micro-batch on the DP stream, 24 x 4 = 96 more DP tasks, of
- * hw_mem_time(P x 22) + 2 launches each, P a layer's parameters per rank;
- * the step grows, and not at all under ZeRO-1 (no per-unit reduce-scatter). */
+ * with 3, 2, 2 and 1 kernels; before them the flat gradient's assembly
+ * (SplitBackward's cat) reads and writes it once, 2e = 4. The quickstart
+ * under ZeRO-3 (tp 2, dp 8, its 24 layers, m = 128 / (4 x 8) = 4
+ * micro-batches) gets one pass task per layer and micro-batch on the DP
+ * stream, 24 x 4 = 96 more DP tasks, of hw_mem_time(P x 22) + 2 launches
+ * each, P a layer's parameters per rank, and as many more backward compute
+ * tasks (the assembly, hw_mem_time(P x 4)); the step grows, and nothing is
+ * added under ZeRO-1 (no per-unit reduce-scatter). */
 static void test_fsdp_reduce_passes(void)
 {
 	const char *none[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=3"};
@@ -771,16 +774,24 @@ static void test_fsdp_reduce_passes(void)
 		CHECK_NEAR(plan_fsdp_reduce_bytes(s[4], &k), 4, 1e-12);
 		CHECK_INT(k, 1);
 		CHECK_NEAR(plan_fsdp_reduce_bytes(s[5], &k), 0, 0);
+		CHECK_NEAR(plan_fsdp_flat_grad_bytes(s[0]), 0, 0);
+		CHECK_NEAR(plan_fsdp_flat_grad_bytes(s[1]), 4, 1e-12);
+		CHECK_NEAR(plan_fsdp_flat_grad_bytes(s[3]), 4, 1e-12);
+		CHECK_NEAR(plan_fsdp_flat_grad_bytes(s[5]), 0, 0);
 		double P = work_params_layer(&s[1]->model) / 2; /* per rank at tp 2 */
 		CHECK_NEAR(plan_fsdp_reduce_s(s[1], P),
 			   hw_mem_time(&s[1]->gpu, 22 * P) + 2 * hw_overhead(&s[1]->gpu), 1e-12);
+		CHECK_NEAR(plan_fsdp_flat_grad_s(s[1], P), hw_mem_time(&s[1]->gpu, 4 * P), 1e-12);
 		CHECK_INT(plan_microbatches(&s[1]->plan), 4);
 		plan_graph *g0 = NULL, *g1 = NULL;
 		CHECK_INT(plan_build(s[0], &g0), SIM_OK);
 		CHECK_INT(plan_build(s[1], &g1), SIM_OK);
-		if (g0 && g1)
+		if (g0 && g1) {
 			CHECK_INT(count_kind(g1, 0, PLAN_TASK_DP) - count_kind(g0, 0, PLAN_TASK_DP),
 				  s[1]->model.layers * 4);
+			CHECK_INT(count_kind(g1, 0, PLAN_TASK_BWD) - count_kind(g0, 0, PLAN_TASK_BWD),
+				  s[1]->model.layers * 4);
+		}
 		plan_graph_free(g0), plan_graph_free(g1);
 		exec_result *r = malloc(4 * sizeof *r);
 		if (r && exec_run(s[0], &r[0]) == SIM_OK && exec_run(s[1], &r[1]) == SIM_OK &&
