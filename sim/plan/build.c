@@ -64,6 +64,10 @@ typedef struct fsdp_state {
 	uint32_t *gather;   /* per layer: all-gather task id, or UINT32_MAX */
 	double param_bytes; /* one layer's full parameters (16-bit) */
 	double grad_bytes;  /* one layer's full gradients */
+	double pass_s;      /* FSDP1's passes over them before the reduce-scatter
+			     * (plan_fsdp_reduce_bytes), 0 for none */
+	double flat_s;      /* ... and their assembly on the compute stream
+			     * (plan_fsdp_flat_grad_bytes), 0 for none */
 } fsdp_state;
 
 struct layer_prog;
@@ -114,6 +118,7 @@ net_coll plan_comm_coll(work_comm c)
 	case WORK_COMM_EP_ALLTOALL:
 		return NET_ALLTOALL;
 	case WORK_COMM_ALLGATHER:
+	case WORK_COMM_EP_ALLGATHER:
 		return NET_ALLGATHER;
 	case WORK_COMM_REDUCESCATTER:
 		return NET_REDUCESCATTER;
@@ -302,7 +307,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 	for (int i = 0; i < n; i++) {
 		if (it[i].kind == WORK_ITEM_COMM) {
 			bool ring = it[i].comm == WORK_COMM_CP_RING;
-			bool ep = it[i].comm == WORK_COMM_EP_ALLTOALL;
+			bool ep = work_comm_on_ep(it[i].comm);
 			const net_group *grp = ring ? &b->cp : ep ? &b->ep : &b->tp;
 			net_cost cost;
 			if (comm_cost(b, plan_comm_coll(it[i].comm), grp, it[i].comm_bytes, &cost) != SIM_OK)
@@ -640,6 +645,21 @@ static uint32_t add_copy(builder *b, int stage, double bytes, bool nvme, const u
  * offload_params) streams each layer's whole TP shard from the host the same
  * way, the next layer's copy issued when a layer starts: a layer takes
  * max(compute, fetch) once the pipeline of copies is primed. */
+double plan_fsdp_flat_grad_s(const plan_scenario *s, double params)
+{
+	double bytes = plan_fsdp_flat_grad_bytes(s);
+	return bytes > 0 && params > 0 ? hw_mem_time(&s->gpu, params * bytes) : 0;
+}
+
+double plan_fsdp_reduce_s(const plan_scenario *s, double params)
+{
+	int kernels;
+	double bytes = plan_fsdp_reduce_bytes(s, &kernels);
+	if (!(bytes > 0) || !(params > 0))
+		return 0;
+	return hw_mem_time(&s->gpu, params * bytes) + (kernels - 1) * hw_overhead(&s->gpu);
+}
+
 static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uint32_t after)
 {
 	if (layer < 0 || layer >= f->layers)
@@ -745,8 +765,29 @@ static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t de
 		prev = id;
 		bool layer_done = i + 1 == c->n || c->v[i + 1].layer != x->layer;
 		if (f->on && f->dir < 0 && x->layer >= 0 && layer_done) {
+			if (f->flat_s > 0) { /* the flat gradient, on the compute stream */
+				plan_task cat = {sim_time_from_s(f->flat_s), stage,
+						 PLAN_STREAM_COMPUTE,
+						 x->kind == PLAN_TASK_WGRAD ? PLAN_TASK_WGRAD
+									    : PLAN_TASK_BWD,
+						 x->layer, mb, 0, 0};
+				id = plan_graph_add(b->g, &cat, &id, 1);
+				if (id == UINT32_MAX)
+					return SIM_ENOMEM;
+				if (layer_end)
+					layer_end[x->layer] = id;
+				prev = id;
+			}
+			uint32_t before_rs = id;
+			if (f->pass_s > 0) { /* on the post-backward stream, before it */
+				plan_task pass = {sim_time_from_s(f->pass_s), stage,
+						  PLAN_STREAM_DP, PLAN_TASK_DP, x->layer, mb, 0, 0};
+				before_rs = plan_graph_add(b->g, &pass, &id, 1);
+				if (before_rs == UINT32_MAX)
+					return SIM_ENOMEM;
+			}
 			uint32_t rs = add_dp_on(b, &b->shard, stage, NET_REDUCESCATTER, f->grad_bytes,
-						&id, 1, x->layer);
+						&before_rs, 1, x->layer);
 			if (rs == UINT32_MAX)
 				return SIM_ENOMEM;
 			/* hybrid sharding: after the last micro-batch the shard's
@@ -1419,7 +1460,8 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	bool stream = s->inference && p->offload_params != PLAN_OFFLOAD_NONE;
 	b.fsdp = (fsdp_state){stream || (!s->inference && p->zero >= 3 && p->dp * cp > 1), 1, lmax,
 			      malloc((size_t)lps * sizeof(uint32_t)), layer_params * wbytes,
-			      layer_params * gbytes};
+			      layer_params * gbytes, plan_fsdp_reduce_s(s, layer_params),
+			      plan_fsdp_flat_grad_s(s, layer_params)};
 	b.vpp = p->vpp;
 	b.vstages = p->pp * p->vpp;
 	b.fwd = calloc((size_t)b.vpp, sizeof *b.fwd);

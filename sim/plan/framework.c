@@ -31,6 +31,10 @@ static const char *const loss_names[] = {"vocab-parallel", "upcast-shift", "shif
 static const char *const grads_names[] = {"persistent", "on-backward", NULL};
 static const char *const optim_names[] = {"fused", "foreach", "single", NULL};
 static const char *const dgrad_names[] = {"always", "sp", "never", NULL}; /* plan_dgrad_async */
+static const char *const fsdp_reduce_names[] = {"none", "fsdp1", "fsdp1-pad", NULL};
+_Static_assert(PLAN_FSDP_REDUCE_NONE == 0 && PLAN_FSDP_REDUCE_FSDP1 == 1 &&
+                       PLAN_FSDP_REDUCE_FSDP1_PAD == 2,
+               "fsdp_reduce_names follows plan_fsdp_reduce");
 
 const char *plan_dgrad_async_name(int mode)
 {
@@ -81,6 +85,11 @@ const conf_key plan_framework_keys[] = {
         {"zero3_gathers", CONF_INT, SIM_UNIT_NONE, 1, 64, "1", NULL, FK(zero3_gathers),
          "ZeRO-3 parameter all-gathers per layer and pass (1: one unit per block as FSDP; "
          "DeepSpeed gathers each linear module apart)"},
+        {"fsdp_reduce_passes", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "none", fsdp_reduce_names,
+         FK(fsdp_reduce),
+         "ZeRO-3: passes over a unit's unsharded gradient before its reduce-scatter, each "
+         "micro-batch: none, fsdp1 (its assembly from the flat parameter's views, the cast "
+         "to the reduce dtype, pre-division), fsdp1-pad (also torch 1.13's F.pad copy)"},
         {"grad_bucket", CONF_REAL, SIM_UNIT_NONE, 0, 1e13, "40000000", NULL, FK(grad_bucket),
          "parameters per data-parallel gradient bucket (0 = one bucket per stage)"},
         {"grad_bucket_per_dp", CONF_REAL, SIM_UNIT_NONE, 0, 1e13, "1000000", NULL,
@@ -480,4 +489,63 @@ double plan_bucket_bytes(const plan_scenario *s)
 	double n = s->fw.grad_bucket_per_dp * dpg;
 	n = n > s->fw.grad_bucket ? n : s->fw.grad_bucket;
 	return n > 0 ? n * g : 1e300; /* 0: one bucket */
+}
+
+/* FSDP1's post-backward work on a unit's unsharded gradient G (n elements in
+ * the training dtype, e bytes each), before the reduce-scatter, on the
+ * unit's post-backward stream after its backward (torch 1.13.1,
+ * torch/distributed/fsdp/fully_sharded_data_parallel.py:3191-3355,
+ * _post_backward_hook; Debian python3-torch 1.13.1+dfsg-4, the release in
+ * llm-foundry's benchmark image, scripts/train/benchmarking/
+ * submit_benchmarks.py:48-50 at mosaicml/llm-foundry b2a43a14):
+ *   cast     with a reduce dtype wider than the parameters' (MixedPrecision
+ *            reduce_dtype fp32 over param_dtype bf16: Composer's DEFAULT,
+ *            composer/trainer/mosaic_fsdp_utils.py:87-90 at v0.16.4;
+ *            [parallel] fp32_grads) `param.grad.data.to(reduce_dtype)`
+ *            (:3263): read e, write r (r = 4, else r = e and no cast)
+ *   pad      `F.pad(grad_flatten, [0, num_pad])` (:3296) copies the whole
+ *            gradient even when num_pad = 0 (ATen's constant_pad_nd returns
+ *            a clone when no pad is positive): read r, write r
+ *   divide   the default hook's pre-division, in place
+ *            (algorithms/_comm_hooks/default_hooks.py reduce_scatter_hook:
+ *            grad.div_(gradient_predivide_factor)), a factor > 1 for any
+ *            world size >= 2 (_get_gradient_predivide_factor: the largest
+ *            power of two f with f^2 <= world): read r, write r
+ * so (e + r if cast) + 2r + 2r bytes per element with the pad (fsdp1-pad:
+ * 22 for DEFAULT, 8 for Composer's PURE, where the gradient stays bf16),
+ * without it (fsdp1: PyTorch releases that pad only when needed) 2r less.
+ * What follows on the reduced 1/world shard (post-division, the
+ * accumulation into _saved_grad_shard) is not counted.
+ *
+ * Before all of it the unsharded gradient is assembled on the compute stream
+ * (plan_fsdp_flat_grad_bytes): each forward re-creates the unit's parameters
+ * as views into its FlatParameter, torch.split then .view
+ * (flat_param.py:944-992, _get_unflat_views, called by _unflatten(as_params
+ * = False) before every forward, flatten_params_wrapper.py:162-165), so in
+ * the backward autograd's SplitBackward concatenates the views' gradients
+ * into the FlatParameter's (at::cat in split_with_sizes_backward): read e,
+ * write e per element, once the unit's last weight gradient exists. */
+double plan_fsdp_flat_grad_bytes(const plan_scenario *s)
+{
+	int k;
+	if (!(plan_fsdp_reduce_bytes(s, &k) > 0))
+		return 0;
+	return 2.0 * hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+}
+
+double plan_fsdp_reduce_bytes(const plan_scenario *s, int *kernels)
+{
+	const plan_spec *p = &s->plan;
+	int mode = s->fw.fsdp_reduce;
+	if (kernels)
+		*kernels = 0;
+	if (mode == PLAN_FSDP_REDUCE_NONE || p->zero < 3 || s->inference ||
+	    (double)p->dp * (p->cp > 1 ? p->cp : 1) <= 1)
+		return 0;
+	double e = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+	double r = p->fp32_grads ? 4.0 : e;
+	bool cast = r > e, pad = mode == PLAN_FSDP_REDUCE_FSDP1_PAD;
+	if (kernels)
+		*kernels = cast + pad + 1;
+	return (cast ? e + r : 0) + (pad ? 2.0 * r : 0) + 2.0 * r;
 }

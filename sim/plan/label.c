@@ -19,6 +19,7 @@
  *   param-overlap      overlap_param_gather (when set)
  *   tp-overlap         tp_comm_overlap (when set)
  *   order=O            placement (when not tp-cp-dp-pp)
+ *   a2a-dispatcher     moe_dispatcher = alltoall with ep > 1 (when set)
  *   unfused            attention = unfused (when set)
  *   PRECISION          train.precision ("bf16")
  *   inference          mode = inference (when set)
@@ -77,6 +78,8 @@ void plan_label(const plan_scenario *s, char *buf, size_t len)
 		add(&l, " tp-overlap");
 	if (p->order[0] && strcmp(p->order, "tp-cp-dp-pp"))
 		add(&l, " order=%s", p->order);
+	if (p->ep > 1 && p->moe_dispatcher == WORK_MOE_ALLTOALL)
+		add(&l, " a2a-dispatcher");
 	if (!s->flash)
 		add(&l, " unfused");
 	add(&l, " %s", hw_dtype_name(s->dtype));

@@ -46,6 +46,7 @@ typedef enum { PLAN_P2P_AUTO = 0, PLAN_P2P_SYNC, PLAN_P2P_ASYNC } plan_p2p;
 
 typedef struct plan_spec {
 	int tp, pp, dp, cp, ep, vpp;
+	int moe_dispatcher; /* work_moe_dispatcher */
 	int micro_batch;  /* sequences per micro-batch per DP rank */
 	int global_batch; /* sequences per step over all DP ranks */
 	plan_schedule schedule;
@@ -199,6 +200,8 @@ typedef struct plan_framework {
 	int zero3_gathers;            /* ZeRO-3 all-gathers per layer and pass: 1 for
 				       * FSDP's per-block units, one per linear
 				       * module for DeepSpeed (plan_build) */
+	int fsdp_reduce;              /* plan_fsdp_reduce: the passes over a unit's
+				       * unsharded gradient before its reduce-scatter */
 	/* Gradient buckets (plan_bucket_bytes, emit_grad_buckets): a bucket holds
 	 * max(grad_bucket, grad_bucket_per_dp x dp x cp) parameters' gradients;
 	 * one_bucket_no_overlap: without overlap_grad_reduce the whole stage is
@@ -298,6 +301,18 @@ enum {
  * reading the 16-bit gradient and reading and writing the accumulator (fp32
  * with fp32_grads): nanotron's FP32GradientAccumulator (plan_build). */
 typedef enum { PLAN_ACCUM_FUSED = 0, PLAN_ACCUM_KERNEL } plan_grad_accum;
+
+/* What FSDP1 does to a unit's unsharded gradient before reduce-scattering
+ * it ([framework] fsdp_reduce_passes; plan_fsdp_flat_grad_bytes,
+ * plan_fsdp_reduce_bytes): NONE, or FSDP1: its assembly from the flat
+ * parameter's views (compute stream), then in the post-backward hook the cast
+ * to the reduce dtype and the default hook's pre-division, and in torch 1.13
+ * also F.pad's copy of the whole gradient (FSDP1_PAD). */
+typedef enum {
+	PLAN_FSDP_REDUCE_NONE = 0,
+	PLAN_FSDP_REDUCE_FSDP1,
+	PLAN_FSDP_REDUCE_FSDP1_PAD
+} plan_fsdp_reduce;
 
 extern const conf_key plan_framework_keys[]; /* [framework] */
 extern const size_t plan_framework_nkeys;
@@ -894,6 +909,26 @@ bool plan_p2p_sync(const plan_spec *p);
  * parameter tensor (build.c, append_grad_accum). False when the framework
  * accumulates inside the GEMMs (the default). */
 bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_item *out);
+
+/* [framework] fsdp_reduce_passes: HBM bytes moved per element of a unit's
+ * unsharded gradient before its reduce-scatter, per micro-batch, under ZeRO-3
+ * with more than one data-parallel rank (0 otherwise), and in *kernels (if
+ * not NULL) the kernels that move them; the derivation is at the definition
+ * (framework.c). plan_build runs them as one memory-bound task
+ * on the DP stream (FSDP's post-backward stream) that the reduce-scatter
+ * waits for; the sweep pre-screen charges the same time. */
+double plan_fsdp_reduce_bytes(const plan_scenario *s, int *kernels);
+/* Their time for a unit of `params` parameters per rank: one memory-bound
+ * pass of params x plan_fsdp_reduce_bytes at the GPU's achievable HBM rate,
+ * plus the launches of its kernels (0 when there are none). */
+double plan_fsdp_reduce_s(const plan_scenario *s, double params);
+/* The same framework's assembly of the unit's unsharded gradient from its
+ * parameters' (autograd's SplitBackward of FSDP1's flat-parameter views), on
+ * the compute stream after the unit's backward, per micro-batch: 2e bytes per
+ * element under fsdp_reduce_passes other than none (0 otherwise), and its
+ * time for `params` parameters per rank (one kernel). */
+double plan_fsdp_flat_grad_bytes(const plan_scenario *s);
+double plan_fsdp_flat_grad_s(const plan_scenario *s, double params);
 
 /* What one micro-batch costs a stage beyond its tokens (issue 23): the
  * stage's chains of one micro-batch as plan_build makes them (alpha-beta

@@ -13,6 +13,9 @@ static const char *const sched_names[] = {"gpipe", "1f1b", "zb-h1", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", NULL};
 static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
 static const char *const p2p_names[] = {"auto", "sync", "async", NULL};
+static const char *const dispatcher_names[] = {"fused", "alltoall", NULL};
+_Static_assert(WORK_MOE_FUSED == 0 && WORK_MOE_ALLTOALL == 1,
+	       "dispatcher_names follows work_moe_dispatcher");
 _Static_assert(sizeof(plan_p2p) == sizeof(int), "conf stores enums as int");
 _Static_assert(sizeof(plan_offload) == sizeof(int), "conf stores enums as int");
 
@@ -23,6 +26,11 @@ const conf_key plan_spec_keys[] = {
 	{"dp", CONF_INT, SIM_UNIT_NONE, 1, 16777216, "1", NULL, PK(dp), "data-parallel replicas"},
 	{"cp", CONF_INT, SIM_UNIT_NONE, 1, 65536, "1", NULL, PK(cp), "context-parallel size"},
 	{"ep", CONF_INT, SIM_UNIT_NONE, 1, 65536, "1", NULL, PK(ep), "expert-parallel size"},
+	{"moe_dispatcher", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fused", dispatcher_names,
+	 PK(moe_dispatcher),
+	 "MoE token dispatcher with ep > 1: fused (the tokens' all-to-alls around one "
+	 "permutation), alltoall (Megatron-Core's: also the counts' all-gather, the "
+	 "probabilities' all-to-all, the sort by local expert)"},
 	{"vpp", CONF_INT, SIM_UNIT_NONE, 1, 1024, "1", NULL, PK(vpp),
 	 "model chunks per pipeline rank (interleaved 1F1B)"},
 	{"micro_batch", CONF_INT, SIM_UNIT_NONE, 1, 1048576, "1", NULL, PK(micro_batch),

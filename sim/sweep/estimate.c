@@ -102,7 +102,7 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 		bool attn = !strncmp(it[i].name, "attn", 4);
 		if (it[i].kind == WORK_ITEM_COMM) {
 			bool ring = it[i].comm == WORK_COMM_CP_RING;
-			bool ep = it[i].comm == WORK_COMM_EP_ALLTOALL;
+			bool ep = work_comm_on_ep(it[i].comm);
 			if (only_core && !ring)
 				continue;
 			double t = coll_time(s, plan_comm_coll(it[i].comm),
@@ -228,13 +228,17 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		 * before its forward and again before its backward (zero3_gathers
 		 * collectives back to back on the DP stream), the next layer's while
 		 * this one computes, and its gradient reduce-scattered after its
-		 * backward on the same stream: per layer and micro-batch the forward
-		 * waits for max(0, AG - fwd), the backward for max(0, AG + RS - bwd) */
+		 * backward on the same stream, after FSDP1's passes over it
+		 * (plan_fsdp_reduce_s, 0 for other frameworks): per layer and
+		 * micro-batch the forward waits for max(0, AG - fwd), the backward
+		 * for max(0, AG + passes + RS - bwd) */
 		double lw = layers > 0 ? weight_bytes / layers : weight_bytes;
 		double lg = layers > 0 ? grad_bytes / layers : grad_bytes;
 		int ng = s->fw.zero3_gathers > 1 ? s->fw.zero3_gathers : 1;
 		double ag = ng * coll_time(s, NET_ALLGATHER, &g->shard, lw / ng);
 		double rs = coll_time(s, NET_REDUCESCATTER, &g->shard, lg);
+		double wb = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
+		rs += plan_fsdp_reduce_s(s, lw / wb);
 		return (double)m * layers * (fmax(0, ag - fwd_l) + fmax(0, ag + rs - bwd_l));
 	}
 	double reduce, gather = 0;
@@ -315,6 +319,14 @@ static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first
 		x.bwd_s += t;
 		x.gpu_s += g;
 		x.bgpu_s += g;
+	}
+	/* FSDP1's flat-gradient assembly after each layer's backward (plan_build) */
+	double flat = plan_fsdp_flat_grad_s(s, work_params_layer(&s->model) / s->plan.tp);
+	if (flat > 0) {
+		x.comp_s += L * flat;
+		x.bwd_s += L * flat;
+		x.gpu_s += L * fmax(0, flat - s->gpu.framework_s);
+		x.bgpu_s += L * fmax(0, flat - s->gpu.framework_s);
 	}
 	*layers = L;
 	return x;

@@ -82,6 +82,31 @@ static void assume(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The [parallel] keys of the row's recipe line (recipes.c), written into the
+ * section that starts at offset `from` of b, each but a key the section
+ * already has; the line is named as the row's assumption. */
+static void put_recipe(sim_buf *b, size_t from, const valid_recipe *r, char *assumed,
+		       size_t alen)
+{
+	if (!r || b->oom || from > b->len)
+		return;
+	const char *p = r->parallel;
+	do {
+		size_t n = strcspn(p, ";"), s = 0;
+		while (s < n && p[s] == ' ')
+			s++;
+		size_t k = strcspn(p + s, " =");
+		char key[64];
+		snprintf(key, sizeof key, "\n%.*s =", (int)(k < 60 ? k : 60), p + s);
+		if (!strstr(b->data + from, key)) {
+			sim_buf_printf(b, "%.*s\n", (int)(n - s), p + s);
+			assume(assumed, alen, "%.*s (recipes.csv line %d)", (int)(n - s), p + s,
+			       r->line);
+		}
+		p += n;
+	} while (*p++ == ';');
+}
+
 /* The interleaving depth of a row that ran an interleaved schedule of unknown
  * depth: NVIDIA's published recipes (the NeMo and Megatron-Bridge rows of
  * calibration.csv: GPT-3 175B pp 8 vpp 6, Llama 3.1 405B pp 8 vpp 8, Llama 2
@@ -184,6 +209,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		sim_buf_printf(b, "network = %s\n", opt->network == NET_MODEL_FLOW ? "flow"
 						   : opt->network == NET_MODEL_AUTO ? "auto"
 										    : "alpha-beta");
+	size_t par = b->len;
 	sim_buf_printf(b, "[parallel]\n");
 	static const char *const same[] = {"tp", "pp", "dp", "cp", "ep", "vpp", "global_batch",
 					   "micro_batch", "sequence_parallel", "zero", "recompute"};
@@ -223,9 +249,19 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		sim_buf_printf(b, "overlap_param_gather = true\n");
 	if (strstr(note, "--tp-comm-overlap") && sp_on(get(c, row, "sequence_parallel")))
 		sim_buf_printf(b, "tp_comm_overlap = true\n");
+	/* A note naming Composer's FSDP mixed_precision PURE: gradients reduced in
+	 * the training dtype (reduce_dtype = param_dtype, composer/trainer/
+	 * mosaic_fsdp_utils.py:91-94 at mosaicml/composer v0.16.4), where its
+	 * DEFAULT reduces them in fp32 (:87-90, podsim's fp32_grads default). */
+	if (strstr(note, " PURE"))
+		sim_buf_printf(b, "fp32_grads = false\n");
 	/* The README's `layout:` note clause names Megatron's pipeline-split flags. */
 	if (strstr(note, "account_for_embedding/loss_in_pipeline_split"))
 		sim_buf_printf(b, "embedding_in_split = true\nloss_in_split = true\n");
+	put_recipe(b, par, opt && opt->stacks ? valid_recipe_find(opt->stacks, source,
+								  get(c, row, "model"))
+					       : NULL,
+		   assumed, alen);
 	if (opt && opt->framework_set)
 		sim_buf_printf(b, "[framework]\nop_overhead = %.9g us\n", opt->framework_s * 1e6);
 	if (opt && opt->sustain_set) /* the row's precision's key */

@@ -17,7 +17,7 @@
  * fused softmax over the s x s scores); `label` names the source's group in
  * validate's summary (empty: the source text itself); `why` cites the fact.
  * A case file's own `framework` column, when present and set, overrides the
- * table's profile. */
+ * table's profile. The recipe table (recipes.c) loads with it. */
 #include "valid_int.h"
 
 #include <ctype.h>
@@ -27,6 +27,8 @@
 struct valid_stacks {
 	valid_stack *v;
 	size_t n;
+	valid_recipe *r; /* recipes.csv (recipes.c) */
+	size_t nr;
 };
 
 static bool contains_ci(const char *hay, const char *needle)
@@ -141,6 +143,8 @@ int valid_stacks_load(const char *datadir, valid_stacks **out, sim_diag *diag)
 		t->n++;
 	}
 	cases_csv_free(c);
+	if (rc == SIM_OK)
+		rc = valid_recipes_load(datadir, &t->r, &t->nr, diag);
 	if (rc != SIM_OK) {
 		valid_stacks_free(t);
 		return rc;
@@ -149,10 +153,17 @@ int valid_stacks_load(const char *datadir, valid_stacks **out, sim_diag *diag)
 	return SIM_OK;
 }
 
+const valid_recipe *valid_recipe_find(const valid_stacks *t, const char *source,
+				      const char *model)
+{
+	return t ? valid_recipe_pick(t->r, t->nr, source, model) : NULL;
+}
+
 void valid_stacks_free(valid_stacks *t)
 {
 	if (!t)
 		return;
+	free(t->r);
 	free(t->v);
 	free(t);
 }

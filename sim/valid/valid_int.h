@@ -15,6 +15,21 @@ typedef struct valid_stack {
 	int line;               /* in stacks.csv */
 } valid_stack;
 typedef struct valid_stacks valid_stacks;
+/* A line of the recipe table (recipes.c, topologies/frameworks/recipes.csv),
+ * loaded with stacks.csv and owned by the same object. */
+typedef struct valid_recipe {
+	char match[128];    /* in the case's source */
+	char model[64];     /* in the case's model column */
+	char parallel[160]; /* "key = value" of [parallel], ';'-joined */
+	int line;           /* in recipes.csv */
+} valid_recipe;
+int valid_recipes_load(const char *datadir, valid_recipe **out, size_t *n, sim_diag *diag);
+const valid_recipe *valid_recipe_pick(const valid_recipe *v, size_t n, const char *source,
+				      const char *model);
+/* The first recipe line that applies to a case of `source` and `model`, or
+ * NULL. */
+const valid_recipe *valid_recipe_find(const valid_stacks *t, const char *source,
+				      const char *model);
 int valid_stacks_load(const char *datadir, valid_stacks **out, sim_diag *diag);
 void valid_stacks_free(valid_stacks *t);
 /* The first row of the table that applies to `source` (rows naming a

@@ -482,6 +482,52 @@ static void a2a(prog *p, const char *name, double bytes)
 	it->comm_bytes = bytes;
 }
 
+/* [parallel] moe_dispatcher = alltoall: what Megatron-Core's all-to-all
+ * token dispatcher does around the token all-to-alls with ep > 1
+ * (MoEAlltoAllTokenDispatcher, megatron/core/
+ * transformer/moe/token_dispatcher.py at NVIDIA/Megatron-LM d98e8a64):
+ *   counts   preprocess gathers every rank's tokens per expert over the EP
+ *            group (gather_from_sequence_parallel_region of the [E] int64
+ *            counts, :560-580): an all-gather of 8 E bytes per rank, ep x 8 E
+ *            gathered, forward only (the counts carry no gradient);
+ *   probs    token_dispatch sends the routing probabilities in an all-to-all
+ *            of their own after the tokens' (:705-724): R x 4 bytes (fp32),
+ *            forward, and its backward once more;
+ *   sort     with more than one local expert, dispatch_postprocess sorts the
+ *            received chunks by local expert (sort_chunks_by_idxs, :782) and
+ *            combine_preprocess restores the order before the combine
+ *            (:817): each reads and writes the R x h rows (the sort also the
+ *            R fp32 probabilities), forward, and in the backward each pass's
+ *            gradient once more.
+ * The tokens' all-to-alls, the (un)permutation and the experts are the
+ * items around them (make_moe). */
+static bool a2a_dispatcher(const work_shard *sh)
+{
+	return sh->ep > 1 && sh->moe_dispatcher == WORK_MOE_ALLTOALL;
+}
+
+static void ep_counts(prog *p, const work_model *m, const work_shard *sh)
+{
+	if (!a2a_dispatcher(sh))
+		return;
+	work_item *it = wl_push(p, WORK_ITEM_COMM, "ep_counts");
+	it->comm = WORK_COMM_EP_ALLGATHER;
+	it->comm_bytes = 8.0 * m->moe_experts * sh->ep;
+}
+
+static void ep_probs(prog *p, const work_shard *sh, const moe_dims *x)
+{
+	if (a2a_dispatcher(sh))
+		a2a(p, "ep_probs", 4.0 * x->R);
+}
+
+static void ep_sort(prog *p, const work_shard *sh, const dims *d, const moe_dims *x,
+		    const char *name, bool probs)
+{
+	if (a2a_dispatcher(sh) && x->local > 1)
+		wl_mem(p, name, 2.0 * x->R * (d->e * d->h + (probs ? 4.0 : 0.0)));
+}
+
 static void moe_forward(prog *p, const work_model *m, const work_shard *sh, const dims *d)
 {
 	moe_dims x = make_moe(m, sh, d);
@@ -492,11 +538,15 @@ static void moe_forward(prog *p, const work_model *m, const work_shard *sh, cons
 	}
 	gemm(p, d, "router", x.Tn, m->moe_experts, d->h);
 	wl_mem(p, "topk", 8.0 * x.Tn * m->moe_experts); /* fp32 scores: read + write */
+	ep_counts(p, m, sh);
 	wl_mem(p, "permute", 2.0 * d->e * x.R0 * d->h);
 	a2a(p, "ep_dispatch", x.a2a);
+	ep_probs(p, sh, &x);
+	ep_sort(p, sh, d, &x, "sort", true);
 	wl_gemm_b(p, d, "fc1e", rows, x.fc1, d->h, x.local);
 	wl_mem(p, "acte", x.io * d->e * x.R * x.f);
 	wl_gemm_b(p, d, "fc2e", rows, d->h, x.f, x.local);
+	ep_sort(p, sh, d, &x, "unsort", false);
 	a2a(p, "ep_combine", x.a2a);
 	wl_mem(p, "unpermute", d->e * (2.0 * x.R0 + x.Tn) * d->h);
 }
@@ -507,11 +557,14 @@ static void moe_backward(prog *p, const work_model *m, const work_shard *sh, con
 	double rows = x.R / x.local;
 	wl_mem(p, "unpermute", 2.0 * d->e * (2.0 * x.R0 + x.Tn) * d->h);
 	a2a(p, "ep_combine", x.a2a);
+	ep_sort(p, sh, d, &x, "unsort", false);
 	gemm_bwd_dgrad_b(p, d, "fc2e", rows, d->h, x.f, x.local);
 	gemm_bwd_wgrad_b(p, d, "fc2e", rows, d->h, x.f, x.local);
 	wl_mem(p, "acte", 2.0 * x.io * d->e * x.R * x.f);
 	gemm_bwd_dgrad_b(p, d, "fc1e", rows, x.fc1, d->h, x.local);
 	gemm_bwd_wgrad_b(p, d, "fc1e", rows, x.fc1, d->h, x.local);
+	ep_sort(p, sh, d, &x, "sort", true);
+	ep_probs(p, sh, &x);
 	a2a(p, "ep_dispatch", x.a2a);
 	wl_mem(p, "permute", 2.0 * d->e * x.R0 * d->h);
 	wl_mem(p, "topk", 8.0 * x.Tn * m->moe_experts);

@@ -125,6 +125,7 @@ typedef struct work_shard {
 	int layer_code;   /* work_layer_code: the framework's layer code (kernels per layer) */
 	int loss;         /* work_loss: the loss's code (the fused layer code's head) */
 	bool loss_fp32;   /* autocast: cross_entropy runs its log-softmax in fp32 */
+	int moe_dispatcher; /* work_moe_dispatcher: what moves the tokens with ep > 1 */
 } work_shard;
 
 /* The loss's implementation (plan's [framework] loss, same order): which
@@ -142,6 +143,15 @@ typedef enum {
 	WORK_LOSS_SHARDED /* nanotron's sharded cross-entropy: vocab-parallel passes */
 } work_loss;
 
+/* The MoE token dispatcher with ep > 1 ([parallel] moe_dispatcher): FUSED,
+ * the tokens' all-to-alls around one permutation and its inverse (podsim's
+ * first model, close to DeepEP's flex dispatcher, which permutes inside its
+ * kernels and carries the probabilities with the tokens), or ALLTOALL,
+ * Megatron-Core's MoEAlltoAllTokenDispatcher, which also gathers the token
+ * counts, sends the probabilities in an all-to-all of their own and sorts the
+ * received chunks by local expert (layer.c, ep_counts). */
+typedef enum { WORK_MOE_FUSED = 0, WORK_MOE_ALLTOALL } work_moe_dispatcher;
+
 typedef enum { WORK_ITEM_KERNEL = 0, WORK_ITEM_COMM } work_item_kind;
 typedef enum { WORK_KERNEL_GEMM = 0, WORK_KERNEL_ATTN, WORK_KERNEL_MEM } work_kernel;
 /* Communication inside a layer: collectives on the TP group, and the ring
@@ -151,9 +161,17 @@ typedef enum {
 	WORK_COMM_ALLGATHER,
 	WORK_COMM_REDUCESCATTER,
 	WORK_COMM_CP_RING,
-	WORK_COMM_EP_ALLTOALL /* MoE dispatch/combine on the EP group; comm_bytes =
-			       * what one rank sends (nccl-tests' all-to-all size) */
+	WORK_COMM_EP_ALLTOALL, /* MoE dispatch/combine on the EP group; comm_bytes =
+				* what one rank sends (nccl-tests' all-to-all size) */
+	WORK_COMM_EP_ALLGATHER /* the MoE dispatcher's token counts gathered over the
+				* EP group; comm_bytes = the gathered buffer */
 } work_comm;
+
+/* Whether a layer collective runs on the EP group (else TP or CP). */
+static inline bool work_comm_on_ep(work_comm c)
+{
+	return c == WORK_COMM_EP_ALLTOALL || c == WORK_COMM_EP_ALLGATHER;
+}
 
 /* One step of a layer's program on one TP rank. */
 typedef struct work_item {

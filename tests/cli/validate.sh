@@ -80,4 +80,27 @@ if [ "$(basename "$csv")" = calibration.csv ]; then
 			{ echo "D04 at micro_batch $mb: $t ms, not slower than the chosen $best ms"; fail=1; }
 	done
 fi
+# a recipe line (topologies/frameworks/recipes.csv) gives what the row's
+# columns leave open: N09 (GPT-OSS, Megatron-Bridge) runs Megatron-Core's
+# all-to-all dispatcher, said in its assumptions; a recipe key that is not a
+# [parallel] key is bad input at its line (exit 2)
+if [ "$(basename "$csv")" = calibration.csv ]; then
+	"$podsim" validate "$csv" --scenario N09 --data "$PWD" >"$tmp/n09.ini" 2>&1 || fail=1
+	grep -q '^; assumed: moe_dispatcher = alltoall (recipes.csv line 2)$' "$tmp/n09.ini" &&
+		grep -q '^moe_dispatcher = alltoall$' "$tmp/n09.ini" ||
+		{ echo "N09's scenario does not take its recipe's dispatcher:"; cat "$tmp/n09.ini"; fail=1; }
+	mkdir -p "$tmp/data/topologies/frameworks"
+	for f in topologies/*; do
+		[ "$f" = topologies/frameworks ] || ln -s "$PWD/$f" "$tmp/data/$f"
+	done
+	for f in topologies/frameworks/*; do
+		[ "$f" = topologies/frameworks/recipes.csv ] || ln -s "$PWD/$f" "$tmp/data/$f"
+	done
+	printf 'match,model,parallel,why\nBridge,GPT-OSS,moe_dispatch = alltoall,a typo\n' \
+		>"$tmp/data/topologies/frameworks/recipes.csv"
+	"$podsim" validate "$csv" --scenario N09 --data "$tmp/data" >/dev/null 2>"$tmp/e4"
+	rc=$?
+	[ $rc -eq 2 ] && grep -q "recipes.csv:2: error: column 'parallel': expected 'key = value' of \[parallel\] joined by ';', got 'moe_dispatch = alltoall'" "$tmp/e4" ||
+		{ echo "a bad recipe line: exit $rc"; cat "$tmp/e4"; fail=1; }
+fi
 exit $fail

@@ -1,9 +1,11 @@
 /* test_moe.c - mixture-of-experts layers and expert parallelism: parameter
  * counts against the published model, the layer programs against the model
  * FLOPs, the all-to-all sizes, and the task graph and memory of an EP plan. */
+#include "../../sim/exec/exec.h"
 #include "../../sim/plan/plan.h"
 #include "check.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Mixtral 8x7B (Jiang et al. 2024; config.json): h 4096, 32 layers, 32 heads,
@@ -85,6 +87,59 @@ static void test_programs(void)
 	CHECK_NEAR(si.a2a, 1.5 * sf.a2a, 1e-12);
 }
 
+static const work_item *named(const work_item *it, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(it[i].name, name))
+			return &it[i];
+	return NULL;
+}
+
+/* [parallel] moe_dispatcher = alltoall (Megatron-Core's
+ * MoEAlltoAllTokenDispatcher, layer.c ep_counts): Mixtral at tp 2 with SP and
+ * ep 4, Tn = 4096 / 2 = 2048 tokens, k = 2: R = 4096 rows, 8 / 4 = 2 local
+ * experts, e = 2, h = 4096. Beside the fused program's items:
+ *   forward   the counts' all-gather, 8 bytes x 8 experts x 4 ranks = 256 B
+ *             on the EP group; the probabilities' all-to-all, 4R = 16,384 B;
+ *             the sort, 2R(e h + 4) = 67,141,632 B, and the unsort, 2R e h =
+ *             67,108,864 B
+ *   backward  the probabilities' all-to-all again, the sort and unsort passes
+ *             again, no counts
+ * so 3 all-to-alls each way instead of 2. With ep 8 (one local expert) no
+ * sort, the rest stays; the fused dispatcher has none of them. */
+static void test_dispatcher(void)
+{
+	work_model m = mixtral();
+	work_shard sh = {.tp = 2, .sp = true, .micro_batch = 1, .seq = 4096, .dtype = HW_BF16,
+			 .flash = true, .cp = 1, .ep = 4, .moe_dispatcher = WORK_MOE_ALLTOALL};
+	work_item f[WORK_MAX_ITEMS], b[WORK_MAX_ITEMS];
+	int nf = work_layer_forward_at(&m, &sh, 3, f), nb = work_layer_backward_at(&m, &sh, 3, b);
+	sums sf = sum(f, nf), sb = sum(b, nb);
+	CHECK_INT(sf.na2a, 3);
+	CHECK_INT(sb.na2a, 3);
+	CHECK_NEAR(sf.a2a, 2 * 2 * 4096 * 4096.0 + 4 * 4096.0, 0);
+	const work_item *c = named(f, nf, "ep_counts");
+	CHECK(c && c->kind == WORK_ITEM_COMM && c->comm == WORK_COMM_EP_ALLGATHER &&
+	      work_comm_on_ep(c->comm));
+	if (c)
+		CHECK_NEAR(c->comm_bytes, 256, 0);
+	CHECK(named(b, nb, "ep_counts") == NULL);
+	const work_item *x = named(f, nf, "sort"), *y = named(f, nf, "unsort");
+	CHECK(x && y);
+	if (x && y) {
+		CHECK_NEAR(x->bytes, 67141632.0, 0);
+		CHECK_NEAR(y->bytes, 67108864.0, 0);
+	}
+	CHECK(named(b, nb, "sort") && named(b, nb, "unsort"));
+	sh.ep = 8;
+	nf = work_layer_forward_at(&m, &sh, 3, f);
+	CHECK(named(f, nf, "sort") == NULL && named(f, nf, "ep_probs") != NULL);
+	sh.moe_dispatcher = WORK_MOE_FUSED;
+	nf = work_layer_forward_at(&m, &sh, 3, f);
+	CHECK(named(f, nf, "ep_probs") == NULL && named(f, nf, "ep_counts") == NULL);
+	CHECK_INT(sum(f, nf).na2a, 2);
+}
+
 static int count(const plan_graph *g, int rank, plan_task_kind k)
 {
 	int n = 0;
@@ -121,6 +176,24 @@ static void test_plan(void)
 	plan_memory(s, 1, m4);
 	CHECK_NEAR(m4[PLAN_MEM_WEIGHTS] - m8[PLAN_MEM_WEIGHTS], 16 * 176160768.0 * 2, 1e-9);
 	plan_scenario_free(s);
+	/* The alltoall dispatcher names itself in the plan string and, with its
+	 * extra collectives and passes, lengthens the step. */
+	const char *a2a[] = {"parallel.moe_dispatcher=alltoall"};
+	plan_scenario *s2 = NULL, *s3 = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", NULL, 0, d, &s2), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", a2a, 1, d, &s3), SIM_OK);
+	if (s2 && s3) {
+		char l2[PLAN_LABEL_MAX], l3[PLAN_LABEL_MAX];
+		plan_label(s2, l2, sizeof l2);
+		plan_label(s3, l3, sizeof l3);
+		CHECK(strstr(l2, "a2a-dispatcher") == NULL && strstr(l3, "a2a-dispatcher") != NULL);
+		exec_result *r = malloc(2 * sizeof *r);
+		if (r && exec_run(s2, &r[0]) == SIM_OK && exec_run(s3, &r[1]) == SIM_OK)
+			CHECK(r[1].step_s > r[0].step_s);
+		free(r);
+	}
+	plan_scenario_free(s2);
+	plan_scenario_free(s3);
 	/* Plans that cannot run are refused at the key. */
 	const char *bad[] = {"parallel.ep=3"};
 	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", bad, 1, d, &s), SIM_ECONF);
@@ -133,6 +206,7 @@ int main(void)
 {
 	test_params();
 	test_programs();
+	test_dispatcher();
 	test_plan();
 	return check_done();
 }

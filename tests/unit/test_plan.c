@@ -111,7 +111,7 @@ static void test_memory(void)
 	s.plan.pp = 4;
 	relayout(&s, vl);
 	s.plan.recompute = WORK_RECOMPUTE_FULL;
-	work_shard sh = {1, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false};
+	work_shard sh = {1, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED};
 	double per = work_activation_bytes(&s.model, &sh, WORK_RECOMPUTE_FULL);
 	double one = work_activation_bytes(&s.model, &sh, WORK_RECOMPUTE_NONE);
 	double grads = 2 * 2 * 8192.0 * 2048, loss = logits * 6 + 4 * sbh;
@@ -725,6 +725,87 @@ static void test_zero2_accumulation(void)
 }
 
 
+/* FSDP1's passes over a unit's unsharded gradient before its reduce-scatter
+ * ([framework] fsdp_reduce_passes, plan_fsdp_reduce_bytes; torch 1.13.1's
+ * _post_backward_hook). bf16 training, e = 2; reduce dtype r = 4 with
+ * fp32_grads (Composer's DEFAULT), r = e without (PURE):
+ *   fsdp1-pad, r = 4: cast e + r = 6, pad copy 2r = 8, pre-division 2r = 8: 22
+ *   fsdp1,     r = 4: 6 + 8 = 14 (no copy)
+ *   fsdp1-pad, r = 2: no cast, 4 + 4 = 8;  fsdp1, r = 2: 4
+ * with 3, 2, 2 and 1 kernels; before them the flat gradient's assembly
+ * (SplitBackward's cat) reads and writes it once, 2e = 4. The quickstart
+ * under ZeRO-3 (tp 2, dp 8, its 24 layers, m = 128 / (4 x 8) = 4
+ * micro-batches) gets one pass task per layer and micro-batch on the DP
+ * stream, 24 x 4 = 96 more DP tasks, of hw_mem_time(P x 22) + 2 launches
+ * each, P a layer's parameters per rank, and as many more backward compute
+ * tasks (the assembly, hw_mem_time(P x 4)); the step grows, and nothing is
+ * added under ZeRO-1 (no per-unit reduce-scatter). */
+static void test_fsdp_reduce_passes(void)
+{
+	const char *none[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=3"};
+	const char *pad[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=3",
+			     "framework.fsdp_reduce_passes=fsdp1-pad"};
+	const char *nopad[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=3",
+			       "framework.fsdp_reduce_passes=fsdp1"};
+	const char *pure[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=3",
+			      "framework.fsdp_reduce_passes=fsdp1-pad", "parallel.fp32_grads=false"};
+	const char *pure1[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=3",
+			       "framework.fsdp_reduce_passes=fsdp1", "parallel.fp32_grads=false"};
+	const char *z1[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=1",
+			    "framework.fsdp_reduce_passes=fsdp1-pad"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s[6] = {NULL};
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", none, 3, d, &s[0]), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", pad, 4, d, &s[1]), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", nopad, 4, d, &s[2]), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", pure, 5, d, &s[3]), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", pure1, 5, d, &s[4]), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", z1, 4, d, &s[5]), SIM_OK);
+	if (s[0] && s[1] && s[2] && s[3] && s[4] && s[5]) {
+		int k = -1;
+		CHECK_NEAR(plan_fsdp_reduce_bytes(s[0], &k), 0, 0);
+		CHECK_INT(k, 0);
+		CHECK_NEAR(plan_fsdp_reduce_bytes(s[1], &k), 22, 1e-12);
+		CHECK_INT(k, 3);
+		CHECK_NEAR(plan_fsdp_reduce_bytes(s[2], &k), 14, 1e-12);
+		CHECK_INT(k, 2);
+		CHECK_NEAR(plan_fsdp_reduce_bytes(s[3], &k), 8, 1e-12);
+		CHECK_INT(k, 2);
+		CHECK_NEAR(plan_fsdp_reduce_bytes(s[4], &k), 4, 1e-12);
+		CHECK_INT(k, 1);
+		CHECK_NEAR(plan_fsdp_reduce_bytes(s[5], &k), 0, 0);
+		CHECK_NEAR(plan_fsdp_flat_grad_bytes(s[0]), 0, 0);
+		CHECK_NEAR(plan_fsdp_flat_grad_bytes(s[1]), 4, 1e-12);
+		CHECK_NEAR(plan_fsdp_flat_grad_bytes(s[3]), 4, 1e-12);
+		CHECK_NEAR(plan_fsdp_flat_grad_bytes(s[5]), 0, 0);
+		double P = work_params_layer(&s[1]->model) / 2; /* per rank at tp 2 */
+		CHECK_NEAR(plan_fsdp_reduce_s(s[1], P),
+			   hw_mem_time(&s[1]->gpu, 22 * P) + 2 * hw_overhead(&s[1]->gpu), 1e-12);
+		CHECK_NEAR(plan_fsdp_flat_grad_s(s[1], P), hw_mem_time(&s[1]->gpu, 4 * P), 1e-12);
+		CHECK_INT(plan_microbatches(&s[1]->plan), 4);
+		plan_graph *g0 = NULL, *g1 = NULL;
+		CHECK_INT(plan_build(s[0], &g0), SIM_OK);
+		CHECK_INT(plan_build(s[1], &g1), SIM_OK);
+		if (g0 && g1) {
+			CHECK_INT(count_kind(g1, 0, PLAN_TASK_DP) - count_kind(g0, 0, PLAN_TASK_DP),
+				  s[1]->model.layers * 4);
+			CHECK_INT(count_kind(g1, 0, PLAN_TASK_BWD) - count_kind(g0, 0, PLAN_TASK_BWD),
+				  s[1]->model.layers * 4);
+		}
+		plan_graph_free(g0), plan_graph_free(g1);
+		exec_result *r = malloc(4 * sizeof *r);
+		if (r && exec_run(s[0], &r[0]) == SIM_OK && exec_run(s[1], &r[1]) == SIM_OK &&
+		    exec_run(s[3], &r[2]) == SIM_OK) {
+			CHECK(r[1].step_s > r[0].step_s);
+			CHECK(r[1].step_s > r[2].step_s); /* 22 B per element against 8 */
+		}
+		free(r);
+	}
+	for (int i = 0; i < 6; i++)
+		plan_scenario_free(s[i]);
+	sim_diag_free(d);
+}
+
 /* Megatron's asynchronous input-gradient collective ([framework]
  * tp_dgrad_async, plan_tp_overlap): in a layer's backward the collective
  * after the QKV and FC1 dgrad GEMMs (tp_ar1/tp_ar2 without SP, tp_rs1/tp_rs2
@@ -892,6 +973,7 @@ int main(void)
 	test_label();
 	test_framework_default();
 	test_zero2_accumulation();
+	test_fsdp_reduce_passes();
 	test_p2p_bytes();
 	test_p2p_bytes_deepspeed();
 	test_p2p_graph();

@@ -1,0 +1,118 @@
+/* recipes.c - what a published run's recipe fixed beyond its table's columns:
+ * the shipped table topologies/frameworks/recipes.csv, read with stacks.csv
+ * (stacks.c owns both) by the case reader (runs.c).
+ *
+ * A benchmark table gives a row's parallel plan but not every switch its
+ * recipe set; where a recipe in the framework's repository sets one that
+ * changes the step, and the row's columns and note leave it open, a line of
+ * this table gives it, citing the recipe's file and commit.
+ *
+ * Columns: match, model, parallel, why. A line applies to a case when `match`
+ * occurs in the case's `source` and `model` in its `model` column
+ * (case-insensitive; empty matches all); the first line that applies wins.
+ * `parallel` is one or more `key = value` of the [parallel] section joined by
+ * ';', each key checked against plan's table (an unknown key is an error at
+ * its line); runs.c writes them into the row's [parallel] section, except a
+ * key the row's own columns already set, and names them as the row's
+ * assumption. */
+#include "valid_int.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static bool has_ci(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	if (n == 0)
+		return true;
+	for (; *hay; hay++)
+		if (!strncasecmp(hay, needle, n))
+			return true;
+	return false;
+}
+
+/* Whether every ';'-separated item of text is `key = value` with a
+ * [parallel] key; the first bad item's text goes to bad. */
+static bool parallel_ok(const char *text, char *bad, size_t len)
+{
+	const char *p = text;
+	do {
+		size_t n = strcspn(p, ";");
+		const char *eq = memchr(p, '=', n);
+		size_t k = eq ? (size_t)(eq - p) : 0;
+		while (k > 0 && isspace((unsigned char)p[k - 1]))
+			k--;
+		size_t s = 0;
+		while (s < k && isspace((unsigned char)p[s]))
+			s++;
+		bool known = false;
+		for (size_t i = 0; eq && k > s && i < plan_spec_nkeys; i++)
+			known |= strlen(plan_spec_keys[i].name) == k - s &&
+				 !strncmp(plan_spec_keys[i].name, p + s, k - s);
+		if (!known) {
+			snprintf(bad, len, "%.*s", (int)n, p);
+			return false;
+		}
+		p += n;
+	} while (*p++ == ';');
+	return true;
+}
+
+int valid_recipes_load(const char *datadir, valid_recipe **out, size_t *nout, sim_diag *diag)
+{
+	*out = NULL;
+	*nout = 0;
+	char path[1200];
+	snprintf(path, sizeof path, "%s/topologies/frameworks/recipes.csv", datadir);
+	cases_csv *c;
+	int rc = cases_csv_read(path, &c, diag);
+	if (rc != SIM_OK)
+		return rc;
+	static const char *const cols[] = {"match", "model", "parallel", "why", NULL};
+	if (cases_csv_require(c, cols, diag) > 0) {
+		cases_csv_free(c);
+		return SIM_ECONF;
+	}
+	size_t n = cases_csv_rows(c);
+	valid_recipe *v = calloc(n ? n : 1, sizeof *v);
+	if (!v) {
+		cases_csv_free(c);
+		return SIM_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *par = cases_csv_get(c, i, cases_csv_col(c, "parallel"));
+		char bad[160];
+		if (strlen(par) >= sizeof v[i].parallel || !parallel_ok(par, bad, sizeof bad)) {
+			sim_diag_error(diag, path, cases_csv_line(c, i),
+				       "column 'parallel': expected 'key = value' of [parallel] "
+				       "joined by ';', got '%s'",
+				       strlen(par) >= sizeof v[i].parallel ? par : bad);
+			rc = SIM_ECONF;
+		}
+		snprintf(v[i].match, sizeof v[i].match, "%s",
+			 cases_csv_get(c, i, cases_csv_col(c, "match")));
+		snprintf(v[i].model, sizeof v[i].model, "%s",
+			 cases_csv_get(c, i, cases_csv_col(c, "model")));
+		snprintf(v[i].parallel, sizeof v[i].parallel, "%s", par);
+		v[i].line = cases_csv_line(c, i);
+	}
+	cases_csv_free(c);
+	if (rc != SIM_OK) {
+		free(v);
+		return rc;
+	}
+	*out = v;
+	*nout = n;
+	return SIM_OK;
+}
+
+const valid_recipe *valid_recipe_pick(const valid_recipe *v, size_t n, const char *source,
+				      const char *model)
+{
+	for (size_t i = 0; v && i < n; i++)
+		if (has_ci(source, v[i].match) && has_ci(model, v[i].model))
+			return &v[i];
+	return NULL;
+}
