@@ -300,6 +300,10 @@ void topo_cache_free(topo_cache *k);
 const topo_graph *topo_cache_graph(const topo_cache *k);
 /* Lookups answered from the cache, and collectives simulated. */
 void topo_cache_stats(const topo_cache *k, int *hits, int *misses);
+/* Of the phases the cache's collectives simulated: those whose routes were
+ * reused from an earlier one with the same flows (another byte count, or
+ * another collective moving the same ring: memo.c), and those routed. */
+void topo_cache_route_stats(const topo_cache *k, long long *reused, long long *routed);
 
 /* Translates simulated at most this many flows per phase together (above,
  * only the first translates: `simulated` < `translates`). */

@@ -127,6 +127,37 @@ void topo_sim_harvest_acc(topo_sim *s, double repeat, topo_acc *acc);
  * a new simulation (coll.c). */
 void topo_sim_derate(topo_sim *s, const uint8_t *cls, const double div[NET_LINK_KIND_COUNT]);
 
+/* ----------------------------------------------- routed phases (memo.c) -- */
+
+/* A phase's flow instances as phase_run adds them (coll.c): instance f
+ * carries the bytes of phase flow src[f] over split[f] rails, on links
+ * links[off[f] .. off[f+1]). */
+typedef struct topo_routed {
+	int *src, *split, *off, *links;
+	int n, nlinks;
+} topo_routed;
+
+/* Routes of the phases a run has simulated, keyed on everything they depend
+ * on (memo.c has the derivation); one per topo_coll_ctx. */
+typedef struct topo_memo topo_memo;
+int topo_memo_new(topo_memo **out);
+void topo_memo_free(topo_memo *m);
+/* The routes of the phase (groups[0 .. n * ngroups), rails, its flows
+ * a, b, nic_a, nic_b [0 .. flows)), or NULL; the key stays for
+ * topo_memo_keep. */
+const topo_routed *topo_memo_find(topo_memo *m, int n, int ngroups, int rails, const int *groups,
+                                  int flows, const int *a, const int *b, const int *nic_a,
+                                  const int *nic_b);
+/* Start routing the phase last looked up: the scratch, emptied. */
+topo_routed *topo_memo_begin(topo_memo *m);
+/* Append one routed instance to the scratch. SIM_OK or SIM_ENOMEM. */
+int topo_memo_add(topo_memo *m, int src, int split, const int *links, int nlinks);
+/* Remember the scratch under the key of the last find (when memory
+ * allows; else it is simply not kept). */
+void topo_memo_keep(topo_memo *m);
+/* Phases found, and phases routed (tests). */
+void topo_memo_stats(const topo_memo *m, long long *hits, long long *misses);
+
 /* ------------------------------------------------ collectives' context -- */
 
 /* What every collective on one graph reuses (coll.c): the flow simulation
@@ -141,6 +172,7 @@ typedef struct topo_coll_ctx {
 	int *pos;   /* per GPU rank: its index in the first group, else -1 */
 	int *count; /* per node: ranks of the group there, 0 between calls */
 	int *first; /* per node: its slot in the group's node order */
+	topo_memo *memo; /* the phases' routes, reused across byte counts */
 } topo_coll_ctx;
 int topo_coll_ctx_new(const topo_graph *g, topo_coll_ctx **out);
 void topo_coll_ctx_free(topo_coll_ctx *x);

@@ -736,6 +736,77 @@ static void touched_links(void)
 	topo_sim_free(s);
 }
 
+/* Collectives that differ only in their bytes route their flows once
+ * (memo.c): on the 12-node fat tree (2:1) the data-parallel ring of 4 ranks
+ * 24 apart as a reduce-scatter of 1 GiB, an all-gather of 256 MiB and a
+ * reduce-scatter of 3 MiB (one ring phase each, the same 24 translates, the
+ * same flows: routed once, reused twice), then its all-reduce of 1 GiB (ring
+ * and tree timed; group.c budgets 4 n k = 16 flows per translate, and 24 x
+ * 16 = 384 <= 512 keeps all 24 translates: the ring's flows are the same,
+ * reused, the tree's routed) and a forced tree of 512 MiB (its ring bound
+ * and its tree: both reused). Every answer equals,
+ * bit for bit, the same question on a fresh cache, which routes everything.
+ * The same on 4 EFA p5 nodes (each flow between nodes split over 4 rails,
+ * NCCL's choice by bytes), asked in both orders. */
+static void routes_across_sizes(void)
+{
+	topo_graph *g = cluster(12, "fabric = fat-tree\noversubscription = 2");
+	topo_graph *efa = graph_of("include = topologies/nodes/p5-h100.ini\n[cluster]\nname = e\n"
+	                           "nodes = 4\nfabric = efa\nrail_bw = 10 GB/s\n"
+	                           "net_latency = 40 us\ncongestion = 0.2\ncongestion_exp = 1\n",
+	                           NULL);
+	if (!g || !efa)
+		return;
+	const ask q[] = {
+	        {NET_REDUCESCATTER, 4, 24, GIB, TOPO_ALGO_AUTO},
+	        {NET_ALLGATHER, 4, 24, GIB / 4, TOPO_ALGO_AUTO},
+	        {NET_REDUCESCATTER, 4, 24, 3 << 20, TOPO_ALGO_AUTO},
+	        {NET_ALLREDUCE, 4, 24, GIB, TOPO_ALGO_AUTO},
+	        {NET_ALLREDUCE, 4, 24, GIB / 2, TOPO_ALGO_TREE},
+	};
+	enum { NQ = sizeof q / sizeof q[0] };
+	topo_cache *shared;
+	CHECK_INT(topo_cache_new(g, 96, &shared), SIM_OK);
+	for (int i = 0; i < NQ; i++) {
+		topo_group_result a, b;
+		topo_cache *fresh;
+		CHECK_INT(topo_group_cost(shared, q[i].coll, q[i].size, q[i].stride, q[i].bytes,
+		                          q[i].algo, &a),
+		          SIM_OK);
+		CHECK_INT(topo_cache_new(g, 96, &fresh), SIM_OK);
+		CHECK_INT(topo_group_cost(fresh, q[i].coll, q[i].size, q[i].stride, q[i].bytes,
+		                          q[i].algo, &b),
+		          SIM_OK);
+		same_result(&a, &b);
+		topo_cache_free(fresh);
+	}
+	long long reused, routed;
+	topo_cache_route_stats(shared, &reused, &routed);
+	CHECK_INT(routed, 2); /* the ring, the tree */
+	CHECK_INT(reused, 5); /* all-gather, reduce-scatter, all-reduce's ring, forced tree's two */
+	topo_cache_free(shared);
+	for (int order = 0; order < 2; order++) {
+		CHECK_INT(topo_cache_new(efa, 32, &shared), SIM_OK);
+		for (int j = 0; j < 6; j++) {
+			int i = order ? 5 - j : j;
+			net_coll c = i % 2 ? NET_ALLGATHER : NET_ALLREDUCE;
+			double S = (double)(1 << (4 * i + 8)); /* 256 B .. 256 MiB */
+			topo_group_result a, b;
+			topo_cache *fresh;
+			CHECK_INT(topo_group_cost(shared, c, 4, 8, S, TOPO_ALGO_AUTO, &a), SIM_OK);
+			CHECK_INT(topo_cache_new(efa, 32, &fresh), SIM_OK);
+			CHECK_INT(topo_group_cost(fresh, c, 4, 8, S, TOPO_ALGO_AUTO, &b), SIM_OK);
+			same_result(&a, &b);
+			topo_cache_free(fresh);
+		}
+		topo_cache_route_stats(shared, &reused, &routed);
+		CHECK(reused > 0);
+		topo_cache_free(shared);
+	}
+	topo_free(g);
+	topo_free(efa);
+}
+
 int main(void)
 {
 	touched_links();
@@ -751,6 +822,7 @@ int main(void)
 	closed_forms_agree();
 	group_oversubscription();
 	context_reuse();
+	routes_across_sizes();
 	uncongested_step();
 	oversubscribed_step();
 	return check_done();
