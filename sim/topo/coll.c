@@ -956,7 +956,7 @@ static void derate_for(topo_coll_ctx *x, int m)
 static int run_open(run *r, topo_coll_ctx *x, const int *groups, int n, int ngroups, int m)
 {
 	const topo_graph *g = x->g;
-	*r = (run){g, x->sim, &x->cur, 0, n, ngroups, groups, x->pos, 0, 1, x->memo};
+	*r = (run){g, x->sim, &x->cur, 0, n, ngroups, groups, x->pos, 0, 1, g->memo};
 	if (g->cl.fabric == NET_FABRIC_EFA && g->nics_per_node > g->gpus_per_node)
 		r->rails = g->nics_per_node / g->gpus_per_node;
 	for (size_t i = (size_t)n; i < (size_t)n * (size_t)ngroups; i++)
@@ -1035,8 +1035,6 @@ int topo_coll_ctx_new(const topo_graph *g, topo_coll_ctx **out)
 		rc = topo_acc_init(&x->best, g->nl);
 	if (rc == SIM_OK)
 		rc = topo_sim_for_graph(g, &x->sim);
-	if (rc == SIM_OK)
-		rc = topo_memo_new(&x->memo);
 	if (rc != SIM_OK) {
 		topo_coll_ctx_free(x);
 		return rc;
@@ -1052,7 +1050,6 @@ void topo_coll_ctx_free(topo_coll_ctx *x)
 	if (!x)
 		return;
 	topo_sim_free(x->sim);
-	topo_memo_free(x->memo);
 	topo_acc_free(&x->cur);
 	topo_acc_free(&x->best);
 	free(x->pos);

@@ -33,7 +33,7 @@
  * (a plan has a few dozen distinct collectives; a step's thousands of
  * identical tasks hit it). A miss that differs from an earlier collective
  * only in its bytes (a step's gradient buckets) still simulates its flows,
- * but takes their routes from the context's memo (memo.c) instead of
+ * but takes their routes from the graph's memo (memo.c) instead of
  * routing them again.
  *
  * Link classes (net_link_kind): NVLink / NVSwitch / C2C links and a PCIe
@@ -105,11 +105,6 @@ void topo_cache_stats(const topo_cache *k, int *hits, int *misses)
 {
 	*hits = k ? k->hits : 0;
 	*misses = k ? k->misses : 0;
-}
-
-void topo_cache_route_stats(const topo_cache *k, long long *reused, long long *routed)
-{
-	topo_memo_stats(k ? k->ctx->memo : NULL, reused, routed);
 }
 
 const topo_graph *topo_cache_graph(const topo_cache *k)

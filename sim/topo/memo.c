@@ -1,5 +1,6 @@
-/* memo.c - routed phases remembered across the collectives of one run
- * (topo_int.h, topo_memo; used by coll.c's phase_run).
+/* memo.c - routed phases remembered across the collectives timed on one
+ * graph (topo_int.h, topo_memo, held by the graph; used by coll.c's
+ * phase_run).
  *
  * Why. A step's data-parallel collectives differ mostly in their byte
  * counts: the gradient buckets' reduce-scatters and the parameter
@@ -7,6 +8,8 @@
  * distinct collectives, one 512-rank ring each, so the cache of group
  * costs (group.c, keyed on the bytes) misses on each and every miss routed
  * the same flows again (route.c's walks: about a fifth of such a run).
+ * Phases also repeat across collectives (a reduce-scatter and an all-gather
+ * move the same ring) and across algorithms (the forced tree's ring bound).
  *
  * What is remembered. A phase (coll.c) is a list of flows (a, b, nic_a,
  * nic_b) between ranks of the first group, replayed in every translate of
@@ -21,16 +24,24 @@
  * order as routing them again would, with this call's bytes: the
  * simulation, and so every result, is bit for bit the same.
  *
- * Memory: at most TOPO_MEMO_INTS ints of keys and routes (128 MiB); past
- * it the memo is emptied and fills again. Per run (topo_coll_ctx), never
- * shared.
+ * Whose. The routes depend on the graph alone, so the memo is the graph's,
+ * a cache beside the router's (route.c) and like it mutable through a
+ * const graph: every run on the graph reuses it, the plans of a sweep that
+ * share a graph (share.c) too, where plans that differ only in what the
+ * fabric does not see (micro-batch, recomputation, buckets) route the same
+ * rings. It holds routes only; a run's flows, loads and costs stay its own
+ * (topo_coll_ctx, topo_cache).
+ *
+ * Memory: at most TOPO_MEMO_INTS ints of keys and routes (64 MiB; a
+ * 131,072-GPU step's phases take a few MiB); past it the memo is emptied
+ * and fills again.
  */
 #include "topo_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define TOPO_MEMO_INTS ((size_t)32 << 20)
+#define TOPO_MEMO_INTS ((size_t)16 << 20)
 
 typedef struct mentry {
 	uint64_t hash;
@@ -84,10 +95,15 @@ void topo_memo_free(topo_memo *m)
 	free(m);
 }
 
-void topo_memo_stats(const topo_memo *m, long long *hits, long long *misses)
+static void topo_memo_stats(const topo_memo *m, long long *hits, long long *misses)
 {
 	*hits = m ? m->hits : 0;
 	*misses = m ? m->misses : 0;
+}
+
+void topo_route_stats(const topo_graph *g, long long *reused, long long *routed)
+{
+	topo_memo_stats(g ? g->memo : NULL, reused, routed);
 }
 
 static int grow(int **p, size_t *cap, size_t need)

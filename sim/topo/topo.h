@@ -154,6 +154,11 @@ int topo_route(const topo_graph *g, int src, int dst, int *path, int max);
  * a -> NIC nic_a is a -> NVLink -> the NIC's GPU -> PCIe -> NIC when the NIC
  * is not on a's PCIe switch (PXN, route.c). Same returns. */
 int topo_route_gpus(const topo_graph *g, int a, int b, int nic_a, int nic_b, int *path, int max);
+/* Of the collectives' phases simulated on g (by every run on it): those
+ * whose routes were reused from an earlier phase with the same flows
+ * (another byte count, another collective moving the same ring, another
+ * plan of a sweep: memo.c), and those routed. */
+void topo_route_stats(const topo_graph *g, long long *reused, long long *routed);
 
 /* ------------------------------------------------------------- summary -- */
 
@@ -300,10 +305,7 @@ void topo_cache_free(topo_cache *k);
 const topo_graph *topo_cache_graph(const topo_cache *k);
 /* Lookups answered from the cache, and collectives simulated. */
 void topo_cache_stats(const topo_cache *k, int *hits, int *misses);
-/* Of the phases the cache's collectives simulated: those whose routes were
- * reused from an earlier one with the same flows (another byte count, or
- * another collective moving the same ring: memo.c), and those routed. */
-void topo_cache_route_stats(const topo_cache *k, long long *reused, long long *routed);
+
 
 /* Translates simulated at most this many flows per phase together (above,
  * only the first translates: `simulated` < `translates`). */

@@ -36,6 +36,9 @@ struct topo_graph {
 	/* Routing scratch (route.c): mutable through a const graph, so a graph
 	 * is routed by one thread at a time. */
 	struct topo_router *rt;
+	/* The routes of the collectives' phases (memo.c), a cache of the same
+	 * kind: every run on the graph (a sweep's plans, share.c) reuses them. */
+	struct topo_memo *memo;
 };
 
 /* Vertices that forward traffic: switches and the CPU root complex. */
@@ -137,8 +140,8 @@ typedef struct topo_routed {
 	int n, nlinks;
 } topo_routed;
 
-/* Routes of the phases a run has simulated, keyed on everything they depend
- * on (memo.c has the derivation); one per topo_coll_ctx. */
+/* Routes of the phases simulated on a graph, keyed on everything they
+ * depend on (memo.c has the derivation); one per graph (topo_graph.memo). */
 typedef struct topo_memo topo_memo;
 int topo_memo_new(topo_memo **out);
 void topo_memo_free(topo_memo *m);
@@ -155,8 +158,6 @@ int topo_memo_add(topo_memo *m, int src, int split, const int *links, int nlinks
 /* Remember the scratch under the key of the last find (when memory
  * allows; else it is simply not kept). */
 void topo_memo_keep(topo_memo *m);
-/* Phases found, and phases routed (tests). */
-void topo_memo_stats(const topo_memo *m, long long *hits, long long *misses);
 
 /* ------------------------------------------------ collectives' context -- */
 
@@ -172,7 +173,6 @@ typedef struct topo_coll_ctx {
 	int *pos;   /* per GPU rank: its index in the first group, else -1 */
 	int *count; /* per node: ranks of the group there, 0 between calls */
 	int *first; /* per node: its slot in the group's node order */
-	topo_memo *memo; /* the phases' routes, reused across byte counts */
 } topo_coll_ctx;
 int topo_coll_ctx_new(const topo_graph *g, topo_coll_ctx **out);
 void topo_coll_ctx_free(topo_coll_ctx *x);
