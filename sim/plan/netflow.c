@@ -4,10 +4,11 @@
  * plan_build opens one plan_netflow: the cluster's link graph (built here,
  * or taken from the set of graphs a sweep shares among its plans,
  * plan_scenario.graphs: the same graph, built once per cluster) and a
- * topo_cache over the plan's tp*cp*dp*pp ranks, the run's own. Every collective task asks
- * plan_netflow_cost, which runs the collective of all concurrent translates
- * of its group on the graph once per distinct (collective, size, stride,
- * bytes) and answers the rest from the cache (topo_group_cost).
+ * topo_cache over the plan's tp*cp*dp*pp ranks, the run's own. Every
+ * collective task asks plan_netflow_cost, which runs the collective of all
+ * concurrent translates of its group on the graph once per distinct
+ * (collective, size, stride, bytes) and answers the rest from the cache
+ * (topo_group_cost).
  *
  * The link report. A plan_task carries only its duration and two per-link
  * byte counts, so each distinct answer is remembered with its per-class
