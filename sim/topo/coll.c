@@ -295,7 +295,7 @@ typedef struct run {
 	const int *pos;   /* per global rank: index in the first group, -1 */
 	double ring_t_bw; /* all-reduce: the ring's t_bw once timed, else 0 */
 	int rails;        /* NICs per GPU a flow between nodes is split over (EFA), else 1 */
-	topo_memo *memo;  /* routes of the phases seen (memo.c) */
+	topo_memo *memo;  /* the graph's routes of the phases seen (memo.c) */
 } run;
 
 static int tr_rank(const run *r, int t, int rank)
@@ -371,9 +371,10 @@ static int route_phase(run *r, const phase *p, topo_routed **out)
 }
 
 /* Simulate the phase once; its time times `repeat` is added to *t_bw. The
- * routes come from the memo when a phase of the same flows was routed
- * before in this run (memo.c: the same links in the same order, so the
- * same simulation), else they are routed and remembered. */
+ * routes come from the graph's memo when a phase of the same flows was
+ * routed on it before, whatever its bytes (memo.c: the same links in the
+ * same order, so the same simulation), else they are routed and
+ * remembered. */
 static int phase_run(run *r, phase *p, double repeat, double *t_bw)
 {
 	topo_sim_clear(r->sim);
