@@ -6,6 +6,7 @@
 #include "campaign/campaign.h"
 #include "cli/cli.h"
 #include "store/store.h"
+#include "topo/topo.h"
 #include "report/report.h"
 #include "valid/valid.h"
 
@@ -675,6 +676,9 @@ typedef struct sweep_run {
 	/* the exact search (exact.c): first round rows [0, search.first), then
 	 * the plans whose bound is under the first round's best step */
 	search_info search;
+	/* network = flow: the link graphs the plans share, one per cluster
+	 * (topo_graphs; plan_scenario.graphs), built once instead of per plan */
+	topo_graphs *graphs;
 } sweep_run;
 
 /* Set by the stop handler (SIGINT, and SIGTERM and SIGHUP: SLURM's time
@@ -766,6 +770,7 @@ static int simulate(sweep_run *w, sim_row *row, bool keep)
 	int rc = sweep_plan_load(w->sp, row->plan, w->scenario, w->o.sets, w->o.nsets, w->d, &s);
 	if (rc != SIM_OK)
 		return rc;
+	s->graphs = w->graphs;
 	row->r = malloc(sizeof *row->r);
 	/* run's default too: a plan of a sweep is simulated as `podsim run` would */
 	long n = w->o.spread_samples >= 0 ? w->o.spread_samples : EXEC_SPREAD_SAMPLES;
@@ -1202,7 +1207,7 @@ int cli_sweep(int argc, char **argv)
 	}
 	w.sp = sweep_space_new();
 	w.d = sim_diag_new();
-	rc = w.sp && w.d ? run_sweep(&w) : 1;
+	rc = w.sp && w.d && topo_graphs_new(&w.graphs) == SIM_OK ? run_sweep(&w) : 1;
 	for (size_t i = 0; i < w.cap; i++)
 		free(w.rows[i].r);
 	free(w.rows);
@@ -1212,6 +1217,7 @@ int cli_sweep(int argc, char **argv)
 	store_close(w.db);
 	sweep_space_free(w.sp);
 	sim_diag_free(w.d);
+	topo_graphs_free(w.graphs);
 	sweep_par_end(&w.par);
 	return rc;
 }

@@ -1,6 +1,7 @@
 /* run.c - one whole simulated step: build the graph, replay it, and derive the
  * headline metrics (definitions in result.h and ARCHITECTURE.md). */
 #include "exec_int.h"
+#include "../topo/topo.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -122,7 +123,24 @@ int exec_run(const plan_scenario *s, exec_result *r)
 	return exec_run_views(s, r, NULL);
 }
 
+static int run_views(const plan_scenario *s, exec_result *r, const exec_views *v);
+
+/* With nodes of another GPU type the step's graph is built twice, on each
+ * GPU (straggle.c), on one cluster: under network = flow both builds take
+ * its link graph from one set (topo_graphs), unless the caller gave one. */
 int exec_run_views(const plan_scenario *s, exec_result *r, const exec_views *v)
+{
+	if (s->nother == 0 || s->graphs || !net_uses_flow(&s->cluster))
+		return run_views(s, r, v);
+	plan_scenario one = *s;
+	if (topo_graphs_new(&one.graphs) != SIM_OK)
+		return SIM_ENOMEM;
+	int rc = run_views(&one, r, v);
+	topo_graphs_free(one.graphs);
+	return rc;
+}
+
+static int run_views(const plan_scenario *s, exec_result *r, const exec_views *v)
 {
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);

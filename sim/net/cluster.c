@@ -355,6 +355,42 @@ int net_link_classes(const net_cluster *c, net_link_class out[NET_LINK_KIND_COUN
 	return n;
 }
 
+static bool node_same(const net_node *a, const net_node *b)
+{
+	return !strcmp(a->name, b->name) && !strcmp(a->source, b->source) && a->gpus == b->gpus &&
+	       a->intra == b->intra && a->intra_Bps == b->intra_Bps &&
+	       a->intra_eff == b->intra_eff && a->nics == b->nics && a->nic_Bps == b->nic_Bps &&
+	       a->nic_eff == b->nic_eff && a->pcie_Bps == b->pcie_Bps &&
+	       a->host_mem_bytes == b->host_mem_bytes && a->nvme_bytes == b->nvme_bytes &&
+	       a->nvme_Bps == b->nvme_Bps && a->host_mem_Bps == b->host_mem_Bps &&
+	       a->host_mem_eff == b->host_mem_eff && a->pcie_eff == b->pcie_eff &&
+	       a->power_w == b->power_w && a->nvls_busbw_Bps == b->nvls_busbw_Bps &&
+	       a->coll_overhead_s == b->coll_overhead_s && a->ring_local_Bps == b->ring_local_Bps &&
+	       a->nic_kind == b->nic_kind && a->gpus_per_switch == b->gpus_per_switch &&
+	       a->pcie_p2p == b->pcie_p2p;
+}
+
+bool net_cluster_same(const net_cluster *a, const net_cluster *b)
+{
+	if (!node_same(&a->node, &b->node) || strcmp(a->name, b->name) || a->nodes != b->nodes ||
+	    a->fabric != b->fabric || a->oversubscription != b->oversubscription ||
+	    a->switch_lat_s != b->switch_lat_s || a->gpus != b->gpus ||
+	    a->gpu_hour_usd != b->gpu_hour_usd || a->grid_kg_per_kwh != b->grid_kg_per_kwh ||
+	    a->pue != b->pue || a->gpu_power_w != b->gpu_power_w || a->network != b->network ||
+	    a->algo != b->algo || a->proto != b->proto || a->net_lat_s != b->net_lat_s ||
+	    a->msg_overhead_s != b->msg_overhead_s || a->rail_Bps != b->rail_Bps ||
+	    a->congestion != b->congestion || a->congestion_exp != b->congestion_exp ||
+	    a->sync_s != b->sync_s || strcmp(a->spread_text, b->spread_text) ||
+	    a->nspread != b->nspread || a->spread_corr != b->spread_corr ||
+	    strcmp(a->other_gpu, b->other_gpu) || strcmp(a->other_nodes, b->other_nodes))
+		return false;
+	for (int i = 0; i < a->nspread; i++)
+		if (a->spread[i].nodes != b->spread[i].nodes || a->spread[i].lo != b->spread[i].lo ||
+		    a->spread[i].hi != b->spread[i].hi)
+			return false;
+	return true;
+}
+
 bool net_uses_flow(const net_cluster *c)
 {
 	return c->network == NET_MODEL_FLOW ||

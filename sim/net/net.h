@@ -164,6 +164,13 @@ typedef struct net_cluster {
  * auto on at most NET_FLOW_AUTO_NODES nodes). */
 bool net_uses_flow(const net_cluster *c);
 
+/* Whether a and b are the same cluster: every field equal (strings by
+ * content, numbers by value), so that anything computed from one (a link
+ * graph, sim/topo) holds for the other. A sweep's plans share a link graph
+ * on this test (topo_graphs). A field added to net_node or net_cluster must
+ * be compared here (test_net checks every key of the two key tables). */
+bool net_cluster_same(const net_cluster *a, const net_cluster *b);
+
 extern const conf_key net_node_keys[];
 extern const size_t net_node_nkeys;
 extern const conf_key net_cluster_keys[];

@@ -1,11 +1,14 @@
 /* netflow.c - [cluster] network = flow: a plan's collectives timed by the
  * flow-level model (sim/topo) instead of net's alpha-beta closed forms.
  *
- * plan_build opens one plan_netflow: the cluster's link graph and a
- * topo_cache over the plan's tp*cp*dp*pp ranks. Every collective task asks
- * plan_netflow_cost, which runs the collective of all concurrent translates
- * of its group on the graph once per distinct (collective, size, stride,
- * bytes) and answers the rest from the cache (topo_group_cost).
+ * plan_build opens one plan_netflow: the cluster's link graph (built here,
+ * or taken from the set of graphs a sweep shares among its plans,
+ * plan_scenario.graphs: the same graph, built once per cluster) and a
+ * topo_cache over the plan's tp*cp*dp*pp ranks, the run's own. Every
+ * collective task asks plan_netflow_cost, which runs the collective of all
+ * concurrent translates of its group on the graph once per distinct
+ * (collective, size, stride, bytes) and answers the rest from the cache
+ * (topo_group_cost).
  *
  * The link report. A plan_task carries only its duration and two per-link
  * byte counts, so each distinct answer is remembered with its per-class
@@ -33,7 +36,8 @@ typedef struct answer {
 
 struct plan_netflow {
 	const plan_scenario *s;
-	topo_graph *g;
+	const topo_graph *g;
+	topo_graph *own; /* g when built here, NULL when shared (s->graphs) */
 	topo_cache *cache;
 	answer *a;
 	int na, cap;
@@ -51,7 +55,10 @@ int plan_netflow_open(const plan_scenario *s, plan_netflow **out)
 	if (!f)
 		return SIM_ENOMEM;
 	f->s = s;
-	int rc = topo_build(&s->cluster, &f->g);
+	int rc = s->graphs ? topo_graphs_get(s->graphs, &s->cluster, &f->g)
+			   : topo_build(&s->cluster, &f->own);
+	if (!s->graphs)
+		f->g = f->own;
 	if (rc == SIM_OK)
 		rc = topo_cache_new(f->g, (int)(world < s->cluster.gpus ? world : s->cluster.gpus),
 				    &f->cache);
@@ -68,7 +75,7 @@ void plan_netflow_close(plan_netflow *f)
 	if (!f)
 		return;
 	topo_cache_free(f->cache);
-	topo_free(f->g);
+	topo_free(f->own);
 	free(f->a);
 	free(f);
 }

@@ -425,6 +425,12 @@ typedef struct plan_scenario {
 	hw_gpu other_gpu;
 	bool *other_node;
 	int nother, other_len;
+	/* Borrowed, not loaded: link graphs shared across runs (sim/topo,
+	 * topo_graphs), set by a caller that runs many scenarios (podsim
+	 * sweep owns one set for all its plans). Under network = flow
+	 * plan_build takes the cluster's graph from it instead of building
+	 * one; NULL: it builds its own. Results are the same either way. */
+	struct topo_graphs *graphs;
 } plan_scenario;
 
 /* Load a scenario file, apply "section.key=value" overrides, read every
@@ -971,8 +977,9 @@ const char *plan_task_inputs(uint8_t kind);
 
 /* [cluster] network = flow (netflow.c): plan_build times collectives with
  * sim/topo's flow model, every translate of a group contending on the
- * cluster's link graph. One plan_netflow per plan_build holds the graph and
- * the group-cost cache. open gives NULL (and SIM_OK) under alpha-beta. */
+ * cluster's link graph. One plan_netflow per plan_build holds the graph (its
+ * own, or one shared from s->graphs) and the group-cost cache. open gives
+ * NULL (and SIM_OK) under alpha-beta. */
 typedef struct plan_netflow plan_netflow;
 int plan_netflow_open(const plan_scenario *s, plan_netflow **out);
 void plan_netflow_close(plan_netflow *f);

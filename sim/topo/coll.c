@@ -295,6 +295,7 @@ typedef struct run {
 	const int *pos;   /* per global rank: index in the first group, -1 */
 	double ring_t_bw; /* all-reduce: the ring's t_bw once timed, else 0 */
 	int rails;        /* NICs per GPU a flow between nodes is split over (EFA), else 1 */
+	topo_memo *memo;  /* the graph's routes of the phases seen (memo.c) */
 } run;
 
 static int tr_rank(const run *r, int t, int rank)
@@ -348,26 +349,56 @@ static bool between_nodes(const run *r, const phase *p, int t, int i)
 	return a >= 0 && b >= 0 && a / G != b / G;
 }
 
-/* Simulate the phase once; its time times `repeat` is added to *t_bw. */
-static int phase_run(run *r, phase *p, double repeat, double *t_bw)
+/* Route every flow instance of the phase, in the order phase_run adds
+ * them (translate, flow, rail), into the memo's scratch. */
+static int route_phase(run *r, const phase *p, topo_routed **out)
 {
 	int path[TOPO_MAX_HOPS * 3];
-	topo_sim_clear(r->sim);
-	if ((int64_t)p->n * r->ngroups * r->rails > MAX_FLOWS)
-		return SIM_ERANGE;
-	int flows = 0;
+	*out = topo_memo_begin(r->memo);
 	for (int t = 0; t < r->ngroups; t++)
 		for (int i = 0; i < p->n; i++) {
 			int split = r->rails > 1 && between_nodes(r, p, t, i) ? r->rails : 1;
-			for (int j = 0; j < split; j++, flows++) {
+			for (int j = 0; j < split; j++) {
 				int h = route_flow(r, p, t, i, j, path, TOPO_MAX_HOPS * 3);
 				if (h < 0)
 					return h;
-				int id = topo_sim_add(r->sim, path, h, p->bytes[i] / split, 0);
-				if (id < 0)
-					return id;
+				int rc = topo_memo_add(r->memo, i, split, path, h);
+				if (rc != SIM_OK)
+					return rc;
 			}
 		}
+	return SIM_OK;
+}
+
+/* Simulate the phase once; its time times `repeat` is added to *t_bw. The
+ * routes come from the graph's memo when a phase of the same flows was
+ * routed on it before, whatever its bytes (memo.c: the same links in the
+ * same order, so the same simulation), else they are routed and
+ * remembered. */
+static int phase_run(run *r, phase *p, double repeat, double *t_bw)
+{
+	topo_sim_clear(r->sim);
+	if ((int64_t)p->n * r->ngroups * r->rails > MAX_FLOWS)
+		return SIM_ERANGE;
+	const topo_routed *w = topo_memo_find(r->memo, r->n, r->ngroups, r->rails, r->groups, p->n,
+	                                      p->a, p->b, p->nic_a, p->nic_b);
+	bool routed = !w;
+	if (routed) {
+		topo_routed *fresh;
+		int rc = route_phase(r, p, &fresh);
+		if (rc != SIM_OK)
+			return rc;
+		w = fresh;
+	}
+	for (int f = 0; f < w->n; f++) {
+		int id = topo_sim_add(r->sim, w->links + w->off[f], w->off[f + 1] - w->off[f],
+		                      p->bytes[w->src[f]] / w->split[f], 0);
+		if (id < 0)
+			return id;
+	}
+	int flows = w->n;
+	if (routed) /* the scratch moves into the memo: w is not read after */
+		topo_memo_keep(r->memo);
 	int rc = topo_sim_run(r->sim);
 	if (rc != SIM_OK)
 		return rc;
@@ -926,7 +957,7 @@ static void derate_for(topo_coll_ctx *x, int m)
 static int run_open(run *r, topo_coll_ctx *x, const int *groups, int n, int ngroups, int m)
 {
 	const topo_graph *g = x->g;
-	*r = (run){g, x->sim, &x->cur, 0, n, ngroups, groups, x->pos, 0, 1};
+	*r = (run){g, x->sim, &x->cur, 0, n, ngroups, groups, x->pos, 0, 1, g->memo};
 	if (g->cl.fabric == NET_FABRIC_EFA && g->nics_per_node > g->gpus_per_node)
 		r->rails = g->nics_per_node / g->gpus_per_node;
 	for (size_t i = (size_t)n; i < (size_t)n * (size_t)ngroups; i++)

@@ -303,6 +303,8 @@ int topo_build(const net_cluster *c, topo_graph **out)
 		rc = link_tables(g);
 	if (rc == SIM_OK)
 		rc = topo_router_new(g, &g->rt);
+	if (rc == SIM_OK)
+		rc = topo_memo_new(&g->memo);
 	if (rc != SIM_OK) {
 		topo_free(g);
 		return rc;
@@ -328,6 +330,7 @@ void topo_free(topo_graph *g)
 	free(g->lclass);
 	free(g->cpu);
 	topo_router_free(g->rt);
+	topo_memo_free(g->memo);
 	free(g);
 }
 

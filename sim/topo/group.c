@@ -31,7 +31,10 @@
  *
  * Cache: per (collective, size, stride, bytes, algorithm), a linear list
  * (a plan has a few dozen distinct collectives; a step's thousands of
- * identical tasks hit it).
+ * identical tasks hit it). A miss that differs from an earlier collective
+ * only in its bytes (a step's gradient buckets) still simulates its flows,
+ * but takes their routes from the graph's memo (memo.c) instead of
+ * routing them again.
  *
  * Link classes (net_link_kind): NVLink / NVSwitch / C2C links and a PCIe
  * node's GPU links are scale-up; links with a NIC at one end are nic; other

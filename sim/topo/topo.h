@@ -102,6 +102,27 @@ int topo_fabric_max_nodes(const net_cluster *c);
  * check of network = flow). */
 #define TOPO_MAX_GPUS (1 << 20)
 
+/* Graphs shared by the runs of one process (share.c): a sweep owns one set
+ * and its plans' builds (plan_build under network = flow) take the graph of
+ * their cluster from it, built once per distinct cluster (net_cluster_same)
+ * instead of once per plan. A graph from the set is read-only to its user
+ * (routing's caches aside, which change no route: route.c) and stays valid
+ * until the set is freed or a later get builds another graph, which may
+ * drop it: the set keeps at most TOPO_GRAPHS_KEEP graphs and, beyond the
+ * newest, at most TOPO_GRAPHS_GPUS GPUs of them (least recently used
+ * dropped first). Holds no global state; one thread at a time. */
+typedef struct topo_graphs topo_graphs;
+#define TOPO_GRAPHS_KEEP 4
+#define TOPO_GRAPHS_GPUS (1 << 18)
+
+int topo_graphs_new(topo_graphs **out);
+void topo_graphs_free(topo_graphs *set);
+/* The graph of cluster c: shared when the set holds one for the same
+ * cluster, else built (topo_build's codes) and kept. */
+int topo_graphs_get(topo_graphs *set, const net_cluster *c, const topo_graph **out);
+/* Graphs built, and gets answered with a graph built before. */
+void topo_graphs_stats(const topo_graphs *set, int *built, int *shared);
+
 const net_cluster *topo_cluster(const topo_graph *g);
 int topo_nvertices(const topo_graph *g);
 int topo_nlinks(const topo_graph *g);
@@ -133,6 +154,11 @@ int topo_route(const topo_graph *g, int src, int dst, int *path, int max);
  * a -> NIC nic_a is a -> NVLink -> the NIC's GPU -> PCIe -> NIC when the NIC
  * is not on a's PCIe switch (PXN, route.c). Same returns. */
 int topo_route_gpus(const topo_graph *g, int a, int b, int nic_a, int nic_b, int *path, int max);
+/* Of the collectives' phases simulated on g (by every run on it): those
+ * whose routes were reused from an earlier phase with the same flows
+ * (another byte count, another collective moving the same ring, another
+ * plan of a sweep: memo.c), and those routed. */
+void topo_route_stats(const topo_graph *g, long long *reused, long long *routed);
 
 /* ------------------------------------------------------------- summary -- */
 
@@ -279,6 +305,7 @@ void topo_cache_free(topo_cache *k);
 const topo_graph *topo_cache_graph(const topo_cache *k);
 /* Lookups answered from the cache, and collectives simulated. */
 void topo_cache_stats(const topo_cache *k, int *hits, int *misses);
+
 
 /* Translates simulated at most this many flows per phase together (above,
  * only the first translates: `simulated` < `translates`). */

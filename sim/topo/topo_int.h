@@ -36,6 +36,9 @@ struct topo_graph {
 	/* Routing scratch (route.c): mutable through a const graph, so a graph
 	 * is routed by one thread at a time. */
 	struct topo_router *rt;
+	/* The routes of the collectives' phases (memo.c), a cache of the same
+	 * kind: every run on the graph (a sweep's plans, share.c) reuses them. */
+	struct topo_memo *memo;
 };
 
 /* Vertices that forward traffic: switches and the CPU root complex. */
@@ -126,6 +129,35 @@ void topo_sim_harvest_acc(topo_sim *s, double repeat, topo_acc *acc);
  * congestion derates NIC and fabric links per collective this way without
  * a new simulation (coll.c). */
 void topo_sim_derate(topo_sim *s, const uint8_t *cls, const double div[NET_LINK_KIND_COUNT]);
+
+/* ----------------------------------------------- routed phases (memo.c) -- */
+
+/* A phase's flow instances as phase_run adds them (coll.c): instance f
+ * carries the bytes of phase flow src[f] over split[f] rails, on links
+ * links[off[f] .. off[f+1]). */
+typedef struct topo_routed {
+	int *src, *split, *off, *links;
+	int n, nlinks;
+} topo_routed;
+
+/* Routes of the phases simulated on a graph, keyed on everything they
+ * depend on (memo.c has the derivation); one per graph (topo_graph.memo). */
+typedef struct topo_memo topo_memo;
+int topo_memo_new(topo_memo **out);
+void topo_memo_free(topo_memo *m);
+/* The routes of the phase (groups[0 .. n * ngroups), rails, its flows
+ * a, b, nic_a, nic_b [0 .. flows)), or NULL; the key stays for
+ * topo_memo_keep. */
+const topo_routed *topo_memo_find(topo_memo *m, int n, int ngroups, int rails, const int *groups,
+                                  int flows, const int *a, const int *b, const int *nic_a,
+                                  const int *nic_b);
+/* Start routing the phase last looked up: the scratch, emptied. */
+topo_routed *topo_memo_begin(topo_memo *m);
+/* Append one routed instance to the scratch. SIM_OK or SIM_ENOMEM. */
+int topo_memo_add(topo_memo *m, int src, int split, const int *links, int nlinks);
+/* Remember the scratch under the key of the last find (when memory
+ * allows; else it is simply not kept). */
+void topo_memo_keep(topo_memo *m);
 
 /* ------------------------------------------------ collectives' context -- */
 

@@ -736,6 +736,95 @@ static void touched_links(void)
 	topo_sim_free(s);
 }
 
+/* Collectives that differ only in their bytes route their flows once
+ * (memo.c, the graph's): on the 12-node fat tree (2:1) the data-parallel
+ * ring of 4 ranks 24 apart as a reduce-scatter of 1 GiB, an all-gather of
+ * 256 MiB and a reduce-scatter of 3 MiB (one ring phase each, the same 24
+ * translates, the same flows: routed once, reused twice), then its
+ * all-reduce of 1 GiB (ring and tree timed; group.c budgets 4 n k = 16
+ * flows per translate, and 24 x 16 = 384 <= 512 keeps all 24 translates:
+ * the ring's flows are the same, reused, the tree's routed) and a forced
+ * tree of 512 MiB (its ring bound and its tree: both reused). A second cache
+ * on the same graph (the next plan of a sweep) routes nothing. Every answer
+ * equals, bit for bit, the same question on a new graph, which routes
+ * everything. The same on 4 EFA p5 nodes (each flow between nodes split
+ * over 4 rails, NCCL's choice by bytes), asked in both orders. */
+static topo_graph *fat_tree_12(void)
+{
+	return cluster(12, "fabric = fat-tree\noversubscription = 2");
+}
+
+static topo_graph *efa_4(void)
+{
+	return graph_of("include = topologies/nodes/p5-h100.ini\n[cluster]\nname = e\n"
+	                "nodes = 4\nfabric = efa\nrail_bw = 10 GB/s\nnet_latency = 40 us\n"
+	                "congestion = 0.2\ncongestion_exp = 1\n",
+	                NULL);
+}
+
+/* q on a cache of g (world ranks) equals q on a new graph made by make. */
+static void same_as_new(const topo_graph *g, topo_graph *(*make)(void), int world, const ask *q)
+{
+	topo_group_result a, b;
+	topo_cache *k, *fresh;
+	topo_graph *g2 = make();
+	if (!g2)
+		return;
+	CHECK_INT(topo_cache_new(g, world, &k), SIM_OK);
+	CHECK_INT(topo_group_cost(k, q->coll, q->size, q->stride, q->bytes, q->algo, &a), SIM_OK);
+	CHECK_INT(topo_cache_new(g2, world, &fresh), SIM_OK);
+	CHECK_INT(topo_group_cost(fresh, q->coll, q->size, q->stride, q->bytes, q->algo, &b),
+	          SIM_OK);
+	same_result(&a, &b);
+	long long reused, routed;
+	topo_route_stats(g2, &reused, &routed);
+	CHECK_INT(reused, 0);
+	topo_cache_free(k);
+	topo_cache_free(fresh);
+	topo_free(g2);
+}
+
+static void routes_across_sizes(void)
+{
+	topo_graph *g = fat_tree_12();
+	if (!g)
+		return;
+	const ask q[] = {
+	        {NET_REDUCESCATTER, 4, 24, GIB, TOPO_ALGO_AUTO},
+	        {NET_ALLGATHER, 4, 24, GIB / 4, TOPO_ALGO_AUTO},
+	        {NET_REDUCESCATTER, 4, 24, 3 << 20, TOPO_ALGO_AUTO},
+	        {NET_ALLREDUCE, 4, 24, GIB, TOPO_ALGO_AUTO},
+	        {NET_ALLREDUCE, 4, 24, GIB / 2, TOPO_ALGO_TREE},
+	};
+	enum { NQ = sizeof q / sizeof q[0] };
+	for (int i = 0; i < NQ; i++)
+		same_as_new(g, fat_tree_12, 96, &q[i]);
+	long long reused, routed;
+	topo_route_stats(g, &reused, &routed);
+	CHECK_INT(routed, 2); /* the ring, the tree */
+	CHECK_INT(reused, 5); /* all-gather, reduce-scatter, all-reduce's ring, forced tree's two */
+	for (int i = 0; i < NQ; i++) /* the next plan: every route known */
+		same_as_new(g, fat_tree_12, 96, &q[i]);
+	topo_route_stats(g, &reused, &routed);
+	CHECK_INT(routed, 2);
+	CHECK_INT(reused, 5 + 7);
+	topo_free(g);
+	for (int order = 0; order < 2; order++) {
+		topo_graph *e = efa_4();
+		if (!e)
+			return;
+		for (int j = 0; j < 6; j++) {
+			int i = order ? 5 - j : j;
+			ask a = {i % 2 ? NET_ALLGATHER : NET_ALLREDUCE, 4, 8,
+			         (double)(1 << (4 * i + 8)), TOPO_ALGO_AUTO}; /* 256 B .. 256 MiB */
+			same_as_new(e, efa_4, 32, &a);
+		}
+		topo_route_stats(e, &reused, &routed);
+		CHECK(reused > 0);
+		topo_free(e);
+	}
+}
+
 int main(void)
 {
 	touched_links();
@@ -751,6 +840,7 @@ int main(void)
 	closed_forms_agree();
 	group_oversubscription();
 	context_reuse();
+	routes_across_sizes();
 	uncongested_step();
 	oversubscribed_step();
 	return check_done();

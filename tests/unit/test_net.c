@@ -792,8 +792,65 @@ static void test_efa_choice(void)
 	CHECK(!net_efa_choice(&c, NET_ALLGATHER, &g, S, &a, &p));
 }
 
+/* net_cluster_same: equal for a copy, and unequal when any one field a key
+ * of [node] or [cluster] sets differs (each key's field changed through its
+ * table's offset and type), so a field added to the tables but not to the
+ * comparison fails here; a sweep shares a link graph only between clusters
+ * it calls the same (topo_graphs). */
+static void perturb(void *base, const conf_key *k)
+{
+	char *p = (char *)base + k->offset;
+	switch (k->type) {
+	case CONF_INT:
+	case CONF_ENUM:
+		*(int *)(void *)p += 1;
+		break;
+	case CONF_REAL:
+	case CONF_QTY:
+		*(double *)(void *)p = *(double *)(void *)p * 2 + 1;
+		break;
+	case CONF_BOOL:
+		*(bool *)(void *)p = !*(bool *)(void *)p;
+		break;
+	case CONF_STR:
+		p[0] = p[0] == 'x' ? 'y' : 'x';
+		break;
+	}
+}
+
+static void test_same(void)
+{
+	net_cluster c, d;
+	hw_gpu g;
+	sim_diag *diag = sim_diag_new();
+	CHECK_INT(load_cluster("dgx-h100-superpod.ini", "", &c, &g, diag), SIM_OK);
+	d = c;
+	CHECK(net_cluster_same(&c, &d));
+	for (size_t i = 0; i < net_node_nkeys; i++) {
+		d = c;
+		perturb(&d.node, &net_node_keys[i]);
+		if (!CHECK(!net_cluster_same(&c, &d)))
+			fprintf(stderr, "  [node] %s\n", net_node_keys[i].name);
+	}
+	for (size_t i = 0; i < net_cluster_nkeys; i++) {
+		d = c;
+		perturb(&d, &net_cluster_keys[i]);
+		if (!CHECK(!net_cluster_same(&c, &d)))
+			fprintf(stderr, "  [cluster] %s\n", net_cluster_keys[i].name);
+	}
+	d = c; /* derived fields: the GPU count and the parsed spread */
+	d.gpus++;
+	CHECK(!net_cluster_same(&c, &d));
+	d = c;
+	d.nspread = 1;
+	d.spread[0] = (net_spread){c.spread[0].nodes + 1, 0.9, 1.1};
+	CHECK(!net_cluster_same(&c, &d) || c.nspread == 1);
+	sim_diag_free(diag);
+}
+
 int main(void)
 {
+	test_same();
 	test_efa();
 	test_efa_choice();
 	test_sync_delay();
