@@ -41,8 +41,13 @@ typedef enum {
 	NET_FABRIC_SINGLE,
 	NET_FABRIC_TORUS2D, /* nodes on a 2D torus, one router per node */
 	NET_FABRIC_TORUS3D,
-	NET_FABRIC_EFA /* AWS EFA: a non-blocking fat tree (as fat-tree) that NCCL
-			* reaches through aws-ofi-nccl (the EFA model below) */
+	NET_FABRIC_EFA, /* AWS EFA: a non-blocking fat tree (as fat-tree) that NCCL
+			 * reaches through aws-ofi-nccl (the EFA model below) */
+	NET_FABRIC_RAIL_ONLY /* rail-only (Wang et al. 2023): NIC j of every node on
+			      * rail j's own switches, no spine joining the rails;
+			      * traffic between rails crosses the node over NVLink
+			      * (PXN). The alpha-beta model times it as
+			      * rail-optimized (net/coll.c). */
 } net_fabric;
 /* How a plan's collectives are timed ([cluster] network): the closed forms
  * below, or the flow-level model on the cluster's link graph (sim/topo) with

@@ -1,5 +1,6 @@
-/* fabric.c - the scale-out fabric generators: single switch, two-level fat
- * tree (leaf/spine) with oversubscription, and rail-optimized leaves.
+/* fabric.c - the scale-out fabric generators: single switch, fat trees of two
+ * to four tiers with oversubscription, rail-optimized leaves, rail-only rails
+ * and tori.
  *
  * Switch radix R from the NIC rate (one switch generation per link rate):
  *   >= 400 Gb/s: 64 (hardware.csv network,Switch NVIDIA Quantum-2
@@ -64,6 +65,21 @@
  *                   ceil(8 * 32 / 64) = 4 spines, 4 SUs 32 leaves and 16
  *                   spines, as hardware.csv superpod,DGX SuperPOD
  *                   H100,1SU_switches and 4SU_switches list.
+ *   rail-only:      Wang et al. 2023 ("Rail-only: A Low-Cost High-Performance
+ *                   Network for Training LLMs with Trillion Parameters",
+ *                   arXiv 2307.12169, section 4): the rail-optimized leaves
+ *                   (one per rail per unit of p nodes) without the spines
+ *                   that join the rails: rail j's leaves get a fat tree of
+ *                   their own, built by the tier rules above (pods of R/2
+ *                   leaves), and no link joins two rails. Leaves are numbered
+ *                   rail-major (leaf j U + u: rail j, unit u of U), so a rail's
+ *                   leaves are consecutive; every rail has the same shape. Up
+ *                   to p nodes a rail is one switch (32 DGX H100 at NDR: 8
+ *                   rail switches, no spine); 33 to p R/2 nodes take two
+ *                   tiers per rail (1,024 DGX H100: 32 leaves and 16 spines
+ *                   per rail); past that three or four. A flow between rails
+ *                   leaves through its node's NIC on the destination's rail,
+ *                   reached over NVLink (PXN, route.c).
  *   efa:            built as fat-tree (AWS does not publish its EFA fabric;
  *                   a non-blocking fat tree unless oversubscription says
  *                   otherwise); the EFA model (net.h) adds what NCCL over
@@ -117,6 +133,8 @@ static int leaf_of(const topo_graph *g, int n, int j, int p)
 		return 0;
 	if (g->cl.fabric == NET_FABRIC_RAIL)
 		return (n / p) * N + j;
+	if (g->cl.fabric == NET_FABRIC_RAIL_ONLY)
+		return j * ((g->cl.nodes + p - 1) / p) + n / p;
 	if (N <= p)
 		return n / (p / N);
 	int per_node = (N + p - 1) / p;
@@ -324,19 +342,34 @@ int topo_fabric_max_nodes(const net_cluster *c)
 {
 	int N = c->node.nics;
 	if (c->fabric != NET_FABRIC_FAT_TREE && c->fabric != NET_FABRIC_RAIL &&
-	    c->fabric != NET_FABRIC_EFA)
+	    c->fabric != NET_FABRIC_EFA && c->fabric != NET_FABRIC_RAIL_ONLY)
 		return INT32_MAX;
 	if (N < 1)
 		return INT32_MAX;
 	int R = radix(c), p = leaf_down(c, R);
 	int64_t leaves = (int64_t)R * (R / 2) * pod_leaves(c, R), nodes; /* R zones of R/2 pods */
-	if (c->fabric == NET_FABRIC_RAIL)
+	if (c->fabric == NET_FABRIC_RAIL_ONLY)
+		nodes = leaves * p; /* per rail: that many leaves of p nodes */
+	else if (c->fabric == NET_FABRIC_RAIL)
 		nodes = leaves / N * p; /* whole SUs of N leaves and p nodes */
 	else if (N <= p)
 		nodes = leaves * (p / N);
 	else
 		nodes = leaves / ((N + p - 1) / p);
 	return nodes < INT32_MAX ? (int)nodes : INT32_MAX;
+}
+
+/* Rail j's switches above its leaves, vertices v0 .. nv - 1, are numbered
+ * from 0 by add_spines; every rail has the same shape, so switch i of a kind
+ * becomes j K + i (K: that kind's count in one rail), and "spine17" names one
+ * switch of the cluster. */
+static void rail_names(topo_graph *g, int v0, int j)
+{
+	int count[TOPO_V_KIND_COUNT] = {0};
+	for (int v = v0; v < g->nv; v++)
+		count[g->v[v].kind]++;
+	for (int v = v0; v < g->nv; v++)
+		g->v[v].index += j * count[g->v[v].kind];
 }
 
 int topo_build_fabric(topo_graph *g)
@@ -350,8 +383,9 @@ int topo_build_fabric(topo_graph *g)
 	double o = c->oversubscription >= 1 ? c->oversubscription : 1;
 	int R = radix(c), p = leaf_down(c, R);
 	int nleaves = leaf_of(g, c->nodes - 1, N - 1, p) + 1;
-	if (c->fabric == NET_FABRIC_RAIL)
-		nleaves = ((c->nodes + p - 1) / p) * N;
+	int units = (c->nodes + p - 1) / p;
+	if (c->fabric == NET_FABRIC_RAIL || c->fabric == NET_FABRIC_RAIL_ONLY)
+		nleaves = units * N;
 	int *down = calloc((size_t)nleaves, sizeof *down);
 	if (!down)
 		return SIM_ENOMEM;
@@ -366,7 +400,12 @@ int topo_build_fabric(topo_graph *g)
 			down[l]++;
 			rc = fabric_link(g, g->nic[(size_t)n * N + j], leaf0 + l);
 		}
-	if (rc == SIM_OK && c->fabric != NET_FABRIC_SINGLE)
+	if (c->fabric == NET_FABRIC_RAIL_ONLY) /* a fat tree per rail, none between */
+		for (int j = 0, v0 = g->nv; j < N && rc == SIM_OK; j++, v0 = g->nv) {
+			rc = add_spines(g, leaf0 + j * units, units, down + j * units, o, R, R / 2);
+			rail_names(g, v0, j);
+		}
+	else if (rc == SIM_OK && c->fabric != NET_FABRIC_SINGLE)
 		rc = add_spines(g, leaf0, nleaves, down, o, R, pod_leaves(c, R));
 	free(down);
 	return rc;
