@@ -19,6 +19,7 @@
 #include "net.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -346,6 +347,26 @@ void net_group_make(const net_cluster *c, int size, int stride, net_group *out)
 
 /* ----------------------------------------------------------- link classes -- */
 
+/* Radix by link rate, one switch generation per rate (hardware.csv
+ * network,Switch NVIDIA Quantum-2 QM9700/QM9790 (NDR),radix = 64; network,
+ * Switch NVIDIA Quantum QM8700/QM8790 (HDR),radix = 40; network,Switch
+ * Mellanox SB7800 (EDR),radix = 36); EFA 64 whatever the rail rate (assumed:
+ * AWS publishes neither switches nor topology; sim/topo/fabric.c). */
+int net_switch_radix(const net_cluster *c)
+{
+	if (c->fabric == NET_FABRIC_EFA)
+		return 64;
+	double gbps = c->node.nic_Bps * 8 / 1e9;
+	return gbps >= 400 - 1e-6 ? 64 : gbps >= 200 - 1e-6 ? 40 : 36;
+}
+
+int net_leaf_down(const net_cluster *c)
+{
+	double o = c->oversubscription >= 1 ? c->oversubscription : 1;
+	int p = (int)floor(net_switch_radix(c) * o / (1 + o));
+	return p < 1 ? 1 : p;
+}
+
 static void link_set(net_link_class *l, net_link_kind kind, const char *name,
 		     const char *kind_name, int64_t count, double Bps)
 {
@@ -379,7 +400,11 @@ int net_link_classes(const net_cluster *c, net_link_class out[NET_LINK_KIND_COUN
 		 pcie ? "pcie" : "nvlink", gpus, nd->intra_Bps);
 	if (nd->nics > 0)
 		link_set(&out[n++], NET_LINK_NIC, "node0/nic0 -> leaf0", nic_kind, nics, nd->nic_Bps);
-	if (c->nodes > 1 && nd->nics > 0 && c->fabric != NET_FABRIC_SINGLE) {
+	/* Rail-only up to a unit of net_leaf_down nodes: one switch per rail,
+	 * nothing above it (sim/topo/fabric.c). */
+	bool one_tier = c->fabric == NET_FABRIC_SINGLE ||
+			(c->fabric == NET_FABRIC_RAIL_ONLY && c->nodes <= net_leaf_down(c));
+	if (c->nodes > 1 && nd->nics > 0 && !one_tier) {
 		double o = c->oversubscription >= 1 ? c->oversubscription : 1;
 		int64_t up = (int64_t)((double)nics / o);
 		link_set(&out[n++], NET_LINK_FABRIC, "leaf0 -> spine0", nic_kind, up > 0 ? up : 1,

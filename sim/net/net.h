@@ -340,6 +340,14 @@ typedef struct net_link_class {
 	double Bps;       /* capacity per direction */
 } net_link_class;
 
+/* The switches of the scale-out fabric (sim/topo/fabric.c builds them):
+ * net_switch_radix is the ports of one switch by the NIC rate (64 at 400 Gb/s
+ * and up, 40 at 200, 36 below; 64 on EFA), net_leaf_down the ports of a leaf
+ * that face NICs, floor(R o / (1 + o)) at oversubscription o (R/2 when
+ * non-blocking): a rail-optimized or rail-only unit is that many nodes. */
+int net_switch_radix(const net_cluster *c);
+int net_leaf_down(const net_cluster *c);
+
 /* The link classes of the cluster (up to NET_LINK_KIND_COUNT). Returns count. */
 int net_link_classes(const net_cluster *c, net_link_class out[NET_LINK_KIND_COUNT]);
 

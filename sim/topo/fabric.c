@@ -2,7 +2,8 @@
  * to four tiers with oversubscription, rail-optimized leaves, rail-only rails
  * and tori.
  *
- * Switch radix R from the NIC rate (one switch generation per link rate):
+ * Switch radix R from the NIC rate (one switch generation per link rate;
+ * net_switch_radix, net.h, where the link report reads it too):
  *   >= 400 Gb/s: 64 (hardware.csv network,Switch NVIDIA Quantum-2
  *                 QM9700/QM9790 (NDR),radix)
  *   >= 200 Gb/s: 40 (network,Switch NVIDIA Quantum QM8700/QM8790 (HDR),radix)
@@ -13,6 +14,7 @@
  * on two tiers, where the 36 of a 100 Gb/s InfiniBand switch would need
  * three for 12 nodes).
  * A leaf with oversubscription o splits its ports down:up = o:1, so it has
+ * (net_leaf_down)
  *   p = floor(R * o / (1 + o)) down ports (R/2 when non-blocking)
  * and a leaf with d NICs below it gets u = ceil(d / o) uplinks of the NIC rate.
  * Two tiers: the spines are S = ceil(sum u / R) switches of radix R; uplink
@@ -100,15 +102,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-
-static int radix(const net_cluster *c)
-{
-	const net_node *nd = &c->node;
-	if (c->fabric == NET_FABRIC_EFA)
-		return 64; /* assumed (header comment) */
-	double gbps = nd->nic_Bps * 8 / 1e9;
-	return gbps >= 400 - 1e-6 ? 64 : gbps >= 200 - 1e-6 ? 40 : 36;
-}
 
 static topo_lkind nic_lkind(const net_node *nd)
 {
@@ -323,14 +316,6 @@ static int build_torus(topo_graph *g, int D)
 	return rc;
 }
 
-/* Down ports of a leaf: p = floor(R o / (1 + o)), at least 1. */
-static int leaf_down(const net_cluster *c, int R)
-{
-	double o = c->oversubscription >= 1 ? c->oversubscription : 1;
-	int p = (int)floor(R * o / (1 + o));
-	return p < 1 ? 1 : p;
-}
-
 /* Leaves per pod of a three-tier fabric: R/2, whole SUs when rail-optimized. */
 static int pod_leaves(const net_cluster *c, int R)
 {
@@ -346,7 +331,7 @@ int topo_fabric_max_nodes(const net_cluster *c)
 		return INT32_MAX;
 	if (N < 1)
 		return INT32_MAX;
-	int R = radix(c), p = leaf_down(c, R);
+	int R = net_switch_radix(c), p = net_leaf_down(c);
 	int64_t leaves = (int64_t)R * (R / 2) * pod_leaves(c, R), nodes; /* R zones of R/2 pods */
 	if (c->fabric == NET_FABRIC_RAIL_ONLY)
 		nodes = leaves * p; /* per rail: that many leaves of p nodes */
@@ -381,7 +366,7 @@ int topo_build_fabric(topo_graph *g)
 	if (c->fabric == NET_FABRIC_TORUS2D || c->fabric == NET_FABRIC_TORUS3D)
 		return build_torus(g, c->fabric == NET_FABRIC_TORUS2D ? 2 : 3);
 	double o = c->oversubscription >= 1 ? c->oversubscription : 1;
-	int R = radix(c), p = leaf_down(c, R);
+	int R = net_switch_radix(c), p = net_leaf_down(c);
 	int nleaves = leaf_of(g, c->nodes - 1, N - 1, p) + 1;
 	int units = (c->nodes + p - 1) / p;
 	if (c->fabric == NET_FABRIC_RAIL || c->fabric == NET_FABRIC_RAIL_ONLY)
