@@ -13,7 +13,7 @@ static const char usage_coll[] =
         "usage: podsim coll --topology CLUSTER.ini --gpus N OP SIZE [options]\n"
         "\n"
         "Time one collective on the first N GPUs of the cluster (ranks fill nodes in\n"
-        "order) with the flow-level network model (routed flows sharing links max-min\n"
+        "order; with --stride S GPUs 0, S, 2S, ...) with the flow-level network model (routed flows sharing links max-min\n"
         "fairly) and with the alpha-beta model, side by side, as nccl-tests reports:\n"
         "time, algbw = SIZE / time and busbw = algbw x bus factor (2(n-1)/n for\n"
         "all-reduce, (n-1)/n for all-gather, reduce-scatter and all-to-all).\n"
@@ -27,6 +27,8 @@ static const char usage_coll[] =
         "                              fastest, as NCCL's tuner, or on EFA the\n"
         "                              aws-ofi-nccl tuner's region; nvls: all-reduce\n"
         "                              inside one NVLS node, nvlstree: across them)\n"
+        "  --stride S                  every S-th GPU from 0 (S = GPUs per node: one\n"
+        "                              per node on the same rail, a data-parallel group)\n"
         "  --sweep                     sizes from 8 B doubling up to SIZE\n"
         "  --json                      JSON rows: time_s, algbw_GBps, busbw_GBps, algorithm\n"
         "  --set SECTION.KEY=VALUE     override a key of the cluster file\n"
@@ -36,7 +38,7 @@ typedef struct coll_args {
 	const char *topology, *op, *size, *algo;
 	const char *sets[64];
 	int nsets;
-	long gpus;
+	long gpus, stride;
 	bool sweep, json;
 } coll_args;
 
@@ -59,7 +61,7 @@ static int parse_args(int argc, char **argv, coll_args *a)
 		else if (!strcmp(s, "--json"))
 			a->json = true;
 		else if ((!strcmp(s, "--topology") || !strcmp(s, "--gpus") ||
-		          !strcmp(s, "--algo") || !strcmp(s, "--set")) &&
+		          !strcmp(s, "--algo") || !strcmp(s, "--set") || !strcmp(s, "--stride")) &&
 		         !has)
 			return bad("option needs a value", s);
 		else if (!strcmp(s, "--topology"))
@@ -75,6 +77,11 @@ static int parse_args(int argc, char **argv, coll_args *a)
 			a->gpus = strtol(argv[++i], &end, 10);
 			if (*end || a->gpus < 1)
 				return bad("--gpus takes a positive count", argv[i]);
+		} else if (!strcmp(s, "--stride")) {
+			char *end;
+			a->stride = strtol(argv[++i], &end, 10);
+			if (*end || a->stride < 1 || a->stride > 1000000)
+				return bad("--stride takes a positive count", argv[i]);
 		} else if (s[0] == '-' && s[1])
 			return bad("unknown option", s);
 		else if (npos == 0 && ++npos)
@@ -136,8 +143,8 @@ static void print_row(const coll_args *a, net_coll op, int n, const row *r, bool
 	       ab_alg * f / 1e9);
 }
 
-static int time_one(const topo_graph *g, net_coll op, const int *ranks, int n, double bytes,
-                    topo_algo algo, row *r)
+static int time_one(const topo_graph *g, net_coll op, const int *ranks, int n, int stride,
+                    double bytes, topo_algo algo, row *r)
 {
 	/* Both models run the same algorithm: --algo, else [cluster] nccl_algo
 	 * (as --set cluster.nccl_algo=tree gives it). */
@@ -148,7 +155,7 @@ static int time_one(const topo_graph *g, net_coll op, const int *ranks, int n, d
 	else
 		algo = topo_algo_from_net(cl.algo);
 	net_group grp;
-	net_group_make(c, n, 1, &grp);
+	net_group_make(c, n, stride, &grp);
 	if (op == NET_P2P) /* first to last rank */
 		grp = (net_group){2, ranks[0] / c->node.gpus == ranks[n - 1] / c->node.gpus ? 2 : 1,
 		                  ranks[0] / c->node.gpus == ranks[n - 1] / c->node.gpus ? 1 : 2,
@@ -194,13 +201,13 @@ static int run_sizes(const coll_args *a, const topo_graph *g, net_coll op, doubl
 	if (!ranks)
 		return 1;
 	for (int i = 0; i < n; i++)
-		ranks[i] = i;
+		ranks[i] = i * (int)a->stride;
 	double s = a->sweep ? 8 : size;
 	row r = {0};
 	int rc = SIM_OK;
 	bool opened = false; /* nothing on stdout if the first size fails */
 	for (bool first = true; s <= size && rc == SIM_OK; s *= 2, first = false) {
-		rc = time_one(g, op, ranks, n, s, algo, &r);
+		rc = time_one(g, op, ranks, n, (int)a->stride, s, algo, &r);
 		if (rc == SIM_OK && !opened) {
 			if (a->json)
 				printf("[");
@@ -261,7 +268,7 @@ static bool too_big(const coll_args *a, net_coll op)
 
 int cli_coll(int argc, char **argv)
 {
-	coll_args a = {0};
+	coll_args a = {.stride = 1};
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
@@ -293,9 +300,10 @@ int cli_coll(int argc, char **argv)
 	if (rc)
 		return rc;
 	int total = topo_cluster(g)->gpus;
-	if (a.gpus > total || (op == NET_P2P && a.gpus < 2)) {
-		fprintf(stderr, "podsim coll: error: --gpus %ld: the cluster has %d GPUs%s\n",
-		        a.gpus, total, op == NET_P2P ? " (p2p needs 2 or more)" : "");
+	if ((a.gpus - 1) * a.stride >= total || (op == NET_P2P && a.gpus < 2)) {
+		fprintf(stderr, "podsim coll: error: --gpus %ld%s: the cluster has %d GPUs%s\n",
+		        a.gpus, a.stride > 1 ? " at that --stride" : "", total,
+		        op == NET_P2P ? " (p2p needs 2 or more)" : "");
 		topo_free(g);
 		return EXIT_INPUT;
 	}

@@ -3,8 +3,8 @@
  *
  * Units after reading, all SI: bytes, bytes/s (per direction), seconds, W.
  * A node is `gpus` GPUs on one scale-up fabric with `nics` compute NICs; the
- * cluster is `nodes` such nodes on a fat tree (or rail-optimised fat tree, or
- * one switch). Invariant after net_cluster_from_conf: gpus = nodes * node.gpus
+ * cluster is `nodes` such nodes on a fat tree (or rail-optimised fat tree,
+ * rail-only rails, a torus, or one switch). Invariant after net_cluster_from_conf: gpus = nodes * node.gpus
  * fits an int.
  *
  * Group geometry: global ranks fill nodes in order (ranks 0..G-1 on node 0, ...),
@@ -19,6 +19,7 @@
 #include "net.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,8 @@
 static const char *const intra_names[] = {"nvswitch", "nvlink-mesh", "pcie", NULL};
 static const char *const nic_names[] = {"ib", "roce", "ethernet", "efa", NULL};
 static const char *const fabric_names[] = {"fat-tree", "rail-optimized", "single-switch",
-					     "torus-2d", "torus-3d", "efa", NULL};
+					     "torus-2d", "torus-3d", "efa", "rail-only",
+					     NULL};
 static const char *const model_names[] = {"alpha-beta", "flow", "auto", NULL};
 static const char *const algo_names[] = {"auto", "ring", "tree", "hier", "nvls", "nvlstree", NULL};
 /* nccl_proto's values: auto, then net_proto's order (stored as net_proto + 1). */
@@ -101,7 +103,8 @@ const conf_key net_cluster_keys[] = {
 	 "number of nodes"},
 	{"fabric", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fat-tree", fabric_names,
 	 offsetof(net_cluster, fabric),
-	 "scale-out topology (efa: a fat tree reached through aws-ofi-nccl, the EFA model)"},
+	 "scale-out topology (efa: a fat tree reached through aws-ofi-nccl, the EFA model; "
+	 "rail-only: NIC j of every node on rail j's switches, no spine between rails)"},
 	{"oversubscription", CONF_REAL, SIM_UNIT_NONE, 1, 1000, "1", NULL,
 	 offsetof(net_cluster, oversubscription), "fabric taper (1 = non-blocking)"},
 	{"switch_latency", CONF_QTY, SIM_UNIT_TIME, 0, 1e-3, "130 ns", NULL,
@@ -260,10 +263,42 @@ static int efa_keys(const conf_doc *doc, net_cluster *c, sim_diag *diag)
 	return rc;
 }
 
+/* Rail-only (net.h): rail k is the NIC of every node's GPU k, and a flow
+ * between rails crosses the node over NVLink to the GPU on the destination's
+ * rail (PXN). So each GPU needs a NIC of its own (nics >= gpus) and the node
+ * NVLink to relay over: a PCIe node would send every cross-rail byte through
+ * the CPU, a route NCCL's PXN never takes. One node has no fabric. */
+static int rail_only_keys(const conf_doc *doc, const net_cluster *c, sim_diag *diag)
+{
+	if (c->fabric != NET_FABRIC_RAIL_ONLY || c->nodes < 2)
+		return SIM_OK;
+	const net_node *nd = &c->node;
+	char msg[320];
+	if (nd->intra == NET_INTRA_PCIE) {
+		snprintf(msg, sizeof msg,
+			 "[cluster] fabric = rail-only needs NVLink inside the node ([node] intra = "
+			 "nvswitch or nvlink-mesh, not pcie): traffic between rails crosses the node "
+			 "over NVLink to the GPU on the destination's rail (PXN)");
+		key_error(doc, "cluster", "fabric", diag, msg);
+		return SIM_ECONF;
+	}
+	if (nd->nics > 0 && nd->nics < nd->gpus) {
+		snprintf(msg, sizeof msg,
+			 "[cluster] fabric = rail-only needs a NIC per GPU: [node] nics = %d is fewer "
+			 "than the %d rails of gpus = %d (rail k joins GPU k of every node)",
+			 nd->nics, nd->gpus, nd->gpus);
+		key_error(doc, "node", "nics", diag, msg);
+		return SIM_ECONF;
+	}
+	return SIM_OK;
+}
+
 /* Checks across keys, after both sections read cleanly. */
 static int check_cluster(const conf_doc *doc, net_cluster *c, sim_diag *diag)
 {
 	int rc = efa_keys(doc, c, diag);
+	if (rail_only_keys(doc, c, diag) != SIM_OK)
+		rc = SIM_ECONF;
 	if (c->nodes > 1 && (c->node.nics < 1 || c->node.nic_Bps <= 0)) {
 		key_error(doc, "node", "nics", diag,
 			  "[node] a cluster of more than one node needs nics >= 1 and nic_bw > 0");
@@ -312,6 +347,26 @@ void net_group_make(const net_cluster *c, int size, int stride, net_group *out)
 
 /* ----------------------------------------------------------- link classes -- */
 
+/* Radix by link rate, one switch generation per rate (hardware.csv
+ * network,Switch NVIDIA Quantum-2 QM9700/QM9790 (NDR),radix = 64; network,
+ * Switch NVIDIA Quantum QM8700/QM8790 (HDR),radix = 40; network,Switch
+ * Mellanox SB7800 (EDR),radix = 36); EFA 64 whatever the rail rate (assumed:
+ * AWS publishes neither switches nor topology; sim/topo/fabric.c). */
+int net_switch_radix(const net_cluster *c)
+{
+	if (c->fabric == NET_FABRIC_EFA)
+		return 64;
+	double gbps = c->node.nic_Bps * 8 / 1e9;
+	return gbps >= 400 - 1e-6 ? 64 : gbps >= 200 - 1e-6 ? 40 : 36;
+}
+
+int net_leaf_down(const net_cluster *c)
+{
+	double o = c->oversubscription >= 1 ? c->oversubscription : 1;
+	int p = (int)floor(net_switch_radix(c) * o / (1 + o));
+	return p < 1 ? 1 : p;
+}
+
 static void link_set(net_link_class *l, net_link_kind kind, const char *name,
 		     const char *kind_name, int64_t count, double Bps)
 {
@@ -345,7 +400,11 @@ int net_link_classes(const net_cluster *c, net_link_class out[NET_LINK_KIND_COUN
 		 pcie ? "pcie" : "nvlink", gpus, nd->intra_Bps);
 	if (nd->nics > 0)
 		link_set(&out[n++], NET_LINK_NIC, "node0/nic0 -> leaf0", nic_kind, nics, nd->nic_Bps);
-	if (c->nodes > 1 && nd->nics > 0 && c->fabric != NET_FABRIC_SINGLE) {
+	/* Rail-only up to a unit of net_leaf_down nodes: one switch per rail,
+	 * nothing above it (sim/topo/fabric.c). */
+	bool one_tier = c->fabric == NET_FABRIC_SINGLE ||
+			(c->fabric == NET_FABRIC_RAIL_ONLY && c->nodes <= net_leaf_down(c));
+	if (c->nodes > 1 && nd->nics > 0 && !one_tier) {
 		double o = c->oversubscription >= 1 ? c->oversubscription : 1;
 		int64_t up = (int64_t)((double)nics / o);
 		link_set(&out[n++], NET_LINK_FABRIC, "leaf0 -> spine0", nic_kind, up > 0 ? up : 1,

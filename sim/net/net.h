@@ -41,8 +41,13 @@ typedef enum {
 	NET_FABRIC_SINGLE,
 	NET_FABRIC_TORUS2D, /* nodes on a 2D torus, one router per node */
 	NET_FABRIC_TORUS3D,
-	NET_FABRIC_EFA /* AWS EFA: a non-blocking fat tree (as fat-tree) that NCCL
-			* reaches through aws-ofi-nccl (the EFA model below) */
+	NET_FABRIC_EFA, /* AWS EFA: a non-blocking fat tree (as fat-tree) that NCCL
+			 * reaches through aws-ofi-nccl (the EFA model below) */
+	NET_FABRIC_RAIL_ONLY /* rail-only (Wang et al. 2023): NIC j of every node on
+			      * rail j's own switches, no spine joining the rails;
+			      * traffic between rails crosses the node over NVLink
+			      * (PXN). The alpha-beta model times it as
+			      * rail-optimized (net/coll.c). */
 } net_fabric;
 /* How a plan's collectives are timed ([cluster] network): the closed forms
  * below, or the flow-level model on the cluster's link graph (sim/topo) with
@@ -334,6 +339,14 @@ typedef struct net_link_class {
 	int count;        /* links of this class in the cluster */
 	double Bps;       /* capacity per direction */
 } net_link_class;
+
+/* The switches of the scale-out fabric (sim/topo/fabric.c builds them):
+ * net_switch_radix is the ports of one switch by the NIC rate (64 at 400 Gb/s
+ * and up, 40 at 200, 36 below; 64 on EFA), net_leaf_down the ports of a leaf
+ * that face NICs, floor(R o / (1 + o)) at oversubscription o (R/2 when
+ * non-blocking): a rail-optimized or rail-only unit is that many nodes. */
+int net_switch_radix(const net_cluster *c);
+int net_leaf_down(const net_cluster *c);
 
 /* The link classes of the cluster (up to NET_LINK_KIND_COUNT). Returns count. */
 int net_link_classes(const net_cluster *c, net_link_class out[NET_LINK_KIND_COUNT]);

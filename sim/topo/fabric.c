@@ -1,7 +1,9 @@
-/* fabric.c - the scale-out fabric generators: single switch, two-level fat
- * tree (leaf/spine) with oversubscription, and rail-optimized leaves.
+/* fabric.c - the scale-out fabric generators: single switch, fat trees of two
+ * to four tiers with oversubscription, rail-optimized leaves, rail-only rails
+ * and tori.
  *
- * Switch radix R from the NIC rate (one switch generation per link rate):
+ * Switch radix R from the NIC rate (one switch generation per link rate;
+ * net_switch_radix, net.h, where the link report reads it too):
  *   >= 400 Gb/s: 64 (hardware.csv network,Switch NVIDIA Quantum-2
  *                 QM9700/QM9790 (NDR),radix)
  *   >= 200 Gb/s: 40 (network,Switch NVIDIA Quantum QM8700/QM8790 (HDR),radix)
@@ -12,6 +14,7 @@
  * on two tiers, where the 36 of a 100 Gb/s InfiniBand switch would need
  * three for 12 nodes).
  * A leaf with oversubscription o splits its ports down:up = o:1, so it has
+ * (net_leaf_down)
  *   p = floor(R * o / (1 + o)) down ports (R/2 when non-blocking)
  * and a leaf with d NICs below it gets u = ceil(d / o) uplinks of the NIC rate.
  * Two tiers: the spines are S = ceil(sum u / R) switches of radix R; uplink
@@ -64,6 +67,21 @@
  *                   ceil(8 * 32 / 64) = 4 spines, 4 SUs 32 leaves and 16
  *                   spines, as hardware.csv superpod,DGX SuperPOD
  *                   H100,1SU_switches and 4SU_switches list.
+ *   rail-only:      Wang et al. 2023 ("Rail-only: A Low-Cost High-Performance
+ *                   Network for Training LLMs with Trillion Parameters",
+ *                   arXiv 2307.12169, section 4): the rail-optimized leaves
+ *                   (one per rail per unit of p nodes) without the spines
+ *                   that join the rails: rail j's leaves get a fat tree of
+ *                   their own, built by the tier rules above (pods of R/2
+ *                   leaves), and no link joins two rails. Leaves are numbered
+ *                   rail-major (leaf j U + u: rail j, unit u of U), so a rail's
+ *                   leaves are consecutive; every rail has the same shape. Up
+ *                   to p nodes a rail is one switch (32 DGX H100 at NDR: 8
+ *                   rail switches, no spine); 33 to p R/2 nodes take two
+ *                   tiers per rail (1,024 DGX H100: 32 leaves and 16 spines
+ *                   per rail); past that three or four. A flow between rails
+ *                   leaves through its node's NIC on the destination's rail,
+ *                   reached over NVLink (PXN, route.c).
  *   efa:            built as fat-tree (AWS does not publish its EFA fabric;
  *                   a non-blocking fat tree unless oversubscription says
  *                   otherwise); the EFA model (net.h) adds what NCCL over
@@ -84,15 +102,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-
-static int radix(const net_cluster *c)
-{
-	const net_node *nd = &c->node;
-	if (c->fabric == NET_FABRIC_EFA)
-		return 64; /* assumed (header comment) */
-	double gbps = nd->nic_Bps * 8 / 1e9;
-	return gbps >= 400 - 1e-6 ? 64 : gbps >= 200 - 1e-6 ? 40 : 36;
-}
 
 static topo_lkind nic_lkind(const net_node *nd)
 {
@@ -117,6 +126,8 @@ static int leaf_of(const topo_graph *g, int n, int j, int p)
 		return 0;
 	if (g->cl.fabric == NET_FABRIC_RAIL)
 		return (n / p) * N + j;
+	if (g->cl.fabric == NET_FABRIC_RAIL_ONLY)
+		return j * ((g->cl.nodes + p - 1) / p) + n / p;
 	if (N <= p)
 		return n / (p / N);
 	int per_node = (N + p - 1) / p;
@@ -305,14 +316,6 @@ static int build_torus(topo_graph *g, int D)
 	return rc;
 }
 
-/* Down ports of a leaf: p = floor(R o / (1 + o)), at least 1. */
-static int leaf_down(const net_cluster *c, int R)
-{
-	double o = c->oversubscription >= 1 ? c->oversubscription : 1;
-	int p = (int)floor(R * o / (1 + o));
-	return p < 1 ? 1 : p;
-}
-
 /* Leaves per pod of a three-tier fabric: R/2, whole SUs when rail-optimized. */
 static int pod_leaves(const net_cluster *c, int R)
 {
@@ -324,19 +327,34 @@ int topo_fabric_max_nodes(const net_cluster *c)
 {
 	int N = c->node.nics;
 	if (c->fabric != NET_FABRIC_FAT_TREE && c->fabric != NET_FABRIC_RAIL &&
-	    c->fabric != NET_FABRIC_EFA)
+	    c->fabric != NET_FABRIC_EFA && c->fabric != NET_FABRIC_RAIL_ONLY)
 		return INT32_MAX;
 	if (N < 1)
 		return INT32_MAX;
-	int R = radix(c), p = leaf_down(c, R);
+	int R = net_switch_radix(c), p = net_leaf_down(c);
 	int64_t leaves = (int64_t)R * (R / 2) * pod_leaves(c, R), nodes; /* R zones of R/2 pods */
-	if (c->fabric == NET_FABRIC_RAIL)
+	if (c->fabric == NET_FABRIC_RAIL_ONLY)
+		nodes = leaves * p; /* per rail: that many leaves of p nodes */
+	else if (c->fabric == NET_FABRIC_RAIL)
 		nodes = leaves / N * p; /* whole SUs of N leaves and p nodes */
 	else if (N <= p)
 		nodes = leaves * (p / N);
 	else
 		nodes = leaves / ((N + p - 1) / p);
 	return nodes < INT32_MAX ? (int)nodes : INT32_MAX;
+}
+
+/* Rail j's switches above its leaves, vertices v0 .. nv - 1, are numbered
+ * from 0 by add_spines; every rail has the same shape, so switch i of a kind
+ * becomes j K + i (K: that kind's count in one rail), and "spine17" names one
+ * switch of the cluster. */
+static void rail_names(topo_graph *g, int v0, int j)
+{
+	int count[TOPO_V_KIND_COUNT] = {0};
+	for (int v = v0; v < g->nv; v++)
+		count[g->v[v].kind]++;
+	for (int v = v0; v < g->nv; v++)
+		g->v[v].index += j * count[g->v[v].kind];
 }
 
 int topo_build_fabric(topo_graph *g)
@@ -348,10 +366,11 @@ int topo_build_fabric(topo_graph *g)
 	if (c->fabric == NET_FABRIC_TORUS2D || c->fabric == NET_FABRIC_TORUS3D)
 		return build_torus(g, c->fabric == NET_FABRIC_TORUS2D ? 2 : 3);
 	double o = c->oversubscription >= 1 ? c->oversubscription : 1;
-	int R = radix(c), p = leaf_down(c, R);
+	int R = net_switch_radix(c), p = net_leaf_down(c);
 	int nleaves = leaf_of(g, c->nodes - 1, N - 1, p) + 1;
-	if (c->fabric == NET_FABRIC_RAIL)
-		nleaves = ((c->nodes + p - 1) / p) * N;
+	int units = (c->nodes + p - 1) / p;
+	if (c->fabric == NET_FABRIC_RAIL || c->fabric == NET_FABRIC_RAIL_ONLY)
+		nleaves = units * N;
 	int *down = calloc((size_t)nleaves, sizeof *down);
 	if (!down)
 		return SIM_ENOMEM;
@@ -366,7 +385,12 @@ int topo_build_fabric(topo_graph *g)
 			down[l]++;
 			rc = fabric_link(g, g->nic[(size_t)n * N + j], leaf0 + l);
 		}
-	if (rc == SIM_OK && c->fabric != NET_FABRIC_SINGLE)
+	if (c->fabric == NET_FABRIC_RAIL_ONLY) /* a fat tree per rail, none between */
+		for (int j = 0, v0 = g->nv; j < N && rc == SIM_OK; j++, v0 = g->nv) {
+			rc = add_spines(g, leaf0 + j * units, units, down + j * units, o, R, R / 2);
+			rail_names(g, v0, j);
+		}
+	else if (rc == SIM_OK && c->fabric != NET_FABRIC_SINGLE)
 		rc = add_spines(g, leaf0, nleaves, down, o, R, pod_leaves(c, R));
 	free(down);
 	return rc;

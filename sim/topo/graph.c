@@ -297,6 +297,8 @@ int topo_build(const net_cluster *c, topo_graph **out)
 		rc = topo_index(g);
 	for (int v = 0; v < g->nv && rc == SIM_OK; v++)
 		g->nspines += g->v[v].kind == TOPO_V_SPINE;
+	if (c->fabric == NET_FABRIC_RAIL_ONLY && c->node.nics > 0)
+		g->nspines /= c->node.nics; /* per rail: d-mod-k stays within one */
 	if (rc == SIM_OK)
 		rc = number_nics(g);
 	if (rc == SIM_OK)

@@ -103,6 +103,18 @@
  * each node: entering at GPU 0 from NIC 0, it leaves from GPU 4, whose
  * send into NIC 0 (switch 0; GPU 4 hangs from switch 2) used to climb to
  * the CPU and back, twice the NIC's bytes on one switch's CPU link.
+ *
+ * Rail-only fabrics (fabric.c) have no switch between rails: a flow from GPU
+ * a to GPU b of another node whose NIC is on another rail leaves a's node by
+ * the NIC on b's rail, so the same PXN path applies: a -> NVLink -> the GPU
+ * of that NIC -> PCIe -> NIC -> b's rail -> b. This is the route Wang et al.
+ * 2023 (arXiv 2307.12169, section 4) give for rail-only's cross-rail traffic
+ * and what NCCL's PXN does for all-to-all (NCCL 2.12: a node's GPUs gather
+ * the data for one destination on the GPU of the destination's rail). A
+ * sender whose PCIe switch already holds that NIC (two GPUs per switch)
+ * reaches it directly, without NVLink, as GPUDirect RDMA does; a pair of
+ * NVLink-mesh GPUs without a direct link (no PXN in NCCL) goes through the
+ * CPU root complex.
  */
 #include "topo_int.h"
 
@@ -906,6 +918,11 @@ int topo_route_gpus_via(const topo_graph *g, int a, int b, int nic_a, int nic_b,
 		nic_a = topo_gpu_nic(g, a % G);
 	if (nic_b < 0)
 		nic_b = topo_gpu_nic(g, b % G);
+	/* Rail-only: no switch joins rail nic_a to rail nic_b, so the flow
+	 * leaves by its node's NIC on the destination's rail, reached over
+	 * NVLink through that NIC's GPU (PXN, append_send; header comment). */
+	if (g->cl.fabric == NET_FABRIC_RAIL_ONLY)
+		nic_a = nic_b;
 	int xa = topo_nic(g, na, nic_a), xb = topo_nic(g, nb, nic_b);
 	if (xa < 0 || xb < 0)
 		return SIM_ENOTFOUND;

@@ -130,6 +130,48 @@ grep -q 'flow network' "$tmp/z3-flow" || { echo "tp 4 ZeRO-3: not on the flow ne
 [ "$(grep 'step time' "$tmp/z3-flow")" = "$(grep 'step time' "$tmp/z3-alpha-beta")" ] ||
 	{ echo "tp 4 ZeRO-3: flow and alpha-beta steps differ:"; grep 'step time' "$tmp"/z3-*; fail=1; }
 
+# Rail-only (topologies/dgx-h100-rail-only.ini: 32 DGX H100, 8 rails of one
+# switch each, no spine; Wang et al. 2023). A data-parallel all-reduce of
+# rank-aligned GPUs (--stride 8: GPU 0 of 64 nodes, two units, so rail 0 has
+# 2 leaves and a spine) is a ring on rail 0 alone: every flow enters and
+# leaves by NIC 0 and never crosses rails, so its links are the same leaf and
+# spine ports as rail-optimized's and the row is identical (both models;
+# alpha-beta sees no difference between the two fabrics). An all-to-all of
+# the 256 GPUs of one unit crosses rails: rail-optimized joins them through
+# the spines; rail-only relays over NVLink to the GPU on the destination's
+# rail (PXN) and stays on that rail's one switch. At 1:1 both are NIC-bound:
+# each NIC carries S/256 to each of 248 GPUs of other nodes, its own GPU's
+# on rail-optimized and, by symmetry, its rail's share of its 8 GPUs' on
+# rail-only; the extra NVLink hop (450 GB/s per GPU against the NIC's 47)
+# never binds, so the rows are equal: 248/256 x 1 GiB / 47 GB/s = 22.13 ms
+# plus latency. Rail-only is slower only where the relay's NVLink load binds
+# (a node whose NVLink is near the NIC rate). At 3:1 the taper is the
+# rail-optimized spines' (a rail leaf of 32 NICs gets ceil(32/3) = 11
+# uplinks), and its cross-rail bytes, 32 GPUs x 217 peers on other rails and
+# nodes x S/256 = 27.125 S = 29.1 GB, need >= 29.1 GB / (11 x 47 GB/s) =
+# 56.3 ms; rail-only has no spine in one unit and keeps 22.16 ms.
+r=topologies/dgx-h100-rail-only.ini
+for f in rail-only rail-optimized; do
+	"$podsim" coll --topology $r --set cluster.fabric=$f --set cluster.nodes=64 --gpus 64 \
+		--stride 8 allreduce 1GiB | grep -v '^#' >"$tmp/dp-$f" || { echo "rail dp $f failed"; fail=1; }
+	for o in 1 3; do
+		"$podsim" coll --topology $r --set cluster.fabric=$f --set cluster.oversubscription=$o \
+			--gpus 256 alltoall 1GiB | grep -v '^#' >"$tmp/a2a-$f-$o" ||
+			{ echo "rail a2a $f $o failed"; fail=1; }
+	done
+done
+[ -s "$tmp/dp-rail-only" ] && cmp -s "$tmp/dp-rail-only" "$tmp/dp-rail-optimized" ||
+	{ echo "rail-only dp all-reduce differs:"; cat "$tmp"/dp-*; fail=1; }
+[ -s "$tmp/a2a-rail-only-1" ] && cmp -s "$tmp/a2a-rail-only-1" "$tmp/a2a-rail-optimized-1" ||
+	{ echo "rail-only all-to-all at 1:1 differs:"; cat "$tmp"/a2a-*-1; fail=1; }
+awk '{ t[FILENAME ~ /only/] = $2 } END { exit !(t[1] > 22131 && t[1] < 22300 && t[0] >= 56300) }' \
+	"$tmp/a2a-rail-only-3" "$tmp/a2a-rail-optimized-3" ||
+	{ echo "rail-only all-to-all at 3:1:"; cat "$tmp"/a2a-*-3; fail=1; }
+# One unit of rail-only has 8 leaves and no spine (rail-optimized: 8 + 4).
+"$podsim" topo $r | grep -q '^  spine' && { echo "rail-only unit has spines"; fail=1; }
+"$podsim" coll --topology $r --gpus 64 --stride 8 allreduce 1GiB >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "--stride past the cluster: want 2"; fail=1; }
+
 # The 2-GPU PCIe NVLink bridge (topologies/pcie-a100-nvlink-bridge.ini): the
 # bisection is the bridge alone, 600 GB/s bidirectional / 2 = 300 GB/s per
 # direction (hardware.csv gpu,NVIDIA A100 PCIe 40/80GB,nvlink_total); the

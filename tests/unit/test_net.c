@@ -311,6 +311,23 @@ static void test_links(void)
 	CHECK_STR(lc[0].kind_name, "pcie");
 	CHECK_STR(lc[1].kind_name, "ethernet");
 	CHECK_INT(lc[2].kind, NET_LINK_PCIE);
+	/* Rail-only on HDR (radix 40, 20 NICs a leaf when non-blocking): up to
+	 * 20 nodes a rail is one switch, no fabric class; 21 nodes take a
+	 * spine per rail, 21 x 8 uplinks. At 3:1 a leaf has floor(40 x 3 / 4)
+	 * = 30 down ports: 21 nodes are one unit again. */
+	c = dgx_a100(20);
+	c.fabric = NET_FABRIC_RAIL_ONLY;
+	CHECK_INT(net_switch_radix(&c), 40);
+	CHECK_INT(net_leaf_down(&c), 20);
+	CHECK_INT(net_link_classes(&c, lc), 3);
+	CHECK_INT(lc[2].kind, NET_LINK_PCIE);
+	c.nodes = 21;
+	CHECK_INT(net_link_classes(&c, lc), 4);
+	CHECK_INT(lc[2].kind, NET_LINK_FABRIC);
+	CHECK_INT(lc[2].count, 168);
+	c.oversubscription = 3;
+	CHECK_INT(net_leaf_down(&c), 30);
+	CHECK_INT(net_link_classes(&c, lc), 3);
 }
 
 /* nccl-tests' bus bandwidth of a predicted all-reduce: 2(n-1)/n * S / t. */

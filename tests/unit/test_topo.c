@@ -674,14 +674,16 @@ static void ref_open(ref *r, const topo_graph *g)
 			if (topo_vertex_at(g, x)->kind == TOPO_V_NIC && r->dkey[x] < 0)
 				r->dkey[x] = next++;
 		}
-	/* S: spines; C: cores per plane = the cores above spine 0; SP:
-	 * supercores per plane = the supercores above core 0. */
+	/* S: the spines leaf 0's uplinks reach (two tiers: all of them, or on
+	 * rail-only its rail's); C: cores per plane = the cores above spine 0;
+	 * SP: supercores per plane = the supercores above core 0. */
 	r->S = r->C = r->SP = 0;
 	for (int v = 0; v < r->nv; v++) {
 		const topo_vertex *x = topo_vertex_at(g, v);
-		r->S += x->kind == TOPO_V_SPINE;
-		topo_vkind above = x->kind == TOPO_V_SPINE ? TOPO_V_CORE : TOPO_V_SUPER;
-		if ((x->kind != TOPO_V_SPINE && x->kind != TOPO_V_CORE) || x->index != 0)
+		bool leaf0 = x->kind == TOPO_V_LEAF && x->index == 0;
+		topo_vkind above = leaf0 ? TOPO_V_SPINE
+		                   : x->kind == TOPO_V_SPINE ? TOPO_V_CORE : TOPO_V_SUPER;
+		if (!leaf0 && ((x->kind != TOPO_V_SPINE && x->kind != TOPO_V_CORE) || x->index != 0))
 			continue;
 		for (int i = r->out_off[v]; i < r->out_off[v + 1]; i++) {
 			int c = topo_link_at(g, r->out[i])->dst;
@@ -689,7 +691,7 @@ static void ref_open(ref *r, const topo_graph *g)
 			for (int j = r->out_off[v]; j < i; j++)
 				seen |= topo_link_at(g, r->out[j])->dst == c;
 			if (topo_vertex_at(g, c)->kind == above && !seen)
-				*(above == TOPO_V_CORE ? &r->C : &r->SP) += 1;
+				*(leaf0 ? &r->S : above == TOPO_V_CORE ? &r->C : &r->SP) += 1;
 		}
 	}
 }
@@ -946,8 +948,11 @@ static int ref_route_gpus(const ref *r, int a, int b, int nic_a, int nic_b, int 
 		}
 		return ref_route_mask(r, va, vb, ~0u, path, max);
 	}
-	int xa = topo_nic(g, na, nic_a < 0 ? topo_gpu_nic(g, a % G) : nic_a);
-	int xb = topo_nic(g, nb, nic_b < 0 ? topo_gpu_nic(g, b % G) : nic_b);
+	nic_a = nic_a < 0 ? topo_gpu_nic(g, a % G) : nic_a;
+	nic_b = nic_b < 0 ? topo_gpu_nic(g, b % G) : nic_b;
+	if (topo_cluster(g)->fabric == NET_FABRIC_RAIL_ONLY) /* leave on b's rail */
+		nic_a = nic_b;
+	int xa = topo_nic(g, na, nic_a), xb = topo_nic(g, nb, nic_b);
 	int w = ref_pxn(r, va, xa);
 	if (w >= 0) { /* PXN: NVLink to the relay, its PCIe to the NIC */
 		n = ref_route_mask(r, va, w, 1u << TOPO_L_NVLINK | 1u << TOPO_L_NVSWITCH, path, max);
@@ -1062,6 +1067,10 @@ static void routes_match_plain_bfs(void)
 	 * one pod (fabric.c; fabric counts below). */
 	CHECK_INT(compare_routes("four-tier fat tree", "dgx-a100-80g", 1640, "fabric = fat-tree", 600),
 	          0);
+	/* Rail-only: rails the fabric tables cannot join (unreachable
+	 * switches, FAR), two tiers per rail at 2 SUs, three at 33. */
+	CHECK_INT(compare_routes("rail-only 2 SU", "dgx-h100", 64, "fabric = rail-only", 3000), 0);
+	CHECK_INT(compare_routes("rail-only 33 SU", "dgx-h100", 1056, "fabric = rail-only", 600), 0);
 }
 
 /* ---------------------------------------------------- three-tier fabrics */
@@ -1303,6 +1312,111 @@ static void gpu_fabric_bisection(void)
 	topo_free(g);
 }
 
+/* Rail of every vertex of a rail-only graph: a NIC's index, a leaf's NICs'
+ * (-2 when they differ), a spine's, core's or supercore's the rail of the
+ * switch one tier below it; -1 elsewhere. */
+static int *vertex_rails(const topo_graph *g)
+{
+	int nv = topo_nvertices(g), nl = topo_nlinks(g), *rail = malloc((size_t)nv * sizeof *rail);
+	if (!rail)
+		return NULL;
+	for (int v = 0; v < nv; v++)
+		rail[v] = topo_vertex_at(g, v)->kind == TOPO_V_NIC ? topo_vertex_at(g, v)->index : -1;
+	for (topo_vkind k = TOPO_V_LEAF; k <= TOPO_V_SUPER; k++)
+		for (int l = 0; l < nl; l++) {
+			const topo_link *x = topo_link_at(g, l);
+			topo_vkind below = k == TOPO_V_LEAF ? TOPO_V_NIC : k - 1;
+			if (topo_vertex_at(g, x->dst)->kind != k ||
+			    topo_vertex_at(g, x->src)->kind != below)
+				continue;
+			int r = rail[x->src], *d = &rail[x->dst];
+			*d = *d == -1 ? r : *d == r ? r : -2;
+		}
+	return rail;
+}
+
+static bool is_switch(const topo_graph *g, int v)
+{
+	topo_vkind k = topo_vertex_at(g, v)->kind;
+	return k == TOPO_V_LEAF || k == TOPO_V_SPINE || k == TOPO_V_CORE || k == TOPO_V_SUPER;
+}
+
+/* Rail-only (fabric.c, route.c): DGX H100 (8 GPUs, 8 NICs, NDR radix 64,
+ * 32 nodes a rail leaf, 2 GPUs and 2 NICs a PCIe switch). Counts:
+ *   32 nodes: one unit, a leaf per rail and no spine (rail-optimized adds
+ *     ceil(8 x 32 / 64) = 4 spines joining the rails: rail_superpod);
+ *   64 nodes: 2 leaves a rail of 32 uplinks, S = ceil(64 / 64) = 1 spine a
+ *     rail: 16 leaves, 8 spines;
+ *   1,056 nodes: 33 leaves a rail; two tiers would put 33 x ceil(32 / 17) =
+ *     66 > 64 cables on a spine, so pods of 32 leaves (32 + 1): 2 x 32 = 64
+ *     spines a rail, m = 64 / 2 = 32, C = ceil(32 / 32) = 1 core a plane,
+ *     32 cores a rail: 264 leaves, 512 spines, 256 cores.
+ * No link joins switches of two rails, and every leaf holds one rail. A
+ * flow from n0/gpu0 to GPU 5 of another node crosses the NVSwitch once
+ * (gpu0 -> nvswitch -> gpu5, the GPU of NIC 5: PXN) and then stays on rail
+ * 5: gpu5 -> PCIe switch -> NIC 5 -> rail 5's switches -> NIC 5 -> PCIe
+ * switch -> GPU, 2 + 6 links in one unit, 2 + 10 through the cores. To GPU
+ * 1, whose NIC shares gpu0's PCIe switch, GPUDirect reaches NIC 1 without
+ * NVLink: 6 links. Same rail: as rail-optimized, 6 links in a unit. */
+static void rail_only(void)
+{
+	static const struct {
+		int nodes, leaves, spines, cores, far, cross_hops;
+	} cases[] = {{32, 8, 0, 0, 31, 8}, {64, 16, 8, 0, 63, 10}, {1056, 264, 512, 256, 1040, 12}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		topo_graph *g = build("dgx-h100", cases[i].nodes, "fabric = rail-only");
+		if (!g)
+			continue;
+		int count[TOPO_V_KIND_COUNT], ports[TOPO_V_KIND_COUNT];
+		switch_ports(g, count, ports);
+		CHECK_INT(count[TOPO_V_LEAF], cases[i].leaves);
+		CHECK_INT(count[TOPO_V_SPINE], cases[i].spines);
+		CHECK_INT(count[TOPO_V_CORE], cases[i].cores);
+		CHECK_INT(count[TOPO_V_SUPER], 0);
+		CHECK(ports[TOPO_V_LEAF] <= 64 && ports[TOPO_V_SPINE] <= 64 && ports[TOPO_V_CORE] <= 64);
+		int *rail = vertex_rails(g), cross = 0, unrailed = 0;
+		for (int l = 0; l < topo_nlinks(g) && rail; l++) {
+			const topo_link *x = topo_link_at(g, l);
+			if (is_switch(g, x->src) && is_switch(g, x->dst))
+				cross += rail[x->src] != rail[x->dst];
+		}
+		for (int v = 0; v < topo_nvertices(g) && rail; v++)
+			unrailed += is_switch(g, v) && rail[v] < 0;
+		CHECK_INT(cross, 0);
+		CHECK_INT(unrailed, 0);
+		/* Cross rail: n0/gpu0 -> node `far`, GPU 5. */
+		int p[TOPO_MAX_HOPS * 3], far = cases[i].far * 8, h;
+		h = topo_route_gpus(g, 0, far + 5, -1, -1, p, TOPO_MAX_HOPS * 3);
+		CHECK_INT(h, cases[i].cross_hops);
+		int scaleup = 0, late = 0, off_rail = 0;
+		for (int k = 0; k < h && rail; k++) {
+			const topo_link *x = topo_link_at(g, p[k]);
+			bool up = x->kind == TOPO_L_NVSWITCH || x->kind == TOPO_L_NVLINK;
+			scaleup += up;
+			late += up && k >= 2;
+			off_rail += (is_switch(g, x->dst) || topo_vertex_at(g, x->dst)->kind == TOPO_V_NIC) &&
+			            rail[x->dst] != 5;
+		}
+		CHECK_INT(scaleup, 2);
+		CHECK_INT(late, 0);
+		CHECK_INT(off_rail, 0);
+		if (h >= 2) {
+			CHECK_INT(topo_link_at(g, p[1])->dst, topo_gpu(g, 5)); /* the relay */
+			CHECK_INT(topo_link_at(g, p[h - 1])->dst, topo_gpu(g, far + 5));
+		}
+		/* NIC 1 shares gpu0's PCIe switch: no NVLink. */
+		h = topo_route_gpus(g, 0, far + 1, -1, -1, p, TOPO_MAX_HOPS * 3);
+		CHECK_INT(h, cases[i].cross_hops - 2);
+		for (int k = 0; k < h; k++)
+			CHECK(topo_link_at(g, p[k])->kind != TOPO_L_NVSWITCH);
+		/* Same rail, same unit: GPU -> PCIe -> NIC -> leaf -> NIC -> PCIe
+		 * -> GPU. */
+		CHECK_INT(topo_route_gpus(g, 3, 8 + 3, -1, -1, p, TOPO_MAX_HOPS * 3), 6);
+		free(rail);
+		topo_free(g);
+	}
+}
+
 int main(void)
 {
 	torus();
@@ -1320,5 +1434,6 @@ int main(void)
 	fabric_sizes();
 	three_tier_routes();
 	gpu_fabric_bisection();
+	rail_only();
 	return check_done();
 }
