@@ -466,8 +466,11 @@ static void make_shape(const net_cluster *c, net_coll coll, const net_group *g, 
 	case NET_ALLTOALL: {
 		sh->intra_bytes = (k - 1) / n * S;
 		sh->inter_bytes = (n - k) / n * S;
+		/* the node's k ranks each send inter_bytes out of the node over
+		 * the group's NIC share b_nic (net_nic_busbw: k/G of the node's
+		 * NICs): k x inter_bytes / b_nic, one rank's NIC share per rank */
 		double ti = sh->intra_bytes > 0 ? sh->intra_bytes / b_intra : 0;
-		double tn = sh->inter_bytes > 0 ? sh->inter_bytes / b_nic : 0;
+		double tn = sh->inter_bytes > 0 ? k * sh->inter_bytes / b_nic : 0;
 		sh->bw_time = fmax(ti, tn);
 		sh->busbw = sh->bw_time > 0 ? (n - 1) / n * S / sh->bw_time : busbw;
 		sh->nsteps = (k > 1) + (m > 1);

@@ -261,11 +261,13 @@ static void test_p2p_alltoall(void)
 	CHECK_NEAR(k.time_s, 22.4e-6 + GIB / 24e9, 1e-9);
 	CHECK_NEAR(k.inter_bytes, GIB, 1e-12);
 	/* All-to-all of 16 over 2 nodes: 7/16 S inside (230.1 GB/s), 8/16 S out
-	 * (192 GB/s share): the NIC side binds, 0.5 S / 192e9; one concurrent
+	 * per rank; the node's 8 ranks send 8 x 0.5 S over its 192 GB/s of NICs,
+	 * one rank's 24 GB/s NIC share each: the NIC side binds, 0.5 S / 24e9
+	 * (as the flow model: each NIC carries its GPU's bytes); one concurrent
 	 * round: lat = 8.4 + 3.4 + 14 us. */
 	net_group_make(&c, 16, 1, &g);
 	CHECK_INT(net_collective(&c, NET_ALLTOALL, &g, GIB, &k), SIM_OK);
-	CHECK_NEAR(k.time_s, 25.8e-6 + 0.5 * GIB / 192e9, 1e-9);
+	CHECK_NEAR(k.time_s, 25.8e-6 + 0.5 * GIB / 24e9, 1e-9);
 	CHECK_NEAR(k.intra_bytes, 7.0 / 16 * GIB, 1e-12);
 	CHECK_NEAR(k.inter_bytes, 8.0 / 16 * GIB, 1e-12);
 	/* One rank or no bytes cost nothing; groups that do not fit are EINVAL. */
