@@ -65,16 +65,11 @@ int valid_recipes_load(const char *datadir, valid_recipe **out, size_t *nout, si
 	*out = NULL;
 	*nout = 0;
 	char path[1200];
-	snprintf(path, sizeof path, "%s/topologies/frameworks/recipes.csv", datadir);
+	static const char *const cols[] = {"match", "model", "parallel", "why", NULL};
 	cases_csv *c;
-	int rc = cases_csv_read(path, &c, diag);
+	int rc = valid_table_read(datadir, "recipes.csv", cols, path, sizeof path, &c, diag);
 	if (rc != SIM_OK)
 		return rc;
-	static const char *const cols[] = {"match", "model", "parallel", "why", NULL};
-	if (cases_csv_require(c, cols, diag) > 0) {
-		cases_csv_free(c);
-		return SIM_ECONF;
-	}
 	size_t n = cases_csv_rows(c);
 	valid_recipe *v = calloc(n ? n : 1, sizeof *v);
 	if (!v) {

@@ -86,21 +86,33 @@ void valid_source_key(const char *source, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)n, source);
 }
 
-int valid_stacks_load(const char *datadir, valid_stacks **out, sim_diag *diag)
+int valid_table_read(const char *datadir, const char *file, const char *const *cols, char *path,
+		     size_t plen, cases_csv **out, sim_diag *diag)
 {
 	*out = NULL;
-	char path[1200];
-	snprintf(path, sizeof path, "%s/topologies/frameworks/stacks.csv", datadir);
+	snprintf(path, plen, "%s/topologies/frameworks/%s", datadir, file);
 	cases_csv *c;
 	int rc = cases_csv_read(path, &c, diag);
 	if (rc != SIM_OK)
 		return rc;
-	static const char *const cols[] = {"match",     "framework", "year_from", "year_to", "profile",
-	                                   "attention", "label",     "why",     NULL};
 	if (cases_csv_require(c, cols, diag) > 0) {
 		cases_csv_free(c);
 		return SIM_ECONF;
 	}
+	*out = c;
+	return SIM_OK;
+}
+
+int valid_stacks_load(const char *datadir, valid_stacks **out, sim_diag *diag)
+{
+	*out = NULL;
+	char path[1200];
+	static const char *const cols[] = {"match",     "framework", "year_from", "year_to", "profile",
+	                                   "attention", "label",     "why",     NULL};
+	cases_csv *c;
+	int rc = valid_table_read(datadir, "stacks.csv", cols, path, sizeof path, &c, diag);
+	if (rc != SIM_OK)
+		return rc;
 	valid_stacks *t = calloc(1, sizeof *t);
 	size_t n = cases_csv_rows(c);
 	if (!t || !(t->v = calloc(n ? n : 1, sizeof *t->v))) {

@@ -30,6 +30,11 @@ const valid_recipe *valid_recipe_pick(const valid_recipe *v, size_t n, const cha
  * NULL. */
 const valid_recipe *valid_recipe_find(const valid_stacks *t, const char *source,
 				      const char *model);
+/* Read topologies/frameworks/FILE under datadir (its path into path) and
+ * require its columns cols; SIM_ECONF with the reader's or the column's
+ * error in diag. Shared by the stack and recipe tables. */
+int valid_table_read(const char *datadir, const char *file, const char *const *cols, char *path,
+		     size_t plen, cases_csv **out, sim_diag *diag);
 int valid_stacks_load(const char *datadir, valid_stacks **out, sim_diag *diag);
 void valid_stacks_free(valid_stacks *t);
 /* The first row of the table that applies to `source` (rows naming a
