@@ -161,3 +161,11 @@ int hw_gpu_from_conf(const conf_doc *doc, hw_gpu *out, sim_diag *diag)
 		return SIM_ECONF;
 	return check_gpu(doc, out, diag);
 }
+
+void hw_step_clock(hw_gpu *g, bool fp8)
+{
+	double k = g->tensor_sustain > 0 ? g->tensor_sustain : 1.0;
+	if (fp8 && g->tensor_sustain_fp8 > 0)
+		k = g->tensor_sustain_fp8;
+	g->sustain_cap = k < 1.0 ? k : 0.0;
+}

@@ -125,6 +125,12 @@ double hw_overhead(const hw_gpu *g);
  * (after the fallback of kernel.c): gemm_eff_dtype[path] if set, else gemm_eff. */
 double hw_gemm_eff(const hw_gpu *g, hw_dtype t);
 
+/* Set g->sustain_cap for a step whose tensor work is fp8 or not: the GPU's
+ * tensor_sustain (tensor_sustain_fp8 for fp8 where set), 0 (no slowdown)
+ * when unset or 1. Training, inference and serving steps call it; the
+ * microbenchmark rows never do. */
+void hw_step_clock(hw_gpu *g, bool fp8);
+
 /* How a GEMM runs (gemm.c): its tile, tile and wave counts, the time of one
  * full wave and which ceiling binds ("compute", "memory" or "latency" when
  * the overhead is more than half the time). */

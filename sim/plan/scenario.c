@@ -223,10 +223,7 @@ int plan_lora_targets(const char *text, unsigned *mask)
 static void step_gpu(const plan_scenario *s, hw_gpu *g)
 {
 	g->framework_s = s->fw.op_overhead_s;
-	double k = g->tensor_sustain > 0 ? g->tensor_sustain : 1.0;
-	if (s->dtype == HW_FP8 && g->tensor_sustain_fp8 > 0)
-		k = g->tensor_sustain_fp8;
-	g->sustain_cap = k < 1.0 ? k : 0.0;
+	hw_step_clock(g, s->dtype == HW_FP8);
 }
 
 /* [cluster] other_nodes: node numbers or ranges A-B, separated by commas or

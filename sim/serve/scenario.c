@@ -209,10 +209,7 @@ static int read_sections(serve_scenario *s, sim_diag *d)
 	s->gpu.launch_s = s->engine.kernel_gap_s;
 	s->gpu.framework_s = 0;
 	/* the sustained clock as for training and inference steps (hw.h) */
-	double k = s->gpu.tensor_sustain > 0 ? s->gpu.tensor_sustain : 1.0;
-	if (s->weights == SERVE_W_FP8 && s->gpu.tensor_sustain_fp8 > 0)
-		k = s->gpu.tensor_sustain_fp8;
-	s->gpu.sustain_cap = k < 1.0 ? k : 0.0;
+	hw_step_clock(&s->gpu, s->weights == SERVE_W_FP8);
 	return SIM_OK;
 }
 
