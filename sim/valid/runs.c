@@ -225,12 +225,11 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 			assume(assumed, alen, "micro_batch 1 (not published)");
 	}
 	if (!*get(c, row, "vpp") && pp > 1) {
-		if (*get(c, row, "micro_batch") || mb <= 0)
-			mb = *get(c, row, "micro_batch") ? atol(get(c, row, "micro_batch")) : 1;
-		long cp = *get(c, row, "cp") ? atol(get(c, row, "cp")) : 1;
-		long m = mb > 0 && dp > 0 ? atol(get(c, row, "global_batch")) / (mb * dp) : 0;
+		/* the micro-batch the row runs: its column, the tuned one, else 1 */
+		const char *col = get(c, row, "micro_batch");
+		long run_mb = *col ? atol(col) : mb > 0 ? mb : 1;
+		long m = run_mb > 0 && dp > 0 ? atol(get(c, row, "global_batch")) / (run_mb * dp) : 0;
 		long v = default_vpp(atol(get(c, row, "layers")), pp, m);
-		(void)cp;
 		sim_buf_printf(b, "vpp = %ld\n", v);
 		assume(assumed, alen, "vpp %ld (interleaved, depth not published: chunks of >= 2 "
 		       "layers as NVIDIA's recipes, or of 1 where the stage's count is prime)", v);
