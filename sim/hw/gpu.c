@@ -83,7 +83,7 @@ const conf_key hw_gpu_keys[] = {
 	 * the GPU files set 16 / sm_count each. */
 	{"tensor_sustain", CONF_REAL, SIM_UNIT_NONE, 0.05, 1, "1", NULL,
 	 offsetof(hw_gpu, tensor_sustain),
-	 "fraction of the microbenchmarks' tensor throughput a training step sustains"},
+	 "fraction of the microbenchmarks' clock a step's SM-bound kernels sustain"},
 	{"tensor_sustain_fp8", CONF_REAL, SIM_UNIT_NONE, 0, 1, "0", NULL,
 	 offsetof(hw_gpu, tensor_sustain_fp8),
 	 "the same for fp8 training (0 = tensor_sustain)"},

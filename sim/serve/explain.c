@@ -16,8 +16,8 @@
  *    bytes per token per GPU; the simulated step adds the kernels'
  *    overheads, the TP all-reduces and the engine's per-step cost.
  *  - The prefill of p tokens, closed form: 2 P p / (t x peak x eff), P the
- *    matmul parameters (compute bound); and at the sustained tensor rate
- *    (hw.h tensor_sustain), which a long prefill's GEMMs run at.
+ *    matmul parameters (compute bound); and at the sustained clock
+ *    (hw.h tensor_sustain), which a prefill's SM-bound kernels run at.
  *  - The largest batch that fits: KV tokens the cache holds / (prompt +
  *    output).
  */
@@ -66,7 +66,7 @@ static void explain_steps(FILE *f, const serve_scenario *s, const serve_memory *
 		   "%.3f ms\n",
 		P, pt, s->tp, peak / 1e12, 1e3 * closed, 1e3 * serve_iteration_s(c, &bp));
 	if (s->gpu.sustain_cap > 0)
-		fprintf(f, "   at the sustained tensor rate (tensor_sustain %.2f of it, hw.h): %.3f ms\n",
+		fprintf(f, "   at the sustained clock (tensor_sustain %.2f of it, hw.h): %.3f ms\n",
 			s->gpu.sustain_cap, 1e3 * closed / s->gpu.sustain_cap);
 	serve_iter_parts p;
 	serve_iteration_parts(c, &bp, &p);
