@@ -239,16 +239,22 @@ static void flops(FILE *o, const plan_scenario *s, const exec_result *r)
 		fprintf(o, "  HFU          counts the recomputed forward too: %.4g FLOPs, %.1f%%\n",
 		        r->hardware_flops, 100.0 * r->hfu);
 	/* the sustained clock (hw.h tensor_sustain), or the assumption without it */
-	if (s->gpu.sustain_cap > 0)
+	if (s->gpu.sustain_cap > 0 && !s->gpu.sustain_assumed)
 		fprintf(o, "  clock        every kernel the SM clock times runs at %.3g of the "
 		           "microbenchmarks' clock\n               (tensor_sustain%s of %s: the clock "
 		           "a step sustains under its power budget)\n",
 		        s->gpu.sustain_cap, s->dtype == HW_FP8 && s->gpu.tensor_sustain_fp8 > 0 ? "_fp8" : "",
 		        s->gpu.name);
+	else if (s->gpu.sustain_cap > 0)
+		fprintf(o, "  clock        assumed: %.3g of the microbenchmarks' clock (no tensor_sustain "
+		           "fitted for %s):\n               %s (hw.h);\n               the step is as "
+		           "uncertain as the fitted clocks' spread\n",
+		        s->gpu.sustain_cap, s->gpu.name,
+		        s->dtype == HW_FP8 ? "the fp8 clock of the one GPU type fitted in fp8, H100"
+		                           : "the mean of the fitted GPU types' clocks, A100 and H100");
 	else
-		fprintf(o, "  clock        assumed: the microbenchmarks' clock (no tensor_sustain for %s:\n"
-		           "               no throttling; the GPUs fitted on measured steps sustain less, "
-		           "so this step\n               is optimistic)\n",
+		fprintf(o, "  clock        the microbenchmarks' clock (tensor_sustain = 1 for %s: "
+		           "no throttling)\n",
 		        s->gpu.name);
 }
 

@@ -81,12 +81,13 @@ const conf_key hw_gpu_keys[] = {
 	 * channel, 16 channels is a common intra-node ring count (NCCL's limit
 	 * is 32), and an H100 has 132 SMs. An assumption, not a measurement:
 	 * the GPU files set 16 / sm_count each. */
-	{"tensor_sustain", CONF_REAL, SIM_UNIT_NONE, 0.05, 1, "1", NULL,
+	{"tensor_sustain", CONF_REAL, SIM_UNIT_NONE, 0, 1, "0", NULL,
 	 offsetof(hw_gpu, tensor_sustain),
-	 "fraction of the microbenchmarks' clock a step's SM-bound kernels sustain"},
+	 "fraction of the microbenchmarks' clock a step's SM-bound kernels sustain "
+	 "(0 = not fitted: the fitted GPUs' mean, hw.h HW_SUSTAIN_DEFAULT)"},
 	{"tensor_sustain_fp8", CONF_REAL, SIM_UNIT_NONE, 0, 1, "0", NULL,
 	 offsetof(hw_gpu, tensor_sustain_fp8),
-	 "the same for fp8 training (0 = tensor_sustain)"},
+	 "the same for fp8 training (0 = tensor_sustain; neither fitted: HW_SUSTAIN_DEFAULT_FP8)"},
 	{"gemm_tile_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 1e-4, "0 us", NULL,
 	 offsetof(hw_gpu, gemm_tile_s),
 	 "fixed time per GEMM output tile beside its k-loop (prologue, epilogue)"},
@@ -164,8 +165,11 @@ int hw_gpu_from_conf(const conf_doc *doc, hw_gpu *out, sim_diag *diag)
 
 void hw_step_clock(hw_gpu *g, bool fp8)
 {
-	double k = g->tensor_sustain > 0 ? g->tensor_sustain : 1.0;
+	double k = g->tensor_sustain;
 	if (fp8 && g->tensor_sustain_fp8 > 0)
 		k = g->tensor_sustain_fp8;
+	g->sustain_assumed = k <= 0;
+	if (g->sustain_assumed)
+		k = fp8 ? HW_SUSTAIN_DEFAULT_FP8 : HW_SUSTAIN_DEFAULT;
 	g->sustain_cap = k < 1.0 ? k : 0.0;
 }

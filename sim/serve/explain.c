@@ -66,8 +66,10 @@ static void explain_steps(FILE *f, const serve_scenario *s, const serve_memory *
 		   "%.3f ms\n",
 		P, pt, s->tp, peak / 1e12, 1e3 * closed, 1e3 * serve_iteration_s(c, &bp));
 	if (s->gpu.sustain_cap > 0)
-		fprintf(f, "   at the sustained clock (tensor_sustain %.2f of it, hw.h): %.3f ms\n",
-			s->gpu.sustain_cap, 1e3 * closed / s->gpu.sustain_cap);
+		fprintf(f, "   at the sustained clock (tensor_sustain %.2f of it%s, hw.h): %.3f ms\n",
+			s->gpu.sustain_cap,
+			s->gpu.sustain_assumed ? "; assumed, not fitted for this GPU" : "",
+			1e3 * closed / s->gpu.sustain_cap);
 	serve_iter_parts p;
 	serve_iteration_parts(c, &bp, &p);
 	fprintf(f, "   GEMMs %.3f, attention %.3f, element-wise %.3f, all-reduce %.3f, head %.3f, "

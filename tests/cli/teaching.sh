@@ -123,13 +123,13 @@ near "$(j $T/roofline-gemm.ini --set model.hidden=256 --set model.heads=4 | num 
 near "$(j $T/roofline-gemm.ini | num mfu)" 0.191 0.03 "roofline MFU h=1024"
 near "$(j $T/roofline-gemm.ini --set model.hidden=4096 --set model.heads=32 | num mfu)" 0.385 0.03 "roofline MFU h=4096"
 
-# alvis-nodes: "A100 0.30 s, V100 0.59 s, A40 0.64 s, T4 0.85 s ... 3%, 2.7%,
-# 13%, 23%"
+# alvis-nodes: "A100 0.30 s, V100 0.69 s, A40 0.73 s, T4 0.95 s ... 3%, 2.3%,
+# 12%, 21%"
 ai=0
 for f in $T/alvis-nodes.ini $T/variants/alvis-nodes-v100.ini $T/variants/alvis-nodes-a40.ini \
 	$T/variants/alvis-nodes-t4.ini; do
-	want=(0.30 0.59 0.64 0.85)
-	share=(0.033 0.027 0.132 0.23)
+	want=(0.30 0.69 0.73 0.95)
+	share=(0.033 0.023 0.116 0.208)
 	r=$(j "$f")
 	st=$(echo "$r" | num step_time_s)
 	near "$st" "${want[$ai]}" 0.03 "$f step"

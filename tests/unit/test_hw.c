@@ -510,6 +510,34 @@ static void test_sustain_cap(void)
 		   1e-12);
 }
 
+/* hw_step_clock picks the step's clock: the fitted tensor_sustain, the fp8
+ * fit for fp8 where set (else the 16-bit one), and with neither key the
+ * documented default of hw.h (16-bit 0.80, fp8 0.92), flagged as assumed;
+ * an explicit 1 is the burst clock (no cap). */
+static void test_step_clock(void)
+{
+	hw_gpu g = a100();
+	g.tensor_sustain = 0, g.tensor_sustain_fp8 = 0;
+	hw_step_clock(&g, false);
+	CHECK_NEAR(g.sustain_cap, HW_SUSTAIN_DEFAULT, 1e-15);
+	CHECK(g.sustain_assumed);
+	hw_step_clock(&g, true);
+	CHECK_NEAR(g.sustain_cap, HW_SUSTAIN_DEFAULT_FP8, 1e-15);
+	CHECK(g.sustain_assumed);
+	g.tensor_sustain = 0.7;
+	hw_step_clock(&g, true); /* no fp8 fit: the 16-bit one */
+	CHECK_NEAR(g.sustain_cap, 0.7, 1e-15);
+	CHECK(!g.sustain_assumed);
+	g.tensor_sustain_fp8 = 0.9;
+	hw_step_clock(&g, true);
+	CHECK_NEAR(g.sustain_cap, 0.9, 1e-15);
+	hw_step_clock(&g, false);
+	CHECK_NEAR(g.sustain_cap, 0.7, 1e-15);
+	g.tensor_sustain = 1;
+	hw_step_clock(&g, false);
+	CHECK(g.sustain_cap == 0 && !g.sustain_assumed);
+}
+
 /* The table's newer entries, read from the shipped files (each value's
  * hardware.csv row is cited there):
  *  - int4 on the A100 is 1248 TOPS dense (int8_tensor notes), 2x int8, and a
@@ -603,6 +631,7 @@ static void test_l2_operands(void)
 int main(void)
 {
 	test_sustain_cap();
+	test_step_clock();
 	test_gemm_tile_overhead();
 	test_dtypes();
 	test_gemm_compute_bound();
