@@ -8,15 +8,17 @@
  *            source gives only a bandwidth. Predicted net_collective on a group
  *            of the row's GPUs spread over its nodes.
  *  p2p:      unidirectional copy bandwidth between two GPUs of a node, as the
- *            time of 1 GiB; bidirectional rows are skipped.
+ *            time of 1 GiB; bidirectional, as 1 GiB each way at once.
  *  hbm_copy: a read (or copy) of 1 GiB: predicted hw_mem_time.
  *  attention: a fused or unfused attention kernel (attention()).
  * A row whose `algo` is ring or nvls is timed with that algorithm, as the
  * source pinned it (NCCL_ALGO); others with the tuner's choice.
  * Rows with fabric `efa` run on the shipped EFA cluster (VALID_EFA_CLUSTER,
- * its fabric fitted by podsim calibrate --fabric) with their node count.
- * Rows podsim cannot time (NVLS on a node without it, bidirectional copies)
- * are skipped with the reason.
+ * its fabric fitted by podsim calibrate --fabric) with their node count;
+ * rows of another instance on their own node and NICs with that fit
+ * (load_efa, an assumption on the row).
+ * Rows podsim cannot time (NVLS on a node without it) are skipped with the
+ * reason.
  */
 #include "valid_int.h"
 
@@ -31,54 +33,104 @@ static const char *get(const cases_csv *c, size_t row, const char *col)
 	return cases_csv_get(c, row, cases_csv_col(c, col));
 }
 
-/* A row measured on an EFA fabric runs on the shipped EFA cluster (its
- * fitted fabric, topologies/calib/efa-h100.ini) with the row's node count. */
-static int efa_text(const cases_csv *c, size_t row, sim_buf *b)
+/* Load a cluster written as text (paths from the data folder). */
+static int load_text(const sim_buf *b, const valid_options *opt, hw_gpu *gpu, net_cluster *cl)
 {
+	sim_diag *d = sim_diag_new();
+	conf_doc *doc = NULL;
+	int rc = b->oom ? SIM_ENOMEM
+			: conf_load_string(b->data, b->len, "<microbench>", opt->datadir, d, &doc);
+	if (rc == SIM_OK)
+		rc = hw_gpu_from_conf(doc, gpu, d);
+	if (rc == SIM_OK)
+		rc = net_cluster_from_conf(doc, cl, d);
+	conf_free(doc);
+	sim_diag_free(d);
+	return rc;
+}
+
+/* The node file a row's node_intra stands for (its GPU file is included
+ * after it and replaces the node's). */
+static const char *node_template(const char *intra)
+{
+	return !strcmp(intra, "nvswitch-gen2")   ? "dgx-a100-80g"
+	       : !strcmp(intra, "nvswitch-gen3") ? "dgx-h100"
+	       : !strcmp(intra, "nvlink-hcm")    ? "dgx1-v100"
+	       : !strcmp(intra, "nvswitch-gen4") ? "dgx-b200"
+	       : !*intra                         ? "dgx-a100-80g" /* single GPU */
+						 : NULL;
+}
+
+/* A row measured on an EFA fabric runs on the shipped EFA cluster
+ * (VALID_EFA_CLUSTER: p5 nodes, its fabric fitted by podsim calibrate
+ * --fabric, topologies/calib/efa-h100.ini) with the row's node count. A row
+ * of another instance (p5en's H200 with 16 x 200 Gb/s, P6-B200's 8 x 400
+ * Gb/s) runs on its own node (GPU, NVLink) with its own NICs, on the EFA
+ * model (fabric = efa: aws-ofi-nccl's tuner, no NVLS or SHARP across nodes)
+ * with the documented defaults of an unfitted cluster: the fit's per-step
+ * latency and message cost (properties of SRD and the plugin), but neither
+ * its congestion, sync delay and spread nor its rail efficiency (0.72 of the
+ * line rate), which are that cluster's state: the node file's NIC efficiency
+ * instead, uncongested. Printed as an assumption; a user with measurements
+ * of the cluster fits them (podsim calibrate --fabric). */
+static const char *load_efa(const cases_csv *c, size_t row, const valid_options *opt, hw_gpu *gpu,
+			    net_cluster *cl, valid_row *v)
+{
+	const char *g = get(c, row, "gpu");
 	long nodes = atol(get(c, row, "nodes"));
-	sim_buf_printf(b, "include = topologies/%s\n[cluster]\nnodes = %ld\n", VALID_EFA_CLUSTER,
+	sim_buf b;
+	sim_buf_init(&b);
+	sim_buf_printf(&b, "include = topologies/%s\n[cluster]\nnodes = %ld\n", VALID_EFA_CLUSTER,
 		       nodes > 0 ? nodes : 1);
-	return SIM_OK;
+	int rc = load_text(&b, opt, gpu, cl);
+	sim_buf_free(&b);
+	if (rc != SIM_OK)
+		return "the shipped EFA cluster (" VALID_EFA_CLUSTER ") does not load";
+	int gpn = atoi(get(c, row, "gpus_per_node"));
+	if (!strcmp(gpu->name, g) && (gpn <= 0 || gpn == cl->node.gpus))
+		return NULL;
+	const char *tmpl = node_template(get(c, row, "node_intra"));
+	double nics = atof(get(c, row, "nics_per_node")), gbps = atof(get(c, row, "nic_gbps"));
+	if (!tmpl || nics <= 0 || gbps <= 0)
+		return "an EFA row of another instance needs its node_intra, nics_per_node and nic_gbps";
+	double lat = cl->net_lat_s, msg = cl->msg_overhead_s;
+	sim_buf_init(&b);
+	sim_buf_printf(&b,
+		       "include = topologies/nodes/%s.ini\ninclude = topologies/gpus/%s.ini\n"
+		       "[node]\nnics = %g\nnic_bw = %g Gb/s\nnic_kind = efa\n"
+		       "[cluster]\nname = efa-%s\nnodes = %ld\nfabric = efa\noversubscription = 1\n"
+		       "switch_latency = 0 ns\nnet_latency = %.9g s\nmsg_overhead = %.9g s\n",
+		       tmpl, g, nics, gbps, g, nodes > 0 ? nodes : 1, lat, msg);
+	rc = load_text(&b, opt, gpu, cl);
+	sim_buf_free(&b);
+	if (rc != SIM_OK)
+		return "no shipped GPU or node file for this EFA row";
+	snprintf(v->assumed, sizeof v->assumed,
+		 "EFA on %s (%g x %g Gb/s): an unfitted cluster, uncongested at the node file's NIC "
+		 "efficiency %.2f, with the p5 fit's latency %.3g us and message cost %.3g us",
+		 g, nics, gbps, cl->node.nic_eff, lat * 1e6, msg * 1e6);
+	return NULL;
 }
 
 /* Load a GPU type and a one-or-more-node cluster for the row. */
 static const char *load_hw(const cases_csv *c, size_t row, const valid_options *opt, hw_gpu *gpu,
-			   net_cluster *cl)
+			   net_cluster *cl, valid_row *v)
 {
-	const char *g = get(c, row, "gpu"), *intra = get(c, row, "node_intra");
-	if (!strcmp(get(c, row, "fabric"), "efa")) {
-		sim_buf b;
-		sim_buf_init(&b);
-		efa_text(c, row, &b);
-		sim_diag *d = sim_diag_new();
-		conf_doc *doc = NULL;
-		int rc = b.oom ? SIM_ENOMEM
-			       : conf_load_string(b.data, b.len, "<microbench>", opt->datadir, d, &doc);
-		if (rc == SIM_OK)
-			rc = hw_gpu_from_conf(doc, gpu, d);
-		if (rc == SIM_OK)
-			rc = net_cluster_from_conf(doc, cl, d);
-		conf_free(doc);
-		sim_diag_free(d);
-		sim_buf_free(&b);
-		if (rc != SIM_OK)
-			return "the shipped EFA cluster (" VALID_EFA_CLUSTER ") does not load";
-		if (strcmp(gpu->name, g))
-			return "EFA rows need the GPU of " VALID_EFA_CLUSTER;
-		if (atoi(get(c, row, "gpus_per_node")) > 0 &&
-		    atoi(get(c, row, "gpus_per_node")) != cl->node.gpus)
-			return "EFA rows need the GPUs per node of " VALID_EFA_CLUSTER;
-		return NULL;
-	}
-	const char *tmpl = !strcmp(intra, "nvswitch-gen2")   ? "dgx-a100-80g"
-			   : !strcmp(intra, "nvswitch-gen3") ? "dgx-h100"
-			   : !strcmp(intra, "nvlink-hcm")    ? "dgx1-v100"
-			   : !strcmp(intra, "nvswitch-gen4") ? "dgx-b200"
-			   : !*intra                         ? "dgx-a100-80g" /* single GPU */
-							     : NULL;
+	const char *g = get(c, row, "gpu");
+	if (!strcmp(get(c, row, "fabric"), "efa"))
+		return load_efa(c, row, opt, gpu, cl, v);
+	const char *tmpl = node_template(get(c, row, "node_intra"));
 	if (!tmpl)
 		return "no node template for this node_intra";
 	long nodes = atol(get(c, row, "nodes"));
+	if (nodes <= 0 && !*get(c, row, "gpus") && strstr(get(c, row, "note"), ">2 nodes")) {
+		/* a statement for "more than 2 nodes" of the node type (NCCL issue
+		 * 812's DGX A100 ring): the fewest nodes it covers, 3 (a ring's bus
+		 * bandwidth across nodes does not grow with their number) */
+		nodes = 3;
+		snprintf(v->assumed, sizeof v->assumed,
+			 "nodes and GPUs not stated (\"more than 2 nodes\"): the fewest, 3 nodes");
+	}
 	sim_buf b;
 	sim_buf_init(&b);
 	sim_buf_printf(&b, "include = topologies/nodes/%s.ini\ninclude = topologies/gpus/%s.ini\n",
@@ -90,16 +142,7 @@ static const char *load_hw(const cases_csv *c, size_t row, const valid_options *
 		sim_buf_printf(&b, "nics = %s\n", get(c, row, "nics_per_node"));
 	if (*get(c, row, "nic_gbps"))
 		sim_buf_printf(&b, "nic_bw = %s Gb/s\n", get(c, row, "nic_gbps"));
-	sim_diag *d = sim_diag_new();
-	conf_doc *doc = NULL;
-	int rc = b.oom ? SIM_ENOMEM
-		       : conf_load_string(b.data, b.len, "<microbench>", opt->datadir, d, &doc);
-	if (rc == SIM_OK)
-		rc = hw_gpu_from_conf(doc, gpu, d);
-	if (rc == SIM_OK)
-		rc = net_cluster_from_conf(doc, cl, d);
-	conf_free(doc);
-	sim_diag_free(d);
+	int rc = load_text(&b, opt, gpu, cl);
 	sim_buf_free(&b);
 	return rc == SIM_OK ? NULL : "no shipped GPU or node file for this row";
 }
@@ -147,6 +190,8 @@ static const char *collective(const cases_csv *c, size_t row, const net_cluster 
 	if (nvls && (k != NET_ALLREDUCE || !(cl->node.nvls_busbw_Bps > 0)))
 		return "NVLS on a node without it (nvls_busbw)";
 	double n = atof(get(c, row, "gpus"));
+	if (!*get(c, row, "gpus") && cl->nodes > 1) /* nodes assumed by load_hw */
+		n = (double)cl->nodes * cl->node.gpus;
 	if (n < 2)
 		return "a collective needs at least 2 GPUs";
 	double bytes = atof(get(c, row, "bytes"));
@@ -247,7 +292,7 @@ static const char *predict(const cases_csv *c, size_t row, const valid_options *
 	const char *kind = get(c, row, "kind");
 	hw_gpu gpu;
 	net_cluster cl;
-	const char *why = load_hw(c, row, opt, &gpu, &cl);
+	const char *why = load_hw(c, row, opt, &gpu, &cl, v);
 	if (why)
 		return why;
 	cl.network = opt->network;
@@ -277,8 +322,16 @@ static const char *predict(const cases_csv *c, size_t row, const valid_options *
 		return "no measured bandwidth";
 	v->measured = 1073741824.0 / (gbps * scale);
 	if (!strcmp(kind, "p2p")) {
-		if (strstr(get(c, row, "algo"), "bidir"))
-			return "bidirectional copies are not modelled yet";
+		if (strstr(get(c, row, "algo"), "bidir")) {
+			/* both GPUs copy 1 GiB to the other at once (nvbandwidth's
+			 * bidirectional test reports both directions' bytes over the
+			 * time): an all-to-all of 2 GiB per rank on 2 GPUs is exactly
+			 * that pair of opposite copies, on full-duplex links */
+			v->measured = 2 * 1073741824.0 / (gbps * scale);
+			if (coll_time(&cl, NET_ALLTOALL, 2, 2 * 1073741824.0, &v->predicted) != SIM_OK)
+				return "p2p not available";
+			return NULL;
+		}
 		if (coll_time(&cl, NET_P2P, 2, 1073741824.0, &v->predicted) != SIM_OK)
 			return "p2p not available";
 		return NULL;
