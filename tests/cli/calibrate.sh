@@ -45,6 +45,18 @@ for pair in h100-sxm5-80g:h100-sxm5-80g h100-sxm5-80g:h200-sxm-141g h100-sxm5-80
 		{ echo "$gpu: tensor_sustain differs from the fit"; diff <(echo "$want") <(echo "$got"); fail=1; }
 done
 
+# --- the unfitted EFA clusters (p5en, P6-B200) carry the p5 fit's per-step
+# latency and message cost, and nothing else of it (no congestion, sync delay
+# or spread: that cluster's state)
+for f in topologies/efa-h200-cluster.ini topologies/efa-b200-cluster.ini; do
+	for k in net_latency msg_overhead; do
+		want=$(grep "^$k " topologies/calib/efa-h100.ini) got=$(grep "^$k " "$f")
+		[ -n "$want" ] && [ "$want" = "$got" ] || { echo "$f: '$got', want '$want'"; fail=1; }
+	done
+	! grep -qE '^(congestion|sync_delay|spread|rail_bw)' "$f" ||
+		{ echo "$f: carries the p5 cluster's own state"; fail=1; }
+done
+
 # --- the default for a GPU with no fit (hw.h HW_SUSTAIN_DEFAULT, _FP8) is
 # the mean of the fitted types' 16-bit clocks, each type once (A100, H100),
 # and the one fitted fp8 clock (H100); a refit that moves them fails here
