@@ -56,6 +56,15 @@ for f in topologies/efa-h200-cluster.ini topologies/efa-b200-cluster.ini; do
 	! grep -qE '^(congestion|sync_delay|spread|rail_bw)' "$f" ||
 		{ echo "$f: carries the p5 cluster's own state"; fail=1; }
 done
+# and they load and time the published 4-node all-reduces (microbench.csv Q14:
+# p5en 4 GiB ring 364.87 GB/s; Q15: P6-B200 16 GiB 381.8 GB/s) within 6 %
+for t in efa-h200-cluster:4GiB:364.87 efa-b200-cluster:16GiB:381.8; do
+	IFS=: read -r f size want <<<"$t"
+	got=$("$podsim" coll --topology "topologies/$f.ini" --gpus 32 allreduce "$size" --json |
+		sed -n 's/^[^}]*"busbw_GBps": \([0-9.e+-]*\).*/\1/p' | head -n 1)
+	awk -v g="$got" -v w="$want" 'BEGIN { exit !(g != "" && g > 0.94 * w && g < 1.06 * w) }' ||
+		{ echo "$f: all-reduce busbw '$got' GB/s, want $want +-6 %"; fail=1; }
+done
 
 # --- the default for a GPU with no fit (hw.h HW_SUSTAIN_DEFAULT, _FP8) is
 # the mean of the fitted types' 16-bit clocks, each type once (A100, H100),
