@@ -603,6 +603,24 @@ static void expert_bias(prog *p, const dims *d, const moe_dims *x, bool backward
 			6 * local + 3 + 2 * local);
 }
 
+/* The experts' GEMMs: Megatron-Core's TEGroupedMLP runs each of fc1 and
+ * fc2 (and their dgrad and wgrad) as Transformer Engine's GroupedLinear,
+ * whose general_grouped_gemm issues the local experts' GEMMs as separate
+ * cuBLAS GEMMs round-robin over TE's compute streams
+ * (multi_stream_cublas_gemm, transformer_engine/common/gemm/cublaslt_gemm.cu:
+ * 970-1022 at NVIDIA/TransformerEngine d0067d0d; 4 streams, common/util/
+ * multi_stream.cpp:52-54; the CUTLASS grouped kernel only under
+ * NVTE_USE_CUTLASS_GROUPED_GEMM, default off, cublaslt_gemm.cu:1065), so at
+ * most 4 run at once: each GEMM's last wave is filled only by its three
+ * neighbours' tiles, not by all the experts' as one batched grid would
+ * (work.h streams; plan's gemm_time takes local / 4 rounds of 4). */
+#define MOE_GEMM_STREAMS 4
+
+static void moe_gemm(prog *p)
+{
+	p->v[p->n - 1].streams = MOE_GEMM_STREAMS;
+}
+
 static void moe_forward(prog *p, const work_model *m, const work_shard *sh, const dims *d)
 {
 	moe_dims x = make_moe(m, sh, d);
@@ -622,8 +640,10 @@ static void moe_forward(prog *p, const work_model *m, const work_shard *sh, cons
 	ep_probs(p, sh, &x);
 	ep_sort(p, sh, d, &x, "sort", true);
 	wl_gemm_b(p, d, "fc1e", rows, x.fc1, d->h, x.local);
+	moe_gemm(p);
 	wl_mem(p, "acte", x.io * d->e * x.R * x.f);
 	wl_gemm_b(p, d, "fc2e", rows, d->h, x.f, x.local);
+	moe_gemm(p);
 	if (m->bias)
 		expert_bias(p, d, &x, false);
 	ep_sort(p, sh, d, &x, "unsort", false);
@@ -641,10 +661,14 @@ static void moe_backward(prog *p, const work_model *m, const work_shard *sh, con
 	if (m->bias)
 		expert_bias(p, d, &x, true);
 	gemm_bwd_dgrad_b(p, d, "fc2e", rows, d->h, x.f, x.local);
+	moe_gemm(p);
 	gemm_bwd_wgrad_b(p, d, "fc2e", rows, d->h, x.f, x.local);
+	moe_gemm(p);
 	wl_mem(p, "acte", 2.0 * x.io * d->e * x.R * x.f);
 	gemm_bwd_dgrad_b(p, d, "fc1e", rows, x.fc1, d->h, x.local);
+	moe_gemm(p);
 	gemm_bwd_wgrad_b(p, d, "fc1e", rows, x.fc1, d->h, x.local);
+	moe_gemm(p);
 	ep_sort(p, sh, d, &x, "sort", true);
 	ep_probs(p, sh, &x);
 	a2a(p, "ep_dispatch", x.a2a);

@@ -186,6 +186,8 @@ static void test_launches(void)
 	nb = work_layer_backward_at(&m, &sh, 0, b);
 	CHECK_INT(launches(f, nf), 30 + 34);
 	CHECK_INT(launches(b, nb), nb0 + 131);
+	const work_item *g1 = named(f, nf, "fc1e"), *g2 = named(b, nb, "fc2e_wgrad");
+	CHECK(g1 && g2 && g1->streams == 4 && g2->streams == 4 && g1->batch == 16);
 	const work_item *ef = named(f, nf, "ebias"), *eb = named(b, nb, "ebias");
 	CHECK(ef && eb);
 	if (ef && eb) {
@@ -250,6 +252,22 @@ static void test_plan(void)
 		if (r && exec_run(s2, &r[0]) == SIM_OK && exec_run(s3, &r[1]) == SIM_OK)
 			CHECK(r[1].step_s > r[0].step_s);
 		free(r);
+	}
+	/* The experts' grouped GEMM as Transformer Engine runs it: 16 GEMMs
+	 * of GPT-OSS's fc1 [1024, 2880] x [2880, 5760] over 4 streams take 4
+	 * rounds of a 4-GEMM grid (360 tiles of 128 x 128 each: 1440 tiles,
+	 * 11 waves of 132 SMs, the last one 10/11 full), never less than
+	 * the one batched grid of 5760 tiles (44 waves) would. */
+	if (s2) {
+		work_item g = {.kind = WORK_ITEM_KERNEL, .kernel = WORK_KERNEL_GEMM, .m = 1024,
+			       .n = 5760, .k = 2880, .batch = 16, .streams = 4};
+		double four = hw_gemm_time(&s2->gpu, HW_BF16, 1024, 5760, 2880, 4);
+		double over = hw_overhead(&s2->gpu);
+		CHECK_NEAR(plan_kernel_time(&s2->gpu, HW_BF16, &g), 4 * (four - over) + over, 1e-12);
+		CHECK(plan_kernel_time(&s2->gpu, HW_BF16, &g) >=
+		      hw_gemm_time(&s2->gpu, HW_BF16, 1024, 5760, 2880, 16));
+		g.batch = 4; /* one round: the batched grid */
+		CHECK_NEAR(plan_kernel_time(&s2->gpu, HW_BF16, &g), four, 1e-12);
 	}
 	plan_scenario_free(s2);
 	plan_scenario_free(s3);
