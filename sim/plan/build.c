@@ -85,7 +85,8 @@ typedef struct builder {
 	chain *fwd, *bwd; /* per model chunk of the stage being built */
 	chain *wgt;       /* zero-bubble: the weight-gradient passes W (bwd holds B) */
 	bool zb;
-	struct layer_prog *progs; /* two layer kinds' programs (dense, MoE) */
+	struct layer_prog *progs; /* four layer kinds' programs (dense, MoE; each
+				   * with full or sliding-window attention) */
 	int vpp, vstages; /* chunks per stage; virtual stages pp * vpp */
 	int m;          /* micro-batches */
 	fsdp_state fsdp; /* ZeRO-3 template (gather array shared, reset per chain) */
@@ -553,8 +554,10 @@ static void stage_chains(builder *b, int stage)
 	const work_model *m = &b->s->model;
 	int pp = b->s->plan.pp;
 	work_item x[WORK_MAX_ITEMS], wg[WORK_MAX_ITEMS];
-	layer_prog *kinds = b->progs; /* [0] dense, [1] MoE, made on first use */
-	bool made[2] = {false, false};
+	/* [0] dense, [1] MoE, [2] and [3] the same with a sliding window
+	 * (work_layer_windowed), made on first use */
+	layer_prog *kinds = b->progs;
+	bool made[4] = {false, false, false, false};
 	bool full = b->s->plan.recompute == WORK_RECOMPUTE_FULL;
 	bool sel = b->s->plan.recompute == WORK_RECOMPUTE_SELECTIVE;
 	int local = 0; /* stage-local index of the chunk's first layer */
@@ -567,7 +570,7 @@ static void stage_chains(builder *b, int stage)
 		const layer_prog *lp[nl > 0 ? nl : 1];
 		for (int l = 0; l < nl; l++) {
 			int g = plan_global_layer(b->s, stage, local + l);
-			int k = work_layer_is_moe(m, g);
+			int k = work_layer_is_moe(m, g) + 2 * work_layer_windowed(m, g);
 			if (!made[k])
 				make_layer_prog(b, g, &kinds[k]), made[k] = true;
 			lp[l] = &kinds[k];
@@ -1481,7 +1484,7 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	b.fwd = calloc((size_t)b.vpp, sizeof *b.fwd);
 	b.bwd = calloc((size_t)b.vpp, sizeof *b.bwd);
 	b.wgt = calloc((size_t)b.vpp, sizeof *b.wgt);
-	b.progs = malloc(2 * sizeof *b.progs);
+	b.progs = malloc(4 * sizeof *b.progs);
 	b.zb = p->schedule == PLAN_SCHED_ZB_H1;
 	size_t pm = (size_t)b.vstages * (size_t)b.m;
 	pipe_ids ids = {calloc(pm, 4), calloc(pm, 4), calloc(pm, 4), calloc(pm, 4),
@@ -1606,7 +1609,7 @@ int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out)
 	b.fwd = calloc((size_t)b.vpp, sizeof *b.fwd);
 	b.bwd = calloc((size_t)b.vpp, sizeof *b.bwd);
 	b.wgt = calloc((size_t)b.vpp, sizeof *b.wgt);
-	b.progs = malloc(2 * sizeof *b.progs);
+	b.progs = malloc(4 * sizeof *b.progs);
 	int rc = b.fwd && b.bwd && b.wgt && b.progs ? SIM_OK : SIM_ENOMEM;
 	if (rc == SIM_OK) {
 		stage_chains(&b, stage);

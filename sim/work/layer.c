@@ -41,6 +41,7 @@
 #include "layer_int.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -77,6 +78,7 @@ dims wl_dims(const work_model *m, const work_shard *sh)
 	d.impl = sh->flash_impl;
 	d.cp = sh->cp > 1 ? sh->cp : 1;
 	d.gqa = g != m->heads;
+	d.window = 0; /* per layer: wl_layer_dims */
 	return d;
 }
 
@@ -291,13 +293,32 @@ static void attn_unfused(prog *p, const dims *d, bool backward)
 	gemm_bwd_wgrad(p, d, "attn_qk", rows, d->s, d->dh);
 }
 
+/* Sliding-window attention in the fused kernel: a query attends the w keys
+ * before it, and the kernel skips the key tiles wholly outside the band, so
+ * with tiles of B = 128 query and key rows (FlashAttention's and cuDNN's
+ * for head sizes up to 128) each query tile computes ceil(w/B) + 1 key
+ * tiles: s B (ceil(w/B) + 1) score pairs per sequence against the causal
+ * s^2/2. The item keeps the papers' count scaled by 2 B (ceil(w/B) + 1) / s
+ * (at most 1), which plan's causal half turns into those pairs; GPT-OSS's
+ * w = 128 at s = 4096: 1/8. Not under CP (the ring keeps every step) nor on
+ * the unfused path (its softmax masks the whole s x s scores). */
+#define WL_ATTN_TILE 128.0
+
+static double window_share(const dims *d)
+{
+	if (d->window <= 0 || d->cp > 1)
+		return 1.0;
+	double f = 2.0 * WL_ATTN_TILE * (ceil(d->window / WL_ATTN_TILE) + 1.0) / d->s;
+	return f < 1.0 ? f : 1.0;
+}
+
 void wl_attn_core(prog *p, const dims *d, bool backward)
 {
 	double k = backward ? 2.0 : 1.0;
 	if (d->cp > 1)
 		attn_ring(p, d, k);
 	else if (d->flash)
-		attn(p, d, "attn", k * attn_flops(d), k * attn_bytes(d), backward);
+		attn(p, d, "attn", k * attn_flops(d) * window_share(d), k * attn_bytes(d), backward);
 	else
 		attn_unfused(p, d, backward);
 }
@@ -686,6 +707,8 @@ static void moe_backward(prog *p, const work_model *m, const work_shard *sh, con
 dims wl_layer_dims(const work_model *m, const work_shard *sh, int layer)
 {
 	dims d = wl_dims(m, sh);
+	if (work_layer_windowed(m, layer))
+		d.window = m->window;
 	if (m->moe_experts > 0 && !work_layer_is_moe(m, layer) && m->dense_ffn > 0) {
 		d.f = (double)m->dense_ffn / d.t;
 		d.fc1_n = m->act == WORK_ACT_SWIGLU ? 2.0 * d.f : d.f;

@@ -201,6 +201,44 @@ static void test_launches(void)
 	CHECK_INT(launches(f, nf), 30 - 11 - 3 - 2); /* no metadata, row-id passes, sorts */
 }
 
+/* Sliding-window attention (GPT-OSS: window 128, every second layer full):
+ * Megatron-Core's layer_number = layer + 1 is windowed unless a multiple of
+ * window_skip. The fused kernel's work: query tiles of 128 rows each meet
+ * ceil(128/128) + 1 = 2 key tiles, 4096 x 256 score pairs against the
+ * causal 4096^2 / 2, so the item keeps the papers' count x 2 x 256 / 4096
+ * = 1/8 (forward and backward); the bytes stay (Q, K, V, O). */
+static void test_window(void)
+{
+	work_model m = {.layers = 4, .hidden = 2880, .heads = 64, .kv_heads = 8, .head_dim = 64,
+			 .ffn = 2880, .vocab = 201088, .seq_len = 4096, .act = WORK_ACT_SWIGLU,
+			 .norm = WORK_NORM_RMSNORM, .moe_experts = 128, .moe_topk = 4,
+			 .moe_imbalance = 1.0, .window = 128, .window_skip = 2};
+	CHECK(work_layer_windowed(&m, 0) && !work_layer_windowed(&m, 1) &&
+	      work_layer_windowed(&m, 2) && !work_layer_windowed(&m, 3));
+	work_shard sh = {.tp = 1, .micro_batch = 1, .seq = 4096, .dtype = HW_BF16, .flash = true,
+			 .cp = 1, .ep = 8, .moe_dispatcher = WORK_MOE_ALLTOALL};
+	work_item a[WORK_MAX_ITEMS], b[WORK_MAX_ITEMS];
+	for (int bwd = 0; bwd < 2; bwd++) {
+		int na = bwd ? work_layer_backward_at(&m, &sh, 0, a) : work_layer_forward_at(&m, &sh, 0, a);
+		int nb = bwd ? work_layer_backward_at(&m, &sh, 1, b) : work_layer_forward_at(&m, &sh, 1, b);
+		const work_item *w = named(a, na, "attn"), *f = named(b, nb, "attn");
+		CHECK(w && f);
+		if (w && f) {
+			CHECK_NEAR(f->flops, (bwd ? 2 : 1) * 4.0 * 4096 * 4096 * 4096, 1e-12);
+			CHECK_NEAR(w->flops, f->flops / 8, 1e-12);
+			CHECK_NEAR(w->bytes, f->bytes, 0);
+		}
+	}
+	m.window_skip = 0; /* every layer */
+	CHECK(work_layer_windowed(&m, 1) && work_layer_windowed(&m, 3));
+	m.window = 0;
+	CHECK(!work_layer_windowed(&m, 0));
+	/* a window as long as the sequence is the causal kernel */
+	m.window = 4096;
+	int n = work_layer_forward_at(&m, &sh, 0, a), nb = work_layer_forward_at(&m, &sh, 1, b);
+	CHECK_NEAR(named(a, n, "attn")->flops, named(b, nb, "attn")->flops, 0);
+}
+
 static int count(const plan_graph *g, int rank, plan_task_kind k)
 {
 	int n = 0;
@@ -259,15 +297,15 @@ static void test_plan(void)
 	 * 11 waves of 132 SMs, the last one 10/11 full), never less than
 	 * the one batched grid of 5760 tiles (44 waves) would. */
 	if (s2) {
-		work_item g = {.kind = WORK_ITEM_KERNEL, .kernel = WORK_KERNEL_GEMM, .m = 1024,
+		work_item gm = {.kind = WORK_ITEM_KERNEL, .kernel = WORK_KERNEL_GEMM, .m = 1024,
 			       .n = 5760, .k = 2880, .batch = 16, .streams = 4};
 		double four = hw_gemm_time(&s2->gpu, HW_BF16, 1024, 5760, 2880, 4);
 		double over = hw_overhead(&s2->gpu);
-		CHECK_NEAR(plan_kernel_time(&s2->gpu, HW_BF16, &g), 4 * (four - over) + over, 1e-12);
-		CHECK(plan_kernel_time(&s2->gpu, HW_BF16, &g) >=
+		CHECK_NEAR(plan_kernel_time(&s2->gpu, HW_BF16, &gm), 4 * (four - over) + over, 1e-12);
+		CHECK(plan_kernel_time(&s2->gpu, HW_BF16, &gm) >=
 		      hw_gemm_time(&s2->gpu, HW_BF16, 1024, 5760, 2880, 16));
-		g.batch = 4; /* one round: the batched grid */
-		CHECK_NEAR(plan_kernel_time(&s2->gpu, HW_BF16, &g), four, 1e-12);
+		gm.batch = 4; /* one round: the batched grid */
+		CHECK_NEAR(plan_kernel_time(&s2->gpu, HW_BF16, &gm), four, 1e-12);
 	}
 	plan_scenario_free(s2);
 	plan_scenario_free(s3);
@@ -285,6 +323,7 @@ int main(void)
 	test_programs();
 	test_dispatcher();
 	test_launches();
+	test_window();
 	test_plan();
 	return check_done();
 }
