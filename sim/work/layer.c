@@ -552,14 +552,14 @@ static void ep_sort(prog *p, const work_shard *sh, const dims *d, const moe_dims
 /* The kernels Megatron-Core's all-to-all dispatcher and Transformer Engine's
  * fused permutation launch beyond one per item (tp 1, dropless; megatron/
  * core/transformer/moe/token_dispatcher.py at NVIDIA/Megatron-LM 8f1c2f8a,
- * the Megatron-LM Megatron-Bridge 26.02 (b8475660) pins, unchanged at
- * d98e8a64; transformer_engine/pytorch/triton/permutation.py at
- * NVIDIA/TransformerEngine d0067d0d):
- *   meta     preprocess (:506-560): routing_map.sum(dim=0) and .long(), the
+ * the Megatron-LM Megatron-Bridge 26.02 (b8475660) pins; the same code at
+ * d98e8a64, :543-592 and :935-958; transformer_engine/pytorch/triton/
+ * permutation.py at NVIDIA/TransformerEngine d0067d0d):
+ *   meta     preprocess (:513-562): routing_map.sum(dim=0) and .long(), the
  *            input splits' reshape().sum(), after the counts' all-gather
  *            the local experts' slice .contiguous() and three sums (per
  *            rank, output_splits_tp, per local expert): 7 kernels; then at
- *            cuda_dtoh_point "before_permutation_1" (:870-897) four
+ *            cuda_dtoh_point "before_permutation_1" (:880-899) four
  *            device-to-host copies (tokens_per_expert, input_splits,
  *            output_splits, output_splits_tp) on a side stream: 11
  *            launches of a few hundred bytes, forward only (the counts
@@ -588,29 +588,32 @@ static void ep_meta(prog *p, const work_model *m, const work_shard *sh)
  * NVIDIA-NeMo/Megatron-Bridge b8475660) under Megatron-Core's TEGroupedMLP:
  * fc1's bias is added in its grouped GEMM, but fc2 runs with skip_bias_add
  * and TEGroupedMLP._apply_bias (megatron/core/transformer/moe/experts.py:
- * 704-721, called at :853, at 8f1c2f8a) adds each local expert's bias weighted by the
- * routing probability in a Python loop over the experts:
+ * 704-721, called at :853, at 8f1c2f8a; :345-370 at d98e8a64) adds each
+ * local expert's bias weighted by the routing probability in a Python loop
+ * over the experts:
  *   torch.cat([t + b * p for t, b, p in zip(split(out), biases,
  *              split(probs))]).to(out.dtype)
- * where t is the expert's [n, h] output (e bytes), b its [h] bias, p its
- * [n, 1] fp32 probabilities, so b * p and the sum are fp32 [n, h]. Per row
- * of the R rows this rank's experts hold (e the activation element):
- *   forward   b * p writes 4h; t + (.) reads (e + 4)h, writes 4h; the cat
- *             reads and writes 4h each; .to() reads 4h, writes eh:
- *             (24 + 2e) h over 2 x local + 2 launches;
- *   backward  .to()'s backward casts the gradient back to fp32 (4 + e);
- *             per expert the sum's gradient cast to t's dtype (4 + e), the
- *             product's gradients grad * p (8) summed to b's [h] (4, then
- *             a cast of h values) and grad * b (8) summed to p's [n, 1]
- *             (4): 6 launches; the split's backward concatenates the
- *             experts' output gradients (2e) and probability gradients (R
- *             fp32 values): (32 + 4e) h over 6 x local + 3 launches; and
- *             Megatron's DDP hook adds every bias parameter's .grad into
- *             its main_grad (megatron/core/distributed/
+ * where t is the expert's [n, h] output, b its [h] bias and p its [n, 1]
+ * probabilities, all in the activation dtype (e bytes): the router runs in
+ * the input's dtype unless moe_router_dtype says fp32 (megatron/core/
+ * transformer/moe/router.py:100-105 at 8f1c2f8a; GPT-OSS's provider leaves
+ * it None) and Transformer Engine's fused top-k returns probabilities in
+ * the logits' dtype (transformer_engine/pytorch/router.py:297 at d0067d0d),
+ * so .to() is a no-op. Per row of the R rows this rank's experts hold:
+ *   forward   b * p writes e h; t + (.) reads 2e h, writes e h; the cat
+ *             reads and writes e h: 6e h over 2 x local + 1 launches;
+ *   backward  per expert the product's gradients grad * p (2e) summed to
+ *             b's [h] (e) and grad * b (2e) summed to p's [n, 1] (e), 4
+ *             launches (the sum's gradients pass through); the split's
+ *             backward concatenates the experts' output gradients (2e) and
+ *             their probability gradients, which autograd adds to the
+ *             activation's (R values): 8e h over 4 x local + 3 launches;
+ *             and Megatron's DDP hook adds every bias parameter's .grad
+ *             into its fp32 main_grad (megatron/core/distributed/
  *             distributed_data_parallel.py:427-440 at 8f1c2f8a: TE fuses
  *             the weights' accumulation, not the biases' gradients it
  *             returns), fc1's and fc2's bias of every local expert: 2 x
- *             local launches of h fp32 values.
+ *             local launches of (8 + e) h bytes.
  * The dense layers' few bias and norm-weight accumulations are not
  * charged. */
 static void expert_bias(prog *p, const dims *d, const moe_dims *x, bool backward)
@@ -618,10 +621,10 @@ static void expert_bias(prog *p, const dims *d, const moe_dims *x, bool backward
 	double rh = x->R * d->h;
 	int local = (int)x->local;
 	if (!backward)
-		wl_kern(p, "ebias", (24.0 + 2.0 * d->e) * rh, 2 * local + 2);
+		wl_kern(p, "ebias", 6.0 * d->e * rh, 2 * local + 1);
 	else
-		wl_kern(p, "ebias", (32.0 + 4.0 * d->e) * rh + 2.0 * x->local * 12.0 * d->h,
-			6 * local + 3 + 2 * local);
+		wl_kern(p, "ebias", 8.0 * d->e * rh + 2.0 * x->local * (8.0 + d->e) * d->h,
+			4 * local + 3 + 2 * local);
 }
 
 /* The experts' GEMMs: Megatron-Core's TEGroupedMLP runs each of fc1 and
