@@ -85,7 +85,8 @@ typedef struct builder {
 	chain *fwd, *bwd; /* per model chunk of the stage being built */
 	chain *wgt;       /* zero-bubble: the weight-gradient passes W (bwd holds B) */
 	bool zb;
-	struct layer_prog *progs; /* two layer kinds' programs (dense, MoE) */
+	struct layer_prog *progs; /* four layer kinds' programs (dense, MoE; each
+				   * with full or sliding-window attention) */
 	int vpp, vstages; /* chunks per stage; virtual stages pp * vpp */
 	int m;          /* micro-batches */
 	fsdp_state fsdp; /* ZeRO-3 template (gather array shared, reset per chain) */
@@ -193,11 +194,25 @@ double plan_kernel_time(const hw_gpu *gpu, hw_dtype t, const work_item *it)
 	return kernel_time_one(gpu, t, it) + extra_launches(gpu, it);
 }
 
+/* A GEMM item: `batch` GEMMs in one batched kernel, or with it->streams = S
+ * (Transformer Engine's multi-stream grouped GEMM, work.h) in ceil(batch /
+ * S) rounds of S concurrent GEMMs, each round a batched grid of S: the
+ * rounds' times less the one launch and host overhead they share. */
+static double gemm_time(const hw_gpu *gpu, hw_dtype t, const work_item *it)
+{
+	double b = it->batch > 0 ? it->batch : 1.0;
+	if (it->streams < 1 || b <= it->streams)
+		return hw_gemm_time(gpu, t, it->m, it->n, it->k, b);
+	double rounds = ceil(b / it->streams);
+	double one = hw_gemm_time(gpu, t, it->m, it->n, it->k, it->streams);
+	return rounds * (one - hw_overhead(gpu)) + hw_overhead(gpu);
+}
+
 static double kernel_time_one(const hw_gpu *gpu, hw_dtype t, const work_item *it)
 {
 	switch (it->kernel) {
 	case WORK_KERNEL_GEMM:
-		return hw_gemm_time(gpu, t, it->m, it->n, it->k, it->batch > 0 ? it->batch : 1.0);
+		return gemm_time(gpu, t, it);
 	case WORK_KERNEL_ATTN: /* fp8 recipes keep attention in bf16 */
 		/* the papers' FLOPs (full s x s, backward 2x) -> what the fused
 		 * kernel executes: causal half, backward 2.5x the forward (hw/attn.c) */
@@ -539,8 +554,10 @@ static void stage_chains(builder *b, int stage)
 	const work_model *m = &b->s->model;
 	int pp = b->s->plan.pp;
 	work_item x[WORK_MAX_ITEMS], wg[WORK_MAX_ITEMS];
-	layer_prog *kinds = b->progs; /* [0] dense, [1] MoE, made on first use */
-	bool made[2] = {false, false};
+	/* [0] dense, [1] MoE, [2] and [3] the same with a sliding window
+	 * (work_layer_windowed), made on first use */
+	layer_prog *kinds = b->progs;
+	bool made[4] = {false, false, false, false};
 	bool full = b->s->plan.recompute == WORK_RECOMPUTE_FULL;
 	bool sel = b->s->plan.recompute == WORK_RECOMPUTE_SELECTIVE;
 	int local = 0; /* stage-local index of the chunk's first layer */
@@ -553,7 +570,7 @@ static void stage_chains(builder *b, int stage)
 		const layer_prog *lp[nl > 0 ? nl : 1];
 		for (int l = 0; l < nl; l++) {
 			int g = plan_global_layer(b->s, stage, local + l);
-			int k = work_layer_is_moe(m, g);
+			int k = work_layer_is_moe(m, g) + 2 * work_layer_windowed(m, g);
 			if (!made[k])
 				make_layer_prog(b, g, &kinds[k]), made[k] = true;
 			lp[l] = &kinds[k];
@@ -1467,7 +1484,7 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	b.fwd = calloc((size_t)b.vpp, sizeof *b.fwd);
 	b.bwd = calloc((size_t)b.vpp, sizeof *b.bwd);
 	b.wgt = calloc((size_t)b.vpp, sizeof *b.wgt);
-	b.progs = malloc(2 * sizeof *b.progs);
+	b.progs = malloc(4 * sizeof *b.progs);
 	b.zb = p->schedule == PLAN_SCHED_ZB_H1;
 	size_t pm = (size_t)b.vstages * (size_t)b.m;
 	pipe_ids ids = {calloc(pm, 4), calloc(pm, 4), calloc(pm, 4), calloc(pm, 4),
@@ -1592,7 +1609,7 @@ int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out)
 	b.fwd = calloc((size_t)b.vpp, sizeof *b.fwd);
 	b.bwd = calloc((size_t)b.vpp, sizeof *b.bwd);
 	b.wgt = calloc((size_t)b.vpp, sizeof *b.wgt);
-	b.progs = malloc(2 * sizeof *b.progs);
+	b.progs = malloc(4 * sizeof *b.progs);
 	int rc = b.fwd && b.bwd && b.wgt && b.progs ? SIM_OK : SIM_ENOMEM;
 	if (rc == SIM_OK) {
 		stage_chains(&b, stage);

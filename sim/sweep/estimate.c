@@ -3,7 +3,8 @@
  * replayed.
  *
  * Layer programs come from work_layer_forward_at / work_layer_backward_at for
- * each layer kind the model has (dense, and MoE from moe_dense_layers on), so
+ * each layer kind the model has (dense, and MoE from moe_dense_layers on,
+ * each with full or sliding-window attention: work_layer_windowed), so
  * a stage's time counts its own mix of kinds (plan_global_layer). Per
  * micro-batch, stage s costs
  *   t_s = sum over its layers of (fwd + bwd + recompute)
@@ -278,22 +279,29 @@ static double optimizer_time(const plan_scenario *s, int stage, double local)
 	return t + (pcie > 0 ? local * (gbytes + wbytes) / pcie : 0);
 }
 
-/* The per-micro-batch programs of the model's layer kinds: dense (layer 0,
- * or the leading dense layers of an MoE model) and MoE. */
+/* The per-micro-batch programs of the model's layer kinds, as plan_build
+ * makes them: [0] dense (the leading dense layers of an MoE model), [1] MoE,
+ * [2] and [3] the same with a sliding window (work_layer_windowed); has[]
+ * says which the model holds. */
 typedef struct kinds {
-	prog dense, moe;
-	int first_moe; /* layers from this index are MoE (INT_MAX: none) */
+	prog kind[4];
+	bool has[4];
 } kinds;
+
+static int kind_of(const work_model *m, int layer)
+{
+	return work_layer_is_moe(m, layer) + 2 * work_layer_windowed(m, layer);
+}
 
 static void make_kinds(const plan_scenario *s, const work_shard *sh, const plan_groups *g, kinds *k)
 {
 	const work_model *m = &s->model;
 	memset(k, 0, sizeof *k);
-	k->first_moe = m->moe_experts > 0 ? m->moe_dense_layers : m->layers;
-	if (k->first_moe > 0)
-		layer_cost(s, sh, g, 0, &k->dense);
-	if (k->first_moe < m->layers)
-		layer_cost(s, sh, g, k->first_moe, &k->moe);
+	for (int l = 0; l < m->layers; l++) {
+		int i = kind_of(m, l);
+		if (!k->has[i])
+			layer_cost(s, sh, g, l, &k->kind[i]), k->has[i] = true;
+	}
 }
 
 /* Stage st's per-micro-batch program. */
@@ -301,11 +309,12 @@ static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first
                        int st, int *layers)
 {
 	prog x = {0};
-	int L = plan_stage_layers(s, st), moe = 0;
-	for (int i = 0; i < L && k->first_moe < s->model.layers; i++)
-		moe += plan_global_layer(s, st, i) >= k->first_moe;
-	prog_add(&x, &k->dense, L - moe);
-	prog_add(&x, &k->moe, moe);
+	int L = plan_stage_layers(s, st), n[4] = {0, 0, 0, 0};
+	for (int i = 0; i < L; i++)
+		n[kind_of(&s->model, plan_global_layer(s, st, i))]++;
+	for (int i = 0; i < 4; i++)
+		if (n[i] > 0)
+			prog_add(&x, &k->kind[i], n[i]);
 	if (st == 0)
 		prog_add(&x, first, 1);
 	if (st == s->plan.pp - 1)
@@ -370,15 +379,13 @@ static void first_chunk(const plan_scenario *s, const kinds *k, const prog *x, i
 	}
 	int first_local;
 	int n = plan_chunk_layers(s, st, 0, &first_local);
-	const prog *d = &k->dense, *e = &k->moe;
-	bool dense = k->first_moe > 0, moe = k->first_moe < s->model.layers;
 	double f = INFINITY, b = INFINITY;
-	if (dense)
-		f = d->gpu_s - d->bgpu_s, b = d->bgpu_s - d->wgpu_s;
-	if (moe) {
-		f = fmin(f, e->gpu_s - e->bgpu_s);
-		b = fmin(b, e->bgpu_s - e->wgpu_s);
-	}
+	for (int i = 0; i < 4; i++)
+		if (k->has[i]) {
+			const prog *d = &k->kind[i];
+			f = fmin(f, d->gpu_s - d->bgpu_s);
+			b = fmin(b, d->bgpu_s - d->wgpu_s);
+		}
 	*fc = n > 0 && isfinite(f) ? n * f : 0;
 	*bc = n > 0 && isfinite(b) ? n * b : 0;
 }
@@ -447,7 +454,9 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	 * received instead of running beside it: one more transfer per step */
 	if (pp > 1 && s->fw.p2p_serial && p->vpp <= 1 && plan_p2p_sync(p))
 		e->pp_s += m * coll_time(s, NET_P2P, &grp.pp, p2p);
-	double bwd_l = k.dense.bwd_s, fwd_l = prog_time(&k.dense) - bwd_l;
+	/* the dense full-attention kind's layer (zero for a model without one,
+	 * as before windows) */
+	double bwd_l = k.kind[0].bwd_s, fwd_l = prog_time(&k.kind[0]) - bwd_l;
 	e->dp_s = dp_exposed(s, &grp, grad, weight, last_bwd, fwd_l, bwd_l, worst);
 	e->optimizer_s = optimizer_time(s, ost, optim);
 	e->step_s = pipe + e->pp_s + e->dp_s + e->optimizer_s;

@@ -24,6 +24,7 @@ typedef struct dims {
 	bool gqa;        /* fewer KV heads than query heads */
 	hw_flash_impl impl;
 	int cp;         /* context-parallel ranks (1 = none); s is the local share */
+	double window;  /* sliding window of this layer's attention (0 = full) */
 } dims;
 
 /* A program being written into the caller's array. */

@@ -72,6 +72,10 @@ const conf_key work_model_keys[] = {
 		 "separate output layer instead of the tied input embedding"),
 	KEY_BOOL("bias", "true", bias, "linear layers carry biases"),
 	KEY_INT("head_dim", 0, "0", head_dim, "attention head size (0 = hidden / heads)"),
+	KEY_INT("window", 0, "0", window,
+		"sliding-window attention: tokens a query attends back (0 = full causal)"),
+	KEY_INT("window_skip", 0, "0", window_skip,
+		"with window: every N-th layer keeps full attention (0 = all windowed)"),
 	KEY_INT("moe_experts", 0, "0", moe_experts, "routed experts per MoE layer (0 = dense model)"),
 	KEY_INT("moe_topk", 0, "0", moe_topk, "routed experts per token"),
 	KEY_INT("moe_shared_experts", 0, "0", moe_shared_experts,
@@ -200,6 +204,13 @@ static double ffn_dim(const work_model *m)
 bool work_layer_is_moe(const work_model *m, int layer)
 {
 	return m->moe_experts > 0 && layer >= m->moe_dense_layers;
+}
+
+bool work_layer_windowed(const work_model *m, int layer)
+{
+	if (m->window <= 0)
+		return false;
+	return m->window_skip <= 0 || (layer + 1) % m->window_skip != 0;
 }
 
 /* One MLP of inner size f: weights and (with bias) biases. */

@@ -36,6 +36,12 @@ typedef struct work_model {
 	bool untied_embeddings; /* separate output projection */
 	bool bias;              /* linear layers carry biases */
 	int head_dim;           /* attention head size d (0 = hidden / heads) */
+	/* Sliding-window attention (Megatron-Core's window_size = (window, 0)
+	 * and window_attn_skip_freq): a windowed layer's queries attend the
+	 * `window` tokens before them (0 = full causal attention); with
+	 * window_skip = N every N-th layer (1-based) keeps full attention, 0 =
+	 * every layer windowed (work_layer_windowed). */
+	int window, window_skip;
 	/* Mixture of experts (0 experts = dense): every layer from index
 	 * moe_dense_layers on replaces its MLP by moe_experts routed experts of
 	 * inner size ffn, moe_topk per token, plus moe_shared_experts always-on
@@ -58,6 +64,10 @@ double work_params_layer(const work_model *m);     /* one dense transformer laye
 double work_params_layer_at(const work_model *m, int layer);
 double work_params_layer_experts(const work_model *m, int layer);
 bool work_layer_is_moe(const work_model *m, int layer);
+/* Whether layer `layer` (0-based) attends a sliding window: Megatron-Core's
+ * is_layer_window_attention (megatron/core/transformer/utils.py:451-462 at
+ * NVIDIA/Megatron-LM 8f1c2f8a) with layer_number = layer + 1. */
+bool work_layer_windowed(const work_model *m, int layer);
 double work_params_embedding(const work_model *m); /* input embedding (+ positions) */
 double work_params_output(const work_model *m);    /* untied output layer (0 if tied) + final norm */
 double work_params_total(const work_model *m);
@@ -180,6 +190,9 @@ typedef struct work_item {
 	work_kernel kernel;
 	double m, n, k;    /* GEMM dims, 0 for non-GEMMs */
 	double batch;      /* GEMMs of that shape in one grouped kernel (0 = 1) */
+	int streams;       /* a grouped GEMM run as `batch` GEMMs over this many
+			    * streams (0 = one batched kernel): rounds of
+			    * `streams` concurrent GEMMs (layer.c, moe_gemm) */
 	double flops;      /* tensor FLOPs */
 	double bytes;      /* HBM bytes read + written */
 	work_comm comm;    /* for WORK_ITEM_COMM */
