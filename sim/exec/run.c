@@ -95,7 +95,7 @@ static void memory_curve(const plan_scenario *s, const exec_result *r, exec_time
 		return;
 	}
 	plan_schedule_order(s->plan.schedule, s->plan.pp, plan_microbatches(&s->plan), s->plan.vpp,
-			    k, ops);
+			    plan_warm_extra(&s->plan), k, ops);
 	size_t i = 0;
 	while (i < tl->n && tl->spans[i].rank != k)
 		i++;
