@@ -96,6 +96,8 @@ static void memory_curve(const plan_scenario *s, const exec_result *r, exec_time
 	}
 	plan_schedule_order(s->plan.schedule, s->plan.pp, plan_microbatches(&s->plan), s->plan.vpp,
 			    plan_warm_extra(&s->plan), k, ops);
+	int warm = plan_schedule_warm(s->plan.pp, plan_microbatches(&s->plan), s->plan.vpp,
+				      plan_warm_extra(&s->plan), k);
 	size_t i = 0;
 	while (i < tl->n && tl->spans[i].rank != k)
 		i++;
@@ -105,8 +107,8 @@ static void memory_curve(const plan_scenario *s, const exec_result *r, exec_time
 		/* moe_a2a_overlap: a forward and the backward after it run as one
 		 * combined step, their spans interleaved (plan/build.c emit_pair):
 		 * both ops take the pair's time, the forward its first half */
-		bool pair = !step && j + 2 < n && plan_warm_extra(&s->plan) > 0 && !bwd &&
-			    ops[j + 1].backward && !ops[j + 1].weight;
+		bool pair = !step && j + 2 < n && plan_warm_extra(&s->plan) > 0 && j >= warm &&
+			    !bwd && ops[j + 1].backward && !ops[j + 1].weight;
 		double t0 = tl->spans[i].start_s, t1 = t0 + tl->spans[i].dur_s;
 		for (; i < tl->n && tl->spans[i].rank == k; i++) {
 			const exec_span *x = &tl->spans[i];

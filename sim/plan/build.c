@@ -1296,11 +1296,15 @@ static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_e
 	else
 		plan_schedule_order(b->s->plan.schedule, pp, m, b->vpp, plan_warm_extra(&b->s->plan),
 				    stage, order);
+	/* the steady steps' forwards: a forward after the warm-up followed by a
+	 * backward (all forwards in the warm-up, as with m = 1 without a
+	 * pipeline: none; Megatron-Core runs those steps alone) */
+	int warm = plan_schedule_warm(pp, m, b->vpp, plan_warm_extra(&b->s->plan), stage);
 	for (int i = 0; i < steps && rc == SIM_OK; i++) {
 		if (b->s->inference && order[i].backward)
 			continue; /* forward passes only */
-		bool pair = b->ovl && !order[i].backward && i + 1 < steps && order[i + 1].backward &&
-			    !order[i + 1].weight;
+		bool pair = b->ovl && i >= warm && !order[i].backward && i + 1 < steps &&
+			    order[i + 1].backward && !order[i + 1].weight;
 		op_begin(b, stage, &order[i], &st, layer_end, &e[0]);
 		if (pair)
 			op_begin(b, stage, &order[i + 1], &st, layer_end, &e[1]);

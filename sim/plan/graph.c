@@ -196,6 +196,12 @@ int plan_warm_extra(const plan_spec *p)
 	return p->moe_a2a_overlap ? 1 : 0;
 }
 
+int plan_schedule_warm(int p, int m, int vpp, int extra, int stage)
+{
+	int warm = (vpp > 1 ? (p - stage - 1) * 2 + (vpp - 1) * p : p - 1 - stage) + extra;
+	return warm < m * vpp ? warm : m * vpp;
+}
+
 int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int extra, int stage,
 		       int cap, plan_op *out)
 {
@@ -207,9 +213,7 @@ int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int extra, in
 			EMIT(((plan_op){true, i, 0, false}));
 		return n;
 	}
-	int warm = (vpp > 1 ? (p - stage - 1) * 2 + (vpp - 1) * p : p - 1 - stage) + extra;
-	if (warm > total)
-		warm = total;
+	int warm = plan_schedule_warm(p, m, vpp, extra, stage);
 	int f = 0, b = 0;
 	plan_op w_op; /* the interleaved op of index b is a pure function of b */
 	for (; f < warm; f++)

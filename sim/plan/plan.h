@@ -871,6 +871,9 @@ void plan_schedule_order(plan_schedule sched, int p, int m, int vpp, int extra, 
  * (Megatron-Core schedules.py get_pp_rank_microbatches: "we schedule one
  * extra micro-batch forward step before the 1f1b stages"), else 0. */
 int plan_warm_extra(const plan_spec *p);
+/* 1F1B's warm-up forwards on `stage` (the first ops of plan_schedule_order,
+ * at most m * vpp); the steady steps' forwards follow at even offsets. */
+int plan_schedule_warm(int p, int m, int vpp, int extra, int stage);
 /* Steps of a schedule: 2*m*vpp, 3*m*vpp with the zero-bubble W passes. */
 int plan_schedule_steps(plan_schedule sched, int m, int vpp);
 /* The first min(cap, steps) ops of that order (the memory walk's prefix);

@@ -346,6 +346,27 @@ static void test_a2a_overlap(void)
 	      o[2].mb == 0 && o[3].backward && o[3].mb == 1);
 	a2a_overlap_case("node.intra=nvswitch");
 	a2a_overlap_case("node.intra_bw=2 GB/s");
+	/* One micro-batch: its forward is all the warm-up, so no step is
+	 * combined (combined_1f1b.py:97-98: the loop over m - 1 pairs runs
+	 * none): the same step as without the overlap, to the picosecond. */
+	const char *one[] = {"cluster.nodes=1", "node.gpus=2", "model.layers=1",
+			     "model.moe_experts=2", "parallel.tp=1", "parallel.pp=1",
+			     "parallel.dp=2", "parallel.ep=2", "parallel.global_batch=2",
+			     "parallel.recompute=none", "parallel.sequence_parallel=false",
+			     "parallel.moe_a2a_overlap=true"};
+	sim_diag *d1 = sim_diag_new();
+	plan_scenario *s0 = NULL, *s1 = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", one, 11, d1, &s0), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", one, 12, d1, &s1), SIM_OK);
+	sim_diag_free(d1);
+	exec_result *r1 = malloc(2 * sizeof *r1);
+	if (s0 && s1 && r1 && exec_run(s0, &r1[0]) == SIM_OK && exec_run(s1, &r1[1]) == SIM_OK)
+		CHECK(r1[0].step_s == r1[1].step_s);
+	else
+		CHECK(false);
+	free(r1);
+	plan_scenario_free(s0);
+	plan_scenario_free(s1);
 	/* Memory: the one more warm-up forward holds one more micro-batch's
 	 * activations of a chunk, so the peak does not drop; and the memory
 	 * walk's head (memwalk.c head_ops, its warm-up one longer) still finds
