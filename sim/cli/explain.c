@@ -748,6 +748,52 @@ static void fixed_why(FILE *o, const plan_mb_cost *c, double share)
 	why(o, text);
 }
 
+/* The stage's MoE all-to-alls (every task on its EP stream, as built) and
+ * how much of them the step hid: exposed is the EP category of the stage's
+ * breakdown (the compute stream waiting for them, and the interference
+ * charged to them); under moe_a2a_overlap also the same plan's step with the
+ * overlap off (a shallow copy of the scenario with the two keys cleared). */
+static void a2a_overlap(FILE *o, const plan_scenario *s, const exec_result *r, int st)
+{
+	const plan_spec *p = &s->plan;
+	plan_graph *g = NULL;
+	if (p->ep <= 1 || s->model.moe_experts == 0 || plan_build(s, &g) != SIM_OK)
+		return;
+	double ep = 0;
+	for (size_t i = 0; i < g->ntasks; i++)
+		if (g->tasks[i].rank == st && g->tasks[i].stream == PLAN_STREAM_EP)
+			ep += sim_time_to_s(g->tasks[i].dur);
+	plan_graph_free(g);
+	double exposed = r->classes[st].time_s[EXEC_CAT_EP], hid = fmax(0, ep - exposed);
+	char a[32], b[32], c[32];
+	fprintf(o,
+	        "  all-to-all   ep = %d: %s a step on this stage's EP stream; exposed %s (the\n"
+	        "               compute stream waiting, and the interference charged to them):\n"
+	        "               hidden %s (%.0f%%)\n",
+	        p->ep, unit(ep, SIM_UNIT_TIME, a, sizeof a), unit(exposed, SIM_UNIT_TIME, b, sizeof b),
+	        unit(hid, SIM_UNIT_TIME, c, sizeof c), ep > 0 ? 100 * hid / ep : 0.0);
+	if (!p->moe_a2a_overlap) {
+		fprintf(o, "               moe_a2a_overlap off: each blocks its micro-batch's next "
+		           "compute\n");
+		return;
+	}
+	plan_scenario *t = malloc(sizeof *t);
+	exec_result *r0 = malloc(sizeof *r0);
+	if (t && r0) {
+		*t = *s;
+		t->plan.moe_a2a_overlap = t->plan.delay_wgrad = false;
+		if (exec_run(t, r0) == SIM_OK)
+			fprintf(o,
+			        "               moe_a2a_overlap%s (combined 1F1B):\n"
+			        "               the step is %s, %s without it\n",
+			        p->delay_wgrad ? " + delay_wgrad_compute" : "",
+			        unit(r->step_s, SIM_UNIT_TIME, a, sizeof a),
+			        unit(r0->step_s, SIM_UNIT_TIME, b, sizeof b));
+	}
+	free(t);
+	free(r0);
+}
+
 static void fixed_cost(FILE *o, const plan_scenario *s, const exec_result *r)
 {
 	const plan_spec *p = &s->plan;
@@ -798,6 +844,7 @@ static void fixed_cost(FILE *o, const plan_scenario *s, const exec_result *r)
 		        c.beside, unit(c.beside_s, SIM_UNIT_TIME, a, sizeof a),
 		        plan_dgrad_async_name(s->fw.dgrad_async),
 		        p->tp_comm_overlap ? "on" : "off");
+	a2a_overlap(o, s, r, st);
 	work_item acc;
 	if (plan_grad_accum_item(s, st, -1, &acc))
 		fprintf(o,

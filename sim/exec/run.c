@@ -95,25 +95,37 @@ static void memory_curve(const plan_scenario *s, const exec_result *r, exec_time
 		return;
 	}
 	plan_schedule_order(s->plan.schedule, s->plan.pp, plan_microbatches(&s->plan), s->plan.vpp,
-			    k, ops);
+			    plan_warm_extra(&s->plan), k, ops);
+	int warm = plan_schedule_warm(s->plan.pp, plan_microbatches(&s->plan), s->plan.vpp,
+				      plan_warm_extra(&s->plan), k);
 	size_t i = 0;
 	while (i < tl->n && tl->spans[i].rank != k)
 		i++;
 	for (int j = 0; j < n && i < tl->n && tl->spans[i].rank == k; j++) {
 		bool step = j == n - 1;
 		bool bwd = !step && ops[j].backward;
+		/* moe_a2a_overlap: a forward and the backward after it run as one
+		 * combined step, their spans interleaved (plan/build.c emit_pair):
+		 * both ops take the pair's time, the forward its first half */
+		bool pair = !step && j + 2 < n && plan_warm_extra(&s->plan) > 0 && j >= warm &&
+			    !bwd && ops[j + 1].backward && !ops[j + 1].weight;
 		double t0 = tl->spans[i].start_s, t1 = t0 + tl->spans[i].dur_s;
 		for (; i < tl->n && tl->spans[i].rank == k; i++) {
 			const exec_span *x = &tl->spans[i];
 			bool xb = x->kind != PLAN_TASK_FWD && x->kind != PLAN_TASK_OPTIM;
 			bool xs = x->kind == PLAN_TASK_OPTIM;
-			if (step ? !xs : (xs || xb != bwd || x->mb != ops[j].mb))
+			bool other = pair && xb && x->mb == ops[j + 1].mb;
+			if (step ? !xs : (xs || ((xb != bwd || x->mb != ops[j].mb) && !other)))
 				break;
 			t1 = x->start_s + x->dur_s;
 		}
-		tl->mem_t[tl->mem_n] = t0, tl->mem_b[tl->mem_n++] = st[j];
-		tl->mem_t[tl->mem_n] = (t0 + t1) / 2, tl->mem_b[tl->mem_n++] = pk[j];
-		tl->mem_t[tl->mem_n] = t1, tl->mem_b[tl->mem_n++] = en[j];
+		for (int q = 0; q <= (int)pair; q++) {
+			double a = pair ? t0 + q * (t1 - t0) / 2 : t0, b = pair ? a + (t1 - t0) / 2 : t1;
+			tl->mem_t[tl->mem_n] = a, tl->mem_b[tl->mem_n++] = st[j + q];
+			tl->mem_t[tl->mem_n] = (a + b) / 2, tl->mem_b[tl->mem_n++] = pk[j + q];
+			tl->mem_t[tl->mem_n] = b, tl->mem_b[tl->mem_n++] = en[j + q];
+		}
+		j += pair;
 	}
 	free(st), free(pk), free(en), free(ops);
 }

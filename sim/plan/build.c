@@ -47,6 +47,10 @@ typedef struct seg {
 			* when builder.latency is set: plan_microbatch_cost) */
 	double net_s;  /* a collective's seconds that vary with the fabric (add_net) */
 	int net_nodes; /* ... the nodes its group spans */
+	uint8_t a2a;   /* an MoE all-to-all: 1 the dispatch's (tokens, probabilities),
+			* 2 the combine's, 0 anything else (emit_pair's cuts) */
+	bool aside;    /* delay_wgrad_compute: a weight-gradient task the chain's next
+			* link does not wait for (append_backward) */
 } seg;
 
 typedef struct chain {
@@ -92,6 +96,7 @@ typedef struct builder {
 	fsdp_state fsdp; /* ZeRO-3 template (gather array shared, reset per chain) */
 	const uint32_t *pgather; /* overlap_param_gather: per stage-local layer, the
 				  * gather its next forward waits for, or NULL */
+	bool ovl, delay;    /* moe_a2a_overlap (training), delay_wgrad_compute */
 	plan_netflow *flow; /* [cluster] network = flow, else NULL */
 	bool latency;       /* fill seg.lat (plan_microbatch_cost) */
 } builder;
@@ -339,7 +344,9 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 			}
 			seg x = {sim_time_from_s(cost.time_s), 0, 0, kind_c, layer, (float)cost.intra_bytes,
 				 nic_share(&b->s->cluster, cost.inter_bytes), 0, it[i].cp_step, ovl, 0, 0,
-				 net_s, grp->nodes};
+				 net_s, grp->nodes, 0, false};
+			if (ep && it[i].comm == WORK_COMM_EP_ALLTOALL)
+				x.a2a = named(&it[i], "ep_combine") ? 2 : 1;
 			net_cost one;
 			if (b->latency && net_collective(&b->s->cluster, plan_comm_coll(it[i].comm), grp,
 							 1.0, &one) == SIM_OK)
@@ -372,7 +379,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		bool alone = (i >= 1 && plan_tp_overlap(b->s, it, n, i - 1) == 1) ||
 			     (i + 1 < n && plan_tp_overlap(b->s, it, n, i + 1) == -1);
 		if (!open || alone || c->n == 0 || it[i].cp_step > 0) {
-			seg x = {0, 0, 0, kind, layer, 0, 0, 0, it[i].cp_step, 0, 0, 0, 0, 0};
+			seg x = {0, 0, 0, kind, layer, 0, 0, 0, it[i].cp_step, 0, 0, 0, 0, 0, 0, false};
 			chain_push(c, x);
 			open = true;
 			if (c->oom)
@@ -380,7 +387,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		}
 		seg *x = &c->v[c->n - 1];
 		if (x->kind == PLAN_TASK_CP) { /* the ring step is a new compute task */
-			seg y = {0, 0, 0, kind, layer, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+			seg y = {0, 0, 0, kind, layer, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false};
 			chain_push(c, y);
 			if (c->oom)
 				return;
@@ -549,6 +556,94 @@ bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_ite
 	return params > 0;
 }
 
+/* delay_wgrad_compute: the weight-gradient GEMMs Transformer Engine defers
+ * (TransformerLayerNode.backward_dw runs the node's bwd_dw_callables:
+ * the experts' grouped linears for the "mlp" node, the attention's QKV and
+ * output projections and the shared experts for "pre_dispatch_computation",
+ * megatron/core/models/gpt/fine_grained_callables.py:272 and
+ * models/common/utils.py:379-421 at NVIDIA/Megatron-LM d98e8a64; a dense
+ * layer's MLP, transformer/mlp.py:385). The router's GEMM is a plain
+ * matmul with its gradient in the backward; the attention core has no
+ * weights (split_weight_grads' rule). */
+static bool deferred_wgrad(const work_item *x)
+{
+	return x->kind == WORK_ITEM_KERNEL && named(x, "_wgrad") && strncmp(x->name, "attn", 4) != 0 &&
+	       strncmp(x->name, "router", 6) != 0;
+}
+
+/* Append items [lo, hi) of a backward program to c; with `w` (not NULL) the
+ * deferred weight gradients among them go to w[] instead. */
+static void append_part(builder *b, chain *c, const work_item *it, int lo, int hi, int16_t layer,
+			work_item *w, int *nw)
+{
+	work_item x[WORK_MAX_ITEMS];
+	int n = 0;
+	for (int i = lo; i < hi; i++) {
+		if (w && deferred_wgrad(&it[i]))
+			w[(*nw)++] = it[i];
+		else
+			x[n++] = it[i];
+	}
+	append_items(b, c, x, n, PLAN_TASK_BWD, layer);
+}
+
+/* Deferred weight gradients as tasks the chain does not wait for (seg.aside). */
+static void append_aside(builder *b, chain *c, const work_item *w, int nw, int16_t layer)
+{
+	int from = c->n;
+	append_items(b, c, w, nw, PLAN_TASK_WGRAD, layer);
+	for (int i = from; i < c->n; i++)
+		c->v[i].aside = true;
+}
+
+/* One layer's backward under moe_a2a_overlap, in the order its pieces run
+ * in Megatron-Core's combined 1F1B (TransformerLayerSchedulePlan.run, the
+ * derivation before emit_pair): the combine's backward C (with what precedes
+ * it: the residual and unpermutation gradients), the experts' backward M, the
+ * dispatch's backward D, then the attention part A, the selectively
+ * recomputed attention core at A's start (it recomputes inside the
+ * attention's backward). With delay_wgrad_compute (b->delay) M's deferred
+ * weight gradients W_m follow M as aside tasks, and A's, W_a, are held in
+ * pend[] and placed after the next layer's gradient reaches its combine
+ * (before that C, which waits only for the part before it: the backward_dw
+ * of "pre_dispatch_computation" runs after the layer, models/common/
+ * model_chunk_schedule_plan.py:298-301, and the combine's backward node
+ * waits on the chunk's event, recorded by A's backward, not by backward_dw,
+ * models/common/utils.py:323-358, pipeline_parallel/utils.py:323-345). A
+ * layer without all-to-alls (dense) is all A. */
+static void append_backward(builder *b, chain *c, const layer_prog *lp, int16_t id, bool sel,
+			    work_item *pend, int *npend, int16_t pid)
+{
+	const work_item *it = lp->b;
+	int n = lp->nb, cend = 0, dst = -1, dend = 0;
+	for (int i = 0; i < n; i++) {
+		if (it[i].kind != WORK_ITEM_COMM || it[i].comm != WORK_COMM_EP_ALLTOALL)
+			continue;
+		if (named(&it[i], "ep_combine"))
+			cend = i + 1;
+		else if (dst < 0 || dend == i)
+			dst = dst < 0 ? i : dst, dend = i + 1;
+	}
+	if (dst < 0 || dst < cend)
+		cend = dst = dend = 0; /* no dispatch after a combine: all A */
+	work_item wm[WORK_MAX_ITEMS], wa[WORK_MAX_ITEMS];
+	int nwm = 0, nwa = 0;
+	work_item *dm = b->delay ? wm : NULL, *da = b->delay ? wa : NULL;
+	append_part(b, c, it, 0, cend > 0 ? cend - 1 : 0, id, dm, &nwm);
+	if (*npend > 0) /* W_a of the layer before in the backward (pid) */
+		append_aside(b, c, pend, *npend, pid);
+	*npend = 0;
+	append_part(b, c, it, cend > 0 ? cend - 1 : 0, cend, id, dm, &nwm);
+	append_part(b, c, it, cend, dst, id, dm, &nwm);
+	append_aside(b, c, wm, nwm, id);
+	append_part(b, c, it, dst, dend, id, NULL, NULL);
+	if (sel)
+		append_items(b, c, lp->core, lp->nc, PLAN_TASK_RECOMP, id);
+	append_part(b, c, it, dend, n, id, da, &nwa);
+	memcpy(pend, wa, (size_t)nwa * sizeof *wa);
+	*npend = nwa;
+}
+
 static void stage_chains(builder *b, int stage)
 {
 	const work_model *m = &b->s->model;
@@ -592,10 +687,18 @@ static void stage_chains(builder *b, int stage)
 			append_items(b, bk, x, nh, PLAN_TASK_BWD, -1);
 			append_items(b, wt, wg, nhw, PLAN_TASK_WGRAD, -1);
 		}
+		work_item pend[WORK_MAX_ITEMS]; /* append_backward's held W_a */
+		int npend = 0;
+		int16_t pl = -1;
 		for (int l = nl - 1; l >= 0; l--) {
 			int16_t id = (int16_t)(l0 + l);
 			if (plan_layer_frozen(b->s, plan_global_layer(b->s, stage, l0 + l)))
 				continue; /* frozen prefix: no backward (plan_layer_frozen) */
+			if (b->ovl) {
+				append_backward(b, bk, lp[l], id, sel, pend, &npend, pl);
+				pl = id;
+				continue;
+			}
 			if (full)
 				append_items(b, bk, lp[l]->f, lp[l]->nf, PLAN_TASK_RECOMP, id);
 			else if (sel)
@@ -603,6 +706,8 @@ static void stage_chains(builder *b, int stage)
 			append_items(b, bk, lp[l]->b, lp[l]->nb, PLAN_TASK_BWD, id);
 			append_items(b, wt, lp[l]->w, lp[l]->nw, PLAN_TASK_WGRAD, id);
 		}
+		if (npend > 0) /* the chunk's last W_a, after its last layer */
+			append_aside(b, bk, pend, npend, pl);
 		if (v == 0 && b->s->train.frozen_layers <= 0)
 			append_items(b, bk, x, work_embed_backward(m, &b->sh, x), PLAN_TASK_BWD, -1);
 		append_grad_accum(b, b->zb ? wt : bk, stage, c);
@@ -707,79 +812,119 @@ static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uin
 	return f->gather[layer];
 }
 
-/* Emit a chain for micro-batch mb on `stage`; the first task depends on `dep`.
- * Records the first and last ids; layer_end (if non-NULL) gets, per layer, the
- * id of the layer's last task. Returns SIM_OK or SIM_ENOMEM. */
-static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t dep,
-		      uint32_t *first, uint32_t *last, uint32_t *layer_end, fsdp_state *f)
-{
-	uint32_t prev = dep, before = dep; /* the chain's last link, and the one before */
-	*first = UINT32_MAX;
-	int cur = -1, pcur = -1;
-	uint32_t ring[WORK_MAX_CP]; /* CP transfer ids of the current ring, by step */
+/* A chain being emitted, whole or in pieces (emit_to; under moe_a2a_overlap
+ * two at once: emit_pair), with what the walk over its segs carries:
+ * the chain's last link and the one before, tp_comm_overlap's pending joins,
+ * the CP ring's transfers, the ZeRO-3 layer and overlap_param_gather's layer,
+ * the first task, and the last task on the compute stream (tail: the last
+ * link, or an aside weight gradient after it). */
+typedef struct cursor {
+	const chain *c;
+	int i, stage, mb;
+	uint32_t prev, before, first, tail;
 	/* tp_comm_overlap (seg.ovl): the overlapped collective the link after the
-	 * pair waits for, and how many links come before that one */
-	uint32_t join = UINT32_MAX, held = UINT32_MAX; /* held: a join a second pair
-							 * displaced, for its GEMM */
-	int join_skip = 0;
-	for (int i = 0; i < c->n; i++) {
+	 * pair waits for, and how many links come before that one; held: a join
+	 * a second pair displaced, for its GEMM */
+	uint32_t join, held;
+	int join_skip, cur, pcur;
+	uint32_t ring[WORK_MAX_CP]; /* CP transfer ids of the current ring, by step */
+	uint32_t *layer_end;
+	fsdp_state *f;
+	const uint32_t *pgather;
+} cursor;
+
+/* A cursor at the start of chain c for micro-batch mb on `stage`, its first
+ * task depending on `dep`; layer_end (if non-NULL) gets, per layer, the id of
+ * the layer's last task. */
+static void cursor_init(cursor *k, const builder *b, const chain *c, int stage, int mb,
+			uint32_t dep, uint32_t *layer_end, fsdp_state *f)
+{
+	memset(k, 0, sizeof *k);
+	k->c = c, k->stage = stage, k->mb = mb;
+	k->prev = k->before = dep;
+	k->first = k->tail = k->join = k->held = UINT32_MAX;
+	k->cur = k->pcur = -1;
+	k->layer_end = layer_end, k->f = f, k->pgather = b->pgather;
+}
+
+/* Emit the cursor's segs up to (not including) index `end`. SIM_OK or
+ * SIM_ENOMEM. */
+static int emit_to(builder *b, cursor *k, int end)
+{
+	const chain *c = k->c;
+	fsdp_state *f = k->f;
+	int stage = k->stage, mb = k->mb;
+	for (; k->i < end; k->i++) {
+		int i = k->i;
 		const seg *x = &c->v[i];
-		uint32_t deps[5] = {prev, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
-		if (f->on && x->layer >= 0 && x->layer != cur) {
-			deps[1] = fsdp_gather(b, f, stage, x->layer, prev);
-			fsdp_gather(b, f, stage, x->layer + f->dir, prev); /* prefetch */
-			cur = x->layer;
+		plan_task t = {x->dur, stage, seg_stream(x->kind), x->kind, x->layer, mb,
+			       x->scaleup, x->nic};
+		if (x->aside) { /* after the link before it; nothing waits for it */
+			uint32_t id = plan_graph_add(b->g, &t, &k->prev, 1);
+			if (id == UINT32_MAX)
+				return SIM_ENOMEM;
+			if (k->first == UINT32_MAX)
+				k->first = id;
+			if (k->layer_end && x->layer >= 0)
+				k->layer_end[x->layer] = id;
+			b->g->hardware_flops += x->flops * b->g->rank_gpus;
+			k->tail = id;
+			continue;
+		}
+		uint32_t deps[5] = {k->prev, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+		if (f->on && x->layer >= 0 && x->layer != k->cur) {
+			deps[1] = fsdp_gather(b, f, stage, x->layer, k->prev);
+			fsdp_gather(b, f, stage, x->layer + f->dir, k->prev); /* prefetch */
+			k->cur = x->layer;
 		}
 		/* overlap_param_gather: a layer's first forward of the step waits
 		 * for its bucket's gather; the chain's first task (the embedding)
 		 * for that of the chain's first layer */
-		if (b->pgather && x->ovl == 0) {
+		if (k->pgather && x->ovl == 0) {
 			int l = x->layer;
 			for (int j = i; i == 0 && l < 0 && j < c->n; j++)
 				l = c->v[j].layer;
-			if (l >= 0 && l != pcur)
-				deps[3] = b->pgather[l], pcur = l;
+			if (l >= 0 && l != k->pcur)
+				deps[3] = k->pgather[l], k->pcur = l;
 		}
 		bool xfer = x->kind == PLAN_TASK_CP;
 		if (xfer && x->cp_step > 1) /* the ring forwards the block it received */
-			deps[0] = ring[x->cp_step - 1];
+			deps[0] = k->ring[x->cp_step - 1];
 		else if (!xfer && x->cp_step > 0)
-			deps[1] = ring[x->cp_step];
+			deps[1] = k->ring[x->cp_step];
 		if (x->ovl < 0) /* starts with the GEMM before it */
-			deps[0] = before;
-		if (!xfer && x->ovl == 0 && join != UINT32_MAX && join_skip-- == 0)
-			deps[2] = join, join = UINT32_MAX;
-		if (!xfer && x->ovl == 0 && held != UINT32_MAX) /* the GEMM of a pair that
-								 * followed a pair's GEMM */
-			deps[4] = held, held = UINT32_MAX;
-		plan_task t = {x->dur, stage, seg_stream(x->kind), x->kind, x->layer, mb,
-			       x->scaleup, x->nic};
+			deps[0] = k->before;
+		if (!xfer && x->ovl == 0 && k->join != UINT32_MAX && k->join_skip-- == 0)
+			deps[2] = k->join, k->join = UINT32_MAX;
+		if (!xfer && x->ovl == 0 && k->held != UINT32_MAX) /* the GEMM of a pair that
+								    * followed a pair's GEMM */
+			deps[4] = k->held, k->held = UINT32_MAX;
 		uint32_t id = add_net(b->g, &t, deps, 5, x->net_s, x->net_nodes);
 		if (id == UINT32_MAX)
 			return SIM_ENOMEM;
-		if (i == 0)
-			*first = id;
+		if (k->first == UINT32_MAX)
+			k->first = id;
 		if (xfer) { /* runs beside the compute stream: not the chain's next link */
-			ring[x->cp_step] = id;
+			k->ring[x->cp_step] = id;
 			continue;
 		}
 		if (x->ovl != 0) { /* beside the GEMM: the link after the GEMM waits */
-			if (join != UINT32_MAX && x->ovl > 0) /* a pair right after a pair's
-							       * GEMM (nanotron's column
-							       * backward: re-gather beside
-							       * dgrad, reduce-scatter beside
-							       * wgrad): its GEMM waits for
-							       * the first collective */
-				held = join;
-			join = id;
-			join_skip = x->ovl > 0; /* the all-gather's GEMM is the next link */
+			if (k->join != UINT32_MAX && x->ovl > 0) /* a pair right after a pair's
+								  * GEMM (nanotron's column
+								  * backward: re-gather beside
+								  * dgrad, reduce-scatter beside
+								  * wgrad): its GEMM waits for
+								  * the first collective */
+				k->held = k->join;
+			k->join = id;
+			k->join_skip = x->ovl > 0; /* the all-gather's GEMM is the next link */
 			continue;
 		}
-		if (layer_end && x->layer >= 0)
-			layer_end[x->layer] = id;
+		if (k->layer_end && x->layer >= 0)
+			k->layer_end[x->layer] = id;
 		b->g->hardware_flops += x->flops * b->g->rank_gpus;
-		before = prev;
-		prev = id;
+		k->before = k->prev;
+		k->prev = k->tail = id;
 		bool layer_done = i + 1 == c->n || c->v[i + 1].layer != x->layer;
 		if (f->on && f->dir < 0 && x->layer >= 0 && layer_done) {
 			if (f->flat_s > 0) { /* the flat gradient, on the compute stream */
@@ -791,9 +936,9 @@ static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t de
 				id = plan_graph_add(b->g, &cat, &id, 1);
 				if (id == UINT32_MAX)
 					return SIM_ENOMEM;
-				if (layer_end)
-					layer_end[x->layer] = id;
-				prev = id;
+				if (k->layer_end)
+					k->layer_end[x->layer] = id;
+				k->prev = k->tail = id;
 			}
 			uint32_t before_rs = id;
 			if (f->pass_s > 0) { /* on the post-backward stream, before it */
@@ -809,7 +954,7 @@ static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t de
 				return SIM_ENOMEM;
 			/* hybrid sharding: after the last micro-batch the shard's
 			 * gradients are all-reduced over its replicas */
-			if (layer_end && b->replica.size > 1 &&
+			if (k->layer_end && b->replica.size > 1 &&
 			    add_dp_on(b, &b->replica, stage, NET_ALLREDUCE,
 				      f->grad_bytes / b->shard.size, &rs, 1, x->layer) == UINT32_MAX)
 				return SIM_ENOMEM;
@@ -819,7 +964,6 @@ static int emit_chain(builder *b, const chain *c, int stage, int mb, uint32_t de
 				return SIM_ENOMEM;
 		}
 	}
-	*last = prev;
 	return SIM_OK;
 }
 
@@ -897,113 +1041,299 @@ static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t a
 		       b->pp.nodes);
 }
 
+/* moe_a2a_overlap: Megatron-Core's combined 1F1B ("EP A2A overlap",
+ * overlap_moe_expert_parallel_comm). Sources, NVIDIA/Megatron-LM d98e8a64
+ * (the same order at core_v0.14.0, 23e00ed096, 2025-10, the release
+ * Megatron-Bridge 25.09 ran):
+ *  - schedules.py:934-971 (get_pp_rank_microbatches): the interleaved
+ *    schedule runs one more warm-up forward ("so that the forward and
+ *    backward computations are independent in all 1f1b steps"), and
+ *    schedules.py:1483-1509 turns each steady step into one
+ *    combined_1f1b_schedule_for_interleaved_pipelining call with the
+ *    forward of one virtual micro-batch and the backward of another;
+ *    without a pipeline combined_1f1b.py:35-135 runs micro-batch 0's
+ *    forward alone, then (forward i+1, backward i) pairs, then the last
+ *    backward: the same as one extra warm-up forward (plan_warm_extra).
+ *  - models/common/model_chunk_schedule_plan.py:499-630: a combined step
+ *    runs the forward chunk's embedding, the backward chunk's output layer,
+ *    then layer pairs (forward layer i with the backward's i-th layer from
+ *    the end), then the backward's remaining layers, the forward's, the
+ *    forward's output layer and loss, the backward's embedding.
+ *  - model_chunk_schedule_plan.py:236-303 (TransformerLayerSchedulePlan.run),
+ *    one layer pair, issued in this order:
+ *        comm stream:  combine_b | dispatch_f -> dispatch_b | combine_f
+ *        comp stream:  attn_f    | mlp_b -> mlp_dw_b -> mlp_f | attn_b -> attn_dw_b
+ *    (attn = attention, norm, router, shared experts, dispatch preprocess:
+ *    "pre_dispatch_computation", fine_grained_callables.py:20-130).
+ *  - pipeline_parallel/utils.py:181-345 (ScheduleNode): each node waits on
+ *    its micro-batch's chunk event before it runs on its stream and records
+ *    it after: the nodes of one micro-batch run in their data order, the two
+ *    micro-batches are joined only by each stream's issue order.
+ * That is this graph: two cursors (emit_to) over the two chains, emitted in
+ * that issue order so that each stream's FIFO (replay.c) holds it, each
+ * chain's links waiting only for their own predecessor. The cuts per layer
+ * (chain_cuts) are the all-to-alls: forward [.. dispatch) [dispatch ..
+ * experts) [experts .. combine], backward [.. combine] [experts .. dispatch)
+ * [dispatch ..]. So while one micro-batch's all-to-all runs on the EP stream
+ * the other's compute runs, slowed by the GPU's interference (replay.c), and
+ * a layer pair takes between max(compute, all-to-all) and their sum, the
+ * dependency of each all-to-all on the compute before it deciding where
+ * (test_plan derives a case). What runs after the forward's combine inside
+ * Megatron's combine node (the unpermutation, the residual) is compute here,
+ * at the head of the next forward piece (it waits for the combine either
+ * way); the backward's before its combine too, at the end of the piece
+ * before. Warm-up forwards and cool-down backwards run alone; with
+ * delay_wgrad_compute a cool-down backward still overlaps its dispatch with
+ * the experts' deferred weight gradients (append_backward). */
+
+/* Per layer of a chain, in chain order, the three seg indices where a
+ * combined step switches to the other micro-batch (above; a layer without
+ * all-to-alls: the forward's all before the first switch, the backward's
+ * between the first and the second). */
+typedef struct cuts {
+	int k[3];
+} cuts;
+
+static void close_cuts(cuts *q, bool bwd, int start, int end)
+{
+	if (!bwd && q->k[0] < 0)
+		q->k[0] = q->k[1] = q->k[2] = end;
+	else if (!bwd && q->k[2] < 0)
+		q->k[2] = end;
+	if (bwd && q->k[0] < 0)
+		q->k[0] = start;
+	if (bwd && q->k[1] < 0)
+		q->k[1] = q->k[2] = end;
+}
+
+/* The cuts of chain c's layers (out holds c->n); *lstart and *lend get the
+ * index of the first layer's first seg and the index after the last seg of
+ * any layer (c->n and lstart without layers). Returns the layers. */
+static int chain_cuts(const chain *c, bool bwd, cuts *out, int *lstart, int *lend)
+{
+	int n = 0, cur = -1, start = 0, end = 0;
+	*lstart = -1, *lend = -1;
+	for (int i = 0; i < c->n; i++) {
+		const seg *x = &c->v[i];
+		if (x->layer >= 0)
+			*lend = i + 1;
+		if (x->aside || x->layer < 0)
+			continue;
+		if (x->layer != cur) {
+			if (n > 0)
+				close_cuts(&out[n - 1], bwd, start, end);
+			out[n++] = (cuts){{-1, -1, -1}};
+			cur = x->layer, start = i;
+			if (*lstart < 0)
+				*lstart = i;
+		}
+		end = i + 1;
+		int *k = out[n - 1].k;
+		if (x->a2a == 1 && bwd) {
+			k[1] = k[1] < 0 ? i : k[1];
+			k[2] = i + 1;
+		} else if (x->a2a == 1) {
+			k[0] = k[0] < 0 ? i : k[0];
+			k[1] = i + 1;
+		} else if (x->a2a == 2) {
+			k[bwd ? 0 : 2] = i + 1;
+		}
+	}
+	if (n > 0)
+		close_cuts(&out[n - 1], bwd, start, end);
+	if (*lstart < 0)
+		*lstart = c->n;
+	if (*lend < *lstart)
+		*lend = *lstart;
+	return n;
+}
+
+/* One combined step: forward cursor F and backward cursor B in Megatron's
+ * issue order (the derivation above). SIM_OK or SIM_ENOMEM. */
+static int emit_pair(builder *b, cursor *F, cursor *B)
+{
+	cuts *cf = malloc((size_t)(F->c->n + 1) * sizeof *cf);
+	cuts *cb = malloc((size_t)(B->c->n + 1) * sizeof *cb);
+	if (!cf || !cb) {
+		free(cf), free(cb);
+		return SIM_ENOMEM;
+	}
+	int fs, fe, bs, be;
+	int lf = chain_cuts(F->c, false, cf, &fs, &fe), lb = chain_cuts(B->c, true, cb, &bs, &be);
+	int n = lf < lb ? lf : lb;
+	int rc = emit_to(b, F, fs); /* the forward's embedding first */
+	for (int j = 0; j < n && rc == SIM_OK; j++)
+		for (int q = 0; q < 3 && rc == SIM_OK; q++)
+			if ((rc = emit_to(b, B, cb[j].k[q])) == SIM_OK)
+				rc = emit_to(b, F, cf[j].k[q]);
+	/* the backward's layers left, the forward's, then the forward's
+	 * output layer and the backward's embedding */
+	if (rc == SIM_OK)
+		rc = emit_to(b, B, be);
+	if (rc == SIM_OK)
+		rc = emit_to(b, F, fe);
+	if (rc == SIM_OK)
+		rc = emit_to(b, F, F->c->n);
+	if (rc == SIM_OK)
+		rc = emit_to(b, B, B->c->n);
+	free(cf), free(cb);
+	return rc;
+}
+
+/* What emit_schedule carries from one op to the next: synchronous p2p's
+ * unwaited send, the last step's end, ZeRO-2's per-micro-batch reduction
+ * (plan_grad_reduce_microbatch: the buckets of micro-batches before the last
+ * go out after their own backward; not overlapped, the next step waits for
+ * them: gate), the last backward step without a forward after it. */
+typedef struct sched_state {
+	bool sync, mbr;
+	uint32_t prev, pending, gate;
+	size_t last_b;
+	int lmax;
+	uint32_t *mb_end, *mb_ids;
+	double *mb_shard;
+} sched_state;
+
+/* One op of the schedule being emitted. Not copied (cur points at f). */
+typedef struct op_emit {
+	plan_op op;
+	size_t k; /* per-micro-batch ids' index: v * m + mb */
+	bool grads, early;
+	fsdp_state f;
+	cursor cur;
+} op_emit;
+
+static void op_begin(builder *b, int stage, const plan_op *op, sched_state *st,
+		     uint32_t *layer_end, op_emit *e)
+{
+	int m = b->m, v = op->chunk * b->s->plan.pp + stage;
+	bool bwd = op->backward;
+	e->op = *op;
+	e->k = (size_t)v * (size_t)m + (size_t)op->mb;
+	e->f = b->fsdp;
+	e->f.dir = bwd ? -1 : 1;
+	e->f.layers = plan_stage_layers(b->s, stage);
+	for (int l = 0; e->f.on && l < e->f.layers; l++)
+		e->f.gather[l] = UINT32_MAX;
+	/* Gradients are complete after the last micro-batch's W (zero bubble)
+	 * or backward: that is what the DP buckets wait for. */
+	bool gstep = bwd && op->weight == b->zb; /* completes its gradients */
+	e->grads = gstep && op->mb == m - 1;
+	e->early = st->mbr && gstep && op->mb < m - 1; /* a micro-batch's own reduction */
+	for (int l = 0; e->early && l < st->lmax; l++)
+		st->mb_end[l] = UINT32_MAX;
+	const chain *ch = op->weight ? &b->wgt[op->chunk] : bwd ? &b->bwd[op->chunk]
+								 : &b->fwd[op->chunk];
+	cursor_init(&e->cur, b, ch, stage, op->mb, UINT32_MAX,
+		    e->grads ? layer_end : e->early ? st->mb_end : NULL, &e->f);
+	if (bwd || op->mb != 0) /* only a chunk's first forward waits for the gathers */
+		e->cur.pgather = NULL;
+}
+
+/* After an op's tasks: its edges to the steps around it, the per-micro-batch
+ * ids, its gradient buckets (ZeRO-2 per micro-batch) and its send. */
+static int op_end(builder *b, int stage, pipe_ids *ids, sched_state *st, const op_emit *e)
+{
+	uint32_t first = e->cur.first, last = e->cur.prev, tail = e->cur.tail;
+	bool bwd = e->op.backward;
+	int rc = SIM_OK;
+	if (st->sync && st->pending != UINT32_MAX && first != UINT32_MAX) {
+		if (plan_graph_edge(b->g, st->pending, first) != SIM_OK)
+			rc = SIM_ENOMEM;
+		st->pending = UINT32_MAX;
+	}
+	if (st->gate != UINT32_MAX && first != UINT32_MAX) {
+		if (plan_graph_edge(b->g, st->gate, first) != SIM_OK)
+			rc = SIM_ENOMEM;
+		st->gate = UINT32_MAX;
+	}
+	if (e->early && tail != UINT32_MAX) {
+		int n = emit_grad_buckets(b, stage, tail, st->mb_end, st->mb_ids, st->mb_shard);
+		if (n < 0)
+			rc = SIM_ENOMEM;
+		else if (n > 0 && !b->s->plan.overlap_grad_reduce)
+			st->gate = st->mb_ids[n - 1];
+	}
+	uint32_t before = st->prev;
+	if (last != UINT32_MAX)
+		st->prev = last;
+	if (e->op.weight) {
+		if (tail != UINT32_MAX)
+			ids->last_bwd[stage] = tail;
+		return rc;
+	}
+	size_t k = e->k;
+	(bwd ? ids->first_b : ids->first_f)[k] = first;
+	(bwd ? ids->pred_b : ids->pred_f)[k] = before;
+	ids->next_f[k] = UINT32_MAX;
+	if (bwd)
+		st->last_b = k;
+	else if (st->last_b != SIZE_MAX)
+		ids->next_f[st->last_b] = (uint32_t)k, st->last_b = SIZE_MAX;
+	if (bwd) /* with deferred weight gradients the last of them */
+		ids->last_bwd[stage] = tail;
+	int v = e->op.chunk * b->s->plan.pp + stage;
+	if (bwd ? v > 0 : v < b->vstages - 1) { /* after the last link: not after
+						  * a deferred weight gradient */
+		uint32_t id = pp_send(b, stage, e->op.mb, bwd, last);
+		if (id == UINT32_MAX)
+			rc = SIM_ENOMEM;
+		(bwd ? ids->send_b : ids->send_f)[k] = id;
+		st->pending = id;
+	}
+	return rc;
+}
+
 /* The stage's compute-stream program in schedule order, with its sends.
  * Per-micro-batch ids are indexed by virtual stage: k = v * m + mb. With
  * synchronous p2p (plan_p2p_sync) a step's send blocks the stage's next step
  * (its first task waits for the send; after the last step, the gradient
  * reduction and the optimizer do, through last_bwd), and each step records
  * the last task of the step before it (pred_f, pred_b), which the transfer
- * feeding it waits for (link_stages). */
+ * feeding it waits for (link_stages). Under moe_a2a_overlap a forward
+ * followed by a backward (1F1B's steady step) is one combined step
+ * (emit_pair). */
 static int emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_end)
 {
 	int pp = b->s->plan.pp, m = b->m;
-	bool sync = plan_p2p_sync(&b->s->plan);
-	uint32_t prev = UINT32_MAX, pending = UINT32_MAX; /* last step's end; unwaited send */
-	/* ZeRO-2 reducing every micro-batch (plan_grad_reduce_microbatch): the
-	 * buckets of micro-batches before the last go out after their own
-	 * backward; not overlapped, the next step waits for them (gate). */
-	bool mbr = plan_grad_reduce_microbatch(b->s);
 	int lmax = plan_max_stage_layers(b->s), cap = 2 * (lmax > 0 ? lmax : 1) + 2;
-	uint32_t gate = UINT32_MAX, *mb_end = NULL, *mb_ids = NULL;
-	double *mb_shard = NULL;
+	sched_state st = {plan_p2p_sync(&b->s->plan), plan_grad_reduce_microbatch(b->s),
+			  UINT32_MAX, UINT32_MAX, UINT32_MAX, SIZE_MAX, lmax, NULL, NULL, NULL};
 	int steps = plan_schedule_steps(b->s->plan.schedule, m, b->vpp);
 	plan_op *order = malloc((size_t)steps * sizeof *order);
-	if (mbr) {
-		mb_end = malloc((size_t)(lmax > 0 ? lmax : 1) * sizeof *mb_end);
-		mb_ids = malloc((size_t)cap * sizeof *mb_ids);
-		mb_shard = malloc((size_t)cap * sizeof *mb_shard);
+	op_emit *e = malloc(2 * sizeof *e);
+	if (st.mbr) {
+		st.mb_end = malloc((size_t)(lmax > 0 ? lmax : 1) * sizeof *st.mb_end);
+		st.mb_ids = malloc((size_t)cap * sizeof *st.mb_ids);
+		st.mb_shard = malloc((size_t)cap * sizeof *st.mb_shard);
 	}
-	if (!order || (mbr && (!mb_end || !mb_ids || !mb_shard))) {
-		free(order), free(mb_end), free(mb_ids), free(mb_shard);
-		return SIM_ENOMEM;
-	}
-	plan_schedule_order(b->s->plan.schedule, pp, m, b->vpp, stage, order);
 	int rc = SIM_OK;
-	size_t last_b = SIZE_MAX; /* the last backward step without a forward after it */
+	if (!order || !e || (st.mbr && (!st.mb_end || !st.mb_ids || !st.mb_shard)))
+		rc = SIM_ENOMEM;
+	else
+		plan_schedule_order(b->s->plan.schedule, pp, m, b->vpp, plan_warm_extra(&b->s->plan),
+				    stage, order);
+	/* the steady steps' forwards: a forward after the warm-up followed by a
+	 * backward (all forwards in the warm-up, as with m = 1 without a
+	 * pipeline: none; Megatron-Core runs those steps alone) */
+	int warm = plan_schedule_warm(pp, m, b->vpp, plan_warm_extra(&b->s->plan), stage);
 	for (int i = 0; i < steps && rc == SIM_OK; i++) {
 		if (b->s->inference && order[i].backward)
 			continue; /* forward passes only */
-		int mb = order[i].mb, c = order[i].chunk, v = c * pp + stage;
-		size_t k = (size_t)v * (size_t)m + (size_t)mb;
-		uint32_t first, last;
-		bool bwd = order[i].backward;
-		fsdp_state f = b->fsdp;
-		f.dir = bwd ? -1 : 1;
-		f.layers = plan_stage_layers(b->s, stage);
-		for (int l = 0; f.on && l < f.layers; l++)
-			f.gather[l] = UINT32_MAX;
-		/* Gradients are complete after the last micro-batch's W (zero
-		 * bubble) or backward: that is what the DP buckets wait for. */
-		bool gstep = bwd && order[i].weight == b->zb; /* completes its gradients */
-		bool grads = gstep && mb == m - 1;
-		bool early = mbr && gstep && mb < m - 1; /* a micro-batch's own reduction */
-		const chain *ch = order[i].weight ? &b->wgt[c] : bwd ? &b->bwd[c] : &b->fwd[c];
-		const uint32_t *pg = b->pgather;
-		if (bwd || mb != 0) /* only a chunk's first forward waits for the gathers */
-			b->pgather = NULL;
-		for (int l = 0; early && l < lmax; l++)
-			mb_end[l] = UINT32_MAX;
-		rc = emit_chain(b, ch, stage, mb, UINT32_MAX, &first, &last,
-				grads ? layer_end : early ? mb_end : NULL, &f);
-		b->pgather = pg;
-		if (rc != SIM_OK)
-			break;
-		if (sync && pending != UINT32_MAX && first != UINT32_MAX) {
-			if (plan_graph_edge(b->g, pending, first) != SIM_OK)
-				rc = SIM_ENOMEM;
-			pending = UINT32_MAX;
-		}
-		if (gate != UINT32_MAX && first != UINT32_MAX) {
-			if (plan_graph_edge(b->g, gate, first) != SIM_OK)
-				rc = SIM_ENOMEM;
-			gate = UINT32_MAX;
-		}
-		if (early && last != UINT32_MAX) {
-			int n = emit_grad_buckets(b, stage, last, mb_end, mb_ids, mb_shard);
-			if (n < 0)
-				rc = SIM_ENOMEM;
-			else if (n > 0 && !b->s->plan.overlap_grad_reduce)
-				gate = mb_ids[n - 1];
-		}
-		uint32_t before = prev;
-		if (last != UINT32_MAX)
-			prev = last;
-		if (order[i].weight) {
-			if (last != UINT32_MAX)
-				ids->last_bwd[stage] = last;
-			continue;
-		}
-		(bwd ? ids->first_b : ids->first_f)[k] = first;
-		(bwd ? ids->pred_b : ids->pred_f)[k] = before;
-		ids->next_f[k] = UINT32_MAX;
-		if (bwd)
-			last_b = k;
-		else if (last_b != SIZE_MAX)
-			ids->next_f[last_b] = (uint32_t)k, last_b = SIZE_MAX;
-		if (bwd)
-			ids->last_bwd[stage] = last;
-		bool send = bwd ? v > 0 : v < b->vstages - 1;
-		if (send) {
-			uint32_t id = pp_send(b, stage, mb, bwd, last);
-			if (id == UINT32_MAX)
-				rc = SIM_ENOMEM;
-			(bwd ? ids->send_b : ids->send_f)[k] = id;
-			pending = id;
-		}
+		bool pair = b->ovl && i >= warm && !order[i].backward && i + 1 < steps &&
+			    order[i + 1].backward && !order[i + 1].weight;
+		op_begin(b, stage, &order[i], &st, layer_end, &e[0]);
+		if (pair)
+			op_begin(b, stage, &order[i + 1], &st, layer_end, &e[1]);
+		rc = pair ? emit_pair(b, &e[0].cur, &e[1].cur) : emit_to(b, &e[0].cur, e[0].cur.c->n);
+		if (rc == SIM_OK)
+			rc = op_end(b, stage, ids, &st, &e[0]);
+		if (rc == SIM_OK && pair)
+			rc = op_end(b, stage, ids, &st, &e[1]), i++;
 	}
-	if (sync && pending != UINT32_MAX && !b->s->inference)
-		ids->last_bwd[stage] = pending;
-	free(order), free(mb_end), free(mb_ids), free(mb_shard);
+	if (rc == SIM_OK && st.sync && st.pending != UINT32_MAX && !b->s->inference)
+		ids->last_bwd[stage] = st.pending;
+	free(order), free(e), free(st.mb_end), free(st.mb_ids), free(st.mb_shard);
 	return rc;
 }
 
@@ -1486,6 +1816,8 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	b.wgt = calloc((size_t)b.vpp, sizeof *b.wgt);
 	b.progs = malloc(4 * sizeof *b.progs);
 	b.zb = p->schedule == PLAN_SCHED_ZB_H1;
+	b.ovl = p->moe_a2a_overlap && !s->inference;
+	b.delay = b.ovl && p->delay_wgrad;
 	size_t pm = (size_t)b.vstages * (size_t)b.m;
 	pipe_ids ids = {calloc(pm, 4), calloc(pm, 4), calloc(pm, 4), calloc(pm, 4),
 			calloc(pm, 4), calloc(pm, 4), calloc((size_t)p->pp, 4),
@@ -1605,6 +1937,8 @@ int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out)
 	b.vpp = p->vpp;
 	b.vstages = p->pp * p->vpp;
 	b.zb = p->schedule == PLAN_SCHED_ZB_H1;
+	b.ovl = p->moe_a2a_overlap && !s->inference;
+	b.delay = b.ovl && p->delay_wgrad;
 	b.latency = true;
 	b.fwd = calloc((size_t)b.vpp, sizeof *b.fwd);
 	b.bwd = calloc((size_t)b.vpp, sizeof *b.bwd);

@@ -186,6 +186,62 @@ static int check_moe(const plan_scenario *s, sim_diag *diag)
 	return errors;
 }
 
+/* moe_a2a_overlap and delay_wgrad_compute: Megatron-Core's constraints
+ * (TransformerConfig.__post_init__, megatron/core/transformer/
+ * transformer_config.py:3002-3077 at NVIDIA/Megatron-LM d98e8a64; the same
+ * asserts in core_v0.14.0): expert parallelism (ep > 1; podsim also needs an
+ * MoE model), the alltoall or flex dispatcher (podsim's alltoall and fused
+ * both qualify), no full recomputation, a bf16 or fp16 model (fp8 recipes run
+ * over bf16), with pp > 1 a virtual pipeline (the combined path exists only in
+ * the interleaved schedule and without pipelining, schedules.py:778 and
+ * 1485), and delay_wgrad_compute only with the overlap. schedule = 1f1b
+ * because those are 1F1B's two paths. */
+static int check_a2a_overlap(const plan_scenario *s, sim_diag *diag)
+{
+	const plan_spec *p = &s->plan;
+	int errors = 0;
+	if (p->delay_wgrad && !p->moe_a2a_overlap) {
+		err_at(s, diag, "parallel", "delay_wgrad_compute",
+		       "delay_wgrad_compute needs moe_a2a_overlap = true (as Megatron-Core)");
+		errors++;
+	}
+	if (!p->moe_a2a_overlap)
+		return errors;
+	if (s->model.moe_experts == 0 || p->ep <= 1) {
+		err_at(s, diag, "parallel", "moe_a2a_overlap",
+		       "moe_a2a_overlap needs expert parallelism: an MoE model with ep > 1 (here %s, "
+		       "ep = %d)",
+		       s->model.moe_experts == 0 ? "a dense model" : "an MoE model", p->ep);
+		errors++;
+	}
+	if (p->schedule != PLAN_SCHED_1F1B) {
+		err_at(s, diag, "parallel", "moe_a2a_overlap",
+		       "moe_a2a_overlap needs schedule = 1f1b (Megatron-Core combines the forward and "
+		       "backward of 1F1B's steady steps)");
+		errors++;
+	} else if (p->pp > 1 && p->vpp <= 1) {
+		static const char *const keys[] = {"moe_a2a_overlap", "pp", "vpp"};
+		err_at(s, diag, "parallel", user_key(s, keys, 3),
+		       "moe_a2a_overlap with pp = %d needs vpp > 1 (Megatron-Core runs it in the "
+		       "interleaved schedule only)",
+		       p->pp);
+		errors++;
+	}
+	if (p->recompute == WORK_RECOMPUTE_FULL) {
+		static const char *const keys[] = {"moe_a2a_overlap", "recompute"};
+		err_at(s, diag, "parallel", user_key(s, keys, 2),
+		       "moe_a2a_overlap does not run with recompute = full (as Megatron-Core)");
+		errors++;
+	}
+	if (s->dtype == HW_FP32 || s->dtype == HW_TF32) {
+		err_at(s, diag, "parallel", "moe_a2a_overlap",
+		       "moe_a2a_overlap needs a bf16 or fp16 model (fp8 runs over bf16), not %s",
+		       s->dtype == HW_FP32 ? "fp32" : "tf32");
+		errors++;
+	}
+	return errors;
+}
+
 /* ZeRO-Offload needs a ZeRO stage (DeepSpeed's rule); parameter offload needs
  * ZeRO-3; the CPU step needs the node's DRAM bandwidth and NVMe its drives. */
 static int check_offload(const plan_scenario *s, sim_diag *diag)
@@ -271,6 +327,7 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 		errors++;
 	}
 	errors += check_moe(s, diag);
+	errors += check_a2a_overlap(s, diag);
 	errors += check_offload(s, diag);
 	/* Transformer Engine's userbuffers overlap works on the sequence-parallel
 	 * all-gathers and reduce-scatters (Megatron-LM refuses --tp-comm-overlap

@@ -62,6 +62,10 @@ const conf_key plan_framework_keys[] = {
          "runs expert parallelism"},
         {"runs_tp_comm_overlap", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, FK(tp_comm_overlap),
          "overlaps sequence-parallel collectives with their GEMMs"},
+        {"runs_moe_a2a_overlap", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
+         FK(moe_a2a_overlap),
+         "overlaps expert-parallel all-to-alls with another micro-batch's compute "
+         "(Megatron-Core's combined 1F1B, core_v0.14.0 on)"},
         {"runs_offload_optimizer", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
          FK(offload_optimizer), "runs the optimizer on the CPU (optimizer states on the host)"},
         {"runs_offload_params", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(offload_params),
@@ -437,6 +441,8 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 	        {"ep", "runs_ep", "expert parallelism", offsetof(plan_framework, ep)},
 	        {"tp_comm_overlap", "runs_tp_comm_overlap", "tp_comm_overlap",
 	         offsetof(plan_framework, tp_comm_overlap)},
+	        {"moe_a2a_overlap", "runs_moe_a2a_overlap", "moe_a2a_overlap",
+	         offsetof(plan_framework, moe_a2a_overlap)},
 	        {"offload_optimizer", "runs_offload_optimizer", "optimizer offloading",
 	         offsetof(plan_framework, offload_optimizer)},
 	        {"offload_params", "runs_offload_params", "parameter offloading",
@@ -448,6 +454,7 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 	               p->cp > 1,
 	               p->ep > 1,
 	               p->tp_comm_overlap,
+	               p->moe_a2a_overlap,
 	               p->offload_optimizer != PLAN_OFFLOAD_NONE && !s->inference,
 	               p->offload_params != PLAN_OFFLOAD_NONE,
 	               p->shard_size > 0 && p->shard_size < p->dp * p->cp};

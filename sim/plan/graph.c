@@ -191,8 +191,19 @@ int plan_schedule_steps(plan_schedule sched, int m, int vpp)
  * not queued behind a W; each held W keeps its micro-batch's activations, s
  * more than 1F1B's p - s, so no stage exceeds the first stage's p, the 1F1B
  * peak (Qi et al. 2024, figure 3). The held passes run last, oldest first. */
-int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int stage, int cap,
-		       plan_op *out)
+int plan_warm_extra(const plan_spec *p)
+{
+	return p->moe_a2a_overlap ? 1 : 0;
+}
+
+int plan_schedule_warm(int p, int m, int vpp, int extra, int stage)
+{
+	int warm = (vpp > 1 ? (p - stage - 1) * 2 + (vpp - 1) * p : p - 1 - stage) + extra;
+	return warm < m * vpp ? warm : m * vpp;
+}
+
+int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int extra, int stage,
+		       int cap, plan_op *out)
 {
 	int n = 0, total = m * vpp;
 	if (sched == PLAN_SCHED_GPIPE) {
@@ -202,9 +213,7 @@ int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int stage, in
 			EMIT(((plan_op){true, i, 0, false}));
 		return n;
 	}
-	int warm = vpp > 1 ? (p - stage - 1) * 2 + (vpp - 1) * p : p - 1 - stage;
-	if (warm > total)
-		warm = total;
+	int warm = plan_schedule_warm(p, m, vpp, extra, stage);
 	int f = 0, b = 0;
 	plan_op w_op; /* the interleaved op of index b is a pure function of b */
 	for (; f < warm; f++)
@@ -233,7 +242,8 @@ int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int stage, in
 
 #undef EMIT
 
-void plan_schedule_order(plan_schedule sched, int p, int m, int vpp, int stage, plan_op *out)
+void plan_schedule_order(plan_schedule sched, int p, int m, int vpp, int extra, int stage,
+			 plan_op *out)
 {
-	plan_schedule_head(sched, p, m, vpp, stage, plan_schedule_steps(sched, m, vpp), out);
+	plan_schedule_head(sched, p, m, vpp, extra, stage, plan_schedule_steps(sched, m, vpp), out);
 }

@@ -18,6 +18,8 @@
  *   grad-overlap       overlap_grad_reduce (when set)
  *   param-overlap      overlap_param_gather (when set)
  *   tp-overlap         tp_comm_overlap (when set)
+ *   a2a-overlap        moe_a2a_overlap (when set; wgrad-delay: and
+ *                      delay_wgrad_compute)
  *   order=O            placement (when not tp-cp-dp-pp)
  *   a2a-dispatcher     moe_dispatcher = alltoall with ep > 1 (when set)
  *   unfused            attention = unfused (when set)
@@ -76,6 +78,8 @@ void plan_label(const plan_scenario *s, char *buf, size_t len)
 		add(&l, " param-overlap");
 	if (p->tp_comm_overlap)
 		add(&l, " tp-overlap");
+	if (p->moe_a2a_overlap)
+		add(&l, " a2a-overlap%s", p->delay_wgrad ? " wgrad-delay" : "");
 	if (p->order[0] && strcmp(p->order, "tp-cp-dp-pp"))
 		add(&l, " order=%s", p->order);
 	if (p->ep > 1 && p->moe_dispatcher == WORK_MOE_ALLTOALL)

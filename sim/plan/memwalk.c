@@ -510,7 +510,8 @@ static int head_ops(const mw *w, int steps)
 			same = same && w->act[c] == w->act[0];
 		long period = vpp > 1 && !same ? p * vpp : 1;
 		long settle = (vpp > 1 ? p * vpp : 1) + (zb ? w->stage : 0);
-		long warm = vpp > 1 ? (p - w->stage - 1) * 2 + (vpp - 1) * p : p - 1 - w->stage;
+		long warm = (vpp > 1 ? (p - w->stage - 1) * 2 + (vpp - 1) * p : p - 1 - w->stage) +
+			    plan_warm_extra(&s->plan);
 		k = warm + (zb ? 3 : 2) * (settle + period + 2);
 	}
 	return k < steps ? (int)k : steps;
@@ -540,7 +541,8 @@ static bool open_stage(const plan_scenario *s, int stage, mw *w, bool whole)
 		return false;
 	}
 	if (w->nops)
-		plan_schedule_head(s->plan.schedule, s->plan.pp, m, vpp, stage, w->nops, w->ops);
+		plan_schedule_head(s->plan.schedule, s->plan.pp, m, vpp, plan_warm_extra(&s->plan),
+				   stage, w->nops, w->ops);
 	return true;
 }
 

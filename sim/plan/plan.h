@@ -78,6 +78,15 @@ typedef struct plan_spec {
 	 * forward instead of after the optimizer (plan_build,
 	 * emit_param_gather). */
 	bool overlap_param_gather;
+	/* Megatron-Core's expert-parallel all-to-all overlap
+	 * (overlap_moe_expert_parallel_comm, "combined 1F1B"): one more warm-up
+	 * forward, then each steady step runs one micro-batch's forward and
+	 * another's backward layer by layer, the all-to-alls of one beside the
+	 * compute of the other (plan_build, emit_pair); delay_wgrad_compute
+	 * moves the weight-gradient GEMMs out of the backward's dependency
+	 * chain so that they fill the gaps (append_backward). plan_check holds
+	 * Megatron-Core's constraints. */
+	bool moe_a2a_overlap, delay_wgrad;
 	/* Not a [parallel] key: the framework's rule for layers that do not
 	 * split evenly (plan_uneven, [framework] uneven_split), copied here by
 	 * the loader so that plan_layout sees it. */
@@ -191,6 +200,7 @@ typedef struct plan_framework {
 	int zero_max;                 /* highest ZeRO stage it runs */
 	int zero_max_pp;              /* ... together with pp > 1 */
 	bool tp, cp, ep, tp_comm_overlap, offload_optimizer, offload_params, hybrid_shard;
+	bool moe_a2a_overlap;          /* runs_moe_a2a_overlap */
 	int zero2_reduce;             /* plan_reduce */
 	int zero_grad_op;             /* plan_grad_op (ZeRO-1/2 buckets) */
 	int uneven;                   /* plan_uneven */
@@ -853,14 +863,23 @@ typedef struct plan_graph {
  * micro-batch (k / (p * vpp)) * p + k % p, backward steps visit the chunks in
  * reverse, and the warm-up is (p - stage - 1) * 2 + (vpp - 1) * p steps
  * (Megatron-LM's schedule). ZB-H1 is 1F1B with each backward B followed by its
- * W. `out` holds plan_schedule_steps() entries. */
-void plan_schedule_order(plan_schedule sched, int p, int m, int vpp, int stage, plan_op *out);
+ * W. `extra` more warm-up forwards (plan_warm_extra: Megatron-Core's combined
+ * 1F1B adds one). `out` holds plan_schedule_steps() entries. */
+void plan_schedule_order(plan_schedule sched, int p, int m, int vpp, int extra, int stage,
+			 plan_op *out);
+/* The extra warm-up forwards of p's schedule: 1 with moe_a2a_overlap
+ * (Megatron-Core schedules.py get_pp_rank_microbatches: "we schedule one
+ * extra micro-batch forward step before the 1f1b stages"), else 0. */
+int plan_warm_extra(const plan_spec *p);
+/* 1F1B's warm-up forwards on `stage` (the first ops of plan_schedule_order,
+ * at most m * vpp); the steady steps' forwards follow at even offsets. */
+int plan_schedule_warm(int p, int m, int vpp, int extra, int stage);
 /* Steps of a schedule: 2*m*vpp, 3*m*vpp with the zero-bubble W passes. */
 int plan_schedule_steps(plan_schedule sched, int m, int vpp);
 /* The first min(cap, steps) ops of that order (the memory walk's prefix);
  * returns how many it wrote. */
-int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int stage, int cap,
-		       plan_op *out);
+int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int extra, int stage,
+		       int cap, plan_op *out);
 
 /* Time of one work item's kernel on gpu in dtype t (GEMMs with their batch,
  * attention on the bf16 path under fp8, memory-bound kernels), launch

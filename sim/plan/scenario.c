@@ -85,6 +85,13 @@ const conf_key plan_spec_keys[] = {
 	 PK(overlap_param_gather),
 	 "zero = 1/2: all-gather the updated parameters per bucket under the next step's "
 	 "forward, not after the optimizer (Megatron --overlap-param-gather)"},
+	{"moe_a2a_overlap", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, PK(moe_a2a_overlap),
+	 "MoE with ep > 1: run each steady 1F1B step's forward and backward layer by layer, "
+	 "the all-to-alls of one beside the other's compute (Megatron-Core "
+	 "--overlap-moe-expert-parallel-comm, combined 1F1B; one more warm-up forward)"},
+	{"delay_wgrad_compute", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, PK(delay_wgrad),
+	 "with moe_a2a_overlap: the backward's weight-gradient GEMMs run after the "
+	 "all-to-all they would delay, filling its gap (Megatron-Core --delay-wgrad-compute)"},
 };
 const size_t plan_spec_nkeys = sizeof plan_spec_keys / sizeof plan_spec_keys[0];
 

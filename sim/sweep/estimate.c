@@ -61,7 +61,9 @@
 
 typedef struct prog {
 	double comp_s;  /* kernels */
-	double block_s; /* blocking collectives: TP, EP */
+	double block_s; /* blocking collectives: TP */
+	double ep_s;    /* the EP collectives: MoE all-to-alls (blocking unless
+			 * moe_a2a_overlap: prog_time) */
 	double ring_s;  /* CP ring transfers (overlap attention) */
 	double attn_s;  /* the attention kernels the ring overlaps */
 	double w_s;     /* weight-gradient GEMMs (ZB-H1's W) */
@@ -132,7 +134,7 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			}
 			if (s->fw.comm_host_op && !ring)
 				run_h += hw_overhead(gpu);
-			*(ring ? &p->ring_s : &p->block_s) += t;
+			*(ring ? &p->ring_s : ep ? &p->ep_s : &p->block_s) += t;
 			/* the bound's share (bound_of): a TP collective between two
 			 * kernels of the program, not overlapped, holds the stream for
 			 * at least the time its data takes through every link the GPU
@@ -166,28 +168,36 @@ static void layer_cost(const plan_scenario *s, const work_shard *sh, const plan_
 	work_item it[WORK_MAX_ITEMS];
 	int n = work_layer_forward_at(&s->model, sh, layer, it);
 	sum_items(s, sh, g, it, n, false, x);
-	double fwd = x->comp_s + x->block_s, fwd_g = x->gpu_s;
+	double fwd = x->comp_s + x->block_s + x->ep_s, fwd_g = x->gpu_s;
 	if (s->plan.recompute == WORK_RECOMPUTE_FULL)
 		sum_items(s, sh, g, it, n, false, x);
 	else if (s->plan.recompute == WORK_RECOMPUTE_SELECTIVE)
 		sum_items(s, sh, g, it, n, true, x);
 	n = work_layer_backward_at(&s->model, sh, layer, it);
 	sum_items(s, sh, g, it, n, false, x);
-	x->bwd_s += x->comp_s + x->block_s - fwd;
+	x->bwd_s += x->comp_s + x->block_s + x->ep_s - fwd;
 	x->bgpu_s += x->gpu_s - fwd_g;
 }
 
 /* Time of a program: kernels, blocking collectives, the ring beyond the
- * attention it overlaps. */
-static double prog_time(const prog *x)
+ * attention it overlaps, the MoE all-to-alls. Under moe_a2a_overlap (plan/
+ * build.c, emit_pair) a steady step runs one micro-batch's all-to-alls beside
+ * another's compute, each slowed by the interference i while both run: per
+ * micro-batch max(C + i min(C, A), A) for compute C and all-to-alls A, the
+ * warm-up and cool-down's unoverlapped steps left out (an estimate; the
+ * bound below does not use it). */
+static double prog_time(const plan_scenario *s, const prog *x)
 {
-	return x->comp_s + x->block_s + fmax(0, x->ring_s - x->attn_s);
+	double c = x->comp_s, a = x->ep_s, i = s->gpu.interference;
+	double ca = s->plan.moe_a2a_overlap ? fmax(c + i * fmin(c, a), a) : c + a;
+	return ca + x->block_s + fmax(0, x->ring_s - x->attn_s);
 }
 
 static void prog_add(prog *a, const prog *b, double k)
 {
 	a->comp_s += k * b->comp_s;
 	a->block_s += k * b->block_s;
+	a->ep_s += k * b->ep_s;
 	a->ring_s += k * b->ring_s;
 	a->attn_s += k * b->attn_s;
 	a->w_s += k * b->w_s;
@@ -364,7 +374,11 @@ static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first
 static double bound_of(const plan_spec *p, int m, const prog *x, double pre_f, double pre_b)
 {
 	double busy = m * x->gpu_s;
-	return pre_f + busy + (p->schedule == PLAN_SCHED_ZB_H1 ? 0 : pre_b);
+	/* delay_wgrad_compute also runs a deferred weight gradient after the
+	 * last backward's send (plan/build.c append_backward): the upstream
+	 * stages' backward may run beside it, so no suffix either */
+	bool tail_w = p->schedule == PLAN_SCHED_ZB_H1 || (p->moe_a2a_overlap && p->delay_wgrad);
+	return pre_f + busy + (tail_w ? 0 : pre_b);
 }
 
 /* The first chunk's forward and activation-gradient GPU time on stage st
@@ -409,7 +423,7 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	for (int st = 0; st < pp; st++) {
 		int L;
 		prog x = stage_prog(s, &k, &first, &last, st, &L);
-		double t = prog_time(&x);
+		double t = prog_time(s, &x);
 		bound = fmax(bound, bound_of(p, m, &x, pre_f, pre_b));
 		double fc, bc;
 		first_chunk(s, &k, &x, st, &fc, &bc);
@@ -456,7 +470,7 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 		e->pp_s += m * coll_time(s, NET_P2P, &grp.pp, p2p);
 	/* the dense full-attention kind's layer (zero for a model without one,
 	 * as before windows) */
-	double bwd_l = k.kind[0].bwd_s, fwd_l = prog_time(&k.kind[0]) - bwd_l;
+	double bwd_l = k.kind[0].bwd_s, fwd_l = prog_time(s, &k.kind[0]) - bwd_l;
 	e->dp_s = dp_exposed(s, &grp, grad, weight, last_bwd, fwd_l, bwd_l, worst);
 	e->optimizer_s = optimizer_time(s, ost, optim);
 	e->step_s = pipe + e->pp_s + e->dp_s + e->optimizer_s;

@@ -34,6 +34,8 @@ static const char *const dim_keys[][2] = {
         {"tp_comm_overlap", "parallel.tp_comm_overlap"},
         {"overlap_param_gather", "parallel.overlap_param_gather"},
         {"offload_params", "parallel.offload_params"},
+        {"moe_a2a_overlap", "parallel.moe_a2a_overlap"},
+        {"delay_wgrad_compute", "parallel.delay_wgrad_compute"},
 };
 #define NDIMKEYS (sizeof dim_keys / sizeof dim_keys[0])
 
@@ -78,6 +80,8 @@ const conf_key sweep_keys[] = {
         DIM(20, "values of parallel.tp_comm_overlap, or auto"),
         DIM(21, "values of parallel.overlap_param_gather, or auto"),
         DIM(22, "values of parallel.offload_params, or auto"),
+        DIM(23, "values of parallel.moe_a2a_overlap, or auto"),
+        DIM(24, "values of parallel.delay_wgrad_compute, or auto"),
 };
 const size_t sweep_nkeys = sizeof sweep_keys / sizeof sweep_keys[0];
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # exact.sh PODSIM - the sweep's exact search (sim/sweep/exact.c) end to end:
 #  a) the lower bound is admissible: on spaces with pipelines, interleaving,
-#     ZB-H1, ZeRO, recomputation, TP overlap, MoE experts, parameter offload
+#     ZB-H1, ZeRO, recomputation, TP overlap, MoE experts (and their
+#     all-to-all overlap), parameter offload
 #     and the overlapped parameter gather, no simulated
 #     plan's step is under its pre-screen bound_s (estimate.c, bound_of);
 #  b) the default search finds the best plan an exhaustive simulation finds
@@ -48,6 +49,14 @@ check_bounds "$tmp/z.json" "quickstart zero/recompute"
 	--vary parallel.ep=2,8 --top 1000 --no-db --json >"$tmp/moe.json" 2>/dev/null ||
 	{ echo "MoE sweep failed"; fail=1; }
 check_bounds "$tmp/moe.json" mixtral
+# Megatron-Core's combined 1F1B (moe_a2a_overlap) with deferred weight
+# gradients: the bound keeps no suffix after the last backward (bound_of)
+"$podsim" sweep scenarios/mixtral-8x7b-h100.ini --set model.layers=8 --set parallel.vpp=2 \
+	--set parallel.moe_a2a_overlap=true --set parallel.delay_wgrad_compute=true \
+	--vary parallel.tp=1,2 --vary parallel.pp=1,2,4 --vary parallel.vpp=1,2 --vary parallel.ep=2,8 \
+	--vary parallel.micro_batch=1,2 --top 1000 --no-db --json >"$tmp/a2a.json" 2>/dev/null ||
+	{ echo "MoE a2a overlap sweep failed"; fail=1; }
+check_bounds "$tmp/a2a.json" "mixtral a2a overlap"
 # ZeRO-3 with its parameters offloaded to the CPU, and the parameter
 # all-gather under the next forward (the bound counts neither)
 "$podsim" sweep scenarios/llama2-13b-zero-offload.ini --vary parallel.zero=1,3 \

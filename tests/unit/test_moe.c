@@ -5,6 +5,8 @@
 #include "../../sim/plan/plan.h"
 #include "check.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -318,6 +320,198 @@ static void test_plan(void)
 	sim_diag_free(d);
 }
 
+/* A pair's pieces (test_a2a_overlap): durations in seconds. */
+typedef struct pair_pieces {
+	double e, a, d, mf, c, tf;  /* forward: embedding, before the dispatch, the
+				     * dispatch, the experts, the combine, after it */
+	double pb, cb, mb, db, ab, eb; /* backward: before the combine, the combine, the
+					* experts, the dispatch, after it, the embedding */
+	double sf, sb;                 /* each micro-batch's tasks summed */
+} pair_pieces;
+
+/* Sort the combined step's tasks on rank 0 (graph order, tasks i0 .. i1-1:
+ * micro-batch 1's forward and 0's backward) into the pieces, by the EP tasks
+ * each micro-batch has passed. */
+static pair_pieces pieces(const plan_graph *g, size_t i0, size_t i1)
+{
+	pair_pieces p = {0};
+	int ef = 0, eb = 0;
+	bool b_seen = false;
+	size_t last_f = i0;
+	for (size_t i = i0; i < i1; i++)
+		if (g->tasks[i].rank == 0 && g->tasks[i].mb == 1)
+			last_f = i;
+	for (size_t i = i0; i < i1; i++) {
+		const plan_task *t = &g->tasks[i];
+		double d = sim_time_to_s(t->dur);
+		if (t->rank != 0)
+			continue;
+		bool ep = t->kind == PLAN_TASK_EP;
+		if (t->mb == 1) {
+			p.sf += d;
+			double *f[] = {b_seen ? &p.a : &p.e, &p.mf, &p.tf};
+			*(ep ? (ef == 0 ? &p.d : &p.c) : f[ef]) += d;
+			ef += ep;
+		} else if (t->mb == 0) {
+			b_seen = true;
+			p.sb += d;
+			double *b[] = {&p.pb, &p.mb, i > last_f ? &p.eb : &p.ab};
+			*(ep ? (eb == 0 ? &p.cb : &p.db) : b[eb]) += d;
+			eb += ep;
+		}
+	}
+	return p;
+}
+
+/* moe_a2a_overlap on one MoE layer, pp 1, ep 2 = dp 2 on one NVSwitch node,
+ * m = 2 micro-batches, interference 0. Megatron-Core's combined 1F1B without
+ * a pipeline (combined_1f1b.py:35-135) runs F0, then F1 with B0, then B1:
+ * plan_schedule_order with one extra warm-up forward. The plain 1F1B runs
+ * F0 B0 F1 B1 one after the other on the one stage, so
+ *   T_plain - T_overlap = SF + SB - PAIR
+ * (F0, B1, the gradient all-reduce and the optimizer are the same tasks in
+ * both), SF and SB the summed tasks of F1 and B0, PAIR the combined step.
+ * In the combined step the compute stream runs, in issue order (model_chunk_
+ * schedule_plan.py:236-303 and 499-630), E_f, P_b, A_f, M_b, M_f, A_b, T_f,
+ * E_b and the EP stream C_b, D_f, D_b, C_f, each task after the one before
+ * it on its stream and after its own micro-batch's task before it; from the
+ * step's start (both streams idle):
+ *   C_b ends  cb'  = e + pb + cb          A_f ends  af = e + pb + a
+ *   M_b ends  mb'  = max(af, cb') + mb    D_f ends  df = max(cb', af) + d
+ *   D_b ends  db'  = max(df, mb') + db    M_f ends  mf' = max(mb', df) + mf
+ *   C_f ends  cf'  = max(db', mf') + c    A_b ends  ab' = max(mf', db') + ab
+ *   PAIR = max(ab', cf') + tf + eb
+ * (T_f waits for C_f and follows A_b; E_b follows it). The replay must give
+ * exactly that: the graph holds the issue order and the dependencies. */
+static void a2a_overlap_case(const char *intra)
+{
+	const char *base[] = {intra, "cluster.nodes=1", "node.gpus=2", "model.layers=1",
+			      "model.moe_experts=2", "parallel.tp=1", "parallel.pp=1",
+			      "parallel.dp=2", "parallel.ep=2", "parallel.global_batch=4",
+			      "parallel.recompute=none", "parallel.sequence_parallel=false",
+			      "gpu.interference=0", "parallel.moe_a2a_overlap=true",
+			      "parallel.delay_wgrad_compute=true"};
+	sim_diag *dg = sim_diag_new();
+	plan_scenario *s[3] = {NULL, NULL, NULL}; /* plain, overlap, with delay */
+	for (int k = 0; k < 3; k++)
+		CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", base,
+					     (size_t)(13 + k), dg, &s[k]),
+			  SIM_OK);
+	sim_diag_free(dg);
+	exec_result *r = malloc(3 * sizeof *r);
+	plan_graph *g = NULL;
+	if (!s[0] || !s[1] || !s[2] || !r || plan_build(s[1], &g) != SIM_OK) {
+		CHECK(false);
+		goto done;
+	}
+	for (int k = 0; k < 3; k++)
+		CHECK_INT(exec_run(s[k], &r[k]), SIM_OK);
+	size_t i0 = 0, i1 = 0; /* the combined step: first task of micro-batch 1, B1's */
+	while (i0 < g->ntasks && !(g->tasks[i0].rank == 0 && g->tasks[i0].mb == 1))
+		i0++;
+	for (i1 = i0; i1 < g->ntasks; i1++)
+		if (g->tasks[i1].rank == 0 && g->tasks[i1].mb == 1 &&
+		    g->tasks[i1].kind == PLAN_TASK_BWD)
+			break;
+	pair_pieces p = pieces(g, i0, i1);
+	CHECK(p.d > 0 && p.c > 0 && p.cb > 0 && p.db > 0 && p.a > 0 && p.mb > 0);
+	double cb = p.e + p.pb + p.cb, af = p.e + p.pb + p.a;
+	double mb = fmax(af, cb) + p.mb, df = fmax(cb, af) + p.d;
+	double db = fmax(df, mb) + p.db, mf = fmax(mb, df) + p.mf;
+	double cf = fmax(db, mf) + p.c, ab = fmax(mf, db) + p.ab;
+	double pair = fmax(ab, cf) + p.tf + p.eb;
+	CHECK_NEAR(r[0].step_s - r[1].step_s, p.sf + p.sb - pair, 1e-6);
+	/* the pair hides something, and no more than its all-to-alls */
+	CHECK(r[1].step_s < r[0].step_s);
+	CHECK(r[0].step_s - r[1].step_s <= p.d + p.c + p.cb + p.db);
+	/* delay_wgrad_compute: the deferred weight gradients are tasks of their
+	 * own; each stream still runs its tasks one at a time, so the step is at
+	 * least the compute stream's and the EP stream's busy time */
+	plan_graph *gd = NULL;
+	if (plan_build(s[2], &gd) == SIM_OK) {
+		double comp = 0, ep = 0;
+		int w = 0;
+		for (size_t i = 0; i < gd->ntasks; i++) {
+			const plan_task *t = &gd->tasks[i];
+			if (t->rank != 0)
+				continue;
+			comp += t->stream == PLAN_STREAM_COMPUTE ? sim_time_to_s(t->dur) : 0;
+			ep += t->stream == PLAN_STREAM_EP ? sim_time_to_s(t->dur) : 0;
+			w += t->kind == PLAN_TASK_WGRAD;
+		}
+		CHECK(w > 0);
+		CHECK(r[2].step_s >= comp && r[2].step_s >= ep);
+		CHECK(r[2].step_s < r[0].step_s);
+	}
+	plan_graph_free(gd);
+done:
+	plan_graph_free(g);
+	free(r);
+	for (int k = 0; k < 3; k++)
+		plan_scenario_free(s[k]);
+}
+
+/* The order (F0 F1 B0 B1 without a pipeline), then the step both where the
+ * all-to-alls are short beside the compute (NVSwitch) and where they are
+ * long (a 2 GB/s scale-up: each max() above then takes the other side). */
+static void test_a2a_overlap(void)
+{
+	plan_op o[8];
+	plan_schedule_order(PLAN_SCHED_1F1B, 1, 2, 1, 1, 0, o);
+	CHECK(!o[0].backward && !o[1].backward && o[1].mb == 1 && o[2].backward &&
+	      o[2].mb == 0 && o[3].backward && o[3].mb == 1);
+	a2a_overlap_case("node.intra=nvswitch");
+	a2a_overlap_case("node.intra_bw=2 GB/s");
+	/* One micro-batch: its forward is all the warm-up, so no step is
+	 * combined (combined_1f1b.py:97-98: the loop over m - 1 pairs runs
+	 * none): the same step as without the overlap, to the picosecond. */
+	const char *one[] = {"cluster.nodes=1", "node.gpus=2", "model.layers=1",
+			     "model.moe_experts=2", "parallel.tp=1", "parallel.pp=1",
+			     "parallel.dp=2", "parallel.ep=2", "parallel.global_batch=2",
+			     "parallel.recompute=none", "parallel.sequence_parallel=false",
+			     "parallel.moe_a2a_overlap=true"};
+	sim_diag *d1 = sim_diag_new();
+	plan_scenario *s0 = NULL, *s1 = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", one, 11, d1, &s0), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", one, 12, d1, &s1), SIM_OK);
+	sim_diag_free(d1);
+	exec_result *r1 = malloc(2 * sizeof *r1);
+	if (s0 && s1 && r1 && exec_run(s0, &r1[0]) == SIM_OK && exec_run(s1, &r1[1]) == SIM_OK)
+		CHECK(r1[0].step_s == r1[1].step_s);
+	else
+		CHECK(false);
+	free(r1);
+	plan_scenario_free(s0);
+	plan_scenario_free(s1);
+	/* Memory: the one more warm-up forward holds one more micro-batch's
+	 * activations of a chunk, so the peak does not drop; and the memory
+	 * walk's head (memwalk.c head_ops, its warm-up one longer) still finds
+	 * the whole walk's peak, on every stage of the interleaved pipeline. */
+	const char *on[] = {"parallel.vpp=2", "parallel.moe_a2a_overlap=true",
+			    "parallel.delay_wgrad_compute=true"};
+	sim_diag *dg = sim_diag_new();
+	plan_scenario *a = NULL, *b = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", on, 1, dg, &a), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", on, 3, dg, &b), SIM_OK);
+	sim_diag_free(dg);
+	int n = b ? plan_schedule_steps(b->plan.schedule, plan_microbatches(&b->plan), 2) + 1 : 0;
+	double *v = malloc(3 * (size_t)(n > 0 ? n : 1) * sizeof *v);
+	for (int st = 0; a && b && v && st < 2; st++) {
+		plan_mem_peak pa, pb;
+		plan_memory_peak(a, st, &pa);
+		plan_memory_peak(b, st, &pb);
+		CHECK(pb.allocated > pa.allocated);
+		CHECK_INT(plan_memory_curve(b, st, v, v + n, v + 2 * n, n), n);
+		double top = 0;
+		for (int i = 0; i < n; i++)
+			top = v[n + i] > top ? v[n + i] : top;
+		CHECK_NEAR(pb.allocated, top, 1e-9);
+	}
+	free(v);
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+}
+
 int main(void)
 {
 	test_params();
@@ -326,5 +520,6 @@ int main(void)
 	test_launches();
 	test_window();
 	test_plan();
+	test_a2a_overlap();
 	return check_done();
 }

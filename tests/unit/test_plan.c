@@ -12,20 +12,20 @@ static void test_orders(void)
 	plan_op o[16];
 	/* 1F1B, p = 4, m = 8, stage 0: 3 warm-up forwards, then F3 B0 F4 B1 ... F7 B4,
 	 * then B5 B6 B7. */
-	plan_schedule_order(PLAN_SCHED_1F1B, 4, 8, 1, 0, o);
+	plan_schedule_order(PLAN_SCHED_1F1B, 4, 8, 1, 0, 0, o);
 	const char *want0 = "F0F1F2F3B0F4B1F5B2F6B3F7B4B5B6B7";
 	char got[128] = "";
 	for (int i = 0; i < 16; i++)
 		snprintf(got + strlen(got), sizeof got - strlen(got), "%c%d", o[i].backward ? 'B' : 'F', o[i].mb);
 	CHECK_STR(got, want0);
 	/* Last stage: no warm-up, strict alternation. */
-	plan_schedule_order(PLAN_SCHED_1F1B, 4, 8, 1, 3, o);
+	plan_schedule_order(PLAN_SCHED_1F1B, 4, 8, 1, 0, 3, o);
 	got[0] = 0;
 	for (int i = 0; i < 16; i++)
 		snprintf(got + strlen(got), sizeof got - strlen(got), "%c%d", o[i].backward ? 'B' : 'F', o[i].mb);
 	CHECK_STR(got, "F0B0F1B1F2B2F3B3F4B4F5B5F6B6F7B7");
 	/* GPipe: all forwards, then all backwards. */
-	plan_schedule_order(PLAN_SCHED_GPIPE, 4, 8, 1, 1, o);
+	plan_schedule_order(PLAN_SCHED_GPIPE, 4, 8, 1, 0, 1, o);
 	got[0] = 0;
 	for (int i = 0; i < 16; i++)
 		snprintf(got + strlen(got), sizeof got - strlen(got), "%c%d", o[i].backward ? 'B' : 'F', o[i].mb);
@@ -34,14 +34,14 @@ static void test_orders(void)
 	 * chunk-steps; forward step k runs chunk (k/2)%2 of micro-batch
 	 * (k/4)*2 + k%2, backward steps visit chunk 1 first. */
 	plan_op iv[16];
-	plan_schedule_order(PLAN_SCHED_1F1B, 2, 4, 2, 0, iv);
+	plan_schedule_order(PLAN_SCHED_1F1B, 2, 4, 2, 0, 0, iv);
 	got[0] = 0;
 	for (int i = 0; i < 16; i++)
 		snprintf(got + strlen(got), sizeof got - strlen(got), "%c%d.%d", iv[i].backward ? 'B' : 'F',
 			 iv[i].mb, iv[i].chunk);
 	CHECK_STR(got, "F0.0F1.0F0.1F1.1F2.0B0.1F3.0B1.1F2.1B0.0F3.1B1.0B2.1B3.1B2.0B3.0");
 	/* Fewer micro-batches than warm-up slots: all forwards first. */
-	plan_schedule_order(PLAN_SCHED_1F1B, 8, 2, 1, 0, o);
+	plan_schedule_order(PLAN_SCHED_1F1B, 8, 2, 1, 0, 0, o);
 	CHECK(!o[0].backward && !o[1].backward && o[2].backward && o[3].backward);
 }
 
