@@ -193,11 +193,25 @@ double plan_kernel_time(const hw_gpu *gpu, hw_dtype t, const work_item *it)
 	return kernel_time_one(gpu, t, it) + extra_launches(gpu, it);
 }
 
+/* A GEMM item: `batch` GEMMs in one batched kernel, or with it->streams = S
+ * (Transformer Engine's multi-stream grouped GEMM, work.h) in ceil(batch /
+ * S) rounds of S concurrent GEMMs, each round a batched grid of S: the
+ * rounds' times less the one launch and host overhead they share. */
+static double gemm_time(const hw_gpu *gpu, hw_dtype t, const work_item *it)
+{
+	double b = it->batch > 0 ? it->batch : 1.0;
+	if (it->streams < 1 || b <= it->streams)
+		return hw_gemm_time(gpu, t, it->m, it->n, it->k, b);
+	double rounds = ceil(b / it->streams);
+	double one = hw_gemm_time(gpu, t, it->m, it->n, it->k, it->streams);
+	return rounds * (one - hw_overhead(gpu)) + hw_overhead(gpu);
+}
+
 static double kernel_time_one(const hw_gpu *gpu, hw_dtype t, const work_item *it)
 {
 	switch (it->kernel) {
 	case WORK_KERNEL_GEMM:
-		return hw_gemm_time(gpu, t, it->m, it->n, it->k, it->batch > 0 ? it->batch : 1.0);
+		return gemm_time(gpu, t, it);
 	case WORK_KERNEL_ATTN: /* fp8 recipes keep attention in bf16 */
 		/* the papers' FLOPs (full s x s, backward 2x) -> what the fused
 		 * kernel executes: causal half, backward 2.5x the forward (hw/attn.c) */

@@ -12,9 +12,11 @@
  * (case-insensitive; empty matches all); the first line that applies wins.
  * `parallel` is one or more `key = value` of the [parallel] section joined by
  * ';', each key checked against plan's table (an unknown key is an error at
- * its line); runs.c writes them into the row's [parallel] section, except a
- * key the row's own columns already set, and names them as the row's
- * assumption. */
+ * its line), or `model.key = value` of the [model] section (a fact of the
+ * model as the recipe builds it that the table's columns do not carry, such
+ * as its linear biases), checked against work's table; runs.c writes them
+ * into the row's [parallel] or [model] section, except a key the row's own
+ * columns already set, and names them as the row's assumption. */
 #include "valid_int.h"
 
 #include <ctype.h>
@@ -33,8 +35,18 @@ static bool has_ci(const char *hay, const char *needle)
 	return false;
 }
 
+/* Whether the k bytes at p name a key of table t. */
+static bool key_in(const conf_key *t, size_t n, const char *p, size_t k)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strlen(t[i].name) == k && !strncmp(t[i].name, p, k))
+			return true;
+	return false;
+}
+
 /* Whether every ';'-separated item of text is `key = value` with a
- * [parallel] key; the first bad item's text goes to bad. */
+ * [parallel] key or `model.key = value` with a [model] key; the first bad
+ * item's text goes to bad. */
 static bool parallel_ok(const char *text, char *bad, size_t len)
 {
 	const char *p = text;
@@ -47,10 +59,10 @@ static bool parallel_ok(const char *text, char *bad, size_t len)
 		size_t s = 0;
 		while (s < k && isspace((unsigned char)p[s]))
 			s++;
-		bool known = false;
-		for (size_t i = 0; eq && k > s && i < plan_spec_nkeys; i++)
-			known |= strlen(plan_spec_keys[i].name) == k - s &&
-				 !strncmp(plan_spec_keys[i].name, p + s, k - s);
+		bool model = k - s > 6 && !strncmp(p + s, "model.", 6);
+		bool known = eq && k > s &&
+			     (model ? key_in(work_model_keys, work_model_nkeys, p + s + 6, k - s - 6)
+				    : key_in(plan_spec_keys, plan_spec_nkeys, p + s, k - s));
 		if (!known) {
 			snprintf(bad, len, "%.*s", (int)n, p);
 			return false;
@@ -82,7 +94,7 @@ int valid_recipes_load(const char *datadir, valid_recipe **out, size_t *nout, si
 		if (strlen(par) >= sizeof v[i].parallel || !parallel_ok(par, bad, sizeof bad)) {
 			sim_diag_error(diag, path, cases_csv_line(c, i),
 				       "column 'parallel': expected 'key = value' of [parallel] "
-				       "joined by ';', got '%s'",
+				       "or 'model.key = value' of [model] joined by ';', got '%s'",
 				       strlen(par) >= sizeof v[i].parallel ? par : bad);
 			rc = SIM_ECONF;
 		}

@@ -82,11 +82,12 @@ static void assume(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The [parallel] keys of the row's recipe line (recipes.c), written into the
- * section that starts at offset `from` of b, each but a key the section
- * already has; the line is named as the row's assumption. */
-static void put_recipe(sim_buf *b, size_t from, const valid_recipe *r, char *assumed,
-		       size_t alen)
+/* The [parallel] keys of the row's recipe line (recipes.c), or with `model`
+ * its `model.` keys (without the prefix), written into the section that
+ * starts at offset `from` of b, each but a key the section already has; the
+ * line is named as the row's assumption. */
+static void put_recipe(sim_buf *b, size_t from, const valid_recipe *r, bool model,
+		       char *assumed, size_t alen)
 {
 	if (!r || b->oom || from > b->len)
 		return;
@@ -95,11 +96,12 @@ static void put_recipe(sim_buf *b, size_t from, const valid_recipe *r, char *ass
 		size_t n = strcspn(p, ";"), s = 0;
 		while (s < n && p[s] == ' ')
 			s++;
-		size_t k = strcspn(p + s, " =");
+		size_t pre = n - s > 6 && !strncmp(p + s, "model.", 6) ? 6 : 0;
+		size_t k = strcspn(p + s + pre, " =");
 		char key[64];
-		snprintf(key, sizeof key, "\n%.*s =", (int)(k < 60 ? k : 60), p + s);
-		if (!strstr(b->data + from, key)) {
-			sim_buf_printf(b, "%.*s\n", (int)(n - s), p + s);
+		snprintf(key, sizeof key, "\n%.*s =", (int)(k < 60 ? k : 60), p + s + pre);
+		if ((pre > 0) == model && !strstr(b->data + from, key)) {
+			sim_buf_printf(b, "%.*s\n", (int)(n - s - pre), p + s + pre);
 			assume(assumed, alen, "%.*s (recipes.csv line %d)", (int)(n - s), p + s,
 			       r->line);
 		}
@@ -164,8 +166,12 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	sim_buf_printf(b, "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
 		       incdir, tmpl, incdir, gpu);
 	sim_buf_printf(b, "include = %stopologies/frameworks/%s.ini\n", incdir, profile);
-	sim_buf_printf(b, "[scenario]\nname = %s\n[model]\nname = %s\n", get(c, row, "id"),
-		       get(c, row, "id"));
+	const valid_recipe *rec =
+		opt && opt->stacks ? valid_recipe_find(opt->stacks, source, get(c, row, "model"))
+				   : NULL;
+	sim_buf_printf(b, "[scenario]\nname = %s\n", get(c, row, "id"));
+	size_t mod = b->len;
+	sim_buf_printf(b, "[model]\nname = %s\n", get(c, row, "id"));
 	put(b, c, row, "layers", "layers");
 	put(b, c, row, "hidden", "hidden");
 	put(b, c, row, "heads", "heads");
@@ -182,6 +188,12 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	sim_buf_printf(b, "activation = %s\nnorm = %s\nuntied_embeddings = %s\n",
 		       swiglu ? "swiglu" : "gelu", swiglu ? "rmsnorm" : "layernorm",
 		       swiglu ? "true" : "false");
+	put_recipe(b, mod, rec, true, assumed, alen);
+	/* The SwiGLU families (Llama, Mistral, DeepSeek) carry no linear
+	 * biases; [model] bias defaults to Megatron's GPT (true), so say it
+	 * unless the recipe gave the model's own (GPT-OSS's). */
+	if (swiglu && !strstr(b->data + mod, "\nbias ="))
+		sim_buf_printf(b, "bias = false\n");
 	sim_buf_printf(b, "[node]\ngpus = %ld\n", gpus < gpn ? gpus : gpn);
 	put(b, c, row, "nics", "nics_per_node");
 	if (*get(c, row, "nic_gbps"))
@@ -257,10 +269,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	/* The README's `layout:` note clause names Megatron's pipeline-split flags. */
 	if (strstr(note, "account_for_embedding/loss_in_pipeline_split"))
 		sim_buf_printf(b, "embedding_in_split = true\nloss_in_split = true\n");
-	put_recipe(b, par, opt && opt->stacks ? valid_recipe_find(opt->stacks, source,
-								  get(c, row, "model"))
-					       : NULL,
-		   assumed, alen);
+	put_recipe(b, par, rec, false, assumed, alen);
 	if (opt && opt->framework_set)
 		sim_buf_printf(b, "[framework]\nop_overhead = %.9g us\n", opt->framework_s * 1e6);
 	if (opt && opt->sustain_set) /* the row's precision's key */

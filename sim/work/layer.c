@@ -528,6 +528,99 @@ static void ep_sort(prog *p, const work_shard *sh, const dims *d, const moe_dims
 		wl_mem(p, name, 2.0 * x->R * (d->e * d->h + (probs ? 4.0 : 0.0)));
 }
 
+/* The kernels Megatron-Core's all-to-all dispatcher and Transformer Engine's
+ * fused permutation launch beyond one per item (tp 1, dropless; megatron/
+ * core/transformer/moe/token_dispatcher.py at NVIDIA/Megatron-LM 8f1c2f8a,
+ * the Megatron-LM Megatron-Bridge 26.02 (b8475660) pins, unchanged at
+ * d98e8a64; transformer_engine/pytorch/triton/permutation.py at
+ * NVIDIA/TransformerEngine d0067d0d):
+ *   meta     preprocess (:506-560): routing_map.sum(dim=0) and .long(), the
+ *            input splits' reshape().sum(), after the counts' all-gather
+ *            the local experts' slice .contiguous() and three sums (per
+ *            rank, output_splits_tp, per local expert): 7 kernels; then at
+ *            cuda_dtoh_point "before_permutation_1" (:870-897) four
+ *            device-to-host copies (tokens_per_expert, input_splits,
+ *            output_splits, output_splits_tp) on a side stream: 11
+ *            launches of a few hundred bytes, forward only (the counts
+ *            carry no gradient);
+ *   permute  fused_permute_with_probs: make_row_id_map's three Triton
+ *            passes (:73, :93, :111) and the permute kernel (:174): 4
+ *            launches forward; its backward is one unpermute kernel.
+ * The sort and unsort (make_chunk_sort_map :383 and sort_chunks_by_map
+ * :426: 2 launches each), the unpermute (:255) and the fused top-k stay
+ * counted in their items' bytes at one launch each: their second kernels
+ * move a map of R ints. */
+#define MOE_META_LAUNCHES 11
+#define MOE_PERMUTE_LAUNCHES 4
+
+static void ep_meta(prog *p, const work_model *m, const work_shard *sh)
+{
+	if (!a2a_dispatcher(sh))
+		return;
+	/* the [E] int64 counts read and written a few times: bytes that round
+	 * to nothing next to the launches */
+	wl_kern(p, "ep_meta", 8.0 * 8.0 * m->moe_experts * sh->ep, MOE_META_LAUNCHES);
+}
+
+/* Experts with biases (a model with linear biases, GPT-OSS's add_bias_linear
+ * = True: src/megatron/bridge/models/gpt_oss/gpt_oss_bridge.py:69 at
+ * NVIDIA-NeMo/Megatron-Bridge b8475660) under Megatron-Core's TEGroupedMLP:
+ * fc1's bias is added in its grouped GEMM, but fc2 runs with skip_bias_add
+ * and TEGroupedMLP._apply_bias (megatron/core/transformer/moe/experts.py:
+ * 704-721, called at :853, at 8f1c2f8a) adds each local expert's bias weighted by the
+ * routing probability in a Python loop over the experts:
+ *   torch.cat([t + b * p for t, b, p in zip(split(out), biases,
+ *              split(probs))]).to(out.dtype)
+ * where t is the expert's [n, h] output (e bytes), b its [h] bias, p its
+ * [n, 1] fp32 probabilities, so b * p and the sum are fp32 [n, h]. Per row
+ * of the R rows this rank's experts hold (e the activation element):
+ *   forward   b * p writes 4h; t + (.) reads (e + 4)h, writes 4h; the cat
+ *             reads and writes 4h each; .to() reads 4h, writes eh:
+ *             (24 + 2e) h over 2 x local + 2 launches;
+ *   backward  .to()'s backward casts the gradient back to fp32 (4 + e);
+ *             per expert the sum's gradient cast to t's dtype (4 + e), the
+ *             product's gradients grad * p (8) summed to b's [h] (4, then
+ *             a cast of h values) and grad * b (8) summed to p's [n, 1]
+ *             (4): 6 launches; the split's backward concatenates the
+ *             experts' output gradients (2e) and probability gradients (R
+ *             fp32 values): (32 + 4e) h over 6 x local + 3 launches; and
+ *             Megatron's DDP hook adds every bias parameter's .grad into
+ *             its main_grad (megatron/core/distributed/
+ *             distributed_data_parallel.py:427-440 at 8f1c2f8a: TE fuses
+ *             the weights' accumulation, not the biases' gradients it
+ *             returns), fc1's and fc2's bias of every local expert: 2 x
+ *             local launches of h fp32 values.
+ * The dense layers' few bias and norm-weight accumulations are not
+ * charged. */
+static void expert_bias(prog *p, const dims *d, const moe_dims *x, bool backward)
+{
+	double rh = x->R * d->h;
+	int local = (int)x->local;
+	if (!backward)
+		wl_kern(p, "ebias", (24.0 + 2.0 * d->e) * rh, 2 * local + 2);
+	else
+		wl_kern(p, "ebias", (32.0 + 4.0 * d->e) * rh + 2.0 * x->local * 12.0 * d->h,
+			6 * local + 3 + 2 * local);
+}
+
+/* The experts' GEMMs: Megatron-Core's TEGroupedMLP runs each of fc1 and
+ * fc2 (and their dgrad and wgrad) as Transformer Engine's GroupedLinear,
+ * whose general_grouped_gemm issues the local experts' GEMMs as separate
+ * cuBLAS GEMMs round-robin over TE's compute streams
+ * (multi_stream_cublas_gemm, transformer_engine/common/gemm/cublaslt_gemm.cu:
+ * 970-1022 at NVIDIA/TransformerEngine d0067d0d; 4 streams, common/util/
+ * multi_stream.cpp:52-54; the CUTLASS grouped kernel only under
+ * NVTE_USE_CUTLASS_GROUPED_GEMM, default off, cublaslt_gemm.cu:1065), so at
+ * most 4 run at once: each GEMM's last wave is filled only by its three
+ * neighbours' tiles, not by all the experts' as one batched grid would
+ * (work.h streams; plan's gemm_time takes local / 4 rounds of 4). */
+#define MOE_GEMM_STREAMS 4
+
+static void moe_gemm(prog *p)
+{
+	p->v[p->n - 1].streams = MOE_GEMM_STREAMS;
+}
+
 static void moe_forward(prog *p, const work_model *m, const work_shard *sh, const dims *d)
 {
 	moe_dims x = make_moe(m, sh, d);
@@ -539,13 +632,20 @@ static void moe_forward(prog *p, const work_model *m, const work_shard *sh, cons
 	gemm(p, d, "router", x.Tn, m->moe_experts, d->h);
 	wl_mem(p, "topk", 8.0 * x.Tn * m->moe_experts); /* fp32 scores: read + write */
 	ep_counts(p, m, sh);
+	ep_meta(p, m, sh);
 	wl_mem(p, "permute", 2.0 * d->e * x.R0 * d->h);
+	if (a2a_dispatcher(sh))
+		p->v[p->n - 1].launches = MOE_PERMUTE_LAUNCHES;
 	a2a(p, "ep_dispatch", x.a2a);
 	ep_probs(p, sh, &x);
 	ep_sort(p, sh, d, &x, "sort", true);
 	wl_gemm_b(p, d, "fc1e", rows, x.fc1, d->h, x.local);
+	moe_gemm(p);
 	wl_mem(p, "acte", x.io * d->e * x.R * x.f);
 	wl_gemm_b(p, d, "fc2e", rows, d->h, x.f, x.local);
+	moe_gemm(p);
+	if (m->bias)
+		expert_bias(p, d, &x, false);
 	ep_sort(p, sh, d, &x, "unsort", false);
 	a2a(p, "ep_combine", x.a2a);
 	wl_mem(p, "unpermute", d->e * (2.0 * x.R0 + x.Tn) * d->h);
@@ -558,11 +658,17 @@ static void moe_backward(prog *p, const work_model *m, const work_shard *sh, con
 	wl_mem(p, "unpermute", 2.0 * d->e * (2.0 * x.R0 + x.Tn) * d->h);
 	a2a(p, "ep_combine", x.a2a);
 	ep_sort(p, sh, d, &x, "unsort", false);
+	if (m->bias)
+		expert_bias(p, d, &x, true);
 	gemm_bwd_dgrad_b(p, d, "fc2e", rows, d->h, x.f, x.local);
+	moe_gemm(p);
 	gemm_bwd_wgrad_b(p, d, "fc2e", rows, d->h, x.f, x.local);
+	moe_gemm(p);
 	wl_mem(p, "acte", 2.0 * x.io * d->e * x.R * x.f);
 	gemm_bwd_dgrad_b(p, d, "fc1e", rows, x.fc1, d->h, x.local);
+	moe_gemm(p);
 	gemm_bwd_wgrad_b(p, d, "fc1e", rows, x.fc1, d->h, x.local);
+	moe_gemm(p);
 	ep_sort(p, sh, d, &x, "sort", true);
 	ep_probs(p, sh, &x);
 	a2a(p, "ep_dispatch", x.a2a);

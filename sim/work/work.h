@@ -180,6 +180,9 @@ typedef struct work_item {
 	work_kernel kernel;
 	double m, n, k;    /* GEMM dims, 0 for non-GEMMs */
 	double batch;      /* GEMMs of that shape in one grouped kernel (0 = 1) */
+	int streams;       /* a grouped GEMM run as `batch` GEMMs over this many
+			    * streams (0 = one batched kernel): rounds of
+			    * `streams` concurrent GEMMs (layer.c, moe_gemm) */
 	double flops;      /* tensor FLOPs */
 	double bytes;      /* HBM bytes read + written */
 	work_comm comm;    /* for WORK_ITEM_COMM */

@@ -100,7 +100,19 @@ if [ "$(basename "$csv")" = calibration.csv ]; then
 		>"$tmp/data/topologies/frameworks/recipes.csv"
 	"$podsim" validate "$csv" --scenario N09 --data "$tmp/data" >/dev/null 2>"$tmp/e4"
 	rc=$?
-	[ $rc -eq 2 ] && grep -q "recipes.csv:2: error: column 'parallel': expected 'key = value' of \[parallel\] joined by ';', got 'moe_dispatch = alltoall'" "$tmp/e4" ||
+	[ $rc -eq 2 ] && grep -q "recipes.csv:2: error: column 'parallel': expected 'key = value' of \[parallel\] or 'model.key = value' of \[model\] joined by ';', got 'moe_dispatch = alltoall'" "$tmp/e4" ||
 		{ echo "a bad recipe line: exit $rc"; cat "$tmp/e4"; fail=1; }
+	# a [model] key: checked against work's table, written into [model]
+	printf 'match,model,parallel,why\nBridge,GPT-OSS,model.biass = true,a typo\n' \
+		>"$tmp/data/topologies/frameworks/recipes.csv"
+	"$podsim" validate "$csv" --scenario N09 --data "$tmp/data" >/dev/null 2>"$tmp/e5"
+	rc=$?
+	[ $rc -eq 2 ] && grep -q "got 'model.biass = true'" "$tmp/e5" ||
+		{ echo "a bad recipe model key: exit $rc"; cat "$tmp/e5"; fail=1; }
+	"$podsim" validate "$csv" --scenario N09 --data "$PWD" >"$tmp/n09.ini" 2>&1 || fail=1
+	grep -q '^; assumed: model.bias = true (recipes.csv line 2)$' "$tmp/n09.ini" &&
+		[ "$(sed -n '/^\[model\]/,/^\[/p' "$tmp/n09.ini" | grep -c '^bias = true$')" = 1 ] &&
+		! grep -q '^bias = false$' "$tmp/n09.ini" ||
+		{ echo "N09's scenario does not take the recipe's biases into [model]:"; cat "$tmp/n09.ini"; fail=1; }
 fi
 exit $fail

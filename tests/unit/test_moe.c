@@ -140,6 +140,67 @@ static void test_dispatcher(void)
 	CHECK_INT(sum(f, nf).na2a, 2);
 }
 
+/* Kernels an MoE layer's program launches: an item stands for `launches`
+ * kernels (0 = 1). */
+static int launches(const work_item *v, int n)
+{
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (v[i].kind == WORK_ITEM_KERNEL)
+			k += v[i].launches > 1 ? v[i].launches : 1;
+	return k;
+}
+
+/* GPT-OSS-120B as Megatron-Bridge 26.02 ran it (the N09 row): h 2880, 64
+ * heads of 64, 8 KV heads, 128 experts of 2880, top 4, SwiGLU-like with
+ * biases, tp 1, ep 8 (16 local experts), one 4096-token micro-batch, the
+ * all-to-all dispatcher. Derivation (layer.c "ep_meta", "expert_bias"):
+ *  - forward, without biases: ln1, qkv, attn, proj, resid1, ln2, router,
+ *    topk (8 items of one kernel), the dispatcher's metadata 11 (7 kernels
+ *    of preprocess + 4 device-to-host copies), permute 4 (TE's row-id map
+ *    in three passes + the permute), sort, fc1e, acte, fc2e, unsort,
+ *    unpermute, resid2 (7 of one): 8 + 11 + 4 + 7 = 30;
+ *  - the experts' biases add 2 x 16 + 2 = 34 forward (b * p and the sum
+ *    per expert, the cat, the cast) and 6 x 16 + 3 + 2 x 16 = 131 backward
+ *    (per expert the sum's cast, grad * p, its sum to [h], the cast, grad *
+ *    b, its sum to [n, 1]; the cast back, two split backwards; each local
+ *    expert's fc1 and fc2 bias gradient added to its main_grad);
+ *  - bytes per row of R = 4 x 4096 = 16384 rows, h = 2880, e = 2: forward
+ *    (24 + 2e) h = 28 h, backward (32 + 4e) h = 40 h plus 2 x 16 x 12 h.
+ * With the fused dispatcher neither the metadata nor TE's row-id passes. */
+static void test_launches(void)
+{
+	work_model m = {.layers = 36, .hidden = 2880, .heads = 64, .kv_heads = 8, .head_dim = 64,
+			 .ffn = 2880, .vocab = 201088, .seq_len = 4096, .act = WORK_ACT_SWIGLU,
+			 .norm = WORK_NORM_RMSNORM, .untied_embeddings = true, .moe_experts = 128,
+			 .moe_topk = 4, .moe_imbalance = 1.0, .bias = false};
+	work_shard sh = {.tp = 1, .micro_batch = 1, .seq = 4096, .dtype = HW_BF16, .flash = true,
+			 .cp = 1, .ep = 8, .moe_dispatcher = WORK_MOE_ALLTOALL};
+	work_item f[WORK_MAX_ITEMS], b[WORK_MAX_ITEMS];
+	int nf = work_layer_forward_at(&m, &sh, 0, f), nb = work_layer_backward_at(&m, &sh, 0, b);
+	CHECK_INT(launches(f, nf), 30);
+	int nb0 = launches(b, nb);
+	CHECK(named(f, nf, "ebias") == NULL && named(b, nb, "ebias") == NULL);
+	m.bias = true;
+	nf = work_layer_forward_at(&m, &sh, 0, f);
+	nb = work_layer_backward_at(&m, &sh, 0, b);
+	CHECK_INT(launches(f, nf), 30 + 34);
+	CHECK_INT(launches(b, nb), nb0 + 131);
+	const work_item *g1 = named(f, nf, "fc1e"), *g2 = named(b, nb, "fc2e_wgrad");
+	CHECK(g1 && g2 && g1->streams == 4 && g2->streams == 4 && g1->batch == 16);
+	const work_item *ef = named(f, nf, "ebias"), *eb = named(b, nb, "ebias");
+	CHECK(ef && eb);
+	if (ef && eb) {
+		double rh = 16384.0 * 2880;
+		CHECK_NEAR(ef->bytes, 28 * rh, 1e-12);
+		CHECK_NEAR(eb->bytes, 40 * rh + 2 * 16 * 12 * 2880.0, 1e-12);
+	}
+	sh.moe_dispatcher = WORK_MOE_FUSED;
+	m.bias = false;
+	nf = work_layer_forward_at(&m, &sh, 0, f);
+	CHECK_INT(launches(f, nf), 30 - 11 - 3 - 2); /* no metadata, row-id passes, sorts */
+}
+
 static int count(const plan_graph *g, int rank, plan_task_kind k)
 {
 	int n = 0;
@@ -192,6 +253,22 @@ static void test_plan(void)
 			CHECK(r[1].step_s > r[0].step_s);
 		free(r);
 	}
+	/* The experts' grouped GEMM as Transformer Engine runs it: 16 GEMMs
+	 * of GPT-OSS's fc1 [1024, 2880] x [2880, 5760] over 4 streams take 4
+	 * rounds of a 4-GEMM grid (360 tiles of 128 x 128 each: 1440 tiles,
+	 * 11 waves of 132 SMs, the last one 10/11 full), never less than
+	 * the one batched grid of 5760 tiles (44 waves) would. */
+	if (s2) {
+		work_item g = {.kind = WORK_ITEM_KERNEL, .kernel = WORK_KERNEL_GEMM, .m = 1024,
+			       .n = 5760, .k = 2880, .batch = 16, .streams = 4};
+		double four = hw_gemm_time(&s2->gpu, HW_BF16, 1024, 5760, 2880, 4);
+		double over = hw_overhead(&s2->gpu);
+		CHECK_NEAR(plan_kernel_time(&s2->gpu, HW_BF16, &g), 4 * (four - over) + over, 1e-12);
+		CHECK(plan_kernel_time(&s2->gpu, HW_BF16, &g) >=
+		      hw_gemm_time(&s2->gpu, HW_BF16, 1024, 5760, 2880, 16));
+		g.batch = 4; /* one round: the batched grid */
+		CHECK_NEAR(plan_kernel_time(&s2->gpu, HW_BF16, &g), four, 1e-12);
+	}
 	plan_scenario_free(s2);
 	plan_scenario_free(s3);
 	/* Plans that cannot run are refused at the key. */
@@ -207,6 +284,7 @@ int main(void)
 	test_params();
 	test_programs();
 	test_dispatcher();
+	test_launches();
 	test_plan();
 	return check_done();
 }
