@@ -479,6 +479,14 @@ static void layer_trained(const plan_scenario *s, int g, double *dense, double *
 	*experts = e / ep;
 }
 
+/* The MTP modules' routed experts per rank (whole experts over ep), which
+ * the last stage holds with its output layer (work_params_output has the
+ * rest of the modules). */
+static double mtp_experts(const plan_scenario *s)
+{
+	return work_params_mtp_experts(&s->model) / (s->plan.ep > 1 ? s->plan.ep : 1);
+}
+
 /* Do the embedding and the output layer train (not under LoRA unless
  * train_embeddings; the embedding not under frozen_layers)? */
 static bool output_trained(const plan_scenario *s)
@@ -538,7 +546,7 @@ bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_ite
 		if (v == 0 && embedding_trained(s))
 			params += work_params_embedding(m) / p->tp;
 		if (v == vstages - 1 && output_trained(s))
-			params += work_params_output(m) / p->tp;
+			params += work_params_output(m) / p->tp + mtp_experts(s);
 	}
 	double e = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
 	double acc = p->fp32_grads ? 4.0 : e;
@@ -583,11 +591,20 @@ static void stage_chains(builder *b, int stage)
 			append_items(b, fw, lp[l]->f, lp[l]->nf, PLAN_TASK_FWD, (int16_t)(l0 + l));
 		if (v == b->vstages - 1) {
 			append_items(b, fw, x, work_head_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
-			int nh = work_head_backward(m, &b->sh, x), nhw = 0;
-			if (b->zb)
-				nh = split_weight_grads(x, nh, wg, &nhw);
-			append_items(b, bk, x, nh, PLAN_TASK_BWD, -1);
-			append_items(b, wt, wg, nhw, PLAN_TASK_WGRAD, -1);
+			/* the MTP modules after the head (work/mtp.c), their
+			 * backward before the head's */
+			for (int k = 0; k < m->mtp_layers; k++)
+				append_items(b, fw, x, work_mtp_forward(m, &b->sh, x), PLAN_TASK_FWD,
+					     -1);
+			for (int k = 0; k <= m->mtp_layers; k++) {
+				int nh = k < m->mtp_layers ? work_mtp_backward(m, &b->sh, x)
+							   : work_head_backward(m, &b->sh, x);
+				int nhw = 0;
+				if (b->zb)
+					nh = split_weight_grads(x, nh, wg, &nhw);
+				append_items(b, bk, x, nh, PLAN_TASK_BWD, -1);
+				append_items(b, wt, wg, nhw, PLAN_TASK_WGRAD, -1);
+			}
 		}
 		for (int l = nl - 1; l >= 0; l--) {
 			int16_t id = (int16_t)(l0 + l);
@@ -1086,8 +1103,10 @@ static int emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 	double bucket = one ? 1e300 : plan_bucket_bytes(s);
 	bool overlap = p->overlap_grad_reduce && !one;
 	double acc = 0, acc_e = 0; /* dense (over dp x cp) and expert (over edp) bytes */
-	if (stage == p->pp - 1 && output_trained(s))
+	if (stage == p->pp - 1 && output_trained(s)) {
 		acc += work_params_output(m) / p->tp * gbytes;
+		acc_e += mtp_experts(s) * gbytes;
+	}
 	double embed = stage == 0 && embedding_trained(s)
 			       ? work_params_embedding(m) / p->tp * gbytes
 			       : 0;
@@ -1147,7 +1166,7 @@ static int emit_param_gather(builder *b, int stage, uint32_t *pg)
 	/* bucket boundaries exactly as emit_grad_buckets closes them */
 	bool out = stage == p->pp - 1 && output_trained(s);
 	double acc = out ? work_params_output(m) / p->tp * gbytes : 0;
-	double acc_e = 0;
+	double acc_e = out ? mtp_experts(s) * gbytes : 0;
 	int hi = layers - 1, lt = first_trained(s, stage);
 	bool emb = stage == 0 && embedding_trained(s);
 	for (int l = layers - 1; l >= lt; l--) {
@@ -1181,7 +1200,7 @@ static int emit_param_gather(builder *b, int stage, uint32_t *pg)
 		if (l == 0 && emb)
 			dense += work_params_embedding(m) / p->tp;
 		if (hi == layers - 1 && out)
-			dense += work_params_output(m) / p->tp;
+			dense += work_params_output(m) / p->tp, experts += mtp_experts(s);
 		uint32_t id = UINT32_MAX;
 		bool want = false;
 		if (b->shard.size > 1 && dense > 0)

@@ -94,7 +94,8 @@ void plan_chunk_params(const plan_scenario *s, int stage, int chunk, double *den
 	if (stage == 0 && chunk == 0)
 		p += work_params_embedding(m);
 	if (stage == pp - 1 && chunk == s->plan.vpp - 1) {
-		p += work_params_output(m);
+		p += work_params_output(m); /* with the MTP modules but their experts */
+		e += work_params_mtp_experts(m);
 		if (!m->untied_embeddings && pp > 1)
 			p += (double)m->vocab * m->hidden;
 	}

@@ -391,6 +391,7 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	}
 	step_gpu(s, &s->gpu);
 	s->plan.uneven = s->fw.uneven;
+	s->plan.mtp_units = s->model.mtp_layers;
 	return other_gpu(s, diag);
 }
 

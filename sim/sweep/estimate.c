@@ -206,8 +206,12 @@ static void ends_cost(const plan_scenario *s, const work_shard *sh, const plan_g
 	sum_items(s, sh, g, it, work_embed_backward(&s->model, sh, it), false, first);
 	first->bgpu_s += first->gpu_s - f0;
 	sum_items(s, sh, g, it, work_head_forward(&s->model, sh, it), false, last);
+	for (int k = 0; k < s->model.mtp_layers; k++) /* MTP modules (work/mtp.c) */
+		sum_items(s, sh, g, it, work_mtp_forward(&s->model, sh, it), false, last);
 	double f1 = last->gpu_s;
 	sum_items(s, sh, g, it, work_head_backward(&s->model, sh, it), false, last);
+	for (int k = 0; k < s->model.mtp_layers; k++)
+		sum_items(s, sh, g, it, work_mtp_backward(&s->model, sh, it), false, last);
 	last->bgpu_s += last->gpu_s - f1;
 }
 

@@ -39,6 +39,16 @@
  * 2sbh + as^2b bytes). Element size: the training dtype's, but at least 2 bytes
  * (fp8 training keeps its activations in 16 bits); fp32 doubles the tensors,
  * not the masks.
+ *
+ * MLA (work_model_is_mla; layer.c's MLA program): the attention block keeps,
+ * besides ln1's input and output and the dropout mask, each latent's norm
+ * input and output (the up projections' inputs: TE's LayerNormLinear saves
+ * the local norm output and gathers it again in backward), 2e(qr + kr) per
+ * token, replicated without SP (2e kr without q_lora_rank); and at the core
+ * Q, K (a (dn + dr) each), V and O (a dv each) split over TP, for the
+ * e*(2q/t + 2kv) above: e*a*(2(dn + dr) + 2dv)/t. The RoPE and the
+ * concatenations keep nothing (a rotation by constant tables; cat and split
+ * save no tensors).
  */
 #include "work.h"
 
@@ -64,6 +74,11 @@ static void act_parts(const work_model *m, double e, double s, double t, double 
 	double fc1 = m->act == WORK_ACT_SWIGLU ? 2.0 * f : f;
 	*rep = (4.0 * e + 2.0) * h;
 	*split = e * ((2.0 * q + fc1 + f) / t + 2.0 * kv);
+	if (work_model_is_mla(m)) {
+		double qk = (double)m->qk_nope_head_dim + m->qk_rope_head_dim;
+		*rep += 2.0 * e * ((double)m->q_lora_rank + m->kv_lora_rank);
+		*split = e * ((2.0 * a * (qk + m->v_head_dim) + fc1 + f) / t);
+	}
 	*score = (2.0 * e + 1.0) * a * s / t;
 }
 

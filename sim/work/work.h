@@ -43,7 +43,25 @@ typedef struct work_model {
 	int moe_experts, moe_topk, moe_shared_experts, moe_dense_layers, dense_ffn;
 	double moe_imbalance; /* tokens routed to the busiest expert rank over the
 			       * mean (1 = perfectly balanced routing) */
+	/* Multi-head Latent Attention (DeepSeek-V2/V3; kv_lora_rank 0 = not
+	 * MLA): Q through a q_lora_rank down projection (0 = projected
+	 * directly from h), K and V through one shared kv_lora_rank latent
+	 * plus a qk_rope_head_dim RoPE key shared by all heads; per head q/k
+	 * width qk_nope_head_dim + qk_rope_head_dim, v width v_head_dim. The
+	 * reader sets head_dim to the q/k width (model.c). */
+	int q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
+	/* Multi-token prediction modules on the last pipeline stage (Megatron-
+	 * Core's mtp_num_layers; 0 = none): each one layer of the last
+	 * layer's kind plus its projection, norms and a second logits + loss
+	 * (work_mtp_forward). */
+	int mtp_layers;
 } work_model;
+
+/* Whether the model's attention is MLA (kv_lora_rank > 0). */
+static inline bool work_model_is_mla(const work_model *m)
+{
+	return m->kv_lora_rank > 0;
+}
 
 extern const conf_key work_model_keys[];
 extern const size_t work_model_nkeys;
@@ -59,8 +77,18 @@ double work_params_layer_at(const work_model *m, int layer);
 double work_params_layer_experts(const work_model *m, int layer);
 bool work_layer_is_moe(const work_model *m, int layer);
 double work_params_embedding(const work_model *m); /* input embedding (+ positions) */
-double work_params_output(const work_model *m);    /* untied output layer (0 if tied) + final norm */
+/* Untied output layer (0 if tied) + final norm, + the MTP modules'
+ * parameters except their routed experts (they live on the last stage,
+ * split over TP like the output layer; work_params_mtp_experts over EP). */
+double work_params_output(const work_model *m);
 double work_params_total(const work_model *m);
+/* The multi-token prediction modules (mtp_layers of them, on the last
+ * stage): per module its two input norms, the 2h x h projection, the final
+ * norm and one layer of the last layer's kind (the embedding and output
+ * layer are the model's own); of that, the routed experts' share. Counted
+ * in work_params_total and, by plan, on the last stage. */
+double work_params_mtp(const work_model *m);
+double work_params_mtp_experts(const work_model *m);
 /* Model FLOPs (no recompute) for `tokens` tokens, forward+backward; for MoE
  * layers the matmul weights a token meets: router, top-k and shared experts. */
 double work_model_flops(const work_model *m, double tokens);
@@ -253,6 +281,13 @@ int work_embed_forward(const work_model *m, const work_shard *sh, work_item out[
 int work_embed_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
 int work_head_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
 int work_head_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
+/* One multi-token prediction module (mtp.c; m->mtp_layers of them follow
+ * the head on the last stage), forward and backward: the shifted tokens'
+ * embedding, the two norms and eh_proj, one layer of the last layer's kind,
+ * and its own final norm, logits and loss (the head's items). 0 items when
+ * the model has none. */
+int work_mtp_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
+int work_mtp_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
 
 typedef enum { WORK_RECOMPUTE_NONE = 0, WORK_RECOMPUTE_SELECTIVE, WORK_RECOMPUTE_FULL } work_recompute;
 
