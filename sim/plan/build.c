@@ -423,9 +423,10 @@ static int split_weight_grads(work_item *it, int n, work_item *w, int *nw)
  * be uneven); the embedding runs on virtual stage 0, logits and loss on the
  * last one. */
 /* One layer kind's programs (dense, or MoE): forward, backward (B with the
- * zero-bubble split), weight passes W, and the attention core that selective
- * recomputation re-runs ("attn" (flash) or "attn_qk", "attn_softmax", ...;
- * with CP the ring's transfers too). */
+ * zero-bubble split), weight passes W, and what selective recomputation
+ * re-runs (work_recompute_items: by default the attention core, "attn"
+ * (flash) or "attn_qk", "attn_softmax", ...; with CP the ring's transfers
+ * too; [parallel] recompute_modules). */
 typedef struct layer_prog {
 	work_item f[WORK_MAX_ITEMS], b[WORK_MAX_ITEMS], w[WORK_MAX_ITEMS], core[WORK_MAX_ITEMS];
 	int nf, nb, nw, nc;
@@ -439,10 +440,7 @@ static void make_layer_prog(const builder *b, int layer, layer_prog *lp)
 	lp->nw = lp->nc = 0;
 	if (b->zb)
 		lp->nb = split_weight_grads(lp->b, lp->nb, lp->w, &lp->nw);
-	for (int i = 0; i < lp->nf; i++)
-		if ((lp->f[i].kind == WORK_ITEM_KERNEL && strncmp(lp->f[i].name, "attn", 4) == 0) ||
-		    (lp->f[i].kind == WORK_ITEM_COMM && lp->f[i].comm == WORK_COMM_CP_RING))
-			lp->core[lp->nc++] = lp->f[i];
+	lp->nc = work_recompute_items(m, layer, lp->f, lp->nf, b->sh.recompute_modules, lp->core);
 }
 
 /* The receiver's side of a scatter-gather pipeline transfer (plan_p2p_bytes):

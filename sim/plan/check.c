@@ -293,6 +293,19 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 		       p->zero);
 		errors++;
 	}
+	char bad[64];
+	unsigned rcm = 0;
+	if (work_recompute_parse(p->recompute_modules, &rcm, bad, sizeof bad) != SIM_OK) {
+		err_at(s, diag, "parallel", "recompute_modules",
+		       "recompute_modules: '%s' is not one of core_attn, mla_up_proj, mlp, moe_act "
+		       "(Megatron-Core's layernorm, moe and shared_experts are not modelled)",
+		       bad);
+		errors++;
+	} else if ((rcm & WORK_RC_MLA_UP_PROJ) && !work_model_is_mla(&s->model)) {
+		err_at(s, diag, "parallel", "recompute_modules",
+		       "recompute_modules: mla_up_proj needs an MLA model ([model] kv_lora_rank > 0)");
+		errors++;
+	}
 	int order[PLAN_DIMS];
 	if (plan_order_parse(p->order, order) != SIM_OK) {
 		err_at(s, diag, "parallel", "order",

@@ -51,6 +51,11 @@ typedef struct plan_spec {
 	int global_batch; /* sequences per step over all DP ranks */
 	plan_schedule schedule;
 	work_recompute recompute;
+	/* Megatron-Core's recompute_modules under recompute = selective (work.h
+	 * WORK_RC_*, parsed into recompute_mask by plan_check; empty = the
+	 * default, core_attn). */
+	char recompute_modules[CONF_STR_MAX];
+	unsigned recompute_mask;
 	bool sequence_parallel;
 	int zero;                 /* 0-3; 1 = distributed optimizer */
 	double bucket_bytes;      /* gradient bucket; 0 = the framework's (plan_bucket_bytes) */

@@ -154,6 +154,8 @@ typedef struct work_shard {
 	int loss;         /* work_loss: the loss's code (the fused layer code's head) */
 	bool loss_fp32;   /* autocast: cross_entropy runs its log-softmax in fp32 */
 	int moe_dispatcher; /* work_moe_dispatcher: what moves the tokens with ep > 1 */
+	unsigned recompute_modules; /* WORK_RC_* under selective recomputation
+				     * (0 = core_attn): what the layer does not keep */
 } work_shard;
 
 /* The loss's implementation (plan's [framework] loss, same order): which
@@ -290,6 +292,33 @@ int work_mtp_forward(const work_model *m, const work_shard *sh, work_item out[WO
 int work_mtp_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
 
 typedef enum { WORK_RECOMPUTE_NONE = 0, WORK_RECOMPUTE_SELECTIVE, WORK_RECOMPUTE_FULL } work_recompute;
+
+/* What selective recomputation re-runs: Megatron-Core's recompute_modules
+ * (megatron/core/transformer/transformer_config.py:560-580 at
+ * NVIDIA/Megatron-LM d98e8a64; default ["core_attn"]), the ones podsim
+ * models, as a mask ([parallel] recompute_modules; 0 = the default):
+ *   core_attn    the attention core (and CP's ring transfers)
+ *   mla_up_proj  MLA's up projections with their latent norms and the
+ *                latents' all-gathers, and the RoPE/concatenation
+ *                (multi_latent_attention.py:957-961, CheckpointWithoutOutput
+ *                of qkv_up_proj_and_rope_apply): Q, K, V are not kept
+ *   mlp          a dense layer's MLP (transformer_layer.py:537-539: not an
+ *                MoE layer's), between its norm and its residual
+ *   moe_act      the experts' activation (acte): its output is not kept. */
+enum {
+	WORK_RC_CORE_ATTN = 1u,
+	WORK_RC_MLA_UP_PROJ = 2u,
+	WORK_RC_MLP = 4u,
+	WORK_RC_MOE_ACT = 8u
+};
+/* Parse a comma-separated list of those names into *out (an empty list is
+ * the default, core_attn); SIM_ECONF with the first unknown name in bad. */
+int work_recompute_parse(const char *text, unsigned *out, char *bad, size_t len);
+/* The items of layer `layer`'s forward program f[0..n) that selective
+ * recomputation with `modules` re-runs before the layer's backward, in
+ * order, into out; returns their count. */
+int work_recompute_items(const work_model *m, int layer, const work_item *f, int n,
+			 unsigned modules, work_item out[WORK_MAX_ITEMS]);
 
 /* Activation bytes one layer keeps for backward, per micro-batch, on one rank
  * (Korthikanti et al. 2022, table 2, 16-bit activations, s = seq, b = micro
