@@ -31,6 +31,10 @@
  * embedding's backward (work_embed_backward's all-gather and scatter-add).
  * fp8: the GEMM operands arriving in 16 bits are cast (4 bytes per element,
  * layer.c fp8_cast): eh_proj's input and its output gradient.
+ * Saved for the backward (work_mtp_saved_bytes): the layer's tensors, and
+ * per token the two norms' inputs (the embedding and the hidden states) and
+ * eh_proj's input, the concatenation (2h), e (h + h + 2h), sequence-
+ * sharded with SP; under full recomputation only the layer's input.
  * Not charged: the word-embedding gradient the last stage then holds is
  * all-reduced with the first stage's (Megatron's shared-embedding group),
  * and the MTP loss's scaling. */
@@ -95,4 +99,14 @@ int work_mtp_backward(const work_model *m, const work_shard *sh, work_item out[W
 	wl_comm_gather(&p, &d, "tp_ag_mtpe");
 	wl_mem(&p, "mtp_embed", 4.0 * d.e * d.T * d.h);
 	return p.n;
+}
+
+double work_mtp_saved_bytes(const work_model *m, const work_shard *sh, work_recompute rc,
+			    const work_saved *sv)
+{
+	if (m->mtp_layers <= 0)
+		return 0;
+	dims d = wl_dims(m, sh);
+	double own = rc == WORK_RECOMPUTE_FULL ? 0 : 4.0 * d.e * d.Tn * d.h;
+	return m->mtp_layers * (work_saved_bytes_at(m, sh, m->layers - 1, rc, sv) + own);
 }

@@ -384,6 +384,11 @@ typedef struct work_saved {
  * residual stream), /t with SP. Derivations in memory.c. */
 double work_saved_bytes_at(const work_model *m, const work_shard *sh, int layer,
 			   work_recompute rc, const work_saved *sv);
+/* Bytes one MTP module keeps for its backward per micro-batch on one rank:
+ * its layer's (work_saved_bytes_at of the last layer) and its own tensors
+ * (mtp.c); 0 without MTP. */
+double work_mtp_saved_bytes(const work_model *m, const work_shard *sh, work_recompute rc,
+			    const work_saved *sv);
 /* Parameter tensors of layer `layer` on one rank (what a framework that
  * accumulates gradients tensor by tensor launches a kernel for): QKV and the
  * output projection, fc1 and fc2 (gate and up fused), or for an MoE layer

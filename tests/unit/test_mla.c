@@ -213,6 +213,11 @@ static void test_mtp(void)
 										    : 0;
 	double T = 4096, h = 7168;
 	CHECK_NEAR(gm, 2 * T * 2 * h * h / 2 + gl + 2 * T * h * 129280 / 2, 1e-12);
+	/* it keeps its layer's tensors and, per token of its Tn = T/t, the
+	 * two norms' inputs and the concatenation, e (h + h + 2h) */
+	CHECK_NEAR(work_mtp_saved_bytes(&m, &sh, WORK_RECOMPUTE_NONE, NULL),
+		   work_saved_bytes_at(&m, &sh, 60, WORK_RECOMPUTE_NONE, NULL) + 4 * 2 * T / 2 * h,
+		   1e-12);
 	m.mtp_layers = 0;
 	CHECK_INT(work_mtp_forward(&m, &sh, x), 0);
 	CHECK_INT(work_mtp_backward(&m, &sh, x), 0);
