@@ -140,7 +140,31 @@ static double head_dim(const work_model *m)
 static double attn_matmul(const work_model *m)
 {
 	double h = m->hidden, q = m->heads * head_dim(m), kv = m->kv_heads * head_dim(m);
+	if (work_model_is_mla(m)) { /* model.c's Pa */
+		double a = m->heads, qr = m->q_lora_rank, kr = m->kv_lora_rank;
+		double dn = m->qk_nope_head_dim, dr = m->qk_rope_head_dim, dv = m->v_head_dim;
+		return (qr > 0 ? h * qr + qr * a * (dn + dr) : h * a * (dn + dr)) + h * (kr + dr) +
+		       kr * a * (dn + dv) + a * dv * h;
+	}
 	return 2.0 * h * q + 2.0 * h * kv;
+}
+
+/* The attention line of section 1: MHA/GQA, or MLA's projections. */
+static void attn_line(FILE *o, const work_model *m, double at)
+{
+	char a[48];
+	double h = m->hidden, d = head_dim(m);
+	if (!work_model_is_mla(m)) {
+		fprintf(o, "  attention    2h(ad) + 2h(gd) = 2 x %.0f x %.0f + 2 x %.0f x %.0f = %s\n",
+		        h, m->heads * d, h, m->kv_heads * d, cnt(at, a, sizeof a));
+		return;
+	}
+	fprintf(o,
+	        "  attention    MLA: q_r = %d, k_r = %d, dn = %d, dr = %d, dv = %d\n"
+	        "               %s + h(k_r + dr) + k_r a(dn + dv) + a dv h = %s\n",
+	        m->q_lora_rank, m->kv_lora_rank, m->qk_nope_head_dim, m->qk_rope_head_dim,
+	        m->v_head_dim, m->q_lora_rank > 0 ? "h q_r + q_r a(dn + dr)" : "h a(dn + dr)",
+	        cnt(at, a, sizeof a));
 }
 
 static double mlp_matmul(const work_model *m)
@@ -159,13 +183,13 @@ static void params(FILE *o, const work_model *m)
 	        "         f = %d (%s), V = %d, s = %d\n",
 	        m->layers, m->hidden, m->heads, d, m->kv_heads, m->ffn,
 	        m->act == WORK_ACT_SWIGLU ? "SwiGLU" : "GELU", m->vocab, m->seq_len);
-	fprintf(o, "  attention    2h(ad) + 2h(gd) = 2 x %.0f x %.0f + 2 x %.0f x %.0f = %s\n", h,
-	        m->heads * d, h, m->kv_heads * d, cnt(at, a, sizeof a));
+	attn_line(o, m, at);
 	fprintf(o, "  MLP          %s = %s x %.0f x %d = %s\n",
 	        m->act == WORK_ACT_SWIGLU ? "3hf" : "2hf", m->act == WORK_ACT_SWIGLU ? "3" : "2", h,
 	        m->ffn, cnt(mlp, a, sizeof a));
-	fprintf(o, "  norms, bias  2 %s norms%s = %s\n",
+	fprintf(o, "  norms, bias  2 %s norms%s%s = %s\n",
 	        m->norm == WORK_NORM_RMSNORM ? "RMSNorm (h each)" : "LayerNorm (2h each)",
+	        work_model_is_mla(m) ? " + MLA's latent norms" : "",
 	        m->bias ? " + linear biases" : "", cnt(layer - at - mlp, a, sizeof a));
 	fprintf(o, "  per layer    %s\n", cnt(layer, a, sizeof a));
 	fprintf(o, "  embedding    V x h%s = %s\n", m->learned_pos ? " + s x h positions" : "",
@@ -173,12 +197,16 @@ static void params(FILE *o, const work_model *m)
 	fprintf(o, "  output       %s = %s\n",
 	        m->untied_embeddings ? "V x h + final norm"
 	                             : "final norm (logits tied to the embedding)",
-	        cnt(work_params_output(m), a, sizeof a));
+	        cnt(work_params_output(m) - work_params_mtp(m) + work_params_mtp_experts(m), a,
+	            sizeof a));
+	if (m->mtp_layers > 0)
+		fprintf(o, "  MTP          %d x (3 norms + eh_proj 2h x h + one layer like the last) = %s\n",
+		        m->mtp_layers, cnt(work_params_mtp(m), a, sizeof a));
 	double total = work_params_total(m);
-	if (m->moe_experts > 0)
+	if (m->moe_experts > 0 || m->mtp_layers > 0)
 		fprintf(o,
-		        "  P            sum of the layers (dense and MoE) + embedding + output = "
-		        "%s (%.3g)\n",
+		        "  P            sum of the layers (dense and MoE) + embedding + output%s = "
+		        "%s (%.3g)\n", m->mtp_layers > 0 ? " + MTP" : "",
 		        cnt(total, a, sizeof a), total);
 	else
 		fprintf(o,
@@ -201,8 +229,16 @@ static void flops(FILE *o, const plan_scenario *s, const exec_result *r)
 	bool inf = s->inference;
 	int kw = inf ? 2 : 6, ka = inf ? 4 : 12;
 	double per_token = work_model_flops(m, 1.0) / (inf ? 3.0 : 1.0);
-	double logits = kw * (double)m->vocab * h, attn = ka * l * sq * q;
-	double layers = per_token - logits - attn;
+	/* MLA: QK^T over a (dn + dr), P V over a dv: (ka / 2) l s a (dqk + dv) */
+	double aw = work_model_is_mla(m) ? 0.5 * m->heads * (head_dim(m) + m->v_head_dim) : q;
+	double logits = kw * (double)m->vocab * h, attn = ka * l * sq * aw;
+	double mtp = 0; /* the MTP modules: eh_proj, a layer, its logits (model.c) */
+	if (m->mtp_layers > 0) {
+		work_model x = *m;
+		x.mtp_layers = 0;
+		mtp = per_token - work_model_flops(&x, 1.0) / (inf ? 3.0 : 1.0);
+	}
+	double layers = per_token - logits - attn - mtp;
 	fprintf(o, inf ? "\n2. Model FLOPs (inference: the forward only, 2 per weight and token)\n"
 		       : "\n2. Model FLOPs (forward + backward, recomputation not counted)\n");
 	if (m->moe_experts > 0)
@@ -217,8 +253,17 @@ static void flops(FILE *o, const plan_scenario *s, const exec_result *r)
 		        kw, kw, m->layers, cnt(attn_matmul(m) + mlp_matmul(m), a, sizeof a), layers);
 	fprintf(o, "  logits       %d x V x h = %d x %d x %d = %.4g\n", kw, kw, m->vocab, m->hidden,
 		logits);
-	fprintf(o, "  attention    %d x l x s x (ad) = %d x %d x %d x %.0f = %.4g\n", ka, ka,
-		m->layers, m->seq_len, q, attn);
+	if (work_model_is_mla(m))
+		fprintf(o,
+		        "  attention    %d x l x s x a(dn + dr + dv) = %d x %d x %d x %.0f = %.4g\n",
+		        ka / 2, ka / 2, m->layers, m->seq_len, 2.0 * aw, attn);
+	else
+		fprintf(o, "  attention    %d x l x s x (ad) = %d x %d x %d x %.0f = %.4g\n", ka, ka,
+		        m->layers, m->seq_len, q, attn);
+	if (m->mtp_layers > 0)
+		fprintf(o,
+		        "  MTP          %d x (%d x (layer + 2h^2 + V h) + its attention) = %.4g\n",
+		        m->mtp_layers, kw, mtp);
 	fprintf(o, "  per token    %.4g FLOPs (%dP alone: %.4g)\n", per_token, kw,
 	        kw * work_params_total(m));
 	double tokens = (double)s->plan.global_batch * m->seq_len;

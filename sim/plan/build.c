@@ -431,9 +431,10 @@ static int split_weight_grads(work_item *it, int n, work_item *w, int *nw)
  * be uneven); the embedding runs on virtual stage 0, logits and loss on the
  * last one. */
 /* One layer kind's programs (dense, or MoE): forward, backward (B with the
- * zero-bubble split), weight passes W, and the attention core that selective
- * recomputation re-runs ("attn" (flash) or "attn_qk", "attn_softmax", ...;
- * with CP the ring's transfers too). */
+ * zero-bubble split), weight passes W, and what selective recomputation
+ * re-runs (work_recompute_items: by default the attention core, "attn"
+ * (flash) or "attn_qk", "attn_softmax", ...; with CP the ring's transfers
+ * too; [parallel] recompute_modules). */
 typedef struct layer_prog {
 	work_item f[WORK_MAX_ITEMS], b[WORK_MAX_ITEMS], w[WORK_MAX_ITEMS], core[WORK_MAX_ITEMS];
 	int nf, nb, nw, nc;
@@ -447,10 +448,7 @@ static void make_layer_prog(const builder *b, int layer, layer_prog *lp)
 	lp->nw = lp->nc = 0;
 	if (b->zb)
 		lp->nb = split_weight_grads(lp->b, lp->nb, lp->w, &lp->nw);
-	for (int i = 0; i < lp->nf; i++)
-		if ((lp->f[i].kind == WORK_ITEM_KERNEL && strncmp(lp->f[i].name, "attn", 4) == 0) ||
-		    (lp->f[i].kind == WORK_ITEM_COMM && lp->f[i].comm == WORK_COMM_CP_RING))
-			lp->core[lp->nc++] = lp->f[i];
+	lp->nc = work_recompute_items(m, layer, lp->f, lp->nf, b->sh.recompute_modules, lp->core);
 }
 
 /* The receiver's side of a scatter-gather pipeline transfer (plan_p2p_bytes):
@@ -485,6 +483,14 @@ static void layer_trained(const plan_scenario *s, int g, double *dense, double *
 	}
 	*dense = (work_params_layer_at(m, g) - e) / p->tp;
 	*experts = e / ep;
+}
+
+/* The MTP modules' routed experts per rank (whole experts over ep), which
+ * the last stage holds with its output layer (work_params_output has the
+ * rest of the modules). */
+static double mtp_experts(const plan_scenario *s)
+{
+	return work_params_mtp_experts(&s->model) / (s->plan.ep > 1 ? s->plan.ep : 1);
 }
 
 /* Do the embedding and the output layer train (not under LoRA unless
@@ -546,7 +552,7 @@ bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_ite
 		if (v == 0 && embedding_trained(s))
 			params += work_params_embedding(m) / p->tp;
 		if (v == vstages - 1 && output_trained(s))
-			params += work_params_output(m) / p->tp;
+			params += work_params_output(m) / p->tp + mtp_experts(s);
 	}
 	double e = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
 	double acc = p->fp32_grads ? 4.0 : e;
@@ -681,11 +687,20 @@ static void stage_chains(builder *b, int stage)
 			append_items(b, fw, lp[l]->f, lp[l]->nf, PLAN_TASK_FWD, (int16_t)(l0 + l));
 		if (v == b->vstages - 1) {
 			append_items(b, fw, x, work_head_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
-			int nh = work_head_backward(m, &b->sh, x), nhw = 0;
-			if (b->zb)
-				nh = split_weight_grads(x, nh, wg, &nhw);
-			append_items(b, bk, x, nh, PLAN_TASK_BWD, -1);
-			append_items(b, wt, wg, nhw, PLAN_TASK_WGRAD, -1);
+			/* the MTP modules after the head (work/mtp.c), their
+			 * backward before the head's */
+			for (int k = 0; k < m->mtp_layers; k++)
+				append_items(b, fw, x, work_mtp_forward(m, &b->sh, x), PLAN_TASK_FWD,
+					     -1);
+			for (int k = 0; k <= m->mtp_layers; k++) {
+				int nh = k < m->mtp_layers ? work_mtp_backward(m, &b->sh, x)
+							   : work_head_backward(m, &b->sh, x);
+				int nhw = 0;
+				if (b->zb)
+					nh = split_weight_grads(x, nh, wg, &nhw);
+				append_items(b, bk, x, nh, PLAN_TASK_BWD, -1);
+				append_items(b, wt, wg, nhw, PLAN_TASK_WGRAD, -1);
+			}
 		}
 		work_item pend[WORK_MAX_ITEMS]; /* append_backward's held W_a */
 		int npend = 0;
@@ -1419,8 +1434,10 @@ static int emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 	double bucket = one ? 1e300 : plan_bucket_bytes(s);
 	bool overlap = p->overlap_grad_reduce && !one;
 	double acc = 0, acc_e = 0; /* dense (over dp x cp) and expert (over edp) bytes */
-	if (stage == p->pp - 1 && output_trained(s))
+	if (stage == p->pp - 1 && output_trained(s)) {
 		acc += work_params_output(m) / p->tp * gbytes;
+		acc_e += mtp_experts(s) * gbytes;
+	}
 	double embed = stage == 0 && embedding_trained(s)
 			       ? work_params_embedding(m) / p->tp * gbytes
 			       : 0;
@@ -1480,7 +1497,7 @@ static int emit_param_gather(builder *b, int stage, uint32_t *pg)
 	/* bucket boundaries exactly as emit_grad_buckets closes them */
 	bool out = stage == p->pp - 1 && output_trained(s);
 	double acc = out ? work_params_output(m) / p->tp * gbytes : 0;
-	double acc_e = 0;
+	double acc_e = out ? mtp_experts(s) * gbytes : 0;
 	int hi = layers - 1, lt = first_trained(s, stage);
 	bool emb = stage == 0 && embedding_trained(s);
 	for (int l = layers - 1; l >= lt; l--) {
@@ -1514,7 +1531,7 @@ static int emit_param_gather(builder *b, int stage, uint32_t *pg)
 		if (l == 0 && emb)
 			dense += work_params_embedding(m) / p->tp;
 		if (hi == layers - 1 && out)
-			dense += work_params_output(m) / p->tp;
+			dense += work_params_output(m) / p->tp, experts += mtp_experts(s);
 		uint32_t id = UINT32_MAX;
 		bool want = false;
 		if (b->shard.size > 1 && dense > 0)

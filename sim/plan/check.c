@@ -62,13 +62,16 @@ const char *plan_layout(const plan_spec *p, int layers, int *out)
 	int64_t units = (int64_t)layers + p->embedding_in_split + p->loss_in_split;
 	if ((units % V != 0 || units / V < 1) && p->uneven == PLAN_UNEVEN_END_STAGES &&
 	    !p->embedding_in_split && !p->loss_in_split && V > 1) {
-		int64_t u = (int64_t)layers + 2, q = u / V, r = u % V;
+		int64_t mtp = p->mtp_units > 0 ? p->mtp_units : 0;
+		int64_t u = (int64_t)layers + 2 + mtp, q = u / V, r = u % V;
 		if (q < 1)
 			return "fewer layers than virtual stages";
 		for (int64_t v = 0; v < V; v++)
 			out[v] = (int)(q + (v >= 1 && v <= r ? 1 : 0));
 		out[0] -= 1;
-		out[V - 1] -= 1;
+		out[V - 1] -= (int)(1 + mtp);
+		if (out[V - 1] < 0)
+			return "the MTP modules and the loss outnumber the last stage's units";
 		return NULL;
 	}
 	if (units % V != 0 || units / V < 1)
@@ -347,6 +350,19 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 		       p->zero);
 		errors++;
 	}
+	char bad[64];
+	unsigned rcm = 0;
+	if (work_recompute_parse(p->recompute_modules, &rcm, bad, sizeof bad) != SIM_OK) {
+		err_at(s, diag, "parallel", "recompute_modules",
+		       "recompute_modules: '%s' is not one of core_attn, mla_up_proj, mlp, moe_act "
+		       "(Megatron-Core's layernorm, moe and shared_experts are not modelled)",
+		       bad);
+		errors++;
+	} else if ((rcm & WORK_RC_MLA_UP_PROJ) && !work_model_is_mla(&s->model)) {
+		err_at(s, diag, "parallel", "recompute_modules",
+		       "recompute_modules: mla_up_proj needs an MLA model ([model] kv_lora_rank > 0)");
+		errors++;
+	}
 	int order[PLAN_DIMS];
 	if (plan_order_parse(p->order, order) != SIM_OK) {
 		err_at(s, diag, "parallel", "order",
@@ -612,8 +628,9 @@ bool plan_layout_assumption(const plan_scenario *s, char *buf, size_t len)
 		return false;
 	/* runs of equal counts: "7, 8 x 14, 7" */
 	size_t n = (size_t)snprintf(buf, len, "uneven pipeline split by the framework's rule "
-				    "(embedding and loss count as one layer each): layers per "
-				    "virtual stage ");
+				    "(%s count as one layer each): layers per virtual stage ",
+				    p->mtp_units > 0 ? "embedding, loss and MTP modules"
+						     : "embedding and loss");
 	for (int64_t v = 0; v < V && n < len;) {
 		int64_t w = v;
 		while (w + 1 < V && s->vlayers[w + 1] == s->vlayers[v])

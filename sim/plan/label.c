@@ -11,7 +11,7 @@
  *   cpC ppP vppV dpD epE
  *   mbM gbG            micro-batch and global batch (sequences)
  *   gpipe|1f1b|zb-h1   schedule (1f1b with vpp > 1 is interleaved 1F1B)
- *   recompute=none|selective|full
+ *   recompute=none|selective|full [recompute_modules=mla_up_proj,mlp: not the default]
  *   zeroZ              ZeRO stage (1 = distributed optimizer)
  *   shardS             hybrid sharding group (when shard_size > 0)
  *   opt-offload=cpu|nvme, param-offload=cpu|nvme   (when set)
@@ -66,6 +66,14 @@ void plan_label(const plan_scenario *s, char *buf, size_t len)
 	    p->pp, p->vpp, p->dp, p->ep, p->micro_batch, p->global_batch,
 	    (unsigned)p->schedule < 3 ? sched[p->schedule] : "?",
 	    (unsigned)p->recompute < 3 ? rc[p->recompute] : "?", p->zero);
+	unsigned rm = p->recompute_mask;
+	if (p->recompute == WORK_RECOMPUTE_SELECTIVE && rm && rm != WORK_RC_CORE_ATTN) {
+		static const char *const mod[] = {"core_attn", "mla_up_proj", "mlp", "moe_act"};
+		add(&l, " recompute_modules=");
+		for (int i = 0, n = 0; i < 4; i++)
+			if (rm & (1u << i))
+				add(&l, "%s%s", n++ ? "," : "", mod[i]);
+	}
 	if (p->shard_size > 0)
 		add(&l, " shard%d", p->shard_size);
 	if (p->offload_optimizer != PLAN_OFFLOAD_NONE && (unsigned)p->offload_optimizer < 3)

@@ -94,7 +94,8 @@ void plan_chunk_params(const plan_scenario *s, int stage, int chunk, double *den
 	if (stage == 0 && chunk == 0)
 		p += work_params_embedding(m);
 	if (stage == pp - 1 && chunk == s->plan.vpp - 1) {
-		p += work_params_output(m);
+		p += work_params_output(m); /* with the MTP modules but their experts */
+		e += work_params_mtp_experts(m);
 		if (!m->untied_embeddings && pp > 1)
 			p += (double)m->vocab * m->hidden;
 	}
@@ -426,6 +427,7 @@ work_shard plan_shard(const plan_scenario *s)
 			 .cp = cp,
 			 .ep = s->plan.ep > 1 ? s->plan.ep : 1,
 			 .moe_dispatcher = s->plan.moe_dispatcher,
+			 .recompute_modules = s->plan.recompute_mask,
 			 .flash_impl = (hw_flash_impl)s->fw.flash_impl,
 			 .layer_code = s->fw.layer_kernels,
 			 .loss = s->train.chunked_loss ? WORK_LOSS_CHUNKED : s->fw.loss,

@@ -289,6 +289,9 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 			nfz += plan_layer_frozen(s, plan_global_layer(s, stage, l0 + l));
 		if (nfz > 0 && kept_k[0] > 0)
 			a -= nfz * kept_k[0];
+		/* the MTP modules beside the loss (work/mtp.c) */
+		if (stage == s->plan.pp - 1 && c == w->vpp - 1 && !s->train.activation_offload)
+			a += work_mtp_saved_bytes(&s->model, &sh, rc, &sv);
 		w->act[c] = a + (c == 0 ? w->mask : 0);
 		double d, x, lin, gpar;
 		plan_chunk_params(s, stage, c, &d, &x, &lin);

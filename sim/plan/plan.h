@@ -51,6 +51,11 @@ typedef struct plan_spec {
 	int global_batch; /* sequences per step over all DP ranks */
 	plan_schedule schedule;
 	work_recompute recompute;
+	/* Megatron-Core's recompute_modules under recompute = selective (work.h
+	 * WORK_RC_*, parsed into recompute_mask by plan_check; empty = the
+	 * default, core_attn). */
+	char recompute_modules[CONF_STR_MAX];
+	unsigned recompute_mask;
 	bool sequence_parallel;
 	int zero;                 /* 0-3; 1 = distributed optimizer */
 	double bucket_bytes;      /* gradient bucket; 0 = the framework's (plan_bucket_bytes) */
@@ -91,6 +96,9 @@ typedef struct plan_spec {
 	 * split evenly (plan_uneven, [framework] uneven_split), copied here by
 	 * the loader so that plan_layout sees it. */
 	int uneven;
+	/* Not a key either: the model's MTP modules ([model] mtp_layers), which
+	 * that rule counts as units on the last stage beside the loss. */
+	int mtp_units;
 } plan_spec;
 
 /* ------------------------------------------------------------ placement -- */
@@ -487,6 +495,13 @@ int plan_check(const plan_scenario *s, sim_diag *diag);
  *    every virtual stage and one more to stages 1 .. (L + 2) % V, the end
  *    stages holding their embedding or loss unit in place of a layer: 126
  *    layers on 16 stages give 7, 8 x 14, 7; 70 on 12 give 5, 6 x 10, 5.
+ *    The model's MTP modules (p->mtp_units) count one unit each on the last
+ *    stage beside the loss, as Megatron-Bridge's DeepSeek-V3 layouts place
+ *    them (src/megatron/bridge/recipes/deepseek/deepseek_v3.py:116-131 at
+ *    NVIDIA-NeMo/Megatron-Bridge 9a5e7986: last_layer = ["mtp"] * n +
+ *    ["loss"], every stage of each listed layout holding equal units; the
+ *    H100 benchmark's "Et|(tt|)*30mL", scripts/performance/run_script.py:71):
+ *    61 layers + E + m + L on 32 stages give 1, 2 x 30, 0.
  * Returns NULL, or why the layout is impossible (a static string). */
 const char *plan_layout(const plan_spec *p, int layers, int *out);
 /* When the scenario's layout came from the framework's uneven rule (no

@@ -41,6 +41,9 @@ const conf_key plan_spec_keys[] = {
 	 "pipeline schedule"},
 	{"recompute", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "none", recompute_names, PK(recompute),
 	 "activation recomputation"},
+	{"recompute_modules", CONF_STR, SIM_UNIT_NONE, 0, 0, "core_attn", NULL,
+	 PK(recompute_modules),
+	 "what recompute = selective re-runs: core_attn, mla_up_proj, mlp, moe_act (comma-separated)"},
 	{"sequence_parallel", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
 	 PK(sequence_parallel), "Megatron sequence parallelism in TP regions"},
 	{"zero", CONF_INT, SIM_UNIT_NONE, 0, 3, "0", NULL, PK(zero),
@@ -398,6 +401,11 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	}
 	step_gpu(s, &s->gpu);
 	s->plan.uneven = s->fw.uneven;
+	s->plan.mtp_units = s->model.mtp_layers;
+	char bad[64]; /* a bad list is plan_check's error */
+	if (work_recompute_parse(s->plan.recompute_modules, &s->plan.recompute_mask, bad,
+				 sizeof bad) != SIM_OK)
+		s->plan.recompute_mask = 0;
 	return other_gpu(s, diag);
 }
 

@@ -90,14 +90,14 @@ static bool is_wgrad(const work_item *it)
 	       strncmp(it->name, "attn", 4) != 0;
 }
 
-/* Sum a program; only_core keeps the attention core and its ring transfers
- * (what selective recomputation re-runs). Kernels between two blocking
+/* Sum a program (for selective recomputation, the items it re-runs:
+ * work_recompute_items). Kernels between two blocking
  * collectives form a run that takes max(GPU, host), as plan_build's chains:
  * each kernel costs the GPU its time less the framework's per-op part, and
  * the host its launches and that part (with comm_host_op a collective adds
  * one host operation to the run after it). */
 static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_groups *g,
-                      const work_item *it, int n, bool only_core, prog *p)
+                      const work_item *it, int n, prog *p)
 {
 	const hw_gpu *gpu = &s->gpu;
 	double run_g = 0, run_h = 0;
@@ -106,8 +106,6 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 		if (it[i].kind == WORK_ITEM_COMM) {
 			bool ring = it[i].comm == WORK_COMM_CP_RING;
 			bool ep = work_comm_on_ep(it[i].comm);
-			if (only_core && !ring)
-				continue;
 			double t = coll_time(s, plan_comm_coll(it[i].comm),
 			                     ring ? &g->cp
 			                     : ep ? &g->ep
@@ -145,7 +143,7 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			if (!ring && !ep && o == 0 && !s->plan.tp_comm_overlap && i + 1 < n &&
 			    it[i + 1].kind == WORK_ITEM_KERNEL && g->tp.size > 1 && links > 0)
 				p->gpu_s += (g->tp.size - 1.0) / g->tp.size * it[i].comm_bytes / links;
-		} else if (!only_core || attn) {
+		} else {
 			double t = plan_kernel_time(gpu, sh->dtype, &it[i]);
 			int nk = it[i].launches > 1 ? it[i].launches : 1;
 			run_g += t - nk * gpu->framework_s;
@@ -167,14 +165,17 @@ static void layer_cost(const plan_scenario *s, const work_shard *sh, const plan_
 {
 	work_item it[WORK_MAX_ITEMS];
 	int n = work_layer_forward_at(&s->model, sh, layer, it);
-	sum_items(s, sh, g, it, n, false, x);
+	sum_items(s, sh, g, it, n, x);
 	double fwd = x->comp_s + x->block_s + x->ep_s, fwd_g = x->gpu_s;
 	if (s->plan.recompute == WORK_RECOMPUTE_FULL)
-		sum_items(s, sh, g, it, n, false, x);
-	else if (s->plan.recompute == WORK_RECOMPUTE_SELECTIVE)
-		sum_items(s, sh, g, it, n, true, x);
+		sum_items(s, sh, g, it, n, x);
+	else if (s->plan.recompute == WORK_RECOMPUTE_SELECTIVE) {
+		work_item rc[WORK_MAX_ITEMS]; /* what plan_build re-runs */
+		int nr = work_recompute_items(&s->model, layer, it, n, sh->recompute_modules, rc);
+		sum_items(s, sh, g, rc, nr, x);
+	}
 	n = work_layer_backward_at(&s->model, sh, layer, it);
-	sum_items(s, sh, g, it, n, false, x);
+	sum_items(s, sh, g, it, n, x);
 	x->bwd_s += x->comp_s + x->block_s + x->ep_s - fwd;
 	x->bgpu_s += x->gpu_s - fwd_g;
 }
@@ -212,13 +213,17 @@ static void ends_cost(const plan_scenario *s, const work_shard *sh, const plan_g
                       prog *first, prog *last)
 {
 	work_item it[WORK_MAX_ITEMS];
-	sum_items(s, sh, g, it, work_embed_forward(&s->model, sh, it), false, first);
+	sum_items(s, sh, g, it, work_embed_forward(&s->model, sh, it), first);
 	double f0 = first->gpu_s;
-	sum_items(s, sh, g, it, work_embed_backward(&s->model, sh, it), false, first);
+	sum_items(s, sh, g, it, work_embed_backward(&s->model, sh, it), first);
 	first->bgpu_s += first->gpu_s - f0;
-	sum_items(s, sh, g, it, work_head_forward(&s->model, sh, it), false, last);
+	sum_items(s, sh, g, it, work_head_forward(&s->model, sh, it), last);
+	for (int k = 0; k < s->model.mtp_layers; k++) /* MTP modules (work/mtp.c) */
+		sum_items(s, sh, g, it, work_mtp_forward(&s->model, sh, it), last);
 	double f1 = last->gpu_s;
-	sum_items(s, sh, g, it, work_head_backward(&s->model, sh, it), false, last);
+	sum_items(s, sh, g, it, work_head_backward(&s->model, sh, it), last);
+	for (int k = 0; k < s->model.mtp_layers; k++)
+		sum_items(s, sh, g, it, work_mtp_backward(&s->model, sh, it), last);
 	last->bgpu_s += last->gpu_s - f1;
 }
 

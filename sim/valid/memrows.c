@@ -441,7 +441,7 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 int valid_memory_scenario(const cases_csv *c, size_t row, const valid_options *opt, sim_buf *out,
                           char *why, size_t why_len)
 {
-	char dir[1024], assumed[512] = "";
+	char dir[1024], assumed[1024] = "";
 	snprintf(dir, sizeof dir, "%s/", opt->datadir);
 	sim_buf text;
 	sim_buf_init(&text);

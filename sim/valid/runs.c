@@ -330,7 +330,7 @@ static long tuned_micro_batch(const cases_csv *c, size_t row, const valid_option
 			continue;
 		sim_buf b;
 		sim_buf_init(&b);
-		char assumed[512] = "";
+		char assumed[1024] = "";
 		const char *why = row_text(c, row, "", opt, mb, &b, assumed, sizeof assumed);
 		sim_diag *d = sim_diag_new();
 		plan_scenario *s = NULL;
@@ -415,7 +415,7 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 int valid_row_scenario(const cases_csv *c, size_t row, const valid_options *opt, sim_buf *out,
 		       char *why, size_t why_len)
 {
-	char dir[1024], assumed[512] = "";
+	char dir[1024], assumed[1024] = "";
 	snprintf(dir, sizeof dir, "%s/", opt->datadir);
 	sim_buf text;
 	sim_buf_init(&text);

@@ -27,7 +27,7 @@ typedef struct valid_row {
 	char rank_key[96]; /* rows with equal keys are ranked together (Kendall tau) */
 	valid_status status;
 	char reason[200]; /* why skipped */
-	char assumed[512]; /* what the case reader assumed for fields the source left
+	char assumed[1024]; /* what the case reader assumed for fields the source left
 			    * open ("; "-separated; empty when nothing) */
 	double measured, predicted; /* seconds (GiB for memory rows) */
 	double error;               /* (predicted - measured) / measured */

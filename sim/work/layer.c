@@ -79,6 +79,21 @@ dims wl_dims(const work_model *m, const work_shard *sh)
 	d.cp = sh->cp > 1 ? sh->cp : 1;
 	d.gqa = g != m->heads;
 	d.window = 0; /* per layer: wl_layer_dims */
+	d.kw = d.vw = d.kv;
+	d.ow = d.qd;
+	d.mla = work_model_is_mla(m);
+	if (d.mla) {
+		d.qr = m->q_lora_rank;
+		d.kr = m->kv_lora_rank;
+		d.dr = m->qk_rope_head_dim;
+		d.dn = m->qk_nope_head_dim;
+		d.dv = m->v_head_dim;
+		d.dh = d.dn + d.dr;
+		d.qd = d.kw = d.ah * d.dh;
+		d.vw = d.ow = d.ah * d.dv;
+		d.kv = 0.5 * (d.kw + d.vw); /* a ring block carries K and V */
+		d.qkv_n = 0;
+	}
 	return d;
 }
 
@@ -128,7 +143,7 @@ static void attn(prog *p, const dims *d, const char *name, double flops, double 
 	it->bytes = bytes;
 	it->attn_bwd = backward;
 	it->attn_impl = d->impl;
-	it->attn_qhd = d->T * d->qd;
+	it->attn_qhd = d->T * 0.5 * (d->qd + d->ow); /* T ah (d_qk + d_v)/2 */
 }
 
 /* A TP collective; only emitted when tp > 1. */
@@ -185,7 +200,9 @@ static double attn_bytes(const dims *d);
 
 static double attn_flops(const dims *d)
 {
-	return 4.0 * d->b * d->s * d->s * d->cp * d->qd;
+	/* QK^T over the q/k width, P V over the value width (4 b s^2 qd when
+	 * they are equal) */
+	return 2.0 * d->b * d->s * d->s * d->cp * (d->qd + d->ow);
 }
 
 
@@ -260,7 +277,7 @@ static void attn_ring(prog *p, const dims *d, double mult)
 /* Q, K, V read and O written. */
 static double attn_bytes(const dims *d)
 {
-	return d->e * d->T * (2.0 * d->qd + 2.0 * d->kv);
+	return d->e * d->T * (d->qd + d->kw + d->vw + d->ow);
 }
 
 static void gemm_bwd_dgrad(prog *p, const dims *d, const char *name, double m, double n,
@@ -277,16 +294,16 @@ static void gemm_bwd_wgrad(prog *p, const dims *d, const char *name, double m, d
  * the gradient). The score tensors are b*ah*s^2 elements. */
 static void attn_unfused(prog *p, const dims *d, bool backward)
 {
-	double rows = d->b * d->ah * d->s, scores = rows * d->s;
+	double rows = d->b * d->ah * d->s, scores = rows * d->s, dv = d->ow / d->ah;
 	if (!backward) {
 		gemm(p, d, "attn_qk", rows, d->s, d->dh);
 		wl_mem(p, "attn_softmax", 2.0 * d->e * scores);
 		wl_mem(p, "attn_drop", (2.0 * d->e + 1.0) * scores);
-		gemm(p, d, "attn_av", rows, d->dh, d->s);
+		gemm(p, d, "attn_av", rows, dv, d->s);
 		return;
 	}
-	gemm_bwd_dgrad(p, d, "attn_av", rows, d->dh, d->s);
-	gemm_bwd_wgrad(p, d, "attn_av", rows, d->dh, d->s);
+	gemm_bwd_dgrad(p, d, "attn_av", rows, dv, d->s);
+	gemm_bwd_wgrad(p, d, "attn_av", rows, dv, d->s);
 	wl_mem(p, "attn_drop", (2.0 * d->e + 1.0) * scores);
 	wl_mem(p, "attn_softmax", 3.0 * d->e * scores);
 	gemm_bwd_dgrad(p, d, "attn_qk", rows, d->s, d->dh);
@@ -352,15 +369,159 @@ static void fp8_cast(prog *p, const dims *d, const char *name, double elems)
 		wl_mem(p, name, 4.0 * elems);
 }
 
+/* ------------------------------------------------------------- MLA -- */
+
+/* Multi-head Latent Attention as Megatron-Core runs it with Transformer
+ * Engine (MLASelfAttention, megatron/core/transformer/
+ * multi_latent_attention.py at NVIDIA/Megatron-LM d98e8a64; the TE layer
+ * spec, megatron/core/models/gpt/gpt_layer_specs.py:104-135: the down
+ * projections are TELinear, parallel_mode 'duplicated' (:526-527,
+ * :573-574), the up projections TELayerNormColumnParallelLinear with
+ * qk_layernorm, the norm fused in front of the GEMM). Per rank, with SP
+ * (Tn = T/t; without SP Tn = T and the gathers are absent), qr, kr the
+ * latents, dr the RoPE width, ah = a/t heads of q/k width dn + dr (qd) and
+ * value width dv (vw):
+ *   ln1         norm on Tn x h
+ *   q_down      GEMM [Tn, h] x [h, qr]      replicated weight, the rank's own
+ *   kv_down     GEMM [Tn, h] x [h, kr + dr] tokens: no collective before
+ *   q_norm      norm on Tn x qr, then (SP) all-gather of T x qr   (tp_ag_q)
+ *   q_up        GEMM [T, qr] x [qr, ah (dn + dr)]    column parallel
+ *   kv_norm     norm on Tn x kr, then (SP) all-gather of T x kr   (tp_ag_kv)
+ *   k_pe        (SP) all-gather of the RoPE key, T x dr (:764-766) (tp_ag_pe)
+ *   kv_up       GEMM [T, kr] x [kr, ah (dn + dv)]    column parallel
+ *   rope        apply_rope_fusion off (Megatron-Bridge's DeepSeek provider,
+ *               src/megatron/bridge/models/deepseek/deepseek_provider.py:108,
+ *               and pretrain_config's default, recipes/deepseek/
+ *               deepseek_v3.py:194, at NVIDIA-NeMo/Megatron-Bridge 9a5e7986):
+ *               RoPE on q's T x ah x dr and on k_pe's T x dr (read + write
+ *               each), query = cat(q_nope, q_pe) and key = cat(k_nope,
+ *               k_pe expanded to ah heads) (read + write T x qd each), value
+ *               .contiguous() out of kv's split (read + write T x vw)
+ *               (:931-952): e T (2 ah dr + 2 dr + 4 qd + 2 vw) over 5 launches
+ *   attn        flash core, q/k width qd, v width vw (attn_flops)
+ *   proj        GEMM [T, ah dv] x [ah dv, h]          row parallel, as MHA
+ * Without q_lora_rank the queries come from a column-parallel [T, h] x
+ * [h, ah (dn + dr)] (linear_q_proj, :510) after the SP all-gather of the
+ * norm output. fp8: TE casts each TELinear's input (two casts of the ln1
+ * output) and every GEMM's output gradient; the up projections' norms write
+ * fp8 themselves (fp8_cast's rule). Backward mirrors it: each gather's
+ * backward is a reduce-scatter (an all-reduce without SP) of the latent's
+ * gradient between the up projection's dgrad and wgrad, and the two down
+ * projections' input gradients are summed (read 2, write 1 of Tn x h).
+ * Not charged: the TP all-reduce of the replicated down-projection weights'
+ * gradients (finalize_model_grads' sequence-parallel params, once per step). */
+static void latent_gather(prog *p, const dims *d, const char *name, double width)
+{
+	if (d->sp)
+		wl_comm(p, d, name, WORK_COMM_ALLGATHER, d->T * width * d->e);
+}
+
+static void latent_reduce(prog *p, const dims *d, const char *name, double width)
+{
+	wl_comm(p, d, name, d->sp ? WORK_COMM_REDUCESCATTER : WORK_COMM_ALLREDUCE,
+		d->T * width * d->e);
+}
+
+/* A norm on Tn x w: read x, write y. */
+static double latent_norm_bytes(const dims *d, double w)
+{
+	return 2.0 * d->e * d->Tn * w;
+}
+
+static double mla_rope_bytes(const dims *d)
+{
+	return d->e * d->T * (2.0 * d->ah * d->dr + 2.0 * d->dr + 4.0 * d->qd + 2.0 * d->vw);
+}
+
+#define MLA_ROPE_LAUNCHES 5
+
+static void mla_up_forward(prog *p, const dims *d)
+{
+	if (d->qr > 0) {
+		wl_mem(p, "q_norm", latent_norm_bytes(d, d->qr));
+		latent_gather(p, d, "tp_ag_q", d->qr);
+		gemm(p, d, "q_up", d->T, d->qd, d->qr);
+	}
+	wl_mem(p, "kv_norm", latent_norm_bytes(d, d->kr));
+	latent_gather(p, d, "tp_ag_kv", d->kr);
+	latent_gather(p, d, "tp_ag_pe", d->dr);
+	gemm(p, d, "kv_up", d->T, d->ah * (d->dn + d->dv), d->kr);
+	wl_mem(p, "rope", mla_rope_bytes(d));
+	p->v[p->n - 1].launches = MLA_ROPE_LAUNCHES;
+}
+
+static void mla_forward(prog *p, const dims *d)
+{
+	wl_mem(p, "ln1", wl_norm_bytes(d));
+	if (d->qr > 0) {
+		fp8_cast(p, d, "q_down_cast", d->Tn * d->h);
+		gemm(p, d, "q_down", d->Tn, d->qr, d->h);
+	} else {
+		wl_comm_gather(p, d, "tp_ag1");
+		fp8_cast(p, d, "q_proj_cast", d->T * d->h);
+		gemm(p, d, "q_proj", d->T, d->qd, d->h);
+	}
+	fp8_cast(p, d, "kv_down_cast", d->Tn * d->h);
+	gemm(p, d, "kv_down", d->Tn, d->kr + d->dr, d->h);
+	mla_up_forward(p, d);
+	wl_attn_core(p, d, false);
+	fp8_cast(p, d, "proj_cast", d->T * d->ow);
+	gemm(p, d, "proj", d->T, d->h, d->ow);
+	wl_comm_reduce(p, d, "tp_ar1", "tp_rs1");
+	wl_mem(p, "resid1", resid_bytes(d));
+}
+
+static void mla_backward(prog *p, const dims *d)
+{
+	double kvn = d->ah * (d->dn + d->dv);
+	wl_mem(p, "resid1", 2.0 * resid_bytes(d));
+	fp8_cast(p, d, "proj_gcast", d->Tn * d->h);
+	wl_comm_gather(p, d, "tp_ag1");
+	gemm_bwd_dgrad(p, d, "proj", d->T, d->h, d->ow);
+	gemm_bwd_wgrad(p, d, "proj", d->T, d->h, d->ow);
+	wl_attn_core(p, d, true);
+	wl_mem(p, "rope", mla_rope_bytes(d));
+	p->v[p->n - 1].launches = MLA_ROPE_LAUNCHES;
+	fp8_cast(p, d, "kv_up_gcast", d->T * kvn);
+	gemm_bwd_dgrad(p, d, "kv_up", d->T, kvn, d->kr);
+	latent_reduce(p, d, "tp_rs_kv", d->kr);
+	gemm_bwd_wgrad(p, d, "kv_up", d->T, kvn, d->kr);
+	latent_reduce(p, d, "tp_rs_pe", d->dr);
+	wl_mem(p, "kv_norm", 2.0 * latent_norm_bytes(d, d->kr));
+	fp8_cast(p, d, "q_up_gcast", d->T * d->qd);
+	if (d->qr > 0) {
+		gemm_bwd_dgrad(p, d, "q_up", d->T, d->qd, d->qr);
+		latent_reduce(p, d, "tp_rs_q", d->qr);
+		gemm_bwd_wgrad(p, d, "q_up", d->T, d->qd, d->qr);
+		wl_mem(p, "q_norm", 2.0 * latent_norm_bytes(d, d->qr));
+		fp8_cast(p, d, "q_down_gcast", d->Tn * d->qr);
+		gemm_bwd_dgrad(p, d, "q_down", d->Tn, d->qr, d->h);
+		gemm_bwd_wgrad(p, d, "q_down", d->Tn, d->qr, d->h);
+	} else {
+		gemm_bwd_dgrad(p, d, "q_proj", d->T, d->qd, d->h);
+		wl_comm_reduce(p, d, "tp_ar1q", "tp_rs1q");
+		gemm_bwd_wgrad(p, d, "q_proj", d->T, d->qd, d->h);
+	}
+	fp8_cast(p, d, "kv_down_gcast", d->Tn * (d->kr + d->dr));
+	gemm_bwd_dgrad(p, d, "kv_down", d->Tn, d->kr + d->dr, d->h);
+	gemm_bwd_wgrad(p, d, "kv_down", d->Tn, d->kr + d->dr, d->h);
+	wl_mem(p, "dx_sum", 3.0 * d->e * d->Tn * d->h);
+	wl_mem(p, "ln1", 2.0 * wl_norm_bytes(d));
+}
+
 /* ln1 .. resid1: the attention block, forward. */
 static void attention_forward(prog *p, const dims *d)
 {
+	if (d->mla) {
+		mla_forward(p, d);
+		return;
+	}
 	wl_mem(p, "ln1", wl_norm_bytes(d));
 	wl_comm_gather(p, d, "tp_ag1");
 	gemm(p, d, "qkv", d->T, d->qkv_n, d->h);
 	wl_attn_core(p, d, false);
-	fp8_cast(p, d, "proj_cast", d->T * d->qd);
-	gemm(p, d, "proj", d->T, d->h, d->qd);
+	fp8_cast(p, d, "proj_cast", d->T * d->ow);
+	gemm(p, d, "proj", d->T, d->h, d->ow);
 	wl_comm_reduce(p, d, "tp_ar1", "tp_rs1");
 	wl_mem(p, "resid1", resid_bytes(d));
 }
@@ -436,11 +597,15 @@ static void mlp_backward(prog *p, const work_model *m, const dims *d, const char
 /* resid1 .. ln1 backward: the attention block. */
 static void attention_backward(prog *p, const dims *d)
 {
+	if (d->mla) {
+		mla_backward(p, d);
+		return;
+	}
 	wl_mem(p, "resid1", 2.0 * resid_bytes(d));
 	fp8_cast(p, d, "proj_gcast", d->Tn * d->h);
 	wl_comm_gather(p, d, "tp_ag1");
-	gemm_bwd_dgrad(p, d, "proj", d->T, d->h, d->qd);
-	gemm_bwd_wgrad(p, d, "proj", d->T, d->h, d->qd);
+	gemm_bwd_dgrad(p, d, "proj", d->T, d->h, d->ow);
+	gemm_bwd_wgrad(p, d, "proj", d->T, d->h, d->ow);
 	wl_attn_core(p, d, true);
 	fp8_cast(p, d, "qkv_gcast", d->T * d->qkv_n);
 	gemm_bwd_dgrad(p, d, "qkv", d->T, d->qkv_n, d->h);
@@ -731,8 +896,8 @@ const char *work_layer_code_name(int code)
 static int eager_layer(const work_model *m, const work_shard *sh, const dims *d, int layer,
 		       bool backward, work_item *out)
 {
-	if (work_layer_is_moe(m, layer))
-		return 0;
+	if (work_layer_is_moe(m, layer) || work_model_is_mla(m))
+		return 0; /* the eager codes have neither experts nor MLA */
 	switch (sh->layer_code) {
 	case WORK_LAYER_NANOTRON:
 		return backward ? wl_nanotron_backward(m, d, out) : wl_nanotron_forward(m, d, out);
@@ -963,15 +1128,19 @@ int work_head_backward(const work_model *m, const work_shard *sh, work_item out[
 
 int work_layer_param_tensors(const work_model *m, const work_shard *sh, int layer)
 {
-	int lin = 2; /* QKV, output projection */
+	/* QKV, output projection; MLA's q down/up (or q), kv down/up, output
+	 * projection and its two latent norms */
+	int lin = work_model_is_mla(m) ? (m->q_lora_rank > 0 ? 5 : 4) : 2;
+	int latent = work_model_is_mla(m) ? (m->q_lora_rank > 0 ? 2 : 1) : 0;
 	if (work_layer_is_moe(m, layer)) {
 		int ep = sh->ep > 1 ? sh->ep : 1;
 		lin += 1 + 2 * (m->moe_experts / ep) + (m->moe_shared_experts > 0 ? 2 : 0);
 	} else {
 		lin += 2; /* fc1 (gate and up), fc2 */
 	}
-	int norms = m->norm == WORK_NORM_LAYERNORM ? 4 : 2;
-	return lin + norms + (m->bias ? lin : 0);
+	int norms = (m->norm == WORK_NORM_LAYERNORM ? 2 : 1) * (2 + latent);
+	/* MLA's projections carry no biases, its output projection may */
+	return lin + norms + (m->bias ? (latent ? 1 : lin) : 0);
 }
 
 int work_ends_param_tensors(const work_model *m, bool first, bool last)

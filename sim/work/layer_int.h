@@ -20,6 +20,14 @@ typedef struct dims {
 	double V;       /* per-rank vocabulary slice */
 	double ah, dh;  /* query heads per rank, head dimension */
 	double qd;      /* query width per rank, ah * dh (h/t unless head_dim is set) */
+	double kw, vw;  /* per-rank K and V widths at the attention core (kv, or
+			 * MLA's ah * (dn + dr) and ah * dv) */
+	double ow;      /* attention output = proj input width per rank (qd, or
+			 * MLA's ah * dv) */
+	/* MLA (work_model_is_mla): latent sizes q_r, k_r, RoPE key width dr,
+	 * per-head no-RoPE q/k width dn and value width dv */
+	bool mla;
+	double qr, kr, dr, dn, dv;
 	bool comm, sp, flash;
 	bool gqa;        /* fewer KV heads than query heads */
 	hw_flash_impl impl;

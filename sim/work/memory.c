@@ -39,6 +39,21 @@
  * 2sbh + as^2b bytes). Element size: the training dtype's, but at least 2 bytes
  * (fp8 training keeps its activations in 16 bits); fp32 doubles the tensors,
  * not the masks.
+ *
+ * MLA (work_model_is_mla; layer.c's MLA program): the attention block keeps,
+ * besides ln1's input and output and the dropout mask, each latent's norm
+ * input and output (the up projections' inputs: TE's LayerNormLinear saves
+ * the local norm output and gathers it again in backward), 2e(qr + kr) per
+ * token, replicated without SP (2e kr without q_lora_rank); and at the core
+ * Q, K (a (dn + dr) each), V and O (a dv each) split over TP, for the
+ * e*(2q/t + 2kv) above: e*a*(2(dn + dr) + 2dv)/t. The RoPE and the
+ * concatenations keep nothing (a rotation by constant tables; cat and split
+ * save no tensors).
+ * Selective recomputation's modules (work.h WORK_RC_*): core_attn drops the
+ * score part (the only thing the unfused core keeps that flash does not);
+ * mla_up_proj the latents' norm outputs and Q, K, V, e(q_r + k_r) +
+ * e a (2(dn + dr) + dv)/t; mlp a dense layer's MLP tensors past its input,
+ * e(fc1 + f)/t; moe_act the experts' activation output, e k imb f/t.
  */
 #include "work.h"
 
@@ -64,6 +79,11 @@ static void act_parts(const work_model *m, double e, double s, double t, double 
 	double fc1 = m->act == WORK_ACT_SWIGLU ? 2.0 * f : f;
 	*rep = (4.0 * e + 2.0) * h;
 	*split = e * ((2.0 * q + fc1 + f) / t + 2.0 * kv);
+	if (work_model_is_mla(m)) {
+		double qk = (double)m->qk_nope_head_dim + m->qk_rope_head_dim;
+		*rep += 2.0 * e * ((double)m->q_lora_rank + m->kv_lora_rank);
+		*split = e * ((2.0 * a * (qk + m->v_head_dim) + fc1 + f) / t);
+	}
 	*score = (2.0 * e + 1.0) * a * s / t;
 }
 
@@ -77,8 +97,23 @@ double work_activation_bytes(const work_model *m, const work_shard *sh, work_rec
 		return e * s * b * m->hidden / (sp ? t : 1.0);
 	double rep, split, score;
 	act_parts(m, e, s, t, &rep, &split, &score);
+	unsigned k = rc == WORK_RECOMPUTE_SELECTIVE
+			     ? (sh->recompute_modules ? sh->recompute_modules : WORK_RC_CORE_ATTN)
+			     : 0;
+	if ((k & WORK_RC_MLA_UP_PROJ) && work_model_is_mla(m)) {
+		/* the checkpoint keeps its inputs, the latents, not their norms'
+		 * outputs nor Q, K, V: e(q_r + k_r) replicated, e a (2(dn + dr)
+		 * + dv) / t split */
+		double qk = (double)m->qk_nope_head_dim + m->qk_rope_head_dim;
+		rep -= e * ((double)m->q_lora_rank + m->kv_lora_rank);
+		split -= e * m->heads * (2.0 * qk + m->v_head_dim) / t;
+	}
+	if (k & WORK_RC_MLP) { /* keeps the MLP's input (ln2's output) only */
+		double f = m->ffn > 0 ? m->ffn : 4.0 * m->hidden;
+		split -= e * ((m->act == WORK_ACT_SWIGLU ? 2.0 * f : f) + f) / t;
+	}
 	double per_token = (sp ? rep / t : rep) + split;
-	if (rc == WORK_RECOMPUTE_NONE && !sh->flash)
+	if (!sh->flash && (rc == WORK_RECOMPUTE_NONE || !(k & WORK_RC_CORE_ATTN)))
 		per_token += score; /* flash attention keeps no s x s tensors */
 	return s * b * per_token;
 }
@@ -111,7 +146,11 @@ double work_activation_bytes_at(const work_model *m, const work_shard *sh, int l
 		      e * m->moe_shared_experts * (fc1 + f)) /
 		     t;
 	double s = sh->seq, b = sh->micro_batch;
-	return work_activation_bytes(m, sh, rc) + s * b * (moe - dense_mlp);
+	work_shard x2 = *sh; /* recompute_modules' mlp is a dense layer's only */
+	x2.recompute_modules &= ~(unsigned)WORK_RC_MLP;
+	if (rc == WORK_RECOMPUTE_SELECTIVE && (sh->recompute_modules & WORK_RC_MOE_ACT))
+		moe -= e * m->moe_topk * imb * f / t; /* the activation's output */
+	return work_activation_bytes(m, &x2, rc) + s * b * (moe - dense_mlp);
 }
 
 /* The activation crosses stages in the same 16-bit (or wider) form. */

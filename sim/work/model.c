@@ -32,6 +32,30 @@
  * token, the router (h*E) and the top-k plus shared experts' MLP weights: the
  * FLOPs a token causes, not the parameters that exist (DeepSpeed-MoE's and
  * Megatron's "active parameters" MFU convention).
+ *
+ * MLA (Multi-head Latent Attention, DeepSeek-V2 sec. 2.1; Megatron-Core's
+ * MLASelfAttention, megatron/core/transformer/multi_latent_attention.py at
+ * NVIDIA/Megatron-LM d98e8a64: linear_q_down_proj h -> q_r, q_layernorm,
+ * linear_q_up_proj q_r -> a*(dn + dr) (:537-570; linear_q_proj h -> a*(dn +
+ * dr) when q_lora_rank is None, :510), linear_kv_down_proj h -> k_r + dr
+ * (:584-601), kv_layernorm, linear_kv_up_proj k_r -> a*(dn + dv) (:604-615),
+ * linear_proj a*dv -> h; q_r = q_lora_rank, k_r = kv_lora_rank, dn =
+ * qk_nope_head_dim, dr = qk_rope_head_dim, dv = v_head_dim). Attention
+ * weights (matmul):
+ *   Pa = h q_r + q_r a (dn + dr)   (or h a (dn + dr) without q_r)
+ *      + h (k_r + dr) + k_r a (dn + dv) + a dv h
+ * plus the two latent norms' q_r + k_r weights (x2 with layernorm). For
+ * DeepSeek-V3 (h 7168, a 128, q_r 1536, k_r 512, dn 128, dr 64, dv 128):
+ * 11,010,048 + 37,748,736 + 4,128,768 + 16,777,216 + 117,440,512 =
+ * 187,105,280 matmul weights, + 2,048 norm weights. The attention core's
+ * per-token FLOPs become 6 s a (dn + dr + dv): QK^T over the q/k width, P V
+ * over dv (12 s a d when both are d). Megatron's own count
+ * (megatron/training/training.py:1079-1130 at d98e8a64) has the same terms
+ * with the causal /2; podsim keeps the papers' undiscounted form.
+ * MTP (multi-token prediction, mtp_layers = D): each module adds a layer of
+ * the last layer's kind, the projection eh_proj 2h -> h and a second logits
+ * GEMM with the shared output matrix, per token 6 (Pl + 2h^2 + V h) + the
+ * layer's attention term, as Megatron's count does (training.py:1288-1303).
  */
 #include "work.h"
 
@@ -86,6 +110,17 @@ const conf_key work_model_keys[] = {
 	{"moe_imbalance", CONF_REAL, SIM_UNIT_NONE, 1, 64, "1", NULL,
 	 offsetof(work_model, moe_imbalance),
 	 "tokens on the busiest expert rank over the mean (1 = balanced routing)"},
+	KEY_INT("q_lora_rank", 0, "0", q_lora_rank,
+		"MLA: query latent size (0 = queries projected from hidden)"),
+	KEY_INT("kv_lora_rank", 0, "0", kv_lora_rank,
+		"MLA: key/value latent size (0 = not MLA)"),
+	KEY_INT("qk_nope_head_dim", 0, "0", qk_nope_head_dim,
+		"MLA: per-head q/k size without RoPE"),
+	KEY_INT("qk_rope_head_dim", 0, "0", qk_rope_head_dim,
+		"MLA: per-head q/k size with RoPE (the key's shared by all heads)"),
+	KEY_INT("v_head_dim", 0, "0", v_head_dim, "MLA: per-head value size"),
+	KEY_INT("mtp_layers", 0, "0", mtp_layers,
+		"multi-token prediction modules on the last stage (0 = none)"),
 };
 const size_t work_model_nkeys = sizeof work_model_keys / sizeof work_model_keys[0];
 
@@ -116,11 +151,55 @@ static const char *user_key(const conf_doc *doc, const char *a, const char *b)
 	return b;
 }
 
+/* MLA's keys: all or none (q_lora_rank may stay 0), no head_dim beside
+ * them, no GQA (every head has its own K and V from the latent). */
+static int mla_check(const conf_doc *doc, const work_model *m, sim_diag *diag)
+{
+	static const char *const keys[] = {"qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"};
+	const int val[] = {m->qk_nope_head_dim, m->qk_rope_head_dim, m->v_head_dim};
+	if (!work_model_is_mla(m)) {
+		if (m->q_lora_rank > 0) {
+			model_error(doc, diag, "q_lora_rank",
+				    "q_lora_rank needs kv_lora_rank > 0 (MLA's key/value latent)");
+			return 1;
+		}
+		for (int i = 0; i < 3; i++)
+			if (val[i] > 0) {
+				model_error(doc, diag, keys[i],
+					    "%s needs kv_lora_rank > 0 (MLA's key/value latent)",
+					    keys[i]);
+				return 1;
+			}
+		return 0;
+	}
+	int bad = 0;
+	for (int i = 0; i < 3; i++)
+		if (val[i] == 0) {
+			model_error(doc, diag, "kv_lora_rank",
+				    "kv_lora_rank = %d (MLA) needs %s > 0", m->kv_lora_rank, keys[i]);
+			bad++;
+		}
+	if (m->head_dim > 0) {
+		model_error(doc, diag, "head_dim",
+			    "head_dim is set by MLA's qk_nope_head_dim + qk_rope_head_dim (q/k) and "
+			    "v_head_dim; leave it unset");
+		bad++;
+	}
+	if (m->kv_heads != m->heads) {
+		model_error(doc, diag, "kv_heads",
+			    "MLA (kv_lora_rank > 0) gives every head its own K and V: kv_heads (%d) "
+			    "must equal heads (%d)",
+			    m->kv_heads, m->heads);
+		bad++;
+	}
+	return bad;
+}
+
 /* Checks that involve several keys, after the defaults are resolved. */
 static int model_check(const conf_doc *doc, const work_model *m, sim_diag *diag)
 {
-	int bad = 0;
-	if (m->head_dim == 0 && m->hidden % m->heads != 0) {
+	int bad = mla_check(doc, m, diag);
+	if (m->head_dim == 0 && !work_model_is_mla(m) && m->hidden % m->heads != 0) {
 		model_error(doc, diag, "heads",
 			    "hidden (%d) is not a multiple of heads (%d); set head_dim if the "
 			    "model's heads are not hidden/heads wide",
@@ -170,6 +249,8 @@ int work_model_from_conf(const conf_doc *doc, work_model *out, sim_diag *diag)
 	rc = model_check(doc, &m, diag); /* sees head_dim = 0 when it was not set */
 	if (rc != SIM_OK)
 		return rc;
+	if (work_model_is_mla(&m))
+		m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
 	if (m.head_dim == 0)
 		m.head_dim = m.hidden / m.heads;
 	*out = m;
@@ -221,9 +302,29 @@ static double mlp_params(const work_model *m, double f, bool with_bias)
 	return p + (with_bias && m->bias ? fc1 + h : 0.0);
 }
 
-/* Attention block weights (Q, K+V, out) and biases. */
+/* MLA's matmul weights (Pa in the header) and its latent norms' weights. */
+static double mla_matmul_params(const work_model *m)
+{
+	double h = m->hidden, a = m->heads, qr = m->q_lora_rank, kr = m->kv_lora_rank;
+	double dn = m->qk_nope_head_dim, dr = m->qk_rope_head_dim, dv = m->v_head_dim;
+	double q = qr > 0 ? h * qr + qr * a * (dn + dr) : h * a * (dn + dr);
+	return q + h * (kr + dr) + kr * a * (dn + dv) + a * dv * h;
+}
+
+static double mla_norm_params(const work_model *m)
+{
+	double w = m->norm == WORK_NORM_RMSNORM ? 1.0 : 2.0;
+	return w * ((double)m->q_lora_rank + m->kv_lora_rank);
+}
+
+/* Attention block weights (Q, K+V, out) and biases; MLA: its projections,
+ * latent norms and (with bias) the output projection's bias (Megatron-Core
+ * builds the down and up projections with bias=False). */
 static double attn_params(const work_model *m, bool with_bias)
 {
+	if (work_model_is_mla(m))
+		return mla_matmul_params(m) +
+		       (with_bias ? mla_norm_params(m) + (m->bias ? m->hidden : 0.0) : 0.0);
 	double h = m->hidden, q = q_dim(m), kv = kv_dim(m);
 	double p = h * q + 2.0 * h * kv + q * h;
 	return p + (with_bias && m->bias ? q + 2.0 * kv + h : 0.0);
@@ -293,29 +394,64 @@ double work_params_output(const work_model *m)
 	double p = norm_params(m);
 	if (m->untied_embeddings)
 		p += (double)m->vocab * m->hidden;
-	return p;
+	return p + work_params_mtp(m) - work_params_mtp_experts(m);
+}
+
+/* One MTP module's own weights besides its layer (multi_token_prediction.py
+ * at d98e8a64: enorm and hnorm over h, eh_proj 2h -> h without bias
+ * (:1172-1186), the final_layernorm over h). */
+static double mtp_module_params(const work_model *m)
+{
+	double h = m->hidden;
+	return 3.0 * norm_params(m) + 2.0 * h * h;
+}
+
+double work_params_mtp(const work_model *m)
+{
+	if (m->mtp_layers <= 0)
+		return 0;
+	return m->mtp_layers * (mtp_module_params(m) + work_params_layer_at(m, m->layers - 1));
+}
+
+double work_params_mtp_experts(const work_model *m)
+{
+	return m->mtp_layers > 0 ? m->mtp_layers * work_params_layer_experts(m, m->layers - 1) : 0;
 }
 
 double work_params_total(const work_model *m)
 {
 	if (m->moe_experts == 0)
 		return m->layers * work_params_layer(m) + work_params_embedding(m) +
-		       work_params_output(m);
-	double p = work_params_embedding(m) + work_params_output(m);
+		       work_params_output(m) + work_params_mtp_experts(m);
+	double p = work_params_embedding(m) + work_params_output(m) + work_params_mtp_experts(m);
 	for (int l = 0; l < m->layers; l++)
 		p += work_params_layer_at(m, l);
 	return p;
 }
 
+/* Per-token attention-core FLOPs of one layer, forward + backward: 6 s a
+ * (d_qk + d_v), 12 s a d for MHA. */
+static double attn_core_flops(const work_model *m)
+{
+	double dv = work_model_is_mla(m) ? m->v_head_dim : head_size(m);
+	return 6.0 * m->seq_len * m->heads * (head_size(m) + dv);
+}
+
 double work_model_flops(const work_model *m, double tokens)
 {
-	double l = m->layers, h = m->hidden, s = m->seq_len, V = m->vocab;
+	double l = m->layers, h = m->hidden, V = m->vocab;
 	double matmul = l * layer_matmul_params(m);
 	if (m->moe_experts > 0) {
 		matmul = 0;
 		for (int i = 0; i < m->layers; i++)
 			matmul += layer_active_matmul_params(m, i);
 	}
-	double per_token = 6.0 * matmul + 12.0 * l * s * q_dim(m) + 6.0 * V * h;
+	double per_token = 6.0 * matmul + l * attn_core_flops(m) + 6.0 * V * h;
+	if (m->mtp_layers > 0) {
+		int last = m->layers - 1;
+		double mm = m->moe_experts > 0 ? layer_active_matmul_params(m, last)
+					       : layer_matmul_params(m);
+		per_token += m->mtp_layers * (6.0 * (mm + 2.0 * h * h + V * h) + attn_core_flops(m));
+	}
 	return per_token * tokens;
 }

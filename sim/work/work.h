@@ -49,7 +49,25 @@ typedef struct work_model {
 	int moe_experts, moe_topk, moe_shared_experts, moe_dense_layers, dense_ffn;
 	double moe_imbalance; /* tokens routed to the busiest expert rank over the
 			       * mean (1 = perfectly balanced routing) */
+	/* Multi-head Latent Attention (DeepSeek-V2/V3; kv_lora_rank 0 = not
+	 * MLA): Q through a q_lora_rank down projection (0 = projected
+	 * directly from h), K and V through one shared kv_lora_rank latent
+	 * plus a qk_rope_head_dim RoPE key shared by all heads; per head q/k
+	 * width qk_nope_head_dim + qk_rope_head_dim, v width v_head_dim. The
+	 * reader sets head_dim to the q/k width (model.c). */
+	int q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
+	/* Multi-token prediction modules on the last pipeline stage (Megatron-
+	 * Core's mtp_num_layers; 0 = none): each one layer of the last
+	 * layer's kind plus its projection, norms and a second logits + loss
+	 * (work_mtp_forward). */
+	int mtp_layers;
 } work_model;
+
+/* Whether the model's attention is MLA (kv_lora_rank > 0). */
+static inline bool work_model_is_mla(const work_model *m)
+{
+	return m->kv_lora_rank > 0;
+}
 
 extern const conf_key work_model_keys[];
 extern const size_t work_model_nkeys;
@@ -69,8 +87,18 @@ bool work_layer_is_moe(const work_model *m, int layer);
  * NVIDIA/Megatron-LM 8f1c2f8a) with layer_number = layer + 1. */
 bool work_layer_windowed(const work_model *m, int layer);
 double work_params_embedding(const work_model *m); /* input embedding (+ positions) */
-double work_params_output(const work_model *m);    /* untied output layer (0 if tied) + final norm */
+/* Untied output layer (0 if tied) + final norm, + the MTP modules'
+ * parameters except their routed experts (they live on the last stage,
+ * split over TP like the output layer; work_params_mtp_experts over EP). */
+double work_params_output(const work_model *m);
 double work_params_total(const work_model *m);
+/* The multi-token prediction modules (mtp_layers of them, on the last
+ * stage): per module its two input norms, the 2h x h projection, the final
+ * norm and one layer of the last layer's kind (the embedding and output
+ * layer are the model's own); of that, the routed experts' share. Counted
+ * in work_params_total and, by plan, on the last stage. */
+double work_params_mtp(const work_model *m);
+double work_params_mtp_experts(const work_model *m);
 /* Model FLOPs (no recompute) for `tokens` tokens, forward+backward; for MoE
  * layers the matmul weights a token meets: router, top-k and shared experts. */
 double work_model_flops(const work_model *m, double tokens);
@@ -136,6 +164,8 @@ typedef struct work_shard {
 	int loss;         /* work_loss: the loss's code (the fused layer code's head) */
 	bool loss_fp32;   /* autocast: cross_entropy runs its log-softmax in fp32 */
 	int moe_dispatcher; /* work_moe_dispatcher: what moves the tokens with ep > 1 */
+	unsigned recompute_modules; /* WORK_RC_* under selective recomputation
+				     * (0 = core_attn): what the layer does not keep */
 } work_shard;
 
 /* The loss's implementation (plan's [framework] loss, same order): which
@@ -263,8 +293,42 @@ int work_embed_forward(const work_model *m, const work_shard *sh, work_item out[
 int work_embed_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
 int work_head_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
 int work_head_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
+/* One multi-token prediction module (mtp.c; m->mtp_layers of them follow
+ * the head on the last stage), forward and backward: the shifted tokens'
+ * embedding, the two norms and eh_proj, one layer of the last layer's kind,
+ * and its own final norm, logits and loss (the head's items). 0 items when
+ * the model has none. */
+int work_mtp_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
+int work_mtp_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
 
 typedef enum { WORK_RECOMPUTE_NONE = 0, WORK_RECOMPUTE_SELECTIVE, WORK_RECOMPUTE_FULL } work_recompute;
+
+/* What selective recomputation re-runs: Megatron-Core's recompute_modules
+ * (megatron/core/transformer/transformer_config.py:560-580 at
+ * NVIDIA/Megatron-LM d98e8a64; default ["core_attn"]), the ones podsim
+ * models, as a mask ([parallel] recompute_modules; 0 = the default):
+ *   core_attn    the attention core (and CP's ring transfers)
+ *   mla_up_proj  MLA's up projections with their latent norms and the
+ *                latents' all-gathers, and the RoPE/concatenation
+ *                (multi_latent_attention.py:957-961, CheckpointWithoutOutput
+ *                of qkv_up_proj_and_rope_apply): Q, K, V are not kept
+ *   mlp          a dense layer's MLP (transformer_layer.py:537-539: not an
+ *                MoE layer's), between its norm and its residual
+ *   moe_act      the experts' activation (acte): its output is not kept. */
+enum {
+	WORK_RC_CORE_ATTN = 1u,
+	WORK_RC_MLA_UP_PROJ = 2u,
+	WORK_RC_MLP = 4u,
+	WORK_RC_MOE_ACT = 8u
+};
+/* Parse a comma-separated list of those names into *out (an empty list is
+ * the default, core_attn); SIM_ECONF with the first unknown name in bad. */
+int work_recompute_parse(const char *text, unsigned *out, char *bad, size_t len);
+/* The items of layer `layer`'s forward program f[0..n) that selective
+ * recomputation with `modules` re-runs before the layer's backward, in
+ * order, into out; returns their count. */
+int work_recompute_items(const work_model *m, int layer, const work_item *f, int n,
+			 unsigned modules, work_item out[WORK_MAX_ITEMS]);
 
 /* Activation bytes one layer keeps for backward, per micro-batch, on one rank
  * (Korthikanti et al. 2022, table 2, 16-bit activations, s = seq, b = micro
@@ -330,6 +394,11 @@ typedef struct work_saved {
  * residual stream), /t with SP. Derivations in memory.c. */
 double work_saved_bytes_at(const work_model *m, const work_shard *sh, int layer,
 			   work_recompute rc, const work_saved *sv);
+/* Bytes one MTP module keeps for its backward per micro-batch on one rank:
+ * its layer's (work_saved_bytes_at of the last layer) and its own tensors
+ * (mtp.c); 0 without MTP. */
+double work_mtp_saved_bytes(const work_model *m, const work_shard *sh, work_recompute rc,
+			    const work_saved *sv);
 /* Parameter tensors of layer `layer` on one rank (what a framework that
  * accumulates gradients tensor by tensor launches a kernel for): QKV and the
  * output projection, fc1 and fc2 (gate and up fused), or for an MoE layer
