@@ -103,6 +103,17 @@ typedef struct conf_key {
 	const char *help;           /* one line */
 } conf_key;
 
+/* A comma- or space-separated list of names, each standing for some bits
+ * (e.g. "q,k,v" or "mla_up_proj,mlp"): *mask gets the union of the named
+ * entries' bits. An unknown name returns SIM_ECONF with it copied to bad
+ * (len bytes; bad may be NULL). */
+typedef struct conf_flag {
+	const char *name;
+	unsigned bits;
+} conf_flag;
+int conf_flags_parse(const char *text, const conf_flag *names, size_t nnames, unsigned *mask,
+		     char *bad, size_t len);
+
 /* Fill *out (a struct) from section `section` using keys[0..nkeys). Checks:
  * unknown keys in the section (error + "note: did you mean 'x'?"), missing
  * required keys (error at the section header, or at the root file if the section

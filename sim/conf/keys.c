@@ -299,3 +299,27 @@ void conf_print_keys(FILE *out, const char *section, const conf_key *keys, size_
 	}
 	fputc('\n', out);
 }
+
+int conf_flags_parse(const char *text, const conf_flag *names, size_t nnames, unsigned *mask,
+		     char *bad, size_t len)
+{
+	*mask = 0;
+	for (const char *p = text; *p;) {
+		p += strspn(p, " ,");
+		size_t n = strcspn(p, " ,");
+		if (n == 0)
+			break;
+		unsigned bits = 0;
+		for (size_t i = 0; i < nnames; i++)
+			if (strlen(names[i].name) == n && !strncmp(p, names[i].name, n))
+				bits = names[i].bits;
+		if (!bits) {
+			if (bad)
+				snprintf(bad, len, "%.*s", (int)n, p);
+			return SIM_ECONF;
+		}
+		*mask |= bits;
+		p += n;
+	}
+	return SIM_OK;
+}

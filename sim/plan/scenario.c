@@ -191,10 +191,7 @@ const size_t plan_train_nkeys = sizeof plan_train_keys / sizeof plan_train_keys[
 
 int plan_lora_targets(const char *text, unsigned *mask)
 {
-	static const struct {
-		const char *name;
-		unsigned bits;
-	} names[] = {
+	static const conf_flag names[] = {
 		{"q", PLAN_LORA_Q},
 		{"k", PLAN_LORA_K},
 		{"v", PLAN_LORA_V},
@@ -206,22 +203,8 @@ int plan_lora_targets(const char *text, unsigned *mask)
 		{"mlp", PLAN_LORA_GATE | PLAN_LORA_UP | PLAN_LORA_DOWN},
 		{"all", 0x7f},
 	};
-	*mask = 0;
-	for (const char *p = text; *p;) {
-		while (*p == ' ' || *p == ',')
-			p++;
-		size_t n = strcspn(p, ", ");
-		if (n == 0)
-			break;
-		unsigned bits = 0;
-		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-			if (strlen(names[i].name) == n && !strncmp(p, names[i].name, n))
-				bits = names[i].bits;
-		if (!bits)
-			return SIM_ECONF;
-		*mask |= bits;
-		p += n;
-	}
+	if (conf_flags_parse(text, names, sizeof names / sizeof names[0], mask, NULL, 0) != SIM_OK)
+		return SIM_ECONF;
 	return *mask ? SIM_OK : SIM_ECONF;
 }
 

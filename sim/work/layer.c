@@ -471,15 +471,23 @@ static void mla_forward(prog *p, const dims *d)
 	wl_mem(p, "resid1", resid_bytes(d));
 }
 
-static void mla_backward(prog *p, const dims *d)
+/* The backward from the residual add through the output projection to the
+ * attention core: the same for every attention block (the projection's width
+ * d->ow: a_t d, or MLA's a_t dv). */
+static void attention_out_backward(prog *p, const dims *d)
 {
-	double kvn = d->ah * (d->dn + d->dv);
 	wl_mem(p, "resid1", 2.0 * resid_bytes(d));
 	fp8_cast(p, d, "proj_gcast", d->Tn * d->h);
 	wl_comm_gather(p, d, "tp_ag1");
 	gemm_bwd_dgrad(p, d, "proj", d->T, d->h, d->ow);
 	gemm_bwd_wgrad(p, d, "proj", d->T, d->h, d->ow);
 	wl_attn_core(p, d, true);
+}
+
+static void mla_backward(prog *p, const dims *d)
+{
+	double kvn = d->ah * (d->dn + d->dv);
+	attention_out_backward(p, d);
 	wl_mem(p, "rope", mla_rope_bytes(d));
 	p->v[p->n - 1].launches = MLA_ROPE_LAUNCHES;
 	fp8_cast(p, d, "kv_up_gcast", d->T * kvn);
@@ -601,12 +609,7 @@ static void attention_backward(prog *p, const dims *d)
 		mla_backward(p, d);
 		return;
 	}
-	wl_mem(p, "resid1", 2.0 * resid_bytes(d));
-	fp8_cast(p, d, "proj_gcast", d->Tn * d->h);
-	wl_comm_gather(p, d, "tp_ag1");
-	gemm_bwd_dgrad(p, d, "proj", d->T, d->h, d->ow);
-	gemm_bwd_wgrad(p, d, "proj", d->T, d->h, d->ow);
-	wl_attn_core(p, d, true);
+	attention_out_backward(p, d);
 	fp8_cast(p, d, "qkv_gcast", d->T * d->qkv_n);
 	gemm_bwd_dgrad(p, d, "qkv", d->T, d->qkv_n, d->h);
 	wl_comm_reduce(p, d, "tp_ar1", "tp_rs1");

@@ -8,36 +8,14 @@
 
 #include <string.h>
 
-static const struct {
-	const char *name;
-	unsigned bit;
-} names[] = {{"core_attn", WORK_RC_CORE_ATTN},
-	     {"mla_up_proj", WORK_RC_MLA_UP_PROJ},
-	     {"mlp", WORK_RC_MLP},
-	     {"moe_act", WORK_RC_MOE_ACT}};
+static const conf_flag names[] = {{"core_attn", WORK_RC_CORE_ATTN},
+				  {"mla_up_proj", WORK_RC_MLA_UP_PROJ},
+				  {"mlp", WORK_RC_MLP},
+				  {"moe_act", WORK_RC_MOE_ACT}};
 
 int work_recompute_parse(const char *text, unsigned *out, char *bad, size_t len)
 {
-	unsigned mask = 0;
-	const char *p = text;
-	while (*p) {
-		p += strspn(p, " ,");
-		size_t n = strcspn(p, " ,");
-		if (n == 0)
-			break;
-		unsigned bit = 0;
-		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-			if (strlen(names[i].name) == n && !strncmp(p, names[i].name, n))
-				bit = names[i].bit;
-		if (!bit) {
-			snprintf(bad, len, "%.*s", (int)n, p);
-			return SIM_ECONF;
-		}
-		mask |= bit;
-		p += n;
-	}
-	*out = mask;
-	return SIM_OK;
+	return conf_flags_parse(text, names, sizeof names / sizeof names[0], out, bad, len);
 }
 
 static bool is(const work_item *it, const char *const *list)

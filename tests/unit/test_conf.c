@@ -557,8 +557,28 @@ static void test_sections_and_help(void)
 		       "  micro_batch          integer 1..1048576       1            per step\n\n");
 }
 
+/* conf_flags_parse: commas and spaces separate names, each name adds its
+ * bits (a group name all of its members'), an unknown one is an error that
+ * names it; an empty list is no bits. */
+static void test_flags(void)
+{
+	static const conf_flag names[] = {{"a", 1}, {"b", 2}, {"c", 4}, {"ab", 3}};
+	unsigned m = 99;
+	char bad[16] = "";
+	CHECK_INT(conf_flags_parse("a, c", names, 4, &m, bad, sizeof bad), SIM_OK);
+	CHECK_INT((int)m, 5);
+	CHECK_INT(conf_flags_parse(" ab ,c,", names, 4, &m, bad, sizeof bad), SIM_OK);
+	CHECK_INT((int)m, 7);
+	CHECK_INT(conf_flags_parse("", names, 4, &m, bad, sizeof bad), SIM_OK);
+	CHECK_INT((int)m, 0);
+	CHECK_INT(conf_flags_parse("a,abc", names, 4, &m, bad, sizeof bad), SIM_ECONF);
+	CHECK_STR(bad, "abc");
+	CHECK_INT(conf_flags_parse("d", names, 4, &m, NULL, 0), SIM_ECONF);
+}
+
 int main(void)
 {
+	test_flags();
 	test_basic();
 	test_includes();
 	test_device_files();
