@@ -37,8 +37,9 @@
  * and the score part (2e + 1)*a*s. Dropout masks are 1 byte and are kept for
  * every model (Llama-style models train without dropout: a small overcount of
  * 2sbh + as^2b bytes). Element size: the training dtype's, but at least 2 bytes
- * (fp8 training keeps its activations in 16 bits); fp32 doubles the tensors,
- * not the masks.
+ * (fp8 training keeps its activations in 16 bits), except the four GEMM
+ * inputs kept for the weight gradients, which Transformer Engine keeps in fp8
+ * (gemm_in_bytes); fp32 doubles the tensors, not the masks.
  *
  * MLA (work_model_is_mla; layer.c's MLA program): the attention block keeps,
  * besides ln1's input and output and the dropout mask, each latent's norm
@@ -64,11 +65,30 @@ static double act_elem_bytes(const work_shard *sh)
 	return e < 2.0 ? 2.0 : e;
 }
 
+/* Bytes per element of a GEMM input the layer keeps for its weight gradient:
+ * in fp8 training Transformer Engine's modules keep the quantized input, one
+ * byte per element, and drop the other usage's copy (TransformerEngine
+ * d0067d0d pytorch/module/linear.py:600-616 "Discard row-wise data since it
+ * is not needed in backward pass"; layernorm_linear.py:478-487 its ln_out;
+ * layernorm_mlp.py:636-655 the activation's output quantized for fc2;
+ * grouped_linear.py:545-546 the experts'). The fused count below is TE's
+ * layers (Megatron-Core, NeMo, Megatron-Bridge): the inputs of QKV (ln1's
+ * output), of the output projection (the attention output), of fc1 (ln2's
+ * output; an expert's permuted rows) and of fc2 (the activation's output),
+ * and MLA's up projections (the latents' norm outputs). Everything else stays
+ * 16-bit (act_elem_bytes). */
+static double gemm_in_bytes(const work_shard *sh, double e)
+{
+	return sh->dtype == HW_FP8 ? 1.0 : e;
+}
+
 /* Per-token activation bytes on one rank: the part that every TP rank keeps in
  * full without SP (rep), the part split over TP (split, already per rank) and
  * the attention score part (score, per rank). The per-rank K/V width is
- * d*max(g/t, 1): with fewer kv heads than ranks each rank keeps one. */
-static void act_parts(const work_model *m, double e, double s, double t, double *rep,
+ * d*max(g/t, 1): with fewer kv heads than ranks each rank keeps one. e8 is
+ * a saved GEMM input's element size (gemm_in_bytes): ln1's and ln2's
+ * outputs in rep, the attention output and the activation's output in split. */
+static void act_parts(const work_model *m, double e, double e8, double s, double t, double *rep,
 		      double *split, double *score)
 {
 	double h = m->hidden, a = m->heads;
@@ -77,12 +97,12 @@ static void act_parts(const work_model *m, double e, double s, double t, double 
 	double kv = (g >= t ? g / t : 1.0) * hd, q = m->heads * hd;
 	double f = m->ffn > 0 ? m->ffn : 4.0 * m->hidden;
 	double fc1 = m->act == WORK_ACT_SWIGLU ? 2.0 * f : f;
-	*rep = (4.0 * e + 2.0) * h;
-	*split = e * ((2.0 * q + fc1 + f) / t + 2.0 * kv);
+	*rep = (2.0 * e + 2.0 * e8 + 2.0) * h;
+	*split = (e * q + e8 * q + e * fc1 + e8 * f) / t + 2.0 * e * kv;
 	if (work_model_is_mla(m)) {
-		double qk = (double)m->qk_nope_head_dim + m->qk_rope_head_dim;
-		*rep += 2.0 * e * ((double)m->q_lora_rank + m->kv_lora_rank);
-		*split = e * ((2.0 * a * (qk + m->v_head_dim) + fc1 + f) / t);
+		double qk = (double)m->qk_nope_head_dim + m->qk_rope_head_dim, dv = m->v_head_dim;
+		*rep += (e + e8) * ((double)m->q_lora_rank + m->kv_lora_rank);
+		*split = (e * a * (2.0 * qk + dv) + e8 * a * dv + e * fc1 + e8 * f) / t;
 	}
 	*score = (2.0 * e + 1.0) * a * s / t;
 }
@@ -95,8 +115,8 @@ double work_activation_bytes(const work_model *m, const work_shard *sh, work_rec
 	bool sp = sh->sp && t > 1;
 	if (rc == WORK_RECOMPUTE_FULL)
 		return e * s * b * m->hidden / (sp ? t : 1.0);
-	double rep, split, score;
-	act_parts(m, e, s, t, &rep, &split, &score);
+	double rep, split, score, e8 = gemm_in_bytes(sh, e);
+	act_parts(m, e, e8, s, t, &rep, &split, &score);
 	unsigned k = rc == WORK_RECOMPUTE_SELECTIVE
 			     ? (sh->recompute_modules ? sh->recompute_modules : WORK_RC_CORE_ATTN)
 			     : 0;
@@ -105,12 +125,12 @@ double work_activation_bytes(const work_model *m, const work_shard *sh, work_rec
 		 * outputs nor Q, K, V: e(q_r + k_r) replicated, e a (2(dn + dr)
 		 * + dv) / t split */
 		double qk = (double)m->qk_nope_head_dim + m->qk_rope_head_dim;
-		rep -= e * ((double)m->q_lora_rank + m->kv_lora_rank);
+		rep -= e8 * ((double)m->q_lora_rank + m->kv_lora_rank);
 		split -= e * m->heads * (2.0 * qk + m->v_head_dim) / t;
 	}
 	if (k & WORK_RC_MLP) { /* keeps the MLP's input (ln2's output) only */
 		double f = m->ffn > 0 ? m->ffn : 4.0 * m->hidden;
-		split -= e * ((m->act == WORK_ACT_SWIGLU ? 2.0 * f : f) + f) / t;
+		split -= (e * (m->act == WORK_ACT_SWIGLU ? 2.0 * f : f) + e8 * f) / t;
 	}
 	double per_token = (sp ? rep / t : rep) + split;
 	if (!sh->flash && (rc == WORK_RECOMPUTE_NONE || !(k & WORK_RC_CORE_ATTN)))
@@ -139,17 +159,20 @@ double work_activation_bytes_at(const work_model *m, const work_shard *sh, int l
 	if (rc == WORK_RECOMPUTE_FULL)
 		return work_activation_bytes(m, sh, rc);
 	double t = sh->tp > 0 ? sh->tp : 1, e = act_elem_bytes(sh), h = m->hidden;
+	double e8 = gemm_in_bytes(sh, e);
 	double f = m->ffn, fc1 = m->act == WORK_ACT_SWIGLU ? 2.0 * f : f;
 	double imb = m->moe_imbalance >= 1 ? m->moe_imbalance : 1.0;
-	double dense_mlp = e * (fc1 + f) / t; /* what the dense formula counted */
-	double moe = (e * m->moe_topk * imb * (2.0 * h + fc1 + f) + 4.0 * m->moe_experts +
-		      e * m->moe_shared_experts * (fc1 + f)) /
+	double dense_mlp = (e * fc1 + e8 * f) / t; /* what the dense formula counted */
+	/* per routed row: the permuted input (fc1's, e8), fc1's output, the
+	 * activation's output (fc2's input, e8), fc2's output */
+	double moe = (m->moe_topk * imb * (e8 * h + e * h + e * fc1 + e8 * f) + 4.0 * m->moe_experts +
+		      m->moe_shared_experts * (e * fc1 + e8 * f)) /
 		     t;
 	double s = sh->seq, b = sh->micro_batch;
 	work_shard x2 = *sh; /* recompute_modules' mlp is a dense layer's only */
 	x2.recompute_modules &= ~(unsigned)WORK_RC_MLP;
 	if (rc == WORK_RECOMPUTE_SELECTIVE && (sh->recompute_modules & WORK_RC_MOE_ACT))
-		moe -= e * m->moe_topk * imb * f / t; /* the activation's output */
+		moe -= e8 * m->moe_topk * imb * f / t; /* the activation's output */
 	return work_activation_bytes(m, &x2, rc) + s * b * (moe - dense_mlp);
 }
 

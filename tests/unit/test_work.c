@@ -294,6 +294,16 @@ static void test_activations(void)
 	CHECK_NEAR(work_activation_bytes(&m, &p, WORK_RECOMPUTE_SELECTIVE), 148897792.0, 1e-12);
 	/* Pipeline send: s*b*h*e = 4096 * 8192 * 2 / 8 with SP. */
 	CHECK_NEAR(work_p2p_bytes(&m, &p), 4096.0 * 8192 * 2 / 8, 1e-12);
+	/* fp8 (Transformer Engine): the four saved GEMM inputs take 1 byte, not 2
+	 * (memory.c gemm_in_bytes): ln1's and ln2's outputs (h each, replicated,
+	 * /t with SP), the attention output (q = 8192) and the activation's
+	 * output (f), split: per token (2h + q + f)/t = (16384 + 8192 + 28672) / 8
+	 * = 6656 bytes less; x 4096 tokens = 27,262,976; the p2p stays 16-bit. */
+	work_shard p8 = p;
+	p8.dtype = HW_FP8;
+	CHECK_NEAR(work_activation_bytes(&m, &p8, WORK_RECOMPUTE_SELECTIVE),
+		   148897792.0 - 27262976.0, 1e-12);
+	CHECK_NEAR(work_p2p_bytes(&m, &p8), 4096.0 * 8192 * 2 / 8, 1e-12);
 }
 
 /* A shipped model file through conf_load + work_model_from_conf. */
