@@ -229,51 +229,19 @@ const conf_key plan_framework_keys[] = {
 };
 const size_t plan_framework_nkeys = sizeof plan_framework_keys / sizeof plan_framework_keys[0];
 
-typedef struct {
-	const char *name;
-	unsigned bit;
-} name_bit;
-
-static const name_bit sched_bits[] = {
+static const conf_flag sched_bits[] = {
         {"gpipe", PLAN_FW_GPIPE},
         {"1f1b", PLAN_FW_1F1B},
         {"interleaved", PLAN_FW_INTERLEAVED},
         {"zb-h1", PLAN_FW_ZB_H1},
 };
 
-static const name_bit comm_bits[] = {
+static const conf_flag comm_bits[] = {
         {"default", PLAN_COMM_DEFAULT},
         {"world", PLAN_COMM_WORLD},
         {"pp", PLAN_COMM_PP},
         {"mp", PLAN_COMM_MP},
 };
-
-/* "1f1b, interleaved" -> mask over `names`; 0 and *bad set to the first
- * unknown name. */
-static unsigned parse_names(const char *text, const name_bit *names, size_t count, char *bad,
-                            size_t badlen)
-{
-	unsigned mask = 0;
-	const char *p = text;
-	while (*p) {
-		while (*p == ' ' || *p == ',')
-			p++;
-		size_t n = strcspn(p, ", ");
-		if (n == 0)
-			break;
-		unsigned bit = 0;
-		for (size_t i = 0; i < count; i++)
-			if (strlen(names[i].name) == n && !strncmp(p, names[i].name, n))
-				bit = names[i].bit;
-		if (!bit) {
-			snprintf(bad, badlen, "%.*s", (int)(n < 40 ? n : 40), p);
-			return 0;
-		}
-		mask |= bit;
-		p += n;
-	}
-	return mask;
-}
 
 int plan_framework_from_conf(const conf_doc *doc, plan_framework *out, sim_diag *diag)
 {
@@ -283,9 +251,9 @@ int plan_framework_from_conf(const conf_doc *doc, plan_framework *out, sim_diag 
 	if (rc != SIM_OK)
 		return rc;
 	char bad[48] = "";
-	out->sched_mask = parse_names(out->schedules, sched_bits,
-	                              sizeof sched_bits / sizeof sched_bits[0], bad, sizeof bad);
-	if (!out->sched_mask) {
+	if (conf_flags_parse(out->schedules, sched_bits, sizeof sched_bits / sizeof sched_bits[0],
+	                     &out->sched_mask, bad, sizeof bad) != SIM_OK ||
+	    !out->sched_mask) {
 		conf_loc loc = conf_key_loc(doc, "framework", "runs_schedules");
 		sim_diag_error(diag, loc.path, loc.line,
 		               "runs_schedules = '%s': '%s' is not a schedule (gpipe, 1f1b, "
@@ -293,9 +261,8 @@ int plan_framework_from_conf(const conf_doc *doc, plan_framework *out, sim_diag 
 		               out->schedules, bad[0] ? bad : out->schedules);
 		return SIM_ECONF;
 	}
-	out->comm_mask = parse_names(out->comm_groups, comm_bits,
-	                             sizeof comm_bits / sizeof comm_bits[0], bad, sizeof bad);
-	if (bad[0]) { /* empty is none */
+	if (conf_flags_parse(out->comm_groups, comm_bits, sizeof comm_bits / sizeof comm_bits[0],
+	                     &out->comm_mask, bad, sizeof bad) != SIM_OK) { /* empty is none */
 		conf_loc loc = conf_key_loc(doc, "framework", "comm_groups");
 		sim_diag_error(diag, loc.path, loc.line,
 		               "comm_groups = '%s': '%s' is not a group (default, world, pp, mp)",
