@@ -127,6 +127,22 @@ static void test_nanotron_layer(void)
 	CHECK(big >= 38 * L && big < 38 * L * 1.001);
 }
 
+/* Stage st's micro-batch 0 in the graph: its compute tasks (forward, backward
+ * with its accumulation) last the compute + accum seconds that
+ * plan_microbatch_cost sums; *c gets that cost. */
+static void check_cost_matches(const plan_scenario *s, const plan_graph *g, int st,
+			       plan_mb_cost *c)
+{
+	CHECK_INT(plan_microbatch_cost(s, st, c), SIM_OK);
+	double sum = 0;
+	for (size_t i = 0; i < g->ntasks; i++) {
+		const plan_task *t = &g->tasks[i];
+		if (t->rank == st && t->mb == 0 && t->stream == PLAN_STREAM_COMPUTE)
+			sum += sim_time_to_s(t->dur);
+	}
+	CHECK_NEAR(sum, c->compute_s + c->accum_s, 1e-9);
+}
+
 /* The micro-batch's cost as plan_microbatch_cost sums it equals the graph's:
  * on each stage of the nanotron golden the compute tasks of micro-batch 0
  * (forward, backward with its accumulation) last compute + accum seconds. */
@@ -137,14 +153,7 @@ static void test_cost_matches_graph(void)
 	if (s && plan_build(s, &g) == SIM_OK) {
 		for (int st = 0; st < s->plan.pp; st++) {
 			plan_mb_cost c;
-			CHECK_INT(plan_microbatch_cost(s, st, &c), SIM_OK);
-			double sum = 0;
-			for (size_t i = 0; i < g->ntasks; i++) {
-				const plan_task *t = &g->tasks[i];
-				if (t->rank == st && t->mb == 0 && t->stream == PLAN_STREAM_COMPUTE)
-					sum += sim_time_to_s(t->dur);
-			}
-			CHECK_NEAR(sum, c.compute_s + c.accum_s, 1e-9);
+			check_cost_matches(s, g, st, &c);
 			CHECK(c.accum_s > 0 && c.coll_latency_s > 0 && c.p2p_fixed_s > 0);
 			CHECK_NEAR(c.fixed_s,
 			           c.coll_latency_s + c.accum_s + c.p2p_fixed_s + c.host_exposed_s, 1e-12);
@@ -410,20 +419,16 @@ static void test_window_kinds(void)
 	plan_scenario *s = load("scenarios/mixtral-8x7b-h100.ini", win, 2),
 	              *f = load("scenarios/mixtral-8x7b-h100.ini", NULL, 0);
 	plan_graph *g = NULL;
-	if (s && f && plan_build(s, &g) == SIM_OK) {
+	CHECK(s && f && plan_build(s, &g) == SIM_OK);
+	if (g) {
 		for (int st = 0; st < s->plan.pp; st++) {
 			plan_mb_cost c;
-			CHECK_INT(plan_microbatch_cost(s, st, &c), SIM_OK);
-			double sum = 0;
-			for (size_t i = 0; i < g->ntasks; i++) {
-				const plan_task *t = &g->tasks[i];
-				if (t->rank == st && t->mb == 0 && t->stream == PLAN_STREAM_COMPUTE)
-					sum += sim_time_to_s(t->dur);
-			}
-			CHECK_NEAR(sum, c.compute_s + c.accum_s, 1e-9);
+			check_cost_matches(s, g, st, &c);
 		}
 		exec_result *r = malloc(2 * sizeof *r);
-		if (r && exec_run(s, &r[0]) == SIM_OK && exec_run(f, &r[1]) == SIM_OK) {
+		bool ran = r && exec_run(s, &r[0]) == SIM_OK && exec_run(f, &r[1]) == SIM_OK;
+		CHECK(ran);
+		if (ran) {
 			sweep_estimate e;
 			sweep_estimate_plan(s, &e);
 			CHECK(e.bound_s <= r[0].step_s);

@@ -257,7 +257,9 @@ static void test_plan(void)
 	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", mla, 7, d, &s1), SIM_OK);
 	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", mla, 6, d, &s0), SIM_OK);
 	exec_result *r = malloc(2 * sizeof *r);
-	if (s0 && s1 && r && exec_run(s0, &r[0]) == SIM_OK && exec_run(s1, &r[1]) == SIM_OK) {
+	bool ran = s0 && s1 && r && exec_run(s0, &r[0]) == SIM_OK && exec_run(s1, &r[1]) == SIM_OK;
+	CHECK(ran);
+	if (ran) {
 		int last = s1->plan.pp - 1;
 		const exec_class *a0 = &r[0].classes[0], *a1 = &r[1].classes[0];
 		const exec_class *z0 = &r[0].classes[last], *z1 = &r[1].classes[last];

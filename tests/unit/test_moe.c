@@ -290,7 +290,9 @@ static void test_plan(void)
 		plan_label(s3, l3, sizeof l3);
 		CHECK(strstr(l2, "a2a-dispatcher") == NULL && strstr(l3, "a2a-dispatcher") != NULL);
 		exec_result *r = malloc(2 * sizeof *r);
-		if (r && exec_run(s2, &r[0]) == SIM_OK && exec_run(s3, &r[1]) == SIM_OK)
+		bool ran = r && exec_run(s2, &r[0]) == SIM_OK && exec_run(s3, &r[1]) == SIM_OK;
+		CHECK(ran);
+		if (ran)
 			CHECK(r[1].step_s > r[0].step_s);
 		free(r);
 	}
@@ -428,7 +430,8 @@ static void a2a_overlap_case(const char *intra)
 	 * own; each stream still runs its tasks one at a time, so the step is at
 	 * least the compute stream's and the EP stream's busy time */
 	plan_graph *gd = NULL;
-	if (plan_build(s[2], &gd) == SIM_OK) {
+	CHECK_INT(plan_build(s[2], &gd), SIM_OK);
+	if (gd) {
 		double comp = 0, ep = 0;
 		int w = 0;
 		for (size_t i = 0; i < gd->ntasks; i++) {
