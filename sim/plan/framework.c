@@ -111,7 +111,18 @@ const conf_key plan_framework_keys[] = {
          "the backward's input-gradient TP collective of QKV and FC1 runs beside their "
          "weight-gradient GEMM: always (all-reduce or, with SP, reduce-scatter), sp (only "
          "the reduce-scatter), never (blocking)"},
-        {"op_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 1, "20 us", NULL, FK(op_overhead_s),
+        /* eager PyTorch's host time per operation, measured (tools/measured/
+         * h200-training, README there): Hugging Face transformers 5.17's Llama
+         * on torch 2.11, sequence 64 so that the GPU waits for the host, took
+         * 597.7 ms to issue 17,253 kernels over seven forward + backward passes
+         * on two machines (1B- and 8B-shaped models and their tp 2-8 shards):
+         * 34.6 us per kernel, less the 4 us launch of the GPU file (hardware.csv
+         * latency,CUDA kernel launch,host_dispatch, S51): 30.6 us. It replaces
+         * 20 us (pytorch_op_roundtrip_v100, S51d, secondary: a V100-era figure
+         * for one op; a model's op carries its module, hooks and autograd). One
+         * figure for every eager stack: the others' host cost per kernel is not
+         * measured (the profiles say so); CUDA graphs set 0. */
+        {"op_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 1, "30.6 us", NULL, FK(op_overhead_s),
          "host time per operation beside its kernel launch (0 = CUDA graphs)"},
         /* memory: what the framework keeps alive (memory.c, memwalk.c) */
         {"saved_tensors", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fused", saved_names, FK(saved_tensors),

@@ -21,8 +21,8 @@
  * rows whose source is vTrain, whose ground truth ran Megatron-DeepSpeed's
  * unfused attention (vTrain's profiles and its memory model keep the s x s
  * softmax tensors; assumption stated in README "Validation"). Every source ran
- * eager PyTorch: 20 us of framework overhead per op on the host (hardware.md
- * section 13, S51d), overlapped with the GPU as plan/build.c models it.
+ * eager PyTorch: the framework key op_overhead's measured host cost per op
+ * (plan/framework.c), overlapped with the GPU as plan/build.c models it.
  */
 #include "valid_int.h"
 

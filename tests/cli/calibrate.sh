@@ -22,7 +22,7 @@ done
 # --- the GPU files carry the fitted attention values (scenarios include the
 # GPU file, not the calibration): each attn_ key of <gpu>-attention.ini equals
 # the GPU file's, and the files of GPUs with the same SMs and clock repeat them.
-for pair in h100-sxm5-80g:h100-sxm5-80g h100-sxm5-80g:h200-sxm-141g h100-sxm5-80g:h800-sxm5-80g \
+for pair in h100-sxm5-80g:h100-sxm5-80g h100-sxm5-80g:h800-sxm5-80g \
 	a100-sxm4-80g:a100-sxm4-80g a100-sxm4-80g:a100-sxm4-40g; do
 	cal=topologies/calib/${pair%%:*}-attention.ini gpu=topologies/gpus/${pair##*:}.ini
 	want=$(grep '^attn_' "$cal" | sort) got=$(grep '^attn_' "$gpu" | sort)
@@ -35,7 +35,7 @@ done
 # each <gpu>-sustain*.ini key equals the GPU file's, and the files of the
 # same die under the same power limit repeat them, as do the PCIe cards of
 # the same die (a lower limit: the fit is their documented default).
-for pair in h100-sxm5-80g:h100-sxm5-80g h100-sxm5-80g:h200-sxm-141g h100-sxm5-80g:h800-sxm5-80g \
+for pair in h100-sxm5-80g:h100-sxm5-80g h100-sxm5-80g:h800-sxm5-80g \
 	h100-sxm5-80g:h100-pcie a100-sxm4-80g:a100-sxm4-80g a100-sxm4-80g:a100-sxm4-40g \
 	a100-sxm4-80g:a100-pcie a100-sxm4-80g:a100-pcie-40g; do
 	gpu=topologies/gpus/${pair##*:}.ini
@@ -44,6 +44,21 @@ for pair in h100-sxm5-80g:h100-sxm5-80g h100-sxm5-80g:h200-sxm-141g h100-sxm5-80
 	[ -n "$want" ] && [ "$want" = "$got" ] ||
 		{ echo "$gpu: tensor_sustain differs from the fit"; diff <(echo "$want") <(echo "$got"); fail=1; }
 done
+
+# --- the H200 measured its own bf16 sustain (tools/measured/h200-training/
+# sustain.csv, h200-sxm-141g.ini): podsim's burst time of the 8192^3 GEMM over
+# the time it took at the 700 W limit, the mean rate of the file's windows;
+# fp8 is the H100's fit
+t_burst=$("$podsim" kernel --gpu h200-sxm-141g gemm 8192 8192 8192 --json |
+	sed -n 's/.*"time_s": *\([0-9.e+-]*\).*/\1/p')
+want=$(awk -F, -v tb="$t_burst" 'NR > 1 { r += $3; n++ }
+	END { printf "%.3f", tb / (2 * 8192^3 / (r / n * 1e12)) }' tools/measured/h200-training/sustain.csv)
+got=$(sed -n 's/^tensor_sustain = //p' topologies/gpus/h200-sxm-141g.ini)
+[ -n "$t_burst" ] && [ "$want" = "$got" ] ||
+	{ echo "h200-sxm-141g.ini: tensor_sustain $got, the measurement gives $want"; fail=1; }
+want=$(sed -n 's/^tensor_sustain_fp8 = //p' topologies/calib/h100-sxm5-80g-sustain-fp8.ini)
+got=$(sed -n 's/^tensor_sustain_fp8 = //p' topologies/gpus/h200-sxm-141g.ini)
+[ "$want" = "$got" ] || { echo "h200-sxm-141g.ini: fp8 sustain $got, the H100 fit $want"; fail=1; }
 
 # --- the unfitted EFA clusters (p5en, P6-B200) carry the p5 fit's per-step
 # latency and message cost, and nothing else of it (no congestion, sync delay

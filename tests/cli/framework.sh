@@ -2,7 +2,7 @@
 # framework.sh PODSIM - `podsim calibrate --framework` on a small slice of the
 # vTrain single-node rows (S0001-S0009, 0.2 B-parameter GPT on 8 A100s, host
 # bound): the fit must lower the slice's MAPE below what the eager-PyTorch
-# profile (20 us per op) gives, land inside the search range, check held-out
+# profile (op_overhead's default per op) gives, land inside the search range, check held-out
 # rows, and write a profile atomically; bad arguments exit 2 and write nothing.
 set -u
 podsim=$1

@@ -77,7 +77,7 @@ grep -q '^run  *[0-9]  *[0-9]  *[0-9]  *[0-9]$' "$tmp/c4.txt" || { echo "compare
 "$podsim" compare 1 2 --db "$tmp/d.db" >"$tmp/cd.txt" 2>&1 || { echo "compare defaults failed"; fail=1; }
 grep -q '^  parallel.vpp  *1 (default) | 2$' "$tmp/cd.txt" ||
 	{ echo "compare: vpp against its default not shown"; cat "$tmp/cd.txt"; fail=1; }
-grep -q '^  framework.op_overhead  *20 us (default) | 0us$' "$tmp/cd.txt" ||
+grep -q '^  framework.op_overhead  *30.6 us (default) | 0us$' "$tmp/cd.txt" ||
 	{ echo "compare: framework default not shown"; cat "$tmp/cd.txt"; fail=1; }
 grep -Eq '^likely \(s\) +[0-9.]+-[0-9.]+ +[0-9.]+-[0-9.]+$' "$tmp/cd.txt" ||
 	{ echo "compare: no band row"; cat "$tmp/cd.txt"; fail=1; }

@@ -549,7 +549,7 @@ static void test_optimizer(void)
 	}
 	/* one tensor at a time (foreach=False): 8 launches per parameter
 	 * tensor, 9 per SwiGLU layer without biases (q, k, v, o, gate, up,
-	 * down, two norms), host-bound at 20 us per op on 32 layers */
+	 * down, two norms), host-bound at launch + op_overhead per op on 32 layers */
 	plan_scenario *s = load(FW_("lightning-ddp") "global_batch = 1\n");
 	if (s) {
 		double host = 32 * 9 * 8 * (s->gpu.launch_s + s->gpu.framework_s);

@@ -227,7 +227,8 @@ static void test_grad_accum(void)
 }
 
 /* Pipeline transfers (quickstart, pp 2, synchronous 1F1B): with
- * p2p_host_ops = 10 every transfer lasts 10 x (4 + 20) us = 240 us longer;
+ * p2p_host_ops = 10 every transfer lasts 10 x (launch + op_overhead, 4 +
+ * 30.6 us) = 346 us longer;
  * with 2 handshakes 2 more p2p messages of 64 B on the pipeline group; with
  * p2p_fwd_tensors = 3 a forward transfer carries three tensors (each with its
  * host operations and handshakes) and two b s byte messages more
@@ -246,7 +247,7 @@ static void test_p2p_overhead(void)
 		CHECK_INT(net_collective(&b->cluster, NET_P2P, &grp.pp, PLAN_P2P_META_BYTES, &meta),
 		          SIM_OK);
 		CHECK_INT(net_collective(&b->cluster, NET_P2P, &grp.pp, 4.0 * 2048, &mask), SIM_OK);
-		double one = 10 * 24e-6 + 2 * meta.time_s;
+		double one = 10 * (b->gpu.launch_s + b->gpu.framework_s) + 2 * meta.time_s;
 		double fwd = 3 * one + 2 * mask.time_s, bwd = one;
 		CHECK_NEAR(plan_p2p_overhead(b, &grp.pp, false), fwd, 1e-12);
 		CHECK_NEAR(plan_p2p_overhead(b, &grp.pp, true), bwd, 1e-12);
@@ -380,7 +381,7 @@ static void test_profile(void)
 /* The pre-screen charges the same terms: with grad_accum = kernel its compute
  * grows by m x the accumulation item's serial time (kernels are summed
  * serially there: plan_kernel_time), and with p2p_host_ops = 10 its pipeline
- * term by m x 2 x 240 us (one transfer each way per micro-batch). */
+ * term by m x 2 x 346 us (one transfer each way per micro-batch). */
 static void test_estimate(void)
 {
 	const char *acc[] = {"framework.grad_accum=kernel"};
@@ -401,7 +402,8 @@ static void test_estimate(void)
 				            m * plan_kernel_time(&b->gpu, b->dtype, &it)) < 1e-9;
 		CHECK_INT(hit, 1);
 		CHECK(eb.step_s > ea.step_s);
-		CHECK_NEAR(ec.pp_s - ea.pp_s, m * 2 * 10 * 24e-6, 1e-9);
+		CHECK_NEAR(ec.pp_s - ea.pp_s, m * 2 * 10 * (c->gpu.launch_s + c->gpu.framework_s), 1e-9);
+		CHECK_NEAR(c->gpu.launch_s + c->gpu.framework_s, 34.6e-6, 1e-12);
 	}
 	plan_scenario_free(a);
 	plan_scenario_free(b);
