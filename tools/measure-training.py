@@ -45,6 +45,10 @@ where podsim uses each file). Sections, each written as soon as it is done:
   microbatch-8b.csv  as microbatch.csv for Llama 3 8B's shape (32 layers,
                hidden 4096, 32 heads, 8 KV heads of 128, ffn 14336): tp 8 and
                4 shards at sequence 4096, the whole model at 2048 and 4096.
+  steps.csv    whole steps of one micro-batch in pure bf16 with AdamW (foreach
+               and fused): step and optimizer time, peak memory.
+  clock2.csv   a bf16 8192^3 GEMM timed one by one after 15 s idle (the
+               burst), then an fp8 one repeated for --sustain-s seconds.
   sustain.csv  one 8192^3 bf16 GEMM repeated for --sustain-s seconds: its
                rate, the SM clock, power and temperature per window, the
                burst against the sustained clock of this chip.
@@ -368,6 +372,112 @@ def predict(torch, out, iters):
         torch.cuda.empty_cache()
 
 
+def train_steps(torch, out, iters):
+    """Whole training steps of one micro-batch, pure bf16 (the model's
+    parameters, gradients and AdamW's states in bf16, no fp32 master, as
+    torchtune's recipes): the optimizer step's time alone (CUDA events around
+    opt.step()) and the peak memory allocated and reserved over the step, for
+    AdamW's foreach and fused implementations."""
+    rows = []
+    path = os.path.join(out, "steps.csv")
+    hdr = ("model", "layers", "seq", "mb", "optimizer_impl", "step_ms_median", "opt_ms_median",
+           "peak_alloc_gib", "peak_reserved_gib", "params")
+    for shape, layers, plan in (("llama3.2-1b-shape", 16, ((2048, 1), (2048, 4))),
+                                ("llama3-8b-shape", 32, ((2048, 1),))):
+        for impl in ("fused", "foreach"):
+          try:
+            model = llama(torch, layers, 1, shape)
+            npar = sum(p.numel() for p in model.parameters())
+            kw = {"foreach": True} if impl == "foreach" else {"fused": True}
+            opt = torch.optim.AdamW(model.parameters(), lr=1e-5, **kw)
+            for seq, mb in plan:
+                ids = torch.randint(0, 1000, (mb, seq), device="cuda")
+                for _ in range(2):
+                    mb_call(model, ids)
+                    opt.step()
+                    opt.zero_grad(set_to_none=True)
+                torch.cuda.synchronize()
+                torch.cuda.reset_peak_memory_stats()
+                st, ot = [], []
+                for _ in range(iters):
+                    e0, e1, e2 = (torch.cuda.Event(enable_timing=True) for _ in range(3))
+                    torch.cuda.synchronize()
+                    e0.record()
+                    mb_call(model, ids)
+                    e1.record()
+                    opt.step()
+                    e2.record()
+                    opt.zero_grad(set_to_none=True)
+                    torch.cuda.synchronize()
+                    st.append(e0.elapsed_time(e2))
+                    ot.append(e1.elapsed_time(e2))
+                rows.append((shape, layers, seq, mb, impl, round(statistics.median(st), 3),
+                             round(statistics.median(ot), 3),
+                             round(torch.cuda.max_memory_allocated() / 2**30, 3),
+                             round(torch.cuda.max_memory_reserved() / 2**30, 3), npar))
+                print("step", rows[-1], flush=True)
+                wr(path, rows, hdr)
+            del model, opt
+          except torch.OutOfMemoryError as e:
+            print("step", shape, impl, "out of memory:", str(e)[:200], flush=True)
+            rows.append((shape, layers, "", "", impl, "oom", "", "", "", ""))
+            wr(path, rows, hdr)
+          model = opt = None
+          torch.cuda.empty_cache()
+
+
+def clock2(torch, out, seconds, nv, h):
+    """The burst after an idle GPU and the sustained rate under fp8: a bf16
+    8192^3 GEMM timed one by one after 15 s idle (the first 40), then an fp8
+    (e4m3, per-tensor scales, torch._scaled_mm) 8192^3 GEMM repeated for
+    `seconds`, as sustain.csv."""
+    n = 8192
+    fl = 2.0 * n ** 3
+    a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    c = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
+    torch.mm(a, b, out=c)
+    torch.cuda.synchronize()
+    time.sleep(15)
+    rows = []
+    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+          for _ in range(40)]
+    for e0, e1 in ev:
+        e0.record()
+        torch.mm(a, b, out=c)
+        e1.record()
+    torch.cuda.synchronize()
+    for i, (e0, e1) in enumerate(ev):
+        t = e0.elapsed_time(e1) * 1e3
+        rows.append(("bf16_cold", i, round(t, 1), round(fl / t / 1e6, 1)) + clocks(nv, h))
+    print("cold bf16", rows[1], rows[10], rows[-1], flush=True)
+    a8 = a.to(torch.float8_e4m3fn)
+    b8 = b.to(torch.float8_e4m3fn)
+    one = torch.ones((), device="cuda", dtype=torch.float32)
+
+    def mm8():
+        return torch._scaled_mm(a8, b8.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+
+    mm8()
+    torch.cuda.synchronize()
+    e0 = torch.cuda.Event(enable_timing=True)
+    e1 = torch.cuda.Event(enable_timing=True)
+    t_start = time.perf_counter()
+    i = 0
+    while time.perf_counter() - t_start < seconds:
+        e0.record()
+        for _ in range(300):
+            mm8()
+        e1.record()
+        torch.cuda.synchronize()
+        t = e0.elapsed_time(e1) / 300 * 1e3
+        rows.append(("fp8_sustained", i, round(t, 1), round(fl / t / 1e6, 1)) + clocks(nv, h))
+        i += 1
+    print("fp8 first", rows[40], "last", rows[-1], flush=True)
+    wr(os.path.join(out, "clock2.csv"), rows,
+       ("what", "index", "gemm_us", "tflops", "sm_mhz", "power_w", "temp_c"))
+
+
 def bench(torch, fn, min_s=0.15, min_iters=5):
     for _ in range(3):
         fn()
@@ -482,7 +592,7 @@ def main():
     ap.add_argument("--op-calls", type=int, default=300)
     ap.add_argument("--sustain-s", type=float, default=40.0)
     ap.add_argument("--only", default="env,ops,kernels,microbatch,membw,gemm,sustain,hostsplit,"
-                    "predict")
+                    "predict,steps,clock2")
     o = ap.parse_args()
     import torch
     os.makedirs(o.out, exist_ok=True)
@@ -493,7 +603,9 @@ def main():
              "membw": lambda: membw(torch, o.out), "gemm": lambda: gemms(torch, o.out, nv, h),
              "sustain": lambda: sustain(torch, o.out, o.sustain_s, nv, h),
              "hostsplit": lambda: hostsplit(torch, o.out, o.iters),
-             "predict": lambda: predict(torch, o.out, o.iters)}
+             "predict": lambda: predict(torch, o.out, o.iters),
+             "steps": lambda: train_steps(torch, o.out, o.iters),
+             "clock2": lambda: clock2(torch, o.out, o.sustain_s, nv, h)}
     for name in o.only.split(","):
         t0 = time.perf_counter()
         try:
