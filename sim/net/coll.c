@@ -197,7 +197,16 @@
  *      against 8.2 %, but the left-out node counts' error 17.5 % against
  *      14.1 %: the data do not carry a second shape.) At the shipped fit
  *      D = 0.21 ms on 2 nodes, 0.93 on 8, 4.8 on 64; kappa(64) = 3.4
- *      carries the rest of the 64-node medians.
+ *      carries the rest of the 64-node medians. What the data hold per
+ *      node count (podsim calibrate --fabric prints it, valid/fabric.c
+ *      excess_by_nodes): one wait common to the three collectives, added
+ *      to each fastest run, gives every median of 2-32 nodes within
+ *      8.5 %, at 0.25, 1.01, 2.40, 2.92, 5.85 ms (15.6 on 64): a per-call
+ *      wait, as here, but not smooth in m (x1.2 from 8 to 16 nodes, x2-4
+ *      per doubling elsewhere), so the smooth law misses the 8-node
+ *      all-gather and reduce-scatter (-18 %) and the 16-node all-gather
+ *      (+11 %); no algorithm, protocol or channel choice changes for
+ *      them between 8 and 16 nodes (README "NCCL over AWS EFA").
  *      Exposure (assumed; the data cannot tell). Every calibration row
  *      sends 31-63 MiB per rank through its NICs, so they cannot say how
  *      the wait scales for small calls. podsim takes the lag events of a

@@ -116,6 +116,25 @@ void valid_fab_print_text(FILE *out, const valid_fab_fit *f, const char *data)
 			fprintf(out, "%6d %6.2f %6.2f\n", f->spread[i].nodes, f->spread[i].lo,
 			        f->spread[i].hi);
 	}
+	bool excess = false;
+	for (int i = 0; i < f->nnodes; i++)
+		excess |= f->excess_rows[i] > 0;
+	if (excess) {
+		fprintf(out, "\nwhat the medians add to the fastest runs, per node count: E, one "
+		             "per-call wait common\nto the collectives (relative least squares), "
+		             "the median it misses most, and the fit's\nmedian - uncongested time "
+		             "(same weights):\n");
+		fprintf(out, "%6s %6s %10s %8s %10s\n", "nodes", "rows", "common_ms", "worst",
+		        "fitted_ms");
+		for (int i = 0; i < f->nnodes; i++) {
+			if (f->excess_rows[i] == 0)
+				continue;
+			char w[16];
+			snprintf(w, sizeof w, "%+.1f%%", clean(100 * f->excess_worst[i], 0.05));
+			fprintf(out, "%6d %6d %10.3f %8s %10.3f\n", f->nodes[i], f->excess_rows[i],
+			        f->excess_s[i] * 1e3, w, f->excess_fit_s[i] * 1e3);
+		}
+	}
 	fprintf(out, "\nMAPE of the medians before %.1f %%, after %.1f %%", 100 * f->mape_before,
 	        100 * f->mape_after);
 	if (f->nfast > 0)
@@ -190,6 +209,17 @@ void valid_fab_print_json(FILE *out, const valid_fab_fit *f, const char *data)
 	for (int i = 0; i < f->nspread; i++)
 		fprintf(out, "%s{\"nodes\": %d, \"lo\": %.6g, \"hi\": %.6g}", i ? ", " : "",
 		        f->spread[i].nodes, f->spread[i].lo, f->spread[i].hi);
+	fprintf(out, "],\n \"excess\": [");
+	for (int i = 0, k = 0; i < f->nnodes; i++) {
+		if (f->excess_rows[i] == 0)
+			continue;
+		fprintf(out, "%s{\"nodes\": %d, \"rows\": %d, ", k++ ? ", " : "", f->nodes[i],
+		        f->excess_rows[i]);
+		json_num(out, "common_s", f->excess_s[i], true);
+		json_num(out, "worst", f->excess_worst[i], true);
+		json_num(out, "fitted_s", f->excess_fit_s[i], false);
+		fputc('}', out);
+	}
 	fprintf(out, "],\n ");
 	json_num(out, "mape_before", f->mape_before, true);
 	json_num(out, "mape_after", f->mape_after, true);

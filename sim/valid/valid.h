@@ -286,6 +286,16 @@ typedef struct valid_fab_fit {
 	/* The measured spread per node count (rows with both percentiles). */
 	int nspread;
 	net_spread spread[NET_SPREAD_MAX];
+	/* What the medians add to the fastest runs, per node count (nodes[i];
+	 * rows with the fastest runs only, excess_rows[i] of them; fabric.c,
+	 * excess_by_nodes): the one per-call wait E common to the collectives
+	 * that fits their medians best (relative least squares), the median it
+	 * misses most (signed, relative), and the fit's own median - uncongested
+	 * time with the same weights. NAN without such rows. */
+	int excess_rows[VALID_FAB_MAX_NODES];
+	double excess_s[VALID_FAB_MAX_NODES];
+	double excess_worst[VALID_FAB_MAX_NODES];
+	double excess_fit_s[VALID_FAB_MAX_NODES];
 } valid_fab_fit;
 
 /* Add the collective rows of a case CSV (microbenchmark schema: kind
