@@ -40,10 +40,12 @@
  * podsim charges the issue as it charges every eager framework operation
  * (plan: one host operation per collective with comm_host_op):
  *     t = launch_overhead (the row's GPU file) + op_overhead + t_collective,
- * op_overhead the [framework] default (20 us: hardware.csv latency,CUDA
- * kernel launch,pytorch_op_roundtrip_v100, S51d; the Megatron-Core
- * default profile). At 1 MiB on one B200 node that is 24 us of a 51 us
- * call; at 4 GiB and more under 0.3 %. Not modelled: the ranks' skew
+ * op_overhead the [framework] default (30.6 us: eager PyTorch's host cost
+ * per operation measured on an H200, plan/framework.c). At 1 MiB on one
+ * B200 node that is 34.6 us of a 62 us call; at 4 GiB and more under
+ * 0.3 %. The same source's 32 KiB - 2 MiB sweep on one node (network/
+ * README.md:1394, not a case) leaves a flat 31-33 us between its
+ * measurements and podsim coll's times. Not modelled: the ranks' skew
  * leaving the barrier (each rank's clock starts when its own barrier
  * ends; the call ends with the last rank's), which the multi-node row may
  * hold. The Playbook rows (efa-collectives.csv) average back-to-back calls
