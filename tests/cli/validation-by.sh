@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# validation-by.sh - tools/validation-by on a hand-made case file and its
+# validate JSON (no simulation).
+# 1. Grouping: rows A1..A4 (tp 2) have errors -0.10, -0.10, +0.10, +0.10 and
+#    B1 (tp 4) +0.05: tp 2 gives MAPE 10.0 %, mean +0.0 %, spread 10.0 %.
+# 2. The 1F1B fit: A1..A4 are exact 1F1B steps of a replica of N = 64
+#    sequences on p = 4 stages, c = 0.1 s per sequence, o = 0.02 s per
+#    micro-batch, D = 0.5 s, T(b) = (64/b + 3)(0.1 b + 0.02) + D:
+#      b = 1: 67 x 0.12 + 0.5 = 8.54    b = 2: 35 x 0.22 + 0.5 = 8.2
+#      b = 4: 19 x 0.42 + 0.5 = 8.48    b = 8: 11 x 0.82 + 0.5 = 9.52
+#    the fit returns them (c 100.0 ms, o 20.0 ms, D 0.50 s, residual 0.0 %)
+#    unflagged. Raising b = 2 to 8.2 x 1.1 = 9.02 makes T(b) non-convex
+#    (9.02 > the chord 8.54 + (8.48 - 8.54)/3), which no member with
+#    c, o, D >= 0 (a convex function of b) reaches: flagged.
+set -u
+command -v python3 >/dev/null || { echo "no python3: skipped"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+cols=id,model,gpus,gpu,tp,pp,dp,cp,ep,vpp,global_batch,seq_len,recompute,zero,precision,micro_batch
+row() { echo "$1,M,64,g,$2,4,16,1,1,1,1024,2048,full,0,bf16,$3"; }
+{ echo "$cols"; row A1 2 1; row A2 2 2; row A3 2 4; row A4 2 8; row B1 4 2; } >"$tmp/c.csv"
+js() { # id measured predicted
+	python3 -c 'import sys; m,p=float(sys.argv[2]),float(sys.argv[3]); print("{\"id\": \"%s\", \"group\": \"S\", \"measured_iter_s\": %r, \"predicted_iter_s\": %r, \"error\": %r}" % (sys.argv[1], m, p, p/m-1))' "$@"
+}
+doc() { # measured T(2)
+	echo '{"rows": ['
+	js A1 8.54 7.686; echo ,; js A2 "$1" "$(python3 -c "print($1*0.9)")"; echo ,
+	js A3 8.48 9.328; echo ,; js A4 9.52 10.472; echo ,; js B1 8 8.4
+	echo '], "summary": {}}'
+}
+doc 8.2 >"$tmp/ok.json"
+tools/validation-by "$tmp/c.csv" --json "$tmp/ok.json" --pipeline-fit >"$tmp/ok.txt" 2>&1 || fail=1
+grep -q '^  2  *4  *10.0%  *+0.0%  .*10.0%  ' "$tmp/ok.txt" ||
+	{ echo "tp 2 group: expected 4 rows, MAPE 10.0 %, mean +0.0 %, spread 10.0 %"; fail=1; }
+grep -q '^  4  *1  *5.0%  *+5.0%' "$tmp/ok.txt" || { echo "tp 4 group: expected MAPE 5.0 %"; fail=1; }
+grep -q '1,2,4,8  *100.0 ms  *20.0 ms  *0.50 s  *0.0%  ' "$tmp/ok.txt" ||
+	{ echo "exact 1F1B steps: expected c 100.0 ms, o 20.0 ms, D 0.50 s, 0.0 %, unflagged"; fail=1; }
+doc 9.02 >"$tmp/bad.json"
+tools/validation-by "$tmp/c.csv" --json "$tmp/bad.json" --pipeline-fit >"$tmp/bad.txt" 2>&1 || fail=1
+grep -q '1,2,4,8  .*%  *\* ' "$tmp/bad.txt" || { echo "a non-convex set is not flagged"; fail=1; }
+tools/validation-by "$tmp/c.csv" --json "$tmp/ok.json" --by nosuch >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "an unknown column: expected exit 2"; fail=1; }
+[ $fail -eq 0 ] || { cat "$tmp/ok.txt" "$tmp/bad.txt"; }
+exit $fail
