@@ -94,10 +94,15 @@ static double gemm_in_bytes(const work_shard *sh, double e)
  * which Megatron-Core turns off with save_original_input for every recipe but
  * delayed scaling ("linear_proj also saves the quantized tensor of this
  * output", core/transformer/attention.py:428-444 at d98e8a64, TE >= 2.6):
- * e + 1 under delayed scaling, e otherwise. */
-static double proj_in_bytes(const work_shard *sh, double e)
+ * e + 1 under delayed scaling, e otherwise. When selective recomputation
+ * checkpoints the core attention (attn_recomputed), the attention keeps
+ * nothing and O lives only as what the projection saved: e, or its 1-byte
+ * copy under delayed scaling. */
+static double proj_in_bytes(const work_shard *sh, double e, bool attn_recomputed)
 {
-	return sh->dtype == HW_FP8 && sh->fp8_delayed ? e + 1.0 : e;
+	if (sh->dtype != HW_FP8 || !sh->fp8_delayed)
+		return e;
+	return attn_recomputed ? 1.0 : e + 1.0;
 }
 
 /* Per-token activation bytes on one rank: the part that every TP rank keeps in
@@ -134,11 +139,12 @@ double work_activation_bytes(const work_model *m, const work_shard *sh, work_rec
 	bool sp = sh->sp && t > 1;
 	if (rc == WORK_RECOMPUTE_FULL)
 		return e * s * b * m->hidden / (sp ? t : 1.0);
-	double rep, split, score, e8 = gemm_in_bytes(sh, e);
-	act_parts(m, e, e8, proj_in_bytes(sh, e), s, t, &rep, &split, &score);
 	unsigned k = rc == WORK_RECOMPUTE_SELECTIVE
 			     ? (sh->recompute_modules ? sh->recompute_modules : WORK_RC_CORE_ATTN)
 			     : 0;
+	double rep, split, score, e8 = gemm_in_bytes(sh, e);
+	double ep = proj_in_bytes(sh, e, (k & WORK_RC_CORE_ATTN) != 0);
+	act_parts(m, e, e8, ep, s, t, &rep, &split, &score);
 	if ((k & WORK_RC_MLA_UP_PROJ) && work_model_is_mla(m)) {
 		/* the checkpoint keeps its inputs, the latents, not their norms'
 		 * outputs nor Q, K, V: e(q_r + k_r) replicated, e a (2(dn + dr)

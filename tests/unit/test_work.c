@@ -298,17 +298,22 @@ static void test_activations(void)
 	 * (memory.c gemm_in_bytes): ln1's and ln2's outputs (h each, replicated,
 	 * /t with SP) and the activation's output (f, split): per token
 	 * (2h + f)/t = (16384 + 28672) / 8 = 5632 bytes less; x 4096 tokens =
-	 * 23,068,672. The attention output (q = 8192) stays 16-bit, saved by the
-	 * fused attention (proj_in_bytes); under delayed scaling the output
-	 * projection keeps its 1-byte copy beside it: q/t = 1024 bytes a token
-	 * more, 4,194,304, so 18,874,368 less than in bf16. The p2p stays 16-bit. */
+	 * 23,068,672. The attention output O (q = 8192) stays 16-bit
+	 * (proj_in_bytes) under tensorwise scaling. Under delayed scaling the
+	 * output projection keeps a 1-byte copy instead: beside the attention's
+	 * own O without recomputation, q/t = 1024 bytes a token more (4,194,304
+	 * over 4096 tokens), and alone when the core attention is recomputed
+	 * (selective), 1024 less than 16-bit O: 27,262,976 less than bf16 in all.
+	 * The p2p stays 16-bit. */
 	work_shard p8 = p;
 	p8.dtype = HW_FP8;
 	CHECK_NEAR(work_activation_bytes(&m, &p8, WORK_RECOMPUTE_SELECTIVE),
 		   148897792.0 - 23068672.0, 1e-12);
+	double cs = work_activation_bytes(&m, &p8, WORK_RECOMPUTE_NONE);
 	p8.fp8_delayed = true;
 	CHECK_NEAR(work_activation_bytes(&m, &p8, WORK_RECOMPUTE_SELECTIVE),
-		   148897792.0 - 18874368.0, 1e-12);
+		   148897792.0 - 27262976.0, 1e-12);
+	CHECK_NEAR(work_activation_bytes(&m, &p8, WORK_RECOMPUTE_NONE) - cs, 4194304.0, 1e-12);
 	p.fp8_delayed = true; /* only fp8 has a recipe */
 	CHECK_NEAR(work_activation_bytes(&m, &p, WORK_RECOMPUTE_SELECTIVE), 148897792.0, 1e-12);
 	CHECK_NEAR(work_p2p_bytes(&m, &p8), 4096.0 * 8192 * 2 / 8, 1e-12);
