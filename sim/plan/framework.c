@@ -179,6 +179,10 @@ const conf_key plan_framework_keys[] = {
          "ZeRO-3 with offloaded parameters: parameters gathered at most (0 = gathered_layers)"},
         {"workspace", CONF_QTY, SIM_UNIT_BYTES, 0, 1e12, "32 MiB", NULL, FK(workspace_bytes),
          "allocator-owned buffers beside the tensors (cuBLAS workspaces)"},
+        {"tp_overlap_workspace", CONF_QTY, SIM_UNIT_BYTES, 0, 1e12, "96 MiB", NULL,
+         FK(tp_overlap_workspace_bytes),
+         "allocated beside them under tp_comm_overlap: the cuBLAS workspace of the GEMMs that "
+         "overlap a TP collective (Transformer Engine: 3 streams x 32 MiB)"},
         {"cuda_context", CONF_QTY, SIM_UNIT_BYTES, 0, 1e12, "0.47 GiB", NULL, FK(context_bytes),
          "CUDA context and loaded kernels, outside the allocator"},
         {"nccl_context", CONF_QTY, SIM_UNIT_BYTES, 0, 1e12, "1.28 GiB", NULL, FK(nccl_bytes),

@@ -428,6 +428,7 @@ work_shard plan_shard(const plan_scenario *s)
 			 .ep = s->plan.ep > 1 ? s->plan.ep : 1,
 			 .moe_dispatcher = s->plan.moe_dispatcher,
 			 .recompute_modules = s->plan.recompute_mask,
+			 .fp8_delayed = s->train.fp8_recipe == PLAN_FP8_DELAYED,
 			 .flash_impl = (hw_flash_impl)s->fw.flash_impl,
 			 .layer_code = s->fw.layer_kernels,
 			 .loss = s->train.chunked_loss ? WORK_LOSS_CHUNKED : s->fw.loss,

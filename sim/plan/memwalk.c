@@ -12,7 +12,8 @@
  *                gradient buckets, p2p_buffers pipeline send/receive
  *                tensors, sp_gather_buffers persistent SP all-gather
  *                buffers (nanotron's MemoryBuffer), the framework's
- *                workspaces
+ *                workspaces (and the userbuffer GEMMs' under
+ *                tp_comm_overlap)
  *   forward and  ZeRO-3's gathered layers (gathered_layers of the largest)
  *   backward     and unsharded embedding and output layer; FSDP
  *                SHARD_GRAD_OP's unsharded copy of every layer
@@ -77,7 +78,8 @@ typedef struct mw {
 	double shards, eshards, dpg;
 	double T; /* tokens per micro-batch on this rank */
 	/* always */
-	double weights, frozen, states, grad_buf, grad_copy, buckets, p2p, workspace, gather;
+	double weights, frozen, states, grad_buf, grad_copy, buckets, p2p, workspace, ub_workspace,
+	        gather;
 	/* forward and backward */
 	double gathered, cache;
 	/* per chunk and micro-batch */
@@ -192,6 +194,23 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	if (p->pp > 1)
 		w->p2p = fw->p2p_buffers * work_p2p_bytes(&s->model, &sh);
 	w->workspace = fw->workspace_bytes;
+	/* Under tp_comm_overlap Transformer Engine's GEMMs that overlap a TP
+	 * collective through userbuffers get a workspace of their own, one
+	 * cuBLAS workspace per stream they may split over: get_cublas_workspace
+	 * is cached per (device, ub) and returns 3 x 32 MiB (+ 3 KiB) on
+	 * Hopper and later, 3 x 4 MiB before (TransformerEngine d0067d0d
+	 * pytorch/cpp_extensions/gemm.py:37, 40-45, 48-66; general_gemm picks
+	 * it for a GEMM with a userbuffer, :227). GEMMs without one, fc2's
+	 * weight gradient (module/layernorm_mlp.py:1400), keep the plain
+	 * workspace, so both stay. Same code in b9d690e04, the TE revision
+	 * Megatron-LM's CI pinned when MA16's golden values were written
+	 * (Megatron-LM 4828d651e7 pyproject.toml:230). Megatron-Core sets up
+	 * userbuffers under --tp-comm-overlap (training/initialize.py:194-264,
+	 * d98e8a64); the userbuffers themselves come from cuMemCreate or
+	 * cudaMalloc (TE common/comm_gemm_overlap/comm_gemm_overlap.cpp:421,
+	 * userbuffers/userbuffers-host.cpp:514-557), outside PyTorch's
+	 * allocator, and are not counted here. */
+	w->ub_workspace = p->tp_comm_overlap && p->tp > 1 ? fw->tp_overlap_workspace_bytes : 0;
 	/* the sequence-parallel all-gathers' persistent buffers: the whole
 	 * micro-batch's s x b x h in 16 bits each */
 	if (p->sequence_parallel && p->tp > 1)
@@ -384,7 +403,7 @@ typedef struct cand {
 static double static_sum(const mw *w)
 {
 	return w->weights + w->frozen + w->states + w->grad_buf + w->grad_copy + w->buckets +
-	       w->p2p + w->workspace + w->gather;
+	       w->p2p + w->workspace + w->ub_workspace + w->gather;
 }
 
 static void consider(cand *best, const cand *c)
@@ -691,6 +710,8 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 	    "%d send/receive activation%s of s b h e = %s each", np, np == 1 ? "" : "s",
 	    bq(np > 0 ? w->p2p / np : 0, a, sizeof a));
 	add(o, PLAN_MEM_BUFFERS, w->workspace, "workspaces", "cuBLAS workspaces (framework)");
+	add(o, PLAN_MEM_BUFFERS, w->ub_workspace, "TP-overlap workspace",
+	    "the cuBLAS workspace of the GEMMs overlapping TP communication (tp_comm_overlap)");
 	add(o, PLAN_MEM_BUFFERS, w->gather, "SP gather buffers",
 	    "%d persistent all-gather buffers of s b h e = %s each", s->fw.sp_gather_buffers,
 	    bq(s->fw.sp_gather_buffers > 0 ? w->gather / s->fw.sp_gather_buffers : 0, a, sizeof a));

@@ -264,6 +264,9 @@ typedef struct plan_framework {
 				       * gathered at most (0 = two layers) */
 	double workspace_bytes;       /* allocator-owned buffers beside the tensors
 				       * (cuBLAS workspaces) */
+	double tp_overlap_workspace_bytes; /* beside them under tp_comm_overlap: the
+				       * workspace of the userbuffer GEMMs
+				       * (Transformer Engine) */
 	/* outside the allocator, and its overhead */
 	double context_bytes;         /* CUDA context and loaded kernels */
 	double nccl_bytes;            /* NCCL's module and state, once with any group */
@@ -400,7 +403,14 @@ typedef struct plan_train {
 					* weights (HF Trainer's --bf16): the loss's
 					* log-softmax in fp32 (implied by policy amp) */
 	int grad_compression;          /* plan_gradcomp */
+	int fp8_recipe;                /* plan_fp8_recipe: fp8 training's scaling */
 } plan_train;
+
+/* fp8 training's scaling recipe (train.fp8_recipe, Megatron-Core's
+ * --fp8-recipe; its default is delayed, core/transformer/
+ * transformer_config.py:594-596 at d98e8a64). It changes what the fused
+ * layer keeps (work_shard fp8_delayed). */
+typedef enum { PLAN_FP8_DELAYED = 0, PLAN_FP8_TENSORWISE, PLAN_FP8_MXFP8, PLAN_FP8_BLOCKWISE } plan_fp8_recipe;
 
 /* Compression of the data-parallel gradient traffic (train.grad_compression):
  * none (the gradients' own width, fp32_grads), fp8 (1 byte per value, as

@@ -128,6 +128,7 @@ static const int optimizer_alias[] = {PLAN_ADAM,         PLAN_ADAM_8BIT,   PLAN_
 static const char *const gradcomp_names[] = {"none", "fp8", "1bit", NULL};
 static const char *const base_names[] = {"auto", "16-bit", "fp32", "nf4", "nf4-dq", "int4",
 					 "int8", NULL};
+static const char *const fp8_recipe_names[] = {"delayed", "tensorwise", "mxfp8", "blockwise", NULL};
 
 typedef struct scen_train {
 	int precision;
@@ -184,6 +185,9 @@ const conf_key plan_train_keys[] = {
 	{"autocast", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, TK(autocast),
 	 "16-bit weights under torch autocast (HF Trainer --bf16): the loss in fp32; implied by "
 	 "policy = amp"},
+	{"fp8_recipe", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "delayed", fp8_recipe_names, TK(fp8_recipe),
+	 "precision fp8's scaling (Megatron-Core --fp8-recipe): delayed keeps a quantized copy "
+	 "of the attention output for the output projection; tensorwise, mxfp8, blockwise do not"},
 };
 
 const size_t plan_scenario_nkeys = sizeof plan_scenario_keys / sizeof plan_scenario_keys[0];

@@ -78,6 +78,8 @@ static const struct {
         {"sequence parallel", "o sequence parallel", "parallel.sequence_parallel = true"},
         {"interleaved 1F1B", NULL, "parallel.schedule = 1f1b"},
         {"--fp8-param-gather", NULL, ""},
+        {"with TP comm overlap", NULL, "parallel.tp_comm_overlap = true"},
+        {"tensorwise current scaling", NULL, "train.fp8_recipe = tensorwise"},
         /* compilation, the loss, the optimizer step (torchtune's ladder) */
         {"torch.compile", "no compile", "train.compile = true"},
         {"compile;", "no compile", "train.compile = true"},

@@ -14,9 +14,10 @@
  * ';', each key checked against plan's table (an unknown key is an error at
  * its line), or `model.key = value` of the [model] section (a fact of the
  * model as the recipe builds it that the table's columns do not carry, such
- * as its linear biases), checked against work's table; runs.c writes them
- * into the row's [parallel] or [model] section, except a key the row's own
- * columns already set, and names them as the row's assumption. */
+ * as its linear biases), checked against work's table, or `train.key = value`
+ * of the [train] section (the recipe's fp8 scaling); runs.c writes them
+ * into the row's [parallel], [model] or [train] section, except a key the
+ * row's own columns already set, and names them as the row's assumption. */
 #include "valid_int.h"
 
 #include <ctype.h>
@@ -45,8 +46,8 @@ static bool key_in(const conf_key *t, size_t n, const char *p, size_t k)
 }
 
 /* Whether every ';'-separated item of text is `key = value` with a
- * [parallel] key or `model.key = value` with a [model] key; the first bad
- * item's text goes to bad. */
+ * [parallel] key, `model.key = value` with a [model] key or `train.key =
+ * value` with a [train] key; the first bad item's text goes to bad. */
 static bool parallel_ok(const char *text, char *bad, size_t len)
 {
 	const char *p = text;
@@ -60,9 +61,11 @@ static bool parallel_ok(const char *text, char *bad, size_t len)
 		while (s < k && isspace((unsigned char)p[s]))
 			s++;
 		bool model = k - s > 6 && !strncmp(p + s, "model.", 6);
+		bool train = k - s > 6 && !strncmp(p + s, "train.", 6);
 		bool known = eq && k > s &&
-			     (model ? key_in(work_model_keys, work_model_nkeys, p + s + 6, k - s - 6)
-				    : key_in(plan_spec_keys, plan_spec_nkeys, p + s, k - s));
+			     (model   ? key_in(work_model_keys, work_model_nkeys, p + s + 6, k - s - 6)
+			      : train ? key_in(plan_train_keys, plan_train_nkeys, p + s + 6, k - s - 6)
+				      : key_in(plan_spec_keys, plan_spec_nkeys, p + s, k - s));
 		if (!known) {
 			snprintf(bad, len, "%.*s", (int)n, p);
 			return false;
@@ -93,8 +96,9 @@ int valid_recipes_load(const char *datadir, valid_recipe **out, size_t *nout, si
 		char bad[160];
 		if (strlen(par) >= sizeof v[i].parallel || !parallel_ok(par, bad, sizeof bad)) {
 			sim_diag_error(diag, path, cases_csv_line(c, i),
-				       "column 'parallel': expected 'key = value' of [parallel] "
-				       "or 'model.key = value' of [model] joined by ';', got '%s'",
+				       "column 'parallel': expected 'key = value' of [parallel], "
+				       "'model.key = value' of [model] or 'train.key = value' of "
+				       "[train] joined by ';', got '%s'",
 				       strlen(par) >= sizeof v[i].parallel ? par : bad);
 			rc = SIM_ECONF;
 		}

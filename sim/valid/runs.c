@@ -82,11 +82,12 @@ static void assume(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The [parallel] keys of the row's recipe line (recipes.c), or with `model`
- * its `model.` keys (without the prefix), written into the section that
- * starts at offset `from` of b, each but a key the section already has; the
- * line is named as the row's assumption. */
-static void put_recipe(sim_buf *b, size_t from, const valid_recipe *r, bool model,
+/* The keys of the row's recipe line (recipes.c) with the prefix `sect`
+ * ("model." or "train."; "" for the [parallel] keys, which have none),
+ * written without it into the section that starts at offset `from` of b,
+ * each but a key the section already has; the line is named as the row's
+ * assumption. */
+static void put_recipe(sim_buf *b, size_t from, const valid_recipe *r, const char *sect,
 		       char *assumed, size_t alen)
 {
 	if (!r || b->oom || from > b->len)
@@ -96,11 +97,14 @@ static void put_recipe(sim_buf *b, size_t from, const valid_recipe *r, bool mode
 		size_t n = strcspn(p, ";"), s = 0;
 		while (s < n && p[s] == ' ')
 			s++;
-		size_t pre = n - s > 6 && !strncmp(p + s, "model.", 6) ? 6 : 0;
+		size_t pre = 0;
+		if (n - s > 6 && (!strncmp(p + s, "model.", 6) || !strncmp(p + s, "train.", 6)))
+			pre = 6;
 		size_t k = strcspn(p + s + pre, " =");
 		char key[64];
 		snprintf(key, sizeof key, "\n%.*s =", (int)(k < 60 ? k : 60), p + s + pre);
-		if ((pre > 0) == model && !strstr(b->data + from, key)) {
+		bool mine = pre ? !strncmp(p + s, sect, pre) && strlen(sect) == pre : !*sect;
+		if (mine && !strstr(b->data + from, key)) {
 			sim_buf_printf(b, "%.*s\n", (int)(n - s - pre), p + s + pre);
 			assume(assumed, alen, "%.*s (recipes.csv line %d)", (int)(n - s), p + s,
 			       r->line);
@@ -188,7 +192,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	sim_buf_printf(b, "activation = %s\nnorm = %s\nuntied_embeddings = %s\n",
 		       swiglu ? "swiglu" : "gelu", swiglu ? "rmsnorm" : "layernorm",
 		       swiglu ? "true" : "false");
-	put_recipe(b, mod, rec, true, assumed, alen);
+	put_recipe(b, mod, rec, "model.", assumed, alen);
 	/* The SwiGLU families (Llama, Mistral, DeepSeek) carry no linear
 	 * biases; [model] bias defaults to Megatron's GPT (true), so say it
 	 * unless the recipe gave the model's own (GPT-OSS's). */
@@ -269,16 +273,18 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	/* The README's `layout:` note clause names Megatron's pipeline-split flags. */
 	if (strstr(note, "account_for_embedding/loss_in_pipeline_split"))
 		sim_buf_printf(b, "embedding_in_split = true\nloss_in_split = true\n");
-	put_recipe(b, par, rec, false, assumed, alen);
+	put_recipe(b, par, rec, "", assumed, alen);
 	if (opt && opt->framework_set)
 		sim_buf_printf(b, "[framework]\nop_overhead = %.9g us\n", opt->framework_s * 1e6);
 	if (opt && opt->sustain_set) /* the row's precision's key */
 		sim_buf_printf(b, "[gpu]\ntensor_sustain%s = %.9g\n",
 			       !strcmp(get(c, row, "precision"), "fp8") ? "_fp8" : "", opt->sustain);
+	size_t trn = b->len;
 	sim_buf_printf(b, "[train]\n");
 	put(b, c, row, "precision", "precision");
 	if (*attention)
 		sim_buf_printf(b, "attention = %s\n", attention);
+	put_recipe(b, trn, rec, "train.", assumed, alen);
 	return NULL;
 }
 

@@ -20,8 +20,8 @@ typedef struct valid_stacks valid_stacks;
 typedef struct valid_recipe {
 	char match[128];    /* in the case's source */
 	char model[64];     /* in the case's model column */
-	char parallel[512]; /* "key = value" of [parallel] or "model.key = value",
-			     * ';'-joined */
+	char parallel[512]; /* "key = value" of [parallel], "model.key = value"
+			     * or "train.key = value", ';'-joined */
 	int line;           /* in recipes.csv */
 } valid_recipe;
 int valid_recipes_load(const char *datadir, valid_recipe **out, size_t *n, sim_diag *diag);

@@ -37,9 +37,11 @@
  * and the score part (2e + 1)*a*s. Dropout masks are 1 byte and are kept for
  * every model (Llama-style models train without dropout: a small overcount of
  * 2sbh + as^2b bytes). Element size: the training dtype's, but at least 2 bytes
- * (fp8 training keeps its activations in 16 bits), except the four GEMM
+ * (fp8 training keeps its activations in 16 bits), except three GEMM
  * inputs kept for the weight gradients, which Transformer Engine keeps in fp8
- * (gemm_in_bytes); fp32 doubles the tensors, not the masks.
+ * (gemm_in_bytes), and the attention output, 16-bit and under delayed
+ * scaling a byte more (proj_in_bytes); fp32 doubles the tensors, not the
+ * masks.
  *
  * MLA (work_model_is_mla; layer.c's MLA program): the attention block keeps,
  * besides ln1's input and output and the dropout mask, each latent's norm
@@ -73,13 +75,34 @@ static double act_elem_bytes(const work_shard *sh)
  * layernorm_mlp.py:636-655 the activation's output quantized for fc2;
  * grouped_linear.py:545-546 the experts'). The fused count below is TE's
  * layers (Megatron-Core, NeMo, Megatron-Bridge): the inputs of QKV (ln1's
- * output), of the output projection (the attention output), of fc1 (ln2's
- * output; an expert's permuted rows) and of fc2 (the activation's output),
- * and MLA's up projections (the latents' norm outputs). Everything else stays
+ * output), of fc1 (ln2's output; an expert's permuted rows) and of fc2 (the
+ * activation's output), and MLA's up projections (the latents' norm
+ * outputs); the output projection's is proj_in_bytes. Everything else stays
  * 16-bit (act_elem_bytes). */
 static double gemm_in_bytes(const work_shard *sh, double e)
 {
 	return sh->dtype == HW_FP8 ? 1.0 : e;
+}
+
+/* Bytes per element of the output projection's input, the attention's
+ * output O. The fused attention saves O for its own backward in 16 bits
+ * (TE d0067d0d pytorch/attention/dot_product_attention/backends.py:1631,
+ * f16_tensors = (q, k, v, out_f16); the attention stays 16-bit under fp8
+ * GEMMs unless fp8_dpa), so O is kept whatever the projection does: e, the
+ * one tensor both keep in 16-bit training. Under fp8 TE's Linear keeps its
+ * own quantized copy beside it (linear.py:380-437, 600-616), one byte more,
+ * which Megatron-Core turns off with save_original_input for every recipe but
+ * delayed scaling ("linear_proj also saves the quantized tensor of this
+ * output", core/transformer/attention.py:428-444 at d98e8a64, TE >= 2.6):
+ * e + 1 under delayed scaling, e otherwise. When selective recomputation
+ * checkpoints the core attention (attn_recomputed), the attention keeps
+ * nothing and O lives only as what the projection saved: e, or its 1-byte
+ * copy under delayed scaling. */
+static double proj_in_bytes(const work_shard *sh, double e, bool attn_recomputed)
+{
+	if (sh->dtype != HW_FP8 || !sh->fp8_delayed)
+		return e;
+	return attn_recomputed ? 1.0 : e + 1.0;
 }
 
 /* Per-token activation bytes on one rank: the part that every TP rank keeps in
@@ -87,9 +110,10 @@ static double gemm_in_bytes(const work_shard *sh, double e)
  * the attention score part (score, per rank). The per-rank K/V width is
  * d*max(g/t, 1): with fewer kv heads than ranks each rank keeps one. e8 is
  * a saved GEMM input's element size (gemm_in_bytes): ln1's and ln2's
- * outputs in rep, the attention output and the activation's output in split. */
-static void act_parts(const work_model *m, double e, double e8, double s, double t, double *rep,
-		      double *split, double *score)
+ * outputs in rep, the activation's output in split; ep the attention
+ * output's (proj_in_bytes). */
+static void act_parts(const work_model *m, double e, double e8, double ep, double s, double t,
+		      double *rep, double *split, double *score)
 {
 	double h = m->hidden, a = m->heads;
 	double g = m->kv_heads > 0 ? m->kv_heads : m->heads;
@@ -98,11 +122,11 @@ static void act_parts(const work_model *m, double e, double e8, double s, double
 	double f = m->ffn > 0 ? m->ffn : 4.0 * m->hidden;
 	double fc1 = m->act == WORK_ACT_SWIGLU ? 2.0 * f : f;
 	*rep = (2.0 * e + 2.0 * e8 + 2.0) * h;
-	*split = (e * q + e8 * q + e * fc1 + e8 * f) / t + 2.0 * e * kv;
+	*split = (e * q + ep * q + e * fc1 + e8 * f) / t + 2.0 * e * kv;
 	if (work_model_is_mla(m)) {
 		double qk = (double)m->qk_nope_head_dim + m->qk_rope_head_dim, dv = m->v_head_dim;
 		*rep += (e + e8) * ((double)m->q_lora_rank + m->kv_lora_rank);
-		*split = (e * a * (2.0 * qk + dv) + e8 * a * dv + e * fc1 + e8 * f) / t;
+		*split = (e * a * (2.0 * qk + dv) + ep * a * dv + e * fc1 + e8 * f) / t;
 	}
 	*score = (2.0 * e + 1.0) * a * s / t;
 }
@@ -115,11 +139,12 @@ double work_activation_bytes(const work_model *m, const work_shard *sh, work_rec
 	bool sp = sh->sp && t > 1;
 	if (rc == WORK_RECOMPUTE_FULL)
 		return e * s * b * m->hidden / (sp ? t : 1.0);
-	double rep, split, score, e8 = gemm_in_bytes(sh, e);
-	act_parts(m, e, e8, s, t, &rep, &split, &score);
 	unsigned k = rc == WORK_RECOMPUTE_SELECTIVE
 			     ? (sh->recompute_modules ? sh->recompute_modules : WORK_RC_CORE_ATTN)
 			     : 0;
+	double rep, split, score, e8 = gemm_in_bytes(sh, e);
+	double ep = proj_in_bytes(sh, e, (k & WORK_RC_CORE_ATTN) != 0);
+	act_parts(m, e, e8, ep, s, t, &rep, &split, &score);
 	if ((k & WORK_RC_MLA_UP_PROJ) && work_model_is_mla(m)) {
 		/* the checkpoint keeps its inputs, the latents, not their norms'
 		 * outputs nor Q, K, V: e(q_r + k_r) replicated, e a (2(dn + dr)

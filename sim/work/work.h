@@ -166,6 +166,9 @@ typedef struct work_shard {
 	int moe_dispatcher; /* work_moe_dispatcher: what moves the tokens with ep > 1 */
 	unsigned recompute_modules; /* WORK_RC_* under selective recomputation
 				     * (0 = core_attn): what the layer does not keep */
+	bool fp8_delayed; /* fp8 with delayed scaling: the fused layer's output
+			   * projection keeps a quantized copy of its input
+			   * (memory.c proj_in_bytes) */
 } work_shard;
 
 /* The loss's implementation (plan's [framework] loss, same order): which

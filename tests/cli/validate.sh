@@ -100,7 +100,7 @@ if [ "$(basename "$csv")" = calibration.csv ]; then
 		>"$tmp/data/topologies/frameworks/recipes.csv"
 	"$podsim" validate "$csv" --scenario N09 --data "$tmp/data" >/dev/null 2>"$tmp/e4"
 	rc=$?
-	[ $rc -eq 2 ] && grep -q "recipes.csv:2: error: column 'parallel': expected 'key = value' of \[parallel\] or 'model.key = value' of \[model\] joined by ';', got 'moe_dispatch = alltoall'" "$tmp/e4" ||
+	[ $rc -eq 2 ] && grep -q "recipes.csv:2: error: column 'parallel': expected 'key = value' of \[parallel\], 'model.key = value' of \[model\] or 'train.key = value' of \[train\] joined by ';', got 'moe_dispatch = alltoall'" "$tmp/e4" ||
 		{ echo "a bad recipe line: exit $rc"; cat "$tmp/e4"; fail=1; }
 	# a [model] key: checked against work's table, written into [model]
 	printf 'match,model,parallel,why\nBridge,GPT-OSS,model.biass = true,a typo\n' \
@@ -114,5 +114,16 @@ if [ "$(basename "$csv")" = calibration.csv ]; then
 		[ "$(sed -n '/^\[model\]/,/^\[/p' "$tmp/n09.ini" | grep -c '^bias = true$')" = 1 ] &&
 		! grep -q '^bias = false$' "$tmp/n09.ini" ||
 		{ echo "N09's scenario does not take the recipe's biases into [model]:"; cat "$tmp/n09.ini"; fail=1; }
+	# a [train] key: checked against plan's [train] table, written into [train]
+	printf 'match,model,parallel,why\nBridge,GPT-OSS,train.fp8_recipes = tensorwise,a typo\n' \
+		>"$tmp/data/topologies/frameworks/recipes.csv"
+	"$podsim" validate "$csv" --scenario N09 --data "$tmp/data" >/dev/null 2>"$tmp/e6"
+	rc=$?
+	[ $rc -eq 2 ] && grep -q "got 'train.fp8_recipes = tensorwise'" "$tmp/e6" ||
+		{ echo "a bad recipe train key: exit $rc"; cat "$tmp/e6"; fail=1; }
+	"$podsim" validate "$csv" --scenario N10 --data "$PWD" >"$tmp/n10.ini" 2>&1 || fail=1
+	grep -q '^; assumed: train.fp8_recipe = tensorwise (recipes.csv line [0-9]*)$' "$tmp/n10.ini" &&
+		[ "$(sed -n '/^\[train\]/,$p' "$tmp/n10.ini" | grep -c '^fp8_recipe = tensorwise$')" = 1 ] ||
+		{ echo "N10's scenario does not take the recipe's fp8 scaling into [train]:"; cat "$tmp/n10.ini"; fail=1; }
 fi
 exit $fail

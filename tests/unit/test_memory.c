@@ -327,7 +327,7 @@ static void test_eager(void)
 	                .seq_len = 1,
 	                .act = WORK_ACT_SWIGLU,
 	                .norm = WORK_NORM_RMSNORM};
-	work_shard sh = {1, false, 1, 1, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0};
+	work_shard sh = {1, false, 1, 1, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false};
 	work_saved hf = {WORK_SAVED_EAGER, WORK_SAVE_NORM_UPCAST_INPUT, true, true, false, false};
 	CHECK_NEAR(work_saved_bytes_at(&m, &sh, 0, WORK_RECOMPUTE_NONE, &hf), 26 * 4096 + 8 * 11008,
 	           1e-12);
@@ -641,6 +641,66 @@ static void test_frozen_layers(void)
 	}
 }
 
+/* Llama 2 7B at tp 2 with SP on two GPUs; FW2_ adds a framework profile. */
+#define TP2_BODY                                                                                   \
+	"include = models/llama2-7b.ini\ninclude = topologies/nodes/dgx-h100.ini\n"                \
+	"[scenario]\nname = t\n[node]\ngpus = 2\n[cluster]\nname = c\nnodes = 1\n"                 \
+	"[model]\nseq_len = 4096\n[parallel]\ntp = 2\nsequence_parallel = true\n"                 \
+	"micro_batch = 1\nglobal_batch = 1\n"
+#define FW2_(name) "include = topologies/frameworks/" name ".ini\n" TP2_BODY
+
+/* Under tp_comm_overlap Transformer Engine's userbuffer GEMMs allocate a
+ * cuBLAS workspace of their own, 3 streams x 32 MiB (memwalk.c; TE d0067d0d
+ * cpp_extensions/gemm.py:37-66), beside the plain 32 MiB one: the stage's
+ * buffers and allocated peak grow by exactly 96 MiB = 100,663,296 B, a
+ * static term, so the peak's moment and its other terms stay. torchtitan's
+ * async TP is not TE's and adds none. */
+static void test_tp_overlap_workspace(void)
+{
+	plan_scenario *a = load(TP2_BODY);
+	plan_scenario *o = load(TP2_BODY "tp_comm_overlap = true\n");
+	plan_scenario *t = load(FW2_("torchtitan") "tp_comm_overlap = true\n");
+	plan_scenario *tn = load(FW2_("torchtitan"));
+	if (a && o && t && tn) {
+		plan_mem_peak pa, po, pt, ptn;
+		plan_memory_peak(a, 0, &pa);
+		plan_memory_peak(o, 0, &po);
+		plan_memory_peak(t, 0, &pt);
+		plan_memory_peak(tn, 0, &ptn);
+		double ub = 96.0 * 1024 * 1024;
+		CHECK_NEAR(o->fw.tp_overlap_workspace_bytes, ub, 0);
+		CHECK_NEAR(po.bytes[PLAN_MEM_BUFFERS] - pa.bytes[PLAN_MEM_BUFFERS], ub, 1e-12);
+		CHECK_NEAR(po.allocated - pa.allocated, ub, 1e-12);
+		CHECK_NEAR(po.bytes[PLAN_MEM_ACTIVATIONS], pa.bytes[PLAN_MEM_ACTIVATIONS], 0);
+		CHECK_INT(po.op, pa.op);
+		CHECK_NEAR(pt.allocated, ptn.allocated, 0);
+	}
+	plan_scenario_free(a);
+	plan_scenario_free(o);
+	plan_scenario_free(t);
+	plan_scenario_free(tn);
+}
+
+/* [train] fp8_recipe reaches the layer's saved tensors (plan_shard): delayed
+ * scaling, Megatron-Core's default, keeps the output projection's 1-byte copy
+ * of the attention output, q/t bytes a token more per layer: Llama 2 7B at
+ * tp 2, 4096 tokens: 4096 / 2 x 4096 = 8 MiB per layer; tensorwise does not;
+ * bf16 ignores the key. */
+static void test_fp8_recipe(void)
+{
+	plan_scenario *d = load(TP2_BODY "[train]\nprecision = fp8\n");
+	plan_scenario *c = load(TP2_BODY "[train]\nprecision = fp8\nfp8_recipe = tensorwise\n");
+	if (d && c) {
+		work_shard sd = plan_shard(d), sc = plan_shard(c);
+		CHECK(sd.fp8_delayed && !sc.fp8_delayed);
+		double ad = work_activation_bytes(&d->model, &sd, WORK_RECOMPUTE_NONE);
+		double ac = work_activation_bytes(&c->model, &sc, WORK_RECOMPUTE_NONE);
+		CHECK_NEAR(ad - ac, 4096.0 / 2 * 4096, 1e-12);
+	}
+	plan_scenario_free(d);
+	plan_scenario_free(c);
+}
+
 int main(void)
 {
 	test_policies();
@@ -657,5 +717,7 @@ int main(void)
 	test_verdict();
 	test_cuts();
 	test_head();
+	test_tp_overlap_workspace();
+	test_fp8_recipe();
 	return check_done();
 }

@@ -148,7 +148,7 @@ static void test_layer_flops(void)
 	int tps[] = {1, 2, 8};
 	for (int i = 0; i < 3; i++) {
 		int t = tps[i];
-		work_shard sh = {t, false, 2, 2048, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0};
+		work_shard sh = {t, false, 2, 2048, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false};
 		work_item f[WORK_MAX_ITEMS], w[WORK_MAX_ITEMS];
 		sums fs = sum_items(f, work_layer_forward(&g, &sh, f));
 		sums bs = sum_items(w, work_layer_backward(&g, &sh, w));
@@ -160,7 +160,7 @@ static void test_layer_flops(void)
 	}
 	/* Shapes at t = 8: qkv [T, h] x [h, 3h/8], proj [T, h/8] x [h/8, h];
 	 * backward of proj: dgrad [T, h] x [h, h/8], wgrad [h/8, T] x [T, h]. */
-	work_shard sh = {8, false, 2, 2048, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0};
+	work_shard sh = {8, false, 2, 2048, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false};
 	work_item f[WORK_MAX_ITEMS], w[WORK_MAX_ITEMS];
 	int nf = work_layer_forward(&g, &sh, f), nb = work_layer_backward(&g, &sh, w);
 	const work_item *q = find(f, nf, "qkv"), *dg = find(w, nb, "proj_dgrad"),
@@ -181,7 +181,7 @@ static void test_programs_match_model_flops(void)
 	work_model ms[] = {gpt3(), llama2_70b()};
 	for (int i = 0; i < 2; i++) {
 		work_model *m = &ms[i];
-		work_shard sh = {8, true, 1, m->seq_len, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0};
+		work_shard sh = {8, true, 1, m->seq_len, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false};
 		work_item it[WORK_MAX_ITEMS];
 		double total = 0;
 		total += m->layers * sum_items(it, work_layer_forward(m, &sh, it)).gemm;
@@ -208,7 +208,7 @@ static void test_tp_comm(void)
 	double buf = 2048.0 * 12288 * 2;
 	work_item it[WORK_MAX_ITEMS];
 	for (int sp = 0; sp < 2; sp++) {
-		work_shard one = {1, sp, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0};
+		work_shard one = {1, sp, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false};
 		sums a = sum_items(it, work_layer_forward(&g, &one, it));
 		sums b = sum_items(it, work_layer_backward(&g, &one, it));
 		sums e = sum_items(it, work_embed_forward(&g, &one, it));
@@ -216,7 +216,7 @@ static void test_tp_comm(void)
 		CHECK_INT(a.ar + a.ag + a.rs + b.ar + b.ag + b.rs, 0);
 		CHECK_INT(e.ar + e.ag + e.rs + h.ar + h.ag + h.rs, 0);
 	}
-	work_shard nosp = {8, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0};
+	work_shard nosp = {8, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false};
 	int nf = work_layer_forward(&g, &nosp, it);
 	sums a = sum_items(it, nf);
 	CHECK_INT(a.ar, 2);
@@ -227,7 +227,7 @@ static void test_tp_comm(void)
 	CHECK_INT(b.ar, 2);
 	CHECK_NEAR(b.comm_bytes, 2 * buf, 1e-12);
 
-	work_shard sp = {8, true, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0};
+	work_shard sp = {8, true, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false};
 	nf = work_layer_forward(&g, &sp, it);
 	a = sum_items(it, nf);
 	CHECK_INT(a.ar, 0);
@@ -265,14 +265,14 @@ static void test_activations(void)
 {
 	work_model g = gpt3();
 	double s = 2048, b = 1, h = 12288, a = 96, sbh = s * b * h;
-	work_shard one = {1, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0};
+	work_shard one = {1, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false};
 	CHECK_NEAR(work_activation_bytes(&g, &one, WORK_RECOMPUTE_NONE), sbh * (34 + 5 * a * s / h),
 		   1e-12);
 	CHECK_NEAR(work_activation_bytes(&g, &one, WORK_RECOMPUTE_NONE), 2868903936.0, 1e-12);
 	CHECK_NEAR(work_activation_bytes(&g, &one, WORK_RECOMPUTE_SELECTIVE), sbh * 34, 1e-12);
 	CHECK_NEAR(work_activation_bytes(&g, &one, WORK_RECOMPUTE_FULL), 2 * sbh, 1e-12);
 	for (int t = 2; t <= 8; t *= 2) {
-		work_shard n = {t, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0}, p = {t, true, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0};
+		work_shard n = {t, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false}, p = {t, true, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false};
 		double sc = 5 * a * s / (h * t);
 		CHECK_NEAR(work_activation_bytes(&g, &n, WORK_RECOMPUTE_NONE),
 			   sbh * (10 + 24.0 / t + sc), 1e-12);
@@ -290,19 +290,32 @@ static void test_activations(void)
 	 *   = (2 * (16384 + 2048 + 86016) + 10 * 8192) / 8 = (208896 + 81920) / 8
 	 *   = 36352 bytes; x s*b = 4096 -> 148,897,792 bytes. */
 	work_model m = llama2_70b();
-	work_shard p = {8, true, 1, 4096, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0};
+	work_shard p = {8, true, 1, 4096, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false};
 	CHECK_NEAR(work_activation_bytes(&m, &p, WORK_RECOMPUTE_SELECTIVE), 148897792.0, 1e-12);
 	/* Pipeline send: s*b*h*e = 4096 * 8192 * 2 / 8 with SP. */
 	CHECK_NEAR(work_p2p_bytes(&m, &p), 4096.0 * 8192 * 2 / 8, 1e-12);
-	/* fp8 (Transformer Engine): the four saved GEMM inputs take 1 byte, not 2
+	/* fp8 (Transformer Engine): three saved GEMM inputs take 1 byte, not 2
 	 * (memory.c gemm_in_bytes): ln1's and ln2's outputs (h each, replicated,
-	 * /t with SP), the attention output (q = 8192) and the activation's
-	 * output (f), split: per token (2h + q + f)/t = (16384 + 8192 + 28672) / 8
-	 * = 6656 bytes less; x 4096 tokens = 27,262,976; the p2p stays 16-bit. */
+	 * /t with SP) and the activation's output (f, split): per token
+	 * (2h + f)/t = (16384 + 28672) / 8 = 5632 bytes less; x 4096 tokens =
+	 * 23,068,672. The attention output O (q = 8192) stays 16-bit
+	 * (proj_in_bytes) under tensorwise scaling. Under delayed scaling the
+	 * output projection keeps a 1-byte copy instead: beside the attention's
+	 * own O without recomputation, q/t = 1024 bytes a token more (4,194,304
+	 * over 4096 tokens), and alone when the core attention is recomputed
+	 * (selective), 1024 less than 16-bit O: 27,262,976 less than bf16 in all.
+	 * The p2p stays 16-bit. */
 	work_shard p8 = p;
 	p8.dtype = HW_FP8;
 	CHECK_NEAR(work_activation_bytes(&m, &p8, WORK_RECOMPUTE_SELECTIVE),
+		   148897792.0 - 23068672.0, 1e-12);
+	double cs = work_activation_bytes(&m, &p8, WORK_RECOMPUTE_NONE);
+	p8.fp8_delayed = true;
+	CHECK_NEAR(work_activation_bytes(&m, &p8, WORK_RECOMPUTE_SELECTIVE),
 		   148897792.0 - 27262976.0, 1e-12);
+	CHECK_NEAR(work_activation_bytes(&m, &p8, WORK_RECOMPUTE_NONE) - cs, 4194304.0, 1e-12);
+	p.fp8_delayed = true; /* only fp8 has a recipe */
+	CHECK_NEAR(work_activation_bytes(&m, &p, WORK_RECOMPUTE_SELECTIVE), 148897792.0, 1e-12);
 	CHECK_NEAR(work_p2p_bytes(&m, &p8), 4096.0 * 8192 * 2 / 8, 1e-12);
 }
 
@@ -425,7 +438,7 @@ static void test_unfused(void)
 	work_model g = gpt3();
 	double b = 2, s = 2048, h = 12288, a = 96;
 	for (int t = 1; t <= 8; t *= 8) {
-		work_shard sh = {t, false, 2, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0};
+		work_shard sh = {t, false, 2, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false};
 		work_item it[WORK_MAX_ITEMS];
 		int n = work_layer_forward(&g, &sh, it);
 		double gemm = 0, attn = 0;
@@ -468,7 +481,7 @@ static void test_xent(void)
 		 {WORK_LOSS_SHIFT, true, 26, 32, 5, 0}};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		work_shard sh = {8, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2,
-				 WORK_LAYER_FUSED, c[i].loss, c[i].fp32, WORK_MOE_FUSED, 0};
+				 WORK_LAYER_FUSED, c[i].loss, c[i].fp32, WORK_MOE_FUSED, 0, false};
 		int n = work_head_forward(&g, &sh, it);
 		const work_item *x = find(it, n, "xent");
 		CHECK(x != NULL);
@@ -500,7 +513,7 @@ static void test_fp8_casts(void)
 	work_model g = gpt3();
 	work_item it[WORK_MAX_ITEMS];
 	work_shard sh = {8, true, 1, 2048, HW_FP8, true, 1, 1, HW_FLASH_FA2,
-			 WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0};
+			 WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false};
 	int n = work_layer_forward(&g, &sh, it);
 	const work_item *x = find(it, n, "proj_cast");
 	CHECK(x && x->bytes == 12582912.0);
