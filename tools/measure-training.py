@@ -49,6 +49,9 @@ where podsim uses each file). Sections, each written as soon as it is done:
                and fused): step and optimizer time, peak memory.
   clock2.csv   a bf16 8192^3 GEMM timed one by one after 15 s idle (the
                burst), then an fp8 one repeated for --sustain-s seconds.
+  alloc.csv    the cuBLAS workspace a stream's first GEMM allocates (torch.mm,
+               and F.linear with a bias through cublasLt), on the default and
+               two new streams; AdamW's temporaries during step().
   sustain.csv  one 8192^3 bf16 GEMM repeated for --sustain-s seconds: its
                rate, the SM clock, power and temperature per window, the
                burst against the sustained clock of this chip.
@@ -478,6 +481,66 @@ def clock2(torch, out, seconds, nv, h):
        ("what", "index", "gemm_us", "tflops", "sm_mhz", "power_w", "temp_c"))
 
 
+def alloc(torch, out):
+    """What PyTorch's caching allocator holds beyond the tensors: the cuBLAS
+    workspace a stream's first GEMM allocates (plain cublas through
+    torch.mm and cublasLt through F.linear with a bias), again on a second
+    and a third stream; and AdamW's temporaries during step() (foreach and
+    fused) over 64 bf16 parameters of 4 Mi elements (512 MiB): peak
+    allocated during the step less allocated before it."""
+    import torch.nn.functional as F
+    rows = []
+    mib = 2.0 ** 20
+    env = os.environ.get("CUBLAS_WORKSPACE_CONFIG", "")
+    torch.cuda.synchronize()
+    x = torch.randn(256, 256, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(256, 256, device="cuda", dtype=torch.bfloat16)
+    bias = torch.randn(256, device="cuda", dtype=torch.bfloat16)
+    keep = []
+
+    def delta(fn, what):
+        torch.cuda.synchronize()
+        a0 = torch.cuda.memory_allocated()
+        r0 = torch.cuda.memory_reserved()
+        y = fn()
+        torch.cuda.synchronize()
+        keep.append(y)
+        a1 = torch.cuda.memory_allocated() - y.numel() * y.element_size()
+        rows.append((what, round((a1 - a0) / mib, 3),
+                     round((torch.cuda.memory_reserved() - r0) / mib, 3), env))
+        print("alloc", rows[-1], flush=True)
+
+    delta(lambda: x @ w, "mm default stream (first GEMM)")
+    delta(lambda: x @ w, "mm default stream (second GEMM)")
+    delta(lambda: F.linear(x, w, bias), "linear+bias default stream")
+    for k in (1, 2):
+        st = torch.cuda.Stream()
+        with torch.cuda.stream(st):
+            delta(lambda: x @ w, f"mm new stream {k}")
+            delta(lambda: F.linear(x, w, bias), f"linear+bias new stream {k}")
+    del keep[:]
+    for impl in ("foreach", "fused"):
+        ps = [torch.nn.Parameter(torch.randn(4 * 2 ** 20, device="cuda",
+                                             dtype=torch.bfloat16)) for _ in range(64)]
+        for p_ in ps:
+            p_.grad = torch.randn_like(p_)
+        kw = {"foreach": True} if impl == "foreach" else {"fused": True}
+        opt = torch.optim.AdamW(ps, lr=1e-5, **kw)
+        opt.step()
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        a0 = torch.cuda.memory_allocated()
+        opt.step()
+        torch.cuda.synchronize()
+        rows.append((f"AdamW {impl} step temporaries over 512 MiB of bf16 params",
+                     round((torch.cuda.max_memory_allocated() - a0) / mib, 3), "", env))
+        print("alloc", rows[-1], flush=True)
+        del ps, opt
+        torch.cuda.empty_cache()
+    wr(os.path.join(out, "alloc.csv"), rows,
+       ("what", "allocated_mib", "reserved_mib", "CUBLAS_WORKSPACE_CONFIG"))
+
+
 def bench(torch, fn, min_s=0.15, min_iters=5):
     for _ in range(3):
         fn()
@@ -592,7 +655,7 @@ def main():
     ap.add_argument("--op-calls", type=int, default=300)
     ap.add_argument("--sustain-s", type=float, default=40.0)
     ap.add_argument("--only", default="env,ops,kernels,microbatch,membw,gemm,sustain,hostsplit,"
-                    "predict,steps,clock2")
+                    "predict,steps,clock2,alloc")
     o = ap.parse_args()
     import torch
     os.makedirs(o.out, exist_ok=True)
@@ -605,7 +668,8 @@ def main():
              "hostsplit": lambda: hostsplit(torch, o.out, o.iters),
              "predict": lambda: predict(torch, o.out, o.iters),
              "steps": lambda: train_steps(torch, o.out, o.iters),
-             "clock2": lambda: clock2(torch, o.out, o.sustain_s, nv, h)}
+             "clock2": lambda: clock2(torch, o.out, o.sustain_s, nv, h),
+             "alloc": lambda: alloc(torch, o.out)}
     for name in o.only.split(","):
         t0 = time.perf_counter()
         try:
