@@ -52,6 +52,9 @@ where podsim uses each file). Sections, each written as soon as it is done:
   alloc.csv    the cuBLAS workspace a stream's first GEMM allocates (torch.mm,
                and F.linear with a bias through cublasLt), on the default and
                two new streams; AdamW's temporaries during step().
+  mix.csv      the 8192^3 bf16 GEMM alone, then beside back-to-back 1 GiB
+               copies on a second stream, then alone again: does other work
+               on the chip lower its clock?
   sustain.csv  one 8192^3 bf16 GEMM repeated for --sustain-s seconds: its
                rate, the SM clock, power and temperature per window, the
                burst against the sustained clock of this chip.
@@ -541,6 +544,46 @@ def alloc(torch, out):
        ("what", "allocated_mib", "reserved_mib", "CUBLAS_WORKSPACE_CONFIG"))
 
 
+def mix(torch, out, seconds, nv, h):
+    """Does other work on the chip lower the GEMM's clock? An 8192^3 bf16 GEMM
+    repeated on one stream for `seconds` while a second stream copies 1 GiB
+    back to back (HBM-bound, on some of the SMs), then the GEMM alone again:
+    its rate, the SM clock and the power per window."""
+    n = 8192
+    fl = 2.0 * n ** 3
+    a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    c = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
+    src = torch.empty(2 ** 30, device="cuda", dtype=torch.uint8)
+    dst = torch.empty_like(src)
+    sa, sb = torch.cuda.Stream(), torch.cuda.Stream()
+    rows = []
+    for what, copies in (("gemm_alone", False), ("gemm_with_copies", True),
+                         ("gemm_alone_after", False)):
+        t_start = time.perf_counter()
+        i = 0
+        while time.perf_counter() - t_start < seconds:
+            e0 = torch.cuda.Event(enable_timing=True)
+            e1 = torch.cuda.Event(enable_timing=True)
+            if copies:
+                with torch.cuda.stream(sb):
+                    for _ in range(300):
+                        dst.copy_(src)
+            with torch.cuda.stream(sa):
+                e0.record(sa)
+                for _ in range(100):
+                    torch.mm(a, b, out=c)
+                e1.record(sa)
+            e1.synchronize()
+            t = e0.elapsed_time(e1) / 100 * 1e3
+            rows.append((what, i, round(t, 1), round(fl / t / 1e6, 1)) + clocks(nv, h))
+            torch.cuda.synchronize()
+            i += 1
+        print("mix", what, rows[-1], flush=True)
+    wr(os.path.join(out, "mix.csv"), rows,
+       ("what", "index", "gemm_us", "tflops", "sm_mhz", "power_w", "temp_c"))
+
+
 def bench(torch, fn, min_s=0.15, min_iters=5):
     for _ in range(3):
         fn()
@@ -655,7 +698,7 @@ def main():
     ap.add_argument("--op-calls", type=int, default=300)
     ap.add_argument("--sustain-s", type=float, default=40.0)
     ap.add_argument("--only", default="env,ops,kernels,microbatch,membw,gemm,sustain,hostsplit,"
-                    "predict,steps,clock2,alloc")
+                    "predict,steps,clock2,alloc,mix")
     o = ap.parse_args()
     import torch
     os.makedirs(o.out, exist_ok=True)
@@ -669,7 +712,8 @@ def main():
              "predict": lambda: predict(torch, o.out, o.iters),
              "steps": lambda: train_steps(torch, o.out, o.iters),
              "clock2": lambda: clock2(torch, o.out, o.sustain_s, nv, h),
-             "alloc": lambda: alloc(torch, o.out)}
+             "alloc": lambda: alloc(torch, o.out),
+             "mix": lambda: mix(torch, o.out, o.sustain_s, nv, h)}
     for name in o.only.split(","):
         t0 = time.perf_counter()
         try:
