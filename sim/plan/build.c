@@ -51,7 +51,12 @@ typedef struct seg {
 			* 2 the combine's, 0 anything else (emit_pair's cuts) */
 	bool aside;    /* delay_wgrad_compute: a weight-gradient task the chain's next
 			* link does not wait for (append_backward) */
+	int16_t unit;  /* what emit_pair pairs as one layer (chain_cuts): the layer,
+			* an MTP module (MTP_UNIT), or -1 */
 } seg;
+
+/* The unit of MTP module k's segs (seg.unit): past any stage-local layer. */
+#define MTP_UNIT(k) ((int16_t)(INT16_MAX - (k)))
 
 typedef struct chain {
 	seg *v;
@@ -89,14 +94,17 @@ typedef struct builder {
 	chain *fwd, *bwd; /* per model chunk of the stage being built */
 	chain *wgt;       /* zero-bubble: the weight-gradient passes W (bwd holds B) */
 	bool zb;
-	struct layer_prog *progs; /* four layer kinds' programs (dense, MoE; each
-				   * with full or sliding-window attention) */
+	struct layer_prog *progs; /* five layer kinds' programs (dense, MoE; each
+				   * with full or sliding-window attention; an
+				   * MTP module) */
 	int vpp, vstages; /* chunks per stage; virtual stages pp * vpp */
 	int m;          /* micro-batches */
 	fsdp_state fsdp; /* ZeRO-3 template (gather array shared, reset per chain) */
 	const uint32_t *pgather; /* overlap_param_gather: per stage-local layer, the
 				  * gather its next forward waits for, or NULL */
 	bool ovl, delay;    /* moe_a2a_overlap (training), delay_wgrad_compute */
+	int16_t unit;       /* the seg.unit of what append_items adds now, or -1:
+			     * the layer's */
 	plan_netflow *flow; /* [cluster] network = flow, else NULL */
 	bool latency;       /* fill seg.lat (plan_microbatch_cost) */
 } builder;
@@ -324,6 +332,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 			 int16_t layer)
 {
 	bool open = false;
+	int16_t unit = b->unit >= 0 ? b->unit : layer; /* seg.unit */
 	for (int i = 0; i < n; i++) {
 		if (it[i].kind == WORK_ITEM_COMM) {
 			bool ring = it[i].comm == WORK_COMM_CP_RING;
@@ -344,7 +353,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 			}
 			seg x = {sim_time_from_s(cost.time_s), 0, 0, kind_c, layer, (float)cost.intra_bytes,
 				 nic_share(&b->s->cluster, cost.inter_bytes), 0, it[i].cp_step, ovl, 0, 0,
-				 net_s, grp->nodes, 0, false};
+				 net_s, grp->nodes, 0, false, unit};
 			if (ep && it[i].comm == WORK_COMM_EP_ALLTOALL)
 				x.a2a = named(&it[i], "ep_combine") ? 2 : 1;
 			net_cost one;
@@ -379,7 +388,8 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		bool alone = (i >= 1 && plan_tp_overlap(b->s, it, n, i - 1) == 1) ||
 			     (i + 1 < n && plan_tp_overlap(b->s, it, n, i + 1) == -1);
 		if (!open || alone || c->n == 0 || it[i].cp_step > 0) {
-			seg x = {0, 0, 0, kind, layer, 0, 0, 0, it[i].cp_step, 0, 0, 0, 0, 0, 0, false};
+			seg x = {0, 0, 0, kind, layer, 0, 0, 0, it[i].cp_step, 0, 0, 0, 0, 0, 0, false,
+				 unit};
 			chain_push(c, x);
 			open = true;
 			if (c->oom)
@@ -387,7 +397,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		}
 		seg *x = &c->v[c->n - 1];
 		if (x->kind == PLAN_TASK_CP) { /* the ring step is a new compute task */
-			seg y = {0, 0, 0, kind, layer, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false};
+			seg y = {0, 0, 0, kind, layer, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, unit};
 			chain_push(c, y);
 			if (c->oom)
 				return;
@@ -449,6 +459,47 @@ static void make_layer_prog(const builder *b, int layer, layer_prog *lp)
 	if (b->zb)
 		lp->nb = split_weight_grads(lp->b, lp->nb, lp->w, &lp->nw);
 	lp->nc = work_recompute_items(m, layer, lp->f, lp->nf, b->sh.recompute_modules, lp->core);
+}
+
+/* Append n items of src to a program of *n0 items (their sum fits: the
+ * same items work_mtp_forward and work_mtp_backward hold). */
+static void prog_cat(work_item *dst, int *n0, const work_item *src, int n)
+{
+	memcpy(dst + *n0, src, (size_t)n * sizeof *src);
+	*n0 += n;
+}
+
+/* A multi-token prediction module (work/mtp.c) as the layer Megatron-Core
+ * makes it, the last layer of the last chunk: f its norms, concatenation and
+ * eh_proj and then its transformer layer (what full recomputation re-runs:
+ * MultiTokenPredictionLayer.forward checkpoints _proj_and_transformer_layer,
+ * not the embedding before it, megatron/core/transformer/
+ * multi_token_prediction.py:1696-1736 at NVIDIA/Megatron-LM d98e8a64), b
+ * their backward and the embedding's, core what selective recomputation
+ * re-runs of the layer (its TransformerLayer has the model's config, so the
+ * same recompute_modules). The embedding's forward goes before f
+ * (stage_chains); the module's final norm, logits and loss are the head's
+ * items, which Megatron-Core computes in the model's post-process
+ * (GPTModel._postprocess, models/gpt/gpt_model.py:665-746 at d98e8a64,
+ * :468-508 at 23e00ed096; the schedule's mtp_post_process node holds only
+ * the module's final norm, multi_token_prediction.py:1433-1445,
+ * models/common/fine_grained_callables.py:101-107: the norm is counted with
+ * the logits here). */
+static void make_mtp_prog(const builder *b, layer_prog *lp)
+{
+	const work_model *m = &b->s->model;
+	int g = m->layers - 1;
+	work_item x[WORK_MAX_ITEMS];
+	lp->nf = lp->nb = lp->nw = 0;
+	prog_cat(lp->f, &lp->nf, x, work_mtp_proj(m, &b->sh, false, x));
+	int nl = work_layer_forward_at(m, &b->sh, g, x);
+	prog_cat(lp->f, &lp->nf, x, nl);
+	lp->nc = work_recompute_items(m, g, x, nl, b->sh.recompute_modules, lp->core);
+	prog_cat(lp->b, &lp->nb, x, work_layer_backward_at(m, &b->sh, g, x));
+	prog_cat(lp->b, &lp->nb, x, work_mtp_proj(m, &b->sh, true, x));
+	prog_cat(lp->b, &lp->nb, x, work_mtp_embed(m, &b->sh, true, x));
+	if (b->zb)
+		lp->nb = split_weight_grads(lp->b, lp->nb, lp->w, &lp->nw);
 }
 
 /* The receiver's side of a scatter-gather pipeline transfer (plan_p2p_bytes):
@@ -650,18 +701,40 @@ static void append_backward(builder *b, chain *c, const layer_prog *lp, int16_t 
 	*npend = nwa;
 }
 
+/* One layer's backward (or an MTP module's, make_mtp_prog) into the chunk's
+ * chains: under moe_a2a_overlap append_backward (pend, npend and *pl carry
+ * the attention's held weight gradients and the layer they belong to), else
+ * its recomputation, B, and W under the zero-bubble split. */
+static void layer_backward(builder *b, chain *bk, chain *wt, const layer_prog *lp, int16_t id,
+			   work_item *pend, int *npend, int16_t *pl)
+{
+	bool full = b->s->plan.recompute == WORK_RECOMPUTE_FULL;
+	bool sel = b->s->plan.recompute == WORK_RECOMPUTE_SELECTIVE;
+	if (b->ovl) {
+		append_backward(b, bk, lp, id, sel, pend, npend, *pl);
+		*pl = id;
+		return;
+	}
+	if (full)
+		append_items(b, bk, lp->f, lp->nf, PLAN_TASK_RECOMP, id);
+	else if (sel)
+		append_items(b, bk, lp->core, lp->nc, PLAN_TASK_RECOMP, id);
+	append_items(b, bk, lp->b, lp->nb, PLAN_TASK_BWD, id);
+	append_items(b, wt, lp->w, lp->nw, PLAN_TASK_WGRAD, id);
+}
+
 static void stage_chains(builder *b, int stage)
 {
 	const work_model *m = &b->s->model;
 	int pp = b->s->plan.pp;
 	work_item x[WORK_MAX_ITEMS], wg[WORK_MAX_ITEMS];
 	/* [0] dense, [1] MoE, [2] and [3] the same with a sliding window
-	 * (work_layer_windowed), made on first use */
+	 * (work_layer_windowed), [4] an MTP module (make_mtp_prog), made on
+	 * first use */
 	layer_prog *kinds = b->progs;
-	bool made[4] = {false, false, false, false};
-	bool full = b->s->plan.recompute == WORK_RECOMPUTE_FULL;
-	bool sel = b->s->plan.recompute == WORK_RECOMPUTE_SELECTIVE;
+	bool made[5] = {false, false, false, false, false};
 	int local = 0; /* stage-local index of the chunk's first layer */
+	b->unit = -1;
 	for (int c = 0; c < b->vpp; c++) {
 		chain *fw = &b->fwd[c], *bk = &b->bwd[c];
 		int v = c * pp + stage, l0, nl = plan_chunk_layers(b->s, stage, c, &l0);
@@ -677,6 +750,10 @@ static void stage_chains(builder *b, int stage)
 			lp[l] = &kinds[k];
 		}
 		local += nl;
+		bool last = v == b->vstages - 1;
+		int nmtp = last && m->mtp_layers > 0 ? m->mtp_layers : 0;
+		if (nmtp > 0 && !made[4])
+			make_mtp_prog(b, &kinds[4]), made[4] = true;
 		if (v > 0)
 			append_p2p_gather(b, fw);
 		if (v < b->vstages - 1)
@@ -685,44 +762,47 @@ static void stage_chains(builder *b, int stage)
 			append_items(b, fw, x, work_embed_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
 		for (int l = 0; l < nl; l++)
 			append_items(b, fw, lp[l]->f, lp[l]->nf, PLAN_TASK_FWD, (int16_t)(l0 + l));
-		if (v == b->vstages - 1) {
+		/* the MTP modules after the layers, each one more layer of the
+		 * chunk (Megatron-Core's schedule plan appends model.mtp.layers
+		 * to the decoder's, model_chunk_schedule_plan.py:417-423 at
+		 * d98e8a64, :315-338 at core_v0.14.0 23e00ed096), so that
+		 * emit_pair pairs it as a layer (seg.unit); then the logits and
+		 * losses of the modules and of the model (the post-process,
+		 * GPTModel._postprocess), whose backward runs first */
+		for (int k = 0; k < nmtp; k++) {
+			b->unit = MTP_UNIT(k);
+			append_items(b, fw, x, work_mtp_embed(m, &b->sh, false, x), PLAN_TASK_FWD, -1);
+			append_items(b, fw, kinds[4].f, kinds[4].nf, PLAN_TASK_FWD, -1);
+			b->unit = -1;
+		}
+		for (int k = 0; last && k <= nmtp; k++)
 			append_items(b, fw, x, work_head_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
-			/* the MTP modules after the head (work/mtp.c), their
-			 * backward before the head's */
-			for (int k = 0; k < m->mtp_layers; k++)
-				append_items(b, fw, x, work_mtp_forward(m, &b->sh, x), PLAN_TASK_FWD,
-					     -1);
-			for (int k = 0; k <= m->mtp_layers; k++) {
-				int nh = k < m->mtp_layers ? work_mtp_backward(m, &b->sh, x)
-							   : work_head_backward(m, &b->sh, x);
-				int nhw = 0;
-				if (b->zb)
-					nh = split_weight_grads(x, nh, wg, &nhw);
-				append_items(b, bk, x, nh, PLAN_TASK_BWD, -1);
-				append_items(b, wt, wg, nhw, PLAN_TASK_WGRAD, -1);
-			}
+		for (int k = 0; last && k <= nmtp; k++) {
+			int nhw = 0, nh = work_head_backward(m, &b->sh, x);
+			if (b->zb)
+				nh = split_weight_grads(x, nh, wg, &nhw);
+			append_items(b, bk, x, nh, PLAN_TASK_BWD, -1);
+			append_items(b, wt, wg, nhw, PLAN_TASK_WGRAD, -1);
 		}
 		work_item pend[WORK_MAX_ITEMS]; /* append_backward's held W_a */
 		int npend = 0;
-		int16_t pl = -1;
+		int16_t pl = -1, pu = -1; /* ... their layer and unit */
+		for (int k = nmtp - 1; k >= 0; k--) {
+			b->unit = pu = MTP_UNIT(k);
+			layer_backward(b, bk, wt, &kinds[4], -1, pend, &npend, &pl);
+			b->unit = -1;
+		}
 		for (int l = nl - 1; l >= 0; l--) {
-			int16_t id = (int16_t)(l0 + l);
 			if (plan_layer_frozen(b->s, plan_global_layer(b->s, stage, l0 + l)))
 				continue; /* frozen prefix: no backward (plan_layer_frozen) */
-			if (b->ovl) {
-				append_backward(b, bk, lp[l], id, sel, pend, &npend, pl);
-				pl = id;
-				continue;
-			}
-			if (full)
-				append_items(b, bk, lp[l]->f, lp[l]->nf, PLAN_TASK_RECOMP, id);
-			else if (sel)
-				append_items(b, bk, lp[l]->core, lp[l]->nc, PLAN_TASK_RECOMP, id);
-			append_items(b, bk, lp[l]->b, lp[l]->nb, PLAN_TASK_BWD, id);
-			append_items(b, wt, lp[l]->w, lp[l]->nw, PLAN_TASK_WGRAD, id);
+			layer_backward(b, bk, wt, lp[l], (int16_t)(l0 + l), pend, &npend, &pl);
+			pu = -1;
 		}
-		if (npend > 0) /* the chunk's last W_a, after its last layer */
+		if (npend > 0) { /* the chunk's last W_a, after its last layer */
+			b->unit = pu;
 			append_aside(b, bk, pend, npend, pl);
+			b->unit = -1;
+		}
 		if (v == 0 && b->s->train.frozen_layers <= 0)
 			append_items(b, bk, x, work_embed_backward(m, &b->sh, x), PLAN_TASK_BWD, -1);
 		append_grad_accum(b, b->zb ? wt : bk, stage, c);
@@ -1097,9 +1177,15 @@ static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t a
  * Megatron's combine node (the unpermutation, the residual) is compute here,
  * at the head of the next forward piece (it waits for the combine either
  * way); the backward's before its combine too, at the end of the piece
- * before. Warm-up forwards and cool-down backwards run alone; with
- * delay_wgrad_compute a cool-down backward still overlaps its dispatch with
- * the experts' deferred weight gradients (append_backward). */
+ * before. The last chunk's multi-token prediction modules are layers of it
+ * there (model_chunk_schedule_plan.py:417-423, TransformerLayerSchedulePlan
+ * for a MultiTokenPredictionLayer, :30-52 and :112-176: its embedding,
+ * norms and eh_proj before its attention in the pre-dispatch node), so a
+ * module's all-to-alls pair with the other micro-batch's compute as a
+ * layer's do (make_mtp_prog, seg.unit). Warm-up forwards and cool-down
+ * backwards run alone; with delay_wgrad_compute a cool-down backward still
+ * overlaps its dispatch with the experts' deferred weight gradients
+ * (append_backward). */
 
 /* Per layer of a chain, in chain order, the three seg indices where a
  * combined step switches to the other micro-batch (above; a layer without
@@ -1130,15 +1216,15 @@ static int chain_cuts(const chain *c, bool bwd, cuts *out, int *lstart, int *len
 	*lstart = -1, *lend = -1;
 	for (int i = 0; i < c->n; i++) {
 		const seg *x = &c->v[i];
-		if (x->layer >= 0)
+		if (x->unit >= 0)
 			*lend = i + 1;
-		if (x->aside || x->layer < 0)
+		if (x->aside || x->unit < 0)
 			continue;
-		if (x->layer != cur) {
+		if (x->unit != cur) {
 			if (n > 0)
 				close_cuts(&out[n - 1], bwd, start, end);
 			out[n++] = (cuts){{-1, -1, -1}};
-			cur = x->layer, start = i;
+			cur = x->unit, start = i;
 			if (*lstart < 0)
 				*lstart = i;
 		}
@@ -1831,7 +1917,7 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	b.fwd = calloc((size_t)b.vpp, sizeof *b.fwd);
 	b.bwd = calloc((size_t)b.vpp, sizeof *b.bwd);
 	b.wgt = calloc((size_t)b.vpp, sizeof *b.wgt);
-	b.progs = malloc(4 * sizeof *b.progs);
+	b.progs = malloc(5 * sizeof *b.progs);
 	b.zb = p->schedule == PLAN_SCHED_ZB_H1;
 	b.ovl = p->moe_a2a_overlap && !s->inference;
 	b.delay = b.ovl && p->delay_wgrad;
@@ -1960,7 +2046,7 @@ int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out)
 	b.fwd = calloc((size_t)b.vpp, sizeof *b.fwd);
 	b.bwd = calloc((size_t)b.vpp, sizeof *b.bwd);
 	b.wgt = calloc((size_t)b.vpp, sizeof *b.wgt);
-	b.progs = malloc(4 * sizeof *b.progs);
+	b.progs = malloc(5 * sizeof *b.progs);
 	int rc = b.fwd && b.bwd && b.wgt && b.progs ? SIM_OK : SIM_ENOMEM;
 	if (rc == SIM_OK) {
 		stage_chains(&b, stage);

@@ -222,8 +222,21 @@ static void ends_cost(const plan_scenario *s, const work_shard *sh, const plan_g
 		sum_items(s, sh, g, it, work_mtp_forward(&s->model, sh, it), last);
 	double f1 = last->gpu_s;
 	sum_items(s, sh, g, it, work_head_backward(&s->model, sh, it), last);
-	for (int k = 0; k < s->model.mtp_layers; k++)
+	for (int k = 0; k < s->model.mtp_layers; k++) {
 		sum_items(s, sh, g, it, work_mtp_backward(&s->model, sh, it), last);
+		/* what plan_build re-runs of the module (make_mtp_prog): under
+		 * full recomputation eh_proj's part and the layer, under
+		 * selective the layer's recompute_modules */
+		work_item lf[WORK_MAX_ITEMS], rc[WORK_MAX_ITEMS];
+		int gl = s->model.layers - 1, nl = work_layer_forward_at(&s->model, sh, gl, lf);
+		if (s->plan.recompute == WORK_RECOMPUTE_FULL) {
+			sum_items(s, sh, g, it, work_mtp_proj(&s->model, sh, false, it), last);
+			sum_items(s, sh, g, lf, nl, last);
+		} else if (s->plan.recompute == WORK_RECOMPUTE_SELECTIVE) {
+			int nr = work_recompute_items(&s->model, gl, lf, nl, sh->recompute_modules, rc);
+			sum_items(s, sh, g, rc, nr, last);
+		}
+	}
 	last->bgpu_s += last->gpu_s - f1;
 }
 

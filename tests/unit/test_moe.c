@@ -515,6 +515,100 @@ static void test_a2a_overlap(void)
 	plan_scenario_free(b);
 }
 
+/* The combined step of micro-batch 1's forward and 0's backward on rank 0
+ * (tasks i0 .. i1-1 in graph order, the issue order): the time from its
+ * start, each task starting when its stream (compute or EP) is done with
+ * the task issued before it on that stream and its own micro-batch with its
+ * task before (the two rules of model_chunk_schedule_plan.py's issue order
+ * and ScheduleNode's per-micro-batch events, the derivation before
+ * plan/build.c's emit_pair); no interference. The EP tasks' micro-batch and
+ * layer, in issue order, go to ep[] (at most nep). */
+static double combined_step(const plan_graph *g, size_t i0, size_t i1, int ep[][2], int nep,
+			    int *n)
+{
+	double stream[PLAN_STREAM_COUNT] = {0}, chain[2] = {0, 0}, end = 0;
+	*n = 0;
+	for (size_t i = i0; i < i1; i++) {
+		const plan_task *t = &g->tasks[i];
+		if (t->rank != 0 || (t->mb != 0 && t->mb != 1))
+			continue;
+		double e = fmax(stream[t->stream], chain[t->mb]) + sim_time_to_s(t->dur);
+		stream[t->stream] = chain[t->mb] = e;
+		end = fmax(end, e);
+		if (t->kind == PLAN_TASK_EP && *n < nep)
+			ep[*n][0] = t->mb, ep[*n][1] = t->layer, (*n)++;
+	}
+	return end;
+}
+
+/* moe_a2a_overlap with a multi-token prediction module: Megatron-Core's
+ * schedule plan makes the module one more layer of the last chunk (model.
+ * mtp.layers after the decoder's, model_chunk_schedule_plan.py:417-423 at
+ * d98e8a64; :328-338 at 23e00ed096), paired like any layer: forward layer i
+ * with the backward's i-th from the end (:560-574). One MoE layer (layer
+ * 0) and its MTP module (layer -1 in the graph), pp 1, m = 2: the
+ * combined step pairs F1's layer 0 with B0's module, then F1's module with
+ * B0's layer 0, so the EP stream runs, per pair, combine_b | dispatch_f ->
+ * dispatch_b | combine_f (:236-303):
+ *   (0, MTP) (1, L0) (0, MTP) (1, L0) | (0, L0) (1, MTP) (0, L0) (1, MTP)
+ * (micro-batch, layer). The step then follows from the two-stream rule
+ * (combined_step) and, as in a2a_overlap_case, T_plain - T_overlap =
+ * SF + SB - PAIR, the plain 1F1B running F1 and B0 one after the other. */
+static void test_a2a_mtp(void)
+{
+	const char *base[] = {"node.intra_bw=2 GB/s", "cluster.nodes=1", "node.gpus=2",
+			      "model.layers=1", "model.moe_experts=2", "model.mtp_layers=1",
+			      "parallel.tp=1", "parallel.pp=1", "parallel.dp=2", "parallel.ep=2",
+			      "parallel.global_batch=4", "parallel.recompute=none",
+			      "parallel.sequence_parallel=false", "gpu.interference=0",
+			      "parallel.moe_a2a_overlap=true"};
+	sim_diag *dg = sim_diag_new();
+	plan_scenario *s[2] = {NULL, NULL}; /* plain, overlap */
+	for (int k = 0; k < 2; k++)
+		CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", base,
+					     (size_t)(14 + k), dg, &s[k]),
+			  SIM_OK);
+	sim_diag_free(dg);
+	plan_graph *g = NULL;
+	exec_result *r = malloc(2 * sizeof *r);
+	if (!s[0] || !s[1] || !r || plan_build(s[1], &g) != SIM_OK ||
+	    exec_run(s[0], &r[0]) != SIM_OK || exec_run(s[1], &r[1]) != SIM_OK) {
+		CHECK(false);
+		goto done;
+	}
+	size_t i0 = 0, i1 = 0, i2 = 0; /* F1's first task, B1's first, the step's end */
+	while (i0 < g->ntasks && !(g->tasks[i0].rank == 0 && g->tasks[i0].mb == 1))
+		i0++;
+	for (i1 = i0; i1 < g->ntasks; i1++)
+		if (g->tasks[i1].rank == 0 && g->tasks[i1].mb == 1 &&
+		    g->tasks[i1].kind == PLAN_TASK_BWD)
+			break;
+	int ep[16][2], n = 0;
+	double pair = combined_step(g, i0, i1, ep, 16, &n);
+	static const int want[8][2] = {{0, -1}, {1, 0}, {0, -1}, {1, 0},
+				       {0, 0},  {1, -1}, {0, 0}, {1, -1}};
+	CHECK_INT(n, 8);
+	for (int k = 0; k < 8 && k < n; k++) {
+		CHECK_INT(ep[k][0], want[k][0]);
+		CHECK_INT(ep[k][1], want[k][1]);
+	}
+	double sf = 0, sb = 0;
+	for (i2 = i0; i2 < i1; i2++) {
+		const plan_task *t = &g->tasks[i2];
+		if (t->rank == 0 && t->mb == 1)
+			sf += sim_time_to_s(t->dur);
+		else if (t->rank == 0 && t->mb == 0)
+			sb += sim_time_to_s(t->dur);
+	}
+	CHECK_NEAR(r[0].step_s - r[1].step_s, sf + sb - pair, 1e-6);
+	CHECK(r[1].step_s < r[0].step_s);
+done:
+	plan_graph_free(g);
+	free(r);
+	for (int k = 0; k < 2; k++)
+		plan_scenario_free(s[k]);
+}
+
 int main(void)
 {
 	test_params();
@@ -524,5 +618,6 @@ int main(void)
 	test_window();
 	test_plan();
 	test_a2a_overlap();
+	test_a2a_mtp();
 	return check_done();
 }
