@@ -822,6 +822,14 @@ static void a2a_overlap(FILE *o, const plan_scenario *s, const exec_result *r, i
 		           "compute\n");
 		return;
 	}
+	double e = plan_ep_share(s);
+	if (plan_ep_deepep(s))
+		fprintf(o,
+		        "               DeepEP's dispatch and combine hold %d of the %d SMs while they run\n"
+		        "               (moe_deepep_num_sms): the other micro-batch's compute beside them\n"
+		        "               runs at 1 - %d/%d = %.3f (beside NCCL's collectives 1 - %.3g)\n",
+		        p->deepep_sms, s->gpu.sm_count, p->deepep_sms, s->gpu.sm_count, 1 - e,
+		        s->gpu.interference);
 	plan_scenario *t = malloc(sizeof *t);
 	exec_result *r0 = malloc(sizeof *r0);
 	if (t && r0) {

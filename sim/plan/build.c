@@ -1281,6 +1281,17 @@ static int emit_pair(builder *b, cursor *F, cursor *B)
 	return rc;
 }
 
+bool plan_ep_deepep(const plan_scenario *s)
+{
+	const plan_spec *p = &s->plan;
+	return s->model.moe_experts > 0 && p->ep > 1 && p->moe_dispatcher == WORK_MOE_FUSED;
+}
+
+double plan_ep_share(const plan_scenario *s)
+{
+	return plan_ep_deepep(s) ? hw_sm_share(&s->gpu, s->plan.deepep_sms) : s->gpu.interference;
+}
+
 /* What emit_schedule carries from one op to the next: synchronous p2p's
  * unwaited send, the last step's end, ZeRO-2's per-micro-batch reduction
  * (plan_grad_reduce_microbatch: the buckets of micro-batches before the last
@@ -1949,6 +1960,8 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	plan_netflow_close(b.flow);
 	if (b.g) {
 		b.g->interference = s->gpu.interference;
+		b.g->ep_deep = plan_ep_deepep(s);
+		b.g->ep_share = plan_ep_share(s);
 		b.g->mem_static = malloc((size_t)p->pp * sizeof(double));
 		b.g->mem_act_op = malloc((size_t)p->pp * sizeof(double));
 		for (int st = 0; st < p->pp && b.g->mem_static && b.g->mem_act_op; st++) {

@@ -183,13 +183,14 @@ static void layer_cost(const plan_scenario *s, const work_shard *sh, const plan_
 /* Time of a program: kernels, blocking collectives, the ring beyond the
  * attention it overlaps, the MoE all-to-alls. Under moe_a2a_overlap (plan/
  * build.c, emit_pair) a steady step runs one micro-batch's all-to-alls beside
- * another's compute, each slowed by the interference i while both run: per
- * micro-batch max(C + i min(C, A), A) for compute C and all-to-alls A, the
- * warm-up and cool-down's unoverlapped steps left out (an estimate; the
+ * another's compute, each slowed by the share i of the SMs the all-to-alls
+ * take while both run (DeepEP's, plan_ep_share, else NCCL's interference):
+ * per micro-batch max(C + i min(C, A), A) for compute C and all-to-alls A,
+ * the warm-up and cool-down's unoverlapped steps left out (an estimate; the
  * bound below does not use it). */
 static double prog_time(const plan_scenario *s, const prog *x)
 {
-	double c = x->comp_s, a = x->ep_s, i = s->gpu.interference;
+	double c = x->comp_s, a = x->ep_s, i = plan_ep_share(s);
 	double ca = s->plan.moe_a2a_overlap ? fmax(c + i * fmin(c, a), a) : c + a;
 	return ca + x->block_s + fmax(0, x->ring_s - x->attn_s);
 }

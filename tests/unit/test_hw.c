@@ -158,6 +158,17 @@ static void test_interference(void)
 	CHECK_NEAR(hw_overlap_time(&g, 1e-3, 0), 1e-3, 0);
 	g.interference = 0;
 	CHECK_NEAR(hw_overlap_time(&g, 10e-3, 5e-3), 10e-3, 0);
+	/* A kernel resident on 20 of the 132 SMs (DeepEP's default num_sms):
+	 * share 20/132 = 0.1515, r = 112/132; C = 10 ms, D = 5 ms:
+	 * 5 + (10 - 5 x 112/132) = 10.7576 ms. None held: nothing lost; all
+	 * of them or more: the share is 1. */
+	CHECK_NEAR(hw_sm_share(&g, 20), 20.0 / 132, 1e-15);
+	CHECK_NEAR(hw_overlap_share(hw_sm_share(&g, 20), 10e-3, 5e-3),
+		   5e-3 + (10e-3 - 5e-3 * 112.0 / 132), 1e-15);
+	CHECK_NEAR(hw_overlap_share(hw_sm_share(&g, 20), 10e-3, 5e-3), 10.7576e-3, 1e-5);
+	CHECK_NEAR(hw_sm_share(&g, 0), 0, 0);
+	CHECK_NEAR(hw_sm_share(&g, 132), 1, 0);
+	CHECK_NEAR(hw_sm_share(&g, 200), 1, 0);
 }
 
 /* Attention, one layer of Llama-2-70B-like shapes: b = 1, h = 64, g = 8

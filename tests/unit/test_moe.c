@@ -366,7 +366,9 @@ static pair_pieces pieces(const plan_graph *g, size_t i0, size_t i1)
 }
 
 /* moe_a2a_overlap on one MoE layer, pp 1, ep 2 = dp 2 on one NVSwitch node,
- * m = 2 micro-batches, interference 0. Megatron-Core's combined 1F1B without
+ * m = 2 micro-batches, interference 0 and DeepEP's kernels on no SMs
+ * (moe_deepep_num_sms = 0: compute beside a collective keeps its rate; the
+ * SMs they take are test_deepep_share's). Megatron-Core's combined 1F1B without
  * a pipeline (combined_1f1b.py:35-135) runs F0, then F1 with B0, then B1:
  * plan_schedule_order with one extra warm-up forward. The plain 1F1B runs
  * F0 B0 F1 B1 one after the other on the one stage, so
@@ -391,13 +393,13 @@ static void a2a_overlap_case(const char *intra)
 			      "model.moe_experts=2", "parallel.tp=1", "parallel.pp=1",
 			      "parallel.dp=2", "parallel.ep=2", "parallel.global_batch=4",
 			      "parallel.recompute=none", "parallel.sequence_parallel=false",
-			      "gpu.interference=0", "parallel.moe_a2a_overlap=true",
-			      "parallel.delay_wgrad_compute=true"};
+			      "gpu.interference=0", "parallel.moe_deepep_num_sms=0",
+			      "parallel.moe_a2a_overlap=true", "parallel.delay_wgrad_compute=true"};
 	sim_diag *dg = sim_diag_new();
 	plan_scenario *s[3] = {NULL, NULL, NULL}; /* plain, overlap, with delay */
 	for (int k = 0; k < 3; k++)
 		CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", base,
-					     (size_t)(13 + k), dg, &s[k]),
+					     (size_t)(14 + k), dg, &s[k]),
 			  SIM_OK);
 	sim_diag_free(dg);
 	exec_result *r = malloc(3 * sizeof *r);
@@ -521,8 +523,8 @@ static void test_a2a_overlap(void)
  * the task issued before it on that stream and its own micro-batch with its
  * task before (the two rules of model_chunk_schedule_plan.py's issue order
  * and ScheduleNode's per-micro-batch events, the derivation before
- * plan/build.c's emit_pair); no interference. The EP tasks' micro-batch and
- * layer, in issue order, go to ep[] (at most nep). */
+ * plan/build.c's emit_pair); no SMs lost to the collectives. The EP
+ * tasks' micro-batch and layer, in issue order, go to ep[] (at most nep). */
 static double combined_step(const plan_graph *g, size_t i0, size_t i1, int ep[][2], int nep,
 			    int *n)
 {
@@ -561,12 +563,12 @@ static void test_a2a_mtp(void)
 			      "parallel.tp=1", "parallel.pp=1", "parallel.dp=2", "parallel.ep=2",
 			      "parallel.global_batch=4", "parallel.recompute=none",
 			      "parallel.sequence_parallel=false", "gpu.interference=0",
-			      "parallel.moe_a2a_overlap=true"};
+			      "parallel.moe_deepep_num_sms=0", "parallel.moe_a2a_overlap=true"};
 	sim_diag *dg = sim_diag_new();
 	plan_scenario *s[2] = {NULL, NULL}; /* plain, overlap */
 	for (int k = 0; k < 2; k++)
 		CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", base,
-					     (size_t)(14 + k), dg, &s[k]),
+					     (size_t)(15 + k), dg, &s[k]),
 			  SIM_OK);
 	sim_diag_free(dg);
 	plan_graph *g = NULL;
@@ -609,6 +611,56 @@ done:
 		plan_scenario_free(s[k]);
 }
 
+/* DeepEP's SMs (plan_ep_share): under the fused dispatcher the EP stream's
+ * kernels are DeepEP's, each holding moe_deepep_num_sms of the H100's 132
+ * SMs (Megatron-Core's default 20: a share 20/132 = 0.1515 lost to the
+ * compute beside it, apart from NCCL's 16/132 interference); under the
+ * alltoall dispatcher they are NCCL's collectives. Without moe_a2a_overlap
+ * no compute runs beside them (each blocks its micro-batch's next compute),
+ * so the step does not depend on the SMs they hold; with it the other
+ * micro-batch's compute does, so more SMs, a longer step. */
+static void test_deepep_share(void)
+{
+	const char *base[] = {"parallel.vpp=2", "parallel.moe_deepep_num_sms=20",
+			      "parallel.moe_a2a_overlap=true", "parallel.delay_wgrad_compute=true"};
+	const char *sms[] = {"parallel.moe_deepep_num_sms=0", "parallel.moe_deepep_num_sms=20",
+			     "parallel.moe_deepep_num_sms=64"};
+	sim_diag *dg = sim_diag_new();
+	double step[2][3];
+	for (int ovl = 0; ovl < 2; ovl++)
+		for (int k = 0; k < 3; k++) {
+			plan_scenario *s = NULL;
+			const char *set[4] = {base[0], sms[k], base[2], base[3]};
+			CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", set,
+						     ovl ? 4 : 2, dg, &s),
+				  SIM_OK);
+			exec_result *r = malloc(sizeof *r);
+			step[ovl][k] = s && r && exec_run(s, r) == SIM_OK ? r->step_s : -1;
+			CHECK(step[ovl][k] > 0);
+			if (s && k == 1) {
+				CHECK(plan_ep_deepep(s));
+				CHECK_NEAR(plan_ep_share(s), 20.0 / 132, 1e-15);
+			}
+			free(r);
+			plan_scenario_free(s);
+		}
+	CHECK(step[0][0] == step[0][1] && step[0][1] == step[0][2]);
+	CHECK(step[1][0] < step[1][1] && step[1][1] < step[1][2]);
+	const char *a2a[] = {"parallel.moe_dispatcher=alltoall"};
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", a2a, 1, dg, &s), SIM_OK);
+	plan_graph *g = NULL;
+	if (s && plan_build(s, &g) == SIM_OK) {
+		CHECK(!plan_ep_deepep(s) && !g->ep_deep);
+		CHECK_NEAR(plan_ep_share(s), s->gpu.interference, 0);
+	} else {
+		CHECK(false);
+	}
+	plan_graph_free(g);
+	plan_scenario_free(s);
+	sim_diag_free(dg);
+}
+
 int main(void)
 {
 	test_params();
@@ -619,5 +671,6 @@ int main(void)
 	test_plan();
 	test_a2a_overlap();
 	test_a2a_mtp();
+	test_deepep_share();
 	return check_done();
 }
