@@ -1,28 +1,29 @@
 #!/usr/bin/env python3
 """measure-sm-share.py - how much GEMMs slow down beside a kernel that holds n
 of the GPU's SMs for its whole run, the way DeepEP's dispatch and combine hold
-moe_deepep_num_sms of them (podsim: hw_sm_share, plan_ep_share; the model
-says the GEMMs progress at (sm - n) / sm of their rate while it runs).
+moe_deepep_num_sms of them (podsim: hw_sm_share, hw_gemm_time_held,
+plan_ep_share).
 
-The holder is one block per SM: `--threads` threads and `--smem-kib` KiB of
-dynamic shared memory (DeepEP's internode dispatch block: 16 warps, 128 KiB,
-csrc/kernels/internode.cu:357, :1007-1009 at deepseek-ai/DeepEP e02e4d2),
-spinning on clock64() for a given number of cycles. On a second stream K
-bf16 GEMMs (torch.matmul) run back to back, K chosen so that they take about
-`--target-ms` alone. Per shape and n:
-  alone    the K GEMMs' time between two CUDA events, no holder;
-  beside   the holder launched first on its stream and lasting `--cover`
-           times the GEMMs' time alone, the GEMMs after a 10 us sleep on
-           theirs (so the holder is resident when they start);
-  D        the time from the GEMMs' start to the holder's end (events on the
-           two streams), capped at `beside`;
-  model    podsim's hw_overlap_share(n / sm, alone, D): D + (alone - D r)
-           with r = (sm - n) / sm, or alone / r when the GEMMs end first.
-Each time is the median of `--reps` repetitions. Rows are CSV on stdout
-(and in --out). Not run in CI: it needs a CUDA GPU, PyTorch and CuPy.
+    tools/measure-sm-share.py OUT.csv
+
+The holder is one block per SM: 512 threads (16 warps, as DeepEP's internode
+dispatch block, csrc/kernels/internode.cu:357 at deepseek-ai/DeepEP e02e4d2)
+and 220 KiB of dynamic shared memory, so that no other block shares its SM,
+spinning on clock64() for a given number of cycles. On a second stream q bf16
+GEMMs (torch.matmul) run back to back, q chosen so that they take about 8 ms
+alone, each between two CUDA events. Per shape, SMs held n and cover (the
+holder's length over the GEMMs' time alone):
+  per_gemm_alone_us  a GEMM's time, no holder (median);
+  in_us, n_in        the GEMMs that ended before the holder did: median time
+                     and count;
+  after_us, n_after  those that started after it ended;
+  total_ms           the q GEMMs' time (median of 3 repetitions).
+The holder is launched first, the GEMMs after a 10 us sleep on their stream
+(so the holder is resident when they start). Not run in CI: it needs a CUDA
+GPU, PyTorch and CuPy (tools/measured/sm-share-h200-run3.csv is its output on
+an H200; run1 and run2 are an earlier variant's, which timed the q GEMMs
+together: their columns are named in their first lines).
 """
-import argparse
-import csv
 import statistics
 import sys
 
@@ -40,121 +41,83 @@ extern "C" __global__ void hold(long long cycles)
 		smem[0] = 1; /* keeps the shared memory allocated */
 }
 """
-
-
-def model(share, c, d):
-    """hw_overlap_share (sim/hw/kernel.c)."""
-    r = 1.0 - share
-    if d <= 0 or r >= 1:
-        return c
-    if c <= d * r:
-        return c / r
-    return d + (c - d * r)
+SMEM = 220 * 1024
+SHAPES = ("2048x2048x7168", "4096x1536x7168", "4096x7168x2048", "8192x8192x8192")
+CASES = ((0, 3), (20, 0.5), (20, 1), (20, 3), (20, 6), (8, 3), (32, 3))
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--sms", default="0,8,20,32,66")
-    ap.add_argument("--shapes", default="8192x8192x8192,4096x4096x7168,4096x7168x2048,2048x2048x7168")
-    ap.add_argument("--smem-kib", type=int, default=128)
-    ap.add_argument("--threads", type=int, default=512)
-    ap.add_argument("--covers", default="3,0.5")
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--target-ms", type=float, default=8.0)
-    ap.add_argument("--out", default=None)
-    args = ap.parse_args()
-
-    prop = torch.cuda.get_device_properties(torch.cuda.current_device())
-    sm = prop.multi_processor_count
+    out = sys.argv[1] if len(sys.argv) > 1 else "/dev/stdout"
+    prop = torch.cuda.get_device_properties(0)
     kern = cupy.RawKernel(SRC, "hold")
-    smem = args.smem_kib * 1024
-    kern.max_dynamic_shared_size_bytes = smem
+    kern.max_dynamic_shared_size_bytes = SMEM
     s_hold, s_gemm = torch.cuda.Stream(), torch.cuda.Stream()
     ext = cupy.cuda.ExternalStream(s_hold.cuda_stream)
 
-    def launch_hold(n, cycles):
-        with ext:
-            kern((n,), (args.threads,), (cupy.int64(cycles),), shared_mem=smem)
+    def event():
+        return torch.cuda.Event(enable_timing=True)
 
-    # the SM clock clock64() counts, under load (one block, 20 ms)
-    h0, h1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    def hold(n, cycles):
+        with ext:
+            kern((n,), (512,), (cupy.int64(cycles),), shared_mem=SMEM)
+
+    h0, h1 = event(), event()
     hz = []
-    for _ in range(3):
-        cycles = 40_000_000
+    for _ in range(3):  # the SM clock clock64() counts
         h0.record(s_hold)
-        launch_hold(1, cycles)
+        hold(1, 40_000_000)
         h1.record(s_hold)
         torch.cuda.synchronize()
-        hz.append(cycles / (h0.elapsed_time(h1) * 1e-3))
+        hz.append(40e6 / (h0.elapsed_time(h1) * 1e-3))
     hz = statistics.median(hz)
-
-    rows = []
-    info = "%s, %d SMs, clock64 at %.0f MHz, holder %d threads %d KiB, torch %s" % (
-        prop.name, sm, hz / 1e6, args.threads, args.smem_kib, torch.__version__)
-    print("# " + info, flush=True)
-    for shape in args.shapes.split(","):
-        m, n_, k = (int(x) for x in shape.split("x"))
+    rows = ["# %s, %d SMs, clock64 at %.0f MHz, torch %s" % (
+        prop.name, prop.multi_processor_count, hz / 1e6, torch.__version__),
+        "shape,sms,cover,per_gemm_alone_us,in_us,n_in,after_us,n_after,total_ms"]
+    for shape in SHAPES:
+        m, n, k = (int(v) for v in shape.split("x"))
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
-        b = torch.randn(k, n_, device="cuda", dtype=torch.bfloat16)
-        c = torch.empty(m, n_, device="cuda", dtype=torch.bfloat16)
-        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+        c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
 
-        def gemms(count):
+        def run(q, nsm, cycles):
+            ev = [event() for _ in range(q + 1)]
+            if nsm:
+                hold(nsm, cycles)
+                h1.record(s_hold)
             with torch.cuda.stream(s_gemm):
-                for _ in range(count):
+                torch.cuda._sleep(int(1e-5 * hz))
+                ev[0].record(s_gemm)
+                for i in range(q):
                     torch.matmul(a, b, out=c)
-
-        gemms(5)
-        torch.cuda.synchronize()
-        e0.record(s_gemm)
-        gemms(10)
-        e1.record(s_gemm)
-        torch.cuda.synchronize()
-        one = e0.elapsed_time(e1) / 10
-        count = max(1, round(args.target_ms / one))
-
-        def alone_ms():
-            e0.record(s_gemm)
-            gemms(count)
-            e1.record(s_gemm)
+                    ev[i + 1].record(s_gemm)
             torch.cuda.synchronize()
-            return e0.elapsed_time(e1)
+            each = [ev[i].elapsed_time(ev[i + 1]) for i in range(q)]
+            start = [ev[0].elapsed_time(ev[i]) for i in range(q)]
+            end = ev[0].elapsed_time(h1) if nsm else -1.0
+            return each, start, end, ev[0].elapsed_time(ev[q])
 
-        alone = statistics.median(alone_ms() for _ in range(args.reps))
-        for nsm in (int(x) for x in args.sms.split(",")):
-            for cover in (float(x) for x in args.covers.split(",")):
-                if nsm == 0 and cover != float(args.covers.split(",")[0]):
-                    continue
-                ts, ds = [], []
-                for _ in range(args.reps):
-                    cycles = int(cover * alone * 1e-3 * hz)
-                    if nsm > 0:
-                        launch_hold(nsm, cycles)
-                        h1.record(s_hold)
-                    with torch.cuda.stream(s_gemm):
-                        torch.cuda._sleep(int(10e-6 * hz))
-                    e0.record(s_gemm)
-                    gemms(count)
-                    e1.record(s_gemm)
-                    torch.cuda.synchronize()
-                    t = e0.elapsed_time(e1)
-                    ts.append(t)
-                    ds.append(min(t, max(0.0, e0.elapsed_time(h1))) if nsm > 0 else 0.0)
-                t, d = statistics.median(ts), statistics.median(ds)
-                pred = model(nsm / sm, alone, d)
-                row = {"shape": shape, "gemms": count, "sms_held": nsm, "cover": cover,
-                       "alone_ms": "%.4f" % alone, "beside_ms": "%.4f" % t,
-                       "held_ms": "%.4f" % d, "ratio": "%.4f" % (t / alone),
-                       "model_ms": "%.4f" % pred, "model_ratio": "%.4f" % (pred / alone)}
-                rows.append(row)
-                print(",".join(str(v) for v in row.values()), flush=True)
+        run(5, 0, 0)
+        q = max(4, round(8 / statistics.median(run(10, 0, 0)[0])))
+        alone = statistics.median(x for _ in range(3) for x in run(q, 0, 0)[0])
+        for nsm, cover in CASES:
+            inside, after, total = [], [], []
+            for _ in range(3):
+                each, start, end, t = run(q, nsm, int(cover * q * alone * 1e-3 * hz))
+                total.append(t)
+                for i in range(q):
+                    if nsm and start[i] + each[i] <= end:
+                        inside.append(each[i])
+                    elif not nsm or start[i] >= end:
+                        after.append(each[i])
+            med = (lambda v: statistics.median(v) * 1e3 if v else -1.0)
+            line = "%s,%d,%g,%.2f,%.2f,%d,%.2f,%d,%.4f" % (
+                shape, nsm, cover, alone * 1e3, med(inside), len(inside), med(after),
+                len(after), statistics.median(total))
+            print(line, flush=True)
+            rows.append(line)
         del a, b, c
-    if args.out:
-        with open(args.out, "w", newline="") as f:
-            f.write("# " + info + "\n")
-            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-            w.writeheader()
-            w.writerows(rows)
+    with open(out, "w") as f:
+        f.write("\n".join(rows) + "\n")
     return 0
 
 
