@@ -22,9 +22,12 @@
  * on SMs; not the copy-engine offload stream) runs on a rank, its compute task
  * progresses at 1 - interference (the GPU type's share of SMs the collective
  * takes, hw.h). Where the EP stream's tasks are DeepEP's kernels (plan_graph
- * ep_deep: plan_ep_deepep) those hold their own SMs, ep_share of them,
- * beside any NCCL collective's: the compute then runs at
- *     1 - min(0.9, [NCCL running] interference + [DeepEP running] ep_share)
+ * ep_deep: plan_ep_deepep) those hold their own SMs beside any NCCL
+ * collective's: the compute then runs at
+ *     1 - min(0.9, [NCCL running] interference + [DeepEP running] d)
+ * with d the task's own loss beside them (1 - plan_graph.deep_rate: its
+ * GEMMs' waves on the SMs left, hw_gemm_time_held) or, where unset, the
+ * SMs' share ep_share
  * (the SMs the two take add up; several NCCL collectives at once are charged
  * one interference). The running compute
  * task's remaining work is updated and its end rescheduled whenever the
@@ -96,10 +99,19 @@ static bool is_deep(const plan_graph *g, const plan_task *t)
 	return t->stream == PLAN_STREAM_EP && g->ep_deep;
 }
 
+/* The running compute task's share lost beside DeepEP's kernels: its own
+ * (plan_graph.deep_rate: its GEMMs' waves on the SMs left), else ep_share. */
+static double deep_lost(const replay *r, int rank)
+{
+	uint32_t t = r->running[rank];
+	const float *d = r->g->deep_rate;
+	return t != UINT32_MAX && d && d[t] > 0 ? 1.0 - d[t] : ep_share(r->g, rank);
+}
+
 static double rate(const replay *r, int rank)
 {
 	double lost = (r->comms[rank] > 0 ? interference(r->g, rank) : 0.0) +
-		      (r->deep[rank] > 0 ? ep_share(r->g, rank) : 0.0);
+		      (r->deep[rank] > 0 ? deep_lost(r, rank) : 0.0);
 	return 1.0 - (lost < 0.9 ? lost : 0.9);
 }
 

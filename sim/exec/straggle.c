@@ -71,6 +71,8 @@
  * interference, DeepEP's SM share and their sum: rate_ratio): every task
  * of the replica is at most that many times its main-type time (as exact
  * as the bound above).
+ * The compute tasks' own rates beside DeepEP's kernels (plan_graph
+ * deep_rate) stay the main GPU's.
  * Collectives and copies keep the main graph's times where they do not
  * depend on the GPU (the node's NVLink, NICs and fabric are the main
  * node type's); tasks whose times do (a pipeline transfer's host

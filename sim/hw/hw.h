@@ -158,6 +158,11 @@ typedef struct hw_gemm_plan {
 } hw_gemm_plan;
 void hw_gemm_explain(const hw_gpu *g, hw_dtype t, double m, double n, double k, double batch,
 		     hw_gemm_plan *out);
+/* hw_gemm_time when `held` of the SMs are taken by another kernel for the
+ * GEMM's whole run: the kernel chosen for the whole GPU, its tiles in waves
+ * of sm_count - held (gemm.c). held <= 0: hw_gemm_time. */
+double hw_gemm_time_held(const hw_gpu *g, hw_dtype t, double m, double n, double k, double batch,
+			 int held);
 
 /* Attention of one layer (attn.c). Flash: one fused kernel, causal masks skip
  * half the score blocks, K/V traffic shrinks with GQA (kv_heads < heads).

@@ -53,6 +53,8 @@ typedef struct seg {
 			* link does not wait for (append_backward) */
 	int16_t unit;  /* what emit_pair pairs as one layer (chain_cuts): the layer,
 			* an MTP module (MTP_UNIT), or -1 */
+	sim_time held; /* compute tasks under DeepEP (builder.held > 0): the GPU
+			* time of its kernels beside DeepEP's (kernel_time_held) */
 } seg;
 
 /* The unit of MTP module k's segs (seg.unit): past any stage-local layer. */
@@ -105,6 +107,8 @@ typedef struct builder {
 	bool ovl, delay;    /* moe_a2a_overlap (training), delay_wgrad_compute */
 	int16_t unit;       /* the seg.unit of what append_items adds now, or -1:
 			     * the layer's */
+	int held;           /* SMs DeepEP's kernels hold (plan_ep_deepep), else 0 */
+	double share;       /* ... their share of the SMs (plan_ep_share) */
 	plan_netflow *flow; /* [cluster] network = flow, else NULL */
 	bool latency;       /* fill seg.lat (plan_microbatch_cost) */
 } builder;
@@ -237,6 +241,29 @@ static double kernel_time_one(const hw_gpu *gpu, hw_dtype t, const work_item *it
 	}
 }
 
+/* A kernel's time beside DeepEP's kernels, which hold `held` SMs, a share
+ * `share` of them, for its whole run: a GEMM's tiles in waves on the SMs
+ * left (hw_gemm_time_held; with work_item.streams each round's batched grid
+ * so, as gemm_time), any other kernel (fused attention, memory-bound ops)
+ * progressing at 1 - share, (t - overhead) / (1 - share) + overhead. */
+static double kernel_time_held(const hw_gpu *gpu, hw_dtype t, const work_item *it, int held,
+			       double share)
+{
+	double k = plan_kernel_time(gpu, t, it), over = hw_overhead(gpu);
+	if (it->kind != WORK_ITEM_KERNEL || it->kernel != WORK_KERNEL_GEMM) {
+		double one = k - extra_launches(gpu, it);
+		return over + (one - over) / (share < 0.9 ? 1 - share : 0.1) + extra_launches(gpu, it);
+	}
+	double b = it->batch > 0 ? it->batch : 1.0, g;
+	if (it->streams < 1 || b <= it->streams) {
+		g = hw_gemm_time_held(gpu, t, it->m, it->n, it->k, b, held);
+	} else {
+		double one = hw_gemm_time_held(gpu, t, it->m, it->n, it->k, it->streams, held);
+		g = ceil(b / it->streams) * (one - over) + over;
+	}
+	return g + extra_launches(gpu, it);
+}
+
 static bool is_gemm(const work_item *x)
 {
 	return x->kind == WORK_ITEM_KERNEL && x->kernel == WORK_KERNEL_GEMM;
@@ -353,7 +380,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 			}
 			seg x = {sim_time_from_s(cost.time_s), 0, 0, kind_c, layer, (float)cost.intra_bytes,
 				 nic_share(&b->s->cluster, cost.inter_bytes), 0, it[i].cp_step, ovl, 0, 0,
-				 net_s, grp->nodes, 0, false, unit};
+				 net_s, grp->nodes, 0, false, unit, 0};
 			if (ep && it[i].comm == WORK_COMM_EP_ALLTOALL)
 				x.a2a = named(&it[i], "ep_combine") ? 2 : 1;
 			net_cost one;
@@ -383,13 +410,17 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		double k = plan_kernel_time(gpu, b->sh.dtype, &it[i]);
 		int nk = it[i].launches > 1 ? it[i].launches : 1; /* kernels it stands for */
 		sim_time g = sim_time_from_s(k - nk * gpu->framework_s);
+		sim_time gh = b->held > 0 ? sim_time_from_s(kernel_time_held(gpu, b->sh.dtype, &it[i],
+									    b->held, b->share) -
+							  nk * gpu->framework_s)
+					  : g;
 		sim_time h = sim_time_from_s(nk * (gpu->launch_s + gpu->framework_s));
 		/* a GEMM beside an overlapped collective: a task of its own */
 		bool alone = (i >= 1 && plan_tp_overlap(b->s, it, n, i - 1) == 1) ||
 			     (i + 1 < n && plan_tp_overlap(b->s, it, n, i + 1) == -1);
 		if (!open || alone || c->n == 0 || it[i].cp_step > 0) {
 			seg x = {0, 0, 0, kind, layer, 0, 0, 0, it[i].cp_step, 0, 0, 0, 0, 0, 0, false,
-				 unit};
+				 unit, 0};
 			chain_push(c, x);
 			open = true;
 			if (c->oom)
@@ -397,7 +428,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		}
 		seg *x = &c->v[c->n - 1];
 		if (x->kind == PLAN_TASK_CP) { /* the ring step is a new compute task */
-			seg y = {0, 0, 0, kind, layer, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, unit};
+			seg y = {0, 0, 0, kind, layer, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, unit, 0};
 			chain_push(c, y);
 			if (c->oom)
 				return;
@@ -406,6 +437,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		/* saturating: a duration past the clock is reported by
 		 * plan_graph_add, not wrapped */
 		x->gpu = sim_time_add_sat(x->gpu, g);
+		x->held = sim_time_add_sat(x->held, gh);
 		x->launches += nk;
 		x->cpu = sim_time_add_sat(x->cpu, sim_time_add_sat(h, c->carry));
 		c->carry = 0;
@@ -942,6 +974,17 @@ static void cursor_init(cursor *k, const builder *b, const chain *c, int stage, 
 	k->layer_end = layer_end, k->f = f, k->pgather = b->pgather;
 }
 
+/* Under DeepEP (builder.held) a compute task's rate beside its kernels:
+ * its duration over max(its host time, its kernels' GPU time beside them)
+ * (plan_graph.deep_rate). */
+static int set_deep(builder *b, uint32_t id, const seg *x)
+{
+	if (b->held <= 0 || seg_stream(x->kind) != PLAN_STREAM_COMPUTE || x->held <= 0)
+		return SIM_OK;
+	sim_time h = x->held > x->cpu ? x->held : x->cpu;
+	return plan_graph_set_deep(b->g, id, (double)x->dur / (double)h);
+}
+
 /* Emit the cursor's segs up to (not including) index `end`. SIM_OK or
  * SIM_ENOMEM. */
 static int emit_to(builder *b, cursor *k, int end)
@@ -956,7 +999,7 @@ static int emit_to(builder *b, cursor *k, int end)
 			       x->scaleup, x->nic};
 		if (x->aside) { /* after the link before it; nothing waits for it */
 			uint32_t id = plan_graph_add(b->g, &t, &k->prev, 1);
-			if (id == UINT32_MAX)
+			if (id == UINT32_MAX || set_deep(b, id, x) != SIM_OK)
 				return SIM_ENOMEM;
 			if (k->first == UINT32_MAX)
 				k->first = id;
@@ -995,7 +1038,7 @@ static int emit_to(builder *b, cursor *k, int end)
 								    * followed a pair's GEMM */
 			deps[4] = k->held, k->held = UINT32_MAX;
 		uint32_t id = add_net(b->g, &t, deps, 5, x->net_s, x->net_nodes);
-		if (id == UINT32_MAX)
+		if (id == UINT32_MAX || set_deep(b, id, x) != SIM_OK)
 			return SIM_ENOMEM;
 		if (k->first == UINT32_MAX)
 			k->first = id;
@@ -1932,6 +1975,10 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	b.zb = p->schedule == PLAN_SCHED_ZB_H1;
 	b.ovl = p->moe_a2a_overlap && !s->inference;
 	b.delay = b.ovl && p->delay_wgrad;
+	/* the compute tasks' rates beside DeepEP's kernels: only where
+	 * compute runs beside them (combined 1F1B) */
+	b.held = b.ovl && plan_ep_deepep(s) ? p->deepep_sms : 0;
+	b.share = plan_ep_share(s);
 	size_t pm = (size_t)b.vstages * (size_t)b.m;
 	pipe_ids ids = {calloc(pm, 4), calloc(pm, 4), calloc(pm, 4), calloc(pm, 4),
 			calloc(pm, 4), calloc(pm, 4), calloc((size_t)p->pp, 4),
@@ -2056,6 +2103,8 @@ int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out)
 	b.ovl = p->moe_a2a_overlap && !s->inference;
 	b.delay = b.ovl && p->delay_wgrad;
 	b.latency = true;
+	b.held = b.ovl && plan_ep_deepep(s) ? p->deepep_sms : 0;
+	b.share = plan_ep_share(s);
 	b.fwd = calloc((size_t)b.vpp, sizeof *b.fwd);
 	b.bwd = calloc((size_t)b.vpp, sizeof *b.bwd);
 	b.wgt = calloc((size_t)b.vpp, sizeof *b.wgt);

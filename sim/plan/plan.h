@@ -850,6 +850,12 @@ typedef struct plan_graph {
 	 * apart from NCCL's collectives' interference; false: they are NCCL's */
 	bool ep_deep;
 	double ep_share;
+	/* With ep_deep, per compute task (plan_graph_set_deep; NULL while none
+	 * is set): its rate beside DeepEP's kernels, its kernels' time alone
+	 * over their time on the SMs those leave (a GEMM's waves on them,
+	 * hw_gemm_time_held; other kernels at 1 - ep_share); 0 = not set, the
+	 * replay takes 1 - ep_share. */
+	float *deep_rate;
 	/* Per rank class, where classes run on different GPU types (exec's
 	 * mixed-node replays set them on their copy of the graph; not owned, not
 	 * freed by plan_graph_free): NULL = interference and ep_share for every
@@ -1064,6 +1070,9 @@ int plan_graph_edge(plan_graph *g, uint32_t from, uint32_t to);
  * frac of its duration, clamped to [0, 1], on a group across `nodes`
  * nodes. SIM_OK or SIM_ENOMEM. */
 int plan_graph_set_net(plan_graph *g, uint32_t id, double frac, int nodes);
+/* Task id's rate beside DeepEP's kernels (plan_graph.deep_rate), clamped
+ * to [0, 1]. SIM_OK, SIM_EINVAL (no such task), SIM_ENOMEM. */
+int plan_graph_set_deep(plan_graph *g, uint32_t id, double rate);
 /* Count `bytes` moved in dur_s on offload link `link` (PLAN_OFF_*) of rank
  * class `rank` against its capacity cap_Bps (g->offload). */
 int plan_graph_offload(plan_graph *g, int rank, int link, double bytes, double dur_s,

@@ -646,6 +646,32 @@ static void test_deepep_share(void)
 		}
 	CHECK(step[0][0] == step[0][1] && step[0][1] == step[0][2]);
 	CHECK(step[1][0] < step[1][1] && step[1][1] < step[1][2]);
+	/* the compute tasks' own rates beside DeepEP (build.c set_deep) under
+	 * the overlap: each in (0, 1], and only there */
+	for (int ovl = 0; ovl < 2; ovl++) {
+		plan_scenario *s = NULL;
+		plan_graph *g = NULL;
+		CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", base, ovl ? 4 : 2, dg,
+					     &s),
+			  SIM_OK);
+		if (!s || plan_build(s, &g) != SIM_OK) {
+			CHECK(false);
+			plan_scenario_free(s);
+			continue;
+		}
+		CHECK(g->ep_deep && (ovl ? g->deep_rate != NULL : g->deep_rate == NULL));
+		int set = 0, bad = 0;
+		for (size_t i = 0; g->deep_rate && i < g->ntasks; i++) {
+			if (g->tasks[i].stream != PLAN_STREAM_COMPUTE)
+				bad += g->deep_rate[i] != 0;
+			else if (g->deep_rate[i] > 0)
+				set++, bad += g->deep_rate[i] > 1;
+		}
+		CHECK(ovl ? set > 0 : set == 0);
+		CHECK_INT(bad, 0);
+		plan_graph_free(g);
+		plan_scenario_free(s);
+	}
 	const char *a2a[] = {"parallel.moe_dispatcher=alltoall"};
 	plan_scenario *s = NULL;
 	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", a2a, 1, dg, &s), SIM_OK);
