@@ -46,6 +46,8 @@ typedef struct exec_replicas {
 	double ratio;        /* bound factor of a mixed instance (straggle.c) */
 	double *intf;        /* per rank class: interference of the replica set */
 	double intf_kind[3];
+	double *eps;         /* ... and the DeepEP kernels' SM share (ep_share) */
+	double eps_kind[3];
 	int mixed_replicas;  /* replicas with an instance not EXEC_GPU_MAIN */
 	int kinds;           /* distinct replicas replayed by the last step */
 } exec_replicas;

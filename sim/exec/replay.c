@@ -21,10 +21,19 @@
  * Interference: while a collective (TP, DP, PP, CP or EP stream: NCCL kernels
  * on SMs; not the copy-engine offload stream) runs on a rank, its compute task
  * progresses at 1 - interference (the GPU type's share of SMs the collective
- * takes, hw.h). The running compute task's remaining work is updated and its
- * end rescheduled whenever the rank's count of running collectives changes.
- * The time it loses is charged to the group of the collective that started
- * last (exposed communication hidden inside a longer compute task).
+ * takes, hw.h). Where the EP stream's tasks are DeepEP's kernels (plan_graph
+ * ep_deep: plan_ep_deepep) those hold their own SMs beside any NCCL
+ * collective's: the compute then runs at
+ *     1 - min(0.9, [NCCL running] interference + [DeepEP running] d)
+ * with d the task's own loss beside them (1 - plan_graph.deep_rate: its
+ * GEMMs' waves on the SMs left, hw_gemm_time_held) or, where unset, the
+ * SMs' share ep_share
+ * (the SMs the two take add up; several NCCL collectives at once are charged
+ * one interference). The running compute
+ * task's remaining work is updated and its end rescheduled whenever the
+ * rank's count of running collectives of either kind changes. The time it
+ * loses is charged to the group of the collective that started last (exposed
+ * communication hidden inside a longer compute task).
  */
 #include "exec_int.h"
 
@@ -48,7 +57,7 @@ typedef struct replay {
 	 * left (left[]) was last settled, and the collectives running */
 	uint32_t *running;
 	sim_time *since;
-	int *comms;
+	int *comms, *deep; /* ... NCCL's and DeepEP's (ep_share) */
 	uint8_t *last_comm; /* plan_task_kind of the last collective started */
 	/* NIC sharing, per rank: the running transfers that use the NICs (at most
 	 * one per stream), their progress as of nic_since, and per task its end
@@ -79,9 +88,31 @@ static double interference(const plan_graph *g, int rank)
 	return g->rank_interference ? g->rank_interference[rank] : g->interference;
 }
 
+static double ep_share(const plan_graph *g, int rank)
+{
+	return g->rank_ep_share ? g->rank_ep_share[rank] : g->ep_share;
+}
+
+/* Is task t one of DeepEP's kernels (counted in deep[], not comms[])? */
+static bool is_deep(const plan_graph *g, const plan_task *t)
+{
+	return t->stream == PLAN_STREAM_EP && g->ep_deep;
+}
+
+/* The running compute task's share lost beside DeepEP's kernels: its own
+ * (plan_graph.deep_rate: its GEMMs' waves on the SMs left), else ep_share. */
+static double deep_lost(const replay *r, int rank)
+{
+	uint32_t t = r->running[rank];
+	const float *d = r->g->deep_rate;
+	return t != UINT32_MAX && d && d[t] > 0 ? 1.0 - d[t] : ep_share(r->g, rank);
+}
+
 static double rate(const replay *r, int rank)
 {
-	return r->comms[rank] > 0 ? 1.0 - interference(r->g, rank) : 1.0;
+	double lost = (r->comms[rank] > 0 ? interference(r->g, rank) : 0.0) +
+		      (r->deep[rank] > 0 ? deep_lost(r, rank) : 0.0);
+	return 1.0 - (lost < 0.9 ? lost : 0.9);
 }
 
 static void on_end(sim_engine *eng, void *ctx, uint64_t arg);
@@ -113,19 +144,19 @@ static void retime(replay *r, uint32_t t, double rate, sim_time now)
 		r->err = SIM_ENOMEM, r->err_task = t;
 }
 
-/* The rank's count of collectives is about to change by `delta`: settle the
- * running compute task's progress at the old rate and reschedule its end at
- * the new one. */
-static void comm_change(replay *r, int rank, int delta)
+/* The rank's count of collectives (DeepEP's kernels: deep) is about to
+ * change by `delta`: settle the running compute task's progress at the old
+ * rate and reschedule its end at the new one. */
+static void comm_change(replay *r, int rank, bool deep, int delta)
 {
 	sim_time now = sim_engine_now(r->eng);
 	uint32_t t = r->running[rank];
-	bool on = t != UINT32_MAX && interference(r->g, rank) > 0;
+	bool on = t != UINT32_MAX && (deep ? ep_share(r->g, rank) : interference(r->g, rank)) > 0;
 	if (on) {
 		settle(r, t, rate(r, rank), r->since[rank], now);
 		r->since[rank] = now;
 	}
-	r->comms[rank] += delta;
+	(deep ? r->deep : r->comms)[rank] += delta;
 	if (on)
 		retime(r, t, rate(r, rank), now);
 }
@@ -303,7 +334,7 @@ static void try_start(replay *r, size_t q)
 	int rank = task->rank;
 	if (interferes(task->stream)) {
 		r->last_comm[rank] = task->kind;
-		comm_change(r, rank, +1);
+		comm_change(r, rank, is_deep(r->g, task), +1);
 	}
 	r->left[t] = (double)task->dur;
 	if (task->stream == PLAN_STREAM_COMPUTE) {
@@ -336,7 +367,7 @@ static void on_end(sim_engine *eng, void *ctx, uint64_t arg)
 		r->free_since[task->rank] = now;
 		r->running[task->rank] = UINT32_MAX;
 	} else if (interferes(task->stream)) {
-		comm_change(r, task->rank, -1);
+		comm_change(r, task->rank, is_deep(r->g, task), -1);
 	}
 	if (r->nic_cap > 0 && task->stream != PLAN_STREAM_COMPUTE && nic_demand(task) > 0)
 		nic_change(r, task->rank, t, false);
@@ -369,6 +400,7 @@ static int reset(replay *r)
 	memset(r->cat, 0, nr * EXEC_CAT_COUNT * sizeof *r->cat);
 	memset(r->since, 0, nr * sizeof *r->since);
 	memset(r->comms, 0, nr * sizeof *r->comms);
+	memset(r->deep, 0, nr * sizeof *r->deep);
 	memset(r->nic_since, 0, nr * sizeof *r->nic_since);
 	memset(r->busy, 0, nq * sizeof *r->busy);
 	for (size_t i = 0; i < nq; i++) {
@@ -399,6 +431,7 @@ static int setup(replay *r, const plan_graph *g)
 	r->running = malloc(nr * sizeof *r->running);
 	r->since = calloc(nr, sizeof *r->since);
 	r->comms = calloc(nr, sizeof *r->comms);
+	r->deep = calloc(nr, sizeof *r->deep);
 	r->last_comm = calloc(nr, sizeof *r->last_comm);
 	r->nic_run = malloc(nr * PLAN_STREAM_COUNT * sizeof *r->nic_run);
 	r->nic_rate = malloc(nr * sizeof *r->nic_rate);
@@ -406,7 +439,7 @@ static int setup(replay *r, const plan_graph *g)
 	r->ev = calloc(n, sizeof *r->ev);
 	r->left = calloc(n, sizeof *r->left);
 	if (!r->pending || !r->start || !r->end || !r->free_since || !r->cat || !r->running ||
-	    !r->since || !r->comms || !r->last_comm || !r->nic_run || !r->nic_rate ||
+	    !r->since || !r->comms || !r->deep || !r->last_comm || !r->nic_run || !r->nic_rate ||
 	    !r->nic_since || !r->ev || !r->left)
 		return SIM_ENOMEM;
 	if (csr(g, true, &r->pred_first, &r->pred) != SIM_OK ||
@@ -422,7 +455,7 @@ static void teardown(replay *r)
 	free(r->pending), free(r->start), free(r->end);
 	free(r->q_first), free(r->q), free(r->q_pos), free(r->busy);
 	free(r->free_since), free(r->cat);
-	free(r->running), free(r->since), free(r->comms);
+	free(r->running), free(r->since), free(r->comms), free(r->deep);
 	free(r->last_comm);
 	free(r->nic_run), free(r->nic_rate), free(r->nic_since), free(r->ev), free(r->left);
 }

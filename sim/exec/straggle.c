@@ -59,15 +59,20 @@
  * same tasks in the same order: only durations come from the GPU), so
  * every task of an _OTHER instance takes its own time on that GPU, one of
  * a _BOTH instance the larger of the two (lockstep at the slower rank),
- * and the instance's interference is the other GPU's (the larger one for
- * _BOTH); stragglers' factors multiply the compute tasks on top. Without
+ * and the instance's interference and DeepEP share (plan_ep_share) are the
+ * other GPU's (the larger ones for _BOTH); stragglers' factors multiply the
+ * compute tasks on top. Without
  * factors a replica's step depends only on its instances' kinds, so equal
  * kind vectors share one replay (exact: a few replays for a few mixed
  * nodes, whatever dp is). With factors the bound of a replica holding a
  * mixed instance is base x F x ratio, ratio the largest task ratio
  * max(main, other) / main times the interference's (1 - i_main) /
- * (1 - i_other) where larger than 1: every task of the replica is at most
- * that many times its main-type time (as exact as the bound above).
+ * (1 - i_other) where larger than 1 (the largest such ratio of NCCL's
+ * interference, DeepEP's SM share and their sum: rate_ratio): every task
+ * of the replica is at most that many times its main-type time (as exact
+ * as the bound above).
+ * The compute tasks' own rates beside DeepEP's kernels (plan_graph
+ * deep_rate) stay the main GPU's.
  * Collectives and copies keep the main graph's times where they do not
  * depend on the GPU (the node's NVLink, NICs and fabric are the main
  * node type's); tasks whose times do (a pipeline transfer's host
@@ -184,6 +189,14 @@ static void instance_kinds(exec_replicas *x, const plan_scenario *s)
 	}
 }
 
+/* (1 - main) / (1 - other) of two shares of the SMs lost (each at most 0.9,
+ * as the replay clamps them), or 1 where the other GPU loses no more. */
+static double rate_ratio(double main, double other)
+{
+	main = fmin(main, 0.9), other = fmin(other, 0.9);
+	return other > main ? (1 - main) / (1 - other) : 1.0;
+}
+
 /* Mixed nodes: g's twin on other_gpu (plan_build with that GPU: the same
  * tasks, edges and order, other durations), its durations into x->other,
  * and the bound's ratio (file comment). */
@@ -209,10 +222,17 @@ static int other_times(exec_replicas *x, const plan_scenario *s)
 			r = a->dur > 0 ? fmax(r, (double)b->dur / (double)a->dur) : INFINITY;
 	}
 	double im = g->interference, io = g2->interference;
+	double em = g->ep_deep ? g->ep_share : 0, eo = g2->ep_deep ? g2->ep_share : 0;
 	x->intf_kind[EXEC_GPU_MAIN] = im;
 	x->intf_kind[EXEC_GPU_OTHER] = io;
 	x->intf_kind[EXEC_GPU_BOTH] = fmax(im, io);
-	x->ratio = io > im && io < 1 ? r * (1 - im) / (1 - io) : r;
+	x->eps_kind[EXEC_GPU_MAIN] = em;
+	x->eps_kind[EXEC_GPU_OTHER] = eo;
+	x->eps_kind[EXEC_GPU_BOTH] = fmax(em, eo);
+	/* the compute's rate beside NCCL's collectives, DeepEP's kernels or
+	 * both (replay.c) on each GPU: the largest ratio main / other */
+	double q = fmax(rate_ratio(im, io), rate_ratio(em, eo));
+	x->ratio = r * fmax(q, rate_ratio(im + em, io + eo));
 	plan_graph_free(g2);
 	return rc;
 }
@@ -240,9 +260,10 @@ int exec_replicas_open(const plan_scenario *s, const plan_graph *g, exec_replica
 		x->kind = malloc(ninst);
 		x->other = malloc((g->ntasks ? g->ntasks : 1) * sizeof *x->other);
 		x->intf = malloc((size_t)x->pp * sizeof *x->intf);
+		x->eps = malloc((size_t)x->pp * sizeof *x->eps);
 	}
 	int rc = x->ord && x->tasks && (x->ep <= 1 || x->up) &&
-			 (!mixed || (x->kind && x->other && x->intf))
+			 (!mixed || (x->kind && x->other && x->intf && x->eps))
 		     ? SIM_OK
 		     : SIM_ENOMEM;
 	if (rc == SIM_OK) {
@@ -273,6 +294,7 @@ void exec_replicas_close(exec_replicas *x)
 		return;
 	exec_replayer_free(x->x);
 	free(x->intf);
+	free(x->eps);
 	free(x->other);
 	free(x->kind);
 	free(x->up);
@@ -301,8 +323,9 @@ const plan_graph *exec_replicas_set(exec_replicas *x, const double *f, int d)
 	}
 	if (kind) {
 		for (int k = 0; k < x->pp; k++)
-			x->intf[k] = x->intf_kind[kind[k]];
+			x->intf[k] = x->intf_kind[kind[k]], x->eps[k] = x->eps_kind[kind[k]];
 		x->gs.rank_interference = x->intf;
+		x->gs.rank_ep_share = x->eps;
 	}
 	return &x->gs;
 }

@@ -87,6 +87,27 @@
  * fp8 5.9 -> 5.3 %, A100 8.7 -> 8.0 %), and it removes the sign the
  * ceiling left by GEMM size (vTrain's 175B rows +7 %, 3.6B tp 4 rows -11 %).
  *
+ * Held SMs (hw_gemm_time_held). Beside a kernel that holds n SMs for its
+ * whole run (DeepEP's dispatch and combine: hw_sm_share) the GEMM launches
+ * the kernel chosen for the whole GPU (cuBLAS picks it knowing nothing of
+ * the other kernel; Transformer Engine sets no SM target unless
+ * NVTE_EXT_MARGIN_SM is set, transformer_engine/pytorch/csrc/extensions/
+ * gemm.cpp:285 at NVIDIA/TransformerEngine d0067d0d) and its tiles run in
+ * waves of sm_count - n, each tile at the same per-SM rate:
+ *     W' = ceil(T / (sm - n)) waves instead of ceil(T / sm),
+ * so a GEMM of one wave on the whole GPU takes two (a 2048 x 2048 grid of
+ * 256 tiles: 2 waves of 132, 3 of 112: 1.5x), one of many waves about
+ * sm / (sm - n) (8192^3: 32 -> 37 waves, 1.16x; the linear share 1.18x).
+ * Measured on an H200 (132 SMs) beside a 20-SM resident kernel
+ * (tools/measure-sm-share.py, tools/measured/sm-share-h200-run*.csv; three
+ * runs, against the same loop without the holder): 8192^3 1.1-1.36x (model
+ * 1.16), 4096 x 4096 x 7168 1.23-1.26x (1.25: 8 -> 10 waves), 4096 x 7168 x
+ * 2048 1.18-1.47x (1.14), 2048 x 2048 x 7168 1.6-2.0x (1.5) and 4096 x 1536
+ * x 7168 1.6-2.1x (1.33: 3 -> 4 waves): the waves' direction, short of what
+ * the small grids lose (cuBLAS's tiles are not this model's 128 x 128, and
+ * its clusters of blocks need SMs of one GPC); the linear share says 1.18x
+ * for all.
+ *
  * The kernel's overhead (launch + framework) is added once. With sm_count = 0
  * the plain roofline of hw_kernel_time is used.
  */
@@ -124,12 +145,13 @@ static double wave_bytes(const gemm_shape *x, double w)
 }
 
 /* One candidate kernel: tile rows tm (columns HW_GEMM_TILE) and split-K
- * factor `split`; fills tiles, waves and bytes of *out and returns the
- * busy time (no overhead, no sustain cap); *mem: the HBM traffic binds. */
+ * factor `split`, its tiles run by `sm` SMs; fills tiles, waves and bytes of
+ * *out and returns the busy time (no overhead, no sustain cap); *mem: the
+ * HBM traffic binds. A tile computes at the per-SM rate of the whole GPU
+ * (rate / sm_count) whatever `sm` is. */
 static double candidate(const hw_gpu *g, double rate, gemm_shape *x, double batch, double split,
-			hw_gemm_plan *out, bool *mem)
+			double sm, hw_gemm_plan *out, bool *mem)
 {
-	double sm = g->sm_count;
 	x->rows = ceil_div(x->m, x->tm);
 	x->cols = ceil_div(x->n, x->tn);
 	double grid = x->rows * x->cols * batch;
@@ -137,12 +159,13 @@ static double candidate(const hw_gpu *g, double rate, gemm_shape *x, double batc
 	out->tile_n = x->tn;
 	out->tiles = grid * split;
 	out->waves = ceil_div(out->tiles, sm);
-	double tc = 2.0 * x->tm * x->tn * (x->k / split) / (rate / sm) + g->gemm_tile_s;
-	if (split > 1) { /* one wave (see split_max): the operands once, + partials */
+	double tc = 2.0 * x->tm * x->tn * (x->k / split) / (rate / g->sm_count) + g->gemm_tile_s;
+	if (split > 1) { /* one wave on the whole GPU (see split_max): the operands
+			  * once, + partials; more on fewer SMs (gemm_plan's held) */
 		out->bytes = wave_bytes(x, grid) + 2.0 * 4.0 * x->m * x->n * batch * split;
-		double tm = hw_stream_time(g, out->bytes);
-		*mem = tm > tc;
-		return fmax(tc, tm);
+		double tm = hw_stream_time(g, out->bytes), tw = out->waves * tc;
+		*mem = tm > tw;
+		return fmax(tw, tm);
 	}
 	double last = out->tiles - (out->waves - 1) * sm;
 	double bf = wave_bytes(x, fmin(sm, out->tiles)), bl = wave_bytes(x, last);
@@ -170,8 +193,10 @@ static double split_max(const hw_gpu *g, double grid, double k)
 	return fmax(1.0, fmin(s, HW_SPLIT_K_MAX));
 }
 
-void hw_gemm_explain(const hw_gpu *g, hw_dtype t, double m, double n, double k, double batch,
-                     hw_gemm_plan *out)
+/* hw_gemm_explain with `held` SMs taken by another kernel for the whole
+ * run: the kernel is chosen on the whole GPU, then timed on the rest. */
+static void gemm_plan(const hw_gpu *g, hw_dtype t, double m, double n, double k, double batch,
+                      int held, hw_gemm_plan *out)
 {
 	gemm_shape x = {m, n, k, hw_dtype_bytes(t), HW_GEMM_TILE, HW_GEMM_TILE, 0, 0};
 	x.rows = ceil_div(m, x.tm);
@@ -198,7 +223,7 @@ void hw_gemm_explain(const hw_gpu *g, hw_dtype t, double m, double n, double k, 
 			if (m <= r)
 				rows[nr++] = r;
 		rows[nr++] = HW_GEMM_TILE;
-		double best = INFINITY;
+		double best = INFINITY, best_tm = HW_GEMM_TILE;
 		bool best_mem = false;
 		for (int i = 0; i < nr; i++) {
 			x.tm = rows[i];
@@ -208,14 +233,23 @@ void hw_gemm_explain(const hw_gpu *g, hw_dtype t, double m, double n, double k, 
 			for (double sp = 1; sp <= smax; sp++) {
 				hw_gemm_plan c = *out;
 				bool mem;
-				double busy = candidate(g, gemv ? vrate : rate, &x, batch, sp, &c, &mem);
+				double busy = candidate(g, gemv ? vrate : rate, &x, batch, sp,
+							g->sm_count, &c, &mem);
 				if (busy < best) {
-					best = busy;
+					best = busy, best_tm = x.tm;
 					best_mem = mem;
 					*out = c;
 					out->split_k = sp;
 				}
 			}
+		}
+		if (held > 0) { /* the chosen kernel's waves on the SMs left */
+			x.tm = best_tm;
+			bool gemv = simt && x.tm < HW_GEMV_TILE;
+			double sp = out->split_k, left = g->sm_count - held;
+			best = candidate(g, gemv ? vrate : rate, &x, batch, sp, left > 1 ? left : 1,
+					 out, &best_mem);
+			out->split_k = sp;
 		}
 		/* the sustained clock (hw.h tensor_sustain) slows SM-bound waves */
 		if (g->sustain_cap > 0 && !best_mem)
@@ -228,9 +262,23 @@ void hw_gemm_explain(const hw_gpu *g, hw_dtype t, double m, double n, double k, 
 		out->bound = "latency";
 }
 
+void hw_gemm_explain(const hw_gpu *g, hw_dtype t, double m, double n, double k, double batch,
+                     hw_gemm_plan *out)
+{
+	gemm_plan(g, t, m, n, k, batch, 0, out);
+}
+
 double hw_gemm_time(const hw_gpu *g, hw_dtype t, double m, double n, double k, double batch)
 {
 	hw_gemm_plan p;
-	hw_gemm_explain(g, t, m, n, k, batch, &p);
+	gemm_plan(g, t, m, n, k, batch, 0, &p);
+	return p.time_s;
+}
+
+double hw_gemm_time_held(const hw_gpu *g, hw_dtype t, double m, double n, double k, double batch,
+                         int held)
+{
+	hw_gemm_plan p;
+	gemm_plan(g, t, m, n, k, batch, held > 0 ? held : 0, &p);
 	return p.time_s;
 }

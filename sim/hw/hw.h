@@ -13,7 +13,8 @@
  *    launch + framework + bytes / (hbm_bw * hbm_eff);
  *  - attention is one flash kernel or the unfused three-kernel path (attn.c);
  *  - a collective running beside compute takes `interference` of the SMs'
- *    throughput (NCCL channels run on SMs): hw_overlap_time.
+ *    throughput (NCCL channels run on SMs): hw_overlap_time; a kernel
+ *    resident on n SMs takes n / sm_count (DeepEP's): hw_sm_share.
  * eff[dtype] is gemm_efficiency_<dtype> where the GPU file sets one, else
  * gemm_efficiency: fp8 GEMMs reach a smaller fraction of their peak than bf16
  * (hardware.csv efficiency,GEMM FP8 MAMF vs GEMM BF16 MAMF). The efficiencies
@@ -157,6 +158,11 @@ typedef struct hw_gemm_plan {
 } hw_gemm_plan;
 void hw_gemm_explain(const hw_gpu *g, hw_dtype t, double m, double n, double k, double batch,
 		     hw_gemm_plan *out);
+/* hw_gemm_time when `held` of the SMs are taken by another kernel for the
+ * GEMM's whole run: the kernel chosen for the whole GPU, its tiles in waves
+ * of sm_count - held (gemm.c). held <= 0: hw_gemm_time. */
+double hw_gemm_time_held(const hw_gpu *g, hw_dtype t, double m, double n, double k, double batch,
+			 int held);
 
 /* Attention of one layer (attn.c). Flash: one fused kernel, causal masks skip
  * half the score blocks, K/V traffic shrinks with GQA (kv_heads < heads).
@@ -192,5 +198,11 @@ double hw_flash_time(const hw_gpu *g, hw_dtype t, hw_flash_impl impl, bool backw
  * kernel runs beside it for the first comm_s seconds: during the overlap it
  * progresses at rate 1 - interference (hw.h, gpu.c for the default). */
 double hw_overlap_time(const hw_gpu *g, double compute_s, double comm_s);
+/* The same with the communication kernel holding a share `share` of the SMs
+ * (rate 1 - share beside it). */
+double hw_overlap_share(double share, double compute_s, double comm_s);
+/* The share of g's SMs a kernel resident on `sms` of them for its whole run
+ * takes from the kernels beside it: sms / sm_count (at most 1; kernel.c). */
+double hw_sm_share(const hw_gpu *g, int sms);
 
 #endif

@@ -95,18 +95,19 @@ double hw_mem_time(const hw_gpu *g, double bytes)
 	return hw_overhead(g) + hw_stream_time(g, bytes);
 }
 
-/* Interference. A collective's kernel (NCCL: one thread block per channel)
- * occupies SMs the compute kernels beside it would use, so while it runs the
- * compute progresses at rate r = 1 - i (i = interference, the SM fraction).
- * A compute task needing C seconds alone, overlapped by a collective for its
- * first D seconds:
+/* Interference. A communication kernel (NCCL: one thread block per channel;
+ * DeepEP: one per SM it is given) holds SMs the compute kernels beside it
+ * would use, so while it runs the compute progresses at rate r = 1 - i (i,
+ * the share of the SMs it holds). A compute task needing C seconds alone,
+ * overlapped by such a kernel for its first D seconds:
  *     C <= D r:  it finishes inside the overlap, at C / r;
  *     else:      D seconds at rate r do D r of the work, the rest at full
  *                rate: D + (C - D r).
- * i is clamped to [0, 0.9] by the key table. */
-double hw_overlap_time(const hw_gpu *g, double compute_s, double comm_s)
+ * hw_overlap_time takes i = interference (NCCL's collectives; clamped to
+ * [0, 0.9] by the key table); hw_sm_share gives a kernel's i from its SMs. */
+double hw_overlap_share(double share, double compute_s, double comm_s)
 {
-	double r = 1.0 - g->interference;
+	double r = 1.0 - share;
 	if (compute_s <= 0)
 		return 0;
 	if (comm_s <= 0 || r >= 1.0)
@@ -114,4 +115,27 @@ double hw_overlap_time(const hw_gpu *g, double compute_s, double comm_s)
 	if (compute_s <= comm_s * r)
 		return compute_s / r;
 	return comm_s + (compute_s - comm_s * r);
+}
+
+double hw_overlap_time(const hw_gpu *g, double compute_s, double comm_s)
+{
+	return hw_overlap_share(g->interference, compute_s, comm_s);
+}
+
+/* A kernel resident on `sms` SMs from its launch to its end leaves the
+ * other sm_count - sms to the kernels beside it: they run at
+ * (sm_count - sms) / sm_count of their rate, a share sms / sm_count lost.
+ * DeepEP's normal dispatch and combine are such kernels: a grid of num_sms
+ * blocks (num_channels * 2 with num_channels = num_sms / 2 across nodes,
+ * csrc/kernels/internode.cu:1038 and :1866; num_sms inside a node,
+ * intranode.cu:500, deepseek-ai/DeepEP e02e4d2); a dispatch block is 16
+ * warps with 128 KiB of shared memory (internode.cu:357, :1007-1009) whose
+ * warps spin on the buffers' head and tail until their tokens are through
+ * (the polling loops, :698-771), so the SMs are held for the kernel's whole
+ * time whether or not data moves. */
+double hw_sm_share(const hw_gpu *g, int sms)
+{
+	if (sms <= 0 || g->sm_count <= 0)
+		return 0;
+	return sms >= g->sm_count ? 1.0 : (double)sms / g->sm_count;
 }

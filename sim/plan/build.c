@@ -51,7 +51,14 @@ typedef struct seg {
 			* 2 the combine's, 0 anything else (emit_pair's cuts) */
 	bool aside;    /* delay_wgrad_compute: a weight-gradient task the chain's next
 			* link does not wait for (append_backward) */
+	int16_t unit;  /* what emit_pair pairs as one layer (chain_cuts): the layer,
+			* an MTP module (MTP_UNIT), or -1 */
+	sim_time held; /* compute tasks under DeepEP (builder.held > 0): the GPU
+			* time of its kernels beside DeepEP's (kernel_time_held) */
 } seg;
+
+/* The unit of MTP module k's segs (seg.unit): past any stage-local layer. */
+#define MTP_UNIT(k) ((int16_t)(INT16_MAX - (k)))
 
 typedef struct chain {
 	seg *v;
@@ -89,14 +96,19 @@ typedef struct builder {
 	chain *fwd, *bwd; /* per model chunk of the stage being built */
 	chain *wgt;       /* zero-bubble: the weight-gradient passes W (bwd holds B) */
 	bool zb;
-	struct layer_prog *progs; /* four layer kinds' programs (dense, MoE; each
-				   * with full or sliding-window attention) */
+	struct layer_prog *progs; /* five layer kinds' programs (dense, MoE; each
+				   * with full or sliding-window attention; an
+				   * MTP module) */
 	int vpp, vstages; /* chunks per stage; virtual stages pp * vpp */
 	int m;          /* micro-batches */
 	fsdp_state fsdp; /* ZeRO-3 template (gather array shared, reset per chain) */
 	const uint32_t *pgather; /* overlap_param_gather: per stage-local layer, the
 				  * gather its next forward waits for, or NULL */
 	bool ovl, delay;    /* moe_a2a_overlap (training), delay_wgrad_compute */
+	int16_t unit;       /* the seg.unit of what append_items adds now, or -1:
+			     * the layer's */
+	int held;           /* SMs DeepEP's kernels hold (plan_ep_deepep), else 0 */
+	double share;       /* ... their share of the SMs (plan_ep_share) */
 	plan_netflow *flow; /* [cluster] network = flow, else NULL */
 	bool latency;       /* fill seg.lat (plan_microbatch_cost) */
 } builder;
@@ -229,6 +241,29 @@ static double kernel_time_one(const hw_gpu *gpu, hw_dtype t, const work_item *it
 	}
 }
 
+/* A kernel's time beside DeepEP's kernels, which hold `held` SMs, a share
+ * `share` of them, for its whole run: a GEMM's tiles in waves on the SMs
+ * left (hw_gemm_time_held; with work_item.streams each round's batched grid
+ * so, as gemm_time), any other kernel (fused attention, memory-bound ops)
+ * progressing at 1 - share, (t - overhead) / (1 - share) + overhead. */
+static double kernel_time_held(const hw_gpu *gpu, hw_dtype t, const work_item *it, int held,
+			       double share)
+{
+	double k = plan_kernel_time(gpu, t, it), over = hw_overhead(gpu);
+	if (it->kind != WORK_ITEM_KERNEL || it->kernel != WORK_KERNEL_GEMM) {
+		double one = k - extra_launches(gpu, it);
+		return over + (one - over) / (share < 0.9 ? 1 - share : 0.1) + extra_launches(gpu, it);
+	}
+	double b = it->batch > 0 ? it->batch : 1.0, g;
+	if (it->streams < 1 || b <= it->streams) {
+		g = hw_gemm_time_held(gpu, t, it->m, it->n, it->k, b, held);
+	} else {
+		double one = hw_gemm_time_held(gpu, t, it->m, it->n, it->k, it->streams, held);
+		g = ceil(b / it->streams) * (one - over) + over;
+	}
+	return g + extra_launches(gpu, it);
+}
+
 static bool is_gemm(const work_item *x)
 {
 	return x->kind == WORK_ITEM_KERNEL && x->kernel == WORK_KERNEL_GEMM;
@@ -324,6 +359,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 			 int16_t layer)
 {
 	bool open = false;
+	int16_t unit = b->unit >= 0 ? b->unit : layer; /* seg.unit */
 	for (int i = 0; i < n; i++) {
 		if (it[i].kind == WORK_ITEM_COMM) {
 			bool ring = it[i].comm == WORK_COMM_CP_RING;
@@ -344,7 +380,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 			}
 			seg x = {sim_time_from_s(cost.time_s), 0, 0, kind_c, layer, (float)cost.intra_bytes,
 				 nic_share(&b->s->cluster, cost.inter_bytes), 0, it[i].cp_step, ovl, 0, 0,
-				 net_s, grp->nodes, 0, false};
+				 net_s, grp->nodes, 0, false, unit, 0};
 			if (ep && it[i].comm == WORK_COMM_EP_ALLTOALL)
 				x.a2a = named(&it[i], "ep_combine") ? 2 : 1;
 			net_cost one;
@@ -374,12 +410,17 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		double k = plan_kernel_time(gpu, b->sh.dtype, &it[i]);
 		int nk = it[i].launches > 1 ? it[i].launches : 1; /* kernels it stands for */
 		sim_time g = sim_time_from_s(k - nk * gpu->framework_s);
+		sim_time gh = b->held > 0 ? sim_time_from_s(kernel_time_held(gpu, b->sh.dtype, &it[i],
+									    b->held, b->share) -
+							  nk * gpu->framework_s)
+					  : g;
 		sim_time h = sim_time_from_s(nk * (gpu->launch_s + gpu->framework_s));
 		/* a GEMM beside an overlapped collective: a task of its own */
 		bool alone = (i >= 1 && plan_tp_overlap(b->s, it, n, i - 1) == 1) ||
 			     (i + 1 < n && plan_tp_overlap(b->s, it, n, i + 1) == -1);
 		if (!open || alone || c->n == 0 || it[i].cp_step > 0) {
-			seg x = {0, 0, 0, kind, layer, 0, 0, 0, it[i].cp_step, 0, 0, 0, 0, 0, 0, false};
+			seg x = {0, 0, 0, kind, layer, 0, 0, 0, it[i].cp_step, 0, 0, 0, 0, 0, 0, false,
+				 unit, 0};
 			chain_push(c, x);
 			open = true;
 			if (c->oom)
@@ -387,7 +428,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		}
 		seg *x = &c->v[c->n - 1];
 		if (x->kind == PLAN_TASK_CP) { /* the ring step is a new compute task */
-			seg y = {0, 0, 0, kind, layer, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false};
+			seg y = {0, 0, 0, kind, layer, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, unit, 0};
 			chain_push(c, y);
 			if (c->oom)
 				return;
@@ -396,6 +437,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		/* saturating: a duration past the clock is reported by
 		 * plan_graph_add, not wrapped */
 		x->gpu = sim_time_add_sat(x->gpu, g);
+		x->held = sim_time_add_sat(x->held, gh);
 		x->launches += nk;
 		x->cpu = sim_time_add_sat(x->cpu, sim_time_add_sat(h, c->carry));
 		c->carry = 0;
@@ -449,6 +491,47 @@ static void make_layer_prog(const builder *b, int layer, layer_prog *lp)
 	if (b->zb)
 		lp->nb = split_weight_grads(lp->b, lp->nb, lp->w, &lp->nw);
 	lp->nc = work_recompute_items(m, layer, lp->f, lp->nf, b->sh.recompute_modules, lp->core);
+}
+
+/* Append n items of src to a program of *n0 items (their sum fits: the
+ * same items work_mtp_forward and work_mtp_backward hold). */
+static void prog_cat(work_item *dst, int *n0, const work_item *src, int n)
+{
+	memcpy(dst + *n0, src, (size_t)n * sizeof *src);
+	*n0 += n;
+}
+
+/* A multi-token prediction module (work/mtp.c) as the layer Megatron-Core
+ * makes it, the last layer of the last chunk: f its norms, concatenation and
+ * eh_proj and then its transformer layer (what full recomputation re-runs:
+ * MultiTokenPredictionLayer.forward checkpoints _proj_and_transformer_layer,
+ * not the embedding before it, megatron/core/transformer/
+ * multi_token_prediction.py:1696-1736 at NVIDIA/Megatron-LM d98e8a64), b
+ * their backward and the embedding's, core what selective recomputation
+ * re-runs of the layer (its TransformerLayer has the model's config, so the
+ * same recompute_modules). The embedding's forward goes before f
+ * (stage_chains); the module's final norm, logits and loss are the head's
+ * items, which Megatron-Core computes in the model's post-process
+ * (GPTModel._postprocess, models/gpt/gpt_model.py:665-746 at d98e8a64,
+ * :468-508 at 23e00ed096; the schedule's mtp_post_process node holds only
+ * the module's final norm, multi_token_prediction.py:1433-1445,
+ * models/common/fine_grained_callables.py:101-107: the norm is counted with
+ * the logits here). */
+static void make_mtp_prog(const builder *b, layer_prog *lp)
+{
+	const work_model *m = &b->s->model;
+	int g = m->layers - 1;
+	work_item x[WORK_MAX_ITEMS];
+	lp->nf = lp->nb = lp->nw = 0;
+	prog_cat(lp->f, &lp->nf, x, work_mtp_proj(m, &b->sh, false, x));
+	int nl = work_layer_forward_at(m, &b->sh, g, x);
+	prog_cat(lp->f, &lp->nf, x, nl);
+	lp->nc = work_recompute_items(m, g, x, nl, b->sh.recompute_modules, lp->core);
+	prog_cat(lp->b, &lp->nb, x, work_layer_backward_at(m, &b->sh, g, x));
+	prog_cat(lp->b, &lp->nb, x, work_mtp_proj(m, &b->sh, true, x));
+	prog_cat(lp->b, &lp->nb, x, work_mtp_embed(m, &b->sh, true, x));
+	if (b->zb)
+		lp->nb = split_weight_grads(lp->b, lp->nb, lp->w, &lp->nw);
 }
 
 /* The receiver's side of a scatter-gather pipeline transfer (plan_p2p_bytes):
@@ -650,18 +733,40 @@ static void append_backward(builder *b, chain *c, const layer_prog *lp, int16_t 
 	*npend = nwa;
 }
 
+/* One layer's backward (or an MTP module's, make_mtp_prog) into the chunk's
+ * chains: under moe_a2a_overlap append_backward (pend, npend and *pl carry
+ * the attention's held weight gradients and the layer they belong to), else
+ * its recomputation, B, and W under the zero-bubble split. */
+static void layer_backward(builder *b, chain *bk, chain *wt, const layer_prog *lp, int16_t id,
+			   work_item *pend, int *npend, int16_t *pl)
+{
+	bool full = b->s->plan.recompute == WORK_RECOMPUTE_FULL;
+	bool sel = b->s->plan.recompute == WORK_RECOMPUTE_SELECTIVE;
+	if (b->ovl) {
+		append_backward(b, bk, lp, id, sel, pend, npend, *pl);
+		*pl = id;
+		return;
+	}
+	if (full)
+		append_items(b, bk, lp->f, lp->nf, PLAN_TASK_RECOMP, id);
+	else if (sel)
+		append_items(b, bk, lp->core, lp->nc, PLAN_TASK_RECOMP, id);
+	append_items(b, bk, lp->b, lp->nb, PLAN_TASK_BWD, id);
+	append_items(b, wt, lp->w, lp->nw, PLAN_TASK_WGRAD, id);
+}
+
 static void stage_chains(builder *b, int stage)
 {
 	const work_model *m = &b->s->model;
 	int pp = b->s->plan.pp;
 	work_item x[WORK_MAX_ITEMS], wg[WORK_MAX_ITEMS];
 	/* [0] dense, [1] MoE, [2] and [3] the same with a sliding window
-	 * (work_layer_windowed), made on first use */
+	 * (work_layer_windowed), [4] an MTP module (make_mtp_prog), made on
+	 * first use */
 	layer_prog *kinds = b->progs;
-	bool made[4] = {false, false, false, false};
-	bool full = b->s->plan.recompute == WORK_RECOMPUTE_FULL;
-	bool sel = b->s->plan.recompute == WORK_RECOMPUTE_SELECTIVE;
+	bool made[5] = {false, false, false, false, false};
 	int local = 0; /* stage-local index of the chunk's first layer */
+	b->unit = -1;
 	for (int c = 0; c < b->vpp; c++) {
 		chain *fw = &b->fwd[c], *bk = &b->bwd[c];
 		int v = c * pp + stage, l0, nl = plan_chunk_layers(b->s, stage, c, &l0);
@@ -677,6 +782,10 @@ static void stage_chains(builder *b, int stage)
 			lp[l] = &kinds[k];
 		}
 		local += nl;
+		bool last = v == b->vstages - 1;
+		int nmtp = last && m->mtp_layers > 0 ? m->mtp_layers : 0;
+		if (nmtp > 0 && !made[4])
+			make_mtp_prog(b, &kinds[4]), made[4] = true;
 		if (v > 0)
 			append_p2p_gather(b, fw);
 		if (v < b->vstages - 1)
@@ -685,44 +794,47 @@ static void stage_chains(builder *b, int stage)
 			append_items(b, fw, x, work_embed_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
 		for (int l = 0; l < nl; l++)
 			append_items(b, fw, lp[l]->f, lp[l]->nf, PLAN_TASK_FWD, (int16_t)(l0 + l));
-		if (v == b->vstages - 1) {
+		/* the MTP modules after the layers, each one more layer of the
+		 * chunk (Megatron-Core's schedule plan appends model.mtp.layers
+		 * to the decoder's, model_chunk_schedule_plan.py:417-423 at
+		 * d98e8a64, :315-338 at core_v0.14.0 23e00ed096), so that
+		 * emit_pair pairs it as a layer (seg.unit); then the logits and
+		 * losses of the modules and of the model (the post-process,
+		 * GPTModel._postprocess), whose backward runs first */
+		for (int k = 0; k < nmtp; k++) {
+			b->unit = MTP_UNIT(k);
+			append_items(b, fw, x, work_mtp_embed(m, &b->sh, false, x), PLAN_TASK_FWD, -1);
+			append_items(b, fw, kinds[4].f, kinds[4].nf, PLAN_TASK_FWD, -1);
+			b->unit = -1;
+		}
+		for (int k = 0; last && k <= nmtp; k++)
 			append_items(b, fw, x, work_head_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
-			/* the MTP modules after the head (work/mtp.c), their
-			 * backward before the head's */
-			for (int k = 0; k < m->mtp_layers; k++)
-				append_items(b, fw, x, work_mtp_forward(m, &b->sh, x), PLAN_TASK_FWD,
-					     -1);
-			for (int k = 0; k <= m->mtp_layers; k++) {
-				int nh = k < m->mtp_layers ? work_mtp_backward(m, &b->sh, x)
-							   : work_head_backward(m, &b->sh, x);
-				int nhw = 0;
-				if (b->zb)
-					nh = split_weight_grads(x, nh, wg, &nhw);
-				append_items(b, bk, x, nh, PLAN_TASK_BWD, -1);
-				append_items(b, wt, wg, nhw, PLAN_TASK_WGRAD, -1);
-			}
+		for (int k = 0; last && k <= nmtp; k++) {
+			int nhw = 0, nh = work_head_backward(m, &b->sh, x);
+			if (b->zb)
+				nh = split_weight_grads(x, nh, wg, &nhw);
+			append_items(b, bk, x, nh, PLAN_TASK_BWD, -1);
+			append_items(b, wt, wg, nhw, PLAN_TASK_WGRAD, -1);
 		}
 		work_item pend[WORK_MAX_ITEMS]; /* append_backward's held W_a */
 		int npend = 0;
-		int16_t pl = -1;
+		int16_t pl = -1, pu = -1; /* ... their layer and unit */
+		for (int k = nmtp - 1; k >= 0; k--) {
+			b->unit = pu = MTP_UNIT(k);
+			layer_backward(b, bk, wt, &kinds[4], -1, pend, &npend, &pl);
+			b->unit = -1;
+		}
 		for (int l = nl - 1; l >= 0; l--) {
-			int16_t id = (int16_t)(l0 + l);
 			if (plan_layer_frozen(b->s, plan_global_layer(b->s, stage, l0 + l)))
 				continue; /* frozen prefix: no backward (plan_layer_frozen) */
-			if (b->ovl) {
-				append_backward(b, bk, lp[l], id, sel, pend, &npend, pl);
-				pl = id;
-				continue;
-			}
-			if (full)
-				append_items(b, bk, lp[l]->f, lp[l]->nf, PLAN_TASK_RECOMP, id);
-			else if (sel)
-				append_items(b, bk, lp[l]->core, lp[l]->nc, PLAN_TASK_RECOMP, id);
-			append_items(b, bk, lp[l]->b, lp[l]->nb, PLAN_TASK_BWD, id);
-			append_items(b, wt, lp[l]->w, lp[l]->nw, PLAN_TASK_WGRAD, id);
+			layer_backward(b, bk, wt, lp[l], (int16_t)(l0 + l), pend, &npend, &pl);
+			pu = -1;
 		}
-		if (npend > 0) /* the chunk's last W_a, after its last layer */
+		if (npend > 0) { /* the chunk's last W_a, after its last layer */
+			b->unit = pu;
 			append_aside(b, bk, pend, npend, pl);
+			b->unit = -1;
+		}
 		if (v == 0 && b->s->train.frozen_layers <= 0)
 			append_items(b, bk, x, work_embed_backward(m, &b->sh, x), PLAN_TASK_BWD, -1);
 		append_grad_accum(b, b->zb ? wt : bk, stage, c);
@@ -862,6 +974,17 @@ static void cursor_init(cursor *k, const builder *b, const chain *c, int stage, 
 	k->layer_end = layer_end, k->f = f, k->pgather = b->pgather;
 }
 
+/* Under DeepEP (builder.held) a compute task's rate beside its kernels:
+ * its duration over max(its host time, its kernels' GPU time beside them)
+ * (plan_graph.deep_rate). */
+static int set_deep(builder *b, uint32_t id, const seg *x)
+{
+	if (b->held <= 0 || seg_stream(x->kind) != PLAN_STREAM_COMPUTE || x->held <= 0)
+		return SIM_OK;
+	sim_time h = x->held > x->cpu ? x->held : x->cpu;
+	return plan_graph_set_deep(b->g, id, (double)x->dur / (double)h);
+}
+
 /* Emit the cursor's segs up to (not including) index `end`. SIM_OK or
  * SIM_ENOMEM. */
 static int emit_to(builder *b, cursor *k, int end)
@@ -876,7 +999,7 @@ static int emit_to(builder *b, cursor *k, int end)
 			       x->scaleup, x->nic};
 		if (x->aside) { /* after the link before it; nothing waits for it */
 			uint32_t id = plan_graph_add(b->g, &t, &k->prev, 1);
-			if (id == UINT32_MAX)
+			if (id == UINT32_MAX || set_deep(b, id, x) != SIM_OK)
 				return SIM_ENOMEM;
 			if (k->first == UINT32_MAX)
 				k->first = id;
@@ -915,7 +1038,7 @@ static int emit_to(builder *b, cursor *k, int end)
 								    * followed a pair's GEMM */
 			deps[4] = k->held, k->held = UINT32_MAX;
 		uint32_t id = add_net(b->g, &t, deps, 5, x->net_s, x->net_nodes);
-		if (id == UINT32_MAX)
+		if (id == UINT32_MAX || set_deep(b, id, x) != SIM_OK)
 			return SIM_ENOMEM;
 		if (k->first == UINT32_MAX)
 			k->first = id;
@@ -1097,9 +1220,15 @@ static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t a
  * Megatron's combine node (the unpermutation, the residual) is compute here,
  * at the head of the next forward piece (it waits for the combine either
  * way); the backward's before its combine too, at the end of the piece
- * before. Warm-up forwards and cool-down backwards run alone; with
- * delay_wgrad_compute a cool-down backward still overlaps its dispatch with
- * the experts' deferred weight gradients (append_backward). */
+ * before. The last chunk's multi-token prediction modules are layers of it
+ * there (model_chunk_schedule_plan.py:417-423, TransformerLayerSchedulePlan
+ * for a MultiTokenPredictionLayer, :30-52 and :112-176: its embedding,
+ * norms and eh_proj before its attention in the pre-dispatch node), so a
+ * module's all-to-alls pair with the other micro-batch's compute as a
+ * layer's do (make_mtp_prog, seg.unit). Warm-up forwards and cool-down
+ * backwards run alone; with delay_wgrad_compute a cool-down backward still
+ * overlaps its dispatch with the experts' deferred weight gradients
+ * (append_backward). */
 
 /* Per layer of a chain, in chain order, the three seg indices where a
  * combined step switches to the other micro-batch (above; a layer without
@@ -1130,15 +1259,15 @@ static int chain_cuts(const chain *c, bool bwd, cuts *out, int *lstart, int *len
 	*lstart = -1, *lend = -1;
 	for (int i = 0; i < c->n; i++) {
 		const seg *x = &c->v[i];
-		if (x->layer >= 0)
+		if (x->unit >= 0)
 			*lend = i + 1;
-		if (x->aside || x->layer < 0)
+		if (x->aside || x->unit < 0)
 			continue;
-		if (x->layer != cur) {
+		if (x->unit != cur) {
 			if (n > 0)
 				close_cuts(&out[n - 1], bwd, start, end);
 			out[n++] = (cuts){{-1, -1, -1}};
-			cur = x->layer, start = i;
+			cur = x->unit, start = i;
 			if (*lstart < 0)
 				*lstart = i;
 		}
@@ -1193,6 +1322,17 @@ static int emit_pair(builder *b, cursor *F, cursor *B)
 		rc = emit_to(b, B, B->c->n);
 	free(cf), free(cb);
 	return rc;
+}
+
+bool plan_ep_deepep(const plan_scenario *s)
+{
+	const plan_spec *p = &s->plan;
+	return s->model.moe_experts > 0 && p->ep > 1 && p->moe_dispatcher == WORK_MOE_FUSED;
+}
+
+double plan_ep_share(const plan_scenario *s)
+{
+	return plan_ep_deepep(s) ? hw_sm_share(&s->gpu, s->plan.deepep_sms) : s->gpu.interference;
 }
 
 /* What emit_schedule carries from one op to the next: synchronous p2p's
@@ -1831,10 +1971,14 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	b.fwd = calloc((size_t)b.vpp, sizeof *b.fwd);
 	b.bwd = calloc((size_t)b.vpp, sizeof *b.bwd);
 	b.wgt = calloc((size_t)b.vpp, sizeof *b.wgt);
-	b.progs = malloc(4 * sizeof *b.progs);
+	b.progs = malloc(5 * sizeof *b.progs);
 	b.zb = p->schedule == PLAN_SCHED_ZB_H1;
 	b.ovl = p->moe_a2a_overlap && !s->inference;
 	b.delay = b.ovl && p->delay_wgrad;
+	/* the compute tasks' rates beside DeepEP's kernels: only where
+	 * compute runs beside them (combined 1F1B) */
+	b.held = b.ovl && plan_ep_deepep(s) ? p->deepep_sms : 0;
+	b.share = plan_ep_share(s);
 	size_t pm = (size_t)b.vstages * (size_t)b.m;
 	pipe_ids ids = {calloc(pm, 4), calloc(pm, 4), calloc(pm, 4), calloc(pm, 4),
 			calloc(pm, 4), calloc(pm, 4), calloc((size_t)p->pp, 4),
@@ -1863,6 +2007,8 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	plan_netflow_close(b.flow);
 	if (b.g) {
 		b.g->interference = s->gpu.interference;
+		b.g->ep_deep = plan_ep_deepep(s);
+		b.g->ep_share = plan_ep_share(s);
 		b.g->mem_static = malloc((size_t)p->pp * sizeof(double));
 		b.g->mem_act_op = malloc((size_t)p->pp * sizeof(double));
 		for (int st = 0; st < p->pp && b.g->mem_static && b.g->mem_act_op; st++) {
@@ -1957,10 +2103,12 @@ int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out)
 	b.ovl = p->moe_a2a_overlap && !s->inference;
 	b.delay = b.ovl && p->delay_wgrad;
 	b.latency = true;
+	b.held = b.ovl && plan_ep_deepep(s) ? p->deepep_sms : 0;
+	b.share = plan_ep_share(s);
 	b.fwd = calloc((size_t)b.vpp, sizeof *b.fwd);
 	b.bwd = calloc((size_t)b.vpp, sizeof *b.bwd);
 	b.wgt = calloc((size_t)b.vpp, sizeof *b.wgt);
-	b.progs = malloc(4 * sizeof *b.progs);
+	b.progs = malloc(5 * sizeof *b.progs);
 	int rc = b.fwd && b.bwd && b.wgt && b.progs ? SIM_OK : SIM_ENOMEM;
 	if (rc == SIM_OK) {
 		stage_chains(&b, stage);

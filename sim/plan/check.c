@@ -189,6 +189,32 @@ static int check_moe(const plan_scenario *s, sim_diag *diag)
 	return errors;
 }
 
+/* moe_deepep_num_sms under the fused (DeepEP) dispatcher: even (DeepEP's
+ * Buffer.set_num_sms asserts it, deep_ep/buffer.py:156 at deepseek-ai/DeepEP
+ * e02e4d2; its kernels run num_sms / 2 channels of two blocks), and fewer
+ * than the GPU's SMs (plan_ep_share). */
+static int check_deepep(const plan_scenario *s, sim_diag *diag)
+{
+	const plan_spec *p = &s->plan;
+	if (!plan_ep_deepep(s))
+		return 0;
+	if (p->deepep_sms % 2 != 0) {
+		err_at(s, diag, "parallel", "moe_deepep_num_sms",
+		       "moe_deepep_num_sms = %d must be even (DeepEP runs its kernels as channels of "
+		       "two SMs)",
+		       p->deepep_sms);
+		return 1;
+	}
+	if (p->deepep_sms >= s->gpu.sm_count) {
+		err_at(s, diag, "parallel", "moe_deepep_num_sms",
+		       "moe_deepep_num_sms = %d leaves none of the %s's %d SMs to the compute beside "
+		       "its kernels",
+		       p->deepep_sms, s->gpu.name, s->gpu.sm_count);
+		return 1;
+	}
+	return 0;
+}
+
 /* moe_a2a_overlap and delay_wgrad_compute: Megatron-Core's constraints
  * (TransformerConfig.__post_init__, megatron/core/transformer/
  * transformer_config.py:3002-3077 at NVIDIA/Megatron-LM d98e8a64; the same
@@ -331,6 +357,7 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 	}
 	errors += check_moe(s, diag);
 	errors += check_a2a_overlap(s, diag);
+	errors += check_deepep(s, diag);
 	errors += check_offload(s, diag);
 	/* Transformer Engine's userbuffers overlap works on the sequence-parallel
 	 * all-gathers and reduce-scatters (Megatron-LM refuses --tp-comm-overlap

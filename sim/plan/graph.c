@@ -38,6 +38,7 @@ void plan_graph_free(plan_graph *g)
 	free(g->mem_act_op);
 	free(g->net_frac);
 	free(g->net_nodes);
+	free(g->deep_rate);
 	free(g->offload);
 	free(g);
 }
@@ -77,6 +78,12 @@ uint32_t plan_graph_add(plan_graph *g, const plan_task *t, const uint32_t *deps,
 				return UINT32_MAX;
 			g->net_nodes = m;
 		}
+		if (g->deep_rate) {
+			float *d = realloc(g->deep_rate, cap * sizeof *d);
+			if (!d)
+				return UINT32_MAX;
+			g->deep_rate = d;
+		}
 		g->cap = cap;
 	}
 	uint32_t id = (uint32_t)g->ntasks;
@@ -86,6 +93,8 @@ uint32_t plan_graph_add(plan_graph *g, const plan_task *t, const uint32_t *deps,
 		g->longest = id;
 	if (g->net_frac)
 		g->net_frac[id] = 0, g->net_nodes[id] = 0;
+	if (g->deep_rate)
+		g->deep_rate[id] = 0;
 	g->ntasks++;
 	for (uint32_t i = 0; i < ndeps; i++)
 		if (deps[i] != UINT32_MAX && plan_graph_edge(g, deps[i], id) != SIM_OK)
@@ -159,6 +168,16 @@ int plan_graph_set_net(plan_graph *g, uint32_t id, double frac, int nodes)
 	}
 	g->net_frac[id] = (float)(frac > 0 ? (frac < 1 ? frac : 1) : 0);
 	g->net_nodes[id] = (uint16_t)(nodes < 1 ? 0 : nodes < UINT16_MAX ? nodes : UINT16_MAX);
+	return SIM_OK;
+}
+
+int plan_graph_set_deep(plan_graph *g, uint32_t id, double rate)
+{
+	if (id >= g->ntasks)
+		return SIM_EINVAL;
+	if (!g->deep_rate && !(g->deep_rate = calloc(g->cap, sizeof *g->deep_rate)))
+		return SIM_ENOMEM;
+	g->deep_rate[id] = (float)(rate > 0 ? (rate < 1 ? rate : 1) : 0);
 	return SIM_OK;
 }
 

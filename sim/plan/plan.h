@@ -47,6 +47,8 @@ typedef enum { PLAN_P2P_AUTO = 0, PLAN_P2P_SYNC, PLAN_P2P_ASYNC } plan_p2p;
 typedef struct plan_spec {
 	int tp, pp, dp, cp, ep, vpp;
 	int moe_dispatcher; /* work_moe_dispatcher */
+	int deepep_sms;     /* [parallel] moe_deepep_num_sms: the SMs the fused
+			     * dispatcher's kernels hold (plan_ep_share) */
 	int micro_batch;  /* sequences per micro-batch per DP rank */
 	int global_batch; /* sequences per step over all DP ranks */
 	plan_schedule schedule;
@@ -853,10 +855,22 @@ typedef struct plan_graph {
 	double model_flops;    /* per step, all GPUs */
 	double tokens;         /* per step */
 	double interference;   /* compute slowdown beside a collective (hw_gpu) */
+	/* The EP stream's tasks are DeepEP's kernels (plan_ep_deepep), each
+	 * taking ep_share of the SMs from the compute beside it (plan_ep_share),
+	 * apart from NCCL's collectives' interference; false: they are NCCL's */
+	bool ep_deep;
+	double ep_share;
+	/* With ep_deep, per compute task (plan_graph_set_deep; NULL while none
+	 * is set): its rate beside DeepEP's kernels, its kernels' time alone
+	 * over their time on the SMs those leave (a GEMM's waves on them,
+	 * hw_gemm_time_held; other kernels at 1 - ep_share); 0 = not set, the
+	 * replay takes 1 - ep_share. */
+	float *deep_rate;
 	/* Per rank class, where classes run on different GPU types (exec's
-	 * mixed-node replays set it on their copy of the graph; not owned, not
-	 * freed by plan_graph_free): NULL = interference for every class. */
-	const double *rank_interference;
+	 * mixed-node replays set them on their copy of the graph; not owned, not
+	 * freed by plan_graph_free): NULL = interference and ep_share for every
+	 * class. */
+	const double *rank_interference, *rank_ep_share;
 	/* Memory over the step, per rank class (for timeline views): the bytes
 	 * held throughout (weights, gradients, states, buffers) and the
 	 * activations one micro-batch's forward over one model chunk keeps until
@@ -951,6 +965,23 @@ double plan_p2p_bytes(const plan_scenario *s, double *gather);
 double plan_p2p_overhead(const plan_scenario *s, const net_group *pp, bool backward);
 /* Whether pipeline transfers are synchronous under p (see plan_p2p). */
 bool plan_p2p_sync(const plan_spec *p);
+
+/* Whether the MoE dispatcher's kernels are DeepEP's (moe_dispatcher = fused
+ * on an MoE model with ep > 1), and the share of the GPU's SMs the EP
+ * stream's kernels take from the compute beside them: DeepEP's, hw_sm_share
+ * of [parallel] moe_deepep_num_sms,
+ * whose default is Megatron-Core's moe_deepep_num_sms = 20
+ * (megatron/core/transformer/transformer_config.py:193 at core_v0.14.0
+ * 23e00ed096, handed to DeepEP's Buffer.set_num_sms by the flex
+ * dispatcher, transformer/moe/token_dispatcher.py:968, fused_a2a.py:257-259;
+ * DeepEP's own default Buffer.num_sms = 20, deep_ep/buffer.py:30 at
+ * deepseek-ai/DeepEP e02e4d2); Megatron-Bridge's DeepSeek-V3 recipes leave
+ * it (NVIDIA-NeMo/Megatron-Bridge 9a5e7986 sets no moe_deepep_num_sms);
+ * otherwise NCCL's `interference` (the alltoall dispatcher's collectives).
+ * In the replay a compute task beside both kinds of kernel loses both shares
+ * (their SMs add up), at most 0.9 (exec/replay.c). */
+bool plan_ep_deepep(const plan_scenario *s);
+double plan_ep_share(const plan_scenario *s);
 
 /* [framework] grad_accum = kernel: the task that accumulates one micro-batch's
  * gradients of `stage`'s chunk `chunk` (-1: all its chunks), a memory-bound
@@ -1049,6 +1080,9 @@ int plan_graph_edge(plan_graph *g, uint32_t from, uint32_t to);
  * frac of its duration, clamped to [0, 1], on a group across `nodes`
  * nodes. SIM_OK or SIM_ENOMEM. */
 int plan_graph_set_net(plan_graph *g, uint32_t id, double frac, int nodes);
+/* Task id's rate beside DeepEP's kernels (plan_graph.deep_rate), clamped
+ * to [0, 1]. SIM_OK, SIM_EINVAL (no such task), SIM_ENOMEM. */
+int plan_graph_set_deep(plan_graph *g, uint32_t id, double rate);
 /* Count `bytes` moved in dur_s on offload link `link` (PLAN_OFF_*) of rank
  * class `rank` against its capacity cap_Bps (g->offload). */
 int plan_graph_offload(plan_graph *g, int rank, int link, double bytes, double dur_s,

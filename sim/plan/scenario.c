@@ -31,6 +31,10 @@ const conf_key plan_spec_keys[] = {
 	 "MoE token dispatcher with ep > 1: fused (the tokens' all-to-alls around one "
 	 "permutation), alltoall (Megatron-Core's: also the counts' all-gather, the "
 	 "probabilities' all-to-all, the sort by local expert)"},
+	{"moe_deepep_num_sms", CONF_INT, SIM_UNIT_NONE, 0, 65536, "20", NULL, PK(deepep_sms),
+	 "moe_dispatcher = fused: the SMs DeepEP's dispatch and combine kernels hold while "
+	 "they run, lost to the compute beside them (Megatron-Core --moe-deepep-num-sms; "
+	 "even; 0: kernels that hold none)"},
 	{"vpp", CONF_INT, SIM_UNIT_NONE, 1, 1024, "1", NULL, PK(vpp),
 	 "model chunks per pipeline rank (interleaved 1F1B)"},
 	{"micro_batch", CONF_INT, SIM_UNIT_NONE, 1, 1048576, "1", NULL, PK(micro_batch),

@@ -183,13 +183,14 @@ static void layer_cost(const plan_scenario *s, const work_shard *sh, const plan_
 /* Time of a program: kernels, blocking collectives, the ring beyond the
  * attention it overlaps, the MoE all-to-alls. Under moe_a2a_overlap (plan/
  * build.c, emit_pair) a steady step runs one micro-batch's all-to-alls beside
- * another's compute, each slowed by the interference i while both run: per
- * micro-batch max(C + i min(C, A), A) for compute C and all-to-alls A, the
- * warm-up and cool-down's unoverlapped steps left out (an estimate; the
+ * another's compute, each slowed by the share i of the SMs the all-to-alls
+ * take while both run (DeepEP's, plan_ep_share, else NCCL's interference):
+ * per micro-batch max(C + i min(C, A), A) for compute C and all-to-alls A,
+ * the warm-up and cool-down's unoverlapped steps left out (an estimate; the
  * bound below does not use it). */
 static double prog_time(const plan_scenario *s, const prog *x)
 {
-	double c = x->comp_s, a = x->ep_s, i = s->gpu.interference;
+	double c = x->comp_s, a = x->ep_s, i = plan_ep_share(s);
 	double ca = s->plan.moe_a2a_overlap ? fmax(c + i * fmin(c, a), a) : c + a;
 	return ca + x->block_s + fmax(0, x->ring_s - x->attn_s);
 }
@@ -222,8 +223,21 @@ static void ends_cost(const plan_scenario *s, const work_shard *sh, const plan_g
 		sum_items(s, sh, g, it, work_mtp_forward(&s->model, sh, it), last);
 	double f1 = last->gpu_s;
 	sum_items(s, sh, g, it, work_head_backward(&s->model, sh, it), last);
-	for (int k = 0; k < s->model.mtp_layers; k++)
+	for (int k = 0; k < s->model.mtp_layers; k++) {
 		sum_items(s, sh, g, it, work_mtp_backward(&s->model, sh, it), last);
+		/* what plan_build re-runs of the module (make_mtp_prog): under
+		 * full recomputation eh_proj's part and the layer, under
+		 * selective the layer's recompute_modules */
+		work_item lf[WORK_MAX_ITEMS], rc[WORK_MAX_ITEMS];
+		int gl = s->model.layers - 1, nl = work_layer_forward_at(&s->model, sh, gl, lf);
+		if (s->plan.recompute == WORK_RECOMPUTE_FULL) {
+			sum_items(s, sh, g, it, work_mtp_proj(&s->model, sh, false, it), last);
+			sum_items(s, sh, g, lf, nl, last);
+		} else if (s->plan.recompute == WORK_RECOMPUTE_SELECTIVE) {
+			int nr = work_recompute_items(&s->model, gl, lf, nl, sh->recompute_modules, rc);
+			sum_items(s, sh, g, rc, nr, last);
+		}
+	}
 	last->bgpu_s += last->gpu_s - f1;
 }
 

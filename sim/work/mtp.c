@@ -57,36 +57,43 @@ static void append(prog *p, const work_item *src, int n)
 	}
 }
 
-int work_mtp_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
+/* The module's pieces before its layer: the shifted tokens' embedding, and
+ * the norms, concatenation and eh_proj (the file comment); their backwards
+ * in reverse order. */
+int work_mtp_embed(const work_model *m, const work_shard *sh, bool backward,
+		   work_item out[WORK_MAX_ITEMS])
 {
 	if (m->mtp_layers <= 0)
 		return 0;
 	dims d = wl_dims(m, sh);
 	prog p = {out, 0};
-	work_item x[WORK_MAX_ITEMS];
-	wl_mem(&p, "mtp_embed", 2.0 * d.e * d.T * d.h);
-	wl_comm_reduce(&p, &d, "tp_ar_mtpe", "tp_rs_mtpe");
-	wl_mem(&p, "mtp_norms", 2.0 * wl_norm_bytes(&d));
-	wl_mem(&p, "mtp_cat", 4.0 * d.e * d.Tn * d.h);
-	cast(&p, &d, "eh_cast", 2.0 * d.Tn * d.h);
-	if (d.sp)
-		wl_comm(&p, &d, "tp_ag_eh", WORK_COMM_ALLGATHER, 2.0 * d.T * d.h * d.e);
-	wl_gemm_b(&p, &d, "eh_proj", d.T, d.h / d.t, 2.0 * d.h, 1.0);
-	wl_comm(&p, &d, "tp_ag_eho", WORK_COMM_ALLGATHER, d.T * d.h * d.e);
-	append(&p, x, work_layer_forward_at(m, sh, m->layers - 1, x));
-	append(&p, x, work_head_forward(m, sh, x));
+	if (backward) {
+		wl_comm_gather(&p, &d, "tp_ag_mtpe");
+		wl_mem(&p, "mtp_embed", 4.0 * d.e * d.T * d.h);
+	} else {
+		wl_mem(&p, "mtp_embed", 2.0 * d.e * d.T * d.h);
+		wl_comm_reduce(&p, &d, "tp_ar_mtpe", "tp_rs_mtpe");
+	}
 	return p.n;
 }
 
-int work_mtp_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
+int work_mtp_proj(const work_model *m, const work_shard *sh, bool backward,
+		  work_item out[WORK_MAX_ITEMS])
 {
 	if (m->mtp_layers <= 0)
 		return 0;
 	dims d = wl_dims(m, sh);
 	prog p = {out, 0};
-	work_item x[WORK_MAX_ITEMS];
-	append(&p, x, work_head_backward(m, sh, x));
-	append(&p, x, work_layer_backward_at(m, sh, m->layers - 1, x));
+	if (!backward) {
+		wl_mem(&p, "mtp_norms", 2.0 * wl_norm_bytes(&d));
+		wl_mem(&p, "mtp_cat", 4.0 * d.e * d.Tn * d.h);
+		cast(&p, &d, "eh_cast", 2.0 * d.Tn * d.h);
+		if (d.sp)
+			wl_comm(&p, &d, "tp_ag_eh", WORK_COMM_ALLGATHER, 2.0 * d.T * d.h * d.e);
+		wl_gemm_b(&p, &d, "eh_proj", d.T, d.h / d.t, 2.0 * d.h, 1.0);
+		wl_comm(&p, &d, "tp_ag_eho", WORK_COMM_ALLGATHER, d.T * d.h * d.e);
+		return p.n;
+	}
 	wl_comm_gather(&p, &d, "tp_ag_ehg");
 	cast(&p, &d, "eh_gcast", d.T * d.h / d.t);
 	wl_gemm_b(&p, &d, "eh_proj_dgrad", d.T, 2.0 * d.h, d.h / d.t, 1.0);
@@ -96,8 +103,32 @@ int work_mtp_backward(const work_model *m, const work_shard *sh, work_item out[W
 	wl_gemm_b(&p, &d, "eh_proj_wgrad", 2.0 * d.h, d.h / d.t, d.T, 1.0);
 	wl_mem(&p, "mtp_cat", 8.0 * d.e * d.Tn * d.h);
 	wl_mem(&p, "mtp_norms", 4.0 * wl_norm_bytes(&d));
-	wl_comm_gather(&p, &d, "tp_ag_mtpe");
-	wl_mem(&p, "mtp_embed", 4.0 * d.e * d.T * d.h);
+	return p.n;
+}
+
+int work_mtp_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
+{
+	if (m->mtp_layers <= 0)
+		return 0;
+	prog p = {out, 0};
+	work_item x[WORK_MAX_ITEMS];
+	append(&p, x, work_mtp_embed(m, sh, false, x));
+	append(&p, x, work_mtp_proj(m, sh, false, x));
+	append(&p, x, work_layer_forward_at(m, sh, m->layers - 1, x));
+	append(&p, x, work_head_forward(m, sh, x));
+	return p.n;
+}
+
+int work_mtp_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
+{
+	if (m->mtp_layers <= 0)
+		return 0;
+	prog p = {out, 0};
+	work_item x[WORK_MAX_ITEMS];
+	append(&p, x, work_head_backward(m, sh, x));
+	append(&p, x, work_layer_backward_at(m, sh, m->layers - 1, x));
+	append(&p, x, work_mtp_proj(m, sh, true, x));
+	append(&p, x, work_mtp_embed(m, sh, true, x));
 	return p.n;
 }
 

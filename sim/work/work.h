@@ -303,6 +303,17 @@ int work_head_backward(const work_model *m, const work_shard *sh, work_item out[
  * the model has none. */
 int work_mtp_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
 int work_mtp_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
+/* The module's own pieces before its layer, forward or (backward) their
+ * backward: the shifted tokens' embedding and its TP reduction
+ * (work_mtp_embed), the two norms, the concatenation and eh_proj with its
+ * TP gathers (work_mtp_proj). work_mtp_forward is embed, proj, the layer,
+ * the head; work_mtp_backward the head's, the layer's, proj's and embed's
+ * backwards. plan_build places the pieces itself under Megatron-Core's
+ * combined 1F1B (the module as one more layer of the chunk). */
+int work_mtp_embed(const work_model *m, const work_shard *sh, bool backward,
+		   work_item out[WORK_MAX_ITEMS]);
+int work_mtp_proj(const work_model *m, const work_shard *sh, bool backward,
+		  work_item out[WORK_MAX_ITEMS]);
 
 typedef enum { WORK_RECOMPUTE_NONE = 0, WORK_RECOMPUTE_SELECTIVE, WORK_RECOMPUTE_FULL } work_recompute;
 

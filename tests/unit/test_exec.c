@@ -407,6 +407,55 @@ static void test_interference(void)
 	}
 }
 
+/* DeepEP's kernels beside NCCL's (replay.c): interference 0.25 for NCCL's
+ * collectives, DeepEP's all-to-all holding a share 0.15 of the SMs
+ * (plan_graph ep_deep, ep_share). A 10 ms compute task, a 4 ms EP task and
+ * a 2 ms DP collective start together: the SMs they hold add up, so the
+ * compute runs at 1 - 0.40 = 0.60 for 2 ms (1.2 ms of work), at 0.85 for
+ * the next 2 ms (1.7 ms), then at full rate for the 7.1 ms left: it ends
+ * at 11.1 ms, 1.1 ms lost to the two. With the EP task one of NCCL's
+ * collectives (ep_deep false) the two count once: 0.75 for 4 ms (3 ms of
+ * work), then 7 ms: 11 ms. Shares past 0.9 leave the rate at 0.1: a 1 ms
+ * compute beside 0.5 + 0.6 for 5 ms does 0.5 ms, then 0.5 ms: 5.5 ms.
+ * A compute task with a rate of its own beside DeepEP (plan_graph
+ * deep_rate 0.5: its GEMMs' waves on the SMs left) loses 0.5 instead of
+ * ep_share: 10 ms beside 4 ms of DeepEP and 2 ms of NCCL at 1 - 0.75 for 2
+ * ms (0.5 ms of work), 0.5 for 2 ms (1 ms), then 8.5 ms: 12.5 ms. */
+static void test_deepep_interference(void)
+{
+	const struct {
+		bool deep;
+		double i, e, c, ep, dp, step, rate;
+	} cases[] = {{true, 0.25, 0.15, 10e-3, 4e-3, 2e-3, 11.1e-3, 0},
+		     {false, 0.25, 0.15, 10e-3, 4e-3, 2e-3, 11e-3, 0},
+		     {true, 0.5, 0.6, 1e-3, 5e-3, 5e-3, 5.5e-3, 0},
+		     {true, 0.25, 0.15, 10e-3, 4e-3, 2e-3, 12.5e-3, 0.5}};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		plan_graph *g = plan_graph_new(1, 1);
+		g->interference = cases[k].i;
+		g->ep_deep = cases[k].deep;
+		g->ep_share = cases[k].e;
+		plan_task c = {sim_time_from_s(cases[k].c), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0};
+		plan_task e = {sim_time_from_s(cases[k].ep), 0, PLAN_STREAM_EP, PLAN_TASK_EP, 0, 0, 0, 0};
+		plan_task d = {sim_time_from_s(cases[k].dp), 0, PLAN_STREAM_DP, PLAN_TASK_DP, 0, 0, 0, 0};
+		uint32_t id = plan_graph_add(g, &c, NULL, 0);
+		plan_graph_add(g, &e, NULL, 0);
+		plan_graph_add(g, &d, NULL, 0);
+		if (cases[k].rate > 0)
+			CHECK_INT(plan_graph_set_deep(g, id, cases[k].rate), SIM_OK);
+		net_cluster cl = one_node();
+		exec_result *r = calloc(1, sizeof *r);
+		CHECK_INT(exec_replay(g, &cl, r), SIM_OK);
+		CHECK_NEAR(r->step_s, cases[k].step, 1e-12);
+		CHECK_NEAR(r->classes[0].time_s[EXEC_CAT_COMPUTE], cases[k].c, 1e-12);
+		CHECK_NEAR(r->classes[0].time_s[EXEC_CAT_EP] + r->classes[0].time_s[EXEC_CAT_DP],
+			   cases[k].step - cases[k].c, 1e-12);
+		check_sums(r);
+		free(r);
+		plan_graph_free(g);
+	}
+}
+
 /* NIC sharing: a DP all-reduce and a pipeline send on one rank class, each
  * costed alone at the full rate of a NIC (25 GB/s x 0.9 = 22.5 GB/s; 1 ms
  * for 22.5 MB per NIC), start together: they progress at half speed and both
@@ -987,6 +1036,7 @@ int main(void)
 	test_sync_blocking();
 	test_gather_gap();
 	test_interference();
+	test_deepep_interference();
 	test_zero_bubble(2, 2);
 	test_zero_bubble(4, 8);
 	test_zero_bubble(8, 16);

@@ -158,6 +158,44 @@ static void test_interference(void)
 	CHECK_NEAR(hw_overlap_time(&g, 1e-3, 0), 1e-3, 0);
 	g.interference = 0;
 	CHECK_NEAR(hw_overlap_time(&g, 10e-3, 5e-3), 10e-3, 0);
+	/* A kernel resident on 20 of the 132 SMs (DeepEP's default num_sms):
+	 * share 20/132 = 0.1515, r = 112/132; C = 10 ms, D = 5 ms:
+	 * 5 + (10 - 5 x 112/132) = 10.7576 ms. None held: nothing lost; all
+	 * of them or more: the share is 1. */
+	CHECK_NEAR(hw_sm_share(&g, 20), 20.0 / 132, 1e-15);
+	CHECK_NEAR(hw_overlap_share(hw_sm_share(&g, 20), 10e-3, 5e-3),
+		   5e-3 + (10e-3 - 5e-3 * 112.0 / 132), 1e-15);
+	CHECK_NEAR(hw_overlap_share(hw_sm_share(&g, 20), 10e-3, 5e-3), 10.7576e-3, 1e-5);
+	CHECK_NEAR(hw_sm_share(&g, 0), 0, 0);
+	CHECK_NEAR(hw_sm_share(&g, 132), 1, 0);
+	CHECK_NEAR(hw_sm_share(&g, 200), 1, 0);
+}
+
+/* A GEMM beside a kernel holding 20 of the H100's 132 SMs (gemm.c, "Held
+ * SMs"): the kernel chosen for 132 SMs, its 128 x 128 tiles in waves of
+ * 112. Compute-bound waves (t_c = 2 128^2 k / (989.4e12 x 0.828 / 132),
+ * no tile overhead in this GPU, against a wave's operand bytes over 3015
+ * GB/s: 2048 x 2048 x 7168 t_c = 37.8 us, a 132-tile wave of 12 x 11 tiles
+ * reads 2 x 7168 x (12 + 11) x 128 bytes = 42.2 MB, 14.0 us; 8192^3 t_c =
+ * 43.3 us against 48.2 MB, 16.0 us), so the time less the launch is waves x
+ * t_c and the ratio is the waves':
+ *   2048 x 2048: 16 x 16 = 256 tiles, ceil(256/132) = 2 -> ceil(256/112)
+ *                = 3 waves: 1.5x;
+ *   8192^3:      64 x 64 = 4096 tiles, 32 -> 37 waves: 37/32 = 1.156x.
+ * Nothing held: hw_gemm_time. */
+static void test_gemm_held(void)
+{
+	hw_gpu g = h100();
+	double over = hw_overhead(&g);
+	const struct {
+		double m, n, k, ratio;
+	} c[] = {{2048, 2048, 7168, 3.0 / 2}, {8192, 8192, 8192, 37.0 / 32}};
+	for (int i = 0; i < 2; i++) {
+		double t = hw_gemm_time(&g, HW_BF16, c[i].m, c[i].n, c[i].k, 1);
+		double h = hw_gemm_time_held(&g, HW_BF16, c[i].m, c[i].n, c[i].k, 1, 20);
+		CHECK_NEAR((h - over) / (t - over), c[i].ratio, 1e-12);
+		CHECK_NEAR(hw_gemm_time_held(&g, HW_BF16, c[i].m, c[i].n, c[i].k, 1, 0), t, 0);
+	}
 }
 
 /* Attention, one layer of Llama-2-70B-like shapes: b = 1, h = 64, g = 8
@@ -642,6 +680,7 @@ int main(void)
 	test_crossover();
 	test_dtype_scaling();
 	test_interference();
+	test_gemm_held();
 	test_attention();
 	test_mem_op();
 	test_fallback();

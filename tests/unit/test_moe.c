@@ -366,7 +366,9 @@ static pair_pieces pieces(const plan_graph *g, size_t i0, size_t i1)
 }
 
 /* moe_a2a_overlap on one MoE layer, pp 1, ep 2 = dp 2 on one NVSwitch node,
- * m = 2 micro-batches, interference 0. Megatron-Core's combined 1F1B without
+ * m = 2 micro-batches, interference 0 and DeepEP's kernels on no SMs
+ * (moe_deepep_num_sms = 0: compute beside a collective keeps its rate; the
+ * SMs they take are test_deepep_share's). Megatron-Core's combined 1F1B without
  * a pipeline (combined_1f1b.py:35-135) runs F0, then F1 with B0, then B1:
  * plan_schedule_order with one extra warm-up forward. The plain 1F1B runs
  * F0 B0 F1 B1 one after the other on the one stage, so
@@ -391,13 +393,13 @@ static void a2a_overlap_case(const char *intra)
 			      "model.moe_experts=2", "parallel.tp=1", "parallel.pp=1",
 			      "parallel.dp=2", "parallel.ep=2", "parallel.global_batch=4",
 			      "parallel.recompute=none", "parallel.sequence_parallel=false",
-			      "gpu.interference=0", "parallel.moe_a2a_overlap=true",
-			      "parallel.delay_wgrad_compute=true"};
+			      "gpu.interference=0", "parallel.moe_deepep_num_sms=0",
+			      "parallel.moe_a2a_overlap=true", "parallel.delay_wgrad_compute=true"};
 	sim_diag *dg = sim_diag_new();
 	plan_scenario *s[3] = {NULL, NULL, NULL}; /* plain, overlap, with delay */
 	for (int k = 0; k < 3; k++)
 		CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", base,
-					     (size_t)(13 + k), dg, &s[k]),
+					     (size_t)(14 + k), dg, &s[k]),
 			  SIM_OK);
 	sim_diag_free(dg);
 	exec_result *r = malloc(3 * sizeof *r);
@@ -515,6 +517,176 @@ static void test_a2a_overlap(void)
 	plan_scenario_free(b);
 }
 
+/* The combined step of micro-batch 1's forward and 0's backward on rank 0
+ * (tasks i0 .. i1-1 in graph order, the issue order): the time from its
+ * start, each task starting when its stream (compute or EP) is done with
+ * the task issued before it on that stream and its own micro-batch with its
+ * task before (the two rules of model_chunk_schedule_plan.py's issue order
+ * and ScheduleNode's per-micro-batch events, the derivation before
+ * plan/build.c's emit_pair); no SMs lost to the collectives. The EP
+ * tasks' micro-batch and layer, in issue order, go to ep[] (at most nep). */
+static double combined_step(const plan_graph *g, size_t i0, size_t i1, int ep[][2], int nep,
+			    int *n)
+{
+	double stream[PLAN_STREAM_COUNT] = {0}, chain[2] = {0, 0}, end = 0;
+	*n = 0;
+	for (size_t i = i0; i < i1; i++) {
+		const plan_task *t = &g->tasks[i];
+		if (t->rank != 0 || (t->mb != 0 && t->mb != 1))
+			continue;
+		double e = fmax(stream[t->stream], chain[t->mb]) + sim_time_to_s(t->dur);
+		stream[t->stream] = chain[t->mb] = e;
+		end = fmax(end, e);
+		if (t->kind == PLAN_TASK_EP && *n < nep)
+			ep[*n][0] = t->mb, ep[*n][1] = t->layer, (*n)++;
+	}
+	return end;
+}
+
+/* moe_a2a_overlap with a multi-token prediction module: Megatron-Core's
+ * schedule plan makes the module one more layer of the last chunk (model.
+ * mtp.layers after the decoder's, model_chunk_schedule_plan.py:417-423 at
+ * d98e8a64; :328-338 at 23e00ed096), paired like any layer: forward layer i
+ * with the backward's i-th from the end (:560-574). One MoE layer (layer
+ * 0) and its MTP module (layer -1 in the graph), pp 1, m = 2: the
+ * combined step pairs F1's layer 0 with B0's module, then F1's module with
+ * B0's layer 0, so the EP stream runs, per pair, combine_b | dispatch_f ->
+ * dispatch_b | combine_f (:236-303):
+ *   (0, MTP) (1, L0) (0, MTP) (1, L0) | (0, L0) (1, MTP) (0, L0) (1, MTP)
+ * (micro-batch, layer). The step then follows from the two-stream rule
+ * (combined_step) and, as in a2a_overlap_case, T_plain - T_overlap =
+ * SF + SB - PAIR, the plain 1F1B running F1 and B0 one after the other. */
+static void test_a2a_mtp(void)
+{
+	const char *base[] = {"node.intra_bw=2 GB/s", "cluster.nodes=1", "node.gpus=2",
+			      "model.layers=1", "model.moe_experts=2", "model.mtp_layers=1",
+			      "parallel.tp=1", "parallel.pp=1", "parallel.dp=2", "parallel.ep=2",
+			      "parallel.global_batch=4", "parallel.recompute=none",
+			      "parallel.sequence_parallel=false", "gpu.interference=0",
+			      "parallel.moe_deepep_num_sms=0", "parallel.moe_a2a_overlap=true"};
+	sim_diag *dg = sim_diag_new();
+	plan_scenario *s[2] = {NULL, NULL}; /* plain, overlap */
+	for (int k = 0; k < 2; k++)
+		CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", base,
+					     (size_t)(15 + k), dg, &s[k]),
+			  SIM_OK);
+	sim_diag_free(dg);
+	plan_graph *g = NULL;
+	exec_result *r = malloc(2 * sizeof *r);
+	if (!s[0] || !s[1] || !r || plan_build(s[1], &g) != SIM_OK ||
+	    exec_run(s[0], &r[0]) != SIM_OK || exec_run(s[1], &r[1]) != SIM_OK) {
+		CHECK(false);
+		goto done;
+	}
+	size_t i0 = 0, i1 = 0, i2 = 0; /* F1's first task, B1's first, the step's end */
+	while (i0 < g->ntasks && !(g->tasks[i0].rank == 0 && g->tasks[i0].mb == 1))
+		i0++;
+	for (i1 = i0; i1 < g->ntasks; i1++)
+		if (g->tasks[i1].rank == 0 && g->tasks[i1].mb == 1 &&
+		    g->tasks[i1].kind == PLAN_TASK_BWD)
+			break;
+	int ep[16][2], n = 0;
+	double pair = combined_step(g, i0, i1, ep, 16, &n);
+	static const int want[8][2] = {{0, -1}, {1, 0}, {0, -1}, {1, 0},
+				       {0, 0},  {1, -1}, {0, 0}, {1, -1}};
+	CHECK_INT(n, 8);
+	for (int k = 0; k < 8 && k < n; k++) {
+		CHECK_INT(ep[k][0], want[k][0]);
+		CHECK_INT(ep[k][1], want[k][1]);
+	}
+	double sf = 0, sb = 0;
+	for (i2 = i0; i2 < i1; i2++) {
+		const plan_task *t = &g->tasks[i2];
+		if (t->rank == 0 && t->mb == 1)
+			sf += sim_time_to_s(t->dur);
+		else if (t->rank == 0 && t->mb == 0)
+			sb += sim_time_to_s(t->dur);
+	}
+	CHECK_NEAR(r[0].step_s - r[1].step_s, sf + sb - pair, 1e-6);
+	CHECK(r[1].step_s < r[0].step_s);
+done:
+	plan_graph_free(g);
+	free(r);
+	for (int k = 0; k < 2; k++)
+		plan_scenario_free(s[k]);
+}
+
+/* DeepEP's SMs (plan_ep_share): under the fused dispatcher the EP stream's
+ * kernels are DeepEP's, each holding moe_deepep_num_sms of the H100's 132
+ * SMs (Megatron-Core's default 20: a share 20/132 = 0.1515 lost to the
+ * compute beside it, apart from NCCL's 16/132 interference); under the
+ * alltoall dispatcher they are NCCL's collectives. Without moe_a2a_overlap
+ * no compute runs beside them (each blocks its micro-batch's next compute),
+ * so the step does not depend on the SMs they hold; with it the other
+ * micro-batch's compute does, so more SMs, a longer step. */
+static void test_deepep_share(void)
+{
+	const char *base[] = {"parallel.vpp=2", "parallel.moe_deepep_num_sms=20",
+			      "parallel.moe_a2a_overlap=true", "parallel.delay_wgrad_compute=true"};
+	const char *sms[] = {"parallel.moe_deepep_num_sms=0", "parallel.moe_deepep_num_sms=20",
+			     "parallel.moe_deepep_num_sms=64"};
+	sim_diag *dg = sim_diag_new();
+	double step[2][3];
+	for (int ovl = 0; ovl < 2; ovl++)
+		for (int k = 0; k < 3; k++) {
+			plan_scenario *s = NULL;
+			const char *set[4] = {base[0], sms[k], base[2], base[3]};
+			CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", set,
+						     ovl ? 4 : 2, dg, &s),
+				  SIM_OK);
+			exec_result *r = malloc(sizeof *r);
+			step[ovl][k] = s && r && exec_run(s, r) == SIM_OK ? r->step_s : -1;
+			CHECK(step[ovl][k] > 0);
+			if (s && k == 1) {
+				CHECK(plan_ep_deepep(s));
+				CHECK_NEAR(plan_ep_share(s), 20.0 / 132, 1e-15);
+			}
+			free(r);
+			plan_scenario_free(s);
+		}
+	CHECK(step[0][0] == step[0][1] && step[0][1] == step[0][2]);
+	CHECK(step[1][0] < step[1][1] && step[1][1] < step[1][2]);
+	/* the compute tasks' own rates beside DeepEP (build.c set_deep) under
+	 * the overlap: each in (0, 1], and only there */
+	for (int ovl = 0; ovl < 2; ovl++) {
+		plan_scenario *s = NULL;
+		plan_graph *g = NULL;
+		CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", base, ovl ? 4 : 2, dg,
+					     &s),
+			  SIM_OK);
+		if (!s || plan_build(s, &g) != SIM_OK) {
+			CHECK(false);
+			plan_scenario_free(s);
+			continue;
+		}
+		CHECK(g->ep_deep && (ovl ? g->deep_rate != NULL : g->deep_rate == NULL));
+		int set = 0, bad = 0;
+		for (size_t i = 0; g->deep_rate && i < g->ntasks; i++) {
+			if (g->tasks[i].stream != PLAN_STREAM_COMPUTE)
+				bad += g->deep_rate[i] != 0;
+			else if (g->deep_rate[i] > 0)
+				set++, bad += g->deep_rate[i] > 1;
+		}
+		CHECK(ovl ? set > 0 : set == 0);
+		CHECK_INT(bad, 0);
+		plan_graph_free(g);
+		plan_scenario_free(s);
+	}
+	const char *a2a[] = {"parallel.moe_dispatcher=alltoall"};
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", a2a, 1, dg, &s), SIM_OK);
+	plan_graph *g = NULL;
+	if (s && plan_build(s, &g) == SIM_OK) {
+		CHECK(!plan_ep_deepep(s) && !g->ep_deep);
+		CHECK_NEAR(plan_ep_share(s), s->gpu.interference, 0);
+	} else {
+		CHECK(false);
+	}
+	plan_graph_free(g);
+	plan_scenario_free(s);
+	sim_diag_free(dg);
+}
+
 int main(void)
 {
 	test_params();
@@ -524,5 +696,7 @@ int main(void)
 	test_window();
 	test_plan();
 	test_a2a_overlap();
+	test_a2a_mtp();
+	test_deepep_share();
 	return check_done();
 }
