@@ -203,6 +203,30 @@ def mb_call(model, ids):
     out.loss.backward()
 
 
+def time_microbatch(torch, model, ids, iters):
+    """Two micro-batches to warm up, then `iters` timed one by one: the wall
+    time of each (CUDA events, ms) and the host's time to issue it (until
+    backward() returns, ms); the peak memory counters are reset before the
+    timed ones."""
+    for _ in range(2):
+        mb_call(model, ids)
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    walls, hosts = [], []
+    for _ in range(iters):
+        e0 = torch.cuda.Event(enable_timing=True)
+        e1 = torch.cuda.Event(enable_timing=True)
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        e0.record()
+        mb_call(model, ids)
+        hosts.append((time.perf_counter() - t0) * 1e3)
+        e1.record()
+        torch.cuda.synchronize()
+        walls.append(e0.elapsed_time(e1))
+    return walls, hosts
+
+
 def count_kernels(torch, model, ids):
     from torch.profiler import profile, ProfilerActivity
     cuda = torch.autograd.DeviceType.CUDA
@@ -260,22 +284,7 @@ def microbatches(torch, out, iters):
         plan = [(2048, mb) for mb in (1, 2, 4, 8)] + [(64, 1)]
         for seq, mb in plan:
             ids = torch.randint(0, 1000, (mb, seq), device="cuda")
-            for _ in range(2):
-                mb_call(model, ids)
-            torch.cuda.synchronize()
-            torch.cuda.reset_peak_memory_stats()
-            walls, hosts = [], []
-            for _ in range(iters):
-                e0 = torch.cuda.Event(enable_timing=True)
-                e1 = torch.cuda.Event(enable_timing=True)
-                torch.cuda.synchronize()
-                t0 = time.perf_counter()
-                e0.record()
-                mb_call(model, ids)
-                hosts.append((time.perf_counter() - t0) * 1e3)
-                e1.record()
-                torch.cuda.synchronize()
-                walls.append(e0.elapsed_time(e1))
+            walls, hosts = time_microbatch(torch, model, ids, iters)
             pa = torch.cuda.max_memory_allocated() / 2**30
             pr = torch.cuda.max_memory_reserved() / 2**30
             nk = ""
@@ -352,22 +361,7 @@ def predict(torch, out, iters):
         model.zero_grad(set_to_none=True)
         for seq, mb in plan:
             ids = torch.randint(0, 1000, (mb, seq), device="cuda")
-            for _ in range(2):
-                mb_call(model, ids)
-            torch.cuda.synchronize()
-            torch.cuda.reset_peak_memory_stats()
-            walls, hosts = [], []
-            for _ in range(iters):
-                e0 = torch.cuda.Event(enable_timing=True)
-                e1 = torch.cuda.Event(enable_timing=True)
-                torch.cuda.synchronize()
-                t0 = time.perf_counter()
-                e0.record()
-                mb_call(model, ids)
-                hosts.append((time.perf_counter() - t0) * 1e3)
-                e1.record()
-                torch.cuda.synchronize()
-                walls.append(e0.elapsed_time(e1))
+            walls, hosts = time_microbatch(torch, model, ids, iters)
             rows.append(("llama3-8b-shape", 32, tp, seq, mb, round(statistics.median(walls), 3),
                          round(min(walls), 3), round(statistics.median(hosts), 3),
                          round(torch.cuda.max_memory_allocated() / 2**30, 3),
@@ -391,45 +385,50 @@ def train_steps(torch, out, iters):
     for shape, layers, plan in (("llama3.2-1b-shape", 16, ((2048, 1), (2048, 4))),
                                 ("llama3-8b-shape", 32, ((2048, 1),))):
         for impl in ("fused", "foreach"):
-          try:
-            model = llama(torch, layers, 1, shape)
-            npar = sum(p.numel() for p in model.parameters())
-            kw = {"foreach": True} if impl == "foreach" else {"fused": True}
-            opt = torch.optim.AdamW(model.parameters(), lr=1e-5, **kw)
-            for seq, mb in plan:
-                ids = torch.randint(0, 1000, (mb, seq), device="cuda")
-                for _ in range(2):
-                    mb_call(model, ids)
-                    opt.step()
-                    opt.zero_grad(set_to_none=True)
-                torch.cuda.synchronize()
-                torch.cuda.reset_peak_memory_stats()
-                st, ot = [], []
-                for _ in range(iters):
-                    e0, e1, e2 = (torch.cuda.Event(enable_timing=True) for _ in range(3))
-                    torch.cuda.synchronize()
-                    e0.record()
-                    mb_call(model, ids)
-                    e1.record()
-                    opt.step()
-                    e2.record()
-                    opt.zero_grad(set_to_none=True)
-                    torch.cuda.synchronize()
-                    st.append(e0.elapsed_time(e2))
-                    ot.append(e1.elapsed_time(e2))
-                rows.append((shape, layers, seq, mb, impl, round(statistics.median(st), 3),
-                             round(statistics.median(ot), 3),
-                             round(torch.cuda.max_memory_allocated() / 2**30, 3),
-                             round(torch.cuda.max_memory_reserved() / 2**30, 3), npar))
-                print("step", rows[-1], flush=True)
+            try:
+                rows.extend(step_rows(torch, shape, layers, plan, impl, iters, rows, path, hdr))
+            except torch.OutOfMemoryError as e:
+                print("step", shape, impl, "out of memory:", str(e)[:200], flush=True)
+                rows.append((shape, layers, "", "", impl, "oom", "", "", "", ""))
                 wr(path, rows, hdr)
-            del model, opt
-          except torch.OutOfMemoryError as e:
-            print("step", shape, impl, "out of memory:", str(e)[:200], flush=True)
-            rows.append((shape, layers, "", "", impl, "oom", "", "", "", ""))
-            wr(path, rows, hdr)
-          model = opt = None
-          torch.cuda.empty_cache()
+            torch.cuda.empty_cache()
+
+
+def step_rows(torch, shape, layers, plan, impl, iters, done, path, hdr):
+    """train_steps' rows of one model and AdamW implementation."""
+    model = llama(torch, layers, 1, shape)
+    npar = sum(p.numel() for p in model.parameters())
+    kw = {"foreach": True} if impl == "foreach" else {"fused": True}
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-5, **kw)
+    rows = []
+    for seq, mb in plan:
+        ids = torch.randint(0, 1000, (mb, seq), device="cuda")
+        for _ in range(2):
+            mb_call(model, ids)
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        st, ot = [], []
+        for _ in range(iters):
+            e0, e1, e2 = (torch.cuda.Event(enable_timing=True) for _ in range(3))
+            torch.cuda.synchronize()
+            e0.record()
+            mb_call(model, ids)
+            e1.record()
+            opt.step()
+            e2.record()
+            opt.zero_grad(set_to_none=True)
+            torch.cuda.synchronize()
+            st.append(e0.elapsed_time(e2))
+            ot.append(e1.elapsed_time(e2))
+        rows.append((shape, layers, seq, mb, impl, round(statistics.median(st), 3),
+                     round(statistics.median(ot), 3),
+                     round(torch.cuda.max_memory_allocated() / 2**30, 3),
+                     round(torch.cuda.max_memory_reserved() / 2**30, 3), npar))
+        print("step", rows[-1], flush=True)
+        wr(path, done + rows, hdr)
+    return rows
 
 
 def clock2(torch, out, seconds, nv, h):
