@@ -27,7 +27,11 @@
  *     to issue them against the GPU time, the collectives' latency, the
  *     gradient accumulation, the pipeline transfers' overhead; their sum
  *     times m, against the step;
- *  8. on a cluster with a measured collective spread (EFA): the step's
+ *  8. the optimizer step of stage 0 (plan_optimizer_cost): bytes per trained
+ *     parameter (update, gradient norm, casts), the kernels and the fraction
+ *     of the copy rate they stream at, the time, next to the simulated
+ *     optimizer time;
+ *  9. on a cluster with a measured collective spread (EFA): the step's
  *     spread (exec/spread.c): the data, the split log-normal, the step's
  *     collectives that vary per group and node count, the correlation
  *     assumption, the sampled quantiles, the two limits (fully correlated,
@@ -1002,6 +1006,61 @@ static void spread_quantiles(FILE *o, const char *label, const exec_step_spread 
 	        unit(q->p95_s, SIM_UNIT_TIME, c, sizeof c), step > 0 ? 100 * (q->p95_s / step - 1) : 0);
 }
 
+/* 8. The optimizer step of stage 0 on the GPU (plan_optimizer_cost,
+ * plan/optim.c): bytes per trained parameter, the kernels and the fraction
+ * of the copy rate they stream at, the time, and the simulated optimizer
+ * time of the stage. */
+static void optimizer_section(FILE *o, const plan_scenario *s, const exec_result *r)
+{
+	fprintf(o, "\n8. Optimizer step (stage 0)\n");
+	if (s->inference) {
+		fprintf(o, "  none         inference: no gradients, no step\n");
+		return;
+	}
+	if (s->plan.offload_optimizer != PLAN_OFFLOAD_NONE) {
+		fprintf(o, "  offloaded    offload_optimizer: the step runs on the host's CPU "
+		           "(CPU Adam), not as GPU kernels\n");
+		return;
+	}
+	plan_budget b;
+	plan_stage_budget(s, 0, &b);
+	double local = plan_local_params(s, 0), all = b.dense + b.experts;
+	double trained = all > 0 ? local * b.train / all : local;
+	plan_optim_cost c;
+	plan_optimizer_cost(s, &c);
+	double copy = s->gpu.hbm_Bps * s->gpu.hbm_eff;
+	double t = plan_optimizer_time(s, 0, local);
+	char a[48], bb[48], cc[48], n[48];
+	fprintf(o, "  trained      %s parameters stepped by one rank of stage 0 (after ZeRO's "
+	           "sharding)\n", cnt(trained, n, sizeof n));
+	fprintf(o, "  bytes        update %.4g B + gradient norm %.4g B%s + casts %.4g B per "
+	           "parameter\n", c.step_bytes, c.norm_bytes,
+	        s->train.clip_grad ? "" : " (clip_grad = false)", c.cast_bytes);
+	fprintf(o, "  kernels      %s\n", c.impl);
+	fprintf(o, "  rate         copy rate hbm_bw x hbm_efficiency = %s x %.3g = %s; the update at "
+	           "%.3g of it (%s), the norm at %.3g, the casts at 1\n",
+	        unit(s->gpu.hbm_Bps, SIM_UNIT_BANDWIDTH, a, sizeof a), s->gpu.hbm_eff,
+	        unit(copy, SIM_UNIT_BANDWIDTH, bb, sizeof bb), c.stream,
+	        unit(copy * c.stream, SIM_UNIT_BANDWIDTH, cc, sizeof cc), c.norm_stream);
+	why(o, c.why);
+	double upd = copy > 0 ? trained * c.step_bytes / (copy * c.stream) : 0;
+	double nrm = copy > 0 ? trained * c.norm_bytes / (copy * c.norm_stream) : 0;
+	double cst = copy > 0 ? trained * c.cast_bytes / copy : 0;
+	fprintf(o, "  time         update %s + norm %s + casts %s + launch and host %s",
+	        unit(upd, SIM_UNIT_TIME, a, sizeof a), unit(nrm, SIM_UNIT_TIME, bb, sizeof bb),
+	        unit(cst, SIM_UNIT_TIME, cc, sizeof cc),
+	        unit(hw_overhead(&s->gpu), SIM_UNIT_TIME, n, sizeof n));
+	if (s->dtype == HW_FP8)
+		fprintf(o, " + fp8 weight casts");
+	fprintf(o, " = %s\n", unit(t, SIM_UNIT_TIME, a, sizeof a));
+	if (r->nclasses > 0)
+		fprintf(o, "  simulated    optimizer time on stage 0's compute stream: %s (%.1f%% of the "
+		           "step)\n",
+		        unit(r->classes[0].time_s[EXEC_CAT_OPTIMIZER], SIM_UNIT_TIME, a, sizeof a),
+		        r->step_s > 0 ? 100.0 * r->classes[0].time_s[EXEC_CAT_OPTIMIZER] / r->step_s
+		                      : 0.0);
+}
+
 /* What the step exposes of its communication, the most of any rank class
  * per group: "dp 0.81 s, pp 0.05 s, tp 3.73 s". */
 static void exposed_text(const exec_result *r, char *buf, size_t len)
@@ -1027,7 +1086,7 @@ static void spread_section(FILE *o, const plan_scenario *s, const exec_result *r
 	const net_cluster *c = &s->cluster;
 	if (c->fabric != NET_FABRIC_EFA || c->nspread < 1 || r->spread.samples < 1)
 		return;
-	fprintf(o, "\n8. Step spread: how the step varies with the fabric's measured collective "
+	fprintf(o, "\n9. Step spread: how the step varies with the fabric's measured collective "
 	           "spread\n");
 	fprintf(o, "  data         [cluster] spread, per node count the 5th and 95th percentile "
 	           "collective time over the median: %s\n", c->spread_text);
@@ -1099,7 +1158,7 @@ static void mixed_section(FILE *o, const plan_scenario *s, const exec_result *r)
 	if (m->nodes <= 0)
 		return;
 	char a[48], b[48], text[1200];
-	fprintf(o, "\n9. Mixed GPU types: %s on %d of %d nodes (other_nodes = %s), %s elsewhere\n",
+	fprintf(o, "\n10. Mixed GPU types: %s on %d of %d nodes (other_nodes = %s), %s elsewhere\n",
 	        m->gpu, m->nodes, m->cluster_nodes, s->cluster.other_nodes, r->gpu);
 	fprintf(o, "  instances    a stage of a replica (its tp x cp ranks in lockstep, EP groups "
 	           "joined) is all %s, all %s, or both (each task the slower of the two); "
@@ -1138,7 +1197,7 @@ static void mixed_section(FILE *o, const plan_scenario *s, const exec_result *r)
 
 /* ------------------------------------------------------------------ main -- */
 
-/* 9 (10 after the mixed nodes'). With a [campaign] section: the campaign's
+/* 10 (11 after the mixed nodes'). With a [campaign] section: the campaign's
  * set-up (campaign_explain).
  * Its input errors are the user's: printed, exit status 2. */
 static int campaign_section(FILE *o, const plan_scenario *s, const exec_result *r)
@@ -1149,7 +1208,7 @@ static int campaign_section(FILE *o, const plan_scenario *s, const exec_result *
 	campaign_input *in = malloc(sizeof *in);
 	int rc = d && in ? campaign_setup(s, r, NULL, in, d) : SIM_ENOMEM;
 	if (rc == SIM_OK)
-		campaign_explain(o, in, r->mixed.nodes > 0 ? 10 : 9);
+		campaign_explain(o, in, r->mixed.nodes > 0 ? 11 : 10);
 	if (d)
 		sim_diag_print(d, stderr);
 	sim_diag_free(d);
@@ -1233,6 +1292,7 @@ int cli_explain(int argc, char **argv)
 		dp_ring(stdout, s, r);
 		band(stdout, s, r, refs);
 		fixed_cost(stdout, s, r);
+		optimizer_section(stdout, s, r);
 		spread_section(stdout, s, r);
 		mixed_section(stdout, s, r);
 		rc = campaign_section(stdout, s, r);

@@ -29,7 +29,10 @@ static const char *const loss_names[] = {"vocab-parallel", "upcast-shift", "shif
 					 "chunked",        "chunked-16bit", "16-bit", "fused-xent",
 					 "sharded",        NULL};
 static const char *const grads_names[] = {"persistent", "on-backward", NULL};
-static const char *const optim_names[] = {"fused", "foreach", "single", NULL};
+static const char *const optim_names[] = {"fused", "foreach", "single", "torch-fused", NULL};
+_Static_assert(PLAN_OPTIM_FUSED == 0 && PLAN_OPTIM_FOREACH == 1 && PLAN_OPTIM_SINGLE == 2 &&
+                   PLAN_OPTIM_TORCH_FUSED == 3,
+               "optim_names follows plan_optim_impl");
 static const char *const dgrad_names[] = {"always", "sp", "never", NULL}; /* plan_dgrad_async */
 static const char *const fsdp_reduce_names[] = {"none", "fsdp1", "fsdp1-pad", NULL};
 _Static_assert(PLAN_FSDP_REDUCE_NONE == 0 && PLAN_FSDP_REDUCE_FSDP1 == 1 &&
@@ -172,7 +175,8 @@ const conf_key plan_framework_keys[] = {
          "with quantised base weights the unquantised parameters are cast to fp32"},
         {"optimizer_impl", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fused", optim_names,
          FK(optimizer_impl),
-         "the optimizer step: fused (no temporaries), foreach (two state-sized lists), single"},
+         "the optimizer step: fused (apex/TE/DeepSpeed FusedAdam: no temporaries), foreach (two "
+         "state-sized lists), single (a loop over tensors), torch-fused (AdamW(fused=True))"},
         {"gathered_layers", CONF_INT, SIM_UNIT_NONE, 1, 64, "2", NULL, FK(gathered_layers),
          "ZeRO-3 layers unsharded at once (the running one and the prefetched)"},
         {"live_params", CONF_REAL, SIM_UNIT_NONE, 0, 1e15, "0", NULL, FK(live_params),

@@ -12,16 +12,17 @@
  * 16-bit under pure):
  *
  *   fused   one kernel per chunk of tensors (apex/Transformer Engine
- *           FusedAdam as Megatron-Core runs it, torch.optim.AdamW(fused=True),
- *           DeepSpeed's FusedAdam): read p, g, m, v, write p, m, v:
- *           2p + g + 4s (28 B for fp32 master and states).
+ *           FusedAdam as Megatron-Core runs it, DeepSpeed's FusedAdam; and
+ *           torch.optim.AdamW(fused=True), torch-fused): read p, g, m, v,
+ *           write p, m, v: 2p + g + 4s (28 B for fp32 master and states).
  *   foreach torch.optim's default on CUDA (_multi_tensor_adam,
  *           torch/optim/adam.py): one _foreach_ kernel per pass, each reading
  *           its inputs and writing its output: decoupled weight decay
  *           p *= 1 - lr wd (2p), m.lerp_(g) (2s + g), v *= beta2 (2s),
  *           v.addcmul_(g, g) (2s + 2g), d = sqrt(v) (2s), d /= bc2 (2s),
  *           d += eps (2s), p.addcdiv_(m, d) (2p + 2s):
- *           4p + 14s + 3g (84 B for fp32).
+ *           4p + 14s + 3g (84 B for fp32; torch 2.6.0
+ *           torch/optim/adamw.py:609-675, the passes of _multi_tensor_adamw).
  *   single  the same passes parameter by parameter (_single_tensor_adam,
  *           foreach=False): the bytes of foreach, but 8 kernel launches per
  *           parameter tensor, each costing the host its launch and the
@@ -48,6 +49,98 @@
  * rescale when the norm exceeds the threshold is not charged (assumed
  * rare once training settles).
  *
+ * The gradient norm (below) is charged only with `[train] clip_grad` (the
+ * default: every framework's recipe clips; the measured steps of
+ * tools/measured/h200-training/steps.csv did not).
+ *
+ * Achieved bandwidth. The bytes above move at a fraction `stream` of the
+ * GPU's copy rate (hbm_bw x hbm_efficiency, which reproduces a plain copy:
+ * 4.23 TB/s measured on the H200, membw.csv, against 4800 x 0.88 = 4224 GB/s),
+ * because the update kernels are not copies:
+ *
+ *   multi_tensor_apply. torch's _foreach_ kernels, its fused Adam(W), and
+ *   apex's, Transformer Engine's and DeepSpeed's FusedAdam all launch the same
+ *   way: one thread block of 512 threads per chunk of 65536 elements of one
+ *   tensor, at most 320 blocks (and 30-110 tensors) per launch, a new launch
+ *   for the next 320 chunks, each thread handling ILP = 4 elements of every
+ *   list per iteration. Sources: torch 2.6.0 (the Debian source package
+ *   pytorch_2.6.0+dfsg; the measured torch 2.11 is not at hand)
+ *   aten/src/ATen/native/cuda/MultiTensorApply.cuh:13-20 (kILP 4, kChunkSize
+ *   65536, kBlockSize 512, depth_to_max_blocks 320), :217-298 (the launch
+ *   loop), :31-39 (4-element vector loads); Transformer Engine d0067d0d
+ *   transformer_engine/common/multi_tensor/multi_tensor_apply.cuh:18-19, 67-116
+ *   and multi_tensor/adam.cu:18-19 (BLOCK_SIZE 512, ILP 4), with chunk 2048 x
+ *   32 from pytorch/optimizers/multi_tensor_apply.py:34; apex 6424da3b
+ *   csrc/multi_tensor_apply.cuh:13-14, csrc/multi_tensor_adam.cu:13-14,
+ *   apex/multi_tensor_apply/__init__.py:3; DeepSpeed edaa7221
+ *   csrc/adam/multi_tensor_apply.cuh:25-26, csrc/adam/multi_tensor_adam.cu:
+ *   23-24, deepspeed/ops/adam/fused_adam.py:13. A launch therefore holds at
+ *   most 320 x 512 = 163,840 threads, 61 % of an H100/H200's 132 x 2048
+ *   resident threads, and ends before the next one starts: fewer loads in
+ *   flight than a copy kernel's full grid, and a drain per launch (1.5 G
+ *   parameters take at least 72 launches). These kernels stream at
+ *       OPTIM_STREAM_MTA = 0.741 of the copy rate,
+ *   measured on torch.optim.AdamW(foreach=True), pure bf16, one H200 (torch
+ *   2.11; tools/measured/h200-training/steps.csv): the Llama 3.2 1B shape's
+ *   1,498,482,688 parameters x 42 B in 19.936 and 20.264 ms (two rows, mean
+ *   20.100 ms): 3.131 TB/s = 0.741 x 4224 GB/s. Left out, the Llama 3 8B
+ *   shape (8,030,261,248 x 42 B): predicted 107.8 ms, measured 105.491
+ *   (+2.1 %, 0.757 of the copy rate).
+ *
+ *   torch's own fused kernel (AdamW(fused=True), PLAN_OPTIM_TORCH_FUSED) is a
+ *   multi_tensor_apply kernel over 4 lists whose scalars are doubles: lr,
+ *   betas, weight decay and eps are `const double&` (fused_adam_utils.cuh:
+ *   26-37, 110-121), so the weight decay, both moment updates and the eps
+ *   add run in fp64 with a float<->double conversion of each operand
+ *   (:58-76; the bias corrections per block, :129-137). fp64 arithmetic and
+ *   conversions to and from 64-bit types issue at a fraction of the fp32
+ *   rate, on the SMs whose threads hold the loads; the measured kernel
+ *   streams at
+ *       OPTIM_STREAM_TORCH_FUSED = 0.577 of the copy rate:
+ *   the 1B shape x 14 B in 8.490 and 8.734 ms (mean 8.612): 2.436 TB/s.
+ *   Left out, the 8B shape: predicted 46.2 ms, measured 43.991 (+4.9 %,
+ *   0.605). How much of that gap is the fp64 work and how much the grid is
+ *   not measured apart (no fp32 or other-GPU row), so the fraction is taken
+ *   whole, for the bytes, on every GPU.
+ *
+ *   apex's, Transformer Engine's and DeepSpeed's FusedAdam (PLAN_OPTIM_FUSED:
+ *   Megatron-Core's, DeepSpeed's) compute in float: MATH_T = float and float
+ *   scalars (TE adam.cu:27, 294-301; apex multi_tensor_adam.cu:21; DeepSpeed
+ *   multi_tensor_adam.cu:31), element-wise loads 4 per thread and list (TE
+ *   adam.cu:329-348): the foreach kernels' launch structure and arithmetic
+ *   class, not torch-fused's, so they take OPTIM_STREAM_MTA (not measured on
+ *   these kernels themselves).
+ *
+ *   Why a launch falls short, and so where the fractions hold: a kernel
+ *   keeps about (threads) x (lists read) x ILP x (element bytes) in flight
+ *   to HBM, and HBM delivers its rate only with enough bytes in flight
+ *   (Little's law: rate x latency). A full-grid copy has every thread of
+ *   every SM loading; a multi_tensor_apply launch at most 61 % of them, and
+ *   a foreach pass reads only 1-3 lists. Hence:
+ *
+ *   fp32 data (the mixed policy's master weights, states and main
+ *   gradients; amp): not measured, and a 4-byte element puts twice the
+ *   bytes of a 16-bit one in flight with the same launch, so the 16-bit
+ *   fractions do not carry over: fp32 steps stay at the copy rate (as
+ *   before these measurements). Checked against the measured steps whose
+ *   optimizer is the largest share, vTrain's single-node rows
+ *   (Megatron-DeepSpeed's apex FusedAdam over fp32 master and states; their
+ *   op_overhead is fitted on them): charging fp32 steps OPTIM_STREAM_MTA
+ *   moves that source's mean signed error from +2.5 to +3.2 % (MAPE 7.9 to
+ *   8.1 %), away from the measurements; the other sources by 0.3 points or
+ *   less. The fractions apply to 16-bit steps (the
+ *   pure policy: parameters, gradients and states in bf16 or fp16), where
+ *   they were measured.
+ *
+ *   The gradient norm (torch's clip_grad_norm_ through _foreach_norm;
+ *   Megatron's multi_tensor_l2norm, TE multi_tensor/l2norm.cu) is a
+ *   multi_tensor_apply kernel too: OPTIM_STREAM_MTA over 16-bit gradients
+ *   wherever the step is multi-tensor. The per-tensor loop (single: torch
+ *   1.x's ordinary elementwise kernels, a full grid each), 8-bit Adam
+ *   (bitsandbytes' own kernel), Adafactor (per-tensor ops) and the mixed
+ *   policy's casts (per-tensor copies) are not multi_tensor_apply kernels:
+ *   the copy rate (not measured).
+ *
  * fp8 training (Transformer Engine) quantizes each weight once per step, at
  * the first micro-batch, row-wise and column-wise, and reuses the cast over
  * the step's other micro-batches (TE d0067d0d, pytorch/module/linear.py:
@@ -56,6 +149,10 @@
  * sharding), charged here with the step.
  */
 #include "plan.h"
+
+/* Fractions of the copy rate (derived in the header comment). */
+#define OPTIM_STREAM_MTA         0.741 /* multi_tensor_apply, float math */
+#define OPTIM_STREAM_TORCH_FUSED 0.577 /* torch's fused Adam(W), fp64 scalars */
 
 /* Kernel passes per parameter tensor in _single_tensor_adam's loop (the
  * passes listed above). */
@@ -71,7 +168,63 @@ static double tensors_per_layer(const work_model *m)
 	return lin * (m->bias ? 2.0 : 1.0) + 2.0;
 }
 
-double plan_optimizer_bytes(const plan_scenario *s)
+/* What runs the update, its stream fraction and where that comes from;
+ * `narrow`: the step's data are 16-bit (the pure policy). */
+static void step_kernels(const plan_scenario *s, bool narrow, plan_optim_cost *c)
+{
+	int impl = s->fw.optimizer_impl;
+	bool multi = impl != PLAN_OPTIM_SINGLE;
+	c->stream = 1.0;
+	c->norm_stream = multi && narrow ? OPTIM_STREAM_MTA : 1.0;
+	switch (s->train.optimizer) {
+	case PLAN_ADAM_8BIT:
+	case PLAN_ADAM_PAGED_8BIT:
+		c->impl = "bitsandbytes' 8-bit Adam kernel";
+		c->why = "its own elementwise kernel over the whole grid: the copy rate (not measured)";
+		return;
+	case PLAN_ADAFACTOR:
+		c->impl = "Adafactor's per-tensor operations";
+		c->why = "ordinary elementwise kernels: the copy rate (not measured)";
+		return;
+	default:
+		break;
+	}
+	if (!narrow && multi) {
+		c->impl = impl == PLAN_OPTIM_TORCH_FUSED ? "torch.optim's fused kernel over fp32 data"
+			  : impl == PLAN_OPTIM_FOREACH   ? "torch's _foreach_ kernels over fp32 data"
+							 : "a fused Adam kernel over fp32 data";
+		c->why = "the 16-bit steps' measured fractions do not carry over (twice the bytes "
+			 "in flight per load): the copy rate, not measured";
+		return;
+	}
+	switch (impl) {
+	case PLAN_OPTIM_TORCH_FUSED:
+		c->stream = OPTIM_STREAM_TORCH_FUSED;
+		c->impl = "torch.optim's fused kernel (multi_tensor_apply, fp64 scalars)";
+		c->why = "measured: AdamW(fused=True), pure bf16, Llama 3.2 1B shape on an H200 "
+			 "(tools/measured/h200-training/steps.csv; 8B shape left out: +4.9 %)";
+		break;
+	case PLAN_OPTIM_FOREACH:
+		c->stream = OPTIM_STREAM_MTA;
+		c->impl = "torch's _foreach_ kernels, 8 passes (multi_tensor_apply)";
+		c->why = "measured: AdamW(foreach=True), pure bf16, Llama 3.2 1B shape on an H200 "
+			 "(tools/measured/h200-training/steps.csv; 8B shape left out: +2.1 %)";
+		break;
+	case PLAN_OPTIM_SINGLE:
+		c->impl = "one tensor at a time, ordinary elementwise kernels";
+		c->why = "full grids: the copy rate";
+		break;
+	default:
+		c->stream = OPTIM_STREAM_MTA;
+		c->impl = "FusedAdam of apex, Transformer Engine or DeepSpeed (multi_tensor_apply, "
+			  "float math)";
+		c->why = "the launch structure and arithmetic of torch's foreach kernels: their "
+			 "measured rate (these kernels not measured)";
+		break;
+	}
+}
+
+void plan_optimizer_cost(const plan_scenario *s, plan_optim_cost *c)
 {
 	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
 	int pol = fp32 ? PLAN_POLICY_AMP : s->train.policy;
@@ -94,8 +247,10 @@ double plan_optimizer_bytes(const plan_scenario *s)
 		step = 2.0 * p + 2.0 * g;
 		break;
 	default:
-		step = s->fw.optimizer_impl == PLAN_OPTIM_FUSED ? 2.0 * p + g + 4.0 * st
-								 : 4.0 * p + 14.0 * st + 3.0 * g;
+		step = s->fw.optimizer_impl == PLAN_OPTIM_FUSED ||
+				       s->fw.optimizer_impl == PLAN_OPTIM_TORCH_FUSED
+			       ? 2.0 * p + g + 4.0 * st
+			       : 4.0 * p + 14.0 * st + 3.0 * g;
 		break;
 	}
 	double casts = 0;
@@ -104,7 +259,17 @@ double plan_optimizer_bytes(const plan_scenario *s)
 		plan_param_bytes(s, &w, &gr, &o, &paged);
 		casts = (gr < 4.0 ? gr + 4.0 : 0.0) + 4.0 + w;
 	}
-	return step + casts + g; /* + the gradient norm's read */
+	c->step_bytes = step;
+	c->norm_bytes = s->train.clip_grad ? g : 0.0;
+	c->cast_bytes = casts;
+	step_kernels(s, pol == PLAN_POLICY_PURE, c);
+}
+
+double plan_optimizer_bytes(const plan_scenario *s)
+{
+	plan_optim_cost c;
+	plan_optimizer_cost(s, &c);
+	return c.step_bytes + c.norm_bytes + c.cast_bytes;
 }
 
 double plan_optimizer_time(const plan_scenario *s, int stage, double local)
@@ -113,7 +278,11 @@ double plan_optimizer_time(const plan_scenario *s, int stage, double local)
 	plan_stage_budget(s, stage, &b);
 	double all = b.dense + b.experts;
 	double trained = all > 0 ? local * b.train / all : local;
-	double t = hw_mem_time(&s->gpu, trained * plan_optimizer_bytes(s));
+	plan_optim_cost c;
+	plan_optimizer_cost(s, &c);
+	/* bytes at the copy rate that take the kernels' time */
+	double eff = c.step_bytes / c.stream + c.norm_bytes / c.norm_stream + c.cast_bytes;
+	double t = hw_mem_time(&s->gpu, trained * eff);
 	if (s->dtype == HW_FP8)
 		t += hw_mem_time(&s->gpu, 4.0 * all);
 	bool per_tensor = s->fw.optimizer_impl == PLAN_OPTIM_SINGLE &&

@@ -189,10 +189,18 @@ _Static_assert((int)PLAN_LOSS_16BIT == (int)WORK_LOSS_16BIT &&
  * the fp32_grads dtype), or param.grad from the first backward until the
  * optimizer's zero_grad (PyTorch's default). */
 typedef enum { PLAN_GRADS_PERSISTENT = 0, PLAN_GRADS_ON_BACKWARD } plan_grads;
-/* The optimizer's step: one fused kernel (no temporaries), torch's foreach
- * (two state-sized lists, sqrt(v) and the denominator, live together), or a
- * loop over parameters (one parameter's temporaries). */
-typedef enum { PLAN_OPTIM_FUSED = 0, PLAN_OPTIM_FOREACH, PLAN_OPTIM_SINGLE } plan_optim_impl;
+/* The optimizer's step: one fused kernel per chunk of tensors (apex's,
+ * Transformer Engine's and DeepSpeed's FusedAdam: no temporaries), torch's
+ * foreach (two state-sized lists, sqrt(v) and the denominator, live
+ * together), a loop over parameters (one parameter's temporaries), or
+ * torch.optim's own fused kernel (fused=True: no temporaries, its
+ * arithmetic in double; optim.c). */
+typedef enum {
+	PLAN_OPTIM_FUSED = 0,
+	PLAN_OPTIM_FOREACH,
+	PLAN_OPTIM_SINGLE,
+	PLAN_OPTIM_TORCH_FUSED
+} plan_optim_impl;
 /* The input-gradient TP collective of a column-parallel linear (QKV, FC1)
  * in the backward: issued asynchronously and run beside the weight-gradient
  * GEMM that follows it (always: the all-reduce without sequence parallelism
@@ -391,6 +399,7 @@ typedef struct plan_train {
 	int policy;                    /* plan_policy */
 	int optimizer;                 /* plan_optimizer */
 	bool optimizer_in_backward;    /* each parameter stepped in its backward */
+	bool clip_grad;                /* the gradient norm computed each step */
 	int lora_rank;                 /* 0 = every parameter trains */
 	char lora_targets[CONF_STR_MAX];
 	unsigned lora_mask;            /* PLAN_LORA_* parsed from lora_targets */
@@ -750,6 +759,19 @@ double plan_local_params(const plan_scenario *s, int stage);
 bool plan_one_bucket(const plan_scenario *s, int stage);
 double plan_optimizer_bytes(const plan_scenario *s);
 double plan_optimizer_time(const plan_scenario *s, int stage, double local);
+/* The optimizer step's parts (optim.c): bytes per trained parameter of the
+ * update kernels, of the gradient norm and of the mixed policy's casts; the
+ * fraction of the GPU's copy rate (hbm_bw x hbm_efficiency) at which the
+ * update and the norm kernels stream (the casts at the copy rate); and
+ * what runs the update, in words (explain). */
+typedef struct plan_optim_cost {
+	double step_bytes, norm_bytes, cast_bytes;
+	double stream;      /* the update's fraction of the copy rate, (0, 1] */
+	double norm_stream; /* the norm's */
+	const char *impl;  /* the update's kernels, for explain */
+	const char *why;   /* where the stream fraction comes from */
+} plan_optim_cost;
+void plan_optimizer_cost(const plan_scenario *s, plan_optim_cost *c);
 
 /* The gradient and weight bytes one rank of `stage` reduces or gathers over
  * data parallelism, as the sweep pre-screen's time model reads them (the

@@ -165,6 +165,9 @@ const conf_key plan_train_keys[] = {
 	{"optimizer_in_backward", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
 	 TK(optimizer_in_backward),
 	 "step each parameter in its backward and free its gradient (torchtune optimizer_in_bwd)"},
+	{"clip_grad", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, TK(clip_grad),
+	 "the optimizer step computes the gradients' global norm (clipping; every framework's "
+	 "default recipe): one more read of the gradients"},
 	{"lora_rank", CONF_INT, SIM_UNIT_NONE, 0, 65536, "0", NULL, TK(lora_rank),
 	 "LoRA rank r: only the adapters (r x (in + out) per target) train; 0 = full training"},
 	{"lora_targets", CONF_STR, SIM_UNIT_NONE, 0, 0, "q,k,v,o,gate,up,down", NULL,

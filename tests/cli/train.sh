@@ -61,7 +61,7 @@ awk -v k="$k" -v c="$c" -v m="$m" -v s="$s" \
 # cluster it is the table's 419 interruptions / 1,296 h = 0.323302 per hour,
 # and the Young/Daly line holds the interval podsim train uses
 "$podsim" explain "$T" >"$tmp/x.txt" 2>/dev/null || bad "e) explain failed"
-grep -q '^9\. Campaign' "$tmp/x.txt" || bad "e) explain has no campaign section"
+grep -q '^10\. Campaign' "$tmp/x.txt" || bad "e) explain has no campaign section"
 grep -q 'l = sum = 0.323302 per hour' "$tmp/x.txt" || bad "e) job rate not 419 / 1296 h"
 grep -q "interval     auto: $k steps" "$tmp/x.txt" || bad "e) explain's interval differs from train's $k"
 

@@ -524,18 +524,20 @@ static void test_head(void)
  * foreach (torch's default): 4p + 14s + 3g = 84, + 6 + 6 + 4 = 100. pure
  * 16-bit fused: p = g = s = 2: 4 + 2 + 8 = 14, no casts, norm 2: 16. SGD
  * under mixed: 2p + g = 12, + 16 = 28. On one GPU the step moves that many
- * bytes per parameter: hw_mem_time of all of them. */
+ * bytes per parameter: hw_mem_time of all of them, at the copy rate over
+ * fp32 data; the pure 16-bit step (no casts) at 0.741 of it, the measured
+ * rate of 16-bit multi_tensor_apply kernels (optim.c). */
 static void test_optimizer(void)
 {
 	struct {
 		const char *text;
-		double want;
+		double want, stream;
 	} c[] = {
-		{LLAMA7B "fp32_grads = false\n", 44},
-		{LLAMA7B "fp32_grads = true\n", 38},
-		{FW_("pytorch-fsdp") "global_batch = 1\nfp32_grads = false\n", 100},
-		{LLAMA7B "[train]\npolicy = pure\n", 16},
-		{LLAMA7B "fp32_grads = false\n[train]\noptimizer = sgd-plain\n", 28},
+		{LLAMA7B "fp32_grads = false\n", 44, 1},
+		{LLAMA7B "fp32_grads = true\n", 38, 1},
+		{FW_("pytorch-fsdp") "global_batch = 1\nfp32_grads = false\n", 100, 1},
+		{LLAMA7B "[train]\npolicy = pure\n", 16, 0.741},
+		{LLAMA7B "fp32_grads = false\n[train]\noptimizer = sgd-plain\n", 28, 1},
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		plan_scenario *s = load(c[i].text);
@@ -543,8 +545,9 @@ static void test_optimizer(void)
 			continue;
 		CHECK_NEAR(plan_optimizer_bytes(s), c[i].want, 1e-12);
 		double local = plan_local_params(s, 0);
-		CHECK_NEAR(plan_optimizer_time(s, 0, local),
-			   hw_mem_time(&s->gpu, local * c[i].want), 1e-12);
+		double eff = c[i].want / c[i].stream;
+		CHECK_NEAR(plan_optimizer_time(s, 0, local), hw_mem_time(&s->gpu, local * eff),
+			   1e-12);
 		plan_scenario_free(s);
 	}
 	/* one tensor at a time (foreach=False): 8 launches per parameter

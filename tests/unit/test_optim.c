@@ -1,0 +1,147 @@
+/* test_optim.c - the optimizer step on the GPU (sim/plan/optim.c): the
+ * measured AdamW steps of tools/measured/h200-training/steps.csv predicted
+ * from bytes per parameter and the kernels' stream fractions, and the rules
+ * that pick a fraction per implementation. Each check states its
+ * derivation. */
+#include "../../sim/plan/plan.h"
+#include "check.h"
+
+#include <math.h>
+#include <stdio.h>
+
+/* One H200, the hf-transformers profile, pure bf16 (parameters, gradients
+ * and AdamW's states in bf16), no gradient clipping: the measured steps'
+ * set-up (tools/measure-training.py train_steps; the scenario of
+ * tests/cli/eager.sh). `model` is the shape's file, `impl` the
+ * optimizer_impl, `clip` the gradient norm. */
+static plan_scenario *load(const char *model, const char *impl, bool clip)
+{
+	char text[2048];
+	snprintf(text, sizeof text,
+	         "include = models/%s.ini\n"
+	         "include = topologies/efa-h200-cluster.ini\n"
+	         "include = topologies/frameworks/hf-transformers.ini\n"
+	         "[scenario]\nname = t\n[model]\nuntied_embeddings = true\nseq_len = 2048\n"
+	         "[parallel]\ntp = 1\npp = 1\ndp = 1\nmicro_batch = 1\nglobal_batch = 1\n"
+	         "[train]\nprecision = bf16\npolicy = pure\nclip_grad = %s\n"
+	         "[cluster]\nnodes = 1\n[node]\ngpus = 1\n"
+	         "[framework]\noptimizer_impl = %s\n",
+	         model, clip ? "true" : "false", impl);
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	int rc = plan_scenario_load_string(text, "<test>", ".", d, &s);
+	if (rc != SIM_OK)
+		for (size_t i = 0; i < sim_diag_count(d); i++)
+			fprintf(stderr, "%s\n", sim_diag_text(d, i));
+	CHECK_INT(rc, SIM_OK);
+	sim_diag_free(d);
+	return s;
+}
+
+static double step_ms(plan_scenario *s)
+{
+	return 1e3 * plan_optimizer_time(s, 0, plan_local_params(s, 0));
+}
+
+/* The measured optimizer steps (steps.csv, opt_ms_median; CUDA events around
+ * opt.step() after the backward, torch 2.11 on one H200):
+ *   1B shape (1,498,482,688 parameters): fused 8.490 and 8.734 ms (two rows,
+ *     micro-batch 1 and 4: the same step), foreach 19.936 and 20.264 ms;
+ *   8B shape (8,030,261,248): fused 43.991 ms, foreach 105.491 ms.
+ * podsim: bytes x P / (4800 GB/s x 0.88 x stream) + 4 us launch + 30.6 us
+ * op_overhead, with 14 B (fused: read p, g, m, v, write p, m, v) and 42 B
+ * (foreach's 8 passes) per parameter:
+ *   1B fused   14 x 1.4985e9 / (4.224e12 x 0.577) = 8.607 ms + 34.6 us = 8.642
+ *   1B foreach 42 x 1.4985e9 / (4.224e12 x 0.741) = 20.107 ms       -> 20.142
+ *   8B fused   14 x 8.0303e9 / (4.224e12 x 0.577) = 46.127 ms       -> 46.162
+ *   8B foreach 42 x 8.0303e9 / (4.224e12 x 0.741) = 107.755 ms      -> 107.790
+ * The fractions were measured on the 1B rows (their mean time), so those
+ * are held to 3 % of each row (the two rows differ by 2.9 and 1.6 %); the 8B
+ * rows were left out of the fit and are held to 6 % (+4.9 and +2.2 %: the
+ * 8B steps stream 3-5 % faster than the 1B ones, a fixed cost per step
+ * that the fractions fold into the rate). */
+static void test_measured_steps(void)
+{
+	struct {
+		const char *model, *impl;
+		double params, ms[2], tol;
+	} rows[] = {
+	    {"llama3.2-1b", "torch-fused", 1498482688.0, {8.490, 8.734}, 0.03},
+	    {"llama3.2-1b", "foreach", 1498482688.0, {19.936, 20.264}, 0.03},
+	    {"llama3-8b", "torch-fused", 8030261248.0, {43.991, 43.991}, 0.06},
+	    {"llama3-8b", "foreach", 8030261248.0, {105.491, 105.491}, 0.06},
+	};
+	double want[] = {8.642, 20.142, 46.162, 107.790};
+	for (int i = 0; i < 4; i++) {
+		plan_scenario *s = load(rows[i].model, rows[i].impl, false);
+		CHECK_NEAR(plan_local_params(s, 0), rows[i].params, 1e-12);
+		double ms = step_ms(s);
+		CHECK_NEAR(ms, want[i], 0.002);
+		for (int k = 0; k < 2; k++)
+			CHECK(fabs(ms / rows[i].ms[k] - 1.0) <= rows[i].tol);
+		plan_scenario_free(s);
+	}
+}
+
+/* The parts: torch-fused and apex/TE fused move the same 14 B per
+ * parameter, at 0.577 and 0.741 of the copy rate (TE's and apex's FusedAdam
+ * compute in float like the foreach kernels; optim.c), so the apex/TE step
+ * is 0.577 / 0.741 of torch's; the norm (clip_grad, the default) adds g =
+ * 2 B at 0.741; the per-tensor loop streams at the copy rate. */
+static void test_parts(void)
+{
+	plan_optim_cost c;
+	plan_scenario *tf = load("llama3.2-1b", "torch-fused", false);
+	plan_scenario *te = load("llama3.2-1b", "fused", false);
+	plan_optimizer_cost(tf, &c);
+	CHECK_NEAR(c.step_bytes, 14.0, 1e-12);
+	CHECK_NEAR(c.norm_bytes, 0.0, 1e-12);
+	CHECK_NEAR(c.stream, 0.577, 1e-12);
+	plan_optimizer_cost(te, &c);
+	CHECK_NEAR(c.step_bytes, 14.0, 1e-12);
+	CHECK_NEAR(c.stream, 0.741, 1e-12);
+	double over = 1e3 * (tf->gpu.launch_s + tf->gpu.framework_s);
+	CHECK_NEAR((step_ms(te) - over) / (step_ms(tf) - over), 0.577 / 0.741, 1e-9);
+	plan_scenario_free(tf);
+	plan_scenario_free(te);
+
+	plan_scenario *clip = load("llama3.2-1b", "foreach", true);
+	plan_scenario *none = load("llama3.2-1b", "foreach", false);
+	plan_optimizer_cost(clip, &c);
+	CHECK_NEAR(c.norm_bytes, 2.0, 1e-12);
+	CHECK_NEAR(c.norm_stream, 0.741, 1e-12);
+	CHECK_NEAR(plan_optimizer_bytes(clip), 44.0, 1e-12);
+	/* 2 B x 1.4985e9 / (4.224e12 x 0.741) = 0.9575 ms */
+	CHECK_NEAR(step_ms(clip) - step_ms(none), 0.9575, 0.0005);
+	plan_scenario_free(clip);
+	plan_scenario_free(none);
+
+	plan_scenario *one = load("llama3.2-1b", "single", false);
+	plan_optimizer_cost(one, &c);
+	CHECK_NEAR(c.stream, 1.0, 1e-12);
+	CHECK_NEAR(c.step_bytes, 42.0, 1e-12);
+	plan_scenario_free(one);
+
+	/* the mixed policy (fp32 master and states, fp32 gradients in this
+	 * profile): 2 x 4 + 4 + 4 x 4 = 28 B; the casts: no gradient cast
+	 * (already fp32), the master read (4 B) and the 16-bit weights written
+	 * (2 B): 6 B; fp32 data stream at the copy rate (the 16-bit fractions
+	 * not carried over: optim.c), the norm too */
+	plan_scenario *mx = load("llama3.2-1b", "fused", true);
+	mx->train.policy = PLAN_POLICY_MIXED;
+	plan_optimizer_cost(mx, &c);
+	CHECK_NEAR(c.step_bytes, 28.0, 1e-12);
+	CHECK_NEAR(c.norm_bytes, 4.0, 1e-12);
+	CHECK_NEAR(c.cast_bytes, 6.0, 1e-12);
+	CHECK_NEAR(c.stream, 1.0, 1e-12);
+	CHECK_NEAR(c.norm_stream, 1.0, 1e-12);
+	CHECK_NEAR(step_ms(mx), 1e3 * hw_mem_time(&mx->gpu, 38.0 * 1498482688.0), 1e-12);
+	plan_scenario_free(mx);
+}
+
+int main(void)
+{
+	test_measured_steps();
+	test_parts();
+	return check_done();
+}
