@@ -182,7 +182,15 @@ const conf_key plan_framework_keys[] = {
         {"live_params", CONF_REAL, SIM_UNIT_NONE, 0, 1e15, "0", NULL, FK(live_params),
          "ZeRO-3 with offloaded parameters: parameters gathered at most (0 = gathered_layers)"},
         {"workspace", CONF_QTY, SIM_UNIT_BYTES, 0, 1e12, "32 MiB", NULL, FK(workspace_bytes),
-         "allocator-owned buffers beside the tensors (cuBLAS workspaces)"},
+         "allocator-owned buffers beside the tensors and PyTorch's cuBLAS workspaces "
+         "(Transformer Engine's own cuBLAS workspace)"},
+        {"torch_workspaces", CONF_INT, SIM_UNIT_NONE, 0, 64, "2", NULL, FK(torch_workspaces),
+         "PyTorch's cuBLAS workspaces: one per (thread, stream) running a PyTorch GEMM; "
+         "training: the forward's main thread and autograd's backward thread"},
+        {"torch_workspace", CONF_QTY, SIM_UNIT_BYTES, 0, 1e12, "32 MiB", NULL,
+         FK(torch_workspace_bytes),
+         "each PyTorch cuBLAS workspace (CUBLAS_WORKSPACE_CONFIG; 32 MiB: :4096:8, Hopper's "
+         "default)"},
         {"tp_overlap_workspace", CONF_QTY, SIM_UNIT_BYTES, 0, 1e12, "96 MiB", NULL,
          FK(tp_overlap_workspace_bytes),
          "allocated beside them under tp_comm_overlap: the cuBLAS workspace of the GEMMs that "

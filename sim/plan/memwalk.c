@@ -13,7 +13,8 @@
  *                tensors, sp_gather_buffers persistent SP all-gather
  *                buffers (nanotron's MemoryBuffer), the framework's
  *                workspaces (and the userbuffer GEMMs' under
- *                tp_comm_overlap)
+ *                tp_comm_overlap), PyTorch's cuBLAS workspaces (one per
+ *                thread and stream that runs its GEMMs)
  *   forward and  ZeRO-3's gathered layers (gathered_layers of the largest)
  *   backward     and unsharded embedding and output layer; FSDP
  *                SHARD_GRAD_OP's unsharded copy of every layer
@@ -78,8 +79,8 @@ typedef struct mw {
 	double shards, eshards, dpg;
 	double T; /* tokens per micro-batch on this rank */
 	/* always */
-	double weights, frozen, states, grad_buf, grad_copy, buckets, p2p, workspace, ub_workspace,
-	        gather;
+	double weights, frozen, states, grad_buf, grad_copy, buckets, p2p, workspace, torch_ws,
+	        ub_workspace, gather;
 	/* forward and backward */
 	double gathered, cache;
 	/* per chunk and micro-batch */
@@ -194,6 +195,34 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	if (p->pp > 1)
 		w->p2p = fw->p2p_buffers * work_p2p_bytes(&s->model, &sh);
 	w->workspace = fw->workspace_bytes;
+	/* PyTorch's own cuBLAS workspaces. PyTorch gives each cuBLAS handle a
+	 * workspace per stream from its caching allocator at the first GEMM
+	 * and keeps it ("PyTorch retains a cuBLAS workspace for each
+	 * handle/stream pair", Megatron-LM d98e8a64 tests/unit_tests/
+	 * distributed/mfsdp_v2/test_memory.py:313-314, which clears them with
+	 * torch._C._cuda_clearCublasWorkspaces to see FSDP's own memory;
+	 * measured on the H200, torch 2.11: 32 MiB at each stream's first
+	 * GEMM, counted in memory_allocated, the same under
+	 * CUBLAS_WORKSPACE_CONFIG=:4096:8, tools/measured/h200-training/
+	 * alloc.csv). Handles are per thread: each thread reserves its own
+	 * from the pool (PyTorch 1.13.1, Debian pytorch_1.13.1+dfsg-4, aten/
+	 * src/ATen/cuda/CublasHandlePool.cpp:32-47; that release left the
+	 * workspace to cuBLAS, outside the allocator's counters), and autograd
+	 * runs a CUDA backward on its one worker thread per GPU, not the
+	 * caller's (torch/csrc/autograd/engine.cpp:107-118, 1316-1326; a
+	 * reentrant backward, Megatron's recompute, stays on it: 1078, 1172).
+	 * tools/measure-cublas-threads.py measures the pair on a GPU (not yet
+	 * run). So a training
+	 * step whose forward and backward both run PyTorch GEMMs on the
+	 * default stream holds two: Megatron-Core's output layer is
+	 * tensor_parallel.ColumnParallelLinear (models/gpt/gpt_model.py:
+	 * 272-276; TE's only for an MXFP8 output projection), torch.matmul
+	 * in its forward (layers.py:459) and in its dgrad and wgrad
+	 * (layers.py:683, 782), with TE's own workspace for every TE GEMM
+	 * (`workspace`). The count is the profile's torch_workspaces; side
+	 * streams that run no GEMM (NCCL, FSDP's and DeepSpeed's
+	 * prefetch and copy streams) add none. */
+	w->torch_ws = fw->torch_workspaces * fw->torch_workspace_bytes;
 	/* Under tp_comm_overlap Transformer Engine's GEMMs that overlap a TP
 	 * collective through userbuffers get a workspace of their own, one
 	 * cuBLAS workspace per stream they may split over: get_cublas_workspace
@@ -403,7 +432,7 @@ typedef struct cand {
 static double static_sum(const mw *w)
 {
 	return w->weights + w->frozen + w->states + w->grad_buf + w->grad_copy + w->buckets +
-	       w->p2p + w->workspace + w->ub_workspace + w->gather;
+	       w->p2p + w->workspace + w->torch_ws + w->ub_workspace + w->gather;
 }
 
 static void consider(cand *best, const cand *c)
@@ -709,7 +738,11 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 	add(o, PLAN_MEM_BUFFERS, w->p2p, "pipeline buffers",
 	    "%d send/receive activation%s of s b h e = %s each", np, np == 1 ? "" : "s",
 	    bq(np > 0 ? w->p2p / np : 0, a, sizeof a));
-	add(o, PLAN_MEM_BUFFERS, w->workspace, "workspaces", "cuBLAS workspaces (framework)");
+	add(o, PLAN_MEM_BUFFERS, w->workspace, "workspaces",
+	    "the framework's own cuBLAS workspaces (Transformer Engine's)");
+	add(o, PLAN_MEM_BUFFERS, w->torch_ws, "PyTorch workspaces",
+	    "%d cuBLAS workspaces x %s: one per (thread, stream) running PyTorch GEMMs",
+	    s->fw.torch_workspaces, bq(s->fw.torch_workspace_bytes, a, sizeof a));
 	add(o, PLAN_MEM_BUFFERS, w->ub_workspace, "TP-overlap workspace",
 	    "the cuBLAS workspace of the GEMMs overlapping TP communication (tp_comm_overlap)");
 	add(o, PLAN_MEM_BUFFERS, w->gather, "SP gather buffers",

@@ -273,7 +273,11 @@ typedef struct plan_framework {
 	double live_params;           /* ZeRO-3 with offloaded parameters: elements
 				       * gathered at most (0 = two layers) */
 	double workspace_bytes;       /* allocator-owned buffers beside the tensors
-				       * (cuBLAS workspaces) */
+				       * and PyTorch's own workspaces (Transformer
+				       * Engine's cuBLAS workspace) */
+	int torch_workspaces;         /* PyTorch's cuBLAS workspaces: one per
+				       * (thread, stream) that runs a PyTorch GEMM */
+	double torch_workspace_bytes; /* each of them (CUBLAS_WORKSPACE_CONFIG) */
 	double tp_overlap_workspace_bytes; /* beside them under tp_comm_overlap: the
 				       * workspace of the userbuffer GEMMs
 				       * (Transformer Engine) */

@@ -684,6 +684,70 @@ static void test_tp_overlap_workspace(void)
 	plan_scenario_free(tn);
 }
 
+/* Megatron-LM's 64M CI model on 8 H100 at tp 1, pp 1, dp 8 with the
+ * distributed optimizer: tests/functional_tests/test_cases/gpt/
+ * gpt3_mcore_te_tp1_pp1_dist_optimizer_no_mmap_bin_files (d98e8a64;
+ * tests/cases/memory.csv MA07). */
+#define CI64M                                                                                      \
+	"include = topologies/nodes/dgx-h100.ini\n"                                                \
+	"[scenario]\nname = t\n[node]\ngpus = 8\n[cluster]\nname = c\nnodes = 1\n"                 \
+	"[model]\nname = m\nlayers = 12\nhidden = 512\nheads = 8\nkv_heads = 8\nffn = 2048\n"      \
+	"seq_len = 1024\nvocab = 50304\nactivation = gelu\nbias = true\nnorm = layernorm\n"        \
+	"untied_embeddings = false\nlearned_pos = true\n"                                          \
+	"[parallel]\ndp = 8\nmicro_batch = 4\nglobal_batch = 32\nzero = 1\n"                       \
+	"[train]\nprecision = bf16\nattention = unfused\n"
+
+/* PyTorch's cuBLAS workspaces (memwalk.c): one per (thread, stream) running a
+ * PyTorch GEMM, 2 in a training step (the forward's thread, autograd's
+ * backward thread), 32 MiB each under the tests' CUBLAS_WORKSPACE_CONFIG=
+ * :4096:8: a static term of 2 x 33,554,432 = 67,108,864 B beside
+ * Transformer Engine's own 32 MiB, so the peak's moment stays.
+ *
+ * Measured: Megatron logs mem-allocated-bytes after every step (the golden
+ * values of that test, h100: 581,489,664 B at each of 50 steps), what stays
+ * between steps. The model's parameters: 12 layers x (QKV 512 x 1536 + 1536,
+ * proj 512^2 + 512, fc1 512 x 2048 + 2048, fc2 2048 x 512 + 512, two
+ * LayerNorms 2 x 1024) = 12 x 3,152,384, the tied embedding 50304 x 512, the
+ * positions 1024 x 512 and the final LayerNorm 1024: P = 64,109,568. Bf16
+ * weights 2P, fp32 main_grad 4P and the distributed optimizer's fp32 master
+ * and Adam states 12P / 8 = 480,821,760 B; the three workspaces 100,663,296
+ * B: 581,485,056 B, 4,608 B (0.001 %) under the log. With one workspace, as
+ * before, 67,108,864 B (11.5 %) under. The non-TE eager profiles hold
+ * PyTorch's two alone. */
+static void test_torch_workspaces(void)
+{
+	plan_scenario *s = load(CI64M);
+	plan_scenario *n = load(CI64M "[framework]\ntorch_workspaces = 0\n");
+	plan_scenario *h = load(FW_("hf-transformers") "global_batch = 1\n");
+	double ws = 33554432.0;
+	if (s && n) {
+		plan_mem_peak p, q;
+		plan_memory_peak(s, 0, &p);
+		plan_memory_peak(n, 0, &q);
+		CHECK_INT(s->fw.torch_workspaces, 2);
+		CHECK_NEAR(term(&p, "PyTorch workspaces"), 2 * ws, 0);
+		CHECK_NEAR(term(&p, "workspaces"), ws, 0);
+		CHECK_NEAR(term(&q, "PyTorch workspaces"), 0, 0);
+		CHECK_NEAR(p.allocated - q.allocated, 2 * ws, 1e-6);
+		CHECK_INT(p.op, q.op);
+		double stays = term(&p, "weights") + term(&p, "gradient buffer") +
+		               term(&p, "optimizer states") + term(&p, "workspaces") +
+		               term(&p, "PyTorch workspaces");
+		CHECK_NEAR(work_params_total(&s->model), 64109568, 0);
+		CHECK_NEAR(stays, 581485056, 1);
+		CHECK_NEAR(stays / 581489664.0, 1, 1e-4);
+	}
+	if (h) {
+		plan_mem_peak p;
+		plan_memory_peak(h, 0, &p);
+		CHECK_NEAR(term(&p, "workspaces"), 0, 0);
+		CHECK_NEAR(term(&p, "PyTorch workspaces"), 2 * ws, 0);
+	}
+	plan_scenario_free(s);
+	plan_scenario_free(n);
+	plan_scenario_free(h);
+}
+
 /* [train] fp8_recipe reaches the layer's saved tensors (plan_shard): delayed
  * scaling, Megatron-Core's default, keeps the output projection's 1-byte copy
  * of the attention output, q/t bytes a token more per layer: Llama 2 7B at
@@ -721,6 +785,7 @@ int main(void)
 	test_cuts();
 	test_head();
 	test_tp_overlap_workspace();
+	test_torch_workspaces();
 	test_fp8_recipe();
 	return check_done();
 }

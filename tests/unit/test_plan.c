@@ -655,6 +655,10 @@ static void test_framework_default(void)
 		CHECK_INT(x->p2p_buffers, y->p2p_buffers);
 		CHECK_NEAR(x->step_param_copies, y->step_param_copies, 0);
 		CHECK_INT(x->comm_mask, y->comm_mask);
+		CHECK_NEAR(x->workspace_bytes, y->workspace_bytes, 0);
+		CHECK_INT(x->torch_workspaces, y->torch_workspaces);
+		CHECK_NEAR(x->torch_workspace_bytes, y->torch_workspace_bytes, 0);
+		CHECK_NEAR(x->tp_overlap_workspace_bytes, y->tp_overlap_workspace_bytes, 0);
 		CHECK_INT(x->p2p_buffers, 4);
 		/* the default profile pays no per-micro-batch cost beyond its
 		 * kernels' launches (issue 23's keys default to Megatron-Core) */
