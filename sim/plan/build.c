@@ -202,6 +202,29 @@ static void horizon_values(const plan_scenario *s, const builder *b, uint8_t kin
 	}
 }
 
+int build_init(builder *b, const plan_scenario *s)
+{
+	const plan_spec *p = &s->plan;
+	plan_groups grp;
+	*b = (builder){0};
+	b->s = s;
+	b->m = plan_microbatches(p);
+	b->sh = plan_shard(s);
+	plan_make_groups(s, &grp);
+	b->tp = grp.tp, b->cp = grp.cp, b->dp = grp.dp, b->ep = grp.ep, b->edp = grp.edp;
+	b->pp = grp.pp, b->shard = grp.shard, b->replica = grp.replica, b->embed = grp.embed;
+	b->vpp = p->vpp;
+	b->vstages = p->pp * p->vpp;
+	b->zb = p->schedule == PLAN_SCHED_ZB_H1;
+	b->ovl = p->moe_a2a_overlap && !s->inference;
+	b->delay = b->ovl && p->delay_wgrad;
+	/* the compute tasks' rates beside DeepEP's kernels: only where
+	 * compute runs beside them (combined 1F1B) */
+	b->held = b->ovl && plan_ep_deepep(s) ? p->deepep_sms : 0;
+	b->share = plan_ep_share(s);
+	return build_chains_open(b);
+}
+
 int plan_build(const plan_scenario *s, plan_graph **out)
 {
 	return plan_build_why(s, out, NULL, 0);
@@ -210,17 +233,11 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t len)
 {
 	const plan_spec *p = &s->plan;
-	builder b = {0};
+	builder b;
 	int comm_err = SIM_OK;
-	b.s = s;
+	bool chains = build_init(&b, s) == SIM_OK;
 	b.comm_err = &comm_err;
-	b.m = plan_microbatches(p);
 	int cp = p->cp > 1 ? p->cp : 1;
-	b.sh = plan_shard(s);
-	plan_groups grp;
-	plan_make_groups(s, &grp);
-	b.tp = grp.tp, b.cp = grp.cp, b.dp = grp.dp, b.ep = grp.ep, b.edp = grp.edp;
-	b.pp = grp.pp, b.shard = grp.shard, b.replica = grp.replica, b.embed = grp.embed;
 	b.g = plan_graph_new(p->pp, p->tp * cp * p->dp);
 	int lmax = plan_max_stage_layers(s), lps = lmax > 0 ? lmax : 1;
 	double wbytes = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
@@ -231,16 +248,6 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 			      malloc((size_t)lps * sizeof(uint32_t)), layer_params * wbytes,
 			      layer_params * gbytes, plan_fsdp_reduce_s(s, layer_params),
 			      plan_fsdp_flat_grad_s(s, layer_params)};
-	b.vpp = p->vpp;
-	b.vstages = p->pp * p->vpp;
-	bool chains = build_chains_open(&b) == SIM_OK;
-	b.zb = p->schedule == PLAN_SCHED_ZB_H1;
-	b.ovl = p->moe_a2a_overlap && !s->inference;
-	b.delay = b.ovl && p->delay_wgrad;
-	/* the compute tasks' rates beside DeepEP's kernels: only where
-	 * compute runs beside them (combined 1F1B) */
-	b.held = b.ovl && plan_ep_deepep(s) ? p->deepep_sms : 0;
-	b.share = plan_ep_share(s);
 	size_t pm = (size_t)b.vstages * (size_t)b.m;
 	pipe_ids ids = {calloc(pm, 4), calloc(pm, 4), calloc(pm, 4), calloc(pm, 4),
 			calloc(pm, 4), calloc(pm, 4), calloc((size_t)p->pp, 4),

@@ -135,7 +135,12 @@ typedef struct pipe_ids {
 			     * step, or UINT32_MAX (p2p_serial, build_link_stages) */
 } pipe_ids;
 
-/* ------------------------------------------------ build.c: adding tasks -- */
+/* ------------------------------------ build.c: set-up and adding tasks -- */
+
+/* The builder's set-up shared by plan_build and plan_microbatch_cost (the
+ * groups, micro-batches, chunks, schedule flags, DeepEP's SMs) and its chains.
+ * SIM_OK or SIM_ENOMEM; build_chains_close frees the chains either way. */
+int build_init(builder *b, const plan_scenario *s);
 
 /* A collective's cost on group grp: the one place one is timed (alpha-beta,
  * or the flow model under network = flow); the first failure is kept in

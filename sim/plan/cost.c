@@ -289,23 +289,9 @@ int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out)
 	memset(out, 0, sizeof *out);
 	if (stage < 0 || stage >= p->pp)
 		return SIM_EINVAL;
-	builder b = {0};
-	b.s = s;
-	b.m = plan_microbatches(p);
-	b.sh = plan_shard(s);
-	plan_groups grp;
-	plan_make_groups(s, &grp);
-	b.tp = grp.tp, b.cp = grp.cp, b.dp = grp.dp, b.ep = grp.ep, b.edp = grp.edp;
-	b.pp = grp.pp, b.shard = grp.shard, b.replica = grp.replica, b.embed = grp.embed;
-	b.vpp = p->vpp;
-	b.vstages = p->pp * p->vpp;
-	b.zb = p->schedule == PLAN_SCHED_ZB_H1;
-	b.ovl = p->moe_a2a_overlap && !s->inference;
-	b.delay = b.ovl && p->delay_wgrad;
+	builder b;
+	int rc = build_init(&b, s);
 	b.latency = true;
-	b.held = b.ovl && plan_ep_deepep(s) ? p->deepep_sms : 0;
-	b.share = plan_ep_share(s);
-	int rc = build_chains_open(&b);
 	if (rc == SIM_OK) {
 		build_stage_chains(&b, stage);
 		rc = build_chains_oom(&b) ? SIM_ENOMEM : SIM_OK;
@@ -336,8 +322,8 @@ int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out)
 		out->compute_s -= fmax(g, h);
 	}
 	if (p->pp > 1 && !s->inference)
-		out->p2p_fixed_s = plan_p2p_overhead(s, &grp.pp, false) +
-				   plan_p2p_overhead(s, &grp.pp, true);
+		out->p2p_fixed_s = plan_p2p_overhead(s, &b.pp, false) +
+				   plan_p2p_overhead(s, &b.pp, true);
 	out->host_exposed_s = fmax(0, out->compute_s - out->gpu_s);
 	out->fixed_s = out->coll_latency_s + out->accum_s + out->p2p_fixed_s + out->host_exposed_s;
 	return SIM_OK;
