@@ -202,6 +202,46 @@ static void horizon_values(const plan_scenario *s, const builder *b, uint8_t kin
 	}
 }
 
+/* The graph's figures beside its tasks: the GPU's interference and DeepEP's
+ * share, per stage the static memory and one operation's activations, the
+ * step's tokens and model FLOPs. */
+static void graph_totals(const plan_scenario *s, plan_graph *g)
+{
+	const plan_spec *p = &s->plan;
+	g->interference = s->gpu.interference;
+	g->ep_deep = plan_ep_deepep(s);
+	g->ep_share = plan_ep_share(s);
+	g->mem_static = malloc((size_t)p->pp * sizeof(double));
+	g->mem_act_op = malloc((size_t)p->pp * sizeof(double));
+	for (int st = 0; st < p->pp && g->mem_static && g->mem_act_op; st++) {
+		double mem[PLAN_MEM_COUNT];
+		plan_memory(s, st, mem);
+		g->mem_static[st] = mem[PLAN_MEM_WEIGHTS] + mem[PLAN_MEM_GRADIENTS] +
+				    mem[PLAN_MEM_OPTIMIZER] + mem[PLAN_MEM_BUFFERS];
+		work_shard sh = plan_shard(s);
+		int n = plan_stage_layers(s, st);
+		double per_layer = n > 0 ? work_activation_bytes_at(&s->model, &sh,
+								    plan_global_layer(s, st, n - 1),
+								    p->recompute)
+					 : 0.0;
+		g->mem_act_op[st] = per_layer * n / p->vpp;
+	}
+	g->tokens = (double)p->global_batch * s->model.seq_len;
+	g->model_flops = work_model_flops(&s->model, g->tokens);
+	if (s->inference) /* the forward third of 2P + 4P per token */
+		g->model_flops /= 3.0;
+	if (s->train.frozen_layers > 0 && !s->inference) {
+		/* the frozen prefix runs its forward only: of its layers'
+		 * share F_N (6 x matmul params + attention, per token) the
+		 * backward's two thirds are not needed, so MFU counts the
+		 * FLOPs this training needs */
+		work_model a = s->model, z = s->model;
+		a.layers = s->train.frozen_layers, z.layers = 0;
+		double fn = work_model_flops(&a, g->tokens) - work_model_flops(&z, g->tokens);
+		g->model_flops -= fn * 2.0 / 3.0;
+	}
+}
+
 int build_init(builder *b, const plan_scenario *s)
 {
 	const plan_spec *p = &s->plan;
@@ -275,40 +315,8 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	if (rc == SIM_OK)
 		plan_netflow_report(b.flow, b.g);
 	plan_netflow_close(b.flow);
-	if (b.g) {
-		b.g->interference = s->gpu.interference;
-		b.g->ep_deep = plan_ep_deepep(s);
-		b.g->ep_share = plan_ep_share(s);
-		b.g->mem_static = malloc((size_t)p->pp * sizeof(double));
-		b.g->mem_act_op = malloc((size_t)p->pp * sizeof(double));
-		for (int st = 0; st < p->pp && b.g->mem_static && b.g->mem_act_op; st++) {
-			double mem[PLAN_MEM_COUNT];
-			plan_memory(s, st, mem);
-			b.g->mem_static[st] = mem[PLAN_MEM_WEIGHTS] + mem[PLAN_MEM_GRADIENTS] +
-					      mem[PLAN_MEM_OPTIMIZER] + mem[PLAN_MEM_BUFFERS];
-			work_shard sh = plan_shard(s);
-			int n = plan_stage_layers(s, st);
-			double per_layer = n > 0 ? work_activation_bytes_at(
-							   &s->model, &sh, plan_global_layer(s, st, n - 1),
-							   p->recompute)
-						 : 0.0;
-			b.g->mem_act_op[st] = per_layer * n / p->vpp;
-		}
-		b.g->tokens = (double)p->global_batch * s->model.seq_len;
-		b.g->model_flops = work_model_flops(&s->model, b.g->tokens);
-		if (s->inference) /* the forward third of 2P + 4P per token */
-			b.g->model_flops /= 3.0;
-		if (s->train.frozen_layers > 0 && !s->inference) {
-			/* the frozen prefix runs its forward only: of its layers'
-			 * share F_N (6 x matmul params + attention, per token) the
-			 * backward's two thirds are not needed, so MFU counts the
-			 * FLOPs this training needs */
-			work_model a = s->model, z = s->model;
-			a.layers = s->train.frozen_layers, z.layers = 0;
-			double fn = work_model_flops(&a, b.g->tokens) - work_model_flops(&z, b.g->tokens);
-			b.g->model_flops -= fn * 2.0 / 3.0;
-		}
-	}
+	if (b.g)
+		graph_totals(s, b.g);
 	free(ids.first_f), free(ids.first_b), free(ids.send_f), free(ids.send_b);
 	free(ids.pred_f), free(ids.pred_b), free(ids.next_f);
 	free(ids.last_bwd), free(ids.emb_sync), free(layer_end), free(dp_ids);
