@@ -7,6 +7,10 @@
 
 #include <stdlib.h>
 
+/* The send of micro-batch mb's activation (or, backward, its gradient) to
+ * the next (previous) stage after task `after`, on the PP stream: the p2p
+ * of plan_p2p_bytes on the pipeline group and the framework's overhead
+ * (plan_p2p_overhead). */
 static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t after)
 {
 	double gather, bytes = plan_p2p_bytes(b->s, &gather);
