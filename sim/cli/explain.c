@@ -539,7 +539,7 @@ static void bubble(FILE *o, const plan_scenario *s, const exec_result *r)
 /* -------------------------------------------------------------- DP ring -- */
 
 /* Whether stage 0 (the section's) reduces its gradients in one collective
- * after the backward (plan_one_bucket, as plan_build's emit_grad_buckets). */
+ * after the backward (plan_one_bucket, as plan/grads.c's build_emit_grad_buckets). */
 static bool one_bucket(const plan_scenario *s)
 {
 	return plan_one_bucket(s, 0);
@@ -569,7 +569,7 @@ static double bucketed(const plan_scenario *s, const net_group *g, double S, int
 }
 
 /* The tied word embedding's gradient all-reduce between stage 0 and the last
- * stage (plan's emit_embedding_sync), 0 when untied or p = 1. */
+ * stage (plan/grads.c's build_emit_embedding_sync), 0 when untied or p = 1. */
 static double tied_sync(const plan_scenario *s, double gbytes)
 {
 	const plan_spec *p = &s->plan;

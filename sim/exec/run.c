@@ -105,7 +105,7 @@ static void memory_curve(const plan_scenario *s, const exec_result *r, exec_time
 		bool step = j == n - 1;
 		bool bwd = !step && ops[j].backward;
 		/* moe_a2a_overlap: a forward and the backward after it run as one
-		 * combined step, their spans interleaved (plan/build.c emit_pair):
+		 * combined step, their spans interleaved (plan/combined.c build_emit_pair):
 		 * both ops take the pair's time, the forward its first half */
 		bool pair = !step && j + 2 < n && plan_warm_extra(&s->plan) > 0 && j >= warm &&
 			    !bwd && ops[j + 1].backward && !ops[j + 1].weight;

@@ -83,13 +83,13 @@ typedef struct plan_spec {
 	/* Megatron --overlap-param-gather: with zero = 1 or 2 the updated
 	 * parameters are all-gathered bucket by bucket under the next step's
 	 * forward instead of after the optimizer (plan_build,
-	 * emit_param_gather). */
+	 * build_emit_param_gather). */
 	bool overlap_param_gather;
 	/* Megatron-Core's expert-parallel all-to-all overlap
 	 * (overlap_moe_expert_parallel_comm, "combined 1F1B"): one more warm-up
 	 * forward, then each steady step runs one micro-batch's forward and
 	 * another's backward layer by layer, the all-to-alls of one beside the
-	 * compute of the other (plan_build, emit_pair); delay_wgrad_compute
+	 * compute of the other (plan_build, build_emit_pair); delay_wgrad_compute
 	 * moves the weight-gradient GEMMs out of the backward's dependency
 	 * chain so that they fill the gaps (append_backward). plan_check holds
 	 * Megatron-Core's constraints. */
@@ -230,7 +230,7 @@ typedef struct plan_framework {
 				       * module for DeepSpeed (plan_build) */
 	int fsdp_reduce;              /* plan_fsdp_reduce: the passes over a unit's
 				       * unsharded gradient before its reduce-scatter */
-	/* Gradient buckets (plan_bucket_bytes, emit_grad_buckets): a bucket holds
+	/* Gradient buckets (plan_bucket_bytes, build_emit_grad_buckets): a bucket holds
 	 * max(grad_bucket, grad_bucket_per_dp x dp x cp) parameters' gradients;
 	 * one_bucket_no_overlap: without overlap_grad_reduce the whole stage is
 	 * one collective after the backward; first_stage_buckets: pipeline
@@ -759,7 +759,7 @@ double plan_local_params(const plan_scenario *s, int stage);
 /* Whether `stage` reduces its gradients in one collective after its
  * backward rather than in buckets (the framework's one_bucket_no_overlap
  * without overlap_grad_reduce, first_stage_buckets on later pipeline
- * stages, zero_one_bucket under ZeRO; emit_grad_buckets). */
+ * stages, zero_one_bucket under ZeRO; build_emit_grad_buckets). */
 bool plan_one_bucket(const plan_scenario *s, int stage);
 double plan_optimizer_bytes(const plan_scenario *s);
 double plan_optimizer_time(const plan_scenario *s, int stage, double local);
@@ -955,7 +955,7 @@ double plan_kernel_time(const hw_gpu *gpu, hw_dtype t, const work_item *it);
 /* The GEMM a TP collective it[i] of a layer program runs beside: +1 the GEMM
  * after it (an all-gather under tp_comm_overlap, or a collective the framework
  * issues beside it, work_item.beside), -1 the GEMM before it (a reduce-scatter
- * under tp_comm_overlap), 0 none: plan_build's overlapped pairs (build.c
+ * under tp_comm_overlap), 0 none: plan_build's overlapped pairs (cost.c
  * derives their time), which the sweep's pre-screen times alike. */
 int plan_tp_overlap(const plan_scenario *s, const work_item *it, int n, int i);
 /* Does collective i run beside the GEMM after it unchunked (work_item.beside,
@@ -984,7 +984,7 @@ net_coll plan_comm_coll(work_comm c);
  * the send): an intra-node all-gather per micro-batch, not modelled. */
 double plan_p2p_bytes(const plan_scenario *s, double *gather);
 /* The framework's cost of one pipeline transfer beyond its data message
- * ([framework] p2p_handshakes, p2p_host_ops, p2p_fwd_tensors; build.c):
+ * ([framework] p2p_handshakes, p2p_host_ops, p2p_fwd_tensors; cost.c):
  * metadata messages, host synchronisations and extra tensors, on the
  * pipeline group `pp`. 0 for the default profile. */
 #define PLAN_P2P_META_BYTES 64.0
@@ -1013,7 +1013,7 @@ double plan_ep_share(const plan_scenario *s);
  * gradients of `stage`'s chunk `chunk` (-1: all its chunks), a memory-bound
  * item reading the 16-bit gradient and reading and writing the accumulator
  * (4 + 4 bytes with fp32_grads) per local parameter, one launch per
- * parameter tensor (build.c, append_grad_accum). False when the framework
+ * parameter tensor (chain.c, append_grad_accum). False when the framework
  * accumulates inside the GEMMs (the default). */
 bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_item *out);
 

@@ -220,7 +220,7 @@ int plan_lora_targets(const char *text, unsigned *mask)
 }
 
 /* What a GPU type runs a step at: the framework's host cost per operation
- * is charged beside every kernel (hw's kernel times, plan/build.c's
+ * is charged beside every kernel (hw's kernel times, plan/chain.c's
  * host-side dispatch), and a step's kernels run back to back at the clock
  * the GPU sustains (hw.h tensor_sustain: hw slows every SM-bound kernel by
  * it). The node's GPU and other_gpu alike. */

@@ -32,7 +32,7 @@
  *       micro-batch's backward (at least the last bucket); ZeRO-3: per layer
  *       and micro-batch two all-gathers and a reduce-scatter, exposed where
  *       they outlast compute;
- *   optimizer: plan_optimizer_time on the GPU (as plan/build.c); offloaded (offload_optimizer) the CPU step of the
+ *   optimizer: plan_optimizer_time on the GPU (as plan/grads.c); offloaded (offload_optimizer) the CPU step of the
  *       node's GPUs at the host DRAM rate (30 bytes per parameter; from NVMe
  *       at least 24 bytes per parameter at the NVMe rate) plus the PCIe
  *       copies of the gradients down and the 16-bit weights up.
@@ -82,7 +82,7 @@ static double coll_time(const plan_scenario *s, net_coll c, const net_group *g, 
 	return net_collective(&s->cluster, c, g, bytes, &cost) == SIM_OK ? cost.time_s : 0;
 }
 
-/* A weight-gradient GEMM (ZB-H1's W; as plan/build.c split_weight_grads). */
+/* A weight-gradient GEMM (ZB-H1's W; as plan/chain.c split_weight_grads). */
 static bool is_wgrad(const work_item *it)
 {
 	size_t len = strlen(it->name);
@@ -182,7 +182,7 @@ static void layer_cost(const plan_scenario *s, const work_shard *sh, const plan_
 
 /* Time of a program: kernels, blocking collectives, the ring beyond the
  * attention it overlaps, the MoE all-to-alls. Under moe_a2a_overlap (plan/
- * build.c, emit_pair) a steady step runs one micro-batch's all-to-alls beside
+ * combined.c, build_emit_pair) a steady step runs one micro-batch's all-to-alls beside
  * another's compute, each slowed by the share i of the SMs the all-to-alls
  * take while both run (DeepEP's, plan_ep_share, else NCCL's interference):
  * per micro-batch max(C + i min(C, A), A) for compute C and all-to-alls A,
@@ -394,7 +394,7 @@ static double bound_of(const plan_spec *p, int m, const prog *x, double pre_f, d
 {
 	double busy = m * x->gpu_s;
 	/* delay_wgrad_compute also runs a deferred weight gradient after the
-	 * last backward's send (plan/build.c append_backward): the upstream
+	 * last backward's send (plan/chain.c append_backward): the upstream
 	 * stages' backward may run beside it, so no suffix either */
 	bool tail_w = p->schedule == PLAN_SCHED_ZB_H1 || (p->moe_a2a_overlap && p->delay_wgrad);
 	return pre_f + busy + (tail_w ? 0 : pre_b);

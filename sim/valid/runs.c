@@ -22,7 +22,7 @@
  * unfused attention (vTrain's profiles and its memory model keep the s x s
  * softmax tensors; assumption stated in README "Validation"). Every source ran
  * eager PyTorch: the framework key op_overhead's measured host cost per op
- * (plan/framework.c), overlapped with the GPU as plan/build.c models it.
+ * (plan/framework.c), overlapped with the GPU as plan/chain.c models it.
  */
 #include "valid_int.h"
 

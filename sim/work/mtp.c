@@ -2,7 +2,7 @@
  * runs it (MultiTokenPredictionLayer, megatron/core/transformer/
  * multi_token_prediction.py at NVIDIA/Megatron-LM d98e8a64), one per
  * [model] mtp_layers, on the last pipeline stage after the main head
- * (plan/build.c; Megatron-Bridge's DeepSeek-V3 layout "Et|(tt|)*30mL" puts
+ * (plan/chain.c; Megatron-Bridge's DeepSeek-V3 layout "Et|(tt|)*30mL" puts
  * it, m, beside the loss, L).
  *
  * Per module on one TP rank (symbols of layer.c: T tokens, Tn = T/t with

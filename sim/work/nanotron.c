@@ -14,7 +14,7 @@
  * width, kv = K (or V) width, n = qd + 2 kv, f = MLP inner size per rank, V =
  * vocabulary slice, e = 2 bytes (bf16). Bytes are read + written. Each item
  * is one kernel unless `launches` says more (each launch costs the host a
- * framework operation: plan/build.c).
+ * framework operation: plan/chain.c).
  *
  * Forward layer (LL:719-733 _core_forward):
  *   ln1      TritonRMSNorm (LL:704), one Triton kernel: 2 e Tn h

@@ -1,7 +1,7 @@
 /* recompute.c - what selective recomputation re-runs: Megatron-Core's
  * recompute_modules (work.h WORK_RC_*), read from [parallel]
  * recompute_modules by plan, and picked out of a layer's forward program
- * by the item names layer.c gives (plan/build.c and sweep/estimate.c put
+ * by the item names layer.c gives (plan/chain.c and sweep/estimate.c put
  * them before the layer's backward). What the modules leave unsaved is in
  * memory.c. */
 #include "work.h"

@@ -244,11 +244,11 @@ typedef struct work_item {
 	/* Kernels this item stands for (0 = 1): an eager framework's run of
 	 * small kernels ("attn_prep": six for the cu_seqlens of varlen
 	 * attention) is one item of their summed bytes; each launch costs the
-	 * host a framework operation (plan_kernel_time, plan/build.c). */
+	 * host a framework operation (plan_kernel_time, plan/cost.c). */
 	int launches;
 	/* A TP collective issued asynchronously that runs beside the next item,
 	 * a GEMM, the item after that waiting for both (nanotron's async TP
-	 * linears; plan/build.c, tp_overlap_at). */
+	 * linears; plan/cost.c, plan_tp_beside). */
 	bool beside;
 } work_item;
 

@@ -523,7 +523,7 @@ static void test_a2a_overlap(void)
  * the task issued before it on that stream and its own micro-batch with its
  * task before (the two rules of model_chunk_schedule_plan.py's issue order
  * and ScheduleNode's per-micro-batch events, the derivation before
- * plan/build.c's emit_pair); no SMs lost to the collectives. The EP
+ * plan/combined.c's build_emit_pair); no SMs lost to the collectives. The EP
  * tasks' micro-batch and layer, in issue order, go to ep[] (at most nep). */
 static double combined_step(const plan_graph *g, size_t i0, size_t i1, int ep[][2], int nep,
 			    int *n)
@@ -646,7 +646,7 @@ static void test_deepep_share(void)
 		}
 	CHECK(step[0][0] == step[0][1] && step[0][1] == step[0][2]);
 	CHECK(step[1][0] < step[1][1] && step[1][1] < step[1][2]);
-	/* the compute tasks' own rates beside DeepEP (build.c set_deep) under
+	/* the compute tasks' own rates beside DeepEP (plan/emit.c set_deep) under
 	 * the overlap: each in (0, 1], and only there */
 	for (int ovl = 0; ovl < 2; ovl++) {
 		plan_scenario *s = NULL;

@@ -1,0 +1,222 @@
+/* build_int.h - internals shared by the files of the task-graph builder
+ * (plan_build, plan_microbatch_cost); not part of plan.h.
+ *
+ * The builder turns a stage's layer programs into chains of segs (chain.c),
+ * places a chain's segs in the graph with a cursor (emit.c; two cursors at
+ * once under Megatron-Core's combined 1F1B, combined.c), in the pipeline
+ * schedule's order with the sends between stages (pipe.c), then the
+ * gradient reduction, parameter gathers and optimizer step (grads.c). The
+ * tasks' collectives and copies are timed and added in one place (build.c);
+ * the closed forms the sweep's pre-screen shares are in cost.c. A map of the
+ * files heads build.c.
+ */
+#ifndef PODSIM_PLAN_BUILD_INT_H
+#define PODSIM_PLAN_BUILD_INT_H
+
+#include "plan.h"
+
+/* One task of a chain before it is placed in the graph. */
+typedef struct seg {
+	sim_time dur;      /* max(gpu, cpu) for compute tasks */
+	sim_time gpu, cpu; /* GPU time of its kernels; host time to issue them */
+	uint8_t kind;  /* plan_task_kind */
+	int16_t layer; /* -1 outside transformer layers */
+	float scaleup, nic;
+	double flops;
+	int cp_step;   /* CP transfer k (kind PLAN_TASK_CP), or a compute task that
+			* must wait for transfer k (the ring-attention step k) */
+	int ovl;       /* tp_comm_overlap: +1 a TP collective that starts with the next
+			* compute task (all-gather before a GEMM), -1 one that starts
+			* with the previous one (reduce-scatter after a GEMM); the
+			* compute task after the pair waits for both (plan_tp_overlap) */
+	int launches;  /* compute tasks: the kernels they stand for */
+	sim_time lat;  /* collectives: their time at one byte, the latency (only
+			* when builder.latency is set: plan_microbatch_cost) */
+	double net_s;  /* a collective's seconds that vary with the fabric (build_add_net) */
+	int net_nodes; /* ... the nodes its group spans */
+	uint8_t a2a;   /* an MoE all-to-all: 1 the dispatch's (tokens, probabilities),
+			* 2 the combine's, 0 anything else (build_emit_pair's cuts) */
+	bool aside;    /* delay_wgrad_compute: a weight-gradient task the chain's next
+			* link does not wait for (append_backward) */
+	int16_t unit;  /* what build_emit_pair pairs as one layer (chain_cuts): the layer,
+			* an MTP module (MTP_UNIT), or -1 */
+	sim_time held; /* compute tasks under DeepEP (builder.held > 0): the GPU
+			* time of its kernels beside DeepEP's (build_kernel_time_held) */
+} seg;
+
+/* The unit of MTP module k's segs (seg.unit): past any stage-local layer. */
+#define MTP_UNIT(k) ((int16_t)(INT16_MAX - (k)))
+
+typedef struct chain {
+	seg *v;
+	int n, cap;
+	bool oom;
+	sim_time carry; /* host time of collectives issued since the last compute
+			 * task, charged to the next one (append_items) */
+} chain;
+
+typedef struct fsdp_state {
+	bool on;
+	int dir;            /* +1 forward chain, -1 backward chain */
+	int layers;
+	uint32_t *gather;   /* per layer: all-gather task id, or UINT32_MAX */
+	double param_bytes; /* one layer's full parameters (16-bit) */
+	double grad_bytes;  /* one layer's full gradients */
+	double pass_s;      /* FSDP1's passes over them before the reduce-scatter
+			     * (plan_fsdp_reduce_bytes), 0 for none */
+	double flat_s;      /* ... and their assembly on the compute stream
+			     * (plan_fsdp_flat_grad_bytes), 0 for none */
+} fsdp_state;
+
+struct layer_prog;
+
+typedef struct builder {
+	const plan_scenario *s;
+	int *comm_err; /* the first collective the network models could not time */
+	plan_graph *g;
+	work_shard sh;
+	net_group tp, dp, pp, cp, ep;
+	net_group edp;           /* expert-data-parallel: ranks holding the same experts */
+	net_group shard, replica; /* ZeRO shard group and its replicas (== dp, 1 rank
+				   * unless hybrid sharding) */
+	net_group embed;         /* first and last stage (tied embeddings) */
+	chain *fwd, *bwd; /* per model chunk of the stage being built */
+	chain *wgt;       /* zero-bubble: the weight-gradient passes W (bwd holds B) */
+	bool zb;
+	struct layer_prog *progs; /* five layer kinds' programs (dense, MoE; each
+				   * with full or sliding-window attention; an
+				   * MTP module) */
+	int vpp, vstages; /* chunks per stage; virtual stages pp * vpp */
+	int m;          /* micro-batches */
+	fsdp_state fsdp; /* ZeRO-3 template (gather array shared, reset per chain) */
+	const uint32_t *pgather; /* overlap_param_gather: per stage-local layer, the
+				  * gather its next forward waits for, or NULL */
+	bool ovl, delay;    /* moe_a2a_overlap (training), delay_wgrad_compute */
+	int16_t unit;       /* the seg.unit of what append_items adds now, or -1:
+			     * the layer's */
+	int held;           /* SMs DeepEP's kernels hold (plan_ep_deepep), else 0 */
+	double share;       /* ... their share of the SMs (plan_ep_share) */
+	plan_netflow *flow; /* [cluster] network = flow, else NULL */
+	bool latency;       /* fill seg.lat (plan_microbatch_cost) */
+} builder;
+
+/* A chain being emitted, whole or in pieces (build_emit_to; under moe_a2a_overlap
+ * two at once: build_emit_pair), with what the walk over its segs carries:
+ * the chain's last link and the one before, tp_comm_overlap's pending joins,
+ * the CP ring's transfers, the ZeRO-3 layer and overlap_param_gather's layer,
+ * the first task, and the last task on the compute stream (tail: the last
+ * link, or an aside weight gradient after it). */
+typedef struct cursor {
+	const chain *c;
+	int i, stage, mb;
+	uint32_t prev, before, first, tail;
+	/* tp_comm_overlap (seg.ovl): the overlapped collective the link after the
+	 * pair waits for, and how many links come before that one; held: a join
+	 * a second pair displaced, for its GEMM */
+	uint32_t join, held;
+	int join_skip, cur, pcur;
+	uint32_t ring[WORK_MAX_CP]; /* CP transfer ids of the current ring, by step */
+	uint32_t *layer_end;
+	fsdp_state *f;
+	const uint32_t *pgather;
+} cursor;
+
+/* Cross-stage bookkeeping: per stage and micro-batch, the first forward and
+ * backward task ids, the pipeline send task ids, and the last task of the
+ * step the stage runs before that forward and backward (UINT32_MAX for its
+ * first step): a synchronous transfer waits for it (the receiver's side of
+ * the rendezvous). */
+typedef struct pipe_ids {
+	uint32_t *first_f, *first_b, *send_f, *send_b;
+	uint32_t *pred_f, *pred_b;
+	uint32_t *last_bwd; /* per stage: the last backward task */
+	uint32_t *emb_sync; /* per stage: the tied-embedding gradient sync, or UINT32_MAX */
+	uint32_t *next_f;   /* per backward step k: the k of the stage's next forward
+			     * step, or UINT32_MAX (p2p_serial, build_link_stages) */
+} pipe_ids;
+
+/* ------------------------------------ build.c: set-up and adding tasks -- */
+
+/* The builder's set-up shared by plan_build and plan_microbatch_cost (the
+ * groups, micro-batches, chunks, schedule flags, DeepEP's SMs) and its chains.
+ * SIM_OK or SIM_ENOMEM; build_chains_close frees the chains either way. */
+int build_init(builder *b, const plan_scenario *s);
+
+/* A collective's cost on group grp: the one place one is timed (alpha-beta,
+ * or the flow model under network = flow); the first failure is kept in
+ * b->comm_err and the cost is then the caller's to zero. */
+int build_comm_cost(const builder *b, net_coll coll, const net_group *grp, double bytes,
+		    net_cost *out);
+/* The seconds of a collective's time that the fabric's spread scales (0 but
+ * on EFA clusters with a measured spread). */
+double build_comm_net_s(const builder *b, net_coll coll, const net_group *grp, double bytes,
+			double time_s);
+/* Add task t with net_s seconds varying with the fabric; UINT32_MAX on OOM. */
+uint32_t build_add_net(plan_graph *g, const plan_task *t, const uint32_t *deps, uint32_t ndeps,
+		       double net_s, int nodes);
+/* Per-NIC bytes when every GPU of a node sends `per_rank` bytes off it. */
+float build_nic_share(const net_cluster *c, double per_rank);
+/* A data-parallel collective of `bytes` on group grp on the DP stream. */
+uint32_t build_add_dp_on(builder *b, const net_group *grp, int stage, net_coll coll,
+			 double bytes, const uint32_t *deps, uint32_t ndeps, int16_t layer);
+/* A host <-> GPU copy on the offload stream (from NVMe when nvme). */
+uint32_t build_add_copy(builder *b, int stage, double bytes, bool nvme, const uint32_t *deps,
+			uint32_t ndeps, int16_t layer);
+
+/* ------------------------------------------------ cost.c: closed forms -- */
+
+/* Does item x's name end in `suffix`? */
+bool build_named(const work_item *x, const char *suffix);
+/* A kernel's time beside DeepEP's kernels holding `held` SMs (share `share`). */
+double build_kernel_time_held(const hw_gpu *gpu, hw_dtype t, const work_item *it, int held,
+			      double share);
+
+/* ------------------------------------------------------ chain.c: chains -- */
+
+/* The forward, backward and W chains of every model chunk of `stage` into
+ * b->fwd, b->bwd, b->wgt (b->progs holds the layer kinds' programs). */
+void build_stage_chains(builder *b, int stage);
+/* Did a chain of the stage run out of memory? */
+bool build_chains_oom(const builder *b);
+/* Allocate b->fwd, b->bwd, b->wgt (b->vpp chains each) and b->progs.
+ * SIM_OK or SIM_ENOMEM; build_chains_close frees them either way. */
+int build_chains_open(builder *b);
+void build_chains_close(builder *b);
+
+/* ---------------------------------------------- emit.c: placing chains -- */
+
+/* A cursor at the start of chain c for micro-batch mb on `stage`. */
+void build_cursor_init(cursor *k, const builder *b, const chain *c, int stage, int mb,
+		       uint32_t dep, uint32_t *layer_end, fsdp_state *f);
+/* Emit the cursor's segs up to index `end`. SIM_OK or SIM_ENOMEM. */
+int build_emit_to(builder *b, cursor *k, int end);
+
+/* ----------------------------------------- combined.c: combined 1F1B -- */
+
+/* One combined step of moe_a2a_overlap: forward cursor F and backward
+ * cursor B in Megatron-Core's issue order. SIM_OK or SIM_ENOMEM. */
+int build_emit_pair(builder *b, cursor *F, cursor *B);
+
+/* ------------------------------------------------- pipe.c: the pipeline -- */
+
+/* The stage's program in schedule order, with its sends. */
+int build_emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_end);
+/* The edges between the stages' sends and the steps that receive them. */
+int build_link_stages(builder *b, const pipe_ids *ids);
+
+/* ------------------------------- grads.c: gradients and the optimizer -- */
+
+/* The stage's gradient buckets; returns the DP task ids written to out (at
+ * most 2 * layers + 2), or -1 on OOM. */
+int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd, const uint32_t *layer_end,
+			    uint32_t *out, double *shard_bytes);
+/* overlap_param_gather's gathers at the step start; pg[l] per stage-local
+ * layer. SIM_OK or SIM_ENOMEM. */
+int build_emit_param_gather(builder *b, int stage, uint32_t *pg);
+/* The stage's optimizer step (and ZeRO-1's parameter all-gather). */
+int build_emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *dp_ids,
+			 const double *shard_bytes, int ndp);
+/* Tied embeddings with pp > 1: their gradients' all-reduce. */
+int build_emit_embedding_sync(builder *b, pipe_ids *ids);
+
+#endif

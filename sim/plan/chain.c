@@ -1,0 +1,472 @@
+/* chain.c - a stage's chains: per model chunk the forward, backward and
+ * zero-bubble W chains of segs (build_int.h) that the cursors of emit.c
+ * place in the graph. Layer programs (work.h) become segs here: kernels
+ * merged into compute tasks, collectives timed (append_items); MTP modules
+ * as layers of the last chunk; the backward's order under moe_a2a_overlap
+ * and delay_wgrad_compute (append_backward).
+ */
+#include "build_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void chain_push(chain *c, seg x)
+{
+	if (c->n == c->cap) {
+		int cap = c->cap ? 2 * c->cap : 64;
+		seg *v = realloc(c->v, (size_t)cap * sizeof *v);
+		if (!v) {
+			c->oom = true;
+			return;
+		}
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n++] = x;
+}
+
+/* Append a program of work items to chain c: kernels merge into the open compute
+ * task of kind `kind`; each TP collective closes it and adds a TP task. With
+ * tp_comm_overlap a GEMM overlapped with its collective is a compute task of
+ * its own (plan_tp_overlap). */
+static void append_items(builder *b, chain *c, const work_item *it, int n, uint8_t kind,
+			 int16_t layer)
+{
+	bool open = false;
+	int16_t unit = b->unit >= 0 ? b->unit : layer; /* seg.unit */
+	for (int i = 0; i < n; i++) {
+		if (it[i].kind == WORK_ITEM_COMM) {
+			bool ring = it[i].comm == WORK_COMM_CP_RING;
+			bool ep = work_comm_on_ep(it[i].comm);
+			const net_group *grp = ring ? &b->cp : ep ? &b->ep : &b->tp;
+			net_cost cost;
+			if (build_comm_cost(b, plan_comm_coll(it[i].comm), grp, it[i].comm_bytes,
+					    &cost) != SIM_OK)
+				cost = (net_cost){0};
+			uint8_t kind_c = ring ? PLAN_TASK_CP : ep ? PLAN_TASK_EP : PLAN_TASK_TP;
+			double net_s = build_comm_net_s(b, plan_comm_coll(it[i].comm), grp,
+							it[i].comm_bytes, cost.time_s);
+			int ovl = plan_tp_overlap(b->s, it, n, i);
+			if (ovl != 0 && !plan_tp_beside(b->s, it, n, i)) { /* lengthened by one GEMM chunk: see plan_tp_overlap */
+				const work_item *gm = &it[i + ovl];
+				double gs = plan_kernel_time(&b->s->gpu, b->sh.dtype, gm) -
+					    b->s->gpu.framework_s;
+				cost.time_s += gs / b->tp.size;
+			}
+			seg x = {sim_time_from_s(cost.time_s),
+				 0,
+				 0,
+				 kind_c,
+				 layer,
+				 (float)cost.intra_bytes,
+				 build_nic_share(&b->s->cluster, cost.inter_bytes),
+				 0,
+				 it[i].cp_step,
+				 ovl,
+				 0,
+				 0,
+				 net_s,
+				 grp->nodes,
+				 0,
+				 false,
+				 unit,
+				 0};
+			if (ep && it[i].comm == WORK_COMM_EP_ALLTOALL)
+				x.a2a = build_named(&it[i], "ep_combine") ? 2 : 1;
+			net_cost one;
+			if (b->latency && net_collective(&b->s->cluster, plan_comm_coll(it[i].comm), grp,
+							 1.0, &one) == SIM_OK)
+				x.lat = sim_time_from_s(one.time_s);
+			chain_push(c, x);
+			/* [framework] comm_host_op: the host issues the collective
+			 * too, one framework operation charged to the compute task
+			 * after it */
+			if (b->s->fw.comm_host_op)
+				c->carry = sim_time_add_sat(
+					c->carry, sim_time_from_s(b->s->gpu.launch_s + b->s->gpu.framework_s));
+			if (!ring) /* a TP collective blocks; a ring transfer overlaps */
+				open = false;
+			continue;
+		}
+		/* The host issues kernels asynchronously: each costs it the launch
+		 * plus the framework's per-op overhead, while the GPU runs them back
+		 * to back, so a run of kernels between two collectives takes
+		 * max(GPU time, host time) (a CPU-bound run when kernels are tiny
+		 * and the framework eager). hw's kernel times include launch and
+		 * framework overhead as a serial cost; on the GPU side the launch
+		 * stays (the gap between kernels), the framework part moves to the
+		 * host. With no framework overhead this is the serial sum. */
+		const hw_gpu *gpu = &b->s->gpu;
+		double k = plan_kernel_time(gpu, b->sh.dtype, &it[i]);
+		int nk = it[i].launches > 1 ? it[i].launches : 1; /* kernels it stands for */
+		sim_time g = sim_time_from_s(k - nk * gpu->framework_s);
+		sim_time gh =
+			b->held > 0
+				? sim_time_from_s(build_kernel_time_held(gpu, b->sh.dtype, &it[i],
+									 b->held, b->share) -
+						  nk * gpu->framework_s)
+				: g;
+		sim_time h = sim_time_from_s(nk * (gpu->launch_s + gpu->framework_s));
+		/* a GEMM beside an overlapped collective: a task of its own */
+		bool alone = (i >= 1 && plan_tp_overlap(b->s, it, n, i - 1) == 1) ||
+			     (i + 1 < n && plan_tp_overlap(b->s, it, n, i + 1) == -1);
+		if (!open || alone || c->n == 0 || it[i].cp_step > 0) {
+			seg x = {0, 0, 0, kind, layer, 0, 0, 0, it[i].cp_step, 0, 0, 0, 0, 0, 0, false,
+				 unit, 0};
+			chain_push(c, x);
+			open = true;
+			if (c->oom)
+				return;
+		}
+		seg *x = &c->v[c->n - 1];
+		if (x->kind == PLAN_TASK_CP) { /* the ring step is a new compute task */
+			seg y = {0, 0, 0, kind, layer, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, unit, 0};
+			chain_push(c, y);
+			if (c->oom)
+				return;
+			x = &c->v[c->n - 1];
+		}
+		/* saturating: a duration past the clock is reported by
+		 * plan_graph_add, not wrapped */
+		x->gpu = sim_time_add_sat(x->gpu, g);
+		x->held = sim_time_add_sat(x->held, gh);
+		x->launches += nk;
+		x->cpu = sim_time_add_sat(x->cpu, sim_time_add_sat(h, c->carry));
+		c->carry = 0;
+		x->dur = x->gpu > x->cpu ? x->gpu : x->cpu;
+		x->flops += it[i].flops;
+		if (alone) /* the kernels after the pair wait for the collective too */
+			open = false;
+	}
+}
+
+/* Zero-bubble split of a backward program: the weight-gradient GEMMs (W: named
+ * "*_wgrad", except the attention core's, which are activation gradients) move
+ * to w[], the rest (B) stays in order in it[]. Returns B's count. */
+static int split_weight_grads(work_item *it, int n, work_item *w, int *nw)
+{
+	int nb = 0;
+	for (int i = 0; i < n; i++) {
+		size_t len = strlen(it[i].name);
+		bool wgrad = it[i].kind == WORK_ITEM_KERNEL && len > 6 &&
+			     !strcmp(it[i].name + len - 6, "_wgrad") &&
+			     strncmp(it[i].name, "attn", 4) != 0;
+		if (wgrad)
+			w[(*nw)++] = it[i];
+		else
+			it[nb++] = it[i];
+	}
+	return nb;
+}
+
+/* One layer kind's programs (dense, or MoE): forward, backward (B with the
+ * zero-bubble split), weight passes W, and what selective recomputation
+ * re-runs (work_recompute_items: by default the attention core, "attn"
+ * (flash) or "attn_qk", "attn_softmax", ...; with CP the ring's transfers
+ * too; [parallel] recompute_modules). */
+typedef struct layer_prog {
+	work_item f[WORK_MAX_ITEMS], b[WORK_MAX_ITEMS], w[WORK_MAX_ITEMS], core[WORK_MAX_ITEMS];
+	int nf, nb, nw, nc;
+} layer_prog;
+
+static void make_layer_prog(const builder *b, int layer, layer_prog *lp)
+{
+	const work_model *m = &b->s->model;
+	lp->nf = work_layer_forward_at(m, &b->sh, layer, lp->f);
+	lp->nb = work_layer_backward_at(m, &b->sh, layer, lp->b);
+	lp->nw = lp->nc = 0;
+	if (b->zb)
+		lp->nb = split_weight_grads(lp->b, lp->nb, lp->w, &lp->nw);
+	lp->nc = work_recompute_items(m, layer, lp->f, lp->nf, b->sh.recompute_modules, lp->core);
+}
+
+/* Append n items of src to a program of *n0 items (their sum fits: the
+ * same items work_mtp_forward and work_mtp_backward hold). */
+static void prog_cat(work_item *dst, int *n0, const work_item *src, int n)
+{
+	memcpy(dst + *n0, src, (size_t)n * sizeof *src);
+	*n0 += n;
+}
+
+/* A multi-token prediction module (work/mtp.c) as the layer Megatron-Core
+ * makes it, the last layer of the last chunk: f its norms, concatenation and
+ * eh_proj and then its transformer layer (what full recomputation re-runs:
+ * MultiTokenPredictionLayer.forward checkpoints _proj_and_transformer_layer,
+ * not the embedding before it, megatron/core/transformer/
+ * multi_token_prediction.py:1696-1736 at NVIDIA/Megatron-LM d98e8a64), b
+ * their backward and the embedding's, core what selective recomputation
+ * re-runs of the layer (its TransformerLayer has the model's config, so the
+ * same recompute_modules). The embedding's forward goes before f
+ * (build_stage_chains); the module's final norm, logits and loss are the head's
+ * items, which Megatron-Core computes in the model's post-process
+ * (GPTModel._postprocess, models/gpt/gpt_model.py:665-746 at d98e8a64,
+ * :468-508 at 23e00ed096; the schedule's mtp_post_process node holds only
+ * the module's final norm, multi_token_prediction.py:1433-1445,
+ * models/common/fine_grained_callables.py:101-107: the norm is counted with
+ * the logits here). */
+static void make_mtp_prog(const builder *b, layer_prog *lp)
+{
+	const work_model *m = &b->s->model;
+	int g = m->layers - 1;
+	work_item x[WORK_MAX_ITEMS];
+	lp->nf = lp->nb = lp->nw = 0;
+	prog_cat(lp->f, &lp->nf, x, work_mtp_proj(m, &b->sh, false, x));
+	int nl = work_layer_forward_at(m, &b->sh, g, x);
+	prog_cat(lp->f, &lp->nf, x, nl);
+	lp->nc = work_recompute_items(m, g, x, nl, b->sh.recompute_modules, lp->core);
+	prog_cat(lp->b, &lp->nb, x, work_layer_backward_at(m, &b->sh, g, x));
+	prog_cat(lp->b, &lp->nb, x, work_mtp_proj(m, &b->sh, true, x));
+	prog_cat(lp->b, &lp->nb, x, work_mtp_embed(m, &b->sh, true, x));
+	if (b->zb)
+		lp->nb = split_weight_grads(lp->b, lp->nb, lp->w, &lp->nw);
+}
+
+/* The receiver's side of a scatter-gather pipeline transfer (plan_p2p_bytes):
+ * the TP group all-gathers the slices its ranks received, a blocking TP
+ * collective before the chain's first compute task. */
+static void append_p2p_gather(builder *b, chain *c)
+{
+	double bytes;
+	plan_p2p_bytes(b->s, &bytes);
+	if (bytes <= 0)
+		return;
+	work_item ag = {.kind = WORK_ITEM_COMM, .comm = WORK_COMM_ALLGATHER, .comm_bytes = bytes};
+	append_items(b, c, &ag, 1, PLAN_TASK_TP, -1);
+}
+
+/* The gradient accumulation task of [framework] grad_accum = kernel
+ * (plan_grad_accum_item, grads.c, derives it) after a micro-batch's backward
+ * of chunk `chunk`. It closes the chain
+ * that completes the gradients (the backward, or W under ZB-H1); the DP
+ * buckets, which wait for their layers' last task, may start before it. */
+static void append_grad_accum(builder *b, chain *c, int stage, int chunk)
+{
+	work_item it;
+	if (plan_grad_accum_item(b->s, stage, chunk, &it))
+		append_items(b, c, &it, 1, b->zb ? PLAN_TASK_WGRAD : PLAN_TASK_BWD, -1);
+}
+
+/* delay_wgrad_compute: the weight-gradient GEMMs Transformer Engine defers
+ * (TransformerLayerNode.backward_dw runs the node's bwd_dw_callables:
+ * the experts' grouped linears for the "mlp" node, the attention's QKV and
+ * output projections and the shared experts for "pre_dispatch_computation",
+ * megatron/core/models/gpt/fine_grained_callables.py:272 and
+ * models/common/utils.py:379-421 at NVIDIA/Megatron-LM d98e8a64; a dense
+ * layer's MLP, transformer/mlp.py:385). The router's GEMM is a plain
+ * matmul with its gradient in the backward; the attention core has no
+ * weights (split_weight_grads' rule). */
+static bool deferred_wgrad(const work_item *x)
+{
+	return x->kind == WORK_ITEM_KERNEL && build_named(x, "_wgrad") &&
+	       strncmp(x->name, "attn", 4) != 0 && strncmp(x->name, "router", 6) != 0;
+}
+
+/* Append items [lo, hi) of a backward program to c; with `w` (not NULL) the
+ * deferred weight gradients among them go to w[] instead. */
+static void append_part(builder *b, chain *c, const work_item *it, int lo, int hi, int16_t layer,
+			work_item *w, int *nw)
+{
+	work_item x[WORK_MAX_ITEMS];
+	int n = 0;
+	for (int i = lo; i < hi; i++) {
+		if (w && deferred_wgrad(&it[i]))
+			w[(*nw)++] = it[i];
+		else
+			x[n++] = it[i];
+	}
+	append_items(b, c, x, n, PLAN_TASK_BWD, layer);
+}
+
+/* Deferred weight gradients as tasks the chain does not wait for (seg.aside). */
+static void append_aside(builder *b, chain *c, const work_item *w, int nw, int16_t layer)
+{
+	int from = c->n;
+	append_items(b, c, w, nw, PLAN_TASK_WGRAD, layer);
+	for (int i = from; i < c->n; i++)
+		c->v[i].aside = true;
+}
+
+/* One layer's backward under moe_a2a_overlap, in the order its pieces run
+ * in Megatron-Core's combined 1F1B (TransformerLayerSchedulePlan.run, the
+ * derivation before build_emit_pair): the combine's backward C (with what precedes
+ * it: the residual and unpermutation gradients), the experts' backward M, the
+ * dispatch's backward D, then the attention part A, the selectively
+ * recomputed attention core at A's start (it recomputes inside the
+ * attention's backward). With delay_wgrad_compute (b->delay) M's deferred
+ * weight gradients W_m follow M as aside tasks, and A's, W_a, are held in
+ * pend[] and placed after the next layer's gradient reaches its combine
+ * (before that C, which waits only for the part before it: the backward_dw
+ * of "pre_dispatch_computation" runs after the layer, models/common/
+ * model_chunk_schedule_plan.py:298-301, and the combine's backward node
+ * waits on the chunk's event, recorded by A's backward, not by backward_dw,
+ * models/common/utils.py:323-358, pipeline_parallel/utils.py:323-345). A
+ * layer without all-to-alls (dense) is all A. */
+static void append_backward(builder *b, chain *c, const layer_prog *lp, int16_t id, bool sel,
+			    work_item *pend, int *npend, int16_t pid)
+{
+	const work_item *it = lp->b;
+	int n = lp->nb, cend = 0, dst = -1, dend = 0;
+	for (int i = 0; i < n; i++) {
+		if (it[i].kind != WORK_ITEM_COMM || it[i].comm != WORK_COMM_EP_ALLTOALL)
+			continue;
+		if (build_named(&it[i], "ep_combine"))
+			cend = i + 1;
+		else if (dst < 0 || dend == i)
+			dst = dst < 0 ? i : dst, dend = i + 1;
+	}
+	if (dst < 0 || dst < cend)
+		cend = dst = dend = 0; /* no dispatch after a combine: all A */
+	work_item wm[WORK_MAX_ITEMS], wa[WORK_MAX_ITEMS];
+	int nwm = 0, nwa = 0;
+	work_item *dm = b->delay ? wm : NULL, *da = b->delay ? wa : NULL;
+	append_part(b, c, it, 0, cend > 0 ? cend - 1 : 0, id, dm, &nwm);
+	if (*npend > 0) /* W_a of the layer before in the backward (pid) */
+		append_aside(b, c, pend, *npend, pid);
+	*npend = 0;
+	append_part(b, c, it, cend > 0 ? cend - 1 : 0, cend, id, dm, &nwm);
+	append_part(b, c, it, cend, dst, id, dm, &nwm);
+	append_aside(b, c, wm, nwm, id);
+	append_part(b, c, it, dst, dend, id, NULL, NULL);
+	if (sel)
+		append_items(b, c, lp->core, lp->nc, PLAN_TASK_RECOMP, id);
+	append_part(b, c, it, dend, n, id, da, &nwa);
+	memcpy(pend, wa, (size_t)nwa * sizeof *wa);
+	*npend = nwa;
+}
+
+/* One layer's backward (or an MTP module's, make_mtp_prog) into the chunk's
+ * chains: under moe_a2a_overlap append_backward (pend, npend and *pl carry
+ * the attention's held weight gradients and the layer they belong to), else
+ * its recomputation, B, and W under the zero-bubble split. */
+static void layer_backward(builder *b, chain *bk, chain *wt, const layer_prog *lp, int16_t id,
+			   work_item *pend, int *npend, int16_t *pl)
+{
+	bool full = b->s->plan.recompute == WORK_RECOMPUTE_FULL;
+	bool sel = b->s->plan.recompute == WORK_RECOMPUTE_SELECTIVE;
+	if (b->ovl) {
+		append_backward(b, bk, lp, id, sel, pend, npend, *pl);
+		*pl = id;
+		return;
+	}
+	if (full)
+		append_items(b, bk, lp->f, lp->nf, PLAN_TASK_RECOMP, id);
+	else if (sel)
+		append_items(b, bk, lp->core, lp->nc, PLAN_TASK_RECOMP, id);
+	append_items(b, bk, lp->b, lp->nb, PLAN_TASK_BWD, id);
+	append_items(b, wt, lp->w, lp->nw, PLAN_TASK_WGRAD, id);
+}
+
+/* Build the forward and backward chains of every model chunk of a stage.
+ * Chunk c of stage st is virtual stage v = c * pp + st and holds the stage's
+ * local layers first_c .. first_c + n_c - 1 (plan_chunk_layers: the layout may
+ * be uneven); the embedding runs on virtual stage 0, logits and loss on the
+ * last one. */
+void build_stage_chains(builder *b, int stage)
+{
+	const work_model *m = &b->s->model;
+	int pp = b->s->plan.pp;
+	work_item x[WORK_MAX_ITEMS], wg[WORK_MAX_ITEMS];
+	/* [0] dense, [1] MoE, [2] and [3] the same with a sliding window
+	 * (work_layer_windowed), [4] an MTP module (make_mtp_prog), made on
+	 * first use */
+	layer_prog *kinds = b->progs;
+	bool made[5] = {false, false, false, false, false};
+	int local = 0; /* stage-local index of the chunk's first layer */
+	b->unit = -1;
+	for (int c = 0; c < b->vpp; c++) {
+		chain *fw = &b->fwd[c], *bk = &b->bwd[c];
+		int v = c * pp + stage, l0, nl = plan_chunk_layers(b->s, stage, c, &l0);
+		chain *wt = &b->wgt[c];
+		fw->n = bk->n = wt->n = 0;
+		fw->carry = bk->carry = wt->carry = 0;
+		const layer_prog *lp[nl > 0 ? nl : 1];
+		for (int l = 0; l < nl; l++) {
+			int g = plan_global_layer(b->s, stage, local + l);
+			int k = work_layer_is_moe(m, g) + 2 * work_layer_windowed(m, g);
+			if (!made[k])
+				make_layer_prog(b, g, &kinds[k]), made[k] = true;
+			lp[l] = &kinds[k];
+		}
+		local += nl;
+		bool last = v == b->vstages - 1;
+		int nmtp = last && m->mtp_layers > 0 ? m->mtp_layers : 0;
+		if (nmtp > 0 && !made[4])
+			make_mtp_prog(b, &kinds[4]), made[4] = true;
+		if (v > 0)
+			append_p2p_gather(b, fw);
+		if (v < b->vstages - 1)
+			append_p2p_gather(b, bk);
+		if (v == 0)
+			append_items(b, fw, x, work_embed_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
+		for (int l = 0; l < nl; l++)
+			append_items(b, fw, lp[l]->f, lp[l]->nf, PLAN_TASK_FWD, (int16_t)(l0 + l));
+		/* the MTP modules after the layers, each one more layer of the
+		 * chunk (Megatron-Core's schedule plan appends model.mtp.layers
+		 * to the decoder's, model_chunk_schedule_plan.py:417-423 at
+		 * d98e8a64, :315-338 at core_v0.14.0 23e00ed096), so that
+		 * build_emit_pair pairs it as a layer (seg.unit); then the logits and
+		 * losses of the modules and of the model (the post-process,
+		 * GPTModel._postprocess), whose backward runs first */
+		for (int k = 0; k < nmtp; k++) {
+			b->unit = MTP_UNIT(k);
+			append_items(b, fw, x, work_mtp_embed(m, &b->sh, false, x), PLAN_TASK_FWD, -1);
+			append_items(b, fw, kinds[4].f, kinds[4].nf, PLAN_TASK_FWD, -1);
+			b->unit = -1;
+		}
+		for (int k = 0; last && k <= nmtp; k++)
+			append_items(b, fw, x, work_head_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
+		for (int k = 0; last && k <= nmtp; k++) {
+			int nhw = 0, nh = work_head_backward(m, &b->sh, x);
+			if (b->zb)
+				nh = split_weight_grads(x, nh, wg, &nhw);
+			append_items(b, bk, x, nh, PLAN_TASK_BWD, -1);
+			append_items(b, wt, wg, nhw, PLAN_TASK_WGRAD, -1);
+		}
+		work_item pend[WORK_MAX_ITEMS]; /* append_backward's held W_a */
+		int npend = 0;
+		int16_t pl = -1, pu = -1; /* ... their layer and unit */
+		for (int k = nmtp - 1; k >= 0; k--) {
+			b->unit = pu = MTP_UNIT(k);
+			layer_backward(b, bk, wt, &kinds[4], -1, pend, &npend, &pl);
+			b->unit = -1;
+		}
+		for (int l = nl - 1; l >= 0; l--) {
+			if (plan_layer_frozen(b->s, plan_global_layer(b->s, stage, l0 + l)))
+				continue; /* frozen prefix: no backward (plan_layer_frozen) */
+			layer_backward(b, bk, wt, lp[l], (int16_t)(l0 + l), pend, &npend, &pl);
+			pu = -1;
+		}
+		if (npend > 0) { /* the chunk's last W_a, after its last layer */
+			b->unit = pu;
+			append_aside(b, bk, pend, npend, pl);
+			b->unit = -1;
+		}
+		if (v == 0 && b->s->train.frozen_layers <= 0)
+			append_items(b, bk, x, work_embed_backward(m, &b->sh, x), PLAN_TASK_BWD, -1);
+		append_grad_accum(b, b->zb ? wt : bk, stage, c);
+	}
+}
+
+bool build_chains_oom(const builder *b)
+{
+	for (int c = 0; c < b->vpp; c++)
+		if (b->fwd[c].oom || b->bwd[c].oom || b->wgt[c].oom)
+			return true;
+	return false;
+}
+
+int build_chains_open(builder *b)
+{
+	b->fwd = calloc((size_t)b->vpp, sizeof *b->fwd);
+	b->bwd = calloc((size_t)b->vpp, sizeof *b->bwd);
+	b->wgt = calloc((size_t)b->vpp, sizeof *b->wgt);
+	b->progs = malloc(5 * sizeof *b->progs);
+	return b->fwd && b->bwd && b->wgt && b->progs ? SIM_OK : SIM_ENOMEM;
+}
+
+void build_chains_close(builder *b)
+{
+	for (int c = 0; b->fwd && b->bwd && b->wgt && c < b->vpp; c++)
+		free(b->fwd[c].v), free(b->bwd[c].v), free(b->wgt[c].v);
+	free(b->fwd), free(b->bwd), free(b->wgt), free(b->progs);
+}

@@ -1,0 +1,330 @@
+/* cost.c - the closed forms that plan_build, plan_microbatch_cost and the
+ * sweep's pre-screen share: a work item's kernel time (and beside DeepEP's
+ * kernels), which TP collectives run beside a GEMM (tp_comm_overlap, async
+ * input gradients), the net collective of a work item, pipeline transfers'
+ * bytes and framework overhead, FSDP's gradient passes, DeepEP's SM share;
+ * and plan_microbatch_cost, the stage's chains of one micro-batch summed.
+ */
+#include "build_int.h"
+
+#include <math.h>
+#include <string.h>
+
+net_coll plan_comm_coll(work_comm c)
+{
+	switch (c) {
+	case WORK_COMM_CP_RING:
+		return NET_P2P;
+	case WORK_COMM_EP_ALLTOALL:
+		return NET_ALLTOALL;
+	case WORK_COMM_ALLGATHER:
+	case WORK_COMM_EP_ALLGATHER:
+		return NET_ALLGATHER;
+	case WORK_COMM_REDUCESCATTER:
+		return NET_REDUCESCATTER;
+	default:
+		return NET_ALLREDUCE;
+	}
+}
+
+static double kernel_time_one(const hw_gpu *gpu, hw_dtype t, const work_item *it);
+
+/* An item standing for several kernels (work_item.launches) pays the
+ * launch and the framework's host cost once per kernel. */
+static double extra_launches(const hw_gpu *gpu, const work_item *it)
+{
+	return it->launches > 1 ? (it->launches - 1) * hw_overhead(gpu) : 0.0;
+}
+
+double plan_kernel_time(const hw_gpu *gpu, hw_dtype t, const work_item *it)
+{
+	return kernel_time_one(gpu, t, it) + extra_launches(gpu, it);
+}
+
+/* A GEMM item: `batch` GEMMs in one batched kernel, or with it->streams = S
+ * (Transformer Engine's multi-stream grouped GEMM, work.h) in ceil(batch /
+ * S) rounds of S concurrent GEMMs, each round a batched grid of S: the
+ * rounds' times less the one launch and host overhead they share. */
+static double gemm_time(const hw_gpu *gpu, hw_dtype t, const work_item *it)
+{
+	double b = it->batch > 0 ? it->batch : 1.0;
+	if (it->streams < 1 || b <= it->streams)
+		return hw_gemm_time(gpu, t, it->m, it->n, it->k, b);
+	double rounds = ceil(b / it->streams);
+	double one = hw_gemm_time(gpu, t, it->m, it->n, it->k, it->streams);
+	return rounds * (one - hw_overhead(gpu)) + hw_overhead(gpu);
+}
+
+static double kernel_time_one(const hw_gpu *gpu, hw_dtype t, const work_item *it)
+{
+	switch (it->kernel) {
+	case WORK_KERNEL_GEMM:
+		return gemm_time(gpu, t, it);
+	case WORK_KERNEL_ATTN: /* fp8 recipes keep attention in bf16 */
+		/* the papers' FLOPs (full s x s, backward 2x) -> what the fused
+		 * kernel executes: causal half, backward 2.5x the forward (hw/attn.c) */
+		return hw_flash_time(gpu, t == HW_FP8 ? HW_BF16 : t, it->attn_impl, it->attn_bwd,
+				     it->flops * 0.5 * (it->attn_bwd ? 1.25 : 1.0), it->attn_qhd,
+				     it->bytes);
+	default:
+		return hw_mem_time(gpu, it->bytes);
+	}
+}
+
+/* A kernel's time beside DeepEP's kernels, which hold `held` SMs, a share
+ * `share` of them, for its whole run: a GEMM's tiles in waves on the SMs
+ * left (hw_gemm_time_held; with work_item.streams each round's batched grid
+ * so, as gemm_time), any other kernel (fused attention, memory-bound ops)
+ * progressing at 1 - share, (t - overhead) / (1 - share) + overhead. */
+double build_kernel_time_held(const hw_gpu *gpu, hw_dtype t, const work_item *it, int held,
+			      double share)
+{
+	double k = plan_kernel_time(gpu, t, it), over = hw_overhead(gpu);
+	if (it->kind != WORK_ITEM_KERNEL || it->kernel != WORK_KERNEL_GEMM) {
+		double one = k - extra_launches(gpu, it);
+		return over + (one - over) / (share < 0.9 ? 1 - share : 0.1) + extra_launches(gpu, it);
+	}
+	double b = it->batch > 0 ? it->batch : 1.0, g;
+	if (it->streams < 1 || b <= it->streams) {
+		g = hw_gemm_time_held(gpu, t, it->m, it->n, it->k, b, held);
+	} else {
+		double one = hw_gemm_time_held(gpu, t, it->m, it->n, it->k, it->streams, held);
+		g = ceil(b / it->streams) * (one - over) + over;
+	}
+	return g + extra_launches(gpu, it);
+}
+
+static bool is_gemm(const work_item *x)
+{
+	return x->kind == WORK_ITEM_KERNEL && x->kernel == WORK_KERNEL_GEMM;
+}
+
+/* tp_comm_overlap (Transformer Engine's userbuffers, Megatron-Core
+ * --tp-comm-overlap). Assumption, from our knowledge of TE and Megatron-Core
+ * (no source at hand here): with sequence parallelism TE splits the
+ * all-gather of the [s/t, b, h] input of a column-parallel GEMM (QKV, FC1;
+ * backward: the output gradient before the row-parallel proj and FC2 dgrad)
+ * and the reduce-scatter of a row-parallel GEMM's output (proj, FC2;
+ * backward: the input gradient after the QKV and FC1 dgrad) into t chunks
+ * exchanged over a ring of p2p copies, each chunk's GEMM running while the
+ * next chunk moves. A t-step pipeline with GEMM chunks of g/t and transfers of
+ * c/(t-1) (t-1 of them) takes
+ *   g/t + (t-1) * max(g/t, c/(t-1)) = max(g, c + g/t)
+ * (the first chunk computes before the ring has anything to send, or the last
+ * after it is done). So the pair is modelled as the GEMM (g) and the
+ * collective lengthened by one chunk (c + g/t) started together, the next
+ * task waiting for both: max(g, c + g/t) instead of g + c. While the
+ * collective runs the GEMM still slows by the GPU's interference (replay.c),
+ * so with interference i the pair takes max(c', g + i*c'), c' = c + g/t.
+ * Only a TP all-gather directly before a GEMM, or a reduce-scatter directly
+ * after one, with a kernel before the pair and something after it in the same
+ * program (so the pair never begins or ends a chain or a layer). Returns +1,
+ * -1 (seg.ovl) or 0 for item i (plan.h: the sweep's pre-screen times the
+ * same pairs). */
+bool build_named(const work_item *x, const char *suffix)
+{
+	size_t n = strlen(x->name), k = strlen(suffix);
+	return n >= k && !strcmp(x->name + n - k, suffix);
+}
+
+/* The chunked pairs of tp_comm_overlap (the comment above), or 0. */
+static int ub_overlap(const plan_scenario *s, const work_item *it, int n, int i)
+{
+	if (!s->plan.tp_comm_overlap)
+		return 0;
+	if (it[i].comm == WORK_COMM_ALLGATHER && i >= 1 && i + 2 < n &&
+	    it[i - 1].kind == WORK_ITEM_KERNEL && is_gemm(&it[i + 1]))
+		return 1;
+	if (it[i].comm == WORK_COMM_REDUCESCATTER && i >= 2 && i + 1 < n &&
+	    it[i - 2].kind == WORK_ITEM_KERNEL && is_gemm(&it[i - 1]))
+		return -1;
+	return 0;
+}
+
+/* The backward's input-gradient collective of a column-parallel linear
+ * (QKV, FC1, the vocabulary-parallel logits), listed between its dgrad and
+ * wgrad GEMMs (work/layer.c). Megatron issues it asynchronously and computes
+ * the weight gradient while it runs, waiting for it only after:
+ * LinearWithGradAccumulationAndAsyncCommunication.backward, "Asynchronous
+ * all-reduce" / "reduce_scatter" with async_op=True, then the wgrad GEMM
+ * (NVIDIA/Megatron-LM d98e8a64, megatron/core/tensor_parallel/layers.py:
+ * 694-709; since f3e57f6fee, 2021-09, "overlapping allreduce and gemm").
+ * Megatron-DeepSpeed keeps the reduce-scatter async but turns the all-reduce
+ * off under --deepspeed (microsoft/Megatron-DeepSpeed f4157bea,
+ * megatron/arguments.py:390-397): [framework] tp_dgrad_async = sp. */
+static bool dgrad_async(const plan_scenario *s, const work_item *it, int n, int i)
+{
+	int mode = s->fw.dgrad_async;
+	bool rs = it[i].comm == WORK_COMM_REDUCESCATTER;
+	if (mode == PLAN_DGRAD_NEVER || (mode == PLAN_DGRAD_SP && !rs) ||
+	    (!rs && it[i].comm != WORK_COMM_ALLREDUCE))
+		return false;
+	return i >= 1 && i + 1 < n && is_gemm(&it[i - 1]) && build_named(&it[i - 1], "_dgrad") &&
+	       is_gemm(&it[i + 1]) && build_named(&it[i + 1], "_wgrad");
+}
+
+bool plan_tp_beside(const plan_scenario *s, const work_item *it, int n, int i)
+{
+	if (it[i].kind != WORK_ITEM_COMM || i + 1 >= n || !is_gemm(&it[i + 1]))
+		return false;
+	return it[i].beside || (ub_overlap(s, it, n, i) == 0 && dgrad_async(s, it, n, i));
+}
+
+int plan_tp_overlap(const plan_scenario *s, const work_item *it, int n, int i)
+{
+	if (it[i].kind != WORK_ITEM_COMM)
+		return 0;
+	/* a collective the framework issues asynchronously beside the GEMM
+	 * after it (work_item.beside: nanotron's async TP linears; Megatron's
+	 * input-gradient collective beside the wgrad), not chunked: max(g, c),
+	 * the task after both waiting for both; else a chunked pair or none */
+	return plan_tp_beside(s, it, n, i) ? 1 : ub_overlap(s, it, n, i);
+}
+
+double plan_fsdp_flat_grad_s(const plan_scenario *s, double params)
+{
+	double bytes = plan_fsdp_flat_grad_bytes(s);
+	return bytes > 0 && params > 0 ? hw_mem_time(&s->gpu, params * bytes) : 0;
+}
+
+double plan_fsdp_reduce_s(const plan_scenario *s, double params)
+{
+	int kernels;
+	double bytes = plan_fsdp_reduce_bytes(s, &kernels);
+	if (!(bytes > 0) || !(params > 0))
+		return 0;
+	return hw_mem_time(&s->gpu, params * bytes) + (kernels - 1) * hw_overhead(&s->gpu);
+}
+
+double plan_p2p_bytes(const plan_scenario *s, double *gather)
+{
+	const plan_spec *p = &s->plan;
+	work_shard sh = plan_shard(s);
+	double bytes = work_p2p_bytes(&s->model, &sh); /* b*s*h*e, /t with SP */
+	bool split = p->p2p_scatter_gather && p->tp > 1 && !p->sequence_parallel;
+	*gather = split ? bytes : 0.0;
+	return split ? bytes / p->tp : bytes;
+}
+
+/* [framework] p2p_handshakes, p2p_host_ops, p2p_fwd_tensors: nanotron's
+ * P2P.send_tensors / recv_tensors (parallel/pipeline_parallel/p2p.py at
+ * 0e0a27ea) send every tensor as three messages, the first metadata (7
+ * longs, p2p.py:207-227), the second (shape and strides, :236-243) and the
+ * data (:306), and both hosts synchronise with their GPU between them (the
+ * synchronous copy_ of the metadata to the GPU, :220 and :236; the assert
+ * reading first_metadata[0], :229; the receiver turning the received metadata
+ * into Python integers, :255-283, and building its buffer from them, :328).
+ * Per tensor: handshakes x (a metadata message, PLAN_P2P_META_BYTES) +
+ * host_ops x (launch + op_overhead); a forward transfer carries
+ * p2p_fwd_tensors tensors (nanotron's decoder blocks pass hidden_states and
+ * the [b, s] sequence mask, models/llama.py:841), each extra one a b s byte
+ * message of its own. The pipeline group's alpha-beta p2p times the
+ * messages (latency-bound: the same in the flow model). */
+double plan_p2p_overhead(const plan_scenario *s, const net_group *pp, bool backward)
+{
+	const plan_framework *f = &s->fw;
+	int tensors = backward || f->p2p_fwd_tensors < 1 ? 1 : f->p2p_fwd_tensors;
+	double host = f->p2p_host_ops * (s->gpu.launch_s + s->gpu.framework_s);
+	double meta = 0, extra = 0;
+	net_cost c;
+	if (f->p2p_handshakes > 0 &&
+	    net_collective(&s->cluster, NET_P2P, pp, PLAN_P2P_META_BYTES, &c) == SIM_OK)
+		meta = f->p2p_handshakes * c.time_s;
+	double mask = (double)s->plan.micro_batch * s->model.seq_len / (s->plan.cp > 1 ? s->plan.cp : 1);
+	if (tensors > 1 && net_collective(&s->cluster, NET_P2P, pp, mask, &c) == SIM_OK)
+		extra = (tensors - 1) * c.time_s;
+	return tensors * (meta + host) + extra;
+}
+
+bool plan_p2p_sync(const plan_spec *p)
+{
+	return p->p2p == PLAN_P2P_SYNC ||
+	       (p->p2p == PLAN_P2P_AUTO && p->vpp <= 1 && p->schedule != PLAN_SCHED_ZB_H1);
+}
+
+bool plan_ep_deepep(const plan_scenario *s)
+{
+	const plan_spec *p = &s->plan;
+	return s->model.moe_experts > 0 && p->ep > 1 && p->moe_dispatcher == WORK_MOE_FUSED;
+}
+
+double plan_ep_share(const plan_scenario *s)
+{
+	return plan_ep_deepep(s) ? hw_sm_share(&s->gpu, s->plan.deepep_sms) : s->gpu.interference;
+}
+
+/* ------------------------------------------------ per-micro-batch cost -- */
+
+/* Sum the stage's chains of one micro-batch (every chunk's forward, backward
+ * with recomputation, and W) as plan_build makes them (build_stage_chains; the
+ * collectives timed by alpha-beta): see plan.h, plan_mb_cost. */
+static void sum_chain(const chain *c, plan_mb_cost *o)
+{
+	for (int i = 0; i < c->n; i++) {
+		const seg *x = &c->v[i];
+		bool comm = x->kind == PLAN_TASK_TP || x->kind == PLAN_TASK_EP ||
+			    x->kind == PLAN_TASK_CP;
+		if (comm) {
+			if (x->kind == PLAN_TASK_CP) /* ring transfers overlap attention */
+				continue;
+			o->collectives++;
+			o->coll_s += sim_time_to_s(x->dur);
+			if (x->ovl != 0) {
+				o->beside++;
+				o->beside_s += sim_time_to_s(x->dur);
+			}
+			o->coll_latency_s += sim_time_to_s(x->lat);
+			continue;
+		}
+		o->kernels += x->launches;
+		o->gpu_s += sim_time_to_s(x->gpu);
+		o->host_s += sim_time_to_s(x->cpu);
+		o->compute_s += sim_time_to_s(x->dur);
+	}
+}
+
+int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out)
+{
+	const plan_spec *p = &s->plan;
+	memset(out, 0, sizeof *out);
+	if (stage < 0 || stage >= p->pp)
+		return SIM_EINVAL;
+	builder b;
+	int rc = build_init(&b, s);
+	b.latency = true;
+	if (rc == SIM_OK) {
+		build_stage_chains(&b, stage);
+		rc = build_chains_oom(&b) ? SIM_ENOMEM : SIM_OK;
+	}
+	for (int c = 0; rc == SIM_OK && c < b.vpp; c++) {
+		sum_chain(&b.fwd[c], out);
+		if (!s->inference) {
+			sum_chain(&b.bwd[c], out);
+			sum_chain(&b.wgt[c], out);
+		}
+	}
+	build_chains_close(&b);
+	if (rc != SIM_OK)
+		return rc;
+	/* the accumulation tasks (one per chunk, each a compute task of its
+	 * own) are reported apart from the layers' kernels */
+	work_item acc;
+	for (int c = 0; c < p->vpp && !s->inference; c++) {
+		if (!plan_grad_accum_item(s, stage, c, &acc))
+			continue;
+		int nk = acc.launches > 1 ? acc.launches : 1;
+		double g = plan_kernel_time(&s->gpu, b.sh.dtype, &acc) - nk * s->gpu.framework_s;
+		double h = nk * (s->gpu.launch_s + s->gpu.framework_s);
+		out->accum_s += fmax(g, h);
+		out->kernels -= nk;
+		out->gpu_s -= g;
+		out->host_s -= h;
+		out->compute_s -= fmax(g, h);
+	}
+	if (p->pp > 1 && !s->inference)
+		out->p2p_fixed_s = plan_p2p_overhead(s, &b.pp, false) +
+				   plan_p2p_overhead(s, &b.pp, true);
+	out->host_exposed_s = fmax(0, out->compute_s - out->gpu_s);
+	out->fixed_s = out->coll_latency_s + out->accum_s + out->p2p_fixed_s + out->host_exposed_s;
+	return SIM_OK;
+}

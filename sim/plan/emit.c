@@ -1,0 +1,205 @@
+/* emit.c - placing a chain's segs in the task graph: a cursor walks the
+ * chain (whole, or in pieces under combined 1F1B, combined.c) and adds its
+ * tasks with their edges (tp_comm_overlap's pairs, the CP ring's transfers,
+ * overlap_param_gather's waits, DeepEP's rates), and ZeRO-3 / FSDP's
+ * per-layer gathers, reduce-scatters and offload copies.
+ */
+#include "build_int.h"
+
+#include <string.h>
+
+static uint8_t seg_stream(uint8_t kind)
+{
+	return kind == PLAN_TASK_TP ? PLAN_STREAM_TP
+	       : kind == PLAN_TASK_CP ? PLAN_STREAM_CP
+	       : kind == PLAN_TASK_EP ? PLAN_STREAM_EP
+				      : PLAN_STREAM_COMPUTE;
+}
+
+/* ZeRO-3 / FSDP with one unit per transformer layer: before a layer runs
+ * (forward, or backward with its recomputation) its parameters are
+ * all-gathered over DP; the gather of the next layer in chain order is issued
+ * as soon as the current one starts computing (a prefetch window of one unit),
+ * and after a layer's backward its gradients are reduce-scattered. Embedding
+ * and output layer stay gathered in the root unit (not modelled as traffic).
+ * ZeRO-Infinity (offload_params) first copies the rank's shard of the layer
+ * from the host (or NVMe through the host) on the offload stream, and copies
+ * each reduce-scattered gradient shard back. ZeRO-Inference (inference with
+ * offload_params) streams each layer's whole TP shard from the host the same
+ * way, the next layer's copy issued when a layer starts: a layer takes
+ * max(compute, fetch) once the pipeline of copies is primed. */
+static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uint32_t after)
+{
+	if (layer < 0 || layer >= f->layers)
+		return UINT32_MAX;
+	if (f->gather[layer] == UINT32_MAX && b->s->inference) { /* ZeRO-Inference */
+		f->gather[layer] = build_add_copy(b, stage, f->param_bytes,
+						  b->s->plan.offload_params == PLAN_OFFLOAD_NVME,
+						  &after, 1, (int16_t)layer);
+	} else if (f->gather[layer] == UINT32_MAX) {
+		plan_offload off = b->s->plan.offload_params;
+		if (off != PLAN_OFFLOAD_NONE)
+			after = build_add_copy(b, stage, f->param_bytes / b->shard.size,
+					       off == PLAN_OFFLOAD_NVME, &after, 1, (int16_t)layer);
+		/* DeepSpeed fetches each module's parameters with its own
+		 * coalesced all-gather ([framework] zero3_gathers: the layer's
+		 * bytes in that many gathers back to back, each paying the ring's
+		 * latency; the layer waits for the last) */
+		int ng = b->s->fw.zero3_gathers > 1 ? b->s->fw.zero3_gathers : 1;
+		uint32_t id = after;
+		for (int k = 0; k < ng; k++) {
+			id = build_add_dp_on(b, &b->shard, stage, NET_ALLGATHER,
+					     f->param_bytes / ng, &id, 1, (int16_t)layer);
+			if (id == UINT32_MAX)
+				break; /* out of memory: plan_graph_add's failure */
+		}
+		f->gather[layer] = id;
+	}
+	return f->gather[layer];
+}
+
+/* A cursor at the start of chain c for micro-batch mb on `stage`, its first
+ * task depending on `dep`; layer_end (if non-NULL) gets, per layer, the id of
+ * the layer's last task. */
+void build_cursor_init(cursor *k, const builder *b, const chain *c, int stage, int mb,
+		       uint32_t dep, uint32_t *layer_end, fsdp_state *f)
+{
+	memset(k, 0, sizeof *k);
+	k->c = c, k->stage = stage, k->mb = mb;
+	k->prev = k->before = dep;
+	k->first = k->tail = k->join = k->held = UINT32_MAX;
+	k->cur = k->pcur = -1;
+	k->layer_end = layer_end, k->f = f, k->pgather = b->pgather;
+}
+
+/* Under DeepEP (builder.held) a compute task's rate beside its kernels:
+ * its duration over max(its host time, its kernels' GPU time beside them)
+ * (plan_graph.deep_rate). */
+static int set_deep(builder *b, uint32_t id, const seg *x)
+{
+	if (b->held <= 0 || seg_stream(x->kind) != PLAN_STREAM_COMPUTE || x->held <= 0)
+		return SIM_OK;
+	sim_time h = x->held > x->cpu ? x->held : x->cpu;
+	return plan_graph_set_deep(b->g, id, (double)x->dur / (double)h);
+}
+
+/* Emit the cursor's segs up to (not including) index `end`. SIM_OK or
+ * SIM_ENOMEM. */
+int build_emit_to(builder *b, cursor *k, int end)
+{
+	const chain *c = k->c;
+	fsdp_state *f = k->f;
+	int stage = k->stage, mb = k->mb;
+	for (; k->i < end; k->i++) {
+		int i = k->i;
+		const seg *x = &c->v[i];
+		plan_task t = {x->dur, stage, seg_stream(x->kind), x->kind, x->layer, mb,
+			       x->scaleup, x->nic};
+		if (x->aside) { /* after the link before it; nothing waits for it */
+			uint32_t id = plan_graph_add(b->g, &t, &k->prev, 1);
+			if (id == UINT32_MAX || set_deep(b, id, x) != SIM_OK)
+				return SIM_ENOMEM;
+			if (k->first == UINT32_MAX)
+				k->first = id;
+			if (k->layer_end && x->layer >= 0)
+				k->layer_end[x->layer] = id;
+			b->g->hardware_flops += x->flops * b->g->rank_gpus;
+			k->tail = id;
+			continue;
+		}
+		uint32_t deps[5] = {k->prev, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+		if (f->on && x->layer >= 0 && x->layer != k->cur) {
+			deps[1] = fsdp_gather(b, f, stage, x->layer, k->prev);
+			fsdp_gather(b, f, stage, x->layer + f->dir, k->prev); /* prefetch */
+			k->cur = x->layer;
+		}
+		/* overlap_param_gather: a layer's first forward of the step waits
+		 * for its bucket's gather; the chain's first task (the embedding)
+		 * for that of the chain's first layer */
+		if (k->pgather && x->ovl == 0) {
+			int l = x->layer;
+			for (int j = i; i == 0 && l < 0 && j < c->n; j++)
+				l = c->v[j].layer;
+			if (l >= 0 && l != k->pcur)
+				deps[3] = k->pgather[l], k->pcur = l;
+		}
+		bool xfer = x->kind == PLAN_TASK_CP;
+		if (xfer && x->cp_step > 1) /* the ring forwards the block it received */
+			deps[0] = k->ring[x->cp_step - 1];
+		else if (!xfer && x->cp_step > 0)
+			deps[1] = k->ring[x->cp_step];
+		if (x->ovl < 0) /* starts with the GEMM before it */
+			deps[0] = k->before;
+		if (!xfer && x->ovl == 0 && k->join != UINT32_MAX && k->join_skip-- == 0)
+			deps[2] = k->join, k->join = UINT32_MAX;
+		if (!xfer && x->ovl == 0 && k->held != UINT32_MAX) /* the GEMM of a pair that
+								    * followed a pair's GEMM */
+			deps[4] = k->held, k->held = UINT32_MAX;
+		uint32_t id = build_add_net(b->g, &t, deps, 5, x->net_s, x->net_nodes);
+		if (id == UINT32_MAX || set_deep(b, id, x) != SIM_OK)
+			return SIM_ENOMEM;
+		if (k->first == UINT32_MAX)
+			k->first = id;
+		if (xfer) { /* runs beside the compute stream: not the chain's next link */
+			k->ring[x->cp_step] = id;
+			continue;
+		}
+		if (x->ovl != 0) { /* beside the GEMM: the link after the GEMM waits */
+			if (k->join != UINT32_MAX && x->ovl > 0) /* a pair right after a pair's
+								  * GEMM (nanotron's column
+								  * backward: re-gather beside
+								  * dgrad, reduce-scatter beside
+								  * wgrad): its GEMM waits for
+								  * the first collective */
+				k->held = k->join;
+			k->join = id;
+			k->join_skip = x->ovl > 0; /* the all-gather's GEMM is the next link */
+			continue;
+		}
+		if (k->layer_end && x->layer >= 0)
+			k->layer_end[x->layer] = id;
+		b->g->hardware_flops += x->flops * b->g->rank_gpus;
+		k->before = k->prev;
+		k->prev = k->tail = id;
+		bool layer_done = i + 1 == c->n || c->v[i + 1].layer != x->layer;
+		if (f->on && f->dir < 0 && x->layer >= 0 && layer_done) {
+			if (f->flat_s > 0) { /* the flat gradient, on the compute stream */
+				plan_task cat = {sim_time_from_s(f->flat_s), stage,
+						 PLAN_STREAM_COMPUTE,
+						 x->kind == PLAN_TASK_WGRAD ? PLAN_TASK_WGRAD
+									    : PLAN_TASK_BWD,
+						 x->layer, mb, 0, 0};
+				id = plan_graph_add(b->g, &cat, &id, 1);
+				if (id == UINT32_MAX)
+					return SIM_ENOMEM;
+				if (k->layer_end)
+					k->layer_end[x->layer] = id;
+				k->prev = k->tail = id;
+			}
+			uint32_t before_rs = id;
+			if (f->pass_s > 0) { /* on the post-backward stream, before it */
+				plan_task pass = {sim_time_from_s(f->pass_s), stage,
+						  PLAN_STREAM_DP, PLAN_TASK_DP, x->layer, mb, 0, 0};
+				before_rs = plan_graph_add(b->g, &pass, &id, 1);
+				if (before_rs == UINT32_MAX)
+					return SIM_ENOMEM;
+			}
+			uint32_t rs = build_add_dp_on(b, &b->shard, stage, NET_REDUCESCATTER,
+						      f->grad_bytes, &before_rs, 1, x->layer);
+			if (rs == UINT32_MAX)
+				return SIM_ENOMEM;
+			/* hybrid sharding: after the last micro-batch the shard's
+			 * gradients are all-reduced over its replicas */
+			if (k->layer_end && b->replica.size > 1 &&
+			    build_add_dp_on(b, &b->replica, stage, NET_ALLREDUCE,
+					    f->grad_bytes / b->shard.size, &rs, 1,
+					    x->layer) == UINT32_MAX)
+				return SIM_ENOMEM;
+			if (b->s->plan.offload_params != PLAN_OFFLOAD_NONE &&
+			    build_add_copy(b, stage, f->grad_bytes / b->shard.size, false, &rs, 1,
+					   x->layer) == UINT32_MAX)
+				return SIM_ENOMEM;
+		}
+	}
+	return SIM_OK;
+}

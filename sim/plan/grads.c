@@ -1,0 +1,421 @@
+/* grads.c - what the step does with its gradients: the trained parameters
+ * per layer, gradient accumulation's task, the DP buckets in backward order,
+ * overlap_param_gather's gathers, the optimizer step (on the GPU, or
+ * ZeRO-Offload's on the CPU) and the tied embeddings' all-reduce.
+ */
+#include "build_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The trained parameters of global layer g per rank, what has gradients to
+ * accumulate, reduce and gather back: the layer's dense part over tp and its
+ * experts over ep; LoRA's adapters alone (plan_lora_layer_params, per TP
+ * rank); nothing for a frozen layer (train.frozen_layers). */
+static void layer_trained(const plan_scenario *s, int g, double *dense, double *experts)
+{
+	const work_model *m = &s->model;
+	const plan_spec *p = &s->plan;
+	double e = work_params_layer_experts(m, g), ep = p->ep > 1 ? p->ep : 1;
+	*dense = *experts = 0;
+	if (plan_layer_frozen(s, g))
+		return;
+	if (s->train.lora_rank > 0) {
+		*dense = plan_lora_layer_params(s);
+		return;
+	}
+	*dense = (work_params_layer_at(m, g) - e) / p->tp;
+	*experts = e / ep;
+}
+
+/* The MTP modules' routed experts per rank (whole experts over ep), which
+ * the last stage holds with its output layer (work_params_output has the
+ * rest of the modules). */
+static double mtp_experts(const plan_scenario *s)
+{
+	return work_params_mtp_experts(&s->model) / (s->plan.ep > 1 ? s->plan.ep : 1);
+}
+
+/* Do the embedding and the output layer train (not under LoRA unless
+ * train_embeddings; the embedding not under frozen_layers)? */
+static bool output_trained(const plan_scenario *s)
+{
+	return s->train.lora_rank <= 0 || s->train.train_embeddings;
+}
+
+static bool embedding_trained(const plan_scenario *s)
+{
+	return output_trained(s) && s->train.frozen_layers <= 0;
+}
+
+/* [framework] grad_accum = kernel (nanotron's FP32GradientAccumulator,
+ * optim/gradient_accumulator.py:204-221 at 0e0a27ea: after loss.backward()
+ * every parameter's 16-bit gradient is added into its fp32 buffer,
+ * fp32_grad.add_(half_param.grad), one kernel per parameter tensor; on the
+ * step's last micro-batch under DDP the communication hook does the same add
+ * bucket by bucket, helpers.py:419 and gradient_accumulator.py:341): after
+ * every micro-batch's backward of a chunk, one memory-bound task reading the
+ * gradient (e bytes) and reading and writing the accumulator (4 + 4 with
+ * fp32_grads, else e + e) for each of the chunk's local parameters, one
+ * launch per parameter tensor (work_layer_param_tensors). Independent of the
+ * micro-batch's tokens: a fixed cost per micro-batch. */
+bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_item *out)
+{
+	const work_model *m = &s->model;
+	const plan_spec *p = &s->plan;
+	if (s->fw.grad_accum != PLAN_ACCUM_KERNEL || s->inference)
+		return false;
+	work_shard sh = plan_shard(s);
+	double params = 0;
+	int tensors = 0, vstages = p->pp * p->vpp;
+	for (int c = 0, local = 0; c < p->vpp; c++) {
+		int l0, nl = plan_chunk_layers(s, stage, c, &l0), v = c * p->pp + stage;
+		local += nl;
+		if (chunk >= 0 && c != chunk)
+			continue;
+		for (int l = 0; l < nl; l++) {
+			int g = plan_global_layer(s, stage, l0 + l);
+			double d, x;
+			layer_trained(s, g, &d, &x);
+			if (d + x <= 0)
+				continue; /* no gradient to accumulate */
+			params += d + x;
+			tensors += work_layer_param_tensors(m, &sh, g);
+		}
+		tensors += work_ends_param_tensors(m, v == 0, v == vstages - 1);
+		if (v == 0 && embedding_trained(s))
+			params += work_params_embedding(m) / p->tp;
+		if (v == vstages - 1 && output_trained(s))
+			params += work_params_output(m) / p->tp + mtp_experts(s);
+	}
+	double e = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+	double acc = p->fp32_grads ? 4.0 : e;
+	*out = (work_item){.kind = WORK_ITEM_KERNEL, .kernel = WORK_KERNEL_MEM,
+			   .bytes = params * (e + 2.0 * acc), .launches = tensors > 0 ? tensors : 1};
+	snprintf(out->name, sizeof out->name, "grad_accum");
+	return params > 0;
+}
+
+/* The stage-local index of the stage's first layer that trains: 0, or past
+ * the frozen prefix (train.frozen_layers; plan_check keeps it inside the
+ * first chunk of stage 0, so it is a prefix of the local layers too). */
+static int first_trained(const plan_scenario *s, int stage)
+{
+	int layers = plan_stage_layers(s, stage), l = 0;
+	while (l < layers && plan_layer_frozen(s, plan_global_layer(s, stage, l)))
+		l++;
+	return l;
+}
+
+/* One bucket: the dense bytes reduced in the shard group (the whole dp x cp
+ * group unless hybrid sharding), then all-reduced over the shard's replicas
+ * when there are some; the expert bytes over the expert-DP group. Appends the
+ * last task of each reduction (what the optimizer waits for) and the shard a
+ * rank keeps. Returns false on OOM. */
+static bool flush_bucket(builder *b, int stage, net_coll coll, double acc, double acc_e,
+			 uint32_t dep, int16_t at, uint32_t *out, double *shard_bytes, int *n)
+{
+	if (b->dp.size > 1 && acc > 0) {
+		uint32_t id = build_add_dp_on(b, &b->shard, stage, coll, acc, &dep, 1, at);
+		if (id != UINT32_MAX && b->replica.size > 1)
+			id = build_add_dp_on(b, &b->replica, stage, NET_ALLREDUCE,
+					     acc / b->shard.size, &id, 1, at);
+		if (id == UINT32_MAX)
+			return false;
+		shard_bytes[*n] = acc / b->shard.size;
+		out[(*n)++] = id;
+	}
+	if (b->edp.size > 1 && acc_e > 0) {
+		uint32_t id = build_add_dp_on(b, &b->edp, stage, coll, acc_e, &dep, 1, at);
+		if (id == UINT32_MAX)
+			return false;
+		shard_bytes[*n] = acc_e / b->edp.size;
+		out[(*n)++] = id;
+	}
+	return true;
+}
+
+/* Gradient buckets in backward order (last layer first): the dense gradients
+ * over the dp x cp ranks, an MoE layer's expert gradients over the ranks that
+ * hold the same experts (edp = tp*cp*dp/ep); a bucket closes when the two
+ * together reach bucket_size. Returns the number of DP task ids written to
+ * out (at most 2 * layers + 2), or -1 on OOM. */
+int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
+			    const uint32_t *layer_end, uint32_t *out, double *shard_bytes)
+{
+	const plan_scenario *s = b->s;
+	const plan_spec *p = &s->plan;
+	const work_model *m = &s->model;
+	if ((b->dp.size == 1 && b->edp.size == 1) || p->zero >= 3)
+		return 0; /* ZeRO-3 reduce-scatters per layer inside the backward chain */
+	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	/* bytes on the wire per byte of gradient (train.grad_compression); the
+	 * buckets close on the gradients' own bytes */
+	double wire = plan_grad_wire_bytes(s, gbytes) / gbytes;
+	net_coll coll = p->zero >= 1 && s->fw.zero_grad_op == PLAN_GRAD_OP_REDUCE_SCATTER
+				? NET_REDUCESCATTER
+				: NET_ALLREDUCE;
+	int layers = plan_stage_layers(s, stage), n = 0;
+	/* The framework's buckets (plan_bucket_bytes). Megatron-Core
+	 * (core/distributed/distributed_data_parallel.py:160-171 at d98e8a64)
+	 * turns bucketing off without overlap_grad_reduce and on pipeline
+	 * ranks after the first, which launch their reduction at the end of
+	 * their backward (pipeline_parallel/schedules.py:2454-2480): one bucket,
+	 * after the stage's backward. */
+	bool one = plan_one_bucket(s, stage);
+	double bucket = one ? 1e300 : plan_bucket_bytes(s);
+	bool overlap = p->overlap_grad_reduce && !one;
+	double acc = 0, acc_e = 0; /* dense (over dp x cp) and expert (over edp) bytes */
+	if (stage == p->pp - 1 && output_trained(s)) {
+		acc += work_params_output(m) / p->tp * gbytes;
+		acc_e += mtp_experts(s) * gbytes;
+	}
+	double embed = stage == 0 && embedding_trained(s)
+			       ? work_params_embedding(m) / p->tp * gbytes
+			       : 0;
+	int lo = first_trained(s, stage); /* frozen layers below it: no gradients */
+	for (int l = layers - 1; l >= lo; l--) {
+		double d, x; /* the layer's trained dense and expert parameters */
+		layer_trained(s, plan_global_layer(s, stage, l), &d, &x);
+		acc += d * gbytes;
+		acc_e += x * gbytes;
+		if (l == lo)
+			acc += embed;
+		if (acc + acc_e < bucket && l > lo)
+			continue;
+		uint32_t dep = overlap ? layer_end[l] : last_bwd;
+		if (!flush_bucket(b, stage, coll, acc * wire, acc_e * wire, dep, (int16_t)l, out,
+				  shard_bytes, &n))
+			return -1;
+		acc = acc_e = 0;
+	}
+	/* a stage holding only the embedding or the output layer */
+	if (layers == 0 && !flush_bucket(b, stage, coll, (acc + embed) * wire, 0, last_bwd, -1, out,
+					 shard_bytes, &n))
+		return -1;
+	return n;
+}
+
+/* overlap_param_gather (Megatron-Core --overlap-param-gather with the
+ * distributed optimizer). Assumption, from our knowledge of Megatron-Core (no
+ * source at hand here): after the optimizer step each bucket's updated
+ * parameter shards are all-gathered asynchronously, the first bucket's at
+ * once and each later one from the forward pre-hook of the modules of the
+ * bucket before, so the gathers run under the next step's forward and a
+ * module's forward waits only for its own bucket's. The buckets are the
+ * gradient buckets (build_emit_grad_buckets' boundaries, made in backward order,
+ * so the first layers share the last bucket). In a steady-state step this is
+ * modelled as every bucket's gather issued at the step start on the DP
+ * stream in forward order (first layers first; the stream runs them back to
+ * back, as the one-bucket prefetch does once compute lags behind), and each
+ * layer's first forward of the step (micro-batch 0 of its chunk) waiting for
+ * its bucket's: only what the compute before a bucket's first use cannot hide
+ * is exposed. Bytes per bucket: its 16-bit parameters, the dense part over
+ * the shard group, the experts over the expert-DP group (as the gradients).
+ * pg[l] gets, per stage-local layer, the bucket's last gather (the DP stream
+ * runs a bucket's two gathers in order). Returns SIM_OK or SIM_ENOMEM. */
+int build_emit_param_gather(builder *b, int stage, uint32_t *pg)
+{
+	const plan_scenario *s = b->s;
+	const plan_spec *p = &s->plan;
+	const work_model *m = &s->model;
+	int layers = plan_stage_layers(s, stage);
+	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	double wbytes = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+	int *lo = malloc((size_t)(layers > 0 ? layers : 1) * sizeof *lo); /* per layer: its
+									    * bucket's first layer */
+	if (!lo)
+		return SIM_ENOMEM;
+	/* bucket boundaries exactly as build_emit_grad_buckets closes them */
+	bool out = stage == p->pp - 1 && output_trained(s);
+	double acc = out ? work_params_output(m) / p->tp * gbytes : 0;
+	double acc_e = out ? mtp_experts(s) * gbytes : 0;
+	int hi = layers - 1, lt = first_trained(s, stage);
+	bool emb = stage == 0 && embedding_trained(s);
+	for (int l = layers - 1; l >= lt; l--) {
+		double d, x;
+		layer_trained(s, plan_global_layer(s, stage, l), &d, &x);
+		acc += d * gbytes;
+		acc_e += x * gbytes;
+		if (l == lt && emb)
+			acc += work_params_embedding(m) / p->tp * gbytes;
+		if (acc + acc_e < plan_bucket_bytes(s) && l > lt)
+			continue;
+		for (int k = l; k <= hi; k++)
+			lo[k] = l;
+		hi = l - 1;
+		acc = acc_e = 0;
+	}
+	for (int k = 0; k < lt; k++) /* the frozen prefix: one bucket with nothing to gather */
+		lo[k] = 0;
+	/* gathers in forward order: bucket [l, hi] */
+	int rc = SIM_OK;
+	for (int l = 0; l < layers && rc == SIM_OK; l = hi + 1) {
+		double dense = 0, experts = 0;
+		for (hi = l; hi + 1 < layers && lo[hi + 1] == l; hi++)
+			;
+		for (int k = l; k <= hi; k++) {
+			double d, x;
+			layer_trained(s, plan_global_layer(s, stage, k), &d, &x);
+			dense += d;
+			experts += x;
+		}
+		if (l == 0 && emb)
+			dense += work_params_embedding(m) / p->tp;
+		if (hi == layers - 1 && out)
+			dense += work_params_output(m) / p->tp, experts += mtp_experts(s);
+		uint32_t id = UINT32_MAX;
+		bool want = false;
+		if (b->shard.size > 1 && dense > 0)
+			want = true, id = build_add_dp_on(b, &b->shard, stage, NET_ALLGATHER,
+							  dense * wbytes, NULL, 0, -1);
+		if (b->edp.size > 1 && experts > 0 && (!want || id != UINT32_MAX))
+			want = true, id = build_add_dp_on(b, &b->edp, stage, NET_ALLGATHER,
+							  experts * wbytes, NULL, 0, -1);
+		if (want && id == UINT32_MAX)
+			rc = SIM_ENOMEM;
+		for (int k = l; k <= hi; k++)
+			pg[k] = id;
+	}
+	free(lo);
+	return rc;
+}
+
+/* ZeRO-Offload's step (Ren et al. 2021): each gradient bucket's shard is
+ * copied to the host as its reduce-scatter ends (overlapping the rest of the
+ * backward), then the CPU runs Adam for the node's GPUs at once, memory-bound
+ * like the GPU step (30 bytes per parameter, see build_emit_optimizer) at the node's
+ * achievable DRAM bandwidth; ZeRO-Infinity with the states on NVMe also reads
+ * and writes the 12 bytes of fp32 state per parameter, overlapped with the
+ * CPU work (the step takes the longer of the two); the updated 16-bit shard is
+ * copied back. Returns the last task's id or UINT32_MAX. */
+static uint32_t emit_cpu_adam(builder *b, int stage, const uint32_t *deps, int nd,
+			      const uint32_t *dp_ids, const double *shard_bytes, int ndp,
+			      double local)
+{
+	const plan_scenario *s = b->s;
+	const net_node *nd_ = &s->cluster.node;
+	bool nvme = s->plan.offload_optimizer == PLAN_OFFLOAD_NVME;
+	uint32_t *after = malloc((size_t)(ndp + nd + 1) * sizeof *after);
+	if (!after)
+		return UINT32_MAX;
+	uint32_t na = 0;
+	for (int i = 0; i < nd; i++)
+		after[na++] = deps[i];
+	double gbytes = (s->plan.fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	if (ndp == 0) /* no reduction: the whole local gradient at once */
+		after[na] = build_add_copy(b, stage, local * gbytes, false, deps, (uint32_t)nd, -1),
+		na++;
+	for (int i = 0; i < ndp; i++)
+		after[na++] = build_add_copy(b, stage, shard_bytes[i], false, &dp_ids[i], 1, -1);
+	double node_params = local * nd_->gpus;
+	double t = node_params * 30.0 / (nd_->host_mem_Bps * nd_->host_mem_eff);
+	if (nvme)
+		t = fmax(t, node_params * 24.0 / nd_->nvme_Bps);
+	plan_task adam = {sim_time_from_s(t), stage, PLAN_STREAM_OFFLOAD, PLAN_TASK_OFFLOAD, -1, -1,
+			  0, 0};
+	if (plan_graph_offload(b->g, stage, PLAN_OFF_DRAM, node_params * 30.0, t,
+			       nd_->host_mem_Bps) != SIM_OK ||
+	    (nvme && plan_graph_offload(b->g, stage, PLAN_OFF_NVME, node_params * 24.0, t,
+					nd_->nvme_Bps) != SIM_OK)) {
+		free(after);
+		return UINT32_MAX;
+	}
+	uint32_t id = plan_graph_add(b->g, &adam, after, na);
+	free(after);
+	if (id == UINT32_MAX)
+		return id;
+	double wbytes = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+	return build_add_copy(b, stage, local * wbytes, false, &id, 1, -1);
+}
+
+/* Optimizer (and ZeRO-1 parameter all-gather) of one stage: the GPU step as
+ * the framework runs it (plan_optimizer_time, optim.c: the fused or foreach
+ * kernels' bytes per parameter with the fp32 casts and the gradient norm).
+ * With the optimizer offloaded the step runs on the CPU instead
+ * (emit_cpu_adam). */
+int build_emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *dp_ids,
+			 const double *shard_bytes, int ndp)
+{
+	const plan_scenario *s = b->s;
+	const plan_spec *p = &s->plan;
+	double local = plan_local_params(s, stage);
+	uint32_t *deps = malloc((size_t)(ndp + 2) * sizeof *deps);
+	if (!deps)
+		return SIM_ENOMEM;
+	int nd = 0;
+	deps[nd++] = ids->last_bwd[stage];
+	if (ids->emb_sync[stage] != UINT32_MAX)
+		deps[nd++] = ids->emb_sync[stage];
+	uint32_t opt;
+	if (p->offload_optimizer != PLAN_OFFLOAD_NONE) {
+		opt = emit_cpu_adam(b, stage, deps, nd, dp_ids, shard_bytes, ndp, local);
+	} else {
+		for (int i = 0; i < ndp; i++)
+			deps[nd++] = dp_ids[i];
+		plan_task t = {sim_time_from_s(plan_optimizer_time(s, stage, local)), stage,
+			       PLAN_STREAM_COMPUTE, PLAN_TASK_OPTIM, -1, -1, 0, 0};
+		opt = plan_graph_add(b->g, &t, deps, (uint32_t)nd);
+	}
+	free(deps);
+	if (opt == UINT32_MAX)
+		return SIM_ENOMEM;
+	bool early = p->overlap_param_gather && plan_stage_layers(s, stage) > 0; /* at the
+										 * step start */
+	if ((p->zero == 1 || p->zero == 2) && b->shard.size > 1 && !early) {
+		double upd = local; /* the updated parameters: frozen layers' and a
+				     * LoRA base's are not */
+		if (s->train.frozen_layers > 0 || s->train.lora_rank > 0) {
+			plan_budget bg;
+			plan_stage_budget(s, stage, &bg);
+			double all = bg.dense + bg.experts;
+			upd = all > 0 ? local * bg.train / all : local;
+		}
+		double wbytes =
+			upd * b->shard.size * hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+		if (build_add_dp_on(b, &b->shard, stage, NET_ALLGATHER, wbytes, &opt, 1, -1) ==
+		    UINT32_MAX)
+			return SIM_ENOMEM;
+	}
+	return SIM_OK;
+}
+
+bool plan_one_bucket(const plan_scenario *s, int stage)
+{
+	const plan_spec *p = &s->plan;
+	return (!p->overlap_grad_reduce && s->fw.one_bucket_no_overlap) ||
+	       (p->pp > 1 && stage > 0 && s->fw.first_stage_buckets) ||
+	       (p->zero >= 1 && s->fw.zero_one_bucket);
+}
+
+/* Tied embeddings with pp > 1: the first and last stages each hold the word
+ * embedding and all-reduce its gradient between them after the backward
+ * (a 2-rank group, Megatron's embedding group). Both tasks wait for both
+ * stages' backward, as a collective does. */
+int build_emit_embedding_sync(builder *b, pipe_ids *ids)
+{
+	const plan_scenario *s = b->s;
+	int pp = s->plan.pp;
+	if (pp == 1 || s->model.untied_embeddings)
+		return SIM_OK;
+	double gbytes = (s->plan.fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	double bytes = (double)s->model.vocab * s->model.hidden / s->plan.tp * gbytes;
+	net_cost cost;
+	if (build_comm_cost(b, NET_ALLREDUCE, &b->embed, bytes, &cost) != SIM_OK)
+		cost = (net_cost){0};
+	double net_s = build_comm_net_s(b, NET_ALLREDUCE, &b->embed, bytes, cost.time_s);
+	uint32_t deps[2] = {ids->last_bwd[0], ids->last_bwd[pp - 1]};
+	int stages[2] = {0, pp - 1};
+	for (int i = 0; i < 2; i++) {
+		plan_task t = {sim_time_from_s(cost.time_s), stages[i], PLAN_STREAM_DP, PLAN_TASK_DP,
+			       -1, -1, (float)cost.intra_bytes,
+			       build_nic_share(&s->cluster, cost.inter_bytes)};
+
+		uint32_t id = build_add_net(b->g, &t, deps, 2, net_s, b->embed.nodes);
+		if (id == UINT32_MAX)
+			return SIM_ENOMEM;
+		ids->emb_sync[stages[i]] = id;
+	}
+	return SIM_OK;
+}

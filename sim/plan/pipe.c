@@ -1,0 +1,226 @@
+/* pipe.c - the pipeline: a stage's steps in the schedule's order
+ * (plan_schedule_order) with the sends after them, the combined steps of
+ * moe_a2a_overlap, ZeRO-2's per-micro-batch reductions, and the edges
+ * between the stages (synchronous p2p's rendezvous, p2p_serial).
+ */
+#include "build_int.h"
+
+#include <stdlib.h>
+
+/* The send of micro-batch mb's activation (or, backward, its gradient) to
+ * the next (previous) stage after task `after`, on the PP stream: the p2p
+ * of plan_p2p_bytes on the pipeline group and the framework's overhead
+ * (plan_p2p_overhead). */
+static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t after)
+{
+	double gather, bytes = plan_p2p_bytes(b->s, &gather);
+	net_cost cost;
+	if (build_comm_cost(b, NET_P2P, &b->pp, bytes, &cost) != SIM_OK)
+		cost = (net_cost){0};
+	cost.time_s += plan_p2p_overhead(b->s, &b->pp, backward);
+	plan_task t = {sim_time_from_s(cost.time_s), stage,
+		       backward ? PLAN_STREAM_PP_BWD : PLAN_STREAM_PP_FWD, PLAN_TASK_PP, -1, mb,
+		       (float)cost.intra_bytes, build_nic_share(&b->s->cluster, cost.inter_bytes)};
+	return build_add_net(b->g, &t, &after, 1,
+			     build_comm_net_s(b, NET_P2P, &b->pp, bytes, cost.time_s), b->pp.nodes);
+}
+
+/* What build_emit_schedule carries from one op to the next: synchronous p2p's
+ * unwaited send, the last step's end, ZeRO-2's per-micro-batch reduction
+ * (plan_grad_reduce_microbatch: the buckets of micro-batches before the last
+ * go out after their own backward; not overlapped, the next step waits for
+ * them: gate), the last backward step without a forward after it. */
+typedef struct sched_state {
+	bool sync, mbr;
+	uint32_t prev, pending, gate;
+	size_t last_b;
+	int lmax;
+	uint32_t *mb_end, *mb_ids;
+	double *mb_shard;
+} sched_state;
+
+/* One op of the schedule being emitted. Not copied (cur points at f). */
+typedef struct op_emit {
+	plan_op op;
+	size_t k; /* per-micro-batch ids' index: v * m + mb */
+	bool grads, early;
+	fsdp_state f;
+	cursor cur;
+} op_emit;
+
+static void op_begin(builder *b, int stage, const plan_op *op, sched_state *st,
+		     uint32_t *layer_end, op_emit *e)
+{
+	int m = b->m, v = op->chunk * b->s->plan.pp + stage;
+	bool bwd = op->backward;
+	e->op = *op;
+	e->k = (size_t)v * (size_t)m + (size_t)op->mb;
+	e->f = b->fsdp;
+	e->f.dir = bwd ? -1 : 1;
+	e->f.layers = plan_stage_layers(b->s, stage);
+	for (int l = 0; e->f.on && l < e->f.layers; l++)
+		e->f.gather[l] = UINT32_MAX;
+	/* Gradients are complete after the last micro-batch's W (zero bubble)
+	 * or backward: that is what the DP buckets wait for. */
+	bool gstep = bwd && op->weight == b->zb; /* completes its gradients */
+	e->grads = gstep && op->mb == m - 1;
+	e->early = st->mbr && gstep && op->mb < m - 1; /* a micro-batch's own reduction */
+	for (int l = 0; e->early && l < st->lmax; l++)
+		st->mb_end[l] = UINT32_MAX;
+	const chain *ch = op->weight ? &b->wgt[op->chunk] : bwd ? &b->bwd[op->chunk]
+								 : &b->fwd[op->chunk];
+	build_cursor_init(&e->cur, b, ch, stage, op->mb, UINT32_MAX,
+			  e->grads ? layer_end : e->early ? st->mb_end : NULL, &e->f);
+	if (bwd || op->mb != 0) /* only a chunk's first forward waits for the gathers */
+		e->cur.pgather = NULL;
+}
+
+/* After an op's tasks: its edges to the steps around it, the per-micro-batch
+ * ids, its gradient buckets (ZeRO-2 per micro-batch) and its send. */
+static int op_end(builder *b, int stage, pipe_ids *ids, sched_state *st, const op_emit *e)
+{
+	uint32_t first = e->cur.first, last = e->cur.prev, tail = e->cur.tail;
+	bool bwd = e->op.backward;
+	int rc = SIM_OK;
+	if (st->sync && st->pending != UINT32_MAX && first != UINT32_MAX) {
+		if (plan_graph_edge(b->g, st->pending, first) != SIM_OK)
+			rc = SIM_ENOMEM;
+		st->pending = UINT32_MAX;
+	}
+	if (st->gate != UINT32_MAX && first != UINT32_MAX) {
+		if (plan_graph_edge(b->g, st->gate, first) != SIM_OK)
+			rc = SIM_ENOMEM;
+		st->gate = UINT32_MAX;
+	}
+	if (e->early && tail != UINT32_MAX) {
+		int n = build_emit_grad_buckets(b, stage, tail, st->mb_end, st->mb_ids,
+						st->mb_shard);
+		if (n < 0)
+			rc = SIM_ENOMEM;
+		else if (n > 0 && !b->s->plan.overlap_grad_reduce)
+			st->gate = st->mb_ids[n - 1];
+	}
+	uint32_t before = st->prev;
+	if (last != UINT32_MAX)
+		st->prev = last;
+	if (e->op.weight) {
+		if (tail != UINT32_MAX)
+			ids->last_bwd[stage] = tail;
+		return rc;
+	}
+	size_t k = e->k;
+	(bwd ? ids->first_b : ids->first_f)[k] = first;
+	(bwd ? ids->pred_b : ids->pred_f)[k] = before;
+	ids->next_f[k] = UINT32_MAX;
+	if (bwd)
+		st->last_b = k;
+	else if (st->last_b != SIZE_MAX)
+		ids->next_f[st->last_b] = (uint32_t)k, st->last_b = SIZE_MAX;
+	if (bwd) /* with deferred weight gradients the last of them */
+		ids->last_bwd[stage] = tail;
+	int v = e->op.chunk * b->s->plan.pp + stage;
+	if (bwd ? v > 0 : v < b->vstages - 1) { /* after the last link: not after
+						  * a deferred weight gradient */
+		uint32_t id = pp_send(b, stage, e->op.mb, bwd, last);
+		if (id == UINT32_MAX)
+			rc = SIM_ENOMEM;
+		(bwd ? ids->send_b : ids->send_f)[k] = id;
+		st->pending = id;
+	}
+	return rc;
+}
+
+/* The stage's compute-stream program in schedule order, with its sends.
+ * Per-micro-batch ids are indexed by virtual stage: k = v * m + mb. With
+ * synchronous p2p (plan_p2p_sync) a step's send blocks the stage's next step
+ * (its first task waits for the send; after the last step, the gradient
+ * reduction and the optimizer do, through last_bwd), and each step records
+ * the last task of the step before it (pred_f, pred_b), which the transfer
+ * feeding it waits for (build_link_stages). Under moe_a2a_overlap a forward
+ * followed by a backward (1F1B's steady step) is one combined step
+ * (build_emit_pair). */
+int build_emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_end)
+{
+	int pp = b->s->plan.pp, m = b->m;
+	int lmax = plan_max_stage_layers(b->s), cap = 2 * (lmax > 0 ? lmax : 1) + 2;
+	sched_state st = {plan_p2p_sync(&b->s->plan), plan_grad_reduce_microbatch(b->s),
+			  UINT32_MAX, UINT32_MAX, UINT32_MAX, SIZE_MAX, lmax, NULL, NULL, NULL};
+	int steps = plan_schedule_steps(b->s->plan.schedule, m, b->vpp);
+	plan_op *order = malloc((size_t)steps * sizeof *order);
+	op_emit *e = malloc(2 * sizeof *e);
+	if (st.mbr) {
+		st.mb_end = malloc((size_t)(lmax > 0 ? lmax : 1) * sizeof *st.mb_end);
+		st.mb_ids = malloc((size_t)cap * sizeof *st.mb_ids);
+		st.mb_shard = malloc((size_t)cap * sizeof *st.mb_shard);
+	}
+	int rc = SIM_OK;
+	if (!order || !e || (st.mbr && (!st.mb_end || !st.mb_ids || !st.mb_shard)))
+		rc = SIM_ENOMEM;
+	else
+		plan_schedule_order(b->s->plan.schedule, pp, m, b->vpp, plan_warm_extra(&b->s->plan),
+				    stage, order);
+	/* the steady steps' forwards: a forward after the warm-up followed by a
+	 * backward (all forwards in the warm-up, as with m = 1 without a
+	 * pipeline: none; Megatron-Core runs those steps alone) */
+	int warm = plan_schedule_warm(pp, m, b->vpp, plan_warm_extra(&b->s->plan), stage);
+	for (int i = 0; i < steps && rc == SIM_OK; i++) {
+		if (b->s->inference && order[i].backward)
+			continue; /* forward passes only */
+		bool pair = b->ovl && i >= warm && !order[i].backward && i + 1 < steps &&
+			    order[i + 1].backward && !order[i + 1].weight;
+		op_begin(b, stage, &order[i], &st, layer_end, &e[0]);
+		if (pair)
+			op_begin(b, stage, &order[i + 1], &st, layer_end, &e[1]);
+		rc = pair ? build_emit_pair(b, &e[0].cur, &e[1].cur)
+			  : build_emit_to(b, &e[0].cur, e[0].cur.c->n);
+		if (rc == SIM_OK)
+			rc = op_end(b, stage, ids, &st, &e[0]);
+		if (rc == SIM_OK && pair)
+			rc = op_end(b, stage, ids, &st, &e[1]), i++;
+	}
+	if (rc == SIM_OK && st.sync && st.pending != UINT32_MAX && !b->s->inference)
+		ids->last_bwd[stage] = st.pending;
+	free(order), free(e), free(st.mb_end), free(st.mb_ids), free(st.mb_shard);
+	return rc;
+}
+
+/* Virtual stage v's micro-batch waits for v - 1's forward send and v + 1's
+ * backward send (v - 1 of chunk c > 0 on stage 0 is the last stage's chunk
+ * c - 1: the interleaved pipeline wraps around). */
+int build_link_stages(builder *b, const pipe_ids *ids)
+{
+	int m = b->m;
+	bool sync = plan_p2p_sync(&b->s->plan);
+	bool serial = sync && b->s->fw.p2p_serial && b->vpp == 1;
+	for (int v = 0; v < b->vstages; v++)
+		for (int mb = 0; mb < m; mb++) {
+			size_t k = (size_t)v * (size_t)m + (size_t)mb;
+			if (v > 0 && plan_graph_edge(b->g, ids->send_f[k - (size_t)m],
+						     ids->first_f[k]) != SIM_OK)
+				return SIM_ENOMEM;
+			if (v < b->vstages - 1 && !b->s->inference &&
+			    plan_graph_edge(b->g, ids->send_b[k + (size_t)m], ids->first_b[k]) != SIM_OK)
+				return SIM_ENOMEM;
+			/* rendezvous: the transfer starts once the receiver is done
+			 * with the step before the one that consumes it */
+			if (sync && v > 0 && ids->pred_f[k] != UINT32_MAX &&
+			    plan_graph_edge(b->g, ids->pred_f[k], ids->send_f[k - (size_t)m]) != SIM_OK)
+				return SIM_ENOMEM;
+			if (sync && v < b->vstages - 1 && !b->s->inference &&
+			    ids->pred_b[k] != UINT32_MAX &&
+			    plan_graph_edge(b->g, ids->pred_b[k], ids->send_b[k + (size_t)m]) != SIM_OK)
+				return SIM_ENOMEM;
+			/* [framework] p2p_serial (nanotron's run_communication,
+			 * parallel/pipeline_parallel/state.py:124-172 at 0e0a27ea:
+			 * send activation, receive activation, send gradient, receive
+			 * gradient, one blocking transfer at a time): the gradient a
+			 * stage sends after its backward waits for the activation it
+			 * receives for its next forward, where Megatron batches the
+			 * two. Synchronous 1F1B without interleaving only. */
+			if (serial && v > 0 && !b->s->inference && ids->next_f[k] != UINT32_MAX &&
+			    plan_graph_edge(b->g, ids->send_f[ids->next_f[k] - (size_t)m],
+					    ids->send_b[k]) != SIM_OK)
+				return SIM_ENOMEM;
+		}
+	return SIM_OK;
+}
