@@ -715,6 +715,13 @@ void plan_chunk_params(const plan_scenario *s, int stage, int chunk, double *den
 double plan_chunk_train(const plan_scenario *s, int stage, int chunk);
 /* A layer's norm and bias parameters (not linear weights). */
 double plan_layer_small_params(const work_model *m);
+/* One TP rank's parameters of global layer g (its routed experts excluded:
+ * they go over EP), of the input embedding and of the output layer with the
+ * final norm: the TP-split part over tp, what TP replicates whole
+ * (work_params_*_replicated). */
+double plan_rank_layer(const plan_scenario *s, int g);
+double plan_rank_embedding(const plan_scenario *s);
+double plan_rank_output(const plan_scenario *s);
 /* LoRA adapter parameters of one layer on one rank. */
 double plan_lora_layer_params(const plan_scenario *s);
 /* Bytes per trainable parameter: weights, gradients, optimizer states in the

@@ -99,6 +99,16 @@ double work_params_total(const work_model *m);
  * in work_params_total and, by plan, on the last stage. */
 double work_params_mtp(const work_model *m);
 double work_params_mtp_experts(const work_model *m);
+/* Of the above, what tensor parallelism does not split but keeps whole on
+ * every TP rank (model.c): a layer's norms and its row-parallel biases (the
+ * attention output projection's, fc2's), the learned position embedding, the
+ * final norm (and the MTP modules' norms and layers' such parts).
+ * work_params_tp_local gives one TP rank's share of `total` parameters of
+ * which `replicated` stay whole. */
+double work_params_layer_replicated(const work_model *m, int layer);
+double work_params_embedding_replicated(const work_model *m);
+double work_params_output_replicated(const work_model *m);
+double work_params_tp_local(double total, double replicated, int tp);
 /* Model FLOPs (no recompute) for `tokens` tokens, forward+backward; for MoE
  * layers the matmul weights a token meets: router, top-k and shared experts. */
 double work_model_flops(const work_model *m, double tokens);

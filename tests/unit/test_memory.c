@@ -748,6 +748,59 @@ static void test_torch_workspaces(void)
 	plan_scenario_free(h);
 }
 
+/* What TP keeps whole (work_params_*_replicated): the 64M CI model at tp 4,
+ * vocab padded to 50688 (128 x 4), as MA12 (gpt3_mcore_te_tp4_pp1_dist_
+ * optimizer_overlap_grad_reduce_param_gather, d98e8a64). Per TP rank: the
+ * word embedding 50688 x 512 / 4 = 6,488,064; the positions 1024 x 512 =
+ * 524,288 whole; per layer QKV 512 x 1536 / 4 + 1536 / 4 = 196,992, proj
+ * 512^2 / 4 = 65,536 + its bias 512 whole, fc1 512 x 2048 / 4 + 2048 / 4 =
+ * 262,656, fc2 262,144 + its bias 512 whole, two LayerNorms 2 x 1024 whole:
+ * 790,400, x 12 = 9,484,800; the final LayerNorm 1,024: 16,498,176, the
+ * count Megatron's log implies (mem-allocated-bytes 299,728,384 B = 12 B x
+ * P + TE's and PyTorch's workspaces 100,664,320 B + 1,085,952 B of the
+ * distributed optimizer's padding; splitting everything, 16,076,544, left
+ * 6.1 MB). At pp 2, tp 2 (vocab 50432) the last stage holds 6 layers of
+ * 1,577,728, the final norm and the tied copy of the word embedding alone,
+ * 50432 x 512 / 2 (no positions: the first stage's): 22,377,984; stage 0
+ * 6 x 1,577,728 + 12,910,592 + 524,288 = 22,901,248. */
+#define CI64M_TP(vocab, par)                                                                       \
+	"include = topologies/nodes/dgx-h100.ini\n"                                                \
+	"[scenario]\nname = t\n[node]\ngpus = 8\n[cluster]\nname = c\nnodes = 1\n"                 \
+	"[model]\nname = m\nlayers = 12\nhidden = 512\nheads = 8\nkv_heads = 8\nffn = 2048\n"      \
+	"seq_len = 1024\nvocab = " vocab "\nactivation = gelu\nbias = true\nnorm = layernorm\n"     \
+	"untied_embeddings = false\nlearned_pos = true\n[parallel]\n" par                          \
+	"micro_batch = 4\nglobal_batch = 32\n[train]\nprecision = bf16\n"
+
+static void test_tp_replicated(void)
+{
+	plan_scenario *a = load(CI64M_TP("50688", "tp = 4\ndp = 2\nzero = 1\n"));
+	plan_scenario *b = load(CI64M_TP("50432", "tp = 2\npp = 2\ndp = 2\n"));
+	if (a) {
+		CHECK_NEAR(work_params_layer_replicated(&a->model, 0), 3072, 0);
+		CHECK_NEAR(plan_rank_layer(a, 0), 790400, 0);
+		CHECK_NEAR(plan_rank_embedding(a), 6488064 + 524288, 0);
+		double d, x, lin;
+		plan_chunk_params(a, 0, 0, &d, &x, &lin);
+		CHECK_NEAR(d, 16498176, 0);
+		CHECK_NEAR(x, 0, 0);
+		/* the linear weights alone: 12 x 12 h^2 / 4 = 12 x 3,145,728 / 4 */
+		CHECK_NEAR(lin, 12 * 3145728.0 / 4, 0);
+		plan_budget bg;
+		plan_stage_budget(a, 0, &bg);
+		CHECK_NEAR(bg.dense, 16498176, 0);
+		CHECK_NEAR(plan_local_params(a, 0), 16498176 / 2.0, 1e-6); /* ZeRO-1 over dp 2 */
+	}
+	if (b) {
+		double d, x, lin;
+		plan_chunk_params(b, 1, 0, &d, &x, &lin);
+		CHECK_NEAR(d, 22377984, 0);
+		plan_chunk_params(b, 0, 0, &d, &x, &lin);
+		CHECK_NEAR(d, 22901248, 0);
+	}
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+}
+
 /* [train] fp8_recipe reaches the layer's saved tensors (plan_shard): delayed
  * scaling, Megatron-Core's default, keeps the output projection's 1-byte copy
  * of the attention output, q/t bytes a token more per layer: Llama 2 7B at
@@ -787,5 +840,6 @@ int main(void)
 	test_tp_overlap_workspace();
 	test_torch_workspaces();
 	test_fp8_recipe();
+	test_tp_replicated();
 	return check_done();
 }
