@@ -194,7 +194,8 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	w->buckets = p->zero >= 1 ? fw->grad_buckets * plan_bucket_bytes(s) : 0;
 	if (p->pp > 1)
 		w->p2p = fw->p2p_buffers * work_p2p_bytes(&s->model, &sh);
-	w->workspace = fw->workspace_bytes;
+	double ub_ws;
+	w->workspace = plan_workspace_bytes(fw, &s->gpu, &ub_ws);
 	/* PyTorch's own cuBLAS workspaces. PyTorch gives each cuBLAS handle a
 	 * workspace per stream from its caching allocator at the first GEMM
 	 * and keeps it ("PyTorch retains a cuBLAS workspace for each
@@ -239,7 +240,7 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	 * cudaMalloc (TE common/comm_gemm_overlap/comm_gemm_overlap.cpp:421,
 	 * userbuffers/userbuffers-host.cpp:514-557), outside PyTorch's
 	 * allocator, and are not counted here. */
-	w->ub_workspace = p->tp_comm_overlap && p->tp > 1 ? fw->tp_overlap_workspace_bytes : 0;
+	w->ub_workspace = p->tp_comm_overlap && p->tp > 1 ? ub_ws : 0;
 	/* the sequence-parallel all-gathers' persistent buffers: the whole
 	 * micro-batch's s x b x h in 16 bits each */
 	if (p->sequence_parallel && p->tp > 1)

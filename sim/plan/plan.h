@@ -274,7 +274,10 @@ typedef struct plan_framework {
 				       * gathered at most (0 = two layers) */
 	double workspace_bytes;       /* allocator-owned buffers beside the tensors
 				       * and PyTorch's own workspaces (Transformer
-				       * Engine's cuBLAS workspace) */
+				       * Engine's cuBLAS workspace), on compute
+				       * capability >= 9.0 or not stated */
+	double workspace_pre_hopper_bytes; /* the same before compute capability 9.0
+				       * (0 = workspace_bytes): plan_workspace_bytes */
 	int torch_workspaces;         /* PyTorch's cuBLAS workspaces: one per
 				       * (thread, stream) that runs a PyTorch GEMM */
 	double torch_workspace_bytes; /* each of them (CUBLAS_WORKSPACE_CONFIG) */
@@ -564,6 +567,13 @@ bool plan_grads_sharded(const struct plan_scenario *s);
  * set, else the framework's max(grad_bucket, grad_bucket_per_dp x dp x cp)
  * parameters of 4-byte (fp32_grads) or 2-byte gradients. */
 double plan_bucket_bytes(const struct plan_scenario *s);
+
+/* The framework's own workspace on GPU g: [framework] workspace from
+ * compute capability 9.0 on (or where g states none), workspace_pre_hopper
+ * before (when set); *tp_overlap the tp_overlap_workspace scaled the same
+ * way (Transformer Engine's userbuffer GEMMs hold 3 of its workspaces).
+ * tp_overlap may be NULL. */
+double plan_workspace_bytes(const plan_framework *fw, const hw_gpu *g, double *tp_overlap);
 
 /* Micro-batches per step per pipeline: global_batch / (micro_batch * dp). */
 int plan_microbatches(const plan_spec *p);

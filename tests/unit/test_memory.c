@@ -801,6 +801,54 @@ static void test_tp_replicated(void)
 	plan_scenario_free(b);
 }
 
+/* Transformer Engine's workspace by compute capability (plan_workspace_bytes;
+ * TE d0067d0d pytorch/cpp_extensions/gemm.py:40-56): megatron-core's
+ * profile on an A100 (8.0) holds 4 MiB, on an H100 (9.0) 32 MiB, and 3 of
+ * either under tp_comm_overlap (12 and 96 MiB). The same 64M plan on both:
+ * the static terms differ by 28 MiB = 29,360,128 B, the measured difference
+ * of that test's mem-allocated-bytes between DGX H100 and A100
+ * (581,489,664 - 552,128,512 = 29,361,152 B, TE's extra 1 KiB on Hopper
+ * aside). A GPU that states no compute capability keeps `workspace`. */
+#define MCORE_64M(node, par)                                                                       \
+	"include = topologies/frameworks/megatron-core.ini\n"                                      \
+	"include = topologies/nodes/" node ".ini\n"                                                \
+	"[scenario]\nname = t\n[node]\ngpus = 8\n[cluster]\nname = c\nnodes = 1\n"                 \
+	"[model]\nname = m\nlayers = 12\nhidden = 512\nheads = 8\nkv_heads = 8\nffn = 2048\n"      \
+	"seq_len = 1024\nvocab = 50304\nactivation = gelu\nbias = true\nnorm = layernorm\n"        \
+	"untied_embeddings = false\nlearned_pos = true\n[parallel]\n" par                          \
+	"micro_batch = 4\nglobal_batch = 32\n[train]\nprecision = bf16\nattention = unfused\n"
+
+static void test_workspace_by_arch(void)
+{
+	plan_scenario *h = load(MCORE_64M("dgx-h100", "dp = 8\nzero = 1\n"));
+	plan_scenario *a = load(MCORE_64M("dgx-a100-80g", "dp = 8\nzero = 1\n"));
+	if (h && a) {
+		CHECK_NEAR(h->gpu.compute_capability, 9.0, 0);
+		CHECK_NEAR(a->gpu.compute_capability, 8.0, 0);
+		plan_mem_peak ph, pa;
+		plan_memory_peak(h, 0, &ph);
+		plan_memory_peak(a, 0, &pa);
+		CHECK_NEAR(term(&ph, "workspaces"), 32.0 * 1048576, 0);
+		CHECK_NEAR(term(&pa, "workspaces"), 4.0 * 1048576, 0);
+		CHECK_NEAR(term(&ph, "PyTorch workspaces"), term(&pa, "PyTorch workspaces"), 0);
+		double sh = term(&ph, "weights") + term(&ph, "gradient buffer") +
+		            term(&ph, "optimizer states") + term(&ph, "workspaces");
+		double sa = term(&pa, "weights") + term(&pa, "gradient buffer") +
+		            term(&pa, "optimizer states") + term(&pa, "workspaces");
+		CHECK_NEAR(sh - sa, 29360128, 1e-9);
+		hw_gpu g = a->gpu;
+		g.compute_capability = 0; /* not stated: the profile's workspace */
+		CHECK_NEAR(plan_workspace_bytes(&a->fw, &g, NULL), 32.0 * 1048576, 0);
+		double ub;
+		CHECK_NEAR(plan_workspace_bytes(&a->fw, &a->gpu, &ub), 4.0 * 1048576, 0);
+		CHECK_NEAR(ub, 12.0 * 1048576, 0);
+		CHECK_NEAR(plan_workspace_bytes(&h->fw, &h->gpu, &ub), 32.0 * 1048576, 0);
+		CHECK_NEAR(ub, 96.0 * 1048576, 0);
+	}
+	plan_scenario_free(h);
+	plan_scenario_free(a);
+}
+
 /* [train] fp8_recipe reaches the layer's saved tensors (plan_shard): delayed
  * scaling, Megatron-Core's default, keeps the output projection's 1-byte copy
  * of the attention output, q/t bytes a token more per layer: Llama 2 7B at
@@ -841,5 +889,6 @@ int main(void)
 	test_torch_workspaces();
 	test_fp8_recipe();
 	test_tp_replicated();
+	test_workspace_by_arch();
 	return check_done();
 }
