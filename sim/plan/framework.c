@@ -188,6 +188,9 @@ const conf_key plan_framework_keys[] = {
          FK(workspace_pre_hopper_bytes),
          "workspace on GPUs before compute capability 9.0 (the GPU's compute_capability); "
          "0 = workspace"},
+        {"scores_buffer", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(scores_buffer),
+         "the unfused attention writes QK^T into a persistent buffer of b a s^2 / t elements "
+         "kept between steps (Megatron-Core's --transformer-impl local)"},
         {"torch_workspaces", CONF_INT, SIM_UNIT_NONE, 0, 64, "2", NULL, FK(torch_workspaces),
          "PyTorch's cuBLAS workspaces: one per (thread, stream) running a PyTorch GEMM; "
          "training: the forward's main thread and autograd's backward thread"},

@@ -278,6 +278,9 @@ typedef struct plan_framework {
 				       * capability >= 9.0 or not stated */
 	double workspace_pre_hopper_bytes; /* the same before compute capability 9.0
 				       * (0 = workspace_bytes): plan_workspace_bytes */
+	bool scores_buffer;           /* the unfused attention's QK^T lands in a
+				       * buffer kept between steps (Megatron-Core's
+				       * local layers: work_scores_buffer_bytes) */
 	int torch_workspaces;         /* PyTorch's cuBLAS workspaces: one per
 				       * (thread, stream) that runs a PyTorch GEMM */
 	double torch_workspace_bytes; /* each of them (CUBLAS_WORKSPACE_CONFIG) */

@@ -437,4 +437,9 @@ int work_ends_param_tensors(const work_model *m, bool first, bool last);
  * s*b*h*dtype (divided by t with SP). */
 double work_p2p_bytes(const work_model *m, const work_shard *sh);
 
+/* The unfused attention's raw scores [b x a/t, s, s] in the activation
+ * dtype, what Megatron-Core's local DotProductAttention writes QK^T into
+ * through its global memory buffer (memory.c); 0 under flash attention. */
+double work_scores_buffer_bytes(const work_model *m, const work_shard *sh);
+
 #endif
