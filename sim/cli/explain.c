@@ -311,22 +311,23 @@ static void flops(FILE *o, const plan_scenario *s, const exec_result *r)
 
 /* Parameters one rank of `stage` holds before ZeRO sharding (plan_memory's
  * rule, restated: its layers, the embedding on the first stage, the output
- * layer and a tied copy of the embedding on the last when p > 1, over t).
- * Dense models only (section 5's gradient bytes). */
+ * layer and a tied copy of the word embedding on the last when p > 1, over
+ * t but what TP keeps whole: plan_rank_layer and its kin). Dense models only
+ * (section 5's gradient bytes). */
 static double rank_params(const plan_scenario *s, int stage)
 {
 	const work_model *m = &s->model;
 	double p = 0;
 	for (int l = 0; l < plan_stage_layers(s, stage); l++)
-		p += work_params_layer_at(m, plan_global_layer(s, stage, l));
+		p += plan_rank_layer(s, plan_global_layer(s, stage, l));
 	if (stage == 0)
-		p += work_params_embedding(m);
+		p += plan_rank_embedding(s);
 	if (stage == s->plan.pp - 1) {
-		p += work_params_output(m);
+		p += plan_rank_output(s);
 		if (!m->untied_embeddings && s->plan.pp > 1)
-			p += (double)m->vocab * m->hidden;
+			p += (double)m->vocab * m->hidden / s->plan.tp;
 	}
-	return p / s->plan.tp;
+	return p;
 }
 
 /* Korthikanti et al. 2022, table 2: the formula of the plan's case and its

@@ -44,6 +44,10 @@ const conf_key hw_gpu_keys[] = {
 	 "where the numbers come from"},
 	{"sm_count", CONF_INT, SIM_UNIT_NONE, 1, 100000, NULL, NULL, offsetof(hw_gpu, sm_count),
 	 "streaming multiprocessors (compute units on AMD)"},
+	{"compute_capability", CONF_REAL, SIM_UNIT_NONE, 0, 99, "0", NULL,
+	 offsetof(hw_gpu, compute_capability),
+	 "CUDA compute capability, e.g. 8.0 (A100), 9.0 (H100): what frameworks pick code paths "
+	 "and buffer sizes by; 0 = not stated (non-NVIDIA)"},
 	{"clock", CONF_QTY, SIM_UNIT_FREQ, 1e6, 1e11, NULL, NULL, offsetof(hw_gpu, clock_hz),
 	 "clock behind the spec peaks"},
 	PEAK("fp64", HW_FP64, "dense fp64 peak (tensor/matrix; vector where there is none)"),

@@ -50,6 +50,10 @@ typedef struct hw_gpu {
 	char name[CONF_STR_MAX];   /* e.g. "a100-sxm4-80g" */
 	char source[CONF_STR_MAX]; /* provenance of the numbers */
 	int sm_count;
+	/* CUDA compute capability (major.minor, e.g. 9.0); 0 = not stated. What
+	 * torch.cuda.get_device_properties().major reports and Transformer Engine
+	 * sizes its cuBLAS workspace by (plan_workspace_bytes). */
+	double compute_capability;
 	double clock_hz;
 	double peak_flops[HW_DTYPE_COUNT]; /* dense peak FLOP/s per dtype; 0 = unsupported */
 	/* fp64 on the CUDA cores (FMA units) where it differs from peak_flops[HW_FP64],

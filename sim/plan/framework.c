@@ -184,6 +184,13 @@ const conf_key plan_framework_keys[] = {
         {"workspace", CONF_QTY, SIM_UNIT_BYTES, 0, 1e12, "32 MiB", NULL, FK(workspace_bytes),
          "allocator-owned buffers beside the tensors and PyTorch's cuBLAS workspaces "
          "(Transformer Engine's own cuBLAS workspace)"},
+        {"workspace_pre_hopper", CONF_QTY, SIM_UNIT_BYTES, 0, 1e12, "0 B", NULL,
+         FK(workspace_pre_hopper_bytes),
+         "workspace on GPUs before compute capability 9.0 (the GPU's compute_capability); "
+         "0 = workspace"},
+        {"scores_buffer", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(scores_buffer),
+         "the unfused attention writes QK^T into a persistent buffer of b a s^2 / t elements "
+         "kept between steps (Megatron-Core's --transformer-impl local)"},
         {"torch_workspaces", CONF_INT, SIM_UNIT_NONE, 0, 64, "2", NULL, FK(torch_workspaces),
          "PyTorch's cuBLAS workspaces: one per (thread, stream) running a PyTorch GEMM; "
          "training: the forward's main thread and autograd's backward thread"},
@@ -478,6 +485,24 @@ bool plan_grads_sharded(const plan_scenario *s)
 	if (p->zero >= 3)
 		return true;
 	return p->zero == 2 && (plan_microbatches(p) == 1 || plan_grad_reduce_microbatch(s));
+}
+
+/* Transformer Engine sizes its cuBLAS workspace by the device's major
+ * compute capability: 32 MiB + 1 KiB from 9 (Hopper) on, 4 MiB before
+ * (TransformerEngine d0067d0d pytorch/cpp_extensions/gemm.py:40-45), and the
+ * userbuffer GEMMs' at 3 of them (:48-56). Megatron-LM's golden
+ * mem-allocated-bytes of one TE test differ by that 28 MiB (+ 1 KiB) between
+ * H100 and A100: 581,489,664 and 552,128,512 B (gpt3_mcore_te_tp1_pp1_dist_
+ * optimizer_no_mmap_bin_files, d98e8a64), the same model and plan. */
+double plan_workspace_bytes(const plan_framework *fw, const hw_gpu *g, double *tp_overlap)
+{
+	bool pre = g->compute_capability > 0 && g->compute_capability < 9.0 &&
+	           fw->workspace_pre_hopper_bytes > 0;
+	double ws = pre ? fw->workspace_pre_hopper_bytes : fw->workspace_bytes;
+	if (tp_overlap)
+		*tp_overlap = fw->tp_overlap_workspace_bytes *
+		              (pre && fw->workspace_bytes > 0 ? ws / fw->workspace_bytes : 1.0);
+	return ws;
 }
 
 double plan_bucket_bytes(const plan_scenario *s)

@@ -11,7 +11,8 @@
 
 /* The trained parameters of global layer g per rank, what has gradients to
  * accumulate, reduce and gather back: the layer's dense part over tp and its
- * experts over ep; LoRA's adapters alone (plan_lora_layer_params, per TP
+ * experts over ep (its norms and row-parallel biases whole on every TP rank:
+ * plan_rank_layer); LoRA's adapters alone (plan_lora_layer_params, per TP
  * rank); nothing for a frozen layer (train.frozen_layers). */
 static void layer_trained(const plan_scenario *s, int g, double *dense, double *experts)
 {
@@ -25,7 +26,7 @@ static void layer_trained(const plan_scenario *s, int g, double *dense, double *
 		*dense = plan_lora_layer_params(s);
 		return;
 	}
-	*dense = (work_params_layer_at(m, g) - e) / p->tp;
+	*dense = plan_rank_layer(s, g);
 	*experts = e / ep;
 }
 
@@ -85,9 +86,9 @@ bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_ite
 		}
 		tensors += work_ends_param_tensors(m, v == 0, v == vstages - 1);
 		if (v == 0 && embedding_trained(s))
-			params += work_params_embedding(m) / p->tp;
+			params += plan_rank_embedding(s);
 		if (v == vstages - 1 && output_trained(s))
-			params += work_params_output(m) / p->tp + mtp_experts(s);
+			params += plan_rank_output(s) + mtp_experts(s);
 	}
 	double e = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
 	double acc = p->fp32_grads ? 4.0 : e;
@@ -146,7 +147,6 @@ int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 {
 	const plan_scenario *s = b->s;
 	const plan_spec *p = &s->plan;
-	const work_model *m = &s->model;
 	if ((b->dp.size == 1 && b->edp.size == 1) || p->zero >= 3)
 		return 0; /* ZeRO-3 reduce-scatters per layer inside the backward chain */
 	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
@@ -168,11 +168,11 @@ int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 	bool overlap = p->overlap_grad_reduce && !one;
 	double acc = 0, acc_e = 0; /* dense (over dp x cp) and expert (over edp) bytes */
 	if (stage == p->pp - 1 && output_trained(s)) {
-		acc += work_params_output(m) / p->tp * gbytes;
+		acc += plan_rank_output(s) * gbytes;
 		acc_e += mtp_experts(s) * gbytes;
 	}
 	double embed = stage == 0 && embedding_trained(s)
-			       ? work_params_embedding(m) / p->tp * gbytes
+			       ? plan_rank_embedding(s) * gbytes
 			       : 0;
 	int lo = first_trained(s, stage); /* frozen layers below it: no gradients */
 	for (int l = layers - 1; l >= lo; l--) {
@@ -219,7 +219,6 @@ int build_emit_param_gather(builder *b, int stage, uint32_t *pg)
 {
 	const plan_scenario *s = b->s;
 	const plan_spec *p = &s->plan;
-	const work_model *m = &s->model;
 	int layers = plan_stage_layers(s, stage);
 	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
 	double wbytes = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
@@ -229,7 +228,7 @@ int build_emit_param_gather(builder *b, int stage, uint32_t *pg)
 		return SIM_ENOMEM;
 	/* bucket boundaries exactly as build_emit_grad_buckets closes them */
 	bool out = stage == p->pp - 1 && output_trained(s);
-	double acc = out ? work_params_output(m) / p->tp * gbytes : 0;
+	double acc = out ? plan_rank_output(s) * gbytes : 0;
 	double acc_e = out ? mtp_experts(s) * gbytes : 0;
 	int hi = layers - 1, lt = first_trained(s, stage);
 	bool emb = stage == 0 && embedding_trained(s);
@@ -239,7 +238,7 @@ int build_emit_param_gather(builder *b, int stage, uint32_t *pg)
 		acc += d * gbytes;
 		acc_e += x * gbytes;
 		if (l == lt && emb)
-			acc += work_params_embedding(m) / p->tp * gbytes;
+			acc += plan_rank_embedding(s) * gbytes;
 		if (acc + acc_e < plan_bucket_bytes(s) && l > lt)
 			continue;
 		for (int k = l; k <= hi; k++)
@@ -262,9 +261,9 @@ int build_emit_param_gather(builder *b, int stage, uint32_t *pg)
 			experts += x;
 		}
 		if (l == 0 && emb)
-			dense += work_params_embedding(m) / p->tp;
+			dense += plan_rank_embedding(s);
 		if (hi == layers - 1 && out)
-			dense += work_params_output(m) / p->tp, experts += mtp_experts(s);
+			dense += plan_rank_output(s), experts += mtp_experts(s);
 		uint32_t id = UINT32_MAX;
 		bool want = false;
 		if (b->shard.size > 1 && dense > 0)

@@ -87,19 +87,22 @@ void plan_chunk_params(const plan_scenario *s, int stage, int chunk, double *den
 			continue;
 		double x = work_params_layer_experts(m, rep[k]);
 		double all = work_params_layer_at(m, rep[k]) - x;
-		p += count[k] * all;
+		p += count[k] * plan_rank_layer(s, rep[k]);
 		e += count[k] * x;
 		lin += count[k] * (all - small);
 	}
 	if (stage == 0 && chunk == 0)
-		p += work_params_embedding(m);
+		p += plan_rank_embedding(s);
 	if (stage == pp - 1 && chunk == s->plan.vpp - 1) {
-		p += work_params_output(m); /* with the MTP modules but their experts */
+		p += plan_rank_output(s); /* with the MTP modules but their experts */
 		e += work_params_mtp_experts(m);
+		/* the tied copy is the word embedding alone: the positions stay on
+		 * the first stage (gpt_model.py:173-174; language_module.py:
+		 * 281-288 zeroes the copy, d98e8a64) */
 		if (!m->untied_embeddings && pp > 1)
-			p += (double)m->vocab * m->hidden;
+			p += (double)m->vocab * m->hidden / s->plan.tp;
 	}
-	*dense = p / s->plan.tp;
+	*dense = p;
 	*linear = lin / s->plan.tp;
 	*experts = e / (s->plan.ep > 1 ? s->plan.ep : 1); /* whole experts over ep */
 }
@@ -116,6 +119,46 @@ double plan_layer_small_params(const work_model *m)
 	                                (m->act == WORK_ACT_SWIGLU ? 2 * f : f) + h
 	                      : 0;
 	return norms + bias;
+}
+
+double plan_rank_layer(const plan_scenario *s, int g)
+{
+	const work_model *m = &s->model;
+	return work_params_tp_local(work_params_layer_at(m, g) - work_params_layer_experts(m, g),
+	                            work_params_layer_replicated(m, g), s->plan.tp);
+}
+
+double plan_rank_embedding(const plan_scenario *s)
+{
+	const work_model *m = &s->model;
+	return work_params_tp_local(work_params_embedding(m), work_params_embedding_replicated(m),
+	                            s->plan.tp);
+}
+
+double plan_rank_output(const plan_scenario *s)
+{
+	const work_model *m = &s->model;
+	return work_params_tp_local(work_params_output(m), work_params_output_replicated(m),
+	                            s->plan.tp);
+}
+
+/* A layer's norms and biases on one TP rank (plan_layer_small_params; the
+ * norms and row-parallel biases whole). */
+static double small_rank(const plan_scenario *s, int g)
+{
+	return work_params_tp_local(plan_layer_small_params(&s->model),
+	                            work_params_layer_replicated(&s->model, g), s->plan.tp);
+}
+
+/* The chunk's layers' norms and biases on one TP rank. */
+static double chunk_small(const plan_scenario *s, int stage, int chunk)
+{
+	int count[2], rep[2];
+	plan_chunk_kinds(s, stage, chunk, count, rep);
+	double x = 0;
+	for (int k = 0; k < 2; k++)
+		x += count[k] ? count[k] * small_rank(s, rep[k]) : 0;
+	return x;
 }
 
 /* Stage totals of plan_chunk_params. */
@@ -279,9 +322,8 @@ void plan_stage_budget(const plan_scenario *s, int stage, plan_budget *b)
 	for (int c = 0; c < s->plan.vpp; c++) {
 		double d, x, lin;
 		plan_chunk_params(s, stage, c, &d, &x, &lin);
-		int n = plan_chunk_layers(s, stage, c, NULL);
 		b->dense += d, b->experts += x, b->linear += lin;
-		emb += d - lin - n * plan_layer_small_params(m) / s->plan.tp;
+		emb += d - lin - chunk_small(s, stage, c);
 	}
 	b->train = b->dense + b->experts;
 	if (s->train.lora_rank > 0) {
@@ -332,7 +374,9 @@ void plan_stage_budget(const plan_scenario *s, int stage, plan_budget *b)
 		int count[2], rep[2];
 		plan_chunk_kinds(s, stage, c, count, rep);
 		for (int k = 0; k < 2; k++) {
-			double x = count[k] ? work_params_layer_at(m, rep[k]) / s->plan.tp : 0;
+			double x = count[k] ? plan_rank_layer(s, rep[k]) +
+			                              work_params_layer_experts(m, rep[k]) / s->plan.tp
+			                    : 0;
 			b->layer_max = x > b->layer_max ? x : b->layer_max;
 		}
 	}
@@ -356,10 +400,11 @@ double plan_chunk_frozen(const plan_scenario *s, int stage, int chunk)
 	for (int l = 0; l < n; l++) {
 		int g = plan_global_layer(s, stage, l0 + l);
 		if (plan_layer_frozen(s, g))
-			fz += work_params_layer_at(&s->model, g) / s->plan.tp;
+			fz += plan_rank_layer(s, g) +
+			      work_params_layer_experts(&s->model, g) / s->plan.tp;
 	}
 	if (chunk * s->plan.pp + stage == 0)
-		fz += work_params_embedding(&s->model) / s->plan.tp;
+		fz += plan_rank_embedding(s);
 	return fz;
 }
 
@@ -371,7 +416,7 @@ double plan_chunk_train(const plan_scenario *s, int stage, int c)
 	if (s->train.lora_rank <= 0)
 		return d + x - plan_chunk_frozen(s, stage, c);
 	int n = plan_chunk_layers(s, stage, c, NULL);
-	double emb = d - lin - n * plan_layer_small_params(&s->model) / s->plan.tp;
+	double emb = d - lin - chunk_small(s, stage, c);
 	return n * plan_lora_layer_params(s) + (s->train.train_embeddings ? emb : 0);
 }
 

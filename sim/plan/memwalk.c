@@ -80,7 +80,7 @@ typedef struct mw {
 	double T; /* tokens per micro-batch on this rank */
 	/* always */
 	double weights, frozen, states, grad_buf, grad_copy, buckets, p2p, workspace, torch_ws,
-	        ub_workspace, gather;
+	        ub_workspace, gather, scores;
 	/* forward and backward */
 	double gathered, cache;
 	/* per chunk and micro-batch */
@@ -194,7 +194,8 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	w->buckets = p->zero >= 1 ? fw->grad_buckets * plan_bucket_bytes(s) : 0;
 	if (p->pp > 1)
 		w->p2p = fw->p2p_buffers * work_p2p_bytes(&s->model, &sh);
-	w->workspace = fw->workspace_bytes;
+	double ub_ws;
+	w->workspace = plan_workspace_bytes(fw, &s->gpu, &ub_ws);
 	/* PyTorch's own cuBLAS workspaces. PyTorch gives each cuBLAS handle a
 	 * workspace per stream from its caching allocator at the first GEMM
 	 * and keeps it ("PyTorch retains a cuBLAS workspace for each
@@ -239,7 +240,10 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	 * cudaMalloc (TE common/comm_gemm_overlap/comm_gemm_overlap.cpp:421,
 	 * userbuffers/userbuffers-host.cpp:514-557), outside PyTorch's
 	 * allocator, and are not counted here. */
-	w->ub_workspace = p->tp_comm_overlap && p->tp > 1 ? fw->tp_overlap_workspace_bytes : 0;
+	w->ub_workspace = p->tp_comm_overlap && p->tp > 1 ? ub_ws : 0;
+	/* the unfused attention's QK^T buffer, kept between steps by frameworks
+	 * that write the scores into a buffer of their own (scores_buffer) */
+	w->scores = fw->scores_buffer ? work_scores_buffer_bytes(&s->model, &sh) : 0;
 	/* the sequence-parallel all-gathers' persistent buffers: the whole
 	 * micro-batch's s x b x h in 16 bits each */
 	if (p->sequence_parallel && p->tp > 1)
@@ -432,7 +436,7 @@ typedef struct cand {
 static double static_sum(const mw *w)
 {
 	return w->weights + w->frozen + w->states + w->grad_buf + w->grad_copy + w->buckets +
-	       w->p2p + w->workspace + w->torch_ws + w->ub_workspace + w->gather;
+	       w->p2p + w->workspace + w->torch_ws + w->ub_workspace + w->gather + w->scores;
 }
 
 static void consider(cand *best, const cand *c)
@@ -745,6 +749,8 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 	    s->fw.torch_workspaces, bq(s->fw.torch_workspace_bytes, a, sizeof a));
 	add(o, PLAN_MEM_BUFFERS, w->ub_workspace, "TP-overlap workspace",
 	    "the cuBLAS workspace of the GEMMs overlapping TP communication (tp_comm_overlap)");
+	add(o, PLAN_MEM_BUFFERS, w->scores, "attention scores buffer",
+	    "QK^T of one micro-batch, b a s^2 e / t, kept between steps (scores_buffer)");
 	add(o, PLAN_MEM_BUFFERS, w->gather, "SP gather buffers",
 	    "%d persistent all-gather buffers of s b h e = %s each", s->fw.sp_gather_buffers,
 	    bq(s->fw.sp_gather_buffers > 0 ? w->gather / s->fw.sp_gather_buffers : 0, a, sizeof a));

@@ -274,7 +274,13 @@ typedef struct plan_framework {
 				       * gathered at most (0 = two layers) */
 	double workspace_bytes;       /* allocator-owned buffers beside the tensors
 				       * and PyTorch's own workspaces (Transformer
-				       * Engine's cuBLAS workspace) */
+				       * Engine's cuBLAS workspace), on compute
+				       * capability >= 9.0 or not stated */
+	double workspace_pre_hopper_bytes; /* the same before compute capability 9.0
+				       * (0 = workspace_bytes): plan_workspace_bytes */
+	bool scores_buffer;           /* the unfused attention's QK^T lands in a
+				       * buffer kept between steps (Megatron-Core's
+				       * local layers: work_scores_buffer_bytes) */
 	int torch_workspaces;         /* PyTorch's cuBLAS workspaces: one per
 				       * (thread, stream) that runs a PyTorch GEMM */
 	double torch_workspace_bytes; /* each of them (CUBLAS_WORKSPACE_CONFIG) */
@@ -565,6 +571,13 @@ bool plan_grads_sharded(const struct plan_scenario *s);
  * parameters of 4-byte (fp32_grads) or 2-byte gradients. */
 double plan_bucket_bytes(const struct plan_scenario *s);
 
+/* The framework's own workspace on GPU g: [framework] workspace from
+ * compute capability 9.0 on (or where g states none), workspace_pre_hopper
+ * before (when set); *tp_overlap the tp_overlap_workspace scaled the same
+ * way (Transformer Engine's userbuffer GEMMs hold 3 of its workspaces).
+ * tp_overlap may be NULL. */
+double plan_workspace_bytes(const plan_framework *fw, const hw_gpu *g, double *tp_overlap);
+
 /* Micro-batches per step per pipeline: global_batch / (micro_batch * dp). */
 int plan_microbatches(const plan_spec *p);
 /* How one rank executes a layer under this plan: tp, sp, micro-batch, its
@@ -715,6 +728,13 @@ void plan_chunk_params(const plan_scenario *s, int stage, int chunk, double *den
 double plan_chunk_train(const plan_scenario *s, int stage, int chunk);
 /* A layer's norm and bias parameters (not linear weights). */
 double plan_layer_small_params(const work_model *m);
+/* One TP rank's parameters of global layer g (its routed experts excluded:
+ * they go over EP), of the input embedding and of the output layer with the
+ * final norm: the TP-split part over tp, what TP replicates whole
+ * (work_params_*_replicated). */
+double plan_rank_layer(const plan_scenario *s, int g);
+double plan_rank_embedding(const plan_scenario *s);
+double plan_rank_output(const plan_scenario *s);
 /* LoRA adapter parameters of one layer on one rank. */
 double plan_lora_layer_params(const plan_scenario *s);
 /* Bytes per trainable parameter: weights, gradients, optimizer states in the

@@ -296,7 +296,7 @@ void serve_memory_of(const serve_scenario *s, serve_memory *out)
 	double qkv = (at + 2 * gt) * d, mlp = (m->act == WORK_ACT_SWIGLU ? 2 : 1) * ft;
 	out->activation_bytes = mmax * ACT_BYTES * (2 * m->hidden + (qkv > mlp ? qkv : mlp)) +
 				(double)s->max_batch * m->vocab / t * 4;
-	out->reserve_bytes = s->fw.context_bytes + s->fw.workspace_bytes +
+	out->reserve_bytes = s->fw.context_bytes + plan_workspace_bytes(&s->fw, &s->gpu, NULL) +
 			     (s->tp > 1 ? s->fw.nccl_bytes + s->fw.comm_bytes : 0);
 	double left = s->gpu.hbm_bytes - out->weights_bytes - out->activation_bytes - out->reserve_bytes;
 	/* static batching preallocates the batch's whole KV (a contiguous cache,

@@ -74,6 +74,13 @@ static const struct {
         {"learned absolute positions", NULL, "model.learned_pos = true"},
         {"GPT2LMHeadModel", NULL, "model.learned_pos = true"},
         {"RMSNorm", NULL, "model.norm = rmsnorm"},
+        /* Megatron-Core's local layers (LocalSpecProvider, core/models/
+         * backends.py:99-131 at d98e8a64): Megatron's own linear layers
+         * (PyTorch GEMMs, no Transformer Engine workspace: the local tests'
+         * golden mem-allocated-bytes are the same on H100 and A100, the TE
+         * tests' 28 MiB apart) and the unfused attention's QK^T buffer */
+        {"--transformer-impl local", NULL,
+         "framework.scores_buffer = true; framework.workspace = 0 B"},
         /* the plan */
         {"sequence parallel", "o sequence parallel", "parallel.sequence_parallel = true"},
         {"interleaved 1F1B", NULL, "parallel.schedule = 1f1b"},

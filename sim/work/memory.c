@@ -210,6 +210,25 @@ double work_p2p_bytes(const work_model *m, const work_shard *sh)
 	return sp ? bytes / t : bytes;
 }
 
+/* Megatron-Core's local DotProductAttention (--transformer-impl local;
+ * LocalSpecProvider.core_attention, core/models/backends.py:131 at
+ * d98e8a64) takes the [b x np, sq, sk] tensor QK^T is written into from
+ * parallel_state's GlobalMemoryBuffer (transformer/dot_product_attention.py:
+ * 187-199, np = heads / tp, K repeated to every query head under GQA:
+ * :169-175) in query.dtype. The buffer keeps one tensor per (name, dtype)
+ * and only grows (core/utils.py:727-753): allocated at the first forward,
+ * it stays between steps, b a s^2 e / t bytes. The softmax's output and
+ * dropout's (work_activation_bytes' 5as term) are separate tensors. The
+ * 64M CI model at b 4, 8 heads, s 1024, bf16: 4 x 8 x 1024^2 x 2 =
+ * 64 MiB. */
+double work_scores_buffer_bytes(const work_model *m, const work_shard *sh)
+{
+	if (sh->flash)
+		return 0;
+	double t = sh->tp > 0 ? sh->tp : 1, s = sh->seq;
+	return sh->micro_batch * (m->heads / t) * s * s * act_elem_bytes(sh);
+}
+
 /* Eager and compiled code (work_saved). Per token of one micro-batch on one
  * rank, t = tp (the parts split over TP divided by t, the replicated ones only
  * with SP), e the activation element size, q = a*d, kv = g*d (kv_e = q when

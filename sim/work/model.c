@@ -418,6 +418,52 @@ double work_params_mtp_experts(const work_model *m)
 	return m->mtp_layers > 0 ? m->mtp_layers * work_params_layer_experts(m, m->layers - 1) : 0;
 }
 
+/* What TP keeps whole on every rank (NVIDIA/Megatron-LM d98e8a64):
+ *  - the norms: Megatron-Core's layer specs build input_layernorm and
+ *    pre_mlp_layernorm over the whole hidden size (TE's LayerNormLinear
+ *    keeps layer_norm_weight of in_features, the unsplit input width:
+ *    TransformerEngine d0067d0d pytorch/module/layernorm_linear.py:1449-1459;
+ *    the local spec's FusedLayerNorm / WrappedTorchNorm, core/models/gpt/
+ *    gpt_layer_specs.py:68-75), and the final norm the same;
+ *  - row-parallel biases: RowParallelLinear splits its input, and its bias is
+ *    Parameter(torch.empty(self.output_size)) on every rank, reduced over TP
+ *    ("allreduce", core/tensor_parallel/layers.py:1482-1498); TE's Linear
+ *    with parallel_mode "row" divides in_features only (d0067d0d module/
+ *    linear.py:1622-1625) and sizes its bias by out_features (:1705-1706).
+ *    Those are the attention output projection's and fc2's (a shared
+ *    expert's fc2 each; routed experts are EP's); column-parallel biases
+ *    (QKV, fc1) are split with their outputs (layers.py:1112-1118);
+ *  - learned positions: LanguageModelEmbedding's position_embeddings is a
+ *    plain torch.nn.Embedding(max_sequence_length, hidden) (core/models/
+ *    common/embeddings/language_model_embedding.py:71), the word embedding a
+ *    VocabParallelEmbedding (:59), built on the first stage only (and with
+ *    MTP on its stage: gpt_model.py:173-174).
+ * GPT-style 64M CI model (h 512, biases, LayerNorm): 2 x 1024 + 2 x 512 =
+ * 3,072 replicated of a layer's 3,152,384. */
+double work_params_layer_replicated(const work_model *m, int layer)
+{
+	double fc2 = work_layer_is_moe(m, layer) ? m->moe_shared_experts : 1.0;
+	return 2.0 * norm_params(m) + (m->bias ? (1.0 + fc2) * m->hidden : 0.0);
+}
+
+double work_params_embedding_replicated(const work_model *m)
+{
+	return m->learned_pos ? (double)m->seq_len * m->hidden : 0.0;
+}
+
+/* The final norm; each MTP module's three norms (enorm, hnorm, its final
+ * norm: mtp_module_params) and its layer's replicated part. */
+double work_params_output_replicated(const work_model *m)
+{
+	double mtp = 3.0 * norm_params(m) + work_params_layer_replicated(m, m->layers - 1);
+	return norm_params(m) + (m->mtp_layers > 0 ? m->mtp_layers * mtp : 0.0);
+}
+
+double work_params_tp_local(double total, double replicated, int tp)
+{
+	return tp > 1 ? (total - replicated) / tp + replicated : total;
+}
+
 double work_params_total(const work_model *m)
 {
 	if (m->moe_experts == 0)

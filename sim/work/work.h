@@ -99,6 +99,16 @@ double work_params_total(const work_model *m);
  * in work_params_total and, by plan, on the last stage. */
 double work_params_mtp(const work_model *m);
 double work_params_mtp_experts(const work_model *m);
+/* Of the above, what tensor parallelism does not split but keeps whole on
+ * every TP rank (model.c): a layer's norms and its row-parallel biases (the
+ * attention output projection's, fc2's), the learned position embedding, the
+ * final norm (and the MTP modules' norms and layers' such parts).
+ * work_params_tp_local gives one TP rank's share of `total` parameters of
+ * which `replicated` stay whole. */
+double work_params_layer_replicated(const work_model *m, int layer);
+double work_params_embedding_replicated(const work_model *m);
+double work_params_output_replicated(const work_model *m);
+double work_params_tp_local(double total, double replicated, int tp);
 /* Model FLOPs (no recompute) for `tokens` tokens, forward+backward; for MoE
  * layers the matmul weights a token meets: router, top-k and shared experts. */
 double work_model_flops(const work_model *m, double tokens);
@@ -426,5 +436,10 @@ int work_ends_param_tensors(const work_model *m, bool first, bool last);
 /* Bytes of the activation sent between pipeline stages per micro-batch:
  * s*b*h*dtype (divided by t with SP). */
 double work_p2p_bytes(const work_model *m, const work_shard *sh);
+
+/* The unfused attention's raw scores [b x a/t, s, s] in the activation
+ * dtype, what Megatron-Core's local DotProductAttention writes QK^T into
+ * through its global memory buffer (memory.c); 0 under flash attention. */
+double work_scores_buffer_bytes(const work_model *m, const work_shard *sh);
 
 #endif

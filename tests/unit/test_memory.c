@@ -748,6 +748,150 @@ static void test_torch_workspaces(void)
 	plan_scenario_free(h);
 }
 
+/* What TP keeps whole (work_params_*_replicated): the 64M CI model at tp 4,
+ * vocab padded to 50688 (128 x 4), as MA12 (gpt3_mcore_te_tp4_pp1_dist_
+ * optimizer_overlap_grad_reduce_param_gather, d98e8a64). Per TP rank: the
+ * word embedding 50688 x 512 / 4 = 6,488,064; the positions 1024 x 512 =
+ * 524,288 whole; per layer QKV 512 x 1536 / 4 + 1536 / 4 = 196,992, proj
+ * 512^2 / 4 = 65,536 + its bias 512 whole, fc1 512 x 2048 / 4 + 2048 / 4 =
+ * 262,656, fc2 262,144 + its bias 512 whole, two LayerNorms 2 x 1024 whole:
+ * 790,400, x 12 = 9,484,800; the final LayerNorm 1,024: 16,498,176, the
+ * count Megatron's log implies (mem-allocated-bytes 299,728,384 B = 12 B x
+ * P + TE's and PyTorch's workspaces 100,664,320 B + 1,085,952 B of the
+ * distributed optimizer's padding; splitting everything, 16,076,544, left
+ * 6.1 MB). At pp 2, tp 2 (vocab 50432) the last stage holds 6 layers of
+ * 1,577,728, the final norm and the tied copy of the word embedding alone,
+ * 50432 x 512 / 2 (no positions: the first stage's): 22,377,984; stage 0
+ * 6 x 1,577,728 + 12,910,592 + 524,288 = 22,901,248. */
+#define CI64M_TP(vocab, par)                                                                       \
+	"include = topologies/nodes/dgx-h100.ini\n"                                                \
+	"[scenario]\nname = t\n[node]\ngpus = 8\n[cluster]\nname = c\nnodes = 1\n"                 \
+	"[model]\nname = m\nlayers = 12\nhidden = 512\nheads = 8\nkv_heads = 8\nffn = 2048\n"      \
+	"seq_len = 1024\nvocab = " vocab "\nactivation = gelu\nbias = true\nnorm = layernorm\n"     \
+	"untied_embeddings = false\nlearned_pos = true\n[parallel]\n" par                          \
+	"micro_batch = 4\nglobal_batch = 32\n[train]\nprecision = bf16\n"
+
+static void test_tp_replicated(void)
+{
+	plan_scenario *a = load(CI64M_TP("50688", "tp = 4\ndp = 2\nzero = 1\n"));
+	plan_scenario *b = load(CI64M_TP("50432", "tp = 2\npp = 2\ndp = 2\n"));
+	if (a) {
+		CHECK_NEAR(work_params_layer_replicated(&a->model, 0), 3072, 0);
+		CHECK_NEAR(plan_rank_layer(a, 0), 790400, 0);
+		CHECK_NEAR(plan_rank_embedding(a), 6488064 + 524288, 0);
+		double d, x, lin;
+		plan_chunk_params(a, 0, 0, &d, &x, &lin);
+		CHECK_NEAR(d, 16498176, 0);
+		CHECK_NEAR(x, 0, 0);
+		/* the linear weights alone: 12 x 12 h^2 / 4 = 12 x 3,145,728 / 4 */
+		CHECK_NEAR(lin, 12 * 3145728.0 / 4, 0);
+		plan_budget bg;
+		plan_stage_budget(a, 0, &bg);
+		CHECK_NEAR(bg.dense, 16498176, 0);
+		CHECK_NEAR(plan_local_params(a, 0), 16498176 / 2.0, 1e-6); /* ZeRO-1 over dp 2 */
+	}
+	if (b) {
+		double d, x, lin;
+		plan_chunk_params(b, 1, 0, &d, &x, &lin);
+		CHECK_NEAR(d, 22377984, 0);
+		plan_chunk_params(b, 0, 0, &d, &x, &lin);
+		CHECK_NEAR(d, 22901248, 0);
+	}
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+}
+
+/* Transformer Engine's workspace by compute capability (plan_workspace_bytes;
+ * TE d0067d0d pytorch/cpp_extensions/gemm.py:40-56): megatron-core's
+ * profile on an A100 (8.0) holds 4 MiB, on an H100 (9.0) 32 MiB, and 3 of
+ * either under tp_comm_overlap (12 and 96 MiB). The same 64M plan on both:
+ * the static terms differ by 28 MiB = 29,360,128 B, the measured difference
+ * of that test's mem-allocated-bytes between DGX H100 and A100
+ * (581,489,664 - 552,128,512 = 29,361,152 B, TE's extra 1 KiB on Hopper
+ * aside). A GPU that states no compute capability keeps `workspace`. */
+#define MCORE_64M(node, par)                                                                       \
+	"include = topologies/frameworks/megatron-core.ini\n"                                      \
+	"include = topologies/nodes/" node ".ini\n"                                                \
+	"[scenario]\nname = t\n[node]\ngpus = 8\n[cluster]\nname = c\nnodes = 1\n"                 \
+	"[model]\nname = m\nlayers = 12\nhidden = 512\nheads = 8\nkv_heads = 8\nffn = 2048\n"      \
+	"seq_len = 1024\nvocab = 50304\nactivation = gelu\nbias = true\nnorm = layernorm\n"        \
+	"untied_embeddings = false\nlearned_pos = true\n[parallel]\n" par                          \
+	"micro_batch = 4\nglobal_batch = 32\n[train]\nprecision = bf16\nattention = unfused\n"
+
+static void test_workspace_by_arch(void)
+{
+	plan_scenario *h = load(MCORE_64M("dgx-h100", "dp = 8\nzero = 1\n"));
+	plan_scenario *a = load(MCORE_64M("dgx-a100-80g", "dp = 8\nzero = 1\n"));
+	if (h && a) {
+		CHECK_NEAR(h->gpu.compute_capability, 9.0, 0);
+		CHECK_NEAR(a->gpu.compute_capability, 8.0, 0);
+		plan_mem_peak ph, pa;
+		plan_memory_peak(h, 0, &ph);
+		plan_memory_peak(a, 0, &pa);
+		CHECK_NEAR(term(&ph, "workspaces"), 32.0 * 1048576, 0);
+		CHECK_NEAR(term(&pa, "workspaces"), 4.0 * 1048576, 0);
+		CHECK_NEAR(term(&ph, "PyTorch workspaces"), term(&pa, "PyTorch workspaces"), 0);
+		double sh = term(&ph, "weights") + term(&ph, "gradient buffer") +
+		            term(&ph, "optimizer states") + term(&ph, "workspaces");
+		double sa = term(&pa, "weights") + term(&pa, "gradient buffer") +
+		            term(&pa, "optimizer states") + term(&pa, "workspaces");
+		CHECK_NEAR(sh - sa, 29360128, 1e-9);
+		hw_gpu g = a->gpu;
+		g.compute_capability = 0; /* not stated: the profile's workspace */
+		CHECK_NEAR(plan_workspace_bytes(&a->fw, &g, NULL), 32.0 * 1048576, 0);
+		double ub;
+		CHECK_NEAR(plan_workspace_bytes(&a->fw, &a->gpu, &ub), 4.0 * 1048576, 0);
+		CHECK_NEAR(ub, 12.0 * 1048576, 0);
+		CHECK_NEAR(plan_workspace_bytes(&h->fw, &h->gpu, &ub), 32.0 * 1048576, 0);
+		CHECK_NEAR(ub, 96.0 * 1048576, 0);
+	}
+	plan_scenario_free(h);
+	plan_scenario_free(a);
+}
+
+/* Megatron-Core's local layers (scores_buffer; work_scores_buffer_bytes):
+ * QK^T's buffer of b a s^2 e / t stays between steps, 4 x 8 x 1024^2 x 2 =
+ * 67,108,864 B for the 64M model at b 4, half at tp 2, none under flash
+ * attention; a static term, so the peak's moment stays.
+ * Measured: MA05 (gpt3_mcore_tp1_pp2, d98e8a64) logs mem-allocated-bytes
+ * 948,653,056 B after every step on its last stage: 6 layers x 3,152,384 +
+ * the final norm 1,024 + the tied word embedding 50304 x 512 = 44,670,976
+ * params x 18 B (plain DDP: bf16 weights, fp32 main_grad, master, m, v) =
+ * 804,077,568 B, PyTorch's two workspaces 67,108,864 B, no TE workspace,
+ * the buffer 67,108,864 B: 938,295,296 B, 10,357,760 B (1.1 %) under the
+ * log (plain DDP's rows all leave 7-14 MB unexplained: MA09, MA13). Without
+ * the buffer and with TE's workspace, as before, 4.5 % under. */
+static void test_scores_buffer(void)
+{
+	plan_scenario *l = load(MCORE_64M("dgx-h100", "pp = 2\ndp = 4\nzero = 0\n") "[framework]\n"
+	                        "scores_buffer = true\nworkspace = 0 B\n");
+	plan_scenario *n = load(MCORE_64M("dgx-h100", "pp = 2\ndp = 4\nzero = 0\n"));
+	plan_scenario *t = load(MCORE_64M("dgx-h100", "tp = 2\ndp = 4\nzero = 0\n") "[framework]\n"
+	                        "scores_buffer = true\nworkspace = 0 B\n");
+	if (l && n && t) {
+		plan_mem_peak pl, pn, pt;
+		plan_memory_peak(l, 1, &pl);
+		plan_memory_peak(n, 1, &pn);
+		plan_memory_peak(t, 0, &pt);
+		CHECK_NEAR(term(&pl, "attention scores buffer"), 67108864, 0);
+		CHECK_NEAR(term(&pn, "attention scores buffer"), 0, 0);
+		CHECK_NEAR(term(&pt, "attention scores buffer"), 33554432, 0);
+		work_shard sh = plan_shard(l);
+		sh.flash = true;
+		CHECK_NEAR(work_scores_buffer_bytes(&l->model, &sh), 0, 0);
+		CHECK_INT(pl.op, pn.op);
+		CHECK_NEAR(pl.allocated - pn.allocated, 67108864 - 33554432, 1e-6);
+		double stays = term(&pl, "weights") + term(&pl, "gradient buffer") +
+		               term(&pl, "optimizer states") + term(&pl, "workspaces") +
+		               term(&pl, "PyTorch workspaces") + term(&pl, "attention scores buffer");
+		CHECK_NEAR(stays, 938295296, 1);
+		CHECK_NEAR(stays / 948653056.0, 1, 0.012);
+	}
+	plan_scenario_free(l);
+	plan_scenario_free(n);
+	plan_scenario_free(t);
+}
+
 /* [train] fp8_recipe reaches the layer's saved tensors (plan_shard): delayed
  * scaling, Megatron-Core's default, keeps the output projection's 1-byte copy
  * of the attention output, q/t bytes a token more per layer: Llama 2 7B at
@@ -787,5 +931,8 @@ int main(void)
 	test_tp_overlap_workspace();
 	test_torch_workspaces();
 	test_fp8_recipe();
+	test_tp_replicated();
+	test_workspace_by_arch();
+	test_scores_buffer();
 	return check_done();
 }

@@ -189,7 +189,8 @@ static void test_comm_host_op(void)
  * no pipeline, no DP: the compute stream alone sets the step): each
  * micro-batch ends with one accumulation task of max(GPU, host) seconds,
  * GPU = launches x 4 us + bytes / HBM, host = launches x (4 + 20) us, with
- * bytes = local parameters x (2 + 2 x 4) (bf16 gradient into an fp32
+ * bytes = local parameters (TP splits all but the norms, the row-parallel
+ * biases and the positions) x (2 + 2 x 4) (bf16 gradient into an fp32
  * accumulator, as Megatron-Core's default fp32_grads: 2 + 2 x 4) and one launch per
  * parameter tensor: the GPT layer's 4 weights, 4 biases and 4 layernorm
  * tensors, 12 x 24 layers, plus the token and position embeddings and the
@@ -206,8 +207,14 @@ static void test_grad_accum(void)
 		CHECK(!plan_grad_accum_item(a, 0, -1, &it));
 		CHECK(plan_grad_accum_item(b, 0, -1, &it));
 		const work_model *m = &b->model;
+		/* half of what TP splits, the norms, row-parallel biases and positions
+		 * whole: the split total plus half the replicated ones */
+		double rep = m->layers * work_params_layer_replicated(m, 0) +
+		             work_params_embedding_replicated(m) + work_params_output_replicated(m);
 		double local = (m->layers * work_params_layer(m) + work_params_embedding(m) +
-		                work_params_output(m)) / 2;
+		                work_params_output(m)) / 2 + rep / 2;
+		CHECK_NEAR(local, m->layers * plan_rank_layer(b, 0) + plan_rank_embedding(b) +
+		                          plan_rank_output(b), 1e-12);
 		CHECK_NEAR(it.bytes, local * 10, 1e-12);
 		CHECK_INT(it.launches, 292);
 		double gpu = it.launches * b->gpu.launch_s + hw_mem_time(&b->gpu, it.bytes) -

@@ -35,6 +35,16 @@ static plan_scenario *load(const char *text)
 
 static const double P = 1235814400.0, V = 128256, H = 2048, LAYER = 60821504.0, EMB = 262668288.0;
 
+/* One TP rank's share of `all` parameters of which `whole` stay whole on
+ * every rank: nanotron's TritonRMSNorm weights are of the full hidden size
+ * (models/llama.py:704, 712 at 0e0a27ea, the final norm the same), two per
+ * layer, RN = 2 h = 4,096 (work_params_layer_replicated). */
+static const double RN = 4096;
+static double rank_share(double all, double whole, double t)
+{
+	return (all - whole) / t + whole;
+}
+
 /* The term of the peak named `name` (0 when absent). */
 static double term(const plan_mem_peak *p, const char *name)
 {
@@ -169,9 +179,9 @@ static void test_plan_dp8(void)
 
 /* Plan B: tp 4 with SP, pp 2 under 1F1B, dp 1, micro-batch 4 (T = 16,384),
  * 4 micro-batches. Per rank: stage 0 holds 8 layers and the embedding,
- * (8 x 60,821,504 + 262,668,288)/4 = 187,310,080 parameters; stage 1 the
- * other 8, the final norm and the tied lm_head's own copy: 187,310,592
- * (podsim splits the norms too). Static: 18 B per parameter (no DDP with
+ * (8 x (60,821,504 - 4,096) + 262,668,288)/4 + 8 x 4,096 = 187,334,656
+ * parameters (the norms whole); stage 1 the other 8, the final norm (whole)
+ * and the tied lm_head's own copy: 187,336,704. Static: 18 B per parameter (no DDP with
  * dp 1), PyTorch's two 32 MiB workspaces, one pipeline tensor s b h e / t = 16 MiB and the
  * two SP gather buffers 2 T h e = 128 MiB. Activations per micro-batch and
  * stage: 8 x 23,074 x T = 3,024,224,256. Stage 0 keeps pp - 0 = 2
@@ -186,7 +196,10 @@ static void test_plan_tp4_pp2(void)
 	                             "16\nsequence_parallel = true\nschedule = 1f1b\nzero = 0\n");
 	if (!s)
 		return;
-	double T = 16384, p0 = (8 * LAYER + EMB) / 4, p1 = (8 * LAYER + 2048 + EMB) / 4;
+	double T = 16384, p0 = rank_share(8 * LAYER + EMB, 8 * RN, 4),
+	       p1 = rank_share(8 * LAYER + 2048 + EMB, 8 * RN + 2048, 4);
+	CHECK_NEAR(p0, 187334656, 0);
+	CHECK_NEAR(p1, 187336704, 0);
 	double buf = 67108864 + 16777216 + 134217728, act = 8 * 23074 * T;
 	plan_mem_peak p;
 	plan_memory_peak(s, 0, &p);
@@ -219,9 +232,10 @@ static void test_plan_tp4_pp2(void)
  * batches of 4096 tokens) under full recomputation keeps only the layer
  * inputs, 8 x e h / t x T = 16 MiB per micro-batch, so the peak is a
  * backward's end: one micro-batch still in flight, the stage's .grad
- * 2 x 187,310,080, the recomputed layer's tensors 23,074 x T and its
+ * 2 x 187,334,656, the recomputed layer's tensors 23,074 x T and its
  * activation gradients 3 e f / t x T. ZeRO-1 with tp 2, pp 2, dp 2 (no
- * DDP; stage 0 holds P0 = (8 x 60,821,504 + 262,668,288)/2): the states
+ * DDP; stage 0 holds P0 = (8 x (60,821,504 - 4,096) + 262,668,288)/2 +
+ * 8 x 4,096): the states
  * over dp, 2 + 4 + 12/2 B per parameter, and at the step the all-gather's
  * flat shard and two 16-bit copies of the parameters, 2 x (2 + 1/2) P0,
  * gone after it. */
@@ -231,7 +245,7 @@ static void test_backward_and_step(void)
 	                             "sequence_parallel = true\nrecompute = full\n");
 	if (!s)
 		return;
-	double T = 4096, p0 = (8 * LAYER + EMB) / 4;
+	double T = 4096, p0 = rank_share(8 * LAYER + EMB, 8 * RN, 4);
 	double stat = 18 * p0 + 67108864 + 4194304 + 2 * T * H * 2;
 	plan_mem_peak p;
 	plan_memory_peak(s, 0, &p);
@@ -245,7 +259,8 @@ static void test_backward_and_step(void)
 	              "sequence_parallel = true\nzero = 1\n");
 	if (s) {
 		int n = plan_schedule_steps(s->plan.schedule, 4, 1) + 1;
-		double *a = malloc(3 * (size_t)n * sizeof *a), q0 = 2 * p0;
+		double *a = malloc(3 * (size_t)n * sizeof *a);
+		double q0 = rank_share(8 * LAYER + EMB, 8 * RN, 2);
 		CHECK_INT(plan_memory_curve(s, 0, a, a + n, a + 2 * n, n), n);
 		double st = 2 * q0 + 4 * q0 + 12 * q0 / 2 + 67108864 + 8388608 + 2 * T * H * 2;
 		CHECK_NEAR(a[n + n - 1], st + 2 * (2 + 0.5) * q0, 1e-12);
