@@ -190,12 +190,14 @@ const conf_key plan_framework_keys[] = {
          * eps) in place, one list; the gradient copies of maximize and of
          * Adam's L2 weight decay (adam.py 2.6.0 L594, L612) are deleted
          * before it (L639). The capturable path's extra lists are the
-         * per-tensor bias corrections, one element each (L646-657). 2.6.0's
+         * per-tensor bias corrections, one element each (L646-665). 2.6.0's
          * test/test_optim.py test_peak_memory_foreach (L958-1005) holds
          * foreach Adam(W) to the single-tensor peak plus one such list.
          * Measured: one 512 MiB list over 512 MiB of bf16 parameters in
          * torch 2.11 (tools/measured/h200-training/alloc.csv). Releases
-         * 2.0-2.5 were not in the sources at hand. */
+         * 2.0-2.5 were not in the sources at hand. 3: 1.13.1 with
+         * maximize=True, whose negated gradients (adamw.py L344) live to
+         * the end. (test_optim.py: pytorch_2.6.0+dfsg.orig.tar.xz.) */
         {"foreach_temps", CONF_INT, SIM_UNIT_NONE, 1, 3, "1", NULL, FK(foreach_temps),
          "state-sized lists alive together in a foreach Adam(W) step: 1 (torch >= 2.6: "
          "sqrt(v) in place), 2 (torch 1.13: sqrt(v) and the out-of-place denominator)"},
