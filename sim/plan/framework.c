@@ -175,8 +175,32 @@ const conf_key plan_framework_keys[] = {
          "with quantised base weights the unquantised parameters are cast to fp32"},
         {"optimizer_impl", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fused", optim_names,
          FK(optimizer_impl),
-         "the optimizer step: fused (apex/TE/DeepSpeed FusedAdam: no temporaries), foreach (two "
-         "state-sized lists), single (a loop over tensors), torch-fused (AdamW(fused=True))"},
+         "the optimizer step: fused (apex/TE/DeepSpeed FusedAdam: no temporaries), foreach "
+         "(foreach_temps state-sized lists), single (a loop over tensors), torch-fused "
+         "(AdamW(fused=True))"},
+        /* torch/optim/adamw.py _multi_tensor_adamw, non-capturable path:
+         * 1.13.1 (Debian python3-torch 1.13.1+dfsg-4) L418-422:
+         *   exp_avg_sq_sqrt = torch._foreach_sqrt(exp_avg_sqs)
+         *   denom = torch._foreach_add(exp_avg_sq_sqrt, eps)   (a second list)
+         *   torch._foreach_addcdiv_(params, exp_avgs, denom, step_size)
+         * (capturable L394-400 and adam.py L495-523 alike): two lists.
+         * 2.6.0 (Debian 2.6.0+dfsg-7) adamw.py L699-707, adam.py L703-707,
+         * and 2.14.1 (Debian 2.14.1+dfsg-1; AdamW is Adam with
+         * decoupled_weight_decay) adam.py L790-794: _foreach_add_(exp_avg_sq_sqrt,
+         * eps) in place, one list; the gradient copies of maximize and of
+         * Adam's L2 weight decay (adam.py 2.6.0 L594, L612) are deleted
+         * before it (L639). The capturable path's extra lists are the
+         * per-tensor bias corrections, one element each (L646-665). 2.6.0's
+         * test/test_optim.py test_peak_memory_foreach (L958-1005) holds
+         * foreach Adam(W) to the single-tensor peak plus one such list.
+         * Measured: one 512 MiB list over 512 MiB of bf16 parameters in
+         * torch 2.11 (tools/measured/h200-training/alloc.csv). Releases
+         * 2.0-2.5 were not in the sources at hand. 3: 1.13.1 with
+         * maximize=True, whose negated gradients (adamw.py L344) live to
+         * the end. (test_optim.py: pytorch_2.6.0+dfsg.orig.tar.xz.) */
+        {"foreach_temps", CONF_INT, SIM_UNIT_NONE, 1, 3, "1", NULL, FK(foreach_temps),
+         "state-sized lists alive together in a foreach Adam(W) step: 1 (torch >= 2.6: "
+         "sqrt(v) in place), 2 (torch 1.13: sqrt(v) and the out-of-place denominator)"},
         {"gathered_layers", CONF_INT, SIM_UNIT_NONE, 1, 64, "2", NULL, FK(gathered_layers),
          "ZeRO-3 layers unsharded at once (the running one and the prefetched)"},
         {"live_params", CONF_REAL, SIM_UNIT_NONE, 0, 1e15, "0", NULL, FK(live_params),

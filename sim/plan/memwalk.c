@@ -41,9 +41,10 @@
  *   end          their dtype, which nanotron adds into its fp32 buffer and
  *                frees after every backward (a candidate of the end only:
  *                they grow as the activations shrink)
- *   step         the gradients, foreach AdamW's two state-sized lists
- *                (torch/optim/adamw.py, 1.13.1, 352-400: sqrt(v) and the
- *                denominator), DeepSpeed's fp32 copy of the gradient
+ *   step         the gradients, foreach AdamW's foreach_temps state-sized lists
+ *                (torch/optim/adamw.py: 1.13.1 L418-422 sqrt(v) and the
+ *                denominator, 2.6.0 L699-707 sqrt(v) alone; framework.c),
+ *                DeepSpeed's fp32 copy of the gradient
  *                partition (stage_1_and_2.py:1890-1900, stage3.py:1895-1905),
  *                ZeRO-1's parameter all-gather: the flat shard and
  *                step_param_copies 16-bit copies of the stage's parameters
@@ -399,7 +400,7 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	double st = s->train.policy == PLAN_POLICY_PURE ? 2.0 : 4.0;
 	if (fw->optimizer_impl == PLAN_OPTIM_FOREACH && s->train.optimizer == PLAN_ADAM &&
 	    !s->train.optimizer_in_backward)
-		w->temps = 2.0 * local * st;
+		w->temps = fw->foreach_temps * local * st;
 	if (fw->step_fp32_grads && !offo)
 		w->step_fp32 = local * 4.0;
 	/* ZeRO-1's parameter all-gather after the step: the flat local shard
@@ -838,8 +839,11 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 	    qty(w->b.train, a, sizeof a), w->b.w);
 	if (x->temps > 0) {
 		const char *part[3] = {
-		        w->temps > 0 ? "foreach AdamW: sqrt(v) and the denominator, 2 x the "
-		                       "states' elements"
+		        w->temps > 0 ? (s->fw.foreach_temps > 1
+		                                ? "foreach AdamW: sqrt(v) and the out-of-place "
+		                                  "denominator, 2 x the states' elements"
+		                                : "foreach AdamW: sqrt(v), its denominator in "
+		                                  "place, 1 x the states' elements")
 		                     : NULL,
 		        w->step_fp32 > 0
 		                ? (w->temps > 0 ? "fp32 gradient partition"

@@ -191,8 +191,9 @@ _Static_assert((int)PLAN_LOSS_16BIT == (int)WORK_LOSS_16BIT &&
 typedef enum { PLAN_GRADS_PERSISTENT = 0, PLAN_GRADS_ON_BACKWARD } plan_grads;
 /* The optimizer's step: one fused kernel per chunk of tensors (apex's,
  * Transformer Engine's and DeepSpeed's FusedAdam: no temporaries), torch's
- * foreach (two state-sized lists, sqrt(v) and the denominator, live
- * together), a loop over parameters (one parameter's temporaries), or
+ * foreach (foreach_temps state-sized lists alive together: sqrt(v), and in
+ * torch 1.13 the out-of-place denominator beside it; plan_framework), a
+ * loop over parameters (one parameter's temporaries), or
  * torch.optim's own fused kernel (fused=True: no temporaries, its
  * arithmetic in double; optim.c). */
 typedef enum {
@@ -269,6 +270,11 @@ typedef struct plan_framework {
 	bool quant_rest_fp32;         /* with quantized base weights the unquantized
 				       * parameters are cast to fp32 (PEFT k-bit prep) */
 	int optimizer_impl;           /* plan_optim_impl */
+	int foreach_temps;            /* state-sized lists alive together in a
+				       * foreach Adam(W) step: 2 in torch 1.13.1
+				       * (sqrt(v), then denom = _foreach_add out of
+				       * place), 1 from 2.6.0 (_foreach_add_ in
+				       * place; framework.c cites both) */
 	int gathered_layers;          /* ZeRO-3 layers unsharded at once */
 	double live_params;           /* ZeRO-3 with offloaded parameters: elements
 				       * gathered at most (0 = two layers) */

@@ -8,13 +8,15 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /* One H200, the hf-transformers profile, pure bf16 (parameters, gradients
  * and AdamW's states in bf16), no gradient clipping: the measured steps'
  * set-up (tools/measure-training.py train_steps; the scenario of
  * tests/cli/eager.sh). `model` is the shape's file, `impl` the
  * optimizer_impl, `clip` the gradient norm. */
-static plan_scenario *load(const char *model, const char *impl, bool clip)
+static plan_scenario *load_temps(const char *model, const char *impl, bool clip, int mb,
+				 int temps)
 {
 	char text[2048];
 	snprintf(text, sizeof text,
@@ -22,11 +24,11 @@ static plan_scenario *load(const char *model, const char *impl, bool clip)
 	         "include = topologies/efa-h200-cluster.ini\n"
 	         "include = topologies/frameworks/hf-transformers.ini\n"
 	         "[scenario]\nname = t\n[model]\nuntied_embeddings = true\nseq_len = 2048\n"
-	         "[parallel]\ntp = 1\npp = 1\ndp = 1\nmicro_batch = 1\nglobal_batch = 1\n"
+	         "[parallel]\ntp = 1\npp = 1\ndp = 1\nmicro_batch = %d\nglobal_batch = %d\n"
 	         "[train]\nprecision = bf16\npolicy = pure\nclip_grad = %s\n"
 	         "[cluster]\nnodes = 1\n[node]\ngpus = 1\n"
-	         "[framework]\noptimizer_impl = %s\n",
-	         model, clip ? "true" : "false", impl);
+	         "[framework]\noptimizer_impl = %s\nforeach_temps = %d\n",
+	         model, mb, mb, clip ? "true" : "false", impl, temps);
 	sim_diag *d = sim_diag_new();
 	plan_scenario *s = NULL;
 	int rc = plan_scenario_load_string(text, "<test>", ".", d, &s);
@@ -36,6 +38,13 @@ static plan_scenario *load(const char *model, const char *impl, bool clip)
 	CHECK_INT(rc, SIM_OK);
 	sim_diag_free(d);
 	return s;
+}
+
+/* The same at micro-batch 1 with the profile's foreach_temps (2: the
+ * hf-transformers profile's torch 2.0). */
+static plan_scenario *load(const char *model, const char *impl, bool clip)
+{
+	return load_temps(model, impl, clip, 1, 2);
 }
 
 static double step_ms(plan_scenario *s)
@@ -139,9 +148,77 @@ static void test_parts(void)
 	plan_scenario_free(mx);
 }
 
+/* A term's bytes at the peak by name (0 when absent). */
+static double term(const plan_mem_peak *p, const char *name)
+{
+	for (int i = 0; i < p->nterms; i++)
+		if (!strcmp(p->term[i].name, name))
+			return p->term[i].bytes;
+	return 0;
+}
+
+/* foreach AdamW's temporaries (memwalk.c; framework.c's foreach_temps and
+ * its torch sources): sqrt(v) alone from torch 2.6 (1 list), sqrt(v) and the
+ * out-of-place denominator in 1.13 (2). A list is the states' elements in
+ * their dtype: pure bf16, P x 2 B. The measured steps (steps.csv,
+ * peak_alloc_gib; torch 2.11, so 1 list; alloc.csv: 512 MiB of temporaries
+ * over 512 MiB of bf16 parameters):
+ *   8B (P = 8,030,261,248): foreach 74.85 GiB, fused 60.68. At the step
+ *     podsim holds weights, gradients (2 B each), m and v (4 B) and the
+ *     temporaries: P x (2 + 2 + 4 + 2k) B + the 2 x 32 MiB cuBLAS
+ *     workspaces = 80.30 GB + 64 MiB = 74.85 GiB for k = 1 (the step is the
+ *     peak), 89.8 GiB for k = 2 (+20 %); held to 2 %.
+ *   1B (P = 1,498,482,688), micro-batch 1: foreach 15.215 GiB, the same as
+ *     fused (15.219): the step is not the peak in torch 2.11. k = 1: the
+ *     step holds P x 10 B = 13.96 GiB, below the forward's end (15.0,
+ *     podsim's fused peak), which stays the peak; k = 2: P x 12 B = 16.75
+ *     GiB, and the step becomes the peak (+10 %).
+ * The temporaries term is k x P x 2 B exactly, the step's other terms
+ * unchanged. */
+static void test_foreach_temps(void)
+{
+	const double gib = 1073741824.0;
+	struct {
+		const char *model;
+		double params, measured;
+	} c[] = {{"llama3-8b", 8030261248.0, 74.85}, {"llama3.2-1b", 1498482688.0, 15.215}};
+	for (int i = 0; i < 2; i++) {
+		plan_scenario *one = load_temps(c[i].model, "foreach", false, 1, 1);
+		plan_scenario *two = load_temps(c[i].model, "foreach", false, 1, 2);
+		plan_scenario *fused = load_temps(c[i].model, "fused", false, 1, 1);
+		if (!one || !two || !fused)
+			return;
+		CHECK_NEAR(plan_local_params(one, 0), c[i].params, 1e-12);
+		plan_mem_peak p1, p2, pf;
+		plan_memory_peak(one, 0, &p1);
+		plan_memory_peak(two, 0, &p2);
+		plan_memory_peak(fused, 0, &pf);
+		CHECK(strstr(p2.moment, "optimizer step") != NULL);
+		CHECK_NEAR(term(&p2, "step temporaries"), 2 * c[i].params * 2, 1e-12);
+		CHECK_NEAR(p1.allocated / gib, c[i].measured, 0.02);
+		CHECK(fabs(p2.allocated / gib / c[i].measured - 1) > 0.09);
+		if (i == 0) {
+			CHECK(strstr(p1.moment, "optimizer step") != NULL);
+			CHECK_NEAR(term(&p1, "step temporaries"), c[i].params * 2, 1e-12);
+			CHECK_NEAR(p2.allocated - p1.allocated, c[i].params * 2, 1e-12);
+			CHECK_NEAR(p1.allocated / gib,
+			           (c[i].params * 10 + 2 * 33554432.0) / gib, 1e-9);
+		} else {
+			/* the forward's end stays the peak: foreach = fused */
+			CHECK(strstr(p1.moment, "optimizer step") == NULL);
+			CHECK_NEAR(p1.allocated, pf.allocated, 1e-12);
+			CHECK_NEAR(p2.allocated, c[i].params * 12 + 2 * 33554432.0, 1e-9);
+		}
+		plan_scenario_free(one);
+		plan_scenario_free(two);
+		plan_scenario_free(fused);
+	}
+}
+
 int main(void)
 {
 	test_measured_steps();
 	test_parts();
+	test_foreach_temps();
 	return check_done();
 }
