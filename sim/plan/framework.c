@@ -15,10 +15,11 @@ static const char *const uneven_names[] = {"error", "end-stages", NULL};
 static const char *const grad_op_names[] = {"reduce-scatter", "all-reduce", NULL};
 static const char *const flash_names[] = {"fa2", "fa3", "cudnn", NULL}; /* hw_flash_impl order */
 static const char *const layer_names[] = {"fused", "nanotron", "mpt", "fms", "hf-llama",
-					  NULL}; /* work_layer_code */
+					  "hf-llama5", NULL}; /* work_layer_code */
 static const char *const accum_names[] = {"fused", "kernel", NULL};   /* plan_grad_accum */
 _Static_assert(WORK_LAYER_FUSED == 0 && WORK_LAYER_NANOTRON == 1 && WORK_LAYER_MPT == 2 &&
-                       WORK_LAYER_FMS == 3 && WORK_LAYER_HF_LLAMA == 4,
+                       WORK_LAYER_FMS == 3 && WORK_LAYER_HF_LLAMA == 4 &&
+                       WORK_LAYER_HF_LLAMA5 == 5,
                "layer_names follows work_layer_code");
 _Static_assert(PLAN_ACCUM_FUSED == 0 && PLAN_ACCUM_KERNEL == 1, "accum_names follows plan_grad_accum");
 _Static_assert(HW_FLASH_FA2 == 0 && HW_FLASH_FA3 == 1 && HW_FLASH_CUDNN == 2,

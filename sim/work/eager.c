@@ -158,7 +158,7 @@ static void rope(prog *p, const dims *d, const wl_rope *r, bool backward)
 /* The Llama-structured layer forward (fms.c, hf_llama.c cite each step):
  * TP collectives where the fused program has them. */
 int wl_llama_forward(const work_model *m, const dims *d, const wl_rope *r, bool out_copy,
-                     work_item *out)
+                     const wl_llama_extra *x, work_item *out)
 {
 	prog p = {out, 0};
 	wl_norm_code nc = wl_llama_norm(m);
@@ -168,8 +168,11 @@ int wl_llama_forward(const work_model *m, const dims *d, const wl_rope *r, bool 
 	wl_lin_fwd(&p, d, "k", d->kv, d->h);
 	wl_lin_fwd(&p, d, "v", d->kv, d->h);
 	rope(&p, d, r, false);
-	wl_eager_expand_kv(&p, d, false);
+	if (!x || !x->no_expand_kv)
+		wl_eager_expand_kv(&p, d, false);
 	wl_attn_core(&p, d, false);
+	if (x && x->attn_fwd_n > 0)
+		wl_kern(&p, "attn_aux", x->attn_fwd, x->attn_fwd_n);
 	if (out_copy && !d->flash)
 		wl_kern(&p, "attn_out_copy", 2.0 * d->e * d->T * d->qd, 1);
 	wl_lin_fwd(&p, d, "o", d->h, d->qd);
@@ -189,7 +192,8 @@ int wl_llama_forward(const work_model *m, const dims *d, const wl_rope *r, bool 
  * v, k and q (created last to first) and their three input gradients added
  * (two adds), ln1 and the fork's add. The input gradients' collective
  * follows their adds. */
-int wl_llama_backward(const work_model *m, const dims *d, const wl_rope *r, work_item *out)
+int wl_llama_backward(const work_model *m, const dims *d, const wl_rope *r,
+                      const wl_llama_extra *x, work_item *out)
 {
 	prog p = {out, 0};
 	wl_norm_code nc = wl_llama_norm(m);
@@ -202,7 +206,10 @@ int wl_llama_backward(const work_model *m, const dims *d, const wl_rope *r, work
 	wl_comm_gather(&p, d, "tp_ag1");
 	wl_lin_bwd(&p, m, d, "o", d->h, d->qd);
 	wl_attn_core(&p, d, true);
-	wl_eager_expand_kv(&p, d, true);
+	if (x && x->attn_bwd_n > 0)
+		wl_kern(&p, "attn_aux", x->attn_bwd, x->attn_bwd_n);
+	if (!x || !x->no_expand_kv)
+		wl_eager_expand_kv(&p, d, true);
 	rope(&p, d, r, true);
 	wl_lin_bwd(&p, m, d, "v", d->kv, d->h);
 	wl_lin_bwd(&p, m, d, "k", d->kv, d->h);
@@ -211,5 +218,7 @@ int wl_llama_backward(const work_model *m, const dims *d, const wl_rope *r, work
 	wl_comm_reduce(&p, d, "tp_ar1", "tp_rs1");
 	wl_eager_norm(&p, d, "ln1", nc, true);
 	wl_eager_add(&p, d, "fork1");
+	if (x && x->grads > 0)
+		wl_kern(&p, "accum_grad", 3.0 * d->e * x->grad_params, x->grads);
 	return p.n;
 }

@@ -69,11 +69,11 @@ int wl_fms_forward(const work_model *m, const dims *d, work_item *out)
 {
 	wl_rope r = fms_rope(d);
 	/* SDPA is the only attention path: no copy of its output */
-	return wl_llama_forward(m, d, &r, false, out);
+	return wl_llama_forward(m, d, &r, false, NULL, out);
 }
 
 int wl_fms_backward(const work_model *m, const dims *d, work_item *out)
 {
 	wl_rope r = fms_rope(d);
-	return wl_llama_backward(m, d, &r, out);
+	return wl_llama_backward(m, d, &r, NULL, out);
 }

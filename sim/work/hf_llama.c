@@ -62,11 +62,83 @@ static wl_rope hf_rope(const dims *d)
 int wl_hf_llama_forward(const work_model *m, const dims *d, work_item *out)
 {
 	wl_rope r = hf_rope(d);
-	return wl_llama_forward(m, d, &r, true, out);
+	return wl_llama_forward(m, d, &r, true, NULL, out);
 }
 
 int wl_hf_llama_backward(const work_model *m, const dims *d, work_item *out)
 {
 	wl_rope r = hf_rope(d);
-	return wl_llama_backward(m, d, &r, out);
+	return wl_llama_backward(m, d, &r, NULL, out);
+}
+
+/* hf-llama5: the same decoder layer as transformers 5.x runs it on torch
+ * 2.11 with SDPA attention, counted from the kernels one layer launched on
+ * an H200 (tools/measured/h200-training/kernels-layer.txt, "one decoder
+ * layer's forward/backward kernels", kernel names as CUPTI printed them;
+ * kernels.csv: 41 forward, 95 backward per layer). What differs from the
+ * 4.36 layer above:
+ *   rope     the model computes cos and sin once per forward (the sgemm,
+ *            cat, cos and sin kernels of the file's "rest of the forward"):
+ *            no per-layer table gather (table_n 0). Per layer as above:
+ *            q * cos, k * cos, rotate_half * sin (bf16 MulFunctor x4),
+ *            neg x2, cat x2 (CatArrayBatchedCopy), the two adds: 10; the
+ *            backward's 18 as above (4 bf16 mul, 2 neg, 4 FillFunctor and 4
+ *            direct_copy for the slices, 4 of the 16 bf16 adds).
+ *   kv       SDPA with enable_gqa: K and V go to attention as they are
+ *            (no repeat_kv copy kernels in the list).
+ *   attn     cuDNN's fused attention (torch 2.11 picks it on sm90): forward
+ *            the fprop kernel and 3 Memsets; backward the bprop kernel,
+ *            compute_dot_do_o, convert_dq_to_16bits, 2 fmha_reduce_head
+ *            (dK and dV of the shared KV heads), 7 Memsets and 2 DtoD
+ *            memcpys: 12 beside the bprop. Bytes (inferred from the kernel
+ *            names, not measured): dQ accumulated in fp32 (memset 4 T qd,
+ *            its conversion 4 + e), dK and dV reduced from the query heads
+ *            in fp32 (4 T qd read, e T kv written, each); dO.O's row sums
+ *            and the memsets of the forward's statistics are per row (not
+ *            counted).
+ *   grads    AccumulateGrad: with gradients already in .grad (a micro-batch
+ *            after the step's first) each parameter tensor's new gradient is
+ *            added into it: 9 of the 16 bf16 CUDAFunctor_add (q, k, v, o,
+ *            gate, up, down, the two norm weights), 3e per parameter. podsim
+ *            charges them on every micro-batch (the first of a step launches
+ *            none: 9 x layers fewer).
+ * Forward: 8 + 3 + 10 + (1 + 3) + 1 + 1 + 8 + 5 + 1 = 41 with GQA, as
+ * measured. Backward: the 4.36 count less the expand's 2, plus 12 and 9:
+ * 94 with GQA, one short of the 95 measured (the list has 6 bf16
+ * direct_copy where the slices' backward explains 4, and no kernel for
+ * one of the two fork adds: not attributed). */
+static wl_llama_extra hf5_extra(const dims *d)
+{
+	double e = d->e, T = d->T;
+	double mlp = (d->fc1_n > d->f ? 3.0 : 2.0) * d->h * d->f;
+	return (wl_llama_extra){
+	        .attn_fwd_n = 3,
+	        .attn_fwd = 0.0,
+	        .attn_bwd_n = 12,
+	        .attn_bwd = (8.0 + e) * T * d->qd + 2.0 * (4.0 * T * d->qd + e * T * d->kv),
+	        .no_expand_kv = true,
+	        .grads = 9,
+	        .grad_params = d->h * (2.0 * d->qd + 2.0 * d->kv) + mlp + 2.0 * d->h};
+}
+
+static wl_rope hf5_rope(const dims *d)
+{
+	wl_rope r = hf_rope(d);
+	r.table = 0.0;
+	r.table_n = 0;
+	return r;
+}
+
+int wl_hf_llama5_forward(const work_model *m, const dims *d, work_item *out)
+{
+	wl_rope r = hf5_rope(d);
+	wl_llama_extra x = hf5_extra(d);
+	return wl_llama_forward(m, d, &r, true, &x, out);
+}
+
+int wl_hf_llama5_backward(const work_model *m, const dims *d, work_item *out)
+{
+	wl_rope r = hf5_rope(d);
+	wl_llama_extra x = hf5_extra(d);
+	return wl_llama_backward(m, d, &r, &x, out);
 }

@@ -889,8 +889,9 @@ dims wl_layer_dims(const work_model *m, const work_shard *sh, int layer)
 
 const char *work_layer_code_name(int code)
 {
-	static const char *const names[] = {"fused", "nanotron", "mpt", "fms", "hf-llama"};
-	return code >= 0 && code <= WORK_LAYER_HF_LLAMA ? names[code] : "fused";
+	static const char *const names[] = {"fused", "nanotron", "mpt", "fms", "hf-llama",
+					    "hf-llama5"};
+	return code >= 0 && code <= WORK_LAYER_HF_LLAMA5 ? names[code] : "fused";
 }
 
 /* A dense layer in an eager code's program (0 items: the fused one). MoE
@@ -910,6 +911,8 @@ static int eager_layer(const work_model *m, const work_shard *sh, const dims *d,
 		return backward ? wl_fms_backward(m, d, out) : wl_fms_forward(m, d, out);
 	case WORK_LAYER_HF_LLAMA:
 		return backward ? wl_hf_llama_backward(m, d, out) : wl_hf_llama_forward(m, d, out);
+	case WORK_LAYER_HF_LLAMA5:
+		return backward ? wl_hf_llama5_backward(m, d, out) : wl_hf_llama5_forward(m, d, out);
 	default:
 		return 0;
 	}
@@ -959,6 +962,22 @@ int work_layer_backward_at(const work_model *m, const work_shard *sh, int layer,
  * Backward: with SP the output gradient is all-gathered first (the backward of
  * the reduce-scatter; without SP the all-reduce's backward is the identity),
  * then scattered-added into the table slice (about twice the forward bytes). */
+/* hf-llama5's model-level kernels beyond the embedding's lookup, the final
+ * norm, the logits GEMM and the loss (tools/measured/h200-training/
+ * kernels-layer.txt, "the rest of the forward": 38 kernels, of which podsim's
+ * programs count 1 + 8 + 1 + 5 = 15). The other 23, charged once per
+ * forward at the embedding: position ids and cache positions (arange, long
+ * adds and copies, compare-eq, the cub scan's init and scan kernels, a DtoH
+ * copy), the rotary table (inv_freq x positions as an fp32 sgemm, cat, cos,
+ * sin, the attention scaling's two muls and their casts to bf16) and the
+ * loss's label shift (fill, cat, casts, a memset). Counted from the list,
+ * bytes not counted (a few per token). Backward ("the rest of the
+ * backward": 30 against podsim's 6 + 2 + 16 + 1 = 25): AccumulateGrad of
+ * the embedding, the final norm's weight and the untied lm_head (3) and the
+ * loss's two fp32 fills (HF5_MODEL_BWD_FILLS). */
+#define HF5_MODEL_FWD_LAUNCHES 23
+#define HF5_MODEL_BWD_FILLS 2
+
 int work_embed_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
 {
 	dims d = wl_dims(m, sh);
@@ -966,6 +985,8 @@ int work_embed_forward(const work_model *m, const work_shard *sh, work_item out[
 	if (sh->layer_code == WORK_LAYER_NANOTRON && !m->learned_pos)
 		return wl_nanotron_embed_forward(&d, out);
 	wl_mem(&p, "embed", 2.0 * d.e * d.T * d.h);
+	if (sh->layer_code == WORK_LAYER_HF_LLAMA5)
+		wl_kern(&p, "positions", 0.0, HF5_MODEL_FWD_LAUNCHES);
 	wl_comm_reduce(&p, &d, "tp_ar_emb", "tp_rs_emb");
 	if (m->learned_pos)
 		wl_mem(&p, "pos", (3.0 * d.e + 1.0) * d.Tn * d.h);
@@ -982,6 +1003,8 @@ int work_embed_backward(const work_model *m, const work_shard *sh, work_item out
 		wl_mem(&p, "pos", 2.0 * (3.0 * d.e + 1.0) * d.Tn * d.h);
 	wl_comm_gather(&p, &d, "tp_ag_emb");
 	wl_mem(&p, "embed", 4.0 * d.e * d.T * d.h);
+	if (sh->layer_code == WORK_LAYER_HF_LLAMA5) /* AccumulateGrad (hf_llama.c) */
+		wl_kern(&p, "accum_grad", 3.0 * d.e * d.V * d.h, 1);
 	return p.n;
 }
 
@@ -1078,6 +1101,7 @@ static void final_norm(prog *p, const work_model *m, const work_shard *sh, const
 		return;
 	case WORK_LAYER_FMS:
 	case WORK_LAYER_HF_LLAMA:
+	case WORK_LAYER_HF_LLAMA5:
 		wl_eager_norm(p, d, "lnf", wl_llama_norm(m), backward);
 		return;
 	default:
@@ -1124,6 +1148,13 @@ int work_head_backward(const work_model *m, const work_shard *sh, work_item out[
 	wl_comm_reduce(&p, &d, "tp_ar_head", "tp_rs_head");
 	gemm_bwd_wgrad(&p, &d, "logits", d.T, d.V, d.h);
 	final_norm(&p, m, sh, &d, true);
+	if (sh->layer_code == WORK_LAYER_HF_LLAMA5) {
+		/* AccumulateGrad of the final norm's weight and the untied
+		 * lm_head, and the loss's fills (above work_embed_forward) */
+		double w = d.h + (m->untied_embeddings ? d.V * d.h : 0.0);
+		wl_kern(&p, "accum_grad", 3.0 * d.e * w, 1 + (m->untied_embeddings ? 1 : 0));
+		wl_kern(&p, "loss_fill", 8.0 * d.T, HF5_MODEL_BWD_FILLS);
+	}
 	return p.n;
 }
 

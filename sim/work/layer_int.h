@@ -98,12 +98,27 @@ typedef struct wl_rope {
 	double table;
 	int table_n;
 } wl_rope;
+/* What a newer stack launches beyond the layer's operations (hf_llama.c,
+ * hf-llama5; NULL: nothing): the attention backend's auxiliary kernels
+ * (memsets, dO.O, dQ's conversion, GQA's head reductions) beside its one
+ * kernel, forward and backward (launches and bytes); K and V passed to
+ * attention as they are (no repeat_kv copies); and the backward's adds of
+ * each parameter tensor's gradient into its .grad (AccumulateGrad), grads
+ * launches of 3e per parameter. */
+typedef struct wl_llama_extra {
+	int attn_fwd_n, attn_bwd_n;
+	double attn_fwd, attn_bwd;
+	bool no_expand_kv;
+	int grads;
+	double grad_params;
+} wl_llama_extra;
 /* The Llama-structured layer (fms.c, hf_llama.c): norm, q/k/v linears, RoPE,
  * [expanded K/V], attention, [the output's copy under unfused attention when
  * out_copy], o, residual, norm, MLP, residual. */
 int wl_llama_forward(const work_model *m, const dims *d, const wl_rope *r, bool out_copy,
-		     work_item *out);
-int wl_llama_backward(const work_model *m, const dims *d, const wl_rope *r, work_item *out);
+		     const struct wl_llama_extra *x, work_item *out);
+int wl_llama_backward(const work_model *m, const dims *d, const wl_rope *r,
+		      const struct wl_llama_extra *x, work_item *out);
 /* The norm a code runs on this model (FP32_RMS for an RMSNorm model in a
  * Llama code, else the kernel). */
 wl_norm_code wl_llama_norm(const work_model *m);
@@ -115,6 +130,8 @@ int wl_fms_forward(const work_model *m, const dims *d, work_item *out);
 int wl_fms_backward(const work_model *m, const dims *d, work_item *out);
 int wl_hf_llama_forward(const work_model *m, const dims *d, work_item *out);
 int wl_hf_llama_backward(const work_model *m, const dims *d, work_item *out);
+int wl_hf_llama5_forward(const work_model *m, const dims *d, work_item *out);
+int wl_hf_llama5_backward(const work_model *m, const dims *d, work_item *out);
 
 /* nanotron.c: the programs of nanotron's eager Llama code (work.h,
  * WORK_LAYER_NANOTRON); each returns the item count. */

@@ -137,7 +137,12 @@ double work_model_flops(const work_model *m, double tokens);
  *    product apart, expanded K/V under GQA;
  *  - HF_LLAMA: Hugging Face transformers' LlamaDecoderLayer (hf_llama.c, the
  *    4.36 SDPA/flash-attention-2 code): the same structure with RoPE by
- *    rotate_half, and repeat_kv under GQA.
+ *    rotate_half, and repeat_kv under GQA;
+ *  - HF_LLAMA5: the same layer as transformers 5.x runs it on torch 2.11 with
+ *    SDPA (hf_llama.c, counted from kernels measured on an H200): cuDNN
+ *    attention's auxiliary kernels, GQA without repeat_kv, the adds of each
+ *    gradient into .grad, and the model's per-forward position and rotary
+ *    kernels at the embedding.
  * The three eager codes share eager.c's PyTorch pieces; their embedding is
  * the fused lookup, their head the code's final norm, the logits GEMM and
  * the loss of work_shard.loss. Each keeps the fused GEMM FLOPs (q/k/v and
@@ -147,7 +152,8 @@ typedef enum {
 	WORK_LAYER_NANOTRON,
 	WORK_LAYER_MPT,
 	WORK_LAYER_FMS,
-	WORK_LAYER_HF_LLAMA
+	WORK_LAYER_HF_LLAMA,
+	WORK_LAYER_HF_LLAMA5
 } work_layer_code;
 /* The code's name as the [framework] layer_kernels key spells it. */
 const char *work_layer_code_name(int code);

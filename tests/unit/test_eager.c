@@ -72,7 +72,7 @@ static work_shard shard(int t, bool sp, int code, int loss)
 static void test_flops_equal(void)
 {
 	const work_model *models[] = {&llama2_7b, &llama2_70b, &mpt_7b};
-	int codes[] = {WORK_LAYER_MPT, WORK_LAYER_FMS, WORK_LAYER_HF_LLAMA};
+	int codes[] = {WORK_LAYER_MPT, WORK_LAYER_FMS, WORK_LAYER_HF_LLAMA, WORK_LAYER_HF_LLAMA5};
 	work_item a[WORK_MAX_ITEMS], b[WORK_MAX_ITEMS];
 	for (int mi = 0; mi < 3; mi++)
 		for (int ci = 0; ci < 3; ci++)
@@ -154,6 +154,25 @@ static void test_layer_counts(void)
 	CHECK_INT(c.launches, 73);
 	CHECK_NEAR(c.mem_bytes / T, 1320448, 1e-12);
 
+	/* hf-llama5 (hf_llama.c, kernels-layer.txt's 41 + 95 with GQA): the
+	 * forward drops RoPE's table gather (2 launches, 4e dh = 1024 B a
+	 * token) and adds cuDNN's 3 memsets (no bytes): 40 - 2 + 3 = 41 on MHA;
+	 * on the 70B's GQA also 41 (no repeat_kv: 42 - 2 - 2 + 3). Backward
+	 * 73 + 12 (cuDNN's auxiliary kernels) + 9 (AccumulateGrad) = 94, on GQA
+	 * too (75 - 2 + 21); bytes: the auxiliary (8 + e) qd + 2 (4 qd + e kv)
+	 * = 10 x 4096 + 2 x 6 x 4096 = 90112 a token on MHA, and 3e per
+	 * parameter of the layer: 4096 x 4 x 4096 + 3 x 4096 x 11008 + 2 x 4096
+	 * = 202383360 params x 6 B / 8192 tokens = 148230 a token. */
+	work_shard hf5 = shard(1, false, WORK_LAYER_HF_LLAMA5, WORK_LOSS_UPCAST_SHIFT);
+	c = count(a, work_layer_forward_at(&llama2_7b, &hf5, 0, a));
+	CHECK_INT(c.launches, 41);
+	CHECK_NEAR(c.mem_bytes / T, 619008 - 1024, 1e-12);
+	c = count(a, work_layer_backward_at(&llama2_7b, &hf5, 0, a));
+	CHECK_INT(c.launches, 94);
+	CHECK_NEAR(c.mem_bytes / T, 1320448 + 90112 + 148230, 1e-12);
+	CHECK_INT(count(a, work_layer_forward_at(&llama2_70b, &hf5, 0, a)).launches, 41);
+	CHECK_INT(count(a, work_layer_backward_at(&llama2_70b, &hf5, 0, a)).launches, 94);
+
 	work_shard mpt = shard(1, false, WORK_LAYER_MPT, WORK_LOSS_FUSED_XENT);
 	work_shard fu = shard(1, false, WORK_LAYER_FUSED, WORK_LOSS_FUSED_XENT);
 	c = count(a, work_layer_forward_at(&mpt_7b, &mpt, 0, a));
@@ -191,6 +210,21 @@ static void test_head(void)
 	CHECK_NEAR(c.mem_bytes / T, 10 * 4096.0 + 4 * 50368.0, 1e-12);
 	CHECK_INT(c.launches, 2 + 2 + 2);
 	CHECK_STR(work_layer_code_name(WORK_LAYER_HF_LLAMA), "hf-llama");
+	CHECK_STR(work_layer_code_name(WORK_LAYER_HF_LLAMA5), "hf-llama5");
+	/* hf-llama5's model-level kernels (layer.c): the embedding's lookup and
+	 * the 23 position/rotary/label kernels; the head backward adds the
+	 * untied lm_head's and final norm's AccumulateGrad and 2 fills to the
+	 * loss's 6, the logits' 2 GEMMs and the norm's 16: 26 + 4 = 30 with the
+	 * embedding's lookup and its add (kernels-layer.txt: 38 + 30 for the
+	 * rest of the model, of which the forward's 15 are the head's 8 + 1 + 5
+	 * and the lookup) */
+	work_shard hf5 = shard(1, false, WORK_LAYER_HF_LLAMA5, WORK_LOSS_UPCAST_SHIFT);
+	int fw = count(a, work_embed_forward(&llama2_7b, &hf5, a)).launches +
+	         count(a, work_head_forward(&llama2_7b, &hf5, a)).launches;
+	int bw = count(a, work_embed_backward(&llama2_7b, &hf5, a)).launches +
+	         count(a, work_head_backward(&llama2_7b, &hf5, a)).launches;
+	CHECK_INT(fw, 38);
+	CHECK_INT(bw, 30);
 }
 
 /* The profiles read as cited: fms-fsdp (the FSDP blog's stack) runs the FMS
@@ -211,6 +245,8 @@ static void test_profiles(void)
 	         WORK_LOSS_UPCAST_SHIFT},
 	        {"topologies/frameworks/deepspeed.ini", WORK_LAYER_HF_LLAMA,
 	         WORK_LOSS_UPCAST_SHIFT},
+	        {"topologies/frameworks/hf-transformers-torch2.11.ini", WORK_LAYER_HF_LLAMA5,
+	         WORK_LOSS_UPCAST_SHIFT},
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		sim_diag *d = sim_diag_new();
@@ -222,8 +258,11 @@ static void test_profiles(void)
 			CHECK_INT(fw.loss, want[i].loss);
 			CHECK_INT(fw.grad_accum, PLAN_ACCUM_FUSED);
 			CHECK(!fw.comm_host_op);
-			if (want[i].code != WORK_LAYER_HF_LLAMA)
+			if (want[i].code != WORK_LAYER_HF_LLAMA && want[i].code != WORK_LAYER_HF_LLAMA5)
 				CHECK(!fw.attn_out_copy);
+			/* torch 2.11's SDPA takes GQA's K and V as they are */
+			if (want[i].code == WORK_LAYER_HF_LLAMA5)
+				CHECK(!fw.expand_kv && fw.foreach_temps == 1);
 		}
 		conf_free(doc);
 		sim_diag_print(d, stderr);
