@@ -90,7 +90,7 @@ int wl_hf_llama_backward(const work_model *m, const dims *d, work_item *out)
  *            the fprop kernel and 3 Memsets; backward the bprop kernel,
  *            compute_dot_do_o, convert_dq_to_16bits, 2 fmha_reduce_head
  *            (dK and dV of the shared KV heads), 7 Memsets and 2 DtoD
- *            memcpys: 12 beside the bprop. Bytes (inferred from the kernel
+ *            memcpys: 13 beside the bprop. Bytes (inferred from the kernel
  *            names, not measured): dQ accumulated in fp32 (memset 4 T qd,
  *            its conversion 4 + e), dK and dV reduced from the query heads
  *            in fp32 (4 T qd read, e T kv written, each); dO.O's row sums
@@ -103,10 +103,11 @@ int wl_hf_llama_backward(const work_model *m, const dims *d, work_item *out)
  *            charges them on every micro-batch (the first of a step launches
  *            none: 9 x layers fewer).
  * Forward: 8 + 3 + 10 + (1 + 3) + 1 + 1 + 8 + 5 + 1 = 41 with GQA, as
- * measured. Backward: the 4.36 count less the expand's 2, plus 12 and 9:
- * 94 with GQA, one short of the 95 measured (the list has 6 bf16
- * direct_copy where the slices' backward explains 4, and no kernel for
- * one of the two fork adds: not attributed). */
+ * measured. Backward: the 4.36 count less the expand's 2, plus 13 and 9:
+ * 95 with GQA, as measured. Two differences cancel inside it: the list's
+ * fp32 RMSNorm backward is 15 kernels (eager.c derives 16: the mean's
+ * backward has no kernel of its own in the list), and it holds 6 bf16
+ * direct_copy kernels where RoPE's slices explain 4 (2 not attributed). */
 static wl_llama_extra hf5_extra(const dims *d)
 {
 	double e = d->e, T = d->T;
@@ -114,7 +115,7 @@ static wl_llama_extra hf5_extra(const dims *d)
 	return (wl_llama_extra){
 	        .attn_fwd_n = 3,
 	        .attn_fwd = 0.0,
-	        .attn_bwd_n = 12,
+	        .attn_bwd_n = 13,
 	        .attn_bwd = (8.0 + e) * T * d->qd + 2.0 * (4.0 * T * d->qd + e * T * d->kv),
 	        .no_expand_kv = true,
 	        .grads = 9,
