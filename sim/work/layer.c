@@ -954,14 +954,6 @@ int work_layer_backward_at(const work_model *m, const work_shard *sh, int layer,
 	return p.n;
 }
 
-/* Embedding (first stage). Vocab-parallel lookup: each rank gathers the rows of
- * its V/t slice (reads T*h, writes T*h, zeros elsewhere), then the partial
- * results are summed: all-reduce of T*h*e, or reduce-scatter with SP (which
- * leaves the sequence-sharded layout the first layer expects). With learned
- * positions, the position rows are added and dropout applied on Tn tokens.
- * Backward: with SP the output gradient is all-gathered first (the backward of
- * the reduce-scatter; without SP the all-reduce's backward is the identity),
- * then scattered-added into the table slice (about twice the forward bytes). */
 /* hf-llama5's model-level kernels beyond the embedding's lookup, the final
  * norm, the logits GEMM and the loss (tools/measured/h200-training/
  * kernels-layer.txt, "the rest of the forward": 38 kernels, of which podsim's
@@ -978,6 +970,14 @@ int work_layer_backward_at(const work_model *m, const work_shard *sh, int layer,
 #define HF5_MODEL_FWD_LAUNCHES 23
 #define HF5_MODEL_BWD_FILLS 2
 
+/* Embedding (first stage). Vocab-parallel lookup: each rank gathers the rows of
+ * its V/t slice (reads T*h, writes T*h, zeros elsewhere), then the partial
+ * results are summed: all-reduce of T*h*e, or reduce-scatter with SP (which
+ * leaves the sequence-sharded layout the first layer expects). With learned
+ * positions, the position rows are added and dropout applied on Tn tokens.
+ * Backward: with SP the output gradient is all-gathered first (the backward of
+ * the reduce-scatter; without SP the all-reduce's backward is the identity),
+ * then scattered-added into the table slice (about twice the forward bytes). */
 int work_embed_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS])
 {
 	dims d = wl_dims(m, sh);
