@@ -4,6 +4,7 @@
  * and activations coexist, the counters and the verdict, and the cuts. Each
  * figure is derived in its comment. */
 #include "check.h"
+#include "scen.h"
 
 #include "../../sim/exec/exec.h"
 
@@ -12,19 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Load a scenario from text (includes resolve from the project root). */
-static plan_scenario *load(const char *text)
-{
-	sim_diag *d = sim_diag_new();
-	plan_scenario *s = NULL;
-	int rc = plan_scenario_load_string(text, "<test>", ".", d, &s);
-	if (rc != SIM_OK)
-		for (size_t i = 0; i < sim_diag_count(d); i++)
-			fprintf(stderr, "%s\n", sim_diag_text(d, i));
-	CHECK_INT(rc, SIM_OK);
-	sim_diag_free(d);
-	return s;
-}
 
 /* Llama 2 7B on one A100 80 GB, one micro-batch of 4096 tokens; FW_ adds a
  * framework profile (includes come before the sections). */
@@ -46,7 +34,7 @@ static void test_policies(void)
 	for (int i = 0; i < 3; i++) {
 		char t[1024];
 		snprintf(t, sizeof t, "%s[train]\npolicy = %s\n", LLAMA7B, pol[i]);
-		plan_scenario *s = load(t);
+		plan_scenario *s = scen_load(t);
 		if (!s)
 			continue;
 		double w, g, o, paged;
@@ -55,14 +43,14 @@ static void test_policies(void)
 		CHECK_NEAR(paged, 0, 0);
 		plan_scenario_free(s);
 	}
-	plan_scenario *s = load(LLAMA7B "[train]\npolicy = pure\noptimizer = adam-8bit\n");
+	plan_scenario *s = scen_load(LLAMA7B "[train]\npolicy = pure\noptimizer = adam-8bit\n");
 	double w, g, o, paged;
 	if (s) {
 		plan_param_bytes(s, &w, &g, &o, &paged);
 		CHECK_NEAR(o, 2 + 8.0 / 256, 1e-12);
 		plan_scenario_free(s);
 	}
-	s = load(LLAMA7B "[train]\npolicy = pure\noptimizer = paged-adam\n");
+	s = scen_load(LLAMA7B "[train]\npolicy = pure\noptimizer = paged-adam\n");
 	if (s) {
 		plan_param_bytes(s, &w, &g, &o, &paged);
 		CHECK_NEAR(o, 0, 0);
@@ -102,7 +90,7 @@ static void test_optimizers(void)
 		char t[1024];
 		snprintf(t, sizeof t, "%sfp32_grads = true\n[train]\noptimizer = %s\n", LLAMA7B,
 			 c[i].opt);
-		plan_scenario *s = load(t);
+		plan_scenario *s = scen_load(t);
 		if (!s)
 			continue;
 		double w, g, o, paged;
@@ -113,7 +101,7 @@ static void test_optimizers(void)
 	}
 	/* 1-bit Adam adds its error feedback, a worker error per parameter and
 	 * a server error per 1/n chunk in fp32: on one GPU 12 + 4 + 4 = 20 */
-	plan_scenario *s = load(LLAMA7B "fp32_grads = true\n[train]\ngrad_compression = 1bit\n");
+	plan_scenario *s = scen_load(LLAMA7B "fp32_grads = true\n[train]\ngrad_compression = 1bit\n");
 	if (s) {
 		double w, g, o, paged;
 		plan_param_bytes(s, &w, &g, &o, &paged);
@@ -121,7 +109,7 @@ static void test_optimizers(void)
 		CHECK_NEAR(plan_grad_wire_bytes(s, g), 0.125, 0);
 		plan_scenario_free(s);
 	}
-	s = load(LLAMA7B "[train]\nlora_rank = 16\n");
+	s = scen_load(LLAMA7B "[train]\nlora_rank = 16\n");
 	if (s) {
 		plan_budget b;
 		plan_stage_budget(s, 0, &b);
@@ -138,7 +126,7 @@ static void test_optimizers(void)
 static void test_lora(void)
 {
 	plan_scenario *s =
-	        load(LLAMA7B "[train]\npolicy = pure\nlora_rank = 8\nlora_targets = q,v\n"
+	        scen_load(LLAMA7B "[train]\npolicy = pure\nlora_rank = 8\nlora_targets = q,v\n"
 	                     "base_weights = nf4\n");
 	if (!s)
 		return;
@@ -154,7 +142,7 @@ static void test_lora(void)
 	plan_scenario_free(s);
 	/* the LoRA(emb) variant trains the embedding and the output layer too
 	 * (with the final norm's 4,096: the output layer's count includes it) */
-	s = load(LLAMA7B "[train]\nlora_rank = 8\nlora_targets = q,v\ntrain_embeddings = true\n");
+	s = scen_load(LLAMA7B "[train]\nlora_rank = 8\nlora_targets = q,v\ntrain_embeddings = true\n");
 	if (s) {
 		plan_stage_budget(s, 0, &b);
 		CHECK_NEAR(b.train, 4194304 + 2.0 * 32000 * 4096 + 4096, 1e-12);
@@ -162,14 +150,6 @@ static void test_lora(void)
 	}
 }
 
-/* A term's bytes at the peak by name (0 when absent). */
-static double term(const plan_mem_peak *p, const char *name)
-{
-	for (int i = 0; i < p->nterms; i++)
-		if (!strcmp(p->term[i].name, name))
-			return p->term[i].bytes;
-	return 0;
-}
 
 /* QLoRA under FSDP (memory.c, memwalk.c): bitsandbytes' quantisation state
  * is not a parameter, so FSDP neither shards nor offloads it. Llama 2 7B
@@ -190,7 +170,7 @@ static double term(const plan_mem_peak *p, const char *name)
 	"[train]\npolicy = pure\nlora_rank = 8\nbase_weights = nf4-dq\nchunked_loss = true\n"
 static void test_quant_state(void)
 {
-	plan_scenario *s = load(QLORA_FSDP QLORA_TRAIN);
+	plan_scenario *s = scen_load(QLORA_FSDP QLORA_TRAIN);
 	if (!s)
 		return;
 	double L = 32 * (4.0 * 4096 * 4096 + 3.0 * 4096 * 11008);
@@ -200,25 +180,25 @@ static void test_quant_state(void)
 	CHECK_NEAR(b.quant_state, qs, 1e-12);
 	plan_mem_peak p;
 	plan_memory_peak(s, 0, &p);
-	CHECK_NEAR(term(&p, "quantisation state"), qs, 1e-12);
-	CHECK_NEAR(term(&p, "frozen base weights"), (b.frozen_bytes - qs) / 2, 1e-12);
-	CHECK_NEAR(term(&p, "dequantised weight"), 4096.0 * 11008 * 2, 1e-12);
+	CHECK_NEAR(scen_term(&p, "quantisation state"), qs, 1e-12);
+	CHECK_NEAR(scen_term(&p, "frozen base weights"), (b.frozen_bytes - qs) / 2, 1e-12);
+	CHECK_NEAR(scen_term(&p, "dequantised weight"), 4096.0 * 11008 * 2, 1e-12);
 	plan_scenario_free(s);
 	/* offloaded: of the weights only the quantisation state stays */
-	s = load(QLORA_FSDP "offload_params = cpu\noffload_optimizer = cpu\n" QLORA_TRAIN);
+	s = scen_load(QLORA_FSDP "offload_params = cpu\noffload_optimizer = cpu\n" QLORA_TRAIN);
 	if (s) {
 		plan_memory_peak(s, 0, &p);
 		CHECK_NEAR(p.bytes[PLAN_MEM_WEIGHTS], qs, 1e-12);
-		CHECK_NEAR(term(&p, "frozen base weights"), 0, 0);
+		CHECK_NEAR(scen_term(&p, "frozen base weights"), 0, 0);
 		plan_scenario_free(s);
 	}
 	/* a 16-bit base has no quantisation state and no dequantised copy */
-	s = load(QLORA_FSDP "[train]\npolicy = pure\nlora_rank = 8\n");
+	s = scen_load(QLORA_FSDP "[train]\npolicy = pure\nlora_rank = 8\n");
 	if (s) {
 		plan_stage_budget(s, 0, &b);
 		CHECK_NEAR(b.quant_state, 0, 0);
 		plan_memory_peak(s, 0, &p);
-		CHECK_NEAR(term(&p, "dequantised weight"), 0, 0);
+		CHECK_NEAR(scen_term(&p, "dequantised weight"), 0, 0);
 		plan_scenario_free(s);
 	}
 }
@@ -256,7 +236,7 @@ static void test_no_sync(void)
 	        {NOSYNC_FSDP("hf-trainer-fsdp", "2", "cpu"), 0},
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-		plan_scenario *s = load(c[i].text);
+		plan_scenario *s = scen_load(c[i].text);
 		if (!s)
 			continue;
 		plan_budget b;
@@ -264,7 +244,7 @@ static void test_no_sync(void)
 		CHECK_NEAR(b.adapters, A, 0);
 		plan_mem_peak p;
 		plan_memory_peak(s, 0, &p);
-		if (!CHECK_NEAR(term(&p, "gradients"), c[i].grads, 1e-12))
+		if (!CHECK_NEAR(scen_term(&p, "gradients"), c[i].grads, 1e-12))
 			fprintf(stderr, "case %zu\n", i);
 		plan_scenario_free(s);
 	}
@@ -288,8 +268,8 @@ static void test_no_sync(void)
 	"base_weights = nf4-dq\n"
 static void test_quant_rest(void)
 {
-	plan_scenario *ds = load(QLORA_ZERO3("deepspeed"));
-	plan_scenario *trl = load(QLORA_ZERO3("hf-trainer-deepspeed"));
+	plan_scenario *ds = scen_load(QLORA_ZERO3("deepspeed"));
+	plan_scenario *trl = scen_load(QLORA_ZERO3("hf-trainer-deepspeed"));
 	if (ds && trl) {
 		CHECK(ds->fw.quant_rest_fp32 && !trl->fw.quant_rest_fp32);
 		plan_budget bd, bt;
@@ -301,9 +281,9 @@ static void test_quant_rest(void)
 		plan_mem_peak pd, pt;
 		plan_memory_peak(ds, 0, &pd);
 		plan_memory_peak(trl, 0, &pt);
-		CHECK_NEAR(term(&pd, "frozen base weights") - term(&pt, "frozen base weights"),
+		CHECK_NEAR(scen_term(&pd, "frozen base weights") - scen_term(&pt, "frozen base weights"),
 		           rest * 2 / 2, 1e-12);
-		CHECK_NEAR(term(&pd, "gathered weights") - term(&pt, "gathered weights"),
+		CHECK_NEAR(scen_term(&pd, "gathered weights") - scen_term(&pt, "gathered weights"),
 		           262148096.0 * 2, 1e-12);
 	}
 	plan_scenario_free(ds);
@@ -354,7 +334,7 @@ static void test_eager(void)
  * holds the fp32 logits; Megatron's vocab-parallel e + 4 in the forward. */
 static void test_loss(void)
 {
-	plan_scenario *s = load(FW_("pytorch-fsdp") "global_batch = 1\n");
+	plan_scenario *s = scen_load(FW_("pytorch-fsdp") "global_batch = 1\n");
 	if (!s)
 		return;
 	double f, k, b, h;
@@ -364,7 +344,7 @@ static void test_loss(void)
 	CHECK_NEAR(b, 12 + 4, 0);
 	CHECK_NEAR(h, 4, 0);
 	plan_scenario_free(s);
-	s = load(LLAMA7B);
+	s = scen_load(LLAMA7B);
 	if (s) {
 		plan_loss_bytes(s, &f, &k, &b, &h);
 		CHECK_NEAR(f, 6, 0);
@@ -385,7 +365,7 @@ static void test_loss(void)
  * (global batch 2) meets the first one's gradients. */
 static void test_phases(void)
 {
-	plan_scenario *s = load(FW_("torchtune") "recompute = full\nglobal_batch = 1\n");
+	plan_scenario *s = scen_load(FW_("torchtune") "recompute = full\nglobal_batch = 1\n");
 	if (!s)
 		return;
 	plan_mem_peak p;
@@ -398,7 +378,7 @@ static void test_phases(void)
 	           8 * P, 1e-12);
 	CHECK_NEAR(p.bytes[PLAN_MEM_ACTIVATIONS], 4096.0 * (194560 + 66048), 1e-12);
 	plan_scenario_free(s);
-	s = load(FW_("torchtune") "recompute = full\nglobal_batch = 2\n");
+	s = scen_load(FW_("torchtune") "recompute = full\nglobal_batch = 2\n");
 	if (s) {
 		plan_mem_peak q;
 		plan_memory_peak(s, 0, &q);
@@ -407,7 +387,7 @@ static void test_phases(void)
 		plan_scenario_free(s);
 	}
 	/* Megatron's persistent fp32 buffer: gradients at every moment */
-	s = load(LLAMA7B);
+	s = scen_load(LLAMA7B);
 	if (s) {
 		plan_memory_peak(s, 0, &p);
 		CHECK_NEAR(p.bytes[PLAN_MEM_GRADIENTS], 4 * P, 1e-12);
@@ -421,7 +401,7 @@ static void test_phases(void)
  * GPU has no NCCL; the verdicts of plan_mem_verdict by hand. */
 static void test_verdict(void)
 {
-	plan_scenario *s = load(LLAMA7B);
+	plan_scenario *s = scen_load(LLAMA7B);
 	if (!s)
 		return;
 	plan_mem_peak p;
@@ -443,7 +423,7 @@ static void test_verdict(void)
  * candidate change saves device bytes, the largest first. */
 static void test_cuts(void)
 {
-	plan_scenario *s = load("include = models/llama2-7b.ini\n"
+	plan_scenario *s = scen_load("include = models/llama2-7b.ini\n"
 	                        "include = topologies/nodes/dgx-a100-80g.ini\n"
 	                        "include = topologies/frameworks/torchtune.ini\n"
 	                        "[scenario]\nname = t\n[cluster]\nname = c\nnodes = 1\n"
@@ -495,7 +475,7 @@ static void test_head(void)
 					         "schedule = %s\nmicro_batch = 1\nglobal_batch = "
 					         "%d\n",
 					         pp, 8 / pp, vpp, sched[k], m * (8 / pp));
-					plan_scenario *s = load(t);
+					plan_scenario *s = scen_load(t);
 					int n = plan_schedule_steps(s->plan.schedule, m, vpp) + 1;
 					double *a = malloc(3 * (size_t)n * sizeof *a);
 					for (int st = 0; st < pp; st++) {
@@ -540,7 +520,7 @@ static void test_optimizer(void)
 		{LLAMA7B "fp32_grads = false\n[train]\noptimizer = sgd-plain\n", 28, 1},
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-		plan_scenario *s = load(c[i].text);
+		plan_scenario *s = scen_load(c[i].text);
 		if (!s)
 			continue;
 		CHECK_NEAR(plan_optimizer_bytes(s), c[i].want, 1e-12);
@@ -553,7 +533,7 @@ static void test_optimizer(void)
 	/* one tensor at a time (foreach=False): 8 launches per parameter
 	 * tensor, 9 per SwiGLU layer without biases (q, k, v, o, gate, up,
 	 * down, two norms), host-bound at launch + op_overhead per op on 32 layers */
-	plan_scenario *s = load(FW_("lightning-ddp") "global_batch = 1\n");
+	plan_scenario *s = scen_load(FW_("lightning-ddp") "global_batch = 1\n");
 	if (s) {
 		double host = 32 * 9 * 8 * (s->gpu.launch_s + s->gpu.framework_s);
 		double gpu = hw_mem_time(&s->gpu, plan_local_params(s, 0) * plan_optimizer_bytes(s));
@@ -577,8 +557,8 @@ static void test_optimizer(void)
  * pipeline chunk are refused. */
 static void test_frozen_layers(void)
 {
-	plan_scenario *a = load(LLAMA7B "fp32_grads = true\n");
-	plan_scenario *f = load(LLAMA7B "fp32_grads = true\n[train]\nfrozen_layers = 8\n");
+	plan_scenario *a = scen_load(LLAMA7B "fp32_grads = true\n");
+	plan_scenario *f = scen_load(LLAMA7B "fp32_grads = true\n[train]\nfrozen_layers = 8\n");
 	if (!a || !f) {
 		plan_scenario_free(a);
 		plan_scenario_free(f);
@@ -660,10 +640,10 @@ static void test_frozen_layers(void)
  * async TP is not TE's and adds none. */
 static void test_tp_overlap_workspace(void)
 {
-	plan_scenario *a = load(TP2_BODY);
-	plan_scenario *o = load(TP2_BODY "tp_comm_overlap = true\n");
-	plan_scenario *t = load(FW2_("torchtitan") "tp_comm_overlap = true\n");
-	plan_scenario *tn = load(FW2_("torchtitan"));
+	plan_scenario *a = scen_load(TP2_BODY);
+	plan_scenario *o = scen_load(TP2_BODY "tp_comm_overlap = true\n");
+	plan_scenario *t = scen_load(FW2_("torchtitan") "tp_comm_overlap = true\n");
+	plan_scenario *tn = scen_load(FW2_("torchtitan"));
 	if (a && o && t && tn) {
 		plan_mem_peak pa, po, pt, ptn;
 		plan_memory_peak(a, 0, &pa);
@@ -716,23 +696,23 @@ static void test_tp_overlap_workspace(void)
  * PyTorch's two alone. */
 static void test_torch_workspaces(void)
 {
-	plan_scenario *s = load(CI64M);
-	plan_scenario *n = load(CI64M "[framework]\ntorch_workspaces = 0\n");
-	plan_scenario *h = load(FW_("hf-transformers") "global_batch = 1\n");
+	plan_scenario *s = scen_load(CI64M);
+	plan_scenario *n = scen_load(CI64M "[framework]\ntorch_workspaces = 0\n");
+	plan_scenario *h = scen_load(FW_("hf-transformers") "global_batch = 1\n");
 	double ws = 33554432.0;
 	if (s && n) {
 		plan_mem_peak p, q;
 		plan_memory_peak(s, 0, &p);
 		plan_memory_peak(n, 0, &q);
 		CHECK_INT(s->fw.torch_workspaces, 2);
-		CHECK_NEAR(term(&p, "PyTorch workspaces"), 2 * ws, 0);
-		CHECK_NEAR(term(&p, "workspaces"), ws, 0);
-		CHECK_NEAR(term(&q, "PyTorch workspaces"), 0, 0);
+		CHECK_NEAR(scen_term(&p, "PyTorch workspaces"), 2 * ws, 0);
+		CHECK_NEAR(scen_term(&p, "workspaces"), ws, 0);
+		CHECK_NEAR(scen_term(&q, "PyTorch workspaces"), 0, 0);
 		CHECK_NEAR(p.allocated - q.allocated, 2 * ws, 1e-6);
 		CHECK_INT(p.op, q.op);
-		double stays = term(&p, "weights") + term(&p, "gradient buffer") +
-		               term(&p, "optimizer states") + term(&p, "workspaces") +
-		               term(&p, "PyTorch workspaces");
+		double stays = scen_term(&p, "weights") + scen_term(&p, "gradient buffer") +
+		               scen_term(&p, "optimizer states") + scen_term(&p, "workspaces") +
+		               scen_term(&p, "PyTorch workspaces");
 		CHECK_NEAR(work_params_total(&s->model), 64109568, 0);
 		CHECK_NEAR(stays, 581485056, 1);
 		CHECK_NEAR(stays / 581489664.0, 1, 1e-4);
@@ -740,8 +720,8 @@ static void test_torch_workspaces(void)
 	if (h) {
 		plan_mem_peak p;
 		plan_memory_peak(h, 0, &p);
-		CHECK_NEAR(term(&p, "workspaces"), 0, 0);
-		CHECK_NEAR(term(&p, "PyTorch workspaces"), 2 * ws, 0);
+		CHECK_NEAR(scen_term(&p, "workspaces"), 0, 0);
+		CHECK_NEAR(scen_term(&p, "PyTorch workspaces"), 2 * ws, 0);
 	}
 	plan_scenario_free(s);
 	plan_scenario_free(n);
@@ -773,8 +753,8 @@ static void test_torch_workspaces(void)
 
 static void test_tp_replicated(void)
 {
-	plan_scenario *a = load(CI64M_TP("50688", "tp = 4\ndp = 2\nzero = 1\n"));
-	plan_scenario *b = load(CI64M_TP("50432", "tp = 2\npp = 2\ndp = 2\n"));
+	plan_scenario *a = scen_load(CI64M_TP("50688", "tp = 4\ndp = 2\nzero = 1\n"));
+	plan_scenario *b = scen_load(CI64M_TP("50432", "tp = 2\npp = 2\ndp = 2\n"));
 	if (a) {
 		CHECK_NEAR(work_params_layer_replicated(&a->model, 0), 3072, 0);
 		CHECK_NEAR(plan_rank_layer(a, 0), 790400, 0);
@@ -820,21 +800,21 @@ static void test_tp_replicated(void)
 
 static void test_workspace_by_arch(void)
 {
-	plan_scenario *h = load(MCORE_64M("dgx-h100", "dp = 8\nzero = 1\n"));
-	plan_scenario *a = load(MCORE_64M("dgx-a100-80g", "dp = 8\nzero = 1\n"));
+	plan_scenario *h = scen_load(MCORE_64M("dgx-h100", "dp = 8\nzero = 1\n"));
+	plan_scenario *a = scen_load(MCORE_64M("dgx-a100-80g", "dp = 8\nzero = 1\n"));
 	if (h && a) {
 		CHECK_NEAR(h->gpu.compute_capability, 9.0, 0);
 		CHECK_NEAR(a->gpu.compute_capability, 8.0, 0);
 		plan_mem_peak ph, pa;
 		plan_memory_peak(h, 0, &ph);
 		plan_memory_peak(a, 0, &pa);
-		CHECK_NEAR(term(&ph, "workspaces"), 32.0 * 1048576, 0);
-		CHECK_NEAR(term(&pa, "workspaces"), 4.0 * 1048576, 0);
-		CHECK_NEAR(term(&ph, "PyTorch workspaces"), term(&pa, "PyTorch workspaces"), 0);
-		double sh = term(&ph, "weights") + term(&ph, "gradient buffer") +
-		            term(&ph, "optimizer states") + term(&ph, "workspaces");
-		double sa = term(&pa, "weights") + term(&pa, "gradient buffer") +
-		            term(&pa, "optimizer states") + term(&pa, "workspaces");
+		CHECK_NEAR(scen_term(&ph, "workspaces"), 32.0 * 1048576, 0);
+		CHECK_NEAR(scen_term(&pa, "workspaces"), 4.0 * 1048576, 0);
+		CHECK_NEAR(scen_term(&ph, "PyTorch workspaces"), scen_term(&pa, "PyTorch workspaces"), 0);
+		double sh = scen_term(&ph, "weights") + scen_term(&ph, "gradient buffer") +
+		            scen_term(&ph, "optimizer states") + scen_term(&ph, "workspaces");
+		double sa = scen_term(&pa, "weights") + scen_term(&pa, "gradient buffer") +
+		            scen_term(&pa, "optimizer states") + scen_term(&pa, "workspaces");
 		CHECK_NEAR(sh - sa, 29360128, 1e-9);
 		hw_gpu g = a->gpu;
 		g.compute_capability = 0; /* not stated: the profile's workspace */
@@ -863,27 +843,27 @@ static void test_workspace_by_arch(void)
  * the buffer and with TE's workspace, as before, 4.5 % under. */
 static void test_scores_buffer(void)
 {
-	plan_scenario *l = load(MCORE_64M("dgx-h100", "pp = 2\ndp = 4\nzero = 0\n") "[framework]\n"
+	plan_scenario *l = scen_load(MCORE_64M("dgx-h100", "pp = 2\ndp = 4\nzero = 0\n") "[framework]\n"
 	                        "scores_buffer = true\nworkspace = 0 B\n");
-	plan_scenario *n = load(MCORE_64M("dgx-h100", "pp = 2\ndp = 4\nzero = 0\n"));
-	plan_scenario *t = load(MCORE_64M("dgx-h100", "tp = 2\ndp = 4\nzero = 0\n") "[framework]\n"
+	plan_scenario *n = scen_load(MCORE_64M("dgx-h100", "pp = 2\ndp = 4\nzero = 0\n"));
+	plan_scenario *t = scen_load(MCORE_64M("dgx-h100", "tp = 2\ndp = 4\nzero = 0\n") "[framework]\n"
 	                        "scores_buffer = true\nworkspace = 0 B\n");
 	if (l && n && t) {
 		plan_mem_peak pl, pn, pt;
 		plan_memory_peak(l, 1, &pl);
 		plan_memory_peak(n, 1, &pn);
 		plan_memory_peak(t, 0, &pt);
-		CHECK_NEAR(term(&pl, "attention scores buffer"), 67108864, 0);
-		CHECK_NEAR(term(&pn, "attention scores buffer"), 0, 0);
-		CHECK_NEAR(term(&pt, "attention scores buffer"), 33554432, 0);
+		CHECK_NEAR(scen_term(&pl, "attention scores buffer"), 67108864, 0);
+		CHECK_NEAR(scen_term(&pn, "attention scores buffer"), 0, 0);
+		CHECK_NEAR(scen_term(&pt, "attention scores buffer"), 33554432, 0);
 		work_shard sh = plan_shard(l);
 		sh.flash = true;
 		CHECK_NEAR(work_scores_buffer_bytes(&l->model, &sh), 0, 0);
 		CHECK_INT(pl.op, pn.op);
 		CHECK_NEAR(pl.allocated - pn.allocated, 67108864 - 33554432, 1e-6);
-		double stays = term(&pl, "weights") + term(&pl, "gradient buffer") +
-		               term(&pl, "optimizer states") + term(&pl, "workspaces") +
-		               term(&pl, "PyTorch workspaces") + term(&pl, "attention scores buffer");
+		double stays = scen_term(&pl, "weights") + scen_term(&pl, "gradient buffer") +
+		               scen_term(&pl, "optimizer states") + scen_term(&pl, "workspaces") +
+		               scen_term(&pl, "PyTorch workspaces") + scen_term(&pl, "attention scores buffer");
 		CHECK_NEAR(stays, 938295296, 1);
 		CHECK_NEAR(stays / 948653056.0, 1, 0.012);
 	}
@@ -899,8 +879,8 @@ static void test_scores_buffer(void)
  * bf16 ignores the key. */
 static void test_fp8_recipe(void)
 {
-	plan_scenario *d = load(TP2_BODY "[train]\nprecision = fp8\n");
-	plan_scenario *c = load(TP2_BODY "[train]\nprecision = fp8\nfp8_recipe = tensorwise\n");
+	plan_scenario *d = scen_load(TP2_BODY "[train]\nprecision = fp8\n");
+	plan_scenario *c = scen_load(TP2_BODY "[train]\nprecision = fp8\nfp8_recipe = tensorwise\n");
 	if (d && c) {
 		work_shard sd = plan_shard(d), sc = plan_shard(c);
 		CHECK(sd.fp8_delayed && !sc.fp8_delayed);

@@ -7,6 +7,7 @@
  * backward's 16-bit gradients, DDP's 16-bit buckets, the SP gather buffers,
  * one pipeline buffer, ZeRO-1's gather copies, the extra communicators). */
 #include "check.h"
+#include "scen.h"
 
 #include "../../sim/exec/exec.h"
 
@@ -15,18 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static plan_scenario *load(const char *text)
-{
-	sim_diag *d = sim_diag_new();
-	plan_scenario *s = NULL;
-	int rc = plan_scenario_load_string(text, "<test>", ".", d, &s);
-	if (rc != SIM_OK)
-		for (size_t i = 0; i < sim_diag_count(d); i++)
-			fprintf(stderr, "%s\n", sim_diag_text(d, i));
-	CHECK_INT(rc, SIM_OK);
-	sim_diag_free(d);
-	return s;
-}
 
 #define NANO                                                                                       \
 	"include = models/llama3.2-1b.ini\ninclude = topologies/efa-h100-cluster.ini\n"            \
@@ -45,15 +34,6 @@ static double rank_share(double all, double whole, double t)
 	return (all - whole) / t + whole;
 }
 
-/* The term of the peak named `name` (0 when absent). */
-static double term(const plan_mem_peak *p, const char *name)
-{
-	double b = 0;
-	for (int i = 0; i < p->nterms; i++)
-		if (!strcmp(p->term[i].name, name))
-			b += p->term[i].bytes;
-	return b;
-}
 
 /* Communicators in the runtime term: (runtime - context - NCCL) / buffers. */
 static double comms(const plan_scenario *s, const plan_mem_peak *p)
@@ -121,7 +101,7 @@ static void test_layer_and_loss(void)
 	CHECK_NEAR(work_saved_bytes_at(&m, &ar, 0, WORK_RECOMPUTE_NONE, &nt), 2 * (35368 + 1024),
 	           1e-12);
 
-	plan_scenario *s = load(NANO "tp = 4\npp = 2\nmicro_batch = 1\nglobal_batch = 4\n"
+	plan_scenario *s = scen_load(NANO "tp = 4\npp = 2\nmicro_batch = 1\nglobal_batch = 4\n"
 	                             "sequence_parallel = true\n");
 	if (!s)
 		return;
@@ -152,7 +132,7 @@ static void test_layer_and_loss(void)
  * (over 90 %), not out of memory (63.7 GiB allocated + runtime). */
 static void test_plan_dp8(void)
 {
-	plan_scenario *s = load(NANO "tp = 1\npp = 1\ndp = 8\nmicro_batch = 4\nglobal_batch = "
+	plan_scenario *s = scen_load(NANO "tp = 1\npp = 1\ndp = 8\nmicro_batch = 4\nglobal_batch = "
 	                             "32\nzero = 0\n");
 	if (!s)
 		return;
@@ -160,13 +140,13 @@ static void test_plan_dp8(void)
 	plan_mem_peak p;
 	plan_memory_peak(s, 0, &p);
 	CHECK(strstr(p.moment, "forward") && strstr(p.moment, "with the loss"));
-	CHECK_NEAR(term(&p, "weights"), 2 * P, 1e-12);
-	CHECK_NEAR(term(&p, "gradient buffer"), 4 * P, 1e-12);
-	CHECK_NEAR(term(&p, "DDP bucket copy"), 2 * P, 1e-12);
-	CHECK_NEAR(term(&p, "optimizer states"), 12 * P, 1e-12);
-	CHECK_NEAR(term(&p, "kept activations"), 16 * 92296 * T, 1e-12);
-	CHECK_NEAR(term(&p, "loss logits"), 8 * T * V + (2 * 2 * H + 4) * T, 1e-12);
-	CHECK_NEAR(term(&p, "backward's 16-bit gradients"), 0, 0);
+	CHECK_NEAR(scen_term(&p, "weights"), 2 * P, 1e-12);
+	CHECK_NEAR(scen_term(&p, "gradient buffer"), 4 * P, 1e-12);
+	CHECK_NEAR(scen_term(&p, "DDP bucket copy"), 2 * P, 1e-12);
+	CHECK_NEAR(scen_term(&p, "optimizer states"), 12 * P, 1e-12);
+	CHECK_NEAR(scen_term(&p, "kept activations"), 16 * 92296 * T, 1e-12);
+	CHECK_NEAR(scen_term(&p, "loss logits"), 8 * T * V + (2 * 2 * H + 4) * T, 1e-12);
+	CHECK_NEAR(scen_term(&p, "backward's 16-bit gradients"), 0, 0);
 	double alloc = 20 * P + 67108864 + 16 * 92296 * T + 8 * T * V + 8196 * T;
 	CHECK_NEAR(alloc, 65923293184.0, 1e-12);
 	CHECK_NEAR(p.allocated, alloc, 1e-12);
@@ -192,7 +172,7 @@ static void test_plan_dp8(void)
  * pipeline group at pp = 2), the default group, world_pg and tp x pp. */
 static void test_plan_tp4_pp2(void)
 {
-	plan_scenario *s = load(NANO "tp = 4\npp = 2\ndp = 1\nmicro_batch = 4\nglobal_batch = "
+	plan_scenario *s = scen_load(NANO "tp = 4\npp = 2\ndp = 1\nmicro_batch = 4\nglobal_batch = "
 	                             "16\nsequence_parallel = true\nschedule = 1f1b\nzero = 0\n");
 	if (!s)
 		return;
@@ -203,11 +183,11 @@ static void test_plan_tp4_pp2(void)
 	double buf = 67108864 + 16777216 + 134217728, act = 8 * 23074 * T;
 	plan_mem_peak p;
 	plan_memory_peak(s, 0, &p);
-	CHECK_NEAR(term(&p, "weights"), 2 * p0, 1e-12);
-	CHECK_NEAR(term(&p, "pipeline buffers"), 16777216, 1e-12);
-	CHECK_NEAR(term(&p, "SP gather buffers"), 134217728, 1e-12);
-	CHECK_NEAR(term(&p, "DDP bucket copy"), 0, 0);
-	CHECK_NEAR(term(&p, "kept activations"), 2 * act, 1e-12);
+	CHECK_NEAR(scen_term(&p, "weights"), 2 * p0, 1e-12);
+	CHECK_NEAR(scen_term(&p, "pipeline buffers"), 16777216, 1e-12);
+	CHECK_NEAR(scen_term(&p, "SP gather buffers"), 134217728, 1e-12);
+	CHECK_NEAR(scen_term(&p, "DDP bucket copy"), 0, 0);
+	CHECK_NEAR(scen_term(&p, "kept activations"), 2 * act, 1e-12);
 	CHECK_NEAR(p.allocated, 18 * p0 + buf + 2 * act + 201326592, 1e-12);
 	CHECK(strstr(p.moment, "backward of micro-batch 0") != NULL);
 	CHECK_NEAR(comms(s, &p), 6, 1e-9);
@@ -219,7 +199,7 @@ static void test_plan_tp4_pp2(void)
 	/* pp 4: the whole pipeline group is its own communicator; a middle
 	 * stage has two neighbours and no tied pair: tp, 2 p2p, default,
 	 * world, pp, mp = 7 */
-	s = load(NANO "tp = 2\npp = 4\ndp = 1\nmicro_batch = 1\nglobal_batch = 8\n"
+	s = scen_load(NANO "tp = 2\npp = 4\ndp = 1\nmicro_batch = 1\nglobal_batch = 8\n"
 	              "sequence_parallel = true\n");
 	if (s) {
 		plan_memory_peak(s, 1, &p);
@@ -241,7 +221,7 @@ static void test_plan_tp4_pp2(void)
  * gone after it. */
 static void test_backward_and_step(void)
 {
-	plan_scenario *s = load(NANO "tp = 4\npp = 2\ndp = 1\nmicro_batch = 1\nglobal_batch = 4\n"
+	plan_scenario *s = scen_load(NANO "tp = 4\npp = 2\ndp = 1\nmicro_batch = 1\nglobal_batch = 4\n"
 	                             "sequence_parallel = true\nrecompute = full\n");
 	if (!s)
 		return;
@@ -250,12 +230,12 @@ static void test_backward_and_step(void)
 	plan_mem_peak p;
 	plan_memory_peak(s, 0, &p);
 	CHECK(strstr(p.moment, "backward") && strstr(p.moment, "recomputing"));
-	CHECK_NEAR(term(&p, "backward's 16-bit gradients"), 2 * p0, 1e-12);
-	CHECK_NEAR(term(&p, "kept activations"), 8 * 2 * H / 4 * T, 1e-12);
+	CHECK_NEAR(scen_term(&p, "backward's 16-bit gradients"), 2 * p0, 1e-12);
+	CHECK_NEAR(scen_term(&p, "kept activations"), 8 * 2 * H / 4 * T, 1e-12);
 	CHECK_NEAR(p.allocated,
 	           stat + 8 * 2 * H / 4 * T + 2 * p0 + 23074 * T + 3 * 2 * 8192 / 4 * T, 1e-12);
 	plan_scenario_free(s);
-	s = load(NANO "tp = 2\npp = 2\ndp = 2\nmicro_batch = 1\nglobal_batch = 8\n"
+	s = scen_load(NANO "tp = 2\npp = 2\ndp = 2\nmicro_batch = 1\nglobal_batch = 8\n"
 	              "sequence_parallel = true\nzero = 1\n");
 	if (s) {
 		int n = plan_schedule_steps(s->plan.schedule, 4, 1) + 1;

@@ -5,6 +5,7 @@
  * derivation. */
 #include "../../sim/plan/plan.h"
 #include "check.h"
+#include "scen.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -29,15 +30,7 @@ static plan_scenario *load_temps(const char *model, const char *impl, bool clip,
 	         "[cluster]\nnodes = 1\n[node]\ngpus = 1\n"
 	         "[framework]\noptimizer_impl = %s\nforeach_temps = %d\n",
 	         model, mb, mb, clip ? "true" : "false", impl, temps);
-	sim_diag *d = sim_diag_new();
-	plan_scenario *s = NULL;
-	int rc = plan_scenario_load_string(text, "<test>", ".", d, &s);
-	if (rc != SIM_OK)
-		for (size_t i = 0; i < sim_diag_count(d); i++)
-			fprintf(stderr, "%s\n", sim_diag_text(d, i));
-	CHECK_INT(rc, SIM_OK);
-	sim_diag_free(d);
-	return s;
+	return scen_load(text);
 }
 
 /* The same at micro-batch 1 with the profile's foreach_temps (2: the
@@ -148,14 +141,6 @@ static void test_parts(void)
 	plan_scenario_free(mx);
 }
 
-/* A term's bytes at the peak by name (0 when absent). */
-static double term(const plan_mem_peak *p, const char *name)
-{
-	for (int i = 0; i < p->nterms; i++)
-		if (!strcmp(p->term[i].name, name))
-			return p->term[i].bytes;
-	return 0;
-}
 
 /* foreach AdamW's temporaries (memwalk.c; framework.c's foreach_temps and
  * its torch sources): sqrt(v) alone from torch 2.6 (1 list), sqrt(v) and the
@@ -194,12 +179,12 @@ static void test_foreach_temps(void)
 		plan_memory_peak(two, 0, &p2);
 		plan_memory_peak(fused, 0, &pf);
 		CHECK(strstr(p2.moment, "optimizer step") != NULL);
-		CHECK_NEAR(term(&p2, "step temporaries"), 2 * c[i].params * 2, 1e-12);
+		CHECK_NEAR(scen_term(&p2, "step temporaries"), 2 * c[i].params * 2, 1e-12);
 		CHECK_NEAR(p1.allocated / gib, c[i].measured, 0.02);
 		CHECK(fabs(p2.allocated / gib / c[i].measured - 1) > 0.09);
 		if (i == 0) {
 			CHECK(strstr(p1.moment, "optimizer step") != NULL);
-			CHECK_NEAR(term(&p1, "step temporaries"), c[i].params * 2, 1e-12);
+			CHECK_NEAR(scen_term(&p1, "step temporaries"), c[i].params * 2, 1e-12);
 			CHECK_NEAR(p2.allocated - p1.allocated, c[i].params * 2, 1e-12);
 			CHECK_NEAR(p1.allocated / gib,
 			           (c[i].params * 10 + 2 * 33554432.0) / gib, 1e-9);
