@@ -207,8 +207,8 @@ const conf_key plan_framework_keys[] = {
         {"live_params", CONF_REAL, SIM_UNIT_NONE, 0, 1e15, "0", NULL, FK(live_params),
          "ZeRO-3 with offloaded parameters: parameters gathered at most (0 = gathered_layers)"},
         {"workspace", CONF_QTY, SIM_UNIT_BYTES, 0, 1e12, "32 MiB", NULL, FK(workspace_bytes),
-         "allocator-owned buffers beside the tensors and PyTorch's cuBLAS workspaces "
-         "(Transformer Engine's own cuBLAS workspace)"},
+         "the framework's own cuBLAS workspace beside PyTorch's (torch_workspaces): "
+         "Transformer Engine's; 0 where every GEMM goes through PyTorch"},
         {"workspace_pre_hopper", CONF_QTY, SIM_UNIT_BYTES, 0, 1e12, "0 B", NULL,
          FK(workspace_pre_hopper_bytes),
          "workspace on GPUs before compute capability 9.0 (the GPU's compute_capability); "
