@@ -60,7 +60,11 @@ typedef struct hw_gpu {
 	 * the tensor (DMMA) rate of Ampere and Hopper: what fp64 work off the tensor
 	 * cores runs at (hw_vector_peak); 0 = the same as fp64. */
 	double fp64_vector_flops;
-	double hbm_bytes;                  /* capacity */
+	/* Capacity: what the driver reports (torch.cuda.get_device_properties()
+	 * .total_memory), which the memory verdict and the KV cache get. Spec
+	 * sheets quote decimal GB where the device holds GiB less the driver's
+	 * share: an "80 GB" H100 reports 79.1 GiB (topologies/gpus/ cite each). */
+	double hbm_bytes;
 	double hbm_Bps;                    /* peak HBM bandwidth */
 	double l2_bytes;                   /* GEMM operands that fit are read once (gemm.c) */
 	double launch_s;    /* per-kernel launch cost */

@@ -54,7 +54,7 @@ err=$("$podsim" runs merge "$tmp/m.db" "$tmp/m.db" 2>&1); rc=$?
 [ $rc -eq 2 ] || { echo "merge without inputs: want 2, got $rc"; fail=1; }
 
 # --- 2. Ctrl-C ----------------------------------------------------------------------
-# 24 GPT-3 175B plans on 1,024 GPUs (14 valid and fitting: vpp 4 splits 96 layers unevenly), about 0.1 s each: signal as soon as the
+# 24 GPT-3 175B plans on 1,024 GPUs (16 fit in memory), about 0.1 s each: signal as soon as the
 # first run is stored; the sweep ends after the run in flight.
 "$podsim" sweep scenarios/gpt3-175b-selene.ini --vary parallel.micro_batch=1,2 \
 	--vary parallel.recompute=auto --vary parallel.vpp=1,2,3,4 --top 24 --db "$tmp/i.db" \
@@ -68,11 +68,11 @@ done
 kill -INT $pid
 wait $pid; rc=$?
 [ $rc -eq 130 ] || { echo "SIGINT: want exit 130, got $rc"; cat "$tmp/i.err"; fail=1; }
-# 14 of the 24 plans are simulated (4 have no layer split, 6 do not fit:
-# the sweep's pruned counts); the sweep stops well before all 14.
-done_n=$(sed -n 's/^podsim sweep: interrupted: \([0-9]*\) of 14 plans simulated and stored$/\1/p' "$tmp/i.err")
+# 16 of the 24 plans are simulated (8 do not fit: the sweep's pruned
+# count); the sweep stops well before all 16.
+done_n=$(sed -n 's/^podsim sweep: interrupted: \([0-9]*\) of 16 plans simulated and stored$/\1/p' "$tmp/i.err")
 stored=$("$podsim" runs --db "$tmp/i.db" --limit 0 | grep -c gpt3)
-[ -n "$done_n" ] && [ "$done_n" = "$stored" ] && [ "$stored" -ge 1 ] && [ "$stored" -lt 14 ] ||
+[ -n "$done_n" ] && [ "$done_n" = "$stored" ] && [ "$stored" -ge 1 ] && [ "$stored" -lt 16 ] ||
 	{ echo "SIGINT: said '$done_n', stored $stored"; cat "$tmp/i.err"; fail=1; }
 
 # --- 2b. SIGTERM (SLURM's time limit) and SIGHUP stop the same way -----------------
@@ -93,11 +93,11 @@ for sig in TERM HUP; do
 	wait $pid; rc=$?
 	want=$((128 + $(kill -l $sig)))
 	[ $rc -eq $want ] || { echo "SIG$sig: want exit $want, got $rc"; cat "$tmp/$sig.err"; fail=1; }
-	said=$(sed -n "s/^podsim sweep: interrupted by SIG$sig: \([0-9]*\) of 14 plans simulated and stored\$/\1/p" \
+	said=$(sed -n "s/^podsim sweep: interrupted by SIG$sig: \([0-9]*\) of 16 plans simulated and stored\$/\1/p" \
 		"$tmp/$sig.err")
 	stored=$("$podsim" runs --db "$db" --limit 0 | grep -c gpt3)
 	recorded=$(sqlite3 "$db" "SELECT simulated FROM sweeps" 2>/dev/null || echo "$stored")
-	[ -n "$said" ] && [ "$said" = "$stored" ] && [ "$recorded" = "$stored" ] && [ "$stored" -lt 14 ] ||
+	[ -n "$said" ] && [ "$said" = "$stored" ] && [ "$recorded" = "$stored" ] && [ "$stored" -lt 16 ] ||
 		{ echo "SIG$sig: said '$said', stored $stored, recorded $recorded"; cat "$tmp/$sig.err"; fail=1; }
 done
 
