@@ -27,11 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GIB 1073741824.0
+#define GIB  1073741824.0
 #define MAXP 40
 
 typedef struct pair {
-	int file; /* 0 steps.csv, 1 the micro-batch files */
+	int file;                      /* 0 steps.csv, 1 the micro-batch files */
 	double alloc, resv, transient; /* GiB; transient: podsim's */
 } pair;
 
@@ -169,8 +169,12 @@ static bool mb_memory(const char *model, const char *tp, const char *seq, const 
 			return false;
 		char hdr[512], line[512], v[5][64];
 		bool ok = fgets(hdr, sizeof hdr, f) != NULL;
-		int c[6] = {col(hdr, "model"), col(hdr, "tp_shard"), col(hdr, "seq"),
-		            col(hdr, "mb"), col(hdr, "peak_alloc_gib"), col(hdr, "peak_reserved_gib")};
+		int c[6] = {col(hdr, "model"),
+		            col(hdr, "tp_shard"),
+		            col(hdr, "seq"),
+		            col(hdr, "mb"),
+		            col(hdr, "peak_alloc_gib"),
+		            col(hdr, "peak_reserved_gib")};
 		while (ok && fgets(line, sizeof line, f)) {
 			for (int i = 0; i < 4; i++)
 				field(line, c[i], v[i], sizeof v[i]);
@@ -216,15 +220,17 @@ static int read_microbatches(pair *p, int n)
 		double a, r;
 		if (!strcmp(seq, "64") || !mb_memory(model, tp, seq, mb, &a, &r))
 			continue;
-		int len = snprintf(more, sizeof more, "[model]\nuntied_embeddings = true\nseq_len = %s\n",
-		                   seq);
+		int len = snprintf(more, sizeof more,
+		                   "[model]\nuntied_embeddings = true\nseq_len = %s\n", seq);
 		for (int k = 0; k < 7; k++) {
 			field(line, col(hdr, keys[k]), v, sizeof v);
-			len += snprintf(more + len, sizeof more - (size_t)len, "%s = %s\n", keys[k], v);
+			len += snprintf(more + len, sizeof more - (size_t)len, "%s = %s\n", keys[k],
+			                v);
 		}
-		snprintf(more + len, sizeof more - (size_t)len,
-		         "[parallel]\ntp = 1\npp = 1\ndp = 1\nmicro_batch = %s\nglobal_batch = %d\n",
-		         mb, 2 * atoi(mb));
+		snprintf(
+		        more + len, sizeof more - (size_t)len,
+		        "[parallel]\ntp = 1\npp = 1\ndp = 1\nmicro_batch = %s\nglobal_batch = %d\n",
+		        mb, 2 * atoi(mb));
 		plan_scenario *s = h200("llama3.2-1b", "optimizer = sgd-plain\n", more);
 		if (!s)
 			continue;
