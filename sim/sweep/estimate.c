@@ -335,8 +335,10 @@ static void make_kinds(const plan_scenario *s, const work_shard *sh, const plan_
 			continue;
 		layer_cost(s, sh, g, l, true, &k->kind[i]), k->has[i] = true;
 		k->plain[i] = k->kind[i];
-		if (plan_recompute_partial(&s->plan))
+		if (plan_recompute_partial(&s->plan)) {
+			memset(&k->plain[i], 0, sizeof k->plain[i]);
 			layer_cost(s, sh, g, l, false, &k->plain[i]);
+		}
 	}
 }
 
