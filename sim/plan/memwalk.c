@@ -35,7 +35,9 @@
  *                syncing backward), or never all at once with the optimizer
  *                step fused into the backward
  *   a layer's    under full recomputation the recomputed layer's saved
- *   backward     tensors (its no-recompute bytes); under ZeRO-3 and
+ *   backward     tensors (its no-recompute bytes; with recompute_layers
+ *                less what the whole layers after it freed, partial_chunk);
+ *                under ZeRO-3 and
  *                optimizer-in-backward the layer's unsharded gradients
  *   a backward's with backward_grads the .grad of the chunk's parameters in
  *   end          their dtype, which nanotron adds into its fp32 buffer and
