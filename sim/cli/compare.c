@@ -314,6 +314,7 @@ static const char *const *related(exec_cat c)
 	                                     "parallel.dp",
 	                                     NULL};
 	static const char *const compute[] = {"parallel.recompute",
+	                                      "parallel.recompute_layers",
 	                                      "parallel.tp",
 	                                      "parallel.micro_batch",
 	                                      "train.precision",

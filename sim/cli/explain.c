@@ -287,6 +287,16 @@ static void flops(FILE *o, const plan_scenario *s, const exec_result *r)
 	if (r->hardware_flops > r->model_flops * (1 + 1e-12))
 		fprintf(o, "  HFU          counts the recomputed forward too: %.4g FLOPs, %.1f%%\n",
 		        r->hardware_flops, 100.0 * r->hfu);
+	if (plan_recompute_partial(&s->plan)) {
+		int nl = plan_chunk_layers(s, 0, 0, NULL), k = 0;
+		for (int i = 0; i < nl; i++)
+			k += plan_layer_recomputed(&s->plan, nl, i);
+		fprintf(o, "               of stage 0's first chunk %d of %d layers re-run their "
+		           "forward (recompute_layers = %d, %s),\n               about %d/%d of "
+		           "the layers' 2P: HFU/MFU ~ (6 + 2 x %d/%d) / 6\n",
+		        k, nl, s->plan.recompute_layers,
+		        s->plan.recompute_method == PLAN_RC_SPREAD ? "spread" : "block", k, nl, k, nl);
+	}
 	/* the sustained clock (hw.h tensor_sustain), or the assumption without it */
 	if (s->gpu.sustain_cap > 0 && !s->gpu.sustain_assumed)
 		fprintf(o, "  clock        every kernel the SM clock times runs at %.3g of the "
@@ -332,12 +342,12 @@ static double rank_params(const plan_scenario *s, int stage)
 
 /* Korthikanti et al. 2022, table 2: the formula of the plan's case and its
  * value per layer and micro-batch (16-bit activations). */
-static double korthikanti(const plan_scenario *s, char *f, size_t len)
+static double korthikanti(const plan_scenario *s, work_recompute rc, char *f, size_t len)
 {
 	work_shard sh = plan_shard(s);
 	double sv = sh.seq, b = sh.micro_batch, h = s->model.hidden, a = s->model.heads, t = sh.tp;
 	double sbh = sv * b * h, att = 5.0 * a * sv / (h * t);
-	switch (s->plan.recompute) {
+	switch (rc) {
 	case WORK_RECOMPUTE_FULL:
 		if (sh.sp)
 			snprintf(f, len, "2 s b h / t = 2 x %.0f x %.0f x %.0f / %.0f", sv, b, h,
@@ -372,23 +382,58 @@ static double korthikanti(const plan_scenario *s, char *f, size_t len)
 /* The per-layer activation count under the scenario's model code, one
  * micro-batch: Korthikanti's formula for the fused layers, podsim's figure
  * beside it; the eager or compiled count otherwise (work_saved_bytes_at). */
+static void per_layer_kind(FILE *o, const plan_scenario *s, int stage);
+
+/* The per-layer count, and under recompute_layers the split: recomputed
+ * layers keep their input, the others what they save. */
 static void per_layer(FILE *o, const plan_scenario *s, int stage)
+{
+	per_layer_kind(o, s, stage);
+	if (!plan_recompute_partial(&s->plan))
+		return;
+	work_shard sh = plan_shard(s);
+	work_saved sv = plan_saved(s);
+	double in = 0, all = 0;
+	int r = 0, n = 0;
+	for (int c = 0; c < s->plan.vpp; c++) {
+		int l0, nl = plan_chunk_layers(s, stage, c, &l0);
+		for (int l = 0; l < nl; l++, n++) {
+			int g = plan_global_layer(s, stage, l0 + l);
+			if (plan_layer_recomputed(&s->plan, nl, l))
+				r++, in += work_saved_bytes_at(&s->model, &sh, g, WORK_RECOMPUTE_FULL,
+				                                &sv);
+			else
+				all += work_saved_bytes_at(&s->model, &sh, g, WORK_RECOMPUTE_NONE, &sv);
+		}
+	}
+	char a[32], b[32], c[32];
+	fprintf(o,
+	        "  recompute    %d of %d layers recomputed (recompute_layers = %d per chunk, %s): "
+	        "their inputs %s,\n               the other %d whole: %s; %s per micro-batch\n",
+	        r, n, s->plan.recompute_layers,
+	        s->plan.recompute_method == PLAN_RC_SPREAD ? "spread" : "block",
+	        gib(in, a, sizeof a), n - r, gib(all, b, sizeof b), gib(in + all, c, sizeof c));
+}
+
+static void per_layer_kind(FILE *o, const plan_scenario *s, int stage)
 {
 	char f[200], a[32];
 	work_shard sh = plan_shard(s);
 	work_saved sv = plan_saved(s);
 	int n = plan_stage_layers(s, stage);
+	/* (under recompute_layers a layer's whole count; per_layer splits) */
+	work_recompute rc = plan_recompute_partial(&s->plan) ? WORK_RECOMPUTE_NONE
+	                                                     : s->plan.recompute;
 	double sum = 0;
 	for (int l = 0; l < n; l++)
-		sum += work_saved_bytes_at(&s->model, &sh, plan_global_layer(s, stage, l),
-		                           s->plan.recompute, &sv);
+		sum += work_saved_bytes_at(&s->model, &sh, plan_global_layer(s, stage, l), rc, &sv);
 	double per = n > 0 ? sum / n : 0;
 	if (sv.kind == WORK_SAVED_FUSED) {
-		double text = korthikanti(s, f, sizeof f);
+		double text = korthikanti(s, rc, f, sizeof f);
 		fprintf(o, "  per layer    Korthikanti et al. 2022, one micro-batch (s = %.0f per rank):\n"
 		           "                 %s = %s\n",
 		        (double)sh.seq, f, gib(text, a, sizeof a));
-		if (s->flash && s->plan.recompute == WORK_RECOMPUTE_NONE)
+		if (s->flash && rc == WORK_RECOMPUTE_NONE)
 			fprintf(o, "               flash attention keeps no s x s scores: drop the "
 			           "5as/(ht) term\n");
 		if (fabs(per - text) > 1e-3 * text)

@@ -4,7 +4,7 @@
  * schedule's order of micro-batch forwards and backwards (plan_schedule_order).
  * A forward is the chain: [embedding] layer_1 .. layer_L [logits+loss]; a
  * backward the reverse, each layer preceded by its recomputed forward under full
- * recomputation. Inside a layer, consecutive kernels merge into one compute
+ * recomputation (of the layers recompute_layers names: plan_layer_recomputed). Inside a layer, consecutive kernels merge into one compute
  * task and every TP collective is a task on the TP stream that the next compute
  * task waits for (Megatron's TP collectives are blocking). Pipeline transfers are
  * tasks on the sender's PP streams (1/tp of the activation per rank with
@@ -220,11 +220,22 @@ static void graph_totals(const plan_scenario *s, plan_graph *g)
 				    mem[PLAN_MEM_OPTIMIZER] + mem[PLAN_MEM_BUFFERS];
 		work_shard sh = plan_shard(s);
 		int n = plan_stage_layers(s, st);
-		double per_layer = n > 0 ? work_activation_bytes_at(&s->model, &sh,
-								    plan_global_layer(s, st, n - 1),
-								    p->recompute)
+		int gl = n > 0 ? plan_global_layer(s, st, n - 1) : 0;
+		double per_layer = n > 0 ? work_activation_bytes_at(&s->model, &sh, gl, p->recompute)
 					 : 0.0;
 		g->mem_act_op[st] = per_layer * n / p->vpp;
+		if (n > 0 && plan_recompute_partial(p)) {
+			/* the layers full recomputation leaves out keep everything */
+			double all = work_activation_bytes_at(&s->model, &sh, gl,
+							      WORK_RECOMPUTE_NONE);
+			int kept = 0;
+			for (int c = 0; c < p->vpp; c++) {
+				int nl = plan_chunk_layers(s, st, c, NULL);
+				for (int l = 0; l < nl; l++)
+					kept += !plan_layer_recomputed(p, nl, l);
+			}
+			g->mem_act_op[st] = (per_layer * (n - kept) + all * kept) / p->vpp;
+		}
 	}
 	g->tokens = (double)p->global_batch * s->model.seq_len;
 	g->model_flops = work_model_flops(&s->model, g->tokens);

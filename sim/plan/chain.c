@@ -337,11 +337,11 @@ static void append_backward(builder *b, chain *c, const layer_prog *lp, int16_t 
 /* One layer's backward (or an MTP module's, make_mtp_prog) into the chunk's
  * chains: under moe_a2a_overlap append_backward (pend, npend and *pl carry
  * the attention's held weight gradients and the layer they belong to), else
- * its recomputation, B, and W under the zero-bubble split. */
+ * its recomputation (its whole forward when `full`: plan_layer_recomputed),
+ * B, and W under the zero-bubble split. */
 static void layer_backward(builder *b, chain *bk, chain *wt, const layer_prog *lp, int16_t id,
-			   work_item *pend, int *npend, int16_t *pl)
+			   bool full, work_item *pend, int *npend, int16_t *pl)
 {
-	bool full = b->s->plan.recompute == WORK_RECOMPUTE_FULL;
 	bool sel = b->s->plan.recompute == WORK_RECOMPUTE_SELECTIVE;
 	if (b->ovl) {
 		append_backward(b, bk, lp, id, sel, pend, npend, *pl);
@@ -427,13 +427,17 @@ void build_stage_chains(builder *b, int stage)
 		int16_t pl = -1, pu = -1; /* ... their layer and unit */
 		for (int k = nmtp - 1; k >= 0; k--) {
 			b->unit = pu = MTP_UNIT(k);
-			layer_backward(b, bk, wt, &kinds[4], -1, pend, &npend, &pl);
+			layer_backward(b, bk, wt, &kinds[4], -1,
+				       b->s->plan.recompute == WORK_RECOMPUTE_FULL &&
+					       !plan_recompute_partial(&b->s->plan),
+				       pend, &npend, &pl);
 			b->unit = -1;
 		}
 		for (int l = nl - 1; l >= 0; l--) {
 			if (plan_layer_frozen(b->s, plan_global_layer(b->s, stage, l0 + l)))
 				continue; /* frozen prefix: no backward (plan_layer_frozen) */
-			layer_backward(b, bk, wt, lp[l], (int16_t)(l0 + l), pend, &npend, &pl);
+			layer_backward(b, bk, wt, lp[l], (int16_t)(l0 + l),
+				       plan_layer_recomputed(&b->s->plan, nl, l), pend, &npend, &pl);
 			pu = -1;
 		}
 		if (npend > 0) { /* the chunk's last W_a, after its last layer */

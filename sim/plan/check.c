@@ -377,6 +377,18 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 		       p->zero);
 		errors++;
 	}
+	/* Megatron-Core refuses recompute_num_layers under selective
+	 * (transformer_config.py:1926-1932 at d98e8a64); without recomputation
+	 * it has no meaning */
+	if (p->recompute_layers > 0 && p->recompute != WORK_RECOMPUTE_FULL) {
+		static const char *const keys[] = {"recompute_layers", "recompute"};
+		err_at(s, diag, "parallel", user_key(s, keys, 2),
+		       "recompute_layers = %d counts the layers recompute = full re-runs: it needs "
+		       "recompute = full, not %s",
+		       p->recompute_layers,
+		       p->recompute == WORK_RECOMPUTE_SELECTIVE ? "selective" : "none");
+		errors++;
+	}
 	char bad[64];
 	unsigned rcm = 0;
 	if (work_recompute_parse(p->recompute_modules, &rcm, bad, sizeof bad) != SIM_OK) {
@@ -527,14 +539,28 @@ static int check_frozen(const plan_scenario *s, sim_diag *diag)
 
 int plan_check_layout(const plan_scenario *s, sim_diag *diag)
 {
+	int errors = 0, most = 0;
+	/* Megatron-Core: recompute_num_layers "must be between 1 and
+	 * num_layers_per_pipeline_rank" (transformer_config.py:1919-1925 at
+	 * d98e8a64), the layers of the block it checkpoints, a model chunk */
+	for (int v = 0; v < s->plan.pp * s->plan.vpp; v++)
+		most = s->vlayers[v] > most ? s->vlayers[v] : most;
+	if (s->plan.recompute_layers > most) {
+		err_at(s, diag, "parallel", "recompute_layers",
+		       "recompute_layers = %d: a pipeline chunk holds at most %d layers (0 = all "
+		       "of them)",
+		       s->plan.recompute_layers, most);
+		errors++;
+	}
 	int first = plan_chunk_layers(s, 0, 0, NULL);
-	if (s->train.frozen_layers <= 0 || s->train.frozen_layers < first)
-		return SIM_OK;
-	err_at(s, diag, "train", "frozen_layers",
-	       "frozen_layers = %d: the first pipeline chunk holds %d layers, at least one of "
-	       "them must train",
-	       s->train.frozen_layers, first);
-	return SIM_ECONF;
+	if (s->train.frozen_layers > 0 && s->train.frozen_layers >= first) {
+		err_at(s, diag, "train", "frozen_layers",
+		       "frozen_layers = %d: the first pipeline chunk holds %d layers, at least one "
+		       "of them must train",
+		       s->train.frozen_layers, first);
+		errors++;
+	}
+	return errors ? SIM_ECONF : SIM_OK;
 }
 
 /* The [train] memory keys that need each other: a frozen base and trained
@@ -611,6 +637,28 @@ int plan_chunk_layers(const plan_scenario *s, int stage, int chunk, int *first_l
 	if (first_local)
 		*first_local = first;
 	return s->vlayers[chunk * pp + stage];
+}
+
+/* Spread (plan_rc_method): the j-th layer (1-based) is recomputed when
+ * j N / n reaches the next integer, floor(j N / n) > floor((j - 1) N / n):
+ * N = n / x gives layers x, 2x, ... (fms-fsdp 7746dac's every_xth_item,
+ * torchtitan's selective_ac_option); N of the n in all (floor(n N / n)). */
+bool plan_layer_recomputed(const plan_spec *p, int n, int l)
+{
+	if (p->recompute != WORK_RECOMPUTE_FULL)
+		return false;
+	long N = p->recompute_layers;
+	if (N <= 0 || N >= n)
+		return true;
+	if (p->recompute_method == PLAN_RC_BLOCK)
+		return l < N;
+	long j = (long)l + 1;
+	return j * N / n > (j - 1) * N / n;
+}
+
+bool plan_recompute_partial(const plan_spec *p)
+{
+	return p->recompute == WORK_RECOMPUTE_FULL && p->recompute_layers > 0;
 }
 
 int plan_global_layer(const plan_scenario *s, int stage, int local)

@@ -76,6 +76,11 @@ const conf_key plan_framework_keys[] = {
          "keeps sharded parameters on the host or NVMe (ZeRO-Infinity)"},
         {"runs_hybrid_shard", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, FK(hybrid_shard),
          "shards ZeRO states over a subgroup of the data-parallel ranks (shard_size)"},
+        {"runs_selective_recompute", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
+         FK(selective_recompute),
+         "runs recompute = selective, Megatron's per-module recomputation (false where the "
+         "framework's own 'selective' checkpoints whole layers: recompute = full with "
+         "recompute_layers)"},
         {"zero2_grad_reduce", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "microbatch", reduce_names,
          FK(zero2_reduce),
          "ZeRO-2 under gradient accumulation: reduce-scatter once at the last micro-batch "
@@ -475,6 +480,10 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 	         offsetof(plan_framework, offload_params)},
 	        {"shard_size", "runs_hybrid_shard", "hybrid sharding",
 	         offsetof(plan_framework, hybrid_shard)},
+	        {"recompute", "runs_selective_recompute",
+	         "recompute = selective (per-module recomputation; its 'selective' checkpointing "
+	         "is recompute = full of some layers, recompute_layers)",
+	         offsetof(plan_framework, selective_recompute)},
 	};
 	bool used[] = {p->tp > 1,
 	               p->cp > 1,
@@ -483,7 +492,8 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 	               p->moe_a2a_overlap,
 	               p->offload_optimizer != PLAN_OFFLOAD_NONE && !s->inference,
 	               p->offload_params != PLAN_OFFLOAD_NONE,
-	               p->shard_size > 0 && p->shard_size < p->dp * p->cp};
+	               p->shard_size > 0 && p->shard_size < p->dp * p->cp,
+	               p->recompute == WORK_RECOMPUTE_SELECTIVE};
 	errors += check_microbatch_rules(s, diag);
 	for (size_t i = 0; i < sizeof feats / sizeof feats[0]; i++) {
 		bool runs;

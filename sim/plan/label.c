@@ -12,6 +12,8 @@
  *   mbM gbG            micro-batch and global batch (sequences)
  *   gpipe|1f1b|zb-h1   schedule (1f1b with vpp > 1 is interleaved 1F1B)
  *   recompute=none|selective|full [recompute_modules=mla_up_proj,mlp: not the default]
+ *                      [recompute_layers=N, :spread when so: full recompute of N
+ *                      layers per chunk (when set)]
  *   zeroZ              ZeRO stage (1 = distributed optimizer)
  *   shardS             hybrid sharding group (when shard_size > 0)
  *   opt-offload=cpu|nvme, param-offload=cpu|nvme   (when set)
@@ -74,6 +76,9 @@ void plan_label(const plan_scenario *s, char *buf, size_t len)
 			if (rm & (1u << i))
 				add(&l, "%s%s", n++ ? "," : "", mod[i]);
 	}
+	if (plan_recompute_partial(p))
+		add(&l, " recompute_layers=%d%s", p->recompute_layers,
+		    p->recompute_method == PLAN_RC_SPREAD ? ":spread" : "");
 	if (p->shard_size > 0)
 		add(&l, " shard%d", p->shard_size);
 	if (p->offload_optimizer != PLAN_OFFLOAD_NONE && (unsigned)p->offload_optimizer < 3)

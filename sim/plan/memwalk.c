@@ -35,7 +35,9 @@
  *                syncing backward), or never all at once with the optimizer
  *                step fused into the backward
  *   a layer's    under full recomputation the recomputed layer's saved
- *   backward     tensors (its no-recompute bytes); under ZeRO-3 and
+ *   backward     tensors (its no-recompute bytes; with recompute_layers
+ *                less what the whole layers after it freed, partial_chunk);
+ *                under ZeRO-3 and
  *                optimizer-in-backward the layer's unsharded gradients
  *   a backward's with backward_grads the .grad of the chunk's parameters in
  *   end          their dtype, which nanotron adds into its fp32 buffer and
@@ -101,6 +103,39 @@ typedef struct mw {
 	int ncomms;
 	plan_op *ops;
 } mw;
+
+/* What chunk c of the stage keeps per micro-batch when full recomputation
+ * covers only some of its layers (recompute_layers, plan_layer_recomputed):
+ * a recomputed layer its input (kept[k], k its kind: dense layers first,
+ * `ndense` of them), every other layer what it saves (full[k]), a frozen one
+ * nothing; each its returned K/V (w->kv). Raises w->work to the working set
+ * a recomputed layer adds in the backward beyond the chunk's kept bytes at
+ * the backward's start: its saved tensors, less what the layers after it,
+ * whose backwards ran before, kept whole and freed. With L layers
+ * of one kind, k recomputed: k x kept + (L - k) x full; the working set is
+ * full where the chunk's last layer is recomputed (all of them, or spread:
+ * the last of each period, fms-fsdp's every second block), none under
+ * Megatron's block method with k < L (its recomputed layers come after
+ * L - k whole ones, freed). */
+static double partial_chunk(const plan_scenario *s, int stage, int c, const double kept[2],
+                            const double full[2], mw *w, int ndense)
+{
+	int l0, n = plan_chunk_layers(s, stage, c, &l0);
+	double a = 0, freed = 0;
+	for (int l = n - 1; l >= 0; l--) { /* in the backward's order */
+		int k = l < ndense ? 0 : 1;
+		bool r = plan_layer_recomputed(&s->plan, n, l);
+		a += w->kv;
+		if (plan_layer_frozen(s, plan_global_layer(s, stage, l0 + l)))
+			continue;
+		a += r ? kept[k] : s->train.activation_offload ? 0 : full[k];
+		if (r && full[k] - freed > w->work)
+			w->work = full[k] - freed;
+		if (!r && !s->train.activation_offload)
+			freed += full[k];
+	}
+	return a;
+}
 
 /* Phases of a candidate. */
 enum { PH_FWD = 0, PH_LOSS_BWD, PH_BWD, PH_STEP };
@@ -313,6 +348,7 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	                                (double)sh.micro_batch * sh.seq * (double)s->model.seq_len
 	                      : 0;
 	w->work = 0;
+	bool partial = plan_recompute_partial(p);
 	/* (a layer keeps what its kind keeps: work_saved_bytes_at once per kind) */
 	double kept_k[2] = {-1, -1}, full_k[2] = {-1, -1};
 	for (int c = 0; c < w->vpp; c++) {
@@ -331,6 +367,8 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 					kept += lora_in * w->T;
 				kept_k[k] = s->train.activation_offload ? 0 : kept;
 			}
+			if (partial)
+				continue;
 			a += count[k] * (kept_k[k] + w->kv);
 			if (rc == WORK_RECOMPUTE_FULL && full_k[k] > w->work)
 				w->work = full_k[k];
@@ -340,11 +378,15 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 		int l0, nl = plan_chunk_layers(s, stage, c, &l0), nfz = 0;
 		for (int l = 0; l < nl; l++)
 			nfz += plan_layer_frozen(s, plan_global_layer(s, stage, l0 + l));
-		if (nfz > 0 && kept_k[0] > 0)
+		if (nfz > 0 && kept_k[0] > 0 && !partial)
 			a -= nfz * kept_k[0];
-		/* the MTP modules beside the loss (work/mtp.c) */
+		if (partial)
+			a = partial_chunk(s, stage, c, kept_k, full_k, w, count[0]);
+		/* the MTP modules beside the loss (work/mtp.c; kept whole when
+		 * recomputation covers only some layers: plan_recompute_partial) */
 		if (stage == s->plan.pp - 1 && c == w->vpp - 1 && !s->train.activation_offload)
-			a += work_mtp_saved_bytes(&s->model, &sh, rc, &sv);
+			a += work_mtp_saved_bytes(&s->model, &sh,
+			                          partial ? WORK_RECOMPUTE_NONE : rc, &sv);
 		w->act[c] = a + (c == 0 ? w->mask : 0);
 		double d, x, lin, gpar;
 		plan_chunk_params(s, stage, c, &d, &x, &lin);
@@ -795,12 +837,24 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 	double act1 = 0;
 	for (int c = 0; c < w->vpp; c++)
 		act1 += w->act[c];
+	char rcsplit[64] = "";
+	if (plan_recompute_partial(&s->plan)) {
+		int n = 0, r = 0;
+		for (int c = 0; c < w->vpp; c++) {
+			int nl = plan_chunk_layers(s, w->stage, c, NULL);
+			for (int l = 0; l < nl; l++)
+				r += plan_layer_recomputed(&s->plan, nl, l);
+			n += nl;
+		}
+		snprintf(rcsplit, sizeof rcsplit, ": inputs of %d recomputed, %d whole", r, n - r);
+	}
 	add(o, PLAN_MEM_ACTIVATIONS, x->kept, "kept activations",
-	    "%.4g chunk-steps of %s (%s tokens x %d layers%s)%s",
+	    "%.4g chunk-steps of %s (%s tokens x %d layers%s%s)%s",
 	    act1 > 0 ? x->kept / (act1 / w->vpp) : 0, bq(act1 / w->vpp, a, sizeof a),
 	    qty(w->T, b, sizeof b), w->b.layers / (w->vpp > 0 ? w->vpp : 1),
-	    s->plan.recompute == WORK_RECOMPUTE_FULL ? ", layer inputs under full recompute" : "",
-	    w->kv > 0 ? ", returned K/V included" : "");
+	    s->plan.recompute == WORK_RECOMPUTE_FULL && !*rcsplit ? ", layer inputs under full recompute"
+	                                                       : "",
+	    rcsplit, w->kv > 0 ? ", returned K/V included" : "");
 	double tv = w->T * s->model.vocab;
 	if (x->loss > 0)
 		add(o, PLAN_MEM_ACTIVATIONS, x->loss, "loss logits", "%s tokens x V %d x %.3g B%s",
@@ -1031,10 +1085,13 @@ int plan_memory_cuts(const plan_scenario *s, plan_mem_cut *out, int max)
 		const plan_framework *f = &s->fw;
 		int zmax = s->plan.pp > 1 ? f->zero_max_pp : f->zero_max;
 		if (k == 0) {
-			if (s->plan.recompute == WORK_RECOMPUTE_FULL)
+			if (s->plan.recompute == WORK_RECOMPUTE_FULL && !plan_recompute_partial(&s->plan))
 				continue;
 			x.plan.recompute = WORK_RECOMPUTE_FULL;
-			snprintf(c.what, sizeof c.what, "recompute = full");
+			x.plan.recompute_layers = 0;
+			snprintf(c.what, sizeof c.what, "%s",
+			         plan_recompute_partial(&s->plan) ? "recompute_layers = 0 (all)"
+			                                         : "recompute = full");
 			snprintf(c.term, sizeof c.term, "kept activations");
 		} else if (k == 1) {
 			if (s->plan.zero >= zmax ||

@@ -44,6 +44,19 @@ typedef enum { PLAN_OFFLOAD_NONE = 0, PLAN_OFFLOAD_CPU, PLAN_OFFLOAD_NVME } plan
  * rendezvous per transfer would deadlock. */
 typedef enum { PLAN_P2P_AUTO = 0, PLAN_P2P_SYNC, PLAN_P2P_ASYNC } plan_p2p;
 
+/* Which layers of a chunk recompute_layers = N recomputes (of n):
+ * block, the chunk's first N (Megatron-Core --recompute-method block,
+ * megatron/core/recompute.py:167-181 at d98e8a64, called per model chunk
+ * from transformer_block.py:662); spread, N spaced evenly through the
+ * chunk, each the last of its n/N layers: fms-fsdp's every_xth_item = x
+ * checkpoints blocks x, 2x, ... (1-based; fms_fsdp/policies/ac_handler.py:
+ * 17-34 at 7746dac, the PyTorch FSDP blog's commit), N = n / x, as
+ * torchtitan's selective_ac_option = "x" (torchtitan/distributed/
+ * activation_checkpoint.py:27-49 at 1f029641b); fms-fsdp later takes a
+ * fraction p = N / n and centres the blocks half a period earlier
+ * (ac_handler.py:16-64 at 5a296af), the same count. */
+typedef enum { PLAN_RC_BLOCK = 0, PLAN_RC_SPREAD } plan_rc_method;
+
 typedef struct plan_spec {
 	int tp, pp, dp, cp, ep, vpp;
 	int moe_dispatcher; /* work_moe_dispatcher */
@@ -58,6 +71,12 @@ typedef struct plan_spec {
 	 * default, core_attn). */
 	char recompute_modules[CONF_STR_MAX];
 	unsigned recompute_mask;
+	/* Under recompute = full, how many layers of each pipeline chunk
+	 * re-run their forward in the backward (keeping only their input);
+	 * the others keep every tensor they save. 0 = all of them. Which ones:
+	 * recompute_method (plan_layer_recomputed). */
+	int recompute_layers;
+	int recompute_method; /* plan_rc_method */
 	bool sequence_parallel;
 	int zero;                 /* 0-3; 1 = distributed optimizer */
 	double bucket_bytes;      /* gradient bucket; 0 = the framework's (plan_bucket_bytes) */
@@ -219,6 +238,7 @@ typedef struct plan_framework {
 	int zero_max;                 /* highest ZeRO stage it runs */
 	int zero_max_pp;              /* ... together with pp > 1 */
 	bool tp, cp, ep, tp_comm_overlap, offload_optimizer, offload_params, hybrid_shard;
+	bool selective_recompute; /* runs recompute = selective (runs_selective_recompute) */
 	bool moe_a2a_overlap;          /* runs_moe_a2a_overlap */
 	int zero2_reduce;             /* plan_reduce */
 	int zero_grad_op;             /* plan_grad_op (ZeRO-1/2 buckets) */
@@ -607,6 +627,15 @@ int plan_max_stage_layers(const plan_scenario *s);
 /* Layers of chunk `chunk` of `stage`, and the stage-local index of its first
  * layer (chunks are numbered in model order). */
 int plan_chunk_layers(const plan_scenario *s, int stage, int chunk, int *first_local);
+/* Whether layer l (0-based) of a chunk of n layers re-runs its forward in
+ * the backward under recompute = full (recompute_layers and
+ * recompute_method; false under none and selective). */
+bool plan_layer_recomputed(const plan_spec *p, int n, int l);
+/* Whether full recomputation covers only some layers (recompute_layers > 0):
+ * then a multi-token prediction module keeps its tensors, as Megatron-Core's
+ * block method skips its recompute (multi_token_prediction.py:1630-1633 at
+ * d98e8a64). */
+bool plan_recompute_partial(const plan_spec *p);
 /* Its layers by kind (count[0] dense, count[1] MoE; what a layer holds and
  * keeps depends only on its kind) with the model index of the first of each
  * kind (rep[k], -1 when none); returns the chunk's layers. */

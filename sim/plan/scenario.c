@@ -11,6 +11,8 @@
 
 static const char *const sched_names[] = {"gpipe", "1f1b", "zb-h1", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", NULL};
+static const char *const rc_method_names[] = {"block", "spread", NULL};
+_Static_assert(PLAN_RC_BLOCK == 0 && PLAN_RC_SPREAD == 1, "rc_method_names follows plan_rc_method");
 static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
 static const char *const p2p_names[] = {"auto", "sync", "async", NULL};
 static const char *const dispatcher_names[] = {"fused", "alltoall", NULL};
@@ -45,6 +47,15 @@ const conf_key plan_spec_keys[] = {
 	 "pipeline schedule"},
 	{"recompute", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "none", recompute_names, PK(recompute),
 	 "activation recomputation"},
+	{"recompute_layers", CONF_INT, SIM_UNIT_NONE, 0, 1048576, "0", NULL, PK(recompute_layers),
+	 "recompute = full: layers of each pipeline chunk that re-run their forward in the "
+	 "backward, the rest keep their saved tensors (0 = all; Megatron-Core "
+	 "--recompute-num-layers with --recompute-method block; fms-fsdp's "
+	 "selective_checkpointing p = this / the chunk's layers)"},
+	{"recompute_method", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "block", rc_method_names,
+	 PK(recompute_method),
+	 "which layers recompute_layers recomputes: block (each chunk's first ones, "
+	 "Megatron-Core's) or spread (evenly spaced, fms-fsdp's)"},
 	{"recompute_modules", CONF_STR, SIM_UNIT_NONE, 0, 0, "core_attn", NULL,
 	 PK(recompute_modules),
 	 "what recompute = selective re-runs: core_attn, mla_up_proj, mlp, moe_act (comma-separated)"},

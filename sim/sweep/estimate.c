@@ -159,17 +159,18 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 	p->comp_s += fmax(run_g, run_h);
 }
 
-/* One micro-batch of layer `layer`: forward, backward and recomputation. */
+/* One micro-batch of layer `layer`: forward, backward and recomputation
+ * (none when !recomp: a layer full recomputation leaves out, recompute_layers). */
 static void layer_cost(const plan_scenario *s, const work_shard *sh, const plan_groups *g,
-                       int layer, prog *x)
+                       int layer, bool recomp, prog *x)
 {
 	work_item it[WORK_MAX_ITEMS];
 	int n = work_layer_forward_at(&s->model, sh, layer, it);
 	sum_items(s, sh, g, it, n, x);
 	double fwd = x->comp_s + x->block_s + x->ep_s, fwd_g = x->gpu_s;
-	if (s->plan.recompute == WORK_RECOMPUTE_FULL)
+	if (recomp && s->plan.recompute == WORK_RECOMPUTE_FULL)
 		sum_items(s, sh, g, it, n, x);
-	else if (s->plan.recompute == WORK_RECOMPUTE_SELECTIVE) {
+	else if (recomp && s->plan.recompute == WORK_RECOMPUTE_SELECTIVE) {
 		work_item rc[WORK_MAX_ITEMS]; /* what plan_build re-runs */
 		int nr = work_recompute_items(&s->model, layer, it, n, sh->recompute_modules, rc);
 		sum_items(s, sh, g, rc, nr, x);
@@ -230,7 +231,7 @@ static void ends_cost(const plan_scenario *s, const work_shard *sh, const plan_g
 		 * selective the layer's recompute_modules */
 		work_item lf[WORK_MAX_ITEMS], rc[WORK_MAX_ITEMS];
 		int gl = s->model.layers - 1, nl = work_layer_forward_at(&s->model, sh, gl, lf);
-		if (s->plan.recompute == WORK_RECOMPUTE_FULL) {
+		if (s->plan.recompute == WORK_RECOMPUTE_FULL && !plan_recompute_partial(&s->plan)) {
 			sum_items(s, sh, g, it, work_mtp_proj(&s->model, sh, false, it), last);
 			sum_items(s, sh, g, lf, nl, last);
 		} else if (s->plan.recompute == WORK_RECOMPUTE_SELECTIVE) {
@@ -311,9 +312,11 @@ static double optimizer_time(const plan_scenario *s, int stage, double local)
 /* The per-micro-batch programs of the model's layer kinds, as plan_build
  * makes them: [0] dense (the leading dense layers of an MoE model), [1] MoE,
  * [2] and [3] the same with a sliding window (work_layer_windowed); has[]
- * says which the model holds. */
+ * says which the model holds. Under partial full recomputation
+ * (recompute_layers) plain[] are the same without their recomputation, for
+ * the layers it leaves out. */
 typedef struct kinds {
-	prog kind[4];
+	prog kind[4], plain[4];
 	bool has[4];
 } kinds;
 
@@ -328,8 +331,14 @@ static void make_kinds(const plan_scenario *s, const work_shard *sh, const plan_
 	memset(k, 0, sizeof *k);
 	for (int l = 0; l < m->layers; l++) {
 		int i = kind_of(m, l);
-		if (!k->has[i])
-			layer_cost(s, sh, g, l, &k->kind[i]), k->has[i] = true;
+		if (k->has[i])
+			continue;
+		layer_cost(s, sh, g, l, true, &k->kind[i]), k->has[i] = true;
+		k->plain[i] = k->kind[i];
+		if (plan_recompute_partial(&s->plan)) {
+			memset(&k->plain[i], 0, sizeof k->plain[i]);
+			layer_cost(s, sh, g, l, false, &k->plain[i]);
+		}
 	}
 }
 
@@ -338,12 +347,24 @@ static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first
                        int st, int *layers)
 {
 	prog x = {0};
-	int L = plan_stage_layers(s, st), n[4] = {0, 0, 0, 0};
-	for (int i = 0; i < L; i++)
-		n[kind_of(&s->model, plan_global_layer(s, st, i))]++;
-	for (int i = 0; i < 4; i++)
+	int L = plan_stage_layers(s, st), n[4] = {0, 0, 0, 0}, np[4] = {0, 0, 0, 0};
+	for (int c = 0, i = 0; c < s->plan.vpp; c++) {
+		int nl = plan_chunk_layers(s, st, c, NULL);
+		for (int l = 0; l < nl; l++, i++) {
+			int kd = kind_of(&s->model, plan_global_layer(s, st, i));
+			if (plan_layer_recomputed(&s->plan, nl, l) ||
+			    s->plan.recompute != WORK_RECOMPUTE_FULL)
+				n[kd]++;
+			else
+				np[kd]++;
+		}
+	}
+	for (int i = 0; i < 4; i++) {
 		if (n[i] > 0)
 			prog_add(&x, &k->kind[i], n[i]);
+		if (np[i] > 0)
+			prog_add(&x, &k->plain[i], np[i]);
+	}
 	if (st == 0)
 		prog_add(&x, first, 1);
 	if (st == s->plan.pp - 1)
@@ -415,9 +436,9 @@ static void first_chunk(const plan_scenario *s, const kinds *k, const prog *x, i
 	double f = INFINITY, b = INFINITY;
 	for (int i = 0; i < 4; i++)
 		if (k->has[i]) {
-			const prog *d = &k->kind[i];
-			f = fmin(f, d->gpu_s - d->bgpu_s);
-			b = fmin(b, d->bgpu_s - d->wgpu_s);
+			const prog *d = &k->kind[i], *e = &k->plain[i];
+			f = fmin(f, fmin(d->gpu_s - d->bgpu_s, e->gpu_s - e->bgpu_s));
+			b = fmin(b, fmin(d->bgpu_s - d->wgpu_s, e->bgpu_s - e->wgpu_s));
 		}
 	*fc = n > 0 && isfinite(f) ? n * f : 0;
 	*bc = n > 0 && isfinite(b) ? n * b : 0;

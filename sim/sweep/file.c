@@ -36,6 +36,7 @@ static const char *const dim_keys[][2] = {
         {"offload_params", "parallel.offload_params"},
         {"moe_a2a_overlap", "parallel.moe_a2a_overlap"},
         {"delay_wgrad_compute", "parallel.delay_wgrad_compute"},
+        {"recompute_layers", "parallel.recompute_layers"},
 };
 #define NDIMKEYS (sizeof dim_keys / sizeof dim_keys[0])
 
@@ -82,6 +83,8 @@ const conf_key sweep_keys[] = {
         DIM(22, "values of parallel.offload_params, or auto"),
         DIM(23, "values of parallel.moe_a2a_overlap, or auto"),
         DIM(24, "values of parallel.delay_wgrad_compute, or auto"),
+        DIM(25, "values of parallel.recompute_layers (layers per chunk recompute = full "
+                "re-runs; 0 = all)"),
 };
 const size_t sweep_nkeys = sizeof sweep_keys / sizeof sweep_keys[0];
 

@@ -180,6 +180,14 @@ static int screen_fast(screen_ctx *c, const size_t *idx, sweep_plan *p)
 		p->reason = count_reason(c->out, "no even pipeline layout", NULL);
 		return SIM_OK;
 	}
+	/* the checks that need the layout (recompute_layers within a chunk,
+	 * frozen_layers inside the first): what loading the plan would refuse */
+	sim_diag_clear(c->diag);
+	if (plan_check_layout(&s, c->diag) != SIM_OK) {
+		p->status = SWEEP_INVALID;
+		p->reason = count_reason(c->out, first_error(c->diag), NULL);
+		return SIM_OK;
+	}
 	if (!fits_and_time(&s, p)) {
 		p->status = SWEEP_NO_FIT;
 		p->reason = count_reason(c->out, REASON_NO_FIT, NULL);

@@ -26,6 +26,7 @@
  */
 #include "valid_int.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,84 @@ static long default_vpp(long layers, long pp, long microbatches)
 	return best;
 }
 
+/* Whether the framework profile's own "selective" checkpointing is whole
+ * layers, not Megatron's per-module recomputation: its [framework]
+ * runs_selective_recompute = false (fms-fsdp.ini). */
+static bool selective_is_layers(const valid_options *opt, const char *profile)
+{
+	if (!opt || !opt->datadir)
+		return false;
+	char path[1200];
+	snprintf(path, sizeof path, "%s/topologies/frameworks/%s.ini", opt->datadir, profile);
+	sim_diag *d = sim_diag_new();
+	conf_doc *doc = NULL;
+	bool layers = false;
+	if (d && conf_load(path, d, &doc) == SIM_OK) {
+		const char *v = conf_get(doc, "framework", "runs_selective_recompute", NULL);
+		layers = v && (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off") ||
+		               !strcmp(v, "0"));
+	}
+	conf_free(doc);
+	sim_diag_free(d);
+	return layers;
+}
+
+/* A figure "NAME 0.59" of the note (the first), or -1. */
+static double note_figure(const char *note, const char *name)
+{
+	const char *p = strstr(note, name);
+	return p ? atof(p + strlen(name)) : -1;
+}
+
+/* The layer checkpointing of a row whose "selective" is whole layers
+ * (selective_is_layers): fms-fsdp checkpoints every x-th block
+ * (every_xth_item; fms-fsdp.ini), a fraction p = 1/x of the layers, which
+ * re-run their forward: 2P of the 6P per token a layer's parameters cost,
+ * so the row's published hardware and model FLOPs utilisation give
+ *   HFU / MFU = (6 + 2p) / 6,   p = 3 (HFU / MFU - 1)
+ * (the embedding and output layer, 1 % of a 13B model's FLOPs, left out).
+ * Two-digit figures are rounded by up to 0.005 each, so p lies in
+ * [3 ((H - .005) / (M + .005) - 1), 3 ((H + .005) / (M - .005) - 1)]; x is
+ * the integer whose 1/x lies there, the nearest to 1/p (P03: 0.59 / 0.51,
+ * p = 0.47 in 0.41-0.53, x = 2; P04: 0.40 / 0.35, p = 0.43 in 0.34-0.52,
+ * x = 2; 1/3 lies outside both). Without both figures, or no such x, the
+ * framework's default x = 1 (every block). Writes the keys and the
+ * assumption. */
+static void layer_checkpointing(sim_buf *b, const cases_csv *c, size_t row, char *assumed,
+                                size_t alen)
+{
+	const char *note = get(c, row, "note");
+	double m = note_figure(note, "MFU "), h = note_figure(note, "HFU ");
+	long x = 1;
+	char why[160] = "x = 1, fms-fsdp's default every_xth_item: every block";
+	if (m > 0.005 && h > 0) {
+		double p = 3.0 * (h / m - 1.0), lo = 3.0 * ((h - 0.005) / (m + 0.005) - 1.0),
+		       hi = 3.0 * ((h + 0.005) / (m - 0.005) - 1.0);
+		long k = p > 0 ? lround(1.0 / p) : 0;
+		if (k >= 1 && 1.0 / (double)k >= lo && 1.0 / (double)k <= hi) {
+			x = k;
+			snprintf(why, sizeof why,
+			         "x = %ld: p = 3 (HFU/MFU - 1) = 3 (%.2f/%.2f - 1) = %.2f, %.2f-%.2f "
+			         "with their rounding, holds 1/%ld",
+			         x, h, m, p, lo, hi, x);
+		} else
+			snprintf(why, sizeof why,
+			         "x = 1: p = 3 (HFU/MFU - 1) = %.2f is no 1/x, fms-fsdp's default", p);
+	}
+	long pp = atol(get(c, row, "pp")), vpp = atol(get(c, row, "vpp"));
+	long chunk = atol(get(c, row, "layers")) / ((pp > 0 ? pp : 1) * (vpp > 0 ? vpp : 1));
+	long n = x > 1 && chunk / x > 0 ? chunk / x : chunk;
+	sim_buf_printf(b, "recompute = full\n");
+	if (n < chunk)
+		sim_buf_printf(b, "recompute_layers = %ld\nrecompute_method = spread\n", n);
+	assume(assumed, alen,
+	       "recompute 'selective' is the profile's layer checkpointing "
+	       "(runs_selective_recompute = false): full recompute of %ld of %ld layers per "
+	       "chunk, every x-th",
+	       n, chunk);
+	assume(assumed, alen, "%s", why);
+}
+
 /* Text of row `row`; `mb` > 0 stands for an empty micro_batch column (the
  * tuned choice of tuned_micro_batch), 0 leaves it to the column. */
 static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
@@ -229,8 +308,13 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	sim_buf_printf(b, "[parallel]\n");
 	static const char *const same[] = {"tp", "pp", "dp", "cp", "ep", "vpp", "global_batch",
 					   "micro_batch", "sequence_parallel", "zero", "recompute"};
+	bool layers = !strcmp(get(c, row, "recompute"), "selective") &&
+	              selective_is_layers(opt, profile);
 	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
-		put(b, c, row, same[i], same[i]);
+		if (!layers || strcmp(same[i], "recompute"))
+			put(b, c, row, same[i], same[i]);
+	if (layers)
+		layer_checkpointing(b, c, row, assumed, alen);
 	if (!*get(c, row, "micro_batch")) {
 		if (mb > 0) {
 			sim_buf_printf(b, "micro_batch = %ld\n", mb);
