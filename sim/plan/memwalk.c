@@ -103,6 +103,8 @@ typedef struct mw {
 	double grads_step; /* gradients at the optimizer step */
 	double temps, step_fp32, step_gather;
 	double save_copy, save_root; /* the checkpoint's shard copies, gathered root */
+	double pre_pool;    /* offload_copy_pool: the shard-copy stream's cached block */
+	double idle_gather; /* the step's gathered layers, cached on the all-gather stream */
 	double runtime, context, nccl, comms, paged;
 	int ncomms;
 	plan_op *ops;
@@ -297,6 +299,32 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 		if (lora || s->train.frozen_layers > 0)
 			w->save_copy += (b->frozen_bytes - qs) / ws;
 		w->save_root = root * (lora ? rw : cw);
+		/* The state dict gathers each unit on the default stream
+		 * (_unshard_param_utils.py:197-198); the root stays gathered from
+		 * the evaluation's forward before the save (no backward reshards
+		 * it, _runtime_utils.py:489-496), in the all-gather stream's
+		 * blocks, whose other blocks, the step's gathered layers, serve no
+		 * allocation on another stream: PyTorch's caching allocator gives
+		 * a stream only its own cached blocks (c10/cuda/
+		 * CUDACachingAllocator.cpp:2569-2571 in 2.6.0) and frees them only
+		 * when cudaMalloc fails. */
+		if (w->gathered > root * rw)
+			w->idle_gather = w->gathered - root * rw;
+	}
+	/* FSDP1 under CPUOffload copies a unit's shard to the GPU before its
+	 * all-gather (pre_unshard: flat_param_to(device), torch 2.6.0
+	 * distributed/fsdp/_flat_param.py:1309-1311) inside a stream of its own
+	 * (_runtime_utils.py:265, 289-292), recorded on the all-gather stream
+	 * and freed when the unit is gathered (_flat_param.py:1455-1463). The
+	 * block goes back to that stream's cache, which no other stream's
+	 * allocation uses (above): reserved beside the rest, the largest shard
+	 * copied in (the root's, first in every forward) or the two units in
+	 * flight, split from it. (MixedPrecision's low-precision shard uses the
+	 * same stream, _flat_param.py:1316-1330; not counted: no row measuring
+	 * reserved memory runs it.) */
+	if (fw->offload_copy_pool && offp && wshard && !s->inference) {
+		double rs = root * rw / w->shards, ls = 2.0 * b->layer_max * gw / w->shards;
+		w->pre_pool = rs > ls ? rs : ls;
 	}
 	/* autocast's 16-bit copies of fp32 weights it casts, cleared before the
 	 * backward (not cached for sharded or frozen weights) */
@@ -904,33 +932,54 @@ static void runtime_terms(const mw *w, plan_mem_peak *o)
 	    "unified memory: %s params x %.4g B", qty(w->b.train, a, sizeof a), w->b.paged);
 }
 
-/* The reserved bytes of `alloc` allocated at the step's peak: its
- * overhead, capped by what the device leaves beside the runtime. */
-static double reserved_of(const plan_scenario *s, double alloc, double runtime)
+/* What the device leaves the allocator's cache beside `alloc` allocated
+ * (unbounded when `alloc` itself does not fit: the demand then shows by how
+ * much). */
+static double room_of(const plan_scenario *s, double alloc, double runtime)
 {
-	double cap = s->gpu.hbm_bytes, frag = alloc * s->fw.allocator_overhead;
-	if (alloc + runtime <= cap && alloc + frag + runtime > cap)
-		frag = cap - runtime - alloc;
-	return alloc + frag;
+	double r = s->gpu.hbm_bytes - runtime - alloc;
+	return r >= 0 ? r : HUGE_VAL;
 }
 
-/* allocated, reserved (the allocator's overhead, capped by the device; at a
- * checkpoint after the step, `floor` > 0: the training peak's reserved,
- * kept) and device; the verdict. */
-static void counters(const plan_scenario *s, double runtime, double floor, plan_mem_peak *o)
+/* The reserved bytes of `alloc` allocated at the step's peak: the other
+ * streams' cached blocks (`held`) and the overhead, capped by what the device
+ * leaves beside the runtime (the allocator frees its cache and retries before
+ * it fails). */
+static double reserved_of(const plan_scenario *s, double alloc, double held, double runtime)
 {
-	double alloc = 0;
+	double room = room_of(s, alloc, runtime), extra = held + alloc * s->fw.allocator_overhead;
+	return alloc + (extra < room ? extra : room);
+}
+
+/* allocated, reserved (the other streams' cached blocks and the allocator's
+ * overhead, capped by the device; at a checkpoint after the step, `floor` >
+ * 0: the training peak's reserved, kept) and device; the verdict. */
+static void counters(const mw *w, double floor, plan_mem_peak *o)
+{
+	const plan_scenario *s = w->s;
+	double runtime = w->runtime, alloc = 0;
 	for (int c = 0; c < PLAN_MEM_FRAGMENTATION; c++)
 		alloc += o->bytes[c];
-	double cap = s->gpu.hbm_bytes, want = alloc * s->fw.allocator_overhead, frag = want;
-	if (floor > 0)
-		want = frag = floor > alloc ? floor - alloc : 0;
-	else if (alloc + runtime <= cap && alloc + frag + runtime > cap)
-		frag = cap - runtime - alloc;
+	double cap = s->gpu.hbm_bytes, room = room_of(s, alloc, runtime);
+	double pool = w->pre_pool < room ? w->pre_pool : room;
+	double idle = floor > 0 ? w->idle_gather : 0;
+	idle = idle < room - pool ? idle : room - pool;
 	char a[32], b[32];
+	add(o, PLAN_MEM_FRAGMENTATION, pool, "offload copy stream",
+	    "FSDP's pre-unshard stream's cached block for the shards copied in: the larger of "
+	    "the root's shard and two layers'");
+	add(o, PLAN_MEM_FRAGMENTATION, idle, "idle all-gather blocks",
+	    "the step's gathered layers, cached on FSDP's all-gather stream, no use to the "
+	    "default stream's copies");
+	double held = pool + idle;
+	double want = alloc * s->fw.allocator_overhead, frag = want;
+	if (floor > 0)
+		want = frag = floor > alloc + held ? floor - alloc - held : 0;
+	else if (held + frag > room)
+		frag = room - held;
 	if (floor > 0)
 		add(o, PLAN_MEM_FRAGMENTATION, frag, "allocator cache",
-		    "reserved - allocated: the training peak's reserved %s, kept, over %s allocated",
+		    "reserved - allocated: the step peak's reserved %s, kept, over %s allocated",
 		    bq(floor, a, sizeof a), bq(alloc, b, sizeof b));
 	else
 		add(o, PLAN_MEM_FRAGMENTATION, frag, "allocator cache",
@@ -939,7 +988,7 @@ static void counters(const plan_scenario *s, double runtime, double floor, plan_
 	o->allocated = alloc;
 	o->reserved = alloc + o->bytes[PLAN_MEM_FRAGMENTATION];
 	o->device = o->reserved + runtime;
-	o->demand = alloc + want + runtime;
+	o->demand = alloc + w->pre_pool + idle + want + runtime;
 	o->capacity = cap;
 	o->verdict = plan_mem_verdict(alloc, runtime, o->device, cap);
 }
@@ -948,10 +997,10 @@ static void counters(const plan_scenario *s, double runtime, double floor, plan_
  * bytes): the peak when it allocates more than the step's largest moment.
  * The caching allocator keeps what the step reserved (nothing empties it
  * between the step and the save), and the state dict's clones, each a
- * parameter's chunk, fit the blocks the step's activations left cached, so
- * the checkpoint's reserved is the larger of the step peak's reserved
- * (*floor) and its own allocated: a lower bound, the blocks cached on FSDP's
- * all-gather stream being no use to the default stream's clones. */
+ * parameter's chunk, fit the blocks the step's activations left cached on
+ * the default stream, so the checkpoint's reserved is the larger of the step
+ * peak's reserved (*floor) and its own allocated beside the blocks other
+ * streams keep (counters). */
 static bool save_moment(const mw *w, const cand *best, double *floor)
 {
 	if (!(w->save_copy > 0))
@@ -960,7 +1009,7 @@ static bool save_moment(const mw *w, const cand *best, double *floor)
 	       save = S + w->save_copy + w->save_root;
 	if (!(save > train))
 		return false;
-	*floor = reserved_of(w->s, train, w->runtime);
+	*floor = reserved_of(w->s, train, w->pre_pool, w->runtime);
 	return true;
 }
 
@@ -1057,7 +1106,7 @@ static void peak(const plan_scenario *s, int stage, plan_mem_peak *out, bool bri
 		    "the framework fills %.3g of the %s left with offloaded states",
 		    s->fw.offload_fill, bq(left, a, sizeof a));
 	}
-	counters(s, w.runtime, floor, out);
+	counters(&w, floor, out);
 	close_stage(&w);
 }
 

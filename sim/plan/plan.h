@@ -301,6 +301,10 @@ typedef struct plan_framework {
 	double offload_fill;          /* with the optimizer offloaded, the fraction of the
 				       * HBM left over that the framework fills with
 				       * states anyway (ColossalAI Gemini auto) */
+	bool offload_copy_pool;       /* under offload_params each unit's shard is
+				       * copied in on a stream of its own, whose
+				       * cached block no other stream reuses (FSDP1's
+				       * pre-unshard stream): reserved (memwalk.c) */
 	bool checkpoint_shards;       /* saving a checkpoint copies every parameter's
 				       * local shard into a new GPU tensor, its root
 				       * unit gathered (FSDP1's SHARDED_STATE_DICT

@@ -265,9 +265,15 @@ static void test_no_sync(void)
  * offload the static terms are the quantisation state and PyTorch's two
  * 32 MiB workspaces; without it also the shards themselves, the adapters'
  * 19,988,480 B and their Adam m, v 2 x 2 B x 19,988,480 / 2. At 512 tokens
- * the step peaks below both (its reserved under the save's allocated, so
- * reserved = allocated); at 8 x 4096 tokens the step's 8 GiB of layer
- * inputs hold the peak and no copy is counted; pytorch-fsdp saves none. */
+ * the step peaks below both (its reserved under the save's allocated), so
+ * reserved = allocated + what other streams cache: the step's two gathered
+ * layers on the all-gather stream, 2 x 202,383,360 params (4 x 4096^2 +
+ * 3 x 4096 x 11008 + 2 x 4096 norms) x 0.5 B = 202,383,360 B, and under
+ * offload the pre-unshard stream's block, the larger of the root's shard
+ * 524,296,192 / 2 = 262,148,096 B and two layers' 202,383,360 / 2 B; at
+ * 8 x 4096 tokens the step's 8 GiB of layer inputs hold the peak and no copy
+ * is counted; pytorch-fsdp saves none. At the step the copy stream's block
+ * stands beside the overhead on allocated. */
 #define CKPT(fw, seq, mb, gb, off)                                                                     \
 	"include = topologies/frameworks/" fw ".ini\ninclude = models/llama2-7b.ini\n"             \
 	"include = topologies/nodes/dgx-a100-80g.ini\n"                                            \
@@ -279,7 +285,8 @@ static void test_no_sync(void)
 static void test_checkpoint(void)
 {
 	const double A = 19988480, base = 3762823168.0, copies = base / 2 + A * 2 / 2,
-	             root = 262148096.0 * 2, ws = 2 * 33554432.0;
+	             root = 262148096.0 * 2, ws = 2 * 33554432.0, layer = 202383360.0,
+	             idle = 2 * layer * 0.5, pool = root / 2;
 	CHECK_NEAR(32 * (4 * 4096.0 * 4096 + 3 * 4096.0 * 11008) * 0.5 + 262410240.0 * 2, base, 0);
 	static const struct {
 		const char *text;
@@ -290,6 +297,16 @@ static void test_checkpoint(void)
 	        {CKPT("hf-trainer-fsdp", "4096", "8", "16", "cpu"), false, true},
 	        {CKPT("pytorch-fsdp", "512", "2", "4", "cpu"), false, true},
 	};
+	/* DeepSpeed's parameter offload has no such stream (its profile) */
+	plan_scenario *ds = scen_load(CKPT("hf-trainer-deepspeed", "512", "2", "4", "cpu"));
+	if (ds) {
+		plan_mem_peak p;
+		plan_memory_peak(ds, 0, &p);
+		CHECK(!ds->fw.offload_copy_pool && !ds->fw.checkpoint_shards);
+		CHECK_NEAR(scen_term(&p, "offload copy stream") + scen_term(&p, "state-dict shards"), 0,
+		           0);
+	}
+	plan_scenario_free(ds);
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		plan_scenario *s = scen_load(c[i].text);
 		if (!s)
@@ -297,6 +314,7 @@ static void test_checkpoint(void)
 		plan_budget b;
 		plan_stage_budget(s, 0, &b);
 		CHECK_NEAR(b.frozen_bytes - b.quant_state, base, 1e-12);
+		CHECK_NEAR(b.layer_max, layer, 0);
 		plan_mem_peak p;
 		plan_memory_peak(s, 0, &p);
 		bool ok = CHECK_NEAR(scen_term(&p, "state-dict shards"), c[i].save ? copies : 0, 1e-12);
@@ -306,10 +324,17 @@ static void test_checkpoint(void)
 			double stat = b.quant_state + ws +
 			              (c[i].offload ? 0 : base / 2 + A * 2 / 2 + A * 2 * 2 / 2);
 			ok &= CHECK_NEAR(p.allocated, stat + copies + root, 1e-12);
-			ok &= CHECK_NEAR(p.reserved, p.allocated, 1e-12);
+			ok &= CHECK_NEAR(scen_term(&p, "idle all-gather blocks"), idle, 1e-12);
+			ok &= CHECK_NEAR(scen_term(&p, "offload copy stream"), c[i].offload ? pool : 0,
+			                 1e-12);
+			ok &= CHECK_NEAR(p.reserved,
+			                 p.allocated + idle + (c[i].offload ? pool : 0), 1e-12);
 			ok &= CHECK(p.op == -1);
-		} else {
+		} else { /* the step: the overhead on allocated beside the copy stream's block */
 			ok &= CHECK(scen_term(&p, "kept activations") > 0);
+			ok &= CHECK_NEAR(scen_term(&p, "offload copy stream"), pool, 1e-12);
+			ok &= CHECK_NEAR(p.reserved, p.allocated * (1 + s->fw.allocator_overhead) + pool,
+			                 1e-12);
 		}
 		if (!ok)
 			fprintf(stderr, "case %zu: %s\n", i, p.moment);
