@@ -64,9 +64,12 @@
  * The counters: allocated = the sum; reserved = allocated x (1 +
  * allocator_overhead), capped by what the device leaves beside the runtime
  * (PyTorch's caching allocator frees its cached blocks and retries before it
- * fails); device = reserved + runtime (context, NCCL, paged states). At a
- * checkpoint after the step, reserved = the larger of the training peak's
- * and the checkpoint's allocated (save_moment). */
+ * fails), plus the blocks a stream other than the default one keeps cached
+ * (offload_copy_pool: CPU offload's shard copies); device = reserved +
+ * runtime (context, NCCL, paged states). At a checkpoint after the step,
+ * reserved = the larger of the step peak's and the checkpoint's allocated
+ * beside the step's gathered layers, idle on FSDP's all-gather stream
+ * (save_moment). */
 #include "plan.h"
 
 #include <math.h>
@@ -1021,8 +1024,8 @@ static void save_terms(const mw *w, plan_mem_peak *o)
 	    "%.0f): FSDP's SHARDED_STATE_DICT clones each chunk on the GPU",
 	    qty(w->b.dense + w->b.experts, a, sizeof a), w->shards);
 	add(o, PLAN_MEM_BUFFERS, w->save_root, "gathered root",
-	    "the root unit (embedding, output layer, final norm) unsharded until its own "
-	    "copies are made");
+	    "the root unit (embedding, output layer, final norm), gathered while the state "
+	    "dict is built");
 }
 
 /* Inference (prefill of the global batch): the weights (all of them, or with
