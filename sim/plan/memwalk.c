@@ -292,10 +292,11 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	 * every parameter once more, at its stored bytes (FSDP's flat parameter
 	 * is the fp32 one under the mixed policy; the 4-bit base packed, its
 	 * quantisation state not a parameter), offloaded or not, and the root
-	 * unit, gathered by the root's pre-hook before its children's and freed
-	 * by its post-hook after their clones and its own (each layer is gathered
-	 * and freed in turn). Gradients were freed by the step (set_to_none),
-	 * activations by the backward. */
+	 * unit, gathered by the root's pre-hook (or still gathered from an
+	 * evaluation's forward, below) while its children's clones and its own
+	 * are made (each layer is gathered and freed in turn). Gradients were
+	 * freed by the step (set_to_none), activations by the backward. (The
+	 * optimizer's state dict comes after the model's is dropped.) */
 	if (fw->checkpoint_shards && wshard && w->shards > 1 && !s->inference) {
 		double cw = s->train.policy == PLAN_POLICY_MIXED ? 4.0 : b->w;
 		w->save_copy = ((b->train - ex) * cw + ex * cw * w->shards / w->eshards) / ws;
