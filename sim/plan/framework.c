@@ -244,6 +244,15 @@ const conf_key plan_framework_keys[] = {
         {"offload_fill", CONF_REAL, SIM_UNIT_NONE, 0, 1, "0", NULL, FK(offload_fill),
          "with the optimizer offloaded, the fraction of the HBM left over that the framework "
          "fills with states anyway (0 = what it needs)"},
+        {"offload_copy_pool", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+         FK(offload_copy_pool),
+         "under offload_params the shards copied in before each all-gather go through a "
+         "stream of their own whose cached block stays reserved (FSDP1's pre-unshard stream)"},
+        {"checkpoint_shards", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+         FK(checkpoint_shards),
+         "saving a checkpoint copies every parameter's local shard to the GPU beside the "
+         "weights, the root unit gathered (FSDP1 SHARDED_STATE_DICT without offload_to_cpu): "
+         "a peak after the step"},
         {"backward_grads", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(backward_grads),
          "each backward leaves the 16-bit .grad of the stage's parameters, added into the "
          "persistent buffer and freed when the backward ends (nanotron's fp32 accumulator)"},

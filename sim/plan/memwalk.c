@@ -51,6 +51,9 @@
  *                ZeRO-1's parameter all-gather: the flat shard and
  *                step_param_copies 16-bit copies of the stage's parameters
  *                (nanotron)
+ *   checkpoint   with checkpoint_shards, after the step: the state dict's
+ *                copy of every parameter's local shard and the gathered
+ *                root unit (save_moment)
  * Candidates: after each forward (the loss forward included), at each
  * backward's start (the loss backward) and over its layers (the larger of
  * its start and end, the working set throughout), and the optimizer step;
@@ -63,7 +66,12 @@
  * The counters: allocated = the sum; reserved = allocated x (1 +
  * allocator_overhead), capped by what the device leaves beside the runtime
  * (PyTorch's caching allocator frees its cached blocks and retries before it
- * fails); device = reserved + runtime (context, NCCL, paged states). */
+ * fails), plus the blocks a stream other than the default one keeps cached
+ * (offload_copy_pool: CPU offload's shard copies); device = reserved +
+ * runtime (context, NCCL, paged states). At a checkpoint after the step,
+ * reserved = the larger of the step peak's and the checkpoint's allocated
+ * beside the step's gathered layers, idle on FSDP's all-gather stream
+ * (save_moment). */
 #include "plan.h"
 
 #include <math.h>
@@ -99,6 +107,9 @@ typedef struct mw {
 	double layer_grad; /* one layer's unsharded gradients in its backward */
 	double grads_step; /* gradients at the optimizer step */
 	double temps, step_fp32, step_gather;
+	double save_copy, save_root; /* the checkpoint's shard copies, gathered root */
+	double pre_pool;    /* offload_copy_pool: the shard-copy stream's cached block */
+	double idle_gather; /* the step's gathered layers, cached on the all-gather stream */
 	double runtime, context, nccl, comms, paged;
 	int ncomms;
 	plan_op *ops;
@@ -291,15 +302,68 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	 * output layer at 16 bits, or fp32 with quant_rest_fp32, when quantised) */
 	double gw = lora ? (qs > 0 ? 0.5 : b->base_bytes) : b->w; /* (packed 4-bit) */
 	double rw = lora && plan_base_quantized(s) ? (fw->quant_rest_fp32 ? 4.0 : 2.0) : gw;
+	/* (the root unit: embedding, output layer, final norm) */
+	double root = b->dense - b->linear - b->layers * plan_layer_small_params(&s->model) / p->tp;
 	if (wshard && (w->shards > 1 || offp)) {
 		double nl = fw->gathered_layers < b->layers ? fw->gathered_layers : b->layers;
-		double root = b->dense - b->linear -
-		              b->layers * plan_layer_small_params(&s->model) / p->tp;
 		w->gathered = b->layer_max * nl * gw + root * rw;
 		if (p->zero == 2) /* SHARD_GRAD_OP: every layer, unsharded */
 			w->gathered = (b->dense + b->experts - root) * gw + root * rw;
 		if (offp && fw->live_params > 0 && fw->live_params < b->dense)
 			w->gathered = fw->live_params * gw;
+	}
+	/* A checkpoint of FSDP1's SHARDED_STATE_DICT (checkpoint_shards): the
+	 * pre-state_dict hook of every unit unshards it on the GPU and its post
+	 * hook replaces each parameter by a ShardedTensor around a clone of its
+	 * own chunk (torch 2.6.0 distributed/fsdp/_state_dict_utils.py:506-571,
+	 * _shard_utils.py:42-44), moved to the CPU only with offload_to_cpu
+	 * (:565-566), which ShardedStateDictConfig leaves off (accelerate
+	 * v0.28.0 utils/dataclasses.py:1195-1208 sets a config for
+	 * FULL_STATE_DICT alone). The dict holds every clone until the caller
+	 * drops it: accelerate's save_fsdp_model asks for model.state_dict()
+	 * whole even for the adapters alone (utils/fsdp_utils.py:36-41, 53-67;
+	 * PEFT 6008f272a get_peft_model_state_dict, save_and_load.py). So after
+	 * the step the GPU holds, beside the static terms, the rank's shard of
+	 * every parameter once more, at its stored bytes (FSDP's flat parameter
+	 * is the fp32 one under the mixed policy; the 4-bit base packed, its
+	 * quantisation state not a parameter), offloaded or not, and the root
+	 * unit, gathered by the root's pre-hook (or still gathered from an
+	 * evaluation's forward, below) while its children's clones and its own
+	 * are made (each layer is gathered and freed in turn). Gradients were
+	 * freed by the step (set_to_none), activations by the backward. (The
+	 * optimizer's state dict comes after the model's is dropped.) */
+	if (fw->checkpoint_shards && wshard && w->shards > 1 && !s->inference) {
+		double cw = s->train.policy == PLAN_POLICY_MIXED ? 4.0 : b->w;
+		w->save_copy = ((b->train - ex) * cw + ex * cw * w->shards / w->eshards) / ws;
+		if (lora || s->train.frozen_layers > 0)
+			w->save_copy += (b->frozen_bytes - qs) / ws;
+		w->save_root = root * (lora ? rw : cw);
+		/* The state dict gathers each unit on the default stream
+		 * (_unshard_param_utils.py:197-198); the root stays gathered from
+		 * the evaluation's forward before the save (no backward reshards
+		 * it, _runtime_utils.py:489-496), in the all-gather stream's
+		 * blocks, whose other blocks, the step's gathered layers, serve no
+		 * allocation on another stream: PyTorch's caching allocator gives
+		 * a stream only its own cached blocks (c10/cuda/
+		 * CUDACachingAllocator.cpp:2569-2571 in 2.6.0) and frees them only
+		 * when cudaMalloc fails. */
+		if (w->gathered > root * rw)
+			w->idle_gather = w->gathered - root * rw;
+	}
+	/* FSDP1 under CPUOffload copies a unit's shard to the GPU before its
+	 * all-gather (pre_unshard: flat_param_to(device), torch 2.6.0
+	 * distributed/fsdp/_flat_param.py:1309-1311) inside a stream of its own
+	 * (_runtime_utils.py:265, 289-292), recorded on the all-gather stream
+	 * and freed when the unit is gathered (_flat_param.py:1455-1463). The
+	 * block goes back to that stream's cache, which no other stream's
+	 * allocation uses (above): reserved beside the rest, the largest shard
+	 * copied in (the root's, first in every forward) or the two units in
+	 * flight, split from it. (MixedPrecision's low-precision shard uses the
+	 * same stream, _flat_param.py:1316-1330; not counted: no row measuring
+	 * reserved memory runs it.) */
+	if (fw->offload_copy_pool && offp && wshard && !s->inference) {
+		double rs = root * rw / w->shards, ls = 2.0 * b->layer_max * gw / w->shards;
+		w->pre_pool = rs > ls ? rs : ls;
 	}
 	/* autocast's 16-bit copies of fp32 weights it casts, cleared before the
 	 * backward (not cached for sharded or frozen weights) */
@@ -926,26 +990,97 @@ static void runtime_terms(const mw *w, plan_mem_peak *o)
 	    "unified memory: %s params x %.4g B", qty(w->b.train, a, sizeof a), w->b.paged);
 }
 
-/* allocated, reserved (the allocator's overhead, capped by the device) and
- * device; the verdict. */
-static void counters(const plan_scenario *s, double runtime, plan_mem_peak *o)
+/* What the device leaves the allocator's cache beside `alloc` allocated
+ * (unbounded when `alloc` itself does not fit: the demand then shows by how
+ * much). */
+static double room_of(const plan_scenario *s, double alloc, double runtime)
 {
-	double alloc = 0;
+	double r = s->gpu.hbm_bytes - runtime - alloc;
+	return r >= 0 ? r : HUGE_VAL;
+}
+
+/* The reserved bytes of `alloc` allocated at the step's peak: the other
+ * streams' cached blocks (`held`) and the overhead, capped by what the device
+ * leaves beside the runtime (the allocator frees its cache and retries before
+ * it fails). */
+static double reserved_of(const plan_scenario *s, double alloc, double held, double runtime)
+{
+	double room = room_of(s, alloc, runtime), extra = held + alloc * s->fw.allocator_overhead;
+	return alloc + (extra < room ? extra : room);
+}
+
+/* allocated, reserved (the other streams' cached blocks and the allocator's
+ * overhead, capped by the device; at a checkpoint after the step, `floor` >
+ * 0: the training peak's reserved, kept) and device; the verdict. */
+static void counters(const mw *w, double floor, plan_mem_peak *o)
+{
+	const plan_scenario *s = w->s;
+	double runtime = w->runtime, alloc = 0;
 	for (int c = 0; c < PLAN_MEM_FRAGMENTATION; c++)
 		alloc += o->bytes[c];
-	double cap = s->gpu.hbm_bytes, want = alloc * s->fw.allocator_overhead, frag = want;
-	if (alloc + runtime <= cap && alloc + frag + runtime > cap)
-		frag = cap - runtime - alloc;
-	char a[32];
-	add(o, PLAN_MEM_FRAGMENTATION, frag, "allocator cache",
-	    "reserved - allocated: %.3g x %s allocated%s", s->fw.allocator_overhead,
-	    bq(alloc, a, sizeof a), frag < want - 1 ? ", capped by the device" : "");
+	double cap = s->gpu.hbm_bytes, room = room_of(s, alloc, runtime);
+	double pool = w->pre_pool < room ? w->pre_pool : room;
+	double idle = floor > 0 ? w->idle_gather : 0;
+	idle = idle < room - pool ? idle : room - pool;
+	char a[32], b[32];
+	add(o, PLAN_MEM_FRAGMENTATION, pool, "offload copy stream",
+	    "FSDP's pre-unshard stream's cached block for the shards copied in: the larger of "
+	    "the root's shard and two layers'");
+	add(o, PLAN_MEM_FRAGMENTATION, idle, "idle all-gather blocks",
+	    "the step's gathered layers, cached on FSDP's all-gather stream, no use to the "
+	    "default stream's copies");
+	double held = pool + idle;
+	double want = alloc * s->fw.allocator_overhead, frag = want;
+	if (floor > 0)
+		want = frag = floor > alloc + held ? floor - alloc - held : 0;
+	else if (held + frag > room)
+		frag = room - held;
+	if (floor > 0)
+		add(o, PLAN_MEM_FRAGMENTATION, frag, "allocator cache",
+		    "reserved - allocated: the step peak's reserved %s, kept, over %s allocated",
+		    bq(floor, a, sizeof a), bq(alloc, b, sizeof b));
+	else
+		add(o, PLAN_MEM_FRAGMENTATION, frag, "allocator cache",
+		    "reserved - allocated: %.3g x %s allocated%s", s->fw.allocator_overhead,
+		    bq(alloc, a, sizeof a), frag < want - 1 ? ", capped by the device" : "");
 	o->allocated = alloc;
 	o->reserved = alloc + o->bytes[PLAN_MEM_FRAGMENTATION];
 	o->device = o->reserved + runtime;
-	o->demand = alloc + want + runtime;
+	o->demand = alloc + w->pre_pool + idle + want + runtime;
 	o->capacity = cap;
 	o->verdict = plan_mem_verdict(alloc, runtime, o->device, cap);
+}
+
+/* The checkpoint after the step (checkpoint_shards; size_stage derives its
+ * bytes): the peak when it allocates more than the step's largest moment.
+ * The caching allocator keeps what the step reserved (nothing empties it
+ * between the step and the save), and the state dict's clones, each a
+ * parameter's chunk, fit the blocks the step's activations left cached on
+ * the default stream, so the checkpoint's reserved is the larger of the step
+ * peak's reserved (*floor) and its own allocated beside the blocks other
+ * streams keep (counters). */
+static bool save_moment(const mw *w, const cand *best, double *floor)
+{
+	if (!(w->save_copy > 0))
+		return false;
+	double S = static_sum(w), train = S + best->total,
+	       save = S + w->save_copy + w->save_root;
+	if (!(save > train))
+		return false;
+	*floor = reserved_of(w->s, train, w->pre_pool, w->runtime);
+	return true;
+}
+
+static void save_terms(const mw *w, plan_mem_peak *o)
+{
+	char a[32];
+	add(o, PLAN_MEM_WEIGHTS, w->save_copy, "state-dict shards",
+	    "a copy of every parameter's local shard at its stored bytes (%s params / shards "
+	    "%.0f): FSDP's SHARDED_STATE_DICT clones each chunk on the GPU",
+	    qty(w->b.dense + w->b.experts, a, sizeof a), w->shards);
+	add(o, PLAN_MEM_BUFFERS, w->save_root, "gathered root",
+	    "the root unit (embedding, output layer, final norm), gathered while the state "
+	    "dict is built");
 }
 
 /* Inference (prefill of the global batch): the weights (all of them, or with
@@ -995,16 +1130,28 @@ static void peak(const plan_scenario *s, int stage, plan_mem_peak *out, bool bri
 		snprintf(out->moment, sizeof out->moment, "out of memory walking the schedule");
 		return;
 	}
+	double floor = 0;
 	if (s->inference) {
 		inference_terms(&w, out);
 	} else {
 		cand best;
 		walk(&w, &best, NULL, NULL, NULL, 0);
 		static_terms(&w, out);
-		moment_terms(&w, &best, out);
-		if (!brief)
-			moment(&w, &best, out->moment, sizeof out->moment);
-		out->op = best.op;
+		if (save_moment(&w, &best, &floor)) {
+			save_terms(&w, out);
+			char a[32];
+			if (!brief)
+				snprintf(out->moment, sizeof out->moment,
+				         "saving a checkpoint after the step (the sharded state "
+				         "dict's copies), beside the step peak's %s reserved",
+				         bq(floor, a, sizeof a));
+			out->op = -1;
+		} else {
+			moment_terms(&w, &best, out);
+			if (!brief)
+				moment(&w, &best, out->moment, sizeof out->moment);
+			out->op = best.op;
+		}
 	}
 	runtime_terms(&w, out);
 	if (s->plan.offload_optimizer != PLAN_OFFLOAD_NONE && s->fw.offload_fill > 0) {
@@ -1017,7 +1164,7 @@ static void peak(const plan_scenario *s, int stage, plan_mem_peak *out, bool bri
 		    "the framework fills %.3g of the %s left with offloaded states",
 		    s->fw.offload_fill, bq(left, a, sizeof a));
 	}
-	counters(s, w.runtime, out);
+	counters(&w, floor, out);
 	close_stage(&w);
 }
 

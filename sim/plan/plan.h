@@ -321,6 +321,15 @@ typedef struct plan_framework {
 	double offload_fill;          /* with the optimizer offloaded, the fraction of the
 				       * HBM left over that the framework fills with
 				       * states anyway (ColossalAI Gemini auto) */
+	bool offload_copy_pool;       /* under offload_params each unit's shard is
+				       * copied in on a stream of its own, whose
+				       * cached block no other stream reuses (FSDP1's
+				       * pre-unshard stream): reserved (memwalk.c) */
+	bool checkpoint_shards;       /* saving a checkpoint copies every parameter's
+				       * local shard into a new GPU tensor, its root
+				       * unit gathered (FSDP1's SHARDED_STATE_DICT
+				       * without offload_to_cpu): a moment after the
+				       * step (memwalk.c) */
 	/* What nanotron keeps beside (memwalk.c; defaults: none of it, and the
 	 * four pipeline buffers podsim counted before) */
 	bool backward_grads;          /* each backward leaves the 16-bit .grad of the
@@ -700,7 +709,8 @@ typedef struct plan_mem_peak {
 	double demand;   /* device bytes without the cap: allocated x (1 + overhead) + runtime */
 	double capacity;
 	plan_verdict verdict;
-	int op;           /* schedule op of the peak; -1 the optimizer step */
+	int op;           /* schedule op of the peak; -1 the optimizer step or the
+	                   * checkpoint after it */
 	bool brief;       /* plan_memory_totals: no moment, no terms */
 	char moment[160]; /* the peak's moment in words */
 	int nterms;

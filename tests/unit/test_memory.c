@@ -212,7 +212,9 @@ static void test_quant_state(void)
  * 39,976,960 B unsharded at the second micro-batch's backward, over dp = 2
  * and offload_params = cpu alike. Plain FSDP (pytorch-fsdp: a
  * reduce-scatter every backward) keeps the shard, 19,988,480 B, and under
- * CPUOffload none; one micro-batch a step has nothing to accumulate. */
+ * CPUOffload none; one micro-batch a step has nothing to accumulate. (The
+ * checkpoint after the step is off: its moment, test_checkpoint, would be the
+ * peak here.) */
 #define NOSYNC_FSDP(fw, gb, off)                                                                   \
 	"include = topologies/frameworks/" fw ".ini\ninclude = models/llama2-7b.ini\n"             \
 	"include = topologies/nodes/dgx-a100-80g.ini\n"                                            \
@@ -220,7 +222,7 @@ static void test_quant_state(void)
 	"[model]\nseq_len = 2048\n[parallel]\ndp = 2\nzero = 3\nmicro_batch = 1\n"                 \
 	"global_batch = " gb "\nrecompute = full\noffload_params = " off                          \
 	"\noffload_optimizer = " off "\n[train]\npolicy = pure\nlora_rank = 8\n"                   \
-	"lora_targets = all\nbase_weights = nf4-dq\n"
+	"lora_targets = all\nbase_weights = nf4-dq\n[framework]\ncheckpoint_shards = false\n"
 static void test_no_sync(void)
 {
 	const double A = 32 * (4 * 8 * 8192.0 + 3 * 8 * (4096.0 + 11008));
@@ -246,6 +248,96 @@ static void test_no_sync(void)
 		plan_memory_peak(s, 0, &p);
 		if (!CHECK_NEAR(scen_term(&p, "gradients"), c[i].grads, 1e-12))
 			fprintf(stderr, "case %zu\n", i);
+		plan_scenario_free(s);
+	}
+}
+
+/* The checkpoint of FSDP1's SHARDED_STATE_DICT (hf-trainer-fsdp's
+ * checkpoint_shards; memwalk.c save_moment): after the step the GPU holds a
+ * clone of every parameter's local shard and the gathered root unit beside
+ * the static terms. Llama 2 7B QLoRA (r = 8 on every linear), dp = 2:
+ * linear weights 32 x (4 x 4096^2 + 3 x 4096 x 11008) = 6,476,005,376 at
+ * 0.5 B packed = 3,238,002,688 B, the rest (embedding, output layer, norms)
+ * 262,410,240 x 2 B = 524,820,480 B: 3,762,823,168 B of base without its
+ * quantisation state, 1,881,411,584 B a shard, + the adapters' shard
+ * 19,988,480 x 2 / 2 B: 1,901,400,064 B of copies. The root (embedding,
+ * output layer, final norm) 262,148,096 x 2 B = 524,296,192 B. Under CPU
+ * offload the static terms are the quantisation state and PyTorch's two
+ * 32 MiB workspaces; without it also the shards themselves, the adapters'
+ * 19,988,480 B and their Adam m, v 2 x 2 B x 19,988,480 / 2. At 512 tokens
+ * the step peaks below both (its reserved under the save's allocated), so
+ * reserved = allocated + what other streams cache: the step's two gathered
+ * layers on the all-gather stream, 2 x 202,383,360 params (4 x 4096^2 +
+ * 3 x 4096 x 11008 + 2 x 4096 norms) x 0.5 B = 202,383,360 B, and under
+ * offload the pre-unshard stream's block, the larger of the root's shard
+ * 524,296,192 / 2 = 262,148,096 B and two layers' 202,383,360 / 2 B; at
+ * 8 x 4096 tokens the step's 8 GiB of layer inputs hold the peak and no copy
+ * is counted; pytorch-fsdp saves none. At the step the copy stream's block
+ * stands beside the overhead on allocated. */
+#define CKPT(fw, seq, mb, gb, off)                                                                     \
+	"include = topologies/frameworks/" fw ".ini\ninclude = models/llama2-7b.ini\n"             \
+	"include = topologies/nodes/dgx-a100-80g.ini\n"                                            \
+	"[scenario]\nname = t\n[node]\ngpus = 2\n[cluster]\nname = c\nnodes = 1\n"                 \
+	"[model]\nseq_len = " seq "\n[parallel]\ndp = 2\nzero = 3\nmicro_batch = " mb "\n"          \
+	"global_batch = " gb "\nrecompute = full\noffload_params = " off                          \
+	"\noffload_optimizer = " off "\n[train]\npolicy = pure\nlora_rank = 8\n"                   \
+	"lora_targets = all\nbase_weights = nf4-dq\n"
+static void test_checkpoint(void)
+{
+	const double A = 19988480, base = 3762823168.0, copies = base / 2 + A * 2 / 2,
+	             root = 262148096.0 * 2, ws = 2 * 33554432.0, layer = 202383360.0,
+	             idle = 2 * layer * 0.5, pool = root / 2;
+	CHECK_NEAR(32 * (4 * 4096.0 * 4096 + 3 * 4096.0 * 11008) * 0.5 + 262410240.0 * 2, base, 0);
+	static const struct {
+		const char *text;
+		bool save, offload;
+	} c[] = {
+	        {CKPT("hf-trainer-fsdp", "512", "2", "4", "cpu"), true, true},
+	        {CKPT("hf-trainer-fsdp", "512", "2", "4", "none"), true, false},
+	        {CKPT("hf-trainer-fsdp", "4096", "8", "16", "cpu"), false, true},
+	        {CKPT("pytorch-fsdp", "512", "2", "4", "cpu"), false, true},
+	};
+	/* DeepSpeed's parameter offload has no such stream (its profile) */
+	plan_scenario *ds = scen_load(CKPT("hf-trainer-deepspeed", "512", "2", "4", "cpu"));
+	if (ds) {
+		plan_mem_peak p;
+		plan_memory_peak(ds, 0, &p);
+		CHECK(!ds->fw.offload_copy_pool && !ds->fw.checkpoint_shards);
+		CHECK_NEAR(scen_term(&p, "offload copy stream") + scen_term(&p, "state-dict shards"), 0,
+		           0);
+	}
+	plan_scenario_free(ds);
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		plan_scenario *s = scen_load(c[i].text);
+		if (!s)
+			continue;
+		plan_budget b;
+		plan_stage_budget(s, 0, &b);
+		CHECK_NEAR(b.frozen_bytes - b.quant_state, base, 1e-12);
+		CHECK_NEAR(b.layer_max, layer, 0);
+		plan_mem_peak p;
+		plan_memory_peak(s, 0, &p);
+		bool ok = CHECK_NEAR(scen_term(&p, "state-dict shards"), c[i].save ? copies : 0, 1e-12);
+		ok &= CHECK_NEAR(scen_term(&p, "gathered root"), c[i].save ? root : 0, 1e-12);
+		ok &= CHECK((strncmp(p.moment, "saving a checkpoint", 19) == 0) == c[i].save);
+		if (c[i].save) {
+			double stat = b.quant_state + ws +
+			              (c[i].offload ? 0 : base / 2 + A * 2 / 2 + A * 2 * 2 / 2);
+			ok &= CHECK_NEAR(p.allocated, stat + copies + root, 1e-12);
+			ok &= CHECK_NEAR(scen_term(&p, "idle all-gather blocks"), idle, 1e-12);
+			ok &= CHECK_NEAR(scen_term(&p, "offload copy stream"), c[i].offload ? pool : 0,
+			                 1e-12);
+			ok &= CHECK_NEAR(p.reserved,
+			                 p.allocated + idle + (c[i].offload ? pool : 0), 1e-12);
+			ok &= CHECK(p.op == -1);
+		} else { /* the step: the overhead on allocated beside the copy stream's block */
+			ok &= CHECK(scen_term(&p, "kept activations") > 0);
+			ok &= CHECK_NEAR(scen_term(&p, "offload copy stream"), pool, 1e-12);
+			ok &= CHECK_NEAR(p.reserved, p.allocated * (1 + s->fw.allocator_overhead) + pool,
+			                 1e-12);
+		}
+		if (!ok)
+			fprintf(stderr, "case %zu: %s\n", i, p.moment);
 		plan_scenario_free(s);
 	}
 }
@@ -900,6 +992,7 @@ int main(void)
 	test_lora();
 	test_quant_state();
 	test_no_sync();
+	test_checkpoint();
 	test_quant_rest();
 	test_frozen_layers();
 	test_eager();
