@@ -710,9 +710,10 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 	add(o, PLAN_MEM_WEIGHTS, w->weights, lora || fz ? "trained weights" : "weights",
 	    "%s params x %.4g B (%s%s)%s%s%s", qty(b->train, a, sizeof a), b->w,
 	    policy_name(s),
-	    own ? "; the sharded parameter is the master: no separate 16-bit copy, 16 bits "
-	          "only while gathered"
-	        : "",
+	    !own  ? ""
+	    : *sh ? "; the sharded parameter is the master: no separate 16-bit copy, 16 bits "
+	            "only while gathered"
+	          : "; the fp32 parameter is the master: no separate 16-bit copy",
 	    sh, *sh ? " " : "", *sh ? c : "");
 	static const char *const base[] = {
 	        "", "16-bit", "fp32", "NF4", "NF4, double-quantised", "GPTQ int4", "int8"};
