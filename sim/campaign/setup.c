@@ -3,7 +3,8 @@
  *
  * Checkpoint bytes: every trained parameter's weights and optimizer states
  * (plan_param_bytes: 2 + 12 bytes under the mixed policy with Adam: bf16
- * weights, fp32 master, m and v), what a resumable checkpoint holds; the
+ * weights, fp32 master, m and v; 4 + 8 under a framework's param_master,
+ * FSDP's fp32 shards being the master), what a resumable checkpoint holds; the
  * gradients are not saved. A LoRA run is counted in full too (an
  * overestimate: only the adapters need saving).
  * Write and read time: bytes / min(aggregate bandwidth, nodes x per-node

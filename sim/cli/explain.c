@@ -1098,7 +1098,17 @@ static void optimizer_section(FILE *o, const plan_scenario *s, const exec_result
 	        unit(hw_overhead(&s->gpu), SIM_UNIT_TIME, n, sizeof n));
 	if (s->dtype == HW_FP8)
 		fprintf(o, " + fp8 weight casts");
+	double tensors, host = plan_optimizer_host_time(s, 0, &tensors);
+	if (host > 0 && host >= t)
+		fprintf(o, ", shorter than the host's launches (below)");
 	fprintf(o, " = %s\n", unit(t, SIM_UNIT_TIME, a, sizeof a));
+	if (host > 0)
+		fprintf(o, "  host         %d layers x %.4g tensors x 8 launches x (launch + op_overhead "
+		           "%s) = %s%s\n",
+		        plan_stage_layers(s, 0), tensors,
+		        unit(s->gpu.launch_s + s->gpu.framework_s, SIM_UNIT_TIME, a, sizeof a),
+		        unit(host, SIM_UNIT_TIME, bb, sizeof bb),
+		        s->fw.flat_params ? " (a tensor: an FSDP unit's flat parameter)" : "");
 	if (r->nclasses > 0)
 		fprintf(o, "  simulated    optimizer time on stage 0's compute stream: %s (%.1f%% of the "
 		           "step)\n",

@@ -179,6 +179,13 @@ const conf_key plan_framework_keys[] = {
          "the optimizer step makes an fp32 copy of the gradient partition (DeepSpeed)"},
         {"quant_rest_fp32", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(quant_rest_fp32),
          "with quantised base weights the unquantised parameters are cast to fp32"},
+        {"param_master", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(param_master),
+         "under the mixed policy the (sharded) fp32 parameter is the master: no separate "
+         "16-bit copy, 16 bits only while gathered, fp32 gradients at the step (FSDP's "
+         "MixedPrecision: 4 + 4 + 8 B per parameter)"},
+        {"flat_params", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(flat_params),
+         "the optimizer steps one flat parameter per wrapped unit, its shard (FSDP1 with "
+         "use_orig_params = False), not the model's tensors"},
         {"optimizer_impl", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fused", optim_names,
          FK(optimizer_impl),
          "the optimizer step: fused (apex/TE/DeepSpeed FusedAdam: no temporaries), foreach "

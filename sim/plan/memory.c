@@ -8,7 +8,24 @@
  *   mixed   2         4 fp32_grads, else 2   4 fp32 master + 8 fp32 m, v = 12
  *   amp     4         4                      8 (the fp32 weights are the master)
  *   pure    2         2                      4 (m, v in 16 bits: zeros_like(p))
- * (fp32 or tf32 training: 4 + 4 + 8.) Mixed is Megatron's (16-bit weights,
+ * (fp32 or tf32 training: 4 + 4 + 8.) Under mixed with the framework's
+ * param_master (FSDP's MixedPrecision) the parameter is its own master:
+ *   mixed, param_master   4   4                  8 (m, v; no separate master)
+ * = 16 bytes whatever fp32_grads (that sets the reduce dtype only): FSDP
+ * keeps the sharded FlatParameter in the dtype it was built in (fp32) and
+ * makes the 16-bit copy only for the all-gather, freed once the unit is
+ * gathered ("After fwd/bwd, it is freed and we only hold on to the full
+ * precision shard": Debian python3-torch 1.13.1+dfsg-4 torch/distributed/
+ * fsdp/fully_sharded_data_parallel.py:1925-1939, flat_param.py:637-654
+ * _use_low_precision_shard, 766-775 post_unshard frees it; 2.6.0+dfsg-7
+ * _flat_param.py:1240-1250, 1316-1330, 1496-1519), and casts the reduced
+ * gradient shard back to the parameter's dtype for the optimizer
+ * (1.13.1 fully_sharded_data_parallel.py:3300, 3334-3335, 3357-3381
+ * _cast_grad_to_param_dtype; 2.6.0 _runtime_utils.py:1020-1045). FSDP2
+ * alike: the sharded DTensor keeps orig_dtype, the all-gather input is cast
+ * to param_dtype and the reduced gradient back to orig_dtype (2.14.1+dfsg-1
+ * _fully_shard/_fsdp_param.py:802-814, 1118; _fsdp_collectives.py:696). The
+ * gathered layers stay 16-bit (plan_budget.wg). Mixed is Megatron's (16-bit weights,
  * fp32 main_grad and main params: 18 bytes, 6 + 12/d with the distributed
  * optimizer, megatron/training/theoretical_memory_usage.py:293-296) and
  * DeepSpeed's fp16 (2 + 2 + 12, the ZeRO paper's 16); amp is torch autocast
@@ -247,9 +264,11 @@ void plan_param_bytes(const plan_scenario *s, double *w, double *g, double *opt,
 	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
 	int pol = fp32 ? PLAN_POLICY_AMP : s->train.policy;
 	double st16 = pol == PLAN_POLICY_PURE ? 4.0 : 8.0; /* Adam's m and v */
-	double master = pol == PLAN_POLICY_MIXED ? 4.0 : 0.0;
-	*w = pol == PLAN_POLICY_AMP ? 4.0 : 2.0;
-	*g = pol == PLAN_POLICY_AMP || (pol == PLAN_POLICY_MIXED && s->plan.fp32_grads) ? 4.0 : 2.0;
+	bool own = pol == PLAN_POLICY_MIXED && s->fw.param_master; /* the parameter is the master */
+	double master = pol == PLAN_POLICY_MIXED && !own ? 4.0 : 0.0;
+	*w = pol == PLAN_POLICY_AMP || own ? 4.0 : 2.0;
+	*g = pol == PLAN_POLICY_AMP || own || (pol == PLAN_POLICY_MIXED && s->plan.fp32_grads) ? 4.0
+	                                                                                     : 2.0;
 	double st = st16;
 	switch (s->train.optimizer) {
 	case PLAN_ADAM_8BIT:
@@ -278,6 +297,62 @@ void plan_param_bytes(const plan_scenario *s, double *w, double *g, double *opt,
 	}
 	*opt = master + (is_paged ? 0 : st);
 	*paged = is_paged ? st : 0;
+}
+
+/* Bytes of a trained parameter as the layers compute with it (ZeRO-3's
+ * gathered copy): the stored bytes, but 16 bits where param_master keeps
+ * fp32 parameters and gathers them in the MixedPrecision param_dtype. */
+double plan_param_gather_bytes(const plan_scenario *s)
+{
+	double w, g, o, paged;
+	plan_param_bytes(s, &w, &g, &o, &paged);
+	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
+	return !fp32 && s->train.policy == PLAN_POLICY_MIXED && s->fw.param_master ? 2.0 : w;
+}
+
+/* The largest tensor one rank's optimizer steps, in elements (plan.h). With
+ * flat_params (FSDP1, use_orig_params = False) the optimizer's tensors are
+ * the FlatParameters, one per wrapped unit: each transformer block, and the
+ * root with the embedding, output layer and final norm; each rank holds its
+ * 1/shards of every one. Otherwise the model's own tensors on a TP rank:
+ * the largest of a layer's linear weights (h x f for the MLP, h x q for the
+ * attention's query and output projections, eager code's separate modules),
+ * the embedding and the output layer (V x h, vocab-parallel over TP), or
+ * under LoRA the largest adapter matrix (r x max(in, out)) unless the
+ * embeddings train; under ZeRO-3 a shard of it (FSDP2 shards every
+ * parameter on dim 0). Routed experts are counted as a dense MLP of inner
+ * size ffn on the rank (an approximation: no profile steps MoE experts one
+ * tensor at a time). */
+double plan_step_tensor_max(const plan_scenario *s, int stage)
+{
+	const work_model *m = &s->model;
+	const plan_spec *p = &s->plan;
+	int dpg, shard, edp;
+	plan_group_sizes(p, &dpg, &shard, &edp);
+	bool wshard = p->zero >= 3 || (p->zero == 2 && s->fw.zero2_param_shards);
+	double shards = wshard && shard > 1 ? shard : 1;
+	bool first = stage == 0, last = stage == p->pp - 1;
+	double root = (first ? plan_rank_embedding(s) : 0) + (last ? plan_rank_output(s) : 0);
+	if (last && p->pp > 1 && !m->untied_embeddings)
+		root += (double)m->vocab * m->hidden / p->tp;
+	if (s->fw.flat_params) {
+		plan_budget b;
+		plan_stage_budget(s, stage, &b);
+		return (b.layer_max > root ? b.layer_max : root) / shards;
+	}
+	double h = m->hidden, hd = m->head_dim > 0 ? m->head_dim : h / m->heads;
+	double f = m->ffn > m->dense_ffn ? m->ffn : m->dense_ffn;
+	f = f > 0 ? f : 4.0 * h;
+	double q = m->heads * hd, lin = (h * f > h * q ? h * f : h * q) / p->tp;
+	double emb = first ? (double)m->vocab * h / p->tp : 0;
+	if (last && (m->untied_embeddings || p->pp > 1))
+		emb = (double)m->vocab * h / p->tp;
+	double big = lin > emb ? lin : emb;
+	if (s->train.lora_rank > 0) {
+		double r = s->train.lora_rank, in = f > q ? f : q;
+		big = s->train.train_embeddings && emb > 0 ? emb : r * (in > h ? in : h) / p->tp;
+	}
+	return big / shards;
 }
 
 /* Bytes per frozen base parameter (linear weights; base_weights). */
@@ -317,6 +392,7 @@ void plan_stage_budget(const plan_scenario *s, int stage, plan_budget *b)
 	memset(b, 0, sizeof *b);
 	const work_model *m = &s->model;
 	plan_param_bytes(s, &b->w, &b->g, &b->o, &b->paged);
+	b->wg = plan_param_gather_bytes(s);
 	b->layers = plan_stage_layers(s, stage);
 	double emb = 0;
 	for (int c = 0; c < s->plan.vpp; c++) {

@@ -300,7 +300,9 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	 * and backward; with parameters offloaded up to live_params elements. */
 	/* (the base's linear weights at their stored bytes, the embedding and
 	 * output layer at 16 bits, or fp32 with quant_rest_fp32, when quantised) */
-	double gw = lora ? (qs > 0 ? 0.5 : b->base_bytes) : b->w; /* (packed 4-bit) */
+	/* (param_master gathers in 16 bits what it stores in fp32: b->wg) */
+	double gbase = b->wg < b->w && b->base_bytes > b->wg ? b->wg : b->base_bytes;
+	double gw = lora ? (qs > 0 ? 0.5 : gbase) : b->wg; /* (packed 4-bit) */
 	double rw = lora && plan_base_quantized(s) ? (fw->quant_rest_fp32 ? 4.0 : 2.0) : gw;
 	/* (the root unit: embedding, output layer, final norm) */
 	double root = b->dense - b->linear - b->layers * plan_layer_small_params(&s->model) / p->tp;
@@ -501,12 +503,24 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 		double f = s->model.ffn > 0 ? s->model.ffn : 4.0 * s->model.hidden;
 		w->bwd_grads = w->T * (s->model.act == WORK_ACT_SWIGLU ? 3 : 2) * e * f / p->tp;
 	}
-	/* The optimizer step's temporaries (on the local shard). */
+	/* The optimizer step's temporaries (on the local shard). foreach:
+	 * foreach_temps lists of every local state element. single: one
+	 * tensor's at a time, the largest's (plan_step_tensor_max), and two of
+	 * them: `denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)`
+	 * holds sqrt(v) while the division writes its out-of-place result, then
+	 * frees it (torch/optim/adamw.py _single_tensor_adamw: Debian
+	 * python3-torch 1.13.1+dfsg-4 L314-316, 2.6.0+dfsg-7 L475-477; Composer's
+	 * DecoupledAdamW.adamw the same expression, composer/optim/
+	 * decoupled_weight_decay.py:258-260 at v0.16.4, 289-291 at 640518880). */
 	double local = offo ? 0 : tdense / os + ex / oe;
 	double st = s->train.policy == PLAN_POLICY_PURE ? 2.0 : 4.0;
-	if (fw->optimizer_impl == PLAN_OPTIM_FOREACH && s->train.optimizer == PLAN_ADAM &&
-	    !s->train.optimizer_in_backward)
+	bool adam_step = s->train.optimizer == PLAN_ADAM && !s->train.optimizer_in_backward;
+	if (fw->optimizer_impl == PLAN_OPTIM_FOREACH && adam_step)
 		w->temps = fw->foreach_temps * local * st;
+	if (fw->optimizer_impl == PLAN_OPTIM_SINGLE && adam_step && !offo) {
+		double big = plan_step_tensor_max(s, stage);
+		w->temps = 2.0 * (big < local ? big : local) * st;
+	}
 	if (fw->step_fp32_grads && !offo)
 		w->step_fp32 = local * 4.0;
 	/* ZeRO-1's parameter all-gather after the step: the flat local shard
@@ -798,9 +812,15 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 	const char *sh = wsh && w->shards > 1 ? " / shards" : "";
 	snprintf(c, sizeof c, "%.0f", w->shards);
 	bool fz = s->train.frozen_layers > 0;
+	bool own = b->wg < b->w; /* param_master: the fp32 parameter is the master */
 	add(o, PLAN_MEM_WEIGHTS, w->weights, lora || fz ? "trained weights" : "weights",
-	    "%s params x %.4g B (%s)%s%s%s", qty(b->train, a, sizeof a), b->w,
-	    policy_name(s), sh, *sh ? " " : "", *sh ? c : "");
+	    "%s params x %.4g B (%s%s)%s%s%s", qty(b->train, a, sizeof a), b->w,
+	    policy_name(s),
+	    !own  ? ""
+	    : *sh ? "; the sharded parameter is the master: no separate 16-bit copy, 16 bits "
+	            "only while gathered"
+	          : "; the fp32 parameter is the master: no separate 16-bit copy",
+	    sh, *sh ? " " : "", *sh ? c : "");
 	static const char *const base[] = {
 	        "", "16-bit", "fp32", "NF4", "NF4, double-quantised", "GPTQ int4", "int8"};
 	if (fz)
@@ -825,7 +845,7 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 		    b->quant_state / (b->linear + b->experts));
 	bool opt_sh = s->plan.zero >= 1 && w->shards > 1;
 	bool master = s->train.policy == PLAN_POLICY_MIXED && s->dtype != HW_FP32 &&
-		      s->dtype != HW_TF32;
+		      s->dtype != HW_TF32 && !own;
 	static const char *const st_names[] = {"Adam m, v",      "8-bit m, v", "Adam m, v",
 					       "8-bit m, v",     "",           "momentum",
 					       "factored v"};
@@ -956,13 +976,21 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 	    "and freed",
 	    qty(w->b.train, a, sizeof a), w->b.w);
 	if (x->temps > 0) {
+		char single[160], big[32];
+		snprintf(single, sizeof single,
+		         "AdamW tensor by tensor: sqrt(v) and the denominator of the largest, "
+		         "2 x %s elements%s",
+		         qty(w->temps / (s->train.policy == PLAN_POLICY_PURE ? 4.0 : 8.0), big,
+		             sizeof big),
+		         s->fw.flat_params ? " (an FSDP unit's flat shard)" : "");
 		const char *part[3] = {
-		        w->temps > 0 ? (s->fw.foreach_temps > 1
-		                                ? "foreach AdamW: sqrt(v) and the out-of-place "
-		                                  "denominator, 2 x the states' elements"
-		                                : "foreach AdamW: sqrt(v), its denominator in "
-		                                  "place, 1 x the states' elements")
-		                     : NULL,
+		        w->temps <= 0 ? NULL
+		        : s->fw.optimizer_impl == PLAN_OPTIM_SINGLE
+		                ? single
+		        : s->fw.foreach_temps > 1 ? "foreach AdamW: sqrt(v) and the out-of-place "
+		                                    "denominator, 2 x the states' elements"
+		                                  : "foreach AdamW: sqrt(v), its denominator in "
+		                                    "place, 1 x the states' elements",
 		        w->step_fp32 > 0
 		                ? (w->temps > 0 ? "fp32 gradient partition"
 		                                : "the fp32 copy of the gradient partition")

@@ -28,7 +28,17 @@
  *           parameter tensor, each costing the host its launch and the
  *           framework's per-op overhead; the step takes the longer of the
  *           GPU's bytes and the host's launches (as a run of kernels in
- *           plan_build), host-bound for many small tensors.
+ *           plan_build), host-bound for many small tensors. Composer's
+ *           DecoupledAdamW (llm-foundry's optimizer) is such a loop, its
+ *           passes p *= 1 - wd (skipped at weight_decay 0, as the MPT
+ *           pretraining yamls set), m *= beta1, m += (1 - beta1) g, v *=
+ *           beta2, v += g g, sqrt, divide, add eps, p.addcdiv_: 2p + 16s +
+ *           3g = 84 B for fp32, the same bytes (composer/optim/
+ *           decoupled_weight_decay.py:237-264 at v0.16.4). Its tensors are
+ *           the optimizer's parameters: with flat_params (FSDP1's
+ *           FlatParameters) one per wrapped unit, a layer, not the layer's
+ *           weights (the per-tensor .item() of the step count, a host sync
+ *           per tensor, is not charged).
  *   8-bit Adam (bitsandbytes) is one fused kernel whatever the impl:
  *   2p + g + 4s with s = 1 + 4/256; SGD without momentum reads p and g and
  *   writes p: 2p + g; with momentum it also reads and writes the buffer
@@ -43,7 +53,11 @@
  * DeepSpeed's fp32 gradient partition, the step_fp32_grads memory term), and
  * the updated master is cast back to the 16-bit weights (read 4, write 2:
  * _copy_main_params_to_model_params; FSDP casts the fp32 shard before the
- * next all-gather). Every framework's default recipe clips the gradient norm
+ * next all-gather). Under the framework's param_master (FSDP's MixedPrecision,
+ * memory.c) neither is part of the step: the reduced shard is cast in the
+ * backward's post-backward hook, and the 16-bit copy of each unit's shard
+ * is made for each all-gather (flat_param.py:637-654, torch 1.13.1; not
+ * modelled), so the step charges no casts. Every framework's default recipe clips the gradient norm
  * (Megatron --clip-grad 1.0, HF Trainer max_grad_norm 1.0, DeepSpeed and
  * FSDP configs of the cases): the norm reads each gradient once (g). The
  * rescale when the norm exceeds the threshold is not charged (assumed
@@ -254,7 +268,7 @@ void plan_optimizer_cost(const plan_scenario *s, plan_optim_cost *c)
 		break;
 	}
 	double casts = 0;
-	if (pol == PLAN_POLICY_MIXED) {
+	if (pol == PLAN_POLICY_MIXED && !s->fw.param_master) {
 		double w, gr, o, paged;
 		plan_param_bytes(s, &w, &gr, &o, &paged);
 		casts = (gr < 4.0 ? gr + 4.0 : 0.0) + 4.0 + w;
@@ -272,6 +286,22 @@ double plan_optimizer_bytes(const plan_scenario *s)
 	return c.step_bytes + c.norm_bytes + c.cast_bytes;
 }
 
+double plan_optimizer_host_time(const plan_scenario *s, int stage, double *tensors)
+{
+	*tensors = 0;
+	bool per_tensor = s->fw.optimizer_impl == PLAN_OPTIM_SINGLE &&
+			  (s->train.optimizer == PLAN_ADAM || s->train.optimizer == PLAN_ADAM_PAGED);
+	if (!per_tensor)
+		return 0;
+	/* LoRA: an A and a B matrix per adapted module; one flat parameter per
+	 * layer (FSDP unit) with flat_params */
+	*tensors = s->fw.flat_params          ? 1.0
+		   : s->train.lora_rank > 0 ? 2.0 * __builtin_popcount(s->train.lora_mask)
+					    : tensors_per_layer(&s->model);
+	return plan_stage_layers(s, stage) * *tensors * SINGLE_TENSOR_PASSES *
+	       (s->gpu.launch_s + s->gpu.framework_s);
+}
+
 double plan_optimizer_time(const plan_scenario *s, int stage, double local)
 {
 	plan_budget b;
@@ -285,15 +315,6 @@ double plan_optimizer_time(const plan_scenario *s, int stage, double local)
 	double t = hw_mem_time(&s->gpu, trained * eff);
 	if (s->dtype == HW_FP8)
 		t += hw_mem_time(&s->gpu, 4.0 * all);
-	bool per_tensor = s->fw.optimizer_impl == PLAN_OPTIM_SINGLE &&
-			  (s->train.optimizer == PLAN_ADAM || s->train.optimizer == PLAN_ADAM_PAGED);
-	if (per_tensor) { /* LoRA: an A and a B matrix per adapted module */
-		double tensors = s->train.lora_rank > 0
-					 ? 2.0 * __builtin_popcount(s->train.lora_mask)
-					 : tensors_per_layer(&s->model);
-		double host = b.layers * tensors * SINGLE_TENSOR_PASSES *
-			      (s->gpu.launch_s + s->gpu.framework_s);
-		t = host > t ? host : t;
-	}
-	return t;
+	double tensors, host = plan_optimizer_host_time(s, stage, &tensors);
+	return host > t ? host : t;
 }

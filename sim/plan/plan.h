@@ -289,6 +289,14 @@ typedef struct plan_framework {
 				       * partition (DeepSpeed) */
 	bool quant_rest_fp32;         /* with quantized base weights the unquantized
 				       * parameters are cast to fp32 (PEFT k-bit prep) */
+	bool param_master;            /* under the mixed policy the (sharded)
+				       * parameter is itself the fp32 master: no
+				       * 16-bit copy between steps, 16 bits only
+				       * while gathered, fp32 gradients at the step
+				       * (FSDP's MixedPrecision; memory.c) */
+	bool flat_params;             /* the optimizer steps one flat parameter per
+				       * wrapped unit (FSDP1, use_orig_params =
+				       * False), its shard, not the model's tensors */
 	int optimizer_impl;           /* plan_optim_impl */
 	int foreach_temps;            /* state-sized lists alive together in a
 				       * foreach Adam(W) step: 2 in torch 1.13.1
@@ -764,6 +772,9 @@ typedef struct plan_budget {
 					* every rank, never sharded or offloaded */
 	double layer_max;              /* the largest layer's parameters */
 	double w, g, o, paged;         /* bytes per trainable parameter (plan_param_bytes) */
+	double wg;                     /* bytes of a parameter as the layers compute with
+					* it (gathered under ZeRO-3): w, or 2 where the
+					* framework's param_master keeps w = 4 */
 } plan_budget;
 void plan_stage_budget(const plan_scenario *s, int stage, plan_budget *b);
 /* Parameters of chunk c of stage (dense TP-split, routed experts over EP,
@@ -785,6 +796,14 @@ double plan_lora_layer_params(const plan_scenario *s);
 /* Bytes per trainable parameter: weights, gradients, optimizer states in the
  * allocator (master included) and paged optimizer states (memory.c's table). */
 void plan_param_bytes(const plan_scenario *s, double *w, double *g, double *opt, double *paged);
+/* Bytes of a trained parameter as the layers compute with it, ZeRO-3's
+ * gathered copy (plan_budget.wg). */
+double plan_param_gather_bytes(const plan_scenario *s);
+/* The largest tensor one rank of `stage` steps in the optimizer, in
+ * elements (a per-tensor loop's temporaries and launches are sized by it):
+ * with flat_params the largest FSDP unit's shard, else the model's largest
+ * parameter tensor on the rank (memory.c). */
+double plan_step_tensor_max(const plan_scenario *s, int stage);
 /* Bytes per gradient value on the data-parallel wire: the gradients' own
  * width g without compression, else 1 (fp8) or 1/8 (1 bit). */
 double plan_grad_wire_bytes(const plan_scenario *s, double g);
@@ -841,6 +860,11 @@ typedef struct plan_optim_cost {
 	const char *why;   /* where the stream fraction comes from */
 } plan_optim_cost;
 void plan_optimizer_cost(const plan_scenario *s, plan_optim_cost *c);
+/* A tensor-by-tensor step's host time on `stage` (optimizer_impl = single,
+ * Adam): layers x *tensors per layer x the passes' launches x (launch +
+ * op_overhead), which plan_optimizer_time takes when longer than the
+ * kernels; 0 (and *tensors 0) for a multi-tensor step. */
+double plan_optimizer_host_time(const plan_scenario *s, int stage, double *tensors);
 
 /* The gradient and weight bytes one rank of `stage` reduces or gathers over
  * data parallelism, as the sweep pre-screen's time model reads them (the

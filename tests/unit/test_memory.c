@@ -593,7 +593,10 @@ static void test_head(void)
  * 2p + g + 4s = 28; the casts: 16-bit gradients to fp32 (2 + 4) unless the
  * gradients are fp32 already, the master back to 16 bits (4 + 2); the norm
  * reads the fp32 gradient (4): 28 + 6 + 6 + 4 = 44, or 38 with fp32_grads.
- * foreach (torch's default): 4p + 14s + 3g = 84, + 6 + 6 + 4 = 100. pure
+ * foreach (torch's default): 4p + 14s + 3g = 84, + 6 + 6 + 4 = 100; over
+ * FSDP's fp32 parameters (pytorch-fsdp.ini's param_master) the step casts
+ * nothing (FSDP casts the reduced shard in the backward and each unit's
+ * shard at its all-gather): 84 + 4 = 88. pure
  * 16-bit fused: p = g = s = 2: 4 + 2 + 8 = 14, no casts, norm 2: 16. SGD
  * under mixed: 2p + g = 12, + 16 = 28. On one GPU the step moves that many
  * bytes per parameter: hw_mem_time of all of them, at the copy rate over
@@ -607,7 +610,10 @@ static void test_optimizer(void)
 	} c[] = {
 		{LLAMA7B "fp32_grads = false\n", 44, 1},
 		{LLAMA7B "fp32_grads = true\n", 38, 1},
-		{FW_("pytorch-fsdp") "global_batch = 1\nfp32_grads = false\n", 100, 1},
+		{FW_("pytorch-fsdp") "global_batch = 1\nfp32_grads = false\n", 88, 1},
+		{FW_("pytorch-fsdp") "global_batch = 1\nfp32_grads = false\n[framework]\n"
+		                     "param_master = false\n",
+		 100, 1},
 		{LLAMA7B "[train]\npolicy = pure\n", 16, 0.741},
 		{LLAMA7B "fp32_grads = false\n[train]\noptimizer = sgd-plain\n", 28, 1},
 	};
@@ -630,6 +636,138 @@ static void test_optimizer(void)
 		double host = 32 * 9 * 8 * (s->gpu.launch_s + s->gpu.framework_s);
 		double gpu = hw_mem_time(&s->gpu, plan_local_params(s, 0) * plan_optimizer_bytes(s));
 		CHECK_NEAR(plan_optimizer_time(s, 0, plan_local_params(s, 0)), fmax(host, gpu), 1e-12);
+		plan_scenario_free(s);
+	}
+}
+
+/* FSDP's MixedPrecision (param_master, pytorch-fsdp.ini; memory.c's table):
+ * the sharded FlatParameter stays in the fp32 it was built in and is the
+ * optimizer's master, its bf16 copy exists only for the all-gather, and the
+ * reduced gradient shard is cast back to fp32: 4 + 4 + 8 (Adam m, v) = 16
+ * B/param whatever fp32_grads (the reduce dtype). The mixed policy without
+ * it keeps a 16-bit weight beside an fp32 master: 2 + 4 + 12 = 18 (fp32
+ * gradients) or 2 + 2 + 12 = 16. amp (4 + 4 + 8) and pure (2 + 2 + 4) do
+ * not read the key. Llama 2 7B (6,738,415,616 params) on 8 GPUs, ZeRO-3:
+ * weights 6,738,415,616 x 4 / 8 = 3,369,207,808 B (x 2 / 8 without),
+ * states x 8 / 8 = 6,738,415,616 B (x 12 / 8 without); the gathered layers
+ * stay 16-bit either way (wg = 2). */
+static void test_param_master(void)
+{
+	static const struct {
+		const char *extra;
+		double w, g, o, wg;
+	} c[] = {
+	        {"fp32_grads = true\n", 4, 4, 8, 2},
+	        {"fp32_grads = false\n", 4, 4, 8, 2},
+	        {"fp32_grads = true\n[framework]\nparam_master = false\n", 2, 4, 12, 2},
+	        {"fp32_grads = false\n[framework]\nparam_master = false\n", 2, 2, 12, 2},
+	        {"[train]\npolicy = amp\n", 4, 4, 8, 4},
+	        {"[train]\npolicy = pure\n", 2, 2, 4, 2},
+	};
+	const double P = 6738415616.0;
+	double weights[2] = {0, 0}, states[2] = {0, 0};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		char t[2048];
+		snprintf(t, sizeof t,
+		         "include = topologies/frameworks/pytorch-fsdp.ini\n"
+		         "include = models/llama2-7b.ini\n"
+		         "include = topologies/nodes/dgx-a100-80g.ini\n"
+		         "[scenario]\nname = t\n[cluster]\nname = c\nnodes = 1\n"
+		         "[model]\nseq_len = 4096\n[parallel]\nmicro_batch = 1\n"
+		         "global_batch = 8\ndp = 8\nzero = 3\n%s",
+		         c[i].extra);
+		plan_scenario *s = scen_load(t);
+		if (!s)
+			continue;
+		double w, g, o, paged;
+		plan_param_bytes(s, &w, &g, &o, &paged);
+		CHECK_NEAR(w, c[i].w, 0);
+		CHECK_NEAR(g, c[i].g, 0);
+		CHECK_NEAR(o, c[i].o, 0);
+		CHECK_NEAR(plan_param_gather_bytes(s), c[i].wg, 0);
+		if (i == 0 || i == 2) {
+			plan_mem_peak p;
+			plan_memory_peak(s, 0, &p);
+			weights[i / 2] = scen_term(&p, "weights");
+			states[i / 2] = scen_term(&p, "optimizer states");
+			bool said = false;
+			for (int k = 0; k < p.nterms; k++)
+				said |= !strcmp(p.term[k].name, "weights") &&
+				        strstr(p.term[k].formula, "the sharded parameter is the master");
+			CHECK_INT(said, i == 0);
+		}
+		plan_scenario_free(s);
+	}
+	CHECK_NEAR(weights[0], P * 4 / 8, 1e-12);
+	CHECK_NEAR(states[0], P * 8 / 8, 1e-12);
+	CHECK_NEAR(weights[1], P * 2 / 8, 1e-12);
+	CHECK_NEAR(states[1], P * 12 / 8, 1e-12);
+}
+
+/* The optimizer step tensor by tensor (optimizer_impl = single: Composer's
+ * DecoupledAdamW under llm-foundry.ini, torch's foreach=False) holds the
+ * temporaries of one tensor: `(exp_avg_sq.sqrt() / c).add_(eps)` keeps
+ * sqrt(v) and the quotient, 2 x the tensor's elements x 4 B. MPT-30B (h 7168,
+ * f 28672 = 4h, 48 layers, no biases, LayerNorm weight and bias) on 8 GPUs,
+ * ZeRO-3: a block is 4h^2 + 2hf + 4h = 205,520,896 + 411,041,792 + 28,672 =
+ * 616,591,360 parameters, its FlatParameter's shard (flat_params) 1/8 of it,
+ * 77,073,920, larger than the root's (V h + 2h = 361,052,160 / 8): the step
+ * holds 2 x 77,073,920 x 4 = 616,591,360 B beyond the fused step's none.
+ * Without flat_params the largest tensor is the tied embedding, V h =
+ * 361,037,824 (the MLP's h x f: 205,520,896), its dim-0 shard 45,129,728:
+ * 361,037,824 B. foreach (2 lists, torch 1.13)
+ * holds 2 x 4 B x all 3.75 G local elements instead. Its time: 48 flat
+ * parameters x 8 passes x (launch + op_overhead), 8 tensors a layer without
+ * flat_params (4 attention and 2 MLP linears, 2 norms). */
+#define MPT30B                                                                                     \
+	"include = topologies/frameworks/llm-foundry.ini\n"                                        \
+	"include = topologies/nodes/dgx-h100.ini\n"                                                \
+	"include = topologies/gpus/h100-sxm5-80g.ini\n"                                            \
+	"[scenario]\nname = t\n[model]\nname = mpt-30b\nlayers = 48\nhidden = 7168\nheads = 56\n"  \
+	"kv_heads = 56\nffn = 28672\nvocab = 50368\nseq_len = 2048\nactivation = gelu\n"         \
+	"norm = layernorm\nbias = false\n[node]\ngpus = 8\n[cluster]\nname = c\nnodes = 1\n"       \
+	"[parallel]\ndp = 8\nzero = 3\nmicro_batch = 1\nglobal_batch = 8\nrecompute = full\n"
+
+static double step_allocated(const char *text)
+{
+	plan_scenario *s = scen_load(text);
+	if (!s)
+		return -1;
+	int n = plan_schedule_steps(s->plan.schedule, plan_microbatches(&s->plan), 1) + 1;
+	double *a = calloc(3 * (size_t)n, sizeof *a);
+	int got = plan_memory_curve(s, 0, a, a + n, a + 2 * n, n);
+	double step = got > 0 ? a[n + got - 1] : -1; /* the optimizer step, last */
+	free(a);
+	plan_scenario_free(s);
+	return step;
+}
+
+static void test_single_step(void)
+{
+	const double shard = 616591360.0 / 8, emb = 50368.0 * 7168 / 8;
+	double fused = step_allocated(MPT30B "[framework]\noptimizer_impl = fused\n");
+	double single = step_allocated(MPT30B);
+	double unflat = step_allocated(MPT30B "[framework]\nflat_params = false\n");
+	double fe = step_allocated(MPT30B "[framework]\noptimizer_impl = foreach\n");
+	CHECK_NEAR(single - fused, 2 * shard * 4, 1e-9);
+	CHECK_NEAR(unflat - fused, 2 * emb * 4, 1e-9);
+	plan_scenario *s = scen_load(MPT30B "[framework]\nop_overhead = 1 ms\n");
+	if (s) {
+		double local = plan_local_params(s, 0);
+		CHECK_NEAR(fe - fused, 2 * local * 4, 1e-9);
+		CHECK_NEAR(plan_step_tensor_max(s, 0), shard, 1e-12);
+		/* 1 ms a launch: host-bound, 48 x 8 operations */
+		double gpu = hw_mem_time(&s->gpu, local * plan_optimizer_bytes(s));
+		double host = 48 * 8 * (s->gpu.launch_s + s->gpu.framework_s);
+		CHECK(host > gpu);
+		CHECK_NEAR(plan_optimizer_time(s, 0, local), host, 1e-12);
+		plan_scenario_free(s);
+	}
+	s = scen_load(MPT30B "[framework]\nop_overhead = 1 ms\nflat_params = false\n");
+	if (s) {
+		CHECK_NEAR(plan_step_tensor_max(s, 0), emb, 1e-12);
+		double host = 48 * 8 * 8 * (s->gpu.launch_s + s->gpu.framework_s);
+		CHECK_NEAR(plan_optimizer_time(s, 0, plan_local_params(s, 0)), host, 1e-12);
 		plan_scenario_free(s);
 	}
 }
@@ -989,6 +1127,8 @@ int main(void)
 	test_policies();
 	test_optimizers();
 	test_optimizer();
+	test_param_master();
+	test_single_step();
 	test_lora();
 	test_quant_state();
 	test_no_sync();

@@ -651,6 +651,8 @@ static void test_framework_default(void)
 		CHECK_INT(x->comm_host_op, y->comm_host_op);
 		CHECK_INT(x->p2p_serial, y->p2p_serial);
 		CHECK_INT(x->backward_grads, y->backward_grads);
+		CHECK_INT(x->param_master, y->param_master);
+		CHECK_INT(x->flat_params, y->flat_params);
 		CHECK_INT(x->sp_gather_buffers, y->sp_gather_buffers);
 		CHECK_INT(x->p2p_buffers, y->p2p_buffers);
 		CHECK_NEAR(x->step_param_copies, y->step_param_copies, 0);
