@@ -186,6 +186,11 @@ const conf_key plan_framework_keys[] = {
         {"flat_params", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(flat_params),
          "the optimizer steps one flat parameter per wrapped unit, its shard (FSDP1 with "
          "use_orig_params = False), not the model's tensors"},
+        {"optimizer_item_sync", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+         FK(optimizer_item_sync),
+         "the per-tensor step (optimizer_impl = single) reads each tensor's step count back "
+         "from the GPU (.item()) before its kernels: the host waits for the previous "
+         "tensor's, host and GPU take turns (Composer's DecoupledAdamW)"},
         {"optimizer_impl", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fused", optim_names,
          FK(optimizer_impl),
          "the optimizer step: fused (apex/TE/DeepSpeed FusedAdam: no temporaries), foreach "

@@ -298,6 +298,11 @@ typedef struct plan_framework {
 				       * wrapped unit (FSDP1, use_orig_params =
 				       * False), its shard, not the model's tensors */
 	int optimizer_impl;           /* plan_optim_impl */
+	bool optimizer_item_sync;     /* the per-tensor loop (optimizer_impl =
+				       * single) reads each tensor's step count
+				       * from the GPU (.item()): host and GPU
+				       * take turns (Composer's DecoupledAdamW;
+				       * optim.c) */
 	int foreach_temps;            /* state-sized lists alive together in a
 				       * foreach Adam(W) step: 2 in torch 1.13.1
 				       * (sqrt(v), then denom = _foreach_add out of
@@ -863,7 +868,8 @@ void plan_optimizer_cost(const plan_scenario *s, plan_optim_cost *c);
 /* A tensor-by-tensor step's host time on `stage` (optimizer_impl = single,
  * Adam): layers x *tensors per layer x the passes' launches x (launch +
  * op_overhead), which plan_optimizer_time takes when longer than the
- * kernels; 0 (and *tensors 0) for a multi-tensor step. */
+ * kernels (or, with optimizer_item_sync, adds to them tensor by tensor:
+ * optim.c); 0 (and *tensors 0) for a multi-tensor step. */
 double plan_optimizer_host_time(const plan_scenario *s, int stage, double *tensors);
 
 /* The gradient and weight bytes one rank of `stage` reduces or gathers over
