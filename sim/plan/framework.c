@@ -633,9 +633,11 @@ double plan_fsdp_flat_grad_bytes(const plan_scenario *s)
  * passed to the frame at :1520-1525) raises _StopRecomputationError once
  * it has packed as many tensors as the forward saved (:1084-1087), which
  * ends the recomputation (:1121-1127). Autograd saves an operation's
- * inputs when it records the node, before the kernel runs (the generated
- * VariableType code saves inputs, then calls the kernel, then saves
- * outputs), so the forward's last tensor-saving operation stops the replay
+ * inputs when it records the node, before the kernel runs: the generated
+ * VariableType code saves the inputs in setup_derivative, then calls the
+ * kernel, then saves the outputs (torchgen/packaged/autograd/
+ * gen_variable_type.py:1286, 2148-2150, 2166-2168 in 2.6.0), so the
+ * forward's last tensor-saving operation stops the replay
  * before its own kernel: in a transformer block that is the MLP's down
  * projection (its input and weight saved for its gradients), and the
  * residual add after it saves nothing. So the recomputation is the
