@@ -1099,7 +1099,9 @@ static void optimizer_section(FILE *o, const plan_scenario *s, const exec_result
 	if (s->dtype == HW_FP8)
 		fprintf(o, " + fp8 weight casts");
 	double tensors, host = plan_optimizer_host_time(s, 0, &tensors);
-	if (host > 0 && host >= t)
+	if (host > 0 && s->fw.optimizer_item_sync)
+		fprintf(o, ", taking turns with the host (below)");
+	else if (host > 0 && host >= t)
 		fprintf(o, ", shorter than the host's launches (below)");
 	fprintf(o, " = %s\n", unit(t, SIM_UNIT_TIME, a, sizeof a));
 	if (host > 0)
@@ -1109,6 +1111,11 @@ static void optimizer_section(FILE *o, const plan_scenario *s, const exec_result
 		        unit(s->gpu.launch_s + s->gpu.framework_s, SIM_UNIT_TIME, a, sizeof a),
 		        unit(host, SIM_UNIT_TIME, bb, sizeof bb),
 		        s->fw.flat_params ? " (a tensor: an FSDP unit's flat parameter)" : "");
+	if (host > 0 && s->fw.optimizer_item_sync)
+		fprintf(o, "  sync         optimizer_item_sync: each tensor's .item() waits for the "
+		           "previous tensor's kernels; per tensor max(9 h, h + g + 7 max(h, g)) "
+		           "with h the launch and op_overhead, g a pass's GPU time, plus one step "
+		           "count increment h per tensor (plan/optim.c)\n");
 	if (r->nclasses > 0)
 		fprintf(o, "  simulated    optimizer time on stage 0's compute stream: %s (%.1f%% of the "
 		           "step)\n",

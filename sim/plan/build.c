@@ -294,11 +294,15 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	double wbytes = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
 	double gbytes = (p->fp32_grads || wbytes == 4.0) ? 4.0 : 2.0;
 	double layer_params = work_params_layer(&s->model) / p->tp;
+	double shard_params = layer_params / (b.shard.size > 0 ? b.shard.size : 1);
 	bool stream = s->inference && p->offload_params != PLAN_OFFLOAD_NONE;
 	b.fsdp = (fsdp_state){stream || (!s->inference && p->zero >= 3 && p->dp * cp > 1), 1, lmax,
 			      malloc((size_t)lps * sizeof(uint32_t)), layer_params * wbytes,
 			      layer_params * gbytes, plan_fsdp_reduce_s(s, layer_params),
-			      plan_fsdp_flat_grad_s(s, layer_params)};
+			      plan_fsdp_flat_grad_s(s, layer_params),
+			      plan_fsdp_gather_cast_s(s, shard_params),
+			      {plan_fsdp_post_reduce_s(s, shard_params, false),
+			       plan_fsdp_post_reduce_s(s, shard_params, true)}};
 	size_t pm = (size_t)b.vstages * (size_t)b.m;
 	pipe_ids ids = {calloc(pm, 4), calloc(pm, 4), calloc(pm, 4), calloc(pm, 4),
 			calloc(pm, 4), calloc(pm, 4), calloc((size_t)p->pp, 4),

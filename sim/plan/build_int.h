@@ -66,6 +66,11 @@ typedef struct fsdp_state {
 			     * (plan_fsdp_reduce_bytes), 0 for none */
 	double flat_s;      /* ... and their assembly on the compute stream
 			     * (plan_fsdp_flat_grad_bytes), 0 for none */
+	double cast_s;      /* the shard's cast before each all-gather
+			     * (plan_fsdp_gather_cast_bytes), 0 for none */
+	double post_s[2];   /* after each reduce-scatter: the first
+			     * micro-batch's, a later one's
+			     * (plan_fsdp_post_reduce_bytes) */
 } fsdp_state;
 
 struct layer_prog;

@@ -349,7 +349,8 @@ static void layer_backward(builder *b, chain *bk, chain *wt, const layer_prog *l
 		return;
 	}
 	if (full)
-		append_items(b, bk, lp->f, lp->nf, PLAN_TASK_RECOMP, id);
+		append_items(b, bk, lp->f, plan_recompute_items(b->s, lp->f, lp->nf),
+			     PLAN_TASK_RECOMP, id);
 	else if (sel)
 		append_items(b, bk, lp->core, lp->nc, PLAN_TASK_RECOMP, id);
 	append_items(b, bk, lp->b, lp->nb, PLAN_TASK_BWD, id);

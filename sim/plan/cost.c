@@ -187,6 +187,18 @@ double plan_fsdp_flat_grad_s(const plan_scenario *s, double params)
 	return bytes > 0 && params > 0 ? hw_mem_time(&s->gpu, params * bytes) : 0;
 }
 
+double plan_fsdp_gather_cast_s(const plan_scenario *s, double params)
+{
+	double bytes = plan_fsdp_gather_cast_bytes(s);
+	return bytes > 0 && params > 0 ? hw_mem_time(&s->gpu, params * bytes) : 0;
+}
+
+double plan_fsdp_post_reduce_s(const plan_scenario *s, double params, bool later)
+{
+	double bytes = plan_fsdp_post_reduce_bytes(s, later);
+	return bytes > 0 && params > 0 ? hw_mem_time(&s->gpu, params * bytes) : 0;
+}
+
 double plan_fsdp_reduce_s(const plan_scenario *s, double params)
 {
 	int kernels;

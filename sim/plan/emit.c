@@ -47,6 +47,13 @@ static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uin
 		 * latency; the layer waits for the last) */
 		int ng = b->s->fw.zero3_gathers > 1 ? b->s->fw.zero3_gathers : 1;
 		uint32_t id = after;
+		if (f->cast_s > 0) { /* FSDP's shard cast, which the gather waits for */
+			plan_task cast = {sim_time_from_s(f->cast_s), stage, PLAN_STREAM_DP,
+					  PLAN_TASK_DP, (int16_t)layer, -1, 0, 0};
+			id = plan_graph_add(b->g, &cast, &after, 1);
+			if (id == UINT32_MAX)
+				return UINT32_MAX;
+		}
 		for (int k = 0; k < ng; k++) {
 			id = build_add_dp_on(b, &b->shard, stage, NET_ALLGATHER,
 					     f->param_bytes / ng, &id, 1, (int16_t)layer);
@@ -188,6 +195,13 @@ int build_emit_to(builder *b, cursor *k, int end)
 						      f->grad_bytes, &before_rs, 1, x->layer);
 			if (rs == UINT32_MAX)
 				return SIM_ENOMEM;
+			double post = f->post_s[mb > 0];
+			if (post > 0) { /* FSDP's cast back and accumulation, after it */
+				plan_task pt = {sim_time_from_s(post), stage, PLAN_STREAM_DP,
+						PLAN_TASK_DP, x->layer, mb, 0, 0};
+				if (plan_graph_add(b->g, &pt, &rs, 1) == UINT32_MAX)
+					return SIM_ENOMEM;
+			}
 			/* hybrid sharding: after the last micro-batch the shard's
 			 * gradients are all-reduced over its replicas */
 			if (k->layer_end && b->replica.size > 1 &&

@@ -98,6 +98,15 @@ const conf_key plan_framework_keys[] = {
         {"zero3_gathers", CONF_INT, SIM_UNIT_NONE, 1, 64, "1", NULL, FK(zero3_gathers),
          "ZeRO-3 parameter all-gathers per layer and pass (1: one unit per block as FSDP; "
          "DeepSpeed gathers each linear module apart)"},
+        {"recompute_early_stop", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+         FK(recompute_early_stop),
+         "recompute = full re-runs a layer's forward only up to its last saved tensor: the "
+         "last GEMM (the MLP's down projection) and what follows are not recomputed "
+         "(PyTorch's non-reentrant checkpoint from 2.1, early stop)"},
+        {"fsdp_casts", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(fsdp_casts),
+         "ZeRO-3: FSDP MixedPrecision's cast of each unit's fp32 shard before every "
+         "all-gather, the reduced shard's cast back to fp32, and its addition into the "
+         "saved shard on later micro-batches (plan_fsdp_gather_cast_bytes)"},
         {"fsdp_reduce_passes", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "none", fsdp_reduce_names,
          FK(fsdp_reduce),
          "ZeRO-3: passes over a unit's unsharded gradient before its reduce-scatter, each "
@@ -186,6 +195,11 @@ const conf_key plan_framework_keys[] = {
         {"flat_params", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(flat_params),
          "the optimizer steps one flat parameter per wrapped unit, its shard (FSDP1 with "
          "use_orig_params = False), not the model's tensors"},
+        {"optimizer_item_sync", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+         FK(optimizer_item_sync),
+         "the per-tensor step (optimizer_impl = single) reads each tensor's step count back "
+         "from the GPU (.item()) before its kernels: the host waits for the previous "
+         "tensor's, host and GPU take turns (Composer's DecoupledAdamW)"},
         {"optimizer_impl", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fused", optim_names,
          FK(optimizer_impl),
          "the optimizer step: fused (apex/TE/DeepSpeed FusedAdam: no temporaries), foreach "
@@ -608,6 +622,90 @@ double plan_fsdp_flat_grad_bytes(const plan_scenario *s)
 	if (!(plan_fsdp_reduce_bytes(s, &k) > 0))
 		return 0;
 	return 2.0 * hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+}
+
+/* PyTorch's non-reentrant checkpoint (torch.utils.checkpoint with
+ * use_reentrant = False, which checkpoint_wrapper's NO_REENTRANT calls:
+ * torch 2.6.0 distributed/algorithms/_checkpoint/checkpoint_wrapper.py:
+ * 12, 130-135) re-runs the block's forward in the backward under a
+ * saved-tensors hook that counts what it packs, and with early stop (on by
+ * default, _enable_checkpoint_early_stop = True, utils/checkpoint.py:735;
+ * passed to the frame at :1520-1525) raises _StopRecomputationError once
+ * it has packed as many tensors as the forward saved (:1084-1087), which
+ * ends the recomputation (:1121-1127). Autograd saves an operation's
+ * inputs when it records the node, before the kernel runs: the generated
+ * VariableType code saves the inputs in setup_derivative, then calls the
+ * kernel, then saves the outputs (torchgen/packaged/autograd/
+ * gen_variable_type.py:1286, 2148-2150, 2166-2168 in 2.6.0), so the
+ * forward's last tensor-saving operation stops the replay
+ * before its own kernel: in a transformer block that is the MLP's down
+ * projection (its input and weight saved for its gradients), and the
+ * residual add after it saves nothing. So the recomputation is the
+ * forward's items before its last GEMM. The rule needs the layer's last
+ * GEMM to be its last saving operation (a dropout after it would save its
+ * mask): fms-fsdp's LLaMA block runs none (p_dropout 0). Read in 2.6.0
+ * (Debian python3-torch 2.6.0+dfsg-7); torch 1.13.1's utils/checkpoint.py
+ * (Debian 1.13.1+dfsg-4) has no early stop and replays the whole forward,
+ * so a profile of 1.13 (llm-foundry's) keeps the key off. */
+int plan_recompute_items(const plan_scenario *s, const work_item *f, int n)
+{
+	if (!s->fw.recompute_early_stop)
+		return n;
+	for (int i = n - 1; i >= 0; i--)
+		if (f[i].kind == WORK_ITEM_KERNEL && f[i].kernel == WORK_KERNEL_GEMM)
+			return i;
+	return n;
+}
+
+/* FSDP1's MixedPrecision around the collectives, on a unit's shard of n/w
+ * elements (w the shard group), each a memory-bound kernel on a side stream
+ * ([framework] fsdp_casts). Before every all-gather, forward or backward,
+ * FSDP's pre-unshard stream casts the fp32 shard to param_dtype
+ * (_use_low_precision_shard: `_mp_shard.copy_(_local_shard)`, "copy_()
+ * implicitly casts to the low precision"; torch 2.6.0 _flat_param.py:
+ * 1305-1330, 1.13.1 flat_param.py:637-654, the pre_all_gather stream of
+ * fully_sharded_data_parallel.py:1557), and the all-gather's stream waits
+ * for it (2.6.0 _runtime_utils.py:289-292, unshard_stream.wait_stream(
+ * pre_unshard_stream)): read 4, write e = 2 bytes per shard element, under
+ * the mixed policy with param_master (the fp32 shard is the parameter) and a
+ * 16-bit training dtype; otherwise the shard is gathered as it is. After the
+ * reduce-scatter, on the post-backward stream, the reduced shard is cast
+ * back to the parameter's dtype when the reduce dtype differs
+ * (_cast_grad_to_param_dtype, 2.6.0 _runtime_utils.py:1020-1045, called at
+ * :897; 1.13.1 fully_sharded_data_parallel.py:3300, 3357-3381): read r,
+ * write 4 with r = 2 (fp32_grads false); and where it has a saved shard from
+ * an earlier micro-batch of the step (no no_sync), `_saved_grad_shard +=
+ * sharded_grad` (2.6.0 _runtime_utils.py:905-911; 1.13.1 :3307-3321): read
+ * 4 + 4, write 4. Neither follows the reduction's own kernels (pre- and
+ * post-division, plan_fsdp_reduce_bytes). FSDP2 casts and accumulates the
+ * same way in its own code (not checked: torchtitan keeps the key off). */
+double plan_fsdp_gather_cast_bytes(const plan_scenario *s)
+{
+	const plan_spec *p = &s->plan;
+	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
+	if (!s->fw.fsdp_casts || p->zero < 3 || s->inference || fp32 ||
+	    (double)p->dp * (p->cp > 1 ? p->cp : 1) <= 1)
+		return 0;
+	if (s->train.policy != PLAN_POLICY_MIXED || !s->fw.param_master)
+		return 0;
+	return 4.0 + hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+}
+
+double plan_fsdp_post_reduce_bytes(const plan_scenario *s, bool later)
+{
+	const plan_spec *p = &s->plan;
+	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
+	if (!s->fw.fsdp_casts || p->zero < 3 || s->inference ||
+	    (double)p->dp * (p->cp > 1 ? p->cp : 1) <= 1)
+		return 0;
+	/* the parameter's width: fp32 under mixed with param_master and amp,
+	 * the training dtype under pure */
+	bool wide = fp32 || s->train.policy == PLAN_POLICY_AMP ||
+	            (s->train.policy == PLAN_POLICY_MIXED && s->fw.param_master);
+	double pw = wide ? 4.0 : hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+	double r = p->fp32_grads || fp32 ? 4.0 : hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+	double cast = r < pw ? r + pw : 0;
+	return cast + (later ? 3.0 * pw : 0);
 }
 
 double plan_fsdp_reduce_bytes(const plan_scenario *s, int *kernels)

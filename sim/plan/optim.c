@@ -37,8 +37,29 @@
  *           decoupled_weight_decay.py:237-264 at v0.16.4). Its tensors are
  *           the optimizer's parameters: with flat_params (FSDP1's
  *           FlatParameters) one per wrapped unit, a layer, not the layer's
- *           weights (the per-tensor .item() of the step count, a host sync
- *           per tensor, is not charged).
+ *           weights. Its step count lives on the GPU (state['step'] =
+ *           torch.zeros((), device=p.device), :306-307; += 1 per tensor,
+ *           :322) and the loop reads it back per tensor (step =
+ *           state_steps[i].item(), :241): a device-to-host copy that waits
+ *           for every kernel queued before it ([framework]
+ *           optimizer_item_sync). torch's own single-tensor Adam keeps the
+ *           count on the CPU (torch.tensor(0.) unless capturable or fused,
+ *           torch/optim/adam.py:212-216, Debian python3-torch 1.13.1+dfsg-4):
+ *           no wait there (lightning-ddp.ini). With the wait, host and GPU
+ *           take turns: a tensor's n = 8 passes, each costing the host h =
+ *           launch + op_overhead and the GPU g (the tensor's update bytes at
+ *           the copy rate over n, the passes taken as equal), issued at h,
+ *           2h, ... nh, run first-in first-out, the last ending at
+ *             h + g + (n - 1) max(h, g)
+ *           (the GPU busy from h on when g >= h, else each kernel done
+ *           before the next is issued); then the next tensor's .item() costs
+ *           the host one more operation h and returns when the queue is
+ *           empty, so a tensor takes
+ *             T = max((n + 1) h, h + g + (n - 1) max(h, g)),
+ *           the step N T for its N tensors, after the N increments (N h on
+ *           the host) and the norm's and casts' kernels. Against the
+ *           overlapped max(N n h, N n g) this is about 2 N h more: for a
+ *           flat-parameter step (N a stage's layers) a few milliseconds.
  *   8-bit Adam (bitsandbytes) is one fused kernel whatever the impl:
  *   2p + g + 4s with s = 1 + 4/256; SGD without momentum reads p and g and
  *   writes p: 2p + g; with momentum it also reads and writes the buffer
@@ -316,5 +337,16 @@ double plan_optimizer_time(const plan_scenario *s, int stage, double local)
 	if (s->dtype == HW_FP8)
 		t += hw_mem_time(&s->gpu, 4.0 * all);
 	double tensors, host = plan_optimizer_host_time(s, stage, &tensors);
+	if (host > 0 && s->fw.optimizer_item_sync) {
+		/* host and GPU take turns, tensor by tensor (header) */
+		double n = plan_stage_layers(s, stage) * tensors, h = host / (n * SINGLE_TENSOR_PASSES);
+		double upd = hw_mem_time(&s->gpu, trained * c.step_bytes / c.stream) -
+		             hw_overhead(&s->gpu);
+		double g = n > 0 ? upd / (n * SINGLE_TENSOR_PASSES) : 0;
+		double chain = h + g + (SINGLE_TENSOR_PASSES - 1.0) * (h > g ? h : g);
+		double per = (SINGLE_TENSOR_PASSES + 1.0) * h > chain ? (SINGLE_TENSOR_PASSES + 1.0) * h
+		                                                       : chain;
+		return n * h + n * per + (t - upd);
+	}
 	return host > t ? host : t;
 }

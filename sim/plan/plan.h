@@ -249,6 +249,13 @@ typedef struct plan_framework {
 	int zero3_gathers;            /* ZeRO-3 all-gathers per layer and pass: 1 for
 				       * FSDP's per-block units, one per linear
 				       * module for DeepSpeed (plan_build) */
+	bool fsdp_casts;              /* FSDP MixedPrecision's shard casts and the
+				       * sharded accumulation, on its side
+				       * streams (plan_fsdp_gather_cast_bytes) */
+	bool recompute_early_stop;    /* full recomputation stops at the layer's
+				       * last saved tensor: its last GEMM and what
+				       * follows are not re-run (torch's
+				       * non-reentrant checkpoint, >= 2.1) */
 	int fsdp_reduce;              /* plan_fsdp_reduce: the passes over a unit's
 				       * unsharded gradient before its reduce-scatter */
 	/* Gradient buckets (plan_bucket_bytes, build_emit_grad_buckets): a bucket holds
@@ -298,6 +305,11 @@ typedef struct plan_framework {
 				       * wrapped unit (FSDP1, use_orig_params =
 				       * False), its shard, not the model's tensors */
 	int optimizer_impl;           /* plan_optim_impl */
+	bool optimizer_item_sync;     /* the per-tensor loop (optimizer_impl =
+				       * single) reads each tensor's step count
+				       * from the GPU (.item()): host and GPU
+				       * take turns (Composer's DecoupledAdamW;
+				       * optim.c) */
 	int foreach_temps;            /* state-sized lists alive together in a
 				       * foreach Adam(W) step: 2 in torch 1.13.1
 				       * (sqrt(v), then denom = _foreach_add out of
@@ -648,6 +660,10 @@ int plan_chunk_layers(const plan_scenario *s, int stage, int chunk, int *first_l
  * the backward under recompute = full (recompute_layers and
  * recompute_method; false under none and selective). */
 bool plan_layer_recomputed(const plan_spec *p, int n, int l);
+/* How many of a layer's n forward items `f` its full recomputation re-runs:
+ * all n, or with [framework] recompute_early_stop those before its last
+ * GEMM (derived at the definition, framework.c). */
+int plan_recompute_items(const plan_scenario *s, const work_item *f, int n);
 /* Whether full recomputation covers only some layers (recompute_layers > 0):
  * then a multi-token prediction module keeps its tensors, as Megatron-Core's
  * block method skips its recompute (multi_token_prediction.py:1630-1633 at
@@ -863,7 +879,8 @@ void plan_optimizer_cost(const plan_scenario *s, plan_optim_cost *c);
 /* A tensor-by-tensor step's host time on `stage` (optimizer_impl = single,
  * Adam): layers x *tensors per layer x the passes' launches x (launch +
  * op_overhead), which plan_optimizer_time takes when longer than the
- * kernels; 0 (and *tensors 0) for a multi-tensor step. */
+ * kernels (or, with optimizer_item_sync, adds to them tensor by tensor:
+ * optim.c); 0 (and *tensors 0) for a multi-tensor step. */
 double plan_optimizer_host_time(const plan_scenario *s, int stage, double *tensors);
 
 /* The gradient and weight bytes one rank of `stage` reduces or gathers over
@@ -1125,6 +1142,23 @@ double plan_fsdp_reduce_s(const plan_scenario *s, double params);
  * time for `params` parameters per rank (one kernel). */
 double plan_fsdp_flat_grad_bytes(const plan_scenario *s);
 double plan_fsdp_flat_grad_s(const plan_scenario *s, double params);
+
+/* [framework] fsdp_casts, under ZeRO-3 with more than one data-parallel rank
+ * in training (0 otherwise), HBM bytes per element of a unit's *shard*
+ * (derived at the definition, framework.c): before each all-gather, the
+ * cast of the fp32 shard to the 16-bit parameter dtype (mixed policy with
+ * param_master, a 16-bit dtype: 4 + 2), on FSDP's pre-unshard stream, which
+ * the all-gather waits for; after each reduce-scatter, on the post-backward
+ * stream, the reduced shard's cast back to the fp32 parameter where the
+ * reduce dtype is narrower (fp32_grads false: 2 + 4) and, for a micro-batch
+ * after the step's first (`later`), its addition into the saved shard
+ * (4 + 4 + 4). plan_build runs each as one memory-bound task on the DP
+ * stream; the _s forms give their time for `params` shard elements (one
+ * kernel each, 0 when none). */
+double plan_fsdp_gather_cast_bytes(const plan_scenario *s);
+double plan_fsdp_post_reduce_bytes(const plan_scenario *s, bool later);
+double plan_fsdp_gather_cast_s(const plan_scenario *s, double params);
+double plan_fsdp_post_reduce_s(const plan_scenario *s, double params, bool later);
 
 /* What one micro-batch costs a stage beyond its tokens (issue 23): the
  * stage's chains of one micro-batch as plan_build makes them (alpha-beta

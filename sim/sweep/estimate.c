@@ -169,7 +169,7 @@ static void layer_cost(const plan_scenario *s, const work_shard *sh, const plan_
 	sum_items(s, sh, g, it, n, x);
 	double fwd = x->comp_s + x->block_s + x->ep_s, fwd_g = x->gpu_s;
 	if (recomp && s->plan.recompute == WORK_RECOMPUTE_FULL)
-		sum_items(s, sh, g, it, n, x);
+		sum_items(s, sh, g, it, plan_recompute_items(s, it, n), x);
 	else if (recomp && s->plan.recompute == WORK_RECOMPUTE_SELECTIVE) {
 		work_item rc[WORK_MAX_ITEMS]; /* what plan_build re-runs */
 		int nr = work_recompute_items(&s->model, layer, it, n, sh->recompute_modules, rc);
@@ -266,10 +266,15 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		double lw = layers > 0 ? weight_bytes / layers : weight_bytes;
 		double lg = layers > 0 ? grad_bytes / layers : grad_bytes;
 		int ng = s->fw.zero3_gathers > 1 ? s->fw.zero3_gathers : 1;
-		double ag = ng * coll_time(s, NET_ALLGATHER, &g->shard, lw / ng);
-		double rs = coll_time(s, NET_REDUCESCATTER, &g->shard, lg);
 		double wb = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
-		rs += plan_fsdp_reduce_s(s, lw / wb);
+		double sh = lw / wb / (g->shard.size > 1 ? g->shard.size : 1); /* shard elements */
+		/* fsdp_casts: the shard's cast before each gather, and after each
+		 * reduce-scatter its cast back (accumulation on later micro-batches
+		 * left out of this pre-screen) */
+		double ag = ng * coll_time(s, NET_ALLGATHER, &g->shard, lw / ng) +
+		            plan_fsdp_gather_cast_s(s, sh);
+		double rs = coll_time(s, NET_REDUCESCATTER, &g->shard, lg);
+		rs += plan_fsdp_reduce_s(s, lw / wb) + plan_fsdp_post_reduce_s(s, sh, false);
 		return (double)m * layers * (fmax(0, ag - fwd_l) + fmax(0, ag + rs - bwd_l));
 	}
 	double reduce, gather = 0;

@@ -142,6 +142,43 @@ static void test_parts(void)
 }
 
 
+/* optimizer_item_sync (optim.c): Composer's DecoupledAdamW reads each
+ * tensor's step count back from the GPU, so host and GPU take turns. The
+ * 1B shape in pure bf16 (16 layers, 9 tensors each: q, k, v, o, gate, up,
+ * down, two norms; 144 tensors), h = launch + op_overhead = 4 + 30.6 =
+ * 34.6 us, the update 42 B x 1.4985e9 at the copy rate 4.224 TB/s = 14.900
+ * ms, so a pass g = 14.900 ms / (144 x 8) = 12.93 us < h:
+ *   a tensor max(9h, h + g + 7 max(h, g)) = max(311.4, 289.7) = 311.4 us,
+ *   the step 144 h (increments) + 144 x 311.4 us + one overhead (34.6 us)
+ *   = 1441 h = 49.859 ms, against the overlapped max(144 x 8 h = 39.859 ms,
+ *   14.935 ms): 289 h = 9.999 ms more.
+ * One flat parameter per layer (flat_params): 16 tensors, g = 14.900 ms /
+ * 128 = 116.4 us > h: a tensor h + 8 g = 965.9 us, the step 16 h + 16 x
+ * 965.9 us + 34.6 us = 16.042 ms against max(4.429, 14.935) ms: 32 h =
+ * 1.107 ms more (2 N h, N = 16: the GPU-bound chain hides nothing else). */
+static void test_item_sync(void)
+{
+	for (int flat = 0; flat < 2; flat++) {
+		plan_scenario *s = load("llama3.2-1b", "single", false);
+		s->fw.flat_params = flat;
+		double h = s->gpu.launch_s + s->gpu.framework_s;
+		CHECK_NEAR(h, 34.6e-6, 1e-9);
+		double base = step_ms(s);
+		s->fw.optimizer_item_sync = true;
+		double sync = step_ms(s);
+		if (!flat) {
+			CHECK_NEAR(base, 39.859, 0.0005);
+			CHECK_NEAR(sync, 1441 * h * 1e3, 1e-9);
+			CHECK_NEAR(sync - base, 289 * h * 1e3, 1e-9);
+		} else {
+			CHECK_NEAR(base, 14.935, 0.001);
+			CHECK_NEAR(sync, 16.042, 0.001);
+			CHECK_NEAR(sync - base, 32 * h * 1e3, 1e-9);
+		}
+		plan_scenario_free(s);
+	}
+}
+
 /* foreach AdamW's temporaries (memwalk.c; framework.c's foreach_temps and
  * its torch sources): sqrt(v) alone from torch 2.6 (1 list), sqrt(v) and the
  * out-of-place denominator in 1.13 (2). A list is the states' elements in
@@ -205,5 +242,6 @@ int main(void)
 	test_measured_steps();
 	test_parts();
 	test_foreach_temps();
+	test_item_sync();
 	return check_done();
 }

@@ -812,6 +812,138 @@ static void test_fsdp_reduce_passes(void)
 	sim_diag_free(d);
 }
 
+/* FSDP MixedPrecision's shard casts and sharded accumulation ([framework]
+ * fsdp_casts, plan_fsdp_gather_cast_bytes / plan_fsdp_post_reduce_bytes;
+ * torch 2.6.0 _flat_param.py:1316-1330, _runtime_utils.py:897-911,
+ * 1020-1045). bf16 training under the mixed policy with param_master (the
+ * fp32 shard is the parameter): before each all-gather read 4, write 2 = 6
+ * B per shard element; after each reduce-scatter with a bf16 reduce
+ * (fp32_grads false) the cast back read 2, write 4 = 6, plus on a later
+ * micro-batch the add into the saved fp32 shard read 4 + 4, write 4 = 12:
+ * 18; with an fp32 reduce (the default) no cast: 0 on the first
+ * micro-batch, 12 on later ones. Under pure (bf16 parameters) nothing is
+ * cast: 0 before the gather, 0 / 6 after (the add in bf16: 3 x 2). The
+ * quickstart under ZeRO-3 (tp 2, dp 8, 24 layers, m = 4): each micro-batch
+ * gathers every layer before its forward and again before its backward,
+ * 2 x 24 x 4 = 192 gathers, each after a cast task; after the 24 x 4
+ * reduce-scatters 96 post tasks with the bf16 reduce, 24 x 3 = 72 (later
+ * micro-batches only) with the fp32 one. Each is hw_mem_time(n x bytes), n
+ * = a layer's parameters per rank (tp 2) over the shard group (8). */
+static void test_fsdp_casts(void)
+{
+	const char *base[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=3",
+			      "framework.param_master=true"};
+	const char *c16[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=3",
+			     "framework.param_master=true", "framework.fsdp_casts=true",
+			     "parallel.fp32_grads=false"};
+	const char *c32[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=3",
+			     "framework.param_master=true", "framework.fsdp_casts=true"};
+	const char *pure[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=3",
+			      "framework.param_master=true", "framework.fsdp_casts=true",
+			      "parallel.fp32_grads=false", "train.policy=pure"};
+	const char *z1[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=1",
+			    "framework.param_master=true", "framework.fsdp_casts=true"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s[5] = {NULL};
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", base, 4, d, &s[0]), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", c16, 6, d, &s[1]), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", c32, 5, d, &s[2]), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", pure, 7, d, &s[3]), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", z1, 5, d, &s[4]), SIM_OK);
+	if (s[0] && s[1] && s[2] && s[3] && s[4]) {
+		CHECK_NEAR(plan_fsdp_gather_cast_bytes(s[0]), 0, 0);
+		CHECK_NEAR(plan_fsdp_post_reduce_bytes(s[0], true), 0, 0);
+		CHECK_NEAR(plan_fsdp_gather_cast_bytes(s[1]), 6, 1e-12);
+		CHECK_NEAR(plan_fsdp_post_reduce_bytes(s[1], false), 6, 1e-12);
+		CHECK_NEAR(plan_fsdp_post_reduce_bytes(s[1], true), 18, 1e-12);
+		CHECK_NEAR(plan_fsdp_gather_cast_bytes(s[2]), 6, 1e-12);
+		CHECK_NEAR(plan_fsdp_post_reduce_bytes(s[2], false), 0, 0);
+		CHECK_NEAR(plan_fsdp_post_reduce_bytes(s[2], true), 12, 1e-12);
+		CHECK_NEAR(plan_fsdp_gather_cast_bytes(s[3]), 0, 0);
+		CHECK_NEAR(plan_fsdp_post_reduce_bytes(s[3], false), 0, 0);
+		CHECK_NEAR(plan_fsdp_post_reduce_bytes(s[3], true), 6, 1e-12);
+		CHECK_NEAR(plan_fsdp_gather_cast_bytes(s[4]), 0, 0);
+		CHECK_NEAR(plan_fsdp_post_reduce_bytes(s[4], true), 0, 0);
+		double n = work_params_layer(&s[1]->model) / 2 / 8;
+		CHECK_NEAR(plan_fsdp_gather_cast_s(s[1], n), hw_mem_time(&s[1]->gpu, 6 * n), 1e-12);
+		CHECK_NEAR(plan_fsdp_post_reduce_s(s[1], n, true), hw_mem_time(&s[1]->gpu, 18 * n),
+			   1e-12);
+		CHECK_INT(plan_microbatches(&s[1]->plan), 4);
+		plan_graph *g[3] = {NULL};
+		for (int i = 0; i < 3; i++)
+			CHECK_INT(plan_build(s[i], &g[i]), SIM_OK);
+		if (g[0] && g[1] && g[2]) {
+			int dp0 = count_kind(g[0], 0, PLAN_TASK_DP), l = s[0]->model.layers;
+			CHECK_INT(count_kind(g[1], 0, PLAN_TASK_DP) - dp0, 2 * l * 4 + l * 4);
+			CHECK_INT(count_kind(g[2], 0, PLAN_TASK_DP) - dp0, 2 * l * 4 + l * 3);
+		}
+		for (int i = 0; i < 3; i++)
+			plan_graph_free(g[i]);
+		/* the same reduce dtype (fp32) with and without the casts: more
+		 * work on the DP stream, the same compute */
+		exec_result *r = malloc(2 * sizeof *r);
+		if (r && exec_run(s[0], &r[0]) == SIM_OK && exec_run(s[2], &r[1]) == SIM_OK) {
+			CHECK(r[1].step_s > r[0].step_s);
+			CHECK_NEAR(r[1].classes[0].time_s[EXEC_CAT_COMPUTE],
+				   r[0].classes[0].time_s[EXEC_CAT_COMPUTE], 1e-9);
+		}
+		free(r);
+	}
+	for (int i = 0; i < 5; i++)
+		plan_scenario_free(s[i]);
+	sim_diag_free(d);
+}
+
+/* recompute_early_stop (plan_recompute_items; torch's non-reentrant
+ * checkpoint stops at the forward's last saved tensor): full recomputation
+ * re-runs a layer's forward items before its last GEMM, the MLP's down
+ * projection fc2, so the recomputed FLOPs per layer and micro-batch drop by
+ * fc2's 2 T h f / t (T = micro_batch x seq_len tokens) and what follows it
+ * (the residual add, no FLOPs). The quickstart (tp 2, pp 2, dp 4; m = 128 /
+ * (4 x 4) = 8 micro-batches): each rank of a stage recomputes its stage's
+ * layers every micro-batch, so the graph's hardware FLOPs (all ranks) fall
+ * by ranks / pp x layers x m x the skipped items' FLOPs; without the key
+ * every forward item is recomputed. */
+static void test_recompute_early_stop(void)
+{
+	const char *full[] = {"parallel.recompute=full"};
+	const char *stop[] = {"parallel.recompute=full", "framework.recompute_early_stop=true"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *a = NULL, *b = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", full, 1, d, &a), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", stop, 2, d, &b), SIM_OK);
+	if (a && b) {
+		work_item it[WORK_MAX_ITEMS];
+		work_shard sh = plan_shard(b);
+		int n = work_layer_forward(&b->model, &sh, it);
+		int k = plan_recompute_items(b, it, n);
+		CHECK_INT(plan_recompute_items(a, it, n), n);
+		CHECK(k < n);
+		CHECK(it[k].kind == WORK_ITEM_KERNEL && it[k].kernel == WORK_KERNEL_GEMM);
+		CHECK(strstr(it[k].name, "fc2") != NULL);
+		for (int i = k + 1; i < n; i++) /* nothing after it is a GEMM */
+			CHECK(!(it[i].kind == WORK_ITEM_KERNEL && it[i].kernel == WORK_KERNEL_GEMM));
+		/* fc2: [T, f/t] x [f/t, h], 2 T h f / t FLOPs */
+		double T = (double)b->plan.micro_batch * b->model.seq_len;
+		CHECK_NEAR(it[k].flops, 2.0 * T * b->model.hidden * b->model.ffn / b->plan.tp, 1e-9);
+		plan_graph *ga = NULL, *gb = NULL;
+		CHECK_INT(plan_build(a, &ga), SIM_OK);
+		CHECK_INT(plan_build(b, &gb), SIM_OK);
+		if (ga && gb) {
+			double ranks = (double)b->plan.tp * b->plan.pp * b->plan.dp;
+			double layers = b->model.layers, m = plan_microbatches(&b->plan);
+			double skipped = 0;
+			for (int i = k; i < n; i++)
+				skipped += it[i].flops;
+			CHECK_NEAR(ga->hardware_flops - gb->hardware_flops,
+				   ranks / b->plan.pp * layers * m * skipped, 1e-9);
+		}
+		plan_graph_free(ga), plan_graph_free(gb);
+	}
+	plan_scenario_free(a), plan_scenario_free(b);
+	sim_diag_free(d);
+}
+
 /* Megatron's asynchronous input-gradient collective ([framework]
  * tp_dgrad_async, plan_tp_overlap): in a layer's backward the collective
  * after the QKV and FC1 dgrad GEMMs (tp_ar1/tp_ar2 without SP, tp_rs1/tp_rs2
@@ -980,6 +1112,8 @@ int main(void)
 	test_framework_default();
 	test_zero2_accumulation();
 	test_fsdp_reduce_passes();
+	test_fsdp_casts();
+	test_recompute_early_stop();
 	test_p2p_bytes();
 	test_p2p_bytes_deepspeed();
 	test_p2p_graph();
