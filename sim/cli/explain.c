@@ -457,22 +457,14 @@ static void per_layer_kind(FILE *o, const plan_scenario *s, int stage)
 	        sv.kind == WORK_SAVED_EAGER ? "eager" : "compiled", gib(per, a, sizeof a));
 }
 
-static int worst_stage(const exec_result *r)
-{
-	int k = 0;
-	for (int i = 1; i < r->nclasses; i++)
-		if (r->classes[i].mem_total_bytes > r->classes[k].mem_total_bytes)
-			k = i;
-	return k;
-}
-
 /* Section 3: the most loaded stage's peak, found by walking its schedule
  * (plan_memory_peak): the moment, every term alive then with its formula,
  * the counters against capacity and the verdict; where it does not fit or
  * is tight, the changes that cut most (plan_memory_cuts). */
 static void memory(FILE *o, const plan_scenario *s, const exec_result *r)
 {
-	int k = worst_stage(r);
+	int k = exec_mem_worst(r);
+	k = k > 0 ? k : 0;
 	plan_mem_peak p;
 	plan_memory_peak(s, k, &p);
 	char a[48], b[48], c[48];
