@@ -486,10 +486,17 @@ static void memory(FILE *o, const plan_scenario *s, const exec_result *r)
 	        gib(p.allocated, a, sizeof a));
 	fprintf(o, "  reserved     %s (+ the allocator's cache: max_memory_reserved)\n",
 	        gib(p.reserved, a, sizeof a));
-	fprintf(o, "  device       %s (+ runtime: what nvidia-smi shows) of %s: %s, %s free\n",
-	        gib(p.device, a, sizeof a), gib(p.capacity, b, sizeof b),
-	        p.verdict == PLAN_VERDICT_OOM ? "OUT OF MEMORY" : plan_verdict_name(p.verdict),
-	        gib(p.capacity - p.device, c, sizeof c));
+	fprintf(o, "  device       %s (+ runtime: what nvidia-smi shows) of %s: ",
+	        gib(p.device, a, sizeof a), gib(p.capacity, b, sizeof b));
+	/* out of memory is decided on allocated + runtime (plan_mem_verdict):
+	 * the allocator's cache in the device figure gives way first */
+	double need = p.allocated + p.bytes[PLAN_MEM_RUNTIME];
+	if (p.verdict == PLAN_VERDICT_OOM)
+		fprintf(o, "OUT OF MEMORY, allocated + runtime %s over the capacity by %s\n",
+		        gib(need, a, sizeof a), gib(need - p.capacity, c, sizeof c));
+	else
+		fprintf(o, "%s, %s free\n", plan_verdict_name(p.verdict),
+		        gib(p.capacity - p.device, c, sizeof c));
 	if (p.verdict == PLAN_VERDICT_FITS)
 		return;
 	plan_mem_cut cuts[4];
