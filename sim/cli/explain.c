@@ -457,22 +457,14 @@ static void per_layer_kind(FILE *o, const plan_scenario *s, int stage)
 	        sv.kind == WORK_SAVED_EAGER ? "eager" : "compiled", gib(per, a, sizeof a));
 }
 
-static int worst_stage(const exec_result *r)
-{
-	int k = 0;
-	for (int i = 1; i < r->nclasses; i++)
-		if (r->classes[i].mem_total_bytes > r->classes[k].mem_total_bytes)
-			k = i;
-	return k;
-}
-
 /* Section 3: the most loaded stage's peak, found by walking its schedule
  * (plan_memory_peak): the moment, every term alive then with its formula,
  * the counters against capacity and the verdict; where it does not fit or
  * is tight, the changes that cut most (plan_memory_cuts). */
 static void memory(FILE *o, const plan_scenario *s, const exec_result *r)
 {
-	int k = worst_stage(r);
+	int k = exec_mem_worst(r);
+	k = k > 0 ? k : 0;
 	plan_mem_peak p;
 	plan_memory_peak(s, k, &p);
 	char a[48], b[48], c[48];
@@ -494,10 +486,17 @@ static void memory(FILE *o, const plan_scenario *s, const exec_result *r)
 	        gib(p.allocated, a, sizeof a));
 	fprintf(o, "  reserved     %s (+ the allocator's cache: max_memory_reserved)\n",
 	        gib(p.reserved, a, sizeof a));
-	fprintf(o, "  device       %s (+ runtime: what nvidia-smi shows) of %s: %s, %s free\n",
-	        gib(p.device, a, sizeof a), gib(p.capacity, b, sizeof b),
-	        p.verdict == PLAN_VERDICT_OOM ? "OUT OF MEMORY" : plan_verdict_name(p.verdict),
-	        gib(p.capacity - p.device, c, sizeof c));
+	fprintf(o, "  device       %s (+ runtime: what nvidia-smi shows) of %s: ",
+	        gib(p.device, a, sizeof a), gib(p.capacity, b, sizeof b));
+	/* out of memory is decided on allocated + runtime (plan_mem_verdict):
+	 * the allocator's cache in the device figure gives way first */
+	double need = p.allocated + p.bytes[PLAN_MEM_RUNTIME];
+	if (p.verdict == PLAN_VERDICT_OOM)
+		fprintf(o, "OUT OF MEMORY, allocated + runtime %s over the capacity by %s\n",
+		        gib(need, a, sizeof a), gib(need - p.capacity, c, sizeof c));
+	else
+		fprintf(o, "%s, %s free\n", plan_verdict_name(p.verdict),
+		        gib(p.capacity - p.device, c, sizeof c));
 	if (p.verdict == PLAN_VERDICT_FITS)
 		return;
 	plan_mem_cut cuts[4];

@@ -10,10 +10,9 @@
  * slowest replica's graph once more with its views, so the breakdown, MFU
  * and links of the run are that replica's. What is reported beside: the
  * step with every node of the main type, the slowest replica, its stage
- * with the most compute time (with and without the other GPU), and the
- * memory verdict on the other GPU's capacity for the stages its ranks
- * hold (the bytes a rank keeps do not depend on the GPU; the capacity,
- * and so the verdict, does). */
+ * with the most compute time (with and without the other GPU); the memory
+ * verdict on the other GPU's capacity for the stages its ranks hold is
+ * plan_memory_fit's (plan/fit.c), which run.c puts beside. */
 #include "exec_int.h"
 
 #include <stdio.h>
@@ -39,30 +38,6 @@ static void slowest_stage(const exec_replicas *x, exec_mixed *m)
 			m->stage = k;
 			m->stage_s = s;
 			m->stage_base_s = sim_time_to_s(b);
-		}
-	}
-}
-
-/* The memory verdict on other_gpu: the worst stage its ranks hold. */
-static void other_memory(const plan_scenario *s, const exec_replicas *x, exec_mixed *m)
-{
-	plan_scenario o = *s;
-	o.gpu = s->other_gpu;
-	m->mem_capacity_bytes = o.gpu.hbm_bytes;
-	m->mem_stage = -1;
-	for (int k = 0; k < x->pp; k++) {
-		bool held = false;
-		for (int d = 0; d < x->dp && !held; d++)
-			held = x->kind[(size_t)d * x->pp + k] != EXEC_GPU_MAIN;
-		if (!held)
-			continue;
-		plan_mem_peak p;
-		plan_memory_totals(&o, k, &p);
-		if (m->mem_stage < 0 || p.verdict > m->mem_verdict ||
-		    (p.verdict == m->mem_verdict && p.device > m->mem_peak_bytes)) {
-			m->mem_stage = k;
-			m->mem_verdict = p.verdict;
-			m->mem_peak_bytes = p.device;
 		}
 	}
 }
@@ -93,7 +68,6 @@ int exec_mixed_open(const plan_scenario *s, const plan_graph *g, exec_mixed *m,
 	m->kinds = x->kinds;
 	m->base_s = x->base_s;
 	slowest_stage(x, m);
-	other_memory(s, x, m);
 	*out = x;
 	return SIM_OK;
 }

@@ -26,3 +26,19 @@ plan_verdict exec_class_verdict(const exec_class *c, double capacity)
 	return plan_mem_verdict(exec_class_allocated(c), c->mem_bytes[PLAN_MEM_RUNTIME],
 				c->mem_total_bytes, capacity);
 }
+
+int exec_mem_worst(const exec_result *r)
+{
+	int worst = -1;
+	for (int i = 0; i < r->nclasses; i++)
+		if (worst < 0 || r->classes[i].mem_total_bytes > r->classes[worst].mem_total_bytes)
+			worst = i;
+	return worst;
+}
+
+plan_verdict exec_mem_verdict(const exec_result *r)
+{
+	int worst = exec_mem_worst(r);
+	return worst >= 0 ? exec_class_verdict(&r->classes[worst], r->mem_capacity_bytes)
+	                  : PLAN_VERDICT_FITS;
+}

@@ -163,4 +163,11 @@ typedef struct exec_result {
 	double wall_s; /* not stored in the database digest: varies run to run */
 } exec_result;
 
+/* The class with the largest device total (the first of equals), -1 without
+ * classes: the most loaded class that the reports and explain show. */
+int exec_mem_worst(const exec_result *r);
+/* The run's memory verdict on the GPU: the most loaded class's (fits without
+ * classes). The sweep prunes on the same verdict of its pre-screen. */
+plan_verdict exec_mem_verdict(const exec_result *r);
+
 #endif

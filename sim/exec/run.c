@@ -22,12 +22,13 @@ static void identity(const plan_scenario *s, exec_result *r)
 	r->band_lo_s = r->band_hi_s = NAN; /* valid_refs_apply fills them */
 }
 
-static void memory(const plan_scenario *s, exec_result *r)
+/* Each class's peak by category, and the plan's verdict (plan_memory_fit,
+ * the one the sweep prunes on): its GPU, other_gpu's stages, the offloaded
+ * states per node against host DRAM and NVMe. */
+static void memory(const plan_scenario *s, exec_result *r, plan_mem_fit *f)
 {
 	r->mem_capacity_bytes = s->gpu.hbm_bytes;
 	r->mem_peak_bytes = 0;
-	r->host_bytes = r->nvme_bytes = 0;
-	r->oom = false;
 	for (int k = 0; k < r->nclasses; k++) {
 		exec_class *c = &r->classes[k];
 		plan_mem_peak p;
@@ -35,18 +36,24 @@ static void memory(const plan_scenario *s, exec_result *r)
 		memcpy(c->mem_bytes, p.bytes, sizeof c->mem_bytes);
 		c->mem_total_bytes = p.device;
 		c->oom = p.verdict == PLAN_VERDICT_OOM;
-		r->oom = r->oom || c->oom;
 		if (c->mem_total_bytes > r->mem_peak_bytes)
 			r->mem_peak_bytes = c->mem_total_bytes;
-		double host, nvme;
-		plan_offload_memory(s, k, &host, &nvme);
-		r->host_bytes = host > r->host_bytes ? host : r->host_bytes;
-		r->nvme_bytes = nvme > r->nvme_bytes ? nvme : r->nvme_bytes;
 	}
+	plan_memory_fit(s, f);
+	r->host_bytes = f->host;
+	r->nvme_bytes = f->nvme;
 	r->host_capacity_bytes = s->cluster.node.host_mem_bytes;
 	r->nvme_capacity_bytes = s->cluster.node.nvme_bytes;
-	r->oom = r->oom || r->host_bytes > r->host_capacity_bytes ||
-		 r->nvme_bytes > r->nvme_capacity_bytes;
+	r->oom = f->where != PLAN_OOM_NONE;
+}
+
+/* The memory verdict on other_gpu (plan_memory_fit's). */
+static void mixed_memory(const plan_mem_fit *f, exec_mixed *m)
+{
+	m->mem_capacity_bytes = f->other_capacity;
+	m->mem_stage = f->other_stage;
+	m->mem_verdict = f->other_verdict;
+	m->mem_peak_bytes = f->other_peak;
 }
 
 static void headline(const plan_scenario *s, const plan_graph *g, exec_result *r)
@@ -177,15 +184,16 @@ static int run_views(const plan_scenario *s, exec_result *r, const exec_views *v
 	}
 	if (rc == SIM_OK)
 		rc = exec_replay_views(rg, &s->cluster, r, v);
+	plan_mem_fit fit;
 	if (rc == SIM_OK) {
-		memory(s, r);
+		memory(s, r, &fit);
 		headline(s, g, r);
 		if (v && v->timeline)
 			memory_curve(s, r, v->timeline);
 	}
 	if (rc == SIM_OK && mx) {
 		r->mixed = mixed;
-		r->oom = r->oom || mixed.mem_verdict == PLAN_VERDICT_OOM;
+		mixed_memory(&fit, &r->mixed);
 	}
 	if (rc == SIM_OK && v && v->spread)
 		rc = exec_spread(rg, &s->cluster, r->step_s, v->spread, &r->spread);

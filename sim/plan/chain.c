@@ -25,117 +25,128 @@ static void chain_push(chain *c, seg x)
 	c->v[c->n++] = x;
 }
 
-/* Append a program of work items to chain c: kernels merge into the open compute
- * task of kind `kind`; each TP collective closes it and adds a TP task. With
- * tp_comm_overlap a GEMM overlapped with its collective is a compute task of
- * its own (plan_tp_overlap). */
+/* The seg of collective it[i] of a program of n items, on its group (CP's
+ * ring, EP, or TP): its time, lengthened by one GEMM chunk when
+ * tp_comm_overlap runs it beside a GEMM it is not hidden under (see
+ * plan_tp_overlap), its bytes on the scale-up links and its NIC share, the
+ * seconds that vary with the fabric (build_comm_net_s), an all-to-all's
+ * side (dispatch or combine) and, when builder.latency asks, its latency
+ * (its time at one byte). */
+static seg comm_seg(builder *b, const work_item *it, int n, int i, int16_t layer, int16_t unit)
+{
+	bool ring = it[i].comm == WORK_COMM_CP_RING;
+	bool ep = work_comm_on_ep(it[i].comm);
+	const net_group *grp = ring ? &b->cp : ep ? &b->ep : &b->tp;
+	net_coll coll = plan_comm_coll(it[i].comm);
+	net_cost cost;
+	if (build_comm_cost(b, coll, grp, it[i].comm_bytes, &cost) != SIM_OK)
+		cost = (net_cost){0};
+	double net_s = build_comm_net_s(b, coll, grp, it[i].comm_bytes, cost.time_s);
+	int ovl = plan_tp_overlap(b->s, it, n, i);
+	if (ovl != 0 && !plan_tp_beside(b->s, it, n, i)) {
+		const work_item *gm = &it[i + ovl];
+		double gs = plan_kernel_time(&b->s->gpu, b->sh.dtype, gm) - b->s->gpu.framework_s;
+		cost.time_s += gs / b->tp.size;
+	}
+	seg x = {.dur = sim_time_from_s(cost.time_s),
+		 .kind = ring ? PLAN_TASK_CP : ep ? PLAN_TASK_EP : PLAN_TASK_TP,
+		 .layer = layer,
+		 .scaleup = (float)cost.intra_bytes,
+		 .nic = build_nic_share(&b->s->cluster, cost.inter_bytes),
+		 .cp_step = it[i].cp_step,
+		 .ovl = ovl,
+		 .net_s = net_s,
+		 .net_nodes = grp->nodes,
+		 .unit = unit};
+	if (ep && it[i].comm == WORK_COMM_EP_ALLTOALL)
+		x.a2a = build_named(&it[i], "ep_combine") ? 2 : 1;
+	net_cost one;
+	if (b->latency && net_collective(&b->s->cluster, coll, grp, 1.0, &one) == SIM_OK)
+		x.lat = sim_time_from_s(one.time_s);
+	return x;
+}
+
+/* Kernel it[i] of a program of n items, merged into the chain's open compute
+ * task of kind `kind` (a new one when none is open, when the kernel is a
+ * GEMM beside an overlapped collective, which is a task of its own and
+ * closes it, or when it starts a ring-attention step). The host issues
+ * kernels asynchronously: each costs it the launch plus the framework's
+ * per-op overhead, while the GPU runs them back to back, so a run of kernels
+ * between two collectives takes max(GPU time, host time) (a CPU-bound run
+ * when kernels are tiny and the framework eager). hw's kernel times include
+ * launch and framework overhead as a serial cost; on the GPU side the
+ * launch stays (the gap between kernels), the framework part moves to the
+ * host. With no framework overhead this is the serial sum. The host time of
+ * collectives issued since the last compute task (chain.carry) is charged
+ * here. Returns false on out of memory. */
+static bool append_kernel(builder *b, chain *c, const work_item *it, int n, int i, uint8_t kind,
+			  int16_t layer, int16_t unit, bool *open)
+{
+	const hw_gpu *gpu = &b->s->gpu;
+	double k = plan_kernel_time(gpu, b->sh.dtype, &it[i]);
+	int nk = it[i].launches > 1 ? it[i].launches : 1; /* kernels it stands for */
+	sim_time g = sim_time_from_s(k - nk * gpu->framework_s);
+	sim_time gh = b->held > 0 ? sim_time_from_s(build_kernel_time_held(gpu, b->sh.dtype, &it[i],
+									   b->held, b->share) -
+						    nk * gpu->framework_s)
+				  : g;
+	sim_time h = sim_time_from_s(nk * (gpu->launch_s + gpu->framework_s));
+	/* a GEMM beside an overlapped collective: a task of its own */
+	bool alone = (i >= 1 && plan_tp_overlap(b->s, it, n, i - 1) == 1) ||
+		     (i + 1 < n && plan_tp_overlap(b->s, it, n, i + 1) == -1);
+	if (!*open || alone || c->n == 0 || it[i].cp_step > 0) {
+		chain_push(c, (seg){.kind = kind, .layer = layer, .cp_step = it[i].cp_step,
+				    .unit = unit});
+		*open = true;
+		if (c->oom)
+			return false;
+	}
+	seg *x = &c->v[c->n - 1];
+	if (x->kind == PLAN_TASK_CP) { /* the ring step is a new compute task */
+		chain_push(c, (seg){.kind = kind, .layer = layer, .unit = unit});
+		if (c->oom)
+			return false;
+		x = &c->v[c->n - 1];
+	}
+	/* saturating: a duration past the clock is reported by plan_graph_add,
+	 * not wrapped */
+	x->gpu = sim_time_add_sat(x->gpu, g);
+	x->held = sim_time_add_sat(x->held, gh);
+	x->launches += nk;
+	x->cpu = sim_time_add_sat(x->cpu, sim_time_add_sat(h, c->carry));
+	c->carry = 0;
+	x->dur = x->gpu > x->cpu ? x->gpu : x->cpu;
+	x->flops += it[i].flops;
+	if (alone) /* the kernels after the pair wait for the collective too */
+		*open = false;
+	return true;
+}
+
+/* Append a program of work items to chain c: kernels merge into the open
+ * compute task of kind `kind` (append_kernel); each TP or EP collective
+ * closes it and adds a task of its own (comm_seg), a CP ring transfer runs
+ * beside it. With tp_comm_overlap a GEMM overlapped with its collective is a
+ * compute task of its own (plan_tp_overlap). Under [framework] comm_host_op
+ * the host issues each collective too, one framework operation charged to
+ * the compute task after it (chain.carry). */
 static void append_items(builder *b, chain *c, const work_item *it, int n, uint8_t kind,
 			 int16_t layer)
 {
 	bool open = false;
 	int16_t unit = b->unit >= 0 ? b->unit : layer; /* seg.unit */
+	const hw_gpu *gpu = &b->s->gpu;
 	for (int i = 0; i < n; i++) {
-		if (it[i].kind == WORK_ITEM_COMM) {
-			bool ring = it[i].comm == WORK_COMM_CP_RING;
-			bool ep = work_comm_on_ep(it[i].comm);
-			const net_group *grp = ring ? &b->cp : ep ? &b->ep : &b->tp;
-			net_cost cost;
-			if (build_comm_cost(b, plan_comm_coll(it[i].comm), grp, it[i].comm_bytes,
-					    &cost) != SIM_OK)
-				cost = (net_cost){0};
-			uint8_t kind_c = ring ? PLAN_TASK_CP : ep ? PLAN_TASK_EP : PLAN_TASK_TP;
-			double net_s = build_comm_net_s(b, plan_comm_coll(it[i].comm), grp,
-							it[i].comm_bytes, cost.time_s);
-			int ovl = plan_tp_overlap(b->s, it, n, i);
-			if (ovl != 0 && !plan_tp_beside(b->s, it, n, i)) { /* lengthened by one GEMM chunk: see plan_tp_overlap */
-				const work_item *gm = &it[i + ovl];
-				double gs = plan_kernel_time(&b->s->gpu, b->sh.dtype, gm) -
-					    b->s->gpu.framework_s;
-				cost.time_s += gs / b->tp.size;
-			}
-			seg x = {sim_time_from_s(cost.time_s),
-				 0,
-				 0,
-				 kind_c,
-				 layer,
-				 (float)cost.intra_bytes,
-				 build_nic_share(&b->s->cluster, cost.inter_bytes),
-				 0,
-				 it[i].cp_step,
-				 ovl,
-				 0,
-				 0,
-				 net_s,
-				 grp->nodes,
-				 0,
-				 false,
-				 unit,
-				 0};
-			if (ep && it[i].comm == WORK_COMM_EP_ALLTOALL)
-				x.a2a = build_named(&it[i], "ep_combine") ? 2 : 1;
-			net_cost one;
-			if (b->latency && net_collective(&b->s->cluster, plan_comm_coll(it[i].comm), grp,
-							 1.0, &one) == SIM_OK)
-				x.lat = sim_time_from_s(one.time_s);
-			chain_push(c, x);
-			/* [framework] comm_host_op: the host issues the collective
-			 * too, one framework operation charged to the compute task
-			 * after it */
-			if (b->s->fw.comm_host_op)
-				c->carry = sim_time_add_sat(
-					c->carry, sim_time_from_s(b->s->gpu.launch_s + b->s->gpu.framework_s));
-			if (!ring) /* a TP collective blocks; a ring transfer overlaps */
-				open = false;
+		if (it[i].kind != WORK_ITEM_COMM) {
+			if (!append_kernel(b, c, it, n, i, kind, layer, unit, &open))
+				return;
 			continue;
 		}
-		/* The host issues kernels asynchronously: each costs it the launch
-		 * plus the framework's per-op overhead, while the GPU runs them back
-		 * to back, so a run of kernels between two collectives takes
-		 * max(GPU time, host time) (a CPU-bound run when kernels are tiny
-		 * and the framework eager). hw's kernel times include launch and
-		 * framework overhead as a serial cost; on the GPU side the launch
-		 * stays (the gap between kernels), the framework part moves to the
-		 * host. With no framework overhead this is the serial sum. */
-		const hw_gpu *gpu = &b->s->gpu;
-		double k = plan_kernel_time(gpu, b->sh.dtype, &it[i]);
-		int nk = it[i].launches > 1 ? it[i].launches : 1; /* kernels it stands for */
-		sim_time g = sim_time_from_s(k - nk * gpu->framework_s);
-		sim_time gh =
-			b->held > 0
-				? sim_time_from_s(build_kernel_time_held(gpu, b->sh.dtype, &it[i],
-									 b->held, b->share) -
-						  nk * gpu->framework_s)
-				: g;
-		sim_time h = sim_time_from_s(nk * (gpu->launch_s + gpu->framework_s));
-		/* a GEMM beside an overlapped collective: a task of its own */
-		bool alone = (i >= 1 && plan_tp_overlap(b->s, it, n, i - 1) == 1) ||
-			     (i + 1 < n && plan_tp_overlap(b->s, it, n, i + 1) == -1);
-		if (!open || alone || c->n == 0 || it[i].cp_step > 0) {
-			seg x = {0, 0, 0, kind, layer, 0, 0, 0, it[i].cp_step, 0, 0, 0, 0, 0, 0, false,
-				 unit, 0};
-			chain_push(c, x);
-			open = true;
-			if (c->oom)
-				return;
-		}
-		seg *x = &c->v[c->n - 1];
-		if (x->kind == PLAN_TASK_CP) { /* the ring step is a new compute task */
-			seg y = {0, 0, 0, kind, layer, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, unit, 0};
-			chain_push(c, y);
-			if (c->oom)
-				return;
-			x = &c->v[c->n - 1];
-		}
-		/* saturating: a duration past the clock is reported by
-		 * plan_graph_add, not wrapped */
-		x->gpu = sim_time_add_sat(x->gpu, g);
-		x->held = sim_time_add_sat(x->held, gh);
-		x->launches += nk;
-		x->cpu = sim_time_add_sat(x->cpu, sim_time_add_sat(h, c->carry));
-		c->carry = 0;
-		x->dur = x->gpu > x->cpu ? x->gpu : x->cpu;
-		x->flops += it[i].flops;
-		if (alone) /* the kernels after the pair wait for the collective too */
+		chain_push(c, comm_seg(b, it, n, i, layer, unit));
+		if (b->s->fw.comm_host_op)
+			c->carry = sim_time_add_sat(c->carry,
+						    sim_time_from_s(gpu->launch_s + gpu->framework_s));
+		if (it[i].comm != WORK_COMM_CP_RING) /* a TP collective blocks; a ring
+						      * transfer overlaps */
 			open = false;
 	}
 }

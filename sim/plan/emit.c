@@ -90,130 +90,182 @@ static int set_deep(builder *b, uint32_t id, const seg *x)
 	return plan_graph_set_deep(b->g, id, (double)x->dur / (double)h);
 }
 
-/* Emit the cursor's segs up to (not including) index `end`. SIM_OK or
- * SIM_ENOMEM. */
+/* A delay_wgrad_compute weight gradient (seg.aside): after the chain's last
+ * link, which it does not become (nothing waits for it); the compute tail. */
+static int emit_aside(builder *b, cursor *k, const seg *x, const plan_task *t)
+{
+	uint32_t id = plan_graph_add(b->g, t, &k->prev, 1);
+	if (id == UINT32_MAX || set_deep(b, id, x) != SIM_OK)
+		return SIM_ENOMEM;
+	if (k->first == UINT32_MAX)
+		k->first = id;
+	if (k->layer_end && x->layer >= 0)
+		k->layer_end[x->layer] = id;
+	b->g->hardware_flops += x->flops * b->g->rank_gpus;
+	k->tail = id;
+	return SIM_OK;
+}
+
+/* What seg i waits for: deps[0] the chain's last link (a ring transfer the
+ * one it forwards; a collective starting with the GEMM before it, the link
+ * before that GEMM), deps[1] ZeRO-3's gather of a layer the chain enters
+ * (issuing the next layer's as its prefetch) or the ring transfer a
+ * compute step needs, deps[2] tp_comm_overlap's pending collective, deps[3]
+ * overlap_param_gather's bucket (a layer's first forward of the step; the
+ * chain's first task, the embedding, waits for its first layer's), deps[4]
+ * the join a second pair displaced. Updates the cursor's layer, pending
+ * join and held join. */
+static void link_deps(builder *b, cursor *k, int i, uint32_t deps[5])
+{
+	const chain *c = k->c;
+	const seg *x = &c->v[i];
+	fsdp_state *f = k->f;
+	deps[0] = k->prev;
+	deps[1] = deps[2] = deps[3] = deps[4] = UINT32_MAX;
+	if (f->on && x->layer >= 0 && x->layer != k->cur) {
+		deps[1] = fsdp_gather(b, f, k->stage, x->layer, k->prev);
+		fsdp_gather(b, f, k->stage, x->layer + f->dir, k->prev); /* prefetch */
+		k->cur = x->layer;
+	}
+	if (k->pgather && x->ovl == 0) {
+		int l = x->layer;
+		for (int j = i; i == 0 && l < 0 && j < c->n; j++)
+			l = c->v[j].layer;
+		if (l >= 0 && l != k->pcur)
+			deps[3] = k->pgather[l], k->pcur = l;
+	}
+	bool xfer = x->kind == PLAN_TASK_CP;
+	if (xfer && x->cp_step > 1) /* the ring forwards the block it received */
+		deps[0] = k->ring[x->cp_step - 1];
+	else if (!xfer && x->cp_step > 0)
+		deps[1] = k->ring[x->cp_step];
+	if (x->ovl < 0) /* starts with the GEMM before it */
+		deps[0] = k->before;
+	if (!xfer && x->ovl == 0 && k->join != UINT32_MAX && k->join_skip-- == 0)
+		deps[2] = k->join, k->join = UINT32_MAX;
+	if (!xfer && x->ovl == 0 && k->held != UINT32_MAX) /* the GEMM of a pair that
+							    * followed a pair's GEMM */
+		deps[4] = k->held, k->held = UINT32_MAX;
+}
+
+/* A task beside the chain, not its next link: a CP ring transfer (the
+ * compute step and the next transfer wait for it) or a tp_comm_overlap
+ * collective beside its GEMM (the link after the GEMM waits for it). */
+static void note_side(cursor *k, const seg *x, uint32_t id)
+{
+	if (x->kind == PLAN_TASK_CP) {
+		k->ring[x->cp_step] = id;
+		return;
+	}
+	if (k->join != UINT32_MAX && x->ovl > 0) /* a pair right after a pair's GEMM
+						  * (nanotron's column backward:
+						  * re-gather beside dgrad,
+						  * reduce-scatter beside wgrad): its
+						  * GEMM waits for the first
+						  * collective */
+		k->held = k->join;
+	k->join = id;
+	k->join_skip = x->ovl > 0; /* the all-gather's GEMM is the next link */
+}
+
+/* The chain's next link `id`: the layer's last task so far, its FLOPs, and
+ * the cursor's last two links. */
+static void note_link(builder *b, cursor *k, const seg *x, uint32_t id)
+{
+	if (k->layer_end && x->layer >= 0)
+		k->layer_end[x->layer] = id;
+	b->g->hardware_flops += x->flops * b->g->rank_gpus;
+	k->before = k->prev;
+	k->prev = k->tail = id;
+}
+
+/* ZeRO-3 / FSDP after the last backward task `id` of a layer: the flat
+ * gradient's assembly on the compute stream (flat_s, the chain's new last
+ * link), the post-backward passes on the DP stream (pass_s), the
+ * reduce-scatter over the shard group, with hybrid sharding the shard's
+ * all-reduce over its replicas after the last micro-batch, and under
+ * offload_params the gradient shard's copy to the host. */
+static int fsdp_layer_grads(builder *b, cursor *k, const seg *x, uint32_t id)
+{
+	const fsdp_state *f = k->f;
+	int stage = k->stage;
+	if (f->flat_s > 0) {
+		plan_task cat = {sim_time_from_s(f->flat_s), stage, PLAN_STREAM_COMPUTE,
+				 x->kind == PLAN_TASK_WGRAD ? PLAN_TASK_WGRAD : PLAN_TASK_BWD,
+				 x->layer, k->mb, 0, 0};
+		id = plan_graph_add(b->g, &cat, &id, 1);
+		if (id == UINT32_MAX)
+			return SIM_ENOMEM;
+		if (k->layer_end)
+			k->layer_end[x->layer] = id;
+		k->prev = k->tail = id;
+	}
+	uint32_t before_rs = id;
+	if (f->pass_s > 0) {
+		plan_task pass = {sim_time_from_s(f->pass_s), stage, PLAN_STREAM_DP, PLAN_TASK_DP,
+				  x->layer, k->mb, 0, 0};
+		before_rs = plan_graph_add(b->g, &pass, &id, 1);
+		if (before_rs == UINT32_MAX)
+			return SIM_ENOMEM;
+	}
+	uint32_t rs = build_add_dp_on(b, &b->shard, stage, NET_REDUCESCATTER, f->grad_bytes,
+				      &before_rs, 1, x->layer);
+	if (rs == UINT32_MAX)
+		return SIM_ENOMEM;
+	double post = f->post_s[k->mb > 0];
+	if (post > 0) { /* FSDP's cast back and accumulation, after it */
+		plan_task pt = {sim_time_from_s(post), stage, PLAN_STREAM_DP, PLAN_TASK_DP,
+				x->layer, k->mb, 0, 0};
+		if (plan_graph_add(b->g, &pt, &rs, 1) == UINT32_MAX)
+			return SIM_ENOMEM;
+	}
+	/* hybrid sharding: after the last micro-batch the shard's gradients
+	 * are all-reduced over its replicas */
+	if (k->layer_end && b->replica.size > 1 &&
+	    build_add_dp_on(b, &b->replica, stage, NET_ALLREDUCE, f->grad_bytes / b->shard.size,
+			    &rs, 1, x->layer) == UINT32_MAX)
+		return SIM_ENOMEM;
+	if (b->s->plan.offload_params != PLAN_OFFLOAD_NONE &&
+	    build_add_copy(b, stage, f->grad_bytes / b->shard.size, false, &rs, 1, x->layer) ==
+		    UINT32_MAX)
+		return SIM_ENOMEM;
+	return SIM_OK;
+}
+
+/* Emit the cursor's segs up to (not including) index `end`: each seg a task
+ * on its stream with what it waits for (link_deps); a weight gradient aside,
+ * a ring transfer or an overlapped collective beside the chain, anything
+ * else its next link, and after a layer's last backward link ZeRO-3's
+ * gradient traffic. SIM_OK or SIM_ENOMEM. */
 int build_emit_to(builder *b, cursor *k, int end)
 {
 	const chain *c = k->c;
-	fsdp_state *f = k->f;
-	int stage = k->stage, mb = k->mb;
 	for (; k->i < end; k->i++) {
 		int i = k->i;
 		const seg *x = &c->v[i];
-		plan_task t = {x->dur, stage, seg_stream(x->kind), x->kind, x->layer, mb,
+		plan_task t = {x->dur, k->stage, seg_stream(x->kind), x->kind, x->layer, k->mb,
 			       x->scaleup, x->nic};
-		if (x->aside) { /* after the link before it; nothing waits for it */
-			uint32_t id = plan_graph_add(b->g, &t, &k->prev, 1);
-			if (id == UINT32_MAX || set_deep(b, id, x) != SIM_OK)
+		if (x->aside) {
+			if (emit_aside(b, k, x, &t) != SIM_OK)
 				return SIM_ENOMEM;
-			if (k->first == UINT32_MAX)
-				k->first = id;
-			if (k->layer_end && x->layer >= 0)
-				k->layer_end[x->layer] = id;
-			b->g->hardware_flops += x->flops * b->g->rank_gpus;
-			k->tail = id;
 			continue;
 		}
-		uint32_t deps[5] = {k->prev, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
-		if (f->on && x->layer >= 0 && x->layer != k->cur) {
-			deps[1] = fsdp_gather(b, f, stage, x->layer, k->prev);
-			fsdp_gather(b, f, stage, x->layer + f->dir, k->prev); /* prefetch */
-			k->cur = x->layer;
-		}
-		/* overlap_param_gather: a layer's first forward of the step waits
-		 * for its bucket's gather; the chain's first task (the embedding)
-		 * for that of the chain's first layer */
-		if (k->pgather && x->ovl == 0) {
-			int l = x->layer;
-			for (int j = i; i == 0 && l < 0 && j < c->n; j++)
-				l = c->v[j].layer;
-			if (l >= 0 && l != k->pcur)
-				deps[3] = k->pgather[l], k->pcur = l;
-		}
-		bool xfer = x->kind == PLAN_TASK_CP;
-		if (xfer && x->cp_step > 1) /* the ring forwards the block it received */
-			deps[0] = k->ring[x->cp_step - 1];
-		else if (!xfer && x->cp_step > 0)
-			deps[1] = k->ring[x->cp_step];
-		if (x->ovl < 0) /* starts with the GEMM before it */
-			deps[0] = k->before;
-		if (!xfer && x->ovl == 0 && k->join != UINT32_MAX && k->join_skip-- == 0)
-			deps[2] = k->join, k->join = UINT32_MAX;
-		if (!xfer && x->ovl == 0 && k->held != UINT32_MAX) /* the GEMM of a pair that
-								    * followed a pair's GEMM */
-			deps[4] = k->held, k->held = UINT32_MAX;
+		uint32_t deps[5];
+		link_deps(b, k, i, deps);
 		uint32_t id = build_add_net(b->g, &t, deps, 5, x->net_s, x->net_nodes);
 		if (id == UINT32_MAX || set_deep(b, id, x) != SIM_OK)
 			return SIM_ENOMEM;
 		if (k->first == UINT32_MAX)
 			k->first = id;
-		if (xfer) { /* runs beside the compute stream: not the chain's next link */
-			k->ring[x->cp_step] = id;
+		if (x->kind == PLAN_TASK_CP || x->ovl != 0) {
+			note_side(k, x, id);
 			continue;
 		}
-		if (x->ovl != 0) { /* beside the GEMM: the link after the GEMM waits */
-			if (k->join != UINT32_MAX && x->ovl > 0) /* a pair right after a pair's
-								  * GEMM (nanotron's column
-								  * backward: re-gather beside
-								  * dgrad, reduce-scatter beside
-								  * wgrad): its GEMM waits for
-								  * the first collective */
-				k->held = k->join;
-			k->join = id;
-			k->join_skip = x->ovl > 0; /* the all-gather's GEMM is the next link */
-			continue;
-		}
-		if (k->layer_end && x->layer >= 0)
-			k->layer_end[x->layer] = id;
-		b->g->hardware_flops += x->flops * b->g->rank_gpus;
-		k->before = k->prev;
-		k->prev = k->tail = id;
+		note_link(b, k, x, id);
 		bool layer_done = i + 1 == c->n || c->v[i + 1].layer != x->layer;
-		if (f->on && f->dir < 0 && x->layer >= 0 && layer_done) {
-			if (f->flat_s > 0) { /* the flat gradient, on the compute stream */
-				plan_task cat = {sim_time_from_s(f->flat_s), stage,
-						 PLAN_STREAM_COMPUTE,
-						 x->kind == PLAN_TASK_WGRAD ? PLAN_TASK_WGRAD
-									    : PLAN_TASK_BWD,
-						 x->layer, mb, 0, 0};
-				id = plan_graph_add(b->g, &cat, &id, 1);
-				if (id == UINT32_MAX)
-					return SIM_ENOMEM;
-				if (k->layer_end)
-					k->layer_end[x->layer] = id;
-				k->prev = k->tail = id;
-			}
-			uint32_t before_rs = id;
-			if (f->pass_s > 0) { /* on the post-backward stream, before it */
-				plan_task pass = {sim_time_from_s(f->pass_s), stage,
-						  PLAN_STREAM_DP, PLAN_TASK_DP, x->layer, mb, 0, 0};
-				before_rs = plan_graph_add(b->g, &pass, &id, 1);
-				if (before_rs == UINT32_MAX)
-					return SIM_ENOMEM;
-			}
-			uint32_t rs = build_add_dp_on(b, &b->shard, stage, NET_REDUCESCATTER,
-						      f->grad_bytes, &before_rs, 1, x->layer);
-			if (rs == UINT32_MAX)
-				return SIM_ENOMEM;
-			double post = f->post_s[mb > 0];
-			if (post > 0) { /* FSDP's cast back and accumulation, after it */
-				plan_task pt = {sim_time_from_s(post), stage, PLAN_STREAM_DP,
-						PLAN_TASK_DP, x->layer, mb, 0, 0};
-				if (plan_graph_add(b->g, &pt, &rs, 1) == UINT32_MAX)
-					return SIM_ENOMEM;
-			}
-			/* hybrid sharding: after the last micro-batch the shard's
-			 * gradients are all-reduced over its replicas */
-			if (k->layer_end && b->replica.size > 1 &&
-			    build_add_dp_on(b, &b->replica, stage, NET_ALLREDUCE,
-					    f->grad_bytes / b->shard.size, &rs, 1,
-					    x->layer) == UINT32_MAX)
-				return SIM_ENOMEM;
-			if (b->s->plan.offload_params != PLAN_OFFLOAD_NONE &&
-			    build_add_copy(b, stage, f->grad_bytes / b->shard.size, false, &rs, 1,
-					   x->layer) == UINT32_MAX)
-				return SIM_ENOMEM;
-		}
+		if (k->f->on && k->f->dir < 0 && x->layer >= 0 && layer_done &&
+		    fsdp_layer_grads(b, k, x, id) != SIM_OK)
+			return SIM_ENOMEM;
 	}
 	return SIM_OK;
 }

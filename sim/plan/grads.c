@@ -109,6 +109,61 @@ static int first_trained(const plan_scenario *s, int stage)
 	return l;
 }
 
+/* The gradient buckets of a stage in backward order (last layer first), as
+ * the DP reduction closes them: on the last stage the output layer's
+ * gradients (and the MTP modules' experts) open the first; each trained
+ * layer adds its dense and expert gradients, the lowest trained layer the
+ * embedding's on stage 0 (frozen layers below it have none); a bucket
+ * closes when the two together reach `size`, and at the lowest trained
+ * layer. The walk's bytes are gbytes per trained parameter. */
+typedef struct bucket_walk {
+	const plan_scenario *s;
+	int stage, l, lo;       /* the next layer down, the lowest trained one */
+	double gbytes, size;
+	double embed;           /* stage 0's embedding gradient, or 0 */
+	double dense, experts;  /* the open bucket's bytes */
+} bucket_walk;
+
+static void bucket_walk_init(bucket_walk *w, const plan_scenario *s, int stage, double gbytes,
+			     double size)
+{
+	bool out = stage == s->plan.pp - 1 && output_trained(s);
+	*w = (bucket_walk){.s = s,
+			   .stage = stage,
+			   .l = plan_stage_layers(s, stage) - 1,
+			   .lo = first_trained(s, stage),
+			   .gbytes = gbytes,
+			   .size = size,
+			   .embed = stage == 0 && embedding_trained(s)
+					    ? plan_rank_embedding(s) * gbytes
+					    : 0,
+			   .dense = out ? plan_rank_output(s) * gbytes : 0,
+			   .experts = out ? mtp_experts(s) * gbytes : 0};
+}
+
+/* The next bucket: its lowest stage-local layer and its dense and expert
+ * bytes; false after the last (the walk's dense bytes then hold what a
+ * stage without layers keeps: its output layer's). */
+static bool bucket_next(bucket_walk *w, int *l, double *dense, double *experts)
+{
+	for (; w->l >= w->lo; w->l--) {
+		double d, x; /* the layer's trained dense and expert parameters */
+		layer_trained(w->s, plan_global_layer(w->s, w->stage, w->l), &d, &x);
+		w->dense += d * w->gbytes;
+		w->experts += x * w->gbytes;
+		if (w->l == w->lo)
+			w->dense += w->embed;
+		if (w->dense + w->experts < w->size && w->l > w->lo)
+			continue;
+		*l = w->l--;
+		*dense = w->dense;
+		*experts = w->experts;
+		w->dense = w->experts = 0;
+		return true;
+	}
+	return false;
+}
+
 /* One bucket: the dense bytes reduced in the shard group (the whole dp x cp
  * group unless hybrid sharding), then all-reduced over the shard's replicas
  * when there are some; the expert bytes over the expert-DP group. Appends the
@@ -166,33 +221,19 @@ int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 	bool one = plan_one_bucket(s, stage);
 	double bucket = one ? 1e300 : plan_bucket_bytes(s);
 	bool overlap = p->overlap_grad_reduce && !one;
-	double acc = 0, acc_e = 0; /* dense (over dp x cp) and expert (over edp) bytes */
-	if (stage == p->pp - 1 && output_trained(s)) {
-		acc += plan_rank_output(s) * gbytes;
-		acc_e += mtp_experts(s) * gbytes;
-	}
-	double embed = stage == 0 && embedding_trained(s)
-			       ? plan_rank_embedding(s) * gbytes
-			       : 0;
-	int lo = first_trained(s, stage); /* frozen layers below it: no gradients */
-	for (int l = layers - 1; l >= lo; l--) {
-		double d, x; /* the layer's trained dense and expert parameters */
-		layer_trained(s, plan_global_layer(s, stage, l), &d, &x);
-		acc += d * gbytes;
-		acc_e += x * gbytes;
-		if (l == lo)
-			acc += embed;
-		if (acc + acc_e < bucket && l > lo)
-			continue;
+	bucket_walk w;
+	bucket_walk_init(&w, s, stage, gbytes, bucket);
+	int l;
+	double acc, acc_e; /* dense (over dp x cp) and expert (over edp) bytes */
+	while (bucket_next(&w, &l, &acc, &acc_e)) {
 		uint32_t dep = overlap ? layer_end[l] : last_bwd;
 		if (!flush_bucket(b, stage, coll, acc * wire, acc_e * wire, dep, (int16_t)l, out,
 				  shard_bytes, &n))
 			return -1;
-		acc = acc_e = 0;
 	}
 	/* a stage holding only the embedding or the output layer */
-	if (layers == 0 && !flush_bucket(b, stage, coll, (acc + embed) * wire, 0, last_bwd, -1, out,
-					 shard_bytes, &n))
+	if (layers == 0 && !flush_bucket(b, stage, coll, (w.dense + w.embed) * wire, 0, last_bwd,
+					 -1, out, shard_bytes, &n))
 		return -1;
 	return n;
 }
@@ -226,25 +267,18 @@ int build_emit_param_gather(builder *b, int stage, uint32_t *pg)
 									    * bucket's first layer */
 	if (!lo)
 		return SIM_ENOMEM;
-	/* bucket boundaries exactly as build_emit_grad_buckets closes them */
+	/* bucket boundaries as build_emit_grad_buckets closes them (at the
+	 * framework's bucket size: not its one-bucket rule) */
 	bool out = stage == p->pp - 1 && output_trained(s);
-	double acc = out ? plan_rank_output(s) * gbytes : 0;
-	double acc_e = out ? mtp_experts(s) * gbytes : 0;
-	int hi = layers - 1, lt = first_trained(s, stage);
 	bool emb = stage == 0 && embedding_trained(s);
-	for (int l = layers - 1; l >= lt; l--) {
-		double d, x;
-		layer_trained(s, plan_global_layer(s, stage, l), &d, &x);
-		acc += d * gbytes;
-		acc_e += x * gbytes;
-		if (l == lt && emb)
-			acc += plan_rank_embedding(s) * gbytes;
-		if (acc + acc_e < plan_bucket_bytes(s) && l > lt)
-			continue;
-		for (int k = l; k <= hi; k++)
-			lo[k] = l;
-		hi = l - 1;
-		acc = acc_e = 0;
+	int hi = layers - 1, lt = first_trained(s, stage), first;
+	double acc, acc_e;
+	bucket_walk w;
+	bucket_walk_init(&w, s, stage, gbytes, plan_bucket_bytes(s));
+	while (bucket_next(&w, &first, &acc, &acc_e)) {
+		for (int k = first; k <= hi; k++)
+			lo[k] = first;
+		hi = first - 1;
 	}
 	for (int k = 0; k < lt; k++) /* the frozen prefix: one bucket with nothing to gather */
 		lo[k] = 0;

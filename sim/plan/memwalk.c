@@ -904,9 +904,14 @@ static void moment(const mw *w, const cand *x, char *buf, size_t len)
 		         x->mb, x->inflight, x->inflight == 1 ? "" : "s");
 		break;
 	case PH_BWD:
+		/* every layer's backward holds its activation gradients (bwd_grads);
+		 * a recomputed layer's also the saved tensors its forward re-made */
 		snprintf(buf, len, "backward of micro-batch %d (chunk %d)%s, %d chunk-step%s held",
-		         x->mb, x->chunk, x->work > 0 ? " recomputing a layer" : "", x->inflight,
-		         x->inflight == 1 ? "" : "s");
+		         x->mb, x->chunk,
+		         x->work > w->bwd_grads ? " recomputing a layer"
+		         : x->work > 0          ? " through a layer"
+		                                : "",
+		         x->inflight, x->inflight == 1 ? "" : "s");
 		break;
 	default:
 		snprintf(buf, len, "the optimizer step");

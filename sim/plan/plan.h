@@ -749,6 +749,37 @@ void plan_memory_totals(const plan_scenario *s, int stage, plan_mem_peak *out);
 /* Its categories only (what reports and stores use). */
 void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]);
 
+/* Whether the plan fits (fit.c): the verdict `podsim run` reports and
+ * `podsim sweep` prunes on. The scenario's GPU: the stage with the largest
+ * device total (the first of equals) and its verdict; other_gpu ([cluster]
+ * other_nodes): of the stages with a rank on its nodes, the worst verdict
+ * (then the largest device total); the offloaded states per node (the most
+ * loaded stage's, plan_offload_memory) against host DRAM and NVMe. `where`
+ * names the first of these that is out of memory. */
+typedef enum {
+	PLAN_OOM_NONE = 0,
+	PLAN_OOM_GPU,
+	PLAN_OOM_OTHER_GPU,
+	PLAN_OOM_HOST,
+	PLAN_OOM_NVME
+} plan_oom;
+typedef struct plan_mem_fit {
+	int stage;            /* the scenario's GPU: the most loaded stage */
+	double peak;          /* its device bytes */
+	plan_verdict verdict; /* and verdict */
+	int other_stage;      /* other_gpu: the worst stage its nodes hold, -1 none */
+	double other_peak, other_capacity;
+	plan_verdict other_verdict;
+	double host, nvme;    /* offloaded bytes per node */
+	plan_oom where;
+} plan_mem_fit;
+void plan_memory_fit(const plan_scenario *s, plan_mem_fit *out);
+/* "fits", or why the plan does not fit ("does not fit in GPU memory
+ * (allocated + runtime > HBM)", ...): the sweep's pruning reasons. */
+const char *plan_oom_text(plan_oom w);
+/* Whether a rank of `stage` sits on a node of [cluster] other_gpu. */
+bool plan_stage_on_other(const plan_scenario *s, int stage);
+
 /* Allocated bytes over the step on `stage`: for each schedule op in order
  * its start, the peak within it and its end, then the optimizer step as one
  * more op (start, peak, end). Writes at most max entries per array; returns

@@ -70,14 +70,7 @@ static void memory(sim_buf *b, const exec_result *r)
 	num(b, "capacity_bytes", r->mem_capacity_bytes, true);
 	num(b, "peak_bytes", r->mem_peak_bytes, true);
 	boolean(b, "oom", r->oom, true);
-	int worst = -1;
-	for (int i = 0; i < r->nclasses; i++)
-		if (worst < 0 || r->classes[i].mem_total_bytes > r->classes[worst].mem_total_bytes)
-			worst = i;
-	str(b, "verdict",
-	    plan_verdict_name(worst >= 0 ? exec_class_verdict(&r->classes[worst], r->mem_capacity_bytes)
-					 : PLAN_VERDICT_FITS),
-	    true);
+	str(b, "verdict", plan_verdict_name(exec_mem_verdict(r)), true);
 	num(b, "headroom_bytes", r->mem_capacity_bytes - r->mem_peak_bytes, true);
 	num(b, "host_bytes_per_node", r->host_bytes, true);
 	num(b, "host_capacity_bytes", r->host_capacity_bytes, true);

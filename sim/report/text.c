@@ -237,16 +237,6 @@ static void breakdown(FILE *out, const exec_result *r)
 	}
 }
 
-/* The class with the largest memory total (the first of equals), or -1. */
-static int worst_class(const exec_result *r)
-{
-	int worst = -1;
-	for (int i = 0; i < r->nclasses; i++)
-		if (worst < 0 || r->classes[i].mem_total_bytes > r->classes[worst].mem_total_bytes)
-			worst = i;
-	return worst;
-}
-
 static void memory_classes(FILE *out, const exec_result *r)
 {
 	int w = name_width(r, 5);
@@ -282,7 +272,7 @@ static void offloaded(FILE *out, const char *tier, double used, double cap)
 static void memory(FILE *out, const exec_result *r)
 {
 	char a[32], b[32];
-	int worst = worst_class(r);
+	int worst = exec_mem_worst(r);
 	if (worst >= 0) {
 		const exec_class *c = &r->classes[worst];
 		fprintf(out, "\nmemory per GPU (%s, the most loaded class)\n", c->name);
@@ -301,8 +291,7 @@ static void memory(FILE *out, const exec_result *r)
 	}
 	fmt_bytes(r->mem_peak_bytes, a, sizeof a);
 	fmt_bytes(r->mem_capacity_bytes, b, sizeof b);
-	plan_verdict v = worst >= 0 ? exec_class_verdict(&r->classes[worst], r->mem_capacity_bytes)
-				    : PLAN_VERDICT_FITS;
+	plan_verdict v = exec_mem_verdict(r);
 	char c[32];
 	fmt_bytes(r->mem_capacity_bytes - r->mem_peak_bytes, c, sizeof c);
 	if (v == PLAN_VERDICT_OOM)

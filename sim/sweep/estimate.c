@@ -484,12 +484,6 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 			e->tp_s = m * (t - x.comp_s);
 			last_bwd = x.bwd_s;
 		}
-		plan_mem_peak mp;
-		plan_memory_totals(s, st, &mp);
-		if (mp.device > e->mem_peak_bytes) {
-			e->mem_peak_bytes = mp.device;
-			e->mem_verdict = mp.verdict;
-		}
 		double g, w;
 		plan_dp_bytes(s, st, &g, &w);
 		double local = plan_local_params(s, st);
@@ -498,6 +492,11 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 		if (local > optim)
 			optim = local, ost = st;
 	}
+	plan_mem_fit fit;
+	plan_memory_fit(s, &fit);
+	e->mem_peak_bytes = fit.peak;
+	e->mem_verdict = fit.verdict;
+	e->mem_oom = fit.where;
 	double vpp = p->vpp > 0 ? p->vpp : 1, fill = S - T;
 	if (p->schedule == PLAN_SCHED_ZB_H1)
 		fill = fmax(0, fill - 2 * (W_S - W_T));

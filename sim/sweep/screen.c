@@ -1,6 +1,7 @@
 /* screen.c - the first stage of a sweep: every plan of the product is
  * applied to the base scenario, checked (plan_check), fitted in memory
- * (plan_memory) and timed in closed form (estimate.c); pruned plans are
+ * (plan_memory_fit, the verdict `podsim run` reports) and timed in closed
+ * form (estimate.c); pruned plans are
  * counted by reason. Deterministic: plans are visited in index order. */
 #include "sweep_int.h"
 
@@ -27,7 +28,6 @@ typedef struct screen_ctx {
 	char (*why)[SWEEP_REASON_MAX];
 } screen_ctx;
 
-#define REASON_NO_FIT "does not fit in GPU memory (allocated + runtime > HBM)"
 #define REASON_DP     "tp*pp*cp does not divide the GPU count (dp derived)"
 
 /* Count a pruned plan under `text` with its numbers replaced by '#', so that
@@ -124,12 +124,15 @@ static int derived_dp(const screen_ctx *c, const size_t *idx, int gpus)
 	return denom > 0 && gpus % denom == 0 ? (int)(gpus / denom) : 0;
 }
 
-/* Memory and estimate of a checked scenario; false when it does not fit. */
-static bool fits_and_time(const plan_scenario *s, sweep_plan *p)
+/* The estimate of a checked scenario; pruned, with the reason counted, when
+ * it does not fit (plan_memory_fit: the verdict `podsim run` reports). */
+static void estimate(screen_ctx *c, const plan_scenario *s, sweep_plan *p)
 {
 	sweep_estimate_plan(s, &p->est);
-	(void)s;
-	return p->est.mem_verdict != PLAN_VERDICT_OOM;
+	if (p->est.mem_oom != PLAN_OOM_NONE) {
+		p->status = SWEEP_NO_FIT;
+		p->reason = count_reason(c->out, plan_oom_text(p->est.mem_oom), NULL);
+	}
 }
 
 static int grow_vlayers(screen_ctx *c, size_t need)
@@ -188,10 +191,7 @@ static int screen_fast(screen_ctx *c, const size_t *idx, sweep_plan *p)
 		p->reason = count_reason(c->out, first_error(c->diag), NULL);
 		return SIM_OK;
 	}
-	if (!fits_and_time(&s, p)) {
-		p->status = SWEEP_NO_FIT;
-		p->reason = count_reason(c->out, REASON_NO_FIT, NULL);
-	}
+	estimate(c, &s, p);
 	return SIM_OK;
 }
 
@@ -236,10 +236,7 @@ static int screen_reload(screen_ctx *c, sweep_plan *p)
 		return SIM_OK;
 	}
 	p->dp = s->plan.dp;
-	if (!fits_and_time(s, p)) {
-		p->status = SWEEP_NO_FIT;
-		p->reason = count_reason(c->out, REASON_NO_FIT, NULL);
-	}
+	estimate(c, s, p);
 	plan_scenario_free(s);
 	return SIM_OK;
 }

@@ -15,8 +15,9 @@
  * Stages (sweep_screen): every plan is checked by plan_check (invalid plans
  * pruned, counted by the checker's message with numbers replaced by '#', the
  * first plan's message kept as the example),
- * then by plan_memory (plans that do not fit the GPU's HBM pruned before any
- * simulation), then timed by the closed-form model of estimate.c, which also
+ * then by plan_memory_fit (plans that `podsim run` would call out of memory,
+ * on the GPU, on [cluster] other_gpu's nodes, or in host DRAM or NVMe for
+ * offloaded states, pruned before any simulation), then timed by the closed-form model of estimate.c, which also
  * gives each plan an admissible lower bound on its simulated step. The CLI
  * then simulates the best K with the discrete-event engine and, unless --top
  * was given, every other plan whose bound is under the best of them
@@ -113,8 +114,12 @@ typedef struct sweep_estimate {
 	 * the GPU time of the kernels on the busiest path, nothing exposed; the
 	 * exact search (sweep_exact_*) stops when no plan left can beat the best */
 	double bound_s;
-	double mem_peak_bytes; /* worst stage's device total (plan_memory_peak) */
-	plan_verdict mem_verdict; /* its verdict: the sweep prunes out of memory */
+	/* plan_memory_fit: the worst stage's device total on the GPU, its
+	 * verdict, and where the plan does not fit (the GPU, other_gpu, host
+	 * DRAM or NVMe: the sweep prunes it) */
+	double mem_peak_bytes;
+	plan_verdict mem_verdict;
+	plan_oom mem_oom;
 } sweep_estimate;
 
 /* The pre-screen of a checked scenario (plan_check passed, vlayers set). */

@@ -55,6 +55,14 @@ done
 	--set parallel.global_batch=256 --set parallel.tp=1 --set parallel.dp=8 >"$tmp/oom.txt" ||
 	{ echo "explain of an out-of-memory plan failed"; fail=1; }
 grep -q "OUT OF MEMORY" "$tmp/oom.txt" || { echo "oom: no verdict"; fail=1; }
+# the verdict's own basis beside the device view: allocated + runtime, and by
+# how much it passes the capacity (their difference)
+awk '/^  device .*OUT OF MEMORY, allocated \+ runtime/ {
+	cap = $(NF - 15); need = $(NF - 7); over = $(NF - 1)
+	if ($(NF - 14) != "GiB:" || $(NF - 6) != "GiB" || $NF != "GiB") exit 1
+	if (need - cap - over > 0.051 || cap + over - need > 0.051) exit 1; found = 1 }
+	END { exit !found }' "$tmp/oom.txt" ||
+	{ echo "oom: the device line does not give allocated + runtime over the capacity"; fail=1; }
 grep -A1 "cut first" "$tmp/oom.txt" | grep -q "recompute = full .* (fits)" ||
 	{ echo "oom: recompute = full is not the first cut"; fail=1; }
 # Section 7 on nanotron-efa-tp8-pp2 (Llama 3 8B: l = 32, h = 4096, 32 heads,

@@ -113,16 +113,23 @@ static void test_time(void)
 }
 
 /* The walk's terms at the peak of one micro-batch: the kept activations of
- * the chunk and the layer backward's working set. */
-static void peak_of(const char *text, double *kept, double *work)
+ * the chunk and the layer backward's working set; whether the peak's moment
+ * is a backward through a layer that is not recomputed (1), one recomputing
+ * its layer (2), or something else (0). */
+static void peak_of(const char *text, double *kept, double *work, int *moment)
 {
 	*kept = *work = -1;
+	*moment = -1;
 	plan_scenario *s = scen_load(text);
 	if (s) {
 		plan_mem_peak p;
 		plan_memory_peak(s, 0, &p);
 		*kept = scen_term(&p, "kept activations");
 		*work = scen_term(&p, "layer backward");
+		*moment = strstr(p.moment, "backward of") == NULL    ? 0
+		          : strstr(p.moment, " through a layer")     ? 1
+		          : strstr(p.moment, " recomputing a layer") ? 2
+		                                                     : 0;
 		plan_scenario_free(s);
 	}
 }
@@ -144,10 +151,12 @@ static void test_memory(void)
 {
 	const double sbh = 2048.0 * 2 * 2048, MiB = 1048576.0;
 	double ka, wa, kk, wk, kn, wn, ks, ws;
-	peak_of(GPT8 "recompute = full\n", &ka, &wa);
-	peak_of(GPT8 "recompute = full\nrecompute_layers = 3\n", &kk, &wk);
-	peak_of(GPT8 "recompute = none\n", &kn, &wn);
-	peak_of(GPT8 "recompute = full\nrecompute_layers = 4\nrecompute_method = spread\n", &ks, &ws);
+	int ma, mk, mn, ms;
+	peak_of(GPT8 "recompute = full\n", &ka, &wa, &ma);
+	peak_of(GPT8 "recompute = full\nrecompute_layers = 3\n", &kk, &wk, &mk);
+	peak_of(GPT8 "recompute = none\n", &kn, &wn, &mn);
+	peak_of(GPT8 "recompute = full\nrecompute_layers = 4\nrecompute_method = spread\n", &ks, &ws,
+	        &ms);
 	CHECK_NEAR(2 * sbh, 16 * MiB, 1e-12);
 	CHECK_NEAR(ka, 8 * 2 * sbh, 1e-9);
 	CHECK_NEAR(kn, 8 * 34 * sbh, 1e-9);
@@ -157,6 +166,13 @@ static void test_memory(void)
 	CHECK_NEAR(wa - wn, 34 * sbh, 1e-9); /* + a recomputed layer's saved tensors */
 	CHECK_NEAR(wk, wn, 1e-12);           /* block: recomputes after freeing */
 	CHECK_NEAR(ws, wa, 1e-12);           /* spread: the last layer first */
+	/* explain's moment says which: recomputing a layer only where the
+	 * peak's layer is recomputed (all; spread's last layer), through a
+	 * layer otherwise (none; block, whose whole layers hold the peak) */
+	CHECK_INT(ma, 2);
+	CHECK_INT(ms, 2);
+	CHECK_INT(mn, 1);
+	CHECK_INT(mk, 1);
 }
 
 /* The cut suggested for a plan that recomputes some layers is to recompute

@@ -1,0 +1,105 @@
+/* fit.c - whether a plan fits: the memory verdict of the whole plan, the
+ * one `podsim run` reports (exec/run.c, exec/mixed.c) and `podsim sweep`
+ * prunes on (sweep/estimate.c), so that the two cannot drift apart.
+ *
+ * A plan is out of memory when any of these is:
+ *  - a stage on the scenario's GPU (plan_memory_totals' verdict; the worst
+ *    stage is the one with the largest device total, the first of equals,
+ *    as the reports show it: an out-of-memory stage's device total exceeds
+ *    the capacity, which no other verdict's reaches, so it is the worst);
+ *  - on nodes of another GPU type ([cluster] other_gpu, other_nodes), a
+ *    stage with a rank on such a node, against that GPU's capacity (the
+ *    bytes a rank keeps do not depend on the GPU; the capacity does);
+ *  - the offloaded states per node against the node's host DRAM or NVMe
+ *    (plan_offload_memory, the most loaded stage). */
+#include "plan.h"
+
+#include <string.h>
+
+bool plan_stage_on_other(const plan_scenario *s, int stage)
+{
+	const plan_spec *p = &s->plan;
+	if (s->nother <= 0 || stage < 0 || stage >= p->pp)
+		return false;
+	int st[PLAN_DIMS];
+	plan_strides(p, st);
+	int64_t ranks = (int64_t)p->tp * (p->cp > 1 ? p->cp : 1) * p->dp * p->pp;
+	int gpn = s->cluster.node.gpus > 0 ? s->cluster.node.gpus : 1;
+	for (int64_t r = 0; r < ranks; r++) {
+		int64_t node = r / gpn;
+		if (node < s->other_len && s->other_node[node] &&
+		    (r / st[PLAN_DIM_PP]) % p->pp == stage)
+			return true;
+	}
+	return false;
+}
+
+/* The scenario's GPU: the stage with the largest device total. */
+static void main_gpu(const plan_scenario *s, plan_mem_fit *f)
+{
+	f->stage = -1;
+	for (int k = 0; k < s->plan.pp; k++) {
+		plan_mem_peak p;
+		plan_memory_totals(s, k, &p);
+		if (f->stage < 0 || p.device > f->peak) {
+			f->stage = k;
+			f->peak = p.device;
+			f->verdict = p.verdict;
+		}
+	}
+}
+
+/* other_gpu: the worst verdict of the stages its nodes hold, then the
+ * largest device total. */
+static void other_gpu(const plan_scenario *s, plan_mem_fit *f)
+{
+	f->other_stage = -1;
+	if (s->nother <= 0)
+		return;
+	plan_scenario o = *s;
+	o.gpu = s->other_gpu;
+	f->other_capacity = o.gpu.hbm_bytes;
+	for (int k = 0; k < s->plan.pp; k++) {
+		if (!plan_stage_on_other(s, k))
+			continue;
+		plan_mem_peak p;
+		plan_memory_totals(&o, k, &p);
+		if (f->other_stage < 0 || p.verdict > f->other_verdict ||
+		    (p.verdict == f->other_verdict && p.device > f->other_peak)) {
+			f->other_stage = k;
+			f->other_verdict = p.verdict;
+			f->other_peak = p.device;
+		}
+	}
+}
+
+void plan_memory_fit(const plan_scenario *s, plan_mem_fit *f)
+{
+	memset(f, 0, sizeof *f);
+	main_gpu(s, f);
+	other_gpu(s, f);
+	for (int k = 0; k < s->plan.pp; k++) {
+		double host, nvme;
+		plan_offload_memory(s, k, &host, &nvme);
+		f->host = host > f->host ? host : f->host;
+		f->nvme = nvme > f->nvme ? nvme : f->nvme;
+	}
+	const net_node *nd = &s->cluster.node;
+	f->where = f->verdict == PLAN_VERDICT_OOM         ? PLAN_OOM_GPU
+	           : f->other_verdict == PLAN_VERDICT_OOM ? PLAN_OOM_OTHER_GPU
+	           : f->host > nd->host_mem_bytes         ? PLAN_OOM_HOST
+	           : f->nvme > nd->nvme_bytes             ? PLAN_OOM_NVME
+	                                                  : PLAN_OOM_NONE;
+}
+
+const char *plan_oom_text(plan_oom w)
+{
+	static const char *const text[] = {
+	        "fits",
+	        "does not fit in GPU memory (allocated + runtime > HBM)",
+	        "does not fit in the memory of [cluster] other_gpu (allocated + runtime > its HBM)",
+	        "offloaded states do not fit in the node's host memory",
+	        "offloaded states do not fit on the node's NVMe",
+	};
+	return (unsigned)w < sizeof text / sizeof text[0] ? text[w] : "?";
+}

@@ -1,0 +1,206 @@
+/* test_verdict.c - the sweep prunes on the run's memory verdict (issue 22:
+ * "the sweep's pruning follows the same verdict"). For shipped scenarios
+ * under several framework profiles, each with a small grid of plans, the
+ * pre-screen's verdict and peak (sweep_screen: plan_memory_fit over
+ * plan_memory_totals) must equal what `podsim run --set ...` reports for
+ * the same plan (plan_scenario_load with the plan's overrides, exec_run:
+ * exec_mem_verdict, mem_peak_bytes and oom, which text, JSON and explain
+ * print): a plan pruned as not fitting is out of memory in the run, a kept
+ * plan fits or is tight as the run says, with the same peak. The grids
+ * cross what recent memory terms depend on: the checkpoint after the step
+ * (hf-trainer-fsdp's checkpoint_shards, its peak in the QLoRA case),
+ * partial full recomputation (recompute_layers), FSDP's fp32 param_master,
+ * offloading, ZeRO stages, pipeline stages, keys that reload the scenario
+ * (model.seq_len), the driver-reported capacity of each GPU file; and the
+ * two verdicts the sweep once missed: a plan out of memory only on the A100
+ * 40 GB nodes of a mixed cluster ([cluster] other_gpu), and offloaded
+ * states past the node's host DRAM, both called out of memory by the run
+ * and ranked as fitting by the sweep. Runs from the source root (meson's
+ * workdir); the scenarios are written to temporary files that include the
+ * shipped ones by absolute path. */
+#include "check.h"
+#include "exec/exec.h"
+#include "sweep/sweep.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct vcase {
+	const char *incl[3]; /* files included, relative to the source root */
+	const char *keys;    /* keys after the includes */
+	const char *vary[4];
+} vcase;
+
+/* What the grids reach over every case (so that the test cannot pass on
+ * grids that all fit): plans by the run's verdict, by where the sweep finds
+ * them out of memory, and plans whose peak is the checkpoint after the
+ * step. */
+static int seen[3], seen_oom[PLAN_OOM_NVME + 1], seen_save;
+
+/* The case's scenario as a temporary file; false after a failed CHECK. */
+static bool write_case(const vcase *c, char path[PATH_MAX])
+{
+	char root[PATH_MAX];
+	if (!CHECK(getcwd(root, sizeof root) != NULL))
+		return false;
+	snprintf(path, PATH_MAX, "/tmp/podsim-verdict-XXXXXX");
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!CHECK(f != NULL))
+		return false;
+	for (int i = 0; i < 3 && c->incl[i]; i++)
+		fprintf(f, "include = %s/%s\n", root, c->incl[i]);
+	fprintf(f, "%s", c->keys ? c->keys : "");
+	return CHECK(fclose(f) == 0);
+}
+
+static plan_scenario *load(const char *path, const char *const *sets, size_t n)
+{
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	int rc = plan_scenario_load(path, sets, n, d, &s);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+	CHECK_INT(rc, SIM_OK);
+	return rc == SIM_OK ? s : NULL;
+}
+
+/* Plan i of the screen against its run: what `podsim run PATH --set ...`
+ * loads and reports. */
+static void compare_plan(const vcase *c, const char *path, const sweep_space *sp,
+                         const sweep_plan *p, exec_result *r)
+{
+	char own[SWEEP_MAX_DIMS + 1][SWEEP_SET_MAX];
+	const char *sets[SWEEP_MAX_DIMS + 1];
+	size_t n = sweep_plan_sets(sp, p, own);
+	for (size_t i = 0; i < n; i++)
+		sets[i] = own[i];
+	plan_scenario *s = load(path, sets, n);
+	if (!s || !CHECK_INT(exec_run(s, r), SIM_OK)) {
+		plan_scenario_free(s);
+		return;
+	}
+	plan_verdict v = exec_mem_verdict(r);
+	seen[v]++;
+	seen_oom[p->est.mem_oom]++;
+	plan_mem_peak pk;
+	plan_memory_peak(s, exec_mem_worst(r), &pk);
+	seen_save += !strncmp(pk.moment, "saving a checkpoint", 19);
+	bool ok = CHECK_INT(p->status == SWEEP_NO_FIT, r->oom);
+	ok &= CHECK_INT(p->est.mem_verdict, v);
+	ok &= CHECK_NEAR(p->est.mem_peak_bytes, r->mem_peak_bytes, 1e-12);
+	if (!ok) {
+		fprintf(stderr, "  %s, plan %llu:", c->incl[c->incl[1] ? 1 : 0],
+		        (unsigned long long)p->index);
+		for (size_t i = 0; i < n; i++)
+			fprintf(stderr, " %s", own[i]);
+		fprintf(stderr, ": sweep %s%s %.6g B, run %s%s %.6g B\n",
+		        plan_verdict_name(p->est.mem_verdict),
+		        p->status == SWEEP_NO_FIT ? " (pruned)" : "", p->est.mem_peak_bytes,
+		        plan_verdict_name(v), r->oom ? " (oom)" : "", r->mem_peak_bytes);
+	}
+	plan_scenario_free(s);
+}
+
+static void run_case(const vcase *c, exec_result *r)
+{
+	char path[PATH_MAX];
+	if (!write_case(c, path))
+		return;
+	plan_scenario *base = load(path, NULL, 0);
+	sweep_space *sp = sweep_space_new();
+	sim_diag *d = sim_diag_new();
+	for (int k = 0; k < 4 && c->vary[k]; k++)
+		CHECK_INT(sweep_space_add(sp, c->vary[k], "podsim sweep", 0, d), SIM_OK);
+	sim_diag_print(d, stderr);
+	sweep_screen_result sr;
+	int checked = 0;
+	if (base && CHECK_INT(sweep_screen(sp, base, path, NULL, 0, &sr), SIM_OK)) {
+		for (uint64_t i = 0; i < sr.nplans; i++)
+			if (sr.plans[i].status != SWEEP_INVALID) {
+				compare_plan(c, path, sp, &sr.plans[i], r);
+				checked++;
+			}
+		sweep_screen_free(&sr);
+	}
+	if (!CHECK(checked > 0))
+		fprintf(stderr, "  no valid plan in %s\n", c->incl[c->incl[1] ? 1 : 0]);
+	sim_diag_free(d);
+	sweep_space_free(sp);
+	plan_scenario_free(base);
+	unlink(path);
+}
+
+#define FW(name) "topologies/frameworks/" name ".ini"
+#define L8B      "scenarios/llama3-8b-1node.ini"
+
+/* Llama 3 8B on one DGX H100 (79.1 GiB reported): out of memory without
+ * recomputation at 8k tokens under Megatron-Core, tight or fitting with it
+ * (explain's cuts); NeMo's profile over the same plans with pipelines;
+ * PyTorch FSDP (fp32 parameters as their own master) and the Hugging Face
+ * Trainer on FSDP1 with CPU offload; Llama 2 7B QLoRA under the Trainer at
+ * 512 tokens, where the checkpoint after the step is the peak
+ * (test_memory's test_checkpoint), and 4k; DeepSpeed ZeRO-3 with and
+ * without the optimizer on the CPU, and ZeRO-2's offloaded states on nodes
+ * of 200 GB of host DRAM (13 G params x 16 B = 194 GiB per node: out of
+ * memory there); nanotron's Llama 1B from micro-batch 4 to 32; fms-fsdp's
+ * spread recomputation of some blocks on A100 80 GB (79.25 GiB reported);
+ * Llama 2 70B on H100 nodes with two A100 40 GB nodes holding stages 0
+ * and 1, where micro-batch 2 without recomputation fits on the H100s and
+ * not on the A100s. */
+static const vcase cases[] = {
+        {{L8B}, NULL,
+         {"parallel.tp=1,2,4", "parallel.micro_batch=1,2", "parallel.recompute=none,selective,full"}},
+        {{FW("nemo"), L8B}, NULL,
+         {"parallel.tp=1,2", "parallel.pp=1,2", "parallel.micro_batch=1,2",
+          "parallel.recompute=none,full"}},
+        {{FW("pytorch-fsdp"), L8B}, "[parallel]\nzero = 3\noverlap_grad_reduce = false\n",
+         {"parallel.micro_batch=1,2,4", "parallel.recompute=none,full"}},
+        {{FW("hf-trainer-fsdp"), L8B},
+         "[parallel]\nzero = 3\noverlap_grad_reduce = false\noffload_params = cpu\n"
+         "offload_optimizer = cpu\nglobal_batch = 32\n",
+         {"parallel.micro_batch=1,2,4", "parallel.recompute=none,full"}},
+        {{FW("hf-trainer-fsdp"), "models/llama2-7b.ini", "topologies/nodes/dgx-a100-80g.ini"},
+         "[scenario]\nname = t\n[node]\ngpus = 2\n[cluster]\nname = c\nnodes = 1\n"
+         "[parallel]\ndp = 2\nzero = 3\nglobal_batch = 16\nrecompute = full\n"
+         "offload_params = cpu\noffload_optimizer = cpu\n[train]\npolicy = pure\n"
+         "lora_rank = 8\nlora_targets = all\nbase_weights = nf4-dq\n",
+         {"model.seq_len=512,4096", "parallel.micro_batch=2,8"}},
+        {{"scenarios/llama2-13b-zero-offload.ini"}, "[parallel]\nzero = 3\n",
+         {"parallel.offload_optimizer=none,cpu", "parallel.micro_batch=1,2,4",
+          "parallel.recompute=none,full"}},
+        {{"scenarios/llama2-13b-zero-offload.ini"}, "[node]\nhost_memory = 200 GB\n",
+         {"parallel.offload_optimizer=none,cpu"}},
+        {{"scenarios/llama-1b-nanotron-memory.ini"}, "[parallel]\nglobal_batch = 256\n",
+         {"parallel.micro_batch=4,8,16,32", "parallel.zero=0,1"}},
+        {{"tests/golden/llama2-13b-fms-half.ini"},
+         "[cluster]\nnodes = 2\n[parallel]\ndp = 16\nglobal_batch = 64\n",
+         {"parallel.recompute_layers=0,10,20,30", "parallel.micro_batch=1,2,4"}},
+        {{"scenarios/llama2-70b-h100-a100.ini"}, NULL,
+         {"parallel.recompute=none,full", "parallel.micro_batch=1,2"}},
+};
+
+int main(void)
+{
+	exec_result *r = calloc(1, sizeof *r);
+	if (!CHECK(r != NULL))
+		return check_done();
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		run_case(&cases[i], r);
+	fprintf(stderr, "plans compared: %d fit, %d tight, %d out of memory\n",
+	        seen[PLAN_VERDICT_FITS], seen[PLAN_VERDICT_TIGHT], seen[PLAN_VERDICT_OOM]);
+	fprintf(stderr, "pruned: %d on the GPU, %d on other_gpu, %d in host memory; %d peaks "
+	        "at the checkpoint\n", seen_oom[PLAN_OOM_GPU], seen_oom[PLAN_OOM_OTHER_GPU],
+	        seen_oom[PLAN_OOM_HOST], seen_save);
+	/* the grids reach every verdict, each place a plan runs out of memory
+	 * but NVMe, and the checkpoint's peak */
+	CHECK(seen[PLAN_VERDICT_FITS] > 0 && seen[PLAN_VERDICT_TIGHT] > 0 &&
+	      seen[PLAN_VERDICT_OOM] > 0);
+	CHECK(seen_oom[PLAN_OOM_GPU] > 0 && seen_oom[PLAN_OOM_OTHER_GPU] > 0 &&
+	      seen_oom[PLAN_OOM_HOST] > 0 && seen_save > 0);
+	free(r);
+	return check_done();
+}
