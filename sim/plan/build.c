@@ -139,18 +139,24 @@ static int build_all(builder *b, pipe_ids *ids, uint32_t *layer_end, uint32_t *d
 	uint32_t *pg = pgather ? malloc((size_t)lps * sizeof *pg) : NULL;
 	if (pgather && !pg)
 		rc = SIM_ENOMEM;
+	size_t cap = (size_t)(2 * lps + 2);
 	for (int st = 0; st < pp && rc == SIM_OK; st++) {
 		build_stage_chains(b, st);
 		if (pgather && plan_stage_layers(b->s, st) > 0) {
 			rc = build_emit_param_gather(b, st, pg);
 			b->pgather = pg;
 		}
+		/* ZeRO-3's per-layer reductions land where the buckets' would */
+		b->zdone = dp_ids + (size_t)st * cap, b->zshard = shard + (size_t)st * cap;
+		b->nzdone = 0, b->zcap = (int)cap;
 		if (rc == SIM_OK)
 			rc = build_chains_oom(b)
 				     ? SIM_ENOMEM
 				     : build_emit_schedule(b, st, ids, layer_end + st * lps);
+		ndp[st] = b->nzdone;
 		b->pgather = NULL;
 	}
+	b->zdone = NULL, b->zshard = NULL;
 	free(pg);
 	if (rc == SIM_OK)
 		rc = build_link_stages(b, ids);
@@ -159,7 +165,7 @@ static int build_all(builder *b, pipe_ids *ids, uint32_t *layer_end, uint32_t *d
 		free(shard);
 		return rc;
 	}
-	for (int st = 0; st < pp && rc == SIM_OK; st++) {
+	for (int st = 0; st < pp && rc == SIM_OK && p->zero < 3; st++) {
 		ndp[st] = build_emit_grad_buckets(b, st, ids->last_bwd[st], layer_end + st * lps,
 						  dp_ids + st * (2 * lps + 2),
 						  shard + st * (2 * lps + 2));

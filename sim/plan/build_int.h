@@ -101,6 +101,14 @@ typedef struct builder {
 			     * the layer's */
 	int held;           /* SMs DeepEP's kernels hold (plan_ep_deepep), else 0 */
 	double share;       /* ... their share of the SMs (plan_ep_share) */
+	/* ZeRO-3 / FSDP, per stage being built: the last task of each layer's
+	 * gradient reduction in the micro-batch that completes the gradients
+	 * (fsdp_layer_grads), what the optimizer step waits for, and the
+	 * gradient shard each leaves on the GPU (0: already copied to the
+	 * host); at most zcap */
+	uint32_t *zdone;
+	double *zshard;
+	int nzdone, zcap;
 	plan_netflow *flow; /* [cluster] network = flow, else NULL */
 	bool latency;       /* fill seg.lat (plan_microbatch_cost) */
 } builder;

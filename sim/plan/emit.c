@@ -181,14 +181,41 @@ static void note_link(builder *b, cursor *k, const seg *x, uint32_t id)
 
 /* ZeRO-3 / FSDP after the last backward task `id` of a layer: the flat
  * gradient's assembly on the compute stream (flat_s, the chain's new last
- * link), the post-backward passes on the DP stream (pass_s), the
- * reduce-scatter over the shard group, with hybrid sharding the shard's
- * all-reduce over its replicas after the last micro-batch, and under
- * offload_params the gradient shard's copy to the host. */
+ * link), then, where this micro-batch reduces, on the DP stream the
+ * post-backward passes (pass_s), the reduce-scatter over the shard group,
+ * with hybrid sharding the shard's all-reduce over its replicas, FSDP's cast
+ * back and accumulation (post_s), and under offload_params the gradient
+ * shard's copy to the host.
+ *
+ * Which micro-batches reduce: every one, unless the framework accumulates
+ * unsharded gradients (accumulate_unsharded: FSDP1's no_sync returns from
+ * the post-backward hook before any reduction, torch 2.6.0
+ * torch/distributed/fsdp/_runtime_utils.py:733-736, Debian 2.6.0+dfsg-7),
+ * which reduces only in the micro-batch that completes the gradients (the
+ * cursor's layer_end is set there), with no saved shard to add to
+ * (post_s[0]). The replica all-reduce follows each reduce-scatter
+ * (hsdp_grad_reduce = microbatch: FSDP1, _runtime_utils.py:850-866, before
+ * the accumulation, :863-866) or only that last micro-batch's (boundary:
+ * DeepSpeed's MiCS, plan.h plan_reduce).
+ *
+ * The step waits for every layer's reduction: FSDP1's final callback makes
+ * the compute stream wait for the post-backward and all-reduce streams
+ * after every backward that reduced (_runtime_utils.py:1089-1096), FSDP2's
+ * waits for each group's post-reduce and all-reduce events
+ * (_fully_shard/_fsdp_param_group.py:444-470), DeepSpeed ZeRO-3's epilogue
+ * synchronises its reduce stream after every backward
+ * (deepspeed/runtime/zero/stage3.py:1357-1364 at edaa72212, called through
+ * engine.py:2891-2904). So the last micro-batch's final task per layer
+ * goes to b->zdone for build_emit_optimizer. A later micro-batch's forward
+ * already waits for the reductions before it: its layers' gathers queue
+ * behind them on the DP stream. */
 static int fsdp_layer_grads(builder *b, cursor *k, const seg *x, uint32_t id)
 {
 	const fsdp_state *f = k->f;
+	const plan_scenario *s = b->s;
 	int stage = k->stage;
+	bool last = k->layer_end != NULL; /* completes the gradients */
+	bool nosync = s->fw.accumulate_unsharded && b->m > 1;
 	if (f->flat_s > 0) {
 		plan_task cat = {sim_time_from_s(f->flat_s), stage, PLAN_STREAM_COMPUTE,
 				 x->kind == PLAN_TASK_WGRAD ? PLAN_TASK_WGRAD : PLAN_TASK_BWD,
@@ -200,35 +227,43 @@ static int fsdp_layer_grads(builder *b, cursor *k, const seg *x, uint32_t id)
 			k->layer_end[x->layer] = id;
 		k->prev = k->tail = id;
 	}
-	uint32_t before_rs = id;
+	if (nosync && !last)
+		return SIM_OK; /* accumulated unsharded, reduced at the last */
+	uint32_t done = id;
 	if (f->pass_s > 0) {
 		plan_task pass = {sim_time_from_s(f->pass_s), stage, PLAN_STREAM_DP, PLAN_TASK_DP,
 				  x->layer, k->mb, 0, 0};
-		before_rs = plan_graph_add(b->g, &pass, &id, 1);
-		if (before_rs == UINT32_MAX)
+		done = plan_graph_add(b->g, &pass, &id, 1);
+		if (done == UINT32_MAX)
 			return SIM_ENOMEM;
 	}
-	uint32_t rs = build_add_dp_on(b, &b->shard, stage, NET_REDUCESCATTER, f->grad_bytes,
-				      &before_rs, 1, x->layer);
-	if (rs == UINT32_MAX)
+	done = build_add_dp_on(b, &b->shard, stage, NET_REDUCESCATTER, f->grad_bytes, &done, 1,
+			       x->layer);
+	if (done == UINT32_MAX)
 		return SIM_ENOMEM;
-	double post = f->post_s[k->mb > 0];
+	double shard = f->grad_bytes / b->shard.size;
+	if (b->replica.size > 1 && (last || s->fw.hsdp_reduce == PLAN_REDUCE_MICROBATCH)) {
+		done = build_add_dp_on(b, &b->replica, stage, NET_ALLREDUCE, shard, &done, 1,
+				       x->layer);
+		if (done == UINT32_MAX)
+			return SIM_ENOMEM;
+	}
+	double post = f->post_s[k->mb > 0 && !nosync];
 	if (post > 0) { /* FSDP's cast back and accumulation, after it */
 		plan_task pt = {sim_time_from_s(post), stage, PLAN_STREAM_DP, PLAN_TASK_DP,
 				x->layer, k->mb, 0, 0};
-		if (plan_graph_add(b->g, &pt, &rs, 1) == UINT32_MAX)
+		done = plan_graph_add(b->g, &pt, &done, 1);
+		if (done == UINT32_MAX)
 			return SIM_ENOMEM;
 	}
-	/* hybrid sharding: after the last micro-batch the shard's gradients
-	 * are all-reduced over its replicas */
-	if (k->layer_end && b->replica.size > 1 &&
-	    build_add_dp_on(b, &b->replica, stage, NET_ALLREDUCE, f->grad_bytes / b->shard.size,
-			    &rs, 1, x->layer) == UINT32_MAX)
+	bool off = s->plan.offload_params != PLAN_OFFLOAD_NONE;
+	if (off && (done = build_add_copy(b, stage, shard, false, &done, 1, x->layer)) ==
+			   UINT32_MAX)
 		return SIM_ENOMEM;
-	if (b->s->plan.offload_params != PLAN_OFFLOAD_NONE &&
-	    build_add_copy(b, stage, f->grad_bytes / b->shard.size, false, &rs, 1, x->layer) ==
-		    UINT32_MAX)
-		return SIM_ENOMEM;
+	if (last && b->zdone && b->nzdone < b->zcap) {
+		b->zdone[b->nzdone] = done;
+		b->zshard[b->nzdone++] = off ? 0 : shard;
+	}
 	return SIM_OK;
 }
 

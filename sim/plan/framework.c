@@ -85,6 +85,11 @@ const conf_key plan_framework_keys[] = {
          FK(zero2_reduce),
          "ZeRO-2 under gradient accumulation: reduce-scatter once at the last micro-batch "
          "(boundary) or after every micro-batch (microbatch)"},
+        {"hsdp_grad_reduce", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "microbatch", reduce_names,
+         FK(hsdp_reduce),
+         "ZeRO-3 with hybrid sharding (shard_size) under gradient accumulation: all-reduce "
+         "each reduced shard over its replicas after every micro-batch (microbatch: FSDP) "
+         "or at the last one only (boundary: DeepSpeed MiCS)"},
         {"zero_grad_op", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "reduce-scatter", grad_op_names,
          FK(zero_grad_op),
          "ZeRO-1/2 gradient buckets: reduce-scatter, or all-reduce with each rank keeping "

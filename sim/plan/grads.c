@@ -337,11 +337,19 @@ static uint32_t emit_cpu_adam(builder *b, int stage, const uint32_t *deps, int n
 	for (int i = 0; i < nd; i++)
 		after[na++] = deps[i];
 	double gbytes = (s->plan.fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
-	if (ndp == 0) /* no reduction: the whole local gradient at once */
-		after[na] = build_add_copy(b, stage, local * gbytes, false, deps, (uint32_t)nd, -1),
-		na++;
-	for (int i = 0; i < ndp; i++)
-		after[na++] = build_add_copy(b, stage, shard_bytes[i], false, &dp_ids[i], 1, -1);
+	/* what no reduction below copies: with none, the whole local gradient
+	 * at once; under ZeRO-3, whose reductions are per layer, the root
+	 * unit's (embedding, output layer) after the backward */
+	double rest = ndp == 0 ? local * gbytes : 0;
+	if (ndp > 0 && s->plan.zero >= 3)
+		rest = fmax(0, local * gbytes - plan_stage_layers(s, stage) * b->fsdp.grad_bytes /
+							 b->shard.size);
+	if (rest > 0)
+		after[na++] = build_add_copy(b, stage, rest, false, deps, (uint32_t)nd, -1);
+	for (int i = 0; i < ndp; i++) /* a shard already on the host (0 bytes) is waited for */
+		after[na++] = shard_bytes[i] > 0 ? build_add_copy(b, stage, shard_bytes[i], false,
+								  &dp_ids[i], 1, -1)
+						 : dp_ids[i];
 	double node_params = local * nd_->gpus;
 	double t = node_params * 30.0 / (nd_->host_mem_Bps * nd_->host_mem_eff);
 	if (nvme)
@@ -365,8 +373,10 @@ static uint32_t emit_cpu_adam(builder *b, int stage, const uint32_t *deps, int n
 
 /* Optimizer (and ZeRO-1 parameter all-gather) of one stage: the GPU step as
  * the framework runs it (plan_optimizer_time, optim.c: the fused or foreach
- * kernels' bytes per parameter with the fp32 casts and the gradient norm).
- * With the optimizer offloaded the step runs on the CPU instead
+ * kernels' bytes per parameter with the fp32 casts and the gradient norm),
+ * after the stage's backward and every gradient reduction: the buckets
+ * (ZeRO-0/1/2) or ZeRO-3's per-layer reductions (fsdp_layer_grads, emit.c),
+ * in dp_ids. With the optimizer offloaded the step runs on the CPU instead
  * (emit_cpu_adam). */
 int build_emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *dp_ids,
 			 const double *shard_bytes, int ndp)

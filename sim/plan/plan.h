@@ -169,7 +169,14 @@ enum {
  * boundary = once, during the last micro-batch's backward (the rank holds
  * full gradients while accumulating; ZeRO-1's traffic); microbatch = after
  * every micro-batch's backward, bucket by bucket (DeepSpeed stage 2 keeps
- * only its gradient partition, so it must reduce each micro-batch's). */
+ * only its gradient partition, so it must reduce each micro-batch's).
+ * The same two for ZeRO-3's all-reduce of each reduced shard over its
+ * replicas under hybrid sharding ([framework] hsdp_grad_reduce): FSDP1
+ * all-reduces right after every reduce-scatter (torch 2.6.0
+ * torch/distributed/fsdp/_runtime_utils.py:850-866, Debian 2.6.0+dfsg-7),
+ * FSDP2 too unless told not to (_fully_shard/_fsdp_param_group.py:171,
+ * all_reduce_grads = True); DeepSpeed's MiCS only at the accumulation
+ * boundary (deepspeed/runtime/zero/mics.py:400-433 at edaa72212). */
 typedef enum { PLAN_REDUCE_BOUNDARY = 0, PLAN_REDUCE_MICROBATCH } plan_reduce;
 
 /* What a framework does with layers that do not split evenly over the
@@ -241,6 +248,8 @@ typedef struct plan_framework {
 	bool selective_recompute; /* runs recompute = selective (runs_selective_recompute) */
 	bool moe_a2a_overlap;          /* runs_moe_a2a_overlap */
 	int zero2_reduce;             /* plan_reduce */
+	int hsdp_reduce;              /* plan_reduce: ZeRO-3's replica all-reduce under
+				       * hybrid sharding (plan_build's fsdp_layer_grads) */
 	int zero_grad_op;             /* plan_grad_op (ZeRO-1/2 buckets) */
 	int uneven;                   /* plan_uneven */
 	int dgrad_async;              /* plan_dgrad_async */
@@ -286,7 +295,8 @@ typedef struct plan_framework {
 	bool grad_copy;               /* torch DDP's flat buckets: a second gradient copy */
 	int grad_buckets;             /* bucket_size buffers held (DeepSpeed IPG) */
 	bool accumulate_unsharded;    /* ZeRO-3 under accumulation keeps unsharded grads
-				       * (FSDP no_sync) */
+				       * (FSDP no_sync): memory, and the reduce-scatters
+				       * only in the last micro-batch (fsdp_layer_grads) */
 	bool frozen_grads;            /* flat parameters mixing frozen and trainable
 				       * weights carry gradients for all of them */
 	bool zero2_param_shards;      /* ZeRO-2 keeps parameters sharded at rest and

@@ -707,6 +707,63 @@ static void test_param_gather_build(void)
 	free(r);
 }
 
+/* ZeRO-3's step waits for every gradient reduction (plan/emit.c
+ * fsdp_layer_grads): FSDP1's final callback makes the compute stream wait
+ * for the post-backward stream (torch 2.6.0 torch/distributed/fsdp/
+ * _runtime_utils.py:1089-1096), DeepSpeed ZeRO-3 synchronises its reduce
+ * stream (deepspeed/runtime/zero/stage3.py:1357-1364 at edaa72212). On the
+ * quickstart with pp 1, dp 8 and ZeRO-3, one micro-batch (32 sequences =
+ * dp 8 x micro_batch 4), the first layer's reduce-scatter is issued after
+ * its backward and runs beyond the backward's last compute task (the
+ * embedding's): the tail the step waits for (checked, so that the test
+ * could fail). The optimizer starts no earlier than the last DP task (that
+ * reduce-scatter; every gather precedes it on the DP stream) ends. Times
+ * from the Chrome trace (microseconds, one complete event per task). */
+static void test_zero3_step_waits(void)
+{
+	const char *set[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=3",
+			     "parallel.global_batch=32", "cluster.network=alpha-beta"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	exec_result *r = calloc(1, sizeof *r);
+	FILE *f = tmpfile();
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, 5, d, &s), SIM_OK);
+	sim_diag_print(d, stderr);
+	exec_views v = {f, NULL, 0, NULL, NULL};
+	if (s && r && f && exec_run_views(s, r, &v) == SIM_OK) {
+		CHECK_INT(plan_microbatches(&s->plan), 1);
+		rewind(f);
+		char line[512];
+		double dp_end = 0, bwd_end = 0, opt = -1;
+		int rs = 0;
+		while (fgets(line, sizeof line, f)) {
+			const char *ts = strstr(line, "\"ts\":");
+			double t0, dur;
+			if (!strstr(line, "\"pid\":0,") || !ts ||
+			    sscanf(ts, "\"ts\":%lf,\"dur\":%lf", &t0, &dur) != 2)
+				continue;
+			if (strstr(line, "\"cat\":\"dp\"")) {
+				dp_end = fmax(dp_end, t0 + dur);
+				rs += strstr(line, "\"tid\":2,") != NULL;
+			} else if (strstr(line, "\"cat\":\"bwd\"")) {
+				bwd_end = fmax(bwd_end, t0 + dur);
+			} else if (strstr(line, "\"cat\":\"optimizer\"")) {
+				opt = t0;
+			}
+		}
+		/* 24 layers: a gather before each forward and backward, a
+		 * reduce-scatter after each backward */
+		CHECK_INT(rs, 3 * 24);
+		CHECK(dp_end > bwd_end);
+		CHECK(opt >= dp_end - 1e-6);
+	}
+	if (f)
+		fclose(f);
+	free(r);
+	plan_scenario_free(s);
+	sim_diag_free(d);
+}
+
 /* The tail after the last compute task, on the DP and offload streams, is
  * charged in the order its tasks end, each from the previous end: compute
  * ends at 1 ms; DP d1 1-2 ms, d2 2-3.5 ms; offload o1 1-1.5, o2 1.5-3.5
@@ -1023,6 +1080,7 @@ static void test_mixed(void)
 
 int main(void)
 {
+	test_zero3_step_waits();
 	test_mixed();
 	test_mixed_both();
 	test_stragglers();

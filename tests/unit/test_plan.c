@@ -316,9 +316,16 @@ static void test_cp(void)
  *  - tp 8 x dp 2, pp 1: by default a TP group is 8 consecutive ranks, one node;
  *    with dp innermost its ranks are 2 apart and span both nodes;
  *  - ZeRO-3 with shard_size 2 over dp 4: the weights are split 2 ways, not 4
- *    (twice the bytes), and after the last micro-batch each layer's gradient
- *    shard is all-reduced over its 2 replicas: 12 more DP tasks per stage
- *    than the 8 x 12 x 3 + 1 of full sharding. */
+ *    (twice the bytes). Full sharding has 8 x 12 x 3 + 1 DP tasks on stage
+ *    0 (per micro-batch and layer two gathers and a reduce-scatter; the
+ *    tied embedding's all-reduce). Hybrid sharding adds the all-reduce of
+ *    each reduced shard over its 2 replicas: after every micro-batch under
+ *    FSDP (hsdp_grad_reduce = microbatch, the default: torch 2.6.0
+ *    _runtime_utils.py:850-866), 8 x 12 more; at the last only under
+ *    DeepSpeed's MiCS (boundary, mics.py:400-433 at edaa72212), 12 more.
+ *    With FSDP's no_sync (accumulate_unsharded) nothing is reduced before
+ *    the last micro-batch (_runtime_utils.py:733-736): 8 x 12 x 2 gathers,
+ *    12 reduce-scatters, 12 all-reduces and the embedding's. */
 static void test_placement(void)
 {
 	plan_spec p = {.tp = 2, .cp = 1, .dp = 4, .pp = 2};
@@ -349,20 +356,42 @@ static void test_placement(void)
 	plan_scenario_free(b);
 	const char *full[] = {"parallel.zero=3", "framework.runs_zero_with_pp=3"};
 	const char *hybrid[] = {"parallel.zero=3", "parallel.shard_size=2",
-				"framework.runs_zero_with_pp=3", "framework.runs_hybrid_shard=true"};
+				"framework.runs_zero_with_pp=3", "framework.runs_hybrid_shard=true",
+				"framework.hsdp_grad_reduce=microbatch"};
 	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", full, 2, d, &a), SIM_OK);
-	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", hybrid, 4, d, &b), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", hybrid, 5, d, &b), SIM_OK);
 	if (a && b) {
 		double ma[PLAN_MEM_COUNT], mb[PLAN_MEM_COUNT];
 		plan_memory(a, 0, ma);
 		plan_memory(b, 0, mb);
 		CHECK_NEAR(mb[PLAN_MEM_WEIGHTS], 2 * ma[PLAN_MEM_WEIGHTS], 1e-12);
+		CHECK_INT(plan_microbatches(&b->plan), 8);
 		plan_graph *g = NULL;
+		CHECK_INT(plan_build(a, &g), SIM_OK);
+		if (g)
+			CHECK_INT(count(g, 0, PLAN_TASK_DP), 8 * 12 * 3 + 1);
+		plan_graph_free(g);
+		g = NULL;
 		CHECK_INT(plan_build(b, &g), SIM_OK);
 		if (g)
-			CHECK_INT(count(g, 0, PLAN_TASK_DP), 8 * 12 * 3 + 1 + 12);
+			CHECK_INT(count(g, 0, PLAN_TASK_DP), 8 * 12 * 3 + 1 + 8 * 12);
 		plan_graph_free(g);
 	}
+	plan_scenario_free(b);
+	b = NULL;
+	hybrid[4] = "framework.hsdp_grad_reduce=boundary";
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", hybrid, 5, d, &b), SIM_OK);
+	plan_graph *g = NULL;
+	if (b && plan_build(b, &g) == SIM_OK)
+		CHECK_INT(count(g, 0, PLAN_TASK_DP), 8 * 12 * 3 + 1 + 12);
+	plan_graph_free(g);
+	plan_scenario_free(b);
+	b = NULL, g = NULL;
+	hybrid[4] = "framework.accumulate_unsharded=true";
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", hybrid, 5, d, &b), SIM_OK);
+	if (b && plan_build(b, &g) == SIM_OK)
+		CHECK_INT(count(g, 0, PLAN_TASK_DP), 8 * 12 * 2 + 12 + 12 + 1);
+	plan_graph_free(g);
 	plan_scenario_free(a);
 	plan_scenario_free(b);
 	sim_diag_free(d);
