@@ -146,6 +146,10 @@ typedef struct pipe_ids {
 	uint32_t *emb_sync; /* per stage: the tied-embedding gradient sync, or UINT32_MAX */
 	uint32_t *next_f;   /* per backward step k: the k of the stage's next forward
 			     * step, or UINT32_MAX (p2p_serial, build_link_stages) */
+	uint32_t *sync_at;  /* per stage and chunk (stage * vpp + chunk), interleaved
+			     * Megatron-Core only (plan_chunk_sync): the backward
+			     * task after which the chunk's gradient buckets are
+			     * launched, or UINT32_MAX (after the backward) */
 } pipe_ids;
 
 /* ------------------------------------ build.c: set-up and adding tasks -- */
@@ -220,9 +224,14 @@ int build_link_stages(builder *b, const pipe_ids *ids);
 /* ------------------------------- grads.c: gradients and the optimizer -- */
 
 /* The stage's gradient buckets; returns the DP task ids written to out (at
- * most 2 * layers + 2), or -1 on OOM. */
+ * most 2 * layers + 2), or -1 on OOM. sync_at: the stage's chunks' launch
+ * points (pipe_ids.sync_at + stage * vpp) or NULL. */
 int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd, const uint32_t *layer_end,
-			    uint32_t *out, double *shard_bytes);
+			    const uint32_t *sync_at, uint32_t *out, double *shard_bytes);
+/* Does the interleaved schedule launch each chunk's gradient buckets
+ * together at a point of the schedule (Megatron-Core's aligned grad sync,
+ * grads.c)? Then build_emit_schedule fills pipe_ids.sync_at. */
+bool build_chunk_sync(const plan_scenario *s);
 /* overlap_param_gather's gathers at the step start; pg[l] per stage-local
  * layer. SIM_OK or SIM_ENOMEM. */
 int build_emit_param_gather(builder *b, int stage, uint32_t *pg);

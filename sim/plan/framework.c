@@ -127,8 +127,10 @@ const conf_key plan_framework_keys[] = {
          "without overlap_grad_reduce, one collective for the whole stage"},
         {"first_stage_buckets", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
          FK(first_stage_buckets),
-         "with a pipeline only the first stage buckets and overlaps; the others reduce "
-         "one bucket after their backward"},
+         "each model chunk has its own buckets (gradients and overlap_param_gather's "
+         "gathers), and only the first stage's first chunk splits them: every other "
+         "chunk is one bucket, reduced after its backward (interleaved: at Megatron-Core's "
+         "aligned launch point)"},
         {"tp_dgrad_async", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "always", dgrad_names,
          FK(dgrad_async),
          "the backward's input-gradient TP collective of QKV and FC1 runs beside their "

@@ -109,31 +109,75 @@ static int first_trained(const plan_scenario *s, int stage)
 	return l;
 }
 
+/* Megatron-Core's interleaved schedule with --overlap-grad-reduce launches
+ * a chunk's gradient buckets together, not as the backward fills them:
+ * align_grad_reduce (on by default, training/config/common_config.py:80 at
+ * d98e8a64) installs each chunk's start_grad_sync as grad_sync_func
+ * (training/training.py:4346-4359), the backward runs with grad sync off
+ * (the chunk's no_sync, so the buckets' ready hooks launch nothing,
+ * core/distributed/param_and_grad_buffer.py:863-885), and after its k-th
+ * backward step a rank launches the chunk whose last micro-batch was its
+ * step k - pipeline rank, aligning the launches across the pipeline
+ * (pipeline_parallel/schedules.py:1438-1456); what is left, after the
+ * schedule (:2065-2069). build_emit_schedule (pipe.c) records those points
+ * in pipe_ids.sync_at. Not under ZeRO's zero_one_bucket, GPipe or ZB-H1. */
+bool build_chunk_sync(const plan_scenario *s)
+{
+	const plan_spec *p = &s->plan;
+	return s->fw.first_stage_buckets && p->vpp > 1 && p->overlap_grad_reduce &&
+	       p->schedule == PLAN_SCHED_1F1B && !s->inference &&
+	       !(p->zero >= 1 && s->fw.zero_one_bucket);
+}
+
+/* Megatron-Core wraps each model chunk in its own DistributedDataParallel
+ * whose buffers hold the chunk's parameters and gradients in the same
+ * buckets: the gradient reduce-scatters and the parameter all-gathers of
+ * --overlap-param-gather use one bucket set (the forward pre-hook waits for
+ * the all-gather of its parameters' bucket group,
+ * core/distributed/distributed_data_parallel.py:517-550 at d98e8a64).
+ * Buckets never span chunks, and only the first pipeline stage's first
+ * chunk splits at bucket_size: a chunk after the first is wrapped with
+ * disable_bucketing and every chunk of a later pipeline rank with no
+ * bucket size (training/training.py:2504-2515; DDP's own rule,
+ * distributed_data_parallel.py:160-171), so each is one bucket. Without
+ * --overlap-grad-reduce no chunk splits (training.py:2179-2194, bucket_size
+ * None; --overlap-param-gather requires the overlap, arguments.py:1024-1029).
+ * [framework] first_stage_buckets says a framework does this; its chunks'
+ * buckets are then cut at chunk boundaries. This is the bucket size of
+ * chunk `chunk` of `stage` (1e300: one bucket). */
+static double chunk_bucket_bytes(const plan_scenario *s, int stage, int chunk)
+{
+	bool one = plan_one_bucket(s, stage) || (chunk > 0 && s->fw.first_stage_buckets);
+	return one ? 1e300 : plan_bucket_bytes(s);
+}
+
 /* The gradient buckets of a stage in backward order (last layer first), as
  * the DP reduction closes them: on the last stage the output layer's
  * gradients (and the MTP modules' experts) open the first; each trained
  * layer adds its dense and expert gradients, the lowest trained layer the
  * embedding's on stage 0 (frozen layers below it have none); a bucket
- * closes when the two together reach `size`, and at the lowest trained
- * layer. The walk's bytes are gbytes per trained parameter. */
+ * closes when the two together reach its chunk's size (chunk_bucket_bytes),
+ * at the lowest trained layer, and under first_stage_buckets at each
+ * chunk's first layer. The walk's bytes are gbytes per trained parameter. */
 typedef struct bucket_walk {
 	const plan_scenario *s;
 	int stage, l, lo;       /* the next layer down, the lowest trained one */
-	double gbytes, size;
+	int chunk, chunk_lo;    /* the model chunk holding l, its first local layer */
+	double gbytes;
 	double embed;           /* stage 0's embedding gradient, or 0 */
 	double dense, experts;  /* the open bucket's bytes */
 } bucket_walk;
 
-static void bucket_walk_init(bucket_walk *w, const plan_scenario *s, int stage, double gbytes,
-			     double size)
+static void bucket_walk_init(bucket_walk *w, const plan_scenario *s, int stage, double gbytes)
 {
 	bool out = stage == s->plan.pp - 1 && output_trained(s);
 	*w = (bucket_walk){.s = s,
 			   .stage = stage,
 			   .l = plan_stage_layers(s, stage) - 1,
 			   .lo = first_trained(s, stage),
+			   .chunk = s->plan.vpp,
+			   .chunk_lo = INT32_MAX,
 			   .gbytes = gbytes,
-			   .size = size,
 			   .embed = stage == 0 && embedding_trained(s)
 					    ? plan_rank_embedding(s) * gbytes
 					    : 0,
@@ -141,21 +185,26 @@ static void bucket_walk_init(bucket_walk *w, const plan_scenario *s, int stage, 
 			   .experts = out ? mtp_experts(s) * gbytes : 0};
 }
 
-/* The next bucket: its lowest stage-local layer and its dense and expert
- * bytes; false after the last (the walk's dense bytes then hold what a
- * stage without layers keeps: its output layer's). */
-static bool bucket_next(bucket_walk *w, int *l, double *dense, double *experts)
+/* The next bucket: its lowest stage-local layer, its chunk and its dense
+ * and expert bytes; false after the last (the walk's dense bytes then hold
+ * what a stage without layers keeps: its output layer's). */
+static bool bucket_next(bucket_walk *w, int *l, int *chunk, double *dense, double *experts)
 {
 	for (; w->l >= w->lo; w->l--) {
+		while (w->l < w->chunk_lo && w->chunk > 0) /* into the chunk below */
+			plan_chunk_layers(w->s, w->stage, --w->chunk, &w->chunk_lo);
 		double d, x; /* the layer's trained dense and expert parameters */
 		layer_trained(w->s, plan_global_layer(w->s, w->stage, w->l), &d, &x);
 		w->dense += d * w->gbytes;
 		w->experts += x * w->gbytes;
 		if (w->l == w->lo)
 			w->dense += w->embed;
-		if (w->dense + w->experts < w->size && w->l > w->lo)
+		bool cut = w->l == w->chunk_lo && w->s->fw.first_stage_buckets;
+		if (w->dense + w->experts < chunk_bucket_bytes(w->s, w->stage, w->chunk) &&
+		    w->l > w->lo && !cut)
 			continue;
 		*l = w->l--;
+		*chunk = w->chunk;
 		*dense = w->dense;
 		*experts = w->experts;
 		w->dense = w->experts = 0;
@@ -198,7 +247,8 @@ static bool flush_bucket(builder *b, int stage, net_coll coll, double acc, doubl
  * together reach bucket_size. Returns the number of DP task ids written to
  * out (at most 2 * layers + 2), or -1 on OOM. */
 int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
-			    const uint32_t *layer_end, uint32_t *out, double *shard_bytes)
+			    const uint32_t *layer_end, const uint32_t *sync_at, uint32_t *out,
+			    double *shard_bytes)
 {
 	const plan_scenario *s = b->s;
 	const plan_spec *p = &s->plan;
@@ -212,21 +262,24 @@ int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 				? NET_REDUCESCATTER
 				: NET_ALLREDUCE;
 	int layers = plan_stage_layers(s, stage), n = 0;
-	/* The framework's buckets (plan_bucket_bytes). Megatron-Core
-	 * (core/distributed/distributed_data_parallel.py:160-171 at d98e8a64)
-	 * turns bucketing off without overlap_grad_reduce and on pipeline
-	 * ranks after the first, which launch their reduction at the end of
-	 * their backward (pipeline_parallel/schedules.py:2454-2480): one bucket,
-	 * after the stage's backward. */
-	bool one = plan_one_bucket(s, stage);
-	double bucket = one ? 1e300 : plan_bucket_bytes(s);
-	bool overlap = p->overlap_grad_reduce && !one;
+	/* The framework's buckets (chunk_bucket_bytes). Each waits for the
+	 * last micro-batch's backward of its lowest layer under
+	 * overlap_grad_reduce, else for the stage's whole backward (a pipeline
+	 * rank after the first without interleaving reduces its one bucket
+	 * after its backward, pipeline_parallel/schedules.py:2454-2480 at
+	 * d98e8a64: last_bwd, which with synchronous p2p includes the last
+	 * gradient send). Under Megatron-Core's interleaved schedule a chunk's
+	 * buckets all wait for the chunk's launch point (build_chunk_sync). */
+	bool overlap = p->overlap_grad_reduce && !plan_one_bucket(s, stage);
+	bool csync = sync_at && build_chunk_sync(s);
 	bucket_walk w;
-	bucket_walk_init(&w, s, stage, gbytes, bucket);
-	int l;
+	bucket_walk_init(&w, s, stage, gbytes);
+	int l, chunk;
 	double acc, acc_e; /* dense (over dp x cp) and expert (over edp) bytes */
-	while (bucket_next(&w, &l, &acc, &acc_e)) {
+	while (bucket_next(&w, &l, &chunk, &acc, &acc_e)) {
 		uint32_t dep = overlap ? layer_end[l] : last_bwd;
+		if (csync)
+			dep = sync_at[chunk] != UINT32_MAX ? sync_at[chunk] : last_bwd;
 		if (!flush_bucket(b, stage, coll, acc * wire, acc_e * wire, dep, (int16_t)l, out,
 				  shard_bytes, &n))
 			return -1;
@@ -239,14 +292,16 @@ int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 }
 
 /* overlap_param_gather (Megatron-Core --overlap-param-gather with the
- * distributed optimizer). Assumption, from our knowledge of Megatron-Core (no
- * source at hand here): after the optimizer step each bucket's updated
- * parameter shards are all-gathered asynchronously, the first bucket's at
- * once and each later one from the forward pre-hook of the modules of the
- * bucket before, so the gathers run under the next step's forward and a
- * module's forward waits only for its own bucket's. The buckets are the
- * gradient buckets (build_emit_grad_buckets' boundaries, made in backward order,
- * so the first layers share the last bucket). In a steady-state step this is
+ * distributed optimizer): after the optimizer step each bucket group's
+ * updated parameter shards are all-gathered asynchronously, the first at
+ * once and each later one dispatched when the one before is waited for
+ * (next_param_gather_bucket_group, core/distributed/
+ * distributed_data_parallel.py:369-380 at d98e8a64), and a module's forward
+ * pre-hook waits only for the gather of its parameters' bucket group
+ * (:517-550), so the gathers run under the next step's forward. The buckets
+ * are the gradient buckets (the same buffers: chunk_bucket_bytes, made in
+ * backward order, so the first layers share the last bucket; one per chunk
+ * after the first stage's first chunk). In a steady-state step this is
  * modelled as every bucket's gather issued at the step start on the DP
  * stream in forward order (first layers first; the stream runs them back to
  * back, as the one-bucket prefetch does once compute lags behind), and each
@@ -267,15 +322,15 @@ int build_emit_param_gather(builder *b, int stage, uint32_t *pg)
 									    * bucket's first layer */
 	if (!lo)
 		return SIM_ENOMEM;
-	/* bucket boundaries as build_emit_grad_buckets closes them (at the
-	 * framework's bucket size: not its one-bucket rule) */
+	/* bucket boundaries as build_emit_grad_buckets closes them: the same
+	 * buckets (chunk_bucket_bytes) */
 	bool out = stage == p->pp - 1 && output_trained(s);
 	bool emb = stage == 0 && embedding_trained(s);
-	int hi = layers - 1, lt = first_trained(s, stage), first;
+	int hi = layers - 1, lt = first_trained(s, stage), first, chunk;
 	double acc, acc_e;
 	bucket_walk w;
-	bucket_walk_init(&w, s, stage, gbytes, plan_bucket_bytes(s));
-	while (bucket_next(&w, &first, &acc, &acc_e)) {
+	bucket_walk_init(&w, s, stage, gbytes);
+	while (bucket_next(&w, &first, &chunk, &acc, &acc_e)) {
 		for (int k = first; k <= hi; k++)
 			lo[k] = first;
 		hi = first - 1;

@@ -37,6 +37,8 @@ typedef struct sched_state {
 	int lmax;
 	uint32_t *mb_end, *mb_ids;
 	double *mb_shard;
+	uint32_t *btail; /* build_chunk_sync: the backward steps' last tasks in order */
+	int *bchunk, nb; /* ... their chunks (-1: not a chunk's last micro-batch) */
 } sched_state;
 
 /* One op of the schedule being emitted. Not copied (cur points at f). */
@@ -93,7 +95,7 @@ static int op_end(builder *b, int stage, pipe_ids *ids, sched_state *st, const o
 		st->gate = UINT32_MAX;
 	}
 	if (e->early && tail != UINT32_MAX) {
-		int n = build_emit_grad_buckets(b, stage, tail, st->mb_end, st->mb_ids,
+		int n = build_emit_grad_buckets(b, stage, tail, st->mb_end, NULL, st->mb_ids,
 						st->mb_shard);
 		if (n < 0)
 			rc = SIM_ENOMEM;
@@ -118,6 +120,10 @@ static int op_end(builder *b, int stage, pipe_ids *ids, sched_state *st, const o
 		ids->next_f[st->last_b] = (uint32_t)k, st->last_b = SIZE_MAX;
 	if (bwd) /* with deferred weight gradients the last of them */
 		ids->last_bwd[stage] = tail;
+	if (bwd && st->btail) {
+		st->bchunk[st->nb] = e->op.mb == b->m - 1 ? e->op.chunk : -1;
+		st->btail[st->nb++] = tail;
+	}
 	int v = e->op.chunk * b->s->plan.pp + stage;
 	if (bwd ? v > 0 : v < b->vstages - 1) { /* after the last link: not after
 						  * a deferred weight gradient */
@@ -144,7 +150,8 @@ int build_emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_en
 	int pp = b->s->plan.pp, m = b->m;
 	int lmax = plan_max_stage_layers(b->s), cap = 2 * (lmax > 0 ? lmax : 1) + 2;
 	sched_state st = {plan_p2p_sync(&b->s->plan), plan_grad_reduce_microbatch(b->s),
-			  UINT32_MAX, UINT32_MAX, UINT32_MAX, SIZE_MAX, lmax, NULL, NULL, NULL};
+			  UINT32_MAX, UINT32_MAX, UINT32_MAX, SIZE_MAX, lmax, NULL, NULL, NULL,
+			  NULL, NULL, 0};
 	int steps = plan_schedule_steps(b->s->plan.schedule, m, b->vpp);
 	plan_op *order = malloc((size_t)steps * sizeof *order);
 	op_emit *e = malloc(2 * sizeof *e);
@@ -153,8 +160,13 @@ int build_emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_en
 		st.mb_ids = malloc((size_t)cap * sizeof *st.mb_ids);
 		st.mb_shard = malloc((size_t)cap * sizeof *st.mb_shard);
 	}
+	if (build_chunk_sync(b->s)) {
+		st.btail = malloc((size_t)steps * sizeof *st.btail);
+		st.bchunk = malloc((size_t)steps * sizeof *st.bchunk);
+	}
 	int rc = SIM_OK;
-	if (!order || !e || (st.mbr && (!st.mb_end || !st.mb_ids || !st.mb_shard)))
+	if (!order || !e || (st.mbr && (!st.mb_end || !st.mb_ids || !st.mb_shard)) ||
+	    (build_chunk_sync(b->s) && (!st.btail || !st.bchunk)))
 		rc = SIM_ENOMEM;
 	else
 		plan_schedule_order(b->s->plan.schedule, pp, m, b->vpp, plan_warm_extra(&b->s->plan),
@@ -180,7 +192,15 @@ int build_emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_en
 	}
 	if (rc == SIM_OK && st.sync && st.pending != UINT32_MAX && !b->s->inference)
 		ids->last_bwd[stage] = st.pending;
+	/* Megatron-Core's aligned launch (build_chunk_sync): after its k-th
+	 * backward step a rank launches the chunk whose last micro-batch was
+	 * its step k - stage (pipeline rank); chunks that leaves over, after
+	 * the schedule (UINT32_MAX: last_bwd) */
+	for (int k = 0; rc == SIM_OK && st.btail && k < st.nb; k++)
+		if (st.bchunk[k] >= 0 && k + stage < st.nb)
+			ids->sync_at[stage * b->vpp + st.bchunk[k]] = st.btail[k + stage];
 	free(order), free(e), free(st.mb_end), free(st.mb_ids), free(st.mb_shard);
+	free(st.btail), free(st.bchunk);
 	return rc;
 }
 

@@ -270,9 +270,11 @@ typedef struct plan_framework {
 	/* Gradient buckets (plan_bucket_bytes, build_emit_grad_buckets): a bucket holds
 	 * max(grad_bucket, grad_bucket_per_dp x dp x cp) parameters' gradients;
 	 * one_bucket_no_overlap: without overlap_grad_reduce the whole stage is
-	 * one collective after the backward; first_stage_buckets: pipeline
-	 * stages after the first reduce one bucket after their backward (only
-	 * the first overlaps). */
+	 * one collective after the backward; first_stage_buckets: buckets
+	 * never span model chunks, and only the first stage's first chunk
+	 * splits at the bucket size; every other chunk is one bucket, for the
+	 * gradients and overlap_param_gather's gathers alike (Megatron-Core,
+	 * plan/grads.c chunk_bucket_bytes). */
 	double grad_bucket, grad_bucket_per_dp;
 	bool one_bucket_no_overlap, first_stage_buckets;
 	/* memory: what the model code saves (work_saved) */
@@ -897,10 +899,11 @@ double plan_local_params(const plan_scenario *s, int stage);
  * framework's optimizer_impl (the fp32 casts around it and the gradient
  * norm included), and the time of one rank of `stage` stepping `local`
  * parameters (plan_local_params; only the trained share under LoRA). */
-/* Whether `stage` reduces its gradients in one collective after its
- * backward rather than in buckets (the framework's one_bucket_no_overlap
- * without overlap_grad_reduce, first_stage_buckets on later pipeline
- * stages, zero_one_bucket under ZeRO; build_emit_grad_buckets). */
+/* Whether `stage` reduces its (first chunk's) gradients in one collective
+ * after its backward rather than in buckets (the framework's
+ * one_bucket_no_overlap without overlap_grad_reduce, first_stage_buckets on
+ * later pipeline stages, zero_one_bucket under ZeRO; build_emit_grad_buckets;
+ * under first_stage_buckets every later chunk is one bucket too). */
 bool plan_one_bucket(const plan_scenario *s, int stage);
 double plan_optimizer_bytes(const plan_scenario *s);
 double plan_optimizer_time(const plan_scenario *s, int stage, double local);

@@ -660,27 +660,31 @@ static void test_tp_overlap_build(void)
 	free(r1);
 }
 
-/* overlap_param_gather in plan_build (quickstart with ZeRO-1, dp 4). With one
- * bucket per stage the stage's whole gather precedes its first forward, as
- * after the optimizer without the flag: the same bytes fully exposed, the same
- * step. With a bucket per layer (bucket_size 1 B) the 12 gathers per stage
- * start the step with no predecessor, each layer's first forward waits for
+/* overlap_param_gather in plan_build (quickstart with ZeRO-1, dp 4, with
+ * overlap_grad_reduce, which Megatron-Core requires beside it: d98e8a64
+ * megatron/training/arguments.py:1024-1029). With one bucket per stage the
+ * stage's whole gather precedes its first forward, as after the optimizer
+ * without the flag: the same bytes fully exposed, the same step. With a
+ * bucket per layer (bucket_size 1 B) stage 0's 12 gathers start the step
+ * with no predecessor (stage 1, a later pipeline rank, keeps one bucket:
+ * plan/grads.c chunk_bucket_bytes), each layer's first forward waits for
  * one, and all but the first layer's hide under the forward: a shorter step
  * and less exposed DP time. */
 static void test_param_gather_build(void)
 {
 	const char *set[] = {"parallel.zero=1", "cluster.network=alpha-beta",
-			     "parallel.overlap_param_gather=false", "parallel.bucket_size=1 TB"};
+			     "parallel.overlap_param_gather=false", "parallel.bucket_size=1 TB",
+			     "parallel.overlap_grad_reduce=true"};
 	exec_result *r = calloc(4, sizeof *r);
 	plan_graph *g = NULL;
-	quickstart(set, 4, NULL, &r[0]);
+	quickstart(set, 5, NULL, &r[0]);
 	set[2] = "parallel.overlap_param_gather=true";
-	quickstart(set, 4, NULL, &r[1]);
+	quickstart(set, 5, NULL, &r[1]);
 	CHECK_NEAR(r[1].step_s, r[0].step_s, 1e-9);
 	set[3] = "parallel.bucket_size=1 B";
-	quickstart(set, 4, &g, &r[3]);
+	quickstart(set, 5, &g, &r[3]);
 	set[2] = "parallel.overlap_param_gather=false";
-	quickstart(set, 4, NULL, &r[2]);
+	quickstart(set, 5, NULL, &r[2]);
 	CHECK(r[3].step_s < r[2].step_s);
 	CHECK(r[3].classes[0].time_s[EXEC_CAT_DP] < r[2].classes[0].time_s[EXEC_CAT_DP]);
 	check_sums(&r[3]);

@@ -1133,8 +1133,84 @@ static void test_sustain(void)
 	sim_diag_free(d);
 }
 
+/* The first task predecessor of task i on the compute stream, or NULL. */
+static const plan_task *compute_pred(const plan_graph *g, size_t i)
+{
+	for (size_t e = 0; e < g->nedges; e++)
+		if (g->edges[e].to == i && g->tasks[g->edges[e].from].stream == PLAN_STREAM_COMPUTE)
+			return &g->tasks[g->edges[e].from];
+	return NULL;
+}
+
+/* Megatron-Core's buckets (plan/grads.c chunk_bucket_bytes; d98e8a64
+ * training/training.py:2504-2515, distributed_data_parallel.py:160-171):
+ * only the first pipeline stage's first model chunk splits at bucket_size,
+ * every other chunk is one bucket, and the parameter all-gathers of
+ * overlap_param_gather use the same buckets as the gradients. The
+ * quickstart (tp 2, pp 2, dp 4, 24 layers: 12 per stage, m = 8, ZeRO-1 with
+ * both overlaps) with bucket_size 2.5 layers' gradients (fp32: 4 B per
+ * parameter of a layer's 1/tp): a bucket closes once it holds 3 layers.
+ *  - vpp 1: stage 0, layers 11..0, closes after 11-9, 8-6, 5-3, 2-0 (with the
+ *    embedding): 4 reduce-scatters + 4 gathers + the tied embedding's
+ *    all-reduce = 9 DP tasks; stage 1 one bucket: 1 + 1 + 1 = 3.
+ *  - vpp 2 (6 layers a chunk): stage 0's chunk 0 splits, 5-3 and 2-0, its
+ *    chunk 1 is one bucket: 3 + 3 + 1 = 7; stage 1 one bucket a chunk:
+ *    2 + 2 + 1 = 5.
+ * Interleaved, a chunk's buckets go out together after backward step
+ * k + pipeline rank, k its last micro-batch's (schedules.py:1438-1456):
+ * backward steps run in groups of pp = 2 micro-batches a chunk (chunk 1
+ * mb 0-1, chunk 0 mb 0-1, ... chunk 1 mb 6-7, chunk 0 mb 6-7), so chunk 1's
+ * reduce-scatter waits on stage 0 for its own mb 7 backward and on stage 1
+ * for the next step, chunk 0's mb 6. */
+static void test_megatron_buckets(void)
+{
+	const char *set[] = {"parallel.zero=1", "parallel.overlap_grad_reduce=true",
+			     "parallel.overlap_param_gather=true", "parallel.fp32_grads=true",
+			     "framework.first_stage_buckets=true",
+			     "framework.one_bucket_no_overlap=true", "parallel.vpp=1",
+			     "parallel.bucket_size=1 B"};
+	sim_diag *d = sim_diag_new();
+	for (int vpp = 1; vpp <= 2; vpp++) {
+		char bucket[64];
+		plan_scenario *s = NULL;
+		set[6] = vpp == 1 ? "parallel.vpp=1" : "parallel.vpp=2";
+		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, 8, d, &s), SIM_OK);
+		if (!s)
+			continue;
+		double layer = work_params_layer(&s->model) / 2 * 4; /* fp32 grads, tp 2 */
+		snprintf(bucket, sizeof bucket, "parallel.bucket_size=%.0f B", 2.5 * layer);
+		set[7] = bucket;
+		plan_scenario_free(s);
+		s = NULL;
+		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, 8, d, &s), SIM_OK);
+		plan_graph *g = NULL;
+		if (s && plan_build(s, &g) == SIM_OK) {
+			CHECK_INT(plan_microbatches(&s->plan), 8);
+			CHECK_INT(count(g, 0, PLAN_TASK_DP), vpp == 1 ? 9 : 7);
+			CHECK_INT(count(g, 1, PLAN_TASK_DP), vpp == 1 ? 3 : 5);
+			/* the first DP task with a compute predecessor on each stage:
+			 * its first bucket's reduce-scatter */
+			for (int r = 0; r < 2 && vpp == 2; r++)
+				for (size_t i = 0; i < g->ntasks; i++) {
+					const plan_task *t = &g->tasks[i], *pr;
+					if (t->rank != r || t->kind != PLAN_TASK_DP ||
+					    !(pr = compute_pred(g, i)))
+						continue;
+					CHECK_INT(pr->mb, r == 0 ? 7 : 6);
+					CHECK_INT(pr->kind, PLAN_TASK_BWD);
+					break;
+				}
+		}
+		plan_graph_free(g);
+		plan_scenario_free(s);
+	}
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+}
+
 int main(void)
 {
+	test_megatron_buckets();
 	test_dgrad_async();
 	test_sustain();
 	test_label();
