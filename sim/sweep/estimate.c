@@ -30,8 +30,10 @@
  *       shard on the replica group with hybrid sharding, then the parameter
  *       all-gather); with overlap_grad_reduce only what outlasts the last
  *       micro-batch's backward (at least the last bucket); ZeRO-3: per layer
- *       and micro-batch two all-gathers and a reduce-scatter, exposed where
- *       they outlast compute;
+ *       and micro-batch two all-gathers and a reduce-scatter (with hybrid
+ *       sharding and the shard's replica all-reduce, every micro-batch or
+ *       the last: hsdp_grad_reduce; under accumulate_unsharded only the
+ *       last micro-batch reduces), exposed where they outlast compute;
  *   optimizer: plan_optimizer_time on the GPU (as plan/grads.c); offloaded (offload_optimizer) the CPU step of the
  *       node's GPUs at the host DRAM rate (30 bytes per parameter; from NVMe
  *       at least 24 bytes per parameter at the NVMe rate) plus the PCIe
@@ -275,7 +277,19 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		            plan_fsdp_gather_cast_s(s, sh);
 		double rs = coll_time(s, NET_REDUCESCATTER, &g->shard, lg);
 		rs += plan_fsdp_reduce_s(s, lw / wb) + plan_fsdp_post_reduce_s(s, sh, false);
-		return (double)m * layers * (fmax(0, ag - fwd_l) + fmax(0, ag + rs - bwd_l));
+		/* as fsdp_layer_grads: with hybrid sharding the shard's
+		 * all-reduce over its replicas after every micro-batch's
+		 * reduce-scatter (hsdp_grad_reduce = microbatch) or the last
+		 * one's; under accumulate_unsharded (no_sync) nothing is reduced
+		 * before the last micro-batch */
+		double ar = g->replica.size > 1
+		                    ? coll_time(s, NET_ALLREDUCE, &g->replica,
+		                                lg / (g->shard.size > 1 ? g->shard.size : 1))
+		                    : 0;
+		bool nosync = s->fw.accumulate_unsharded && m > 1;
+		double early = nosync ? 0 : rs + (s->fw.hsdp_reduce == PLAN_REDUCE_MICROBATCH ? ar : 0);
+		return layers * ((double)m * fmax(0, ag - fwd_l) +
+		                 (m - 1) * fmax(0, ag + early - bwd_l) + fmax(0, ag + rs + ar - bwd_l));
 	}
 	double reduce, gather = 0;
 	if (p->zero >= 1) { /* shard group, then the shard across replicas */
