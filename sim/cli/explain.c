@@ -635,8 +635,10 @@ static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_
 	char t[512], a[32];
 	if (p->zero >= 3) {
 		why(o, "ZeRO-3 gathers each layer's weights before its forward and backward and "
-		       "reduce-scatters its gradients after its backward, overlapped with compute: "
-		       "only the waits are exposed, and there is no single all-reduce to compare.");
+		       "reduce-scatters its gradients after its backward (with hybrid sharding, "
+		       "then all-reduces the shard over its replicas), overlapped with compute: "
+		       "only the waits are exposed, and the optimizer step, which waits for the "
+		       "last layer's reduction; there is no single all-reduce to compare.");
 		return;
 	}
 	snprintf(t, sizeof t,
