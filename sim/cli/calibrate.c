@@ -8,7 +8,6 @@
 #include "cli/cli.h"
 
 #include <stdlib.h>
-#include <errno.h>
 #include <string.h>
 
 #define EXIT_INPUT 2
@@ -118,10 +117,7 @@ static int ini_fill(FILE *f, void *ctx)
 static int write_ini(const char *out, const calib_fit *fit, const char *data)
 {
 	ini_job j = {fit, data};
-	int rc = sim_write_atomic(out, ini_fill, &j);
-	if (rc != SIM_OK)
-		fprintf(stderr, "podsim calibrate: error: cannot write %s: %s\n", out, strerror(errno));
-	return rc;
+	return cli_write_file("calibrate", out, ini_fill, &j);
 }
 
 static int status_of(int rc)
@@ -141,14 +137,8 @@ int cli_calibrate(int argc, char **argv)
 	}
 	opts o = {0};
 	int rc = parse(argc, argv, &o);
-	if (rc)
+	if ((rc = cli_parsed(rc, o.help, usage, &o.out, 1)) >= 0)
 		return rc;
-	if (o.help) {
-		fputs(usage, stdout);
-		return 0;
-	}
-	if (!cli_outputs_ok(&o.out, 1))
-		return 2;
 	sim_diag *d = sim_diag_new();
 	hw_gpu gpu;
 	cases_csv *csv = NULL;

@@ -8,7 +8,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <errno.h>
 #include <string.h>
 
 #define EXIT_INPUT 2
@@ -127,24 +126,15 @@ static int profile_fill(FILE *f, void *ctx)
 static int write_profile(const fopts *o, double x, double fit, int n, double check, int nc)
 {
 	profile p = {o, x, fit, check, n, nc};
-	int rc = sim_write_atomic(o->out, profile_fill, &p);
-	if (rc != SIM_OK)
-		fprintf(stderr, "podsim calibrate: error: cannot write %s: %s\n", o->out, strerror(errno));
-	return rc;
+	return cli_write_file("calibrate", o->out, profile_fill, &p);
 }
 
 int cli_calibrate_framework(int argc, char **argv)
 {
 	fopts o = {0};
 	int rc = parse(argc, argv, &o);
-	if (rc)
+	if ((rc = cli_parsed(rc, o.help, usage, &o.out, 1)) >= 0)
 		return rc;
-	if (o.help) {
-		fputs(usage, stdout);
-		return 0;
-	}
-	if (!cli_outputs_ok(&o.out, 1))
-		return 2;
 	valid_options vo = {.datadir = o.data ? o.data : cli_datadir(),
 			    .only = o.only,
 			    .where = o.where,

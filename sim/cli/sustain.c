@@ -10,7 +10,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <errno.h>
 #include <string.h>
 
 #define EXIT_INPUT 2
@@ -143,14 +142,8 @@ int cli_calibrate_sustain(int argc, char **argv)
 {
 	sopts o = {0};
 	int rc = parse(argc, argv, &o);
-	if (rc)
+	if ((rc = cli_parsed(rc, o.help, usage, &o.out, 1)) >= 0)
 		return rc;
-	if (o.help) {
-		fputs(usage, stdout);
-		return 0;
-	}
-	if (!cli_outputs_ok(&o.out, 1))
-		return 2;
 	char where[160];
 	snprintf(where, sizeof where, "gpu=%s&precision%s=fp8", o.gpu, o.fp8 ? "" : "!");
 	valid_options vo = {.datadir = o.data ? o.data : cli_datadir(),
@@ -169,10 +162,8 @@ int cli_calibrate_sustain(int argc, char **argv)
 	table(stdout, "  ", &fit);
 	if (o.out) {
 		job j = {&o, &fit};
-		if (sim_write_atomic(o.out, fill, &j) != SIM_OK) {
-			fprintf(stderr, "podsim calibrate: error: cannot write %s: %s\n", o.out, strerror(errno));
+		if (cli_write_file("calibrate", o.out, fill, &j) != SIM_OK)
 			return 1;
-		}
 	}
 	return 0;
 }
