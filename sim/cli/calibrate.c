@@ -48,7 +48,7 @@ static int bad(const char *msg, const char *arg)
 static int parse(int argc, char **argv, opts *o)
 {
 	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
+		const char *a = argv[i], *why;
 		bool val = !strcmp(a, "--gpu") || !strcmp(a, "--out") || !strcmp(a, "--data");
 		if (val && i + 1 >= argc)
 			return bad("option needs a value", a);
@@ -62,12 +62,8 @@ static int parse(int argc, char **argv, opts *o)
 			o->out = argv[++i];
 		else if (!strcmp(a, "--data"))
 			o->data = argv[++i];
-		else if (a[0] == '-' && a[1])
-			return bad("unknown option", a);
-		else if (!o->csv)
-			o->csv = a;
-		else
-			return bad("too many arguments", a);
+		else if ((why = cli_one_arg(a, &o->csv, "too many arguments")))
+			return bad(why, a);
 	}
 	if (!o->help && (!o->csv || !o->gpu))
 		return bad(!o->csv ? "calibrate takes one CSV file" : "--gpu NAME is required",

@@ -30,6 +30,11 @@ bool cli_outputs_ok(const char *const *paths, size_t n);
  * files that cannot be written (cli_outputs_ok on the n paths) give 2.
  * Returns that exit status, or -1 when the command goes on. */
 int cli_parsed(int rc, bool help, const char *usage, const char *const *paths, size_t n);
+/* A word that no option took, in the parse loop of a command with one
+ * positional argument: NULL after storing it in *slot, else the message
+ * that refuses it, "unknown option" for a word starting with '-' (not "-"
+ * alone) or `taken` when *slot is set; the command reports it with a. */
+const char *cli_one_arg(const char *a, const char **slot, const char *taken);
 /* Write path all or nothing through fill (sim_write_atomic); when that
  * fails, "podsim CMD: error: cannot write PATH: WHY" (errno) on stderr.
  * Returns sim_write_atomic's status. */

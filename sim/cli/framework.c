@@ -54,7 +54,7 @@ static int parse(int argc, char **argv, fopts *o)
 	o->lo = 0;
 	o->hi = 200e-6;
 	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
+		const char *a = argv[i], *why;
 		bool val = false;
 		for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
 			val = val || !strcmp(a, valued[k]);
@@ -82,12 +82,8 @@ static int parse(int argc, char **argv, fopts *o)
 			o->hi = *end == ',' ? strtod(end + 1, &end) * 1e-6 : -1;
 			if (*end || !(o->lo >= 0) || !(o->hi > o->lo) || o->hi > 1)
 				return bad("--range takes LO,HI in us with 0 <= LO < HI", argv[i]);
-		} else if (a[0] == '-' && a[1])
-			return bad("unknown option", a);
-		else if (!o->csv)
-			o->csv = a;
-		else
-			return bad("too many arguments", a);
+		} else if ((why = cli_one_arg(a, &o->csv, "too many arguments")))
+			return bad(why, a);
 	}
 	if (o->help)
 		return 0;

@@ -385,6 +385,16 @@ int cli_parsed(int rc, bool help, const char *usage, const char *const *paths, s
 	return cli_outputs_ok(paths, n) ? -1 : EXIT_INPUT;
 }
 
+const char *cli_one_arg(const char *a, const char **slot, const char *taken)
+{
+	if (a[0] == '-' && a[1])
+		return "unknown option";
+	if (*slot)
+		return taken;
+	*slot = a;
+	return NULL;
+}
+
 int cli_write_file(const char *cmd, const char *path, int (*fill)(FILE *f, void *ctx), void *ctx)
 {
 	int rc = sim_write_atomic(path, fill, ctx);

@@ -54,7 +54,7 @@ static int parse(int argc, char **argv, sopts *o)
 {
 	o->lo = 0.6, o->hi = 1.0, o->step = 0.005;
 	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
+		const char *a = argv[i], *why;
 		bool val = !strcmp(a, "--gpu") || !strcmp(a, "--skip-source") || !strcmp(a, "--out") ||
 			   !strcmp(a, "--data") || !strcmp(a, "--range") || !strcmp(a, "--step");
 		if (val && i + 1 >= argc)
@@ -84,12 +84,8 @@ static int parse(int argc, char **argv, sopts *o)
 			o->step = strtod(argv[++i], &end);
 			if (*end || !(o->step > 0))
 				return bad("--step takes a positive number", argv[i]);
-		} else if (a[0] == '-' && a[1])
-			return bad("unknown option", a);
-		else if (!o->csv)
-			o->csv = a;
-		else
-			return bad("calibrate takes one CSV file", a);
+		} else if ((why = cli_one_arg(a, &o->csv, "calibrate takes one CSV file")))
+			return bad(why, a);
 	}
 	if (o->help)
 		return 0;
