@@ -135,14 +135,14 @@ typedef struct calib_lm {
 	size_t n, p;
 	size_t max_iter;
 	double xtol, gtol, ftol; /* gsl_multifit_nlinear_driver's tolerances */
-	int dof; /* > 0: the unknowns' standard deviations, with chi^2 / dof */
+	int dof;                 /* > 0: the unknowns' standard deviations, with chi^2 / dof */
 } calib_lm;
 typedef struct calib_lm_result {
 	bool converged;
 	size_t iterations;
 	double chi2;                 /* sum of squared residuals at the solution */
 	double sd[CALIB_MAX_PARAMS]; /* with dof > 0: sqrt of (J^T J)^-1's diagonal
-				      * times chi2 / dof (0 where that is negative) */
+	                              * times chi2 / dof (0 where that is negative) */
 } calib_lm_result;
 /* Solve from u, which ends at the solution; SIM_OK or SIM_ENOMEM. */
 int calib_lm_solve(const calib_lm *lm, double *u, calib_lm_result *out);

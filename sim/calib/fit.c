@@ -285,7 +285,9 @@ static void choose_params(const hw_gpu *g, calib_fit *fit)
 static int solve(fit_ctx *c, double *u)
 {
 	calib_fit *fit = c->fit;
-	calib_lm lm = {residuals, c, c->nuse, fit->nparams, MAX_ITER, 1e-12, 1e-12, 1e-14, fit->dof};
+	calib_lm lm = {.residuals = residuals, .ctx = c, .n = c->nuse, .p = fit->nparams,
+	              .max_iter = MAX_ITER, .xtol = 1e-12, .gtol = 1e-12, .ftol = 1e-14,
+	              .dof = fit->dof};
 	calib_lm_result res;
 	int rc = calib_lm_solve(&lm, u, &res);
 	if (rc != SIM_OK)

@@ -132,7 +132,8 @@ void calib_print_json(FILE *out, const calib_fit *f, const char *data)
 		calib_json_num(out, "measured_s", r->measured_s, true);
 		calib_json_num(out, "before_s", r->before_s, true);
 		calib_json_num(out, "after_s", r->after_s, true);
-		calib_json_num(out, "residual", (r->after_s - r->measured_s) / r->measured_s, false);
+		calib_json_num(out, "residual", (r->after_s - r->measured_s) / r->measured_s,
+		               false);
 		fputc('}', out);
 	}
 	fprintf(out, "],\n ");

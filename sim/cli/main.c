@@ -399,7 +399,8 @@ int cli_write_file(const char *cmd, const char *path, int (*fill)(FILE *f, void 
 {
 	int rc = sim_write_atomic(path, fill, ctx);
 	if (rc != SIM_OK)
-		fprintf(stderr, "podsim %s: error: cannot write %s: %s\n", cmd, path, strerror(errno));
+		fprintf(stderr, "podsim %s: error: cannot write %s: %s\n", cmd, path,
+		        strerror(errno));
 	return rc;
 }
 

@@ -64,8 +64,8 @@
  * 1.2, 2.0 and 2.7 times per doubling from 2 to 64 nodes: the 8 -> 16
  * step is what no power law of m gives (README "NCCL over AWS EFA").
  */
-#include "valid_int.h"
 #include "../calib/calib.h"
+#include "valid_int.h"
 
 #include <gsl/gsl_errno.h>
 #include <math.h>
@@ -226,8 +226,9 @@ static size_t count_res(const valid_fab_fit *f, const char *use)
 static int solve(ctx *k, double *u, double *chi2, bool se, size_t *iters)
 {
 	valid_fab_fit *f = k->f;
-	calib_lm lm = {residuals, k, k->nres, f->nparams, MAX_ITER, 1e-10, 1e-10, 1e-12,
-	               se ? f->dof : 0};
+	calib_lm lm = {.residuals = residuals, .ctx = k, .n = k->nres, .p = f->nparams,
+	              .max_iter = MAX_ITER, .xtol = 1e-10, .gtol = 1e-10, .ftol = 1e-12,
+	              .dof = se ? f->dof : 0};
 	calib_lm_result res;
 	int rc = calib_lm_solve(&lm, u, &res);
 	if (rc != SIM_OK)

@@ -2,8 +2,8 @@
  * cluster include file. Fixed precision, so the same data give the same
  * bytes (tests/cli/calibrate.sh compares them with goldens). Times in the
  * tables in ms; latencies in us; bandwidths in GB/s. */
-#include "valid_int.h"
 #include "../calib/calib.h"
+#include "valid_int.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -231,7 +231,7 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 			return "ffn or vocab not given and no models/<model>.ini (the model's "
 			       "config is not verified)";
 		valid_assume(assumed, alen, "%s from models/%s.ini (%s)", open_cols, mname,
-		       *msrc ? msrc : "no source given");
+		             *msrc ? msrc : "no source given");
 	}
 	long gpus = atol(get(c, row, "gpus")), hidden = atol(get(c, row, "hidden"));
 	long ffn = atol(get(c, row, "ffn")), tp = atol(get(c, row, "tp"));
@@ -250,8 +250,8 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	if (strstr(note, "padded to a multiple of 128*tp") || strstr(note, "padded by Megatron")) {
 		long q = 128 * tp;
 		vocab = (vocab + q - 1) / q * q;
-		valid_assume(assumed, alen, "vocabulary padded to %ld (Megatron: a multiple of 128 x tp)",
-		       vocab);
+		valid_assume(assumed, alen,
+		             "vocabulary padded to %ld (Megatron: a multiple of 128 x tp)", vocab);
 	}
 	/* the rank that measured it */
 	*stage = strstr(note, "LAST rank") ? (int)pp - 1 : 0;
@@ -259,7 +259,8 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	const char *mbs = strstr(note, "minibatch ");
 	if (gb == 0 && mbs && atol(mbs + 10) > 0) {
 		gb = atol(mbs + 10) * dp;
-		valid_assume(assumed, alen, "global batch %ld (the note's minibatch per device)", gb);
+		valid_assume(assumed, alen, "global batch %ld (the note's minibatch per device)",
+		             gb);
 	}
 	if (gb == 0)
 		gb = mb * dp;
@@ -298,7 +299,8 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 				q--;
 			vpp = atol(q) > 0 ? atol(q) : 1;
 		}
-		valid_assume(assumed, alen, "what the note leaves out as row %s", get(c, base, "id"));
+		valid_assume(assumed, alen, "what the note leaves out as row %s",
+		             get(c, base, "id"));
 	}
 	sim_buf_printf(b,
 	               "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",

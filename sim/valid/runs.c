@@ -118,8 +118,8 @@ static void put_recipe(sim_buf *b, size_t from, const valid_recipe *r, const cha
 		bool mine = pre ? !strncmp(p + s, sect, pre) && strlen(sect) == pre : !*sect;
 		if (mine && !strstr(b->data + from, key)) {
 			sim_buf_printf(b, "%.*s\n", (int)(n - s - pre), p + s + pre);
-			valid_assume(assumed, alen, "%.*s (recipes.csv line %d)", (int)(n - s), p + s,
-			       r->line);
+			valid_assume(assumed, alen, "%.*s (recipes.csv line %d)", (int)(n - s),
+			             p + s, r->line);
 		}
 		p += n;
 	} while (*p++ == ';');
@@ -221,10 +221,10 @@ static void layer_checkpointing(sim_buf *b, const cases_csv *c, size_t row, char
 	if (n < chunk)
 		sim_buf_printf(b, "recompute_layers = %ld\nrecompute_method = spread\n", n);
 	valid_assume(assumed, alen,
-	       "recompute 'selective' is the profile's layer checkpointing "
-	       "(runs_selective_recompute = false): full recompute of %ld of %ld layers per "
-	       "chunk, every x-th",
-	       n, chunk);
+	             "recompute 'selective' is the profile's layer checkpointing "
+	             "(runs_selective_recompute = false): full recompute of %ld of %ld layers per "
+	             "chunk, every x-th",
+	             n, chunk);
 	valid_assume(assumed, alen, "%s", why);
 }
 
@@ -256,7 +256,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	const char *attention = !*fwcol && st && *st->attention ? st->attention : "";
 	if (!*fwcol)
 		valid_assume(assumed, alen, "framework %s%s%s (stacks.csv line %d)", profile,
-		       *attention ? ", attention " : "", attention, st ? st->line : 0);
+		             *attention ? ", attention " : "", attention, st ? st->line : 0);
 	sim_buf_printf(b, "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
 		       incdir, tmpl, incdir, gpu);
 	sim_buf_printf(b, "include = %stopologies/frameworks/%s.ini\n", incdir, profile);
@@ -305,8 +305,10 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		long n = gpus < gpn ? gpus : gpn;
 		if (gbps > 0 && n > 0) {
 			sim_buf_printf(b, "nics = %ld\nnic_bw = %.6g Gb/s\n", n, gbps / (double)n);
-			valid_assume(assumed, alen, "%.6g Gb/s inter-node read as per node (%ld NICs of "
-			       "%.6g Gb/s)", gbps, n, gbps / (double)n);
+			valid_assume(assumed, alen,
+			             "%.6g Gb/s inter-node read as per node (%ld NICs of "
+			             "%.6g Gb/s)",
+			             gbps, n, gbps / (double)n);
 		}
 	}
 	sim_buf_printf(b, "[cluster]\nname = %s\nnodes = %ld\nfabric = %s\n", get(c, row, "id"),
@@ -329,9 +331,11 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	if (!*get(c, row, "micro_batch")) {
 		if (mb > 0) {
 			sim_buf_printf(b, "micro_batch = %ld\n", mb);
-			valid_assume(assumed, alen, "micro_batch %ld (not published: the fastest that "
-			       "fits of the divisors of the %ld sequences per replica, as a "
-			       "tuned benchmark ran)", mb, dp > 0 ? atol(get(c, row, "global_batch")) / dp : 0);
+			valid_assume(assumed, alen,
+			             "micro_batch %ld (not published: the fastest that "
+			             "fits of the divisors of the %ld sequences per replica, as a "
+			             "tuned benchmark ran)",
+			             mb, dp > 0 ? atol(get(c, row, "global_batch")) / dp : 0);
 		} else
 			valid_assume(assumed, alen, "micro_batch 1 (not published)");
 	}
@@ -342,8 +346,11 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		long m = run_mb > 0 && dp > 0 ? atol(get(c, row, "global_batch")) / (run_mb * dp) : 0;
 		long v = default_vpp(atol(get(c, row, "layers")), pp, m);
 		sim_buf_printf(b, "vpp = %ld\n", v);
-		valid_assume(assumed, alen, "vpp %ld (interleaved, depth not published: chunks of >= 2 "
-		       "layers as NVIDIA's recipes, or of 1 where the stage's count is prime)", v);
+		valid_assume(
+		        assumed, alen,
+		        "vpp %ld (interleaved, depth not published: chunks of >= 2 "
+		        "layers as NVIDIA's recipes, or of 1 where the stage's count is prime)",
+		        v);
 	}
 	/* A note naming Megatron's --overlap-param-gather (or --overlap-grad-reduce):
 	 * Megatron accepts the first only together with the second, so the

@@ -54,7 +54,8 @@ void valid_source_key(const char *source, char *out, size_t len);
 
 /* Append one assumption to a row's list, "; "-separated, cut to len
  * (runs.c; the training and memory rows). */
-void valid_assume(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void valid_assume(char *buf, size_t len, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
 /* The "; "-separated assumptions as comments of a row's scenario text, one
  * "; assumed: ..." line each (runs.c). */
 void valid_put_assumed(sim_buf *out, const char *assumed);
