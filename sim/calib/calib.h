@@ -129,13 +129,16 @@ void calib_fit_free(calib_fit *fit);
  * and valid's fabric calibration run: GSL's trust region with
  * Levenberg-Marquardt steps and a finite-difference Jacobian on the n
  * residuals `residuals` writes for the p <= CALIB_MAX_PARAMS unknowns. */
+typedef struct calib_lm_stop { /* gsl_multifit_nlinear_driver's stopping rule */
+	size_t max_iter;
+	double xtol, gtol, ftol; /* on the step, the gradient and the cost */
+} calib_lm_stop;
 typedef struct calib_lm {
 	int (*residuals)(const gsl_vector *u, void *ctx, gsl_vector *r);
 	void *ctx;
 	size_t n, p;
-	size_t max_iter;
-	double xtol, gtol, ftol; /* gsl_multifit_nlinear_driver's tolerances */
-	int dof;                 /* > 0: the unknowns' standard deviations, with chi^2 / dof */
+	calib_lm_stop stop;
+	int dof; /* > 0: the unknowns' standard deviations, with chi^2 / dof */
 } calib_lm;
 typedef struct calib_lm_result {
 	bool converged;

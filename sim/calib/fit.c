@@ -20,7 +20,9 @@
 #define RAMP_HI    1e4  /* attn_<impl>_ramp bound, FLOPs per query token, head, head dim */
 #define TILE_HI    2e-5 /* gemm_tile_overhead bound, s */
 #define TINY_SHARE 0.25 /* a row is tiny when overhead >= this share of it */
-#define MAX_ITER   200
+
+/* The solver stops after 200 iterations or at these tolerances. */
+static const calib_lm_stop lm_stop = {200, 1e-12, 1e-12, 1e-14};
 
 typedef struct fit_ctx {
 	calib_fit *fit;
@@ -285,9 +287,7 @@ static void choose_params(const hw_gpu *g, calib_fit *fit)
 static int solve(fit_ctx *c, double *u)
 {
 	calib_fit *fit = c->fit;
-	calib_lm lm = {.residuals = residuals, .ctx = c, .n = c->nuse, .p = fit->nparams,
-	              .max_iter = MAX_ITER, .xtol = 1e-12, .gtol = 1e-12, .ftol = 1e-14,
-	              .dof = fit->dof};
+	calib_lm lm = {residuals, c, c->nuse, fit->nparams, lm_stop, fit->dof};
 	calib_lm_result res;
 	int rc = calib_lm_solve(&lm, u, &res);
 	if (rc != SIM_OK)

@@ -32,8 +32,8 @@ int calib_lm_solve(const calib_lm *lm, double *u, calib_lm_result *out)
 	int info = 0;
 	int st = gsl_multifit_nlinear_init(&x0.vector, &fdf, w);
 	if (st == GSL_SUCCESS)
-		st = gsl_multifit_nlinear_driver(lm->max_iter, lm->xtol, lm->gtol, lm->ftol, NULL,
-		                                 NULL, &info, w);
+		st = gsl_multifit_nlinear_driver(lm->stop.max_iter, lm->stop.xtol, lm->stop.gtol,
+		                                 lm->stop.ftol, NULL, NULL, &info, w);
 	out->converged = st == GSL_SUCCESS;
 	out->iterations = gsl_multifit_nlinear_niter(w);
 	const gsl_vector *x = gsl_multifit_nlinear_position(w);

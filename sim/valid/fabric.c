@@ -72,7 +72,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ITER 300
+/* The solver stops after 300 iterations or at these tolerances. */
+static const calib_lm_stop lm_stop = {300, 1e-10, 1e-10, 1e-12};
 
 static const char *const keys[VALID_FP_COUNT] = {"intra_efficiency", "nvls_busbw", "net_latency",
                                                  "msg_overhead",     "rail_bw",    "congestion",
@@ -226,9 +227,7 @@ static size_t count_res(const valid_fab_fit *f, const char *use)
 static int solve(ctx *k, double *u, double *chi2, bool se, size_t *iters)
 {
 	valid_fab_fit *f = k->f;
-	calib_lm lm = {.residuals = residuals, .ctx = k, .n = k->nres, .p = f->nparams,
-	              .max_iter = MAX_ITER, .xtol = 1e-10, .gtol = 1e-10, .ftol = 1e-12,
-	              .dof = se ? f->dof : 0};
+	calib_lm lm = {residuals, k, k->nres, f->nparams, lm_stop, se ? f->dof : 0};
 	calib_lm_result res;
 	int rc = calib_lm_solve(&lm, u, &res);
 	if (rc != SIM_OK)
