@@ -56,6 +56,8 @@
 #include "../cases/cases.h"
 #include "../hw/hw.h"
 
+#include <gsl/gsl_vector.h>
+
 #define CALIB_MAX_PARAMS 16
 
 typedef enum { CALIB_ROW_GEMM = 0, CALIB_ROW_HBM, CALIB_ROW_ATTN } calib_row_kind;
@@ -123,6 +125,31 @@ double calib_predict(const hw_gpu *g, const calib_row *r);
 int calib_run(const hw_gpu *start, calib_fit *fit, sim_diag *diag);
 void calib_fit_free(calib_fit *fit);
 
+/* One nonlinear least-squares solve (lm.c), the one both GPU calibration
+ * and valid's fabric calibration run: GSL's trust region with
+ * Levenberg-Marquardt steps and a finite-difference Jacobian on the n
+ * residuals `residuals` writes for the p <= CALIB_MAX_PARAMS unknowns. */
+typedef struct calib_lm_stop { /* gsl_multifit_nlinear_driver's stopping rule */
+	size_t max_iter;
+	double xtol, gtol, ftol; /* on the step, the gradient and the cost */
+} calib_lm_stop;
+typedef struct calib_lm {
+	int (*residuals)(const gsl_vector *u, void *ctx, gsl_vector *r);
+	void *ctx;
+	size_t n, p;
+	calib_lm_stop stop;
+	int dof; /* > 0: the unknowns' standard deviations, with chi^2 / dof */
+} calib_lm;
+typedef struct calib_lm_result {
+	bool converged;
+	size_t iterations;
+	double chi2;                 /* sum of squared residuals at the solution */
+	double sd[CALIB_MAX_PARAMS]; /* with dof > 0: sqrt of (J^T J)^-1's diagonal
+	                              * times chi2 / dof (0 where that is negative) */
+} calib_lm_result;
+/* Solve from u, which ends at the solution; SIM_OK or SIM_ENOMEM. */
+int calib_lm_solve(const calib_lm *lm, double *u, calib_lm_result *out);
+
 /* Output (print.c). `data` is the CSV path as the user gave it. */
 void calib_print_text(FILE *out, const calib_fit *fit, const char *data);
 void calib_print_json(FILE *out, const calib_fit *fit, const char *data);
@@ -130,5 +157,12 @@ void calib_print_json(FILE *out, const calib_fit *fit, const char *data);
  * quality; no date, so regenerating gives the same bytes) and a [gpu]
  * section with the fitted keys, to be included after the GPU file. */
 void calib_print_ini(FILE *out, const calib_fit *fit, const char *data);
+/* Pieces of those outputs that valid's fabric calibration prints too: a
+ * member `"key": x` of a JSON object (%.6g; null when x is not finite),
+ * then ", " with comma; and "; prefix" followed by the items, comma-separated
+ * and wrapped into comment lines at 96 columns (well under
+ * CONF_MAX_LINE) that go on with ";  ". */
+void calib_json_num(FILE *out, const char *key, double x, bool comma);
+void calib_ini_list(FILE *out, const char *prefix, const char *const *items, size_t n);
 
 #endif

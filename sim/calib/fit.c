@@ -11,9 +11,7 @@
  */
 #include "calib.h"
 
-#include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_multifit_nlinear.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +20,9 @@
 #define RAMP_HI    1e4  /* attn_<impl>_ramp bound, FLOPs per query token, head, head dim */
 #define TILE_HI    2e-5 /* gemm_tile_overhead bound, s */
 #define TINY_SHARE 0.25 /* a row is tiny when overhead >= this share of it */
-#define MAX_ITER   200
+
+/* The solver stops after 200 iterations or at these tolerances. */
+static const calib_lm_stop lm_stop = {200, 1e-12, 1e-12, 1e-14};
 
 typedef struct fit_ctx {
 	calib_fit *fit;
@@ -281,53 +281,26 @@ static void choose_params(const hw_gpu *g, calib_fit *fit)
 	fit->nparams = kept;
 }
 
-/* Standard errors from the Jacobian at the solution (see the header). */
-static int std_errors(gsl_multifit_nlinear_workspace *w, calib_fit *fit, const double *u)
-{
-	size_t p = fit->nparams;
-	if (fit->dof <= 0)
-		return SIM_OK;
-	gsl_matrix *cov = gsl_matrix_alloc(p, p);
-	if (!cov)
-		return SIM_ENOMEM;
-	double chi2 = 0;
-	gsl_blas_ddot(gsl_multifit_nlinear_residual(w), gsl_multifit_nlinear_residual(w), &chi2);
-	gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 0.0, cov);
-	for (size_t j = 0; j < p; j++) {
-		calib_param *q = &fit->params[j];
-		double s = sigma(u[j]), var = gsl_matrix_get(cov, j, j) * chi2 / fit->dof;
-		q->se = hi_of(q) * s * (1 - s) * sqrt(var > 0 ? var : 0);
-		q->has_se = isfinite(q->se);
-	}
-	gsl_matrix_free(cov);
-	return SIM_OK;
-}
-
+/* One solve from u (updated); standard errors of the fitted values from
+ * the unknowns' standard deviations through the logistic bounds (see the
+ * header). */
 static int solve(fit_ctx *c, double *u)
 {
 	calib_fit *fit = c->fit;
-	size_t n = c->nuse, p = fit->nparams;
-	gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
-	par.trs = gsl_multifit_nlinear_trs_lm;
-	gsl_multifit_nlinear_fdf fdf = {residuals, NULL, NULL, n, p, c, 0, 0, 0};
-	gsl_multifit_nlinear_workspace *w =
-	        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, p);
-	if (!w)
-		return SIM_ENOMEM;
-	gsl_vector_view x0 = gsl_vector_view_array(u, p);
-	int info = 0, rc = SIM_OK;
-	int st = gsl_multifit_nlinear_init(&x0.vector, &fdf, w);
-	if (st == GSL_SUCCESS)
-		st = gsl_multifit_nlinear_driver(MAX_ITER, 1e-12, 1e-12, 1e-14, NULL, NULL, &info,
-		                                 w);
-	fit->converged = st == GSL_SUCCESS;
-	fit->iterations = gsl_multifit_nlinear_niter(w);
-	const gsl_vector *x = gsl_multifit_nlinear_position(w);
-	for (size_t j = 0; j < p; j++)
-		u[j] = gsl_vector_get(x, j);
-	rc = std_errors(w, fit, u);
-	gsl_multifit_nlinear_free(w);
-	return rc;
+	calib_lm lm = {residuals, c, c->nuse, fit->nparams, lm_stop, fit->dof};
+	calib_lm_result res;
+	int rc = calib_lm_solve(&lm, u, &res);
+	if (rc != SIM_OK)
+		return rc;
+	fit->converged = res.converged;
+	fit->iterations = res.iterations;
+	for (size_t j = 0; j < lm.p && fit->dof > 0; j++) {
+		calib_param *q = &fit->params[j];
+		double s = sigma(u[j]);
+		q->se = hi_of(q) * s * (1 - s) * res.sd[j];
+		q->has_se = isfinite(q->se);
+	}
+	return SIM_OK;
 }
 
 /* The sweep maxima's bound on each dtype's GEMM efficiency (0 = none). */

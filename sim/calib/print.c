@@ -99,7 +99,8 @@ void calib_print_text(FILE *out, const calib_fit *f, const char *data)
 			        f->params[j].key);
 }
 
-static void json_num(FILE *out, const char *key, double x, bool comma)
+/* A JSON number or null (calib.h). */
+void calib_json_num(FILE *out, const char *key, double x, bool comma)
 {
 	if (isfinite(x))
 		fprintf(out, "\"%s\": %.6g%s", key, x, comma ? ", " : "");
@@ -119,30 +120,31 @@ void calib_print_json(FILE *out, const calib_fit *f, const char *data)
 	for (size_t j = 0; j < f->nparams; j++) {
 		const calib_param *p = &f->params[j];
 		fprintf(out, "%s\n  {\"key\": \"%s\", ", j ? "," : "", p->key);
-		json_num(out, "start", p->start, true);
-		json_num(out, "value", p->value, true);
-		json_num(out, "stderr", p->has_se ? p->se : NAN, false);
+		calib_json_num(out, "start", p->start, true);
+		calib_json_num(out, "value", p->value, true);
+		calib_json_num(out, "stderr", p->has_se ? p->se : NAN, false);
 		fputc('}', out);
 	}
 	fprintf(out, "],\n \"rows\": [");
 	for (size_t i = 0; i < f->nrows; i++) {
 		const calib_row *r = &f->rows[i];
 		fprintf(out, "%s\n  {\"id\": \"%s\", \"line\": %d, ", i ? "," : "", r->id, r->line);
-		json_num(out, "measured_s", r->measured_s, true);
-		json_num(out, "before_s", r->before_s, true);
-		json_num(out, "after_s", r->after_s, true);
-		json_num(out, "residual", (r->after_s - r->measured_s) / r->measured_s, false);
+		calib_json_num(out, "measured_s", r->measured_s, true);
+		calib_json_num(out, "before_s", r->before_s, true);
+		calib_json_num(out, "after_s", r->after_s, true);
+		calib_json_num(out, "residual", (r->after_s - r->measured_s) / r->measured_s,
+		               false);
 		fputc('}', out);
 	}
 	fprintf(out, "],\n ");
-	json_num(out, "mape_before", f->mape_before, true);
-	json_num(out, "mape_after", f->mape_after, true);
+	calib_json_num(out, "mape_before", f->mape_before, true);
+	calib_json_num(out, "mape_after", f->mape_after, true);
 	fprintf(out, "\"dof\": %d, \"iterations\": %zu, \"converged\": %s}\n", f->dof,
 	        f->iterations, f->converged ? "true" : "false");
 }
 
-/* "; <prefix>" followed by items, wrapped into comment lines. */
-static void wrap_list(FILE *out, const char *prefix, const char *const *items, size_t n)
+/* "; <prefix>" followed by items, wrapped into comment lines (calib.h). */
+void calib_ini_list(FILE *out, const char *prefix, const char *const *items, size_t n)
 {
 	size_t col = (size_t)fprintf(out, "; %s", prefix);
 	for (size_t i = 0; i < n; i++) {
@@ -168,7 +170,7 @@ static void residual_lines(FILE *out, const calib_fit *f)
 			         rel(r->after_s, r->measured_s));
 			items[i] = txt[i];
 		}
-		wrap_list(out, "residuals after the fit:", items, n);
+		calib_ini_list(out, "residuals after the fit:", items, n);
 	}
 	free(txt);
 	free(items);
@@ -190,7 +192,7 @@ void calib_print_ini(FILE *out, const calib_fit *f, const char *data)
 			ids[i] = f->rows[i].id;
 		char prefix[160];
 		snprintf(prefix, sizeof prefix, "data: %s, %zu rows:", data, f->nrows);
-		wrap_list(out, prefix, ids, f->nrows);
+		calib_ini_list(out, prefix, ids, f->nrows);
 	}
 	free(ids);
 	if (f->nfitted == 0) {

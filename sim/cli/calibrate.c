@@ -8,7 +8,6 @@
 #include "cli/cli.h"
 
 #include <stdlib.h>
-#include <errno.h>
 #include <string.h>
 
 #define EXIT_INPUT 2
@@ -49,7 +48,7 @@ static int bad(const char *msg, const char *arg)
 static int parse(int argc, char **argv, opts *o)
 {
 	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
+		const char *a = argv[i], *why;
 		bool val = !strcmp(a, "--gpu") || !strcmp(a, "--out") || !strcmp(a, "--data");
 		if (val && i + 1 >= argc)
 			return bad("option needs a value", a);
@@ -63,12 +62,8 @@ static int parse(int argc, char **argv, opts *o)
 			o->out = argv[++i];
 		else if (!strcmp(a, "--data"))
 			o->data = argv[++i];
-		else if (a[0] == '-' && a[1])
-			return bad("unknown option", a);
-		else if (!o->csv)
-			o->csv = a;
-		else
-			return bad("too many arguments", a);
+		else if ((why = cli_one_arg(a, &o->csv, "too many arguments")))
+			return bad(why, a);
 	}
 	if (!o->help && (!o->csv || !o->gpu))
 		return bad(!o->csv ? "calibrate takes one CSV file" : "--gpu NAME is required",
@@ -118,10 +113,7 @@ static int ini_fill(FILE *f, void *ctx)
 static int write_ini(const char *out, const calib_fit *fit, const char *data)
 {
 	ini_job j = {fit, data};
-	int rc = sim_write_atomic(out, ini_fill, &j);
-	if (rc != SIM_OK)
-		fprintf(stderr, "podsim calibrate: error: cannot write %s: %s\n", out, strerror(errno));
-	return rc;
+	return cli_write_file("calibrate", out, ini_fill, &j);
 }
 
 static int status_of(int rc)
@@ -141,14 +133,8 @@ int cli_calibrate(int argc, char **argv)
 	}
 	opts o = {0};
 	int rc = parse(argc, argv, &o);
-	if (rc)
+	if ((rc = cli_parsed(rc, o.help, usage, &o.out, 1)) >= 0)
 		return rc;
-	if (o.help) {
-		fputs(usage, stdout);
-		return 0;
-	}
-	if (!cli_outputs_ok(&o.out, 1))
-		return 2;
 	sim_diag *d = sim_diag_new();
 	hw_gpu gpu;
 	cases_csv *csv = NULL;

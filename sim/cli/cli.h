@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Bad usage of a command: "podsim CMD: error: MSG[: ARG]" on stderr (CMD NULL
  * for podsim itself), then the usage text when given; returns exit status 2
@@ -23,6 +24,21 @@ const char *cli_datadir(void);
  * entries skipped): print "PATH: error: WHY" for each that cannot be one
  * (a directory, a missing folder) and return false if any. */
 bool cli_outputs_ok(const char *const *paths, size_t n);
+/* What every command does after its own parse, in this order: a non-zero
+ * parse status rc (bad arguments, already reported) is the exit status;
+ * with --help (help) the usage goes to stdout and the status is 0; output
+ * files that cannot be written (cli_outputs_ok on the n paths) give 2.
+ * Returns that exit status, or -1 when the command goes on. */
+int cli_parsed(int rc, bool help, const char *usage, const char *const *paths, size_t n);
+/* A word that no option took, in the parse loop of a command with one
+ * positional argument: NULL after storing it in *slot, else the message
+ * that refuses it, "unknown option" for a word starting with '-' (not "-"
+ * alone) or `taken` when *slot is set; the command reports it with a. */
+const char *cli_one_arg(const char *a, const char **slot, const char *taken);
+/* Write path all or nothing through fill (sim_write_atomic); when that
+ * fails, "podsim CMD: error: cannot write PATH: WHY" (errno) on stderr.
+ * Returns sim_write_atomic's status. */
+int cli_write_file(const char *cmd, const char *path, int (*fill)(FILE *f, void *ctx), void *ctx);
 /* Check a run database path before any work (store_path_refused): print
  * "PATH: error: cannot open database: WHY" and return false when refused. */
 bool cli_db_ok(const char *path);

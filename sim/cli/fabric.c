@@ -9,7 +9,6 @@
 #include "valid/valid.h"
 
 #include <stdlib.h>
-#include <errno.h>
 #include <string.h>
 
 #define EXIT_INPUT 2
@@ -134,14 +133,8 @@ int cli_calibrate_fabric(int argc, char **argv)
 {
 	fab_opts o = {0};
 	int rc = parse(argc, argv, &o);
-	if (rc)
+	if ((rc = cli_parsed(rc, o.help, usage, &o.out, 1)) >= 0)
 		return rc;
-	if (o.help) {
-		fputs(usage, stdout);
-		return 0;
-	}
-	if (!cli_outputs_ok(&o.out, 1))
-		return 2;
 	if (!o.cluster || !*o.cluster)
 		return bad("--fabric takes the cluster file", NULL);
 	sim_diag *d = sim_diag_new();
@@ -158,9 +151,8 @@ int cli_calibrate_fabric(int argc, char **argv)
 	if (rc == SIM_OK && o.out) {
 		const char *name = strrchr(o.out, '/') ? strrchr(o.out, '/') + 1 : o.out;
 		ini_job j = {&fit, data, name};
-		rc = sim_write_atomic(o.out, ini_fill, &j);
+		rc = cli_write_file("calibrate", o.out, ini_fill, &j);
 		if (rc != SIM_OK) {
-			fprintf(stderr, "podsim calibrate: error: cannot write %s: %s\n", o.out, strerror(errno));
 			valid_fab_fit_free(&fit);
 			return 1;
 		}

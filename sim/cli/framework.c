@@ -8,7 +8,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <errno.h>
 #include <string.h>
 
 #define EXIT_INPUT 2
@@ -55,7 +54,7 @@ static int parse(int argc, char **argv, fopts *o)
 	o->lo = 0;
 	o->hi = 200e-6;
 	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
+		const char *a = argv[i], *why;
 		bool val = false;
 		for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
 			val = val || !strcmp(a, valued[k]);
@@ -83,12 +82,8 @@ static int parse(int argc, char **argv, fopts *o)
 			o->hi = *end == ',' ? strtod(end + 1, &end) * 1e-6 : -1;
 			if (*end || !(o->lo >= 0) || !(o->hi > o->lo) || o->hi > 1)
 				return bad("--range takes LO,HI in us with 0 <= LO < HI", argv[i]);
-		} else if (a[0] == '-' && a[1])
-			return bad("unknown option", a);
-		else if (!o->csv)
-			o->csv = a;
-		else
-			return bad("too many arguments", a);
+		} else if ((why = cli_one_arg(a, &o->csv, "too many arguments")))
+			return bad(why, a);
 	}
 	if (o->help)
 		return 0;
@@ -127,24 +122,15 @@ static int profile_fill(FILE *f, void *ctx)
 static int write_profile(const fopts *o, double x, double fit, int n, double check, int nc)
 {
 	profile p = {o, x, fit, check, n, nc};
-	int rc = sim_write_atomic(o->out, profile_fill, &p);
-	if (rc != SIM_OK)
-		fprintf(stderr, "podsim calibrate: error: cannot write %s: %s\n", o->out, strerror(errno));
-	return rc;
+	return cli_write_file("calibrate", o->out, profile_fill, &p);
 }
 
 int cli_calibrate_framework(int argc, char **argv)
 {
 	fopts o = {0};
 	int rc = parse(argc, argv, &o);
-	if (rc)
+	if ((rc = cli_parsed(rc, o.help, usage, &o.out, 1)) >= 0)
 		return rc;
-	if (o.help) {
-		fputs(usage, stdout);
-		return 0;
-	}
-	if (!cli_outputs_ok(&o.out, 1))
-		return 2;
 	valid_options vo = {.datadir = o.data ? o.data : cli_datadir(),
 			    .only = o.only,
 			    .where = o.where,

@@ -235,12 +235,8 @@ int cli_kernel(int argc, char **argv)
 {
 	kopts o;
 	int rc = parse(argc, argv, &o);
-	if (rc)
+	if ((rc = cli_parsed(rc, o.help, usage, NULL, 0)) >= 0)
 		return rc;
-	if (o.help) {
-		fputs(usage, stdout);
-		return 0;
-	}
 	if (!o.gpu)
 		return bad("--gpu NAME is required", NULL);
 	if (o.npos == 0)

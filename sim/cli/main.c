@@ -374,6 +374,36 @@ bool cli_outputs_ok(const char *const *paths, size_t n)
 	return ok;
 }
 
+int cli_parsed(int rc, bool help, const char *usage, const char *const *paths, size_t n)
+{
+	if (rc)
+		return rc;
+	if (help) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	return cli_outputs_ok(paths, n) ? -1 : EXIT_INPUT;
+}
+
+const char *cli_one_arg(const char *a, const char **slot, const char *taken)
+{
+	if (a[0] == '-' && a[1])
+		return "unknown option";
+	if (*slot)
+		return taken;
+	*slot = a;
+	return NULL;
+}
+
+int cli_write_file(const char *cmd, const char *path, int (*fill)(FILE *f, void *ctx), void *ctx)
+{
+	int rc = sim_write_atomic(path, fill, ctx);
+	if (rc != SIM_OK)
+		fprintf(stderr, "podsim %s: error: cannot write %s: %s\n", cmd, path,
+		        strerror(errno));
+	return rc;
+}
+
 /* The energy per step of a run (after its report). */
 static void step_energy(const plan_scenario *s, const exec_result *r)
 {

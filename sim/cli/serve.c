@@ -53,7 +53,7 @@ typedef struct opts {
 static int parse(int argc, char **argv, opts *o)
 {
 	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
+		const char *a = argv[i], *why;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(usage, stdout);
 			return -1;
@@ -94,12 +94,8 @@ static int parse(int argc, char **argv, opts *o)
 				o->sets[o->nsets++] = argv[++i];
 			else
 				return cli_usage_error("serve", usage, "too many --set options", NULL);
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage_error("serve", usage, "unknown option", a);
-		} else if (o->file) {
-			return cli_usage_error("serve", usage, "serve takes one scenario file", a);
-		} else {
-			o->file = a;
+		} else if ((why = cli_one_arg(a, &o->file, "serve takes one scenario file"))) {
+			return cli_usage_error("serve", usage, why, a);
 		}
 	}
 	if (!o->file)

@@ -10,7 +10,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <errno.h>
 #include <string.h>
 
 #define EXIT_INPUT 2
@@ -55,7 +54,7 @@ static int parse(int argc, char **argv, sopts *o)
 {
 	o->lo = 0.6, o->hi = 1.0, o->step = 0.005;
 	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
+		const char *a = argv[i], *why;
 		bool val = !strcmp(a, "--gpu") || !strcmp(a, "--skip-source") || !strcmp(a, "--out") ||
 			   !strcmp(a, "--data") || !strcmp(a, "--range") || !strcmp(a, "--step");
 		if (val && i + 1 >= argc)
@@ -85,12 +84,8 @@ static int parse(int argc, char **argv, sopts *o)
 			o->step = strtod(argv[++i], &end);
 			if (*end || !(o->step > 0))
 				return bad("--step takes a positive number", argv[i]);
-		} else if (a[0] == '-' && a[1])
-			return bad("unknown option", a);
-		else if (!o->csv)
-			o->csv = a;
-		else
-			return bad("calibrate takes one CSV file", a);
+		} else if ((why = cli_one_arg(a, &o->csv, "calibrate takes one CSV file")))
+			return bad(why, a);
 	}
 	if (o->help)
 		return 0;
@@ -143,14 +138,8 @@ int cli_calibrate_sustain(int argc, char **argv)
 {
 	sopts o = {0};
 	int rc = parse(argc, argv, &o);
-	if (rc)
+	if ((rc = cli_parsed(rc, o.help, usage, &o.out, 1)) >= 0)
 		return rc;
-	if (o.help) {
-		fputs(usage, stdout);
-		return 0;
-	}
-	if (!cli_outputs_ok(&o.out, 1))
-		return 2;
 	char where[160];
 	snprintf(where, sizeof where, "gpu=%s&precision%s=fp8", o.gpu, o.fp8 ? "" : "!");
 	valid_options vo = {.datadir = o.data ? o.data : cli_datadir(),
@@ -169,10 +158,8 @@ int cli_calibrate_sustain(int argc, char **argv)
 	table(stdout, "  ", &fit);
 	if (o.out) {
 		job j = {&o, &fit};
-		if (sim_write_atomic(o.out, fill, &j) != SIM_OK) {
-			fprintf(stderr, "podsim calibrate: error: cannot write %s: %s\n", o.out, strerror(errno));
+		if (cli_write_file("calibrate", o.out, fill, &j) != SIM_OK)
 			return 1;
-		}
 	}
 	return 0;
 }

@@ -201,14 +201,10 @@ int cli_train(int argc, char **argv)
 {
 	train_opts o = {0};
 	int rc = parse(argc, argv, &o);
-	if (rc)
+	if ((rc = cli_parsed(rc, o.help, usage, &o.html, 1)) >= 0)
 		return rc;
-	if (o.help) {
-		fputs(usage, stdout);
-		return 0;
-	}
-	/* outputs checked before any work, as every command does (cli.h) */
-	if (!cli_outputs_ok(&o.html, 1) || (!o.no_db && !cli_db_ok(db_path(&o))))
+	/* the database checked before any work too, as every command does (cli.h) */
+	if (!o.no_db && !cli_db_ok(db_path(&o)))
 		return EXIT_INPUT;
 	sim_diag *d = sim_diag_new();
 	plan_scenario *s = NULL;

@@ -64,16 +64,16 @@
  * 1.2, 2.0 and 2.7 times per doubling from 2 to 64 nodes: the 8 -> 16
  * step is what no power law of m gives (README "NCCL over AWS EFA").
  */
+#include "../calib/calib.h"
 #include "valid_int.h"
 
-#include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_multifit_nlinear.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ITER 300
+/* The solver stops after 300 iterations or at these tolerances. */
+static const calib_lm_stop lm_stop = {300, 1e-10, 1e-10, 1e-12};
 
 static const char *const keys[VALID_FP_COUNT] = {"intra_efficiency", "nvls_busbw", "net_latency",
                                                  "msg_overhead",     "rail_bw",    "congestion",
@@ -221,49 +221,28 @@ static size_t count_res(const valid_fab_fit *f, const char *use)
 	return n;
 }
 
-/* One Levenberg-Marquardt solve from u (updated); chi^2 into *chi2. With
- * se, the standard errors of f's parameters from this solve. */
+/* One Levenberg-Marquardt solve from u (updated, calib_lm_solve); chi^2
+ * into *chi2. With se, the standard errors of f's parameters from this
+ * solve. */
 static int solve(ctx *k, double *u, double *chi2, bool se, size_t *iters)
 {
 	valid_fab_fit *f = k->f;
-	size_t n = k->nres, p = f->nparams;
-	gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
-	par.trs = gsl_multifit_nlinear_trs_lm;
-	gsl_multifit_nlinear_fdf fdf = {residuals, NULL, NULL, n, p, k, 0, 0, 0};
-	gsl_multifit_nlinear_workspace *w =
-	        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, p);
-	if (!w)
-		return SIM_ENOMEM;
-	gsl_vector_view x0 = gsl_vector_view_array(u, p);
-	int info = 0, rc = SIM_OK;
-	int st = gsl_multifit_nlinear_init(&x0.vector, &fdf, w);
-	if (st == GSL_SUCCESS)
-		st = gsl_multifit_nlinear_driver(MAX_ITER, 1e-10, 1e-10, 1e-12, NULL, NULL, &info,
-		                                 w);
-	const gsl_vector *x = gsl_multifit_nlinear_position(w);
-	for (size_t j = 0; j < p; j++)
-		u[j] = gsl_vector_get(x, j);
-	gsl_blas_ddot(gsl_multifit_nlinear_residual(w), gsl_multifit_nlinear_residual(w), chi2);
-	*iters = gsl_multifit_nlinear_niter(w);
-	if (se) {
-		f->converged = st == GSL_SUCCESS;
-		gsl_matrix *cov = f->dof > 0 ? gsl_matrix_alloc(p, p) : NULL;
-		if (f->dof > 0 && !cov)
-			rc = SIM_ENOMEM;
-		if (cov) {
-			gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 0.0, cov);
-			for (size_t j = 0; j < p; j++) {
-				valid_fab_param *q = &f->params[j];
-				double s = sigma(u[j]),
-				       var = gsl_matrix_get(cov, j, j) * *chi2 / f->dof;
-				q->se = (q->hi - q->lo) * s * (1 - s) * sqrt(var > 0 ? var : 0);
-				q->has_se = isfinite(q->se);
-			}
-			gsl_matrix_free(cov);
-		}
+	calib_lm lm = {residuals, k, k->nres, f->nparams, lm_stop, se ? f->dof : 0};
+	calib_lm_result res;
+	int rc = calib_lm_solve(&lm, u, &res);
+	if (rc != SIM_OK)
+		return rc;
+	*chi2 = res.chi2;
+	*iters = res.iterations;
+	if (se)
+		f->converged = res.converged;
+	for (size_t j = 0; j < lm.p && lm.dof > 0; j++) {
+		valid_fab_param *q = &f->params[j];
+		double s = sigma(u[j]);
+		q->se = (q->hi - q->lo) * s * (1 - s) * res.sd[j];
+		q->has_se = isfinite(q->se);
 	}
-	gsl_multifit_nlinear_free(w);
-	return rc;
+	return SIM_OK;
 }
 
 /* The parameters and their bounds and starts (header comment). */

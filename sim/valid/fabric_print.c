@@ -2,13 +2,12 @@
  * cluster include file. Fixed precision, so the same data give the same
  * bytes (tests/cli/calibrate.sh compares them with goldens). Times in the
  * tables in ms; latencies in us; bandwidths in GB/s. */
+#include "../calib/calib.h"
 #include "valid_int.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define WRAP 96 /* comment lines of the .ini stay well under CONF_MAX_LINE */
 
 static double clean(double x, double unit)
 {
@@ -145,14 +144,6 @@ void valid_fab_print_text(FILE *out, const valid_fab_fit *f, const char *data)
 	        f->nfitted, f->dof, f->iterations, f->converged ? "converged" : "NOT converged");
 }
 
-static void json_num(FILE *out, const char *key, double x, bool comma)
-{
-	if (isfinite(x))
-		fprintf(out, "\"%s\": %.6g%s", key, x, comma ? ", " : "");
-	else
-		fprintf(out, "\"%s\": null%s", key, comma ? ", " : "");
-}
-
 static void json_str(FILE *out, const char *key, const char *s, bool comma)
 {
 	sim_buf b;
@@ -176,9 +167,9 @@ void valid_fab_print_json(FILE *out, const valid_fab_fit *f, const char *data)
 		fprintf(out, "%s\n  {", j ? "," : "");
 		json_str(out, "section", valid_fab_section(p->kind), true);
 		json_str(out, "key", valid_fab_key(p->kind), true);
-		json_num(out, "start", p->start, true);
-		json_num(out, "value", p->value, true);
-		json_num(out, "stderr", p->has_se ? p->se : NAN, false);
+		calib_json_num(out, "start", p->start, true);
+		calib_json_num(out, "value", p->value, true);
+		calib_json_num(out, "stderr", p->has_se ? p->se : NAN, false);
 		fputc('}', out);
 	}
 	fprintf(out, "],\n \"rows\": [");
@@ -188,23 +179,23 @@ void valid_fab_print_json(FILE *out, const valid_fab_fit *f, const char *data)
 		json_str(out, "id", r->id, true);
 		fprintf(out, "\"line\": %d, \"collective\": \"%s\", \"gpus\": %d, \"nodes\": %d, ",
 		        r->line, coll_name(r->coll), r->gpus, r->nodes);
-		json_num(out, "bytes", r->bytes, true);
-		json_num(out, "measured_s", r->median_s, true);
-		json_num(out, "before_s", r->before_s, true);
-		json_num(out, "after_s", r->after_s, true);
-		json_num(out, "loo_s", r->loo_s, true);
-		json_num(out, "fastest_s", r->fast_s > 0 ? r->fast_s : NAN, true);
-		json_num(out, "fastest_pred_s", r->fast_after_s, false);
+		calib_json_num(out, "bytes", r->bytes, true);
+		calib_json_num(out, "measured_s", r->median_s, true);
+		calib_json_num(out, "before_s", r->before_s, true);
+		calib_json_num(out, "after_s", r->after_s, true);
+		calib_json_num(out, "loo_s", r->loo_s, true);
+		calib_json_num(out, "fastest_s", r->fast_s > 0 ? r->fast_s : NAN, true);
+		calib_json_num(out, "fastest_pred_s", r->fast_after_s, false);
 		fputc('}', out);
 	}
 	fprintf(out, "],\n \"leave_one_node_count_out\": [");
 	for (int i = 0; i < f->nnodes; i++) {
 		fprintf(out, "%s{\"nodes\": %d, ", i ? ", " : "", f->nodes[i]);
-		json_num(out, "mape", f->loo_mape[i], false);
+		calib_json_num(out, "mape", f->loo_mape[i], false);
 		fputc('}', out);
 	}
 	fprintf(out, "],\n ");
-	json_num(out, "loo_mape", f->loo_all, true);
+	calib_json_num(out, "loo_mape", f->loo_all, true);
 	fprintf(out, "\"spread\": [");
 	for (int i = 0; i < f->nspread; i++)
 		fprintf(out, "%s{\"nodes\": %d, \"lo\": %.6g, \"hi\": %.6g}", i ? ", " : "",
@@ -215,32 +206,17 @@ void valid_fab_print_json(FILE *out, const valid_fab_fit *f, const char *data)
 			continue;
 		fprintf(out, "%s{\"nodes\": %d, \"rows\": %d, ", k++ ? ", " : "", f->nodes[i],
 		        f->excess_rows[i]);
-		json_num(out, "common_s", f->excess_s[i], true);
-		json_num(out, "worst", f->excess_worst[i], true);
-		json_num(out, "fitted_s", f->excess_fit_s[i], false);
+		calib_json_num(out, "common_s", f->excess_s[i], true);
+		calib_json_num(out, "worst", f->excess_worst[i], true);
+		calib_json_num(out, "fitted_s", f->excess_fit_s[i], false);
 		fputc('}', out);
 	}
 	fprintf(out, "],\n ");
-	json_num(out, "mape_before", f->mape_before, true);
-	json_num(out, "mape_after", f->mape_after, true);
-	json_num(out, "mape_fastest", f->nfast ? f->mape_fast : NAN, true);
+	calib_json_num(out, "mape_before", f->mape_before, true);
+	calib_json_num(out, "mape_after", f->mape_after, true);
+	calib_json_num(out, "mape_fastest", f->nfast ? f->mape_fast : NAN, true);
 	fprintf(out, "\"dof\": %d, \"iterations\": %zu, \"converged\": %s}\n", f->dof,
 	        f->iterations, f->converged ? "true" : "false");
-}
-
-/* "; <prefix>" followed by items, wrapped into comment lines. */
-static void wrap_list(FILE *out, const char *prefix, const char *const *items, size_t n)
-{
-	size_t col = (size_t)fprintf(out, "; %s", prefix);
-	for (size_t i = 0; i < n; i++) {
-		size_t w = strlen(items[i]) + 2;
-		if (col + w > WRAP) {
-			fprintf(out, "\n;  ");
-			col = 3;
-		}
-		col += (size_t)fprintf(out, " %s%s", items[i], i + 1 < n ? "," : "");
-	}
-	fputc('\n', out);
 }
 
 /* Wrap n formatted items (48 bytes each) after prefix. */
@@ -251,7 +227,7 @@ static void wrap_items(FILE *out, const char *prefix, char (*txt)[48], size_t n)
 		return;
 	for (size_t i = 0; i < n; i++)
 		items[i] = txt[i];
-	wrap_list(out, prefix, items, n);
+	calib_ini_list(out, prefix, items, n);
 	free(items);
 }
 

@@ -21,7 +21,6 @@
 
 #include <ctype.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,20 +28,6 @@ static const char *get(const cases_csv *c, size_t row, const char *col)
 {
 	int k = cases_csv_col(c, col);
 	return k < 0 ? "" : cases_csv_get(c, row, k);
-}
-
-static void assume(char *buf, size_t len, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
-static void assume(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t n = strlen(buf);
-	if (n && n + 2 < len)
-		n += (size_t)snprintf(buf + n, len - n, "; ");
-	va_list ap;
-	va_start(ap, fmt);
-	if (n < len)
-		vsnprintf(buf + n, len - n, fmt, ap);
-	va_end(ap);
 }
 
 /* The case file's GPU names -> GPU files and node templates. */
@@ -232,7 +217,7 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	if (gi == sizeof gpu_map / sizeof gpu_map[0])
 		return "no GPU file for this gpu";
 	if (gpu_map[gi].assumed)
-		assume(assumed, alen, "%s", gpu_map[gi].assumed);
+		valid_assume(assumed, alen, "%s", gpu_map[gi].assumed);
 	/* open architecture columns: from the model's file, or the row is skipped */
 	char open_cols[64] = "", mname[64] = "", msrc[200] = "";
 	for (size_t i = 0; i < sizeof arch_cols / sizeof arch_cols[0]; i++)
@@ -245,8 +230,8 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		if (!model_file(c, row, opt->datadir, mname, sizeof mname, msrc, sizeof msrc))
 			return "ffn or vocab not given and no models/<model>.ini (the model's "
 			       "config is not verified)";
-		assume(assumed, alen, "%s from models/%s.ini (%s)", open_cols, mname,
-		       *msrc ? msrc : "no source given");
+		valid_assume(assumed, alen, "%s from models/%s.ini (%s)", open_cols, mname,
+		             *msrc ? msrc : "no source given");
 	}
 	long gpus = atol(get(c, row, "gpus")), hidden = atol(get(c, row, "hidden"));
 	long ffn = atol(get(c, row, "ffn")), tp = atol(get(c, row, "tp"));
@@ -259,14 +244,14 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	const char *note = get(c, row, "note");
 	const valid_stack *st;
 	const char *profile = row_profile(c, row, opt, &st);
-	assume(assumed, alen, "framework %s%s", profile, st ? " (stacks.csv)" : "");
+	valid_assume(assumed, alen, "framework %s%s", profile, st ? " (stacks.csv)" : "");
 	bool swiglu = ffn > 0 && ffn != 4 * hidden;
 	long vocab = atol(get(c, row, "vocab"));
 	if (strstr(note, "padded to a multiple of 128*tp") || strstr(note, "padded by Megatron")) {
 		long q = 128 * tp;
 		vocab = (vocab + q - 1) / q * q;
-		assume(assumed, alen, "vocabulary padded to %ld (Megatron: a multiple of 128 x tp)",
-		       vocab);
+		valid_assume(assumed, alen,
+		             "vocabulary padded to %ld (Megatron: a multiple of 128 x tp)", vocab);
 	}
 	/* the rank that measured it */
 	*stage = strstr(note, "LAST rank") ? (int)pp - 1 : 0;
@@ -274,7 +259,8 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	const char *mbs = strstr(note, "minibatch ");
 	if (gb == 0 && mbs && atol(mbs + 10) > 0) {
 		gb = atol(mbs + 10) * dp;
-		assume(assumed, alen, "global batch %ld (the note's minibatch per device)", gb);
+		valid_assume(assumed, alen, "global batch %ld (the note's minibatch per device)",
+		             gb);
 	}
 	if (gb == 0)
 		gb = mb * dp;
@@ -313,7 +299,8 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 				q--;
 			vpp = atol(q) > 0 ? atol(q) : 1;
 		}
-		assume(assumed, alen, "what the note leaves out as row %s", get(c, base, "id"));
+		valid_assume(assumed, alen, "what the note leaves out as row %s",
+		             get(c, base, "id"));
 	}
 	sim_buf_printf(b,
 	               "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
@@ -461,13 +448,7 @@ int valid_memory_scenario(const cases_csv *c, size_t row, const valid_options *o
 		sim_buf_free(&text);
 		return SIM_ECONF;
 	}
-	for (const char *p = assumed; *p;) {
-		size_t n = strcspn(p, ";");
-		sim_buf_printf(out, "; assumed: %.*s\n", (int)n, p);
-		p += n;
-		while (*p == ';' || *p == ' ')
-			p++;
-	}
+	valid_put_assumed(out, assumed);
 	sim_buf_printf(out, "; the measured rank: stage %d; counter: %s\n%s", stage,
 	               get(c, row, "memory_kind"), text.data ? text.data : "");
 	bool oom = text.oom || out->oom;

@@ -69,9 +69,8 @@ static const char *get(const cases_csv *c, size_t row, const char *col)
 	return cases_csv_get(c, row, cases_csv_col(c, col));
 }
 
-/* Append one assumption to the row's list ("; "-separated). */
-static void assume(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void assume(char *buf, size_t len, const char *fmt, ...)
+/* Append one assumption to the row's list (valid_int.h). */
+void valid_assume(char *buf, size_t len, const char *fmt, ...)
 {
 	size_t n = strlen(buf);
 	if (n && n + 2 < len)
@@ -81,6 +80,18 @@ static void assume(char *buf, size_t len, const char *fmt, ...)
 	if (n < len)
 		vsnprintf(buf + n, len - n, fmt, ap);
 	va_end(ap);
+}
+
+/* The assumptions as comments, one per line (valid_int.h). */
+void valid_put_assumed(sim_buf *out, const char *assumed)
+{
+	for (const char *p = assumed; *p;) {
+		size_t n = strcspn(p, ";");
+		sim_buf_printf(out, "; assumed: %.*s\n", (int)n, p);
+		p += n;
+		while (*p == ';' || *p == ' ')
+			p++;
+	}
 }
 
 /* The keys of the row's recipe line (recipes.c) with the prefix `sect`
@@ -107,8 +118,8 @@ static void put_recipe(sim_buf *b, size_t from, const valid_recipe *r, const cha
 		bool mine = pre ? !strncmp(p + s, sect, pre) && strlen(sect) == pre : !*sect;
 		if (mine && !strstr(b->data + from, key)) {
 			sim_buf_printf(b, "%.*s\n", (int)(n - s - pre), p + s + pre);
-			assume(assumed, alen, "%.*s (recipes.csv line %d)", (int)(n - s), p + s,
-			       r->line);
+			valid_assume(assumed, alen, "%.*s (recipes.csv line %d)", (int)(n - s),
+			             p + s, r->line);
 		}
 		p += n;
 	} while (*p++ == ';');
@@ -209,12 +220,12 @@ static void layer_checkpointing(sim_buf *b, const cases_csv *c, size_t row, char
 	sim_buf_printf(b, "recompute = full\n");
 	if (n < chunk)
 		sim_buf_printf(b, "recompute_layers = %ld\nrecompute_method = spread\n", n);
-	assume(assumed, alen,
-	       "recompute 'selective' is the profile's layer checkpointing "
-	       "(runs_selective_recompute = false): full recompute of %ld of %ld layers per "
-	       "chunk, every x-th",
-	       n, chunk);
-	assume(assumed, alen, "%s", why);
+	valid_assume(assumed, alen,
+	             "recompute 'selective' is the profile's layer checkpointing "
+	             "(runs_selective_recompute = false): full recompute of %ld of %ld layers per "
+	             "chunk, every x-th",
+	             n, chunk);
+	valid_assume(assumed, alen, "%s", why);
 }
 
 /* Text of row `row`; `mb` > 0 stands for an empty micro_batch column (the
@@ -244,8 +255,8 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		return "framework: expected a profile name of topologies/frameworks/";
 	const char *attention = !*fwcol && st && *st->attention ? st->attention : "";
 	if (!*fwcol)
-		assume(assumed, alen, "framework %s%s%s (stacks.csv line %d)", profile,
-		       *attention ? ", attention " : "", attention, st ? st->line : 0);
+		valid_assume(assumed, alen, "framework %s%s%s (stacks.csv line %d)", profile,
+		             *attention ? ", attention " : "", attention, st ? st->line : 0);
 	sim_buf_printf(b, "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
 		       incdir, tmpl, incdir, gpu);
 	sim_buf_printf(b, "include = %stopologies/frameworks/%s.ini\n", incdir, profile);
@@ -294,8 +305,10 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		long n = gpus < gpn ? gpus : gpn;
 		if (gbps > 0 && n > 0) {
 			sim_buf_printf(b, "nics = %ld\nnic_bw = %.6g Gb/s\n", n, gbps / (double)n);
-			assume(assumed, alen, "%.6g Gb/s inter-node read as per node (%ld NICs of "
-			       "%.6g Gb/s)", gbps, n, gbps / (double)n);
+			valid_assume(assumed, alen,
+			             "%.6g Gb/s inter-node read as per node (%ld NICs of "
+			             "%.6g Gb/s)",
+			             gbps, n, gbps / (double)n);
 		}
 	}
 	sim_buf_printf(b, "[cluster]\nname = %s\nnodes = %ld\nfabric = %s\n", get(c, row, "id"),
@@ -318,11 +331,13 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	if (!*get(c, row, "micro_batch")) {
 		if (mb > 0) {
 			sim_buf_printf(b, "micro_batch = %ld\n", mb);
-			assume(assumed, alen, "micro_batch %ld (not published: the fastest that "
-			       "fits of the divisors of the %ld sequences per replica, as a "
-			       "tuned benchmark ran)", mb, dp > 0 ? atol(get(c, row, "global_batch")) / dp : 0);
+			valid_assume(assumed, alen,
+			             "micro_batch %ld (not published: the fastest that "
+			             "fits of the divisors of the %ld sequences per replica, as a "
+			             "tuned benchmark ran)",
+			             mb, dp > 0 ? atol(get(c, row, "global_batch")) / dp : 0);
 		} else
-			assume(assumed, alen, "micro_batch 1 (not published)");
+			valid_assume(assumed, alen, "micro_batch 1 (not published)");
 	}
 	if (!*get(c, row, "vpp") && pp > 1) {
 		/* the micro-batch the row runs: its column, the tuned one, else 1 */
@@ -331,8 +346,11 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		long m = run_mb > 0 && dp > 0 ? atol(get(c, row, "global_batch")) / (run_mb * dp) : 0;
 		long v = default_vpp(atol(get(c, row, "layers")), pp, m);
 		sim_buf_printf(b, "vpp = %ld\n", v);
-		assume(assumed, alen, "vpp %ld (interleaved, depth not published: chunks of >= 2 "
-		       "layers as NVIDIA's recipes, or of 1 where the stage's count is prime)", v);
+		valid_assume(
+		        assumed, alen,
+		        "vpp %ld (interleaved, depth not published: chunks of >= 2 "
+		        "layers as NVIDIA's recipes, or of 1 where the stage's count is prime)",
+		        v);
 	}
 	/* A note naming Megatron's --overlap-param-gather (or --overlap-grad-reduce):
 	 * Megatron accepts the first only together with the second, so the
@@ -477,7 +495,7 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 	if (rc == SIM_OK) {
 		char lay[200];
 		if (plan_layout_assumption(s, lay, sizeof lay))
-			assume(v->assumed, sizeof v->assumed, "%s", lay);
+			valid_assume(v->assumed, sizeof v->assumed, "%s", lay);
 		rc = exec_run(s, r);
 	}
 	if (rc == SIM_OK) {
@@ -516,14 +534,7 @@ int valid_row_scenario(const cases_csv *c, size_t row, const valid_options *opt,
 		sim_buf_free(&text);
 		return SIM_ECONF;
 	}
-	/* the assumptions first, as comments: one per line */
-	for (const char *p = assumed; *p;) {
-		size_t n = strcspn(p, ";");
-		sim_buf_printf(out, "; assumed: %.*s\n", (int)n, p);
-		p += n;
-		while (*p == ';' || *p == ' ')
-			p++;
-	}
+	valid_put_assumed(out, assumed);
 	sim_buf_printf(out, "%s", text.data ? text.data : "");
 	bool oom = text.oom || out->oom;
 	sim_buf_free(&text);

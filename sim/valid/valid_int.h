@@ -52,6 +52,14 @@ int valid_source_year(const char *source);
  * "row N" dropped (one group per publication, not per table row). */
 void valid_source_key(const char *source, char *out, size_t len);
 
+/* Append one assumption to a row's list, "; "-separated, cut to len
+ * (runs.c; the training and memory rows). */
+void valid_assume(char *buf, size_t len, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+/* The "; "-separated assumptions as comments of a row's scenario text, one
+ * "; assumed: ..." line each (runs.c). */
+void valid_put_assumed(sim_buf *out, const char *assumed);
+
 /* Predict one calibration.csv row (a training run) into v (id already set). */
 void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v);
 /* The scenario text of a training row with includes under datadir; SIM_ECONF with
