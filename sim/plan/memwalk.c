@@ -186,61 +186,123 @@ static int communicators(const plan_scenario *s, int stage)
 	return n;
 }
 
-static void size_stage(const plan_scenario *s, int stage, mw *w)
+/* What size_stage's parts share, derived once from the scenario and the
+ * stage's budget. */
+typedef struct sizing {
+	const plan_spec *p;
+	const plan_framework *fw;
+	const plan_budget *b;
+	work_shard sh;
+	bool lora, offo, offp; /* adapters; optimizer, parameters offloaded */
+	bool wshard;           /* weights over the shard group (ZeRO-3, SHARD_GRAD_OP) */
+	bool flat;             /* FSDP's flat parameters: the frozen base gets gradients */
+	bool unsharded_acc;    /* FSDP no_sync: gradients accumulate unsharded */
+	double ws;             /* the weights' shard count */
+	double ex;             /* expert parameters (none trained under LoRA) */
+	double qs;             /* the 4-bit base's quantisation state */
+	double tdense;         /* trained parameters outside the experts */
+	double os, oe;         /* the optimizer states' shard counts, dense and expert */
+	double gparams, gs;    /* parameters with gradients; the gradients' shard count */
+	double e;              /* bytes of a 16-bit (or wider) activation element */
+	double gw, rw;         /* bytes per gathered layer and root parameter */
+	double root;           /* the root unit's parameters: embedding, output, final norm */
+} sizing;
+
+/* The stage's shapes and the shares of its parameters (sizing). */
+static void size_setup(const plan_scenario *s, int stage, mw *w, sizing *z)
 {
 	const plan_spec *p = &s->plan;
 	const plan_framework *fw = &s->fw;
 	plan_budget *b = &w->b;
 	plan_stage_budget(s, stage, b);
+	z->p = p, z->fw = fw, z->b = b;
 	int dpg, shard, edp;
 	plan_group_sizes(p, &dpg, &shard, &edp);
 	w->dpg = dpg, w->shards = shard, w->eshards = edp;
 	w->m = plan_microbatches(p);
 	w->vpp = p->vpp;
 	w->last = stage == p->pp - 1;
-	work_shard sh = plan_shard(s);
-	w->T = (double)sh.seq * sh.micro_batch;
-	bool lora = s->train.lora_rank > 0;
-	bool offo = p->offload_optimizer != PLAN_OFFLOAD_NONE,
-	     offp = p->offload_params != PLAN_OFFLOAD_NONE;
+	z->sh = plan_shard(s);
+	w->T = (double)z->sh.seq * z->sh.micro_batch;
+	z->lora = s->train.lora_rank > 0;
+	z->offo = p->offload_optimizer != PLAN_OFFLOAD_NONE;
+	z->offp = p->offload_params != PLAN_OFFLOAD_NONE;
+	z->wshard = p->zero >= 3 || (p->zero == 2 && fw->zero2_param_shards);
+	z->ws = z->wshard ? w->shards : 1;
+	z->ex = z->lora ? 0 : b->experts;
+	z->qs = b->quant_state;
+	z->os = p->zero >= 1 ? w->shards : 1, z->oe = p->zero >= 1 ? w->eshards : 1;
+	z->tdense = b->train - z->ex;
+	z->flat = fw->frozen_grads && z->lora && p->zero >= 2;
+	z->gparams = z->flat ? b->frozen + b->train : b->train;
+	z->unsharded_acc = fw->accumulate_unsharded && p->zero >= 3 && w->m > 1;
+	bool gsh = plan_grads_sharded(s) && !z->unsharded_acc;
+	z->gs = gsh ? w->shards : 1;
+	z->e = hw_dtype_bytes(s->dtype) < 2 ? 2.0 : hw_dtype_bytes(s->dtype);
+	/* What ZeRO-3 gathers: the base's linear weights at their stored bytes,
+	 * the embedding and output layer at 16 bits, or fp32 with
+	 * quant_rest_fp32, when quantised (packed 4-bit: 0.5 B); param_master
+	 * gathers in 16 bits what it stores in fp32 (b->wg). */
+	double gbase = b->wg < b->w && b->base_bytes > b->wg ? b->wg : b->base_bytes;
+	z->gw = z->lora ? (z->qs > 0 ? 0.5 : gbase) : b->wg;
+	z->rw = z->lora && plan_base_quantized(s) ? (fw->quant_rest_fp32 ? 4.0 : 2.0) : z->gw;
+	z->root = b->dense - b->linear - b->layers * plan_layer_small_params(&s->model) / p->tp;
+}
+
+/* Weights and optimizer states. */
+static void size_weights(const plan_scenario *s, const sizing *z, mw *w)
+{
+	const plan_budget *b = z->b;
 	/* Weights: what trains at the policy's bytes, the frozen base at its own,
 	 * over the shard group under ZeRO-3 (and FSDP SHARD_GRAD_OP at rest). */
-	bool wshard = p->zero >= 3 || (p->zero == 2 && fw->zero2_param_shards);
-	double ws = wshard ? w->shards : 1;
-	double ex = lora ? 0 : b->experts;
-	w->weights =
-	        ((b->train - ex) * b->w + ex * b->w * (wshard ? w->shards / w->eshards : 1)) / ws;
+	w->weights = ((b->train - z->ex) * b->w +
+	              z->ex * b->w * (z->wshard ? w->shards / w->eshards : 1)) /
+	             z->ws;
 	/* (the 4-bit base's quantisation state whole on every rank, beside its
 	 * shard, and left on the GPU by parameter offload: memory.c) */
-	double qs = b->quant_state;
-	w->frozen = lora || s->train.frozen_layers > 0 ? (b->frozen_bytes - qs) / ws + qs : 0;
-	if (offp)
-		w->weights = 0, w->frozen = qs;
+	w->frozen = z->lora || s->train.frozen_layers > 0
+	                    ? (b->frozen_bytes - z->qs) / z->ws + z->qs
+	                    : 0;
+	if (z->offp)
+		w->weights = 0, w->frozen = z->qs;
 	/* Optimizer states (master included) over the shard group with ZeRO >= 1
 	 * (experts over their expert-DP group); paged states outside the allocator. */
-	double os = p->zero >= 1 ? w->shards : 1, oe = p->zero >= 1 ? w->eshards : 1;
-	double tdense = b->train - ex;
-	w->states = offo ? 0 : tdense * b->o / os + ex * b->o / oe;
-	w->paged = offo ? 0 : tdense * b->paged / os + ex * b->paged / oe;
-	/* Gradients: which parameters get them, sharded or not. */
-	bool flat = fw->frozen_grads && lora && p->zero >= 2; /* FSDP's flat parameters */
-	double gparams = flat ? b->frozen + b->train : b->train;
-	bool unsharded_acc = fw->accumulate_unsharded && p->zero >= 3 && w->m > 1;
-	bool gsh = plan_grads_sharded(s) && !unsharded_acc;
-	double gs = gsh ? w->shards : 1;
-	double gfull = gparams * b->g / gs;
-	if (offo)
+	w->states = z->offo ? 0 : z->tdense * b->o / z->os + z->ex * b->o / z->oe;
+	w->paged = z->offo ? 0 : z->tdense * b->paged / z->os + z->ex * b->paged / z->oe;
+}
+
+/* Gradients: which parameters get them, sharded or not; the persistent
+ * buffer, what the optimizer step sees, torch DDP's bucket copy. */
+static void size_grads(const plan_scenario *s, const sizing *z, mw *w)
+{
+	const plan_framework *fw = z->fw;
+	const plan_budget *b = z->b;
+	double gfull = z->gparams * b->g / z->gs;
+	if (z->offo)
 		gfull = 0;
 	w->grad_buf = fw->grads == PLAN_GRADS_PERSISTENT ? gfull : 0;
-	w->grads_step = fw->grads == PLAN_GRADS_PERSISTENT || s->train.optimizer_in_backward
-	                        ? 0
-	                        : (unsharded_acc && !offo ? gparams * b->g / w->shards : gfull);
+	w->grads_step = fw->grads == PLAN_GRADS_PERSISTENT || s->train.optimizer_in_backward ? 0
+	                : z->unsharded_acc && !z->offo ? z->gparams * b->g / w->shards
+	                                               : gfull;
 	/* torch DDP's buckets are flat copies of the gradients in the parameters'
 	 * dtype (reducer.cpp, PyTorch 1.13.1: 1066, 1082) */
-	w->grad_copy = fw->grad_copy && dpg > 1 && p->zero == 0 && !offo ? b->train * b->w : 0;
+	w->grad_copy =
+	        fw->grad_copy && w->dpg > 1 && z->p->zero == 0 && !z->offo ? b->train * b->w : 0;
+	if ((z->wshard && (w->shards > 1 || z->offp)) || s->train.optimizer_in_backward)
+		w->layer_grad =
+		        b->layer_max * b->g * (z->lora ? b->adapters / (b->dense + b->experts) : 1);
+}
+
+/* Buffers and workspaces that live all step: gradient buckets, pipeline
+ * send/receive tensors, the framework's and PyTorch's GEMM workspaces, the
+ * scores buffer, the sequence-parallel gather buffers. */
+static void size_buffers(const plan_scenario *s, const sizing *z, mw *w)
+{
+	const plan_spec *p = z->p;
+	const plan_framework *fw = z->fw;
 	w->buckets = p->zero >= 1 ? fw->grad_buckets * plan_bucket_bytes(s) : 0;
 	if (p->pp > 1)
-		w->p2p = fw->p2p_buffers * work_p2p_bytes(&s->model, &sh);
+		w->p2p = fw->p2p_buffers * work_p2p_bytes(&s->model, &z->sh);
 	double ub_ws;
 	w->workspace = plan_workspace_bytes(fw, &s->gpu, &ub_ws);
 	/* PyTorch's own cuBLAS workspaces. PyTorch gives each cuBLAS handle a
@@ -290,30 +352,42 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	w->ub_workspace = p->tp_comm_overlap && p->tp > 1 ? ub_ws : 0;
 	/* the unfused attention's QK^T buffer, kept between steps by frameworks
 	 * that write the scores into a buffer of their own (scores_buffer) */
-	w->scores = fw->scores_buffer ? work_scores_buffer_bytes(&s->model, &sh) : 0;
+	w->scores = fw->scores_buffer ? work_scores_buffer_bytes(&s->model, &z->sh) : 0;
 	/* the sequence-parallel all-gathers' persistent buffers: the whole
 	 * micro-batch's s x b x h in 16 bits each */
 	if (p->sequence_parallel && p->tp > 1)
-		w->gather = fw->sp_gather_buffers * w->T * s->model.hidden *
-		            (hw_dtype_bytes(s->dtype) < 2 ? 2.0 : hw_dtype_bytes(s->dtype));
+		w->gather = fw->sp_gather_buffers * w->T * s->model.hidden * z->e;
+}
+
+/* What the forward and backward add to the weights: ZeRO-3's gathered
+ * layers, autocast's cache of 16-bit casts. */
+static void size_gathered(const plan_scenario *s, const sizing *z, mw *w)
+{
+	const plan_framework *fw = z->fw;
+	const plan_budget *b = z->b;
 	/* ZeRO-3 gathers layers (and the embedding and output) for the forward
 	 * and backward; with parameters offloaded up to live_params elements. */
-	/* (the base's linear weights at their stored bytes, the embedding and
-	 * output layer at 16 bits, or fp32 with quant_rest_fp32, when quantised) */
-	/* (param_master gathers in 16 bits what it stores in fp32: b->wg) */
-	double gbase = b->wg < b->w && b->base_bytes > b->wg ? b->wg : b->base_bytes;
-	double gw = lora ? (qs > 0 ? 0.5 : gbase) : b->wg; /* (packed 4-bit) */
-	double rw = lora && plan_base_quantized(s) ? (fw->quant_rest_fp32 ? 4.0 : 2.0) : gw;
-	/* (the root unit: embedding, output layer, final norm) */
-	double root = b->dense - b->linear - b->layers * plan_layer_small_params(&s->model) / p->tp;
-	if (wshard && (w->shards > 1 || offp)) {
+	if (z->wshard && (w->shards > 1 || z->offp)) {
 		double nl = fw->gathered_layers < b->layers ? fw->gathered_layers : b->layers;
-		w->gathered = b->layer_max * nl * gw + root * rw;
-		if (p->zero == 2) /* SHARD_GRAD_OP: every layer, unsharded */
-			w->gathered = (b->dense + b->experts - root) * gw + root * rw;
-		if (offp && fw->live_params > 0 && fw->live_params < b->dense)
-			w->gathered = fw->live_params * gw;
+		w->gathered = b->layer_max * nl * z->gw + z->root * z->rw;
+		if (z->p->zero == 2) /* SHARD_GRAD_OP: every layer, unsharded */
+			w->gathered = (b->dense + b->experts - z->root) * z->gw + z->root * z->rw;
+		if (z->offp && fw->live_params > 0 && fw->live_params < b->dense)
+			w->gathered = fw->live_params * z->gw;
 	}
+	/* autocast's 16-bit copies of fp32 weights it casts, cleared before the
+	 * backward (not cached for sharded or frozen weights) */
+	if (s->train.policy == PLAN_POLICY_AMP && !z->wshard &&
+	    fw->saved_tensors != WORK_SAVED_FUSED)
+		w->cache = b->train * 2.0;
+}
+
+/* FSDP's checkpoint (save_copy, save_root, idle_gather) and CPU offload's
+ * copy stream (pre_pool); after size_gathered. */
+static void size_fsdp_pools(const plan_scenario *s, const sizing *z, mw *w)
+{
+	const plan_framework *fw = z->fw;
+	const plan_budget *b = z->b;
 	/* A checkpoint of FSDP1's SHARDED_STATE_DICT (checkpoint_shards): the
 	 * pre-state_dict hook of every unit unshards it on the GPU and its post
 	 * hook replaces each parameter by a ShardedTensor around a clone of its
@@ -334,12 +408,13 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	 * are made (each layer is gathered and freed in turn). Gradients were
 	 * freed by the step (set_to_none), activations by the backward. (The
 	 * optimizer's state dict comes after the model's is dropped.) */
-	if (fw->checkpoint_shards && wshard && w->shards > 1 && !s->inference) {
+	if (fw->checkpoint_shards && z->wshard && w->shards > 1 && !s->inference) {
 		double cw = s->train.policy == PLAN_POLICY_MIXED ? 4.0 : b->w;
-		w->save_copy = ((b->train - ex) * cw + ex * cw * w->shards / w->eshards) / ws;
-		if (lora || s->train.frozen_layers > 0)
-			w->save_copy += (b->frozen_bytes - qs) / ws;
-		w->save_root = root * (lora ? rw : cw);
+		w->save_copy =
+		        ((b->train - z->ex) * cw + z->ex * cw * w->shards / w->eshards) / z->ws;
+		if (z->lora || s->train.frozen_layers > 0)
+			w->save_copy += (b->frozen_bytes - z->qs) / z->ws;
+		w->save_root = z->root * (z->lora ? z->rw : cw);
 		/* The state dict gathers each unit on the default stream
 		 * (_unshard_param_utils.py:197-198); the root stays gathered from
 		 * the evaluation's forward before the save (no backward reshards
@@ -349,8 +424,8 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 		 * a stream only its own cached blocks (c10/cuda/
 		 * CUDACachingAllocator.cpp:2569-2571 in 2.6.0) and frees them only
 		 * when cudaMalloc fails. */
-		if (w->gathered > root * rw)
-			w->idle_gather = w->gathered - root * rw;
+		if (w->gathered > z->root * z->rw)
+			w->idle_gather = w->gathered - z->root * z->rw;
 	}
 	/* FSDP1 under CPUOffload copies a unit's shard to the GPU before its
 	 * all-gather (pre_unshard: flat_param_to(device), torch 2.6.0
@@ -363,18 +438,22 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	 * flight, split from it. (MixedPrecision's low-precision shard uses the
 	 * same stream, _flat_param.py:1316-1330; not counted: no row measuring
 	 * reserved memory runs it.) */
-	if (fw->offload_copy_pool && offp && wshard && !s->inference) {
-		double rs = root * rw / w->shards, ls = 2.0 * b->layer_max * gw / w->shards;
+	if (fw->offload_copy_pool && z->offp && z->wshard && !s->inference) {
+		double rs = z->root * z->rw / w->shards,
+		       ls = 2.0 * b->layer_max * z->gw / w->shards;
 		w->pre_pool = rs > ls ? rs : ls;
 	}
-	/* autocast's 16-bit copies of fp32 weights it casts, cleared before the
-	 * backward (not cached for sharded or frozen weights) */
-	if (s->train.policy == PLAN_POLICY_AMP && !wshard && fw->saved_tensors != WORK_SAVED_FUSED)
-		w->cache = b->train * 2.0;
-	/* Activations per chunk and micro-batch. */
-	work_saved sv = plan_saved(s);
-	work_recompute rc = p->recompute;
-	double e = hw_dtype_bytes(s->dtype) < 2 ? 2.0 : hw_dtype_bytes(s->dtype);
+}
+
+/* The adapters' side of a layer under 4-bit LoRA: the dequantised weight
+ * (w->dequant) and, returned, the dropout copies of the adapters' inputs
+ * per token and layer. */
+static double size_lora(const plan_scenario *s, const sizing *z, mw *w)
+{
+	const work_model *m = &s->model;
+	const plan_framework *fw = z->fw;
+	double h = m->hidden, f = m->ffn > 0 ? m->ffn : 4.0 * h;
+	double hd = m->head_dim > 0 ? m->head_dim : (double)(h / m->heads);
 	/* A 4-bit linear dequantises its whole weight to 16 bits for the GEMM
 	 * of its input gradient (and of its forward): bitsandbytes MatMul4Bit,
 	 * linear(A, dequantize_4bit(B).t()) and matmul(grad_output,
@@ -383,103 +462,138 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	 * largest, an MLP projection h x f / t (or the QKV projection where the
 	 * model code fuses it, lora_qkv_fused), lives beside the MLP's
 	 * activation gradients. */
-	if (lora && qs > 0) {
-		const work_model *m = &s->model;
-		double h = m->hidden, f = m->ffn > 0 ? m->ffn : 4.0 * h;
-		double hd0 = m->head_dim > 0 ? m->head_dim : (double)(h / m->heads);
+	if (z->lora && z->qs > 0) {
 		double kvh = m->kv_heads > 0 ? m->kv_heads : m->heads;
-		double qkv = h * (fw->lora_qkv_fused ? m->heads + 2.0 * kvh : m->heads) * hd0;
-		w->dequant = (h * f > qkv ? h * f : qkv) / p->tp * 2.0;
+		double qkv = h * (fw->lora_qkv_fused ? m->heads + 2.0 * kvh : m->heads) * hd;
+		w->dequant = (h * f > qkv ? h * f : qkv) / z->p->tp * 2.0;
 	}
-	double lora_in = 0; /* dropout copies of the adapters' inputs per token and layer */
-	if (lora && s->train.lora_dropout) {
-		const work_model *m = &s->model;
-		double h = m->hidden, f = m->ffn > 0 ? m->ffn : 4.0 * h;
-		double hd = m->head_dim > 0 ? m->head_dim : (double)(h / m->heads);
-		unsigned k = s->train.lora_mask;
-		int nqkv = !!(k & PLAN_LORA_Q) + !!(k & PLAN_LORA_K) + !!(k & PLAN_LORA_V);
-		int nh = (fw->lora_qkv_fused && nqkv ? 1 : nqkv) + !!(k & PLAN_LORA_GATE) +
-		         !!(k & PLAN_LORA_UP);
-		lora_in = (e + 1) *
-		          (nh * h + ((k & PLAN_LORA_O) ? m->heads * hd : 0) +
-		           ((k & PLAN_LORA_DOWN) ? f : 0)) /
-		          p->tp;
-	}
+	if (!z->lora || !s->train.lora_dropout)
+		return 0;
+	unsigned k = s->train.lora_mask;
+	int nqkv = !!(k & PLAN_LORA_Q) + !!(k & PLAN_LORA_K) + !!(k & PLAN_LORA_V);
+	int nh = (fw->lora_qkv_fused && nqkv ? 1 : nqkv) + !!(k & PLAN_LORA_GATE) +
+	         !!(k & PLAN_LORA_UP);
+	return (z->e + 1) *
+	       (nh * h + ((k & PLAN_LORA_O) ? m->heads * hd : 0) + ((k & PLAN_LORA_DOWN) ? f : 0)) /
+	       z->p->tp;
+}
+
+/* K and V a layer returns, and the 4-D attention mask, per micro-batch. */
+static void size_kv_mask(const plan_scenario *s, const sizing *z, mw *w)
+{
+	const plan_framework *fw = z->fw;
+	double e = z->e;
 	double g = s->model.kv_heads > 0 ? s->model.kv_heads : s->model.heads;
 	double hd = s->model.head_dim > 0 ? s->model.head_dim
 	                                  : (double)(s->model.hidden / s->model.heads);
-	double kvw = (g >= p->tp ? g / p->tp : 1.0) * hd;
+	double kvw = (g >= z->p->tp ? g / z->p->tp : 1.0) * hd;
 	w->kv = fw->returns_kv && fw->holds_outputs ? 2.0 * e * kvw * w->T : 0;
-	w->mask = fw->mask_4d ? (s->train.policy == PLAN_POLICY_AMP ? 4.0 : e) *
-	                                (double)sh.micro_batch * sh.seq * (double)s->model.seq_len
-	                      : 0;
+	w->mask = fw->mask_4d
+	                  ? (s->train.policy == PLAN_POLICY_AMP ? 4.0 : e) *
+	                            (double)z->sh.micro_batch * z->sh.seq * (double)s->model.seq_len
+	                  : 0;
+}
+
+/* What chunk c keeps per micro-batch (before the mask). A layer keeps what
+ * its kind keeps: work_saved_bytes_at once per kind, cached in kept_k and
+ * full_k (-1 until sized); lora_in per token and layer from size_lora. */
+static double chunk_activations(const plan_scenario *s, int stage, int c, const sizing *z,
+                                double lora_in, double kept_k[2], double full_k[2], mw *w)
+{
+	work_saved sv = plan_saved(s);
+	work_recompute rc = z->p->recompute;
+	bool partial = plan_recompute_partial(z->p);
+	int count[2], rep[2];
+	plan_chunk_kinds(s, stage, c, count, rep);
+	double a = 0;
+	for (int k = 0; k < 2; k++) {
+		if (!count[k])
+			continue;
+		if (kept_k[k] < 0) {
+			double kept = work_saved_bytes_at(&s->model, &z->sh, rep[k], rc, &sv);
+			full_k[k] = work_saved_bytes_at(&s->model, &z->sh, rep[k],
+			                                WORK_RECOMPUTE_NONE, &sv) +
+			            lora_in * w->T;
+			if (rc != WORK_RECOMPUTE_FULL)
+				kept += lora_in * w->T;
+			kept_k[k] = s->train.activation_offload ? 0 : kept;
+		}
+		if (partial)
+			continue;
+		a += count[k] * (kept_k[k] + w->kv);
+		if (rc == WORK_RECOMPUTE_FULL && full_k[k] > w->work)
+			w->work = full_k[k];
+	}
+	/* frozen layers (a prefix with the embedding, plan_layer_frozen)
+	 * run without autograd: they save nothing */
+	int l0, nl = plan_chunk_layers(s, stage, c, &l0), nfz = 0;
+	for (int l = 0; l < nl; l++)
+		nfz += plan_layer_frozen(s, plan_global_layer(s, stage, l0 + l));
+	if (nfz > 0 && kept_k[0] > 0 && !partial)
+		a -= nfz * kept_k[0];
+	if (partial)
+		a = partial_chunk(s, stage, c, kept_k, full_k, w, count[0]);
+	/* the MTP modules beside the loss (work/mtp.c; kept whole when
+	 * recomputation covers only some layers: plan_recompute_partial) */
+	if (stage == s->plan.pp - 1 && c == w->vpp - 1 && !s->train.activation_offload)
+		a += work_mtp_saved_bytes(&s->model, &z->sh, partial ? WORK_RECOMPUTE_NONE : rc,
+		                          &sv);
+	return a;
+}
+
+/* The gradients chunk c's backwards leave: its first backward's (w->gc),
+ * and the .grad each backward leaves until it ends (w->g16). */
+static void chunk_grads(const plan_scenario *s, int stage, int c, const sizing *z, mw *w)
+{
+	const plan_framework *fw = z->fw;
+	double d, x, lin, gpar;
+	plan_chunk_params(s, stage, c, &d, &x, &lin);
+	gpar = z->flat || (s->train.lora_rank <= 0 && s->train.frozen_layers <= 0)
+	               ? d + x
+	               : plan_chunk_train(s, stage, c);
+	bool on_bwd = fw->grads == PLAN_GRADS_ON_BACKWARD && !s->train.optimizer_in_backward;
+	/* (FSDP's no_sync keeps the unsharded gradients on the GPU even
+	 * under CPUOffload, until the backward that syncs them: "When used
+	 * with CPU offloading, the gradients will not be offloaded to CPU
+	 * when inside the context manager. Instead, they will only be
+	 * offloaded right after the eventual sync", Debian python3-torch
+	 * 1.13.1+dfsg-4 torch/distributed/fsdp/fully_sharded_data_parallel.py:
+	 * 3595-3601; then on the CPU for the step: grads_step) */
+	w->gc[c] = on_bwd && (!z->offo || z->unsharded_acc)
+	                   ? gpar * z->b->g / (z->unsharded_acc ? 1 : z->gs)
+	                   : 0;
+	/* the .grad a backward leaves in the parameters' dtype, whole */
+	w->g16[c] = fw->backward_grads && !z->offo ? gpar * z->b->w : 0;
+}
+
+/* Activations per chunk and micro-batch, the recomputed layer's working set
+ * and a layer's activation gradients in its backward. */
+static void size_activations(const plan_scenario *s, int stage, const sizing *z, mw *w)
+{
+	double lora_in = size_lora(s, z, w);
+	size_kv_mask(s, z, w);
 	w->work = 0;
-	bool partial = plan_recompute_partial(p);
-	/* (a layer keeps what its kind keeps: work_saved_bytes_at once per kind) */
 	double kept_k[2] = {-1, -1}, full_k[2] = {-1, -1};
 	for (int c = 0; c < w->vpp; c++) {
-		int count[2], rep[2];
-		plan_chunk_kinds(s, stage, c, count, rep);
-		double a = 0;
-		for (int k = 0; k < 2; k++) {
-			if (!count[k])
-				continue;
-			if (kept_k[k] < 0) {
-				double kept = work_saved_bytes_at(&s->model, &sh, rep[k], rc, &sv);
-				full_k[k] = work_saved_bytes_at(&s->model, &sh, rep[k],
-				                                WORK_RECOMPUTE_NONE, &sv) +
-				            lora_in * w->T;
-				if (rc != WORK_RECOMPUTE_FULL)
-					kept += lora_in * w->T;
-				kept_k[k] = s->train.activation_offload ? 0 : kept;
-			}
-			if (partial)
-				continue;
-			a += count[k] * (kept_k[k] + w->kv);
-			if (rc == WORK_RECOMPUTE_FULL && full_k[k] > w->work)
-				w->work = full_k[k];
-		}
-		/* frozen layers (a prefix with the embedding, plan_layer_frozen)
-		 * run without autograd: they save nothing */
-		int l0, nl = plan_chunk_layers(s, stage, c, &l0), nfz = 0;
-		for (int l = 0; l < nl; l++)
-			nfz += plan_layer_frozen(s, plan_global_layer(s, stage, l0 + l));
-		if (nfz > 0 && kept_k[0] > 0 && !partial)
-			a -= nfz * kept_k[0];
-		if (partial)
-			a = partial_chunk(s, stage, c, kept_k, full_k, w, count[0]);
-		/* the MTP modules beside the loss (work/mtp.c; kept whole when
-		 * recomputation covers only some layers: plan_recompute_partial) */
-		if (stage == s->plan.pp - 1 && c == w->vpp - 1 && !s->train.activation_offload)
-			a += work_mtp_saved_bytes(&s->model, &sh,
-			                          partial ? WORK_RECOMPUTE_NONE : rc, &sv);
+		double a = chunk_activations(s, stage, c, z, lora_in, kept_k, full_k, w);
 		w->act[c] = a + (c == 0 ? w->mask : 0);
-		double d, x, lin, gpar;
-		plan_chunk_params(s, stage, c, &d, &x, &lin);
-		gpar = flat || (s->train.lora_rank <= 0 && s->train.frozen_layers <= 0)
-			       ? d + x
-			       : plan_chunk_train(s, stage, c);
-		bool on_bwd =
-		        fw->grads == PLAN_GRADS_ON_BACKWARD && !s->train.optimizer_in_backward;
-		/* (FSDP's no_sync keeps the unsharded gradients on the GPU even
-		 * under CPUOffload, until the backward that syncs them: "When used
-		 * with CPU offloading, the gradients will not be offloaded to CPU
-		 * when inside the context manager. Instead, they will only be
-		 * offloaded right after the eventual sync", Debian python3-torch
-		 * 1.13.1+dfsg-4 torch/distributed/fsdp/fully_sharded_data_parallel.py:
-		 * 3595-3601; then on the CPU for the step: grads_step) */
-		w->gc[c] = on_bwd && (!offo || unsharded_acc) ? gpar * b->g / (unsharded_acc ? 1 : gs)
-		                                               : 0;
-		/* the .grad a backward leaves in the parameters' dtype, whole */
-		w->g16[c] = fw->backward_grads && !offo ? gpar * b->w : 0;
+		chunk_grads(s, stage, c, z, w);
 	}
-	if ((wshard && (w->shards > 1 || offp)) || s->train.optimizer_in_backward)
-		w->layer_grad =
-		        b->layer_max * b->g * (lora ? b->adapters / (b->dense + b->experts) : 1);
-	/* The loss on the last stage (logits per rank: T tokens x V), with what
-	 * the final norm and the output layer keep for their backward: the norm's
-	 * saved tensors and the output layer's input (2e h for the fused layers,
-	 * the eager norm's bytes + e h), until the output layer's backward. */
+	/* A layer's backward allocates its input gradients before it frees what
+	 * its forward saved: at the MLP the gradient of the product and of both
+	 * SwiGLU branches (3 e f / t per token; 2 e f / t for GELU). */
+	double f = s->model.ffn > 0 ? s->model.ffn : 4.0 * s->model.hidden;
+	w->bwd_grads = w->T * (s->model.act == WORK_ACT_SWIGLU ? 3 : 2) * z->e * f / z->p->tp;
+}
+
+/* The loss on the last stage (logits per rank: T tokens x V), with what
+ * the final norm and the output layer keep for their backward: the norm's
+ * saved tensors and the output layer's input (2e h for the fused layers,
+ * the eager norm's bytes + e h), until the output layer's backward. */
+static void size_loss(const plan_scenario *s, const sizing *z, mw *w)
+{
+	work_saved sv = plan_saved(s);
+	double e = z->e;
 	double lf, lk, lb, lh, tv = w->T * s->model.vocab;
 	plan_loss_bytes(s, &lf, &lk, &lb, &lh);
 	double head = 2 * e;
@@ -492,42 +606,46 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 		       : ln             ? 2 * e
 		                        : ne[sv.norm] * e + nc[sv.norm] + e;
 	}
-	head *= w->T * s->model.hidden / (p->sequence_parallel && p->tp > 1 ? p->tp : 1);
+	head *= w->T * s->model.hidden / (z->p->sequence_parallel && z->p->tp > 1 ? z->p->tp : 1);
 	if (w->last && !s->inference)
 		w->loss_fwd = lf * tv + head, w->loss_kept = lk * tv + head,
 		w->loss_bwd = lb * tv + head, w->loss_held = lh * tv;
-	/* A layer's backward allocates its input gradients before it frees what
-	 * its forward saved: at the MLP the gradient of the product and of both
-	 * SwiGLU branches (3 e f / t per token; 2 e f / t for GELU). */
-	{
-		double f = s->model.ffn > 0 ? s->model.ffn : 4.0 * s->model.hidden;
-		w->bwd_grads = w->T * (s->model.act == WORK_ACT_SWIGLU ? 3 : 2) * e * f / p->tp;
-	}
-	/* The optimizer step's temporaries (on the local shard). foreach:
-	 * foreach_temps lists of every local state element. single: one
-	 * tensor's at a time, the largest's (plan_step_tensor_max), and two of
-	 * them: `denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)`
-	 * holds sqrt(v) while the division writes its out-of-place result, then
-	 * frees it (torch/optim/adamw.py _single_tensor_adamw: Debian
-	 * python3-torch 1.13.1+dfsg-4 L314-316, 2.6.0+dfsg-7 L475-477; Composer's
-	 * DecoupledAdamW.adamw the same expression, composer/optim/
-	 * decoupled_weight_decay.py:258-260 at v0.16.4, 289-291 at 640518880). */
-	double local = offo ? 0 : tdense / os + ex / oe;
+}
+
+/* The optimizer step's temporaries (on the local shard). foreach:
+ * foreach_temps lists of every local state element. single: one
+ * tensor's at a time, the largest's (plan_step_tensor_max), and two of
+ * them: `denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)`
+ * holds sqrt(v) while the division writes its out-of-place result, then
+ * frees it (torch/optim/adamw.py _single_tensor_adamw: Debian
+ * python3-torch 1.13.1+dfsg-4 L314-316, 2.6.0+dfsg-7 L475-477; Composer's
+ * DecoupledAdamW.adamw the same expression, composer/optim/
+ * decoupled_weight_decay.py:258-260 at v0.16.4, 289-291 at 640518880). */
+static void size_step(const plan_scenario *s, int stage, const sizing *z, mw *w)
+{
+	const plan_spec *p = z->p;
+	const plan_framework *fw = z->fw;
+	double local = z->offo ? 0 : z->tdense / z->os + z->ex / z->oe;
 	double st = s->train.policy == PLAN_POLICY_PURE ? 2.0 : 4.0;
 	bool adam_step = s->train.optimizer == PLAN_ADAM && !s->train.optimizer_in_backward;
 	if (fw->optimizer_impl == PLAN_OPTIM_FOREACH && adam_step)
 		w->temps = fw->foreach_temps * local * st;
-	if (fw->optimizer_impl == PLAN_OPTIM_SINGLE && adam_step && !offo) {
+	if (fw->optimizer_impl == PLAN_OPTIM_SINGLE && adam_step && !z->offo) {
 		double big = plan_step_tensor_max(s, stage);
 		w->temps = 2.0 * (big < local ? big : local) * st;
 	}
-	if (fw->step_fp32_grads && !offo)
+	if (fw->step_fp32_grads && !z->offo)
 		w->step_fp32 = local * 4.0;
 	/* ZeRO-1's parameter all-gather after the step: the flat local shard
 	 * and step_param_copies 16-bit copies of the stage's parameters */
-	if (p->zero >= 1 && w->shards > 1 && fw->step_param_copies > 0 && !offo)
-		w->step_gather = b->w * (tdense * fw->step_param_copies + tdense / os);
-	/* Outside the allocator. */
+	if (p->zero >= 1 && w->shards > 1 && fw->step_param_copies > 0 && !z->offo)
+		w->step_gather = z->b->w * (z->tdense * fw->step_param_copies + z->tdense / z->os);
+}
+
+/* Outside the allocator: the CUDA context, NCCL's state and buffers per
+ * communicator, paged optimizer states (size_weights). */
+static void size_runtime(const plan_scenario *s, int stage, mw *w)
+{
 	/* NCCL keeps its buffers in GPU memory for the P2P (NVLink, PCIe P2P) and
 	 * network transports; between GPUs of a node without either (GeForce
 	 * cards) it uses the SHM transport, whose buffers are host shared memory
@@ -539,10 +657,26 @@ static void size_stage(const plan_scenario *s, int stage, mw *w)
 	bool shm = nd->intra == NET_INTRA_PCIE && !nd->pcie_p2p && s->cluster.nodes == 1;
 	if (shm)
 		w->ncomms = 0;
-	w->context = fw->context_bytes;
-	w->nccl = w->ncomms > 0 ? fw->nccl_bytes : 0;
-	w->comms = w->ncomms * fw->comm_bytes;
+	w->context = s->fw.context_bytes;
+	w->nccl = w->ncomms > 0 ? s->fw.nccl_bytes : 0;
+	w->comms = w->ncomms * s->fw.comm_bytes;
 	w->runtime = w->context + w->nccl + w->comms + w->paged;
+}
+
+/* Size every term of the stage (mw's fields; the walk adds them up). */
+static void size_stage(const plan_scenario *s, int stage, mw *w)
+{
+	sizing z;
+	size_setup(s, stage, w, &z);
+	size_weights(s, &z, w);
+	size_grads(s, &z, w);
+	size_buffers(s, &z, w);
+	size_gathered(s, &z, w);
+	size_fsdp_pools(s, &z, w);
+	size_activations(s, stage, &z, w);
+	size_loss(s, &z, w);
+	size_step(s, stage, &z, w);
+	size_runtime(s, stage, w);
 }
 
 /* One candidate moment: its phase and what is alive beyond the static terms. */
@@ -570,81 +704,84 @@ static void consider(cand *best, const cand *c)
 	}
 }
 
-/* Walk the stage's schedule: the largest candidate into *best; with
- * curve != NULL the allocated bytes at each op's start, peak and end (the
- * static terms included; the optimizer step last). */
-static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, int max)
+/* What the walk carries from op to op: the static terms (S), the gradients
+ * left so far (G), the activations kept (kept, of `inflight` micro-batch
+ * chunks), the loss's live and held logits, which chunks' gradients exist. */
+typedef struct walk_state {
+	double S, kept, G, loss_live, held;
+	int inflight;
+	bool zb;
+	bool *gdone;
+} walk_state;
+
+/* A forward of chunk x->chunk: its activations join the kept ones (the
+ * loss forward after the last chunk of the last stage). The op's peak. */
+static double walk_forward(const mw *w, walk_state *st, cand *x, cand *best)
 {
-	const plan_scenario *s = w->s;
-	bool zb = s->plan.schedule == PLAN_SCHED_ZB_H1;
-	bool *gdone = calloc((size_t)w->vpp, sizeof *gdone);
-	double S = static_sum(w), kept = 0, G = 0, loss_live = 0, held = 0;
-	int inflight = 0;
-	best->op = -2;
-	best->total = 0;
-	for (int i = 0; i < w->nops; i++) {
-		plan_op o = w->ops[i];
-		int c = o.chunk;
-		bool lop = w->last && c == w->vpp - 1;
-		cand x = {.op = i, .mb = o.mb, .chunk = c, .loss_op = lop, .gathered = w->gathered};
-		double before = S + G + kept + loss_live + held, peak = before;
-		if (!o.backward) {
-			kept += w->act[c];
-			inflight++;
-			x.phase = PH_FWD, x.G = G, x.kept = kept, x.inflight = inflight;
-			x.loss = loss_live + (lop ? w->loss_fwd : 0);
-			x.cache = w->cache;
-			consider(best, &x);
-			if (lop)
-				loss_live += w->loss_kept;
-			peak = S + G + kept + x.loss + x.gathered + x.cache;
-		} else {
-			if (lop && !o.weight) {
-				cand y = x;
-				y.phase = PH_LOSS_BWD, y.G = G, y.kept = kept,
-				y.inflight = inflight;
-				y.loss = loss_live - w->loss_kept + w->loss_bwd;
-				consider(best, &y);
-				peak = S + G + kept + y.loss + y.gathered;
-				loss_live -= w->loss_kept;
-				held = w->loss_held;
-			}
-			bool frees = !zb || o.weight;
-			double gnew = frees && !gdone[c] ? w->gc[c] : 0;
-			/* the backward's own 16-bit gradients, whole at its end */
-			double half = o.weight || !zb ? w->g16[c] : 0;
-			double start = G + kept,
-			       end = G + gnew + kept - (frees ? w->act[c] : 0) + half;
-			x.phase = PH_BWD, x.inflight = inflight;
-			bool end_larger = end > start;
-			x.G = end_larger ? G + gnew : G;
-			x.kept = end_larger ? kept - (frees ? w->act[c] : 0) : kept;
-			x.half = end_larger ? half : 0;
-			x.loss = loss_live, x.held = held;
-			x.work = (o.weight ? 0 : w->work) + w->bwd_grads;
-			x.layer_grad = w->layer_grad;
-			x.dequant = w->dequant;
-			consider(best, &x);
-			double v = S + x.G + x.kept + x.loss + x.held + x.gathered + x.work +
-			           x.layer_grad + x.half + x.dequant;
-			peak = v > peak ? v : peak;
-			if (frees) {
-				kept -= w->act[c];
-				inflight--;
-				G += gnew;
-				gdone[c] = true;
-			}
-			if (!o.weight && c == 0)
-				held = 0;
-		}
-		if (cs && i < max) {
-			cs[i] = before;
-			cp[i] = peak;
-			ce[i] = S + G + kept + loss_live + held;
-		}
+	int c = x->chunk;
+	st->kept += w->act[c];
+	st->inflight++;
+	x->phase = PH_FWD, x->G = st->G, x->kept = st->kept, x->inflight = st->inflight;
+	x->loss = st->loss_live + (x->loss_op ? w->loss_fwd : 0);
+	x->cache = w->cache;
+	consider(best, x);
+	if (x->loss_op)
+		st->loss_live += w->loss_kept;
+	return st->S + st->G + st->kept + x->loss + x->gathered + x->cache;
+}
+
+/* A backward (or ZB-H1's W) of chunk o.chunk: the loss backward first on
+ * the loss chunk, then the layers' backward, the larger of its start and
+ * its end (its gradients in, its activations out). The op's peak, at least
+ * `peak`. */
+static double walk_backward(const mw *w, walk_state *st, plan_op o, cand *x, cand *best,
+                            double peak)
+{
+	int c = o.chunk;
+	if (x->loss_op && !o.weight) {
+		cand y = *x;
+		y.phase = PH_LOSS_BWD, y.G = st->G, y.kept = st->kept, y.inflight = st->inflight;
+		y.loss = st->loss_live - w->loss_kept + w->loss_bwd;
+		consider(best, &y);
+		peak = st->S + st->G + st->kept + y.loss + y.gathered;
+		st->loss_live -= w->loss_kept;
+		st->held = w->loss_held;
 	}
-	/* the optimizer step: the gradients (all chunks done), the caller's held
-	 * logits and returned K/V of the last micro-batch, the temporaries */
+	bool frees = !st->zb || o.weight;
+	double gnew = frees && !st->gdone[c] ? w->gc[c] : 0;
+	/* the backward's own 16-bit gradients, whole at its end */
+	double half = o.weight || !st->zb ? w->g16[c] : 0;
+	double start = st->G + st->kept,
+	       end = st->G + gnew + st->kept - (frees ? w->act[c] : 0) + half;
+	x->phase = PH_BWD, x->inflight = st->inflight;
+	bool end_larger = end > start;
+	x->G = end_larger ? st->G + gnew : st->G;
+	x->kept = end_larger ? st->kept - (frees ? w->act[c] : 0) : st->kept;
+	x->half = end_larger ? half : 0;
+	x->loss = st->loss_live, x->held = st->held;
+	x->work = (o.weight ? 0 : w->work) + w->bwd_grads;
+	x->layer_grad = w->layer_grad;
+	x->dequant = w->dequant;
+	consider(best, x);
+	double v = st->S + x->G + x->kept + x->loss + x->held + x->gathered + x->work +
+	           x->layer_grad + x->half + x->dequant;
+	peak = v > peak ? v : peak;
+	if (frees) {
+		st->kept -= w->act[c];
+		st->inflight--;
+		st->G += gnew;
+		st->gdone[c] = true;
+	}
+	if (!o.weight && c == 0)
+		st->held = 0;
+	return peak;
+}
+
+/* The optimizer step: the gradients (all chunks done), the caller's held
+ * logits and returned K/V of the last micro-batch, the temporaries. */
+static void walk_step(const mw *w, double S, cand *best, double *cs, double *cp, double *ce,
+                      int max)
+{
 	cand x = {.op = -1,
 	          .phase = PH_STEP,
 	          .mb = w->m - 1,
@@ -658,7 +795,34 @@ static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, in
 		cp[w->nops] = v;
 		ce[w->nops] = S;
 	}
-	free(gdone);
+}
+
+/* Walk the stage's schedule: the largest candidate into *best; with
+ * curve != NULL the allocated bytes at each op's start, peak and end (the
+ * static terms included; the optimizer step last). */
+static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, int max)
+{
+	walk_state st = {.S = static_sum(w),
+	                 .zb = w->s->plan.schedule == PLAN_SCHED_ZB_H1,
+	                 .gdone = calloc((size_t)w->vpp, sizeof *st.gdone)};
+	best->op = -2;
+	best->total = 0;
+	for (int i = 0; i < w->nops; i++) {
+		plan_op o = w->ops[i];
+		int c = o.chunk;
+		bool lop = w->last && c == w->vpp - 1;
+		cand x = {.op = i, .mb = o.mb, .chunk = c, .loss_op = lop, .gathered = w->gathered};
+		double before = st.S + st.G + st.kept + st.loss_live + st.held;
+		double peak = o.backward ? walk_backward(w, &st, o, &x, best, before)
+		                         : walk_forward(w, &st, &x, best);
+		if (cs && i < max) {
+			cs[i] = before;
+			cp[i] = peak;
+			ce[i] = st.S + st.G + st.kept + st.loss_live + st.held;
+		}
+	}
+	walk_step(w, st.S, best, cs, cp, ce, max);
+	free(st.gdone);
 }
 
 /* The ops of the schedule that hold its peak, beyond which the walk only
@@ -687,7 +851,7 @@ static int head_ops(const mw *w, int steps)
 		long period = vpp > 1 && !same ? p * vpp : 1;
 		long settle = (vpp > 1 ? p * vpp : 1) + (zb ? w->stage : 0);
 		long warm = (vpp > 1 ? (p - w->stage - 1) * 2 + (vpp - 1) * p : p - 1 - w->stage) +
-			    plan_warm_extra(&s->plan);
+		            plan_warm_extra(&s->plan);
 		k = warm + (zb ? 3 : 2) * (settle + period + 2);
 	}
 	return k < steps ? (int)k : steps;
@@ -718,7 +882,7 @@ static bool open_stage(const plan_scenario *s, int stage, mw *w, bool whole)
 	}
 	if (w->nops)
 		plan_schedule_head(s->plan.schedule, s->plan.pp, m, vpp, plan_warm_extra(&s->plan),
-				   stage, w->nops, w->ops);
+		                   stage, w->nops, w->ops);
 	return true;
 }
 
@@ -814,8 +978,7 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 	bool fz = s->train.frozen_layers > 0;
 	bool own = b->wg < b->w; /* param_master: the fp32 parameter is the master */
 	add(o, PLAN_MEM_WEIGHTS, w->weights, lora || fz ? "trained weights" : "weights",
-	    "%s params x %.4g B (%s%s)%s%s%s", qty(b->train, a, sizeof a), b->w,
-	    policy_name(s),
+	    "%s params x %.4g B (%s%s)%s%s%s", qty(b->train, a, sizeof a), b->w, policy_name(s),
 	    !own  ? ""
 	    : *sh ? "; the sharded parameter is the master: no separate 16-bit copy, 16 bits "
 	            "only while gathered"
@@ -835,8 +998,8 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 		    b->base_bytes - b->quant_state / (b->linear + b->experts),
 		    s->train.base_weights ? base[s->train.base_weights] : "as trained",
 		    b->quant_state > 0 ? ", packed" : "",
-		    plan_base_quantized(s) ? (s->fw.quant_rest_fp32 ? "4 B" : "2 B") : "the same", sh,
-		    *sh ? " " : "", *sh ? c : "");
+		    plan_base_quantized(s) ? (s->fw.quant_rest_fp32 ? "4 B" : "2 B") : "the same",
+		    sh, *sh ? " " : "", *sh ? c : "");
 	if (!fz)
 		add(o, PLAN_MEM_WEIGHTS, b->quant_state, "quantisation state",
 		    "%s linear params x %.4g B (bitsandbytes' absmax): whole on every rank, not "
@@ -845,13 +1008,12 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 		    b->quant_state / (b->linear + b->experts));
 	bool opt_sh = s->plan.zero >= 1 && w->shards > 1;
 	bool master = s->train.policy == PLAN_POLICY_MIXED && s->dtype != HW_FP32 &&
-		      s->dtype != HW_TF32 && !own;
-	static const char *const st_names[] = {"Adam m, v",      "8-bit m, v", "Adam m, v",
-					       "8-bit m, v",     "",           "momentum",
-					       "factored v"};
+	              s->dtype != HW_TF32 && !own;
+	static const char *const st_names[] = {"Adam m, v", "8-bit m, v", "Adam m, v", "8-bit m, v",
+	                                       "",          "momentum",   "factored v"};
 	const char *states = s->train.grad_compression == PLAN_GC_1BIT
-				     ? "Adam m, v, 1-bit error feedback"
-				     : st_names[s->train.optimizer];
+	                             ? "Adam m, v, 1-bit error feedback"
+	                             : st_names[s->train.optimizer];
 	add(o, PLAN_MEM_OPTIMIZER, w->states, "optimizer states",
 	    "%s trained params x %.4g B (%s%s%s)%s%s", qty(b->train, a, sizeof a), b->o,
 	    master ? "fp32 master" : "", master && *states ? ", " : "", states,
@@ -918,8 +1080,9 @@ static void moment(const mw *w, const cand *x, char *buf, size_t len)
 	}
 }
 
-/* The moment's terms beyond the static ones. */
-static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
+/* The activations at the moment: the kept chunks, the loss logits, the
+ * held outputs, a layer's backward. */
+static void moment_activations(const mw *w, const cand *x, plan_mem_peak *o)
 {
 	const plan_scenario *s = w->s;
 	char a[32], b[32];
@@ -941,8 +1104,9 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 	    "%.4g chunk-steps of %s (%s tokens x %d layers%s%s)%s",
 	    act1 > 0 ? x->kept / (act1 / w->vpp) : 0, bq(act1 / w->vpp, a, sizeof a),
 	    qty(w->T, b, sizeof b), w->b.layers / (w->vpp > 0 ? w->vpp : 1),
-	    s->plan.recompute == WORK_RECOMPUTE_FULL && !*rcsplit ? ", layer inputs under full recompute"
-	                                                       : "",
+	    s->plan.recompute == WORK_RECOMPUTE_FULL && !*rcsplit
+	            ? ", layer inputs under full recompute"
+	            : "",
 	    rcsplit, w->kv > 0 ? ", returned K/V included" : "");
 	double tv = w->T * s->model.vocab;
 	if (x->loss > 0)
@@ -956,6 +1120,47 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 	add(o, PLAN_MEM_ACTIVATIONS, x->work, "layer backward", "%sits activation gradients (%s)",
 	    x->work > w->bwd_grads ? "a recomputed layer's saved tensors + " : "",
 	    bq(w->bwd_grads, a, sizeof a));
+}
+
+/* The optimizer step's temporaries, each part named. */
+static void moment_step_temps(const mw *w, const cand *x, plan_mem_peak *o)
+{
+	const plan_scenario *s = w->s;
+	if (x->temps <= 0)
+		return;
+	char single[160], big[32];
+	snprintf(single, sizeof single,
+	         "AdamW tensor by tensor: sqrt(v) and the denominator of the largest, "
+	         "2 x %s elements%s",
+	         qty(w->temps / (s->train.policy == PLAN_POLICY_PURE ? 4.0 : 8.0), big, sizeof big),
+	         s->fw.flat_params ? " (an FSDP unit's flat shard)" : "");
+	const char *part[3] = {
+	        w->temps <= 0                               ? NULL
+	        : s->fw.optimizer_impl == PLAN_OPTIM_SINGLE ? single
+	        : s->fw.foreach_temps > 1 ? "foreach AdamW: sqrt(v) and the out-of-place "
+	                                    "denominator, 2 x the states' elements"
+	                                  : "foreach AdamW: sqrt(v), its denominator in "
+	                                    "place, 1 x the states' elements",
+	        w->step_fp32 > 0 ? (w->temps > 0 ? "fp32 gradient partition"
+	                                         : "the fp32 copy of the gradient partition")
+	                         : NULL,
+	        w->step_gather > 0 ? "ZeRO-1's parameter all-gather: the flat shard and "
+	                             "16-bit copies of the parameters"
+	                           : NULL};
+	char txt[200] = "";
+	for (int k = 0; k < 3; k++)
+		if (part[k])
+			snprintf(txt + strlen(txt), sizeof txt - strlen(txt), "%s%s",
+			         txt[0] ? "; " : "", part[k]);
+	add(o, PLAN_MEM_OPTIMIZER, x->temps, "step temporaries", "%s", txt);
+}
+
+/* The moment's terms beyond the static ones. */
+static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
+{
+	const plan_scenario *s = w->s;
+	char a[32], b[32];
+	moment_activations(w, x, o);
 	add(o, PLAN_MEM_BUFFERS, x->dequant, "dequantised weight",
 	    "the largest 4-bit linear in 16 bits for its GEMM: %s params x 2 B",
 	    qty(x->dequant / 2, a, sizeof a));
@@ -980,36 +1185,7 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 	    ".grad of %s params x %.4g B at the backward's end, then added into the buffer "
 	    "and freed",
 	    qty(w->b.train, a, sizeof a), w->b.w);
-	if (x->temps > 0) {
-		char single[160], big[32];
-		snprintf(single, sizeof single,
-		         "AdamW tensor by tensor: sqrt(v) and the denominator of the largest, "
-		         "2 x %s elements%s",
-		         qty(w->temps / (s->train.policy == PLAN_POLICY_PURE ? 4.0 : 8.0), big,
-		             sizeof big),
-		         s->fw.flat_params ? " (an FSDP unit's flat shard)" : "");
-		const char *part[3] = {
-		        w->temps <= 0 ? NULL
-		        : s->fw.optimizer_impl == PLAN_OPTIM_SINGLE
-		                ? single
-		        : s->fw.foreach_temps > 1 ? "foreach AdamW: sqrt(v) and the out-of-place "
-		                                    "denominator, 2 x the states' elements"
-		                                  : "foreach AdamW: sqrt(v), its denominator in "
-		                                    "place, 1 x the states' elements",
-		        w->step_fp32 > 0
-		                ? (w->temps > 0 ? "fp32 gradient partition"
-		                                : "the fp32 copy of the gradient partition")
-		                : NULL,
-		        w->step_gather > 0 ? "ZeRO-1's parameter all-gather: the flat shard and "
-		                             "16-bit copies of the parameters"
-		                           : NULL};
-		char txt[200] = "";
-		for (int k = 0; k < 3; k++)
-			if (part[k])
-				snprintf(txt + strlen(txt), sizeof txt - strlen(txt), "%s%s",
-				         txt[0] ? "; " : "", part[k]);
-		add(o, PLAN_MEM_OPTIMIZER, x->temps, "step temporaries", "%s", txt);
-	}
+	moment_step_temps(w, x, o);
 }
 
 static void runtime_terms(const mw *w, plan_mem_peak *o)
