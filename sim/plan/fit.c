@@ -44,6 +44,7 @@ static void main_gpu(const plan_scenario *s, plan_mem_fit *f)
 		if (f->stage < 0 || p.device > f->peak) {
 			f->stage = k;
 			f->peak = p.device;
+			f->needed = p.allocated + p.bytes[PLAN_MEM_RUNTIME];
 			f->verdict = p.verdict;
 		}
 	}
@@ -69,6 +70,7 @@ static void other_gpu(const plan_scenario *s, plan_mem_fit *f)
 			f->other_stage = k;
 			f->other_verdict = p.verdict;
 			f->other_peak = p.device;
+			f->other_needed = p.allocated + p.bytes[PLAN_MEM_RUNTIME];
 		}
 	}
 }
