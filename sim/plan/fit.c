@@ -44,7 +44,6 @@ static void main_gpu(const plan_scenario *s, plan_mem_fit *f)
 		if (f->stage < 0 || p.device > f->peak) {
 			f->stage = k;
 			f->peak = p.device;
-			f->needed = p.allocated + p.bytes[PLAN_MEM_RUNTIME];
 			f->verdict = p.verdict;
 		}
 	}
