@@ -1243,11 +1243,20 @@ static void mixed_section(FILE *o, const plan_scenario *s, const exec_result *r)
 	        unit(m->base_s, SIM_UNIT_TIME, b, sizeof b), r->gpu,
 	        m->base_s > 0 ? 100 * (m->step_s / m->base_s - 1) : 0.0, m->replicas, m->dp,
 	        m->kinds);
+	/* out of memory on allocated + runtime, as section 3's device line */
+	char v[160];
+	if (m->mem_verdict == PLAN_VERDICT_OOM) {
+		char n[48], d[48];
+		snprintf(v, sizeof v, "OUT OF MEMORY, allocated + runtime %s over the capacity by %s",
+		         gib(m->mem_needed_bytes, n, sizeof n),
+		         gib(m->mem_needed_bytes - m->mem_capacity_bytes, d, sizeof d));
+	} else {
+		snprintf(v, sizeof v, "%s", plan_verdict_name(m->mem_verdict));
+	}
 	fprintf(o, "  memory       on %s: device %s of %s, %s (stage %d, the worst it holds); on "
 	           "%s: section 3\n",
 	        m->gpu, gib(m->mem_peak_bytes, a, sizeof a), gib(m->mem_capacity_bytes, b, sizeof b),
-	        m->mem_verdict == PLAN_VERDICT_OOM ? "OUT OF MEMORY" : plan_verdict_name(m->mem_verdict),
-	        m->mem_stage, r->gpu);
+	        v, m->mem_stage, r->gpu);
 	snprintf(text, sizeof text,
 	         "the data-parallel replicas meet at the gradient reduction, which waits for the "
 	         "last replica's buckets, so the step is the slowest replica's; inside a replica "

@@ -21,6 +21,11 @@ double exec_class_reserved(const exec_class *c)
 	return exec_class_allocated(c) + c->mem_bytes[PLAN_MEM_FRAGMENTATION];
 }
 
+double exec_class_needed(const exec_class *c)
+{
+	return exec_class_allocated(c) + c->mem_bytes[PLAN_MEM_RUNTIME];
+}
+
 plan_verdict exec_class_verdict(const exec_class *c, double capacity)
 {
 	return plan_mem_verdict(exec_class_allocated(c), c->mem_bytes[PLAN_MEM_RUNTIME],

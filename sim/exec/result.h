@@ -59,10 +59,12 @@ typedef struct exec_class {
 
 /* A class's verdict against capacity (plan_mem_verdict from its categories:
  * allocated, runtime and the device total), and its allocated and reserved
- * bytes. */
+ * bytes, and allocated + runtime: what the verdict calls out of memory when
+ * it exceeds the capacity (the allocator's cache gives way first). */
 plan_verdict exec_class_verdict(const exec_class *c, double capacity);
 double exec_class_allocated(const exec_class *c);
 double exec_class_reserved(const exec_class *c);
+double exec_class_needed(const exec_class *c);
 
 typedef struct exec_link {
 	char name[EXEC_NAME_MAX]; /* an example link of the class */
@@ -108,6 +110,7 @@ typedef struct exec_mixed {
 	double stage_s, stage_base_s; /* that stage's compute time, and on the main type */
 	/* memory on the other GPU: the worst of the stages its ranks hold */
 	double mem_capacity_bytes, mem_peak_bytes;
+	double mem_needed_bytes; /* that stage's allocated + runtime: the verdict's basis */
 	int mem_stage;
 	plan_verdict mem_verdict;
 } exec_mixed;

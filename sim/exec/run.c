@@ -54,6 +54,7 @@ static void mixed_memory(const plan_mem_fit *f, exec_mixed *m)
 	m->mem_stage = f->other_stage;
 	m->mem_verdict = f->other_verdict;
 	m->mem_peak_bytes = f->other_peak;
+	m->mem_needed_bytes = f->other_needed;
 }
 
 static void headline(const plan_scenario *s, const plan_graph *g, exec_result *r)

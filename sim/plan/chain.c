@@ -368,6 +368,86 @@ static void layer_backward(builder *b, chain *bk, chain *wt, const layer_prog *l
 	append_items(b, wt, lp->w, lp->nw, PLAN_TASK_WGRAD, id);
 }
 
+/* What one chunk's chains are built from: its virtual stage v, its layers
+ * (their programs lp, made on first use into b->progs: [0] dense, [1] MoE,
+ * [2] and [3] the same with a sliding window (work_layer_windowed), [4] an
+ * MTP module (make_mtp_prog)), the MTP modules it holds and whether it ends
+ * with the loss. */
+typedef struct chunk_plan {
+	int v, l0, nl, nmtp;
+	bool last;
+	const layer_prog **lp;
+} chunk_plan;
+
+/* Chunk c's forward: the embedding on virtual stage 0, its
+ * layers, the MTP modules, the logits and losses on the last. */
+static void chunk_forward(builder *b, chain *fw, const chunk_plan *k)
+{
+	const work_model *m = &b->s->model;
+	work_item x[WORK_MAX_ITEMS];
+	if (k->v == 0)
+		append_items(b, fw, x, work_embed_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
+	for (int l = 0; l < k->nl; l++)
+		append_items(b, fw, k->lp[l]->f, k->lp[l]->nf, PLAN_TASK_FWD, (int16_t)(k->l0 + l));
+	/* the MTP modules after the layers, each one more layer of the
+	 * chunk (Megatron-Core's schedule plan appends model.mtp.layers
+	 * to the decoder's, model_chunk_schedule_plan.py:417-423 at
+	 * d98e8a64, :315-338 at core_v0.14.0 23e00ed096), so that
+	 * build_emit_pair pairs it as a layer (seg.unit); then the logits and
+	 * losses of the modules and of the model (the post-process,
+	 * GPTModel._postprocess), whose backward runs first */
+	for (int j = 0; j < k->nmtp; j++) {
+		b->unit = MTP_UNIT(j);
+		append_items(b, fw, x, work_mtp_embed(m, &b->sh, false, x), PLAN_TASK_FWD, -1);
+		append_items(b, fw, b->progs[4].f, b->progs[4].nf, PLAN_TASK_FWD, -1);
+		b->unit = -1;
+	}
+	for (int j = 0; k->last && j <= k->nmtp; j++)
+		append_items(b, fw, x, work_head_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
+}
+
+/* Chunk c's backward (and under ZB-H1 its W chain): the heads' backward on the last, the MTP modules and the layers in reverse,
+ * the embedding's, the gradient accumulation. */
+static void chunk_backward(builder *b, chain *bk, chain *wt, int stage, int c,
+                           const chunk_plan *k)
+{
+	const work_model *m = &b->s->model;
+	work_item x[WORK_MAX_ITEMS], wg[WORK_MAX_ITEMS];
+	for (int j = 0; k->last && j <= k->nmtp; j++) {
+		int nhw = 0, nh = work_head_backward(m, &b->sh, x);
+		if (b->zb)
+			nh = split_weight_grads(x, nh, wg, &nhw);
+		append_items(b, bk, x, nh, PLAN_TASK_BWD, -1);
+		append_items(b, wt, wg, nhw, PLAN_TASK_WGRAD, -1);
+	}
+	work_item pend[WORK_MAX_ITEMS]; /* append_backward's held W_a */
+	int npend = 0;
+	int16_t pl = -1, pu = -1; /* ... their layer and unit */
+	for (int j = k->nmtp - 1; j >= 0; j--) {
+		b->unit = pu = MTP_UNIT(j);
+		layer_backward(b, bk, wt, &b->progs[4], -1,
+			       b->s->plan.recompute == WORK_RECOMPUTE_FULL &&
+				       !plan_recompute_partial(&b->s->plan),
+			       pend, &npend, &pl);
+		b->unit = -1;
+	}
+	for (int l = k->nl - 1; l >= 0; l--) {
+		if (plan_layer_frozen(b->s, plan_global_layer(b->s, stage, k->l0 + l)))
+			continue; /* frozen prefix: no backward (plan_layer_frozen) */
+		layer_backward(b, bk, wt, k->lp[l], (int16_t)(k->l0 + l),
+			       plan_layer_recomputed(&b->s->plan, k->nl, l), pend, &npend, &pl);
+		pu = -1;
+	}
+	if (npend > 0) { /* the chunk's last W_a, after its last layer */
+		b->unit = pu;
+		append_aside(b, bk, pend, npend, pl);
+		b->unit = -1;
+	}
+	if (k->v == 0 && b->s->train.frozen_layers <= 0)
+		append_items(b, bk, x, work_embed_backward(m, &b->sh, x), PLAN_TASK_BWD, -1);
+	append_grad_accum(b, b->zb ? wt : bk, stage, c);
+}
+
 /* Build the forward and backward chains of every model chunk of a stage.
  * Chunk c of stage st is virtual stage v = c * pp + st and holds the stage's
  * local layers first_c .. first_c + n_c - 1 (plan_chunk_layers: the layout may
@@ -377,89 +457,36 @@ void build_stage_chains(builder *b, int stage)
 {
 	const work_model *m = &b->s->model;
 	int pp = b->s->plan.pp;
-	work_item x[WORK_MAX_ITEMS], wg[WORK_MAX_ITEMS];
-	/* [0] dense, [1] MoE, [2] and [3] the same with a sliding window
-	 * (work_layer_windowed), [4] an MTP module (make_mtp_prog), made on
-	 * first use */
 	layer_prog *kinds = b->progs;
 	bool made[5] = {false, false, false, false, false};
 	int local = 0; /* stage-local index of the chunk's first layer */
 	b->unit = -1;
 	for (int c = 0; c < b->vpp; c++) {
-		chain *fw = &b->fwd[c], *bk = &b->bwd[c];
-		int v = c * pp + stage, l0, nl = plan_chunk_layers(b->s, stage, c, &l0);
-		chain *wt = &b->wgt[c];
+		chain *fw = &b->fwd[c], *bk = &b->bwd[c], *wt = &b->wgt[c];
+		chunk_plan k = {.v = c * pp + stage};
+		k.nl = plan_chunk_layers(b->s, stage, c, &k.l0);
 		fw->n = bk->n = wt->n = 0;
 		fw->carry = bk->carry = wt->carry = 0;
-		const layer_prog *lp[nl > 0 ? nl : 1];
-		for (int l = 0; l < nl; l++) {
+		const layer_prog *lp[k.nl > 0 ? k.nl : 1];
+		for (int l = 0; l < k.nl; l++) {
 			int g = plan_global_layer(b->s, stage, local + l);
-			int k = work_layer_is_moe(m, g) + 2 * work_layer_windowed(m, g);
-			if (!made[k])
-				make_layer_prog(b, g, &kinds[k]), made[k] = true;
-			lp[l] = &kinds[k];
+			int j = work_layer_is_moe(m, g) + 2 * work_layer_windowed(m, g);
+			if (!made[j])
+				make_layer_prog(b, g, &kinds[j]), made[j] = true;
+			lp[l] = &kinds[j];
 		}
-		local += nl;
-		bool last = v == b->vstages - 1;
-		int nmtp = last && m->mtp_layers > 0 ? m->mtp_layers : 0;
-		if (nmtp > 0 && !made[4])
+		local += k.nl;
+		k.lp = lp;
+		k.last = k.v == b->vstages - 1;
+		k.nmtp = k.last && m->mtp_layers > 0 ? m->mtp_layers : 0;
+		if (k.nmtp > 0 && !made[4])
 			make_mtp_prog(b, &kinds[4]), made[4] = true;
-		if (v > 0)
+		if (k.v > 0) /* the p2p receives, first in each chain */
 			append_p2p_gather(b, fw);
-		if (v < b->vstages - 1)
+		if (k.v < b->vstages - 1)
 			append_p2p_gather(b, bk);
-		if (v == 0)
-			append_items(b, fw, x, work_embed_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
-		for (int l = 0; l < nl; l++)
-			append_items(b, fw, lp[l]->f, lp[l]->nf, PLAN_TASK_FWD, (int16_t)(l0 + l));
-		/* the MTP modules after the layers, each one more layer of the
-		 * chunk (Megatron-Core's schedule plan appends model.mtp.layers
-		 * to the decoder's, model_chunk_schedule_plan.py:417-423 at
-		 * d98e8a64, :315-338 at core_v0.14.0 23e00ed096), so that
-		 * build_emit_pair pairs it as a layer (seg.unit); then the logits and
-		 * losses of the modules and of the model (the post-process,
-		 * GPTModel._postprocess), whose backward runs first */
-		for (int k = 0; k < nmtp; k++) {
-			b->unit = MTP_UNIT(k);
-			append_items(b, fw, x, work_mtp_embed(m, &b->sh, false, x), PLAN_TASK_FWD, -1);
-			append_items(b, fw, kinds[4].f, kinds[4].nf, PLAN_TASK_FWD, -1);
-			b->unit = -1;
-		}
-		for (int k = 0; last && k <= nmtp; k++)
-			append_items(b, fw, x, work_head_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
-		for (int k = 0; last && k <= nmtp; k++) {
-			int nhw = 0, nh = work_head_backward(m, &b->sh, x);
-			if (b->zb)
-				nh = split_weight_grads(x, nh, wg, &nhw);
-			append_items(b, bk, x, nh, PLAN_TASK_BWD, -1);
-			append_items(b, wt, wg, nhw, PLAN_TASK_WGRAD, -1);
-		}
-		work_item pend[WORK_MAX_ITEMS]; /* append_backward's held W_a */
-		int npend = 0;
-		int16_t pl = -1, pu = -1; /* ... their layer and unit */
-		for (int k = nmtp - 1; k >= 0; k--) {
-			b->unit = pu = MTP_UNIT(k);
-			layer_backward(b, bk, wt, &kinds[4], -1,
-				       b->s->plan.recompute == WORK_RECOMPUTE_FULL &&
-					       !plan_recompute_partial(&b->s->plan),
-				       pend, &npend, &pl);
-			b->unit = -1;
-		}
-		for (int l = nl - 1; l >= 0; l--) {
-			if (plan_layer_frozen(b->s, plan_global_layer(b->s, stage, l0 + l)))
-				continue; /* frozen prefix: no backward (plan_layer_frozen) */
-			layer_backward(b, bk, wt, lp[l], (int16_t)(l0 + l),
-				       plan_layer_recomputed(&b->s->plan, nl, l), pend, &npend, &pl);
-			pu = -1;
-		}
-		if (npend > 0) { /* the chunk's last W_a, after its last layer */
-			b->unit = pu;
-			append_aside(b, bk, pend, npend, pl);
-			b->unit = -1;
-		}
-		if (v == 0 && b->s->train.frozen_layers <= 0)
-			append_items(b, bk, x, work_embed_backward(m, &b->sh, x), PLAN_TASK_BWD, -1);
-		append_grad_accum(b, b->zb ? wt : bk, stage, c);
+		chunk_forward(b, fw, &k);
+		chunk_backward(b, bk, wt, stage, c, &k);
 	}
 }
 

@@ -308,8 +308,8 @@ static int check_offload(const plan_scenario *s, sim_diag *diag)
 	return errors;
 }
 
-/* Features whose schedules are not generated yet are refused, not faked. */
-static int check_supported(const plan_scenario *s, sim_diag *diag)
+/* Context parallelism: its rank count, the load-balanced split, flash. */
+static int check_context_parallel(const plan_scenario *s, sim_diag *diag)
 {
 	const plan_spec *p = &s->plan;
 	int errors = 0;
@@ -328,6 +328,14 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 		       "context parallelism runs ring attention on fused kernels: set train.attention = flash");
 		errors++;
 	}
+	return errors;
+}
+
+/* Interleaving and the pipeline schedules. */
+static int check_pipeline(const plan_scenario *s, sim_diag *diag)
+{
+	const plan_spec *p = &s->plan;
+	int errors = 0;
 	if (p->vpp > 1 && p->pp == 1) {
 		err_at(s, diag, "parallel", "vpp", "vpp > 1 interleaves pipeline stages: it needs pp > 1");
 		errors++;
@@ -355,10 +363,14 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 		       plan_microbatches(p), p->pp);
 		errors++;
 	}
-	errors += check_moe(s, diag);
-	errors += check_a2a_overlap(s, diag);
-	errors += check_deepep(s, diag);
-	errors += check_offload(s, diag);
+	return errors;
+}
+
+/* The communication overlaps and what they need. */
+static int check_overlap(const plan_scenario *s, sim_diag *diag)
+{
+	const plan_spec *p = &s->plan;
+	int errors = 0;
 	/* Transformer Engine's userbuffers overlap works on the sequence-parallel
 	 * all-gathers and reduce-scatters (Megatron-LM refuses --tp-comm-overlap
 	 * without --sequence-parallel). */
@@ -377,6 +389,14 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 		       p->zero);
 		errors++;
 	}
+	return errors;
+}
+
+/* Recomputation: recompute_layers and recompute_modules. */
+static int check_recompute(const plan_scenario *s, sim_diag *diag)
+{
+	const plan_spec *p = &s->plan;
+	int errors = 0;
 	/* Megatron-Core refuses recompute_num_layers under selective
 	 * (transformer_config.py:1926-1932 at d98e8a64); without recomputation
 	 * it has no meaning */
@@ -402,6 +422,14 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 		       "recompute_modules: mla_up_proj needs an MLA model ([model] kv_lora_rank > 0)");
 		errors++;
 	}
+	return errors;
+}
+
+/* The rank order and the ZeRO shard group. */
+static int check_order_shards(const plan_scenario *s, sim_diag *diag)
+{
+	const plan_spec *p = &s->plan;
+	int errors = 0;
 	int order[PLAN_DIMS];
 	if (plan_order_parse(p->order, order) != SIM_OK) {
 		err_at(s, diag, "parallel", "order",
@@ -420,6 +448,22 @@ static int check_supported(const plan_scenario *s, sim_diag *diag)
 		       p->shard_size, p->dp, p->cp, (long long)dpg);
 		errors++;
 	}
+	return errors;
+}
+
+/* Features whose schedules are not generated yet are refused, not faked. */
+static int check_supported(const plan_scenario *s, sim_diag *diag)
+{
+	int errors = 0;
+	errors += check_context_parallel(s, diag);
+	errors += check_pipeline(s, diag);
+	errors += check_moe(s, diag);
+	errors += check_a2a_overlap(s, diag);
+	errors += check_deepep(s, diag);
+	errors += check_offload(s, diag);
+	errors += check_overlap(s, diag);
+	errors += check_recompute(s, diag);
+	errors += check_order_shards(s, diag);
 	if (hw_peak(&s->gpu, s->dtype) <= 0) {
 		err_at(s, diag, "train", "precision", "GPU '%s' has no %s tensor path", s->gpu.name,
 		       hw_dtype_name(s->dtype));

@@ -69,6 +69,7 @@ static void other_gpu(const plan_scenario *s, plan_mem_fit *f)
 			f->other_stage = k;
 			f->other_verdict = p.verdict;
 			f->other_peak = p.device;
+			f->other_needed = p.allocated + p.bytes[PLAN_MEM_RUNTIME];
 		}
 	}
 }

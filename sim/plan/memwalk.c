@@ -63,6 +63,8 @@
  * (memory.csv MC04), ATorch's FSDP steps at the loss (MH02: the gradients'
  * 4 B/param are not in the measured DP scaling of 12 B/param).
  *
+ * Each term is sized once per stage by memsize.c (mem_size_stage, mem_int.h).
+ *
  * The counters: allocated = the sum; reserved = allocated x (1 +
  * allocator_overhead), capped by what the device leaves beside the runtime
  * (PyTorch's caching allocator frees its cached blocks and retries before it
@@ -72,7 +74,7 @@
  * reserved = the larger of the step peak's and the checkpoint's allocated
  * beside the step's gathered layers, idle on FSDP's all-gather stream
  * (save_moment). */
-#include "plan.h"
+#include "mem_int.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -81,469 +83,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Everything the walk needs about one stage, sized once. */
-typedef struct mw {
-	const plan_scenario *s;
-	int stage, m, vpp, nops;
-	bool last;
-	plan_budget b;
-	double shards, eshards, dpg;
-	double T; /* tokens per micro-batch on this rank */
-	/* always */
-	double weights, frozen, states, grad_buf, grad_copy, buckets, p2p, workspace, torch_ws,
-	        ub_workspace, gather, scores;
-	/* forward and backward */
-	double gathered, cache;
-	/* per chunk and micro-batch */
-	double *act;     /* kept per chunk (activations + K/V + mask) */
-	double *gc;      /* gradients a chunk's first backward leaves */
-	double *g16;     /* 16-bit gradients each backward of a chunk leaves until
-	                  * it ends (backward_grads) */
-	double kv, mask; /* of those, per micro-batch (stage) */
-	double loss_fwd, loss_kept, loss_bwd, loss_held;
-	double work;       /* a recomputed layer's working set */
-	double bwd_grads;  /* a layer's activation gradients in its backward */
-	double dequant;    /* a 4-bit linear's weight dequantised for its GEMM */
-	double layer_grad; /* one layer's unsharded gradients in its backward */
-	double grads_step; /* gradients at the optimizer step */
-	double temps, step_fp32, step_gather;
-	double save_copy, save_root; /* the checkpoint's shard copies, gathered root */
-	double pre_pool;    /* offload_copy_pool: the shard-copy stream's cached block */
-	double idle_gather; /* the step's gathered layers, cached on the all-gather stream */
-	double runtime, context, nccl, comms, paged;
-	int ncomms;
-	plan_op *ops;
-} mw;
-
-/* What chunk c of the stage keeps per micro-batch when full recomputation
- * covers only some of its layers (recompute_layers, plan_layer_recomputed):
- * a recomputed layer its input (kept[k], k its kind: dense layers first,
- * `ndense` of them), every other layer what it saves (full[k]), a frozen one
- * nothing; each its returned K/V (w->kv). Raises w->work to the working set
- * a recomputed layer adds in the backward beyond the chunk's kept bytes at
- * the backward's start: its saved tensors, less what the layers after it,
- * whose backwards ran before, kept whole and freed. With L layers
- * of one kind, k recomputed: k x kept + (L - k) x full; the working set is
- * full where the chunk's last layer is recomputed (all of them, or spread:
- * the last of each period, fms-fsdp's every second block), none under
- * Megatron's block method with k < L (its recomputed layers come after
- * L - k whole ones, freed). */
-static double partial_chunk(const plan_scenario *s, int stage, int c, const double kept[2],
-                            const double full[2], mw *w, int ndense)
-{
-	int l0, n = plan_chunk_layers(s, stage, c, &l0);
-	double a = 0, freed = 0;
-	for (int l = n - 1; l >= 0; l--) { /* in the backward's order */
-		int k = l < ndense ? 0 : 1;
-		bool r = plan_layer_recomputed(&s->plan, n, l);
-		a += w->kv;
-		if (plan_layer_frozen(s, plan_global_layer(s, stage, l0 + l)))
-			continue;
-		a += r ? kept[k] : s->train.activation_offload ? 0 : full[k];
-		if (r && full[k] - freed > w->work)
-			w->work = full[k] - freed;
-		if (!r && !s->train.activation_offload)
-			freed += full[k];
-	}
-	return a;
-}
-
 /* Phases of a candidate. */
 enum { PH_FWD = 0, PH_LOSS_BWD, PH_BWD, PH_STEP };
 
-/* Communicators a rank of `stage` belongs to (each its own NCCL buffers):
- * TP, CP, the gradient group, hybrid shard and replica groups, EP and
- * expert-DP, one per pipeline neighbour (PyTorch's 2-rank p2p
- * communicators, ProcessGroupNCCL.cpp 1.13.1:184-188) and the tied-embedding
- * pair on the end stages. */
-static int communicators(const plan_scenario *s, int stage)
-{
-	const plan_spec *p = &s->plan;
-	int dpg, shard, edp, n = 0;
-	plan_group_sizes(p, &dpg, &shard, &edp);
-	n += p->tp > 1;
-	n += p->cp > 1;
-	n += dpg > 1;
-	n += shard > 1 && shard < dpg; /* hybrid: the shard group beside the replicas */
-	n += p->ep > 1;
-	n += edp > 1 && p->ep > 1;
-	if (p->pp > 1)
-		n += (stage > 0) + (stage < p->pp - 1);
-	bool tied = p->pp > 1 && !s->model.untied_embeddings;
-	n += tied && (stage == 0 || stage == p->pp - 1);
-	/* the framework's own groups (comm_groups); a group of one rank has
-	 * no peers and no buffers, and one with the ranks of another group is
-	 * that group (nanotron reuses a process group per rank set: parallel/
-	 * context.py:104-115): the pipeline group is the tied pair at pp = 2,
-	 * the model-parallel group the TP or the pipeline group unless both
-	 * are > 1 */
-	unsigned c = s->fw.comm_mask;
-	int world = p->tp * (p->cp > 1 ? p->cp : 1) * p->dp * p->pp;
-	n += (c & PLAN_COMM_DEFAULT) && world > 1;
-	n += (c & PLAN_COMM_WORLD) && world > 1;
-	n += (c & PLAN_COMM_PP) && p->pp > 1 && !(tied && p->pp == 2);
-	n += (c & PLAN_COMM_MP) && p->tp > 1 && p->pp > 1;
-	return n;
-}
-
-static void size_stage(const plan_scenario *s, int stage, mw *w)
-{
-	const plan_spec *p = &s->plan;
-	const plan_framework *fw = &s->fw;
-	plan_budget *b = &w->b;
-	plan_stage_budget(s, stage, b);
-	int dpg, shard, edp;
-	plan_group_sizes(p, &dpg, &shard, &edp);
-	w->dpg = dpg, w->shards = shard, w->eshards = edp;
-	w->m = plan_microbatches(p);
-	w->vpp = p->vpp;
-	w->last = stage == p->pp - 1;
-	work_shard sh = plan_shard(s);
-	w->T = (double)sh.seq * sh.micro_batch;
-	bool lora = s->train.lora_rank > 0;
-	bool offo = p->offload_optimizer != PLAN_OFFLOAD_NONE,
-	     offp = p->offload_params != PLAN_OFFLOAD_NONE;
-	/* Weights: what trains at the policy's bytes, the frozen base at its own,
-	 * over the shard group under ZeRO-3 (and FSDP SHARD_GRAD_OP at rest). */
-	bool wshard = p->zero >= 3 || (p->zero == 2 && fw->zero2_param_shards);
-	double ws = wshard ? w->shards : 1;
-	double ex = lora ? 0 : b->experts;
-	w->weights =
-	        ((b->train - ex) * b->w + ex * b->w * (wshard ? w->shards / w->eshards : 1)) / ws;
-	/* (the 4-bit base's quantisation state whole on every rank, beside its
-	 * shard, and left on the GPU by parameter offload: memory.c) */
-	double qs = b->quant_state;
-	w->frozen = lora || s->train.frozen_layers > 0 ? (b->frozen_bytes - qs) / ws + qs : 0;
-	if (offp)
-		w->weights = 0, w->frozen = qs;
-	/* Optimizer states (master included) over the shard group with ZeRO >= 1
-	 * (experts over their expert-DP group); paged states outside the allocator. */
-	double os = p->zero >= 1 ? w->shards : 1, oe = p->zero >= 1 ? w->eshards : 1;
-	double tdense = b->train - ex;
-	w->states = offo ? 0 : tdense * b->o / os + ex * b->o / oe;
-	w->paged = offo ? 0 : tdense * b->paged / os + ex * b->paged / oe;
-	/* Gradients: which parameters get them, sharded or not. */
-	bool flat = fw->frozen_grads && lora && p->zero >= 2; /* FSDP's flat parameters */
-	double gparams = flat ? b->frozen + b->train : b->train;
-	bool unsharded_acc = fw->accumulate_unsharded && p->zero >= 3 && w->m > 1;
-	bool gsh = plan_grads_sharded(s) && !unsharded_acc;
-	double gs = gsh ? w->shards : 1;
-	double gfull = gparams * b->g / gs;
-	if (offo)
-		gfull = 0;
-	w->grad_buf = fw->grads == PLAN_GRADS_PERSISTENT ? gfull : 0;
-	w->grads_step = fw->grads == PLAN_GRADS_PERSISTENT || s->train.optimizer_in_backward
-	                        ? 0
-	                        : (unsharded_acc && !offo ? gparams * b->g / w->shards : gfull);
-	/* torch DDP's buckets are flat copies of the gradients in the parameters'
-	 * dtype (reducer.cpp, PyTorch 1.13.1: 1066, 1082) */
-	w->grad_copy = fw->grad_copy && dpg > 1 && p->zero == 0 && !offo ? b->train * b->w : 0;
-	w->buckets = p->zero >= 1 ? fw->grad_buckets * plan_bucket_bytes(s) : 0;
-	if (p->pp > 1)
-		w->p2p = fw->p2p_buffers * work_p2p_bytes(&s->model, &sh);
-	double ub_ws;
-	w->workspace = plan_workspace_bytes(fw, &s->gpu, &ub_ws);
-	/* PyTorch's own cuBLAS workspaces. PyTorch gives each cuBLAS handle a
-	 * workspace per stream from its caching allocator at the first GEMM
-	 * and keeps it ("PyTorch retains a cuBLAS workspace for each
-	 * handle/stream pair", Megatron-LM d98e8a64 tests/unit_tests/
-	 * distributed/mfsdp_v2/test_memory.py:313-314, which clears them with
-	 * torch._C._cuda_clearCublasWorkspaces to see FSDP's own memory;
-	 * measured on the H200, torch 2.11: 32 MiB at each stream's first
-	 * GEMM, counted in memory_allocated, the same under
-	 * CUBLAS_WORKSPACE_CONFIG=:4096:8, tools/measured/h200-training/
-	 * alloc.csv). Handles are per thread: each thread reserves its own
-	 * from the pool (PyTorch 1.13.1, Debian pytorch_1.13.1+dfsg-4, aten/
-	 * src/ATen/cuda/CublasHandlePool.cpp:32-47; that release left the
-	 * workspace to cuBLAS, outside the allocator's counters), and autograd
-	 * runs a CUDA backward on its one worker thread per GPU, not the
-	 * caller's (torch/csrc/autograd/engine.cpp:107-118, 1316-1326; a
-	 * reentrant backward, Megatron's recompute, stays on it: 1078, 1172).
-	 * tools/measure-cublas-threads.py measures the pair on a GPU (not yet
-	 * run). So a training
-	 * step whose forward and backward both run PyTorch GEMMs on the
-	 * default stream holds two: Megatron-Core's output layer is
-	 * tensor_parallel.ColumnParallelLinear (models/gpt/gpt_model.py:
-	 * 272-276; TE's only for an MXFP8 output projection), torch.matmul
-	 * in its forward (layers.py:459) and in its dgrad and wgrad
-	 * (layers.py:683, 782), with TE's own workspace for every TE GEMM
-	 * (`workspace`). The count is the profile's torch_workspaces; side
-	 * streams that run no GEMM (NCCL, FSDP's and DeepSpeed's
-	 * prefetch and copy streams) add none. */
-	w->torch_ws = fw->torch_workspaces * fw->torch_workspace_bytes;
-	/* Under tp_comm_overlap Transformer Engine's GEMMs that overlap a TP
-	 * collective through userbuffers get a workspace of their own, one
-	 * cuBLAS workspace per stream they may split over: get_cublas_workspace
-	 * is cached per (device, ub) and returns 3 x 32 MiB (+ 3 KiB) on
-	 * Hopper and later, 3 x 4 MiB before (TransformerEngine d0067d0d
-	 * pytorch/cpp_extensions/gemm.py:37, 40-45, 48-66; general_gemm picks
-	 * it for a GEMM with a userbuffer, :227). GEMMs without one, fc2's
-	 * weight gradient (module/layernorm_mlp.py:1400), keep the plain
-	 * workspace, so both stay. Same code in b9d690e04, the TE revision
-	 * Megatron-LM's CI pinned when MA16's golden values were written
-	 * (Megatron-LM 4828d651e7 pyproject.toml:230). Megatron-Core sets up
-	 * userbuffers under --tp-comm-overlap (training/initialize.py:194-264,
-	 * d98e8a64); the userbuffers themselves come from cuMemCreate or
-	 * cudaMalloc (TE common/comm_gemm_overlap/comm_gemm_overlap.cpp:421,
-	 * userbuffers/userbuffers-host.cpp:514-557), outside PyTorch's
-	 * allocator, and are not counted here. */
-	w->ub_workspace = p->tp_comm_overlap && p->tp > 1 ? ub_ws : 0;
-	/* the unfused attention's QK^T buffer, kept between steps by frameworks
-	 * that write the scores into a buffer of their own (scores_buffer) */
-	w->scores = fw->scores_buffer ? work_scores_buffer_bytes(&s->model, &sh) : 0;
-	/* the sequence-parallel all-gathers' persistent buffers: the whole
-	 * micro-batch's s x b x h in 16 bits each */
-	if (p->sequence_parallel && p->tp > 1)
-		w->gather = fw->sp_gather_buffers * w->T * s->model.hidden *
-		            (hw_dtype_bytes(s->dtype) < 2 ? 2.0 : hw_dtype_bytes(s->dtype));
-	/* ZeRO-3 gathers layers (and the embedding and output) for the forward
-	 * and backward; with parameters offloaded up to live_params elements. */
-	/* (the base's linear weights at their stored bytes, the embedding and
-	 * output layer at 16 bits, or fp32 with quant_rest_fp32, when quantised) */
-	/* (param_master gathers in 16 bits what it stores in fp32: b->wg) */
-	double gbase = b->wg < b->w && b->base_bytes > b->wg ? b->wg : b->base_bytes;
-	double gw = lora ? (qs > 0 ? 0.5 : gbase) : b->wg; /* (packed 4-bit) */
-	double rw = lora && plan_base_quantized(s) ? (fw->quant_rest_fp32 ? 4.0 : 2.0) : gw;
-	/* (the root unit: embedding, output layer, final norm) */
-	double root = b->dense - b->linear - b->layers * plan_layer_small_params(&s->model) / p->tp;
-	if (wshard && (w->shards > 1 || offp)) {
-		double nl = fw->gathered_layers < b->layers ? fw->gathered_layers : b->layers;
-		w->gathered = b->layer_max * nl * gw + root * rw;
-		if (p->zero == 2) /* SHARD_GRAD_OP: every layer, unsharded */
-			w->gathered = (b->dense + b->experts - root) * gw + root * rw;
-		if (offp && fw->live_params > 0 && fw->live_params < b->dense)
-			w->gathered = fw->live_params * gw;
-	}
-	/* A checkpoint of FSDP1's SHARDED_STATE_DICT (checkpoint_shards): the
-	 * pre-state_dict hook of every unit unshards it on the GPU and its post
-	 * hook replaces each parameter by a ShardedTensor around a clone of its
-	 * own chunk (torch 2.6.0 distributed/fsdp/_state_dict_utils.py:506-571,
-	 * _shard_utils.py:42-44), moved to the CPU only with offload_to_cpu
-	 * (:565-566), which ShardedStateDictConfig leaves off (accelerate
-	 * v0.28.0 utils/dataclasses.py:1195-1208 sets a config for
-	 * FULL_STATE_DICT alone). The dict holds every clone until the caller
-	 * drops it: accelerate's save_fsdp_model asks for model.state_dict()
-	 * whole even for the adapters alone (utils/fsdp_utils.py:36-41, 53-67;
-	 * PEFT 6008f272a get_peft_model_state_dict, save_and_load.py). So after
-	 * the step the GPU holds, beside the static terms, the rank's shard of
-	 * every parameter once more, at its stored bytes (FSDP's flat parameter
-	 * is the fp32 one under the mixed policy; the 4-bit base packed, its
-	 * quantisation state not a parameter), offloaded or not, and the root
-	 * unit, gathered by the root's pre-hook (or still gathered from an
-	 * evaluation's forward, below) while its children's clones and its own
-	 * are made (each layer is gathered and freed in turn). Gradients were
-	 * freed by the step (set_to_none), activations by the backward. (The
-	 * optimizer's state dict comes after the model's is dropped.) */
-	if (fw->checkpoint_shards && wshard && w->shards > 1 && !s->inference) {
-		double cw = s->train.policy == PLAN_POLICY_MIXED ? 4.0 : b->w;
-		w->save_copy = ((b->train - ex) * cw + ex * cw * w->shards / w->eshards) / ws;
-		if (lora || s->train.frozen_layers > 0)
-			w->save_copy += (b->frozen_bytes - qs) / ws;
-		w->save_root = root * (lora ? rw : cw);
-		/* The state dict gathers each unit on the default stream
-		 * (_unshard_param_utils.py:197-198); the root stays gathered from
-		 * the evaluation's forward before the save (no backward reshards
-		 * it, _runtime_utils.py:489-496), in the all-gather stream's
-		 * blocks, whose other blocks, the step's gathered layers, serve no
-		 * allocation on another stream: PyTorch's caching allocator gives
-		 * a stream only its own cached blocks (c10/cuda/
-		 * CUDACachingAllocator.cpp:2569-2571 in 2.6.0) and frees them only
-		 * when cudaMalloc fails. */
-		if (w->gathered > root * rw)
-			w->idle_gather = w->gathered - root * rw;
-	}
-	/* FSDP1 under CPUOffload copies a unit's shard to the GPU before its
-	 * all-gather (pre_unshard: flat_param_to(device), torch 2.6.0
-	 * distributed/fsdp/_flat_param.py:1309-1311) inside a stream of its own
-	 * (_runtime_utils.py:265, 289-292), recorded on the all-gather stream
-	 * and freed when the unit is gathered (_flat_param.py:1455-1463). The
-	 * block goes back to that stream's cache, which no other stream's
-	 * allocation uses (above): reserved beside the rest, the largest shard
-	 * copied in (the root's, first in every forward) or the two units in
-	 * flight, split from it. (MixedPrecision's low-precision shard uses the
-	 * same stream, _flat_param.py:1316-1330; not counted: no row measuring
-	 * reserved memory runs it.) */
-	if (fw->offload_copy_pool && offp && wshard && !s->inference) {
-		double rs = root * rw / w->shards, ls = 2.0 * b->layer_max * gw / w->shards;
-		w->pre_pool = rs > ls ? rs : ls;
-	}
-	/* autocast's 16-bit copies of fp32 weights it casts, cleared before the
-	 * backward (not cached for sharded or frozen weights) */
-	if (s->train.policy == PLAN_POLICY_AMP && !wshard && fw->saved_tensors != WORK_SAVED_FUSED)
-		w->cache = b->train * 2.0;
-	/* Activations per chunk and micro-batch. */
-	work_saved sv = plan_saved(s);
-	work_recompute rc = p->recompute;
-	double e = hw_dtype_bytes(s->dtype) < 2 ? 2.0 : hw_dtype_bytes(s->dtype);
-	/* A 4-bit linear dequantises its whole weight to 16 bits for the GEMM
-	 * of its input gradient (and of its forward): bitsandbytes MatMul4Bit,
-	 * linear(A, dequantize_4bit(B).t()) and matmul(grad_output,
-	 * dequantize_4bit(B).t()), the copy freed after each (bitsandbytes
-	 * 0.44.1 autograd/_functions.py:509, 540). In a layer's backward the
-	 * largest, an MLP projection h x f / t (or the QKV projection where the
-	 * model code fuses it, lora_qkv_fused), lives beside the MLP's
-	 * activation gradients. */
-	if (lora && qs > 0) {
-		const work_model *m = &s->model;
-		double h = m->hidden, f = m->ffn > 0 ? m->ffn : 4.0 * h;
-		double hd0 = m->head_dim > 0 ? m->head_dim : (double)(h / m->heads);
-		double kvh = m->kv_heads > 0 ? m->kv_heads : m->heads;
-		double qkv = h * (fw->lora_qkv_fused ? m->heads + 2.0 * kvh : m->heads) * hd0;
-		w->dequant = (h * f > qkv ? h * f : qkv) / p->tp * 2.0;
-	}
-	double lora_in = 0; /* dropout copies of the adapters' inputs per token and layer */
-	if (lora && s->train.lora_dropout) {
-		const work_model *m = &s->model;
-		double h = m->hidden, f = m->ffn > 0 ? m->ffn : 4.0 * h;
-		double hd = m->head_dim > 0 ? m->head_dim : (double)(h / m->heads);
-		unsigned k = s->train.lora_mask;
-		int nqkv = !!(k & PLAN_LORA_Q) + !!(k & PLAN_LORA_K) + !!(k & PLAN_LORA_V);
-		int nh = (fw->lora_qkv_fused && nqkv ? 1 : nqkv) + !!(k & PLAN_LORA_GATE) +
-		         !!(k & PLAN_LORA_UP);
-		lora_in = (e + 1) *
-		          (nh * h + ((k & PLAN_LORA_O) ? m->heads * hd : 0) +
-		           ((k & PLAN_LORA_DOWN) ? f : 0)) /
-		          p->tp;
-	}
-	double g = s->model.kv_heads > 0 ? s->model.kv_heads : s->model.heads;
-	double hd = s->model.head_dim > 0 ? s->model.head_dim
-	                                  : (double)(s->model.hidden / s->model.heads);
-	double kvw = (g >= p->tp ? g / p->tp : 1.0) * hd;
-	w->kv = fw->returns_kv && fw->holds_outputs ? 2.0 * e * kvw * w->T : 0;
-	w->mask = fw->mask_4d ? (s->train.policy == PLAN_POLICY_AMP ? 4.0 : e) *
-	                                (double)sh.micro_batch * sh.seq * (double)s->model.seq_len
-	                      : 0;
-	w->work = 0;
-	bool partial = plan_recompute_partial(p);
-	/* (a layer keeps what its kind keeps: work_saved_bytes_at once per kind) */
-	double kept_k[2] = {-1, -1}, full_k[2] = {-1, -1};
-	for (int c = 0; c < w->vpp; c++) {
-		int count[2], rep[2];
-		plan_chunk_kinds(s, stage, c, count, rep);
-		double a = 0;
-		for (int k = 0; k < 2; k++) {
-			if (!count[k])
-				continue;
-			if (kept_k[k] < 0) {
-				double kept = work_saved_bytes_at(&s->model, &sh, rep[k], rc, &sv);
-				full_k[k] = work_saved_bytes_at(&s->model, &sh, rep[k],
-				                                WORK_RECOMPUTE_NONE, &sv) +
-				            lora_in * w->T;
-				if (rc != WORK_RECOMPUTE_FULL)
-					kept += lora_in * w->T;
-				kept_k[k] = s->train.activation_offload ? 0 : kept;
-			}
-			if (partial)
-				continue;
-			a += count[k] * (kept_k[k] + w->kv);
-			if (rc == WORK_RECOMPUTE_FULL && full_k[k] > w->work)
-				w->work = full_k[k];
-		}
-		/* frozen layers (a prefix with the embedding, plan_layer_frozen)
-		 * run without autograd: they save nothing */
-		int l0, nl = plan_chunk_layers(s, stage, c, &l0), nfz = 0;
-		for (int l = 0; l < nl; l++)
-			nfz += plan_layer_frozen(s, plan_global_layer(s, stage, l0 + l));
-		if (nfz > 0 && kept_k[0] > 0 && !partial)
-			a -= nfz * kept_k[0];
-		if (partial)
-			a = partial_chunk(s, stage, c, kept_k, full_k, w, count[0]);
-		/* the MTP modules beside the loss (work/mtp.c; kept whole when
-		 * recomputation covers only some layers: plan_recompute_partial) */
-		if (stage == s->plan.pp - 1 && c == w->vpp - 1 && !s->train.activation_offload)
-			a += work_mtp_saved_bytes(&s->model, &sh,
-			                          partial ? WORK_RECOMPUTE_NONE : rc, &sv);
-		w->act[c] = a + (c == 0 ? w->mask : 0);
-		double d, x, lin, gpar;
-		plan_chunk_params(s, stage, c, &d, &x, &lin);
-		gpar = flat || (s->train.lora_rank <= 0 && s->train.frozen_layers <= 0)
-			       ? d + x
-			       : plan_chunk_train(s, stage, c);
-		bool on_bwd =
-		        fw->grads == PLAN_GRADS_ON_BACKWARD && !s->train.optimizer_in_backward;
-		/* (FSDP's no_sync keeps the unsharded gradients on the GPU even
-		 * under CPUOffload, until the backward that syncs them: "When used
-		 * with CPU offloading, the gradients will not be offloaded to CPU
-		 * when inside the context manager. Instead, they will only be
-		 * offloaded right after the eventual sync", Debian python3-torch
-		 * 1.13.1+dfsg-4 torch/distributed/fsdp/fully_sharded_data_parallel.py:
-		 * 3595-3601; then on the CPU for the step: grads_step) */
-		w->gc[c] = on_bwd && (!offo || unsharded_acc) ? gpar * b->g / (unsharded_acc ? 1 : gs)
-		                                               : 0;
-		/* the .grad a backward leaves in the parameters' dtype, whole */
-		w->g16[c] = fw->backward_grads && !offo ? gpar * b->w : 0;
-	}
-	if ((wshard && (w->shards > 1 || offp)) || s->train.optimizer_in_backward)
-		w->layer_grad =
-		        b->layer_max * b->g * (lora ? b->adapters / (b->dense + b->experts) : 1);
-	/* The loss on the last stage (logits per rank: T tokens x V), with what
-	 * the final norm and the output layer keep for their backward: the norm's
-	 * saved tensors and the output layer's input (2e h for the fused layers,
-	 * the eager norm's bytes + e h), until the output layer's backward. */
-	double lf, lk, lb, lh, tv = w->T * s->model.vocab;
-	plan_loss_bytes(s, &lf, &lk, &lb, &lh);
-	double head = 2 * e;
-	if (sv.kind == WORK_SAVED_NANOTRON) { /* the Triton norm's input and rstd */
-		head = 2 * e + 4.0 / s->model.hidden;
-	} else if (sv.kind != WORK_SAVED_FUSED) {
-		static const double ne[] = {1, 2, 1, 0}, nc[] = {0, 0, 4, 8};
-		bool ln = s->model.norm == WORK_NORM_LAYERNORM;
-		head = sv.fp32_residual ? (ln ? 4 : 8) + e
-		       : ln             ? 2 * e
-		                        : ne[sv.norm] * e + nc[sv.norm] + e;
-	}
-	head *= w->T * s->model.hidden / (p->sequence_parallel && p->tp > 1 ? p->tp : 1);
-	if (w->last && !s->inference)
-		w->loss_fwd = lf * tv + head, w->loss_kept = lk * tv + head,
-		w->loss_bwd = lb * tv + head, w->loss_held = lh * tv;
-	/* A layer's backward allocates its input gradients before it frees what
-	 * its forward saved: at the MLP the gradient of the product and of both
-	 * SwiGLU branches (3 e f / t per token; 2 e f / t for GELU). */
-	{
-		double f = s->model.ffn > 0 ? s->model.ffn : 4.0 * s->model.hidden;
-		w->bwd_grads = w->T * (s->model.act == WORK_ACT_SWIGLU ? 3 : 2) * e * f / p->tp;
-	}
-	/* The optimizer step's temporaries (on the local shard). foreach:
-	 * foreach_temps lists of every local state element. single: one
-	 * tensor's at a time, the largest's (plan_step_tensor_max), and two of
-	 * them: `denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)`
-	 * holds sqrt(v) while the division writes its out-of-place result, then
-	 * frees it (torch/optim/adamw.py _single_tensor_adamw: Debian
-	 * python3-torch 1.13.1+dfsg-4 L314-316, 2.6.0+dfsg-7 L475-477; Composer's
-	 * DecoupledAdamW.adamw the same expression, composer/optim/
-	 * decoupled_weight_decay.py:258-260 at v0.16.4, 289-291 at 640518880). */
-	double local = offo ? 0 : tdense / os + ex / oe;
-	double st = s->train.policy == PLAN_POLICY_PURE ? 2.0 : 4.0;
-	bool adam_step = s->train.optimizer == PLAN_ADAM && !s->train.optimizer_in_backward;
-	if (fw->optimizer_impl == PLAN_OPTIM_FOREACH && adam_step)
-		w->temps = fw->foreach_temps * local * st;
-	if (fw->optimizer_impl == PLAN_OPTIM_SINGLE && adam_step && !offo) {
-		double big = plan_step_tensor_max(s, stage);
-		w->temps = 2.0 * (big < local ? big : local) * st;
-	}
-	if (fw->step_fp32_grads && !offo)
-		w->step_fp32 = local * 4.0;
-	/* ZeRO-1's parameter all-gather after the step: the flat local shard
-	 * and step_param_copies 16-bit copies of the stage's parameters */
-	if (p->zero >= 1 && w->shards > 1 && fw->step_param_copies > 0 && !offo)
-		w->step_gather = b->w * (tdense * fw->step_param_copies + tdense / os);
-	/* Outside the allocator. */
-	/* NCCL keeps its buffers in GPU memory for the P2P (NVLink, PCIe P2P) and
-	 * network transports; between GPUs of a node without either (GeForce
-	 * cards) it uses the SHM transport, whose buffers are host shared memory
-	 * (src/transport/shm.cc:332-345): nothing on the GPU. Nor NCCL's 1.28 GiB
-	 * of state measured on NVLink A100s: MF11 reserved 23.05 GiB of a 3090's
-	 * 24 GiB beside the 0.47 GiB context, which leaves no room for it. */
-	w->ncomms = communicators(s, stage);
-	const net_node *nd = &s->cluster.node;
-	bool shm = nd->intra == NET_INTRA_PCIE && !nd->pcie_p2p && s->cluster.nodes == 1;
-	if (shm)
-		w->ncomms = 0;
-	w->context = fw->context_bytes;
-	w->nccl = w->ncomms > 0 ? fw->nccl_bytes : 0;
-	w->comms = w->ncomms * fw->comm_bytes;
-	w->runtime = w->context + w->nccl + w->comms + w->paged;
-}
 
 /* One candidate moment: its phase and what is alive beyond the static terms. */
 typedef struct cand {
@@ -570,81 +112,84 @@ static void consider(cand *best, const cand *c)
 	}
 }
 
-/* Walk the stage's schedule: the largest candidate into *best; with
- * curve != NULL the allocated bytes at each op's start, peak and end (the
- * static terms included; the optimizer step last). */
-static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, int max)
+/* What the walk carries from op to op: the static terms (S), the gradients
+ * left so far (G), the activations kept (kept, of `inflight` micro-batch
+ * chunks), the loss's live and held logits, which chunks' gradients exist. */
+typedef struct walk_state {
+	double S, kept, G, loss_live, held;
+	int inflight;
+	bool zb;
+	bool *gdone;
+} walk_state;
+
+/* A forward of chunk x->chunk: its activations join the kept ones (the
+ * loss forward after the last chunk of the last stage). The op's peak. */
+static double walk_forward(const mw *w, walk_state *st, cand *x, cand *best)
 {
-	const plan_scenario *s = w->s;
-	bool zb = s->plan.schedule == PLAN_SCHED_ZB_H1;
-	bool *gdone = calloc((size_t)w->vpp, sizeof *gdone);
-	double S = static_sum(w), kept = 0, G = 0, loss_live = 0, held = 0;
-	int inflight = 0;
-	best->op = -2;
-	best->total = 0;
-	for (int i = 0; i < w->nops; i++) {
-		plan_op o = w->ops[i];
-		int c = o.chunk;
-		bool lop = w->last && c == w->vpp - 1;
-		cand x = {.op = i, .mb = o.mb, .chunk = c, .loss_op = lop, .gathered = w->gathered};
-		double before = S + G + kept + loss_live + held, peak = before;
-		if (!o.backward) {
-			kept += w->act[c];
-			inflight++;
-			x.phase = PH_FWD, x.G = G, x.kept = kept, x.inflight = inflight;
-			x.loss = loss_live + (lop ? w->loss_fwd : 0);
-			x.cache = w->cache;
-			consider(best, &x);
-			if (lop)
-				loss_live += w->loss_kept;
-			peak = S + G + kept + x.loss + x.gathered + x.cache;
-		} else {
-			if (lop && !o.weight) {
-				cand y = x;
-				y.phase = PH_LOSS_BWD, y.G = G, y.kept = kept,
-				y.inflight = inflight;
-				y.loss = loss_live - w->loss_kept + w->loss_bwd;
-				consider(best, &y);
-				peak = S + G + kept + y.loss + y.gathered;
-				loss_live -= w->loss_kept;
-				held = w->loss_held;
-			}
-			bool frees = !zb || o.weight;
-			double gnew = frees && !gdone[c] ? w->gc[c] : 0;
-			/* the backward's own 16-bit gradients, whole at its end */
-			double half = o.weight || !zb ? w->g16[c] : 0;
-			double start = G + kept,
-			       end = G + gnew + kept - (frees ? w->act[c] : 0) + half;
-			x.phase = PH_BWD, x.inflight = inflight;
-			bool end_larger = end > start;
-			x.G = end_larger ? G + gnew : G;
-			x.kept = end_larger ? kept - (frees ? w->act[c] : 0) : kept;
-			x.half = end_larger ? half : 0;
-			x.loss = loss_live, x.held = held;
-			x.work = (o.weight ? 0 : w->work) + w->bwd_grads;
-			x.layer_grad = w->layer_grad;
-			x.dequant = w->dequant;
-			consider(best, &x);
-			double v = S + x.G + x.kept + x.loss + x.held + x.gathered + x.work +
-			           x.layer_grad + x.half + x.dequant;
-			peak = v > peak ? v : peak;
-			if (frees) {
-				kept -= w->act[c];
-				inflight--;
-				G += gnew;
-				gdone[c] = true;
-			}
-			if (!o.weight && c == 0)
-				held = 0;
-		}
-		if (cs && i < max) {
-			cs[i] = before;
-			cp[i] = peak;
-			ce[i] = S + G + kept + loss_live + held;
-		}
+	int c = x->chunk;
+	st->kept += w->act[c];
+	st->inflight++;
+	x->phase = PH_FWD, x->G = st->G, x->kept = st->kept, x->inflight = st->inflight;
+	x->loss = st->loss_live + (x->loss_op ? w->loss_fwd : 0);
+	x->cache = w->cache;
+	consider(best, x);
+	if (x->loss_op)
+		st->loss_live += w->loss_kept;
+	return st->S + st->G + st->kept + x->loss + x->gathered + x->cache;
+}
+
+/* A backward (or ZB-H1's W) of chunk o.chunk: the loss backward first on
+ * the loss chunk, then the layers' backward, the larger of its start and
+ * its end (its gradients in, its activations out). The op's peak, at least
+ * `peak`. */
+static double walk_backward(const mw *w, walk_state *st, plan_op o, cand *x, cand *best,
+                            double peak)
+{
+	int c = o.chunk;
+	if (x->loss_op && !o.weight) {
+		cand y = *x;
+		y.phase = PH_LOSS_BWD, y.G = st->G, y.kept = st->kept, y.inflight = st->inflight;
+		y.loss = st->loss_live - w->loss_kept + w->loss_bwd;
+		consider(best, &y);
+		peak = st->S + st->G + st->kept + y.loss + y.gathered;
+		st->loss_live -= w->loss_kept;
+		st->held = w->loss_held;
 	}
-	/* the optimizer step: the gradients (all chunks done), the caller's held
-	 * logits and returned K/V of the last micro-batch, the temporaries */
+	bool frees = !st->zb || o.weight;
+	double gnew = frees && !st->gdone[c] ? w->gc[c] : 0;
+	/* the backward's own 16-bit gradients, whole at its end */
+	double half = o.weight || !st->zb ? w->g16[c] : 0;
+	double start = st->G + st->kept,
+	       end = st->G + gnew + st->kept - (frees ? w->act[c] : 0) + half;
+	x->phase = PH_BWD, x->inflight = st->inflight;
+	bool end_larger = end > start;
+	x->G = end_larger ? st->G + gnew : st->G;
+	x->kept = end_larger ? st->kept - (frees ? w->act[c] : 0) : st->kept;
+	x->half = end_larger ? half : 0;
+	x->loss = st->loss_live, x->held = st->held;
+	x->work = (o.weight ? 0 : w->work) + w->bwd_grads;
+	x->layer_grad = w->layer_grad;
+	x->dequant = w->dequant;
+	consider(best, x);
+	double v = st->S + x->G + x->kept + x->loss + x->held + x->gathered + x->work +
+	           x->layer_grad + x->half + x->dequant;
+	peak = v > peak ? v : peak;
+	if (frees) {
+		st->kept -= w->act[c];
+		st->inflight--;
+		st->G += gnew;
+		st->gdone[c] = true;
+	}
+	if (!o.weight && c == 0)
+		st->held = 0;
+	return peak;
+}
+
+/* The optimizer step: the gradients (all chunks done), the caller's held
+ * logits and returned K/V of the last micro-batch, the temporaries. */
+static void walk_step(const mw *w, double S, cand *best, double *cs, double *cp, double *ce,
+                      int max)
+{
 	cand x = {.op = -1,
 	          .phase = PH_STEP,
 	          .mb = w->m - 1,
@@ -658,7 +203,34 @@ static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, in
 		cp[w->nops] = v;
 		ce[w->nops] = S;
 	}
-	free(gdone);
+}
+
+/* Walk the stage's schedule: the largest candidate into *best; with
+ * curve != NULL the allocated bytes at each op's start, peak and end (the
+ * static terms included; the optimizer step last). */
+static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, int max)
+{
+	walk_state st = {.S = static_sum(w),
+	                 .zb = w->s->plan.schedule == PLAN_SCHED_ZB_H1,
+	                 .gdone = calloc((size_t)w->vpp, sizeof *st.gdone)};
+	best->op = -2;
+	best->total = 0;
+	for (int i = 0; i < w->nops; i++) {
+		plan_op o = w->ops[i];
+		int c = o.chunk;
+		bool lop = w->last && c == w->vpp - 1;
+		cand x = {.op = i, .mb = o.mb, .chunk = c, .loss_op = lop, .gathered = w->gathered};
+		double before = st.S + st.G + st.kept + st.loss_live + st.held;
+		double peak = o.backward ? walk_backward(w, &st, o, &x, best, before)
+		                         : walk_forward(w, &st, &x, best);
+		if (cs && i < max) {
+			cs[i] = before;
+			cp[i] = peak;
+			ce[i] = st.S + st.G + st.kept + st.loss_live + st.held;
+		}
+	}
+	walk_step(w, st.S, best, cs, cp, ce, max);
+	free(st.gdone);
 }
 
 /* The ops of the schedule that hold its peak, beyond which the walk only
@@ -687,7 +259,7 @@ static int head_ops(const mw *w, int steps)
 		long period = vpp > 1 && !same ? p * vpp : 1;
 		long settle = (vpp > 1 ? p * vpp : 1) + (zb ? w->stage : 0);
 		long warm = (vpp > 1 ? (p - w->stage - 1) * 2 + (vpp - 1) * p : p - 1 - w->stage) +
-			    plan_warm_extra(&s->plan);
+		            plan_warm_extra(&s->plan);
 		k = warm + (zb ? 3 : 2) * (settle + period + 2);
 	}
 	return k < steps ? (int)k : steps;
@@ -708,7 +280,7 @@ static bool open_stage(const plan_scenario *s, int stage, mw *w, bool whole)
 		free(w->act), free(w->gc), free(w->g16);
 		return false;
 	}
-	size_stage(s, stage, w);
+	mem_size_stage(s, stage, w);
 	int steps = s->inference ? 0 : plan_schedule_steps(s->plan.schedule, m, vpp);
 	w->nops = whole ? steps : head_ops(w, steps);
 	w->ops = w->nops ? malloc((size_t)w->nops * sizeof *w->ops) : NULL;
@@ -718,7 +290,7 @@ static bool open_stage(const plan_scenario *s, int stage, mw *w, bool whole)
 	}
 	if (w->nops)
 		plan_schedule_head(s->plan.schedule, s->plan.pp, m, vpp, plan_warm_extra(&s->plan),
-				   stage, w->nops, w->ops);
+		                   stage, w->nops, w->ops);
 	return true;
 }
 
@@ -814,8 +386,7 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 	bool fz = s->train.frozen_layers > 0;
 	bool own = b->wg < b->w; /* param_master: the fp32 parameter is the master */
 	add(o, PLAN_MEM_WEIGHTS, w->weights, lora || fz ? "trained weights" : "weights",
-	    "%s params x %.4g B (%s%s)%s%s%s", qty(b->train, a, sizeof a), b->w,
-	    policy_name(s),
+	    "%s params x %.4g B (%s%s)%s%s%s", qty(b->train, a, sizeof a), b->w, policy_name(s),
 	    !own  ? ""
 	    : *sh ? "; the sharded parameter is the master: no separate 16-bit copy, 16 bits "
 	            "only while gathered"
@@ -835,8 +406,8 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 		    b->base_bytes - b->quant_state / (b->linear + b->experts),
 		    s->train.base_weights ? base[s->train.base_weights] : "as trained",
 		    b->quant_state > 0 ? ", packed" : "",
-		    plan_base_quantized(s) ? (s->fw.quant_rest_fp32 ? "4 B" : "2 B") : "the same", sh,
-		    *sh ? " " : "", *sh ? c : "");
+		    plan_base_quantized(s) ? (s->fw.quant_rest_fp32 ? "4 B" : "2 B") : "the same",
+		    sh, *sh ? " " : "", *sh ? c : "");
 	if (!fz)
 		add(o, PLAN_MEM_WEIGHTS, b->quant_state, "quantisation state",
 		    "%s linear params x %.4g B (bitsandbytes' absmax): whole on every rank, not "
@@ -845,13 +416,12 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 		    b->quant_state / (b->linear + b->experts));
 	bool opt_sh = s->plan.zero >= 1 && w->shards > 1;
 	bool master = s->train.policy == PLAN_POLICY_MIXED && s->dtype != HW_FP32 &&
-		      s->dtype != HW_TF32 && !own;
-	static const char *const st_names[] = {"Adam m, v",      "8-bit m, v", "Adam m, v",
-					       "8-bit m, v",     "",           "momentum",
-					       "factored v"};
+	              s->dtype != HW_TF32 && !own;
+	static const char *const st_names[] = {"Adam m, v", "8-bit m, v", "Adam m, v", "8-bit m, v",
+	                                       "",          "momentum",   "factored v"};
 	const char *states = s->train.grad_compression == PLAN_GC_1BIT
-				     ? "Adam m, v, 1-bit error feedback"
-				     : st_names[s->train.optimizer];
+	                             ? "Adam m, v, 1-bit error feedback"
+	                             : st_names[s->train.optimizer];
 	add(o, PLAN_MEM_OPTIMIZER, w->states, "optimizer states",
 	    "%s trained params x %.4g B (%s%s%s)%s%s", qty(b->train, a, sizeof a), b->o,
 	    master ? "fp32 master" : "", master && *states ? ", " : "", states,
@@ -918,8 +488,9 @@ static void moment(const mw *w, const cand *x, char *buf, size_t len)
 	}
 }
 
-/* The moment's terms beyond the static ones. */
-static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
+/* The activations at the moment: the kept chunks, the loss logits, the
+ * held outputs, a layer's backward. */
+static void moment_activations(const mw *w, const cand *x, plan_mem_peak *o)
 {
 	const plan_scenario *s = w->s;
 	char a[32], b[32];
@@ -941,8 +512,9 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 	    "%.4g chunk-steps of %s (%s tokens x %d layers%s%s)%s",
 	    act1 > 0 ? x->kept / (act1 / w->vpp) : 0, bq(act1 / w->vpp, a, sizeof a),
 	    qty(w->T, b, sizeof b), w->b.layers / (w->vpp > 0 ? w->vpp : 1),
-	    s->plan.recompute == WORK_RECOMPUTE_FULL && !*rcsplit ? ", layer inputs under full recompute"
-	                                                       : "",
+	    s->plan.recompute == WORK_RECOMPUTE_FULL && !*rcsplit
+	            ? ", layer inputs under full recompute"
+	            : "",
 	    rcsplit, w->kv > 0 ? ", returned K/V included" : "");
 	double tv = w->T * s->model.vocab;
 	if (x->loss > 0)
@@ -956,6 +528,47 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 	add(o, PLAN_MEM_ACTIVATIONS, x->work, "layer backward", "%sits activation gradients (%s)",
 	    x->work > w->bwd_grads ? "a recomputed layer's saved tensors + " : "",
 	    bq(w->bwd_grads, a, sizeof a));
+}
+
+/* The optimizer step's temporaries, each part named. */
+static void moment_step_temps(const mw *w, const cand *x, plan_mem_peak *o)
+{
+	const plan_scenario *s = w->s;
+	if (x->temps <= 0)
+		return;
+	char single[160], big[32];
+	snprintf(single, sizeof single,
+	         "AdamW tensor by tensor: sqrt(v) and the denominator of the largest, "
+	         "2 x %s elements%s",
+	         qty(w->temps / (s->train.policy == PLAN_POLICY_PURE ? 4.0 : 8.0), big, sizeof big),
+	         s->fw.flat_params ? " (an FSDP unit's flat shard)" : "");
+	const char *part[3] = {
+	        w->temps <= 0                               ? NULL
+	        : s->fw.optimizer_impl == PLAN_OPTIM_SINGLE ? single
+	        : s->fw.foreach_temps > 1 ? "foreach AdamW: sqrt(v) and the out-of-place "
+	                                    "denominator, 2 x the states' elements"
+	                                  : "foreach AdamW: sqrt(v), its denominator in "
+	                                    "place, 1 x the states' elements",
+	        w->step_fp32 > 0 ? (w->temps > 0 ? "fp32 gradient partition"
+	                                         : "the fp32 copy of the gradient partition")
+	                         : NULL,
+	        w->step_gather > 0 ? "ZeRO-1's parameter all-gather: the flat shard and "
+	                             "16-bit copies of the parameters"
+	                           : NULL};
+	char txt[200] = "";
+	for (int k = 0; k < 3; k++)
+		if (part[k])
+			snprintf(txt + strlen(txt), sizeof txt - strlen(txt), "%s%s",
+			         txt[0] ? "; " : "", part[k]);
+	add(o, PLAN_MEM_OPTIMIZER, x->temps, "step temporaries", "%s", txt);
+}
+
+/* The moment's terms beyond the static ones. */
+static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
+{
+	const plan_scenario *s = w->s;
+	char a[32], b[32];
+	moment_activations(w, x, o);
 	add(o, PLAN_MEM_BUFFERS, x->dequant, "dequantised weight",
 	    "the largest 4-bit linear in 16 bits for its GEMM: %s params x 2 B",
 	    qty(x->dequant / 2, a, sizeof a));
@@ -980,36 +593,7 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 	    ".grad of %s params x %.4g B at the backward's end, then added into the buffer "
 	    "and freed",
 	    qty(w->b.train, a, sizeof a), w->b.w);
-	if (x->temps > 0) {
-		char single[160], big[32];
-		snprintf(single, sizeof single,
-		         "AdamW tensor by tensor: sqrt(v) and the denominator of the largest, "
-		         "2 x %s elements%s",
-		         qty(w->temps / (s->train.policy == PLAN_POLICY_PURE ? 4.0 : 8.0), big,
-		             sizeof big),
-		         s->fw.flat_params ? " (an FSDP unit's flat shard)" : "");
-		const char *part[3] = {
-		        w->temps <= 0 ? NULL
-		        : s->fw.optimizer_impl == PLAN_OPTIM_SINGLE
-		                ? single
-		        : s->fw.foreach_temps > 1 ? "foreach AdamW: sqrt(v) and the out-of-place "
-		                                    "denominator, 2 x the states' elements"
-		                                  : "foreach AdamW: sqrt(v), its denominator in "
-		                                    "place, 1 x the states' elements",
-		        w->step_fp32 > 0
-		                ? (w->temps > 0 ? "fp32 gradient partition"
-		                                : "the fp32 copy of the gradient partition")
-		                : NULL,
-		        w->step_gather > 0 ? "ZeRO-1's parameter all-gather: the flat shard and "
-		                             "16-bit copies of the parameters"
-		                           : NULL};
-		char txt[200] = "";
-		for (int k = 0; k < 3; k++)
-			if (part[k])
-				snprintf(txt + strlen(txt), sizeof txt - strlen(txt), "%s%s",
-				         txt[0] ? "; " : "", part[k]);
-		add(o, PLAN_MEM_OPTIMIZER, x->temps, "step temporaries", "%s", txt);
-	}
+	moment_step_temps(w, x, o);
 }
 
 static void runtime_terms(const mw *w, plan_mem_peak *o)
@@ -1084,7 +668,7 @@ static void counters(const mw *w, double floor, plan_mem_peak *o)
 	o->verdict = plan_mem_verdict(alloc, runtime, o->device, cap);
 }
 
-/* The checkpoint after the step (checkpoint_shards; size_stage derives its
+/* The checkpoint after the step (checkpoint_shards; mem_size_stage derives its
  * bytes): the peak when it allocates more than the step's largest moment.
  * The caching allocator keeps what the step reserved (nothing empties it
  * between the step and the save), and the state dict's clones, each a

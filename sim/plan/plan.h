@@ -781,6 +781,7 @@ typedef struct plan_mem_fit {
 	plan_verdict verdict; /* and verdict */
 	int other_stage;      /* other_gpu: the worst stage its nodes hold, -1 none */
 	double other_peak, other_capacity;
+	double other_needed;  /* its allocated + runtime: what the verdict compares */
 	plan_verdict other_verdict;
 	double host, nvme;    /* offloaded bytes per node */
 	plan_oom where;

@@ -69,6 +69,10 @@ static void memory(sim_buf *b, const exec_result *r)
 	sim_buf_append(b, "\"memory\":{", 10);
 	num(b, "capacity_bytes", r->mem_capacity_bytes, true);
 	num(b, "peak_bytes", r->mem_peak_bytes, true);
+	int worst = exec_mem_worst(r);
+	/* the verdict's basis: the most loaded class's allocated + runtime */
+	num(b, "allocated_plus_runtime_bytes",
+	    worst >= 0 ? exec_class_needed(&r->classes[worst]) : 0, true);
 	boolean(b, "oom", r->oom, true);
 	str(b, "verdict", plan_verdict_name(exec_mem_verdict(r)), true);
 	num(b, "headroom_bytes", r->mem_capacity_bytes - r->mem_peak_bytes, true);
@@ -85,6 +89,7 @@ static void memory(sim_buf *b, const exec_result *r)
 			num(b, plan_mem_name((plan_mem)m), c->mem_bytes[m], true);
 		num(b, "allocated", exec_class_allocated(c), true);
 		num(b, "reserved", exec_class_reserved(c), true);
+		num(b, "allocated_plus_runtime", exec_class_needed(c), true);
 		num(b, "total", c->mem_total_bytes, true);
 		str(b, "verdict", plan_verdict_name(exec_class_verdict(c, r->mem_capacity_bytes)), true);
 		boolean(b, "oom", c->oom, false);
@@ -160,6 +165,7 @@ void report_json_buf(sim_buf *b, const exec_result *r, int64_t run_id)
 		num(b, "stage_compute_alike_s", m->stage_base_s, true);
 		sim_buf_printf(b, "\"memory\":{\"stage\":%d,", m->mem_stage);
 		num(b, "peak_bytes", m->mem_peak_bytes, true);
+		num(b, "allocated_plus_runtime_bytes", m->mem_needed_bytes, true);
 		num(b, "capacity_bytes", m->mem_capacity_bytes, true);
 		str(b, "verdict", plan_verdict_name(m->mem_verdict), false);
 		sim_buf_append(b, "}},", 3);

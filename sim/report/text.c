@@ -294,8 +294,14 @@ static void memory(FILE *out, const exec_result *r)
 	plan_verdict v = exec_mem_verdict(r);
 	char c[32];
 	fmt_bytes(r->mem_capacity_bytes - r->mem_peak_bytes, c, sizeof c);
-	if (v == PLAN_VERDICT_OOM)
-		fprintf(out, "  OOM: needs %s, has %s\n", a, b);
+	/* out of memory is decided on allocated + runtime (exec_class_verdict):
+	 * the allocator's cache in the peak gives way first */
+	if (v == PLAN_VERDICT_OOM) {
+		double need = exec_class_needed(&r->classes[worst]);
+		fmt_bytes(need, a, sizeof a);
+		fmt_bytes(need - r->mem_capacity_bytes, c, sizeof c);
+		fprintf(out, "  OOM: allocated + runtime %s over the capacity %s by %s\n", a, b, c);
+	}
 	else if (v == PLAN_VERDICT_TIGHT)
 		fprintf(out, "  peak %s of %s: tight (%s free, under 10%%)\n", a, b, c);
 	else
@@ -312,7 +318,7 @@ static void mixed(FILE *out, const exec_result *r)
 	const exec_mixed *m = &r->mixed;
 	if (m->nodes <= 0)
 		return;
-	char a[64], b[64], c[32], d[32];
+	char a[64], b[64], c[32], d[32], e[32];
 	fprintf(out, "\nmixed GPU types\n");
 	fprintf(out, "  %-17s %s on %d of %d nodes ([cluster] other_nodes), %s elsewhere\n",
 		"other GPU", m->gpu, m->nodes, m->cluster_nodes, r->gpu);
@@ -331,9 +337,13 @@ static void mixed(FILE *out, const exec_result *r)
 		m->stage_base_s > 0 ? m->stage_s / m->stage_base_s : 0.0);
 	fmt_bytes(m->mem_peak_bytes, c, sizeof c);
 	fmt_bytes(m->mem_capacity_bytes, d, sizeof d);
+	fmt_bytes(m->mem_needed_bytes, a, sizeof a);
+	fmt_bytes(m->mem_needed_bytes - m->mem_capacity_bytes, e, sizeof e);
 	if (m->mem_verdict == PLAN_VERDICT_OOM)
-		fprintf(out, "  %-17s OOM on %s (stage %d): needs %s, has %s\n", "memory", m->gpu,
-			m->mem_stage, c, d);
+		fprintf(out,
+			"  %-17s OOM on %s (stage %d): allocated + runtime %s over the capacity %s "
+			"by %s\n",
+			"memory", m->gpu, m->mem_stage, a, d, e);
 	else
 		fprintf(out, "  %-17s peak %s of %s on %s (stage %d): %s\n", "memory", c, d, m->gpu,
 			m->mem_stage, plan_verdict_name(m->mem_verdict));

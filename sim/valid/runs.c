@@ -404,16 +404,16 @@ static void first_error(const sim_diag *d, char *out, size_t len)
 	snprintf(out, len, "not simulated");
 }
 
-/* Whether no stage of s runs out of memory (plan_memory_totals' verdict). */
+/* Whether the plan fits: the verdict `podsim run` reports and the sweep
+ * prunes on (plan_memory_fit: the most loaded stage within the GPU's memory,
+ * which holds exactly when every stage is, since a stage out of memory has a
+ * device total above the capacity and one within it none; the stages on
+ * [cluster] other_gpu's nodes; offloaded states within host DRAM and NVMe). */
 static bool fits(const plan_scenario *s)
 {
-	for (int k = 0; k < s->plan.pp; k++) {
-		plan_mem_peak p;
-		plan_memory_totals(s, k, &p);
-		if (p.verdict == PLAN_VERDICT_OOM)
-			return false;
-	}
-	return true;
+	plan_mem_fit f;
+	plan_memory_fit(s, &f);
+	return f.where == PLAN_OOM_NONE;
 }
 
 /* An empty micro_batch column. Benchmark tables publish the plan their

@@ -38,7 +38,27 @@ grep -q '"plans_total":4,"valid":4,"fitting":4,"simulated":4' "$tmp/s.json" ||
 grep -q "does not fit in GPU memory (allocated + runtime > HBM)" "$tmp/m.txt" ||
 	{ echo "memory sweep: no out-of-memory pruning"; fail=1; }
 "$podsim" run "$q" --set parallel.micro_batch=16 --set gpu.hbm=16GB --no-db 2>/dev/null |
-	grep -q "OOM: needs" || { echo "run of the pruned plan is not out of memory"; fail=1; }
+	grep -q "OOM: allocated + runtime" || { echo "run of the pruned plan is not out of memory"; fail=1; }
+# On the mixed cluster (30 DGX H100 + 2 DGX A100 40GB) zero = 0 runs out of
+# memory on the A100s alone: the sweep prunes it for other_gpu, and the run
+# and explain state the verdict's basis, allocated + runtime over the A100's
+# capacity, which the JSON gives below the device total with the cache.
+mx=scenarios/llama2-70b-h100-a100.ini
+"$podsim" sweep "$mx" --vary parallel.zero=0,1 --top 2 --no-db 2>/dev/null |
+	grep -q "1  does not fit in the memory of \[cluster\] other_gpu" ||
+	{ echo "mixed sweep: zero = 0 not pruned for other_gpu"; fail=1; }
+"$podsim" run "$mx" --set parallel.zero=0 --no-db 2>/dev/null |
+	grep -q "OOM on a100-sxm4-40g (stage 0): allocated + runtime .* over the capacity .* by " ||
+	{ echo "mixed run: no other_gpu OOM line on allocated + runtime"; fail=1; }
+"$podsim" explain "$mx" --set parallel.zero=0 2>/dev/null |
+	grep -q "^  memory       on a100-sxm4-40g: .*OUT OF MEMORY, allocated + runtime .* over the capacity by " ||
+	{ echo "mixed explain: no other_gpu OOM line on allocated + runtime"; fail=1; }
+mj=$("$podsim" run "$mx" --set parallel.zero=0 --no-db --json 2>/dev/null |
+	grep -o '"mixed_gpus".*' | grep -o '"memory":{[^}]*}' | head -1)
+num() { printf '%s' "$mj" | grep -o "\"$1\":[0-9.e+-]*" | cut -d: -f2; }
+awk -v p="$(num peak_bytes)" -v n="$(num allocated_plus_runtime_bytes)" -v c="$(num capacity_bytes)" \
+	'BEGIN { exit !(n > c && p > n) }' ||
+	{ echo "mixed JSON: want peak > allocated + runtime > capacity: $mj"; fail=1; }
 
 # The best plan is the fastest of the individual runs with the same --set.
 best_step=$(grep -o '"rank":1,[^}]*}[^}]*' "$tmp/s.json" | grep -o '"step_s":[0-9.e+-]*' | head -1 | cut -d: -f2)

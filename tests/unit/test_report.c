@@ -198,6 +198,10 @@ static void test_json(void)
 	CHECK(strstr(j, "\"bubble_fraction\":0.0731707317,") != NULL); /* %.9g */
 	CHECK(strstr(j, "\"seed\":1,\"gpus\":256,") != NULL);
 	CHECK(strstr(j, "\"oom\":true") != NULL);
+	/* the verdict's basis, stage 0's allocated + runtime: (76.55 + 4) x 2^30 B
+	 * (test_text), at the top and in its class */
+	CHECK(strstr(j, "\"allocated_plus_runtime_bytes\":8.64899039e+10,") != NULL);
+	CHECK(strstr(j, "\"allocated_plus_runtime\":8.64899039e+10,") != NULL);
 	CHECK(strstr(j, "wall") == NULL);
 	b.len = 0;
 	report_json_buf(&b, &r, 0);
@@ -225,8 +229,11 @@ static void test_text(void)
 	CHECK(strstr(t, "  step time         20.5 s\n") != NULL);
 	CHECK(strstr(t, "  MFU               ") != NULL);
 	CHECK(strstr(t, "  bubble fraction   7.3%\n") != NULL);
-	/* stage 0 allocates 76.6 GiB, with 4 GiB of runtime past 80 GiB */
-	CHECK(strstr(t, "OOM: needs 84.4 GiB, has 80 GiB\n") != NULL);
+	/* stage 0 allocates 10.2 + 10.2 + 7.65 + 48 + 0.5 = 76.55 GiB, with 4 GiB
+	 * of runtime 80.55 GiB: past 80 GiB by 0.55 GiB = 563.2 MiB (the verdict's
+	 * basis; the device total with the allocator's cache is 84.4 GiB) */
+	CHECK(strstr(t, "OOM: allocated + runtime 80.5 GiB over the capacity 80 GiB by 563.2 "
+	                "MiB\n") != NULL);
 	CHECK(strstr(t, "        compute") != NULL);
 	CHECK(strstr(t, "     cp") == NULL && strstr(t, "offload") == NULL);
 	CHECK(strstr(t, "\nrun 12\n") != NULL);

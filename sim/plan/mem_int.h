@@ -1,0 +1,48 @@
+/* mem_int.h - internals shared by the memory walk's files (not part of
+ * plan.h): the stage's terms, sized once by memsize.c (mem_size_stage) and
+ * walked over the schedule by memwalk.c (plan_memory_peak and the rest). */
+#ifndef PODSIM_PLAN_MEM_INT_H
+#define PODSIM_PLAN_MEM_INT_H
+
+#include "plan.h"
+
+/* Everything the walk needs about one stage, sized once (mem_size_stage). */
+typedef struct mw {
+	const plan_scenario *s;
+	int stage, m, vpp, nops;
+	bool last;
+	plan_budget b;
+	double shards, eshards, dpg;
+	double T; /* tokens per micro-batch on this rank */
+	/* always */
+	double weights, frozen, states, grad_buf, grad_copy, buckets, p2p, workspace, torch_ws,
+	        ub_workspace, gather, scores;
+	/* forward and backward */
+	double gathered, cache;
+	/* per chunk and micro-batch */
+	double *act;     /* kept per chunk (activations + K/V + mask) */
+	double *gc;      /* gradients a chunk's first backward leaves */
+	double *g16;     /* 16-bit gradients each backward of a chunk leaves until
+	                  * it ends (backward_grads) */
+	double kv, mask; /* of those, per micro-batch (stage) */
+	double loss_fwd, loss_kept, loss_bwd, loss_held;
+	double work;       /* a recomputed layer's working set */
+	double bwd_grads;  /* a layer's activation gradients in its backward */
+	double dequant;    /* a 4-bit linear's weight dequantised for its GEMM */
+	double layer_grad; /* one layer's unsharded gradients in its backward */
+	double grads_step; /* gradients at the optimizer step */
+	double temps, step_fp32, step_gather;
+	double save_copy, save_root; /* the checkpoint's shard copies, gathered root */
+	double pre_pool;    /* offload_copy_pool: the shard-copy stream's cached block */
+	double idle_gather; /* the step's gathered layers, cached on the all-gather stream */
+	double runtime, context, nccl, comms, paged;
+	int ncomms;
+	plan_op *ops;
+} mw;
+
+/* Size every term of the stage (mw's fields; the walk adds them up). The
+ * caller zeroes *w and gives it w->s, w->stage and the per-chunk arrays act,
+ * gc and g16 (vpp each). */
+void mem_size_stage(const plan_scenario *s, int stage, mw *w);
+
+#endif
