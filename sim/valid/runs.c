@@ -152,7 +152,8 @@ static long default_vpp(long layers, long pp, long microbatches)
 
 /* Whether the framework profile's own "selective" checkpointing is whole
  * layers, not Megatron's per-module recomputation: its [framework]
- * runs_selective_recompute = false (fms-fsdp.ini). */
+ * runs_selective_recompute = false (fms-fsdp.ini), read as plan reads the
+ * profile (its includes and the key's defaults). */
 static bool selective_is_layers(const valid_options *opt, const char *profile)
 {
 	if (!opt || !opt->datadir)
@@ -161,12 +162,9 @@ static bool selective_is_layers(const valid_options *opt, const char *profile)
 	snprintf(path, sizeof path, "%s/topologies/frameworks/%s.ini", opt->datadir, profile);
 	sim_diag *d = sim_diag_new();
 	conf_doc *doc = NULL;
-	bool layers = false;
-	if (d && conf_load(path, d, &doc) == SIM_OK) {
-		const char *v = conf_get(doc, "framework", "runs_selective_recompute", NULL);
-		layers = v && (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off") ||
-		               !strcmp(v, "0"));
-	}
+	plan_framework fw;
+	bool layers = d && conf_load(path, d, &doc) == SIM_OK &&
+	              plan_framework_from_conf(doc, &fw, d) == SIM_OK && !fw.selective_recompute;
 	conf_free(doc);
 	sim_diag_free(d);
 	return layers;
