@@ -100,6 +100,11 @@ const conf_key plan_framework_keys[] = {
         {"flash_impl", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "cudnn", flash_names, FK(flash_impl),
          "fused attention kernel: fa2 (FlashAttention-2, PyTorch SDPA), fa3 "
          "(FlashAttention-3), cudnn (cuDNN fused attention, Transformer Engine)"},
+        {"softmax_fused_max_seq", CONF_INT, SIM_UNIT_NONE, 0, 1 << 20, "0", NULL,
+         FK(softmax_fused_max_seq),
+         "unfused attention: the longest sequence Megatron's fused scale-mask-softmax kernel "
+         "takes (0: it takes every shape); a shape it refuses (longer, or micro-batch x heads "
+         "per rank not a multiple of 4) runs PyTorch's five ops in fp32"},
         {"zero3_gathers", CONF_INT, SIM_UNIT_NONE, 1, 64, "1", NULL, FK(zero3_gathers),
          "ZeRO-3 parameter all-gathers per layer and pass (1: one unit per block as FSDP; "
          "DeepSpeed gathers each linear module apart)"},

@@ -551,6 +551,7 @@ work_shard plan_shard(const plan_scenario *s)
 			 .recompute_modules = s->plan.recompute_mask,
 			 .fp8_delayed = s->train.fp8_recipe == PLAN_FP8_DELAYED,
 			 .flash_impl = (hw_flash_impl)s->fw.flash_impl,
+			 .softmax_fused_max_seq = s->fw.softmax_fused_max_seq,
 			 .layer_code = s->fw.layer_kernels,
 			 .loss = s->train.chunked_loss ? WORK_LOSS_CHUNKED : s->fw.loss,
 			 .loss_fp32 = (s->train.policy == PLAN_POLICY_AMP || s->train.autocast) &&

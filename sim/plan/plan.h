@@ -255,6 +255,9 @@ typedef struct plan_framework {
 	int dgrad_async;              /* plan_dgrad_async */
 	double op_overhead_s;         /* host time per operation (0 = CUDA graphs) */
 	int flash_impl;               /* hw_flash_impl: its fused attention kernel */
+	int softmax_fused_max_seq;    /* unfused attention: the longest key length
+				       * its fused scale-mask-softmax kernel takes
+				       * (0: every shape; work_shard) */
 	int zero3_gathers;            /* ZeRO-3 all-gathers per layer and pass: 1 for
 				       * FSDP's per-block units, one per linear
 				       * module for DeepSpeed (plan_build) */

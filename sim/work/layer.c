@@ -75,6 +75,7 @@ dims wl_dims(const work_model *m, const work_shard *sh)
 	d.ah = (double)m->heads / t;
 	d.dh = hd;
 	d.flash = sh->flash;
+	d.softmax_fused = work_softmax_fused(m, sh);
 	d.impl = sh->flash_impl;
 	d.cp = sh->cp > 1 ? sh->cp : 1;
 	d.gqa = g != m->heads;
@@ -285,19 +286,89 @@ static void gemm_bwd_dgrad(prog *p, const dims *d, const char *name, double m, d
 static void gemm_bwd_wgrad(prog *p, const dims *d, const char *name, double m, double n,
 			   double k);
 
+/* Megatron's fused scale-mask-softmax (FusedScaleMaskSoftmax, megatron/
+ * model/fused_softmax.py) takes a shape only if the kernel's constraints
+ * hold; otherwise forward_torch_softmax runs PyTorch's ops. The constraints,
+ * unchanged from NVIDIA/Megatron-LM 0fa7175f09 (2021-03-19, L132-133) to
+ * microsoft/Megatron-DeepSpeed f4157bea (is_kernel_available, L152-172),
+ * for 16-bit inputs with the GPT's causal mask:
+ *   16 < sk <= max_seq     (2048 until 7a77abd9b6, 2022-01-12; then 4096)
+ *   sq % 4 == 0, sk % 4 == 0
+ *   b * np % 4 == 0        (np: heads per TP rank)
+ *   b * np % batch_per_block == 0, batch_per_block = 4 warps x batches per
+ *                          warp, 2 for sk <= 128 and 1 above
+ *                          (fused_kernels/scaled_masked_softmax.h
+ *                          get_batch_per_block, 40becfc96c L322-328)
+ * [framework] softmax_fused_max_seq carries max_seq (0: the kernel takes
+ * every shape, the rule is not modelled). With 16 heads on tp 8 a
+ * micro-batch of one sequence gives b * np = 2: PyTorch's ops. */
+bool work_softmax_fused(const work_model *m, const work_shard *sh)
+{
+	int max_seq = sh->softmax_fused_max_seq;
+	if (max_seq <= 0 || sh->flash)
+		return true;
+	long sk = sh->seq, t = sh->tp > 0 ? sh->tp : 1;
+	long batches = (long)sh->micro_batch * (m->heads / t);
+	long per_block = sk <= 128 ? 8 : 4;
+	return sk > 16 && sk <= max_seq && sk % 4 == 0 && batches % 4 == 0 &&
+	       batches % per_block == 0;
+}
+
+/* PyTorch's softmax over the last dimension (ATen native/cuda/SoftMax.cu,
+ * PyTorch 2.6.0 L849, L983): rows of at most 1024 fp32 elements (4 KiB) run
+ * the persistent warp kernel, one read and one write (backward: gradient
+ * and output read once, one write); longer rows cunn_SoftMaxForward, three
+ * reads and a write (backward 2 + 1 reads and a write). Bytes per element
+ * at fp32. */
+static double torch_softmax_bytes(double s, bool backward)
+{
+	bool persistent = s <= 1024;
+	if (backward)
+		return persistent ? 12.0 : 16.0;
+	return persistent ? 8.0 : 16.0;
+}
+
 /* Unfused attention core (Megatron without flash attention): per rank ah
  * heads, scores S = Q K^T as a batched GEMM [b*ah*s, d] x [d, s] (2*b*s^2*h/t
  * FLOPs, the s x s scores written to HBM), fused scale + mask + softmax (read
  * and write the scores), dropout on the probabilities (read, write, 1-byte
  * mask), and P V as [b*ah*s, s] x [s, d]. Backward: dgrad and wgrad of both
  * GEMMs, dropout and softmax backward (read probabilities and gradient, write
- * the gradient). The score tensors are b*ah*s^2 elements. */
+ * the gradient). The score tensors are b*ah*s^2 elements.
+ * Where the fused softmax refuses the shape (work_softmax_fused),
+ * forward_torch_softmax runs five ops in its place, in fp32 because
+ * apply_query_key_layer_scaling (on by default) forces
+ * attention_softmax_in_fp32 (Megatron-DeepSpeed f4157bea transformer.py
+ * L245-248, fused_softmax.py L192-207): .float() (e + 4 bytes per score),
+ * the scale by the layer number (8), attention_mask_func's in-place
+ * masked_fill_ (8; the [1, 1, s, s] mask is broadcast), the softmax
+ * (torch_softmax_bytes) and .half() (4 + e); backward, autograd's mirror:
+ * the cast (e + 4), the softmax's, masked_fill's and the scale's (8 each),
+ * the cast back (4 + e). Five launches each way instead of one. */
+static void softmax_torch(prog *p, const dims *d, double scores, bool backward)
+{
+	wl_mem(p, "attn_softmax_cast", (d->e + 4.0) * scores);
+	if (backward) {
+		wl_mem(p, "attn_softmax", torch_softmax_bytes(d->s, true) * scores);
+		wl_mem(p, "attn_softmax_mask", 8.0 * scores);
+		wl_mem(p, "attn_softmax_scale", 8.0 * scores);
+	} else {
+		wl_mem(p, "attn_softmax_scale", 8.0 * scores);
+		wl_mem(p, "attn_softmax_mask", 8.0 * scores);
+		wl_mem(p, "attn_softmax", torch_softmax_bytes(d->s, false) * scores);
+	}
+	wl_mem(p, "attn_softmax_cast", (4.0 + d->e) * scores);
+}
+
 static void attn_unfused(prog *p, const dims *d, bool backward)
 {
 	double rows = d->b * d->ah * d->s, scores = rows * d->s, dv = d->ow / d->ah;
 	if (!backward) {
 		gemm(p, d, "attn_qk", rows, d->s, d->dh);
-		wl_mem(p, "attn_softmax", 2.0 * d->e * scores);
+		if (d->softmax_fused)
+			wl_mem(p, "attn_softmax", 2.0 * d->e * scores);
+		else
+			softmax_torch(p, d, scores, false);
 		wl_mem(p, "attn_drop", (2.0 * d->e + 1.0) * scores);
 		gemm(p, d, "attn_av", rows, dv, d->s);
 		return;
@@ -305,7 +376,10 @@ static void attn_unfused(prog *p, const dims *d, bool backward)
 	gemm_bwd_dgrad(p, d, "attn_av", rows, dv, d->s);
 	gemm_bwd_wgrad(p, d, "attn_av", rows, dv, d->s);
 	wl_mem(p, "attn_drop", (2.0 * d->e + 1.0) * scores);
-	wl_mem(p, "attn_softmax", 3.0 * d->e * scores);
+	if (d->softmax_fused)
+		wl_mem(p, "attn_softmax", 3.0 * d->e * scores);
+	else
+		softmax_torch(p, d, scores, true);
 	gemm_bwd_dgrad(p, d, "attn_qk", rows, d->s, d->dh);
 	gemm_bwd_wgrad(p, d, "attn_qk", rows, d->s, d->dh);
 }

@@ -29,6 +29,8 @@ typedef struct dims {
 	bool mla;
 	double qr, kr, dr, dn, dv;
 	bool comm, sp, flash;
+	bool softmax_fused; /* unfused core: Megatron's fused softmax takes the
+			     * shape (else PyTorch's ops; work_softmax_fused) */
 	bool gqa;        /* fewer KV heads than query heads */
 	hw_flash_impl impl;
 	int cp;         /* context-parallel ranks (1 = none); s is the local share */

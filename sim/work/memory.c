@@ -34,7 +34,9 @@
  * In general the replicated part is (4e + 2)*h, the split part
  * e*(2h + 2kv + 2f) for GELU and e*(2h + 2kv + 3f) for SwiGLU (fc1 writes the
  * gate and the up projection, 2f, which the activation reads; it writes f),
- * and the score part (2e + 1)*a*s. Dropout masks are 1 byte and are kept for
+ * and the score part (2e + 1)*a*s ((e + 5)*a*s where Megatron's fused
+ * softmax refuses the shape and PyTorch's saves its fp32 output:
+ * work_softmax_fused). Dropout masks are 1 byte and are kept for
  * every model (Llama-style models train without dropout: a small overcount of
  * 2sbh + as^2b bytes). Element size: the training dtype's, but at least 2 bytes
  * (fp8 training keeps its activations in 16 bits), except three GEMM
@@ -158,6 +160,11 @@ double work_activation_bytes(const work_model *m, const work_shard *sh, work_rec
 		split -= (e * (m->act == WORK_ACT_SWIGLU ? 2.0 * f : f) + e8 * f) / t;
 	}
 	double per_token = (sp ? rep / t : rep) + split;
+	/* PyTorch's softmax in place of the fused kernel (work_softmax_fused)
+	 * saves its fp32 output: (e + 5) a s / t with the mask and dropout's
+	 * output, not (2e + 1) */
+	if (!work_softmax_fused(m, sh))
+		score = (e + 5.0) * m->heads * s / t;
 	if (!sh->flash && (rc == WORK_RECOMPUTE_NONE || !(k & WORK_RC_CORE_ATTN)))
 		per_token += score; /* flash attention keeps no s x s tensors */
 	return s * b * per_token;

@@ -185,6 +185,9 @@ typedef struct work_shard {
 	bool fp8_delayed; /* fp8 with delayed scaling: the fused layer's output
 			   * projection keeps a quantized copy of its input
 			   * (memory.c proj_in_bytes) */
+	int softmax_fused_max_seq; /* unfused attention: Megatron's fused
+				    * scale-mask-softmax takes key lengths up to
+				    * this, 0 = every shape (work_softmax_fused) */
 } work_shard;
 
 /* The loss's implementation (plan's [framework] loss, same order): which
@@ -290,6 +293,10 @@ typedef struct work_item {
  * all-reduce becomes an all-gather before the column-parallel GEMM and a
  * reduce-scatter after the row-parallel GEMM. Backward GEMMs cost twice the
  * forward (input and weight gradients). Return the number of items. */
+/* Whether the unfused attention core's softmax runs as Megatron's fused
+ * kernel for this shard (work/layer.c attn_unfused derives the rule). */
+bool work_softmax_fused(const work_model *m, const work_shard *sh);
+
 int work_layer_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
 int work_layer_backward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);
 /* The same for a layer of either kind (work_layer_is_moe). An MoE layer keeps
