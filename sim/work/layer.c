@@ -314,17 +314,22 @@ bool work_softmax_fused(const work_model *m, const work_shard *sh)
 	       batches % per_block == 0;
 }
 
-/* PyTorch's softmax over the last dimension (ATen native/cuda/SoftMax.cu,
- * PyTorch 2.6.0 L849, L983): rows of at most 1024 fp32 elements (4 KiB) run
- * the persistent warp kernel, one read and one write (backward: gradient
- * and output read once, one write); longer rows cunn_SoftMaxForward, three
- * reads and a write (backward 2 + 1 reads and a write). Bytes per element
- * at fp32. */
+/* PyTorch's softmax over the last dimension, as the releases of these
+ * frameworks' era run it (ATen native/cuda/SoftMax.cu, PyTorch 1.13.1
+ * L725, L827, L956): rows of at most 1024 fp32 elements (4 KiB) run the
+ * persistent warp kernel, one read and one write; longer rows
+ * cunn_SoftMaxForward, three reads (maximum, sum of exponentials, write
+ * pass) and a write. Backward first multiplies the gradient by the output
+ * (grad * output: two reads, a write, its own launch), then the persistent
+ * kernel reads that and the output and writes (12), or cunn_SoftMaxBackward
+ * reads it for the sum and again with the output to write (16). Bytes per
+ * element at fp32. (From PyTorch 2.1 rows that fit in shared memory are
+ * read once, cunn_SoftMaxForwardSmem; not these stacks.) */
 static double torch_softmax_bytes(double s, bool backward)
 {
 	bool persistent = s <= 1024;
 	if (backward)
-		return persistent ? 12.0 : 16.0;
+		return 12.0 + (persistent ? 12.0 : 16.0);
 	return persistent ? 8.0 : 16.0;
 }
 
@@ -343,13 +348,16 @@ static double torch_softmax_bytes(double s, bool backward)
  * the scale by the layer number (8), attention_mask_func's in-place
  * masked_fill_ (8; the [1, 1, s, s] mask is broadcast), the softmax
  * (torch_softmax_bytes) and .half() (4 + e); backward, autograd's mirror:
- * the cast (e + 4), the softmax's, masked_fill's and the scale's (8 each),
- * the cast back (4 + e). Five launches each way instead of one. */
+ * the cast (e + 4), the softmax's two kernels, masked_fill's and the
+ * scale's (8 each), the cast back (4 + e). Five launches forward and six
+ * backward instead of one each. */
 static void softmax_torch(prog *p, const dims *d, double scores, bool backward)
 {
 	wl_mem(p, "attn_softmax_cast", (d->e + 4.0) * scores);
 	if (backward) {
-		wl_mem(p, "attn_softmax", torch_softmax_bytes(d->s, true) * scores);
+		double sb = torch_softmax_bytes(d->s, true);
+		wl_mem(p, "attn_softmax_gradmul", 12.0 * scores);
+		wl_mem(p, "attn_softmax", (sb - 12.0) * scores);
 		wl_mem(p, "attn_softmax_mask", 8.0 * scores);
 		wl_mem(p, "attn_softmax_scale", 8.0 * scores);
 	} else {
