@@ -52,8 +52,9 @@
  *                step_param_copies 16-bit copies of the stage's parameters
  *                (nanotron)
  *   checkpoint   with checkpoint_shards, after the step: the state dict's
- *                copy of every parameter's local shard and the gathered
- *                root unit (save_moment)
+ *                copy of every parameter's local shard (checkpoint_offload:
+ *                one unit gathered instead) and the gathered root unit
+ *                (save_moment)
  * Candidates: after each forward (the loss forward included), at each
  * backward's start (the loss backward) and over its layers (the larger of
  * its start and end, the working set throughout), and the optimizer step;

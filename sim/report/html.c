@@ -636,6 +636,18 @@ static void memory_curve(FILE *out, const exec_result *r, const exec_timeline *t
 	        "stroke-dasharray=\"2 3\"/>\n<text x=\"%d\" y=\"%.1f\">device %s</text>\n",
 	        HTML_LABEL, yc, HTML_LABEL + HTML_W, yc, 2, yc + 4, cap, HTML_LABEL, yd,
 	        HTML_LABEL + HTML_W, yd, 2, yd + 4, dev);
+	if (c->mem_other && r->mixed.nodes > 0) {
+		/* the class also runs on other_gpu's nodes: the same allocated
+		 * bytes against that GPU's capacity (the verdict's, when lower) */
+		double yo = H + 2 - r->mixed.mem_capacity_bytes * ys;
+		fmt_bytes(r->mixed.mem_capacity_bytes, cap, sizeof cap);
+		fprintf(out,
+		        "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#c00\" "
+		        "stroke-dasharray=\"8 3\"/>\n<text x=\"%d\" y=\"%.1f\">HBM ",
+		        HTML_LABEL, yo, HTML_LABEL + HTML_W, yo, 2, yo + 4);
+		report_esc(out, r->mixed.gpu);
+		fprintf(out, " %s</text>\n", cap);
+	}
 	axis(out, r->step_s, H + 2);
 	fputs("</svg>\n", out);
 }

@@ -7,7 +7,8 @@
  * showing only categories that are non-zero in some class (more than
  * TEXT_MAX_ROWS classes print the first and last TEXT_EDGE_ROWS and a
  * "... N more" line); memory per GPU by category for the most loaded class
- * with the OOM verdict, and each class's total; the link classes, most loaded
+ * with the plan's memory verdict (verdict.c: on a mixed cluster a line per
+ * GPU type and the worst of them), and each class's total and verdict; the link classes, most loaded
  * first; the simulation's size and the run id.
  *
  * The output depends only on the result (never on wall time), so it is
