@@ -612,6 +612,13 @@ static void memory(FILE *o, const plan_scenario *s, const exec_result *r)
 	plan_verdict_lines(o, s, r, on_other, k);
 	if (exec_mem_verdict(r) == PLAN_VERDICT_FITS && p.verdict == PLAN_VERDICT_FITS)
 		return;
+	exec_mem_basis on = exec_mem_basis_of(r);
+	if (p.verdict == PLAN_VERDICT_FITS && (on == EXEC_MEM_ON_HOST || on == EXEC_MEM_ON_NVME)) {
+		why(o, "the GPU fits: the offloaded states of a node's ranks overflow its tier, which "
+		       "the GPU's cuts (recomputation, the micro-batch, a higher ZeRO stage) do not "
+		       "move; more nodes for the same states, or the other offload tier, do");
+		return;
+	}
 	cuts(o, s, &p);
 }
 

@@ -18,6 +18,8 @@
 #                  worst of the GPU types it runs on
 #   tight          70B, micro_batch = 1 at 5120 tokens: 36.7 GiB of the
 #                  A100's 39.5 GiB, the H100s fit
+# and offloaded states past host DRAM (the GPU fits), and explain's cuts when
+# the peak is the checkpoint after the step.
 set -u
 podsim=$1
 fail=0
@@ -139,6 +141,23 @@ grep -q '^3\. Memory per GPU, stage 0 on a100-sxm4-40g' "$tmp/mixed-oom.exp" ||
 	{ echo "mixed-oom: explain does not walk the A100's stage"; fail=1; }
 grep -q '(on a100-sxm4-40g, the worst of the GPU types' "$tmp/mixed-oom.html" ||
 	{ echo "mixed-oom: HTML names no A100 basis"; fail=1; }
+
+# Offloaded states past the node's host DRAM (Llama 2 13B, ZeRO-2 offload, on
+# nodes of 200 GB: 13 G params x 16 B = 194 GiB per node): the GPU fits, the
+# plan is out of memory in text, JSON and explain, on the host's basis
+zo="scenarios/llama2-13b-zero-offload.ini --set node.host_memory=200GB"
+# shellcheck disable=SC2086
+"$podsim" run $zo --no-db >"$tmp/host.txt" 2>/dev/null || { echo "host: run failed"; fail=1; }
+# shellcheck disable=SC2086
+"$podsim" run $zo --no-db --json >"$tmp/host.json" 2>/dev/null || { echo "host: --json failed"; fail=1; }
+# shellcheck disable=SC2086
+"$podsim" explain $zo >"$tmp/host.exp" 2>/dev/null || { echo "host: explain failed"; fail=1; }
+grep -q '^  peak .*: fits (' "$tmp/host.txt" && grep -q '^  verdict           out of memory: the offloaded states per node, .* overflow the node.s host memory' "$tmp/host.txt" ||
+	{ echo "host: text has no GPU fits line and host verdict"; fail=1; }
+grep -q '"oom":true,"verdict":"out of memory","verdict_on":"host memory"' "$tmp/host.json" ||
+	{ echo "host: JSON verdict is not out of memory on the host"; fail=1; }
+grep -q '^  verdict      OUT OF MEMORY: the offloaded states per node' "$tmp/host.exp" ||
+	{ echo "host: explain has no host verdict"; fail=1; }
 
 # The checkpoint after the step as the peak (hf-trainer-fsdp's
 # checkpoint_shards; Llama 2 7B QLoRA at 512 tokens on 2 GPUs, test_memory's
