@@ -10,9 +10,12 @@
  *  2. model FLOPs per token, 6 x matmul weights + 6Vh logits + 12 l s (ad)
  *     attention (Narayanan et al. 2021), per step and the MFU; the sustained
  *     clock the kernels run at (hw.h tensor_sustain) or the assumption;
- *  3. memory per GPU of the most loaded stage: 2 + 4 + 12 bytes per parameter
- *     (sharded by ZeRO), Korthikanti et al. 2022's activation terms times the
- *     micro-batches in flight, buffers and fragmentation (plan_memory);
+ *  3. memory per GPU of the most loaded stage (on the GPU type the plan's
+ *     verdict is decided on: [cluster] other_gpu's worst stage when it is):
+ *     2 + 4 + 12 bytes per parameter (sharded by ZeRO), Korthikanti et al.
+ *     2022's activation terms times the micro-batches in flight, buffers and
+ *     fragmentation (plan_memory); the plan's verdict, the worst of its GPU
+ *     types and offload tiers, and the cuts;
  *  4. the textbook bubble (p-1)/(m+p-1), divided by v when interleaved, next to
  *     the simulated bubble fraction;
  *  5. the ring all-reduce of one stage's gradients, lat + 2(n-1)/n S/busbw
