@@ -10,9 +10,12 @@
  *  2. model FLOPs per token, 6 x matmul weights + 6Vh logits + 12 l s (ad)
  *     attention (Narayanan et al. 2021), per step and the MFU; the sustained
  *     clock the kernels run at (hw.h tensor_sustain) or the assumption;
- *  3. memory per GPU of the most loaded stage: 2 + 4 + 12 bytes per parameter
- *     (sharded by ZeRO), Korthikanti et al. 2022's activation terms times the
- *     micro-batches in flight, buffers and fragmentation (plan_memory);
+ *  3. memory per GPU of the most loaded stage (on the GPU type the plan's
+ *     verdict is decided on: [cluster] other_gpu's worst stage when it is):
+ *     2 + 4 + 12 bytes per parameter (sharded by ZeRO), Korthikanti et al.
+ *     2022's activation terms times the micro-batches in flight, buffers and
+ *     fragmentation (plan_memory); the plan's verdict, the worst of its GPU
+ *     types and offload tiers, and the cuts;
  *  4. the textbook bubble (p-1)/(m+p-1), divided by v when interleaved, next to
  *     the simulated bubble fraction;
  *  5. the ring all-reduce of one stage's gradients, lat + 2(n-1)/n S/busbw
@@ -457,18 +460,140 @@ static void per_layer_kind(FILE *o, const plan_scenario *s, int stage)
 	        sv.kind == WORK_SAVED_EAGER ? "eager" : "compiled", gib(per, a, sizeof a));
 }
 
+/* The device line of a peak: its device total against the capacity and the
+ * verdict; out of memory on its own basis, allocated + runtime over the
+ * capacity (plan_mem_verdict: the allocator's cache in the device figure
+ * gives way first). */
+static void device_line(FILE *o, const char *label, const plan_mem_peak *p)
+{
+	char a[48], b[48], c[48];
+	fprintf(o, "  %-12s %s (+ runtime: what nvidia-smi shows) of %s: ", label,
+	        gib(p->device, a, sizeof a), gib(p->capacity, b, sizeof b));
+	double need = p->allocated + p->bytes[PLAN_MEM_RUNTIME];
+	if (p->verdict == PLAN_VERDICT_OOM)
+		fprintf(o, "OUT OF MEMORY, allocated + runtime %s over the capacity by %s\n",
+		        gib(need, a, sizeof a), gib(need - p->capacity, c, sizeof c));
+	else
+		fprintf(o, "%s, %s free\n", plan_verdict_name(p->verdict),
+		        gib(p->capacity - p->device, c, sizeof c));
+}
+
+/* The plan's verdict where the device line does not say it alone (the run's
+ * exec_mem_verdict and basis, as `podsim run` prints them): with nodes of
+ * other_gpu the other GPU type's worst stage and the worst of the two;
+ * offloaded states past the node's host DRAM or NVMe. */
+static void plan_verdict_lines(FILE *o, const plan_scenario *s, const exec_result *r,
+                               bool on_other, int k)
+{
+	const exec_mixed *m = &r->mixed;
+	exec_mem_basis on = exec_mem_basis_of(r);
+	plan_verdict v = exec_mem_verdict(r);
+	char a[48], b[48];
+	if (m->nodes > 0 && m->mem_stage >= 0) {
+		/* the GPU type section 3 does not walk: its most loaded stage */
+		plan_mem_peak q;
+		int j = on_other ? exec_mem_worst(r) : m->mem_stage;
+		j = j > 0 ? j : 0;
+		if (on_other)
+			plan_memory_totals(s, j, &q);
+		else
+			plan_memory_other(s, j, false, &q);
+		char label[2 * EXEC_NAME_MAX];
+		snprintf(label, sizeof label, "on %s, stage %d: device", on_other ? r->gpu : m->gpu,
+		         j);
+		device_line(o, label, &q);
+		fprintf(o, "  verdict      %s (on %s, stage %d: the worst of the GPU types the plan "
+		           "runs on; section 10)\n",
+		        v == PLAN_VERDICT_OOM ? "OUT OF MEMORY" : plan_verdict_name(v),
+		        on_other ? m->gpu : r->gpu, on_other ? m->mem_stage : k);
+	} else if (on == EXEC_MEM_ON_HOST || on == EXEC_MEM_ON_NVME) {
+		bool host = on == EXEC_MEM_ON_HOST;
+		fprintf(o, "  verdict      OUT OF MEMORY: the offloaded states per node, %s, overflow "
+		           "the node's %s, %s\n",
+		        gib(host ? r->host_bytes : r->nvme_bytes, a, sizeof a),
+		        host ? "host memory" : "NVMe",
+		        gib(host ? r->host_capacity_bytes : r->nvme_capacity_bytes, b, sizeof b));
+	}
+}
+
+/* The cuts (plan_memory_cuts), and at the checkpoint after the step which
+ * of the changes cannot move that moment (plan_memory_cuts_idle). */
+static void cuts(FILE *o, const plan_scenario *s, const plan_mem_peak *p)
+{
+	plan_mem_cut cut[5], idle[5];
+	int n = plan_memory_cuts(s, cut, 5);
+	int ni = p->checkpoint ? plan_memory_cuts_idle(s, idle, 5) : 0;
+	char a[48], b[48], text[1200];
+	if (n == 0 && !p->checkpoint) {
+		why(o, "none of recompute = full, a higher ZeRO stage, a smaller micro-batch or "
+		       "optimizer offloading applies to this plan: it needs more GPUs or a "
+		       "smaller model");
+		return;
+	}
+	if (n > 0) {
+		fprintf(o, "  cut first    (each change alone: what it saves of the most loaded "
+		           "stage's demand, allocated x %.3g + runtime, and the device after)\n",
+		        1 + s->fw.allocator_overhead);
+		for (int i = 0; i < n; i++)
+			fprintf(o, "    %-44s -%-10s %s -> %s (%s)\n", cut[i].what,
+			        gib(cut[i].saved, a, sizeof a), cut[i].term,
+			        gib(cut[i].device, b, sizeof b), plan_verdict_name(cut[i].verdict));
+	}
+	if (!p->checkpoint)
+		return;
+	/* the checkpoint's own bytes: the shard copies and the gathered root
+	 * beside the static terms (memwalk.c save_moment) */
+	size_t len = (size_t)snprintf(
+	        text, sizeof text,
+	        "the peak is the checkpoint after the step: the state dict's copy of every "
+	        "parameter's shard and the gathered root beside the static terms. "
+	        "checkpoint_offload (accelerate's FULL_STATE_DICT: offload_to_cpu, rank0_only) "
+	        "leaves one unit gathered instead of the copies; a higher ZeRO stage and the "
+	        "optimizer on the CPU shrink the static terms beside them; recomputation and the "
+	        "micro-batch act only on the step before it, whose reserved the save keeps, and "
+	        "the parameters' CPU offload leaves the copies on the GPU.");
+	if (ni > 0 && len < sizeof text) {
+		len += (size_t)snprintf(text + len, sizeof text - len,
+		                        " Of the changes that apply, these cannot change that "
+		                        "moment here:");
+		for (int i = 0; i < ni && len < sizeof text; i++)
+			len += (size_t)snprintf(text + len, sizeof text - len, "%s %s",
+			                        i ? "," : "", idle[i].what);
+		if (len < sizeof text)
+			snprintf(text + len, sizeof text - len, ".");
+	}
+	why(o, text);
+}
+
 /* Section 3: the most loaded stage's peak, found by walking its schedule
- * (plan_memory_peak): the moment, every term alive then with its formula,
- * the counters against capacity and the verdict; where it does not fit or
- * is tight, the changes that cut most (plan_memory_cuts). */
+ * (plan_memory_peak) on the GPU the plan's verdict is decided on (the
+ * run's basis: other_gpu's worst stage where it decides): the moment,
+ * every term alive then with its formula, the counters against capacity
+ * and the verdict; the other GPU type's device line and the plan's verdict
+ * where they differ; where it does not fit or is tight, the changes that
+ * cut most (plan_memory_cuts), and at the checkpoint after the step what
+ * acts on it. */
 static void memory(FILE *o, const plan_scenario *s, const exec_result *r)
 {
 	int k = exec_mem_worst(r);
 	k = k > 0 ? k : 0;
 	plan_mem_peak p;
-	plan_memory_peak(s, k, &p);
-	char a[48], b[48], c[48];
-	fprintf(o, "\n3. Memory per GPU, stage %d (the most loaded of %d)\n", k, r->nclasses);
+	bool on_other = exec_mem_basis_of(r) == EXEC_MEM_ON_OTHER && r->mixed.nodes > 0 &&
+	                r->mixed.mem_stage >= 0;
+	if (on_other) {
+		k = r->mixed.mem_stage;
+		plan_memory_other(s, k, true, &p);
+	} else {
+		plan_memory_peak(s, k, &p);
+	}
+	char a[48];
+	if (on_other)
+		fprintf(o, "\n3. Memory per GPU, stage %d on %s ([cluster] other_gpu: the worst "
+		           "stage its nodes hold, where the plan's verdict is decided)\n",
+		        k, r->mixed.gpu);
+	else
+		fprintf(o, "\n3. Memory per GPU, stage %d (the most loaded of %d)\n", k,
+		        r->nclasses);
 	fprintf(o, "  peak at      %s\n", p.moment);
 	for (int m = 0; m < PLAN_MEM_COUNT; m++) {
 		bool head = true;
@@ -486,34 +611,18 @@ static void memory(FILE *o, const plan_scenario *s, const exec_result *r)
 	        gib(p.allocated, a, sizeof a));
 	fprintf(o, "  reserved     %s (+ the allocator's cache: max_memory_reserved)\n",
 	        gib(p.reserved, a, sizeof a));
-	fprintf(o, "  device       %s (+ runtime: what nvidia-smi shows) of %s: ",
-	        gib(p.device, a, sizeof a), gib(p.capacity, b, sizeof b));
-	/* out of memory is decided on allocated + runtime (plan_mem_verdict):
-	 * the allocator's cache in the device figure gives way first */
-	double need = p.allocated + p.bytes[PLAN_MEM_RUNTIME];
-	if (p.verdict == PLAN_VERDICT_OOM)
-		fprintf(o, "OUT OF MEMORY, allocated + runtime %s over the capacity by %s\n",
-		        gib(need, a, sizeof a), gib(need - p.capacity, c, sizeof c));
-	else
-		fprintf(o, "%s, %s free\n", plan_verdict_name(p.verdict),
-		        gib(p.capacity - p.device, c, sizeof c));
-	if (p.verdict == PLAN_VERDICT_FITS)
+	device_line(o, "device", &p);
+	plan_verdict_lines(o, s, r, on_other, k);
+	if (exec_mem_verdict(r) == PLAN_VERDICT_FITS && p.verdict == PLAN_VERDICT_FITS)
 		return;
-	plan_mem_cut cuts[4];
-	int n = plan_memory_cuts(s, cuts, 4);
-	if (n == 0) {
-		why(o, "none of recompute = full, a higher ZeRO stage, a smaller micro-batch or "
-		       "optimizer offloading applies to this plan: it needs more GPUs or a "
-		       "smaller model");
+	exec_mem_basis on = exec_mem_basis_of(r);
+	if (p.verdict == PLAN_VERDICT_FITS && (on == EXEC_MEM_ON_HOST || on == EXEC_MEM_ON_NVME)) {
+		why(o, "the GPU fits: the offloaded states of a node's ranks overflow its tier, which "
+		       "the GPU's cuts (recomputation, the micro-batch, a higher ZeRO stage) do not "
+		       "move; more nodes for the same states, or the other offload tier, do");
 		return;
 	}
-	fprintf(o, "  cut first    (each change alone: what it saves of the most loaded stage's "
-	           "demand, allocated x %.3g + runtime, and the device after)\n",
-	        1 + s->fw.allocator_overhead);
-	for (int i = 0; i < n; i++)
-		fprintf(o, "    %-44s -%-10s %s -> %s (%s)\n", cuts[i].what,
-		        gib(cuts[i].saved, a, sizeof a), cuts[i].term, gib(cuts[i].device, b, sizeof b),
-		        plan_verdict_name(cuts[i].verdict));
+	cuts(o, s, &p);
 }
 
 /* ---------------------------------------------------------------- bubble -- */

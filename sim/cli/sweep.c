@@ -443,7 +443,7 @@ static void print_text(const sweep_space *sp, const sweep_screen_result *sr, con
 			printf("%10s %11s ", "-", "-");
 		printf("%10.4f %11.0f %7s %9.1f %6s %6.1f%% %9.4f %9.4f %9.2f %2s  %s\n",
 		       rows[i].plan->est.step_s, r->tokens_per_s, mfu,
-		       (r->mem_capacity_bytes - r->mem_peak_bytes) / 1073741824.0,
+		       exec_mem_headroom(r) / 1073741824.0, /* on the verdict's GPU */
 		       rows[i].plan->est.mem_verdict == PLAN_VERDICT_TIGHT ? "tight" : "fits",
 		       100 * r->bubble_fraction, rows[i].exposed_s, rows[i].cost.cost_usd,
 		       rows[i].cost.energy_j / 1e3, rows[i].pareto ? "*" : "", set);
@@ -540,7 +540,7 @@ static void json_plan(const sweep_space *sp, const sim_row *rows, size_t i)
 	       "\"bubble_s\":%.9g,\"tp_s\":%.9g,\"pp_s\":%.9g,\"dp_s\":%.9g,"
 	       "\"optimizer_s\":%.9g,\"bound_s\":%.9g,\"mem_peak_bytes\":%.9g}",
 	       r->gpus, r->step_s, r->tokens_per_s, r->mfu,
-	       r->mem_capacity_bytes - r->mem_peak_bytes, plan_verdict_name(e->mem_verdict),
+	       exec_mem_headroom(r), plan_verdict_name(e->mem_verdict),
 	       r->bubble_fraction, row->exposed_s, row->cost.cost_usd, row->cost.energy_j, row->cost.busy,
 	       row->pareto ? "true" : "false", e->step_s, e->compute_s, e->bubble_s, e->tp_s,
 	       e->pp_s, e->dp_s, e->optimizer_s, e->bound_s, e->mem_peak_bytes);

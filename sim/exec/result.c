@@ -26,10 +26,18 @@ double exec_class_needed(const exec_class *c)
 	return exec_class_allocated(c) + c->mem_bytes[PLAN_MEM_RUNTIME];
 }
 
-plan_verdict exec_class_verdict(const exec_class *c, double capacity)
+plan_verdict exec_class_gpu_verdict(const exec_class *c, double capacity)
 {
 	return plan_mem_verdict(exec_class_allocated(c), c->mem_bytes[PLAN_MEM_RUNTIME],
 				c->mem_total_bytes, capacity);
+}
+
+plan_verdict exec_class_verdict(const exec_class *c, double capacity)
+{
+	plan_verdict v = exec_class_gpu_verdict(c, capacity);
+	if (c->mem_other && c->mem_other_verdict > v)
+		v = c->mem_other_verdict;
+	return c->oom ? PLAN_VERDICT_OOM : v;
 }
 
 int exec_mem_worst(const exec_result *r)
@@ -41,9 +49,51 @@ int exec_mem_worst(const exec_result *r)
 	return worst;
 }
 
-plan_verdict exec_mem_verdict(const exec_result *r)
+/* The most loaded class's verdict on the scenario's GPU (fits without
+ * classes). */
+static plan_verdict gpu_verdict(const exec_result *r)
 {
 	int worst = exec_mem_worst(r);
-	return worst >= 0 ? exec_class_verdict(&r->classes[worst], r->mem_capacity_bytes)
+	return worst >= 0 ? exec_class_gpu_verdict(&r->classes[worst], r->mem_capacity_bytes)
 	                  : PLAN_VERDICT_FITS;
+}
+
+static bool has_other(const exec_result *r)
+{
+	return r->mixed.nodes > 0 && r->mixed.mem_stage >= 0;
+}
+
+exec_mem_basis exec_mem_basis_of(const exec_result *r)
+{
+	plan_verdict g = gpu_verdict(r);
+	const exec_mixed *m = &r->mixed;
+	if (g == PLAN_VERDICT_OOM)
+		return EXEC_MEM_ON_GPU;
+	if (has_other(r) && m->mem_verdict == PLAN_VERDICT_OOM)
+		return EXEC_MEM_ON_OTHER;
+	if (r->host_bytes > r->host_capacity_bytes)
+		return EXEC_MEM_ON_HOST;
+	if (r->nvme_bytes > r->nvme_capacity_bytes)
+		return EXEC_MEM_ON_NVME;
+	if (r->oom) /* a stored run: only other_gpu's figures are not kept */
+		return EXEC_MEM_ON_OTHER;
+	return has_other(r) && plan_fit_by_other(g, r->mem_peak_bytes, r->mem_capacity_bytes,
+	                                         m->mem_verdict, m->mem_peak_bytes,
+	                                         m->mem_capacity_bytes)
+	               ? EXEC_MEM_ON_OTHER
+	               : EXEC_MEM_ON_GPU;
+}
+
+plan_verdict exec_mem_verdict(const exec_result *r)
+{
+	if (r->oom)
+		return PLAN_VERDICT_OOM;
+	return exec_mem_basis_of(r) == EXEC_MEM_ON_OTHER ? r->mixed.mem_verdict : gpu_verdict(r);
+}
+
+double exec_mem_headroom(const exec_result *r)
+{
+	if (exec_mem_basis_of(r) == EXEC_MEM_ON_OTHER && has_other(r))
+		return r->mixed.mem_capacity_bytes - r->mixed.mem_peak_bytes;
+	return r->mem_capacity_bytes - r->mem_peak_bytes;
 }

@@ -52,16 +52,27 @@ typedef struct exec_class {
 	char name[EXEC_NAME_MAX]; /* "stage 3" */
 	int ranks;                /* GPUs in the class */
 	double time_s[EXEC_CAT_COUNT];
-	double mem_bytes[PLAN_MEM_COUNT]; /* peak HBM by category */
+	double mem_bytes[PLAN_MEM_COUNT]; /* peak HBM by category, on the scenario's GPU */
 	double mem_total_bytes;
-	bool oom;
+	bool oom;                 /* out of memory on any GPU type it runs on */
+	/* with a rank on a node of [cluster] other_gpu (plan_memory_other; not
+	 * stored): its device total, allocated + runtime and verdict against
+	 * that GPU's capacity (exec_mixed.mem_capacity_bytes) */
+	bool mem_other;
+	double mem_other_total_bytes, mem_other_needed_bytes;
+	plan_verdict mem_other_verdict;
 } exec_class;
 
-/* A class's verdict against capacity (plan_mem_verdict from its categories:
- * allocated, runtime and the device total), and its allocated and reserved
- * bytes, and allocated + runtime: what the verdict calls out of memory when
- * it exceeds the capacity (the allocator's cache gives way first). */
+/* A class's verdict: the worst over the GPU types its ranks run on (out of
+ * memory when `oom`, which a stored class keeps; else the worse of its
+ * verdict on the scenario's GPU of `capacity` and on other_gpu). */
 plan_verdict exec_class_verdict(const exec_class *c, double capacity);
+/* Its verdict on the scenario's GPU alone (plan_mem_verdict from its
+ * categories: allocated, runtime and the device total). */
+plan_verdict exec_class_gpu_verdict(const exec_class *c, double capacity);
+/* Its allocated and reserved bytes, and allocated + runtime: what the
+ * verdict calls out of memory when it exceeds the capacity (the
+ * allocator's cache gives way first). */
 double exec_class_allocated(const exec_class *c);
 double exec_class_reserved(const exec_class *c);
 double exec_class_needed(const exec_class *c);
@@ -169,8 +180,27 @@ typedef struct exec_result {
 /* The class with the largest device total (the first of equals), -1 without
  * classes: the most loaded class that the reports and explain show. */
 int exec_mem_worst(const exec_result *r);
-/* The run's memory verdict on the GPU: the most loaded class's (fits without
- * classes). The sweep prunes on the same verdict of its pre-screen. */
+
+/* Where the run's memory verdict is decided, as plan_memory_fit decides it
+ * (the same rule, plan_fit_by_other, over the same figures): out of memory
+ * on the scenario's GPU, else on other_gpu, else offloaded states past host
+ * DRAM, else past NVMe; short of out of memory the GPU type whose verdict
+ * is worse (or equal with a larger share of its capacity used). A stored
+ * run keeps no other_gpu figures: out of memory there reads as
+ * EXEC_MEM_ON_OTHER with exec_mixed empty. */
+typedef enum {
+	EXEC_MEM_ON_GPU = 0,
+	EXEC_MEM_ON_OTHER,
+	EXEC_MEM_ON_HOST,
+	EXEC_MEM_ON_NVME
+} exec_mem_basis;
+exec_mem_basis exec_mem_basis_of(const exec_result *r);
+/* The run's memory verdict: the worst over the GPU types the plan runs on
+ * and the offload tiers (out of memory exactly when `oom`); the one text,
+ * JSON, HTML and explain print and the sweep prunes on (plan_memory_fit). */
 plan_verdict exec_mem_verdict(const exec_result *r);
+/* The free bytes of the verdict's GPU basis: capacity - device total on
+ * other_gpu's worst stage when it decides, else on the most loaded class. */
+double exec_mem_headroom(const exec_result *r);
 
 #endif

@@ -22,9 +22,11 @@ static void identity(const plan_scenario *s, exec_result *r)
 	r->band_lo_s = r->band_hi_s = NAN; /* valid_refs_apply fills them */
 }
 
-/* Each class's peak by category, and the plan's verdict (plan_memory_fit,
- * the one the sweep prunes on): its GPU, other_gpu's stages, the offloaded
- * states per node against host DRAM and NVMe. */
+/* Each class's peak by category, on other_gpu too where a rank of it sits
+ * on one of its nodes, and the plan's verdict (plan_memory_fit, the one the
+ * sweep prunes on): its GPU, other_gpu's stages, the offloaded states per
+ * node against host DRAM and NVMe. A class is out of memory on either GPU
+ * type. */
 static void memory(const plan_scenario *s, exec_result *r, plan_mem_fit *f)
 {
 	r->mem_capacity_bytes = s->gpu.hbm_bytes;
@@ -36,6 +38,13 @@ static void memory(const plan_scenario *s, exec_result *r, plan_mem_fit *f)
 		memcpy(c->mem_bytes, p.bytes, sizeof c->mem_bytes);
 		c->mem_total_bytes = p.device;
 		c->oom = p.verdict == PLAN_VERDICT_OOM;
+		c->mem_other = plan_memory_other(s, k, false, &p);
+		if (c->mem_other) {
+			c->mem_other_total_bytes = p.device;
+			c->mem_other_needed_bytes = p.allocated + p.bytes[PLAN_MEM_RUNTIME];
+			c->mem_other_verdict = p.verdict;
+			c->oom = c->oom || p.verdict == PLAN_VERDICT_OOM;
+		}
 		if (c->mem_total_bytes > r->mem_peak_bytes)
 			r->mem_peak_bytes = c->mem_total_bytes;
 	}

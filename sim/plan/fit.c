@@ -11,7 +11,10 @@
  *    stage with a rank on such a node, against that GPU's capacity (the
  *    bytes a rank keeps do not depend on the GPU; the capacity does);
  *  - the offloaded states per node against the node's host DRAM or NVMe
- *    (plan_offload_memory, the most loaded stage). */
+ *    (plan_offload_memory, the most loaded stage).
+ * Otherwise it is tight when either GPU type's worst stage is, else it
+ * fits: the plan runs on both, so its verdict is the worst of theirs, and
+ * every report states that one with its basis (which GPU, which stage). */
 #include "plan.h"
 
 #include <string.h>
@@ -34,6 +37,36 @@ bool plan_stage_on_other(const plan_scenario *s, int stage)
 	return false;
 }
 
+bool plan_memory_other(const plan_scenario *s, int stage, bool full, plan_mem_peak *out)
+{
+	if (!plan_stage_on_other(s, stage))
+		return false;
+	plan_scenario o = *s;
+	o.gpu = s->other_gpu;
+	if (full)
+		plan_memory_peak(&o, stage, out);
+	else
+		plan_memory_totals(&o, stage, out);
+	return true;
+}
+
+/* The share of `capacity` a verdict's basis takes: the device total (at
+ * most the capacity short of out of memory, the allocator's cache giving
+ * way first). */
+static double fill(double device, double capacity)
+{
+	return capacity > 0 ? device / capacity : 0;
+}
+
+bool plan_fit_by_other(plan_verdict gpu, double gpu_device, double gpu_capacity,
+                       plan_verdict other, double other_device, double other_capacity)
+{
+	if (other != gpu)
+		return other > gpu;
+	return gpu != PLAN_VERDICT_OOM &&
+	       fill(other_device, other_capacity) > fill(gpu_device, gpu_capacity);
+}
+
 /* The scenario's GPU: the stage with the largest device total. */
 static void main_gpu(const plan_scenario *s, plan_mem_fit *f)
 {
@@ -44,7 +77,8 @@ static void main_gpu(const plan_scenario *s, plan_mem_fit *f)
 		if (f->stage < 0 || p.device > f->peak) {
 			f->stage = k;
 			f->peak = p.device;
-			f->verdict = p.verdict;
+			f->needed = p.allocated + p.bytes[PLAN_MEM_RUNTIME];
+			f->gpu_verdict = p.verdict;
 		}
 	}
 }
@@ -56,14 +90,11 @@ static void other_gpu(const plan_scenario *s, plan_mem_fit *f)
 	f->other_stage = -1;
 	if (s->nother <= 0)
 		return;
-	plan_scenario o = *s;
-	o.gpu = s->other_gpu;
-	f->other_capacity = o.gpu.hbm_bytes;
+	f->other_capacity = s->other_gpu.hbm_bytes;
 	for (int k = 0; k < s->plan.pp; k++) {
-		if (!plan_stage_on_other(s, k))
-			continue;
 		plan_mem_peak p;
-		plan_memory_totals(&o, k, &p);
+		if (!plan_memory_other(s, k, false, &p))
+			continue;
 		if (f->other_stage < 0 || p.verdict > f->other_verdict ||
 		    (p.verdict == f->other_verdict && p.device > f->other_peak)) {
 			f->other_stage = k;
@@ -86,11 +117,17 @@ void plan_memory_fit(const plan_scenario *s, plan_mem_fit *f)
 		f->nvme = nvme > f->nvme ? nvme : f->nvme;
 	}
 	const net_node *nd = &s->cluster.node;
-	f->where = f->verdict == PLAN_VERDICT_OOM         ? PLAN_OOM_GPU
+	f->where = f->gpu_verdict == PLAN_VERDICT_OOM     ? PLAN_OOM_GPU
 	           : f->other_verdict == PLAN_VERDICT_OOM ? PLAN_OOM_OTHER_GPU
 	           : f->host > nd->host_mem_bytes         ? PLAN_OOM_HOST
 	           : f->nvme > nd->nvme_bytes             ? PLAN_OOM_NVME
 	                                                  : PLAN_OOM_NONE;
+	f->by_other = f->other_stage >= 0 &&
+	              plan_fit_by_other(f->gpu_verdict, f->peak, s->gpu.hbm_bytes, f->other_verdict,
+	                                f->other_peak, f->other_capacity);
+	f->verdict = f->where != PLAN_OOM_NONE ? PLAN_VERDICT_OOM
+	             : f->by_other             ? f->other_verdict
+	                                       : f->gpu_verdict;
 }
 
 const char *plan_oom_text(plan_oom w)

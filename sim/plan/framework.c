@@ -286,6 +286,11 @@ const conf_key plan_framework_keys[] = {
          "saving a checkpoint copies every parameter's local shard to the GPU beside the "
          "weights, the root unit gathered (FSDP1 SHARDED_STATE_DICT without offload_to_cpu): "
          "a peak after the step"},
+        {"checkpoint_offload", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+         FK(checkpoint_offload),
+         "with checkpoint_shards: save a full state dict instead, each unit gathered in turn "
+         "and copied to the CPU (FULL_STATE_DICT with offload_to_cpu, rank0_only): no shard "
+         "copies on the GPU"},
         {"backward_grads", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(backward_grads),
          "each backward leaves the 16-bit .grad of the stage's parameters, added into the "
          "persistent buffer and freed when the backward ends (nanotron's fp32 accumulator)"},

@@ -305,6 +305,20 @@ static void size_fsdp_pools(const plan_scenario *s, const sizing *z, mw *w)
 		        ((b->train - z->ex) * cw + z->ex * cw * w->shards / w->eshards) / z->ws;
 		if (z->lora || s->train.frozen_layers > 0)
 			w->save_copy += (b->frozen_bytes - z->qs) / z->ws;
+		/* checkpoint_offload: a FULL_STATE_DICT instead, as accelerate
+		 * configures it for more than one process (offload_to_cpu and
+		 * rank0_only: accelerate v0.28.0 (9e72c612) utils/dataclasses.py:
+		 * 1203-1206, utils/fsdp_utils.py:54-62). Each unit is gathered on the
+		 * computation stream in its pre-hook, moved to the CPU on rank 0
+		 * (handle.to_cpu) or resharded at once on the others, and freed
+		 * when its post-hook ends (torch 2.6.0 distributed/fsdp/
+		 * _unshard_param_utils.py:197-232), the clones made on the CPU;
+		 * the root's stays gathered while its children are saved. So
+		 * the GPU holds, beside the root, one unit gathered at its
+		 * stored bytes (state dicts gather in full precision), the
+		 * largest layer, instead of the shard copies. */
+		if (fw->checkpoint_offload)
+			w->save_copy = b->layer_max * (z->lora ? z->gw : cw);
 		w->save_root = z->root * (z->lora ? z->rw : cw);
 		/* The state dict gathers each unit on the default stream
 		 * (_unshard_param_utils.py:197-198); the root stays gathered from

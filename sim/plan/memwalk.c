@@ -52,8 +52,9 @@
  *                step_param_copies 16-bit copies of the stage's parameters
  *                (nanotron)
  *   checkpoint   with checkpoint_shards, after the step: the state dict's
- *                copy of every parameter's local shard and the gathered
- *                root unit (save_moment)
+ *                copy of every parameter's local shard (checkpoint_offload:
+ *                one unit gathered instead) and the gathered root unit
+ *                (save_moment)
  * Candidates: after each forward (the loss forward included), at each
  * backward's start (the loss backward) and over its layers (the larger of
  * its start and end, the working set throughout), and the optimizer step;
@@ -691,10 +692,16 @@ static bool save_moment(const mw *w, const cand *best, double *floor)
 static void save_terms(const mw *w, plan_mem_peak *o)
 {
 	char a[32];
-	add(o, PLAN_MEM_WEIGHTS, w->save_copy, "state-dict shards",
-	    "a copy of every parameter's local shard at its stored bytes (%s params / shards "
-	    "%.0f): FSDP's SHARDED_STATE_DICT clones each chunk on the GPU",
-	    qty(w->b.dense + w->b.experts, a, sizeof a), w->shards);
+	if (w->s->fw.checkpoint_offload)
+		add(o, PLAN_MEM_WEIGHTS, w->save_copy, "state-dict unit",
+		    "the largest unit gathered (%s params) while its state dict is copied to the "
+		    "CPU: FULL_STATE_DICT with offload_to_cpu",
+		    qty(w->b.layer_max, a, sizeof a));
+	else
+		add(o, PLAN_MEM_WEIGHTS, w->save_copy, "state-dict shards",
+		    "a copy of every parameter's local shard at its stored bytes (%s params / "
+		    "shards %.0f): FSDP's SHARDED_STATE_DICT clones each chunk on the GPU",
+		    qty(w->b.dense + w->b.experts, a, sizeof a), w->shards);
 	add(o, PLAN_MEM_BUFFERS, w->save_root, "gathered root",
 	    "the root unit (embedding, output layer, final norm), gathered while the state "
 	    "dict is built");
@@ -763,6 +770,7 @@ static void peak(const plan_scenario *s, int stage, plan_mem_peak *out, bool bri
 				         "dict's copies), beside the step peak's %s reserved",
 				         bq(floor, a, sizeof a));
 			out->op = -1;
+			out->checkpoint = true;
 		} else {
 			moment_terms(&w, &best, out);
 			if (!brief)
@@ -815,18 +823,23 @@ int plan_memory_curve(const plan_scenario *s, int stage, double *start, double *
 	return n;
 }
 
-/* The most loaded stage (the largest demand): its demand, device bytes and
- * verdict. */
-static double worst_demand(const plan_scenario *s, double *device, plan_verdict *v)
+/* The most loaded stage (the largest demand) on the GPU the plan's verdict
+ * is decided on (plan_memory_fit's basis: other_gpu's stages when
+ * `other`): its demand and device bytes. */
+static double worst_demand(const plan_scenario *s, bool other, double *device)
 {
 	double worst = -1;
 	for (int k = 0; k < s->plan.pp; k++) {
 		plan_mem_peak p;
-		plan_memory_totals(s, k, &p);
+		if (other) {
+			if (!plan_memory_other(s, k, false, &p))
+				continue;
+		} else {
+			plan_memory_totals(s, k, &p);
+		}
 		if (p.demand > worst) {
 			worst = p.demand;
 			*device = p.device;
-			*v = p.verdict;
 		}
 	}
 	return worst;
@@ -838,63 +851,98 @@ static int by_saving(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
-int plan_memory_cuts(const plan_scenario *s, plan_mem_cut *out, int max)
+/* Change k of the list (0 recompute, 1 ZeRO, 2 micro-batch, 3 optimizer
+ * offload, 4 checkpoint) into x and c; false when it does not apply. */
+static bool cut_change(const plan_scenario *s, int k, plan_scenario *x, plan_mem_cut *c)
 {
-	plan_verdict v0;
-	double d0, base = worst_demand(s, &d0, &v0);
+	const plan_framework *f = &s->fw;
+	int zmax = s->plan.pp > 1 ? f->zero_max_pp : f->zero_max;
+	*x = *s;
+	memset(c, 0, sizeof *c);
+	if (k == 0) {
+		if (s->plan.recompute == WORK_RECOMPUTE_FULL && !plan_recompute_partial(&s->plan))
+			return false;
+		x->plan.recompute = WORK_RECOMPUTE_FULL;
+		x->plan.recompute_layers = 0;
+		snprintf(c->what, sizeof c->what, "%s",
+		         plan_recompute_partial(&s->plan) ? "recompute_layers = 0 (all)"
+		                                          : "recompute = full");
+		snprintf(c->term, sizeof c->term, "kept activations");
+	} else if (k == 1) {
+		if (s->plan.zero >= zmax || s->plan.dp * (s->plan.cp > 1 ? s->plan.cp : 1) < 2)
+			return false;
+		x->plan.zero = s->plan.zero + 1;
+		snprintf(c->what, sizeof c->what, "zero = %d", x->plan.zero);
+		snprintf(c->term, sizeof c->term,
+		         x->plan.zero == 1   ? "optimizer states"
+		         : x->plan.zero == 2 ? "gradients"
+		                             : "weights");
+	} else if (k == 2) {
+		if (s->plan.micro_batch < 2 || s->plan.micro_batch % 2)
+			return false;
+		x->plan.micro_batch = s->plan.micro_batch / 2;
+		snprintf(c->what, sizeof c->what, "micro_batch = %d (twice the micro-batches)",
+		         x->plan.micro_batch);
+		snprintf(c->term, sizeof c->term, "activations and loss");
+	} else if (k == 3) {
+		if (s->plan.offload_optimizer != PLAN_OFFLOAD_NONE || !f->offload_optimizer ||
+		    s->inference)
+			return false;
+		x->plan.offload_optimizer = PLAN_OFFLOAD_CPU;
+		if (x->plan.zero < 1)
+			x->plan.zero = 1; /* ZeRO-Offload partitions the states */
+		snprintf(c->what, sizeof c->what, "offload_optimizer = cpu%s",
+		         s->plan.zero < 1 ? " (with zero = 1)" : "");
+		snprintf(c->term, sizeof c->term, "optimizer states and gradients");
+	} else {
+		/* the checkpoint's shard copies: accelerate's other state-dict
+		 * type, FULL_STATE_DICT through the CPU (memsize.c) */
+		if (!f->checkpoint_shards || f->checkpoint_offload || s->inference)
+			return false;
+		x->fw.checkpoint_offload = true;
+		snprintf(c->what, sizeof c->what, "checkpoint_offload = true (FULL_STATE_DICT)");
+		snprintf(c->term, sizeof c->term, "state-dict shards");
+	}
+	/* only plans the scenario's framework and podsim run */
+	sim_diag *d = sim_diag_new();
+	bool ok = d && plan_check(x, d) == SIM_OK;
+	sim_diag_free(d);
+	return ok;
+}
+
+/* The cuts that save (idle false) or those that save nothing (idle). */
+static int cuts(const plan_scenario *s, plan_mem_cut *out, int max, bool idle)
+{
+	plan_mem_fit f0;
+	plan_memory_fit(s, &f0);
+	bool other = f0.by_other && f0.where != PLAN_OOM_GPU;
+	double d0, base = worst_demand(s, other, &d0);
 	int n = 0;
-	for (int k = 0; k < 4 && n < max; k++) {
-		plan_scenario x = *s;
-		plan_mem_cut c = {0};
-		const plan_framework *f = &s->fw;
-		int zmax = s->plan.pp > 1 ? f->zero_max_pp : f->zero_max;
-		if (k == 0) {
-			if (s->plan.recompute == WORK_RECOMPUTE_FULL && !plan_recompute_partial(&s->plan))
-				continue;
-			x.plan.recompute = WORK_RECOMPUTE_FULL;
-			x.plan.recompute_layers = 0;
-			snprintf(c.what, sizeof c.what, "%s",
-			         plan_recompute_partial(&s->plan) ? "recompute_layers = 0 (all)"
-			                                         : "recompute = full");
-			snprintf(c.term, sizeof c.term, "kept activations");
-		} else if (k == 1) {
-			if (s->plan.zero >= zmax ||
-			    s->plan.dp * (s->plan.cp > 1 ? s->plan.cp : 1) < 2)
-				continue;
-			x.plan.zero = s->plan.zero + 1;
-			snprintf(c.what, sizeof c.what, "zero = %d", x.plan.zero);
-			snprintf(c.term, sizeof c.term,
-			         x.plan.zero == 1   ? "optimizer states"
-			         : x.plan.zero == 2 ? "gradients"
-			                            : "weights");
-		} else if (k == 2) {
-			if (s->plan.micro_batch < 2 || s->plan.micro_batch % 2)
-				continue;
-			x.plan.micro_batch = s->plan.micro_batch / 2;
-			snprintf(c.what, sizeof c.what,
-			         "micro_batch = %d (twice the micro-batches)", x.plan.micro_batch);
-			snprintf(c.term, sizeof c.term, "activations and loss");
-		} else {
-			if (s->plan.offload_optimizer != PLAN_OFFLOAD_NONE ||
-			    !f->offload_optimizer || s->inference)
-				continue;
-			x.plan.offload_optimizer = PLAN_OFFLOAD_CPU;
-			if (x.plan.zero < 1)
-				x.plan.zero = 1; /* ZeRO-Offload partitions the states */
-			snprintf(c.what, sizeof c.what, "offload_optimizer = cpu%s",
-			         s->plan.zero < 1 ? " (with zero = 1)" : "");
-			snprintf(c.term, sizeof c.term, "optimizer states and gradients");
-		}
-		/* only plans the scenario's framework and podsim run */
-		sim_diag *d = sim_diag_new();
-		bool ok = d && plan_check(&x, d) == SIM_OK;
-		sim_diag_free(d);
-		if (!ok)
+	for (int k = 0; k < 5 && n < max; k++) {
+		plan_scenario x;
+		plan_mem_cut c;
+		if (!cut_change(s, k, &x, &c))
 			continue;
-		c.saved = base - worst_demand(&x, &c.device, &c.verdict);
-		if (c.saved > 0)
+		/* the saving and the device after on the same GPU; the
+		 * verdict after the plan's (the worst over its GPU types) */
+		c.saved = base - worst_demand(&x, other, &c.device);
+		plan_mem_fit after;
+		plan_memory_fit(&x, &after);
+		c.verdict = after.verdict;
+		if ((c.saved > 0) != idle)
 			out[n++] = c;
 	}
-	qsort(out, (size_t)n, sizeof *out, by_saving);
+	if (!idle)
+		qsort(out, (size_t)n, sizeof *out, by_saving);
 	return n;
+}
+
+int plan_memory_cuts(const plan_scenario *s, plan_mem_cut *out, int max)
+{
+	return cuts(s, out, max, false);
+}
+
+int plan_memory_cuts_idle(const plan_scenario *s, plan_mem_cut *out, int max)
+{
+	return cuts(s, out, max, true);
 }

@@ -365,6 +365,11 @@ typedef struct plan_framework {
 				       * unit gathered (FSDP1's SHARDED_STATE_DICT
 				       * without offload_to_cpu): a moment after the
 				       * step (memwalk.c) */
+	bool checkpoint_offload;      /* with checkpoint_shards: the checkpoint is a
+				       * full state dict copied to the CPU unit by
+				       * unit (FULL_STATE_DICT, offload_to_cpu and
+				       * rank0_only): one unit gathered beside the
+				       * root instead of the shard copies */
 	/* What nanotron keeps beside (memwalk.c; defaults: none of it, and the
 	 * four pipeline buffers podsim counted before) */
 	bool backward_grads;          /* each backward leaves the 16-bit .grad of the
@@ -751,6 +756,8 @@ typedef struct plan_mem_peak {
 	int op;           /* schedule op of the peak; -1 the optimizer step or the
 	                   * checkpoint after it */
 	bool brief;       /* plan_memory_totals: no moment, no terms */
+	bool checkpoint;  /* the peak is the checkpoint after the step
+	                   * (checkpoint_shards: the state dict's copies) */
 	char moment[160]; /* the peak's moment in words */
 	int nterms;
 	plan_mem_term term[PLAN_MEM_MAX_TERMS];
@@ -764,13 +771,18 @@ void plan_memory_totals(const plan_scenario *s, int stage, plan_mem_peak *out);
 /* Its categories only (what reports and stores use). */
 void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]);
 
-/* Whether the plan fits (fit.c): the verdict `podsim run` reports and
- * `podsim sweep` prunes on. The scenario's GPU: the stage with the largest
- * device total (the first of equals) and its verdict; other_gpu ([cluster]
- * other_nodes): of the stages with a rank on its nodes, the worst verdict
- * (then the largest device total); the offloaded states per node (the most
- * loaded stage's, plan_offload_memory) against host DRAM and NVMe. `where`
- * names the first of these that is out of memory. */
+/* Whether the plan fits (fit.c): the verdict `podsim run` reports (text,
+ * JSON, HTML, explain) and `podsim sweep` prunes on and prints. The
+ * scenario's GPU: the stage with the largest device total (the first of
+ * equals) and its verdict; other_gpu ([cluster] other_nodes): of the stages
+ * with a rank on its nodes, the worst verdict (then the largest device
+ * total); the offloaded states per node (the most loaded stage's,
+ * plan_offload_memory) against host DRAM and NVMe. `where` names the first
+ * of these that is out of memory. The plan's verdict is the worst of them:
+ * out of memory where `where` says so, else the worse of the two GPU
+ * types' verdicts; its basis (`by_other`) is other_gpu's stage when that
+ * verdict is worse than the scenario's GPU's, or as bad (fits or tight)
+ * with a larger share of its capacity used (plan_fit_by_other). */
 typedef enum {
 	PLAN_OOM_NONE = 0,
 	PLAN_OOM_GPU,
@@ -779,9 +791,12 @@ typedef enum {
 	PLAN_OOM_NVME
 } plan_oom;
 typedef struct plan_mem_fit {
+	plan_verdict verdict; /* the plan's: the worst over GPU types and tiers */
+	bool by_other;        /* its GPU basis is other_gpu's stage */
 	int stage;            /* the scenario's GPU: the most loaded stage */
 	double peak;          /* its device bytes */
-	plan_verdict verdict; /* and verdict */
+	double needed;        /* its allocated + runtime */
+	plan_verdict gpu_verdict; /* and its verdict */
 	int other_stage;      /* other_gpu: the worst stage its nodes hold, -1 none */
 	double other_peak, other_capacity;
 	double other_needed;  /* its allocated + runtime: what the verdict compares */
@@ -790,9 +805,21 @@ typedef struct plan_mem_fit {
 	plan_oom where;
 } plan_mem_fit;
 void plan_memory_fit(const plan_scenario *s, plan_mem_fit *out);
+/* Whether other_gpu's verdict decides over the scenario's GPU's: a worse
+ * verdict, or an equal one short of out of memory with a larger share of
+ * its capacity taken by the device total (the fuller GPU; on out of memory
+ * both, the scenario's GPU, as plan_oom orders them). Shared by
+ * plan_memory_fit and exec's reports, so the two cannot drift apart. */
+bool plan_fit_by_other(plan_verdict gpu, double gpu_device, double gpu_capacity,
+                       plan_verdict other, double other_device, double other_capacity);
 /* "fits", or why the plan does not fit ("does not fit in GPU memory
  * (allocated + runtime > HBM)", ...): the sweep's pruning reasons. */
 const char *plan_oom_text(plan_oom w);
+/* The peak of a rank of `stage` on [cluster] other_gpu (plan_memory_totals
+ * with that GPU's capacity; `full`: plan_memory_peak, its moment and
+ * terms); false, *out untouched, when no rank of the stage sits on its
+ * nodes. */
+bool plan_memory_other(const plan_scenario *s, int stage, bool full, plan_mem_peak *out);
 /* Whether a rank of `stage` sits on a node of [cluster] other_gpu. */
 bool plan_stage_on_other(const plan_scenario *s, int stage);
 
@@ -805,12 +832,16 @@ int plan_memory_curve(const plan_scenario *s, int stage, double *start, double *
 
 /* Where a plan that does not fit (or is tight) can cut memory: each of the
  * changes recompute = full, the next ZeRO stage the framework runs, half the
- * micro-batch, and the optimizer offloaded to the CPU (with ZeRO-1 at
- * least), applied alone and kept when plan_check accepts it (the
- * framework's rules included), with what it saves of the most loaded
- * stage's demand (the device bytes before the allocator's cache gives way to
- * the capacity) and the verdict after; sorted by saving, largest first.
- * Returns the number written. */
+ * micro-batch, the optimizer offloaded to the CPU (with ZeRO-1 at least),
+ * and with checkpoint_shards the checkpoint saved as a full state dict
+ * through the CPU (checkpoint_offload), applied alone and kept when
+ * plan_check accepts it (the framework's rules included), with what it
+ * saves of the demand of the most loaded stage (the device bytes before the
+ * allocator's cache gives way to the capacity) on the GPU the plan's
+ * verdict is decided on (plan_memory_fit: other_gpu's stages when they
+ * decide), that stage's device bytes after, and the plan's verdict after
+ * (the worst over its GPU types); sorted by saving, largest first. Returns
+ * the number written. */
 typedef struct plan_mem_cut {
 	char what[64];       /* "recompute = full" */
 	char term[48];       /* the term it cuts most */
@@ -819,6 +850,11 @@ typedef struct plan_mem_cut {
 	plan_verdict verdict;
 } plan_mem_cut;
 int plan_memory_cuts(const plan_scenario *s, plan_mem_cut *out, int max);
+/* The changes of the same list that plan_check accepts but that save
+ * nothing (saved <= 0: a peak they do not act on, as the checkpoint after
+ * the step for recomputation when the save's own bytes exceed the step's
+ * reserved), in the list's order. Returns the number written. */
+int plan_memory_cuts_idle(const plan_scenario *s, plan_mem_cut *out, int max);
 
 /* Parameters of one rank, term by term (memory.c). */
 typedef struct plan_budget {

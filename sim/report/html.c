@@ -35,7 +35,8 @@ static const char *const cat_color[EXEC_CAT_COUNT] = {"#4e79a7", "#59a14f", "#f2
                                                       "#b07aa1", "#e15759", "#76b7b2", "#d9d4cf",
                                                       "#9c755f", "#bbbbbb"};
 static const char *const mem_color[PLAN_MEM_COUNT] = {"#4e79a7", "#f28e2b", "#59a14f",
-                                                      "#e15759", "#76b7b2", "#bab0ac"};
+                                                      "#e15759", "#76b7b2", "#bab0ac",
+                                                      "#9c755f"};
 /* Compute-stream task kinds, PLAN_TASK_FWD .. PLAN_TASK_OPTIM. */
 enum { HTML_KINDS = PLAN_TASK_OPTIM + 1 };
 static const char *const kind_name[HTML_KINDS] = {"forward", "backward", "recompute",
@@ -242,9 +243,13 @@ static void headline(FILE *out, const exec_result *r)
 	card(out, b, "bubble fraction");
 	fmt_bytes(r->mem_peak_bytes, b, sizeof b);
 	fmt_bytes(r->mem_capacity_bytes, c, sizeof c);
-	char m[160];
-	snprintf(m, sizeof m, "%s%s / %s%s", r->oom ? "<span class=\"oom\">" : "", b, c,
-	         r->oom ? " OOM</span>" : "");
+	char m[200];
+	plan_verdict mv = exec_mem_verdict(r); /* the plan's, as the memory section says */
+	snprintf(m, sizeof m, "%s%s / %s%s", mv != PLAN_VERDICT_FITS ? "<span class=\"oom\">" : "",
+	         b, c,
+	         mv == PLAN_VERDICT_OOM     ? " OOM</span>"
+	         : mv == PLAN_VERDICT_TIGHT ? " tight</span>"
+	                                    : "");
 	card(out, m, "peak memory per GPU / HBM");
 	fmt_count((double)r->tasks, b, sizeof b);
 	card(out, b, "tasks simulated");
@@ -506,16 +511,67 @@ static void breakdown(FILE *out, const exec_result *r)
 
 /* ----------------------------------------------------------------- memory -- */
 
+/* The verdict in the text report's words (verdict.c): the GPU's line, on a
+ * mixed cluster each GPU type's and the plan's, marked when not "fits";
+ * then with more than one class each class's verdict. */
+static void verdict(FILE *out, const exec_result *r)
+{
+	report_mem_lines l;
+	report_mem_verdict(r, &l);
+	for (int i = 0; i < l.n; i++) {
+		bool plan = !strcmp(l.label[i], "verdict"), bad = strstr(l.text[i], "OOM") ||
+		                                                   strstr(l.text[i], "tight");
+		fputs("<p>", out);
+		if (plan) {
+			fprintf(out, "Verdict: <b%s>", l.verdict != PLAN_VERDICT_FITS ? " class=\"oom\"" : "");
+			report_esc(out, plan_verdict_name(l.verdict));
+			fputs("</b>", out);
+			/* the sentence after the verdict's name: its basis */
+			size_t n = strlen(plan_verdict_name(l.verdict));
+			report_esc(out, strlen(l.text[i]) > n ? l.text[i] + n : "");
+		} else {
+			if (l.label[i][0]) {
+				report_esc(out, l.label[i]);
+				fputs(": ", out);
+			}
+			fprintf(out, "%s", bad ? "<span class=\"oom\">" : "");
+			report_esc(out, l.text[i]);
+			fprintf(out, "%s", bad ? "</span>" : "");
+		}
+		fputs("</p>\n", out);
+	}
+	if (r->nclasses <= 1)
+		return;
+	fputs("<table><tr><th class=\"l\">class</th><th>device</th><th class=\"l\">verdict</th>"
+	      "</tr>\n",
+	      out);
+	for (int k = 0; k < r->nclasses; k++) {
+		if (!row_shown(r->nclasses, k))
+			continue;
+		const exec_class *c = &r->classes[k];
+		char b[32], v[REPORT_MEM_TEXT];
+		fmt_bytes(c->mem_total_bytes, b, sizeof b);
+		report_class_verdict(r, c, v, sizeof v);
+		bool bad = exec_class_verdict(c, r->mem_capacity_bytes) != PLAN_VERDICT_FITS;
+		fputs("<tr><td class=\"l\">", out);
+		report_esc(out, c->name);
+		fprintf(out, "</td><td>%s</td><td class=\"l\">%s", b, bad ? "<span class=\"oom\">" : "");
+		report_esc(out, v);
+		fprintf(out, "%s</td></tr>\n", bad ? "</span>" : "");
+	}
+	fputs("</table>\n", out);
+}
+
 static void memory(FILE *out, const exec_result *r)
 {
 	const char *names[PLAN_MEM_COUNT];
 	for (int m = 0; m < PLAN_MEM_COUNT; m++)
 		names[m] = plan_mem_name((plan_mem)m);
-	char cap[32], peak[32];
+	char cap[32];
 	fmt_bytes(r->mem_capacity_bytes, cap, sizeof cap);
-	fmt_bytes(r->mem_peak_bytes, peak, sizeof peak);
-	fprintf(out, "<h2>Memory per GPU</h2>\n<p>Peak %s of %s HBM: %s</p>\n<p class=\"legend\">",
-	        peak, cap, r->oom ? "<span class=\"oom\">out of memory</span>" : "fits");
+	fputs("<h2>Memory per GPU</h2>\n", out);
+	verdict(out, r);
+	fputs("<p class=\"legend\">", out);
 	for (int m = 0; m < PLAN_MEM_COUNT; m++)
 		legend_item(out, mem_color[m], names[m], false);
 	int n = r->nclasses, rows = rows_drawn(n);
@@ -580,6 +636,18 @@ static void memory_curve(FILE *out, const exec_result *r, const exec_timeline *t
 	        "stroke-dasharray=\"2 3\"/>\n<text x=\"%d\" y=\"%.1f\">device %s</text>\n",
 	        HTML_LABEL, yc, HTML_LABEL + HTML_W, yc, 2, yc + 4, cap, HTML_LABEL, yd,
 	        HTML_LABEL + HTML_W, yd, 2, yd + 4, dev);
+	if (c->mem_other && r->mixed.nodes > 0) {
+		/* the class also runs on other_gpu's nodes: the same allocated
+		 * bytes against that GPU's capacity (the verdict's, when lower) */
+		double yo = H + 2 - r->mixed.mem_capacity_bytes * ys;
+		fmt_bytes(r->mixed.mem_capacity_bytes, cap, sizeof cap);
+		fprintf(out,
+		        "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#c00\" "
+		        "stroke-dasharray=\"8 3\"/>\n<text x=\"%d\" y=\"%.1f\">HBM ",
+		        HTML_LABEL, yo, HTML_LABEL + HTML_W, yo, 2, yo + 4);
+		report_esc(out, r->mixed.gpu);
+		fprintf(out, " %s</text>\n", cap);
+	}
 	axis(out, r->step_s, H + 2);
 	fputs("</svg>\n", out);
 }

@@ -73,9 +73,21 @@ static void memory(sim_buf *b, const exec_result *r)
 	/* the verdict's basis: the most loaded class's allocated + runtime */
 	num(b, "allocated_plus_runtime_bytes",
 	    worst >= 0 ? exec_class_needed(&r->classes[worst]) : 0, true);
+	/* the plan's verdict, the worst over the GPU types it runs on and the
+	 * offload tiers, and where it is decided (exec_mem_basis_of): the
+	 * GPU's name (the figures above, or mixed_gpus.memory's), "host
+	 * memory" or "NVMe"; the headroom on that GPU */
 	boolean(b, "oom", r->oom, true);
 	str(b, "verdict", plan_verdict_name(exec_mem_verdict(r)), true);
-	num(b, "headroom_bytes", r->mem_capacity_bytes - r->mem_peak_bytes, true);
+	exec_mem_basis on = exec_mem_basis_of(r);
+	str(b, "verdict_on",
+	    on == EXEC_MEM_ON_HOST   ? "host memory"
+	    : on == EXEC_MEM_ON_NVME ? "NVMe"
+	    : on == EXEC_MEM_ON_GPU  ? r->gpu
+	    : r->mixed.nodes > 0     ? r->mixed.gpu
+	                             : "other_gpu",
+	    true);
+	num(b, "headroom_bytes", exec_mem_headroom(r), true);
 	num(b, "host_bytes_per_node", r->host_bytes, true);
 	num(b, "host_capacity_bytes", r->host_capacity_bytes, true);
 	num(b, "nvme_bytes_per_node", r->nvme_bytes, true);
@@ -92,6 +104,14 @@ static void memory(sim_buf *b, const exec_result *r)
 		num(b, "allocated_plus_runtime", exec_class_needed(c), true);
 		num(b, "total", c->mem_total_bytes, true);
 		str(b, "verdict", plan_verdict_name(exec_class_verdict(c, r->mem_capacity_bytes)), true);
+		if (c->mem_other) { /* only with a rank on other_gpu's nodes */
+			sim_buf_append(b, "\"other_gpu\":{", 13);
+			num(b, "total", c->mem_other_total_bytes, true);
+			num(b, "allocated_plus_runtime", c->mem_other_needed_bytes, true);
+			num(b, "capacity_bytes", r->mixed.mem_capacity_bytes, true);
+			str(b, "verdict", plan_verdict_name(c->mem_other_verdict), false);
+			sim_buf_append(b, "},", 2);
+		}
 		boolean(b, "oom", c->oom, false);
 		sim_buf_append(b, "}", 1);
 	}

@@ -12,7 +12,9 @@
  *   implausible (MFU above the best published), implausible_reason (or null),
  *   breakdown (array of rank classes, each with name, ranks and
  *   one key per exec_cat_name giving seconds), memory (capacity_bytes,
- *   peak_bytes, oom, and per class the bytes per plan_mem_name), links (array:
+ *   peak_bytes, oom, verdict and verdict_on: the plan's memory verdict and
+ *   where it is decided, exec_mem_verdict; and per class the bytes per
+ *   plan_mem_name, its verdict, other_gpu's figures), links (array:
  *   name, kind, count, capacity_Bps, bytes, busy_s, util, saturated_s), sim (tasks,
  *   events). Numbers are printed with %.9g so that equal results print equal text.
  */

@@ -7,14 +7,15 @@
  * showing only categories that are non-zero in some class (more than
  * TEXT_MAX_ROWS classes print the first and last TEXT_EDGE_ROWS and a
  * "... N more" line); memory per GPU by category for the most loaded class
- * with the OOM verdict, and each class's total; the link classes, most loaded
+ * with the plan's memory verdict (verdict.c: on a mixed cluster a line per
+ * GPU type and the worst of them), and each class's total and verdict; the link classes, most loaded
  * first; the simulation's size and the run id.
  *
  * The output depends only on the result (never on wall time), so it is
  * deterministic and can be compared against golden files. Sizes print in
  * binary units (GiB), bandwidths through sim_unit_format.
  */
-#include "report.h"
+#include "report_int.h"
 
 #include <math.h>
 #include <string.h>
@@ -23,23 +24,9 @@
 #define TEXT_EDGE_ROWS 4  /* rows kept at each end when eliding */
 #define TEXT_NAME_MAX 40  /* widest name column */
 
-/* Bytes with one decimal in the largest binary unit not above them; a
- * trailing ".0" is dropped ("80 GiB", "71.3 GiB", "512 MiB"). */
 static void fmt_bytes(double v, char *buf, size_t len)
 {
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-	int u = 0;
-	double x = v;
-	while (isfinite(x) && fabs(x) >= 1024 && u < 5) {
-		x /= 1024;
-		u++;
-	}
-	snprintf(buf, len, "%.1f", x);
-	size_t n = strlen(buf);
-	if (n > 2 && !strcmp(buf + n - 2, ".0"))
-		buf[n - 2] = '\0';
-	n = strlen(buf);
-	snprintf(buf + n, len > n ? len - n : 0, " %s", units[u]);
+	report_bytes_text(v, buf, len);
 }
 
 /* Decimal digits grouped by thousands: "254312" -> "254,312". */
@@ -251,9 +238,9 @@ static void memory_classes(FILE *out, const exec_result *r)
 			continue;
 		const exec_class *c = &r->classes[i];
 		fmt_bytes(c->mem_total_bytes, tot, sizeof tot);
-		plan_verdict v = exec_class_verdict(c, r->mem_capacity_bytes);
-		fprintf(out, "    %-*.*s %12s  %s\n", w, w, c->name, tot,
-			v == PLAN_VERDICT_OOM ? "OOM" : plan_verdict_name(v));
+		char v[REPORT_MEM_TEXT];
+		report_class_verdict(r, c, v, sizeof v);
+		fprintf(out, "    %-*.*s %12s  %s\n", w, w, c->name, tot, v);
 	}
 }
 
@@ -271,7 +258,7 @@ static void offloaded(FILE *out, const char *tier, double used, double cap)
 
 static void memory(FILE *out, const exec_result *r)
 {
-	char a[32], b[32];
+	char a[32];
 	int worst = exec_mem_worst(r);
 	if (worst >= 0) {
 		const exec_class *c = &r->classes[worst];
@@ -289,25 +276,22 @@ static void memory(FILE *out, const exec_result *r)
 	} else {
 		fprintf(out, "\nmemory per GPU\n");
 	}
-	fmt_bytes(r->mem_peak_bytes, a, sizeof a);
-	fmt_bytes(r->mem_capacity_bytes, b, sizeof b);
-	plan_verdict v = exec_mem_verdict(r);
-	char c[32];
-	fmt_bytes(r->mem_capacity_bytes - r->mem_peak_bytes, c, sizeof c);
-	/* out of memory is decided on allocated + runtime (exec_class_verdict):
-	 * the allocator's cache in the peak gives way first */
-	if (v == PLAN_VERDICT_OOM) {
-		double need = exec_class_needed(&r->classes[worst]);
-		fmt_bytes(need, a, sizeof a);
-		fmt_bytes(need - r->mem_capacity_bytes, c, sizeof c);
-		fprintf(out, "  OOM: allocated + runtime %s over the capacity %s by %s\n", a, b, c);
+	/* the verdict (verdict.c): the GPU's line, other_gpu's, the plan's */
+	report_mem_lines l;
+	report_mem_verdict(r, &l);
+	for (int i = 0; i < l.n; i++) {
+		if (!strcmp(l.label[i], "verdict"))
+			continue;
+		if (l.label[i][0])
+			fprintf(out, "  %-17s %s\n", l.label[i], l.text[i]);
+		else
+			fprintf(out, "  %s\n", l.text[i]);
 	}
-	else if (v == PLAN_VERDICT_TIGHT)
-		fprintf(out, "  peak %s of %s: tight (%s free, under 10%%)\n", a, b, c);
-	else
-		fprintf(out, "  peak %s of %s: fits (%s free)\n", a, b, c);
 	offloaded(out, "host memory", r->host_bytes, r->host_capacity_bytes);
 	offloaded(out, "NVMe", r->nvme_bytes, r->nvme_capacity_bytes);
+	for (int i = 0; i < l.n; i++)
+		if (!strcmp(l.label[i], "verdict"))
+			fprintf(out, "  %-17s %s\n", l.label[i], l.text[i]);
 	if (r->nclasses > 1)
 		memory_classes(out, r);
 }

@@ -859,10 +859,17 @@ static void list_row(FILE *out, sqlite3_stmt *st, int wid, int wname)
 	int_cell(st, 10, rank, sizeof rank);
 	snprintf(mfu, sizeof mfu, "%.1f%%%s", 100.0 * col_double(st, 5),
 		 sqlite3_column_int(st, 12) ? "!" : "");
+	/* the run's verdict (exec_mem_verdict): out of memory as stored, else
+	 * tight when the most loaded class's device total leaves under 10 % of
+	 * the capacity (plan_mem_verdict); other_gpu's figures are not stored */
+	const char *mem = sqlite3_column_int(st, 6) ? "OOM"
+	                  : col_double(st, 13) > (1.0 - PLAN_TIGHT_HEADROOM) * col_double(st, 14)
+	                          ? "tight"
+	                          : "fits";
 	fprintf(out, "%*lld  %-20s  %-*s  %6d  %12.6f  %-13s  %7s  %-6s  %5s  %5s  %s\n", wid,
 		(long long)sqlite3_column_int64(st, 0), created ? created : "", wname,
 		name ? name : "", sqlite3_column_int(st, 3), col_double(st, 4), band, mfu,
-		sqlite3_column_int(st, 6) ? "OOM" : "fits", sweep, rank, plan ? plan : "");
+		mem, sweep, rank, plan ? plan : "");
 }
 
 int store_list_runs(store *s, FILE *out, int limit, sim_diag *diag)
@@ -872,8 +879,8 @@ int store_list_runs(store *s, FILE *out, int limit, sim_diag *diag)
 		" (SELECT id, scenario_name FROM runs ORDER BY id DESC LIMIT ?)";
 	static const char rows[] =
 		"SELECT id, created_utc, scenario_name, gpus, step_time_s, mfu, oom,"
-		" step_band_lo_s, step_band_hi_s, sweep_id, sweep_rank, plan, implausible"
-		" FROM runs ORDER BY id DESC LIMIT ?";
+		" step_band_lo_s, step_band_hi_s, sweep_id, sweep_rank, plan, implausible,"
+		" mem_peak_bytes, mem_capacity_bytes FROM runs ORDER BY id DESC LIMIT ?";
 	sqlite3_stmt *st;
 	int err = store_exec_sql(s, "BEGIN", diag, "cannot read the database");
 	if (err == SIM_OK)

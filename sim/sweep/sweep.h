@@ -114,9 +114,10 @@ typedef struct sweep_estimate {
 	 * the GPU time of the kernels on the busiest path, nothing exposed; the
 	 * exact search (sweep_exact_*) stops when no plan left can beat the best */
 	double bound_s;
-	/* plan_memory_fit: the worst stage's device total on the GPU, its
-	 * verdict, and where the plan does not fit (the GPU, other_gpu, host
-	 * DRAM or NVMe: the sweep prunes it) */
+	/* plan_memory_fit: the worst stage's device total on the GPU, the
+	 * plan's verdict (the worst over the GPU types it runs on and the
+	 * offload tiers: the run's exec_mem_verdict), and where the plan does
+	 * not fit (the GPU, other_gpu, host DRAM or NVMe: the sweep prunes it) */
 	double mem_peak_bytes;
 	plan_verdict mem_verdict;
 	plan_oom mem_oom;

@@ -954,8 +954,9 @@ static void test_stragglers(void)
  *    alike (mixed.base_s) is the H100 scenario's; two replays (the H100
  *    replicas are equal: one replay);
  *  - memory: the plan keeps 37.7 GiB allocated + 2.1 GiB runtime per GPU:
- *    fits the H100's 80 GB, not the A100's 40 GB (37.25 GiB): the main
- *    verdict fits, the other GPU's is out of memory, and the run is OOM;
+ *    fits the H100's 80 GB, not the A100's 40 GB (37.25 GiB): the verdict
+ *    on the H100 fits, the other GPU's is out of memory, and the run and
+ *    its class are OOM (the worst of the GPU types they run on);
  *  - the stragglers' step without stragglers (sigma 0, no slow node) is
  *    the mixed step (exec_stragglers shares the replicas). */
 static const char mixed_text[] =
@@ -1048,8 +1049,17 @@ static void test_mixed(void)
 		CHECK(rm->mixed.stage_s > rm->mixed.stage_base_s);
 
 		CHECK(!rh->oom);
-		CHECK_INT(exec_class_verdict(&rm->classes[0], rm->mem_capacity_bytes),
+		/* the class fits the H100 and not the A100 its ranks on node 1
+		 * run on: its verdict is the worse, as the run's (and the
+		 * basis other_gpu) */
+		CHECK_INT(exec_class_gpu_verdict(&rm->classes[0], rm->mem_capacity_bytes),
 			  PLAN_VERDICT_FITS);
+		CHECK(rm->classes[0].mem_other);
+		CHECK_INT(rm->classes[0].mem_other_verdict, PLAN_VERDICT_OOM);
+		CHECK_INT(exec_class_verdict(&rm->classes[0], rm->mem_capacity_bytes),
+			  PLAN_VERDICT_OOM);
+		CHECK_INT(exec_mem_verdict(rm), PLAN_VERDICT_OOM);
+		CHECK_INT(exec_mem_basis_of(rm), EXEC_MEM_ON_OTHER);
 		CHECK_INT(rm->mixed.mem_verdict, PLAN_VERDICT_OOM);
 		CHECK_NEAR(rm->mixed.mem_capacity_bytes, 39.494 * 1073741824.0, 1e-12);
 		CHECK_INT(rm->mixed.mem_stage, 0);

@@ -342,6 +342,50 @@ static void test_checkpoint(void)
 	}
 }
 
+/* Cuts at the checkpoint (memwalk.c cut_change, memsize.c): in
+ * test_checkpoint's first case (512 tokens, micro-batch 2, CPU offload) the
+ * peak is the save, whose allocated exceeds the step's reserved, so halving
+ * the micro-batch cannot change it (plan_memory_cuts_idle); recompute is
+ * full, ZeRO at 3 and the optimizer offloaded already. The one cut that acts
+ * is accelerate's FULL_STATE_DICT through the CPU (checkpoint_offload): one
+ * unit gathered, the largest layer's 202,383,360 params at 0.5 B packed =
+ * 101,191,680 B, instead of the 1,901,400,064 B of shard copies; the root
+ * stays gathered. If the save is still the peak after it, its allocated
+ * falls by their difference; else the step is the peak, between the two. */
+static void test_checkpoint_cut(void)
+{
+	const double A = 19988480, copies = 3762823168.0 / 2 + A * 2 / 2,
+	             unit = 202383360.0 * 0.5, root = 262148096.0 * 2;
+	plan_scenario *s = scen_load(CKPT("hf-trainer-fsdp", "512", "2", "4", "cpu"));
+	if (!s)
+		return;
+	plan_mem_peak p, q;
+	plan_memory_peak(s, 0, &p);
+	CHECK(p.checkpoint);
+	plan_mem_cut c[5], idle[5];
+	int n = plan_memory_cuts(s, c, 5), ni = plan_memory_cuts_idle(s, idle, 5);
+	CHECK_INT(n, 1);
+	CHECK(n == 1 && !strcmp(c[0].what, "checkpoint_offload = true (FULL_STATE_DICT)"));
+	CHECK_INT(ni, 1);
+	CHECK(ni == 1 && !strncmp(idle[0].what, "micro_batch = 1", 15));
+	plan_scenario x = *s;
+	x.fw.checkpoint_offload = true;
+	plan_memory_peak(&x, 0, &q);
+	CHECK_NEAR(scen_term(&q, "state-dict shards"), 0, 0);
+	if (q.checkpoint) {
+		CHECK_NEAR(scen_term(&q, "state-dict unit"), unit, 1e-12);
+		CHECK_NEAR(scen_term(&q, "gathered root"), root, 1e-12);
+		CHECK_NEAR(p.allocated - q.allocated, copies - unit, 1e-12);
+	} else { /* the step is the peak again: above the cut save, below the save */
+		CHECK(q.allocated >= p.allocated - (copies - unit) - 1);
+		CHECK(q.allocated < p.allocated);
+	}
+	/* one stage on one GPU type: the saving is its demand's */
+	CHECK(n == 1 && c[0].saved > 0);
+	CHECK_NEAR(n == 1 ? c[0].saved : 0, p.demand - q.demand, 1e-12);
+	plan_scenario_free(s);
+}
+
 /* QLoRA under ZeRO-3 (quant_rest_fp32): a QLoRA script calls PEFT's
  * prepare_model_for_kbit_training, which casts every parameter that is not
  * Params4bit to fp32 (deepspeed.ini); TRL's SFTTrainer skips it for sharded
@@ -1147,6 +1191,7 @@ int main(void)
 	test_quant_state();
 	test_no_sync();
 	test_checkpoint();
+	test_checkpoint_cut();
 	test_quant_rest();
 	test_frozen_layers();
 	test_eager();

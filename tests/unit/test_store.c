@@ -261,6 +261,41 @@ static void test_wal(void)
 	sqlite3_close(db);
 }
 
+/* The list's memory column is the run's verdict (exec_mem_verdict): OOM as
+ * stored, else tight when the device total leaves under 10 % of the
+ * capacity (0.95 of it), fits at 0.9 of it (plan_mem_verdict: tight only
+ * above 90 %). */
+static void test_list_tight(void)
+{
+	char path[128], *out = NULL;
+	size_t len = 0;
+	static exec_result r;
+	make_result(&r, 0);
+	store *s = open_ok(path_in(path, sizeof path, "tight.db"));
+	if (!s)
+		return;
+	r.oom = false;
+	r.mem_peak_bytes = 0.9 * r.mem_capacity_bytes;
+	snprintf(r.scenario, sizeof r.scenario, "ninety");
+	put(s, &r);
+	r.mem_peak_bytes = 0.95 * r.mem_capacity_bytes;
+	snprintf(r.scenario, sizeof r.scenario, "ninetyfive");
+	put(s, &r);
+	FILE *f = open_memstream(&out, &len);
+	sim_diag *d = sim_diag_new();
+	CHECK_INT(store_list_runs(s, f, 0, d), SIM_OK);
+	fputc('\0', f);
+	fflush(f);
+	char *first = strstr(out, "\n 1  "), *second = strstr(out, "\n 2  ");
+	CHECK(first && strstr(first, "ninety ") && strstr(first, " fits "));
+	CHECK(second && first && second < first && strstr(second, "ninetyfive") &&
+	      strstr(second, " tight "));
+	fclose(f);
+	free(out);
+	sim_diag_free(d);
+	store_close(s);
+}
+
 static void test_list(void)
 {
 	char path[128], *out = NULL;
@@ -277,6 +312,7 @@ static void test_list(void)
 	CHECK(strstr(out, "(no runs in ") != NULL);
 	put(s, &r);
 	r.oom = false;
+	r.mem_peak_bytes = 0.5 * r.mem_capacity_bytes; /* fits: half the capacity */
 	snprintf(r.scenario, sizeof r.scenario, "second");
 	put(s, &r);
 	rewind(f);
@@ -585,6 +621,7 @@ int main(void)
 	test_roundtrip();
 	test_wal();
 	test_list();
+	test_list_tight();
 	test_digest();
 	test_versions();
 	test_unwritable();

@@ -6,7 +6,9 @@
  * the same plan (plan_scenario_load with the plan's overrides, exec_run:
  * exec_mem_verdict, mem_peak_bytes and oom, which text, JSON and explain
  * print): a plan pruned as not fitting is out of memory in the run, a kept
- * plan fits or is tight as the run says, with the same peak. The grids
+ * plan fits or is tight as the run says, with the same peak; and the
+ * verdict is the plan's, the worst over the GPU types it runs on, with the
+ * same basis in plan_memory_fit and the run (exec_mem_basis_of). The grids
  * cross what recent memory terms depend on: the checkpoint after the step
  * (hf-trainer-fsdp's checkpoint_shards, its peak in the QLoRA case),
  * partial full recomputation (recompute_layers), FSDP's fp32 param_master,
@@ -39,6 +41,26 @@ typedef struct vcase {
  * them out of memory, and plans whose peak is the checkpoint after the
  * step. */
 static int seen[3], seen_oom[PLAN_OOM_NVME + 1], seen_save;
+/* plans whose verdict other_gpu decides, by verdict, with the scenario's
+ * GPU's verdict better (so that a report of the GPU alone would be wrong) */
+static int seen_other[3];
+
+/* plan_memory_fit's basis as exec_mem_basis_of names it. */
+static exec_mem_basis fit_basis(const plan_mem_fit *f)
+{
+	switch (f->where) {
+	case PLAN_OOM_GPU:
+		return EXEC_MEM_ON_GPU;
+	case PLAN_OOM_OTHER_GPU:
+		return EXEC_MEM_ON_OTHER;
+	case PLAN_OOM_HOST:
+		return EXEC_MEM_ON_HOST;
+	case PLAN_OOM_NVME:
+		return EXEC_MEM_ON_NVME;
+	default:
+		return f->by_other ? EXEC_MEM_ON_OTHER : EXEC_MEM_ON_GPU;
+	}
+}
 
 /* The case's scenario as a temporary file; false after a failed CHECK. */
 static bool write_case(const vcase *c, char path[PATH_MAX])
@@ -89,9 +111,30 @@ static void compare_plan(const vcase *c, const char *path, const sweep_space *sp
 	plan_mem_peak pk;
 	plan_memory_peak(s, exec_mem_worst(r), &pk);
 	seen_save += !strncmp(pk.moment, "saving a checkpoint", 19);
+	/* the plan's verdict and its basis: plan_memory_fit's (the sweep's)
+	 * and the run's (exec_mem_verdict, exec_mem_basis_of: what the
+	 * reports print); a class is out of memory exactly when its verdict
+	 * says so, and the run is out of memory when a class or an offload
+	 * tier is */
+	plan_mem_fit f;
+	plan_memory_fit(s, &f);
+	exec_mem_basis on = exec_mem_basis_of(r);
+	if (on == EXEC_MEM_ON_OTHER && f.gpu_verdict < v)
+		seen_other[v]++;
 	bool ok = CHECK_INT(p->status == SWEEP_NO_FIT, r->oom);
 	ok &= CHECK_INT(p->est.mem_verdict, v);
+	ok &= CHECK_INT(f.verdict, v);
+	ok &= CHECK_INT(on, fit_basis(&f));
 	ok &= CHECK_NEAR(p->est.mem_peak_bytes, r->mem_peak_bytes, 1e-12);
+	bool class_oom = false;
+	for (int i = 0; i < r->nclasses; i++) {
+		const exec_class *k = &r->classes[i];
+		plan_verdict cv = exec_class_verdict(k, r->mem_capacity_bytes);
+		ok &= CHECK_INT(k->oom, cv == PLAN_VERDICT_OOM);
+		ok &= CHECK(cv <= v);
+		class_oom = class_oom || k->oom;
+	}
+	ok &= CHECK(class_oom == (f.where == PLAN_OOM_GPU || f.where == PLAN_OOM_OTHER_GPU));
 	if (!ok) {
 		fprintf(stderr, "  %s, plan %llu:", c->incl[c->incl[1] ? 1 : 0],
 		        (unsigned long long)p->index);
@@ -150,7 +193,9 @@ static void run_case(const vcase *c, exec_result *r)
  * spread recomputation of some blocks on A100 80 GB (79.25 GiB reported);
  * Llama 2 70B on H100 nodes with two A100 40 GB nodes holding stages 0
  * and 1, where micro-batch 2 without recomputation fits on the H100s and
- * not on the A100s. */
+ * not on the A100s; at 5120 tokens and micro-batch 1 the A100s are tight
+ * (36.7 of 39.5 GiB) and the H100s fit: the plan is tight, on the A100, and
+ * at 4096 tokens it fits both, the A100 the fuller (the basis). */
 static const vcase cases[] = {
         {{L8B}, NULL,
          {"parallel.tp=1,2,4", "parallel.micro_batch=1,2", "parallel.recompute=none,selective,full"}},
@@ -179,8 +224,8 @@ static const vcase cases[] = {
         {{"tests/golden/llama2-13b-fms-half.ini"},
          "[cluster]\nnodes = 2\n[parallel]\ndp = 16\nglobal_batch = 64\n",
          {"parallel.recompute_layers=0,10,20,30", "parallel.micro_batch=1,2,4"}},
-        {{"scenarios/llama2-70b-h100-a100.ini"}, NULL,
-         {"parallel.recompute=none,full", "parallel.micro_batch=1,2"}},
+        {{"scenarios/llama2-70b-h100-a100.ini"}, "[parallel]\nrecompute = none\n",
+         {"model.seq_len=4096,5120", "parallel.micro_batch=1,2"}},
 };
 
 int main(void)
@@ -195,6 +240,9 @@ int main(void)
 	fprintf(stderr, "pruned: %d on the GPU, %d on other_gpu, %d in host memory; %d peaks "
 	        "at the checkpoint\n", seen_oom[PLAN_OOM_GPU], seen_oom[PLAN_OOM_OTHER_GPU],
 	        seen_oom[PLAN_OOM_HOST], seen_save);
+	fprintf(stderr, "decided on other_gpu, worse than on the GPU: %d tight, %d out of memory\n",
+	        seen_other[PLAN_VERDICT_TIGHT], seen_other[PLAN_VERDICT_OOM]);
+	CHECK(seen_other[PLAN_VERDICT_TIGHT] > 0 && seen_other[PLAN_VERDICT_OOM] > 0);
 	/* the grids reach every verdict, each place a plan runs out of memory
 	 * but NVMe, and the checkpoint's peak */
 	CHECK(seen[PLAN_VERDICT_FITS] > 0 && seen[PLAN_VERDICT_TIGHT] > 0 &&
