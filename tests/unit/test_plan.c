@@ -660,6 +660,7 @@ static void test_framework_default(void)
 		CHECK_INT(x->offload_optimizer, y->offload_optimizer);
 		CHECK_INT(x->offload_params, y->offload_params);
 		CHECK_INT(x->hybrid_shard, y->hybrid_shard);
+		CHECK_INT(x->overlap_grad_reduce, y->overlap_grad_reduce);
 		CHECK_INT(x->zero2_reduce, y->zero2_reduce);
 		CHECK_INT(x->zero_grad_op, y->zero_grad_op);
 		CHECK_INT(x->uneven, y->uneven);
@@ -1325,8 +1326,39 @@ static void test_grad_buckets(void)
 	sim_diag_free(d);
 }
 
+/* Megatron-LM 2020-2022 (megatron-lm.ini; megatron/model/distributed.py
+ * :202-209 at e1c334b076): one all-reduce of each model chunk's whole
+ * gradient buffer after the schedule. The quickstart with vpp 2 (6 layers a
+ * chunk): per stage 2 buckets, layers 6-11 and 0-5, both after the whole
+ * backward; no overlap_grad_reduce (runs_overlap_grad_reduce = false). */
+static void test_megatron_lm_buckets(void)
+{
+	const char *text = "include = scenarios/quickstart.ini\n"
+	                   "include = topologies/frameworks/megatron-lm.ini\n"
+	                   "[parallel]\nvpp = 2\n";
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load_string(text, "<test>", ".", d, &s), SIM_OK);
+	for (int st = 0; s && st < 2; st++) {
+		plan_grad_bucket k[13];
+		CHECK_INT(plan_grad_buckets(s, st, k, 13), 2);
+		for (int i = 0; i < 2; i++) {
+			CHECK_INT(k[i].layer, 6 - 6 * i);
+			CHECK_INT(k[i].last, 11 - 6 * i);
+			CHECK_INT(k[i].chunk, 1 - i);
+			CHECK_INT(k[i].launch, PLAN_LAUNCH_END);
+			CHECK_INT(k[i].at_end, true);
+		}
+	}
+	CHECK(s && !s->fw.overlap_grad_reduce);
+	plan_scenario_free(s);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+}
+
 int main(void)
 {
+	test_megatron_lm_buckets();
 	test_grad_buckets();
 	test_megatron_buckets();
 	test_dgrad_async();
