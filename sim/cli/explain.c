@@ -16,7 +16,9 @@
  *  4. the textbook bubble (p-1)/(m+p-1), divided by v when interleaved, next to
  *     the simulated bubble fraction;
  *  5. the ring all-reduce of one stage's gradients, lat + 2(n-1)/n S/busbw
- *     (net.h), next to the simulated exposed DP time;
+ *     (net.h), next to the gradient buckets the graph reduces
+ *     (plan_grad_buckets: layers, chunk, bytes, launch, alpha-beta time) and
+ *     the simulated exposed DP time;
  *  6. the error band: the validation cell nearest the scenario (valid.h,
  *     valid_band_find: GPU generation, framework, scale), its sources and
  *     residual quantiles, the widening rule when it applied, the band times
@@ -52,6 +54,7 @@
 #define EXPLAIN_EXIT_INPUT 2
 #define EXPLAIN_MAX_SETS   256
 #define EXPLAIN_MAX_STAGES 8  /* per-stage lists print at most this many */
+#define EXPLAIN_MAX_BUCKETS 8 /* section 5 lists these buckets and the last */
 #define EXPLAIN_COLS       96 /* "why" lines wrap here */
 
 static const char usage_explain[] =
@@ -643,15 +646,17 @@ static const char *bucket_launch(const plan_grad_bucket *k, int nbwd, char *buf,
 	return buf;
 }
 
-/* The buckets of stage 0, one line each (at most EXPLAIN_MAX_STAGES, then
- * the rest summed), and per later stage how many and how many wait for the
+/* The buckets of stage 0, one line each (the first EXPLAIN_MAX_BUCKETS and
+ * the last), and per later stage how many and how many wait for the
  * whole backward. Returns stage 0's DP work. */
-static double bucket_lines(FILE *o, const plan_scenario *s, double gb)
+static double bucket_lines(FILE *o, const plan_scenario *s)
 {
 	const plan_spec *p = &s->plan;
 	plan_groups g;
 	plan_make_groups(s, &g);
-	double wire = gb / ((p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0);
+	/* wire bytes per gradient byte (grad_compression), as grads.c */
+	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	double wire = plan_grad_wire_bytes(s, gbytes) / gbytes;
 	int n, nbwd = plan_microbatches(p) * p->vpp, end = 0;
 	plan_grad_bucket *k = stage_buckets(s, 0, &n);
 	double total = 0;
@@ -665,9 +670,9 @@ static double bucket_lines(FILE *o, const plan_scenario *s, double gb)
 	for (int i = 0; i < n; i++) {
 		double t = bucket_time(s, &g, &k[i], wire);
 		total += t;
-		if (i == EXPLAIN_MAX_STAGES && i < n - 1)
-			fprintf(o, "               ... %d more\n", n - 1 - EXPLAIN_MAX_STAGES);
-		if (i >= EXPLAIN_MAX_STAGES && i < n - 1)
+		if (i == EXPLAIN_MAX_BUCKETS && i < n - 1)
+			fprintf(o, "               ... %d more\n", n - 1 - EXPLAIN_MAX_BUCKETS);
+		if (i >= EXPLAIN_MAX_BUCKETS && i < n - 1)
 			continue;
 		if (k[i].layer < 0)
 			snprintf(b, sizeof b, "none");
@@ -831,7 +836,7 @@ static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
 	        "               with the fixed overhead per collective: %s\n",
 	        grp.nodes > 1 ? "NIC share of" : "scale-up", net_proto_bw(c.proto),
 	        unit(c.time_s, SIM_UNIT_TIME, a, sizeof a));
-	double bt = p->zero >= 3 ? 0 : bucket_lines(o, s, gb);
+	double bt = p->zero >= 3 ? 0 : bucket_lines(o, s);
 	double tied = p->zero >= 3 ? 0 : tied_sync(s, gb);
 	if (tied > 0) {
 		fprintf(o,
