@@ -19,7 +19,9 @@
  *  4. the textbook bubble (p-1)/(m+p-1), divided by v when interleaved, next to
  *     the simulated bubble fraction;
  *  5. the ring all-reduce of one stage's gradients, lat + 2(n-1)/n S/busbw
- *     (net.h), next to the simulated exposed DP time;
+ *     (net.h), next to the gradient buckets the graph reduces
+ *     (plan_grad_buckets: layers, chunk, bytes, launch, alpha-beta time) and
+ *     the simulated exposed DP time;
  *  6. the error band: the validation cell nearest the scenario (valid.h,
  *     valid_band_find: GPU generation, framework, scale), its sources and
  *     residual quantiles, the widening rule when it applied, the band times
@@ -55,6 +57,7 @@
 #define EXPLAIN_EXIT_INPUT 2
 #define EXPLAIN_MAX_SETS   256
 #define EXPLAIN_MAX_STAGES 8  /* per-stage lists print at most this many */
+#define EXPLAIN_MAX_BUCKETS 8 /* section 5 lists these buckets and the last */
 #define EXPLAIN_COLS       96 /* "why" lines wrap here */
 
 static const char usage_explain[] =
@@ -692,13 +695,6 @@ static void bubble(FILE *o, const plan_scenario *s, const exec_result *r)
 
 /* -------------------------------------------------------------- DP ring -- */
 
-/* Whether stage 0 (the section's) reduces its gradients in one collective
- * after the backward (plan_one_bucket, as plan/grads.c's build_emit_grad_buckets). */
-static bool one_bucket(const plan_scenario *s)
-{
-	return plan_one_bucket(s, 0);
-}
-
 /* ZeRO-1/2 buckets are reduce-scattered unless the framework all-reduces
  * them (zero_grad_op); ZeRO-0 all-reduces. */
 static bool grad_rs(const plan_scenario *s)
@@ -706,20 +702,122 @@ static bool grad_rs(const plan_scenario *s)
 	return s->plan.zero >= 1 && s->fw.zero_grad_op == PLAN_GRAD_OP_REDUCE_SCATTER;
 }
 
-/* The gradient of S bytes as the plan sends it: buckets of bucket_bytes (the
- * last one the rest), each a collective of its own on the same group. */
-static double bucketed(const plan_scenario *s, const net_group *g, double S, int *n)
+/* A stage's gradient buckets as plan_build reduces them (plan_grad_buckets,
+ * plan/grads.c): a malloc'ed list of *n, NULL when none or out of memory. */
+static plan_grad_bucket *stage_buckets(const plan_scenario *s, int stage, int *n)
 {
-	double bb = one_bucket(s) ? S : plan_bucket_bytes(s);
-	double B = bb < S ? bb : S, t = 0;
-	net_coll k = grad_rs(s) ? NET_REDUCESCATTER : NET_ALLREDUCE;
+	int cap = plan_stage_layers(s, stage) + 1;
+	plan_grad_bucket *k = malloc((size_t)cap * sizeof *k);
+	*n = k ? plan_grad_buckets(s, stage, k, cap) : 0;
+	if (*n <= 0) {
+		free(k);
+		*n = 0;
+		return NULL;
+	}
+	return k;
+}
+
+/* One bucket's DP work as plan_build times it with the alpha-beta model
+ * (build_add_dp_on through grads.c's flush_bucket): the dense bytes on the
+ * wire reduced in the shard group, then all-reduced over its replicas; the
+ * expert bytes over the expert-DP group. */
+static double bucket_time(const plan_scenario *s, const plan_groups *g, const plan_grad_bucket *k,
+                          double wire)
+{
+	net_coll coll = grad_rs(s) ? NET_REDUCESCATTER : NET_ALLREDUCE;
 	net_cost c;
-	*n = (int)ceil(S / B);
-	if (net_collective(&s->cluster, k, g, B, &c) == SIM_OK)
-		t += (*n - 1) * c.time_s;
-	if (net_collective(&s->cluster, k, g, S - (*n - 1) * B, &c) == SIM_OK)
+	double t = 0, dense = k->dense_bytes * wire, experts = k->expert_bytes * wire;
+	if (g->dp.size > 1 && dense > 0) {
+		if (net_collective(&s->cluster, coll, &g->shard, dense, &c) == SIM_OK)
+			t += c.time_s;
+		if (g->replica.size > 1 &&
+		    net_collective(&s->cluster, NET_ALLREDUCE, &g->replica, dense / g->shard.size,
+		                   &c) == SIM_OK)
+			t += c.time_s;
+	}
+	if (g->edp.size > 1 && experts > 0 &&
+	    net_collective(&s->cluster, coll, &g->edp, experts, &c) == SIM_OK)
 		t += c.time_s;
 	return t;
+}
+
+/* When bucket k starts, in words. */
+static const char *bucket_launch(const plan_grad_bucket *k, int nbwd, char *buf, size_t len)
+{
+	const char *end = k->at_end ? " (at the end)" : "";
+	if (k->launch == PLAN_LAUNCH_LAYER)
+		snprintf(buf, len, "when layer %d's last backward ends%s", k->layer, end);
+	else if (k->launch == PLAN_LAUNCH_CHUNK)
+		snprintf(buf, len, "aligned, after backward step %d of %d%s", k->step + 1, nbwd,
+		         end);
+	else
+		snprintf(buf, len, "after the stage's whole backward");
+	return buf;
+}
+
+/* The buckets of stage 0, one line each (the first EXPLAIN_MAX_BUCKETS and
+ * the last), and per later stage how many and how many wait for the
+ * whole backward. Returns stage 0's DP work. */
+static double bucket_lines(FILE *o, const plan_scenario *s)
+{
+	const plan_spec *p = &s->plan;
+	plan_groups g;
+	plan_make_groups(s, &g);
+	/* wire bytes per gradient byte (grad_compression), as grads.c */
+	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	double wire = plan_grad_wire_bytes(s, gbytes) / gbytes;
+	int n, nbwd = plan_microbatches(p) * p->vpp, end = 0;
+	plan_grad_bucket *k = stage_buckets(s, 0, &n);
+	double total = 0;
+	char a[32], b[32], c[64], d[32];
+	for (int i = 0; i < n; i++)
+		end += k[i].at_end;
+	fprintf(o, "  buckets      %d %s%s (plan_grad_buckets, the graph's), %d at the end of "
+	           "the backward%s\n",
+	        n, grad_rs(s) ? "reduce-scatter" : "all-reduce", n == 1 ? "" : "s", end,
+	        grad_rs(s) ? " (ZeRO: half the ring's traffic)" : "");
+	for (int i = 0; i < n; i++) {
+		double t = bucket_time(s, &g, &k[i], wire);
+		total += t;
+		if (i == EXPLAIN_MAX_BUCKETS && i < n - 1)
+			fprintf(o, "               ... %d more\n", n - 1 - EXPLAIN_MAX_BUCKETS);
+		if (i >= EXPLAIN_MAX_BUCKETS && i < n - 1)
+			continue;
+		if (k[i].layer < 0)
+			snprintf(b, sizeof b, "none");
+		else if (k[i].layer == k[i].last)
+			snprintf(b, sizeof b, "%d", k[i].layer);
+		else
+			snprintf(b, sizeof b, "%d-%d", k[i].layer, k[i].last);
+		fprintf(o, "               %2d  layers %-6s chunk %d  %-11s %s: %s\n", i + 1, b,
+		        k[i].chunk,
+		        unit((k[i].dense_bytes + k[i].expert_bytes) * wire, SIM_UNIT_BYTES, a, sizeof a),
+		        bucket_launch(&k[i], nbwd, c, sizeof c), unit(t, SIM_UNIT_TIME, d, sizeof d));
+	}
+	free(k);
+	fprintf(o, "               in all: %s\n", unit(total, SIM_UNIT_TIME, a, sizeof a));
+	/* later stages: runs of equal (buckets, at the end) */
+	for (int st = 1, lo = 1, pn = -1, pe = -1; st <= p->pp; st++) {
+		int m = -1, e = -1;
+		if (st < p->pp) {
+			plan_grad_bucket *q = stage_buckets(s, st, &m);
+			e = 0;
+			for (int i = 0; i < m; i++)
+				e += q[i].at_end;
+			free(q);
+		}
+		if (st > 1 && (m != pn || e != pe)) {
+			if (lo == st - 1)
+				snprintf(b, sizeof b, "stage %d", lo);
+			else
+				snprintf(b, sizeof b, "stages %d-%d", lo, st - 1);
+			fprintf(o, "               %s: %d bucket%s, %d at the end of the backward\n", b,
+			        pn, pn == 1 ? "" : "s", pe);
+			lo = st;
+		}
+		pn = m, pe = e;
+	}
+	return total;
 }
 
 /* The tied word embedding's gradient all-reduce between stage 0 and the last
@@ -741,7 +839,7 @@ static double tied_sync(const plan_scenario *s, double gbytes)
 static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_s, double exposed)
 {
 	const plan_spec *p = &s->plan;
-	char t[512], a[32];
+	char t[768], a[32];
 	if (p->zero >= 3) {
 		why(o, "ZeRO-3 gathers each layer's weights before its forward and backward and "
 		       "reduce-scatters its gradients after its backward (with hybrid sharding, "
@@ -750,6 +848,12 @@ static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_
 		       "last layer's reduction; there is no single all-reduce to compare.");
 		return;
 	}
+	/* how stage 0's first bucket starts (all alike but a chunk's launch
+	 * point, which leaves no bucket of stage 0 at the end) */
+	int n;
+	plan_grad_bucket *k = stage_buckets(s, 0, &n);
+	plan_bucket_launch launch = n > 0 ? k[0].launch : PLAN_LAUNCH_END;
+	free(k);
 	snprintf(t, sizeof t,
 	         "the textbook time is one ring over the whole gradient; podsim sends buckets "
 	         "(each pays the latency and the fixed overhead)%s, %s: %s of DP work in all. Only "
@@ -760,7 +864,11 @@ static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_
 	                                    : " as all-reduces (each rank keeps its slice), then "
 	                                      "the optimizer's all-gather")
 	                      : "",
-	         p->overlap_grad_reduce && !one_bucket(s)
+	         launch == PLAN_LAUNCH_CHUNK
+	                 ? "each chunk's together at Megatron-Core's aligned launch point "
+	                   "(pipeline rank backward steps after the chunk's last micro-batch), so "
+	                   "they overlap the later chunks' backward"
+	         : launch == PLAN_LAUNCH_LAYER
 	                 ? "each issued when its layers' last backward ends, so they "
 	                   "overlap the rest of the backward"
 	                 : p->zero >= 1 && s->fw.zero_one_bucket
@@ -837,15 +945,7 @@ static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
 	        "               with the fixed overhead per collective: %s\n",
 	        grp.nodes > 1 ? "NIC share of" : "scale-up", net_proto_bw(c.proto),
 	        unit(c.time_s, SIM_UNIT_TIME, a, sizeof a));
-	int nb = 0;
-	double bt = p->zero >= 3 ? 0 : bucketed(s, &grp, S, &nb);
-	if (nb > 0)
-		fprintf(o, "  buckets      %d %s%s%s of up to %s: %s\n", nb,
-		        grad_rs(s) ? "reduce-scatter" : "all-reduce", nb == 1 ? "" : "s",
-		        grad_rs(s) ? " (ZeRO: half the ring's traffic)" : "",
-		        unit(one_bucket(s) || plan_bucket_bytes(s) >= S ? S : plan_bucket_bytes(s),
-		             SIM_UNIT_BYTES, a, sizeof a),
-		        unit(bt, SIM_UNIT_TIME, b, sizeof b));
+	double bt = p->zero >= 3 ? 0 : bucket_lines(o, s);
 	double tied = p->zero >= 3 ? 0 : tied_sync(s, gb);
 	if (tied > 0) {
 		fprintf(o,

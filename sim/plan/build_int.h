@@ -232,6 +232,10 @@ int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd, const uint
  * together at a point of the schedule (Megatron-Core's aligned grad sync,
  * grads.c)? Then build_emit_schedule fills pipe_ids.sync_at. */
 bool build_chunk_sync(const plan_scenario *s);
+/* Per chunk c < vpp of `stage`, the backward step (0-based, in schedule
+ * order) after which build_chunk_sync launches its buckets, or -1 (after
+ * the schedule; all -1 without chunk sync). SIM_OK or SIM_ENOMEM. */
+int build_chunk_launch(const plan_scenario *s, int stage, int *step);
 /* overlap_param_gather's gathers at the step start; pg[l] per stage-local
  * layer. SIM_OK or SIM_ENOMEM. */
 int build_emit_param_gather(builder *b, int stage, uint32_t *pg);

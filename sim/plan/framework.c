@@ -70,6 +70,10 @@ const conf_key plan_framework_keys[] = {
          FK(moe_a2a_overlap),
          "overlaps expert-parallel all-to-alls with another micro-batch's compute "
          "(Megatron-Core's combined 1F1B, core_v0.14.0 on)"},
+        {"runs_overlap_grad_reduce", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
+         FK(overlap_grad_reduce),
+         "reduces gradients during the backward (overlap_grad_reduce; overlap_param_gather, "
+         "which needs it, too); false where the reduction runs only after the backward"},
         {"runs_offload_optimizer", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
          FK(offload_optimizer), "runs the optimizer on the CPU (optimizer states on the host)"},
         {"runs_offload_params", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(offload_params),
@@ -527,6 +531,12 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 	         offsetof(plan_framework, offload_params)},
 	        {"shard_size", "runs_hybrid_shard", "hybrid sharding",
 	         offsetof(plan_framework, hybrid_shard)},
+	        {"overlap_grad_reduce", "runs_overlap_grad_reduce",
+	         "overlap_grad_reduce (a data-parallel reduction during the backward)",
+	         offsetof(plan_framework, overlap_grad_reduce)},
+	        {"overlap_param_gather", "runs_overlap_grad_reduce",
+	         "overlap_param_gather (its gathers are the overlapped reduction's buckets)",
+	         offsetof(plan_framework, overlap_grad_reduce)},
 	        {"recompute", "runs_selective_recompute",
 	         "recompute = selective (per-module recomputation; its 'selective' checkpointing "
 	         "is recompute = full of some layers, recompute_layers)",
@@ -540,6 +550,8 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 	               p->offload_optimizer != PLAN_OFFLOAD_NONE && !s->inference,
 	               p->offload_params != PLAN_OFFLOAD_NONE,
 	               p->shard_size > 0 && p->shard_size < p->dp * p->cp,
+	               p->overlap_grad_reduce && !s->inference,
+	               p->overlap_param_gather && !s->inference,
 	               p->recompute == WORK_RECOMPUTE_SELECTIVE};
 	errors += check_microbatch_rules(s, diag);
 	for (size_t i = 0; i < sizeof feats / sizeof feats[0]; i++) {

@@ -241,11 +241,86 @@ static bool flush_bucket(builder *b, int stage, net_coll coll, double acc, doubl
 	return true;
 }
 
+/* The backward step after which each chunk's buckets go out under
+ * build_chunk_sync (Megatron-Core's aligned launch, above): after its k-th
+ * backward step (0-based, in plan_schedule_order) a rank launches the chunk
+ * whose last micro-batch was its step k - stage; a chunk whose last
+ * micro-batch is among the stage's last `stage` backward steps has no such
+ * step and goes after the schedule (-1). step[c] for c < vpp; all -1 when
+ * there is no chunk sync. SIM_OK or SIM_ENOMEM. */
+int build_chunk_launch(const plan_scenario *s, int stage, int *step)
+{
+	const plan_spec *p = &s->plan;
+	for (int c = 0; c < p->vpp; c++)
+		step[c] = -1;
+	if (!build_chunk_sync(s))
+		return SIM_OK;
+	int m = plan_microbatches(p), n = plan_schedule_steps(p->schedule, m, p->vpp), nb = 0;
+	plan_op *order = malloc((size_t)n * sizeof *order);
+	if (!order)
+		return SIM_ENOMEM;
+	plan_schedule_order(p->schedule, p->pp, m, p->vpp, plan_warm_extra(p), stage, order);
+	for (int i = 0; i < n; i++)
+		nb += order[i].backward && !order[i].weight;
+	for (int i = 0, k = 0; i < n; i++) {
+		if (!order[i].backward || order[i].weight)
+			continue;
+		if (order[i].mb == m - 1 && k + stage < nb)
+			step[order[i].chunk] = k + stage;
+		k++;
+	}
+	free(order);
+	return SIM_OK;
+}
+
+/* The buckets of build_emit_grad_buckets, each with its launch: after its
+ * lowest layer's last backward under overlap_grad_reduce (plan_one_bucket
+ * aside: a rank after the first without interleaving reduces its one bucket
+ * after its backward, pipeline_parallel/schedules.py:2454-2480 at d98e8a64),
+ * at its chunk's aligned launch point under build_chunk_sync (or after the
+ * backward where the chunk has none), else after the whole backward. */
+int plan_grad_buckets(const plan_scenario *s, int stage, plan_grad_bucket *out, int cap)
+{
+	const plan_spec *p = &s->plan;
+	if (s->inference || p->zero >= 3)
+		return 0; /* ZeRO-3 reduce-scatters per layer inside the backward chain */
+	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	int *step = malloc((size_t)p->vpp * sizeof *step);
+	if (!step || build_chunk_launch(s, stage, step) != SIM_OK) {
+		free(step);
+		return SIM_ENOMEM;
+	}
+	bool overlap = p->overlap_grad_reduce && !plan_one_bucket(s, stage);
+	bool csync = build_chunk_sync(s);
+	bucket_walk w;
+	bucket_walk_init(&w, s, stage, gbytes);
+	int n = 0, l, chunk, hi = plan_stage_layers(s, stage) - 1;
+	int nbwd = plan_microbatches(p) * p->vpp; /* backward steps (1F1B, chunk sync) */
+	double acc, acc_e;
+	while (bucket_next(&w, &l, &chunk, &acc, &acc_e) && n < cap) {
+		plan_grad_bucket *k = &out[n++];
+		*k = (plan_grad_bucket){l, hi, chunk, acc, acc_e, PLAN_LAUNCH_END, -1, true};
+		if (csync && step[chunk] >= 0)
+			k->launch = PLAN_LAUNCH_CHUNK, k->step = step[chunk],
+			k->at_end = step[chunk] == nbwd - 1;
+		else if (overlap && !csync)
+			k->launch = PLAN_LAUNCH_LAYER, k->at_end = l == w.lo;
+		hi = l - 1;
+	}
+	/* a stage holding only the embedding or the output layer */
+	if (plan_stage_layers(s, stage) == 0 && n < cap)
+		out[n++] = (plan_grad_bucket){-1, -1, 0, w.dense + w.embed, 0, PLAN_LAUNCH_END, -1,
+					      true};
+	free(step);
+	return n;
+}
+
 /* Gradient buckets in backward order (last layer first): the dense gradients
  * over the dp x cp ranks, an MoE layer's expert gradients over the ranks that
  * hold the same experts (edp = tp*cp*dp/ep); a bucket closes when the two
- * together reach bucket_size. Returns the number of DP task ids written to
- * out (at most 2 * layers + 2), or -1 on OOM. */
+ * together reach bucket_size (plan_grad_buckets, which explain prints).
+ * Returns the number of DP task ids written to out (at most 2 * layers + 2),
+ * or -1 on OOM. */
 int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 			    const uint32_t *layer_end, const uint32_t *sync_at, uint32_t *out,
 			    double *shard_bytes)
@@ -253,7 +328,7 @@ int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 	const plan_scenario *s = b->s;
 	const plan_spec *p = &s->plan;
 	if ((b->dp.size == 1 && b->edp.size == 1) || p->zero >= 3)
-		return 0; /* ZeRO-3 reduce-scatters per layer inside the backward chain */
+		return 0;
 	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
 	/* bytes on the wire per byte of gradient (train.grad_compression); the
 	 * buckets close on the gradients' own bytes */
@@ -261,34 +336,28 @@ int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 	net_coll coll = p->zero >= 1 && s->fw.zero_grad_op == PLAN_GRAD_OP_REDUCE_SCATTER
 				? NET_REDUCESCATTER
 				: NET_ALLREDUCE;
-	int layers = plan_stage_layers(s, stage), n = 0;
-	/* The framework's buckets (chunk_bucket_bytes). Each waits for the
-	 * last micro-batch's backward of its lowest layer under
-	 * overlap_grad_reduce, else for the stage's whole backward (a pipeline
-	 * rank after the first without interleaving reduces its one bucket
-	 * after its backward, pipeline_parallel/schedules.py:2454-2480 at
-	 * d98e8a64: last_bwd, which with synchronous p2p includes the last
-	 * gradient send). Under Megatron-Core's interleaved schedule a chunk's
-	 * buckets all wait for the chunk's launch point (build_chunk_sync). */
+	int cap = plan_stage_layers(s, stage) + 1, n = 0;
+	plan_grad_bucket *k = malloc((size_t)cap * sizeof *k);
+	int nb = k ? plan_grad_buckets(s, stage, k, cap) : SIM_ENOMEM;
+	/* Each bucket waits for its launch (plan_grad_buckets): its lowest
+	 * layer's last backward, its chunk's launch point (pipe_ids.sync_at),
+	 * or the stage's last backward task, last_bwd, which with synchronous
+	 * p2p includes the last gradient send. ZeRO-2's per-micro-batch
+	 * reductions (sync_at NULL) launch a chunk's buckets as overlap says. */
 	bool overlap = p->overlap_grad_reduce && !plan_one_bucket(s, stage);
-	bool csync = sync_at && build_chunk_sync(s);
-	bucket_walk w;
-	bucket_walk_init(&w, s, stage, gbytes);
-	int l, chunk;
-	double acc, acc_e; /* dense (over dp x cp) and expert (over edp) bytes */
-	while (bucket_next(&w, &l, &chunk, &acc, &acc_e)) {
-		uint32_t dep = overlap ? layer_end[l] : last_bwd;
-		if (csync)
-			dep = sync_at[chunk] != UINT32_MAX ? sync_at[chunk] : last_bwd;
-		if (!flush_bucket(b, stage, coll, acc * wire, acc_e * wire, dep, (int16_t)l, out,
-				  shard_bytes, &n))
-			return -1;
+	for (int i = 0; i < nb && n >= 0; i++) {
+		uint32_t dep = last_bwd;
+		if (k[i].launch == PLAN_LAUNCH_CHUNK && sync_at)
+			dep = sync_at[k[i].chunk] != UINT32_MAX ? sync_at[k[i].chunk] : last_bwd;
+		else if (k[i].launch == PLAN_LAUNCH_LAYER ||
+			 (k[i].launch == PLAN_LAUNCH_CHUNK && overlap))
+			dep = layer_end[k[i].layer];
+		if (!flush_bucket(b, stage, coll, k[i].dense_bytes * wire, k[i].expert_bytes * wire,
+				  dep, (int16_t)k[i].layer, out, shard_bytes, &n))
+			n = -1;
 	}
-	/* a stage holding only the embedding or the output layer */
-	if (layers == 0 && !flush_bucket(b, stage, coll, (w.dense + w.embed) * wire, 0, last_bwd,
-					 -1, out, shard_bytes, &n))
-		return -1;
-	return n;
+	free(k);
+	return nb < 0 ? -1 : n;
 }
 
 /* overlap_param_gather (Megatron-Core --overlap-param-gather with the

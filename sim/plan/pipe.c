@@ -38,7 +38,7 @@ typedef struct sched_state {
 	uint32_t *mb_end, *mb_ids;
 	double *mb_shard;
 	uint32_t *btail; /* build_chunk_sync: the backward steps' last tasks in order */
-	int *bchunk, nb; /* ... their chunks (-1: not a chunk's last micro-batch) */
+	int *bchunk, nb; /* ... and per chunk its launch step (build_chunk_launch) */
 } sched_state;
 
 /* One op of the schedule being emitted. Not copied (cur points at f). */
@@ -120,10 +120,8 @@ static int op_end(builder *b, int stage, pipe_ids *ids, sched_state *st, const o
 		ids->next_f[st->last_b] = (uint32_t)k, st->last_b = SIZE_MAX;
 	if (bwd) /* with deferred weight gradients the last of them */
 		ids->last_bwd[stage] = tail;
-	if (bwd && st->btail) {
-		st->bchunk[st->nb] = e->op.mb == b->m - 1 ? e->op.chunk : -1;
+	if (bwd && st->btail)
 		st->btail[st->nb++] = tail;
-	}
 	int v = e->op.chunk * b->s->plan.pp + stage;
 	if (bwd ? v > 0 : v < b->vstages - 1) { /* after the last link: not after
 						  * a deferred weight gradient */
@@ -162,11 +160,12 @@ int build_emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_en
 	}
 	if (build_chunk_sync(b->s)) {
 		st.btail = malloc((size_t)steps * sizeof *st.btail);
-		st.bchunk = malloc((size_t)steps * sizeof *st.bchunk);
+		st.bchunk = malloc((size_t)b->vpp * sizeof *st.bchunk);
 	}
 	int rc = SIM_OK;
 	if (!order || !e || (st.mbr && (!st.mb_end || !st.mb_ids || !st.mb_shard)) ||
-	    (build_chunk_sync(b->s) && (!st.btail || !st.bchunk)))
+	    (build_chunk_sync(b->s) &&
+	     (!st.btail || !st.bchunk || build_chunk_launch(b->s, stage, st.bchunk) != SIM_OK)))
 		rc = SIM_ENOMEM;
 	else
 		plan_schedule_order(b->s->plan.schedule, pp, m, b->vpp, plan_warm_extra(&b->s->plan),
@@ -195,10 +194,11 @@ int build_emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_en
 	/* Megatron-Core's aligned launch (build_chunk_sync): after its k-th
 	 * backward step a rank launches the chunk whose last micro-batch was
 	 * its step k - stage (pipeline rank); chunks that leaves over, after
-	 * the schedule (UINT32_MAX: last_bwd) */
-	for (int k = 0; rc == SIM_OK && st.btail && k < st.nb; k++)
-		if (st.bchunk[k] >= 0 && k + stage < st.nb)
-			ids->sync_at[stage * b->vpp + st.bchunk[k]] = st.btail[k + stage];
+	 * the schedule (UINT32_MAX: last_bwd). build_chunk_launch counts the
+	 * steps, the same for plan_grad_buckets (explain). */
+	for (int c = 0; rc == SIM_OK && st.btail && c < b->vpp; c++)
+		if (st.bchunk[c] >= 0 && st.bchunk[c] < st.nb)
+			ids->sync_at[stage * b->vpp + c] = st.btail[st.bchunk[c]];
 	free(order), free(e), free(st.mb_end), free(st.mb_ids), free(st.mb_shard);
 	free(st.btail), free(st.bchunk);
 	return rc;

@@ -246,6 +246,8 @@ typedef struct plan_framework {
 	int zero_max_pp;              /* ... together with pp > 1 */
 	bool tp, cp, ep, tp_comm_overlap, offload_optimizer, offload_params, hybrid_shard;
 	bool selective_recompute; /* runs recompute = selective (runs_selective_recompute) */
+	bool overlap_grad_reduce; /* overlaps the DP reduction with the backward
+	                           * (runs_overlap_grad_reduce; also overlap_param_gather) */
 	bool moe_a2a_overlap;          /* runs_moe_a2a_overlap */
 	int zero2_reduce;             /* plan_reduce */
 	int hsdp_reduce;              /* plan_reduce: ZeRO-3's replica all-reduce under
@@ -945,6 +947,39 @@ double plan_local_params(const plan_scenario *s, int stage);
  * later pipeline stages, zero_one_bucket under ZeRO; build_emit_grad_buckets;
  * under first_stage_buckets every later chunk is one bucket too). */
 bool plan_one_bucket(const plan_scenario *s, int stage);
+
+/* When a gradient bucket's reduction starts (plan_grad_buckets). */
+typedef enum plan_bucket_launch {
+	PLAN_LAUNCH_LAYER, /* when its lowest layer's last backward ends (overlap) */
+	PLAN_LAUNCH_CHUNK, /* with its chunk's other buckets after backward step `step`
+	                    * (Megatron-Core's aligned launch, interleaved) */
+	PLAN_LAUNCH_END    /* after the stage's whole backward: nothing left to hide it */
+} plan_bucket_launch;
+
+/* One data-parallel gradient bucket of a stage, as plan_build reduces it. */
+typedef struct plan_grad_bucket {
+	int layer, last; /* its stage-local layers [layer, last]; -1 on a stage without layers */
+	int chunk;       /* the model chunk holding them */
+	double dense_bytes, expert_bytes; /* gradient bytes (the gradients' own width,
+	                                   * before grad_compression): the dense part
+	                                   * over the shard group, the experts over the
+	                                   * expert-DP group */
+	plan_bucket_launch launch;
+	int step;        /* PLAN_LAUNCH_CHUNK: the backward step (0-based, in
+	                  * plan_schedule_order) it follows; else -1 */
+	bool at_end;     /* it starts only once the stage's last backward step is
+	                  * done (its whole backward; the chunk launched after the
+	                  * last step; the lowest layer's bucket): exposed but for
+	                  * what the optimizer step and the other stages hide */
+} plan_grad_bucket;
+
+/* The stage's gradient buckets in backward order (last layer first), the
+ * ones plan_build emits (plan/grads.c; `podsim explain` prints them): at
+ * most cap written (cap = plan_stage_layers + 1 holds them all); returns how
+ * many, 0 for inference and ZeRO-3 (whose reductions are per layer), or
+ * SIM_ENOMEM. Whether a group has more than one rank is not asked: a bucket
+ * with a one-rank group is simply not sent. */
+int plan_grad_buckets(const plan_scenario *s, int stage, plan_grad_bucket *out, int cap);
 double plan_optimizer_bytes(const plan_scenario *s);
 double plan_optimizer_time(const plan_scenario *s, int stage, double local);
 /* The optimizer step's parts (optim.c): bytes per trained parameter of the

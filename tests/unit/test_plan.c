@@ -660,6 +660,7 @@ static void test_framework_default(void)
 		CHECK_INT(x->offload_optimizer, y->offload_optimizer);
 		CHECK_INT(x->offload_params, y->offload_params);
 		CHECK_INT(x->hybrid_shard, y->hybrid_shard);
+		CHECK_INT(x->overlap_grad_reduce, y->overlap_grad_reduce);
 		CHECK_INT(x->zero2_reduce, y->zero2_reduce);
 		CHECK_INT(x->zero_grad_op, y->zero_grad_op);
 		CHECK_INT(x->uneven, y->uneven);
@@ -1208,8 +1209,157 @@ static void test_megatron_buckets(void)
 	sim_diag_free(d);
 }
 
+/* A task's first predecessor (any stream), or NULL. */
+static const plan_task *any_pred(const plan_graph *g, size_t i)
+{
+	for (size_t e = 0; e < g->nedges; e++)
+		if (g->edges[e].to == i)
+			return &g->tasks[g->edges[e].from];
+	return NULL;
+}
+
+/* plan_grad_buckets (what `podsim explain` section 5 prints) against the
+ * gradient buckets plan_build emits, stage by stage, on the quickstart
+ * (tp 2, pp 2, dp 4, m = 8, 12 layers a stage, ZeRO-0 all-reduces) under
+ * the alpha-beta model with bucket_size 2.5 layers' fp32 gradients (a
+ * bucket closes once it holds 3 layers):
+ *  - plain (vpp 1, no overlap, one_bucket_no_overlap): one bucket per stage
+ *    (layers 0-11) after the stage's whole backward;
+ *  - plain with overlap (vpp 1, first_stage_buckets off): stage 0 in 4
+ *    buckets of 3 layers, each after its lowest layer's last backward
+ *    (micro-batch 7), the last one at the end;
+ *  - interleaved Megatron-Core (vpp 2, overlap, first_stage_buckets): stage
+ *    0's chunk 1 (layers 6-11) one bucket, chunk 0 split (3-5, 0-2); stage 1
+ *    one bucket a chunk. Backward steps run chunk 1 mb 0-1, chunk 0 mb 0-1,
+ *    ..., chunk 1 mb 6-7, chunk 0 mb 6-7 (16 steps): chunk 1's last is step
+ *    13 (0-based), chunk 0's step 15; a rank launches them after step
+ *    k + rank: stage 0 after steps 13 and 15 (at the end), stage 1 chunk 1
+ *    after step 14 (chunk 0 mb 6) and chunk 0 after the schedule (at the end).
+ * Each bucket is one DP task on its stage, in order, holding its lowest
+ * layer, lasting the all-reduce of its bytes, after the task its launch
+ * names. */
+static void test_grad_buckets(void)
+{
+	static const struct {
+		int vpp;
+		bool overlap, first;
+		int n[2];                  /* buckets per stage */
+		int layer[2][4];           /* each bucket's lowest layer */
+		plan_bucket_launch launch; /* stage 0's */
+		int step[2][4];            /* PLAN_LAUNCH_CHUNK: its step */
+	} want[] = {
+	        {1, false, true, {1, 1}, {{0}, {0}}, PLAN_LAUNCH_END, {{-1}, {-1}}},
+	        {1, true, false, {4, 4}, {{9, 6, 3, 0}, {9, 6, 3, 0}}, PLAN_LAUNCH_LAYER,
+	         {{-1, -1, -1, -1}, {-1, -1, -1, -1}}},
+	        {2, true, true, {3, 2}, {{6, 3, 0}, {6, 0}}, PLAN_LAUNCH_CHUNK,
+	         {{13, 15, 15}, {14, -1}}},
+	};
+	sim_diag *d = sim_diag_new();
+	for (size_t c = 0; c < sizeof want / sizeof want[0]; c++) {
+		char vpp[32], ovl[48], first[48], bucket[64] = "parallel.bucket_size=1 B";
+		snprintf(vpp, sizeof vpp, "parallel.vpp=%d", want[c].vpp);
+		snprintf(ovl, sizeof ovl, "parallel.overlap_grad_reduce=%s",
+		         want[c].overlap ? "true" : "false");
+		snprintf(first, sizeof first, "framework.first_stage_buckets=%s",
+		         want[c].first ? "true" : "false");
+		const char *set[] = {vpp, ovl, first, "parallel.fp32_grads=true",
+		                     "cluster.network=alpha-beta", bucket};
+		plan_scenario *s = NULL;
+		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, 6, d, &s), SIM_OK);
+		if (!s)
+			continue;
+		double layer = work_params_layer(&s->model) / 2 * 4; /* fp32 grads, tp 2 */
+		snprintf(bucket, sizeof bucket, "parallel.bucket_size=%.0f B", 2.5 * layer);
+		plan_scenario_free(s);
+		s = NULL;
+		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, 6, d, &s), SIM_OK);
+		plan_graph *g = NULL;
+		if (!s || plan_build(s, &g) != SIM_OK) {
+			plan_scenario_free(s);
+			continue;
+		}
+		plan_groups grp;
+		plan_make_groups(s, &grp);
+		for (int st = 0; st < 2; st++) {
+			plan_grad_bucket k[13];
+			int n = plan_grad_buckets(s, st, k, 13), i = 0;
+			CHECK_INT(n, want[c].n[st]);
+			for (size_t t = 0; t < g->ntasks && n > 0; t++) {
+				const plan_task *x = &g->tasks[t];
+				if (x->rank != st || x->kind != PLAN_TASK_DP || x->layer < 0)
+					continue; /* not a bucket: the tied embedding's sync */
+				if (i >= n) {
+					CHECK_INT(i, n); /* more buckets in the graph */
+					break;
+				}
+				CHECK_INT(x->layer, k[i].layer);
+				CHECK_INT(k[i].layer, want[c].layer[st][i]);
+				net_cost nc;
+				CHECK_INT(net_collective(&s->cluster, NET_ALLREDUCE, &grp.shard,
+				                         k[i].dense_bytes, &nc),
+				          SIM_OK);
+				CHECK_INT(x->dur, sim_time_from_s(nc.time_s));
+				const plan_task *pr = any_pred(g, t);
+				CHECK(pr != NULL);
+				if (st == 0)
+					CHECK_INT(k[i].launch, want[c].launch);
+				CHECK_INT(k[i].step, want[c].step[st][i]);
+				if (pr && k[i].launch == PLAN_LAUNCH_LAYER) {
+					CHECK_INT(pr->layer, k[i].layer);
+					CHECK_INT(pr->mb, 7);
+				}
+				if (pr && k[i].launch == PLAN_LAUNCH_CHUNK) {
+					/* the step's micro-batch: steps 13, 14, 15 are
+					 * chunk 1 mb 7, chunk 0 mb 6, chunk 0 mb 7 */
+					CHECK_INT(pr->mb, k[i].step == 14 ? 6 : 7);
+					CHECK_INT(pr->layer / 6, k[i].step == 13 ? 1 : 0);
+				}
+				CHECK_INT(k[i].at_end, i == n - 1 || k[i].step == 15);
+				i++;
+			}
+			CHECK_INT(i, n);
+		}
+		plan_graph_free(g);
+		plan_scenario_free(s);
+	}
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+}
+
+/* Megatron-LM 2020-2022 (megatron-lm.ini; megatron/model/distributed.py
+ * :202-209 at e1c334b076): one all-reduce of each model chunk's whole
+ * gradient buffer after the schedule. The quickstart with vpp 2 (6 layers a
+ * chunk): per stage 2 buckets, layers 6-11 and 0-5, both after the whole
+ * backward; no overlap_grad_reduce (runs_overlap_grad_reduce = false). */
+static void test_megatron_lm_buckets(void)
+{
+	const char *text = "include = scenarios/quickstart.ini\n"
+	                   "include = topologies/frameworks/megatron-lm.ini\n"
+	                   "[parallel]\nvpp = 2\n";
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load_string(text, "<test>", ".", d, &s), SIM_OK);
+	for (int st = 0; s && st < 2; st++) {
+		plan_grad_bucket k[13];
+		CHECK_INT(plan_grad_buckets(s, st, k, 13), 2);
+		for (int i = 0; i < 2; i++) {
+			CHECK_INT(k[i].layer, 6 - 6 * i);
+			CHECK_INT(k[i].last, 11 - 6 * i);
+			CHECK_INT(k[i].chunk, 1 - i);
+			CHECK_INT(k[i].launch, PLAN_LAUNCH_END);
+			CHECK_INT(k[i].at_end, true);
+		}
+	}
+	CHECK(s && !s->fw.overlap_grad_reduce);
+	plan_scenario_free(s);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+}
+
 int main(void)
 {
+	test_megatron_lm_buckets();
+	test_grad_buckets();
 	test_megatron_buckets();
 	test_dgrad_async();
 	test_sustain();
