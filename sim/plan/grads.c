@@ -50,6 +50,21 @@ static bool embedding_trained(const plan_scenario *s)
 	return output_trained(s) && s->train.frozen_layers <= 0;
 }
 
+/* The root unit's trained parameters on `stage` (the embedding on the first
+ * stage, the output layer and the MTP experts on the last: what ZeRO-3's
+ * layer units leave out) and, in *tensors, their parameter tensors. */
+double build_root_params(const plan_scenario *s, int stage, double *tensors)
+{
+	bool first = stage == 0, last = stage == s->plan.pp - 1;
+	double n = 0;
+	if (first && embedding_trained(s))
+		n += plan_rank_embedding(s);
+	if (last && output_trained(s))
+		n += plan_rank_output(s) + mtp_experts(s);
+	*tensors = n > 0 ? work_ends_param_tensors(&s->model, first, last) : 0;
+	return n;
+}
+
 /* [framework] grad_accum = kernel (nanotron's FP32GradientAccumulator,
  * optim/gradient_accumulator.py:204-221 at 0e0a27ea: after loss.backward()
  * every parameter's 16-bit gradient is added into its fp32 buffer,
