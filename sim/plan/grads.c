@@ -411,7 +411,7 @@ static uint32_t emit_cpu_adam(builder *b, int stage, const uint32_t *deps, int n
 	 * at once; under ZeRO-3, whose reductions are per layer, the root
 	 * unit's (embedding, output layer) after the backward */
 	double rest = ndp == 0 ? local * gbytes : 0;
-	if (ndp > 0 && s->plan.zero >= 3)
+	if (ndp > 0 && s->plan.zero >= 3 && !b->fsdp.bucket) /* buckets: the root's too */
 		rest = fmax(0, local * gbytes - plan_stage_layers(s, stage) * b->fsdp.grad_bytes /
 							 b->shard.size);
 	if (rest > 0)
