@@ -320,15 +320,11 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 		 * gradient as one tensor per gathered module (zero3_gathers) of
 		 * equal size, plus its norms and biases, which work counts
 		 * beside its four linears (QKV, output, fc1, fc2) */
-		int ng = s->fw.zero3_gathers > 1 ? s->fw.zero3_gathers : 1;
-		int nt = lmax > 0 ? work_layer_param_tensors(&s->model, &b.sh,
-							   plan_global_layer(s, 0, 0))
-				  : 0;
 		b.fsdp.bucket = true;
 		b.fsdp.bucket_bytes = plan_bucket_bytes(s);
 		b.fsdp.gbytes = gbytes;
-		b.fsdp.pieces = ng;
-		b.fsdp.tensors = ng + (nt > 4 ? nt - 4 : 0);
+		b.fsdp.pieces = s->fw.zero3_gathers > 1 ? s->fw.zero3_gathers : 1;
+		b.fsdp.tensors = build_zero3_layer_tensors(s);
 		b.fsdp.tensor_host_s = s->fw.zero3_rank_op_s * b.shard.size;
 	}
 	size_t pm = (size_t)b.vstages * (size_t)b.m;

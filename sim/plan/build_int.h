@@ -244,6 +244,9 @@ int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd, const uint
 /* The root unit's trained parameters on `stage` (embedding, output layer)
  * and their tensors (ZeRO-3's buckets, emit.c). */
 double build_root_params(const plan_scenario *s, int stage, double *tensors);
+/* ZeRO-3's buckets: a layer's gradient tensors, its zero3_gathers modules'
+ * plus the norms and biases work counts beside its four linears. */
+double build_zero3_layer_tensors(const plan_scenario *s);
 /* Does the interleaved schedule launch each chunk's gradient buckets
  * together at a point of the schedule (Megatron-Core's aligned grad sync,
  * grads.c)? Then build_emit_schedule fills pipe_ids.sync_at. */

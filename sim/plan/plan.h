@@ -1179,6 +1179,15 @@ double plan_ep_share(const plan_scenario *s);
  * accumulates inside the GEMMs (the default). */
 bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_item *out);
 
+/* DeepSpeed ZeRO-3's gradient buckets ([framework] zero3_reduce = bucket) on
+ * `stage` per micro-batch, as plan_build emits them (emit.c ipg_add): the
+ * reduce-scatters, the largest bucket's and the last bucket's bytes (the
+ * last reduced after the backward) and the host time of the per-rank
+ * slicing of all of them (zero3_rank_op x shard ranks x tensors, before the
+ * host's lead hides any). 0 and zeros in other modes. */
+int plan_zero3_buckets(const plan_scenario *s, int stage, double *max_bytes,
+		       double *last_bytes, double *host_s);
+
 /* [framework] fsdp_reduce_passes: HBM bytes moved per element of a unit's
  * unsharded gradient before its reduce-scatter, per micro-batch, under ZeRO-3
  * with more than one data-parallel rank (0 otherwise), and in *kernels (if

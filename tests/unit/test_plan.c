@@ -904,6 +904,25 @@ static void test_zero3_buckets(void)
 		CHECK_INT(count_kind(g[3], 0, PLAN_TASK_DP), 296);
 		CHECK_INT(count_kind(g[3], 0, PLAN_TASK_BWD) - count_kind(g[1], 0, PLAN_TASK_BWD),
 			  4);
+		/* the closed form (plan_zero3_buckets) agrees: 13 buckets, the
+		 * largest two layers' 2 x 2P bytes, the last the root's 2R; one
+		 * bucket of 2 x (24P + R); none per unit. The graph's DP tasks
+		 * are m x (48 gathers + 2 per bucket) */
+		double mx, last, h;
+		int n = plan_zero3_buckets(s[1], 0, &mx, &last, &h);
+		CHECK_INT(n, 13);
+		CHECK_NEAR(mx, 4 * P, 1e-9 * P);
+		CHECK_NEAR(last, 2 * R, 1e-9 * R);
+		CHECK_NEAR(h, 0, 0);
+		CHECK_INT(count_kind(g[1], 0, PLAN_TASK_DP), 4 * (48 + 2 * n));
+		CHECK_INT(plan_zero3_buckets(s[2], 0, &mx, &last, &h), 1);
+		CHECK_NEAR(last, 2 * (24 * P + R), 1e-9 * P);
+		CHECK_INT(plan_zero3_buckets(s[0], 0, &mx, &last, &h), 0);
+		/* host: 10 ms x 8 ranks per tensor; the 24 layers' tensors and
+		 * the root's, whatever the buckets */
+		double t24 = 0;
+		CHECK_INT(plan_zero3_buckets(s[3], 0, &mx, &last, &t24), 13);
+		CHECK(t24 > 24 * 0.08); /* at least one tensor per layer */
 	}
 	exec_result *r = malloc(2 * sizeof *r);
 	if (r && s[1] && s[3] && exec_run(s[1], &r[0]) == SIM_OK &&
