@@ -27,7 +27,35 @@ static uint8_t seg_stream(uint8_t kind)
  * each reduce-scattered gradient shard back. ZeRO-Inference (inference with
  * offload_params) streams each layer's whole TP shard from the host the same
  * way, the next layer's copy issued when a layer starts: a layer takes
- * max(compute, fetch) once the pipeline of copies is primed. */
+ * max(compute, fetch) once the pipeline of copies is primed.
+ *
+ * DeepSpeed's own prefetch, read against this window (DeepSpeed 0.16.5,
+ * microsoft/DeepSpeed 38327e07, deepspeed/runtime/zero/): each submodule's
+ * pre-forward and pre-backward hook (parameter_offload.py:445-454, 457-491)
+ * calls fetch_sub_module (partitioned_param_coordinator.py:285-418), which
+ * all-gathers the module's parameters not yet in flight (:300-315), makes
+ * the compute stream wait for the whole all-gather stream (:342-343: a
+ * module waits for every gather issued before it, on one FIFO stream, as
+ * here), then, from the second step on (a recorded trace), pops parameters
+ * off the trace and gathers them in one coalesced call until
+ * stage3_prefetch_bucket_size elements (zero/config.py:208, 5e7) or the
+ * room left under stage3_max_live_parameters (1e9, :231) is reached
+ * (:379-413). The gathered parameters are released after the module unless
+ * reused within stage3_max_reuse_distance (1e9, :237; :522-554), so the
+ * live count falls by a module per step and, once the frontier is 1e9
+ * elements ahead, each step issues about one module's gather: the
+ * all-gather stream runs back to back up to 1e9 elements (2 layers of a
+ * 20B GPT, 5 of a 7B) ahead of compute, the host held back only by its
+ * sync on the gather three modules earlier (:329-332). So when the gathers
+ * outlast compute both this window and DeepSpeed's run the stream back to
+ * back and the step is the gathers' sum; when compute outlasts them both
+ * hide them; DeepSpeed's deeper window hides more only where one layer's
+ * gathers outlast its compute between layers that do not (the first
+ * layers of a pass). Not modelled: that deeper window, and the host work of
+ * a coalesced gather of several parameters (AllGatherCoalescedHandle.wait,
+ * partition_parameters.py:677-721: per parameter one narrow, append and
+ * record_stream per rank), which the steady state above avoids (one
+ * parameter per prefetch once the live limit binds). */
 static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uint32_t after)
 {
 	if (layer < 0 || layer >= f->layers)
