@@ -840,6 +840,27 @@ static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_
 {
 	const plan_spec *p = &s->plan;
 	char t[768], a[32];
+	double mx, last, host;
+	int nb = p->zero >= 3 ? plan_zero3_buckets(s, 0, &mx, &last, &host) : 0;
+	if (p->zero >= 3 && nb > 0) {
+		char b1[32], b2[32], b3[32], z[1024];
+		snprintf(z, sizeof z,
+		         "ZeRO-3 gathers each layer's weights before its forward and backward "
+		         "(%d gathers per layer and pass); its gradients go into buckets of %s "
+		         "(framework zero3_reduce = bucket, DeepSpeed's IPG buckets), each "
+		         "reduce-scattered when the next tensor would overflow it: %d per "
+		         "micro-batch, the largest %s, the last (%s, with the embedding and "
+		         "output layer) after the backward, exposed. The host slices each "
+		         "bucket's tensors once per rank (zero3_rank_op): %s per micro-batch, "
+		         "hidden only behind the GPU work it has queued ahead.",
+		         s->fw.zero3_gathers > 1 ? s->fw.zero3_gathers : 1,
+		         unit(plan_bucket_bytes(s), SIM_UNIT_BYTES, b1, sizeof b1), nb,
+		         unit(mx, SIM_UNIT_BYTES, b2, sizeof b2),
+		         unit(last, SIM_UNIT_BYTES, b3, sizeof b3),
+		         unit(host, SIM_UNIT_TIME, a, sizeof a));
+		why(o, z);
+		return;
+	}
 	if (p->zero >= 3) {
 		why(o, "ZeRO-3 gathers each layer's weights before its forward and backward and "
 		       "reduce-scatters its gradients after its backward (with hybrid sharding, "

@@ -303,13 +303,30 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	double layer_params = work_params_layer(&s->model) / p->tp;
 	double shard_params = layer_params / (b.shard.size > 0 ? b.shard.size : 1);
 	bool stream = s->inference && p->offload_params != PLAN_OFFLOAD_NONE;
-	b.fsdp = (fsdp_state){stream || (!s->inference && p->zero >= 3 && p->dp * cp > 1), 1, lmax,
-			      malloc((size_t)lps * sizeof(uint32_t)), layer_params * wbytes,
-			      layer_params * gbytes, plan_fsdp_reduce_s(s, layer_params),
-			      plan_fsdp_flat_grad_s(s, layer_params),
-			      plan_fsdp_gather_cast_s(s, shard_params),
-			      {plan_fsdp_post_reduce_s(s, shard_params, false),
-			       plan_fsdp_post_reduce_s(s, shard_params, true)}};
+	b.fsdp = (fsdp_state){
+		.on = stream || (!s->inference && p->zero >= 3 && p->dp * cp > 1),
+		.dir = 1,
+		.layers = lmax,
+		.gather = malloc((size_t)lps * sizeof(uint32_t)),
+		.param_bytes = layer_params * wbytes,
+		.grad_bytes = layer_params * gbytes,
+		.pass_s = plan_fsdp_reduce_s(s, layer_params),
+		.flat_s = plan_fsdp_flat_grad_s(s, layer_params),
+		.cast_s = plan_fsdp_gather_cast_s(s, shard_params),
+		.post_s = {plan_fsdp_post_reduce_s(s, shard_params, false),
+			   plan_fsdp_post_reduce_s(s, shard_params, true)}};
+	if (b.fsdp.on && !s->inference && s->fw.zero3_reduce == PLAN_ZERO3_REDUCE_BUCKET) {
+		/* DeepSpeed's IPG buckets (emit.c ipg_add): a layer's
+		 * gradient as one tensor per gathered module (zero3_gathers) of
+		 * equal size, plus its norms and biases, which work counts
+		 * beside its four linears (QKV, output, fc1, fc2) */
+		b.fsdp.bucket = true;
+		b.fsdp.bucket_bytes = plan_bucket_bytes(s);
+		b.fsdp.gbytes = gbytes;
+		b.fsdp.pieces = s->fw.zero3_gathers > 1 ? s->fw.zero3_gathers : 1;
+		b.fsdp.tensors = build_zero3_layer_tensors(s);
+		b.fsdp.tensor_host_s = s->fw.zero3_rank_op_s * b.shard.size;
+	}
 	size_t pm = (size_t)b.vstages * (size_t)b.m;
 	pipe_ids ids = {calloc(pm, 4), calloc(pm, 4), calloc(pm, 4), calloc(pm, 4),
 			calloc(pm, 4), calloc(pm, 4), calloc((size_t)p->pp, 4),

@@ -71,6 +71,19 @@ typedef struct fsdp_state {
 	double post_s[2];   /* after each reduce-scatter: the first
 			     * micro-batch's, a later one's
 			     * (plan_fsdp_post_reduce_bytes) */
+	/* zero3_reduce = bucket (DeepSpeed's IPG buckets, emit.c
+	 * ipg_add): the bucket's bytes, a layer's gradient as `pieces`
+	 * tensors of equal size carrying `tensors` parameter tensors in all, the
+	 * root unit's (embedding, output layer) added at the backward's end, the
+	 * host time per tensor of a bucket's reduction (zero3_rank_op x shard
+	 * ranks); and, per backward chain, the open bucket and the host time
+	 * owed to the next compute task */
+	bool bucket, ended; /* ended: the chain's last bucket was emitted */
+	double bucket_bytes, gbytes; /* gbytes: per gradient element */
+	int pieces;
+	double tensors, root_bytes, root_tensors, tensor_host_s;
+	double ipg_bytes, ipg_fit, ipg_tensors; /* ipg_fit: bytes copied into the buffer */
+	sim_time carry, lead; /* lead: the host's run-ahead (emit.c host_exposed) */
 } fsdp_state;
 
 struct layer_prog;
@@ -228,6 +241,12 @@ int build_link_stages(builder *b, const pipe_ids *ids);
  * points (pipe_ids.sync_at + stage * vpp) or NULL. */
 int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd, const uint32_t *layer_end,
 			    const uint32_t *sync_at, uint32_t *out, double *shard_bytes);
+/* The root unit's trained parameters on `stage` (embedding, output layer)
+ * and their tensors (ZeRO-3's buckets, emit.c). */
+double build_root_params(const plan_scenario *s, int stage, double *tensors);
+/* ZeRO-3's buckets: a layer's gradient tensors, its zero3_gathers modules'
+ * plus the norms and biases work counts beside its four linears. */
+double build_zero3_layer_tensors(const plan_scenario *s);
 /* Does the interleaved schedule launch each chunk's gradient buckets
  * together at a point of the schedule (Megatron-Core's aligned grad sync,
  * grads.c)? Then build_emit_schedule fills pipe_ids.sync_at. */

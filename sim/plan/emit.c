@@ -27,7 +27,35 @@ static uint8_t seg_stream(uint8_t kind)
  * each reduce-scattered gradient shard back. ZeRO-Inference (inference with
  * offload_params) streams each layer's whole TP shard from the host the same
  * way, the next layer's copy issued when a layer starts: a layer takes
- * max(compute, fetch) once the pipeline of copies is primed. */
+ * max(compute, fetch) once the pipeline of copies is primed.
+ *
+ * DeepSpeed's own prefetch, read against this window (DeepSpeed 0.16.5,
+ * microsoft/DeepSpeed 38327e07, deepspeed/runtime/zero/): each submodule's
+ * pre-forward and pre-backward hook (parameter_offload.py:445-454, 457-491)
+ * calls fetch_sub_module (partitioned_param_coordinator.py:285-418), which
+ * all-gathers the module's parameters not yet in flight (:300-315), makes
+ * the compute stream wait for the whole all-gather stream (:342-343: a
+ * module waits for every gather issued before it, on one FIFO stream, as
+ * here), then, from the second step on (a recorded trace), pops parameters
+ * off the trace and gathers them in one coalesced call until
+ * stage3_prefetch_bucket_size elements (zero/config.py:208, 5e7) or the
+ * room left under stage3_max_live_parameters (1e9, :231) is reached
+ * (:379-413). The gathered parameters are released after the module unless
+ * reused within stage3_max_reuse_distance (1e9, :237; :522-554), so the
+ * live count falls by a module per step and, once the frontier is 1e9
+ * elements ahead, each step issues about one module's gather: the
+ * all-gather stream runs back to back up to 1e9 elements (2 layers of a
+ * 20B GPT, 5 of a 7B) ahead of compute, the host held back only by its
+ * sync on the gather three modules earlier (:329-332). So when the gathers
+ * outlast compute both this window and DeepSpeed's run the stream back to
+ * back and the step is the gathers' sum; when compute outlasts them both
+ * hide them; DeepSpeed's deeper window hides more only where one layer's
+ * gathers outlast its compute between layers that do not (the first
+ * layers of a pass). Not modelled: that deeper window, and the host work of
+ * a coalesced gather of several parameters (AllGatherCoalescedHandle.wait,
+ * partition_parameters.py:677-721: per parameter one narrow, append and
+ * record_stream per rank), which the steady state above avoids (one
+ * parameter per prefetch once the live limit binds). */
 static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uint32_t after)
 {
 	if (layer < 0 || layer >= f->layers)
@@ -179,6 +207,177 @@ static void note_link(builder *b, cursor *k, const seg *x, uint32_t id)
 	k->prev = k->tail = id;
 }
 
+/* A ZeRO-3 reduction of `bytes` of gradient after task `done` (what its
+ * reduce-scatter waits for): the reduce-scatter over the shard group, with
+ * hybrid sharding the shard's all-reduce over its replicas (every
+ * micro-batch, or the last: hsdp_grad_reduce), FSDP's cast back and
+ * accumulation (post_s), under offload_params the shard's copy to the host;
+ * in the micro-batch that completes the gradients its last task goes to
+ * b->zdone for the optimizer step. When zdone is full (more buckets than
+ * it holds) the newest replaces the last entry, which then carries both
+ * shards: the DP stream runs them in order, so waiting for the newer is
+ * waiting for both. */
+static int reduce_tail(builder *b, cursor *k, uint32_t done, double bytes, double post_s,
+		       int16_t layer)
+{
+	const plan_scenario *s = b->s;
+	int stage = k->stage;
+	bool last = k->layer_end != NULL;
+	done = build_add_dp_on(b, &b->shard, stage, NET_REDUCESCATTER, bytes, &done, 1, layer);
+	if (done == UINT32_MAX)
+		return SIM_ENOMEM;
+	double shard = bytes / b->shard.size;
+	if (b->replica.size > 1 && (last || s->fw.hsdp_reduce == PLAN_REDUCE_MICROBATCH)) {
+		done = build_add_dp_on(b, &b->replica, stage, NET_ALLREDUCE, shard, &done, 1,
+				       layer);
+		if (done == UINT32_MAX)
+			return SIM_ENOMEM;
+	}
+	if (post_s > 0) { /* FSDP's cast back and accumulation, after it */
+		plan_task pt = {sim_time_from_s(post_s), stage, PLAN_STREAM_DP, PLAN_TASK_DP, layer,
+				k->mb, 0, 0};
+		done = plan_graph_add(b->g, &pt, &done, 1);
+		if (done == UINT32_MAX)
+			return SIM_ENOMEM;
+	}
+	bool off = s->plan.offload_params != PLAN_OFFLOAD_NONE;
+	if (off && (done = build_add_copy(b, stage, shard, false, &done, 1, layer)) == UINT32_MAX)
+		return SIM_ENOMEM;
+	if (last && b->zdone && b->zcap > 0) {
+		if (b->nzdone == b->zcap) {
+			b->zdone[b->zcap - 1] = done;
+			b->zshard[b->zcap - 1] += off ? 0 : shard;
+		} else {
+			b->zdone[b->nzdone] = done;
+			b->zshard[b->nzdone++] = off ? 0 : shard;
+		}
+	}
+	return SIM_OK;
+}
+
+/* DeepSpeed ZeRO-3's gradient reduction ([framework] zero3_reduce = bucket;
+ * DeepSpeed 0.16.5, microsoft/DeepSpeed 38327e07, deepspeed/runtime/): every
+ * parameter's gradient hook (zero/stage3.py:1161-1190) calls
+ * reduce_independent_p_g_buckets_and_remove_grads (:1258-1271): when the
+ * tensor would take the open IPG bucket past reduce_bucket_size elements
+ * (zero/config.py:109, 5e8; [framework] grad_bucket, [parallel]
+ * bucket_size; Hugging Face's "auto" is h^2) and the bucket holds
+ * something, the bucket is reduced first; then the tensor joins it, copied
+ * into the bucket's flat buffer on the reduce stream when it fits
+ * (contiguous_gradients, zero/config.py:98, default true; stage3.py:
+ * 1279-1288). A bucket's reduction (__reduce_and_partition_ipg_grads,
+ * :1294-1328, on the reduce stream) runs reduce_scatter_coalesced
+ * (comm/coalesced_collectives.py:158-218): the bucket's tensors cut into one
+ * slice per rank in Python (:170-175), interleaved and concatenated into one
+ * buffer unless the bucket is one tensor the group divides (:179-199),
+ * divided in place (:201), one reduce-scatter (:205-207); each rank's shard
+ * is then copied, or added on later micro-batches, into its gradient
+ * partition (partition_grads, stage3.py:1466-1527; 1/n of the bytes, not
+ * charged). After every micro-batch's backward the engine's epilogue
+ * (engine.py:2051-2053) reduces the bucket left open and synchronises the
+ * reduce stream (stage3.py:1131-1136). The communication dtype is the
+ * model's (engine.py:939-950): no casts.
+ *
+ * Modelled: a layer's gradient is f->pieces tensors of equal size (its
+ * gathered modules, zero3_gathers) carrying f->tensors parameter tensors
+ * (its norms and biases too), added at the end of the layer's backward; the
+ * root unit's (embedding, output layer) at the end of the chain. Per bucket
+ * on the DP stream: one memory-bound task of the copy (2 e per element that
+ * fitted: read and write), the concatenation (2 e per element, when the
+ * bucket holds more than one tensor) and the division (2 e), then
+ * reduce_tail's reduce-scatter. The host's per-rank slicing, zero3_rank_op
+ * per shard rank and tensor (tools/measured/zero3-host), runs on the thread
+ * that issues the backward's kernels, inside the hook: the GPU runs the
+ * kernels the host had queued meanwhile. The host's lead is counted as the
+ * GPU time of the chain's compute tasks beyond their own host time since
+ * the last such stall (host_exposed; the task's max(gpu, cpu) keeps no
+ * lead of its own); what the lead does not cover is owed to the next
+ * compute task (its cpu time), and after the chain to a host task before
+ * the last bucket's reduction. The host's syncs on the reduce stream (at
+ * most 2 reductions in flight, stage3.py:1305-1308) and on the all-gather
+ * stream (partitioned_param_coordinator.py:329-332) wait for collectives
+ * issued three steps earlier and are taken not to cap the lead. Approximated:
+ * a bucket that fills inside a layer is reduced at the layer's end; an
+ * untied output layer's gradient, which comes first, joins at the end with
+ * the embedding's; the padding of tensors the group does not divide (a
+ * torch.empty per rank, measured at 0.9 us more per rank and tensor) and
+ * the per-module tensor sizes are not modelled. */
+static int ipg_flush(builder *b, cursor *k, uint32_t dep, int16_t layer)
+{
+	fsdp_state *f = k->f;
+	if (!(f->ipg_bytes > 0))
+		return SIM_OK;
+	double bytes = 2.0 * f->ipg_fit + 2.0 * f->ipg_bytes +
+		       (f->ipg_tensors > 1 ? 2.0 * f->ipg_bytes : 0);
+	plan_task pass = {sim_time_from_s(hw_mem_time(&b->s->gpu, bytes)), k->stage,
+			  PLAN_STREAM_DP, PLAN_TASK_DP, layer, k->mb, 0, 0};
+	uint32_t done = plan_graph_add(b->g, &pass, &dep, 1);
+	if (done == UINT32_MAX)
+		return SIM_ENOMEM;
+	double n = f->ipg_bytes;
+	f->ipg_bytes = f->ipg_fit = f->ipg_tensors = 0;
+	return reduce_tail(b, k, done, n, 0, layer);
+}
+
+/* A tensor of `bytes` gradient carrying `tensors` parameter tensors joins
+ * the bucket after task `dep`, the bucket reduced first when it would
+ * overflow (its host time owed to the next compute task). */
+static int ipg_add(builder *b, cursor *k, double bytes, double tensors, uint32_t dep,
+		   int16_t layer)
+{
+	fsdp_state *f = k->f;
+	if (f->ipg_bytes > 0 && f->ipg_bytes + bytes > f->bucket_bytes) {
+		k->f->carry = sim_time_add_sat(
+			f->carry, sim_time_from_s(f->ipg_tensors * f->tensor_host_s));
+		if (ipg_flush(b, k, dep, layer) != SIM_OK)
+			return SIM_ENOMEM;
+	}
+	if (f->ipg_bytes + bytes <= f->bucket_bytes)
+		f->ipg_fit += bytes;
+	f->ipg_bytes += bytes;
+	f->ipg_tensors += tensors;
+	return SIM_OK;
+}
+
+/* The host time owed (f->carry) that the GPU does not hide: what exceeds the
+ * host's lead, the GPU time of the chain's compute tasks beyond their host
+ * time since the last payment (f->lead; the kernels the host had queued
+ * before the hook ran). Pays it: both drop by the hidden part. */
+static sim_time host_exposed(fsdp_state *f)
+{
+	sim_time c = f->carry, hid = c < f->lead ? c : f->lead;
+	f->carry = 0;
+	f->lead -= hid;
+	return c - hid;
+}
+
+/* The end of a backward chain under zero3_reduce = bucket: the root unit's
+ * gradients join the bucket, the host time still owed (and the last
+ * bucket's slicing) runs as a host task on the compute stream, the
+ * epilogue's reduction of the last bucket after it. Once per chain. */
+static int ipg_end(builder *b, cursor *k)
+{
+	fsdp_state *f = k->f;
+	if (f->root_bytes > 0) {
+		double r = f->root_bytes;
+		f->root_bytes = 0;
+		if (ipg_add(b, k, r, f->root_tensors, k->prev, -1) != SIM_OK)
+			return SIM_ENOMEM;
+	}
+	f->carry = sim_time_add_sat(f->carry, sim_time_from_s(f->ipg_tensors * f->tensor_host_s));
+	sim_time host = host_exposed(f);
+	uint32_t dep = k->prev;
+	if (host > 0 && f->ipg_bytes > 0) {
+		plan_task t = {host, k->stage, PLAN_STREAM_COMPUTE, PLAN_TASK_BWD, -1, k->mb, 0, 0};
+		dep = plan_graph_add(b->g, &t, &k->prev, 1);
+		if (dep == UINT32_MAX)
+			return SIM_ENOMEM;
+		k->before = k->prev;
+		k->prev = k->tail = dep;
+	}
+	return ipg_flush(b, k, dep, -1);
+}
+
 /* ZeRO-3 / FSDP after the last backward task `id` of a layer: the flat
  * gradient's assembly on the compute stream (flat_s, the chain's new last
  * link), then, where this micro-batch reduces, on the DP stream the
@@ -229,6 +428,13 @@ static int fsdp_layer_grads(builder *b, cursor *k, const seg *x, uint32_t id)
 	}
 	if (nosync && !last)
 		return SIM_OK; /* accumulated unsharded, reduced at the last */
+	if (f->bucket) { /* DeepSpeed's IPG buckets (ipg_flush) */
+		for (int i = 0; i < f->pieces; i++)
+			if (ipg_add(b, k, f->grad_bytes / f->pieces, f->tensors / f->pieces, id,
+				    x->layer) != SIM_OK)
+				return SIM_ENOMEM;
+		return SIM_OK;
+	}
 	uint32_t done = id;
 	if (f->pass_s > 0) {
 		plan_task pass = {sim_time_from_s(f->pass_s), stage, PLAN_STREAM_DP, PLAN_TASK_DP,
@@ -237,34 +443,7 @@ static int fsdp_layer_grads(builder *b, cursor *k, const seg *x, uint32_t id)
 		if (done == UINT32_MAX)
 			return SIM_ENOMEM;
 	}
-	done = build_add_dp_on(b, &b->shard, stage, NET_REDUCESCATTER, f->grad_bytes, &done, 1,
-			       x->layer);
-	if (done == UINT32_MAX)
-		return SIM_ENOMEM;
-	double shard = f->grad_bytes / b->shard.size;
-	if (b->replica.size > 1 && (last || s->fw.hsdp_reduce == PLAN_REDUCE_MICROBATCH)) {
-		done = build_add_dp_on(b, &b->replica, stage, NET_ALLREDUCE, shard, &done, 1,
-				       x->layer);
-		if (done == UINT32_MAX)
-			return SIM_ENOMEM;
-	}
-	double post = f->post_s[k->mb > 0 && !nosync];
-	if (post > 0) { /* FSDP's cast back and accumulation, after it */
-		plan_task pt = {sim_time_from_s(post), stage, PLAN_STREAM_DP, PLAN_TASK_DP,
-				x->layer, k->mb, 0, 0};
-		done = plan_graph_add(b->g, &pt, &done, 1);
-		if (done == UINT32_MAX)
-			return SIM_ENOMEM;
-	}
-	bool off = s->plan.offload_params != PLAN_OFFLOAD_NONE;
-	if (off && (done = build_add_copy(b, stage, shard, false, &done, 1, x->layer)) ==
-			   UINT32_MAX)
-		return SIM_ENOMEM;
-	if (last && b->zdone && b->nzdone < b->zcap) {
-		b->zdone[b->nzdone] = done;
-		b->zshard[b->nzdone++] = off ? 0 : shard;
-	}
-	return SIM_OK;
+	return reduce_tail(b, k, done, f->grad_bytes, f->post_s[k->mb > 0 && !nosync], x->layer);
 }
 
 /* Emit the cursor's segs up to (not including) index `end`: each seg a task
@@ -280,6 +459,13 @@ int build_emit_to(builder *b, cursor *k, int end)
 		const seg *x = &c->v[i];
 		plan_task t = {x->dur, k->stage, seg_stream(x->kind), x->kind, x->layer, k->mb,
 			       x->scaleup, x->nic};
+		if (k->f->bucket && t.stream == PLAN_STREAM_COMPUTE) {
+			/* the host time a bucket's reduction left (ipg_add), less
+			 * the host's lead */
+			sim_time cpu = sim_time_add_sat(x->cpu, host_exposed(k->f));
+			t.dur = x->gpu > cpu ? x->gpu : cpu;
+			k->f->lead = sim_time_add_sat(k->f->lead, x->gpu > cpu ? x->gpu - cpu : 0);
+		}
 		if (x->aside) {
 			if (emit_aside(b, k, x, &t) != SIM_OK)
 				return SIM_ENOMEM;
@@ -301,6 +487,11 @@ int build_emit_to(builder *b, cursor *k, int end)
 		if (k->f->on && k->f->dir < 0 && x->layer >= 0 && layer_done &&
 		    fsdp_layer_grads(b, k, x, id) != SIM_OK)
 			return SIM_ENOMEM;
+	}
+	if (k->i == c->n && k->f->on && k->f->bucket && k->f->dir < 0 && !k->f->ended) {
+		k->f->ended = true;
+		if (!(b->s->fw.accumulate_unsharded && b->m > 1 && !k->layer_end))
+			return ipg_end(b, k);
 	}
 	return SIM_OK;
 }

@@ -17,6 +17,7 @@ static const char *const flash_names[] = {"fa2", "fa3", "cudnn", NULL}; /* hw_fl
 static const char *const layer_names[] = {"fused", "nanotron", "mpt", "fms", "hf-llama",
 					  "hf-llama5", NULL}; /* work_layer_code */
 static const char *const accum_names[] = {"fused", "kernel", NULL};   /* plan_grad_accum */
+static const char *const zero3_reduce_names[] = {"unit", "bucket", NULL}; /* plan_zero3_reduce */
 _Static_assert(WORK_LAYER_FUSED == 0 && WORK_LAYER_NANOTRON == 1 && WORK_LAYER_MPT == 2 &&
                        WORK_LAYER_FMS == 3 && WORK_LAYER_HF_LLAMA == 4 &&
                        WORK_LAYER_HF_LLAMA5 == 5,
@@ -112,6 +113,14 @@ const conf_key plan_framework_keys[] = {
         {"zero3_gathers", CONF_INT, SIM_UNIT_NONE, 1, 64, "1", NULL, FK(zero3_gathers),
          "ZeRO-3 parameter all-gathers per layer and pass (1: one unit per block as FSDP; "
          "DeepSpeed gathers each linear module apart)"},
+        {"zero3_reduce", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "unit", zero3_reduce_names,
+         FK(zero3_reduce),
+         "ZeRO-3 gradient reduce-scatters: unit (after each unit's backward: FSDP) or bucket "
+         "(DeepSpeed's IPG buckets of grad_bucket elements, filled tensor by tensor, the "
+         "last reduced after the backward)"},
+        {"zero3_rank_op", CONF_QTY, SIM_UNIT_TIME, 0, 1, "0 us", NULL, FK(zero3_rank_op_s),
+         "ZeRO-3 bucket reductions: host time per shard rank and gradient tensor (DeepSpeed's "
+         "reduce_scatter_coalesced slices every tensor per rank in Python)"},
         {"recompute_early_stop", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
          FK(recompute_early_stop),
          "recompute = full re-runs a layer's forward only up to its last saved tensor: the "

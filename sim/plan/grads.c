@@ -50,6 +50,79 @@ static bool embedding_trained(const plan_scenario *s)
 	return output_trained(s) && s->train.frozen_layers <= 0;
 }
 
+/* The root unit's trained parameters on `stage` (the embedding on the first
+ * stage, the output layer and the MTP experts on the last: what ZeRO-3's
+ * layer units leave out) and, in *tensors, their parameter tensors. */
+double build_root_params(const plan_scenario *s, int stage, double *tensors)
+{
+	bool first = stage == 0, last = stage == s->plan.pp - 1;
+	double n = 0;
+	if (first && embedding_trained(s))
+		n += plan_rank_embedding(s);
+	if (last && output_trained(s))
+		n += plan_rank_output(s) + mtp_experts(s);
+	*tensors = n > 0 ? work_ends_param_tensors(&s->model, first, last) : 0;
+	return n;
+}
+
+static int first_trained(const plan_scenario *s, int stage);
+
+double build_zero3_layer_tensors(const plan_scenario *s)
+{
+	work_shard sh = plan_shard(s);
+	int ng = s->fw.zero3_gathers > 1 ? s->fw.zero3_gathers : 1;
+	int nt = plan_max_stage_layers(s) > 0
+			 ? work_layer_param_tensors(&s->model, &sh, plan_global_layer(s, 0, 0))
+			 : 0;
+	return ng + (nt > 4 ? nt - 4 : 0);
+}
+
+/* The closed form of emit.c's ipg_add / ipg_end over one micro-batch's
+ * backward of `stage`: each trained layer's gradient as zero3_gathers
+ * tensors of equal size, then the root unit's; a bucket is reduced when the
+ * next tensor would take it past plan_bucket_bytes and it holds something,
+ * the last one after the backward. */
+int plan_zero3_buckets(const plan_scenario *s, int stage, double *max_bytes,
+		       double *last_bytes, double *host_s)
+{
+	const plan_spec *p = &s->plan;
+	*max_bytes = *last_bytes = *host_s = 0;
+	if (p->zero < 3 || s->inference || s->fw.zero3_reduce != PLAN_ZERO3_REDUCE_BUCKET)
+		return 0;
+	plan_groups grp;
+	plan_make_groups(s, &grp);
+	if (p->dp * (p->cp > 1 ? p->cp : 1) <= 1)
+		return 0;
+	double wbytes = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
+	double gbytes = (p->fp32_grads || wbytes == 4.0) ? 4.0 : 2.0;
+	int ng = s->fw.zero3_gathers > 1 ? s->fw.zero3_gathers : 1;
+	double B = plan_bucket_bytes(s), pb = work_params_layer(&s->model) / p->tp * gbytes / ng;
+	double pt = build_zero3_layer_tensors(s) / ng, th = s->fw.zero3_rank_op_s * grp.shard.size;
+	double rt, root = build_root_params(s, stage, &rt) * gbytes;
+	int layers = plan_stage_layers(s, stage) - first_trained(s, stage), n = 0;
+	double open = 0, tens = 0;
+	for (int i = 0; i <= layers * ng; i++) {
+		double bytes = i < layers * ng ? pb : root, t = i < layers * ng ? pt : rt;
+		if (!(bytes > 0))
+			continue;
+		if (open > 0 && open + bytes > B) {
+			n++;
+			*max_bytes = open > *max_bytes ? open : *max_bytes;
+			*host_s += tens * th;
+			open = tens = 0;
+		}
+		open += bytes;
+		tens += t;
+	}
+	if (open > 0) {
+		n++;
+		*max_bytes = open > *max_bytes ? open : *max_bytes;
+		*last_bytes = open;
+		*host_s += tens * th;
+	}
+	return n;
+}
+
 /* [framework] grad_accum = kernel (nanotron's FP32GradientAccumulator,
  * optim/gradient_accumulator.py:204-221 at 0e0a27ea: after loss.backward()
  * every parameter's 16-bit gradient is added into its fp32 buffer,
@@ -465,7 +538,7 @@ static uint32_t emit_cpu_adam(builder *b, int stage, const uint32_t *deps, int n
 	 * at once; under ZeRO-3, whose reductions are per layer, the root
 	 * unit's (embedding, output layer) after the backward */
 	double rest = ndp == 0 ? local * gbytes : 0;
-	if (ndp > 0 && s->plan.zero >= 3)
+	if (ndp > 0 && s->plan.zero >= 3 && !b->fsdp.bucket) /* buckets: the root's too */
 		rest = fmax(0, local * gbytes - plan_stage_layers(s, stage) * b->fsdp.grad_bytes /
 							 b->shard.size);
 	if (rest > 0)

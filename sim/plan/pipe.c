@@ -62,6 +62,9 @@ static void op_begin(builder *b, int stage, const plan_op *op, sched_state *st,
 	e->f.layers = plan_stage_layers(b->s, stage);
 	for (int l = 0; e->f.on && l < e->f.layers; l++)
 		e->f.gather[l] = UINT32_MAX;
+	if (e->f.bucket) { /* the root unit's gradients close the backward */
+		e->f.root_bytes = build_root_params(b->s, stage, &e->f.root_tensors) * e->f.gbytes;
+	}
 	/* Gradients are complete after the last micro-batch's W (zero bubble)
 	 * or backward: that is what the DP buckets wait for. */
 	bool gstep = bwd && op->weight == b->zb; /* completes its gradients */

@@ -178,6 +178,11 @@ enum {
  * all_reduce_grads = True); DeepSpeed's MiCS only at the accumulation
  * boundary (deepspeed/runtime/zero/mics.py:400-433 at edaa72212). */
 typedef enum { PLAN_REDUCE_BOUNDARY = 0, PLAN_REDUCE_MICROBATCH } plan_reduce;
+/* How ZeRO-3 reduce-scatters gradients ([framework] zero3_reduce): after each
+ * unit's backward (FSDP), or in buckets filled tensor by tensor in backward
+ * order and reduced when the next tensor would overflow them, the last one
+ * after the backward (DeepSpeed's IPG buckets, emit.c ipg_add). */
+typedef enum { PLAN_ZERO3_REDUCE_UNIT = 0, PLAN_ZERO3_REDUCE_BUCKET } plan_zero3_reduce;
 
 /* What a framework does with layers that do not split evenly over the
  * pp * vpp virtual stages when the scenario gives no layout: refuse (error),
@@ -263,6 +268,12 @@ typedef struct plan_framework {
 	int zero3_gathers;            /* ZeRO-3 all-gathers per layer and pass: 1 for
 				       * FSDP's per-block units, one per linear
 				       * module for DeepSpeed (plan_build) */
+	int zero3_reduce;             /* plan_zero3_reduce: per unit (FSDP) or
+				       * in DeepSpeed's IPG buckets of grad_bucket
+				       * elements (emit.c) */
+	double zero3_rank_op_s;       /* host time per (shard rank x gradient
+				       * tensor) of a bucket's reduce-scatter:
+				       * DeepSpeed's per-rank slicing (emit.c) */
 	bool fsdp_casts;              /* FSDP MixedPrecision's shard casts and the
 				       * sharded accumulation, on its side
 				       * streams (plan_fsdp_gather_cast_bytes) */
@@ -1241,6 +1252,15 @@ double plan_ep_share(const plan_scenario *s);
  * parameter tensor (chain.c, append_grad_accum). False when the framework
  * accumulates inside the GEMMs (the default). */
 bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_item *out);
+
+/* DeepSpeed ZeRO-3's gradient buckets ([framework] zero3_reduce = bucket) on
+ * `stage` per micro-batch, as plan_build emits them (emit.c ipg_add): the
+ * reduce-scatters, the largest bucket's and the last bucket's bytes (the
+ * last reduced after the backward) and the host time of the per-rank
+ * slicing of all of them (zero3_rank_op x shard ranks x tensors, before the
+ * host's lead hides any). 0 and zeros in other modes. */
+int plan_zero3_buckets(const plan_scenario *s, int stage, double *max_bytes,
+		       double *last_bytes, double *host_s);
 
 /* [framework] fsdp_reduce_passes: HBM bytes moved per element of a unit's
  * unsharded gradient before its reduce-scatter, per micro-batch, under ZeRO-3

@@ -33,7 +33,9 @@
  *       and micro-batch two all-gathers and a reduce-scatter (with hybrid
  *       sharding and the shard's replica all-reduce, every micro-batch or
  *       the last: hsdp_grad_reduce; under accumulate_unsharded only the
- *       last micro-batch reduces), exposed where they outlast compute;
+ *       last micro-batch reduces; under zero3_reduce = bucket DeepSpeed's
+ *       buckets, plan_zero3_buckets, the last exposed after each
+ *       micro-batch's backward), exposed where they outlast compute;
  *   optimizer: plan_optimizer_time on the GPU (as plan/grads.c); offloaded (offload_optimizer) the CPU step of the
  *       node's GPUs at the host DRAM rate (30 bytes per parameter; from NVMe
  *       at least 24 bytes per parameter at the NVMe rate) plus the PCIe
@@ -277,6 +279,16 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		            plan_fsdp_gather_cast_s(s, sh);
 		double rs = coll_time(s, NET_REDUCESCATTER, &g->shard, lg);
 		rs += plan_fsdp_reduce_s(s, lw / wb) + plan_fsdp_post_reduce_s(s, sh, false);
+		/* DeepSpeed's IPG buckets (plan_zero3_buckets): the buckets but
+		 * the last spread over the layers' backwards, the last after the
+		 * backward of every micro-batch, exposed (the host's per-rank
+		 * slicing, mostly hidden behind its lead, is left out here) */
+		double mx, last, host, tail = 0;
+		int nb = plan_zero3_buckets(s, 0, &mx, &last, &host);
+		if (nb > 0 && layers > 0) {
+			rs = (nb - 1) * coll_time(s, NET_REDUCESCATTER, &g->shard, mx) / layers;
+			tail = coll_time(s, NET_REDUCESCATTER, &g->shard, last);
+		}
 		/* as fsdp_layer_grads: with hybrid sharding the shard's
 		 * all-reduce over its replicas after every micro-batch's
 		 * reduce-scatter (hsdp_grad_reduce = microbatch) or the last
@@ -289,7 +301,8 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		bool nosync = s->fw.accumulate_unsharded && m > 1;
 		double early = nosync ? 0 : rs + (s->fw.hsdp_reduce == PLAN_REDUCE_MICROBATCH ? ar : 0);
 		return layers * ((double)m * fmax(0, ag - fwd_l) +
-		                 (m - 1) * fmax(0, ag + early - bwd_l) + fmax(0, ag + rs + ar - bwd_l));
+		                 (m - 1) * fmax(0, ag + early - bwd_l) + fmax(0, ag + rs + ar - bwd_l)) +
+		       m * tail;
 	}
 	double reduce, gather = 0;
 	if (p->zero >= 1) { /* shard group, then the shard across replicas */

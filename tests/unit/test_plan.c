@@ -667,6 +667,8 @@ static void test_framework_default(void)
 		CHECK_NEAR(x->op_overhead_s, y->op_overhead_s, 0);
 		CHECK_INT(x->flash_impl, y->flash_impl);
 		CHECK_INT(x->zero3_gathers, y->zero3_gathers);
+		CHECK_INT(x->zero3_reduce, y->zero3_reduce);
+		CHECK_NEAR(x->zero3_rank_op_s, y->zero3_rank_op_s, 0);
 		CHECK_NEAR(x->grad_bucket, y->grad_bucket, 0);
 		CHECK_NEAR(x->grad_bucket_per_dp, y->grad_bucket_per_dp, 0);
 		CHECK_INT(x->one_bucket_no_overlap, y->one_bucket_no_overlap);
@@ -839,6 +841,98 @@ static void test_fsdp_reduce_passes(void)
 	}
 	for (int i = 0; i < 6; i++)
 		plan_scenario_free(s[i]);
+	sim_diag_free(d);
+}
+
+/* DeepSpeed ZeRO-3's IPG buckets ([framework] zero3_reduce = bucket, emit.c
+ * ipg_add; stage3.py:1258-1271 at DeepSpeed 38327e07: a tensor that would
+ * take the open bucket past reduce_bucket_size elements reduces the bucket
+ * first, then joins it; the epilogue reduces the rest). The quickstart
+ * without a pipeline (tp 2, dp 8, 24 layers, m = 4), bf16 gradients, one
+ * gradient tensor per layer (zero3_gathers = 1) of P elements (a layer's
+ * parameters per rank), a bucket of 2.5 P: layers 23 and 22 fill 2 P, layer
+ * 21 would make 3 P > 2.5 P, so {23, 22} is reduced and 21 opens the next;
+ * buckets of two layers, the 12th, {1, 0}, still open when the backward
+ * ends. The root unit's gradient R (the tied embedding, 51,200 x 2,304 / 2
+ * = 1.85 P) joins then: 2 P + R > 2.5 P reduces {1, 0}, and R (< 2.5 P)
+ * alone is the epilogue's bucket: 13 reduce-scatters per micro-batch, each
+ * after one pass task (copy, concatenation, division), 26 DP tasks; the
+ * gathers, 24 before the forwards and 24 before the backwards: 4 x (48 +
+ * 26) = 296. Per unit (FSDP): 4 x (48 + 24) = 288. A bucket holding
+ * everything: one reduction per micro-batch after the backward, 4 x (48 +
+ * 2) = 200. A host cost per rank and tensor that no lead hides adds the
+ * epilogue's host task, one compute task per micro-batch, and lengthens the
+ * step. */
+static void test_zero3_buckets(void)
+{
+	const char *base[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=3",
+			      "parallel.fp32_grads=false", "framework.zero3_gathers=1",
+			      "framework.grad_bucket_per_dp=0"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s0 = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", base, 6, d, &s0), SIM_OK);
+	if (!s0) {
+		sim_diag_free(d);
+		return;
+	}
+	double P = work_params_layer(&s0->model) / 2, R = plan_rank_embedding(s0);
+	CHECK(R > 0.5 * P && R < 2.5 * P); /* the derivation's premise */
+	char bucket[64], host[64];
+	snprintf(bucket, sizeof bucket, "framework.grad_bucket=%.0f", 2.5 * P);
+	snprintf(host, sizeof host, "framework.zero3_rank_op=10ms");
+	const char *unit[8], *bk[9], *all[9], *hs[10];
+	for (int i = 0; i < 6; i++)
+		unit[i] = bk[i] = all[i] = hs[i] = base[i];
+	unit[6] = "framework.grad_bucket=1e12";
+	bk[6] = all[6] = hs[6] = "framework.zero3_reduce=bucket";
+	bk[7] = hs[7] = bucket;
+	all[7] = "framework.grad_bucket=1e12";
+	hs[8] = host;
+	plan_scenario *s[4] = {NULL};
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", unit, 7, d, &s[0]), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", bk, 8, d, &s[1]), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", all, 8, d, &s[2]), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", hs, 9, d, &s[3]), SIM_OK);
+	plan_graph *g[4] = {NULL};
+	for (int i = 0; i < 4; i++)
+		if (s[i])
+			CHECK_INT(plan_build(s[i], &g[i]), SIM_OK);
+	if (g[0] && g[1] && g[2] && g[3]) {
+		CHECK_INT(plan_microbatches(&s[1]->plan), 4);
+		CHECK_INT(count_kind(g[0], 0, PLAN_TASK_DP), 288);
+		CHECK_INT(count_kind(g[1], 0, PLAN_TASK_DP), 296);
+		CHECK_INT(count_kind(g[2], 0, PLAN_TASK_DP), 200);
+		CHECK_INT(count_kind(g[3], 0, PLAN_TASK_DP), 296);
+		CHECK_INT(count_kind(g[3], 0, PLAN_TASK_BWD) - count_kind(g[1], 0, PLAN_TASK_BWD),
+			  4);
+		/* the closed form (plan_zero3_buckets) agrees: 13 buckets, the
+		 * largest two layers' 2 x 2P bytes, the last the root's 2R; one
+		 * bucket of 2 x (24P + R); none per unit. The graph's DP tasks
+		 * are m x (48 gathers + 2 per bucket) */
+		double mx, last, h;
+		int n = plan_zero3_buckets(s[1], 0, &mx, &last, &h);
+		CHECK_INT(n, 13);
+		CHECK_NEAR(mx, 4 * P, 1e-9 * P);
+		CHECK_NEAR(last, 2 * R, 1e-9 * R);
+		CHECK_NEAR(h, 0, 0);
+		CHECK_INT(count_kind(g[1], 0, PLAN_TASK_DP), 4 * (48 + 2 * n));
+		CHECK_INT(plan_zero3_buckets(s[2], 0, &mx, &last, &h), 1);
+		CHECK_NEAR(last, 2 * (24 * P + R), 1e-9 * P);
+		CHECK_INT(plan_zero3_buckets(s[0], 0, &mx, &last, &h), 0);
+		/* host: 10 ms x 8 ranks per tensor; the 24 layers' tensors and
+		 * the root's, whatever the buckets */
+		double t24 = 0;
+		CHECK_INT(plan_zero3_buckets(s[3], 0, &mx, &last, &t24), 13);
+		CHECK(t24 > 24 * 0.08); /* at least one tensor per layer */
+	}
+	exec_result *r = malloc(2 * sizeof *r);
+	if (r && s[1] && s[3] && exec_run(s[1], &r[0]) == SIM_OK &&
+	    exec_run(s[3], &r[1]) == SIM_OK)
+		CHECK(r[1].step_s > r[0].step_s);
+	free(r);
+	for (int i = 0; i < 4; i++)
+		plan_graph_free(g[i]), plan_scenario_free(s[i]);
+	plan_scenario_free(s0);
 	sim_diag_free(d);
 }
 
@@ -1360,6 +1454,7 @@ int main(void)
 {
 	test_megatron_lm_buckets();
 	test_grad_buckets();
+	test_zero3_buckets();
 	test_megatron_buckets();
 	test_dgrad_async();
 	test_sustain();
