@@ -1,0 +1,323 @@
+/* explain_dp.c - section 5 of `podsim explain` (explain.c): the textbook
+ * ring all-reduce of stage 0's gradients next to the buckets the graph
+ * reduces (plan_grad_buckets) and the simulated exposed DP time. */
+#include "explain_int.h"
+
+#include <stdlib.h>
+
+/* Parameters one rank of `stage` holds before ZeRO sharding (plan_memory's
+ * rule, restated: its layers, the embedding on the first stage, the output
+ * layer and a tied copy of the word embedding on the last when p > 1, over
+ * t but what TP keeps whole: plan_rank_layer and its kin). Dense models only
+ * (section 5's gradient bytes). */
+static double rank_params(const plan_scenario *s, int stage)
+{
+	const work_model *m = &s->model;
+	double p = 0;
+	for (int l = 0; l < plan_stage_layers(s, stage); l++)
+		p += plan_rank_layer(s, plan_global_layer(s, stage, l));
+	if (stage == 0)
+		p += plan_rank_embedding(s);
+	if (stage == s->plan.pp - 1) {
+		p += plan_rank_output(s);
+		if (!m->untied_embeddings && s->plan.pp > 1)
+			p += (double)m->vocab * m->hidden / s->plan.tp;
+	}
+	return p;
+}
+
+/* -------------------------------------------------------------- DP ring -- */
+
+/* ZeRO-1/2 buckets are reduce-scattered unless the framework all-reduces
+ * them (zero_grad_op); ZeRO-0 all-reduces. */
+static bool grad_rs(const plan_scenario *s)
+{
+	return s->plan.zero >= 1 && s->fw.zero_grad_op == PLAN_GRAD_OP_REDUCE_SCATTER;
+}
+
+/* A stage's gradient buckets as plan_build reduces them (plan_grad_buckets,
+ * plan/grads.c): a malloc'ed list of *n, NULL when none or out of memory. */
+static plan_grad_bucket *stage_buckets(const plan_scenario *s, int stage, int *n)
+{
+	int cap = plan_stage_layers(s, stage) + 1;
+	plan_grad_bucket *k = malloc((size_t)cap * sizeof *k);
+	*n = k ? plan_grad_buckets(s, stage, k, cap) : 0;
+	if (*n <= 0) {
+		free(k);
+		*n = 0;
+		return NULL;
+	}
+	return k;
+}
+
+/* One bucket's DP work as plan_build times it with the alpha-beta model
+ * (build_add_dp_on through grads.c's flush_bucket): the dense bytes on the
+ * wire reduced in the shard group, then all-reduced over its replicas; the
+ * expert bytes over the expert-DP group. */
+static double bucket_time(const plan_scenario *s, const plan_groups *g, const plan_grad_bucket *k,
+                          double wire)
+{
+	net_coll coll = grad_rs(s) ? NET_REDUCESCATTER : NET_ALLREDUCE;
+	net_cost c;
+	double t = 0, dense = k->dense_bytes * wire, experts = k->expert_bytes * wire;
+	if (g->dp.size > 1 && dense > 0) {
+		if (net_collective(&s->cluster, coll, &g->shard, dense, &c) == SIM_OK)
+			t += c.time_s;
+		if (g->replica.size > 1 && net_collective(&s->cluster, NET_ALLREDUCE, &g->replica,
+		                                          dense / g->shard.size, &c) == SIM_OK)
+			t += c.time_s;
+	}
+	if (g->edp.size > 1 && experts > 0 &&
+	    net_collective(&s->cluster, coll, &g->edp, experts, &c) == SIM_OK)
+		t += c.time_s;
+	return t;
+}
+
+/* When bucket k starts, in words. */
+static const char *bucket_launch(const plan_grad_bucket *k, int nbwd, char *buf, size_t len)
+{
+	const char *end = k->at_end ? " (at the end)" : "";
+	if (k->launch == PLAN_LAUNCH_LAYER)
+		snprintf(buf, len, "when layer %d's last backward ends%s", k->layer, end);
+	else if (k->launch == PLAN_LAUNCH_CHUNK)
+		snprintf(buf, len, "aligned, after backward step %d of %d%s", k->step + 1, nbwd,
+		         end);
+	else
+		snprintf(buf, len, "after the stage's whole backward");
+	return buf;
+}
+
+/* The buckets of stage 0, one line each (the first EXPLAIN_MAX_BUCKETS and
+ * the last), and per later stage how many and how many wait for the
+ * whole backward. Returns stage 0's DP work. */
+static double bucket_lines(FILE *o, const plan_scenario *s)
+{
+	const plan_spec *p = &s->plan;
+	plan_groups g;
+	plan_make_groups(s, &g);
+	/* wire bytes per gradient byte (grad_compression), as grads.c */
+	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	double wire = plan_grad_wire_bytes(s, gbytes) / gbytes;
+	int n, nbwd = plan_microbatches(p) * p->vpp, end = 0;
+	plan_grad_bucket *k = stage_buckets(s, 0, &n);
+	double total = 0;
+	char a[32], b[32], c[64], d[32];
+	for (int i = 0; i < n; i++)
+		end += k[i].at_end;
+	fprintf(o,
+	        "  buckets      %d %s%s (plan_grad_buckets, the graph's), %d at the end of "
+	        "the backward%s\n",
+	        n, grad_rs(s) ? "reduce-scatter" : "all-reduce", n == 1 ? "" : "s", end,
+	        grad_rs(s) ? " (ZeRO: half the ring's traffic)" : "");
+	for (int i = 0; i < n; i++) {
+		double t = bucket_time(s, &g, &k[i], wire);
+		total += t;
+		if (i == EXPLAIN_MAX_BUCKETS && i < n - 1)
+			fprintf(o, "               ... %d more\n", n - 1 - EXPLAIN_MAX_BUCKETS);
+		if (i >= EXPLAIN_MAX_BUCKETS && i < n - 1)
+			continue;
+		if (k[i].layer < 0)
+			snprintf(b, sizeof b, "none");
+		else if (k[i].layer == k[i].last)
+			snprintf(b, sizeof b, "%d", k[i].layer);
+		else
+			snprintf(b, sizeof b, "%d-%d", k[i].layer, k[i].last);
+		fprintf(o, "               %2d  layers %-6s chunk %d  %-11s %s: %s\n", i + 1, b,
+		        k[i].chunk,
+		        explain_unit((k[i].dense_bytes + k[i].expert_bytes) * wire, SIM_UNIT_BYTES,
+		                     a, sizeof a),
+		        bucket_launch(&k[i], nbwd, c, sizeof c),
+		        explain_unit(t, SIM_UNIT_TIME, d, sizeof d));
+	}
+	free(k);
+	fprintf(o, "               in all: %s\n", explain_unit(total, SIM_UNIT_TIME, a, sizeof a));
+	/* later stages: runs of equal (buckets, at the end) */
+	for (int st = 1, lo = 1, pn = -1, pe = -1; st <= p->pp; st++) {
+		int m = -1, e = -1;
+		if (st < p->pp) {
+			plan_grad_bucket *q = stage_buckets(s, st, &m);
+			e = 0;
+			for (int i = 0; i < m; i++)
+				e += q[i].at_end;
+			free(q);
+		}
+		if (st > 1 && (m != pn || e != pe)) {
+			if (lo == st - 1)
+				snprintf(b, sizeof b, "stage %d", lo);
+			else
+				snprintf(b, sizeof b, "stages %d-%d", lo, st - 1);
+			fprintf(o,
+			        "               %s: %d bucket%s, %d at the end of the backward\n",
+			        b, pn, pn == 1 ? "" : "s", pe);
+			lo = st;
+		}
+		pn = m, pe = e;
+	}
+	return total;
+}
+
+/* The tied word embedding's gradient all-reduce between stage 0 and the last
+ * stage (plan/grads.c's build_emit_embedding_sync), 0 when untied or p = 1. */
+static double tied_sync(const plan_scenario *s, double gbytes)
+{
+	const plan_spec *p = &s->plan;
+	if (p->pp == 1 || s->model.untied_embeddings)
+		return 0;
+	net_group pair;
+	net_cost c;
+	net_group_make(&s->cluster, 2, (p->pp - 1) * p->tp * p->dp * (p->cp > 1 ? p->cp : 1),
+	               &pair);
+	double bytes = (double)s->model.vocab * s->model.hidden / p->tp * gbytes;
+	return net_collective(&s->cluster, NET_ALLREDUCE, &pair, bytes, &c) == SIM_OK ? c.time_s
+	                                                                              : 0;
+}
+
+static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_s, double exposed)
+{
+	const plan_spec *p = &s->plan;
+	char t[768], a[32];
+	double mx, last, host;
+	int nb = p->zero >= 3 ? plan_zero3_buckets(s, 0, &mx, &last, &host) : 0;
+	if (p->zero >= 3 && nb > 0) {
+		char b1[32], b2[32], b3[32], z[1024];
+		snprintf(z, sizeof z,
+		         "ZeRO-3 gathers each layer's weights before its forward and backward "
+		         "(%d gathers per layer and pass); its gradients go into buckets of %s "
+		         "(framework zero3_reduce = bucket, DeepSpeed's IPG buckets), each "
+		         "reduce-scattered when the next tensor would overflow it: %d per "
+		         "micro-batch, the largest %s, the last (%s, with the embedding and "
+		         "output layer) after the backward, exposed. The host slices each "
+		         "bucket's tensors once per rank (zero3_rank_op): %s per micro-batch, "
+		         "hidden only behind the GPU work it has queued ahead.",
+		         s->fw.zero3_gathers > 1 ? s->fw.zero3_gathers : 1,
+		         explain_unit(plan_bucket_bytes(s), SIM_UNIT_BYTES, b1, sizeof b1), nb,
+		         explain_unit(mx, SIM_UNIT_BYTES, b2, sizeof b2),
+		         explain_unit(last, SIM_UNIT_BYTES, b3, sizeof b3),
+		         explain_unit(host, SIM_UNIT_TIME, a, sizeof a));
+		explain_why(o, z);
+		return;
+	}
+	if (p->zero >= 3) {
+		explain_why(
+		        o,
+		        "ZeRO-3 gathers each layer's weights before its forward and backward and "
+		        "reduce-scatters its gradients after its backward (with hybrid sharding, "
+		        "then all-reduces the shard over its replicas), overlapped with compute: "
+		        "only the waits are exposed, and the optimizer step, which waits for the "
+		        "last layer's reduction; there is no single all-reduce to compare.");
+		return;
+	}
+	/* how stage 0's first bucket starts (all alike but a chunk's launch
+	 * point, which leaves no bucket of stage 0 at the end) */
+	int n;
+	plan_grad_bucket *k = stage_buckets(s, 0, &n);
+	plan_bucket_launch launch = n > 0 ? k[0].launch : PLAN_LAUNCH_END;
+	free(k);
+	snprintf(t, sizeof t,
+	         "the textbook time is one ring over the whole gradient; podsim sends buckets "
+	         "(each pays the latency and the fixed overhead)%s, %s: %s of DP work in all. Only "
+	         "what is "
+	         "left after the stage's last compute task, or what stalls a later one, is "
+	         "exposed: %.0f%% of that work, %.0f%% of the one-ring time.",
+	         p->zero >= 1 ? (grad_rs(s) ? " as reduce-scatters, then the optimizer's all-gather"
+	                                    : " as all-reduces (each rank keeps its slice), then "
+	                                      "the optimizer's all-gather")
+	                      : "",
+	         launch == PLAN_LAUNCH_CHUNK
+	                 ? "each chunk's together at Megatron-Core's aligned launch point "
+	                   "(pipeline rank backward steps after the chunk's last micro-batch), so "
+	                   "they overlap the later chunks' backward"
+	         : launch == PLAN_LAUNCH_LAYER
+	                 ? "each issued when its layers' last backward ends, so they "
+	                   "overlap the rest of the backward"
+	         : p->zero >= 1 && s->fw.zero_one_bucket
+	                 ? "one collective issued after the stage's whole backward "
+	                   "(the framework's zero_one_bucket)"
+	                 : "issued after the stage's whole backward (overlap_grad_reduce "
+	                   "= false)",
+	         explain_unit(buckets_s, SIM_UNIT_TIME, a, sizeof a),
+	         buckets_s > 0 ? 100.0 * exposed / buckets_s : 0,
+	         ring > 0 ? 100.0 * exposed / ring : 0);
+	explain_why(o, t);
+}
+
+void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
+{
+	const plan_spec *p = &s->plan;
+	int cp = p->cp > 1 ? p->cp : 1, n = p->dp * cp;
+	fprintf(o, "\n5. Data-parallel gradient all-reduce (stage 0)\n");
+	if (s->inference) {
+		fprintf(o,
+		        "  none         inference: no gradients, so no reduction; the dp = %d "
+		        "replicas\n"
+		        "               run their sequences independently; simulated exposed DP on "
+		        "stage 0: %.4g s\n",
+		        p->dp, r->classes[0].time_s[EXEC_CAT_DP]);
+		return;
+	}
+	if (n == 1) {
+		fprintf(o,
+		        "  none         dp x cp = 1: no gradient reduction; simulated exposed DP "
+		        "on "
+		        "stage 0: %.4g s\n",
+		        r->classes[0].time_s[EXEC_CAT_DP]);
+		return;
+	}
+	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
+	/* bytes per value on the wire: the gradients' width, or compressed
+	 * (train.grad_compression: fp8 1 B, 1-bit Adam 1/8 B) */
+	double gb = plan_grad_wire_bytes(s, fp32 || p->fp32_grads ? 4 : 2);
+	/* only trained parameters are reduced: LoRA's adapters, the layers
+	 * above frozen_layers (the stage budget's train) */
+	bool part = s->train.lora_rank > 0 || s->train.frozen_layers > 0;
+	plan_budget bg;
+	plan_stage_budget(s, 0, &bg);
+	double S = (part ? bg.train : rank_params(s, 0)) * gb;
+	net_group grp;
+	net_group_make(&s->cluster, n, p->tp, &grp);
+	net_cost c;
+	char a[32], b[32], d[32], e[32];
+	net_cluster ring_only = s->cluster; /* the ring, whatever the tuner would pick */
+	ring_only.algo = NET_ALGO_RING;
+	if (net_collective(&ring_only, NET_ALLREDUCE, &grp, S, &c) != SIM_OK)
+		return;
+	double bw = c.busbw_Bps * net_proto_bw(c.proto);
+	double ring = c.latency_s + 2.0 * (n - 1) / n * S / bw;
+	fprintf(o,
+	        "  S            P_rank%s x %.4g B = %s over n = dp x cp = %d ranks (stride t = %d: "
+	        "%d per "
+	        "node, %d node%s)\n",
+	        part ? " (trained)" : "", gb, explain_gib(S, a, sizeof a), n, p->tp, grp.per_node,
+	        grp.nodes, grp.nodes == 1 ? "" : "s");
+	fprintf(o, "  ring         lat + 2(n-1)/n x S / busbw = %s + 2 x %d/%d x %s / %s = %s\n",
+	        explain_unit(c.latency_s, SIM_UNIT_TIME, a, sizeof a), n - 1, n,
+	        explain_gib(S, b, sizeof b), explain_unit(bw, SIM_UNIT_BANDWIDTH, d, sizeof d),
+	        explain_unit(ring, SIM_UNIT_TIME, e, sizeof e));
+	double local = net_ring_local_time(&ring_only, NET_ALLREDUCE, &grp, S);
+	if (local > 0)
+		fprintf(o,
+		        "               busbw includes the ring's local step, S / (n x ring_local_bw) "
+		        "= %s\n"
+		        "               (one send per loop is a copy inside the GPU; net/coll.c)\n",
+		        explain_unit(local, SIM_UNIT_TIME, a, sizeof a));
+	fprintf(o,
+	        "               busbw: the group's %s bandwidth x %.2f (NCCL protocol);\n"
+	        "               with the fixed overhead per collective: %s\n",
+	        grp.nodes > 1 ? "NIC share of" : "scale-up", net_proto_bw(c.proto),
+	        explain_unit(c.time_s, SIM_UNIT_TIME, a, sizeof a));
+	double bt = p->zero >= 3 ? 0 : bucket_lines(o, s);
+	double tied = p->zero >= 3 ? 0 : tied_sync(s, gb);
+	if (tied > 0) {
+		fprintf(o,
+		        "  tied emb.    + V h / t x %.0f B all-reduced between the first and last "
+		        "stage "
+		        "(after both backwards): %s\n",
+		        gb, explain_unit(tied, SIM_UNIT_TIME, a, sizeof a));
+		bt += tied;
+	}
+	double exposed = r->classes[0].time_s[EXEC_CAT_DP];
+	fprintf(o, "  simulated    exposed DP on stage 0: %s (%.1f%% of the step)\n",
+	        explain_unit(exposed, SIM_UNIT_TIME, a, sizeof a),
+	        r->step_s > 0 ? 100.0 * exposed / r->step_s : 0);
+	dp_why(o, s, ring, bt, exposed);
+}

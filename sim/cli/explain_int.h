@@ -1,0 +1,43 @@
+/* explain_int.h - internals of `podsim explain` shared by its files (not a
+ * module API; cli.h declares the command): the number formats and the
+ * wrapped "why" line every section prints with, and one function per
+ * section, called in order by cli_explain (explain.c). Each section prints
+ * to o, computing nothing that plan, exec or valid do not already give. */
+#ifndef PODSIM_CLI_EXPLAIN_INT_H
+#define PODSIM_CLI_EXPLAIN_INT_H
+
+#include "cli.h"
+
+#include "exec/exec.h"
+#include "valid/valid.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define EXPLAIN_MAX_STAGES  8  /* per-stage lists print at most this many */
+#define EXPLAIN_MAX_BUCKETS 8  /* section 5 lists these buckets and the last */
+#define EXPLAIN_COLS        96 /* "why" lines wrap here */
+
+/* Formats into buf (len bytes), returning buf: an integer-valued count
+ * grouped by thousands ("1,678,000"); bytes with one decimal in binary
+ * units ("17.8 GiB"); a value in unit u (sim_unit_format). */
+const char *explain_cnt(double v, char *buf, size_t len);
+const char *explain_gib(double v, char *buf, size_t len);
+const char *explain_unit(double v, sim_unit u, char *buf, size_t len);
+/* "  why          TEXT" with TEXT wrapped at EXPLAIN_COLS columns under itself. */
+void explain_why(FILE *o, const char *text);
+
+/* The sections, in the order cli_explain prints them (numbers as printed). */
+void explain_params(FILE *o, const work_model *m);                          /* 1, model.c */
+void explain_flops(FILE *o, const plan_scenario *s, const exec_result *r);  /* 2, model.c */
+void explain_memory(FILE *o, const plan_scenario *s, const exec_result *r); /* 3, mem.c */
+void explain_bubble(FILE *o, const plan_scenario *s, const exec_result *r); /* 4, step.c */
+void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r);     /* 5, dp.c */
+void explain_band(FILE *o, const plan_scenario *s, const exec_result *r,
+                  const valid_refs *refs);                                     /* 6, spread.c */
+void explain_mb_cost(FILE *o, const plan_scenario *s, const exec_result *r);   /* 7, step.c */
+void explain_optimizer(FILE *o, const plan_scenario *s, const exec_result *r); /* 8, step.c */
+void explain_spread(FILE *o, const plan_scenario *s, const exec_result *r);    /* 9, spread.c */
+void explain_mixed(FILE *o, const plan_scenario *s, const exec_result *r);     /* 10, spread.c */
+
+#endif

@@ -1,0 +1,343 @@
+/* explain_step.c - sections 4, 7 and 8 of `podsim explain` (explain.c): the
+ * pipeline bubble, what a micro-batch costs beyond its tokens
+ * (plan_microbatch_cost) and the optimizer step (plan_optimizer_cost). */
+#include "explain_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* ---------------------------------------------------------------- bubble -- */
+
+static double busy(const exec_class *c)
+{
+	return c->time_s[EXEC_CAT_COMPUTE] + c->time_s[EXEC_CAT_OPTIMIZER];
+}
+
+static void bubble_why(FILE *o, const plan_scenario *s, const exec_result *r)
+{
+	int lo = 0, hi = 0;
+	for (int k = 1; k < r->nclasses; k++) {
+		lo = busy(&r->classes[k]) < busy(&r->classes[lo]) ? k : lo;
+		hi = busy(&r->classes[k]) > busy(&r->classes[hi]) ? k : hi;
+	}
+	char a[32], b[32], t[512];
+	snprintf(
+	        t, sizeof t,
+	        "%s; here busy time per stage runs from %s (%s) to %s (%s): the faster stages "
+	        "wait for the slowest, and that wait is bubble, while transfers in flight count "
+	        "as exposed pp instead.",
+	        s->plan.schedule == PLAN_SCHED_ZB_H1
+	                ? "ZB-H1 runs weight-gradient passes inside 1F1B's bubble, so the textbook "
+	                  "1F1B figure is an upper bound"
+	                : "the textbook assumes p equal stages and free transfers",
+	        explain_unit(busy(&r->classes[lo]), SIM_UNIT_TIME, a, sizeof a),
+	        r->classes[lo].name,
+	        explain_unit(busy(&r->classes[hi]), SIM_UNIT_TIME, b, sizeof b),
+	        r->classes[hi].name);
+	explain_why(o, t);
+}
+
+void explain_bubble(FILE *o, const plan_scenario *s, const exec_result *r)
+{
+	const plan_spec *p = &s->plan;
+	int m = plan_microbatches(p);
+	fprintf(o, "\n4. Pipeline bubble\n");
+	fprintf(o,
+	        "  m            global_batch / (micro_batch x dp) = %d / (%d x %d) = %d "
+	        "micro-batches\n",
+	        p->global_batch, p->micro_batch, p->dp, m);
+	double tb = (double)(p->pp - 1) / (m + p->pp - 1);
+	fprintf(o, "  textbook     (p - 1)/(m + p - 1) = (%d - 1)/(%d + %d - 1) = %.1f%%", p->pp, m,
+	        p->pp, 100.0 * tb);
+	if (p->vpp > 1) {
+		tb /= p->vpp;
+		fprintf(o, ", / v = %d (interleaved): %.1f%%", p->vpp, 100.0 * tb);
+	}
+	fprintf(o, "\n  simulated    %.1f%% of the step (worst stage); per stage:",
+	        100.0 * r->bubble_fraction);
+	for (int k = 0; k < r->nclasses; k++) {
+		if (k == EXPLAIN_MAX_STAGES && r->nclasses > EXPLAIN_MAX_STAGES + 1) {
+			fprintf(o, " ... %d more", r->nclasses - EXPLAIN_MAX_STAGES);
+			break;
+		}
+		fprintf(o, " %.1f%%",
+		        r->step_s > 0 ? 100.0 * r->classes[k].time_s[EXEC_CAT_BUBBLE] / r->step_s
+		                      : 0);
+	}
+	fputc('\n', o);
+	if (p->pp == 1)
+		explain_why(
+		        o,
+		        "no pipeline (p = 1): neither has a bubble; the compute stream's idle time is "
+		        "exposed communication.");
+	else
+		bubble_why(o, s, r);
+}
+
+/* ------------------------------------------ per-micro-batch fixed cost -- */
+
+/* The stage whose compute stream is busiest (the one the pipeline runs at). */
+static int busiest_stage(const exec_result *r)
+{
+	int k = 0;
+	for (int i = 1; i < r->nclasses; i++)
+		if (busy(&r->classes[i]) > busy(&r->classes[k]))
+			k = i;
+	return k;
+}
+
+static void fixed_why(FILE *o, const plan_mb_cost *c, double share)
+{
+	struct {
+		const char *what;
+		double v;
+	} t[] = {{"the collectives' latency", c->coll_latency_s},
+	         {"host dispatch the GPU waits for", c->host_exposed_s},
+	         {"gradient accumulation", c->accum_s},
+	         {"the pipeline transfers' handshakes", c->p2p_fixed_s}};
+	int k = 0;
+	for (int i = 1; i < 4; i++)
+		k = t[i].v > t[k].v ? i : k;
+	char text[512];
+	snprintf(text, sizeof text,
+	         "these terms do not shrink with the micro-batch's tokens: a plan of many "
+	         "micro-batches pays them m times, here %.1f%% of the step, most of it %s. "
+	         "Fewer, larger micro-batches, or fewer and cheaper collectives per layer "
+	         "(a smaller tp, inside a node), shrink it.",
+	         100 * share, c->fixed_s > 0 ? t[k].what : "nothing");
+	explain_why(o, text);
+}
+
+/* The stage's MoE all-to-alls (every task on its EP stream, as built) and
+ * how much of them the step hid: exposed is the EP category of the stage's
+ * breakdown (the compute stream waiting for them, and the interference
+ * charged to them); under moe_a2a_overlap also the same plan's step with the
+ * overlap off (a shallow copy of the scenario with the two keys cleared). */
+static void a2a_overlap(FILE *o, const plan_scenario *s, const exec_result *r, int st)
+{
+	const plan_spec *p = &s->plan;
+	plan_graph *g = NULL;
+	if (p->ep <= 1 || s->model.moe_experts == 0 || plan_build(s, &g) != SIM_OK)
+		return;
+	double ep = 0, cd = 0, ch = 0; /* EP stream; compute alone and beside DeepEP */
+	for (size_t i = 0; i < g->ntasks; i++) {
+		const plan_task *t = &g->tasks[i];
+		if (t->rank == st && t->stream == PLAN_STREAM_EP)
+			ep += sim_time_to_s(t->dur);
+		if (t->rank == st && t->stream == PLAN_STREAM_COMPUTE && g->deep_rate &&
+		    g->deep_rate[i] > 0)
+			cd += sim_time_to_s(t->dur), ch += sim_time_to_s(t->dur) / g->deep_rate[i];
+	}
+	plan_graph_free(g);
+	double exposed = r->classes[st].time_s[EXEC_CAT_EP], hid = fmax(0, ep - exposed);
+	char a[32], b[32], c[32];
+	fprintf(o,
+	        "  all-to-all   ep = %d: %s a step on this stage's EP stream; exposed %s (the\n"
+	        "               compute stream waiting, and the interference charged to them):\n"
+	        "               hidden %s (%.0f%%)\n",
+	        p->ep, explain_unit(ep, SIM_UNIT_TIME, a, sizeof a),
+	        explain_unit(exposed, SIM_UNIT_TIME, b, sizeof b),
+	        explain_unit(hid, SIM_UNIT_TIME, c, sizeof c), ep > 0 ? 100 * hid / ep : 0.0);
+	if (!p->moe_a2a_overlap) {
+		fprintf(o, "               moe_a2a_overlap off: each blocks its micro-batch's next "
+		           "compute\n");
+		return;
+	}
+	if (plan_ep_deepep(s))
+		fprintf(o,
+		        "               DeepEP's dispatch and combine hold %d of the %d SMs while they run\n"
+		        "               (moe_deepep_num_sms): the other micro-batch's compute beside them\n"
+		        "               runs at %.3f of its rate on this stage (its GEMMs' tile waves on the\n"
+		        "               %d SMs left, other kernels at %d/%d; beside NCCL's collectives 1 - %.3g)\n",
+		        p->deepep_sms, s->gpu.sm_count, ch > 0 ? cd / ch : 1 - plan_ep_share(s),
+		        s->gpu.sm_count - p->deepep_sms, s->gpu.sm_count - p->deepep_sms,
+		        s->gpu.sm_count, s->gpu.interference);
+	plan_scenario *t = malloc(sizeof *t);
+	exec_result *r0 = malloc(sizeof *r0);
+	if (t && r0) {
+		*t = *s;
+		t->plan.moe_a2a_overlap = t->plan.delay_wgrad = false;
+		if (exec_run(t, r0) == SIM_OK)
+			fprintf(o,
+			        "               moe_a2a_overlap%s (combined 1F1B):\n"
+			        "               the step is %s, %s without it\n",
+			        p->delay_wgrad ? " + delay_wgrad_compute" : "",
+			        explain_unit(r->step_s, SIM_UNIT_TIME, a, sizeof a),
+			        explain_unit(r0->step_s, SIM_UNIT_TIME, b, sizeof b));
+	}
+	free(t);
+	free(r0);
+}
+
+void explain_mb_cost(FILE *o, const plan_scenario *s, const exec_result *r)
+{
+	const plan_spec *p = &s->plan;
+	int st = busiest_stage(r), m = plan_microbatches(p);
+	plan_mb_cost c;
+	fprintf(o, "\n7. What a micro-batch costs beyond its tokens (stage %d, the busiest)\n", st);
+	if (s->inference) {
+		fprintf(o, "  none         inference: forward passes only\n");
+		return;
+	}
+	if (plan_microbatch_cost(s, st, &c) != SIM_OK)
+		return;
+	char a[32], b[32], d[32], e[32], f[32], h[32];
+	double op = s->gpu.launch_s + s->gpu.framework_s;
+	int host_ops = c.kernels + (s->fw.comm_host_op ? c.collectives : 0);
+	fprintf(o,
+	        "  issued       %d kernel launches (layer code %s) and %d collectives per\n"
+	        "               micro-batch of %d x %d tokens\n",
+	        c.kernels, work_layer_code_name(s->fw.layer_kernels), c.collectives, p->micro_batch,
+	        s->model.seq_len / (p->cp > 1 ? p->cp : 1));
+	fprintf(o,
+	        "  host         %d operations%s x (launch %s + op_overhead %s)\n"
+	        "               = %s to issue; the GPU runs the kernels in %s; each run of\n"
+	        "               kernels between two collectives takes max(GPU, host): %s,\n"
+	        "               so the host adds %s\n",
+	        host_ops, s->fw.comm_host_op ? " (kernels and collectives)" : "",
+	        explain_unit(s->gpu.launch_s, SIM_UNIT_TIME, a, sizeof a),
+	        explain_unit(s->gpu.framework_s, SIM_UNIT_TIME, b, sizeof b),
+	        explain_unit(host_ops * op, SIM_UNIT_TIME, d, sizeof d),
+	        explain_unit(c.gpu_s, SIM_UNIT_TIME, e, sizeof e),
+	        explain_unit(c.compute_s, SIM_UNIT_TIME, f, sizeof f),
+	        explain_unit(c.host_exposed_s, SIM_UNIT_TIME, h, sizeof h));
+	plan_groups g;
+	plan_make_groups(s, &g);
+	fprintf(o,
+	        "  collectives  %d (tp = %d: %d per node, %d node%s%s), latency (each one's time\n"
+	        "               at 1 B) %s of their %s (alpha-beta)\n",
+	        c.collectives, p->tp, g.tp.per_node, g.tp.nodes, g.tp.nodes == 1 ? "" : "s",
+	        p->ep > 1 ? "; and ep's all-to-alls" : "",
+	        explain_unit(c.coll_latency_s, SIM_UNIT_TIME, a, sizeof a),
+	        explain_unit(c.coll_s, SIM_UNIT_TIME, b, sizeof b));
+	if (c.beside > 0)
+		fprintf(o,
+		        "               %d of them (%s) run beside a GEMM and block only what it\n"
+		        "               cannot hide (tp_dgrad_async = %s: the input gradient's beside "
+		        "the wgrad;\n"
+		        "               tp_comm_overlap %s)\n",
+		        c.beside, explain_unit(c.beside_s, SIM_UNIT_TIME, a, sizeof a),
+		        plan_dgrad_async_name(s->fw.dgrad_async),
+		        p->tp_comm_overlap ? "on" : "off");
+	a2a_overlap(o, s, r, st);
+	work_item acc;
+	if (plan_grad_accum_item(s, st, -1, &acc))
+		fprintf(o,
+		        "  accumulate   grad_accum = kernel: %s moved to add the gradients into "
+		        "%s accumulators,\n"
+		        "               %d launches: %s\n",
+		        explain_gib(acc.bytes, a, sizeof a), p->fp32_grads ? "fp32" : "16-bit",
+		        acc.launches, explain_unit(c.accum_s, SIM_UNIT_TIME, b, sizeof b));
+	else
+		fprintf(o, "  accumulate   fused into the weight-gradient GEMMs: 0\n");
+	if (p->pp > 1)
+		fprintf(o,
+		        "  pipeline     per tensor %d handshake%s and %d host operations, %d "
+		        "forward tensor%s:\n"
+		        "               %s (one forward and one backward transfer)\n",
+		        s->fw.p2p_handshakes, s->fw.p2p_handshakes == 1 ? "" : "s",
+		        s->fw.p2p_host_ops, s->fw.p2p_fwd_tensors,
+		        s->fw.p2p_fwd_tensors == 1 ? "" : "s",
+		        explain_unit(c.p2p_fixed_s, SIM_UNIT_TIME, a, sizeof a));
+	else
+		fprintf(o, "  pipeline     none (pp = 1)\n");
+	double all = m * c.fixed_s, share = r->step_s > 0 ? all / r->step_s : 0;
+	char g2[32];
+	fprintf(o,
+	        "  fixed        latency + host + accumulate + pipeline\n"
+	        "               = %s + %s + %s + %s = %s per micro-batch;\n"
+	        "               x m = %d: %s of the %s step (%.1f%%)\n",
+	        explain_unit(c.coll_latency_s, SIM_UNIT_TIME, a, sizeof a),
+	        explain_unit(c.host_exposed_s, SIM_UNIT_TIME, b, sizeof b),
+	        explain_unit(c.accum_s, SIM_UNIT_TIME, d, sizeof d),
+	        explain_unit(c.p2p_fixed_s, SIM_UNIT_TIME, e, sizeof e),
+	        explain_unit(c.fixed_s, SIM_UNIT_TIME, f, sizeof f), m,
+	        explain_unit(all, SIM_UNIT_TIME, h, sizeof h),
+	        explain_unit(r->step_s, SIM_UNIT_TIME, g2, sizeof g2), 100 * share);
+	fixed_why(o, &c, share);
+}
+
+/* ------------------------------------------------------------- optimizer -- */
+
+/* 8. The optimizer step of stage 0 on the GPU (plan_optimizer_cost,
+ * plan/optim.c): bytes per trained parameter, the kernels and the fraction
+ * of the copy rate they stream at, the time, and the simulated optimizer
+ * time of the stage. */
+void explain_optimizer(FILE *o, const plan_scenario *s, const exec_result *r)
+{
+	fprintf(o, "\n8. Optimizer step (stage 0)\n");
+	if (s->inference) {
+		fprintf(o, "  none         inference: no gradients, no step\n");
+		return;
+	}
+	if (s->plan.offload_optimizer != PLAN_OFFLOAD_NONE) {
+		fprintf(o, "  offloaded    offload_optimizer: the step runs on the host's CPU "
+		           "(CPU Adam), not as GPU kernels\n");
+		return;
+	}
+	plan_budget b;
+	plan_stage_budget(s, 0, &b);
+	double local = plan_local_params(s, 0), all = b.dense + b.experts;
+	double trained = all > 0 ? local * b.train / all : local;
+	plan_optim_cost c;
+	plan_optimizer_cost(s, &c);
+	double copy = s->gpu.hbm_Bps * s->gpu.hbm_eff;
+	double t = plan_optimizer_time(s, 0, local);
+	char a[48], bb[48], cc[48], n[48];
+	fprintf(o,
+	        "  trained      %s parameters stepped by one rank of stage 0 (after ZeRO's "
+	        "sharding)\n",
+	        explain_cnt(trained, n, sizeof n));
+	fprintf(o,
+	        "  bytes        update %.4g B + gradient norm %.4g B%s + casts %.4g B per "
+	        "parameter\n",
+	        c.step_bytes, c.norm_bytes, s->train.clip_grad ? "" : " (clip_grad = false)",
+	        c.cast_bytes);
+	fprintf(o, "  kernels      %s\n", c.impl);
+	fprintf(o,
+	        "  rate         copy rate hbm_bw x hbm_efficiency = %s x %.3g = %s; the update at "
+	        "%.3g of it (%s), the norm at %.3g, the casts at 1\n",
+	        explain_unit(s->gpu.hbm_Bps, SIM_UNIT_BANDWIDTH, a, sizeof a), s->gpu.hbm_eff,
+	        explain_unit(copy, SIM_UNIT_BANDWIDTH, bb, sizeof bb), c.stream,
+	        explain_unit(copy * c.stream, SIM_UNIT_BANDWIDTH, cc, sizeof cc), c.norm_stream);
+	explain_why(o, c.why);
+	double upd = copy > 0 ? trained * c.step_bytes / (copy * c.stream) : 0;
+	double nrm = copy > 0 ? trained * c.norm_bytes / (copy * c.norm_stream) : 0;
+	double cst = copy > 0 ? trained * c.cast_bytes / copy : 0;
+	fprintf(o, "  time         update %s + norm %s + casts %s + launch and host %s",
+	        explain_unit(upd, SIM_UNIT_TIME, a, sizeof a),
+	        explain_unit(nrm, SIM_UNIT_TIME, bb, sizeof bb),
+	        explain_unit(cst, SIM_UNIT_TIME, cc, sizeof cc),
+	        explain_unit(hw_overhead(&s->gpu), SIM_UNIT_TIME, n, sizeof n));
+	if (s->dtype == HW_FP8)
+		fprintf(o, " + fp8 weight casts");
+	double tensors, host = plan_optimizer_host_time(s, 0, &tensors);
+	if (host > 0 && s->fw.optimizer_item_sync)
+		fprintf(o, ", taking turns with the host (below)");
+	else if (host > 0 && host >= t)
+		fprintf(o, ", shorter than the host's launches (below)");
+	fprintf(o, " = %s\n", explain_unit(t, SIM_UNIT_TIME, a, sizeof a));
+	if (host > 0)
+		fprintf(o,
+		        "  host         %d layers x %.4g tensors x 8 launches x (launch + op_overhead "
+		        "%s) = %s%s\n",
+		        plan_stage_layers(s, 0), tensors,
+		        explain_unit(s->gpu.launch_s + s->gpu.framework_s, SIM_UNIT_TIME, a,
+		                     sizeof a),
+		        explain_unit(host, SIM_UNIT_TIME, bb, sizeof bb),
+		        s->fw.flat_params ? " (a tensor: an FSDP unit's flat parameter)" : "");
+	if (host > 0 && s->fw.optimizer_item_sync)
+		fprintf(o,
+		        "  sync         optimizer_item_sync: each tensor's .item() waits for the "
+		        "previous tensor's kernels; per tensor max(9 h, h + g + 7 max(h, g)) "
+		        "with h the launch and op_overhead, g a pass's GPU time, plus one step "
+		        "count increment h per tensor (plan/optim.c)\n");
+	if (r->nclasses > 0)
+		fprintf(o,
+		        "  simulated    optimizer time on stage 0's compute stream: %s (%.1f%% of the "
+		        "step)\n",
+		        explain_unit(r->classes[0].time_s[EXEC_CAT_OPTIMIZER], SIM_UNIT_TIME, a,
+		                     sizeof a),
+		        r->step_s > 0 ? 100.0 * r->classes[0].time_s[EXEC_CAT_OPTIMIZER] / r->step_s
+		                      : 0.0);
+}
