@@ -5,34 +5,12 @@
 
 #include <stdlib.h>
 
-/* Parameters one rank of `stage` holds before ZeRO sharding (plan_memory's
- * rule, restated: its layers, the embedding on the first stage, the output
- * layer and a tied copy of the word embedding on the last when p > 1, over
- * t but what TP keeps whole: plan_rank_layer and its kin). Dense models only
- * (section 5's gradient bytes). */
-static double rank_params(const plan_scenario *s, int stage)
-{
-	const work_model *m = &s->model;
-	double p = 0;
-	for (int l = 0; l < plan_stage_layers(s, stage); l++)
-		p += plan_rank_layer(s, plan_global_layer(s, stage, l));
-	if (stage == 0)
-		p += plan_rank_embedding(s);
-	if (stage == s->plan.pp - 1) {
-		p += plan_rank_output(s);
-		if (!m->untied_embeddings && s->plan.pp > 1)
-			p += (double)m->vocab * m->hidden / s->plan.tp;
-	}
-	return p;
-}
-
 /* -------------------------------------------------------------- DP ring -- */
 
-/* ZeRO-1/2 buckets are reduce-scattered unless the framework all-reduces
- * them (zero_grad_op); ZeRO-0 all-reduces. */
+/* Are the buckets reduce-scattered (plan_grad_coll)? */
 static bool grad_rs(const plan_scenario *s)
 {
-	return s->plan.zero >= 1 && s->fw.zero_grad_op == PLAN_GRAD_OP_REDUCE_SCATTER;
+	return plan_grad_coll(s) == NET_REDUCESCATTER;
 }
 
 /* A stage's gradient buckets as plan_build reduces them (plan_grad_buckets,
@@ -48,29 +26,6 @@ static plan_grad_bucket *stage_buckets(const plan_scenario *s, int stage, int *n
 		return NULL;
 	}
 	return k;
-}
-
-/* One bucket's DP work as plan_build times it with the alpha-beta model
- * (build_add_dp_on through grads.c's flush_bucket): the dense bytes on the
- * wire reduced in the shard group, then all-reduced over its replicas; the
- * expert bytes over the expert-DP group. */
-static double bucket_time(const plan_scenario *s, const plan_groups *g, const plan_grad_bucket *k,
-                          double wire)
-{
-	net_coll coll = grad_rs(s) ? NET_REDUCESCATTER : NET_ALLREDUCE;
-	net_cost c;
-	double t = 0, dense = k->dense_bytes * wire, experts = k->expert_bytes * wire;
-	if (g->dp.size > 1 && dense > 0) {
-		if (net_collective(&s->cluster, coll, &g->shard, dense, &c) == SIM_OK)
-			t += c.time_s;
-		if (g->replica.size > 1 && net_collective(&s->cluster, NET_ALLREDUCE, &g->replica,
-		                                          dense / g->shard.size, &c) == SIM_OK)
-			t += c.time_s;
-	}
-	if (g->edp.size > 1 && experts > 0 &&
-	    net_collective(&s->cluster, coll, &g->edp, experts, &c) == SIM_OK)
-		t += c.time_s;
-	return t;
 }
 
 /* When bucket k starts, in words. */
@@ -96,7 +51,7 @@ static double bucket_lines(FILE *o, const plan_scenario *s)
 	plan_groups g;
 	plan_make_groups(s, &g);
 	/* wire bytes per gradient byte (grad_compression), as grads.c */
-	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	double gbytes = plan_grad_bytes(s);
 	double wire = plan_grad_wire_bytes(s, gbytes) / gbytes;
 	int n, nbwd = plan_microbatches(p) * p->vpp, end = 0;
 	plan_grad_bucket *k = stage_buckets(s, 0, &n);
@@ -110,7 +65,7 @@ static double bucket_lines(FILE *o, const plan_scenario *s)
 	        n, grad_rs(s) ? "reduce-scatter" : "all-reduce", n == 1 ? "" : "s", end,
 	        grad_rs(s) ? " (ZeRO: half the ring's traffic)" : "");
 	for (int i = 0; i < n; i++) {
-		double t = bucket_time(s, &g, &k[i], wire);
+		double t = plan_grad_bucket_time(s, &g, &k[i]);
 		total += t;
 		if (i == EXPLAIN_MAX_BUCKETS && i < n - 1)
 			fprintf(o, "               ... %d more\n", n - 1 - EXPLAIN_MAX_BUCKETS);
@@ -154,22 +109,6 @@ static double bucket_lines(FILE *o, const plan_scenario *s)
 		pn = m, pe = e;
 	}
 	return total;
-}
-
-/* The tied word embedding's gradient all-reduce between stage 0 and the last
- * stage (plan/grads.c's build_emit_embedding_sync), 0 when untied or p = 1. */
-static double tied_sync(const plan_scenario *s, double gbytes)
-{
-	const plan_spec *p = &s->plan;
-	if (p->pp == 1 || s->model.untied_embeddings)
-		return 0;
-	net_group pair;
-	net_cost c;
-	net_group_make(&s->cluster, 2, (p->pp - 1) * p->tp * p->dp * (p->cp > 1 ? p->cp : 1),
-	               &pair);
-	double bytes = (double)s->model.vocab * s->model.hidden / p->tp * gbytes;
-	return net_collective(&s->cluster, NET_ALLREDUCE, &pair, bytes, &c) == SIM_OK ? c.time_s
-	                                                                              : 0;
 }
 
 static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_s, double exposed)
@@ -267,12 +206,14 @@ void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
 	/* bytes per value on the wire: the gradients' width, or compressed
 	 * (train.grad_compression: fp8 1 B, 1-bit Adam 1/8 B) */
 	double gb = plan_grad_wire_bytes(s, fp32 || p->fp32_grads ? 4 : 2);
-	/* only trained parameters are reduced: LoRA's adapters, the layers
+	/* P_rank: what one rank of stage 0 holds before ZeRO's sharding, the
+	 * routed experts aside (the stage budget's dense: plan_chunk_params);
+	 * only trained parameters are reduced: LoRA's adapters, the layers
 	 * above frozen_layers (the stage budget's train) */
 	bool part = s->train.lora_rank > 0 || s->train.frozen_layers > 0;
 	plan_budget bg;
 	plan_stage_budget(s, 0, &bg);
-	double S = (part ? bg.train : rank_params(s, 0)) * gb;
+	double S = (part ? bg.train : bg.dense) * gb;
 	net_group grp;
 	net_group_make(&s->cluster, n, p->tp, &grp);
 	net_cost c;
@@ -306,7 +247,9 @@ void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
 	        grp.nodes > 1 ? "NIC share of" : "scale-up", net_proto_bw(c.proto),
 	        explain_unit(c.time_s, SIM_UNIT_TIME, a, sizeof a));
 	double bt = p->zero >= 3 ? 0 : bucket_lines(o, s);
-	double tied = p->zero >= 3 ? 0 : tied_sync(s, gb);
+	plan_groups g;
+	plan_make_groups(s, &g);
+	double tied = p->zero >= 3 ? 0 : plan_embedding_sync_time(s, &g, gb);
 	if (tied > 0) {
 		fprintf(o,
 		        "  tied emb.    + V h / t x %.0f B all-reduced between the first and last "

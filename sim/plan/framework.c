@@ -613,7 +613,7 @@ double plan_bucket_bytes(const plan_scenario *s)
 	const plan_spec *p = &s->plan;
 	if (p->bucket_bytes > 0)
 		return p->bucket_bytes;
-	double g = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	double g = plan_grad_bytes(s);
 	double dpg = (double)p->dp * (p->cp > 1 ? p->cp : 1);
 	double n = s->fw.grad_bucket_per_dp * dpg;
 	n = n > s->fw.grad_bucket ? n : s->fw.grad_bucket;

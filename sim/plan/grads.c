@@ -286,6 +286,42 @@ static bool bucket_next(bucket_walk *w, int *l, int *chunk, double *dense, doubl
 	return false;
 }
 
+double plan_grad_bytes(const plan_scenario *s)
+{
+	return (s->plan.fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+}
+
+net_coll plan_grad_coll(const plan_scenario *s)
+{
+	return s->plan.zero >= 1 && s->fw.zero_grad_op == PLAN_GRAD_OP_REDUCE_SCATTER
+		       ? NET_REDUCESCATTER
+		       : NET_ALLREDUCE;
+}
+
+/* flush_bucket's collectives (below), each timed alone with net_collective
+ * (what `podsim explain` lists; the graph's tasks take build_comm_cost's
+ * time, the flow model's under network = flow). */
+double plan_grad_bucket_time(const plan_scenario *s, const plan_groups *g,
+			     const plan_grad_bucket *k)
+{
+	double gbytes = plan_grad_bytes(s), wire = plan_grad_wire_bytes(s, gbytes) / gbytes;
+	double t = 0, dense = k->dense_bytes * wire, experts = k->expert_bytes * wire;
+	net_coll coll = plan_grad_coll(s);
+	net_cost c;
+	if (g->dp.size > 1 && dense > 0) {
+		if (net_collective(&s->cluster, coll, &g->shard, dense, &c) == SIM_OK)
+			t += c.time_s;
+		if (g->replica.size > 1 &&
+		    net_collective(&s->cluster, NET_ALLREDUCE, &g->replica, dense / g->shard.size,
+				   &c) == SIM_OK)
+			t += c.time_s;
+	}
+	if (g->edp.size > 1 && experts > 0 &&
+	    net_collective(&s->cluster, coll, &g->edp, experts, &c) == SIM_OK)
+		t += c.time_s;
+	return t;
+}
+
 /* One bucket: the dense bytes reduced in the shard group (the whole dp x cp
  * group unless hybrid sharding), then all-reduced over the shard's replicas
  * when there are some; the expert bytes over the expert-DP group. Appends the
@@ -357,7 +393,7 @@ int plan_grad_buckets(const plan_scenario *s, int stage, plan_grad_bucket *out, 
 	const plan_spec *p = &s->plan;
 	if (s->inference || p->zero >= 3)
 		return 0; /* ZeRO-3 reduce-scatters per layer inside the backward chain */
-	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	double gbytes = plan_grad_bytes(s);
 	int *step = malloc((size_t)p->vpp * sizeof *step);
 	if (!step || build_chunk_launch(s, stage, step) != SIM_OK) {
 		free(step);
@@ -402,13 +438,11 @@ int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 	const plan_spec *p = &s->plan;
 	if ((b->dp.size == 1 && b->edp.size == 1) || p->zero >= 3)
 		return 0;
-	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	double gbytes = plan_grad_bytes(s);
 	/* bytes on the wire per byte of gradient (train.grad_compression); the
 	 * buckets close on the gradients' own bytes */
 	double wire = plan_grad_wire_bytes(s, gbytes) / gbytes;
-	net_coll coll = p->zero >= 1 && s->fw.zero_grad_op == PLAN_GRAD_OP_REDUCE_SCATTER
-				? NET_REDUCESCATTER
-				: NET_ALLREDUCE;
+	net_coll coll = plan_grad_coll(s);
 	int cap = plan_stage_layers(s, stage) + 1, n = 0;
 	plan_grad_bucket *k = malloc((size_t)cap * sizeof *k);
 	int nb = k ? plan_grad_buckets(s, stage, k, cap) : SIM_ENOMEM;
@@ -458,7 +492,7 @@ int build_emit_param_gather(builder *b, int stage, uint32_t *pg)
 	const plan_scenario *s = b->s;
 	const plan_spec *p = &s->plan;
 	int layers = plan_stage_layers(s, stage);
-	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	double gbytes = plan_grad_bytes(s);
 	double wbytes = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
 	int *lo = malloc((size_t)(layers > 0 ? layers : 1) * sizeof *lo); /* per layer: its
 									    * bucket's first layer */
@@ -533,7 +567,7 @@ static uint32_t emit_cpu_adam(builder *b, int stage, const uint32_t *deps, int n
 	uint32_t na = 0;
 	for (int i = 0; i < nd; i++)
 		after[na++] = deps[i];
-	double gbytes = (s->plan.fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	double gbytes = plan_grad_bytes(s);
 	/* what no reduction below copies: with none, the whole local gradient
 	 * at once; under ZeRO-3, whose reductions are per layer, the root
 	 * unit's (embedding, output layer) after the backward */
@@ -633,13 +667,25 @@ bool plan_one_bucket(const plan_scenario *s, int stage)
  * embedding and all-reduce its gradient between them after the backward
  * (a 2-rank group, Megatron's embedding group). Both tasks wait for both
  * stages' backward, as a collective does. */
+double plan_embedding_sync_time(const plan_scenario *s, const plan_groups *g,
+				double value_bytes)
+{
+	if (s->plan.pp == 1 || s->model.untied_embeddings)
+		return 0;
+	double bytes = (double)s->model.vocab * s->model.hidden / s->plan.tp * value_bytes;
+	net_cost c;
+	return net_collective(&s->cluster, NET_ALLREDUCE, &g->embed, bytes, &c) == SIM_OK
+		       ? c.time_s
+		       : 0;
+}
+
 int build_emit_embedding_sync(builder *b, pipe_ids *ids)
 {
 	const plan_scenario *s = b->s;
 	int pp = s->plan.pp;
 	if (pp == 1 || s->model.untied_embeddings)
 		return SIM_OK;
-	double gbytes = (s->plan.fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	double gbytes = plan_grad_bytes(s);
 	double bytes = (double)s->model.vocab * s->model.hidden / s->plan.tp * gbytes;
 	net_cost cost;
 	if (build_comm_cost(b, NET_ALLREDUCE, &b->embed, bytes, &cost) != SIM_OK)

@@ -991,6 +991,26 @@ typedef struct plan_grad_bucket {
  * SIM_ENOMEM. Whether a group has more than one rank is not asked: a bucket
  * with a one-rank group is simply not sent. */
 int plan_grad_buckets(const plan_scenario *s, int stage, plan_grad_bucket *out, int cap);
+/* Bytes per gradient value as the graph accumulates and reduces them: 4
+ * with fp32_grads or fp32 training, else 2 (before grad_compression, which
+ * plan_grad_wire_bytes applies on the wire). */
+double plan_grad_bytes(const plan_scenario *s);
+/* The collective a gradient bucket is reduced with in its shard group:
+ * reduce-scatter under ZeRO-1/2 unless the framework all-reduces them
+ * (zero_grad_op), else all-reduce. */
+net_coll plan_grad_coll(const plan_scenario *s);
+/* One bucket's data-parallel time with the alpha-beta model (net_collective)
+ * in groups g (plan_make_groups), as plan_build reduces it (grads.c): its
+ * dense bytes on the wire (grad_compression) with plan_grad_coll in the
+ * shard group, then all-reduced over the shard's replicas; its expert bytes
+ * over the expert-DP group. A one-rank group sends nothing. */
+double plan_grad_bucket_time(const plan_scenario *s, const plan_groups *g,
+			     const plan_grad_bucket *k);
+/* The tied word embedding's gradient all-reduce between the first and the
+ * last stage with the alpha-beta model, in g's embed group (the graph's),
+ * at value_bytes per value: V h / tp values; 0 when untied or pp = 1. */
+double plan_embedding_sync_time(const plan_scenario *s, const plan_groups *g,
+				double value_bytes);
 double plan_optimizer_bytes(const plan_scenario *s);
 double plan_optimizer_time(const plan_scenario *s, int stage, double local);
 /* The optimizer step's parts (optim.c): bytes per trained parameter of the

@@ -335,7 +335,7 @@ static double optimizer_time(const plan_scenario *s, int stage, double local)
 	double t = nd->host_mem_Bps > 0 ? node * 30.0 / (nd->host_mem_Bps * nd->host_mem_eff) : 0;
 	if (p->offload_optimizer == PLAN_OFFLOAD_NVME && nd->nvme_Bps > 0)
 		t = fmax(t, node * 24.0 / nd->nvme_Bps);
-	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	double gbytes = plan_grad_bytes(s);
 	double wbytes = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
 	double pcie = nd->pcie_Bps * nd->pcie_eff;
 	return t + (pcie > 0 ? local * (gbytes + wbytes) / pcie : 0);
