@@ -372,13 +372,7 @@ static int stragglers(const plan_scenario *s, const camp_conf *c, campaign_input
 
 static void power(const plan_scenario *s, const exec_result *r, campaign_input *in)
 {
-	double busy = 0, ranks = 0;
-	for (int k = 0; k < r->nclasses; k++) {
-		const exec_class *x = &r->classes[k];
-		busy += x->ranks * (x->time_s[EXEC_CAT_COMPUTE] + x->time_s[EXEC_CAT_OPTIMIZER]);
-		ranks += x->ranks;
-	}
-	busy = ranks > 0 && r->step_s > 0 ? fmin(1, busy / (ranks * r->step_s)) : 0;
+	double busy = exec_busy_share(r);
 	double pue = s->cluster.pue > 0 ? s->cluster.pue : 1;
 	double node_w = in->nodes * s->cluster.node.power_w;
 	in->train_w = pue * (in->gpus * s->gpu.tdp_w * busy + node_w);

@@ -8,17 +8,12 @@
 
 /* ---------------------------------------------------------------- bubble -- */
 
-static double busy(const exec_class *c)
-{
-	return c->time_s[EXEC_CAT_COMPUTE] + c->time_s[EXEC_CAT_OPTIMIZER];
-}
-
 static void bubble_why(FILE *o, const plan_scenario *s, const exec_result *r)
 {
 	int lo = 0, hi = 0;
 	for (int k = 1; k < r->nclasses; k++) {
-		lo = busy(&r->classes[k]) < busy(&r->classes[lo]) ? k : lo;
-		hi = busy(&r->classes[k]) > busy(&r->classes[hi]) ? k : hi;
+		lo = exec_class_busy(&r->classes[k]) < exec_class_busy(&r->classes[lo]) ? k : lo;
+		hi = exec_class_busy(&r->classes[k]) > exec_class_busy(&r->classes[hi]) ? k : hi;
 	}
 	char a[32], b[32], t[512];
 	snprintf(
@@ -30,9 +25,9 @@ static void bubble_why(FILE *o, const plan_scenario *s, const exec_result *r)
 	                ? "ZB-H1 runs weight-gradient passes inside 1F1B's bubble, so the textbook "
 	                  "1F1B figure is an upper bound"
 	                : "the textbook assumes p equal stages and free transfers",
-	        explain_unit(busy(&r->classes[lo]), SIM_UNIT_TIME, a, sizeof a),
+	        explain_unit(exec_class_busy(&r->classes[lo]), SIM_UNIT_TIME, a, sizeof a),
 	        r->classes[lo].name,
-	        explain_unit(busy(&r->classes[hi]), SIM_UNIT_TIME, b, sizeof b),
+	        explain_unit(exec_class_busy(&r->classes[hi]), SIM_UNIT_TIME, b, sizeof b),
 	        r->classes[hi].name);
 	explain_why(o, t);
 }
@@ -81,7 +76,7 @@ static int busiest_stage(const exec_result *r)
 {
 	int k = 0;
 	for (int i = 1; i < r->nclasses; i++)
-		if (busy(&r->classes[i]) > busy(&r->classes[k]))
+		if (exec_class_busy(&r->classes[i]) > exec_class_busy(&r->classes[k]))
 			k = i;
 	return k;
 }

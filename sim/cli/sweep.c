@@ -319,9 +319,7 @@ static void exposed_groups(const exec_result *r, char *buf, size_t len)
 	size_t used = 0;
 	buf[0] = '\0';
 	for (size_t k = 0; k < sizeof cats / sizeof cats[0] && used < len; k++) {
-		double most = 0;
-		for (int c = 0; c < r->nclasses; c++)
-			most = fmax(most, r->classes[c].time_s[cats[k]]);
+		double most = exec_cat_most(r, cats[k]);
 		if (most > 0)
 			used += (size_t)snprintf(buf + used, len - used, "%s%s %.3g", used ? ", " : "",
 			                         exec_cat_name(cats[k]), most);

@@ -40,6 +40,30 @@ plan_verdict exec_class_verdict(const exec_class *c, double capacity)
 	return c->oom ? PLAN_VERDICT_OOM : v;
 }
 
+double exec_class_busy(const exec_class *c)
+{
+	return c->time_s[EXEC_CAT_COMPUTE] + c->time_s[EXEC_CAT_OPTIMIZER];
+}
+
+double exec_busy_share(const exec_result *r)
+{
+	double busy = 0, ranks = 0;
+	for (int k = 0; k < r->nclasses; k++) {
+		busy += r->classes[k].ranks * exec_class_busy(&r->classes[k]);
+		ranks += r->classes[k].ranks;
+	}
+	busy = ranks > 0 && r->step_s > 0 ? busy / (ranks * r->step_s) : 0;
+	return busy > 1 ? 1 : busy;
+}
+
+double exec_cat_most(const exec_result *r, exec_cat c)
+{
+	double most = 0;
+	for (int k = 0; k < r->nclasses; k++)
+		most = r->classes[k].time_s[c] > most ? r->classes[k].time_s[c] : most;
+	return most;
+}
+
 int exec_mem_worst(const exec_result *r)
 {
 	int worst = -1;

@@ -76,6 +76,8 @@ plan_verdict exec_class_gpu_verdict(const exec_class *c, double capacity);
 double exec_class_allocated(const exec_class *c);
 double exec_class_reserved(const exec_class *c);
 double exec_class_needed(const exec_class *c);
+/* Its busy time on the compute stream: compute and optimizer seconds. */
+double exec_class_busy(const exec_class *c);
 
 typedef struct exec_link {
 	char name[EXEC_NAME_MAX]; /* an example link of the class */
@@ -176,6 +178,14 @@ typedef struct exec_result {
 	uint64_t events;
 	double wall_s; /* not stored in the database digest: varies run to run */
 } exec_result;
+
+/* The share of the step the GPUs' compute streams are busy, each class
+ * weighted by its ranks, at most 1; 0 without classes or step (the energy
+ * model's busy share: sweep_cost_step, campaign's power). */
+double exec_busy_share(const exec_result *r);
+/* The most seconds any rank class spends in category c, 0 without classes
+ * (of a communication category: what the step exposes of that group's). */
+double exec_cat_most(const exec_result *r, exec_cat c);
 
 /* The class with the largest device total (the first of equals), -1 without
  * classes: the most loaded class that the reports and explain show. */

@@ -8,15 +8,7 @@
 
 void sweep_cost_step(const plan_scenario *s, const exec_result *r, sweep_cost *c)
 {
-	double busy = 0, ranks = 0;
-	for (int k = 0; k < r->nclasses; k++) {
-		const exec_class *x = &r->classes[k];
-		busy += x->ranks * (x->time_s[EXEC_CAT_COMPUTE] + x->time_s[EXEC_CAT_OPTIMIZER]);
-		ranks += x->ranks;
-	}
-	c->busy = ranks > 0 && r->step_s > 0 ? busy / (ranks * r->step_s) : 0;
-	if (c->busy > 1)
-		c->busy = 1;
+	c->busy = exec_busy_share(r);
 	double gpus = r->gpus, nodes = s->cluster.nodes,
 	       pue = s->cluster.pue > 0 ? s->cluster.pue : 1;
 	double node_w = nodes * s->cluster.node.power_w;
