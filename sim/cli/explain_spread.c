@@ -72,56 +72,7 @@ void explain_band(FILE *o, const plan_scenario *s, const exec_result *r, const v
 
 /* ----------------------------------------------------------- step spread -- */
 
-/* The varying collectives of one group kind on one node count. */
-typedef struct vgroup {
-	uint8_t kind;
-	int nodes;
-	size_t tasks;
-	double dur_s, net_s;
-} vgroup;
-
-#define EXPLAIN_MAX_VGROUPS 32
-
-static const char *task_group(uint8_t kind)
-{
-	switch (kind) {
-	case PLAN_TASK_TP:
-		return "tp";
-	case PLAN_TASK_DP:
-		return "dp";
-	case PLAN_TASK_PP:
-		return "pp";
-	case PLAN_TASK_CP:
-		return "cp";
-	case PLAN_TASK_EP:
-		return "ep";
-	default:
-		return "other";
-	}
-}
-
-/* The tasks of g that vary, per group kind and node count. */
-static size_t vgroups(const plan_graph *g, vgroup *v)
-{
-	size_t n = 0;
-	for (size_t i = 0; g->net_frac && i < g->ntasks; i++) {
-		if (!(g->net_frac[i] > 0))
-			continue;
-		const plan_task *t = &g->tasks[i];
-		size_t k = 0;
-		while (k < n && !(v[k].kind == t->kind && v[k].nodes == g->net_nodes[i]))
-			k++;
-		if (k == n && n == EXPLAIN_MAX_VGROUPS)
-			continue;
-		if (k == n)
-			v[n++] = (vgroup){t->kind, g->net_nodes[i], 0, 0, 0};
-		double d = sim_time_to_s(t->dur);
-		v[k].tasks++;
-		v[k].dur_s += d;
-		v[k].net_s += d * g->net_frac[i];
-	}
-	return n;
-}
+#define EXPLAIN_MAX_VGROUPS 32 /* (kind, node count) pairs listed at most */
 
 static void spread_quantiles(FILE *o, const char *label, const exec_step_spread *q, double step)
 {
@@ -168,8 +119,8 @@ void explain_spread(FILE *o, const plan_scenario *s, const exec_result *r)
 	plan_graph *g = NULL;
 	if (plan_build(s, &g) != SIM_OK)
 		return;
-	vgroup v[EXPLAIN_MAX_VGROUPS];
-	size_t nv = vgroups(g, v);
+	plan_varying v[EXPLAIN_MAX_VGROUPS];
+	size_t nv = plan_graph_varying(g, v, EXPLAIN_MAX_VGROUPS);
 	for (size_t k = 0; k < nv; k++) {
 		net_spread sp;
 		double sl = 0, sh = 0;
@@ -180,7 +131,7 @@ void explain_spread(FILE *o, const plan_scenario *s, const exec_result *r)
 		fprintf(o,
 		        "  %-12s %s across %d nodes: %zu calls, %s in all, %.1f%% of it network; "
 		        "spread %.3f-%.3f (s_lo %.3f, s_hi %.3f)\n",
-		        k ? "" : "varying", task_group(v[k].kind), v[k].nodes, v[k].tasks,
+		        k ? "" : "varying", plan_task_kind_short(v[k].kind), v[k].nodes, v[k].tasks,
 		        explain_unit(v[k].dur_s, SIM_UNIT_TIME, a, sizeof a),
 		        v[k].dur_s > 0 ? 100 * v[k].net_s / v[k].dur_s : 0, on ? sp.lo : 1,
 		        on ? sp.hi : 1, sl, sh);

@@ -809,9 +809,6 @@ static int write_trace(const replay *r, const exec_result *res, FILE *f)
 {
 	static const char *const streams[PLAN_STREAM_COUNT] = {"compute", "tp", "dp", "pp send fwd",
 								"pp send bwd", "cp", "ep", "offload"};
-	static const char *const kinds[PLAN_TASK_KIND_COUNT] = {"fwd", "bwd", "recompute", "wgrad",
-								  "optimizer",
-								  "tp", "dp", "pp", "cp", "ep", "offload"};
 	const plan_graph *g = r->g;
 	fprintf(f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
 	const char *sep = "";
@@ -828,16 +825,16 @@ static int write_trace(const replay *r, const exec_result *res, FILE *f)
 		const plan_task *t = &g->tasks[i];
 		char name[48];
 		if (t->layer >= 0 && t->mb >= 0)
-			snprintf(name, sizeof name, "%s mb%d L%d", kinds[t->kind], t->mb, t->layer);
+			snprintf(name, sizeof name, "%s mb%d L%d", plan_task_kind_short(t->kind), t->mb, t->layer);
 		else if (t->mb >= 0)
-			snprintf(name, sizeof name, "%s mb%d", kinds[t->kind], t->mb);
+			snprintf(name, sizeof name, "%s mb%d", plan_task_kind_short(t->kind), t->mb);
 		else
-			snprintf(name, sizeof name, "%s", kinds[t->kind]);
+			snprintf(name, sizeof name, "%s", plan_task_kind_short(t->kind));
 		fprintf(f, "%s{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.6f,\"dur\":%.6f,"
 			   "\"name\":\"%s\",\"cat\":\"%s\",\"args\":{\"layer\":%d,\"mb\":%d,"
 			   "\"scaleup_bytes\":%.9g,\"nic_bytes\":%.9g}}",
 			sep, t->rank, t->stream, (double)r->start[i] * 1e-6, (double)(r->end[i] - r->start[i]) * 1e-6, name,
-			kinds[t->kind], t->layer, (int)t->mb, (double)t->scaleup_bytes,
+			plan_task_kind_short(t->kind), t->layer, (int)t->mb, (double)t->scaleup_bytes,
 			(double)t->nic_bytes);
 		sep = ",\n";
 	}

@@ -153,6 +153,36 @@ int plan_graph_horizon(const plan_graph *g, char *why, size_t len)
 	return SIM_ERANGE;
 }
 
+const char *plan_task_kind_short(uint8_t kind)
+{
+	static const char *const names[PLAN_TASK_KIND_COUNT] = {
+		"fwd", "bwd", "recompute", "wgrad", "optimizer", "tp", "dp", "pp", "cp", "ep",
+		"offload"};
+	return kind < PLAN_TASK_KIND_COUNT ? names[kind] : "?";
+}
+
+size_t plan_graph_varying(const plan_graph *g, plan_varying *out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; g->net_frac && i < g->ntasks; i++) {
+		if (!(g->net_frac[i] > 0))
+			continue;
+		const plan_task *t = &g->tasks[i];
+		size_t k = 0;
+		while (k < n && !(out[k].kind == t->kind && out[k].nodes == g->net_nodes[i]))
+			k++;
+		if (k == n && n == cap)
+			continue;
+		if (k == n)
+			out[n++] = (plan_varying){t->kind, g->net_nodes[i], 0, 0, 0};
+		double d = sim_time_to_s(t->dur);
+		out[k].tasks++;
+		out[k].dur_s += d;
+		out[k].net_s += d * g->net_frac[i];
+	}
+	return n;
+}
+
 int plan_graph_set_net(plan_graph *g, uint32_t id, double frac, int nodes)
 {
 	if (id >= g->ntasks)

@@ -1357,6 +1357,24 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 int plan_graph_horizon(const plan_graph *g, char *why, size_t len);
 /* Which inputs set a task kind's duration (for messages): "[gpu] peak ...". */
 const char *plan_task_inputs(uint8_t kind);
+/* A task kind's short name: "fwd", "bwd", "recompute", "wgrad",
+ * "optimizer", then its group, "tp", "dp", "pp", "cp", "ep", "offload"
+ * (the Chrome trace's categories; "?" past the kinds). */
+const char *plan_task_kind_short(uint8_t kind);
+
+/* The tasks of a graph that vary with the fabric (plan_graph.net_frac > 0)
+ * of one kind on groups across one node count: how many, their seconds and
+ * of those the network part (duration x net_frac). */
+typedef struct plan_varying {
+	uint8_t kind; /* plan_task_kind */
+	int nodes;
+	size_t tasks;
+	double dur_s, net_s;
+} plan_varying;
+/* Fill out with g's varying tasks per (kind, node count), in the order of
+ * their first task, at most cap of them (later pairs dropped); returns how
+ * many. */
+size_t plan_graph_varying(const plan_graph *g, plan_varying *out, size_t cap);
 
 /* [cluster] network = flow (netflow.c): plan_build times collectives with
  * sim/topo's flow model, every translate of a group contending on the
