@@ -270,10 +270,8 @@ void explain_optimizer(FILE *o, const plan_scenario *s, const exec_result *r)
 		           "(CPU Adam), not as GPU kernels\n");
 		return;
 	}
-	plan_budget b;
-	plan_stage_budget(s, 0, &b);
-	double local = plan_local_params(s, 0), all = b.dense + b.experts;
-	double trained = all > 0 ? local * b.train / all : local;
+	double local = plan_local_params(s, 0);
+	double trained = plan_optimizer_trained(s, 0, local);
 	plan_optim_cost c;
 	plan_optimizer_cost(s, &c);
 	double copy = s->gpu.hbm_Bps * s->gpu.hbm_eff;

@@ -323,12 +323,26 @@ double plan_optimizer_host_time(const plan_scenario *s, int stage, double *tenso
 	       (s->gpu.launch_s + s->gpu.framework_s);
 }
 
+/* Of local parameters, the share b's stage trains. */
+static double trained_share(const plan_budget *b, double local)
+{
+	double all = b->dense + b->experts;
+	return all > 0 ? local * b->train / all : local;
+}
+
+double plan_optimizer_trained(const plan_scenario *s, int stage, double local)
+{
+	plan_budget b;
+	plan_stage_budget(s, stage, &b);
+	return trained_share(&b, local);
+}
+
 double plan_optimizer_time(const plan_scenario *s, int stage, double local)
 {
 	plan_budget b;
 	plan_stage_budget(s, stage, &b);
 	double all = b.dense + b.experts;
-	double trained = all > 0 ? local * b.train / all : local;
+	double trained = trained_share(&b, local);
 	plan_optim_cost c;
 	plan_optimizer_cost(s, &c);
 	/* bytes at the copy rate that take the kernels' time */

@@ -1013,6 +1013,10 @@ double plan_embedding_sync_time(const plan_scenario *s, const plan_groups *g,
 				double value_bytes);
 double plan_optimizer_bytes(const plan_scenario *s);
 double plan_optimizer_time(const plan_scenario *s, int stage, double local);
+/* Of `local` parameters of `stage` (plan_local_params), those the optimizer
+ * steps: all, or their trained share (the stage budget's train over what it
+ * holds: LoRA's adapters, the layers above frozen_layers). */
+double plan_optimizer_trained(const plan_scenario *s, int stage, double local);
 /* The optimizer step's parts (optim.c): bytes per trained parameter of the
  * update kernels, of the gradient norm and of the mixed policy's casts; the
  * fraction of the GPU's copy rate (hbm_bw x hbm_efficiency) at which the
