@@ -64,6 +64,18 @@ double exec_cat_most(const exec_result *r, exec_cat c)
 	return most;
 }
 
+double exec_exposed_comm(const exec_result *r)
+{
+	double worst = 0;
+	for (int k = 0; k < r->nclasses; k++) {
+		const double *t = r->classes[k].time_s;
+		double x = t[EXEC_CAT_TP] + t[EXEC_CAT_CP] + t[EXEC_CAT_EP] + t[EXEC_CAT_DP] +
+			   t[EXEC_CAT_PP];
+		worst = x > worst ? x : worst;
+	}
+	return worst;
+}
+
 int exec_mem_worst(const exec_result *r)
 {
 	int worst = -1;

@@ -186,6 +186,9 @@ double exec_busy_share(const exec_result *r);
 /* The most seconds any rank class spends in category c, 0 without classes
  * (of a communication category: what the step exposes of that group's). */
 double exec_cat_most(const exec_result *r, exec_cat c);
+/* The most exposed communication of any rank class: its tp + cp + ep + dp +
+ * pp seconds (the sweep's "comm" column). */
+double exec_exposed_comm(const exec_result *r);
 
 /* The class with the largest device total (the first of equals), -1 without
  * classes: the most loaded class that the reports and explain show. */
