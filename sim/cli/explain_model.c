@@ -98,6 +98,34 @@ void explain_params(FILE *o, const work_model *m)
 
 /* ----------------------------------------------------------------- FLOPs -- */
 
+/* The clock line: the sustained clock the kernels run at (hw.h
+ * tensor_sustain), or the assumption without it. */
+static void clock_line(FILE *o, const plan_scenario *s)
+{
+	if (s->gpu.sustain_cap > 0 && !s->gpu.sustain_assumed)
+		fprintf(o,
+		        "  clock        every kernel the SM clock times runs at %.3g of the "
+		        "microbenchmarks' clock\n               (tensor_sustain%s of %s: the clock "
+		        "a step sustains under its power budget)\n",
+		        s->gpu.sustain_cap,
+		        s->dtype == HW_FP8 && s->gpu.tensor_sustain_fp8 > 0 ? "_fp8" : "",
+		        s->gpu.name);
+	else if (s->gpu.sustain_cap > 0)
+		fprintf(o,
+		        "  clock        assumed: %.3g of the microbenchmarks' clock (no tensor_sustain "
+		        "fitted for %s):\n               %s (hw.h);\n               the step is as "
+		        "uncertain as the fitted clocks' spread\n",
+		        s->gpu.sustain_cap, s->gpu.name,
+		        s->dtype == HW_FP8
+		                ? "the fp8 clock of the one GPU type fitted in fp8, H100"
+		                : "the mean of the fitted GPU types' clocks, A100 and H100");
+	else
+		fprintf(o,
+		        "  clock        the microbenchmarks' clock (tensor_sustain = 1 for %s: "
+		        "no throttling)\n",
+		        s->gpu.name);
+}
+
 void explain_flops(FILE *o, const plan_scenario *s, const exec_result *r)
 {
 	const work_model *m = &s->model;
@@ -176,27 +204,5 @@ void explain_flops(FILE *o, const plan_scenario *s, const exec_result *r)
 		        s->plan.recompute_method == PLAN_RC_SPREAD ? "spread" : "block", k, nl, k,
 		        nl);
 	}
-	/* the sustained clock (hw.h tensor_sustain), or the assumption without it */
-	if (s->gpu.sustain_cap > 0 && !s->gpu.sustain_assumed)
-		fprintf(o,
-		        "  clock        every kernel the SM clock times runs at %.3g of the "
-		        "microbenchmarks' clock\n               (tensor_sustain%s of %s: the clock "
-		        "a step sustains under its power budget)\n",
-		        s->gpu.sustain_cap,
-		        s->dtype == HW_FP8 && s->gpu.tensor_sustain_fp8 > 0 ? "_fp8" : "",
-		        s->gpu.name);
-	else if (s->gpu.sustain_cap > 0)
-		fprintf(o,
-		        "  clock        assumed: %.3g of the microbenchmarks' clock (no tensor_sustain "
-		        "fitted for %s):\n               %s (hw.h);\n               the step is as "
-		        "uncertain as the fitted clocks' spread\n",
-		        s->gpu.sustain_cap, s->gpu.name,
-		        s->dtype == HW_FP8
-		                ? "the fp8 clock of the one GPU type fitted in fp8, H100"
-		                : "the mean of the fitted GPU types' clocks, A100 and H100");
-	else
-		fprintf(o,
-		        "  clock        the microbenchmarks' clock (tensor_sustain = 1 for %s: "
-		        "no throttling)\n",
-		        s->gpu.name);
+	clock_line(o, s);
 }
