@@ -58,6 +58,13 @@ void cli_put_json(struct sim_buf *b);
 int cli_parse_samples(const char *text, long *out);
 #define CLI_SAMPLES_MSG "--spread-samples takes a count from 0 to 100000"
 
+/* What a step exposes of its communication, the most of any rank class
+ * (exec_cat_most) per group of cats[0..n) with some, in that order:
+ * "dp 0.81 s, tp 3.73 s" with each_s, else "dp 0.81, tp 3.73 s"; "none"
+ * without any (explain's section 9, the sweep's risky lines). */
+void cli_exposed_text(const exec_result *r, const exec_cat *cats, size_t n, bool each_s,
+                      char *buf, size_t len);
+
 /* Read the tables a prediction is judged against (valid_refs_load) from
  * cli_datadir(); diagnostics on stderr. Returns 0 or an exit status. */
 struct valid_refs;

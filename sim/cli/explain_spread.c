@@ -84,24 +84,6 @@ static void spread_quantiles(FILE *o, const char *label, const exec_step_spread 
 	        step > 0 ? 100 * (q->p95_s / step - 1) : 0);
 }
 
-/* What the step exposes of its communication, the most of any rank class
- * per group: "dp 0.81 s, pp 0.05 s, tp 3.73 s". */
-static void exposed_text(const exec_result *r, char *buf, size_t len)
-{
-	static const exec_cat cats[] = {EXEC_CAT_DP, EXEC_CAT_PP, EXEC_CAT_CP, EXEC_CAT_EP,
-	                                EXEC_CAT_TP};
-	size_t used = 0;
-	buf[0] = '\0';
-	for (size_t k = 0; k < sizeof cats / sizeof cats[0] && used < len; k++) {
-		double most = exec_cat_most(r, cats[k]);
-		if (most > 0)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s %.3g s",
-			                         used ? ", " : "", exec_cat_name(cats[k]), most);
-	}
-	if (!used)
-		snprintf(buf, len, "none");
-}
-
 void explain_spread(FILE *o, const plan_scenario *s, const exec_result *r)
 {
 	const net_cluster *c = &s->cluster;
@@ -158,7 +140,9 @@ void explain_spread(FILE *o, const plan_scenario *s, const exec_result *r)
 	}
 	plan_graph_free(g);
 	char ex[160], text[1024];
-	exposed_text(r, ex, sizeof ex);
+	static const exec_cat cats[] = {EXEC_CAT_DP, EXEC_CAT_PP, EXEC_CAT_CP, EXEC_CAT_EP,
+	                                EXEC_CAT_TP};
+	cli_exposed_text(r, cats, sizeof cats / sizeof cats[0], true, ex, sizeof ex);
 	snprintf(text, sizeof text,
 	         "the step varies where it waits on collectives across nodes; it exposes %s of "
 	         "communication (the most of any stage, of %s), and only the groups listed "

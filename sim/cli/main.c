@@ -264,6 +264,24 @@ const char *cli_datadir(void)
 	return env && *env ? env : PODSIM_SRCDIR;
 }
 
+void cli_exposed_text(const exec_result *r, const exec_cat *cats, size_t n, bool each_s,
+                      char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k < n && used < len; k++) {
+		double most = exec_cat_most(r, cats[k]);
+		if (most > 0)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s %.3g%s",
+			                         used ? ", " : "", exec_cat_name(cats[k]), most,
+			                         each_s ? " s" : "");
+	}
+	if (used == 0)
+		snprintf(buf, len, "none");
+	else if (!each_s && used < len)
+		snprintf(buf + used, len - used, " s");
+}
+
 int cli_load_refs(valid_refs **out)
 {
 	sim_diag *d = sim_diag_new();

@@ -10,26 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "tp 3.21, dp 2.35 s": the exposed communication per group of r (the most
- * of any rank class), the groups with some. */
-static void exposed_groups(const exec_result *r, char *buf, size_t len)
-{
-	static const exec_cat cats[] = {EXEC_CAT_TP, EXEC_CAT_CP, EXEC_CAT_EP, EXEC_CAT_DP,
-	                                EXEC_CAT_PP};
-	size_t used = 0;
-	buf[0] = '\0';
-	for (size_t k = 0; k < sizeof cats / sizeof cats[0] && used < len; k++) {
-		double most = exec_cat_most(r, cats[k]);
-		if (most > 0)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s %.3g", used ? ", " : "",
-			                         exec_cat_name(cats[k]), most);
-	}
-	if (used == 0)
-		snprintf(buf, len, "none");
-	else if (used < len)
-		snprintf(buf + used, len - used, " s");
-}
-
 /* Why row i is risky: its tail against the better one's, the tails over
  * the medians, and the exposed communication per group that makes them. */
 void cli_sweep_risky_why(const sim_row *rows, size_t i, char *buf, size_t len)
@@ -43,8 +23,11 @@ void cli_sweep_risky_why(const sim_row *rows, size_t i, char *buf, size_t len)
 	const sim_row *b = &rows[j];
 	const exec_step_spread *x = &a->r->spread, *y = &b->r->spread;
 	char ea[96], eb[96];
-	exposed_groups(a->r, ea, sizeof ea);
-	exposed_groups(b->r, eb, sizeof eb);
+	/* "tp 3.21, dp 2.35 s" */
+	static const exec_cat cats[] = {EXEC_CAT_TP, EXEC_CAT_CP, EXEC_CAT_EP, EXEC_CAT_DP,
+	                                EXEC_CAT_PP};
+	cli_exposed_text(a->r, cats, sizeof cats / sizeof cats[0], false, ea, sizeof ea);
+	cli_exposed_text(b->r, cats, sizeof cats / sizeof cats[0], false, eb, sizeof eb);
 	snprintf(buf, len,
 	         "p95 %.4g s (at least %.4g) is above rank %ld's %.4g s (at most %.4g), whose "
 	         "median is no better (%.4g s against %.4g s); its tail is %+.1f%% over its "
