@@ -1,4 +1,8 @@
-/* result.c - names of the result categories (the JSON keys of a breakdown). */
+/* result.c - figures read off a result (result.h), for report, store, sweep,
+ * campaign and the cli: the categories' names (the JSON keys of a
+ * breakdown), a class's memory counters and verdicts, its busy time, the
+ * GPUs' busy share, the exposed communication, and the run's memory verdict
+ * and its basis. */
 #include "exec.h"
 
 const char *exec_cat_name(exec_cat c)
