@@ -1092,8 +1092,42 @@ static void test_mixed(void)
 	sim_diag_free(d);
 }
 
+/* The figures read off a result (result.c), on two hand-made classes:
+ * class 0, 6 ranks: compute 3 s, optimizer 1 s, tp 0.5 s, dp 0.25 s;
+ * class 1, 2 ranks: compute 1 s, tp 0.75 s, pp 1 s; step 5 s.
+ * busy 4 s and 1 s; share (6 x 4 + 2 x 1) / (8 x 5) = 26/40 = 0.65;
+ * the most tp 0.75 s (class 1), dp 0.25 s; exposed communication the
+ * larger of 0.5 + 0.25 and 0.75 + 1 = 1.75 s; with a 1 s step the share
+ * 26/8 is capped at 1. */
+static void test_result_figures(void)
+{
+	exec_result *r = calloc(1, sizeof *r);
+	if (!r)
+		return;
+	r->nclasses = 2;
+	r->step_s = 5;
+	r->classes[0].ranks = 6, r->classes[1].ranks = 2;
+	double *a = r->classes[0].time_s, *b = r->classes[1].time_s;
+	a[EXEC_CAT_COMPUTE] = 3, a[EXEC_CAT_OPTIMIZER] = 1, a[EXEC_CAT_TP] = 0.5,
+	a[EXEC_CAT_DP] = 0.25;
+	b[EXEC_CAT_COMPUTE] = 1, b[EXEC_CAT_TP] = 0.75, b[EXEC_CAT_PP] = 1;
+	CHECK_NEAR(exec_class_busy(&r->classes[0]), 4, 1e-12);
+	CHECK_NEAR(exec_busy_share(r), 0.65, 1e-12);
+	CHECK_NEAR(exec_cat_most(r, EXEC_CAT_TP), 0.75, 1e-12);
+	CHECK_NEAR(exec_cat_most(r, EXEC_CAT_DP), 0.25, 1e-12);
+	CHECK_NEAR(exec_cat_most(r, EXEC_CAT_EP), 0, 1e-12);
+	CHECK_NEAR(exec_exposed_comm(r), 1.75, 1e-12);
+	r->step_s = 1;
+	CHECK_NEAR(exec_busy_share(r), 1, 1e-12);
+	r->nclasses = 0;
+	CHECK_NEAR(exec_busy_share(r), 0, 1e-12);
+	CHECK_NEAR(exec_exposed_comm(r), 0, 1e-12);
+	free(r);
+}
+
 int main(void)
 {
+	test_result_figures();
 	test_zero3_step_waits();
 	test_mixed();
 	test_mixed_both();

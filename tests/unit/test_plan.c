@@ -1330,8 +1330,9 @@ static const plan_task *any_pred(const plan_graph *g, size_t i)
  *    k + rank: stage 0 after steps 13 and 15 (at the end), stage 1 chunk 1
  *    after step 14 (chunk 0 mb 6) and chunk 0 after the schedule (at the end).
  * Each bucket is one DP task on its stage, in order, holding its lowest
- * layer, lasting the all-reduce of its bytes, after the task its launch
- * names. */
+ * layer, lasting the all-reduce of its bytes (plan_grad_bucket_time's, as
+ * explain prints it), after the task its launch names; the tied
+ * embedding's all-reduce lasts plan_embedding_sync_time. */
 static void test_grad_buckets(void)
 {
 	static const struct {
@@ -1380,6 +1381,10 @@ static void test_grad_buckets(void)
 			CHECK_INT(n, want[c].n[st]);
 			for (size_t t = 0; t < g->ntasks && n > 0; t++) {
 				const plan_task *x = &g->tasks[t];
+				if (x->rank == st && x->kind == PLAN_TASK_DP && x->layer < 0)
+					/* the tied embedding's sync, as explain times it */
+					CHECK_INT(x->dur, sim_time_from_s(plan_embedding_sync_time(
+					                          s, &grp, plan_grad_bytes(s))));
 				if (x->rank != st || x->kind != PLAN_TASK_DP || x->layer < 0)
 					continue; /* not a bucket: the tied embedding's sync */
 				if (i >= n) {
@@ -1393,6 +1398,9 @@ static void test_grad_buckets(void)
 				                         k[i].dense_bytes, &nc),
 				          SIM_OK);
 				CHECK_INT(x->dur, sim_time_from_s(nc.time_s));
+				/* explain's figure for it (plan_grad_bucket_time) */
+				CHECK_INT(x->dur,
+				          sim_time_from_s(plan_grad_bucket_time(s, &grp, &k[i])));
 				const plan_task *pr = any_pred(g, t);
 				CHECK(pr != NULL);
 				if (st == 0)

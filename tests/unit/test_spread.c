@@ -253,8 +253,45 @@ static void test_scenarios(void)
 	free(r);
 }
 
+/* plan_graph_varying: per (kind, node count) in the order of the first
+ * task: two DP tasks across 64 nodes (0.1 s at a net share of 1 and 0.3 s
+ * at 0.5: 2 tasks, 0.4 s, 0.1 + 0.15 = 0.25 s of network), one TP task
+ * across 8 (0.2 s at 0.25: 0.05 s), a DP task across 8 nodes apart from
+ * the others; the compute task and a collective without a share do not
+ * vary. With cap 2 the third pair is dropped. */
+static void test_varying(void)
+{
+	plan_graph *g = plan_graph_new(1, 8);
+	task(g, PLAN_STREAM_COMPUTE, PLAN_TASK_BWD, 1.0, UINT32_MAX);
+	uint32_t d1 = task(g, PLAN_STREAM_DP, PLAN_TASK_DP, 0.1, UINT32_MAX);
+	uint32_t t1 = task(g, PLAN_STREAM_TP, PLAN_TASK_TP, 0.2, UINT32_MAX);
+	task(g, PLAN_STREAM_TP, PLAN_TASK_TP, 0.4, UINT32_MAX);
+	uint32_t d2 = task(g, PLAN_STREAM_DP, PLAN_TASK_DP, 0.3, UINT32_MAX);
+	uint32_t d3 = task(g, PLAN_STREAM_DP, PLAN_TASK_DP, 0.5, UINT32_MAX);
+	CHECK_INT(plan_graph_set_net(g, d1, 1.0, 64), SIM_OK);
+	CHECK_INT(plan_graph_set_net(g, t1, 0.25, 8), SIM_OK);
+	CHECK_INT(plan_graph_set_net(g, d2, 0.5, 64), SIM_OK);
+	CHECK_INT(plan_graph_set_net(g, d3, 1.0, 8), SIM_OK);
+	plan_varying v[4];
+	CHECK_INT(plan_graph_varying(g, v, 4), 3);
+	CHECK_STR(plan_task_kind_short(v[0].kind), "dp");
+	CHECK_INT(v[0].nodes, 64);
+	CHECK_INT(v[0].tasks, 2);
+	CHECK_NEAR(v[0].dur_s, 0.4, 1e-9);
+	CHECK_NEAR(v[0].net_s, 0.25, 1e-6); /* net_frac is a float */
+	CHECK_STR(plan_task_kind_short(v[1].kind), "tp");
+	CHECK_INT(v[1].nodes, 8);
+	CHECK_NEAR(v[1].net_s, 0.05, 1e-6);
+	CHECK_INT(v[2].kind, PLAN_TASK_DP);
+	CHECK_INT(v[2].nodes, 8);
+	CHECK_INT(plan_graph_varying(g, v, 2), 2);
+	CHECK_STR(plan_task_kind_short(PLAN_TASK_KIND_COUNT), "?");
+	plan_graph_free(g);
+}
+
 int main(void)
 {
+	test_varying();
 	test_exposed();
 	test_hidden();
 	test_limits();
