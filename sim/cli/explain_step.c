@@ -114,15 +114,7 @@ static void a2a_overlap(FILE *o, const plan_scenario *s, const exec_result *r, i
 	plan_graph *g = NULL;
 	if (p->ep <= 1 || s->model.moe_experts == 0 || plan_build(s, &g) != SIM_OK)
 		return;
-	double ep = 0, cd = 0, ch = 0; /* EP stream; compute alone and beside DeepEP */
-	for (size_t i = 0; i < g->ntasks; i++) {
-		const plan_task *t = &g->tasks[i];
-		if (t->rank == st && t->stream == PLAN_STREAM_EP)
-			ep += sim_time_to_s(t->dur);
-		if (t->rank == st && t->stream == PLAN_STREAM_COMPUTE && g->deep_rate &&
-		    g->deep_rate[i] > 0)
-			cd += sim_time_to_s(t->dur), ch += sim_time_to_s(t->dur) / g->deep_rate[i];
-	}
+	double ep = plan_graph_stream_s(g, st, PLAN_STREAM_EP), deep = plan_graph_deep_rate(g, st);
 	plan_graph_free(g);
 	double exposed = r->classes[st].time_s[EXEC_CAT_EP], hid = fmax(0, ep - exposed);
 	char a[32], b[32], c[32];
@@ -144,7 +136,7 @@ static void a2a_overlap(FILE *o, const plan_scenario *s, const exec_result *r, i
 		        "               (moe_deepep_num_sms): the other micro-batch's compute beside them\n"
 		        "               runs at %.3f of its rate on this stage (its GEMMs' tile waves on the\n"
 		        "               %d SMs left, other kernels at %d/%d; beside NCCL's collectives 1 - %.3g)\n",
-		        p->deepep_sms, s->gpu.sm_count, ch > 0 ? cd / ch : 1 - plan_ep_share(s),
+		        p->deepep_sms, s->gpu.sm_count, deep > 0 ? deep : 1 - plan_ep_share(s),
 		        s->gpu.sm_count - p->deepep_sms, s->gpu.sm_count - p->deepep_sms,
 		        s->gpu.sm_count, s->gpu.interference);
 	plan_scenario *t = malloc(sizeof *t);

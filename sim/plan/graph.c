@@ -183,6 +183,26 @@ size_t plan_graph_varying(const plan_graph *g, plan_varying *out, size_t cap)
 	return n;
 }
 
+double plan_graph_stream_s(const plan_graph *g, int rank, int stream)
+{
+	double s = 0;
+	for (size_t i = 0; i < g->ntasks; i++)
+		if (g->tasks[i].rank == rank && g->tasks[i].stream == stream)
+			s += sim_time_to_s(g->tasks[i].dur);
+	return s;
+}
+
+double plan_graph_deep_rate(const plan_graph *g, int rank)
+{
+	double full = 0, slowed = 0; /* at full rate, at the rate beside DeepEP */
+	for (size_t i = 0; g->deep_rate && i < g->ntasks; i++) {
+		const plan_task *t = &g->tasks[i];
+		if (t->rank == rank && t->stream == PLAN_STREAM_COMPUTE && g->deep_rate[i] > 0)
+			full += sim_time_to_s(t->dur), slowed += sim_time_to_s(t->dur) / g->deep_rate[i];
+	}
+	return slowed > 0 ? full / slowed : 0;
+}
+
 int plan_graph_set_net(plan_graph *g, uint32_t id, double frac, int nodes)
 {
 	if (id >= g->ntasks)

@@ -1379,6 +1379,13 @@ typedef struct plan_varying {
  * their first task, at most cap of them (later pairs dropped); returns how
  * many. */
 size_t plan_graph_varying(const plan_graph *g, plan_varying *out, size_t cap);
+/* The seconds of rank class `rank`'s tasks on `stream` in g (durations
+ * summed, as built: what the stream would take alone). */
+double plan_graph_stream_s(const plan_graph *g, int rank, int stream);
+/* The rate of rank class `rank`'s compute tasks beside DeepEP's kernels
+ * (plan_graph.deep_rate > 0), weighted by time: their durations summed over
+ * their durations at that rate; 0 when it has none. */
+double plan_graph_deep_rate(const plan_graph *g, int rank);
 
 /* [cluster] network = flow (netflow.c): plan_build times collectives with
  * sim/topo's flow model, every translate of a group contending on the

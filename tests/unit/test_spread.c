@@ -253,7 +253,8 @@ static void test_scenarios(void)
 	free(r);
 }
 
-/* plan_graph_varying: per (kind, node count) in the order of the first
+/* plan_graph_varying, plan_graph_stream_s, plan_graph_deep_rate.
+ * plan_graph_varying: per (kind, node count) in the order of the first
  * task: two DP tasks across 64 nodes (0.1 s at a net share of 1 and 0.3 s
  * at 0.5: 2 tasks, 0.4 s, 0.1 + 0.15 = 0.25 s of network), one TP task
  * across 8 (0.2 s at 0.25: 0.05 s), a DP task across 8 nodes apart from
@@ -286,6 +287,18 @@ static void test_varying(void)
 	CHECK_INT(v[2].nodes, 8);
 	CHECK_INT(plan_graph_varying(g, v, 2), 2);
 	CHECK_STR(plan_task_kind_short(PLAN_TASK_KIND_COUNT), "?");
+	/* the streams alone: DP 0.1 + 0.3 + 0.5 s, TP 0.2 + 0.4 s; none on rank 1 */
+	CHECK_NEAR(plan_graph_stream_s(g, 0, PLAN_STREAM_DP), 0.9, 1e-9);
+	CHECK_NEAR(plan_graph_stream_s(g, 0, PLAN_STREAM_TP), 0.6, 1e-9);
+	CHECK_NEAR(plan_graph_stream_s(g, 1, PLAN_STREAM_DP), 0, 1e-9);
+	/* beside DeepEP: no compute task marked, 0; the 1 s backward at 0.5 and
+	 * another 1 s at 0.25: (1 + 1) / (1/0.5 + 1/0.25) = 2/6 */
+	CHECK_NEAR(plan_graph_deep_rate(g, 0), 0, 1e-12);
+	CHECK_INT(plan_graph_set_deep(g, 0, 0.5), SIM_OK);
+	CHECK_NEAR(plan_graph_deep_rate(g, 0), 0.5, 1e-6);
+	uint32_t c2 = task(g, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 1.0, UINT32_MAX);
+	CHECK_INT(plan_graph_set_deep(g, c2, 0.25), SIM_OK);
+	CHECK_NEAR(plan_graph_deep_rate(g, 0), 2.0 / 6.0, 1e-6);
 	plan_graph_free(g);
 }
 
