@@ -583,6 +583,12 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 	return errors;
 }
 
+const char *plan_grad_dtype_name(int rule)
+{
+	return rule >= PLAN_GRAD_FP32 && rule <= PLAN_GRAD_FP32_UNLESS_FP16 ? grad_dtype_names[rule]
+	                                                                    : "?";
+}
+
 bool plan_grad_fp32(int rule, hw_dtype precision)
 {
 	if (precision == HW_FP32 || precision == HW_TF32)

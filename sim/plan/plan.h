@@ -81,7 +81,9 @@ typedef struct plan_spec {
 	int zero;                 /* 0-3; 1 = distributed optimizer */
 	double bucket_bytes;      /* gradient bucket; 0 = the framework's (plan_bucket_bytes) */
 	bool overlap_grad_reduce; /* DP all-reduce overlapped with backward */
-	bool fp32_grads;          /* gradients accumulated in fp32 (Megatron main grads) */
+	bool fp32_grads;          /* DP gradients accumulated, kept and reduced in
+	                           * fp32 (Megatron main grads); unset in the
+	                           * scenario: the framework's grad_dtype rule */
 	/* Pipeline layout (Megatron-Core's decoder_first/last_pipeline_num_layers and
 	 * account_for_embedding/loss_in_pipeline_split); see plan_layout. */
 	int first_stage_layers, last_stage_layers; /* 0 = even split */
@@ -938,6 +940,7 @@ double plan_step_tensor_max(const plan_scenario *s, int stage);
  * fp32 and tf32 training keep fp32 gradients under every rule. */
 typedef enum { PLAN_GRAD_FP32, PLAN_GRAD_PARAMS, PLAN_GRAD_FP32_UNLESS_FP16 } plan_grad_dtype;
 bool plan_grad_fp32(int rule, hw_dtype precision);
+const char *plan_grad_dtype_name(int rule); /* "fp32-unless-fp16", ... */
 /* Bytes per gradient value on the data-parallel wire: the gradients' own
  * width g without compression, else 1 (fp8) or 1/8 (1 bit). */
 double plan_grad_wire_bytes(const plan_scenario *s, double g);
