@@ -951,6 +951,14 @@ static void dp_ring(FILE *o, const plan_scenario *s, const exec_result *r)
 	        "node, %d node%s)\n",
 	        part ? " (trained)" : "", gb, gib(S, a, sizeof a), n, p->tp, grp.per_node, grp.nodes,
 	        grp.nodes == 1 ? "" : "s");
+	if (conf_get(s->doc, "parallel", "fp32_grads", NULL))
+		fprintf(o, "  dtype        %s gradients ([parallel] fp32_grads = %s, the scenario's)\n",
+		        fp32 || p->fp32_grads ? "fp32" : "16-bit", p->fp32_grads ? "true" : "false");
+	else
+		fprintf(o,
+		        "  dtype        %s gradients (%s: grad_dtype = %s, the framework's rule)\n",
+		        fp32 || p->fp32_grads ? "fp32" : "16-bit", hw_dtype_name(s->dtype),
+		        plan_grad_dtype_name(s->fw.grad_dtype));
 	fprintf(o, "  ring         lat + 2(n-1)/n x S / busbw = %s + 2 x %d/%d x %s / %s = %s\n",
 	        unit(c.latency_s, SIM_UNIT_TIME, a, sizeof a), n - 1, n, gib(S, b, sizeof b),
 	        unit(bw, SIM_UNIT_BANDWIDTH, d, sizeof d), unit(ring, SIM_UNIT_TIME, e, sizeof e));

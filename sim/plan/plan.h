@@ -81,7 +81,9 @@ typedef struct plan_spec {
 	int zero;                 /* 0-3; 1 = distributed optimizer */
 	double bucket_bytes;      /* gradient bucket; 0 = the framework's (plan_bucket_bytes) */
 	bool overlap_grad_reduce; /* DP all-reduce overlapped with backward */
-	bool fp32_grads;          /* gradients accumulated in fp32 (Megatron main grads) */
+	bool fp32_grads;          /* DP gradients accumulated, kept and reduced in
+	                           * fp32 (Megatron main grads); unset in the
+	                           * scenario: the framework's grad_dtype rule */
 	/* Pipeline layout (Megatron-Core's decoder_first/last_pipeline_num_layers and
 	 * account_for_embedding/loss_in_pipeline_split); see plan_layout. */
 	int first_stage_layers, last_stage_layers; /* 0 = even split */
@@ -293,6 +295,9 @@ typedef struct plan_framework {
 	 * plan/grads.c chunk_bucket_bytes). */
 	double grad_bucket, grad_bucket_per_dp;
 	bool one_bucket_no_overlap, first_stage_buckets;
+	int grad_dtype;               /* plan_grad_dtype: the rule that sets
+				       * [parallel] fp32_grads by precision where
+				       * the scenario does not (plan_grad_fp32) */
 	/* memory: what the model code saves (work_saved) */
 	int saved_tensors;            /* work_saved_kind */
 	int norm_saved;               /* work_norm_saved */
@@ -916,6 +921,26 @@ double plan_param_gather_bytes(const plan_scenario *s);
  * with flat_params the largest FSDP unit's shard, else the model's largest
  * parameter tensor on the rank (memory.c). */
 double plan_step_tensor_max(const plan_scenario *s, int stage);
+/* The data-parallel gradients' dtype by training precision, a framework
+ * rule ([framework] grad_dtype). The gradients are accumulated over the
+ * micro-batches, kept and reduced in one dtype, and [parallel] fp32_grads
+ * is that dtype (true: fp32, false: 16 bits, the parameters'); a scenario
+ * that sets fp32_grads overrides the rule.
+ *   FP32: fp32 at every precision (nanotron's FP32GradientAccumulator).
+ *   PARAMS: the parameters' own dtype, 16 bits under fp16, bf16 and fp8
+ *     (DeepSpeed ZeRO's param.grad reduced in communication_data_type;
+ *     FSDP mixed-precision policies whose reduce_dtype is the param_dtype).
+ *   FP32_UNLESS_FP16: Megatron: the grad buffer has the parameters' dtype
+ *     (fp16) unless --accumulate-allreduce-grads-in-fp32, which bf16 forces
+ *     (megatron/arguments.py:151-160 at e1c334b076, buffer dtype
+ *     megatron/model/distributed.py:117-119; Megatron-Core core_v0.13.0
+ *     c550cf6c megatron/training/arguments.py:674-686 and training.py:1102,
+ *     core/distributed/distributed_data_parallel.py:234); fp8 trains with
+ *     --bf16 parameters, so fp32.
+ * fp32 and tf32 training keep fp32 gradients under every rule. */
+typedef enum { PLAN_GRAD_FP32, PLAN_GRAD_PARAMS, PLAN_GRAD_FP32_UNLESS_FP16 } plan_grad_dtype;
+bool plan_grad_fp32(int rule, hw_dtype precision);
+const char *plan_grad_dtype_name(int rule); /* "fp32-unless-fp16", ... */
 /* Bytes per gradient value on the data-parallel wire: the gradients' own
  * width g without compression, else 1 (fp8) or 1/8 (1 bit). */
 double plan_grad_wire_bytes(const plan_scenario *s, double g);
