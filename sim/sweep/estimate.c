@@ -270,7 +270,7 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 	int m = plan_microbatches(p);
 	if (p->zero >= 3) {
 		/* as plan_build's fsdp_gather: each layer's parameters are gathered
-		 * before its forward and again before its backward (zero3_gathers
+		 * before its forward and again before its backward (its pieces'
 		 * collectives back to back on the DP stream), the next layer's while
 		 * this one computes, and its gradient reduce-scattered after its
 		 * backward on the same stream, after FSDP1's passes over it
@@ -279,14 +279,17 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		 * for max(0, AG + passes + RS - bwd) */
 		double lw = layers > 0 ? weight_bytes / layers : weight_bytes;
 		double lg = layers > 0 ? grad_bytes / layers : grad_bytes;
-		int ng = s->fw.zero3_gathers > 1 ? s->fw.zero3_gathers : 1;
+		double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
+		int ng = plan_zero3_pieces(s, ga, gr);
 		double wb = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
 		double sh = lw / wb / (g->shard.size > 1 ? g->shard.size : 1); /* shard elements */
 		/* fsdp_casts: the shard's cast before each gather, and after each
 		 * reduce-scatter its cast back (accumulation on later micro-batches
-		 * left out of this pre-screen) */
-		double ag = ng * coll_time(s, NET_ALLGATHER, &g->shard, lw / ng) +
-		            plan_fsdp_gather_cast_s(s, sh);
+		 * left out of this pre-screen); the gathers of the layer's pieces
+		 * (plan_zero3_pieces: its modules at their sizes) */
+		double ag = plan_fsdp_gather_cast_s(s, sh);
+		for (int i = 0; i < ng; i++)
+			ag += ga[i] > 0 ? coll_time(s, NET_ALLGATHER, &g->shard, lw * ga[i]) : 0;
 		double rs = coll_time(s, NET_REDUCESCATTER, &g->shard, lg);
 		rs += plan_fsdp_reduce_s(s, lw / wb) + plan_fsdp_post_reduce_s(s, sh, false);
 		/* DeepSpeed's IPG buckets (plan_zero3_buckets): the buckets but
