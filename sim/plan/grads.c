@@ -107,8 +107,8 @@ double build_zero3_layer_tensors(const plan_scenario *s)
  * bucket is reduced when the next tensor would take it past
  * plan_bucket_bytes and it holds something, the last one after the
  * backward. */
-int plan_zero3_buckets(const plan_scenario *s, int stage, double *max_bytes,
-		       double *last_bytes, double *host_s)
+static int zero3_walk(const plan_scenario *s, int stage, double *list, int cap,
+		      double *max_bytes, double *last_bytes, double *host_s)
 {
 	const plan_spec *p = &s->plan;
 	*max_bytes = *last_bytes = *host_s = 0;
@@ -133,6 +133,8 @@ int plan_zero3_buckets(const plan_scenario *s, int stage, double *max_bytes,
 		if (!(bytes > 0))
 			continue;
 		if (open > 0 && open + bytes > B) {
+			if (list && n < cap)
+				list[n] = open;
 			n++;
 			*max_bytes = open > *max_bytes ? open : *max_bytes;
 			*host_s += tens * th;
@@ -142,12 +144,26 @@ int plan_zero3_buckets(const plan_scenario *s, int stage, double *max_bytes,
 		tens += t;
 	}
 	if (open > 0) {
+		if (list && n < cap)
+			list[n] = open;
 		n++;
 		*max_bytes = open > *max_bytes ? open : *max_bytes;
 		*last_bytes = open;
 		*host_s += tens * th;
 	}
 	return n;
+}
+
+int plan_zero3_buckets(const plan_scenario *s, int stage, double *max_bytes,
+		       double *last_bytes, double *host_s)
+{
+	return zero3_walk(s, stage, NULL, 0, max_bytes, last_bytes, host_s);
+}
+
+int plan_zero3_bucket_list(const plan_scenario *s, int stage, double *bytes, int cap)
+{
+	double mx, last, host;
+	return zero3_walk(s, stage, bytes, cap, &mx, &last, &host);
 }
 
 /* [framework] grad_accum = kernel (nanotron's FP32GradientAccumulator,

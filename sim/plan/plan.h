@@ -1271,6 +1271,9 @@ bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_ite
  * host's lead hides any). 0 and zeros in other modes. */
 int plan_zero3_buckets(const plan_scenario *s, int stage, double *max_bytes,
 		       double *last_bytes, double *host_s);
+/* The same buckets' bytes in the order they are reduced (at most cap
+ * written; the count returned, as plan_zero3_buckets). */
+int plan_zero3_bucket_list(const plan_scenario *s, int stage, double *bytes, int cap);
 
 /* ZeRO-3's pieces of one layer (a dense layer, work_params_layer, as plan_build's
  * units), per [framework] zero3_modules: returns n (1 to PLAN_ZERO3_MAX_PIECES)

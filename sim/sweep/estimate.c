@@ -39,7 +39,7 @@
  *       sharding and the shard's replica all-reduce, every micro-batch or
  *       the last: hsdp_grad_reduce; under accumulate_unsharded only the
  *       last micro-batch reduces; under zero3_reduce = bucket DeepSpeed's
- *       buckets, plan_zero3_buckets, the last exposed after each
+ *       buckets, plan_zero3_bucket_list, each at its size, the last exposed after each
  *       micro-batch's backward), exposed where they outlast compute;
  *   optimizer: plan_optimizer_time on the GPU (as plan/grads.c); offloaded (offload_optimizer) the CPU step of the
  *       node's GPUs at the host DRAM rate (30 bytes per parameter; from NVMe
@@ -292,16 +292,23 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 			ag += ga[i] > 0 ? coll_time(s, NET_ALLGATHER, &g->shard, lw * ga[i]) : 0;
 		double rs = coll_time(s, NET_REDUCESCATTER, &g->shard, lg);
 		rs += plan_fsdp_reduce_s(s, lw / wb) + plan_fsdp_post_reduce_s(s, sh, false);
-		/* DeepSpeed's IPG buckets (plan_zero3_buckets): the buckets but
+		/* DeepSpeed's IPG buckets (plan_zero3_bucket_list, each at its
+		 * size: the root unit's may be the largest by far): the buckets but
 		 * the last spread over the layers' backwards, the last after the
 		 * backward of every micro-batch, exposed (the host's per-rank
 		 * slicing, mostly hidden behind its lead, is left out here) */
-		double mx, last, host, tail = 0;
-		int nb = plan_zero3_buckets(s, 0, &mx, &last, &host);
-		if (nb > 0 && layers > 0) {
-			rs = (nb - 1) * coll_time(s, NET_REDUCESCATTER, &g->shard, mx) / layers;
-			tail = coll_time(s, NET_REDUCESCATTER, &g->shard, last);
+		double tail = 0;
+		int cap = layers * ng + 2;
+		double *bk = malloc((size_t)cap * sizeof *bk);
+		int nb = bk ? plan_zero3_bucket_list(s, 0, bk, cap) : 0;
+		if (nb > 0 && nb <= cap && layers > 0) { /* each bucket at its size */
+			rs = 0;
+			for (int i = 0; i < nb - 1; i++)
+				rs += coll_time(s, NET_REDUCESCATTER, &g->shard, bk[i]);
+			rs /= layers;
+			tail = coll_time(s, NET_REDUCESCATTER, &g->shard, bk[nb - 1]);
 		}
+		free(bk);
 		/* as fsdp_layer_grads: with hybrid sharding the shard's
 		 * all-reduce over its replicas after every micro-batch's
 		 * reduce-scatter (hsdp_grad_reduce = microbatch) or the last
