@@ -21,6 +21,9 @@ static const char *const zero3_reduce_names[] = {"unit", "bucket", NULL}; /* pla
 static const char *const grad_dtype_names[] = {"fp32", "params", "fp32-unless-fp16", NULL};
 _Static_assert(PLAN_GRAD_FP32 == 0 && PLAN_GRAD_PARAMS == 1 && PLAN_GRAD_FP32_UNLESS_FP16 == 2,
                "grad_dtype_names follows plan_grad_dtype");
+static const char *const zero3_split_names[] = {"even", "hf", "megatron", NULL}; /* plan_zero3_split */
+_Static_assert(PLAN_ZERO3_EVEN == 0 && PLAN_ZERO3_HF == 1 && PLAN_ZERO3_MEGATRON == 2,
+               "zero3_split_names follows plan_zero3_split");
 _Static_assert(WORK_LAYER_FUSED == 0 && WORK_LAYER_NANOTRON == 1 && WORK_LAYER_MPT == 2 &&
                        WORK_LAYER_FMS == 3 && WORK_LAYER_HF_LLAMA == 4 &&
                        WORK_LAYER_HF_LLAMA5 == 5,
@@ -116,6 +119,11 @@ const conf_key plan_framework_keys[] = {
         {"zero3_gathers", CONF_INT, SIM_UNIT_NONE, 1, 64, "1", NULL, FK(zero3_gathers),
          "ZeRO-3 parameter all-gathers per layer and pass (1: one unit per block as FSDP; "
          "DeepSpeed gathers each linear module apart)"},
+        {"zero3_modules", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "even", zero3_split_names,
+         FK(zero3_modules),
+         "ZeRO-3 gathers per layer: even (zero3_gathers of equal size), hf (one per linear "
+         "module of the model's Hugging Face code, at its size: model.qkv_modules, the "
+         "activation) or megatron (Megatron's four: fused QKV, fused gate/up)"},
         {"zero3_reduce", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "unit", zero3_reduce_names,
          FK(zero3_reduce),
          "ZeRO-3 gradient reduce-scatters: unit (after each unit's backward: FSDP) or bucket "

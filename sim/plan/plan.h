@@ -186,6 +186,13 @@ typedef enum { PLAN_REDUCE_BOUNDARY = 0, PLAN_REDUCE_MICROBATCH } plan_reduce;
  * after the backward (DeepSpeed's IPG buckets, emit.c ipg_add). */
 typedef enum { PLAN_ZERO3_REDUCE_UNIT = 0, PLAN_ZERO3_REDUCE_BUCKET } plan_zero3_reduce;
 
+/* How ZeRO-3 splits a layer's gathers ([framework] zero3_modules): `even`,
+ * zero3_gathers gathers of equal size (FSDP's one unit per block: 1); `hf`,
+ * one per linear module of the model's Hugging Face code, at its size
+ * (work_layer_linears: qkv_modules and the activation); `megatron`, the
+ * four of Megatron's layer code (fused QKV, fused gate and up). */
+typedef enum { PLAN_ZERO3_EVEN = 0, PLAN_ZERO3_HF, PLAN_ZERO3_MEGATRON } plan_zero3_split;
+
 /* What a framework does with layers that do not split evenly over the
  * pp * vpp virtual stages when the scenario gives no layout: refuse (error),
  * or count the embedding and the loss as one layer each and give the end
@@ -269,7 +276,10 @@ typedef struct plan_framework {
 				       * (0: every shape; work_shard) */
 	int zero3_gathers;            /* ZeRO-3 all-gathers per layer and pass: 1 for
 				       * FSDP's per-block units, one per linear
-				       * module for DeepSpeed (plan_build) */
+				       * module for DeepSpeed (plan_build), equal
+				       * in size; under zero3_modules the model's
+				       * modules instead (plan_zero3_pieces) */
+	int zero3_modules;            /* plan_zero3_split */
 	int zero3_reduce;             /* plan_zero3_reduce: per unit (FSDP) or
 				       * in DeepSpeed's IPG buckets of grad_bucket
 				       * elements (emit.c) */
@@ -1286,6 +1296,23 @@ bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_ite
  * host's lead hides any). 0 and zeros in other modes. */
 int plan_zero3_buckets(const plan_scenario *s, int stage, double *max_bytes,
 		       double *last_bytes, double *host_s);
+/* The same buckets' bytes in the order they are reduced (at most cap
+ * written; the count returned, as plan_zero3_buckets). */
+int plan_zero3_bucket_list(const plan_scenario *s, int stage, double *bytes, int cap);
+
+/* ZeRO-3's pieces of one layer (a dense layer, work_params_layer, as plan_build's
+ * units), per [framework] zero3_modules: returns n (1 to PLAN_ZERO3_MAX_PIECES)
+ * and, in forward order, gather[i] the share of the layer's parameters its i-th
+ * all-gather fetches and grad[i] the share of its gradient arriving as the i-th
+ * tensor (the grad shares sum to 1). even: 1/zero3_gathers each. hf and
+ * megatron: each linear module's weight (work_layer_linears); DeepSpeed keeps
+ * a parameter of at most stage3_param_persistence_threshold = 1e5 elements
+ * gathered on every rank (zero/config.py:214, parameter_offload.py:256-267 at
+ * microsoft/DeepSpeed 38327e07): the norms and biases are never gathered, nor
+ * a module whose weight per rank is that small (gather 0); their gradients
+ * join the first module's (reduced last in the backward). */
+#define PLAN_ZERO3_MAX_PIECES 64
+int plan_zero3_pieces(const plan_scenario *s, double *gather, double *grad);
 
 /* [framework] fsdp_reduce_passes: HBM bytes moved per element of a unit's
  * unsharded gradient before its reduce-scatter, per micro-batch, under ZeRO-3
