@@ -111,6 +111,29 @@ static double bucket_lines(FILE *o, const plan_scenario *s)
 	return total;
 }
 
+/* ZeRO-3's all-gathers per layer and pass (plan_zero3_pieces: a
+ * persistent module has none) and where their split comes from. */
+static int zero3_gathers(const plan_scenario *s)
+{
+	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
+	int n = plan_zero3_pieces(s, ga, gr), k = 0;
+	for (int i = 0; i < n; i++)
+		k += ga[i] > 0;
+	return k;
+}
+
+static const char *zero3_split_words(const plan_scenario *s)
+{
+	switch (s->fw.zero3_modules) {
+	case PLAN_ZERO3_HF:
+		return "one per linear module of the model's Hugging Face code, at its size";
+	case PLAN_ZERO3_MEGATRON:
+		return "one per linear module of Megatron's layer, at its size";
+	default:
+		return "of equal size";
+	}
+}
+
 static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_s, double exposed)
 {
 	const plan_spec *p = &s->plan;
@@ -121,14 +144,14 @@ static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_
 		char b1[32], b2[32], b3[32], z[1024];
 		snprintf(z, sizeof z,
 		         "ZeRO-3 gathers each layer's weights before its forward and backward "
-		         "(%d gathers per layer and pass); its gradients go into buckets of %s "
+		         "(%d gathers per layer and pass, %s); its gradients go into buckets of %s "
 		         "(framework zero3_reduce = bucket, DeepSpeed's IPG buckets), each "
 		         "reduce-scattered when the next tensor would overflow it: %d per "
 		         "micro-batch, the largest %s, the last (%s, with the embedding and "
 		         "output layer) after the backward, exposed. The host slices each "
 		         "bucket's tensors once per rank (zero3_rank_op): %s per micro-batch, "
 		         "hidden only behind the GPU work it has queued ahead.",
-		         s->fw.zero3_gathers > 1 ? s->fw.zero3_gathers : 1,
+		         zero3_gathers(s), zero3_split_words(s),
 		         explain_unit(plan_bucket_bytes(s), SIM_UNIT_BYTES, b1, sizeof b1), nb,
 		         explain_unit(mx, SIM_UNIT_BYTES, b2, sizeof b2),
 		         explain_unit(last, SIM_UNIT_BYTES, b3, sizeof b3),
@@ -230,6 +253,14 @@ void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
 	        "node, %d node%s)\n",
 	        part ? " (trained)" : "", gb, explain_gib(S, a, sizeof a), n, p->tp, grp.per_node,
 	        grp.nodes, grp.nodes == 1 ? "" : "s");
+	if (conf_get(s->doc, "parallel", "fp32_grads", NULL))
+		fprintf(o, "  dtype        %s gradients ([parallel] fp32_grads = %s, the scenario's)\n",
+		        fp32 || p->fp32_grads ? "fp32" : "16-bit", p->fp32_grads ? "true" : "false");
+	else
+		fprintf(o,
+		        "  dtype        %s gradients (%s: grad_dtype = %s, the framework's rule)\n",
+		        fp32 || p->fp32_grads ? "fp32" : "16-bit", hw_dtype_name(s->dtype),
+		        plan_grad_dtype_name(s->fw.grad_dtype));
 	fprintf(o, "  ring         lat + 2(n-1)/n x S / busbw = %s + 2 x %d/%d x %s / %s = %s\n",
 	        explain_unit(c.latency_s, SIM_UNIT_TIME, a, sizeof a), n - 1, n,
 	        explain_gib(S, b, sizeof b), explain_unit(bw, SIM_UNIT_BANDWIDTH, d, sizeof d),

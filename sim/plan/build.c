@@ -315,15 +315,16 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 		.cast_s = plan_fsdp_gather_cast_s(s, shard_params),
 		.post_s = {plan_fsdp_post_reduce_s(s, shard_params, false),
 			   plan_fsdp_post_reduce_s(s, shard_params, true)}};
+	/* the layer's gathers and gradient tensors (plan_zero3_pieces) */
+	b.fsdp.pieces = plan_zero3_pieces(s, b.fsdp.gather_frac, b.fsdp.grad_frac);
 	if (b.fsdp.on && !s->inference && s->fw.zero3_reduce == PLAN_ZERO3_REDUCE_BUCKET) {
 		/* DeepSpeed's IPG buckets (emit.c ipg_add): a layer's
-		 * gradient as one tensor per gathered module (zero3_gathers) of
-		 * equal size, plus its norms and biases, which work counts
-		 * beside its four linears (QKV, output, fc1, fc2) */
+		 * gradient as one tensor per gathered module (its grad share),
+		 * plus its norms and biases, which work counts beside its four
+		 * linears (QKV, output, fc1, fc2) */
 		b.fsdp.bucket = true;
 		b.fsdp.bucket_bytes = plan_bucket_bytes(s);
 		b.fsdp.gbytes = gbytes;
-		b.fsdp.pieces = s->fw.zero3_gathers > 1 ? s->fw.zero3_gathers : 1;
 		b.fsdp.tensors = build_zero3_layer_tensors(s);
 		b.fsdp.tensor_host_s = s->fw.zero3_rank_op_s * b.shard.size;
 	}

@@ -73,14 +73,17 @@ typedef struct fsdp_state {
 			     * (plan_fsdp_post_reduce_bytes) */
 	/* zero3_reduce = bucket (DeepSpeed's IPG buckets, emit.c
 	 * ipg_add): the bucket's bytes, a layer's gradient as `pieces`
-	 * tensors of equal size carrying `tensors` parameter tensors in all, the
+	 * tensors (grad_frac) carrying `tensors` parameter tensors in all, the
 	 * root unit's (embedding, output layer) added at the backward's end, the
 	 * host time per tensor of a bucket's reduction (zero3_rank_op x shard
 	 * ranks); and, per backward chain, the open bucket and the host time
 	 * owed to the next compute task */
 	bool bucket, ended; /* ended: the chain's last bucket was emitted */
 	double bucket_bytes, gbytes; /* gbytes: per gradient element */
-	int pieces;
+	int pieces;         /* plan_zero3_pieces: gather[i] and grad[i] its
+			     * shares of the layer's parameters (all pieces,
+			     * also without buckets: the gathers) */
+	double gather_frac[PLAN_ZERO3_MAX_PIECES], grad_frac[PLAN_ZERO3_MAX_PIECES];
 	double tensors, root_bytes, root_tensors, tensor_host_s;
 	double ipg_bytes, ipg_fit, ipg_tensors; /* ipg_fit: bytes copied into the buffer */
 	sim_time carry, lead; /* lead: the host's run-ahead (emit.c host_exposed) */

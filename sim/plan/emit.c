@@ -70,10 +70,10 @@ static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uin
 			after = build_add_copy(b, stage, f->param_bytes / b->shard.size,
 					       off == PLAN_OFFLOAD_NVME, &after, 1, (int16_t)layer);
 		/* DeepSpeed fetches each module's parameters with its own
-		 * coalesced all-gather ([framework] zero3_gathers: the layer's
-		 * bytes in that many gathers back to back, each paying the ring's
-		 * latency; the layer waits for the last) */
-		int ng = b->s->fw.zero3_gathers > 1 ? b->s->fw.zero3_gathers : 1;
+		 * coalesced all-gather (plan_zero3_pieces: the layer's modules
+		 * at their sizes, or zero3_gathers equal ones, back to back,
+		 * each paying the ring's latency; the layer waits for the last;
+		 * a persistent module's share is 0: no gather) */
 		uint32_t id = after;
 		if (f->cast_s > 0) { /* FSDP's shard cast, which the gather waits for */
 			plan_task cast = {sim_time_from_s(f->cast_s), stage, PLAN_STREAM_DP,
@@ -82,9 +82,11 @@ static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uin
 			if (id == UINT32_MAX)
 				return UINT32_MAX;
 		}
-		for (int k = 0; k < ng; k++) {
+		for (int k = 0; k < f->pieces; k++) {
+			if (!(f->gather_frac[k] > 0))
+				continue;
 			id = build_add_dp_on(b, &b->shard, stage, NET_ALLGATHER,
-					     f->param_bytes / ng, &id, 1, (int16_t)layer);
+					     f->param_bytes * f->gather_frac[k], &id, 1, (int16_t)layer);
 			if (id == UINT32_MAX)
 				break; /* out of memory: plan_graph_add's failure */
 		}
@@ -278,8 +280,9 @@ static int reduce_tail(builder *b, cursor *k, uint32_t done, double bytes, doubl
  * reduce stream (stage3.py:1131-1136). The communication dtype is the
  * model's (engine.py:939-950): no casts.
  *
- * Modelled: a layer's gradient is f->pieces tensors of equal size (its
- * gathered modules, zero3_gathers) carrying f->tensors parameter tensors
+ * Modelled: a layer's gradient is f->pieces tensors (its gathered modules
+ * at their sizes, plan_zero3_pieces; last module first) carrying f->tensors
+ * parameter tensors
  * (its norms and biases too), added at the end of the layer's backward; the
  * root unit's (embedding, output layer) at the end of the chain. Per bucket
  * on the DP stream: one memory-bound task of the copy (2 e per element that
@@ -300,8 +303,8 @@ static int reduce_tail(builder *b, cursor *k, uint32_t done, double bytes, doubl
  * a bucket that fills inside a layer is reduced at the layer's end; an
  * untied output layer's gradient, which comes first, joins at the end with
  * the embedding's; the padding of tensors the group does not divide (a
- * torch.empty per rank, measured at 0.9 us more per rank and tensor) and
- * the per-module tensor sizes are not modelled. */
+ * torch.empty per rank, measured at 0.9 us more per rank and tensor) is
+ * not modelled. */
 static int ipg_flush(builder *b, cursor *k, uint32_t dep, int16_t layer)
 {
 	fsdp_state *f = k->f;
@@ -429,9 +432,9 @@ static int fsdp_layer_grads(builder *b, cursor *k, const seg *x, uint32_t id)
 	if (nosync && !last)
 		return SIM_OK; /* accumulated unsharded, reduced at the last */
 	if (f->bucket) { /* DeepSpeed's IPG buckets (ipg_flush) */
-		for (int i = 0; i < f->pieces; i++)
-			if (ipg_add(b, k, f->grad_bytes / f->pieces, f->tensors / f->pieces, id,
-				    x->layer) != SIM_OK)
+		for (int i = f->pieces - 1; i >= 0; i--) /* last module first */
+			if (ipg_add(b, k, f->grad_bytes * f->grad_frac[i], f->tensors / f->pieces,
+				    id, x->layer) != SIM_OK)
 				return SIM_ENOMEM;
 		return SIM_OK;
 	}

@@ -18,6 +18,12 @@ static const char *const layer_names[] = {"fused", "nanotron", "mpt", "fms", "hf
 					  "hf-llama5", NULL}; /* work_layer_code */
 static const char *const accum_names[] = {"fused", "kernel", NULL};   /* plan_grad_accum */
 static const char *const zero3_reduce_names[] = {"unit", "bucket", NULL}; /* plan_zero3_reduce */
+static const char *const grad_dtype_names[] = {"fp32", "params", "fp32-unless-fp16", NULL};
+_Static_assert(PLAN_GRAD_FP32 == 0 && PLAN_GRAD_PARAMS == 1 && PLAN_GRAD_FP32_UNLESS_FP16 == 2,
+               "grad_dtype_names follows plan_grad_dtype");
+static const char *const zero3_split_names[] = {"even", "hf", "megatron", NULL}; /* plan_zero3_split */
+_Static_assert(PLAN_ZERO3_EVEN == 0 && PLAN_ZERO3_HF == 1 && PLAN_ZERO3_MEGATRON == 2,
+               "zero3_split_names follows plan_zero3_split");
 _Static_assert(WORK_LAYER_FUSED == 0 && WORK_LAYER_NANOTRON == 1 && WORK_LAYER_MPT == 2 &&
                        WORK_LAYER_FMS == 3 && WORK_LAYER_HF_LLAMA == 4 &&
                        WORK_LAYER_HF_LLAMA5 == 5,
@@ -113,6 +119,11 @@ const conf_key plan_framework_keys[] = {
         {"zero3_gathers", CONF_INT, SIM_UNIT_NONE, 1, 64, "1", NULL, FK(zero3_gathers),
          "ZeRO-3 parameter all-gathers per layer and pass (1: one unit per block as FSDP; "
          "DeepSpeed gathers each linear module apart)"},
+        {"zero3_modules", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "even", zero3_split_names,
+         FK(zero3_modules),
+         "ZeRO-3 gathers per layer: even (zero3_gathers of equal size), hf (one per linear "
+         "module of the model's Hugging Face code, at its size: model.qkv_modules, the "
+         "activation) or megatron (Megatron's four: fused QKV, fused gate/up)"},
         {"zero3_reduce", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "unit", zero3_reduce_names,
          FK(zero3_reduce),
          "ZeRO-3 gradient reduce-scatters: unit (after each unit's backward: FSDP) or bucket "
@@ -140,6 +151,11 @@ const conf_key plan_framework_keys[] = {
         {"grad_bucket_per_dp", CONF_REAL, SIM_UNIT_NONE, 0, 1e13, "1000000", NULL,
          FK(grad_bucket_per_dp),
          "... at least this many per data-parallel rank (Megatron: max(40M, 1M x dp))"},
+        {"grad_dtype", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fp32-unless-fp16", grad_dtype_names,
+         FK(grad_dtype),
+         "dtype of the data-parallel gradients (accumulated, kept, reduced) when [parallel] "
+         "fp32_grads is not set: fp32, params (the training dtype), fp32-unless-fp16 "
+         "(Megatron: fp16 runs keep fp16 gradients, bf16 and fp8 runs fp32)"},
         {"one_bucket_no_overlap", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
          FK(one_bucket_no_overlap),
          "without overlap_grad_reduce, one collective for the whole stage"},
@@ -573,6 +589,26 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 		}
 	}
 	return errors;
+}
+
+const char *plan_grad_dtype_name(int rule)
+{
+	return rule >= PLAN_GRAD_FP32 && rule <= PLAN_GRAD_FP32_UNLESS_FP16 ? grad_dtype_names[rule]
+	                                                                    : "?";
+}
+
+bool plan_grad_fp32(int rule, hw_dtype precision)
+{
+	if (precision == HW_FP32 || precision == HW_TF32)
+		return true;
+	switch (rule) {
+	case PLAN_GRAD_PARAMS:
+		return false;
+	case PLAN_GRAD_FP32_UNLESS_FP16:
+		return precision != HW_FP16;
+	default:
+		return true;
+	}
 }
 
 bool plan_grad_reduce_microbatch(const plan_scenario *s)

@@ -67,10 +67,34 @@ double build_root_params(const plan_scenario *s, int stage, double *tensors)
 
 static int first_trained(const plan_scenario *s, int stage);
 
+int plan_zero3_pieces(const plan_scenario *s, double *gather, double *grad)
+{
+	const work_model *m = &s->model;
+	int split = s->fw.zero3_modules;
+	if (split == PLAN_ZERO3_EVEN) {
+		int n = s->fw.zero3_gathers > 1 ? s->fw.zero3_gathers : 1;
+		n = n < PLAN_ZERO3_MAX_PIECES ? n : PLAN_ZERO3_MAX_PIECES;
+		for (int i = 0; i < n; i++)
+			gather[i] = grad[i] = 1.0 / n;
+		return n;
+	}
+	double w[WORK_MAX_LINEARS], P = work_params_layer(m), sum = 0;
+	int n = work_layer_linears(m, split == PLAN_ZERO3_MEGATRON, w);
+	int tp = s->plan.tp > 1 ? s->plan.tp : 1;
+	for (int i = 0; i < n; i++) {
+		grad[i] = w[i] / P;
+		gather[i] = w[i] / tp > 1e5 ? grad[i] : 0; /* persistent when small */
+		sum += grad[i];
+	}
+	grad[0] += 1 - sum; /* the norms and biases */
+	return n;
+}
+
 double build_zero3_layer_tensors(const plan_scenario *s)
 {
 	work_shard sh = plan_shard(s);
-	int ng = s->fw.zero3_gathers > 1 ? s->fw.zero3_gathers : 1;
+	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
+	int ng = plan_zero3_pieces(s, ga, gr);
 	int nt = plan_max_stage_layers(s) > 0
 			 ? work_layer_param_tensors(&s->model, &sh, plan_global_layer(s, 0, 0))
 			 : 0;
@@ -78,12 +102,13 @@ double build_zero3_layer_tensors(const plan_scenario *s)
 }
 
 /* The closed form of emit.c's ipg_add / ipg_end over one micro-batch's
- * backward of `stage`: each trained layer's gradient as zero3_gathers
- * tensors of equal size, then the root unit's; a bucket is reduced when the
- * next tensor would take it past plan_bucket_bytes and it holds something,
- * the last one after the backward. */
-int plan_zero3_buckets(const plan_scenario *s, int stage, double *max_bytes,
-		       double *last_bytes, double *host_s)
+ * backward of `stage`: each trained layer's gradient as its pieces'
+ * tensors (plan_zero3_pieces, last module first), then the root unit's; a
+ * bucket is reduced when the next tensor would take it past
+ * plan_bucket_bytes and it holds something, the last one after the
+ * backward. */
+static int zero3_walk(const plan_scenario *s, int stage, double *list, int cap,
+		      double *max_bytes, double *last_bytes, double *host_s)
 {
 	const plan_spec *p = &s->plan;
 	*max_bytes = *last_bytes = *host_s = 0;
@@ -95,17 +120,21 @@ int plan_zero3_buckets(const plan_scenario *s, int stage, double *max_bytes,
 		return 0;
 	double wbytes = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
 	double gbytes = (p->fp32_grads || wbytes == 4.0) ? 4.0 : 2.0;
-	int ng = s->fw.zero3_gathers > 1 ? s->fw.zero3_gathers : 1;
-	double B = plan_bucket_bytes(s), pb = work_params_layer(&s->model) / p->tp * gbytes / ng;
+	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
+	int ng = plan_zero3_pieces(s, ga, gr);
+	double B = plan_bucket_bytes(s), lb = work_params_layer(&s->model) / p->tp * gbytes;
 	double pt = build_zero3_layer_tensors(s) / ng, th = s->fw.zero3_rank_op_s * grp.shard.size;
 	double rt, root = build_root_params(s, stage, &rt) * gbytes;
 	int layers = plan_stage_layers(s, stage) - first_trained(s, stage), n = 0;
 	double open = 0, tens = 0;
 	for (int i = 0; i <= layers * ng; i++) {
+		double pb = i < layers * ng ? lb * gr[ng - 1 - i % ng] : 0;
 		double bytes = i < layers * ng ? pb : root, t = i < layers * ng ? pt : rt;
 		if (!(bytes > 0))
 			continue;
 		if (open > 0 && open + bytes > B) {
+			if (list && n < cap)
+				list[n] = open;
 			n++;
 			*max_bytes = open > *max_bytes ? open : *max_bytes;
 			*host_s += tens * th;
@@ -115,12 +144,26 @@ int plan_zero3_buckets(const plan_scenario *s, int stage, double *max_bytes,
 		tens += t;
 	}
 	if (open > 0) {
+		if (list && n < cap)
+			list[n] = open;
 		n++;
 		*max_bytes = open > *max_bytes ? open : *max_bytes;
 		*last_bytes = open;
 		*host_s += tens * th;
 	}
 	return n;
+}
+
+int plan_zero3_buckets(const plan_scenario *s, int stage, double *max_bytes,
+		       double *last_bytes, double *host_s)
+{
+	return zero3_walk(s, stage, NULL, 0, max_bytes, last_bytes, host_s);
+}
+
+int plan_zero3_bucket_list(const plan_scenario *s, int stage, double *bytes, int cap)
+{
+	double mx, last, host;
+	return zero3_walk(s, stage, bytes, cap, &mx, &last, &host);
 }
 
 /* [framework] grad_accum = kernel (nanotron's FP32GradientAccumulator,

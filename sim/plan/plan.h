@@ -81,7 +81,9 @@ typedef struct plan_spec {
 	int zero;                 /* 0-3; 1 = distributed optimizer */
 	double bucket_bytes;      /* gradient bucket; 0 = the framework's (plan_bucket_bytes) */
 	bool overlap_grad_reduce; /* DP all-reduce overlapped with backward */
-	bool fp32_grads;          /* gradients accumulated in fp32 (Megatron main grads) */
+	bool fp32_grads;          /* DP gradients accumulated, kept and reduced in
+	                           * fp32 (Megatron main grads); unset in the
+	                           * scenario: the framework's grad_dtype rule */
 	/* Pipeline layout (Megatron-Core's decoder_first/last_pipeline_num_layers and
 	 * account_for_embedding/loss_in_pipeline_split); see plan_layout. */
 	int first_stage_layers, last_stage_layers; /* 0 = even split */
@@ -184,6 +186,13 @@ typedef enum { PLAN_REDUCE_BOUNDARY = 0, PLAN_REDUCE_MICROBATCH } plan_reduce;
  * after the backward (DeepSpeed's IPG buckets, emit.c ipg_add). */
 typedef enum { PLAN_ZERO3_REDUCE_UNIT = 0, PLAN_ZERO3_REDUCE_BUCKET } plan_zero3_reduce;
 
+/* How ZeRO-3 splits a layer's gathers ([framework] zero3_modules): `even`,
+ * zero3_gathers gathers of equal size (FSDP's one unit per block: 1); `hf`,
+ * one per linear module of the model's Hugging Face code, at its size
+ * (work_layer_linears: qkv_modules and the activation); `megatron`, the
+ * four of Megatron's layer code (fused QKV, fused gate and up). */
+typedef enum { PLAN_ZERO3_EVEN = 0, PLAN_ZERO3_HF, PLAN_ZERO3_MEGATRON } plan_zero3_split;
+
 /* What a framework does with layers that do not split evenly over the
  * pp * vpp virtual stages when the scenario gives no layout: refuse (error),
  * or count the embedding and the loss as one layer each and give the end
@@ -267,7 +276,10 @@ typedef struct plan_framework {
 				       * (0: every shape; work_shard) */
 	int zero3_gathers;            /* ZeRO-3 all-gathers per layer and pass: 1 for
 				       * FSDP's per-block units, one per linear
-				       * module for DeepSpeed (plan_build) */
+				       * module for DeepSpeed (plan_build), equal
+				       * in size; under zero3_modules the model's
+				       * modules instead (plan_zero3_pieces) */
+	int zero3_modules;            /* plan_zero3_split */
 	int zero3_reduce;             /* plan_zero3_reduce: per unit (FSDP) or
 				       * in DeepSpeed's IPG buckets of grad_bucket
 				       * elements (emit.c) */
@@ -293,6 +305,9 @@ typedef struct plan_framework {
 	 * plan/grads.c chunk_bucket_bytes). */
 	double grad_bucket, grad_bucket_per_dp;
 	bool one_bucket_no_overlap, first_stage_buckets;
+	int grad_dtype;               /* plan_grad_dtype: the rule that sets
+				       * [parallel] fp32_grads by precision where
+				       * the scenario does not (plan_grad_fp32) */
 	/* memory: what the model code saves (work_saved) */
 	int saved_tensors;            /* work_saved_kind */
 	int norm_saved;               /* work_norm_saved */
@@ -916,6 +931,26 @@ double plan_param_gather_bytes(const plan_scenario *s);
  * with flat_params the largest FSDP unit's shard, else the model's largest
  * parameter tensor on the rank (memory.c). */
 double plan_step_tensor_max(const plan_scenario *s, int stage);
+/* The data-parallel gradients' dtype by training precision, a framework
+ * rule ([framework] grad_dtype). The gradients are accumulated over the
+ * micro-batches, kept and reduced in one dtype, and [parallel] fp32_grads
+ * is that dtype (true: fp32, false: 16 bits, the parameters'); a scenario
+ * that sets fp32_grads overrides the rule.
+ *   FP32: fp32 at every precision (nanotron's FP32GradientAccumulator).
+ *   PARAMS: the parameters' own dtype, 16 bits under fp16, bf16 and fp8
+ *     (DeepSpeed ZeRO's param.grad reduced in communication_data_type;
+ *     FSDP mixed-precision policies whose reduce_dtype is the param_dtype).
+ *   FP32_UNLESS_FP16: Megatron: the grad buffer has the parameters' dtype
+ *     (fp16) unless --accumulate-allreduce-grads-in-fp32, which bf16 forces
+ *     (megatron/arguments.py:151-160 at e1c334b076, buffer dtype
+ *     megatron/model/distributed.py:117-119; Megatron-Core core_v0.13.0
+ *     c550cf6c megatron/training/arguments.py:674-686 and training.py:1102,
+ *     core/distributed/distributed_data_parallel.py:234); fp8 trains with
+ *     --bf16 parameters, so fp32.
+ * fp32 and tf32 training keep fp32 gradients under every rule. */
+typedef enum { PLAN_GRAD_FP32, PLAN_GRAD_PARAMS, PLAN_GRAD_FP32_UNLESS_FP16 } plan_grad_dtype;
+bool plan_grad_fp32(int rule, hw_dtype precision);
+const char *plan_grad_dtype_name(int rule); /* "fp32-unless-fp16", ... */
 /* Bytes per gradient value on the data-parallel wire: the gradients' own
  * width g without compression, else 1 (fp8) or 1/8 (1 bit). */
 double plan_grad_wire_bytes(const plan_scenario *s, double g);
@@ -1285,6 +1320,23 @@ bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_ite
  * host's lead hides any). 0 and zeros in other modes. */
 int plan_zero3_buckets(const plan_scenario *s, int stage, double *max_bytes,
 		       double *last_bytes, double *host_s);
+/* The same buckets' bytes in the order they are reduced (at most cap
+ * written; the count returned, as plan_zero3_buckets). */
+int plan_zero3_bucket_list(const plan_scenario *s, int stage, double *bytes, int cap);
+
+/* ZeRO-3's pieces of one layer (a dense layer, work_params_layer, as plan_build's
+ * units), per [framework] zero3_modules: returns n (1 to PLAN_ZERO3_MAX_PIECES)
+ * and, in forward order, gather[i] the share of the layer's parameters its i-th
+ * all-gather fetches and grad[i] the share of its gradient arriving as the i-th
+ * tensor (the grad shares sum to 1). even: 1/zero3_gathers each. hf and
+ * megatron: each linear module's weight (work_layer_linears); DeepSpeed keeps
+ * a parameter of at most stage3_param_persistence_threshold = 1e5 elements
+ * gathered on every rank (zero/config.py:214, parameter_offload.py:256-267 at
+ * microsoft/DeepSpeed 38327e07): the norms and biases are never gathered, nor
+ * a module whose weight per rank is that small (gather 0); their gradients
+ * join the first module's (reduced last in the backward). */
+#define PLAN_ZERO3_MAX_PIECES 64
+int plan_zero3_pieces(const plan_scenario *s, double *gather, double *grad);
 
 /* [framework] fsdp_reduce_passes: HBM bytes moved per element of a unit's
  * unsharded gradient before its reduce-scatter, per micro-batch, under ZeRO-3

@@ -68,7 +68,8 @@ const conf_key plan_spec_keys[] = {
 	{"overlap_grad_reduce", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
 	 PK(overlap_grad_reduce), "overlap DP gradient reduction with backward"},
 	{"fp32_grads", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, PK(fp32_grads),
-	 "accumulate and reduce gradients in fp32"},
+	 "accumulate, keep and reduce the data-parallel gradients in fp32 (unset: the "
+	 "framework's rule by precision, [framework] grad_dtype)"},
 	{"first_stage_layers", CONF_INT, SIM_UNIT_NONE, 0, 1048576, "0", NULL,
 	 PK(first_stage_layers), "layers on the first virtual stage (0 = even split)"},
 	{"last_stage_layers", CONF_INT, SIM_UNIT_NONE, 0, 1048576, "0", NULL,
@@ -392,6 +393,10 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	memcpy(s->description, head.description, sizeof s->description);
 	s->seed = (uint64_t)head.seed;
 	s->dtype = precision_dtype[train.precision];
+	/* [parallel] fp32_grads, where the scenario (or --set) gives none, is
+	 * the framework's rule for this precision ([framework] grad_dtype). */
+	if (!conf_get(s->doc, "parallel", "fp32_grads", NULL))
+		s->plan.fp32_grads = plan_grad_fp32(s->fw.grad_dtype, s->dtype);
 	s->flash = train.attention == 0;
 	s->inference = train.mode == 1;
 	s->train = train.t;

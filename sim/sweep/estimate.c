@@ -25,16 +25,21 @@
  * all stages and of the bottleneck. Added to it:
  *   PP: 2 (p-1) point-to-point activations (fill and drain; steady-state
  *       transfers hide behind compute);
- *   DP: the gradient reduction of the largest stage on the gradient group
- *       (ZeRO-1/2: reduce-scatter on the shard group, an all-reduce of the
- *       shard on the replica group with hybrid sharding, then the parameter
- *       all-gather); with overlap_grad_reduce only what outlasts the last
- *       micro-batch's backward (at least the last bucket); ZeRO-3: per layer
+ *   DP: ZeRO-0/1/2 reduce the graph's buckets (plan_grad_buckets: sizes and
+ *       launch points, after a layer's last backward, at a chunk's aligned
+ *       step, or at the end) one after the other on the DP stream (dp_tail:
+ *       reduce-scatter on the shard group or all-reduce, an all-reduce of
+ *       the shard on the replica group with hybrid sharding, experts over
+ *       expert DP), against the compute the schedule still runs after each
+ *       launch, slowed by the interference while they run beside it; per
+ *       stage what outlasts its backward less what the stages below it
+ *       still run, the worst stage's; then ZeRO-1/2's parameter all-gather
+ *       of the largest stage; ZeRO-3: per layer
  *       and micro-batch two all-gathers and a reduce-scatter (with hybrid
  *       sharding and the shard's replica all-reduce, every micro-batch or
  *       the last: hsdp_grad_reduce; under accumulate_unsharded only the
  *       last micro-batch reduces; under zero3_reduce = bucket DeepSpeed's
- *       buckets, plan_zero3_buckets, the last exposed after each
+ *       buckets, plan_zero3_bucket_list, each at its size, the last exposed after each
  *       micro-batch's backward), exposed where they outlast compute;
  *   optimizer: plan_optimizer_time on the GPU (as plan/grads.c); offloaded (offload_optimizer) the CPU step of the
  *       node's GPUs at the host DRAM rate (30 bytes per parameter; from NVMe
@@ -55,12 +60,13 @@
  * all-reduce. Kernels between blocking collectives take max(GPU, host) per
  * run, as in the simulation.
  * Not modelled here (the simulation does): offload_params streaming,
- * expert-DP's separate reduction, uneven per-rank MoE routing beyond the
+ * overlap_param_gather (its all-gather is counted whole), uneven per-rank MoE routing beyond the
  * work module's imbalance factor.
  */
 #include "sweep_int.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct prog {
@@ -220,13 +226,14 @@ static void ends_cost(const plan_scenario *s, const work_shard *sh, const plan_g
 {
 	work_item it[WORK_MAX_ITEMS];
 	sum_items(s, sh, g, it, work_embed_forward(&s->model, sh, it), first);
-	double f0 = first->gpu_s;
+	double f0 = first->gpu_s, t0 = first->comp_s + first->block_s + first->ep_s;
 	sum_items(s, sh, g, it, work_embed_backward(&s->model, sh, it), first);
 	first->bgpu_s += first->gpu_s - f0;
+	first->bwd_s += first->comp_s + first->block_s + first->ep_s - t0;
 	sum_items(s, sh, g, it, work_head_forward(&s->model, sh, it), last);
 	for (int k = 0; k < s->model.mtp_layers; k++) /* MTP modules (work/mtp.c) */
 		sum_items(s, sh, g, it, work_mtp_forward(&s->model, sh, it), last);
-	double f1 = last->gpu_s;
+	double f1 = last->gpu_s, t1 = last->comp_s + last->block_s + last->ep_s;
 	sum_items(s, sh, g, it, work_head_backward(&s->model, sh, it), last);
 	for (int k = 0; k < s->model.mtp_layers; k++) {
 		sum_items(s, sh, g, it, work_mtp_backward(&s->model, sh, it), last);
@@ -244,13 +251,16 @@ static void ends_cost(const plan_scenario *s, const work_shard *sh, const plan_g
 		}
 	}
 	last->bgpu_s += last->gpu_s - f1;
+	last->bwd_s += last->comp_s + last->block_s + last->ep_s - t1;
 }
 
 /* Exposed DP time; grad and weight bytes are one rank's full (unsharded)
  * local gradients and 16-bit weights. fwd_l and bwd_l: one layer's forward
- * and backward (recomputation included) per micro-batch. */
+ * and backward (recomputation included) per micro-batch. bucket_tail:
+ * ZeRO-0/1/2's buckets past the backward (dp_tail, the worst stage's), or
+ * -1 to count the whole reduction (offloaded optimizer). */
 static double dp_exposed(const plan_scenario *s, const plan_groups *g, double grad_bytes,
-                         double weight_bytes, double last_bwd_s, double fwd_l, double bwd_l,
+                         double weight_bytes, double bucket_tail, double fwd_l, double bwd_l,
                          int layers)
 {
 	const plan_spec *p = &s->plan;
@@ -260,7 +270,7 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 	int m = plan_microbatches(p);
 	if (p->zero >= 3) {
 		/* as plan_build's fsdp_gather: each layer's parameters are gathered
-		 * before its forward and again before its backward (zero3_gathers
+		 * before its forward and again before its backward (its pieces'
 		 * collectives back to back on the DP stream), the next layer's while
 		 * this one computes, and its gradient reduce-scattered after its
 		 * backward on the same stream, after FSDP1's passes over it
@@ -269,26 +279,36 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		 * for max(0, AG + passes + RS - bwd) */
 		double lw = layers > 0 ? weight_bytes / layers : weight_bytes;
 		double lg = layers > 0 ? grad_bytes / layers : grad_bytes;
-		int ng = s->fw.zero3_gathers > 1 ? s->fw.zero3_gathers : 1;
+		double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
+		int ng = plan_zero3_pieces(s, ga, gr);
 		double wb = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
 		double sh = lw / wb / (g->shard.size > 1 ? g->shard.size : 1); /* shard elements */
 		/* fsdp_casts: the shard's cast before each gather, and after each
 		 * reduce-scatter its cast back (accumulation on later micro-batches
-		 * left out of this pre-screen) */
-		double ag = ng * coll_time(s, NET_ALLGATHER, &g->shard, lw / ng) +
-		            plan_fsdp_gather_cast_s(s, sh);
+		 * left out of this pre-screen); the gathers of the layer's pieces
+		 * (plan_zero3_pieces: its modules at their sizes) */
+		double ag = plan_fsdp_gather_cast_s(s, sh);
+		for (int i = 0; i < ng; i++)
+			ag += ga[i] > 0 ? coll_time(s, NET_ALLGATHER, &g->shard, lw * ga[i]) : 0;
 		double rs = coll_time(s, NET_REDUCESCATTER, &g->shard, lg);
 		rs += plan_fsdp_reduce_s(s, lw / wb) + plan_fsdp_post_reduce_s(s, sh, false);
-		/* DeepSpeed's IPG buckets (plan_zero3_buckets): the buckets but
+		/* DeepSpeed's IPG buckets (plan_zero3_bucket_list, each at its
+		 * size: the root unit's may be the largest by far): the buckets but
 		 * the last spread over the layers' backwards, the last after the
 		 * backward of every micro-batch, exposed (the host's per-rank
 		 * slicing, mostly hidden behind its lead, is left out here) */
-		double mx, last, host, tail = 0;
-		int nb = plan_zero3_buckets(s, 0, &mx, &last, &host);
-		if (nb > 0 && layers > 0) {
-			rs = (nb - 1) * coll_time(s, NET_REDUCESCATTER, &g->shard, mx) / layers;
-			tail = coll_time(s, NET_REDUCESCATTER, &g->shard, last);
+		double tail = 0;
+		int cap = layers * ng + 2;
+		double *bk = malloc((size_t)cap * sizeof *bk);
+		int nb = bk ? plan_zero3_bucket_list(s, 0, bk, cap) : 0;
+		if (nb > 0 && nb <= cap && layers > 0) { /* each bucket at its size */
+			rs = 0;
+			for (int i = 0; i < nb - 1; i++)
+				rs += coll_time(s, NET_REDUCESCATTER, &g->shard, bk[i]);
+			rs /= layers;
+			tail = coll_time(s, NET_REDUCESCATTER, &g->shard, bk[nb - 1]);
 		}
+		free(bk);
 		/* as fsdp_layer_grads: with hybrid sharding the shard's
 		 * all-reduce over its replicas after every micro-batch's
 		 * reduce-scatter (hsdp_grad_reduce = microbatch) or the last
@@ -315,13 +335,9 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 	} else {
 		reduce = coll_time(s, NET_ALLREDUCE, dp, grad_bytes);
 	}
-	if (p->overlap_grad_reduce && !(p->zero >= 1 && s->fw.zero_one_bucket)) {
-		double bk = plan_bucket_bytes(s);
-		double frac = grad_bytes > bk ? bk / grad_bytes : 1;
-		double hidden = reduce - last_bwd_s;
-		reduce = hidden > reduce * frac ? hidden : reduce * frac;
-	}
-	return reduce + gather;
+	/* the buckets' reduction (dp_tail, as the graph's buckets), else the
+	 * whole reduction exposed (offloaded optimizer: grad_bytes is 0) */
+	return (bucket_tail >= 0 ? bucket_tail : reduce) + gather;
 }
 
 /* The optimizer step of `local` parameters per rank (see the file comment). */
@@ -423,6 +439,200 @@ static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first
 	return x;
 }
 
+/* One model chunk of stage st per micro-batch: its forward and backward
+ * time (recomputation in the backward, the embedding on the first virtual
+ * stage, logits and loss on the last), and per stage-local layer of the
+ * chunk the backward time of its layers below it (bwd_below, indexed by
+ * local layer: what runs after that layer's backward within the chunk's). */
+static void chunk_times(const plan_scenario *s, const kinds *k, const prog *first,
+                        const prog *last, int st, int c, double *fwd, double *bwd,
+                        double *bwd_below)
+{
+	const plan_spec *p = &s->plan;
+	int l0, nl = plan_chunk_layers(s, st, c, &l0);
+	bool v0 = st == 0 && c == 0, vl = st == p->pp - 1 && c == p->vpp - 1;
+	double emb = v0 ? first->bwd_s : 0;
+	*fwd = (v0 ? prog_time(s, first) - first->bwd_s : 0) +
+	       (vl ? prog_time(s, last) - last->bwd_s : 0);
+	/* the framework's gradient accumulation after the chunk's backward
+	 * (plan_grad_accum_item, as stage_prog) runs after every layer's too */
+	work_item acc;
+	double ac = plan_grad_accum_item(s, st, c, &acc)
+	                    ? plan_kernel_time(&s->gpu, plan_shard(s).dtype, &acc)
+	                    : 0;
+	*bwd = emb + ac + (vl ? last->bwd_s : 0);
+	double below = emb + ac; /* the embedding's backward runs after every layer's */
+	for (int l = 0; l < nl; l++) {
+		int kd = kind_of(&s->model, plan_global_layer(s, st, l0 + l));
+		bool full = plan_layer_recomputed(p, nl, l) || p->recompute != WORK_RECOMPUTE_FULL;
+		const prog *x = full ? &k->kind[kd] : &k->plain[kd];
+		double b = x->bwd_s, f = prog_time(s, x) - b;
+		*fwd += f;
+		*bwd += b;
+		if (bwd_below)
+			bwd_below[l0 + l] = below;
+		below += b;
+	}
+}
+
+/* The DP stream running nb collectives of time cost[i], each launched at
+ * launch[i] (<= 0: times count back from the end of the backward, 0), after
+ * a stream busy until e0: returns its end and in *busy its time before 0.
+ * The compute beside a collective runs at 1 - i (the GPU's interference;
+ * exec's replay charges the loss to the collective's group), so the
+ * backward ends i B later, B the stream's time before its end, and a
+ * collective launched at -r_j i B_j later, B_j the stream's time before
+ * -r_j: a first pass with the listed launches gives B_j (in pre[], nb of
+ * scratch), a second runs the stream with the launches moved (*busy is the
+ * second's). */
+static double stream_end(const double *launch, const double *cost, double *pre, int nb,
+                         double e0, double i_f, double *busy)
+{
+	double e = e0;
+	for (int j = 0; j < nb; j++)
+		pre[j] = 0;
+	for (int i = 0; i < nb; i++) {
+		double st = fmax(e, launch[i]);
+		e = st + cost[i];
+		for (int j = i + 1; j < nb; j++)
+			pre[j] += fmax(0, fmin(e, fmin(launch[j], 0)) - st);
+	}
+	e = e0;
+	*busy = 0;
+	for (int i = 0; i < nb; i++) {
+		double st = fmax(e, launch[i] + i_f * pre[i]);
+		e = st + cost[i];
+		*busy += fmax(0, fmin(e, 0) - st);
+	}
+	return e;
+}
+
+/* The gradient reduction of stage st under ZeRO-0/1/2, as plan_build emits
+ * it: the buckets of plan_grad_buckets (their sizes and launch points) run
+ * one after the other on the DP stream, each the collective of its dense
+ * bytes over the shard group (reduce-scatter, or all-reduce as zero_grad_op
+ * or without ZeRO says), the shard's all-reduce over its replicas with
+ * hybrid sharding, and its expert bytes over the expert-DP group, on the
+ * wire's bytes (grad_compression). Times count back from the end of the
+ * stage's last backward step (0): a bucket launched after its lowest
+ * layer's last backward starts at minus what the schedule still runs after
+ * it, its chunk's layers below it and every op after that chunk's last
+ * backward in plan_schedule_order (forwards and backwards at their chunk's
+ * cost, bubbles left out: an upper bound on what it waits); one launched
+ * at its chunk's aligned step (PLAN_LAUNCH_CHUNK) at minus the ops after
+ * that backward step; one at the end at 0. The DP stream runs them in
+ * order:
+ *   start_i = max(end_{i-1}, -rem_i), end_i = start_i + c_i,
+ * and the stage's reduction outlasts its backward by max(0, end_last).
+ * ZeRO-2 reducing every micro-batch (plan_grad_reduce_microbatch) reduces
+ * the m - 1 earlier micro-batches' buckets too: without overlap each waits
+ * before the next step, all exposed ((m - 1) sum c_i); with it they run
+ * under the compute that follows and only their excess over it, (m - 1)
+ * max(0, sum c_i - t_mb) for the stage's time per micro-batch t_mb, delays
+ * the stream at the last backward's start. The compute the buckets run
+ * beside (the part of each before the end, and the earlier micro-batches'
+ * under overlap) is slowed by the GPU's interference, as in the replay,
+ * which charges that loss to DP: interference x that time is added. Returns
+ * that tail, *slack (if
+ * not NULL) the stage's backward of the last micro-batch through its first
+ * chunk (what the stages below it still run after it), or -1 when the
+ * buckets cannot be listed (out of memory). */
+static double dp_tail(const plan_scenario *s, const plan_groups *g, const kinds *k,
+                      const prog *first, const prog *last, int st, double t_mb, double *slack)
+{
+	const plan_spec *p = &s->plan;
+	int m = plan_microbatches(p), vpp = p->vpp > 0 ? p->vpp : 1;
+	int L = plan_stage_layers(s, st), cap = L + 1;
+	int n = plan_schedule_steps(p->schedule, m, vpp);
+	plan_grad_bucket *bk = malloc((size_t)cap * sizeof *bk);
+	plan_op *order = malloc((size_t)n * sizeof *order);
+	double *below = malloc((size_t)(L > 0 ? L : 1) * sizeof *below);
+	double *cf = malloc((size_t)vpp * 3 * sizeof *cf), *cb = NULL, *rem_chunk = NULL;
+	int nb = bk ? plan_grad_buckets(s, st, bk, cap) : SIM_ENOMEM;
+	double tail = -1;
+	if (nb < 0 || !order || !below || !cf)
+		goto out;
+	cb = cf + vpp;
+	rem_chunk = cf + 2 * vpp; /* the compute after each chunk's last backward op */
+	for (int c = 0; c < vpp; c++) {
+		chunk_times(s, k, first, last, st, c, &cf[c], &cb[c], below);
+		rem_chunk[c] = -1;
+	}
+	if (slack)
+		*slack = cb[0];
+	/* the compute after each op, from the back: after each chunk's last
+	 * backward op, and after each backward step (the chunk launches) */
+	int nbwd = 0; /* without interleaving the last op is chunk 0's backward */
+	if (vpp > 1)
+		plan_schedule_order(p->schedule, p->pp, m, vpp, plan_warm_extra(p), st, order);
+	else
+		n = 0, rem_chunk[0] = 0;
+	double suffix = 0;
+	for (int i = 0; i < n; i++)
+		nbwd += order[i].backward && !order[i].weight;
+	double *step_rem = malloc((size_t)(nbwd > 0 ? nbwd : 1) * sizeof *step_rem);
+	if (!step_rem)
+		goto out;
+	for (int i = n - 1, b = nbwd - 1; i >= 0; i--) {
+		const plan_op *o = &order[i];
+		if (o->backward && rem_chunk[o->chunk] < 0)
+			rem_chunk[o->chunk] = suffix;
+		if (o->backward && !o->weight)
+			step_rem[b--] = suffix;
+		/* ZB-H1's W: its time is counted with its B (an estimate) */
+		suffix += o->backward ? (o->weight ? 0 : cb[o->chunk]) : cf[o->chunk];
+	}
+	/* the collectives: over the shard group the dense bytes, then the
+	 * shard over its replicas; the experts over expert DP */
+	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	double wire = plan_grad_wire_bytes(s, gbytes) / gbytes;
+	net_coll op = p->zero >= 1 && s->fw.zero_grad_op == PLAN_GRAD_OP_REDUCE_SCATTER
+	                      ? NET_REDUCESCATTER
+	                      : NET_ALLREDUCE;
+	double sum = 0;
+	double *rem = malloc((size_t)(nb > 0 ? 3 * nb : 1) * sizeof *rem); /* launch, cost, scratch */
+	if (!rem) {
+		free(step_rem);
+		goto out;
+	}
+	for (int i = 0; i < nb; i++) {
+		double d = bk[i].dense_bytes * wire, x = bk[i].expert_bytes * wire, c = 0;
+		if (g->dp.size > 1 && d > 0) {
+			c += coll_time(s, op, &g->shard, d);
+			if (g->replica.size > 1)
+				c += coll_time(s, NET_ALLREDUCE, &g->replica, d / g->shard.size);
+		}
+		if (g->edp.size > 1 && x > 0)
+			c += coll_time(s, op, &g->edp, x);
+		double r = 0;
+		if (bk[i].launch == PLAN_LAUNCH_CHUNK && bk[i].step >= 0 && bk[i].step < nbwd)
+			r = step_rem[bk[i].step];
+		else if (bk[i].launch == PLAN_LAUNCH_LAYER && bk[i].layer >= 0)
+			r = fmax(0, rem_chunk[bk[i].chunk]) + below[bk[i].layer];
+		rem[i] = -r; /* its launch */
+		rem[nb + i] = c;
+		sum += c;
+	}
+	bool mbr = plan_grad_reduce_microbatch(s) && m > 1;
+	double e0 = -INFINITY; /* the stream's end so far */
+	if (mbr && p->overlap_grad_reduce) { /* the earlier buckets' backlog */
+		double bwd = 0;
+		for (int c = 0; c < vpp; c++)
+			bwd += cb[c];
+		e0 = -bwd + (m - 1) * fmax(0, sum - t_mb);
+	}
+	double busy, e = stream_end(rem, rem + nb, rem + 2 * nb, nb, e0, s->gpu.interference, &busy);
+	if (mbr && p->overlap_grad_reduce)
+		busy += (m - 1) * fmin(sum, t_mb);
+	if (mbr && !p->overlap_grad_reduce) /* each waited for before the next step */
+		e += (m - 1) * sum;
+	tail = fmax(0, fmax(e, s->gpu.interference * busy));
+	free(step_rem), free(rem);
+out:
+	free(bk), free(order), free(below), free(cf);
+	return tail;
+}
+
 /* A lower bound on the simulated step through stage k (bound_s in
  * sweep.h), from the GPU time of the kernels plan_build gives the stage's
  * compute stream: per micro-batch F_k (forward) and B_k (backward with its
@@ -488,14 +698,25 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	prog first = {0}, last = {0};
 	ends_cost(s, &sh, &grp, &first, &last);
 	memset(e, 0, sizeof *e);
-	double T = 0, S = 0, W_T = 0, W_S = 0, grad = 0, weight = 0, optim = 0, last_bwd = 0;
+	double T = 0, S = 0, W_T = 0, W_S = 0, grad = 0, weight = 0, optim = 0;
 	int ost = 0;
 	int worst = 0;
 	double pre_f = 0, pre_b = 0, bound = 0; /* see bound_of */
+	/* ZeRO-0/1/2: the latest stage's reduction past stage 0's last
+	 * backward, each stage's dp_tail less the backward of the last
+	 * micro-batch through the stages below it, which runs after its own
+	 * (its slack; with interleaving their first chunks) */
+	bool buckets = p->zero < 3 && p->offload_optimizer == PLAN_OFFLOAD_NONE && !s->inference;
+	double dp_tail_s = buckets ? 0 : -1, below = 0;
 	for (int st = 0; st < pp; st++) {
 		int L;
 		prog x = stage_prog(s, &k, &first, &last, st, &L);
 		double t = prog_time(s, &x);
+		if (buckets && dp_tail_s >= 0) {
+			double sl = 0, tl = dp_tail(s, &grp, &k, &first, &last, st, t, &sl);
+			dp_tail_s = tl < 0 ? -1 : fmax(dp_tail_s, tl - below);
+			below += sl;
+		}
 		bound = fmax(bound, bound_of(p, m, &x, pre_f, pre_b));
 		double fc, bc;
 		first_chunk(s, &k, &x, st, &fc, &bc);
@@ -509,7 +730,6 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 			worst = L;
 			e->compute_s = m * x.comp_s;
 			e->tp_s = m * (t - x.comp_s);
-			last_bwd = x.bwd_s;
 		}
 		double g, w;
 		plan_dp_bytes(s, st, &g, &w);
@@ -542,7 +762,7 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	/* the dense full-attention kind's layer (zero for a model without one,
 	 * as before windows) */
 	double bwd_l = k.kind[0].bwd_s, fwd_l = prog_time(s, &k.kind[0]) - bwd_l;
-	e->dp_s = dp_exposed(s, &grp, grad, weight, last_bwd, fwd_l, bwd_l, worst);
+	e->dp_s = dp_exposed(s, &grp, grad, weight, dp_tail_s, fwd_l, bwd_l, worst);
 	e->optimizer_s = optimizer_time(s, ost, optim);
 	e->step_s = pipe + e->pp_s + e->dp_s + e->optimizer_s;
 	/* a hair under: the simulation sums the same durations in integer

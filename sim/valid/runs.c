@@ -367,7 +367,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	/* A note naming Composer's FSDP mixed_precision PURE: gradients reduced in
 	 * the training dtype (reduce_dtype = param_dtype, composer/trainer/
 	 * mosaic_fsdp_utils.py:91-94 at mosaicml/composer v0.16.4), where its
-	 * DEFAULT reduces them in fp32 (:87-90, podsim's fp32_grads default). */
+	 * DEFAULT reduces them in fp32 (:87-90, llm-foundry.ini's grad_dtype = fp32). */
 	if (strstr(note, " PURE"))
 		sim_buf_printf(b, "fp32_grads = false\n");
 	/* The README's `layout:` note clause names Megatron's pipeline-split flags. */

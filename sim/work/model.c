@@ -121,6 +121,9 @@ const conf_key work_model_keys[] = {
 	KEY_INT("v_head_dim", 0, "0", v_head_dim, "MLA: per-head value size"),
 	KEY_INT("mtp_layers", 0, "0", mtp_layers,
 		"multi-token prediction modules on the last stage (0 = none)"),
+	{"qkv_modules", CONF_INT, SIM_UNIT_NONE, 0, 3, "0", NULL, offsetof(work_model, qkv_modules),
+	 "linear modules of Q, K, V in the model's code: 1 fused (GPT-2 c_attn), 2 (q, kv), "
+	 "3 apart (Llama q/k/v_proj); 0 = by activation (gelu 1, swiglu 3)"},
 };
 const size_t work_model_nkeys = sizeof work_model_keys / sizeof work_model_keys[0];
 
@@ -351,6 +354,60 @@ static double layer_matmul_params(const work_model *m)
 double work_params_layer(const work_model *m)
 {
 	return attn_params(m, true) + mlp_params(m, ffn_dim(m), true) + 2.0 * norm_params(m);
+}
+
+/* Module lists, per the model code (weights only; h hidden, q = a d and
+ * kv = a_kv d the query and key/value widths, f the MLP's inner size):
+ *   Hugging Face, named as peft's table of each architecture's linear
+ *   modules lists them (huggingface/peft 5d602fdb
+ *   src/peft/utils/constants.py:336-352): llama, mistral, mixtral, qwen2
+ *   q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj (7);
+ *   gpt2 c_attn (Q, K, V fused) and c_proj, a name its attention output
+ *   and its MLP's down projection share, beside the MLP's c_fc (4);
+ *   gpt_neox, bloom, falcon query_key_value and dense_4h_to_h, beside
+ *   dense and dense_h_to_4h (4); opt and gptj three apart (q, k, v_proj,
+ *   out_proj, fc1/fc_in, fc2/fc_out: 6, qkv_modules = 3 in the model file).
+ *   (transformers itself is not mirrored here: its snapshot is over the
+ *   fetch limit.) q h x q, k and v h x kv each (fused: one h x (q + 2 kv);
+ *   two: q, and h x 2 kv), o q x h; gated gate and up h x f each, down
+ *   f x h; else fc h x f, proj f x h.
+ *   Megatron (legacy and Megatron-DeepSpeed's ParallelTransformerLayer):
+ *   query_key_value h x (q + 2 kv), dense q x h, dense_h_to_4h h x f (2f
+ *   gated: gate and up in one), dense_4h_to_h f x h.
+ *   MLA (DeepSeek's code and Megatron-Core's alike): q_a h x qr and q_b
+ *   qr x a(dn + dr) (or q_proj h x a(dn + dr) without a q latent),
+ *   kv_a h x (kr + dr), kv_b kr x a(dn + dv), o a dv x h; then the MLP. */
+int work_layer_linears(const work_model *m, bool fused, double *w)
+{
+	double h = m->hidden, q = q_dim(m), kv = kv_dim(m), f = ffn_dim(m);
+	bool gated = m->act == WORK_ACT_SWIGLU;
+	int n = 0;
+	if (work_model_is_mla(m)) {
+		double a = m->heads, qr = m->q_lora_rank, kr = m->kv_lora_rank;
+		double dn = m->qk_nope_head_dim, dr = m->qk_rope_head_dim, dv = m->v_head_dim;
+		if (qr > 0)
+			w[n++] = h * qr, w[n++] = qr * a * (dn + dr);
+		else
+			w[n++] = h * a * (dn + dr);
+		w[n++] = h * (kr + dr);
+		w[n++] = kr * a * (dn + dv);
+		w[n++] = a * dv * h;
+	} else {
+		int nq = fused ? 1 : m->qkv_modules > 0 ? m->qkv_modules : gated ? 3 : 1;
+		if (nq == 1)
+			w[n++] = h * (q + 2 * kv);
+		else if (nq == 2)
+			w[n++] = h * q, w[n++] = 2 * h * kv;
+		else
+			w[n++] = h * q, w[n++] = h * kv, w[n++] = h * kv;
+		w[n++] = q * h;
+	}
+	if (gated && !fused)
+		w[n++] = h * f, w[n++] = h * f;
+	else
+		w[n++] = (gated ? 2 : 1) * h * f;
+	w[n++] = f * h;
+	return n;
 }
 
 double work_params_layer_experts(const work_model *m, int layer)

@@ -61,6 +61,11 @@ typedef struct work_model {
 	 * layer's kind plus its projection, norms and a second logits + loss
 	 * (work_mtp_forward). */
 	int mtp_layers;
+	/* Linear modules the model's (Hugging Face) code computes Q, K and V
+	 * with: 1 fused (GPT-2's c_attn, GPT-NeoX's query_key_value, Qwen's
+	 * c_attn), 2 (q and a fused kv), 3 apart (Llama's q/k/v_proj); 0 = by
+	 * the activation, 1 for gelu and 3 for swiglu (work_layer_linears) */
+	int qkv_modules;
 } work_model;
 
 /* Whether the model's attention is MLA (kv_lora_rank > 0). */
@@ -76,6 +81,16 @@ extern const size_t work_model_nkeys;
 int work_model_from_conf(const conf_doc *doc, work_model *out, sim_diag *diag);
 
 double work_params_layer(const work_model *m);     /* one dense transformer layer */
+/* The linear modules of one dense layer as a model's code builds them, in
+ * forward order, each its weight's elements (biases and norms apart: they
+ * are the rest of work_params_layer): returns how many (at most
+ * WORK_MAX_LINEARS) and fills w. fused: Megatron's layer code (one
+ * query_key_value, dense, one dense_h_to_4h holding gate and up under
+ * swiglu, dense_4h_to_h); else the Hugging Face code's (qkv_modules
+ * projections, o_proj, gate/up/down_proj or fc/proj). MLA's projections
+ * (q down/up or q, kv down/up, output) are the same in both. */
+#define WORK_MAX_LINEARS 8
+int work_layer_linears(const work_model *m, bool fused, double *w);
 /* Layer `layer` (0-based, global): all its parameters, and of those the routed
  * experts' (0 for a dense layer); the rest (attention, norms, router, shared
  * experts) is split over TP, the routed experts over EP. */

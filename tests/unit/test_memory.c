@@ -1069,6 +1069,75 @@ static void test_tp_replicated(void)
 	plan_scenario_free(b);
 }
 
+/* The data-parallel gradients' dtype by framework and precision
+ * ([framework] grad_dtype, plan_grad_fp32; each profile cites its source):
+ * Megatron-LM's LocalDDP and Megatron-Core's DDP keep the grad buffer in the
+ * parameters' dtype unless gradients accumulate in fp32, which bf16 (and fp8,
+ * trained with --bf16) forces: fp16 2 B, bf16 4 B; Megatron-DeepSpeed under
+ * DeepSpeed's fp16 engine all-reduces the fp16 param.grad (2 B), under bf16
+ * BF16_Optimizer accumulates in fp32 (4 B); DeepSpeed ZeRO, fms-fsdp and
+ * ColossalAI keep the training dtype (2 B); nanotron's accumulate_grad_in_fp32,
+ * Composer's DEFAULT and torchtitan's reduce_dtype are fp32 at any precision
+ * (4 B). Llama 2 7B (6,738,415,616 parameters) on two H100s, dp 2, ZeRO-0, one
+ * stage: the ZeRO-0 buckets all-reduce every gradient once, 6,738,415,616 x
+ * 2 = 13,476,831,232 B or x 4 = 26,953,662,464 B; under the mixed policy
+ * the gradient is 2 or 4 B per parameter in memory (2 + g + 12 with Adam),
+ * except over FSDP's fp32 master (param_master: the gradient shard is cast
+ * back to fp32, 4 B whatever the wire). A scenario's [parallel] fp32_grads
+ * overrides the rule. */
+#define DP2_(name, prec, par)                                                                      \
+	"include = topologies/frameworks/" name ".ini\n"                                           \
+	"include = models/llama2-7b.ini\ninclude = topologies/nodes/dgx-h100.ini\n"            \
+	"[scenario]\nname = t\n[node]\ngpus = 2\n[cluster]\nname = c\nnodes = 1\n"                 \
+	"[model]\nseq_len = 4096\n[parallel]\ndp = 2\nmicro_batch = 1\nglobal_batch = 2\n" par     \
+	"[train]\npolicy = mixed\nprecision = " prec "\n"
+static void test_grad_dtype(void)
+{
+	static const struct {
+		const char *text;
+		bool fp32;    /* the gradients' dtype: fp32, else 16 bits */
+		double g_mem; /* bytes per parameter of the gradient in memory */
+	} c[] = {
+		{DP2_("megatron-core", "fp16", ""), false, 2},
+		{DP2_("megatron-core", "bf16", ""), true, 4},
+		{DP2_("megatron-core", "fp8", ""), true, 4},
+		{DP2_("megatron-lm", "fp16", ""), false, 2},
+		{DP2_("megatron-lm", "bf16", ""), true, 4},
+		{DP2_("megatron-lm-2021", "fp16", ""), false, 2},
+		{DP2_("megatron-deepspeed", "fp16", ""), false, 2},
+		{DP2_("megatron-deepspeed", "bf16", ""), true, 4},
+		{DP2_("deepspeed", "fp16", ""), false, 2},
+		{DP2_("deepspeed", "bf16", ""), false, 2},
+		{DP2_("nanotron", "bf16", ""), true, 4},
+		{DP2_("fms-fsdp", "bf16", ""), false, 4},
+		{DP2_("llm-foundry", "bf16", ""), true, 4},
+		{DP2_("llm-foundry", "fp16", ""), true, 4},
+		{DP2_("torchtitan", "fp16", ""), true, 4},
+		/* the scenario's key wins over the rule, either way */
+		{DP2_("megatron-lm", "fp16", "fp32_grads = true\n"), true, 4},
+		{DP2_("megatron-core", "bf16", "fp32_grads = false\n"), false, 2},
+		{DP2_("deepspeed", "bf16", "fp32_grads = true\n"), true, 4},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		plan_scenario *s = scen_load(c[i].text);
+		CHECK(s != NULL);
+		if (!s)
+			continue;
+		CHECK_INT(s->plan.fp32_grads, c[i].fp32);
+		CHECK_NEAR(work_params_total(&s->model), 6738415616.0, 0);
+		plan_grad_bucket k[40];
+		int n = plan_grad_buckets(s, 0, k, 40);
+		double wire = 0;
+		for (int j = 0; j < n; j++)
+			wire += k[j].dense_bytes + k[j].expert_bytes;
+		CHECK_NEAR(wire, c[i].fp32 ? 26953662464.0 : 13476831232.0, 1);
+		double w, g, o, paged;
+		plan_param_bytes(s, &w, &g, &o, &paged);
+		CHECK_NEAR(g, c[i].g_mem, 0);
+		plan_scenario_free(s);
+	}
+}
+
 /* Transformer Engine's workspace by compute capability (plan_workspace_bytes;
  * TE d0067d0d pytorch/cpp_extensions/gemm.py:40-56): megatron-core's
  * profile on an A100 (8.0) holds 4 MiB, on an H100 (9.0) 32 MiB, and 3 of
@@ -1206,5 +1275,6 @@ int main(void)
 	test_tp_replicated();
 	test_workspace_by_arch();
 	test_scores_buffer();
+	test_grad_dtype();
 	return check_done();
 }

@@ -667,6 +667,7 @@ static void test_framework_default(void)
 		CHECK_NEAR(x->op_overhead_s, y->op_overhead_s, 0);
 		CHECK_INT(x->flash_impl, y->flash_impl);
 		CHECK_INT(x->zero3_gathers, y->zero3_gathers);
+		CHECK_INT(x->zero3_modules, y->zero3_modules);
 		CHECK_INT(x->zero3_reduce, y->zero3_reduce);
 		CHECK_NEAR(x->zero3_rank_op_s, y->zero3_rank_op_s, 0);
 		CHECK_NEAR(x->grad_bucket, y->grad_bucket, 0);
@@ -934,6 +935,95 @@ static void test_zero3_buckets(void)
 		plan_graph_free(g[i]), plan_scenario_free(s[i]);
 	plan_scenario_free(s0);
 	sim_diag_free(d);
+}
+
+/* ZeRO-3's gathers per linear module ([framework] zero3_modules,
+ * work_layer_linears, plan_zero3_pieces). Analytic, weights only:
+ *   GPT layer (the quickstart's megatron-1.7b: h = 2304, f = 4h = 9216,
+ *   gelu, fused QKV): Hugging Face code (GPT-2's c_attn, c_proj, c_fc,
+ *   c_proj) and Megatron's (query_key_value, dense, dense_h_to_4h,
+ *   dense_4h_to_h) both 4 modules: 3h^2, h^2, hf, fh.
+ *   Llama 3 8B layer (h = 4096, 32 heads of 128, 8 K/V heads: kv = 1024,
+ *   f = 14336, swiglu): Hugging Face 7 (q_proj h^2, k_proj and v_proj
+ *   h kv, o_proj h^2, gate_proj and up_proj hf, down_proj fh); Megatron
+ *   4 (h (h + 2 kv), h^2, 2hf, fh); Qwen's fused c_attn (qkv_modules =
+ *   1) 5.
+ * Their shares of the layer's P = work_params_layer: gather w_i / P (the
+ * norms and biases stay gathered: persistent under 1e5 elements); the
+ * gradient shares add the rest to the first module, summing to 1. In the
+ * graph (quickstart, tp 2, dp 8, ZeRO-3, per-unit reduce-scatters, m = 4):
+ * the 4 modules gathered before each forward and backward of the 24
+ * layers, 4 x (2 x 24 x 4 + 24) = 864 DP tasks against 4 x (48 + 24) = 288
+ * with one even gather; the first layer's four gathers move bytes in the
+ * ratio 3 : 1 : 4 : 4 over the NVLink ports. */
+static void test_zero3_modules(void)
+{
+	const char *hf[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=3",
+			    "framework.zero3_modules=hf", "framework.zero3_reduce=unit"};
+	const char *even[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=3",
+			      "framework.zero3_gathers=1", "framework.zero3_reduce=unit"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL, *e = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", hf, 5, d, &s), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", even, 5, d, &e), SIM_OK);
+	sim_diag_free(d);
+	if (!s || !e) {
+		plan_scenario_free(s), plan_scenario_free(e);
+		return;
+	}
+	double w[WORK_MAX_LINEARS], h = 2304, f = 9216;
+	work_model gpt = s->model;
+	CHECK_INT(gpt.hidden, 2304);
+	for (int fused = 0; fused < 2; fused++) {
+		CHECK_INT(work_layer_linears(&gpt, fused, w), 4);
+		CHECK_NEAR(w[0], 3 * h * h, 0), CHECK_NEAR(w[1], h * h, 0);
+		CHECK_NEAR(w[2], h * f, 0), CHECK_NEAR(w[3], f * h, 0);
+	}
+	work_model ll = gpt;
+	ll.hidden = 4096, ll.heads = 32, ll.kv_heads = 8, ll.head_dim = 128, ll.ffn = 14336;
+	ll.act = WORK_ACT_SWIGLU, ll.norm = WORK_NORM_RMSNORM, ll.bias = false;
+	h = 4096, f = 14336;
+	double kv = 1024, llama[] = {h * h, h * kv, h * kv, h * h, h * f, h * f, f * h};
+	CHECK_INT(work_layer_linears(&ll, false, w), 7);
+	for (int i = 0; i < 7; i++)
+		CHECK_NEAR(w[i], llama[i], 0);
+	CHECK_INT(work_layer_linears(&ll, true, w), 4);
+	CHECK_NEAR(w[0], h * (h + 2 * kv), 0), CHECK_NEAR(w[1], h * h, 0);
+	CHECK_NEAR(w[2], 2 * h * f, 0), CHECK_NEAR(w[3], f * h, 0);
+	ll.qkv_modules = 1;
+	CHECK_INT(work_layer_linears(&ll, false, w), 5);
+	/* the plan's shares (GPT, tp 2: every module past 1e5 per rank) */
+	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES], P = work_params_layer(&gpt);
+	h = 2304, f = 9216;
+	double gpt_w[] = {3 * h * h, h * h, h * f, f * h}, sum = 0;
+	CHECK_INT(plan_zero3_pieces(s, ga, gr), 4);
+	for (int i = 0; i < 4; i++) {
+		CHECK_NEAR(ga[i], gpt_w[i] / P, 1e-12);
+		sum += gr[i];
+	}
+	CHECK_NEAR(sum, 1, 1e-12);
+	CHECK_NEAR(gr[0], ga[0] + (P - 12 * h * h) / P, 1e-12);
+	CHECK_INT(plan_zero3_pieces(e, ga, gr), 1);
+	CHECK_NEAR(ga[0], 1, 0);
+	plan_graph *g = NULL, *ge = NULL;
+	CHECK_INT(plan_build(s, &g), SIM_OK);
+	CHECK_INT(plan_build(e, &ge), SIM_OK);
+	if (g && ge) {
+		CHECK_INT(count_kind(g, 0, PLAN_TASK_DP), 864);
+		CHECK_INT(count_kind(ge, 0, PLAN_TASK_DP), 288);
+		double b[4];
+		int n = 0;
+		for (size_t i = 0; i < g->ntasks && n < 4; i++)
+			if (g->tasks[i].rank == 0 && g->tasks[i].kind == PLAN_TASK_DP)
+				b[n++] = g->tasks[i].scaleup_bytes;
+		if (CHECK_INT(n, 4)) {
+			CHECK_NEAR(b[0] / b[1], 3, 1e-6);
+			CHECK_NEAR(b[2] / b[1], 4, 1e-6);
+			CHECK_NEAR(b[3] / b[1], 4, 1e-6);
+		}
+	}
+	plan_graph_free(g), plan_graph_free(ge);
+	plan_scenario_free(s), plan_scenario_free(e);
 }
 
 /* FSDP MixedPrecision's shard casts and sharded accumulation ([framework]
@@ -1463,6 +1553,7 @@ int main(void)
 	test_megatron_lm_buckets();
 	test_grad_buckets();
 	test_zero3_buckets();
+	test_zero3_modules();
 	test_megatron_buckets();
 	test_dgrad_async();
 	test_sustain();

@@ -544,6 +544,83 @@ static void test_moe_zb(void)
 	CHECK(sim[1] < sim[0]);
 }
 
+/* The pre-screen's exposed DP (sweep_estimate.dp_s, estimate.c dp_tail:
+ * the buckets of plan_grad_buckets with their launch points, run in order
+ * on the DP stream, the compute beside them slowed by the interference)
+ * against the simulation, on plans without a pipeline: Llama 3 8B on 2 and
+ * 16 p5 nodes (EFA). Cases: Megatron-Core's 25M-parameter buckets under
+ * overlap_grad_reduce with ZeRO-1 (each launched after its layer's last
+ * backward: only the last, layer 0 with the embedding, and the optimizer's
+ * all-gather are exposed, plus the interference's loss); the same without
+ * overlap (one bucket after the backward); tp 2 with ZeRO-0 all-reduce
+ * buckets; nanotron's DDP buckets at dp 64, where the stream cannot keep up
+ * with the backward (32 buckets of 14 ms against 10 ms of backward per
+ * layer) and the backlog is exposed. With tp = 1 the simulation's DP
+ * category is the same quantity (exec charges the interference's loss to
+ * the collective started last, which with tp > 1 is often a TP one):
+ * within 2 % + 1 ms (measured 0.0 %; the old fraction-of-one-bucket rule
+ * missed the interference's loss, 17 % low in case 0). Every case's step
+ * within 1 % (measured 0.01-0.4 %). The bound stays admissible: it counts
+ * no DP. */
+static void test_dp_buckets(void)
+{
+	struct {
+		const char *path, *sets[3];
+		int n;
+	} c[] = {
+		{"scenarios/llama3-8b-efa.ini", {"parallel.micro_batch=2"}, 1},
+		{"scenarios/llama3-8b-efa.ini", {"parallel.overlap_grad_reduce=false"}, 1},
+		{"scenarios/llama3-8b-efa.ini", {"parallel.tp=2", "parallel.dp=8", "parallel.zero=0"}, 3},
+		{"scenarios/llama3-8b-efa-nanotron.ini", {"parallel.pp=1", "parallel.tp=2", "parallel.dp=64"}, 3},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		sim_diag *d = sim_diag_new();
+		plan_scenario *s = NULL;
+		CHECK_INT(plan_scenario_load(c[i].path, c[i].sets, (size_t)c[i].n, d, &s), SIM_OK);
+		sim_diag_print(d, stderr);
+		sim_diag_free(d);
+		if (!s)
+			continue;
+		sweep_estimate e;
+		sweep_estimate_plan(s, &e);
+		exec_result *r = malloc(sizeof *r);
+		if (r && CHECK_INT(exec_run(s, r), SIM_OK)) {
+			double dp = 0;
+			for (int k = 0; k < r->nclasses; k++)
+				dp = fmax(dp, r->classes[k].time_s[EXEC_CAT_DP]);
+			CHECK(dp > 0);
+			if (s->plan.tp == 1)
+				CHECK_NEAR(e.dp_s, dp, 0.02 + 1e-3 / dp);
+			CHECK_NEAR(e.step_s, r->step_s, 0.01);
+			CHECK(e.bound_s <= r->step_s);
+		}
+		free(r);
+		plan_scenario_free(s);
+	}
+	/* DeepSpeed ZeRO-3 (zero3_reduce = bucket, zero3_modules = hf): the
+	 * pre-screen times each IPG bucket at its size (plan_zero3_bucket_list).
+	 * Llama 3 8B at dp 16 on EFA: its root unit's bucket (embedding and
+	 * output layer, 4.2 GB of fp32 gradients) is the largest; timing every
+	 * bucket as that one made the estimate 23.8 s against 10.3 s simulated.
+	 * The ZeRO-3 pre-screen leaves the host's slicing and the deeper
+	 * prefetch out: within 10 % (measured -5.3 %). */
+	const char *z3[] = {"parallel.zero=3", "framework.zero3_modules=hf",
+			    "framework.zero3_reduce=bucket"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/llama3-8b-efa.ini", z3, 3, d, &s), SIM_OK);
+	sim_diag_free(d);
+	exec_result *r = s ? malloc(sizeof *r) : NULL;
+	if (r && CHECK_INT(exec_run(s, r), SIM_OK)) {
+		sweep_estimate e;
+		sweep_estimate_plan(s, &e);
+		CHECK_NEAR(e.step_s, r->step_s, 0.10);
+		CHECK(e.bound_s <= r->step_s);
+	}
+	free(r);
+	plan_scenario_free(s);
+}
+
 /* store_merge refuses an input of another schema version. */
 static void test_merge_schema(void)
 {
@@ -601,6 +678,7 @@ int main(void)
 	test_auto_more();
 	test_topology_text();
 	test_moe_zb();
+	test_dp_buckets();
 	test_merge_schema();
 	return check_done();
 }
