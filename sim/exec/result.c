@@ -115,7 +115,7 @@ exec_mem_basis exec_mem_basis_of(const exec_result *r)
 		return EXEC_MEM_ON_HOST;
 	if (r->nvme_bytes > r->nvme_capacity_bytes)
 		return EXEC_MEM_ON_NVME;
-	if (r->oom) /* a stored run: only other_gpu's figures are not kept */
+	if (r->oom) /* stored before schema 10: other_gpu's figures not kept */
 		return EXEC_MEM_ON_OTHER;
 	return has_other(r) && plan_fit_by_other(g, r->mem_peak_bytes, r->mem_capacity_bytes,
 	                                         m->mem_verdict, m->mem_peak_bytes,

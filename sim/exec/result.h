@@ -55,8 +55,8 @@ typedef struct exec_class {
 	double mem_bytes[PLAN_MEM_COUNT]; /* peak HBM by category, on the scenario's GPU */
 	double mem_total_bytes;
 	bool oom;                 /* out of memory on any GPU type it runs on */
-	/* with a rank on a node of [cluster] other_gpu (plan_memory_other; not
-	 * stored): its device total, allocated + runtime and verdict against
+	/* with a rank on a node of [cluster] other_gpu (plan_memory_other;
+	 * stored since schema version 10): its device total, allocated + runtime and verdict against
 	 * that GPU's capacity (exec_mixed.mem_capacity_bytes) */
 	bool mem_other;
 	double mem_other_total_bytes, mem_other_needed_bytes;
@@ -126,6 +126,11 @@ typedef struct exec_mixed {
 	double mem_needed_bytes; /* that stage's allocated + runtime: the verdict's basis */
 	int mem_stage;
 	plan_verdict mem_verdict;
+	/* read back from a run stored before schema version 10 whose scenario
+	 * names [cluster] other_gpu: the figures above were not kept (nodes 0),
+	 * so its verdict is the stored OOM flag or the scenario's GPU's, and the
+	 * reports say so (store_get_run) */
+	bool unstored;
 } exec_mixed;
 
 #define EXEC_MAX_CLASSES 256
@@ -198,9 +203,10 @@ int exec_mem_worst(const exec_result *r);
  * (the same rule, plan_fit_by_other, over the same figures): out of memory
  * on the scenario's GPU, else on other_gpu, else offloaded states past host
  * DRAM, else past NVMe; short of out of memory the GPU type whose verdict
- * is worse (or equal with a larger share of its capacity used). A stored
- * run keeps no other_gpu figures: out of memory there reads as
- * EXEC_MEM_ON_OTHER with exec_mixed empty. */
+ * is worse (or equal with a larger share of its capacity used). A run
+ * stored before schema version 10 kept no other_gpu figures
+ * (exec_mixed.unstored): out of memory there reads as EXEC_MEM_ON_OTHER
+ * with exec_mixed empty. */
 typedef enum {
 	EXEC_MEM_ON_GPU = 0,
 	EXEC_MEM_ON_OTHER,

@@ -87,6 +87,8 @@ static void memory(sim_buf *b, const exec_result *r)
 	    : r->mixed.nodes > 0     ? r->mixed.gpu
 	                             : "other_gpu",
 	    true);
+	if (r->mixed.unstored) /* stored before schema 10 (store_get_run) */
+		boolean(b, "other_gpu_stored", false, true);
 	num(b, "headroom_bytes", exec_mem_headroom(r), true);
 	num(b, "host_bytes_per_node", r->host_bytes, true);
 	num(b, "host_capacity_bytes", r->host_capacity_bytes, true);

@@ -9,7 +9,9 @@
  * verdict is the worst of the GPU types the plan runs on, or offloaded
  * states past host DRAM or NVMe). Out of memory is stated on its own basis,
  * allocated + runtime over the capacity (the allocator's cache in the
- * device total gives way first); tight and fits on the device total. */
+ * device total gives way first); tight and fits on the device total. A
+ * run stored before schema 10 on a mixed cluster (exec_mixed.unstored)
+ * has no other_gpu line: its verdict line says what was not kept. */
 #include "report_int.h"
 
 #include <math.h>
@@ -95,6 +97,13 @@ void report_mem_verdict(const exec_result *r, report_mem_lines *l)
 		                  sizeof cap);
 		snprintf(t, sizeof t, "out of memory: the offloaded states per node, %s, overflow the "
 		                      "node's %s, %s", h, host ? "host memory" : "NVMe", cap);
+		put(l, "verdict", t);
+	} else if (m->unstored) {
+		/* stored before schema 10: other_gpu's figures were not kept */
+		snprintf(t, sizeof t, "%s (on %s; stored before schema 10, without [cluster] "
+		                      "other_gpu's figures%s)",
+		         plan_verdict_name(v), on == EXEC_MEM_ON_OTHER ? "other_gpu" : r->gpu,
+		         on == EXEC_MEM_ON_OTHER ? "" : ": its verdict there unknown");
 		put(l, "verdict", t);
 	} else if (mixed || on == EXEC_MEM_ON_OTHER) {
 		snprintf(t, sizeof t, "%s (on %s, the worst of the GPU types the plan runs on)",

@@ -7,7 +7,7 @@
  * ROLLBACK on any error, so a run is either all there or not at all. Values are
  * always bound to prepared statements; no SQL text is built from values.
  *
- * Schema version 9 (PRAGMA user_version = 9). A database with a newer version
+ * Schema version 10 (PRAGMA user_version = 10). A database with a newer version
  * is refused; an empty one (user_version 0, no tables) is migrated by running
  * migrations[v] for v = user_version .. STORE_SCHEMA_VERSION - 1 in one
  * transaction; a version-0 file that already holds tables is not ours and is
@@ -64,6 +64,12 @@
  *     interruptions per campaign.
  * Version 9 adds (migration 8 -> 9) the serving tables serve_runs and
  * serve_latency (serve.c, store_put_serve); nothing else changes.
+ * Version 10 adds (migration 9 -> 10; mixed.c describes the columns):
+ *   runs.mem_verdict, mem_basis  the plan-wide memory verdict and where it
+ *     is decided (NULL in rows stored before: the list falls back to the
+ *     stored OOM flag and the scenario GPU's peak);
+ *   runs.mixed_*  the [cluster] other_gpu figures (exec_mixed);
+ *   run_classes.mem_other*  each class's figures on other_gpu.
  *
  * Doubles are REAL columns and round-trip exactly (SQLite stores IEEE doubles;
  * NaN is stored as NULL and read back as NaN). uint64 values (seed, tasks,
@@ -154,7 +160,8 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE runs ADD COLUMN spread_correlation REAL;"
 	"ALTER TABLE runs ADD COLUMN spread_varying INTEGER;",
 	STORE_CAMPAIGN_DDL,
-	store_serve_ddl};
+	store_serve_ddl,
+	STORE_MIXED_DDL};
 
 /* ------------------------------------------------------------ helpers ---- */
 
@@ -605,7 +612,9 @@ int store_run_rows(store *s, int64_t sweep_id, int64_t sweep_rank, const char *s
 {
 	int rc = put_head(s, scenario_text ? scenario_text : "", r, sweep_id, sweep_rank, diag);
 	*id = sqlite3_last_insert_rowid(s->db);
-	return rc == SIM_OK ? put_detail(s, r, *id, diag) : rc;
+	if (rc == SIM_OK)
+		rc = put_detail(s, r, *id, diag);
+	return rc == SIM_OK ? store_put_mixed(s, *id, r, diag) : rc;
 }
 
 int store_put_run(store *s, const char *scenario_text, const exec_result *r, int64_t *run_id,
@@ -816,6 +825,8 @@ int store_get_run(store *s, int64_t run_id, exec_result *r, char **text, sim_dia
 		rc = get_memory(s, run_id, r, diag);
 	if (rc == SIM_OK)
 		rc = get_links(s, run_id, r, diag);
+	if (rc == SIM_OK)
+		rc = store_get_mixed(s, run_id, r, diag);
 	store_rollback(s); /* read-only: ending it either way is the same */
 	if (rc != SIM_OK && text) {
 		free(*text);
@@ -859,13 +870,26 @@ static void list_row(FILE *out, sqlite3_stmt *st, int wid, int wname)
 	int_cell(st, 10, rank, sizeof rank);
 	snprintf(mfu, sizeof mfu, "%.1f%%%s", 100.0 * col_double(st, 5),
 		 sqlite3_column_int(st, 12) ? "!" : "");
-	/* the run's verdict (exec_mem_verdict): out of memory as stored, else
-	 * tight when the most loaded class's device total leaves under 10 % of
-	 * the capacity (plan_mem_verdict); other_gpu's figures are not stored */
-	const char *mem = sqlite3_column_int(st, 6) ? "OOM"
-	                  : col_double(st, 13) > (1.0 - PLAN_TIGHT_HEADROOM) * col_double(st, 14)
-	                          ? "tight"
-	                          : "fits";
+	/* the run's verdict (exec_mem_verdict) as stored since version 10;
+	 * before, out of memory as stored, else tight when the most loaded
+	 * class's device total leaves under 10 % of the capacity
+	 * (plan_mem_verdict), with "?" after tight or fits on a mixed cluster
+	 * (other_gpu's figures were not kept: it could be worse) */
+	const char *v = (const char *)sqlite3_column_text(st, 15);
+	char mem[16];
+	if (v)
+		snprintf(mem, sizeof mem, "%s",
+			 !strcmp(v, plan_verdict_name(PLAN_VERDICT_OOM)) ? "OOM" : v);
+	else
+		snprintf(mem, sizeof mem, "%s%s",
+			 sqlite3_column_int(st, 6) ? "OOM"
+			 : col_double(st, 13) > (1.0 - PLAN_TIGHT_HEADROOM) * col_double(st, 14)
+				 ? "tight"
+				 : "fits",
+			 !sqlite3_column_int(st, 6) &&
+				 store_names_other_gpu((const char *)sqlite3_column_text(st, 16))
+			     ? "?"
+			     : "");
 	fprintf(out, "%*lld  %-20s  %-*s  %6d  %12.6f  %-13s  %7s  %-6s  %5s  %5s  %s\n", wid,
 		(long long)sqlite3_column_int64(st, 0), created ? created : "", wname,
 		name ? name : "", sqlite3_column_int(st, 3), col_double(st, 4), band, mfu,
@@ -880,7 +904,9 @@ int store_list_runs(store *s, FILE *out, int limit, sim_diag *diag)
 	static const char rows[] =
 		"SELECT id, created_utc, scenario_name, gpus, step_time_s, mfu, oom,"
 		" step_band_lo_s, step_band_hi_s, sweep_id, sweep_rank, plan, implausible,"
-		" mem_peak_bytes, mem_capacity_bytes FROM runs ORDER BY id DESC LIMIT ?";
+		" mem_peak_bytes, mem_capacity_bytes, mem_verdict,"
+		" CASE WHEN mem_verdict IS NULL THEN scenario_text END"
+		" FROM runs ORDER BY id DESC LIMIT ?";
 	sqlite3_stmt *st;
 	int err = store_exec_sql(s, "BEGIN", diag, "cannot read the database");
 	if (err == SIM_OK)

@@ -20,7 +20,10 @@
  * spread_varying; NULL without one); since version 8 campaigns and
  * campaign_causes (`podsim train`: store_put_campaign); since version 9
  * serving runs (serve_runs, serve_latency: sim/store/serve.c, written by
- * sim/serve).
+ * sim/serve); since version 10 the plan-wide memory verdict and its basis
+ * (runs.mem_verdict, mem_basis) and the figures on [cluster] other_gpu
+ * (runs.mixed_*, run_classes.mem_other*: sim/store/mixed.c), so a stored
+ * mixed-cluster run shows the live run's verdict, basis and figures.
  */
 #ifndef PODSIM_STORE_H
 #define PODSIM_STORE_H
@@ -28,7 +31,7 @@
 #include "../campaign/campaign.h"
 #include "../exec/exec.h"
 
-#define STORE_SCHEMA_VERSION 9
+#define STORE_SCHEMA_VERSION 10
 #define STORE_ENV "PODSIM_DB"
 #define STORE_DEFAULT_PATH "podsim.db"
 
@@ -81,14 +84,20 @@ int store_set_sweep_simulated(store *s, int64_t sweep_id, int64_t simulated, sim
 int store_sweep_runs(store *s, int64_t sweep_id, int64_t *ids, size_t cap, size_t *n,
 		     sim_diag *diag);
 
-/* Load a run back into *r (every field that store_put_run saved; wall_s = 0)
+/* Load a run back into *r (every field that store_put_run saved; wall_s = 0;
+ * a run stored before version 10 on a mixed cluster with
+ * r->mixed.unstored set)
  * and, if text is non-NULL, a malloc'd copy of its scenario text.
  * SIM_ENOTFOUND if there is no such id. */
 int store_get_run(store *s, int64_t run_id, exec_result *r, char **text, sim_diag *diag);
 
 /* Print a table of the most recent `limit` runs (0 = all), newest first:
  * id, created, scenario, gpus, step time, its likely range (error band),
- * MFU ("!" when implausible), OOM, sweep id and pre-screen rank ("-" outside
+ * MFU ("!" when implausible), the plan-wide memory verdict ("OOM", "tight",
+ * "fits": exec_mem_verdict as stored; "?" after tight or fits for a run
+ * stored before version 10 on a mixed cluster, whose other_gpu figures were
+ * not kept),
+ * sweep id and pre-screen rank ("-" outside
  * sweeps), plan string. */
 int store_list_runs(store *s, FILE *out, int limit, sim_diag *diag);
 

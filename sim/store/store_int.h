@@ -62,6 +62,41 @@ int store_run_rows(store *s, int64_t sweep_id, int64_t sweep_rank, const char *s
 	" interruptions_mean REAL,"                                                         \
 	" PRIMARY KEY (campaign_id, idx));"
 
+/* Schema version 10 (mixed.c): the plan-wide memory verdict and its
+ * basis, and other_gpu's figures, written after the run's rows
+ * (store_put_mixed) and read after its classes (store_get_mixed). */
+int store_put_mixed(store *s, int64_t id, const exec_result *r, sim_diag *diag);
+int store_get_mixed(store *s, int64_t id, exec_result *r, sim_diag *diag);
+/* Does a stored scenario text set [cluster] other_gpu? (Asked of rows
+ * stored before version 10, which kept no other_gpu figures.) */
+bool store_names_other_gpu(const char *text);
+
+/* Migration 9 -> 10: mixed.c's columns. */
+#define STORE_MIXED_DDL                                                                      \
+	"ALTER TABLE runs ADD COLUMN mem_verdict TEXT;"                                      \
+	"ALTER TABLE runs ADD COLUMN mem_basis TEXT;"                                        \
+	"ALTER TABLE runs ADD COLUMN mixed_nodes INTEGER;"                                   \
+	"ALTER TABLE runs ADD COLUMN mixed_cluster_nodes INTEGER;"                           \
+	"ALTER TABLE runs ADD COLUMN mixed_gpu TEXT;"                                        \
+	"ALTER TABLE runs ADD COLUMN mixed_dp INTEGER;"                                      \
+	"ALTER TABLE runs ADD COLUMN mixed_replicas INTEGER;"                                \
+	"ALTER TABLE runs ADD COLUMN mixed_kinds INTEGER;"                                   \
+	"ALTER TABLE runs ADD COLUMN mixed_base_s REAL;"                                     \
+	"ALTER TABLE runs ADD COLUMN mixed_step_s REAL;"                                     \
+	"ALTER TABLE runs ADD COLUMN mixed_replica INTEGER;"                                 \
+	"ALTER TABLE runs ADD COLUMN mixed_stage INTEGER;"                                   \
+	"ALTER TABLE runs ADD COLUMN mixed_stage_s REAL;"                                    \
+	"ALTER TABLE runs ADD COLUMN mixed_stage_base_s REAL;"                               \
+	"ALTER TABLE runs ADD COLUMN mixed_mem_capacity_bytes REAL;"                         \
+	"ALTER TABLE runs ADD COLUMN mixed_mem_peak_bytes REAL;"                             \
+	"ALTER TABLE runs ADD COLUMN mixed_mem_needed_bytes REAL;"                           \
+	"ALTER TABLE runs ADD COLUMN mixed_mem_stage INTEGER;"                               \
+	"ALTER TABLE runs ADD COLUMN mixed_mem_verdict TEXT;"                                \
+	"ALTER TABLE run_classes ADD COLUMN mem_other INTEGER;"                              \
+	"ALTER TABLE run_classes ADD COLUMN mem_other_total_bytes REAL;"                     \
+	"ALTER TABLE run_classes ADD COLUMN mem_other_needed_bytes REAL;"                    \
+	"ALTER TABLE run_classes ADD COLUMN mem_other_verdict TEXT;"
+
 /* Schema version 9's DDL: the serving tables (serve.c). */
 extern const char store_serve_ddl[];
 
