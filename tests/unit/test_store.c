@@ -246,6 +246,196 @@ static void test_roundtrip(void)
 	CHECK_INT(sql_int(path, "SELECT count(*) FROM run_links"), 2);
 }
 
+/* A plan on a mixed cluster ([cluster] other_gpu): nodes of another GPU
+ * type hold stages 0 and 1. Its figures there, per class and for the worst
+ * stage, round-trip exactly (check_same's memcmp), and so do the plan-wide
+ * verdict and its basis: the scenario's GPU fits every class (21e9 / 3 of
+ * 85.9e9 at most), other_gpu's stage 1 is tight (0.95 of its capacity), so
+ * the plan is tight on other_gpu (exec_mem_verdict, exec_mem_basis_of),
+ * stored as such for the list. */
+/* make_result's figures made consistent: no class out of memory, the peak
+ * the most loaded class's device total (7 GB of 85.9 GB: fits). */
+static void make_fitting(exec_result *r)
+{
+	make_result(r, 0);
+	r->oom = false;
+	for (int i = 0; i < r->nclasses; i++)
+		r->classes[i].oom = false;
+	r->mem_peak_bytes = r->classes[exec_mem_worst(r)].mem_total_bytes;
+}
+
+static void make_mixed(exec_result *r)
+{
+	make_fitting(r);
+	exec_mixed *m = &r->mixed;
+	m->nodes = 2;
+	m->cluster_nodes = 32;
+	snprintf(m->gpu, sizeof m->gpu, "a100-sxm4-40g");
+	m->dp = 8;
+	m->replicas = 2;
+	m->kinds = 3;
+	m->base_s = r->step_s / 2.1;
+	m->step_s = r->step_s;
+	m->replica = 4;
+	m->stage = 1;
+	m->stage_s = 1.0 / 7.0;
+	m->stage_base_s = 1.0 / 17.0;
+	m->mem_capacity_bytes = 42406903808.0;
+	m->mem_peak_bytes = 0.95 * m->mem_capacity_bytes;
+	m->mem_needed_bytes = 0.9 * m->mem_capacity_bytes;
+	m->mem_stage = 1;
+	m->mem_verdict = PLAN_VERDICT_TIGHT;
+	for (int i = 0; i < 2; i++) {
+		exec_class *c = &r->classes[i];
+		c->mem_other = true;
+		c->mem_other_total_bytes = (i ? 0.95 : 0.5) * m->mem_capacity_bytes;
+		c->mem_other_needed_bytes = (i ? 0.9 : 0.45) * m->mem_capacity_bytes;
+		c->mem_other_verdict = i ? PLAN_VERDICT_TIGHT : PLAN_VERDICT_FITS;
+	}
+}
+
+/* One text value from plain SQL on a separate connection ("" if none). */
+static void sql_text(const char *path, const char *sql, char *out, size_t len)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	out[0] = '\0';
+	if (sqlite3_open(path, &db) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+			snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+}
+
+/* The runs list's rows as one string (the caller frees it). */
+static char *list_text(store *s)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	sim_diag *d = sim_diag_new();
+	CHECK_INT(store_list_runs(s, f, 0, d), SIM_OK);
+	fclose(f);
+	sim_diag_free(d);
+	return out;
+}
+
+static void test_mixed(void)
+{
+	char path[128], v[64];
+	path_in(path, sizeof path, "mixed.db");
+	static exec_result r, back;
+	make_mixed(&r);
+	CHECK_INT(exec_mem_verdict(&r), PLAN_VERDICT_TIGHT);
+	CHECK_INT(exec_mem_basis_of(&r), EXEC_MEM_ON_OTHER);
+	store *s = open_ok(path);
+	if (!s)
+		return;
+	int64_t id = put(s, &r);
+	sim_diag *d = sim_diag_new();
+	CHECK_INT(store_get_run(s, id, &back, NULL, d), SIM_OK);
+	check_same(&r, &back);
+	CHECK(!back.mixed.unstored);
+	CHECK_INT(exec_mem_verdict(&back), PLAN_VERDICT_TIGHT);
+	CHECK_INT(exec_mem_basis_of(&back), EXEC_MEM_ON_OTHER);
+	CHECK_INT(exec_class_verdict(&back.classes[1], back.mem_capacity_bytes), PLAN_VERDICT_TIGHT);
+	/* a plain run stores mixed_nodes 0 and no class figures */
+	static exec_result plain;
+	make_fitting(&plain);
+	int64_t pid = put(s, &plain);
+	CHECK_INT(store_get_run(s, pid, &back, NULL, d), SIM_OK);
+	check_same(&plain, &back);
+	CHECK(!back.mixed.unstored);
+	char *out = list_text(s);
+	char *row = out ? strstr(out, "\n 1  ") : NULL;
+	CHECK(row && strstr(row, " tight "));
+	free(out);
+	CHECK_INT(sim_diag_error_count(d), 0);
+	sim_diag_free(d);
+	store_close(s);
+	sql_text(path, "SELECT mem_verdict || ',' || mem_basis FROM runs WHERE id = 1", v, sizeof v);
+	CHECK_STR(v, "tight,other_gpu");
+	sql_text(path, "SELECT mem_verdict || ',' || mem_basis FROM runs WHERE id = 2", v, sizeof v);
+	CHECK_STR(v, "fits,gpu");
+	CHECK_INT(sql_int(path, "SELECT count(*) FROM run_classes WHERE mem_other = 1"), 2);
+	CHECK_INT(sql_int(path, "SELECT mixed_nodes FROM runs WHERE id = 2"), 0);
+}
+
+/* A schema-9 database (what podsim stored before this version: the same
+ * tables without migration 9 -> 10's columns, made here by dropping them and
+ * setting user_version 9) opens and migrates; its mixed run reads back
+ * with other_gpu's figures marked as not kept (exec_mixed.unstored), the
+ * stored OOM flag still out of memory on other_gpu; a fitting one says
+ * "fits?" in the list; a run written after the migration keeps them. */
+static void test_migrate9(void)
+{
+	static const char *const cols[][2] = {
+		{"runs", "mem_verdict"}, {"runs", "mem_basis"}, {"runs", "mixed_nodes"},
+		{"runs", "mixed_cluster_nodes"}, {"runs", "mixed_gpu"}, {"runs", "mixed_dp"},
+		{"runs", "mixed_replicas"}, {"runs", "mixed_kinds"}, {"runs", "mixed_base_s"},
+		{"runs", "mixed_step_s"}, {"runs", "mixed_replica"}, {"runs", "mixed_stage"},
+		{"runs", "mixed_stage_s"}, {"runs", "mixed_stage_base_s"},
+		{"runs", "mixed_mem_capacity_bytes"}, {"runs", "mixed_mem_peak_bytes"},
+		{"runs", "mixed_mem_needed_bytes"}, {"runs", "mixed_mem_stage"},
+		{"runs", "mixed_mem_verdict"}, {"run_classes", "mem_other"},
+		{"run_classes", "mem_other_total_bytes"}, {"run_classes", "mem_other_needed_bytes"},
+		{"run_classes", "mem_other_verdict"}};
+	static const char mixed_text[] = "[cluster]\nname = c\nother_gpu = a100.ini\n";
+	char path[128], sql[128];
+	path_in(path, sizeof path, "v9.db");
+	static exec_result r, back;
+	store *s = open_ok(path);
+	if (!s)
+		return;
+	sim_diag *d = sim_diag_new();
+	int64_t id;
+	make_mixed(&r);
+	r.oom = true; /* stored out of memory (on other_gpu: the GPU fits) */
+	CHECK_INT(store_put_run(s, mixed_text, &r, &id, d), SIM_OK);
+	make_mixed(&r);
+	CHECK_INT(store_put_run(s, mixed_text, &r, &id, d), SIM_OK);
+	make_fitting(&r);
+	CHECK_INT(store_put_run(s, scenario_text, &r, &id, d), SIM_OK);
+	store_close(s);
+	for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+		snprintf(sql, sizeof sql, "ALTER TABLE %s DROP COLUMN %s", cols[k][0], cols[k][1]);
+		sql_exec(path, sql);
+	}
+	sql_exec(path, "PRAGMA user_version = 9");
+
+	s = open_ok(path); /* migrates */
+	if (!s)
+		return;
+	CHECK_INT(sql_int(path, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+	CHECK_INT(store_get_run(s, 1, &back, NULL, d), SIM_OK);
+	CHECK(back.mixed.unstored && back.mixed.nodes == 0 && !back.classes[1].mem_other);
+	CHECK_INT(exec_mem_verdict(&back), PLAN_VERDICT_OOM);
+	CHECK_INT(exec_mem_basis_of(&back), EXEC_MEM_ON_OTHER);
+	CHECK_INT(store_get_run(s, 2, &back, NULL, d), SIM_OK);
+	CHECK(back.mixed.unstored);
+	CHECK_INT(exec_mem_verdict(&back), PLAN_VERDICT_FITS); /* the GPU's: all it can say */
+	CHECK_INT(store_get_run(s, 3, &back, NULL, d), SIM_OK);
+	CHECK(!back.mixed.unstored);
+	char *out = list_text(s);
+	char *r3 = out ? strstr(out, "\n 3  ") : NULL, *r2 = out ? strstr(out, "\n 2  ") : NULL,
+	     *r1 = out ? strstr(out, "\n 1  ") : NULL;
+	CHECK(r3 && r2 && r1 && r3 < r2 && r2 < r1);
+	CHECK(r3 && r2 && strstr(r3, " fits ") && strstr(r3, " fits ") < r2);
+	CHECK(r2 && strstr(r2, " fits? "));
+	CHECK(r1 && strstr(r1, " OOM "));
+	free(out);
+	/* written after the migration: kept */
+	make_mixed(&r);
+	CHECK_INT(store_put_run(s, mixed_text, &r, &id, d), SIM_OK);
+	CHECK_INT(store_get_run(s, id, &back, NULL, d), SIM_OK);
+	check_same(&r, &back);
+	CHECK_INT(sim_diag_error_count(d), 0);
+	sim_diag_free(d);
+	store_close(s);
+}
+
 static void test_wal(void)
 {
 	char path[128];
@@ -261,10 +451,10 @@ static void test_wal(void)
 	sqlite3_close(db);
 }
 
-/* The list's memory column is the run's verdict (exec_mem_verdict): OOM as
- * stored, else tight when the device total leaves under 10 % of the
- * capacity (0.95 of it), fits at 0.9 of it (plan_mem_verdict: tight only
- * above 90 %). */
+/* The list's memory column is the run's verdict (exec_mem_verdict, stored
+ * with the run): OOM as stored, else tight when the most loaded class's
+ * device total leaves under 10 % of the capacity (0.95 of it), fits at 0.9
+ * of it (plan_mem_verdict: tight only above 90 %). */
 static void test_list_tight(void)
 {
 	char path[128], *out = NULL;
@@ -275,10 +465,11 @@ static void test_list_tight(void)
 	if (!s)
 		return;
 	r.oom = false;
-	r.mem_peak_bytes = 0.9 * r.mem_capacity_bytes;
+	r.classes[1].oom = false;
+	r.mem_peak_bytes = r.classes[0].mem_total_bytes = 0.9 * r.mem_capacity_bytes;
 	snprintf(r.scenario, sizeof r.scenario, "ninety");
 	put(s, &r);
-	r.mem_peak_bytes = 0.95 * r.mem_capacity_bytes;
+	r.mem_peak_bytes = r.classes[0].mem_total_bytes = 0.95 * r.mem_capacity_bytes;
 	snprintf(r.scenario, sizeof r.scenario, "ninetyfive");
 	put(s, &r);
 	FILE *f = open_memstream(&out, &len);
@@ -622,6 +813,8 @@ int main(void)
 	test_wal();
 	test_list();
 	test_list_tight();
+	test_mixed();
+	test_migrate9();
 	test_digest();
 	test_versions();
 	test_unwritable();
