@@ -257,7 +257,11 @@ void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
 	        "node, %d node%s)\n",
 	        part ? " (trained)" : "", gb, explain_gib(S, a, sizeof a), n, grp.stride,
 	        grp.per_node, grp.nodes, grp.nodes == 1 ? "" : "s");
-	if (conf_get(s->doc, "parallel", "fp32_grads", NULL))
+	if (gbuf == 4 && !p->fp32_grads)
+		fprintf(o, "  dtype        fp32 gradients (%s trains fp32 parameters: fp32_grads = false "
+		        "narrows nothing)\n",
+		        hw_dtype_name(s->dtype));
+	else if (conf_get(s->doc, "parallel", "fp32_grads", NULL))
 		fprintf(o, "  dtype        %s gradients ([parallel] fp32_grads = %s, the scenario's)\n",
 		        gbuf == 4 ? "fp32" : "16-bit", p->fp32_grads ? "true" : "false");
 	else
