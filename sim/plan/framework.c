@@ -784,7 +784,7 @@ double plan_fsdp_post_reduce_bytes(const plan_scenario *s, bool later)
 	bool wide = fp32 || s->train.policy == PLAN_POLICY_AMP ||
 	            (s->train.policy == PLAN_POLICY_MIXED && s->fw.param_master);
 	double pw = wide ? 4.0 : hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
-	double r = p->fp32_grads || fp32 ? 4.0 : hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+	double r = plan_grad_bytes(s); /* 4 with fp32_grads or fp32/tf32, else 2 */
 	double cast = r < pw ? r + pw : 0;
 	return cast + (later ? 3.0 * pw : 0);
 }
@@ -799,7 +799,7 @@ double plan_fsdp_reduce_bytes(const plan_scenario *s, int *kernels)
 	    (double)p->dp * (p->cp > 1 ? p->cp : 1) <= 1)
 		return 0;
 	double e = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
-	double r = p->fp32_grads ? 4.0 : e;
+	double r = plan_grad_bytes(s); /* the reduce dtype: 4 with fp32_grads or fp32/tf32 */
 	bool cast = r > e, pad = mode == PLAN_FSDP_REDUCE_FSDP1_PAD;
 	if (kernels)
 		*kernels = cast + pad + 1;

@@ -206,7 +206,7 @@ bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_ite
 			params += plan_rank_output(s) + mtp_experts(s);
 	}
 	double e = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
-	double acc = p->fp32_grads ? 4.0 : e;
+	double acc = plan_grad_bytes(s); /* the buffer: 4 with fp32_grads or fp32/tf32, else e */
 	*out = (work_item){.kind = WORK_ITEM_KERNEL, .kernel = WORK_KERNEL_MEM,
 			   .bytes = params * (e + 2.0 * acc), .launches = tensors > 0 ? tensors : 1};
 	snprintf(out->name, sizeof out->name, "grad_accum");
