@@ -225,10 +225,11 @@ void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
 		        r->classes[0].time_s[EXEC_CAT_DP]);
 		return;
 	}
-	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
-	/* bytes per value on the wire: the gradients' width, or compressed
+	/* bytes per value in the buffer (plan_grad_bytes: 4 with fp32_grads or
+	 * fp32/tf32 training) and on the buckets' wire: the buffer's width, the
+	 * framework's narrower wire dtype (grad_wire_dtype) or compressed
 	 * (train.grad_compression: fp8 1 B, 1-bit Adam 1/8 B) */
-	double gb = plan_grad_wire_bytes(s, fp32 || p->fp32_grads ? 4 : 2);
+	double gbuf = plan_grad_bytes(s), gb = plan_grad_wire_bytes(s, gbuf);
 	/* P_rank: what one rank of stage 0 holds before ZeRO's sharding, the
 	 * routed experts aside (the stage budget's dense: plan_chunk_params);
 	 * only trained parameters are reduced: LoRA's adapters, the layers
@@ -237,8 +238,11 @@ void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
 	plan_budget bg;
 	plan_stage_budget(s, 0, &bg);
 	double S = (part ? bg.train : bg.dense) * gb;
-	net_group grp;
-	net_group_make(&s->cluster, n, p->tp, &grp);
+	/* the plan's data-parallel group (plan/groups.c: its stride follows
+	 * [parallel] order), the one the graph's buckets use */
+	plan_groups g;
+	plan_make_groups(s, &g);
+	net_group grp = g.dp;
 	net_cost c;
 	char a[32], b[32], d[32], e[32];
 	net_cluster ring_only = s->cluster; /* the ring, whatever the tuner would pick */
@@ -248,19 +252,31 @@ void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
 	double bw = c.busbw_Bps * net_proto_bw(c.proto);
 	double ring = c.latency_s + 2.0 * (n - 1) / n * S / bw;
 	fprintf(o,
-	        "  S            P_rank%s x %.4g B = %s over n = dp x cp = %d ranks (stride t = %d: "
+	        "  S            P_rank%s x %.4g B = %s over n = dp x cp = %d ranks (stride %d: "
 	        "%d per "
 	        "node, %d node%s)\n",
-	        part ? " (trained)" : "", gb, explain_gib(S, a, sizeof a), n, p->tp, grp.per_node,
-	        grp.nodes, grp.nodes == 1 ? "" : "s");
-	if (conf_get(s->doc, "parallel", "fp32_grads", NULL))
+	        part ? " (trained)" : "", gb, explain_gib(S, a, sizeof a), n, grp.stride,
+	        grp.per_node, grp.nodes, grp.nodes == 1 ? "" : "s");
+	if (gbuf == 4 && !p->fp32_grads)
+		fprintf(o, "  dtype        fp32 gradients (%s trains fp32 parameters: fp32_grads = false "
+		        "narrows nothing)\n",
+		        hw_dtype_name(s->dtype));
+	else if (conf_get(s->doc, "parallel", "fp32_grads", NULL))
 		fprintf(o, "  dtype        %s gradients ([parallel] fp32_grads = %s, the scenario's)\n",
-		        fp32 || p->fp32_grads ? "fp32" : "16-bit", p->fp32_grads ? "true" : "false");
+		        gbuf == 4 ? "fp32" : "16-bit", p->fp32_grads ? "true" : "false");
 	else
 		fprintf(o,
 		        "  dtype        %s gradients (%s: grad_dtype = %s, the framework's rule)\n",
-		        fp32 || p->fp32_grads ? "fp32" : "16-bit", hw_dtype_name(s->dtype),
+		        gbuf == 4 ? "fp32" : "16-bit", hw_dtype_name(s->dtype),
 		        plan_grad_dtype_name(s->fw.grad_dtype));
+	double cast = plan_grad_cast_bytes(s);
+	if (cast > 0)
+		fprintf(o,
+		        "  wire         %.0f B per value (grad_wire_dtype = params): each bucket cast to "
+		        "it\n"
+		        "               before its collective and copied back after, %.0f B of HBM "
+		        "traffic per value\n",
+		        gb, cast);
 	fprintf(o, "  ring         lat + 2(n-1)/n x S / busbw = %s + 2 x %d/%d x %s / %s = %s\n",
 	        explain_unit(c.latency_s, SIM_UNIT_TIME, a, sizeof a), n - 1, n,
 	        explain_gib(S, b, sizeof b), explain_unit(bw, SIM_UNIT_BANDWIDTH, d, sizeof d),
@@ -278,15 +294,15 @@ void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
 	        grp.nodes > 1 ? "NIC share of" : "scale-up", net_proto_bw(c.proto),
 	        explain_unit(c.time_s, SIM_UNIT_TIME, a, sizeof a));
 	double bt = p->zero >= 3 ? 0 : bucket_lines(o, s);
-	plan_groups g;
-	plan_make_groups(s, &g);
-	double tied = p->zero >= 3 ? 0 : plan_embedding_sync_time(s, &g, gb);
+	/* the tied embedding's sync sends the buffer's bytes, uncompressed and
+	 * uncast (plan_grad_bytes; build_emit_embedding_sync) */
+	double tied = p->zero >= 3 ? 0 : plan_embedding_sync_time(s, &g, gbuf);
 	if (tied > 0) {
 		fprintf(o,
 		        "  tied emb.    + V h / t x %.0f B all-reduced between the first and last "
 		        "stage "
 		        "(after both backwards): %s\n",
-		        gb, explain_unit(tied, SIM_UNIT_TIME, a, sizeof a));
+		        gbuf, explain_unit(tied, SIM_UNIT_TIME, a, sizeof a));
 		bt += tied;
 	}
 	double exposed = r->classes[0].time_s[EXEC_CAT_DP];

@@ -299,7 +299,7 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	b.g = plan_graph_new(p->pp, p->tp * cp * p->dp);
 	int lmax = plan_max_stage_layers(s), lps = lmax > 0 ? lmax : 1;
 	double wbytes = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
-	double gbytes = (p->fp32_grads || wbytes == 4.0) ? 4.0 : 2.0;
+	double gbytes = plan_grad_bytes(s); /* 4 with fp32_grads or fp32/tf32 */
 	double layer_params = work_params_layer(&s->model) / p->tp;
 	double shard_params = layer_params / (b.shard.size > 0 ? b.shard.size : 1);
 	bool stream = s->inference && p->offload_params != PLAN_OFFLOAD_NONE;

@@ -21,6 +21,8 @@ static const char *const zero3_reduce_names[] = {"unit", "bucket", NULL}; /* pla
 static const char *const grad_dtype_names[] = {"fp32", "params", "fp32-unless-fp16", NULL};
 _Static_assert(PLAN_GRAD_FP32 == 0 && PLAN_GRAD_PARAMS == 1 && PLAN_GRAD_FP32_UNLESS_FP16 == 2,
                "grad_dtype_names follows plan_grad_dtype");
+static const char *const grad_wire_names[] = {"grads", "params", NULL};
+_Static_assert(PLAN_WIRE_GRADS == 0 && PLAN_WIRE_PARAMS == 1, "grad_wire_names follows plan_grad_wire");
 static const char *const zero3_split_names[] = {"even", "hf", "megatron", NULL}; /* plan_zero3_split */
 _Static_assert(PLAN_ZERO3_EVEN == 0 && PLAN_ZERO3_HF == 1 && PLAN_ZERO3_MEGATRON == 2,
                "zero3_split_names follows plan_zero3_split");
@@ -156,6 +158,11 @@ const conf_key plan_framework_keys[] = {
          "dtype of the data-parallel gradients (accumulated, kept, reduced) when [parallel] "
          "fp32_grads is not set: fp32, params (the training dtype), fp32-unless-fp16 "
          "(Megatron: fp16 runs keep fp16 gradients, bf16 and fp8 runs fp32)"},
+        {"grad_wire_dtype", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "grads", grad_wire_names,
+         FK(grad_wire),
+         "dtype the ZeRO-0..2 gradient buckets are reduced in: grads (the buffer's), params "
+         "(the training dtype: a wider buffer is cast before and copied back after, "
+         "DeepSpeed's communication_data_type)"},
         {"one_bucket_no_overlap", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
          FK(one_bucket_no_overlap),
          "without overlap_grad_reduce, one collective for the whole stage"},
@@ -777,7 +784,7 @@ double plan_fsdp_post_reduce_bytes(const plan_scenario *s, bool later)
 	bool wide = fp32 || s->train.policy == PLAN_POLICY_AMP ||
 	            (s->train.policy == PLAN_POLICY_MIXED && s->fw.param_master);
 	double pw = wide ? 4.0 : hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
-	double r = p->fp32_grads || fp32 ? 4.0 : hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+	double r = plan_grad_bytes(s); /* 4 with fp32_grads or fp32/tf32, else 2 */
 	double cast = r < pw ? r + pw : 0;
 	return cast + (later ? 3.0 * pw : 0);
 }
@@ -792,7 +799,7 @@ double plan_fsdp_reduce_bytes(const plan_scenario *s, int *kernels)
 	    (double)p->dp * (p->cp > 1 ? p->cp : 1) <= 1)
 		return 0;
 	double e = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
-	double r = p->fp32_grads ? 4.0 : e;
+	double r = plan_grad_bytes(s); /* the reduce dtype: 4 with fp32_grads or fp32/tf32 */
 	bool cast = r > e, pad = mode == PLAN_FSDP_REDUCE_FSDP1_PAD;
 	if (kernels)
 		*kernels = cast + pad + 1;

@@ -118,8 +118,7 @@ static int zero3_walk(const plan_scenario *s, int stage, double *list, int cap,
 	plan_make_groups(s, &grp);
 	if (p->dp * (p->cp > 1 ? p->cp : 1) <= 1)
 		return 0;
-	double wbytes = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
-	double gbytes = (p->fp32_grads || wbytes == 4.0) ? 4.0 : 2.0;
+	double gbytes = plan_grad_bytes(s); /* 4 with fp32_grads or fp32/tf32 */
 	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
 	int ng = plan_zero3_pieces(s, ga, gr);
 	double B = plan_bucket_bytes(s), lb = work_params_layer(&s->model) / p->tp * gbytes;
@@ -207,7 +206,7 @@ bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_ite
 			params += plan_rank_output(s) + mtp_experts(s);
 	}
 	double e = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
-	double acc = p->fp32_grads ? 4.0 : e;
+	double acc = plan_grad_bytes(s); /* the buffer: 4 with fp32_grads or fp32/tf32, else e */
 	*out = (work_item){.kind = WORK_ITEM_KERNEL, .kernel = WORK_KERNEL_MEM,
 			   .bytes = params * (e + 2.0 * acc), .launches = tensors > 0 ? tensors : 1};
 	snprintf(out->name, sizeof out->name, "grad_accum");
@@ -331,7 +330,7 @@ static bool bucket_next(bucket_walk *w, int *l, int *chunk, double *dense, doubl
 
 double plan_grad_bytes(const plan_scenario *s)
 {
-	return (s->plan.fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	return (s->plan.fp32_grads || s->dtype == HW_FP32 || s->dtype == HW_TF32) ? 4.0 : 2.0;
 }
 
 net_coll plan_grad_coll(const plan_scenario *s)
@@ -343,7 +342,8 @@ net_coll plan_grad_coll(const plan_scenario *s)
 
 /* flush_bucket's collectives (below), each timed alone with net_collective
  * (what `podsim explain` lists; the graph's tasks take build_comm_cost's
- * time, the flow model's under network = flow). */
+ * time, the flow model's under network = flow), and the casts around them
+ * where the wire is narrower than the buffer. */
 double plan_grad_bucket_time(const plan_scenario *s, const plan_groups *g,
 			     const plan_grad_bucket *k)
 {
@@ -362,29 +362,56 @@ double plan_grad_bucket_time(const plan_scenario *s, const plan_groups *g,
 	if (g->edp.size > 1 && experts > 0 &&
 	    net_collective(&s->cluster, coll, &g->edp, experts, &c) == SIM_OK)
 		t += c.time_s;
+	/* the casts around a narrower wire (flush_bucket's cast_pass) */
+	if (g->dp.size > 1)
+		t += 2 * plan_grad_cast_time(s, k->dense_bytes / gbytes);
+	if (g->edp.size > 1)
+		t += 2 * plan_grad_cast_time(s, k->expert_bytes / gbytes);
 	return t;
+}
+
+/* A memory-bound pass of `sec` seconds on the DP stream after dep (the
+ * casts around a narrower wire, plan_grad_cast_bytes); dep itself when
+ * there is none. UINT32_MAX on OOM. */
+static uint32_t cast_pass(builder *b, int stage, double sec, uint32_t dep, int16_t at)
+{
+	if (!(sec > 0) || dep == UINT32_MAX)
+		return dep;
+	plan_task t = {sim_time_from_s(sec), stage, PLAN_STREAM_DP, PLAN_TASK_DP, at, -1, 0, 0};
+	return plan_graph_add(b->g, &t, &dep, 1);
 }
 
 /* One bucket: the dense bytes reduced in the shard group (the whole dp x cp
  * group unless hybrid sharding), then all-reduced over the shard's replicas
- * when there are some; the expert bytes over the expert-DP group. Appends the
- * last task of each reduction (what the optimizer waits for) and the shard a
- * rank keeps. Returns false on OOM. */
+ * when there are some; the expert bytes over the expert-DP group. acc and
+ * acc_e are wire bytes; cast and cast_e the seconds of each of the two
+ * kernels around a part's collectives (one before, tensor.to(
+ * communication_data_type), one after, tensor.copy_; DeepSpeed 38327e07
+ * engine.py:2491-2513: (g + w) bytes per value each, plan_grad_cast_time),
+ * 0 when the wire is the buffer. Appends the last task of each reduction (what the
+ * optimizer waits for) and the shard a rank keeps. Returns false on OOM. */
 static bool flush_bucket(builder *b, int stage, net_coll coll, double acc, double acc_e,
-			 uint32_t dep, int16_t at, uint32_t *out, double *shard_bytes, int *n)
+			 double cast, double cast_e, uint32_t dep, int16_t at, uint32_t *out,
+			 double *shard_bytes, int *n)
 {
 	if (b->dp.size > 1 && acc > 0) {
-		uint32_t id = build_add_dp_on(b, &b->shard, stage, coll, acc, &dep, 1, at);
+		uint32_t pre = cast_pass(b, stage, cast, dep, at);
+		uint32_t id = pre == UINT32_MAX ? pre
+						: build_add_dp_on(b, &b->shard, stage, coll, acc, &pre, 1, at);
 		if (id != UINT32_MAX && b->replica.size > 1)
 			id = build_add_dp_on(b, &b->replica, stage, NET_ALLREDUCE,
 					     acc / b->shard.size, &id, 1, at);
+		id = cast_pass(b, stage, cast, id, at);
 		if (id == UINT32_MAX)
 			return false;
 		shard_bytes[*n] = acc / b->shard.size;
 		out[(*n)++] = id;
 	}
 	if (b->edp.size > 1 && acc_e > 0) {
-		uint32_t id = build_add_dp_on(b, &b->edp, stage, coll, acc_e, &dep, 1, at);
+		uint32_t pre = cast_pass(b, stage, cast_e, dep, at);
+		uint32_t id = pre == UINT32_MAX ? pre
+						: build_add_dp_on(b, &b->edp, stage, coll, acc_e, &pre, 1, at);
+		id = cast_pass(b, stage, cast_e, id, at);
 		if (id == UINT32_MAX)
 			return false;
 		shard_bytes[*n] = acc_e / b->edp.size;
@@ -482,8 +509,9 @@ int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 	if ((b->dp.size == 1 && b->edp.size == 1) || p->zero >= 3)
 		return 0;
 	double gbytes = plan_grad_bytes(s);
-	/* bytes on the wire per byte of gradient (train.grad_compression); the
-	 * buckets close on the gradients' own bytes */
+	/* bytes on the wire per byte of gradient (grad_compression, or the
+	 * framework's narrower wire dtype); the buckets close on the gradients'
+	 * own bytes */
 	double wire = plan_grad_wire_bytes(s, gbytes) / gbytes;
 	net_coll coll = plan_grad_coll(s);
 	int cap = plan_stage_layers(s, stage) + 1, n = 0;
@@ -503,7 +531,9 @@ int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 			 (k[i].launch == PLAN_LAUNCH_CHUNK && overlap))
 			dep = layer_end[k[i].layer];
 		if (!flush_bucket(b, stage, coll, k[i].dense_bytes * wire, k[i].expert_bytes * wire,
-				  dep, (int16_t)k[i].layer, out, shard_bytes, &n))
+				  plan_grad_cast_time(s, k[i].dense_bytes / gbytes),
+				  plan_grad_cast_time(s, k[i].expert_bytes / gbytes), dep,
+				  (int16_t)k[i].layer, out, shard_bytes, &n))
 			n = -1;
 	}
 	free(k);

@@ -252,8 +252,24 @@ double plan_grad_wire_bytes(const plan_scenario *s, double g)
 	case PLAN_GC_1BIT:
 		return 1.0 / 8.0;
 	default:
-		return g;
+		break;
 	}
+	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
+	return s->fw.grad_wire == PLAN_WIRE_PARAMS && !fp32 && g > 2.0 ? 2.0 : g;
+}
+
+double plan_grad_cast_bytes(const plan_scenario *s)
+{
+	if (s->train.grad_compression != PLAN_GC_NONE)
+		return 0;
+	double g = plan_grad_bytes(s), w = plan_grad_wire_bytes(s, g);
+	return w < g ? 2.0 * (g + w) : 0;
+}
+
+double plan_grad_cast_time(const plan_scenario *s, double values)
+{
+	double b = plan_grad_cast_bytes(s) / 2;
+	return b > 0 && values > 0 ? hw_mem_time(&s->gpu, values * b) : 0;
 }
 
 /* Bytes per parameter under the scenario's policy, optimizer and dtype
@@ -700,7 +716,7 @@ void plan_dp_bytes(const plan_scenario *s, int stage, double *grad, double *weig
 	double experts, params = stage_params(s, stage, &experts), dpg, shards, eshards;
 	shard_counts(s, &dpg, &shards, &eshards);
 	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
-	double w = fp32 ? 4.0 : 2.0, g = (fp32 || p->fp32_grads) ? 4.0 : 2.0;
+	double w = fp32 ? 4.0 : 2.0, g = plan_grad_bytes(s);
 	bool gshard = plan_grads_sharded(s);
 	/* Only trained parameters have gradients to reduce and updated weights
 	 * to gather after the step: LoRA's adapters (and the embeddings with

@@ -308,6 +308,8 @@ typedef struct plan_framework {
 	int grad_dtype;               /* plan_grad_dtype: the rule that sets
 				       * [parallel] fp32_grads by precision where
 				       * the scenario does not (plan_grad_fp32) */
+	int grad_wire;                /* plan_grad_wire: the dtype the ZeRO-0..2
+				       * buckets are reduced in (plan_grad_wire_bytes) */
 	/* memory: what the model code saves (work_saved) */
 	int saved_tensors;            /* work_saved_kind */
 	int norm_saved;               /* work_norm_saved */
@@ -951,9 +953,36 @@ double plan_step_tensor_max(const plan_scenario *s, int stage);
 typedef enum { PLAN_GRAD_FP32, PLAN_GRAD_PARAMS, PLAN_GRAD_FP32_UNLESS_FP16 } plan_grad_dtype;
 bool plan_grad_fp32(int rule, hw_dtype precision);
 const char *plan_grad_dtype_name(int rule); /* "fp32-unless-fp16", ... */
-/* Bytes per gradient value on the data-parallel wire: the gradients' own
- * width g without compression, else 1 (fp8) or 1/8 (1 bit). */
+/* The dtype a framework reduces the gradient buckets in ([framework]
+ * grad_wire_dtype), beside the dtype it keeps them in (fp32_grads):
+ *   GRADS: the buffer itself goes on the wire (Megatron's DDP buffer, also
+ *     with --grad-reduce-in-bf16, which makes the buffer bf16: Megatron-LM
+ *     d98e8a64 megatron/training/arguments.py:1213-1214 turns
+ *     accumulate_allreduce_grads_in_fp32 off, and core/distributed/
+ *     param_and_grad_buffer.py:924 sets grad_dtype = param.dtype;
+ *     nanotron's fp32 accumulator, all-reduced or reduce-scattered as fp32:
+ *     0e0a27ea src/nanotron/optim/gradient_accumulator.py:349-377).
+ *   PARAMS: the training dtype (16 bits; fp8 trains with bf16 parameters):
+ *     a wider buffer is cast to it before the collective and the result
+ *     copied back after (DeepSpeed 38327e07 runtime/engine.py:2491-2513,
+ *     allreduce_bucket: tensor.to(communication_data_type), all_reduce,
+ *     tensor.copy_; communication_data_type defaults to the training dtype,
+ *     :939-950; BF16_Optimizer's fp32 buffer, bf16_optimizer.py:161-163,
+ *     is what buffered_allreduce_fallback reduces, engine.py:2611-2616). */
+typedef enum { PLAN_WIRE_GRADS, PLAN_WIRE_PARAMS } plan_grad_wire;
+/* Bytes per gradient value on the data-parallel wire of the ZeRO-0..2
+ * buckets, g being the buffer's (plan_grad_bytes): 1 (fp8) or 1/8 (1 bit)
+ * under grad_compression, else the wire dtype's (plan_grad_wire). */
 double plan_grad_wire_bytes(const plan_scenario *s, double g);
+/* HBM bytes per gradient value of the casts around the wire when it is
+ * narrower than the buffer (plan_grad_wire PARAMS, no compression): the
+ * cast to the wire dtype reads g and writes w, the copy back reads w and
+ * writes g, 2 (g + w) (12 B for an fp32 buffer and a bf16 wire); else 0.
+ * Memory-bound work on the DP stream around each bucket's collective. */
+double plan_grad_cast_bytes(const plan_scenario *s);
+/* The seconds of one of the two (the cast or the copy back, (g + w) B per
+ * value each) for `values` gradient values at HBM bandwidth, 0 without. */
+double plan_grad_cast_time(const plan_scenario *s, double values);
 /* Adafactor's factored second moment per parameter of a layer's matrices
  * (fp32 row and column vectors: 4 (1/in + 1/out) B per [in, out] weight). */
 double plan_adafactor_state_bytes(const plan_scenario *s);
@@ -1026,9 +1055,13 @@ typedef struct plan_grad_bucket {
  * SIM_ENOMEM. Whether a group has more than one rank is not asked: a bucket
  * with a one-rank group is simply not sent. */
 int plan_grad_buckets(const plan_scenario *s, int stage, plan_grad_bucket *out, int cap);
-/* Bytes per gradient value as the graph accumulates and reduces them: 4
- * with fp32_grads or fp32 training, else 2 (before grad_compression, which
- * plan_grad_wire_bytes applies on the wire). */
+/* Bytes per gradient value as the graph accumulates and keeps them: 4
+ * with fp32_grads or fp32/tf32 training (tf32 trains fp32 parameters whose
+ * gradients are fp32; only its matmuls round), else 2. The ZeRO-0..2
+ * buckets' wire may be narrower (plan_grad_wire_bytes); the tied-embedding
+ * sync sends these bytes as they are (DeepSpeed's pipeline engine
+ * all-reduces BF16_Optimizer's fp32 _hp_grad, 38327e07 runtime/pipe/
+ * engine.py:287-291; Megatron all-reduces main_grad). */
 double plan_grad_bytes(const plan_scenario *s);
 /* The collective a gradient bucket is reduced with in its shard group:
  * reduce-scatter under ZeRO-1/2 unless the framework all-reduces them

@@ -584,7 +584,7 @@ static double dp_tail(const plan_scenario *s, const plan_groups *g, const kinds 
 	}
 	/* the collectives: over the shard group the dense bytes, then the
 	 * shard over its replicas; the experts over expert DP */
-	double gbytes = (p->fp32_grads || s->dtype == HW_FP32) ? 4.0 : 2.0;
+	double gbytes = plan_grad_bytes(s);
 	double wire = plan_grad_wire_bytes(s, gbytes) / gbytes;
 	net_coll op = p->zero >= 1 && s->fw.zero_grad_op == PLAN_GRAD_OP_REDUCE_SCATTER
 	                      ? NET_REDUCESCATTER
@@ -604,6 +604,11 @@ static double dp_tail(const plan_scenario *s, const plan_groups *g, const kinds 
 		}
 		if (g->edp.size > 1 && x > 0)
 			c += coll_time(s, op, &g->edp, x);
+		/* the casts around a narrower wire (grads.c flush_bucket) */
+		if (g->dp.size > 1 && d > 0)
+			c += 2 * plan_grad_cast_time(s, bk[i].dense_bytes / gbytes);
+		if (g->edp.size > 1 && x > 0)
+			c += 2 * plan_grad_cast_time(s, bk[i].expert_bytes / gbytes);
 		double r = 0;
 		if (bk[i].launch == PLAN_LAUNCH_CHUNK && bk[i].step >= 0 && bk[i].step < nbwd)
 			r = step_rem[bk[i].step];

@@ -149,6 +149,33 @@ awk -v l="$(cat "$tmp/dplora")" 'BEGIN { exit !(l > 0 && (l / (6 * 0.875 * 41943
 "$podsim" explain tests/golden/llama3-8b-1node.ini --set train.lora_rank=16 2>/dev/null |
 	grep -q '^  S            P_rank (trained) x 4 B = 160.0 MiB' ||
 	{ echo "explain: LoRA's reduced bytes"; fail=1; }
+# Section 5's textbook ring runs over the plan's data-parallel group, whose
+# stride follows [parallel] order (plan/groups.c): the quickstart (tp 2, pp 2,
+# dp 4 on two 8-GPU nodes) has dp at stride tp = 2 under tp-cp-dp-pp (4 ranks
+# on one node), 1 under dp-tp-cp-pp, and tp x pp = 4 under tp-pp-cp-dp (2 per
+# node, 2 nodes: the ring crosses the NICs).
+for w in "tp-cp-dp-pp:stride 2: 4 per node, 1 node)" "dp-tp-cp-pp:stride 1: 4 per node, 1 node)" \
+	"tp-pp-cp-dp:stride 4: 2 per node, 2 nodes)"; do
+	"$podsim" explain tests/golden/quickstart.ini --set parallel.order="${w%%:*}" 2>/dev/null |
+		grep '^  S  ' | grep -qF "${w#*:}" || { echo "explain: DP ring group under ${w%%:*}"; fail=1; }
+done
+# The wire and the buffer (plan_grad_bytes, plan_grad_wire_bytes): fp8
+# compression sends 1 B per value in the buckets, but the tied embedding's
+# sync goes uncompressed at the buffer's 4 B (as the graph sends it); tf32
+# keeps 4 B gradients even with fp32_grads = false; a bf16 wire under an fp32
+# buffer (grad_wire_dtype = params, DeepSpeed's) sends 2 B and names its casts,
+# 2 (4 + 2) = 12 B of HBM per value.
+q="$("$podsim" explain tests/golden/quickstart.ini --set train.grad_compression=fp8 2>/dev/null)"
+echo "$q" | grep -q '^  S            P_rank x 1 B' || { echo "explain: fp8 wire bytes"; fail=1; }
+echo "$q" | grep -q '^  tied emb.    + V h / t x 4 B' || { echo "explain: tied sync bytes"; fail=1; }
+"$podsim" explain tests/golden/quickstart.ini --set train.precision=tf32 \
+	--set parallel.fp32_grads=false 2>/dev/null | grep -q '^  S            P_rank x 4 B' ||
+	{ echo "explain: tf32 gradients are 4 B"; fail=1; }
+q="$("$podsim" explain tests/golden/quickstart.ini --set framework.grad_wire_dtype=params 2>/dev/null)"
+echo "$q" | grep -q '^  S            P_rank x 2 B' || { echo "explain: bf16 wire"; fail=1; }
+echo "$q" | grep -q '^  wire         2 B per value' || { echo "explain: wire line"; fail=1; }
+echo "$q" | grep -q '12 B of HBM traffic per value$' || { echo "explain: wire casts"; fail=1; }
+echo "$q" | grep -q '^  tied emb.    + V h / t x 4 B' || { echo "explain: tied sync, fp32"; fail=1; }
 
 "$podsim" explain --help | grep -q '^usage: podsim explain' || { echo "explain --help"; fail=1; }
 "$podsim" explain >/dev/null 2>&1; [ $? -eq 2 ] || { echo "explain without a file: want 2"; fail=1; }

@@ -99,9 +99,18 @@ d0=$(j $T/zero-stages.ini | num dp)
 d1=$(j $T/zero-stages.ini --set parallel.zero=1 | num dp)
 # shellcheck disable=SC2086
 d1rs=$(j $T/zero-stages.ini --set parallel.zero=1 $RS | num dp)
-d0f=$(j $T/zero-stages.ini --set parallel.fp32_grads=true | num dp)
+F32W="--set parallel.fp32_grads=true --set framework.grad_wire_dtype=grads"
 # shellcheck disable=SC2086
-d1f=$(j $T/zero-stages.ini --set parallel.zero=1 --set parallel.fp32_grads=true $RS | num dp)
+d0f=$(j $T/zero-stages.ini $F32W | num dp)
+# shellcheck disable=SC2086
+d1f=$(j $T/zero-stages.ini --set parallel.zero=1 $F32W $RS | num dp)
+# DeepSpeed's own wire (grad_wire_dtype = params): fp32 gradients sent as a
+# bf16 copy, the same 4 B as d0 plus the cast and copy back (12 B of HBM
+# per value, 6.74e9 x 12 B = 81 GB at the A100 40GB's HBM rate, hw_mem_time:
+# 0.06 s more, dp 2.03)
+d0c=$(j $T/zero-stages.ini --set parallel.fp32_grads=true | num dp)
+near "$d0c" 2.03 0.03 "fp32 gradients on DeepSpeed's bf16 wire: ZeRO-0 dp"
+lt "$d0" "$d0c" "the casts around DeepSpeed's bf16 wire cost something"
 near "$(awk -v a="$d1" -v b="$d0" 'BEGIN { print a / b }')" 1.5 0.05 "DeepSpeed ZeRO-1 dp = 6/4 of ZeRO-0"
 near "$d1rs" "$d0" 0.05 "ZeRO-1 with a reduce-scatter: the same bytes as the all-reduce"
 near "$d0f" 3.93 0.03 "fp32 gradients: ZeRO-0 dp"

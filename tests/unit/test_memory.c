@@ -1084,7 +1084,19 @@ static void test_tp_replicated(void)
  * the gradient is 2 or 4 B per parameter in memory (2 + g + 12 with Adam),
  * except over FSDP's fp32 master (param_master: the gradient shard is cast
  * back to fp32, 4 B whatever the wire). A scenario's [parallel] fp32_grads
- * overrides the rule. */
+ * overrides the rule.
+ * On the wire (plan_grad_wire_bytes of the buffer's plan_grad_bytes) each
+ * value takes the buffer's bytes, except where the framework reduces a
+ * narrower copy (grad_wire_dtype = params): Megatron-DeepSpeed under bf16
+ * (BF16_Optimizer's fp32 buffer cast to communication_data_type bf16,
+ * DeepSpeed 38327e07 engine.py:2491-2513) sends 2 B of a 4 B buffer, with
+ * the cast (read 4, write 2) and the copy back (read 2, write 4), 12 B of
+ * HBM traffic per value (plan_grad_cast_bytes); so does DeepSpeed with
+ * fp32_grads = true. Megatron-Core with fp32_grads = false (its
+ * --grad-reduce-in-bf16) keeps a bf16 buffer and sends it: 2 B, no cast;
+ * nanotron reduces its fp32 accumulator as it is: 4 B. tf32 trains fp32
+ * parameters: 4 B gradients, on the wire too, even with fp32_grads = false
+ * (plan_grad_bytes' one rule). */
 #define DP2_(name, prec, par)                                                                      \
 	"include = topologies/frameworks/" name ".ini\n"                                           \
 	"include = models/llama2-7b.ini\ninclude = topologies/nodes/dgx-h100.ini\n"            \
@@ -1097,26 +1109,32 @@ static void test_grad_dtype(void)
 		const char *text;
 		bool fp32;    /* the gradients' dtype: fp32, else 16 bits */
 		double g_mem; /* bytes per parameter of the gradient in memory */
+		double wire;  /* bytes per value on the wire (0: the buffer's, 4 or 2) */
+		double cast;  /* HBM bytes per value of the casts around the wire */
 	} c[] = {
-		{DP2_("megatron-core", "fp16", ""), false, 2},
-		{DP2_("megatron-core", "bf16", ""), true, 4},
-		{DP2_("megatron-core", "fp8", ""), true, 4},
-		{DP2_("megatron-lm", "fp16", ""), false, 2},
-		{DP2_("megatron-lm", "bf16", ""), true, 4},
-		{DP2_("megatron-lm-2021", "fp16", ""), false, 2},
-		{DP2_("megatron-deepspeed", "fp16", ""), false, 2},
-		{DP2_("megatron-deepspeed", "bf16", ""), true, 4},
-		{DP2_("deepspeed", "fp16", ""), false, 2},
-		{DP2_("deepspeed", "bf16", ""), false, 2},
-		{DP2_("nanotron", "bf16", ""), true, 4},
-		{DP2_("fms-fsdp", "bf16", ""), false, 4},
-		{DP2_("llm-foundry", "bf16", ""), true, 4},
-		{DP2_("llm-foundry", "fp16", ""), true, 4},
-		{DP2_("torchtitan", "fp16", ""), true, 4},
+		{DP2_("megatron-core", "fp16", ""), false, 2, 0, 0},
+		{DP2_("megatron-core", "bf16", ""), true, 4, 0, 0},
+		{DP2_("megatron-core", "fp8", ""), true, 4, 0, 0},
+		{DP2_("megatron-lm", "fp16", ""), false, 2, 0, 0},
+		{DP2_("megatron-lm", "bf16", ""), true, 4, 0, 0},
+		{DP2_("megatron-lm-2021", "fp16", ""), false, 2, 0, 0},
+		{DP2_("megatron-deepspeed", "fp16", ""), false, 2, 0, 0},
+		{DP2_("megatron-deepspeed", "bf16", ""), true, 4, 2, 12},
+		{DP2_("deepspeed", "fp16", ""), false, 2, 0, 0},
+		{DP2_("deepspeed", "bf16", ""), false, 2, 0, 0},
+		{DP2_("nanotron", "bf16", ""), true, 4, 0, 0},
+		{DP2_("fms-fsdp", "bf16", ""), false, 4, 0, 0},
+		{DP2_("llm-foundry", "bf16", ""), true, 4, 0, 0},
+		{DP2_("llm-foundry", "fp16", ""), true, 4, 0, 0},
+		{DP2_("torchtitan", "fp16", ""), true, 4, 0, 0},
 		/* the scenario's key wins over the rule, either way */
-		{DP2_("megatron-lm", "fp16", "fp32_grads = true\n"), true, 4},
-		{DP2_("megatron-core", "bf16", "fp32_grads = false\n"), false, 2},
-		{DP2_("deepspeed", "bf16", "fp32_grads = true\n"), true, 4},
+		{DP2_("megatron-lm", "fp16", "fp32_grads = true\n"), true, 4, 0, 0},
+		{DP2_("megatron-core", "bf16", "fp32_grads = false\n"), false, 2, 0, 0},
+		{DP2_("deepspeed", "bf16", "fp32_grads = true\n"), true, 4, 2, 12},
+		{DP2_("megatron-deepspeed", "fp8", ""), true, 4, 2, 12},
+		/* tf32: fp32 gradients whatever the key says */
+		{DP2_("megatron-core", "tf32", ""), true, 4, 0, 0},
+		{DP2_("megatron-deepspeed", "tf32", ""), true, 4, 0, 0},
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		plan_scenario *s = scen_load(c[i].text);
@@ -1124,6 +1142,10 @@ static void test_grad_dtype(void)
 		if (!s)
 			continue;
 		CHECK_INT(s->plan.fp32_grads, c[i].fp32);
+		double gb = plan_grad_bytes(s);
+		CHECK_NEAR(gb, c[i].fp32 ? 4 : 2, 0);
+		CHECK_NEAR(plan_grad_wire_bytes(s, gb), c[i].wire > 0 ? c[i].wire : gb, 0);
+		CHECK_NEAR(plan_grad_cast_bytes(s), c[i].cast, 0);
 		CHECK_NEAR(work_params_total(&s->model), 6738415616.0, 0);
 		plan_grad_bucket k[40];
 		int n = plan_grad_buckets(s, 0, k, 40);
@@ -1135,6 +1157,20 @@ static void test_grad_dtype(void)
 		plan_param_bytes(s, &w, &g, &o, &paged);
 		CHECK_NEAR(g, c[i].g_mem, 0);
 		plan_scenario_free(s);
+	}
+	/* tf32 with fp32_grads = false: the gradients are still fp32 */
+	plan_scenario *t = scen_load(DP2_("megatron-core", "tf32", "fp32_grads = false\n"));
+	CHECK(t != NULL);
+	if (t) {
+		CHECK_NEAR(plan_grad_bytes(t), 4, 0);
+		CHECK_NEAR(plan_grad_wire_bytes(t, 4), 4, 0);
+		plan_grad_bucket k[40];
+		int n = plan_grad_buckets(t, 0, k, 40);
+		double all = 0;
+		for (int j = 0; j < n; j++)
+			all += k[j].dense_bytes;
+		CHECK_NEAR(all, 26953662464.0, 1);
+		plan_scenario_free(t);
 	}
 }
 

@@ -1548,8 +1548,79 @@ static void test_megatron_lm_buckets(void)
 	sim_diag_free(d);
 }
 
+/* A wire narrower than the buffer (grad_wire_dtype = params over fp32
+ * gradients under bf16: DeepSpeed's BF16_Optimizer, plan_grad_wire): each
+ * bucket's collective carries 2 B per value instead of 4, between a cast
+ * before it and a copy back after it on the DP stream, each (4 + 2) B of HBM
+ * traffic per value (plan_grad_cast_bytes 12 B, half on each side). The
+ * quickstart (tp 2, pp 2, dp 4, bf16) with fp32_grads and one bucket per
+ * stage (bucket_size 0 falls back to the framework's; 1e12 B holds all):
+ * stage 0's DP tasks for its bucket are pre-cast, all-reduce, post-cast,
+ * with durations hw_mem_time(6 n), net_collective(2 n), hw_mem_time(6 n)
+ * for n = the bucket's values (dense_bytes / 4); with grad_wire_dtype =
+ * grads the bucket is one all-reduce of 4 n bytes. explain's figure
+ * (plan_grad_bucket_time) is the three together. The tied embedding's sync
+ * sends 4 B per value either way (plan_grad_bytes). */
+static void test_grad_wire(void)
+{
+	sim_diag *d = sim_diag_new();
+	for (int narrow = 0; narrow < 2; narrow++) {
+		const char *set[] = {narrow ? "framework.grad_wire_dtype=params"
+		                            : "framework.grad_wire_dtype=grads",
+		                     "parallel.fp32_grads=true", "cluster.network=alpha-beta",
+		                     "parallel.bucket_size=1e12 B", "parallel.overlap_grad_reduce=false"};
+		plan_scenario *s = NULL;
+		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, 5, d, &s), SIM_OK);
+		plan_graph *g = NULL;
+		if (!s || plan_build(s, &g) != SIM_OK) {
+			plan_scenario_free(s);
+			continue;
+		}
+		CHECK_NEAR(plan_grad_bytes(s), 4, 0);
+		CHECK_NEAR(plan_grad_wire_bytes(s, 4), narrow ? 2 : 4, 0);
+		CHECK_NEAR(plan_grad_cast_bytes(s), narrow ? 12 : 0, 0);
+		plan_groups grp;
+		plan_make_groups(s, &grp);
+		plan_grad_bucket k[4];
+		int n = plan_grad_buckets(s, 0, k, 4);
+		CHECK_INT(n, 1);
+		double values = k[0].dense_bytes / 4;
+		net_cost nc;
+		CHECK_INT(net_collective(&s->cluster, NET_ALLREDUCE, &grp.shard,
+		                         values * (narrow ? 2 : 4), &nc),
+		          SIM_OK);
+		sim_time want[3] = {sim_time_from_s(hw_mem_time(&s->gpu, 6 * values)),
+		                    sim_time_from_s(nc.time_s),
+		                    sim_time_from_s(hw_mem_time(&s->gpu, 6 * values))};
+		sim_time sum = 0;
+		int i = narrow ? 0 : 1, end = narrow ? 3 : 2;
+		for (size_t t = 0; t < g->ntasks; t++) {
+			const plan_task *x = &g->tasks[t];
+			if (x->rank != 0 || x->kind != PLAN_TASK_DP)
+				continue;
+			if (x->layer < 0) { /* the tied embedding's sync: the buffer's bytes */
+				CHECK_INT(x->dur, sim_time_from_s(plan_embedding_sync_time(s, &grp, 4)));
+				continue;
+			}
+			CHECK(i < end);
+			if (i < end)
+				CHECK_INT(x->dur, want[i]);
+			i++;
+			sum += x->dur;
+		}
+		CHECK_INT(i, end);
+		/* explain's figure: the three summed before rounding */
+		CHECK_NEAR((double)sum, (double)sim_time_from_s(plan_grad_bucket_time(s, &grp, &k[0])),
+		           2);
+		plan_graph_free(g);
+		plan_scenario_free(s);
+	}
+	sim_diag_free(d);
+}
+
 int main(void)
 {
+	test_grad_wire();
 	test_megatron_lm_buckets();
 	test_grad_buckets();
 	test_zero3_buckets();

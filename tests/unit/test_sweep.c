@@ -555,7 +555,9 @@ static void test_moe_zb(void)
  * overlap (one bucket after the backward); tp 2 with ZeRO-0 all-reduce
  * buckets; nanotron's DDP buckets at dp 64, where the stream cannot keep up
  * with the backward (32 buckets of 14 ms against 10 ms of backward per
- * layer) and the backlog is exposed. With tp = 1 the simulation's DP
+ * layer) and the backlog is exposed; the first two again with a bf16 wire
+ * under the fp32 buffer (grad_wire_dtype = params: half the bytes, a cast and
+ * a copy back around each bucket). With tp = 1 the simulation's DP
  * category is the same quantity (exec charges the interference's loss to
  * the collective started last, which with tp > 1 is often a TP one):
  * within 2 % + 1 ms (measured 0.0 %; the old fraction-of-one-bucket rule
@@ -572,6 +574,11 @@ static void test_dp_buckets(void)
 		{"scenarios/llama3-8b-efa.ini", {"parallel.overlap_grad_reduce=false"}, 1},
 		{"scenarios/llama3-8b-efa.ini", {"parallel.tp=2", "parallel.dp=8", "parallel.zero=0"}, 3},
 		{"scenarios/llama3-8b-efa-nanotron.ini", {"parallel.pp=1", "parallel.tp=2", "parallel.dp=64"}, 3},
+		/* a bf16 wire under the fp32 buffer (DeepSpeed's grad_wire_dtype),
+		 * overlapped and not: the casts around each bucket count alike */
+		{"scenarios/llama3-8b-efa.ini", {"parallel.micro_batch=2", "framework.grad_wire_dtype=params"}, 2},
+		{"scenarios/llama3-8b-efa.ini",
+		 {"parallel.overlap_grad_reduce=false", "framework.grad_wire_dtype=params"}, 2},
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		sim_diag *d = sim_diag_new();
