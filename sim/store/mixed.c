@@ -22,7 +22,6 @@
  */
 #include "store_int.h"
 
-#include <math.h>
 #include <string.h>
 
 static const char *const basis_names[] = {"gpu", "other_gpu", "host", "nvme"};
@@ -79,10 +78,11 @@ static int put_head(store *s, int64_t id, const exec_result *r, sim_diag *diag)
 	sqlite3_bind_text(st, 2, basis_names[exec_mem_basis_of(r)], -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 3, on ? m->nodes : 0);
 	if (on) { /* else NULLs */
-		const int n[] = {m->cluster_nodes, m->dp, m->replicas, m->kinds};
-		for (int k = 0; k < 4; k++)
-			sqlite3_bind_int(st, k == 0 ? 4 : 5 + k, n[k]);
+		sqlite3_bind_int(st, 4, m->cluster_nodes);
 		sqlite3_bind_text(st, 5, m->gpu, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 6, m->dp);
+		sqlite3_bind_int(st, 7, m->replicas);
+		sqlite3_bind_int(st, 8, m->kinds);
 		sqlite3_bind_double(st, 9, m->base_s);
 		sqlite3_bind_double(st, 10, m->step_s);
 		sqlite3_bind_int(st, 11, m->replica);
@@ -133,11 +133,6 @@ int store_put_mixed(store *s, int64_t id, const exec_result *r, sim_diag *diag)
 	return rc == SIM_OK ? put_classes(s, id, r, diag) : rc;
 }
 
-static double col_double(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
 static int get_head(store *s, int64_t id, exec_result *r, sim_diag *diag)
 {
 	static const char sql[] =
@@ -163,15 +158,15 @@ static int get_head(store *s, int64_t id, exec_result *r, sim_diag *diag)
 		m->dp = sqlite3_column_int(st, 3);
 		m->replicas = sqlite3_column_int(st, 4);
 		m->kinds = sqlite3_column_int(st, 5);
-		m->base_s = col_double(st, 6);
-		m->step_s = col_double(st, 7);
+		m->base_s = store_col_double(st, 6);
+		m->step_s = store_col_double(st, 7);
 		m->replica = sqlite3_column_int(st, 8);
 		m->stage = sqlite3_column_int(st, 9);
-		m->stage_s = col_double(st, 10);
-		m->stage_base_s = col_double(st, 11);
-		m->mem_capacity_bytes = col_double(st, 12);
-		m->mem_peak_bytes = col_double(st, 13);
-		m->mem_needed_bytes = col_double(st, 14);
+		m->stage_s = store_col_double(st, 10);
+		m->stage_base_s = store_col_double(st, 11);
+		m->mem_capacity_bytes = store_col_double(st, 12);
+		m->mem_peak_bytes = store_col_double(st, 13);
+		m->mem_needed_bytes = store_col_double(st, 14);
 		m->mem_stage = sqlite3_column_int(st, 15);
 		m->mem_verdict = verdict_of(sqlite3_column_text(st, 16));
 	}
@@ -198,8 +193,8 @@ static int get_classes(store *s, int64_t id, exec_result *r, sim_diag *diag)
 			continue; /* get_classes in store.c has checked the indices */
 		exec_class *c = &r->classes[i];
 		c->mem_other = true;
-		c->mem_other_total_bytes = col_double(st, 2);
-		c->mem_other_needed_bytes = col_double(st, 3);
+		c->mem_other_total_bytes = store_col_double(st, 2);
+		c->mem_other_needed_bytes = store_col_double(st, 3);
 		c->mem_other_verdict = verdict_of(sqlite3_column_text(st, 4));
 	}
 	int err = rc == SQLITE_DONE ? SIM_OK

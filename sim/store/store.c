@@ -249,7 +249,7 @@ static int query_int(store *s, const char *sql, int64_t *out, sim_diag *diag, co
 	return err;
 }
 
-static double col_double(sqlite3_stmt *st, int i)
+double store_col_double(sqlite3_stmt *st, int i)
 {
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
@@ -467,10 +467,10 @@ static void col_spread(sqlite3_stmt *st, int i, exec_step_spread *sp)
 	double *q[] = {&sp->p05_s, &sp->p10_s, &sp->p50_s,   &sp->p90_s,
 		       &sp->p95_s, &sp->p95_lo_s, &sp->p95_hi_s};
 	for (int k = 0; k < 7; k++)
-		*q[k] = col_double(st, i + k);
+		*q[k] = store_col_double(st, i + k);
 	sp->samples = sqlite3_column_int(st, i + 7);
 	sp->seed = (uint64_t)sqlite3_column_int64(st, i + 8);
-	sp->corr = col_double(st, i + 9);
+	sp->corr = store_col_double(st, i + 9);
 	sp->varying = sqlite3_column_int(st, i + 10);
 }
 
@@ -679,16 +679,16 @@ static int get_head(store *s, int64_t id, exec_result *r, char **text, sim_diag 
 		       &r->mfu,		    &r->hfu,		    &r->tflops_per_gpu,
 		       &r->bubble_fraction, &r->mem_capacity_bytes, &r->mem_peak_bytes};
 	for (int k = 0; k < (int)(sizeof d / sizeof d[0]); k++)
-		*d[k] = col_double(st, 7 + k);
+		*d[k] = store_col_double(st, 7 + k);
 	r->oom = sqlite3_column_int(st, 19) != 0;
 	r->tasks = (uint64_t)sqlite3_column_int64(st, 20);
 	r->events = (uint64_t)sqlite3_column_int64(st, 21);
 	double *o[] = {&r->host_bytes, &r->host_capacity_bytes, &r->nvme_bytes,
 		       &r->nvme_capacity_bytes};
 	for (int k = 0; k < 4; k++)
-		*o[k] = col_double(st, 23 + k);
-	r->band_lo_s = col_double(st, 27);
-	r->band_hi_s = col_double(st, 28);
+		*o[k] = store_col_double(st, 23 + k);
+	r->band_lo_s = store_col_double(st, 27);
+	r->band_hi_s = store_col_double(st, 28);
 	col_text(st, 29, r->band_from, sizeof r->band_from);
 	r->implausible = sqlite3_column_int(st, 30) != 0;
 	col_text(st, 31, r->implausible_why, sizeof r->implausible_why);
@@ -735,8 +735,8 @@ static int get_classes(store *s, int64_t id, exec_result *r, sim_diag *diag)
 		col_text(st, 1, c->name, sizeof c->name);
 		c->ranks = sqlite3_column_int(st, 2);
 		for (int k = 0; k < EXEC_CAT_COUNT; k++)
-			c->time_s[k] = col_double(st, 3 + k);
-		c->mem_total_bytes = col_double(st, 13);
+			c->time_s[k] = store_col_double(st, 3 + k);
+		c->mem_total_bytes = store_col_double(st, 13);
 		c->oom = sqlite3_column_int(st, 14) != 0;
 	}
 	if (err == SIM_OK && rc != SQLITE_DONE)
@@ -769,7 +769,7 @@ static int get_memory(store *s, int64_t id, exec_result *r, sim_diag *diag)
 			err = bad_row(s, diag, "run_memory");
 			break;
 		}
-		r->classes[i].mem_bytes[m] = col_double(st, 2);
+		r->classes[i].mem_bytes[m] = store_col_double(st, 2);
 	}
 	if (err == SIM_OK && rc != SQLITE_DONE)
 		err = db_error(s, diag, "cannot read memory");
@@ -797,11 +797,11 @@ static int get_links(store *s, int64_t id, exec_result *r, sim_diag *diag)
 		col_text(st, 1, l->name, sizeof l->name);
 		col_text(st, 2, l->kind, sizeof l->kind);
 		l->count = sqlite3_column_int(st, 3);
-		l->Bps = col_double(st, 4);
-		l->bytes = col_double(st, 5);
-		l->busy_s = col_double(st, 6);
-		l->util = col_double(st, 7);
-		l->saturated_s = col_double(st, 8);
+		l->Bps = store_col_double(st, 4);
+		l->bytes = store_col_double(st, 5);
+		l->busy_s = store_col_double(st, 6);
+		l->util = store_col_double(st, 7);
+		l->saturated_s = store_col_double(st, 8);
 		col_text(st, 9, l->traffic, sizeof l->traffic);
 	}
 	if (err == SIM_OK && rc != SQLITE_DONE)
@@ -865,10 +865,10 @@ static void list_row(FILE *out, sqlite3_stmt *st, int wid, int wname)
 	const char *name = (const char *)sqlite3_column_text(st, 2);
 	const char *plan = (const char *)sqlite3_column_text(st, 11);
 	char band[48], sweep[24], rank[24], mfu[16];
-	band_cell(col_double(st, 7), col_double(st, 8), band, sizeof band);
+	band_cell(store_col_double(st, 7), store_col_double(st, 8), band, sizeof band);
 	int_cell(st, 9, sweep, sizeof sweep);
 	int_cell(st, 10, rank, sizeof rank);
-	snprintf(mfu, sizeof mfu, "%.1f%%%s", 100.0 * col_double(st, 5),
+	snprintf(mfu, sizeof mfu, "%.1f%%%s", 100.0 * store_col_double(st, 5),
 		 sqlite3_column_int(st, 12) ? "!" : "");
 	/* the run's verdict (exec_mem_verdict) as stored since version 10;
 	 * before, out of memory as stored, else tight when the most loaded
@@ -883,7 +883,7 @@ static void list_row(FILE *out, sqlite3_stmt *st, int wid, int wname)
 	else
 		snprintf(mem, sizeof mem, "%s%s",
 			 sqlite3_column_int(st, 6) ? "OOM"
-			 : col_double(st, 13) > (1.0 - PLAN_TIGHT_HEADROOM) * col_double(st, 14)
+			 : store_col_double(st, 13) > (1.0 - PLAN_TIGHT_HEADROOM) * store_col_double(st, 14)
 				 ? "tight"
 				 : "fits",
 			 !sqlite3_column_int(st, 6) &&
@@ -892,7 +892,7 @@ static void list_row(FILE *out, sqlite3_stmt *st, int wid, int wname)
 			     : "");
 	fprintf(out, "%*lld  %-20s  %-*s  %6d  %12.6f  %-13s  %7s  %-6s  %5s  %5s  %s\n", wid,
 		(long long)sqlite3_column_int64(st, 0), created ? created : "", wname,
-		name ? name : "", sqlite3_column_int(st, 3), col_double(st, 4), band, mfu,
+		name ? name : "", sqlite3_column_int(st, 3), store_col_double(st, 4), band, mfu,
 		mem, sweep, rank, plan ? plan : "");
 }
 

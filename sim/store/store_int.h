@@ -23,6 +23,8 @@ int store_step_done(store *s, sqlite3_stmt *st, sim_diag *diag, const char *what
 /* An error in diag ("path: error: what: SQLite's message"), then ROLLBACK
  * if a transaction is open; returns SIM_EDB. */
 int store_fail(store *s, sim_diag *diag, const char *what);
+/* A REAL column, NaN where it is NULL (a figure the run did not have). */
+double store_col_double(sqlite3_stmt *st, int i);
 /* The time now as the rows' created_utc ("2026-11-28T10:00:00Z"). */
 void store_utc_now(char created[32]);
 /* Bind the scenario columns every stored run starts with, parameters 1-6
