@@ -134,6 +134,30 @@ static const char *zero3_split_words(const plan_scenario *s)
 	}
 }
 
+/* The host's work at ZeRO-3's gathers (zero3_gather_rank_op,
+ * zero3_rank_copies) and DeepSpeed 2021's device syncs (zero3_sync). */
+static void zero3_host_why(FILE *o, const plan_scenario *s)
+{
+	double h = plan_zero3_gather_host_s(s);
+	if (!(h > 0) && !s->fw.zero3_sync)
+		return;
+	char a[32], z[768];
+	snprintf(z, sizeof z,
+	         "Issuing each layer's gathers costs the host %s per pass (zero3_gather_rank_op: "
+	         "a view per rank and gathered tensor%s). %s",
+	         explain_unit(h, SIM_UNIT_TIME, a, sizeof a),
+	         s->fw.zero3_rank_copies ? ", and a copy kernel per rank: PyTorch's list "
+	                                   "collectives (zero3_rank_copies)"
+	                                 : "",
+	         s->fw.zero3_sync
+	                 ? "The host synchronises the device before issuing them (zero3_sync, "
+	                   "DeepSpeed before 2021-10): that work, what the gradient hooks still "
+	                   "owe and the last reduction run with the GPU idle, at every layer of "
+	                   "every pass."
+	                 : "It is hidden only behind the GPU work the host has queued ahead.");
+	explain_why(o, z);
+}
+
 static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_s, double exposed)
 {
 	const plan_spec *p = &s->plan;
@@ -157,6 +181,7 @@ static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_
 		         explain_unit(last, SIM_UNIT_BYTES, b3, sizeof b3),
 		         explain_unit(host, SIM_UNIT_TIME, a, sizeof a));
 		explain_why(o, z);
+		zero3_host_why(o, s);
 		return;
 	}
 	if (p->zero >= 3) {
@@ -167,6 +192,7 @@ static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_
 		        "then all-reduces the shard over its replicas), overlapped with compute: "
 		        "only the waits are exposed, and the optimizer step, which waits for the "
 		        "last layer's reduction; there is no single all-reduce to compare.");
+		zero3_host_why(o, s);
 		return;
 	}
 	/* how stage 0's first bucket starts (all alike but a chunk's launch

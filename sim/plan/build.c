@@ -306,6 +306,7 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	b.fsdp = (fsdp_state){
 		.on = stream || (!s->inference && p->zero >= 3 && p->dp * cp > 1),
 		.dir = 1,
+		.rs_last = UINT32_MAX,
 		.layers = lmax,
 		.gather = malloc((size_t)lps * sizeof(uint32_t)),
 		.param_bytes = layer_params * wbytes,
@@ -326,7 +327,13 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 		b.fsdp.bucket_bytes = plan_bucket_bytes(s);
 		b.fsdp.gbytes = gbytes;
 		b.fsdp.tensors = build_zero3_layer_tensors(s);
-		b.fsdp.tensor_host_s = s->fw.zero3_rank_op_s * b.shard.size;
+		b.fsdp.tensor_host_s = plan_zero3_reduce_rank_s(s) * b.shard.size;
+	}
+	/* the host's work at each layer's gathers, and DeepSpeed 2021's device
+	 * syncs around them (emit.c zero3_entry) */
+	if (b.fsdp.on && !s->inference) {
+		b.fsdp.gather_host_s = plan_zero3_gather_host_s(s);
+		b.fsdp.sync = s->fw.zero3_sync;
 	}
 	size_t pm = (size_t)b.vstages * (size_t)b.m;
 	pipe_ids ids = {calloc(pm, 4), calloc(pm, 4), calloc(pm, 4), calloc(pm, 4),

@@ -87,6 +87,13 @@ typedef struct fsdp_state {
 	double tensors, root_bytes, root_tensors, tensor_host_s;
 	double ipg_bytes, ipg_fit, ipg_tensors; /* ipg_fit: bytes copied into the buffer */
 	sim_time carry, lead; /* lead: the host's run-ahead (emit.c host_exposed) */
+	/* each layer's gathers: their host time per pass (plan_zero3_gather_host_s)
+	 * and whether the host synchronises the device before issuing them
+	 * (zero3_sync); the last reduction on the DP stream, which that sync
+	 * waits for too */
+	double gather_host_s;
+	bool sync;
+	uint32_t rs_last;
 } fsdp_state;
 
 struct layer_prog;

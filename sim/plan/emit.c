@@ -228,6 +228,7 @@ static int reduce_tail(builder *b, cursor *k, uint32_t done, double bytes, doubl
 	done = build_add_dp_on(b, &b->shard, stage, NET_REDUCESCATTER, bytes, &done, 1, layer);
 	if (done == UINT32_MAX)
 		return SIM_ENOMEM;
+	k->f->rs_last = done;
 	double shard = bytes / b->shard.size;
 	if (b->replica.size > 1 && (last || s->fw.hsdp_reduce == PLAN_REDUCE_MICROBATCH)) {
 		done = build_add_dp_on(b, &b->replica, stage, NET_ALLREDUCE, shard, &done, 1,
@@ -381,6 +382,54 @@ static int ipg_end(builder *b, cursor *k)
 	return ipg_flush(b, k, dep, -1);
 }
 
+/* The host's work where a chain enters a ZeRO-3 layer x->layer: issuing its
+ * gathers (f->gather_host_s: plan_zero3_gather_host_s, the per-rank loops of
+ * DeepSpeed before 2021-10). Without zero3_sync it is owed to the next
+ * compute tasks like a bucket's slicing (host_exposed: hidden behind the
+ * GPU work queued ahead). With it the host first synchronises the device,
+ * as DeepSpeed 0.3.13-0.5.x does (microsoft/DeepSpeed 112ebff6e, 2021-04-08,
+ * deepspeed/runtime/zero/): every submodule's pre-forward and pre-backward
+ * hook fetches its parameters and, when any were gathered or in flight,
+ * waits for the gather handles, the gather stream and torch.cuda.synchronize()
+ * (stage3.py:357-406, 483-491), which waits for every stream, the gradient
+ * reductions' too; then it prefetches the next modules' parameters
+ * (:312-324), each through _allgather_param, which calls
+ * torch.cuda.synchronize() again and builds the per-rank list
+ * (partition_parameters.py:610-650), before the module's own kernels are
+ * issued. So the GPU is idle while the host issues the gathers, and what
+ * the gradient hooks still owe is paid there too: a host task on the
+ * compute stream after the chain's last link, this layer's gather and the
+ * last reduction, that the layer's first task follows; the host's lead
+ * starts again from nothing. Approximated per layer (DeepSpeed syncs per
+ * module): the next layer's gather is issued with it, as link_deps's
+ * prefetch does. The sync's own cost (a cudaDeviceSynchronize on an idle
+ * device) is not charged. */
+static int zero3_entry(builder *b, cursor *k, const seg *x)
+{
+	fsdp_state *f = k->f;
+	sim_time h = sim_time_from_s(f->gather_host_s);
+	if (!f->sync) {
+		f->carry = sim_time_add_sat(f->carry, h);
+		return SIM_OK;
+	}
+	uint32_t deps[3] = {k->prev, fsdp_gather(b, f, k->stage, x->layer, k->prev), f->rs_last};
+	fsdp_gather(b, f, k->stage, x->layer + f->dir, k->prev);
+	h = sim_time_add_sat(h, host_exposed(f));
+	f->lead = 0;
+	if (h <= 0)
+		return SIM_OK;
+	plan_task t = {h, k->stage, PLAN_STREAM_COMPUTE, f->dir > 0 ? PLAN_TASK_FWD : PLAN_TASK_BWD,
+		       x->layer, k->mb, 0, 0};
+	uint32_t id = plan_graph_add(b->g, &t, deps, 3);
+	if (id == UINT32_MAX)
+		return SIM_ENOMEM;
+	if (k->first == UINT32_MAX)
+		k->first = id;
+	k->before = k->prev;
+	k->prev = k->tail = id;
+	return SIM_OK;
+}
+
 /* ZeRO-3 / FSDP after the last backward task `id` of a layer: the flat
  * gradient's assembly on the compute stream (flat_s, the chain's new last
  * link), then, where this micro-batch reduces, on the DP stream the
@@ -460,9 +509,12 @@ int build_emit_to(builder *b, cursor *k, int end)
 	for (; k->i < end; k->i++) {
 		int i = k->i;
 		const seg *x = &c->v[i];
+		if (k->f->on && x->layer >= 0 && x->layer != k->cur && !x->aside &&
+		    (k->f->gather_host_s > 0 || k->f->sync) && zero3_entry(b, k, x) != SIM_OK)
+			return SIM_ENOMEM;
 		plan_task t = {x->dur, k->stage, seg_stream(x->kind), x->kind, x->layer, k->mb,
 			       x->scaleup, x->nic};
-		if (k->f->bucket && t.stream == PLAN_STREAM_COMPUTE) {
+		if ((k->f->bucket || k->f->gather_host_s > 0) && t.stream == PLAN_STREAM_COMPUTE) {
 			/* the host time a bucket's reduction left (ipg_add), less
 			 * the host's lead */
 			sim_time cpu = sim_time_add_sat(x->cpu, host_exposed(k->f));

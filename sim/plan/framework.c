@@ -134,6 +134,21 @@ const conf_key plan_framework_keys[] = {
         {"zero3_rank_op", CONF_QTY, SIM_UNIT_TIME, 0, 1, "0 us", NULL, FK(zero3_rank_op_s),
          "ZeRO-3 bucket reductions: host time per shard rank and gradient tensor (DeepSpeed's "
          "reduce_scatter_coalesced slices every tensor per rank in Python)"},
+        {"zero3_gather_rank_op", CONF_QTY, SIM_UNIT_TIME, 0, 1, "0 us", NULL,
+         FK(zero3_gather_rank_op_s),
+         "ZeRO-3 gathers: host time per shard rank and gathered tensor (DeepSpeed before "
+         "2021-10 views the gathered tensor once per rank in Python and passes the list to "
+         "all_gather)"},
+        {"zero3_sync", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(zero3_sync),
+         "ZeRO-3: the host synchronises the device before each layer's gathers are issued "
+         "(DeepSpeed before 2021-10: torch.cuda.synchronize per gathered parameter and "
+         "after every module's fetch), so their host work and what the gradient hooks "
+         "still owe run with the GPU idle"},
+        {"zero3_rank_copies", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+         FK(zero3_rank_copies),
+         "ZeRO-3's all-gathers and reduce-scatters take per-rank tensor lists: PyTorch copies "
+         "each rank's slice with its own kernel, one launch per rank and tensor beside "
+         "zero3_rank_op and zero3_gather_rank_op"},
         {"recompute_early_stop", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
          FK(recompute_early_stop),
          "recompute = full re-runs a layer's forward only up to its last saved tensor: the "

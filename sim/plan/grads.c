@@ -122,7 +122,8 @@ static int zero3_walk(const plan_scenario *s, int stage, double *list, int cap,
 	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
 	int ng = plan_zero3_pieces(s, ga, gr);
 	double B = plan_bucket_bytes(s), lb = work_params_layer(&s->model) / p->tp * gbytes;
-	double pt = build_zero3_layer_tensors(s) / ng, th = s->fw.zero3_rank_op_s * grp.shard.size;
+	double pt = build_zero3_layer_tensors(s) / ng,
+	       th = plan_zero3_reduce_rank_s(s) * grp.shard.size;
 	double rt, root = build_root_params(s, stage, &rt) * gbytes;
 	int layers = plan_stage_layers(s, stage) - first_trained(s, stage), n = 0;
 	double open = 0, tens = 0;
@@ -151,6 +152,43 @@ static int zero3_walk(const plan_scenario *s, int stage, double *list, int cap,
 		*host_s += tens * th;
 	}
 	return n;
+}
+
+/* DeepSpeed's ZeRO-3 host loops per shard rank. Its reductions slice every
+ * gradient tensor once per rank (zero3_rank_op: reduce_scatter_coalesced's
+ * Python since 2022-01; before, _reduce_scatter_gradient's narrow per rank,
+ * microsoft/DeepSpeed 112ebff6e deepspeed/runtime/zero/partition_parameters.py:
+ * 750-784); before 2021-10 its gathers viewed each parameter once per rank
+ * (zero3_gather_rank_op: _allgather_param, :610-650). Those lists went to
+ * PyTorch's list collectives, whose NCCL backend copies between the list
+ * and one flat tensor, one copy_ per rank (PyTorch 1.13.1
+ * torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:2111-2118 all_gather,
+ * 2210-2216 reduce_scatter): with zero3_rank_copies each rank's slice adds
+ * a kernel launch ([gpu] launch_overhead). */
+double plan_zero3_reduce_rank_s(const plan_scenario *s)
+{
+	return s->fw.zero3_rank_op_s + (s->fw.zero3_rank_copies ? s->gpu.launch_s : 0);
+}
+
+double plan_zero3_gather_rank_s(const plan_scenario *s)
+{
+	return s->fw.zero3_gather_rank_op_s + (s->fw.zero3_rank_copies ? s->gpu.launch_s : 0);
+}
+
+double plan_zero3_gather_host_s(const plan_scenario *s)
+{
+	const plan_spec *p = &s->plan;
+	if (p->zero < 3 || s->inference)
+		return 0;
+	plan_groups grp;
+	plan_make_groups(s, &grp);
+	if (grp.shard.size <= 1)
+		return 0;
+	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
+	int ng = plan_zero3_pieces(s, ga, gr), k = 0;
+	for (int i = 0; i < ng; i++)
+		k += ga[i] > 0;
+	return k * grp.shard.size * plan_zero3_gather_rank_s(s);
 }
 
 int plan_zero3_buckets(const plan_scenario *s, int stage, double *max_bytes,

@@ -286,6 +286,15 @@ typedef struct plan_framework {
 	double zero3_rank_op_s;       /* host time per (shard rank x gradient
 				       * tensor) of a bucket's reduce-scatter:
 				       * DeepSpeed's per-rank slicing (emit.c) */
+	double zero3_gather_rank_op_s; /* host time per (shard rank x gathered
+				       * tensor) of a ZeRO-3 all-gather: DeepSpeed
+				       * 2021's per-rank views (emit.c) */
+	bool zero3_sync;              /* the host synchronises the device before
+				       * each layer's gathers are issued
+				       * (DeepSpeed before 2021-10; emit.c) */
+	bool zero3_rank_copies;       /* ZeRO-3's collectives take per-rank tensor
+				       * lists: one copy kernel launch per rank
+				       * and tensor (PyTorch's list collectives) */
 	bool fsdp_casts;              /* FSDP MixedPrecision's shard casts and the
 				       * sharded accumulation, on its side
 				       * streams (plan_fsdp_gather_cast_bytes) */
@@ -1353,6 +1362,17 @@ bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_ite
  * host's lead hides any). 0 and zeros in other modes. */
 int plan_zero3_buckets(const plan_scenario *s, int stage, double *max_bytes,
 		       double *last_bytes, double *host_s);
+/* ZeRO-3's host time per shard rank, on the issuing thread: per gradient
+ * tensor of a bucket's reduction (zero3_rank_op) and per gathered tensor of
+ * a gather (zero3_gather_rank_op), each with a kernel launch when the
+ * collectives copy per rank (zero3_rank_copies). Times the shard group's size
+ * they give the host time per tensor. */
+double plan_zero3_reduce_rank_s(const plan_scenario *s);
+double plan_zero3_gather_rank_s(const plan_scenario *s);
+/* The host time of one layer's ZeRO-3 gathers in one pass: the gathered
+ * tensors (plan_zero3_pieces' nonzero gathers) x shard ranks x
+ * plan_zero3_gather_rank_s; 0 without ZeRO-3 across DP ranks. */
+double plan_zero3_gather_host_s(const plan_scenario *s);
 /* The same buckets' bytes in the order they are reduced (at most cap
  * written; the count returned, as plan_zero3_buckets). */
 int plan_zero3_bucket_list(const plan_scenario *s, int stage, double *bytes, int cap);

@@ -40,7 +40,9 @@
  *       the last: hsdp_grad_reduce; under accumulate_unsharded only the
  *       last micro-batch reduces; under zero3_reduce = bucket DeepSpeed's
  *       buckets, plan_zero3_bucket_list, each at its size, the last exposed after each
- *       micro-batch's backward), exposed where they outlast compute;
+ *       micro-batch's backward), exposed where they outlast compute, and
+ *       the host's work at each layer's gathers (plan_zero3_gather_host_s;
+ *       under zero3_sync with the GPU idle, in both passes);
  *   optimizer: plan_optimizer_time on the GPU (as plan/grads.c); offloaded (offload_optimizer) the CPU step of the
  *       node's GPUs at the host DRAM rate (30 bytes per parameter; from NVMe
  *       at least 24 bytes per parameter at the NVMe rate) plus the PCIe
@@ -320,8 +322,22 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		                    : 0;
 		bool nosync = s->fw.accumulate_unsharded && m > 1;
 		double early = nosync ? 0 : rs + (s->fw.hsdp_reduce == PLAN_REDUCE_MICROBATCH ? ar : 0);
+		/* the host's work at each layer's gathers (emit.c zero3_entry):
+		 * under zero3_sync with the GPU idle, in both passes, with what
+		 * the bucket slicing of the layer's backward leaves beyond its
+		 * GPU time and the layer's reduction, which the next layer's sync
+		 * waits for; otherwise what outlasts the layer's compute */
+		double H = plan_zero3_gather_host_s(s), hx = 0;
+		if (H > 0 || s->fw.zero3_sync) {
+			double mx, last, hs = 0;
+			plan_zero3_buckets(s, 0, &mx, &last, &hs);
+			hx = s->fw.zero3_sync ? 2 * H + fmax(0, hs / (layers > 0 ? layers : 1) - bwd_l) +
+			                                rs
+			                      : fmax(0, H - fwd_l) + fmax(0, H - bwd_l);
+		}
 		return layers * ((double)m * fmax(0, ag - fwd_l) +
-		                 (m - 1) * fmax(0, ag + early - bwd_l) + fmax(0, ag + rs + ar - bwd_l)) +
+		                 (m - 1) * fmax(0, ag + early - bwd_l) + fmax(0, ag + rs + ar - bwd_l) +
+		                 (double)m * hx) +
 		       m * tail;
 	}
 	double reduce, gather = 0;

@@ -159,7 +159,9 @@ static const char *row_profile(const cases_csv *c, size_t row, const valid_optio
                                const valid_stack **st)
 {
 	const char *fw = get(c, row, "framework");
-	*st = opt->stacks ? valid_stack_find_fw(opt->stacks, get(c, row, "source"), fw) : NULL;
+	*st = opt->stacks ? valid_stack_find_fw(opt->stacks, get(c, row, "source"), fw,
+	                                                  atoi(get(c, row, "zero")))
+	                            : NULL;
 	if (*st && *(*st)->match)
 		return (*st)->profile;
 	static char name[64];

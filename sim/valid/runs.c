@@ -247,7 +247,9 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	/* the software stack: the row's framework column, else the table */
 	const char *source = get(c, row, "source");
 	const char *fwcol = cases_csv_col(c, "framework") >= 0 ? get(c, row, "framework") : "";
-	const valid_stack *st = opt && opt->stacks ? valid_stack_find(opt->stacks, source) : NULL;
+	const valid_stack *st =
+	        opt && opt->stacks ? valid_stack_find(opt->stacks, source, atoi(get(c, row, "zero")))
+	                           : NULL;
 	const char *profile = *fwcol ? fwcol : st ? st->profile : "megatron-core";
 	if (strchr(profile, '/'))
 		return "framework: expected a profile name of topologies/frameworks/";
@@ -463,7 +465,8 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 		 get(c, row, "gpus"), get(c, row, "gpu"));
 	/* the source's group: the stack table's label, else the source itself */
 	const char *source = get(c, row, "source");
-	const valid_stack *st = opt->stacks ? valid_stack_find(opt->stacks, source) : NULL;
+	const valid_stack *st =
+	        opt->stacks ? valid_stack_find(opt->stacks, source, atoi(get(c, row, "zero"))) : NULL;
 	if (st && *st->label && *st->match)
 		snprintf(v->group, sizeof v->group, "%s", st->label);
 	else if (*source)

@@ -3,12 +3,14 @@
  * of guessing from one source's name.
  *
  * Columns: match, framework, year_from, year_to, profile, attention, label,
- * why. A row applies to a case when `match` occurs in the case's `source`
+ * why, and optionally zero_from. A row applies to a case when `match` occurs in the case's `source`
  * and `framework` (when set) in the case's framework column (memory.csv's
  * rows: one source may have run several stacks)
  * (case-insensitive; empty matches every source) and the source's year
  * (valid_source_year; the rows with a year range need one) lies in
- * [year_from, year_to] (empty = open). The first row that applies wins, so
+ * [year_from, year_to] (empty = open) and, when zero_from is set, the
+ * case's ZeRO stage is at least zero_from (a source whose own framework
+ * had no ZeRO-3 ran another's for such rows). The first row that applies wins, so
  * specific rows come before general ones and the table ends with catch-alls
  * by date. `profile` names topologies/frameworks/PROFILE.ini; `attention`
  * (flash | unfused, empty = the profile's) records what the ecosystem ran at
@@ -149,8 +151,13 @@ int valid_stacks_load(const char *datadir, valid_stacks **out, sim_diag *diag)
 		snprintf(s->attention, sizeof s->attention, "%s", att);
 		snprintf(s->label, sizeof s->label, "%s",
 		         cases_csv_get(c, i, cases_csv_col(c, "label")));
+		long zf = 0;
+		if (cases_csv_col(c, "zero_from") >= 0 &&
+		    cases_get_int(c, i, "zero_from", 0, &zf, diag) != SIM_OK)
+			rc = SIM_ECONF;
 		s->year_from = (int)from;
 		s->year_to = (int)to;
+		s->zero_from = (int)zf;
 		s->line = cases_csv_line(c, i);
 		t->n++;
 	}
@@ -180,13 +187,13 @@ void valid_stacks_free(valid_stacks *t)
 	free(t);
 }
 
-const valid_stack *valid_stack_find(const valid_stacks *t, const char *source)
+const valid_stack *valid_stack_find(const valid_stacks *t, const char *source, int zero)
 {
-	return valid_stack_find_fw(t, source, NULL);
+	return valid_stack_find_fw(t, source, NULL, zero);
 }
 
 const valid_stack *valid_stack_find_fw(const valid_stacks *t, const char *source,
-				       const char *framework)
+				       const char *framework, int zero)
 {
 	int year = valid_source_year(source);
 	for (size_t i = 0; t && i < t->n; i++) {
@@ -197,6 +204,8 @@ const valid_stack *valid_stack_find_fw(const valid_stacks *t, const char *source
 		if (*s->framework && (!framework || !contains_ci(framework, s->framework)))
 			continue;
 		if (dated && (year == 0 || year < s->year_from || year > s->year_to))
+			continue;
+		if (s->zero_from > 0 && zero < s->zero_from)
 			continue;
 		return s;
 	}

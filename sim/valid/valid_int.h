@@ -12,6 +12,8 @@ typedef struct valid_stack {
 	char profile[64];       /* topologies/frameworks/PROFILE.ini */
 	char attention[16];     /* "flash", "unfused" or "" (the profile's) */
 	char label[48];         /* the source group's name, or "" */
+	int zero_from;          /* applies only to cases of this ZeRO stage or
+				 * higher (0 = any) */
 	int line;               /* in stacks.csv */
 } valid_stack;
 typedef struct valid_stacks valid_stacks;
@@ -38,13 +40,14 @@ int valid_table_read(const char *datadir, const char *file, const char *const *c
 		     size_t plen, cases_csv **out, sim_diag *diag);
 int valid_stacks_load(const char *datadir, valid_stacks **out, sim_diag *diag);
 void valid_stacks_free(valid_stacks *t);
-/* The first row of the table that applies to `source` (rows naming a
- * framework never apply), or NULL. */
-const valid_stack *valid_stack_find(const valid_stacks *t, const char *source);
+/* The first row of the table that applies to `source` and a case of ZeRO
+ * stage `zero` (rows naming a framework never apply; rows with a zero_from
+ * apply from that stage on), or NULL. */
+const valid_stack *valid_stack_find(const valid_stacks *t, const char *source, int zero);
 /* The same for a case whose framework column reads `framework`: rows naming
  * one apply when it occurs in it. */
 const valid_stack *valid_stack_find_fw(const valid_stacks *t, const char *source,
-				       const char *framework);
+				       const char *framework, int zero);
 /* The latest year 2015-2035 written in the source text (a publication or
  * commit date), 0 when none. */
 int valid_source_year(const char *source);

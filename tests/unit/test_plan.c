@@ -937,6 +937,76 @@ static void test_zero3_buckets(void)
 	sim_diag_free(d);
 }
 
+/* DeepSpeed 2021's ZeRO-3 host work at the gathers ([framework]
+ * zero3_gather_rank_op, zero3_rank_copies, zero3_sync; emit.c zero3_entry).
+ * The quickstart without a pipeline (tp 2, dp 8, 24 layers, m = 128 / 8 / 4
+ * = 4), Megatron's four linear modules per layer, each weight per rank
+ * (3h^2/2 = 7.96e6 elements at h = 2304 and larger) over the 1e5
+ * persistence threshold: 4 gathered tensors per layer. At 10 ms per rank
+ * and tensor: H = 4 x 8 x 10 ms = 0.32 s per layer and pass; with
+ * zero3_rank_copies each rank adds the GPU file's launch_overhead (4 us),
+ * to both the gathers' and the reductions' per-rank host time. With
+ * zero3_sync every layer's entry in a forward and a backward chain is one
+ * host task on the compute stream, with the GPU idle: 24 x 4 more forward
+ * and 24 x 4 more backward tasks, and the step grows by at least the 2 x 24
+ * x 4 x 0.32 = 61.44 s they hold (the compute stream runs one task at a
+ * time), and by at most one more step of the base plan (what the syncs
+ * stop from overlapping: 62.58 s against 1.04 s + 61.44 s when written).
+ * Without the sync the same host time is owed to the compute tasks after
+ * it and only the GPU work queued ahead hides it: the host-bound step is
+ * at least the 61.44 s, and shorter than with the sync (61.69 s). */
+static void test_zero3_sync(void)
+{
+	const char *base[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=3",
+			      "framework.zero3_modules=megatron",
+			      "framework.zero3_gather_rank_op=10ms", "framework.zero3_sync=false",
+			      "framework.zero3_rank_copies=false", "framework.zero3_rank_op=2ms"};
+	const char *sync[8], *copies[8];
+	for (int i = 0; i < 8; i++)
+		sync[i] = copies[i] = base[i];
+	sync[5] = "framework.zero3_sync=true";
+	copies[6] = "framework.zero3_rank_copies=true";
+	const char *none[4] = {base[0], base[1], base[2], base[3]};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s[4] = {NULL};
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", none, 4, d, &s[0]), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", base, 8, d, &s[1]), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", sync, 8, d, &s[2]), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", copies, 8, d, &s[3]), SIM_OK);
+	if (s[0] && s[1] && s[2] && s[3]) {
+		CHECK_INT(plan_microbatches(&s[2]->plan), 4);
+		CHECK_NEAR(s[3]->gpu.launch_s, 4e-6, 1e-15);
+		CHECK_NEAR(plan_zero3_gather_host_s(s[0]), 0, 0);
+		CHECK_NEAR(plan_zero3_gather_host_s(s[2]), 0.32, 1e-12);
+		CHECK_NEAR(plan_zero3_gather_host_s(s[3]), 4 * 8 * 10.004e-3, 1e-12);
+		CHECK_NEAR(plan_zero3_reduce_rank_s(s[2]), 2e-3, 1e-15);
+		CHECK_NEAR(plan_zero3_reduce_rank_s(s[3]), 2.004e-3, 1e-15);
+		plan_graph *g[3] = {NULL};
+		for (int i = 0; i < 3; i++)
+			CHECK_INT(plan_build(s[i], &g[i]), SIM_OK);
+		if (g[0] && g[1] && g[2]) {
+			CHECK_INT(count_kind(g[1], 0, PLAN_TASK_FWD), count_kind(g[0], 0, PLAN_TASK_FWD));
+			CHECK_INT(count_kind(g[2], 0, PLAN_TASK_FWD) - count_kind(g[0], 0, PLAN_TASK_FWD),
+				  24 * 4);
+			CHECK_INT(count_kind(g[2], 0, PLAN_TASK_BWD) - count_kind(g[0], 0, PLAN_TASK_BWD),
+				  24 * 4);
+		}
+		for (int i = 0; i < 3; i++)
+			plan_graph_free(g[i]);
+		exec_result *r = malloc(3 * sizeof *r);
+		if (r && exec_run(s[0], &r[0]) == SIM_OK && exec_run(s[1], &r[1]) == SIM_OK &&
+		    exec_run(s[2], &r[2]) == SIM_OK) {
+			CHECK(r[2].step_s >= r[0].step_s + 61.44);
+			CHECK(r[2].step_s <= r[0].step_s + 61.44 + r[0].step_s);
+			CHECK(r[1].step_s >= 61.44 && r[1].step_s < r[2].step_s);
+		}
+		free(r);
+	}
+	for (int i = 0; i < 4; i++)
+		plan_scenario_free(s[i]);
+	sim_diag_free(d);
+}
+
 /* ZeRO-3's gathers per linear module ([framework] zero3_modules,
  * work_layer_linears, plan_zero3_pieces). Analytic, weights only:
  *   GPT layer (the quickstart's megatron-1.7b: h = 2304, f = 4h = 9216,
@@ -1624,6 +1694,7 @@ int main(void)
 	test_megatron_lm_buckets();
 	test_grad_buckets();
 	test_zero3_buckets();
+	test_zero3_sync();
 	test_zero3_modules();
 	test_megatron_buckets();
 	test_dgrad_async();

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# stacks.sh PODSIM - the software stack a measured row ran
+# (topologies/frameworks/stacks.csv), chosen by source, date and, for ZeRO-3
+# rows, the stage (its zero_from column): a Megatron paper of 2021 ran
+# Megatron-LM, but its ZeRO-3 rows ran DeepSpeed's ZeRO-3 of the time
+# (Megatron-LM then sharded nothing), so they are predicted under
+# deepspeed-2021, not skipped as plans Megatron-LM cannot run; a ZeRO paper
+# of 2021 ran DeepSpeed of 2021, of 2023 today's profile. Rows in
+# calibration.csv's schema; the measured times are placeholders (the check
+# is the profile each row gets, and that every row is simulated).
+set -u
+podsim=$1
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+head -n 1 tests/cases/calibration.csv >"$tmp/rows.csv"
+row() { # id source zero
+	printf '%s,"%s",gpt-175b,96,12288,96,,49152,51200,2048,,,1536,1,768,a100-sxm4-80g,8,nvswitch-gen2,8,200,ib,1,1,768,,,,,%s,,full,fp16,40,,,,,high,\n' \
+		"$1" "$2" "$3" >>"$tmp/rows.csv"
+}
+row Z1 "Narayanan et al. 2021, Megatron-LM SC21" 3
+row Z2 "Narayanan et al. 2021, Megatron-LM SC21" 1
+row Z3 "Rajbhandari et al. 2021, ZeRO-Infinity" 3
+row Z4 "ZeRO++ 2023" 3
+want() { # id profile
+	"$podsim" validate "$tmp/rows.csv" --scenario "$1" --data . >"$tmp/$1.ini" 2>&1 ||
+		{ echo "$1: --scenario failed"; cat "$tmp/$1.ini"; fail=1; return; }
+	grep -q "^; assumed: framework $2[,( ]" "$tmp/$1.ini" &&
+		grep -q "^include = ./topologies/frameworks/$2.ini$" "$tmp/$1.ini" ||
+		{ echo "$1: not the $2 profile:"; grep '^; assumed: framework\|frameworks/' "$tmp/$1.ini"; fail=1; }
+}
+want Z1 deepspeed-2021
+want Z2 megatron-lm-2021
+want Z3 deepspeed-2021
+want Z4 deepspeed
+"$podsim" validate "$tmp/rows.csv" --data . >"$tmp/out.txt" 2>&1
+grep -q '^validation of .*: 4 rows, 4 simulated, 0 skipped$' "$tmp/out.txt" ||
+	{ echo "not every row simulated:"; cat "$tmp/out.txt"; fail=1; }
+# the ZeRO-3 row stays in its source's group (the label of the Megatron rows)
+grep -q '^Megatron-LM  *2  *2  *0 ' "$tmp/out.txt" ||
+	{ echo "the Megatron source's group:"; cat "$tmp/out.txt"; fail=1; }
+exit $fail
