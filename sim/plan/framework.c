@@ -18,7 +18,8 @@ static const char *const layer_names[] = {"fused", "nanotron", "mpt", "fms", "hf
 					  "hf-llama5", NULL}; /* work_layer_code */
 static const char *const accum_names[] = {"fused", "kernel", NULL};   /* plan_grad_accum */
 static const char *const zero3_reduce_names[] = {"unit", "bucket", NULL}; /* plan_zero3_reduce */
-static const char *const grad_dtype_names[] = {"fp32", "params", "fp32-unless-fp16", NULL};
+static const char *const grad_dtype_names[] = {"fp32", "params", "fp32-unless-fp16",
+                                                "params-unless-bf16-zero0", NULL};
 _Static_assert(PLAN_GRAD_FP32 == 0 && PLAN_GRAD_PARAMS == 1 && PLAN_GRAD_FP32_UNLESS_FP16 == 2,
                "grad_dtype_names follows plan_grad_dtype");
 static const char *const grad_wire_names[] = {"grads", "params", NULL};
@@ -172,7 +173,9 @@ const conf_key plan_framework_keys[] = {
          FK(grad_dtype),
          "dtype of the data-parallel gradients (accumulated, kept, reduced) when [parallel] "
          "fp32_grads is not set: fp32, params (the training dtype), fp32-unless-fp16 "
-         "(Megatron: fp16 runs keep fp16 gradients, bf16 and fp8 runs fp32)"},
+         "(Megatron: fp16 runs keep fp16 gradients, bf16 and fp8 runs fp32), "
+         "params-unless-bf16-zero0 (DeepSpeed: the training dtype, but fp32 for bf16 "
+         "without ZeRO)"},
         {"grad_wire_dtype", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "grads", grad_wire_names,
          FK(grad_wire),
          "dtype the ZeRO-0..2 gradient buckets are reduced in: grads (the buffer's), params "
@@ -615,17 +618,19 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 
 const char *plan_grad_dtype_name(int rule)
 {
-	return rule >= PLAN_GRAD_FP32 && rule <= PLAN_GRAD_FP32_UNLESS_FP16 ? grad_dtype_names[rule]
+	return rule >= PLAN_GRAD_FP32 && rule <= PLAN_GRAD_PARAMS_UNLESS_BF16_ZERO0 ? grad_dtype_names[rule]
 	                                                                    : "?";
 }
 
-bool plan_grad_fp32(int rule, hw_dtype precision)
+bool plan_grad_fp32(int rule, hw_dtype precision, int zero)
 {
 	if (precision == HW_FP32 || precision == HW_TF32)
 		return true;
 	switch (rule) {
 	case PLAN_GRAD_PARAMS:
 		return false;
+	case PLAN_GRAD_PARAMS_UNLESS_BF16_ZERO0: /* fp8 trains bf16 parameters */
+		return precision != HW_FP16 && zero == 0;
 	case PLAN_GRAD_FP32_UNLESS_FP16:
 		return precision != HW_FP16;
 	default:

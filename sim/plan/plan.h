@@ -958,9 +958,21 @@ double plan_step_tensor_max(const plan_scenario *s, int stage);
  *     c550cf6c megatron/training/arguments.py:674-686 and training.py:1102,
  *     core/distributed/distributed_data_parallel.py:234); fp8 trains with
  *     --bf16 parameters, so fp32.
+ *   PARAMS_UNLESS_BF16_ZERO0: DeepSpeed: the parameters' dtype, but bf16
+ *     without ZeRO accumulates in fp32: get_data_types defaults
+ *     grad_accum_dtype to fp32 for bf16 without ZeRO, else to the model's
+ *     dtype, and fp32 accumulation under bf16 selects BF16_Optimizer with its
+ *     fp32 gradient buffers (microsoft/DeepSpeed 38327e07
+ *     deepspeed/runtime/engine.py:1010-1025, 1300-1349;
+ *     runtime/bf16_optimizer.py:161-163).
  * fp32 and tf32 training keep fp32 gradients under every rule. */
-typedef enum { PLAN_GRAD_FP32, PLAN_GRAD_PARAMS, PLAN_GRAD_FP32_UNLESS_FP16 } plan_grad_dtype;
-bool plan_grad_fp32(int rule, hw_dtype precision);
+typedef enum {
+	PLAN_GRAD_FP32,
+	PLAN_GRAD_PARAMS,
+	PLAN_GRAD_FP32_UNLESS_FP16,
+	PLAN_GRAD_PARAMS_UNLESS_BF16_ZERO0
+} plan_grad_dtype;
+bool plan_grad_fp32(int rule, hw_dtype precision, int zero);
 const char *plan_grad_dtype_name(int rule); /* "fp32-unless-fp16", ... */
 /* The dtype a framework reduces the gradient buckets in ([framework]
  * grad_wire_dtype), beside the dtype it keeps them in (fp32_grads):

@@ -396,7 +396,7 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	/* [parallel] fp32_grads, where the scenario (or --set) gives none, is
 	 * the framework's rule for this precision ([framework] grad_dtype). */
 	if (!conf_get(s->doc, "parallel", "fp32_grads", NULL))
-		s->plan.fp32_grads = plan_grad_fp32(s->fw.grad_dtype, s->dtype);
+		s->plan.fp32_grads = plan_grad_fp32(s->fw.grad_dtype, s->dtype, s->plan.zero);
 	s->flash = train.attention == 0;
 	s->inference = train.mode == 1;
 	s->train = train.t;

@@ -1076,7 +1076,8 @@ static void test_tp_replicated(void)
  * trained with --bf16) forces: fp16 2 B, bf16 4 B; Megatron-DeepSpeed under
  * DeepSpeed's fp16 engine all-reduces the fp16 param.grad (2 B), under bf16
  * BF16_Optimizer accumulates in fp32 (4 B); DeepSpeed ZeRO, fms-fsdp and
- * ColossalAI keep the training dtype (2 B); nanotron's accumulate_grad_in_fp32,
+ * ColossalAI keep the training dtype (2 B), but DeepSpeed without ZeRO under
+ * bf16 accumulates in fp32 too (BF16_Optimizer, 4 B, sent as 2 B); nanotron's accumulate_grad_in_fp32,
  * Composer's DEFAULT and torchtitan's reduce_dtype are fp32 at any precision
  * (4 B). Llama 2 7B (6,738,415,616 parameters) on two H100s, dp 2, ZeRO-0, one
  * stage: the ZeRO-0 buckets all-reduce every gradient once, 6,738,415,616 x
@@ -1121,7 +1122,9 @@ static void test_grad_dtype(void)
 		{DP2_("megatron-deepspeed", "fp16", ""), false, 2, 0, 0},
 		{DP2_("megatron-deepspeed", "bf16", ""), true, 4, 2, 12},
 		{DP2_("deepspeed", "fp16", ""), false, 2, 0, 0},
-		{DP2_("deepspeed", "bf16", ""), false, 2, 0, 0},
+		{DP2_("deepspeed", "bf16", ""), true, 4, 2, 12},
+		{DP2_("deepspeed", "bf16", "zero = 1\n"), false, 2, 0, 0},
+		{DP2_("deepspeed", "fp8", "zero = 2\n"), false, 2, 0, 0},
 		{DP2_("nanotron", "bf16", ""), true, 4, 0, 0},
 		{DP2_("fms-fsdp", "bf16", ""), false, 4, 0, 0},
 		{DP2_("llm-foundry", "bf16", ""), true, 4, 0, 0},
