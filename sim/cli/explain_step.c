@@ -210,11 +210,17 @@ void explain_mb_cost(FILE *o, const plan_scenario *s, const exec_result *r)
 	work_item acc;
 	if (plan_grad_accum_item(s, st, -1, &acc))
 		fprintf(o,
-		        "  accumulate   grad_accum = kernel: %s moved to add the gradients into "
-		        "%s accumulators,\n"
-		        "               %d launches: %s\n",
+		        "  accumulate   grad_accum = %s: %s moved to add the gradients into "
+		        "%s accumulators,\n%s"
+		        "               %d launches%s: %s\n",
+		        s->fw.grad_accum == PLAN_ACCUM_AUTOGRAD ? "autograd" : "kernel",
 		        explain_gib(acc.bytes, a, sizeof a), p->fp32_grads ? "fp32" : "16-bit",
-		        acc.launches, explain_unit(c.accum_s, SIM_UNIT_TIME, b, sizeof b));
+		        s->fw.grad_accum != PLAN_ACCUM_AUTOGRAD ? ""
+		        : acc.native ? "               param.grad, from the second micro-batch: (m-1)/m "
+		                       "of an add;\n"
+		                     : "               a cast and an add of each 16-bit gradient;\n",
+		        acc.launches, acc.native ? " from autograd's C++, no framework operation" : "",
+		        explain_unit(c.accum_s, SIM_UNIT_TIME, b, sizeof b));
 	else
 		fprintf(o, "  accumulate   fused into the weight-gradient GEMMs: 0\n");
 	if (p->pp > 1)

@@ -85,12 +85,13 @@ static bool append_kernel(builder *b, chain *c, const work_item *it, int n, int 
 	const hw_gpu *gpu = &b->s->gpu;
 	double k = plan_kernel_time(gpu, b->sh.dtype, &it[i]);
 	int nk = it[i].launches > 1 ? it[i].launches : 1; /* kernels it stands for */
-	sim_time g = sim_time_from_s(k - nk * gpu->framework_s);
+	double fs = plan_item_framework_s(gpu, &it[i]);
+	sim_time g = sim_time_from_s(k - nk * fs);
 	sim_time gh = b->held > 0 ? sim_time_from_s(build_kernel_time_held(gpu, b->sh.dtype, &it[i],
 									   b->held, b->share) -
-						    nk * gpu->framework_s)
+						    nk * fs)
 				  : g;
-	sim_time h = sim_time_from_s(nk * (gpu->launch_s + gpu->framework_s));
+	sim_time h = sim_time_from_s(nk * (gpu->launch_s + fs));
 	/* a GEMM beside an overlapped collective: a task of its own */
 	bool alone = (i >= 1 && plan_tp_overlap(b->s, it, n, i - 1) == 1) ||
 		     (i + 1 < n && plan_tp_overlap(b->s, it, n, i + 1) == -1);

@@ -36,8 +36,19 @@ static double extra_launches(const hw_gpu *gpu, const work_item *it)
 	return it->launches > 1 ? (it->launches - 1) * hw_overhead(gpu) : 0.0;
 }
 
+double plan_item_framework_s(const hw_gpu *gpu, const work_item *it)
+{
+	return it->native ? 0 : gpu->framework_s;
+}
+
 double plan_kernel_time(const hw_gpu *gpu, hw_dtype t, const work_item *it)
 {
+	hw_gpu g;
+	if (it->native && gpu->framework_s > 0) { /* launched from C++: no framework op */
+		g = *gpu;
+		g.framework_s = 0;
+		gpu = &g;
+	}
 	return kernel_time_one(gpu, t, it) + extra_launches(gpu, it);
 }
 
@@ -325,8 +336,9 @@ int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out)
 		if (!plan_grad_accum_item(s, stage, c, &acc))
 			continue;
 		int nk = acc.launches > 1 ? acc.launches : 1;
-		double g = plan_kernel_time(&s->gpu, b.sh.dtype, &acc) - nk * s->gpu.framework_s;
-		double h = nk * (s->gpu.launch_s + s->gpu.framework_s);
+		double fs = plan_item_framework_s(&s->gpu, &acc);
+		double g = plan_kernel_time(&s->gpu, b.sh.dtype, &acc) - nk * fs;
+		double h = nk * (s->gpu.launch_s + fs);
 		out->accum_s += fmax(g, h);
 		out->kernels -= nk;
 		out->gpu_s -= g;

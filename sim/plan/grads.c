@@ -218,7 +218,9 @@ bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_ite
 {
 	const work_model *m = &s->model;
 	const plan_spec *p = &s->plan;
-	if (s->fw.grad_accum != PLAN_ACCUM_KERNEL || s->inference)
+	bool autograd = s->fw.grad_accum == PLAN_ACCUM_AUTOGRAD;
+	if ((s->fw.grad_accum != PLAN_ACCUM_KERNEL && !autograd) || s->inference ||
+	    (autograd && p->zero >= 2))
 		return false;
 	work_shard sh = plan_shard(s);
 	double params = 0;
@@ -245,10 +247,20 @@ bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_ite
 	}
 	double e = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
 	double acc = plan_grad_bytes(s); /* the buffer: 4 with fp32_grads or fp32/tf32, else e */
+	double per = e + 2.0 * acc;
+	int launches = tensors > 0 ? tensors : 1;
+	if (autograd && acc > e) { /* BF16_Optimizer: lp.grad.to(fp32), then add_ */
+		per = e + acc + 3.0 * acc;
+		launches *= 2;
+	} else if (autograd) { /* AccumulateGrad from the second micro-batch */
+		int nm = plan_microbatches(p);
+		per = 3.0 * acc * (nm - 1) / (nm > 0 ? nm : 1);
+	}
 	*out = (work_item){.kind = WORK_ITEM_KERNEL, .kernel = WORK_KERNEL_MEM,
-			   .bytes = params * (e + 2.0 * acc), .launches = tensors > 0 ? tensors : 1};
+			   .bytes = params * per, .launches = launches,
+			   .native = autograd && !(acc > e)};
 	snprintf(out->name, sizeof out->name, "grad_accum");
-	return params > 0;
+	return params > 0 && per > 0;
 }
 
 /* The stage-local index of the stage's first layer that trains: 0, or past

@@ -454,8 +454,21 @@ enum {
  * gradient_accumulation_fusion adds each wgrad into the fp32 main grad), or
  * KERNEL: after every micro-batch's backward one add per parameter tensor,
  * reading the 16-bit gradient and reading and writing the accumulator (fp32
- * with fp32_grads): nanotron's FP32GradientAccumulator (plan_build). */
-typedef enum { PLAN_ACCUM_FUSED = 0, PLAN_ACCUM_KERNEL } plan_grad_accum;
+ * with fp32_grads): nanotron's FP32GradientAccumulator (plan_build), or
+ * AUTOGRAD: PyTorch's own accumulation, under ZeRO-0/1 only (ZeRO-2/3 move
+ * each gradient out as it is produced): AccumulateGrad keeps the first
+ * micro-batch's gradient in param.grad and adds each later one in place,
+ * reading both and writing one in the gradient's dtype (torch/csrc/autograd/
+ * functions/accumulate_grad.h; PyTorch 1.13.1 :145-196), so (m - 1) / m of an
+ * add per micro-batch; where the gradients are kept in fp32 beside 16-bit
+ * parameters the framework copies every micro-batch's 16-bit param.grad into
+ * its fp32 buffer instead: DeepSpeed's BF16_Optimizer.update_hp_grads,
+ * hp_grad.add_(lp.grad.to(fp32)) per tensor, a cast to a temporary fp32
+ * tensor and the add, two launches and 2 + 4 + 4 + 4 + 4 bytes per
+ * parameter (microsoft/DeepSpeed 38327e07 runtime/bf16_optimizer.py:332-346,
+ * called after every backward, runtime/pipe/engine.py:852-867 and
+ * bf16_optimizer.py:316-330). */
+typedef enum { PLAN_ACCUM_FUSED = 0, PLAN_ACCUM_KERNEL, PLAN_ACCUM_AUTOGRAD } plan_grad_accum;
 
 /* What FSDP1 does to a unit's unsharded gradient before reduce-scattering
  * it ([framework] fsdp_reduce_passes; plan_fsdp_flat_grad_bytes,
@@ -1301,6 +1314,11 @@ int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int extra, in
  * net collective a work item's communication is. Shared by plan_build and the
  * sweep pre-screen. */
 double plan_kernel_time(const hw_gpu *gpu, hw_dtype t, const work_item *it);
+/* The framework's host cost per launch of item `it`: [framework]
+ * op_overhead (gpu->framework_s), 0 for a native item (work_item.native).
+ * An item's host time is launches x (launch_s + this); its GPU time
+ * plan_kernel_time less launches x this. */
+double plan_item_framework_s(const hw_gpu *gpu, const work_item *it);
 /* The GEMM a TP collective it[i] of a layer program runs beside: +1 the GEMM
  * after it (an all-gather under tp_comm_overlap, or a collective the framework
  * issues beside it, work_item.beside), -1 the GEMM before it (a reduce-scatter
@@ -1358,12 +1376,16 @@ bool plan_p2p_sync(const plan_spec *p);
 bool plan_ep_deepep(const plan_scenario *s);
 double plan_ep_share(const plan_scenario *s);
 
-/* [framework] grad_accum = kernel: the task that accumulates one micro-batch's
- * gradients of `stage`'s chunk `chunk` (-1: all its chunks), a memory-bound
- * item reading the 16-bit gradient and reading and writing the accumulator
- * (4 + 4 bytes with fp32_grads) per local parameter, one launch per
- * parameter tensor (chain.c, append_grad_accum). False when the framework
- * accumulates inside the GEMMs (the default). */
+/* [framework] grad_accum = kernel or autograd: the task that accumulates one
+ * micro-batch's gradients of `stage`'s chunk `chunk` (-1: all its chunks), a
+ * memory-bound item per local parameter, one launch per parameter tensor
+ * (chain.c, append_grad_accum): kernel reads the 16-bit gradient and reads
+ * and writes the accumulator (4 + 4 bytes with fp32_grads); autograd adds in
+ * the gradient's dtype, (m - 1) / m of 3 x its bytes, or with fp32_grads
+ * over 16-bit parameters casts and adds, 2 + 16 bytes and two launches
+ * (plan_grad_accum). False when the framework accumulates inside the GEMMs
+ * (the default), and for autograd under ZeRO-2/3 or with one micro-batch of
+ * 16-bit gradients. */
 bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_item *out);
 
 /* DeepSpeed ZeRO-3's gradient buckets ([framework] zero3_reduce = bucket) on

@@ -158,12 +158,13 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 		} else {
 			double t = plan_kernel_time(gpu, sh->dtype, &it[i]);
 			int nk = it[i].launches > 1 ? it[i].launches : 1;
-			run_g += t - nk * gpu->framework_s;
+			double fs = plan_item_framework_s(gpu, &it[i]);
+			run_g += t - nk * fs;
 			/* the GPU part of the task plan_build emits (its `g`) */
-			double gk = fmax(0, t - nk * gpu->framework_s);
+			double gk = fmax(0, t - nk * fs);
 			p->gpu_s += gk;
 			p->wgpu_s += is_wgrad(&it[i]) ? gk : 0;
-			run_h += nk * (gpu->launch_s + gpu->framework_s);
+			run_h += nk * (gpu->launch_s + fs);
 			p->attn_s += attn ? t : 0;
 			p->w_s += is_wgrad(&it[i]) ? t : 0;
 		}
@@ -437,7 +438,7 @@ static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first
 	if (plan_grad_accum_item(s, st, -1, &acc)) {
 		double t = plan_kernel_time(&s->gpu, plan_shard(s).dtype, &acc);
 		int nk = acc.launches > 1 ? acc.launches : 1;
-		double g = fmax(0, t - nk * s->gpu.framework_s); /* as plan_build */
+		double g = fmax(0, t - nk * plan_item_framework_s(&s->gpu, &acc)); /* as plan_build */
 		x.comp_s += t;
 		x.bwd_s += t;
 		x.gpu_s += g;

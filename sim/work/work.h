@@ -280,6 +280,11 @@ typedef struct work_item {
 	 * attention) is one item of their summed bytes; each launch costs the
 	 * host a framework operation (plan_kernel_time, plan/cost.c). */
 	int launches;
+	/* Its kernels are launched from C++ (PyTorch's autograd engine:
+	 * AccumulateGrad's adds), not by the framework's Python: each launch
+	 * costs the host the launch alone, no framework operation
+	 * (plan_item_framework_s). */
+	bool native;
 	/* A TP collective issued asynchronously that runs beside the next item,
 	 * a GEMM, the item after that waiting for both (nanotron's async TP
 	 * linears; plan/cost.c, plan_tp_beside). */

@@ -233,6 +233,60 @@ static void test_grad_accum(void)
 	plan_scenario_free(b);
 }
 
+/* grad_accum = autograd (PyTorch's AccumulateGrad, DeepSpeed's
+ * BF16_Optimizer; plan_grad_accum) on the same two GPUs, m = 32:
+ *  - fp16 gradients (fp32_grads = false): AccumulateGrad keeps the first
+ *    micro-batch's and adds each later one into param.grad, 2 + 2 read and 2
+ *    written per parameter: (m - 1) / m x 6 B = 31/32 x 6 B per micro-batch,
+ *    292 launches from C++: the host pays the launch alone (4 us each, no
+ *    op_overhead), host = 292 x 4 us;
+ *  - fp32 gradients over bf16 parameters: lp.grad.to(fp32) and add_, 2 + 4
+ *    (the cast) + 4 + 4 + 4 (the add) = 18 B, 584 launches, each a Python
+ *    operation (launch + op_overhead);
+ *  - ZeRO-2 and one micro-batch of fp16 gradients: nothing to add. */
+static void test_grad_accum_autograd(void)
+{
+	const char *f16[] = {"cluster.nodes=1", "node.gpus=2", "parallel.pp=1", "parallel.dp=1",
+	                     "framework.grad_accum=autograd", "parallel.fp32_grads=false"};
+	const char *f32[] = {"cluster.nodes=1", "node.gpus=2", "parallel.pp=1", "parallel.dp=1",
+	                     "framework.grad_accum=autograd", "parallel.fp32_grads=true"};
+	const char *z2[] = {"cluster.nodes=1", "node.gpus=2", "parallel.pp=1", "parallel.dp=2",
+	                    "framework.grad_accum=autograd", "parallel.zero=2", "node.gpus=4"};
+	const char *one[] = {"cluster.nodes=1", "node.gpus=2", "parallel.pp=1", "parallel.dp=1",
+	                     "framework.grad_accum=autograd", "parallel.fp32_grads=false",
+	                     "parallel.global_batch=4"};
+	plan_scenario *a = load(QUICKSTART, f16, 6), *b = load(QUICKSTART, f32, 6),
+	              *c = load(QUICKSTART, z2, 7), *d = load(QUICKSTART, one, 7);
+	work_item it;
+	if (a && b && c && d) {
+		double local = a->model.layers * plan_rank_layer(a, 0) + plan_rank_embedding(a) +
+		               plan_rank_output(a);
+		CHECK_INT(plan_microbatches(&a->plan), 32);
+		CHECK(plan_grad_accum_item(a, 0, -1, &it));
+		CHECK_NEAR(it.bytes, local * 6 * 31 / 32, 1e-6);
+		CHECK_INT(it.launches, 292);
+		CHECK(it.native);
+		CHECK_NEAR(plan_item_framework_s(&a->gpu, &it), 0, 0);
+		plan_mb_cost mc;
+		CHECK_INT(plan_microbatch_cost(a, 0, &mc), SIM_OK);
+		double gpu = 292 * a->gpu.launch_s + hw_mem_time(&a->gpu, it.bytes) -
+		             hw_overhead(&a->gpu);
+		CHECK_NEAR(mc.accum_s, fmax(gpu, 292 * a->gpu.launch_s), 1e-9);
+		CHECK(plan_grad_accum_item(b, 0, -1, &it));
+		CHECK_NEAR(it.bytes, local * 18, 1e-6);
+		CHECK_INT(it.launches, 584);
+		CHECK(!it.native);
+		CHECK_NEAR(plan_item_framework_s(&b->gpu, &it), b->gpu.framework_s, 0);
+		CHECK(!plan_grad_accum_item(c, 0, -1, &it));
+		CHECK_INT(plan_microbatches(&d->plan), 1);
+		CHECK(!plan_grad_accum_item(d, 0, -1, &it));
+	}
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+	plan_scenario_free(c);
+	plan_scenario_free(d);
+}
+
 /* Pipeline transfers (quickstart, pp 2, synchronous 1F1B): with
  * p2p_host_ops = 10 every transfer lasts 10 x (launch + op_overhead, 4 +
  * 30.6 us) = 346 us longer;
@@ -456,6 +510,7 @@ int main(void)
 	test_cost_matches_graph();
 	test_comm_host_op();
 	test_grad_accum();
+	test_grad_accum_autograd();
 	test_p2p_overhead();
 	test_p2p_serial();
 	test_beside_graph();
