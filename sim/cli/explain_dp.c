@@ -170,13 +170,17 @@ static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_
 		         "ZeRO-3 gathers each layer's weights before its forward and backward "
 		         "(%d gathers per layer and pass, %s); its gradients go into buckets of %s "
 		         "(framework zero3_reduce = bucket, DeepSpeed's IPG buckets), each "
-		         "reduce-scattered when the next tensor would overflow it: %d per "
+		         "reduce-scattered%s when the next tensor would overflow it: %d per "
 		         "micro-batch, the largest %s, the last (%s, with the embedding and "
 		         "output layer) after the backward, exposed. The host slices each "
 		         "bucket's tensors once per rank (zero3_rank_op): %s per micro-batch, "
 		         "hidden only behind the GPU work it has queued ahead.",
 		         zero3_gathers(s), zero3_split_words(s),
-		         explain_unit(plan_bucket_bytes(s), SIM_UNIT_BYTES, b1, sizeof b1), nb,
+		         explain_unit(plan_bucket_bytes(s), SIM_UNIT_BYTES, b1, sizeof b1),
+		         s->fw.zero3_reduce_calls == PLAN_ZERO3_CALLS_TENSOR
+		                 ? " one call per tensor (zero3_reduce_calls = tensor)"
+		                 : "",
+		         nb,
 		         explain_unit(mx, SIM_UNIT_BYTES, b2, sizeof b2),
 		         explain_unit(last, SIM_UNIT_BYTES, b3, sizeof b3),
 		         explain_unit(host, SIM_UNIT_TIME, a, sizeof a));

@@ -319,8 +319,12 @@ static int ipg_flush(builder *b, cursor *k, uint32_t dep, int16_t layer)
 	if (done == UINT32_MAX)
 		return SIM_ENOMEM;
 	double n = f->ipg_bytes;
+	int calls = plan_zero3_reduce_calls(b->s, f->ipg_tensors); /* per tensor: DeepSpeed 2021 */
 	f->ipg_bytes = f->ipg_fit = f->ipg_tensors = 0;
-	return reduce_tail(b, k, done, n, 0, layer);
+	for (int i = 0; i < calls; i++)
+		if (reduce_tail(b, k, done, n / calls, 0, layer) != SIM_OK)
+			return SIM_ENOMEM;
+	return SIM_OK;
 }
 
 /* A tensor of `bytes` gradient carrying `tensors` parameter tensors joins

@@ -25,6 +25,7 @@ _Static_assert(PLAN_GRAD_FP32 == 0 && PLAN_GRAD_PARAMS == 1 && PLAN_GRAD_FP32_UN
 static const char *const grad_wire_names[] = {"grads", "params", NULL};
 _Static_assert(PLAN_WIRE_GRADS == 0 && PLAN_WIRE_PARAMS == 1, "grad_wire_names follows plan_grad_wire");
 static const char *const zero3_split_names[] = {"even", "hf", "megatron", NULL}; /* plan_zero3_split */
+static const char *const zero3_calls_names[] = {"bucket", "tensor", NULL}; /* plan_zero3_calls */
 _Static_assert(PLAN_ZERO3_EVEN == 0 && PLAN_ZERO3_HF == 1 && PLAN_ZERO3_MEGATRON == 2,
                "zero3_split_names follows plan_zero3_split");
 _Static_assert(WORK_LAYER_FUSED == 0 && WORK_LAYER_NANOTRON == 1 && WORK_LAYER_MPT == 2 &&
@@ -141,6 +142,10 @@ const conf_key plan_framework_keys[] = {
          "ZeRO-3 gathers: host time per shard rank and gathered tensor (DeepSpeed before "
          "2021-10 views the gathered tensor once per rank in Python and passes the list to "
          "all_gather)"},
+        {"zero3_reduce_calls", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "bucket", zero3_calls_names,
+         FK(zero3_reduce_calls),
+         "ZeRO-3 bucket reductions: one reduce-scatter per bucket (bucket), or one per "
+         "parameter tensor in it (tensor: DeepSpeed before 2022-01)"},
         {"zero3_sync", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(zero3_sync),
          "ZeRO-3: the host synchronises the device before each layer's gathers are issued "
          "(DeepSpeed before 2021-10: torch.cuda.synchronize per gathered parameter and "

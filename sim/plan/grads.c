@@ -107,7 +107,7 @@ double build_zero3_layer_tensors(const plan_scenario *s)
  * bucket is reduced when the next tensor would take it past
  * plan_bucket_bytes and it holds something, the last one after the
  * backward. */
-static int zero3_walk(const plan_scenario *s, int stage, double *list, int cap,
+static int zero3_walk(const plan_scenario *s, int stage, double *list, double *tlist, int cap,
 		      double *max_bytes, double *last_bytes, double *host_s)
 {
 	const plan_spec *p = &s->plan;
@@ -135,6 +135,8 @@ static int zero3_walk(const plan_scenario *s, int stage, double *list, int cap,
 		if (open > 0 && open + bytes > B) {
 			if (list && n < cap)
 				list[n] = open;
+			if (tlist && n < cap)
+				tlist[n] = tens;
 			n++;
 			*max_bytes = open > *max_bytes ? open : *max_bytes;
 			*host_s += tens * th;
@@ -146,6 +148,8 @@ static int zero3_walk(const plan_scenario *s, int stage, double *list, int cap,
 	if (open > 0) {
 		if (list && n < cap)
 			list[n] = open;
+		if (tlist && n < cap)
+			tlist[n] = tens;
 		n++;
 		*max_bytes = open > *max_bytes ? open : *max_bytes;
 		*last_bytes = open;
@@ -194,13 +198,22 @@ double plan_zero3_gather_host_s(const plan_scenario *s)
 int plan_zero3_buckets(const plan_scenario *s, int stage, double *max_bytes,
 		       double *last_bytes, double *host_s)
 {
-	return zero3_walk(s, stage, NULL, 0, max_bytes, last_bytes, host_s);
+	return zero3_walk(s, stage, NULL, NULL, 0, max_bytes, last_bytes, host_s);
 }
 
-int plan_zero3_bucket_list(const plan_scenario *s, int stage, double *bytes, int cap)
+int plan_zero3_bucket_list(const plan_scenario *s, int stage, double *bytes, double *tensors,
+			   int cap)
 {
 	double mx, last, host;
-	return zero3_walk(s, stage, bytes, cap, &mx, &last, &host);
+	return zero3_walk(s, stage, bytes, tensors, cap, &mx, &last, &host);
+}
+
+int plan_zero3_reduce_calls(const plan_scenario *s, double tensors)
+{
+	long k = lround(tensors);
+	return s->fw.zero3_reduce_calls == PLAN_ZERO3_CALLS_TENSOR && k > 1
+	               ? (int)(k < 100000 ? k : 100000)
+	               : 1;
 }
 
 /* [framework] grad_accum = kernel (nanotron's FP32GradientAccumulator,

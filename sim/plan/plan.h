@@ -185,6 +185,9 @@ typedef enum { PLAN_REDUCE_BOUNDARY = 0, PLAN_REDUCE_MICROBATCH } plan_reduce;
  * order and reduced when the next tensor would overflow them, the last one
  * after the backward (DeepSpeed's IPG buckets, emit.c ipg_add). */
 typedef enum { PLAN_ZERO3_REDUCE_UNIT = 0, PLAN_ZERO3_REDUCE_BUCKET } plan_zero3_reduce;
+/* How many calls a ZeRO-3 bucket is reduce-scattered in ([framework]
+ * zero3_reduce_calls; plan_zero3_reduce_calls). */
+typedef enum { PLAN_ZERO3_CALLS_BUCKET = 0, PLAN_ZERO3_CALLS_TENSOR } plan_zero3_calls;
 
 /* How ZeRO-3 splits a layer's gathers ([framework] zero3_modules): `even`,
  * zero3_gathers gathers of equal size (FSDP's one unit per block: 1); `hf`,
@@ -292,6 +295,7 @@ typedef struct plan_framework {
 	bool zero3_sync;              /* the host synchronises the device before
 				       * each layer's gathers are issued
 				       * (DeepSpeed before 2021-10; emit.c) */
+	int zero3_reduce_calls;       /* plan_zero3_calls */
 	bool zero3_rank_copies;       /* ZeRO-3's collectives take per-rank tensor
 				       * lists: one copy kernel launch per rank
 				       * and tensor (PyTorch's list collectives) */
@@ -1407,9 +1411,20 @@ double plan_zero3_gather_rank_s(const plan_scenario *s);
  * tensors (plan_zero3_pieces' nonzero gathers) x shard ranks x
  * plan_zero3_gather_rank_s; 0 without ZeRO-3 across DP ranks. */
 double plan_zero3_gather_host_s(const plan_scenario *s);
-/* The same buckets' bytes in the order they are reduced (at most cap
- * written; the count returned, as plan_zero3_buckets). */
-int plan_zero3_bucket_list(const plan_scenario *s, int stage, double *bytes, int cap);
+/* The same buckets' bytes in the order they are reduced and, if tensors is
+ * not NULL, the parameter tensors each holds (at most cap written; the
+ * count returned, as plan_zero3_buckets). */
+int plan_zero3_bucket_list(const plan_scenario *s, int stage, double *bytes, double *tensors,
+			   int cap);
+/* How many reduce-scatters a bucket of `tensors` parameter tensors is
+ * reduced with ([framework] zero3_reduce_calls): 1 (one call over the
+ * bucket: reduce_scatter_coalesced, DeepSpeed from 2022-01), or one per
+ * tensor (tensor: _reduce_scatter_gradients' loop, one reduce_scatter per
+ * parameter, microsoft/DeepSpeed 112ebff6e deepspeed/runtime/zero/
+ * partition_parameters.py:731-748), each 1/k of the bytes (the tensors'
+ * sizes are not tracked: the bytes sum the same, the k calls each pay the
+ * collective's latency). */
+int plan_zero3_reduce_calls(const plan_scenario *s, double tensors);
 
 /* ZeRO-3's pieces of one layer (a dense layer, work_params_layer, as plan_build's
  * units), per [framework] zero3_modules: returns n (1 to PLAN_ZERO3_MAX_PIECES)

@@ -302,14 +302,17 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		 * slicing, mostly hidden behind its lead, is left out here) */
 		double tail = 0;
 		int cap = layers * ng + 2;
-		double *bk = malloc((size_t)cap * sizeof *bk);
-		int nb = bk ? plan_zero3_bucket_list(s, 0, bk, cap) : 0;
-		if (nb > 0 && nb <= cap && layers > 0) { /* each bucket at its size */
+		double *bk = malloc(2 * (size_t)cap * sizeof *bk);
+		int nb = bk ? plan_zero3_bucket_list(s, 0, bk, bk + cap, cap) : 0;
+		if (nb > 0 && nb <= cap && layers > 0) { /* each bucket at its size, in its
+							  * calls (zero3_reduce_calls) */
 			rs = 0;
-			for (int i = 0; i < nb - 1; i++)
-				rs += coll_time(s, NET_REDUCESCATTER, &g->shard, bk[i]);
+			for (int i = 0; i < nb; i++) {
+				int c = plan_zero3_reduce_calls(s, bk[cap + i]);
+				double t = c * coll_time(s, NET_REDUCESCATTER, &g->shard, bk[i] / c);
+				*(i < nb - 1 ? &rs : &tail) += t;
+			}
 			rs /= layers;
-			tail = coll_time(s, NET_REDUCESCATTER, &g->shard, bk[nb - 1]);
 		}
 		free(bk);
 		/* as fsdp_layer_grads: with hybrid sharding the shard's

@@ -931,6 +931,34 @@ static void test_zero3_buckets(void)
 	    exec_run(s[3], &r[1]) == SIM_OK)
 		CHECK(r[1].step_s > r[0].step_s);
 	free(r);
+	/* zero3_reduce_calls = tensor (DeepSpeed 2021: one reduce-scatter per
+	 * parameter tensor of a bucket): each of the 13 buckets is reduced in
+	 * as many calls as it holds tensors (plan_zero3_bucket_list's count,
+	 * rounded), so the graph's DP tasks are m x (48 gathers + the 13 pass
+	 * tasks + the calls); a layer counts 9 tensors here
+	 * (build_zero3_layer_tensors: one per gathered piece, 1 with
+	 * zero3_gathers = 1, and the GPT layer's 4 biases and 4 norm tensors),
+	 * so {23, 22} takes 18 calls; the bytes are the same */
+	const char *pt[9];
+	for (int i = 0; i < 8; i++)
+		pt[i] = bk[i];
+	pt[8] = "framework.zero3_reduce_calls=tensor";
+	plan_scenario *st = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", pt, 9, d, &st), SIM_OK);
+	plan_graph *gt = NULL;
+	if (st && plan_build(st, &gt) == SIM_OK && gt) {
+		double by[16], te[16];
+		int n = plan_zero3_bucket_list(st, 0, by, te, 16), calls = 0;
+		CHECK_INT(n, 13);
+		CHECK_NEAR(te[0], 18, 1e-9);
+		CHECK_INT(plan_zero3_reduce_calls(st, te[0]), 18);
+		CHECK_INT(plan_zero3_reduce_calls(s[1], te[0]), 1);
+		for (int i = 0; i < n && i < 16; i++)
+			calls += plan_zero3_reduce_calls(st, te[i]);
+		CHECK_INT(count_kind(gt, 0, PLAN_TASK_DP), 4 * (48 + n + calls));
+	}
+	plan_graph_free(gt);
+	plan_scenario_free(st);
 	for (int i = 0; i < 4; i++)
 		plan_graph_free(g[i]), plan_scenario_free(s[i]);
 	plan_scenario_free(s0);
