@@ -213,7 +213,7 @@ void explain_mb_cost(FILE *o, const plan_scenario *s, const exec_result *r)
 		        "  accumulate   grad_accum = %s: %s moved to add the gradients into "
 		        "%s accumulators,\n%s"
 		        "               %d launches%s: %s\n",
-		        s->fw.grad_accum == PLAN_ACCUM_AUTOGRAD ? "autograd" : "kernel",
+		        plan_grad_accum_name(s->fw.grad_accum),
 		        explain_gib(acc.bytes, a, sizeof a), p->fp32_grads ? "fp32" : "16-bit",
 		        s->fw.grad_accum != PLAN_ACCUM_AUTOGRAD ? ""
 		        : acc.native ? "               param.grad, from the second micro-batch: (m-1)/m "

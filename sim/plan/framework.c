@@ -16,7 +16,8 @@ static const char *const grad_op_names[] = {"reduce-scatter", "all-reduce", NULL
 static const char *const flash_names[] = {"fa2", "fa3", "cudnn", NULL}; /* hw_flash_impl order */
 static const char *const layer_names[] = {"fused", "nanotron", "mpt", "fms", "hf-llama",
 					  "hf-llama5", NULL}; /* work_layer_code */
-static const char *const accum_names[] = {"fused", "kernel", "autograd", NULL}; /* plan_grad_accum */
+static const char *const accum_names[] = {"fused", "kernel", "autograd", "kernel-fp16",
+                                           NULL}; /* plan_grad_accum */
 static const char *const zero3_reduce_names[] = {"unit", "bucket", NULL}; /* plan_zero3_reduce */
 static const char *const grad_dtype_names[] = {"fp32", "params", "fp32-unless-fp16",
                                                 "params-unless-bf16-zero0", NULL};
@@ -32,7 +33,8 @@ _Static_assert(WORK_LAYER_FUSED == 0 && WORK_LAYER_NANOTRON == 1 && WORK_LAYER_M
                        WORK_LAYER_FMS == 3 && WORK_LAYER_HF_LLAMA == 4 &&
                        WORK_LAYER_HF_LLAMA5 == 5,
                "layer_names follows work_layer_code");
-_Static_assert(PLAN_ACCUM_FUSED == 0 && PLAN_ACCUM_KERNEL == 1 && PLAN_ACCUM_AUTOGRAD == 2,
+_Static_assert(PLAN_ACCUM_FUSED == 0 && PLAN_ACCUM_KERNEL == 1 && PLAN_ACCUM_AUTOGRAD == 2 &&
+                       PLAN_ACCUM_KERNEL_FP16 == 3,
                "accum_names follows plan_grad_accum");
 _Static_assert(HW_FLASH_FA2 == 0 && HW_FLASH_FA3 == 1 && HW_FLASH_CUDNN == 2,
                "flash_names follows hw_flash_impl");
@@ -378,7 +380,8 @@ const conf_key plan_framework_keys[] = {
          "tensor after every micro-batch's backward) or autograd (PyTorch's AccumulateGrad "
          "into param.grad from the second micro-batch, or with fp32 gradients over 16-bit "
          "parameters a cast and add into the fp32 buffer every micro-batch: DeepSpeed's "
-         "BF16_Optimizer; ZeRO-0/1)"},
+         "BF16_Optimizer; ZeRO-0/1) or kernel-fp16 (kernel for 16-bit gradients, fused for "
+         "fp32: Megatron-LM 2022)"},
         {"p2p_handshakes", CONF_INT, SIM_UNIT_NONE, 0, 16, "0", NULL, FK(p2p_handshakes),
          "metadata messages exchanged before each pipeline tensor"},
         {"p2p_host_ops", CONF_INT, SIM_UNIT_NONE, 0, 1000, "0", NULL, FK(p2p_host_ops),
@@ -623,6 +626,12 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 		}
 	}
 	return errors;
+}
+
+const char *plan_grad_accum_name(int accum)
+{
+	return accum >= PLAN_ACCUM_FUSED && accum <= PLAN_ACCUM_KERNEL_FP16 ? accum_names[accum]
+	                                                                    : "?";
 }
 
 const char *plan_grad_dtype_name(int rule)

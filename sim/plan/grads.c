@@ -232,8 +232,9 @@ bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_ite
 	const work_model *m = &s->model;
 	const plan_spec *p = &s->plan;
 	bool autograd = s->fw.grad_accum == PLAN_ACCUM_AUTOGRAD;
-	if ((s->fw.grad_accum != PLAN_ACCUM_KERNEL && !autograd) || s->inference ||
-	    (autograd && p->zero >= 2))
+	bool kernel = s->fw.grad_accum == PLAN_ACCUM_KERNEL ||
+	              (s->fw.grad_accum == PLAN_ACCUM_KERNEL_FP16 && plan_grad_bytes(s) < 4);
+	if ((!kernel && !autograd) || s->inference || (autograd && p->zero >= 2))
 		return false;
 	work_shard sh = plan_shard(s);
 	double params = 0;

@@ -471,8 +471,21 @@ enum {
  * tensor and the add, two launches and 2 + 4 + 4 + 4 + 4 bytes per
  * parameter (microsoft/DeepSpeed 38327e07 runtime/bf16_optimizer.py:332-346,
  * called after every backward, runtime/pipe/engine.py:852-867 and
- * bf16_optimizer.py:316-330). */
-typedef enum { PLAN_ACCUM_FUSED = 0, PLAN_ACCUM_KERNEL, PLAN_ACCUM_AUTOGRAD } plan_grad_accum;
+ * bf16_optimizer.py:316-330).
+ * KERNEL_FP16: KERNEL for 16-bit gradients, FUSED for fp32 ones: Megatron-LM
+ * from 2022-02 fuses the accumulation into the wgrad GEMM only into an fp32
+ * main_grad (NVIDIA/Megatron-LM 83b1e42f30 megatron/arguments.py:171-182),
+ * and an fp16 run's LocalDDP hook adds each micro-batch's gradient into its
+ * contiguous buffer (default from e8fb052f81, 2021-08-18;
+ * megatron/model/distributed.py:168-176 at f2d64c004d), until fp16 fusion
+ * (07916bf245, 2022-09-27). */
+typedef enum {
+	PLAN_ACCUM_FUSED = 0,
+	PLAN_ACCUM_KERNEL,
+	PLAN_ACCUM_AUTOGRAD,
+	PLAN_ACCUM_KERNEL_FP16
+} plan_grad_accum;
+const char *plan_grad_accum_name(int accum); /* "fused", "kernel", ... */
 
 /* What FSDP1 does to a unit's unsharded gradient before reduce-scattering
  * it ([framework] fsdp_reduce_passes; plan_fsdp_flat_grad_bytes,

@@ -243,7 +243,10 @@ static void test_grad_accum(void)
  *  - fp32 gradients over bf16 parameters: lp.grad.to(fp32) and add_, 2 + 4
  *    (the cast) + 4 + 4 + 4 (the add) = 18 B, 584 launches, each a Python
  *    operation (launch + op_overhead);
- *  - ZeRO-2 and one micro-batch of fp16 gradients: nothing to add. */
+ *  - ZeRO-2 and one micro-batch of fp16 gradients: nothing to add;
+ *  - kernel-fp16 (Megatron-LM 2022): 16-bit gradients added by LocalDDP's
+ *    Python hook into the 16-bit buffer every micro-batch, 2 + 2 + 2 = 6 B,
+ *    292 operations; fp32 gradients fused into the GEMMs: no task. */
 static void test_grad_accum_autograd(void)
 {
 	const char *f16[] = {"cluster.nodes=1", "node.gpus=2", "parallel.pp=1", "parallel.dp=1",
@@ -280,6 +283,23 @@ static void test_grad_accum_autograd(void)
 		CHECK(!plan_grad_accum_item(c, 0, -1, &it));
 		CHECK_INT(plan_microbatches(&d->plan), 1);
 		CHECK(!plan_grad_accum_item(d, 0, -1, &it));
+		const char *k16[] = {"cluster.nodes=1", "node.gpus=2", "parallel.pp=1",
+		                     "parallel.dp=1", "framework.grad_accum=kernel-fp16",
+		                     "parallel.fp32_grads=false"};
+		const char *k32[] = {"cluster.nodes=1", "node.gpus=2", "parallel.pp=1",
+		                     "parallel.dp=1", "framework.grad_accum=kernel-fp16",
+		                     "parallel.fp32_grads=true"};
+		plan_scenario *e = load(QUICKSTART, k16, 6), *f = load(QUICKSTART, k32, 6);
+		if (e && f) {
+			CHECK(plan_grad_accum_item(e, 0, -1, &it));
+			CHECK_NEAR(it.bytes, local * 6, 1e-6);
+			CHECK_INT(it.launches, 292);
+			CHECK(!it.native);
+			CHECK(!plan_grad_accum_item(f, 0, -1, &it));
+			CHECK(!strcmp(plan_grad_accum_name(e->fw.grad_accum), "kernel-fp16"));
+		}
+		plan_scenario_free(e);
+		plan_scenario_free(f);
 	}
 	plan_scenario_free(a);
 	plan_scenario_free(b);
