@@ -25,7 +25,7 @@
 # A run stored before the section was kept (its text without it) still gets
 # its energy section from elsewhere (plan_scenario_load_stored: every node
 # the main GPU's type; the energy terms are the main GPU's anyway), and its
-# HTML page says why it has no Gantt chart.
+# HTML page says why it has no Gantt chart (a new one replays: it has one).
 set -u
 podsim=$1
 case $podsim in /*) ;; *) podsim=$PWD/$podsim ;; esac
@@ -102,6 +102,11 @@ grep -q '^\[other_gpu\]$' "$tmp/pc.ini" || { echo "print-config: no [other_gpu] 
 	{ echo "print-config: its run failed"; fail=1; }
 sed 's/^run 1$/not stored/' "$tmp/oom.live" | cmp -s - "$tmp/pc.live" ||
 	{ echo "print-config: its run differs from the scenario's"; fail=1; }
+
+# its HTML page from another folder replays the stored text: a Gantt chart
+(cd "$tmp" && "$podsim" runs show 1 --db a.db --html new.html) >/dev/null 2>"$tmp/new.err" ||
+	{ echo "html: runs show --html failed"; fail=1; }
+grep -q "no Gantt chart" "$tmp/new.err" && { echo "html: $(cat "$tmp/new.err")"; fail=1; }
 
 # a run stored before the [other_gpu] section was kept
 cp "$tmp/a.db" "$tmp/old.db"
