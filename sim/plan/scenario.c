@@ -368,36 +368,38 @@ static int other_gpu(plan_scenario *s, sim_diag *diag)
 	bool named = c->other_gpu[0] || inline_gpu;
 	if (!named && !c->other_nodes[0])
 		return SIM_OK;
-	if (!named || !c->other_nodes[0]) {
-		const char *set = !named ? "[cluster] other_nodes"
-				  : c->other_gpu[0] ? "[cluster] other_gpu" : "[other_gpu]";
-		conf_loc loc = !named		? conf_key_loc(s->doc, "cluster", "other_nodes")
-			       : c->other_gpu[0] ? conf_key_loc(s->doc, "cluster", "other_gpu")
-						 : conf_section_loc(s->doc, "other_gpu");
+	/* where the other GPU is named, for the messages below */
+	conf_loc loc = inline_gpu ? conf_section_loc(s->doc, "other_gpu")
+				  : conf_key_loc(s->doc, "cluster", "other_gpu");
+	if (!c->other_nodes[0]) {
 		sim_diag_error(diag, loc.path, loc.line,
-			       "%s needs %s: a GPU type file and the nodes that hold it", set,
-			       named ? "other_nodes" : "other_gpu");
+			       "%s needs other_nodes: a GPU type file and the nodes that hold it",
+			       inline_gpu ? "[other_gpu]" : "[cluster] other_gpu");
+		return SIM_ECONF;
+	}
+	if (!named) {
+		loc = conf_key_loc(s->doc, "cluster", "other_nodes");
+		sim_diag_error(diag, loc.path, loc.line,
+			       "[cluster] other_nodes needs other_gpu: a GPU type file and the nodes "
+			       "that hold it");
 		return SIM_ECONF;
 	}
 	int rc = inline_gpu ? hw_gpu_from_section(s->doc, "other_gpu", &s->other_gpu, diag)
 			    : other_file(s, diag);
-	if (rc != SIM_OK && inline_gpu && c->other_gpu[0]) {
-		conf_loc loc = conf_section_loc(s->doc, "other_gpu");
+	if (rc != SIM_OK && inline_gpu && c->other_gpu[0])
 		sim_diag_note(diag, loc.path, loc.line,
 			      "[other_gpu] is the whole GPU type, read in place of the file [cluster] "
 			      "other_gpu names: set its keys in that file");
-	}
 	int rl = other_list(s, diag);
 	if (rc != SIM_OK)
 		return rc;
 	step_gpu(s, &s->other_gpu);
 	if (hw_peak(&s->other_gpu, s->dtype) <= 0) {
-		conf_loc loc = inline_gpu ? conf_section_loc(s->doc, "other_gpu")
-					  : conf_key_loc(s->doc, "cluster", "other_gpu");
+		char what[CONF_STR_MAX + 32] = "[other_gpu]";
+		if (!inline_gpu)
+			snprintf(what, sizeof what, "[cluster] other_gpu = '%s'", c->other_gpu);
 		sim_diag_error(diag, loc.path, loc.line,
-			       "%s%s%s: GPU '%s' has no %s tensor path ([train] precision)",
-			       inline_gpu ? "[other_gpu]" : "[cluster] other_gpu = '",
-			       inline_gpu ? "" : c->other_gpu, inline_gpu ? "" : "'",
+			       "%s: GPU '%s' has no %s tensor path ([train] precision)", what,
 			       s->other_gpu.name, hw_dtype_name(s->dtype));
 		return SIM_ECONF;
 	}
@@ -513,6 +515,9 @@ int plan_scenario_load_string(const char *text, const char *name, const char *ba
 	return finish(s, rc, diag, out);
 }
 
+/* A text that does not load as it is, is loaded again without other_gpu
+ * only when it names other_gpu's file and has no [other_gpu] section; diag
+ * then also holds the first attempt's errors (the callers drop them). */
 int plan_scenario_load_stored(const char *text, sim_diag *diag, plan_scenario **out, bool *alike)
 {
 	*alike = false;
