@@ -332,7 +332,7 @@ static int store_run(const cli_opts *o, const plan_scenario *s, const exec_resul
 	int rc = store_open(db_path(o), &db, d);
 	if (rc != SIM_OK)
 		return rc;
-	char *text = conf_resolved_text(s->doc);
+	char *text = plan_scenario_text(s);
 	rc = text ? store_put_run(db, text, r, id, d) : SIM_ENOMEM;
 	free(text);
 	store_close(db);
@@ -481,7 +481,7 @@ static int cmd_run(int argc, char **argv)
 		return rc == SIM_ENOMEM ? 1 : EXIT_INPUT;
 	}
 	if (o.print_config) {
-		char *text = conf_resolved_text(s->doc);
+		char *text = plan_scenario_text(s);
 		fputs(text ? text : "", stdout);
 		free(text);
 		plan_scenario_free(s);
@@ -591,8 +591,8 @@ static int runs_show(const cli_opts *o, store *db, const char *id_text, sim_diag
 		/* the power inputs live in the stored scenario text */
 		sim_diag *q = sim_diag_new();
 		plan_scenario *s = NULL;
-		bool ok = q && text &&
-			  plan_scenario_load_string(text, "stored run", ".", q, &s) == SIM_OK;
+		bool alike;
+		bool ok = q && text && plan_scenario_load_stored(text, q, &s, &alike) == SIM_OK;
 		if (o->json)
 			run_json(ok ? s : NULL, r, id);
 		else

@@ -373,7 +373,7 @@ static int finish(sweep_run *w, sim_row *row, const plan_scenario *s)
 	row->exposed_s = exec_exposed_comm(row->r);
 	if (!w->db)
 		return SIM_OK;
-	char *text = conf_resolved_text(s->doc);
+	char *text = plan_scenario_text(s);
 	int rc = text ? store_put_sweep_run(w->db, w->sweep_id, row->rank, text, row->r,
 	                                    &row->run_id, w->d)
 	              : SIM_ENOMEM;

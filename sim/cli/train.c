@@ -131,7 +131,7 @@ static int save(const train_opts *o, const plan_scenario *s, const exec_result *
 	int rc = store_open(db_path(o), &db, d);
 	if (rc != SIM_OK)
 		return rc;
-	char *text = conf_resolved_text(s->doc);
+	char *text = plan_scenario_text(s);
 	rc = text ? store_put_campaign(db, text, r, c, rid, cid, d) : SIM_ENOMEM;
 	free(text);
 	store_close(db);

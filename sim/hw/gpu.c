@@ -136,12 +136,12 @@ double hw_dtype_bytes(hw_dtype t)
 
 /* Checks across keys: a GPU needs the fp32 vector path (every fallback in
  * kernel.c ends there) and at least one tensor-core path. */
-static int check_gpu(const conf_doc *doc, const hw_gpu *g, sim_diag *diag)
+static int check_gpu(const conf_doc *doc, const char *sec, const hw_gpu *g, sim_diag *diag)
 {
 	int rc = SIM_OK;
 	if (g->peak_flops[HW_FP32] <= 0) {
-		conf_loc l = conf_key_loc(doc, "gpu", "fp32");
-		sim_diag_error(diag, l.path, l.line, "[gpu] fp32 must be > 0 FLOP/s");
+		conf_loc l = conf_key_loc(doc, sec, "fp32");
+		sim_diag_error(diag, l.path, l.line, "[%s] fp32 must be > 0 FLOP/s", sec);
 		rc = SIM_ECONF;
 	}
 	static const hw_dtype tensor[] = {HW_TF32, HW_FP16, HW_BF16, HW_FP8, HW_INT8, HW_INT4};
@@ -149,22 +149,27 @@ static int check_gpu(const conf_doc *doc, const hw_gpu *g, sim_diag *diag)
 	for (size_t i = 0; i < sizeof tensor / sizeof tensor[0]; i++)
 		any = any || g->peak_flops[tensor[i]] > 0;
 	if (!any) {
-		conf_loc l = conf_section_loc(doc, "gpu");
+		conf_loc l = conf_section_loc(doc, sec);
 		sim_diag_error(diag, l.path, l.line,
-			       "[gpu] no tensor-core peak: set at least one of tf32, fp16, bf16, "
-			       "fp8, int8, int4");
+			       "[%s] no tensor-core peak: set at least one of tf32, fp16, bf16, "
+			       "fp8, int8, int4", sec);
 		rc = SIM_ECONF;
 	}
 	return rc;
 }
 
-int hw_gpu_from_conf(const conf_doc *doc, hw_gpu *out, sim_diag *diag)
+int hw_gpu_from_section(const conf_doc *doc, const char *section, hw_gpu *out, sim_diag *diag)
 {
 	memset(out, 0, sizeof *out);
-	int rc = conf_read(doc, "gpu", hw_gpu_keys, hw_gpu_nkeys, out, false, diag);
-	if (rc != SIM_OK || !conf_has_section(doc, "gpu"))
+	int rc = conf_read(doc, section, hw_gpu_keys, hw_gpu_nkeys, out, false, diag);
+	if (rc != SIM_OK || !conf_has_section(doc, section))
 		return SIM_ECONF;
-	return check_gpu(doc, out, diag);
+	return check_gpu(doc, section, out, diag);
+}
+
+int hw_gpu_from_conf(const conf_doc *doc, hw_gpu *out, sim_diag *diag)
+{
+	return hw_gpu_from_section(doc, "gpu", out, diag);
 }
 
 void hw_step_clock(hw_gpu *g, bool fp8)

@@ -115,6 +115,9 @@ extern const size_t hw_gpu_nkeys;
 
 /* Read the [gpu] section. SIM_OK or SIM_ECONF (errors in diag). */
 int hw_gpu_from_conf(const conf_doc *doc, hw_gpu *out, sim_diag *diag);
+/* The same from another section with [gpu]'s keys (a scenario's
+ * [other_gpu], plan_scenario_text). */
+int hw_gpu_from_section(const conf_doc *doc, const char *section, hw_gpu *out, sim_diag *diag);
 
 /* Peak of dtype in FLOP/s, or 0 if the GPU has no such tensor path. */
 double hw_peak(const hw_gpu *g, hw_dtype t);

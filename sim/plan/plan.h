@@ -614,10 +614,13 @@ typedef struct plan_scenario {
 	 * are the node's type) is true on the nodes holding it. nother = 0
 	 * and other_node NULL when every node is alike (then other_gpu is
 	 * unset). exec times their ranks' tasks on it (exec.h, "Mixed GPU
-	 * types"). */
+	 * types"). other_text: the [other_gpu] section plan_scenario_text
+	 * adds when other_gpu came from a file (NULL when it came from the
+	 * scenario's own [other_gpu] section, or there is none). */
 	hw_gpu other_gpu;
 	bool *other_node;
 	int nother, other_len;
+	char *other_text;
 	/* Borrowed, not loaded: link graphs shared across runs (sim/topo,
 	 * topo_graphs), set by a caller that runs many scenarios (podsim
 	 * sweep owns one set for all its plans). Under network = flow
@@ -637,6 +640,21 @@ int plan_scenario_load(const char *path, const char *const *overrides, size_t no
 int plan_scenario_load_string(const char *text, const char *name, const char *base_dir,
 			      sim_diag *diag, plan_scenario **out);
 void plan_scenario_free(plan_scenario *s);
+/* A stored run's scenario text (plan_scenario_text's) loaded again, for
+ * the inputs a stored run reads from it beside its stored figures (the
+ * energy terms: the main GPU, [node] power, [cluster] pue). A text stored
+ * before the [other_gpu] section was kept names other_gpu's file relative
+ * to a scenario file unknown here: when it does not load, it is loaded
+ * without [cluster] other_gpu and other_nodes, every node the main GPU's
+ * type, and *alike is set (such a scenario does not replay the run). */
+int plan_scenario_load_stored(const char *text, sim_diag *diag, plan_scenario **out, bool *alike);
+/* The scenario as canonical .ini text: conf_resolved_text of its document
+ * and, when [cluster] other_gpu named a file, that file's keys as an
+ * [other_gpu] section (read in place of the file when the text is loaded
+ * again). This is what is stored with a run and hashed, and what
+ * --print-config prints: it loads to the same scenario from any folder,
+ * with no file beside it. Caller frees; NULL when out of memory. */
+char *plan_scenario_text(const plan_scenario *s);
 
 /* The plan string (label.c): the framework and every plan axis that changes
  * the prediction, in a fixed order, e.g. "megatron-core tp8 sp cp2 pp8 vpp8

@@ -288,9 +288,34 @@ static int other_list(plan_scenario *s, sim_diag *diag)
 	return SIM_OK;
 }
 
+/* The keys of d's [gpu] section as the text of an [other_gpu] section
+ * ("\n[other_gpu]\nname = ...\n..."), for plan_scenario_text; NULL when
+ * out of memory. */
+static char *other_section_text(const conf_doc *d)
+{
+	sim_buf b;
+	sim_buf_init(&b);
+	sim_buf_printf(&b, "\n[other_gpu]\n");
+	for (size_t i = 0; i < conf_section_count(d); i++) {
+		if (strcmp(conf_section_name(d, i), "gpu"))
+			continue;
+		for (size_t k = 0; k < conf_key_count(d, i); k++) {
+			const char *key = conf_key_name(d, i, k);
+			sim_buf_printf(&b, "%s = %s\n", key, conf_get(d, "gpu", key, NULL));
+		}
+	}
+	if (b.oom) {
+		sim_buf_free(&b);
+		return NULL;
+	}
+	return b.data;
+}
+
 /* [cluster] other_gpu: a [gpu] file, its path relative to the file that
  * sets the key (as include; from the working directory under --set), read
- * alone with hw's [gpu] table; it must run the training precision. */
+ * alone with hw's [gpu] table. Its keys are kept in s->other_text, the
+ * [other_gpu] section plan_scenario_text adds: a stored run reads back
+ * without the file (other_gpu below). */
 static int other_file(plan_scenario *s, sim_diag *diag)
 {
 	const char *v = s->cluster.other_gpu;
@@ -323,44 +348,69 @@ static int other_file(plan_scenario *s, sim_diag *diag)
 		rc = SIM_ECONF;
 	} else if (hw_gpu_from_conf(d, &s->other_gpu, diag) != SIM_OK) {
 		rc = SIM_ECONF;
+	} else if (!(s->other_text = other_section_text(d))) {
+		rc = SIM_ENOMEM;
 	}
 	conf_free(d);
+	return rc;
+}
+
+/* The other GPU type: the scenario's [other_gpu] section when it has one
+ * (the keys of a [gpu] file written out, as plan_scenario_text stores them;
+ * [cluster] other_gpu, if set, then only says where they came from and is
+ * not opened), else the file [cluster] other_gpu names; on the nodes
+ * [cluster] other_nodes lists. Both or neither (every node alike: nothing
+ * set, the fast path). It must run the training precision. */
+static int other_gpu(plan_scenario *s, sim_diag *diag)
+{
+	const net_cluster *c = &s->cluster;
+	bool inline_gpu = conf_has_section(s->doc, "other_gpu");
+	bool named = c->other_gpu[0] || inline_gpu;
+	if (!named && !c->other_nodes[0])
+		return SIM_OK;
+	/* where the other GPU is named, for the messages below */
+	conf_loc loc = inline_gpu ? conf_section_loc(s->doc, "other_gpu")
+				  : conf_key_loc(s->doc, "cluster", "other_gpu");
+	if (!c->other_nodes[0]) {
+		sim_diag_error(diag, loc.path, loc.line,
+			       "%s needs other_nodes: a GPU type file and the nodes that hold it",
+			       inline_gpu ? "[other_gpu]" : "[cluster] other_gpu");
+		return SIM_ECONF;
+	}
+	if (!named) {
+		loc = conf_key_loc(s->doc, "cluster", "other_nodes");
+		sim_diag_error(diag, loc.path, loc.line,
+			       "[cluster] other_nodes needs other_gpu: a GPU type file and the nodes "
+			       "that hold it");
+		return SIM_ECONF;
+	}
+	int rc = inline_gpu ? hw_gpu_from_section(s->doc, "other_gpu", &s->other_gpu, diag)
+			    : other_file(s, diag);
+	if (rc != SIM_OK && inline_gpu && c->other_gpu[0])
+		sim_diag_note(diag, loc.path, loc.line,
+			      "[other_gpu] is the whole GPU type, read in place of the file [cluster] "
+			      "other_gpu names: set its keys in that file");
+	int rl = other_list(s, diag);
 	if (rc != SIM_OK)
 		return rc;
 	step_gpu(s, &s->other_gpu);
 	if (hw_peak(&s->other_gpu, s->dtype) <= 0) {
+		char what[CONF_STR_MAX + 32] = "[other_gpu]";
+		if (!inline_gpu)
+			snprintf(what, sizeof what, "[cluster] other_gpu = '%s'", c->other_gpu);
 		sim_diag_error(diag, loc.path, loc.line,
-			       "[cluster] other_gpu = '%s': GPU '%s' has no %s tensor path ([train] "
-			       "precision)",
-			       v, s->other_gpu.name, hw_dtype_name(s->dtype));
+			       "%s: GPU '%s' has no %s tensor path ([train] precision)", what,
+			       s->other_gpu.name, hw_dtype_name(s->dtype));
 		return SIM_ECONF;
 	}
-	return SIM_OK;
-}
-
-/* Both keys or neither (every node alike: nothing set, the fast path). */
-static int other_gpu(plan_scenario *s, sim_diag *diag)
-{
-	const net_cluster *c = &s->cluster;
-	if (!c->other_gpu[0] && !c->other_nodes[0])
-		return SIM_OK;
-	const char *set = c->other_gpu[0] ? "other_gpu" : "other_nodes";
-	if (!c->other_gpu[0] || !c->other_nodes[0]) {
-		conf_loc loc = conf_key_loc(s->doc, "cluster", set);
-		sim_diag_error(diag, loc.path, loc.line,
-			       "[cluster] %s needs %s: a GPU type file and the nodes that hold it", set,
-			       c->other_gpu[0] ? "other_nodes" : "other_gpu");
-		return SIM_ECONF;
-	}
-	int rc = other_file(s, diag);
-	int rl = other_list(s, diag);
-	return rc != SIM_OK ? rc : rl;
+	return rl;
 }
 
 /* campaign, storage and reliability are read by sim/campaign (podsim train). */
 static const char *const known_sections[] = {"scenario", "model",    "gpu",      "node",
 					     "cluster",  "parallel", "train",    "framework",
-					     "campaign", "storage",  "reliability", NULL};
+					     "campaign", "storage",  "reliability", "other_gpu",
+					     NULL};
 
 /* Read every section; keep going after errors so several are reported. */
 static int read_sections(plan_scenario *s, sim_diag *diag)
@@ -465,6 +515,36 @@ int plan_scenario_load_string(const char *text, const char *name, const char *ba
 	return finish(s, rc, diag, out);
 }
 
+/* A text that does not load as it is, is loaded again without other_gpu
+ * only when it names other_gpu's file and has no [other_gpu] section; diag
+ * then also holds the first attempt's errors (the callers drop them). */
+int plan_scenario_load_stored(const char *text, sim_diag *diag, plan_scenario **out, bool *alike)
+{
+	*alike = false;
+	int rc = plan_scenario_load_string(text, "stored run", ".", diag, out);
+	if (rc != SIM_ECONF)
+		return rc;
+	/* stored before its [other_gpu] was kept: the path is relative to a
+	 * scenario file that is not known here */
+	plan_scenario *s = calloc(1, sizeof *s);
+	if (!s)
+		return SIM_ENOMEM;
+	sim_diag *quiet = sim_diag_new();
+	int lr = quiet ? conf_load_string(text, strlen(text), "stored run", ".", quiet, &s->doc)
+		       : SIM_ENOMEM;
+	const char *v = lr == SIM_OK ? conf_get(s->doc, "cluster", "other_gpu", NULL) : NULL;
+	if (v && *v && !conf_has_section(s->doc, "other_gpu") &&
+	    conf_override(s->doc, "cluster.other_gpu=", quiet) == SIM_OK &&
+	    conf_override(s->doc, "cluster.other_nodes=", quiet) == SIM_OK) {
+		sim_diag_free(quiet);
+		*alike = true;
+		return finish(s, SIM_OK, diag, out);
+	}
+	sim_diag_free(quiet);
+	plan_scenario_free(s);
+	return rc;
+}
+
 void plan_scenario_free(plan_scenario *s)
 {
 	if (!s)
@@ -472,5 +552,21 @@ void plan_scenario_free(plan_scenario *s)
 	conf_free(s->doc);
 	free(s->vlayers);
 	free(s->other_node);
+	free(s->other_text);
 	free(s);
+}
+
+char *plan_scenario_text(const plan_scenario *s)
+{
+	char *text = conf_resolved_text(s->doc);
+	if (!text || !s->other_text)
+		return text;
+	size_t n = strlen(text), m = strlen(s->other_text);
+	char *all = realloc(text, n + m + 1);
+	if (!all) {
+		free(text);
+		return NULL;
+	}
+	memcpy(all + n, s->other_text, m + 1);
+	return all;
 }

@@ -743,9 +743,13 @@ int report_html_timeline(const char *scenario_text, const exec_result *stored, e
 	sim_diag *d = sim_diag_new();
 	plan_scenario *s = NULL;
 	exec_result *r = malloc(sizeof *r);
-	int rc = d && r ? plan_scenario_load_string(scenario_text, "stored run", ".", d, &s)
-	                : SIM_ENOMEM;
-	if (rc == SIM_OK) {
+	bool alike = false;
+	int rc = d && r ? plan_scenario_load_stored(scenario_text, d, &s, &alike) : SIM_ENOMEM;
+	if (rc == SIM_OK && alike) {
+		*why = "the run was stored before podsim kept [cluster] other_gpu's keys with "
+		       "it, so that GPU type's figures are not known here.";
+		rc = SIM_ENOTFOUND;
+	} else if (rc == SIM_OK) {
 		exec_views v = {NULL, NULL, 0, tl, NULL};
 		rc = exec_run_views(s, r, &v);
 	}
@@ -754,7 +758,7 @@ int report_html_timeline(const char *scenario_text, const exec_result *stored, e
 		       "run's timeline cannot be redrawn.";
 		exec_timeline_free(tl);
 		rc = SIM_ERANGE;
-	} else if (rc != SIM_OK) {
+	} else if (rc != SIM_OK && !*why) {
 		*why = "the stored scenario no longer loads or runs in this podsim.";
 		exec_timeline_free(tl);
 	}

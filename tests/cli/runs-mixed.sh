@@ -16,8 +16,19 @@
 # and its runs say that the A100's figures were not kept: out of memory on
 # other_gpu as stored, the tight plan "fits" on the H100 with its verdict
 # on the A100 unknown ("fits?" in the list).
+#
+# `runs show` prints all of the run's text, its energy section included, and
+# its JSON's "energy_per_step", also from another folder: the stored text
+# keeps the A100's keys as an [other_gpu] section (plan_scenario_text), where
+# [cluster] other_gpu's path is relative to the scenario's folder, unknown at
+# show time. So does the scenario --print-config prints, run from elsewhere.
+# A run stored before the section was kept (its text without it) still gets
+# its energy section from elsewhere (plan_scenario_load_stored: every node
+# the main GPU's type; the energy terms are the main GPU's anyway), and its
+# HTML page says why it has no Gantt chart (a new one replays: it has one).
 set -u
 podsim=$1
+case $podsim in /*) ;; *) podsim=$PWD/$podsim ;; esac
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -28,10 +39,14 @@ mx=scenarios/llama2-70b-h100-a100.ini
 sections() {
 	sed -n -e '/^mixed GPU types$/,/^$/p' -e '/^memory per GPU/,/^links\|^$/p' "$1"
 }
-# the JSON's "memory" and "mixed_gpus" objects, one per line
+# the JSON's "memory", "mixed_gpus" and "energy_per_step" objects, one per line
 objects() {
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));
-[print(json.dumps(d[k], sort_keys=True)) for k in ("memory", "mixed_gpus")]' "$1"
+[print(json.dumps(d[k], sort_keys=True)) for k in ("memory", "mixed_gpus", "energy_per_step")]' "$1"
+}
+# the energy section, up to its blank line or the end
+energy() {
+	sed -n '/^energy per step/,/^$/p' "$1"
 }
 
 n=0
@@ -49,6 +64,17 @@ for plan in "oom|out of memory|OOM|--set parallel.micro_batch=2" \
 		{ echo "$name: runs show failed"; fail=1; }
 	"$podsim" runs show "$n" --db "$tmp/a.db" --json >"$tmp/$name.showjson" 2>/dev/null ||
 		{ echo "$name: runs show --json failed"; fail=1; }
+	(cd "$tmp" && "$podsim" runs show "$n" --db a.db) >"$tmp/$name.away" 2>/dev/null ||
+		{ echo "$name: runs show from another folder failed"; fail=1; }
+	energy "$tmp/$name.live" >"$tmp/$name.le"
+	grep -q '^  GPU power       256 x 700 W' "$tmp/$name.le" ||
+		{ echo "$name: the live run has no energy section"; fail=1; }
+	for w in show away; do
+		energy "$tmp/$name.$w" | diff "$tmp/$name.le" - >"$tmp/$name.ediff" ||
+			{ echo "$name: runs show ($w) energy differs from the run's:"; cat "$tmp/$name.ediff"; fail=1; }
+		cmp -s "$tmp/$name.live" "$tmp/$name.$w" ||
+			{ echo "$name: runs show ($w) prints other than the run"; fail=1; }
+	done
 	sections "$tmp/$name.live" >"$tmp/$name.l"
 	sections "$tmp/$name.show" >"$tmp/$name.s"
 	grep -q "^  verdict           $want (on a100-sxm4-40g, the worst of the GPU types" \
@@ -60,13 +86,39 @@ for plan in "oom|out of memory|OOM|--set parallel.micro_batch=2" \
 	objects "$tmp/$name.livejson" >"$tmp/$name.lj" 2>/dev/null || { echo "$name: bad JSON"; fail=1; }
 	objects "$tmp/$name.showjson" >"$tmp/$name.sj" 2>/dev/null || { echo "$name: bad stored JSON"; fail=1; }
 	[ -s "$tmp/$name.lj" ] && cmp -s "$tmp/$name.lj" "$tmp/$name.sj" ||
-		{ echo "$name: runs show --json memory/mixed_gpus differ from the run's"; fail=1; }
+		{ echo "$name: runs show --json memory/mixed_gpus/energy_per_step differ from the run's"; fail=1; }
 	grep -q "\"verdict\": \"$want\", \"verdict_on\": \"a100-sxm4-40g\"" "$tmp/$name.sj" ||
 		{ echo "$name: stored JSON verdict is not '$want' on the A100"; fail=1; }
 	# the list's memory column (the 8th field)
 	got=$("$podsim" runs --db "$tmp/a.db" | awk -v id="$n" '$1 == id { print $8 }')
 	[ "$got" = "$list" ] || { echo "$name: runs list says '$got', want '$list'"; fail=1; }
 done
+
+# the printed configuration carries the A100 too: run from another folder
+"$podsim" run "$mx" --set parallel.recompute=none --set parallel.micro_batch=2 --print-config \
+	>"$tmp/pc.ini" 2>/dev/null || { echo "print-config failed"; fail=1; }
+grep -q '^\[other_gpu\]$' "$tmp/pc.ini" || { echo "print-config: no [other_gpu] section"; fail=1; }
+(cd "$tmp" && "$podsim" run pc.ini --no-db) >"$tmp/pc.live" 2>/dev/null ||
+	{ echo "print-config: its run failed"; fail=1; }
+sed 's/^run 1$/not stored/' "$tmp/oom.live" | cmp -s - "$tmp/pc.live" ||
+	{ echo "print-config: its run differs from the scenario's"; fail=1; }
+
+# its HTML page from another folder replays the stored text: a Gantt chart
+(cd "$tmp" && "$podsim" runs show 1 --db a.db --html new.html) >/dev/null 2>"$tmp/new.err" ||
+	{ echo "html: runs show --html failed"; fail=1; }
+grep -q "no Gantt chart" "$tmp/new.err" && { echo "html: $(cat "$tmp/new.err")"; fail=1; }
+
+# a run stored before the [other_gpu] section was kept
+cp "$tmp/a.db" "$tmp/old.db"
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1])
+t=c.execute("SELECT scenario_text FROM runs WHERE id = 1").fetchone()[0]
+i=t.index("\n[other_gpu]\n"); c.execute("UPDATE runs SET scenario_text = ? WHERE id = 1", (t[:i+1],))
+c.commit()' "$tmp/old.db" || { echo "old: cannot drop the [other_gpu] section"; fail=1; }
+(cd "$tmp" && "$podsim" runs show 1 --db old.db --html old.html) >"$tmp/old.show" 2>"$tmp/old.err" ||
+	{ echo "old: runs show failed"; fail=1; }
+energy "$tmp/old.show" | cmp -s "$tmp/oom.le" - || { echo "old: energy differs from the run's"; fail=1; }
+grep -q "no Gantt chart: the run was stored before podsim kept \[cluster\] other_gpu's keys" \
+	"$tmp/old.err" || { echo "old: the HTML note does not say why: $(cat "$tmp/old.err")"; fail=1; }
 
 # runs merge keeps it all
 "$podsim" runs merge "$tmp/m.db" "$tmp/a.db" >/dev/null 2>&1 || { echo "runs merge failed"; fail=1; }

@@ -1092,6 +1092,63 @@ static void test_mixed(void)
 	sim_diag_free(d);
 }
 
+/* The text stored with a mixed run (plan_scenario_text) carries the A100's
+ * keys as an [other_gpu] section, read in place of the file: with the path
+ * of [cluster] other_gpu pointing nowhere it loads to the same other GPU
+ * and the same step, to the picosecond, and its own text is itself (what
+ * is hashed does not change when a stored run is stored again). The text
+ * without the section and with the path gone (a run stored before the
+ * section was kept, shown from another folder) does not load as it is;
+ * plan_scenario_load_stored loads it with every node the H100 (alike). */
+static void test_mixed_text(void)
+{
+	sim_diag *d = sim_diag_new();
+	plan_scenario *m = mixed_load(
+		"h100-sxm5-80g", "other_gpu = topologies/gpus/a100-sxm4-40g.ini\nother_nodes = 1\n",
+		d);
+	char *text = m ? plan_scenario_text(m) : NULL;
+	const char *path = text ? strstr(text, "other_gpu = topologies/") : NULL;
+	const char *sec = text ? strstr(text, "\n[other_gpu]\nname = a100-sxm4-40g\n") : NULL;
+	CHECK(path && sec && path < sec);
+	if (path && sec) {
+		size_t at = (size_t)(path - text) + strlen("other_gpu = ");
+		text[at] = 'T'; /* "Topologies/": no such folder */
+		plan_scenario *s = NULL, *old = NULL, *again = NULL;
+		bool alike = true;
+		exec_result *rm = calloc(1, sizeof *rm), *rs = calloc(1, sizeof *rs);
+		CHECK_INT(plan_scenario_load_stored(text, d, &s, &alike), SIM_OK);
+		CHECK(!alike);
+		char *text2 = s ? plan_scenario_text(s) : NULL;
+		CHECK(text2 && !strcmp(text2, text));
+		if (s && rm && rs) {
+			CHECK_INT(s->nother, 1);
+			CHECK(!memcmp(&s->other_gpu, &m->other_gpu, sizeof s->other_gpu));
+			CHECK_INT(exec_run(m, rm), SIM_OK);
+			CHECK_INT(exec_run(s, rs), SIM_OK);
+			CHECK_NEAR(rs->step_s, rm->step_s, 0);
+			CHECK_STR(rs->mixed.gpu, "a100-sxm4-40g");
+		}
+		text[(size_t)(sec - text) + 1] = '\0'; /* the section dropped */
+		sim_diag *q = sim_diag_new();
+		CHECK_INT(plan_scenario_load_string(text, "stored run", ".", q, &again), SIM_ECONF);
+		sim_diag_clear(q);
+		CHECK_INT(plan_scenario_load_stored(text, q, &old, &alike), SIM_OK);
+		CHECK(alike);
+		CHECK(old && old->nother == 0 && !old->cluster.other_gpu[0]);
+		CHECK(old && !strcmp(old->gpu.name, "h100-sxm5-80g"));
+		sim_diag_free(q);
+		free(text2);
+		free(rm), free(rs);
+		plan_scenario_free(s);
+		plan_scenario_free(old);
+		plan_scenario_free(again);
+	}
+	free(text);
+	plan_scenario_free(m);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+}
+
 /* The figures read off a result (result.c), on two hand-made classes:
  * class 0, 6 ranks: compute 3 s, optimizer 1 s, tp 0.5 s, dp 0.25 s;
  * class 1, 2 ranks: compute 1 s, tp 0.75 s, pp 1 s; step 5 s.
@@ -1131,6 +1188,7 @@ int main(void)
 	test_zero3_step_waits();
 	test_mixed();
 	test_mixed_both();
+	test_mixed_text();
 	test_stragglers();
 	test_tail_order();
 	test_link_report();
