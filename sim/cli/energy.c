@@ -40,6 +40,12 @@ void cli_energy_print(FILE *f, const char *title, const sweep_energy *e, const c
 	if (e->measured)
 		fprintf(f, "  GPU power       %.0f x %.0f W = %.4g kW (measured average, %s; TDP %.0f W)\n",
 			e->gpus, e->gpu_w, e->gpu_kw, pw, e->tdp_w);
+	else if (e->other_gpus > 0)
+		fprintf(f,
+		        "  GPU power       %.4g x %.0f W + %.4g x %.0f W = %.4g kW (TDP, %s [gpu] tdp; "
+		        "%s [cluster] other_gpu)\n",
+		        e->gpus - e->other_gpus, e->gpu_w, e->other_gpus, e->other_w, e->gpu_kw, gpu,
+		        e->other_gpu);
 	else
 		fprintf(f, "  GPU power       %.4g x %.0f W = %.4g kW (TDP, %s [gpu] tdp)\n", e->gpus,
 			e->gpu_w, e->gpu_kw, gpu);
@@ -83,6 +89,11 @@ void cli_energy_json(sim_buf *b, const sweep_energy *e, const char *gpu, const c
 	jnum(b, "gpus", e->gpus);
 	jnum(b, "gpu_power_w", e->gpu_w);
 	jstr(b, "gpu_power_source", src);
+	if (e->other_gpus > 0) {
+		jnum(b, "other_gpus", e->other_gpus);
+		jnum(b, "other_gpu_power_w", e->other_w);
+		jstr(b, "other_gpu", e->other_gpu);
+	}
 	jnum(b, "gpu_kw", e->gpu_kw);
 	jnum(b, "nodes", e->nodes);
 	jnum(b, "node_overhead_w", e->node_w);

@@ -426,7 +426,7 @@ int cli_write_file(const char *cmd, const char *path, int (*fill)(FILE *f, void 
 static void step_energy(const plan_scenario *s, const exec_result *r)
 {
 	sweep_energy e;
-	sweep_energy_terms(&s->gpu, &s->cluster, r->gpus, s->cluster.nodes, r->step_s / 3600.0, &e);
+	sweep_energy_scenario(s, r->gpus, r->step_s / 3600.0, &e);
 	cli_energy_print(stdout, "\nenergy per step (each term and its source)", &e, s->gpu.name,
 			 "[node] power", false);
 }
@@ -450,7 +450,7 @@ static void run_json(const plan_scenario *s, const exec_result *r, int64_t id)
 	}
 	sim_buf_append(&b, ",", 1);
 	sweep_energy e;
-	sweep_energy_terms(&s->gpu, &s->cluster, r->gpus, s->cluster.nodes, r->step_s / 3600.0, &e);
+	sweep_energy_scenario(s, r->gpus, r->step_s / 3600.0, &e);
 	cli_energy_json(&b, &e, s->gpu.name, "[node] power");
 	sim_buf_append(&b, "}\n", 2);
 	cli_put_json(&b);

@@ -323,7 +323,7 @@ void cli_sweep_print_train(const sweep_train *t, const plan_scenario *s, const e
 	       t->time_s / 86400, *days ? " (likely " : "", days, *days ? ")" : "", t->gpu_hours,
 	       *gh ? " (likely " : "", gh, *gh ? ")" : "");
 	sweep_energy e;
-	sweep_energy_terms(&s->gpu, &s->cluster, r->gpus, s->cluster.nodes, t->time_s / 3600.0, &e);
+	sweep_energy_scenario(s, r->gpus, t->time_s / 3600.0, &e);
 	cli_energy_print(stdout, "energy and CO2 of the run (each term and its source)", &e,
 			 s->gpu.name, "[node] power", false);
 	printf("  with the GPUs at TDP only while computing (TDP x the compute streams' busy\n"

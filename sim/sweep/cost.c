@@ -6,14 +6,18 @@
  * data-centre overhead: [cluster] pue. Units: J, kWh, USD, t CO2e. */
 #include "sweep_int.h"
 
+#include <stdio.h>
+
 void sweep_cost_step(const plan_scenario *s, const exec_result *r, sweep_cost *c)
 {
 	c->busy = exec_busy_share(r);
 	double gpus = r->gpus, nodes = s->cluster.nodes,
 	       pue = s->cluster.pue > 0 ? s->cluster.pue : 1;
 	double node_w = nodes * s->cluster.node.power_w;
-	c->energy_j = pue * r->step_s * (gpus * s->gpu.tdp_w * c->busy + node_w);
-	c->energy_tdp_j = pue * r->step_s * (gpus * s->gpu.tdp_w + node_w);
+	double o = sweep_other_gpus(s, gpus); /* at the other GPU's TDP */
+	double tdp = (gpus - o) * s->gpu.tdp_w + o * s->other_gpu.tdp_w;
+	c->energy_j = pue * r->step_s * (tdp * c->busy + node_w);
+	c->energy_tdp_j = pue * r->step_s * (tdp + node_w);
 	c->cost_usd = gpus * r->step_s / 3600.0 * s->cluster.gpu_hour_usd;
 }
 
@@ -32,6 +36,33 @@ void sweep_energy_terms(const hw_gpu *g, const net_cluster *c, double gpus, doub
 	e->mwh = e->facility_kw * hours / 1e3;
 	e->tco2 = e->mwh * e->kg_per_kwh; /* MWh x kg/kWh = t */
 	e->gpu_tdp_mwh = gpus * g->tdp_w * hours / 1e6;
+}
+
+double sweep_other_gpus(const plan_scenario *s, double gpus)
+{
+	int gpn = s->cluster.node.gpus > 0 ? s->cluster.node.gpus : 1;
+	double o = 0;
+	for (int n = 0; n < s->other_len && s->other_node && n * (double)gpn < gpus; n++)
+		if (s->other_node[n])
+			o += gpus - n * (double)gpn < gpn ? gpus - n * (double)gpn : gpn;
+	return o;
+}
+
+void sweep_energy_scenario(const plan_scenario *s, double gpus, double hours, sweep_energy *e)
+{
+	sweep_energy_terms(&s->gpu, &s->cluster, gpus, s->cluster.nodes, hours, e);
+	double o = sweep_other_gpus(s, gpus);
+	if (!(o > 0))
+		return;
+	e->other_gpus = o;
+	e->other_w = s->other_gpu.tdp_w;
+	snprintf(e->other_gpu, sizeof e->other_gpu, "%s", s->other_gpu.name);
+	if (!e->measured)
+		e->gpu_kw = ((gpus - o) * e->gpu_w + o * e->other_w) / 1e3;
+	e->facility_kw = (e->gpu_kw + e->node_kw) * e->pue;
+	e->mwh = e->facility_kw * hours / 1e3;
+	e->tco2 = e->mwh * e->kg_per_kwh;
+	e->gpu_tdp_mwh = ((gpus - o) * s->gpu.tdp_w + o * e->other_w) * hours / 1e6;
 }
 
 void sweep_train_cost(const plan_scenario *s, const exec_result *r, const sweep_cost *c,

@@ -254,11 +254,25 @@ struct sweep_energy {
 	double pue, kg_per_kwh, hours;
 	double gpu_kw, node_kw, facility_kw, mwh, tco2;
 	double gpu_tdp_mwh; /* the GPUs alone at TDP, PUE 1 (Llama 2's figure) */
+	/* of the gpus, those of another type (mixed clusters, sweep_energy_other)
+	 * and that GPU's TDP; 0 when every GPU is alike */
+	double other_gpus, other_w;
+	char other_gpu[128]; /* its name */
 };
 /* Terms for `gpus` GPUs on `nodes` nodes of the scenario's hardware over
  * `hours` of wall time. */
 void sweep_energy_terms(const hw_gpu *g, const net_cluster *c, double gpus, double nodes,
 			double hours, sweep_energy *e);
+/* A scenario's energy terms for a run of `gpus` GPUs over `hours`: the
+ * above, and on a cluster with nodes of another GPU type ([cluster]
+ * other_gpu) that type's GPUs at its own TDP: the other nodes' GPUs the run
+ * uses (the nodes are filled in order, so the run's gpus / gpus per node
+ * first nodes), at [gpu] tdp of the other GPU unless [cluster] gpu_power
+ * gives one measured average for every GPU. */
+void sweep_energy_scenario(const plan_scenario *s, double gpus, double hours, sweep_energy *e);
+/* The GPUs of `s`'s other type among a run's first `gpus` GPUs (0 on a
+ * cluster of one GPU type). */
+double sweep_other_gpus(const plan_scenario *s, double gpus);
 
 /* Training to D tokens with the plan: steps = D / tokens per step; C = 6 P D
  * for reference. */

@@ -4,7 +4,8 @@
 # 400 W TDP on 2 nodes of 3,300 W ([node] power), PUE 1:
 #   GPU 6.4 kW + nodes 6.6 kW = 13 kW facility; energy = 13 kW x step hours;
 #   CO2 = energy x 0.423 kg/kWh; the GPUs alone at TDP = 6.4 kW x step hours.
-# runs show --json gives the same member from the stored scenario.
+# runs show --json gives the same member from the stored scenario. A mixed
+# cluster's GPUs at their own TDPs (below).
 set -u
 podsim=$1
 fail=0
@@ -45,4 +46,20 @@ if bad:
     print("run --json energy:", *bad, sep="\n  ")
     sys.exit(1)
 PY
+# A cluster with nodes of another GPU type counts each GPU at its own TDP:
+# scenarios/llama2-70b-h100-a100.ini, 32 nodes of 8, nodes 3 and 12 A100
+# 40GB (400 W, topologies/gpus/a100-sxm4-40g.ini), the other 30 H100
+# (700 W): 240 x 700 W + 16 x 400 W = 168 + 6.4 = 174.4 kW, in the text and
+# the JSON (other_gpus 16 at 400 W), and Llama 2's figure from the same sum.
+m=scenarios/llama2-70b-h100-a100.ini
+"$podsim" run "$m" --no-db >"$tmp/mix.txt" 2>/dev/null || { echo "mixed run failed"; fail=1; }
+grep -q '^  GPU power       240 x 700 W + 16 x 400 W = 174.4 kW (TDP, h100-sxm5-80g \[gpu\] tdp; a100-sxm4-40g \[cluster\] other_gpu)$' \
+	"$tmp/mix.txt" || { echo "mixed GPU power line:"; grep 'GPU power' "$tmp/mix.txt"; fail=1; }
+"$podsim" run "$m" --no-db --json 2>/dev/null | python3 -c '
+import json, sys
+e = json.load(sys.stdin)["energy_per_step"]
+h = e["hours"]
+ok = e["other_gpus"] == 16 and e["other_gpu_power_w"] == 400 and abs(e["gpu_kw"] - 174.4) < 1e-9 \
+    and abs(e["gpus_at_tdp_pue1_kwh"] - 174.4 * h) < 1e-6 * 174.4 * h
+sys.exit(0 if ok else 1)' || { echo "mixed energy JSON"; fail=1; }
 exit $fail

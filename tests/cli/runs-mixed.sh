@@ -24,7 +24,7 @@
 # show time. So does the scenario --print-config prints, run from elsewhere.
 # A run stored before the section was kept (its text without it) still gets
 # its energy section from elsewhere (plan_scenario_load_stored: every node
-# the main GPU's type; the energy terms are the main GPU's anyway), and its
+# the main GPU's type, so every GPU at the main GPU's TDP), and its
 # HTML page says why it has no Gantt chart (a new one replays: it has one).
 set -u
 podsim=$1
@@ -67,7 +67,7 @@ for plan in "oom|out of memory|OOM|--set parallel.micro_batch=2" \
 	(cd "$tmp" && "$podsim" runs show "$n" --db a.db) >"$tmp/$name.away" 2>/dev/null ||
 		{ echo "$name: runs show from another folder failed"; fail=1; }
 	energy "$tmp/$name.live" >"$tmp/$name.le"
-	grep -q '^  GPU power       256 x 700 W' "$tmp/$name.le" ||
+	grep -q '^  GPU power       240 x 700 W + 16 x 400 W' "$tmp/$name.le" ||
 		{ echo "$name: the live run has no energy section"; fail=1; }
 	for w in show away; do
 		energy "$tmp/$name.$w" | diff "$tmp/$name.le" - >"$tmp/$name.ediff" ||
@@ -116,7 +116,13 @@ i=t.index("\n[other_gpu]\n"); c.execute("UPDATE runs SET scenario_text = ? WHERE
 c.commit()' "$tmp/old.db" || { echo "old: cannot drop the [other_gpu] section"; fail=1; }
 (cd "$tmp" && "$podsim" runs show 1 --db old.db --html old.html) >"$tmp/old.show" 2>"$tmp/old.err" ||
 	{ echo "old: runs show failed"; fail=1; }
-energy "$tmp/old.show" | cmp -s "$tmp/oom.le" - || { echo "old: energy differs from the run's"; fail=1; }
+# (its energy counts every GPU at the main GPU's TDP: the other one's was not
+# stored; the rest of the section as the run's)
+energy "$tmp/old.show" | grep -q '^  GPU power       256 x 700 W = 179.2 kW' ||
+	{ echo "old: its GPU power is not the main GPU's:"; energy "$tmp/old.show"; fail=1; }
+energy "$tmp/old.show" | grep -v 'GPU power\|facility power\|energy  \|CO2\|Llama 2' |
+	cmp -s <(grep -v 'GPU power\|facility power\|energy  \|CO2\|Llama 2' "$tmp/oom.le") - ||
+	{ echo "old: energy differs from the run's beyond the GPU power"; fail=1; }
 grep -q "no Gantt chart: the run was stored before podsim kept \[cluster\] other_gpu's keys" \
 	"$tmp/old.err" || { echo "old: the HTML note does not say why: $(cat "$tmp/old.err")"; fail=1; }
 
