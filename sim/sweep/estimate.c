@@ -729,23 +729,36 @@ static double pgather_stage(const plan_scenario *s, const plan_groups *g, const 
 	double wb = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype) / plan_grad_bytes(s);
 	double G = 0, D = 0, own = P[st]; /* own: after the chunks below's warm-up forwards */
 	int b = nb - 1;                   /* the next bucket in forward order */
+	/* each layer kind's forward; a model of one kind needs no lookup */
+	double f[4] = {0, 0, 0, 0};
+	int kinds_held = 0, only = 0;
+	for (int i = 0; i < 4; i++)
+		if (k->has[i])
+			f[i] = prog_time(s, &k->kind[i]) - k->kind[i].bwd_s, kinds_held++, only = i;
+	/* most buckets are the bucket size: time a size once */
+	double last_d = -1, last_x = -1, cd = 0, cx = 0;
 	for (int c = 0, l = 0; c < vpp; c++) {
 		double a = fmax(P[c * pp + st], own);
 		int nl = plan_chunk_layers(s, st, c, NULL);
 		for (int j = 0; j < nl; j++, l++) {
 			if (b >= 0 && bk[b].layer == l) { /* bucket b opens: its gather */
 				double d = bk[b].dense_bytes * wb, x = bk[b].expert_bytes * wb;
-				if (g->shard.size > 1 && d > 0)
-					G += coll_time(s, NET_ALLGATHER, &g->shard, d);
-				if (g->edp.size > 1 && x > 0)
-					G += coll_time(s, NET_ALLGATHER, &g->edp, x);
+				if (d != last_d) { /* coll_time: 0 on a one-rank group */
+					last_d = d;
+					cd = d > 0 ? coll_time(s, NET_ALLGATHER, &g->shard, d) : 0;
+				}
+				if (x != last_x) {
+					last_x = x;
+					cx = x > 0 ? coll_time(s, NET_ALLGATHER, &g->edp, x) : 0;
+				}
+				G += cd + cx;
 				D = fmax(D, G - a);
 				b--;
 			}
 			if (st == 0 && c == 0 && j == 0) /* the embedding, after the first wait */
 				a += prog_time(s, first) - first->bwd_s;
-			const prog *y = &k->kind[kind_of(&s->model, plan_global_layer(s, st, l))];
-			a += prog_time(s, y) - y->bwd_s;
+			int kd = kinds_held > 1 ? kind_of(&s->model, plan_global_layer(s, st, l)) : only;
+			a += f[kd];
 		}
 		own += pp * lead[c * pp + st];
 	}
