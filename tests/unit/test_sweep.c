@@ -3,7 +3,8 @@
  * counts, the pre-screen's bubble term, sweep files, cost and energy, the
  * Pareto front; the screen split in parts (MPI ranks) recounted equal to one
  * screen, the topology swap, the pre-screen on MoE and ZB-H1 against the
- * simulation, and store_merge's schema check. Runs from the source root
+ * simulation, its data-parallel terms (gradient buckets, overlap_param_gather's
+ * gathers), and store_merge's schema check. Runs from the source root
  * (meson's workdir). */
 #include "check.h"
 #include "store/store.h"
