@@ -34,7 +34,12 @@
  *       launch, slowed by the interference while they run beside it; per
  *       stage what outlasts its backward less what the stages below it
  *       still run, the worst stage's; then ZeRO-1/2's parameter all-gather
- *       of the largest stage; ZeRO-3: per layer
+ *       of the largest stage, or under overlap_param_gather its buckets'
+ *       gathers from the step start, each waited for by its layers' first
+ *       forward: per stage the forward's delay max(0, max_b (G_b - a_b))
+ *       (G_b when bucket b's gather ends, a_b when the forward would reach
+ *       it) plus the interference on the compute beside them, the worst
+ *       stage's (pgather_stage); ZeRO-3: per layer
  *       and micro-batch two all-gathers and a reduce-scatter (with hybrid
  *       sharding and the shard's replica all-reduce, every micro-batch or
  *       the last: hsdp_grad_reduce; under accumulate_unsharded only the
@@ -62,8 +67,7 @@
  * all-reduce. Kernels between blocking collectives take max(GPU, host) per
  * run, as in the simulation.
  * Not modelled here (the simulation does): offload_params streaming,
- * overlap_param_gather (its all-gather is counted whole), uneven per-rank MoE routing beyond the
- * work module's imbalance factor.
+ * uneven per-rank MoE routing beyond the work module's imbalance factor.
  */
 #include "sweep_int.h"
 
@@ -261,10 +265,12 @@ static void ends_cost(const plan_scenario *s, const work_shard *sh, const plan_g
  * local gradients and 16-bit weights. fwd_l and bwd_l: one layer's forward
  * and backward (recomputation included) per micro-batch. bucket_tail:
  * ZeRO-0/1/2's buckets past the backward (dp_tail, the worst stage's), or
- * -1 to count the whole reduction (offloaded optimizer). */
+ * -1 to count the whole reduction (offloaded optimizer). pgather: ZeRO-1/2's
+ * parameter all-gather under overlap_param_gather (pgather_stage, the worst
+ * stage's), or -1 for the whole gather after the optimizer step. */
 static double dp_exposed(const plan_scenario *s, const plan_groups *g, double grad_bytes,
-                         double weight_bytes, double bucket_tail, double fwd_l, double bwd_l,
-                         int layers)
+                         double weight_bytes, double bucket_tail, double pgather, double fwd_l,
+                         double bwd_l, int layers)
 {
 	const plan_spec *p = &s->plan;
 	const net_group *dp = &g->dp;
@@ -351,7 +357,8 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		                                                             : NET_REDUCESCATTER;
 		reduce = coll_time(s, op, &g->shard, grad_bytes) +
 		         coll_time(s, NET_ALLREDUCE, &g->replica, grad_bytes / z);
-		gather = coll_time(s, NET_ALLGATHER, &g->shard, weight_bytes);
+		gather = pgather >= 0 ? pgather
+		                      : coll_time(s, NET_ALLGATHER, &g->shard, weight_bytes);
 	} else {
 		reduce = coll_time(s, NET_ALLREDUCE, dp, grad_bytes);
 	}
@@ -528,7 +535,7 @@ static double stream_end(const double *launch, const double *cost, double *pre, 
 }
 
 /* The gradient reduction of stage st under ZeRO-0/1/2, as plan_build emits
- * it: the buckets of plan_grad_buckets (their sizes and launch points) run
+ * it: the buckets of plan_grad_buckets (bk, nb: their sizes and launch points) run
  * one after the other on the DP stream, each the collective of its dense
  * bytes over the shard group (reduce-scatter, or all-reduce as zero_grad_op
  * or without ZeRO says), the shard's all-reduce over its replicas with
@@ -555,22 +562,21 @@ static double stream_end(const double *launch, const double *cost, double *pre, 
  * which charges that loss to DP: interference x that time is added. Returns
  * that tail, *slack (if
  * not NULL) the stage's backward of the last micro-batch through its first
- * chunk (what the stages below it still run after it), or -1 when the
- * buckets cannot be listed (out of memory). */
+ * chunk (what the stages below it still run after it), or -1 (out of
+ * memory). */
 static double dp_tail(const plan_scenario *s, const plan_groups *g, const kinds *k,
-                      const prog *first, const prog *last, int st, double t_mb, double *slack)
+                      const prog *first, const prog *last, int st, double t_mb, double *slack,
+                      const plan_grad_bucket *bk, int nb)
 {
 	const plan_spec *p = &s->plan;
 	int m = plan_microbatches(p), vpp = p->vpp > 0 ? p->vpp : 1;
-	int L = plan_stage_layers(s, st), cap = L + 1;
+	int L = plan_stage_layers(s, st);
 	int n = plan_schedule_steps(p->schedule, m, vpp);
-	plan_grad_bucket *bk = malloc((size_t)cap * sizeof *bk);
 	plan_op *order = malloc((size_t)n * sizeof *order);
 	double *below = malloc((size_t)(L > 0 ? L : 1) * sizeof *below);
 	double *cf = malloc((size_t)vpp * 3 * sizeof *cf), *cb = NULL, *rem_chunk = NULL;
-	int nb = bk ? plan_grad_buckets(s, st, bk, cap) : SIM_ENOMEM;
 	double tail = -1;
-	if (nb < 0 || !order || !below || !cf)
+	if (!order || !below || !cf)
 		goto out;
 	cb = cf + vpp;
 	rem_chunk = cf + 2 * vpp; /* the compute after each chunk's last backward op */
@@ -654,8 +660,112 @@ static double dp_tail(const plan_scenario *s, const plan_groups *g, const kinds 
 	tail = fmax(0, fmax(e, s->gpu.interference * busy));
 	free(step_rem), free(rem);
 out:
-	free(bk), free(order), free(below), free(cf);
+	free(order), free(below), free(cf);
 	return tail;
+}
+
+/* overlap_param_gather's lead: when each model chunk first runs a forward,
+ * counted from the step start. lead[v] (v = c pp + st, virtual stage v is
+ * chunk c of stage st) gets its forward per micro-batch F_v (chunk_times),
+ * lead[pp vpp + v] the time micro-batch 0 reaches it through the virtual
+ * stages before it, each a forward and one hop (hop: the activation's
+ * transfer with its TP all-gather),
+ *   P_v = sum_{u < v} (F_u + hop),
+ * waits and bubbles left out (an early start, if anything). lead holds
+ * 2 pp vpp + 1. */
+static void pgather_lead(const plan_scenario *s, const kinds *k, const prog *first,
+                         const prog *last, double hop, double *lead)
+{
+	int pp = s->plan.pp, vpp = s->plan.vpp > 0 ? s->plan.vpp : 1, V = pp * vpp;
+	double *P = lead + V;
+	for (int st = 0; st < pp; st++)
+		for (int c = 0; c < vpp; c++) {
+			double b;
+			chunk_times(s, k, first, last, st, c, &lead[c * pp + st], &b, NULL);
+		}
+	P[0] = 0;
+	for (int v = 0; v < V; v++)
+		P[v + 1] = P[v] + lead[v] + hop;
+}
+
+/* overlap_param_gather on stage st (plan/grads.c build_emit_param_gather):
+ * the buckets of plan_grad_buckets (bk, nb), in forward order b = 1..n (their
+ * lowest layer first), are all-gathered back to back on the DP stream from
+ * the step start, each c_b (its dense 16-bit parameters over the shard
+ * group, its experts over expert DP), so gather b ends at
+ *   G_b = c_1 + ... + c_b;
+ * the stage's first forward of a layer (micro-batch 0 of its chunk) waits
+ * for its bucket's gather, and nothing else does. Chunk c of the stage first
+ * runs at
+ *   A_c = max(P_{c pp + st}, P_st + pp sum_{c' < c} F_{c' pp + st})
+ * (pgather_lead): once micro-batch 0 has reached it, and after the stage's
+ * own ops before it, which in interleaved 1F1B's warm-up are the forwards
+ * of micro-batches 0..pp-1 through each chunk below (forward step k runs
+ * chunk k / pp of micro-batch k % pp while k < pp vpp, all of them warm-up
+ * as m >= pp: plan_schedule_order). Without waits the compute reaches bucket
+ * b's lowest layer at a_b: its chunk's A_c plus the chunk's forward up to
+ * that layer (and the embedding's on the first virtual stage, after the
+ * first bucket's wait: the chain's first task waits for its first layer's
+ * bucket). The compute stream runs in order, so with waits it reaches that
+ * layer at
+ *   r_b = max(r_{b-1} + (a_b - a_{b-1}), G_b),   r_1 = max(a_1, G_1),
+ * whose solution is r_b = a_b + max(0, max_{j<=b} (G_j - a_j)): the stage's
+ * forward ends late by
+ *   D = max(0, max_b (G_b - a_b)),
+ * which the rest of the step keeps (no slack after micro-batch 0's first
+ * forward absorbs it in this estimate). Besides, the compute that runs while
+ * the gathers do is slowed by the GPU's interference i (exec's replay, which
+ * charges the loss to DP): the stream is busy until G_n and the stage
+ * computes from A_0 on except while it waits, so the gathers run beside
+ * max(0, G_n - A_0 - D) of compute and the stage exposes
+ *   X = D + i max(0, G_n - A_0 - D).
+ * A forward that only started at G_n would expose all of it (G_n, as the
+ * gather after the optimizer step without the overlap); one whose compute
+ * covers every gather (a_b >= G_b) only the interference. Returns X. */
+static double pgather_stage(const plan_scenario *s, const plan_groups *g, const kinds *k,
+                            const prog *first, int st, const double *lead,
+                            const plan_grad_bucket *bk, int nb)
+{
+	const plan_spec *p = &s->plan;
+	int pp = p->pp, vpp = p->vpp > 0 ? p->vpp : 1;
+	const double *P = lead + pp * vpp;
+	double wb = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype) / plan_grad_bytes(s);
+	double G = 0, D = 0, own = P[st]; /* own: after the chunks below's warm-up forwards */
+	int b = nb - 1;                   /* the next bucket in forward order */
+	/* each layer kind's forward; a model of one kind needs no lookup */
+	double f[4] = {0, 0, 0, 0};
+	int kinds_held = 0, only = 0;
+	for (int i = 0; i < 4; i++)
+		if (k->has[i])
+			f[i] = prog_time(s, &k->kind[i]) - k->kind[i].bwd_s, kinds_held++, only = i;
+	/* most buckets are the bucket size: time a size once */
+	double last_d = -1, last_x = -1, cd = 0, cx = 0;
+	for (int c = 0, l = 0; c < vpp; c++) {
+		double a = fmax(P[c * pp + st], own);
+		int nl = plan_chunk_layers(s, st, c, NULL);
+		for (int j = 0; j < nl; j++, l++) {
+			if (b >= 0 && bk[b].layer == l) { /* bucket b opens: its gather */
+				double d = bk[b].dense_bytes * wb, x = bk[b].expert_bytes * wb;
+				if (d != last_d) { /* coll_time: 0 on a one-rank group */
+					last_d = d;
+					cd = d > 0 ? coll_time(s, NET_ALLGATHER, &g->shard, d) : 0;
+				}
+				if (x != last_x) {
+					last_x = x;
+					cx = x > 0 ? coll_time(s, NET_ALLGATHER, &g->edp, x) : 0;
+				}
+				G += cd + cx;
+				D = fmax(D, G - a);
+				b--;
+			}
+			if (st == 0 && c == 0 && j == 0) /* the embedding, after the first wait */
+				a += prog_time(s, first) - first->bwd_s;
+			int kd = kinds_held > 1 ? kind_of(&s->model, plan_global_layer(s, st, l)) : only;
+			a += f[kd];
+		}
+		own += pp * lead[c * pp + st];
+	}
+	return D + s->gpu.interference * fmax(0, G - P[st] - D);
 }
 
 /* A lower bound on the simulated step through stage k (bound_s in
@@ -733,14 +843,46 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	 * (its slack; with interleaving their first chunks) */
 	bool buckets = p->zero < 3 && p->offload_optimizer == PLAN_OFFLOAD_NONE && !s->inference;
 	double dp_tail_s = buckets ? 0 : -1, below = 0;
+	double gather, p2p = plan_p2p_bytes(s, &gather); /* per rank; TP all-gather after */
+	double hop = 0; /* one pipeline hop: the transfer and its TP all-gather */
+	if (pp > 1)
+		hop = coll_time(s, NET_P2P, &grp.pp, p2p) +
+		      (gather > 0 ? coll_time(s, NET_ALLGATHER, &grp.tp, gather) : 0.0);
+	/* overlap_param_gather (ZeRO-1/2 training, as plan_build): the worst
+	 * stage's pgather_stage (a late stage delays the stages after it as
+	 * much), pg; a stage without layers gathers after its optimizer step, as
+	 * the graph does, all of it exposed. -1: not on, or out of memory (the
+	 * whole gather is counted) */
+	bool pgon = p->overlap_param_gather && !s->inference && (p->zero == 1 || p->zero == 2) &&
+	            grp.dp.size > 1;
+	int vpp_i = p->vpp > 0 ? p->vpp : 1, cap = plan_max_stage_layers(s) + 1;
+	double pg = pgon ? 0 : -1;
+	double *lead = pgon ? malloc((size_t)(2 * pp * vpp_i + 1) * sizeof *lead) : NULL;
+	plan_grad_bucket *bk = buckets || pgon ? malloc((size_t)cap * sizeof *bk) : NULL;
+	if (lead)
+		pgather_lead(s, &k, &first, &last, hop, lead);
+	else
+		pg = -1;
 	for (int st = 0; st < pp; st++) {
 		int L;
 		prog x = stage_prog(s, &k, &first, &last, st, &L);
 		double t = prog_time(s, &x);
+		int nb = bk ? plan_grad_buckets(s, st, bk, cap) : SIM_ENOMEM;
 		if (buckets && dp_tail_s >= 0) {
-			double sl = 0, tl = dp_tail(s, &grp, &k, &first, &last, st, t, &sl);
+			double sl = 0, tl = -1;
+			if (nb >= 0)
+				tl = dp_tail(s, &grp, &k, &first, &last, st, t, &sl, bk, nb);
 			dp_tail_s = tl < 0 ? -1 : fmax(dp_tail_s, tl - below);
 			below += sl;
+		}
+		if (pg >= 0 && nb < 0)
+			pg = -1;
+		else if (pg >= 0 && L > 0)
+			pg = fmax(pg, pgather_stage(s, &grp, &k, &first, st, lead, bk, nb));
+		else if (pg >= 0) {
+			double gb, wt;
+			plan_dp_bytes(s, st, &gb, &wt);
+			pg = fmax(pg, coll_time(s, NET_ALLGATHER, &grp.shard, wt));
 		}
 		bound = fmax(bound, bound_of(p, m, &x, pre_f, pre_b));
 		double fc, bc;
@@ -774,12 +916,9 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 		fill = fmax(0, fill - 2 * (W_S - W_T));
 	e->bubble_s = fill / vpp;
 	double pipe = m * T + e->bubble_s;
-	double gather, p2p = plan_p2p_bytes(s, &gather); /* per rank; TP all-gather after */
 	if (pp > 1)
-		e->pp_s = 2.0 * (pp - 1) *
-		                  (coll_time(s, NET_P2P, &grp.pp, p2p) +
-		                   (gather > 0 ? coll_time(s, NET_ALLGATHER, &grp.tp, gather) : 0.0)) +
-		          m * (plan_p2p_overhead(s, &grp.pp, false) + plan_p2p_overhead(s, &grp.pp, true));
+		e->pp_s = 2.0 * (pp - 1) * hop + m * (plan_p2p_overhead(s, &grp.pp, false) +
+		                                      plan_p2p_overhead(s, &grp.pp, true));
 	/* p2p_serial: each steady step's gradient send follows the activation
 	 * received instead of running beside it: one more transfer per step */
 	if (pp > 1 && s->fw.p2p_serial && p->vpp <= 1 && plan_p2p_sync(p))
@@ -787,7 +926,8 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	/* the dense full-attention kind's layer (zero for a model without one,
 	 * as before windows) */
 	double bwd_l = k.kind[0].bwd_s, fwd_l = prog_time(s, &k.kind[0]) - bwd_l;
-	e->dp_s = dp_exposed(s, &grp, grad, weight, dp_tail_s, fwd_l, bwd_l, worst);
+	free(lead), free(bk);
+	e->dp_s = dp_exposed(s, &grp, grad, weight, dp_tail_s, pg, fwd_l, bwd_l, worst);
 	e->optimizer_s = optimizer_time(s, ost, optim);
 	e->step_s = pipe + e->pp_s + e->dp_s + e->optimizer_s;
 	/* a hair under: the simulation sums the same durations in integer
