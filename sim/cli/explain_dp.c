@@ -295,7 +295,24 @@ void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
 		        "  dtype        %s gradients (%s: grad_dtype = %s, the framework's rule)\n",
 		        gbuf == 4 ? "fp32" : "16-bit", hw_dtype_name(s->dtype),
 		        plan_grad_dtype_name(s->fw.grad_dtype));
-	double cast = plan_grad_cast_bytes(s);
+	double cast = p->zero >= 3 ? 0 : plan_grad_cast_bytes(s);
+	/* ZeRO-3's wire (plan_zero3_wire_bytes: plan_grad_wire_bytes of the
+	 * buffer, as gb) and the casts around its reduce-scatters */
+	double c0 = plan_zero3_cast_bytes(s, false), c1 = plan_zero3_cast_bytes(s, true);
+	if (p->zero >= 3 && gb < gbuf)
+		fprintf(o,
+		        "  wire         %.0f B per value (grad_wire_dtype = params): ZeRO-3 "
+		        "reduce-scatters param.grad\n"
+		        "               in the training dtype; the %.0f B buffer holds only the "
+		        "reduced shard\n",
+		        gb, gbuf);
+	if (c0 > 0 || c1 > 0)
+		fprintf(o,
+		        "  wire         %.0f B per value: each unit's gradient cast to it before "
+		        "its reduce-scatter\n"
+		        "               (%.0f B of HBM traffic per value), the reduced shard cast "
+		        "to the kept dtype (%.0f B per shard value)\n",
+		        gb, c0, c1);
 	if (cast > 0)
 		fprintf(o,
 		        "  wire         %.0f B per value (grad_wire_dtype = params): each bucket cast to "

@@ -311,11 +311,15 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 		.gather = malloc((size_t)lps * sizeof(uint32_t)),
 		.param_bytes = layer_params * wbytes,
 		.grad_bytes = layer_params * gbytes,
+		.wire = plan_zero3_wire_bytes(s) / gbytes,
+		.pre_s = plan_zero3_cast_s(s, layer_params, false),
 		.pass_s = plan_fsdp_reduce_s(s, layer_params),
 		.flat_s = plan_fsdp_flat_grad_s(s, layer_params),
 		.cast_s = plan_fsdp_gather_cast_s(s, shard_params),
-		.post_s = {plan_fsdp_post_reduce_s(s, shard_params, false),
-			   plan_fsdp_post_reduce_s(s, shard_params, true)}};
+		.post_s = {plan_fsdp_post_reduce_s(s, shard_params, false) +
+				   plan_zero3_cast_s(s, shard_params, true),
+			   plan_fsdp_post_reduce_s(s, shard_params, true) +
+				   plan_zero3_cast_s(s, shard_params, true)}};
 	/* the layer's gathers and gradient tensors (plan_zero3_pieces) */
 	b.fsdp.pieces = plan_zero3_pieces(s, b.fsdp.gather_frac, b.fsdp.grad_frac);
 	if (b.fsdp.on && !s->inference && s->fw.zero3_reduce == PLAN_ZERO3_REDUCE_BUCKET) {

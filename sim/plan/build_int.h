@@ -62,6 +62,10 @@ typedef struct fsdp_state {
 	uint32_t *gather;   /* per layer: all-gather task id, or UINT32_MAX */
 	double param_bytes; /* one layer's full parameters (16-bit) */
 	double grad_bytes;  /* one layer's full gradients */
+	double wire;        /* bytes on the reduce-scatter's wire per gradient
+			     * byte (plan_zero3_wire_bytes / plan_grad_bytes) */
+	double pre_s;       /* the cast of a layer's gradient to the wire dtype
+			     * before its reduce-scatter (plan_zero3_cast_bytes) */
 	double pass_s;      /* FSDP1's passes over them before the reduce-scatter
 			     * (plan_fsdp_reduce_bytes), 0 for none */
 	double flat_s;      /* ... and their assembly on the compute stream

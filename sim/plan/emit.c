@@ -212,8 +212,10 @@ static void note_link(builder *b, cursor *k, const seg *x, uint32_t id)
 /* A ZeRO-3 reduction of `bytes` of gradient after task `done` (what its
  * reduce-scatter waits for): the reduce-scatter over the shard group, with
  * hybrid sharding the shard's all-reduce over its replicas (every
- * micro-batch, or the last: hsdp_grad_reduce), FSDP's cast back and
- * accumulation (post_s), under offload_params the shard's copy to the host;
+ * micro-batch, or the last: hsdp_grad_reduce), both at the wire's bytes
+ * (f->wire: plan_zero3_wire_bytes), FSDP's cast back and accumulation and
+ * the shard's cast from the wire dtype (post_s), under offload_params the
+ * shard's copy to the host;
  * in the micro-batch that completes the gradients its last task goes to
  * b->zdone for the optimizer step. When zdone is full (more buckets than
  * it holds) the newest replaces the last entry, which then carries both
@@ -225,14 +227,16 @@ static int reduce_tail(builder *b, cursor *k, uint32_t done, double bytes, doubl
 	const plan_scenario *s = b->s;
 	int stage = k->stage;
 	bool last = k->layer_end != NULL;
-	done = build_add_dp_on(b, &b->shard, stage, NET_REDUCESCATTER, bytes, &done, 1, layer);
+	double wire = k->f->wire;
+	done = build_add_dp_on(b, &b->shard, stage, NET_REDUCESCATTER, bytes * wire, &done, 1,
+			       layer);
 	if (done == UINT32_MAX)
 		return SIM_ENOMEM;
 	k->f->rs_last = done;
 	double shard = bytes / b->shard.size;
 	if (b->replica.size > 1 && (last || s->fw.hsdp_reduce == PLAN_REDUCE_MICROBATCH)) {
-		done = build_add_dp_on(b, &b->replica, stage, NET_ALLREDUCE, shard, &done, 1,
-				       layer);
+		done = build_add_dp_on(b, &b->replica, stage, NET_ALLREDUCE, shard * wire, &done,
+				       1, layer);
 		if (done == UINT32_MAX)
 			return SIM_ENOMEM;
 	}
@@ -279,7 +283,9 @@ static int reduce_tail(builder *b, cursor *k, uint32_t done, double bytes, doubl
  * charged). After every micro-batch's backward the engine's epilogue
  * (engine.py:2051-2053) reduces the bucket left open and synchronises the
  * reduce stream (stage3.py:1131-1136). The communication dtype is the
- * model's (engine.py:939-950): no casts.
+ * model's unless configured (engine.py:938-950; grad_wire_dtype = params:
+ * no casts); the bucket's wire bytes and any casts are
+ * plan_zero3_wire_bytes' and plan_zero3_cast_bytes' (framework.c).
  *
  * Modelled: a layer's gradient is f->pieces tensors (its gathered modules
  * at their sizes, plan_zero3_pieces; last module first) carrying f->tensors
@@ -311,8 +317,11 @@ static int ipg_flush(builder *b, cursor *k, uint32_t dep, int16_t layer)
 	fsdp_state *f = k->f;
 	if (!(f->ipg_bytes > 0))
 		return SIM_OK;
+	double elems = f->ipg_bytes / f->gbytes; /* the casts to and from the wire
+						   * dtype (plan_zero3_cast_bytes) */
 	double bytes = 2.0 * f->ipg_fit + 2.0 * f->ipg_bytes +
-		       (f->ipg_tensors > 1 ? 2.0 * f->ipg_bytes : 0);
+		       (f->ipg_tensors > 1 ? 2.0 * f->ipg_bytes : 0) +
+		       elems * plan_zero3_cast_bytes(b->s, false);
 	plan_task pass = {sim_time_from_s(hw_mem_time(&b->s->gpu, bytes)), k->stage,
 			  PLAN_STREAM_DP, PLAN_TASK_DP, layer, k->mb, 0, 0};
 	uint32_t done = plan_graph_add(b->g, &pass, &dep, 1);
@@ -320,7 +329,8 @@ static int ipg_flush(builder *b, cursor *k, uint32_t dep, int16_t layer)
 		return SIM_ENOMEM;
 	double n = f->ipg_bytes;
 	f->ipg_bytes = f->ipg_fit = f->ipg_tensors = 0;
-	return reduce_tail(b, k, done, n, 0, layer);
+	return reduce_tail(b, k, done, n, plan_zero3_cast_s(b->s, elems / b->shard.size, true),
+			   layer);
 }
 
 /* A tensor of `bytes` gradient carrying `tensors` parameter tensors joins
@@ -488,9 +498,9 @@ static int fsdp_layer_grads(builder *b, cursor *k, const seg *x, uint32_t id)
 		return SIM_OK;
 	}
 	uint32_t done = id;
-	if (f->pass_s > 0) {
-		plan_task pass = {sim_time_from_s(f->pass_s), stage, PLAN_STREAM_DP, PLAN_TASK_DP,
-				  x->layer, k->mb, 0, 0};
+	if (f->pass_s + f->pre_s > 0) { /* FSDP1's passes, the cast to the wire */
+		plan_task pass = {sim_time_from_s(f->pass_s + f->pre_s), stage, PLAN_STREAM_DP,
+				  PLAN_TASK_DP, x->layer, k->mb, 0, 0};
 		done = plan_graph_add(b->g, &pass, &id, 1);
 		if (done == UINT32_MAX)
 			return SIM_ENOMEM;

@@ -988,7 +988,8 @@ typedef enum {
 bool plan_grad_fp32(int rule, hw_dtype precision, int zero);
 const char *plan_grad_dtype_name(int rule); /* "fp32-unless-fp16", ... */
 /* The dtype a framework reduces the gradient buckets in ([framework]
- * grad_wire_dtype), beside the dtype it keeps them in (fp32_grads):
+ * grad_wire_dtype), beside the dtype it keeps them in (fp32_grads); ZeRO-3's
+ * reduce-scatters follow the same rule (plan_zero3_wire_bytes):
  *   GRADS: the buffer itself goes on the wire (Megatron's DDP buffer, also
  *     with --grad-reduce-in-bf16, which makes the buffer bf16: Megatron-LM
  *     d98e8a64 megatron/training/arguments.py:1213-1214 turns
@@ -1461,6 +1462,30 @@ double plan_fsdp_gather_cast_bytes(const plan_scenario *s);
 double plan_fsdp_post_reduce_bytes(const plan_scenario *s, bool later);
 double plan_fsdp_gather_cast_s(const plan_scenario *s, double params);
 double plan_fsdp_post_reduce_s(const plan_scenario *s, double params, bool later);
+
+/* ZeRO-3's gradient wire ([framework] grad_wire_dtype, as the ZeRO-0..2
+ * buckets'): the bytes per value of a unit's (or IPG bucket's)
+ * reduce-scatter and of the shard's all-reduce over its replicas under
+ * hybrid sharding, plan_grad_wire_bytes of plan_grad_bytes: under
+ * `params` the training dtype (DeepSpeed ZeRO-3 reduces param.grad in
+ * communication_data_type, the model's dtype unless configured, whatever
+ * the partition accumulates in), under `grads` the reduce dtype the
+ * framework keeps (fp32_grads: FSDP's MixedPrecision reduce_dtype,
+ * Megatron-FSDP's main_grad). The derivation is at the definition
+ * (framework.c). ZeRO-3 refuses grad_compression (plan_check). */
+double plan_zero3_wire_bytes(const plan_scenario *s);
+/* HBM bytes of the casts around that wire, under ZeRO-3 with more than one
+ * data-parallel rank in training (0 otherwise): before the reduce-scatter
+ * (after = false) per element of the unsharded gradient, reading the dtype
+ * autograd produced it in and writing the wire's, where they differ and
+ * no fsdp_reduce_passes pass counts FSDP1's own cast; after it (after =
+ * true) per element of the reduced shard, reading the wire's and writing
+ * the kept gradient's, where they differ and fsdp_casts does not count
+ * FSDP's own cast back. plan_build runs each as one memory-bound task on
+ * the DP stream around the collective; the sweep pre-screen and explain
+ * charge the same; plan_zero3_cast_s gives their time for `elements`. */
+double plan_zero3_cast_bytes(const plan_scenario *s, bool after);
+double plan_zero3_cast_s(const plan_scenario *s, double elements, bool after);
 
 /* What one micro-batch costs a stage beyond its tokens (issue 23): the
  * stage's chains of one micro-batch as plan_build makes them (alpha-beta

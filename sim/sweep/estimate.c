@@ -35,7 +35,8 @@
  *       stage what outlasts its backward less what the stages below it
  *       still run, the worst stage's; then ZeRO-1/2's parameter all-gather
  *       of the largest stage; ZeRO-3: per layer
- *       and micro-batch two all-gathers and a reduce-scatter (with hybrid
+ *       and micro-batch two all-gathers and a reduce-scatter at the wire's
+ *       bytes with its casts (plan_zero3_wire_bytes, _cast_bytes; with hybrid
  *       sharding and the shard's replica all-reduce, every micro-batch or
  *       the last: hsdp_grad_reduce; under accumulate_unsharded only the
  *       last micro-batch reduces; under zero3_reduce = bucket DeepSpeed's
@@ -293,8 +294,13 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		double ag = plan_fsdp_gather_cast_s(s, sh);
 		for (int i = 0; i < ng; i++)
 			ag += ga[i] > 0 ? coll_time(s, NET_ALLGATHER, &g->shard, lw * ga[i]) : 0;
-		double rs = coll_time(s, NET_REDUCESCATTER, &g->shard, lg);
-		rs += plan_fsdp_reduce_s(s, lw / wb) + plan_fsdp_post_reduce_s(s, sh, false);
+		/* the reduce-scatter at the wire's bytes (plan_zero3_wire_bytes:
+		 * grad_wire_dtype), the casts to and from it beside FSDP1's
+		 * passes (plan_zero3_cast_bytes) */
+		double wire = plan_zero3_wire_bytes(s) / plan_grad_bytes(s);
+		double cz = plan_zero3_cast_s(s, lw / wb, false) + plan_zero3_cast_s(s, sh, true);
+		double rs = coll_time(s, NET_REDUCESCATTER, &g->shard, lg * wire);
+		rs += plan_fsdp_reduce_s(s, lw / wb) + plan_fsdp_post_reduce_s(s, sh, false) + cz;
 		/* DeepSpeed's IPG buckets (plan_zero3_bucket_list, each at its
 		 * size: the root unit's may be the largest by far): the buckets but
 		 * the last spread over the layers' backwards, the last after the
@@ -307,9 +313,9 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		if (nb > 0 && nb <= cap && layers > 0) { /* each bucket at its size */
 			rs = 0;
 			for (int i = 0; i < nb - 1; i++)
-				rs += coll_time(s, NET_REDUCESCATTER, &g->shard, bk[i]);
-			rs /= layers;
-			tail = coll_time(s, NET_REDUCESCATTER, &g->shard, bk[nb - 1]);
+				rs += coll_time(s, NET_REDUCESCATTER, &g->shard, bk[i] * wire);
+			rs = rs / layers + cz;
+			tail = coll_time(s, NET_REDUCESCATTER, &g->shard, bk[nb - 1] * wire);
 		}
 		free(bk);
 		/* as fsdp_layer_grads: with hybrid sharding the shard's
@@ -319,7 +325,7 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		 * before the last micro-batch */
 		double ar = g->replica.size > 1
 		                    ? coll_time(s, NET_ALLREDUCE, &g->replica,
-		                                lg / (g->shard.size > 1 ? g->shard.size : 1))
+		                                lg * wire / (g->shard.size > 1 ? g->shard.size : 1))
 		                    : 0;
 		bool nosync = s->fw.accumulate_unsharded && m > 1;
 		double early = nosync ? 0 : rs + (s->fw.hsdp_reduce == PLAN_REDUCE_MICROBATCH ? ar : 0);

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 static void test_orders(void)
@@ -1096,6 +1097,107 @@ static void test_zero3_modules(void)
 	plan_scenario_free(s), plan_scenario_free(e);
 }
 
+/* ZeRO-3's gradient wire and casts ([framework] grad_wire_dtype,
+ * plan_zero3_wire_bytes / plan_zero3_cast_bytes, framework.c). The
+ * quickstart without a pipeline (tp 2, dp 8, bf16, 24 layers, m = 4) under
+ * ZeRO-3 with fp32_grads = true and one unit per layer:
+ *   A  grads = persistent, grad_wire_dtype = grads (Megatron-FSDP: main_grad
+ *      in fp32, reduced as it is): wire 4 B, no cast;
+ *   B  A with grad_wire_dtype = params (DeepSpeed ZeRO-3: param.grad in
+ *      bf16 reduced in communication_data_type, the model's dtype; the fp32
+ *      buffer takes only the shard, zero/stage3.py:1372-1400, 1466-1492 at
+ *      38327e07): wire 2 B, no cast, so every reduce-scatter moves half of
+ *      A's bytes, task for task;
+ *   C  grads = on-backward, wire grads (FSDP with reduce_dtype fp32 over
+ *      param_dtype bf16): param.grad is bf16 (the gathered parameter's
+ *      width, 2), cast before the reduce-scatter: read 2 + write 4 = 6 B per
+ *      unsharded element; the shard kept in the stored parameter's dtype,
+ *      bf16 under mixed without param_master: read 4 + write 2 = 6 B per
+ *      shard element after;
+ *   D  C with param_master (the fp32 shard is the parameter, FSDP2's
+ *      orig_dtype fp32): 6 B before, nothing after (the fp32 shard is kept);
+ *   E  C with fp32_grads = false (reduce_dtype None takes param_dtype):
+ *      wire 2 = the gradient's dtype: nothing.
+ * In C's graph each layer's reduction gains two memory-bound DP tasks per
+ * micro-batch: the cast of its P/t elements (6 B each) before, the cast of
+ * its P/(t dp) shard elements after, at hw_mem_time; so the DP tasks
+ * that move no network bytes sum to 24 x 4 x (hw_mem_time(6 P/2) +
+ * hw_mem_time(6 P/16)) and A has none. */
+static void test_zero3_wire(void)
+{
+	const char *base[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=3",
+			      "parallel.fp32_grads=true", "framework.zero3_reduce=unit",
+			      "framework.zero3_gathers=1", "framework.grads=persistent",
+			      "framework.grad_wire_dtype=grads", "framework.param_master=false"};
+	const char *sets[5][9];
+	for (int i = 0; i < 5; i++)
+		memcpy(sets[i], base, sizeof base);
+	sets[1][7] = "framework.grad_wire_dtype=params";
+	sets[2][6] = sets[3][6] = sets[4][6] = "framework.grads=on-backward";
+	sets[3][8] = "framework.param_master=true";
+	sets[4][3] = "parallel.fp32_grads=false";
+	double wire[5] = {4, 2, 4, 4, 2}, pre[5] = {0, 0, 6, 6, 0}, post[5] = {0, 0, 6, 0, 0};
+	plan_scenario *s[5] = {0};
+	sim_diag *d = sim_diag_new();
+	for (int i = 0; i < 5; i++)
+		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", sets[i], 9, d, &s[i]),
+			  SIM_OK);
+	sim_diag_free(d);
+	for (int i = 0; i < 5; i++) {
+		if (!s[i])
+			continue;
+		CHECK_NEAR(plan_zero3_wire_bytes(s[i]), wire[i], 0);
+		CHECK_NEAR(plan_zero3_cast_bytes(s[i], false), pre[i], 0);
+		CHECK_NEAR(plan_zero3_cast_bytes(s[i], true), post[i], 0);
+	}
+	plan_graph *g[3] = {0};
+	for (int i = 0; i < 3; i++)
+		if (s[i])
+			CHECK_INT(plan_build(s[i], &g[i]), SIM_OK);
+	if (g[0] && g[1] && g[2] && s[2]) {
+		/* B's reduce-scatters: half of A's, in the same order */
+		int n = 0, half = 0;
+		size_t j = 0;
+		for (size_t i = 0; i < g[0]->ntasks; i++) {
+			const plan_task *a = &g[0]->tasks[i];
+			if (a->rank != 0 || a->kind != PLAN_TASK_DP || a->layer < 0)
+				continue;
+			while (j < g[1]->ntasks &&
+			       (g[1]->tasks[j].rank != 0 || g[1]->tasks[j].kind != PLAN_TASK_DP ||
+				g[1]->tasks[j].layer < 0))
+				j++;
+			if (j == g[1]->ntasks)
+				break;
+			const plan_task *b = &g[1]->tasks[j++];
+			n++;
+			/* gathers equal, reduce-scatters halved */
+			half += fabs(b->scaleup_bytes - a->scaleup_bytes) > 0 &&
+				fabs(b->scaleup_bytes - a->scaleup_bytes / 2) < 1e-6 * a->scaleup_bytes;
+		}
+		int m = 4, L = 24;
+		CHECK_INT(n, count_kind(g[0], 0, PLAN_TASK_DP));
+		CHECK_INT(half, m * L); /* one reduce-scatter per layer and micro-batch */
+		/* C: the casts, one task each, 2 x 24 x 4 more DP tasks than A */
+		CHECK_INT(count_kind(g[2], 0, PLAN_TASK_DP), count_kind(g[0], 0, PLAN_TASK_DP) + 2 * m * L);
+		double P = work_params_layer(&s[2]->model), want = m * L *
+			(hw_mem_time(&s[2]->gpu, 6 * P / 2) + hw_mem_time(&s[2]->gpu, 6 * P / 16));
+		double got[2] = {0, 0};
+		for (int k = 0; k < 3; k += 2)
+			for (size_t i = 0; i < g[k]->ntasks; i++) {
+				const plan_task *t = &g[k]->tasks[i];
+				if (t->rank == 0 && t->kind == PLAN_TASK_DP && t->scaleup_bytes == 0 &&
+				    t->nic_bytes == 0)
+					got[k / 2] += sim_time_to_s(t->dur);
+			}
+		CHECK_NEAR(got[0], 0, 0);
+		CHECK_NEAR(got[1], want, 1e-9 * want + 1e-12 * m * L * 2);
+	}
+	for (int i = 0; i < 3; i++)
+		plan_graph_free(g[i]);
+	for (int i = 0; i < 5; i++)
+		plan_scenario_free(s[i]);
+}
+
 /* FSDP MixedPrecision's shard casts and sharded accumulation ([framework]
  * fsdp_casts, plan_fsdp_gather_cast_bytes / plan_fsdp_post_reduce_bytes;
  * torch 2.6.0 _flat_param.py:1316-1330, _runtime_utils.py:897-911,
@@ -1696,6 +1798,7 @@ int main(void)
 	test_zero3_buckets();
 	test_zero3_sync();
 	test_zero3_modules();
+	test_zero3_wire();
 	test_megatron_buckets();
 	test_dgrad_async();
 	test_sustain();
