@@ -134,10 +134,42 @@ static const char *zero3_split_words(const plan_scenario *s)
 	}
 }
 
+/* An MoE layer's unit under ZeRO-3 (plan_zero3_layer): its routed experts
+ * with the layer (ep = 1) or on their own over the expert-DP group. */
+static void zero3_moe_why(FILE *o, const plan_scenario *s)
+{
+	int g = -1;
+	for (int l = 0; l < s->model.layers && g < 0; l++)
+		g = work_layer_is_moe(&s->model, l) ? l : -1;
+	if (g < 0)
+		return;
+	double unit, sep, ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
+	int n = plan_zero3_layer(s, g, &unit, &sep, ga, gr);
+	plan_groups grp;
+	plan_make_groups(s, &grp);
+	char z[512], a[32], b[32];
+	if (sep > 0)
+		snprintf(z, sizeof z,
+		         "An MoE layer is two units: %s parameters per rank (attention, norms, router, "
+		         "shared experts) over the shard group in %d gather%s, and its routed experts "
+		         "(%d per rank), %s parameters, gathered and reduce-scattered over the %d-rank "
+		         "expert-data-parallel group.",
+		         explain_cnt(unit, a, sizeof a), n, n == 1 ? "" : "s",
+		         s->model.moe_experts / s->plan.ep, explain_cnt(sep, b, sizeof b),
+		         grp.edp.size);
+	else
+		snprintf(z, sizeof z,
+		         "An MoE layer is one unit of %s parameters per rank, its %d routed experts "
+		         "included (ep = 1), in %d gather%s over the shard group.",
+		         explain_cnt(unit, a, sizeof a), s->model.moe_experts, n, n == 1 ? "" : "s");
+	explain_why(o, z);
+}
+
 /* The host's work at ZeRO-3's gathers (zero3_gather_rank_op,
  * zero3_rank_copies) and DeepSpeed 2021's device syncs (zero3_sync). */
 static void zero3_host_why(FILE *o, const plan_scenario *s)
 {
+	zero3_moe_why(o, s);
 	double h = plan_zero3_gather_host_s(s);
 	if (!(h > 0) && !s->fw.zero3_sync)
 		return;

@@ -1425,6 +1425,33 @@ int plan_zero3_bucket_list(const plan_scenario *s, int stage, double *bytes, int
  * join the first module's (reduced last in the backward). */
 #define PLAN_ZERO3_MAX_PIECES 64
 int plan_zero3_pieces(const plan_scenario *s, double *gather, double *grad);
+/* ZeRO-3's unit of global layer g as plan_build gathers and reduces it:
+ * *unit the parameters per rank that the shard group gathers (before each
+ * forward and backward) and reduce-scatters, in the pieces gather[] and
+ * grad[] (returns n, as plan_zero3_pieces), and *sep the routed experts per
+ * rank that the expert-data-parallel group gathers and reduce-scatters on
+ * their own (0 for a dense layer and under ep = 1). A dense layer:
+ * work_params_layer / tp, plan_zero3_pieces. An MoE layer: its routed
+ * experts are the rank's E / ep (work_params_layer_experts / ep), the rest
+ * its TP rank's (plan_rank_layer: attention, norms, router, shared experts).
+ *   ep = 1: the experts belong to the layer's unit. FSDP wraps the decoder
+ *     layer, MoE block included, as one unit (an HF Mixtral under accelerate's
+ *     transformer_auto_wrap_policy); DeepSpeed ZeRO-3 refuses its own MoE
+ *     layers (engine.py:1675 at 38327e07), so an HF MoE model's experts are
+ *     ordinary parameters, and the MoE block flagged a z3 leaf module
+ *     (utils/z3_leaf_module.py:43-44; its parameters fetched with the module,
+ *     runtime/zero/parameter_offload.py:276-288; without it experts that
+ *     receive no token never fetch) is gathered in one fetch: under the
+ *     module splits (hf, megatron) the attention's linears at their sizes,
+ *     then the MoE block (router, shared and routed experts) as one piece.
+ *   ep > 1: the experts are their own unit over the expert-DP group:
+ *     torchtitan fully_shards transformer_block.moe.experts on the EP mesh's
+ *     edp dimension before the block (torchtitan/models/llama4/
+ *     parallelize.py:413-446 at 1f029641b; under ep = 1 on the block's mesh,
+ *     which this model joins to the unit), Megatron-FSDP keeps expert
+ *     parameters in groups of the expert data-parallel group. */
+int plan_zero3_layer(const plan_scenario *s, int g, double *unit, double *sep, double *gather,
+		     double *grad);
 
 /* [framework] fsdp_reduce_passes: HBM bytes moved per element of a unit's
  * unsharded gradient before its reduce-scatter, per micro-batch, under ZeRO-3

@@ -286,6 +286,16 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
 		int ng = plan_zero3_pieces(s, ga, gr);
 		double wb = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
+		/* an MoE model: its MoE layer's unit (plan_zero3_layer) for every
+		 * layer, the routed experts under ep > 1 gathered and reduced on
+		 * their own over the expert-DP group */
+		double unit, sep = 0, gbytes = plan_grad_bytes(s);
+		for (int l = 0; l < s->model.layers; l++)
+			if (work_layer_is_moe(&s->model, l)) {
+				ng = plan_zero3_layer(s, l, &unit, &sep, ga, gr);
+				lw = unit * wb, lg = unit * gbytes;
+				break;
+			}
 		double sh = lw / wb / (g->shard.size > 1 ? g->shard.size : 1); /* shard elements */
 		/* fsdp_casts: the shard's cast before each gather, and after each
 		 * reduce-scatter its cast back (accumulation on later micro-batches
@@ -301,6 +311,14 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		double cz = plan_zero3_cast_s(s, lw / wb, false) + plan_zero3_cast_s(s, sh, true);
 		double rs = coll_time(s, NET_REDUCESCATTER, &g->shard, lg * wire);
 		rs += plan_fsdp_reduce_s(s, lw / wb) + plan_fsdp_post_reduce_s(s, sh, false) + cz;
+		if (sep > 0) {
+			double xs = sep / (g->edp.size > 1 ? g->edp.size : 1);
+			ag += plan_fsdp_gather_cast_s(s, xs) +
+			      coll_time(s, NET_ALLGATHER, &g->edp, sep * wb);
+			rs += coll_time(s, NET_REDUCESCATTER, &g->edp, sep * gbytes * wire) +
+			      plan_zero3_cast_s(s, sep, false) + plan_fsdp_reduce_s(s, sep) +
+			      plan_fsdp_post_reduce_s(s, xs, false) + plan_zero3_cast_s(s, xs, true);
+		}
 		/* DeepSpeed's IPG buckets (plan_zero3_bucket_list, each at its
 		 * size: the root unit's may be the largest by far): the buckets but
 		 * the last spread over the layers' backwards, the last after the
@@ -789,7 +807,10 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 		e->pp_s += m * coll_time(s, NET_P2P, &grp.pp, p2p);
 	/* the dense full-attention kind's layer (zero for a model without one,
 	 * as before windows) */
-	double bwd_l = k.kind[0].bwd_s, fwd_l = prog_time(s, &k.kind[0]) - bwd_l;
+	/* (ZeRO-3 of an MoE model: its MoE layer's, whose unit dp_exposed
+	 * sizes) */
+	int kd = k.has[1] && p->zero >= 3 ? 1 : 0;
+	double bwd_l = k.kind[kd].bwd_s, fwd_l = prog_time(s, &k.kind[kd]) - bwd_l;
 	e->dp_s = dp_exposed(s, &grp, grad, weight, dp_tail_s, fwd_l, bwd_l, worst);
 	e->optimizer_s = optimizer_time(s, ost, optim);
 	e->step_s = pipe + e->pp_s + e->dp_s + e->optimizer_s;

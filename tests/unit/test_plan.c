@@ -1198,6 +1198,73 @@ static void test_zero3_wire(void)
 		plan_scenario_free(s[i]);
 }
 
+/* ZeRO-3 over an MoE model (plan_zero3_layer): Mixtral 8x7B (h 4096, 32
+ * heads of 128, 8 KV heads, f 14336, SwiGLU, RMSNorm, 8 experts), tp 1 on
+ * one DGX H100 (dp 8), the default profile (one gather per layer). Per layer:
+ *   attention 4096^2 (q) + 2 x 4096 x 1024 (k, v) + 4096^2 (o) = 41,943,040,
+ *   norms 2 x 4096 = 8,192, router 4096 x 8 = 32,768: 41,984,000;
+ *   an expert 3 x 4096 x 14336 = 176,160,768, eight 1,409,286,144;
+ *   the layer 1,451,270,144 (32 of them: 46.4B of Mixtral's 46.7B).
+ * ep = 1: the experts are the layer's (FSDP's decoder-layer unit): one unit
+ * of 1,451,270,144 over the shard group, nothing apart. ep = 2: the unit is
+ * the 41,984,000, and the rank's 4 experts, 704,643,072, are their own unit
+ * over the expert-DP group (8 / 2 = 4 ranks; torchtitan's fully_shard of
+ * moe.experts on the EP mesh). Under the module split (zero3_modules = hf,
+ * DeepSpeed, ep = 1) the pieces are q, k, v, o at their sizes and the MoE
+ * block (router and experts, a z3 leaf) as one: 5 gathers, the block's
+ * share (32,768 + 1,409,286,144) / 1,451,270,144, the norms' gradient on
+ * q's. In the graph each MoE layer under ep = 2 adds, per micro-batch, two
+ * gathers (forward, backward) and a reduce-scatter on the expert-DP group
+ * to ep = 1's: 3 x 32 x m more DP tasks on the rank (m = 256 / 8 = 32
+ * micro-batches of 1). */
+static void test_zero3_moe(void)
+{
+	const char *e1[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8", "parallel.ep=1",
+			    "parallel.zero=3", "parallel.sequence_parallel=false",
+			    "parallel.global_batch=256", "cluster.nodes=1"};
+	const char *e2[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8", "parallel.ep=2",
+			    "parallel.zero=3", "parallel.sequence_parallel=false",
+			    "parallel.global_batch=256", "cluster.nodes=1"};
+	const char *hf[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8", "parallel.ep=1",
+			    "parallel.zero=3", "parallel.sequence_parallel=false",
+			    "parallel.global_batch=256", "cluster.nodes=1",
+			    "framework.zero3_modules=hf"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *a = NULL, *b = NULL, *c = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", e1, 8, d, &a), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", e2, 8, d, &b), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", hf, 9, d, &c), SIM_OK);
+	sim_diag_free(d);
+	if (!a || !b || !c) {
+		plan_scenario_free(a), plan_scenario_free(b), plan_scenario_free(c);
+		return;
+	}
+	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES], unit, sep;
+	double dense = 41984000.0, expert = 176160768.0, layer = dense + 8 * expert;
+	CHECK_INT(plan_zero3_layer(a, 0, &unit, &sep, ga, gr), 1);
+	CHECK_NEAR(unit, layer, 0), CHECK_NEAR(sep, 0, 0), CHECK_NEAR(ga[0], 1, 0);
+	CHECK_INT(plan_zero3_layer(b, 0, &unit, &sep, ga, gr), 1);
+	CHECK_NEAR(unit, dense, 0), CHECK_NEAR(sep, 4 * expert, 0);
+	CHECK_INT(plan_zero3_layer(c, 0, &unit, &sep, ga, gr), 5);
+	CHECK_NEAR(unit, layer, 0);
+	double q = 4096.0 * 4096, kv = 4096.0 * 1024, want[] = {q, kv, kv, q};
+	for (int i = 0; i < 4; i++)
+		CHECK_NEAR(ga[i], want[i] / layer, 1e-15);
+	CHECK_NEAR(ga[4], (32768 + 8 * expert) / layer, 1e-12);
+	CHECK_NEAR(gr[0], (q + 8192) / layer, 1e-12);
+	plan_groups g;
+	plan_make_groups(b, &g);
+	CHECK_INT(g.edp.size, 4), CHECK_INT(g.shard.size, 8);
+	plan_graph *ga1 = NULL, *gb1 = NULL;
+	CHECK_INT(plan_build(a, &ga1), SIM_OK);
+	CHECK_INT(plan_build(b, &gb1), SIM_OK);
+	if (ga1 && gb1)
+		CHECK_INT(count_kind(gb1, 0, PLAN_TASK_DP),
+			  count_kind(ga1, 0, PLAN_TASK_DP) + 3 * 32 * 32);
+	plan_graph_free(ga1), plan_graph_free(gb1);
+	plan_scenario_free(a), plan_scenario_free(b), plan_scenario_free(c);
+}
+
 /* FSDP MixedPrecision's shard casts and sharded accumulation ([framework]
  * fsdp_casts, plan_fsdp_gather_cast_bytes / plan_fsdp_post_reduce_bytes;
  * torch 2.6.0 _flat_param.py:1316-1330, _runtime_utils.py:897-911,
@@ -1799,6 +1866,7 @@ int main(void)
 	test_zero3_sync();
 	test_zero3_modules();
 	test_zero3_wire();
+	test_zero3_moe();
 	test_megatron_buckets();
 	test_dgrad_async();
 	test_sustain();
