@@ -1448,8 +1448,10 @@ int plan_zero3_pieces(const plan_scenario *s, double *gather, double *grad);
  *     torchtitan fully_shards transformer_block.moe.experts on the EP mesh's
  *     edp dimension before the block (torchtitan/models/llama4/
  *     parallelize.py:413-446 at 1f029641b; under ep = 1 on the block's mesh,
- *     which this model joins to the unit), Megatron-FSDP keeps expert
- *     parameters in groups of the expert data-parallel group. */
+ *     which this model joins to the unit); Megatron-FSDP groups expert
+ *     parameters apart (is_expert_param, keyed with the unit) over the
+ *     expert data-parallel group (core/distributed/custom_fsdp/
+ *     param_and_grad_buffer.py:114-115, 970-981, 1055 at c550cf6c). */
 int plan_zero3_layer(const plan_scenario *s, int g, double *unit, double *sep, double *gather,
 		     double *grad);
 
