@@ -293,6 +293,8 @@ static void fsdp_unit_init(const plan_scenario *s, const builder *b, int g, doub
 {
 	double unit, sep;
 	u->pieces = plan_zero3_layer(s, g, &unit, &sep, u->gather_frac, u->grad_frac);
+	if (b->edp.size <= 1) /* each rank holds its experts whole: nothing to move */
+		sep = 0;
 	double sh = unit / (b->shard.size > 0 ? b->shard.size : 1);
 	double xs = sep / (b->edp.size > 0 ? b->edp.size : 1);
 	u->param_bytes = unit * wbytes, u->grad_bytes = unit * gbytes;

@@ -1216,7 +1216,9 @@ static void test_zero3_wire(void)
  * q's. In the graph each MoE layer under ep = 2 adds, per micro-batch, two
  * gathers (forward, backward) and a reduce-scatter on the expert-DP group
  * to ep = 1's: 3 x 32 x m more DP tasks on the rank (m = 256 / 8 = 32
- * micro-batches of 1). */
+ * micro-batches of 1). Under ep = 8 the expert-DP group is one rank: each
+ * holds its expert whole, nothing is gathered or reduced for it, and the
+ * rank has ep = 1's DP tasks. */
 static void test_zero3_moe(void)
 {
 	const char *e1[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8", "parallel.ep=1",
@@ -1255,13 +1257,19 @@ static void test_zero3_moe(void)
 	plan_groups g;
 	plan_make_groups(b, &g);
 	CHECK_INT(g.edp.size, 4), CHECK_INT(g.shard.size, 8);
-	plan_graph *ga1 = NULL, *gb1 = NULL;
+	plan_graph *ga1 = NULL, *gb1 = NULL, *gc1 = NULL;
 	CHECK_INT(plan_build(a, &ga1), SIM_OK);
 	CHECK_INT(plan_build(b, &gb1), SIM_OK);
 	if (ga1 && gb1)
 		CHECK_INT(count_kind(gb1, 0, PLAN_TASK_DP),
 			  count_kind(ga1, 0, PLAN_TASK_DP) + 3 * 32 * 32);
-	plan_graph_free(ga1), plan_graph_free(gb1);
+	b->plan.ep = 8; /* the expert-DP group: 8 / 8 = 1 rank */
+	plan_make_groups(b, &g);
+	CHECK_INT(g.edp.size, 1);
+	CHECK_INT(plan_build(b, &gc1), SIM_OK);
+	if (ga1 && gc1)
+		CHECK_INT(count_kind(gc1, 0, PLAN_TASK_DP), count_kind(ga1, 0, PLAN_TASK_DP));
+	plan_graph_free(ga1), plan_graph_free(gb1), plan_graph_free(gc1);
 	plan_scenario_free(a), plan_scenario_free(b), plan_scenario_free(c);
 }
 
