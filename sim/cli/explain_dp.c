@@ -111,12 +111,13 @@ static double bucket_lines(FILE *o, const plan_scenario *s)
 	return total;
 }
 
-/* ZeRO-3's all-gathers per layer and pass (plan_zero3_pieces: a
- * persistent module has none) and where their split comes from. */
+/* ZeRO-3's all-gathers per layer and pass of the model's first layer
+ * (plan_zero3_layer: a persistent module has none; an MoE model's other
+ * kind in zero3_moe_why) and where their split comes from. */
 static int zero3_gathers(const plan_scenario *s)
 {
-	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
-	int n = plan_zero3_pieces(s, ga, gr), k = 0;
+	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES], u, x;
+	int n = plan_zero3_layer(s, 0, &u, &x, ga, gr), k = 0;
 	for (int i = 0; i < n; i++)
 		k += ga[i] > 0;
 	return k;
