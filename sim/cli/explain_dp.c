@@ -111,12 +111,13 @@ static double bucket_lines(FILE *o, const plan_scenario *s)
 	return total;
 }
 
-/* ZeRO-3's all-gathers per layer and pass (plan_zero3_pieces: a
- * persistent module has none) and where their split comes from. */
+/* ZeRO-3's all-gathers per layer and pass of the model's first layer
+ * (plan_zero3_layer: a persistent module has none; an MoE model's other
+ * kind in zero3_moe_why) and where their split comes from. */
 static int zero3_gathers(const plan_scenario *s)
 {
-	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
-	int n = plan_zero3_pieces(s, ga, gr), k = 0;
+	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES], u, x;
+	int n = plan_zero3_layer(s, 0, &u, &x, ga, gr), k = 0;
 	for (int i = 0; i < n; i++)
 		k += ga[i] > 0;
 	return k;
@@ -134,10 +135,42 @@ static const char *zero3_split_words(const plan_scenario *s)
 	}
 }
 
+/* An MoE layer's unit under ZeRO-3 (plan_zero3_layer): its routed experts
+ * with the layer (ep = 1) or on their own over the expert-DP group. */
+static void zero3_moe_why(FILE *o, const plan_scenario *s)
+{
+	int g = -1;
+	for (int l = 0; l < s->model.layers && g < 0; l++)
+		g = work_layer_is_moe(&s->model, l) ? l : -1;
+	if (g < 0)
+		return;
+	double unit, sep, ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
+	int n = plan_zero3_layer(s, g, &unit, &sep, ga, gr);
+	plan_groups grp;
+	plan_make_groups(s, &grp);
+	char z[512], a[32], b[32];
+	if (sep > 0)
+		snprintf(z, sizeof z,
+		         "An MoE layer is two units: %s parameters per rank (attention, norms, router, "
+		         "shared experts) over the shard group in %d gather%s, and its routed experts "
+		         "(%d per rank), %s parameters, gathered and reduce-scattered over the %d-rank "
+		         "expert-data-parallel group.",
+		         explain_cnt(unit, a, sizeof a), n, n == 1 ? "" : "s",
+		         s->model.moe_experts / s->plan.ep, explain_cnt(sep, b, sizeof b),
+		         grp.edp.size);
+	else
+		snprintf(z, sizeof z,
+		         "An MoE layer is one unit of %s parameters per rank, its %d routed experts "
+		         "included (ep = 1), in %d gather%s over the shard group.",
+		         explain_cnt(unit, a, sizeof a), s->model.moe_experts, n, n == 1 ? "" : "s");
+	explain_why(o, z);
+}
+
 /* The host's work at ZeRO-3's gathers (zero3_gather_rank_op,
  * zero3_rank_copies) and DeepSpeed 2021's device syncs (zero3_sync). */
 static void zero3_host_why(FILE *o, const plan_scenario *s)
 {
+	zero3_moe_why(o, s);
 	double h = plan_zero3_gather_host_s(s);
 	if (!(h > 0) && !s->fw.zero3_sync)
 		return;
@@ -299,7 +332,24 @@ void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
 		        "  dtype        %s gradients (%s: grad_dtype = %s, the framework's rule)\n",
 		        gbuf == 4 ? "fp32" : "16-bit", hw_dtype_name(s->dtype),
 		        plan_grad_dtype_name(s->fw.grad_dtype));
-	double cast = plan_grad_cast_bytes(s);
+	double cast = p->zero >= 3 ? 0 : plan_grad_cast_bytes(s);
+	/* ZeRO-3's wire (plan_zero3_wire_bytes: plan_grad_wire_bytes of the
+	 * buffer, as gb) and the casts around its reduce-scatters */
+	double c0 = plan_zero3_cast_bytes(s, false), c1 = plan_zero3_cast_bytes(s, true);
+	if (p->zero >= 3 && gb < gbuf)
+		fprintf(o,
+		        "  wire         %.0f B per value (grad_wire_dtype = params): ZeRO-3 "
+		        "reduce-scatters param.grad\n"
+		        "               in the training dtype; the %.0f B buffer holds only the "
+		        "reduced shard\n",
+		        gb, gbuf);
+	if (c0 > 0 || c1 > 0)
+		fprintf(o,
+		        "  wire         %.0f B per value: each unit's gradient cast to it before "
+		        "its reduce-scatter\n"
+		        "               (%.0f B of HBM traffic per value), the reduced shard cast "
+		        "to the kept dtype (%.0f B per shard value)\n",
+		        gb, c0, c1);
 	if (cast > 0)
 		fprintf(o,
 		        "  wire         %.0f B per value (grad_wire_dtype = params): each bucket cast to "

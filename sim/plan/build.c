@@ -283,6 +283,45 @@ int build_init(builder *b, const plan_scenario *s)
 	return build_chains_open(b);
 }
 
+/* ZeRO-3's unit of global layer g (plan_zero3_layer): its gathered and
+ * reduced bytes, the memory-bound passes and casts around them (FSDP1's
+ * passes, the casts to and from the wire, fsdp_casts), over the shard
+ * group and, for the routed experts under ep > 1, over the expert-DP
+ * group. */
+static void fsdp_unit_init(const plan_scenario *s, const builder *b, int g, double wbytes,
+			   double gbytes, fsdp_unit *u)
+{
+	double unit, sep;
+	u->pieces = plan_zero3_layer(s, g, &unit, &sep, u->gather_frac, u->grad_frac);
+	if (b->edp.size <= 1) /* each rank holds its experts whole: nothing to move */
+		sep = 0;
+	double sh = unit / (b->shard.size > 0 ? b->shard.size : 1);
+	double xs = sep / (b->edp.size > 0 ? b->edp.size : 1);
+	u->param_bytes = unit * wbytes, u->grad_bytes = unit * gbytes;
+	u->sep_param_bytes = sep * wbytes, u->sep_grad_bytes = sep * gbytes;
+	u->pre_s = plan_zero3_cast_s(s, unit, false);
+	u->pass_s = plan_fsdp_reduce_s(s, unit);
+	u->flat_s = plan_fsdp_flat_grad_s(s, unit + sep);
+	u->cast_s = plan_fsdp_gather_cast_s(s, sh);
+	u->sep_pre_s = plan_zero3_cast_s(s, sep, false) + plan_fsdp_reduce_s(s, sep);
+	u->sep_cast_s = plan_fsdp_gather_cast_s(s, xs);
+	for (int later = 0; later < 2; later++) {
+		u->post_s[later] = plan_fsdp_post_reduce_s(s, sh, later) +
+				   plan_zero3_cast_s(s, sh, true);
+		u->sep_post_s[later] = plan_fsdp_post_reduce_s(s, xs, later) +
+				       plan_zero3_cast_s(s, xs, true);
+	}
+	u->tensors = b->s->fw.zero3_reduce == PLAN_ZERO3_REDUCE_BUCKET
+			     ? build_zero3_layer_tensors(s, g)
+			     : 0;
+}
+
+const fsdp_unit *build_fsdp_unit(const builder *b, const fsdp_state *f, int stage, int layer)
+{
+	int g = plan_global_layer(b->s, stage, layer);
+	return &f->unit[g >= 0 && work_layer_is_moe(&b->s->model, g)];
+}
+
 int plan_build(const plan_scenario *s, plan_graph **out)
 {
 	return plan_build_why(s, out, NULL, 0);
@@ -300,8 +339,6 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	int lmax = plan_max_stage_layers(s), lps = lmax > 0 ? lmax : 1;
 	double wbytes = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
 	double gbytes = plan_grad_bytes(s); /* 4 with fp32_grads or fp32/tf32 */
-	double layer_params = work_params_layer(&s->model) / p->tp;
-	double shard_params = layer_params / (b.shard.size > 0 ? b.shard.size : 1);
 	bool stream = s->inference && p->offload_params != PLAN_OFFLOAD_NONE;
 	b.fsdp = (fsdp_state){
 		.on = stream || (!s->inference && p->zero >= 3 && p->dp * cp > 1),
@@ -309,15 +346,15 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 		.rs_last = UINT32_MAX,
 		.layers = lmax,
 		.gather = malloc((size_t)lps * sizeof(uint32_t)),
-		.param_bytes = layer_params * wbytes,
-		.grad_bytes = layer_params * gbytes,
-		.pass_s = plan_fsdp_reduce_s(s, layer_params),
-		.flat_s = plan_fsdp_flat_grad_s(s, layer_params),
-		.cast_s = plan_fsdp_gather_cast_s(s, shard_params),
-		.post_s = {plan_fsdp_post_reduce_s(s, shard_params, false),
-			   plan_fsdp_post_reduce_s(s, shard_params, true)}};
-	/* the layer's gathers and gradient tensors (plan_zero3_pieces) */
-	b.fsdp.pieces = plan_zero3_pieces(s, b.fsdp.gather_frac, b.fsdp.grad_frac);
+		.wire = plan_zero3_wire_bytes(s) / gbytes};
+	/* a dense layer's unit and an MoE layer's (the model's first of each) */
+	int rep[2] = {-1, -1};
+	for (int l = 0; l < s->model.layers; l++) {
+		int k = work_layer_is_moe(&s->model, l);
+		rep[k] = rep[k] < 0 ? l : rep[k];
+	}
+	for (int k = 0; k < 2; k++)
+		fsdp_unit_init(s, &b, rep[k] < 0 ? 0 : rep[k], wbytes, gbytes, &b.fsdp.unit[k]);
 	if (b.fsdp.on && !s->inference && s->fw.zero3_reduce == PLAN_ZERO3_REDUCE_BUCKET) {
 		/* DeepSpeed's IPG buckets (emit.c ipg_add): a layer's
 		 * gradient as one tensor per gathered module (its grad share),
@@ -326,7 +363,6 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 		b.fsdp.bucket = true;
 		b.fsdp.bucket_bytes = plan_bucket_bytes(s);
 		b.fsdp.gbytes = gbytes;
-		b.fsdp.tensors = build_zero3_layer_tensors(s);
 		b.fsdp.tensor_host_s = plan_zero3_reduce_rank_s(s) * b.shard.size;
 	}
 	/* the host's work at each layer's gathers, and DeepSpeed 2021's device

@@ -55,15 +55,18 @@ typedef struct chain {
 			 * task, charged to the next one (append_items) */
 } chain;
 
-typedef struct fsdp_state {
-	bool on;
-	int dir;            /* +1 forward chain, -1 backward chain */
-	int layers;
-	uint32_t *gather;   /* per layer: all-gather task id, or UINT32_MAX */
+/* ZeRO-3's unit of one transformer layer of a kind (dense, MoE), sized per
+ * rank (plan_zero3_layer): what the shard group gathers and reduces, and
+ * the routed experts gathered and reduced on their own over the
+ * expert-data-parallel group under ep > 1 (sep_*; 0 otherwise). */
+typedef struct fsdp_unit {
 	double param_bytes; /* one layer's full parameters (16-bit) */
 	double grad_bytes;  /* one layer's full gradients */
+	double sep_param_bytes, sep_grad_bytes;
 	double pass_s;      /* FSDP1's passes over them before the reduce-scatter
 			     * (plan_fsdp_reduce_bytes), 0 for none */
+	double pre_s;       /* the cast of a layer's gradient to the wire dtype
+			     * before its reduce-scatter (plan_zero3_cast_bytes) */
 	double flat_s;      /* ... and their assembly on the compute stream
 			     * (plan_fsdp_flat_grad_bytes), 0 for none */
 	double cast_s;      /* the shard's cast before each all-gather
@@ -71,6 +74,22 @@ typedef struct fsdp_state {
 	double post_s[2];   /* after each reduce-scatter: the first
 			     * micro-batch's, a later one's
 			     * (plan_fsdp_post_reduce_bytes) */
+	double sep_pre_s, sep_cast_s, sep_post_s[2]; /* the same for the experts' */
+	int pieces;         /* plan_zero3_layer: gather[i] and grad[i] its
+			     * shares of the unit's parameters (all pieces,
+			     * also without buckets: the gathers) */
+	double gather_frac[PLAN_ZERO3_MAX_PIECES], grad_frac[PLAN_ZERO3_MAX_PIECES];
+	double tensors;     /* its parameter tensors (zero3_reduce = bucket) */
+} fsdp_unit;
+
+typedef struct fsdp_state {
+	bool on;
+	int dir;            /* +1 forward chain, -1 backward chain */
+	int layers;
+	uint32_t *gather;   /* per layer: all-gather task id, or UINT32_MAX */
+	double wire;        /* bytes on the reduce-scatter's wire per gradient
+			     * byte (plan_zero3_wire_bytes / plan_grad_bytes) */
+	fsdp_unit unit[2];  /* a dense layer's, an MoE layer's (build_fsdp_unit) */
 	/* zero3_reduce = bucket (DeepSpeed's IPG buckets, emit.c
 	 * ipg_add): the bucket's bytes, a layer's gradient as `pieces`
 	 * tensors (grad_frac) carrying `tensors` parameter tensors in all, the
@@ -80,11 +99,7 @@ typedef struct fsdp_state {
 	 * owed to the next compute task */
 	bool bucket, ended; /* ended: the chain's last bucket was emitted */
 	double bucket_bytes, gbytes; /* gbytes: per gradient element */
-	int pieces;         /* plan_zero3_pieces: gather[i] and grad[i] its
-			     * shares of the layer's parameters (all pieces,
-			     * also without buckets: the gathers) */
-	double gather_frac[PLAN_ZERO3_MAX_PIECES], grad_frac[PLAN_ZERO3_MAX_PIECES];
-	double tensors, root_bytes, root_tensors, tensor_host_s;
+	double root_bytes, root_tensors, tensor_host_s;
 	double ipg_bytes, ipg_fit, ipg_tensors; /* ipg_fit: bytes copied into the buffer */
 	sim_time carry, lead; /* lead: the host's run-ahead (emit.c host_exposed) */
 	/* each layer's gathers: their host time per pass (plan_zero3_gather_host_s)
@@ -254,9 +269,13 @@ int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd, const uint
 /* The root unit's trained parameters on `stage` (embedding, output layer)
  * and their tensors (ZeRO-3's buckets, emit.c). */
 double build_root_params(const plan_scenario *s, int stage, double *tensors);
-/* ZeRO-3's buckets: a layer's gradient tensors, its zero3_gathers modules'
- * plus the norms and biases work counts beside its four linears. */
-double build_zero3_layer_tensors(const plan_scenario *s);
+/* ZeRO-3's buckets: global layer g's gradient tensors, its pieces'
+ * (plan_zero3_layer) plus the norms and biases work counts beside its four
+ * linears. */
+double build_zero3_layer_tensors(const plan_scenario *s, int g);
+/* The unit of stage-local layer `layer` of `stage` (fsdp_state.unit: the
+ * MoE layer's where the model's layer is one). */
+const fsdp_unit *build_fsdp_unit(const builder *b, const fsdp_state *f, int stage, int layer);
 /* Does the interleaved schedule launch each chunk's gradient buckets
  * together at a point of the schedule (Megatron-Core's aligned grad sync,
  * grads.c)? Then build_emit_schedule fills pipe_ids.sync_at. */

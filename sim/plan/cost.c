@@ -210,6 +210,12 @@ double plan_fsdp_post_reduce_s(const plan_scenario *s, double params, bool later
 	return bytes > 0 && params > 0 ? hw_mem_time(&s->gpu, params * bytes) : 0;
 }
 
+double plan_zero3_cast_s(const plan_scenario *s, double elements, bool after)
+{
+	double bytes = plan_zero3_cast_bytes(s, after);
+	return bytes > 0 && elements > 0 ? hw_mem_time(&s->gpu, elements * bytes) : 0;
+}
+
 double plan_fsdp_reduce_s(const plan_scenario *s, double params)
 {
 	int kernels;

@@ -60,14 +60,17 @@ static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uin
 {
 	if (layer < 0 || layer >= f->layers)
 		return UINT32_MAX;
+	const fsdp_unit *u = build_fsdp_unit(b, f, stage, layer);
 	if (f->gather[layer] == UINT32_MAX && b->s->inference) { /* ZeRO-Inference */
-		f->gather[layer] = build_add_copy(b, stage, f->param_bytes,
+		f->gather[layer] = build_add_copy(b, stage, u->param_bytes + u->sep_param_bytes,
 						  b->s->plan.offload_params == PLAN_OFFLOAD_NVME,
 						  &after, 1, (int16_t)layer);
 	} else if (f->gather[layer] == UINT32_MAX) {
 		plan_offload off = b->s->plan.offload_params;
 		if (off != PLAN_OFFLOAD_NONE)
-			after = build_add_copy(b, stage, f->param_bytes / b->shard.size,
+			after = build_add_copy(b, stage,
+					       u->param_bytes / b->shard.size +
+						       u->sep_param_bytes / b->edp.size,
 					       off == PLAN_OFFLOAD_NVME, &after, 1, (int16_t)layer);
 		/* DeepSpeed fetches each module's parameters with its own
 		 * coalesced all-gather (plan_zero3_pieces: the layer's modules
@@ -75,21 +78,33 @@ static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uin
 		 * each paying the ring's latency; the layer waits for the last;
 		 * a persistent module's share is 0: no gather) */
 		uint32_t id = after;
-		if (f->cast_s > 0) { /* FSDP's shard cast, which the gather waits for */
-			plan_task cast = {sim_time_from_s(f->cast_s), stage, PLAN_STREAM_DP,
+		if (u->cast_s > 0) { /* FSDP's shard cast, which the gather waits for */
+			plan_task cast = {sim_time_from_s(u->cast_s), stage, PLAN_STREAM_DP,
 					  PLAN_TASK_DP, (int16_t)layer, -1, 0, 0};
 			id = plan_graph_add(b->g, &cast, &after, 1);
 			if (id == UINT32_MAX)
 				return UINT32_MAX;
 		}
-		for (int k = 0; k < f->pieces; k++) {
-			if (!(f->gather_frac[k] > 0))
+		for (int k = 0; k < u->pieces; k++) {
+			if (!(u->gather_frac[k] > 0))
 				continue;
 			id = build_add_dp_on(b, &b->shard, stage, NET_ALLGATHER,
-					     f->param_bytes * f->gather_frac[k], &id, 1, (int16_t)layer);
+					     u->param_bytes * u->gather_frac[k], &id, 1, (int16_t)layer);
 			if (id == UINT32_MAX)
-				break; /* out of memory: plan_graph_add's failure */
+				return UINT32_MAX; /* out of memory: plan_graph_add's failure */
 		}
+		/* an MoE layer's routed experts under ep > 1: their own unit over
+		 * the expert-data-parallel group, after the layer's (torchtitan's
+		 * fully_shard of moe.experts on the EP mesh before the block's;
+		 * Megatron-FSDP's expert parameter groups) */
+		if (u->sep_param_bytes > 0 && u->sep_cast_s > 0) {
+			plan_task cast = {sim_time_from_s(u->sep_cast_s), stage, PLAN_STREAM_DP,
+					  PLAN_TASK_DP, (int16_t)layer, -1, 0, 0};
+			id = plan_graph_add(b->g, &cast, &id, 1);
+		}
+		if (u->sep_param_bytes > 0 && id != UINT32_MAX)
+			id = build_add_dp_on(b, &b->edp, stage, NET_ALLGATHER, u->sep_param_bytes, &id,
+					     1, (int16_t)layer);
 		f->gather[layer] = id;
 	}
 	return f->gather[layer];
@@ -212,27 +227,31 @@ static void note_link(builder *b, cursor *k, const seg *x, uint32_t id)
 /* A ZeRO-3 reduction of `bytes` of gradient after task `done` (what its
  * reduce-scatter waits for): the reduce-scatter over the shard group, with
  * hybrid sharding the shard's all-reduce over its replicas (every
- * micro-batch, or the last: hsdp_grad_reduce), FSDP's cast back and
- * accumulation (post_s), under offload_params the shard's copy to the host;
+ * micro-batch, or the last: hsdp_grad_reduce), both at the wire's bytes
+ * (f->wire: plan_zero3_wire_bytes), FSDP's cast back and accumulation and
+ * the shard's cast from the wire dtype (post_s), under offload_params the
+ * shard's copy to the host;
  * in the micro-batch that completes the gradients its last task goes to
  * b->zdone for the optimizer step. When zdone is full (more buckets than
  * it holds) the newest replaces the last entry, which then carries both
  * shards: the DP stream runs them in order, so waiting for the newer is
  * waiting for both. */
-static int reduce_tail(builder *b, cursor *k, uint32_t done, double bytes, double post_s,
-		       int16_t layer)
+static int reduce_tail(builder *b, cursor *k, const net_group *grp, uint32_t done, double bytes,
+		       double post_s, int16_t layer)
 {
 	const plan_scenario *s = b->s;
 	int stage = k->stage;
 	bool last = k->layer_end != NULL;
-	done = build_add_dp_on(b, &b->shard, stage, NET_REDUCESCATTER, bytes, &done, 1, layer);
+	double wire = k->f->wire;
+	done = build_add_dp_on(b, grp, stage, NET_REDUCESCATTER, bytes * wire, &done, 1, layer);
 	if (done == UINT32_MAX)
 		return SIM_ENOMEM;
 	k->f->rs_last = done;
-	double shard = bytes / b->shard.size;
-	if (b->replica.size > 1 && (last || s->fw.hsdp_reduce == PLAN_REDUCE_MICROBATCH)) {
-		done = build_add_dp_on(b, &b->replica, stage, NET_ALLREDUCE, shard, &done, 1,
-				       layer);
+	double shard = bytes / grp->size;
+	if (grp == &b->shard && b->replica.size > 1 &&
+	    (last || s->fw.hsdp_reduce == PLAN_REDUCE_MICROBATCH)) {
+		done = build_add_dp_on(b, &b->replica, stage, NET_ALLREDUCE, shard * wire, &done,
+				       1, layer);
 		if (done == UINT32_MAX)
 			return SIM_ENOMEM;
 	}
@@ -279,10 +298,12 @@ static int reduce_tail(builder *b, cursor *k, uint32_t done, double bytes, doubl
  * charged). After every micro-batch's backward the engine's epilogue
  * (engine.py:2051-2053) reduces the bucket left open and synchronises the
  * reduce stream (stage3.py:1131-1136). The communication dtype is the
- * model's (engine.py:939-950): no casts.
+ * model's unless configured (engine.py:938-950; grad_wire_dtype = params:
+ * no casts); the bucket's wire bytes and any casts are
+ * plan_zero3_wire_bytes' and plan_zero3_cast_bytes' (framework.c).
  *
- * Modelled: a layer's gradient is f->pieces tensors (its gathered modules
- * at their sizes, plan_zero3_pieces; last module first) carrying f->tensors
+ * Modelled: a layer's gradient is its unit's pieces' tensors (its gathered
+ * modules at their sizes, plan_zero3_layer; last module first) carrying its tensors
  * parameter tensors
  * (its norms and biases too), added at the end of the layer's backward; the
  * root unit's (embedding, output layer) at the end of the chain. Per bucket
@@ -311,8 +332,11 @@ static int ipg_flush(builder *b, cursor *k, uint32_t dep, int16_t layer)
 	fsdp_state *f = k->f;
 	if (!(f->ipg_bytes > 0))
 		return SIM_OK;
+	double elems = f->ipg_bytes / f->gbytes; /* the casts to and from the wire
+						   * dtype (plan_zero3_cast_bytes) */
 	double bytes = 2.0 * f->ipg_fit + 2.0 * f->ipg_bytes +
-		       (f->ipg_tensors > 1 ? 2.0 * f->ipg_bytes : 0);
+		       (f->ipg_tensors > 1 ? 2.0 * f->ipg_bytes : 0) +
+		       elems * plan_zero3_cast_bytes(b->s, false);
 	plan_task pass = {sim_time_from_s(hw_mem_time(&b->s->gpu, bytes)), k->stage,
 			  PLAN_STREAM_DP, PLAN_TASK_DP, layer, k->mb, 0, 0};
 	uint32_t done = plan_graph_add(b->g, &pass, &dep, 1);
@@ -322,7 +346,9 @@ static int ipg_flush(builder *b, cursor *k, uint32_t dep, int16_t layer)
 	int calls = plan_zero3_reduce_calls(b->s, f->ipg_tensors); /* per tensor: DeepSpeed 2021 */
 	f->ipg_bytes = f->ipg_fit = f->ipg_tensors = 0;
 	for (int i = 0; i < calls; i++)
-		if (reduce_tail(b, k, done, n / calls, 0, layer) != SIM_OK)
+		if (reduce_tail(b, k, &b->shard, done, n / calls,
+				plan_zero3_cast_s(b->s, elems / b->shard.size / calls, true),
+				layer) != SIM_OK)
 			return SIM_ENOMEM;
 	return SIM_OK;
 }
@@ -469,10 +495,11 @@ static int fsdp_layer_grads(builder *b, cursor *k, const seg *x, uint32_t id)
 	const fsdp_state *f = k->f;
 	const plan_scenario *s = b->s;
 	int stage = k->stage;
+	const fsdp_unit *u = build_fsdp_unit(b, f, stage, x->layer);
 	bool last = k->layer_end != NULL; /* completes the gradients */
 	bool nosync = s->fw.accumulate_unsharded && b->m > 1;
-	if (f->flat_s > 0) {
-		plan_task cat = {sim_time_from_s(f->flat_s), stage, PLAN_STREAM_COMPUTE,
+	if (u->flat_s > 0) {
+		plan_task cat = {sim_time_from_s(u->flat_s), stage, PLAN_STREAM_COMPUTE,
 				 x->kind == PLAN_TASK_WGRAD ? PLAN_TASK_WGRAD : PLAN_TASK_BWD,
 				 x->layer, k->mb, 0, 0};
 		id = plan_graph_add(b->g, &cat, &id, 1);
@@ -485,21 +512,40 @@ static int fsdp_layer_grads(builder *b, cursor *k, const seg *x, uint32_t id)
 	if (nosync && !last)
 		return SIM_OK; /* accumulated unsharded, reduced at the last */
 	if (f->bucket) { /* DeepSpeed's IPG buckets (ipg_flush) */
-		for (int i = f->pieces - 1; i >= 0; i--) /* last module first */
-			if (ipg_add(b, k, f->grad_bytes * f->grad_frac[i], f->tensors / f->pieces,
+		for (int i = u->pieces - 1; i >= 0; i--) /* last module first */
+			if (ipg_add(b, k, u->grad_bytes * u->grad_frac[i], u->tensors / u->pieces,
 				    id, x->layer) != SIM_OK)
 				return SIM_ENOMEM;
 		return SIM_OK;
 	}
+	int later = k->mb > 0 && !nosync;
 	uint32_t done = id;
-	if (f->pass_s > 0) {
-		plan_task pass = {sim_time_from_s(f->pass_s), stage, PLAN_STREAM_DP, PLAN_TASK_DP,
-				  x->layer, k->mb, 0, 0};
+	if (u->pass_s + u->pre_s > 0) { /* FSDP1's passes, the cast to the wire */
+		plan_task pass = {sim_time_from_s(u->pass_s + u->pre_s), stage, PLAN_STREAM_DP,
+				  PLAN_TASK_DP, x->layer, k->mb, 0, 0};
 		done = plan_graph_add(b->g, &pass, &id, 1);
 		if (done == UINT32_MAX)
 			return SIM_ENOMEM;
 	}
-	return reduce_tail(b, k, done, f->grad_bytes, f->post_s[k->mb > 0 && !nosync], x->layer);
+	if (reduce_tail(b, k, &b->shard, done, u->grad_bytes, u->post_s[later], x->layer) !=
+	    SIM_OK)
+		return SIM_ENOMEM;
+	if (!(u->sep_grad_bytes > 0))
+		return SIM_OK;
+	/* the routed experts' own unit over the expert-DP group, after the
+	 * layer's (its hook runs when the experts' backward ends, before the
+	 * block's; one DP stream: the order of the two does not change when
+	 * both end) */
+	done = id;
+	if (u->sep_pre_s > 0) {
+		plan_task pass = {sim_time_from_s(u->sep_pre_s), stage, PLAN_STREAM_DP,
+				  PLAN_TASK_DP, x->layer, k->mb, 0, 0};
+		done = plan_graph_add(b->g, &pass, &id, 1);
+		if (done == UINT32_MAX)
+			return SIM_ENOMEM;
+	}
+	return reduce_tail(b, k, &b->edp, done, u->sep_grad_bytes, u->sep_post_s[later],
+			   x->layer);
 }
 
 /* Emit the cursor's segs up to (not including) index `end`: each seg a task

@@ -186,9 +186,10 @@ const conf_key plan_framework_keys[] = {
          "without ZeRO)"},
         {"grad_wire_dtype", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "grads", grad_wire_names,
          FK(grad_wire),
-         "dtype the ZeRO-0..2 gradient buckets are reduced in: grads (the buffer's), params "
-         "(the training dtype: a wider buffer is cast before and copied back after, "
-         "DeepSpeed's communication_data_type)"},
+         "dtype the data-parallel gradients are reduced in (ZeRO-0..2 buckets, ZeRO-3 "
+         "reduce-scatters): grads (the buffer's), params (the training dtype: a wider "
+         "buffer is cast before and copied back after, DeepSpeed's "
+         "communication_data_type)"},
         {"one_bucket_no_overlap", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
          FK(one_bucket_no_overlap),
          "without overlap_grad_reduce, one collective for the whole stage"},
@@ -822,7 +823,7 @@ double plan_fsdp_post_reduce_bytes(const plan_scenario *s, bool later)
 	bool wide = fp32 || s->train.policy == PLAN_POLICY_AMP ||
 	            (s->train.policy == PLAN_POLICY_MIXED && s->fw.param_master);
 	double pw = wide ? 4.0 : hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
-	double r = plan_grad_bytes(s); /* 4 with fp32_grads or fp32/tf32, else 2 */
+	double r = plan_zero3_wire_bytes(s); /* the reduce dtype: 4 with fp32_grads or fp32/tf32 */
 	double cast = r < pw ? r + pw : 0;
 	return cast + (later ? 3.0 * pw : 0);
 }
@@ -837,9 +838,73 @@ double plan_fsdp_reduce_bytes(const plan_scenario *s, int *kernels)
 	    (double)p->dp * (p->cp > 1 ? p->cp : 1) <= 1)
 		return 0;
 	double e = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
-	double r = plan_grad_bytes(s); /* the reduce dtype: 4 with fp32_grads or fp32/tf32 */
+	double r = plan_zero3_wire_bytes(s); /* the reduce dtype: 4 with fp32_grads or fp32/tf32 */
 	bool cast = r > e, pad = mode == PLAN_FSDP_REDUCE_FSDP1_PAD;
 	if (kernels)
 		*kernels = cast + pad + 1;
 	return (cast ? e + r : 0) + (pad ? 2.0 * r : 0) + 2.0 * r;
+}
+
+/* ZeRO-3's gradient wire and the casts around it (plan.h). What the
+ * frameworks reduce, read in their code:
+ *   DeepSpeed ZeRO-3 (grad_wire_dtype = params): each bucket's tensors are
+ *     the parameters' own param.grad, in the model's dtype (self.dtype, the
+ *     first parameter's: zero/stage3.py:189 at microsoft/DeepSpeed 38327e07);
+ *     __avg_scatter_grads casts them to communication_data_type only where
+ *     it differs from that dtype and casts the reduced partitions back
+ *     (zero/stage3.py:1372-1400); communication_data_type defaults to the
+ *     training dtype, fp16 or bf16, else fp32 (engine.py:938-950). The
+ *     partition is then copied or added into the gradient partition buffer
+ *     of gradient_accumulation_dtype (partition_grads, stage3.py:1466-1492:
+ *     1/n of the gradient, not charged), so fp32_grads widens the buffer,
+ *     never the wire: w = e, no cast.
+ *   PyTorch FSDP (grad_wire_dtype = grads, fp32_grads = MixedPrecision's
+ *     reduce_dtype): FSDP1 casts the unsharded param.grad (param_dtype) to
+ *     reduce_dtype in the post-backward hook, reduce-scatters, and casts
+ *     the shard back to the parameter's dtype (torch 2.6.0 fsdp/
+ *     _runtime_utils.py:745-754, _cast_grad_to_param_dtype :1020-1045;
+ *     counted by fsdp_reduce_passes and fsdp_casts where a profile sets
+ *     them); FSDP2's
+ *     foreach_reduce copies the gradients into a reduce-scatter input of
+ *     reduce_dtype (the cast in the copy-in, read e and write r), reduce-
+ *     scatters it, and casts the output to the parameter's dtype where they
+ *     differ (torch 2.6.0 distributed/fsdp/_fully_shard/_fsdp_collectives.py:
+ *     352-375, 390-395, 427; Debian 2.6.0+dfsg-7). reduce_dtype left None
+ *     takes param_dtype (fsdp/api.py:123-129; FSDP2's foreach_reduce, :353,
+ *     reduce_dtype or the gradients' dtype): r = e, no cast.
+ *   Megatron-FSDP (grads = persistent): the weight gradients land in the
+ *     main_grad buffer of the reduce dtype and are reduce-scattered into its
+ *     shard: nothing to cast.
+ * So with w = plan_zero3_wire_bytes: before the collective the source dtype
+ * is the buffer's g under grads = persistent, else the gathered parameter's
+ * (plan_param_gather_bytes: 16 bits under mixed or pure, 4 under amp or
+ * fp32), cast (read it, write w) where it differs from w; after it the kept
+ * gradient's dtype is g under persistent, else the stored parameter's
+ * (plan_param_bytes' w: fp32 where param_master or amp keep fp32
+ * parameters), cast (read w, write it) where it differs from w. Under
+ * params the wire is the source dtype and the partition is copied as it is:
+ * none. bf16 with reduce_dtype fp32 (torchtitan's default): 2 + 4 = 6 B per
+ * unsharded element before, nothing after (the fp32 parameter takes the
+ * fp32 shard). */
+double plan_zero3_wire_bytes(const plan_scenario *s)
+{
+	return plan_grad_wire_bytes(s, plan_grad_bytes(s));
+}
+
+double plan_zero3_cast_bytes(const plan_scenario *s, bool after)
+{
+	const plan_spec *p = &s->plan;
+	if (p->zero < 3 || s->inference || (double)p->dp * (p->cp > 1 ? p->cp : 1) <= 1 ||
+	    s->fw.grad_wire == PLAN_WIRE_PARAMS)
+		return 0;
+	double w = plan_zero3_wire_bytes(s), g = plan_grad_bytes(s);
+	bool buffer = s->fw.grads == PLAN_GRADS_PERSISTENT;
+	if (!after) {
+		double e = buffer ? g : plan_param_gather_bytes(s);
+		return e != w && s->fw.fsdp_reduce == PLAN_FSDP_REDUCE_NONE ? e + w : 0;
+	}
+	double k, gg, o, paged;
+	plan_param_bytes(s, &k, &gg, &o, &paged);
+	k = buffer ? g : k;
+	return k != w && !s->fw.fsdp_casts ? w + k : 0;
 }

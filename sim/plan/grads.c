@@ -90,14 +90,45 @@ int plan_zero3_pieces(const plan_scenario *s, double *gather, double *grad)
 	return n;
 }
 
-double build_zero3_layer_tensors(const plan_scenario *s)
+int plan_zero3_layer(const plan_scenario *s, int g, double *unit, double *sep, double *gather,
+		     double *grad)
+{
+	const work_model *m = &s->model;
+	const plan_spec *p = &s->plan;
+	int tp = p->tp > 1 ? p->tp : 1, ep = p->ep > 1 ? p->ep : 1;
+	if (!work_layer_is_moe(m, g)) {
+		*unit = work_params_layer(m) / tp, *sep = 0;
+		return plan_zero3_pieces(s, gather, grad);
+	}
+	double x = work_params_layer_experts(m, g) / ep, d = plan_rank_layer(s, g);
+	*sep = ep > 1 ? x : 0;
+	*unit = d + (ep > 1 ? 0 : x);
+	if (s->fw.zero3_modules == PLAN_ZERO3_EVEN)
+		return plan_zero3_pieces(s, gather, grad); /* equal shares of the unit */
+	/* the attention's linear modules at their sizes (work_layer_linears' list
+	 * before the MLP's two or three), then the MoE block: router, shared
+	 * experts and, with ep = 1, the routed experts, one leaf module */
+	double w[WORK_MAX_LINEARS], sum = 0, small = plan_layer_small_params(m) / tp;
+	bool fused = s->fw.zero3_modules == PLAN_ZERO3_MEGATRON;
+	int nl = work_layer_linears(m, fused, w);
+	int na = nl - (m->act == WORK_ACT_SWIGLU && !fused ? 3 : 2), n = 0;
+	for (int i = 0; i < na; i++, n++) {
+		grad[n] = w[i] / tp / *unit;
+		gather[n] = w[i] / tp > 1e5 ? grad[n] : 0;
+		sum += grad[n];
+	}
+	grad[n] = gather[n] = fmax(0, 1 - sum - small / *unit);
+	sum += grad[n++];
+	grad[0] += 1 - sum; /* the norms and biases */
+	return n;
+}
+
+double build_zero3_layer_tensors(const plan_scenario *s, int g)
 {
 	work_shard sh = plan_shard(s);
-	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
-	int ng = plan_zero3_pieces(s, ga, gr);
-	int nt = plan_max_stage_layers(s) > 0
-			 ? work_layer_param_tensors(&s->model, &sh, plan_global_layer(s, 0, 0))
-			 : 0;
+	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES], u, x;
+	int ng = plan_zero3_layer(s, g, &u, &x, ga, gr);
+	int nt = plan_max_stage_layers(s) > 0 ? work_layer_param_tensors(&s->model, &sh, g) : 0;
 	return ng + (nt > 4 ? nt - 4 : 0);
 }
 
@@ -120,30 +151,41 @@ static int zero3_walk(const plan_scenario *s, int stage, double *list, double *t
 		return 0;
 	double gbytes = plan_grad_bytes(s); /* 4 with fp32_grads or fp32/tf32 */
 	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
-	int ng = plan_zero3_pieces(s, ga, gr);
-	double B = plan_bucket_bytes(s), lb = work_params_layer(&s->model) / p->tp * gbytes;
-	double pt = build_zero3_layer_tensors(s) / ng,
-	       th = plan_zero3_reduce_rank_s(s) * grp.shard.size;
+	double B = plan_bucket_bytes(s), th = plan_zero3_reduce_rank_s(s) * grp.shard.size;
 	double rt, root = build_root_params(s, stage, &rt) * gbytes;
-	int layers = plan_stage_layers(s, stage) - first_trained(s, stage), n = 0;
+	int nl = plan_stage_layers(s, stage), ft = first_trained(s, stage), n = 0;
 	double open = 0, tens = 0;
-	for (int i = 0; i <= layers * ng; i++) {
-		double pb = i < layers * ng ? lb * gr[ng - 1 - i % ng] : 0;
-		double bytes = i < layers * ng ? pb : root, t = i < layers * ng ? pt : rt;
-		if (!(bytes > 0))
-			continue;
-		if (open > 0 && open + bytes > B) {
-			if (list && n < cap)
-				list[n] = open;
-			if (tlist && n < cap)
-				tlist[n] = tens;
-			n++;
-			*max_bytes = open > *max_bytes ? open : *max_bytes;
-			*host_s += tens * th;
-			open = tens = 0;
+	/* the trained layers last first, each its unit's pieces last first
+	 * (plan_zero3_layer: an MoE layer's its own), then the root unit */
+	for (int l = nl - 1; l >= ft - 1; l--) {
+		double pb[PLAN_ZERO3_MAX_PIECES], t = rt;
+		int np = 1;
+		pb[0] = root;
+		if (l >= ft) {
+			int g = plan_global_layer(s, stage, l);
+			double u, x;
+			np = plan_zero3_layer(s, g, &u, &x, ga, gr);
+			for (int k = 0; k < np; k++)
+				pb[k] = u * gbytes * gr[np - 1 - k];
+			t = build_zero3_layer_tensors(s, g) / np;
 		}
-		open += bytes;
-		tens += t;
+		for (int k = 0; k < np; k++) {
+			double bytes = pb[k];
+			if (!(bytes > 0))
+				continue;
+			if (open > 0 && open + bytes > B) {
+				if (list && n < cap)
+					list[n] = open;
+				if (tlist && n < cap)
+					tlist[n] = tens;
+				n++;
+				*max_bytes = open > *max_bytes ? open : *max_bytes;
+				*host_s += tens * th;
+				open = tens = 0;
+			}
+			open += bytes;
+			tens += t;
+		}
 	}
 	if (open > 0) {
 		if (list && n < cap)
@@ -709,9 +751,14 @@ static uint32_t emit_cpu_adam(builder *b, int stage, const uint32_t *deps, int n
 	 * at once; under ZeRO-3, whose reductions are per layer, the root
 	 * unit's (embedding, output layer) after the backward */
 	double rest = ndp == 0 ? local * gbytes : 0;
-	if (ndp > 0 && s->plan.zero >= 3 && !b->fsdp.bucket) /* buckets: the root's too */
-		rest = fmax(0, local * gbytes - plan_stage_layers(s, stage) * b->fsdp.grad_bytes /
-							 b->shard.size);
+	if (ndp > 0 && s->plan.zero >= 3 && !b->fsdp.bucket) { /* buckets: the root's too */
+		double layers = 0;
+		for (int l = 0; l < plan_stage_layers(s, stage); l++) {
+			const fsdp_unit *u = build_fsdp_unit(b, &b->fsdp, stage, l);
+			layers += u->grad_bytes / b->shard.size + u->sep_grad_bytes / b->edp.size;
+		}
+		rest = fmax(0, local * gbytes - layers);
+	}
 	if (rest > 0)
 		after[na++] = build_add_copy(b, stage, rest, false, deps, (uint32_t)nd, -1);
 	for (int i = 0; i < ndp; i++) /* a shard already on the host (0 bytes) is waited for */

@@ -1023,7 +1023,8 @@ typedef enum {
 bool plan_grad_fp32(int rule, hw_dtype precision, int zero);
 const char *plan_grad_dtype_name(int rule); /* "fp32-unless-fp16", ... */
 /* The dtype a framework reduces the gradient buckets in ([framework]
- * grad_wire_dtype), beside the dtype it keeps them in (fp32_grads):
+ * grad_wire_dtype), beside the dtype it keeps them in (fp32_grads); ZeRO-3's
+ * reduce-scatters follow the same rule (plan_zero3_wire_bytes):
  *   GRADS: the buffer itself goes on the wire (Megatron's DDP buffer, also
  *     with --grad-reduce-in-bf16, which makes the buffer bf16: Megatron-LM
  *     d98e8a64 megatron/training/arguments.py:1213-1214 turns
@@ -1470,6 +1471,35 @@ int plan_zero3_reduce_calls(const plan_scenario *s, double tensors);
  * join the first module's (reduced last in the backward). */
 #define PLAN_ZERO3_MAX_PIECES 64
 int plan_zero3_pieces(const plan_scenario *s, double *gather, double *grad);
+/* ZeRO-3's unit of global layer g as plan_build gathers and reduces it:
+ * *unit the parameters per rank that the shard group gathers (before each
+ * forward and backward) and reduce-scatters, in the pieces gather[] and
+ * grad[] (returns n, as plan_zero3_pieces), and *sep the routed experts per
+ * rank that the expert-data-parallel group gathers and reduce-scatters on
+ * their own (0 for a dense layer and under ep = 1). A dense layer:
+ * work_params_layer / tp, plan_zero3_pieces. An MoE layer: its routed
+ * experts are the rank's E / ep (work_params_layer_experts / ep), the rest
+ * its TP rank's (plan_rank_layer: attention, norms, router, shared experts).
+ *   ep = 1: the experts belong to the layer's unit. FSDP wraps the decoder
+ *     layer, MoE block included, as one unit (an HF Mixtral under accelerate's
+ *     transformer_auto_wrap_policy); DeepSpeed ZeRO-3 refuses its own MoE
+ *     layers (engine.py:1675 at 38327e07), so an HF MoE model's experts are
+ *     ordinary parameters, and the MoE block flagged a z3 leaf module
+ *     (utils/z3_leaf_module.py:43-44; its parameters fetched with the module,
+ *     runtime/zero/parameter_offload.py:276-288; without it experts that
+ *     receive no token never fetch) is gathered in one fetch: under the
+ *     module splits (hf, megatron) the attention's linears at their sizes,
+ *     then the MoE block (router, shared and routed experts) as one piece.
+ *   ep > 1: the experts are their own unit over the expert-DP group:
+ *     torchtitan fully_shards transformer_block.moe.experts on the EP mesh's
+ *     edp dimension before the block (torchtitan/models/llama4/
+ *     parallelize.py:413-446 at 1f029641b; under ep = 1 on the block's mesh,
+ *     which this model joins to the unit); Megatron-FSDP groups expert
+ *     parameters apart (is_expert_param, keyed with the unit) over the
+ *     expert data-parallel group (core/distributed/custom_fsdp/
+ *     param_and_grad_buffer.py:114-115, 970-981, 1055 at c550cf6c). */
+int plan_zero3_layer(const plan_scenario *s, int g, double *unit, double *sep, double *gather,
+		     double *grad);
 
 /* [framework] fsdp_reduce_passes: HBM bytes moved per element of a unit's
  * unsharded gradient before its reduce-scatter, per micro-batch, under ZeRO-3
@@ -1507,6 +1537,30 @@ double plan_fsdp_gather_cast_bytes(const plan_scenario *s);
 double plan_fsdp_post_reduce_bytes(const plan_scenario *s, bool later);
 double plan_fsdp_gather_cast_s(const plan_scenario *s, double params);
 double plan_fsdp_post_reduce_s(const plan_scenario *s, double params, bool later);
+
+/* ZeRO-3's gradient wire ([framework] grad_wire_dtype, as the ZeRO-0..2
+ * buckets'): the bytes per value of a unit's (or IPG bucket's)
+ * reduce-scatter and of the shard's all-reduce over its replicas under
+ * hybrid sharding, plan_grad_wire_bytes of plan_grad_bytes: under
+ * `params` the training dtype (DeepSpeed ZeRO-3 reduces param.grad in
+ * communication_data_type, the model's dtype unless configured, whatever
+ * the partition accumulates in), under `grads` the reduce dtype the
+ * framework keeps (fp32_grads: FSDP's MixedPrecision reduce_dtype,
+ * Megatron-FSDP's main_grad). The derivation is at the definition
+ * (framework.c). ZeRO-3 refuses grad_compression (plan_check). */
+double plan_zero3_wire_bytes(const plan_scenario *s);
+/* HBM bytes of the casts around that wire, under ZeRO-3 with more than one
+ * data-parallel rank in training (0 otherwise): before the reduce-scatter
+ * (after = false) per element of the unsharded gradient, reading the dtype
+ * autograd produced it in and writing the wire's, where they differ and
+ * no fsdp_reduce_passes pass counts FSDP1's own cast; after it (after =
+ * true) per element of the reduced shard, reading the wire's and writing
+ * the kept gradient's, where they differ and fsdp_casts does not count
+ * FSDP's own cast back. plan_build runs each as one memory-bound task on
+ * the DP stream around the collective; the sweep pre-screen and explain
+ * charge the same; plan_zero3_cast_s gives their time for `elements`. */
+double plan_zero3_cast_bytes(const plan_scenario *s, bool after);
+double plan_zero3_cast_s(const plan_scenario *s, double elements, bool after);
 
 /* What one micro-batch costs a stage beyond its tokens (issue 23): the
  * stage's chains of one micro-batch as plan_build makes them (alpha-beta

@@ -40,7 +40,8 @@
  *       (G_b when bucket b's gather ends, a_b when the forward would reach
  *       it) plus the interference on the compute beside them, the worst
  *       stage's (pgather_stage); ZeRO-3: per layer
- *       and micro-batch two all-gathers and a reduce-scatter (with hybrid
+ *       and micro-batch two all-gathers and a reduce-scatter at the wire's
+ *       bytes with its casts (plan_zero3_wire_bytes, _cast_bytes; with hybrid
  *       sharding and the shard's replica all-reduce, every micro-batch or
  *       the last: hsdp_grad_reduce; under accumulate_unsharded only the
  *       last micro-batch reduces; under zero3_reduce = bucket DeepSpeed's
@@ -291,6 +292,16 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
 		int ng = plan_zero3_pieces(s, ga, gr);
 		double wb = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
+		/* an MoE model: its MoE layer's unit (plan_zero3_layer) for every
+		 * layer, the routed experts under ep > 1 gathered and reduced on
+		 * their own over the expert-DP group */
+		double unit, sep = 0, gbytes = plan_grad_bytes(s);
+		for (int l = 0; l < s->model.layers; l++)
+			if (work_layer_is_moe(&s->model, l)) {
+				ng = plan_zero3_layer(s, l, &unit, &sep, ga, gr);
+				lw = unit * wb, lg = unit * gbytes;
+				break;
+			}
 		double sh = lw / wb / (g->shard.size > 1 ? g->shard.size : 1); /* shard elements */
 		/* fsdp_casts: the shard's cast before each gather, and after each
 		 * reduce-scatter its cast back (accumulation on later micro-batches
@@ -299,8 +310,21 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		double ag = plan_fsdp_gather_cast_s(s, sh);
 		for (int i = 0; i < ng; i++)
 			ag += ga[i] > 0 ? coll_time(s, NET_ALLGATHER, &g->shard, lw * ga[i]) : 0;
-		double rs = coll_time(s, NET_REDUCESCATTER, &g->shard, lg);
-		rs += plan_fsdp_reduce_s(s, lw / wb) + plan_fsdp_post_reduce_s(s, sh, false);
+		/* the reduce-scatter at the wire's bytes (plan_zero3_wire_bytes:
+		 * grad_wire_dtype), the casts to and from it beside FSDP1's
+		 * passes (plan_zero3_cast_bytes) */
+		double wire = plan_zero3_wire_bytes(s) / plan_grad_bytes(s);
+		double cz = plan_zero3_cast_s(s, lw / wb, false) + plan_zero3_cast_s(s, sh, true);
+		double rs = coll_time(s, NET_REDUCESCATTER, &g->shard, lg * wire);
+		rs += plan_fsdp_reduce_s(s, lw / wb) + plan_fsdp_post_reduce_s(s, sh, false) + cz;
+		if (sep > 0) {
+			double xs = sep / (g->edp.size > 1 ? g->edp.size : 1);
+			ag += plan_fsdp_gather_cast_s(s, xs) +
+			      coll_time(s, NET_ALLGATHER, &g->edp, sep * wb);
+			rs += coll_time(s, NET_REDUCESCATTER, &g->edp, sep * gbytes * wire) +
+			      plan_zero3_cast_s(s, sep, false) + plan_fsdp_reduce_s(s, sep) +
+			      plan_fsdp_post_reduce_s(s, xs, false) + plan_zero3_cast_s(s, xs, true);
+		}
 		/* DeepSpeed's IPG buckets (plan_zero3_bucket_list, each at its
 		 * size: the root unit's may be the largest by far): the buckets but
 		 * the last spread over the layers' backwards, the last after the
@@ -315,10 +339,11 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 			rs = 0;
 			for (int i = 0; i < nb; i++) {
 				int c = plan_zero3_reduce_calls(s, bk[cap + i]);
-				double t = c * coll_time(s, NET_REDUCESCATTER, &g->shard, bk[i] / c);
+				double t = c * coll_time(s, NET_REDUCESCATTER, &g->shard,
+				                         bk[i] * wire / c);
 				*(i < nb - 1 ? &rs : &tail) += t;
 			}
-			rs /= layers;
+			rs = rs / layers + cz;
 		}
 		free(bk);
 		/* as fsdp_layer_grads: with hybrid sharding the shard's
@@ -328,7 +353,7 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		 * before the last micro-batch */
 		double ar = g->replica.size > 1
 		                    ? coll_time(s, NET_ALLREDUCE, &g->replica,
-		                                lg / (g->shard.size > 1 ? g->shard.size : 1))
+		                                lg * wire / (g->shard.size > 1 ? g->shard.size : 1))
 		                    : 0;
 		bool nosync = s->fw.accumulate_unsharded && m > 1;
 		double early = nosync ? 0 : rs + (s->fw.hsdp_reduce == PLAN_REDUCE_MICROBATCH ? ar : 0);
@@ -925,7 +950,10 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 		e->pp_s += m * coll_time(s, NET_P2P, &grp.pp, p2p);
 	/* the dense full-attention kind's layer (zero for a model without one,
 	 * as before windows) */
-	double bwd_l = k.kind[0].bwd_s, fwd_l = prog_time(s, &k.kind[0]) - bwd_l;
+	/* (ZeRO-3 of an MoE model: its MoE layer's, whose unit dp_exposed
+	 * sizes) */
+	int kd = k.has[1] && p->zero >= 3 ? 1 : 0;
+	double bwd_l = k.kind[kd].bwd_s, fwd_l = prog_time(s, &k.kind[kd]) - bwd_l;
 	free(lead), free(bk);
 	e->dp_s = dp_exposed(s, &grp, grad, weight, dp_tail_s, pg, fwd_l, bwd_l, worst);
 	e->optimizer_s = optimizer_time(s, ost, optim);

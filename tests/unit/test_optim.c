@@ -124,13 +124,15 @@ static void test_parts(void)
 	CHECK_NEAR(c.step_bytes, 42.0, 1e-12);
 	plan_scenario_free(one);
 
-	/* the mixed policy (fp32 master and states, fp32 gradients in this
-	 * profile): 2 x 4 + 4 + 4 x 4 = 28 B; the casts: no gradient cast
+	/* the mixed policy (fp32 master and states) with fp32 gradients
+	 * (fp32_grads; the profile's rule, params, would keep them 16-bit):
+	 * 2 x 4 + 4 + 4 x 4 = 28 B; the casts: no gradient cast
 	 * (already fp32), the master read (4 B) and the 16-bit weights written
 	 * (2 B): 6 B; fp32 data stream at the copy rate (the 16-bit fractions
 	 * not carried over: optim.c), the norm too */
 	plan_scenario *mx = load("llama3.2-1b", "fused", true);
 	mx->train.policy = PLAN_POLICY_MIXED;
+	mx->plan.fp32_grads = true;
 	plan_optimizer_cost(mx, &c);
 	CHECK_NEAR(c.step_bytes, 28.0, 1e-12);
 	CHECK_NEAR(c.norm_bytes, 4.0, 1e-12);

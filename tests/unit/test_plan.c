@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 static void test_orders(void)
@@ -1124,6 +1125,182 @@ static void test_zero3_modules(void)
 	plan_scenario_free(s), plan_scenario_free(e);
 }
 
+/* ZeRO-3's gradient wire and casts ([framework] grad_wire_dtype,
+ * plan_zero3_wire_bytes / plan_zero3_cast_bytes, framework.c). The
+ * quickstart without a pipeline (tp 2, dp 8, bf16, 24 layers, m = 4) under
+ * ZeRO-3 with fp32_grads = true and one unit per layer:
+ *   A  grads = persistent, grad_wire_dtype = grads (Megatron-FSDP: main_grad
+ *      in fp32, reduced as it is): wire 4 B, no cast;
+ *   B  A with grad_wire_dtype = params (DeepSpeed ZeRO-3: param.grad in
+ *      bf16 reduced in communication_data_type, the model's dtype; the fp32
+ *      buffer takes only the shard, zero/stage3.py:1372-1400, 1466-1492 at
+ *      38327e07): wire 2 B, no cast, so every reduce-scatter moves half of
+ *      A's bytes, task for task;
+ *   C  grads = on-backward, wire grads (FSDP with reduce_dtype fp32 over
+ *      param_dtype bf16): param.grad is bf16 (the gathered parameter's
+ *      width, 2), cast before the reduce-scatter: read 2 + write 4 = 6 B per
+ *      unsharded element; the shard kept in the stored parameter's dtype,
+ *      bf16 under mixed without param_master: read 4 + write 2 = 6 B per
+ *      shard element after;
+ *   D  C with param_master (the fp32 shard is the parameter, FSDP2's
+ *      orig_dtype fp32): 6 B before, nothing after (the fp32 shard is kept);
+ *   E  C with fp32_grads = false (reduce_dtype None takes param_dtype):
+ *      wire 2 = the gradient's dtype: nothing.
+ * In C's graph each layer's reduction gains two memory-bound DP tasks per
+ * micro-batch: the cast of its P/t elements (6 B each) before, the cast of
+ * its P/(t dp) shard elements after, at hw_mem_time; so the DP tasks
+ * that move no network bytes sum to 24 x 4 x (hw_mem_time(6 P/2) +
+ * hw_mem_time(6 P/16)) and A has none. */
+static void test_zero3_wire(void)
+{
+	const char *base[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=3",
+			      "parallel.fp32_grads=true", "framework.zero3_reduce=unit",
+			      "framework.zero3_gathers=1", "framework.grads=persistent",
+			      "framework.grad_wire_dtype=grads", "framework.param_master=false"};
+	const char *sets[5][9];
+	for (int i = 0; i < 5; i++)
+		memcpy(sets[i], base, sizeof base);
+	sets[1][7] = "framework.grad_wire_dtype=params";
+	sets[2][6] = sets[3][6] = sets[4][6] = "framework.grads=on-backward";
+	sets[3][8] = "framework.param_master=true";
+	sets[4][3] = "parallel.fp32_grads=false";
+	double wire[5] = {4, 2, 4, 4, 2}, pre[5] = {0, 0, 6, 6, 0}, post[5] = {0, 0, 6, 0, 0};
+	plan_scenario *s[5] = {0};
+	sim_diag *d = sim_diag_new();
+	for (int i = 0; i < 5; i++)
+		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", sets[i], 9, d, &s[i]),
+			  SIM_OK);
+	sim_diag_free(d);
+	for (int i = 0; i < 5; i++) {
+		if (!s[i])
+			continue;
+		CHECK_NEAR(plan_zero3_wire_bytes(s[i]), wire[i], 0);
+		CHECK_NEAR(plan_zero3_cast_bytes(s[i], false), pre[i], 0);
+		CHECK_NEAR(plan_zero3_cast_bytes(s[i], true), post[i], 0);
+	}
+	plan_graph *g[3] = {0};
+	for (int i = 0; i < 3; i++)
+		if (s[i])
+			CHECK_INT(plan_build(s[i], &g[i]), SIM_OK);
+	if (g[0] && g[1] && g[2] && s[2]) {
+		/* B's reduce-scatters: half of A's, in the same order */
+		int n = 0, half = 0;
+		size_t j = 0;
+		for (size_t i = 0; i < g[0]->ntasks; i++) {
+			const plan_task *a = &g[0]->tasks[i];
+			if (a->rank != 0 || a->kind != PLAN_TASK_DP || a->layer < 0)
+				continue;
+			while (j < g[1]->ntasks &&
+			       (g[1]->tasks[j].rank != 0 || g[1]->tasks[j].kind != PLAN_TASK_DP ||
+				g[1]->tasks[j].layer < 0))
+				j++;
+			if (j == g[1]->ntasks)
+				break;
+			const plan_task *b = &g[1]->tasks[j++];
+			n++;
+			/* gathers equal, reduce-scatters halved */
+			half += fabs(b->scaleup_bytes - a->scaleup_bytes) > 0 &&
+				fabs(b->scaleup_bytes - a->scaleup_bytes / 2) < 1e-6 * a->scaleup_bytes;
+		}
+		int m = 4, L = 24;
+		CHECK_INT(n, count_kind(g[0], 0, PLAN_TASK_DP));
+		CHECK_INT(half, m * L); /* one reduce-scatter per layer and micro-batch */
+		/* C: the casts, one task each, 2 x 24 x 4 more DP tasks than A */
+		CHECK_INT(count_kind(g[2], 0, PLAN_TASK_DP), count_kind(g[0], 0, PLAN_TASK_DP) + 2 * m * L);
+		double P = work_params_layer(&s[2]->model), want = m * L *
+			(hw_mem_time(&s[2]->gpu, 6 * P / 2) + hw_mem_time(&s[2]->gpu, 6 * P / 16));
+		double got[2] = {0, 0};
+		for (int k = 0; k < 3; k += 2)
+			for (size_t i = 0; i < g[k]->ntasks; i++) {
+				const plan_task *t = &g[k]->tasks[i];
+				if (t->rank == 0 && t->kind == PLAN_TASK_DP && t->scaleup_bytes == 0 &&
+				    t->nic_bytes == 0)
+					got[k / 2] += sim_time_to_s(t->dur);
+			}
+		CHECK_NEAR(got[0], 0, 0);
+		CHECK_NEAR(got[1], want, 1e-9 * want + 1e-12 * m * L * 2);
+	}
+	for (int i = 0; i < 3; i++)
+		plan_graph_free(g[i]);
+	for (int i = 0; i < 5; i++)
+		plan_scenario_free(s[i]);
+}
+
+/* ZeRO-3 over an MoE model (plan_zero3_layer): Mixtral 8x7B (h 4096, 32
+ * heads of 128, 8 KV heads, f 14336, SwiGLU, RMSNorm, 8 experts), tp 1 on
+ * one DGX H100 (dp 8), the default profile (one gather per layer). Per layer:
+ *   attention 4096^2 (q) + 2 x 4096 x 1024 (k, v) + 4096^2 (o) = 41,943,040,
+ *   norms 2 x 4096 = 8,192, router 4096 x 8 = 32,768: 41,984,000;
+ *   an expert 3 x 4096 x 14336 = 176,160,768, eight 1,409,286,144;
+ *   the layer 1,451,270,144 (32 of them: 46.4B of Mixtral's 46.7B).
+ * ep = 1: the experts are the layer's (FSDP's decoder-layer unit): one unit
+ * of 1,451,270,144 over the shard group, nothing apart. ep = 2: the unit is
+ * the 41,984,000, and the rank's 4 experts, 704,643,072, are their own unit
+ * over the expert-DP group (8 / 2 = 4 ranks; torchtitan's fully_shard of
+ * moe.experts on the EP mesh). Under the module split (zero3_modules = hf,
+ * DeepSpeed, ep = 1) the pieces are q, k, v, o at their sizes and the MoE
+ * block (router and experts, a z3 leaf) as one: 5 gathers, the block's
+ * share (32,768 + 1,409,286,144) / 1,451,270,144, the norms' gradient on
+ * q's. In the graph each MoE layer under ep = 2 adds, per micro-batch, two
+ * gathers (forward, backward) and a reduce-scatter on the expert-DP group
+ * to ep = 1's: 3 x 32 x m more DP tasks on the rank (m = 256 / 8 = 32
+ * micro-batches of 1). Under ep = 8 the expert-DP group is one rank: each
+ * holds its expert whole, nothing is gathered or reduced for it, and the
+ * rank has ep = 1's DP tasks. */
+static void test_zero3_moe(void)
+{
+	const char *e1[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8", "parallel.ep=1",
+			    "parallel.zero=3", "parallel.sequence_parallel=false",
+			    "parallel.global_batch=256", "cluster.nodes=1"};
+	const char *e2[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8", "parallel.ep=2",
+			    "parallel.zero=3", "parallel.sequence_parallel=false",
+			    "parallel.global_batch=256", "cluster.nodes=1"};
+	const char *hf[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8", "parallel.ep=1",
+			    "parallel.zero=3", "parallel.sequence_parallel=false",
+			    "parallel.global_batch=256", "cluster.nodes=1",
+			    "framework.zero3_modules=hf"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *a = NULL, *b = NULL, *c = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", e1, 8, d, &a), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", e2, 8, d, &b), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", hf, 9, d, &c), SIM_OK);
+	sim_diag_free(d);
+	if (!a || !b || !c) {
+		plan_scenario_free(a), plan_scenario_free(b), plan_scenario_free(c);
+		return;
+	}
+	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES], unit, sep;
+	double dense = 41984000.0, expert = 176160768.0, layer = dense + 8 * expert;
+	CHECK_INT(plan_zero3_layer(a, 0, &unit, &sep, ga, gr), 1);
+	CHECK_NEAR(unit, layer, 0), CHECK_NEAR(sep, 0, 0), CHECK_NEAR(ga[0], 1, 0);
+	CHECK_INT(plan_zero3_layer(b, 0, &unit, &sep, ga, gr), 1);
+	CHECK_NEAR(unit, dense, 0), CHECK_NEAR(sep, 4 * expert, 0);
+	CHECK_INT(plan_zero3_layer(c, 0, &unit, &sep, ga, gr), 5);
+	CHECK_NEAR(unit, layer, 0);
+	double q = 4096.0 * 4096, kv = 4096.0 * 1024, want[] = {q, kv, kv, q};
+	for (int i = 0; i < 4; i++)
+		CHECK_NEAR(ga[i], want[i] / layer, 1e-15);
+	CHECK_NEAR(ga[4], (32768 + 8 * expert) / layer, 1e-12);
+	CHECK_NEAR(gr[0], (q + 8192) / layer, 1e-12);
+	plan_groups g;
+	plan_make_groups(b, &g);
+	CHECK_INT(g.edp.size, 4), CHECK_INT(g.shard.size, 8);
+	plan_graph *ga1 = NULL, *gb1 = NULL, *gc1 = NULL;
+	CHECK_INT(plan_build(a, &ga1), SIM_OK);
+	CHECK_INT(plan_build(b, &gb1), SIM_OK);
+	if (ga1 && gb1)
+		CHECK_INT(count_kind(gb1, 0, PLAN_TASK_DP),
+			  count_kind(ga1, 0, PLAN_TASK_DP) + 3 * 32 * 32);
+	b->plan.ep = 8; /* the expert-DP group: 8 / 8 = 1 rank */
+	plan_make_groups(b, &g);
+	CHECK_INT(g.edp.size, 1);
+	CHECK_INT(plan_build(b, &gc1), SIM_OK);
+	if (ga1 && gc1)
+		CHECK_INT(count_kind(gc1, 0, PLAN_TASK_DP), count_kind(ga1, 0, PLAN_TASK_DP));
+	plan_graph_free(ga1), plan_graph_free(gb1), plan_graph_free(gc1);
+	plan_scenario_free(a), plan_scenario_free(b), plan_scenario_free(c);
+}
+
 /* FSDP MixedPrecision's shard casts and sharded accumulation ([framework]
  * fsdp_casts, plan_fsdp_gather_cast_bytes / plan_fsdp_post_reduce_bytes;
  * torch 2.6.0 _flat_param.py:1316-1330, _runtime_utils.py:897-911,
@@ -1724,6 +1901,8 @@ int main(void)
 	test_zero3_buckets();
 	test_zero3_sync();
 	test_zero3_modules();
+	test_zero3_wire();
+	test_zero3_moe();
 	test_megatron_buckets();
 	test_dgrad_async();
 	test_sustain();
