@@ -47,19 +47,20 @@ if bad:
     sys.exit(1)
 PY
 # A cluster with nodes of another GPU type counts each GPU at its own TDP:
-# scenarios/llama2-70b-h100-a100.ini, 32 nodes of 8, nodes 3 and 12 A100
-# 40GB (400 W, topologies/gpus/a100-sxm4-40g.ini), the other 30 H100
-# (700 W): 240 x 700 W + 16 x 400 W = 168 + 6.4 = 174.4 kW, in the text and
-# the JSON (other_gpus 16 at 400 W), and Llama 2's figure from the same sum.
-m=scenarios/llama2-70b-h100-a100.ini
-"$podsim" run "$m" --no-db >"$tmp/mix.txt" 2>/dev/null || { echo "mixed run failed"; fail=1; }
-grep -q '^  GPU power       240 x 700 W + 16 x 400 W = 174.4 kW (TDP, h100-sxm5-80g \[gpu\] tdp; a100-sxm4-40g \[cluster\] other_gpu)$' \
+# the quickstart's 2 nodes of 8 A100 80GB (400 W) with node 1 holding H100
+# SXM5 (700 W, topologies/gpus/h100-sxm5-80g.ini): 8 x 400 W + 8 x 700 W =
+# 3.2 + 5.6 = 8.8 kW, in the text and the JSON (other_gpus 8 at 700 W), and
+# Llama 2's figure from the same sum.
+mix=(scenarios/quickstart.ini --set cluster.other_gpu=topologies/gpus/h100-sxm5-80g.ini
+	--set cluster.other_nodes=1 --no-db)
+"$podsim" run "${mix[@]}" >"$tmp/mix.txt" 2>/dev/null || { echo "mixed run failed"; fail=1; }
+grep -q '^  GPU power       8 x 400 W + 8 x 700 W = 8.8 kW (TDP, a100-sxm4-80g \[gpu\] tdp; h100-sxm5-80g \[cluster\] other_gpu)$' \
 	"$tmp/mix.txt" || { echo "mixed GPU power line:"; grep 'GPU power' "$tmp/mix.txt"; fail=1; }
-"$podsim" run "$m" --no-db --json 2>/dev/null | python3 -c '
+"$podsim" run "${mix[@]}" --json 2>/dev/null | python3 -c '
 import json, sys
 e = json.load(sys.stdin)["energy_per_step"]
 h = e["hours"]
-ok = e["other_gpus"] == 16 and e["other_gpu_power_w"] == 400 and abs(e["gpu_kw"] - 174.4) < 1e-9 \
-    and abs(e["gpus_at_tdp_pue1_kwh"] - 174.4 * h) < 1e-6 * 174.4 * h
+ok = e["other_gpus"] == 8 and e["other_gpu_power_w"] == 700 and abs(e["gpu_kw"] - 8.8) < 1e-9 \
+    and abs(e["gpus_at_tdp_pue1_kwh"] - 8.8 * h) < 1e-6 * 8.8 * h
 sys.exit(0 if ok else 1)' || { echo "mixed energy JSON"; fail=1; }
 exit $fail
