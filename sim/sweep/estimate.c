@@ -46,7 +46,9 @@
  *       the last: hsdp_grad_reduce; under accumulate_unsharded only the
  *       last micro-batch reduces; under zero3_reduce = bucket DeepSpeed's
  *       buckets, plan_zero3_bucket_list, each at its size, the last exposed after each
- *       micro-batch's backward), exposed where they outlast compute, and
+ *       micro-batch's backward), exposed where they outlast compute, each
+ *       chain's first gather and each backward's last reduction exposed,
+ *       the compute beside the hidden ones slowed by the interference, and
  *       the host's work at each layer's gathers (plan_zero3_gather_host_s;
  *       under zero3_sync with the GPU idle, in both passes);
  *   optimizer: plan_optimizer_time on the GPU (as plan/grads.c); offloaded (offload_optimizer) the CPU step of the
@@ -370,10 +372,22 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 			                                rs
 			                      : fmax(0, H - fwd_l) + fmax(0, H - bwd_l);
 		}
+		/* the chain's ends, which no compute hides (fsdp_gather, reset per
+		 * chain): each forward and backward waits for its first layer's
+		 * gather, issued as the chain starts; each backward's last
+		 * reduction (its first layer's) delays the next forward's first
+		 * gather, queued behind it on the DP stream, or the optimizer
+		 * step after the last micro-batch; a bucket tail (DeepSpeed's)
+		 * stands in for it */
+		double ends = layers > 0 ? 2 * ag + (tail > 0 ? 0 : rs + ar) : 0;
+		/* and the compute beside every gather and reduction runs at 1 - i
+		 * (the GPU's interference, as the replay charges it), for as long
+		 * as they run hidden behind it */
+		double hid = fmin(2 * ag + early, fwd_l + bwd_l);
 		return layers * ((double)m * fmax(0, ag - fwd_l) +
 		                 (m - 1) * fmax(0, ag + early - bwd_l) + fmax(0, ag + rs + ar - bwd_l) +
-		                 (double)m * hx) +
-		       m * tail;
+		                 (double)m * (hx + s->gpu.interference * hid)) +
+		       m * (tail + ends);
 	}
 	double reduce, gather = 0;
 	if (p->zero >= 1) { /* shard group, then the shard across replicas */
