@@ -603,6 +603,25 @@ static double stream_end(const double *launch, const double *cost, double *pre, 
  * not NULL) the stage's backward of the last micro-batch through its first
  * chunk (what the stages below it still run after it), or -1 (out of
  * memory). */
+/* One ZeRO-0..2 bucket's collectives (dp_tail): over the shard group its
+ * dense bytes (d, on the wire x wire), then the shard over its replicas; the
+ * experts (x) over expert DP; and the casts around a narrower wire
+ * (grads.c flush_bucket). */
+static double bucket_cost(const plan_scenario *s, const plan_groups *g, net_coll op, double dense,
+			  double expert, double wire)
+{
+	double gbytes = plan_grad_bytes(s), d = dense * wire, x = expert * wire, c = 0;
+	if (g->dp.size > 1 && d > 0) {
+		c += coll_time(s, op, &g->shard, d);
+		if (g->replica.size > 1)
+			c += coll_time(s, NET_ALLREDUCE, &g->replica, d / g->shard.size);
+		c += 2 * plan_grad_cast_time(s, dense / gbytes);
+	}
+	if (g->edp.size > 1 && x > 0)
+		c += coll_time(s, op, &g->edp, x) + 2 * plan_grad_cast_time(s, expert / gbytes);
+	return c;
+}
+
 static double dp_tail(const plan_scenario *s, const plan_groups *g, const kinds *k,
                       const prog *first, const prog *last, int st, double t_mb, double *slack,
                       const plan_grad_bucket *bk, int nb)
@@ -660,20 +679,13 @@ static double dp_tail(const plan_scenario *s, const plan_groups *g, const kinds 
 		free(step_rem);
 		goto out;
 	}
+	double pd = -1, px = -1, pc = 0; /* the last bucket's sizes and cost: most
+					 * buckets are alike, timed once */
 	for (int i = 0; i < nb; i++) {
-		double d = bk[i].dense_bytes * wire, x = bk[i].expert_bytes * wire, c = 0;
-		if (g->dp.size > 1 && d > 0) {
-			c += coll_time(s, op, &g->shard, d);
-			if (g->replica.size > 1)
-				c += coll_time(s, NET_ALLREDUCE, &g->replica, d / g->shard.size);
-		}
-		if (g->edp.size > 1 && x > 0)
-			c += coll_time(s, op, &g->edp, x);
-		/* the casts around a narrower wire (grads.c flush_bucket) */
-		if (g->dp.size > 1 && d > 0)
-			c += 2 * plan_grad_cast_time(s, bk[i].dense_bytes / gbytes);
-		if (g->edp.size > 1 && x > 0)
-			c += 2 * plan_grad_cast_time(s, bk[i].expert_bytes / gbytes);
+		double d = bk[i].dense_bytes * wire, x = bk[i].expert_bytes * wire;
+		double c = d == pd && x == px ? pc : bucket_cost(s, g, op, bk[i].dense_bytes,
+		                                                 bk[i].expert_bytes, wire);
+		pd = d, px = x, pc = c;
 		double r = 0;
 		if (bk[i].launch == PLAN_LAUNCH_CHUNK && bk[i].step >= 0 && bk[i].step < nbwd)
 			r = step_rem[bk[i].step];
