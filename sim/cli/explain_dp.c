@@ -171,7 +171,7 @@ static void zero3_moe_why(FILE *o, const plan_scenario *s)
 static void zero3_host_why(FILE *o, const plan_scenario *s)
 {
 	zero3_moe_why(o, s);
-	double h = plan_zero3_gather_host_s(s);
+	double h = plan_zero3_gather_host_s(s, 0); /* the first layer's */
 	if (!(h > 0) && !s->fw.zero3_sync)
 		return;
 	char a[32], z[768];

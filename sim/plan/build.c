@@ -314,6 +314,7 @@ static void fsdp_unit_init(const plan_scenario *s, const builder *b, int g, doub
 	u->tensors = b->s->fw.zero3_reduce == PLAN_ZERO3_REDUCE_BUCKET
 			     ? build_zero3_layer_tensors(s, g)
 			     : 0;
+	u->gather_host_s = plan_zero3_gather_host_s(s, g);
 }
 
 const fsdp_unit *build_fsdp_unit(const builder *b, const fsdp_state *f, int stage, int layer)
@@ -368,7 +369,8 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	/* the host's work at each layer's gathers, and DeepSpeed 2021's device
 	 * syncs around them (emit.c zero3_entry) */
 	if (b.fsdp.on && !s->inference) {
-		b.fsdp.gather_host_s = plan_zero3_gather_host_s(s);
+		b.fsdp.host_gathers =
+		        b.fsdp.unit[0].gather_host_s > 0 || b.fsdp.unit[1].gather_host_s > 0;
 		b.fsdp.sync = s->fw.zero3_sync;
 	}
 	size_t pm = (size_t)b.vstages * (size_t)b.m;

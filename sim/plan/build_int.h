@@ -80,6 +80,8 @@ typedef struct fsdp_unit {
 			     * also without buckets: the gathers) */
 	double gather_frac[PLAN_ZERO3_MAX_PIECES], grad_frac[PLAN_ZERO3_MAX_PIECES];
 	double tensors;     /* its parameter tensors (zero3_reduce = bucket) */
+	double gather_host_s; /* the host's work at its gathers, per pass
+			       * (plan_zero3_gather_host_s; emit.c zero3_entry) */
 } fsdp_unit;
 
 typedef struct fsdp_state {
@@ -102,12 +104,11 @@ typedef struct fsdp_state {
 	double root_bytes, root_tensors, tensor_host_s;
 	double ipg_bytes, ipg_fit, ipg_tensors; /* ipg_fit: bytes copied into the buffer */
 	sim_time carry, lead; /* lead: the host's run-ahead (emit.c host_exposed) */
-	/* each layer's gathers: their host time per pass (plan_zero3_gather_host_s)
-	 * and whether the host synchronises the device before issuing them
+	/* whether the host works at the layers' gathers (a unit's
+	 * gather_host_s > 0) or synchronises the device before issuing them
 	 * (zero3_sync); the last reduction on the DP stream, which that sync
 	 * waits for too */
-	double gather_host_s;
-	bool sync;
+	bool host_gathers, sync;
 	uint32_t rs_last;
 } fsdp_state;
 

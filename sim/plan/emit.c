@@ -413,7 +413,7 @@ static int ipg_end(builder *b, cursor *k)
 }
 
 /* The host's work where a chain enters a ZeRO-3 layer x->layer: issuing its
- * gathers (f->gather_host_s: plan_zero3_gather_host_s, the per-rank loops of
+ * gathers (its unit's gather_host_s: plan_zero3_gather_host_s, the per-rank loops of
  * DeepSpeed before 2021-10). Without zero3_sync it is owed to the next
  * compute tasks like a bucket's slicing (host_exposed: hidden behind the
  * GPU work queued ahead). With it the host first synchronises the device,
@@ -437,7 +437,7 @@ static int ipg_end(builder *b, cursor *k)
 static int zero3_entry(builder *b, cursor *k, const seg *x)
 {
 	fsdp_state *f = k->f;
-	sim_time h = sim_time_from_s(f->gather_host_s);
+	sim_time h = sim_time_from_s(build_fsdp_unit(b, f, k->stage, x->layer)->gather_host_s);
 	if (!f->sync) {
 		f->carry = sim_time_add_sat(f->carry, h);
 		return SIM_OK;
@@ -560,11 +560,11 @@ int build_emit_to(builder *b, cursor *k, int end)
 		int i = k->i;
 		const seg *x = &c->v[i];
 		if (k->f->on && x->layer >= 0 && x->layer != k->cur && !x->aside &&
-		    (k->f->gather_host_s > 0 || k->f->sync) && zero3_entry(b, k, x) != SIM_OK)
+		    (k->f->host_gathers || k->f->sync) && zero3_entry(b, k, x) != SIM_OK)
 			return SIM_ENOMEM;
 		plan_task t = {x->dur, k->stage, seg_stream(x->kind), x->kind, x->layer, k->mb,
 			       x->scaleup, x->nic};
-		if ((k->f->bucket || k->f->gather_host_s > 0) && t.stream == PLAN_STREAM_COMPUTE) {
+		if ((k->f->bucket || k->f->host_gathers) && t.stream == PLAN_STREAM_COMPUTE) {
 			/* the host time a bucket's reduction left (ipg_add), less
 			 * the host's lead */
 			sim_time cpu = sim_time_add_sat(x->cpu, host_exposed(k->f));

@@ -221,7 +221,7 @@ double plan_zero3_gather_rank_s(const plan_scenario *s)
 	return s->fw.zero3_gather_rank_op_s + (s->fw.zero3_rank_copies ? s->gpu.launch_s : 0);
 }
 
-double plan_zero3_gather_host_s(const plan_scenario *s)
+double plan_zero3_gather_host_s(const plan_scenario *s, int g)
 {
 	const plan_spec *p = &s->plan;
 	if (p->zero < 3 || s->inference)
@@ -230,11 +230,14 @@ double plan_zero3_gather_host_s(const plan_scenario *s)
 	plan_make_groups(s, &grp);
 	if (grp.shard.size <= 1)
 		return 0;
-	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
-	int ng = plan_zero3_pieces(s, ga, gr), k = 0;
+	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES], unit, sep;
+	int ng = plan_zero3_layer(s, g, &unit, &sep, ga, gr), k = 0;
 	for (int i = 0; i < ng; i++)
 		k += ga[i] > 0;
-	return k * grp.shard.size * plan_zero3_gather_rank_s(s);
+	double ranks = k * grp.shard.size; /* the routed experts' unit over expert DP */
+	if (sep > 0 && grp.edp.size > 1)
+		ranks += grp.edp.size;
+	return ranks * plan_zero3_gather_rank_s(s);
 }
 
 int plan_zero3_buckets(const plan_scenario *s, int stage, double *max_bytes,

@@ -1439,10 +1439,11 @@ int plan_zero3_buckets(const plan_scenario *s, int stage, double *max_bytes,
  * they give the host time per tensor. */
 double plan_zero3_reduce_rank_s(const plan_scenario *s);
 double plan_zero3_gather_rank_s(const plan_scenario *s);
-/* The host time of one layer's ZeRO-3 gathers in one pass: the gathered
- * tensors (plan_zero3_pieces' nonzero gathers) x shard ranks x
+/* The host time of global layer g's ZeRO-3 gathers in one pass: its unit's
+ * gathered tensors (plan_zero3_layer's nonzero gathers) x shard ranks, and
+ * under ep > 1 the routed experts' unit x expert-DP ranks, each x
  * plan_zero3_gather_rank_s; 0 without ZeRO-3 across DP ranks. */
-double plan_zero3_gather_host_s(const plan_scenario *s);
+double plan_zero3_gather_host_s(const plan_scenario *s, int g);
 /* The same buckets' bytes in the order they are reduced and, if tensors is
  * not NULL, the parameter tensors each holds (at most cap written; the
  * count returned, as plan_zero3_buckets). */

@@ -298,10 +298,11 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		 * layer, the routed experts under ep > 1 gathered and reduced on
 		 * their own over the expert-DP group */
 		double unit, sep = 0, gbytes = plan_grad_bytes(s);
+		int rep = 0; /* the layer whose unit stands for all */
 		for (int l = 0; l < s->model.layers; l++)
 			if (work_layer_is_moe(&s->model, l)) {
 				ng = plan_zero3_layer(s, l, &unit, &sep, ga, gr);
-				lw = unit * wb, lg = unit * gbytes;
+				lw = unit * wb, lg = unit * gbytes, rep = l;
 				break;
 			}
 		double sh = lw / wb / (g->shard.size > 1 ? g->shard.size : 1); /* shard elements */
@@ -364,7 +365,7 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		 * the bucket slicing of the layer's backward leaves beyond its
 		 * GPU time and the layer's reduction, which the next layer's sync
 		 * waits for; otherwise what outlasts the layer's compute */
-		double H = plan_zero3_gather_host_s(s), hx = 0;
+		double H = plan_zero3_gather_host_s(s, rep), hx = 0;
 		if (H > 0 || s->fw.zero3_sync) {
 			double mx, last, hs = 0;
 			plan_zero3_buckets(s, 0, &mx, &last, &hs);

@@ -1005,9 +1005,9 @@ static void test_zero3_sync(void)
 	if (s[0] && s[1] && s[2] && s[3]) {
 		CHECK_INT(plan_microbatches(&s[2]->plan), 4);
 		CHECK_NEAR(s[3]->gpu.launch_s, 4e-6, 1e-15);
-		CHECK_NEAR(plan_zero3_gather_host_s(s[0]), 0, 0);
-		CHECK_NEAR(plan_zero3_gather_host_s(s[2]), 0.32, 1e-12);
-		CHECK_NEAR(plan_zero3_gather_host_s(s[3]), 4 * 8 * 10.004e-3, 1e-12);
+		CHECK_NEAR(plan_zero3_gather_host_s(s[0], 0), 0, 0);
+		CHECK_NEAR(plan_zero3_gather_host_s(s[2], 0), 0.32, 1e-12);
+		CHECK_NEAR(plan_zero3_gather_host_s(s[3], 0), 4 * 8 * 10.004e-3, 1e-12);
 		CHECK_NEAR(plan_zero3_reduce_rank_s(s[2]), 2e-3, 1e-15);
 		CHECK_NEAR(plan_zero3_reduce_rank_s(s[3]), 2.004e-3, 1e-15);
 		plan_graph *g[3] = {NULL};
