@@ -545,6 +545,25 @@ static void test_moe_zb(void)
 	CHECK(sim[1] < sim[0]);
 }
 
+/* The scenario at `path` with `sets`: the pre-screen's step within relative
+ * `tol` of the simulated one, and its lower bound under it. */
+static void estimate_near(const char *path, const char *const *sets, int n, double tol)
+{
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load(path, sets, n, d, &s), SIM_OK);
+	sim_diag_free(d);
+	exec_result *r = s ? malloc(sizeof *r) : NULL;
+	if (r && CHECK_INT(exec_run(s, r), SIM_OK)) {
+		sweep_estimate e;
+		sweep_estimate_plan(s, &e);
+		CHECK_NEAR(e.step_s, r->step_s, tol);
+		CHECK(e.bound_s <= r->step_s);
+	}
+	free(r);
+	plan_scenario_free(s);
+}
+
 /* The pre-screen's exposed DP (sweep_estimate.dp_s, estimate.c dp_tail:
  * the buckets of plan_grad_buckets with their launch points, run in order
  * on the DP stream, the compute beside them slowed by the interference)
@@ -615,19 +634,7 @@ static void test_dp_buckets(void)
 	 * ends and the interference below). */
 	const char *z3[] = {"parallel.zero=3", "framework.zero3_modules=hf",
 			    "framework.zero3_reduce=bucket"};
-	sim_diag *d = sim_diag_new();
-	plan_scenario *s = NULL;
-	CHECK_INT(plan_scenario_load("scenarios/llama3-8b-efa.ini", z3, 3, d, &s), SIM_OK);
-	sim_diag_free(d);
-	exec_result *r = s ? malloc(sizeof *r) : NULL;
-	if (r && CHECK_INT(exec_run(s, r), SIM_OK)) {
-		sweep_estimate e;
-		sweep_estimate_plan(s, &e);
-		CHECK_NEAR(e.step_s, r->step_s, 0.10);
-		CHECK(e.bound_s <= r->step_s);
-	}
-	free(r);
-	plan_scenario_free(s);
+	estimate_near("scenarios/llama3-8b-efa.ini", z3, 3, 0.10);
 	/* ZeRO-3 per unit (FSDP's): the quickstart without a pipeline, dp 8,
 	 * one and four micro-batches. Beside the per-layer waits the step
 	 * pays, per micro-batch, each chain's first gather (the forward's and
@@ -641,19 +648,7 @@ static void test_dp_buckets(void)
 		char g[48];
 		snprintf(g, sizeof g, "parallel.global_batch=%d", gb);
 		const char *u[] = {"parallel.zero=3", "parallel.pp=1", "parallel.dp=8", g};
-		sim_diag *du = sim_diag_new();
-		plan_scenario *q = NULL;
-		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", u, 4, du, &q), SIM_OK);
-		sim_diag_free(du);
-		exec_result *rq = q ? malloc(sizeof *rq) : NULL;
-		if (rq && CHECK_INT(exec_run(q, rq), SIM_OK)) {
-			sweep_estimate e;
-			sweep_estimate_plan(q, &e);
-			CHECK_NEAR(e.step_s, rq->step_s, 0.015);
-			CHECK(e.bound_s <= rq->step_s);
-		}
-		free(rq);
-		plan_scenario_free(q);
+		estimate_near("scenarios/quickstart.ini", u, 4, 0.015);
 	}
 }
 
