@@ -723,6 +723,48 @@ static int rank_days(sweep_run *w)
 	return 0;
 }
 
+/* With no plan fitting in memory: the plan nearest to it, what its
+ * deciding tier needs and the changes that cut most, from its scenario
+ * loaded again (nearest_info). 0, or 1 after an error. */
+static int nearest(sweep_run *w, nearest_info *nf)
+{
+	memset(nf, 0, sizeof *nf);
+	uint64_t i = 0;
+	if (w->sr.fitting > 0 || !sweep_nearest_no_fit(&w->sr, &i))
+		return 0;
+	plan_scenario *s;
+	if (sweep_plan_load(w->sp, &w->sr.plans[i], w->scenario, w->o.sets, w->o.nsets, w->d, &s) !=
+	    SIM_OK)
+		return 1;
+	plan_mem_fit f;
+	plan_memory_fit(s, &f);
+	nf->has = true;
+	nf->plan = &w->sr.plans[i];
+	nf->stage = f.stage;
+	nf->need = f.needed;
+	nf->device = f.peak;
+	nf->capacity = s->gpu.hbm_bytes;
+	nf->tier = "GPU";
+	if (f.where == PLAN_OOM_OTHER_GPU) {
+		nf->stage = f.other_stage;
+		nf->need = f.other_needed;
+		nf->device = f.other_peak;
+		nf->capacity = f.other_capacity;
+		nf->tier = "other_gpu";
+	} else if (f.where == PLAN_OOM_HOST || f.where == PLAN_OOM_NVME) {
+		bool host = f.where == PLAN_OOM_HOST;
+		nf->stage = -1;
+		nf->need = host ? f.host : f.nvme;
+		nf->capacity = host ? s->cluster.node.host_mem_bytes : s->cluster.node.nvme_bytes;
+		nf->tier = host ? "host memory" : "NVMe";
+	}
+	/* the GPU's cuts do not move offloaded states (explain_memory says so) */
+	if (nf->stage >= 0)
+		nf->ncuts = plan_memory_cuts(s, nf->cut, 5);
+	plan_scenario_free(s);
+	return 0;
+}
+
 static int run_sweep(sweep_run *w)
 {
 	int rc = setup(w);
@@ -745,18 +787,21 @@ static int run_sweep(sweep_run *w)
 		return 128 + w->stopped;
 	}
 	double tau = rank_tau(w->rows, w->n);
+	nearest_info nf;
+	if (nearest(w, &nf))
+		return 1;
 	sweep_train t;
 	bool want_train = w->o.train && w->n > 0;
 	if (!w->o.json)
 		cli_sweep_print_text(w->sp, &w->sr, w->rows, w->n, tau, w->sweep_id, w->o.shard,
-		           w->o.nshards, &w->search);
+		           w->o.nshards, &w->search, &nf);
 	if (want_train && train(w, &t))
 		return 1;
 	if ((rc = rank_days(w)))
 		return rc;
 	if (w->o.json)
 		cli_sweep_print_json(w->sp, &w->sr, w->rows, w->n, tau, w->sweep_id, want_train ? &t : NULL,
-		           &w->search);
+		           &w->search, &nf);
 	if (w->o.html && cli_sweep_html(w->o.html, w->o.file, w->sp, w->rows, w->n, tau))
 		return 1;
 	if (w->sweep_id > 0)
@@ -766,6 +811,12 @@ static int run_sweep(sweep_run *w)
 		fprintf(stderr, "podsim sweep: error: every plan runs past the simulator's clock "
 		                "(warnings above)\n");
 		return EXIT_INPUT;
+	}
+	if (w->sr.valid == 0 || w->sr.fitting == 0) {
+		fprintf(stderr, "podsim sweep: %s\n",
+		        w->sr.valid == 0 ? "no plan of the sweep is valid (the reasons above)"
+		                         : "no plan fits in memory (the nearest and its cuts above)");
+		return 1;
 	}
 	return w->n > 0 || w->search.first == 0 || w->o.nshards > 1
 	               ? 0

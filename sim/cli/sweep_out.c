@@ -2,6 +2,7 @@
  * table, the search and pruning lines, the JSON document, the train-to-D
  * figures and the HTML page's points, from the simulated rows (sweep_out.h). */
 #include "sweep_out.h"
+#include "explain_int.h"
 
 #include "report/report.h"
 
@@ -67,6 +68,39 @@ void cli_sweep_settings(const sweep_space *sp, const sweep_plan *p, char *buf, s
 	}
 }
 
+/* No plan fits: the nearest, its need against the capacity, and its cuts
+ * (explain_memory prints the same list for a plan run alone). */
+static void print_nearest(const sweep_space *sp, const nearest_info *nf)
+{
+	if (!nf->has)
+		return;
+	char set[512], a[48], b[48], c[48];
+	cli_sweep_settings(sp, nf->plan, set, sizeof set);
+	printf("\nno plan fits in memory; the nearest: %s\n", set);
+	if (nf->stage >= 0)
+		printf("  its stage %d needs %s (allocated + runtime) of the %s's %s, %.0f%%; "
+		       "device %s with the allocator's cache\n",
+		       nf->stage, explain_gib(nf->need, a, sizeof a), nf->tier,
+		       explain_gib(nf->capacity, b, sizeof b), 100 * nf->need / nf->capacity,
+		       explain_gib(nf->device, c, sizeof c));
+	else
+		printf("  the offloaded states of a node's ranks need %s of its %s, %s: more "
+		       "nodes for the same states, or the other offload tier\n",
+		       explain_gib(nf->need, a, sizeof a), nf->tier,
+		       explain_gib(nf->capacity, b, sizeof b));
+	if (nf->stage >= 0 && nf->ncuts == 0)
+		printf("  none of recompute = full, a higher ZeRO stage, a smaller micro-batch or "
+		       "optimizer offloading applies to it: more GPUs or a smaller model\n");
+	if (nf->ncuts > 0)
+		printf("  cut first (each change alone on that plan: what it saves of the stage's "
+		       "demand, and the device after; podsim explain lists every term):\n");
+	for (int i = 0; i < nf->ncuts; i++)
+		printf("    %-44s -%-10s %s -> %s (%s)\n", nf->cut[i].what,
+		       explain_gib(nf->cut[i].saved, a, sizeof a), nf->cut[i].term,
+		       explain_gib(nf->cut[i].device, b, sizeof b),
+		       plan_verdict_name(nf->cut[i].verdict));
+}
+
 /* The search line: what was simulated and whether the answer is exact. */
 static void print_search(const search_info *q, size_t n)
 {
@@ -86,21 +120,10 @@ static void print_search(const search_info *q, size_t n)
 	}
 }
 
-void cli_sweep_print_text(const sweep_space *sp, const sweep_screen_result *sr, const sim_row *rows,
-                       size_t n, double tau, int64_t sweep_id, int shard, int nshards,
-                       const search_info *q)
+/* The ranked table of the n rows and its legends. */
+static void print_table(const sweep_space *sp, const sim_row *rows, size_t n)
 {
-	if (sweep_id > 0)
-		printf("sweep %lld: ", (long long)sweep_id);
-	if (nshards > 0)
-		printf("shard %d/%d: ", shard, nshards);
-	printf("%llu plans, %llu valid, %llu fit in memory, %zu simulated\n",
-	       (unsigned long long)sr->nplans, (unsigned long long)sr->valid,
-	       (unsigned long long)sr->fitting, n);
-	print_search(q, n);
-	printf("pre-screen: %.0f plans/s; Kendall tau (pre-screen vs simulated, %zu plans): "
-	       "%.3f\n\n",
-	       sr->wall_s > 0 ? (double)sr->nplans / sr->wall_s : 0, n, tau);
+	printf("\n");
 	bool spread = any_spread(rows, n);
 	printf("%4s %6s %10s %-13s ", "rank", "run", "step (s)", "likely (s)");
 	if (spread)
@@ -151,6 +174,27 @@ void cli_sweep_print_text(const sweep_space *sp, const sweep_screen_result *sr, 
 		if (*why)
 			printf("~ = risky: rank %zu's %s\n", i + 1, why);
 	}
+}
+
+void cli_sweep_print_text(const sweep_space *sp, const sweep_screen_result *sr, const sim_row *rows,
+                       size_t n, double tau, int64_t sweep_id, int shard, int nshards,
+                       const search_info *q, const nearest_info *nf)
+{
+	if (sweep_id > 0)
+		printf("sweep %lld: ", (long long)sweep_id);
+	if (nshards > 0)
+		printf("shard %d/%d: ", shard, nshards);
+	printf("%llu plans, %llu valid, %llu fit in memory, %zu simulated\n",
+	       (unsigned long long)sr->nplans, (unsigned long long)sr->valid,
+	       (unsigned long long)sr->fitting, n);
+	if (sr->fitting > 0)
+		print_search(q, n);
+	printf("pre-screen: %.0f plans/s", sr->wall_s > 0 ? (double)sr->nplans / sr->wall_s : 0);
+	if (n >= 2)
+		printf("; Kendall tau (pre-screen vs simulated, %zu plans): %.3f", n, tau);
+	printf("\n");
+	if (n > 0)
+		print_table(sp, rows, n);
 	if (sr->nplans > sr->fitting) {
 		/* Counted by the message with its numbers as '#'; the first plan's
 		 * own message is printed, numbers and all. */
@@ -160,6 +204,7 @@ void cli_sweep_print_text(const sweep_space *sp, const sweep_screen_result *sr, 
 			       strcmp(sr->reasons[i], "other reasons") ? "" : "other reasons, e.g. ",
 			       sr->examples[i][0] ? sr->examples[i] : sr->reasons[i]);
 	}
+	print_nearest(sp, nf);
 }
 
 static void json_str(const char *s)
@@ -240,7 +285,7 @@ static void band_factors(const exec_result *r, double *lo, double *hi)
 
 void cli_sweep_print_json(const sweep_space *sp, const sweep_screen_result *sr, const sim_row *rows,
                        size_t n, double tau, int64_t sweep_id, const sweep_train *t,
-                       const search_info *q)
+                       const search_info *q, const nearest_info *nf)
 {
 	printf("{\"sweep_id\":%lld,\"space\":[", (long long)sweep_id);
 	for (size_t d = 0; d < sweep_space_ndims(sp); d++) {
@@ -290,6 +335,35 @@ void cli_sweep_print_json(const sweep_space *sp, const sweep_screen_result *sr, 
 		json_str(sr->examples[i]);
 	}
 	printf("}");
+	if (nf->has) { /* only when nothing fits: other sweeps print as before */
+		char sets[SWEEP_MAX_DIMS + 1][SWEEP_SET_MAX];
+		size_t k = sweep_plan_sets(sp, nf->plan, sets);
+		printf(",\"nearest_no_fit\":{\"index\":%llu,\"settings\":{",
+		       (unsigned long long)nf->plan->index);
+		for (size_t j = 0; j < k; j++) {
+			char *eq = strchr(sets[j], '=');
+			*eq = '\0';
+			printf("%s", j ? "," : "");
+			json_str(sets[j]);
+			putchar(':');
+			json_str(eq + 1);
+		}
+		printf("},\"tier\":");
+		json_str(nf->tier);
+		printf(",\"stage\":%d,\"need_bytes\":%.9g,\"device_bytes\":%.9g,"
+		       "\"capacity_bytes\":%.9g,\"cuts\":[",
+		       nf->stage, nf->need, nf->device, nf->capacity);
+		for (int j = 0; j < nf->ncuts; j++) {
+			printf("%s{\"change\":", j ? "," : "");
+			json_str(nf->cut[j].what);
+			printf(",\"term\":");
+			json_str(nf->cut[j].term);
+			printf(",\"saved_bytes\":%.9g,\"device_bytes\":%.9g,\"verdict\":\"%s\"}",
+			       nf->cut[j].saved, nf->cut[j].device,
+			       plan_verdict_name(nf->cut[j].verdict));
+		}
+		printf("]}");
+	}
 	if (t) {
 		printf(",\"train\":{\"tokens\":%.9g,\"steps\":%.9g,\"time_s\":%.9g,"
 		       "\"gpu_hours\":%.9g,\"energy_kwh\":%.9g,\"energy_tdp_kwh\":%.9g,"

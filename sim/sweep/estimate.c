@@ -873,6 +873,27 @@ static void first_chunk(const plan_scenario *s, const kinds *k, const prog *x, i
 	*bc = n > 0 && isfinite(b) ? n * b : 0;
 }
 
+/* est.mem_share: where the plan does not fit, the tier that overflows
+ * (plan_memory_fit's order); else the fuller of the GPU types. */
+static double mem_share(const plan_scenario *s, const plan_mem_fit *f)
+{
+	const net_node *nd = &s->cluster.node;
+	double gpu = s->gpu.hbm_bytes > 0 ? f->needed / s->gpu.hbm_bytes : 0;
+	double other = f->other_stage >= 0 && f->other_capacity > 0
+	                       ? f->other_needed / f->other_capacity
+	                       : 0;
+	switch (f->where) {
+	case PLAN_OOM_HOST:
+		return nd->host_mem_bytes > 0 ? f->host / nd->host_mem_bytes : HUGE_VAL;
+	case PLAN_OOM_NVME:
+		return nd->nvme_bytes > 0 ? f->nvme / nd->nvme_bytes : HUGE_VAL;
+	case PLAN_OOM_OTHER_GPU:
+		return other;
+	default:
+		return gpu > other ? gpu : other;
+	}
+}
+
 void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 {
 	const plan_spec *p = &s->plan;
@@ -963,6 +984,7 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	e->mem_peak_bytes = fit.peak;
 	e->mem_verdict = fit.verdict;
 	e->mem_oom = fit.where;
+	e->mem_share = mem_share(s, &fit);
 	double vpp = p->vpp > 0 ? p->vpp : 1, fill = S - T;
 	if (p->schedule == PLAN_SCHED_ZB_H1)
 		fill = fmax(0, fill - 2 * (W_S - W_T));

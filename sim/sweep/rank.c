@@ -1,5 +1,6 @@
-/* rank.c - comparing rankings, the Pareto front of a sweep, and plans whose
- * median is good but whose tail is not (sweep_risky). */
+/* rank.c - comparing rankings, the Pareto front of a sweep, plans whose
+ * median is good but whose tail is not (sweep_risky), and the plan nearest
+ * to fitting when none does. */
 #include "../valid/valid.h"
 #include "sweep_int.h"
 
@@ -38,4 +39,18 @@ void sweep_risky(const double *p50, const double *p95, const double *p95_lo,
 				vs[i] = (long)j;
 		}
 	}
+}
+
+bool sweep_nearest_no_fit(const sweep_screen_result *r, uint64_t *idx)
+{
+	bool found = false;
+	for (uint64_t i = 0; i < r->nplans; i++) {
+		const sweep_plan *p = &r->plans[i];
+		if (p->status != SWEEP_NO_FIT)
+			continue;
+		if (!found || p->est.mem_share < r->plans[*idx].est.mem_share)
+			*idx = i;
+		found = true;
+	}
+	return found;
 }

@@ -121,6 +121,11 @@ typedef struct sweep_estimate {
 	double mem_peak_bytes;
 	plan_verdict mem_verdict;
 	plan_oom mem_oom;
+	/* The share of its capacity the verdict's basis demands: allocated +
+	 * runtime over the HBM of the GPU that decides (the scenario's or
+	 * other_gpu), or the offloaded bytes over the node's host memory or NVMe
+	 * where those overflow; above 1 does not fit (sweep_nearest_no_fit) */
+	double mem_share;
 } sweep_estimate;
 
 /* The pre-screen of a checked scenario (plan_check passed, vlayers set). */
@@ -177,6 +182,11 @@ size_t sweep_plan_sets(const sweep_space *sp, const sweep_plan *p,
  * plan_scenario_load's codes; errors in diag. */
 int sweep_plan_load(const sweep_space *sp, const sweep_plan *p, const char *path,
                     const char *const *sets, size_t nsets, sim_diag *diag, plan_scenario **out);
+
+/* The plan pruned for memory whose demand is the smallest share of its
+ * capacity (est.mem_share; ties by index): the one closest to fitting, for
+ * the sweep that finds none. false when no plan was pruned for memory. */
+bool sweep_nearest_no_fit(const sweep_screen_result *r, uint64_t *idx);
 
 /* Indices of the fitting plans sorted by estimated step time (ties by
  * index): up to k written to out; returns how many. */

@@ -31,14 +31,42 @@ grep -q '"plans_total":4,"valid":4,"fitting":4,"simulated":4' "$tmp/s.json" ||
 # Every simulated plan carries its memory verdict, the same as its run's.
 [ "$(grep -o '"mem_verdict":"[a-z ]*"' "$tmp/s.json" | wc -l)" = 4 ] ||
 	{ echo "sweep JSON: want a mem_verdict per plan"; fail=1; }
-# With 16 GB of HBM the micro-batch 16 plans run out of memory and are pruned
-# for it; a plan a run calls tight is kept and printed as tight.
-"$podsim" sweep "$q" --vary parallel.micro_batch=4,16 --set gpu.hbm=16GB --top 2 --no-db \
+# With 22 GB of HBM the micro-batch 16 plan runs out of memory and is pruned
+# for it; micro-batch 4, which a run calls tight, is kept and printed as tight.
+"$podsim" sweep "$q" --vary parallel.micro_batch=4,16 --set gpu.hbm=22GB --top 2 --no-db \
 	>"$tmp/m.txt" 2>"$tmp/m.err" || { echo "memory sweep failed"; cat "$tmp/m.err"; fail=1; }
 grep -q "does not fit in GPU memory (allocated + runtime > HBM)" "$tmp/m.txt" ||
 	{ echo "memory sweep: no out-of-memory pruning"; fail=1; }
+grep -q " tight .* micro_batch=4$" "$tmp/m.txt" ||
+	{ echo "memory sweep: micro_batch=4 not kept as tight"; fail=1; }
 "$podsim" run "$q" --set parallel.micro_batch=16 --set gpu.hbm=16GB --no-db 2>/dev/null |
 	grep -q "OOM: allocated + runtime" || { echo "run of the pruned plan is not out of memory"; fail=1; }
+# When no plan fits, the sweep names the plan nearest to fitting (micro-batch
+# 16 keeps fewer activations than 32), its need against the capacity as the
+# run states them, and the same cuts `podsim explain` lists for that plan;
+# it exits 1 with a line saying so. Before this, it printed an empty table,
+# "Kendall tau ... nan" and exited 0.
+"$podsim" sweep "$q" --vary parallel.micro_batch=16,32 --set gpu.hbm=16GB --no-db \
+	>"$tmp/n.txt" 2>"$tmp/n.err"
+[ $? -eq 1 ] || { echo "no-fit sweep: want exit 1"; fail=1; }
+grep -q "no plan fits in memory (the nearest and its cuts above)" "$tmp/n.err" ||
+	{ echo "no-fit sweep: no error line"; cat "$tmp/n.err"; fail=1; }
+grep -q "nan" "$tmp/n.txt" && { echo "no-fit sweep prints nan"; fail=1; }
+grep -q "^no plan fits in memory; the nearest: micro_batch=16$" "$tmp/n.txt" ||
+	{ echo "no-fit sweep: nearest is not micro_batch=16"; cat "$tmp/n.txt"; fail=1; }
+oom=$("$podsim" run "$q" --set parallel.micro_batch=16 --set gpu.hbm=16GB --no-db 2>/dev/null |
+	sed -n 's/.*OOM: allocated + runtime \([0-9.]* GiB\) over the capacity \([0-9.]* GiB\).*/\1 \2/p')
+need=${oom%% GiB *}; cap=${oom#* GiB }
+grep -q "needs $need GiB (allocated + runtime) of the GPU's $cap, " "$tmp/n.txt" ||
+	{ echo "no-fit sweep: need/capacity differ from the run's ($oom)"; fail=1; }
+"$podsim" explain "$q" --set parallel.micro_batch=16 --set gpu.hbm=16GB 2>/dev/null |
+	sed -n '/^  cut first/,/^$/p' | grep '^    [a-z]' >"$tmp/n.explain"
+grep '^    [a-z]' "$tmp/n.txt" >"$tmp/n.cuts"
+[ -s "$tmp/n.cuts" ] && cmp -s "$tmp/n.cuts" "$tmp/n.explain" ||
+	{ echo "no-fit sweep: cuts differ from explain's"; diff "$tmp/n.cuts" "$tmp/n.explain"; fail=1; }
+"$podsim" sweep "$q" --vary parallel.micro_batch=16,32 --set gpu.hbm=16GB --no-db --json 2>/dev/null |
+	grep -q '"nearest_no_fit":{"index":0,"settings":{"parallel.micro_batch":"16"},"tier":"GPU","stage":0,' ||
+	{ echo "no-fit sweep JSON: no nearest_no_fit"; fail=1; }
 # On the mixed cluster (30 DGX H100 + 2 DGX A100 40GB) zero = 0 runs out of
 # memory on the A100s alone: the sweep prunes it for other_gpu, and the run
 # and explain state the verdict's basis, allocated + runtime over the A100's

@@ -46,8 +46,11 @@ check() {
 		{ echo "$name: explain failed"; fail=1; return; }
 	# the sweep over this one plan (its micro_batch the varied key)
 	# shellcheck disable=SC2086
+	# (exit 1 when its one plan does not fit, checked below)
 	"$podsim" sweep "$scen" $* --vary parallel.micro_batch=$mb --top 1 --no-db \
-		>"$tmp/$name.sw" 2>/dev/null || { echo "$name: sweep failed"; fail=1; return; }
+		>"$tmp/$name.sw" 2>/dev/null
+	local swrc=$?
+	[ $swrc -le 1 ] || { echo "$name: sweep failed ($swrc)"; fail=1; return; }
 
 	# text: the plan's verdict line on a mixed cluster, else the GPU's line
 	local txt
@@ -86,7 +89,10 @@ check() {
 	local sw free=""
 	if grep -q '^ *1  does not fit' "$tmp/$name.sw"; then
 		sw="out of memory"
+		[ $swrc -eq 1 ] && grep -q '^no plan fits in memory; the nearest: ' "$tmp/$name.sw" ||
+			{ echo "$name: sweep of a plan that does not fit: exit $swrc, no nearest"; fail=1; }
 	else
+		[ $swrc -eq 0 ] || { echo "$name: sweep of a fitting plan exits $swrc"; fail=1; }
 		sw=$(awk '$1 == "1" && NF > 10 { print $9; exit }' "$tmp/$name.sw")
 		free=$(awk '$1 == "1" && NF > 10 { print $8; exit }' "$tmp/$name.sw")
 	fi
