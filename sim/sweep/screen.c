@@ -28,7 +28,6 @@ typedef struct screen_ctx {
 	char (*why)[SWEEP_REASON_MAX];
 } screen_ctx;
 
-#define REASON_DP     "tp*pp*cp does not divide the GPU count (dp derived)"
 
 /* Count a pruned plan under `text` with its numbers replaced by '#', so that
  * "tp = 3 does not divide the model's 32 heads" and "tp = 5 ..." are one; a
@@ -106,8 +105,9 @@ static int plan_gpus(const screen_ctx *c, const size_t *idx)
 	return c->base->cluster.gpus;
 }
 
-/* Derived dp from the plan's tp, pp, cp (or the base's), 0 if none fits. */
-static int derived_dp(const screen_ctx *c, const size_t *idx, int gpus)
+/* Derived dp from the plan's tp, pp, cp (or the base's), 0 if none fits,
+ * with why (SWEEP_REASON_MAX) then saying so in the plan's numbers. */
+static int derived_dp(const screen_ctx *c, const size_t *idx, int gpus, char *why)
 {
 	int64_t tp = c->base->plan.tp, pp = c->base->plan.pp, cp = c->base->plan.cp;
 	for (size_t d = 0; d < c->sp->ndims; d++) {
@@ -121,7 +121,12 @@ static int derived_dp(const screen_ctx *c, const size_t *idx, int gpus)
 			cp = v;
 	}
 	int64_t denom = tp * pp * cp;
-	return denom > 0 && gpus % denom == 0 ? (int)(gpus / denom) : 0;
+	if (denom > 0 && gpus % denom == 0)
+		return (int)(gpus / denom);
+	snprintf(why, SWEEP_REASON_MAX,
+	         "tp*pp*cp = %lld*%lld*%lld = %lld does not divide the %d GPUs (dp derived)",
+	         (long long)tp, (long long)pp, (long long)cp, (long long)denom, gpus);
+	return 0;
 }
 
 /* The estimate of a checked scenario; pruned, with the reason counted, when
@@ -323,10 +328,11 @@ static int screen_one(screen_ctx *c, uint64_t i, sweep_plan *p)
 	p->gpus = plan_gpus(c, idx);
 	p->dp = c->base->plan.dp;
 	if (c->derive) {
-		p->dp = derived_dp(c, idx, p->gpus);
+		char why[SWEEP_REASON_MAX];
+		p->dp = derived_dp(c, idx, p->gpus, why);
 		if (p->dp == 0) {
 			p->status = SWEEP_INVALID;
-			p->reason = count_reason(c->out, REASON_DP, NULL);
+			p->reason = count_reason(c->out, why, NULL);
 			return SIM_OK;
 		}
 	}

@@ -181,7 +181,8 @@ static void test_prune(void)
 	CHECK_INT(r.nplans, 48);
 	CHECK_INT(r.valid, 36);
 	CHECK_INT(r.fitting, 36);
-	CHECK_INT(reason_count(&r, "tp*pp*cp does not divide the GPU count (dp derived)"), 4);
+	CHECK_INT(reason_count(&r, "tp*pp*cp = #*#*# = # does not divide the # GPUs (dp derived)"),
+	          4);
 	CHECK_INT(reason_count(&r, "vpp > # interleaves pipeline stages: it needs pp > #"), 8);
 	/* The best plan by estimate heads the list; the list is sorted. */
 	uint64_t best[8];
