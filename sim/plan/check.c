@@ -123,11 +123,17 @@ static int check_sizes(const plan_scenario *s, sim_diag *diag)
 			snprintf(got, sizeof got, "%lld", (long long)prod);
 		else
 			snprintf(got, sizeof got, "more than 2^63");
+		/* the dp that would fill the cluster, when the rest divides it */
+		char hint[96] = "";
+		int64_t rest = (int64_t)p->tp * p->pp * p->cp;
+		if (ok && rest > 0 && s->cluster.gpus % rest == 0)
+			snprintf(hint, sizeof hint, ": dp = %lld would fill them",
+			         (long long)(s->cluster.gpus / rest));
 		static const char *const dims[] = {"tp", "pp", "dp", "cp"};
 		err_at(s, diag, "parallel", user_key(s, dims, 4),
-		       "tp*pp*dp*cp = %d*%d*%d*%d = %s, but the cluster has %d GPUs (%d nodes x %d)",
+		       "tp*pp*dp*cp = %d*%d*%d*%d = %s, but the cluster has %d GPUs (%d nodes x %d)%s",
 		       p->tp, p->pp, p->dp, p->cp, got, s->cluster.gpus, s->cluster.nodes,
-		       s->cluster.node.gpus);
+		       s->cluster.node.gpus, hint);
 		errors++;
 	}
 	if (s->model.heads % p->tp != 0) {
