@@ -639,22 +639,33 @@ static bool allreduce_shape(const net_cluster *c, const net_group *g, double S, 
 bool net_efa_region(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
 		    net_algo *algo, net_proto *proto)
 {
-	if (!c || !g || c->fabric != NET_FABRIC_EFA || coll != NET_ALLREDUCE || g->nodes <= 2 ||
-	    g->per_node != 8 || g->per_node * g->nodes != g->size || c->algo != NET_ALGO_AUTO ||
-	    c->proto > 0)
+	if (!c || !g || c->fabric != NET_FABRIC_EFA || g->nodes <= 2 ||
+	    g->per_node * g->nodes != g->size || c->algo != NET_ALGO_AUTO || c->proto > 0)
 		return false;
 	net_algo a[8];
 	net_proto p[8];
-	int n = net_efa_regions(bytes, g->size, a, p, 8);
+	int n = net_efa_regions(c->node.ec2, coll, g->per_node, bytes, g->size, a, p, 8);
 	for (int i = 0; i < n; i++) {
+		/* PAT (the plugin's pick, not modelled: efa.c): NCCL's lowest time
+		 * among podsim's algorithms stands in. */
+		if (a[i] == EFA_PAT)
+			return false;
 		/* The pairs NCCL would mark not applicable are skipped. */
-		if (!net_proto_ok(c, p[i]) || (a[i] == NET_ALGO_NVLSTREE && !nvlstree_ok(c, g)))
+		if (!net_proto_ok(c, p[i]) || (a[i] == NET_ALGO_NVLSTREE && !nvlstree_ok(c, g)) ||
+		    (a[i] != NET_ALGO_RING && coll != NET_ALLREDUCE))
 			continue;
 		*algo = a[i];
 		*proto = p[i];
 		return true;
 	}
 	return false;
+}
+
+double net_efa_tuner_latency(const net_cluster *c)
+{
+	return c && (c->node.ec2 == NET_EC2_P5EN || c->node.ec2 == NET_EC2_P6_B200)
+		       ? NET_EFA_TUNER_LATENCY_P5EN
+		       : NET_EFA_TUNER_LATENCY;
 }
 
 double net_sync_delay(const net_cluster *c, net_coll coll, const net_group *g, double bytes)
@@ -683,17 +694,19 @@ static int collective(const net_cluster *c, net_coll coll, const net_group *g, d
 		return SIM_EINVAL;
 	if (g->size == 1 || bytes == 0)
 		return SIM_OK;
-	shape ring;
-	make_shape(c, coll, g, bytes, &ring);
-	best_proto(c, g, &ring, NET_ALGO_RING, -1, out);
-	if (coll != NET_ALLREDUCE)
-		return SIM_OK;
-	/* All-reduce: every algorithm that applies, the forced one, or on EFA
-	 * the aws-ofi-nccl tuner's region (which forces its algorithm and
-	 * protocol where they apply). */
+	/* On EFA the aws-ofi-nccl tuner's region forces its algorithm and
+	 * protocol where they apply: for all-gather and reduce-scatter the
+	 * ring's protocol, for all-reduce the pair. */
 	net_algo ra = NET_ALGO_AUTO;
 	net_proto rp = NET_PROTO_SIMPLE;
 	bool region = net_efa_region(c, coll, g, bytes, &ra, &rp);
+	shape ring;
+	make_shape(c, coll, g, bytes, &ring);
+	best_proto(c, g, &ring, NET_ALGO_RING, region && coll != NET_ALLREDUCE ? (int)rp : -1, out);
+	if (coll != NET_ALLREDUCE)
+		return SIM_OK;
+	/* All-reduce: every algorithm that applies, the forced one, or the
+	 * region's. */
 	bool forced = false;
 	net_cost best = *out, x;
 	for (int a = NET_ALGO_RING; a < NET_ALGO_COUNT; a++) {
@@ -726,7 +739,7 @@ static int collective(const net_cluster *c, net_coll coll, const net_group *g, d
 static net_cluster tuner_view(const net_cluster *c)
 {
 	net_cluster v = *c;
-	v.net_lat_s = NET_EFA_TUNER_LATENCY;
+	v.net_lat_s = net_efa_tuner_latency(c);
 	v.msg_overhead_s = 0;
 	v.congestion = 0;
 	v.sync_s = 0;
