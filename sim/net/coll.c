@@ -233,11 +233,12 @@
  *      charged to the calls; a training step's calls wait for their
  *      slowest rank as well, but not for that barrier;
  *   6. NCCL's choice (net_efa_choice): NCCL's tuner picks the algorithm and
- *      protocol by its own model, which knows the plugin's reported 75 us
- *      per network step (twice with Simple, N tuning.cc:389-391), not
+ *      protocol by its own model, which knows the plugin's reported latency
+ *      per network step (twice with Simple, N tuning.cc:389-391: 75 us on
+ *      p5/p5e, 35 us on p5en and p6-b200, net_efa_tuner_latency), not
  *      podsim's fitted L, o, kappa or D; podsim's uncongested rates stand
  *      for NCCL's graph bandwidths (assumed: its graph search is not
- *      modelled). So the pair is chosen on the cluster with L = 75 us and
+ *      modelled). So the pair is chosen on the cluster with L = that latency and
  *      o = D = 0, kappa = 1 (the region tuner, 7., first), and both
  *      models time that pair with the fitted costs. With the shipped fit
  *      (L = 36 us) NCCL weighs Simple's second network latency heavier than
@@ -246,11 +247,16 @@
  *      of 32 MiB on 2 nodes runs Ring/LL128 rather than NVLSTree (2 x 171
  *      us of NVLSTree network latency in NCCL's view);
  *   7. algorithm choice: no NVLS or SHARP across nodes (no CollNet on EFA);
- *      all-gather and reduce-scatter ring only (PAT needs one GPU per node,
- *      N tuning.cc:215-223); all-reduce ring, tree or nvlstree, and on
- *      groups of 8 ranks per node across more than 2 nodes the plugin's
- *      region tuner decides (net_efa_region), unless nccl_algo or
- *      nccl_proto is forced (the plugin then defers to NCCL).
+ *      all-gather and reduce-scatter ring only (PAT, for one GPU per node,
+ *      N tuning.cc:215-223, is not modelled); all-reduce ring, tree or
+ *      nvlstree. Across more than 2 nodes the plugin's region tuner
+ *      decides first (net_efa_region, efa.c) where the node's platform
+ *      ([node] ec2_instance) has a table for the collective and the
+ *      group's ranks per node: p5/p5e 8, 2 and 1, p5en and p6-b200 8 and
+ *      1; for all-gather and reduce-scatter it forces the ring's protocol.
+ *      Where its region is PAT, NCCL's lowest time among podsim's
+ *      algorithms stands in. Not with nccl_algo or nccl_proto forced (the
+ *      plugin then defers to NCCL).
  * With L = o = D = 0, kappa = 1 and rail_bw = nic_bw x nic_efficiency it is
  * the plain model above, but for 6. (NCCL's own latency of 75 us).
  */
