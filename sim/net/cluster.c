@@ -29,6 +29,7 @@
 
 static const char *const intra_names[] = {"nvswitch", "nvlink-mesh", "pcie", NULL};
 static const char *const nic_names[] = {"ib", "roce", "ethernet", "efa", NULL};
+static const char *const ec2_names[] = {"none", "p5", "p5e", "p5en", "p6-b200", NULL};
 static const char *const fabric_names[] = {"fat-tree", "rail-optimized", "single-switch",
 					     "torus-2d", "torus-3d", "efa", "rail-only",
 					     NULL};
@@ -66,6 +67,10 @@ const conf_key net_node_keys[] = {
 	{"nic_kind", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "ib", nic_names,
 	 offsetof(net_node, nic_kind), "compute NIC technology (names link classes; efa: AWS "
 	 "EFA rails)"},
+	{"ec2_instance", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "none", ec2_names,
+	 offsetof(net_node, ec2),
+	 "AWS instance type (p5, p5e, p5en, p6-b200): on fabric = efa, the aws-ofi-nccl tuner's "
+	 "region tables; none = NCCL's own tuner"},
 	QTY("pcie_bw", SIM_UNIT_BANDWIDTH, 1, NULL, pcie_Bps, "GPU <-> host per direction"),
 	/* hardware.csv pcie,PCIe Gen4 x16 measured,a100_h2d_sm_copy: 25.13 of 31.5 GB/s */
 	{"pcie_efficiency", CONF_REAL, SIM_UNIT_NONE, 0.01, 1, "0.8", NULL,
@@ -425,7 +430,7 @@ static bool node_same(const net_node *a, const net_node *b)
 	       a->host_mem_eff == b->host_mem_eff && a->pcie_eff == b->pcie_eff &&
 	       a->power_w == b->power_w && a->nvls_busbw_Bps == b->nvls_busbw_Bps &&
 	       a->coll_overhead_s == b->coll_overhead_s && a->ring_local_Bps == b->ring_local_Bps &&
-	       a->nic_kind == b->nic_kind && a->gpus_per_switch == b->gpus_per_switch &&
+	       a->nic_kind == b->nic_kind && a->ec2 == b->ec2 && a->gpus_per_switch == b->gpus_per_switch &&
 	       a->pcie_p2p == b->pcie_p2p;
 }
 

@@ -233,11 +233,12 @@
  *      charged to the calls; a training step's calls wait for their
  *      slowest rank as well, but not for that barrier;
  *   6. NCCL's choice (net_efa_choice): NCCL's tuner picks the algorithm and
- *      protocol by its own model, which knows the plugin's reported 75 us
- *      per network step (twice with Simple, N tuning.cc:389-391), not
+ *      protocol by its own model, which knows the plugin's reported latency
+ *      per network step (twice with Simple, N tuning.cc:389-391: 75 us on
+ *      p5/p5e, 35 us on p5en and p6-b200, net_efa_tuner_latency), not
  *      podsim's fitted L, o, kappa or D; podsim's uncongested rates stand
  *      for NCCL's graph bandwidths (assumed: its graph search is not
- *      modelled). So the pair is chosen on the cluster with L = 75 us and
+ *      modelled). So the pair is chosen on the cluster with L = that latency and
  *      o = D = 0, kappa = 1 (the region tuner, 7., first), and both
  *      models time that pair with the fitted costs. With the shipped fit
  *      (L = 36 us) NCCL weighs Simple's second network latency heavier than
@@ -246,11 +247,16 @@
  *      of 32 MiB on 2 nodes runs Ring/LL128 rather than NVLSTree (2 x 171
  *      us of NVLSTree network latency in NCCL's view);
  *   7. algorithm choice: no NVLS or SHARP across nodes (no CollNet on EFA);
- *      all-gather and reduce-scatter ring only (PAT needs one GPU per node,
- *      N tuning.cc:215-223); all-reduce ring, tree or nvlstree, and on
- *      groups of 8 ranks per node across more than 2 nodes the plugin's
- *      region tuner decides (net_efa_region), unless nccl_algo or
- *      nccl_proto is forced (the plugin then defers to NCCL).
+ *      all-gather and reduce-scatter ring only (PAT, for one GPU per node,
+ *      N tuning.cc:215-223, is not modelled); all-reduce ring, tree or
+ *      nvlstree. Across more than 2 nodes the plugin's region tuner
+ *      decides first (net_efa_region, efa.c) where the node's platform
+ *      ([node] ec2_instance) has a table for the collective and the
+ *      group's ranks per node: p5/p5e 8, 2 and 1, p5en and p6-b200 8 and
+ *      1; for all-gather and reduce-scatter it forces the ring's protocol.
+ *      Where its region is PAT, NCCL's lowest time among podsim's
+ *      algorithms stands in. Not with nccl_algo or nccl_proto forced (the
+ *      plugin then defers to NCCL).
  * With L = o = D = 0, kappa = 1 and rail_bw = nic_bw x nic_efficiency it is
  * the plain model above, but for 6. (NCCL's own latency of 75 us).
  */
@@ -639,22 +645,33 @@ static bool allreduce_shape(const net_cluster *c, const net_group *g, double S, 
 bool net_efa_region(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
 		    net_algo *algo, net_proto *proto)
 {
-	if (!c || !g || c->fabric != NET_FABRIC_EFA || coll != NET_ALLREDUCE || g->nodes <= 2 ||
-	    g->per_node != 8 || g->per_node * g->nodes != g->size || c->algo != NET_ALGO_AUTO ||
-	    c->proto > 0)
+	if (!c || !g || c->fabric != NET_FABRIC_EFA || g->nodes <= 2 ||
+	    g->per_node * g->nodes != g->size || c->algo != NET_ALGO_AUTO || c->proto > 0)
 		return false;
 	net_algo a[8];
 	net_proto p[8];
-	int n = net_efa_regions(bytes, g->size, a, p, 8);
+	int n = net_efa_regions(c->node.ec2, coll, g->per_node, bytes, g->size, a, p, 8);
 	for (int i = 0; i < n; i++) {
+		/* PAT (the plugin's pick, not modelled: efa.c): NCCL's lowest time
+		 * among podsim's algorithms stands in. */
+		if (a[i] == EFA_PAT)
+			return false;
 		/* The pairs NCCL would mark not applicable are skipped. */
-		if (!net_proto_ok(c, p[i]) || (a[i] == NET_ALGO_NVLSTREE && !nvlstree_ok(c, g)))
+		if (!net_proto_ok(c, p[i]) || (a[i] == NET_ALGO_NVLSTREE && !nvlstree_ok(c, g)) ||
+		    (a[i] != NET_ALGO_RING && coll != NET_ALLREDUCE))
 			continue;
 		*algo = a[i];
 		*proto = p[i];
 		return true;
 	}
 	return false;
+}
+
+double net_efa_tuner_latency(const net_cluster *c)
+{
+	return c && (c->node.ec2 == NET_EC2_P5EN || c->node.ec2 == NET_EC2_P6_B200)
+		       ? NET_EFA_TUNER_LATENCY_P5EN
+		       : NET_EFA_TUNER_LATENCY;
 }
 
 double net_sync_delay(const net_cluster *c, net_coll coll, const net_group *g, double bytes)
@@ -683,17 +700,19 @@ static int collective(const net_cluster *c, net_coll coll, const net_group *g, d
 		return SIM_EINVAL;
 	if (g->size == 1 || bytes == 0)
 		return SIM_OK;
-	shape ring;
-	make_shape(c, coll, g, bytes, &ring);
-	best_proto(c, g, &ring, NET_ALGO_RING, -1, out);
-	if (coll != NET_ALLREDUCE)
-		return SIM_OK;
-	/* All-reduce: every algorithm that applies, the forced one, or on EFA
-	 * the aws-ofi-nccl tuner's region (which forces its algorithm and
-	 * protocol where they apply). */
+	/* On EFA the aws-ofi-nccl tuner's region forces its algorithm and
+	 * protocol where they apply: for all-gather and reduce-scatter the
+	 * ring's protocol, for all-reduce the pair. */
 	net_algo ra = NET_ALGO_AUTO;
 	net_proto rp = NET_PROTO_SIMPLE;
 	bool region = net_efa_region(c, coll, g, bytes, &ra, &rp);
+	shape ring;
+	make_shape(c, coll, g, bytes, &ring);
+	best_proto(c, g, &ring, NET_ALGO_RING, region && coll != NET_ALLREDUCE ? (int)rp : -1, out);
+	if (coll != NET_ALLREDUCE)
+		return SIM_OK;
+	/* All-reduce: every algorithm that applies, the forced one, or the
+	 * region's. */
 	bool forced = false;
 	net_cost best = *out, x;
 	for (int a = NET_ALGO_RING; a < NET_ALGO_COUNT; a++) {
@@ -726,7 +745,7 @@ static int collective(const net_cluster *c, net_coll coll, const net_group *g, d
 static net_cluster tuner_view(const net_cluster *c)
 {
 	net_cluster v = *c;
-	v.net_lat_s = NET_EFA_TUNER_LATENCY;
+	v.net_lat_s = net_efa_tuner_latency(c);
 	v.msg_overhead_s = 0;
 	v.congestion = 0;
 	v.sync_s = 0;

@@ -1,112 +1,58 @@
-/* efa.c - the aws-ofi-nccl tuner's regions for all-reduce on p5/p5e with 8
- * ranks per node (net_efa_region in coll.c applies them).
+/* efa.c - the aws-ofi-nccl region tuner: which of its regions contain a
+ * call (net_efa_region in coll.c applies them; the tables are
+ * efa_tables.c).
  *
- * The plugin's default tuner on p5/p5e (type REGION, A = aws/aws-ofi-nccl
- * 2daf7d30, include/nccl_ofi_param.h:268) describes, per collective and
- * ranks-per-node layout, polygons in the plane (log2 bytes, log2 ranks).
- * For a call it takes the first polygon in its list that contains the
- * point, boundary included, whose algorithm and protocol NCCL lists as
- * applicable, and forces that pair (A src/tuner/nccl_ofi_regions.cpp:
- * 2096-2128); with no such polygon, or on 2 nodes or fewer (:2096-2099),
- * NCCL's own tuner decides. For 8 ranks per node the p5/p5e table has
- * all-reduce regions only (:675-767); all-gather and reduce-scatter go to
- * NCCL's tuner (the ring on EFA).
+ * The plugin's default tuner on p5/p5e, p5en and p6-b200 (type REGION, A =
+ * aws/aws-ofi-nccl 2daf7d30, src/tuner/nccl_ofi_tuner.cpp:76-110: the
+ * region tuner wherever the platform has one, include/nccl_ofi_param.h:268)
+ * describes, per platform, collective and ranks-per-node layout, polygons in
+ * the plane (log2 bytes, log2 ranks). The platform is the EC2 instance type
+ * (A include/tuner/nccl_ofi_tuner_process_config.h:38-50): podsim's [node]
+ * ec2_instance. For a call it takes the first polygon in its list, whose
+ * algorithm and protocol NCCL marks applicable, that contains the point,
+ * boundary included, and forces that pair (A src/tuner/
+ * nccl_ofi_regions.cpp:2070-2133, the v3/v6 tuner NCCL 2.19 and later
+ * load). NCCL's own tuner decides (A :2081-2099, :2127-2130):
+ *   - on 2 nodes or fewer (the regions are "not well defined" there);
+ *   - for a layout the platform has no table for: p5/p5e lists 8, 2 and 1
+ *     ranks per node (all-reduce for 8 and 2; all-reduce, all-gather and
+ *     reduce-scatter for 1), p5en and p6-b200 8 and 1 ranks per node (the
+ *     three collectives each); anything else, e.g. 4 ranks per node, or a
+ *     group whose nodes hold different counts (A :2324-2358: no table is
+ *     set, region_get_coll_info returns at once);
+ *   - where no applicable polygon contains the point;
+ *   - on any other instance (no region tuner: A nccl_ofi_tuner.cpp:79-84).
+ * PAT: the p5en and p6-b200 tables for 1 rank per node force PAT/Simple for
+ * all-gather and reduce-scatter over most small and mid sizes (and, on
+ * p5en, at every size from about 128 ranks up). podsim does not model PAT
+ * (NCCL's log-step all-gather and reduce-scatter, enabled only for one GPU
+ * per node, N = NVIDIA/nccl 5067397c src/graph/tuning.cc:215-223). NCCL's
+ * tuning model of it is small (busbw x 0.75, latency log2(nodes) x the net
+ * latency / 3.5 + 2.8 us per rank, N tuning.cc:337, :429-433), but both of
+ * podsim's models would need it, the flow model with PAT's schedule of
+ * flows on the graph, and that is not built. So where the first region
+ * found is PAT, net_efa_region returns false and
+ * podsim's lowest time among what it models (the ring) decides: a stand-in,
+ * not the plugin's pick (README "Network"). The plugin's channel and chunk
+ * tuning for p6's Tree/LL128 and PAT and p5en's Tree/LL128 and PAT
+ * all-gather at 1 rank per node (A :2135-2155, :2276-2305) changes no
+ * algorithm or protocol; podsim does not model channel counts or chunk
+ * sizes and leaves it out.
  *
- * The vertices below are that table's, in bytes and ranks. Where the plugin
- * extends an edge to its limits (100 GiB, 2^20 ranks; extend_region,
- * :254) the extended end is written out: the tree's vertical edge at 384 MiB
- * reaches 2^20 ranks, and the line through (7.5 GiB, 160) and (9 GiB, 192)
- * meets 100 GiB at 2133.3 ranks. The point test is the even-odd rule on a
- * horizontal ray, after a test for the point lying on an edge (the
- * plugin counts the boundary as inside). Byte count 0 maps to 1e-6 as in
- * the plugin's log2 transform.
- *
- * Worked picks (derived; /work/notes/nccl-efa.md section 3.4): 256 MiB on
- * 3-8 nodes Ring/LL128, on 16-64 nodes Tree/LL128; 1 GiB Ring/LL128 up to
- * 16 nodes, NVLSTree/Simple on 32-64.
+ * The point test: the point is (log2 bytes, log2 ranks), byte count 0
+ * mapped to 1e-6 as in the plugin's log2 transform (A include/tuner/
+ * nccl_ofi_tuner_region.h). A point on an edge is inside (the plugin's
+ * distance test, A :159-172); else the even-odd rule on a horizontal ray.
+ * The plugin casts its ray toward (200 GiB, 2^21) instead; the parity of
+ * crossings of a closed polygon is the same for any ray from a point off
+ * its boundary, so both give the same answer, the plugin's degenerate
+ * regions (three vertices on one line, zero area: a segment such as
+ * p5/p5e's NVLSTree/Simple along 16 ranks from 30 MiB + 1 byte) included,
+ * which contain only their boundary.
  */
 #include "net_int.h"
 
 #include <math.h>
-
-typedef struct pt {
-	double bytes, ranks;
-} pt;
-
-typedef struct region {
-	net_algo algo;
-	net_proto proto;
-	int n;
-	pt v[17];
-} region;
-
-#define GIB       1073741824.0
-#define TOP_BYTES (100 * GIB)        /* TUNER_MAX_SIZE */
-#define TOP_RANKS 1048576.0          /* TUNER_MAX_RANKS */
-#define EXT_RANKS (2133.0 + 1.0 / 3) /* (7.5 GiB, 160)-(9 GiB, 192) at 100 GiB */
-
-static const region p5_8[] = {
-        {NET_ALGO_TREE,
-         NET_PROTO_LL128,
-         12,
-         {{0, 16},
-          {31457280, 16},
-          {37748736, 32},
-          {117440512, 64},
-          {301989888, 128},
-          {301989888, 256},
-          {335544320, 512},
-          {536870912, 1024},
-          {402653184, 2048},
-          {402653184, 4096},
-          {402653184, TOP_RANKS},
-          {0, TOP_RANKS}}},
-        {NET_ALGO_NVLSTREE, NET_PROTO_SIMPLE, 3, {{31457281, 16}, {TOP_BYTES, 16}, {31457281, 16}}},
-        {NET_ALGO_RING,
-         NET_PROTO_LL128,
-         11,
-         {{31457280, 17},
-          {1073741824, 17},
-          {2147483648, 64},
-          {2147483648, 128},
-          {1342177280, 160},
-          {2147483648, 256},
-          {1074790400, 256},
-          {444596224, 160},
-          {301989888, 128},
-          {117440512, 64},
-          {37748736, 32}}},
-        {NET_ALGO_NVLSTREE,
-         NET_PROTO_SIMPLE,
-         17,
-         {{2147483648, 128},
-          {6442450944, 128},
-          {8053063680, 160},
-          {9663676416, 192},
-          {TOP_BYTES, EXT_RANKS},
-          {402653184, TOP_RANKS},
-          {402653184, 4096},
-          {402653184, 2048},
-          {536870912, 1024},
-          {335544320, 512},
-          {301989888, 256},
-          {310378496, 160},
-          {444596224, 160},
-          {1074790400, 256},
-          {2684354560, 256},
-          {2147483648, 224},
-          {1342177280, 160}}},
-        {NET_ALGO_RING,
-         NET_PROTO_SIMPLE,
-         7,
-         {{1073741824, 17},
-          {TOP_BYTES, 17},
-          {TOP_BYTES, EXT_RANKS},
-          {9663676416, 192},
-          {8053063680, 160},
-          {2684354560, 64},
-          {1610612736, 32}}},
-};
 
 static double lg(double x)
 {
@@ -125,7 +71,7 @@ static bool on_edge(double x, double y, double ax, double ay, double bx, double 
 	       y <= fmax(ay, by) + eps;
 }
 
-static bool inside(const region *r, double x, double y)
+static bool inside(const efa_region *r, double x, double y)
 {
 	bool in = false;
 	for (int i = 0, j = r->n - 1; i < r->n; j = i++) {
@@ -139,14 +85,22 @@ static bool inside(const region *r, double x, double y)
 	return in;
 }
 
-int net_efa_regions(double bytes, double ranks, net_algo *a, net_proto *p, int max)
+int net_efa_regions(net_ec2 ec2, net_coll coll, int per_node, double bytes, double ranks,
+		    net_algo *a, net_proto *p, int max)
 {
-	int n = 0;
+	if (ec2 == NET_EC2_P5E)
+		ec2 = NET_EC2_P5; /* one table for both (A :2347-2348) */
+	int nt, n = 0;
+	const efa_table *t = net_efa_tables(&nt);
 	double x = lg(bytes), y = lg(ranks);
-	for (size_t i = 0; i < sizeof p5_8 / sizeof p5_8[0] && n < max; i++)
-		if (inside(&p5_8[i], x, y)) {
-			a[n] = p5_8[i].algo;
-			p[n++] = p5_8[i].proto;
-		}
+	for (int k = 0; k < nt; k++) {
+		if (t[k].ec2 != ec2 || t[k].coll != coll || t[k].per_node != per_node)
+			continue;
+		for (int i = 0; i < t[k].n && n < max; i++)
+			if (inside(&t[k].r[i], x, y)) {
+				a[n] = t[k].r[i].algo;
+				p[n++] = t[k].r[i].proto;
+			}
+	}
 	return n;
 }

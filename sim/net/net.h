@@ -84,6 +84,20 @@ const char *net_algo_name(net_algo a);
 /* The compute NICs' link technology: names the NIC and fabric link classes. */
 typedef enum { NET_NIC_IB = 0, NET_NIC_ROCE, NET_NIC_ETHERNET, NET_NIC_EFA } net_nic;
 
+/* The EC2 instance type of an AWS node ([node] ec2_instance), as aws-ofi-nccl
+ * reads the product name to pick its tuner platform (A = aws/aws-ofi-nccl
+ * 2daf7d30, include/tuner/nccl_ofi_tuner_process_config.h:38-50): p5 and p5e
+ * share the P5_P5E tables, p5en and p6-b200 have their own (efa.c); none (not
+ * an AWS instance, or one without region tables): NCCL's own tuner decides. */
+typedef enum {
+	NET_EC2_NONE = 0,
+	NET_EC2_P5,
+	NET_EC2_P5E,
+	NET_EC2_P5EN,
+	NET_EC2_P6_B200,
+	NET_EC2_COUNT
+} net_ec2;
+
 typedef struct net_node {
 	char name[CONF_STR_MAX];
 	char source[CONF_STR_MAX];
@@ -109,6 +123,7 @@ typedef struct net_node {
 				* step per loop, all channels together (0 = none;
 				* net_ring_local_time, coll.c "The ring's local step") */
 	net_nic nic_kind;      /* ib (default), roce or ethernet */
+	net_ec2 ec2;           /* ec2_instance: the aws-ofi-nccl tuner's platform (none) */
 	/* PCIe nodes: GPUs share PCIe switches, gpus_per_switch on each, one
 	 * pcie_bw uplink per switch to the CPU; with pcie_p2p GPU pairs talk
 	 * through the switches, without it through host memory. */
@@ -285,16 +300,26 @@ double net_sync_delay(const net_cluster *c, net_coll coll, const net_group *g, d
  * bytes. A forced nccl_algo / nccl_proto holds as in net_collective. */
 bool net_efa_choice(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
 		    net_algo *algo, net_proto *proto);
-/* The latency aws-ofi-nccl reports to NCCL on p5/p5e (75 us, A
- * src/platform-aws.cpp:137), which NCCL adds to every network step. */
-#define NET_EFA_TUNER_LATENCY 75e-6
+/* The latency aws-ofi-nccl reports to NCCL, which NCCL adds to every network
+ * step: 75 us on p5/p5e (and instances it has no entry of its own for here,
+ * A src/platform-aws.cpp:133-137), 35 us on p5en and p6-b200 (:150-154);
+ * NET_EFA_TUNER_LATENCY is p5's. */
+#define NET_EFA_TUNER_LATENCY      75e-6
+#define NET_EFA_TUNER_LATENCY_P5EN 35e-6
+double net_efa_tuner_latency(const net_cluster *c);
 /* The exposure scale of net_sync_delay: the NCCL_BUFFSIZE aws-ofi-nccl sets on
  * p5 (8 MiB, A src/platform-aws.cpp:142); assumed (coll.c). */
 #define NET_SYNC_BYTES 8388608.0
-/* The aws-ofi-nccl region tuner (efa.c): on fabric = efa, for an all-reduce
- * of `bytes` on a group of 8 ranks on every one of more than 2 nodes, the
- * algorithm and protocol of the first p5/p5e region containing (bytes,
- * ranks) that applies to the group and cluster; true when one does. Never
+/* The aws-ofi-nccl region tuner (efa.c): on fabric = efa, for a collective
+ * of `bytes` on a group of k ranks on every one of more than 2 nodes, the
+ * algorithm and protocol of the first region of the node's platform
+ * ([node] ec2_instance) for that collective and k that contains (bytes,
+ * ranks) and applies to the group and cluster; true when one does. The
+ * tables (A src/tuner/nccl_ofi_regions.cpp at 2daf7d30): p5/p5e all-reduce
+ * for k = 8, 2 and 1, all-gather and reduce-scatter for k = 1; p5en and
+ * p6-b200 all-reduce, all-gather and reduce-scatter for k = 8 and 1. False
+ * (NCCL's lowest time decides) for other layouts, collectives and
+ * platforms, where the region found forces PAT (not modelled: efa.c), and
  * with nccl_algo or nccl_proto forced (the plugin then defers to NCCL). */
 bool net_efa_region(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
 		    net_algo *algo, net_proto *proto);

@@ -4,10 +4,40 @@
 
 #include "net.h"
 
-/* The aws-ofi-nccl p5/p5e all-reduce regions (efa.c) that contain the point
- * (bytes, ranks) of a group of 8 ranks per node, in the plugin's order:
- * their algorithms and protocols into a[], p[] (at most max); returns the
- * count. */
-int net_efa_regions(double bytes, double ranks, net_algo *a, net_proto *p, int max);
+/* The aws-ofi-nccl region tuner's tables (efa_tables.c; efa.c tests the
+ * points). A vertex is (bytes, ranks) as the plugin writes it; a region's
+ * algorithm EFA_PAT is NCCL's PAT, which podsim does not model. */
+#define EFA_PAT         NET_ALGO_AUTO
+#define EFA_MAX_VERTICES 20 /* TUNER_MAX_NUM_VERTICES, A include/tuner/nccl_ofi_tuner_region.h */
+
+typedef struct efa_pt {
+	double bytes, ranks;
+} efa_pt;
+
+typedef struct efa_region {
+	net_algo algo; /* or EFA_PAT */
+	net_proto proto;
+	int n;
+	efa_pt v[EFA_MAX_VERTICES];
+} efa_region;
+
+/* One list of regions: a platform's, for one collective and ranks per node. */
+typedef struct efa_table {
+	net_ec2 ec2; /* NET_EC2_P5 stands for p5 and p5e */
+	int per_node;
+	net_coll coll;
+	const efa_region *r;
+	int n;
+} efa_table;
+
+/* Every table, in efa_tables.c; *n gets the count. */
+const efa_table *net_efa_tables(int *n);
+
+/* The regions of platform ec2's table for collective `coll` and `per_node`
+ * ranks per node that contain the point (bytes, ranks), in the plugin's
+ * order: their algorithms (EFA_PAT included) and protocols into a[], p[]
+ * (at most max); returns the count, 0 where no table exists. */
+int net_efa_regions(net_ec2 ec2, net_coll coll, int per_node, double bytes, double ranks,
+		    net_algo *a, net_proto *p, int max);
 
 #endif

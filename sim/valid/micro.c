@@ -105,6 +105,20 @@ static const char *node_template(const char *intra)
  * line rate), which are that cluster's state: the node file's NIC efficiency
  * instead, uncongested. Printed as an assumption; a user with measurements
  * of the cluster fits them (podsim calibrate --fabric). */
+/* The EC2 instance an EFA row of another instance ran on, for aws-ofi-nccl's
+ * tuner tables ([node] ec2_instance), from its GPU and NIC count as the
+ * shipped node files hold them: H200 with 16 EFA is p5en (nodes/p5en-h200.ini),
+ * with 32 p5e (32 EFA on P5/P5e, A src/platform-aws.cpp:1064), B200 with 8
+ * p6-b200 (nodes/p6-b200.ini); "none" (NCCL's own tuner) otherwise. */
+static const char *efa_instance(const char *gpu, double nics)
+{
+	if (!strncmp(gpu, "h200", 4))
+		return nics == 16 ? "p5en" : nics == 32 ? "p5e" : "none";
+	if (!strcmp(gpu, "b200"))
+		return nics == 8 ? "p6-b200" : "none";
+	return !strncmp(gpu, "h100", 4) && nics == 32 ? "p5" : "none";
+}
+
 static const char *load_efa(const cases_csv *c, size_t row, const valid_options *opt, hw_gpu *gpu,
 			    net_cluster *cl, valid_row *v)
 {
@@ -129,18 +143,19 @@ static const char *load_efa(const cases_csv *c, size_t row, const valid_options 
 	sim_buf_init(&b);
 	sim_buf_printf(&b,
 		       "include = topologies/nodes/%s.ini\ninclude = topologies/gpus/%s.ini\n"
-		       "[node]\nnics = %g\nnic_bw = %g Gb/s\nnic_kind = efa\n"
+		       "[node]\nnics = %g\nnic_bw = %g Gb/s\nnic_kind = efa\nec2_instance = %s\n"
 		       "[cluster]\nname = efa-%s\nnodes = %ld\nfabric = efa\noversubscription = 1\n"
 		       "switch_latency = 0 ns\nnet_latency = %.9g s\nmsg_overhead = %.9g s\n",
-		       tmpl, g, nics, gbps, g, nodes > 0 ? nodes : 1, lat, msg);
+		       tmpl, g, nics, gbps, efa_instance(g, nics), g, nodes > 0 ? nodes : 1, lat, msg);
 	rc = load_text(&b, opt, gpu, cl);
 	sim_buf_free(&b);
 	if (rc != SIM_OK)
 		return "no shipped GPU or node file for this EFA row";
 	snprintf(v->assumed, sizeof v->assumed,
-		 "EFA on %s (%g x %g Gb/s): an unfitted cluster, uncongested at the node file's NIC "
-		 "efficiency %.2f, with the p5 fit's latency %.3g us and message cost %.3g us",
-		 g, nics, gbps, cl->node.nic_eff, lat * 1e6, msg * 1e6);
+		 "EFA on %s (%g x %g Gb/s, aws-ofi-nccl tuner of %s): an unfitted cluster, "
+		 "uncongested at the node file's NIC efficiency %.2f, with the p5 fit's latency "
+		 "%.3g us and message cost %.3g us",
+		 g, nics, gbps, efa_instance(g, nics), cl->node.nic_eff, lat * 1e6, msg * 1e6);
 	return NULL;
 }
 

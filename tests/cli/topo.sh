@@ -101,6 +101,27 @@ a=$(st); tf=$(st --set cluster.nccl_algo=tree); ta=$(st --set cluster.nccl_algo=
 	{ echo "coll on EFA failed"; fail=1; }
 awk '!/^#/ { n++; if ($2 != $7 || $4 != $9) bad = 1 } END { exit !(n == 1 && !bad) }' "$tmp/efa" ||
 	{ echo "coll on EFA: flow and alpha-beta differ:"; cat "$tmp/efa"; fail=1; }
+# The aws-ofi-nccl region tuner for 1 and 2 ranks per node (--stride 8 and 4
+# on 8-GPU p5 nodes; net/efa.c, test_net's test_efa_layouts derives the
+# points): both models run the region's pair. 32 MiB all-reduce on 16 nodes,
+# 1 rank per node: the region says Ring/LL128, where NCCL's own tuner
+# (ec2_instance = none) runs Tree/LL128; 256 MiB on 64 nodes, 2 per node:
+# Tree/Simple; a 64 MiB reduce-scatter on 16 nodes, 1 per node: on the
+# region's edge x = y + 22, ring/Simple.
+efa_pair() { # ARGS... -> "flow-algo flow-proto ab-algo ab-proto"
+	"$podsim" coll --topology topologies/efa-h100-cluster.ini --json "$@" 2>&1 |
+		sed 's/.*"algorithm": "\([a-z]*\)", "protocol": "\([A-Za-z0-9]*\)".*"algorithm": "\([a-z]*\)", "protocol": "\([A-Za-z0-9]*\)".*/\1 \2 \3 \4/'
+}
+for c in "ring LL128|--gpus 16 --stride 8 allreduce 32MiB" \
+	"tree LL128|--gpus 16 --stride 8 allreduce 32MiB --set node.ec2_instance=none" \
+	"tree Simple|--gpus 128 --stride 4 allreduce 256MiB" \
+	"ring Simple|--gpus 16 --stride 8 reducescatter 64MiB"; do
+	want=${c%%|*}
+	# shellcheck disable=SC2086
+	got=$(efa_pair ${c#*|})
+	[ "$got" = "$want $want" ] || { echo "EFA region (${c#*|}): got '$got', want '$want' twice"; fail=1; }
+done
+
 for net in flow alpha-beta; do
 	"$podsim" sweep scenarios/llama2-70b-h100.ini --no-db --set cluster.network=$net \
 		--vary topology=topologies/dgx-h100-superpod.ini,topologies/efa-h100-cluster.ini \

@@ -4,6 +4,7 @@
  * predictions, and the shipped node and cluster files through conf_load.
  * Runs from the source root (meson's workdir). */
 #include "../../sim/net/net.h"
+#include "../../sim/net/net_int.h"
 #include "../../sim/hw/hw.h"
 #include "check.h"
 
@@ -626,11 +627,158 @@ static void test_efa_region(void)
 	CHECK(!net_efa_region(&c, NET_ALLREDUCE, &g, S, &a, &p));
 	net_group_make(&c, 128, 1, &g);
 	CHECK(!net_efa_region(&c, NET_ALLGATHER, &g, S, &a, &p));
-	net_group_make(&c, 64, 8, &g); /* one rank per node: not the 8-per-node table */
+	net_group_make(&c, 64, 2, &g); /* 4 ranks per node: p5/p5e has no table */
 	CHECK(!net_efa_region(&c, NET_ALLREDUCE, &g, S, &a, &p));
+	net_cluster none = c; /* an instance without region tables: NCCL decides */
+	none.node.ec2 = NET_EC2_NONE;
+	net_group_make(&c, 128, 1, &g);
+	CHECK(!net_efa_region(&none, NET_ALLREDUCE, &g, S, &a, &p));
 	c.proto = 1 + NET_PROTO_SIMPLE;
 	net_group_make(&c, 128, 1, &g);
 	CHECK(!net_efa_region(&c, NET_ALLREDUCE, &g, S, &a, &p));
+}
+
+/* The pick of net_efa_region for a group of `size` ranks at `stride`
+ * (stride 8: 1 rank per node, 4: 2 per node) on cluster c, as "algo/proto",
+ * or "-" where NCCL's own tuner decides. */
+static const char *efa_pick(const net_cluster *c, net_coll coll, int size, int stride,
+			    double bytes)
+{
+	static const char *const an[] = {"auto", "ring", "tree", "hier", "nvls", "nvlstree"};
+	static const char *const pn[] = {"LL", "LL128", "Simple"};
+	static char out[32];
+	net_group g;
+	net_algo a;
+	net_proto p;
+	net_group_make(c, size, stride, &g);
+	if (!net_efa_region(c, coll, &g, bytes, &a, &p))
+		return "-";
+	snprintf(out, sizeof out, "%s/%s", an[a], pn[p]);
+	return out;
+}
+
+/* The region tuner's tables for 1 and 2 ranks per node (efa_tables.c, from
+ * A = aws/aws-ofi-nccl 2daf7d30 src/tuner/nccl_ofi_regions.cpp; points in
+ * the plane (log2 bytes, log2 ranks) = (x, y); MiB = 2^20 B).
+ *
+ * p5/p5e, 1 rank per node, all-reduce (A :880-913): Tree/LL128 is left of
+ * the chain (0, 16) - (2367488, 16) - (9999360, 64) - ...; Ring/LL128
+ * between that chain and the line (4736000, 2) - (269484032, 128), which in
+ * log2 runs from (22.175, 1) to (28.006, 7): at 16 ranks (y = 4) it is at
+ * x = 22.175 + 3/6 x 5.831 = 25.09 (35.7 MB), at 3 ranks (y = 1.585) at
+ * 22.74 (7.0 MB); Ring/Simple right of it.
+ *   1 MiB, 16 nodes: (20, 4) on the bottom edge y = 4 from x = -19.9 to
+ *     21.17 of Tree/LL128: a boundary point, inside: tree/LL128;
+ *   32 MiB, 16 nodes: x = 25 < 25.09, right of 2367488's 21.17: ring/LL128;
+ *   256 MiB, 16 nodes: x = 28 > 25.09: ring/Simple; on 3 nodes also
+ *     (28 > 22.74);
+ *   (119477248, 128): a vertex of Tree/LL128 (listed first) and
+ *     Ring/LL128: tree/LL128; (269484032, 128): a vertex of Ring/LL128 and
+ *     Ring/Simple: ring/LL128 (first in the list); 1 % more bytes at 128
+ *     ranks: right of the line, ring/Simple;
+ *   2 nodes: the plugin's <= 2 nodes rule (A :2096-2099): none.
+ * p5/p5e, 1 rank per node, all-gather (A :918-934): one region, Ring/Simple,
+ * right of the line (4 MiB, 2) - (8 GiB, 2048), (22, 1) - (33, 11): x = 22 +
+ * 1.1 (y - 1), at 16 ranks 25.3 (41 MB): 256 MiB ring/Simple, 1 MiB none;
+ * (8 GiB, 2048) is its vertex: ring/Simple, 1 % fewer bytes: none.
+ * Reduce-scatter (A :938-954): right of (8 MiB, 2) - (4 GiB, 1024), (23, 1)
+ * - (32, 10): x = y + 22, at 16 ranks exactly 64 MiB: on the edge,
+ * ring/Simple; 32 MiB: none.
+ * p5/p5e, 2 ranks per node, all-reduce (A :770-874), at 256 MiB (x = 28):
+ *   32 ranks (16 nodes, y = 5): Tree/LL128 ends at 5525504 B (22.4) and
+ *     Ring/LL128 at the edge (41842688, 8) - (296747008, 64), (25.318, 3) -
+ *     (28.145, 6): 27.203 at y = 5; NVLSTree/Simple spans from there to its
+ *     vertical edge at 275775488 B (28.039): nvlstree/Simple. Without NVLS
+ *     on the node NVLSTree does not apply and the next region containing
+ *     the point is none (Ring/Simple starts at 28.039): none;
+ *   64 ranks (32 nodes, y = 6): Ring/LL128 spans 9473024 - 296747008 B
+ *     (its vertices at y = 6): ring/LL128;
+ *   128 ranks (64 nodes, y = 7): Ring/LL128 ends at 257114112 B (27.938),
+ *     Tree/Simple spans 257114112 - 787480576 B: tree/Simple;
+ *   1 MiB, 64 ranks: left of Tree/LL128's 9473024 B: tree/LL128;
+ *   (296747008, 64): a vertex of Ring/LL128 (listed before NVLSTree,
+ *     Ring/Simple and Tree/Simple, which share it): ring/LL128.
+ * p5en, 1 rank per node, all-gather (A :557-607): PAT/Simple left of the
+ * chain (8388608, 8) - (16777216, 16) - (16777216, 32): at 16 ranks 16 MiB.
+ * 1 MiB on 16 nodes lies in it: PAT, not modelled (efa.c), so none (NCCL's
+ * lowest time among podsim's algorithms, the ring); 32 MiB: Ring/LL128
+ * (16777217 - 50331648 B at y = 4); 256 MiB: ring/Simple.
+ * p6-b200, 8 ranks per node, all-reduce on 4 nodes (32 ranks, A :978-1055):
+ * 1 MiB between Tree/LL's 393216 B and Tree/LL128's 18350080 B at y = 5:
+ * tree/LL128; 16 GiB right of the NVLSTree region's vertex (435159040, 32):
+ * ring/Simple. */
+static void test_efa_layouts(void)
+{
+	net_cluster c, en, p6;
+	hw_gpu gpu;
+	sim_diag *d = sim_diag_new();
+	const char *big = "[cluster]\nname = e\nnodes = 2048\nfabric = efa\n";
+	CHECK_INT(load_cluster("nodes/p5-h100.ini", big, &c, &gpu, d), SIM_OK);
+	CHECK_INT(load_cluster("nodes/p5en-h200.ini", big, &en, &gpu, d), SIM_OK);
+	CHECK_INT(load_cluster("nodes/p6-b200.ini", big, &p6, &gpu, d), SIM_OK);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+	CHECK_INT(c.node.ec2, NET_EC2_P5);
+	CHECK_INT(en.node.ec2, NET_EC2_P5EN);
+	CHECK_INT(p6.node.ec2, NET_EC2_P6_B200);
+	const double MiB = 1048576.0;
+	/* p5/p5e, 1 rank per node, all-reduce */
+	CHECK_STR(efa_pick(&c, NET_ALLREDUCE, 16, 8, MiB), "tree/LL128");
+	CHECK_STR(efa_pick(&c, NET_ALLREDUCE, 16, 8, 32 * MiB), "ring/LL128");
+	CHECK_STR(efa_pick(&c, NET_ALLREDUCE, 16, 8, 256 * MiB), "ring/Simple");
+	CHECK_STR(efa_pick(&c, NET_ALLREDUCE, 3, 8, 256 * MiB), "ring/Simple");
+	CHECK_STR(efa_pick(&c, NET_ALLREDUCE, 128, 8, 119477248), "tree/LL128");
+	CHECK_STR(efa_pick(&c, NET_ALLREDUCE, 128, 8, 269484032), "ring/LL128");
+	CHECK_STR(efa_pick(&c, NET_ALLREDUCE, 128, 8, 269484032 * 1.01), "ring/Simple");
+	CHECK_STR(efa_pick(&c, NET_ALLREDUCE, 2, 8, 256 * MiB), "-");
+	/* all-gather and reduce-scatter */
+	CHECK_STR(efa_pick(&c, NET_ALLGATHER, 16, 8, 256 * MiB), "ring/Simple");
+	CHECK_STR(efa_pick(&c, NET_ALLGATHER, 16, 8, MiB), "-");
+	CHECK_STR(efa_pick(&c, NET_ALLGATHER, 2048, 8, 8192 * MiB), "ring/Simple");
+	CHECK_STR(efa_pick(&c, NET_ALLGATHER, 2048, 8, 8192 * MiB * 0.99), "-");
+	CHECK_STR(efa_pick(&c, NET_REDUCESCATTER, 16, 8, 64 * MiB), "ring/Simple");
+	CHECK_STR(efa_pick(&c, NET_REDUCESCATTER, 16, 8, 32 * MiB), "-");
+	/* p5/p5e, 2 ranks per node, all-reduce */
+	CHECK_STR(efa_pick(&c, NET_ALLREDUCE, 32, 4, 256 * MiB), "nvlstree/Simple");
+	CHECK_STR(efa_pick(&c, NET_ALLREDUCE, 64, 4, 256 * MiB), "ring/LL128");
+	CHECK_STR(efa_pick(&c, NET_ALLREDUCE, 128, 4, 256 * MiB), "tree/Simple");
+	CHECK_STR(efa_pick(&c, NET_ALLREDUCE, 64, 4, MiB), "tree/LL128");
+	CHECK_STR(efa_pick(&c, NET_ALLREDUCE, 64, 4, 296747008), "ring/LL128");
+	CHECK_STR(efa_pick(&c, NET_ALLREDUCE, 4, 4, 256 * MiB), "-"); /* 2 nodes */
+	net_cluster nonvls = c;
+	nonvls.node.nvls_busbw_Bps = 0;
+	CHECK_STR(efa_pick(&nonvls, NET_ALLREDUCE, 32, 4, 256 * MiB), "-");
+	/* p5en: PAT where the table has it (not modelled), its rings elsewhere */
+	net_algo a[4];
+	net_proto p[4];
+	CHECK_INT(net_efa_regions(NET_EC2_P5EN, NET_ALLGATHER, 1, MiB, 16, a, p, 4), 1);
+	CHECK_INT(a[0], EFA_PAT);
+	CHECK_STR(efa_pick(&en, NET_ALLGATHER, 16, 8, MiB), "-");
+	CHECK_STR(efa_pick(&en, NET_ALLGATHER, 16, 8, 32 * MiB), "ring/LL128");
+	CHECK_STR(efa_pick(&en, NET_ALLGATHER, 16, 8, 256 * MiB), "ring/Simple");
+	/* p6-b200, 8 ranks per node */
+	CHECK_STR(efa_pick(&p6, NET_ALLREDUCE, 32, 1, MiB), "tree/LL128");
+	CHECK_STR(efa_pick(&p6, NET_ALLREDUCE, 32, 1, 16384 * MiB), "ring/Simple");
+	/* The region's pair is the one both models time: net_collective
+	 * (alpha-beta) here, sim/topo's flows through the same net_efa_choice
+	 * (test_flow). A 1 MiB all-gather on 16 p5en nodes (PAT in the table)
+	 * runs podsim's ring at NCCL's lowest time. */
+	net_group g;
+	net_cost k;
+	net_group_make(&c, 64, 4, &g);
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, 256 * MiB, &k), SIM_OK);
+	CHECK_INT(k.algo, NET_ALGO_RING);
+	CHECK_INT(k.proto, NET_PROTO_LL128);
+	net_group_make(&c, 16, 8, &g);
+	CHECK_INT(net_collective(&c, NET_REDUCESCATTER, &g, 64 * MiB, &k), SIM_OK);
+	CHECK_INT(k.proto, NET_PROTO_SIMPLE);
+	net_group_make(&en, 16, 8, &g);
+	CHECK_INT(net_collective(&en, NET_ALLGATHER, &g, MiB, &k), SIM_OK);
+	CHECK_INT(k.algo, NET_ALGO_RING);
+	/* The tuner latency NCCL sees: 75 us on p5/p5e, 35 on p5en, p6-b200. */
+	CHECK_NEAR(net_efa_tuner_latency(&c), 75e-6, 1e-15);
+	CHECK_NEAR(net_efa_tuner_latency(&en), 35e-6, 1e-15);
+	CHECK_NEAR(net_efa_tuner_latency(&p6), 35e-6, 1e-15);
 }
 
 /* The spread of collectives (spread.c). The split log-normal reproduces the
@@ -874,6 +1022,7 @@ int main(void)
 	test_efa_choice();
 	test_sync_delay();
 	test_efa_region();
+	test_efa_layouts();
 	test_spread();
 	test_nvls();
 	test_overhead();
