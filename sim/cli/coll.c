@@ -170,9 +170,12 @@ static int time_one(const topo_graph *g, net_coll op, const int *ranks, int n, i
 static void print_header(const coll_args *a, const topo_graph *g, net_coll op, int n)
 {
 	const net_cluster *c = topo_cluster(g);
-	int G = c->node.gpus;
-	printf("# podsim coll: %s on %d GPUs of %s (%d node(s) of %d), algorithm %s\n",
-	       net_coll_name(op), n, c->name, (n + G - 1) / G, G, a->algo ? a->algo : "auto");
+	net_group grp; /* the nodes the ranks 0, S, 2S, ... span (--stride S) */
+	net_group_make(c, n, (int)a->stride, &grp);
+	printf("# podsim coll: %s on %d GPUs of %s (%d node(s), %d of each node's %d), "
+	       "algorithm %s\n",
+	       net_coll_name(op), n, c->name, grp.nodes, grp.per_node, c->node.gpus,
+	       a->algo ? a->algo : "auto");
 	printf("#                        flow model                              alpha-beta\n");
 	printf("#        size        time    algbw    busbw  algo   proto         time    algbw    "
 	       "busbw\n");

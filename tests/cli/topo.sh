@@ -121,6 +121,11 @@ for c in "ring LL128|--gpus 16 --stride 8 allreduce 32MiB" \
 	got=$(efa_pair ${c#*|})
 	[ "$got" = "$want $want" ] || { echo "EFA region (${c#*|}): got '$got', want '$want' twice"; fail=1; }
 done
+# The header counts the nodes the strided ranks span: GPUs 0, 8, ..., 120 are
+# GPU 0 of 16 nodes (it said "2 node(s) of 8", the contiguous count).
+"$podsim" coll --topology topologies/efa-h100-cluster.ini --gpus 16 --stride 8 allreduce 32MiB |
+	grep -q "^# podsim coll: all-reduce on 16 GPUs of efa-h100-cluster (16 node(s), 1 of each node's 8)" ||
+	{ echo "coll --stride 8: header's node count"; fail=1; }
 
 for net in flow alpha-beta; do
 	"$podsim" sweep scenarios/llama2-70b-h100.ini --no-db --set cluster.network=$net \
