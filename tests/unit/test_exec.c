@@ -32,7 +32,7 @@ static plan_graph *pipeline_x(plan_schedule sched, int p, int m, int v, double t
 			int mb = ord[i].mb, vs = ord[i].chunk * p + s, k = vs * m + mb;
 			double dur = ord[i].weight ? tw : b ? tb + (zb ? 0 : tw) : tf;
 			plan_task t = {sim_time_from_s(dur / v), s, PLAN_STREAM_COMPUTE,
-				       b ? PLAN_TASK_BWD : PLAN_TASK_FWD, 0, mb, 0, 0};
+				       b ? PLAN_TASK_BWD : PLAN_TASK_FWD, 0, mb, 0, 0, 0};
 			uint32_t id = plan_graph_add(g, &t, sync ? &pending : NULL, sync ? 1 : 0);
 			uint32_t before = prev;
 			pending = UINT32_MAX;
@@ -44,7 +44,7 @@ static plan_graph *pipeline_x(plan_schedule sched, int p, int m, int v, double t
 			if (b ? vs > 0 : vs < p * v - 1) {
 				plan_task xt = {sim_time_from_s(x), s,
 						b ? PLAN_STREAM_PP_BWD : PLAN_STREAM_PP_FWD, PLAN_TASK_PP,
-						-1, mb, 0, 0};
+						-1, mb, 0, 0, 0};
 				pending = (b ? sb : sf)[k] = plan_graph_add(g, &xt, &id, 1);
 			}
 		}
@@ -158,8 +158,8 @@ static void test_interleaved(int p, int m, int v)
 static void test_tp_exposed(void)
 {
 	plan_graph *g = plan_graph_new(1, 8);
-	plan_task a = {sim_time_from_s(1e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0};
-	plan_task t = {sim_time_from_s(0.5e-3), 0, PLAN_STREAM_TP, PLAN_TASK_TP, 0, 0, 1e6f, 0};
+	plan_task a = {sim_time_from_s(1e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0, 0};
+	plan_task t = {sim_time_from_s(0.5e-3), 0, PLAN_STREAM_TP, PLAN_TASK_TP, 0, 0, 1e6f, 0, 0};
 	uint32_t x = plan_graph_add(g, &a, NULL, 0);
 	uint32_t y = plan_graph_add(g, &t, &x, 1);
 	plan_graph_add(g, &a, &y, 1);
@@ -182,9 +182,9 @@ static void test_tp_exposed(void)
 static void test_dp_overlap(void)
 {
 	plan_graph *g = plan_graph_new(1, 8);
-	plan_task a = {sim_time_from_s(1e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_BWD, 0, 0, 0, 0};
-	plan_task d = {sim_time_from_s(1.5e-3), 0, PLAN_STREAM_DP, PLAN_TASK_DP, 0, -1, 0, 0};
-	plan_task o = {sim_time_from_s(0.2e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_OPTIM, -1, -1, 0, 0};
+	plan_task a = {sim_time_from_s(1e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_BWD, 0, 0, 0, 0, 0};
+	plan_task d = {sim_time_from_s(1.5e-3), 0, PLAN_STREAM_DP, PLAN_TASK_DP, 0, -1, 0, 0, 0};
+	plan_task o = {sim_time_from_s(0.2e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_OPTIM, -1, -1, 0, 0, 0};
 	uint32_t x = plan_graph_add(g, &a, NULL, 0);
 	uint32_t y = plan_graph_add(g, &d, &x, 1);
 	uint32_t z = plan_graph_add(g, &a, &x, 1);
@@ -205,7 +205,7 @@ static void test_dp_overlap(void)
 static void test_cycle(void)
 {
 	plan_graph *g = plan_graph_new(1, 1);
-	plan_task a = {1000, 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0};
+	plan_task a = {1000, 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0, 0};
 	uint32_t x = plan_graph_add(g, &a, NULL, 0);
 	uint32_t y = plan_graph_add(g, &a, &x, 1);
 	plan_graph_edge(g, y, x);
@@ -356,10 +356,10 @@ static void test_sync_blocking(void)
 static void test_gather_gap(void)
 {
 	plan_graph *g = plan_graph_new(2, 8);
-	plan_task a = {sim_time_from_s(2e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0};
-	plan_task x = {sim_time_from_s(1e-3), 0, PLAN_STREAM_PP_FWD, PLAN_TASK_PP, -1, 0, 0, 0};
-	plan_task t = {sim_time_from_s(0.5e-3), 1, PLAN_STREAM_TP, PLAN_TASK_TP, -1, 0, 0, 0};
-	plan_task b = {sim_time_from_s(2e-3), 1, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0};
+	plan_task a = {sim_time_from_s(2e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0, 0};
+	plan_task x = {sim_time_from_s(1e-3), 0, PLAN_STREAM_PP_FWD, PLAN_TASK_PP, -1, 0, 0, 0, 0};
+	plan_task t = {sim_time_from_s(0.5e-3), 1, PLAN_STREAM_TP, PLAN_TASK_TP, -1, 0, 0, 0, 0};
+	plan_task b = {sim_time_from_s(2e-3), 1, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0, 0};
 	uint32_t ia = plan_graph_add(g, &a, NULL, 0);
 	uint32_t ix = plan_graph_add(g, &x, &ia, 1);
 	uint32_t it = plan_graph_add(g, &t, &ix, 1);
@@ -387,9 +387,9 @@ static void test_interference(void)
 	for (int late = 0; late < 2; late++) {
 		plan_graph *g = plan_graph_new(1, 1);
 		g->interference = 0.25;
-		plan_task c = {sim_time_from_s(10e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0};
-		plan_task w = {sim_time_from_s(5e-3), 0, PLAN_STREAM_TP, PLAN_TASK_TP, 0, 0, 0, 0};
-		plan_task d = {sim_time_from_s(4e-3), 0, PLAN_STREAM_DP, PLAN_TASK_DP, 0, 0, 0, 0};
+		plan_task c = {sim_time_from_s(10e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0, 0};
+		plan_task w = {sim_time_from_s(5e-3), 0, PLAN_STREAM_TP, PLAN_TASK_TP, 0, 0, 0, 0, 0};
+		plan_task d = {sim_time_from_s(4e-3), 0, PLAN_STREAM_DP, PLAN_TASK_DP, 0, 0, 0, 0, 0};
 		plan_graph_add(g, &c, NULL, 0);
 		uint32_t wid = late ? plan_graph_add(g, &w, NULL, 0) : UINT32_MAX;
 		if (late) /* the TP stand-in (5 ms) itself interferes: give it none */
@@ -435,9 +435,9 @@ static void test_deepep_interference(void)
 		g->interference = cases[k].i;
 		g->ep_deep = cases[k].deep;
 		g->ep_share = cases[k].e;
-		plan_task c = {sim_time_from_s(cases[k].c), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0};
-		plan_task e = {sim_time_from_s(cases[k].ep), 0, PLAN_STREAM_EP, PLAN_TASK_EP, 0, 0, 0, 0};
-		plan_task d = {sim_time_from_s(cases[k].dp), 0, PLAN_STREAM_DP, PLAN_TASK_DP, 0, 0, 0, 0};
+		plan_task c = {sim_time_from_s(cases[k].c), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0, 0};
+		plan_task e = {sim_time_from_s(cases[k].ep), 0, PLAN_STREAM_EP, PLAN_TASK_EP, 0, 0, 0, 0, 0};
+		plan_task d = {sim_time_from_s(cases[k].dp), 0, PLAN_STREAM_DP, PLAN_TASK_DP, 0, 0, 0, 0, 0};
 		uint32_t id = plan_graph_add(g, &c, NULL, 0);
 		plan_graph_add(g, &e, NULL, 0);
 		plan_graph_add(g, &d, NULL, 0);
@@ -466,10 +466,10 @@ static void test_nic_sharing(void)
 {
 	double cap = 25e9 * 0.9;
 	plan_task dp = {sim_time_from_s(1e-3), 0, PLAN_STREAM_DP, PLAN_TASK_DP, 0, 0, 0,
-			(float)(cap * 1e-3)};
+			(float)(cap * 1e-3), 0};
 	plan_task pp = {sim_time_from_s(1e-3), 0, PLAN_STREAM_PP_FWD, PLAN_TASK_PP, 0, 0, 0,
-			(float)(cap * 1e-3)};
-	plan_task tp = {sim_time_from_s(1e-3), 0, PLAN_STREAM_TP, PLAN_TASK_TP, 0, 0, (float)1e6, 0};
+			(float)(cap * 1e-3), 0};
+	plan_task tp = {sim_time_from_s(1e-3), 0, PLAN_STREAM_TP, PLAN_TASK_TP, 0, 0, (float)1e6, 0, 0};
 	const struct {
 		const plan_task *second;
 		int nodes;
@@ -513,11 +513,11 @@ static void test_tp_overlap_pair(void)
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 		plan_graph *g = plan_graph_new(1, 8);
 		g->interference = cases[k].i;
-		plan_task a = {sim_time_from_s(1e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0};
+		plan_task a = {sim_time_from_s(1e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0, 0};
 		plan_task gm = a;
 		gm.dur = sim_time_from_s(cases[k].g * 1e-3);
 		plan_task t = {sim_time_from_s(cases[k].c * 1e-3), 0, PLAN_STREAM_TP, PLAN_TASK_TP, 0, 0,
-			       1e6f, 0};
+			       1e6f, 0, 0};
 		uint32_t x = plan_graph_add(g, &a, NULL, 0);
 		uint32_t pair[2] = {plan_graph_add(g, &t, &x, 1), plan_graph_add(g, &gm, &x, 1)};
 		plan_graph_add(g, &a, pair, 2);
@@ -778,14 +778,14 @@ static void test_zero3_step_waits(void)
 static void test_tail_order(void)
 {
 	plan_graph *g = plan_graph_new(1, 8);
-	plan_task a = {sim_time_from_s(1e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_BWD, 0, 0, 0, 0};
+	plan_task a = {sim_time_from_s(1e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_BWD, 0, 0, 0, 0, 0};
 	uint32_t x = plan_graph_add(g, &a, NULL, 0);
 	const double dp[] = {1e-3, 1.5e-3}, off[] = {0.5e-3, 2e-3, 0.5e-3};
 	for (int i = 0; i < 3; i++) {
-		plan_task o = {sim_time_from_s(off[i]), 0, PLAN_STREAM_OFFLOAD, PLAN_TASK_OFFLOAD, -1, -1, 0, 0};
+		plan_task o = {sim_time_from_s(off[i]), 0, PLAN_STREAM_OFFLOAD, PLAN_TASK_OFFLOAD, -1, -1, 0, 0, 0};
 		plan_graph_add(g, &o, &x, 1);
 		if (i < 2) {
-			plan_task d = {sim_time_from_s(dp[i]), 0, PLAN_STREAM_DP, PLAN_TASK_DP, -1, -1, 0, 0};
+			plan_task d = {sim_time_from_s(dp[i]), 0, PLAN_STREAM_DP, PLAN_TASK_DP, -1, -1, 0, 0, 0};
 			plan_graph_add(g, &d, &x, 1);
 		}
 	}
@@ -827,7 +827,7 @@ static void test_link_report(void)
 		 {2, PLAN_STREAM_EP, PLAN_TASK_EP, 5e-3, 0, 5e7}};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
 		plan_task k = {sim_time_from_s(t[i].s), t[i].rank, t[i].stream, t[i].kind, -1, -1,
-			       (float)t[i].su, (float)t[i].nic};
+			       (float)t[i].su, (float)t[i].nic, 0};
 		plan_graph_add(g, &k, NULL, 0);
 	}
 	net_cluster c = one_node();

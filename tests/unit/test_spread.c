@@ -28,7 +28,7 @@ static net_cluster efa(int nodes, double lo, double hi, double rho)
 /* One task on `stream` of rank 0 after `dep` (UINT32_MAX: none). */
 static uint32_t task(plan_graph *g, uint8_t stream, uint8_t kind, double s, uint32_t dep)
 {
-	plan_task t = {sim_time_from_s(s), 0, stream, kind, -1, -1, 0, 0};
+	plan_task t = {sim_time_from_s(s), 0, stream, kind, -1, -1, 0, 0, 0};
 	return plan_graph_add(g, &t, dep != UINT32_MAX ? &dep : NULL, dep != UINT32_MAX ? 1 : 0);
 }
 
