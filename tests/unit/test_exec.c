@@ -492,6 +492,78 @@ static void test_nic_sharing(void)
 	}
 }
 
+/* Uplink sharing (replay.c nic_change): 4 nodes of 16 GPUs and 16 NICs of
+ * 25 GB/s x 0.96 (cap B = 24 GB/s, also each fabric uplink's rate) on a fat
+ * tree oversubscribed 2:1. Rank class 0 starts a DP transfer D (4 ms) and a
+ * pipeline send P (1 ms) together; demands are per NIC (nic_bytes / dur)
+ * and per busiest uplink (uplink_bytes / dur), in units of B:
+ *  a. the closed forms' pair: each at 1/2 of a NIC and a full uplink (o x
+ *     its NIC share). NICs: 1/2 + 1/2 = 1, not past B: no NIC sharing.
+ *     Uplinks: 1 + 1 = 2 > 1: both at 1/2. P ends at 2 ms, D has done 1 ms of
+ *     its 4 and ends at 2 + 3 = 5 ms. Each lost 2 ms x (1 - 1/2) = 1 ms to
+ *     the uplinks; the step with them unshared is 4 ms.
+ *  b. a: at oversubscription 1 the uplinks are not shared: 4 ms, nothing
+ *     reported (oversub 0).
+ *  c. the largest demand as the floor: D at 1.5 uplinks (costed alone at
+ *     that rate), P at 1/2: the share is 1.5 / 2 = 0.75; P ends at 1/0.75
+ *     = 4/3 ms with D at 1 ms of work, D at 4/3 + 3 = 13/3 ms. D alone
+ *     at 1.5: 4 ms (one transfer is never slowed).
+ *  d. the smaller share wins and nothing is counted twice: D at a full NIC
+ *     and no uplink bytes (its flows stay under one leaf), P at a full NIC
+ *     and a full uplink: the NIC share 1/2 sets both (P alone on the
+ *     uplinks runs at its own rate): P ends at 2 ms, D at 2 + 3 = 5 ms,
+ *     nothing lost to the uplinks.
+ * Times in whole picoseconds (retime rounds an end to the nearest): within
+ * 1e-9 of the step.
+ * The breakdown: rank 0 has no compute task, so the step is "other" time;
+ * the categories sum to the step. */
+static void test_uplink_sharing(void)
+{
+	const double B = 25e9 * 0.96;
+	const struct {
+		double dn, du, pn, pu, o; /* demands in B, oversubscription */
+		bool with_p;
+		double step, lost_dp, lost_pp, free_step;
+	} cases[] = {
+		{0.5, 1, 0.5, 1, 2, true, 5e-3, 1e-3, 1e-3, 4e-3},
+		{0.5, 1, 0.5, 1, 1, true, 4e-3, 0, 0, 0},
+		{0.75, 1.5, 0.25, 0.5, 2, true, 13e-3 / 3, 1e-3 / 3, 1e-3 / 3, 4e-3},
+		{0.75, 1.5, 0, 0, 2, false, 4e-3, 0, 0, 0},
+		{1, 0, 1, 1, 2, true, 5e-3, 0, 0, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		double td = 4e-3, tq = 1e-3;
+		plan_task d = {sim_time_from_s(td), 0, PLAN_STREAM_DP, PLAN_TASK_DP, -1, -1, 0,
+			       (float)(cases[i].dn * B * td), (float)(cases[i].du * B * td)};
+		plan_task p = {sim_time_from_s(tq), 0, PLAN_STREAM_PP_BWD, PLAN_TASK_PP, -1, 0, 0,
+			       (float)(cases[i].pn * B * tq), (float)(cases[i].pu * B * tq)};
+		plan_graph *g = plan_graph_new(1, 16);
+		plan_graph_add(g, &d, NULL, 0);
+		if (cases[i].with_p)
+			plan_graph_add(g, &p, NULL, 0);
+		net_cluster cl = one_node();
+		cl.nodes = 4;
+		cl.node.gpus = 16;
+		cl.node.nics = 16;
+		cl.gpus = 64;
+		cl.node.nic_Bps = 25e9;
+		cl.node.nic_eff = 0.96;
+		cl.fabric = NET_FABRIC_FAT_TREE;
+		cl.oversubscription = cases[i].o;
+		exec_result *r = calloc(1, sizeof *r);
+		CHECK_INT(exec_replay(g, &cl, r), SIM_OK);
+		CHECK_NEAR(r->step_s, cases[i].step, 1e-9);
+		CHECK_NEAR(r->uplinks.oversub, cases[i].o > 1 ? cases[i].o : 0, 0);
+		CHECK_NEAR(r->uplinks.lost_s[EXEC_CAT_DP], cases[i].lost_dp, 1e-9);
+		CHECK_NEAR(r->uplinks.lost_s[EXEC_CAT_PP], cases[i].lost_pp, 1e-9);
+		CHECK_NEAR(r->uplinks.free_step_s, cases[i].free_step, 1e-9);
+		CHECK_INT(exec_uplinks_slowed(&r->uplinks), cases[i].lost_dp > 0);
+		check_sums(r);
+		free(r);
+		plan_graph_free(g);
+	}
+}
+
 /* tp_comm_overlap's pair (plan_build, tp_overlap_at): compute A (1 ms), then a
  * GEMM of g and a TP collective of c started together when A ends, then
  * compute B (1 ms) waiting for both. Without interference the pair takes
@@ -1196,6 +1268,7 @@ int main(void)
 	test_param_gather_build();
 	test_tp_overlap_pair();
 	test_nic_sharing();
+	test_uplink_sharing();
 	test_sync_free();
 	test_sync_blocking();
 	test_gather_gap();
