@@ -386,7 +386,7 @@ static void cat_list(const double *v, bool sign, char *buf, size_t len)
 	size_t used = 0;
 	buf[0] = '\0';
 	for (size_t i = 0; i < sizeof comm / sizeof comm[0] && used < len; i++)
-		if (fabs(v[comm[i]]) >= 5e-7) /* what %.3g ms prints as non-zero */
+		if (fabs(v[comm[i]]) >= 1e-6) /* a microsecond or more */
 			used += (size_t)snprintf(buf + used, len - used, "%s%s %s%.3g ms",
 						 used ? ", " : "", exec_cat_name(comm[i]),
 						 sign && v[comm[i]] > 0 ? "+" : "", v[comm[i]] * 1e3);
