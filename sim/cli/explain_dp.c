@@ -279,10 +279,11 @@ static void uplinks_why(FILE *o, const exec_result *r)
 	size_t used = 0;
 	for (int k = 0; k < EXEC_CAT_COUNT && used < sizeof by; k++) {
 		lost += u->lost_s[k];
-		if (u->lost_s[k] > 0)
-			used += (size_t)snprintf(by + used, sizeof by - used, "%s%s %s",
-			                         used ? ", " : "", exec_cat_name((exec_cat)k),
-			                         explain_unit(u->lost_s[k], SIM_UNIT_TIME, a, sizeof a));
+		if (!(u->lost_s[k] > 0))
+			continue;
+		explain_unit(u->lost_s[k], SIM_UNIT_TIME, a, sizeof a);
+		used += (size_t)snprintf(by + used, sizeof by - used, "%s%s %s", used ? ", " : "",
+		                         exec_cat_name((exec_cat)k), a);
 	}
 	double dp = exec_cat_most(r, EXEC_CAT_DP) - u->free_most_s[EXEC_CAT_DP];
 	snprintf(t, sizeof t,

@@ -262,9 +262,9 @@ static void nic_change(replay *r, int rank, uint32_t t, bool add)
 			continue;
 		old[k] = xfer_rate(r, rank, run[k]);
 		settle(r, run[k], old[k], r->nic_since[rank], now);
+		size_t cat = (size_t)rank * EXEC_CAT_COUNT + comm_cat(r->g->tasks[run[k]].kind);
 		if (old[k] < nic_old)
-			r->up_lost[(size_t)rank * EXEC_CAT_COUNT +
-				   comm_cat(r->g->tasks[run[k]].kind)] += dt * (1 - old[k] / nic_old);
+			r->up_lost[cat] += dt * (1 - old[k] / nic_old);
 	}
 	r->nic_since[rank] = now;
 	run[r->g->tasks[t].stream] = add ? t : UINT32_MAX;
@@ -1128,9 +1128,11 @@ static int uplink_reference(replay *r, const net_cluster *c, exec_result *res)
 		return rc;
 	charge_tail(r, free_step);
 	u->free_step_s = sim_time_to_s(free_step);
-	for (int k = 0; k < r->g->ranks && k < EXEC_MAX_CLASSES; k++)
+	for (int k = 0; k < r->g->ranks && k < EXEC_MAX_CLASSES; k++) {
+		const double *cat = r->cat + (size_t)k * EXEC_CAT_COUNT;
 		for (int j = 0; j < EXEC_CAT_COUNT; j++)
-			u->free_most_s[j] = fmax(u->free_most_s[j], r->cat[(size_t)k * EXEC_CAT_COUNT + j]);
+			u->free_most_s[j] = fmax(u->free_most_s[j], cat[j]);
+	}
 	return SIM_OK;
 }
 

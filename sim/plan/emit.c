@@ -402,7 +402,8 @@ static int ipg_end(builder *b, cursor *k)
 	sim_time host = host_exposed(f);
 	uint32_t dep = k->prev;
 	if (host > 0 && f->ipg_bytes > 0) {
-		plan_task t = {host, k->stage, PLAN_STREAM_COMPUTE, PLAN_TASK_BWD, -1, k->mb, 0, 0, 0};
+		plan_task t = {host, k->stage, PLAN_STREAM_COMPUTE, PLAN_TASK_BWD, -1, k->mb,
+			       0, 0, 0};
 		dep = plan_graph_add(b->g, &t, &k->prev, 1);
 		if (dep == UINT32_MAX)
 			return SIM_ENOMEM;

@@ -385,11 +385,13 @@ static void cat_list(const double *v, bool sign, char *buf, size_t len)
 					EXEC_CAT_PP};
 	size_t used = 0;
 	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof comm / sizeof comm[0] && used < len; i++)
-		if (fabs(v[comm[i]]) >= 1e-6) /* a microsecond or more */
+	for (size_t i = 0; i < sizeof comm / sizeof comm[0] && used < len; i++) {
+		double x = v[comm[i]];
+		if (fabs(x) >= 1e-6) /* a microsecond or more */
 			used += (size_t)snprintf(buf + used, len - used, "%s%s %s%.3g ms",
 						 used ? ", " : "", exec_cat_name(comm[i]),
-						 sign && v[comm[i]] > 0 ? "+" : "", v[comm[i]] * 1e3);
+						 sign && x > 0 ? "+" : "", x * 1e3);
+	}
 	if (!used)
 		snprintf(buf, len, "none");
 }
@@ -414,8 +416,11 @@ static void uplinks(FILE *out, const exec_result *r)
 	cat_list(more, true, b, sizeof b);
 	fprintf(out, "\nshared fabric uplinks (oversubscription %.3g:1): groups' transfers at once "
 		     "share a leaf's uplinks\n", u->oversub);
-	fprintf(out, "  %-17s %.6g s, %.6g s with the uplinks not shared (%+.3g ms)\n", "step",
-		r->step_s, u->free_step_s, (r->step_s - u->free_step_s) * 1e3);
+	char st[64], fr[64];
+	sim_unit_format(r->step_s, SIM_UNIT_TIME, st, sizeof st);
+	sim_unit_format(u->free_step_s, SIM_UNIT_TIME, fr, sizeof fr);
+	fprintf(out, "  %-17s %s, %s with the uplinks not shared (%+.3g ms)\n", "step", st, fr,
+		(r->step_s - u->free_step_s) * 1e3);
 	fprintf(out, "  %-17s %s's transfers, %.3g ms beyond their NIC share: %s\n", "slowed", name,
 		lost * 1e3, a);
 	fprintf(out, "  %-17s %s (the most of any rank class, per group)\n", "exposed", b);
