@@ -1171,7 +1171,8 @@ int exec_replay_views(const plan_graph *g, const net_cluster *c, exec_result *re
 			rc = write_gantt(&r, res, v->gantt, v->gantt_width);
 		if (rc == SIM_OK && v && v->timeline)
 			rc = record_timeline(&r, v->timeline);
-		if (rc == SIM_OK)
+		memset(&res->uplinks, 0, sizeof res->uplinks);
+		if (rc == SIM_OK && !(v && v->skip_unshared))
 			rc = uplink_reference(&r, c, res);
 	}
 	teardown(&r);

@@ -224,7 +224,7 @@ static void test_trace(void)
 	net_cluster c = one_node();
 	exec_result *r = calloc(1, sizeof *r);
 	FILE *f = tmpfile();
-	exec_views v = {f, NULL, 0, NULL, NULL};
+	exec_views v = {f, NULL, 0, NULL, NULL, false};
 	CHECK_INT(exec_replay_views(g, &c, r, &v), SIM_OK);
 	rewind(f);
 	char line[512];
@@ -335,7 +335,7 @@ static void test_sync_blocking(void)
 	for (int sync = 0; sync < 2; sync++) {
 		plan_graph *g = pipeline_x(PLAN_SCHED_1F1B, 2, 2, 1, f, b, 0, x, sync);
 		exec_timeline tl = {0};
-		exec_views v = {NULL, NULL, 0, &tl, NULL};
+		exec_views v = {NULL, NULL, 0, &tl, NULL, false};
 		CHECK_INT(exec_replay_views(g, &c, r, &v), SIM_OK);
 		CHECK_NEAR(r->step_s, 3 * f + 3 * b + (sync ? 3 : 2) * x, 1e-9);
 		CHECK_INT(tl.n, 8);
@@ -805,7 +805,7 @@ static void test_zero3_step_waits(void)
 	FILE *f = tmpfile();
 	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, 5, d, &s), SIM_OK);
 	sim_diag_print(d, stderr);
-	exec_views v = {f, NULL, 0, NULL, NULL};
+	exec_views v = {f, NULL, 0, NULL, NULL, false};
 	if (s && r && f && exec_run_views(s, r, &v) == SIM_OK) {
 		CHECK_INT(plan_microbatches(&s->plan), 1);
 		rewind(f);

@@ -193,7 +193,7 @@ static void run(const char *path, const char *const *set, size_t n, int samples,
 	sim_diag_print(d, stderr);
 	sim_diag_free(d);
 	exec_spread_opts o = {samples, s ? s->seed : 0, -1};
-	exec_views v = {NULL, NULL, 0, NULL, &o};
+	exec_views v = {NULL, NULL, 0, NULL, &o, false};
 	if (s)
 		CHECK_INT(exec_run_views(s, r, &v), SIM_OK);
 	plan_scenario_free(s);
