@@ -226,7 +226,7 @@ int cli_explain(int argc, char **argv)
 	}
 	exec_result *r = malloc(sizeof *r);
 	exec_spread_opts sp = {(int)samples, s->seed, -1};
-	exec_views v = {NULL, NULL, 0, NULL, &sp};
+	exec_views v = {NULL, NULL, 0, NULL, &sp, false};
 	rc = r ? exec_run_views(s, r, &v) : SIM_ENOMEM;
 	if (rc == SIM_OK)
 		valid_refs_apply(refs, s, r); /* the band as run prints it */

@@ -266,6 +266,41 @@ static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_
 	explain_why(o, t);
 }
 
+/* On an oversubscribed fabric where different groups' transfers slowed
+ * each other on a rank class's leaf uplinks (exec_uplinks): the rule and
+ * what it cost. */
+static void uplinks_why(FILE *o, const exec_result *r)
+{
+	const exec_uplinks *u = &r->uplinks;
+	if (!exec_uplinks_slowed(u) || r->nclasses < 1)
+		return;
+	char t[768], by[256] = "", a[32], b[32], c[32];
+	double lost = 0;
+	size_t used = 0;
+	for (int k = 0; k < EXEC_CAT_COUNT && used < sizeof by; k++) {
+		lost += u->lost_s[k];
+		if (!(u->lost_s[k] > 0))
+			continue;
+		explain_unit(u->lost_s[k], SIM_UNIT_TIME, a, sizeof a);
+		used += (size_t)snprintf(by + used, sizeof by - used, "%s%s %s", used ? ", " : "",
+		                         exec_cat_name((exec_cat)k), a);
+	}
+	double dp = exec_cat_most(r, EXEC_CAT_DP) - u->free_most_s[EXEC_CAT_DP];
+	snprintf(t, sizeof t,
+	         "the fabric is oversubscribed %.3g:1, so a leaf has 1/%.3g as many uplinks as "
+	         "NICs below it, and transfers of different groups that run at once on one rank "
+	         "class share them: each runs at the smaller of its NIC share and the uplinks' "
+	         "rate over the sum of their uplink demands (exec/replay.c). %s's transfers lost "
+	         "%s to it (%s); the step is %s longer than with the uplinks not shared, and the "
+	         "most exposed DP of any rank class %s longer.",
+	         u->oversub, u->oversub,
+	         u->rank < r->nclasses ? r->classes[u->rank].name : "a rank class",
+	         explain_unit(lost, SIM_UNIT_TIME, a, sizeof a), by,
+	         explain_unit(r->step_s - u->free_step_s, SIM_UNIT_TIME, b, sizeof b),
+	         explain_unit(dp, SIM_UNIT_TIME, c, sizeof c));
+	explain_why(o, t);
+}
+
 void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
 {
 	const plan_spec *p = &s->plan;
@@ -390,4 +425,5 @@ void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
 	        explain_unit(exposed, SIM_UNIT_TIME, a, sizeof a),
 	        r->step_s > 0 ? 100.0 * exposed / r->step_s : 0);
 	dp_why(o, s, ring, bt, exposed);
+	uplinks_why(o, r);
 }

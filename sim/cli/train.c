@@ -181,7 +181,7 @@ static int simulate(const train_opts *o, const plan_scenario *s, exec_result *r,
 	if (rc != 0)
 		return rc == 1 ? SIM_ENOMEM : SIM_ECONF;
 	exec_spread_opts sp = {0, s->seed, -1};
-	exec_views v = {NULL, NULL, 100, NULL, &sp};
+	exec_views v = {NULL, NULL, 100, NULL, &sp, false};
 	rc = exec_run_views(s, r, &v);
 	if (rc == SIM_OK)
 		valid_refs_apply(refs, s, r);

@@ -150,6 +150,11 @@ typedef struct exec_views {
 	/* when non-NULL with samples > 0 and the cluster has a spread: fill
 	 * exec_result.spread (else it stays 0: no spread) */
 	const exec_spread_opts *spread;
+	/* true: leave exec_result.uplinks empty, without the second replay that
+	 * prices the shared uplinks (exec_uplinks: on an oversubscribed fabric
+	 * where they slowed a transfer, the graph replayed again with them
+	 * unshared); the sweep, which prints no run report, skips it */
+	bool skip_unshared;
 } exec_views;
 
 int exec_run_views(const plan_scenario *s, exec_result *r, const exec_views *v);

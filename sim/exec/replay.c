@@ -64,8 +64,18 @@ typedef struct replay {
 	 * event and work left (ps at its own rate) */
 	double nic_cap;     /* bytes/s one NIC achieves (0: no sharing) */
 	uint32_t *nic_run;  /* ranks x PLAN_STREAM_COUNT, UINT32_MAX = none */
-	double *nic_rate;   /* per rank: the progress rate of its NIC transfers */
+	double *nic_rate;   /* per rank: the NIC share of its transfers */
 	sim_time *nic_since;
+	/* Uplink sharing (oversubscribed fabrics): bytes/s one fabric uplink
+	 * achieves (0: not shared, the NICs bound), per rank the uplink share
+	 * of its transfers that climb to the spines, and per rank x exec_cat
+	 * the seconds its transfers lost to the uplink share beyond their NIC
+	 * share; up_off: a replay with the uplinks not shared (the reference
+	 * exec_replay_views compares against) */
+	double up_cap;
+	double *up_rate;
+	double *up_lost;
+	bool up_off;
 	/* tasks whose rate changes while they run (compute under interference,
 	 * transfers sharing NICs): their end event and work left (ps at full
 	 * rate) as of their last settling */
@@ -116,6 +126,7 @@ static double rate(const replay *r, int rank)
 }
 
 static void on_end(sim_engine *eng, void *ctx, uint64_t arg);
+static exec_cat comm_cat(uint8_t kind);
 
 /* Task t ran at `rate` since `since`: take that progress off its work left. */
 static void settle(replay *r, uint32_t t, double rate, sim_time since, sim_time now)
@@ -173,36 +184,100 @@ static double nic_demand(const plan_task *t)
 	return t->dur > 0 && t->nic_bytes > 0 ? t->nic_bytes / sim_time_to_s(t->dur) : 0;
 }
 
-/* Transfers of one rank class that run at once share its NICs: while their
- * demands sum past a NIC's achievable rate (or past the largest demand, which
- * one transfer alone may have been costed at), each progresses at
- * cap / sum, the proportional share of a fluid NIC. Settle every running
- * transfer's progress at the old rate, update the set by `t` (add or
- * remove), and reschedule their ends at the new rate. */
-static void nic_change(replay *r, int rank, uint32_t t, bool add)
+/* Uplink demand of a transfer on its own: the bytes it puts on the busiest
+ * fabric uplink (net_cost.fabric_bytes) over its duration. */
+static double up_demand(const plan_task *t)
 {
-	sim_time now = sim_engine_now(r->eng);
-	uint32_t *run = r->nic_run + (size_t)rank * PLAN_STREAM_COUNT;
-	double old = r->nic_rate[rank];
-	for (int k = 0; k < PLAN_STREAM_COUNT; k++)
-		if (run[k] != UINT32_MAX)
-			settle(r, run[k], old, r->nic_since[rank], now);
-	r->nic_since[rank] = now;
-	run[r->g->tasks[t].stream] = add ? t : UINT32_MAX;
+	return t->dur > 0 && t->uplink_bytes > 0 ? t->uplink_bytes / sim_time_to_s(t->dur) : 0;
+}
+
+/* Does task t share the rank's NICs or uplinks while it runs? */
+static bool shares(const replay *r, const plan_task *t)
+{
+	return t->stream != PLAN_STREAM_COMPUTE &&
+	       ((r->nic_cap > 0 && nic_demand(t) > 0) || (r->up_cap > 0 && up_demand(t) > 0));
+}
+
+/* The progress rate of running transfer t of `rank`: its NIC share, or its
+ * uplink share where that is smaller and t climbs to the spines. */
+static double xfer_rate(const replay *r, int rank, uint32_t t)
+{
+	double x = r->nic_rate[rank];
+	if (r->up_cap > 0 && r->up_rate[rank] < x && up_demand(&r->g->tasks[t]) > 0)
+		x = r->up_rate[rank];
+	return x;
+}
+
+/* The fluid share of one resource among the running transfers: while their
+ * demands sum past its capacity `cap` (or past the largest demand, which one
+ * transfer alone may have been costed at), each progresses at cap / sum;
+ * else at its own rate. */
+static double fluid_share(const replay *r, const uint32_t *run, double cap, bool up)
+{
 	double sum = 0, top = 0;
 	int n = 0;
 	for (int k = 0; k < PLAN_STREAM_COUNT; k++)
 		if (run[k] != UINT32_MAX) {
-			double d = nic_demand(&r->g->tasks[run[k]]);
-			sum += d, n++;
+			const plan_task *x = &r->g->tasks[run[k]];
+			double d = up ? up_demand(x) : nic_demand(x);
+			sum += d, n += d > 0;
 			top = d > top ? d : top;
 		}
-	double cap = r->nic_cap > top ? r->nic_cap : top;
-	double rate = sum > cap && n > 1 ? cap / sum : 1.0;
-	r->nic_rate[rank] = rate;
-	for (int k = 0; k < PLAN_STREAM_COUNT; k++)
-		if (run[k] != UINT32_MAX && (rate != old || run[k] == t))
-			retime(r, run[k], rate, now);
+	cap = cap > top ? cap : top;
+	return sum > cap && n > 1 ? cap / sum : 1.0;
+}
+
+/* Transfers of one rank class that run at once share its NICs and, on an
+ * oversubscribed fabric, its leaf uplinks, each as a fluid (fluid_share):
+ * a transfer progresses at the smaller of its NIC share and, if it climbs
+ * to the spines, its uplink share (xfer_rate). Settle every running
+ * transfer's progress at its old rate (counting what the uplink share took
+ * beyond the NIC share: a transfer at x < its NIC share n for dt would have
+ * done the same work in dt x / n, so it lost dt (1 - x / n)), update the
+ * set by `t` (add or remove), and reschedule the ends whose rate changed.
+ *
+ * Why a second resource. A rank class's transfers are costed one at a time,
+ * each with every copy of its own group running (net.h, sim/topo): on a fat
+ * tree with oversubscription o the closed forms run a transfer between nodes
+ * at 1/o of the NIC rate, so a DP all-reduce alone already fills the leaf's
+ * uplinks (its uplink demand fabric_bytes / dur = o x its NIC demand, about
+ * an uplink's rate) while it uses only 1/o of its NICs. A pipeline send
+ * beside it adds as much again: the NIC fluid sees 2/o of a NIC (no
+ * sharing for o >= 2), the uplinks twice their rate, so both run at half
+ * speed. With up_cap = the rate of one uplink (NIC rate x nic_efficiency,
+ * the links fabric.c builds) and demands per busiest uplink, the uplink
+ * fluid is the NIC fluid of a node whose N NICs share N/o uplinks. On a
+ * non-blocking fabric (o = 1) a leaf has as many uplinks as NICs below it:
+ * the NIC share bounds every set of transfers, and up_cap stays 0 (the
+ * flow model's busiest uplink also holds one collective's own ECMP
+ * collisions, which two collectives' hashes would not line up). */
+static void nic_change(replay *r, int rank, uint32_t t, bool add)
+{
+	sim_time now = sim_engine_now(r->eng);
+	uint32_t *run = r->nic_run + (size_t)rank * PLAN_STREAM_COUNT;
+	double old[PLAN_STREAM_COUNT] = {0}, nic_old = r->nic_rate[rank];
+	double dt = sim_time_to_s(now - r->nic_since[rank]);
+	for (int k = 0; k < PLAN_STREAM_COUNT; k++) {
+		if (run[k] == UINT32_MAX)
+			continue;
+		old[k] = xfer_rate(r, rank, run[k]);
+		settle(r, run[k], old[k], r->nic_since[rank], now);
+		size_t cat = (size_t)rank * EXEC_CAT_COUNT + comm_cat(r->g->tasks[run[k]].kind);
+		if (old[k] < nic_old)
+			r->up_lost[cat] += dt * (1 - old[k] / nic_old);
+	}
+	r->nic_since[rank] = now;
+	run[r->g->tasks[t].stream] = add ? t : UINT32_MAX;
+	r->nic_rate[rank] = fluid_share(r, run, r->nic_cap, false);
+	if (r->up_cap > 0)
+		r->up_rate[rank] = fluid_share(r, run, r->up_cap, true);
+	for (int k = 0; k < PLAN_STREAM_COUNT; k++) {
+		if (run[k] == UINT32_MAX)
+			continue;
+		double x = xfer_rate(r, rank, run[k]);
+		if (run[k] == t || x != old[k])
+			retime(r, run[k], x, now);
+	}
 }
 
 /* Counting sort of edges into CSR form keyed by `key` (0 = from, 1 = to). */
@@ -341,8 +416,8 @@ static void try_start(replay *r, size_t q)
 		r->running[rank] = t;
 		r->since[rank] = now;
 		retime(r, t, rate(r, rank), now);
-	} else if (r->nic_cap > 0 && nic_demand(task) > 0) {
-		nic_change(r, rank, t, true); /* scheduled by the NIC share */
+	} else if (shares(r, task)) {
+		nic_change(r, rank, t, true); /* scheduled by the NIC and uplink shares */
 	} else {
 		retime(r, t, 1.0, now);
 	}
@@ -369,7 +444,7 @@ static void on_end(sim_engine *eng, void *ctx, uint64_t arg)
 	} else if (interferes(task->stream)) {
 		comm_change(r, task->rank, is_deep(r->g, task), -1);
 	}
-	if (r->nic_cap > 0 && task->stream != PLAN_STREAM_COMPUTE && nic_demand(task) > 0)
+	if (shares(r, task))
 		nic_change(r, task->rank, t, false);
 	for (uint32_t i = r->succ_first[t]; i < r->succ_first[t + 1]; i++) {
 		uint32_t s = r->succ[i];
@@ -402,6 +477,7 @@ static int reset(replay *r)
 	memset(r->comms, 0, nr * sizeof *r->comms);
 	memset(r->deep, 0, nr * sizeof *r->deep);
 	memset(r->nic_since, 0, nr * sizeof *r->nic_since);
+	memset(r->up_lost, 0, nr * EXEC_CAT_COUNT * sizeof *r->up_lost);
 	memset(r->busy, 0, nq * sizeof *r->busy);
 	for (size_t i = 0; i < nq; i++) {
 		r->nic_run[i] = UINT32_MAX;
@@ -409,6 +485,7 @@ static int reset(replay *r)
 	}
 	for (size_t i = 0; i < nr; i++) {
 		r->nic_rate[i] = 1.0;
+		r->up_rate[i] = 1.0;
 		r->running[i] = UINT32_MAX;
 		r->last_comm[i] = PLAN_TASK_DP;
 	}
@@ -436,11 +513,13 @@ static int setup(replay *r, const plan_graph *g)
 	r->nic_run = malloc(nr * PLAN_STREAM_COUNT * sizeof *r->nic_run);
 	r->nic_rate = malloc(nr * sizeof *r->nic_rate);
 	r->nic_since = calloc(nr, sizeof *r->nic_since);
+	r->up_rate = malloc(nr * sizeof *r->up_rate);
+	r->up_lost = calloc(nr * EXEC_CAT_COUNT, sizeof *r->up_lost);
 	r->ev = calloc(n, sizeof *r->ev);
 	r->left = calloc(n, sizeof *r->left);
 	if (!r->pending || !r->start || !r->end || !r->free_since || !r->cat || !r->running ||
 	    !r->since || !r->comms || !r->deep || !r->last_comm || !r->nic_run || !r->nic_rate ||
-	    !r->nic_since || !r->ev || !r->left)
+	    !r->nic_since || !r->up_rate || !r->up_lost || !r->ev || !r->left)
 		return SIM_ENOMEM;
 	if (csr(g, true, &r->pred_first, &r->pred) != SIM_OK ||
 	    csr(g, false, &r->succ_first, &r->succ) != SIM_OK || queues(r) != SIM_OK)
@@ -458,6 +537,7 @@ static void teardown(replay *r)
 	free(r->running), free(r->since), free(r->comms), free(r->deep);
 	free(r->last_comm);
 	free(r->nic_run), free(r->nic_rate), free(r->nic_since), free(r->ev), free(r->left);
+	free(r->up_rate), free(r->up_lost);
 }
 
 /* After the last compute task the rank waits on its gradient reduction (DP),
@@ -960,6 +1040,10 @@ static int run(replay *r, const net_cluster *c, sim_time *step)
 {
 	const plan_graph *g = r->g;
 	r->nic_cap = c && c->nodes > 1 && c->node.nics > 0 ? c->node.nic_Bps * c->node.nic_eff : 0;
+	/* the uplinks: the fabric's links run at the NIC rate (topo/fabric.c) */
+	r->up_cap = r->nic_cap > 0 && !r->up_off && c->oversubscription > 1 && net_fabric_uplinks(c)
+			    ? r->nic_cap
+			    : 0;
 	for (size_t q = 0; q < (size_t)g->ranks * PLAN_STREAM_COUNT; q++)
 		try_start(r, q);
 	sim_engine_run(r->eng, SIM_TIME_MAX);
@@ -1007,6 +1091,51 @@ void exec_replayer_free(exec_replayer *x)
 	free(x);
 }
 
+/* The shared uplinks' cost (exec_uplinks), after r's replay on c ended at
+ * `step` and its categories were charged: the rank class whose transfers
+ * lost most to the uplink share, and, where any did, the step and the most
+ * seconds per category (over the classes exec_result keeps) replayed again
+ * with the uplinks not shared (each transfer at its NIC share alone: the
+ * replay before the uplinks were modelled). Resets r. */
+static int uplink_reference(replay *r, const net_cluster *c, exec_result *res)
+{
+	exec_uplinks *u = &res->uplinks;
+	memset(u, 0, sizeof *u);
+	if (!(r->up_cap > 0))
+		return SIM_OK;
+	u->oversub = c->oversubscription;
+	double most = 0;
+	for (int k = 0; k < r->g->ranks; k++) {
+		const double *l = r->up_lost + (size_t)k * EXEC_CAT_COUNT;
+		double sum = 0;
+		for (int j = 0; j < EXEC_CAT_COUNT; j++)
+			sum += l[j];
+		if (sum > most) {
+			most = sum;
+			u->rank = k;
+			memcpy(u->lost_s, l, sizeof u->lost_s);
+		}
+	}
+	if (!(most > 0))
+		return SIM_OK;
+	sim_time free_step;
+	int rc = reset(r);
+	r->up_off = true;
+	if (rc == SIM_OK)
+		rc = run(r, c, &free_step);
+	r->up_off = false;
+	if (rc != SIM_OK)
+		return rc;
+	charge_tail(r, free_step);
+	u->free_step_s = sim_time_to_s(free_step);
+	for (int k = 0; k < r->g->ranks && k < EXEC_MAX_CLASSES; k++) {
+		const double *cat = r->cat + (size_t)k * EXEC_CAT_COUNT;
+		for (int j = 0; j < EXEC_CAT_COUNT; j++)
+			u->free_most_s[j] = fmax(u->free_most_s[j], cat[j]);
+	}
+	return SIM_OK;
+}
+
 int exec_replay_views(const plan_graph *g, const net_cluster *c, exec_result *res,
 		      const exec_views *v)
 {
@@ -1042,6 +1171,9 @@ int exec_replay_views(const plan_graph *g, const net_cluster *c, exec_result *re
 			rc = write_gantt(&r, res, v->gantt, v->gantt_width);
 		if (rc == SIM_OK && v && v->timeline)
 			rc = record_timeline(&r, v->timeline);
+		memset(&res->uplinks, 0, sizeof res->uplinks);
+		if (rc == SIM_OK && !(v && v->skip_unshared))
+			rc = uplink_reference(&r, c, res);
 	}
 	teardown(&r);
 	return rc;

@@ -68,6 +68,14 @@ double exec_cat_most(const exec_result *r, exec_cat c)
 	return most;
 }
 
+bool exec_uplinks_slowed(const exec_uplinks *u)
+{
+	for (int c = 0; u->oversub > 0 && c < EXEC_CAT_COUNT; c++)
+		if (u->lost_s[c] > 0)
+			return true;
+	return false;
+}
+
 double exec_exposed_comm(const exec_result *r)
 {
 	double worst = 0;

@@ -133,6 +133,25 @@ typedef struct exec_mixed {
 	bool unstored;
 } exec_mixed;
 
+/* Fabric uplinks shared by different groups' transfers on an oversubscribed
+ * fabric (exec/replay.c nic_change): while transfers of one rank class run
+ * at once, each progresses at the smaller of its NIC share and its share of
+ * the leaf's uplinks. What that cost, for the reports. oversub = 0 where the
+ * uplinks are not shared (a non-blocking fabric, one node, no uplinks); the
+ * rest 0 where no transfer was slowed by them. Not stored in the database. */
+typedef struct exec_uplinks {
+	double oversub;                     /* [cluster] oversubscription */
+	int rank;                           /* the rank class whose transfers lost most */
+	double lost_s[EXEC_CAT_COUNT];      /* ... their time lost to the uplink share
+					     * beyond their NIC share, per group */
+	double free_step_s;                 /* the step with the uplinks not shared */
+	double free_most_s[EXEC_CAT_COUNT]; /* ... and per category the most seconds
+					     * of any rank class (exec_cat_most's) */
+} exec_uplinks;
+
+/* Whether u says that the shared uplinks slowed some transfer. */
+bool exec_uplinks_slowed(const exec_uplinks *u);
+
 #define EXEC_MAX_CLASSES 256
 #define EXEC_MAX_LINKS 8
 
@@ -178,6 +197,7 @@ typedef struct exec_result {
 	exec_class classes[EXEC_MAX_CLASSES];
 	int nlinks;
 	exec_link links[EXEC_MAX_LINKS];
+	exec_uplinks uplinks;
 	/* simulation cost */
 	uint64_t tasks;
 	uint64_t events;

@@ -382,6 +382,15 @@ static void link_set(net_link_class *l, net_link_kind kind, const char *name,
 	l->Bps = Bps;
 }
 
+bool net_fabric_uplinks(const net_cluster *c)
+{
+	/* Rail-only up to a unit of net_leaf_down nodes: one switch per rail,
+	 * nothing above it (sim/topo/fabric.c). */
+	bool one_tier = c->fabric == NET_FABRIC_SINGLE ||
+			(c->fabric == NET_FABRIC_RAIL_ONLY && c->nodes <= net_leaf_down(c));
+	return c->nodes > 1 && c->node.nics > 0 && !one_tier;
+}
+
 /* Classes, in this order where they exist:
  *   scale-up  every GPU's port into the node fabric ("node0/gpu0 -> nvswitch"),
  *             kind nvlink (NVSwitch, NVLink mesh) or pcie; intra_bw each.
@@ -405,11 +414,7 @@ int net_link_classes(const net_cluster *c, net_link_class out[NET_LINK_KIND_COUN
 		 pcie ? "pcie" : "nvlink", gpus, nd->intra_Bps);
 	if (nd->nics > 0)
 		link_set(&out[n++], NET_LINK_NIC, "node0/nic0 -> leaf0", nic_kind, nics, nd->nic_Bps);
-	/* Rail-only up to a unit of net_leaf_down nodes: one switch per rail,
-	 * nothing above it (sim/topo/fabric.c). */
-	bool one_tier = c->fabric == NET_FABRIC_SINGLE ||
-			(c->fabric == NET_FABRIC_RAIL_ONLY && c->nodes <= net_leaf_down(c));
-	if (c->nodes > 1 && nd->nics > 0 && !one_tier) {
+	if (net_fabric_uplinks(c)) {
 		double o = c->oversubscription >= 1 ? c->oversubscription : 1;
 		int64_t up = (int64_t)((double)nics / o);
 		link_set(&out[n++], NET_LINK_FABRIC, "leaf0 -> spine0", nic_kind, up > 0 ? up : 1,

@@ -80,6 +80,17 @@
  * Ring traffic leaves a node once per ring pass per node, so of the f*S bytes a
  * rank sends, a share 1/k goes through the NICs when m > 1 (inter_bytes) and the
  * rest over the scale-up port (intra_bytes).
+ * Fabric uplinks (fabric_bytes). A leaf of a fat tree with oversubscription o
+ * has N/o uplinks for the N NICs below it (sim/topo/fabric.c), and the closed
+ * forms price every transfer between nodes at 1/o of the NIC rate (B_nic,
+ * rank_nic_bw), as if each NIC's traffic climbed to the spines over its 1/o
+ * share of an uplink: one uplink carries o NICs' bytes,
+ *     fabric_bytes = o * inter_bytes * G / N
+ * (G/N: the ranks whose traffic one NIC carries, build_nic_share's count).
+ * The flow model reports its busiest fabric link instead; the two agree
+ * where every flow between nodes leaves its leaf (a node per leaf, or each
+ * group spread over leaves); the closed form, blind to placement, counts
+ * the traffic between nodes of one leaf as climbing too.
  *
  * Latency (the alpha part), NCCL's tuning model (src/graph/tuning.cc, NCCL
  * ~2.20-2.21; reference/hardware.md section 13, source S27):
@@ -786,5 +797,7 @@ int net_collective(const net_cluster *c, net_coll coll, const net_group *g, doub
 		out->sync_s = net_sync_delay(c, coll, g, bytes);
 		out->time_s += out->sync_s;
 	}
+	if (rc == SIM_OK && g->nodes > 1 && out->inter_bytes > 0 && net_fabric_uplinks(c))
+		out->fabric_bytes = oversub(c) * out->inter_bytes * c->node.gpus / c->node.nics;
 	return rc;
 }

@@ -235,6 +235,14 @@ typedef struct net_cost {
 	net_algo algo;      /* the algorithm used (ring for all-to-all and p2p) */
 	double sync_s;      /* of time_s: the EFA model's synchronisation delay
 			     * (net_sync_delay; 0 elsewhere) */
+	/* bytes on the busiest fabric (switch-to-switch) link with every copy of
+	 * the group running (the leaves' uplinks where they are the bottleneck):
+	 * the flow model's busiest link of the class; in the closed forms each
+	 * NIC's bytes times the oversubscription o (a leaf's N NICs share N/o
+	 * uplinks, net_fabric_uplinks), 0 inside one node or without uplinks.
+	 * The replay shares a node's uplinks among transfers of different groups
+	 * by it (exec/replay.c). */
+	double fabric_bytes;
 } net_cost;
 
 /* NVLS (NVLink SHARP: the NVSwitch reduces, H100 and later): an all-reduce of
@@ -372,6 +380,11 @@ typedef struct net_link_class {
  * non-blocking): a rail-optimized or rail-only unit is that many nodes. */
 int net_switch_radix(const net_cluster *c);
 int net_leaf_down(const net_cluster *c);
+
+/* Whether the cluster's leaves have fabric links above them (the fabric link
+ * class): more than one node, NICs, and not a single switch or a rail-only
+ * unit of one switch per rail. */
+bool net_fabric_uplinks(const net_cluster *c);
 
 /* The link classes of the cluster (up to NET_LINK_KIND_COUNT). Returns count. */
 int net_link_classes(const net_cluster *c, net_link_class out[NET_LINK_KIND_COUNT]);

@@ -108,7 +108,7 @@ uint32_t build_add_copy(builder *b, int stage, double bytes, bool nvme, const ui
 	if (nvme && nd->nvme_Bps > 0)
 		t = fmax(t, bytes * nd->gpus / nd->nvme_Bps);
 	plan_task x = {sim_time_from_s(t), stage, PLAN_STREAM_OFFLOAD, PLAN_TASK_OFFLOAD, layer, -1,
-		       0, 0};
+		       0, 0, 0};
 	if (plan_graph_offload(b->g, stage, PLAN_OFF_HOST, bytes, t, nd->pcie_Bps) != SIM_OK ||
 	    (nvme && plan_graph_offload(b->g, stage, PLAN_OFF_NVME, bytes * nd->gpus, t,
 					nd->nvme_Bps) != SIM_OK))
@@ -123,7 +123,8 @@ uint32_t build_add_dp_on(builder *b, const net_group *grp, int stage, net_coll c
 	if (build_comm_cost(b, coll, grp, bytes, &cost) != SIM_OK)
 		cost = (net_cost){0};
 	plan_task t = {sim_time_from_s(cost.time_s), stage, PLAN_STREAM_DP, PLAN_TASK_DP, layer, -1,
-		       (float)cost.intra_bytes, build_nic_share(&b->s->cluster, cost.inter_bytes)};
+		       (float)cost.intra_bytes, build_nic_share(&b->s->cluster, cost.inter_bytes),
+		       (float)cost.fabric_bytes};
 	return build_add_net(b->g, &t, deps, ndeps,
 			     build_comm_net_s(b, coll, grp, bytes, cost.time_s), grp->nodes);
 }

@@ -21,7 +21,7 @@ typedef struct seg {
 	sim_time gpu, cpu; /* GPU time of its kernels; host time to issue them */
 	uint8_t kind;  /* plan_task_kind */
 	int16_t layer; /* -1 outside transformer layers */
-	float scaleup, nic;
+	float scaleup, nic, uplink; /* plan_task's scaleup_bytes, nic_bytes, uplink_bytes */
 	double flops;
 	int cp_step;   /* CP transfer k (kind PLAN_TASK_CP), or a compute task that
 			* must wait for transfer k (the ring-attention step k) */

@@ -53,6 +53,7 @@ static seg comm_seg(builder *b, const work_item *it, int n, int i, int16_t layer
 		 .layer = layer,
 		 .scaleup = (float)cost.intra_bytes,
 		 .nic = build_nic_share(&b->s->cluster, cost.inter_bytes),
+		 .uplink = (float)cost.fabric_bytes,
 		 .cp_step = it[i].cp_step,
 		 .ovl = ovl,
 		 .net_s = net_s,

@@ -80,7 +80,7 @@ static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uin
 		uint32_t id = after;
 		if (u->cast_s > 0) { /* FSDP's shard cast, which the gather waits for */
 			plan_task cast = {sim_time_from_s(u->cast_s), stage, PLAN_STREAM_DP,
-					  PLAN_TASK_DP, (int16_t)layer, -1, 0, 0};
+					  PLAN_TASK_DP, (int16_t)layer, -1, 0, 0, 0};
 			id = plan_graph_add(b->g, &cast, &after, 1);
 			if (id == UINT32_MAX)
 				return UINT32_MAX;
@@ -99,7 +99,7 @@ static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uin
 		 * Megatron-FSDP's expert parameter groups) */
 		if (u->sep_param_bytes > 0 && u->sep_cast_s > 0) {
 			plan_task cast = {sim_time_from_s(u->sep_cast_s), stage, PLAN_STREAM_DP,
-					  PLAN_TASK_DP, (int16_t)layer, -1, 0, 0};
+					  PLAN_TASK_DP, (int16_t)layer, -1, 0, 0, 0};
 			id = plan_graph_add(b->g, &cast, &id, 1);
 		}
 		if (u->sep_param_bytes > 0 && id != UINT32_MAX)
@@ -257,7 +257,7 @@ static int reduce_tail(builder *b, cursor *k, const net_group *grp, uint32_t don
 	}
 	if (post_s > 0) { /* FSDP's cast back and accumulation, after it */
 		plan_task pt = {sim_time_from_s(post_s), stage, PLAN_STREAM_DP, PLAN_TASK_DP, layer,
-				k->mb, 0, 0};
+				k->mb, 0, 0, 0};
 		done = plan_graph_add(b->g, &pt, &done, 1);
 		if (done == UINT32_MAX)
 			return SIM_ENOMEM;
@@ -338,7 +338,7 @@ static int ipg_flush(builder *b, cursor *k, uint32_t dep, int16_t layer)
 		       (f->ipg_tensors > 1 ? 2.0 * f->ipg_bytes : 0) +
 		       elems * plan_zero3_cast_bytes(b->s, false);
 	plan_task pass = {sim_time_from_s(hw_mem_time(&b->s->gpu, bytes)), k->stage,
-			  PLAN_STREAM_DP, PLAN_TASK_DP, layer, k->mb, 0, 0};
+			  PLAN_STREAM_DP, PLAN_TASK_DP, layer, k->mb, 0, 0, 0};
 	uint32_t done = plan_graph_add(b->g, &pass, &dep, 1);
 	if (done == UINT32_MAX)
 		return SIM_ENOMEM;
@@ -402,7 +402,8 @@ static int ipg_end(builder *b, cursor *k)
 	sim_time host = host_exposed(f);
 	uint32_t dep = k->prev;
 	if (host > 0 && f->ipg_bytes > 0) {
-		plan_task t = {host, k->stage, PLAN_STREAM_COMPUTE, PLAN_TASK_BWD, -1, k->mb, 0, 0};
+		plan_task t = {host, k->stage, PLAN_STREAM_COMPUTE, PLAN_TASK_BWD, -1, k->mb,
+			       0, 0, 0};
 		dep = plan_graph_add(b->g, &t, &k->prev, 1);
 		if (dep == UINT32_MAX)
 			return SIM_ENOMEM;
@@ -449,7 +450,7 @@ static int zero3_entry(builder *b, cursor *k, const seg *x)
 	if (h <= 0)
 		return SIM_OK;
 	plan_task t = {h, k->stage, PLAN_STREAM_COMPUTE, f->dir > 0 ? PLAN_TASK_FWD : PLAN_TASK_BWD,
-		       x->layer, k->mb, 0, 0};
+		       x->layer, k->mb, 0, 0, 0};
 	uint32_t id = plan_graph_add(b->g, &t, deps, 3);
 	if (id == UINT32_MAX)
 		return SIM_ENOMEM;
@@ -501,7 +502,7 @@ static int fsdp_layer_grads(builder *b, cursor *k, const seg *x, uint32_t id)
 	if (u->flat_s > 0) {
 		plan_task cat = {sim_time_from_s(u->flat_s), stage, PLAN_STREAM_COMPUTE,
 				 x->kind == PLAN_TASK_WGRAD ? PLAN_TASK_WGRAD : PLAN_TASK_BWD,
-				 x->layer, k->mb, 0, 0};
+				 x->layer, k->mb, 0, 0, 0};
 		id = plan_graph_add(b->g, &cat, &id, 1);
 		if (id == UINT32_MAX)
 			return SIM_ENOMEM;
@@ -522,7 +523,7 @@ static int fsdp_layer_grads(builder *b, cursor *k, const seg *x, uint32_t id)
 	uint32_t done = id;
 	if (u->pass_s + u->pre_s > 0) { /* FSDP1's passes, the cast to the wire */
 		plan_task pass = {sim_time_from_s(u->pass_s + u->pre_s), stage, PLAN_STREAM_DP,
-				  PLAN_TASK_DP, x->layer, k->mb, 0, 0};
+				  PLAN_TASK_DP, x->layer, k->mb, 0, 0, 0};
 		done = plan_graph_add(b->g, &pass, &id, 1);
 		if (done == UINT32_MAX)
 			return SIM_ENOMEM;
@@ -539,7 +540,7 @@ static int fsdp_layer_grads(builder *b, cursor *k, const seg *x, uint32_t id)
 	done = id;
 	if (u->sep_pre_s > 0) {
 		plan_task pass = {sim_time_from_s(u->sep_pre_s), stage, PLAN_STREAM_DP,
-				  PLAN_TASK_DP, x->layer, k->mb, 0, 0};
+				  PLAN_TASK_DP, x->layer, k->mb, 0, 0, 0};
 		done = plan_graph_add(b->g, &pass, &id, 1);
 		if (done == UINT32_MAX)
 			return SIM_ENOMEM;
@@ -563,7 +564,7 @@ int build_emit_to(builder *b, cursor *k, int end)
 		    (k->f->host_gathers || k->f->sync) && zero3_entry(b, k, x) != SIM_OK)
 			return SIM_ENOMEM;
 		plan_task t = {x->dur, k->stage, seg_stream(x->kind), x->kind, x->layer, k->mb,
-			       x->scaleup, x->nic};
+			       x->scaleup, x->nic, x->uplink};
 		if ((k->f->bucket || k->f->host_gathers) && t.stream == PLAN_STREAM_COMPUTE) {
 			/* the host time a bucket's reduction left (ipg_add), less
 			 * the host's lead */

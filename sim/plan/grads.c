@@ -486,7 +486,7 @@ static uint32_t cast_pass(builder *b, int stage, double sec, uint32_t dep, int16
 {
 	if (!(sec > 0) || dep == UINT32_MAX)
 		return dep;
-	plan_task t = {sim_time_from_s(sec), stage, PLAN_STREAM_DP, PLAN_TASK_DP, at, -1, 0, 0};
+	plan_task t = {sim_time_from_s(sec), stage, PLAN_STREAM_DP, PLAN_TASK_DP, at, -1, 0, 0, 0};
 	return plan_graph_add(b->g, &t, &dep, 1);
 }
 
@@ -773,7 +773,7 @@ static uint32_t emit_cpu_adam(builder *b, int stage, const uint32_t *deps, int n
 	if (nvme)
 		t = fmax(t, node_params * 24.0 / nd_->nvme_Bps);
 	plan_task adam = {sim_time_from_s(t), stage, PLAN_STREAM_OFFLOAD, PLAN_TASK_OFFLOAD, -1, -1,
-			  0, 0};
+			  0, 0, 0};
 	if (plan_graph_offload(b->g, stage, PLAN_OFF_DRAM, node_params * 30.0, t,
 			       nd_->host_mem_Bps) != SIM_OK ||
 	    (nvme && plan_graph_offload(b->g, stage, PLAN_OFF_NVME, node_params * 24.0, t,
@@ -816,7 +816,7 @@ int build_emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *d
 		for (int i = 0; i < ndp; i++)
 			deps[nd++] = dp_ids[i];
 		plan_task t = {sim_time_from_s(plan_optimizer_time(s, stage, local)), stage,
-			       PLAN_STREAM_COMPUTE, PLAN_TASK_OPTIM, -1, -1, 0, 0};
+			       PLAN_STREAM_COMPUTE, PLAN_TASK_OPTIM, -1, -1, 0, 0, 0};
 		opt = plan_graph_add(b->g, &t, deps, (uint32_t)nd);
 	}
 	free(deps);
@@ -883,7 +883,8 @@ int build_emit_embedding_sync(builder *b, pipe_ids *ids)
 	for (int i = 0; i < 2; i++) {
 		plan_task t = {sim_time_from_s(cost.time_s), stages[i], PLAN_STREAM_DP, PLAN_TASK_DP,
 			       -1, -1, (float)cost.intra_bytes,
-			       build_nic_share(&s->cluster, cost.inter_bytes)};
+			       build_nic_share(&s->cluster, cost.inter_bytes),
+			       (float)cost.fabric_bytes};
 
 		uint32_t id = build_add_net(b->g, &t, deps, 2, net_s, b->embed.nodes);
 		if (id == UINT32_MAX)

@@ -131,7 +131,8 @@ int plan_netflow_cost(plan_netflow *f, net_coll coll, const net_group *grp, int 
 			  r.bytes[NET_LINK_SCALEUP],
 			  r.bytes[NET_LINK_NIC] * (nd->nics > 0 ? nd->nics : 1) / nd->gpus,
 			  topo_algo_to_net(r.cost.algo),
-			  r.cost.sync_s};
+			  r.cost.sync_s,
+			  r.bytes[NET_LINK_FABRIC]};
 	if (size > 1 && bytes > 0)
 		remember(f, out, &r);
 	return SIM_OK;

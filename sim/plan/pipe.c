@@ -20,7 +20,8 @@ static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t a
 	cost.time_s += plan_p2p_overhead(b->s, &b->pp, backward);
 	plan_task t = {sim_time_from_s(cost.time_s), stage,
 		       backward ? PLAN_STREAM_PP_BWD : PLAN_STREAM_PP_FWD, PLAN_TASK_PP, -1, mb,
-		       (float)cost.intra_bytes, build_nic_share(&b->s->cluster, cost.inter_bytes)};
+		       (float)cost.intra_bytes, build_nic_share(&b->s->cluster, cost.inter_bytes),
+		       (float)cost.fabric_bytes};
 	return build_add_net(b->g, &t, &after, 1,
 			     build_comm_net_s(b, NET_P2P, &b->pp, bytes, cost.time_s), b->pp.nodes);
 }

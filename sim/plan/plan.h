@@ -1230,7 +1230,11 @@ typedef struct plan_task {
 	int32_t mb;          /* micro-batch, -1 if none */
 	float scaleup_bytes; /* bytes on each rank's NVLink/NVSwitch (or PCIe P2P) port */
 	float nic_bytes;     /* bytes through each NIC of the node (shared by its GPUs) */
+	float uplink_bytes;  /* bytes on the busiest fabric uplink (net_cost.fabric_bytes) */
 } plan_task;
+/* A hot struct (one per task, ~10^5-10^6 per graph): uplink_bytes sits in
+ * what was padding after nic_bytes. */
+_Static_assert(sizeof(plan_task) == 32, "plan_task grew");
 
 /* What a rank class's offload tasks put on the offload tiers' links over the
  * step (the link report): [0] its GPU's PCIe link to host memory, [1] the

@@ -750,7 +750,7 @@ int report_html_timeline(const char *scenario_text, const exec_result *stored, e
 		       "it, so that GPU type's figures are not known here.";
 		rc = SIM_ENOTFOUND;
 	} else if (rc == SIM_OK) {
-		exec_views v = {NULL, NULL, 0, tl, NULL};
+		exec_views v = {NULL, NULL, 0, tl, NULL, true}; /* the timeline only */
 		rc = exec_run_views(s, r, &v);
 	}
 	if (rc == SIM_OK && fabs(r->step_s - stored->step_s) > 1e-9 * stored->step_s) {

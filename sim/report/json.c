@@ -140,6 +140,30 @@ static void links(sim_buf *b, const exec_result *r)
 	sim_buf_append(b, "],", 2);
 }
 
+/* The shared fabric uplinks (exec_uplinks), only where they slowed a
+ * transfer: other runs print as before. Per category (exec_cat_name keys)
+ * the time the class's transfers lost, and the most seconds of any class
+ * with the uplinks not shared. */
+static void uplinks(sim_buf *b, const exec_result *r)
+{
+	const exec_uplinks *u = &r->uplinks;
+	if (!exec_uplinks_slowed(u))
+		return;
+	sim_buf_append(b, "\"shared_uplinks\":{", 18);
+	num(b, "oversubscription", u->oversub, true);
+	num(b, "step_unshared_s", u->free_step_s, true);
+	str(b, "class", u->rank < r->nclasses ? r->classes[u->rank].name : "", true);
+	const char *keys[2] = {"lost_s", "unshared_most_s"};
+	const double *v[2] = {u->lost_s, u->free_most_s};
+	for (int k = 0; k < 2; k++) {
+		sim_buf_printf(b, "\"%s\":{", keys[k]);
+		for (int c = 0; c < EXEC_CAT_COUNT; c++)
+			num(b, exec_cat_name((exec_cat)c), v[k][c], c + 1 < EXEC_CAT_COUNT);
+		sim_buf_append(b, k ? "}" : "},", k ? 1 : 2);
+	}
+	sim_buf_append(b, "},", 2);
+}
+
 void report_json_buf(sim_buf *b, const exec_result *r, int64_t run_id)
 {
 	if (run_id > 0)
@@ -204,6 +228,7 @@ void report_json_buf(sim_buf *b, const exec_result *r, int64_t run_id)
 	breakdown(b, r);
 	memory(b, r);
 	links(b, r);
+	uplinks(b, r);
 	sim_buf_append(b, "\"sim\":{", 7);
 	u64(b, "tasks", r->tasks, true);
 	u64(b, "events", r->events, false);

@@ -9,7 +9,9 @@
  * "... N more" line); memory per GPU by category for the most loaded class
  * with the plan's memory verdict (verdict.c: on a mixed cluster a line per
  * GPU type and the worst of them), and each class's total and verdict; the link classes, most loaded
- * first; the simulation's size and the run id.
+ * first; on an oversubscribed fabric where different groups' transfers
+ * slowed each other on its uplinks, what that cost (exec_uplinks); the
+ * simulation's size and the run id.
  *
  * The output depends only on the result (never on wall time), so it is
  * deterministic and can be compared against golden files. Sizes print in
@@ -375,6 +377,55 @@ static void links(FILE *out, const exec_result *r)
 	}
 }
 
+/* "dp 10.1 ms, pp 2.2 ms" (with sign: "+0.92 ms") of the communication
+ * categories where v is non-zero. */
+static void cat_list(const double *v, bool sign, char *buf, size_t len)
+{
+	static const exec_cat comm[] = {EXEC_CAT_TP, EXEC_CAT_CP, EXEC_CAT_EP, EXEC_CAT_DP,
+					EXEC_CAT_PP};
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof comm / sizeof comm[0] && used < len; i++) {
+		double x = v[comm[i]];
+		if (fabs(x) >= 1e-6) /* a microsecond or more */
+			used += (size_t)snprintf(buf + used, len - used, "%s%s %s%.3g ms",
+						 used ? ", " : "", exec_cat_name(comm[i]),
+						 sign && x > 0 ? "+" : "", x * 1e3);
+	}
+	if (!used)
+		snprintf(buf, len, "none");
+}
+
+/* The shared fabric uplinks (exec_uplinks), where they slowed a transfer:
+ * the step against the step with the uplinks not shared, the rank class
+ * whose transfers lost most, and what the step exposes more per group (the
+ * most of any rank class, as the breakdown's readers compare). */
+static void uplinks(FILE *out, const exec_result *r)
+{
+	const exec_uplinks *u = &r->uplinks;
+	if (!exec_uplinks_slowed(u))
+		return;
+	const char *name = u->rank < r->nclasses ? r->classes[u->rank].name : "rank class";
+	double lost = 0, more[EXEC_CAT_COUNT];
+	for (int c = 0; c < EXEC_CAT_COUNT; c++) {
+		lost += u->lost_s[c];
+		more[c] = exec_cat_most(r, (exec_cat)c) - u->free_most_s[c];
+	}
+	char a[160], b[160];
+	cat_list(u->lost_s, false, a, sizeof a);
+	cat_list(more, true, b, sizeof b);
+	fprintf(out, "\nshared fabric uplinks (oversubscription %.3g:1): groups' transfers at once "
+		     "share a leaf's uplinks\n", u->oversub);
+	char st[64], fr[64];
+	sim_unit_format(r->step_s, SIM_UNIT_TIME, st, sizeof st);
+	sim_unit_format(u->free_step_s, SIM_UNIT_TIME, fr, sizeof fr);
+	fprintf(out, "  %-17s %s, %s with the uplinks not shared (%+.3g ms)\n", "step", st, fr,
+		(r->step_s - u->free_step_s) * 1e3);
+	fprintf(out, "  %-17s %s's transfers, %.3g ms beyond their NIC share: %s\n", "slowed", name,
+		lost * 1e3, a);
+	fprintf(out, "  %-17s %s (the most of any rank class, per group)\n", "exposed", b);
+}
+
 void report_text(FILE *out, const exec_result *r, int64_t run_id)
 {
 	header(out, r);
@@ -383,6 +434,7 @@ void report_text(FILE *out, const exec_result *r, int64_t run_id)
 	breakdown(out, r);
 	memory(out, r);
 	links(out, r);
+	uplinks(out, r);
 	char tasks[48], events[48];
 	fmt_u64(r->tasks, tasks, sizeof tasks);
 	fmt_u64(r->events, events, sizeof events);

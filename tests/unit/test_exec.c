@@ -32,7 +32,7 @@ static plan_graph *pipeline_x(plan_schedule sched, int p, int m, int v, double t
 			int mb = ord[i].mb, vs = ord[i].chunk * p + s, k = vs * m + mb;
 			double dur = ord[i].weight ? tw : b ? tb + (zb ? 0 : tw) : tf;
 			plan_task t = {sim_time_from_s(dur / v), s, PLAN_STREAM_COMPUTE,
-				       b ? PLAN_TASK_BWD : PLAN_TASK_FWD, 0, mb, 0, 0};
+				       b ? PLAN_TASK_BWD : PLAN_TASK_FWD, 0, mb, 0, 0, 0};
 			uint32_t id = plan_graph_add(g, &t, sync ? &pending : NULL, sync ? 1 : 0);
 			uint32_t before = prev;
 			pending = UINT32_MAX;
@@ -44,7 +44,7 @@ static plan_graph *pipeline_x(plan_schedule sched, int p, int m, int v, double t
 			if (b ? vs > 0 : vs < p * v - 1) {
 				plan_task xt = {sim_time_from_s(x), s,
 						b ? PLAN_STREAM_PP_BWD : PLAN_STREAM_PP_FWD, PLAN_TASK_PP,
-						-1, mb, 0, 0};
+						-1, mb, 0, 0, 0};
 				pending = (b ? sb : sf)[k] = plan_graph_add(g, &xt, &id, 1);
 			}
 		}
@@ -158,8 +158,8 @@ static void test_interleaved(int p, int m, int v)
 static void test_tp_exposed(void)
 {
 	plan_graph *g = plan_graph_new(1, 8);
-	plan_task a = {sim_time_from_s(1e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0};
-	plan_task t = {sim_time_from_s(0.5e-3), 0, PLAN_STREAM_TP, PLAN_TASK_TP, 0, 0, 1e6f, 0};
+	plan_task a = {sim_time_from_s(1e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0, 0};
+	plan_task t = {sim_time_from_s(0.5e-3), 0, PLAN_STREAM_TP, PLAN_TASK_TP, 0, 0, 1e6f, 0, 0};
 	uint32_t x = plan_graph_add(g, &a, NULL, 0);
 	uint32_t y = plan_graph_add(g, &t, &x, 1);
 	plan_graph_add(g, &a, &y, 1);
@@ -182,9 +182,9 @@ static void test_tp_exposed(void)
 static void test_dp_overlap(void)
 {
 	plan_graph *g = plan_graph_new(1, 8);
-	plan_task a = {sim_time_from_s(1e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_BWD, 0, 0, 0, 0};
-	plan_task d = {sim_time_from_s(1.5e-3), 0, PLAN_STREAM_DP, PLAN_TASK_DP, 0, -1, 0, 0};
-	plan_task o = {sim_time_from_s(0.2e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_OPTIM, -1, -1, 0, 0};
+	plan_task a = {sim_time_from_s(1e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_BWD, 0, 0, 0, 0, 0};
+	plan_task d = {sim_time_from_s(1.5e-3), 0, PLAN_STREAM_DP, PLAN_TASK_DP, 0, -1, 0, 0, 0};
+	plan_task o = {sim_time_from_s(0.2e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_OPTIM, -1, -1, 0, 0, 0};
 	uint32_t x = plan_graph_add(g, &a, NULL, 0);
 	uint32_t y = plan_graph_add(g, &d, &x, 1);
 	uint32_t z = plan_graph_add(g, &a, &x, 1);
@@ -205,7 +205,7 @@ static void test_dp_overlap(void)
 static void test_cycle(void)
 {
 	plan_graph *g = plan_graph_new(1, 1);
-	plan_task a = {1000, 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0};
+	plan_task a = {1000, 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0, 0};
 	uint32_t x = plan_graph_add(g, &a, NULL, 0);
 	uint32_t y = plan_graph_add(g, &a, &x, 1);
 	plan_graph_edge(g, y, x);
@@ -224,7 +224,7 @@ static void test_trace(void)
 	net_cluster c = one_node();
 	exec_result *r = calloc(1, sizeof *r);
 	FILE *f = tmpfile();
-	exec_views v = {f, NULL, 0, NULL, NULL};
+	exec_views v = {f, NULL, 0, NULL, NULL, false};
 	CHECK_INT(exec_replay_views(g, &c, r, &v), SIM_OK);
 	rewind(f);
 	char line[512];
@@ -335,7 +335,7 @@ static void test_sync_blocking(void)
 	for (int sync = 0; sync < 2; sync++) {
 		plan_graph *g = pipeline_x(PLAN_SCHED_1F1B, 2, 2, 1, f, b, 0, x, sync);
 		exec_timeline tl = {0};
-		exec_views v = {NULL, NULL, 0, &tl, NULL};
+		exec_views v = {NULL, NULL, 0, &tl, NULL, false};
 		CHECK_INT(exec_replay_views(g, &c, r, &v), SIM_OK);
 		CHECK_NEAR(r->step_s, 3 * f + 3 * b + (sync ? 3 : 2) * x, 1e-9);
 		CHECK_INT(tl.n, 8);
@@ -356,10 +356,10 @@ static void test_sync_blocking(void)
 static void test_gather_gap(void)
 {
 	plan_graph *g = plan_graph_new(2, 8);
-	plan_task a = {sim_time_from_s(2e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0};
-	plan_task x = {sim_time_from_s(1e-3), 0, PLAN_STREAM_PP_FWD, PLAN_TASK_PP, -1, 0, 0, 0};
-	plan_task t = {sim_time_from_s(0.5e-3), 1, PLAN_STREAM_TP, PLAN_TASK_TP, -1, 0, 0, 0};
-	plan_task b = {sim_time_from_s(2e-3), 1, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0};
+	plan_task a = {sim_time_from_s(2e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0, 0};
+	plan_task x = {sim_time_from_s(1e-3), 0, PLAN_STREAM_PP_FWD, PLAN_TASK_PP, -1, 0, 0, 0, 0};
+	plan_task t = {sim_time_from_s(0.5e-3), 1, PLAN_STREAM_TP, PLAN_TASK_TP, -1, 0, 0, 0, 0};
+	plan_task b = {sim_time_from_s(2e-3), 1, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0, 0};
 	uint32_t ia = plan_graph_add(g, &a, NULL, 0);
 	uint32_t ix = plan_graph_add(g, &x, &ia, 1);
 	uint32_t it = plan_graph_add(g, &t, &ix, 1);
@@ -387,9 +387,9 @@ static void test_interference(void)
 	for (int late = 0; late < 2; late++) {
 		plan_graph *g = plan_graph_new(1, 1);
 		g->interference = 0.25;
-		plan_task c = {sim_time_from_s(10e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0};
-		plan_task w = {sim_time_from_s(5e-3), 0, PLAN_STREAM_TP, PLAN_TASK_TP, 0, 0, 0, 0};
-		plan_task d = {sim_time_from_s(4e-3), 0, PLAN_STREAM_DP, PLAN_TASK_DP, 0, 0, 0, 0};
+		plan_task c = {sim_time_from_s(10e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0, 0};
+		plan_task w = {sim_time_from_s(5e-3), 0, PLAN_STREAM_TP, PLAN_TASK_TP, 0, 0, 0, 0, 0};
+		plan_task d = {sim_time_from_s(4e-3), 0, PLAN_STREAM_DP, PLAN_TASK_DP, 0, 0, 0, 0, 0};
 		plan_graph_add(g, &c, NULL, 0);
 		uint32_t wid = late ? plan_graph_add(g, &w, NULL, 0) : UINT32_MAX;
 		if (late) /* the TP stand-in (5 ms) itself interferes: give it none */
@@ -435,9 +435,9 @@ static void test_deepep_interference(void)
 		g->interference = cases[k].i;
 		g->ep_deep = cases[k].deep;
 		g->ep_share = cases[k].e;
-		plan_task c = {sim_time_from_s(cases[k].c), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0};
-		plan_task e = {sim_time_from_s(cases[k].ep), 0, PLAN_STREAM_EP, PLAN_TASK_EP, 0, 0, 0, 0};
-		plan_task d = {sim_time_from_s(cases[k].dp), 0, PLAN_STREAM_DP, PLAN_TASK_DP, 0, 0, 0, 0};
+		plan_task c = {sim_time_from_s(cases[k].c), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0, 0};
+		plan_task e = {sim_time_from_s(cases[k].ep), 0, PLAN_STREAM_EP, PLAN_TASK_EP, 0, 0, 0, 0, 0};
+		plan_task d = {sim_time_from_s(cases[k].dp), 0, PLAN_STREAM_DP, PLAN_TASK_DP, 0, 0, 0, 0, 0};
 		uint32_t id = plan_graph_add(g, &c, NULL, 0);
 		plan_graph_add(g, &e, NULL, 0);
 		plan_graph_add(g, &d, NULL, 0);
@@ -466,10 +466,10 @@ static void test_nic_sharing(void)
 {
 	double cap = 25e9 * 0.9;
 	plan_task dp = {sim_time_from_s(1e-3), 0, PLAN_STREAM_DP, PLAN_TASK_DP, 0, 0, 0,
-			(float)(cap * 1e-3)};
+			(float)(cap * 1e-3), 0};
 	plan_task pp = {sim_time_from_s(1e-3), 0, PLAN_STREAM_PP_FWD, PLAN_TASK_PP, 0, 0, 0,
-			(float)(cap * 1e-3)};
-	plan_task tp = {sim_time_from_s(1e-3), 0, PLAN_STREAM_TP, PLAN_TASK_TP, 0, 0, (float)1e6, 0};
+			(float)(cap * 1e-3), 0};
+	plan_task tp = {sim_time_from_s(1e-3), 0, PLAN_STREAM_TP, PLAN_TASK_TP, 0, 0, (float)1e6, 0, 0};
 	const struct {
 		const plan_task *second;
 		int nodes;
@@ -487,6 +487,78 @@ static void test_nic_sharing(void)
 		exec_result *r = calloc(1, sizeof *r);
 		CHECK_INT(exec_replay(g, &cl, r), SIM_OK);
 		CHECK_NEAR(r->step_s, cases[i].step, 1e-9);
+		free(r);
+		plan_graph_free(g);
+	}
+}
+
+/* Uplink sharing (replay.c nic_change): 4 nodes of 16 GPUs and 16 NICs of
+ * 25 GB/s x 0.96 (cap B = 24 GB/s, also each fabric uplink's rate) on a fat
+ * tree oversubscribed 2:1. Rank class 0 starts a DP transfer D (4 ms) and a
+ * pipeline send P (1 ms) together; demands are per NIC (nic_bytes / dur)
+ * and per busiest uplink (uplink_bytes / dur), in units of B:
+ *  a. the closed forms' pair: each at 1/2 of a NIC and a full uplink (o x
+ *     its NIC share). NICs: 1/2 + 1/2 = 1, not past B: no NIC sharing.
+ *     Uplinks: 1 + 1 = 2 > 1: both at 1/2. P ends at 2 ms, D has done 1 ms of
+ *     its 4 and ends at 2 + 3 = 5 ms. Each lost 2 ms x (1 - 1/2) = 1 ms to
+ *     the uplinks; the step with them unshared is 4 ms.
+ *  b. a: at oversubscription 1 the uplinks are not shared: 4 ms, nothing
+ *     reported (oversub 0).
+ *  c. the largest demand as the floor: D at 1.5 uplinks (costed alone at
+ *     that rate), P at 1/2: the share is 1.5 / 2 = 0.75; P ends at 1/0.75
+ *     = 4/3 ms with D at 1 ms of work, D at 4/3 + 3 = 13/3 ms. D alone
+ *     at 1.5: 4 ms (one transfer is never slowed).
+ *  d. the smaller share wins and nothing is counted twice: D at a full NIC
+ *     and no uplink bytes (its flows stay under one leaf), P at a full NIC
+ *     and a full uplink: the NIC share 1/2 sets both (P alone on the
+ *     uplinks runs at its own rate): P ends at 2 ms, D at 2 + 3 = 5 ms,
+ *     nothing lost to the uplinks.
+ * Times in whole picoseconds (retime rounds an end to the nearest): within
+ * 1e-9 of the step.
+ * The breakdown: rank 0 has no compute task, so the step is "other" time;
+ * the categories sum to the step. */
+static void test_uplink_sharing(void)
+{
+	const double B = 25e9 * 0.96;
+	const struct {
+		double dn, du, pn, pu, o; /* demands in B, oversubscription */
+		bool with_p;
+		double step, lost_dp, lost_pp, free_step;
+	} cases[] = {
+		{0.5, 1, 0.5, 1, 2, true, 5e-3, 1e-3, 1e-3, 4e-3},
+		{0.5, 1, 0.5, 1, 1, true, 4e-3, 0, 0, 0},
+		{0.75, 1.5, 0.25, 0.5, 2, true, 13e-3 / 3, 1e-3 / 3, 1e-3 / 3, 4e-3},
+		{0.75, 1.5, 0, 0, 2, false, 4e-3, 0, 0, 0},
+		{1, 0, 1, 1, 2, true, 5e-3, 0, 0, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		double td = 4e-3, tq = 1e-3;
+		plan_task d = {sim_time_from_s(td), 0, PLAN_STREAM_DP, PLAN_TASK_DP, -1, -1, 0,
+			       (float)(cases[i].dn * B * td), (float)(cases[i].du * B * td)};
+		plan_task p = {sim_time_from_s(tq), 0, PLAN_STREAM_PP_BWD, PLAN_TASK_PP, -1, 0, 0,
+			       (float)(cases[i].pn * B * tq), (float)(cases[i].pu * B * tq)};
+		plan_graph *g = plan_graph_new(1, 16);
+		plan_graph_add(g, &d, NULL, 0);
+		if (cases[i].with_p)
+			plan_graph_add(g, &p, NULL, 0);
+		net_cluster cl = one_node();
+		cl.nodes = 4;
+		cl.node.gpus = 16;
+		cl.node.nics = 16;
+		cl.gpus = 64;
+		cl.node.nic_Bps = 25e9;
+		cl.node.nic_eff = 0.96;
+		cl.fabric = NET_FABRIC_FAT_TREE;
+		cl.oversubscription = cases[i].o;
+		exec_result *r = calloc(1, sizeof *r);
+		CHECK_INT(exec_replay(g, &cl, r), SIM_OK);
+		CHECK_NEAR(r->step_s, cases[i].step, 1e-9);
+		CHECK_NEAR(r->uplinks.oversub, cases[i].o > 1 ? cases[i].o : 0, 0);
+		CHECK_NEAR(r->uplinks.lost_s[EXEC_CAT_DP], cases[i].lost_dp, 1e-9);
+		CHECK_NEAR(r->uplinks.lost_s[EXEC_CAT_PP], cases[i].lost_pp, 1e-9);
+		CHECK_NEAR(r->uplinks.free_step_s, cases[i].free_step, 1e-9);
+		CHECK_INT(exec_uplinks_slowed(&r->uplinks), cases[i].lost_dp > 0);
+		check_sums(r);
 		free(r);
 		plan_graph_free(g);
 	}
@@ -513,11 +585,11 @@ static void test_tp_overlap_pair(void)
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 		plan_graph *g = plan_graph_new(1, 8);
 		g->interference = cases[k].i;
-		plan_task a = {sim_time_from_s(1e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0};
+		plan_task a = {sim_time_from_s(1e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0, 0};
 		plan_task gm = a;
 		gm.dur = sim_time_from_s(cases[k].g * 1e-3);
 		plan_task t = {sim_time_from_s(cases[k].c * 1e-3), 0, PLAN_STREAM_TP, PLAN_TASK_TP, 0, 0,
-			       1e6f, 0};
+			       1e6f, 0, 0};
 		uint32_t x = plan_graph_add(g, &a, NULL, 0);
 		uint32_t pair[2] = {plan_graph_add(g, &t, &x, 1), plan_graph_add(g, &gm, &x, 1)};
 		plan_graph_add(g, &a, pair, 2);
@@ -733,7 +805,7 @@ static void test_zero3_step_waits(void)
 	FILE *f = tmpfile();
 	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, 5, d, &s), SIM_OK);
 	sim_diag_print(d, stderr);
-	exec_views v = {f, NULL, 0, NULL, NULL};
+	exec_views v = {f, NULL, 0, NULL, NULL, false};
 	if (s && r && f && exec_run_views(s, r, &v) == SIM_OK) {
 		CHECK_INT(plan_microbatches(&s->plan), 1);
 		rewind(f);
@@ -778,14 +850,14 @@ static void test_zero3_step_waits(void)
 static void test_tail_order(void)
 {
 	plan_graph *g = plan_graph_new(1, 8);
-	plan_task a = {sim_time_from_s(1e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_BWD, 0, 0, 0, 0};
+	plan_task a = {sim_time_from_s(1e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_BWD, 0, 0, 0, 0, 0};
 	uint32_t x = plan_graph_add(g, &a, NULL, 0);
 	const double dp[] = {1e-3, 1.5e-3}, off[] = {0.5e-3, 2e-3, 0.5e-3};
 	for (int i = 0; i < 3; i++) {
-		plan_task o = {sim_time_from_s(off[i]), 0, PLAN_STREAM_OFFLOAD, PLAN_TASK_OFFLOAD, -1, -1, 0, 0};
+		plan_task o = {sim_time_from_s(off[i]), 0, PLAN_STREAM_OFFLOAD, PLAN_TASK_OFFLOAD, -1, -1, 0, 0, 0};
 		plan_graph_add(g, &o, &x, 1);
 		if (i < 2) {
-			plan_task d = {sim_time_from_s(dp[i]), 0, PLAN_STREAM_DP, PLAN_TASK_DP, -1, -1, 0, 0};
+			plan_task d = {sim_time_from_s(dp[i]), 0, PLAN_STREAM_DP, PLAN_TASK_DP, -1, -1, 0, 0, 0};
 			plan_graph_add(g, &d, &x, 1);
 		}
 	}
@@ -827,7 +899,7 @@ static void test_link_report(void)
 		 {2, PLAN_STREAM_EP, PLAN_TASK_EP, 5e-3, 0, 5e7}};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
 		plan_task k = {sim_time_from_s(t[i].s), t[i].rank, t[i].stream, t[i].kind, -1, -1,
-			       (float)t[i].su, (float)t[i].nic};
+			       (float)t[i].su, (float)t[i].nic, 0};
 		plan_graph_add(g, &k, NULL, 0);
 	}
 	net_cluster c = one_node();
@@ -1196,6 +1268,7 @@ int main(void)
 	test_param_gather_build();
 	test_tp_overlap_pair();
 	test_nic_sharing();
+	test_uplink_sharing();
 	test_sync_free();
 	test_sync_blocking();
 	test_gather_gap();

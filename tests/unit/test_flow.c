@@ -699,6 +699,150 @@ static void oversubscribed_step(void)
 	CHECK(saturated);
 }
 
+/* Uplink contention between groups (exec/replay.c nic_change) on the fixture
+ * tests/topologies/fat-tree-4x16-2to1.ini: 4 nodes of 16 A100 with 16 HDR
+ * NICs, one node per leaf, 8 uplinks per leaf (2:1). Llama 2 7B, tp 16 (one
+ * node), pp 2, dp 2 (stage 0 on nodes 0-1, stage 1 on nodes 2-3), one
+ * micro-batch, async p2p, one gradient bucket after the backward
+ * (overlap_grad_reduce = false): when stage 1's backward ends, its send of
+ * the input gradient to stage 0 (P) and its all-reduce of its gradients (D)
+ * start together and share its leaf's uplinks.
+ * By hand, with B = 25 GB/s x 0.96 = 24 GB/s (a NIC and an uplink):
+ *  - P: each of the 16 GPUs sends S_p = s h 2 B / tp = 4096 x 4096 x 2 / 16
+ *    = 2 MiB (the sequence-parallel shard) through its own NIC; 16 flows on
+ *    8 uplinks, 2 each: B/2 per flow, t_p = lat + S_p / (B/2) (174.8 us
+ *    of data), and each uplink carries 2 S_p: fabric bytes = 2 x the NIC's.
+ *  - D: 16 rings of 2 ranks, one per node: each rank sends 2(n-1)/n S_d =
+ *    S_d through its NIC, the same 2 flows per uplink: t_d = lat + S_d /
+ *    (B/2), fabric bytes = 2 x the NIC's.
+ *  The closed forms (B_nic = k/G N B / o, rank_nic_bw) and the flow model
+ *  give these alike (the fixture puts every flow between nodes on the
+ *  uplinks). NIC demands S/t are each just below B/2: together below B, so
+ *  no NIC sharing. Uplink demands u = 2 S / t are each just below B:
+ *  together about 2 B, so both run at r = B / (u_p + u_d), about 1/2 (the
+ *  latencies keep r a little above). P ends at t_p / r; D has then done t_p
+ *  of its work and ends t_p (1/r - 1) later than alone. Stage 0 waits for
+ *  P, so its backward, reduction and optimizer step, the step's end, move
+ *  by the same
+ *      delta = t_p (1/r - 1)     (about t_p),
+ *  and each transfer lost delta to the uplinks (it ran t_p / r instead of
+ *  t_p / 1). The step with the uplinks unshared is the graph replayed on
+ *  the cluster at oversubscription 1 (bit for bit). Tolerances: ps rounding
+ *  (1e-6 of delta); the two models' steps within 1e-3, their deltas within
+ *  2 %. */
+static int fixture(const char *extra, plan_scenario **s)
+{
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "include = models/llama2-7b.ini\n"
+	         "include = tests/topologies/fat-tree-4x16-2to1.ini\n"
+	         "[scenario]\nname = uplinks\nseed = 1\n[train]\nprecision = bf16\n"
+	         "[parallel]\ntp = 16\npp = 2\ndp = 2\nmicro_batch = 1\nglobal_batch = 2\n"
+	         "sequence_parallel = true\np2p = async\noverlap_grad_reduce = false\n%s\n",
+	         extra);
+	sim_diag *d = sim_diag_new();
+	int rc = plan_scenario_load_string(text, "<test>", ".", d, s);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+	return rc;
+}
+
+/* Stage 1's task of kind k that crosses the NICs (the only one: P or D). */
+static const plan_task *stage1_task(const plan_graph *g, uint8_t kind)
+{
+	const plan_task *t = NULL;
+	int n = 0;
+	for (size_t i = 0; i < g->ntasks; i++)
+		if (g->tasks[i].rank == 1 && g->tasks[i].kind == kind && g->tasks[i].nic_bytes > 0)
+			t = &g->tasks[i], n++;
+	CHECK_INT(n, 1);
+	return t;
+}
+
+static void uplink_contention(void)
+{
+	const double B = 25e9 * 0.96, Sp = 4096.0 * 4096 * 2 / 16;
+	static exec_result r[2], alone;
+	double delta[2];
+	for (int m = 0; m < 2; m++) {
+		plan_scenario *s = NULL;
+		plan_graph *g = NULL;
+		CHECK_INT(fixture(m ? "[cluster]\nnetwork = flow\n" : "[cluster]\nnetwork = alpha-beta\n",
+		                  &s),
+		          SIM_OK);
+		if (!s || plan_build(s, &g) != SIM_OK) {
+			CHECK(false);
+			plan_scenario_free(s);
+			return;
+		}
+		const plan_task *p = stage1_task(g, PLAN_TASK_PP), *d = stage1_task(g, PLAN_TASK_DP);
+		double tp = sim_time_to_s(p->dur), td = sim_time_to_s(d->dur);
+		CHECK_NEAR(p->nic_bytes, Sp, 1e-6);
+		CHECK_NEAR(p->uplink_bytes, 2.0 * p->nic_bytes, 1e-6);
+		CHECK_NEAR(d->uplink_bytes, 2.0 * d->nic_bytes, 1e-6);
+		CHECK(tp > Sp / (B / 2) && tp < 1.2 * Sp / (B / 2));
+		CHECK_NEAR(td, d->nic_bytes / (B / 2), 0.01);
+		double up = p->uplink_bytes / tp, ud = d->uplink_bytes / td;
+		CHECK(p->nic_bytes / tp + d->nic_bytes / td < B); /* no NIC sharing */
+		double rate = B / (up + ud);
+		CHECK(rate > 0.5 && rate < 0.55);
+		delta[m] = tp * (1 / rate - 1);
+		CHECK_INT(exec_replay(g, &s->cluster, &r[m]), SIM_OK);
+		CHECK_NEAR(r[m].uplinks.oversub, 2, 0);
+		CHECK_NEAR(r[m].step_s - r[m].uplinks.free_step_s, delta[m], 1e-6);
+		CHECK_NEAR(r[m].uplinks.lost_s[EXEC_CAT_PP], delta[m], 1e-6);
+		CHECK_NEAR(r[m].uplinks.lost_s[EXEC_CAT_DP], delta[m], 1e-6);
+		CHECK_INT(r[m].uplinks.rank, 1);
+		net_cluster one = s->cluster;
+		one.oversubscription = 1;
+		CHECK_INT(exec_replay(g, &one, &alone), SIM_OK);
+		CHECK_NEAR(alone.step_s, r[m].uplinks.free_step_s, 0);
+		CHECK_NEAR(alone.uplinks.oversub, 0, 0);
+		plan_graph_free(g);
+		plan_scenario_free(s);
+	}
+	CHECK_NEAR(r[1].step_s, r[0].step_s, 1e-3);
+	CHECK_NEAR(delta[1], delta[0], 0.02);
+}
+
+/* The fixture at oversubscription 1: a leaf has as many uplinks as NICs,
+ * the NIC share bounds every set of transfers and the uplinks are not
+ * shared, though the tasks carry their uplink bytes (the flow model's
+ * busiest uplink, the closed forms' NIC bytes). Every figure of the replay
+ * is bit for bit the replay of the same graph without uplink bytes (the
+ * replay before the uplinks were modelled), in both network models. */
+static void uplinks_non_blocking(void)
+{
+	static exec_result a, b;
+	for (int m = 0; m < 2; m++) {
+		plan_scenario *s = NULL;
+		plan_graph *g = NULL;
+		CHECK_INT(fixture(m ? "[cluster]\noversubscription = 1\nnetwork = flow\n"
+		                    : "[cluster]\noversubscription = 1\nnetwork = alpha-beta\n",
+		                  &s),
+		          SIM_OK);
+		if (!s || plan_build(s, &g) != SIM_OK) {
+			CHECK(false);
+			plan_scenario_free(s);
+			return;
+		}
+		CHECK(stage1_task(g, PLAN_TASK_PP)->uplink_bytes > 0);
+		CHECK(stage1_task(g, PLAN_TASK_DP)->uplink_bytes > 0);
+		CHECK_INT(exec_replay(g, &s->cluster, &a), SIM_OK);
+		for (size_t i = 0; i < g->ntasks; i++)
+			g->tasks[i].uplink_bytes = 0;
+		CHECK_INT(exec_replay(g, &s->cluster, &b), SIM_OK);
+		CHECK_NEAR(a.uplinks.oversub, 0, 0);
+		CHECK_NEAR(a.step_s, b.step_s, 0);
+		CHECK_INT(a.nclasses, b.nclasses);
+		for (int k = 0; k < a.nclasses; k++)
+			for (int c = 0; c < EXEC_CAT_COUNT; c++)
+				CHECK_NEAR(a.classes[k].time_s[c], b.classes[k].time_s[c], 0);
+		plan_graph_free(g);
+		plan_scenario_free(s);
+	}
+}
+
 /* A run works on the links its flows cross, renumbered (flow.c): on six
  * links of 1, 2, 3, 4, 5, 6 GB/s, a flow of 2 GB over links 5 and 1 (the
  * narrower, 2 GB/s, sets 1 s) and one of 3 GB over link 3 (4 GB/s: 0.75 s).
@@ -843,5 +987,7 @@ int main(void)
 	routes_across_sizes();
 	uncongested_step();
 	oversubscribed_step();
+	uplink_contention();
+	uplinks_non_blocking();
 	return check_done();
 }

@@ -191,7 +191,7 @@ static void test_regenerate(void)
 	}
 	exec_result *r = malloc(sizeof *r);
 	exec_timeline direct = {0};
-	exec_views v = {NULL, NULL, 0, &direct, NULL};
+	exec_views v = {NULL, NULL, 0, &direct, NULL, false};
 	CHECK_INT(exec_run_views(s, r, &v), SIM_OK);
 	CHECK(direct.n > 0 && direct.n < r->tasks);
 	CHECK_INT(direct.spans[0].rank, 0);

@@ -28,7 +28,7 @@ static net_cluster efa(int nodes, double lo, double hi, double rho)
 /* One task on `stream` of rank 0 after `dep` (UINT32_MAX: none). */
 static uint32_t task(plan_graph *g, uint8_t stream, uint8_t kind, double s, uint32_t dep)
 {
-	plan_task t = {sim_time_from_s(s), 0, stream, kind, -1, -1, 0, 0};
+	plan_task t = {sim_time_from_s(s), 0, stream, kind, -1, -1, 0, 0, 0};
 	return plan_graph_add(g, &t, dep != UINT32_MAX ? &dep : NULL, dep != UINT32_MAX ? 1 : 0);
 }
 
@@ -193,7 +193,7 @@ static void run(const char *path, const char *const *set, size_t n, int samples,
 	sim_diag_print(d, stderr);
 	sim_diag_free(d);
 	exec_spread_opts o = {samples, s ? s->seed : 0, -1};
-	exec_views v = {NULL, NULL, 0, NULL, &o};
+	exec_views v = {NULL, NULL, 0, NULL, &o, false};
 	if (s)
 		CHECK_INT(exec_run_views(s, r, &v), SIM_OK);
 	plan_scenario_free(s);
