@@ -46,7 +46,9 @@ static seg comm_seg(builder *b, const work_item *it, int n, int i, int16_t layer
 	if (ovl != 0 && !plan_tp_beside(b->s, it, n, i)) {
 		const work_item *gm = &it[i + ovl];
 		double gs = plan_kernel_time(&b->s->gpu, b->sh.dtype, gm) - b->s->gpu.framework_s;
+		net_cost wire = cost;
 		cost.time_s += gs / b->tp.size;
+		plan_netflow_alias(b->flow, &wire, cost.time_s);
 	}
 	seg x = {.dur = sim_time_from_s(cost.time_s),
 		 .kind = ring ? PLAN_TASK_CP : ep ? PLAN_TASK_EP : PLAN_TASK_TP,

@@ -138,6 +138,35 @@ int plan_netflow_cost(plan_netflow *f, net_coll coll, const net_group *grp, int 
 	return SIM_OK;
 }
 
+void plan_netflow_alias(plan_netflow *f, const net_cost *c, double time_s)
+{
+	if (!f || time_s == c->time_s)
+		return;
+	sim_time dur = sim_time_from_s(c->time_s);
+	const net_node *nd = &f->s->cluster.node;
+	float up = (float)c->intra_bytes,
+	      nic = (float)(c->inter_bytes * nd->gpus / (nd->nics > 0 ? nd->nics : 1));
+	for (int i = 0; i < f->na; i++) {
+		if (f->a[i].dur != dur || f->a[i].scaleup != up || f->a[i].nic != nic)
+			continue;
+		answer x = f->a[i];
+		x.dur = sim_time_from_s(time_s);
+		for (int j = 0; j < f->na; j++)
+			if (f->a[j].dur == x.dur && f->a[j].scaleup == up && f->a[j].nic == nic)
+				return; /* already known under that duration */
+		if (f->na == f->cap) {
+			int cap = f->cap ? 2 * f->cap : 16;
+			answer *p = realloc(f->a, (size_t)cap * sizeof *p);
+			if (!p)
+				return; /* the report then misses these loads */
+			f->a = p;
+			f->cap = cap;
+		}
+		f->a[f->na++] = x;
+		return;
+	}
+}
+
 static bool is_comm(uint8_t kind)
 {
 	return kind == PLAN_TASK_TP || kind == PLAN_TASK_DP || kind == PLAN_TASK_PP ||

@@ -17,7 +17,11 @@ static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t a
 	net_cost cost;
 	if (build_comm_cost(b, NET_P2P, &b->pp, bytes, &cost) != SIM_OK)
 		cost = (net_cost){0};
+	double wire_s = cost.time_s;
 	cost.time_s += plan_p2p_overhead(b->s, &b->pp, backward);
+	plan_netflow_alias(b->flow, &(net_cost){.time_s = wire_s, .intra_bytes = cost.intra_bytes,
+	                                        .inter_bytes = cost.inter_bytes},
+	                   cost.time_s);
 	plan_task t = {sim_time_from_s(cost.time_s), stage,
 		       backward ? PLAN_STREAM_PP_BWD : PLAN_STREAM_PP_FWD, PLAN_TASK_PP, -1, mb,
 		       (float)cost.intra_bytes, build_nic_share(&b->s->cluster, cost.inter_bytes),

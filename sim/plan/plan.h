@@ -1645,6 +1645,12 @@ void plan_netflow_close(plan_netflow *f);
  * net_collective on `grp` when the flow model cannot time it. */
 int plan_netflow_cost(plan_netflow *f, net_coll coll, const net_group *grp, int size,
 		      int stride, double bytes, net_cost *out);
+/* A caller that lengthens a collective's time beyond the answer c (a
+ * pipeline send's framework overhead, a TP collective's GEMM chunk under
+ * tp_comm_overlap) gives its task's time here, so that the report finds
+ * the answer's link loads under the duration the task carries (the answers
+ * are keyed by duration and bytes). Nothing without f or a change. */
+void plan_netflow_alias(plan_netflow *f, const net_cost *c, double time_s);
 /* Fill g->net from the collective tasks of g. */
 void plan_netflow_report(const plan_netflow *f, plan_graph *g);
 /* Cache lookups answered and collectives simulated (tests). */

@@ -127,6 +127,20 @@ done
 	grep -q "^# podsim coll: all-reduce on 16 GPUs of efa-h100-cluster (16 node(s), 1 of each node's 8)" ||
 	{ echo "coll --stride 8: header's node count"; fail=1; }
 
+# The links table under network = flow counts every transfer's loads, the
+# pipeline's too when the framework lengthens its sends (nanotron's p2p
+# handshakes and host operations: time, not bytes): the NIC bytes of pp 2
+# are the same with and without that overhead (they missed the sends' loads
+# while the tasks' durations did not match the flow model's answers).
+nic_bytes() {
+	"$podsim" run scenarios/llama3-8b-efa-nanotron.ini --set parallel.pp=2 --set parallel.dp=8 \
+		"$@" --no-db --json 2>/dev/null | tr '{' '\n' | grep '"name":"n0/nic0 -> leaf0"' |
+		grep -o '"bytes":[0-9.e+]*'
+}
+b1=$(nic_bytes)
+b0=$(nic_bytes --set framework.p2p_host_ops=0 --set framework.p2p_handshakes=0)
+[ -n "$b1" ] && [ "$b1" = "$b0" ] || { echo "links: NIC bytes depend on the p2p overhead ($b1 vs $b0)"; fail=1; }
+
 for net in flow alpha-beta; do
 	"$podsim" sweep scenarios/llama2-70b-h100.ini --no-db --set cluster.network=$net \
 		--vary topology=topologies/dgx-h100-superpod.ini,topologies/efa-h100-cluster.ini \
