@@ -97,7 +97,7 @@
  * the release that brought PAT, 2.23.4-1; net_ring_latency): the ring's LL
  * latency on 64 nodes is then 6.6 + 63 x 5.0 = 321.6 us, not 176.7, which
  * is what lets PAT (below) win at small sizes. Broadcast's ring keeps the
- * ring's step (NCCL times it apart, :403-410). All-to-all and p2p run
+ * ring's step (NCCL times it apart, :395-402). All-to-all and p2p run
  * as one round of concurrent sends: base + one intra step (k > 1) + one inter
  * step (m > 1) (assumed; NCCL groups the p2p operations into one launch).
  * The switch_latency of [cluster] is not added: NCCL's network step latency
@@ -146,7 +146,7 @@
  *     NCCL also skips it for a reduce-scatter whose op pre-multiplies or
  *     divides (N src/enqueue.cc:2010-2012, averaging), which podsim does not
  *     see (its reduce-scatters are sums). net_pat_ok.
- *   Schedule (N src/include/collectives.h:442-973, PatRSAlgorithm and
+ *   Schedule (N src/include/collectives.h:442-922, PatRSAlgorithm and
  *     PatAGAlgorithm; peers N src/transport/generic.cc:69-81): rank r has
  *     one connection per dimension d, to r + 2^d and r - 2^d (mod n), d <
  *     ceil(log2 n). All-gather: the piece of the rank at offset s (1 <= s
@@ -165,7 +165,7 @@
  *     PAT slot of graphs[] is the tree's, N src/init.cc:980-981; podsim's
  *     tree bound is the links' busbw, B_link above), x 0.75, and no
  *     bus-to-algorithm conversion (only the ring's AG/RS get n/(n-1)), and
- *     NCCL's time is lat + S / bw (tuning.cc:683, nBytes = the whole
+ *     NCCL's time is lat + S / bw (tuning.cc:653, nBytes = the whole
  *     buffer, N src/enqueue.cc:2127), so
  *         t_bw = S / (0.75 B_link),
  *     4/3 n/(n-1) of the ring's (n-1)/n S / B_link: on bandwidth the ring

@@ -87,7 +87,7 @@
  *
  * PAT (all-gather, reduce-scatter; one rank on each of n nodes: NCCL's
  * Parallel Aggregated Trees, net_pat_ok; its schedule is derived in
- * sim/net/coll.c "PAT" from N src/include/collectives.h:442-973 and
+ * sim/net/coll.c "PAT" from N src/include/collectives.h:442-922 and
  * src/transport/generic.cc:69-81). Rank i has a connection per dimension
  * d (2^d < n) to rank i + 2^d (all-gather sends that way; reduce-scatter
  * sends to i - 2^d, generic.cc:76, 80), and dimension d carries
