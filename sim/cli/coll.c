@@ -22,11 +22,12 @@ static const char usage_coll[] =
         "SIZE: bytes with a unit, e.g. 1GiB, 256MB, 8B (the full buffer; p2p: the message)\n"
         "\n"
         "options:\n"
-        "  --algo ring|tree|hier|nvls|nvlstree|auto\n"
+        "  --algo ring|tree|hier|nvls|nvlstree|pat|auto\n"
         "                              algorithm of both models (default auto: the\n"
         "                              fastest, as NCCL's tuner, or on EFA the\n"
         "                              aws-ofi-nccl tuner's region; nvls: all-reduce\n"
-        "                              inside one NVLS node, nvlstree: across them)\n"
+        "                              inside one NVLS node, nvlstree: across them;\n"
+        "                              pat: all-gather, reduce-scatter, 1 GPU per node)\n"
         "  --stride S                  every S-th GPU from 0 (S = GPUs per node: one\n"
         "                              per node on the same rail, a data-parallel group)\n"
         "  --sweep                     sizes from 8 B doubling up to SIZE\n"
@@ -280,13 +281,14 @@ int cli_coll(int argc, char **argv)
 		return bad("unknown collective", a.op);
 	topo_algo algo = TOPO_ALGO_AUTO;
 	if (a.algo && topo_algo_parse(a.algo, &algo) != SIM_OK)
-		return bad("unknown --algo (ring, tree, hier, nvls, nvlstree, auto)", a.algo);
+		return bad("unknown --algo (ring, tree, hier, nvls, nvlstree, pat, auto)", a.algo);
 	bool ring_ok = op == NET_ALLREDUCE || op == NET_ALLGATHER || op == NET_REDUCESCATTER ||
 	               op == NET_BROADCAST;
 	if ((algo == TOPO_ALGO_RING && !ring_ok) ||
 	    ((algo == TOPO_ALGO_TREE || algo == TOPO_ALGO_HIER || algo == TOPO_ALGO_NVLS ||
 	      algo == TOPO_ALGO_NVLSTREE) &&
-	     op != NET_ALLREDUCE))
+	     op != NET_ALLREDUCE) ||
+	    (algo == TOPO_ALGO_PAT && op != NET_ALLGATHER && op != NET_REDUCESCATTER))
 		return bad("this --algo does not apply to the collective", a.algo);
 	double size = 0;
 	char err[160];

@@ -34,7 +34,8 @@ static const char *const fabric_names[] = {"fat-tree", "rail-optimized", "single
 					     "torus-2d", "torus-3d", "efa", "rail-only",
 					     NULL};
 static const char *const model_names[] = {"alpha-beta", "flow", "auto", NULL};
-static const char *const algo_names[] = {"auto", "ring", "tree", "hier", "nvls", "nvlstree", NULL};
+static const char *const algo_names[] = {"auto", "ring", "tree", "hier", "nvls", "nvlstree",
+					 "pat", NULL};
 /* nccl_proto's values: auto, then net_proto's order (stored as net_proto + 1). */
 static const char *const proto_names[] = {"auto", "ll", "ll128", "simple", NULL};
 
@@ -131,8 +132,8 @@ const conf_key net_cluster_keys[] = {
 	 "collective cost model: alpha-beta, flow (link graph) or auto (flow up to 512 nodes)"},
 	{"nccl_algo", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "auto", algo_names,
 	 offsetof(net_cluster, algo),
-	 "NCCL algorithm, as NCCL_ALGO: auto (lowest predicted time), ring, tree, hier or nvls; "
-	 "used where it applies"},
+	 "NCCL algorithm, as NCCL_ALGO: auto (lowest predicted time), ring, tree, hier, nvls, "
+	 "nvlstree or pat (all-gather, reduce-scatter at 1 rank per node); used where it applies"},
 	{"nccl_proto", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "auto", proto_names,
 	 offsetof(net_cluster, proto),
 	 "NCCL protocol, as NCCL_PROTO: auto, ll, ll128 (NVLink nodes only) or simple"},

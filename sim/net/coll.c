@@ -100,7 +100,15 @@
  * has m boundary hops out of n, and a chunk travels n-1 hops per pass, so
  * ninter = m-1 per pass (2(m-1) for all-reduce; NCCL's code rounds this to 2m).
  * When m > 1 an intra step costs at least NCCL's per-step network overhead,
- * 1 us on Intel hosts (x3 for Simple), as in tuning.cc. All-to-all and p2p run
+ * 1 us on Intel hosts (x3 for Simple), as in tuning.cc. A ring all-reduce,
+ * all-gather or reduce-scatter of one rank per node (k = 1, m > 1) takes the
+ * tree's network step, 5.0 / 8.5 / 14 us for LL / LL128 / Simple, in place
+ * of the ring's 2.7 / 4.0 / 14 (NCCL 2.23 on: "With ppn=1 latencies are
+ * fully exposed, use the Tree network latency", N tuning.cc:386-388, from
+ * the release that brought PAT, 2.23.4-1; net_ring_latency): the ring's LL
+ * latency on 64 nodes is then 6.6 + 63 x 5.0 = 321.6 us, not 176.7, which
+ * is what lets PAT (below) win at small sizes. Broadcast's ring keeps the
+ * ring's step (NCCL times it apart, :395-402). All-to-all and p2p run
  * as one round of concurrent sends: base + one intra step (k > 1) + one inter
  * step (m > 1) (assumed; NCCL groups the p2p operations into one launch).
  * The switch_latency of [cluster] is not added: NCCL's network step latency
@@ -140,6 +148,50 @@
  *     S / busbw; latency NVLS's plus 2 floor(log2 m) network steps of 20.9
  *     us (N tuning.cc:172-174, NVLSTree Simple) and, on EFA, the EFA terms
  *     below; Simple only.
+ *
+ * PAT (NCCL's Parallel Aggregated Trees, 2.23 on: N = NVIDIA/nccl
+ * 5067397c; all-gather and reduce-scatter, Simple only, one rank per node).
+ *   Enabled (N src/graph/tuning.cc:215-223, 295-304): nNodes == nRanks (one
+ *     GPU per node), no network device offload, SM 6.0 or later, protocol
+ *     Simple, collectives all-gather and reduce-scatter (not all-reduce);
+ *     NCCL also skips it for a reduce-scatter whose op pre-multiplies or
+ *     divides (N src/enqueue.cc:2010-2012, averaging), which podsim does not
+ *     see (its reduce-scatters are sums). net_pat_ok.
+ *   Schedule (N src/include/collectives.h:442-922, PatRSAlgorithm and
+ *     PatAGAlgorithm; peers N src/transport/generic.cc:69-81): rank r has
+ *     one connection per dimension d, to r + 2^d and r - 2^d (mod n), d <
+ *     ceil(log2 n). All-gather: the piece of the rank at offset s (1 <= s
+ *     < n) reaches r over the binomial tree of s's bits, highest first, its
+ *     last hop over dimension lowbit(s) (phase 1: sendDim = firstBitSet(s),
+ *     recvDim = the next set bit); so each rank receives (and sends) every
+ *     piece once, and dimension d carries c_d = #{1 <= s < n : lowbit(s) =
+ *     d} pieces of S/n per rank (n/2^(d+1) for n a power of 2: half the
+ *     data to the nearest peer). Reduce-scatter runs the transposed trees
+ *     (receive-reduce for copy), the same bytes per dimension the other
+ *     way. Per rank (n-1)/n S, as the ring; the pieces stream through
+ *     NCCL_STEPS slots per peer in chunks, small pieces aggregated into one
+ *     network post (aggFactor), so every dimension's connection is busy at
+ *     once (the flow model's PAT, sim/topo/coll.c, runs them as one phase).
+ *   Bandwidth (tuning.cc:306, 337, 376-382): the tree graph's bandwidth (the
+ *     PAT slot of graphs[] is the tree's, N src/init.cc:980-981; podsim's
+ *     tree bound is the links' busbw, B_link above), x 0.75, and no
+ *     bus-to-algorithm conversion (only the ring's AG/RS get n/(n-1)), and
+ *     NCCL's time is lat + S / bw (tuning.cc:653, nBytes = the whole
+ *     buffer, N src/enqueue.cc:2127), so
+ *         t_bw = S / (0.75 B_link),
+ *     4/3 n/(n-1) of the ring's (n-1)/n S / B_link: on bandwidth the ring
+ *     wins, PAT only where its latency does.
+ *   Latency (tuning.cc:154, 171, 387-391, 429-433; log2i = floor log2):
+ *         lat = 8.0 us + n x 2.8 us + floor(log2 n) x L_net / 3.5,
+ *     L_net = the tree's network Simple latency 14 us (with one rank per
+ *     node NCCL takes the tree's, :387-388) + the net plugin's latency
+ *     twice (Simple's flush): on EFA podsim's inter step (L, kappa) as the
+ *     ring's; and EFA's message cost o for n-1 steps (one post per piece
+ *     for pieces of a slot or more, as the ring's n-1; aggregation makes
+ *     it fewer for small pieces, not modelled). 16 nodes: 8 + 44.8 + 4 x
+ *     14 / 3.5 = 68.8 us against the ring's Simple 8.4 + 15 x 14 = 218.4
+ *     us and LL 6.6 + 15 x 5.0 = 81.6 us (one rank per node: the tree's
+ *     network step, above).
  *
  * Protocols: LL moves 8-byte lines of 4 data bytes and 4 flag bytes (factor
  * 0.5 of busbw); LL128 moves 120 data bytes per 128-byte line, which NCCL's
@@ -258,16 +310,14 @@
  *      of 32 MiB on 2 nodes runs Ring/LL128 rather than NVLSTree (2 x 171
  *      us of NVLSTree network latency in NCCL's view);
  *   7. algorithm choice: no NVLS or SHARP across nodes (no CollNet on EFA);
- *      all-gather and reduce-scatter ring only (PAT, for one GPU per node,
- *      N tuning.cc:215-223, is not modelled); all-reduce ring, tree or
- *      nvlstree. Across more than 2 nodes the plugin's region tuner
+ *      all-gather and reduce-scatter ring, or PAT with one GPU per node
+ *      (above); all-reduce ring, tree or nvlstree. Across more than 2 nodes the plugin's region tuner
  *      decides first (net_efa_region, efa.c) where the node's platform
  *      ([node] ec2_instance) has a table for the collective and the
  *      group's ranks per node: p5/p5e 8, 2 and 1, p5en and p6-b200 8 and
- *      1; for all-gather and reduce-scatter it forces the ring's protocol.
- *      Where its region is PAT, NCCL's lowest time among podsim's
- *      algorithms stands in. Not with nccl_algo or nccl_proto forced (the
- *      plugin then defers to NCCL).
+ *      1; for all-gather and reduce-scatter it forces the ring's protocol
+ *      or PAT (p5en and p6-b200 at 1 rank per node). Not with nccl_algo or
+ *      nccl_proto forced (the plugin then defers to NCCL).
  * With L = o = D = 0, kappa = 1 and rail_bw = nic_bw x nic_efficiency it is
  * the plain model above, but for 6. (NCCL's own latency of 75 us).
  */
@@ -283,6 +333,9 @@ static const double pcie_step[NET_PROTO_COUNT] = {1.0e-6, 2.5e-6, 5.7e-6};
 static const double net_step[NET_PROTO_COUNT] = {2.7e-6, 4.0e-6, 14.0e-6};
 /* S27: CPU overhead per network step (Intel hosts), x3 for Simple. */
 static const double net_overhead[NET_PROTO_COUNT] = {1.0e-6, 1.0e-6, 3.0e-6};
+/* The tree's network step NCCL 2.23 on gives a ring of one rank per node
+ * (N tuning.cc:171, 386-388: hwLatencies NET Tree LL/LL128/Simple). */
+static const double ppn1_net_step[NET_PROTO_COUNT] = {5.0e-6, 8.5e-6, 14.0e-6};
 /* Fraction of busbw each protocol delivers (see the header comment). */
 static const double proto_bw[NET_PROTO_COUNT] = {0.5, 0.92, 1.0};
 
@@ -304,6 +357,14 @@ static const double tree_net_us[NET_PROTO_COUNT] = {5.0, 8.5, 28};
 
 /* NVLSTree's network step, Simple (N tuning.cc:172-174, hwLat NET NVLSTree). */
 #define NVLSTREE_NET_S 20.9e-6
+
+/* PAT's tuning model (header comment "PAT"; N tuning.cc:154, 171, 432-433):
+ * base latency, the linear part per rank, the network step it divides by
+ * 3.5 per log step (the tree's Simple network latency), in seconds. */
+#define PAT_BASE_S     8.0e-6
+#define PAT_PER_RANK_S 2.8e-6
+#define PAT_NET_S      14.0e-6
+#define PAT_LOG_DIV    3.5
 
 double net_congestion(const net_cluster *c, int nodes)
 {
@@ -346,6 +407,23 @@ double net_nvlstree_latency(const net_cluster *c, int nodes)
 	       msg_cost(c, nodes, ninter);
 }
 
+static int floor_log2(int n)
+{
+	int d = 0;
+	while (n >> (d + 1))
+		d++;
+	return d;
+}
+
+double net_pat_latency(const net_cluster *c, int n)
+{
+	if (n < 2)
+		return PAT_BASE_S;
+	return PAT_BASE_S + n * PAT_PER_RANK_S +
+	       floor_log2(n) * inter_step(c, n, PAT_NET_S, NET_PROTO_SIMPLE) / PAT_LOG_DIV +
+	       msg_cost(c, n, n - 1.0);
+}
+
 double net_tree_proto_bw(net_proto p, bool multi_node)
 {
 	double cap = p == NET_PROTO_LL      ? 1 / 3.8
@@ -379,7 +457,20 @@ typedef struct shape {
 	double link_busbw; /* bytes/s of the links alone (the tree's bound) */
 	double nsteps, ninter;
 	double intra_bytes, inter_bytes;
+	bool one_per_node; /* a ring of one rank per node (net_ring_latency) */
 } shape;
+
+bool net_ring_one_per_node(net_coll coll, const net_group *g)
+{
+	return g && g->per_node == 1 && g->nodes > 1 &&
+	       (coll == NET_ALLREDUCE || coll == NET_ALLGATHER || coll == NET_REDUCESCATTER);
+}
+
+bool net_pat_ok(const net_cluster *c, net_coll coll, const net_group *g)
+{
+	return c && g && (coll == NET_ALLGATHER || coll == NET_REDUCESCATTER) && g->size > 1 &&
+	       g->per_node == 1 && g->nodes == g->size && net_proto_ok(c, NET_PROTO_SIMPLE);
+}
 
 static bool group_ok(const net_cluster *c, net_coll coll, const net_group *g)
 {
@@ -476,6 +567,7 @@ static void make_shape(const net_cluster *c, net_coll coll, const net_group *g, 
 	double b_nic = m > 1 ? net_nic_busbw(c, k, g->nodes) : INFINITY;
 	double busbw = fmin(b_intra, b_nic);
 	sh->link_busbw = busbw;
+	sh->one_per_node = net_ring_one_per_node(coll, g);
 	switch (coll) {
 	case NET_ALLREDUCE:
 		ring_shape(S, k, m, busbw, 2 * (n - 1) / n, 2 * (n - 1) / n, n - 1, 2, sh);
@@ -517,16 +609,24 @@ static void make_shape(const net_cluster *c, net_coll coll, const net_group *g, 
 	}
 }
 
-double net_proto_latency(const net_cluster *c, int nodes, double nsteps, double ninter,
-			 net_proto p)
+double net_ring_latency(const net_cluster *c, int nodes, bool one_per_node, double nsteps,
+			double ninter, net_proto p)
 {
 	if ((unsigned)p >= NET_PROTO_COUNT)
 		p = NET_PROTO_SIMPLE;
 	double intra = c->node.intra == NET_INTRA_PCIE ? pcie_step[p] : nvlink_step[p];
 	if (nodes > 1)
 		intra = fmax(intra, net_overhead[p]);
-	return base_lat[p] + (nsteps - ninter) * intra +
-	       ninter * inter_step(c, nodes, net_step[p], p) + msg_cost(c, nodes, nsteps);
+	/* one rank per node: the tree's network step (header comment) */
+	double step = one_per_node && nodes > 1 ? ppn1_net_step[p] : net_step[p];
+	return base_lat[p] + (nsteps - ninter) * intra + ninter * inter_step(c, nodes, step, p) +
+	       msg_cost(c, nodes, nsteps);
+}
+
+double net_proto_latency(const net_cluster *c, int nodes, double nsteps, double ninter,
+			 net_proto p)
+{
+	return net_ring_latency(c, nodes, false, nsteps, ninter, p);
 }
 
 double net_proto_bw(net_proto p)
@@ -537,7 +637,8 @@ double net_proto_bw(net_proto p)
 /* NCCL's latency for protocol p (see the header comment). */
 static double latency(const net_cluster *c, const net_group *g, const shape *sh, int p)
 {
-	return net_proto_latency(c, g->nodes, sh->nsteps, sh->ninter, (net_proto)p);
+	return net_ring_latency(c, g->nodes, sh->one_per_node, sh->nsteps, sh->ninter,
+				(net_proto)p);
 }
 
 double net_nvls_latency(const net_cluster *c)
@@ -565,8 +666,8 @@ int net_nvls_allreduce(const net_cluster *c, const net_group *g, double bytes, n
 }
 
 /* Time of algorithm a's shape: the best allowed protocol, or protocol
- * `only` (>= 0). The tree and NVLSTree have their own latency and protocol
- * models (NVLSTree: Simple only). */
+ * `only` (>= 0). The tree, NVLSTree and PAT have their own latency and
+ * protocol models (NVLSTree and PAT: Simple only; PAT at NET_PAT_BW). */
 static void best_proto(const net_cluster *c, const net_group *g, const shape *sh, net_algo a,
 		       int only, net_cost *out)
 {
@@ -574,14 +675,16 @@ static void best_proto(const net_cluster *c, const net_group *g, const shape *sh
 	bool tree = a == NET_ALGO_TREE;
 	for (int p = 0; p < NET_PROTO_COUNT; p++) {
 		if (!net_proto_ok(c, (net_proto)p) || (only >= 0 && p != only) ||
-		    (a == NET_ALGO_NVLSTREE && p != NET_PROTO_SIMPLE))
+		    ((a == NET_ALGO_NVLSTREE || a == NET_ALGO_PAT) && p != NET_PROTO_SIMPLE))
 			continue;
 		double lat = tree		      ? net_tree_latency(c, g->nodes, (net_proto)p,
 								  sh->nsteps, sh->ninter)
 			     : a == NET_ALGO_NVLSTREE ? net_nvlstree_latency(c, g->nodes)
+			     : a == NET_ALGO_PAT      ? net_pat_latency(c, g->size)
 						      : latency(c, g, sh, p);
 		double t = lat + sh->bw_time / (tree ? net_tree_proto_bw((net_proto)p, g->nodes > 1)
 						     : a == NET_ALGO_NVLSTREE ? 1
+						     : a == NET_ALGO_PAT      ? NET_PAT_BW
 									      : proto_bw[p]);
 		if (t < best) {
 			best = t;
@@ -627,6 +730,7 @@ static bool allreduce_shape(const net_cluster *c, const net_group *g, double S, 
 		return true;
 	}
 	if (a == NET_ALGO_HIER && regular && m > 1 && k > 1) {
+		sh->one_per_node = false;
 		const net_node *nd = &c->node;
 		double b_rank = rank_nic_bw(c, g->nodes);
 		double t_in = 2 * (k - 1) / k * S / intra_busbw(nd, k),
@@ -663,13 +767,12 @@ bool net_efa_region(const net_cluster *c, net_coll coll, const net_group *g, dou
 	net_proto p[8];
 	int n = net_efa_regions(c->node.ec2, coll, g->per_node, bytes, g->size, a, p, 8);
 	for (int i = 0; i < n; i++) {
-		/* PAT (the plugin's pick, not modelled: efa.c): NCCL's lowest time
-		 * among podsim's algorithms stands in. */
-		if (a[i] == EFA_PAT)
-			return false;
-		/* The pairs NCCL would mark not applicable are skipped. */
-		if (!net_proto_ok(c, p[i]) || (a[i] == NET_ALGO_NVLSTREE && !nvlstree_ok(c, g)) ||
-		    (a[i] != NET_ALGO_RING && coll != NET_ALLREDUCE))
+		/* The pairs NCCL would mark not applicable are skipped (PAT:
+		 * net_pat_ok, Simple). */
+		if (a[i] == EFA_PAT ? !net_pat_ok(c, coll, g) || p[i] != NET_PROTO_SIMPLE
+		                    : !net_proto_ok(c, p[i]) ||
+		                              (a[i] == NET_ALGO_NVLSTREE && !nvlstree_ok(c, g)) ||
+		                              (a[i] != NET_ALGO_RING && coll != NET_ALLREDUCE))
 			continue;
 		*algo = a[i];
 		*proto = p[i];
@@ -699,6 +802,28 @@ double net_sync_delay(const net_cluster *c, net_coll coll, const net_group *g, d
 	return d * -expm1(-b / NET_SYNC_BYTES);
 }
 
+/* All-gather and reduce-scatter: PAT where it applies (net_pat_ok), forced
+ * by nccl_algo or the region (`region`: its algorithm, or AUTO), else
+ * against the ring's time in *out unless the ring is forced. PAT's shape is
+ * the ring's bytes with t_bw = S / B_link (header comment "PAT"). */
+static void pat_pick(const net_cluster *c, net_coll coll, const net_group *g, double S,
+		     const shape *ring, net_algo region, net_cost *out)
+{
+	if (!net_pat_ok(c, coll, g))
+		return;
+	bool forced = c->algo == NET_ALGO_PAT || region == NET_ALGO_PAT;
+	if (!forced && (c->algo == NET_ALGO_RING || region == NET_ALGO_RING))
+		return;
+	shape sh = *ring;
+	sh.busbw = ring->link_busbw;
+	sh.bw_time = S / ring->link_busbw;
+	net_cost x = {0};
+	best_proto(c, g, &sh, NET_ALGO_PAT, NET_PROTO_SIMPLE, &x);
+	x.algo = NET_ALGO_PAT;
+	if (forced || x.time_s < out->time_s)
+		*out = x;
+}
+
 /* net_collective without the synchronisation delay and without NCCL's own
  * view on EFA: the lowest time on c (or the region's, or the forced pair). */
 static int collective(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
@@ -719,7 +844,12 @@ static int collective(const net_cluster *c, net_coll coll, const net_group *g, d
 	bool region = net_efa_region(c, coll, g, bytes, &ra, &rp);
 	shape ring;
 	make_shape(c, coll, g, bytes, &ring);
-	best_proto(c, g, &ring, NET_ALGO_RING, region && coll != NET_ALLREDUCE ? (int)rp : -1, out);
+	best_proto(c, g, &ring, NET_ALGO_RING,
+		   region && coll != NET_ALLREDUCE && ra != NET_ALGO_PAT ? (int)rp : -1, out);
+	if (coll == NET_ALLGATHER || coll == NET_REDUCESCATTER) {
+		pat_pick(c, coll, g, bytes, &ring, region ? ra : NET_ALGO_AUTO, out);
+		return SIM_OK;
+	}
 	if (coll != NET_ALLREDUCE)
 		return SIM_OK;
 	/* All-reduce: every algorithm that applies, the forced one, or the
@@ -787,7 +917,7 @@ int net_collective(const net_cluster *c, net_coll coll, const net_group *g, doub
 	if (net_efa_choice(c, coll, g, bytes, &a, &p)) {
 		/* NCCL's pair, timed with the cluster's own costs */
 		net_cluster f = *c;
-		f.algo = coll == NET_ALLREDUCE ? a : NET_ALGO_AUTO;
+		f.algo = a; /* ring for the collectives that have no other */
 		f.proto = (int)p + 1;
 		rc = collective(&f, coll, g, bytes, out);
 	} else {

@@ -24,17 +24,12 @@
  *   - on any other instance (no region tuner: A nccl_ofi_tuner.cpp:79-84).
  * PAT: the p5en and p6-b200 tables for 1 rank per node force PAT/Simple for
  * all-gather and reduce-scatter over most small and mid sizes (and, on
- * p5en, at every size from about 128 ranks up). podsim does not model PAT
- * (NCCL's log-step all-gather and reduce-scatter, enabled only for one GPU
- * per node, N = NVIDIA/nccl 5067397c src/graph/tuning.cc:215-223). NCCL's
- * tuning model of it is small (busbw x 0.75, latency log2(nodes) x the net
- * latency / 3.5 + 2.8 us per rank, N tuning.cc:337, :429-433), but both of
- * podsim's models would need it, the flow model with PAT's schedule of
- * flows on the graph, and that is not built. So where the first region
- * found is PAT, net_efa_region returns false and
- * podsim's lowest time among what it models (the ring) decides: a stand-in,
- * not the plugin's pick (README "Network"). The plugin's channel and chunk
- * tuning for p6's Tree/LL128 and PAT and p5en's Tree/LL128 and PAT
+ * p5en, at every size from about 128 ranks up). PAT (NCCL's log-distance
+ * all-gather and reduce-scatter, enabled only for one GPU per node, N =
+ * NVIDIA/nccl 5067397c src/graph/tuning.cc:215-223) is modelled in both of
+ * podsim's models (coll.c "PAT", sim/topo/coll.c), so net_efa_region
+ * returns it where the group has one rank per node. The plugin's channel
+ * and chunk tuning for p6's Tree/LL128 and PAT and p5en's Tree/LL128 and PAT
  * all-gather at 1 rank per node (A :2135-2155, :2276-2305) changes no
  * algorithm or protocol; podsim does not model channel counts or chunk
  * sizes and leaves it out.

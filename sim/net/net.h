@@ -55,14 +55,17 @@ typedef enum {
 typedef enum { NET_MODEL_ALPHA_BETA = 0, NET_MODEL_FLOW, NET_MODEL_AUTO } net_model;
 
 /* NCCL's algorithm for a collective ([cluster] nccl_algo, as NCCL_ALGO):
- * auto = the lowest predicted time among ring, tree, nvls and nvlstree where
- * they apply, as NCCL's tuner (on EFA the aws-ofi-nccl tuner's regions
+ * auto = the lowest predicted time among ring, tree, nvls, nvlstree and pat
+ * where they apply, as NCCL's tuner (on EFA the aws-ofi-nccl tuner's regions
  * first, net_efa_region); a forced one is used where it applies (ring:
  * all-reduce, all-gather, reduce-scatter, broadcast; tree, hier, nvls,
- * nvlstree: all-reduce) and auto elsewhere, as NCCL falls back. hier =
- * intra-node reduce-scatter, inter-node ring all-reduces, intra-node
- * all-gather. nvls = in-switch reduction inside one node; nvlstree = NVLS
- * inside each node and a tree between the nodes (NCCL's NVLSTree). */
+ * nvlstree: all-reduce; pat: all-gather and reduce-scatter of a group with
+ * one rank on each node, net_pat_ok) and auto elsewhere, as NCCL falls
+ * back. hier = intra-node reduce-scatter, inter-node ring all-reduces,
+ * intra-node all-gather. nvls = in-switch reduction inside one node;
+ * nvlstree = NVLS inside each node and a tree between the nodes (NCCL's
+ * NVLSTree); pat = NCCL's Parallel Aggregated Trees (2.23 on: log-distance
+ * peers, coll.c "PAT"). */
 typedef enum {
 	NET_ALGO_AUTO = 0,
 	NET_ALGO_RING,
@@ -70,6 +73,7 @@ typedef enum {
 	NET_ALGO_HIER,
 	NET_ALGO_NVLS,
 	NET_ALGO_NVLSTREE,
+	NET_ALGO_PAT,
 	NET_ALGO_COUNT
 } net_algo;
 
@@ -274,6 +278,13 @@ int net_collective(const net_cluster *c, net_coll coll, const net_group *g, doub
 double net_proto_latency(const net_cluster *c, int nodes, double nsteps, double ninter,
 			 net_proto p);
 double net_proto_bw(net_proto p);
+/* The ring's latency, net_proto_latency's, but for a ring all-reduce,
+ * all-gather or reduce-scatter of one rank per node (one_per_node: see
+ * net_ring_one_per_node), whose network steps take the tree's network
+ * latency (NCCL 2.23 on, coll.c). */
+double net_ring_latency(const net_cluster *c, int nodes, bool one_per_node, double nsteps,
+			double ninter, net_proto p);
+bool net_ring_one_per_node(net_coll coll, const net_group *g);
 /* The double binary tree's tuning model (NCCL tuning.cc, S27; constants in
  * coll.c): its latency across `nodes` nodes for nsteps steps of which
  * ninter cross nodes (EFA terms included), and the fraction of bus
@@ -281,6 +292,16 @@ double net_proto_bw(net_proto p);
 double net_tree_latency(const net_cluster *c, int nodes, net_proto p, double nsteps,
 			double ninter);
 double net_tree_proto_bw(net_proto p, bool multi_node);
+/* PAT (coll.c "PAT"): whether NCCL runs it for collective `coll` on group
+ * g (all-gather or reduce-scatter, one rank on each of more than one node,
+ * the Simple protocol allowed: N tuning.cc:215-223, 295-304); its
+ * tuning-model latency for n = g's ranks on as many nodes (EFA terms
+ * included); and the fraction of the links' bus bandwidth its data time
+ * runs at, NCCL's 0.75 (tuning.cc:337): t_bw = S / (0.75 busbw), the whole
+ * buffer S (no (n-1)/n: tuning.cc:446-451 converts only the ring's). */
+bool net_pat_ok(const net_cluster *c, net_coll coll, const net_group *g);
+double net_pat_latency(const net_cluster *c, int n);
+#define NET_PAT_BW 0.75
 /* NVLSTree's latency across `nodes` nodes: NVLS's, 2 floor(log2 nodes)
  * network steps, and the EFA terms (coll.c). */
 double net_nvlstree_latency(const net_cluster *c, int nodes);
@@ -327,8 +348,8 @@ double net_efa_tuner_latency(const net_cluster *c);
  * for k = 8, 2 and 1, all-gather and reduce-scatter for k = 1; p5en and
  * p6-b200 all-reduce, all-gather and reduce-scatter for k = 8 and 1. False
  * (NCCL's lowest time decides) for other layouts, collectives and
- * platforms, where the region found forces PAT (not modelled: efa.c), and
- * with nccl_algo or nccl_proto forced (the plugin then defers to NCCL). */
+ * platforms, and with nccl_algo or nccl_proto forced (the plugin then
+ * defers to NCCL). */
 bool net_efa_region(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
 		    net_algo *algo, net_proto *proto);
 /* The ring's local step (coll.c, "The ring's local step"): the time an

@@ -6,8 +6,8 @@
 
 /* The aws-ofi-nccl region tuner's tables (efa_tables.c; efa.c tests the
  * points). A vertex is (bytes, ranks) as the plugin writes it; a region's
- * algorithm EFA_PAT is NCCL's PAT, which podsim does not model. */
-#define EFA_PAT         NET_ALGO_AUTO
+ * algorithm EFA_PAT is NCCL's PAT (coll.c "PAT"). */
+#define EFA_PAT         NET_ALGO_PAT
 #define EFA_MAX_VERTICES 20 /* TUNER_MAX_NUM_VERTICES, A include/tuner/nccl_ofi_tuner_region.h */
 
 typedef struct efa_pt {

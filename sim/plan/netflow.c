@@ -111,7 +111,7 @@ int plan_netflow_cost(plan_netflow *f, net_coll coll, const net_group *grp, int 
 		      int stride, double bytes, net_cost *out)
 {
 	const net_cluster *cl = &f->s->cluster;
-	/* [cluster] nccl_algo: ring, tree, hier and nvls are the flow model's
+	/* [cluster] nccl_algo: ring, tree, hier, nvls, nvlstree and pat are the flow model's
 	 * own; a forced one that does not apply to this collective falls back
 	 * to auto, as NCCL does. */
 	topo_algo ta = topo_algo_from_net(cl->algo);

@@ -85,16 +85,39 @@
  * collective across m nodes run at 1/kappa(m) of their capacity
  * (net_congestion), as net's B_nic.
  *
+ * PAT (all-gather, reduce-scatter; one rank on each of n nodes: NCCL's
+ * Parallel Aggregated Trees, net_pat_ok; its schedule is derived in
+ * sim/net/coll.c "PAT" from N src/include/collectives.h:442-922 and
+ * src/transport/generic.cc:69-81). Rank i has a connection per dimension
+ * d (2^d < n) to rank i + 2^d (all-gather sends that way; reduce-scatter
+ * sends to i - 2^d, generic.cc:76, 80), and dimension d carries
+ *     c_d = #{1 <= s < n : lowbit(s) = d} = floor((n - 1 + 2^d) / 2^(d+1))
+ * pieces of S/n per rank (n = 16: 8, 4, 2, 1; n = 3: 1, 1), sum n - 1. The
+ * kernel streams chunks through every dimension's slots at once, so one
+ * phase runs the log2 n flows of every rank together (the per-step
+ * order inside a chunk is not simulated: the flows carry each dimension's
+ * whole bytes, the links' load and the rank's total, (n-1)/n S, exactly).
+ * On a non-blocking fabric each rank's NIC carries its flows back to back
+ * at B_nic (max-min shares among flows of one sender and of one receiver,
+ * the same by symmetry, keep the NIC busy until the last ends): makespan
+ * (n-1)/n S / B_nic. NCCL's model charges PAT the whole buffer at 0.75 of
+ * the bus bandwidth (net.h NET_PAT_BW), so t_bw = makespan x n/(n-1) and
+ * time = net_pat_latency + t_bw / 0.75: net's S / (0.75 B_nic) where the
+ * links are uncongested (test_flow checks both models agree), slower
+ * where other traffic or a collision on the fabric slows a flow.
+ *
  * Pairwise all-to-all: every ordered pair sends S/n at once. P2P: one flow of
  * S from the first rank to the last.
  *
  * Latency and protocol: NCCL's tuning model from net (net_proto_latency):
- *     ring: nsteps = 2(n-1) (all-reduce) or n-1, ninter = (passes)(m-1);
+ *     ring: nsteps = 2(n-1) (all-reduce) or n-1, ninter = (passes)(m-1),
+ *           one rank per node with the tree's network step (net_ring_latency);
  *     tree: nsteps = 2((k-1) + ceil(log2 m)), ninter = 2 ceil(log2 m)
  *           (NCCL's tree latency shape; the ring's per-step constants are
  *           reused, assumed);
  *     hier: nsteps = 2(k-1) + 2(m-1), ninter = 2(m-1);
  *     nvls, nvlstree: net's (net_nvls_latency, net_nvlstree_latency);
+ *     pat: net_pat_latency (Simple only, t_bw at NET_PAT_BW);
  *     all-to-all, p2p: one step inside a node and one across (as net).
  * time = lat[p] + t_bw / protocol factor[p] + coll_overhead, minimised over
  * the protocols (LL128 only on NVLink nodes), as net_collective does; the
@@ -119,7 +142,8 @@
 #define SWITCH (-2)
 
 static const char *const algo_names[TOPO_ALGO_COUNT] = {"auto",     "ring",   "tree", "hier",
-                                                        "pairwise", "direct", "nvls", "nvlstree"};
+                                                        "pairwise", "direct", "nvls", "nvlstree",
+                                                        "pat"};
 
 const char *topo_algo_name(topo_algo a)
 {
@@ -143,6 +167,7 @@ topo_algo topo_algo_from_net(net_algo a)
 	       : a == NET_ALGO_HIER     ? TOPO_ALGO_HIER
 	       : a == NET_ALGO_NVLS     ? TOPO_ALGO_NVLS
 	       : a == NET_ALGO_NVLSTREE ? TOPO_ALGO_NVLSTREE
+	       : a == NET_ALGO_PAT      ? TOPO_ALGO_PAT
 	                                : TOPO_ALGO_AUTO;
 }
 
@@ -152,6 +177,7 @@ net_algo topo_algo_to_net(topo_algo a)
 	       : a == TOPO_ALGO_HIER     ? NET_ALGO_HIER
 	       : a == TOPO_ALGO_NVLS     ? NET_ALGO_NVLS
 	       : a == TOPO_ALGO_NVLSTREE ? NET_ALGO_NVLSTREE
+	       : a == TOPO_ALGO_PAT      ? NET_ALGO_PAT
 	                                 : NET_ALGO_RING;
 }
 
@@ -830,6 +856,29 @@ static int do_nvlstree(run *r, const geo *o, double S, shape *sh)
 	return rc;
 }
 
+/* PAT (header comment): one phase of every rank's flow per dimension. */
+static int do_pat(run *r, const geo *o, net_coll coll, const int *ranks, double S, shape *sh)
+{
+	int n = o->n, rc = SIM_OK;
+	phase p = {0};
+	for (int d = 0; (1 << d) < n && rc == SIM_OK; d++) {
+		int step = 1 << d, pieces = (n - 1 + step) >> (d + 1);
+		for (int i = 0; i < n && rc == SIM_OK; i++) {
+			int j = coll == NET_REDUCESCATTER ? (i - step + n) % n : (i + step) % n;
+			rc = phase_add(&p, ranks[i], ranks[j], -1, -1, pieces * S / n);
+		}
+	}
+	sh->t_bw = 0;
+	if (rc == SIM_OK)
+		rc = phase_run(r, &p, 1, &sh->t_bw);
+	sh->t_bw *= n / (n - 1.0); /* NCCL's model: the whole buffer (header) */
+	sh->nsteps = n - 1.0;
+	sh->ninter = n - 1.0;
+	sh->channels = 1;
+	phase_free(&p);
+	return rc;
+}
+
 /* Whether the group's nodes reduce in their NVSwitch (NVLS): NVSwitch nodes
  * with nvls_busbw, at least 2 ranks, and the Simple protocol allowed; one
  * node for NVLS, several with the same ranks on each for NVLSTree. */
@@ -857,6 +906,10 @@ static bool applies(const net_cluster *c, net_coll coll, topo_algo a, const geo 
 		return coll == NET_ALLREDUCE && o->m == 1 && nvls_ok(c, o);
 	case TOPO_ALGO_NVLSTREE:
 		return coll == NET_ALLREDUCE && o->m > 1 && o->k > 1 && o->regular && nvls_ok(c, o);
+	case TOPO_ALGO_PAT: {
+		net_group grp = {o->n, o->k, o->m, 0};
+		return o->regular && net_pat_ok(c, coll, &grp);
+	}
 	default:
 		return false;
 	}
@@ -880,24 +933,29 @@ static int time_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 	         : a == TOPO_ALGO_HIER     ? do_hier(r, o, S, &sh)
 	         : a == TOPO_ALGO_NVLS     ? do_nvls(r, o, ranks, S, &sh)
 	         : a == TOPO_ALGO_NVLSTREE ? do_nvlstree(r, o, S, &sh)
+	         : a == TOPO_ALGO_PAT      ? do_pat(r, o, coll, ranks, S, &sh)
 	                                   : do_pairs(r, o, coll, ranks, S, &sh);
 	if (rc != SIM_OK)
 		return rc;
 	const net_cluster *cl = &r->g->cl;
+	net_group grp = {o->n, o->k, o->m, 0};
 	double best = INFINITY;
-	bool nvls = a == TOPO_ALGO_NVLS || a == TOPO_ALGO_NVLSTREE;
-	if (nvls) { /* Simple only, net's NVLS latencies */
+	bool nvls = a == TOPO_ALGO_NVLS || a == TOPO_ALGO_NVLSTREE || a == TOPO_ALGO_PAT;
+	if (nvls) { /* Simple only, net's NVLS and PAT latencies */
 		c->proto = NET_PROTO_SIMPLE;
-		c->latency_s =
-		        a == TOPO_ALGO_NVLS ? net_nvls_latency(cl) : net_nvlstree_latency(cl, o->m);
-		best = c->latency_s + sh.t_bw;
+		c->latency_s = a == TOPO_ALGO_NVLS ? net_nvls_latency(cl)
+		               : a == TOPO_ALGO_PAT ? net_pat_latency(cl, o->n)
+		                                    : net_nvlstree_latency(cl, o->m);
+		best = c->latency_s + sh.t_bw / (a == TOPO_ALGO_PAT ? NET_PAT_BW : 1);
 	}
 	for (int p = 0; p < NET_PROTO_COUNT && !nvls; p++) {
 		if (!net_proto_ok(cl, (net_proto)p) || (only >= 0 && p != only))
 			continue;
 		bool tree = a == TOPO_ALGO_TREE;
 		double lat = tree ? net_tree_latency(cl, o->m, (net_proto)p, sh.nsteps, sh.ninter)
-		                  : net_proto_latency(cl, o->m, sh.nsteps, sh.ninter, (net_proto)p);
+		                  : net_ring_latency(cl, o->m, a == TOPO_ALGO_RING &&
+		                                     net_ring_one_per_node(coll, &grp),
+		                                     sh.nsteps, sh.ninter, (net_proto)p);
 		double t = tree ? lat + sh.t_bw / net_tree_proto_bw((net_proto)p, o->m > 1)
 		                : lat + sh.t_bw / net_proto_bw((net_proto)p);
 		if (t < best) {
@@ -985,11 +1043,13 @@ static int pick_algo(run *r, topo_coll_ctx *x, const geo *o, net_coll coll, cons
 	net_algo ra;
 	net_proto rp;
 	if (net_efa_choice(&view, coll, &grp, bytes, &ra, &rp)) {
-		bool ar = coll == NET_ALLREDUCE;
+		/* the collectives with a choice of algorithm take NCCL's */
+		bool pair = coll == NET_ALLREDUCE || coll == NET_ALLGATHER ||
+		            coll == NET_REDUCESCATTER;
 		topo_algo ta = topo_algo_from_net(ra);
-		if (!ar || (algo == TOPO_ALGO_AUTO ? applies(&g->cl, coll, ta, o) : ta == algo)) {
+		if (!pair || (algo == TOPO_ALGO_AUTO ? applies(&g->cl, coll, ta, o) : ta == algo)) {
 			only = (int)rp;
-			if (ar)
+			if (pair)
 				algo = ta;
 		} /* else (an irregular group) the flows' own pick, as before */
 	}

@@ -237,18 +237,19 @@ typedef enum {
 	TOPO_ALGO_DIRECT,   /* p2p: one flow */
 	TOPO_ALGO_NVLS,     /* all-reduce inside one NVSwitch node, reduced in the switch */
 	TOPO_ALGO_NVLSTREE, /* all-reduce: NVLS in every node, trees between the nodes */
+	TOPO_ALGO_PAT,      /* all-gather, reduce-scatter, one rank per node: NCCL's PAT */
 	TOPO_ALGO_COUNT
 } topo_algo;
 
 const char *topo_algo_name(topo_algo a);
 /* net's [cluster] nccl_algo as the flow model's algorithm: ring, tree, hier,
- * nvls and nvlstree map to theirs, auto to AUTO; and back: tree, hier, nvls
- * and nvlstree to theirs, every other flow algorithm to ring (as net reports
- * all-to-all and p2p). */
+ * nvls, nvlstree and pat map to theirs, auto to AUTO; and back: tree, hier,
+ * nvls, nvlstree and pat to theirs, every other flow algorithm to ring (as
+ * net reports all-to-all and p2p). */
 topo_algo topo_algo_from_net(net_algo a);
 net_algo topo_algo_to_net(topo_algo a);
 /* Parse "ring", "tree", "hier", "auto", "pairwise", "direct", "nvls",
- * "nvlstree". SIM_OK or SIM_ECONF. */
+ * "nvlstree", "pat". SIM_OK or SIM_ECONF. */
 int topo_algo_parse(const char *s, topo_algo *out);
 
 typedef struct topo_cost {

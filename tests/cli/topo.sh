@@ -84,6 +84,21 @@ fi
 	--set cluster.nccl_algo=tree --set cluster.nccl_proto=simple >"$tmp/f" || { echo "forced algo failed"; fail=1; }
 [ "$(grep -o '"algorithm": "tree", "protocol": "Simple"' "$tmp/f" | wc -l)" -eq 2 ] ||
 	{ echo "nccl_algo=tree, nccl_proto=simple not used by both models:"; cat "$tmp/f"; fail=1; }
+# nccl_algo = pat (NCCL's PAT: all-gather and reduce-scatter of one rank
+# per node, net/coll.c) at 256 MiB on tiny-2node's 2 nodes, one GPU each,
+# where auto runs the ring; --algo pat on an all-reduce is refused.
+"$podsim" coll --topology topologies/tiny-2node.ini --gpus 2 --stride 8 allgather 256MiB --json \
+	--set cluster.nccl_algo=pat >"$tmp/f" || { echo "forced pat failed"; fail=1; }
+[ "$(grep -o '"algorithm": "pat", "protocol": "Simple"' "$tmp/f" | wc -l)" -eq 2 ] ||
+	{ echo "nccl_algo=pat not used by both models:"; cat "$tmp/f"; fail=1; }
+"$podsim" coll --topology topologies/tiny-2node.ini --gpus 2 --stride 8 allgather 256MiB --json >"$tmp/f"
+[ "$(grep -o '"algorithm": "ring"' "$tmp/f" | wc -l)" -eq 2 ] ||
+	{ echo "auto at 256 MiB, 2 nodes: want the ring in both models:"; cat "$tmp/f"; fail=1; }
+if "$podsim" coll --topology topologies/tiny-2node.ini --gpus 2 --stride 8 --algo pat allreduce 1MiB \
+	>/dev/null 2>"$tmp/e"; then
+	echo "--algo pat allreduce: accepted"; fail=1
+fi
+grep -q 'does not apply' "$tmp/e" || { echo "--algo pat allreduce: no error"; cat "$tmp/e"; fail=1; }
 
 # ... and a step's collectives: quickstart with the tree forced differs from
 # auto (ring), and the flow and alpha-beta models give the same step.
@@ -107,7 +122,10 @@ awk '!/^#/ { n++; if ($2 != $7 || $4 != $9) bad = 1 } END { exit !(n == 1 && !ba
 # 1 rank per node: the region says Ring/LL128, where NCCL's own tuner
 # (ec2_instance = none) runs Tree/LL128; 256 MiB on 64 nodes, 2 per node:
 # Tree/Simple; a 64 MiB reduce-scatter on 16 nodes, 1 per node: on the
-# region's edge x = y + 22, ring/Simple.
+# region's edge x = y + 22, ring/Simple. With ec2_instance = p5en (its
+# tables for 1 rank per node, A :557-607): a 1 MiB all-gather or
+# reduce-scatter on 16 nodes lies in PAT/Simple's region, 32 MiB in
+# Ring/LL128's; both models run NCCL's PAT there (net/coll.c "PAT").
 efa_pair() { # ARGS... -> "flow-algo flow-proto ab-algo ab-proto"
 	"$podsim" coll --topology topologies/efa-h100-cluster.ini --json "$@" 2>&1 |
 		sed 's/.*"algorithm": "\([a-z]*\)", "protocol": "\([A-Za-z0-9]*\)".*"algorithm": "\([a-z]*\)", "protocol": "\([A-Za-z0-9]*\)".*/\1 \2 \3 \4/'
@@ -115,7 +133,10 @@ efa_pair() { # ARGS... -> "flow-algo flow-proto ab-algo ab-proto"
 for c in "ring LL128|--gpus 16 --stride 8 allreduce 32MiB" \
 	"tree LL128|--gpus 16 --stride 8 allreduce 32MiB --set node.ec2_instance=none" \
 	"tree Simple|--gpus 128 --stride 4 allreduce 256MiB" \
-	"ring Simple|--gpus 16 --stride 8 reducescatter 64MiB"; do
+	"ring Simple|--gpus 16 --stride 8 reducescatter 64MiB" \
+	"pat Simple|--gpus 16 --stride 8 allgather 1MiB --set node.ec2_instance=p5en" \
+	"pat Simple|--gpus 16 --stride 8 reducescatter 1MiB --set node.ec2_instance=p5en" \
+	"ring LL128|--gpus 16 --stride 8 allgather 32MiB --set node.ec2_instance=p5en"; do
 	want=${c%%|*}
 	# shellcheck disable=SC2086
 	got=$(efa_pair ${c#*|})

@@ -451,6 +451,65 @@ static void closed_forms_agree(void)
 	}
 }
 
+/* PAT (sim/topo/coll.c, net/coll.c "PAT") against its closed form on a
+ * non-blocking fat tree of DGX A100 nodes, one rank per node (GPU 0 of each:
+ * ranks 0, 8, 16, ...), n = 12 (not a power of 2: the peers at distance
+ * 1, 2, 4, 8 get c_d = floor((11 + 2^d) / 2^(d+1)) = 6, 3, 1, 1 pieces of
+ * S/12 per rank, sum 11), 16 and 64 nodes. Each rank's NIC (24 GB/s)
+ * carries its flows back to back: makespan (n-1)/n S / 24 GB/s, t_bw = S /
+ * 24 GB/s, time = net_pat_latency + S / 18 GB/s + coll_overhead: net's, to
+ * the ps clock's rounding (1e-6). The groups span several leaves (HDR
+ * leaves face 20 NICs) and the spine, where a collision of the d-mod-k
+ * routes would show as a slower flow: none here. Auto picks the same
+ * algorithm and protocol in both models at 64 KiB (PAT) and 256 MiB
+ * (ring, Simple). */
+static void pat_agrees(void)
+{
+	const int nodes[] = {12, 16, 64};
+	for (int t = 0; t < 3; t++) {
+		char text[512];
+		snprintf(text, sizeof text,
+		         "include = topologies/nodes/dgx-a100-80g.ini\n[cluster]\nname = t\nnodes = %d\n"
+		         "fabric = fat-tree\n",
+		         nodes[t]);
+		net_cluster c;
+		topo_graph *g = graph_of(text, &c);
+		if (!g)
+			continue;
+		int n = nodes[t], ranks[64];
+		for (int i = 0; i < n; i++)
+			ranks[i] = 8 * i;
+		net_group grp;
+		net_group_make(&c, n, 8, &grp);
+		net_cluster forced = c;
+		forced.algo = NET_ALGO_PAT;
+		for (int coll = NET_ALLGATHER; coll <= NET_REDUCESCATTER; coll++)
+			for (double S = 65536; S <= 256.0 * 1048576; S *= 64) {
+				topo_cost fc, fa;
+				net_cost ac, aa;
+				CHECK_INT(topo_collective(g, (net_coll)coll, ranks, n, S, TOPO_ALGO_PAT, &fc),
+				          SIM_OK);
+				CHECK_INT(net_collective(&forced, (net_coll)coll, &grp, S, &ac), SIM_OK);
+				CHECK_INT(fc.algo, TOPO_ALGO_PAT);
+				CHECK_INT(ac.algo, NET_ALGO_PAT);
+				CHECK_NEAR(fc.time_s, ac.time_s, 1e-6);
+				CHECK_NEAR(fc.bw_time_s, S / 24e9, 1e-6);
+				CHECK_NEAR(fc.latency_s, net_pat_latency(&c, n), 1e-12);
+				CHECK_INT(topo_collective(g, (net_coll)coll, ranks, n, S, TOPO_ALGO_AUTO, &fa),
+				          SIM_OK);
+				CHECK_INT(net_collective(&c, (net_coll)coll, &grp, S, &aa), SIM_OK);
+				CHECK_INT(topo_algo_to_net(fa.algo), aa.algo);
+				CHECK_INT(fa.proto, aa.proto);
+				CHECK_NEAR(fa.time_s, aa.time_s, 1e-6);
+				if (S == 65536)
+					CHECK_INT(fa.algo, TOPO_ALGO_PAT);
+				if (S == 256.0 * 1048576)
+					CHECK_INT(fa.algo, TOPO_ALGO_RING);
+			}
+		topo_free(g);
+	}
+}
+
 /* A data-parallel all-reduce of S = 1 GiB over 4 ranks 24 apart (a plan
  * with order tp-cp-pp-dp, tp 8, pp 3, dp 4 on 12 nodes: rank r's group is
  * r, r+24, r+48, r+72, i.e. one GPU on each of nodes n, n+3, n+6, n+9). The
@@ -945,13 +1004,17 @@ static void routes_across_sizes(void)
 		same_as_new(g, fat_tree_12, 96, &q[i]);
 	long long reused, routed;
 	topo_route_stats(g, &reused, &routed);
-	CHECK_INT(routed, 2); /* the ring, the tree */
-	CHECK_INT(reused, 5); /* all-gather, reduce-scatter, all-reduce's ring, forced tree's two */
+	/* the ring, the tree, PAT's reduce-scatter and all-gather flows (one
+	 * rank per node: PAT applies, its two directions differ) */
+	CHECK_INT(routed, 4);
+	/* all-gather's ring, the 3 MiB reduce-scatter's ring and PAT,
+	 * all-reduce's ring, forced tree's two */
+	CHECK_INT(reused, 6);
 	for (int i = 0; i < NQ; i++) /* the next plan: every route known */
 		same_as_new(g, fat_tree_12, 96, &q[i]);
 	topo_route_stats(g, &reused, &routed);
-	CHECK_INT(routed, 2);
-	CHECK_INT(reused, 5 + 7);
+	CHECK_INT(routed, 4);
+	CHECK_INT(reused, 6 + 10);
 	topo_free(g);
 	for (int order = 0; order < 2; order++) {
 		topo_graph *e = efa_4();
@@ -982,6 +1045,7 @@ int main(void)
 	incremental_work();
 	pcie_box();
 	closed_forms_agree();
+	pat_agrees();
 	group_oversubscription();
 	context_reuse();
 	routes_across_sizes();

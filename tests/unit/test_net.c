@@ -125,6 +125,95 @@ static void test_allreduce_2nodes(void)
 	CHECK_NEAR(k.busbw_Bps, 12e9, 1e-12);
 }
 
+/* PAT (coll.c "PAT"; N = NVIDIA/nccl 5067397c src/graph/tuning.cc) on DGX
+ * A100 nodes, a group of one rank per node (stride 8): B = 1/8 x 8 x 25 GB/s
+ * x 0.96 = 24 GB/s, no coll_overhead. Per n:
+ *   PAT (Simple):  lat = 8.0 + 2.8 n + floor(log2 n) x 14 / 3.5 us,
+ *                  t = lat + S / (0.75 B) = lat + S / 18 GB/s;
+ *   ring, one rank per node (the tree's network step, tuning.cc:386-388):
+ *     LL      6.6 + 5.0 (n-1) us + (n-1)/n S / (0.5 B),
+ *     LL128  14.0 + 8.5 (n-1) us + (n-1)/n S / (0.92 B),
+ *     Simple  8.4 + 14  (n-1) us + (n-1)/n S / B.
+ * n = 16: PAT 68.8 us, ring LL 81.6, LL128 141.5, Simple 218.4 us.
+ *   64 KiB: PAT 68.8 + 3.64 = 72.44 us < ring LL 81.6 + 5.12 = 86.72: PAT;
+ *   1 MiB:  PAT 68.8 + 58.25 = 127.05 us < LL 163.52, LL128 186.0: PAT;
+ *   PAT = ring LL128 at S = 72.7 us / (1/18 - (15/16)/22.08 GB/s) = 5.55 MB,
+ *   so 16 MiB: LL128 141.5 + 712.3 = 853.8 us < PAT 1000.9: ring;
+ *   256 MiB: Simple 8.4 + 210 + 10485.8 = 10704.2 us (LL128 11537.6): ring.
+ * n = 64: PAT 8 + 179.2 + 6 x 4 = 211.2 us, ring LL 321.6, LL128 549.5,
+ *   Simple 890.4 us. 1 MiB: PAT 211.2 + 58.25 = 269.5 us < LL 321.6 +
+ *   85.98 = 407.6: PAT; PAT = LL128 at 338.3 us / (1/18 - (63/64)/22.08)
+ *   GB/s = 30.6 MB: 16 MiB PAT (1143.3 us < 1297.0), 64 MiB ring LL128
+ *   (3539.6 < PAT 3939.4).
+ * PAT applies to all-gather and reduce-scatter of one rank per node only:
+ * not to all-reduce, not to 8 ranks per node (nccl_algo = pat there falls
+ * back to the lowest time: the ring), not with nccl_proto = ll. */
+static void test_pat(void)
+{
+	net_cluster c = dgx_a100(64);
+	const double MiB = 1048576.0, B = 24e9;
+	const struct {
+		int n;
+		double S;
+		net_algo algo;
+		net_proto proto;
+		double t_us;
+	} cases[] = {
+	        {16, 64 * 1024, NET_ALGO_PAT, NET_PROTO_SIMPLE, 68.8 + 65536 / 18e3},
+	        {16, MiB, NET_ALGO_PAT, NET_PROTO_SIMPLE, 68.8 + MiB / 18e3},
+	        {16, 16 * MiB, NET_ALGO_RING, NET_PROTO_LL128, 141.5 + 15.0 / 16 * 16 * MiB / (0.92 * B) * 1e6},
+	        {16, 256 * MiB, NET_ALGO_RING, NET_PROTO_SIMPLE, 218.4 + 15.0 / 16 * 256 * MiB / B * 1e6},
+	        {64, MiB, NET_ALGO_PAT, NET_PROTO_SIMPLE, 211.2 + MiB / 18e3},
+	        {64, 16 * MiB, NET_ALGO_PAT, NET_PROTO_SIMPLE, 211.2 + 16 * MiB / 18e3},
+	        {64, 64 * MiB, NET_ALGO_RING, NET_PROTO_LL128, 549.5 + 63.0 / 64 * 64 * MiB / (0.92 * B) * 1e6},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		for (int coll = NET_ALLGATHER; coll <= NET_REDUCESCATTER; coll++) {
+			net_group g;
+			net_cost k;
+			net_group_make(&c, cases[i].n, 8, &g);
+			CHECK_INT(net_pat_ok(&c, (net_coll)coll, &g), 1);
+			CHECK_INT(net_collective(&c, (net_coll)coll, &g, cases[i].S, &k), SIM_OK);
+			CHECK_INT(k.algo, cases[i].algo);
+			CHECK_INT(k.proto, cases[i].proto);
+			CHECK_NEAR(k.time_s, cases[i].t_us * 1e-6, 1e-9);
+			CHECK_NEAR(k.inter_bytes, (cases[i].n - 1.0) / cases[i].n * cases[i].S, 1e-12);
+		}
+	}
+	/* forced: PAT at 256 MiB on 16 nodes, 68.8 us + 256 MiB / 18 GB/s */
+	net_cluster f = c;
+	f.algo = NET_ALGO_PAT;
+	net_group g;
+	net_cost k;
+	net_group_make(&f, 16, 8, &g);
+	CHECK_INT(net_collective(&f, NET_ALLGATHER, &g, 256 * MiB, &k), SIM_OK);
+	CHECK_INT(k.algo, NET_ALGO_PAT);
+	CHECK_NEAR(k.time_s, 68.8e-6 + 256 * MiB / 18e9, 1e-9);
+	CHECK_NEAR(k.latency_s, 68.8e-6, 1e-9);
+	/* the ring forced at 64 KiB: LL, 81.6 + 5.12 us */
+	f.algo = NET_ALGO_RING;
+	CHECK_INT(net_collective(&f, NET_ALLGATHER, &g, 65536, &k), SIM_OK);
+	CHECK_INT(k.algo, NET_ALGO_RING);
+	CHECK_NEAR(k.time_s, 81.6e-6 + 15.0 / 16 * 65536 / (0.5 * B), 1e-9);
+	/* not all-reduce, not 8 ranks per node, not LL only */
+	CHECK_INT(net_pat_ok(&c, NET_ALLREDUCE, &g), 0);
+	f.algo = NET_ALGO_PAT;
+	CHECK_INT(net_collective(&f, NET_ALLREDUCE, &g, 65536, &k), SIM_OK);
+	CHECK_INT(k.algo == NET_ALGO_PAT, 0);
+	net_group_make(&f, 128, 1, &g);
+	CHECK_INT(net_pat_ok(&f, NET_ALLGATHER, &g), 0);
+	CHECK_INT(net_collective(&f, NET_ALLGATHER, &g, 65536, &k), SIM_OK);
+	CHECK_INT(k.algo, NET_ALGO_RING);
+	net_cluster ll = c;
+	ll.proto = NET_PROTO_LL + 1;
+	net_group_make(&ll, 16, 8, &g);
+	CHECK_INT(net_pat_ok(&ll, NET_ALLGATHER, &g), 0);
+	CHECK_INT(net_collective(&ll, NET_ALLGATHER, &g, 65536, &k), SIM_OK);
+	CHECK_INT(k.algo, NET_ALGO_RING);
+	/* the latency alone, n = 3 (floor(log2 3) = 1): 8 + 8.4 + 4 = 20.4 us */
+	CHECK_NEAR(net_pat_latency(&c, 3), 20.4e-6, 1e-12);
+}
+
 /* All-gather and reduce-scatter move (n-1)/n * S: half an all-reduce's bytes,
  * with n-1 = 7 steps: lat = 8.4 + 7 * 3.4 = 32.2 us (Simple). Broadcast is a
  * pipelined ring: S / busbw. */
@@ -644,7 +733,6 @@ static void test_efa_region(void)
 static const char *efa_pick(const net_cluster *c, net_coll coll, int size, int stride,
 			    double bytes)
 {
-	static const char *const an[] = {"auto", "ring", "tree", "hier", "nvls", "nvlstree"};
 	static const char *const pn[] = {"LL", "LL128", "Simple"};
 	static char out[32];
 	net_group g;
@@ -653,7 +741,7 @@ static const char *efa_pick(const net_cluster *c, net_coll coll, int size, int s
 	net_group_make(c, size, stride, &g);
 	if (!net_efa_region(c, coll, &g, bytes, &a, &p))
 		return "-";
-	snprintf(out, sizeof out, "%s/%s", an[a], pn[p]);
+	snprintf(out, sizeof out, "%s/%s", net_algo_name(a), pn[p]);
 	return out;
 }
 
@@ -700,8 +788,7 @@ static const char *efa_pick(const net_cluster *c, net_coll coll, int size, int s
  *     Ring/Simple and Tree/Simple, which share it): ring/LL128.
  * p5en, 1 rank per node, all-gather (A :557-607): PAT/Simple left of the
  * chain (8388608, 8) - (16777216, 16) - (16777216, 32): at 16 ranks 16 MiB.
- * 1 MiB on 16 nodes lies in it: PAT, not modelled (efa.c), so none (NCCL's
- * lowest time among podsim's algorithms, the ring); 32 MiB: Ring/LL128
+ * 1 MiB on 16 nodes lies in it: pat/Simple; 32 MiB: Ring/LL128
  * (16777217 - 50331648 B at y = 4); 256 MiB: ring/Simple.
  * p6-b200, 8 ranks per node, all-reduce on 4 nodes (32 ranks, A :978-1055):
  * 1 MiB between Tree/LL's 393216 B and Tree/LL128's 18350080 B at y = 5:
@@ -748,12 +835,16 @@ static void test_efa_layouts(void)
 	net_cluster nonvls = c;
 	nonvls.node.nvls_busbw_Bps = 0;
 	CHECK_STR(efa_pick(&nonvls, NET_ALLREDUCE, 32, 4, 256 * MiB), "-");
-	/* p5en: PAT where the table has it (not modelled), its rings elsewhere */
+	/* p5en: PAT where the table has it, its rings elsewhere */
 	net_algo a[4];
 	net_proto p[4];
 	CHECK_INT(net_efa_regions(NET_EC2_P5EN, NET_ALLGATHER, 1, MiB, 16, a, p, 4), 1);
 	CHECK_INT(a[0], EFA_PAT);
-	CHECK_STR(efa_pick(&en, NET_ALLGATHER, 16, 8, MiB), "-");
+	CHECK_INT(EFA_PAT, NET_ALGO_PAT);
+	CHECK_STR(efa_pick(&en, NET_ALLGATHER, 16, 8, MiB), "pat/Simple");
+	CHECK_STR(efa_pick(&en, NET_REDUCESCATTER, 16, 8, MiB), "pat/Simple");
+	/* PAT needs the Simple protocol: with nccl_proto forced the plugin
+	 * defers to NCCL anyway */
 	CHECK_STR(efa_pick(&en, NET_ALLGATHER, 16, 8, 32 * MiB), "ring/LL128");
 	CHECK_STR(efa_pick(&en, NET_ALLGATHER, 16, 8, 256 * MiB), "ring/Simple");
 	/* p6-b200, 8 ranks per node */
@@ -762,7 +853,7 @@ static void test_efa_layouts(void)
 	/* The region's pair is the one both models time: net_collective
 	 * (alpha-beta) here, sim/topo's flows through the same net_efa_choice
 	 * (test_flow). A 1 MiB all-gather on 16 p5en nodes (PAT in the table)
-	 * runs podsim's ring at NCCL's lowest time. */
+	 * runs PAT/Simple. */
 	net_group g;
 	net_cost k;
 	net_group_make(&c, 64, 4, &g);
@@ -774,7 +865,13 @@ static void test_efa_layouts(void)
 	CHECK_INT(k.proto, NET_PROTO_SIMPLE);
 	net_group_make(&en, 16, 8, &g);
 	CHECK_INT(net_collective(&en, NET_ALLGATHER, &g, MiB, &k), SIM_OK);
+	CHECK_INT(k.algo, NET_ALGO_PAT);
+	CHECK_INT(k.proto, NET_PROTO_SIMPLE);
+	CHECK_NEAR(k.latency_s, net_pat_latency(&en, 16), 1e-12);
+	/* 32 MiB: the region's Ring/LL128 */
+	CHECK_INT(net_collective(&en, NET_ALLGATHER, &g, 32 * MiB, &k), SIM_OK);
 	CHECK_INT(k.algo, NET_ALGO_RING);
+	CHECK_INT(k.proto, NET_PROTO_LL128);
 	/* The tuner latency NCCL sees: 75 us on p5/p5e, 35 on p5en, p6-b200. */
 	CHECK_NEAR(net_efa_tuner_latency(&c), 75e-6, 1e-15);
 	CHECK_NEAR(net_efa_tuner_latency(&en), 35e-6, 1e-15);
@@ -1030,6 +1127,7 @@ int main(void)
 	test_allreduce_node();
 	test_allreduce_2nodes();
 	test_allgather();
+	test_pat();
 	test_ring_local();
 	test_protocols();
 	test_p2p_alltoall();
