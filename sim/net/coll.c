@@ -341,18 +341,24 @@ static const double proto_bw[NET_PROTO_COUNT] = {0.5, 0.92, 1.0};
 
 /* NCCL's tuning model for the double binary tree (tuning.cc, S27):
  *   latency per protocol LL / LL128 / Simple, in us:
- *     base            6.8 / 14.0 / 0    (hardware.csv latency,NCCL model
+ *     base            6.8 / 14.0 / 8.4  (hardware.csv latency,NCCL model
  *                                        (~2.20-2.21 tuning.cc),base_lat_ring: note "tree")
- *     per NVLink step 0.6 / 1.25 / 28   (...,hw_lat_nvlink_ring: note "tree")
- *     per net step    5.0 / 8.5 / 28    (...,hw_lat_net_ring: note "tree")
+ *     per NVLink step 0.6 / 1.25 / 4.0  (...,hw_lat_nvlink_ring: note "tree")
+ *     per net step    5.0 / 8.5 / 14    (...,hw_lat_net_ring: note "tree")
+ *     Simple's three as NCCL 2.23 set them (N tuning.cc:150, 157, 171 at
+ *     5067397c; 2.23.4-1, 68b54236: 0 / 28 / 28 in 2.20-2.21, the rows of
+ *     hardware.csv), the release whose PAT and one-rank-per-node ring
+ *     latency (below) podsim models, so the tuner weighs the three
+ *     algorithms with one NCCL's constants; no validation row moves
+ *     (microbench, calibration, EFA: identical);
  *     PCIe steps use the NVLink tree values (NCCL's PCIe tree row
- *     1.0 / 1.9 / 28 is close; hardware.md section 13);
+ *     1.0 / 1.9 / 4.0 is close; hardware.md section 13);
  *   bandwidth: busBw x 0.92 for tree all-reduce and the protocol caps LL
  *   1/3.8, LL128 120/128 across nodes (7/9 inside one), Simple 1
  *   (tuning.cc "model refinements", S27; not in hardware.csv). */
-static const double tree_base_us[NET_PROTO_COUNT] = {6.8, 14.0, 0};
-static const double tree_intra_us[NET_PROTO_COUNT] = {0.6, 1.25, 28};
-static const double tree_net_us[NET_PROTO_COUNT] = {5.0, 8.5, 28};
+static const double tree_base_us[NET_PROTO_COUNT] = {6.8, 14.0, 8.4};
+static const double tree_intra_us[NET_PROTO_COUNT] = {0.6, 1.25, 4.0};
+static const double tree_net_us[NET_PROTO_COUNT] = {5.0, 8.5, 14};
 #define TREE_BW_DERATE 0.92
 
 /* NVLSTree's network step, Simple (N tuning.cc:172-174, hwLat NET NVLSTree). */
