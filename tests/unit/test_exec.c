@@ -1265,6 +1265,41 @@ static void test_mixed_links_net(const plan_scenario *m)
 	CHECK_NEAR(c.time_s - c.latency_s - 42e-6, 1.5 * S / 24e9, 1e-9);
 }
 
+/* The text stored with the run keeps the A100 node's [node] keys as an
+ * [other_node] section beside [other_gpu]: with [cluster] other_gpu's path
+ * pointing nowhere it loads to the same links and the same step, and its
+ * own text is itself. */
+static void test_mixed_links_text(const plan_scenario *m, double step_s)
+{
+	sim_diag *d = sim_diag_new();
+	char *text = plan_scenario_text(m);
+	const char *path = text ? strstr(text, "other_gpu = topologies/") : NULL;
+	const char *sec = text ? strstr(text, "\n[other_node]\nname = dgx-a100-40g\n") : NULL;
+	CHECK(path && sec && strstr(text, "\n[other_gpu]\nname = a100-sxm4-40g\n"));
+	plan_scenario *s = NULL;
+	exec_result *r = calloc(1, sizeof *r);
+	if (path && sec && r) {
+		text[(size_t)(path - text) + strlen("other_gpu = ")] = 'T';
+		bool alike = true;
+		CHECK_INT(plan_scenario_load_stored(text, d, &s, &alike), SIM_OK);
+		CHECK(!alike);
+		char *again = s ? plan_scenario_text(s) : NULL;
+		CHECK(again && !strcmp(again, text));
+		free(again);
+		if (s) {
+			CHECK(s->other_links);
+			CHECK(!memcmp(&s->other_net, &m->other_net, sizeof s->other_net));
+			CHECK_INT(exec_run(s, r), SIM_OK);
+			CHECK_NEAR(r->step_s, step_s, 0);
+		}
+	}
+	free(r);
+	free(text);
+	plan_scenario_free(s);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+}
+
 static void test_mixed_links(void)
 {
 	static const char *const models[] = {"alpha-beta", "flow"};
@@ -1290,8 +1325,10 @@ static void test_mixed_links(void)
 		    CHECK_INT(exec_replicas_open(m, gm, &x), SIM_OK)) {
 			CHECK(m->other_links && !o->other_links);
 			CHECK_STR(m->other_net.name, "dgx-a100-40g");
-			if (k == 0)
+			if (k == 0) {
 				test_mixed_links_net(m);
+				test_mixed_links_text(m, rm->step_s);
+			}
 			CHECK_NEAR(rm->step_s, ra->step_s, 0);
 			CHECK(ro->step_s < rm->step_s);
 			CHECK_INT(rm->mixed.replica, 2);
