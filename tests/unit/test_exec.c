@@ -1339,6 +1339,16 @@ static void test_mixed_links(void)
 			CHECK(same_stream(x, 0, ga, PLAN_STREAM_DP, &n) && n > 0);
 			CHECK(same_stream(x, 0, gh, PLAN_STREAM_COMPUTE, &n) && n > 0);
 			step[k] = rm->step_s;
+			/* stragglers on top: the pruned replays (every replica that a
+			 * mixed group touches bounded by the ratio) find the
+			 * exhaustive step */
+			exec_straggle_opts so = {0};
+			so.slow_factor = 1, so.sigma = 0.05, so.steps = 3, so.seed = 5;
+			exec_straggle p1, ex;
+			CHECK_INT(exec_stragglers(m, &so, &p1), SIM_OK);
+			so.exhaustive = true;
+			CHECK_INT(exec_stragglers(m, &so, &ex), SIM_OK);
+			CHECK_NEAR(p1.mean_s, ex.mean_s, 0);
 		}
 		exec_replicas_close(x);
 		plan_graph_free(gm), plan_graph_free(gh), plan_graph_free(ga);
