@@ -24,11 +24,19 @@
  *   (reduce) and down (broadcast), chunks pipelined: the tree runs at its
  *   slowest edge, an inter-node edge at the lower NIC share and the chain
  *   inside a node at the lower scale-up rate: the same node.
+ *   NCCL does the same when it sets a communicator up: every rank's
+ *   search of its own node is all-gathered and each algorithm's graph
+ *   keeps the minimum over ranks of its channels, intra-node and inter-node
+ *   bandwidth and the maximum (slowest) link type (N = NVIDIA/nccl
+ *   5067397c, src/init.cc:1439-1445: nChannels, bwIntra, bwInter = min,
+ *   typeIntra, typeInter = max), and its tuning model then times and picks
+ *   every algorithm of the communicator on those: one view of the slowest
+ *   node, as here.
  *   NVLS works inside one node (a group over both types spans nodes), and
- *   NVLSTree needs the switch's reduction on every node of the group
- *   (NCCL enables NVLS for a communicator only when every rank's node
- *   supports it): nvls_busbw is the lower of the two, 0 where either node
- *   has none. coll_overhead is the larger. ring_local_bw (the ring's local
+ *   NVLSTree needs the switch's reduction on every node of the group: a
+ *   rank without NVLS has no NVLS channels, the minimum is 0 and NCCL turns
+ *   NVLS off for the communicator (N src/init.cc:1453): nvls_busbw is the
+ *   lower of the two, 0 where either node has none. coll_overhead is the larger. ring_local_bw (the ring's local
  *   step, inside one node only) the lower where both have one, else the
  *   one set (0 = no local step: faster). The node's own figures beside the
  *   links (host memory, NVMe, power) stay a's: those are per node, not per
