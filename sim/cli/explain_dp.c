@@ -194,7 +194,7 @@ static void zero3_host_why(FILE *o, const plan_scenario *s)
 static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_s, double exposed)
 {
 	const plan_spec *p = &s->plan;
-	char t[768], a[32];
+	char t[900], a[32];
 	double mx, last, host;
 	int nb = p->zero >= 3 ? plan_zero3_buckets(s, 0, &mx, &last, &host) : 0;
 	if (p->zero >= 3 && nb > 0) {
@@ -243,7 +243,7 @@ static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_
 	         "(each pays the latency and the fixed overhead)%s, %s: %s of DP work in all. Only "
 	         "what is "
 	         "left after the stage's last compute task, or what stalls a later one, is "
-	         "exposed: %.0f%% of that work, %.0f%% of the one-ring time.",
+	         "exposed: %.0f%% of that work, %.0f%% of the one-ring time.%s",
 	         p->zero >= 1 ? (grad_rs(s) ? " as reduce-scatters, then the optimizer's all-gather"
 	                                    : " as all-reduces (each rank keeps its slice), then "
 	                                      "the optimizer's all-gather")
@@ -262,7 +262,12 @@ static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_
 	                   "= false)",
 	         explain_unit(buckets_s, SIM_UNIT_TIME, a, sizeof a),
 	         buckets_s > 0 ? 100.0 * exposed / buckets_s : 0,
-	         ring > 0 ? 100.0 * exposed / ring : 0);
+	         ring > 0 ? 100.0 * exposed / ring : 0,
+	         s->nother > 0 && s->other_links
+	                 ? " These times are on the main node type's links; a group with "
+	                   "ranks on [cluster] other_gpu's nodes runs at their slowest hop "
+	                   "(section 10)."
+	                 : "");
 	explain_why(o, t);
 }
 

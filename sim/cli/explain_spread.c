@@ -160,6 +160,41 @@ void explain_spread(FILE *o, const plan_scenario *s, const exec_result *r)
 
 /* ----------------------------------------------------------------- mixed -- */
 
+/* A node's scale-up rate and NIC total per GPU, for the links line. */
+static void links_of(const net_node *n, char *out, size_t cap)
+{
+	char a[48], b[48];
+	snprintf(out, cap, "%s per GPU on %s, NICs %s per GPU",
+	         explain_unit(n->intra_Bps * n->intra_eff, SIM_UNIT_BANDWIDTH, a, sizeof a),
+	         n->intra == NET_INTRA_PCIE ? "PCIe" : "NVLink",
+	         explain_unit(n->nics * n->nic_Bps * n->nic_eff / (n->gpus > 0 ? n->gpus : 1),
+	                      SIM_UNIT_BANDWIDTH, b, sizeof b));
+}
+
+/* Section 10's links line: with other_gpu's own node (a node file), what
+ * each group runs at (net/mixed.c, exec/straggle.c). */
+static void explain_mixed_links(FILE *o, const plan_scenario *s)
+{
+	if (!s->other_links) {
+		fprintf(o, "  links        every node's are %s's ([cluster] other_gpu names a GPU "
+		           "file)\n",
+		        s->cluster.node.name);
+		return;
+	}
+	net_node w;
+	net_node_slowest(&s->cluster.node, &s->other_net, &w);
+	char a[160], b[160], c[160];
+	links_of(&s->cluster.node, a, sizeof a);
+	links_of(&s->other_net, b, sizeof b);
+	links_of(&w, c, sizeof c);
+	fprintf(o,
+	        "  links        %s: %s; %s: %s. A group wholly on one type runs at its links (the "
+	        "graph built again on %s's, task for task); a group over both (a data-parallel "
+	        "group with a rank on either, a pipeline send between them, a stage over both) "
+	        "at its slowest hop, NCCL's ring and tree: %s\n",
+	        s->cluster.node.name, a, s->other_net.name, b, s->other_net.name, c);
+}
+
 /* 10. With nodes of another GPU type ([cluster] other_gpu, other_nodes): how
  * the step of exec_result.mixed comes about (exec/mixed.c derives it). */
 void explain_mixed(FILE *o, const plan_scenario *s, const exec_result *r)
@@ -181,6 +216,7 @@ void explain_mixed(FILE *o, const plan_scenario *s, const exec_result *r)
 	        m->gpu, m->stage, m->replica, explain_unit(m->stage_s, SIM_UNIT_TIME, a, sizeof a),
 	        explain_unit(m->stage_base_s, SIM_UNIT_TIME, b, sizeof b), r->gpu,
 	        m->stage_base_s > 0 ? m->stage_s / m->stage_base_s : 0.0);
+	explain_mixed_links(o, s);
 	fprintf(o,
 	        "  interference %.3g of a compute task's rate beside a collective on %s, %.3g on "
 	        "%s ([gpu] interference)\n",
@@ -213,9 +249,13 @@ void explain_mixed(FILE *o, const plan_scenario *s, const exec_result *r)
 	         "the data-parallel replicas meet at the gradient reduction, which waits for the "
 	         "last replica's buckets, so the step is the slowest replica's; inside a replica "
 	         "the mixed stage delays the micro-batches behind it through the schedule, which "
-	         "the replica's replay gives. Approximated: collectives and copies keep the main "
-	         "node type's NVLink, NICs and fabric (%s's own node may differ), and the "
-	         "energy lines count %s's power on every GPU.",
-	         m->gpu, r->gpu);
+	         "the replica's replay gives. %s, and the energy lines count %s's power on "
+	         "every GPU.",
+	         s->other_links ? "Approximated: the replay's NIC and uplink sharing use the main "
+	                          "node type's NIC rate"
+	                        : "Approximated: collectives and copies keep the main node type's "
+	                          "NVLink, NICs and fabric (name a node file in [cluster] "
+	                          "other_gpu for its own)",
+	         r->gpu);
 	explain_why(o, text);
 }

@@ -42,7 +42,12 @@ typedef struct exec_replicas {
 	double base_s;       /* g's step (every GPU of the main type) */
 	/* mixed nodes (NULL, 0 when every node is alike) */
 	uint8_t *kind;       /* per instance: EXEC_GPU_* */
-	sim_time *other;     /* per task: its duration on other_gpu */
+	sim_time *other;     /* per task: its duration on other_gpu and its node's links */
+	/* with other_gpu's own node (plan_scenario.other_links): per task its
+	 * duration on the links of both node types' slowest (net_node_slowest),
+	 * for transfers whose group spans both; NULL otherwise */
+	sim_time *meet;
+	uint8_t *dpkind;     /* per stage: the kind of its data-parallel groups (links) */
 	double ratio;        /* bound factor of a mixed instance (straggle.c) */
 	double *intf;        /* per rank class: interference of the replica set */
 	double intf_kind[3];

@@ -178,6 +178,13 @@ static void instance_kinds(exec_replicas *x, const plan_scenario *s)
 			x->kind[i] = x->kind[x->up[i]];
 	}
 	static const uint8_t of[4] = {EXEC_GPU_MAIN, EXEC_GPU_MAIN, EXEC_GPU_OTHER, EXEC_GPU_BOTH};
+	if (x->dpkind) { /* a stage's data-parallel groups: its instances of every replica */
+		memset(x->dpkind, 0, (size_t)x->pp);
+		for (int i = 0; i < n; i++)
+			x->dpkind[i % x->pp] |= x->kind[i];
+		for (int k = 0; k < x->pp; k++)
+			x->dpkind[k] = of[x->dpkind[k]];
+	}
 	for (int i = 0; i < n; i++)
 		x->kind[i] = of[x->kind[i]];
 	x->mixed_replicas = 0;
@@ -197,30 +204,52 @@ static double rate_ratio(double main, double other)
 	return other > main ? (1 - main) / (1 - other) : 1.0;
 }
 
-/* Mixed nodes: g's twin on other_gpu (plan_build with that GPU: the same
- * tasks, edges and order, other durations), its durations into x->other,
- * and the bound's ratio (file comment). */
+/* g's twin built on scenario o (the same tasks, edges and order, other
+ * durations): its durations into *dur, the largest ratio of a task's to
+ * g's into *r (no smaller than it was), and g2 (the caller frees it). */
+static int twin(const exec_replicas *x, const plan_scenario *o, sim_time *dur, double *r,
+		plan_graph **g2)
+{
+	int rc = plan_build(o, g2);
+	if (rc != SIM_OK)
+		return rc;
+	const plan_graph *g = x->g, *h = *g2;
+	if (h->ntasks != g->ntasks || h->nedges != g->nedges)
+		return SIM_EINVAL;
+	for (size_t i = 0; i < g->ntasks; i++) {
+		const plan_task *a = &g->tasks[i], *b = &h->tasks[i];
+		if (a->rank != b->rank || a->stream != b->stream || a->kind != b->kind)
+			return SIM_EINVAL; /* a plan_build that branches on the GPU or links */
+		dur[i] = b->dur;
+		if (b->dur > a->dur)
+			*r = a->dur > 0 ? fmax(*r, (double)b->dur / (double)a->dur) : INFINITY;
+	}
+	return SIM_OK;
+}
+
+/* Mixed nodes: g's twin on other_gpu and its node's links (plan_build with
+ * that GPU and node), its durations into x->other; with links of its own
+ * also the twin on the main GPU and both types' slowest links
+ * (net_node_slowest) into x->meet; and the bound's ratio (file comment). */
 static int other_times(exec_replicas *x, const plan_scenario *s)
 {
 	plan_scenario o = *s;
 	o.gpu = s->other_gpu;
-	plan_graph *g2;
-	int rc = plan_build(&o, &g2);
-	if (rc != SIM_OK)
-		return rc;
-	const plan_graph *g = x->g;
-	rc = g2->ntasks == g->ntasks && g2->nedges == g->nedges ? SIM_OK : SIM_EINVAL;
+	o.cluster.node = s->other_links ? s->other_net : s->cluster.node;
+	plan_graph *g2 = NULL, *g3 = NULL;
 	double r = 1;
-	for (size_t i = 0; rc == SIM_OK && i < g->ntasks; i++) {
-		const plan_task *a = &g->tasks[i], *b = &g2->tasks[i];
-		if (a->rank != b->rank || a->stream != b->stream || a->kind != b->kind) {
-			rc = SIM_EINVAL; /* a plan_build that branches on the GPU */
-			break;
-		}
-		x->other[i] = b->dur;
-		if (b->dur > a->dur)
-			r = a->dur > 0 ? fmax(r, (double)b->dur / (double)a->dur) : INFINITY;
+	int rc = twin(x, &o, x->other, &r, &g2);
+	if (rc == SIM_OK && x->meet) {
+		o.gpu = s->gpu;
+		net_node_slowest(&s->cluster.node, &s->other_net, &o.cluster.node);
+		rc = twin(x, &o, x->meet, &r, &g3);
 	}
+	plan_graph_free(g3);
+	if (rc != SIM_OK) {
+		plan_graph_free(g2);
+		return rc;
+	}
+	const plan_graph *g = x->g;
 	double im = g->interference, io = g2->interference;
 	double em = g->ep_deep ? g->ep_share : 0, eo = g2->ep_deep ? g2->ep_share : 0;
 	x->intf_kind[EXEC_GPU_MAIN] = im;
@@ -256,6 +285,10 @@ int exec_replicas_open(const plan_scenario *s, const plan_graph *g, exec_replica
 	x->tasks = malloc((g->ntasks ? g->ntasks : 1) * sizeof *x->tasks);
 	x->up = ep_groups(x);
 	bool mixed = s->nother > 0;
+	if (mixed && s->other_links) {
+		x->meet = malloc((g->ntasks ? g->ntasks : 1) * sizeof *x->meet);
+		x->dpkind = malloc((size_t)x->pp);
+	}
 	if (mixed) {
 		x->kind = malloc(ninst);
 		x->other = malloc((g->ntasks ? g->ntasks : 1) * sizeof *x->other);
@@ -263,7 +296,8 @@ int exec_replicas_open(const plan_scenario *s, const plan_graph *g, exec_replica
 		x->eps = malloc((size_t)x->pp * sizeof *x->eps);
 	}
 	int rc = x->ord && x->tasks && (x->ep <= 1 || x->up) &&
-			 (!mixed || (x->kind && x->other && x->intf && x->eps))
+			 (!mixed || (x->kind && x->other && x->intf && x->eps)) &&
+			 (!mixed || !s->other_links || (x->meet && x->dpkind))
 		     ? SIM_OK
 		     : SIM_ENOMEM;
 	if (rc == SIM_OK) {
@@ -296,11 +330,42 @@ void exec_replicas_close(exec_replicas *x)
 	free(x->intf);
 	free(x->eps);
 	free(x->other);
+	free(x->meet);
+	free(x->dpkind);
 	free(x->kind);
 	free(x->up);
 	free(x->tasks);
 	free(x->ord);
 	free(x);
+}
+
+/* The union of two kinds (EXEC_GPU_*). */
+static int kind_or(int a, int b)
+{
+	return a == b ? a : EXEC_GPU_BOTH;
+}
+
+/* The kind of the nodes task t of a replica (its instances' kinds `kind`)
+ * runs on: with the other nodes' own links a transfer's group's (a
+ * pipeline send's two stages of the replica, the data-parallel groups'
+ * stage in every replica: dpkind); else, and for compute, TP, CP, EP and
+ * offload tasks (the instance's own ranks, EP groups joined), the
+ * instance's. */
+static int task_kind(const exec_replicas *x, const uint8_t *kind, const plan_task *t)
+{
+	int k = kind[t->rank];
+	if (!x->meet)
+		return k;
+	switch (t->stream) {
+	case PLAN_STREAM_DP:
+		return x->dpkind[t->rank];
+	case PLAN_STREAM_PP_FWD:
+		return kind_or(k, kind[(t->rank + 1) % x->pp]);
+	case PLAN_STREAM_PP_BWD:
+		return kind_or(k, kind[(t->rank + x->pp - 1) % x->pp]);
+	default:
+		return k;
+	}
 }
 
 const plan_graph *exec_replicas_set(exec_replicas *x, const double *f, int d)
@@ -309,12 +374,16 @@ const plan_graph *exec_replicas_set(exec_replicas *x, const double *f, int d)
 	const uint8_t *kind = x->kind ? x->kind + (size_t)d * x->pp : NULL;
 	for (size_t i = 0; i < g->ntasks; i++) {
 		const plan_task *t = &g->tasks[i];
-		int k = kind ? kind[t->rank] : EXEC_GPU_MAIN;
+		int k = kind ? task_kind(x, kind, t) : EXEC_GPU_MAIN;
 		sim_time a = t->dur;
 		if (k != EXEC_GPU_MAIN) {
 			sim_time o = x->other[i];
 			a = k == EXEC_GPU_OTHER || o > a ? o : a;
 		}
+		/* a group over both types: at its slowest hop (net_node_slowest) */
+		if (k == EXEC_GPU_BOTH && x->meet && t->stream != PLAN_STREAM_COMPUTE &&
+		    x->meet[i] > a)
+			a = x->meet[i];
 		if (f && t->stream == PLAN_STREAM_COMPUTE) {
 			double v = (double)a * f[(size_t)d * x->pp + t->rank];
 			a = v < (double)SIM_TIME_HORIZON ? (sim_time)(v + 0.5) : SIM_TIME_HORIZON;
@@ -352,11 +421,20 @@ static bool seen(const exec_replicas *x, int j, int d)
 int exec_replicas_step(exec_replicas *x, const double *f, bool exhaustive, int max_replays,
 		       double *step, int *slowest, long *replays, double *bound)
 {
+	/* with the other nodes' links a replica's transfers change with its
+	 * neighbours' and its data-parallel groups' kinds: any non-main kind
+	 * there bounds every instance of the replica by the ratio */
+	bool dpmixed = false;
+	for (int k = 0; x->dpkind && k < x->pp; k++)
+		dpmixed = dpmixed || x->dpkind[k] != EXEC_GPU_MAIN;
 	for (int d = 0; d < x->dp; d++) {
 		double F = f ? 0 : 1;
+		bool touched = dpmixed;
+		for (int k = 0; x->kind && x->meet && k < x->pp; k++)
+			touched = touched || x->kind[(size_t)d * x->pp + k] != EXEC_GPU_MAIN;
 		for (int k = 0; k < x->pp; k++) {
 			size_t i = (size_t)d * x->pp + k;
-			double r = x->kind && x->kind[i] != EXEC_GPU_MAIN ? x->ratio : 1;
+			double r = x->kind && (touched || x->kind[i] != EXEC_GPU_MAIN) ? x->ratio : 1;
 			F = fmax(F, (f ? f[i] : 1) * r);
 		}
 		x->ord[d] = (exec_replica_order){F, d};

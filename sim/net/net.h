@@ -178,8 +178,9 @@ typedef struct net_cluster {
 	double spread_corr; /* spread_correlation: the share of a call's log-slowdown
 			     * variance common to every call of a step (exec_spread) */
 	/* Nodes of another GPU type, as written ([cluster] other_gpu: a [gpu]
-	 * file, other_nodes: their node numbers); plan's loader reads the
-	 * file and checks the list (plan_scenario.other_gpu). "" = none. */
+	 * file, or a node file with its [gpu]; other_nodes: their node
+	 * numbers); plan's loader reads the file and checks the list
+	 * (plan_scenario.other_gpu, other_net). "" = none. */
 	char other_gpu[CONF_STR_MAX];
 	char other_nodes[CONF_STR_MAX];
 } net_cluster;
@@ -202,6 +203,19 @@ extern const size_t net_cluster_nkeys;
 
 /* Read [node] and [cluster]. SIM_OK or SIM_ECONF. */
 int net_cluster_from_conf(const conf_doc *doc, net_cluster *out, sim_diag *diag);
+
+/* A [node] section named `section` (a node file's "node", or a stored
+ * run's "other_node": plan/scenario.c) into *out with the node key table;
+ * SIM_OK or SIM_ECONF (mixed.c). */
+int net_node_from_section(const conf_doc *doc, const char *section, net_node *out,
+			  sim_diag *diag);
+/* The links a collective over nodes of both types a and b runs at (mixed.c
+ * derives it: a ring's and a tree's slowest hop): a's figures with the lower
+ * scale-up rate (intra_bw x intra_efficiency, its kind), the lower NIC total
+ * per GPU (nics x nic_bw x nic_efficiency / gpus, its kind), the lower PCIe
+ * rate, the lower nvls_busbw (0 where either has none), the larger
+ * coll_overhead, the lower ring_local_bw. a and b have the same gpus. */
+void net_node_slowest(const net_node *a, const net_node *b, net_node *out);
 
 /* A communication group of `size` ranks whose global ranks are r, r+stride, ...
  * placed on nodes of G GPUs filled in rank order. */

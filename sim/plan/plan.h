@@ -616,8 +616,15 @@ typedef struct plan_scenario {
 	 * unset). exec times their ranks' tasks on it (exec.h, "Mixed GPU
 	 * types"). other_text: the [other_gpu] section plan_scenario_text
 	 * adds when other_gpu came from a file (NULL when it came from the
-	 * scenario's own [other_gpu] section, or there is none). */
+	 * scenario's own [other_gpu] section, or there is none).
+	 * other_net: the links of the nodes holding other_gpu: the [node] of
+	 * the node file [cluster] other_gpu names (its [gpu] is other_gpu;
+	 * other_text then adds an [other_node] section with its keys, read in
+	 * its place when the text is loaded again), other_links set; with a
+	 * [gpu] file the main node's (cluster.node), other_links false. */
 	hw_gpu other_gpu;
+	net_node other_net;
+	bool other_links;
 	bool *other_node;
 	int nother, other_len;
 	char *other_text;
@@ -650,8 +657,8 @@ void plan_scenario_free(plan_scenario *s);
 int plan_scenario_load_stored(const char *text, sim_diag *diag, plan_scenario **out, bool *alike);
 /* The scenario as canonical .ini text: conf_resolved_text of its document
  * and, when [cluster] other_gpu named a file, that file's keys as an
- * [other_gpu] section (read in place of the file when the text is loaded
- * again). This is what is stored with a run and hashed, and what
+ * [other_gpu] section (and a node file's [node] keys as an [other_node]
+ * section; read in place of the file when the text is loaded again). This is what is stored with a run and hashed, and what
  * --print-config prints: it loads to the same scenario from any folder,
  * with no file beside it. Caller frees; NULL when out of memory. */
 char *plan_scenario_text(const plan_scenario *s);

@@ -289,19 +289,25 @@ static int other_list(plan_scenario *s, sim_diag *diag)
 }
 
 /* The keys of d's [gpu] section as the text of an [other_gpu] section
- * ("\n[other_gpu]\nname = ...\n..."), for plan_scenario_text; NULL when
+ * ("\n[other_gpu]\nname = ...\n..."), and those of its [node] (a node
+ * file's) as an [other_node] section, for plan_scenario_text; NULL when
  * out of memory. */
 static char *other_section_text(const conf_doc *d)
 {
 	sim_buf b;
 	sim_buf_init(&b);
-	sim_buf_printf(&b, "\n[other_gpu]\n");
-	for (size_t i = 0; i < conf_section_count(d); i++) {
-		if (strcmp(conf_section_name(d, i), "gpu"))
+	static const char *const from[] = {"gpu", "node"}, *const to[] = {"other_gpu", "other_node"};
+	for (int j = 0; j < 2; j++) {
+		if (!conf_has_section(d, from[j]))
 			continue;
-		for (size_t k = 0; k < conf_key_count(d, i); k++) {
-			const char *key = conf_key_name(d, i, k);
-			sim_buf_printf(&b, "%s = %s\n", key, conf_get(d, "gpu", key, NULL));
+		sim_buf_printf(&b, "\n[%s]\n", to[j]);
+		for (size_t i = 0; i < conf_section_count(d); i++) {
+			if (strcmp(conf_section_name(d, i), from[j]))
+				continue;
+			for (size_t k = 0; k < conf_key_count(d, i); k++) {
+				const char *key = conf_key_name(d, i, k);
+				sim_buf_printf(&b, "%s = %s\n", key, conf_get(d, from[j], key, NULL));
+			}
 		}
 	}
 	if (b.oom) {
@@ -311,11 +317,13 @@ static char *other_section_text(const conf_doc *d)
 	return b.data;
 }
 
-/* [cluster] other_gpu: a [gpu] file, its path relative to the file that
- * sets the key (as include; from the working directory under --set), read
- * alone with hw's [gpu] table. Its keys are kept in s->other_text, the
- * [other_gpu] section plan_scenario_text adds: a stored run reads back
- * without the file (other_gpu below). */
+/* [cluster] other_gpu: a [gpu] file, or a node file (its [node] and the
+ * [gpu] it includes, as topologies/nodes/ holds), its path relative to the
+ * file that sets the key (as include; from the working directory under
+ * --set), read alone with hw's [gpu] table and net's [node] table. Its keys
+ * are kept in s->other_text, the [other_gpu] (and [other_node]) sections
+ * plan_scenario_text adds: a stored run reads back without the file
+ * (other_gpu below). */
 static int other_file(plan_scenario *s, sim_diag *diag)
 {
 	const char *v = s->cluster.other_gpu;
@@ -340,19 +348,52 @@ static int other_file(plan_scenario *s, sim_diag *diag)
 	int rc = conf_load(path, diag, &d);
 	if (rc != SIM_OK)
 		return rc;
-	static const char *const gpu_only[] = {"gpu", NULL};
-	if (conf_check_sections(d, gpu_only, diag) > 0) {
+	static const char *const gpu_node[] = {"gpu", "node", NULL};
+	if (conf_check_sections(d, gpu_node, diag) > 0) {
 		sim_diag_note(diag, loc.path, loc.line,
 			      "other_gpu names a GPU type's file ([gpu] only), as topologies/gpus/ "
+			      "holds, or a node file ([node] and its [gpu]), as topologies/nodes/ "
 			      "holds");
 		rc = SIM_ECONF;
 	} else if (hw_gpu_from_conf(d, &s->other_gpu, diag) != SIM_OK) {
 		rc = SIM_ECONF;
+	} else if (conf_has_section(d, "node") &&
+		   net_node_from_section(d, "node", &s->other_net, diag) != SIM_OK) {
+		rc = SIM_ECONF;
 	} else if (!(s->other_text = other_section_text(d))) {
 		rc = SIM_ENOMEM;
 	}
+	s->other_links = rc == SIM_OK && conf_has_section(d, "node");
 	conf_free(d);
 	return rc;
+}
+
+/* The other nodes' links (s->other_net): a node file's [node], or a stored
+ * run's [other_node] (other_links), else the main node's. Their GPUs per
+ * node must be the main node's (ranks fill the nodes in order, plan.h
+ * groups), and a cluster of several nodes needs their NICs. */
+static int other_links(plan_scenario *s, conf_loc loc, sim_diag *diag)
+{
+	const net_node *m = &s->cluster.node, *o = &s->other_net;
+	if (!s->other_links) {
+		s->other_net = *m;
+		return SIM_OK;
+	}
+	if (o->gpus != m->gpus) {
+		sim_diag_error(diag, loc.path, loc.line,
+			       "other_gpu's node '%s' has %d GPUs, the cluster's node '%s' %d: the "
+			       "nodes of a mixed cluster hold as many GPUs each",
+			       o->name, o->gpus, m->name, m->gpus);
+		return SIM_ECONF;
+	}
+	if (s->cluster.nodes > 1 && (o->nics < 1 || o->nic_Bps <= 0)) {
+		sim_diag_error(diag, loc.path, loc.line,
+			       "other_gpu's node '%s': a cluster of more than one node needs nics >= "
+			       "1 and nic_bw > 0",
+			       o->name);
+		return SIM_ECONF;
+	}
+	return SIM_OK;
 }
 
 /* The other GPU type: the scenario's [other_gpu] section when it has one
@@ -366,6 +407,13 @@ static int other_gpu(plan_scenario *s, sim_diag *diag)
 	const net_cluster *c = &s->cluster;
 	bool inline_gpu = conf_has_section(s->doc, "other_gpu");
 	bool named = c->other_gpu[0] || inline_gpu;
+	if (conf_has_section(s->doc, "other_node") && !inline_gpu) {
+		conf_loc l = conf_section_loc(s->doc, "other_node");
+		sim_diag_error(diag, l.path, l.line,
+			       "[other_node] is the other nodes' links beside [other_gpu], their GPU: "
+			       "name a node file with [cluster] other_gpu instead");
+		return SIM_ECONF;
+	}
 	if (!named && !c->other_nodes[0])
 		return SIM_OK;
 	/* where the other GPU is named, for the messages below */
@@ -386,6 +434,13 @@ static int other_gpu(plan_scenario *s, sim_diag *diag)
 	}
 	int rc = inline_gpu ? hw_gpu_from_section(s->doc, "other_gpu", &s->other_gpu, diag)
 			    : other_file(s, diag);
+	if (inline_gpu && conf_has_section(s->doc, "other_node")) {
+		if (net_node_from_section(s->doc, "other_node", &s->other_net, diag) != SIM_OK)
+			rc = SIM_ECONF;
+		s->other_links = true;
+	}
+	if (rc == SIM_OK)
+		rc = other_links(s, loc, diag);
 	if (rc != SIM_OK && inline_gpu && c->other_gpu[0])
 		sim_diag_note(diag, loc.path, loc.line,
 			      "[other_gpu] is the whole GPU type, read in place of the file [cluster] "
@@ -410,7 +465,7 @@ static int other_gpu(plan_scenario *s, sim_diag *diag)
 static const char *const known_sections[] = {"scenario", "model",    "gpu",      "node",
 					     "cluster",  "parallel", "train",    "framework",
 					     "campaign", "storage",  "reliability", "other_gpu",
-					     NULL};
+					     "other_node", NULL};
 
 /* Read every section; keep going after errors so several are reported. */
 static int read_sections(plan_scenario *s, sim_diag *diag)

@@ -1,6 +1,7 @@
 /* test_exec.c - replay semantics and the step breakdown on synthetic graphs
  * whose answers are known in closed form. */
 #include "../../sim/exec/exec.h"
+#include "../../sim/exec/exec_int.h"
 #include "check.h"
 
 #include <math.h>
@@ -1164,6 +1165,202 @@ static void test_mixed(void)
 	sim_diag_free(d);
 }
 
+/* The other nodes' own links ([cluster] other_gpu naming a node file:
+ * plan_scenario.other_net; net/mixed.c, exec/straggle.c). Llama 2 13B, tp 8
+ * x dp 4, pp 1, on 2 DGX H100 (nodes 0, 1) + 2 DGX A100 40GB (nodes 2, 3):
+ * node n holds replica n whole, so each TP group is one node's 8 GPUs and
+ * each data-parallel group one GPU of each node (stride 8), over both
+ * types.
+ *  - By hand, on the A100's links: a TP all-reduce of S = 256 MiB on its 8
+ *    GPUs is a ring at B = intra_bw x intra_efficiency = 300 x 0.792 =
+ *    237.6 GB/s with the ring's local step (ring_local_bw 515 GB/s): busbw
+ *    B / (1 + B / (2 (n-1) 515)) = 237.6 / 1.032955 = 230.02 GB/s, data
+ *    time 2 (n-1)/n S / busbw = 1.75 x 268435456 / 230.02e9 = 2.0422 ms
+ *    beside NCCL's latency and the node's coll_overhead, 42 us (podsim
+ *    coll on dgx-a100-40g-cluster: 2140.27 us in all).
+ *    The DP ring over the four nodes, one GPU on each: its slowest hop is
+ *    an A100 node's NIC share, 1/8 of 8 x 200 Gb/s x 0.96 = 24 GB/s
+ *    (against the H100's 50 x 0.94 = 47), so 2 (n-1)/n S / 24e9 = 1.5 x
+ *    268435456 / 24e9 = 16.777 ms of data time (+ latency, 42 us): the
+ *    slowest view
+ *    (net_node_slowest) is the A100's links on every link figure (scale-up
+ *    237.6 < 370 GB/s, NICs 24 < 47 GB/s per GPU, no NVLS, coll_overhead
+ *    42 us, ring_local_bw 515 GB/s).
+ *  - In the replay: the A100 replicas (2, 3) run every task as the
+ *    all-A100 cluster does (their kernels on the A100, TP on its NVLink, DP
+ *    at the A100's NICs), so the step, the slowest replica's, is the
+ *    all-A100 cluster's to the picosecond, in both network models. An H100
+ *    replica's TP tasks take the all-H100 cluster's times, its DP tasks the
+ *    all-A100 cluster's (the ring's slowest hop). With the A100's [gpu]
+ *    file alone (the links of the H100 node on every node, as before) the
+ *    A100 replicas' TP is faster: that step is shorter.
+ *  - The flow model and alpha-beta agree on these groups (one node's ring,
+ *    one GPU per node's ring on a non-blocking fat tree: podsim coll gives
+ *    the same time to the nanosecond on the A100 cluster), so the two
+ *    models' mixed steps are within 1 % of each other. */
+static const char links_text[] =
+	"include = models/llama2-13b.ini\n"
+	"include = topologies/nodes/%s.ini\n"
+	"[scenario]\nname = links\n"
+	"[cluster]\nname = c\nnodes = 4\nnetwork = %s\n%s"
+	"[parallel]\ntp = 8\ndp = 4\nmicro_batch = 1\nglobal_batch = 16\n"
+	"[train]\nprecision = bf16\n";
+
+static plan_scenario *links_load(const char *node, const char *network, const char *other,
+				 sim_diag *d)
+{
+	char text[2048];
+	snprintf(text, sizeof text, links_text, node, network, other);
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load_string(text, "links.ini", ".", d, &s), SIM_OK);
+	return s;
+}
+
+/* Whether replica d's durations (exec_replicas_set on x) equal ref's graph's
+ * on every task of stream `stream` (-1: every task); counts them in *n. */
+static bool same_stream(exec_replicas *x, int d, const plan_graph *ref, int stream, int *n)
+{
+	const plan_graph *g = exec_replicas_set(x, NULL, d);
+	if (g->ntasks != ref->ntasks)
+		return false;
+	*n = 0;
+	for (size_t i = 0; i < g->ntasks; i++) {
+		if (stream >= 0 && g->tasks[i].stream != stream)
+			continue;
+		++*n;
+		if (g->tasks[i].dur != ref->tasks[i].dur)
+			return false;
+	}
+	return true;
+}
+
+static void test_mixed_links_net(const plan_scenario *m)
+{
+	const double S = 268435456.0;
+	net_cluster v = m->cluster;
+	v.nodes = 1;
+	v.node = m->other_net;
+	net_group g;
+	net_group_make(&v, 8, 1, &g);
+	net_cost c;
+	CHECK_INT(net_collective(&v, NET_ALLREDUCE, &g, S, &c), SIM_OK);
+	double busbw = 237.6e9 / (1 + 237.6e9 / (2 * 7 * 515e9));
+	CHECK_INT(c.algo, NET_ALGO_RING);
+	CHECK_NEAR(c.time_s - c.latency_s - 42e-6, 1.75 * S / busbw, 1e-9);
+	CHECK(c.latency_s > 0 && c.latency_s < 0.2e-3);
+
+	net_node w;
+	net_node_slowest(&m->cluster.node, &m->other_net, &w);
+	CHECK_NEAR(w.intra_Bps * w.intra_eff, 237.6e9, 1e-9);
+	CHECK_NEAR(w.nics * w.nic_Bps * w.nic_eff / w.gpus, 24e9, 1e-9);
+	CHECK_NEAR(w.nvls_busbw_Bps, 0, 0);
+	CHECK_NEAR(w.coll_overhead_s, 42e-6, 1e-9);
+	CHECK_NEAR(w.ring_local_Bps, 515e9, 1e-9);
+	net_cluster u = m->cluster;
+	u.node = w;
+	net_group_make(&u, 4, 8, &g);
+	CHECK_INT(g.nodes, 4);
+	CHECK_INT(net_collective(&u, NET_ALLREDUCE, &g, S, &c), SIM_OK);
+	CHECK_INT(c.algo, NET_ALGO_RING);
+	CHECK_NEAR(c.time_s - c.latency_s - 42e-6, 1.5 * S / 24e9, 1e-9);
+}
+
+/* The text stored with the run keeps the A100 node's [node] keys as an
+ * [other_node] section beside [other_gpu]: with [cluster] other_gpu's path
+ * pointing nowhere it loads to the same links and the same step, and its
+ * own text is itself. */
+static void test_mixed_links_text(const plan_scenario *m, double step_s)
+{
+	sim_diag *d = sim_diag_new();
+	char *text = plan_scenario_text(m);
+	const char *path = text ? strstr(text, "other_gpu = topologies/") : NULL;
+	const char *sec = text ? strstr(text, "\n[other_node]\nname = dgx-a100-40g\n") : NULL;
+	CHECK(path && sec && strstr(text, "\n[other_gpu]\nname = a100-sxm4-40g\n"));
+	plan_scenario *s = NULL;
+	exec_result *r = calloc(1, sizeof *r);
+	if (path && sec && r) {
+		text[(size_t)(path - text) + strlen("other_gpu = ")] = 'T';
+		bool alike = true;
+		CHECK_INT(plan_scenario_load_stored(text, d, &s, &alike), SIM_OK);
+		CHECK(!alike);
+		char *again = s ? plan_scenario_text(s) : NULL;
+		CHECK(again && !strcmp(again, text));
+		free(again);
+		if (s) {
+			CHECK(s->other_links);
+			CHECK(!memcmp(&s->other_net, &m->other_net, sizeof s->other_net));
+			CHECK_INT(exec_run(s, r), SIM_OK);
+			CHECK_NEAR(r->step_s, step_s, 0);
+		}
+	}
+	free(r);
+	free(text);
+	plan_scenario_free(s);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+}
+
+static void test_mixed_links(void)
+{
+	static const char *const models[] = {"alpha-beta", "flow"};
+	static const char other[] = "other_gpu = topologies/nodes/dgx-a100-40g.ini\n"
+				    "other_nodes = 2-3\n";
+	static const char other_gpu[] = "other_gpu = topologies/gpus/a100-sxm4-40g.ini\n"
+					"other_nodes = 2-3\n";
+	double step[2] = {0, 0};
+	for (int k = 0; k < 2; k++) {
+		sim_diag *d = sim_diag_new();
+		plan_scenario *m = links_load("dgx-h100", models[k], other, d);
+		plan_scenario *h = links_load("dgx-h100", models[k], "", d);
+		plan_scenario *a = links_load("dgx-a100-40g", models[k], "", d);
+		plan_scenario *o = links_load("dgx-h100", models[k], other_gpu, d);
+		exec_result *rm = calloc(1, sizeof *rm), *ra = calloc(1, sizeof *ra);
+		exec_result *ro = calloc(1, sizeof *ro);
+		plan_graph *gm = NULL, *gh = NULL, *ga = NULL;
+		exec_replicas *x = NULL;
+		if (m && h && a && o && rm && ra && ro && CHECK_INT(exec_run(m, rm), SIM_OK) &&
+		    CHECK_INT(exec_run(a, ra), SIM_OK) && CHECK_INT(exec_run(o, ro), SIM_OK) &&
+		    CHECK_INT(plan_build(m, &gm), SIM_OK) && CHECK_INT(plan_build(h, &gh), SIM_OK) &&
+		    CHECK_INT(plan_build(a, &ga), SIM_OK) &&
+		    CHECK_INT(exec_replicas_open(m, gm, &x), SIM_OK)) {
+			CHECK(m->other_links && !o->other_links);
+			CHECK_STR(m->other_net.name, "dgx-a100-40g");
+			if (k == 0) {
+				test_mixed_links_net(m);
+				test_mixed_links_text(m, rm->step_s);
+			}
+			CHECK_NEAR(rm->step_s, ra->step_s, 0);
+			CHECK(ro->step_s < rm->step_s);
+			CHECK_INT(rm->mixed.replica, 2);
+			CHECK_INT(rm->mixed.kinds, 2);
+			int n = 0;
+			CHECK(same_stream(x, 2, ga, -1, &n) && n > 0);
+			CHECK(same_stream(x, 0, gh, PLAN_STREAM_TP, &n) && n > 0);
+			CHECK(same_stream(x, 0, ga, PLAN_STREAM_DP, &n) && n > 0);
+			CHECK(same_stream(x, 0, gh, PLAN_STREAM_COMPUTE, &n) && n > 0);
+			step[k] = rm->step_s;
+			/* stragglers on top: the pruned replays (every replica that a
+			 * mixed group touches bounded by the ratio) find the
+			 * exhaustive step */
+			exec_straggle_opts so = {0};
+			so.slow_factor = 1, so.sigma = 0.05, so.steps = 3, so.seed = 5;
+			exec_straggle p1, ex;
+			CHECK_INT(exec_stragglers(m, &so, &p1), SIM_OK);
+			so.exhaustive = true;
+			CHECK_INT(exec_stragglers(m, &so, &ex), SIM_OK);
+			CHECK_NEAR(p1.mean_s, ex.mean_s, 0);
+		}
+		exec_replicas_close(x);
+		plan_graph_free(gm), plan_graph_free(gh), plan_graph_free(ga);
+		free(rm), free(ra), free(ro);
+		plan_scenario_free(m), plan_scenario_free(h), plan_scenario_free(a);
+		plan_scenario_free(o);
+		sim_diag_print(d, stderr);
+		sim_diag_free(d);
+	}
+	CHECK_NEAR(step[1], step[0], 0.01 * step[0]);
+}
+
 /* The text stored with a mixed run (plan_scenario_text) carries the A100's
  * keys as an [other_gpu] section, read in place of the file: with the path
  * of [cluster] other_gpu pointing nowhere it loads to the same other GPU
@@ -1261,6 +1458,7 @@ int main(void)
 	test_mixed();
 	test_mixed_both();
 	test_mixed_text();
+	test_mixed_links();
 	test_stragglers();
 	test_tail_order();
 	test_link_report();
