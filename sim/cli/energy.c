@@ -49,8 +49,15 @@ void cli_energy_print(FILE *f, const char *title, const sweep_energy *e, const c
 	else
 		fprintf(f, "  GPU power       %.4g x %.0f W = %.4g kW (TDP, %s [gpu] tdp)\n", e->gpus,
 			e->gpu_w, e->gpu_kw, gpu);
-	fprintf(f, "  node overhead   %.4g x %.0f W = %.4g kW (%s: CPUs, NICs, fans)\n", e->nodes,
-		e->node_w, e->node_kw, node_src);
+	if (e->other_nodes > 0)
+		fprintf(f,
+		        "  node overhead   %.4g x %.0f W + %.4g x %.0f W = %.4g kW (%s, the other "
+		        "nodes' own: CPUs, NICs, fans)\n",
+		        e->nodes - e->other_nodes, e->node_w, e->other_nodes, e->other_node_w,
+		        e->node_kw, node_src);
+	else
+		fprintf(f, "  node overhead   %.4g x %.0f W = %.4g kW (%s: CPUs, NICs, fans)\n",
+		        e->nodes, e->node_w, e->node_kw, node_src);
 	fprintf(f, "  PUE             %.3g (%s%s)\n", e->pue, pue,
 		e->pue == 1 ? "; 1 = no facility overhead counted" : "");
 	fprintf(f, "  facility power  (%.4g + %.4g) kW x %.3g = %.4g kW\n", e->gpu_kw, e->node_kw,
@@ -93,6 +100,10 @@ void cli_energy_json(sim_buf *b, const sweep_energy *e, const char *gpu, const c
 		jnum(b, "other_gpus", e->other_gpus);
 		jnum(b, "other_gpu_power_w", e->other_w);
 		jstr(b, "other_gpu", e->other_gpu);
+	}
+	if (e->other_nodes > 0) {
+		jnum(b, "other_nodes", e->other_nodes);
+		jnum(b, "other_node_overhead_w", e->other_node_w);
 	}
 	jnum(b, "gpu_kw", e->gpu_kw);
 	jnum(b, "nodes", e->nodes);

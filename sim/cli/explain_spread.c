@@ -249,13 +249,14 @@ void explain_mixed(FILE *o, const plan_scenario *s, const exec_result *r)
 	         "the data-parallel replicas meet at the gradient reduction, which waits for the "
 	         "last replica's buckets, so the step is the slowest replica's; inside a replica "
 	         "the mixed stage delays the micro-batches behind it through the schedule, which "
-	         "the replica's replay gives. %s, and the energy lines count %s's power on "
-	         "every GPU.",
+	         "the replica's replay gives. %s. The energy lines count each GPU at its own "
+	         "TDP and %s.",
 	         s->other_links ? "Approximated: the replay's NIC and uplink sharing use the main "
 	                          "node type's NIC rate"
 	                        : "Approximated: collectives and copies keep the main node type's "
 	                          "NVLink, NICs and fabric (name a node file in [cluster] "
 	                          "other_gpu for its own)",
-	         r->gpu);
+	         s->other_links ? "each node at its own [node] power"
+	                        : "every node at the main node's [node] power");
 	explain_why(o, text);
 }

@@ -13,7 +13,8 @@ void sweep_cost_step(const plan_scenario *s, const exec_result *r, sweep_cost *c
 	c->busy = exec_busy_share(r);
 	double gpus = r->gpus, nodes = s->cluster.nodes,
 	       pue = s->cluster.pue > 0 ? s->cluster.pue : 1;
-	double node_w = nodes * s->cluster.node.power_w;
+	double on = sweep_other_nodes(s);
+	double node_w = (nodes - on) * s->cluster.node.power_w + on * s->other_net.power_w;
 	double o = sweep_other_gpus(s, gpus); /* at the other GPU's TDP */
 	double tdp = (gpus - o) * s->gpu.tdp_w + o * s->other_gpu.tdp_w;
 	c->energy_j = pue * r->step_s * (tdp * c->busy + node_w);
@@ -48,10 +49,27 @@ double sweep_other_gpus(const plan_scenario *s, double gpus)
 	return o;
 }
 
+double sweep_other_nodes(const plan_scenario *s)
+{
+	double on = 0;
+	for (int n = 0; s->other_links && s->other_node && n < s->other_len && n < s->cluster.nodes;
+	     n++)
+		on += s->other_node[n];
+	return on;
+}
+
 void sweep_energy_scenario(const plan_scenario *s, double gpus, double hours, sweep_energy *e)
 {
 	sweep_energy_terms(&s->gpu, &s->cluster, gpus, s->cluster.nodes, hours, e);
-	double o = sweep_other_gpus(s, gpus);
+	double o = sweep_other_gpus(s, gpus), on = sweep_other_nodes(s);
+	if (on > 0) {
+		e->other_nodes = on;
+		e->other_node_w = s->other_net.power_w;
+		e->node_kw = ((e->nodes - on) * e->node_w + on * e->other_node_w) / 1e3;
+		e->facility_kw = (e->gpu_kw + e->node_kw) * e->pue;
+		e->mwh = e->facility_kw * hours / 1e3;
+		e->tco2 = e->mwh * e->kg_per_kwh;
+	}
 	if (!(o > 0))
 		return;
 	e->other_gpus = o;

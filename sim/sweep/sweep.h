@@ -268,6 +268,9 @@ struct sweep_energy {
 	 * and that GPU's TDP; 0 when every GPU is alike */
 	double other_gpus, other_w;
 	char other_gpu[128]; /* its name */
+	/* of the nodes, those of the other type whose [node] power is their
+	 * own (a node file in [cluster] other_gpu), and that power; 0 else */
+	double other_nodes, other_node_w;
 };
 /* Terms for `gpus` GPUs on `nodes` nodes of the scenario's hardware over
  * `hours` of wall time. */
@@ -278,11 +281,16 @@ void sweep_energy_terms(const hw_gpu *g, const net_cluster *c, double gpus, doub
  * other_gpu) that type's GPUs at its own TDP: the other nodes' GPUs the run
  * uses (the nodes are filled in order, so the run's gpus / gpus per node
  * first nodes), at [gpu] tdp of the other GPU unless [cluster] gpu_power
- * gives one measured average for every GPU. */
+ * gives one measured average for every GPU; and where [cluster] other_gpu
+ * names a node file, its nodes at that file's [node] power
+ * (sweep_other_nodes; a [gpu] file alone: the main node's). */
 void sweep_energy_scenario(const plan_scenario *s, double gpus, double hours, sweep_energy *e);
 /* The GPUs of `s`'s other type among a run's first `gpus` GPUs (0 on a
  * cluster of one GPU type). */
 double sweep_other_gpus(const plan_scenario *s, double gpus);
+/* The cluster's nodes of the other type when their [node] power is their
+ * own (s->other_links: a node file), else 0. */
+double sweep_other_nodes(const plan_scenario *s);
 
 /* Training to D tokens with the plan: steps = D / tokens per step; C = 6 P D
  * for reference. */

@@ -116,12 +116,17 @@ i=t.index("\n[other_gpu]\n"); c.execute("UPDATE runs SET scenario_text = ? WHERE
 c.commit()' "$tmp/old.db" || { echo "old: cannot drop the [other_gpu] section"; fail=1; }
 (cd "$tmp" && "$podsim" runs show 1 --db old.db --html old.html) >"$tmp/old.show" 2>"$tmp/old.err" ||
 	{ echo "old: runs show failed"; fail=1; }
-# (its energy counts every GPU at the main GPU's TDP: the other one's was not
-# stored; the rest of the section as the run's)
+# (its energy counts every GPU at the main GPU's TDP and every node at the
+# main node's power: the other ones were not stored; the rest of the section
+# as the run's, whose A100 nodes are at dgx-a100-40g's [node] power)
 energy "$tmp/old.show" | grep -q '^  GPU power       256 x 700 W = 179.2 kW' ||
 	{ echo "old: its GPU power is not the main GPU's:"; energy "$tmp/old.show"; fail=1; }
-energy "$tmp/old.show" | grep -v 'GPU power\|facility power\|energy  \|CO2\|Llama 2' |
-	cmp -s <(grep -v 'GPU power\|facility power\|energy  \|CO2\|Llama 2' "$tmp/oom.le") - ||
+energy "$tmp/old.show" | grep -q '^  node overhead   32 x 4600 W = 147.2 kW' ||
+	{ echo "old: its node overhead is not the main node's:"; energy "$tmp/old.show"; fail=1; }
+grep -q '^  node overhead   30 x 4600 W + 2 x 3300 W = 144.6 kW' "$tmp/oom.le" ||
+	{ echo "live: the A100 nodes are not at their own power:"; cat "$tmp/oom.le"; fail=1; }
+energy "$tmp/old.show" | grep -v 'GPU power\|node overhead\|facility power\|energy  \|CO2\|Llama 2' |
+	cmp -s <(grep -v 'GPU power\|node overhead\|facility power\|energy  \|CO2\|Llama 2' "$tmp/oom.le") - ||
 	{ echo "old: energy differs from the run's beyond the GPU power"; fail=1; }
 grep -q "no Gantt chart: the run was stored before podsim kept \[cluster\] other_gpu's keys" \
 	"$tmp/old.err" || { echo "old: the HTML note does not say why: $(cat "$tmp/old.err")"; fail=1; }
