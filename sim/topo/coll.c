@@ -407,12 +407,14 @@ typedef struct tree_state {
 } tree_state;
 
 /* A tree flow (TREE_UP / TREE_DOWN ends; header comment "SHARP"): the part
- * above the leaves of the route between rank b's NIC and its tree's root
- * NIC (nic_a's, the tree's rank on the last node), up from b's leaf to the
- * route's highest switch, or down from it to b's leaf, keeping only the
- * links that no flow of the same tree and direction took before (the
- * switches reduce: one stream per link and direction). Returns the hops
- * kept, 0 when none. */
+ * above the leaves of the route from rank b's NIC to its tree's root NIC
+ * (nic_a's, the tree's rank on the last node), up from b's leaf to the
+ * route's highest switch, or the same cables back down (the reduction
+ * tree's result retraces it: a destination-routed path down would take
+ * one cable per destination NIC, not per leaf), keeping only the links
+ * that no flow of the same tree and direction took before (the switches
+ * reduce: one stream per link and direction). Returns the hops kept, 0
+ * when none. */
 static int route_tree(const run *r, const phase *p, int t, int i, tree_state *st, int *path,
                       int max)
 {
@@ -425,9 +427,7 @@ static int route_tree(const run *r, const phase *p, int t, int i, tree_state *st
 		*st = (tree_state){t, root, dir, st->serial + 1, st->stamp};
 	if (rank_leaf(g, x, &nx, &up, &down) < 0 || rank_leaf(g, root, &nr, &up, &down) < 0)
 		return SIM_EINVAL;
-	int h = nx == nr ? 0
-	        : dir == TREE_UP ? topo_route(g, nx, nr, path, max)
-	                         : topo_route(g, nr, nx, path, max);
+	int h = nx == nr ? 0 : topo_route(g, nx, nr, path, max);
 	if (h < 0)
 		return h;
 	/* the highest switch: the route's links before it climb, after it descend */
@@ -439,13 +439,20 @@ static int route_tree(const run *r, const phase *p, int t, int i, tree_state *st
 			top = y;
 		}
 	}
-	int from = dir == TREE_UP ? 1 : top + 1, to = dir == TREE_UP ? top + 1 : h - 1;
-	int kept = 0;
-	for (int y = from; y < to && top >= 0; y++)
-		if (st->stamp[path[y]] != st->serial) {
-			st->stamp[path[y]] = st->serial;
-			path[kept++] = path[y];
+	int kept = 0, links[TOPO_MAX_HOPS * 3];
+	for (int y = 1; y <= top && y < TOPO_MAX_HOPS * 3; y++) {
+		int l = path[y];
+		if (dir == TREE_DOWN) { /* the cable's other direction (topo_add_pair) */
+			l ^= 1;
+			if (g->l[l].src != g->l[path[y]].dst || g->l[l].dst != g->l[path[y]].src)
+				return SIM_EINVAL;
 		}
+		if (st->stamp[l] != st->serial) {
+			st->stamp[l] = st->serial;
+			links[kept++] = l;
+		}
+	}
+	memcpy(path, links, (size_t)kept * sizeof *path);
 	return kept;
 }
 

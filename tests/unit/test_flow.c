@@ -451,6 +451,85 @@ static void closed_forms_agree(void)
 	}
 }
 
+/* SHARP (net/coll.c "SHARP", sim/topo/coll.c) in both models: DGX H100
+ * (NVLS, CollNetDirect at 0.85) and DGX A100 (no NVLS, Direct at 1) nodes
+ * with sharp = true on a non-blocking fat tree (16 and 64 nodes: NDR
+ * leaves face 32 NICs, HDR leaves 20, so the trees climb to the spines, on
+ * 64 A100 nodes to the cores) and on one of oversubscription 2 (16 nodes:
+ * SHARP's reduced streams climb once per tree, one per uplink, so the taper
+ * costs them nothing and the closed form takes no 1/o; on 64 A100 nodes at
+ * o = 2, three tiers, a leaf reaches the cores through 4 of its 12 uplinks
+ * and its 8 trees share them: the flows see it, the placement-blind closed
+ * form does not, as for the ring), all 8m GPUs (k = 8) and one per node
+ * (k = 1, stride 8), 64 KiB
+ * and 1 GiB. Forced, each algorithm's time agrees to the ps clock's
+ * rounding; auto picks the same algorithm in both. Expected picks at 1 GiB:
+ * H100 k = 8 NVLS (busbw 480 GB/s against CollNetChain's 419, the ring's
+ * 370), k = 1 CollNetChain (2 x 47 GB/s x (n-1)/n); A100 CollNetDirect
+ * (latency 44 against 69.2 us, the same bandwidth). */
+static void sharp_agrees(void)
+{
+	static const char *const node[2] = {"dgx-h100", "dgx-a100-80g"};
+	static const topo_algo ta[3] = {TOPO_ALGO_COLLNET_DIRECT, TOPO_ALGO_COLLNET_CHAIN,
+	                                TOPO_ALGO_NVLS};
+	static const net_algo na[3] = {NET_ALGO_COLLNET_DIRECT, NET_ALGO_COLLNET_CHAIN,
+	                               NET_ALGO_NVLS};
+	static int ranks[512];
+	for (int h = 0; h < 2; h++)
+		for (int o = 1; o <= 2; o++)
+			for (int m = 16; m <= (o == 1 ? 64 : 16); m *= 4) {
+				char text[512];
+				snprintf(text, sizeof text,
+				         "include = topologies/nodes/%s.ini\n[cluster]\nname = t\n"
+				         "nodes = %d\nfabric = fat-tree\noversubscription = %d\n"
+				         "sharp = true\n",
+				         node[h], m, o);
+				net_cluster c;
+				topo_graph *g = graph_of(text, &c);
+				if (!g)
+					continue;
+				for (int k = 1; k <= 8; k += 7) {
+					int n = k * m;
+					for (int i = 0; i < n; i++)
+						ranks[i] = k == 8 ? i : 8 * i;
+					net_group grp;
+					net_group_make(&c, n, k == 8 ? 1 : 8, &grp);
+					for (double S = 65536; S <= GIB; S *= 16384) {
+						for (int a = 0; a < 3; a++) {
+							net_cluster forced = c;
+							forced.algo = na[a];
+							if (!net_sharp_ok(&c, NET_ALLREDUCE, &grp, na[a]))
+								continue;
+							topo_cost fc;
+							net_cost ac;
+							CHECK_INT(topo_collective(g, NET_ALLREDUCE, ranks, n, S,
+							                          ta[a], &fc),
+							          SIM_OK);
+							CHECK_INT(net_collective(&forced, NET_ALLREDUCE, &grp, S,
+							                         &ac),
+							          SIM_OK);
+							CHECK_INT(ac.algo, na[a]);
+							CHECK_NEAR(fc.time_s, ac.time_s, 1e-5);
+						}
+						topo_cost fa;
+						net_cost aa;
+						CHECK_INT(topo_collective(g, NET_ALLREDUCE, ranks, n, S,
+						                          TOPO_ALGO_AUTO, &fa),
+						          SIM_OK);
+						CHECK_INT(net_collective(&c, NET_ALLREDUCE, &grp, S, &aa),
+						          SIM_OK);
+						CHECK_INT(aa.algo, topo_algo_to_net(fa.algo));
+						CHECK_NEAR(fa.time_s, aa.time_s, 1e-5);
+						if (S == GIB)
+							CHECK_INT(aa.algo, h == 1   ? NET_ALGO_COLLNET_DIRECT
+							                   : k == 8 ? NET_ALGO_NVLS
+							                            : NET_ALGO_COLLNET_CHAIN);
+					}
+				}
+				topo_free(g);
+			}
+}
+
 /* PAT (sim/topo/coll.c, net/coll.c "PAT") against its closed form on a
  * non-blocking fat tree of DGX A100 nodes, one rank per node (GPU 0 of each:
  * ranks 0, 8, 16, ...), n = 12 (not a power of 2: the peers at distance
@@ -1046,6 +1125,7 @@ int main(void)
 	pcie_box();
 	closed_forms_agree();
 	pat_agrees();
+	sharp_agrees();
 	group_oversubscription();
 	context_reuse();
 	routes_across_sizes();
