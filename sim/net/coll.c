@@ -199,7 +199,7 @@
  * they climb a reduction tree and send the sum back down, so a node sends
  * its data up once and receives the result once: no (n-1)/n halving of the
  * network's bus bandwidth as in a ring, whose every byte crosses the NICs
- * twice. NCCL runs it as three algorithms, all-reduce only here:
+ * twice. NCCL runs it as three algorithms:
  *   Enabled (N src/init.cc:63, 1164-1166, 1452, 1469-1475; src/graph/
  *     tuning.cc:503-509; src/enqueue.cc:1998-2008): NCCL_COLLNET_ENABLE=1
  *     and a CollNet plugin loaded (collNetSupport, src/include/coll_net.h:
@@ -212,9 +212,22 @@
  *     plugin supports (collNetSupportMatrix, enqueue.cc:1960-1976: sums of
  *     the usual types, assumed here). net_sharp_ok also wants the same k
  *     ranks on every node (NCCL's heads are per node).
- *   All-gather and reduce-scatter through CollNet or NVLS across nodes
- *     need the plugin's iallgather / ireducescatter and a NIC per local
- *     rank (tuning.cc:351-373); not modelled (ring, PAT as before).
+ *   All-gather and reduce-scatter (sharp_pick): CollNetDirect (not Chain,
+ *     tuning.cc:295-297) where the plugin has iallgather / ireducescatter
+ *     (the SHARP plugin does, unless NCCL_SHARP_DISABLE_AG / _RS: M =
+ *     Mellanox/nccl-rdma-sharp-plugins 2f5ac02e, src/sharp_plugin.c:
+ *     252-261, 639-700, 702-) and every local rank is a head with a NIC of its
+ *     own (tuning.cc:351-373: k <= nics here). NVLS across nodes for them
+ *     (the same conditions) is not modelled.
+ *     Traffic (N src/device/all_gather.h:415-520, reduce_scatter.h:363-520):
+ *     all-gather: each head sends its own S/n to the network, which gathers
+ *     its rail, the same local rank of every node, S/k, back to it; the
+ *     head copies that to the other k-1 ranks over NVLink ((k-1)/k S out,
+ *     as much in); reduce-scatter the transpose (the parts for the other
+ *     heads over NVLink, the rail's S/k up, its S/n down). NCCL's model
+ *     (tuning.cc:340-342, no bus-to-algorithm conversion, :376-377):
+ *     busBw = ppn min(bwIntra, 0.9 bwInter), t = S / busBw; podsim:
+ *         t_bw = max((k-1)/k S / B_intra, S / B_sharp) / 0.9.
  *   Traffic per GPU (N src/device/all_reduce.h; k ranks per node, S bytes):
  *     collnetdirect (:247-387): every rank scatters its buffer over the
  *       node's k heads (directSend of S/k to each other rank: (k-1)/k S out
@@ -456,6 +469,7 @@ static const double tree_net_us[NET_PROTO_COUNT] = {5.0, 8.5, 28};
 #define NVLS_NET_US             18.0 /* hwLat NET NVLS */
 #define PPN1_NET_SIMPLE_US      14.0 /* hwLat NET Tree Simple, for one rank per node */
 #define COLLNET_DIRECT_EFF      0.85 /* CollNetDirect busBw on SM 9.0 and later */
+#define COLLNET_AGRS_EFF        0.9  /* CollNetDirect all-gather, reduce-scatter: bwInter x 0.9 */
 #define COLLNET_MAX_LOCAL       8    /* NCCL_MAX_DIRECT_ARITY + 1 */
 
 double net_congestion(const net_cluster *c, int nodes)
@@ -774,10 +788,15 @@ int net_nvls_allreduce(const net_cluster *c, const net_group *g, double bytes, n
 
 bool net_sharp_ok(const net_cluster *c, net_coll coll, const net_group *g, net_algo a)
 {
-	if (!c || !g || !c->sharp || coll != NET_ALLREDUCE || g->nodes < 2 || g->per_node < 1 ||
+	if (!c || !g || !c->sharp || g->nodes < 2 || g->per_node < 1 ||
 	    (int64_t)g->per_node * g->nodes != g->size || !net_proto_ok(c, NET_PROTO_SIMPLE))
 		return false;
 	bool nvs = c->node.intra == NET_INTRA_NVSWITCH;
+	if (coll == NET_ALLGATHER || coll == NET_REDUCESCATTER)
+		return a == NET_ALGO_COLLNET_DIRECT && nvs && g->per_node <= COLLNET_MAX_LOCAL &&
+		       g->per_node <= c->node.nics;
+	if (coll != NET_ALLREDUCE)
+		return false;
 	switch (a) {
 	case NET_ALGO_COLLNET_DIRECT:
 		return nvs && g->per_node <= COLLNET_MAX_LOCAL;
@@ -811,12 +830,14 @@ double net_sharp_nic_bw(const net_cluster *c, double k)
 	return k / nd->gpus * nd->nics * nd->nic_Bps * nd->nic_eff;
 }
 
-double net_sharp_eff(const net_cluster *c, net_algo a)
+double net_sharp_eff(const net_cluster *c, net_coll coll, net_algo a)
 {
-	return a == NET_ALGO_COLLNET_DIRECT && c->node.intra == NET_INTRA_NVSWITCH &&
-	               c->node.nvls_busbw_Bps > 0
-	           ? COLLNET_DIRECT_EFF
-	           : 1;
+	if (a != NET_ALGO_COLLNET_DIRECT)
+		return 1;
+	if (coll == NET_ALLGATHER || coll == NET_REDUCESCATTER)
+		return COLLNET_AGRS_EFF;
+	return c->node.intra == NET_INTRA_NVSWITCH && c->node.nvls_busbw_Bps > 0 ? COLLNET_DIRECT_EFF
+										 : 1;
 }
 
 /* Whether algorithm a on group g runs through SHARP (its bytes above the
@@ -914,7 +935,7 @@ static bool allreduce_shape(const net_cluster *c, const net_group *g, double S, 
 		sh->one_per_node = false;
 		double t_in = k > 1 ? 2 * (k - 1) / k * S / intra_busbw(&c->node, k) : 0;
 		double t_net = S / net_sharp_nic_bw(c, k);
-		sh->bw_time = fmax(t_in, t_net) / net_sharp_eff(c, a);
+		sh->bw_time = fmax(t_in, t_net) / net_sharp_eff(c, NET_ALLREDUCE, a);
 		sh->busbw = 2 * (n - 1) / n * S / sh->bw_time;
 		sh->nsteps = sh->ninter = 1;
 		sh->intra_bytes = 2 * (k - 1) / k * S;
@@ -1002,6 +1023,32 @@ static void pat_pick(const net_cluster *c, net_coll coll, const net_group *g, do
 		*out = x;
 }
 
+/* All-gather and reduce-scatter through SHARP (CollNetDirect; header
+ * comment "SHARP") where net_sharp_ok, forced by nccl_algo, else against
+ * *out unless the ring or PAT is forced where it applies. */
+static void sharp_pick(const net_cluster *c, net_coll coll, const net_group *g, double S,
+		       net_cost *out)
+{
+	if (!net_sharp_ok(c, coll, g, NET_ALGO_COLLNET_DIRECT))
+		return;
+	bool forced = c->algo == NET_ALGO_COLLNET_DIRECT;
+	if (!forced && (c->algo == NET_ALGO_RING || (c->algo == NET_ALGO_PAT && net_pat_ok(c, coll, g))))
+		return;
+	double n = g->size, k = g->per_node;
+	shape sh = {0};
+	double t_in = k > 1 ? (k - 1) / k * S / intra_busbw(&c->node, k) : 0;
+	sh.bw_time = fmax(t_in, S / net_sharp_nic_bw(c, k)) /
+		     net_sharp_eff(c, coll, NET_ALGO_COLLNET_DIRECT);
+	sh.busbw = (n - 1) / n * S / sh.bw_time;
+	sh.intra_bytes = (k - 1) / k * S;
+	sh.inter_bytes = S / k; /* the busier way: a head's rail, S/k, against its own S/n */
+	net_cost x = {0};
+	best_proto(c, g, &sh, NET_ALGO_COLLNET_DIRECT, NET_PROTO_SIMPLE, &x);
+	x.algo = NET_ALGO_COLLNET_DIRECT;
+	if (forced || x.time_s < out->time_s)
+		*out = x;
+}
+
 /* net_collective without the synchronisation delay and without NCCL's own
  * view on EFA: the lowest time on c (or the region's, or the forced pair). */
 static int collective(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
@@ -1026,6 +1073,7 @@ static int collective(const net_cluster *c, net_coll coll, const net_group *g, d
 		   region && coll != NET_ALLREDUCE && ra != NET_ALGO_PAT ? (int)rp : -1, out);
 	if (coll == NET_ALLGATHER || coll == NET_REDUCESCATTER) {
 		pat_pick(c, coll, g, bytes, &ring, region ? ra : NET_ALGO_AUTO, out);
+		sharp_pick(c, coll, g, bytes, out);
 		return SIM_OK;
 	}
 	if (coll != NET_ALLREDUCE)

@@ -317,10 +317,12 @@ double net_pat_latency(const net_cluster *c, int n);
 #define NET_PAT_BW 0.75
 /* SHARP (coll.c "SHARP"; [cluster] sharp): whether NCCL runs algorithm a
  * (NET_ALGO_COLLNET_DIRECT, NET_ALGO_COLLNET_CHAIN, or NET_ALGO_NVLS across
- * nodes) for collective `coll` on group g: sharp set, all-reduce, at least
- * 2 nodes (NCCL_COLLNET_NODE_THRESHOLD), the same k <= 8 ranks on each
- * node, the Simple protocol allowed; CollNetDirect on NVSwitch nodes only,
- * NVLS on NVSwitch nodes with nvls_busbw and k >= 2. */
+ * nodes) for collective `coll` on group g: sharp set, at least 2 nodes
+ * (NCCL_COLLNET_NODE_THRESHOLD), the same k ranks on each node, the Simple
+ * protocol allowed; all-reduce: the CollNets for k <= 8, CollNetDirect on
+ * NVSwitch nodes only, NVLS on NVSwitch nodes with nvls_busbw and k >= 2;
+ * all-gather and reduce-scatter: CollNetDirect on NVSwitch nodes with a NIC
+ * per local rank (k <= nics, k <= 8). */
 bool net_sharp_ok(const net_cluster *c, net_coll coll, const net_group *g, net_algo a);
 /* Its tuning-model latency for k ranks per node (Simple; coll.c). */
 double net_sharp_latency(net_algo a, int k);
@@ -328,10 +330,11 @@ double net_sharp_latency(net_algo a, int k);
  * node's NICs x nic_bw x nic_efficiency, without the oversubscription (each
  * leaf sends one reduced stream per tree up, coll.c "SHARP"). */
 double net_sharp_nic_bw(const net_cluster *c, double k);
-/* The data-time divisor of algorithm a under SHARP: NCCL's 0.85 for
- * CollNetDirect on Hopper and later (taken as NVSwitch nodes with
- * nvls_busbw), else 1. */
-double net_sharp_eff(const net_cluster *c, net_algo a);
+/* The data-time divisor of algorithm a under SHARP for collective `coll`:
+ * NCCL's 0.85 for CollNetDirect's all-reduce on Hopper and later (taken as
+ * NVSwitch nodes with nvls_busbw), 0.9 for its all-gather and
+ * reduce-scatter, else 1. */
+double net_sharp_eff(const net_cluster *c, net_coll coll, net_algo a);
 /* NVLSTree's latency across `nodes` nodes: NVLS's, 2 floor(log2 nodes)
  * network steps, and the EFA terms (coll.c). */
 double net_nvlstree_latency(const net_cluster *c, int nodes);

@@ -978,7 +978,7 @@ static int do_nvlstree(run *r, const geo *o, double S, shape *sh)
  * CollNetChain or NVLS (a = TOPO_ALGO_NVLS) inside every node, each rank's
  * shard S/k to and from the leaf above its NIC, and the trees above the
  * leaves, one per local rank j over the nodes' ranks j. */
-static int do_sharp(run *r, const geo *o, double S, topo_algo a, shape *sh)
+static int do_sharp(run *r, const geo *o, net_coll coll, double S, topo_algo a, shape *sh)
 {
 	int m = o->m, k = o->k, n = o->n, rc = SIM_OK;
 	double kk = k;
@@ -990,10 +990,14 @@ static int do_sharp(run *r, const geo *o, double S, topo_algo a, shape *sh)
 				rc = phase_add(&p, L[j], SWITCH, -1, -1, S * (kk + 1) / kk);
 				if (rc == SIM_OK)
 					rc = phase_add(&p, SWITCH, L[j], -1, -1, S * (kk + 1) / kk);
-			} else if (a == TOPO_ALGO_COLLNET_DIRECT) { /* scatter + copy: 2 S/k */
+			} else if (a == TOPO_ALGO_COLLNET_DIRECT) {
+				/* all-reduce: scatter + copy, 2 S/k to each other
+				 * rank; all-gather: the rank's rail, reduce-scatter:
+				 * its parts for the other heads, S/k */
+				double b = coll == NET_ALLREDUCE ? 2 * S / kk : S / kk;
 				for (int l = 0; l < k && rc == SIM_OK; l++)
 					if (l != j)
-						rc = phase_add(&p, L[j], L[l], -1, -1, 2 * S / kk);
+						rc = phase_add(&p, L[j], L[l], -1, -1, b);
 			} else if (k > 1) { /* the chains up and down: (k-1)/k S each */
 				rc = phase_add(&p, L[j], L[(j + 1) % k], -1, -1, (kk - 1) / kk * S);
 				if (rc == SIM_OK)
@@ -1002,12 +1006,18 @@ static int do_sharp(run *r, const geo *o, double S, topo_algo a, shape *sh)
 			}
 		}
 	}
+	/* a head's shard up and the result down, S/k each way; all-gather sends
+	 * its own S/n and gets its rail's S/k, reduce-scatter the other way */
+	double up = coll == NET_ALLGATHER ? S / n : S / kk,
+	       down = coll == NET_REDUCESCATTER ? S / n : S / kk;
 	for (int x = 0; x < n && rc == SIM_OK; x++) {
-		rc = phase_add(&p, o->loc[x], LEAF, -1, -1, S / kk);
+		rc = phase_add(&p, o->loc[x], LEAF, -1, -1, up);
 		if (rc == SIM_OK)
-			rc = phase_add(&p, LEAF, o->loc[x], -1, -1, S / kk);
+			rc = phase_add(&p, LEAF, o->loc[x], -1, -1, down);
 	}
-	/* grouped by tree and direction, as route_tree's state wants them */
+	/* grouped by tree and direction, as route_tree's state wants them;
+	 * S/k each way (all-gather: the gathered rail down, up the subtree's
+	 * part of it, at most S/k: taken as S/k; reduce-scatter mirrored) */
 	for (int j = 0; j < k && rc == SIM_OK; j++)
 		for (int d = 0; d < 2 && rc == SIM_OK; d++)
 			for (int i = 0; i < m && rc == SIM_OK; i++)
@@ -1020,7 +1030,7 @@ static int do_sharp(run *r, const geo *o, double S, topo_algo a, shape *sh)
 	if (a == TOPO_ALGO_NVLS) /* the node's NVLS ceiling, as do_nvls */
 		sh->t_bw = fmax(sh->t_bw, 2.0 * (n - 1) / n * S / c->node.nvls_busbw_Bps);
 	else
-		sh->t_bw /= net_sharp_eff(c, topo_algo_to_net(a));
+		sh->t_bw /= net_sharp_eff(c, coll, topo_algo_to_net(a));
 	sh->nsteps = sh->ninter = 1;
 	sh->channels = k;
 	phase_free(&p);
@@ -1111,10 +1121,10 @@ static int time_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 	int rc = a == TOPO_ALGO_RING       ? do_ring(r, o, coll, ranks, S, &sh)
 	         : a == TOPO_ALGO_TREE     ? do_tree(r, o, ranks, S, &sh)
 	         : a == TOPO_ALGO_HIER     ? do_hier(r, o, S, &sh)
-	         : a == TOPO_ALGO_NVLS     ? (o->m > 1 ? do_sharp(r, o, S, a, &sh)
+	         : a == TOPO_ALGO_NVLS     ? (o->m > 1 ? do_sharp(r, o, coll, S, a, &sh)
 	                                               : do_nvls(r, o, ranks, S, &sh))
 	         : a == TOPO_ALGO_COLLNET_DIRECT || a == TOPO_ALGO_COLLNET_CHAIN
-	                                   ? do_sharp(r, o, S, a, &sh)
+	                                   ? do_sharp(r, o, coll, S, a, &sh)
 	         : a == TOPO_ALGO_NVLSTREE ? do_nvlstree(r, o, S, &sh)
 	         : a == TOPO_ALGO_PAT      ? do_pat(r, o, coll, ranks, S, &sh)
 	                                   : do_pairs(r, o, coll, ranks, S, &sh);

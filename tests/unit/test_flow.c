@@ -462,11 +462,43 @@ static void closed_forms_agree(void)
  * and its 8 trees share them: the flows see it, the placement-blind closed
  * form does not, as for the ring), all 8m GPUs (k = 8) and one per node
  * (k = 1, stride 8), 64 KiB
- * and 1 GiB. Forced, each algorithm's time agrees to the ps clock's
- * rounding; auto picks the same algorithm in both. Expected picks at 1 GiB:
+ * and 1 GiB, all-reduce (the three algorithms) and all-gather and
+ * reduce-scatter (CollNetDirect against the ring and PAT). Forced, each
+ * algorithm's time agrees to the ps clock's rounding; auto picks the same
+ * algorithm in both (all-gather and reduce-scatter not at o = 2: there the
+ * ring's closed form pays the taper, 1/o, that one group's ring of flows
+ * does not meet, so at k = 1 the closed form takes CollNetDirect, S / (0.9
+ * x 47 GB/s), where the flows keep the ring, (n-1)/n S / 47 GB/s). Expected picks at 1 GiB:
  * H100 k = 8 NVLS (busbw 480 GB/s against CollNetChain's 419, the ring's
  * 370), k = 1 CollNetChain (2 x 47 GB/s x (n-1)/n); A100 CollNetDirect
  * (latency 44 against 69.2 us, the same bandwidth). */
+static void sharp_case(const topo_graph *g, const net_cluster *c, const net_group *grp,
+                       net_coll coll, const int *ranks, double S, const topo_algo *ta,
+                       const net_algo *na, bool pick)
+{
+	int n = grp->size;
+	for (int a = 0; a < 3; a++) {
+		net_cluster forced = *c;
+		forced.algo = na[a];
+		if (!net_sharp_ok(c, coll, grp, na[a]))
+			continue;
+		topo_cost fc;
+		net_cost ac;
+		CHECK_INT(topo_collective(g, coll, ranks, n, S, ta[a], &fc), SIM_OK);
+		CHECK_INT(net_collective(&forced, coll, grp, S, &ac), SIM_OK);
+		CHECK_INT(ac.algo, na[a]);
+		CHECK_NEAR(fc.time_s, ac.time_s, 1e-5);
+	}
+	if (!pick)
+		return;
+	topo_cost fa;
+	net_cost aa;
+	CHECK_INT(topo_collective(g, coll, ranks, n, S, TOPO_ALGO_AUTO, &fa), SIM_OK);
+	CHECK_INT(net_collective(c, coll, grp, S, &aa), SIM_OK);
+	CHECK_INT(aa.algo, topo_algo_to_net(fa.algo));
+	CHECK_NEAR(fa.time_s, aa.time_s, 1e-5);
+}
+
 static void sharp_agrees(void)
 {
 	static const char *const node[2] = {"dgx-h100", "dgx-a100-80g"};
@@ -494,37 +526,23 @@ static void sharp_agrees(void)
 						ranks[i] = k == 8 ? i : 8 * i;
 					net_group grp;
 					net_group_make(&c, n, k == 8 ? 1 : 8, &grp);
-					for (double S = 65536; S <= GIB; S *= 16384) {
-						for (int a = 0; a < 3; a++) {
-							net_cluster forced = c;
-							forced.algo = na[a];
-							if (!net_sharp_ok(&c, NET_ALLREDUCE, &grp, na[a]))
-								continue;
-							topo_cost fc;
-							net_cost ac;
-							CHECK_INT(topo_collective(g, NET_ALLREDUCE, ranks, n, S,
-							                          ta[a], &fc),
-							          SIM_OK);
-							CHECK_INT(net_collective(&forced, NET_ALLREDUCE, &grp, S,
-							                         &ac),
-							          SIM_OK);
-							CHECK_INT(ac.algo, na[a]);
-							CHECK_NEAR(fc.time_s, ac.time_s, 1e-5);
+					for (double S = 65536; S <= GIB; S *= 16384)
+						for (int op = 0; op < 3; op++) {
+							net_coll coll = op == 0   ? NET_ALLREDUCE
+							                : op == 1 ? NET_ALLGATHER
+							                          : NET_REDUCESCATTER;
+							sharp_case(g, &c, &grp, coll, ranks, S, ta, na,
+							           o == 1 || coll == NET_ALLREDUCE);
+							if (S == GIB && coll == NET_ALLREDUCE) {
+								net_cost aa;
+								CHECK_INT(net_collective(&c, coll, &grp, S, &aa),
+								          SIM_OK);
+								CHECK_INT(aa.algo,
+								          h == 1   ? NET_ALGO_COLLNET_DIRECT
+								          : k == 8 ? NET_ALGO_NVLS
+								                   : NET_ALGO_COLLNET_CHAIN);
+							}
 						}
-						topo_cost fa;
-						net_cost aa;
-						CHECK_INT(topo_collective(g, NET_ALLREDUCE, ranks, n, S,
-						                          TOPO_ALGO_AUTO, &fa),
-						          SIM_OK);
-						CHECK_INT(net_collective(&c, NET_ALLREDUCE, &grp, S, &aa),
-						          SIM_OK);
-						CHECK_INT(aa.algo, topo_algo_to_net(fa.algo));
-						CHECK_NEAR(fa.time_s, aa.time_s, 1e-5);
-						if (S == GIB)
-							CHECK_INT(aa.algo, h == 1   ? NET_ALGO_COLLNET_DIRECT
-							                   : k == 8 ? NET_ALGO_NVLS
-							                            : NET_ALGO_COLLNET_CHAIN);
-					}
 				}
 				topo_free(g);
 			}

@@ -1189,12 +1189,31 @@ static void test_sharp(void)
 	CHECK_INT(x.algo, NET_ALGO_COLLNET_CHAIN); /* Direct: x 1/0.85 */
 	CHECK_INT(net_collective(&off, NET_ALLREDUCE, &g64, S, &ring), SIM_OK);
 	CHECK(ring.time_s > 1.9 * x.time_s);
-	/* where NCCL runs none: inside a node, all-gather, sharp off, > 8 per
+	/* all-gather and reduce-scatter, CollNetDirect (coll.c "SHARP"): on 16
+	 * nodes of 8, t_bw = max(7/8 S / 369.9, S / 376) / 0.9 = S / 338.4
+	 * GB/s (the NICs bind), latency 44 us; with 4 NICs per node (k > nics)
+	 * NCCL runs none, nor CollNetChain */
+	for (int op = 0; op < 2; op++) {
+		net_coll coll = op ? NET_REDUCESCATTER : NET_ALLGATHER;
+		c.algo = NET_ALGO_COLLNET_DIRECT;
+		CHECK_INT(net_collective(&c, coll, &g16, S, &x), SIM_OK);
+		CHECK_INT(x.algo, NET_ALGO_COLLNET_DIRECT);
+		CHECK_NEAR(x.latency_s, 44e-6, 1e-12);
+		CHECK_NEAR(x.time_s - x.latency_s, S / (8 * b_nic) / 0.9, 1e-9);
+		CHECK_NEAR(x.inter_bytes, S / 8, 1);
+		CHECK(!net_sharp_ok(&c, coll, &g16, NET_ALGO_COLLNET_CHAIN));
+		net_cluster four = c;
+		four.node.nics = 4;
+		CHECK(!net_sharp_ok(&four, coll, &g16, NET_ALGO_COLLNET_DIRECT));
+		CHECK(net_sharp_ok(&four, NET_ALLREDUCE, &g16, NET_ALGO_COLLNET_DIRECT));
+	}
+	c.algo = NET_ALGO_AUTO;
+	/* where NCCL runs none: inside a node, broadcast, sharp off, > 8 per
 	 * node (a 16-GPU node), a PCIe node for Direct */
 	net_group node;
 	net_group_make(&c, 8, 1, &node);
 	CHECK(!net_sharp_ok(&c, NET_ALLREDUCE, &node, NET_ALGO_COLLNET_CHAIN));
-	CHECK(!net_sharp_ok(&c, NET_ALLGATHER, &g16, NET_ALGO_COLLNET_CHAIN));
+	CHECK(!net_sharp_ok(&c, NET_BROADCAST, &g16, NET_ALGO_COLLNET_DIRECT));
 	CHECK(!net_sharp_ok(&off, NET_ALLREDUCE, &g16, NET_ALGO_COLLNET_DIRECT));
 	CHECK(net_sharp_ok(&c, NET_ALLREDUCE, &g16, NET_ALGO_COLLNET_DIRECT));
 	net_group wide = {32, 16, 2, 1};
