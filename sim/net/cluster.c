@@ -318,10 +318,10 @@ static int sharp_keys(const conf_doc *doc, const net_cluster *c, sim_diag *diag)
 		return SIM_OK;
 	const char *why = c->fabric == NET_FABRIC_EFA ? "fabric = efa (AWS EFA: no CollNet, no "
 							  "in-network reduction)"
-			  : c->node.nic_kind == NET_NIC_EFA ? "[node] nic = efa"
-			  : c->node.nic_kind == NET_NIC_ROCE ? "[node] nic = roce (no switch that "
+			  : c->node.nic_kind == NET_NIC_EFA ? "[node] nic_kind = efa"
+			  : c->node.nic_kind == NET_NIC_ROCE ? "[node] nic_kind = roce (no switch that "
 							       "reduces NCCL's traffic)"
-			  : c->node.nic_kind == NET_NIC_ETHERNET ? "[node] nic = ethernet (no switch "
+			  : c->node.nic_kind == NET_NIC_ETHERNET ? "[node] nic_kind = ethernet (no switch "
 								   "that reduces NCCL's traffic)"
 			  : c->fabric == NET_FABRIC_TORUS2D || c->fabric == NET_FABRIC_TORUS3D
 			      ? "a torus (no switch tree to reduce in)"
