@@ -134,7 +134,7 @@ const conf_key net_cluster_keys[] = {
 	 offsetof(net_cluster, algo),
 	 "NCCL algorithm, as NCCL_ALGO: auto (lowest predicted time), ring, tree, hier, nvls, "
 	 "nvlstree, pat (all-gather, reduce-scatter at 1 rank per node), collnetdirect or "
-	 "collnetchain (all-reduce across nodes with sharp); used where it applies"},
+	 "collnetchain (across nodes with sharp); used where it applies"},
 	{"sharp", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, offsetof(net_cluster, sharp),
 	 "SHARP in-network reduction: NCCL_COLLNET_ENABLE=1 with the SHARP plugin on a "
 	 "SHARP-capable InfiniBand fabric (CollNetDirect, CollNetChain, NVLS across nodes)"},

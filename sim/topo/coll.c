@@ -106,6 +106,29 @@
  * links are uncongested (test_flow checks both models agree), slower
  * where other traffic or a collision on the fabric slows a flow.
  *
+ * SHARP ([cluster] sharp; net_sharp_ok, sim/net/coll.c "SHARP" derives
+ * NCCL's kernels and tuning model). One phase, k ranks on each of m nodes:
+ *   inside each node, CollNetDirect: every rank sends 2 S/k to each other
+ *     rank for all-reduce (the scatter to the heads and the copy of the
+ *     sums back), S/k for all-gather and reduce-scatter; CollNetChain: S
+ *     (k-1)/k to the next rank and as much to the previous (the chains up
+ *     and down, the channels' heads rotating); NVLS: NVLS's (k+1)/k S each
+ *     way between each GPU and its NVSwitch under nvls_busbw's ceiling;
+ *   each rank's shard between the GPU and the leaf above its own NIC: S/k
+ *     each way (all-gather: S/n up, S/k down; reduce-scatter the reverse);
+ *   the trees: one per local rank j, over the nodes' ranks j, rooted at
+ *     the last node's: for each node the route from its NIC to the root's
+ *     NIC up to that route's highest switch, and the same cables back down
+ *     (route_tree); a link is loaded once per tree and direction whatever
+ *     the nodes under it (the switches reduce), S/k.
+ * t_bw = the makespan / NCCL's derate (net_sharp_eff: CollNetDirect 0.85
+ * for all-reduce on NVLS nodes, 0.9 for all-gather and reduce-scatter);
+ * latency net_sharp_latency, Simple only. On uncongested links each NIC
+ * carries S/k each way at its rate and each NVLink port its bytes, so the
+ * time is net's closed form (test_flow sharp_agrees); oversubscription
+ * does not slow the trees, whose streams climb one per uplink, unless
+ * routes put several trees on one cable (a tapered three-tier fabric).
+ *
  * Pairwise all-to-all: every ordered pair sends S/n at once. P2P: one flow of
  * S from the first rank to the last.
  *
@@ -117,6 +140,7 @@
  *           reused, assumed);
  *     hier: nsteps = 2(k-1) + 2(m-1), ninter = 2(m-1);
  *     nvls, nvlstree: net's (net_nvls_latency, net_nvlstree_latency);
+ *     collnetdirect, collnetchain, nvls across nodes: net_sharp_latency;
  *     pat: net_pat_latency (Simple only, t_bw at NET_PAT_BW);
  *     all-to-all, p2p: one step inside a node and one across (as net).
  * time = lat[p] + t_bw / protocol factor[p] + coll_overhead, minimised over
