@@ -265,7 +265,13 @@
  *     nvls:     busbw = min(nvls_busbw, B_port k/(k+1) 2(n-1)/n,
  *                           2(n-1)/n B_sharp), t_bw = 2(n-1)/n S / busbw
  *       (NCCL's tuning.cc:307-323 bounds NVLS by the node's NVLS rate and
- *       the network; podsim's network term is the links': S / B_sharp).
+ *       by the graph's bwInter x channels, about the node's NIC rate, as
+ *       bus bandwidth, then converts with n / (2(n-1)): a network term of
+ *       2 S / B_sharp, twice what the links carry (S/k per NIC each way);
+ *       podsim times the links, S / B_sharp, and picks by its own times,
+ *       as for every algorithm; NCCL's graph bandwidths are not modelled,
+ *       so whether its tuner, on the same machine, would rank NVLS below
+ *       CollNet for this is not checked).
  *   Latency (tuning.cc:160-161, 172-173, 384-391, 418-426; Simple, the
  *     plugin's latencyInter 0 on InfiniBand), in us:
  *     collnetdirect: 2 (min(1, k-1) 3.7 + (k-1) 0.4) + L_net, L_net = 31
