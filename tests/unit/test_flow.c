@@ -548,6 +548,58 @@ static void sharp_agrees(void)
 			}
 }
 
+/* SHARP with every copy of a group at once (a plan's data-parallel groups
+ * under tp 8: 8 translates of one rank per node, GPU t of each of 16 DGX
+ * H100 on a non-blocking fat tree, 4 nodes per NDR leaf): each translate's
+ * trees leave the leaves on their own uplinks (d-mod-k by the root NIC),
+ * each NIC carries one rank's S each way, so the time is one group's,
+ * net's S / 47 GB/s + 14 us (CollNetChain at one rank per node), and every
+ * leaf uplink the trees use carries S once per direction. */
+static void sharp_translates(void)
+{
+	const char *text = "include = topologies/nodes/dgx-h100.ini\n[cluster]\nname = t\n"
+	                   "nodes = 16\nfabric = fat-tree\nsharp = true\nnccl_algo = collnetchain\n";
+	net_cluster c;
+	topo_graph *g = graph_of(text, &c);
+	if (!g)
+		return;
+	int groups[128];
+	for (int t = 0; t < 8; t++)
+		for (int i = 0; i < 16; i++)
+			groups[t * 16 + i] = 8 * i + t;
+	net_group grp;
+	net_group_make(&c, 16, 8, &grp);
+	net_cost ac;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &grp, GIB, &ac), SIM_OK);
+	CHECK_INT(ac.algo, NET_ALGO_COLLNET_CHAIN);
+	topo_cost fc;
+	double *bytes = calloc((size_t)topo_nlinks(g), sizeof *bytes);
+	CHECK_INT(topo_collective_groups(g, NET_ALLREDUCE, groups, 16, 8, GIB,
+	                                 TOPO_ALGO_COLLNET_CHAIN, &fc, bytes, NULL),
+	          SIM_OK);
+	CHECK_NEAR(fc.time_s, ac.time_s, 1e-5);
+	CHECK_NEAR(fc.time_s, 14e-6 + GIB / (50e9 * 0.94), 1e-5);
+	double most = 0;
+	int used = 0;
+	for (int l = 0; l < topo_nlinks(g); l++) {
+		const topo_link *k = topo_link_at(g, l);
+		char a[64];
+		topo_vertex_name(g, k->src, a, sizeof a);
+		if (strncmp(a, "leaf", 4) || !(bytes[l] > 0))
+			continue;
+		char b[64];
+		topo_vertex_name(g, k->dst, b, sizeof b);
+		if (strncmp(b, "spine", 5))
+			continue;
+		used++;
+		most = fmax(most, bytes[l]);
+	}
+	CHECK(used > 0);
+	CHECK_NEAR(most, GIB, 1e-9);
+	free(bytes);
+	topo_free(g);
+}
+
 /* PAT (sim/topo/coll.c, net/coll.c "PAT") against its closed form on a
  * non-blocking fat tree of DGX A100 nodes, one rank per node (GPU 0 of each:
  * ranks 0, 8, 16, ...), n = 12 (not a power of 2: the peers at distance
@@ -1144,6 +1196,7 @@ int main(void)
 	closed_forms_agree();
 	pat_agrees();
 	sharp_agrees();
+	sharp_translates();
 	group_oversubscription();
 	context_reuse();
 	routes_across_sizes();
