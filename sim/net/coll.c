@@ -279,13 +279,15 @@
  *     collnetchain:  2 (k-1) 2.8 + L_net, L_net = 30 (14 at k = 1);
  *     nvls:          25 + 18 (NVLink NVLS, then the network's; base 0).
  *     8 ranks per node: 44.0, 69.2 and 43 us.
- *   Analytic: DGX H100 (intra 450 GB/s x 0.822 = 370 GB/s, 8 NDR NICs at
- *     nic_efficiency e_n: B_sharp = 8 x 50 x e_n GB/s, nvls_busbw 480),
- *     1 GiB on 16 nodes (n = 128): CollNet's NVLink term 1.75 S / 370 GB/s
- *     = S / 211 GB/s binds (S / B_sharp = S / 368 at e_n 0.92): busbw
- *     2 x 127/128 x 211 = 419 GB/s (direct x 0.85 = 356); NVLS: min(480,
- *     370 x 8/9 x 1.98 = 653, 1.98 x 368 = 730) = 480 GB/s; against the
- *     ring's min(370, 368) = 368 (tests/unit/test_net.c has the figures).
+ *   Analytic: DGX H100 (intra 450 GB/s x 0.822 = 369.9 GB/s, 8 NDR NICs
+ *     at 0.94: B_sharp = 8 x 47 = 376 GB/s, nvls_busbw 480), 1 GiB on 16
+ *     nodes (n = 128): CollNet's NVLink term 1.75 S / 369.9 GB/s = S /
+ *     211.4 GB/s binds (S / B_sharp = S / 376): busbw 2 x 127/128 x 211.4
+ *     = 419.5 GB/s (Direct x 0.85 = 356.6); NVLS: min(480, 369.9 x 8/9 x
+ *     1.98 = 652, 1.98 x 376 = 746) = 480 GB/s; against the ring's
+ *     min(369.9, 376) = 369.9. One rank per node (k = 1): the ring's busbw
+ *     is one NIC's 47 GB/s, CollNetChain's 2 (n-1)/n x 47 (tests/unit/
+ *     test_net.c test_sharp has the figures).
  *   Not modelled: the limited number of SHARP trees and streaming
  *     aggregation resources per switch (every communicator is assumed to
  *     get its own), SHARPv1's small-message-only aggregation (EDR), and
