@@ -22,12 +22,15 @@ static const char usage_coll[] =
         "SIZE: bytes with a unit, e.g. 1GiB, 256MB, 8B (the full buffer; p2p: the message)\n"
         "\n"
         "options:\n"
-        "  --algo ring|tree|hier|nvls|nvlstree|pat|auto\n"
+        "  --algo ring|tree|hier|nvls|nvlstree|pat|collnetdirect|collnetchain|auto\n"
         "                              algorithm of both models (default auto: the\n"
         "                              fastest, as NCCL's tuner, or on EFA the\n"
         "                              aws-ofi-nccl tuner's region; nvls: all-reduce\n"
-        "                              inside one NVLS node, nvlstree: across them;\n"
-        "                              pat: all-gather, reduce-scatter, 1 GPU per node)\n"
+        "                              inside one NVLS node (across nodes with\n"
+        "                              cluster.sharp=true), nvlstree: across them;\n"
+        "                              pat: all-gather, reduce-scatter, 1 GPU per node;\n"
+        "                              collnetdirect, collnetchain: all-reduce across\n"
+        "                              nodes through SHARP, with cluster.sharp=true)\n"
         "  --stride S                  every S-th GPU from 0 (S = GPUs per node: one\n"
         "                              per node on the same rail, a data-parallel group)\n"
         "  --sweep                     sizes from 8 B doubling up to SIZE\n"
@@ -281,12 +284,15 @@ int cli_coll(int argc, char **argv)
 		return bad("unknown collective", a.op);
 	topo_algo algo = TOPO_ALGO_AUTO;
 	if (a.algo && topo_algo_parse(a.algo, &algo) != SIM_OK)
-		return bad("unknown --algo (ring, tree, hier, nvls, nvlstree, pat, auto)", a.algo);
+		return bad("unknown --algo (ring, tree, hier, nvls, nvlstree, pat, collnetdirect, "
+		           "collnetchain, auto)",
+		           a.algo);
 	bool ring_ok = op == NET_ALLREDUCE || op == NET_ALLGATHER || op == NET_REDUCESCATTER ||
 	               op == NET_BROADCAST;
 	if ((algo == TOPO_ALGO_RING && !ring_ok) ||
 	    ((algo == TOPO_ALGO_TREE || algo == TOPO_ALGO_HIER || algo == TOPO_ALGO_NVLS ||
-	      algo == TOPO_ALGO_NVLSTREE) &&
+	      algo == TOPO_ALGO_NVLSTREE || algo == TOPO_ALGO_COLLNET_DIRECT ||
+	      algo == TOPO_ALGO_COLLNET_CHAIN) &&
 	     op != NET_ALLREDUCE) ||
 	    (algo == TOPO_ALGO_PAT && op != NET_ALLGATHER && op != NET_REDUCESCATTER))
 		return bad("this --algo does not apply to the collective", a.algo);

@@ -35,7 +35,7 @@ static const char *const fabric_names[] = {"fat-tree", "rail-optimized", "single
 					     NULL};
 static const char *const model_names[] = {"alpha-beta", "flow", "auto", NULL};
 static const char *const algo_names[] = {"auto", "ring", "tree", "hier", "nvls", "nvlstree",
-					 "pat", NULL};
+					 "pat", "collnetdirect", "collnetchain", NULL};
 /* nccl_proto's values: auto, then net_proto's order (stored as net_proto + 1). */
 static const char *const proto_names[] = {"auto", "ll", "ll128", "simple", NULL};
 
@@ -133,7 +133,11 @@ const conf_key net_cluster_keys[] = {
 	{"nccl_algo", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "auto", algo_names,
 	 offsetof(net_cluster, algo),
 	 "NCCL algorithm, as NCCL_ALGO: auto (lowest predicted time), ring, tree, hier, nvls, "
-	 "nvlstree or pat (all-gather, reduce-scatter at 1 rank per node); used where it applies"},
+	 "nvlstree, pat (all-gather, reduce-scatter at 1 rank per node), collnetdirect or "
+	 "collnetchain (across nodes with sharp); used where it applies"},
+	{"sharp", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, offsetof(net_cluster, sharp),
+	 "SHARP in-network reduction: NCCL_COLLNET_ENABLE=1 with the SHARP plugin on a "
+	 "SHARP-capable InfiniBand fabric (CollNetDirect, CollNetChain, NVLS across nodes)"},
 	{"nccl_proto", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "auto", proto_names,
 	 offsetof(net_cluster, proto),
 	 "NCCL protocol, as NCCL_PROTO: auto, ll, ll128 (NVLink nodes only) or simple"},
@@ -299,11 +303,47 @@ static int rail_only_keys(const conf_doc *doc, const net_cluster *c, sim_diag *d
 	return SIM_OK;
 }
 
+/* sharp (coll.c "SHARP"): in-network reduction is a feature of InfiniBand
+ * switches (Quantum QM8700 HDR: SHARPv2, Quantum-2 QM9700 NDR: SHARPv3,
+ * Quantum-X800 XDR: SHARPv4: hardware.md section 8b, hardware.csv network,Switch NVIDIA
+ * Quantum-2 QM9700/QM9790 (NDR) and Quantum-X800 Q3400 (XDR) rows, notes
+ * "SHARPv3", "SHARPv4"; S55, S56)
+ * that NCCL reaches through the SHARP CollNet plugin over its IB verbs. EFA
+ * has none (NCCL over aws-ofi-nccl: no CollNet, net.h), nor has RoCE or
+ * Ethernet (no cited switch that reduces NCCL's traffic), nor a torus of
+ * routers without a switch tree. */
+static int sharp_keys(const conf_doc *doc, const net_cluster *c, sim_diag *diag)
+{
+	if (!c->sharp)
+		return SIM_OK;
+	const char *why = c->fabric == NET_FABRIC_EFA ? "fabric = efa (AWS EFA: no CollNet, no "
+							  "in-network reduction)"
+			  : c->node.nic_kind == NET_NIC_EFA ? "[node] nic_kind = efa"
+			  : c->node.nic_kind == NET_NIC_ROCE ? "[node] nic_kind = roce (no switch that "
+							       "reduces NCCL's traffic)"
+			  : c->node.nic_kind == NET_NIC_ETHERNET ? "[node] nic_kind = ethernet (no switch "
+								   "that reduces NCCL's traffic)"
+			  : c->fabric == NET_FABRIC_TORUS2D || c->fabric == NET_FABRIC_TORUS3D
+			      ? "a torus (no switch tree to reduce in)"
+			      : NULL;
+	if (!why)
+		return SIM_OK;
+	char msg[320];
+	snprintf(msg, sizeof msg,
+		 "[cluster] sharp = true needs an InfiniBand switch fabric whose switches reduce "
+		 "(SHARP), not %s",
+		 why);
+	key_error(doc, "cluster", "sharp", diag, msg);
+	return SIM_ECONF;
+}
+
 /* Checks across keys, after both sections read cleanly. */
 static int check_cluster(const conf_doc *doc, net_cluster *c, sim_diag *diag)
 {
 	int rc = efa_keys(doc, c, diag);
 	if (rail_only_keys(doc, c, diag) != SIM_OK)
+		rc = SIM_ECONF;
+	if (sharp_keys(doc, c, diag) != SIM_OK)
 		rc = SIM_ECONF;
 	if (c->nodes > 1 && (c->node.nics < 1 || c->node.nic_Bps <= 0)) {
 		key_error(doc, "node", "nics", diag,
@@ -447,7 +487,8 @@ bool net_cluster_same(const net_cluster *a, const net_cluster *b)
 	    a->switch_lat_s != b->switch_lat_s || a->gpus != b->gpus ||
 	    a->gpu_hour_usd != b->gpu_hour_usd || a->grid_kg_per_kwh != b->grid_kg_per_kwh ||
 	    a->pue != b->pue || a->gpu_power_w != b->gpu_power_w || a->network != b->network ||
-	    a->algo != b->algo || a->proto != b->proto || a->net_lat_s != b->net_lat_s ||
+	    a->algo != b->algo || a->proto != b->proto || a->sharp != b->sharp ||
+	    a->net_lat_s != b->net_lat_s ||
 	    a->msg_overhead_s != b->msg_overhead_s || a->rail_Bps != b->rail_Bps ||
 	    a->congestion != b->congestion || a->congestion_exp != b->congestion_exp ||
 	    a->sync_s != b->sync_s || strcmp(a->spread_text, b->spread_text) ||

@@ -193,6 +193,106 @@
  *     us and LL 6.6 + 15 x 5.0 = 81.6 us (one rank per node: the tree's
  *     network step, above).
  *
+ * SHARP ([cluster] sharp: NCCL_COLLNET_ENABLE=1 with the SHARP CollNet
+ * plugin on an InfiniBand fabric whose switches reduce; N = NVIDIA/nccl
+ * 5067397c). The switches of the fat tree add the nodes' contributions as
+ * they climb a reduction tree and send the sum back down, so a node sends
+ * its data up once and receives the result once: no (n-1)/n halving of the
+ * network's bus bandwidth as in a ring, whose every byte crosses the NICs
+ * twice. NCCL runs it as three algorithms:
+ *   Enabled (N src/init.cc:63, 1164-1166, 1452, 1469-1475; src/graph/
+ *     tuning.cc:503-509; src/enqueue.cc:1998-2008): NCCL_COLLNET_ENABLE=1
+ *     and a CollNet plugin loaded (collNetSupport, src/include/coll_net.h:
+ *     87-89), at least NCCL_COLLNET_NODE_THRESHOLD = 2 nodes (init.cc:857),
+ *     at most NCCL_MAX_DIRECT_ARITY + 1 = 8 local ranks for both CollNet
+ *     algorithms (enqueue.cc:1999-2003, src/include/device.h:199);
+ *     CollNetDirect only on NVSwitch systems (tuning.cc:508-509); NVLS
+ *     across nodes only with CollNet (tuning.cc:504-506, enqueue.cc:2008);
+ *     Simple only (tuning.cc:301, 338-339); the reduction op and type the
+ *     plugin supports (collNetSupportMatrix, enqueue.cc:1960-1976: sums of
+ *     the usual types, assumed here). net_sharp_ok also wants the same k
+ *     ranks on every node (NCCL's heads are per node).
+ *   All-gather and reduce-scatter (sharp_pick): CollNetDirect (not Chain,
+ *     tuning.cc:295-297) where the plugin has iallgather / ireducescatter
+ *     (the SHARP plugin does, unless NCCL_SHARP_DISABLE_AG / _RS: M =
+ *     Mellanox/nccl-rdma-sharp-plugins 2f5ac02e, src/sharp_plugin.c:
+ *     252-261, 639-700, 702-) and every local rank is a head with a NIC of its
+ *     own (tuning.cc:351-373: k <= nics here). NVLS across nodes for them
+ *     (the same conditions) is not modelled.
+ *     Traffic (N src/device/all_gather.h:415-520, reduce_scatter.h:363-520):
+ *     all-gather: each head sends its own S/n to the network, which gathers
+ *     its rail, the same local rank of every node, S/k, back to it; the
+ *     head copies that to the other k-1 ranks over NVLink ((k-1)/k S out,
+ *     as much in); reduce-scatter the transpose (the parts for the other
+ *     heads over NVLink, the rail's S/k up, its S/n down). NCCL's model
+ *     (tuning.cc:340-342, no bus-to-algorithm conversion, :376-377):
+ *     busBw = ppn min(bwIntra, 0.9 bwInter), t = S / busBw; podsim:
+ *         t_bw = max((k-1)/k S / B_intra, S / B_sharp) / 0.9.
+ *   Traffic per GPU (N src/device/all_reduce.h; k ranks per node, S bytes):
+ *     collnetdirect (:247-387): every rank scatters its buffer over the
+ *       node's k heads (directSend of S/k to each other rank: (k-1)/k S out
+ *       over NVLink), each head reduces the k parts of its shard and sends
+ *       S/k to the network (recvReduceDirectSend to direct->out), receives
+ *       the switch's sum, S/k, and copies it to the other ranks
+ *       (directRecvCopyDirectSend: (k-1)/k S out); so per rank 2(k-1)/k S
+ *       each way over the scale-up port and S/k each way through its NIC;
+ *     collnetchain (:637-760): a chain through the node's ranks per channel
+ *       reduces up (directRecvReduceDirectSend), the chain's head sends to
+ *       the network and the sum comes back down the chain; the channels'
+ *       heads differ, so per rank the same bytes as Direct: 2(k-1)/k S each
+ *       way over NVLink, S/k each way through the NIC;
+ *     nvls across nodes (:389-524, the multi-node branch :458-523): NVLS scatter and gather inside the node
+ *       (the one-node NVLS port load (k+1)/k S each way, net_nvls_allreduce)
+ *       with each head sending its reduced shard S/k to the network and
+ *       multicasting the network's sum: S/k each way through its NIC.
+ *   The node's k ranks thus push S through their NICs each way, at
+ *       B_sharp = k/G x nics x nic_bw x nic_efficiency (net_sharp_nic_bw),
+ *     the group's NIC share, not divided by the oversubscription: above the
+ *     leaf each tree's data is one reduced stream, one uplink of the leaf
+ *     carrying what one NIC carries. In-switch reduction runs at line rate
+ *     (SHARPv2 on: streaming aggregation; assumed).
+ *   Data time (the links' real traffic, as the flow model's flows carry it):
+ *     collnet:  t_bw = max(2(k-1)/k S / B_intra, S / B_sharp) / e,
+ *       e = 0.85 for CollNetDirect on Hopper and later (tuning.cc:340-347,
+ *       podsim: NVSwitch nodes with nvls_busbw), else 1; NCCL's GPU/NIC
+ *       factor (tuning.cc:343-345) is B_sharp's k/G x nics here. NCCL's
+ *       own model gives the same form: CollNet takes the graph's bwIntra
+ *       across nodes (tuning.cc:305-306), whose search raises it to at most
+ *       twice bwInter (src/graph/search.cc:1279-1282), and converts with
+ *       ratio 0.5 (tuning.cc:376-382): algbw = min(bwIntra/2, bwInter) x
+ *       channels, i.e. t = max(2 S / B_intra, S / B_net); podsim keeps the
+ *       links' (k-1)/k, as the flows do;
+ *     nvls:     busbw = min(nvls_busbw, B_port k/(k+1) 2(n-1)/n,
+ *                           2(n-1)/n B_sharp), t_bw = 2(n-1)/n S / busbw
+ *       (NCCL's tuning.cc:307-323 bounds NVLS by the node's NVLS rate and
+ *       by the graph's bwInter x channels, about the node's NIC rate, as
+ *       bus bandwidth, then converts with n / (2(n-1)): a network term of
+ *       2 S / B_sharp, twice what the links carry (S/k per NIC each way);
+ *       podsim times the links, S / B_sharp, and picks by its own times,
+ *       as for every algorithm; NCCL's graph bandwidths are not modelled,
+ *       so whether its tuner, on the same machine, would rank NVLS below
+ *       CollNet for this is not checked).
+ *   Latency (tuning.cc:160-161, 172-173, 384-391, 418-426; Simple, the
+ *     plugin's latencyInter 0 on InfiniBand), in us:
+ *     collnetdirect: 2 (min(1, k-1) 3.7 + (k-1) 0.4) + L_net, L_net = 31
+ *       (14, the tree's, with one rank per node: :386-388);
+ *     collnetchain:  2 (k-1) 2.8 + L_net, L_net = 30 (14 at k = 1);
+ *     nvls:          25 + 18 (NVLink NVLS, then the network's; base 0).
+ *     8 ranks per node: 44.0, 69.2 and 43 us.
+ *   Analytic: DGX H100 (intra 450 GB/s x 0.822 = 369.9 GB/s, 8 NDR NICs
+ *     at 0.94: B_sharp = 8 x 47 = 376 GB/s, nvls_busbw 480), 1 GiB on 16
+ *     nodes (n = 128): CollNet's NVLink term 1.75 S / 369.9 GB/s = S /
+ *     211.4 GB/s binds (S / B_sharp = S / 376): busbw 2 x 127/128 x 211.4
+ *     = 419.5 GB/s (Direct x 0.85 = 356.6); NVLS: min(480, 369.9 x 8/9 x
+ *     1.98 = 652, 1.98 x 376 = 746) = 480 GB/s; against the ring's
+ *     min(369.9, 376) = 369.9. One rank per node (k = 1): the ring's busbw
+ *     is one NIC's 47 GB/s, CollNetChain's 2 (n-1)/n x 47 (tests/unit/
+ *     test_net.c test_sharp has the figures).
+ *   Not modelled: the limited number of SHARP trees and streaming
+ *     aggregation resources per switch (every communicator is assumed to
+ *     get its own), SHARPv1's small-message-only aggregation (EDR), and
+ *     NCCL's graph search of the CollNet channels.
+ *
  * Protocols: LL moves 8-byte lines of 4 data bytes and 4 flag bytes (factor
  * 0.5 of busbw); LL128 moves 120 data bytes per 128-byte line, which NCCL's
  * tuning model rates at 0.92 of busbw (assumed from tuning.cc; not in
@@ -371,6 +471,20 @@ static const double tree_net_us[NET_PROTO_COUNT] = {5.0, 8.5, 14};
 #define PAT_PER_RANK_S 2.8e-6
 #define PAT_NET_S      14.0e-6
 #define PAT_LOG_DIV    3.5
+
+/* SHARP's tuning model (header comment "SHARP"; N tuning.cc:160-161,
+ * 172-173, 340-347, 386-388, 418-426), latencies in us, Simple only. */
+#define COLLNET_DIRECT_INTRA_US 3.7  /* hwLat NVLINK CollNetDirect */
+#define COLLNET_ARITY_US        0.4  /* "arity serialization latency" */
+#define COLLNET_DIRECT_NET_US   31.0 /* hwLat NET CollNetDirect */
+#define COLLNET_CHAIN_INTRA_US  2.8  /* hwLat NVLINK CollNetChain */
+#define COLLNET_CHAIN_NET_US    30.0 /* hwLat NET CollNetChain */
+#define NVLS_INTRA_US           25.0 /* hwLat NVLINK NVLS */
+#define NVLS_NET_US             18.0 /* hwLat NET NVLS */
+#define PPN1_NET_SIMPLE_US      14.0 /* hwLat NET Tree Simple, for one rank per node */
+#define COLLNET_DIRECT_EFF      0.85 /* CollNetDirect busBw on SM 9.0 and later */
+#define COLLNET_AGRS_EFF        0.9  /* CollNetDirect all-gather, reduce-scatter: bwInter x 0.9 */
+#define COLLNET_MAX_LOCAL       8    /* NCCL_MAX_DIRECT_ARITY + 1 */
 
 double net_congestion(const net_cluster *c, int nodes)
 {
@@ -656,6 +770,21 @@ int net_nvls_allreduce(const net_cluster *c, const net_group *g, double bytes, n
 {
 	*out = (net_cost){0};
 	double n = g->size;
+	if (c && g->nodes > 1 && bytes > 0 && net_sharp_ok(c, NET_ALLREDUCE, g, NET_ALGO_NVLS)) {
+		/* NVLS across nodes over SHARP (net.h, header comment "SHARP") */
+		const net_node *nd = &c->node;
+		double k = g->per_node, f = 2 * (n - 1) / n;
+		double port = nd->intra_Bps * nd->intra_eff * k / (k + 1) * f;
+		double busbw = fmin(fmin(nd->nvls_busbw_Bps, port), f * net_sharp_nic_bw(c, k));
+		out->proto = NET_PROTO_SIMPLE;
+		out->algo = NET_ALGO_NVLS;
+		out->latency_s = net_sharp_latency(NET_ALGO_NVLS, g->per_node);
+		out->time_s = out->latency_s + f * bytes / busbw + nd->coll_overhead_s;
+		out->busbw_Bps = busbw;
+		out->intra_bytes = bytes; /* into the switch and back, as NVLS */
+		out->inter_bytes = bytes / k;
+		return SIM_OK;
+	}
 	if (!c || !(c->node.nvls_busbw_Bps > 0) || g->nodes != 1 || n < 2 ||
 	    c->node.intra != NET_INTRA_NVSWITCH || !(bytes > 0))
 		return SIM_EINVAL;
@@ -671,6 +800,68 @@ int net_nvls_allreduce(const net_cluster *c, const net_group *g, double bytes, n
 	return SIM_OK;
 }
 
+bool net_sharp_ok(const net_cluster *c, net_coll coll, const net_group *g, net_algo a)
+{
+	if (!c || !g || !c->sharp || g->nodes < 2 || g->per_node < 1 ||
+	    (int64_t)g->per_node * g->nodes != g->size || !net_proto_ok(c, NET_PROTO_SIMPLE))
+		return false;
+	bool nvs = c->node.intra == NET_INTRA_NVSWITCH;
+	if (coll == NET_ALLGATHER || coll == NET_REDUCESCATTER)
+		return a == NET_ALGO_COLLNET_DIRECT && nvs && g->per_node <= COLLNET_MAX_LOCAL &&
+		       g->per_node <= c->node.nics;
+	if (coll != NET_ALLREDUCE)
+		return false;
+	switch (a) {
+	case NET_ALGO_COLLNET_DIRECT:
+		return nvs && g->per_node <= COLLNET_MAX_LOCAL;
+	case NET_ALGO_COLLNET_CHAIN:
+		return g->per_node <= COLLNET_MAX_LOCAL;
+	case NET_ALGO_NVLS:
+		return nvs && c->node.nvls_busbw_Bps > 0 && g->per_node >= 2;
+	default:
+		return false;
+	}
+}
+
+double net_sharp_latency(net_algo a, int k)
+{
+	double km1 = k > 1 ? k - 1.0 : 0;
+	switch (a) {
+	case NET_ALGO_COLLNET_DIRECT:
+		return 1e-6 * (2 * (fmin(1, km1) * COLLNET_DIRECT_INTRA_US + km1 * COLLNET_ARITY_US) +
+		               (k <= 1 ? PPN1_NET_SIMPLE_US : COLLNET_DIRECT_NET_US));
+	case NET_ALGO_COLLNET_CHAIN:
+		return 1e-6 * (2 * km1 * COLLNET_CHAIN_INTRA_US +
+		               (k <= 1 ? PPN1_NET_SIMPLE_US : COLLNET_CHAIN_NET_US));
+	default:
+		return 1e-6 * (NVLS_INTRA_US + NVLS_NET_US);
+	}
+}
+
+double net_sharp_nic_bw(const net_cluster *c, double k)
+{
+	const net_node *nd = &c->node;
+	return k / nd->gpus * nd->nics * nd->nic_Bps * nd->nic_eff;
+}
+
+double net_sharp_eff(const net_cluster *c, net_coll coll, net_algo a)
+{
+	if (a != NET_ALGO_COLLNET_DIRECT)
+		return 1;
+	if (coll == NET_ALLGATHER || coll == NET_REDUCESCATTER)
+		return COLLNET_AGRS_EFF;
+	return c->node.intra == NET_INTRA_NVSWITCH && c->node.nvls_busbw_Bps > 0 ? COLLNET_DIRECT_EFF
+										 : 1;
+}
+
+/* Whether algorithm a on group g runs through SHARP (its bytes above the
+ * leaves are one reduced stream per tree: fabric_bytes). */
+static bool sharp_algo(net_algo a, const net_group *g)
+{
+	return a == NET_ALGO_COLLNET_DIRECT || a == NET_ALGO_COLLNET_CHAIN ||
+	       (a == NET_ALGO_NVLS && g->nodes > 1);
+}
+
 /* Time of algorithm a's shape: the best allowed protocol, or protocol
  * `only` (>= 0). The tree, NVLSTree and PAT have their own latency and
  * protocol models (NVLSTree and PAT: Simple only; PAT at NET_PAT_BW). */
@@ -679,19 +870,22 @@ static void best_proto(const net_cluster *c, const net_group *g, const shape *sh
 {
 	double best = INFINITY;
 	bool tree = a == NET_ALGO_TREE;
+	bool collnet = a == NET_ALGO_COLLNET_DIRECT || a == NET_ALGO_COLLNET_CHAIN;
 	for (int p = 0; p < NET_PROTO_COUNT; p++) {
 		if (!net_proto_ok(c, (net_proto)p) || (only >= 0 && p != only) ||
-		    ((a == NET_ALGO_NVLSTREE || a == NET_ALGO_PAT) && p != NET_PROTO_SIMPLE))
+		    ((a == NET_ALGO_NVLSTREE || a == NET_ALGO_PAT || collnet) &&
+		     p != NET_PROTO_SIMPLE))
 			continue;
 		double lat = tree		      ? net_tree_latency(c, g->nodes, (net_proto)p,
 								  sh->nsteps, sh->ninter)
 			     : a == NET_ALGO_NVLSTREE ? net_nvlstree_latency(c, g->nodes)
 			     : a == NET_ALGO_PAT      ? net_pat_latency(c, g->size)
+			     : collnet		      ? net_sharp_latency(a, g->per_node)
 						      : latency(c, g, sh, p);
 		double t = lat + sh->bw_time / (tree ? net_tree_proto_bw((net_proto)p, g->nodes > 1)
-						     : a == NET_ALGO_NVLSTREE ? 1
-						     : a == NET_ALGO_PAT      ? NET_PAT_BW
-									      : proto_bw[p]);
+						     : a == NET_ALGO_NVLSTREE || collnet ? 1
+						     : a == NET_ALGO_PAT		 ? NET_PAT_BW
+											 : proto_bw[p]);
 		if (t < best) {
 			best = t;
 			out->proto = (net_proto)p;
@@ -747,6 +941,19 @@ static bool allreduce_shape(const net_cluster *c, const net_group *g, double S, 
 		sh->ninter = 2 * (m - 1);
 		sh->intra_bytes = 2 * (k - 1) / k * S;
 		sh->inter_bytes = 2 * (m - 1) / (k * m) * S;
+		return true;
+	}
+	if ((a == NET_ALGO_COLLNET_DIRECT || a == NET_ALGO_COLLNET_CHAIN) &&
+	    net_sharp_ok(c, NET_ALLREDUCE, g, a)) {
+		/* SHARP's CollNet (header comment "SHARP") */
+		sh->one_per_node = false;
+		double t_in = k > 1 ? 2 * (k - 1) / k * S / intra_busbw(&c->node, k) : 0;
+		double t_net = S / net_sharp_nic_bw(c, k);
+		sh->bw_time = fmax(t_in, t_net) / net_sharp_eff(c, NET_ALLREDUCE, a);
+		sh->busbw = 2 * (n - 1) / n * S / sh->bw_time;
+		sh->nsteps = sh->ninter = 1;
+		sh->intra_bytes = 2 * (k - 1) / k * S;
+		sh->inter_bytes = S / k;
 		return true;
 	}
 	if (a == NET_ALGO_NVLSTREE && nvlstree_ok(c, g)) {
@@ -830,6 +1037,32 @@ static void pat_pick(const net_cluster *c, net_coll coll, const net_group *g, do
 		*out = x;
 }
 
+/* All-gather and reduce-scatter through SHARP (CollNetDirect; header
+ * comment "SHARP") where net_sharp_ok, forced by nccl_algo, else against
+ * *out unless the ring or PAT is forced where it applies. */
+static void sharp_pick(const net_cluster *c, net_coll coll, const net_group *g, double S,
+		       net_cost *out)
+{
+	if (!net_sharp_ok(c, coll, g, NET_ALGO_COLLNET_DIRECT))
+		return;
+	bool forced = c->algo == NET_ALGO_COLLNET_DIRECT;
+	if (!forced && (c->algo == NET_ALGO_RING || (c->algo == NET_ALGO_PAT && net_pat_ok(c, coll, g))))
+		return;
+	double n = g->size, k = g->per_node;
+	shape sh = {0};
+	double t_in = k > 1 ? (k - 1) / k * S / intra_busbw(&c->node, k) : 0;
+	sh.bw_time = fmax(t_in, S / net_sharp_nic_bw(c, k)) /
+		     net_sharp_eff(c, coll, NET_ALGO_COLLNET_DIRECT);
+	sh.busbw = (n - 1) / n * S / sh.bw_time;
+	sh.intra_bytes = (k - 1) / k * S;
+	sh.inter_bytes = S / k; /* the busier way: a head's rail, S/k, against its own S/n */
+	net_cost x = {0};
+	best_proto(c, g, &sh, NET_ALGO_COLLNET_DIRECT, NET_PROTO_SIMPLE, &x);
+	x.algo = NET_ALGO_COLLNET_DIRECT;
+	if (forced || x.time_s < out->time_s)
+		*out = x;
+}
+
 /* net_collective without the synchronisation delay and without NCCL's own
  * view on EFA: the lowest time on c (or the region's, or the forced pair). */
 static int collective(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
@@ -854,6 +1087,7 @@ static int collective(const net_cluster *c, net_coll coll, const net_group *g, d
 		   region && coll != NET_ALLREDUCE && ra != NET_ALGO_PAT ? (int)rp : -1, out);
 	if (coll == NET_ALLGATHER || coll == NET_REDUCESCATTER) {
 		pat_pick(c, coll, g, bytes, &ring, region ? ra : NET_ALGO_AUTO, out);
+		sharp_pick(c, coll, g, bytes, out);
 		return SIM_OK;
 	}
 	if (coll != NET_ALLREDUCE)
@@ -933,7 +1167,10 @@ int net_collective(const net_cluster *c, net_coll coll, const net_group *g, doub
 		out->sync_s = net_sync_delay(c, coll, g, bytes);
 		out->time_s += out->sync_s;
 	}
+	/* SHARP: one reduced stream per tree on a leaf's uplink, whatever the
+	 * oversubscription (header comment "SHARP") */
 	if (rc == SIM_OK && g->nodes > 1 && out->inter_bytes > 0 && net_fabric_uplinks(c))
-		out->fabric_bytes = oversub(c) * out->inter_bytes * c->node.gpus / c->node.nics;
+		out->fabric_bytes = (sharp_algo(out->algo, g) ? 1 : oversub(c)) * out->inter_bytes *
+				    c->node.gpus / c->node.nics;
 	return rc;
 }

@@ -65,7 +65,10 @@ typedef enum { NET_MODEL_ALPHA_BETA = 0, NET_MODEL_FLOW, NET_MODEL_AUTO } net_mo
  * intra-node all-gather. nvls = in-switch reduction inside one node;
  * nvlstree = NVLS inside each node and a tree between the nodes (NCCL's
  * NVLSTree); pat = NCCL's Parallel Aggregated Trees (2.23 on: log-distance
- * peers, coll.c "PAT"). */
+ * peers, coll.c "PAT"). With [cluster] sharp (NCCL's CollNet through the
+ * SHARP plugin, coll.c "SHARP"): collnetdirect, collnetchain (all-reduce
+ * across nodes, the switches reduce) and nvls across nodes (NVLS inside
+ * each node, SHARP between them). */
 typedef enum {
 	NET_ALGO_AUTO = 0,
 	NET_ALGO_RING,
@@ -74,6 +77,8 @@ typedef enum {
 	NET_ALGO_NVLS,
 	NET_ALGO_NVLSTREE,
 	NET_ALGO_PAT,
+	NET_ALGO_COLLNET_DIRECT, /* CollNetDirect: SHARP in the network ([cluster] sharp) */
+	NET_ALGO_COLLNET_CHAIN,  /* CollNetChain: SHARP, a chain inside each node */
 	NET_ALGO_COUNT
 } net_algo;
 
@@ -163,6 +168,9 @@ typedef struct net_cluster {
 	net_model network; /* [cluster] network: alpha-beta, flow or auto (default) */
 	net_algo algo;     /* [cluster] nccl_algo (default auto) */
 	int proto;         /* [cluster] nccl_proto: 0 = auto, else net_proto + 1 */
+	bool sharp;        /* [cluster] sharp: NCCL_COLLNET_ENABLE=1 with the SHARP
+			    * plugin on an InfiniBand fabric whose switches reduce
+			    * (coll.c "SHARP"); false by default */
 	/* The EFA model (fabric = efa; see net_efa_* below): */
 	double net_lat_s;      /* net_latency: per inter-node step, twice with Simple */
 	double msg_overhead_s; /* msg_overhead: per step of a collective across nodes */
@@ -272,7 +280,12 @@ typedef struct net_cost {
  * each way (the shards up for the reduction and its own reduced shard up
  * for the multicast, and back down; sim/topo/coll.c derives it). SIM_OK
  * with the cost, or SIM_EINVAL when NVLS does not apply (other collectives,
- * groups across nodes, nodes without it). Latency net_nvls_latency. */
+ * groups across nodes without [cluster] sharp, nodes without it). Latency
+ * net_nvls_latency. Across nodes with sharp (net_sharp_ok: NCCL's NVLS
+ * algorithm over CollNet, coll.c "SHARP") each node's NVLS reduces its k
+ * ranks and the switches reduce between the nodes:
+ *   busbw = min(nvls_busbw, B_port k/(k+1) 2(n-1)/n, 2(n-1)/n B_sharp),
+ *   t = net_sharp_latency + 2(n-1)/n S / busbw. */
 int net_nvls_allreduce(const net_cluster *c, const net_group *g, double bytes, net_cost *out);
 /* NVLS's latency: the ring's Simple-protocol base and one NVLink step
  * (assumed: NCCL's NVLS latency constants are not in the reference). */
@@ -316,6 +329,26 @@ double net_tree_proto_bw(net_proto p, bool multi_node);
 bool net_pat_ok(const net_cluster *c, net_coll coll, const net_group *g);
 double net_pat_latency(const net_cluster *c, int n);
 #define NET_PAT_BW 0.75
+/* SHARP (coll.c "SHARP"; [cluster] sharp): whether NCCL runs algorithm a
+ * (NET_ALGO_COLLNET_DIRECT, NET_ALGO_COLLNET_CHAIN, or NET_ALGO_NVLS across
+ * nodes) for collective `coll` on group g: sharp set, at least 2 nodes
+ * (NCCL_COLLNET_NODE_THRESHOLD), the same k ranks on each node, the Simple
+ * protocol allowed; all-reduce: the CollNets for k <= 8, CollNetDirect on
+ * NVSwitch nodes only, NVLS on NVSwitch nodes with nvls_busbw and k >= 2;
+ * all-gather and reduce-scatter: CollNetDirect on NVSwitch nodes with a NIC
+ * per local rank (k <= nics, k <= 8). */
+bool net_sharp_ok(const net_cluster *c, net_coll coll, const net_group *g, net_algo a);
+/* Its tuning-model latency for k ranks per node (Simple; coll.c). */
+double net_sharp_latency(net_algo a, int k);
+/* The rate of the group's k ranks per node into the switches: k/G of the
+ * node's NICs x nic_bw x nic_efficiency, without the oversubscription (each
+ * leaf sends one reduced stream per tree up, coll.c "SHARP"). */
+double net_sharp_nic_bw(const net_cluster *c, double k);
+/* The data-time divisor of algorithm a under SHARP for collective `coll`:
+ * NCCL's 0.85 for CollNetDirect's all-reduce on Hopper and later (taken as
+ * NVSwitch nodes with nvls_busbw), 0.9 for its all-gather and
+ * reduce-scatter, else 1. */
+double net_sharp_eff(const net_cluster *c, net_coll coll, net_algo a);
 /* NVLSTree's latency across `nodes` nodes: NVLS's, 2 floor(log2 nodes)
  * network steps, and the EFA terms (coll.c). */
 double net_nvlstree_latency(const net_cluster *c, int nodes);

@@ -106,6 +106,29 @@
  * links are uncongested (test_flow checks both models agree), slower
  * where other traffic or a collision on the fabric slows a flow.
  *
+ * SHARP ([cluster] sharp; net_sharp_ok, sim/net/coll.c "SHARP" derives
+ * NCCL's kernels and tuning model). One phase, k ranks on each of m nodes:
+ *   inside each node, CollNetDirect: every rank sends 2 S/k to each other
+ *     rank for all-reduce (the scatter to the heads and the copy of the
+ *     sums back), S/k for all-gather and reduce-scatter; CollNetChain: S
+ *     (k-1)/k to the next rank and as much to the previous (the chains up
+ *     and down, the channels' heads rotating); NVLS: NVLS's (k+1)/k S each
+ *     way between each GPU and its NVSwitch under nvls_busbw's ceiling;
+ *   each rank's shard between the GPU and the leaf above its own NIC: S/k
+ *     each way (all-gather: S/n up, S/k down; reduce-scatter the reverse);
+ *   the trees: one per local rank j, over the nodes' ranks j, rooted at
+ *     the last node's: for each node the route from its NIC to the root's
+ *     NIC up to that route's highest switch, and the same cables back down
+ *     (route_tree); a link is loaded once per tree and direction whatever
+ *     the nodes under it (the switches reduce), S/k.
+ * t_bw = the makespan / NCCL's derate (net_sharp_eff: CollNetDirect 0.85
+ * for all-reduce on NVLS nodes, 0.9 for all-gather and reduce-scatter);
+ * latency net_sharp_latency, Simple only. On uncongested links each NIC
+ * carries S/k each way at its rate and each NVLink port its bytes, so the
+ * time is net's closed form (test_flow sharp_agrees); oversubscription
+ * does not slow the trees, whose streams climb one per uplink, unless
+ * routes put several trees on one cable (a tapered three-tier fabric).
+ *
  * Pairwise all-to-all: every ordered pair sends S/n at once. P2P: one flow of
  * S from the first rank to the last.
  *
@@ -117,6 +140,7 @@
  *           reused, assumed);
  *     hier: nsteps = 2(k-1) + 2(m-1), ninter = 2(m-1);
  *     nvls, nvlstree: net's (net_nvls_latency, net_nvlstree_latency);
+ *     collnetdirect, collnetchain, nvls across nodes: net_sharp_latency;
  *     pat: net_pat_latency (Simple only, t_bw at NET_PAT_BW);
  *     all-to-all, p2p: one step inside a node and one across (as net).
  * time = lat[p] + t_bw / protocol factor[p] + coll_overhead, minimised over
@@ -140,10 +164,17 @@
 #define MAX_RINGS 16
 /* A flow end that is the NVSwitch of the other end's node (NVLS). */
 #define SWITCH (-2)
+/* SHARP's flow ends (header comment "SHARP"): the leaf switch above the
+ * other end's NIC; and a tree flow between the leaf above rank b's NIC and
+ * the top of its tree, up (a = TREE_UP) or down (a = TREE_DOWN), the tree
+ * named by its root rank (on its last node) in nic_a (route_tree). */
+#define LEAF      (-3)
+#define TREE_UP   (-4)
+#define TREE_DOWN (-5)
 
-static const char *const algo_names[TOPO_ALGO_COUNT] = {"auto",     "ring",   "tree", "hier",
-                                                        "pairwise", "direct", "nvls", "nvlstree",
-                                                        "pat"};
+static const char *const algo_names[TOPO_ALGO_COUNT] = {
+	"auto", "ring", "tree", "hier", "pairwise", "direct", "nvls", "nvlstree", "pat",
+	"collnetdirect", "collnetchain"};
 
 const char *topo_algo_name(topo_algo a)
 {
@@ -168,6 +199,8 @@ topo_algo topo_algo_from_net(net_algo a)
 	       : a == NET_ALGO_NVLS     ? TOPO_ALGO_NVLS
 	       : a == NET_ALGO_NVLSTREE ? TOPO_ALGO_NVLSTREE
 	       : a == NET_ALGO_PAT      ? TOPO_ALGO_PAT
+	       : a == NET_ALGO_COLLNET_DIRECT ? TOPO_ALGO_COLLNET_DIRECT
+	       : a == NET_ALGO_COLLNET_CHAIN  ? TOPO_ALGO_COLLNET_CHAIN
 	                                : TOPO_ALGO_AUTO;
 }
 
@@ -178,6 +211,8 @@ net_algo topo_algo_to_net(topo_algo a)
 	       : a == TOPO_ALGO_NVLS     ? NET_ALGO_NVLS
 	       : a == TOPO_ALGO_NVLSTREE ? NET_ALGO_NVLSTREE
 	       : a == TOPO_ALGO_PAT      ? NET_ALGO_PAT
+	       : a == TOPO_ALGO_COLLNET_DIRECT ? NET_ALGO_COLLNET_DIRECT
+	       : a == TOPO_ALGO_COLLNET_CHAIN  ? NET_ALGO_COLLNET_CHAIN
 	                                 : NET_ALGO_RING;
 }
 
@@ -344,10 +379,113 @@ static int nvswitch_of(const topo_graph *g, int v)
 	return -1;
 }
 
+/* The NIC vertex of global GPU rank `rank` (its own, topo_gpu_nic), and the
+ * fabric switch that NIC hangs from with the links up (*up) and down
+ * (*down) between them; -1 when there is none. */
+static int rank_leaf(const topo_graph *g, int rank, int *nic, int *up, int *down)
+{
+	int G = g->gpus_per_node;
+	*nic = topo_nic(g, rank / G, topo_gpu_nic(g, rank % G));
+	if (*nic < 0)
+		return -1;
+	for (int e = g->out_off[*nic]; e < g->out_off[*nic + 1]; e++) {
+		const topo_link *l = &g->l[g->out[e]];
+		if (g->v[l->dst].node >= 0)
+			continue; /* inside the node */
+		*up = g->out[e];
+		for (int f = g->in_off[*nic]; f < g->in_off[*nic + 1]; f++)
+			if (g->l[g->in[f]].src == l->dst) {
+				*down = g->in[f];
+				return l->dst;
+			}
+	}
+	return -1;
+}
+
+/* A flow between a GPU and the leaf above its NIC (SHARP, LEAF ends). */
+static int route_leaf(const run *r, const phase *p, int t, int i, int *path, int max)
+{
+	bool down = p->a[i] == LEAF;
+	int rank = tr_rank(r, t, down ? p->b[i] : p->a[i]);
+	int gpu = topo_gpu(r->g, rank), nic, up_l = -1, down_l = -1;
+	if (gpu < 0 || rank_leaf(r->g, rank, &nic, &up_l, &down_l) < 0 || max < 1)
+		return SIM_EINVAL;
+	if (down) {
+		path[0] = down_l;
+		int h = topo_route(r->g, nic, gpu, path + 1, max - 1);
+		return h < 0 ? h : h + 1;
+	}
+	int h = topo_route(r->g, gpu, nic, path, max - 1);
+	if (h < 0)
+		return h;
+	path[h] = up_l;
+	return h + 1;
+}
+
+/* The reduction trees of a SHARP phase being routed: the tree of the flows
+ * routed last (translate, root rank, direction) and per link the serial of
+ * the last tree that loaded it (route_tree). */
+typedef struct tree_state {
+	int t, root, dir, serial;
+	int *stamp; /* per link; NULL until a tree flow is routed */
+} tree_state;
+
+/* A tree flow (TREE_UP / TREE_DOWN ends; header comment "SHARP"): the part
+ * above the leaves of the route from rank b's NIC to its tree's root NIC
+ * (nic_a's, the tree's rank on the last node), up from b's leaf to the
+ * route's highest switch, or the same cables back down (the reduction
+ * tree's result retraces it: a destination-routed path down would take
+ * one cable per destination NIC, not per leaf), keeping only the links
+ * that no flow of the same tree and direction took before (the switches
+ * reduce: one stream per link and direction). Returns the hops kept, 0
+ * when none. */
+static int route_tree(const run *r, const phase *p, int t, int i, tree_state *st, int *path,
+                      int max)
+{
+	const topo_graph *g = r->g;
+	int dir = p->a[i], root = tr_rank(r, t, p->nic_a[i]), x = tr_rank(r, t, p->b[i]);
+	int nx, nr, up, down;
+	if (!st->stamp && !(st->stamp = calloc((size_t)g->nl, sizeof *st->stamp)))
+		return SIM_ENOMEM;
+	if (st->serial == 0 || st->t != t || st->root != root || st->dir != dir)
+		*st = (tree_state){t, root, dir, st->serial + 1, st->stamp};
+	if (rank_leaf(g, x, &nx, &up, &down) < 0 || rank_leaf(g, root, &nr, &up, &down) < 0)
+		return SIM_EINVAL;
+	int h = nx == nr ? 0 : topo_route(g, nx, nr, path, max);
+	if (h < 0)
+		return h;
+	/* the highest switch: the route's links before it climb, after it descend */
+	int top = -1, best = -1;
+	for (int y = 0; y < h; y++) {
+		int v = g->l[path[y]].dst;
+		if (g->v[v].node < 0 && (int)g->v[v].kind > best) {
+			best = (int)g->v[v].kind;
+			top = y;
+		}
+	}
+	int kept = 0, links[TOPO_MAX_HOPS * 3];
+	for (int y = 1; y <= top && y < TOPO_MAX_HOPS * 3; y++) {
+		int l = path[y];
+		if (dir == TREE_DOWN) { /* the cable's other direction (topo_add_pair) */
+			l ^= 1;
+			if (g->l[l].src != g->l[path[y]].dst || g->l[l].dst != g->l[path[y]].src)
+				return SIM_EINVAL;
+		}
+		if (st->stamp[l] != st->serial) {
+			st->stamp[l] = st->serial;
+			links[kept++] = l;
+		}
+	}
+	memcpy(path, links, (size_t)kept * sizeof *path);
+	return kept;
+}
+
 /* Route flow i of phase p in translate t into path (at most max hops), over
  * rail `rail` of the NICs between nodes. */
 static int route_flow(const run *r, const phase *p, int t, int i, int rail, int *path, int max)
 {
+	if (p->a[i] == LEAF || p->b[i] == LEAF)
+		return route_leaf(r, p, t, i, path, max);
 	if (p->a[i] == SWITCH || p->b[i] == SWITCH) {
 		int gpu = topo_gpu(r->g, tr_rank(r, t, p->a[i] == SWITCH ? p->b[i] : p->a[i]));
 		int sw = nvswitch_of(r->g, gpu);
@@ -380,20 +518,24 @@ static bool between_nodes(const run *r, const phase *p, int t, int i)
 static int route_phase(run *r, const phase *p, topo_routed **out)
 {
 	int path[TOPO_MAX_HOPS * 3];
+	tree_state st = {0};
+	int rc = SIM_OK;
 	*out = topo_memo_begin(r->memo);
-	for (int t = 0; t < r->ngroups; t++)
-		for (int i = 0; i < p->n; i++) {
+	for (int t = 0; t < r->ngroups && rc == SIM_OK; t++)
+		for (int i = 0; i < p->n && rc == SIM_OK; i++) {
+			if (p->a[i] == TREE_UP || p->a[i] == TREE_DOWN) {
+				int h = route_tree(r, p, t, i, &st, path, TOPO_MAX_HOPS * 3);
+				rc = h < 0 ? h : h == 0 ? SIM_OK : topo_memo_add(r->memo, i, 1, path, h);
+				continue;
+			}
 			int split = r->rails > 1 && between_nodes(r, p, t, i) ? r->rails : 1;
-			for (int j = 0; j < split; j++) {
+			for (int j = 0; j < split && rc == SIM_OK; j++) {
 				int h = route_flow(r, p, t, i, j, path, TOPO_MAX_HOPS * 3);
-				if (h < 0)
-					return h;
-				int rc = topo_memo_add(r->memo, i, split, path, h);
-				if (rc != SIM_OK)
-					return rc;
+				rc = h < 0 ? h : topo_memo_add(r->memo, i, split, path, h);
 			}
 		}
-	return SIM_OK;
+	free(st.stamp);
+	return rc;
 }
 
 /* Simulate the phase once; its time times `repeat` is added to *t_bw. The
@@ -856,6 +998,69 @@ static int do_nvlstree(run *r, const geo *o, double S, shape *sh)
 	return rc;
 }
 
+/* SHARP across nodes (header comment "SHARP"): CollNetDirect,
+ * CollNetChain or NVLS (a = TOPO_ALGO_NVLS) inside every node, each rank's
+ * shard S/k to and from the leaf above its NIC, and the trees above the
+ * leaves, one per local rank j over the nodes' ranks j. */
+static int do_sharp(run *r, const geo *o, net_coll coll, double S, topo_algo a, shape *sh)
+{
+	int m = o->m, k = o->k, n = o->n, rc = SIM_OK;
+	double kk = k;
+	phase p = {0};
+	for (int i = 0; i < m && rc == SIM_OK; i++) {
+		const int *L = o->loc + (size_t)i * k;
+		for (int j = 0; j < k && rc == SIM_OK; j++) {
+			if (a == TOPO_ALGO_NVLS) { /* NVLS's port loads (k+1)/k S */
+				rc = phase_add(&p, L[j], SWITCH, -1, -1, S * (kk + 1) / kk);
+				if (rc == SIM_OK)
+					rc = phase_add(&p, SWITCH, L[j], -1, -1, S * (kk + 1) / kk);
+			} else if (a == TOPO_ALGO_COLLNET_DIRECT) {
+				/* all-reduce: scatter + copy, 2 S/k to each other
+				 * rank; all-gather: the rank's rail, reduce-scatter:
+				 * its parts for the other heads, S/k */
+				double b = coll == NET_ALLREDUCE ? 2 * S / kk : S / kk;
+				for (int l = 0; l < k && rc == SIM_OK; l++)
+					if (l != j)
+						rc = phase_add(&p, L[j], L[l], -1, -1, b);
+			} else if (k > 1) { /* the chains up and down: (k-1)/k S each */
+				rc = phase_add(&p, L[j], L[(j + 1) % k], -1, -1, (kk - 1) / kk * S);
+				if (rc == SIM_OK)
+					rc = phase_add(&p, L[(j + 1) % k], L[j], -1, -1,
+					               (kk - 1) / kk * S);
+			}
+		}
+	}
+	/* a head's shard up and the result down, S/k each way; all-gather sends
+	 * its own S/n and gets its rail's S/k, reduce-scatter the other way */
+	double up = coll == NET_ALLGATHER ? S / n : S / kk,
+	       down = coll == NET_REDUCESCATTER ? S / n : S / kk;
+	for (int x = 0; x < n && rc == SIM_OK; x++) {
+		rc = phase_add(&p, o->loc[x], LEAF, -1, -1, up);
+		if (rc == SIM_OK)
+			rc = phase_add(&p, LEAF, o->loc[x], -1, -1, down);
+	}
+	/* grouped by tree and direction, as route_tree's state wants them;
+	 * S/k each way (all-gather: the gathered rail down, up the subtree's
+	 * part of it, at most S/k: taken as S/k; reduce-scatter mirrored) */
+	for (int j = 0; j < k && rc == SIM_OK; j++)
+		for (int d = 0; d < 2 && rc == SIM_OK; d++)
+			for (int i = 0; i < m && rc == SIM_OK; i++)
+				rc = phase_add(&p, d ? TREE_DOWN : TREE_UP, o->loc[(size_t)i * k + j],
+				               o->loc[(size_t)(m - 1) * k + j], -1, S / kk);
+	sh->t_bw = 0;
+	if (rc == SIM_OK)
+		rc = phase_run(r, &p, 1, &sh->t_bw);
+	const net_cluster *c = &r->g->cl;
+	if (a == TOPO_ALGO_NVLS) /* the node's NVLS ceiling, as do_nvls */
+		sh->t_bw = fmax(sh->t_bw, 2.0 * (n - 1) / n * S / c->node.nvls_busbw_Bps);
+	else
+		sh->t_bw /= net_sharp_eff(c, coll, topo_algo_to_net(a));
+	sh->nsteps = sh->ninter = 1;
+	sh->channels = k;
+	phase_free(&p);
+	return rc;
+}
+
 /* PAT (header comment): one phase of every rank's flow per dimension. */
 static int do_pat(run *r, const geo *o, net_coll coll, const int *ranks, double S, shape *sh)
 {
@@ -902,8 +1107,17 @@ static bool applies(const net_cluster *c, net_coll coll, topo_algo a, const geo 
 		return coll == NET_ALLTOALL;
 	case TOPO_ALGO_DIRECT:
 		return coll == NET_P2P;
-	case TOPO_ALGO_NVLS:
-		return coll == NET_ALLREDUCE && o->m == 1 && nvls_ok(c, o);
+	case TOPO_ALGO_NVLS: {
+		net_group grp = {o->n, o->k, o->m, 0};
+		return coll == NET_ALLREDUCE &&
+		       (o->m == 1 ? nvls_ok(c, o)
+		                  : o->regular && net_sharp_ok(c, coll, &grp, NET_ALGO_NVLS));
+	}
+	case TOPO_ALGO_COLLNET_DIRECT:
+	case TOPO_ALGO_COLLNET_CHAIN: {
+		net_group grp = {o->n, o->k, o->m, 0};
+		return o->regular && net_sharp_ok(c, coll, &grp, topo_algo_to_net(a));
+	}
 	case TOPO_ALGO_NVLSTREE:
 		return coll == NET_ALLREDUCE && o->m > 1 && o->k > 1 && o->regular && nvls_ok(c, o);
 	case TOPO_ALGO_PAT: {
@@ -931,7 +1145,10 @@ static int time_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 	int rc = a == TOPO_ALGO_RING       ? do_ring(r, o, coll, ranks, S, &sh)
 	         : a == TOPO_ALGO_TREE     ? do_tree(r, o, ranks, S, &sh)
 	         : a == TOPO_ALGO_HIER     ? do_hier(r, o, S, &sh)
-	         : a == TOPO_ALGO_NVLS     ? do_nvls(r, o, ranks, S, &sh)
+	         : a == TOPO_ALGO_NVLS     ? (o->m > 1 ? do_sharp(r, o, coll, S, a, &sh)
+	                                               : do_nvls(r, o, ranks, S, &sh))
+	         : a == TOPO_ALGO_COLLNET_DIRECT || a == TOPO_ALGO_COLLNET_CHAIN
+	                                   ? do_sharp(r, o, coll, S, a, &sh)
 	         : a == TOPO_ALGO_NVLSTREE ? do_nvlstree(r, o, S, &sh)
 	         : a == TOPO_ALGO_PAT      ? do_pat(r, o, coll, ranks, S, &sh)
 	                                   : do_pairs(r, o, coll, ranks, S, &sh);
@@ -940,10 +1157,13 @@ static int time_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 	const net_cluster *cl = &r->g->cl;
 	net_group grp = {o->n, o->k, o->m, 0};
 	double best = INFINITY;
-	bool nvls = a == TOPO_ALGO_NVLS || a == TOPO_ALGO_NVLSTREE || a == TOPO_ALGO_PAT;
-	if (nvls) { /* Simple only, net's NVLS and PAT latencies */
+	bool sharp = a == TOPO_ALGO_COLLNET_DIRECT || a == TOPO_ALGO_COLLNET_CHAIN ||
+	             (a == TOPO_ALGO_NVLS && o->m > 1);
+	bool nvls = a == TOPO_ALGO_NVLS || a == TOPO_ALGO_NVLSTREE || a == TOPO_ALGO_PAT || sharp;
+	if (nvls) { /* Simple only, net's NVLS, PAT and SHARP latencies */
 		c->proto = NET_PROTO_SIMPLE;
-		c->latency_s = a == TOPO_ALGO_NVLS ? net_nvls_latency(cl)
+		c->latency_s = sharp ? net_sharp_latency(topo_algo_to_net(a), o->k)
+		               : a == TOPO_ALGO_NVLS ? net_nvls_latency(cl)
 		               : a == TOPO_ALGO_PAT ? net_pat_latency(cl, o->n)
 		                                    : net_nvlstree_latency(cl, o->m);
 		best = c->latency_s + sh.t_bw / (a == TOPO_ALGO_PAT ? NET_PAT_BW : 1);

@@ -238,14 +238,17 @@ typedef enum {
 	TOPO_ALGO_NVLS,     /* all-reduce inside one NVSwitch node, reduced in the switch */
 	TOPO_ALGO_NVLSTREE, /* all-reduce: NVLS in every node, trees between the nodes */
 	TOPO_ALGO_PAT,      /* all-gather, reduce-scatter, one rank per node: NCCL's PAT */
+	TOPO_ALGO_COLLNET_DIRECT, /* all-reduce across nodes, SHARP ([cluster] sharp) */
+	TOPO_ALGO_COLLNET_CHAIN,  /* the same, a chain inside each node */
 	TOPO_ALGO_COUNT
 } topo_algo;
 
 const char *topo_algo_name(topo_algo a);
 /* net's [cluster] nccl_algo as the flow model's algorithm: ring, tree, hier,
- * nvls, nvlstree and pat map to theirs, auto to AUTO; and back: tree, hier,
- * nvls, nvlstree and pat to theirs, every other flow algorithm to ring (as
- * net reports all-to-all and p2p). */
+ * nvls, nvlstree, pat, collnetdirect and collnetchain map to theirs, auto to
+ * AUTO; and back: the same to theirs, every other flow algorithm to ring (as
+ * net reports all-to-all and p2p). nvls is NVLS inside one node, or across
+ * nodes over SHARP with [cluster] sharp (net_sharp_ok). */
 topo_algo topo_algo_from_net(net_algo a);
 net_algo topo_algo_to_net(topo_algo a);
 /* Parse "ring", "tree", "hier", "auto", "pairwise", "direct", "nvls",

@@ -100,6 +100,31 @@ if "$podsim" coll --topology topologies/tiny-2node.ini --gpus 2 --stride 8 --alg
 fi
 grep -q 'does not apply' "$tmp/e" || { echo "--algo pat allreduce: no error"; cat "$tmp/e"; fail=1; }
 
+# SHARP ([cluster] sharp, net/coll.c "SHARP"): 16 DGX H100 of the SuperPOD,
+# a 1 GiB all-reduce of all 128 GPUs: auto runs NCCL's NVLS across nodes in
+# both models (busbw min(480, ...) = 480 GB/s against the ring's 370) only
+# with the key; one GPU per node (a data-parallel group under tp 8) runs
+# CollNetChain (2 x 47 GB/s x 15/16 = 88 busbw against the ring's 47);
+# collnetdirect is refused without it.
+"$podsim" coll --topology topologies/dgx-h100-superpod.ini --gpus 128 allreduce 1GiB --json \
+	--set cluster.nodes=16 --set cluster.sharp=true >"$tmp/f" || { echo "sharp coll failed"; fail=1; }
+[ "$(grep -o '"algorithm": "nvls", "protocol": "Simple"' "$tmp/f" | wc -l)" -eq 2 ] ||
+	{ echo "sharp = true, 16 nodes: want nvls in both models:"; cat "$tmp/f"; fail=1; }
+grep -q '"busbw_GBps": 475\.[0-9]*, "algorithm": "nvls"' "$tmp/f" ||
+	{ echo "sharp = true, 16 nodes: want busbw 475 GB/s (480 less the latency):"; cat "$tmp/f"; fail=1; }
+"$podsim" coll --topology topologies/dgx-h100-superpod.ini --gpus 128 allreduce 1GiB --json \
+	--set cluster.nodes=16 >"$tmp/f"
+! grep -q '"algorithm": "nvls"\|collnet' "$tmp/f" || { echo "sharp off: nvls or collnet across nodes"; cat "$tmp/f"; fail=1; }
+"$podsim" coll --topology topologies/dgx-h100-superpod.ini --gpus 16 --stride 8 allreduce 1GiB --json \
+	--set cluster.nodes=16 --set cluster.sharp=true >"$tmp/f"
+[ "$(grep -o '"algorithm": "collnetchain", "protocol": "Simple"' "$tmp/f" | wc -l)" -eq 2 ] ||
+	{ echo "sharp = true, 1 GPU per node: want collnetchain in both models:"; cat "$tmp/f"; fail=1; }
+if "$podsim" coll --topology topologies/dgx-h100-superpod.ini --gpus 128 --algo collnetdirect \
+	allreduce 1GiB --set cluster.nodes=16 >/dev/null 2>"$tmp/e"; then
+	echo "--algo collnetdirect without sharp: accepted"; fail=1
+fi
+grep -q 'does not apply' "$tmp/e" || { echo "--algo collnetdirect without sharp: no error"; cat "$tmp/e"; fail=1; }
+
 # ... and a step's collectives: quickstart with the tree forced differs from
 # auto (ring), and the flow and alpha-beta models give the same step.
 st() { "$podsim" run scenarios/quickstart.ini --no-db --json "$@" 2>/dev/null | grep -o '"step_time_s":[0-9.e+-]*'; }

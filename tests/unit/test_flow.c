@@ -451,6 +451,155 @@ static void closed_forms_agree(void)
 	}
 }
 
+/* SHARP (net/coll.c "SHARP", sim/topo/coll.c) in both models: DGX H100
+ * (NVLS, CollNetDirect at 0.85) and DGX A100 (no NVLS, Direct at 1) nodes
+ * with sharp = true on a non-blocking fat tree (16 and 64 nodes: NDR
+ * leaves face 32 NICs, HDR leaves 20, so the trees climb to the spines, on
+ * 64 A100 nodes to the cores) and on one of oversubscription 2 (16 nodes:
+ * SHARP's reduced streams climb once per tree, one per uplink, so the taper
+ * costs them nothing and the closed form takes no 1/o; on 64 A100 nodes at
+ * o = 2, three tiers, a leaf reaches the cores through 4 of its 12 uplinks
+ * and its 8 trees share them: the flows see it, the placement-blind closed
+ * form does not, as for the ring), all 8m GPUs (k = 8) and one per node
+ * (k = 1, stride 8), 64 KiB
+ * and 1 GiB, all-reduce (the three algorithms) and all-gather and
+ * reduce-scatter (CollNetDirect against the ring and PAT). Forced, each
+ * algorithm's time agrees to the ps clock's rounding; auto picks the same
+ * algorithm in both (all-gather and reduce-scatter not at o = 2: there the
+ * ring's closed form pays the taper, 1/o, that one group's ring of flows
+ * does not meet, so at k = 1 the closed form takes CollNetDirect, S / (0.9
+ * x 47 GB/s), where the flows keep the ring, (n-1)/n S / 47 GB/s). Expected picks at 1 GiB:
+ * H100 k = 8 NVLS (busbw 480 GB/s against CollNetChain's 419, the ring's
+ * 370), k = 1 CollNetChain (2 x 47 GB/s x (n-1)/n); A100 CollNetDirect
+ * (latency 44 against 69.2 us, the same bandwidth). */
+static void sharp_case(const topo_graph *g, const net_cluster *c, const net_group *grp,
+                       net_coll coll, const int *ranks, double S, const topo_algo *ta,
+                       const net_algo *na, bool pick)
+{
+	int n = grp->size;
+	for (int a = 0; a < 3; a++) {
+		net_cluster forced = *c;
+		forced.algo = na[a];
+		if (!net_sharp_ok(c, coll, grp, na[a]))
+			continue;
+		topo_cost fc;
+		net_cost ac;
+		CHECK_INT(topo_collective(g, coll, ranks, n, S, ta[a], &fc), SIM_OK);
+		CHECK_INT(net_collective(&forced, coll, grp, S, &ac), SIM_OK);
+		CHECK_INT(ac.algo, na[a]);
+		CHECK_NEAR(fc.time_s, ac.time_s, 1e-5);
+	}
+	if (!pick)
+		return;
+	topo_cost fa;
+	net_cost aa;
+	CHECK_INT(topo_collective(g, coll, ranks, n, S, TOPO_ALGO_AUTO, &fa), SIM_OK);
+	CHECK_INT(net_collective(c, coll, grp, S, &aa), SIM_OK);
+	CHECK_INT(aa.algo, topo_algo_to_net(fa.algo));
+	CHECK_NEAR(fa.time_s, aa.time_s, 1e-5);
+}
+
+static void sharp_agrees(void)
+{
+	static const char *const node[2] = {"dgx-h100", "dgx-a100-80g"};
+	static const topo_algo ta[3] = {TOPO_ALGO_COLLNET_DIRECT, TOPO_ALGO_COLLNET_CHAIN,
+	                                TOPO_ALGO_NVLS};
+	static const net_algo na[3] = {NET_ALGO_COLLNET_DIRECT, NET_ALGO_COLLNET_CHAIN,
+	                               NET_ALGO_NVLS};
+	static int ranks[512];
+	for (int h = 0; h < 2; h++)
+		for (int o = 1; o <= 2; o++)
+			for (int m = 16; m <= (o == 1 ? 64 : 16); m *= 4) {
+				char text[512];
+				snprintf(text, sizeof text,
+				         "include = topologies/nodes/%s.ini\n[cluster]\nname = t\n"
+				         "nodes = %d\nfabric = fat-tree\noversubscription = %d\n"
+				         "sharp = true\n",
+				         node[h], m, o);
+				net_cluster c;
+				topo_graph *g = graph_of(text, &c);
+				if (!g)
+					continue;
+				for (int k = 1; k <= 8; k += 7) {
+					int n = k * m;
+					for (int i = 0; i < n; i++)
+						ranks[i] = k == 8 ? i : 8 * i;
+					net_group grp;
+					net_group_make(&c, n, k == 8 ? 1 : 8, &grp);
+					for (double S = 65536; S <= GIB; S *= 16384)
+						for (int op = 0; op < 3; op++) {
+							net_coll coll = op == 0   ? NET_ALLREDUCE
+							                : op == 1 ? NET_ALLGATHER
+							                          : NET_REDUCESCATTER;
+							sharp_case(g, &c, &grp, coll, ranks, S, ta, na,
+							           o == 1 || coll == NET_ALLREDUCE);
+							if (S == GIB && coll == NET_ALLREDUCE) {
+								net_cost aa;
+								CHECK_INT(net_collective(&c, coll, &grp, S, &aa),
+								          SIM_OK);
+								CHECK_INT(aa.algo,
+								          h == 1   ? NET_ALGO_COLLNET_DIRECT
+								          : k == 8 ? NET_ALGO_NVLS
+								                   : NET_ALGO_COLLNET_CHAIN);
+							}
+						}
+				}
+				topo_free(g);
+			}
+}
+
+/* SHARP with every copy of a group at once (a plan's data-parallel groups
+ * under tp 8: 8 translates of one rank per node, GPU t of each of 16 DGX
+ * H100 on a non-blocking fat tree, 4 nodes per NDR leaf): each translate's
+ * trees leave the leaves on their own uplinks (d-mod-k by the root NIC),
+ * each NIC carries one rank's S each way, so the time is one group's,
+ * net's S / 47 GB/s + 14 us (CollNetChain at one rank per node), and every
+ * leaf uplink the trees use carries S once per direction. */
+static void sharp_translates(void)
+{
+	const char *text = "include = topologies/nodes/dgx-h100.ini\n[cluster]\nname = t\n"
+	                   "nodes = 16\nfabric = fat-tree\nsharp = true\nnccl_algo = collnetchain\n";
+	net_cluster c;
+	topo_graph *g = graph_of(text, &c);
+	if (!g)
+		return;
+	int groups[128];
+	for (int t = 0; t < 8; t++)
+		for (int i = 0; i < 16; i++)
+			groups[t * 16 + i] = 8 * i + t;
+	net_group grp;
+	net_group_make(&c, 16, 8, &grp);
+	net_cost ac;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &grp, GIB, &ac), SIM_OK);
+	CHECK_INT(ac.algo, NET_ALGO_COLLNET_CHAIN);
+	topo_cost fc;
+	double *bytes = calloc((size_t)topo_nlinks(g), sizeof *bytes);
+	CHECK_INT(topo_collective_groups(g, NET_ALLREDUCE, groups, 16, 8, GIB,
+	                                 TOPO_ALGO_COLLNET_CHAIN, &fc, bytes, NULL),
+	          SIM_OK);
+	CHECK_NEAR(fc.time_s, ac.time_s, 1e-5);
+	CHECK_NEAR(fc.time_s, 14e-6 + GIB / (50e9 * 0.94), 1e-5);
+	double most = 0;
+	int used = 0;
+	for (int l = 0; l < topo_nlinks(g); l++) {
+		const topo_link *k = topo_link_at(g, l);
+		char a[64];
+		topo_vertex_name(g, k->src, a, sizeof a);
+		if (strncmp(a, "leaf", 4) || !(bytes[l] > 0))
+			continue;
+		char b[64];
+		topo_vertex_name(g, k->dst, b, sizeof b);
+		if (strncmp(b, "spine", 5))
+			continue;
+		used++;
+		most = fmax(most, bytes[l]);
+	}
+	CHECK(used > 0);
+	CHECK_NEAR(most, GIB, 1e-9);
+	free(bytes);
+	topo_free(g);
+}
+
 /* PAT (sim/topo/coll.c, net/coll.c "PAT") against its closed form on a
  * non-blocking fat tree of DGX A100 nodes, one rank per node (GPU 0 of each:
  * ranks 0, 8, 16, ...), n = 12 (not a power of 2: the peers at distance
@@ -1046,6 +1195,8 @@ int main(void)
 	pcie_box();
 	closed_forms_agree();
 	pat_agrees();
+	sharp_agrees();
+	sharp_translates();
 	group_oversubscription();
 	context_reuse();
 	routes_across_sizes();

@@ -1112,6 +1112,134 @@ static void test_same(void)
 	sim_diag_free(diag);
 }
 
+/* SHARP (coll.c "SHARP"; [cluster] sharp) on the shipped DGX H100 SuperPOD
+ * (per GPU: NVLink 450 GB/s x 0.822 = 369.9 GB/s, an NDR NIC 50 GB/s x
+ * 0.94 = 47 GB/s; nvls_busbw 480 GB/s), all-reduce of S = 1 GiB.
+ *   8 ranks per node on 16 nodes (n = 128): B_sharp = 8 x 47 = 376 GB/s.
+ *     CollNetChain: t_bw = max(2 x 7/8 S / 369.9, S / 376) = S / 211.37
+ *       GB/s (NVLink binds), busbw 2 x 127/128 x 211.37 = 419.5 GB/s;
+ *       latency 2 x 7 x 2.8 + 30 = 69.2 us.
+ *     CollNetDirect: the same over 0.85 (Hopper), latency 2 (3.7 + 7 x 0.4)
+ *       + 31 = 44 us.
+ *     NVLS: busbw min(480, 369.9 x 8/9 x 2 x 127/128, 2 x 127/128 x 376)
+ *       = 480 GB/s, latency 25 + 18 = 43 us: the fastest, NCCL's pick.
+ *     Ring: busbw min(369.9, 376) = 369.9 GB/s: NVS binds, SHARP's gain is
+ *       NVLS's 480 (1.30x).
+ *   1 rank per node on 64 nodes (a data-parallel group under tp 8, n = 64):
+ *     ring busbw = one NIC, 47 GB/s; CollNetChain t_bw = S / 47 GB/s,
+ *     busbw 2 x 63/64 x 47 = 92.5 GB/s (2x: the data crosses the NIC once
+ *     each way, not 2(n-1)/n times), latency 14 us (one rank per node:
+ *     the tree's network latency). */
+static void test_sharp(void)
+{
+	net_cluster c, off;
+	hw_gpu gpu;
+	sim_diag *d = sim_diag_new();
+	CHECK_INT(load_cluster("dgx-h100-superpod.ini", "[cluster]\nnodes = 64\nsharp = true\n",
+			       &c, &gpu, d),
+		  SIM_OK);
+	CHECK(c.sharp);
+	CHECK_INT(load_cluster("dgx-h100-superpod.ini", "[cluster]\nnodes = 64\n", &off, &gpu, d),
+		  SIM_OK);
+	CHECK(!off.sharp);
+	double S = GIB, b_in = 450e9 * 0.822, b_nic = 50e9 * 0.94;
+	net_group g16, g64;
+	net_group_make(&c, 128, 1, &g16);
+	net_group_make(&c, 64, 8, &g64);
+	CHECK_INT(g64.per_node, 1);
+	net_cost x;
+	/* the three algorithms, forced, 8 ranks per node on 16 nodes */
+	c.algo = NET_ALGO_COLLNET_CHAIN;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g16, S, &x), SIM_OK);
+	CHECK_INT(x.algo, NET_ALGO_COLLNET_CHAIN);
+	CHECK_INT(x.proto, NET_PROTO_SIMPLE);
+	CHECK_NEAR(x.latency_s, 69.2e-6, 1e-12);
+	CHECK_NEAR(x.time_s - x.latency_s, 1.75 * S / b_in, 1e-9);
+	CHECK_NEAR(x.busbw_Bps, 2 * 127.0 / 128 * b_in / 1.75, 1e3);
+	CHECK_NEAR(x.intra_bytes, 1.75 * S, 1);
+	CHECK_NEAR(x.inter_bytes, S / 8, 1);
+	c.algo = NET_ALGO_COLLNET_DIRECT;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g16, S, &x), SIM_OK);
+	CHECK_INT(x.algo, NET_ALGO_COLLNET_DIRECT);
+	CHECK_NEAR(x.latency_s, 44e-6, 1e-12);
+	CHECK_NEAR(x.time_s - x.latency_s, 1.75 * S / b_in / 0.85, 1e-9);
+	c.algo = NET_ALGO_NVLS;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g16, S, &x), SIM_OK);
+	CHECK_INT(x.algo, NET_ALGO_NVLS);
+	CHECK_NEAR(x.latency_s, 43e-6, 1e-12);
+	CHECK_NEAR(x.busbw_Bps, 480e9, 1);
+	CHECK_NEAR(x.time_s - x.latency_s, 2 * 127.0 / 128 * S / 480e9, 1e-9);
+	/* NCCL's tuner: NVLS, faster than the ring by 480 / 369.9 */
+	c.algo = NET_ALGO_AUTO;
+	net_cost ring;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g16, S, &x), SIM_OK);
+	CHECK_INT(x.algo, NET_ALGO_NVLS);
+	CHECK_INT(net_collective(&off, NET_ALLREDUCE, &g16, S, &ring), SIM_OK);
+	CHECK(ring.algo != NET_ALGO_NVLS && ring.algo != NET_ALGO_COLLNET_CHAIN);
+	CHECK(ring.time_s > 1.25 * x.time_s);
+	/* one rank per node on 64 nodes: twice the ring's bus bandwidth */
+	c.algo = NET_ALGO_COLLNET_CHAIN;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g64, S, &x), SIM_OK);
+	CHECK_INT(x.algo, NET_ALGO_COLLNET_CHAIN);
+	CHECK_NEAR(x.latency_s, 14e-6, 1e-12);
+	CHECK_NEAR(x.time_s - x.latency_s, S / b_nic, 1e-9);
+	CHECK_NEAR(x.busbw_Bps, 2 * 63.0 / 64 * b_nic, 1e3);
+	c.algo = NET_ALGO_AUTO;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g64, S, &x), SIM_OK);
+	CHECK_INT(x.algo, NET_ALGO_COLLNET_CHAIN); /* Direct: x 1/0.85 */
+	CHECK_INT(net_collective(&off, NET_ALLREDUCE, &g64, S, &ring), SIM_OK);
+	CHECK(ring.time_s > 1.9 * x.time_s);
+	/* all-gather and reduce-scatter, CollNetDirect (coll.c "SHARP"): on 16
+	 * nodes of 8, t_bw = max(7/8 S / 369.9, S / 376) / 0.9 = S / 338.4
+	 * GB/s (the NICs bind), latency 44 us; with 4 NICs per node (k > nics)
+	 * NCCL runs none, nor CollNetChain */
+	for (int op = 0; op < 2; op++) {
+		net_coll coll = op ? NET_REDUCESCATTER : NET_ALLGATHER;
+		c.algo = NET_ALGO_COLLNET_DIRECT;
+		CHECK_INT(net_collective(&c, coll, &g16, S, &x), SIM_OK);
+		CHECK_INT(x.algo, NET_ALGO_COLLNET_DIRECT);
+		CHECK_NEAR(x.latency_s, 44e-6, 1e-12);
+		CHECK_NEAR(x.time_s - x.latency_s, S / (8 * b_nic) / 0.9, 1e-9);
+		CHECK_NEAR(x.inter_bytes, S / 8, 1);
+		CHECK(!net_sharp_ok(&c, coll, &g16, NET_ALGO_COLLNET_CHAIN));
+		net_cluster four = c;
+		four.node.nics = 4;
+		CHECK(!net_sharp_ok(&four, coll, &g16, NET_ALGO_COLLNET_DIRECT));
+		CHECK(net_sharp_ok(&four, NET_ALLREDUCE, &g16, NET_ALGO_COLLNET_DIRECT));
+	}
+	c.algo = NET_ALGO_AUTO;
+	/* where NCCL runs none: inside a node, broadcast, sharp off, > 8 per
+	 * node (a 16-GPU node), a PCIe node for Direct */
+	net_group node;
+	net_group_make(&c, 8, 1, &node);
+	CHECK(!net_sharp_ok(&c, NET_ALLREDUCE, &node, NET_ALGO_COLLNET_CHAIN));
+	CHECK(!net_sharp_ok(&c, NET_BROADCAST, &g16, NET_ALGO_COLLNET_DIRECT));
+	CHECK(!net_sharp_ok(&off, NET_ALLREDUCE, &g16, NET_ALGO_COLLNET_DIRECT));
+	CHECK(net_sharp_ok(&c, NET_ALLREDUCE, &g16, NET_ALGO_COLLNET_DIRECT));
+	net_group wide = {32, 16, 2, 1};
+	CHECK(!net_sharp_ok(&c, NET_ALLREDUCE, &wide, NET_ALGO_COLLNET_CHAIN));
+	CHECK(net_sharp_ok(&c, NET_ALLREDUCE, &wide, NET_ALGO_NVLS));
+	net_cluster pcie = c;
+	pcie.node.intra = NET_INTRA_PCIE;
+	CHECK(!net_sharp_ok(&pcie, NET_ALLREDUCE, &g16, NET_ALGO_COLLNET_DIRECT));
+	CHECK(net_sharp_ok(&pcie, NET_ALLREDUCE, &g16, NET_ALGO_COLLNET_CHAIN));
+	c.algo = NET_ALGO_COLLNET_DIRECT; /* forced where it does not apply: auto */
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &node, S, &x), SIM_OK);
+	CHECK_INT(x.algo, NET_ALGO_NVLS);
+	/* on an oversubscribed fabric the ring's NICs pay the taper, SHARP's
+	 * reduced streams do not (one per uplink) */
+	c.algo = NET_ALGO_COLLNET_CHAIN;
+	c.oversubscription = 4;
+	c.fabric = NET_FABRIC_FAT_TREE;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g64, S, &x), SIM_OK);
+	CHECK_NEAR(x.time_s - x.latency_s, S / b_nic, 1e-9);
+	CHECK_NEAR(x.fabric_bytes, S, 1);
+	/* refused where the fabric has no SHARP */
+	CHECK_INT(load_cluster("efa-h100-cluster.ini", "[cluster]\nsharp = true\n", &c, &gpu, d),
+		  SIM_ECONF);
+	sim_diag_free(d);
+}
+
 int main(void)
 {
 	test_same();
@@ -1122,6 +1250,7 @@ int main(void)
 	test_efa_layouts();
 	test_spread();
 	test_nvls();
+	test_sharp();
 	test_overhead();
 	test_groups();
 	test_allreduce_node();
