@@ -141,7 +141,7 @@ static void print_row(const coll_args *a, net_coll op, int n, const row *r, bool
 		       proto_name(r->ab.proto));
 		return;
 	}
-	printf("%13.0f %11.2f %8.2f %8.2f  %-6s %-6s %11.2f %8.2f %8.2f\n", r->bytes,
+	printf("%13.0f %11.2f %8.2f %8.2f  %-13s %-6s %11.2f %8.2f %8.2f\n", r->bytes,
 	       r->f.time_s * 1e6, r->f.algbw_Bps / 1e9, r->f.busbw_Bps / 1e9,
 	       topo_algo_name(r->f.algo), proto_name(r->f.proto), r->ab.time_s * 1e6, ab_alg / 1e9,
 	       ab_alg * f / 1e9);
@@ -180,11 +180,11 @@ static void print_header(const coll_args *a, const topo_graph *g, net_coll op, i
 	       "algorithm %s\n",
 	       net_coll_name(op), n, c->name, grp.nodes, grp.per_node, c->node.gpus,
 	       a->algo ? a->algo : "auto");
-	printf("#                        flow model                              alpha-beta\n");
-	printf("#        size        time    algbw    busbw  algo   proto         time    algbw    "
-	       "busbw\n");
-	printf("#         (B)        (us)   (GB/s)   (GB/s)                       (us)   (GB/s)   "
-	       "(GB/s)\n");
+	printf("#                        flow model                                     alpha-beta\n");
+	printf("#        size        time    algbw    busbw  algo          proto         time    "
+	       "algbw    busbw\n");
+	printf("#         (B)        (us)   (GB/s)   (GB/s)                              (us)   "
+	       "(GB/s)   (GB/s)\n");
 }
 
 static void print_footer(const topo_graph *g, const row *r)
