@@ -43,7 +43,15 @@ static const char *node_template(const char *intra, const char *gpu)
 	if (!strcmp(intra, "nvswitch-gen2"))
 		return strstr(gpu, "40g") ? "dgx-a100-40g" : "dgx-a100-80g";
 	if (!strcmp(intra, "nvswitch-gen3"))
-		return strstr(gpu, "h800") ? "hgx-h800" : "dgx-h100";
+		return strstr(gpu, "h800")   ? "hgx-h800"
+		       : strstr(gpu, "h200") ? "hgx-h200"
+		                             : "dgx-h100";
+	/* PCIe boxes of 8 GPUs on two switches: H100 PCIe on Gen5, A100 PCIe on
+	 * Gen4 (the row's gpu file sets the GPU) */
+	if (!strcmp(intra, "pcie-gen5") && !strcmp(gpu, "h100-pcie"))
+		return "pcie-8x-h100";
+	if (!strcmp(intra, "pcie-gen4") && strstr(gpu, "a100-pcie"))
+		return "pcie-8x-a100";
 	if (!strcmp(intra, "nvlink-hcm"))
 		return "dgx1-v100";
 	if (!strcmp(intra, "nvswitch-gen4"))
@@ -229,15 +237,21 @@ static void layer_checkpointing(sim_buf *b, const cases_csv *c, size_t row, char
 /* Text of row `row`; `mb` > 0 stands for an empty micro_batch column (the
  * tuned choice of tuned_micro_batch), 0 leaves it to the column. */
 static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
-			    const valid_options *opt, long mb, sim_buf *b, char *assumed, size_t alen)
+			    const valid_options *opt, long mb, sim_buf *b, char *assumed, size_t alen,
+			    char *why, size_t whylen)
 {
 	const char *gpu = get(c, row, "gpu"), *intra = get(c, row, "node_intra");
 	const char *tmpl = node_template(intra, gpu);
-	if (!tmpl)
-		return "no node template for this node_intra";
+	if (!tmpl) {
+		snprintf(why, whylen, "no node template for node_intra '%s' with %s (shipped: DGX-1 "
+		         "V100, DGX A100, DGX/HGX H100, H200, H800, DGX B200, GB200 NVL72, 8 x H100 "
+		         "PCIe Gen5, 8 x A100 PCIe Gen4)", intra, gpu);
+		return why;
+	}
 	const char *off = get(c, row, "offload");
-	if (*off && strcmp(off, "none"))
-		return "offload is not simulated yet";
+	bool cpu = !strcmp(off, "cpu"), nvme = !strcmp(off, "nvme");
+	if (*off && strcmp(off, "none") && !cpu && !nvme)
+		return "offload: expected none, cpu or nvme";
 	long gpus = atol(get(c, row, "gpus")), gpn = atol(get(c, row, "gpus_per_node"));
 	long hidden = atol(get(c, row, "hidden")), ffn = atol(get(c, row, "ffn"));
 	long pp = atol(get(c, row, "pp")), dp = atol(get(c, row, "dp"));
@@ -328,6 +342,21 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 			put(b, c, row, same[i], same[i]);
 	if (layers)
 		layer_checkpointing(b, c, row, assumed, alen);
+	/* offload: ZeRO-Offload (cpu: the optimizer states and their step on
+	 * the host) or ZeRO-Infinity (nvme: the states on NVMe, and under
+	 * ZeRO-3 the parameters too, as the ZeRO-Infinity paper runs it); the
+	 * schema does not say which tensors, so the documented default is said */
+	if (cpu || nvme) {
+		bool params = nvme && atoi(get(c, row, "zero")) >= 3;
+		sim_buf_printf(b, "offload_optimizer = %s\n", off);
+		if (params)
+			sim_buf_printf(b, "offload_params = nvme\n");
+		valid_assume(assumed, alen,
+		             "offload %s: the optimizer states and step on the %s%s", off,
+		             cpu ? "CPU (ZeRO-Offload); parameters on the GPU" : "NVMe",
+		             params ? ", the ZeRO-3 parameters on NVMe too (ZeRO-Infinity)"
+		             : nvme ? "; parameters on the GPU" : "");
+	}
 	if (!*get(c, row, "micro_batch")) {
 		if (mb > 0) {
 			sim_buf_printf(b, "micro_batch = %ld\n", mb);
@@ -438,8 +467,9 @@ static long tuned_micro_batch(const cases_csv *c, size_t row, const valid_option
 			continue;
 		sim_buf b;
 		sim_buf_init(&b);
-		char assumed[1024] = "";
-		const char *why = row_text(c, row, "", opt, mb, &b, assumed, sizeof assumed);
+		char assumed[1024] = "", whyb[256];
+		const char *why =
+		        row_text(c, row, "", opt, mb, &b, assumed, sizeof assumed, whyb, sizeof whyb);
 		sim_diag *d = sim_diag_new();
 		plan_scenario *s = NULL;
 		if (!why && !b.oom && d &&
@@ -479,8 +509,9 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 	}
 	sim_buf b;
 	sim_buf_init(&b);
+	char whyb[256];
 	const char *why = row_text(c, row, "", opt, tuned_micro_batch(c, row, opt), &b, v->assumed,
-				   sizeof v->assumed);
+				   sizeof v->assumed, whyb, sizeof whyb);
 	if (why || b.oom) {
 		v->status = VALID_SKIPPED;
 		snprintf(v->reason, sizeof v->reason, "%s", why ? why : "out of memory");
@@ -528,8 +559,9 @@ int valid_row_scenario(const cases_csv *c, size_t row, const valid_options *opt,
 	snprintf(dir, sizeof dir, "%s/", opt->datadir);
 	sim_buf text;
 	sim_buf_init(&text);
+	char whyb[256];
 	const char *reason = row_text(c, row, dir, opt, tuned_micro_batch(c, row, opt), &text, assumed,
-				      sizeof assumed);
+				      sizeof assumed, whyb, sizeof whyb);
 	if (reason) {
 		snprintf(why, why_len, "%s", reason);
 		sim_buf_free(&text);

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# case-reader.sh PODSIM - what `podsim validate` makes of training rows whose
+# columns name hardware or options beyond the shipped case files, from the
+# source root.
+set -u
+podsim=$1
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# Rows the real systems ran are predicted, not skipped: an offload column
+# (cpu: ZeRO-Offload, the optimizer states and their step on the host, with
+# its assumption; slower than the same row without it), an 8 x A100 PCIe
+# Gen4 box (topologies/nodes/pcie-8x-a100.ini); a node no template covers
+# is skipped with its node_intra and GPU named.
+{
+	head -1 tests/cases/calibration.csv
+	grep '^D01,' tests/cases/calibration.csv | sed 's/^D01,/XO0,/'
+	grep '^D01,' tests/cases/calibration.csv | sed 's/^D01,/XO1,/; s/,none,,bf16,/,cpu,,bf16,/'
+	grep '^D01,' tests/cases/calibration.csv |
+		sed 's/^D01,/XP1,/; s/,h100-sxm5-80g,8,nvswitch-gen3,/,a100-pcie,8,pcie-gen4,/'
+	grep '^D01,' tests/cases/calibration.csv |
+		sed 's/^D01,/XV1,/; s/,h100-sxm5-80g,8,nvswitch-gen3,/,v100-sxm3-32g,16,nvswitch-gen1,/'
+} >"$tmp/rows.csv"
+"$podsim" validate "$tmp/rows.csv" --json >"$tmp/rows.json" 2>/dev/null
+python3 - "$tmp/rows.json" <<'PY' || fail=1
+import json, sys
+r = {x["id"]: x for x in json.load(open(sys.argv[1]))["rows"]}
+ok = True
+def bad(msg):
+    global ok
+    print(msg); ok = False
+if r["XO1"]["status"] != "ok" or "offload cpu: the optimizer states and step on the CPU" not in r["XO1"]["assumed"]:
+    bad("offload row: %s" % r["XO1"])
+elif not r["XO1"]["predicted_iter_s"] > r["XO0"]["predicted_iter_s"]:
+    bad("offload row not slower: %s vs %s" % (r["XO1"]["predicted_iter_s"], r["XO0"]["predicted_iter_s"]))
+if r["XP1"]["status"] != "ok":
+    bad("A100 PCIe row: %s" % r["XP1"])
+if r["XV1"]["status"] != "skipped" or "no node template for node_intra 'nvswitch-gen1' with v100-sxm3-32g" not in r["XV1"]["reason"]:
+    bad("DGX-2 row: %s" % r["XV1"])
+sys.exit(0 if ok else 1)
+PY
+"$podsim" validate "$tmp/rows.csv" --scenario XP1 2>/dev/null | grep -q '^include = .*topologies/nodes/pcie-8x-a100.ini$' ||
+	{ echo "A100 PCIe row: not on pcie-8x-a100"; fail=1; }
+exit $fail
