@@ -64,6 +64,19 @@ static const char *fabric_name(const char *f)
 	return !strcmp(f, "rail-optimized") ? "rail-optimized" : "fat-tree";
 }
 
+/* A training row measured on AWS EFA runs on the shipped EFA cluster of its
+ * GPU (its node file's EFA NICs, the aws-ofi-nccl tuner of its instance,
+ * and on p5 the fabric fitted to efa-collectives.csv by podsim calibrate
+ * --fabric: topologies/calib/efa-h100.ini), as the collective rows do
+ * (micro.c, VALID_EFA_CLUSTER); NULL for a GPU no EFA instance carries. */
+static const char *efa_cluster(const char *gpu)
+{
+	return !strcmp(gpu, "h100-sxm5-80g")   ? VALID_EFA_CLUSTER
+	       : !strcmp(gpu, "h200-sxm-141g") ? "efa-h200-cluster.ini"
+	       : !strcmp(gpu, "b200")          ? "efa-b200-cluster.ini"
+	                                       : NULL;
+}
+
 /* Append "key = value" when the row's column is not empty. */
 static void put(sim_buf *b, const cases_csv *c, size_t row, const char *key, const char *col)
 {
@@ -271,8 +284,18 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	if (!*fwcol)
 		valid_assume(assumed, alen, "framework %s%s%s (stacks.csv line %d)", profile,
 		             *attention ? ", attention " : "", attention, st ? st->line : 0);
-	sim_buf_printf(b, "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
-		       incdir, tmpl, incdir, gpu);
+	const char *efa = !strcmp(get(c, row, "fabric"), "efa") ? efa_cluster(gpu) : NULL;
+	if (!strcmp(get(c, row, "fabric"), "efa") && !efa) {
+		snprintf(why, whylen, "no shipped EFA cluster for %s (topologies/efa-*-cluster.ini: "
+		         "h100-sxm5-80g, h200-sxm-141g, b200)", gpu);
+		return why;
+	}
+	if (efa)
+		sim_buf_printf(b, "include = %stopologies/%s\n", incdir, efa);
+	else
+		sim_buf_printf(b,
+		               "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
+		               incdir, tmpl, incdir, gpu);
 	sim_buf_printf(b, "include = %stopologies/frameworks/%s.ini\n", incdir, profile);
 	const valid_recipe *rec =
 		opt && opt->stacks ? valid_recipe_find(opt->stacks, source, get(c, row, "model"))
@@ -303,15 +326,25 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	if (swiglu && !strstr(b->data + mod, "\nbias ="))
 		sim_buf_printf(b, "bias = false\n");
 	sim_buf_printf(b, "[node]\ngpus = %ld\n", gpus < gpn ? gpus : gpn);
-	put(b, c, row, "nics", "nics_per_node");
-	if (*get(c, row, "nic_gbps"))
-		sim_buf_printf(b, "nic_bw = %s Gb/s\n", get(c, row, "nic_gbps"));
+	if (efa)
+		valid_assume(assumed, alen,
+		             "EFA: the shipped %s (its node's EFA NICs and the aws-ofi-nccl tuner of "
+		             "its instance%s)%s",
+		             efa, !strcmp(efa, VALID_EFA_CLUSTER) ? ", the fabric fitted to "
+		                                                    "efa-collectives.csv" : "",
+		             *get(c, row, "nics_per_node") || *get(c, row, "nic_gbps")
+		                     ? "; the row's NIC columns not used" : "");
+	if (!efa) {
+		put(b, c, row, "nics", "nics_per_node");
+		if (*get(c, row, "nic_gbps"))
+			sim_buf_printf(b, "nic_bw = %s Gb/s\n", get(c, row, "nic_gbps"));
+	}
 	/* "N Gb/s inter-node" in the note with no NIC columns: a node's
 	 * inter-node bandwidth, read as the node's total over one NIC per GPU
 	 * (the usual meaning of a node's inter-node bandwidth; the note says
 	 * whether the source left per node or per GPU open) */
 	const char *inter = strstr(get(c, row, "note"), " Gb/s inter-node");
-	if (inter && !*get(c, row, "nics_per_node") && !*get(c, row, "nic_gbps")) {
+	if (inter && !efa && !*get(c, row, "nics_per_node") && !*get(c, row, "nic_gbps")) {
 		const char *q = inter;
 		while (q > get(c, row, "note") && (q[-1] == '.' || (q[-1] >= '0' && q[-1] <= '9')))
 			q--;
@@ -326,7 +359,8 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		}
 	}
 	sim_buf_printf(b, "[cluster]\nname = %s\nnodes = %ld\nfabric = %s\n", get(c, row, "id"),
-		       gpus < gpn ? 1 : (gpus + gpn - 1) / gpn, fabric_name(get(c, row, "fabric")));
+		       gpus < gpn ? 1 : (gpus + gpn - 1) / gpn,
+		       efa ? "efa" : fabric_name(get(c, row, "fabric")));
 	if (opt)
 		sim_buf_printf(b, "network = %s\n", opt->network == NET_MODEL_FLOW ? "flow"
 						   : opt->network == NET_MODEL_AUTO ? "auto"

@@ -41,4 +41,29 @@ sys.exit(0 if ok else 1)
 PY
 "$podsim" validate "$tmp/rows.csv" --scenario XP1 2>/dev/null | grep -q '^include = .*topologies/nodes/pcie-8x-a100.ini$' ||
 	{ echo "A100 PCIe row: not on pcie-8x-a100"; fail=1; }
+# A training row measured on AWS EFA runs on the shipped EFA cluster of its
+# GPU, as the collective rows do (p5: the fabric fitted to
+# efa-collectives.csv), with the assumption said; its step is slower than
+# the same row's on the InfiniBand fat tree (EFA's collectives are); a GPU
+# no EFA instance carries is skipped and says so.
+{
+	head -1 tests/cases/calibration.csv
+	grep '^D02,' tests/cases/calibration.csv | sed 's/^D02,/XE0,/'
+	grep '^D02,' tests/cases/calibration.csv | sed 's/^D02,/XE1,/; s/,ib-fat-tree,/,efa,/'
+	grep '^D02,' tests/cases/calibration.csv |
+		sed 's/^D02,/XE2,/; s/,ib-fat-tree,/,efa,/; s/,h100-sxm5-80g,8,nvswitch-gen3,/,a100-sxm4-80g,8,nvswitch-gen2,/'
+} >"$tmp/efa.csv"
+"$podsim" validate "$tmp/efa.csv" --json >"$tmp/efa.json" 2>/dev/null
+python3 - "$tmp/efa.json" <<'PY' || fail=1
+import json, sys
+r = {x["id"]: x for x in json.load(open(sys.argv[1]))["rows"]}
+ok = r["XE1"]["status"] == "ok" and "EFA: the shipped efa-h100-cluster.ini" in r["XE1"]["assumed"] \
+    and r["XE1"]["predicted_iter_s"] > r["XE0"]["predicted_iter_s"] \
+    and r["XE2"]["status"] == "skipped" and "no shipped EFA cluster for a100-sxm4-80g" in r["XE2"]["reason"]
+if not ok:
+    print("EFA rows:", r["XE0"], r["XE1"], r["XE2"])
+sys.exit(0 if ok else 1)
+PY
+"$podsim" validate "$tmp/efa.csv" --scenario XE1 2>/dev/null | grep -q '^include = .*topologies/efa-h100-cluster.ini$' ||
+	{ echo "EFA row: not on efa-h100-cluster.ini"; fail=1; }
 exit $fail
