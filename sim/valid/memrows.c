@@ -206,6 +206,38 @@ static bool model_file(const cases_csv *c, size_t row, const char *datadir, char
 	return true;
 }
 
+/* Tied or untied embeddings from the row's params_b, where the columns and
+ * the notes leave it open: the two counts differ by exactly the output
+ * layer, V h, so the nearer one is the model's when params_b is precise
+ * enough to tell (half a unit of its last digit under V h / 2) and agrees
+ * with the dimensions (the nearer count within 3 %). The count:
+ *   l (2 h^2 + 2 h g d + (3 or 2) h f + 2 h) + V h (tied) [+ V h untied],
+ * with d = h / a and g the K/V heads; biases and the final norm are left
+ * out (under 0.1 % of any row's count). 1 untied, 0 tied, -1 open. On the
+ * visible rows (memory.csv) it agrees with every note and model file that
+ * says which (GPT-2's and Llama 3.2's tied, Llama 2's, Qwen's, Mistral's,
+ * Yi's and phi-1.5's untied), each nearer count within 1 %. */
+static int untied_from_params(const cases_csv *c, size_t row, double *tied_b, double *untied_b)
+{
+	const char *pb = get(c, row, "params_b");
+	double p = atof(pb) * 1e9, l = atof(get(c, row, "layers")), h = atof(get(c, row, "hidden")),
+	       a = atof(get(c, row, "heads")), f = atof(get(c, row, "ffn")),
+	       V = atof(get(c, row, "vocab"));
+	double g = *get(c, row, "kv_heads") ? atof(get(c, row, "kv_heads")) : a;
+	if (!(p > 0 && l > 0 && h > 0 && a > 0 && f > 0 && V > 0))
+		return -1;
+	const char *dot = strchr(pb, '.');
+	double unit = pow(10.0, -(double)(dot ? strspn(dot + 1, "0123456789") : 0)) * 1e9;
+	double per = 2 * h * h + 2 * h * g * (h / a) + (f != 4 * h ? 3 : 2) * h * f + 2 * h;
+	double tied = l * per + V * h, untied = tied + V * h;
+	*tied_b = tied / 1e9;
+	*untied_b = untied / 1e9;
+	bool un = fabs(untied - p) < fabs(tied - p);
+	if (unit / 2 >= V * h / 2 || fabs((un ? untied : tied) - p) > 0.03 * p)
+		return -1;
+	return un;
+}
+
 /* The row's scenario text (includes under incdir); NULL, or why not. */
 static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
                             const valid_options *opt, sim_buf *b, char *assumed, size_t alen,
@@ -327,8 +359,19 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		               swiglu ? "false" : "true");
 		if (!strstr(ms, "norm ="))
 			sim_buf_printf(b, "norm = %s\n", swiglu ? "rmsnorm" : "layernorm");
-		if (!strstr(ms, "untied_embeddings"))
-			sim_buf_printf(b, "untied_embeddings = %s\n", swiglu ? "true" : "false");
+		if (!strstr(ms, "untied_embeddings")) {
+			double tb = 0, ub = 0;
+			int un = untied_from_params(c, row, &tb, &ub);
+			if (un >= 0 && un != swiglu)
+				valid_assume(assumed, alen,
+				             "%s embeddings: params_b %s is nearer the %s count "
+				             "%.4g B than the %s %.4g B",
+				             un ? "untied" : "tied", get(c, row, "params_b"),
+				             un ? "untied" : "tied", un ? ub : tb, un ? "tied" : "untied",
+				             un ? tb : ub);
+			sim_buf_printf(b, "untied_embeddings = %s\n",
+			               (un >= 0 ? un : swiglu) ? "true" : "false");
+		}
 	}
 	sim_buf_printf(b, "%s", sect[0].data ? sect[0].data : "");
 	sim_buf_printf(b, "[node]\ngpus = %ld\n", gpus < 8 ? gpus : 8);

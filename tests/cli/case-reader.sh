@@ -66,4 +66,20 @@ sys.exit(0 if ok else 1)
 PY
 "$podsim" validate "$tmp/efa.csv" --scenario XE1 2>/dev/null | grep -q '^include = .*topologies/efa-h100-cluster.ini$' ||
 	{ echo "EFA row: not on efa-h100-cluster.ini"; fail=1; }
+# Memory rows: where neither the note nor a model file says whether the
+# embeddings are tied, params_b decides when it is precise enough (the two
+# counts differ by the output layer, V h): Llama 3.2 3B's 3.213 B is the
+# tied count, not the untied 3.607 B a SwiGLU row is given by default; a
+# nominal "3" cannot tell them apart and leaves the default.
+{
+	head -1 tests/cases/memory.csv
+	grep '^MC01,' tests/cases/memory.csv | sed 's/^MC01,/XT1,/; s/tied embeddings/shared weights/g'
+	grep '^MC01,' tests/cases/memory.csv | sed 's/^MC01,/XT2,/; s/tied embeddings/shared weights/g; s/,3\.213,/,3,/'
+} >"$tmp/tie.csv"
+"$podsim" validate "$tmp/tie.csv" --scenario XT1 >"$tmp/xt1.ini" 2>/dev/null
+grep -q '^untied_embeddings = false$' "$tmp/xt1.ini" &&
+	grep -q "tied embeddings: params_b 3.213 is nearer the tied count 3.2.* B than the untied 3.6.* B" "$tmp/xt1.ini" ||
+	{ echo "memory row: params_b does not tie the embeddings"; cat "$tmp/xt1.ini"; fail=1; }
+"$podsim" validate "$tmp/tie.csv" --scenario XT2 2>/dev/null | grep -q '^untied_embeddings = true$' ||
+	{ echo "memory row: a nominal params_b decided the tie"; fail=1; }
 exit $fail
