@@ -821,6 +821,7 @@ static int run_sweep(sweep_run *w)
 		           &w->search, &nf);
 	if (w->o.html && cli_sweep_html(w->o.html, w->o.file, w->sp, w->rows, w->n, tau))
 		return 1;
+	fflush(stdout); /* the report before the note, where both go to one file */
 	if (w->sweep_id > 0)
 		fprintf(stderr, "podsim: stored as sweep %lld in %s\n", (long long)w->sweep_id,
 		        db_path(&w->o));

@@ -6,6 +6,7 @@
  * its basis. */
 #include "exec.h"
 
+#include <math.h>
 #include <string.h>
 
 const char *exec_cat_name(exec_cat c)
@@ -96,14 +97,19 @@ static double class_idle(const exec_class *c)
 	return c->time_s[EXEC_CAT_BUBBLE] + c->time_s[EXEC_CAT_OTHER];
 }
 
+/* Seconds that differ by less than the clock's tick (1 ps) are equal: a
+ * class's figures are sums of exact picosecond intervals, each rounded to
+ * seconds in double, so equal stages can differ by that rounding alone. */
+#define TICK_S 1e-12
+
 int exec_step_class(const exec_result *r)
 {
 	int k = -1;
 	for (int i = 0; i < r->nclasses; i++) {
-		const exec_class *c = &r->classes[i];
-		if (k < 0 || class_idle(c) < class_idle(&r->classes[k]) ||
-		    (class_idle(c) == class_idle(&r->classes[k]) &&
-		     exec_class_busy(c) > exec_class_busy(&r->classes[k])))
+		const exec_class *c = &r->classes[i], *m = k >= 0 ? &r->classes[k] : NULL;
+		double di = m ? class_idle(c) - class_idle(m) : 0;
+		if (!m || di < -TICK_S ||
+		    (di < TICK_S && exec_class_busy(c) - exec_class_busy(m) > TICK_S))
 			k = i;
 	}
 	return k;
@@ -121,7 +127,7 @@ void exec_step_diff_of(const exec_result *a, const exec_result *b, exec_step_dif
 	const double *x = a->classes[d->class_a].time_s, *y = b->classes[d->class_b].time_s;
 	for (int c = 0; c < EXEC_CAT_COUNT; c++) {
 		d->cat_s[c] = x[c] - y[c];
-		if (d->cat_s[c] == 0)
+		if (fabs(d->cat_s[c]) < TICK_S) /* rounding, not a difference */
 			continue;
 		int j = d->nterms++; /* insertion, largest first, earlier category on ties */
 		while (j > 0 && d->cat_s[c] > d->cat_s[d->order[j - 1]]) {

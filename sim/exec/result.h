@@ -218,7 +218,8 @@ double exec_exposed_comm(const exec_result *r);
 /* The rank class that sets the step: the one that waits least on the
  * others, its idle time (bubble + other: waiting on a pipeline neighbour
  * that is still computing, and after its last task until the step ends)
- * the smallest; among equals the busiest (exec_class_busy), then the first.
+ * the smallest; among equals (within the clock's 1 ps) the busiest
+ * (exec_class_busy), then the first.
  * -1 without classes. The other stages of a pipeline idle on it, so their
  * breakdowns show its excess as their bubble; its own shows what fills the
  * step. Its categories, like every class's, sum to the step (the replay
@@ -237,7 +238,7 @@ int exec_step_class(const exec_result *r);
  * one stage of a plan without) the terms compare those classes, which is
  * what makes them sum; a per-category maximum over classes (exec_cat_most,
  * compare's table) does not. `order` holds the categories whose terms are
- * not zero, largest first (signed: a's losses, then its gains; ties by
+ * not zero (1 ps or more: less is rounding), largest first (signed: a's losses, then its gains; ties by
  * category); `largest`, the term that makes a lose, is the first of them
  * when positive (-1 when no term is). With no
  * class on either side every term is 0. Used by the sweep (each plan
