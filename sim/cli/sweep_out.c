@@ -129,8 +129,9 @@ static void print_loses(const sim_row *rows, size_t n)
 	const exec_result *b = rows[0].r;
 	int kb = rows[1].loses.class_b;
 	printf("\nloses to rank 1 by = its step minus rank 1's, split over the breakdown of the "
-	       "stage that sets each step (the one idling least: rank 1's %s; tp, cp, ep, dp, pp = exposed "
-	       "communication), largest first; podsim compare on the two stored runs prints the same\n",
+	       "stage that sets each step (the one idling least: rank 1's %s; tp, cp, ep, dp, "
+	       "pp = exposed communication), largest first; podsim compare on the two stored "
+	       "runs prints the same\n",
 	       kb >= 0 ? b->classes[kb].name : "-");
 	for (size_t i = 1; i < n; i++) {
 		const exec_step_diff *d = &rows[i].loses;
