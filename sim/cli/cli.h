@@ -65,6 +65,13 @@ int cli_parse_samples(const char *text, long *out);
 void cli_exposed_text(const exec_result *r, const exec_cat *cats, size_t n, bool each_s,
                       char *buf, size_t len);
 
+/* A step difference term by term (exec_step_diff), as the sweep's "loses"
+ * lines and compare's explanation print it: "+0.0590 s: tp +0.0440,
+ * compute +0.0200, dp -0.0070", the terms largest first (the first, when
+ * positive, the one that makes the slower step lose), each to the table's
+ * 0.1 ms; terms that print as zero are left out. */
+void cli_step_diff_text(const exec_step_diff *d, char *buf, size_t len);
+
 /* Read the tables a prediction is judged against (valid_refs_load) from
  * cli_datadir(); diagnostics on stderr. Returns 0 or an exit status. */
 struct valid_refs;

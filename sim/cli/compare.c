@@ -12,7 +12,13 @@
  *
  * Breakdown figures are per category on the worst rank class (the largest
  * time of that category over the pipeline stages), as `podsim run` reports
- * them per stage. `sweep:N` stands for every run of sweep N, fastest first. */
+ * them per stage. The explanation is read off one class per run instead,
+ * the one that sets its step (exec_step_diff): its categories sum to the
+ * step, so the slower run's terms add up to the difference of the steps,
+ * which the worst-per-category figures need not (a pipeline's first stage
+ * holds its bubble, its last stage the extra compute); the sweep's "loses"
+ * lines are the same figures. `sweep:N` stands for every run of sweep N,
+ * fastest first. */
 #include "cli/cli.h"
 #include "report/report.h"
 #include "store/store.h"
@@ -32,8 +38,10 @@ static const char usage[] =
         "and implausibility flag) and the step's breakdown (worst pipeline stage per\n"
         "category), each with its difference from the first run, the plans, the\n"
         "settings whose effective values differ (keys a run leaves unset compared at\n"
-        "their defaults), and the biggest difference explained in one line. An ID is\n"
-        "a run id or sweep:N (every run of sweep N, fastest first).\n"
+        "their defaults), and the biggest difference explained: the slower run's step\n"
+        "minus the faster's, split over the breakdown of the stage that sets each step\n"
+        "(the one idling least), the largest term named, as podsim sweep's \"loses\"\n"
+        "lines do. An ID is a run id or sweep:N (every run of sweep N, fastest first).\n"
         "\n"
         "options:\n"
         "  --db PATH    run database (default: $PODSIM_DB, else podsim.db)\n"
@@ -382,21 +390,31 @@ static void explain(const run_view *v, size_t n)
 		printf("\nthe runs take the same time\n");
 		return;
 	}
-	int best = 0;
-	for (int c = 1; c < EXEC_CAT_COUNT; c++)
-		if (fabs(v[b].cat_s[c] - v[a].cat_s[c]) > fabs(v[b].cat_s[best] - v[a].cat_s[best]))
-			best = c;
-	double d = v[b].cat_s[best] - v[a].cat_s[best];
-	printf("\nrun %lld spends %.3g s %s %s than run %lld", (long long)v[b].id, fabs(d),
-	       d < 0 ? "less" : "more", cat_words((exec_cat)best), (long long)v[a].id);
-	const char *const *keys = related((exec_cat)best);
+	/* a's step minus b's, on the class that sets each (the sweep's "loses"
+	 * lines use the same): the term that makes a lose */
+	exec_step_diff diff;
+	exec_step_diff_of(&v[a].r, &v[b].r, &diff);
+	if (diff.largest < 0) {
+		printf("\nrun %lld is faster than run %lld, but no category of the classes that "
+		       "set their steps differs\n",
+		       (long long)v[b].id, (long long)v[a].id);
+		return;
+	}
+	exec_cat best = (exec_cat)diff.largest;
+	printf("\nrun %lld spends %.3g s less %s than run %lld", (long long)v[b].id,
+	       diff.cat_s[best], cat_words(best), (long long)v[a].id);
+	const char *const *keys = related(best);
 	int shown = 0;
 	for (int i = 0; keys[i] && shown < 2; i++) {
 		const char *x = setting_of(&v[b], keys[i]), *y = setting_of(&v[a], keys[i]);
 		if (strcmp(x, y))
 			printf("%s %s %s vs %s", shown++ ? "," : ":", keys[i], x, y);
 	}
-	printf("\n");
+	char text[512];
+	cli_step_diff_text(&diff, text, sizeof text);
+	printf("\n  run %lld's step minus run %lld's (%s against %s, the stages that set them): %s\n",
+	       (long long)v[a].id, (long long)v[b].id, v[a].r.classes[diff.class_a].name,
+	       v[b].r.classes[diff.class_b].name, text);
 }
 
 int cli_compare(int argc, char **argv)

@@ -282,6 +282,21 @@ void cli_exposed_text(const exec_result *r, const exec_cat *cats, size_t n, bool
 		snprintf(buf + used, len - used, " s");
 }
 
+void cli_step_diff_text(const exec_step_diff *d, char *buf, size_t len)
+{
+	size_t used = (size_t)snprintf(buf, len, "%+.4f s:", d->step_s);
+	int shown = 0;
+	for (int k = 0; k < d->nterms && used < len; k++) {
+		double x = d->cat_s[d->order[k]];
+		if (fabs(x) < 0.00005) /* prints as +0.0000 */
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "%s %s %+.4f", shown++ ? "," : "",
+		                         exec_cat_name(d->order[k]), x);
+	}
+	if (shown == 0 && used < len)
+		snprintf(buf + used, len - used, " the same breakdown");
+}
+
 int cli_load_refs(valid_refs **out)
 {
 	sim_diag *d = sim_diag_new();

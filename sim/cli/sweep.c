@@ -60,8 +60,9 @@ static const char usage[] =
         "                           'chinchilla' = 20 x parameters; with a [campaign]\n"
         "                           section the simulated plans are also ranked by\n"
         "                           expected days with failures (podsim train)\n"
-        "  --json                   one JSON object: plans, pruned (counts by reason),\n"
-        "                           pruned_examples, prescreen_plans_per_s\n"
+        "  --json                   one JSON object: plans (each with loses: its step\n"
+        "                           minus rank 1's per category), pruned (counts by\n"
+        "                           reason), pruned_examples, prescreen_plans_per_s\n"
         "  --html FILE              a page with the ranked plans, step time against cost\n"
         "                           and the Pareto front (inline SVG, no script)\n"
         "  --spread-samples N       on a cluster with a measured collective spread ([cluster]\n"
@@ -77,6 +78,11 @@ static const char usage[] =
         "best 32 are simulated, then every other plan whose lower bound (the GPU time\n"
         "of its busiest path's kernels, which no simulation undercuts) is under the\n"
         "best of them; no plan left out can be faster within the model.\n"
+        "\n"
+        "Below the table, each plan after the first says why it loses to rank 1: its\n"
+        "step minus rank 1's, split over the breakdown of the stage that sets each\n"
+        "step (the one idling least), largest term first (JSON: loses); podsim compare\n"
+        "on the two stored runs explains them with the same figures.\n"
         "\n"
         "Energy per step = PUE x step x (GPUs x TDP x busy + nodes x node power), busy =\n"
         "the compute streams' utilisation; cost = GPU-hours x [cluster] gpu_hour_price.\n"
@@ -272,6 +278,15 @@ static void mark_risky(sim_row *rows, size_t n)
 	}
 	free(q);
 	free(vs);
+}
+
+/* Each plan after the first against the best, term by term (exec_step_diff). */
+static void mark_loses(sim_row *rows, size_t n)
+{
+	if (n > 0)
+		memset(&rows[0].loses, 0, sizeof rows[0].loses);
+	for (size_t i = 1; i < n; i++)
+		exec_step_diff_of(rows[i].r, rows[0].r, &rows[i].loses);
 }
 
 /* ------------------------------------------------------------------ main -- */
@@ -635,6 +650,7 @@ static int simulate_best(sweep_run *w)
 		qsort(w->rows, w->n, sizeof *w->rows, by_step);
 	mark_pareto(w->rows, w->n);
 	mark_risky(w->rows, w->n);
+	mark_loses(w->rows, w->n);
 	return 0;
 }
 
@@ -805,6 +821,7 @@ static int run_sweep(sweep_run *w)
 		           &w->search, &nf);
 	if (w->o.html && cli_sweep_html(w->o.html, w->o.file, w->sp, w->rows, w->n, tau))
 		return 1;
+	fflush(stdout); /* the report before the note, where both go to one file */
 	if (w->sweep_id > 0)
 		fprintf(stderr, "podsim: stored as sweep %lld in %s\n", (long long)w->sweep_id,
 		        db_path(&w->o));

@@ -120,6 +120,30 @@ static void print_search(const search_info *q, size_t n)
 	}
 }
 
+/* Why each plan after the first loses to it: its step minus rank 1's,
+ * term by term on the stage that sets each step (exec_step_diff). */
+static void print_loses(const sim_row *rows, size_t n)
+{
+	if (n < 2)
+		return;
+	const exec_result *b = rows[0].r;
+	int kb = rows[1].loses.class_b;
+	printf("\nloses to rank 1 by = its step minus rank 1's, split over the breakdown of the "
+	       "stage that sets each step (the one idling least: rank 1's %s; tp, cp, ep, dp, "
+	       "pp = exposed communication), largest first; podsim compare on the two stored "
+	       "runs prints the same\n",
+	       kb >= 0 ? b->classes[kb].name : "-");
+	for (size_t i = 1; i < n; i++) {
+		const exec_step_diff *d = &rows[i].loses;
+		char text[512];
+		cli_step_diff_text(d, text, sizeof text);
+		printf("  rank %zu: %s", i + 1, text);
+		if (d->class_a >= 0 && d->class_a != kb)
+			printf(" (its %s)", rows[i].r->classes[d->class_a].name);
+		putchar('\n');
+	}
+}
+
 /* The ranked table of the n rows and its legends. */
 static void print_table(const sweep_space *sp, const sim_row *rows, size_t n)
 {
@@ -174,6 +198,7 @@ static void print_table(const sweep_space *sp, const sim_row *rows, size_t n)
 		if (*why)
 			printf("~ = risky: rank %zu's %s\n", i + 1, why);
 	}
+	print_loses(rows, n);
 }
 
 void cli_sweep_print_text(const sweep_space *sp, const sweep_screen_result *sr, const sim_row *rows,
@@ -214,6 +239,28 @@ static void json_str(const char *s)
 	sim_buf_json_string(&b, s);
 	fputs(b.oom || !b.data ? "\"\"" : b.data, stdout);
 	sim_buf_free(&b);
+}
+
+/* Why plan i loses to rank 1 (exec_step_diff): null for rank 1. */
+static void json_loses(const sim_row *rows, size_t i)
+{
+	const exec_step_diff *d = &rows[i].loses;
+	if (i == 0 || d->class_a < 0 || d->class_b < 0) {
+		printf(",\"loses\":null");
+		return;
+	}
+	printf(",\"loses\":{\"step_s\":%.9g,\"class\":", d->step_s);
+	json_str(rows[i].r->classes[d->class_a].name);
+	printf(",\"best_class\":");
+	json_str(rows[0].r->classes[d->class_b].name);
+	printf(",\"terms_s\":{");
+	for (int c = 0; c < EXEC_CAT_COUNT; c++)
+		printf("%s\"%s\":%.9g", c ? "," : "", exec_cat_name((exec_cat)c), d->cat_s[c]);
+	printf("},\"largest\":");
+	if (d->largest >= 0)
+		printf("\"%s\"}", exec_cat_name((exec_cat)d->largest));
+	else
+		printf("null}");
 }
 
 /* Plan i of the ranked rows (rank i + 1). */
@@ -272,6 +319,7 @@ static void json_plan(const sweep_space *sp, const sim_row *rows, size_t i)
 	       e->pp_s, e->dp_s, e->optimizer_s, e->bound_s, e->mem_peak_bytes);
 	if (row->has_days) /* only with a [campaign]: other sweeps print as before */
 		printf(",\"campaign_expected_days\":%.9g", row->days);
+	json_loses(rows, i);
 	printf("}");
 }
 

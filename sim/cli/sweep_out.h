@@ -21,6 +21,7 @@ typedef struct sim_row {
 	sweep_cost cost;
 	double exposed_s;
 	long risky_vs; /* sweep_risky: the plan (row) whose tail beats this one's, or -1 */
+	exec_step_diff loses; /* its step against rank 1's, term by term (rank 2 on) */
 	int state; /* 1 simulated, 0 not (Ctrl-C), -1 failed */
 	bool own;  /* this shard's: stored and printed (others only set the threshold) */
 	bool done; /* simulated and finished (stored) */

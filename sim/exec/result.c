@@ -1,9 +1,13 @@
 /* result.c - figures read off a result (result.h), for report, store, sweep,
  * campaign and the cli: the categories' names (the JSON keys of a
  * breakdown), a class's memory counters and verdicts, its busy time, the
- * GPUs' busy share, the exposed communication, and the run's memory verdict
- * and its basis. */
+ * GPUs' busy share, the exposed communication, the class that sets the step
+ * and two steps' difference term by term, and the run's memory verdict and
+ * its basis. */
 #include "exec.h"
+
+#include <math.h>
+#include <string.h>
 
 const char *exec_cat_name(exec_cat c)
 {
@@ -86,6 +90,54 @@ double exec_exposed_comm(const exec_result *r)
 		worst = x > worst ? x : worst;
 	}
 	return worst;
+}
+
+static double class_idle(const exec_class *c)
+{
+	return c->time_s[EXEC_CAT_BUBBLE] + c->time_s[EXEC_CAT_OTHER];
+}
+
+/* Seconds that differ by less than the clock's tick (1 ps) are equal: a
+ * class's figures are sums of exact picosecond intervals, each rounded to
+ * seconds in double, so equal stages can differ by that rounding alone. */
+#define TICK_S 1e-12
+
+int exec_step_class(const exec_result *r)
+{
+	int k = -1;
+	for (int i = 0; i < r->nclasses; i++) {
+		const exec_class *c = &r->classes[i], *m = k >= 0 ? &r->classes[k] : NULL;
+		double di = m ? class_idle(c) - class_idle(m) : 0;
+		if (!m || di < -TICK_S ||
+		    (di < TICK_S && exec_class_busy(c) - exec_class_busy(m) > TICK_S))
+			k = i;
+	}
+	return k;
+}
+
+void exec_step_diff_of(const exec_result *a, const exec_result *b, exec_step_diff *d)
+{
+	memset(d, 0, sizeof *d);
+	d->step_s = a->step_s - b->step_s;
+	d->class_a = exec_step_class(a);
+	d->class_b = exec_step_class(b);
+	d->largest = -1;
+	if (d->class_a < 0 || d->class_b < 0)
+		return;
+	const double *x = a->classes[d->class_a].time_s, *y = b->classes[d->class_b].time_s;
+	for (int c = 0; c < EXEC_CAT_COUNT; c++) {
+		d->cat_s[c] = x[c] - y[c];
+		if (fabs(d->cat_s[c]) < TICK_S) /* rounding, not a difference */
+			continue;
+		int j = d->nterms++; /* insertion, largest first, earlier category on ties */
+		while (j > 0 && d->cat_s[c] > d->cat_s[d->order[j - 1]]) {
+			d->order[j] = d->order[j - 1];
+			j--;
+		}
+		d->order[j] = (exec_cat)c;
+	}
+	if (d->nterms > 0 && d->cat_s[d->order[0]] > 0)
+		d->largest = d->order[0];
 }
 
 int exec_mem_worst(const exec_result *r)

@@ -215,6 +215,45 @@ double exec_cat_most(const exec_result *r, exec_cat c);
  * pp seconds (the sweep's "comm" column). */
 double exec_exposed_comm(const exec_result *r);
 
+/* The rank class that sets the step: the one that waits least on the
+ * others, its idle time (bubble + other: waiting on a pipeline neighbour
+ * that is still computing, and after its last task until the step ends)
+ * the smallest; among equals (within the clock's 1 ps) the busiest
+ * (exec_class_busy), then the first; -1 without classes. The other stages
+ * of a pipeline idle on it, so their breakdowns show its excess as their
+ * bubble; its own shows what fills the step. Its categories, like every
+ * class's, sum to the step (the replay charges each moment of a class's
+ * compute stream, from 0 to the step's end, to exactly one category:
+ * replay.c charge_gap, charge_tail). */
+int exec_step_class(const exec_result *r);
+
+/* Why step a is longer than step b, term by term: a's step minus b's,
+ * split over the categories of the class that sets each step
+ * (exec_step_class). Since each class's categories sum to its run's step,
+ *   sum over c of cat_s[c] = (sum of a's class) - (sum of b's) = step_s
+ * up to rounding: the replay adds each charged interval, exact in
+ * picoseconds, to its category in seconds (double), so a class's sum is
+ * the step within about 1e-16 s per interval (1e-9 s covers a million).
+ * Where the two steps are set by different classes (stage 3 of a pipeline
+ * against the one stage of a plan without) the terms compare those
+ * classes, which is what makes them sum; a per-category maximum over
+ * classes (exec_cat_most, compare's table) does not.
+ * `order` holds the categories whose terms are not zero (1 ps or more: less
+ * is rounding), largest first (signed: a's losses, then its gains; ties by
+ * category); `largest`, the term that makes a lose, is the first of them
+ * when positive (-1 when no term is). With no class on either side every
+ * term is 0. Used by the sweep (each plan against the best) and compare
+ * (its explanation). */
+typedef struct exec_step_diff {
+	double step_s;                /* a's step - b's */
+	double cat_s[EXEC_CAT_COUNT]; /* a's class - b's class, per category */
+	int class_a, class_b;         /* exec_step_class of a and b */
+	int largest;                  /* exec_cat, or -1 */
+	int nterms;
+	exec_cat order[EXEC_CAT_COUNT];
+} exec_step_diff;
+void exec_step_diff_of(const exec_result *a, const exec_result *b, exec_step_diff *d);
+
 /* The class with the largest device total (the first of equals), -1 without
  * classes: the most loaded class that the reports and explain show. */
 int exec_mem_worst(const exec_result *r);

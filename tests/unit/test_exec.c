@@ -1451,9 +1451,108 @@ static void test_result_figures(void)
 	free(r);
 }
 
+/* Why one step loses to another (exec_step_class, exec_step_diff_of).
+ *  a) Equal stages, free communication (test_bubble's pipeline): 4 stages
+ *     of 4 micro-batches take (m + p - 1)(tf + tb) = 7 x 3 ms = 21 ms, one
+ *     stage the m(tf + tb) = 12 ms of its compute; every stage computes
+ *     12 ms, so the 9 ms between them, (p - 1)(tf + tb), is all bubble,
+ *     the largest and only term. The stages idle alike and compute alike:
+ *     the first sets the step.
+ *  b) Interleaving v = 2 cuts that bubble to (p - 1)(tf + tb)/v: the plan
+ *     without loses by 4.5 ms, all bubble.
+ *  c) Hand-made results of 1 s steps. a: class 0 computes 0.6 s and idles
+ *     0.4 s (bubble); class 1 computes 0.8 s, exposes dp 0.1 s and idles
+ *     0.1 s: class 1 sets the step. b: one class, compute 0.6, tp 0.1,
+ *     other 0.3. a - b: compute +0.2, dp +0.1, bubble +0.1, tp -0.1,
+ *     other -0.3, summing to 0, the steps' difference; largest first,
+ *     equal terms in category order (dp before bubble); the largest is
+ *     compute. b - a: every sign turns, the largest is other (+0.3). A
+ *     result faster in every category (compute 0.5, other 0.1 against b)
+ *     has no positive term: largest -1; so has b against itself, with no
+ *     term at all. With equal idle (class 0: compute 0.9, bubble 0.1) the
+ *     busier class, 0, sets the step. Without classes nothing is split. */
+static void test_step_diff(void)
+{
+	double tf = 1e-3, tb = 2e-3;
+	net_cluster c = one_node();
+	exec_result *r4 = calloc(1, sizeof *r4), *r1 = calloc(1, sizeof *r1);
+	exec_result *rv = calloc(1, sizeof *rv);
+	if (!r4 || !r1 || !rv)
+		return;
+	plan_graph *g4 = pipeline(PLAN_SCHED_1F1B, 4, 4, tf, tb);
+	plan_graph *g1 = pipeline(PLAN_SCHED_1F1B, 1, 4, tf, tb);
+	plan_graph *gv = pipeline_v(PLAN_SCHED_1F1B, 4, 4, 2, tf, tb);
+	CHECK_INT(exec_replay(g4, &c, r4), SIM_OK);
+	CHECK_INT(exec_replay(g1, &c, r1), SIM_OK);
+	CHECK_INT(exec_replay(gv, &c, rv), SIM_OK);
+	exec_step_diff d;
+	exec_step_diff_of(r4, r1, &d); /* a) */
+	CHECK_INT(d.class_a, 0);
+	CHECK_INT(d.class_b, 0);
+	CHECK_NEAR(d.step_s, 3 * (tf + tb), 1e-9);
+	CHECK_NEAR(d.cat_s[EXEC_CAT_BUBBLE], 3 * (tf + tb), 1e-9);
+	CHECK_NEAR(d.cat_s[EXEC_CAT_COMPUTE], 0, 1e-15);
+	CHECK_INT(d.largest, EXEC_CAT_BUBBLE);
+	CHECK_INT(d.nterms, 1);
+	exec_step_diff_of(r4, rv, &d); /* b) */
+	CHECK_NEAR(d.step_s, 3 * (tf + tb) / 2, 1e-9);
+	CHECK_NEAR(d.cat_s[EXEC_CAT_BUBBLE], 3 * (tf + tb) / 2, 1e-9);
+	CHECK_INT(d.largest, EXEC_CAT_BUBBLE);
+	plan_graph_free(g4), plan_graph_free(g1), plan_graph_free(gv);
+
+	exec_result *a = r4, *b = r1; /* c) */
+	memset(a, 0, sizeof *a), memset(b, 0, sizeof *b);
+	a->nclasses = 2, a->step_s = 1;
+	double *a0 = a->classes[0].time_s, *a1 = a->classes[1].time_s;
+	a0[EXEC_CAT_COMPUTE] = 0.6, a0[EXEC_CAT_BUBBLE] = 0.4;
+	a1[EXEC_CAT_COMPUTE] = 0.8, a1[EXEC_CAT_DP] = 0.1, a1[EXEC_CAT_BUBBLE] = 0.1;
+	CHECK_INT(exec_step_class(a), 1);
+	b->nclasses = 1, b->step_s = 1;
+	double *b0 = b->classes[0].time_s;
+	b0[EXEC_CAT_COMPUTE] = 0.6, b0[EXEC_CAT_TP] = 0.1, b0[EXEC_CAT_OTHER] = 0.3;
+	exec_step_diff_of(a, b, &d);
+	CHECK_INT(d.class_a, 1);
+	CHECK_INT(d.class_b, 0);
+	CHECK_NEAR(d.step_s, 0, 1e-15);
+	CHECK_INT(d.nterms, 5);
+	CHECK_INT(d.order[0], EXEC_CAT_COMPUTE);
+	CHECK_INT(d.order[1], EXEC_CAT_DP);
+	CHECK_INT(d.order[2], EXEC_CAT_BUBBLE);
+	CHECK_INT(d.order[3], EXEC_CAT_TP);
+	CHECK_INT(d.order[4], EXEC_CAT_OTHER);
+	CHECK_INT(d.largest, EXEC_CAT_COMPUTE);
+	double sum = 0;
+	for (int k = 0; k < EXEC_CAT_COUNT; k++)
+		sum += d.cat_s[k];
+	CHECK_NEAR(sum, d.step_s, 1e-15);
+	exec_step_diff_of(b, a, &d);
+	CHECK_INT(d.largest, EXEC_CAT_OTHER);
+	CHECK_NEAR(d.cat_s[EXEC_CAT_OTHER], 0.3, 1e-12);
+	exec_step_diff_of(b, b, &d);
+	CHECK_INT(d.nterms, 0);
+	CHECK_INT(d.largest, -1);
+	exec_result *x = rv;
+	memset(x, 0, sizeof *x);
+	x->nclasses = 1, x->step_s = 0.6;
+	x->classes[0].time_s[EXEC_CAT_COMPUTE] = 0.5, x->classes[0].time_s[EXEC_CAT_OTHER] = 0.1;
+	exec_step_diff_of(x, b, &d);
+	CHECK_INT(d.nterms, 3);
+	CHECK_INT(d.largest, -1);
+	a0[EXEC_CAT_COMPUTE] = 0.9, a0[EXEC_CAT_BUBBLE] = 0.1;
+	CHECK_INT(exec_step_class(a), 0);
+	a->nclasses = 0;
+	CHECK_INT(exec_step_class(a), -1);
+	exec_step_diff_of(a, b, &d);
+	CHECK_INT(d.class_a, -1);
+	CHECK_INT(d.nterms, 0);
+	CHECK_INT(d.largest, -1);
+	free(r4), free(r1), free(rv);
+}
+
 int main(void)
 {
 	test_result_figures();
+	test_step_diff();
 	test_zero3_step_waits();
 	test_mixed();
 	test_mixed_both();
