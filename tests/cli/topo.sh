@@ -176,10 +176,12 @@ done
 # The links table under network = flow counts every transfer's loads, the
 # pipeline's too when the framework lengthens its sends (nanotron's p2p
 # handshakes and host operations: time, not bytes): the NIC bytes of pp 2
-# are the same with and without that overhead (they missed the sends' loads
+# across 2 nodes (the sends alone: dp 1) are the same with and without that
+# overhead (they missed the sends' loads
 # while the tasks' durations did not match the flow model's answers).
 nic_bytes() {
-	"$podsim" run scenarios/llama3-8b-efa-nanotron.ini --set parallel.pp=2 --set parallel.dp=8 \
+	"$podsim" run scenarios/llama3-8b-efa-nanotron.ini --set cluster.nodes=2 --set parallel.pp=2 \
+		--set parallel.dp=1 --set parallel.global_batch=8 \
 		"$@" --no-db --json 2>/dev/null | tr '{' '\n' | grep '"name":"n0/nic0 -> leaf0"' |
 		grep -o '"bytes":[0-9.e+]*'
 }
