@@ -1279,6 +1279,17 @@ static int pick_algo(run *r, topo_coll_ctx *x, const geo *o, net_coll coll, cons
 			continue;
 		if (algo == TOPO_ALGO_AUTO && a == TOPO_ALGO_HIER)
 			continue; /* not one of NCCL's algorithms: forced only */
+		/* PAT's log-distance flows (n log2 n of them: 229k for 16,384
+		 * nodes) are simulated only where NCCL's tuner, net's closed forms,
+		 * picks PAT for the call; elsewhere its model rates the ring
+		 * faster, and on an uncongested fabric the two models agree
+		 * (test_flow pat_agrees) */
+		if (algo == TOPO_ALGO_AUTO && a == TOPO_ALGO_PAT) {
+			net_cost nc;
+			if (net_collective(&g->cl, coll, &grp, bytes, &nc) != SIM_OK ||
+			    nc.algo != NET_ALGO_PAT)
+				continue;
+		}
 		topo_cost c = {0};
 		topo_acc_clear(&x->cur);
 		r->flows = 0;

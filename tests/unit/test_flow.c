@@ -1153,17 +1153,19 @@ static void routes_across_sizes(void)
 		same_as_new(g, fat_tree_12, 96, &q[i]);
 	long long reused, routed;
 	topo_route_stats(g, &reused, &routed);
-	/* the ring, the tree, PAT's reduce-scatter and all-gather flows (one
-	 * rank per node: PAT applies, its two directions differ) */
-	CHECK_INT(routed, 4);
-	/* all-gather's ring, the 3 MiB reduce-scatter's ring and PAT,
-	 * all-reduce's ring, forced tree's two */
-	CHECK_INT(reused, 6);
+	/* the ring and the tree; PAT applies (one rank per node) but is not
+	 * simulated: at 3 MiB to 1 GiB on 24 nodes NCCL's tuner (net's closed
+	 * forms) picks the ring, and auto simulates PAT only where it picks
+	 * PAT (pick_algo) */
+	CHECK_INT(routed, 2);
+	/* all-gather's ring, the 3 MiB reduce-scatter's ring, all-reduce's
+	 * ring, forced tree's two */
+	CHECK_INT(reused, 5);
 	for (int i = 0; i < NQ; i++) /* the next plan: every route known */
 		same_as_new(g, fat_tree_12, 96, &q[i]);
 	topo_route_stats(g, &reused, &routed);
-	CHECK_INT(routed, 4);
-	CHECK_INT(reused, 6 + 10);
+	CHECK_INT(routed, 2);
+	CHECK_INT(reused, 5 + 7);
 	topo_free(g);
 	for (int order = 0; order < 2; order++) {
 		topo_graph *e = efa_4();
