@@ -263,17 +263,12 @@ static void json_loses(const sim_row *rows, size_t i)
 		printf("null}");
 }
 
-/* Plan i of the ranked rows (rank i + 1). */
-static void json_plan(const sweep_space *sp, const sim_row *rows, size_t i)
+/* A plan's settings as a JSON object {"parallel.tp":"2", ...}. */
+static void json_settings(const sweep_space *sp, const sweep_plan *p)
 {
-	const sim_row *row = &rows[i];
-	size_t rank = i + 1;
-	const exec_result *r = row->r;
-	const sweep_estimate *e = &row->plan->est;
 	char sets[SWEEP_MAX_DIMS + 1][SWEEP_SET_MAX];
-	size_t n = sweep_plan_sets(sp, row->plan, sets);
-	printf("{\"rank\":%zu,\"run_id\":%lld,\"index\":%llu,\"settings\":{", rank,
-	       (long long)row->run_id, (unsigned long long)row->plan->index);
+	size_t n = sweep_plan_sets(sp, p, sets);
+	putchar('{');
 	for (size_t k = 0; k < n; k++) {
 		char *eq = strchr(sets[k], '=');
 		*eq = '\0';
@@ -282,7 +277,20 @@ static void json_plan(const sweep_space *sp, const sim_row *rows, size_t i)
 		putchar(':');
 		json_str(eq + 1);
 	}
-	printf("},\"plan\":");
+	putchar('}');
+}
+
+/* Plan i of the ranked rows (rank i + 1). */
+static void json_plan(const sweep_space *sp, const sim_row *rows, size_t i)
+{
+	const sim_row *row = &rows[i];
+	size_t rank = i + 1;
+	const exec_result *r = row->r;
+	const sweep_estimate *e = &row->plan->est;
+	printf("{\"rank\":%zu,\"run_id\":%lld,\"index\":%llu,\"settings\":", rank,
+	       (long long)row->run_id, (unsigned long long)row->plan->index);
+	json_settings(sp, row->plan);
+	printf(",\"plan\":");
 	json_str(r->plan);
 	if (report_has_band(r))
 		printf(",\"step_band_s\":[%.9g,%.9g]", r->band_lo_s, r->band_hi_s);
@@ -384,19 +392,10 @@ void cli_sweep_print_json(const sweep_space *sp, const sweep_screen_result *sr, 
 	}
 	printf("}");
 	if (nf->has) { /* only when nothing fits: other sweeps print as before */
-		char sets[SWEEP_MAX_DIMS + 1][SWEEP_SET_MAX];
-		size_t k = sweep_plan_sets(sp, nf->plan, sets);
-		printf(",\"nearest_no_fit\":{\"index\":%llu,\"settings\":{",
+		printf(",\"nearest_no_fit\":{\"index\":%llu,\"settings\":",
 		       (unsigned long long)nf->plan->index);
-		for (size_t j = 0; j < k; j++) {
-			char *eq = strchr(sets[j], '=');
-			*eq = '\0';
-			printf("%s", j ? "," : "");
-			json_str(sets[j]);
-			putchar(':');
-			json_str(eq + 1);
-		}
-		printf("},\"tier\":");
+		json_settings(sp, nf->plan);
+		printf(",\"tier\":");
 		json_str(nf->tier);
 		printf(",\"stage\":%d,\"need_bytes\":%.9g,\"device_bytes\":%.9g,"
 		       "\"capacity_bytes\":%.9g,\"cuts\":[",
