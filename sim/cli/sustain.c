@@ -67,6 +67,8 @@ static int parse(int argc, char **argv, sopts *o)
 			o->fp8 = true;
 		else if (!strcmp(a, "--gpu"))
 			o->gpu = argv[++i];
+		else if (!strcmp(a, "--skip-source") && o->skip)
+			return bad("--skip-source leaves out one source group: given twice", argv[i + 1]);
 		else if (!strcmp(a, "--skip-source"))
 			o->skip = argv[++i];
 		else if (!strcmp(a, "--out"))
