@@ -85,26 +85,49 @@ void plan_netflow_stats(const plan_netflow *f, int *hits, int *misses)
 	topo_cache_stats(f ? f->cache : NULL, hits, misses);
 }
 
-static void remember(plan_netflow *f, const net_cost *c, const topo_group_result *r)
+/* The key of a task costed by c with duration time_s: its duration, its
+ * scale-up bytes and its NIC bytes as the builder writes them into the task
+ * (build_nic_share's per-NIC share). */
+static answer key_of(const plan_netflow *f, const net_cost *c, double time_s)
 {
-	answer x = {sim_time_from_s(c->time_s), (float)c->intra_bytes, 0, {0}, {0}, {0}};
 	const net_node *nd = &f->s->cluster.node;
-	x.nic = (float)(c->inter_bytes * nd->gpus / (nd->nics > 0 ? nd->nics : 1));
+	return (answer){.dur = sim_time_from_s(time_s),
+	                .scaleup = (float)c->intra_bytes,
+	                .nic = (float)(c->inter_bytes * nd->gpus / (nd->nics > 0 ? nd->nics : 1))};
+}
+
+/* The index of the answer with x's key, or -1. */
+static int find_key(const plan_netflow *f, const answer *x)
+{
 	for (int i = 0; i < f->na; i++)
-		if (f->a[i].dur == x.dur && f->a[i].scaleup == x.scaleup && f->a[i].nic == x.nic)
-			return;
+		if (f->a[i].dur == x->dur && f->a[i].scaleup == x->scaleup && f->a[i].nic == x->nic)
+			return i;
+	return -1;
+}
+
+/* Append x (out of memory: the report then misses its loads). */
+static void add(plan_netflow *f, const answer *x)
+{
 	if (f->na == f->cap) {
 		int cap = f->cap ? 2 * f->cap : 16;
 		answer *p = realloc(f->a, (size_t)cap * sizeof *p);
 		if (!p)
-			return; /* the report then misses this answer's loads */
+			return;
 		f->a = p;
 		f->cap = cap;
 	}
+	f->a[f->na++] = *x;
+}
+
+static void remember(plan_netflow *f, const net_cost *c, const topo_group_result *r)
+{
+	answer x = key_of(f, c, c->time_s);
+	if (find_key(f, &x) >= 0)
+		return;
 	memcpy(x.bytes, r->bytes, sizeof x.bytes);
 	memcpy(x.sat_s, r->sat_s, sizeof x.sat_s);
 	memcpy(x.link, r->link, sizeof x.link);
-	f->a[f->na++] = x;
+	add(f, &x);
 }
 
 int plan_netflow_cost(plan_netflow *f, net_coll coll, const net_group *grp, int size,
@@ -142,29 +165,14 @@ void plan_netflow_alias(plan_netflow *f, const net_cost *c, double time_s)
 {
 	if (!f || time_s == c->time_s)
 		return;
-	sim_time dur = sim_time_from_s(c->time_s);
-	const net_node *nd = &f->s->cluster.node;
-	float up = (float)c->intra_bytes,
-	      nic = (float)(c->inter_bytes * nd->gpus / (nd->nics > 0 ? nd->nics : 1));
-	for (int i = 0; i < f->na; i++) {
-		if (f->a[i].dur != dur || f->a[i].scaleup != up || f->a[i].nic != nic)
-			continue;
-		answer x = f->a[i];
-		x.dur = sim_time_from_s(time_s);
-		for (int j = 0; j < f->na; j++)
-			if (f->a[j].dur == x.dur && f->a[j].scaleup == up && f->a[j].nic == nic)
-				return; /* already known under that duration */
-		if (f->na == f->cap) {
-			int cap = f->cap ? 2 * f->cap : 16;
-			answer *p = realloc(f->a, (size_t)cap * sizeof *p);
-			if (!p)
-				return; /* the report then misses these loads */
-			f->a = p;
-			f->cap = cap;
-		}
-		f->a[f->na++] = x;
+	answer k = key_of(f, c, c->time_s);
+	int i = find_key(f, &k);
+	if (i < 0)
 		return;
-	}
+	answer x = f->a[i];
+	x.dur = sim_time_from_s(time_s);
+	if (find_key(f, &x) < 0) /* not yet known under that duration */
+		add(f, &x);
 }
 
 static bool is_comm(uint8_t kind)
