@@ -8,13 +8,19 @@
 
 #include <stdio.h>
 
+/* The cluster's node overhead, W: every node at the main node's [node]
+ * power, the other type's at their own (sweep_other_nodes). */
+static double nodes_power_w(const plan_scenario *s)
+{
+	double on = sweep_other_nodes(s);
+	return (s->cluster.nodes - on) * s->cluster.node.power_w + on * s->other_net.power_w;
+}
+
 void sweep_cost_step(const plan_scenario *s, const exec_result *r, sweep_cost *c)
 {
 	c->busy = exec_busy_share(r);
-	double gpus = r->gpus, nodes = s->cluster.nodes,
-	       pue = s->cluster.pue > 0 ? s->cluster.pue : 1;
-	double on = sweep_other_nodes(s);
-	double node_w = (nodes - on) * s->cluster.node.power_w + on * s->other_net.power_w;
+	double gpus = r->gpus, pue = s->cluster.pue > 0 ? s->cluster.pue : 1;
+	double node_w = nodes_power_w(s);
 	double o = sweep_other_gpus(s, gpus); /* at the other GPU's TDP */
 	double tdp = (gpus - o) * s->gpu.tdp_w + o * s->other_gpu.tdp_w;
 	c->energy_j = pue * r->step_s * (tdp * c->busy + node_w);
@@ -65,7 +71,7 @@ void sweep_energy_scenario(const plan_scenario *s, double gpus, double hours, sw
 	if (on > 0) {
 		e->other_nodes = on;
 		e->other_node_w = s->other_net.power_w;
-		e->node_kw = ((e->nodes - on) * e->node_w + on * e->other_node_w) / 1e3;
+		e->node_kw = nodes_power_w(s) / 1e3;
 		e->facility_kw = (e->gpu_kw + e->node_kw) * e->pue;
 		e->mwh = e->facility_kw * hours / 1e3;
 		e->tco2 = e->mwh * e->kg_per_kwh;
