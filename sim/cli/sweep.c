@@ -740,48 +740,6 @@ static int rank_days(sweep_run *w)
 	return 0;
 }
 
-/* With no plan fitting in memory: the plan nearest to it, what its
- * deciding tier needs and the changes that cut most, from its scenario
- * loaded again (nearest_info). 0, or 1 after an error. */
-static int nearest(sweep_run *w, nearest_info *nf)
-{
-	memset(nf, 0, sizeof *nf);
-	uint64_t i = 0;
-	if (w->sr.fitting > 0 || !sweep_nearest_no_fit(&w->sr, &i))
-		return 0;
-	plan_scenario *s;
-	if (sweep_plan_load(w->sp, &w->sr.plans[i], w->scenario, w->o.sets, w->o.nsets, w->d, &s) !=
-	    SIM_OK)
-		return 1;
-	plan_mem_fit f;
-	plan_memory_fit(s, &f);
-	nf->has = true;
-	nf->plan = &w->sr.plans[i];
-	nf->stage = f.stage;
-	nf->need = f.needed;
-	nf->device = f.peak;
-	nf->capacity = s->gpu.hbm_bytes;
-	nf->tier = "GPU";
-	if (f.where == PLAN_OOM_OTHER_GPU) {
-		nf->stage = f.other_stage;
-		nf->need = f.other_needed;
-		nf->device = f.other_peak;
-		nf->capacity = f.other_capacity;
-		nf->tier = "other_gpu";
-	} else if (f.where == PLAN_OOM_HOST || f.where == PLAN_OOM_NVME) {
-		bool host = f.where == PLAN_OOM_HOST;
-		nf->stage = -1;
-		nf->need = host ? f.host : f.nvme;
-		nf->capacity = host ? s->cluster.node.host_mem_bytes : s->cluster.node.nvme_bytes;
-		nf->tier = host ? "host memory" : "NVMe";
-	}
-	/* the GPU's cuts do not move offloaded states (explain_memory says so) */
-	if (nf->stage >= 0)
-		nf->ncuts = plan_memory_cuts(s, nf->cut, 5);
-	plan_scenario_free(s);
-	return 0;
-}
-
 static int run_sweep(sweep_run *w)
 {
 	int rc = setup(w);
@@ -804,8 +762,8 @@ static int run_sweep(sweep_run *w)
 		return 128 + w->stopped;
 	}
 	double tau = rank_tau(w->rows, w->n);
-	nearest_info nf;
-	if (nearest(w, &nf))
+	sweep_nearest nf;
+	if (sweep_nearest_of(w->sp, &w->sr, w->scenario, w->o.sets, w->o.nsets, w->d, &nf) != SIM_OK)
 		return 1;
 	sweep_train t;
 	bool want_train = w->o.train && w->n > 0;

@@ -70,25 +70,25 @@ void cli_sweep_settings(const sweep_space *sp, const sweep_plan *p, char *buf, s
 
 /* No plan fits: the nearest, its need against the capacity, and its cuts
  * (explain_memory prints the same list for a plan run alone). */
-static void print_nearest(const sweep_space *sp, const nearest_info *nf)
+static void print_nearest(const sweep_space *sp, const sweep_nearest *nf)
 {
 	if (!nf->has)
 		return;
 	char set[512], a[48], b[48], c[48];
 	cli_sweep_settings(sp, nf->plan, set, sizeof set);
 	printf("\nno plan fits in memory; the nearest: %s\n", set);
-	if (nf->stage >= 0)
+	if (nf->basis.stage >= 0)
 		printf("  its stage %d needs %s (allocated + runtime) of the %s's %s, %.0f%%; "
 		       "device %s with the allocator's cache\n",
-		       nf->stage, explain_gib(nf->need, a, sizeof a), nf->tier,
-		       explain_gib(nf->capacity, b, sizeof b), 100 * nf->need / nf->capacity,
-		       explain_gib(nf->device, c, sizeof c));
+		       nf->basis.stage, explain_gib(nf->basis.need, a, sizeof a), nf->basis.tier,
+		       explain_gib(nf->basis.capacity, b, sizeof b), 100 * nf->basis.need / nf->basis.capacity,
+		       explain_gib(nf->basis.device, c, sizeof c));
 	else
 		printf("  the offloaded states of a node's ranks need %s of its %s, %s: more "
 		       "nodes for the same states, or the other offload tier\n",
-		       explain_gib(nf->need, a, sizeof a), nf->tier,
-		       explain_gib(nf->capacity, b, sizeof b));
-	if (nf->stage >= 0 && nf->ncuts == 0)
+		       explain_gib(nf->basis.need, a, sizeof a), nf->basis.tier,
+		       explain_gib(nf->basis.capacity, b, sizeof b));
+	if (nf->basis.stage >= 0 && nf->ncuts == 0)
 		printf("  none of recompute = full, a higher ZeRO stage, a smaller micro-batch or "
 		       "optimizer offloading applies to it: more GPUs or a smaller model\n");
 	if (nf->ncuts > 0)
@@ -203,7 +203,7 @@ static void print_table(const sweep_space *sp, const sim_row *rows, size_t n)
 
 void cli_sweep_print_text(const sweep_space *sp, const sweep_screen_result *sr, const sim_row *rows,
                        size_t n, double tau, int64_t sweep_id, int shard, int nshards,
-                       const search_info *q, const nearest_info *nf)
+                       const search_info *q, const sweep_nearest *nf)
 {
 	if (sweep_id > 0)
 		printf("sweep %lld: ", (long long)sweep_id);
@@ -341,7 +341,7 @@ static void band_factors(const exec_result *r, double *lo, double *hi)
 
 void cli_sweep_print_json(const sweep_space *sp, const sweep_screen_result *sr, const sim_row *rows,
                        size_t n, double tau, int64_t sweep_id, const sweep_train *t,
-                       const search_info *q, const nearest_info *nf)
+                       const search_info *q, const sweep_nearest *nf)
 {
 	printf("{\"sweep_id\":%lld,\"space\":[", (long long)sweep_id);
 	for (size_t d = 0; d < sweep_space_ndims(sp); d++) {
@@ -396,10 +396,10 @@ void cli_sweep_print_json(const sweep_space *sp, const sweep_screen_result *sr, 
 		       (unsigned long long)nf->plan->index);
 		json_settings(sp, nf->plan);
 		printf(",\"tier\":");
-		json_str(nf->tier);
+		json_str(nf->basis.tier);
 		printf(",\"stage\":%d,\"need_bytes\":%.9g,\"device_bytes\":%.9g,"
 		       "\"capacity_bytes\":%.9g,\"cuts\":[",
-		       nf->stage, nf->need, nf->device, nf->capacity);
+		       nf->basis.stage, nf->basis.need, nf->basis.device, nf->basis.capacity);
 		for (int j = 0; j < nf->ncuts; j++) {
 			printf("%s{\"change\":", j ? "," : "");
 			json_str(nf->cut[j].what);

@@ -38,20 +38,6 @@ typedef struct search_info {
 	double threshold; /* the first round's best step (exact) */
 } search_info;
 
-/* When no plan fits: the plan nearest to fitting (sweep_nearest_no_fit),
- * what its deciding tier needs against its capacity, and the changes that
- * cut most (plan_memory_cuts on its scenario). has = false otherwise. */
-typedef struct nearest_info {
-	bool has;
-	const sweep_plan *plan;
-	int stage;           /* the stage that decides, -1 for host or NVMe */
-	double need, capacity;
-	double device;       /* the stage's device total (the allocator's cache in) */
-	const char *tier;    /* what overflows: "GPU", "other_gpu", "host memory", "NVMe" */
-	plan_mem_cut cut[5];
-	int ncuts;
-} nearest_info;
-
 /* A plan's settings as the table prints them: each swept key's last part
  * and value ("tp=2 micro_batch=4"), a topology file by its name alone. */
 void cli_sweep_settings(const sweep_space *sp, const sweep_plan *p, char *buf, size_t len);
@@ -63,12 +49,12 @@ void cli_sweep_risky_why(const sim_row *rows, size_t i, char *buf, size_t len);
 void cli_sweep_print_text(const sweep_space *sp, const sweep_screen_result *sr,
                           const sim_row *rows, size_t n, double tau, int64_t sweep_id,
                           int shard, int nshards, const search_info *q,
-                          const nearest_info *nf);
+                          const sweep_nearest *nf);
 /* The same as one JSON object on stdout, with the train-to-D figures t of
  * the best plan when given. */
 void cli_sweep_print_json(const sweep_space *sp, const sweep_screen_result *sr,
                           const sim_row *rows, size_t n, double tau, int64_t sweep_id,
-                          const sweep_train *t, const search_info *q, const nearest_info *nf);
+                          const sweep_train *t, const search_info *q, const sweep_nearest *nf);
 /* The train-to-D lines of the best plan (scenario s, result r). */
 void cli_sweep_print_train(const sweep_train *t, const plan_scenario *s, const exec_result *r);
 /* The HTML page of the n rows (report_sweep_html) at path, titled by the

@@ -873,25 +873,37 @@ static void first_chunk(const plan_scenario *s, const kinds *k, const prog *x, i
 	*bc = n > 0 && isfinite(b) ? n * b : 0;
 }
 
-/* est.mem_share: where the plan does not fit, the tier that overflows
- * (plan_memory_fit's order); else the fuller of the GPU types. */
-static double mem_share(const plan_scenario *s, const plan_mem_fit *f)
+void sweep_mem_basis_of(const plan_scenario *s, const plan_mem_fit *f, sweep_mem_basis *out)
 {
 	const net_node *nd = &s->cluster.node;
-	double gpu = s->gpu.hbm_bytes > 0 ? f->needed / s->gpu.hbm_bytes : 0;
-	double other = f->other_stage >= 0 && f->other_capacity > 0
-	                       ? f->other_needed / f->other_capacity
-	                       : 0;
+	sweep_mem_basis gpu = {"GPU", f->stage, f->needed, s->gpu.hbm_bytes, f->peak};
+	sweep_mem_basis other = {"other_gpu", f->other_stage, f->other_needed, f->other_capacity,
+	                         f->other_peak};
+	bool has_other = f->other_stage >= 0 && f->other_capacity > 0;
 	switch (f->where) {
 	case PLAN_OOM_HOST:
-		return nd->host_mem_bytes > 0 ? f->host / nd->host_mem_bytes : HUGE_VAL;
+		*out = (sweep_mem_basis){"host memory", -1, f->host, nd->host_mem_bytes, 0};
+		return;
 	case PLAN_OOM_NVME:
-		return nd->nvme_bytes > 0 ? f->nvme / nd->nvme_bytes : HUGE_VAL;
+		*out = (sweep_mem_basis){"NVMe", -1, f->nvme, nd->nvme_bytes, 0};
+		return;
 	case PLAN_OOM_OTHER_GPU:
-		return other;
-	default:
-		return gpu > other ? gpu : other;
+		*out = other;
+		return;
+	default: /* the GPU, or the fuller of the two types */
+		*out = has_other && !(gpu.capacity > 0 && gpu.need / gpu.capacity >=
+		                                                  other.need / other.capacity)
+		               ? other
+		               : gpu;
 	}
+}
+
+/* est.mem_share: the basis's need over its capacity (sweep_mem_basis_of). */
+static double mem_share(const plan_scenario *s, const plan_mem_fit *f)
+{
+	sweep_mem_basis b;
+	sweep_mem_basis_of(s, f, &b);
+	return b.capacity > 0 ? b.need / b.capacity : b.stage < 0 ? HUGE_VAL : 0;
 }
 
 void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)

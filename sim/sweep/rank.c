@@ -4,6 +4,8 @@
 #include "../valid/valid.h"
 #include "sweep_int.h"
 
+#include <string.h>
+
 double sweep_kendall_tau(const double *x, const double *y, size_t n)
 {
 	return valid_kendall_tau(x, y, n);
@@ -53,4 +55,27 @@ bool sweep_nearest_no_fit(const sweep_screen_result *r, uint64_t *idx)
 		found = true;
 	}
 	return found;
+}
+
+int sweep_nearest_of(const sweep_space *sp, const sweep_screen_result *r, const char *path,
+                     const char *const *sets, size_t nsets, sim_diag *diag, sweep_nearest *out)
+{
+	memset(out, 0, sizeof *out);
+	uint64_t i = 0;
+	if (r->fitting > 0 || !sweep_nearest_no_fit(r, &i))
+		return SIM_OK;
+	plan_scenario *s;
+	int rc = sweep_plan_load(sp, &r->plans[i], path, sets, nsets, diag, &s);
+	if (rc != SIM_OK)
+		return rc;
+	plan_mem_fit f;
+	plan_memory_fit(s, &f);
+	out->has = true;
+	out->plan = &r->plans[i];
+	sweep_mem_basis_of(s, &f, &out->basis);
+	/* the GPU's cuts do not move offloaded states (explain_memory says so) */
+	if (out->basis.stage >= 0)
+		out->ncuts = plan_memory_cuts(s, out->cut, 5);
+	plan_scenario_free(s);
+	return SIM_OK;
 }

@@ -183,10 +183,38 @@ size_t sweep_plan_sets(const sweep_space *sp, const sweep_plan *p,
 int sweep_plan_load(const sweep_space *sp, const sweep_plan *p, const char *path,
                     const char *const *sets, size_t nsets, sim_diag *diag, plan_scenario **out);
 
+/* The memory a plan's verdict is decided on (plan_memory_fit's order):
+ * where it does not fit, the tier that overflows (the scenario's GPU,
+ * other_gpu, the node's host memory or NVMe); else the fuller of the GPU
+ * types. need: allocated + runtime of the deciding stage (the offloaded
+ * bytes per node for host or NVMe), capacity: that tier's, device: the
+ * stage's device total with the allocator's cache (0 for host or NVMe). */
+typedef struct sweep_mem_basis {
+	const char *tier; /* "GPU", "other_gpu", "host memory", "NVMe" */
+	int stage;        /* the deciding stage, -1 for host or NVMe */
+	double need, capacity, device;
+} sweep_mem_basis;
+void sweep_mem_basis_of(const plan_scenario *s, const plan_mem_fit *f, sweep_mem_basis *out);
+
 /* The plan pruned for memory whose demand is the smallest share of its
  * capacity (est.mem_share; ties by index): the one closest to fitting, for
  * the sweep that finds none. false when no plan was pruned for memory. */
 bool sweep_nearest_no_fit(const sweep_screen_result *r, uint64_t *idx);
+
+/* When no plan of r fits (r->fitting == 0): that nearest plan, its basis
+ * and the changes that cut most (plan_memory_cuts on its scenario, loaded
+ * again as sweep_plan_load does; none for host or NVMe, which the GPU's
+ * cuts do not move). has = false when some plan fits or none was pruned
+ * for memory. SIM_OK, or the load's error (diag). */
+typedef struct sweep_nearest {
+	bool has;
+	const sweep_plan *plan;
+	sweep_mem_basis basis;
+	plan_mem_cut cut[5];
+	int ncuts;
+} sweep_nearest;
+int sweep_nearest_of(const sweep_space *sp, const sweep_screen_result *r, const char *path,
+                     const char *const *sets, size_t nsets, sim_diag *diag, sweep_nearest *out);
 
 /* Indices of the fitting plans sorted by estimated step time (ties by
  * index): up to k written to out; returns how many. */
