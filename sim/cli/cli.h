@@ -71,6 +71,11 @@ void cli_exposed_text(const exec_result *r, const exec_cat *cats, size_t n, bool
  * positive, the one that makes the slower step lose), each to the table's
  * 0.1 ms; terms that print as zero are left out. */
 void cli_step_diff_text(const exec_step_diff *d, char *buf, size_t len);
+/* A breakdown category in words after "spends X s less" ("waiting on
+ * data-parallel communication"), and the settings that move it, most direct
+ * first, NULL-terminated (compare's explanation, explain --against). */
+const char *cli_cat_words(exec_cat c);
+const char *const *cli_cat_settings(exec_cat c);
 
 /* Read the tables a prediction is judged against (valid_refs_load) from
  * cli_datadir(); diagnostics on stderr. Returns 0 or an exit status. */

@@ -311,71 +311,6 @@ static void print_setting_diffs(const run_view *v, size_t n)
 		}
 }
 
-/* The settings that move each breakdown category, most direct first. */
-static const char *const *related(exec_cat c)
-{
-	static const char *const bubble[] = {"parallel.vpp",
-	                                     "parallel.pp",
-	                                     "parallel.micro_batch",
-	                                     "parallel.schedule",
-	                                     "parallel.global_batch",
-	                                     "parallel.dp",
-	                                     NULL};
-	static const char *const compute[] = {"parallel.recompute",
-	                                      "parallel.recompute_layers",
-	                                      "parallel.tp",
-	                                      "parallel.micro_batch",
-	                                      "train.precision",
-	                                      "parallel.dp",
-	                                      "parallel.pp",
-	                                      NULL};
-	static const char *const tp[] = {"parallel.tp", "parallel.sequence_parallel", NULL};
-	static const char *const dp[] = {"parallel.zero", "parallel.overlap_grad_reduce",
-	                                 "parallel.dp",   "parallel.bucket_size",
-	                                 "cluster.nodes", NULL};
-	static const char *const pp[] = {"parallel.pp", "parallel.vpp", "parallel.micro_batch",
-	                                 NULL};
-	static const char *const opt[] = {"parallel.zero", "parallel.dp", "parallel.tp",
-	                                  "parallel.pp", NULL};
-	static const char *const none[] = {NULL};
-	switch (c) {
-	case EXEC_CAT_BUBBLE:
-		return bubble;
-	case EXEC_CAT_COMPUTE:
-		return compute;
-	case EXEC_CAT_TP:
-		return tp;
-	case EXEC_CAT_DP:
-		return dp;
-	case EXEC_CAT_PP:
-		return pp;
-	case EXEC_CAT_OPTIMIZER:
-		return opt;
-	default:
-		return none;
-	}
-}
-
-static const char *cat_words(exec_cat c)
-{
-	switch (c) {
-	case EXEC_CAT_COMPUTE:
-		return "computing";
-	case EXEC_CAT_OPTIMIZER:
-		return "in the optimizer";
-	case EXEC_CAT_BUBBLE:
-		return "in pipeline bubbles";
-	case EXEC_CAT_TP:
-		return "waiting on tensor-parallel communication";
-	case EXEC_CAT_DP:
-		return "waiting on data-parallel communication";
-	case EXEC_CAT_PP:
-		return "waiting on pipeline transfers";
-	default:
-		return "in other waits";
-	}
-}
-
 /* "run B spends X s less in C than run A: key vb vs va" for the fastest run
  * against the first (or the slowest, when the first is the fastest). */
 static void explain(const run_view *v, size_t n)
@@ -402,8 +337,8 @@ static void explain(const run_view *v, size_t n)
 	}
 	exec_cat best = (exec_cat)diff.largest;
 	printf("\nrun %lld spends %.3g s less %s than run %lld", (long long)v[b].id,
-	       diff.cat_s[best], cat_words(best), (long long)v[a].id);
-	const char *const *keys = related(best);
+	       diff.cat_s[best], cli_cat_words(best), (long long)v[a].id);
+	const char *const *keys = cli_cat_settings(best);
 	int shown = 0;
 	for (int i = 0; keys[i] && shown < 2; i++) {
 		const char *x = setting_of(&v[b], keys[i]), *y = setting_of(&v[a], keys[i]);

@@ -45,6 +45,10 @@
  *     replica's step comes about (exec/mixed.c);
  * 11. (10 without them) with a [campaign] section: its set-up
  *     (campaign_explain).
+ * Last, with --against: what makes the plan lose to the best plan of a
+ *     space or to a named plan, term by term (explain_against.c; the other
+ *     plan is searched before anything is printed, so a bad --against
+ *     prints nothing but its error).
  * This file holds the command (arguments, the run, the section order), the
  * number formats the sections share (explain_int.h) and section 11; the
  * others live by topic: 1-2 explain_model.c, 3 explain_mem.c, 4, 7 and 8
@@ -80,6 +84,16 @@ static const char usage_explain[] =
         "options:\n"
         "  --set SECTION.KEY=VALUE  override a key (repeatable)\n"
         "  --spread-samples N       sampled replays of the step's spread (default 100)\n"
+        "  --against best|PLAN      a last section: what makes this plan lose to another\n"
+        "                           (or the other lose to it), term by term on the stage\n"
+        "                           that sets each step. best: the fastest plan of\n"
+        "                           parallel.tp, pp and micro_batch (auto) or of the --vary\n"
+        "                           dimensions, found by the sweep's exact search; PLAN:\n"
+        "                           KEY=VALUE[,KEY=VALUE...], [parallel] keys or\n"
+        "                           SECTION.KEY (tp=4,micro_batch=2; dp derived from the\n"
+        "                           GPUs when tp, pp or cp change and dp is not given)\n"
+        "  --vary SECTION.KEY=V1,V2,...|auto  a dimension of --against best's space\n"
+        "                           (repeatable; as podsim sweep --vary)\n"
         "  -h, --help               this help\n";
 
 /* ------------------------------------------------------------- formats -- */
@@ -165,12 +179,28 @@ static int campaign_section(FILE *o, const plan_scenario *s, const exec_result *
 	return rc;
 }
 
+/* Is argv[i] an option that takes a value? */
+static bool takes_value(const char *a)
+{
+	return !strcmp(a, "--set") || !strcmp(a, "--spread-samples") || !strcmp(a, "--against") ||
+	       !strcmp(a, "--vary");
+}
+
 static int parse(int argc, char **argv, const char **file, const char **sets, size_t *nsets,
-                 bool *help, long *samples)
+                 bool *help, long *samples, explain_against *ag)
 {
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
 			*help = true;
+		else if (!strcmp(argv[i], "--against") && i + 1 < argc) {
+			ag->spec = argv[++i];
+			ag->best = !strcmp(ag->spec, "best");
+		} else if (!strcmp(argv[i], "--vary") && i + 1 < argc) {
+			if (ag->nvary == EXPLAIN_MAX_VARY)
+				return cli_usage_error("explain", usage_explain,
+				                       "--vary: at most 8 dimensions", argv[i + 1]);
+			ag->vary[ag->nvary++] = argv[++i];
+		}
 		else if (!strcmp(argv[i], "--set") && i + 1 < argc && *nsets < EXPLAIN_MAX_SETS)
 			sets[(*nsets)++] = argv[++i];
 		else if (!strcmp(argv[i], "--spread-samples") && i + 1 < argc) {
@@ -179,8 +209,7 @@ static int parse(int argc, char **argv, const char **file, const char **sets, si
 				                       argv[i]);
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "podsim explain: error: %s: %s\n\n%s",
-			        !strcmp(argv[i], "--set") || !strcmp(argv[i], "--spread-samples")
-			                ? "option needs a value"
+			        takes_value(argv[i]) ? "option needs a value"
 			                : "unknown option",
 			        argv[i], usage_explain);
 			return EXPLAIN_EXIT_INPUT;
@@ -201,11 +230,17 @@ int cli_explain(int argc, char **argv)
 	size_t nsets = 0;
 	bool help = false;
 	long samples = EXEC_SPREAD_SAMPLES;
-	int rc = parse(argc, argv, &file, sets, &nsets, &help, &samples);
+	explain_against ag = {NULL, false, {NULL}, 0, NULL, NULL};
+	int rc = parse(argc, argv, &file, sets, &nsets, &help, &samples, &ag);
 	if (rc || help) {
 		if (help)
 			fputs(usage_explain, stdout);
 		return rc;
+	}
+	if (ag.nvary > 0 && !ag.best) {
+		fprintf(stderr, "podsim explain: error: --vary gives the space of --against best\n\n%s",
+		        usage_explain);
+		return EXPLAIN_EXIT_INPUT;
 	}
 	if (!file) {
 		fprintf(stderr, "podsim explain: error: takes one scenario file\n\n%s",
@@ -223,6 +258,13 @@ int cli_explain(int argc, char **argv)
 	if ((rc = cli_load_refs(&refs)) != 0) {
 		plan_scenario_free(s);
 		return rc;
+	}
+	/* the other plan first: a bad --against stops before any output */
+	if (ag.spec && (rc = explain_against_search(&ag, file, sets, nsets, s)) != SIM_OK) {
+		explain_against_free(&ag);
+		valid_refs_free(refs);
+		plan_scenario_free(s);
+		return rc == SIM_ECONF ? EXPLAIN_EXIT_INPUT : 1;
 	}
 	exec_result *r = malloc(sizeof *r);
 	exec_spread_opts sp = {(int)samples, s->seed, -1};
@@ -246,12 +288,16 @@ int cli_explain(int argc, char **argv)
 		explain_spread(stdout, s, r);
 		explain_mixed(stdout, s, r);
 		rc = campaign_section(stdout, s, r);
+		int n = 10 + (r->mixed.nodes > 0) + conf_has_section(s->doc, "campaign");
+		if (rc == SIM_OK && ag.spec)
+			explain_against_print(stdout, n, &ag, r);
 	} else if (rc == SIM_ERANGE && r) { /* bad input: the clock */
 		fprintf(stderr, "%s: error: %s\n", file, r->error);
 	} else {
 		fprintf(stderr, "podsim explain: error: %s\n", sim_strerror(rc));
 	}
 	free(r);
+	explain_against_free(&ag);
 	valid_refs_free(refs);
 	plan_scenario_free(s);
 	return rc == SIM_OK                                           ? 0

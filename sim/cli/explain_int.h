@@ -40,4 +40,29 @@ void explain_optimizer(FILE *o, const plan_scenario *s, const exec_result *r); /
 void explain_spread(FILE *o, const plan_scenario *s, const exec_result *r);    /* 9, spread.c */
 void explain_mixed(FILE *o, const plan_scenario *s, const exec_result *r);     /* 10, spread.c */
 
+/* --against: best (the best of a space: the --vary dimensions, or
+ * parallel.tp, pp and micro_batch = auto) or a plan "KEY=V[,KEY=V...]";
+ * the space and the search's result once searched (against.c). */
+#define EXPLAIN_MAX_VARY 8
+struct sweep_space;
+struct sweep_pick;
+typedef struct explain_against {
+	const char *spec; /* NULL: no section */
+	bool best;
+	const char *vary[EXPLAIN_MAX_VARY];
+	size_t nvary;
+	struct sweep_space *sp;
+	struct sweep_pick *pick;
+} explain_against;
+/* Search the other plan for scenario s (loaded from path with sets) before
+ * anything is printed: SIM_OK; SIM_ECONF for a bad --against or --vary or
+ * a named plan that does not run (the error printed); others from the
+ * search. Free with explain_against_free, also on error. */
+int explain_against_search(explain_against *a, const char *path, const char *const *sets,
+                           size_t nsets, const plan_scenario *s);
+/* The last section, numbered `number`: what makes this plan (simulated as
+ * r) lose to the other plan, or the other lose to it. */
+void explain_against_print(FILE *o, int number, const explain_against *a, const exec_result *r);
+void explain_against_free(explain_against *a);
+
 #endif

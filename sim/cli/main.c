@@ -282,6 +282,71 @@ void cli_exposed_text(const exec_result *r, const exec_cat *cats, size_t n, bool
 		snprintf(buf + used, len - used, " s");
 }
 
+/* The settings that move each breakdown category, most direct first. */
+const char *const *cli_cat_settings(exec_cat c)
+{
+	static const char *const bubble[] = {"parallel.vpp",
+	                                     "parallel.pp",
+	                                     "parallel.micro_batch",
+	                                     "parallel.schedule",
+	                                     "parallel.global_batch",
+	                                     "parallel.dp",
+	                                     NULL};
+	static const char *const compute[] = {"parallel.recompute",
+	                                      "parallel.recompute_layers",
+	                                      "parallel.tp",
+	                                      "parallel.micro_batch",
+	                                      "train.precision",
+	                                      "parallel.dp",
+	                                      "parallel.pp",
+	                                      NULL};
+	static const char *const tp[] = {"parallel.tp", "parallel.sequence_parallel", NULL};
+	static const char *const dp[] = {"parallel.zero", "parallel.overlap_grad_reduce",
+	                                 "parallel.dp",   "parallel.bucket_size",
+	                                 "cluster.nodes", NULL};
+	static const char *const pp[] = {"parallel.pp", "parallel.vpp", "parallel.micro_batch",
+	                                 NULL};
+	static const char *const opt[] = {"parallel.zero", "parallel.dp", "parallel.tp",
+	                                  "parallel.pp", NULL};
+	static const char *const none[] = {NULL};
+	switch (c) {
+	case EXEC_CAT_BUBBLE:
+		return bubble;
+	case EXEC_CAT_COMPUTE:
+		return compute;
+	case EXEC_CAT_TP:
+		return tp;
+	case EXEC_CAT_DP:
+		return dp;
+	case EXEC_CAT_PP:
+		return pp;
+	case EXEC_CAT_OPTIMIZER:
+		return opt;
+	default:
+		return none;
+	}
+}
+
+const char *cli_cat_words(exec_cat c)
+{
+	switch (c) {
+	case EXEC_CAT_COMPUTE:
+		return "computing";
+	case EXEC_CAT_OPTIMIZER:
+		return "in the optimizer";
+	case EXEC_CAT_BUBBLE:
+		return "in pipeline bubbles";
+	case EXEC_CAT_TP:
+		return "waiting on tensor-parallel communication";
+	case EXEC_CAT_DP:
+		return "waiting on data-parallel communication";
+	case EXEC_CAT_PP:
+		return "waiting on pipeline transfers";
+	default:
+		return "in other waits";
+	}
+}
+
 void cli_step_diff_text(const exec_step_diff *d, char *buf, size_t len)
 {
 	size_t used = (size_t)snprintf(buf, len, "%+.4f s:", d->step_s);

@@ -151,12 +151,13 @@ int sweep_parse_value(const conf_key *k, const char *t, double *out, char *err, 
 }
 
 /* Report an error about a spec at its location. */
-static int spec_error(sim_diag *diag, const char *path, int line, const char *spec, const char *msg)
+static int spec_error(sim_diag *diag, const char *path, int line, const char *flag,
+                      const char *spec, const char *msg)
 {
 	if (line > 0)
 		sim_diag_error(diag, path, line, "%s", msg);
 	else
-		sim_diag_error(diag, path, 0, "--vary %s: %s", spec, msg);
+		sim_diag_error(diag, path, 0, "%s %s: %s", flag, spec, msg);
 	return SIM_ECONF;
 }
 
@@ -213,47 +214,62 @@ static int add_values(sweep_dim *d, const char *list, char *err, size_t len)
 	}
 }
 
+static int add_in(sweep_space *sp, const char *spec, const char *dir, const char *flag,
+                  const char *path, int line, sim_diag *diag);
+
 int sweep_space_add(sweep_space *sp, const char *spec, const char *path, int line, sim_diag *diag)
 {
-	return sweep_space_add_in(sp, spec, "", path, line, diag);
+	return add_in(sp, spec, "", "--vary", path, line, diag);
+}
+
+int sweep_space_add_as(sweep_space *sp, const char *spec, const char *flag, const char *path,
+                       sim_diag *diag)
+{
+	return add_in(sp, spec, "", flag, path, 0, diag);
+}
+
+int sweep_space_add_in(sweep_space *sp, const char *spec, const char *dir, const char *path,
+                       int line, sim_diag *diag)
+{
+	return add_in(sp, spec, dir, "--vary", path, line, diag);
 }
 
 /* "topology=A.ini,B.ini": files that replace the scenario's cluster include. */
-static int add_topology(sweep_space *sp, const char *spec, const char *dir, const char *path,
-                        int line, sim_diag *diag)
+static int add_topology(sweep_space *sp, const char *spec, const char *dir, const char *flag,
+                        const char *path, int line, sim_diag *diag)
 {
 	char msg[256];
 	if (sweep_space_topology(sp) >= 0)
-		return spec_error(diag, path, line, spec, "topology is varied twice");
+		return spec_error(diag, path, line, flag, spec, "topology is varied twice");
 	sweep_dim *d = &sp->dims[sp->ndims];
 	memset(d, 0, sizeof *d);
 	snprintf(d->key, sizeof d->key, "topology");
 	d->topology = true;
 	snprintf(d->dir, sizeof d->dir, "%s", dir);
 	if (!strcmp(spec + 9, "auto"))
-		return spec_error(diag, path, line, spec,
+		return spec_error(diag, path, line, flag, spec,
 		                  "topology=auto: list the topology files (topologies/*.ini)");
 	if (add_values(d, spec + 9, msg, sizeof msg) != SIM_OK)
-		return spec_error(diag, path, line, spec, msg);
+		return spec_error(diag, path, line, flag, spec, msg);
 	sp->ndims++;
 	return SIM_OK;
 }
 
-int sweep_space_add_in(sweep_space *sp, const char *spec, const char *dir, const char *path,
-                       int line, sim_diag *diag)
+static int add_in(sweep_space *sp, const char *spec, const char *dir, const char *flag,
+                  const char *path, int line, sim_diag *diag)
 {
 	char msg[256];
 	const char *eq = strchr(spec, '='), *dot = strchr(spec, '.');
 	if (sp->ndims < SWEEP_MAX_DIMS && !strncmp(spec, "topology=", 9))
-		return add_topology(sp, spec, dir, path, line, diag);
+		return add_topology(sp, spec, dir, flag, path, line, diag);
 	if (!eq || !dot || dot > eq || dot == spec || eq == dot + 1)
-		return spec_error(diag, path, line, spec,
+		return spec_error(diag, path, line, flag, spec,
 		                  "expected SECTION.KEY=V1,V2,... or SECTION.KEY=auto");
 	if ((size_t)(eq - spec) >= SWEEP_KEY_MAX)
-		return spec_error(diag, path, line, spec, "key too long");
+		return spec_error(diag, path, line, flag, spec, "key too long");
 	if (sp->ndims == SWEEP_MAX_DIMS) {
 		snprintf(msg, sizeof msg, "more than %d dimensions", SWEEP_MAX_DIMS);
-		return spec_error(diag, path, line, spec, msg);
+		return spec_error(diag, path, line, flag, spec, msg);
 	}
 	sweep_dim *d = &sp->dims[sp->ndims];
 	memset(d, 0, sizeof *d);
@@ -264,17 +280,17 @@ int sweep_space_add_in(sweep_space *sp, const char *spec, const char *dir, const
 		snprintf(msg, sizeof msg, "%s: %s", d->key,
 		         d->k ? "text keys cannot be varied"
 		              : "not a configuration key (see podsim keys)");
-		return spec_error(diag, path, line, spec, msg);
+		return spec_error(diag, path, line, flag, spec, msg);
 	}
 	for (size_t i = 0; i < sp->ndims; i++)
 		if (!strcmp(sp->dims[i].key, d->key)) {
 			snprintf(msg, sizeof msg, "%s is varied twice", d->key);
-			return spec_error(diag, path, line, spec, msg);
+			return spec_error(diag, path, line, flag, spec, msg);
 		}
 	if (!strcmp(eq + 1, "auto"))
 		d->is_auto = true;
 	else if (add_values(d, eq + 1, msg, sizeof msg) != SIM_OK)
-		return spec_error(diag, path, line, spec, msg);
+		return spec_error(diag, path, line, flag, spec, msg);
 	sp->ndims++;
 	return SIM_OK;
 }
@@ -294,14 +310,20 @@ static void push(sweep_dim *d, double x)
 	d->num[d->n++] = x;
 }
 
-/* Does pp = p split the layers evenly with the base plan's layout options? */
+/* Can pp = p split the layers with the base plan's layout options
+ * (first_stage_layers, last_stage_layers, the framework's uneven rule), at
+ * the base plan's vpp (what the plans keep unless vpp is varied too) or
+ * without interleaving? Llama 3 405B's 126 layers on pp 16 split only with
+ * vpp 4 and one layer on the first and last virtual stage (2 on each of the
+ * other 62), so vpp 1 alone would drop the scenario's own pp. */
 static bool layout_ok(const plan_scenario *s, int p)
 {
 	plan_spec spec = s->plan;
 	spec.pp = p;
-	spec.vpp = 1;
-	int *tmp = malloc((size_t)p * sizeof *tmp);
+	int *tmp = malloc((size_t)p * (size_t)(spec.vpp > 1 ? spec.vpp : 1) * sizeof *tmp);
 	bool ok = tmp && !plan_layout(&spec, s->model.layers, tmp);
+	spec.vpp = 1;
+	ok = ok || (tmp && !plan_layout(&spec, s->model.layers, tmp));
 	free(tmp);
 	return ok;
 }

@@ -46,6 +46,10 @@ void sweep_space_free(sweep_space *sp);
  * 0 as "PATH: error: --vary SPEC: ..." (PATH e.g. "podsim sweep"). SIM_OK or
  * SIM_ECONF. */
 int sweep_space_add(sweep_space *sp, const char *spec, const char *path, int line, sim_diag *diag);
+/* The same, its errors as "PATH: error: FLAG SPEC: ..." (another command's
+ * option than --vary, e.g. explain's --against). */
+int sweep_space_add_as(sweep_space *sp, const char *spec, const char *flag, const char *path,
+                       sim_diag *diag);
 
 /* Replace `auto` dimensions by their values on the base scenario s (G GPUs,
  * L layers, a heads, g kv_heads, B global batch):
@@ -227,6 +231,42 @@ size_t sweep_best(const sweep_screen_result *r, size_t k, uint64_t *out);
  * (estimated step, ties by index). *out is malloc'd (free it), *n its length. SIM_OK or SIM_ENOMEM. */
 int sweep_exact_candidates(const sweep_screen_result *r, const uint64_t *done, size_t ndone,
                            double threshold, uint64_t **out, size_t *n);
+
+/* ------------------------------------------------ the best of a space -- */
+
+/* The fastest plan of a space, found as `podsim sweep` without --top finds
+ * it (pick.c): every plan screened, the pre-screen's best `first` fitting
+ * plans simulated, then every fitting plan whose lower bound is under the
+ * best simulated step (sweep_exact_candidates), up to `max_sims` in all;
+ * each simulated as `podsim run path --set ...` would (sweep_plan_load),
+ * without the spread's replays. `podsim explain --against` uses it. */
+typedef struct sweep_pick_in {
+	const char *path;         /* the scenario file */
+	const char *const *sets;  /* the user's --set assignments */
+	size_t nsets;
+	size_t first;    /* the first round (>= 1) */
+	size_t max_sims; /* plans simulated at most (>= first) */
+	/* called after each simulation with the plans simulated and those
+	 * planned so far (the first round's, then with the second's); may be
+	 * NULL */
+	void (*progress)(size_t done, size_t planned, void *ctx);
+	void *ctx;
+} sweep_pick_in;
+typedef struct sweep_pick {
+	sweep_screen_result sr;
+	/* the two fastest simulated plans (into sr.plans) and their results
+	 * (malloc'd); NULL when fewer were simulated */
+	const sweep_plan *best, *second;
+	exec_result *r, *r2;
+	size_t simulated;  /* plans simulated */
+	size_t past_clock; /* of them, left out: the step passes the clock */
+	size_t left;       /* plans whose bound is under the best, not simulated (max_sims) */
+} sweep_pick;
+/* SIM_OK (out->best NULL when no plan fits), SIM_ENOMEM, or a plan's load
+ * or simulation error (diag). Free with sweep_pick_free, also on error. */
+int sweep_pick_best(const sweep_space *sp, const plan_scenario *base, const sweep_pick_in *in,
+		    sweep_pick *out, sim_diag *diag);
+void sweep_pick_free(sweep_pick *p);
 
 /* ------------------------------------------------------ parallel sweeps -- */
 
