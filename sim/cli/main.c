@@ -308,6 +308,11 @@ const char *const *cli_cat_settings(exec_cat c)
 	                                 NULL};
 	static const char *const opt[] = {"parallel.zero", "parallel.dp", "parallel.tp",
 	                                  "parallel.pp", NULL};
+	static const char *const cp[] = {"parallel.cp", NULL};
+	static const char *const ep[] = {"parallel.ep", "parallel.moe_a2a_overlap",
+	                                 "parallel.moe_dispatcher", NULL};
+	static const char *const off[] = {"parallel.offload_optimizer", "parallel.offload_params",
+	                                  "train.activation_offload", NULL};
 	static const char *const none[] = {NULL};
 	switch (c) {
 	case EXEC_CAT_BUBBLE:
@@ -322,6 +327,12 @@ const char *const *cli_cat_settings(exec_cat c)
 		return pp;
 	case EXEC_CAT_OPTIMIZER:
 		return opt;
+	case EXEC_CAT_CP:
+		return cp;
+	case EXEC_CAT_EP:
+		return ep;
+	case EXEC_CAT_OFFLOAD:
+		return off;
 	default:
 		return none;
 	}
@@ -342,6 +353,12 @@ const char *cli_cat_words(exec_cat c)
 		return "waiting on data-parallel communication";
 	case EXEC_CAT_PP:
 		return "waiting on pipeline transfers";
+	case EXEC_CAT_CP:
+		return "waiting on context-parallel transfers";
+	case EXEC_CAT_EP:
+		return "waiting on expert-parallel all-to-alls";
+	case EXEC_CAT_OFFLOAD:
+		return "waiting on offload copies and the host's optimizer";
 	default:
 		return "in other waits";
 	}
