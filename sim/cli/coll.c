@@ -1,6 +1,8 @@
 /* coll.c - `podsim coll`: one collective timed on the link graph (flow model,
  * sim/topo) and by net's alpha-beta formulas, printed the way nccl-tests
- * prints (size, time, algbw, busbw), optionally over a size sweep. */
+ * prints (size, time, algbw, busbw), with each model's algorithm and
+ * protocol (the same: NCCL's choice, net_nccl_choice), optionally over a
+ * size sweep. */
 #include "cli/cli.h"
 #include "topo/topo.h"
 
@@ -23,9 +25,11 @@ static const char usage_coll[] =
         "\n"
         "options:\n"
         "  --algo ring|tree|hier|nvls|nvlstree|pat|collnetdirect|collnetchain|auto\n"
-        "                              algorithm of both models (default auto: the\n"
-        "                              fastest, as NCCL's tuner, or on EFA the\n"
-        "                              aws-ofi-nccl tuner's region; nvls: all-reduce\n"
+        "                              algorithm of both models (default auto: NCCL's\n"
+        "                              choice by its model, the alpha-beta model's\n"
+        "                              fastest, or on EFA the aws-ofi-nccl tuner's\n"
+        "                              region; the flow model runs that choice\n"
+        "                              whatever the links do to it; nvls: all-reduce\n"
         "                              inside one NVLS node (across nodes with\n"
         "                              cluster.sharp=true), nvlstree: across them;\n"
         "                              pat: all-gather, reduce-scatter, 1 GPU per node;\n"
@@ -141,10 +145,10 @@ static void print_row(const coll_args *a, net_coll op, int n, const row *r, bool
 		       proto_name(r->ab.proto));
 		return;
 	}
-	printf("%13.0f %11.2f %8.2f %8.2f  %-13s %-6s %11.2f %8.2f %8.2f\n", r->bytes,
+	printf("%13.0f %11.2f %8.2f %8.2f  %-13s %-6s %11.2f %8.2f %8.2f  %-13s %s\n", r->bytes,
 	       r->f.time_s * 1e6, r->f.algbw_Bps / 1e9, r->f.busbw_Bps / 1e9,
 	       topo_algo_name(r->f.algo), proto_name(r->f.proto), r->ab.time_s * 1e6, ab_alg / 1e9,
-	       ab_alg * f / 1e9);
+	       ab_alg * f / 1e9, net_algo_name(r->ab.algo), proto_name(r->ab.proto));
 }
 
 static int time_one(const topo_graph *g, net_coll op, const int *ranks, int n, int stride,
@@ -182,7 +186,7 @@ static void print_header(const coll_args *a, const topo_graph *g, net_coll op, i
 	       a->algo ? a->algo : "auto");
 	printf("#                        flow model                                     alpha-beta\n");
 	printf("#        size        time    algbw    busbw  algo          proto         time    "
-	       "algbw    busbw\n");
+	       "algbw    busbw  algo          proto\n");
 	printf("#         (B)        (us)   (GB/s)   (GB/s)                              (us)   "
 	       "(GB/s)   (GB/s)\n");
 }
