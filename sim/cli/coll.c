@@ -257,7 +257,10 @@ static int run_sizes(const coll_args *a, const topo_graph *g, net_coll op, doubl
 /* Refuse up front what the flow model cannot finish in reasonable time: it
  * routes and rates every flow event by event, so its cost grows faster than
  * the GPU count. Measured (release build, 2-core x86-64, 1 GiB, on
- * dgx-h100-superpod scaled out; all-reduce auto = ring then tree):
+ * dgx-h100-superpod scaled out; all-reduce when auto simulated the ring,
+ * the tree and NVLSTree to keep the fastest; it now simulates NCCL's pick
+ * alone, NVLSTree at 16,384: 0.64 s, 82 MB, and the limits below hold for
+ * the costliest pick, the tree, which simulates its ring bound first):
  * all-reduce 0.05 s at 1,024 GPUs, 0.3 s at 4,096, 1.8 s at 16,384 (three
  * switch tiers, 655k flows, 142 MB), 6.5 s at 32,768 (282 MB; 65,536 would
  * pass the tree's 2^20 flows); all-to-all (n^2 flows at once) 0.2 s at 256,
