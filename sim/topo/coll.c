@@ -1218,17 +1218,17 @@ static int time_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 
 /* The chosen algorithm's hot link: the first of the most loaded, walking
  * the sorted list of the links it touched (acc.c: as a scan of all). */
-static void finish_cost(const run *r, const topo_acc *best, net_coll coll, int n, double S,
+static void finish_cost(const run *r, const topo_acc *acc, net_coll coll, int n, double S,
                         topo_cost *c)
 {
 	c->flows = r->flows;
 	c->algbw_Bps = c->time_s > 0 ? S / c->time_s : 0;
 	c->busbw_Bps = c->algbw_Bps * topo_bus_factor(coll, n);
 	c->hot_link = -1;
-	for (int i = 0; i < best->n; i++) {
-		int l = best->list[i];
-		if (best->bytes[l] > c->hot_link_bytes) {
-			c->hot_link_bytes = best->bytes[l];
+	for (int i = 0; i < acc->n; i++) {
+		int l = acc->list[i];
+		if (acc->bytes[l] > c->hot_link_bytes) {
+			c->hot_link_bytes = acc->bytes[l];
 			c->hot_link = l;
 		}
 	}
@@ -1260,7 +1260,7 @@ static void derate_for(topo_coll_ctx *x, int m)
 static int run_open(run *r, topo_coll_ctx *x, const int *groups, int n, int ngroups, int m)
 {
 	const topo_graph *g = x->g;
-	*r = (run){g, x->sim, &x->cur, 0, n, ngroups, groups, x->pos, 0, 1, g->memo};
+	*r = (run){g, x->sim, &x->acc, 0, n, ngroups, groups, x->pos, 0, 1, g->memo};
 	if (g->cl.fabric == NET_FABRIC_EFA && g->nics_per_node > g->gpus_per_node)
 		r->rails = g->nics_per_node / g->gpus_per_node;
 	for (size_t i = (size_t)n; i < (size_t)n * (size_t)ngroups; i++)
@@ -1285,7 +1285,7 @@ static net_group net_group_of(const topo_graph *g, const geo *o, net_coll coll, 
 /* The algorithm NCCL runs (header comment "Which algorithm"): net's choice
  * for the group (net_nccl_choice: the closed forms' pick, the region
  * tuner's on EFA; a forced algorithm with the protocol NCCL's model gives
- * it), simulated once; its link loads go to x->best, sorted. */
+ * it), simulated once; its link loads stay in x->acc, sorted. */
 static int pick_algo(run *r, topo_coll_ctx *x, const geo *o, net_coll coll, const int *ranks,
                      double bytes, topo_algo algo, topo_cost *out)
 {
@@ -1318,16 +1318,13 @@ static int pick_algo(run *r, topo_coll_ctx *x, const geo *o, net_coll coll, cons
 		if (!applies(&g->cl, coll, a, o))
 			return SIM_EINVAL;
 	}
-	topo_acc_clear(&x->cur);
+	topo_acc_clear(&x->acc);
 	r->flows = 0;
 	*out = (topo_cost){0};
 	int rc = time_algo(r, o, coll, ranks, bytes, a, only, out);
 	if (rc == SIM_OK && !isfinite(out->time_s))
 		rc = SIM_EINVAL;
-	topo_acc swap = x->best; /* the loads move, not copied */
-	x->best = x->cur;
-	x->cur = swap;
-	topo_acc_sort(&x->best);
+	topo_acc_sort(&x->acc);
 	return rc;
 }
 
@@ -1344,9 +1341,7 @@ int topo_coll_ctx_new(const topo_graph *g, topo_coll_ctx **out)
 	x->first = malloc(((size_t)g->cl.nodes + 1) * sizeof *x->first);
 	int rc = x->pos && x->count && x->first ? SIM_OK : SIM_ENOMEM;
 	if (rc == SIM_OK)
-		rc = topo_acc_init(&x->cur, g->nl);
-	if (rc == SIM_OK)
-		rc = topo_acc_init(&x->best, g->nl);
+		rc = topo_acc_init(&x->acc, g->nl);
 	if (rc == SIM_OK)
 		rc = topo_sim_for_graph(g, &x->sim);
 	if (rc != SIM_OK) {
@@ -1364,8 +1359,7 @@ void topo_coll_ctx_free(topo_coll_ctx *x)
 	if (!x)
 		return;
 	topo_sim_free(x->sim);
-	topo_acc_free(&x->cur);
-	topo_acc_free(&x->best);
+	topo_acc_free(&x->acc);
 	free(x->pos);
 	free(x->count);
 	free(x->first);
@@ -1381,8 +1375,7 @@ int topo_coll_run(topo_coll_ctx *x, net_coll coll, const int *groups, int n, int
 	if (!g || !groups || n < 1 || ngroups < 1 || (unsigned)coll >= NET_COLL_COUNT ||
 	    !(bytes >= 0) || (unsigned)algo >= TOPO_ALGO_COUNT || (coll == NET_P2P && n < 2))
 		return SIM_EINVAL;
-	topo_acc_clear(&x->cur);
-	topo_acc_clear(&x->best);
+	topo_acc_clear(&x->acc);
 	geo o;
 	int rc = geo_make(x, groups, n, &o);
 	if (rc == SIM_OK && algo != TOPO_ALGO_AUTO && !applies(&g->cl, coll, algo, &o))
@@ -1398,7 +1391,7 @@ int topo_coll_run(topo_coll_ctx *x, net_coll coll, const int *groups, int n, int
 			net_group grp = {n, o.k, o.m, 0};
 			out->sync_s = net_sync_delay(&g->cl, coll, &grp, bytes);
 			out->time_s += out->sync_s;
-			finish_cost(&r, &x->best, coll, n, bytes, out);
+			finish_cost(&r, &x->acc, coll, n, bytes, out);
 		}
 	}
 	/* put the positions back (geo_make): -1 for every rank */
@@ -1426,12 +1419,12 @@ int topo_collective_groups(const topo_graph *g, net_coll coll, const int *groups
 	if (rc != SIM_OK)
 		return rc;
 	rc = topo_coll_run(x, coll, groups, n, ngroups, bytes, algo, out);
-	for (int i = 0; rc == SIM_OK && i < x->best.n; i++) {
-		int l = x->best.list[i];
+	for (int i = 0; rc == SIM_OK && i < x->acc.n; i++) {
+		int l = x->acc.list[i];
 		if (link_bytes)
-			link_bytes[l] = x->best.bytes[l];
+			link_bytes[l] = x->acc.bytes[l];
 		if (link_sat)
-			link_sat[l] = x->best.sat[l];
+			link_sat[l] = x->acc.sat[l];
 	}
 	topo_coll_ctx_free(x);
 	return rc;
