@@ -1,6 +1,8 @@
 /* coll.c - `podsim coll`: one collective timed on the link graph (flow model,
  * sim/topo) and by net's alpha-beta formulas, printed the way nccl-tests
- * prints (size, time, algbw, busbw), optionally over a size sweep. */
+ * prints (size, time, algbw, busbw), with each model's algorithm and
+ * protocol (the same: NCCL's choice, net_nccl_choice), optionally over a
+ * size sweep. */
 #include "cli/cli.h"
 #include "topo/topo.h"
 
@@ -23,9 +25,11 @@ static const char usage_coll[] =
         "\n"
         "options:\n"
         "  --algo ring|tree|hier|nvls|nvlstree|pat|collnetdirect|collnetchain|auto\n"
-        "                              algorithm of both models (default auto: the\n"
-        "                              fastest, as NCCL's tuner, or on EFA the\n"
-        "                              aws-ofi-nccl tuner's region; nvls: all-reduce\n"
+        "                              algorithm of both models (default auto: NCCL's\n"
+        "                              choice by its model, the alpha-beta model's\n"
+        "                              fastest, or on EFA the aws-ofi-nccl tuner's\n"
+        "                              region; the flow model runs that choice\n"
+        "                              whatever the links do to it; nvls: all-reduce\n"
         "                              inside one NVLS node (across nodes with\n"
         "                              cluster.sharp=true), nvlstree: across them;\n"
         "                              pat: all-gather, reduce-scatter, 1 GPU per node;\n"
@@ -125,6 +129,16 @@ typedef struct row {
 	net_cost ab;
 } row;
 
+/* The alpha-beta model's algorithm under the flow model's name: net reports
+ * all-to-all and p2p as ring (net_cost.algo), their only algorithm, which
+ * the flow model calls pairwise and direct. */
+static const char *ab_algo_name(net_coll op, net_algo a)
+{
+	return op == NET_ALLTOALL ? topo_algo_name(TOPO_ALGO_PAIRWISE)
+	       : op == NET_P2P    ? topo_algo_name(TOPO_ALGO_DIRECT)
+	                          : net_algo_name(a);
+}
+
 static void print_row(const coll_args *a, net_coll op, int n, const row *r, bool first)
 {
 	double f = topo_bus_factor(op, n);
@@ -137,14 +151,14 @@ static void print_row(const coll_args *a, net_coll op, int n, const row *r, bool
 		       "\"algorithm\": \"%s\", \"protocol\": \"%s\"}}",
 		       first ? "" : ",\n ", r->bytes, r->f.time_s, r->f.algbw_Bps / 1e9,
 		       r->f.busbw_Bps / 1e9, topo_algo_name(r->f.algo), proto_name(r->f.proto),
-		       r->ab.time_s, ab_alg / 1e9, ab_alg * f / 1e9, net_algo_name(r->ab.algo),
+		       r->ab.time_s, ab_alg / 1e9, ab_alg * f / 1e9, ab_algo_name(op, r->ab.algo),
 		       proto_name(r->ab.proto));
 		return;
 	}
-	printf("%13.0f %11.2f %8.2f %8.2f  %-13s %-6s %11.2f %8.2f %8.2f\n", r->bytes,
+	printf("%13.0f %11.2f %8.2f %8.2f  %-13s %-6s %11.2f %8.2f %8.2f  %-13s %s\n", r->bytes,
 	       r->f.time_s * 1e6, r->f.algbw_Bps / 1e9, r->f.busbw_Bps / 1e9,
 	       topo_algo_name(r->f.algo), proto_name(r->f.proto), r->ab.time_s * 1e6, ab_alg / 1e9,
-	       ab_alg * f / 1e9);
+	       ab_alg * f / 1e9, ab_algo_name(op, r->ab.algo), proto_name(r->ab.proto));
 }
 
 static int time_one(const topo_graph *g, net_coll op, const int *ranks, int n, int stride,
@@ -182,7 +196,7 @@ static void print_header(const coll_args *a, const topo_graph *g, net_coll op, i
 	       a->algo ? a->algo : "auto");
 	printf("#                        flow model                                     alpha-beta\n");
 	printf("#        size        time    algbw    busbw  algo          proto         time    "
-	       "algbw    busbw\n");
+	       "algbw    busbw  algo          proto\n");
 	printf("#         (B)        (us)   (GB/s)   (GB/s)                              (us)   "
 	       "(GB/s)   (GB/s)\n");
 }
@@ -253,7 +267,10 @@ static int run_sizes(const coll_args *a, const topo_graph *g, net_coll op, doubl
 /* Refuse up front what the flow model cannot finish in reasonable time: it
  * routes and rates every flow event by event, so its cost grows faster than
  * the GPU count. Measured (release build, 2-core x86-64, 1 GiB, on
- * dgx-h100-superpod scaled out; all-reduce auto = ring then tree):
+ * dgx-h100-superpod scaled out; all-reduce when auto simulated the ring,
+ * the tree and NVLSTree to keep the fastest; it now simulates NCCL's pick
+ * alone, NVLSTree at 16,384: 0.64 s, 82 MB, and the limits below hold for
+ * the costliest pick, the tree, which simulates its ring bound first):
  * all-reduce 0.05 s at 1,024 GPUs, 0.3 s at 4,096, 1.8 s at 16,384 (three
  * switch tiers, 655k flows, 142 MB), 6.5 s at 32,768 (282 MB; 65,536 would
  * pass the tree's 2^20 flows); all-to-all (n^2 flows at once) 0.2 s at 256,

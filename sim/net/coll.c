@@ -300,6 +300,27 @@
  * NCCL enables it by default only there. The protocol with the lowest time
  * wins, as NCCL's tuner picks the lowest predicted time.
  *
+ * Which algorithm NCCL runs (net_nccl_choice; N = NVIDIA/nccl 5067397c).
+ * NCCL decides by its model, never by measuring: ncclGetAlgoInfo (N src/
+ * enqueue.cc:2123-2151) fills a table of predicted times per algorithm and
+ * protocol (updateCollCostTable, :1989-2026, each entry ncclTopoGetAlgoTime,
+ * N src/graph/tuning.cc:630-657: latency + bytes / bandwidth, from the
+ * latencies and bandwidths ncclTopoTuneModel derived once at init from the
+ * topology graph's search, tuning.cc:243-), hands the table to a tuner
+ * plugin where one is loaded (getCollInfo, enqueue.cc:2140-2149: on EFA
+ * aws-ofi-nccl's region tuner, efa.c, which zeroes the cost of the pair it
+ * forces), and takes the lowest entry (topoGetAlgoInfo, enqueue.cc:
+ * 2028-2046). NCCL_ALGO and NCCL_PROTO only remove entries (their bandwidth
+ * set to 0, tuning.cc:442-538). The kernel then runs that pair whatever
+ * the fabric does to it: contention with other groups, ECMP collisions,
+ * oversubscription are not in the table. podsim's stand-in for the table
+ * is this file's closed forms (NCCL's latency constants, the links'
+ * uncongested bandwidths for its graph's), so net_nccl_choice is the pair
+ * net_collective picks, and the flow model (sim/topo/coll.c) simulates
+ * that one pair on the link graph instead of the fastest of several: where
+ * the fabric slows NCCL's pick below another algorithm, the flow model
+ * reports the slower time, as the real run would.
+ *
  * The EFA model ([cluster] fabric = efa: NCCL over AWS EFA through the
  * aws-ofi-nccl plugin; A = aws/aws-ofi-nccl 2daf7d30, N as above; the
  * derivations are in /work/notes/nccl-efa.md of the project's research and
@@ -1146,6 +1167,18 @@ bool net_efa_choice(const net_cluster *c, net_coll coll, const net_group *g, dou
 	*algo = k.algo;
 	*proto = k.proto;
 	return true;
+}
+
+int net_nccl_choice(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
+		    net_algo *algo, net_proto *proto)
+{
+	if (net_efa_choice(c, coll, g, bytes, algo, proto))
+		return SIM_OK;
+	net_cost k;
+	int rc = collective(c, coll, g, bytes, &k);
+	*algo = k.algo;
+	*proto = k.proto;
+	return rc;
 }
 
 int net_collective(const net_cluster *c, net_coll coll, const net_group *g, double bytes,

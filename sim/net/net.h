@@ -376,6 +376,17 @@ double net_sync_delay(const net_cluster *c, net_coll coll, const net_group *g, d
  * bytes. A forced nccl_algo / nccl_proto holds as in net_collective. */
 bool net_efa_choice(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
 		    net_algo *algo, net_proto *proto);
+/* NCCL's choice (coll.c "Which algorithm NCCL runs"): the algorithm and
+ * protocol NCCL runs for collective `coll` of `bytes` on group g, picked by
+ * its model, never measured: net_efa_choice on EFA across nodes (the
+ * plugin's region tuner first), else the lowest time of the closed forms
+ * above (NCCL's tuner); a forced nccl_algo / nccl_proto holds where it
+ * applies. net_collective times this pair with the closed forms, the flow
+ * model (sim/topo) simulates it on the link graph: one decision for both.
+ * algo is ring for all-to-all and p2p (their one algorithm); for one rank
+ * or no bytes ring/Simple. SIM_OK, or SIM_EINVAL on a bad group. */
+int net_nccl_choice(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
+		    net_algo *algo, net_proto *proto);
 /* The latency aws-ofi-nccl reports to NCCL, which NCCL adds to every network
  * step: 75 us on p5/p5e (and instances it has no entry of its own for here,
  * A src/platform-aws.cpp:133-137), 35 us on p5en and p6-b200 (:150-154);

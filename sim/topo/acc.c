@@ -7,8 +7,8 @@
  * once by its owner, and the list of links written since the last clear;
  * every link off the list is 0.
  * Clearing zeroes the listed links only and a scan walks the list, so each
- * costs what the run touched; the owner keeps the fastest algorithm's loads
- * by swapping two accumulators, not copying.
+ * costs what the run touched; the owner (topo_coll_ctx) keeps one, the
+ * loads of the algorithm a call simulates.
  *
  * Order. A scan of every link in increasing order and a walk of the sorted
  * list visit the nonzero links in the same order; the links they differ in

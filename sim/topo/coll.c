@@ -143,16 +143,38 @@
  *     collnetdirect, collnetchain, nvls across nodes: net_sharp_latency;
  *     pat: net_pat_latency (Simple only, t_bw at NET_PAT_BW);
  *     all-to-all, p2p: one step inside a node and one across (as net).
- * time = lat[p] + t_bw / protocol factor[p] + coll_overhead, minimised over
- * the protocols (LL128 only on NVLink nodes), as net_collective does; the
- * lowest time over the algorithms that apply wins (NVLS included), as NCCL's
- * tuner picks, except on EFA across nodes, where the pair is NCCL's own
- * choice by its model of the cluster (net_efa_choice: aws-ofi-nccl's region
- * tuner first, then NCCL's tuner with the plugin's 75 us latency), timed
- * here with the cluster's fitted costs. All of these latencies carry the EFA
- * model's terms on fabric = efa (net.h), and the chosen algorithm's time the
- * EFA model's per-call synchronisation delay (net_sync_delay), as
- * net_collective's: the two models take every EFA term from net.
+ * time = lat[p] + t_bw / protocol factor[p] + coll_overhead for the
+ * protocol p NCCL picks (below; LL128 only on NVLink nodes). All of these
+ * latencies carry the EFA model's terms on fabric = efa (net.h), and the
+ * algorithm's time the EFA model's per-call synchronisation delay
+ * (net_sync_delay), as net_collective's: the two models take every EFA term
+ * from net.
+ *
+ * Which algorithm (pick_algo). NCCL does not measure: it fills a table of
+ * predicted times from its own model, lets a tuner plugin rewrite it, takes
+ * the lowest entry and runs that pair whatever the fabric does to it (N
+ * src/enqueue.cc:2123-2151, 2028-2046; src/graph/tuning.cc:630-657; net's
+ * coll.c "Which algorithm NCCL runs" derives it). So the flow model
+ * simulates one pair, net's (net_nccl_choice: the closed forms' lowest
+ * time, which stand for NCCL's table; on EFA across nodes NCCL's view of
+ * the cluster with aws-ofi-nccl's region tuner first, net_efa_choice;
+ * nccl_algo / nccl_proto forcing as NCCL_ALGO / NCCL_PROTO), not the
+ * fastest of several simulated candidates: contention between translates,
+ * ECMP collisions and oversubscription slow NCCL's pick without changing
+ * it, and the two models report the same algorithm and protocol (tools/
+ * coll-agree checks the shipped topologies; before, keeping its lowest
+ * simulated time, the flow model differed in 207 of 13,317 cases: the ring
+ * where NCCL's model picks the tree (1,024 GPUs of Selene, 1-4 GiB; 16
+ * H800 nodes one GPU each, 16-32 MiB, where the tree's edges collide on
+ * d-mod-k uplinks: test_flow nccl_pick_contended), the ring or the tree
+ * where it picks NVLSTree (two GPUs per DGX H100 node), the ring where it
+ * picks PAT, and 230 more protocol choices).
+ * A forced algorithm (--algo, nccl_algo) runs with the protocol NCCL's
+ * model gives it; where net's model has no time for the forced algorithm
+ * (none of the shipped cases) the protocol with the lowest flow time.
+ * Simulating one algorithm is also cheaper: PAT's n log2 n flows (229k at
+ * 16,384 nodes) only where it is picked, the tree's ring bound and the tree
+ * where the tree is, the ring alone elsewhere.
  */
 #include "topo_int.h"
 
@@ -234,7 +256,8 @@ double topo_bus_factor(net_coll coll, int n)
 /* ------------------------------------------------------------ geometry -- */
 
 typedef struct geo {
-	int n, m, k;
+	int n, m, k;  /* k: the first node's ranks */
+	int kmax;     /* the most ranks on one node (net_group's per_node) */
 	bool regular; /* every node holds k ranks */
 	int *loc;     /* m * k ranks, node by node, in the given order (regular only) */
 } geo;
@@ -248,7 +271,7 @@ static int geo_make(topo_coll_ctx *x, const int *ranks, int n, geo *o)
 {
 	const topo_graph *g = x->g;
 	int G = g->gpus_per_node, *count = x->count, *first = x->first;
-	*o = (geo){n, 0, 0, true, NULL};
+	*o = (geo){n, 0, 0, 0, true, NULL};
 	o->loc = malloc((size_t)n * sizeof *o->loc);
 	int rc = o->loc ? SIM_OK : SIM_ENOMEM;
 	int *order = NULL;
@@ -271,6 +294,8 @@ static int geo_make(topo_coll_ctx *x, const int *ranks, int n, geo *o)
 		o->k = count[order[0]];
 		for (int i = 0; i < o->m; i++) {
 			o->regular &= count[order[i]] == o->k;
+			if (count[order[i]] > o->kmax)
+				o->kmax = count[order[i]];
 			first[order[i]] = i;
 			count[order[i]] = 0;
 		}
@@ -1193,17 +1218,17 @@ static int time_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 
 /* The chosen algorithm's hot link: the first of the most loaded, walking
  * the sorted list of the links it touched (acc.c: as a scan of all). */
-static void finish_cost(const run *r, const topo_acc *best, net_coll coll, int n, double S,
+static void finish_cost(const run *r, const topo_acc *acc, net_coll coll, int n, double S,
                         topo_cost *c)
 {
 	c->flows = r->flows;
 	c->algbw_Bps = c->time_s > 0 ? S / c->time_s : 0;
 	c->busbw_Bps = c->algbw_Bps * topo_bus_factor(coll, n);
 	c->hot_link = -1;
-	for (int i = 0; i < best->n; i++) {
-		int l = best->list[i];
-		if (best->bytes[l] > c->hot_link_bytes) {
-			c->hot_link_bytes = best->bytes[l];
+	for (int i = 0; i < acc->n; i++) {
+		int l = acc->list[i];
+		if (acc->bytes[l] > c->hot_link_bytes) {
+			c->hot_link_bytes = acc->bytes[l];
 			c->hot_link = l;
 		}
 	}
@@ -1235,7 +1260,7 @@ static void derate_for(topo_coll_ctx *x, int m)
 static int run_open(run *r, topo_coll_ctx *x, const int *groups, int n, int ngroups, int m)
 {
 	const topo_graph *g = x->g;
-	*r = (run){g, x->sim, &x->cur, 0, n, ngroups, groups, x->pos, 0, 1, g->memo};
+	*r = (run){g, x->sim, &x->acc, 0, n, ngroups, groups, x->pos, 0, 1, g->memo};
 	if (g->cl.fabric == NET_FABRIC_EFA && g->nics_per_node > g->gpus_per_node)
 		r->rails = g->nics_per_node / g->gpus_per_node;
 	for (size_t i = (size_t)n; i < (size_t)n * (size_t)ngroups; i++)
@@ -1245,67 +1270,61 @@ static int run_open(run *r, topo_coll_ctx *x, const int *groups, int n, int ngro
 	return SIM_OK;
 }
 
-/* Every applicable algorithm (or the forced one); the fastest wins, its link
- * loads go to x->best, sorted. */
+/* The group as net sees it (net_group): n ranks on m nodes, at most kmax
+ * on one; p2p: its first and last rank (the message's two ends), as
+ * podsim coll and the plan give it to net_collective. */
+static net_group net_group_of(const topo_graph *g, const geo *o, net_coll coll, const int *ranks)
+{
+	if (coll != NET_P2P)
+		return (net_group){o->n, o->kmax, o->m, 0};
+	int G = g->gpus_per_node;
+	bool same = ranks[0] / G == ranks[o->n - 1] / G;
+	return (net_group){2, same ? 2 : 1, same ? 1 : 2, ranks[o->n - 1] - ranks[0]};
+}
+
+/* The algorithm NCCL runs (header comment "Which algorithm"): net's choice
+ * for the group (net_nccl_choice: the closed forms' pick, the region
+ * tuner's on EFA; a forced algorithm with the protocol NCCL's model gives
+ * it), simulated once; its link loads stay in x->acc, sorted. */
 static int pick_algo(run *r, topo_coll_ctx *x, const geo *o, net_coll coll, const int *ranks,
                      double bytes, topo_algo algo, topo_cost *out)
 {
 	const topo_graph *g = r->g;
-	int rc = SIM_OK, best_flows = 0, only = -1;
-	out->time_s = INFINITY;
-	/* On EFA across nodes NCCL picks by its own model (the plugin's region
-	 * tuner first): net's choice, which the flows then time (net.h); with
-	 * an algorithm forced, NCCL's protocol for it. */
-	net_group grp = {o->n, o->k, o->m, 0};
+	net_group grp = net_group_of(g, o, coll, ranks);
 	net_cluster view = g->cl;
 	if (algo != TOPO_ALGO_AUTO)
 		view.algo = topo_algo_to_net(algo);
-	net_algo ra;
-	net_proto rp;
-	if (net_efa_choice(&view, coll, &grp, bytes, &ra, &rp)) {
-		/* the collectives with a choice of algorithm take NCCL's */
-		bool pair = coll == NET_ALLREDUCE || coll == NET_ALLGATHER ||
-		            coll == NET_REDUCESCATTER;
-		topo_algo ta = topo_algo_from_net(ra);
-		if (!pair || (algo == TOPO_ALGO_AUTO ? applies(&g->cl, coll, ta, o) : ta == algo)) {
-			only = (int)rp;
-			if (pair)
-				algo = ta;
-		} /* else (an irregular group) the flows' own pick, as before */
+	net_algo na;
+	net_proto np;
+	int only = -1;
+	topo_algo a = algo;
+	if (net_nccl_choice(&view, coll, &grp, bytes, &na, &np) == SIM_OK) {
+		topo_algo ta = coll == NET_ALLTOALL ? TOPO_ALGO_PAIRWISE
+		               : coll == NET_P2P    ? TOPO_ALGO_DIRECT
+		                                    : topo_algo_from_net(na);
+		if (algo == TOPO_ALGO_AUTO || ta == algo) {
+			a = ta;
+			only = (int)np;
+		} /* else forced where net's model has no time for it: the
+		   * protocol with the lowest flow time */
 	}
-	for (int a = TOPO_ALGO_RING; a < TOPO_ALGO_COUNT && rc == SIM_OK; a++) {
-		if ((algo != TOPO_ALGO_AUTO && a != (int)algo) ||
-		    !applies(&g->cl, coll, (topo_algo)a, o))
-			continue;
-		if (algo == TOPO_ALGO_AUTO && a == TOPO_ALGO_HIER)
-			continue; /* not one of NCCL's algorithms: forced only */
-		/* PAT's log-distance flows (n log2 n of them: 229k for 16,384
-		 * nodes) are simulated only where NCCL's tuner, net's closed forms,
-		 * picks PAT for the call; elsewhere its model rates the ring
-		 * faster, and on an uncongested fabric the two models agree
-		 * (test_flow pat_agrees) */
-		if (algo == TOPO_ALGO_AUTO && a == TOPO_ALGO_PAT) {
-			net_cost nc;
-			if (net_collective(&g->cl, coll, &grp, bytes, &nc) != SIM_OK ||
-			    nc.algo != NET_ALGO_PAT)
-				continue;
-		}
-		topo_cost c = {0};
-		topo_acc_clear(&x->cur);
-		r->flows = 0;
-		rc = time_algo(r, o, coll, ranks, bytes, (topo_algo)a, only, &c);
-		if (rc == SIM_OK && c.time_s < out->time_s) {
-			*out = c;
-			topo_acc swap = x->best; /* the loads move, not copied */
-			x->best = x->cur;
-			x->cur = swap;
-			best_flows = r->flows;
-		}
+	if (a == TOPO_ALGO_AUTO || !applies(&g->cl, coll, a, o)) {
+		/* net has no choice for the group (none fails on the shipped
+		 * clusters: tools/coll-agree): the collective's plain algorithm */
+		a = coll == NET_ALLTOALL ? TOPO_ALGO_PAIRWISE
+		    : coll == NET_P2P    ? TOPO_ALGO_DIRECT
+		                         : TOPO_ALGO_RING;
+		only = -1;
+		if (!applies(&g->cl, coll, a, o))
+			return SIM_EINVAL;
 	}
+	topo_acc_clear(&x->acc);
+	r->flows = 0;
+	*out = (topo_cost){0};
+	int rc = time_algo(r, o, coll, ranks, bytes, a, only, out);
 	if (rc == SIM_OK && !isfinite(out->time_s))
 		rc = SIM_EINVAL;
-	topo_acc_sort(&x->best);
-	r->flows = best_flows;
+	topo_acc_sort(&x->acc);
 	return rc;
 }
 
@@ -1322,9 +1341,7 @@ int topo_coll_ctx_new(const topo_graph *g, topo_coll_ctx **out)
 	x->first = malloc(((size_t)g->cl.nodes + 1) * sizeof *x->first);
 	int rc = x->pos && x->count && x->first ? SIM_OK : SIM_ENOMEM;
 	if (rc == SIM_OK)
-		rc = topo_acc_init(&x->cur, g->nl);
-	if (rc == SIM_OK)
-		rc = topo_acc_init(&x->best, g->nl);
+		rc = topo_acc_init(&x->acc, g->nl);
 	if (rc == SIM_OK)
 		rc = topo_sim_for_graph(g, &x->sim);
 	if (rc != SIM_OK) {
@@ -1342,8 +1359,7 @@ void topo_coll_ctx_free(topo_coll_ctx *x)
 	if (!x)
 		return;
 	topo_sim_free(x->sim);
-	topo_acc_free(&x->cur);
-	topo_acc_free(&x->best);
+	topo_acc_free(&x->acc);
 	free(x->pos);
 	free(x->count);
 	free(x->first);
@@ -1359,8 +1375,7 @@ int topo_coll_run(topo_coll_ctx *x, net_coll coll, const int *groups, int n, int
 	if (!g || !groups || n < 1 || ngroups < 1 || (unsigned)coll >= NET_COLL_COUNT ||
 	    !(bytes >= 0) || (unsigned)algo >= TOPO_ALGO_COUNT || (coll == NET_P2P && n < 2))
 		return SIM_EINVAL;
-	topo_acc_clear(&x->cur);
-	topo_acc_clear(&x->best);
+	topo_acc_clear(&x->acc);
 	geo o;
 	int rc = geo_make(x, groups, n, &o);
 	if (rc == SIM_OK && algo != TOPO_ALGO_AUTO && !applies(&g->cl, coll, algo, &o))
@@ -1376,7 +1391,7 @@ int topo_coll_run(topo_coll_ctx *x, net_coll coll, const int *groups, int n, int
 			net_group grp = {n, o.k, o.m, 0};
 			out->sync_s = net_sync_delay(&g->cl, coll, &grp, bytes);
 			out->time_s += out->sync_s;
-			finish_cost(&r, &x->best, coll, n, bytes, out);
+			finish_cost(&r, &x->acc, coll, n, bytes, out);
 		}
 	}
 	/* put the positions back (geo_make): -1 for every rank */
@@ -1404,12 +1419,12 @@ int topo_collective_groups(const topo_graph *g, net_coll coll, const int *groups
 	if (rc != SIM_OK)
 		return rc;
 	rc = topo_coll_run(x, coll, groups, n, ngroups, bytes, algo, out);
-	for (int i = 0; rc == SIM_OK && i < x->best.n; i++) {
-		int l = x->best.list[i];
+	for (int i = 0; rc == SIM_OK && i < x->acc.n; i++) {
+		int l = x->acc.list[i];
 		if (link_bytes)
-			link_bytes[l] = x->best.bytes[l];
+			link_bytes[l] = x->acc.bytes[l];
 		if (link_sat)
-			link_sat[l] = x->best.sat[l];
+			link_sat[l] = x->acc.sat[l];
 	}
 	topo_coll_ctx_free(x);
 	return rc;

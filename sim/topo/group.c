@@ -170,7 +170,7 @@ static int64_t flows_per_group(net_coll coll, int n, int stride, int G)
 static void classify(const topo_cache *k, topo_group_result *r)
 {
 	const topo_graph *g = k->g;
-	const topo_acc *a = &k->ctx->best;
+	const topo_acc *a = &k->ctx->acc;
 	for (int c = 0; c < NET_LINK_KIND_COUNT; c++)
 		r->link[c] = -1;
 	for (int i = 0; i < a->n; i++) {

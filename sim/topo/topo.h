@@ -32,8 +32,10 @@
  * (in-switch reduction: flows between the GPUs and their NVSwitch under the
  * node's NVLS ceiling), pairwise all-to-all and p2p as phases of
  * simultaneous flows, plus NCCL's protocol latencies from net
- * (net_proto_latency). The lowest time wins, as NCCL's tuner. Units:
- * seconds, bytes, bytes/s.
+ * (net_proto_latency). The algorithm and protocol are NCCL's choice by
+ * its model, net_nccl_choice (the pair the closed forms pick; on EFA the
+ * aws-ofi-nccl region tuner's), simulated whatever the links do to it, as
+ * NCCL runs it. Units: seconds, bytes, bytes/s.
  */
 #ifndef PODSIM_TOPO_H
 #define PODSIM_TOPO_H
@@ -272,9 +274,10 @@ typedef struct topo_cost {
 
 /* Time collective `coll` of `bytes` (the full buffer as nccl-tests counts it;
  * the message for p2p) on the GPU ranks ranks[0..n) of g, with algorithm
- * `algo` (AUTO = the lowest time among those that apply). SIM_OK; SIM_EINVAL
- * for a bad rank list or an algorithm that does not apply to the collective;
- * SIM_ERANGE when it would need too many flows. */
+ * `algo` (AUTO = NCCL's choice, net_nccl_choice, with its protocol; a
+ * forced algorithm runs with the protocol NCCL's model gives it). SIM_OK;
+ * SIM_EINVAL for a bad rank list or an algorithm that does not apply to the
+ * collective; SIM_ERANGE when it would need too many flows. */
 int topo_collective(const topo_graph *g, net_coll coll, const int *ranks, int n, double bytes,
                     topo_algo algo, topo_cost *out);
 

@@ -162,14 +162,14 @@ void topo_memo_keep(topo_memo *m);
 /* ------------------------------------------------ collectives' context -- */
 
 /* What every collective on one graph reuses (coll.c): the flow simulation
- * over its links, the link accumulators of the algorithm being timed and of
- * the fastest so far, and per-rank and per-node scratch that calls leave as
- * they found it. Allocated once per graph user (topo_cache holds one per
+ * over its links, the link accumulator of the one algorithm a call
+ * simulates (NCCL's pick), and per-rank and per-node scratch that calls
+ * leave as they found it. Allocated once per graph user (topo_cache holds one per
  * run), O(links + GPUs); a call then costs what its flows touch. */
 typedef struct topo_coll_ctx {
 	const topo_graph *g;
 	topo_sim *sim;
-	topo_acc cur, best;
+	topo_acc acc;
 	int *pos;   /* per GPU rank: its index in the first group, else -1 */
 	int *count; /* per node: ranks of the group there, 0 between calls */
 	int *first; /* per node: its slot in the group's node order */
@@ -177,7 +177,7 @@ typedef struct topo_coll_ctx {
 int topo_coll_ctx_new(const topo_graph *g, topo_coll_ctx **out);
 void topo_coll_ctx_free(topo_coll_ctx *x);
 /* topo_collective_groups on x: the same cost; on SIM_OK the chosen
- * algorithm's link loads are in x->best, sorted (topo_acc_sort). */
+ * algorithm's link loads are in x->acc, sorted (topo_acc_sort). */
 int topo_coll_run(topo_coll_ctx *x, net_coll coll, const int *groups, int n, int ngroups,
                   double bytes, topo_algo algo, topo_cost *out);
 

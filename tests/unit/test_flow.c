@@ -464,17 +464,19 @@ static void closed_forms_agree(void)
  * (k = 1, stride 8), 64 KiB
  * and 1 GiB, all-reduce (the three algorithms) and all-gather and
  * reduce-scatter (CollNetDirect against the ring and PAT). Forced, each
- * algorithm's time agrees to the ps clock's rounding; auto picks the same
- * algorithm in both (all-gather and reduce-scatter not at o = 2: there the
- * ring's closed form pays the taper, 1/o, that one group's ring of flows
- * does not meet, so at k = 1 the closed form takes CollNetDirect, S / (0.9
- * x 47 GB/s), where the flows keep the ring, (n-1)/n S / 47 GB/s). Expected picks at 1 GiB:
+ * algorithm's time agrees to the ps clock's rounding; auto runs NCCL's
+ * pick, the same algorithm and protocol in both, everywhere, and the same
+ * time but for all-gather and reduce-scatter at o = 2: there the ring's
+ * closed form pays the taper, 1/o, that one group's ring of flows does not
+ * meet, so at k = 1 NCCL's model takes CollNetDirect, S / (0.9 x 47 GB/s),
+ * which the flows then run (before issue 14's fix they kept the ring,
+ * (n-1)/n S / 47 GB/s, the fastest of their own times). Expected picks at 1 GiB:
  * H100 k = 8 NVLS (busbw 480 GB/s against CollNetChain's 419, the ring's
  * 370), k = 1 CollNetChain (2 x 47 GB/s x (n-1)/n); A100 CollNetDirect
  * (latency 44 against 69.2 us, the same bandwidth). */
 static void sharp_case(const topo_graph *g, const net_cluster *c, const net_group *grp,
                        net_coll coll, const int *ranks, double S, const topo_algo *ta,
-                       const net_algo *na, bool pick)
+                       const net_algo *na, bool same_time)
 {
 	int n = grp->size;
 	for (int a = 0; a < 3; a++) {
@@ -489,14 +491,14 @@ static void sharp_case(const topo_graph *g, const net_cluster *c, const net_grou
 		CHECK_INT(ac.algo, na[a]);
 		CHECK_NEAR(fc.time_s, ac.time_s, 1e-5);
 	}
-	if (!pick)
-		return;
 	topo_cost fa;
 	net_cost aa;
 	CHECK_INT(topo_collective(g, coll, ranks, n, S, TOPO_ALGO_AUTO, &fa), SIM_OK);
 	CHECK_INT(net_collective(c, coll, grp, S, &aa), SIM_OK);
 	CHECK_INT(aa.algo, topo_algo_to_net(fa.algo));
-	CHECK_NEAR(fa.time_s, aa.time_s, 1e-5);
+	CHECK_INT(aa.proto, fa.proto);
+	if (same_time)
+		CHECK_NEAR(fa.time_s, aa.time_s, 1e-5);
 }
 
 static void sharp_agrees(void)
@@ -657,6 +659,52 @@ static void pat_agrees(void)
 			}
 		topo_free(g);
 	}
+}
+
+/* Issue 14: the flow model runs NCCL's pick, not the fastest simulated
+ * candidate. 16 HGX H800 of a 32-node fat tree (NDR: 4 nodes, 32 NICs, per
+ * leaf, 8 leaves on 4 spines), GPU 0 of nodes 0-15 (a data-parallel group
+ * under tp 8), all-reduce of S = 32 MiB. NCCL's model (net's closed forms:
+ * one NIC, 47 GB/s, per rank) picks the double binary tree with Simple,
+ * 1.67 ms, over the ring. On the graph the tree's edges between leaves
+ * climb by d-mod-k to the spines, and only NIC 0 of each node is used, so
+ * they crowd a few of a leaf's 32 uplinks: the busiest carries five tree
+ * edges' S/2 (2.5 S) and the tree takes 2.06 ms, slower than the ring's
+ * flows (1.72 ms, one hop per NIC, no collision). NCCL still runs the tree,
+ * so auto must report the tree at the forced tree's time in the flow
+ * model, with net's algorithm and protocol; the old pick kept the ring
+ * (tools/coll-agree lists such cases). */
+static void nccl_pick_contended(void)
+{
+	const char *text = "include = topologies/nodes/hgx-h800.ini\n[cluster]\nname = t\n"
+	                   "nodes = 32\nfabric = fat-tree\n";
+	net_cluster c;
+	topo_graph *g = graph_of(text, &c);
+	if (!g)
+		return;
+	int ranks[16];
+	for (int i = 0; i < 16; i++)
+		ranks[i] = 8 * i;
+	net_group grp;
+	net_group_make(&c, 16, 8, &grp);
+	double S = 32.0 * 1048576;
+	net_cost ab;
+	topo_cost fa, ft, fr;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &grp, S, &ab), SIM_OK);
+	CHECK_INT(ab.algo, NET_ALGO_TREE);
+	CHECK_INT(ab.proto, NET_PROTO_SIMPLE);
+	CHECK_INT(topo_collective(g, NET_ALLREDUCE, ranks, 16, S, TOPO_ALGO_AUTO, &fa), SIM_OK);
+	CHECK_INT(topo_collective(g, NET_ALLREDUCE, ranks, 16, S, TOPO_ALGO_TREE, &ft), SIM_OK);
+	CHECK_INT(topo_collective(g, NET_ALLREDUCE, ranks, 16, S, TOPO_ALGO_RING, &fr), SIM_OK);
+	CHECK_INT(topo_algo_to_net(fa.algo), ab.algo);
+	CHECK_INT(fa.proto, ab.proto);
+	CHECK_NEAR(fa.time_s, ft.time_s, 1e-12);
+	CHECK(fa.time_s > 1.15 * ab.time_s); /* the collisions NCCL's model does not see */
+	CHECK(fr.time_s < fa.time_s);        /* what "fastest of the candidates" kept */
+	const topo_link *hot = topo_link_at(g, fa.hot_link);
+	CHECK(hot && topo_link_class(g, fa.hot_link) == NET_LINK_FABRIC);
+	CHECK_NEAR(fa.hot_link_bytes, 2.5 * S, 1e-9);
+	topo_free(g);
 }
 
 /* A data-parallel all-reduce of S = 1 GiB over 4 ranks 24 apart (a plan
@@ -1155,17 +1203,19 @@ static void routes_across_sizes(void)
 	topo_route_stats(g, &reused, &routed);
 	/* the ring and the tree; PAT applies (one rank per node) but is not
 	 * simulated: at 3 MiB to 1 GiB on 24 nodes NCCL's tuner (net's closed
-	 * forms) picks the ring, and auto simulates PAT only where it picks
-	 * PAT (pick_algo) */
+	 * forms) picks the ring, and auto simulates only NCCL's pick
+	 * (pick_algo): the ring for the 1 GiB all-reduce too, so the tree is
+	 * first routed by the forced tree */
 	CHECK_INT(routed, 2);
 	/* all-gather's ring, the 3 MiB reduce-scatter's ring, all-reduce's
-	 * ring, forced tree's two */
-	CHECK_INT(reused, 5);
+	 * ring, forced tree's ring bound */
+	CHECK_INT(reused, 4);
 	for (int i = 0; i < NQ; i++) /* the next plan: every route known */
 		same_as_new(g, fat_tree_12, 96, &q[i]);
 	topo_route_stats(g, &reused, &routed);
 	CHECK_INT(routed, 2);
-	CHECK_INT(reused, 5 + 7);
+	/* four rings, and the forced tree's ring bound and tree */
+	CHECK_INT(reused, 4 + 6);
 	topo_free(g);
 	for (int order = 0; order < 2; order++) {
 		topo_graph *e = efa_4();
@@ -1197,6 +1247,7 @@ int main(void)
 	pcie_box();
 	closed_forms_agree();
 	pat_agrees();
+	nccl_pick_contended();
 	sharp_agrees();
 	sharp_translates();
 	group_oversubscription();
