@@ -323,8 +323,7 @@
  *
  * The EFA model ([cluster] fabric = efa: NCCL over AWS EFA through the
  * aws-ofi-nccl plugin; A = aws/aws-ofi-nccl 2daf7d30, N as above; the
- * derivations are in /work/notes/nccl-efa.md of the project's research and
- * in README "Network"). A collective of a group spanning m > 1 nodes pays,
+ * derivations are below and in README "Network"). A collective of a group spanning m > 1 nodes pays,
  * on top of NCCL's model:
  *   1. the network latency L ([cluster] net_latency) on every inter-node
  *      step, twice with Simple: NCCL adds the net plugin's `latency`
@@ -338,7 +337,7 @@
  *      from 2 nodes of 8 GPUs on), every ring step moves one network message
  *      per channel, posted and completed by the plugin's proxy, and the ring
  *      waits for it (N src/include/collectives.h:19-26, src/enqueue.cc:
- *      2343-2364; notes section 1.7): nsteps * o;
+ *      2343-2364): nsteps * o;
  *   3. rails: p5 gives each GPU one NCCL device of 4 EFA rails (32 EFA per
  *      node, A src/platform-aws.cpp:1064; speed = one rail x rails, A
  *      src/nccl_ofi_rdma.cpp:410-413). Messages of at least 128 KiB are
@@ -350,7 +349,7 @@
  *      B_nic above with nics = rails per node;
  *   4. congestion: the fabric is shared and measured collectives slow down
  *      with the node count beyond what 1-3 explain (the fastest runs follow
- *      1-3, the medians fall further; notes section 4.3). The network terms
+ *      1-3, the medians fall further). The network terms
  *      of a collective across m nodes, its latencies (NCCL's network step,
  *      L, o) and its rails' rate, are stretched by the median slowdown
  *          kappa(m) = 1 + congestion (m - 1)^congestion_exp,
