@@ -20,6 +20,7 @@
 #include "valid_int.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,14 @@ static const struct {
         {"a100-80g", "a100-sxm4-80g", "dgx-a100-80g", "A100 80 GB form factor not stated: SXM4"},
         {"h100-sxm5-80g", "h100-sxm5-80g", "dgx-h100", NULL},
         {"h100-80g", "h100-sxm5-80g", "dgx-h100", "H100 80 GB form factor not stated: SXM5"},
+        /* the training schema's names (tests/cases/README.md) of GPUs a
+         * memory source may name too: PCIe cards in their 8-GPU boxes,
+         * H200 and H800 in their HGX nodes */
+        {"a100-pcie", "a100-pcie", "pcie-8x-a100", NULL},
+        {"a100-pcie-40g", "a100-pcie-40g", "pcie-8x-a100", NULL},
+        {"h100-pcie", "h100-pcie", "pcie-8x-h100", NULL},
+        {"h200-sxm-141g", "h200-sxm-141g", "hgx-h200", NULL},
+        {"h800-sxm5-80g", "h800-sxm5-80g", "hgx-h800", NULL},
         {"rtx3090-24g", "rtx-3090", "pcie-4x4090", NULL},
         {"rtx4090-24g", "rtx-4090", "pcie-4x4090", NULL},
         {"unknown-40g", "a100-pcie-40g", "dgx-a100-40g", "a 40 GB GPU not named: A100 PCIe 40 GB"},
@@ -173,6 +182,45 @@ static const char *row_profile(const cases_csv *c, size_t row, const valid_optio
 /* The architecture columns a row may leave open. */
 static const char *const arch_cols[] = {"layers", "hidden", "heads", "kv_heads", "ffn", "vocab"};
 
+/* The name without its '-' separators ("llama-2-7b" -> "llama27b"). */
+static void squeeze(const char *in, char *out, size_t len)
+{
+	size_t n = 0;
+	for (; *in && n + 1 < len; in++)
+		if (*in != '-')
+			out[n++] = *in;
+	out[n] = 0;
+}
+
+/* The model file whose name equals `name` but for '-' separators: a
+ * source's "Llama 2 7B" is models/llama2-7b.ini, "Llama 3.2 1B"
+ * llama3.2-1b.ini. On a match (the least such file name, so the choice does
+ * not depend on the directory's order) name gets the file's base name. */
+static bool model_file_loose(const char *datadir, char *name, size_t nlen)
+{
+	char dir[1024], want[64], best[64] = "";
+	snprintf(dir, sizeof dir, "%s/models", datadir ? datadir : ".");
+	squeeze(name, want, sizeof want);
+	DIR *d = opendir(dir);
+	if (!d)
+		return false;
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t n = strlen(e->d_name);
+		char base[64], sq[64];
+		if (n < 5 || n - 4 >= sizeof base || strcmp(e->d_name + n - 4, ".ini"))
+			continue;
+		snprintf(base, sizeof base, "%.*s", (int)(n - 4), e->d_name);
+		squeeze(base, sq, sizeof sq);
+		if (!strcmp(sq, want) && (!*best || strcmp(base, best) < 0))
+			snprintf(best, sizeof best, "%s", base);
+	}
+	closedir(d);
+	if (!*best || strlen(best) >= nlen)
+		return false;
+	snprintf(name, nlen, "%s", best);
+	return true;
+}
+
 /* A row leaving an architecture column open takes it from the model's file,
  * models/<name>.ini, <name> the row's model column lower-cased with spaces as
  * '-' ("Qwen-14B" -> qwen-14b): its cited config (the file's source key),
@@ -194,8 +242,13 @@ static bool model_file(const cases_csv *c, size_t row, const char *datadir, char
 	char path[1024], *text = NULL;
 	size_t len;
 	snprintf(path, sizeof path, "%s/models/%s.ini", datadir ? datadir : ".", name);
-	if (sim_input_read(path, 1 << 16, &text, &len, NULL) != 0)
-		return false;
+	if (sim_input_read(path, 1 << 16, &text, &len, NULL) != 0) {
+		if (!model_file_loose(datadir, name, nlen))
+			return false;
+		snprintf(path, sizeof path, "%s/models/%s.ini", datadir ? datadir : ".", name);
+		if (sim_input_read(path, 1 << 16, &text, &len, NULL) != 0)
+			return false;
+	}
 	*src = 0;
 	const char *k = strstr(text, "\nsource = ");
 	if (k) {
@@ -272,6 +325,13 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	long pp = atol(get(c, row, "pp")), dp = atol(get(c, row, "dp"));
 	long mb = *get(c, row, "micro_batch") ? atol(get(c, row, "micro_batch")) : 1;
 	long cp = *get(c, row, "cp") ? atol(get(c, row, "cp")) : 1;
+	/* an open dp: the degree that fills the GPUs (tp pp dp cp = gpus) */
+	if (!*get(c, row, "dp") && tp > 0 && pp > 0 && cp > 0 && gpus % (tp * pp * cp) == 0) {
+		dp = gpus / (tp * pp * cp);
+		valid_assume(assumed, alen, "dp %ld (not published: gpus / (tp pp cp))", dp);
+	}
+	if (!*get(c, row, "micro_batch"))
+		valid_assume(assumed, alen, "micro_batch 1 (not published)");
 	if (gpus <= 0 || (hidden <= 0 && !from_file) || tp <= 0 || pp <= 0 || dp <= 0 || mb <= 0 ||
 	    cp <= 0)
 		return "gpus, hidden, tp, pp, dp, cp or micro_batch missing";
@@ -296,8 +356,19 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		valid_assume(assumed, alen, "global batch %ld (the note's minibatch per device)",
 		             gb);
 	}
-	if (gb == 0)
-		gb = mb * dp;
+	/* An open global batch: one micro-batch per replica without a
+	 * pipeline; with one, pp micro-batches, the fewest that fill a 1F1B
+	 * pipeline (the stage s holds min(m, pp - s) micro-batches' activations,
+	 * so more do not raise the peak) and that every framework's 1F1B runs
+	 * (nanotron asserts m >= pp - 1, nanotron.ini) */
+	if (gb == 0) {
+		gb = mb * dp * pp;
+		if (pp > 1)
+			valid_assume(assumed, alen,
+			             "global batch %ld (not published: pp = %ld micro-batches per "
+			             "replica fill the pipeline)",
+			             gb, pp);
+	}
 	long vpp = 1;
 	const char *ch = strstr(note, "chunks per rank)");
 	if (ch) {

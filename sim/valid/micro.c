@@ -89,6 +89,9 @@ static const char *node_template(const char *intra)
 	       : !strcmp(intra, "nvswitch-gen3") ? "dgx-h100"
 	       : !strcmp(intra, "nvlink-hcm")    ? "dgx1-v100"
 	       : !strcmp(intra, "nvswitch-gen4") ? "dgx-b200"
+	       /* 8 PCIe cards on two switches, as runs.c's templates */
+	       : !strcmp(intra, "pcie-gen4")     ? "pcie-8x-a100"
+	       : !strcmp(intra, "pcie-gen5")     ? "pcie-8x-h100"
 	       : !*intra                         ? "dgx-a100-80g" /* single GPU */
 						 : NULL;
 }

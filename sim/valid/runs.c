@@ -171,11 +171,10 @@ static long default_vpp(long layers, long pp, long microbatches)
 	return best;
 }
 
-/* Whether the framework profile's own "selective" checkpointing is whole
- * layers, not Megatron's per-module recomputation: its [framework]
- * runs_selective_recompute = false (fms-fsdp.ini), read as plan reads the
- * profile (its includes and the key's defaults). */
-static bool selective_is_layers(const valid_options *opt, const char *profile)
+/* The framework profile topologies/frameworks/<profile>.ini as plan reads
+ * it (its includes and the keys' defaults); false when it does not load
+ * (the scenario's loader then names the error). */
+static bool load_profile(const valid_options *opt, const char *profile, plan_framework *fw)
 {
 	if (!opt || !opt->datadir)
 		return false;
@@ -183,12 +182,41 @@ static bool selective_is_layers(const valid_options *opt, const char *profile)
 	snprintf(path, sizeof path, "%s/topologies/frameworks/%s.ini", opt->datadir, profile);
 	sim_diag *d = sim_diag_new();
 	conf_doc *doc = NULL;
-	plan_framework fw;
-	bool layers = d && conf_load(path, d, &doc) == SIM_OK &&
-	              plan_framework_from_conf(doc, &fw, d) == SIM_OK && !fw.selective_recompute;
+	bool ok = d && conf_load(path, d, &doc) == SIM_OK &&
+	          plan_framework_from_conf(doc, fw, d) == SIM_OK;
 	conf_free(doc);
 	sim_diag_free(d);
-	return layers;
+	return ok;
+}
+
+/* Whether the framework profile's own "selective" checkpointing is whole
+ * layers, not Megatron's per-module recomputation: its [framework]
+ * runs_selective_recompute = false (fms-fsdp.ini). */
+static bool selective_is_layers(const valid_options *opt, const char *profile)
+{
+	plan_framework fw;
+	return load_profile(opt, profile, &fw) && !fw.selective_recompute;
+}
+
+/* The data-parallel degree of a row: its dp column, or where the source
+ * printed only the GPU count and the model-parallel degrees (MLPerf's and
+ * NeMo's tables, most papers), the one that fills the GPUs,
+ *   dp = gpus / (tp pp cp)   (the schema's tp pp dp cp = gpus);
+ * 0 when neither gives one (the loader then names the mismatch). */
+static long row_dp(const cases_csv *c, size_t row)
+{
+	const char *col = cases_csv_get(c, row, cases_csv_col(c, "dp"));
+	if (*col)
+		return atol(col);
+	long gpus = atol(cases_csv_get(c, row, cases_csv_col(c, "gpus")));
+	long mp = 1;
+	static const char *const deg[] = {"tp", "pp", "cp"};
+	for (int i = 0; i < 3; i++) {
+		int k = cases_csv_col(c, deg[i]);
+		const char *v = k >= 0 ? cases_csv_get(c, row, k) : "";
+		mp *= *v && atol(v) > 0 ? atol(v) : 1;
+	}
+	return gpus > 0 && gpus % mp == 0 ? gpus / mp : 0;
 }
 
 /* A figure "NAME 0.59" of the note (the first), or -1. */
@@ -267,7 +295,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		return "offload: expected none, cpu or nvme";
 	long gpus = atol(get(c, row, "gpus")), gpn = atol(get(c, row, "gpus_per_node"));
 	long hidden = atol(get(c, row, "hidden")), ffn = atol(get(c, row, "ffn"));
-	long pp = atol(get(c, row, "pp")), dp = atol(get(c, row, "dp"));
+	long pp = atol(get(c, row, "pp")), dp = row_dp(c, row);
 	if (gpus <= 0 || gpn <= 0 || hidden <= 0)
 		return "gpus, gpus_per_node or hidden missing";
 	bool swiglu = ffn > 0 && ffn != 4 * hidden;
@@ -376,12 +404,40 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 			put(b, c, row, same[i], same[i]);
 	if (layers)
 		layer_checkpointing(b, c, row, assumed, alen);
+	if (!*get(c, row, "dp") && dp > 0) {
+		sim_buf_printf(b, "dp = %ld\n", dp);
+		valid_assume(assumed, alen, "dp %ld (not published: gpus / (tp pp cp))", dp);
+	}
+	/* An MoE row with TP whose sequence-parallel column is open ran it:
+	 * Megatron-Core refuses to train an MoE layer under TP without it
+	 * (megatron/core/transformer/moe/moe_layer.py:636-640 at d98e8a64,
+	 * ValueError), as the plan checks do (plan/check.c). */
+	long tp = atol(get(c, row, "tp"));
+	if (atol(get(c, row, "moe_experts")) > 1 && tp > 1 && !*get(c, row, "sequence_parallel")) {
+		sim_buf_printf(b, "sequence_parallel = true\n");
+		valid_assume(assumed, alen,
+		             "sequence_parallel 1 (not published: MoE under tp %ld runs it, as "
+		             "Megatron-Core requires)", tp);
+	}
 	/* offload: ZeRO-Offload (cpu: the optimizer states and their step on
 	 * the host) or ZeRO-Infinity (nvme: the states on NVMe, and under
 	 * ZeRO-3 the parameters too, as the ZeRO-Infinity paper runs it); the
 	 * schema does not say which tensors, so the documented default is said */
 	if (cpu || nvme) {
-		bool params = nvme && atoi(get(c, row, "zero")) >= 3;
+		/* an open ZeRO stage: the lowest DeepSpeed offloads at, as its
+		 * documentation configures it: ZeRO-Offload's tutorial runs stage 2
+		 * (docs/_tutorials/zero-offload.md:46), NVMe offloading "is available
+		 * only with ZeRO stage 3" (docs/_pages/config-json.md:688; both at
+		 * deepspeedai/DeepSpeed edaa72212) */
+		int zero = atoi(get(c, row, "zero"));
+		if (!*get(c, row, "zero")) {
+			zero = nvme ? 3 : 2;
+			sim_buf_printf(b, "zero = %d\n", zero);
+			valid_assume(assumed, alen,
+			             "zero %d (not published: DeepSpeed's stage for offload to %s)",
+			             zero, off);
+		}
+		bool params = nvme && zero >= 3;
 		sim_buf_printf(b, "offload_optimizer = %s\n", off);
 		if (params)
 			sim_buf_printf(b, "offload_params = nvme\n");
@@ -407,13 +463,24 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		const char *col = get(c, row, "micro_batch");
 		long run_mb = *col ? atol(col) : mb > 0 ? mb : 1;
 		long m = run_mb > 0 && dp > 0 ? atol(get(c, row, "global_batch")) / (run_mb * dp) : 0;
-		long v = default_vpp(atol(get(c, row, "layers")), pp, m);
+		/* a framework without an interleaved schedule (DeepSpeed's
+		 * pipeline engine, nanotron, FSDP stacks) ran plain 1F1B */
+		plan_framework fw;
+		bool interleaves = !load_profile(opt, profile, &fw) ||
+		             (fw.sched_mask & PLAN_FW_INTERLEAVED);
+		long v = interleaves ? default_vpp(atol(get(c, row, "layers")), pp, m) : 1;
 		sim_buf_printf(b, "vpp = %ld\n", v);
-		valid_assume(
-		        assumed, alen,
-		        "vpp %ld (interleaved, depth not published: chunks of >= 2 "
-		        "layers as NVIDIA's recipes, or of 1 where the stage's count is prime)",
-		        v);
+		if (interleaves)
+			valid_assume(assumed, alen,
+			             "vpp %ld (interleaved, depth not published: chunks of >= 2 "
+			             "layers as NVIDIA's recipes, or of 1 where the stage's count "
+			             "is prime)",
+			             v);
+		else
+			valid_assume(assumed, alen,
+			             "vpp 1 (not published; framework %s runs no interleaved "
+			             "schedule: runs_schedules = %s)",
+			             profile, fw.schedules);
 	}
 	/* A note naming Megatron's --overlap-param-gather (or --overlap-grad-reduce):
 	 * Megatron accepts the first only together with the second, so the
