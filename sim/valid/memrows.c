@@ -493,6 +493,17 @@ static double counter(const plan_mem_peak *p, const char *kind, const char **nam
 	return p->device;
 }
 
+/* A row of a run that ran out of memory: no peak measured, and memory_kind
+ * `oom` (or `out-of-memory`), or a note that says so ("OOM", "out of
+ * memory"). podsim validate reads such a row by its verdict. */
+static bool oom_marked(const cases_csv *c, size_t row)
+{
+	const char *k = get(c, row, "memory_kind"), *note = get(c, row, "note");
+	return !strcmp(k, "oom") || !strcmp(k, "out-of-memory") || strstr(note, "OOM") ||
+	       strstr(note, "out of memory") || strstr(note, "Out of memory") ||
+	       strstr(note, "out-of-memory");
+}
+
 void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v)
 {
 	snprintf(v->what, sizeof v->what, "%.32s %sx%s tp%s pp%s dp%s b%s", get(c, row, "model"),
@@ -507,9 +518,11 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 	else
 		valid_source_key(get(c, row, "source"), v->group, sizeof v->group);
 	v->measured = atof(get(c, row, "measured_peak_gib"));
-	if (v->measured <= 0) {
+	v->oom_run = v->measured <= 0 && oom_marked(c, row);
+	if (v->measured <= 0 && !v->oom_run) {
 		v->status = VALID_SKIPPED;
-		snprintf(v->reason, sizeof v->reason, "no measured_peak_gib");
+		snprintf(v->reason, sizeof v->reason,
+		         "no measured_peak_gib (and no out-of-memory mark: memory_kind oom)");
 		return;
 	}
 	sim_buf b;
@@ -531,9 +544,22 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 		plan_mem_peak p;
 		plan_memory_peak(s, stage, &p);
 		const char *cn;
-		v->predicted = counter(&p, get(c, row, "memory_kind"), &cn) / 1073741824.0;
+		/* an out-of-memory run: the most loaded stage's need (allocated +
+		 * runtime), what the verdict compares with the capacity */
+		plan_mem_fit f;
+		plan_memory_fit(s, &f);
+		snprintf(v->verdict, sizeof v->verdict, "%s",
+		         f.verdict == PLAN_VERDICT_OOM     ? "oom"
+		         : f.verdict == PLAN_VERDICT_TIGHT ? "tight"
+		                                           : "fits");
+		if (v->oom_run) {
+			stage = f.stage;
+			v->predicted = f.needed / 1073741824.0;
+			cn = "allocated + runtime";
+		} else
+			v->predicted = counter(&p, get(c, row, "memory_kind"), &cn) / 1073741824.0;
 		v->status = VALID_OK;
-		v->error = (v->predicted - v->measured) / v->measured;
+		v->error = v->oom_run ? NAN : (v->predicted - v->measured) / v->measured;
 		char ms[80];
 		snprintf(ms, sizeof ms, "%s counter, stage %d", cn, stage);
 		size_t n = strlen(v->assumed);

@@ -559,7 +559,7 @@ static long tuned_micro_batch(const cases_csv *c, size_t row, const valid_option
 {
 	if (*get(c, row, "micro_batch"))
 		return 0;
-	long dp = atol(get(c, row, "dp")), gb = atol(get(c, row, "global_batch"));
+	long dp = row_dp(c, row), gb = atol(get(c, row, "global_batch"));
 	long per = dp > 0 ? gb / dp : 0, best = 0;
 	double best_s = 0;
 	exec_result *r = malloc(sizeof *r);

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# case-reader-open.sh PODSIM - rows that leave open what published sources
+# leave open (found by tools/casefuzz), from the source root: each is
+# predicted with the framework's documented default, printed as an
+# assumption, and where the default is the value the shipped row states the
+# prediction is the shipped row's.
+set -u
+podsim=$1
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# Training rows, derived from shipped rows by blanking or changing columns
+# (python's csv module keeps the quoting):
+#  XD: D05 without dp (48 = 768 / (8 x 2)): D05's step, "dp 48" assumed
+#  XV: V0012 (vTrain, Megatron-DeepSpeed, pp 2) without vpp: 1, the
+#      framework's only schedule, not an interleaving depth
+#  XS: N10 (DeepSeek-V3, tp 2) without sequence_parallel: on, as
+#      Megatron-Core requires for MoE under TP
+#  XO: D01 offloading to the CPU with zero open: stage 2; XN: V0001 (no
+#      pipeline) on NVMe with zero open: stage 3, on the DGX A100's NVMe
+#      drives, slower than V0001
+python3 - tests/cases/calibration.csv "$tmp/runs.csv" <<'PY'
+import csv, sys
+rows = {r["id"]: r for r in csv.DictReader(open(sys.argv[1]))}
+cols = list(next(iter(rows.values())).keys())
+out = []
+def derive(base, new, **cols_):
+    r = dict(rows[base]); r["id"] = new; r.update(cols_); out.append(r)
+derive("D05", "XD0")
+derive("D05", "XD1", dp="")
+derive("V0012", "XV0")
+derive("V0012", "XV1", vpp="")
+derive("N10", "XS0")
+derive("N10", "XS1", sequence_parallel="")
+derive("D01", "XO1", offload="cpu", zero="")
+derive("V0001", "XN0")
+derive("V0001", "XN1", offload="nvme", zero="")
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
+w.writeheader()
+w.writerows(out)
+PY
+"$podsim" validate "$tmp/runs.csv" --json >"$tmp/runs.json" 2>"$tmp/runs.err" ||
+	{ echo "validate failed:"; cat "$tmp/runs.err"; fail=1; }
+python3 - "$tmp/runs.json" <<'PY' || fail=1
+import json, sys
+r = {x["id"]: x for x in json.load(open(sys.argv[1]))["rows"]}
+ok = True
+def want(cond, msg, *rows):
+    global ok
+    if not cond:
+        print(msg); ok = False
+        for x in rows:
+            print("  ", r[x])
+def same(a, b):
+    return r[a]["status"] == r[b]["status"] == "ok" and r[a]["predicted_iter_s"] == r[b]["predicted_iter_s"]
+want(same("XD0", "XD1") and "dp 48 (not published: gpus / (tp pp cp))" in r["XD1"]["assumed"],
+     "an open dp is not gpus / (tp pp cp)", "XD0", "XD1")
+want(same("XV0", "XV1") and "vpp 1 (not published; framework megatron-deepspeed runs no interleaved schedule" in r["XV1"]["assumed"],
+     "an open vpp under Megatron-DeepSpeed is not 1", "XV0", "XV1")
+want(same("XS0", "XS1") and "sequence_parallel 1 (not published: MoE under tp 2 runs it" in r["XS1"]["assumed"],
+     "an open sequence_parallel of an MoE row under TP is not on", "XS0", "XS1")
+want(r["XO1"]["status"] == "ok" and "zero 2 (not published: DeepSpeed's stage for offload to cpu)" in r["XO1"]["assumed"],
+     "an offload row with zero open", "XO1")
+want(r["XN1"]["status"] == "ok" and "zero 3 (not published: DeepSpeed's stage for offload to nvme)" in r["XN1"]["assumed"]
+     and r["XN1"]["predicted_iter_s"] > r["XN0"]["predicted_iter_s"],
+     "an NVMe offload row on a DGX A100 with zero open", "XN1", "XN0")
+sys.exit(0 if ok else 1)
+PY
+# Memory rows: MA01 (pp 4) without dp and without global_batch: dp 2 and
+# pp = 4 micro-batches per replica, as MA01's 8 (its peak is the same: 1F1B
+# holds at most pp micro-batches); a run that ran out of memory (no peak,
+# memory_kind oom) is predicted by its verdict, outside the error
+# statistics: MA01 at micro_batch 64 is out of memory, at its own 1 it fits;
+# an H200 row loads; a model named as sources spell it ("Llama 2 7B") takes
+# an open kv_heads from models/llama2-7b.ini.
+python3 - tests/cases/memory.csv "$tmp/mem.csv" <<'PY'
+import csv, sys
+rows = {r["id"]: r for r in csv.DictReader(open(sys.argv[1]))}
+cols = list(next(iter(rows.values())).keys())
+out = []
+def derive(base, new, **cols_):
+    r = dict(rows[base]); r["id"] = new; r.update(cols_); out.append(r)
+derive("MA01", "YD0")
+derive("MA01", "YD1", dp="", global_batch="")
+derive("MA01", "YO1", micro_batch="64", global_batch="", measured_peak_gib="", memory_kind="oom", note="OOM at the first step")
+derive("MA01", "YO2", measured_peak_gib="", memory_kind="oom", note="OOM at the first step")
+derive("MA03", "YH1", gpu="h200-sxm-141g")
+derive("MH01", "YK0")
+derive("MH01", "YK1", model="Llama 2 7B", kv_heads="")
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
+w.writeheader()
+w.writerows(out)
+PY
+"$podsim" validate "$tmp/mem.csv" --json >"$tmp/mem.json" 2>"$tmp/mem.err" ||
+	{ echo "validate failed:"; cat "$tmp/mem.err"; fail=1; }
+python3 - "$tmp/mem.json" <<'PY' || fail=1
+import json, sys
+j = json.load(open(sys.argv[1]))
+r = {x["id"]: x for x in j["rows"]}
+ok = True
+def want(cond, msg, *rows):
+    global ok
+    if not cond:
+        print(msg); ok = False
+        for x in rows:
+            print("  ", r[x])
+want(r["YD1"]["status"] == "ok" and r["YD1"]["predicted_gib"] == r["YD0"]["predicted_gib"]
+     and "dp 2 (not published" in r["YD1"]["assumed"]
+     and "global batch 8 (not published: pp = 4 micro-batches per replica" in r["YD1"]["assumed"],
+     "open dp and global_batch of a pipelined memory row", "YD0", "YD1")
+want(r["YO1"]["status"] == "ok" and r["YO1"]["oom_run"] and r["YO1"]["verdict"] == "oom"
+     and r["YO1"]["error"] is None and r["YO1"]["predicted_gib"] > 80,
+     "an out-of-memory run is not called out of memory", "YO1")
+want(r["YO2"]["oom_run"] and r["YO2"]["verdict"] == "fits" and r["YD0"]["verdict"] == "fits",
+     "MA01's plan is not called fits", "YO2", "YD0")
+s = j["summary"]["all"]
+want(s["oom_runs"] == 2 and s["oom_called"] == 1 and s["fit_called_oom"] == 0 and s["ok"] == 5
+     and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
+want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
+want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predicted_gib"]
+     and "kv_heads from models/llama2-7b.ini" in r["YK1"]["assumed"],
+     "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
+sys.exit(0 if ok else 1)
+PY
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 2, called out of memory: 1; completed runs called out of memory: 0 of 5$' ||
+	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
+# Microbenchmark rows on an 8 x H100 PCIe box (node_intra pcie-gen5): a
+# copy and a P2P row are predicted on topologies/nodes/pcie-8x-h100.ini.
+{
+	head -n 1 tests/cases/microbench.csv
+	echo 'XM1,hbm_copy,h100-pcie,1,1,8,pcie-gen5,,,,,,,,,,,,GB/s,1500,GB/s,exact,synthetic,synthetic'
+	echo 'XM2,p2p,h100-pcie,2,1,8,pcie-gen5,,,,,,,,,,,,GB/s,40,GB/s,exact,synthetic,synthetic'
+} >"$tmp/micro.csv"
+"$podsim" validate "$tmp/micro.csv" --json 2>&1 | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["rows"]
+bad = [x for x in r if x["status"] != "ok"]
+print(*bad, sep="\n")
+sys.exit(1 if bad or len(r) != 2 else 0)' || { echo "PCIe microbenchmark rows skipped"; fail=1; }
+exit $fail
