@@ -163,19 +163,35 @@ static void note_keys(const char *note, sim_buf *sect[4], char *seen, size_t see
 }
 
 /* The row's framework profile: a stacks.csv row for its source and
- * framework, else a profile named by the framework column, else the default. */
+ * framework, else a profile named by the framework column (its text before
+ * " (+"), else the profile the column's name stands for
+ * (valid_framework_profile: "Nanotron", "PyTorch FSDP"; *how says how, else
+ * ""), else the default. */
 static const char *row_profile(const cases_csv *c, size_t row, const valid_options *opt,
-                               const valid_stack **st)
+                               const valid_stack **st, const char **how)
 {
-	const char *fw = get(c, row, "framework");
-	*st = opt->stacks ? valid_stack_find_fw(opt->stacks, get(c, row, "source"), fw,
-	                                                  atoi(get(c, row, "zero")))
-	                            : NULL;
+	const char *fw = get(c, row, "framework"), *src = get(c, row, "source");
+	int zero = atoi(get(c, row, "zero"));
+	*how = "";
+	*st = opt->stacks ? valid_stack_find_fw(opt->stacks, src, fw, zero) : NULL;
 	if (*st && *(*st)->match)
 		return (*st)->profile;
 	static char name[64];
 	size_t n = strcspn(fw, " (+");
 	snprintf(name, sizeof name, "%.*s", (int)(n < 63 ? n : 63), fw);
+	const valid_stack *fst = NULL;
+	char res[64];
+	const char *h = *name ? valid_framework_profile(opt, name, src, zero, res, sizeof res, &fst)
+	                      : NULL;
+	if (h && !strcmp(h, "its profile"))
+		return name;
+	h = *fw ? valid_framework_profile(opt, fw, src, zero, res, sizeof res, &fst) : NULL;
+	if (h) {
+		if (fst)
+			*st = fst;
+		*how = h;
+		snprintf(name, sizeof name, "%s", res);
+	}
 	return *name && !strchr(name, '/') ? name : "megatron-core";
 }
 
@@ -337,8 +353,13 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		return "gpus, hidden, tp, pp, dp, cp or micro_batch missing";
 	const char *note = get(c, row, "note");
 	const valid_stack *st;
-	const char *profile = row_profile(c, row, opt, &st);
-	valid_assume(assumed, alen, "framework %s%s", profile, st ? " (stacks.csv)" : "");
+	const char *how;
+	const char *profile = row_profile(c, row, opt, &st, &how);
+	if (*how)
+		valid_assume(assumed, alen, "framework '%s' as profile %s (%s)", get(c, row, "framework"),
+		             profile, how);
+	else
+		valid_assume(assumed, alen, "framework %s%s", profile, st ? " (stacks.csv)" : "");
 	bool swiglu = ffn > 0 && ffn != 4 * hidden;
 	long vocab = atol(get(c, row, "vocab"));
 	if (strstr(note, "padded to a multiple of 128*tp") || strstr(note, "padded by Megatron")) {
@@ -512,7 +533,8 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 	snprintf(v->rank_key, sizeof v->rank_key, "%.60s|%s|%s", get(c, row, "model"),
 	         get(c, row, "gpus"), get(c, row, "framework"));
 	const valid_stack *st;
-	row_profile(c, row, opt, &st);
+	const char *how;
+	row_profile(c, row, opt, &st, &how);
 	if (st && *st->label)
 		snprintf(v->group, sizeof v->group, "%s", st->label);
 	else

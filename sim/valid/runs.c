@@ -306,9 +306,30 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	        opt && opt->stacks ? valid_stack_find(opt->stacks, source, atoi(get(c, row, "zero")))
 	                           : NULL;
 	const char *profile = *fwcol ? fwcol : st ? st->profile : "megatron-core";
+	const char *attention = !*fwcol && st && *st->attention ? st->attention : "";
+	/* a framework column that is no profile's file name: the profile its
+	 * name stands for (valid_framework_profile), with that stack's
+	 * attention */
+	char fwname[64];
+	const valid_stack *fst = NULL;
+	const char *how = *fwcol && opt ? valid_framework_profile(opt, fwcol, source,
+	                                                          atoi(get(c, row, "zero")), fwname,
+	                                                          sizeof fwname, &fst)
+	                                : "";
+	if (!how) {
+		snprintf(why, whylen, "framework '%.60s': no profile topologies/frameworks/<name>.ini "
+		         "and no stacks.csv row names it", fwcol);
+		return why;
+	}
+	if (*how && strcmp(how, "its profile")) {
+		profile = fwname;
+		attention = fst && *fst->attention ? fst->attention : "";
+		valid_assume(assumed, alen, "framework '%s' as profile %s%s%s (%s%s%.0d)", fwcol,
+		             profile, *attention ? ", attention " : "", attention, how,
+		             fst ? " line " : "", fst ? fst->line : 0);
+	}
 	if (strchr(profile, '/'))
 		return "framework: expected a profile name of topologies/frameworks/";
-	const char *attention = !*fwcol && st && *st->attention ? st->attention : "";
 	if (!*fwcol)
 		valid_assume(assumed, alen, "framework %s%s%s (stacks.csv line %d)", profile,
 		             *attention ? ", attention " : "", attention, st ? st->line : 0);

@@ -48,6 +48,17 @@ const valid_stack *valid_stack_find(const valid_stacks *t, const char *source, i
  * one apply when it occurs in it. */
 const valid_stack *valid_stack_find_fw(const valid_stacks *t, const char *source,
 				       const char *framework, int zero);
+/* The framework profile a case's framework column `fw` names when it is not
+ * a profile's file name itself ("Megatron-LM", "DeepSpeed", "Nanotron",
+ * "PyTorch FSDP", "megatron-core 0.8"): the first stacks.csv row (with a
+ * match, for any framework column) whose match the name holds, dated by the
+ * row's source; else the name lower-cased with '-' for blanks, before any
+ * '(' or '+', shortened at its last '-' until a profile has it. Writes the
+ * profile to out and the stack row (or NULL) to *st; returns how it was
+ * found ("its profile", "stacks.csv", "its name"), or NULL when nothing
+ * names a profile (stacks.c). */
+const char *valid_framework_profile(const valid_options *opt, const char *fw, const char *source,
+                                    int zero, char *out, size_t len, const valid_stack **st);
 /* The latest year 2015-2035 written in the source text (a publication or
  * commit date), 0 when none. */
 int valid_source_year(const char *source);

@@ -124,6 +124,40 @@ sys.exit(0 if ok else 1)
 PY
 "$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 2, called out of memory: 1; completed runs called out of memory: 0 of 5$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
+# A framework column naming its stack as sources spell it: the profile the
+# name stands for, said in the row's assumptions: by a stacks.csv row
+# (dated by the source: D05's 2024 "Megatron-LM" is Megatron-Core), or by
+# the name's lower-case form ("NeMo"); a name no profile has is skipped and
+# says so (D05's plan without its note's Megatron flags).
+python3 - tests/cases/calibration.csv "$tmp/fw.csv" <<'PY'
+import csv, sys
+rows = {r["id"]: r for r in csv.DictReader(open(sys.argv[1]))}
+cols = list(next(iter(rows.values())).keys()) + ["framework"]
+out = []
+for i, name in enumerate(["megatron-core", "Megatron-LM", "Nanotron", "NeMo", "nanotron 0e0a27ea", "Composr"]):
+    r = dict(rows["D05"]); r["id"] = "XF%d" % i; r["framework"] = name; r["note"] = ""
+    out.append(r)
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
+w.writeheader()
+w.writerows(out)
+PY
+"$podsim" validate "$tmp/fw.csv" --json >"$tmp/fw.json" 2>"$tmp/fw.err" ||
+	{ echo "validate failed:"; cat "$tmp/fw.err"; fail=1; }
+python3 - "$tmp/fw.json" <<'PY' || fail=1
+import json, sys
+r = {x["id"]: x for x in json.load(open(sys.argv[1]))["rows"]}
+want = {"XF1": "framework 'Megatron-LM' as profile megatron-core (stacks.csv line ",
+        "XF2": "framework 'Nanotron' as profile nanotron, attention flash (stacks.csv line ",
+        "XF3": "framework 'NeMo' as profile nemo (its name)",
+        "XF4": "framework 'nanotron 0e0a27ea' as profile nanotron"}
+ok = r["XF0"]["status"] == "ok" and r["XF1"]["predicted_iter_s"] == r["XF0"]["predicted_iter_s"]
+for k, text in want.items():
+    ok = ok and r[k]["status"] == "ok" and text in r[k]["assumed"]
+ok = ok and r["XF5"]["status"] == "skipped" and "framework 'Composr': no profile" in r["XF5"]["reason"]
+if not ok:
+    print("framework names:", *r.values(), sep="\n  ")
+sys.exit(0 if ok else 1)
+PY
 # Microbenchmark rows on an 8 x H100 PCIe box (node_intra pcie-gen5): a
 # copy and a P2P row are predicted on topologies/nodes/pcie-8x-h100.ini.
 {
