@@ -16,7 +16,7 @@
  * --scenario ID` prints the result). The GPU column's names map to GPU files
  * (gpu_map); a form factor the source left open is an assumption printed
  * with the row, as are architecture columns a row leaves open, taken from
- * the model's file under models/ (model_file). */
+ * the model's file under models/ (valid_model_file). */
 #include "valid_int.h"
 
 #include <ctype.h>
@@ -241,10 +241,9 @@ static bool model_file_loose(const char *datadir, char *name, size_t nlen)
  * models/<name>.ini, <name> the row's model column lower-cased with spaces as
  * '-' ("Qwen-14B" -> qwen-14b): its cited config (the file's source key),
  * printed as an assumption. True when the file exists; *src gets its source. */
-static bool model_file(const cases_csv *c, size_t row, const char *datadir, char *name, size_t nlen,
-                       char *src, size_t slen)
+bool valid_model_file(const char *m, const char *datadir, char *name, size_t nlen, char *src,
+                      size_t slen)
 {
-	const char *m = get(c, row, "model");
 	size_t n = 0;
 	for (; *m && n + 1 < nlen; m++) {
 		unsigned char ch = (unsigned char)*m;
@@ -330,7 +329,8 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 			         *open_cols ? ", " : "", arch_cols[i]);
 	bool from_file = *open_cols != 0;
 	if (from_file) {
-		if (!model_file(c, row, opt->datadir, mname, sizeof mname, msrc, sizeof msrc))
+		if (!valid_model_file(get(c, row, "model"), opt->datadir, mname, sizeof mname, msrc,
+		                      sizeof msrc))
 			return "ffn or vocab not given and no models/<model>.ini (the model's "
 			       "config is not verified)";
 		valid_assume(assumed, alen, "%s from models/%s.ini (%s)", open_cols, mname,

@@ -59,6 +59,34 @@ static const char *node_template(const char *intra, const char *gpu)
 	return NULL;
 }
 
+/* The case file's GPU names without a GPU file of their own (memory.csv's,
+ * tests/cases/memory-README.md: the form factor not stated) -> GPU files,
+ * with the assumption. */
+static const struct {
+	const char *name, *file, *assumed;
+} gpu_alias[] = {
+        {"a100-40g", "a100-sxm4-40g", "A100 40 GB form factor not stated: SXM4"},
+        {"a100-80g", "a100-sxm4-80g", "A100 80 GB form factor not stated: SXM4"},
+        {"h100-80g", "h100-sxm5-80g", "H100 80 GB form factor not stated: SXM5"},
+};
+
+/* The node_intra of a row that leaves it open: the baseboard every 8-GPU
+ * server of the GPU has (HGX A100 and H100/H200/H800 with NVSwitch, DGX
+ * B200, DGX-1's hybrid cube-mesh for V100 SXM2, PCIe cards on their PCIe
+ * generation: NVIDIA's HGX and DGX datasheets, hardware.csv's node rows);
+ * NULL for a GPU without one. */
+static const char *default_intra(const char *gpu)
+{
+	return strstr(gpu, "a100-sxm")                                ? "nvswitch-gen2"
+	       : strstr(gpu, "h100-sxm") || strstr(gpu, "h800") ||
+	                         strstr(gpu, "h200")                  ? "nvswitch-gen3"
+	       : !strcmp(gpu, "b200")                                 ? "nvswitch-gen4"
+	       : !strcmp(gpu, "h100-pcie")                            ? "pcie-gen5"
+	       : strstr(gpu, "a100-pcie")                             ? "pcie-gen4"
+	       : strstr(gpu, "v100-sxm2")                             ? "nvlink-hcm"
+	                                                              : NULL;
+}
+
 static const char *fabric_name(const char *f)
 {
 	return !strcmp(f, "rail-optimized") ? "rail-optimized" : "fat-tree";
@@ -189,6 +217,21 @@ static bool load_profile(const valid_options *opt, const char *profile, plan_fra
 	return ok;
 }
 
+/* The layers key of models/<name>.ini (a row whose layers column is open
+ * takes the model's file), 0 when it has none. */
+static long file_layers(const char *datadir, const char *name)
+{
+	char path[1200], *text = NULL;
+	size_t len;
+	snprintf(path, sizeof path, "%s/models/%s.ini", datadir ? datadir : ".", name);
+	if (sim_input_read(path, 1 << 16, &text, &len, NULL) != 0)
+		return 0;
+	const char *k = strstr(text, "\nlayers = ");
+	long n = k ? atol(k + 10) : 0;
+	free(text);
+	return n;
+}
+
 /* Whether the framework profile's own "selective" checkpointing is whole
  * layers, not Megatron's per-module recomputation: its [framework]
  * runs_selective_recompute = false (fms-fsdp.ini). */
@@ -282,6 +325,16 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 			    char *why, size_t whylen)
 {
 	const char *gpu = get(c, row, "gpu"), *intra = get(c, row, "node_intra");
+	for (size_t i = 0; i < sizeof gpu_alias / sizeof gpu_alias[0]; i++)
+		if (!strcmp(gpu, gpu_alias[i].name)) {
+			gpu = gpu_alias[i].file;
+			valid_assume(assumed, alen, "%s", gpu_alias[i].assumed);
+		}
+	if (!*intra && default_intra(gpu)) {
+		intra = default_intra(gpu);
+		valid_assume(assumed, alen, "node_intra %s (not published: the %s baseboard)", intra,
+		             gpu);
+	}
 	const char *tmpl = node_template(intra, gpu);
 	if (!tmpl) {
 		snprintf(why, whylen, "no node template for node_intra '%s' with %s (shipped: DGX-1 "
@@ -294,9 +347,31 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	if (*off && strcmp(off, "none") && !cpu && !nvme)
 		return "offload: expected none, cpu or nvme";
 	long gpus = atol(get(c, row, "gpus")), gpn = atol(get(c, row, "gpus_per_node"));
+	/* every node template but the NVL72 rack's is a box of 8 */
+	if (!*get(c, row, "gpus_per_node") && strcmp(tmpl, "gb200-nvl72")) {
+		gpn = 8;
+		valid_assume(assumed, alen, "gpus_per_node 8 (not published: the %s node's)", tmpl);
+	}
 	long hidden = atol(get(c, row, "hidden")), ffn = atol(get(c, row, "ffn"));
 	long pp = atol(get(c, row, "pp")), dp = row_dp(c, row);
-	if (gpus <= 0 || gpn <= 0 || hidden <= 0)
+	/* open architecture columns: from the model's file (valid_model_file,
+	 * as memory rows take them), its activation, norm and embeddings too;
+	 * without one, a missing layers, hidden, heads, vocab or seq_len is
+	 * the loader's error and kv_heads and ffn get the GPT defaults */
+	static const char *const arch[] = {"layers", "hidden", "heads", "kv_heads",
+	                                   "ffn",    "vocab",  "seq_len"};
+	char open_cols[96] = "", mname[64] = "", msrc[200] = "";
+	for (size_t i = 0; i < sizeof arch / sizeof arch[0]; i++)
+		if (!*get(c, row, arch[i]))
+			snprintf(open_cols + strlen(open_cols), sizeof open_cols - strlen(open_cols),
+			         "%s%s", *open_cols ? ", " : "", arch[i]);
+	bool from_file = *open_cols && opt &&
+	                 valid_model_file(get(c, row, "model"), opt->datadir, mname, sizeof mname,
+	                                  msrc, sizeof msrc);
+	if (from_file)
+		valid_assume(assumed, alen, "%s from models/%s.ini (%s)", open_cols, mname,
+		             *msrc ? msrc : "no source given");
+	if (gpus <= 0 || gpn <= 0 || (hidden <= 0 && !from_file))
 		return "gpus, gpus_per_node or hidden missing";
 	bool swiglu = ffn > 0 && ffn != 4 * hidden;
 	/* the software stack: the row's framework column, else the table */
@@ -346,6 +421,8 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		               "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
 		               incdir, tmpl, incdir, gpu);
 	sim_buf_printf(b, "include = %stopologies/frameworks/%s.ini\n", incdir, profile);
+	if (from_file) /* first: the row's own columns override it */
+		sim_buf_printf(b, "include = %smodels/%s.ini\n", incdir, mname);
 	const valid_recipe *rec =
 		opt && opt->stacks ? valid_recipe_find(opt->stacks, source, get(c, row, "model"))
 				   : NULL;
@@ -361,18 +438,23 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	put(b, c, row, "seq_len", "seq_len");
 	put(b, c, row, "moe_experts", "moe_experts");
 	put(b, c, row, "moe_topk", "moe_topk");
+	if (!*get(c, row, "kv_heads") && !from_file)
+		valid_assume(assumed, alen, "kv_heads = heads (not published: multi-head attention)");
+	if (!*get(c, row, "ffn") && !from_file)
+		valid_assume(assumed, alen, "ffn 4 x hidden (not published: the GPT layer's)");
 	/* A note's "head_dim N" gives heads narrower or wider than hidden/heads. */
 	const char *hd = strstr(get(c, row, "note"), "head_dim ");
 	if (hd && atoi(hd + 9) > 0)
 		sim_buf_printf(b, "head_dim = %d\n", atoi(hd + 9));
-	sim_buf_printf(b, "activation = %s\nnorm = %s\nuntied_embeddings = %s\n",
-		       swiglu ? "swiglu" : "gelu", swiglu ? "rmsnorm" : "layernorm",
-		       swiglu ? "true" : "false");
+	if (!from_file)
+		sim_buf_printf(b, "activation = %s\nnorm = %s\nuntied_embeddings = %s\n",
+		               swiglu ? "swiglu" : "gelu", swiglu ? "rmsnorm" : "layernorm",
+		               swiglu ? "true" : "false");
 	put_recipe(b, mod, rec, "model.", assumed, alen);
 	/* The SwiGLU families (Llama, Mistral, DeepSeek) carry no linear
 	 * biases; [model] bias defaults to Megatron's GPT (true), so say it
 	 * unless the recipe gave the model's own (GPT-OSS's). */
-	if (swiglu && !strstr(b->data + mod, "\nbias ="))
+	if (swiglu && !from_file && !strstr(b->data + mod, "\nbias ="))
 		sim_buf_printf(b, "bias = false\n");
 	sim_buf_printf(b, "[node]\ngpus = %ld\n", gpus < gpn ? gpus : gpn);
 	if (efa)
@@ -425,6 +507,14 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 			put(b, c, row, same[i], same[i]);
 	if (layers)
 		layer_checkpointing(b, c, row, assumed, alen);
+	/* the plan keys' own defaults, said */
+	if (!*get(c, row, "zero") && !cpu && !nvme)
+		valid_assume(assumed, alen, "zero 0 (not published)");
+	if (!*get(c, row, "recompute") && !layers)
+		valid_assume(assumed, alen, "recompute none (not published)");
+	if (!*get(c, row, "sequence_parallel") && atol(get(c, row, "tp")) > 1 &&
+	    atol(get(c, row, "moe_experts")) <= 1)
+		valid_assume(assumed, alen, "sequence_parallel 0 (not published)");
 	if (!*get(c, row, "dp") && dp > 0) {
 		sim_buf_printf(b, "dp = %ld\n", dp);
 		valid_assume(assumed, alen, "dp %ld (not published: gpus / (tp pp cp))", dp);
@@ -489,7 +579,9 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		plan_framework fw;
 		bool interleaves = !load_profile(opt, profile, &fw) ||
 		             (fw.sched_mask & PLAN_FW_INTERLEAVED);
-		long v = interleaves ? default_vpp(atol(get(c, row, "layers")), pp, m) : 1;
+		long nl = *get(c, row, "layers") ? atol(get(c, row, "layers"))
+		          : from_file ? file_layers(opt->datadir, mname) : 0;
+		long v = interleaves ? default_vpp(nl, pp, m) : 1;
 		sim_buf_printf(b, "vpp = %ld\n", v);
 		if (interleaves)
 			valid_assume(assumed, alen,
@@ -535,6 +627,13 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	size_t trn = b->len;
 	sim_buf_printf(b, "[train]\n");
 	put(b, c, row, "precision", "precision");
+	/* an open precision: bf16, the training default of every GPU with a
+	 * bf16 tensor path (A100 on); V100 has none, so fp16 */
+	if (!*get(c, row, "precision")) {
+		const char *p = strstr(gpu, "v100") ? "fp16" : "bf16";
+		sim_buf_printf(b, "precision = %s\n", p);
+		valid_assume(assumed, alen, "precision %s (not published)", p);
+	}
 	if (*attention)
 		sim_buf_printf(b, "attention = %s\n", attention);
 	put_recipe(b, trn, rec, "train.", assumed, alen);

@@ -66,6 +66,13 @@ int valid_source_year(const char *source);
  * "row N" dropped (one group per publication, not per table row). */
 void valid_source_key(const char *source, char *out, size_t len);
 
+/* The model file models/<name>.ini of a case's model column `model`, <name>
+ * the column lower-cased with spaces as '-' ("Qwen-14B" -> qwen-14b), or
+ * the file whose name equals it but for '-' ("Llama 2 7B" -> llama2-7b):
+ * true when one exists, with its base name in name and its source key in
+ * src (memrows.c; the memory and training rows' open architecture columns). */
+bool valid_model_file(const char *model, const char *datadir, char *name, size_t nlen, char *src,
+                      size_t slen);
 /* Append one assumption to a row's list, "; "-separated, cut to len
  * (runs.c; the training and memory rows). */
 void valid_assume(char *buf, size_t len, const char *fmt, ...)

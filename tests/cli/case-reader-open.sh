@@ -16,6 +16,12 @@ trap 'rm -rf "$tmp"' EXIT
 #      framework's only schedule, not an interleaving depth
 #  XS: N10 (DeepSeek-V3, tp 2) without sequence_parallel: on, as
 #      Megatron-Core requires for MoE under TP
+#  XE: D05 without node_intra (the H100 SXM5's NVSwitch baseboard), without
+#      gpus_per_node (8, its node's), with the memory schema's "h100-80g",
+#      without precision (bf16): D05's step, each assumed
+#  XL: a Llama 2 70B row without its architecture columns: those of
+#      models/llama2-70b.ini (found by its '-'-less name), the same step as
+#      with them written out
 #  XO: D01 offloading to the CPU with zero open: stage 2; XN: V0001 (no
 #      pipeline) on NVMe with zero open: stage 3, on the DGX A100's NVMe
 #      drives, slower than V0001
@@ -32,6 +38,15 @@ derive("V0012", "XV0")
 derive("V0012", "XV1", vpp="")
 derive("N10", "XS0")
 derive("N10", "XS1", sequence_parallel="")
+derive("D05", "XE1", node_intra="")
+derive("D05", "XE2", gpus_per_node="")
+derive("D05", "XE3", gpu="h100-80g")
+derive("D05", "XE4", precision="")
+llama = dict(model="Llama 2 70B", layers="80", hidden="8192", heads="64", kv_heads="8",
+             ffn="28672", vocab="32000", seq_len="4096")
+derive("D05", "XL0", **llama)
+derive("D05", "XL1", **dict(llama, layers="", hidden="", heads="", kv_heads="", ffn="", vocab="",
+                            seq_len=""))
 derive("D01", "XO1", offload="cpu", zero="")
 derive("V0001", "XN0")
 derive("V0001", "XN1", offload="nvme", zero="")
@@ -59,6 +74,13 @@ want(same("XV0", "XV1") and "vpp 1 (not published; framework megatron-deepspeed 
      "an open vpp under Megatron-DeepSpeed is not 1", "XV0", "XV1")
 want(same("XS0", "XS1") and "sequence_parallel 1 (not published: MoE under tp 2 runs it" in r["XS1"]["assumed"],
      "an open sequence_parallel of an MoE row under TP is not on", "XS0", "XS1")
+for k, text in (("XE1", "node_intra nvswitch-gen3 (not published: the h100-sxm5-80g baseboard)"),
+                ("XE2", "gpus_per_node 8 (not published: the dgx-h100 node's)"),
+                ("XE3", "H100 80 GB form factor not stated: SXM5"),
+                ("XE4", "precision bf16 (not published)")):
+    want(same("XD0", k) and text in r[k]["assumed"], "an open or loose hardware column", "XD0", k)
+want(same("XL0", "XL1") and "layers, hidden, heads, kv_heads, ffn, vocab, seq_len from models/llama2-70b.ini" in r["XL1"]["assumed"],
+     "open architecture columns from the model's file", "XL0", "XL1")
 want(r["XO1"]["status"] == "ok" and "zero 2 (not published: DeepSpeed's stage for offload to cpu)" in r["XO1"]["assumed"],
      "an offload row with zero open", "XO1")
 want(r["XN1"]["status"] == "ok" and "zero 3 (not published: DeepSpeed's stage for offload to nvme)" in r["XN1"]["assumed"]
