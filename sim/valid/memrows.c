@@ -348,6 +348,14 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	}
 	if (!*get(c, row, "micro_batch"))
 		valid_assume(assumed, alen, "micro_batch 1 (not published)");
+	/* the plan keys' defaults an open column takes, said */
+	if (!*get(c, row, "zero"))
+		valid_assume(assumed, alen, "zero 0 (not published)");
+	if (!*get(c, row, "recompute"))
+		valid_assume(assumed, alen, "recompute none (not published)");
+	const char *fa = get(c, row, "flash_attention");
+	if (strcmp(fa, "yes") && strcmp(fa, "no"))
+		valid_assume(assumed, alen, "flash attention (%s)", *fa ? fa : "not published");
 	if (gpus <= 0 || (hidden <= 0 && !from_file) || tp <= 0 || pp <= 0 || dp <= 0 || mb <= 0 ||
 	    cp <= 0)
 		return "gpus, hidden, tp, pp, dp, cp or micro_batch missing";
