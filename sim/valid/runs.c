@@ -185,9 +185,17 @@ static void put_recipe(sim_buf *b, size_t from, const valid_recipe *r, const cha
  * pp 16 hold 7) still ran interleaved: one layer per chunk, the low end of
  * the recipes' range (Megatron's --num-layers-per-virtual-pipeline-stage 1;
  * the split must be even, so 23 layers admit only vpp 1 or 23). Without an
- * interleaving the micro-batch count allows, 1. */
-static long default_vpp(long layers, long pp, long microbatches)
+ * interleaving the micro-batch count allows, 1.
+ * Layers that do not split evenly over pp (126 on 16, 70 on 12), under a
+ * framework that splits them with the embedding and the loss counted as a
+ * layer each (`uneven`: [framework] uneven_split = end-stages, plan_layout),
+ * interleave the same way over those L + 2 units when they divide: the
+ * Llama 3.1 405B recipe's pp 8 vpp 8 holds (126 + 2) / 64 = 2 units per
+ * chunk; 126 layers on 16 stages get vpp 4, 70 on 12 vpp 3. */
+static long default_vpp(long layers, long pp, long microbatches, bool uneven)
 {
+	if (pp > 1 && layers % pp && uneven && (layers + 2) % pp == 0)
+		layers += 2;
 	if (pp <= 1 || layers % pp)
 		return 1;
 	long per = layers / pp, best = 1;
@@ -577,11 +585,13 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		/* a framework without an interleaved schedule (DeepSpeed's
 		 * pipeline engine, nanotron, FSDP stacks) ran plain 1F1B */
 		plan_framework fw;
-		bool interleaves = !load_profile(opt, profile, &fw) ||
-		             (fw.sched_mask & PLAN_FW_INTERLEAVED);
+		bool fw_ok = load_profile(opt, profile, &fw);
+		bool interleaves = !fw_ok || (fw.sched_mask & PLAN_FW_INTERLEAVED);
 		long nl = *get(c, row, "layers") ? atol(get(c, row, "layers"))
 		          : from_file ? file_layers(opt->datadir, mname) : 0;
-		long v = interleaves ? default_vpp(nl, pp, m) : 1;
+		long v = interleaves ? default_vpp(nl, pp, m,
+		                                   fw_ok && fw.uneven == PLAN_UNEVEN_END_STAGES)
+		                     : 1;
 		sim_buf_printf(b, "vpp = %ld\n", v);
 		if (interleaves)
 			valid_assume(assumed, alen,

@@ -22,6 +22,10 @@ trap 'rm -rf "$tmp"' EXIT
 #  XL: a Llama 2 70B row without its architecture columns: those of
 #      models/llama2-70b.ini (found by its '-'-less name), the same step as
 #      with them written out
+#  XU: Llama 3.1 405B's 126 layers on pp 16, interleaved of unknown depth
+#      under Megatron-Core: its uneven rule counts the embedding and the loss
+#      as a layer each, 128 units, 8 per stage: vpp 4 (2 per chunk, as the
+#      405B recipe's pp 8 vpp 8), layers per virtual stage 1, 2 x 62, 1
 #  XO: D01 offloading to the CPU with zero open: stage 2; XN: V0001 (no
 #      pipeline) on NVMe with zero open: stage 3, on the DGX A100's NVMe
 #      drives, slower than V0001
@@ -47,6 +51,9 @@ llama = dict(model="Llama 2 70B", layers="80", hidden="8192", heads="64", kv_hea
 derive("D05", "XL0", **llama)
 derive("D05", "XL1", **dict(llama, layers="", hidden="", heads="", kv_heads="", ffn="", vocab="",
                             seq_len=""))
+derive("D05", "XU1", model="Llama 3.1 405B", layers="126", hidden="16384", heads="128", kv_heads="8",
+       ffn="53248", vocab="128256", seq_len="8192", gpus="1024", tp="8", pp="16", dp="8",
+       vpp="", global_batch="128", micro_batch="1", note="")
 derive("D01", "XO1", offload="cpu", zero="")
 derive("V0001", "XN0")
 derive("V0001", "XN1", offload="nvme", zero="")
@@ -81,6 +88,9 @@ for k, text in (("XE1", "node_intra nvswitch-gen3 (not published: the h100-sxm5-
     want(same("XD0", k) and text in r[k]["assumed"], "an open or loose hardware column", "XD0", k)
 want(same("XL0", "XL1") and "layers, hidden, heads, kv_heads, ffn, vocab, seq_len from models/llama2-70b.ini" in r["XL1"]["assumed"],
      "open architecture columns from the model's file", "XL0", "XL1")
+want(r["XU1"]["status"] == "ok" and "vpp 4 (interleaved" in r["XU1"]["assumed"]
+     and "layers per virtual stage 1, 2 x 62, 1" in r["XU1"]["assumed"],
+     "an uneven split interleaved of unknown depth", "XU1")
 want(r["XO1"]["status"] == "ok" and "zero 2 (not published: DeepSpeed's stage for offload to cpu)" in r["XO1"]["assumed"],
      "an offload row with zero open", "XO1")
 want(r["XN1"]["status"] == "ok" and "zero 3 (not published: DeepSpeed's stage for offload to nvme)" in r["XN1"]["assumed"]
