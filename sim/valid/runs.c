@@ -70,12 +70,18 @@ static const struct {
         {"h100-80g", "h100-sxm5-80g", "H100 80 GB form factor not stated: SXM5"},
 };
 
-/* The node_intra of a row that leaves it open: the baseboard every 8-GPU
- * server of the GPU has (HGX A100 and H100/H200/H800 with NVSwitch, DGX
- * B200, DGX-1's hybrid cube-mesh for V100 SXM2, PCIe cards on their PCIe
- * generation: NVIDIA's HGX and DGX datasheets, hardware.csv's node rows);
- * NULL for a GPU without one. */
-static const char *default_intra(const char *gpu)
+const char *valid_gpu_alias(const char *gpu, const char **assumed)
+{
+	*assumed = NULL;
+	for (size_t i = 0; i < sizeof gpu_alias / sizeof gpu_alias[0]; i++)
+		if (!strcmp(gpu, gpu_alias[i].name)) {
+			*assumed = gpu_alias[i].assumed;
+			return gpu_alias[i].file;
+		}
+	return gpu;
+}
+
+const char *valid_default_intra(const char *gpu)
 {
 	return strstr(gpu, "a100-sxm")                                ? "nvswitch-gen2"
 	       : strstr(gpu, "h100-sxm") || strstr(gpu, "h800") ||
@@ -333,13 +339,12 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 			    char *why, size_t whylen)
 {
 	const char *gpu = get(c, row, "gpu"), *intra = get(c, row, "node_intra");
-	for (size_t i = 0; i < sizeof gpu_alias / sizeof gpu_alias[0]; i++)
-		if (!strcmp(gpu, gpu_alias[i].name)) {
-			gpu = gpu_alias[i].file;
-			valid_assume(assumed, alen, "%s", gpu_alias[i].assumed);
-		}
-	if (!*intra && default_intra(gpu)) {
-		intra = default_intra(gpu);
+	const char *alias;
+	gpu = valid_gpu_alias(gpu, &alias);
+	if (alias)
+		valid_assume(assumed, alen, "%s", alias);
+	if (!*intra && valid_default_intra(gpu)) {
+		intra = valid_default_intra(gpu);
 		valid_assume(assumed, alen, "node_intra %s (not published: the %s baseboard)", intra,
 		             gpu);
 	}

@@ -73,6 +73,17 @@ void valid_source_key(const char *source, char *out, size_t len);
  * src (memrows.c; the memory and training rows' open architecture columns). */
 bool valid_model_file(const char *model, const char *datadir, char *name, size_t nlen, char *src,
                       size_t slen);
+/* The GPU file of a case's gpu column: the column, or for the memory
+ * schema's names without a form factor (h100-80g, a100-80g, a100-40g) the
+ * SXM part's, *assumed then saying so (runs.c; training and microbenchmark
+ * rows). */
+const char *valid_gpu_alias(const char *gpu, const char **assumed);
+/* The node_intra of a row that leaves it open: the baseboard every 8-GPU
+ * server of the GPU has (HGX A100 and H100/H200/H800 with NVSwitch, DGX
+ * B200, DGX-1's hybrid cube-mesh for V100 SXM2, PCIe cards on their PCIe
+ * generation: NVIDIA's HGX and DGX datasheets, hardware.csv's node rows);
+ * NULL for a GPU without one (runs.c). */
+const char *valid_default_intra(const char *gpu);
 /* Append one assumption to a row's list, "; "-separated, cut to len
  * (runs.c; the training and memory rows). */
 void valid_assume(char *buf, size_t len, const char *fmt, ...)

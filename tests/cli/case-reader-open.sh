@@ -203,4 +203,40 @@ r = json.load(sys.stdin)["rows"]
 bad = [x for x in r if x["status"] != "ok"]
 print(*bad, sep="\n")
 sys.exit(1 if bad or len(r) != 2 else 0)' || { echo "PCIe microbenchmark rows skipped"; fail=1; }
+# A 32-GPU all-reduce of 64 MiB on DGX H100 nodes (XC0) and the same row
+# leaving open its nodes (4: 32 / 8), its node_intra (the H100 SXM5's
+# NVSwitch) or naming the GPU "h100-80g": XC0's time, each assumed; with its
+# bytes open, 1 GiB; nccl-tests' all-to-all and broadcast are predicted; a
+# GEMM row without a dtype runs bf16; an all-to-all of 1,024 ranks takes the
+# alpha-beta form (the flow model's million flows took minutes), said.
+{
+	head -n 1 tests/cases/microbench.csv
+	r=',h100-sxm5-80g,32,4,8,nvswitch-gen3,8,400,ib-fat-tree,bf16,,,,,67108864,,200,busbw,200,GB/s,exact,synthetic,synthetic'
+	echo "XC0,allreduce$r"
+	echo "XC1,allreduce$r" | sed 's/,32,4,8,/,32,,8,/'
+	echo "XC2,allreduce$r" | sed 's/,nvswitch-gen3,/,,/'
+	echo "XC3,allreduce$r" | sed 's/,h100-sxm5-80g,/,h100-80g,/'
+	echo "XC4,allreduce$r" | sed 's/,67108864,/,,/'
+	echo "XC5,alltoall$r"
+	echo "XC6,broadcast$r"
+	echo 'XC7,gemm,h100-sxm5-80g,1,1,,,,,,,,8192,8192,8192,,,,tflops,600,TFLOP/s,exact,synthetic,synthetic'
+	echo "XC8,alltoall$r" | sed 's/,32,4,8,nvswitch-gen3,8,/,1024,128,8,nvswitch-gen3,32,/'
+} >"$tmp/coll.csv"
+"$podsim" validate "$tmp/coll.csv" --json >"$tmp/coll.json" 2>&1 || fail=1
+python3 - "$tmp/coll.json" <<'PY' || fail=1
+import json, sys
+r = {x["id"]: x for x in json.load(open(sys.argv[1]))["rows"]}
+ok = all(x["status"] == "ok" for x in r.values())
+for k, text in (("XC1", "nodes 4 (not published: 32 GPUs, 8 per node)"),
+                ("XC2", "node_intra nvswitch-gen3 (not published: the h100-sxm5-80g baseboard)"),
+                ("XC3", "H100 80 GB form factor not stated: SXM5")):
+    ok = ok and r[k]["predicted_iter_s"] == r["XC0"]["predicted_iter_s"] and text in r[k]["assumed"]
+ok = ok and "bytes 1 GiB (not published" in r["XC4"]["assumed"] \
+    and r["XC4"]["predicted_iter_s"] > 10 * r["XC0"]["predicted_iter_s"] \
+    and "dtype bf16 (not published)" in r["XC7"]["assumed"] \
+    and "an all-to-all of 1024 ranks (over 128): the alpha-beta model" in r["XC8"]["assumed"]
+if not ok:
+    print("collective rows with open columns:", *r.values(), sep="\n  ")
+sys.exit(0 if ok else 1)
+PY
 exit $fail
