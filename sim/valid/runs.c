@@ -724,9 +724,9 @@ static long tuned_micro_batch(const cases_csv *c, size_t row, const valid_option
 
 void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v)
 {
-	snprintf(v->what, sizeof v->what, "%.40s %sx%s tp%s pp%s dp%s", get(c, row, "model"),
+	snprintf(v->what, sizeof v->what, "%.40s %sx%s tp%s pp%s dp%ld", get(c, row, "model"),
 		 get(c, row, "gpus"), get(c, row, "gpu"), get(c, row, "tp"), get(c, row, "pp"),
-		 get(c, row, "dp"));
+		 row_dp(c, row));
 	snprintf(v->rank_key, sizeof v->rank_key, "%.60s|%s|%s", get(c, row, "model"),
 		 get(c, row, "gpus"), get(c, row, "gpu"));
 	/* the source's group: the stack table's label, else the source itself */
@@ -764,6 +764,14 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 		char lay[200];
 		if (plan_layout_assumption(s, lay, sizeof lay))
 			valid_assume(v->assumed, sizeof v->assumed, "%s", lay);
+		/* the plan's memory verdict beside the time: a measured row that
+		 * podsim calls out of memory is a memory-model miss to look at */
+		plan_mem_fit f;
+		plan_memory_fit(s, &f);
+		snprintf(v->verdict, sizeof v->verdict, "%s",
+		         f.verdict == PLAN_VERDICT_OOM     ? "oom"
+		         : f.verdict == PLAN_VERDICT_TIGHT ? "tight"
+		                                           : "fits");
 		rc = exec_run(s, r);
 	}
 	if (rc == SIM_OK) {

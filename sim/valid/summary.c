@@ -282,11 +282,13 @@ void valid_print_json(FILE *out, const valid_report *r)
 			 true);
 		json_num(&b, mem ? "predicted_gib" : "predicted_iter_s", ok ? v->predicted : NAN, true);
 		json_num(&b, "error", ok && !v->oom_run ? v->error : NAN, true);
-		if (mem) {
+		if (mem || *v->verdict) {
 			sim_buf_printf(&b, "\"verdict\":");
 			sim_buf_json_string(&b, v->verdict);
-			sim_buf_printf(&b, ",\"oom_run\":%s,", v->oom_run ? "true" : "false");
+			sim_buf_printf(&b, ",");
 		}
+		if (mem)
+			sim_buf_printf(&b, "\"oom_run\":%s,", v->oom_run ? "true" : "false");
 		sim_buf_printf(&b, "\"reason\":");
 		sim_buf_json_string(&b, ok ? "" : v->reason);
 		sim_buf_printf(&b, ",\"assumed\":");

@@ -75,7 +75,8 @@ def want(cond, msg, *rows):
             print("  ", r[x])
 def same(a, b):
     return r[a]["status"] == r[b]["status"] == "ok" and r[a]["predicted_iter_s"] == r[b]["predicted_iter_s"]
-want(same("XD0", "XD1") and "dp 48 (not published: gpus / (tp pp cp))" in r["XD1"]["assumed"],
+want(same("XD0", "XD1") and "dp 48 (not published: gpus / (tp pp cp))" in r["XD1"]["assumed"]
+     and r["XD1"]["case"].endswith("tp8 pp2 dp48") and r["XD1"]["verdict"] == "fits",
      "an open dp is not gpus / (tp pp cp)", "XD0", "XD1")
 want(same("XV0", "XV1") and "vpp 1 (not published; framework megatron-deepspeed runs no interleaved schedule" in r["XV1"]["assumed"],
      "an open vpp under Megatron-DeepSpeed is not 1", "XV0", "XV1")
