@@ -26,7 +26,8 @@ trap 'rm -rf "$tmp"' EXIT
 #      under Megatron-Core: its uneven rule counts the embedding and the loss
 #      as a layer each, 128 units, 8 per stage: vpp 4 (2 per chunk, as the
 #      405B recipe's pp 8 vpp 8), layers per virtual stage 1, 2 x 62, 1
-#  XO: D01 offloading to the CPU with zero open: stage 2; XN: V0001 (no
+#  XO: D01 offloading to the CPU with zero open: stage 2, also on AWS EFA
+#      (XO2: p5's host DRAM, topologies/nodes/p5-h100.ini); XN: V0001 (no
 #      pipeline) on NVMe with zero open: stage 3, on the DGX A100's NVMe
 #      drives, slower than V0001
 python3 - tests/cases/calibration.csv "$tmp/runs.csv" <<'PY'
@@ -55,6 +56,7 @@ derive("D05", "XU1", model="Llama 3.1 405B", layers="126", hidden="16384", heads
        ffn="53248", vocab="128256", seq_len="8192", gpus="1024", tp="8", pp="16", dp="8",
        vpp="", global_batch="128", micro_batch="1", note="")
 derive("D01", "XO1", offload="cpu", zero="")
+derive("D01", "XO2", offload="cpu", zero="", fabric="efa")
 derive("V0001", "XN0")
 derive("V0001", "XN1", offload="nvme", zero="")
 w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
@@ -92,8 +94,8 @@ want(same("XL0", "XL1") and "layers, hidden, heads, kv_heads, ffn, vocab, seq_le
 want(r["XU1"]["status"] == "ok" and "vpp 4 (interleaved" in r["XU1"]["assumed"]
      and "layers per virtual stage 1, 2 x 62, 1" in r["XU1"]["assumed"],
      "an uneven split interleaved of unknown depth", "XU1")
-want(r["XO1"]["status"] == "ok" and "zero 2 (not published: DeepSpeed's stage for offload to cpu)" in r["XO1"]["assumed"],
-     "an offload row with zero open", "XO1")
+want(r["XO1"]["status"] == "ok" and "zero 2 (not published: DeepSpeed's stage for offload to cpu)" in r["XO1"]["assumed"]
+     and r["XO2"]["status"] == "ok", "an offload row with zero open", "XO1", "XO2")
 want(r["XN1"]["status"] == "ok" and "zero 3 (not published: DeepSpeed's stage for offload to nvme)" in r["XN1"]["assumed"]
      and r["XN1"]["predicted_iter_s"] > r["XN0"]["predicted_iter_s"],
      "an NVMe offload row on a DGX A100 with zero open", "XN1", "XN0")
