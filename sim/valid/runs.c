@@ -30,6 +30,17 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+/* Whether `s` holds `w`, case aside. */
+static bool has_ci(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	for (; *s; s++)
+		if (!strncasecmp(s, w, n))
+			return true;
+	return false;
+}
 
 /* The sequence_parallel column as the loader reads a bool ("1", "true",
  * "yes", "on"). */
@@ -418,6 +429,29 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	}
 	if (strchr(profile, '/'))
 		return "framework: expected a profile name of topologies/frameworks/";
+	/* A Llama-family model whose ffn happens to be 4 x hidden is SwiGLU all
+	 * the same (nanotron's scaling benchmark 1B: hidden 2048, ffn 8192,
+	 * scripts/scaling_benchmarks.py:306 at huggingface/nanotron 0e0a27ea):
+	 * its name says so, or nanotron's layer code, whose only model is Llama
+	 * (nanotron.ini) */
+	bool nanotron = !strcmp(profile, "nanotron");
+	const char *mname_col = get(c, row, "model");
+	if (!swiglu && ffn > 0 && (nanotron || has_ci(mname_col, "llama") ||
+	                           has_ci(mname_col, "mistral") || has_ci(mname_col, "mixtral") ||
+	                           has_ci(mname_col, "qwen"))) {
+		swiglu = true;
+		valid_assume(assumed, alen, "SwiGLU, RMSNorm, no biases (%s), ffn 4 x hidden "
+		             "notwithstanding", nanotron ? "nanotron's Llama code" : "a Llama-family model");
+	}
+	/* nanotron's scaling benchmark ties the embeddings of its models below
+	 * an ffn of 10,000 ("model < 4B": scripts/scaling_benchmarks.py:78 at
+	 * 0e0a27ea), its 1B and 3B */
+	bool untied = swiglu;
+	if (nanotron && swiglu && ffn > 0 && ffn < 10000) {
+		untied = false;
+		valid_assume(assumed, alen, "tied embeddings (nanotron's scaling benchmark ties them "
+		             "below an ffn of 10,000)");
+	}
 	if (!*fwcol)
 		valid_assume(assumed, alen, "framework %s%s%s (stacks.csv line %d)", profile,
 		             *attention ? ", attention " : "", attention, st ? st->line : 0);
@@ -462,7 +496,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	if (!from_file)
 		sim_buf_printf(b, "activation = %s\nnorm = %s\nuntied_embeddings = %s\n",
 		               swiglu ? "swiglu" : "gelu", swiglu ? "rmsnorm" : "layernorm",
-		               swiglu ? "true" : "false");
+		               untied ? "true" : "false");
 	put_recipe(b, mod, rec, "model.", assumed, alen);
 	/* The SwiGLU families (Llama, Mistral, DeepSeek) carry no linear
 	 * biases; [model] bias defaults to Megatron's GPT (true), so say it

@@ -26,6 +26,9 @@ trap 'rm -rf "$tmp"' EXIT
 #      under Megatron-Core: its uneven rule counts the embedding and the loss
 #      as a layer each, 128 units, 8 per stage: vpp 4 (2 per chunk, as the
 #      405B recipe's pp 8 vpp 8), layers per virtual stage 1, 2 x 62, 1
+#  XT: nanotron's scaling-benchmark 1B (hidden 2048, ffn 8192 = 4 x hidden,
+#      MHA) is its Llama, SwiGLU and RMSNorm, with tied embeddings (the
+#      benchmark ties them below an ffn of 10,000); its 8B (ffn 14336) untied
 #  XO: D01 offloading to the CPU with zero open: stage 2, also on AWS EFA
 #      (XO2: p5's host DRAM, topologies/nodes/p5-h100.ini); XN: V0001 (no
 #      pipeline) on NVMe with zero open: stage 3, on the DGX A100's NVMe
@@ -57,6 +60,12 @@ derive("D05", "XU1", model="Llama 3.1 405B", layers="126", hidden="16384", heads
        vpp="", global_batch="128", micro_batch="1", note="")
 derive("D01", "XO1", offload="cpu", zero="")
 derive("D01", "XO2", offload="cpu", zero="", fabric="efa")
+nt = dict(source="The Ultra-Scale Playbook (Hugging Face 2025) nanotron scaling benchmark",
+          layers="16", hidden="2048", heads="32", kv_heads="32", ffn="8192", vocab="32768",
+          seq_len="4096", gpus="8", tp="8", pp="1", dp="1", global_batch="8", micro_batch="1",
+          fabric="efa", note="", sequence_parallel="1", vpp="1", zero="0", recompute="none")
+derive("D01", "XT1", model="1B", **nt)
+derive("D01", "XT2", model="8B", **dict(nt, layers="32", hidden="4096", ffn="14336"))
 derive("V0001", "XN0")
 derive("V0001", "XN1", offload="nvme", zero="")
 w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
@@ -94,6 +103,10 @@ want(same("XL0", "XL1") and "layers, hidden, heads, kv_heads, ffn, vocab, seq_le
 want(r["XU1"]["status"] == "ok" and "vpp 4 (interleaved" in r["XU1"]["assumed"]
      and "layers per virtual stage 1, 2 x 62, 1" in r["XU1"]["assumed"],
      "an uneven split interleaved of unknown depth", "XU1")
+want(r["XT1"]["status"] == "ok" and "SwiGLU, RMSNorm, no biases (nanotron's Llama code)" in r["XT1"]["assumed"]
+     and "tied embeddings (nanotron's scaling benchmark" in r["XT1"]["assumed"]
+     and r["XT2"]["status"] == "ok" and "tied embeddings" not in r["XT2"]["assumed"],
+     "nanotron's scaling-benchmark models", "XT1", "XT2")
 want(r["XO1"]["status"] == "ok" and "zero 2 (not published: DeepSpeed's stage for offload to cpu)" in r["XO1"]["assumed"]
      and r["XO2"]["status"] == "ok", "an offload row with zero open", "XO1", "XO2")
 want(r["XN1"]["status"] == "ok" and "zero 3 (not published: DeepSpeed's stage for offload to nvme)" in r["XN1"]["assumed"]
