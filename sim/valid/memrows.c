@@ -24,11 +24,22 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *get(const cases_csv *c, size_t row, const char *col)
 {
 	int k = cases_csv_col(c, col);
 	return k < 0 ? "" : cases_csv_get(c, row, k);
+}
+
+/* Whether `s` holds `w`, case aside. */
+static bool strcasestr_ascii(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	for (; *s; s++)
+		if (!strncasecmp(s, w, n))
+			return true;
+	return false;
 }
 
 /* The case file's GPU names -> GPU files and node templates. */
@@ -369,6 +380,18 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	else
 		valid_assume(assumed, alen, "framework %s%s", profile, st ? " (stacks.csv)" : "");
 	bool swiglu = ffn > 0 && ffn != 4 * hidden;
+	/* a Llama-family model whose ffn is 4 x hidden (Llama 3.2 1B: 2048 and
+	 * 8192) is SwiGLU all the same: its name, or nanotron's Llama code */
+	const char *mn = get(c, row, "model");
+	if (!swiglu && ffn > 0 &&
+	    (!strcmp(profile, "nanotron") || strcasestr_ascii(mn, "llama") ||
+	     strcasestr_ascii(mn, "mistral") || strcasestr_ascii(mn, "mixtral") ||
+	     strcasestr_ascii(mn, "qwen"))) {
+		swiglu = true;
+		valid_assume(assumed, alen, "SwiGLU, RMSNorm, no biases (%s), ffn 4 x hidden "
+		             "notwithstanding", !strcmp(profile, "nanotron") ? "nanotron's Llama code"
+		                                                           : "a Llama-family model");
+	}
 	long vocab = atol(get(c, row, "vocab"));
 	if (strstr(note, "padded to a multiple of 128*tp") || strstr(note, "padded by Megatron")) {
 		long q = 128 * tp;

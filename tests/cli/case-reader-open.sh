@@ -120,7 +120,8 @@ PY
 # memory_kind oom) is predicted by its verdict, outside the error
 # statistics: MA01 at micro_batch 64 is out of memory, at its own 1 it fits;
 # an H200 row loads; a model named as sources spell it ("Llama 2 7B") takes
-# an open kv_heads from models/llama2-7b.ini.
+# an open kv_heads from models/llama2-7b.ini; a nanotron row of Llama 3.2 1B
+# (ffn 8192 = 4 x 2048) is SwiGLU.
 python3 - tests/cases/memory.csv "$tmp/mem.csv" <<'PY'
 import csv, sys
 rows = {r["id"]: r for r in csv.DictReader(open(sys.argv[1]))}
@@ -135,6 +136,10 @@ derive("MA01", "YO2", measured_peak_gib="", memory_kind="oom", note="OOM at the 
 derive("MA03", "YH1", gpu="h200-sxm-141g")
 derive("MH01", "YK0")
 derive("MH01", "YK1", model="Llama 2 7B", kv_heads="")
+derive("MH01", "YL1", model="Llama 3.2 1B", framework="nanotron", source="a memory grid (2025)",
+       layers="16", hidden="2048",
+       heads="32", kv_heads="8", ffn="8192", vocab="128256", params_b="1.24", zero="1",
+       recompute="none", trainable="all", lora_rank="")
 w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
 w.writeheader()
 w.writerows(out)
@@ -162,15 +167,17 @@ want(r["YO1"]["status"] == "ok" and r["YO1"]["oom_run"] and r["YO1"]["verdict"] 
 want(r["YO2"]["oom_run"] and r["YO2"]["verdict"] == "fits" and r["YD0"]["verdict"] == "fits",
      "MA01's plan is not called fits", "YO2", "YD0")
 s = j["summary"]["all"]
-want(s["oom_runs"] == 2 and s["oom_called"] == 1 and s["fit_called_oom"] == 0 and s["ok"] == 5
+want(s["oom_runs"] == 2 and s["oom_called"] == 1 and s["fit_called_oom"] == 0 and s["ok"] == 6
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
+want(r["YL1"]["status"] == "ok" and "SwiGLU, RMSNorm, no biases (nanotron's Llama code)" in r["YL1"]["assumed"],
+     "a nanotron Llama 3.2 1B memory row", "YL1")
 want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predicted_gib"]
      and "kv_heads from models/llama2-7b.ini" in r["YK1"]["assumed"],
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 2, called out of memory: 1; completed runs called out of memory: 0 of 5$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 2, called out of memory: 1; completed runs called out of memory: 0 of 6$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row
