@@ -343,11 +343,109 @@ static void layer_checkpointing(sim_buf *b, const cases_csv *c, size_t row, char
 	valid_assume(assumed, alen, "%s", why);
 }
 
+/* The [parallel] keys of the row's open plan columns: the plan keys' own
+ * defaults (zero 0, recompute none, no sequence parallelism) said, dp from
+ * the GPUs, sequence parallelism for MoE under TP, and the offload with
+ * its ZeRO stage. */
+static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layers, long dp,
+                          char *assumed, size_t alen)
+{
+	const char *off = get(c, row, "offload");
+	bool cpu = !strcmp(off, "cpu"), nvme = !strcmp(off, "nvme");
+	if (!*get(c, row, "zero") && !cpu && !nvme)
+		valid_assume(assumed, alen, "zero 0 (not published)");
+	if (!*get(c, row, "recompute") && !layers)
+		valid_assume(assumed, alen, "recompute none (not published)");
+	if (!*get(c, row, "sequence_parallel") && atol(get(c, row, "tp")) > 1 &&
+	    atol(get(c, row, "moe_experts")) <= 1)
+		valid_assume(assumed, alen, "sequence_parallel 0 (not published)");
+	if (!*get(c, row, "dp") && dp > 0) {
+		sim_buf_printf(b, "dp = %ld\n", dp);
+		valid_assume(assumed, alen, "dp %ld (not published: gpus / (tp pp cp))", dp);
+	}
+	/* An MoE row with TP whose sequence-parallel column is open ran it:
+	 * Megatron-Core refuses to train an MoE layer under TP without it
+	 * (megatron/core/transformer/moe/moe_layer.py:636-640 at d98e8a64,
+	 * ValueError), as the plan checks do (plan/check.c). */
+	long tp = atol(get(c, row, "tp"));
+	if (atol(get(c, row, "moe_experts")) > 1 && tp > 1 && !*get(c, row, "sequence_parallel")) {
+		sim_buf_printf(b, "sequence_parallel = true\n");
+		valid_assume(assumed, alen,
+		             "sequence_parallel 1 (not published: MoE under tp %ld runs it, as "
+		             "Megatron-Core requires)", tp);
+	}
+	/* offload: ZeRO-Offload (cpu: the optimizer states and their step on
+	 * the host) or ZeRO-Infinity (nvme: the states on NVMe, and under
+	 * ZeRO-3 the parameters too, as the ZeRO-Infinity paper runs it); the
+	 * schema does not say which tensors, so the documented default is said */
+	if (cpu || nvme) {
+		/* an open ZeRO stage: the lowest DeepSpeed offloads at, as its
+		 * documentation configures it: ZeRO-Offload's tutorial runs stage 2
+		 * (docs/_tutorials/zero-offload.md:46), NVMe offloading "is available
+		 * only with ZeRO stage 3" (docs/_pages/config-json.md:688; both at
+		 * deepspeedai/DeepSpeed edaa72212) */
+		int zero = atoi(get(c, row, "zero"));
+		if (!*get(c, row, "zero")) {
+			zero = nvme ? 3 : 2;
+			sim_buf_printf(b, "zero = %d\n", zero);
+			valid_assume(assumed, alen,
+			             "zero %d (not published: DeepSpeed's stage for offload to %s)",
+			             zero, off);
+		}
+		bool params = nvme && zero >= 3;
+		sim_buf_printf(b, "offload_optimizer = %s\n", off);
+		if (params)
+			sim_buf_printf(b, "offload_params = nvme\n");
+		valid_assume(assumed, alen,
+		             "offload %s: the optimizer states and step on the %s%s", off,
+		             cpu ? "CPU (ZeRO-Offload); parameters on the GPU" : "NVMe",
+		             params ? ", the ZeRO-3 parameters on NVMe too (ZeRO-Infinity)"
+		             : nvme ? "; parameters on the GPU" : "");
+	}
+}
+
+/* The vpp of a pipelined row that leaves it open (default_vpp): 1 under a
+ * framework without the interleaved schedule; said. `nl` the model's
+ * layers, `mb` the tuned micro-batch (0: none). */
+static void put_open_vpp(sim_buf *b, const cases_csv *c, size_t row, const valid_options *opt,
+                         const char *profile, long nl, long pp, long dp, long mb,
+                         char *assumed, size_t alen)
+{
+	/* the micro-batch the row runs: its column, the tuned one, else 1 */
+	const char *col = get(c, row, "micro_batch");
+	long run_mb = *col ? atol(col) : mb > 0 ? mb : 1;
+	long m = run_mb > 0 && dp > 0 ? atol(get(c, row, "global_batch")) / (run_mb * dp) : 0;
+	/* a framework without an interleaved schedule (DeepSpeed's
+	 * pipeline engine, nanotron, FSDP stacks) ran plain 1F1B */
+	plan_framework fw;
+	bool fw_ok = load_profile(opt, profile, &fw);
+	bool interleaves = !fw_ok || (fw.sched_mask & PLAN_FW_INTERLEAVED);
+	long v = interleaves ? default_vpp(nl, pp, m,
+	                                   fw_ok && fw.uneven == PLAN_UNEVEN_END_STAGES)
+	                     : 1;
+	sim_buf_printf(b, "vpp = %ld\n", v);
+	if (interleaves)
+		valid_assume(assumed, alen,
+		             "vpp %ld (interleaved, depth not published: chunks of >= 2 "
+		             "layers as NVIDIA's recipes, or of 1 where the stage's count "
+		             "is prime)",
+		             v);
+	else
+		valid_assume(assumed, alen,
+		             "vpp 1 (not published; framework %s runs no interleaved "
+		             "schedule: runs_schedules = %s)",
+		             profile, fw.schedules);
+}
+
 /* Text of row `row`; `mb` > 0 stands for an empty micro_batch column (the
  * tuned choice of tuned_micro_batch), 0 leaves it to the column. */
-static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
-			    const valid_options *opt, long mb, sim_buf *b, char *assumed, size_t alen,
-			    char *why, size_t whylen)
+/* The row's hardware: its GPU file (valid_gpu_alias), the node template of
+ * its node_intra (open: the GPU's baseboard, valid_default_intra) and its
+ * GPUs per node (open: 8, every template's box but the NVL72 rack), each
+ * default said; NULL, or why the row has none. */
+static const char *row_hardware(const cases_csv *c, size_t row, const char **gpu_out,
+                                const char **tmpl_out, long *gpn_out, char *assumed, size_t alen,
+                                char *why, size_t whylen)
 {
 	const char *gpu = get(c, row, "gpu"), *intra = get(c, row, "node_intra");
 	const char *alias;
@@ -366,38 +464,26 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		         "PCIe Gen5, 8 x A100 PCIe Gen4)", intra, gpu);
 		return why;
 	}
-	const char *off = get(c, row, "offload");
-	bool cpu = !strcmp(off, "cpu"), nvme = !strcmp(off, "nvme");
-	if (*off && strcmp(off, "none") && !cpu && !nvme)
-		return "offload: expected none, cpu or nvme";
-	long gpus = atol(get(c, row, "gpus")), gpn = atol(get(c, row, "gpus_per_node"));
+	long gpn = atol(get(c, row, "gpus_per_node"));
 	/* every node template but the NVL72 rack's is a box of 8 */
 	if (!*get(c, row, "gpus_per_node") && strcmp(tmpl, "gb200-nvl72")) {
 		gpn = 8;
 		valid_assume(assumed, alen, "gpus_per_node 8 (not published: the %s node's)", tmpl);
 	}
-	long hidden = atol(get(c, row, "hidden")), ffn = atol(get(c, row, "ffn"));
-	long pp = atol(get(c, row, "pp")), dp = row_dp(c, row);
-	/* open architecture columns: from the model's file (valid_model_file,
-	 * as memory rows take them), its activation, norm and embeddings too;
-	 * without one, a missing layers, hidden, heads, vocab or seq_len is
-	 * the loader's error and kv_heads and ffn get the GPT defaults */
-	static const char *const arch[] = {"layers", "hidden", "heads", "kv_heads",
-	                                   "ffn",    "vocab",  "seq_len"};
-	char open_cols[96] = "", mname[64] = "", msrc[200] = "";
-	for (size_t i = 0; i < sizeof arch / sizeof arch[0]; i++)
-		if (!*get(c, row, arch[i]))
-			snprintf(open_cols + strlen(open_cols), sizeof open_cols - strlen(open_cols),
-			         "%s%s", *open_cols ? ", " : "", arch[i]);
-	bool from_file = *open_cols && opt &&
-	                 valid_model_file(get(c, row, "model"), opt->datadir, mname, sizeof mname,
-	                                  msrc, sizeof msrc);
-	if (from_file)
-		valid_assume(assumed, alen, "%s from models/%s.ini (%s)", open_cols, mname,
-		             *msrc ? msrc : "no source given");
-	if (gpus <= 0 || gpn <= 0 || (hidden <= 0 && !from_file))
-		return "gpus, gpus_per_node or hidden missing";
-	bool swiglu = ffn > 0 && ffn != 4 * hidden;
+	*gpu_out = gpu;
+	*tmpl_out = tmpl;
+	*gpn_out = gpn;
+	return NULL;
+}
+
+/* The row's framework profile and attention path: its framework column
+ * (a profile's name, or what the name stands for: valid_framework_profile),
+ * else the stack table's row for its source (stacks.csv), else
+ * megatron-core; said. `name` holds a resolved name; NULL, or why not. */
+static const char *row_stack(const cases_csv *c, size_t row, const valid_options *opt,
+                             const char **profile_out, const char **attention_out, char *name,
+                             size_t nlen, char *assumed, size_t alen, char *why, size_t whylen)
+{
 	/* the software stack: the row's framework column, else the table */
 	const char *source = get(c, row, "source");
 	const char *fwcol = cases_csv_col(c, "framework") >= 0 ? get(c, row, "framework") : "";
@@ -409,11 +495,10 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	/* a framework column that is no profile's file name: the profile its
 	 * name stands for (valid_framework_profile), with that stack's
 	 * attention */
-	char fwname[64];
 	const valid_stack *fst = NULL;
 	const char *how = *fwcol && opt ? valid_framework_profile(opt, fwcol, source,
-	                                                          atoi(get(c, row, "zero")), fwname,
-	                                                          sizeof fwname, &fst)
+	                                                          atoi(get(c, row, "zero")), name,
+	                                                          nlen, &fst)
 	                                : "";
 	if (!how) {
 		snprintf(why, whylen, "framework '%.60s': no profile topologies/frameworks/<name>.ini "
@@ -421,7 +506,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		return why;
 	}
 	if (*how && strcmp(how, "its profile")) {
-		profile = fwname;
+		profile = name;
 		attention = fst && *fst->attention ? fst->attention : "";
 		valid_assume(assumed, alen, "framework '%s' as profile %s%s%s (%s%s%.0d)", fwcol,
 		             profile, *attention ? ", attention " : "", attention, how,
@@ -429,6 +514,23 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	}
 	if (strchr(profile, '/'))
 		return "framework: expected a profile name of topologies/frameworks/";
+	if (!*fwcol)
+		valid_assume(assumed, alen, "framework %s%s%s (stacks.csv line %d)", profile,
+		             *attention ? ", attention " : "", attention, st ? st->line : 0);
+	*profile_out = profile;
+	*attention_out = attention;
+	return NULL;
+}
+
+/* Whether the row's model is SwiGLU (with RMSNorm and no biases) and has
+ * untied embeddings: an ffn other than 4 x hidden (the Llama families), or
+ * one of 4 x hidden in a Llama-family model; said where the ffn alone does
+ * not tell. */
+static void row_model_kind(const cases_csv *c, size_t row, const char *profile, long hidden,
+                           long ffn, bool *swiglu_out, bool *untied_out, char *assumed,
+                           size_t alen)
+{
+	bool swiglu = ffn > 0 && ffn != 4 * hidden;
 	/* A Llama-family model whose ffn happens to be 4 x hidden is SwiGLU all
 	 * the same (nanotron's scaling benchmark 1B: hidden 2048, ffn 8192,
 	 * scripts/scaling_benchmarks.py:306 at huggingface/nanotron 0e0a27ea):
@@ -452,9 +554,53 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		valid_assume(assumed, alen, "tied embeddings (nanotron's scaling benchmark ties them "
 		             "below an ffn of 10,000)");
 	}
-	if (!*fwcol)
-		valid_assume(assumed, alen, "framework %s%s%s (stacks.csv line %d)", profile,
-		             *attention ? ", attention " : "", attention, st ? st->line : 0);
+	*swiglu_out = swiglu;
+	*untied_out = untied;
+}
+
+static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
+			    const valid_options *opt, long mb, sim_buf *b, char *assumed, size_t alen,
+			    char *why, size_t whylen)
+{
+	const char *gpu, *tmpl;
+	long gpn;
+	const char *hw = row_hardware(c, row, &gpu, &tmpl, &gpn, assumed, alen, why, whylen);
+	if (hw)
+		return hw;
+	const char *off = get(c, row, "offload");
+	bool cpu = !strcmp(off, "cpu"), nvme = !strcmp(off, "nvme");
+	if (*off && strcmp(off, "none") && !cpu && !nvme)
+		return "offload: expected none, cpu or nvme";
+	long gpus = atol(get(c, row, "gpus"));
+	long hidden = atol(get(c, row, "hidden")), ffn = atol(get(c, row, "ffn"));
+	long pp = atol(get(c, row, "pp")), dp = row_dp(c, row);
+	/* open architecture columns: from the model's file (valid_model_file,
+	 * as memory rows take them), its activation, norm and embeddings too;
+	 * without one, a missing layers, hidden, heads, vocab or seq_len is
+	 * the loader's error and kv_heads and ffn get the GPT defaults */
+	static const char *const arch[] = {"layers", "hidden", "heads", "kv_heads",
+	                                   "ffn",    "vocab",  "seq_len"};
+	char open_cols[96] = "", mname[64] = "", msrc[200] = "";
+	for (size_t i = 0; i < sizeof arch / sizeof arch[0]; i++)
+		if (!*get(c, row, arch[i]))
+			snprintf(open_cols + strlen(open_cols), sizeof open_cols - strlen(open_cols),
+			         "%s%s", *open_cols ? ", " : "", arch[i]);
+	bool from_file = *open_cols && opt &&
+	                 valid_model_file(get(c, row, "model"), opt->datadir, mname, sizeof mname,
+	                                  msrc, sizeof msrc);
+	if (from_file)
+		valid_assume(assumed, alen, "%s from models/%s.ini (%s)", open_cols, mname,
+		             *msrc ? msrc : "no source given");
+	if (gpus <= 0 || gpn <= 0 || (hidden <= 0 && !from_file))
+		return "gpus, gpus_per_node or hidden missing";
+	const char *profile, *attention;
+	char fwname[64];
+	const char *stk = row_stack(c, row, opt, &profile, &attention, fwname, sizeof fwname, assumed,
+	                            alen, why, whylen);
+	if (stk)
+		return stk;
+	bool swiglu, untied;
+	row_model_kind(c, row, profile, hidden, ffn, &swiglu, &untied, assumed, alen);
 	const char *efa = !strcmp(get(c, row, "fabric"), "efa") ? efa_cluster(gpu) : NULL;
 	if (!strcmp(get(c, row, "fabric"), "efa") && !efa) {
 		snprintf(why, whylen, "no shipped EFA cluster for %s (topologies/efa-*-cluster.ini: "
@@ -471,7 +617,8 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	if (from_file) /* first: the row's own columns override it */
 		sim_buf_printf(b, "include = %smodels/%s.ini\n", incdir, mname);
 	const valid_recipe *rec =
-		opt && opt->stacks ? valid_recipe_find(opt->stacks, source, get(c, row, "model"))
+		opt && opt->stacks ? valid_recipe_find(opt->stacks, get(c, row, "source"),
+		                                       get(c, row, "model"))
 				   : NULL;
 	sim_buf_printf(b, "[scenario]\nname = %s\n", get(c, row, "id"));
 	size_t mod = b->len;
@@ -554,57 +701,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 			put(b, c, row, same[i], same[i]);
 	if (layers)
 		layer_checkpointing(b, c, row, assumed, alen);
-	/* the plan keys' own defaults, said */
-	if (!*get(c, row, "zero") && !cpu && !nvme)
-		valid_assume(assumed, alen, "zero 0 (not published)");
-	if (!*get(c, row, "recompute") && !layers)
-		valid_assume(assumed, alen, "recompute none (not published)");
-	if (!*get(c, row, "sequence_parallel") && atol(get(c, row, "tp")) > 1 &&
-	    atol(get(c, row, "moe_experts")) <= 1)
-		valid_assume(assumed, alen, "sequence_parallel 0 (not published)");
-	if (!*get(c, row, "dp") && dp > 0) {
-		sim_buf_printf(b, "dp = %ld\n", dp);
-		valid_assume(assumed, alen, "dp %ld (not published: gpus / (tp pp cp))", dp);
-	}
-	/* An MoE row with TP whose sequence-parallel column is open ran it:
-	 * Megatron-Core refuses to train an MoE layer under TP without it
-	 * (megatron/core/transformer/moe/moe_layer.py:636-640 at d98e8a64,
-	 * ValueError), as the plan checks do (plan/check.c). */
-	long tp = atol(get(c, row, "tp"));
-	if (atol(get(c, row, "moe_experts")) > 1 && tp > 1 && !*get(c, row, "sequence_parallel")) {
-		sim_buf_printf(b, "sequence_parallel = true\n");
-		valid_assume(assumed, alen,
-		             "sequence_parallel 1 (not published: MoE under tp %ld runs it, as "
-		             "Megatron-Core requires)", tp);
-	}
-	/* offload: ZeRO-Offload (cpu: the optimizer states and their step on
-	 * the host) or ZeRO-Infinity (nvme: the states on NVMe, and under
-	 * ZeRO-3 the parameters too, as the ZeRO-Infinity paper runs it); the
-	 * schema does not say which tensors, so the documented default is said */
-	if (cpu || nvme) {
-		/* an open ZeRO stage: the lowest DeepSpeed offloads at, as its
-		 * documentation configures it: ZeRO-Offload's tutorial runs stage 2
-		 * (docs/_tutorials/zero-offload.md:46), NVMe offloading "is available
-		 * only with ZeRO stage 3" (docs/_pages/config-json.md:688; both at
-		 * deepspeedai/DeepSpeed edaa72212) */
-		int zero = atoi(get(c, row, "zero"));
-		if (!*get(c, row, "zero")) {
-			zero = nvme ? 3 : 2;
-			sim_buf_printf(b, "zero = %d\n", zero);
-			valid_assume(assumed, alen,
-			             "zero %d (not published: DeepSpeed's stage for offload to %s)",
-			             zero, off);
-		}
-		bool params = nvme && zero >= 3;
-		sim_buf_printf(b, "offload_optimizer = %s\n", off);
-		if (params)
-			sim_buf_printf(b, "offload_params = nvme\n");
-		valid_assume(assumed, alen,
-		             "offload %s: the optimizer states and step on the %s%s", off,
-		             cpu ? "CPU (ZeRO-Offload); parameters on the GPU" : "NVMe",
-		             params ? ", the ZeRO-3 parameters on NVMe too (ZeRO-Infinity)"
-		             : nvme ? "; parameters on the GPU" : "");
-	}
+	put_open_plan(b, c, row, layers, dp, assumed, alen);
 	if (!*get(c, row, "micro_batch")) {
 		if (mb > 0) {
 			sim_buf_printf(b, "micro_batch = %ld\n", mb);
@@ -616,34 +713,11 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		} else
 			valid_assume(assumed, alen, "micro_batch 1 (not published)");
 	}
-	if (!*get(c, row, "vpp") && pp > 1) {
-		/* the micro-batch the row runs: its column, the tuned one, else 1 */
-		const char *col = get(c, row, "micro_batch");
-		long run_mb = *col ? atol(col) : mb > 0 ? mb : 1;
-		long m = run_mb > 0 && dp > 0 ? atol(get(c, row, "global_batch")) / (run_mb * dp) : 0;
-		/* a framework without an interleaved schedule (DeepSpeed's
-		 * pipeline engine, nanotron, FSDP stacks) ran plain 1F1B */
-		plan_framework fw;
-		bool fw_ok = load_profile(opt, profile, &fw);
-		bool interleaves = !fw_ok || (fw.sched_mask & PLAN_FW_INTERLEAVED);
-		long nl = *get(c, row, "layers") ? atol(get(c, row, "layers"))
-		          : from_file ? file_layers(opt->datadir, mname) : 0;
-		long v = interleaves ? default_vpp(nl, pp, m,
-		                                   fw_ok && fw.uneven == PLAN_UNEVEN_END_STAGES)
-		                     : 1;
-		sim_buf_printf(b, "vpp = %ld\n", v);
-		if (interleaves)
-			valid_assume(assumed, alen,
-			             "vpp %ld (interleaved, depth not published: chunks of >= 2 "
-			             "layers as NVIDIA's recipes, or of 1 where the stage's count "
-			             "is prime)",
-			             v);
-		else
-			valid_assume(assumed, alen,
-			             "vpp 1 (not published; framework %s runs no interleaved "
-			             "schedule: runs_schedules = %s)",
-			             profile, fw.schedules);
-	}
+	if (!*get(c, row, "vpp") && pp > 1)
+		put_open_vpp(b, c, row, opt, profile,
+		             *get(c, row, "layers") ? atol(get(c, row, "layers"))
+		             : from_file ? file_layers(opt->datadir, mname) : 0,
+		             pp, dp, mb, assumed, alen);
 	/* A note naming Megatron's --overlap-param-gather (or --overlap-grad-reduce):
 	 * Megatron accepts the first only together with the second, so the
 	 * source's DP gradient reduction overlapped the backward. */
