@@ -317,6 +317,38 @@ static int untied_from_params(const cases_csv *c, size_t row, double *tied_b, do
 	return un;
 }
 
+/* The plan keys' defaults an open column of a memory row takes, said. */
+static void mem_open_assumed(const cases_csv *c, size_t row, char *assumed, size_t alen)
+{
+	if (!*get(c, row, "micro_batch"))
+		valid_assume(assumed, alen, "micro_batch 1 (not published)");
+	if (!*get(c, row, "zero"))
+		valid_assume(assumed, alen, "zero 0 (not published)");
+	if (!*get(c, row, "recompute"))
+		valid_assume(assumed, alen, "recompute none (not published)");
+	const char *fa = get(c, row, "flash_attention");
+	if (strcmp(fa, "yes") && strcmp(fa, "no"))
+		valid_assume(assumed, alen, "flash attention (%s)", *fa ? fa : "not published");
+}
+
+/* Whether a memory row's model is SwiGLU: an ffn other than 4 x hidden, or a
+ * Llama-family model whose ffn is 4 x hidden (Llama 3.2 1B: 2048 and 8192)
+ * by its name or nanotron's Llama code, said. */
+static bool mem_swiglu(const cases_csv *c, size_t row, const char *profile, long hidden, long ffn,
+                       char *assumed, size_t alen)
+{
+	if (ffn <= 0 || ffn != 4 * hidden)
+		return ffn > 0;
+	const char *mn = get(c, row, "model");
+	bool nano = !strcmp(profile, "nanotron");
+	if (!nano && !strcasestr_ascii(mn, "llama") && !strcasestr_ascii(mn, "mistral") &&
+	    !strcasestr_ascii(mn, "mixtral") && !strcasestr_ascii(mn, "qwen"))
+		return false;
+	valid_assume(assumed, alen, "SwiGLU, RMSNorm, no biases (%s), ffn 4 x hidden "
+	             "notwithstanding", nano ? "nanotron's Llama code" : "a Llama-family model");
+	return true;
+}
+
 /* The row's scenario text (includes under incdir); NULL, or why not. */
 static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
                             const valid_options *opt, sim_buf *b, char *assumed, size_t alen,
@@ -357,16 +389,7 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		dp = gpus / (tp * pp * cp);
 		valid_assume(assumed, alen, "dp %ld (not published: gpus / (tp pp cp))", dp);
 	}
-	if (!*get(c, row, "micro_batch"))
-		valid_assume(assumed, alen, "micro_batch 1 (not published)");
-	/* the plan keys' defaults an open column takes, said */
-	if (!*get(c, row, "zero"))
-		valid_assume(assumed, alen, "zero 0 (not published)");
-	if (!*get(c, row, "recompute"))
-		valid_assume(assumed, alen, "recompute none (not published)");
-	const char *fa = get(c, row, "flash_attention");
-	if (strcmp(fa, "yes") && strcmp(fa, "no"))
-		valid_assume(assumed, alen, "flash attention (%s)", *fa ? fa : "not published");
+	mem_open_assumed(c, row, assumed, alen);
 	if (gpus <= 0 || (hidden <= 0 && !from_file) || tp <= 0 || pp <= 0 || dp <= 0 || mb <= 0 ||
 	    cp <= 0)
 		return "gpus, hidden, tp, pp, dp, cp or micro_batch missing";
@@ -379,19 +402,7 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		             profile, how);
 	else
 		valid_assume(assumed, alen, "framework %s%s", profile, st ? " (stacks.csv)" : "");
-	bool swiglu = ffn > 0 && ffn != 4 * hidden;
-	/* a Llama-family model whose ffn is 4 x hidden (Llama 3.2 1B: 2048 and
-	 * 8192) is SwiGLU all the same: its name, or nanotron's Llama code */
-	const char *mn = get(c, row, "model");
-	if (!swiglu && ffn > 0 &&
-	    (!strcmp(profile, "nanotron") || strcasestr_ascii(mn, "llama") ||
-	     strcasestr_ascii(mn, "mistral") || strcasestr_ascii(mn, "mixtral") ||
-	     strcasestr_ascii(mn, "qwen"))) {
-		swiglu = true;
-		valid_assume(assumed, alen, "SwiGLU, RMSNorm, no biases (%s), ffn 4 x hidden "
-		             "notwithstanding", !strcmp(profile, "nanotron") ? "nanotron's Llama code"
-		                                                           : "a Llama-family model");
-	}
+	bool swiglu = mem_swiglu(c, row, profile, hidden, ffn, assumed, alen);
 	long vocab = atol(get(c, row, "vocab"));
 	if (strstr(note, "padded to a multiple of 128*tp") || strstr(note, "padded by Megatron")) {
 		long q = 128 * tp;
