@@ -16,18 +16,30 @@
  * --scenario ID` prints the result). The GPU column's names map to GPU files
  * (gpu_map); a form factor the source left open is an assumption printed
  * with the row, as are architecture columns a row leaves open, taken from
- * the model's file under models/ (model_file). */
+ * the model's file under models/ (valid_model_file). */
 #include "valid_int.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *get(const cases_csv *c, size_t row, const char *col)
 {
 	int k = cases_csv_col(c, col);
 	return k < 0 ? "" : cases_csv_get(c, row, k);
+}
+
+/* Whether `s` holds `w`, case aside. */
+static bool strcasestr_ascii(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	for (; *s; s++)
+		if (!strncasecmp(s, w, n))
+			return true;
+	return false;
 }
 
 /* The case file's GPU names -> GPU files and node templates. */
@@ -40,6 +52,14 @@ static const struct {
         {"a100-80g", "a100-sxm4-80g", "dgx-a100-80g", "A100 80 GB form factor not stated: SXM4"},
         {"h100-sxm5-80g", "h100-sxm5-80g", "dgx-h100", NULL},
         {"h100-80g", "h100-sxm5-80g", "dgx-h100", "H100 80 GB form factor not stated: SXM5"},
+        /* the training schema's names (tests/cases/README.md) of GPUs a
+         * memory source may name too: PCIe cards in their 8-GPU boxes,
+         * H200 and H800 in their HGX nodes */
+        {"a100-pcie", "a100-pcie", "pcie-8x-a100", NULL},
+        {"a100-pcie-40g", "a100-pcie-40g", "pcie-8x-a100", NULL},
+        {"h100-pcie", "h100-pcie", "pcie-8x-h100", NULL},
+        {"h200-sxm-141g", "h200-sxm-141g", "hgx-h200", NULL},
+        {"h800-sxm5-80g", "h800-sxm5-80g", "hgx-h800", NULL},
         {"rtx3090-24g", "rtx-3090", "pcie-4x4090", NULL},
         {"rtx4090-24g", "rtx-4090", "pcie-4x4090", NULL},
         {"unknown-40g", "a100-pcie-40g", "dgx-a100-40g", "a 40 GB GPU not named: A100 PCIe 40 GB"},
@@ -154,33 +174,87 @@ static void note_keys(const char *note, sim_buf *sect[4], char *seen, size_t see
 }
 
 /* The row's framework profile: a stacks.csv row for its source and
- * framework, else a profile named by the framework column, else the default. */
+ * framework, else a profile named by the framework column (its text before
+ * " (+"), else the profile the column's name stands for
+ * (valid_framework_profile: "Nanotron", "PyTorch FSDP"; *how says how, else
+ * ""), else the default. */
 static const char *row_profile(const cases_csv *c, size_t row, const valid_options *opt,
-                               const valid_stack **st)
+                               const valid_stack **st, const char **how)
 {
-	const char *fw = get(c, row, "framework");
-	*st = opt->stacks ? valid_stack_find_fw(opt->stacks, get(c, row, "source"), fw,
-	                                                  atoi(get(c, row, "zero")))
-	                            : NULL;
+	const char *fw = get(c, row, "framework"), *src = get(c, row, "source");
+	int zero = atoi(get(c, row, "zero"));
+	*how = "";
+	*st = opt->stacks ? valid_stack_find_fw(opt->stacks, src, fw, zero) : NULL;
 	if (*st && *(*st)->match)
 		return (*st)->profile;
 	static char name[64];
 	size_t n = strcspn(fw, " (+");
 	snprintf(name, sizeof name, "%.*s", (int)(n < 63 ? n : 63), fw);
+	const valid_stack *fst = NULL;
+	char res[64];
+	const char *h = *name ? valid_framework_profile(opt, name, src, zero, res, sizeof res, &fst)
+	                      : NULL;
+	if (h && !strcmp(h, "its profile"))
+		return name;
+	h = *fw ? valid_framework_profile(opt, fw, src, zero, res, sizeof res, &fst) : NULL;
+	if (h) {
+		if (fst)
+			*st = fst;
+		*how = h;
+		snprintf(name, sizeof name, "%s", res);
+	}
 	return *name && !strchr(name, '/') ? name : "megatron-core";
 }
 
 /* The architecture columns a row may leave open. */
 static const char *const arch_cols[] = {"layers", "hidden", "heads", "kv_heads", "ffn", "vocab"};
 
+/* The name without its '-' separators ("llama-2-7b" -> "llama27b"). */
+static void squeeze(const char *in, char *out, size_t len)
+{
+	size_t n = 0;
+	for (; *in && n + 1 < len; in++)
+		if (*in != '-')
+			out[n++] = *in;
+	out[n] = 0;
+}
+
+/* The model file whose name equals `name` but for '-' separators: a
+ * source's "Llama 2 7B" is models/llama2-7b.ini, "Llama 3.2 1B"
+ * llama3.2-1b.ini. On a match (the least such file name, so the choice does
+ * not depend on the directory's order) name gets the file's base name. */
+static bool model_file_loose(const char *datadir, char *name, size_t nlen)
+{
+	char dir[1024], want[64], best[64] = "";
+	snprintf(dir, sizeof dir, "%s/models", datadir ? datadir : ".");
+	squeeze(name, want, sizeof want);
+	DIR *d = opendir(dir);
+	if (!d)
+		return false;
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t n = strlen(e->d_name);
+		char base[64], sq[64];
+		if (n < 5 || n - 4 >= sizeof base || strcmp(e->d_name + n - 4, ".ini"))
+			continue;
+		snprintf(base, sizeof base, "%.*s", (int)(n - 4), e->d_name);
+		squeeze(base, sq, sizeof sq);
+		if (!strcmp(sq, want) && (!*best || strcmp(base, best) < 0))
+			snprintf(best, sizeof best, "%s", base);
+	}
+	closedir(d);
+	if (!*best || strlen(best) >= nlen)
+		return false;
+	snprintf(name, nlen, "%s", best);
+	return true;
+}
+
 /* A row leaving an architecture column open takes it from the model's file,
  * models/<name>.ini, <name> the row's model column lower-cased with spaces as
  * '-' ("Qwen-14B" -> qwen-14b): its cited config (the file's source key),
  * printed as an assumption. True when the file exists; *src gets its source. */
-static bool model_file(const cases_csv *c, size_t row, const char *datadir, char *name, size_t nlen,
-                       char *src, size_t slen)
+bool valid_model_file(const char *m, const char *datadir, char *name, size_t nlen, char *src,
+                      size_t slen)
 {
-	const char *m = get(c, row, "model");
 	size_t n = 0;
 	for (; *m && n + 1 < nlen; m++) {
 		unsigned char ch = (unsigned char)*m;
@@ -194,8 +268,13 @@ static bool model_file(const cases_csv *c, size_t row, const char *datadir, char
 	char path[1024], *text = NULL;
 	size_t len;
 	snprintf(path, sizeof path, "%s/models/%s.ini", datadir ? datadir : ".", name);
-	if (sim_input_read(path, 1 << 16, &text, &len, NULL) != 0)
-		return false;
+	if (sim_input_read(path, 1 << 16, &text, &len, NULL) != 0) {
+		if (!model_file_loose(datadir, name, nlen))
+			return false;
+		snprintf(path, sizeof path, "%s/models/%s.ini", datadir ? datadir : ".", name);
+		if (sim_input_read(path, 1 << 16, &text, &len, NULL) != 0)
+			return false;
+	}
 	*src = 0;
 	const char *k = strstr(text, "\nsource = ");
 	if (k) {
@@ -238,6 +317,38 @@ static int untied_from_params(const cases_csv *c, size_t row, double *tied_b, do
 	return un;
 }
 
+/* The plan keys' defaults an open column of a memory row takes, said. */
+static void mem_open_assumed(const cases_csv *c, size_t row, char *assumed, size_t alen)
+{
+	if (!*get(c, row, "micro_batch"))
+		valid_assume(assumed, alen, "micro_batch 1 (not published)");
+	if (!*get(c, row, "zero"))
+		valid_assume(assumed, alen, "zero 0 (not published)");
+	if (!*get(c, row, "recompute"))
+		valid_assume(assumed, alen, "recompute none (not published)");
+	const char *fa = get(c, row, "flash_attention");
+	if (strcmp(fa, "yes") && strcmp(fa, "no"))
+		valid_assume(assumed, alen, "flash attention (%s)", *fa ? fa : "not published");
+}
+
+/* Whether a memory row's model is SwiGLU: an ffn other than 4 x hidden, or a
+ * Llama-family model whose ffn is 4 x hidden (Llama 3.2 1B: 2048 and 8192)
+ * by its name or nanotron's Llama code, said. */
+static bool mem_swiglu(const cases_csv *c, size_t row, const char *profile, long hidden, long ffn,
+                       char *assumed, size_t alen)
+{
+	if (ffn <= 0 || ffn != 4 * hidden)
+		return ffn > 0;
+	const char *mn = get(c, row, "model");
+	bool nano = !strcmp(profile, "nanotron");
+	if (!nano && !strcasestr_ascii(mn, "llama") && !strcasestr_ascii(mn, "mistral") &&
+	    !strcasestr_ascii(mn, "mixtral") && !strcasestr_ascii(mn, "qwen"))
+		return false;
+	valid_assume(assumed, alen, "SwiGLU, RMSNorm, no biases (%s), ffn 4 x hidden "
+	             "notwithstanding", nano ? "nanotron's Llama code" : "a Llama-family model");
+	return true;
+}
+
 /* The row's scenario text (includes under incdir); NULL, or why not. */
 static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
                             const valid_options *opt, sim_buf *b, char *assumed, size_t alen,
@@ -261,7 +372,8 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 			         *open_cols ? ", " : "", arch_cols[i]);
 	bool from_file = *open_cols != 0;
 	if (from_file) {
-		if (!model_file(c, row, opt->datadir, mname, sizeof mname, msrc, sizeof msrc))
+		if (!valid_model_file(get(c, row, "model"), opt->datadir, mname, sizeof mname, msrc,
+		                      sizeof msrc))
 			return "ffn or vocab not given and no models/<model>.ini (the model's "
 			       "config is not verified)";
 		valid_assume(assumed, alen, "%s from models/%s.ini (%s)", open_cols, mname,
@@ -272,14 +384,25 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	long pp = atol(get(c, row, "pp")), dp = atol(get(c, row, "dp"));
 	long mb = *get(c, row, "micro_batch") ? atol(get(c, row, "micro_batch")) : 1;
 	long cp = *get(c, row, "cp") ? atol(get(c, row, "cp")) : 1;
+	/* an open dp: the degree that fills the GPUs (tp pp dp cp = gpus) */
+	if (!*get(c, row, "dp") && tp > 0 && pp > 0 && cp > 0 && gpus % (tp * pp * cp) == 0) {
+		dp = gpus / (tp * pp * cp);
+		valid_assume(assumed, alen, "dp %ld (not published: gpus / (tp pp cp))", dp);
+	}
+	mem_open_assumed(c, row, assumed, alen);
 	if (gpus <= 0 || (hidden <= 0 && !from_file) || tp <= 0 || pp <= 0 || dp <= 0 || mb <= 0 ||
 	    cp <= 0)
 		return "gpus, hidden, tp, pp, dp, cp or micro_batch missing";
 	const char *note = get(c, row, "note");
 	const valid_stack *st;
-	const char *profile = row_profile(c, row, opt, &st);
-	valid_assume(assumed, alen, "framework %s%s", profile, st ? " (stacks.csv)" : "");
-	bool swiglu = ffn > 0 && ffn != 4 * hidden;
+	const char *how;
+	const char *profile = row_profile(c, row, opt, &st, &how);
+	if (*how)
+		valid_assume(assumed, alen, "framework '%s' as profile %s (%s)", get(c, row, "framework"),
+		             profile, how);
+	else
+		valid_assume(assumed, alen, "framework %s%s", profile, st ? " (stacks.csv)" : "");
+	bool swiglu = mem_swiglu(c, row, profile, hidden, ffn, assumed, alen);
 	long vocab = atol(get(c, row, "vocab"));
 	if (strstr(note, "padded to a multiple of 128*tp") || strstr(note, "padded by Megatron")) {
 		long q = 128 * tp;
@@ -296,8 +419,19 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		valid_assume(assumed, alen, "global batch %ld (the note's minibatch per device)",
 		             gb);
 	}
-	if (gb == 0)
-		gb = mb * dp;
+	/* An open global batch: one micro-batch per replica without a
+	 * pipeline; with one, pp micro-batches, the fewest that fill a 1F1B
+	 * pipeline (the stage s holds min(m, pp - s) micro-batches' activations,
+	 * so more do not raise the peak) and that every framework's 1F1B runs
+	 * (nanotron asserts m >= pp - 1, nanotron.ini) */
+	if (gb == 0) {
+		gb = mb * dp * pp;
+		if (pp > 1)
+			valid_assume(assumed, alen,
+			             "global batch %ld (not published: pp = %ld micro-batches per "
+			             "replica fill the pipeline)",
+			             gb, pp);
+	}
 	long vpp = 1;
 	const char *ch = strstr(note, "chunks per rank)");
 	if (ch) {
@@ -422,6 +556,17 @@ static double counter(const plan_mem_peak *p, const char *kind, const char **nam
 	return p->device;
 }
 
+/* A row of a run that ran out of memory: no peak measured, and memory_kind
+ * `oom` (or `out-of-memory`), or a note that says so ("OOM", "out of
+ * memory"). podsim validate reads such a row by its verdict. */
+static bool oom_marked(const cases_csv *c, size_t row)
+{
+	const char *k = get(c, row, "memory_kind"), *note = get(c, row, "note");
+	return !strcmp(k, "oom") || !strcmp(k, "out-of-memory") || strstr(note, "OOM") ||
+	       strstr(note, "out of memory") || strstr(note, "Out of memory") ||
+	       strstr(note, "out-of-memory");
+}
+
 void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v)
 {
 	snprintf(v->what, sizeof v->what, "%.32s %sx%s tp%s pp%s dp%s b%s", get(c, row, "model"),
@@ -430,15 +575,18 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 	snprintf(v->rank_key, sizeof v->rank_key, "%.60s|%s|%s", get(c, row, "model"),
 	         get(c, row, "gpus"), get(c, row, "framework"));
 	const valid_stack *st;
-	row_profile(c, row, opt, &st);
+	const char *how;
+	row_profile(c, row, opt, &st, &how);
 	if (st && *st->label)
 		snprintf(v->group, sizeof v->group, "%s", st->label);
 	else
 		valid_source_key(get(c, row, "source"), v->group, sizeof v->group);
 	v->measured = atof(get(c, row, "measured_peak_gib"));
-	if (v->measured <= 0) {
+	v->oom_run = v->measured <= 0 && oom_marked(c, row);
+	if (v->measured <= 0 && !v->oom_run) {
 		v->status = VALID_SKIPPED;
-		snprintf(v->reason, sizeof v->reason, "no measured_peak_gib");
+		snprintf(v->reason, sizeof v->reason,
+		         "no measured_peak_gib (and no out-of-memory mark: memory_kind oom)");
 		return;
 	}
 	sim_buf b;
@@ -460,9 +608,22 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 		plan_mem_peak p;
 		plan_memory_peak(s, stage, &p);
 		const char *cn;
-		v->predicted = counter(&p, get(c, row, "memory_kind"), &cn) / 1073741824.0;
+		/* an out-of-memory run: the most loaded stage's need (allocated +
+		 * runtime), what the verdict compares with the capacity */
+		plan_mem_fit f;
+		plan_memory_fit(s, &f);
+		snprintf(v->verdict, sizeof v->verdict, "%s",
+		         f.verdict == PLAN_VERDICT_OOM     ? "oom"
+		         : f.verdict == PLAN_VERDICT_TIGHT ? "tight"
+		                                           : "fits");
+		if (v->oom_run) {
+			stage = f.stage;
+			v->predicted = f.needed / 1073741824.0;
+			cn = "allocated + runtime";
+		} else
+			v->predicted = counter(&p, get(c, row, "memory_kind"), &cn) / 1073741824.0;
 		v->status = VALID_OK;
-		v->error = (v->predicted - v->measured) / v->measured;
+		v->error = v->oom_run ? NAN : (v->predicted - v->measured) / v->measured;
 		char ms[80];
 		snprintf(ms, sizeof ms, "%s counter, stage %d", cn, stage);
 		size_t n = strlen(v->assumed);

@@ -65,6 +65,54 @@ static const char *get(const cases_csv *c, size_t row, const char *col)
 	return cases_csv_get(c, row, cases_csv_col(c, col));
 }
 
+static void add_assumed(valid_row *v, const char *text)
+{
+	size_t n = strlen(v->assumed);
+	snprintf(v->assumed + n, sizeof v->assumed - n, "%s%s", n ? "; " : "", text);
+}
+
+/* The row's GPU file (valid_gpu_alias: a name without its form factor is
+ * the SXM part's, said). */
+static const char *row_gpu(const cases_csv *c, size_t row, valid_row *v)
+{
+	const char *alias, *g = valid_gpu_alias(get(c, row, "gpu"), &alias);
+	if (alias && !strstr(v->assumed, alias))
+		add_assumed(v, alias);
+	return g;
+}
+
+/* The row's node count: its nodes column, or where the source gave only
+ * the GPUs, the nodes they fill (gpus / gpus_per_node, 8 per node when that
+ * is open too, every shipped template's box), said; 0 when neither. */
+static long row_nodes(const cases_csv *c, size_t row, valid_row *v)
+{
+	long nodes = atol(get(c, row, "nodes")), gpus = atol(get(c, row, "gpus"));
+	if (*get(c, row, "nodes") || gpus <= 0)
+		return nodes;
+	long gpn = atol(get(c, row, "gpus_per_node"));
+	gpn = gpn > 0 ? gpn : 8;
+	nodes = (gpus + gpn - 1) / gpn;
+	char text[128];
+	snprintf(text, sizeof text, "nodes %ld (not published: %ld GPUs, %ld per node)", nodes, gpus,
+	         gpn);
+	add_assumed(v, text);
+	return nodes;
+}
+
+/* The row's node_intra, or for a row of several GPUs that leaves it open,
+ * the baseboard of its GPU (valid_default_intra), said. */
+static const char *row_intra(const cases_csv *c, size_t row, const char *g, valid_row *v)
+{
+	const char *intra = get(c, row, "node_intra");
+	if (*intra || atol(get(c, row, "gpus")) == 1 || !valid_default_intra(g))
+		return intra;
+	intra = valid_default_intra(g);
+	char text[96];
+	snprintf(text, sizeof text, "node_intra %s (not published: the %s baseboard)", intra, g);
+	add_assumed(v, text);
+	return intra;
+}
+
 /* Load a cluster written as text (paths from the data folder). */
 static int load_text(const sim_buf *b, const valid_options *opt, hw_gpu *gpu, net_cluster *cl)
 {
@@ -89,6 +137,9 @@ static const char *node_template(const char *intra)
 	       : !strcmp(intra, "nvswitch-gen3") ? "dgx-h100"
 	       : !strcmp(intra, "nvlink-hcm")    ? "dgx1-v100"
 	       : !strcmp(intra, "nvswitch-gen4") ? "dgx-b200"
+	       /* 8 PCIe cards on two switches, as runs.c's templates */
+	       : !strcmp(intra, "pcie-gen4")     ? "pcie-8x-a100"
+	       : !strcmp(intra, "pcie-gen5")     ? "pcie-8x-h100"
 	       : !*intra                         ? "dgx-a100-80g" /* single GPU */
 						 : NULL;
 }
@@ -122,8 +173,8 @@ static const char *efa_instance(const char *gpu, double nics)
 static const char *load_efa(const cases_csv *c, size_t row, const valid_options *opt, hw_gpu *gpu,
 			    net_cluster *cl, valid_row *v)
 {
-	const char *g = get(c, row, "gpu");
-	long nodes = atol(get(c, row, "nodes"));
+	const char *g = row_gpu(c, row, v);
+	long nodes = row_nodes(c, row, v);
 	sim_buf b;
 	sim_buf_init(&b);
 	sim_buf_printf(&b, "include = topologies/%s\n[cluster]\nnodes = %ld\n", VALID_EFA_CLUSTER,
@@ -135,7 +186,7 @@ static const char *load_efa(const cases_csv *c, size_t row, const valid_options 
 	int gpn = atoi(get(c, row, "gpus_per_node"));
 	if (!strcmp(gpu->name, g) && (gpn <= 0 || gpn == cl->node.gpus))
 		return NULL;
-	const char *tmpl = node_template(get(c, row, "node_intra"));
+	const char *tmpl = node_template(row_intra(c, row, g, v));
 	double nics = atof(get(c, row, "nics_per_node")), gbps = atof(get(c, row, "nic_gbps"));
 	if (!tmpl || nics <= 0 || gbps <= 0)
 		return "an EFA row of another instance needs its node_intra, nics_per_node and nic_gbps";
@@ -151,11 +202,13 @@ static const char *load_efa(const cases_csv *c, size_t row, const valid_options 
 	sim_buf_free(&b);
 	if (rc != SIM_OK)
 		return "no shipped GPU or node file for this EFA row";
-	snprintf(v->assumed, sizeof v->assumed,
+	char text[300];
+	snprintf(text, sizeof text,
 		 "EFA on %s (%g x %g Gb/s, aws-ofi-nccl tuner of %s): an unfitted cluster, "
 		 "uncongested at the node file's NIC efficiency %.2f, with the p5 fit's latency "
 		 "%.3g us and message cost %.3g us",
 		 g, nics, gbps, efa_instance(g, nics), cl->node.nic_eff, lat * 1e6, msg * 1e6);
+	add_assumed(v, text);
 	return NULL;
 }
 
@@ -163,20 +216,19 @@ static const char *load_efa(const cases_csv *c, size_t row, const valid_options 
 static const char *load_hw(const cases_csv *c, size_t row, const valid_options *opt, hw_gpu *gpu,
 			   net_cluster *cl, valid_row *v)
 {
-	const char *g = get(c, row, "gpu");
 	if (!strcmp(get(c, row, "fabric"), "efa"))
 		return load_efa(c, row, opt, gpu, cl, v);
-	const char *tmpl = node_template(get(c, row, "node_intra"));
+	const char *g = row_gpu(c, row, v);
+	const char *tmpl = node_template(row_intra(c, row, g, v));
 	if (!tmpl)
 		return "no node template for this node_intra";
-	long nodes = atol(get(c, row, "nodes"));
+	long nodes = row_nodes(c, row, v);
 	if (nodes <= 0 && !*get(c, row, "gpus") && strstr(get(c, row, "note"), ">2 nodes")) {
 		/* a statement for "more than 2 nodes" of the node type (NCCL issue
 		 * 812's DGX A100 ring): the fewest nodes it covers, 3 (a ring's bus
 		 * bandwidth across nodes does not grow with their number) */
 		nodes = 3;
-		snprintf(v->assumed, sizeof v->assumed,
-			 "nodes and GPUs not stated (\"more than 2 nodes\"): the fewest, 3 nodes");
+		add_assumed(v, "nodes and GPUs not stated (\"more than 2 nodes\"): the fewest, 3 nodes");
 	}
 	sim_buf b;
 	sim_buf_init(&b);
@@ -194,9 +246,15 @@ static const char *load_hw(const cases_csv *c, size_t row, const valid_options *
 	return rc == SIM_OK ? NULL : "no shipped GPU or node file for this row";
 }
 
+/* nccl-tests' bus bandwidth factor (doc/PERFORMANCE.md): 2(n-1)/n for
+ * all-reduce, (n-1)/n for all-gather, reduce-scatter and all-to-all, 1 for
+ * broadcast. */
+/* The largest all-to-all a row times on the flow model (collective()). */
+#define VALID_A2A_FLOW_RANKS 128
+
 static double coll_factor(net_coll k, double n)
 {
-	return k == NET_ALLREDUCE ? 2 * (n - 1) / n : (n - 1) / n;
+	return k == NET_ALLREDUCE ? 2 * (n - 1) / n : k == NET_BROADCAST ? 1 : (n - 1) / n;
 }
 
 /* Time of collective k of `bytes` on ranks 0..n-1 of cl: net's alpha-beta
@@ -254,12 +312,6 @@ static double eager_issue_s(const hw_gpu *gpu)
 	return gpu->launch_s + op;
 }
 
-static void add_assumed(valid_row *v, const char *text)
-{
-	size_t n = strlen(v->assumed);
-	snprintf(v->assumed + n, sizeof v->assumed - n, "%s%s", n ? "; " : "", text);
-}
-
 static const char *collective(const cases_csv *c, size_t row, const hw_gpu *gpu,
 			      const net_cluster *cl, net_coll k, valid_row *v)
 {
@@ -267,14 +319,21 @@ static const char *collective(const cases_csv *c, size_t row, const hw_gpu *gpu,
 	if (nvls && (k != NET_ALLREDUCE || !(cl->node.nvls_busbw_Bps > 0)))
 		return "NVLS on a node without it (nvls_busbw)";
 	double n = atof(get(c, row, "gpus"));
-	if (!*get(c, row, "gpus") && cl->nodes > 1) /* nodes assumed by load_hw */
+	if (!*get(c, row, "gpus") && cl->nodes > 1) { /* nodes assumed by load_hw */
 		n = (double)cl->nodes * cl->node.gpus;
+		char text[96];
+		snprintf(text, sizeof text, "gpus %.0f (not published: %d nodes of %d)", n, cl->nodes,
+		         cl->node.gpus);
+		add_assumed(v, text);
+	}
 	if (n < 2)
 		return "a collective needs at least 2 GPUs";
 	double bytes = atof(get(c, row, "bytes"));
 	double t_us = atof(get(c, row, "time_us")), busbw = atof(get(c, row, "busbw_GBps"));
-	if (bytes <= 0)
+	if (bytes <= 0) {
 		bytes = 1073741824.0;
+		add_assumed(v, "bytes 1 GiB (not published: a bandwidth at large messages)");
+	}
 	if (t_us > 0)
 		v->measured = t_us * 1e-6;
 	else if (busbw > 0)
@@ -285,6 +344,19 @@ static const char *collective(const cases_csv *c, size_t row, const hw_gpu *gpu,
 	if (!strcmp(get(c, row, "algo"), "ring") && k == NET_ALLREDUCE) {
 		pinned.algo = NET_ALGO_RING;
 		cl = &pinned;
+	}
+	/* The flow model's pairwise all-to-all runs all n (n - 1) flows at once
+	 * (topo/coll.c): 16k at 128 ranks take 0.3 s, 65k at 256 on nodes of 32
+	 * NICs 12 s and a million at 1,024 minutes and gigabytes; beyond 128
+	 * ranks the row takes net's closed form, as --network alpha-beta would */
+	if (k == NET_ALLTOALL && n > VALID_A2A_FLOW_RANKS && net_uses_flow(cl)) {
+		pinned.network = NET_MODEL_ALPHA_BETA;
+		cl = &pinned;
+		char text[128];
+		snprintf(text, sizeof text,
+		         "an all-to-all of %.0f ranks (over %d): the alpha-beta model, not the flow "
+		         "model's n(n-1) flows", n, VALID_A2A_FLOW_RANKS);
+		add_assumed(v, text);
 	}
 	if (nvls) { /* pinned: NVLS whatever the tuner would pick */
 		net_group g;
@@ -387,7 +459,13 @@ static const char *predict(const cases_csv *c, size_t row, const valid_options *
 		return attention(c, row, &gpu, v);
 	if (!strcmp(kind, "gemm")) {
 		hw_dtype t;
-		if (hw_dtype_parse(get(c, row, "dtype"), &t) != SIM_OK)
+		const char *dt = get(c, row, "dtype");
+		if (!*dt) { /* the training dtype, as an open precision (runs.c) */
+			dt = strstr(gpu.name, "v100") ? "fp16" : "bf16";
+			add_assumed(v, strstr(gpu.name, "v100") ? "dtype fp16 (not published)"
+			                                        : "dtype bf16 (not published)");
+		}
+		if (hw_dtype_parse(dt, &t) != SIM_OK)
 			return "unknown dtype";
 		double m = atof(get(c, row, "m")), n = atof(get(c, row, "n")), k = atof(get(c, row, "k"));
 		double tf = atof(get(c, row, "measured_value"));
@@ -403,6 +481,12 @@ static const char *predict(const cases_csv *c, size_t row, const valid_options *
 		return collective(c, row, &gpu, &cl, NET_ALLGATHER, v);
 	if (!strcmp(kind, "reducescatter"))
 		return collective(c, row, &gpu, &cl, NET_REDUCESCATTER, v);
+	/* nccl-tests' alltoall_perf and broadcast_perf (bench_cluster's
+	 * all_to_all.py, broadcast.py): bytes per rank, as net's */
+	if (!strcmp(kind, "alltoall"))
+		return collective(c, row, &gpu, &cl, NET_ALLTOALL, v);
+	if (!strcmp(kind, "broadcast"))
+		return collective(c, row, &gpu, &cl, NET_BROADCAST, v);
 	double gbps = atof(get(c, row, "measured_value"));
 	double scale = !strcmp(get(c, row, "measured_unit"), "TB/s") ? 1e12 : 1e9;
 	if (gbps <= 0)

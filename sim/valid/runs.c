@@ -30,6 +30,17 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+/* Whether `s` holds `w`, case aside. */
+static bool has_ci(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	for (; *s; s++)
+		if (!strncasecmp(s, w, n))
+			return true;
+	return false;
+}
 
 /* The sequence_parallel column as the loader reads a bool ("1", "true",
  * "yes", "on"). */
@@ -57,6 +68,40 @@ static const char *node_template(const char *intra, const char *gpu)
 	if (!strcmp(intra, "nvswitch-gen4"))
 		return strstr(gpu, "gb200") ? "gb200-nvl72" : "dgx-b200";
 	return NULL;
+}
+
+/* The case file's GPU names without a GPU file of their own (memory.csv's,
+ * tests/cases/memory-README.md: the form factor not stated) -> GPU files,
+ * with the assumption. */
+static const struct {
+	const char *name, *file, *assumed;
+} gpu_alias[] = {
+        {"a100-40g", "a100-sxm4-40g", "A100 40 GB form factor not stated: SXM4"},
+        {"a100-80g", "a100-sxm4-80g", "A100 80 GB form factor not stated: SXM4"},
+        {"h100-80g", "h100-sxm5-80g", "H100 80 GB form factor not stated: SXM5"},
+};
+
+const char *valid_gpu_alias(const char *gpu, const char **assumed)
+{
+	*assumed = NULL;
+	for (size_t i = 0; i < sizeof gpu_alias / sizeof gpu_alias[0]; i++)
+		if (!strcmp(gpu, gpu_alias[i].name)) {
+			*assumed = gpu_alias[i].assumed;
+			return gpu_alias[i].file;
+		}
+	return gpu;
+}
+
+const char *valid_default_intra(const char *gpu)
+{
+	return strstr(gpu, "a100-sxm")                                ? "nvswitch-gen2"
+	       : strstr(gpu, "h100-sxm") || strstr(gpu, "h800") ||
+	                         strstr(gpu, "h200")                  ? "nvswitch-gen3"
+	       : !strcmp(gpu, "b200")                                 ? "nvswitch-gen4"
+	       : !strcmp(gpu, "h100-pcie")                            ? "pcie-gen5"
+	       : strstr(gpu, "a100-pcie")                             ? "pcie-gen4"
+	       : strstr(gpu, "v100-sxm2")                             ? "nvlink-hcm"
+	                                                              : NULL;
 }
 
 static const char *fabric_name(const char *f)
@@ -157,9 +202,17 @@ static void put_recipe(sim_buf *b, size_t from, const valid_recipe *r, const cha
  * pp 16 hold 7) still ran interleaved: one layer per chunk, the low end of
  * the recipes' range (Megatron's --num-layers-per-virtual-pipeline-stage 1;
  * the split must be even, so 23 layers admit only vpp 1 or 23). Without an
- * interleaving the micro-batch count allows, 1. */
-static long default_vpp(long layers, long pp, long microbatches)
+ * interleaving the micro-batch count allows, 1.
+ * Layers that do not split evenly over pp (126 on 16, 70 on 12), under a
+ * framework that splits them with the embedding and the loss counted as a
+ * layer each (`uneven`: [framework] uneven_split = end-stages, plan_layout),
+ * interleave the same way over those L + 2 units when they divide: the
+ * Llama 3.1 405B recipe's pp 8 vpp 8 holds (126 + 2) / 64 = 2 units per
+ * chunk; 126 layers on 16 stages get vpp 4, 70 on 12 vpp 3. */
+static long default_vpp(long layers, long pp, long microbatches, bool uneven)
 {
+	if (pp > 1 && layers % pp && uneven && (layers + 2) % pp == 0)
+		layers += 2;
 	if (pp <= 1 || layers % pp)
 		return 1;
 	long per = layers / pp, best = 1;
@@ -171,11 +224,10 @@ static long default_vpp(long layers, long pp, long microbatches)
 	return best;
 }
 
-/* Whether the framework profile's own "selective" checkpointing is whole
- * layers, not Megatron's per-module recomputation: its [framework]
- * runs_selective_recompute = false (fms-fsdp.ini), read as plan reads the
- * profile (its includes and the key's defaults). */
-static bool selective_is_layers(const valid_options *opt, const char *profile)
+/* The framework profile topologies/frameworks/<profile>.ini as plan reads
+ * it (its includes and the keys' defaults); false when it does not load
+ * (the scenario's loader then names the error). */
+static bool load_profile(const valid_options *opt, const char *profile, plan_framework *fw)
 {
 	if (!opt || !opt->datadir)
 		return false;
@@ -183,12 +235,56 @@ static bool selective_is_layers(const valid_options *opt, const char *profile)
 	snprintf(path, sizeof path, "%s/topologies/frameworks/%s.ini", opt->datadir, profile);
 	sim_diag *d = sim_diag_new();
 	conf_doc *doc = NULL;
-	plan_framework fw;
-	bool layers = d && conf_load(path, d, &doc) == SIM_OK &&
-	              plan_framework_from_conf(doc, &fw, d) == SIM_OK && !fw.selective_recompute;
+	bool ok = d && conf_load(path, d, &doc) == SIM_OK &&
+	          plan_framework_from_conf(doc, fw, d) == SIM_OK;
 	conf_free(doc);
 	sim_diag_free(d);
-	return layers;
+	return ok;
+}
+
+/* The layers key of models/<name>.ini (a row whose layers column is open
+ * takes the model's file), 0 when it has none. */
+static long file_layers(const char *datadir, const char *name)
+{
+	char path[1200], *text = NULL;
+	size_t len;
+	snprintf(path, sizeof path, "%s/models/%s.ini", datadir ? datadir : ".", name);
+	if (sim_input_read(path, 1 << 16, &text, &len, NULL) != 0)
+		return 0;
+	const char *k = strstr(text, "\nlayers = ");
+	long n = k ? atol(k + 10) : 0;
+	free(text);
+	return n;
+}
+
+/* Whether the framework profile's own "selective" checkpointing is whole
+ * layers, not Megatron's per-module recomputation: its [framework]
+ * runs_selective_recompute = false (fms-fsdp.ini). */
+static bool selective_is_layers(const valid_options *opt, const char *profile)
+{
+	plan_framework fw;
+	return load_profile(opt, profile, &fw) && !fw.selective_recompute;
+}
+
+/* The data-parallel degree of a row: its dp column, or where the source
+ * printed only the GPU count and the model-parallel degrees (MLPerf's and
+ * NeMo's tables, most papers), the one that fills the GPUs,
+ *   dp = gpus / (tp pp cp)   (the schema's tp pp dp cp = gpus);
+ * 0 when neither gives one (the loader then names the mismatch). */
+static long row_dp(const cases_csv *c, size_t row)
+{
+	const char *col = cases_csv_get(c, row, cases_csv_col(c, "dp"));
+	if (*col)
+		return atol(col);
+	long gpus = atol(cases_csv_get(c, row, cases_csv_col(c, "gpus")));
+	long mp = 1;
+	static const char *const deg[] = {"tp", "pp", "cp"};
+	for (int i = 0; i < 3; i++) {
+		int k = cases_csv_col(c, deg[i]);
+		const char *v = k >= 0 ? cases_csv_get(c, row, k) : "";
+		mp *= *v && atol(v) > 0 ? atol(v) : 1;
+	}
+	return gpus > 0 && gpus % mp == 0 ? gpus / mp : 0;
 }
 
 /* A figure "NAME 0.59" of the note (the first), or -1. */
@@ -247,13 +343,120 @@ static void layer_checkpointing(sim_buf *b, const cases_csv *c, size_t row, char
 	valid_assume(assumed, alen, "%s", why);
 }
 
+/* The [parallel] keys of the row's open plan columns: the plan keys' own
+ * defaults (zero 0, recompute none, no sequence parallelism) said, dp from
+ * the GPUs, sequence parallelism for MoE under TP, and the offload with
+ * its ZeRO stage. */
+static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layers, long dp,
+                          char *assumed, size_t alen)
+{
+	const char *off = get(c, row, "offload");
+	bool cpu = !strcmp(off, "cpu"), nvme = !strcmp(off, "nvme");
+	if (!*get(c, row, "zero") && !cpu && !nvme)
+		valid_assume(assumed, alen, "zero 0 (not published)");
+	if (!*get(c, row, "recompute") && !layers)
+		valid_assume(assumed, alen, "recompute none (not published)");
+	if (!*get(c, row, "sequence_parallel") && atol(get(c, row, "tp")) > 1 &&
+	    atol(get(c, row, "moe_experts")) <= 1)
+		valid_assume(assumed, alen, "sequence_parallel 0 (not published)");
+	if (!*get(c, row, "dp") && dp > 0) {
+		sim_buf_printf(b, "dp = %ld\n", dp);
+		valid_assume(assumed, alen, "dp %ld (not published: gpus / (tp pp cp))", dp);
+	}
+	/* An MoE row with TP whose sequence-parallel column is open ran it:
+	 * Megatron-Core refuses to train an MoE layer under TP without it
+	 * (megatron/core/transformer/moe/moe_layer.py:636-640 at d98e8a64,
+	 * ValueError), as the plan checks do (plan/check.c). */
+	long tp = atol(get(c, row, "tp"));
+	if (atol(get(c, row, "moe_experts")) > 1 && tp > 1 && !*get(c, row, "sequence_parallel")) {
+		sim_buf_printf(b, "sequence_parallel = true\n");
+		valid_assume(assumed, alen,
+		             "sequence_parallel 1 (not published: MoE under tp %ld runs it, as "
+		             "Megatron-Core requires)", tp);
+	}
+	/* offload: ZeRO-Offload (cpu: the optimizer states and their step on
+	 * the host) or ZeRO-Infinity (nvme: the states on NVMe, and under
+	 * ZeRO-3 the parameters too, as the ZeRO-Infinity paper runs it); the
+	 * schema does not say which tensors, so the documented default is said */
+	if (cpu || nvme) {
+		/* an open ZeRO stage: the lowest DeepSpeed offloads at, as its
+		 * documentation configures it: ZeRO-Offload's tutorial runs stage 2
+		 * (docs/_tutorials/zero-offload.md:46), NVMe offloading "is available
+		 * only with ZeRO stage 3" (docs/_pages/config-json.md:688; both at
+		 * deepspeedai/DeepSpeed edaa72212) */
+		int zero = atoi(get(c, row, "zero"));
+		if (!*get(c, row, "zero")) {
+			zero = nvme ? 3 : 2;
+			sim_buf_printf(b, "zero = %d\n", zero);
+			valid_assume(assumed, alen,
+			             "zero %d (not published: DeepSpeed's stage for offload to %s)",
+			             zero, off);
+		}
+		bool params = nvme && zero >= 3;
+		sim_buf_printf(b, "offload_optimizer = %s\n", off);
+		if (params)
+			sim_buf_printf(b, "offload_params = nvme\n");
+		valid_assume(assumed, alen,
+		             "offload %s: the optimizer states and step on the %s%s", off,
+		             cpu ? "CPU (ZeRO-Offload); parameters on the GPU" : "NVMe",
+		             params ? ", the ZeRO-3 parameters on NVMe too (ZeRO-Infinity)"
+		             : nvme ? "; parameters on the GPU" : "");
+	}
+}
+
+/* The vpp of a pipelined row that leaves it open (default_vpp): 1 under a
+ * framework without the interleaved schedule; said. `nl` the model's
+ * layers, `mb` the tuned micro-batch (0: none). */
+static void put_open_vpp(sim_buf *b, const cases_csv *c, size_t row, const valid_options *opt,
+                         const char *profile, long nl, long pp, long dp, long mb,
+                         char *assumed, size_t alen)
+{
+	/* the micro-batch the row runs: its column, the tuned one, else 1 */
+	const char *col = get(c, row, "micro_batch");
+	long run_mb = *col ? atol(col) : mb > 0 ? mb : 1;
+	long m = run_mb > 0 && dp > 0 ? atol(get(c, row, "global_batch")) / (run_mb * dp) : 0;
+	/* a framework without an interleaved schedule (DeepSpeed's
+	 * pipeline engine, nanotron, FSDP stacks) ran plain 1F1B */
+	plan_framework fw;
+	bool fw_ok = load_profile(opt, profile, &fw);
+	bool interleaves = !fw_ok || (fw.sched_mask & PLAN_FW_INTERLEAVED);
+	long v = interleaves ? default_vpp(nl, pp, m,
+	                                   fw_ok && fw.uneven == PLAN_UNEVEN_END_STAGES)
+	                     : 1;
+	sim_buf_printf(b, "vpp = %ld\n", v);
+	if (interleaves)
+		valid_assume(assumed, alen,
+		             "vpp %ld (interleaved, depth not published: chunks of >= 2 "
+		             "layers as NVIDIA's recipes, or of 1 where the stage's count "
+		             "is prime)",
+		             v);
+	else
+		valid_assume(assumed, alen,
+		             "vpp 1 (not published; framework %s runs no interleaved "
+		             "schedule: runs_schedules = %s)",
+		             profile, fw.schedules);
+}
+
 /* Text of row `row`; `mb` > 0 stands for an empty micro_batch column (the
  * tuned choice of tuned_micro_batch), 0 leaves it to the column. */
-static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
-			    const valid_options *opt, long mb, sim_buf *b, char *assumed, size_t alen,
-			    char *why, size_t whylen)
+/* The row's hardware: its GPU file (valid_gpu_alias), the node template of
+ * its node_intra (open: the GPU's baseboard, valid_default_intra) and its
+ * GPUs per node (open: 8, every template's box but the NVL72 rack), each
+ * default said; NULL, or why the row has none. */
+static const char *row_hardware(const cases_csv *c, size_t row, const char **gpu_out,
+                                const char **tmpl_out, long *gpn_out, char *assumed, size_t alen,
+                                char *why, size_t whylen)
 {
 	const char *gpu = get(c, row, "gpu"), *intra = get(c, row, "node_intra");
+	const char *alias;
+	gpu = valid_gpu_alias(gpu, &alias);
+	if (alias)
+		valid_assume(assumed, alen, "%s", alias);
+	if (!*intra && valid_default_intra(gpu)) {
+		intra = valid_default_intra(gpu);
+		valid_assume(assumed, alen, "node_intra %s (not published: the %s baseboard)", intra,
+		             gpu);
+	}
 	const char *tmpl = node_template(intra, gpu);
 	if (!tmpl) {
 		snprintf(why, whylen, "no node template for node_intra '%s' with %s (shipped: DGX-1 "
@@ -261,16 +464,26 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		         "PCIe Gen5, 8 x A100 PCIe Gen4)", intra, gpu);
 		return why;
 	}
-	const char *off = get(c, row, "offload");
-	bool cpu = !strcmp(off, "cpu"), nvme = !strcmp(off, "nvme");
-	if (*off && strcmp(off, "none") && !cpu && !nvme)
-		return "offload: expected none, cpu or nvme";
-	long gpus = atol(get(c, row, "gpus")), gpn = atol(get(c, row, "gpus_per_node"));
-	long hidden = atol(get(c, row, "hidden")), ffn = atol(get(c, row, "ffn"));
-	long pp = atol(get(c, row, "pp")), dp = atol(get(c, row, "dp"));
-	if (gpus <= 0 || gpn <= 0 || hidden <= 0)
-		return "gpus, gpus_per_node or hidden missing";
-	bool swiglu = ffn > 0 && ffn != 4 * hidden;
+	long gpn = atol(get(c, row, "gpus_per_node"));
+	/* every node template but the NVL72 rack's is a box of 8 */
+	if (!*get(c, row, "gpus_per_node") && strcmp(tmpl, "gb200-nvl72")) {
+		gpn = 8;
+		valid_assume(assumed, alen, "gpus_per_node 8 (not published: the %s node's)", tmpl);
+	}
+	*gpu_out = gpu;
+	*tmpl_out = tmpl;
+	*gpn_out = gpn;
+	return NULL;
+}
+
+/* The row's framework profile and attention path: its framework column
+ * (a profile's name, or what the name stands for: valid_framework_profile),
+ * else the stack table's row for its source (stacks.csv), else
+ * megatron-core; said. `name` holds a resolved name; NULL, or why not. */
+static const char *row_stack(const cases_csv *c, size_t row, const valid_options *opt,
+                             const char **profile_out, const char **attention_out, char *name,
+                             size_t nlen, char *assumed, size_t alen, char *why, size_t whylen)
+{
 	/* the software stack: the row's framework column, else the table */
 	const char *source = get(c, row, "source");
 	const char *fwcol = cases_csv_col(c, "framework") >= 0 ? get(c, row, "framework") : "";
@@ -278,12 +491,116 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	        opt && opt->stacks ? valid_stack_find(opt->stacks, source, atoi(get(c, row, "zero")))
 	                           : NULL;
 	const char *profile = *fwcol ? fwcol : st ? st->profile : "megatron-core";
+	const char *attention = !*fwcol && st && *st->attention ? st->attention : "";
+	/* a framework column that is no profile's file name: the profile its
+	 * name stands for (valid_framework_profile), with that stack's
+	 * attention */
+	const valid_stack *fst = NULL;
+	const char *how = *fwcol && opt ? valid_framework_profile(opt, fwcol, source,
+	                                                          atoi(get(c, row, "zero")), name,
+	                                                          nlen, &fst)
+	                                : "";
+	if (!how) {
+		snprintf(why, whylen, "framework '%.60s': no profile topologies/frameworks/<name>.ini "
+		         "and no stacks.csv row names it", fwcol);
+		return why;
+	}
+	if (*how && strcmp(how, "its profile")) {
+		profile = name;
+		attention = fst && *fst->attention ? fst->attention : "";
+		valid_assume(assumed, alen, "framework '%s' as profile %s%s%s (%s%s%.0d)", fwcol,
+		             profile, *attention ? ", attention " : "", attention, how,
+		             fst ? " line " : "", fst ? fst->line : 0);
+	}
 	if (strchr(profile, '/'))
 		return "framework: expected a profile name of topologies/frameworks/";
-	const char *attention = !*fwcol && st && *st->attention ? st->attention : "";
 	if (!*fwcol)
 		valid_assume(assumed, alen, "framework %s%s%s (stacks.csv line %d)", profile,
 		             *attention ? ", attention " : "", attention, st ? st->line : 0);
+	*profile_out = profile;
+	*attention_out = attention;
+	return NULL;
+}
+
+/* Whether the row's model is SwiGLU (with RMSNorm and no biases) and has
+ * untied embeddings: an ffn other than 4 x hidden (the Llama families), or
+ * one of 4 x hidden in a Llama-family model; said where the ffn alone does
+ * not tell. */
+static void row_model_kind(const cases_csv *c, size_t row, const char *profile, long hidden,
+                           long ffn, bool *swiglu_out, bool *untied_out, char *assumed,
+                           size_t alen)
+{
+	bool swiglu = ffn > 0 && ffn != 4 * hidden;
+	/* A Llama-family model whose ffn happens to be 4 x hidden is SwiGLU all
+	 * the same (nanotron's scaling benchmark 1B: hidden 2048, ffn 8192,
+	 * scripts/scaling_benchmarks.py:306 at huggingface/nanotron 0e0a27ea):
+	 * its name says so, or nanotron's layer code, whose only model is Llama
+	 * (nanotron.ini) */
+	bool nanotron = !strcmp(profile, "nanotron");
+	const char *mname_col = get(c, row, "model");
+	if (!swiglu && ffn > 0 && (nanotron || has_ci(mname_col, "llama") ||
+	                           has_ci(mname_col, "mistral") || has_ci(mname_col, "mixtral") ||
+	                           has_ci(mname_col, "qwen"))) {
+		swiglu = true;
+		valid_assume(assumed, alen, "SwiGLU, RMSNorm, no biases (%s), ffn 4 x hidden "
+		             "notwithstanding", nanotron ? "nanotron's Llama code" : "a Llama-family model");
+	}
+	/* nanotron's scaling benchmark ties the embeddings of its models below
+	 * an ffn of 10,000 ("model < 4B": scripts/scaling_benchmarks.py:78 at
+	 * 0e0a27ea), its 1B and 3B */
+	bool untied = swiglu;
+	if (nanotron && swiglu && ffn > 0 && ffn < 10000) {
+		untied = false;
+		valid_assume(assumed, alen, "tied embeddings (nanotron's scaling benchmark ties them "
+		             "below an ffn of 10,000)");
+	}
+	*swiglu_out = swiglu;
+	*untied_out = untied;
+}
+
+static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
+			    const valid_options *opt, long mb, sim_buf *b, char *assumed, size_t alen,
+			    char *why, size_t whylen)
+{
+	const char *gpu, *tmpl;
+	long gpn;
+	const char *hw = row_hardware(c, row, &gpu, &tmpl, &gpn, assumed, alen, why, whylen);
+	if (hw)
+		return hw;
+	const char *off = get(c, row, "offload");
+	bool cpu = !strcmp(off, "cpu"), nvme = !strcmp(off, "nvme");
+	if (*off && strcmp(off, "none") && !cpu && !nvme)
+		return "offload: expected none, cpu or nvme";
+	long gpus = atol(get(c, row, "gpus"));
+	long hidden = atol(get(c, row, "hidden")), ffn = atol(get(c, row, "ffn"));
+	long pp = atol(get(c, row, "pp")), dp = row_dp(c, row);
+	/* open architecture columns: from the model's file (valid_model_file,
+	 * as memory rows take them), its activation, norm and embeddings too;
+	 * without one, a missing layers, hidden, heads, vocab or seq_len is
+	 * the loader's error and kv_heads and ffn get the GPT defaults */
+	static const char *const arch[] = {"layers", "hidden", "heads", "kv_heads",
+	                                   "ffn",    "vocab",  "seq_len"};
+	char open_cols[96] = "", mname[64] = "", msrc[200] = "";
+	for (size_t i = 0; i < sizeof arch / sizeof arch[0]; i++)
+		if (!*get(c, row, arch[i]))
+			snprintf(open_cols + strlen(open_cols), sizeof open_cols - strlen(open_cols),
+			         "%s%s", *open_cols ? ", " : "", arch[i]);
+	bool from_file = *open_cols && opt &&
+	                 valid_model_file(get(c, row, "model"), opt->datadir, mname, sizeof mname,
+	                                  msrc, sizeof msrc);
+	if (from_file)
+		valid_assume(assumed, alen, "%s from models/%s.ini (%s)", open_cols, mname,
+		             *msrc ? msrc : "no source given");
+	if (gpus <= 0 || gpn <= 0 || (hidden <= 0 && !from_file))
+		return "gpus, gpus_per_node or hidden missing";
+	const char *profile, *attention;
+	char fwname[64];
+	const char *stk = row_stack(c, row, opt, &profile, &attention, fwname, sizeof fwname, assumed,
+	                            alen, why, whylen);
+	if (stk)
+		return stk;
+	bool swiglu, untied;
+	row_model_kind(c, row, profile, hidden, ffn, &swiglu, &untied, assumed, alen);
 	const char *efa = !strcmp(get(c, row, "fabric"), "efa") ? efa_cluster(gpu) : NULL;
 	if (!strcmp(get(c, row, "fabric"), "efa") && !efa) {
 		snprintf(why, whylen, "no shipped EFA cluster for %s (topologies/efa-*-cluster.ini: "
@@ -297,8 +614,11 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		               "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
 		               incdir, tmpl, incdir, gpu);
 	sim_buf_printf(b, "include = %stopologies/frameworks/%s.ini\n", incdir, profile);
+	if (from_file) /* first: the row's own columns override it */
+		sim_buf_printf(b, "include = %smodels/%s.ini\n", incdir, mname);
 	const valid_recipe *rec =
-		opt && opt->stacks ? valid_recipe_find(opt->stacks, source, get(c, row, "model"))
+		opt && opt->stacks ? valid_recipe_find(opt->stacks, get(c, row, "source"),
+		                                       get(c, row, "model"))
 				   : NULL;
 	sim_buf_printf(b, "[scenario]\nname = %s\n", get(c, row, "id"));
 	size_t mod = b->len;
@@ -312,18 +632,23 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	put(b, c, row, "seq_len", "seq_len");
 	put(b, c, row, "moe_experts", "moe_experts");
 	put(b, c, row, "moe_topk", "moe_topk");
+	if (!*get(c, row, "kv_heads") && !from_file)
+		valid_assume(assumed, alen, "kv_heads = heads (not published: multi-head attention)");
+	if (!*get(c, row, "ffn") && !from_file)
+		valid_assume(assumed, alen, "ffn 4 x hidden (not published: the GPT layer's)");
 	/* A note's "head_dim N" gives heads narrower or wider than hidden/heads. */
 	const char *hd = strstr(get(c, row, "note"), "head_dim ");
 	if (hd && atoi(hd + 9) > 0)
 		sim_buf_printf(b, "head_dim = %d\n", atoi(hd + 9));
-	sim_buf_printf(b, "activation = %s\nnorm = %s\nuntied_embeddings = %s\n",
-		       swiglu ? "swiglu" : "gelu", swiglu ? "rmsnorm" : "layernorm",
-		       swiglu ? "true" : "false");
+	if (!from_file)
+		sim_buf_printf(b, "activation = %s\nnorm = %s\nuntied_embeddings = %s\n",
+		               swiglu ? "swiglu" : "gelu", swiglu ? "rmsnorm" : "layernorm",
+		               untied ? "true" : "false");
 	put_recipe(b, mod, rec, "model.", assumed, alen);
 	/* The SwiGLU families (Llama, Mistral, DeepSeek) carry no linear
 	 * biases; [model] bias defaults to Megatron's GPT (true), so say it
 	 * unless the recipe gave the model's own (GPT-OSS's). */
-	if (swiglu && !strstr(b->data + mod, "\nbias ="))
+	if (swiglu && !from_file && !strstr(b->data + mod, "\nbias ="))
 		sim_buf_printf(b, "bias = false\n");
 	sim_buf_printf(b, "[node]\ngpus = %ld\n", gpus < gpn ? gpus : gpn);
 	if (efa)
@@ -376,21 +701,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 			put(b, c, row, same[i], same[i]);
 	if (layers)
 		layer_checkpointing(b, c, row, assumed, alen);
-	/* offload: ZeRO-Offload (cpu: the optimizer states and their step on
-	 * the host) or ZeRO-Infinity (nvme: the states on NVMe, and under
-	 * ZeRO-3 the parameters too, as the ZeRO-Infinity paper runs it); the
-	 * schema does not say which tensors, so the documented default is said */
-	if (cpu || nvme) {
-		bool params = nvme && atoi(get(c, row, "zero")) >= 3;
-		sim_buf_printf(b, "offload_optimizer = %s\n", off);
-		if (params)
-			sim_buf_printf(b, "offload_params = nvme\n");
-		valid_assume(assumed, alen,
-		             "offload %s: the optimizer states and step on the %s%s", off,
-		             cpu ? "CPU (ZeRO-Offload); parameters on the GPU" : "NVMe",
-		             params ? ", the ZeRO-3 parameters on NVMe too (ZeRO-Infinity)"
-		             : nvme ? "; parameters on the GPU" : "");
-	}
+	put_open_plan(b, c, row, layers, dp, assumed, alen);
 	if (!*get(c, row, "micro_batch")) {
 		if (mb > 0) {
 			sim_buf_printf(b, "micro_batch = %ld\n", mb);
@@ -402,19 +713,11 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		} else
 			valid_assume(assumed, alen, "micro_batch 1 (not published)");
 	}
-	if (!*get(c, row, "vpp") && pp > 1) {
-		/* the micro-batch the row runs: its column, the tuned one, else 1 */
-		const char *col = get(c, row, "micro_batch");
-		long run_mb = *col ? atol(col) : mb > 0 ? mb : 1;
-		long m = run_mb > 0 && dp > 0 ? atol(get(c, row, "global_batch")) / (run_mb * dp) : 0;
-		long v = default_vpp(atol(get(c, row, "layers")), pp, m);
-		sim_buf_printf(b, "vpp = %ld\n", v);
-		valid_assume(
-		        assumed, alen,
-		        "vpp %ld (interleaved, depth not published: chunks of >= 2 "
-		        "layers as NVIDIA's recipes, or of 1 where the stage's count is prime)",
-		        v);
-	}
+	if (!*get(c, row, "vpp") && pp > 1)
+		put_open_vpp(b, c, row, opt, profile,
+		             *get(c, row, "layers") ? atol(get(c, row, "layers"))
+		             : from_file ? file_layers(opt->datadir, mname) : 0,
+		             pp, dp, mb, assumed, alen);
 	/* A note naming Megatron's --overlap-param-gather (or --overlap-grad-reduce):
 	 * Megatron accepts the first only together with the second, so the
 	 * source's DP gradient reduction overlapped the backward. */
@@ -447,6 +750,13 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	size_t trn = b->len;
 	sim_buf_printf(b, "[train]\n");
 	put(b, c, row, "precision", "precision");
+	/* an open precision: bf16, the training default of every GPU with a
+	 * bf16 tensor path (A100 on); V100 has none, so fp16 */
+	if (!*get(c, row, "precision")) {
+		const char *p = strstr(gpu, "v100") ? "fp16" : "bf16";
+		sim_buf_printf(b, "precision = %s\n", p);
+		valid_assume(assumed, alen, "precision %s (not published)", p);
+	}
 	if (*attention)
 		sim_buf_printf(b, "attention = %s\n", attention);
 	put_recipe(b, trn, rec, "train.", assumed, alen);
@@ -492,7 +802,7 @@ static long tuned_micro_batch(const cases_csv *c, size_t row, const valid_option
 {
 	if (*get(c, row, "micro_batch"))
 		return 0;
-	long dp = atol(get(c, row, "dp")), gb = atol(get(c, row, "global_batch"));
+	long dp = row_dp(c, row), gb = atol(get(c, row, "global_batch"));
 	long per = dp > 0 ? gb / dp : 0, best = 0;
 	double best_s = 0;
 	exec_result *r = malloc(sizeof *r);
@@ -522,9 +832,9 @@ static long tuned_micro_batch(const cases_csv *c, size_t row, const valid_option
 
 void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v)
 {
-	snprintf(v->what, sizeof v->what, "%.40s %sx%s tp%s pp%s dp%s", get(c, row, "model"),
+	snprintf(v->what, sizeof v->what, "%.40s %sx%s tp%s pp%s dp%ld", get(c, row, "model"),
 		 get(c, row, "gpus"), get(c, row, "gpu"), get(c, row, "tp"), get(c, row, "pp"),
-		 get(c, row, "dp"));
+		 row_dp(c, row));
 	snprintf(v->rank_key, sizeof v->rank_key, "%.60s|%s|%s", get(c, row, "model"),
 		 get(c, row, "gpus"), get(c, row, "gpu"));
 	/* the source's group: the stack table's label, else the source itself */
@@ -562,6 +872,14 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 		char lay[200];
 		if (plan_layout_assumption(s, lay, sizeof lay))
 			valid_assume(v->assumed, sizeof v->assumed, "%s", lay);
+		/* the plan's memory verdict beside the time: a measured row that
+		 * podsim calls out of memory is a memory-model miss to look at */
+		plan_mem_fit f;
+		plan_memory_fit(s, &f);
+		snprintf(v->verdict, sizeof v->verdict, "%s",
+		         f.verdict == PLAN_VERDICT_OOM     ? "oom"
+		         : f.verdict == PLAN_VERDICT_TIGHT ? "tight"
+		                                           : "fits");
 		rc = exec_run(s, r);
 	}
 	if (rc == SIM_OK) {

@@ -211,3 +211,57 @@ const valid_stack *valid_stack_find_fw(const valid_stacks *t, const char *source
 	}
 	return NULL;
 }
+
+/* Whether topologies/frameworks/<name>.ini exists under the data folder. */
+static bool profile_exists(const char *datadir, const char *name)
+{
+	char path[1200];
+	snprintf(path, sizeof path, "%s/topologies/frameworks/%s.ini", datadir ? datadir : ".",
+	         name);
+	FILE *f = *name && !strchr(name, '/') ? fopen(path, "r") : NULL;
+	if (f)
+		fclose(f);
+	return f != NULL;
+}
+
+const char *valid_framework_profile(const valid_options *opt, const char *fw, const char *source,
+                                    int zero, char *out, size_t len, const valid_stack **st)
+{
+	*st = NULL;
+	if (profile_exists(opt->datadir, fw)) {
+		snprintf(out, len, "%s", fw);
+		return "its profile";
+	}
+	/* a stack row whose match the name holds, dated by the row's source */
+	int year = valid_source_year(source);
+	for (size_t i = 0; opt->stacks && i < opt->stacks->n; i++) {
+		const valid_stack *s = &opt->stacks->v[i];
+		bool dated = s->year_from > 0 || s->year_to < 9999;
+		if (!*s->match || *s->framework || !contains_ci(fw, s->match) ||
+		    (dated && (year == 0 || year < s->year_from || year > s->year_to)) ||
+		    (s->zero_from > 0 && zero < s->zero_from))
+			continue;
+		*st = s;
+		snprintf(out, len, "%s", s->profile);
+		return "stacks.csv";
+	}
+	/* the name as a profile's: lower case, '-' for blanks, before any
+	 * '(' or '+', then without trailing '-' parts (a version or commit) */
+	char name[64];
+	size_t n = 0;
+	for (const char *p = fw; *p && *p != '(' && *p != '+' && n + 1 < sizeof name; p++)
+		name[n++] = *p == ' ' || *p == '_' ? '-' : (char)tolower((unsigned char)*p);
+	while (n > 0 && name[n - 1] == '-')
+		n--;
+	name[n] = 0;
+	while (n > 0) {
+		if (profile_exists(opt->datadir, name)) {
+			snprintf(out, len, "%s", name);
+			return "its name";
+		}
+		char *dash = strrchr(name, '-');
+		n = dash ? (size_t)(dash - name) : 0;
+		name[n] = 0;
+	}
+	return NULL;
+}

@@ -43,12 +43,12 @@ static void group_tau(const valid_report *r, const char *name, valid_group *g)
 	g->tau_groups = 0;
 	for (size_t i = 0; x && y && seen && i < r->nrows; i++) {
 		const valid_row *a = &r->rows[i];
-		if (seen[i] || a->status != VALID_OK || (name && strcmp(a->group, name)))
+		if (seen[i] || a->status != VALID_OK || a->oom_run || (name && strcmp(a->group, name)))
 			continue;
 		size_t n = 0;
 		for (size_t j = i; j < r->nrows; j++) {
 			const valid_row *b = &r->rows[j];
-			if (b->status == VALID_OK && !strcmp(a->group, b->group) &&
+			if (b->status == VALID_OK && !b->oom_run && !strcmp(a->group, b->group) &&
 			    !strcmp(a->rank_key, b->rank_key)) {
 				seen[j] = 1;
 				x[n] = b->measured;
@@ -80,6 +80,13 @@ static void group_stats(const valid_report *r, const char *name, valid_group *g)
 			g->skipped++;
 			continue;
 		}
+		bool called = !strcmp(v->verdict, "oom");
+		if (v->oom_run) { /* no peak to compare: its verdict only */
+			g->oom_runs++;
+			g->oom_called += called;
+			continue;
+		}
+		g->fit_called_oom += called;
 		double e = fabs(v->error);
 		if (ape)
 			ape[g->ok] = e;
@@ -129,9 +136,12 @@ void valid_summarize(valid_report *r)
 
 static void print_row(FILE *out, const valid_row *v, bool assumed)
 {
-	if (v->status == VALID_OK)
-		fprintf(out, "%-18s %-48.48s %12.6g %12.6g %+8.1f%%\n", v->id, v->what, v->measured,
-			v->predicted, 100 * v->error);
+	if (v->status == VALID_OK && v->oom_run)
+		fprintf(out, "%-18s %-48.48s %12s %12.6g %9s\n", v->id, v->what, "oom", v->predicted,
+		        v->verdict);
+	else if (v->status == VALID_OK)
+		fprintf(out, "%-18s %-48.48s %12.6g %12.6g %+8.1f%%%s%s\n", v->id, v->what,
+		        v->measured, v->predicted, 100 * v->error, *v->verdict ? " " : "", v->verdict);
 	else
 		fprintf(out, "%-18s %-48.48s skipped: %s\n", v->id, v->what, v->reason);
 	if (assumed && v->assumed[0])
@@ -192,7 +202,7 @@ void valid_print_text(FILE *out, const valid_report *r, bool all_rows)
 	for (size_t i = 0; i < r->nrows; i++) {
 		if (all_rows)
 			print_row(out, &r->rows[i], true);
-		else if (worst && r->rows[i].status == VALID_OK)
+		else if (worst && r->rows[i].status == VALID_OK && !r->rows[i].oom_run)
 			worst[nw++] = &r->rows[i];
 	}
 	if (!all_rows && worst) {
@@ -214,6 +224,10 @@ void valid_print_text(FILE *out, const valid_report *r, bool all_rows)
 	for (int i = 0; i < r->ngroups; i++)
 		print_group(out, &r->groups[i]);
 	print_group(out, &r->all);
+	if (mem && (r->all.oom_runs || r->all.fit_called_oom))
+		fprintf(out, "\nout-of-memory runs: %d, called out of memory: %d; completed runs called "
+		        "out of memory: %d of %d\n",
+		        r->all.oom_runs, r->all.oom_called, r->all.fit_called_oom, r->all.ok);
 	if (r->nsources > 0)
 		fprintf(out, "\nper source (each weighs once, %d sources): MAPE %.1f%%, mean signed "
 			"error %+.1f%%; over all rows: MAPE %.1f%%\n",
@@ -241,7 +255,9 @@ static void json_group(sim_buf *b, const valid_group *g)
 	sim_buf_json_string(b, g->worst_id);
 	sim_buf_printf(b, ",");
 	json_num(b, "kendall_tau", g->tau, true);
-	sim_buf_printf(b, "\"tau_groups\":%d}", g->tau_groups);
+	sim_buf_printf(b, "\"tau_groups\":%d,\"oom_runs\":%d,\"oom_called\":%d,"
+	               "\"fit_called_oom\":%d}",
+	               g->tau_groups, g->oom_runs, g->oom_called, g->fit_called_oom);
 }
 
 void valid_print_json(FILE *out, const valid_report *r)
@@ -265,7 +281,14 @@ void valid_print_json(FILE *out, const valid_report *r)
 		json_num(&b, mem ? "measured_gib" : "measured_iter_s", v->measured > 0 ? v->measured : NAN,
 			 true);
 		json_num(&b, mem ? "predicted_gib" : "predicted_iter_s", ok ? v->predicted : NAN, true);
-		json_num(&b, "error", ok ? v->error : NAN, true);
+		json_num(&b, "error", ok && !v->oom_run ? v->error : NAN, true);
+		if (mem || *v->verdict) {
+			sim_buf_printf(&b, "\"verdict\":");
+			sim_buf_json_string(&b, v->verdict);
+			sim_buf_printf(&b, ",");
+		}
+		if (mem)
+			sim_buf_printf(&b, "\"oom_run\":%s,", v->oom_run ? "true" : "false");
 		sim_buf_printf(&b, "\"reason\":");
 		sim_buf_json_string(&b, ok ? "" : v->reason);
 		sim_buf_printf(&b, ",\"assumed\":");

@@ -31,6 +31,12 @@ typedef struct valid_row {
 			    * open ("; "-separated; empty when nothing) */
 	double measured, predicted; /* seconds (GiB for memory rows) */
 	double error;               /* (predicted - measured) / measured */
+	/* memory rows: the plan's verdict ("fits", "tight" or "oom", as podsim
+	 * run reports it; "" elsewhere), and whether the row is a run that ran
+	 * out of memory (no peak measured; memrows.c): such a row is predicted
+	 * by its verdict alone, outside the error statistics */
+	char verdict[8];
+	bool oom_run;
 	/* training rows that simulated: what the error band is keyed on */
 	char gpu[CONF_STR_MAX];       /* [gpu] name, e.g. "h100-sxm5-80g" */
 	char framework[CONF_STR_MAX]; /* [framework] name of the profile it ran on */
@@ -45,6 +51,9 @@ typedef struct valid_group {
 	char worst_id[32];
 	double tau;     /* mean Kendall tau over rank groups of >= 3 rows; NAN if none */
 	int tau_groups; /* rank groups used */
+	/* memory rows: runs that ran out of memory, those podsim calls out of
+	 * memory, and completed runs (a measured peak) it calls out of memory */
+	int oom_runs, oom_called, fit_called_oom;
 } valid_group;
 
 #define VALID_MAX_GROUPS 128

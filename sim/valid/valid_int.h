@@ -48,6 +48,17 @@ const valid_stack *valid_stack_find(const valid_stacks *t, const char *source, i
  * one apply when it occurs in it. */
 const valid_stack *valid_stack_find_fw(const valid_stacks *t, const char *source,
 				       const char *framework, int zero);
+/* The framework profile a case's framework column `fw` names when it is not
+ * a profile's file name itself ("Megatron-LM", "DeepSpeed", "Nanotron",
+ * "PyTorch FSDP", "megatron-core 0.8"): the first stacks.csv row (with a
+ * match, for any framework column) whose match the name holds, dated by the
+ * row's source; else the name lower-cased with '-' for blanks, before any
+ * '(' or '+', shortened at its last '-' until a profile has it. Writes the
+ * profile to out and the stack row (or NULL) to *st; returns how it was
+ * found ("its profile", "stacks.csv", "its name"), or NULL when nothing
+ * names a profile (stacks.c). */
+const char *valid_framework_profile(const valid_options *opt, const char *fw, const char *source,
+                                    int zero, char *out, size_t len, const valid_stack **st);
 /* The latest year 2015-2035 written in the source text (a publication or
  * commit date), 0 when none. */
 int valid_source_year(const char *source);
@@ -55,6 +66,24 @@ int valid_source_year(const char *source);
  * "row N" dropped (one group per publication, not per table row). */
 void valid_source_key(const char *source, char *out, size_t len);
 
+/* The model file models/<name>.ini of a case's model column `model`, <name>
+ * the column lower-cased with spaces as '-' ("Qwen-14B" -> qwen-14b), or
+ * the file whose name equals it but for '-' ("Llama 2 7B" -> llama2-7b):
+ * true when one exists, with its base name in name and its source key in
+ * src (memrows.c; the memory and training rows' open architecture columns). */
+bool valid_model_file(const char *model, const char *datadir, char *name, size_t nlen, char *src,
+                      size_t slen);
+/* The GPU file of a case's gpu column: the column, or for the memory
+ * schema's names without a form factor (h100-80g, a100-80g, a100-40g) the
+ * SXM part's, *assumed then saying so (runs.c; training and microbenchmark
+ * rows). */
+const char *valid_gpu_alias(const char *gpu, const char **assumed);
+/* The node_intra of a row that leaves it open: the baseboard every 8-GPU
+ * server of the GPU has (HGX A100 and H100/H200/H800 with NVSwitch, DGX
+ * B200, DGX-1's hybrid cube-mesh for V100 SXM2, PCIe cards on their PCIe
+ * generation: NVIDIA's HGX and DGX datasheets, hardware.csv's node rows);
+ * NULL for a GPU without one (runs.c). */
+const char *valid_default_intra(const char *gpu);
 /* Append one assumption to a row's list, "; "-separated, cut to len
  * (runs.c; the training and memory rows). */
 void valid_assume(char *buf, size_t len, const char *fmt, ...)

@@ -162,17 +162,19 @@ err=$("$podsim" sweep "$q" --vary parallel.tp=1,x --no-db 2>&1 >/dev/null); rc=$
 [ $rc -eq 2 ] || { echo "unknown --vary key: want 2, got $rc"; fail=1; }
 # the sweep file's dimensions Calculon also searches: the TP communication's
 # overlap, the parameter gather's overlap and parameter offload (auto: every
-# value; plan_check keeps the valid ones: the offload needs ZeRO-3)
+# value; plan_check keeps the valid ones: the offload needs ZeRO-3; to NVMe
+# on the DGX A100's drives, topologies/nodes/dgx-a100-80g.ini nvme_bw)
 printf '[sweep]\nscenario = %s/scenarios/llama2-13b-zero-offload.ini\nzero = 1,3\ntp_comm_overlap = auto\noverlap_param_gather = auto\noffload_params = auto\n' \
 	"$PWD" >"$tmp/axes.ini"
 "$podsim" sweep "$tmp/axes.ini" --no-db --top 100 >"$tmp/axes.txt" 2>&1 ||
 	{ echo "sweep file axes: exit $?"; cat "$tmp/axes.txt"; fail=1; }
 for want in 'zero=1 tp_comm_overlap=false overlap_param_gather=true offload_params=none' \
 	'zero=3 tp_comm_overlap=false overlap_param_gather=false offload_params=cpu' \
-	'zero=3 tp_comm_overlap=false overlap_param_gather=false offload_params=none'; do
+	'zero=3 tp_comm_overlap=false overlap_param_gather=false offload_params=none' \
+	'zero=3 tp_comm_overlap=false overlap_param_gather=false offload_params=nvme'; do
 	grep -q -- "$want\$" "$tmp/axes.txt" || { echo "sweep file axes: no plan '$want'"; fail=1; }
 done
-grep -q '^24 plans, 4 valid' "$tmp/axes.txt" || { echo "sweep file axes: want 24 plans, 4 valid"; fail=1; }
+grep -q '^24 plans, 5 valid' "$tmp/axes.txt" || { echo "sweep file axes: want 24 plans, 5 valid"; fail=1; }
 printf '[sweep]\nscenario = %s/%s\nmicro_bach = 2\n' "$PWD" "$q" >"$tmp/bad.ini"
 err=$("$podsim" sweep "$tmp/bad.ini" --no-db 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] || { echo "bad sweep file: want 2, got $rc"; fail=1; }

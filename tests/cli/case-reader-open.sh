@@ -1,0 +1,265 @@
+#!/usr/bin/env bash
+# case-reader-open.sh PODSIM - rows that leave open what published sources
+# leave open (found by tools/casefuzz), from the source root: each is
+# predicted with the framework's documented default, printed as an
+# assumption, and where the default is the value the shipped row states the
+# prediction is the shipped row's.
+set -u
+podsim=$1
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# Training rows, derived from shipped rows by blanking or changing columns
+# (python's csv module keeps the quoting):
+#  XD: D05 without dp (48 = 768 / (8 x 2)): D05's step, "dp 48" assumed
+#  XV: V0012 (vTrain, Megatron-DeepSpeed, pp 2) without vpp: 1, the
+#      framework's only schedule, not an interleaving depth
+#  XS: N10 (DeepSeek-V3, tp 2) without sequence_parallel: on, as
+#      Megatron-Core requires for MoE under TP
+#  XE: D05 without node_intra (the H100 SXM5's NVSwitch baseboard), without
+#      gpus_per_node (8, its node's), with the memory schema's "h100-80g",
+#      without precision (bf16): D05's step, each assumed
+#  XL: a Llama 2 70B row without its architecture columns: those of
+#      models/llama2-70b.ini (found by its '-'-less name), the same step as
+#      with them written out
+#  XU: Llama 3.1 405B's 126 layers on pp 16, interleaved of unknown depth
+#      under Megatron-Core: its uneven rule counts the embedding and the loss
+#      as a layer each, 128 units, 8 per stage: vpp 4 (2 per chunk, as the
+#      405B recipe's pp 8 vpp 8), layers per virtual stage 1, 2 x 62, 1
+#  XT: nanotron's scaling-benchmark 1B (hidden 2048, ffn 8192 = 4 x hidden,
+#      MHA) is its Llama, SwiGLU and RMSNorm, with tied embeddings (the
+#      benchmark ties them below an ffn of 10,000); its 8B (ffn 14336) untied
+#  XO: D01 offloading to the CPU with zero open: stage 2, also on AWS EFA
+#      (XO2: p5's host DRAM, topologies/nodes/p5-h100.ini); XN: V0001 (no
+#      pipeline) on NVMe with zero open: stage 3, on the DGX A100's NVMe
+#      drives, slower than V0001
+python3 - tests/cases/calibration.csv "$tmp/runs.csv" <<'PY'
+import csv, sys
+rows = {r["id"]: r for r in csv.DictReader(open(sys.argv[1]))}
+cols = list(next(iter(rows.values())).keys())
+out = []
+def derive(base, new, **cols_):
+    r = dict(rows[base]); r["id"] = new; r.update(cols_); out.append(r)
+derive("D05", "XD0")
+derive("D05", "XD1", dp="")
+derive("V0012", "XV0")
+derive("V0012", "XV1", vpp="")
+derive("N10", "XS0")
+derive("N10", "XS1", sequence_parallel="")
+derive("D05", "XE1", node_intra="")
+derive("D05", "XE2", gpus_per_node="")
+derive("D05", "XE3", gpu="h100-80g")
+derive("D05", "XE4", precision="")
+llama = dict(model="Llama 2 70B", layers="80", hidden="8192", heads="64", kv_heads="8",
+             ffn="28672", vocab="32000", seq_len="4096")
+derive("D05", "XL0", **llama)
+derive("D05", "XL1", **dict(llama, layers="", hidden="", heads="", kv_heads="", ffn="", vocab="",
+                            seq_len=""))
+derive("D05", "XU1", model="Llama 3.1 405B", layers="126", hidden="16384", heads="128", kv_heads="8",
+       ffn="53248", vocab="128256", seq_len="8192", gpus="1024", tp="8", pp="16", dp="8",
+       vpp="", global_batch="128", micro_batch="1", note="")
+derive("D01", "XO1", offload="cpu", zero="")
+derive("D01", "XO2", offload="cpu", zero="", fabric="efa")
+nt = dict(source="The Ultra-Scale Playbook (Hugging Face 2025) nanotron scaling benchmark",
+          layers="16", hidden="2048", heads="32", kv_heads="32", ffn="8192", vocab="32768",
+          seq_len="4096", gpus="8", tp="8", pp="1", dp="1", global_batch="8", micro_batch="1",
+          fabric="efa", note="", sequence_parallel="1", vpp="1", zero="0", recompute="none")
+derive("D01", "XT1", model="1B", **nt)
+derive("D01", "XT2", model="8B", **dict(nt, layers="32", hidden="4096", ffn="14336"))
+derive("V0001", "XN0")
+derive("V0001", "XN1", offload="nvme", zero="")
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
+w.writeheader()
+w.writerows(out)
+PY
+"$podsim" validate "$tmp/runs.csv" --json >"$tmp/runs.json" 2>"$tmp/runs.err" ||
+	{ echo "validate failed:"; cat "$tmp/runs.err"; fail=1; }
+python3 - "$tmp/runs.json" <<'PY' || fail=1
+import json, sys
+r = {x["id"]: x for x in json.load(open(sys.argv[1]))["rows"]}
+ok = True
+def want(cond, msg, *rows):
+    global ok
+    if not cond:
+        print(msg); ok = False
+        for x in rows:
+            print("  ", r[x])
+def same(a, b):
+    return r[a]["status"] == r[b]["status"] == "ok" and r[a]["predicted_iter_s"] == r[b]["predicted_iter_s"]
+want(same("XD0", "XD1") and "dp 48 (not published: gpus / (tp pp cp))" in r["XD1"]["assumed"]
+     and r["XD1"]["case"].endswith("tp8 pp2 dp48") and r["XD1"]["verdict"] == "fits",
+     "an open dp is not gpus / (tp pp cp)", "XD0", "XD1")
+want(same("XV0", "XV1") and "vpp 1 (not published; framework megatron-deepspeed runs no interleaved schedule" in r["XV1"]["assumed"],
+     "an open vpp under Megatron-DeepSpeed is not 1", "XV0", "XV1")
+want(same("XS0", "XS1") and "sequence_parallel 1 (not published: MoE under tp 2 runs it" in r["XS1"]["assumed"],
+     "an open sequence_parallel of an MoE row under TP is not on", "XS0", "XS1")
+for k, text in (("XE1", "node_intra nvswitch-gen3 (not published: the h100-sxm5-80g baseboard)"),
+                ("XE2", "gpus_per_node 8 (not published: the dgx-h100 node's)"),
+                ("XE3", "H100 80 GB form factor not stated: SXM5"),
+                ("XE4", "precision bf16 (not published)")):
+    want(same("XD0", k) and text in r[k]["assumed"], "an open or loose hardware column", "XD0", k)
+want(same("XL0", "XL1") and "layers, hidden, heads, kv_heads, ffn, vocab, seq_len from models/llama2-70b.ini" in r["XL1"]["assumed"],
+     "open architecture columns from the model's file", "XL0", "XL1")
+want(r["XU1"]["status"] == "ok" and "vpp 4 (interleaved" in r["XU1"]["assumed"]
+     and "layers per virtual stage 1, 2 x 62, 1" in r["XU1"]["assumed"],
+     "an uneven split interleaved of unknown depth", "XU1")
+want(r["XT1"]["status"] == "ok" and "SwiGLU, RMSNorm, no biases (nanotron's Llama code)" in r["XT1"]["assumed"]
+     and "tied embeddings (nanotron's scaling benchmark" in r["XT1"]["assumed"]
+     and r["XT2"]["status"] == "ok" and "tied embeddings" not in r["XT2"]["assumed"],
+     "nanotron's scaling-benchmark models", "XT1", "XT2")
+want(r["XO1"]["status"] == "ok" and "zero 2 (not published: DeepSpeed's stage for offload to cpu)" in r["XO1"]["assumed"]
+     and r["XO2"]["status"] == "ok", "an offload row with zero open", "XO1", "XO2")
+want(r["XN1"]["status"] == "ok" and "zero 3 (not published: DeepSpeed's stage for offload to nvme)" in r["XN1"]["assumed"]
+     and r["XN1"]["predicted_iter_s"] > r["XN0"]["predicted_iter_s"],
+     "an NVMe offload row on a DGX A100 with zero open", "XN1", "XN0")
+sys.exit(0 if ok else 1)
+PY
+# Memory rows: MA01 (pp 4) without dp and without global_batch: dp 2 and
+# pp = 4 micro-batches per replica, as MA01's 8 (its peak is the same: 1F1B
+# holds at most pp micro-batches); a run that ran out of memory (no peak,
+# memory_kind oom) is predicted by its verdict, outside the error
+# statistics: MA01 at micro_batch 64 is out of memory, at its own 1 it fits;
+# an H200 row loads; a model named as sources spell it ("Llama 2 7B") takes
+# an open kv_heads from models/llama2-7b.ini; a nanotron row of Llama 3.2 1B
+# (ffn 8192 = 4 x 2048) is SwiGLU.
+python3 - tests/cases/memory.csv "$tmp/mem.csv" <<'PY'
+import csv, sys
+rows = {r["id"]: r for r in csv.DictReader(open(sys.argv[1]))}
+cols = list(next(iter(rows.values())).keys())
+out = []
+def derive(base, new, **cols_):
+    r = dict(rows[base]); r["id"] = new; r.update(cols_); out.append(r)
+derive("MA01", "YD0")
+derive("MA01", "YD1", dp="", global_batch="")
+derive("MA01", "YO1", micro_batch="64", global_batch="", measured_peak_gib="", memory_kind="oom", note="OOM at the first step")
+derive("MA01", "YO2", measured_peak_gib="", memory_kind="oom", note="OOM at the first step")
+derive("MA03", "YH1", gpu="h200-sxm-141g")
+derive("MH01", "YK0")
+derive("MH01", "YK1", model="Llama 2 7B", kv_heads="")
+derive("MH01", "YL1", model="Llama 3.2 1B", framework="nanotron", source="a memory grid (2025)",
+       layers="16", hidden="2048",
+       heads="32", kv_heads="8", ffn="8192", vocab="128256", params_b="1.24", zero="1",
+       recompute="none", trainable="all", lora_rank="")
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
+w.writeheader()
+w.writerows(out)
+PY
+"$podsim" validate "$tmp/mem.csv" --json >"$tmp/mem.json" 2>"$tmp/mem.err" ||
+	{ echo "validate failed:"; cat "$tmp/mem.err"; fail=1; }
+python3 - "$tmp/mem.json" <<'PY' || fail=1
+import json, sys
+j = json.load(open(sys.argv[1]))
+r = {x["id"]: x for x in j["rows"]}
+ok = True
+def want(cond, msg, *rows):
+    global ok
+    if not cond:
+        print(msg); ok = False
+        for x in rows:
+            print("  ", r[x])
+want(r["YD1"]["status"] == "ok" and r["YD1"]["predicted_gib"] == r["YD0"]["predicted_gib"]
+     and "dp 2 (not published" in r["YD1"]["assumed"]
+     and "global batch 8 (not published: pp = 4 micro-batches per replica" in r["YD1"]["assumed"],
+     "open dp and global_batch of a pipelined memory row", "YD0", "YD1")
+want(r["YO1"]["status"] == "ok" and r["YO1"]["oom_run"] and r["YO1"]["verdict"] == "oom"
+     and r["YO1"]["error"] is None and r["YO1"]["predicted_gib"] > 80,
+     "an out-of-memory run is not called out of memory", "YO1")
+want(r["YO2"]["oom_run"] and r["YO2"]["verdict"] == "fits" and r["YD0"]["verdict"] == "fits",
+     "MA01's plan is not called fits", "YO2", "YD0")
+s = j["summary"]["all"]
+want(s["oom_runs"] == 2 and s["oom_called"] == 1 and s["fit_called_oom"] == 0 and s["ok"] == 6
+     and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
+want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
+want(r["YL1"]["status"] == "ok" and "SwiGLU, RMSNorm, no biases (nanotron's Llama code)" in r["YL1"]["assumed"],
+     "a nanotron Llama 3.2 1B memory row", "YL1")
+want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predicted_gib"]
+     and "kv_heads from models/llama2-7b.ini" in r["YK1"]["assumed"],
+     "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
+sys.exit(0 if ok else 1)
+PY
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 2, called out of memory: 1; completed runs called out of memory: 0 of 6$' ||
+	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
+# A framework column naming its stack as sources spell it: the profile the
+# name stands for, said in the row's assumptions: by a stacks.csv row
+# (dated by the source: D05's 2024 "Megatron-LM" is Megatron-Core), or by
+# the name's lower-case form ("NeMo"); a name no profile has is skipped and
+# says so (D05's plan without its note's Megatron flags).
+python3 - tests/cases/calibration.csv "$tmp/fw.csv" <<'PY'
+import csv, sys
+rows = {r["id"]: r for r in csv.DictReader(open(sys.argv[1]))}
+cols = list(next(iter(rows.values())).keys()) + ["framework"]
+out = []
+for i, name in enumerate(["megatron-core", "Megatron-LM", "Nanotron", "NeMo", "nanotron 0e0a27ea", "Composr"]):
+    r = dict(rows["D05"]); r["id"] = "XF%d" % i; r["framework"] = name; r["note"] = ""
+    out.append(r)
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
+w.writeheader()
+w.writerows(out)
+PY
+"$podsim" validate "$tmp/fw.csv" --json >"$tmp/fw.json" 2>"$tmp/fw.err" ||
+	{ echo "validate failed:"; cat "$tmp/fw.err"; fail=1; }
+python3 - "$tmp/fw.json" <<'PY' || fail=1
+import json, sys
+r = {x["id"]: x for x in json.load(open(sys.argv[1]))["rows"]}
+want = {"XF1": "framework 'Megatron-LM' as profile megatron-core (stacks.csv line ",
+        "XF2": "framework 'Nanotron' as profile nanotron, attention flash (stacks.csv line ",
+        "XF3": "framework 'NeMo' as profile nemo (its name)",
+        "XF4": "framework 'nanotron 0e0a27ea' as profile nanotron"}
+ok = r["XF0"]["status"] == "ok" and r["XF1"]["predicted_iter_s"] == r["XF0"]["predicted_iter_s"]
+for k, text in want.items():
+    ok = ok and r[k]["status"] == "ok" and text in r[k]["assumed"]
+ok = ok and r["XF5"]["status"] == "skipped" and "framework 'Composr': no profile" in r["XF5"]["reason"]
+if not ok:
+    print("framework names:", *r.values(), sep="\n  ")
+sys.exit(0 if ok else 1)
+PY
+# Microbenchmark rows on an 8 x H100 PCIe box (node_intra pcie-gen5): a
+# copy and a P2P row are predicted on topologies/nodes/pcie-8x-h100.ini.
+{
+	head -n 1 tests/cases/microbench.csv
+	echo 'XM1,hbm_copy,h100-pcie,1,1,8,pcie-gen5,,,,,,,,,,,,GB/s,1500,GB/s,exact,synthetic,synthetic'
+	echo 'XM2,p2p,h100-pcie,2,1,8,pcie-gen5,,,,,,,,,,,,GB/s,40,GB/s,exact,synthetic,synthetic'
+} >"$tmp/micro.csv"
+"$podsim" validate "$tmp/micro.csv" --json 2>&1 | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["rows"]
+bad = [x for x in r if x["status"] != "ok"]
+print(*bad, sep="\n")
+sys.exit(1 if bad or len(r) != 2 else 0)' || { echo "PCIe microbenchmark rows skipped"; fail=1; }
+# A 32-GPU all-reduce of 64 MiB on DGX H100 nodes (XC0) and the same row
+# leaving open its nodes (4: 32 / 8), its node_intra (the H100 SXM5's
+# NVSwitch) or naming the GPU "h100-80g": XC0's time, each assumed; with its
+# bytes open, 1 GiB; nccl-tests' all-to-all and broadcast are predicted; a
+# GEMM row without a dtype runs bf16; an all-to-all of 1,024 ranks takes the
+# alpha-beta form (the flow model's million flows took minutes), said.
+{
+	head -n 1 tests/cases/microbench.csv
+	r=',h100-sxm5-80g,32,4,8,nvswitch-gen3,8,400,ib-fat-tree,bf16,,,,,67108864,,200,busbw,200,GB/s,exact,synthetic,synthetic'
+	echo "XC0,allreduce$r"
+	echo "XC1,allreduce$r" | sed 's/,32,4,8,/,32,,8,/'
+	echo "XC2,allreduce$r" | sed 's/,nvswitch-gen3,/,,/'
+	echo "XC3,allreduce$r" | sed 's/,h100-sxm5-80g,/,h100-80g,/'
+	echo "XC4,allreduce$r" | sed 's/,67108864,/,,/'
+	echo "XC5,alltoall$r"
+	echo "XC6,broadcast$r"
+	echo 'XC7,gemm,h100-sxm5-80g,1,1,,,,,,,,8192,8192,8192,,,,tflops,600,TFLOP/s,exact,synthetic,synthetic'
+	echo "XC8,alltoall$r" | sed 's/,32,4,8,nvswitch-gen3,8,/,1024,128,8,nvswitch-gen3,32,/'
+} >"$tmp/coll.csv"
+"$podsim" validate "$tmp/coll.csv" --json >"$tmp/coll.json" 2>&1 || fail=1
+python3 - "$tmp/coll.json" <<'PY' || fail=1
+import json, sys
+r = {x["id"]: x for x in json.load(open(sys.argv[1]))["rows"]}
+ok = all(x["status"] == "ok" for x in r.values())
+for k, text in (("XC1", "nodes 4 (not published: 32 GPUs, 8 per node)"),
+                ("XC2", "node_intra nvswitch-gen3 (not published: the h100-sxm5-80g baseboard)"),
+                ("XC3", "H100 80 GB form factor not stated: SXM5")):
+    ok = ok and r[k]["predicted_iter_s"] == r["XC0"]["predicted_iter_s"] and text in r[k]["assumed"]
+ok = ok and "bytes 1 GiB (not published" in r["XC4"]["assumed"] \
+    and r["XC4"]["predicted_iter_s"] > 10 * r["XC0"]["predicted_iter_s"] \
+    and "dtype bf16 (not published)" in r["XC7"]["assumed"] \
+    and "an all-to-all of 1024 ranks (over 128): the alpha-beta model" in r["XC8"]["assumed"]
+if not ok:
+    print("collective rows with open columns:", *r.values(), sep="\n  ")
+sys.exit(0 if ok else 1)
+PY
+exit $fail
