@@ -177,31 +177,30 @@ static void note_keys(const char *note, sim_buf *sect[4], char *seen, size_t see
  * framework, else a profile named by the framework column (its text before
  * " (+"), else the profile the column's name stands for
  * (valid_framework_profile: "Nanotron", "PyTorch FSDP"; *how says how, else
- * ""), else the default. */
+ * ""), else the default. The name is written to name[len] (returned). */
 static const char *row_profile(const cases_csv *c, size_t row, const valid_options *opt,
-                               const valid_stack **st, const char **how)
+                               const valid_stack **st, const char **how, char *name, size_t len)
 {
 	const char *fw = get(c, row, "framework"), *src = get(c, row, "source");
-	int zero = atoi(get(c, row, "zero"));
+	valid_ran ran = {atoi(get(c, row, "zero")), atoi(get(c, row, "tp"))};
 	*how = "";
-	*st = opt->stacks ? valid_stack_find_fw(opt->stacks, src, fw, zero) : NULL;
+	*st = opt->stacks ? valid_stack_find_fw(opt->stacks, src, fw, ran) : NULL;
 	if (*st && *(*st)->match)
 		return (*st)->profile;
-	static char name[64];
 	size_t n = strcspn(fw, " (+");
-	snprintf(name, sizeof name, "%.*s", (int)(n < 63 ? n : 63), fw);
+	snprintf(name, len, "%.*s", (int)(n < 63 ? n : 63), fw);
 	const valid_stack *fst = NULL;
 	char res[64];
-	const char *h = *name ? valid_framework_profile(opt, name, src, zero, res, sizeof res, &fst)
+	const char *h = *name ? valid_framework_profile(opt, name, src, ran, res, sizeof res, &fst)
 	                      : NULL;
 	if (h && !strcmp(h, "its profile"))
 		return name;
-	h = *fw ? valid_framework_profile(opt, fw, src, zero, res, sizeof res, &fst) : NULL;
+	h = *fw ? valid_framework_profile(opt, fw, src, ran, res, sizeof res, &fst) : NULL;
 	if (h) {
 		if (fst)
 			*st = fst;
 		*how = h;
-		snprintf(name, sizeof name, "%s", res);
+		snprintf(name, len, "%s", res);
 	}
 	return *name && !strchr(name, '/') ? name : "megatron-core";
 }
@@ -396,7 +395,8 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	const char *note = get(c, row, "note");
 	const valid_stack *st;
 	const char *how;
-	const char *profile = row_profile(c, row, opt, &st, &how);
+	char pname[64];
+	const char *profile = row_profile(c, row, opt, &st, &how, pname, sizeof pname);
 	if (*how)
 		valid_assume(assumed, alen, "framework '%s' as profile %s (%s)", get(c, row, "framework"),
 		             profile, how);
@@ -576,7 +576,8 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 	         get(c, row, "gpus"), get(c, row, "framework"));
 	const valid_stack *st;
 	const char *how;
-	row_profile(c, row, opt, &st, &how);
+	char pname[64];
+	row_profile(c, row, opt, &st, &how, pname, sizeof pname);
 	if (st && *st->label)
 		snprintf(v->group, sizeof v->group, "%s", st->label);
 	else

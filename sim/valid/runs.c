@@ -487,19 +487,16 @@ static const char *row_stack(const cases_csv *c, size_t row, const valid_options
 	/* the software stack: the row's framework column, else the table */
 	const char *source = get(c, row, "source");
 	const char *fwcol = cases_csv_col(c, "framework") >= 0 ? get(c, row, "framework") : "";
-	const valid_stack *st =
-	        opt && opt->stacks ? valid_stack_find(opt->stacks, source, atoi(get(c, row, "zero")))
-	                           : NULL;
+	valid_ran ran = {atoi(get(c, row, "zero")), atoi(get(c, row, "tp"))};
+	const valid_stack *st = opt && opt->stacks ? valid_stack_find(opt->stacks, source, ran) : NULL;
 	const char *profile = *fwcol ? fwcol : st ? st->profile : "megatron-core";
 	const char *attention = !*fwcol && st && *st->attention ? st->attention : "";
 	/* a framework column that is no profile's file name: the profile its
 	 * name stands for (valid_framework_profile), with that stack's
 	 * attention */
 	const valid_stack *fst = NULL;
-	const char *how = *fwcol && opt ? valid_framework_profile(opt, fwcol, source,
-	                                                          atoi(get(c, row, "zero")), name,
-	                                                          nlen, &fst)
-	                                : "";
+	const char *how =
+	        *fwcol && opt ? valid_framework_profile(opt, fwcol, source, ran, name, nlen, &fst) : "";
 	if (!how) {
 		snprintf(why, whylen, "framework '%.60s': no profile topologies/frameworks/<name>.ini "
 		         "and no stacks.csv row names it", fwcol);
@@ -839,8 +836,8 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 		 get(c, row, "gpus"), get(c, row, "gpu"));
 	/* the source's group: the stack table's label, else the source itself */
 	const char *source = get(c, row, "source");
-	const valid_stack *st =
-	        opt->stacks ? valid_stack_find(opt->stacks, source, atoi(get(c, row, "zero"))) : NULL;
+	valid_ran ran = {atoi(get(c, row, "zero")), atoi(get(c, row, "tp"))};
+	const valid_stack *st = opt->stacks ? valid_stack_find(opt->stacks, source, ran) : NULL;
 	if (st && *st->label && *st->match)
 		snprintf(v->group, sizeof v->group, "%s", st->label);
 	else if (*source)

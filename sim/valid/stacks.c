@@ -3,14 +3,16 @@
  * of guessing from one source's name.
  *
  * Columns: match, framework, year_from, year_to, profile, attention, label,
- * why, and optionally zero_from. A row applies to a case when `match` occurs in the case's `source`
+ * why, and optionally zero_from and tp_from. A row applies to a case when `match` occurs in the case's `source`
  * and `framework` (when set) in the case's framework column (memory.csv's
  * rows: one source may have run several stacks)
  * (case-insensitive; empty matches every source) and the source's year
  * (valid_source_year; the rows with a year range need one) lies in
  * [year_from, year_to] (empty = open) and, when zero_from is set, the
  * case's ZeRO stage is at least zero_from (a source whose own framework
- * had no ZeRO-3 ran another's for such rows). The first row that applies wins, so
+ * had no ZeRO-3 ran another's for such rows), and when tp_from is set its
+ * tp at least tp_from (DeepSpeed has tensor parallelism only through
+ * Megatron's mpu: its rows with tp > 1 ran Megatron-DeepSpeed). The first row that applies wins, so
  * specific rows come before general ones and the table ends with catch-alls
  * by date. `profile` names topologies/frameworks/PROFILE.ini; `attention`
  * (flash | unfused, empty = the profile's) records what the ecosystem ran at
@@ -151,13 +153,17 @@ int valid_stacks_load(const char *datadir, valid_stacks **out, sim_diag *diag)
 		snprintf(s->attention, sizeof s->attention, "%s", att);
 		snprintf(s->label, sizeof s->label, "%s",
 		         cases_csv_get(c, i, cases_csv_col(c, "label")));
-		long zf = 0;
+		long zf = 0, tf = 0;
 		if (cases_csv_col(c, "zero_from") >= 0 &&
 		    cases_get_int(c, i, "zero_from", 0, &zf, diag) != SIM_OK)
+			rc = SIM_ECONF;
+		if (cases_csv_col(c, "tp_from") >= 0 &&
+		    cases_get_int(c, i, "tp_from", 0, &tf, diag) != SIM_OK)
 			rc = SIM_ECONF;
 		s->year_from = (int)from;
 		s->year_to = (int)to;
 		s->zero_from = (int)zf;
+		s->tp_from = (int)tf;
 		s->line = cases_csv_line(c, i);
 		t->n++;
 	}
@@ -187,25 +193,34 @@ void valid_stacks_free(valid_stacks *t)
 	free(t);
 }
 
-const valid_stack *valid_stack_find(const valid_stacks *t, const char *source, int zero)
+/* Whether row s applies to a case of a source of `year` that ran `ran`:
+ * its dates (rows with a year range need a year) and its zero_from and
+ * tp_from. */
+static bool applies(const valid_stack *s, int year, valid_ran ran)
 {
-	return valid_stack_find_fw(t, source, NULL, zero);
+	bool dated = s->year_from > 0 || s->year_to < 9999;
+	if (dated && (year == 0 || year < s->year_from || year > s->year_to))
+		return false;
+	return !(s->zero_from > 0 && ran.zero < s->zero_from) &&
+	       !(s->tp_from > 0 && ran.tp < s->tp_from);
+}
+
+const valid_stack *valid_stack_find(const valid_stacks *t, const char *source, valid_ran ran)
+{
+	return valid_stack_find_fw(t, source, NULL, ran);
 }
 
 const valid_stack *valid_stack_find_fw(const valid_stacks *t, const char *source,
-				       const char *framework, int zero)
+				       const char *framework, valid_ran ran)
 {
 	int year = valid_source_year(source);
 	for (size_t i = 0; t && i < t->n; i++) {
 		const valid_stack *s = &t->v[i];
-		bool dated = s->year_from > 0 || s->year_to < 9999;
 		if (!contains_ci(source, s->match))
 			continue;
 		if (*s->framework && (!framework || !contains_ci(framework, s->framework)))
 			continue;
-		if (dated && (year == 0 || year < s->year_from || year > s->year_to))
-			continue;
-		if (s->zero_from > 0 && zero < s->zero_from)
+		if (!applies(s, year, ran))
 			continue;
 		return s;
 	}
@@ -225,7 +240,7 @@ static bool profile_exists(const char *datadir, const char *name)
 }
 
 const char *valid_framework_profile(const valid_options *opt, const char *fw, const char *source,
-                                    int zero, char *out, size_t len, const valid_stack **st)
+                                    valid_ran ran, char *out, size_t len, const valid_stack **st)
 {
 	*st = NULL;
 	if (profile_exists(opt->datadir, fw)) {
@@ -236,10 +251,8 @@ const char *valid_framework_profile(const valid_options *opt, const char *fw, co
 	int year = valid_source_year(source);
 	for (size_t i = 0; opt->stacks && i < opt->stacks->n; i++) {
 		const valid_stack *s = &opt->stacks->v[i];
-		bool dated = s->year_from > 0 || s->year_to < 9999;
 		if (!*s->match || *s->framework || !contains_ci(fw, s->match) ||
-		    (dated && (year == 0 || year < s->year_from || year > s->year_to)) ||
-		    (s->zero_from > 0 && zero < s->zero_from))
+		    !applies(s, year, ran))
 			continue;
 		*st = s;
 		snprintf(out, len, "%s", s->profile);

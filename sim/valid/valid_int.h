@@ -14,6 +14,8 @@ typedef struct valid_stack {
 	char label[48];         /* the source group's name, or "" */
 	int zero_from;          /* applies only to cases of this ZeRO stage or
 				 * higher (0 = any) */
+	int tp_from;            /* applies only to cases of at least this tp
+				 * (0 = any) */
 	int line;               /* in stacks.csv */
 } valid_stack;
 typedef struct valid_stacks valid_stacks;
@@ -40,14 +42,19 @@ int valid_table_read(const char *datadir, const char *file, const char *const *c
 		     size_t plen, cases_csv **out, sim_diag *diag);
 int valid_stacks_load(const char *datadir, valid_stacks **out, sim_diag *diag);
 void valid_stacks_free(valid_stacks *t);
-/* The first row of the table that applies to `source` and a case of ZeRO
- * stage `zero` (rows naming a framework never apply; rows with a zero_from
- * apply from that stage on), or NULL. */
-const valid_stack *valid_stack_find(const valid_stacks *t, const char *source, int zero);
+/* What a case ran that a stack row may be conditioned on: its ZeRO stage
+ * and tensor-parallel size (0 when the case leaves them open). */
+typedef struct valid_ran {
+	int zero, tp;
+} valid_ran;
+/* The first row of the table that applies to `source` and a case that ran
+ * `ran` (rows naming a framework never apply; rows with a zero_from apply
+ * from that stage on, with a tp_from from that tp on), or NULL. */
+const valid_stack *valid_stack_find(const valid_stacks *t, const char *source, valid_ran ran);
 /* The same for a case whose framework column reads `framework`: rows naming
  * one apply when it occurs in it. */
 const valid_stack *valid_stack_find_fw(const valid_stacks *t, const char *source,
-				       const char *framework, int zero);
+				       const char *framework, valid_ran ran);
 /* The framework profile a case's framework column `fw` names when it is not
  * a profile's file name itself ("Megatron-LM", "DeepSpeed", "Nanotron",
  * "PyTorch FSDP", "megatron-core 0.8"): the first stacks.csv row (with a
@@ -58,7 +65,7 @@ const valid_stack *valid_stack_find_fw(const valid_stacks *t, const char *source
  * found ("its profile", "stacks.csv", "its name"), or NULL when nothing
  * names a profile (stacks.c). */
 const char *valid_framework_profile(const valid_options *opt, const char *fw, const char *source,
-                                    int zero, char *out, size_t len, const valid_stack **st);
+                                    valid_ran ran, char *out, size_t len, const valid_stack **st);
 /* The latest year 2015-2035 written in the source text (a publication or
  * commit date), 0 when none. */
 int valid_source_year(const char *source);

@@ -33,6 +33,10 @@ trap 'rm -rf "$tmp"' EXIT
 #      (XO2: p5's host DRAM, topologies/nodes/p5-h100.ini); XN: V0001 (no
 #      pipeline) on NVMe with zero open: stage 3, on the DGX A100's NVMe
 #      drives, slower than V0001
+#  XK: a DeepSpeed source of 2023 with tp 2 ran Megatron-DeepSpeed (DeepSpeed
+#      has tensor parallelism only through Megatron's mpu; stacks.csv tp_from),
+#      with flash attention; the same row at tp 1 runs DeepSpeed's own profile;
+#      a MosaicML Composer source runs llm-foundry's profile
 python3 - tests/cases/calibration.csv "$tmp/runs.csv" <<'PY'
 import csv, sys
 rows = {r["id"]: r for r in csv.DictReader(open(sys.argv[1]))}
@@ -68,6 +72,11 @@ derive("D01", "XT1", model="1B", **nt)
 derive("D01", "XT2", model="8B", **dict(nt, layers="32", hidden="4096", ffn="14336"))
 derive("V0001", "XN0")
 derive("V0001", "XN1", offload="nvme", zero="")
+ds = dict(source="a DeepSpeed benchmark (2023)", zero="1", pp="1", vpp="1")
+derive("D01", "XK1", **dict(ds, tp="2", dp=str(int(rows["D01"]["gpus"]) // 2)))
+derive("D01", "XK2", **dict(ds, tp="1", dp=rows["D01"]["gpus"]))
+derive("D01", "XC1", source="MosaicML Composer benchmark (2024)", pp="1", vpp="1", tp="1",
+       dp=rows["D01"]["gpus"], zero="3")
 w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
 w.writeheader()
 w.writerows(out)
@@ -112,6 +121,11 @@ want(r["XO1"]["status"] == "ok" and "zero 2 (not published: DeepSpeed's stage fo
 want(r["XN1"]["status"] == "ok" and "zero 3 (not published: DeepSpeed's stage for offload to nvme)" in r["XN1"]["assumed"]
      and r["XN1"]["predicted_iter_s"] > r["XN0"]["predicted_iter_s"],
      "an NVMe offload row on a DGX A100 with zero open", "XN1", "XN0")
+want(r["XK1"]["status"] == "ok" and "framework megatron-deepspeed, attention flash (stacks.csv" in r["XK1"]["assumed"]
+     and r["XK2"]["status"] == "ok" and "framework deepspeed (stacks.csv" in r["XK2"]["assumed"],
+     "a DeepSpeed row with tp > 1 does not run Megatron-DeepSpeed", "XK1", "XK2")
+want(r["XC1"]["status"] == "ok" and "framework llm-foundry (stacks.csv" in r["XC1"]["assumed"],
+     "a Composer row", "XC1")
 sys.exit(0 if ok else 1)
 PY
 # Memory rows: MA01 (pp 4) without dp and without global_batch: dp 2 and
