@@ -1178,6 +1178,11 @@ int net_nccl_choice(const net_cluster *c, net_coll coll, const net_group *g, dou
 	int rc = collective(c, coll, g, bytes, &k);
 	*algo = k.algo;
 	*proto = k.proto;
+	/* NCCL's own table (tune.c) where it has one (inside one node on EFA
+	 * too: the plugin's terms are the network's); else (all-to-all, p2p,
+	 * a forced hier) the closed forms' pick above */
+	if (rc == SIM_OK)
+		net_tune_pick(c, coll, g, bytes, algo, proto);
 	return rc;
 }
 
@@ -1187,7 +1192,8 @@ int net_collective(const net_cluster *c, net_coll coll, const net_group *g, doub
 	net_algo a;
 	net_proto p;
 	int rc;
-	if (net_efa_choice(c, coll, g, bytes, &a, &p)) {
+	if (net_efa_choice(c, coll, g, bytes, &a, &p) ||
+	    (c && group_ok(c, coll, g) && net_tune_pick(c, coll, g, bytes, &a, &p))) {
 		/* NCCL's pair, timed with the cluster's own costs */
 		net_cluster f = *c;
 		f.algo = a; /* ring for the collectives that have no other */

@@ -138,6 +138,10 @@ typedef struct net_node {
 	 * through the switches, without it through host memory. */
 	int gpus_per_switch;
 	bool pcie_p2p;
+	/* The GPUs' compute capability ([gpu] compute_capability, read by
+	 * net_cluster_from_conf; 0 = unknown): NCCL's tuner constants are per
+	 * GPU architecture (tune.c, net_tune_cc). */
+	double cc;
 } net_node;
 
 /* The measured spread of a collective's time at one node count on an EFA
@@ -222,7 +226,8 @@ int net_node_from_section(const conf_doc *doc, const char *section, net_node *ou
  * scale-up rate (intra_bw x intra_efficiency, its kind), the lower NIC total
  * per GPU (nics x nic_bw x nic_efficiency / gpus, its kind), the lower PCIe
  * rate, the lower nvls_busbw (0 where either has none), the larger
- * coll_overhead, the lower ring_local_bw. a and b have the same gpus. */
+ * coll_overhead, the lower ring_local_bw, the lower known compute capability
+ * (NCCL's minCompCap). a and b have the same gpus. */
 void net_node_slowest(const net_node *a, const net_node *b, net_node *out);
 
 /* A communication group of `size` ranks whose global ranks are r, r+stride, ...
@@ -387,6 +392,22 @@ bool net_efa_choice(const net_cluster *c, net_coll coll, const net_group *g, dou
  * or no bytes ring/Simple. SIM_OK, or SIM_EINVAL on a bad group. */
 int net_nccl_choice(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
 		    net_algo *algo, net_proto *proto);
+/* NCCL's own table (tune.c, where it is derived): net_tune_pick, the pair
+ * with the lowest time NCCL's model predicts (N src/graph/tuning.cc
+ * ncclTopoTuneModel and ncclTopoGetAlgoTime at 5067397c) from NCCL's
+ * constants and the node's nominal links (not podsim's fitted
+ * efficiencies), among the algorithms podsim times for the group, a forced
+ * nccl_algo / nccl_proto holding where it applies; for all-reduce,
+ * all-gather, reduce-scatter and broadcast off EFA (false otherwise, and
+ * for nccl_algo = hier, one rank or no bytes). net_tune_time_us: that
+ * table's time of one pair in microseconds, -1 where NCCL has no entry.
+ * net_tune_cc: the compute capability the table uses (the node's, or 9.0
+ * where it has nvls_busbw and 8.0 otherwise when unknown). */
+bool net_tune_pick(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
+		   net_algo *algo, net_proto *proto);
+double net_tune_time_us(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
+			net_algo algo, net_proto proto);
+double net_tune_cc(const net_node *nd);
 /* The latency aws-ofi-nccl reports to NCCL, which NCCL adds to every network
  * step: 75 us on p5/p5e (and instances it has no entry of its own for here,
  * A src/platform-aws.cpp:133-137), 35 us on p5en and p6-b200 (:150-154);
