@@ -45,7 +45,10 @@
  *     SM90, N src/transport/nvls.cc:155-213; 24 on one SM100 node, 32
  *     across), bwIntra = B_i / nCh, bwInter raised up to twice bwIntra on
  *     one node (search.cc:1273-1276), else the NICs' u nic_bw / nCh.
- *   CollNet graphs ([cluster] sharp): the tree's.
+ *   CollNet graphs ([cluster] sharp): the tree's bandwidths over one
+ *     channel per head, a head per NIC the group reaches (ceil(u); assumed:
+ *     the search is not modelled), so that CollNetDirect's GPU/NIC factor
+ *     ppn / nCh (tuning.cc:343-345) is the group's ranks per NIC.
  * NCCL's search picks each channel's speed from a list (search.cc:
  * 1051-1061); podsim's continuous B / nCh stands for it.
  *
@@ -147,7 +150,7 @@ typedef struct tcomm {
 	int arch;       /* 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell */
 	int idx2;       /* N1, N2, N4 */
 	int intra_hw;   /* HW_NVLINK or HW_PCI */
-	tgraph ring, tree, nvls;
+	tgraph ring, tree, nvls, collnet;
 } tcomm;
 
 double net_tune_cc(const net_node *nd)
@@ -207,6 +210,11 @@ static void tcomm_make(const net_cluster *c, const net_group *g, tcomm *t)
 		t->ring = (tgraph){nch, inter, inter};
 		t->tree = (tgraph){nch, fmin(2 * inter, bi / nch), inter};
 	}
+	/* CollNet: one channel per head, a head per NIC (assumed), the tree's
+	 * bandwidths over them */
+	double heads = ceil(fmax(1, fmin(nd->nics, k * nd->nics / nd->gpus)));
+	t->collnet = (tgraph){heads, t->tree.intra * t->tree.nch / heads,
+			      t->tree.inter * t->tree.nch / heads};
 	double nn = t->cc >= 10 ? (g->nodes > 1 ? 32 : 24) : 16;
 	double nvi = (isfinite(bi) ? bi : 0) / nn;
 	t->nvls = (tgraph){nn, nvi,
@@ -223,7 +231,10 @@ static bool entry(const tcomm *t, net_coll coll, int a, int p, double *lat, doub
 	double n = t->n, m = t->m, ppn = t->ppn;
 	double nsteps = ar ? 2 * (n - 1) : agrs ? n - 1 : n;
 	bool collnet = a == A_CND || a == A_CNC;
-	const tgraph *gr = a == A_RING ? &t->ring : a == A_NVLS || a == A_NVLST ? &t->nvls : &t->tree;
+	const tgraph *gr = a == A_RING			? &t->ring
+			   : a == A_NVLS || a == A_NVLST ? &t->nvls
+			   : collnet			 ? &t->collnet
+							 : &t->tree;
 	double b = m <= 2 || collnet ? gr->intra : gr->inter;
 	if (a == A_NVLS || a == A_NVLST) {
 		double ib = gr->intra * nvls_eff[t->arch] * (gr->nch - 1) / gr->nch;
