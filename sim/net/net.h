@@ -14,10 +14,12 @@
  *   others, ninter = steps that cross a node boundary.
  *   Every collective also pays the node's calibrated coll_overhead (what
  *   nccl-tests measure beyond the tuning model at small sizes).
- *   The protocol (LL, LL128, Simple) with the lowest time is chosen, as NCCL's
- *   tuner does; LL moves half the payload per byte on the wire, LL128 ~92%.
- *   An all-reduce inside one node with NVLS (net_nvls_allreduce) takes the
- *   faster of the ring and NVLS, as NCCL's tuner does.
+ *   The algorithm and protocol (LL, LL128, Simple) are NCCL's pick by its
+ *   own tuning model (net_nccl_choice: tune.c rebuilds NCCL's table from
+ *   its constants and the node's nominal links), which these formulas then
+ *   time; LL moves half the payload per byte on the wire, LL128 ~92%.
+ *   An all-reduce inside one node with NVLS (net_nvls_allreduce) may run
+ *   NVLS where NCCL's table puts it below the ring.
  *
  *   busbw = min(intra-node bandwidth per GPU  (if the group has >1 GPU per node),
  *               NIC share of the group        (if it spans >1 node))
@@ -55,9 +57,9 @@ typedef enum {
 typedef enum { NET_MODEL_ALPHA_BETA = 0, NET_MODEL_FLOW, NET_MODEL_AUTO } net_model;
 
 /* NCCL's algorithm for a collective ([cluster] nccl_algo, as NCCL_ALGO):
- * auto = the lowest predicted time among ring, tree, nvls, nvlstree and pat
- * where they apply, as NCCL's tuner (on EFA the aws-ofi-nccl tuner's regions
- * first, net_efa_region); a forced one is used where it applies (ring:
+ * auto = NCCL's pick by its own table among ring, tree, nvls, nvlstree and
+ * pat where they apply (net_nccl_choice; on EFA the aws-ofi-nccl tuner's
+ * regions first, net_efa_region); a forced one is used where it applies (ring:
  * all-reduce, all-gather, reduce-scatter, broadcast; tree, hier, nvls,
  * nvlstree: all-reduce; pat: all-gather and reduce-scatter of a group with
  * one rank on each node, net_pat_ok) and auto elsewhere, as NCCL falls
@@ -384,9 +386,9 @@ bool net_efa_choice(const net_cluster *c, net_coll coll, const net_group *g, dou
 /* NCCL's choice (coll.c "Which algorithm NCCL runs"): the algorithm and
  * protocol NCCL runs for collective `coll` of `bytes` on group g, picked by
  * its model, never measured: net_efa_choice on EFA across nodes (the
- * plugin's region tuner first), else the lowest time of the closed forms
- * above (NCCL's tuner); a forced nccl_algo / nccl_proto holds where it
- * applies. net_collective times this pair with the closed forms, the flow
+ * plugin's region tuner first), else NCCL's own table (net_tune_pick,
+ * tune.c; the closed forms' lowest time for all-to-all, p2p and a forced
+ * hier); a forced nccl_algo / nccl_proto holds where it applies. net_collective times this pair with the closed forms, the flow
  * model (sim/topo) simulates it on the link graph: one decision for both.
  * algo is ring for all-to-all and p2p (their one algorithm); for one rank
  * or no bytes ring/Simple. SIM_OK, or SIM_EINVAL on a bad group. */
