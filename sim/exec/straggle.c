@@ -227,6 +227,15 @@ static int twin(const exec_replicas *x, const plan_scenario *o, sim_time *dur, d
 	return SIM_OK;
 }
 
+/* Whether the other nodes' transfers differ from the main nodes': links of
+ * their own, or GPUs of another compute capability, for which NCCL's tuner
+ * may pick another algorithm (net tune.c; a group over both types at the
+ * lower, net_node_slowest). */
+static bool own_links(const plan_scenario *s)
+{
+	return s->other_links || s->other_net.cc != s->cluster.node.cc;
+}
+
 /* Mixed nodes: g's twin on other_gpu and its node's links (plan_build with
  * that GPU and node), its durations into x->other; with links of its own
  * also the twin on the main GPU and both types' slowest links
@@ -236,6 +245,7 @@ static int other_times(exec_replicas *x, const plan_scenario *s)
 	plan_scenario o = *s;
 	o.gpu = s->other_gpu;
 	o.cluster.node = s->other_links ? s->other_net : s->cluster.node;
+	o.cluster.node.cc = s->other_net.cc; /* NCCL's tuner on the other GPUs */
 	plan_graph *g2 = NULL, *g3 = NULL;
 	double r = 1;
 	int rc = twin(x, &o, x->other, &r, &g2);
@@ -285,7 +295,7 @@ int exec_replicas_open(const plan_scenario *s, const plan_graph *g, exec_replica
 	x->tasks = malloc((g->ntasks ? g->ntasks : 1) * sizeof *x->tasks);
 	x->up = ep_groups(x);
 	bool mixed = s->nother > 0;
-	if (mixed && s->other_links) {
+	if (mixed && own_links(s)) {
 		x->meet = malloc((g->ntasks ? g->ntasks : 1) * sizeof *x->meet);
 		x->dpkind = malloc((size_t)x->pp);
 	}
@@ -297,7 +307,7 @@ int exec_replicas_open(const plan_scenario *s, const plan_graph *g, exec_replica
 	}
 	int rc = x->ord && x->tasks && (x->ep <= 1 || x->up) &&
 			 (!mixed || (x->kind && x->other && x->intf && x->eps)) &&
-			 (!mixed || !s->other_links || (x->meet && x->dpkind))
+			 (!mixed || !own_links(s) || (x->meet && x->dpkind))
 		     ? SIM_OK
 		     : SIM_ENOMEM;
 	if (rc == SIM_OK) {
@@ -380,9 +390,10 @@ const plan_graph *exec_replicas_set(exec_replicas *x, const double *f, int d)
 			sim_time o = x->other[i];
 			a = k == EXEC_GPU_OTHER || o > a ? o : a;
 		}
-		/* a group over both types: at its slowest hop (net_node_slowest) */
-		if (k == EXEC_GPU_BOTH && x->meet && t->stream != PLAN_STREAM_COMPUTE &&
-		    x->meet[i] > a)
+		/* a group over both types: at its slowest hop and tuned for the
+		 * lower compute capability (net_node_slowest), whatever either
+		 * type alone would pick */
+		if (k == EXEC_GPU_BOTH && x->meet && t->stream != PLAN_STREAM_COMPUTE)
 			a = x->meet[i];
 		if (f && t->stream == PLAN_STREAM_COMPUTE) {
 			double v = (double)a * f[(size_t)d * x->pp + t->rank];

@@ -370,6 +370,14 @@ int net_cluster_from_conf(const conf_doc *doc, net_cluster *out, sim_diag *diag)
 	if (rn != SIM_OK || rc != SIM_OK || !conf_has_section(doc, "node") ||
 	    !conf_has_section(doc, "cluster"))
 		return SIM_ECONF;
+	/* the GPU's compute capability for NCCL's tuner (tune.c); hw checks
+	 * the key, 0 when absent or unreadable */
+	const char *cc = conf_get(doc, "gpu", "compute_capability", NULL);
+	if (cc) {
+		char *end;
+		double v = strtod(cc, &end);
+		out->node.cc = end != cc && v > 0 && v < 100 ? v : 0;
+	}
 	return check_cluster(doc, out, diag);
 }
 
@@ -477,7 +485,7 @@ static bool node_same(const net_node *a, const net_node *b)
 	       a->power_w == b->power_w && a->nvls_busbw_Bps == b->nvls_busbw_Bps &&
 	       a->coll_overhead_s == b->coll_overhead_s && a->ring_local_Bps == b->ring_local_Bps &&
 	       a->nic_kind == b->nic_kind && a->ec2 == b->ec2 && a->gpus_per_switch == b->gpus_per_switch &&
-	       a->pcie_p2p == b->pcie_p2p;
+	       a->pcie_p2p == b->pcie_p2p && a->cc == b->cc;
 }
 
 bool net_cluster_same(const net_cluster *a, const net_cluster *b)

@@ -115,7 +115,8 @@
  * already includes the fabric; it is for the flow-level model.
  *
  * Algorithms for all-reduce besides the ring (NCCL's tuner picks the lowest
- * predicted time; [cluster] nccl_algo forces one where it applies):
+ * time of its own table, tune.c; [cluster] nccl_algo forces one where it
+ * applies):
  *   tree (double binary tree over the nodes, a chain inside each; k ranks on
  *     each of m nodes, every node holding k of the group): NCCL's tuning
  *     model converts the tree's bus bandwidth to algorithm bandwidth with
@@ -297,8 +298,8 @@
  * 0.5 of busbw); LL128 moves 120 data bytes per 128-byte line, which NCCL's
  * tuning model rates at 0.92 of busbw (assumed from tuning.cc; not in
  * hardware.csv); Simple runs at busbw. LL128 is used only on NVLink nodes, as
- * NCCL enables it by default only there. The protocol with the lowest time
- * wins, as NCCL's tuner picks the lowest predicted time.
+ * NCCL enables it by default only there. The protocol is NCCL's pick by its
+ * own table (tune.c), whose protocol factors are these and its caps.
  *
  * Which algorithm NCCL runs (net_nccl_choice; N = NVIDIA/nccl 5067397c).
  * NCCL decides by its model, never by measuring: ncclGetAlgoInfo (N src/
@@ -313,13 +314,22 @@
  * 2028-2046). NCCL_ALGO and NCCL_PROTO only remove entries (their bandwidth
  * set to 0, tuning.cc:442-538). The kernel then runs that pair whatever
  * the fabric does to it: contention with other groups, ECMP collisions,
- * oversubscription are not in the table. podsim's stand-in for the table
- * is this file's closed forms (NCCL's latency constants, the links'
- * uncongested bandwidths for its graph's), so net_nccl_choice is the pair
- * net_collective picks, and the flow model (sim/topo/coll.c) simulates
- * that one pair on the link graph instead of the fastest of several: where
- * the fabric slows NCCL's pick below another algorithm, the flow model
- * reports the slower time, as the real run would.
+ * oversubscription are not in the table. podsim rebuilds that table in
+ * tune.c (net_tune_pick, derived there): NCCL's constants per GPU
+ * architecture (base and hardware latencies, llMaxBw, the per-channel
+ * caps, NVLS efficiency), bandwidths of NCCL's graphs from the node's
+ * nominal links (not podsim's fitted efficiencies, coll_overhead or ring
+ * local step), the tree correction factors and the ring's Simple plateau
+ * latency x1.4 of ncclTopoGetAlgoTime (tuning.cc:620-651), and its protocol
+ * and algorithm enables; net_nccl_choice returns that pair (the closed
+ * forms' lowest time only for all-to-all, p2p and a forced hier, which the
+ * table has not), on EFA across nodes net_efa_choice (below, 6.-7.).
+ * net_collective then times the pair with this file's closed forms, and
+ * the flow model (sim/topo/coll.c) simulates it on the link graph: where
+ * podsim's costs or the fabric make NCCL's pick slower than another
+ * algorithm (the tree on two nodes, NVLS on two ranks, a tree whose edges
+ * collide on a leaf's uplinks), both report the slower time, as the real
+ * run would.
  *
  * The EFA model ([cluster] fabric = efa: NCCL over AWS EFA through the
  * aws-ofi-nccl plugin; A = aws/aws-ofi-nccl 2daf7d30, N as above; the
@@ -1177,6 +1187,11 @@ int net_nccl_choice(const net_cluster *c, net_coll coll, const net_group *g, dou
 	int rc = collective(c, coll, g, bytes, &k);
 	*algo = k.algo;
 	*proto = k.proto;
+	/* NCCL's own table (tune.c) where it has one (inside one node on EFA
+	 * too: the plugin's terms are the network's); else (all-to-all, p2p,
+	 * a forced hier) the closed forms' pick above */
+	if (rc == SIM_OK)
+		net_tune_pick(c, coll, g, bytes, algo, proto);
 	return rc;
 }
 
@@ -1186,7 +1201,8 @@ int net_collective(const net_cluster *c, net_coll coll, const net_group *g, doub
 	net_algo a;
 	net_proto p;
 	int rc;
-	if (net_efa_choice(c, coll, g, bytes, &a, &p)) {
+	if (net_efa_choice(c, coll, g, bytes, &a, &p) ||
+	    (c && group_ok(c, coll, g) && net_tune_pick(c, coll, g, bytes, &a, &p))) {
 		/* NCCL's pair, timed with the cluster's own costs */
 		net_cluster f = *c;
 		f.algo = a; /* ring for the collectives that have no other */

@@ -79,6 +79,8 @@ void net_node_slowest(const net_node *a, const net_node *b, net_node *out)
 	}
 	out->nvls_busbw_Bps = a->nvls_busbw_Bps < b->nvls_busbw_Bps ? a->nvls_busbw_Bps
 								    : b->nvls_busbw_Bps;
+	if (b->cc > 0 && (a->cc <= 0 || b->cc < a->cc))
+		out->cc = b->cc; /* NCCL tunes for the lowest (minCompCap) */
 	if (b->coll_overhead_s > a->coll_overhead_s)
 		out->coll_overhead_s = b->coll_overhead_s;
 	if (b->ring_local_Bps > 0 && (a->ring_local_Bps <= 0 || b->ring_local_Bps < a->ring_local_Bps))

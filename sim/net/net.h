@@ -14,10 +14,12 @@
  *   others, ninter = steps that cross a node boundary.
  *   Every collective also pays the node's calibrated coll_overhead (what
  *   nccl-tests measure beyond the tuning model at small sizes).
- *   The protocol (LL, LL128, Simple) with the lowest time is chosen, as NCCL's
- *   tuner does; LL moves half the payload per byte on the wire, LL128 ~92%.
- *   An all-reduce inside one node with NVLS (net_nvls_allreduce) takes the
- *   faster of the ring and NVLS, as NCCL's tuner does.
+ *   The algorithm and protocol (LL, LL128, Simple) are NCCL's pick by its
+ *   own tuning model (net_nccl_choice: tune.c rebuilds NCCL's table from
+ *   its constants and the node's nominal links), which these formulas then
+ *   time; LL moves half the payload per byte on the wire, LL128 ~92%.
+ *   An all-reduce inside one node with NVLS (net_nvls_allreduce) may run
+ *   NVLS where NCCL's table puts it below the ring.
  *
  *   busbw = min(intra-node bandwidth per GPU  (if the group has >1 GPU per node),
  *               NIC share of the group        (if it spans >1 node))
@@ -55,9 +57,9 @@ typedef enum {
 typedef enum { NET_MODEL_ALPHA_BETA = 0, NET_MODEL_FLOW, NET_MODEL_AUTO } net_model;
 
 /* NCCL's algorithm for a collective ([cluster] nccl_algo, as NCCL_ALGO):
- * auto = the lowest predicted time among ring, tree, nvls, nvlstree and pat
- * where they apply, as NCCL's tuner (on EFA the aws-ofi-nccl tuner's regions
- * first, net_efa_region); a forced one is used where it applies (ring:
+ * auto = NCCL's pick by its own table among ring, tree, nvls, nvlstree and
+ * pat where they apply (net_nccl_choice; on EFA the aws-ofi-nccl tuner's
+ * regions first, net_efa_region); a forced one is used where it applies (ring:
  * all-reduce, all-gather, reduce-scatter, broadcast; tree, hier, nvls,
  * nvlstree: all-reduce; pat: all-gather and reduce-scatter of a group with
  * one rank on each node, net_pat_ok) and auto elsewhere, as NCCL falls
@@ -138,6 +140,10 @@ typedef struct net_node {
 	 * through the switches, without it through host memory. */
 	int gpus_per_switch;
 	bool pcie_p2p;
+	/* The GPUs' compute capability ([gpu] compute_capability, read by
+	 * net_cluster_from_conf; 0 = unknown): NCCL's tuner constants are per
+	 * GPU architecture (tune.c, net_tune_cc). */
+	double cc;
 } net_node;
 
 /* The measured spread of a collective's time at one node count on an EFA
@@ -222,7 +228,8 @@ int net_node_from_section(const conf_doc *doc, const char *section, net_node *ou
  * scale-up rate (intra_bw x intra_efficiency, its kind), the lower NIC total
  * per GPU (nics x nic_bw x nic_efficiency / gpus, its kind), the lower PCIe
  * rate, the lower nvls_busbw (0 where either has none), the larger
- * coll_overhead, the lower ring_local_bw. a and b have the same gpus. */
+ * coll_overhead, the lower ring_local_bw, the lower known compute capability
+ * (NCCL's minCompCap). a and b have the same gpus. */
 void net_node_slowest(const net_node *a, const net_node *b, net_node *out);
 
 /* A communication group of `size` ranks whose global ranks are r, r+stride, ...
@@ -379,14 +386,30 @@ bool net_efa_choice(const net_cluster *c, net_coll coll, const net_group *g, dou
 /* NCCL's choice (coll.c "Which algorithm NCCL runs"): the algorithm and
  * protocol NCCL runs for collective `coll` of `bytes` on group g, picked by
  * its model, never measured: net_efa_choice on EFA across nodes (the
- * plugin's region tuner first), else the lowest time of the closed forms
- * above (NCCL's tuner); a forced nccl_algo / nccl_proto holds where it
- * applies. net_collective times this pair with the closed forms, the flow
+ * plugin's region tuner first), else NCCL's own table (net_tune_pick,
+ * tune.c; the closed forms' lowest time for all-to-all, p2p and a forced
+ * hier); a forced nccl_algo / nccl_proto holds where it applies. net_collective times this pair with the closed forms, the flow
  * model (sim/topo) simulates it on the link graph: one decision for both.
  * algo is ring for all-to-all and p2p (their one algorithm); for one rank
  * or no bytes ring/Simple. SIM_OK, or SIM_EINVAL on a bad group. */
 int net_nccl_choice(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
 		    net_algo *algo, net_proto *proto);
+/* NCCL's own table (tune.c, where it is derived): net_tune_pick, the pair
+ * with the lowest time NCCL's model predicts (N src/graph/tuning.cc
+ * ncclTopoTuneModel and ncclTopoGetAlgoTime at 5067397c) from NCCL's
+ * constants and the node's nominal links (not podsim's fitted
+ * efficiencies), among the algorithms podsim times for the group, a forced
+ * nccl_algo / nccl_proto holding where it applies; for all-reduce,
+ * all-gather, reduce-scatter and broadcast off EFA (false otherwise, and
+ * for nccl_algo = hier, one rank or no bytes). net_tune_time_us: that
+ * table's time of one pair in microseconds, -1 where NCCL has no entry.
+ * net_tune_cc: the compute capability the table uses (the node's, or 9.0
+ * where it has nvls_busbw and 8.0 otherwise when unknown). */
+bool net_tune_pick(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
+		   net_algo *algo, net_proto *proto);
+double net_tune_time_us(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
+			net_algo algo, net_proto proto);
+double net_tune_cc(const net_node *nd);
 /* The latency aws-ofi-nccl reports to NCCL, which NCCL adds to every network
  * step: 75 us on p5/p5e (and instances it has no entry of its own for here,
  * A src/platform-aws.cpp:133-137), 35 us on p5en and p6-b200 (:150-154);

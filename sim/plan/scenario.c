@@ -441,6 +441,11 @@ static int other_gpu(plan_scenario *s, sim_diag *diag)
 	}
 	if (rc == SIM_OK)
 		rc = other_links(s, loc, diag);
+	/* the other nodes' GPUs for NCCL's tuner (net tune.c); a group over
+	 * both types is tuned for the lower (net_node_slowest, NCCL's
+	 * minCompCap): exec/straggle.c times it on the slowest links */
+	if (rc == SIM_OK)
+		s->other_net.cc = s->other_gpu.compute_capability;
 	if (rc != SIM_OK && inline_gpu && c->other_gpu[0])
 		sim_diag_note(diag, loc.path, loc.line,
 			      "[other_gpu] is the whole GPU type, read in place of the file [cluster] "

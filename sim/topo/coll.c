@@ -155,9 +155,10 @@
  * the lowest entry and runs that pair whatever the fabric does to it (N
  * src/enqueue.cc:2123-2151, 2028-2046; src/graph/tuning.cc:630-657; net's
  * coll.c "Which algorithm NCCL runs" derives it). So the flow model
- * simulates one pair, net's (net_nccl_choice: the closed forms' lowest
- * time, which stand for NCCL's table; on EFA across nodes NCCL's view of
- * the cluster with aws-ofi-nccl's region tuner first, net_efa_choice;
+ * simulates one pair, net's (net_nccl_choice: NCCL's own table, rebuilt
+ * from its constants and the nodes' nominal links in net's tune.c; on EFA
+ * across nodes NCCL's view of the cluster with aws-ofi-nccl's region
+ * tuner first, net_efa_choice;
  * nccl_algo / nccl_proto forcing as NCCL_ALGO / NCCL_PROTO), not the
  * fastest of several simulated candidates: contention between translates,
  * ECMP collisions and oversubscription slow NCCL's pick without changing
@@ -1283,7 +1284,7 @@ static net_group net_group_of(const topo_graph *g, const geo *o, net_coll coll, 
 }
 
 /* The algorithm NCCL runs (header comment "Which algorithm"): net's choice
- * for the group (net_nccl_choice: the closed forms' pick, the region
+ * for the group (net_nccl_choice: NCCL's table, net tune.c; the region
  * tuner's on EFA; a forced algorithm with the protocol NCCL's model gives
  * it), simulated once; its link loads stay in x->acc, sorted. */
 static int pick_algo(run *r, topo_coll_ctx *x, const geo *o, net_coll coll, const int *ranks,

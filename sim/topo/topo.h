@@ -33,7 +33,7 @@
  * node's NVLS ceiling), pairwise all-to-all and p2p as phases of
  * simultaneous flows, plus NCCL's protocol latencies from net
  * (net_proto_latency). The algorithm and protocol are NCCL's choice by
- * its model, net_nccl_choice (the pair the closed forms pick; on EFA the
+ * its model, net_nccl_choice (the pair of NCCL's own table, net tune.c; on EFA the
  * aws-ofi-nccl region tuner's), simulated whatever the links do to it, as
  * NCCL runs it. Units: seconds, bytes, bytes/s.
  */

@@ -664,13 +664,15 @@ static void pat_agrees(void)
 /* Issue 14: the flow model runs NCCL's pick, not the fastest simulated
  * candidate. 16 HGX H800 of a 32-node fat tree (NDR: 4 nodes, 32 NICs, per
  * leaf, 8 leaves on 4 spines), GPU 0 of nodes 0-15 (a data-parallel group
- * under tp 8), all-reduce of S = 32 MiB. NCCL's model (net's closed forms:
- * one NIC, 47 GB/s, per rank) picks the double binary tree with Simple,
- * 1.67 ms, over the ring. On the graph the tree's edges between leaves
- * climb by d-mod-k to the spines, and only NIC 0 of each node is used, so
- * they crowd a few of a leaf's 32 uplinks: the busiest carries five tree
- * edges' S/2 (2.5 S) and the tree takes 2.06 ms, slower than the ring's
- * flows (1.72 ms, one hop per NIC, no collision). NCCL still runs the tree,
+ * under tp 8), all-reduce of S = 16 MiB. NCCL's own table (net tune.c:
+ * one NIC of 50 GB/s per rank, 2 channels) picks the double binary tree
+ * with LL128, 946.5 us in its model, over the ring's LL128 952.9 us
+ * (podsim's closed forms time the tree at 0.91 ms). On the graph the
+ * tree's edges between leaves climb by d-mod-k to the spines, and only NIC
+ * 0 of each node is used, so they crowd a few of a leaf's 32 uplinks: the
+ * busiest carries five tree edges' S/2 (2.5 S) and the tree takes 1.12
+ * ms, slower than the ring's flows (1.00 ms, one hop per NIC, no
+ * collision). NCCL still runs the tree,
  * so auto must report the tree at the forced tree's time in the flow
  * model, with net's algorithm and protocol; the old pick kept the ring
  * (tools/coll-agree lists such cases). */
@@ -687,12 +689,12 @@ static void nccl_pick_contended(void)
 		ranks[i] = 8 * i;
 	net_group grp;
 	net_group_make(&c, 16, 8, &grp);
-	double S = 32.0 * 1048576;
+	double S = 16.0 * 1048576;
 	net_cost ab;
 	topo_cost fa, ft, fr;
 	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &grp, S, &ab), SIM_OK);
 	CHECK_INT(ab.algo, NET_ALGO_TREE);
-	CHECK_INT(ab.proto, NET_PROTO_SIMPLE);
+	CHECK_INT(ab.proto, NET_PROTO_LL128);
 	CHECK_INT(topo_collective(g, NET_ALLREDUCE, ranks, 16, S, TOPO_ALGO_AUTO, &fa), SIM_OK);
 	CHECK_INT(topo_collective(g, NET_ALLREDUCE, ranks, 16, S, TOPO_ALGO_TREE, &ft), SIM_OK);
 	CHECK_INT(topo_collective(g, NET_ALLREDUCE, ranks, 16, S, TOPO_ALGO_RING, &fr), SIM_OK);

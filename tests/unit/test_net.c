@@ -93,10 +93,13 @@ static void test_allreduce_node(void)
  *   nsteps = 2*15 = 30, of which ninter = 2*(2-1) = 2 cross nodes; an intra step
  *   costs max(3.4, 3 * 1 us net overhead) = 3.4 us for Simple:
  *   lat = 8.4 + 28 * 3.4 + 2 * 14 = 131.6 us; t = lat + 2*15/16 * S / 192e9.
- * Traffic: of the 2*15/16 * S a rank sends, 1/8 goes through a NIC. */
+ * Traffic: of the 2*15/16 * S a rank sends, 1/8 goes through a NIC.
+ * The ring is forced: NCCL's own table picks the tree here (its 2-node tree
+ * bandwidth, test_nccl_table). */
 static void test_allreduce_2nodes(void)
 {
 	net_cluster c = dgx_a100(2);
+	c.algo = NET_ALGO_RING;
 	net_group g;
 	net_group_make(&c, 16, 1, &g);
 	net_cost k;
@@ -1240,8 +1243,154 @@ static void test_sharp(void)
 	sim_diag_free(d);
 }
 
+/* NCCL's own table (tune.c; N = NVIDIA/nccl 5067397c src/graph/tuning.cc),
+ * derived by hand; times in us, bandwidths in GB/s as NCCL's.
+ *
+ * 8 x H100 on NVSwitch (compute capability 9.0, 18 NVLink links of NCCL's
+ * 20.6 GB/s: B_i = 370.8 over 18 channels), all-reduce, n = 8, nsteps 14:
+ *   ring LL:   lat 6.6 + 14 x 0.6 = 15.0; bw min(llMaxBw Hopper N1 141,
+ *              0.5 x 370.8) = 141, x n/nsteps 8/14 = 80.571
+ *   ring Simple: lat 8.4 + 14 x 3.4 = 56.0; bw 370.8 x 8/14 = 211.886
+ *   NVLS:      lat 25; 16 channels of 370.8/16 = 23.175: min(23.175 x 0.85
+ *              x 15/16 x 2 = 36.935, bwInter 2 x 23.175) x 16 = 590.96,
+ *              x 8/14 = 337.69
+ *   1 KiB:  ring LL 15.0 + 1024 / 80571 = 15.0127 (tree LL: 6.8 + 2 x 7 x
+ *           0.6 = 15.2 and more): ring/LL;
+ *   1 MiB:  ring LL 15.0 + 13.014 = 28.014 < NVLS 25 + 3.105 = 28.105:
+ *           ring/LL; 2 MiB: NVLS 31.21 < ring LL 41.03: NVLS (NVLS from 2
+ *           MiB up, as microbench.csv Q10's source reports for the H200);
+ *   1 GiB:  NVLS 25 + 3179.6 = 3204.6 < ring Simple 56 + 5067.5 = 5123.5.
+ *   Two ranks, 1 GiB: NVLS 590.96 x 2/2: 25 + 1816.9 = 1841.9 against the
+ *   ring's 15.2 + 2895.7 = 2910.9: NVLS, which podsim times slower than
+ *   the ring (its port bound, net_nvls_allreduce); the old pick by
+ *   podsim's own times was the ring.
+ * 2 DGX A100 (8 HDR NICs of 25 GB/s, B_i 12 x 20 = 240), 16 ranks, 1 GiB:
+ *   16 channels (two per NIC) of bwInter min(240, 200)/16 = 12.5; on two
+ *   nodes NCCL takes bwIntra, the ring's 12.5, the tree's min(2 x 12.5,
+ *   240/16) = 15:
+ *   ring Simple: 200 x 16/30 = 106.67; lat (8.4 + 28 x 3.4 + 2 x 14) x 1.4
+ *     (plateau) = 184.24: 184.24 + 10066.3 = 10250.6
+ *   tree Simple: 240 x 0.92 x 0.5 = 110.4; lat 8.4 + 2 (7 x 4.0 + 1 x 14)
+ *     = 92.4: 92.4 + 9725.9 = 9818.3: the tree (old pick: the ring).
+ * 16 DGX A100, one rank per node (stride 8): u = 1 NIC, 2 channels of
+ *   12.5; ppn 1 takes the tree's network latencies (5.0 / 8.5 / 14);
+ *   llMaxBw across > 2 nodes 20.4 (Intel hosts):
+ *   ring LL 156.6 + S/6.667, LL128 269 + S/12.267 (0.92 x 25 x 16/30),
+ *     Simple 428.4 x 1.4 + S/13.333;
+ *   tree (bw 25 x 0.92 = 23): LL 46.8 + S/3.026, LL128 82 + S/10.781,
+ *     Simple 120.4 + S/11.5, each bandwidth times treeCorrectionFactor at
+ *     log2(S/64);
+ *   4 KiB (factor LL 0.7): tree LL 46.8 + 1.934 = 48.73: tree/LL;
+ *   1 MiB (LL128 0.6, Simple 0.5): tree LL128 82 + 162.1 = 244.1 < tree
+ *     Simple 302.8, ring LL 313.9: tree/LL128;
+ *   8 MiB (LL128 0.9, Simple 0.8): tree LL128 82 + 864.5 = 946.5 < ring
+ *     LL128 952.9 < tree Simple 1032.2: tree/LL128 (old: tree/Simple);
+ *   16 MiB (LL128 0.9, Simple 0.7): ring LL128 269 + 1367.7 = 1636.7 <
+ *     tree LL128 1811.1, ring Simple 1858.1: ring/LL128 (old: tree/Simple);
+ *   1 GiB: ring Simple 599.76 + 80530.6 = 81130.4 < ring LL128 87802:
+ *     ring/Simple. */
+static void test_nccl_table(void)
+{
+	net_cluster h = dgx_a100(1);
+	h.node.intra_Bps = 450e9;
+	h.node.intra_eff = 0.822;
+	h.node.nic_Bps = 50e9;
+	h.node.nvls_busbw_Bps = 480e9;
+	h.node.cc = 9.0;
+	net_group g8, g2;
+	net_group_make(&h, 8, 1, &g8);
+	net_group_make(&h, 2, 1, &g2);
+	const double KiB = 1024, MiB = 1048576;
+	static const struct {
+		int which; /* 0: 8 x H100, 1: 2 x H100, 2: 2 x 8 A100, 3: 16 x 1 A100 */
+		double S, t_us;
+		net_algo a;
+		net_proto p;
+	} cases[] = {
+		{0, 1024, 15.0127, NET_ALGO_RING, NET_PROTO_LL},
+		{0, 1048576, 28.014, NET_ALGO_RING, NET_PROTO_LL},
+		{0, 2097152, 31.21, NET_ALGO_NVLS, NET_PROTO_SIMPLE},
+		{0, 1073741824, 3204.6, NET_ALGO_NVLS, NET_PROTO_SIMPLE},
+		{1, 1073741824, 1841.9, NET_ALGO_NVLS, NET_PROTO_SIMPLE},
+		{2, 1073741824, 9818.3, NET_ALGO_TREE, NET_PROTO_SIMPLE},
+		{3, 4096, 48.73, NET_ALGO_TREE, NET_PROTO_LL},
+		{3, 1048576, 244.1, NET_ALGO_TREE, NET_PROTO_LL128},
+		{3, 8388608, 946.5, NET_ALGO_TREE, NET_PROTO_LL128},
+		{3, 16777216, 1636.7, NET_ALGO_RING, NET_PROTO_LL128},
+		{3, 1073741824, 81130.4, NET_ALGO_RING, NET_PROTO_SIMPLE},
+	};
+	net_cluster a2 = dgx_a100(2), a16 = dgx_a100(16);
+	net_group g16, g1;
+	net_group_make(&a2, 16, 1, &g16);
+	net_group_make(&a16, 16, 8, &g1);
+	CHECK_NEAR(net_tune_cc(&a2.node), 8.0, 0); /* unknown, no NVLS: Ampere */
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const net_cluster *c = cases[i].which < 2 ? &h : cases[i].which == 2 ? &a2 : &a16;
+		const net_group *g = cases[i].which == 0   ? &g8
+				     : cases[i].which == 1 ? &g2
+				     : cases[i].which == 2 ? &g16
+							   : &g1;
+		net_algo a = NET_ALGO_AUTO;
+		net_proto p = NET_PROTO_COUNT;
+		CHECK(net_tune_pick(c, NET_ALLREDUCE, g, cases[i].S, &a, &p));
+		CHECK_INT(a, cases[i].a);
+		CHECK_INT(p, cases[i].p);
+		CHECK_NEAR(net_tune_time_us(c, NET_ALLREDUCE, g, cases[i].S, a, p), cases[i].t_us,
+			   2e-4);
+		/* both models run that pair: net_nccl_choice, net_collective */
+		net_algo ca;
+		net_proto cp;
+		net_cost k;
+		CHECK_INT(net_nccl_choice(c, NET_ALLREDUCE, g, cases[i].S, &ca, &cp), SIM_OK);
+		CHECK_INT(ca, cases[i].a);
+		CHECK_INT(cp, cases[i].p);
+		CHECK_INT(net_collective(c, NET_ALLREDUCE, g, cases[i].S, &k), SIM_OK);
+		CHECK_INT(k.algo, cases[i].a);
+		CHECK_INT(k.proto, cases[i].p);
+	}
+	/* the entries the derivation compares against */
+	CHECK_NEAR(net_tune_time_us(&h, NET_ALLREDUCE, &g8, MiB, NET_ALGO_NVLS, NET_PROTO_SIMPLE),
+		   28.105, 2e-4);
+	CHECK_NEAR(net_tune_time_us(&h, NET_ALLREDUCE, &g8, 1024 * MiB, NET_ALGO_RING,
+				    NET_PROTO_SIMPLE),
+		   5123.5, 2e-4);
+	CHECK_NEAR(net_tune_time_us(&a2, NET_ALLREDUCE, &g16, 1024 * MiB, NET_ALGO_RING,
+				    NET_PROTO_SIMPLE),
+		   10250.6, 2e-4);
+	CHECK_NEAR(net_tune_time_us(&a16, NET_ALLREDUCE, &g1, 8 * MiB, NET_ALGO_RING,
+				    NET_PROTO_LL128),
+		   952.9, 2e-4);
+	CHECK_NEAR(net_tune_time_us(&a16, NET_ALLREDUCE, &g1, 16 * MiB, NET_ALGO_TREE,
+				    NET_PROTO_LL128),
+		   1811.1, 2e-4);
+	/* no LL128 and no NVLS on PCIe; NVLS only for SM90 and later; a forced
+	 * protocol holds; LL / LL128 never for NVLS */
+	net_cluster pc = h;
+	pc.node.intra = NET_INTRA_PCIE;
+	pc.node.gpus_per_switch = 2;
+	pc.node.pcie_p2p = true;
+	net_algo a;
+	net_proto p;
+	for (double S = KiB; S <= 1024 * MiB; S *= 4) {
+		CHECK(net_tune_pick(&pc, NET_ALLREDUCE, &g8, S, &a, &p));
+		CHECK(p != NET_PROTO_LL128 && a != NET_ALGO_NVLS);
+	}
+	net_cluster amp = h;
+	amp.node.cc = 8.0;
+	CHECK(net_tune_pick(&amp, NET_ALLREDUCE, &g8, 1024 * MiB, &a, &p));
+	CHECK(a != NET_ALGO_NVLS);
+	CHECK(net_tune_time_us(&h, NET_ALLREDUCE, &g8, MiB, NET_ALGO_NVLS, NET_PROTO_LL) < 0);
+	net_cluster simple = h;
+	simple.proto = NET_PROTO_SIMPLE + 1;
+	CHECK(net_tune_pick(&simple, NET_ALLREDUCE, &g8, KiB, &a, &p));
+	CHECK_INT(p, NET_PROTO_SIMPLE);
+	/* all-to-all and p2p are not in NCCL's table */
+	CHECK(!net_tune_pick(&h, NET_ALLTOALL, &g8, MiB, &a, &p));
+}
+
 int main(void)
 {
+	test_nccl_table();
 	test_same();
 	test_efa();
 	test_efa_choice();

@@ -216,8 +216,10 @@ static void against_alpha_beta(void)
 	 * 25 GB/s * 0.96 = 24 GB/s: busbw 8 x 24 = 192 GB/s, as alpha-beta
 	 * (hardware.csv efficiency,NCCL all-reduce busbw DGX A100 2 nodes,
 	 * inter_node_8xHDR = 192 GB/s). */
+	net_cluster ring_cl = *cl;
+	ring_cl.algo = NET_ALGO_RING; /* NCCL's table picks the tree here (below) */
 	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 16, GIB, TOPO_ALGO_RING, &c), SIM_OK);
-	CHECK_INT(net_collective(cl, NET_ALLREDUCE, &g16, GIB, &ab), SIM_OK);
+	CHECK_INT(net_collective(&ring_cl, NET_ALLREDUCE, &g16, GIB, &ab), SIM_OK);
 	CHECK_INT(c.channels, 8);
 	CHECK_NEAR(c.time_s, ab.time_s, 0.05);
 	CHECK_NEAR(c.bw_time_s, 30.0 / 16 * GIB / 192e9, 1e-6);
@@ -232,19 +234,24 @@ static void against_alpha_beta(void)
 	/* p2p between nodes: one flow through one NIC at 24 GB/s. */
 	CHECK_INT(topo_collective(g, NET_P2P, r, 16, GIB, TOPO_ALGO_AUTO, &c), SIM_OK);
 	CHECK_NEAR(c.bw_time_s, GIB / 24e9, 1e-6);
-	/* Hierarchical and tree apply to all-reduce across nodes; auto picks the
-	 * lower time of NCCL's ring and tree (hier only when forced). The tree's
-	 * data time is at least the ring's x n/(n-1) (NCCL's tree ratio 0.5 vs
-	 * the ring's n/(2(n-1))) and derated by 0.92, so at 1 GiB, where
-	 * latency is negligible, ring wins: tree >= ring x 16/15 / 0.92. */
+	/* Hierarchical and tree apply to all-reduce across nodes; auto runs
+	 * NCCL's pick by its own table (net tune.c; hier only when forced). On
+	 * 2 nodes NCCL's tree takes its graph's bwIntra, raised to twice
+	 * bwInter (N search.cc:1278-1281, tuning.cc:303): 16 channels of
+	 * min(2 x 12.5, 240/16) = 15 GB/s, x 0.92 x 0.5 = 110.4 GB/s, against
+	 * the ring's 16 x 12.5 x 16/30 = 106.7 GB/s with Simple's plateau
+	 * latency x1.4: the tree, although podsim times its data at least the
+	 * ring's x n/(n-1) (tree >= ring x 16/15 / 0.92), so auto is the tree
+	 * and slower than the forced ring. */
 	topo_cost t, h, a;
 	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 16, GIB, TOPO_ALGO_TREE, &t), SIM_OK);
 	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 16, GIB, TOPO_ALGO_HIER, &h), SIM_OK);
 	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 16, GIB, TOPO_ALGO_AUTO, &a), SIM_OK);
 	topo_cost rg;
 	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 16, GIB, TOPO_ALGO_RING, &rg), SIM_OK);
-	CHECK(a.time_s <= t.time_s && a.time_s <= rg.time_s);
-	CHECK_INT(a.algo, TOPO_ALGO_RING);
+	CHECK_NEAR(a.time_s, t.time_s, 1e-12);
+	CHECK(a.time_s > rg.time_s);
+	CHECK_INT(a.algo, TOPO_ALGO_TREE);
 	CHECK(t.bw_time_s >= rg.bw_time_s * 16 / 15 * (1 - 1e-9));
 	CHECK(h.time_s > 0);
 	/* Wrong algorithm for the collective, duplicate ranks. */
@@ -283,16 +290,19 @@ static void nvls_dgx_h100(void)
 	CHECK_NEAR(ring.busbw_Bps, 370e9, 0.02);
 	/* Forced NVLS applies to all-reduce only. On two ranks the ports bind:
 	 * 3/2 S each way at 370 GB/s = 4.35 ms above the ceiling S / 480 GB/s
-	 * = 2.24 ms, and above the ring's S / 370 GB/s = 2.90 ms, so auto picks
-	 * the ring there (both models). */
+	 * = 2.24 ms, and above the ring's S / 370 GB/s = 2.90 ms; NCCL's table
+	 * (net tune.c) still picks NVLS: 16 channels of 370.8/16 GB/s x 0.85 x
+	 * 15/16 x 2 = 591 GB/s bus, x n/nsteps = 1, against the ring's 370.8,
+	 * so both models run NVLS there and time it slower than the ring. */
 	net_group g2 = {2, 2, 1, 1};
 	CHECK_INT(topo_collective(g, NET_ALLGATHER, r, 8, GIB, TOPO_ALGO_NVLS, &c), SIM_EINVAL);
 	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 2, GIB, TOPO_ALGO_NVLS, &c), SIM_OK);
 	CHECK_NEAR(c.bw_time_s, 1.5 * GIB / (450e9 * 0.822), 1e-9);
 	CHECK_INT(topo_collective(g, NET_ALLREDUCE, r, 2, GIB, TOPO_ALGO_AUTO, &c), SIM_OK);
 	CHECK_INT(net_collective(topo_cluster(g), NET_ALLREDUCE, &g2, GIB, &ab), SIM_OK);
-	CHECK_INT(c.algo, TOPO_ALGO_RING);
-	CHECK_INT(ab.algo, NET_ALGO_RING);
+	CHECK_INT(c.algo, TOPO_ALGO_NVLS);
+	CHECK_INT(ab.algo, NET_ALGO_NVLS);
+	CHECK_NEAR(c.bw_time_s, 1.5 * GIB / (450e9 * 0.822), 1e-9);
 	topo_free(g);
 	/* Across two nodes NVLS (without SHARP) does not apply. */
 	g = build("dgx-h100", 2, NULL);
