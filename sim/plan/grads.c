@@ -811,7 +811,10 @@ int build_emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *d
 		deps[nd++] = ids->emb_sync[stage];
 	uint32_t opt;
 	if (p->offload_optimizer != PLAN_OFFLOAD_NONE) {
-		opt = emit_cpu_adam(b, stage, deps, nd, dp_ids, shard_bytes, ndp, local);
+		/* the CPU steps, and the host sends back, the trained parameters
+		 * only (a LoRA base and frozen layers have no update) */
+		opt = emit_cpu_adam(b, stage, deps, nd, dp_ids, shard_bytes, ndp,
+				    plan_optimizer_trained(s, stage, local));
 	} else {
 		for (int i = 0; i < ndp; i++)
 			deps[nd++] = dp_ids[i];

@@ -744,11 +744,24 @@ void plan_offload_memory(const plan_scenario *s, int stage, double *host, double
 {
 	const plan_spec *p = &s->plan;
 	int g = s->cluster.node.gpus;
-	double local = plan_local_params(s, stage);
-	double states = local * (s->dtype == HW_FP32 ? 8.0 : 12.0), grads = local * 4.0;
-	double experts, params = stage_params(s, stage, &experts), dpg, shards, eshards;
-	shard_counts(s, &dpg, &shards, &eshards);
-	double weights = (params / shards + experts) * 2.0;
+	plan_budget b;
+	plan_stage_budget(s, stage, &b);
+	/* a rank's parameters (its shard under ZeRO) and, of them, the trained
+	 * ones (plan_optimizer_trained: under LoRA the adapters and trained
+	 * embeddings, above frozen_layers the rest) */
+	double local = plan_local_params(s, stage), all = b.dense + b.experts;
+	double share = all > 0 ? local / all : 0;
+	double trained = plan_optimizer_trained(s, stage, local);
+	/* the optimizer's bytes per trained parameter under the policy and
+	 * optimizer (plan_param_bytes: fp32 master and Adam's m and v, 12 B
+	 * under mixed precision; 8-bit states, SGD, pure 16-bit less; paged
+	 * states live in unified memory, not counted here) and an fp32 gradient
+	 * (DeepSpeed's offload copies the reduced gradients to the host in fp32) */
+	double states = trained * b.o, grads = trained * 4.0;
+	/* the shard's parameters: the trained ones at the policy's bytes, the
+	 * frozen base at its own (a 4-bit base packed at 0.5 B per weight; its
+	 * quantisation statistics stay on the GPU: plan_stage_budget) */
+	double weights = trained * b.w + share * (b.frozen_bytes - b.quant_state);
 	*host = *nvme = 0;
 	if (p->offload_optimizer == PLAN_OFFLOAD_CPU)
 		*host += g * (states + grads);

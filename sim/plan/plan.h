@@ -1189,9 +1189,12 @@ double plan_optimizer_host_time(const plan_scenario *s, int stage, double *tenso
 void plan_dp_bytes(const plan_scenario *s, int stage, double *grad, double *weight);
 
 /* Host DRAM and NVMe bytes per node that offloading puts there for a node of
- * `stage`'s ranks: with the optimizer offloaded the fp32 states (12 bytes per
- * local parameter) and fp32 gradients (4) of every GPU on the host, or the
- * states on NVMe; with the parameters offloaded their 16-bit shards. With
+ * `stage`'s ranks: with the optimizer offloaded the states of every GPU's
+ * trained parameters (plan_param_bytes' optimizer bytes: 12 per local
+ * parameter under mixed-precision Adam; only LoRA's adapters under LoRA) and
+ * their fp32 gradients (4) on the host, or the states on NVMe; with the
+ * parameters offloaded their shards at the policy's bytes, a frozen base at
+ * its own (a QLoRA base's 4-bit weights). With
  * offloading the HBM figures of plan_memory drop the optimizer states and the
  * gradients (reduced bucket by bucket and copied out; the buckets stay under
  * buffers), and with the parameters offloaded the weights, which only the

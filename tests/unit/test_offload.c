@@ -70,6 +70,53 @@ static void test_cpu_adam(void)
 	sim_diag_free(d);
 }
 
+/* The same under LoRA (rank 16 on every linear layer, a 16-bit frozen base):
+ * only the adapters train, so the host holds their states and gradients
+ * alone, 8 GPUs x T x 16 bytes with T = plan_optimizer_trained's share of the
+ * rank's parameters (the adapters over what the stage holds), and the CPU
+ * step moves 8 T x 30 bytes; before, the full shard's states were counted
+ * and stepped (a 70B QLoRA run with FSDP's CPU offload needed 1.1 TiB of
+ * host memory and its step took minutes). With the parameters offloaded too
+ * (ZeRO-3) the host also holds the shard's weights: the adapters at 2 bytes
+ * and the frozen base's share at its 16-bit bytes. */
+static void test_cpu_adam_lora(void)
+{
+	const char *set[] = {"parallel.zero=3", "parallel.offload_optimizer=cpu",
+			     "parallel.offload_params=cpu", "train.lora_rank=16"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = load(set, 4, d);
+	CHECK(s != NULL);
+	if (!s) {
+		sim_diag_free(d);
+		return;
+	}
+	double host, nvme, local = plan_local_params(s, 0);
+	double t = plan_optimizer_trained(s, 0, local);
+	plan_budget b;
+	plan_stage_budget(s, 0, &b);
+	CHECK(t > 0 && t < local / 50); /* adapters: well under 2 % */
+	plan_offload_memory(s, 0, &host, &nvme);
+	double share = local / (b.dense + b.experts);
+	CHECK_NEAR(host, 8 * (t * 16.0 + t * 2.0 + share * b.frozen_bytes), 1e-12);
+	CHECK(host < 8 * local * 16.0 / 5);
+	plan_graph *g = NULL;
+	CHECK_INT(plan_build(s, &g), SIM_OK);
+	if (g) {
+		double longest;
+		count(g, 0, PLAN_TASK_OFFLOAD, &longest);
+		/* the longest offload task is a layer's shard fetch, not the step */
+		double adam = 8 * t * 30.0 / 204.8e9;
+		int found = 0;
+		for (size_t i = 0; i < g->ntasks; i++)
+			found += g->tasks[i].rank == 0 && g->tasks[i].kind == PLAN_TASK_OFFLOAD &&
+				 fabs(sim_time_to_s(g->tasks[i].dur) - adam) < 1e-11;
+		CHECK(found >= 1);
+	}
+	plan_graph_free(g);
+	plan_scenario_free(s);
+	sim_diag_free(d);
+}
+
 /* ZeRO-3 with parameters and optimizer on the CPU: per micro-batch and layer
  * a shard fetch before the forward's and the backward's all-gather and a
  * gradient-shard copy after the reduce-scatter (3 x 12 layers x 8
@@ -174,6 +221,7 @@ int main(void)
 {
 	test_inference();
 	test_cpu_adam();
+	test_cpu_adam_lora();
 	test_infinity();
 	test_refused();
 	return check_done();
