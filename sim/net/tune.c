@@ -166,6 +166,23 @@ static double nvlink_model_bw(double cc)
 	return cc >= 10 ? 40.1 : cc >= 9 ? 20.6 : cc > 8.55 && cc < 8.65 ? 12.0 : cc >= 7 ? 20.0 : 18.0;
 }
 
+/* The search's speed of one channel across nodes: the fastest of NCCL's
+ * list (search.cc:1052-1053, 1058-1059, 1064-1065) a NIC of nic GB/s
+ * carries. */
+static double inter_speed(double cc, double nic)
+{
+	static const double s80[] = {48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0.24, 0.12};
+	static const double s90[] = {48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12};
+	static const double s100[] = {96, 86, 80, 48, 45.1, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12};
+	const double *a = cc >= 10 ? s100 : cc >= 9 ? s90 : s80;
+	int n = cc >= 10 ? (int)(sizeof s100 / sizeof *s100)
+		: cc >= 9 ? (int)(sizeof s90 / sizeof *s90) : (int)(sizeof s80 / sizeof *s80);
+	for (int i = 0; i < n; i++)
+		if (a[i] <= nic)
+			return a[i];
+	return a[n - 1];
+}
+
 static int log2i_d(double x)
 {
 	int l = 0;
@@ -205,8 +222,14 @@ static void tcomm_make(const net_cluster *c, const net_group *g, tcomm *t)
 		t->ring = t->tree = (tgraph){nch_i, bi / nch_i, bi / nch_i};
 	} else {
 		double u = fmax(1, fmin(nd->nics, k * nd->nics / nd->gpus));
-		double nch = 2 * ceil(u);
-		double inter = fmin(bi, u * nd->nic_Bps / 1e9) / nch;
+		double nic = nd->nic_Bps / 1e9, s = inter_speed(t->cc, nic);
+		double nch = ceil(u) * fmax(1, floor(nic / s));
+		double inter = fmin(s, fmin(bi, u * nic) / nch);
+		/* ncclTopoDupChannels (search.cc:1036-1048) */
+		if (inter >= 25 && !(t->cc > 8.05 && inter < 50 && nch > 4)) {
+			nch *= 2;
+			inter /= 2;
+		}
 		t->ring = (tgraph){nch, inter, inter};
 		t->tree = (tgraph){nch, fmin(2 * inter, bi / nch), inter};
 	}
