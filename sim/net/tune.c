@@ -36,11 +36,30 @@
  *     (tuning.cc:283-285).
  *   Across nodes (m > 1): the k ranks of a node reach u = max(1, min(nics,
  *     k nics / G)) NICs of nic_bw each (NCCL's communicator sees the NICs
- *     near its GPUs, not the other groups sharing them); ring and tree
- *     graphs have nCh = 2 ceil(u) channels (two per NIC) of bwInter =
- *     min(B_i if k > 1, u nic_bw) / nCh; the ring's bwIntra = bwInter
- *     (search.cc:1272), the tree's raised up to twice it (search.cc:
- *     1278-1281), where the node allows: min(2 bwInter, B_i / nCh).
+ *     near its GPUs, not the other groups sharing them). The search
+ *     starts at the fastest speed of its list a path carries (search.cc:
+ *     1164-1174; the lists search.cc:1052-1065, 24 GB/s for a 25 GB/s
+ *     HDR NIC, 48 for 50 GB/s NDR), puts as many channels of it through
+ *     each NIC as the NIC holds (usually one; a lower speed with more
+ *     channels only ties, and the tie goes to fewer hops, search.cc:
+ *     457-466), and ncclTopoDupChannels doubles the channels, halving
+ *     their speed, only at 25 GB/s or more and not on SM90 under 50 GB/s
+ *     with more than 4 channels (search.cc:1036-1048, 1258). So nCh =
+ *     ceil(u) floor(nic_bw / s) channels of bwInter = min(s, min(B_i if
+ *     k > 1, u nic_bw) / nCh), doubled by that rule: 2 DGX A100 with 8
+ *     HDR NICs have 8 channels of 24 GB/s (not 16 of 12.5), one rank per
+ *     node one channel of 24. The tree graph has at most the ring's
+ *     channels (N src/init.cc:1185) and NCCL gives both the smaller count
+ *     (init.cc:1459; runtime doubles them again, connect.cc:460, which
+ *     the table does not see). The ring's bwIntra = bwInter (search.cc:
+ *     1272), the tree's raised up to twice it (search.cc:1278-1281), where
+ *     the node allows: min(2 bwInter, B_i / nCh). The channel count
+ *     matters through the per-channel caps: 2 DGX A100's tree is capped
+ *     at 8 x perChMaxTreeBw 23.6 = 188.8 GB/s, below its links' 0.92 x 8 x
+ *     30 = 220.8, so the ring (8 x 24 = 192) wins from 16 MiB up (16
+ *     channels lifted the cap to 377.6 and made the tree win). Not
+ *     modelled: the GPU-NIC PCIe link's own speed (NCCL's 24 GB/s for
+ *     Gen4 x16, 48 Gen5, topo.cc:657) where it is below the NIC's.
  *   NVLS graph (nodes with nvls_busbw, SM90 on): nCh = 16 (NVLS_NCHANNELS_
  *     SM90, N src/transport/nvls.cc:155-213; 24 on one SM100 node, 32
  *     across), bwIntra = B_i / nCh, bwInter raised up to twice bwIntra on
