@@ -466,3 +466,25 @@ double net_tune_time_us(const net_cluster *c, net_coll coll, const net_group *g,
 	}
 	return -1;
 }
+
+/* NCCL's per-channel ceilings on the tree all-reduce (tuning.cc:210-221),
+ * the figures its own measurements put on what one channel's thread block
+ * moves: nCh perChMaxTreeBw for every protocol, then LL at 1/3.8 of it
+ * (and llMaxBw), LL128 at 120/128 of it (7/9 on one node) and nCh
+ * perChMaxTreeLL128Bw; as algorithm bandwidth x 0.5 (:376-382). The links'
+ * own bound (0.92 x nCh bw) is left out: podsim times the links itself
+ * (coll.c "tree"). The tree's data time is at least bytes over it. */
+double net_tree_cap_time(const net_cluster *c, const net_group *g, net_proto p, double bytes)
+{
+	if (!c || !g || g->size < 2 || !(bytes > 0) || (unsigned)p >= NET_PROTO_COUNT)
+		return 0;
+	tcomm t;
+	tcomm_make(c, g, &t);
+	double nch = t.tree.nch, bus = nch * tree_ch[t.arch][t.idx2];
+	if (p == NET_PROTO_LL)
+		bus = fmin(bus / 3.8, ll_max_bw[t.m == 1 ? t.arch : 0][t.idx2]);
+	if (p == NET_PROTO_LL128)
+		bus = fmin(bus * (t.m == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+			   nch * tree_ll128_ch[t.arch][t.idx2]);
+	return bus > 0 ? bytes / (0.5 * bus * 1e9) : 0;
+}

@@ -94,8 +94,59 @@ static void test_allreduce_node(void)
  *   costs max(3.4, 3 * 1 us net overhead) = 3.4 us for Simple:
  *   lat = 8.4 + 28 * 3.4 + 2 * 14 = 131.6 us; t = lat + 2*15/16 * S / 192e9.
  * Traffic: of the 2*15/16 * S a rank sends, 1/8 goes through a NIC.
- * The ring is forced: NCCL's own table picks the tree here (its 2-node tree
- * bandwidth, test_nccl_table). */
+ * NCCL's own table picks the ring here too (test_nccl_table); forced so
+ * that the figures stay the ring's whatever the table does. */
+/* The double binary tree on two nodes (coll.c "tree"), 2 DGX A100 (B_intra
+ * = 300 x 0.767 = 230.1 GB/s, 8 NICs of 25 x 0.96 = 24 GB/s), 16 ranks,
+ * S = 1 GiB, forced. Every channel's chunk crosses between the nodes once
+ * up and once down (the two mirrored trees make either node the root of
+ * half the channels), so a node sends S and receives S through its NICs,
+ * t_net = S / 192 GB/s; the chain inside a node sends 2 (k-1)/k S = 1.75 S
+ * per GPU (up and down at once), t_in = 1.75 S / 230.1 GB/s = S / 131.5
+ * GB/s; links x 0.92 (Simple): S / 120.96 GB/s. NCCL's per-channel
+ * ceiling: its graph has 8 channels (one per NIC at 24 GB/s), 8 x
+ * perChMaxTreeBw 23.6 = 188.8 GB/s of tree bus bandwidth, x 0.5 = 94.4
+ * GB/s of data: t_bw = max(S / 120.96, S / 94.4) = S / 94.4 GB/s (the old
+ * closed form: 2 S / (0.92 x 192) = S / 88.3). LL128: links x 0.92 x
+ * 120/128 = S / 113.4, ceiling min(188.8 x 120/128, 8 x 20) = 160, x 0.5
+ * = 80 GB/s: S / 80.
+ * Slow NVLink (intra_bw 150 GB/s: 6 links, NCCL's 120 GB/s over 8
+ * channels of 15; B_intra 115.05): t_in = 1.75 S / 115.05 GB/s, / 0.92 =
+ * S / 60.49 GB/s above the ceiling S / 94.4: the links bind (old: 2 S /
+ * (0.92 x 115.05) = S / 52.9).
+ * One rank on each of 2 nodes: one channel of 24 GB/s, ceiling 23.6 x 0.5
+ * = 11.8 GB/s: S / 11.8 GB/s against the links' S / (0.92 x 24) (old: 2 S
+ * / (0.92 x 24) = S / 11.04). */
+static void test_tree_2nodes(void)
+{
+	net_cluster c = dgx_a100(2);
+	c.algo = NET_ALGO_TREE;
+	net_group g;
+	net_group_make(&c, 16, 1, &g);
+	net_cost k;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+	CHECK_INT(k.algo, NET_ALGO_TREE);
+	CHECK_INT(k.proto, NET_PROTO_SIMPLE);
+	CHECK_NEAR(k.time_s - k.latency_s, GIB / 94.4e9, 1e-9);
+	CHECK_NEAR(net_tree_cap_time(&c, &g, NET_PROTO_SIMPLE, GIB), GIB / 94.4e9, 1e-12);
+	CHECK_NEAR(net_tree_cap_time(&c, &g, NET_PROTO_LL128, GIB), GIB / 80e9, 1e-12);
+	CHECK_NEAR(k.inter_bytes, GIB / 8, 1e-12);
+	c.proto = 1 + NET_PROTO_LL128;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+	CHECK_INT(k.proto, NET_PROTO_LL128);
+	CHECK_NEAR(k.time_s - k.latency_s, GIB / 80e9, 1e-9);
+	c.proto = 0;
+	net_cluster slow = c;
+	slow.node.intra_Bps = 150e9;
+	CHECK_INT(net_collective(&slow, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+	CHECK_INT(k.proto, NET_PROTO_SIMPLE);
+	CHECK_NEAR(k.time_s - k.latency_s, 1.75 * GIB / (0.92 * 150e9 * 0.767), 1e-9);
+	net_group_make(&c, 2, 8, &g);
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+	CHECK_INT(k.proto, NET_PROTO_SIMPLE);
+	CHECK_NEAR(k.time_s - k.latency_s, GIB / 11.8e9, 1e-9);
+}
+
 static void test_allreduce_2nodes(void)
 {
 	net_cluster c = dgx_a100(2);
@@ -1422,6 +1473,7 @@ int main(void)
 	test_groups();
 	test_allreduce_node();
 	test_allreduce_2nodes();
+	test_tree_2nodes();
 	test_allgather();
 	test_pat();
 	test_ring_local();

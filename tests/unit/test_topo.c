@@ -251,6 +251,20 @@ static void against_alpha_beta(void)
 	CHECK_NEAR(a.time_s, rg.time_s, 1e-12);
 	CHECK(t.time_s > rg.time_s);
 	CHECK_INT(a.algo, TOPO_ALGO_RING);
+	/* The forced tree on two nodes (net coll.c "tree", test_net.c
+	 * test_tree_2nodes): the flows' busiest link is a GPU's port, its
+	 * chain's 1.75 S up and down at B (the NICs carry S per node at 192
+	 * GB/s), no ring bound; NCCL's per-channel ceiling, 8 x 23.6 x 0.5 =
+	 * 94.4 GB/s, binds over the links' 0.92 B / 1.75 = 124.9 GB/s, in both
+	 * models (the old flow tree: at least the ring's x 16/15). */
+	printf("2 x dgx-a100 tree 1 GiB: flow t_bw %.1f us, time %.1f us\n", t.bw_time_s * 1e6,
+	       t.time_s * 1e6);
+	CHECK_NEAR(t.bw_time_s, 1.75 * GIB / B, 1e-6);
+	CHECK_NEAR(t.time_s - t.latency_s - cl->node.coll_overhead_s, GIB / 94.4e9, 1e-9);
+	net_cluster tree_cl = *cl;
+	tree_cl.algo = NET_ALGO_TREE;
+	CHECK_INT(net_collective(&tree_cl, NET_ALLREDUCE, &g16, GIB, &ab), SIM_OK);
+	CHECK_NEAR(t.time_s, ab.time_s, 1e-9);
 	CHECK(h.time_s > 0);
 	/* Wrong algorithm for the collective, duplicate ranks. */
 	CHECK_INT(topo_collective(g, NET_ALLGATHER, r, 8, GIB, TOPO_ALGO_TREE, &c), SIM_EINVAL);
