@@ -116,7 +116,10 @@ static void test_allreduce_node(void)
  * (0.92 x 115.05) = S / 52.9).
  * One rank on each of 2 nodes: one channel of 24 GB/s, ceiling 23.6 x 0.5
  * = 11.8 GB/s: S / 11.8 GB/s against the links' S / (0.92 x 24) (old: 2 S
- * / (0.92 x 24) = S / 11.04). */
+ * / (0.92 x 24) = S / 11.04).
+ * 4 DGX A100, 32 ranks: an inner node sends 2 S, the links' 2 S / (0.92 x
+ * 192 GB/s) = S / 88.3 GB/s as before; NCCL's ceiling on more than two
+ * nodes, 8 x 17.8 x 0.5 = 71.2 GB/s, binds: S / 71.2 GB/s. */
 static void test_tree_2nodes(void)
 {
 	net_cluster c = dgx_a100(2);
@@ -145,6 +148,12 @@ static void test_tree_2nodes(void)
 	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
 	CHECK_INT(k.proto, NET_PROTO_SIMPLE);
 	CHECK_NEAR(k.time_s - k.latency_s, GIB / 11.8e9, 1e-9);
+	net_cluster four = dgx_a100(4);
+	four.algo = NET_ALGO_TREE;
+	net_group_make(&four, 32, 1, &g);
+	CHECK_INT(net_collective(&four, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+	CHECK_INT(k.proto, NET_PROTO_SIMPLE);
+	CHECK_NEAR(k.time_s - k.latency_s, GIB / 71.2e9, 1e-9);
 }
 
 static void test_allreduce_2nodes(void)
