@@ -124,8 +124,9 @@
  *       src/init.cc:1185, 1459; tune.c derives nCh), each a chain through
  *       the node's k GPUs in the graph's order (up = the previous GPU, down
  *       = the next, N src/graph/connect.cc:44-62), whose first GPUs hold
- *       the network edges (the balanced tree: the parent's on index 0, the
- *       children's on index 1, :53-58). The runtime doubles the channels:
+ *       the network edges (the balanced tree: the parent's and child 1's
+ *       on index 0, child 0's on index 1, :53-58). The runtime doubles the
+ *       channels:
  *       channel c runs tree 0, channel c + nCh its mirror tree 1 (connect.cc:
  *       148-166, 460; the mirror p -> m-1-p for even m, src/graph/trees.cc:
  *       70-107), so each tree carries S/2.
@@ -139,9 +140,11 @@
  *       (directRecvCopyDirectSend); the root does both in one primitive
  *       (:166-174).
  *     Bytes inside a node. A chain's k-1 hops carry every chunk up and
- *       down, 2(k-1) S_c per channel; the chains' orders rotate over the
- *       channels, so each GPU's scale-up port carries 2(k-1)/k S out (and
- *       in), at once: t_in = 2(k-1)/k S / B_intra (8 GPUs: 1.75 S).
+ *       down, 2(k-1) S_c per channel (the head sends down only, its up
+ *       goes to the NIC; the tail sends up only); with the chains' ends
+ *       spread over the GPUs (assumed: one head per NIC), each GPU's
+ *       scale-up port carries 2(k-1)/k S out (and in), at once: t_in =
+ *       2(k-1)/k S / B_intra (8 GPUs: 1.75 S).
  *     Bytes between nodes, m = 2. Each tree has one edge between the nodes;
  *       of every chunk the child node sends its partial up and receives the
  *       sum down, and with the mirror each node is child of half the
@@ -156,9 +159,9 @@
  *       (the chain, 2(k-1)/k S per GPU, binds only on slow scale-up links).
  *     Per-channel ceiling. NCCL's table caps the tree all-reduce's bus
  *       bandwidth at nCh perChMaxTreeBw (Ampere 24.0 / 23.6 / 17.8 GB/s per
- *       channel on 1 / 2 / more nodes, tuning.cc:198-203, 331), LL128 at
- *       120/128 of that and nCh perChMaxTreeLL128Bw, LL at 1/3.8 of it and
- *       llMaxBw (:332-335), half of it as algorithm bandwidth (:378-381):
+ *       channel on 1 / 2 / more nodes, tuning.cc:198-204, 330-331), LL128
+ *       at 120/128 of that and nCh perChMaxTreeLL128Bw, LL at 1/3.8 of it
+ *       and llMaxBw (:332-335), half of it as algorithm bandwidth (:378-381):
  *       NCCL's own figure for what one channel's split thread block moves.
  *       podsim takes it as a floor on the data time, t_cap[p] = S / (0.5
  *       C_p) (net_tree_cap_time), in both models.
@@ -172,14 +175,16 @@
  *     channels of 24 GB/s (tune.c) x 23.6 x 0.5 = 94.4 GB/s, binds: t_bw
  *     = S / 94.4 GB/s, busbw 175 GB/s at 1 GiB with latency (the old 2 S /
  *     (0.92 x 192) gave 164; the links alone, busbw 1.875 x 124.9 = 234,
- *     are what an earlier try found ~22 % above S25). NCCL's table predicts the same
- *     94.4 GB/s for the tree against the ring's 102.4 and runs the ring
- *     from 16 MiB up: podsim's 189 GB/s against S25's 192 (hardware.md).
+ *     are what an earlier try found ~22 % above S25). NCCL's table
+ *     predicts the same 94.4 GB/s for the tree against the ring's 102.4
+ *     and runs the ring from 16 MiB up: podsim's 189 GB/s against S25's
+ *     192 (hardware.csv efficiency,NCCL all-reduce busbw DGX A100 2 nodes,
+ *     inter_node_8xHDR).
  *     3-8 nodes: the ceiling, 8 x 17.8 x 0.5 = 71.2 GB/s, binds below the
  *     links' 0.92 x 192 / 2 = 88.3: busbw ~135 GB/s at 1 GiB (old ~165);
  *     NCCL's table sees the same ceiling and runs the ring at large sizes.
  *     Not modelled: NCCL's x0.85 for a tree graph that fell back to the
- *     plain TREE pattern (tuning.cc:334; a search outcome, SM90 on). The
+ *     plain TREE pattern (tuning.cc:336; a search outcome, SM90 on). The
  *     flow model's tree (sim/topo) runs these flows, with the ring bound
  *     beyond two nodes and the same ceiling.
  *   hier (m > 1, k > 1; not one of NCCL's own algorithms, so used only
