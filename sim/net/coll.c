@@ -118,14 +118,75 @@
  * time of its own table, tune.c; [cluster] nccl_algo forces one where it
  * applies):
  *   tree (double binary tree over the nodes, a chain inside each; k ranks on
- *     each of m nodes, every node holding k of the group): NCCL's tuning
- *     model converts the tree's bus bandwidth to algorithm bandwidth with
- *     ratio 1/2, so t_bw = 2 S / busbw with the ring's busbw (n/(n-1) times
- *     the ring's 2(n-1)/n S / busbw); latency from the tree's own constants,
- *     nsteps = 2((k-1) + ceil(log2 m)), ninter = 2 ceil(log2 m); bandwidth
- *     x 0.92 and the tree's protocol caps (net_tree_proto_bw). The flow
- *     model's tree (sim/topo) never beats this bound, and on uncongested
- *     links meets it.
+ *     each of m nodes, every node holding k of the group). What NCCL runs
+ *     (N = NVIDIA/nccl 5067397c):
+ *     Channels. The tree graph's nCh channels (as many as the ring's, N
+ *       src/init.cc:1185, 1459; tune.c derives nCh), each a chain through
+ *       the node's k GPUs in the graph's order (up = the previous GPU, down
+ *       = the next, N src/graph/connect.cc:44-62), whose first GPUs hold
+ *       the network edges (the balanced tree: the parent's and child 1's
+ *       on index 0, child 0's on index 1, :53-58). The runtime doubles the
+ *       channels:
+ *       channel c runs tree 0, channel c + nCh its mirror tree 1 (connect.cc:
+ *       148-166, 460; the mirror p -> m-1-p for even m, src/graph/trees.cc:
+ *       70-107), so each tree carries S/2.
+ *     Per channel. One thread block, split into a reduce-up group (Simple:
+ *       256 + 64 of 512 threads; LL, LL128: 70 %) and a broadcast-down group
+ *       running at once over the same chunks (N src/device/all_reduce.h:
+ *       146-229, runTreeSplit; runTreeUpDown, one after the other, only
+ *       under CUDA 11.2-11.3 on SM80, :237-243): a GPU receives its child's
+ *       partial, adds its own and sends it up (directRecvReduceDirectSend)
+ *       while it receives the result from its parent and sends it down
+ *       (directRecvCopyDirectSend); the root does both in one primitive
+ *       (:166-174).
+ *     Bytes inside a node. A chain's k-1 hops carry every chunk up and
+ *       down, 2(k-1) S_c per channel (the head sends down only, its up
+ *       goes to the NIC; the tail sends up only); with the chains' ends
+ *       spread over the GPUs (assumed: one head per NIC), each GPU's
+ *       scale-up port carries 2(k-1)/k S out (and in), at once: t_in =
+ *       2(k-1)/k S / B_intra (8 GPUs: 1.75 S).
+ *     Bytes between nodes, m = 2. Each tree has one edge between the nodes;
+ *       of every chunk the child node sends its partial up and receives the
+ *       sum down, and with the mirror each node is child of half the
+ *       channels and root of the other half: a node sends S and receives S
+ *       through its k/G share of the NICs, t_net = S / B_nic (the ring's
+ *       2(n-1)/n S). NCCL's table says as much: on two nodes it takes the
+ *       graph's bwIntra, raised by the search up to 2 bwInter (tuning.cc:
+ *       306; search.cc:1278-1281), in place of bwInter.
+ *     m > 2. A node inner in one tree (up S/2, down 2 x S/2) and a leaf in
+ *       the other (up S/2) sends 2 S: t_net = 2 S / B_nic, the ring's x
+ *       n/(n-1); podsim keeps t_links = 2 S / busbw with the ring's links
+ *       (the chain, 2(k-1)/k S per GPU, binds only on slow scale-up links).
+ *     Per-channel ceiling. NCCL's table caps the tree all-reduce's bus
+ *       bandwidth at nCh perChMaxTreeBw (Ampere 24.0 / 23.6 / 17.8 GB/s per
+ *       channel on 1 / 2 / more nodes, tuning.cc:198-204, 330-331), LL128
+ *       at 120/128 of that and nCh perChMaxTreeLL128Bw, LL at 1/3.8 of it
+ *       and llMaxBw (:332-335), half of it as algorithm bandwidth (:378-381):
+ *       NCCL's own figure for what one channel's split thread block moves.
+ *       podsim takes it as a floor on the data time, t_cap[p] = S / (0.5
+ *       C_p) (net_tree_cap_time), in both models.
+ *     So t_bw[p] = max(t_links / (0.92 x protocol factor), t_cap[p]), with
+ *     t_links = max(t_in, t_net) on two nodes; the 0.92 and the protocol
+ *     factors (net_tree_proto_bw, tuning.cc:331-335) on the links only, as
+ *     NCCL applies them. Latency from the tree's own constants, nsteps =
+ *     2((k-1) + ceil(log2 m)), ninter = 2 ceil(log2 m).
+ *     2 DGX A100 (8 HDR NICs, B_intra 237.6 GB/s), 16 ranks: t_net = S /
+ *     192 GB/s, t_in = S / 135.8, links / 0.92 = S / 124.9; the ceiling, 8
+ *     channels of 24 GB/s (tune.c) x 23.6 x 0.5 = 94.4 GB/s, binds: t_bw
+ *     = S / 94.4 GB/s, busbw 175 GB/s at 1 GiB with latency (the old 2 S /
+ *     (0.92 x 192) gave 164; the links alone, busbw 1.875 x 124.9 = 234,
+ *     are what an earlier try found ~22 % above S25). NCCL's table
+ *     predicts the same 94.4 GB/s for the tree against the ring's 102.4
+ *     and runs the ring from 16 MiB up: podsim's 189 GB/s against S25's
+ *     192 (hardware.csv efficiency,NCCL all-reduce busbw DGX A100 2 nodes,
+ *     inter_node_8xHDR).
+ *     3-8 nodes: the ceiling, 8 x 17.8 x 0.5 = 71.2 GB/s, binds below the
+ *     links' 0.92 x 192 / 2 = 88.3: busbw ~135 GB/s at 1 GiB (old ~165);
+ *     NCCL's table sees the same ceiling and runs the ring at large sizes.
+ *     Not modelled: NCCL's x0.85 for a tree graph that fell back to the
+ *     plain TREE pattern (tuning.cc:336; a search outcome, SM90 on). The
+ *     flow model's tree (sim/topo) runs these flows, with the ring bound
+ *     beyond two nodes and the same ceiling.
  *   hier (m > 1, k > 1; not one of NCCL's own algorithms, so used only
  *     when forced): an intra-node ring reduce-scatter and all-gather,
  *     2(k-1)/k S at B_intra, and between them k inter-node ring all-reduces
@@ -608,6 +669,7 @@ typedef struct shape {
 	double nsteps, ninter;
 	double intra_bytes, inter_bytes;
 	bool one_per_node; /* a ring of one rank per node (net_ring_latency) */
+	double S;          /* bytes (the tree's per-channel floor, net_tree_cap_time) */
 } shape;
 
 bool net_ring_one_per_node(net_coll coll, const net_group *g)
@@ -916,6 +978,8 @@ static void best_proto(const net_cluster *c, const net_group *g, const shape *sh
 						     : a == NET_ALGO_NVLSTREE || collnet ? 1
 						     : a == NET_ALGO_PAT		 ? NET_PAT_BW
 											 : proto_bw[p]);
+		if (tree)
+			t = fmax(t, lat + net_tree_cap_time(c, g, (net_proto)p, sh->S));
 		if (t < best) {
 			best = t;
 			out->proto = (net_proto)p;
@@ -953,8 +1017,17 @@ static bool allreduce_shape(const net_cluster *c, const net_group *g, double S, 
 	bool regular = g->per_node * g->nodes == g->size;
 	*sh = *ring;
 	if (a == NET_ALGO_TREE && regular) {
+		sh->S = S;
 		sh->busbw = ring->link_busbw;
 		sh->bw_time = 2 * S / ring->link_busbw;
+		if (m == 2) { /* header comment "tree": S each way per node */
+			double t_net = S / net_nic_busbw(c, k, g->nodes);
+			double t_in = k > 1 ? 2 * (k - 1) / k * S / intra_busbw(&c->node, k) : 0;
+			sh->bw_time = fmax(t_net, t_in);
+			sh->busbw = 2 * (n - 1) / n * S / sh->bw_time;
+			sh->intra_bytes = 2 * (k - 1) / k * S;
+			sh->inter_bytes = S / k;
+		}
 		sh->nsteps = 2.0 * ((k - 1) + ceil_log2(g->nodes));
 		sh->ninter = 2.0 * ceil_log2(g->nodes);
 		return true;

@@ -326,6 +326,10 @@ bool net_ring_one_per_node(net_coll coll, const net_group *g);
 double net_tree_latency(const net_cluster *c, int nodes, net_proto p, double nsteps,
 			double ninter);
 double net_tree_proto_bw(net_proto p, bool multi_node);
+/* The tree all-reduce's data time floor from NCCL's per-channel ceilings
+ * (tune.c: perChMaxTreeBw, perChMaxTreeLL128Bw over NCCL's tree channels
+ * for group g), seconds for `bytes`; 0 where none applies. */
+double net_tree_cap_time(const net_cluster *c, const net_group *g, net_proto p, double bytes);
 /* PAT (coll.c "PAT"): whether NCCL runs it for collective `coll` on group
  * g (all-gather or reduce-scatter, one rank on each of more than one node,
  * the Simple protocol allowed: N tuning.cc:215-223, 295-304); its

@@ -36,11 +36,30 @@
  *     (tuning.cc:283-285).
  *   Across nodes (m > 1): the k ranks of a node reach u = max(1, min(nics,
  *     k nics / G)) NICs of nic_bw each (NCCL's communicator sees the NICs
- *     near its GPUs, not the other groups sharing them); ring and tree
- *     graphs have nCh = 2 ceil(u) channels (two per NIC) of bwInter =
- *     min(B_i if k > 1, u nic_bw) / nCh; the ring's bwIntra = bwInter
- *     (search.cc:1272), the tree's raised up to twice it (search.cc:
- *     1278-1281), where the node allows: min(2 bwInter, B_i / nCh).
+ *     near its GPUs, not the other groups sharing them). The search
+ *     starts at the fastest speed of its list a path carries (search.cc:
+ *     1164-1174; the lists search.cc:1052-1065, 24 GB/s for a 25 GB/s
+ *     HDR NIC, 48 for 50 GB/s NDR), puts as many channels of it through
+ *     each NIC as the NIC holds (usually one; a lower speed with more
+ *     channels only ties, and the tie goes to fewer hops, search.cc:
+ *     457-466), and ncclTopoDupChannels doubles the channels, halving
+ *     their speed, only at 25 GB/s or more and not on SM90 under 50 GB/s
+ *     with more than 4 channels (search.cc:1036-1048, 1258). So nCh =
+ *     ceil(u) floor(nic_bw / s) channels of bwInter = min(s, min(B_i if
+ *     k > 1, u nic_bw) / nCh), doubled by that rule: 2 DGX A100 with 8
+ *     HDR NICs have 8 channels of 24 GB/s (not 16 of 12.5), one rank per
+ *     node one channel of 24. The tree graph has at most the ring's
+ *     channels (N src/init.cc:1185) and NCCL gives both the smaller count
+ *     (init.cc:1459; runtime doubles them again, connect.cc:460, which
+ *     the table does not see). The ring's bwIntra = bwInter (search.cc:
+ *     1272), the tree's raised up to twice it (search.cc:1278-1281), where
+ *     the node allows: min(2 bwInter, B_i / nCh). The channel count
+ *     matters through the per-channel caps: 2 DGX A100's tree is capped
+ *     at 8 x perChMaxTreeBw 23.6 = 188.8 GB/s, below its links' 0.92 x 8 x
+ *     30 = 220.8, so the ring (8 x 24 = 192) wins from 16 MiB up (16
+ *     channels lifted the cap to 377.6 and made the tree win). Not
+ *     modelled: the GPU-NIC PCIe link's own speed (NCCL's 24 GB/s for
+ *     Gen4 x16, 48 Gen5, topo.cc:657) where it is below the NIC's.
  *   NVLS graph (nodes with nvls_busbw, SM90 on): nCh = 16 (NVLS_NCHANNELS_
  *     SM90, N src/transport/nvls.cc:155-213; 24 on one SM100 node, 32
  *     across), bwIntra = B_i / nCh, bwInter raised up to twice bwIntra on
@@ -166,6 +185,23 @@ static double nvlink_model_bw(double cc)
 	return cc >= 10 ? 40.1 : cc >= 9 ? 20.6 : cc > 8.55 && cc < 8.65 ? 12.0 : cc >= 7 ? 20.0 : 18.0;
 }
 
+/* The search's speed of one channel across nodes: the fastest of NCCL's
+ * list (search.cc:1052-1053, 1058-1059, 1064-1065) a NIC of nic GB/s
+ * carries. */
+static double inter_speed(double cc, double nic)
+{
+	static const double s80[] = {48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0.24, 0.12};
+	static const double s90[] = {48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12};
+	static const double s100[] = {96, 86, 80, 48, 45.1, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12};
+	const double *a = cc >= 10 ? s100 : cc >= 9 ? s90 : s80;
+	int n = cc >= 10 ? (int)(sizeof s100 / sizeof *s100)
+		: cc >= 9 ? (int)(sizeof s90 / sizeof *s90) : (int)(sizeof s80 / sizeof *s80);
+	for (int i = 0; i < n; i++)
+		if (a[i] <= nic)
+			return a[i];
+	return a[n - 1];
+}
+
 static int log2i_d(double x)
 {
 	int l = 0;
@@ -205,8 +241,14 @@ static void tcomm_make(const net_cluster *c, const net_group *g, tcomm *t)
 		t->ring = t->tree = (tgraph){nch_i, bi / nch_i, bi / nch_i};
 	} else {
 		double u = fmax(1, fmin(nd->nics, k * nd->nics / nd->gpus));
-		double nch = 2 * ceil(u);
-		double inter = fmin(bi, u * nd->nic_Bps / 1e9) / nch;
+		double nic = nd->nic_Bps / 1e9, s = inter_speed(t->cc, nic);
+		double nch = ceil(u) * fmax(1, floor(nic / s));
+		double inter = fmin(s, fmin(bi, u * nic) / nch);
+		/* ncclTopoDupChannels (search.cc:1036-1048) */
+		if (inter >= 25 && !(t->cc > 8.05 && inter < 50 && nch > 4)) {
+			nch *= 2;
+			inter /= 2;
+		}
 		t->ring = (tgraph){nch, inter, inter};
 		t->tree = (tgraph){nch, fmin(2 * inter, bi / nch), inter};
 	}
@@ -423,4 +465,26 @@ double net_tune_time_us(const net_cluster *c, net_coll coll, const net_group *g,
 			return algo_time(&t, coll, a, (int)proto, bytes, lat, bw);
 	}
 	return -1;
+}
+
+/* NCCL's per-channel ceilings on the tree all-reduce (tuning.cc:210-221),
+ * the figures its own measurements put on what one channel's thread block
+ * moves: nCh perChMaxTreeBw for every protocol, then LL at 1/3.8 of it
+ * (and llMaxBw), LL128 at 120/128 of it (7/9 on one node) and nCh
+ * perChMaxTreeLL128Bw; as algorithm bandwidth x 0.5 (:376-382). The links'
+ * own bound (0.92 x nCh bw) is left out: podsim times the links itself
+ * (coll.c "tree"). The tree's data time is at least bytes over it. */
+double net_tree_cap_time(const net_cluster *c, const net_group *g, net_proto p, double bytes)
+{
+	if (!c || !g || g->size < 2 || !(bytes > 0) || (unsigned)p >= NET_PROTO_COUNT)
+		return 0;
+	tcomm t;
+	tcomm_make(c, g, &t);
+	double nch = t.tree.nch, bus = nch * tree_ch[t.arch][t.idx2];
+	if (p == NET_PROTO_LL)
+		bus = fmin(bus / 3.8, ll_max_bw[t.m == 1 ? t.arch : 0][t.idx2]);
+	if (p == NET_PROTO_LL128)
+		bus = fmin(bus * (t.m == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+			   nch * tree_ll128_ch[t.arch][t.idx2]);
+	return bus > 0 ? bytes / (0.5 * bus * 1e9) : 0;
 }

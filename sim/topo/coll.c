@@ -42,7 +42,13 @@
  * a node a chain through its k ranks. Each tree reduces S/2 up and broadcasts
  * it down; pipelined over many chunks, reduce and broadcast run concurrently,
  * so every tree edge carries S/(2C) in each direction at once, in C channels
- * (head rank and NIC as for the ring). One phase.
+ * (head rank and NIC as for the ring). One phase. Timed as net's closed form
+ * (net coll.c "tree", where NCCL's code is cited): on two nodes the flows
+ * alone (a node sends S and receives S through its NICs, a GPU's port
+ * carries its chain's 2(k-1)/k S each way); on more, at least the ring's
+ * links x n/(n-1) (an inner node sends 2 S); then per protocol the links x
+ * 0.92 and net_tree_proto_bw, and at least NCCL's per-channel ceiling
+ * (net_tree_cap_time).
  *
  * Hierarchical (all-reduce, m > 1, k > 1): intra-node ring reduce-scatter
  * (k-1 steps of S/k), k inter-node ring all-reduces of S/k at once, one per
@@ -165,9 +171,9 @@
  * it, and the two models report the same algorithm and protocol (tools/
  * coll-agree checks the shipped topologies; before, keeping its lowest
  * simulated time, the flow model differed in 207 of 13,317 cases: the ring
- * where NCCL's model picks the tree (1,024 GPUs of Selene, 1-4 GiB; 16
- * H800 nodes one GPU each, 16-32 MiB, where the tree's edges collide on
- * d-mod-k uplinks: test_flow nccl_pick_contended), the ring or the tree
+ * where NCCL's model picks the tree (1,024 GPUs of Selene, 1-4 GiB; H800
+ * nodes one GPU each, where the tree's edges collide on d-mod-k uplinks:
+ * test_flow nccl_pick_contended, 32 nodes at 32 MiB), the ring or the tree
  * where it picks NVLSTree (two GPUs per DGX H100 node), the ring where it
  * picks PAT, and 230 more protocol choices).
  * A forced algorithm (--algo, nccl_algo) runs with the protocol NCCL's
@@ -900,12 +906,14 @@ static int do_tree(run *r, const geo *o, const int *ranks, double S, shape *sh)
 	sh->t_bw = 0;
 	if (rc == SIM_OK)
 		rc = phase_run(r, &p, 1, &sh->t_bw);
-	/* NCCL's tuner converts a tree's bus bandwidth to algorithm bandwidth
-	 * with ratio 0.5 (the ring's is n / (2(n-1))): its model never lets the
-	 * tree move data faster than the ring on the same links, whatever the
-	 * overlap of reduce and broadcast (tuning.cc, S27). With the ring timed
-	 * (auto), the tree's data time is at least ring x n / (n-1). */
-	if (r->ring_t_bw > 0 && o->n > 1)
+	/* Across more than two nodes an inner node of one tree sends S/2 up
+	 * and S down and, a leaf of the other, S/2 up: 2 S, the ring's n/(n-1)
+	 * (net coll.c "tree"), which the flows meet where the NICs bind; NCCL's
+	 * tuner says as much (its ratio 0.5 against the ring's n / (2(n-1))).
+	 * With the ring timed (auto), the tree's data time is at least ring x
+	 * n / (n-1) there. On two nodes every channel's chunk crosses once each
+	 * way (S per node, not 2 S), and the flows alone time the links. */
+	if (r->ring_t_bw > 0 && o->n > 1 && m != 2)
 		sh->t_bw = fmax(sh->t_bw, r->ring_t_bw * o->n / (o->n - 1.0));
 	sh->nsteps = 2.0 * ((k - 1) + ceil_log2(m));
 	sh->ninter = 2.0 * ceil_log2(m);
@@ -1155,12 +1163,13 @@ static bool applies(const net_cluster *c, net_coll coll, topo_algo a, const geo 
 	}
 }
 
-/* The double binary tree is timed with NCCL's tuning model for it
+/* The double binary tree's protocols: NCCL's tuning model for it
  * (net_tree_latency, net_tree_proto_bw: its own latency constants, busBw x
- * 0.92 and protocol caps), which the idealised flow tree above would
- * otherwise beat ring with wherever reduce and broadcast overlap perfectly
- * (2 x DGX A100: 242 vs 192 GB/s busbw, while NCCL's tuner and nccl-tests
- * pick ring there). */
+ * 0.92 and protocol caps on the links' time) and its per-channel ceiling
+ * (net_tree_cap_time: perChMaxTreeBw over NCCL's tree channels), which
+ * keeps the flow tree on two nodes, whose links alone would give 2 x DGX
+ * A100 234 GB/s busbw, at NCCL's 94.4 GB/s of data (175 GB/s busbw at 1
+ * GiB); NCCL's table picks the ring there (189 GB/s). */
 
 /* Time one algorithm: flows, then the best protocol (or protocol `only`
  * when >= 0). */
@@ -1202,7 +1211,8 @@ static int time_algo(run *r, const geo *o, net_coll coll, const int *ranks, doub
 		                  : net_ring_latency(cl, o->m, a == TOPO_ALGO_RING &&
 		                                     net_ring_one_per_node(coll, &grp),
 		                                     sh.nsteps, sh.ninter, (net_proto)p);
-		double t = tree ? lat + sh.t_bw / net_tree_proto_bw((net_proto)p, o->m > 1)
+		double t = tree ? lat + fmax(sh.t_bw / net_tree_proto_bw((net_proto)p, o->m > 1),
+		                             net_tree_cap_time(cl, &grp, (net_proto)p, S))
 		                : lat + sh.t_bw / net_proto_bw((net_proto)p);
 		if (t < best) {
 			best = t;

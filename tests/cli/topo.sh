@@ -66,22 +66,22 @@ grep -q 'most loaded link' "$tmp/c" || { echo "coll: no link footer"; fail=1; }
 awk '!/^#/ { n++; if ($4 != $9 || $5 != "nvls" || $4 < 432 || $4 > 528) bad = 1 }
      END { exit !(n == 1 && !bad) }' "$tmp/c" || { echo "coll dgx-h100 NVLS row:"; cat "$tmp/c"; fail=1; }
 # Issue 14: the flow model runs NCCL's pick whatever the fabric does to it.
-# GPU 0 of 16 H800 nodes on a fat tree, 16 MiB all-reduce: NCCL's own
-# table (net tune.c) picks tree/LL128 (946.5 us in its model against the
-# ring's LL128 952.9), which the alpha-beta columns time at 910 us; the
-# tree's edges collide on the leaves' d-mod-k uplinks (the busiest, leaf1
-# -> spine0, carries 2.5 x 16 MiB), so the flow model times that tree at
-# 1117 us (the ring's flows would take 997 us). Columns 5-6 and 10-11: both
-# models' pair.
-"$podsim" coll --topology topologies/h800-cluster.ini --gpus 16 --stride 8 allreduce 16MiB >"$tmp/c" ||
+# GPU 0 of 32 H800 nodes on a fat tree, 32 MiB all-reduce: NCCL's own
+# table (net tune.c) picks tree/LL128 (1900.1 us in its model against the
+# ring's LL128 2013.2; tests/unit/test_flow.c nccl_pick_contended), which
+# the alpha-beta columns time at 1754 us; the tree's edges collide on the
+# leaves' d-mod-k uplinks (the busiest, leaf1 -> spine0, carries 2.5 x 32
+# MiB), so the flow model times that tree at 2168 us (the ring's flows
+# would take 2045 us). Columns 5-6 and 10-11: both models' pair.
+"$podsim" coll --topology topologies/h800-cluster.ini --gpus 32 --stride 8 allreduce 32MiB >"$tmp/c" ||
 	{ echo "coll h800 failed"; fail=1; }
 awk '!/^#/ { n++; if ($5 != "tree" || $6 != "LL128" || $10 != "tree" || $11 != "LL128" ||
                      $2 < 1.15 * $7) bad = 1 }
      END { exit !(n == 1 && !bad) }' "$tmp/c" || { echo "coll h800 tree row:"; cat "$tmp/c"; fail=1; }
-grep -q 'most loaded link leaf1 -> spine0 (ib), 4.194e+07 B' "$tmp/c" ||
+grep -q 'most loaded link leaf1 -> spine0 (ib), 8.389e+07 B' "$tmp/c" ||
 	{ echo "coll h800: want the tree's collision on leaf1 -> spine0:"; cat "$tmp/c"; fail=1; }
 # --algo still forces one: the ring there, in both models.
-"$podsim" coll --topology topologies/h800-cluster.ini --gpus 16 --stride 8 --algo ring allreduce 16MiB >"$tmp/c"
+"$podsim" coll --topology topologies/h800-cluster.ini --gpus 32 --stride 8 --algo ring allreduce 32MiB >"$tmp/c"
 awk '!/^#/ { n++; if ($5 != "ring" || $10 != "ring" || $2 != $7) bad = 1 }
      END { exit !(n == 1 && !bad) }' "$tmp/c" || { echo "coll h800 --algo ring row:"; cat "$tmp/c"; fail=1; }
 # --sweep from 8 B doubling to 1 KiB: 8 rows (8, 16, ..., 1024).

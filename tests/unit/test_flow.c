@@ -662,20 +662,24 @@ static void pat_agrees(void)
 }
 
 /* Issue 14: the flow model runs NCCL's pick, not the fastest simulated
- * candidate. 16 HGX H800 of a 32-node fat tree (NDR: 4 nodes, 32 NICs, per
- * leaf, 8 leaves on 4 spines), GPU 0 of nodes 0-15 (a data-parallel group
- * under tp 8), all-reduce of S = 16 MiB. NCCL's own table (net tune.c:
- * one NIC of 50 GB/s per rank, 2 channels) picks the double binary tree
- * with LL128, 946.5 us in its model, over the ring's LL128 952.9 us
- * (podsim's closed forms time the tree at 0.91 ms). On the graph the
- * tree's edges between leaves climb by d-mod-k to the spines, and only NIC
- * 0 of each node is used, so they crowd a few of a leaf's 32 uplinks: the
- * busiest carries five tree edges' S/2 (2.5 S) and the tree takes 1.12
- * ms, slower than the ring's flows (1.00 ms, one hop per NIC, no
- * collision). NCCL still runs the tree,
- * so auto must report the tree at the forced tree's time in the flow
- * model, with net's algorithm and protocol; the old pick kept the ring
- * (tools/coll-agree lists such cases). */
+ * candidate. 32 HGX H800 of a 32-node fat tree (NDR: 4 nodes, 32 NICs, per
+ * leaf, 8 leaves on 4 spines), GPU 0 of every node (a data-parallel group
+ * under tp 8), all-reduce of S = 32 MiB. NCCL's own table (net tune.c:
+ * one NIC of 50 GB/s per rank, one channel of 48 GB/s doubled to 2 of 24,
+ * N search.cc:1036-1048; ppn 1 takes the tree's network latencies):
+ *   tree LL128: min(0.92 x 48, 2 x 36.0) = 44.16, x 120/128 = 41.4 (< 2 x
+ *     29), x 0.5 x treeCorrectionFactor 0.9 = 18.63 GB/s; lat 14 + 2 x 5
+ *     x 8.5 = 99: 99 + 1801.1 = 1900.1 us;
+ *   ring LL128: 44.16 x 32/62 = 22.79; lat 14 + 62 x 8.5 = 541: 541 +
+ *     1472.2 = 2013.2 us (Simple 2581, tree Simple 2319):
+ * the tree with LL128. On the graph the tree's edges between leaves climb
+ * by d-mod-k to the spines, and only NIC 0 of each node is used, so they
+ * crowd a few of a leaf's 32 uplinks: the busiest carries five tree
+ * edges' S/2 (2.5 S), and the tree is slower than the ring's flows (one
+ * hop per NIC, no collision). NCCL still runs the tree, so auto must
+ * report the tree at the forced tree's time in the flow model, with net's
+ * algorithm and protocol; the old pick kept the ring (tools/coll-agree
+ * lists such cases). */
 static void nccl_pick_contended(void)
 {
 	const char *text = "include = topologies/nodes/hgx-h800.ini\n[cluster]\nname = t\n"
@@ -684,20 +688,24 @@ static void nccl_pick_contended(void)
 	topo_graph *g = graph_of(text, &c);
 	if (!g)
 		return;
-	int ranks[16];
-	for (int i = 0; i < 16; i++)
+	int ranks[32];
+	for (int i = 0; i < 32; i++)
 		ranks[i] = 8 * i;
 	net_group grp;
-	net_group_make(&c, 16, 8, &grp);
-	double S = 16.0 * 1048576;
+	net_group_make(&c, 32, 8, &grp);
+	double S = 32.0 * 1048576;
 	net_cost ab;
 	topo_cost fa, ft, fr;
 	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &grp, S, &ab), SIM_OK);
 	CHECK_INT(ab.algo, NET_ALGO_TREE);
 	CHECK_INT(ab.proto, NET_PROTO_LL128);
-	CHECK_INT(topo_collective(g, NET_ALLREDUCE, ranks, 16, S, TOPO_ALGO_AUTO, &fa), SIM_OK);
-	CHECK_INT(topo_collective(g, NET_ALLREDUCE, ranks, 16, S, TOPO_ALGO_TREE, &ft), SIM_OK);
-	CHECK_INT(topo_collective(g, NET_ALLREDUCE, ranks, 16, S, TOPO_ALGO_RING, &fr), SIM_OK);
+	CHECK_NEAR(net_tune_time_us(&c, NET_ALLREDUCE, &grp, S, NET_ALGO_TREE, NET_PROTO_LL128),
+		   1900.1, 2e-4);
+	CHECK_NEAR(net_tune_time_us(&c, NET_ALLREDUCE, &grp, S, NET_ALGO_RING, NET_PROTO_LL128),
+		   2013.2, 2e-4);
+	CHECK_INT(topo_collective(g, NET_ALLREDUCE, ranks, 32, S, TOPO_ALGO_AUTO, &fa), SIM_OK);
+	CHECK_INT(topo_collective(g, NET_ALLREDUCE, ranks, 32, S, TOPO_ALGO_TREE, &ft), SIM_OK);
+	CHECK_INT(topo_collective(g, NET_ALLREDUCE, ranks, 32, S, TOPO_ALGO_RING, &fr), SIM_OK);
 	CHECK_INT(topo_algo_to_net(fa.algo), ab.algo);
 	CHECK_INT(fa.proto, ab.proto);
 	CHECK_NEAR(fa.time_s, ft.time_s, 1e-12);

@@ -94,8 +94,68 @@ static void test_allreduce_node(void)
  *   costs max(3.4, 3 * 1 us net overhead) = 3.4 us for Simple:
  *   lat = 8.4 + 28 * 3.4 + 2 * 14 = 131.6 us; t = lat + 2*15/16 * S / 192e9.
  * Traffic: of the 2*15/16 * S a rank sends, 1/8 goes through a NIC.
- * The ring is forced: NCCL's own table picks the tree here (its 2-node tree
- * bandwidth, test_nccl_table). */
+ * NCCL's own table picks the ring here too (test_nccl_table); forced so
+ * that the figures stay the ring's whatever the table does. */
+/* The double binary tree on two nodes (coll.c "tree"), 2 DGX A100 (B_intra
+ * = 300 x 0.767 = 230.1 GB/s, 8 NICs of 25 x 0.96 = 24 GB/s), 16 ranks,
+ * S = 1 GiB, forced. Every channel's chunk crosses between the nodes once
+ * up and once down (the two mirrored trees make either node the root of
+ * half the channels), so a node sends S and receives S through its NICs,
+ * t_net = S / 192 GB/s; the chain inside a node sends 2 (k-1)/k S = 1.75 S
+ * per GPU (up and down at once), t_in = 1.75 S / 230.1 GB/s = S / 131.5
+ * GB/s; links x 0.92 (Simple): S / 120.96 GB/s. NCCL's per-channel
+ * ceiling: its graph has 8 channels (one per NIC at 24 GB/s), 8 x
+ * perChMaxTreeBw 23.6 = 188.8 GB/s of tree bus bandwidth, x 0.5 = 94.4
+ * GB/s of data: t_bw = max(S / 120.96, S / 94.4) = S / 94.4 GB/s (the old
+ * closed form: 2 S / (0.92 x 192) = S / 88.3). LL128: links x 0.92 x
+ * 120/128 = S / 113.4, ceiling min(188.8 x 120/128, 8 x 20) = 160, x 0.5
+ * = 80 GB/s: S / 80.
+ * Slow NVLink (intra_bw 150 GB/s: 6 links, NCCL's 120 GB/s over 8
+ * channels of 15; B_intra 115.05): t_in = 1.75 S / 115.05 GB/s, / 0.92 =
+ * S / 60.49 GB/s above the ceiling S / 94.4: the links bind (old: 2 S /
+ * (0.92 x 115.05) = S / 52.9).
+ * One rank on each of 2 nodes: one channel of 24 GB/s, ceiling 23.6 x 0.5
+ * = 11.8 GB/s: S / 11.8 GB/s against the links' S / (0.92 x 24) (old: 2 S
+ * / (0.92 x 24) = S / 11.04).
+ * 4 DGX A100, 32 ranks: an inner node sends 2 S, the links' 2 S / (0.92 x
+ * 192 GB/s) = S / 88.3 GB/s as before; NCCL's ceiling on more than two
+ * nodes, 8 x 17.8 x 0.5 = 71.2 GB/s, binds: S / 71.2 GB/s. */
+static void test_tree_2nodes(void)
+{
+	net_cluster c = dgx_a100(2);
+	c.algo = NET_ALGO_TREE;
+	net_group g;
+	net_group_make(&c, 16, 1, &g);
+	net_cost k;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+	CHECK_INT(k.algo, NET_ALGO_TREE);
+	CHECK_INT(k.proto, NET_PROTO_SIMPLE);
+	CHECK_NEAR(k.time_s - k.latency_s, GIB / 94.4e9, 1e-9);
+	CHECK_NEAR(net_tree_cap_time(&c, &g, NET_PROTO_SIMPLE, GIB), GIB / 94.4e9, 1e-12);
+	CHECK_NEAR(net_tree_cap_time(&c, &g, NET_PROTO_LL128, GIB), GIB / 80e9, 1e-12);
+	CHECK_NEAR(k.inter_bytes, GIB / 8, 1e-12);
+	c.proto = 1 + NET_PROTO_LL128;
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+	CHECK_INT(k.proto, NET_PROTO_LL128);
+	CHECK_NEAR(k.time_s - k.latency_s, GIB / 80e9, 1e-9);
+	c.proto = 0;
+	net_cluster slow = c;
+	slow.node.intra_Bps = 150e9;
+	CHECK_INT(net_collective(&slow, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+	CHECK_INT(k.proto, NET_PROTO_SIMPLE);
+	CHECK_NEAR(k.time_s - k.latency_s, 1.75 * GIB / (0.92 * 150e9 * 0.767), 1e-9);
+	net_group_make(&c, 2, 8, &g);
+	CHECK_INT(net_collective(&c, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+	CHECK_INT(k.proto, NET_PROTO_SIMPLE);
+	CHECK_NEAR(k.time_s - k.latency_s, GIB / 11.8e9, 1e-9);
+	net_cluster four = dgx_a100(4);
+	four.algo = NET_ALGO_TREE;
+	net_group_make(&four, 32, 1, &g);
+	CHECK_INT(net_collective(&four, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+	CHECK_INT(k.proto, NET_PROTO_SIMPLE);
+	CHECK_NEAR(k.time_s - k.latency_s, GIB / 71.2e9, 1e-9);
+}
+
 static void test_allreduce_2nodes(void)
 {
 	net_cluster c = dgx_a100(2);
@@ -137,17 +197,24 @@ static void test_allreduce_2nodes(void)
  *     LL      6.6 + 5.0 (n-1) us + (n-1)/n S / (0.5 B),
  *     LL128  14.0 + 8.5 (n-1) us + (n-1)/n S / (0.92 B),
  *     Simple  8.4 + 14  (n-1) us + (n-1)/n S / B.
+ * NCCL's table (tune.c) sees one channel of 24 GB/s (the one NIC of 25 GB/s
+ * at the fastest speed of its list it carries, search.cc:1052, not doubled
+ * below 25 GB/s, search.cc:1039), so its ring LL128 is capped at 1 x
+ * perChMaxRingLL128Bw = 20 GB/s (tuning.cc:204-209), x n/(n-1) as
+ * algorithm bandwidth, Simple 24 x n/(n-1), PAT 0.75 x 24 = 18.
  * n = 16: PAT 68.8 us, ring LL 81.6, LL128 141.5, Simple 218.4 us.
  *   64 KiB: PAT 68.8 + 3.64 = 72.44 us < ring LL 81.6 + 5.12 = 86.72: PAT;
- *   1 MiB:  PAT 68.8 + 58.25 = 127.05 us < LL 163.52, LL128 186.0: PAT;
- *   PAT = ring LL128 at S = 72.7 us / (1/18 - (15/16)/22.08 GB/s) = 5.55 MB,
- *   so 16 MiB: LL128 141.5 + 712.3 = 853.8 us < PAT 1000.9: ring;
- *   256 MiB: Simple 8.4 + 210 + 10485.8 = 10704.2 us (LL128 11537.6): ring.
+ *   1 MiB:  PAT 68.8 + 58.25 = 127.05 us < LL 163.52, LL128 190.7: PAT;
+ *   16 MiB: NCCL's Simple 218.4 + 16 MiB / 25.6 GB/s = 873.8 us < LL128
+ *   141.5 + 786.4 = 927.9 < PAT 1000.9: ring/Simple, podsim's time 218.4
+ *   + 15/16 S / B = 873.8 us (the old two channels: LL128 853.8);
+ *   256 MiB: Simple 8.4 + 210 + 10485.8 = 10704.2 us: ring.
  * n = 64: PAT 8 + 179.2 + 6 x 4 = 211.2 us, ring LL 321.6, LL128 549.5,
  *   Simple 890.4 us. 1 MiB: PAT 211.2 + 58.25 = 269.5 us < LL 321.6 +
- *   85.98 = 407.6: PAT; PAT = LL128 at 338.3 us / (1/18 - (63/64)/22.08)
- *   GB/s = 30.6 MB: 16 MiB PAT (1143.3 us < 1297.0), 64 MiB ring LL128
- *   (3539.6 < PAT 3939.4).
+ *   85.98 = 407.6: PAT; 16 MiB PAT (1143.3 us < LL128 549.5 + 825.8 =
+ *   1375.3, Simple 890.4 + 688.1 = 1578.5); 64 MiB NCCL's ring Simple
+ *   890.4 + 2752.5 = 3642.9 < LL128 549.5 + 3303.1 = 3852.6 < PAT 3939.5:
+ *   ring/Simple, podsim's 890.4 + 63/64 S / B = 3642.9 us.
  * PAT applies to all-gather and reduce-scatter of one rank per node only:
  * not to all-reduce, not to 8 ranks per node (nccl_algo = pat there falls
  * back to the lowest time: the ring), not with nccl_proto = ll. */
@@ -164,11 +231,11 @@ static void test_pat(void)
 	} cases[] = {
 	        {16, 64 * 1024, NET_ALGO_PAT, NET_PROTO_SIMPLE, 68.8 + 65536 / 18e3},
 	        {16, MiB, NET_ALGO_PAT, NET_PROTO_SIMPLE, 68.8 + MiB / 18e3},
-	        {16, 16 * MiB, NET_ALGO_RING, NET_PROTO_LL128, 141.5 + 15.0 / 16 * 16 * MiB / (0.92 * B) * 1e6},
+	        {16, 16 * MiB, NET_ALGO_RING, NET_PROTO_SIMPLE, 218.4 + 15.0 / 16 * 16 * MiB / B * 1e6},
 	        {16, 256 * MiB, NET_ALGO_RING, NET_PROTO_SIMPLE, 218.4 + 15.0 / 16 * 256 * MiB / B * 1e6},
 	        {64, MiB, NET_ALGO_PAT, NET_PROTO_SIMPLE, 211.2 + MiB / 18e3},
 	        {64, 16 * MiB, NET_ALGO_PAT, NET_PROTO_SIMPLE, 211.2 + 16 * MiB / 18e3},
-	        {64, 64 * MiB, NET_ALGO_RING, NET_PROTO_LL128, 549.5 + 63.0 / 64 * 64 * MiB / (0.92 * B) * 1e6},
+	        {64, 64 * MiB, NET_ALGO_RING, NET_PROTO_SIMPLE, 890.4 + 63.0 / 64 * 64 * MiB / B * 1e6},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		for (int coll = NET_ALLGATHER; coll <= NET_REDUCESCATTER; coll++) {
@@ -1265,30 +1332,35 @@ static void test_sharp(void)
  *   the ring (its port bound, net_nvls_allreduce); the old pick by
  *   podsim's own times was the ring.
  * 2 DGX A100 (8 HDR NICs of 25 GB/s, B_i 12 x 20 = 240), 16 ranks, 1 GiB:
- *   16 channels (two per NIC) of bwInter min(240, 200)/16 = 12.5; on two
- *   nodes NCCL takes bwIntra, the ring's 12.5, the tree's min(2 x 12.5,
- *   240/16) = 15:
- *   ring Simple: 200 x 16/30 = 106.67; lat (8.4 + 28 x 3.4 + 2 x 14) x 1.4
- *     (plateau) = 184.24: 184.24 + 10066.3 = 10250.6
- *   tree Simple: 240 x 0.92 x 0.5 = 110.4; lat 8.4 + 2 (7 x 4.0 + 1 x 14)
- *     = 92.4: 92.4 + 9725.9 = 9818.3: the tree (old pick: the ring).
- * 16 DGX A100, one rank per node (stride 8): u = 1 NIC, 2 channels of
- *   12.5; ppn 1 takes the tree's network latencies (5.0 / 8.5 / 14);
+ *   NCCL's search puts one channel on each NIC at 24 GB/s, the fastest of
+ *   its list (search.cc:1052) a 25 GB/s NIC carries, and does not double
+ *   graphs under 25 GB/s (search.cc:1039): 8 channels of 24; on two nodes
+ *   NCCL takes bwIntra, the ring's 24, the tree's raised to min(2 x 24,
+ *   240/8) = 30 (search.cc:1278-1281):
+ *   ring Simple: 8 x 24 = 192, x 16/30 = 102.4; lat (8.4 + 28 x 3.4 + 2 x
+ *     14) x 1.4 (plateau) = 184.24: 184.24 + 10485.76 = 10670.0
+ *   tree Simple: min(8 x 30 x 0.92 = 220.8, 8 x perChMaxTreeBw 23.6 =
+ *     188.8) x 0.5 = 94.4; lat 8.4 + 2 (7 x 4.0 + 1 x 14) = 92.4: 92.4 +
+ *     11374.4 = 11466.8: the ring (with the old 16 channels of 12.5 the
+ *     cap was 377.6 and the tree won at 9818.3; S25's 192 GB/s is the
+ *     ring's).
+ * 16 DGX A100, one rank per node (stride 8): u = 1 NIC, one channel of
+ *   24; ppn 1 takes the tree's network latencies (5.0 / 8.5 / 14);
  *   llMaxBw across > 2 nodes 20.4 (Intel hosts):
- *   ring LL 156.6 + S/6.667, LL128 269 + S/12.267 (0.92 x 25 x 16/30),
- *     Simple 428.4 x 1.4 + S/13.333;
- *   tree (bw 25 x 0.92 = 23): LL 46.8 + S/3.026, LL128 82 + S/10.781,
- *     Simple 120.4 + S/11.5, each bandwidth times treeCorrectionFactor at
- *     log2(S/64);
- *   4 KiB (factor LL 0.7): tree LL 46.8 + 1.934 = 48.73: tree/LL;
- *   1 MiB (LL128 0.6, Simple 0.5): tree LL128 82 + 162.1 = 244.1 < tree
- *     Simple 302.8, ring LL 313.9: tree/LL128;
- *   8 MiB (LL128 0.9, Simple 0.8): tree LL128 82 + 864.5 = 946.5 < ring
- *     LL128 952.9 < tree Simple 1032.2: tree/LL128 (old: tree/Simple);
- *   16 MiB (LL128 0.9, Simple 0.7): ring LL128 269 + 1367.7 = 1636.7 <
- *     tree LL128 1811.1, ring Simple 1858.1: ring/LL128 (old: tree/Simple);
- *   1 GiB: ring Simple 599.76 + 80530.6 = 81130.4 < ring LL128 87802:
- *     ring/Simple. */
+ *   ring LL 156.6 + S/6.4 (0.5 x 24 x 16/30), LL128 269 + S/10.667 (min(
+ *     0.92 x 24, 1 x 20) x 16/30), Simple 428.4 x 1.4 + S/12.8;
+ *   tree: min(0.92 x 24, 1 x 17.8) = 17.8: LL 46.8 + S/2.342 (17.8 / 3.8
+ *     x 0.5), LL128 82 + S/8.344 (17.8 x 120/128 x 0.5), Simple 120.4 +
+ *     S/8.9, each bandwidth times treeCorrectionFactor at log2(S/64);
+ *   4 KiB (factor LL 0.7): tree LL 46.8 + 2.498 = 49.298: tree/LL;
+ *   1 MiB (LL128 0.6, Simple 0.5): tree LL128 82 + 209.45 = 291.45 < ring
+ *     LL 320.4, tree Simple 356.0: tree/LL128;
+ *   8 MiB (LL128 0.9, Simple 0.8): ring LL128 269 + 786.43 = 1055.43 <
+ *     tree LL128 1199.1, ring Simple 1255.1: ring/LL128;
+ *   16 MiB: ring LL128 269 + 1572.86 = 1841.86 < ring Simple 1910.5, tree
+ *     LL128 82 + 2234.17 = 2316.17: ring/LL128;
+ *   1 GiB: ring Simple 599.76 + 83886.08 = 84485.84 < ring LL128: ring/
+ *     Simple. */
 static void test_nccl_table(void)
 {
 	net_cluster h = dgx_a100(1);
@@ -1312,12 +1384,12 @@ static void test_nccl_table(void)
 		{0, 2097152, 31.21, NET_ALGO_NVLS, NET_PROTO_SIMPLE},
 		{0, 1073741824, 3204.6, NET_ALGO_NVLS, NET_PROTO_SIMPLE},
 		{1, 1073741824, 1841.9, NET_ALGO_NVLS, NET_PROTO_SIMPLE},
-		{2, 1073741824, 9818.3, NET_ALGO_TREE, NET_PROTO_SIMPLE},
-		{3, 4096, 48.73, NET_ALGO_TREE, NET_PROTO_LL},
-		{3, 1048576, 244.1, NET_ALGO_TREE, NET_PROTO_LL128},
-		{3, 8388608, 946.5, NET_ALGO_TREE, NET_PROTO_LL128},
-		{3, 16777216, 1636.7, NET_ALGO_RING, NET_PROTO_LL128},
-		{3, 1073741824, 81130.4, NET_ALGO_RING, NET_PROTO_SIMPLE},
+		{2, 1073741824, 10670.0, NET_ALGO_RING, NET_PROTO_SIMPLE},
+		{3, 4096, 49.298, NET_ALGO_TREE, NET_PROTO_LL},
+		{3, 1048576, 291.45, NET_ALGO_TREE, NET_PROTO_LL128},
+		{3, 8388608, 1055.43, NET_ALGO_RING, NET_PROTO_LL128},
+		{3, 16777216, 1841.86, NET_ALGO_RING, NET_PROTO_LL128},
+		{3, 1073741824, 84485.84, NET_ALGO_RING, NET_PROTO_SIMPLE},
 	};
 	net_cluster a2 = dgx_a100(2), a16 = dgx_a100(16);
 	net_group g16, g1;
@@ -1356,13 +1428,19 @@ static void test_nccl_table(void)
 		   5123.5, 2e-4);
 	CHECK_NEAR(net_tune_time_us(&a2, NET_ALLREDUCE, &g16, 1024 * MiB, NET_ALGO_RING,
 				    NET_PROTO_SIMPLE),
-		   10250.6, 2e-4);
+		   10670.0, 2e-4);
+	CHECK_NEAR(net_tune_time_us(&a2, NET_ALLREDUCE, &g16, 1024 * MiB, NET_ALGO_TREE,
+				    NET_PROTO_SIMPLE),
+		   11466.8, 2e-4);
 	CHECK_NEAR(net_tune_time_us(&a16, NET_ALLREDUCE, &g1, 8 * MiB, NET_ALGO_RING,
 				    NET_PROTO_LL128),
-		   952.9, 2e-4);
+		   1055.43, 2e-4);
 	CHECK_NEAR(net_tune_time_us(&a16, NET_ALLREDUCE, &g1, 16 * MiB, NET_ALGO_TREE,
 				    NET_PROTO_LL128),
-		   1811.1, 2e-4);
+		   2316.17, 2e-4);
+	CHECK_NEAR(net_tune_time_us(&a16, NET_ALLREDUCE, &g1, 8 * MiB, NET_ALGO_TREE,
+				    NET_PROTO_LL128),
+		   1199.1, 2e-4);
 	/* no LL128 and no NVLS on PCIe; NVLS only for SM90 and later; a forced
 	 * protocol holds; LL / LL128 never for NVLS */
 	net_cluster pc = h;
@@ -1404,6 +1482,7 @@ int main(void)
 	test_groups();
 	test_allreduce_node();
 	test_allreduce_2nodes();
+	test_tree_2nodes();
 	test_allgather();
 	test_pat();
 	test_ring_local();
