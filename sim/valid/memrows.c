@@ -24,22 +24,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 static const char *get(const cases_csv *c, size_t row, const char *col)
 {
 	int k = cases_csv_col(c, col);
 	return k < 0 ? "" : cases_csv_get(c, row, k);
-}
-
-/* Whether `s` holds `w`, case aside. */
-static bool strcasestr_ascii(const char *s, const char *w)
-{
-	size_t n = strlen(w);
-	for (; *s; s++)
-		if (!strncasecmp(s, w, n))
-			return true;
-	return false;
 }
 
 /* The case file's GPU names -> GPU files and node templates. */
@@ -340,8 +329,7 @@ static bool mem_swiglu(const cases_csv *c, size_t row, const char *profile, long
 		return ffn > 0;
 	const char *mn = get(c, row, "model");
 	bool nano = !strcmp(profile, "nanotron");
-	if (!nano && !strcasestr_ascii(mn, "llama") && !strcasestr_ascii(mn, "mistral") &&
-	    !strcasestr_ascii(mn, "mixtral") && !strcasestr_ascii(mn, "qwen"))
+	if (!nano && !valid_llama_family(mn))
 		return false;
 	valid_assume(assumed, alen, "SwiGLU, RMSNorm, no biases (%s), ffn 4 x hidden "
 	             "notwithstanding", nano ? "nanotron's Llama code" : "a Llama-family model");

@@ -23,18 +23,6 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-
-static bool has_ci(const char *hay, const char *needle)
-{
-	size_t n = strlen(needle);
-	if (n == 0)
-		return true;
-	for (; *hay; hay++)
-		if (!strncasecmp(hay, needle, n))
-			return true;
-	return false;
-}
 
 /* Whether the k bytes at p name a key of table t. */
 static bool key_in(const conf_key *t, size_t n, const char *p, size_t k)
@@ -123,7 +111,7 @@ const valid_recipe *valid_recipe_pick(const valid_recipe *v, size_t n, const cha
 				      const char *model)
 {
 	for (size_t i = 0; v && i < n; i++)
-		if (has_ci(source, v[i].match) && has_ci(model, v[i].model))
+		if (valid_contains_ci(source, v[i].match) && valid_contains_ci(model, v[i].model))
 			return &v[i];
 	return NULL;
 }

@@ -30,17 +30,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-
-/* Whether `s` holds `w`, case aside. */
-static bool has_ci(const char *s, const char *w)
-{
-	size_t n = strlen(w);
-	for (; *s; s++)
-		if (!strncasecmp(s, w, n))
-			return true;
-	return false;
-}
 
 /* The sequence_parallel column as the loader reads a bool ("1", "true",
  * "yes", "on"). */
@@ -535,9 +524,7 @@ static void row_model_kind(const cases_csv *c, size_t row, const char *profile, 
 	 * (nanotron.ini) */
 	bool nanotron = !strcmp(profile, "nanotron");
 	const char *mname_col = get(c, row, "model");
-	if (!swiglu && ffn > 0 && (nanotron || has_ci(mname_col, "llama") ||
-	                           has_ci(mname_col, "mistral") || has_ci(mname_col, "mixtral") ||
-	                           has_ci(mname_col, "qwen"))) {
+	if (!swiglu && ffn > 0 && (nanotron || valid_llama_family(mname_col))) {
 		swiglu = true;
 		valid_assume(assumed, alen, "SwiGLU, RMSNorm, no biases (%s), ffn 4 x hidden "
 		             "notwithstanding", nanotron ? "nanotron's Llama code" : "a Llama-family model");

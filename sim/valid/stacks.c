@@ -35,7 +35,7 @@ struct valid_stacks {
 	size_t nr;
 };
 
-static bool contains_ci(const char *hay, const char *needle)
+bool valid_contains_ci(const char *hay, const char *needle)
 {
 	size_t n = strlen(needle);
 	if (n == 0)
@@ -48,6 +48,15 @@ static bool contains_ci(const char *hay, const char *needle)
 		if (i == n)
 			return true;
 	}
+	return false;
+}
+
+bool valid_llama_family(const char *model)
+{
+	static const char *const names[] = {"llama", "mistral", "mixtral", "qwen"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (valid_contains_ci(model, names[i]))
+			return true;
 	return false;
 }
 
@@ -216,9 +225,9 @@ const valid_stack *valid_stack_find_fw(const valid_stacks *t, const char *source
 	int year = valid_source_year(source);
 	for (size_t i = 0; t && i < t->n; i++) {
 		const valid_stack *s = &t->v[i];
-		if (!contains_ci(source, s->match))
+		if (!valid_contains_ci(source, s->match))
 			continue;
-		if (*s->framework && (!framework || !contains_ci(framework, s->framework)))
+		if (*s->framework && (!framework || !valid_contains_ci(framework, s->framework)))
 			continue;
 		if (!applies(s, year, ran))
 			continue;
@@ -251,7 +260,7 @@ const char *valid_framework_profile(const valid_options *opt, const char *fw, co
 	int year = valid_source_year(source);
 	for (size_t i = 0; opt->stacks && i < opt->stacks->n; i++) {
 		const valid_stack *s = &opt->stacks->v[i];
-		if (!*s->match || *s->framework || !contains_ci(fw, s->match) ||
+		if (!*s->match || *s->framework || !valid_contains_ci(fw, s->match) ||
 		    !applies(s, year, ran))
 			continue;
 		*st = s;

@@ -66,6 +66,11 @@ const valid_stack *valid_stack_find_fw(const valid_stacks *t, const char *source
  * names a profile (stacks.c). */
 const char *valid_framework_profile(const valid_options *opt, const char *fw, const char *source,
                                     valid_ran ran, char *out, size_t len, const valid_stack **st);
+/* Whether `hay` holds `needle`, ASCII case aside (an empty needle: true). */
+bool valid_contains_ci(const char *hay, const char *needle);
+/* A Llama-family model by its name (Llama, Mistral, Mixtral, Qwen): SwiGLU,
+ * RMSNorm and no biases even where its ffn happens to be 4 x hidden. */
+bool valid_llama_family(const char *model);
 /* The latest year 2015-2035 written in the source text (a publication or
  * commit date), 0 when none. */
 int valid_source_year(const char *source);
