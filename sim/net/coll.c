@@ -486,20 +486,17 @@
  *      back-to-back calls, so the ranks' skew leaving the barrier is
  *      charged to the calls; a training step's calls wait for their
  *      slowest rank as well, but not for that barrier;
- *   6. NCCL's choice (net_efa_choice): NCCL's tuner picks the algorithm and
- *      protocol by its own model, which knows the plugin's reported latency
- *      per network step (twice with Simple, N tuning.cc:389-391: 75 us on
- *      p5/p5e, 35 us on p5en and p6-b200, net_efa_tuner_latency), not
- *      podsim's fitted L, o, kappa or D; podsim's uncongested rates stand
- *      for NCCL's graph bandwidths (assumed: its graph search is not
- *      modelled). So the pair is chosen on the cluster with L = that latency and
- *      o = D = 0, kappa = 1 (the region tuner, 7., first), and both
- *      models time that pair with the fitted costs. With the shipped fit
- *      (L = 36 us) NCCL weighs Simple's second network latency heavier than
- *      the fit does: an all-gather of 256 MiB on 2 nodes runs LL128, 1.3 %
- *      slower than the Simple podsim's own costs would pick; an all-reduce
- *      of 32 MiB on 2 nodes runs Ring/LL128 rather than NVLSTree (2 x 171
- *      us of NVLSTree network latency in NCCL's view);
+ *   6. NCCL's choice (net_efa_choice): the region tuner (7.) first, else
+ *      NCCL's own table (tune.c, net_tune_pick) with the plugin's reported
+ *      latency on every network step (twice with Simple, N tuning.cc:
+ *      389-391: 75 us on p5/p5e, 35 us on p5en and p6-b200,
+ *      net_efa_tuner_latency) and one NCCL device per GPU, its rails
+ *      aggregated (3.), not podsim's fitted L, o, kappa or D; the closed
+ *      forms on that view where the table has no entry (all-to-all, p2p).
+ *      Both models time the pair with the fitted costs. An all-gather of
+ *      256 MiB on 2 p5 nodes runs the ring with Simple: NCCL's table caps
+ *      LL128 at 36.7 GB/s per channel (8 channels of 48 GB/s), 898.7 against
+ *      976.7 us in its view (test_net test_efa_choice);
  *   7. algorithm choice: no NVLS or SHARP across nodes (no CollNet on EFA);
  *      all-gather and reduce-scatter ring, or PAT with one GPU per node
  *      (above); all-reduce ring, tree or nvlstree. Across more than 2 nodes the plugin's region tuner
@@ -1242,6 +1239,13 @@ bool net_efa_choice(const net_cluster *c, net_coll coll, const net_group *g, dou
 	if (!c || !g || c->fabric != NET_FABRIC_EFA || g->nodes <= 1 || g->size < 2 ||
 	    !(bytes > 0) || (unsigned)coll >= NET_COLL_COUNT)
 		return false;
+	/* the plugin's region tuner first (7.), then NCCL's own table with the
+	 * plugin's latency (tune.c); the closed forms' pick on NCCL's view of
+	 * the cluster where the table has no entry (all-to-all, p2p, hier) */
+	if (net_efa_region(c, coll, g, bytes, algo, proto))
+		return true;
+	if (group_ok(c, coll, g) && net_tune_pick(c, coll, g, bytes, algo, proto))
+		return true;
 	net_cluster v = tuner_view(c);
 	net_cost k;
 	if (collective(&v, coll, g, bytes, &k) != SIM_OK)

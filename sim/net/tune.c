@@ -105,8 +105,9 @@
  *     (NVLS) hwIntra (+ hwInter across nodes); (NVLSTree) hwIntra + 2
  *     log2i(m) hwInter; (PAT) 8 + log2i(m) hwInter / 3.5 + 2.8 n;
  *   hwInter the NET row of the algorithm, the tree's with ppn = 1
- *   (:386-388), plus the net plugin's latency (twice with Simple; 0 on
- *   InfiniBand and RoCE: EFA goes through net_efa_choice instead).
+ *   (:386-388), plus the net plugin's latency (twice with Simple, :389-391;
+ *   0 on InfiniBand and RoCE, net_efa_tuner_latency on EFA, whose devices
+ *   are one per GPU with its rails aggregated).
  * Enables (tuning.cc:443-560): LL128 on SM70 and later with NVLink inside
  * the node (typeIntra <= PATH_NVB; GPU-NIC paths up to PXB/PXN, taken as
  * met) (net_proto_ok: nodes of intra = pcie off); NVLSTree only across
@@ -119,8 +120,9 @@
  * beats the ring's LL or LL128 (8 H100: 25 us + S / 259 GB/s against LL's
  * 10.8 us + S / 161 below 1.8 MB and LL128's 27.3 us + S / 390 above).
  *
- * Who calls it: net_nccl_choice (coll.c) off EFA; net_collective and the
- * flow model (sim/topo) then time the pair with podsim's own costs.
+ * Who calls it: net_nccl_choice (coll.c), on EFA across nodes after the
+ * aws-ofi-nccl region tuner (net_efa_choice); net_collective and the flow
+ * model (sim/topo) then time the pair with podsim's own costs.
  */
 #include "net_int.h"
 
@@ -169,6 +171,7 @@ typedef struct tcomm {
 	int arch;       /* 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell */
 	int idx2;       /* N1, N2, N4 */
 	int intra_hw;   /* HW_NVLINK or HW_PCI */
+	double lat_inter; /* the net plugin's latency per network step, us (graphs[a]->latencyInter) */
 	tgraph ring, tree, nvls, collnet;
 } tcomm;
 
@@ -237,11 +240,20 @@ static void tcomm_make(const net_cluster *c, const net_group *g, tcomm *t)
 			bi = nch_i * nvlink_model_bw(t->cc);
 		}
 	}
+	/* NCCL's network devices: on EFA one per GPU, its rails aggregated (the
+	 * plugin's device speed is one rail's x the rails: A src/nccl_ofi_rdma.cpp:
+	 * 410-413, coll.c "The EFA model" 3.), with the plugin's latency on every
+	 * network step (tuning.cc:389-391, graphs[a]->latencyInter: 75 us on p5);
+	 * elsewhere every NIC is a device of its own and no latency is added */
+	bool efa = c->fabric == NET_FABRIC_EFA && nd->gpus > 0;
+	double rails = efa && nd->nics > nd->gpus ? (double)nd->nics / nd->gpus : 1;
+	double devs = nd->nics / rails, dev_Bps = nd->nic_Bps * rails;
+	t->lat_inter = efa ? net_efa_tuner_latency(c) * 1e6 : 0;
 	if (g->nodes == 1) {
 		t->ring = t->tree = (tgraph){nch_i, bi / nch_i, bi / nch_i};
 	} else {
-		double u = fmax(1, fmin(nd->nics, k * nd->nics / nd->gpus));
-		double nic = nd->nic_Bps / 1e9, s = inter_speed(t->cc, nic);
+		double u = fmax(1, fmin(devs, k * devs / nd->gpus));
+		double nic = dev_Bps / 1e9, s = inter_speed(t->cc, nic);
 		double nch = ceil(u) * fmax(1, floor(nic / s));
 		double inter = fmin(s, fmin(bi, u * nic) / nch);
 		/* ncclTopoDupChannels (search.cc:1036-1048) */
@@ -254,15 +266,14 @@ static void tcomm_make(const net_cluster *c, const net_group *g, tcomm *t)
 	}
 	/* CollNet: one channel per head, a head per NIC (assumed), the tree's
 	 * bandwidths over them */
-	double heads = ceil(fmax(1, fmin(nd->nics, k * nd->nics / nd->gpus)));
+	double heads = ceil(fmax(1, fmin(devs, k * devs / nd->gpus)));
 	t->collnet = (tgraph){heads, t->tree.intra * t->tree.nch / heads,
 			      t->tree.inter * t->tree.nch / heads};
 	double nn = t->cc >= 10 ? (g->nodes > 1 ? 32 : 24) : 16;
 	double nvi = (isfinite(bi) ? bi : 0) / nn;
 	t->nvls = (tgraph){nn, nvi,
 			   g->nodes == 1 ? 2 * nvi
-					 : fmax(1, fmin(nd->nics, k * nd->nics / nd->gpus)) *
-						   nd->nic_Bps / 1e9 / nn};
+					 : fmax(1, fmin(devs, k * devs / nd->gpus)) * dev_Bps / 1e9 / nn};
 }
 
 /* tuning.cc:287-441 for one entry: *lat (us) and *bw (GB/s, algorithm
@@ -317,7 +328,8 @@ static bool entry(const tcomm *t, net_coll coll, int a, int p, double *lat, doub
 	*bw = bus;
 	int ahw = a == A_NVLS || a == A_NVLST ? HW_NVLINK : t->intra_hw;
 	double hintra = hw_us[ahw][a][p];
-	double hinter = ppn == 1 ? hw_us[HW_NET][A_TREE][p] : hw_us[HW_NET][a][p];
+	double hinter = (ppn == 1 ? hw_us[HW_NET][A_TREE][p] : hw_us[HW_NET][a][p]) +
+			t->lat_inter * (p == T_SIMPLE ? 2 : 1);
 	double l = base_us[a][p];
 	int lm = log2i_d(m);
 	switch (a) {

@@ -82,7 +82,10 @@ grep -A1 "cut first" "$tmp/oom.txt" | grep -q "recompute = full .* (fits)" ||
 # Accumulation: 16 layers x 6 tensors + output + final norm = 98 launches.
 # Pipeline: per tensor 21 host operations x 34.6 us = 726.6 us; 3 tensors (2
 # forward, 1 backward) = 2.1798 ms plus 7 latency-bound p2p messages across
-# nodes (2 handshakes per tensor and the [b, s] mask): 2.1798 ms + 7 x ~59 us.
+# nodes (2 handshakes per tensor and the [b, s] mask): 2.1798 ms + 7 x ~46 us
+# (the EFA fit's net_latency 30.2 us + msg_overhead 3.3 us, stretched by
+# kappa(2) = 1.09, plus NCCL's p2p base: topologies/calib/efa-h100.ini; ~59 us
+# with the fit before NCCL's table chose on EFA).
 n=$tmp/nanotron-efa-tp8-pp2.txt
 for want in "922 kernel launches (layer code nanotron) and 166 collectives" \
 	"1088 operations (kernels and collectives)" "= 37.6448 ms" "98 launches" \
@@ -90,8 +93,8 @@ for want in "922 kernel launches (layer code nanotron) and 166 collectives" \
 	grep -qF -- "$want" "$n" || { echo "nanotron: missing '$want'"; fail=1; }
 done
 p2p=$(sed -n 's/^ *\([0-9.]*\) ms (one forward and one backward transfer)/\1/p' "$n")
-awk -v x="$p2p" 'BEGIN { exit !(x > 2.1798 + 7 * 0.050 && x < 2.1798 + 7 * 0.070) }' ||
-	{ echo "nanotron: pipeline overhead $p2p ms not 2.1798 ms + 7 x 50-70 us"; fail=1; }
+awk -v x="$p2p" 'BEGIN { exit !(x > 2.1798 + 7 * 0.040 && x < 2.1798 + 7 * 0.055) }' ||
+	{ echo "nanotron: pipeline overhead $p2p ms not 2.1798 ms + 7 x 40-55 us"; fail=1; }
 
 # Inference follows the mode: forward FLOPs (2P, 4 l s (ad)), no gradient
 # reduction even with dp replicas, no negative memory term.
