@@ -82,12 +82,13 @@
  * more, a node inner in one tree and a leaf in the other sends 4 S/(2k)
  * per rank, 2 S / B_nic, n/(n-1) above NCCL's figure.
  *
- * Rails (fabric = efa, nics > G): a GPU's network device is its nics/G
- * NICs (EFA rails, net.h); a flow between nodes is split into one flow per
- * rail, rail j of the sender's GPU to rail j of the receiver's, each with
- * 1/rails of the bytes (aws-ofi-nccl stripes large messages and rotates
- * small ones over the rails: in a fluid model each rail carries an equal
- * share). Congestion (fabric = efa): the NIC and fabric links of a
+ * Rails (nics > G): a GPU's network device is its nics/G NICs (on EFA its
+ * rails, net.h); a flow between nodes is split into one flow per rail, rail
+ * j of the sender's GPU to rail j of the receiver's, each with 1/rails of
+ * the bytes (aws-ofi-nccl stripes large messages and rotates small ones
+ * over the rails; on InfiniBand or RoCE NCCL spreads a GPU's channels over
+ * the NICs beside it, ncclTopoGetLocalNet by channel: in a fluid model each
+ * NIC carries an equal share, as net's B_nic counts k/G of the node's NICs). Congestion (fabric = efa): the NIC and fabric links of a
  * collective across m nodes run at 1/kappa(m) of their capacity
  * (net_congestion), as net's B_nic.
  *
@@ -387,7 +388,7 @@ typedef struct run {
 	const int *groups;
 	const int *pos;   /* per global rank: index in the first group, -1 */
 	double ring_t_bw; /* all-reduce: the ring's t_bw once timed, else 0 */
-	int rails;        /* NICs per GPU a flow between nodes is split over (EFA), else 1 */
+	int rails;        /* NICs per GPU a flow between nodes is split over (nics > G), else 1 */
 	topo_memo *memo;  /* the graph's routes of the phases seen (memo.c) */
 } run;
 
@@ -1272,7 +1273,7 @@ static int run_open(run *r, topo_coll_ctx *x, const int *groups, int n, int ngro
 {
 	const topo_graph *g = x->g;
 	*r = (run){g, x->sim, &x->acc, 0, n, ngroups, groups, x->pos, 0, 1, g->memo};
-	if (g->cl.fabric == NET_FABRIC_EFA && g->nics_per_node > g->gpus_per_node)
+	if (g->nics_per_node > g->gpus_per_node)
 		r->rails = g->nics_per_node / g->gpus_per_node;
 	for (size_t i = (size_t)n; i < (size_t)n * (size_t)ngroups; i++)
 		if (topo_gpu(g, groups[i]) < 0)

@@ -151,6 +151,21 @@ a=$(st); tf=$(st --set cluster.nccl_algo=tree); ta=$(st --set cluster.nccl_algo=
 [ -n "$tf" ] && [ "$tf" != "$a" ] && [ "$tf" = "$ta" ] ||
 	{ echo "nccl_algo=tree in a run: auto $a, flow $tf, alpha-beta $ta"; fail=1; }
 
+# A node with two NICs per GPU (16 x 200 Gb/s) carries what one of 400 Gb/s
+# per GPU does: the flow model spreads a GPU's traffic between nodes over the
+# NICs beside it (its rails, as NCCL spreads its channels), as net's B_nic
+# counts them; before, every flow took the GPU's first NIC and the flow
+# model gave half the bandwidth (all-reduce 240 against 370 GB/s busbw).
+for op in allreduce alltoall; do
+	two=$("$podsim" coll --topology topologies/dgx-h100-superpod.ini --set node.nics=16 \
+		--set node.nic_bw=200Gb/s --set cluster.fabric=fat-tree --gpus 32 $op 1GiB |
+		awk '!/^#/ { print $2 }')
+	one=$("$podsim" coll --topology topologies/dgx-h100-superpod.ini --set cluster.fabric=fat-tree \
+		--gpus 32 $op 1GiB | awk '!/^#/ { print $2 }')
+	awk -v a="$two" -v b="$one" 'BEGIN { exit !(a > 0 && a < 1.02 * b && a > 0.98 * b) }' ||
+		{ echo "two NICs per GPU, $op: flow $two us against $one us with one of twice the rate"; fail=1; }
+done
+
 # EFA: a 64-node all-gather of 256 MiB gives the same row in both models
 # (rails, per-step costs and congestion alike), and a step on the EFA cluster
 # pays them: Llama 2 70B (tp 8, pp 4, dp 8) on 32 p5 nodes is slower than on
