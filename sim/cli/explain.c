@@ -160,10 +160,10 @@ const char *explain_unit(double v, sim_unit u, char *buf, size_t len)
 
 /* ------------------------------------------------------------------ main -- */
 
-/* 10 (11 after the mixed nodes'). With a [campaign] section: the campaign's
- * set-up (campaign_explain).
+/* 10 (11 after the mixed nodes'): with a [campaign] section the campaign's
+ * set-up (campaign_explain), numbered *number, which it then advances.
  * Its input errors are the user's: printed, exit status 2. */
-static int campaign_section(FILE *o, const plan_scenario *s, const exec_result *r)
+static int campaign_section(FILE *o, const plan_scenario *s, const exec_result *r, int *number)
 {
 	if (!conf_has_section(s->doc, "campaign"))
 		return SIM_OK;
@@ -171,7 +171,7 @@ static int campaign_section(FILE *o, const plan_scenario *s, const exec_result *
 	campaign_input *in = malloc(sizeof *in);
 	int rc = d && in ? campaign_setup(s, r, NULL, in, d) : SIM_ENOMEM;
 	if (rc == SIM_OK)
-		campaign_explain(o, in, r->mixed.nodes > 0 ? 11 : 10);
+		campaign_explain(o, in, (*number)++);
 	if (d)
 		sim_diag_print(d, stderr);
 	sim_diag_free(d);
@@ -287,8 +287,10 @@ int cli_explain(int argc, char **argv)
 		explain_optimizer(stdout, s, r);
 		explain_spread(stdout, s, r);
 		explain_mixed(stdout, s, r);
-		rc = campaign_section(stdout, s, r);
-		int n = 10 + (r->mixed.nodes > 0) + conf_has_section(s->doc, "campaign");
+		/* the sections after 9 are numbered as they are printed: 10 the
+		 * mixed nodes' (only with them), then the campaign, then --against */
+		int n = r->mixed.nodes > 0 ? 11 : 10;
+		rc = campaign_section(stdout, s, r, &n);
 		if (rc == SIM_OK && ag.spec)
 			explain_against_print(stdout, n, &ag, r);
 	} else if (rc == SIM_ERANGE && r) { /* bad input: the clock */

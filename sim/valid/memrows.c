@@ -601,10 +601,7 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 		 * runtime), what the verdict compares with the capacity */
 		plan_mem_fit f;
 		plan_memory_fit(s, &f);
-		snprintf(v->verdict, sizeof v->verdict, "%s",
-		         f.verdict == PLAN_VERDICT_OOM     ? "oom"
-		         : f.verdict == PLAN_VERDICT_TIGHT ? "tight"
-		                                           : "fits");
+		snprintf(v->verdict, sizeof v->verdict, "%s", valid_verdict_name(f.verdict));
 		if (v->oom_run) {
 			stage = f.stage;
 			v->predicted = f.needed / 1073741824.0;

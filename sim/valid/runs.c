@@ -860,10 +860,7 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 		 * podsim calls out of memory is a memory-model miss to look at */
 		plan_mem_fit f;
 		plan_memory_fit(s, &f);
-		snprintf(v->verdict, sizeof v->verdict, "%s",
-		         f.verdict == PLAN_VERDICT_OOM     ? "oom"
-		         : f.verdict == PLAN_VERDICT_TIGHT ? "tight"
-		                                           : "fits");
+		snprintf(v->verdict, sizeof v->verdict, "%s", valid_verdict_name(f.verdict));
 		rc = exec_run(s, r);
 	}
 	if (rc == SIM_OK) {

@@ -34,6 +34,11 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+const char *valid_verdict_name(plan_verdict v)
+{
+	return v == PLAN_VERDICT_OOM ? "oom" : plan_verdict_name(v);
+}
+
 /* Mean tau over rank groups (rows of `name` sharing rank_key) of >= 3 rows. */
 static void group_tau(const valid_report *r, const char *name, valid_group *g)
 {
@@ -80,7 +85,7 @@ static void group_stats(const valid_report *r, const char *name, valid_group *g)
 			g->skipped++;
 			continue;
 		}
-		bool called = !strcmp(v->verdict, "oom");
+		bool called = !strcmp(v->verdict, valid_verdict_name(PLAN_VERDICT_OOM));
 		if (v->oom_run) { /* no peak to compare: its verdict only */
 			g->oom_runs++;
 			g->oom_called += called;

@@ -66,6 +66,9 @@ const valid_stack *valid_stack_find_fw(const valid_stacks *t, const char *source
  * names a profile (stacks.c). */
 const char *valid_framework_profile(const valid_options *opt, const char *fw, const char *source,
                                     valid_ran ran, char *out, size_t len, const valid_stack **st);
+/* A row's verdict as validate reports it: "fits", "tight" or "oom"
+ * (plan_verdict_name's "out of memory" shortened for the table and JSON). */
+const char *valid_verdict_name(plan_verdict v);
 /* Whether `hay` holds `needle`, ASCII case aside (an empty needle: true). */
 bool valid_contains_ci(const char *hay, const char *needle);
 /* A Llama-family model by its name (Llama, Mistral, Mixtral, Qwen): SwiGLU,
