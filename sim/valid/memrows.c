@@ -76,6 +76,7 @@ static const struct {
         {"--transformer-impl local", NULL,
          "framework.scores_buffer = true; framework.workspace = 0 B"},
         /* the plan */
+        {"no sequence parallel", NULL, "parallel.sequence_parallel = false"},
         {"sequence parallel", "o sequence parallel", "parallel.sequence_parallel = true"},
         {"interleaved 1F1B", NULL, "parallel.schedule = 1f1b"},
         {"--fp8-param-gather", NULL, ""},
@@ -306,6 +307,19 @@ static int untied_from_params(const cases_csv *c, size_t row, double *tied_b, do
 }
 
 /* The plan keys' defaults an open column of a memory row takes, said. */
+/* An architecture column of the row, else its recipe line's model.<col>,
+ * else "". */
+static const char *arch_of(const cases_csv *c, size_t row, const valid_recipe *r, const char *col,
+			   char *out, size_t len)
+{
+	const char *v = get(c, row, col);
+	if (*v)
+		return v;
+	char key[32];
+	snprintf(key, sizeof key, "model.%s", col);
+	return valid_recipe_value(r, key, out, len);
+}
+
 static void mem_open_assumed(const cases_csv *c, size_t row, char *assumed, size_t alen)
 {
 	if (!*get(c, row, "micro_batch"))
@@ -350,10 +364,14 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		return "no GPU file for this gpu";
 	if (gpu_map[gi].assumed)
 		valid_assume(assumed, alen, "%s", gpu_map[gi].assumed);
-	/* open architecture columns: from the model's file, or the row is skipped */
-	char open_cols[64] = "", mname[64] = "", msrc[200] = "";
+	/* open architecture columns: the source's recipe line (valid_row_recipe:
+	 * a benchmark's model by its name or shape), else the model's file, or
+	 * the row is skipped */
+	const valid_recipe *rec = valid_row_recipe(opt, get(c, row, "source"), get(c, row, "model"),
+						   get(c, row, "layers"), get(c, row, "hidden"));
+	char open_cols[64] = "", mname[64] = "", msrc[200] = "", rv[32];
 	for (size_t i = 0; i < sizeof arch_cols / sizeof arch_cols[0]; i++)
-		if (!*get(c, row, arch_cols[i]))
+		if (!*arch_of(c, row, rec, arch_cols[i], rv, sizeof rv))
 			snprintf(open_cols + strlen(open_cols),
 			         sizeof open_cols - strlen(open_cols), "%s%s",
 			         *open_cols ? ", " : "", arch_cols[i]);
@@ -366,8 +384,9 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		valid_assume(assumed, alen, "%s from models/%s.ini (%s)", open_cols, mname,
 		             *msrc ? msrc : "no source given");
 	}
-	long gpus = atol(get(c, row, "gpus")), hidden = atol(get(c, row, "hidden"));
-	long ffn = atol(get(c, row, "ffn")), tp = atol(get(c, row, "tp"));
+	long gpus = atol(get(c, row, "gpus"));
+	long hidden = atol(arch_of(c, row, rec, "hidden", rv, sizeof rv));
+	long ffn = atol(arch_of(c, row, rec, "ffn", rv, sizeof rv)), tp = atol(get(c, row, "tp"));
 	long pp = atol(get(c, row, "pp")), dp = atol(get(c, row, "dp"));
 	long mb = *get(c, row, "micro_batch") ? atol(get(c, row, "micro_batch")) : 1;
 	long cp = *get(c, row, "cp") ? atol(get(c, row, "cp")) : 1;
@@ -391,7 +410,7 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	else
 		valid_assume(assumed, alen, "framework %s%s", profile, st ? " (stacks.csv)" : "");
 	bool swiglu = mem_swiglu(c, row, profile, hidden, ffn, assumed, alen);
-	long vocab = atol(get(c, row, "vocab"));
+	long vocab = atol(arch_of(c, row, rec, "vocab", rv, sizeof rv));
 	if (strstr(note, "padded to a multiple of 128*tp") || strstr(note, "padded by Megatron")) {
 		long q = 128 * tp;
 		vocab = (vocab + q - 1) / q * q;
@@ -465,6 +484,7 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	/* the model's file first: the row's own columns then override it */
 	if (from_file)
 		sim_buf_printf(b, "include = %smodels/%s.ini\n", incdir, mname);
+	size_t mod = b->len; /* the [model] section's keys follow: valid_put_recipe */
 	sim_buf_printf(b, "[scenario]\nname = %s\n[model]\nname = %s\n", get(c, row, "id"),
 	               get(c, row, "id"));
 	static const char *const dims[] = {"layers",   "hidden", "heads",
@@ -491,14 +511,24 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 				             un ? "untied" : "tied", get(c, row, "params_b"),
 				             un ? "untied" : "tied", un ? ub : tb, un ? "tied" : "untied",
 				             un ? tb : ub);
+			/* params_b silent: nanotron's scaling benchmark ties the
+			 * embeddings below an ffn of 10,000 (runs.c row_model_kind) */
+			if (un < 0 && swiglu && !strcmp(profile, "nanotron") && ffn > 0 && ffn < 10000) {
+				un = 0;
+				valid_assume(assumed, alen,
+				             "tied embeddings (nanotron's scaling benchmark ties them "
+				             "below an ffn of 10,000)");
+			}
 			sim_buf_printf(b, "untied_embeddings = %s\n",
 			               (un >= 0 ? un : swiglu) ? "true" : "false");
 		}
 	}
 	sim_buf_printf(b, "%s", sect[0].data ? sect[0].data : "");
+	valid_put_recipe(b, mod, rec, "model.", assumed, alen);
 	sim_buf_printf(b, "[node]\ngpus = %ld\n", gpus < 8 ? gpus : 8);
 	sim_buf_printf(b, "[cluster]\nname = %s\nnodes = %ld\n", get(c, row, "id"),
 	               gpus < 8 ? 1 : (gpus + 7) / 8);
+	size_t par = b->len;
 	sim_buf_printf(b,
 	               "[parallel]\ntp = %ld\npp = %ld\ndp = %ld\ncp = %ld\nmicro_batch = %ld\n"
 	               "global_batch = %ld\n",
@@ -512,7 +542,9 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	if (!strcmp(get(c, row, "optimizer"), "adam-cpu"))
 		sim_buf_printf(b, "offload_optimizer = cpu\n");
 	sim_buf_printf(b, "%s", sect[1].data ? sect[1].data : "");
+	valid_put_recipe(b, par, rec, "", assumed, alen);
 	sim_buf_printf(b, "[framework]\n%s", sect[3].data ? sect[3].data : "");
+	size_t trn = b->len;
 	sim_buf_printf(b, "[train]\nprecision = %s\nattention = %s\n", get(c, row, "precision"),
 	               !strcmp(get(c, row, "flash_attention"), "no") ? "unfused" : "flash");
 	const char *o = get(c, row, "optimizer");
@@ -525,6 +557,7 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		sim_buf_printf(b, "lora_rank = %ld\n", r > 0 ? r : 8);
 	}
 	sim_buf_printf(b, "%s", sect[2].data ? sect[2].data : "");
+	valid_put_recipe(b, trn, rec, "train.", assumed, alen);
 	bool oom = false;
 	for (int i = 0; i < 4; i++) {
 		oom = oom || sect[i].oom;

@@ -8,8 +8,12 @@
  * this table gives it, citing the recipe's file and commit.
  *
  * Columns: match, model, parallel, why. A line applies to a case when `match`
- * occurs in the case's `source` and `model` in its `model` column
- * (case-insensitive; empty matches all); the first line that applies wins.
+ * occurs in the case's `source` and `model` in its model column followed by
+ * its shape, "{layers=L,hidden=H}" (runs.c: "8B {layers=32,hidden=4096}",
+ * "8B {layers=,hidden=}" where the columns are open), so a benchmark's model
+ * is known by its name or by its dimensions (case-insensitive; either
+ * pattern may list alternatives joined by '|'; empty matches all); the
+ * first line that applies wins.
  * `parallel` is one or more `key = value` of the [parallel] section joined by
  * ';', each key checked against plan's table (an unknown key is an error at
  * its line), or `model.key = value` of the [model] section (a fact of the
@@ -17,7 +21,9 @@
  * as its linear biases), checked against work's table, or `train.key = value`
  * of the [train] section (the recipe's fp8 scaling); runs.c writes them
  * into the row's [parallel], [model] or [train] section, except a key the
- * row's own columns already set, and names them as the row's assumption. */
+ * row's own columns already set, and names them as the row's assumption; a
+ * model.* key also stands for the architecture column the row leaves open
+ * (its hidden and ffn decide the layer kind, runs.c row_model_kind). */
 #include "valid_int.h"
 
 #include <ctype.h>
@@ -107,11 +113,98 @@ int valid_recipes_load(const char *datadir, valid_recipe **out, size_t *nout, si
 	return SIM_OK;
 }
 
+/* Whether one of the '|'-separated alternatives of pat occurs in hay
+ * (case-insensitive; an empty pattern matches all). */
+static bool contains_any_ci(const char *hay, const char *pat)
+{
+	const char *p = pat;
+	do {
+		size_t n = strcspn(p, "|");
+		char one[128];
+		snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one - 1 ? n : sizeof one - 1), p);
+		if (valid_contains_ci(hay, one))
+			return true;
+		p += n;
+	} while (*p++ == '|');
+	return false;
+}
+
 const valid_recipe *valid_recipe_pick(const valid_recipe *v, size_t n, const char *source,
 				      const char *model)
 {
 	for (size_t i = 0; v && i < n; i++)
-		if (valid_contains_ci(source, v[i].match) && valid_contains_ci(model, v[i].model))
+		if (contains_any_ci(source, v[i].match) && contains_any_ci(model, v[i].model))
 			return &v[i];
 	return NULL;
+}
+
+const valid_recipe *valid_row_recipe(const valid_options *opt, const char *source,
+				     const char *model, const char *layers, const char *hidden)
+{
+	if (!opt || !opt->stacks)
+		return NULL;
+	char desc[160];
+	snprintf(desc, sizeof desc, "%s {layers=%s,hidden=%s}", model, layers, hidden);
+	return valid_recipe_find(opt->stacks, source, desc);
+}
+
+const char *valid_recipe_value(const valid_recipe *r, const char *key, char *out, size_t len)
+{
+	*out = 0;
+	if (!r)
+		return out;
+	size_t kl = strlen(key);
+	const char *p = r->parallel;
+	do {
+		size_t n = strcspn(p, ";"), s = 0;
+		while (s < n && p[s] == ' ')
+			s++;
+		const char *eq = memchr(p + s, '=', n - s);
+		size_t k = eq ? (size_t)(eq - (p + s)) : 0;
+		while (k > 0 && p[s + k - 1] == ' ')
+			k--;
+		if (eq && k == kl && !strncmp(p + s, key, kl)) {
+			const char *v = eq + 1;
+			size_t vl = (size_t)(p + n - v);
+			while (vl > 0 && *v == ' ')
+				v++, vl--;
+			while (vl > 0 && v[vl - 1] == ' ')
+				vl--;
+			snprintf(out, len, "%.*s", (int)vl, v);
+			return out;
+		}
+		p += n;
+	} while (*p++ == ';');
+	return out;
+}
+
+/* The keys of the row's recipe line (recipes.c) with the prefix `sect`
+ * ("model." or "train."; "" for the [parallel] keys, which have none),
+ * written without it into the section that starts at offset `from` of b,
+ * each but a key the section already has; the line is named as the row's
+ * assumption. */
+void valid_put_recipe(sim_buf *b, size_t from, const valid_recipe *r, const char *sect,
+		      char *assumed, size_t alen)
+{
+	if (!r || b->oom || from > b->len)
+		return;
+	const char *p = r->parallel;
+	do {
+		size_t n = strcspn(p, ";"), s = 0;
+		while (s < n && p[s] == ' ')
+			s++;
+		size_t pre = 0;
+		if (n - s > 6 && (!strncmp(p + s, "model.", 6) || !strncmp(p + s, "train.", 6)))
+			pre = 6;
+		size_t k = strcspn(p + s + pre, " =");
+		char key[64];
+		snprintf(key, sizeof key, "\n%.*s =", (int)(k < 60 ? k : 60), p + s + pre);
+		bool mine = pre ? !strncmp(p + s, sect, pre) && strlen(sect) == pre : !*sect;
+		if (mine && !strstr(b->data + from, key)) {
+			sim_buf_printf(b, "%.*s\n", (int)(n - s - pre), p + s + pre);
+			valid_assume(assumed, alen, "%.*s (recipes.csv line %d)", (int)(n - s),
+			             p + s, r->line);
+		}
+		p += n;
+	} while (*p++ == ';');
 }

@@ -149,35 +149,17 @@ void valid_put_assumed(sim_buf *out, const char *assumed)
 	}
 }
 
-/* The keys of the row's recipe line (recipes.c) with the prefix `sect`
- * ("model." or "train."; "" for the [parallel] keys, which have none),
- * written without it into the section that starts at offset `from` of b,
- * each but a key the section already has; the line is named as the row's
- * assumption. */
-static void put_recipe(sim_buf *b, size_t from, const valid_recipe *r, const char *sect,
-		       char *assumed, size_t alen)
+/* A [model] column of the row, else its recipe's model.<col> (the model as
+ * the source's benchmark defined it), else "". */
+static const char *arch_value(const cases_csv *c, size_t row, const valid_recipe *r,
+			      const char *col, char *out, size_t len)
 {
-	if (!r || b->oom || from > b->len)
-		return;
-	const char *p = r->parallel;
-	do {
-		size_t n = strcspn(p, ";"), s = 0;
-		while (s < n && p[s] == ' ')
-			s++;
-		size_t pre = 0;
-		if (n - s > 6 && (!strncmp(p + s, "model.", 6) || !strncmp(p + s, "train.", 6)))
-			pre = 6;
-		size_t k = strcspn(p + s + pre, " =");
-		char key[64];
-		snprintf(key, sizeof key, "\n%.*s =", (int)(k < 60 ? k : 60), p + s + pre);
-		bool mine = pre ? !strncmp(p + s, sect, pre) && strlen(sect) == pre : !*sect;
-		if (mine && !strstr(b->data + from, key)) {
-			sim_buf_printf(b, "%.*s\n", (int)(n - s - pre), p + s + pre);
-			valid_assume(assumed, alen, "%.*s (recipes.csv line %d)", (int)(n - s),
-			             p + s, r->line);
-		}
-		p += n;
-	} while (*p++ == ';');
+	const char *v = get(c, row, col);
+	if (*v)
+		return v;
+	char key[32];
+	snprintf(key, sizeof key, "model.%s", col);
+	return valid_recipe_value(r, key, out, len);
 }
 
 /* The interleaving depth of a row that ran an interleaved schedule of unknown
@@ -337,8 +319,9 @@ static void layer_checkpointing(sim_buf *b, const cases_csv *c, size_t row, char
  * the GPUs, sequence parallelism for MoE under TP, and the offload with
  * its ZeRO stage. */
 static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layers, long dp,
-                          char *assumed, size_t alen)
+                          const valid_recipe *rec, char *assumed, size_t alen)
 {
+	char rsp[16];
 	const char *off = get(c, row, "offload");
 	bool cpu = !strcmp(off, "cpu"), nvme = !strcmp(off, "nvme");
 	if (!*get(c, row, "zero") && !cpu && !nvme)
@@ -346,7 +329,8 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 	if (!*get(c, row, "recompute") && !layers)
 		valid_assume(assumed, alen, "recompute none (not published)");
 	if (!*get(c, row, "sequence_parallel") && atol(get(c, row, "tp")) > 1 &&
-	    atol(get(c, row, "moe_experts")) <= 1)
+	    atol(get(c, row, "moe_experts")) <= 1 &&
+	    !*valid_recipe_value(rec, "sequence_parallel", rsp, sizeof rsp))
 		valid_assume(assumed, alen, "sequence_parallel 0 (not published)");
 	if (!*get(c, row, "dp") && dp > 0) {
 		sim_buf_printf(b, "dp = %ld\n", dp);
@@ -556,17 +540,25 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	if (*off && strcmp(off, "none") && !cpu && !nvme)
 		return "offload: expected none, cpu or nvme";
 	long gpus = atol(get(c, row, "gpus"));
-	long hidden = atol(get(c, row, "hidden")), ffn = atol(get(c, row, "ffn"));
+	/* The row's recipe line (recipes.c, valid_row_recipe: by its source and
+	 * its model's name or shape); its model.* keys stand for the
+	 * architecture columns the row leaves open. */
+	char av[2][32];
+	const valid_recipe *rec = valid_row_recipe(opt, get(c, row, "source"), get(c, row, "model"),
+						   get(c, row, "layers"), get(c, row, "hidden"));
+	long hidden = atol(arch_value(c, row, rec, "hidden", av[0], sizeof av[0]));
+	long ffn = atol(arch_value(c, row, rec, "ffn", av[1], sizeof av[1]));
 	long pp = atol(get(c, row, "pp")), dp = row_dp(c, row);
-	/* open architecture columns: from the model's file (valid_model_file,
-	 * as memory rows take them), its activation, norm and embeddings too;
-	 * without one, a missing layers, hidden, heads, vocab or seq_len is
-	 * the loader's error and kv_heads and ffn get the GPT defaults */
+	/* open architecture columns (neither the row nor its recipe gives
+	 * them): from the model's file (valid_model_file, as memory rows take
+	 * them), its activation, norm and embeddings too; without one, a
+	 * missing layers, hidden, heads, vocab or seq_len is the loader's
+	 * error and kv_heads and ffn get the GPT defaults */
 	static const char *const arch[] = {"layers", "hidden", "heads", "kv_heads",
 	                                   "ffn",    "vocab",  "seq_len"};
-	char open_cols[96] = "", mname[64] = "", msrc[200] = "";
+	char open_cols[96] = "", mname[64] = "", msrc[200] = "", rv[32];
 	for (size_t i = 0; i < sizeof arch / sizeof arch[0]; i++)
-		if (!*get(c, row, arch[i]))
+		if (!*arch_value(c, row, rec, arch[i], rv, sizeof rv))
 			snprintf(open_cols + strlen(open_cols), sizeof open_cols - strlen(open_cols),
 			         "%s%s", *open_cols ? ", " : "", arch[i]);
 	bool from_file = *open_cols && opt &&
@@ -600,10 +592,6 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	sim_buf_printf(b, "include = %stopologies/frameworks/%s.ini\n", incdir, profile);
 	if (from_file) /* first: the row's own columns override it */
 		sim_buf_printf(b, "include = %smodels/%s.ini\n", incdir, mname);
-	const valid_recipe *rec =
-		opt && opt->stacks ? valid_recipe_find(opt->stacks, get(c, row, "source"),
-		                                       get(c, row, "model"))
-				   : NULL;
 	sim_buf_printf(b, "[scenario]\nname = %s\n", get(c, row, "id"));
 	size_t mod = b->len;
 	sim_buf_printf(b, "[model]\nname = %s\n", get(c, row, "id"));
@@ -616,9 +604,9 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	put(b, c, row, "seq_len", "seq_len");
 	put(b, c, row, "moe_experts", "moe_experts");
 	put(b, c, row, "moe_topk", "moe_topk");
-	if (!*get(c, row, "kv_heads") && !from_file)
+	if (!*arch_value(c, row, rec, "kv_heads", rv, sizeof rv) && !from_file)
 		valid_assume(assumed, alen, "kv_heads = heads (not published: multi-head attention)");
-	if (!*get(c, row, "ffn") && !from_file)
+	if (!ffn && !from_file)
 		valid_assume(assumed, alen, "ffn 4 x hidden (not published: the GPT layer's)");
 	/* A note's "head_dim N" gives heads narrower or wider than hidden/heads. */
 	const char *hd = strstr(get(c, row, "note"), "head_dim ");
@@ -628,7 +616,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		sim_buf_printf(b, "activation = %s\nnorm = %s\nuntied_embeddings = %s\n",
 		               swiglu ? "swiglu" : "gelu", swiglu ? "rmsnorm" : "layernorm",
 		               untied ? "true" : "false");
-	put_recipe(b, mod, rec, "model.", assumed, alen);
+	valid_put_recipe(b, mod, rec, "model.", assumed, alen);
 	/* The SwiGLU families (Llama, Mistral, DeepSeek) carry no linear
 	 * biases; [model] bias defaults to Megatron's GPT (true), so say it
 	 * unless the recipe gave the model's own (GPT-OSS's). */
@@ -685,7 +673,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 			put(b, c, row, same[i], same[i]);
 	if (layers)
 		layer_checkpointing(b, c, row, assumed, alen);
-	put_open_plan(b, c, row, layers, dp, assumed, alen);
+	put_open_plan(b, c, row, layers, dp, rec, assumed, alen);
 	if (!*get(c, row, "micro_batch")) {
 		if (mb > 0) {
 			sim_buf_printf(b, "micro_batch = %ld\n", mb);
@@ -697,11 +685,12 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		} else
 			valid_assume(assumed, alen, "micro_batch 1 (not published)");
 	}
-	if (!*get(c, row, "vpp") && pp > 1)
+	if (!*get(c, row, "vpp") && pp > 1) {
+		const char *nl = arch_value(c, row, rec, "layers", rv, sizeof rv);
 		put_open_vpp(b, c, row, opt, profile,
-		             *get(c, row, "layers") ? atol(get(c, row, "layers"))
-		             : from_file ? file_layers(opt->datadir, mname) : 0,
-		             pp, dp, mb, assumed, alen);
+		             *nl ? atol(nl) : from_file ? file_layers(opt->datadir, mname) : 0, pp, dp,
+		             mb, assumed, alen);
+	}
 	/* A note naming Megatron's --overlap-param-gather (or --overlap-grad-reduce):
 	 * Megatron accepts the first only together with the second, so the
 	 * source's DP gradient reduction overlapped the backward. */
@@ -725,7 +714,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	/* The README's `layout:` note clause names Megatron's pipeline-split flags. */
 	if (strstr(note, "account_for_embedding/loss_in_pipeline_split"))
 		sim_buf_printf(b, "embedding_in_split = true\nloss_in_split = true\n");
-	put_recipe(b, par, rec, "", assumed, alen);
+	valid_put_recipe(b, par, rec, "", assumed, alen);
 	if (opt && opt->framework_set)
 		sim_buf_printf(b, "[framework]\nop_overhead = %.9g us\n", opt->framework_s * 1e6);
 	if (opt && opt->sustain_set) /* the row's precision's key */
@@ -743,7 +732,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	}
 	if (*attention)
 		sim_buf_printf(b, "attention = %s\n", attention);
-	put_recipe(b, trn, rec, "train.", assumed, alen);
+	valid_put_recipe(b, trn, rec, "train.", assumed, alen);
 	return NULL;
 }
 

@@ -35,6 +35,21 @@ const valid_recipe *valid_recipe_pick(const valid_recipe *v, size_t n, const cha
  * NULL. */
 const valid_recipe *valid_recipe_find(const valid_stacks *t, const char *source,
 				      const char *model);
+/* The recipe line of a case (valid_recipe_find on the shipped tables of
+ * opt) by its source and its model column followed by the model's shape,
+ * "{layers=L,hidden=H}" (either column may be empty), so that a benchmark's
+ * model is known by its name or by its dimensions; NULL without one. */
+const valid_recipe *valid_row_recipe(const valid_options *opt, const char *source,
+				     const char *model, const char *layers, const char *hidden);
+/* The value of `key` ("model.ffn", "sequence_parallel") in recipe line r,
+ * into out; empty when r is NULL or has no such key. Returns out. */
+const char *valid_recipe_value(const valid_recipe *r, const char *key, char *out, size_t len);
+/* The keys of recipe line r with the prefix `sect` ("model." or "train.";
+ * "" for the [parallel] keys) written without it into the section of b that
+ * starts at offset `from`, each but a key the section already has, and
+ * named as the case's assumption. */
+void valid_put_recipe(sim_buf *b, size_t from, const valid_recipe *r, const char *sect,
+		      char *assumed, size_t alen);
 /* Read topologies/frameworks/FILE under datadir (its path into path) and
  * require its columns cols; SIM_ECONF with the reader's or the column's
  * error in diag. Shared by the stack and recipe tables. */

@@ -33,6 +33,13 @@ trap 'rm -rf "$tmp"' EXIT
 #      (XO2: p5's host DRAM, topologies/nodes/p5-h100.ini); XN: V0001 (no
 #      pipeline) on NVMe with zero open: stage 3, on the DGX A100's NVMe
 #      drives, slower than V0001
+#  XB: the Ultra-Scale Playbook's benchmark models (recipes.csv, from
+#      nanotron's scripts/scaling_benchmarks.py): its 8B named with every
+#      architecture column open, or by its shape (32 layers of 4,096) with
+#      kv_heads, ffn and vocab open, is the 8B written out (multi-head, ffn
+#      14,336, vocabulary 131,072) and runs tp 16; its 1B by name with the
+#      sequence-parallel column open runs sequence parallelism (the
+#      benchmark's tp_mode REDUCE_SCATTER), said
 #  XK: a DeepSpeed source of 2023 with tp 2 ran Megatron-DeepSpeed (DeepSpeed
 #      has tensor parallelism only through Megatron's mpu; stacks.csv tp_from),
 #      with flash attention; the same row at tp 1 runs DeepSpeed's own profile;
@@ -70,6 +77,18 @@ nt = dict(source="The Ultra-Scale Playbook (Hugging Face 2025) nanotron scaling 
           fabric="efa", note="", sequence_parallel="1", vpp="1", zero="0", recompute="none")
 derive("D01", "XT1", model="1B", **nt)
 derive("D01", "XT2", model="8B", **dict(nt, layers="32", hidden="4096", ffn="14336"))
+ub = dict(source="Hugging Face, The Ultra-Scale Playbook (2025)", gpus="16", tp="16", pp="1",
+          dp="1", global_batch="16", micro_batch="1", fabric="efa", note="", vpp="1", zero="0",
+          recompute="none", gpu="h100-sxm5-80g", gpus_per_node="8", node_intra="nvswitch-gen3")
+derive("D01", "XB0", model="8B", layers="32", hidden="4096", heads="32", kv_heads="32",
+       ffn="14336", vocab="131072", seq_len="4096", sequence_parallel="1", **ub)
+derive("D01", "XB1", model="8B", layers="", hidden="", heads="", kv_heads="", ffn="", vocab="",
+       seq_len="", sequence_parallel="", **ub)
+derive("D01", "XB2", model="a Llama-shaped model", layers="32", hidden="4096", heads="32",
+       kv_heads="", ffn="", vocab="", seq_len="4096", sequence_parallel="1", **ub)
+derive("D01", "XB3", model="Llama 1B", layers="", hidden="", heads="", kv_heads="", ffn="",
+       vocab="", seq_len="", sequence_parallel="", **dict(ub, gpus="8", tp="2", dp="4",
+                                                          global_batch="8"))
 derive("V0001", "XN0")
 derive("V0001", "XN1", offload="nvme", zero="")
 ds = dict(source="a DeepSpeed benchmark (2023)", zero="1", pp="1", vpp="1")
@@ -116,6 +135,19 @@ want(r["XT1"]["status"] == "ok" and "SwiGLU, RMSNorm, no biases (nanotron's Llam
      and "tied embeddings (nanotron's scaling benchmark" in r["XT1"]["assumed"]
      and r["XT2"]["status"] == "ok" and "tied embeddings" not in r["XT2"]["assumed"],
      "nanotron's scaling-benchmark models", "XT1", "XT2")
+want(same("XB0", "XB1") and same("XB0", "XB2")
+     and all(t in r["XB1"]["assumed"] for t in ("model.kv_heads = 32 (recipes.csv line ",
+                                                "model.ffn = 14336 (recipes.csv line ",
+                                                "model.vocab = 131072 (recipes.csv line ",
+                                                "sequence_parallel = true (recipes.csv line "))
+     and "model.kv_heads = 32 (recipes.csv line " in r["XB2"]["assumed"]
+     and "tied embeddings" not in r["XB1"]["assumed"],
+     "the Ultra-Scale Playbook's 8B by its name or shape", "XB0", "XB1", "XB2")
+want(r["XB3"]["status"] == "ok" and "sequence_parallel = true (recipes.csv line " in r["XB3"]["assumed"]
+     and "sequence_parallel 0" not in r["XB3"]["assumed"]
+     and "tied embeddings (nanotron's scaling benchmark" in r["XB3"]["assumed"]
+     and "model.ffn = 8192 (recipes.csv line " in r["XB3"]["assumed"],
+     "the Ultra-Scale Playbook's 1B by its name", "XB3")
 want(r["XO1"]["status"] == "ok" and "zero 2 (not published: DeepSpeed's stage for offload to cpu)" in r["XO1"]["assumed"]
      and r["XO2"]["status"] == "ok", "an offload row with zero open", "XO1", "XO2")
 want(r["XN1"]["status"] == "ok" and "zero 3 (not published: DeepSpeed's stage for offload to nvme)" in r["XN1"]["assumed"]
@@ -135,7 +167,11 @@ PY
 # statistics: MA01 at micro_batch 64 is out of memory, at its own 1 it fits;
 # an H200 row loads; a model named as sources spell it ("Llama 2 7B") takes
 # an open kv_heads from models/llama2-7b.ini; a nanotron row of Llama 3.2 1B
-# (ffn 8192 = 4 x 2048) is SwiGLU.
+# (ffn 8192 = 4 x 2048) is SwiGLU; the Ultra-Scale Playbook's benchmark 1B
+# named with its architecture open (YB1) is the 1B written out with
+# sequence parallelism (YB0): its recipe line's model, the benchmark's
+# tp_mode and tied embeddings, said; a note saying no sequence parallelism
+# keeps it off (YB2, more activations per GPU).
 python3 - tests/cases/memory.csv "$tmp/mem.csv" <<'PY'
 import csv, sys
 rows = {r["id"]: r for r in csv.DictReader(open(sys.argv[1]))}
@@ -154,6 +190,16 @@ derive("MH01", "YL1", model="Llama 3.2 1B", framework="nanotron", source="a memo
        layers="16", hidden="2048",
        heads="32", kv_heads="8", ffn="8192", vocab="128256", params_b="1.24", zero="1",
        recompute="none", trainable="all", lora_rank="")
+yb = dict(source="Hugging Face, The Ultra-Scale Playbook (2025)", framework="nanotron",
+          gpus="8", gpu="h100-sxm5-80g", tp="2", pp="1", dp="4", cp="", micro_batch="2",
+          global_batch="8", precision="bf16", optimizer="adamw", zero="1", recompute="none",
+          flash_attention="yes", lora_rank="", trainable="all", params_b="")
+derive("MH01", "YB0", model="1B", layers="16", hidden="2048", heads="32", kv_heads="32",
+       ffn="8192", vocab="131072", seq_len="4096", note="tied embeddings; sequence parallel", **yb)
+derive("MH01", "YB1", model="1B", layers="", hidden="", heads="", kv_heads="", ffn="", vocab="",
+       seq_len="", note="", **yb)
+derive("MH01", "YB2", model="1B", layers="", hidden="", heads="", kv_heads="", ffn="", vocab="",
+       seq_len="", note="no sequence parallelism", **yb)
 w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
 w.writeheader()
 w.writerows(out)
@@ -181,17 +227,26 @@ want(r["YO1"]["status"] == "ok" and r["YO1"]["oom_run"] and r["YO1"]["verdict"] 
 want(r["YO2"]["oom_run"] and r["YO2"]["verdict"] == "fits" and r["YD0"]["verdict"] == "fits",
      "MA01's plan is not called fits", "YO2", "YD0")
 s = j["summary"]["all"]
-want(s["oom_runs"] == 2 and s["oom_called"] == 1 and s["fit_called_oom"] == 0 and s["ok"] == 6
+want(s["oom_runs"] == 2 and s["oom_called"] == 1 and s["fit_called_oom"] == 0 and s["ok"] == 9
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
 want(r["YL1"]["status"] == "ok" and "SwiGLU, RMSNorm, no biases (nanotron's Llama code)" in r["YL1"]["assumed"],
      "a nanotron Llama 3.2 1B memory row", "YL1")
+want(r["YB1"]["status"] == r["YB0"]["status"] == "ok"
+     and r["YB1"]["predicted_gib"] == r["YB0"]["predicted_gib"]
+     and all(t in r["YB1"]["assumed"] for t in ("model.kv_heads = 32 (recipes.csv line ",
+                                                "model.vocab = 131072 (recipes.csv line ",
+                                                "sequence_parallel = true (recipes.csv line ",
+                                                "tied embeddings (nanotron's scaling benchmark"))
+     and r["YB2"]["status"] == "ok" and r["YB2"]["predicted_gib"] > r["YB1"]["predicted_gib"]
+     and "sequence_parallel = true" not in r["YB2"]["assumed"],
+     "the Ultra-Scale Playbook's 1B memory row by its name", "YB0", "YB1", "YB2")
 want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predicted_gib"]
      and "kv_heads from models/llama2-7b.ini" in r["YK1"]["assumed"],
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 2, called out of memory: 1; completed runs called out of memory: 0 of 6$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 2, called out of memory: 1; completed runs called out of memory: 0 of 9$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row
