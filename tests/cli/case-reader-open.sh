@@ -39,7 +39,8 @@ trap 'rm -rf "$tmp"' EXIT
 #      kv_heads, ffn and vocab open, is the 8B written out (multi-head, ffn
 #      14,336, vocabulary 131,072) and runs tp 16; its 1B by name with the
 #      sequence-parallel column open runs sequence parallelism (the
-#      benchmark's tp_mode REDUCE_SCATTER), said
+#      benchmark's tp_mode REDUCE_SCATTER), said; its 3B by its run names'
+#      parameter count ("3.57G") runs tp 32
 #  XK: a DeepSpeed source of 2023 with tp 2 ran Megatron-DeepSpeed (DeepSpeed
 #      has tensor parallelism only through Megatron's mpu; stacks.csv tp_from),
 #      with flash attention; the same row at tp 1 runs DeepSpeed's own profile;
@@ -89,6 +90,8 @@ derive("D01", "XB2", model="a Llama-shaped model", layers="32", hidden="4096", h
 derive("D01", "XB3", model="Llama 1B", layers="", hidden="", heads="", kv_heads="", ffn="",
        vocab="", seq_len="", sequence_parallel="", **dict(ub, gpus="8", tp="2", dp="4",
                                                           global_batch="8"))
+derive("D01", "XB4", model="3.57G", layers="", hidden="", heads="", kv_heads="", ffn="",
+       vocab="", seq_len="", sequence_parallel="", **dict(ub, gpus="32", tp="32"))
 derive("V0001", "XN0")
 derive("V0001", "XN1", offload="nvme", zero="")
 ds = dict(source="a DeepSpeed benchmark (2023)", zero="1", pp="1", vpp="1")
@@ -148,6 +151,9 @@ want(r["XB3"]["status"] == "ok" and "sequence_parallel = true (recipes.csv line 
      and "tied embeddings (nanotron's scaling benchmark" in r["XB3"]["assumed"]
      and "model.ffn = 8192 (recipes.csv line " in r["XB3"]["assumed"],
      "the Ultra-Scale Playbook's 1B by its name", "XB3")
+want(r["XB4"]["status"] == "ok" and "model.hidden = 3072 (recipes.csv line " in r["XB4"]["assumed"]
+     and "model.kv_heads = 32 (recipes.csv line " in r["XB4"]["assumed"],
+     "the Ultra-Scale Playbook's 3B by its run name's parameter count, at tp 32", "XB4")
 want(r["XO1"]["status"] == "ok" and "zero 2 (not published: DeepSpeed's stage for offload to cpu)" in r["XO1"]["assumed"]
      and r["XO2"]["status"] == "ok", "an offload row with zero open", "XO1", "XO2")
 want(r["XN1"]["status"] == "ok" and "zero 3 (not published: DeepSpeed's stage for offload to nvme)" in r["XN1"]["assumed"]
