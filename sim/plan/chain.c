@@ -491,6 +491,14 @@ void build_stage_chains(builder *b, int stage)
 			append_p2p_gather(b, bk);
 		chunk_forward(b, fw, &k);
 		chunk_backward(b, bk, wt, stage, c, &k);
+		/* a stage that holds no layer (nanotron's cost balancing can leave
+		 * one between the layers and the loss, plan_layout) still passes
+		 * each micro-batch on: one empty task per direction carries the
+		 * chain's dependencies */
+		if (fw->n == 0)
+			chain_push(fw, (seg){.kind = PLAN_TASK_FWD, .layer = -1, .unit = -1});
+		if (bk->n == 0)
+			chain_push(bk, (seg){.kind = PLAN_TASK_BWD, .layer = -1, .unit = -1});
 	}
 }
 

@@ -35,6 +35,47 @@ static const char *user_key(const plan_scenario *s, const char *const *keys, siz
 	return keys[0];
 }
 
+/* nanotron's balancing (plan.h, plan_layout): the blocks embedding, L
+ * layers, final norm, lm_head, fp32 cast, loss, with costs 0, cost_layer,
+ * 0, cost_head, 0, 0, assigned in order to stage k while their cumulative
+ * cost has not passed total (k + 1) / pp; the block that passes it is the
+ * stage's last (nanotron models/base.py:216-236 at 0e0a27ea). Writes the
+ * layers per stage to out (when not NULL) and the lm_head's stage to *head;
+ * NULL, or why not. */
+static const char *cost_split(const plan_spec *p, int layers, int *out, int *head)
+{
+	int pp = p->pp, k = 0, last = -1;
+	double total = (double)layers * p->cost_layer + p->cost_head, cum = 0;
+	if (out)
+		for (int v = 0; v < pp; v++)
+			out[v] = 0;
+	/* blocks: 0 embedding, 1..L layers, L+1 norm, L+2 lm_head, L+3 cast,
+	 * L+4 loss */
+	for (int b = 0; b < layers + 5; b++) { /* k <= pp - 1: the last threshold is the total */
+		last = k;
+		cum += b >= 1 && b <= layers ? p->cost_layer : b == layers + 2 ? p->cost_head : 0;
+		if (b >= 1 && b <= layers && out)
+			out[k]++;
+		if (b == layers + 2)
+			*head = k;
+		if (cum > total * ((double)(k + 1) / (double)pp))
+			k++;
+	}
+	if (last < pp - 1)
+		return "the cost balancing leaves a stage without a block";
+	return NULL;
+}
+
+int plan_layout_head_stage(const plan_spec *p, int layers)
+{
+	int head = -1;
+	if (p->uneven != PLAN_UNEVEN_COST || p->vpp != 1 || p->pp <= 1 || p->cost_layer <= 0 ||
+	    p->first_stage_layers > 0 || p->last_stage_layers > 0 || p->embedding_in_split ||
+	    p->loss_in_split || cost_split(p, layers, NULL, &head))
+		return -1;
+	return head;
+}
+
 const char *plan_layout(const plan_spec *p, int layers, int *out)
 {
 	int64_t V = (int64_t)p->pp * p->vpp;
@@ -59,8 +100,13 @@ const char *plan_layout(const plan_spec *p, int layers, int *out)
 			out[V - 1] = last;
 		return NULL;
 	}
+	if (p->uneven == PLAN_UNEVEN_COST && p->vpp == 1 && V > 1 && p->cost_layer > 0 &&
+	    !p->embedding_in_split && !p->loss_in_split) {
+		int head;
+		return cost_split(p, layers, out, &head);
+	}
 	int64_t units = (int64_t)layers + p->embedding_in_split + p->loss_in_split;
-	if ((units % V != 0 || units / V < 1) && p->uneven == PLAN_UNEVEN_END_STAGES &&
+	if ((units % V != 0 || units / V < 1) && p->uneven != PLAN_UNEVEN_ERROR &&
 	    !p->embedding_in_split && !p->loss_in_split && V > 1) {
 		int64_t mtp = p->mtp_units > 0 ? p->mtp_units : 0;
 		int64_t u = (int64_t)layers + 2 + mtp, q = u / V, r = u % V;
@@ -755,14 +801,20 @@ bool plan_layout_assumption(const plan_scenario *s, char *buf, size_t len)
 {
 	const plan_spec *p = &s->plan;
 	int64_t V = (int64_t)p->pp * p->vpp;
+	int head = plan_layout_head_stage(p, s->model.layers);
 	if (V <= 1 || p->first_stage_layers > 0 || p->last_stage_layers > 0 ||
-	    p->embedding_in_split || p->loss_in_split || s->model.layers % V == 0)
+	    p->embedding_in_split || p->loss_in_split || (s->model.layers % V == 0 && head < 0))
 		return false;
 	/* runs of equal counts: "7, 8 x 14, 7" */
-	size_t n = (size_t)snprintf(buf, len, "uneven pipeline split by the framework's rule "
-				    "(%s count as one layer each): layers per virtual stage ",
-				    p->mtp_units > 0 ? "embedding, loss and MTP modules"
-						     : "embedding and loss");
+	size_t n = head >= 0
+		? (size_t)snprintf(buf, len, "pipeline split by the framework's compute costs (a "
+				   "layer %.4g M, the lm_head %.4g M, as nanotron balances them): "
+				   "layers per stage ",
+				   p->cost_layer / 1e6, p->cost_head / 1e6)
+		: (size_t)snprintf(buf, len, "uneven pipeline split by the framework's rule "
+				   "(%s count as one layer each): layers per virtual stage ",
+				   p->mtp_units > 0 ? "embedding, loss and MTP modules"
+						    : "embedding and loss");
 	for (int64_t v = 0; v < V && n < len;) {
 		int64_t w = v;
 		while (w + 1 < V && s->vlayers[w + 1] == s->vlayers[v])
@@ -774,5 +826,8 @@ bool plan_layout_assumption(const plan_scenario *s, char *buf, size_t len)
 			n += (size_t)snprintf(buf + n, len - n, "%s%d", v ? ", " : "", s->vlayers[v]);
 		v = w + 1;
 	}
+	if (head >= 0 && head < p->pp - 1 && n < len)
+		snprintf(buf + n, len - n, "; nanotron puts the lm_head on stage %d and the fp32 "
+			 "cast and the loss after it, here all on the last stage", head);
 	return true;
 }

@@ -11,7 +11,7 @@
 #include <string.h>
 
 static const char *const reduce_names[] = {"boundary", "microbatch", NULL};
-static const char *const uneven_names[] = {"error", "end-stages", NULL};
+static const char *const uneven_names[] = {"error", "end-stages", "cost", NULL};
 static const char *const grad_op_names[] = {"reduce-scatter", "all-reduce", NULL};
 static const char *const flash_names[] = {"fa2", "fa3", "cudnn", NULL}; /* hw_flash_impl order */
 static const char *const layer_names[] = {"fused", "nanotron", "mpt", "fms", "hf-llama",
@@ -114,7 +114,8 @@ const conf_key plan_framework_keys[] = {
          "its slice (twice the traffic)"},
         {"uneven_split", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "end-stages", uneven_names, FK(uneven),
          "layers that do not split evenly over pp*vpp: error, or end-stages (embedding and "
-         "loss count as layers, the end stages hold fewer)"},
+         "loss count as layers, the end stages hold fewer); cost: every split balanced by "
+         "the blocks' compute costs, the lm_head a block (nanotron)"},
         {"flash_impl", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "cudnn", flash_names, FK(flash_impl),
          "fused attention kernel: fa2 (FlashAttention-2, PyTorch SDPA), fa3 "
          "(FlashAttention-3), cudnn (cuDNN fused attention, Transformer Engine)"},

@@ -122,6 +122,10 @@ typedef struct plan_spec {
 	/* Not a key either: the model's MTP modules ([model] mtp_layers), which
 	 * that rule counts as units on the last stage beside the loss. */
 	int mtp_units;
+	/* Nor these: the block costs the cost rule balances (PLAN_UNEVEN_COST),
+	 * a decoder layer's and the lm_head's, set by the loader from the model
+	 * (plan_block_costs). */
+	double cost_layer, cost_head;
 } plan_spec;
 
 /* ------------------------------------------------------------ placement -- */
@@ -199,8 +203,10 @@ typedef enum { PLAN_ZERO3_EVEN = 0, PLAN_ZERO3_HF, PLAN_ZERO3_MEGATRON } plan_ze
 /* What a framework does with layers that do not split evenly over the
  * pp * vpp virtual stages when the scenario gives no layout: refuse (error),
  * or count the embedding and the loss as one layer each and give the end
- * stages the fewer layers (end-stages; plan_layout). */
-typedef enum { PLAN_UNEVEN_ERROR = 0, PLAN_UNEVEN_END_STAGES } plan_uneven;
+ * stages the fewer layers (end-stages; plan_layout); or, nanotron's rule,
+ * balance every split by its blocks' compute costs, the lm_head one block
+ * (cost; plan_layout), whether the layers divide evenly or not. */
+typedef enum { PLAN_UNEVEN_ERROR = 0, PLAN_UNEVEN_END_STAGES, PLAN_UNEVEN_COST } plan_uneven;
 
 /* The collective that reduces a ZeRO-1/2 gradient bucket: a reduce-scatter
  * (Megatron's distributed optimizer, FSDP), or an all-reduce of the whole
@@ -702,8 +708,24 @@ int plan_check(const plan_scenario *s, sim_diag *diag);
  *    ["loss"], every stage of each listed layout holding equal units; the
  *    H100 benchmark's "Et|(tt|)*30mL", scripts/performance/run_script.py:71):
  *    61 layers + E + m + L on 32 stages give 1, 2 x 30, 0.
+ *  - under PLAN_UNEVEN_COST (nanotron), with no layout key and vpp = 1, always:
+ *    the blocks in order, the embedding (cost 0), the L layers (cost_layer
+ *    each), the final norm (0), the lm_head (cost_head), the fp32 cast and the
+ *    loss (0), go to stage k until their cumulative cost passes k + 1 pp-ths
+ *    of the total, each block that passes it moving on to the next stage
+ *    (nanotron models/base.py:216-236 at 0e0a27ea, exactly: the threshold
+ *    total x ((k + 1) / pp) in doubles, the comparison strict, one stage per
+ *    block). Llama 1B (16 layers of 67.1 M, lm_head 268.4 M) on pp 4 gives
+ *    6, 5, 5, 0: the last stage holds the lm_head alone. A stage given no
+ *    block is refused, as nanotron's benchmark configs refuse it
+ *    (bench_cluster create_configs.py is_enough_layers_for_pp). Where the
+ *    lm_head lands before the last stage (stages after it holding only the
+ *    fp32 cast and the loss), podsim keeps the lm_head with the loss on the
+ *    last stage: plan_layout_assumption says so.
  * Returns NULL, or why the layout is impossible (a static string). */
 const char *plan_layout(const plan_spec *p, int layers, int *out);
+/* The cost rule's stage of the lm_head (-1 when the rule does not apply). */
+int plan_layout_head_stage(const plan_spec *p, int layers);
 /* When the scenario's layout came from the framework's uneven rule (no
  * layout key set, layers not divisible), a one-line description of it for
  * the assumptions printed with a run ("uneven pipeline split ..."); false

@@ -522,6 +522,17 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	step_gpu(s, &s->gpu);
 	s->plan.uneven = s->fw.uneven;
 	s->plan.mtp_units = s->model.mtp_layers;
+	/* the block costs of nanotron's balancing (PLAN_UNEVEN_COST), as its
+	 * Llama computes them (models/llama.py:913-925 at 0e0a27ea): a decoder
+	 * layer 4 a d h + 3 f h (its attention and MLP weights, K and V counted
+	 * as Q whatever the K/V heads), the lm_head V h */
+	{
+		int hd = s->model.head_dim > 0 ? s->model.head_dim
+			 : s->model.heads > 0 ? s->model.hidden / s->model.heads : 0;
+		double h = s->model.hidden;
+		s->plan.cost_layer = 4.0 * s->model.heads * hd * h + 3.0 * (double)s->model.ffn * h;
+		s->plan.cost_head = (double)s->model.vocab * h;
+	}
 	char bad[64]; /* a bad list is plan_check's error */
 	if (work_recompute_parse(s->plan.recompute_modules, &s->plan.recompute_mask, bad,
 				 sizeof bad) != SIM_OK)

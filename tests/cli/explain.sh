@@ -67,19 +67,23 @@ grep -A1 "cut first" "$tmp/oom.txt" | grep -q "recompute = full .* (fits)" ||
 	{ echo "oom: recompute = full is not the first cut"; fail=1; }
 # Section 7 on nanotron-efa-tp8-pp2 (Llama 3 8B: l = 32, h = 4096, 32 heads,
 # 8 KV heads (GQA), f = 14336, V = 128256 untied; tp 8 with SP in a node,
-# pp 2 across the 2 nodes: 16 layers per stage, b = 1, m = 4). The busiest
-# stage holds the head.
+# pp 2 across the 2 nodes, b = 1, m = 4). nanotron balances the stages by its
+# block costs (plan_layout, uneven_split = cost): a layer 4 x 32 x 128 x 4096
+# + 3 x 14336 x 4096 = 243,269,632, the lm_head 128,256 x 4096 = 525,336,576,
+# in all 8,309,964,800; 18 layers (4,378,853,376) pass half of it, so stage 0
+# holds the embedding and 18 layers, stage 1 14 and the head. The busiest
+# stage is stage 0.
 # Kernel launches (sim/work/nanotron.c), GQA, t > 2 (two gathered-shard GEMMs):
 #   layer forward  ln1 1 + qkv local 1 + rest 2 + layout 3 + kv_pack 2 + rope 2
 #                  + prep 6 + attn 1 + proj 1 + resid 1 + ln2 1 + fc1 1 + 2
 #                  + act 2 + fc2 1 + resid 1 = 28
 #   layer backward fc2 1 + 2 + 1 + act 4 + fc1 2 + ln2 2 + add 1 + proj 4
 #                  + attn 1 + kv 1 + rope 2 + layout 1 + qkv 2 + ln1 2 + add 1 = 27
-#   head forward   lnf 1 + logits 1 + 2 + to_fp32 1 + max 2 + tgt 10 + sum 2
-#                  + loss 8 = 27; backward grad 10 + to_fp32 1 + 2 + lnf 2 = 15
-#   16 x (28 + 27) + 27 + 15 = 922 launches; collectives 16 x (4 + 6) + 4 + 2
-#   = 166; host (922 + 166) x (4 + 30.6) us = 37.6448 ms (op_overhead's default).
-# Accumulation: 16 layers x 6 tensors + output + final norm = 98 launches.
+#   embedding      forward mask 6 + lookup 1 + product 2 = 9, its reduce-scatter;
+#                  backward its all-gather, product 1 + scatter-add 1 = 2
+#   18 x (28 + 27) + 9 + 2 = 1001 launches; collectives 18 x (4 + 6) + 2
+#   = 182; host (1001 + 182) x (4 + 30.6) us = 40.9318 ms (op_overhead's default).
+# Accumulation: 18 layers x 6 tensors + the embedding = 109 launches.
 # Pipeline: per tensor 21 host operations x 34.6 us = 726.6 us; 3 tensors (2
 # forward, 1 backward) = 2.1798 ms plus 7 latency-bound p2p messages across
 # nodes (2 handshakes per tensor and the [b, s] mask): 2.1798 ms + 7 x ~46 us
@@ -87,8 +91,9 @@ grep -A1 "cut first" "$tmp/oom.txt" | grep -q "recompute = full .* (fits)" ||
 # kappa(2) = 1.09, plus NCCL's p2p base: topologies/calib/efa-h100.ini; ~59 us
 # with the fit before NCCL's table chose on EFA).
 n=$tmp/nanotron-efa-tp8-pp2.txt
-for want in "922 kernel launches (layer code nanotron) and 166 collectives" \
-	"1088 operations (kernels and collectives)" "= 37.6448 ms" "98 launches" \
+for want in "7. What a micro-batch costs beyond its tokens (stage 0, the busiest)" \
+	"1001 kernel launches (layer code nanotron) and 182 collectives" \
+	"1183 operations (kernels and collectives)" "= 40.9318 ms" "109 launches" \
 	"per tensor 2 handshakes and 21 host operations, 2 forward tensors"; do
 	grep -qF -- "$want" "$n" || { echo "nanotron: missing '$want'"; fail=1; }
 done

@@ -160,13 +160,17 @@ static void test_plan_dp8(void)
 }
 
 /* Plan B: tp 4 with SP, pp 2 under 1F1B, dp 1, micro-batch 4 (T = 16,384),
- * 4 micro-batches. Per rank: stage 0 holds 8 layers and the embedding,
- * (8 x (60,821,504 - 4,096) + 262,668,288)/4 + 8 x 4,096 = 187,334,656
- * parameters (the norms whole); stage 1 the other 8, the final norm (whole)
- * and the tied lm_head's own copy: 187,336,704. Static: 18 B per parameter (no DDP with
+ * 4 micro-batches. nanotron balances the stages by its block costs (plan_layout,
+ * uneven_split = cost): a layer 4 x 32 x 64 x 2048 + 3 x 8192 x 2048 =
+ * 67,108,864, the lm_head 128,256 x 2048 = 262,668,288, in all 1,336,410,112;
+ * stage 0 takes layers until their sum passes half, 668,205,056: 10 x
+ * 67,108,864 = 671,088,640 does. Per rank: stage 0 holds 10 layers and the
+ * embedding, (10 x (60,821,504 - 4,096) + 262,668,288)/4 + 10 x 4,096 =
+ * 217,751,552 parameters (the norms whole); stage 1 the other 6, the final
+ * norm (whole) and the tied lm_head's own copy: 156,919,808. Static: 18 B per parameter (no DDP with
  * dp 1), PyTorch's two 32 MiB workspaces, one pipeline tensor s b h e / t = 16 MiB and the
  * two SP gather buffers 2 T h e = 128 MiB. Activations per micro-batch and
- * stage: 8 x 23,074 x T = 3,024,224,256. Stage 0 keeps pp - 0 = 2
+ * layer: 23,074 x T = 378,028,032. Stage 0 keeps pp - 0 = 2
  * micro-batches, its peak the first backward's start, with that layer's
  * activation gradients 3 e f / t x T = 201,326,592; stage 1 keeps one and
  * peaks at its loss forward: 8/4 x T x V + (2 e h + 4) T / 4. Six
@@ -178,11 +182,13 @@ static void test_plan_tp4_pp2(void)
 	                             "16\nsequence_parallel = true\nschedule = 1f1b\nzero = 0\n");
 	if (!s)
 		return;
-	double T = 16384, p0 = rank_share(8 * LAYER + EMB, 8 * RN, 4),
-	       p1 = rank_share(8 * LAYER + 2048 + EMB, 8 * RN + 2048, 4);
-	CHECK_NEAR(p0, 187334656, 0);
-	CHECK_NEAR(p1, 187336704, 0);
-	double buf = 67108864 + 16777216 + 134217728, act = 8 * 23074 * T;
+	double T = 16384, p0 = rank_share(10 * LAYER + EMB, 10 * RN, 4),
+	       p1 = rank_share(6 * LAYER + 2048 + EMB, 6 * RN + 2048, 4);
+	CHECK_NEAR(p0, 217751552, 0);
+	CHECK_NEAR(p1, 156919808, 0);
+	CHECK_INT(s->vlayers[0], 10);
+	CHECK_INT(s->vlayers[1], 6);
+	double buf = 67108864 + 16777216 + 134217728, act = 10 * 23074 * T, act1 = 6 * 23074 * T;
 	plan_mem_peak p;
 	plan_memory_peak(s, 0, &p);
 	CHECK_NEAR(scen_term(&p, "weights"), 2 * p0, 1e-12);
@@ -195,7 +201,7 @@ static void test_plan_tp4_pp2(void)
 	CHECK_NEAR(comms(s, &p), 6, 1e-9);
 	plan_memory_peak(s, 1, &p);
 	CHECK(strstr(p.moment, "with the loss") != NULL);
-	CHECK_NEAR(p.allocated, 18 * p1 + buf + act + 2 * T * V + 8196 * T / 4, 1e-12);
+	CHECK_NEAR(p.allocated, 18 * p1 + buf + act1 + 2 * T * V + 8196 * T / 4, 1e-12);
 	CHECK_NEAR(comms(s, &p), 6, 1e-9);
 	plan_scenario_free(s);
 	/* pp 4: the whole pipeline group is its own communicator; a middle
@@ -211,13 +217,13 @@ static void test_plan_tp4_pp2(void)
 }
 
 /* The backward's 16-bit gradients: stage 0 of tp 4, pp 2 (SP, 4 micro-
- * batches of 4096 tokens) under full recomputation keeps only the layer
- * inputs, 8 x e h / t x T = 16 MiB per micro-batch, so the peak is a
- * backward's end: one micro-batch still in flight, the stage's .grad
- * 2 x 187,334,656, the recomputed layer's tensors 23,074 x T and its
- * activation gradients 3 e f / t x T. ZeRO-1 with tp 2, pp 2, dp 2 (no
- * DDP; stage 0 holds P0 = (8 x (60,821,504 - 4,096) + 262,668,288)/2 +
- * 8 x 4,096): the states
+ * batches of 4096 tokens; 10 layers, plan B's split) under full
+ * recomputation keeps only the layer inputs, 10 x e h / t x T = 20 MiB per
+ * micro-batch, so the peak is a backward's end: one micro-batch still in
+ * flight, the stage's .grad 2 x 217,751,552, the recomputed layer's tensors
+ * 23,074 x T and its activation gradients 3 e f / t x T. ZeRO-1 with tp 2,
+ * pp 2, dp 2 (no DDP; stage 0 holds P0 = (10 x (60,821,504 - 4,096) +
+ * 262,668,288)/2 + 10 x 4,096): the states
  * over dp, 2 + 4 + 12/2 B per parameter, and at the step the all-gather's
  * flat shard and two 16-bit copies of the parameters, 2 x (2 + 1/2) P0,
  * gone after it. */
@@ -227,22 +233,22 @@ static void test_backward_and_step(void)
 	                             "sequence_parallel = true\nrecompute = full\n");
 	if (!s)
 		return;
-	double T = 4096, p0 = rank_share(8 * LAYER + EMB, 8 * RN, 4);
+	double T = 4096, p0 = rank_share(10 * LAYER + EMB, 10 * RN, 4);
 	double stat = 18 * p0 + 67108864 + 4194304 + 2 * T * H * 2;
 	plan_mem_peak p;
 	plan_memory_peak(s, 0, &p);
 	CHECK(strstr(p.moment, "backward") && strstr(p.moment, "recomputing"));
 	CHECK_NEAR(scen_term(&p, "backward's 16-bit gradients"), 2 * p0, 1e-12);
-	CHECK_NEAR(scen_term(&p, "kept activations"), 8 * 2 * H / 4 * T, 1e-12);
+	CHECK_NEAR(scen_term(&p, "kept activations"), 10 * 2 * H / 4 * T, 1e-12);
 	CHECK_NEAR(p.allocated,
-	           stat + 8 * 2 * H / 4 * T + 2 * p0 + 23074 * T + 3 * 2 * 8192 / 4 * T, 1e-12);
+	           stat + 10 * 2 * H / 4 * T + 2 * p0 + 23074 * T + 3 * 2 * 8192 / 4 * T, 1e-12);
 	plan_scenario_free(s);
 	s = scen_load(NANO "tp = 2\npp = 2\ndp = 2\nmicro_batch = 1\nglobal_batch = 8\n"
 	              "sequence_parallel = true\nzero = 1\n");
 	if (s) {
 		int n = plan_schedule_steps(s->plan.schedule, 4, 1) + 1;
 		double *a = malloc(3 * (size_t)n * sizeof *a);
-		double q0 = rank_share(8 * LAYER + EMB, 8 * RN, 2);
+		double q0 = rank_share(10 * LAYER + EMB, 10 * RN, 2);
 		CHECK_INT(plan_memory_curve(s, 0, a, a + n, a + 2 * n, n), n);
 		double st = 2 * q0 + 4 * q0 + 12 * q0 / 2 + 67108864 + 8388608 + 2 * T * H * 2;
 		CHECK_NEAR(a[n + n - 1], st + 2 * (2 + 0.5) * q0, 1e-12);

@@ -241,6 +241,76 @@ static void test_layout(void)
 	CHECK(plan_layout(&p, 24, v) != NULL);
 	p.first_stage_layers = p.last_stage_layers = 4;
 	CHECK(plan_layout(&p, 24, v) != NULL);
+	/* nanotron's cost balancing (uneven_split = cost), the Ultra-Scale
+	 * Playbook's 1B (16 layers, h 2048, 32 heads, f 8192, V 131,072): a layer
+	 * 4 x 2048^2 + 3 x 8192 x 2048 = 67,108,864, the lm_head 268,435,456, in
+	 * all 1,342,177,280. pp 4: shares of 335,544,320; stage 0 takes layers
+	 * until their sum passes it, 5 layers make it exactly (not past: the
+	 * comparison is strict), the 6th passes; stage 1 ends where 11 layers
+	 * (738.2 M) pass 671.1 M, stage 2 where 16 (1,073.7 M) pass 1,006.6 M;
+	 * stage 3 holds the final norm, the lm_head and the loss: 6, 5, 5, 0,
+	 * the head on the last stage. pp 8 (shares of 167.8 M): 3, 3, 2, 3, 2, 3,
+	 * then the head alone on stage 6 and the cast and loss on 7: layouts
+	 * 3, 3, 2, 3, 2, 3, 0, 0, the head's stage 6. pp 16 leaves stage 15
+	 * without a block (the head passes shares 13-15 at once): refused.
+	 * Divisible or not, the rule applies; at vpp 2 it does not (nanotron has
+	 * no interleaving): 16 layers on 8 virtual stages split evenly. */
+	p = (plan_spec){.pp = 4, .vpp = 1, .uneven = PLAN_UNEVEN_COST,
+			.cost_layer = 67108864, .cost_head = 268435456};
+	CHECK(plan_layout(&p, 16, v) == NULL);
+	CHECK(v[0] == 6 && v[1] == 5 && v[2] == 5 && v[3] == 0);
+	CHECK_INT(plan_layout_head_stage(&p, 16), 3);
+	p.pp = 8;
+	CHECK(plan_layout(&p, 16, v) == NULL);
+	CHECK(v[0] == 3 && v[1] == 3 && v[2] == 2 && v[3] == 3 && v[4] == 2 && v[5] == 3 &&
+	      v[6] == 0 && v[7] == 0);
+	CHECK_INT(plan_layout_head_stage(&p, 16), 6);
+	p.pp = 16;
+	CHECK(plan_layout(&p, 16, v) != NULL);
+	CHECK_INT(plan_layout_head_stage(&p, 16), -1);
+	p.pp = 4;
+	p.vpp = 2;
+	CHECK(plan_layout(&p, 16, v) == NULL);
+	CHECK(v[0] == 2 && v[7] == 2);
+	CHECK_INT(plan_layout_head_stage(&p, 16), -1);
+	/* A stage with no layer runs: the benchmark's 1B under nanotron (Llama
+	 * 3.2 1B's file with the 131,072 vocabulary, tp 1, pp 8, 8 micro-batches)
+	 * splits as above, 3, 3, 2, 3, 2, 3, 0, 0; the plan builds, and stage 6,
+	 * which holds no layer and not the head, runs one empty task per
+	 * micro-batch and direction that passes it on (rank r is stage r at
+	 * tp 1, dp 1). */
+	{
+		const char *nt[] = {"parallel.pp=8", "parallel.dp=1", "parallel.global_batch=8",
+				    "parallel.micro_batch=1", "model.vocab=131072"};
+		sim_diag *dn = sim_diag_new();
+		plan_scenario *sn = NULL;
+		CHECK_INT(plan_scenario_load("scenarios/llama-1b-nanotron-memory.ini", nt, 5, dn, &sn),
+			  SIM_OK);
+		plan_graph *gn = NULL;
+		if (sn) {
+			CHECK(sn->vlayers[0] == 3 && sn->vlayers[5] == 3 && sn->vlayers[6] == 0 &&
+			      sn->vlayers[7] == 0);
+			CHECK_INT(plan_build(sn, &gn), SIM_OK);
+		}
+		if (gn) {
+			CHECK_INT(count(gn, 6, PLAN_TASK_FWD), 8);
+			CHECK_INT(count(gn, 6, PLAN_TASK_BWD), 8);
+			/* stage 6's tasks are empty, stage 7 (the head) computes */
+			sim_time busy6 = 0, busy7 = 0;
+			for (size_t i = 0; i < gn->ntasks; i++) {
+				const plan_task *t = &gn->tasks[i];
+				if (t->kind == PLAN_TASK_FWD || t->kind == PLAN_TASK_BWD) {
+					busy6 += t->rank == 6 ? t->dur : 0;
+					busy7 += t->rank == 7 ? t->dur : 0;
+				}
+			}
+			CHECK(busy6 == 0 && busy7 > 0);
+		}
+		plan_graph_free(gn);
+		plan_scenario_free(sn);
+		sim_diag_print(dn, stderr);
+		sim_diag_free(dn);
+	}
 	/* The uneven plan builds and every stage runs its own layers: with tp 2
 	 * (no SP) a layer's forward is three compute tasks, ln1..proj | all-reduce |
 	 * resid1..fc2 | all-reduce | resid2; the embedding (lookup | all-reduce |
