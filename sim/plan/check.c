@@ -42,7 +42,7 @@ static const char *user_key(const plan_scenario *s, const char *const *keys, siz
  * stage's last (nanotron models/base.py:216-236 at 0e0a27ea). Writes the
  * layers per stage to out (when not NULL) and the lm_head's stage to *head;
  * NULL, or why not. */
-static const char *cost_split(const plan_spec *p, int layers, int *out, int *head)
+static const char *cost_split(const plan_spec *p, int layers, int *out, int tail[3])
 {
 	int pp = p->pp, k = 0, last = -1;
 	double total = (double)layers * p->cost_layer + p->cost_head, cum = 0;
@@ -56,8 +56,8 @@ static const char *cost_split(const plan_spec *p, int layers, int *out, int *hea
 		cum += b >= 1 && b <= layers ? p->cost_layer : b == layers + 2 ? p->cost_head : 0;
 		if (b >= 1 && b <= layers && out)
 			out[k]++;
-		if (b == layers + 2)
-			*head = k;
+		if (b >= layers + 2) /* the lm_head, the fp32 cast, the loss */
+			tail[b - layers - 2] = k;
 		if (cum > total * ((double)(k + 1) / (double)pp))
 			k++;
 	}
@@ -66,14 +66,16 @@ static const char *cost_split(const plan_spec *p, int layers, int *out, int *hea
 	return NULL;
 }
 
-int plan_layout_head_stage(const plan_spec *p, int layers)
+bool plan_layout_tail(const plan_spec *p, int layers, int tail[3])
 {
-	int head = -1;
+	tail[0] = tail[1] = tail[2] = -1;
 	if (p->uneven != PLAN_UNEVEN_COST || p->vpp != 1 || p->pp <= 1 || p->cost_layer <= 0 ||
 	    p->first_stage_layers > 0 || p->last_stage_layers > 0 || p->embedding_in_split ||
-	    p->loss_in_split || cost_split(p, layers, NULL, &head))
-		return -1;
-	return head;
+	    p->loss_in_split || cost_split(p, layers, NULL, tail)) {
+		tail[0] = tail[1] = tail[2] = -1;
+		return false;
+	}
+	return true;
 }
 
 const char *plan_layout(const plan_spec *p, int layers, int *out)
@@ -102,8 +104,8 @@ const char *plan_layout(const plan_spec *p, int layers, int *out)
 	}
 	if (p->uneven == PLAN_UNEVEN_COST && p->vpp == 1 && V > 1 && p->cost_layer > 0 &&
 	    !p->embedding_in_split && !p->loss_in_split) {
-		int head;
-		return cost_split(p, layers, out, &head);
+		int tail[3];
+		return cost_split(p, layers, out, tail);
 	}
 	int64_t units = (int64_t)layers + p->embedding_in_split + p->loss_in_split;
 	if ((units % V != 0 || units / V < 1) && p->uneven != PLAN_UNEVEN_ERROR &&
@@ -801,7 +803,9 @@ bool plan_layout_assumption(const plan_scenario *s, char *buf, size_t len)
 {
 	const plan_spec *p = &s->plan;
 	int64_t V = (int64_t)p->pp * p->vpp;
-	int head = plan_layout_head_stage(p, s->model.layers);
+	int tail[3];
+	plan_layout_tail(p, s->model.layers, tail);
+	int head = tail[0];
 	if (V <= 1 || p->first_stage_layers > 0 || p->last_stage_layers > 0 ||
 	    p->embedding_in_split || p->loss_in_split || (s->model.layers % V == 0 && head < 0))
 		return false;
@@ -827,7 +831,9 @@ bool plan_layout_assumption(const plan_scenario *s, char *buf, size_t len)
 		v = w + 1;
 	}
 	if (head >= 0 && head < p->pp - 1 && n < len)
-		snprintf(buf + n, len - n, "; nanotron puts the lm_head on stage %d and the fp32 "
-			 "cast and the loss after it, here all on the last stage", head);
+		snprintf(buf + n, len - n, "; nanotron puts the lm_head on stage %d, the fp32 "
+			 "cast on %d and the loss on %d, sending the logits between them: their "
+			 "transfers are timed so, their compute runs on the last stage",
+			 head, tail[1], tail[2]);
 	return true;
 }

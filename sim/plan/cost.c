@@ -235,6 +235,32 @@ double plan_p2p_bytes(const plan_scenario *s, double *gather)
 	return split ? bytes / p->tp : bytes;
 }
 
+double plan_p2p_stage_bytes(const plan_scenario *s, int stage, bool backward, double *gather)
+{
+	double bytes = plan_p2p_bytes(s, gather);
+	int tail[3];
+	if (!plan_layout_tail(&s->plan, s->model.layers, tail) || tail[0] >= s->plan.pp - 1)
+		return bytes;
+	int j = backward ? stage - 1 : stage; /* the transfer between stages j and j + 1 */
+	work_shard sh = plan_shard(s);
+	/* the lm_head's output [s, b, V/t] (a column linear, the sequence
+	 * gathered under SP), in the activations' dtype (work_p2p_bytes' per
+	 * element), then cast to fp32 */
+	double t = sh.tp > 0 ? sh.tp : 1, tokens = (double)sh.seq * sh.micro_batch;
+	double e = work_p2p_bytes(&s->model, &sh) * (sh.sp && t > 1 ? t : 1) /
+	           (tokens * s->model.hidden);
+	double logits = tokens * (double)s->model.vocab / t;
+	if (j == tail[0]) {
+		*gather = 0;
+		return logits * e;
+	}
+	if (j == tail[1] && tail[1] < tail[2]) {
+		*gather = 0;
+		return logits * 4.0;
+	}
+	return bytes;
+}
+
 /* [framework] p2p_handshakes, p2p_host_ops, p2p_fwd_tensors: nanotron's
  * P2P.send_tensors / recv_tensors (parallel/pipeline_parallel/p2p.py at
  * 0e0a27ea) send every tensor as three messages, the first metadata (7

@@ -9,11 +9,11 @@
 
 /* The send of micro-batch mb's activation (or, backward, its gradient) to
  * the next (previous) stage after task `after`, on the PP stream: the p2p
- * of plan_p2p_bytes on the pipeline group and the framework's overhead
+ * of plan_p2p_stage_bytes on the pipeline group and the framework's overhead
  * (plan_p2p_overhead). */
 static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t after)
 {
-	double gather, bytes = plan_p2p_bytes(b->s, &gather);
+	double gather, bytes = plan_p2p_stage_bytes(b->s, stage, backward, &gather);
 	net_cost cost;
 	if (build_comm_cost(b, NET_P2P, &b->pp, bytes, &cost) != SIM_OK)
 		cost = (net_cost){0};

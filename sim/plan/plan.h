@@ -721,11 +721,14 @@ int plan_check(const plan_scenario *s, sim_diag *diag);
  *    (bench_cluster create_configs.py is_enough_layers_for_pp). Where the
  *    lm_head lands before the last stage (stages after it holding only the
  *    fp32 cast and the loss), podsim keeps the lm_head with the loss on the
- *    last stage: plan_layout_assumption says so.
+ *    last stage, and the transfers between them carry the logits
+ *    (plan_p2p_stage_bytes): plan_layout_assumption says so.
  * Returns NULL, or why the layout is impossible (a static string). */
 const char *plan_layout(const plan_spec *p, int layers, int *out);
-/* The cost rule's stage of the lm_head (-1 when the rule does not apply). */
-int plan_layout_head_stage(const plan_spec *p, int layers);
+/* Under the cost rule, the stages of the lm_head, the fp32 cast and the loss
+ * into tail (nanotron's blocks after the last layer); false, and -1 each,
+ * when the rule does not apply. */
+bool plan_layout_tail(const plan_spec *p, int layers, int tail[3]);
 /* When the scenario's layout came from the framework's uneven rule (no
  * layout key set, layers not divisible), a one-line description of it for
  * the assumptions printed with a run ("uneven pipeline split ..."); false
@@ -1422,6 +1425,13 @@ net_coll plan_comm_coll(work_comm c);
  * that micro-batch's backward (pipe/engine.py:826-834, its data freed after
  * the send): an intra-node all-gather per micro-batch, not modelled. */
 double plan_p2p_bytes(const plan_scenario *s, double *gather);
+/* The bytes of the pipeline transfer `stage` sends (forward to stage + 1,
+ * backward to stage - 1): plan_p2p_bytes, but where nanotron's cost balancing
+ * puts the lm_head before the last stage (plan_layout_tail) the transfer
+ * out of the lm_head's stage carries its 16-bit logits, b s V/t x e, and the
+ * one out of the fp32 cast's (before the loss's) the fp32 logits, 4 b s V/t
+ * (and the gradients of each back). */
+double plan_p2p_stage_bytes(const plan_scenario *s, int stage, bool backward, double *gather);
 /* The framework's cost of one pipeline transfer beyond its data message
  * ([framework] p2p_handshakes, p2p_host_ops, p2p_fwd_tensors; cost.c):
  * metadata messages, host synchronisations and extra tensors, on the

@@ -259,26 +259,27 @@ static void test_layout(void)
 			.cost_layer = 67108864, .cost_head = 268435456};
 	CHECK(plan_layout(&p, 16, v) == NULL);
 	CHECK(v[0] == 6 && v[1] == 5 && v[2] == 5 && v[3] == 0);
-	CHECK_INT(plan_layout_head_stage(&p, 16), 3);
+	int tail[3];
+	CHECK(plan_layout_tail(&p, 16, tail) && tail[0] == 3 && tail[1] == 3 && tail[2] == 3);
 	p.pp = 8;
 	CHECK(plan_layout(&p, 16, v) == NULL);
 	CHECK(v[0] == 3 && v[1] == 3 && v[2] == 2 && v[3] == 3 && v[4] == 2 && v[5] == 3 &&
 	      v[6] == 0 && v[7] == 0);
-	CHECK_INT(plan_layout_head_stage(&p, 16), 6);
+	CHECK(plan_layout_tail(&p, 16, tail) && tail[0] == 6 && tail[1] == 7 && tail[2] == 7);
 	p.pp = 16;
 	CHECK(plan_layout(&p, 16, v) != NULL);
-	CHECK_INT(plan_layout_head_stage(&p, 16), -1);
+	CHECK(!plan_layout_tail(&p, 16, tail) && tail[0] == -1);
 	p.pp = 4;
 	p.vpp = 2;
 	CHECK(plan_layout(&p, 16, v) == NULL);
 	CHECK(v[0] == 2 && v[7] == 2);
-	CHECK_INT(plan_layout_head_stage(&p, 16), -1);
+	CHECK(!plan_layout_tail(&p, 16, tail));
 	/* A stage with no layer runs: the benchmark's 1B under nanotron (Llama
 	 * 3.2 1B's file with the 131,072 vocabulary, tp 1, pp 8, 8 micro-batches)
 	 * splits as above, 3, 3, 2, 3, 2, 3, 0, 0; the plan builds, and stage 6,
 	 * which holds no layer and not the head, runs one empty task per
 	 * micro-batch and direction that passes it on (rank r is stage r at
-	 * tp 1, dp 1). */
+	 * tp 1, dp 1), while the transfer out of it carries the logits. */
 	{
 		const char *nt[] = {"parallel.pp=8", "parallel.dp=1", "parallel.global_batch=8",
 				    "parallel.micro_batch=1", "model.vocab=131072"};
@@ -305,6 +306,15 @@ static void test_layout(void)
 				}
 			}
 			CHECK(busy6 == 0 && busy7 > 0);
+			/* nanotron's lm_head on stage 6 sends its bf16 logits [s, b, V]
+			 * to the fp32 cast and loss on stage 7: 4096 x 131,072 x 2 B =
+			 * 1 GiB each way; the other transfers carry the hidden states,
+			 * 4096 x 2048 x 2 B = 16 MiB */
+			double ga;
+			CHECK_NEAR(plan_p2p_stage_bytes(sn, 6, false, &ga), 1073741824.0, 0);
+			CHECK_NEAR(plan_p2p_stage_bytes(sn, 7, true, &ga), 1073741824.0, 0);
+			CHECK_NEAR(plan_p2p_stage_bytes(sn, 5, false, &ga), 16777216.0, 0);
+			CHECK_NEAR(plan_p2p_stage_bytes(sn, 6, true, &ga), 16777216.0, 0);
 		}
 		plan_graph_free(gn);
 		plan_scenario_free(sn);
