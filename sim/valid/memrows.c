@@ -307,19 +307,6 @@ static int untied_from_params(const cases_csv *c, size_t row, double *tied_b, do
 }
 
 /* The plan keys' defaults an open column of a memory row takes, said. */
-/* An architecture column of the row, else its recipe line's model.<col>,
- * else "". */
-static const char *arch_of(const cases_csv *c, size_t row, const valid_recipe *r, const char *col,
-			   char *out, size_t len)
-{
-	const char *v = get(c, row, col);
-	if (*v)
-		return v;
-	char key[32];
-	snprintf(key, sizeof key, "model.%s", col);
-	return valid_recipe_value(r, key, out, len);
-}
-
 static void mem_open_assumed(const cases_csv *c, size_t row, char *assumed, size_t alen)
 {
 	if (!*get(c, row, "micro_batch"))
@@ -371,7 +358,7 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 						   get(c, row, "layers"), get(c, row, "hidden"));
 	char open_cols[64] = "", mname[64] = "", msrc[200] = "", rv[32];
 	for (size_t i = 0; i < sizeof arch_cols / sizeof arch_cols[0]; i++)
-		if (!*arch_of(c, row, rec, arch_cols[i], rv, sizeof rv))
+		if (!*valid_arch_value(c, row, rec, arch_cols[i], rv, sizeof rv))
 			snprintf(open_cols + strlen(open_cols),
 			         sizeof open_cols - strlen(open_cols), "%s%s",
 			         *open_cols ? ", " : "", arch_cols[i]);
@@ -385,8 +372,8 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		             *msrc ? msrc : "no source given");
 	}
 	long gpus = atol(get(c, row, "gpus"));
-	long hidden = atol(arch_of(c, row, rec, "hidden", rv, sizeof rv));
-	long ffn = atol(arch_of(c, row, rec, "ffn", rv, sizeof rv)), tp = atol(get(c, row, "tp"));
+	long hidden = atol(valid_arch_value(c, row, rec, "hidden", rv, sizeof rv));
+	long ffn = atol(valid_arch_value(c, row, rec, "ffn", rv, sizeof rv)), tp = atol(get(c, row, "tp"));
 	long pp = atol(get(c, row, "pp")), dp = atol(get(c, row, "dp"));
 	long mb = *get(c, row, "micro_batch") ? atol(get(c, row, "micro_batch")) : 1;
 	long cp = *get(c, row, "cp") ? atol(get(c, row, "cp")) : 1;
@@ -410,7 +397,7 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	else
 		valid_assume(assumed, alen, "framework %s%s", profile, st ? " (stacks.csv)" : "");
 	bool swiglu = mem_swiglu(c, row, profile, hidden, ffn, assumed, alen);
-	long vocab = atol(arch_of(c, row, rec, "vocab", rv, sizeof rv));
+	long vocab = atol(valid_arch_value(c, row, rec, "vocab", rv, sizeof rv));
 	if (strstr(note, "padded to a multiple of 128*tp") || strstr(note, "padded by Megatron")) {
 		long q = 128 * tp;
 		vocab = (vocab + q - 1) / q * q;

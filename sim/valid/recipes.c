@@ -208,3 +208,14 @@ void valid_put_recipe(sim_buf *b, size_t from, const valid_recipe *r, const char
 		p += n;
 	} while (*p++ == ';');
 }
+
+const char *valid_arch_value(const cases_csv *c, size_t row, const valid_recipe *r,
+			     const char *col, char *out, size_t len)
+{
+	const char *v = cases_csv_get(c, row, cases_csv_col(c, col));
+	if (*v)
+		return v;
+	char key[32];
+	snprintf(key, sizeof key, "model.%s", col);
+	return valid_recipe_value(r, key, out, len);
+}

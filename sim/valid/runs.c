@@ -149,19 +149,6 @@ void valid_put_assumed(sim_buf *out, const char *assumed)
 	}
 }
 
-/* A [model] column of the row, else its recipe's model.<col> (the model as
- * the source's benchmark defined it), else "". */
-static const char *arch_value(const cases_csv *c, size_t row, const valid_recipe *r,
-			      const char *col, char *out, size_t len)
-{
-	const char *v = get(c, row, col);
-	if (*v)
-		return v;
-	char key[32];
-	snprintf(key, sizeof key, "model.%s", col);
-	return valid_recipe_value(r, key, out, len);
-}
-
 /* The interleaving depth of a row that ran an interleaved schedule of unknown
  * depth: NVIDIA's published recipes (the NeMo and Megatron-Bridge rows of
  * calibration.csv: GPT-3 175B pp 8 vpp 6, Llama 3.1 405B pp 8 vpp 8, Llama 2
@@ -546,8 +533,8 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	char av[2][32];
 	const valid_recipe *rec = valid_row_recipe(opt, get(c, row, "source"), get(c, row, "model"),
 						   get(c, row, "layers"), get(c, row, "hidden"));
-	long hidden = atol(arch_value(c, row, rec, "hidden", av[0], sizeof av[0]));
-	long ffn = atol(arch_value(c, row, rec, "ffn", av[1], sizeof av[1]));
+	long hidden = atol(valid_arch_value(c, row, rec, "hidden", av[0], sizeof av[0]));
+	long ffn = atol(valid_arch_value(c, row, rec, "ffn", av[1], sizeof av[1]));
 	long pp = atol(get(c, row, "pp")), dp = row_dp(c, row);
 	/* open architecture columns (neither the row nor its recipe gives
 	 * them): from the model's file (valid_model_file, as memory rows take
@@ -558,7 +545,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	                                   "ffn",    "vocab",  "seq_len"};
 	char open_cols[96] = "", mname[64] = "", msrc[200] = "", rv[32];
 	for (size_t i = 0; i < sizeof arch / sizeof arch[0]; i++)
-		if (!*arch_value(c, row, rec, arch[i], rv, sizeof rv))
+		if (!*valid_arch_value(c, row, rec, arch[i], rv, sizeof rv))
 			snprintf(open_cols + strlen(open_cols), sizeof open_cols - strlen(open_cols),
 			         "%s%s", *open_cols ? ", " : "", arch[i]);
 	bool from_file = *open_cols && opt &&
@@ -604,7 +591,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	put(b, c, row, "seq_len", "seq_len");
 	put(b, c, row, "moe_experts", "moe_experts");
 	put(b, c, row, "moe_topk", "moe_topk");
-	if (!*arch_value(c, row, rec, "kv_heads", rv, sizeof rv) && !from_file)
+	if (!*valid_arch_value(c, row, rec, "kv_heads", rv, sizeof rv) && !from_file)
 		valid_assume(assumed, alen, "kv_heads = heads (not published: multi-head attention)");
 	if (!ffn && !from_file)
 		valid_assume(assumed, alen, "ffn 4 x hidden (not published: the GPT layer's)");
@@ -686,7 +673,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 			valid_assume(assumed, alen, "micro_batch 1 (not published)");
 	}
 	if (!*get(c, row, "vpp") && pp > 1) {
-		const char *nl = arch_value(c, row, rec, "layers", rv, sizeof rv);
+		const char *nl = valid_arch_value(c, row, rec, "layers", rv, sizeof rv);
 		put_open_vpp(b, c, row, opt, profile,
 		             *nl ? atol(nl) : from_file ? file_layers(opt->datadir, mname) : 0, pp, dp,
 		             mb, assumed, alen);

@@ -44,6 +44,10 @@ const valid_recipe *valid_row_recipe(const valid_options *opt, const char *sourc
 /* The value of `key` ("model.ffn", "sequence_parallel") in recipe line r,
  * into out; empty when r is NULL or has no such key. Returns out. */
 const char *valid_recipe_value(const valid_recipe *r, const char *key, char *out, size_t len);
+/* A [model] column of a case row, else its recipe line's model.<col> (the
+ * model as the source's benchmark defined it), else "". */
+const char *valid_arch_value(const cases_csv *c, size_t row, const valid_recipe *r,
+			     const char *col, char *out, size_t len);
 /* The keys of recipe line r with the prefix `sect` ("model." or "train.";
  * "" for the [parallel] keys) written without it into the section of b that
  * starts at offset `from`, each but a key the section already has, and
