@@ -165,6 +165,10 @@ typedef struct exec_result {
 	char gpu[EXEC_NAME_MAX];
 	char cluster[EXEC_NAME_MAX];
 	char plan[PLAN_LABEL_MAX]; /* plan_label: "megatron-lm tp8 cp1 pp16 vpp1 dp8 ..." */
+	/* the pipeline's layers per stage where the framework's rule set them
+	 * (plan_layout_assumption: an uneven split, nanotron's cost balancing),
+	 * else "" */
+	char layout[512];
 	uint64_t seed;
 	int gpus;
 	/* headline */

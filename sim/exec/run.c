@@ -17,6 +17,8 @@ static void identity(const plan_scenario *s, exec_result *r)
 	snprintf(r->cluster, sizeof r->cluster, "%s%s", s->cluster.name,
 		 net_uses_flow(&s->cluster) ? ", flow network" : "");
 	plan_label(s, r->plan, sizeof r->plan);
+	if (!plan_layout_assumption(s, r->layout, sizeof r->layout))
+		r->layout[0] = 0;
 	r->seed = s->seed;
 	r->gpus = s->cluster.gpus;
 	r->band_lo_s = r->band_hi_s = NAN; /* valid_refs_apply fills them */

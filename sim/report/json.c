@@ -175,6 +175,7 @@ void report_json_buf(sim_buf *b, const exec_result *r, int64_t run_id)
 	str(b, "gpu", r->gpu, true);
 	str(b, "cluster", r->cluster, true);
 	str(b, "plan", r->plan, true);
+	str(b, "layout", r->layout, true);
 	u64(b, "seed", r->seed, true);
 	sim_buf_printf(b, "\"gpus\":%d,", r->gpus);
 	num(b, "step_time_s", r->step_s, true);

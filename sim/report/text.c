@@ -97,6 +97,8 @@ static void header(FILE *out, const exec_result *r)
 	fprintf(out, "  %-17s %s\n", "gpu", r->gpu);
 	fprintf(out, "  %-17s %s\n", "cluster", r->cluster);
 	fprintf(out, "  %-17s %s\n", "plan", r->plan);
+	if (*r->layout)
+		fprintf(out, "  %-17s %s\n", "layout", r->layout);
 	fprintf(out, "  %-17s %d\n", "gpus", r->gpus);
 	fprintf(out, "  %-17s %llu\n", "seed", (unsigned long long)r->seed);
 }

@@ -7,7 +7,7 @@
  * ROLLBACK on any error, so a run is either all there or not at all. Values are
  * always bound to prepared statements; no SQL text is built from values.
  *
- * Schema version 10 (PRAGMA user_version = 10). A database with a newer version
+ * Schema version 11 (PRAGMA user_version = 11). A database with a newer version
  * is refused; an empty one (user_version 0, no tables) is migrated by running
  * migrations[v] for v = user_version .. STORE_SCHEMA_VERSION - 1 in one
  * transaction; a version-0 file that already holds tables is not ours and is
@@ -70,6 +70,9 @@
  *     stored OOM flag and the scenario GPU's peak);
  *   runs.mixed_*  the [cluster] other_gpu figures (exec_mixed);
  *   run_classes.mem_other*  each class's figures on other_gpu.
+ * Version 11 adds (migration 10 -> 11) runs.layout, the pipeline's layers
+ * per stage where the framework's rule set them (exec_result.layout; NULL
+ * for an even or explicit split and in rows stored before).
  *
  * Doubles are REAL columns and round-trip exactly (SQLite stores IEEE doubles;
  * NaN is stored as NULL and read back as NaN). uint64 values (seed, tasks,
@@ -161,7 +164,11 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE runs ADD COLUMN spread_varying INTEGER;",
 	STORE_CAMPAIGN_DDL,
 	store_serve_ddl,
-	STORE_MIXED_DDL};
+	STORE_MIXED_DDL,
+	/* 10 -> 11: the pipeline's layers per stage where the framework's rule
+	 * set them (exec_result.layout; NULL: an even or explicit split, or a
+	 * run stored before) */
+	"ALTER TABLE runs ADD COLUMN layout TEXT;"};
 
 /* ------------------------------------------------------------ helpers ---- */
 
@@ -436,8 +443,9 @@ void store_close(store *s)
 
 /* ------------------------------------------------------------- write ---- */
 
-/* The step's spread from parameter i on: NULLs without one (version 7). */
-static void bind_spread(sqlite3_stmt *st, int i, const exec_step_spread *sp)
+/* The step's spread from parameter i on: NULLs without one (version 7).
+ * Returns the next parameter. */
+static int bind_spread(sqlite3_stmt *st, int i, const exec_step_spread *sp)
 {
 	bool on = sp->samples > 0;
 	const double q[] = {sp->p05_s, sp->p10_s, sp->p50_s, sp->p90_s, sp->p95_s, sp->p95_lo_s,
@@ -450,12 +458,13 @@ static void bind_spread(sqlite3_stmt *st, int i, const exec_step_spread *sp)
 	if (!on) {
 		for (int k = 0; k < 4; k++)
 			sqlite3_bind_null(st, i++);
-		return;
+		return i;
 	}
 	sqlite3_bind_int(st, i++, sp->samples);
 	sqlite3_bind_int64(st, i++, (sqlite3_int64)sp->seed);
 	sqlite3_bind_double(st, i++, sp->corr);
 	sqlite3_bind_int(st, i++, sp->varying);
+	return i;
 }
 
 /* The spread of a row from column i on (NULL samples: none). */
@@ -486,9 +495,9 @@ static int put_head(store *s, const char *text, const exec_result *r, int64_t sw
 		" nvme_capacity_bytes, sweep_rank, step_band_lo_s, step_band_hi_s, band_from,"
 		" implausible, implausible_reason, step_p05_s, step_p10_s, step_p50_s, step_p90_s,"
 		" step_p95_s, step_p95_lo_s, step_p95_hi_s, spread_samples, spread_seed,"
-		" spread_correlation, spread_varying)"
+		" spread_correlation, spread_varying, layout)"
 		" VALUES (?, ?, ?, ?, ?, ?, 'ok', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	sqlite3_stmt *st;
 	if (store_prepare(s, sql, &st, diag))
 		return SIM_EDB;
@@ -530,7 +539,11 @@ static int put_head(store *s, const char *text, const exec_result *r, int64_t sw
 		sqlite3_bind_text(st, i++, r->implausible_why, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, i++);
-	bind_spread(st, i, &r->spread);
+	i = bind_spread(st, i, &r->spread);
+	if (r->layout[0])
+		sqlite3_bind_text(st, i, r->layout, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
 	int rc = store_step_done(s, st, diag, "cannot store run");
 	sqlite3_finalize(st);
 	return rc;
@@ -656,7 +669,7 @@ static int get_head(store *s, int64_t id, exec_result *r, char **text, sim_diag 
 		" nvme_bytes, nvme_capacity_bytes, step_band_lo_s, step_band_hi_s, band_from,"
 		" implausible, implausible_reason, step_p05_s, step_p10_s, step_p50_s, step_p90_s,"
 		" step_p95_s, step_p95_lo_s, step_p95_hi_s, spread_samples, spread_seed,"
-		" spread_correlation, spread_varying FROM runs WHERE id = ?";
+		" spread_correlation, spread_varying, layout FROM runs WHERE id = ?";
 	sqlite3_stmt *st;
 	if (store_prepare(s, sql, &st, diag))
 		return SIM_EDB;
@@ -693,6 +706,7 @@ static int get_head(store *s, int64_t id, exec_result *r, char **text, sim_diag 
 	r->implausible = sqlite3_column_int(st, 30) != 0;
 	col_text(st, 31, r->implausible_why, sizeof r->implausible_why);
 	col_spread(st, 32, &r->spread);
+	col_text(st, 43, r->layout, sizeof r->layout);
 	int err = SIM_OK;
 	if (text) {
 		const char *t = (const char *)sqlite3_column_text(st, 22);

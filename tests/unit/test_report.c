@@ -171,7 +171,7 @@ static void test_json(void)
 	CHECK_INT(count(j, "\n"), 1);
 	char keys[1024];
 	CHECK(scan_json(j, keys, sizeof keys));
-	CHECK_STR(keys, "run_id scenario model gpu cluster plan seed gpus step_time_s "
+	CHECK_STR(keys, "run_id scenario model gpu cluster plan layout seed gpus step_time_s "
 			"step_band_s band_from tokens_per_s model_flops hardware_flops mfu hfu "
 			"tflops_per_gpu bubble_fraction implausible implausible_reason breakdown "
 			"memory links sim ");

@@ -33,6 +33,7 @@ static void make_result(exec_result *r, double tweak)
 	snprintf(r->gpu, sizeof r->gpu, "A100-SXM4-80GB");
 	snprintf(r->cluster, sizeof r->cluster, "two-nodes");
 	snprintf(r->plan, sizeof r->plan, "tp2 pp3 dp1 mb1 gb12 1f1b none bf16");
+	snprintf(r->layout, sizeof r->layout, "uneven pipeline split: layers per virtual stage 7, 8, 7");
 	r->seed = 0xfedcba9876543210ULL;
 	r->gpus = 6;
 	r->step_s = 1.0 / 3.0 + tweak;
@@ -108,6 +109,7 @@ static void check_same(const exec_result *a, const exec_result *b)
 	CHECK_STR(a->gpu, b->gpu);
 	CHECK_STR(a->cluster, b->cluster);
 	CHECK_STR(a->plan, b->plan);
+	CHECK_STR(a->layout, b->layout);
 	CHECK(a->seed == b->seed);
 	CHECK_INT(a->gpus, b->gpus);
 	CHECK(same_double(a->step_s, b->step_s));
@@ -217,11 +219,14 @@ static void test_roundtrip(void)
 	plain.band_from[0] = plain.implausible_why[0] = '\0';
 	plain.implausible = false;
 	memset(&plain.spread, 0, sizeof plain.spread);
+	plain.layout[0] = '\0';
 	int64_t pid = put(s, &plain);
 	CHECK_INT(store_get_run(s, pid, &back, NULL, d), SIM_OK);
 	CHECK_INT(back.spread.samples, 0);
 	CHECK(back.spread.p95_s == 0 && back.spread.seed == 0);
 	CHECK_INT(sql_int(path, "SELECT count(*) FROM runs WHERE step_p95_s IS NULL"), 1);
+	CHECK_INT(sql_int(path, "SELECT count(*) FROM runs WHERE layout IS NULL"), 1);
+	CHECK_STR(back.layout, "");
 	CHECK(isnan(back.band_lo_s) && isnan(back.band_hi_s));
 	CHECK_STR(back.band_from, "");
 	CHECK(!back.implausible);
@@ -363,9 +368,10 @@ static void test_mixed(void)
 	CHECK_INT(sql_int(path, "SELECT mixed_nodes FROM runs WHERE id = 2"), 0);
 }
 
-/* A schema-9 database (what podsim stored before this version: the same
- * tables without migration 9 -> 10's columns, made here by dropping them and
- * setting user_version 9) opens and migrates; its mixed run reads back
+/* A schema-9 database (what podsim stored before version 10: the same
+ * tables without migration 9 -> 10's columns and 10 -> 11's layout, made
+ * here by dropping them and setting user_version 9) opens and migrates
+ * through both; its runs read back without a layout; its mixed run reads back
  * with other_gpu's figures marked as not kept (exec_mixed.unstored), the
  * stored OOM flag still out of memory on other_gpu; a fitting one says
  * "fits?" in the list; a run written after the migration keeps them. */
@@ -381,7 +387,7 @@ static void test_migrate9(void)
 		{"runs", "mixed_mem_needed_bytes"}, {"runs", "mixed_mem_stage"},
 		{"runs", "mixed_mem_verdict"}, {"run_classes", "mem_other"},
 		{"run_classes", "mem_other_total_bytes"}, {"run_classes", "mem_other_needed_bytes"},
-		{"run_classes", "mem_other_verdict"}};
+		{"run_classes", "mem_other_verdict"}, {"runs", "layout"}};
 	static const char mixed_text[] = "[cluster]\nname = c\nother_gpu = a100.ini\n";
 	char path[128], sql[128];
 	path_in(path, sizeof path, "v9.db");
@@ -410,6 +416,7 @@ static void test_migrate9(void)
 		return;
 	CHECK_INT(sql_int(path, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
 	CHECK_INT(store_get_run(s, 1, &back, NULL, d), SIM_OK);
+	CHECK_STR(back.layout, "");
 	CHECK(back.mixed.unstored && back.mixed.nodes == 0 && !back.classes[1].mem_other);
 	CHECK_INT(exec_mem_verdict(&back), PLAN_VERDICT_OOM);
 	CHECK_INT(exec_mem_basis_of(&back), EXEC_MEM_ON_OTHER);
