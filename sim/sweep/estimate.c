@@ -1009,6 +1009,18 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	 * received instead of running beside it: one more transfer per step */
 	if (pp > 1 && s->fw.p2p_serial && p->vpp <= 1 && plan_p2p_sync(p))
 		e->pp_s += m * coll_time(s, NET_P2P, &grp.pp, p2p);
+	/* nanotron's lm_head before the last stage (plan_layout_tail): every
+	 * micro-batch's logits go out of its stage and their gradient back
+	 * (plan_p2p_stage_bytes), beyond the hidden states' hop counted above;
+	 * the estimate only (the bound keeps the hidden states' hop) */
+	int tail[3];
+	if (pp > 1 && plan_layout_tail(p, s->model.layers, tail) && tail[0] < pp - 1)
+		for (int j = tail[0]; j < pp - 1; j++) {
+			double gl, lb = plan_p2p_stage_bytes(s, j, false, &gl);
+			if (lb > p2p)
+				e->pp_s += 2.0 * m * (coll_time(s, NET_P2P, &grp.pp, lb) -
+				                      coll_time(s, NET_P2P, &grp.pp, p2p));
+		}
 	/* the dense full-attention kind's layer (zero for a model without one,
 	 * as before windows) */
 	/* (ZeRO-3 of an MoE model: its MoE layer's, whose unit dp_exposed
