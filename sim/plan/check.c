@@ -148,13 +148,17 @@ static int check_layout(const plan_scenario *s, sim_diag *diag)
 		return 0;
 	static const char *const keys[] = {"pp", "vpp", "first_stage_layers", "last_stage_layers",
 					   "embedding_in_split", "loss_in_split"};
+	bool cost = p->uneven == PLAN_UNEVEN_COST && p->vpp == 1 && p->cost_layer > 0;
 	err_at(s, diag, "parallel", user_key(s, keys, 6),
-	       "pp*vpp = %d*%d virtual stages, %d layers: %s%s; set first_stage_layers / "
-	       "last_stage_layers, or embedding_in_split / loss_in_split",
+	       "pp*vpp = %d*%d virtual stages, %d layers: %s%s; %s",
 	       p->pp, p->vpp, s->model.layers, why,
 	       p->uneven == PLAN_UNEVEN_ERROR ? " (the framework splits only evenly: "
 						"uneven_split = error)"
-					      : "");
+					      : "",
+	       cost ? "use fewer pipeline stages (the framework balances the stages by their blocks' "
+		      "costs, uneven_split = cost, and has no layout option)"
+		    : "set first_stage_layers / last_stage_layers, or embedding_in_split / "
+		      "loss_in_split");
 	return 1;
 }
 
