@@ -275,6 +275,8 @@ int cli_explain(int argc, char **argv)
 	if (rc == SIM_OK) {
 		printf("podsim explain: %s (%s)\n  %s on %d x %s (%s), plan %s\n", r->scenario,
 		       file, r->model, r->gpus, r->gpu, r->cluster, r->plan);
+		if (*r->layout)
+			printf("  layout: %s\n", r->layout);
 		printf("  Each figure: the formula, the scenario's values, the result; then what "
 		       "the simulated step gives.\n");
 		explain_params(stdout, &s->model);
