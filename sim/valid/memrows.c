@@ -68,6 +68,9 @@ static const struct {
         {"learned absolute positions", NULL, "model.learned_pos = true"},
         {"GPT2LMHeadModel", NULL, "model.learned_pos = true"},
         {"RMSNorm", NULL, "model.norm = rmsnorm"},
+        /* Lit-GPT's phi-1_5: parallel attention and MLP on a shared norm
+         * (lit_gpt/config.py:25, 1004 at Lightning-AI/litgpt 8641822b) */
+        {"parallel attn+MLP", NULL, "model.parallel_residual = true"},
         /* Megatron-Core's local layers (LocalSpecProvider, core/models/
          * backends.py:99-131 at d98e8a64): Megatron's own linear layers
          * (PyTorch GEMMs, no Transformer Engine workspace: the local tests'

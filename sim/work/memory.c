@@ -124,6 +124,10 @@ static void act_parts(const work_model *m, double e, double e8, double ep, doubl
 	double f = m->ffn > 0 ? m->ffn : 4.0 * m->hidden;
 	double fc1 = m->act == WORK_ACT_SWIGLU ? 2.0 * f : f;
 	*rep = (2.0 * e + 2.0 * e8 + 2.0) * h;
+	/* a parallel block (work_layer_norms): one norm's input, and the MLP
+	 * reads the attention's input, the same tensor */
+	if (m->parallel_residual)
+		*rep -= (e + e8) * h;
 	*split = (e * q + ep * q + e * fc1 + e8 * f) / t + 2.0 * e * kv;
 	if (work_model_is_mla(m)) {
 		double qk = (double)m->qk_nope_head_dim + m->qk_rope_head_dim, dv = m->v_head_dim;
@@ -259,6 +263,12 @@ double work_scores_buffer_bytes(const work_model *m, const work_shard *sh)
  *                                          under autocast (fp32 softmax)
  *   residual dropout           2 (e + 1) h: mask and output of both branches,
  *                                          where the code has dropout (GPT-2)
+ * A parallel block (parallel_residual: GPT-J, Phi) keeps one norm's n h and
+ * no MLP input of its own: its MLP reads the attention's input tensor. Phi-1.5
+ * under Lit-GPT (e = 2, a LayerNorm kernel, fused QKV, the output copy, GELU,
+ * h = q = 2048, f = 8192): e h + e h + e (q + 2q) + 2 e q + 2 e f = 4,096 +
+ * 4,096 + 12,288 + 8,192 + 32,768 = 61,440 bytes per token and layer, against
+ * a sequential block's 69,632 (its second norm's input and MLP input, 4h).
  * Hugging Face Llama-2-7B (e = 2, fp32-upcasting RMSNorm, repeat_kv, the
  * copy): 12h + 2h + 6h + 4h + 2h + 8f = 26h + 8f = 194,560 bytes per token
  * and layer, the 27 hidden-size copies plus the layer output that stas00's
@@ -280,8 +290,11 @@ static double eager_bytes(const work_model *m, const work_shard *sh, const work_
 	double hd = m->head_dim > 0 ? m->head_dim : (double)(m->hidden / m->heads);
 	double q = a * hd, kv = (g >= t ? g : t) * hd, f = m->ffn > 0 ? m->ffn : 4.0 * h;
 	double rep, split, score = 0;
+	/* a parallel block (work_layer_norms): one norm, the MLP reading the
+	 * attention's input (the same tensor) */
+	bool par = m->parallel_residual;
 	if (sv->kind == WORK_SAVED_COMPILED) {
-		rep = 4 * e * h + e * h + e * h;
+		rep = par ? 2 * e * h + e * h : 4 * e * h + e * h + e * h;
 		split = e * (q + 2 * kv + q) + (swiglu ? 3 : 2) * e * f;
 		if (!sh->flash)
 			score = (2 * e + 1) * a * s;
@@ -296,7 +309,7 @@ static double eager_bytes(const work_model *m, const work_shard *sh, const work_
 			n = ln ? 4 : 8;
 		double ca = amp && swiglu ? 3 : 1, cm = amp && swiglu ? 2 : 1;
 		double kve = sv->expand_kv ? q : kv;
-		rep = 2 * n * h + ca * e * h + cm * e * h;
+		rep = par ? n * h + ca * e * h : 2 * n * h + ca * e * h + cm * e * h;
 		if (sv->dropout)
 			rep += 2 * (e + 1) * h;
 		split = e * (q + 2 * kve) + e * q * (sv->attn_out_copy ? 2 : 1) +

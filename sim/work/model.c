@@ -95,6 +95,9 @@ const conf_key work_model_keys[] = {
 	KEY_BOOL("untied_embeddings", "false", untied_embeddings,
 		 "separate output layer instead of the tied input embedding"),
 	KEY_BOOL("bias", "true", bias, "linear layers carry biases"),
+	KEY_BOOL("parallel_residual", "false", parallel_residual,
+		 "attention and MLP in parallel on one shared norm (GPT-J, Phi): its memory "
+		 "and parameters; the kernels stay the sequential block's"),
 	KEY_INT("head_dim", 0, "0", head_dim, "attention head size (0 = hidden / heads)"),
 	KEY_INT("window", 0, "0", window,
 		"sliding-window attention: tokens a query attends back (0 = full causal)"),
@@ -345,6 +348,15 @@ static double norm_params(const work_model *m)
 	return m->norm == WORK_NORM_RMSNORM ? m->hidden : 2.0 * m->hidden;
 }
 
+/* A parallel block (GPT-J, Phi; Lit-GPT's Block with parallel_residual and
+ * shared_attention_norm, phi-1_5's config: lit_gpt/model.py:157-161,
+ * config.py:25, 1004 at Lightning-AI/litgpt 8641822b) normalises once:
+ * n = norm_1(x); x = x + attn(n) + mlp(n). */
+int work_layer_norms(const work_model *m)
+{
+	return m->parallel_residual ? 1 : 2;
+}
+
 /* Weights of one dense layer that take part in matmuls (Pm above). */
 static double layer_matmul_params(const work_model *m)
 {
@@ -353,7 +365,8 @@ static double layer_matmul_params(const work_model *m)
 
 double work_params_layer(const work_model *m)
 {
-	return attn_params(m, true) + mlp_params(m, ffn_dim(m), true) + 2.0 * norm_params(m);
+	return attn_params(m, true) + mlp_params(m, ffn_dim(m), true) +
+	       work_layer_norms(m) * norm_params(m);
 }
 
 /* Module lists, per the model code (weights only; h hidden, q = a d and
@@ -419,7 +432,7 @@ double work_params_layer_experts(const work_model *m, int layer)
  * the routed experts. */
 double work_params_layer_at(const work_model *m, int layer)
 {
-	double base = attn_params(m, true) + 2.0 * norm_params(m);
+	double base = attn_params(m, true) + work_layer_norms(m) * norm_params(m);
 	if (!work_layer_is_moe(m, layer))
 		return base + mlp_params(m, dense_ffn_dim(m), true);
 	double router = (double)m->hidden * m->moe_experts;
@@ -500,7 +513,7 @@ double work_params_mtp_experts(const work_model *m)
 double work_params_layer_replicated(const work_model *m, int layer)
 {
 	double fc2 = work_layer_is_moe(m, layer) ? m->moe_shared_experts : 1.0;
-	return 2.0 * norm_params(m) + (m->bias ? (1.0 + fc2) * m->hidden : 0.0);
+	return work_layer_norms(m) * norm_params(m) + (m->bias ? (1.0 + fc2) * m->hidden : 0.0);
 }
 
 double work_params_embedding_replicated(const work_model *m)

@@ -35,6 +35,11 @@ typedef struct work_model {
 	bool learned_pos;       /* GPT learned position embeddings */
 	bool untied_embeddings; /* separate output projection */
 	bool bias;              /* linear layers carry biases */
+	/* GPT-J / Phi's parallel block: attention and MLP both read one shared
+	 * norm's output and their outputs are added to the residual together
+	 * (Lit-GPT parallel_residual with shared_attention_norm): one norm per
+	 * layer, the MLP's input the attention's (work_layer_norms, memory.c) */
+	bool parallel_residual;
 	int head_dim;           /* attention head size d (0 = hidden / heads) */
 	/* Sliding-window attention (Megatron-Core's window_size = (window, 0)
 	 * and window_attn_skip_freq): a windowed layer's queries attend the
@@ -80,6 +85,8 @@ extern const size_t work_model_nkeys;
 /* Read [model]; checks hidden % heads, heads % kv_heads. */
 int work_model_from_conf(const conf_doc *doc, work_model *out, sim_diag *diag);
 
+/* The norms per layer: 2, or 1 in a parallel block (parallel_residual). */
+int work_layer_norms(const work_model *m);
 double work_params_layer(const work_model *m);     /* one dense transformer layer */
 /* The linear modules of one dense layer as a model's code builds them, in
  * forward order, each its weight's elements (biases and norms apart: they

@@ -463,6 +463,33 @@ static void test_eager(void)
 	work_saved cc = {
 	        WORK_SAVED_COMPILED, WORK_SAVE_NORM_UPCAST_INPUT, true, true, false, false};
 	CHECK_NEAR(work_saved_bytes_at(&l3, &sh, 0, WORK_RECOMPUTE_NONE, &cc), 102400, 1e-12);
+	/* Phi-1.5 under Lit-GPT (LayerNorm kernels, fused QKV, K and V as wide
+	 * as Q, the output copy, GELU; h = 2048, f = 8192, e = 2): a sequential
+	 * block keeps 2 x 2h for its norms, 2h attention input, 2h MLP input,
+	 * e (q + 2q) = 12,288, 2 e q = 8,192 and 2 e f = 32,768: 69,632 bytes per
+	 * token and layer; its parallel block (one shared norm, the MLP reading
+	 * the attention's input) drops the second norm's and the MLP input's 4h:
+	 * 61,440. The fused count (34 s b h at t = 1: two norms' inputs 4h, QKV
+	 * and MLP inputs 4h, dropout masks 2h and the rest) drops 4h the same. */
+	work_model phi = {.layers = 24,
+	                  .hidden = 2048,
+	                  .heads = 32,
+	                  .kv_heads = 32,
+	                  .ffn = 8192,
+	                  .vocab = 51200,
+	                  .seq_len = 1,
+	                  .act = WORK_ACT_GELU,
+	                  .norm = WORK_NORM_LAYERNORM};
+	work_saved lit = {WORK_SAVED_EAGER, WORK_SAVE_NORM_PLAIN, true, true, false, false};
+	CHECK_NEAR(work_saved_bytes_at(&phi, &sh, 0, WORK_RECOMPUTE_NONE, &lit), 69632, 1e-12);
+	double fused = work_activation_bytes(&phi, &sh, WORK_RECOMPUTE_NONE);
+	phi.parallel_residual = true;
+	CHECK_NEAR(work_saved_bytes_at(&phi, &sh, 0, WORK_RECOMPUTE_NONE, &lit), 61440, 1e-12);
+	CHECK_NEAR(fused - work_activation_bytes(&phi, &sh, WORK_RECOMPUTE_NONE), 4 * 2048, 1e-12);
+	/* one norm's parameters per layer: LayerNorm's 2h fewer */
+	work_model seq = phi;
+	seq.parallel_residual = false;
+	CHECK_NEAR(work_params_layer(&seq) - work_params_layer(&phi), 2 * 2048, 1e-12);
 }
 
 /* The loss tensors per token and vocabulary entry: HF Llama's upcast-shift
