@@ -64,8 +64,10 @@ void explain_params(FILE *o, const work_model *m)
 	fprintf(o, "  MLP          %s = %s x %.0f x %d = %s\n",
 	        m->act == WORK_ACT_SWIGLU ? "3hf" : "2hf", m->act == WORK_ACT_SWIGLU ? "3" : "2", h,
 	        m->ffn, explain_cnt(mlp, a, sizeof a));
-	fprintf(o, "  norms, bias  2 %s norms%s%s = %s\n",
+	fprintf(o, "  norms, bias  %d %s norm%s%s%s%s = %s\n", work_layer_norms(m),
 	        m->norm == WORK_NORM_RMSNORM ? "RMSNorm (h each)" : "LayerNorm (2h each)",
+	        work_layer_norms(m) > 1 ? "s" : "",
+	        m->parallel_residual ? " (a parallel block's shared one)" : "",
 	        work_model_is_mla(m) ? " + MLA's latent norms" : "",
 	        m->bias ? " + linear biases" : "", explain_cnt(layer - at - mlp, a, sizeof a));
 	fprintf(o, "  per layer    %s\n", explain_cnt(layer, a, sizeof a));
