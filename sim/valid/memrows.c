@@ -376,7 +376,8 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	}
 	long gpus = atol(get(c, row, "gpus"));
 	long hidden = atol(valid_arch_value(c, row, rec, "hidden", rv, sizeof rv));
-	long ffn = atol(valid_arch_value(c, row, rec, "ffn", rv, sizeof rv)), tp = atol(get(c, row, "tp"));
+	long ffn = atol(valid_arch_value(c, row, rec, "ffn", rv, sizeof rv));
+	long tp = atol(get(c, row, "tp"));
 	long pp = atol(get(c, row, "pp")), dp = atol(get(c, row, "dp"));
 	long mb = *get(c, row, "micro_batch") ? atol(get(c, row, "micro_batch")) : 1;
 	long cp = *get(c, row, "cp") ? atol(get(c, row, "cp")) : 1;
