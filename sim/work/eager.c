@@ -178,7 +178,8 @@ int wl_llama_forward(const work_model *m, const dims *d, const wl_rope *r, bool 
 	wl_lin_fwd(&p, d, "o", d->h, d->qd);
 	wl_comm_reduce(&p, d, "tp_ar1", "tp_rs1");
 	wl_eager_add(&p, d, "resid1");
-	wl_eager_norm(&p, d, "ln2", nc, false);
+	if (!m->parallel_residual) /* a parallel block normalises once */
+		wl_eager_norm(&p, d, "ln2", nc, false);
 	wl_comm_gather(&p, d, "tp_ag2");
 	wl_eager_mlp_fwd(&p, m, d);
 	wl_lin_fwd(&p, d, "down", d->h, d->f);
@@ -201,7 +202,8 @@ int wl_llama_backward(const work_model *m, const dims *d, const wl_rope *r,
 	wl_lin_bwd(&p, m, d, "down", d->h, d->f);
 	wl_eager_mlp_bwd(&p, m, d);
 	wl_comm_reduce(&p, d, "tp_ar2", "tp_rs2");
-	wl_eager_norm(&p, d, "ln2", nc, true);
+	if (!m->parallel_residual)
+		wl_eager_norm(&p, d, "ln2", nc, true);
 	wl_eager_add(&p, d, "fork2");
 	wl_comm_gather(&p, d, "tp_ag1");
 	wl_lin_bwd(&p, m, d, "o", d->h, d->qd);

@@ -633,7 +633,8 @@ int work_layer_forward(const work_model *m, const work_shard *sh, work_item out[
 	dims d = wl_dims(m, sh);
 	prog p = {out, 0};
 	attention_forward(&p, &d);
-	wl_mem(&p, "ln2", wl_norm_bytes(&d));
+	if (!m->parallel_residual) /* a parallel block normalises once */
+		wl_mem(&p, "ln2", wl_norm_bytes(&d));
 	mlp_forward(&p, m, &d, "fc1", "fc2");
 	wl_mem(&p, "resid2", resid_bytes(&d));
 	return p.n;
@@ -705,7 +706,8 @@ int work_layer_backward(const work_model *m, const work_shard *sh, work_item out
 	prog p = {out, 0};
 	wl_mem(&p, "resid2", 2.0 * resid_bytes(&d));
 	mlp_backward(&p, m, &d, "fc1", "fc2");
-	wl_mem(&p, "ln2", 2.0 * wl_norm_bytes(&d));
+	if (!m->parallel_residual)
+		wl_mem(&p, "ln2", 2.0 * wl_norm_bytes(&d));
 	attention_backward(&p, &d);
 	return p.n;
 }
@@ -1009,7 +1011,8 @@ int work_layer_forward_at(const work_model *m, const work_shard *sh, int layer,
 	if (n > 0)
 		return n;
 	attention_forward(&p, &d);
-	wl_mem(&p, "ln2", wl_norm_bytes(&d));
+	if (!m->parallel_residual) /* a parallel block normalises once */
+		wl_mem(&p, "ln2", wl_norm_bytes(&d));
 	if (work_layer_is_moe(m, layer))
 		moe_forward(&p, m, sh, &d);
 	else
@@ -1031,7 +1034,8 @@ int work_layer_backward_at(const work_model *m, const work_shard *sh, int layer,
 		moe_backward(&p, m, sh, &d);
 	else
 		mlp_backward(&p, m, &d, "fc1", "fc2");
-	wl_mem(&p, "ln2", 2.0 * wl_norm_bytes(&d));
+	if (!m->parallel_residual)
+		wl_mem(&p, "ln2", 2.0 * wl_norm_bytes(&d));
 	attention_backward(&p, &d);
 	return p.n;
 }

@@ -96,8 +96,8 @@ const conf_key work_model_keys[] = {
 		 "separate output layer instead of the tied input embedding"),
 	KEY_BOOL("bias", "true", bias, "linear layers carry biases"),
 	KEY_BOOL("parallel_residual", "false", parallel_residual,
-		 "attention and MLP in parallel on one shared norm (GPT-J, Phi): its memory "
-		 "and parameters; the kernels stay the sequential block's"),
+		 "attention and MLP in parallel on one shared norm (GPT-J, Phi): its memory, "
+		 "parameters and one norm pass; the TP collectives stay the sequential block's"),
 	KEY_INT("head_dim", 0, "0", head_dim, "attention head size (0 = hidden / heads)"),
 	KEY_INT("window", 0, "0", window,
 		"sliding-window attention: tokens a query attends back (0 = full causal)"),

@@ -490,6 +490,17 @@ static void test_eager(void)
 	work_model seq = phi;
 	seq.parallel_residual = false;
 	CHECK_NEAR(work_params_layer(&seq) - work_params_layer(&phi), 2 * 2048, 1e-12);
+	/* and one norm pass: the layer programs drop ln2, forward and backward */
+	work_item it[WORK_MAX_ITEMS];
+	int nf = work_layer_forward(&phi, &sh, it), ln2 = 0;
+	for (int i = 0; i < nf; i++)
+		ln2 += !strcmp(it[i].name, "ln2");
+	int nb = work_layer_backward(&phi, &sh, it);
+	for (int i = 0; i < nb; i++)
+		ln2 += !strcmp(it[i].name, "ln2");
+	CHECK_INT(ln2, 0);
+	CHECK_INT(work_layer_forward(&seq, &sh, it), nf + 1);
+	CHECK_INT(work_layer_backward(&seq, &sh, it), nb + 1);
 }
 
 /* The loss tensors per token and vocabulary entry: HF Llama's upcast-shift
