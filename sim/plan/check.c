@@ -40,8 +40,8 @@ static const char *user_key(const plan_scenario *s, const char *const *keys, siz
  * 0, cost_head, 0, 0, assigned in order to stage k while their cumulative
  * cost has not passed total (k + 1) / pp; the block that passes it is the
  * stage's last (nanotron models/base.py:216-236 at 0e0a27ea). Writes the
- * layers per stage to out (when not NULL) and the lm_head's stage to *head;
- * NULL, or why not. */
+ * layers per stage to out (when not NULL) and the stages of the lm_head, the
+ * fp32 cast and the loss to tail; NULL, or why not. */
 static const char *cost_split(const plan_spec *p, int layers, int *out, int tail[3])
 {
 	int pp = p->pp, k = 0, last = -1;
