@@ -668,7 +668,11 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 			             "micro_batch %ld (not published: the fastest that "
 			             "fits of the divisors of the %ld sequences per replica, as a "
 			             "tuned benchmark ran)",
-			             mb, dp > 0 ? atol(get(c, row, "global_batch")) / dp : 0);
+			             mb, dp > 0 ? atol(*get(c, row, "global_batch")
+			                               ? get(c, row, "global_batch")
+			                               : valid_recipe_value(rec, "global_batch", rv,
+			                                                    sizeof rv)) / dp
+			                        : 0);
 		} else
 			valid_assume(assumed, alen, "micro_batch 1 (not published)");
 	}
@@ -762,7 +766,13 @@ static long tuned_micro_batch(const cases_csv *c, size_t row, const valid_option
 {
 	if (*get(c, row, "micro_batch"))
 		return 0;
-	long dp = row_dp(c, row), gb = atol(get(c, row, "global_batch"));
+	/* an open global batch: the recipe's (the benchmark's step) */
+	char rg[32];
+	const valid_recipe *rec = valid_row_recipe(opt, get(c, row, "source"), get(c, row, "model"),
+						   get(c, row, "layers"), get(c, row, "hidden"));
+	const char *g = *get(c, row, "global_batch") ? get(c, row, "global_batch")
+						      : valid_recipe_value(rec, "global_batch", rg, sizeof rg);
+	long dp = row_dp(c, row), gb = atol(g);
 	long per = dp > 0 ? gb / dp : 0, best = 0;
 	double best_s = 0;
 	exec_result *r = malloc(sizeof *r);

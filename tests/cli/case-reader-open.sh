@@ -41,7 +41,8 @@ trap 'rm -rf "$tmp"' EXIT
 #      sequence-parallel column open runs sequence parallelism (the
 #      benchmark's tp_mode REDUCE_SCATTER), said; its 3B by its run names'
 #      parameter count ("3.57G") runs tp 32; an open global batch is the
-#      benchmark's 1M tokens, 256 sequences of 4,096
+#      benchmark's 1M tokens, 256 sequences of 4,096, over which an open
+#      micro-batch is tuned
 #  XK: a DeepSpeed source of 2023 with tp 2 ran Megatron-DeepSpeed (DeepSpeed
 #      has tensor parallelism only through Megatron's mpu; stacks.csv tp_from),
 #      with flash attention; the same row at tp 1 runs DeepSpeed's own profile;
@@ -97,6 +98,9 @@ derive("D01", "XB5", model="8B", layers="32", hidden="4096", heads="32", kv_head
 derive("D01", "XB6", model="8B", layers="32", hidden="4096", heads="32", kv_heads="32",
        ffn="14336", vocab="131072", seq_len="4096", sequence_parallel="1",
        **dict(ub, global_batch="256"))
+derive("D01", "XB7", model="8B", layers="32", hidden="4096", heads="32", kv_heads="32",
+       ffn="14336", vocab="131072", seq_len="4096", sequence_parallel="1",
+       **dict(ub, global_batch="", micro_batch=""))
 derive("D01", "XB4", model="3.57G", layers="", hidden="", heads="", kv_heads="", ffn="",
        vocab="", seq_len="", sequence_parallel="", **dict(ub, gpus="32", tp="32"))
 derive("V0001", "XN0")
@@ -160,6 +164,8 @@ want(r["XB3"]["status"] == "ok" and "sequence_parallel = true (recipes.csv line 
      "the Ultra-Scale Playbook's 1B by its name", "XB3")
 want(same("XB5", "XB6") and "global_batch = 256 (recipes.csv line " in r["XB5"]["assumed"],
      "the Ultra-Scale Playbook's 1M-token step with the global batch open", "XB5", "XB6")
+want(r["XB7"]["status"] == "ok" and "of the 256 sequences per replica" in r["XB7"]["assumed"],
+     "the micro-batch tuned over the benchmark's 256 sequences when both are open", "XB7")
 want(r["XB4"]["status"] == "ok" and "model.hidden = 3072 (recipes.csv line " in r["XB4"]["assumed"]
      and "model.kv_heads = 32 (recipes.csv line " in r["XB4"]["assumed"],
      "the Ultra-Scale Playbook's 3B by its run name's parameter count, at tp 32", "XB4")
