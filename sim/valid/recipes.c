@@ -39,33 +39,56 @@ static bool key_in(const conf_key *t, size_t n, const char *p, size_t k)
 	return false;
 }
 
+/* One ';'-separated item of a recipe's `parallel` text: the item without
+ * its surrounding spaces, its key (before '=', spaces trimmed; empty without
+ * '=') and its value (after it, trimmed). */
+typedef struct item {
+	const char *text, *key, *val;
+	size_t tlen, klen, vlen;
+} item;
+
+/* The item that starts at p into *it; the next item's start, or NULL after
+ * the last. */
+static const char *next_item(const char *p, item *it)
+{
+	size_t n = strcspn(p, ";"), s = 0, e = n;
+	while (s < n && isspace((unsigned char)p[s]))
+		s++;
+	while (e > s && isspace((unsigned char)p[e - 1]))
+		e--;
+	const char *eq = memchr(p + s, '=', e - s);
+	size_t k = eq ? (size_t)(eq - (p + s)) : 0;
+	while (k > 0 && isspace((unsigned char)p[s + k - 1]))
+		k--;
+	const char *v = eq ? eq + 1 : p + e;
+	while (v < p + e && isspace((unsigned char)*v))
+		v++;
+	*it = (item){p + s, p + s, v, e - s, k, (size_t)(p + e - v)};
+	return p[n] == ';' ? p + n + 1 : NULL;
+}
+
 /* Whether every ';'-separated item of text is `key = value` with a
  * [parallel] key, `model.key = value` with a [model] key or `train.key =
  * value` with a [train] key; the first bad item's text goes to bad. */
 static bool parallel_ok(const char *text, char *bad, size_t len)
 {
-	const char *p = text;
-	do {
-		size_t n = strcspn(p, ";");
-		const char *eq = memchr(p, '=', n);
-		size_t k = eq ? (size_t)(eq - p) : 0;
-		while (k > 0 && isspace((unsigned char)p[k - 1]))
-			k--;
-		size_t s = 0;
-		while (s < k && isspace((unsigned char)p[s]))
-			s++;
-		bool model = k - s > 6 && !strncmp(p + s, "model.", 6);
-		bool train = k - s > 6 && !strncmp(p + s, "train.", 6);
-		bool known = eq && k > s &&
-			     (model   ? key_in(work_model_keys, work_model_nkeys, p + s + 6, k - s - 6)
-			      : train ? key_in(plan_train_keys, plan_train_nkeys, p + s + 6, k - s - 6)
-				      : key_in(plan_spec_keys, plan_spec_nkeys, p + s, k - s));
+	for (const char *p = text; p;) {
+		const char *at = p;
+		item it;
+		p = next_item(p, &it);
+		const char *k = it.key;
+		size_t kl = it.klen;
+		bool model = kl > 6 && !strncmp(k, "model.", 6);
+		bool train = kl > 6 && !strncmp(k, "train.", 6);
+		bool known = kl > 0 &&
+			     (model   ? key_in(work_model_keys, work_model_nkeys, k + 6, kl - 6)
+			      : train ? key_in(plan_train_keys, plan_train_nkeys, k + 6, kl - 6)
+				      : key_in(plan_spec_keys, plan_spec_nkeys, k, kl));
 		if (!known) {
-			snprintf(bad, len, "%.*s", (int)n, p);
+			snprintf(bad, len, "%.*s", (int)strcspn(at, ";"), at);
 			return false;
 		}
-		p += n;
-	} while (*p++ == ';');
+	}
 	return true;
 }
 
@@ -151,30 +174,14 @@ const valid_recipe *valid_row_recipe(const valid_options *opt, const char *sourc
 const char *valid_recipe_value(const valid_recipe *r, const char *key, char *out, size_t len)
 {
 	*out = 0;
-	if (!r)
-		return out;
-	size_t kl = strlen(key);
-	const char *p = r->parallel;
-	do {
-		size_t n = strcspn(p, ";"), s = 0;
-		while (s < n && p[s] == ' ')
-			s++;
-		const char *eq = memchr(p + s, '=', n - s);
-		size_t k = eq ? (size_t)(eq - (p + s)) : 0;
-		while (k > 0 && p[s + k - 1] == ' ')
-			k--;
-		if (eq && k == kl && !strncmp(p + s, key, kl)) {
-			const char *v = eq + 1;
-			size_t vl = (size_t)(p + n - v);
-			while (vl > 0 && *v == ' ')
-				v++, vl--;
-			while (vl > 0 && v[vl - 1] == ' ')
-				vl--;
-			snprintf(out, len, "%.*s", (int)vl, v);
-			return out;
+	for (const char *p = r ? r->parallel : NULL; p;) {
+		item it;
+		p = next_item(p, &it);
+		if (it.klen == strlen(key) && !strncmp(it.key, key, it.klen)) {
+			snprintf(out, len, "%.*s", (int)it.vlen, it.val);
+			break;
 		}
-		p += n;
-	} while (*p++ == ';');
+	}
 	return out;
 }
 
@@ -188,25 +195,23 @@ void valid_put_recipe(sim_buf *b, size_t from, const valid_recipe *r, const char
 {
 	if (!r || b->oom || from > b->len)
 		return;
-	const char *p = r->parallel;
-	do {
-		size_t n = strcspn(p, ";"), s = 0;
-		while (s < n && p[s] == ' ')
-			s++;
-		size_t pre = 0;
-		if (n - s > 6 && (!strncmp(p + s, "model.", 6) || !strncmp(p + s, "train.", 6)))
-			pre = 6;
-		size_t k = strcspn(p + s + pre, " =");
+	for (const char *p = r->parallel; p;) {
+		item it;
+		p = next_item(p, &it);
+		size_t pre = it.klen > 6 && (!strncmp(it.key, "model.", 6) ||
+					     !strncmp(it.key, "train.", 6))
+				     ? 6
+				     : 0;
 		char key[64];
-		snprintf(key, sizeof key, "\n%.*s =", (int)(k < 60 ? k : 60), p + s + pre);
-		bool mine = pre ? !strncmp(p + s, sect, pre) && strlen(sect) == pre : !*sect;
+		snprintf(key, sizeof key, "\n%.*s =", (int)(it.klen - pre < 60 ? it.klen - pre : 60),
+			 it.key + pre);
+		bool mine = pre ? !strncmp(it.key, sect, pre) && strlen(sect) == pre : !*sect;
 		if (mine && !strstr(b->data + from, key)) {
-			sim_buf_printf(b, "%.*s\n", (int)(n - s - pre), p + s + pre);
-			valid_assume(assumed, alen, "%.*s (recipes.csv line %d)", (int)(n - s),
-			             p + s, r->line);
+			sim_buf_printf(b, "%.*s\n", (int)(it.tlen - pre), it.text + pre);
+			valid_assume(assumed, alen, "%.*s (recipes.csv line %d)", (int)it.tlen, it.text,
+			             r->line);
 		}
-		p += n;
-	} while (*p++ == ';');
+	}
 }
 
 const char *valid_arch_value(const cases_csv *c, size_t row, const valid_recipe *r,
