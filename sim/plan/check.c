@@ -66,12 +66,19 @@ static const char *cost_split(const plan_spec *p, int layers, int *out, int tail
 	return NULL;
 }
 
+/* Whether plan_layout splits p by the cost rule: the framework's rule, no
+ * interleaving, a pipeline, the block costs known and no layout key set. */
+static bool cost_rule(const plan_spec *p)
+{
+	return p->uneven == PLAN_UNEVEN_COST && p->vpp == 1 && p->pp > 1 && p->cost_layer > 0 &&
+	       p->first_stage_layers <= 0 && p->last_stage_layers <= 0 &&
+	       !p->embedding_in_split && !p->loss_in_split;
+}
+
 bool plan_layout_tail(const plan_spec *p, int layers, int tail[3])
 {
 	tail[0] = tail[1] = tail[2] = -1;
-	if (p->uneven != PLAN_UNEVEN_COST || p->vpp != 1 || p->pp <= 1 || p->cost_layer <= 0 ||
-	    p->first_stage_layers > 0 || p->last_stage_layers > 0 || p->embedding_in_split ||
-	    p->loss_in_split || cost_split(p, layers, NULL, tail)) {
+	if (!cost_rule(p) || cost_split(p, layers, NULL, tail)) {
 		tail[0] = tail[1] = tail[2] = -1;
 		return false;
 	}
@@ -102,8 +109,7 @@ const char *plan_layout(const plan_spec *p, int layers, int *out)
 			out[V - 1] = last;
 		return NULL;
 	}
-	if (p->uneven == PLAN_UNEVEN_COST && p->vpp == 1 && V > 1 && p->cost_layer > 0 &&
-	    !p->embedding_in_split && !p->loss_in_split) {
+	if (cost_rule(p)) {
 		int tail[3];
 		return cost_split(p, layers, out, tail);
 	}
@@ -148,7 +154,7 @@ static int check_layout(const plan_scenario *s, sim_diag *diag)
 		return 0;
 	static const char *const keys[] = {"pp", "vpp", "first_stage_layers", "last_stage_layers",
 					   "embedding_in_split", "loss_in_split"};
-	bool cost = p->uneven == PLAN_UNEVEN_COST && p->vpp == 1 && p->cost_layer > 0;
+	bool cost = cost_rule(p);
 	err_at(s, diag, "parallel", user_key(s, keys, 6),
 	       "pp*vpp = %d*%d virtual stages, %d layers: %s%s; %s",
 	       p->pp, p->vpp, s->model.layers, why,

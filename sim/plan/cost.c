@@ -244,15 +244,12 @@ double plan_p2p_stage_bytes(const plan_scenario *s, int stage, bool backward, do
 	int j = backward ? stage - 1 : stage; /* the transfer between stages j and j + 1 */
 	work_shard sh = plan_shard(s);
 	/* the lm_head's output [s, b, V/t] (a column linear, the sequence
-	 * gathered under SP), in the activations' dtype (work_p2p_bytes' per
-	 * element), then cast to fp32 */
-	double t = sh.tp > 0 ? sh.tp : 1, tokens = (double)sh.seq * sh.micro_batch;
-	double e = work_p2p_bytes(&s->model, &sh) * (sh.sp && t > 1 ? t : 1) /
-	           (tokens * s->model.hidden);
-	double logits = tokens * (double)s->model.vocab / t;
+	 * gathered under SP), in the activations' dtype, then cast to fp32 */
+	double t = sh.tp > 0 ? sh.tp : 1;
+	double logits = (double)sh.seq * sh.micro_batch * (double)s->model.vocab / t;
 	if (j == tail[0]) {
 		*gather = 0;
-		return logits * e;
+		return logits * work_act_elem_bytes(&sh);
 	}
 	if (j == tail[1] && tail[1] < tail[2]) {
 		*gather = 0;

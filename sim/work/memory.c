@@ -62,8 +62,7 @@
  */
 #include "work.h"
 
-/* Bytes per stored activation element. */
-static double act_elem_bytes(const work_shard *sh)
+double work_act_elem_bytes(const work_shard *sh)
 {
 	double e = hw_dtype_bytes(sh->dtype);
 	return e < 2.0 ? 2.0 : e;
@@ -80,7 +79,7 @@ static double act_elem_bytes(const work_shard *sh)
  * output), of fc1 (ln2's output; an expert's permuted rows) and of fc2 (the
  * activation's output), and MLA's up projections (the latents' norm
  * outputs); the output projection's is proj_in_bytes. Everything else stays
- * 16-bit (act_elem_bytes). */
+ * 16-bit (work_act_elem_bytes). */
 static double gemm_in_bytes(const work_shard *sh, double e)
 {
 	return sh->dtype == HW_FP8 ? 1.0 : e;
@@ -141,7 +140,7 @@ double work_activation_bytes(const work_model *m, const work_shard *sh, work_rec
 {
 	double s = sh->seq, b = sh->micro_batch;
 	double t = sh->tp > 0 ? sh->tp : 1;
-	double e = act_elem_bytes(sh);
+	double e = work_act_elem_bytes(sh);
 	bool sp = sh->sp && t > 1;
 	if (rc == WORK_RECOMPUTE_FULL)
 		return e * s * b * m->hidden / (sp ? t : 1.0);
@@ -194,7 +193,7 @@ double work_activation_bytes_at(const work_model *m, const work_shard *sh, int l
 	}
 	if (rc == WORK_RECOMPUTE_FULL)
 		return work_activation_bytes(m, sh, rc);
-	double t = sh->tp > 0 ? sh->tp : 1, e = act_elem_bytes(sh), h = m->hidden;
+	double t = sh->tp > 0 ? sh->tp : 1, e = work_act_elem_bytes(sh), h = m->hidden;
 	double e8 = gemm_in_bytes(sh, e);
 	double f = m->ffn, fc1 = m->act == WORK_ACT_SWIGLU ? 2.0 * f : f;
 	double imb = m->moe_imbalance >= 1 ? m->moe_imbalance : 1.0;
@@ -217,7 +216,7 @@ double work_p2p_bytes(const work_model *m, const work_shard *sh)
 {
 	double t = sh->tp > 0 ? sh->tp : 1;
 	bool sp = sh->sp && t > 1;
-	double bytes = (double)sh->seq * sh->micro_batch * m->hidden * act_elem_bytes(sh);
+	double bytes = (double)sh->seq * sh->micro_batch * m->hidden * work_act_elem_bytes(sh);
 	return sp ? bytes / t : bytes;
 }
 
@@ -237,7 +236,7 @@ double work_scores_buffer_bytes(const work_model *m, const work_shard *sh)
 	if (sh->flash)
 		return 0;
 	double t = sh->tp > 0 ? sh->tp : 1, s = sh->seq;
-	return sh->micro_batch * (m->heads / t) * s * s * act_elem_bytes(sh);
+	return sh->micro_batch * (m->heads / t) * s * s * work_act_elem_bytes(sh);
 }
 
 /* Eager and compiled code (work_saved). Per token of one micro-batch on one
@@ -282,7 +281,7 @@ double work_scores_buffer_bytes(const work_model *m, const work_shard *sh)
  * routed-expert difference as the fused count (work_activation_bytes_at). */
 static double eager_bytes(const work_model *m, const work_shard *sh, const work_saved *sv)
 {
-	double s = sh->seq, t = sh->tp > 0 ? sh->tp : 1, e = act_elem_bytes(sh);
+	double s = sh->seq, t = sh->tp > 0 ? sh->tp : 1, e = work_act_elem_bytes(sh);
 	bool sp = sh->sp && t > 1, amp = sv->fp32_residual;
 	bool swiglu = m->act == WORK_ACT_SWIGLU;
 	double h = m->hidden, a = m->heads;
@@ -373,7 +372,7 @@ static double eager_bytes(const work_model *m, const work_shard *sh, const work_
  * same tensors: its qkv_layout and kv_pack kernels are these copies. */
 static double nanotron_bytes(const work_model *m, const work_shard *sh)
 {
-	double s = sh->seq, t = sh->tp > 0 ? sh->tp : 1, e = act_elem_bytes(sh);
+	double s = sh->seq, t = sh->tp > 0 ? sh->tp : 1, e = work_act_elem_bytes(sh);
 	bool sp = sh->sp && t > 1;
 	double h = m->hidden, a = m->heads;
 	double g = m->kv_heads > 0 ? m->kv_heads : m->heads;
@@ -396,7 +395,7 @@ double work_saved_bytes_at(const work_model *m, const work_shard *sh, int layer,
 	double t = sh->tp > 0 ? sh->tp : 1;
 	bool sp = sh->sp && t > 1;
 	if (rc == WORK_RECOMPUTE_FULL) /* the layer input, fp32 under autocast */
-		return (sv->fp32_residual ? 4.0 : act_elem_bytes(sh)) * sh->seq *
+		return (sv->fp32_residual ? 4.0 : work_act_elem_bytes(sh)) * sh->seq *
 		       sh->micro_batch * m->hidden / (sp ? t : 1.0);
 	work_shard x = *sh;
 	if (rc == WORK_RECOMPUTE_SELECTIVE)

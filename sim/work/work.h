@@ -475,6 +475,9 @@ int work_ends_param_tensors(const work_model *m, bool first, bool last);
 
 /* Bytes of the activation sent between pipeline stages per micro-batch:
  * s*b*h*dtype (divided by t with SP). */
+/* Bytes per stored activation element: the compute dtype's, at least 2
+ * (fp8 activations are kept in 16 bits). */
+double work_act_elem_bytes(const work_shard *sh);
 double work_p2p_bytes(const work_model *m, const work_shard *sh);
 
 /* The unfused attention's raw scores [b x a/t, s, s] in the activation
