@@ -364,17 +364,26 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 	}
 }
 
+/* The row's global batch, else its recipe line's (the benchmark's step),
+ * else 0. */
+static long row_global_batch(const cases_csv *c, size_t row, const valid_recipe *rec)
+{
+	char v[32];
+	const char *g = get(c, row, "global_batch");
+	return atol(*g ? g : valid_recipe_value(rec, "global_batch", v, sizeof v));
+}
+
 /* The vpp of a pipelined row that leaves it open (default_vpp): 1 under a
  * framework without the interleaved schedule; said. `nl` the model's
  * layers, `mb` the tuned micro-batch (0: none). */
 static void put_open_vpp(sim_buf *b, const cases_csv *c, size_t row, const valid_options *opt,
-                         const char *profile, long nl, long pp, long dp, long mb,
-                         char *assumed, size_t alen)
+                         const char *profile, const valid_recipe *rec, long nl, long pp,
+                         long dp, long mb, char *assumed, size_t alen)
 {
 	/* the micro-batch the row runs: its column, the tuned one, else 1 */
 	const char *col = get(c, row, "micro_batch");
 	long run_mb = *col ? atol(col) : mb > 0 ? mb : 1;
-	long m = run_mb > 0 && dp > 0 ? atol(get(c, row, "global_batch")) / (run_mb * dp) : 0;
+	long m = run_mb > 0 && dp > 0 ? row_global_batch(c, row, rec) / (run_mb * dp) : 0;
 	/* a framework without an interleaved schedule (DeepSpeed's
 	 * pipeline engine, nanotron, FSDP stacks) ran plain 1F1B */
 	plan_framework fw;
@@ -668,17 +677,13 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 			             "micro_batch %ld (not published: the fastest that "
 			             "fits of the divisors of the %ld sequences per replica, as a "
 			             "tuned benchmark ran)",
-			             mb, dp > 0 ? atol(*get(c, row, "global_batch")
-			                               ? get(c, row, "global_batch")
-			                               : valid_recipe_value(rec, "global_batch", rv,
-			                                                    sizeof rv)) / dp
-			                        : 0);
+			             mb, dp > 0 ? row_global_batch(c, row, rec) / dp : 0);
 		} else
 			valid_assume(assumed, alen, "micro_batch 1 (not published)");
 	}
 	if (!*get(c, row, "vpp") && pp > 1) {
 		const char *nl = valid_arch_value(c, row, rec, "layers", rv, sizeof rv);
-		put_open_vpp(b, c, row, opt, profile,
+		put_open_vpp(b, c, row, opt, profile, rec,
 		             *nl ? atol(nl) : from_file ? file_layers(opt->datadir, mname) : 0, pp, dp,
 		             mb, assumed, alen);
 	}
@@ -766,13 +771,9 @@ static long tuned_micro_batch(const cases_csv *c, size_t row, const valid_option
 {
 	if (*get(c, row, "micro_batch"))
 		return 0;
-	/* an open global batch: the recipe's (the benchmark's step) */
-	char rg[32];
 	const valid_recipe *rec = valid_row_recipe(opt, get(c, row, "source"), get(c, row, "model"),
 						   get(c, row, "layers"), get(c, row, "hidden"));
-	const char *g = *get(c, row, "global_batch") ? get(c, row, "global_batch")
-						      : valid_recipe_value(rec, "global_batch", rg, sizeof rg);
-	long dp = row_dp(c, row), gb = atol(g);
+	long dp = row_dp(c, row), gb = row_global_batch(c, row, rec);
 	long per = dp > 0 ? gb / dp : 0, best = 0;
 	double best_s = 0;
 	exec_result *r = malloc(sizeof *r);
