@@ -290,6 +290,12 @@ void explain_memory(FILE *o, const plan_scenario *s, const exec_result *r)
 	        explain_gib(p.allocated, a, sizeof a));
 	fprintf(o, "  reserved     %s (+ the allocator's cache: max_memory_reserved)\n",
 	        explain_gib(p.reserved, a, sizeof a));
+	if (s->fw.logged_peak == PLAN_LOGGED_AFTER_PIPELINE && !s->inference)
+		fprintf(o, "  logged       %s (this stage's max_memory_allocated in %s's own log, which "
+		           "resets the peak counters after the forward and backward: the "
+		           "optimizer phase's, logged_peak; its max_memory_reserved is the "
+		           "step's)\n",
+		        explain_gib(plan_memory_after_pipeline(s, k), a, sizeof a), s->fw.name);
 	device_line(o, "device", &p);
 	plan_verdict_lines(o, s, r, on_other, k);
 	if (exec_mem_verdict(r) == PLAN_VERDICT_FITS && p.verdict == PLAN_VERDICT_FITS)

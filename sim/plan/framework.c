@@ -44,6 +44,7 @@ static const char *const loss_names[] = {"vocab-parallel", "upcast-shift", "shif
 					 "chunked",        "chunked-16bit", "16-bit", "fused-xent",
 					 "sharded",        NULL};
 static const char *const grads_names[] = {"persistent", "on-backward", NULL};
+static const char *const logged_names[] = {"step", "after-pipeline", NULL}; /* plan_logged_peak */
 static const char *const optim_names[] = {"fused", "foreach", "single", "torch-fused", NULL};
 _Static_assert(PLAN_OPTIM_FUSED == 0 && PLAN_OPTIM_FOREACH == 1 && PLAN_OPTIM_SINGLE == 2 &&
                    PLAN_OPTIM_TORCH_FUSED == 3,
@@ -244,6 +245,11 @@ const conf_key plan_framework_keys[] = {
         {"holds_outputs", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(holds_outputs),
          "the training loop keeps the model's output (logits, returned K/V) through the "
          "backward"},
+        {"logged_peak", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "step", logged_names, FK(logged_peak),
+         "what the framework's own log reports as max_memory_allocated: step (the step's "
+         "peak) or after-pipeline (it resets PyTorch's peak counters after the forward and "
+         "backward, so the optimizer phase's peak; max_memory_reserved keeps the cached "
+         "segments and stays the step's) (plan_memory_after_pipeline)"},
         {"grads", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "persistent", grads_names, FK(grads),
          "gradients in a buffer allocated once (persistent) or from the first backward to "
          "the step (on-backward)"},

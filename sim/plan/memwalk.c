@@ -823,6 +823,30 @@ int plan_memory_curve(const plan_scenario *s, int stage, double *start, double *
 	return n;
 }
 
+/* From the end of the stage's last forward or backward (what the pipeline
+ * leaves allocated: the static terms, the gradients, anything the loop
+ * holds) through the optimizer step's candidate (walk_step): the peak that
+ * max_memory_allocated reads after a reset between the two. nanotron resets
+ * the counters there in the steps it logs (logged_peak, nanotron.ini). */
+double plan_memory_after_pipeline(const plan_scenario *s, int stage)
+{
+	mw w;
+	if (s->inference || !open_stage(s, stage, &w, true))
+		return 0;
+	int n = w.nops + 1;
+	double *a = malloc(3 * (size_t)n * sizeof *a), v = 0;
+	if (a) {
+		cand best;
+		walk(&w, &best, a, a + n, a + 2 * n, n);
+		v = a[n + n - 1];
+		if (n >= 2 && a[2 * n + n - 2] > v)
+			v = a[2 * n + n - 2];
+	}
+	free(a);
+	close_stage(&w);
+	return v;
+}
+
 /* The most loaded stage (the largest demand) on the GPU the plan's verdict
  * is decided on (plan_memory_fit's basis: other_gpu's stages when
  * `other`): its demand and device bytes. */

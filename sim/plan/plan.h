@@ -238,6 +238,11 @@ _Static_assert((int)PLAN_LOSS_16BIT == (int)WORK_LOSS_16BIT &&
  * the fp32_grads dtype), or param.grad from the first backward until the
  * optimizer's zero_grad (PyTorch's default). */
 typedef enum { PLAN_GRADS_PERSISTENT = 0, PLAN_GRADS_ON_BACKWARD } plan_grads;
+/* What a framework's own memory log reports as max_memory_allocated
+ * ([framework] logged_peak): the step's peak, or, where the framework resets
+ * PyTorch's peak counters after the forward and backward before it logs
+ * them, the peak of the optimizer phase (plan_memory_after_pipeline). */
+typedef enum { PLAN_LOGGED_STEP = 0, PLAN_LOGGED_AFTER_PIPELINE } plan_logged_peak;
 /* The optimizer's step: one fused kernel per chunk of tensors (apex's,
  * Transformer Engine's and DeepSpeed's FusedAdam: no temporaries), torch's
  * foreach (foreach_temps state-sized lists alive together: sqrt(v), and in
@@ -344,6 +349,7 @@ typedef struct plan_framework {
 	bool holds_outputs;           /* the training loop keeps the model's output (its
 				       * logits, returned K/V) referenced through the
 				       * backward and the step */
+	int logged_peak;              /* plan_logged_peak */
 	/* gradients and buffers */
 	int grads;                    /* plan_grads */
 	bool grad_copy;               /* torch DDP's flat buckets: a second gradient copy */
@@ -887,6 +893,12 @@ void plan_memory_peak(const plan_scenario *s, int stage, plan_mem_peak *out);
 /* The same bytes, counters and verdict without the moment and the terms
  * (the sweep's pre-screen, the cuts). */
 void plan_memory_totals(const plan_scenario *s, int stage, plan_mem_peak *out);
+/* The allocated bytes' peak of one rank of `stage` from the end of its last
+ * forward or backward through the optimizer step (the static terms, what the
+ * pipeline leaves, the step's gradients and temporaries): what
+ * max_memory_allocated reads when the peak counters were reset after the
+ * pipeline ([framework] logged_peak = after-pipeline). 0 for inference. */
+double plan_memory_after_pipeline(const plan_scenario *s, int stage);
 /* Its categories only (what reports and stores use). */
 void plan_memory(const plan_scenario *s, int stage, double bytes[PLAN_MEM_COUNT]);
 

@@ -5,7 +5,11 @@
  * max_memory_allocated, active_bytes), reserved (max_memory_reserved), or
  * the device (nvidia-smi; also for memory_kind unknown: the Qwen README's
  * full-parameter cells are totals over GPUs, a monitor's view, so its
- * numbers are read as device memory).
+ * numbers are read as device memory). Where the row's framework resets the
+ * peak counters after the forward and backward of the steps it logs
+ * ([framework] logged_peak = after-pipeline: nanotron), its allocated peak
+ * is the optimizer phase's (plan_memory_after_pipeline); its reserved peak
+ * stays the step's (the cached segments survive the reset).
  *
  * The row's columns give the model, GPUs, plan, precision, optimizer, ZeRO
  * stage, recomputation, attention path and LoRA rank; its software stack is
@@ -630,6 +634,12 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 			stage = f.stage;
 			v->predicted = f.needed / 1073741824.0;
 			cn = "allocated + runtime";
+		} else if (!strcmp(get(c, row, "memory_kind"), "allocated") &&
+		           s->fw.logged_peak == PLAN_LOGGED_AFTER_PIPELINE) {
+			/* the framework's log: the peak counters reset after the
+			 * forward and backward ([framework] logged_peak) */
+			v->predicted = plan_memory_after_pipeline(s, stage) / 1073741824.0;
+			cn = "allocated after the pipeline (logged_peak)";
 		} else
 			v->predicted = counter(&p, get(c, row, "memory_kind"), &cn) / 1073741824.0;
 		v->status = VALID_OK;
