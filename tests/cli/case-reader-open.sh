@@ -227,6 +227,7 @@ yw = dict(yb, tp="1", dp="8", micro_batch="4", global_batch="256", zero="0", lay
 derive("MH01", "YW0", model="1B", **dict(yw, memory_kind="allocated"))
 derive("MH01", "YW1", model="1B", **dict(yw, memory_kind="reserved"))
 derive("MH01", "YW2", model="1B", **dict(yw, memory_kind="allocated", zero="1"))
+derive("MH01", "YW3", model="1B", **dict(yw, memory_kind="allocated", pp="2", dp="4"))
 w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
 w.writeheader()
 w.writerows(out)
@@ -254,7 +255,7 @@ want(r["YO1"]["status"] == "ok" and r["YO1"]["oom_run"] and r["YO1"]["verdict"] 
 want(r["YO2"]["oom_run"] and r["YO2"]["verdict"] == "fits" and r["YD0"]["verdict"] == "fits",
      "MA01's plan is not called fits", "YO2", "YD0")
 s = j["summary"]["all"]
-want(s["oom_runs"] == 2 and s["oom_called"] == 1 and s["fit_called_oom"] == 0 and s["ok"] == 12
+want(s["oom_runs"] == 2 and s["oom_called"] == 1 and s["fit_called_oom"] == 0 and s["ok"] == 13
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
 want(r["YL1"]["status"] == "ok" and "SwiGLU, RMSNorm, no biases (nanotron's Llama code)" in r["YL1"]["assumed"],
@@ -278,6 +279,12 @@ want(r["YB1"]["status"] == r["YB0"]["status"] == "ok"
 # 12 P / 8, no DDP copy, and the step gathers the parameters through a
 # 2 P / 8 shard and two 2 P copies: 11.75 P + 64 MiB = 14.7507 GiB (YW2).
 # Its reserved counter is the step's, activations and loss included (YW1).
+# On pp 2 (YW3, dp 4) nanotron's cost split gives stage 0, rank 0's, layers
+# 1-11 and the embedding (a layer 2^26 of cost, the lm_head 4 x 2^26: the
+# first stage passes half of 20 x 2^26 with its 11th layer): P0 = 11 x
+# (4h^2 + 3hf + 2h) + Vh = 1,006,678,016 parameters at the same 20 B, the
+# workspaces and the one s b h pipeline tensor waiting to be sent (p2p_buffers:
+# 4096 x 4 x 2048 x 2 B = 64 MiB).
 P = 16 * (4 * 2048**2 + 3 * 2048 * 8192 + 2 * 2048) + 131072 * 2048 + 2048
 ws = 2 * 32 * 2**20
 want(r["YW0"]["status"] == "ok"
@@ -285,15 +292,19 @@ want(r["YW0"]["status"] == "ok"
      and "allocated after the pipeline (logged_peak)" in r["YW0"]["assumed"]
      and r["YW2"]["status"] == "ok"
      and abs(r["YW2"]["predicted_gib"] - (11.75 * P + ws) / 2**30) < 1e-6
+     and r["YW3"]["status"] == "ok"
+     and abs(r["YW3"]["predicted_gib"]
+             - (20 * (11 * (4 * 2048**2 + 3 * 2048 * 8192 + 2 * 2048) + 131072 * 2048)
+                + ws + 4096 * 4 * 2048 * 2) / 2**30) < 1e-6
      and r["YW1"]["status"] == "ok" and r["YW1"]["predicted_gib"] > 70
      and "reserved counter" in r["YW1"]["assumed"],
-     "nanotron's logged allocated peak: the optimizer phase's", "YW0", "YW1", "YW2")
+     "nanotron's logged allocated peak: the optimizer phase's", "YW0", "YW1", "YW2", "YW3")
 want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predicted_gib"]
      and "kv_heads from models/llama2-7b.ini" in r["YK1"]["assumed"],
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 2, called out of memory: 1; completed runs called out of memory: 0 of 12$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 2, called out of memory: 1; completed runs called out of memory: 0 of 13$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row
