@@ -827,7 +827,10 @@ int plan_memory_curve(const plan_scenario *s, int stage, double *start, double *
  * leaves allocated: the static terms, the gradients, anything the loop
  * holds) through the optimizer step's candidate (walk_step): the peak that
  * max_memory_allocated reads after a reset between the two. nanotron resets
- * the counters there in the steps it logs (logged_peak, nanotron.ini). */
+ * the counters there in the steps it logs (logged_peak, nanotron.ini). Not
+ * counted: the offloaded states a framework fills the GPU's room with
+ * (offload_fill, sized against the step's peak in peak()), which no
+ * framework that logs so keeps. */
 double plan_memory_after_pipeline(const plan_scenario *s, int stage)
 {
 	mw w;
