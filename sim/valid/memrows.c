@@ -327,23 +327,6 @@ static void mem_open_assumed(const cases_csv *c, size_t row, char *assumed, size
 		valid_assume(assumed, alen, "flash attention (%s)", *fa ? fa : "not published");
 }
 
-/* Whether a memory row's model is SwiGLU: an ffn other than 4 x hidden, or a
- * Llama-family model whose ffn is 4 x hidden (Llama 3.2 1B: 2048 and 8192)
- * by its name or nanotron's Llama code, said. */
-static bool mem_swiglu(const cases_csv *c, size_t row, const char *profile, long hidden, long ffn,
-                       char *assumed, size_t alen)
-{
-	if (ffn <= 0 || ffn != 4 * hidden)
-		return ffn > 0;
-	const char *mn = get(c, row, "model");
-	bool nano = !strcmp(profile, "nanotron");
-	if (!nano && !valid_llama_family(mn))
-		return false;
-	valid_assume(assumed, alen, "SwiGLU, RMSNorm, no biases (%s), ffn 4 x hidden "
-	             "notwithstanding", nano ? "nanotron's Llama code" : "a Llama-family model");
-	return true;
-}
-
 /* The row's scenario text (includes under incdir); NULL, or why not. */
 static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
                             const valid_options *opt, sim_buf *b, char *assumed, size_t alen,
@@ -404,7 +387,7 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		             profile, how);
 	else
 		valid_assume(assumed, alen, "framework %s%s", profile, st ? " (stacks.csv)" : "");
-	bool swiglu = mem_swiglu(c, row, profile, hidden, ffn, assumed, alen);
+	bool swiglu = valid_swiglu(get(c, row, "model"), profile, hidden, ffn, assumed, alen);
 	long vocab = atol(valid_arch_value(c, row, rec, "vocab", rv, sizeof rv));
 	if (strstr(note, "padded to a multiple of 128*tp") || strstr(note, "padded by Megatron")) {
 		long q = 128 * tp;
@@ -506,14 +489,9 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 				             un ? "untied" : "tied", get(c, row, "params_b"),
 				             un ? "untied" : "tied", un ? ub : tb, un ? "tied" : "untied",
 				             un ? tb : ub);
-			/* params_b silent: nanotron's scaling benchmark ties the
-			 * embeddings below an ffn of 10,000 (runs.c row_model_kind) */
-			if (un < 0 && swiglu && !strcmp(profile, "nanotron") && ffn > 0 && ffn < 10000) {
+			/* params_b silent: nanotron's scaling benchmark's rule */
+			if (un < 0 && valid_nanotron_tied(profile, swiglu, ffn, assumed, alen))
 				un = 0;
-				valid_assume(assumed, alen,
-				             "tied embeddings (nanotron's scaling benchmark ties them "
-				             "below an ffn of 10,000)");
-			}
 			sim_buf_printf(b, "untied_embeddings = %s\n",
 			               (un >= 0 ? un : swiglu) ? "true" : "false");
 		}

@@ -23,7 +23,7 @@
  * into the row's [parallel], [model] or [train] section, except a key the
  * row's own columns already set, and names them as the row's assumption; a
  * model.* key also stands for the architecture column the row leaves open
- * (its hidden and ffn decide the layer kind, runs.c row_model_kind). */
+ * (its hidden and ffn decide the layer kind, valid_swiglu). */
 #include "valid_int.h"
 
 #include <ctype.h>

@@ -488,38 +488,33 @@ static const char *row_stack(const cases_csv *c, size_t row, const valid_options
 	return NULL;
 }
 
-/* Whether the row's model is SwiGLU (with RMSNorm and no biases) and has
- * untied embeddings: an ffn other than 4 x hidden (the Llama families), or
- * one of 4 x hidden in a Llama-family model; said where the ffn alone does
- * not tell. */
-static void row_model_kind(const cases_csv *c, size_t row, const char *profile, long hidden,
-                           long ffn, bool *swiglu_out, bool *untied_out, char *assumed,
-                           size_t alen)
+bool valid_swiglu(const char *model, const char *profile, long hidden, long ffn,
+		  char *assumed, size_t alen)
 {
-	bool swiglu = ffn > 0 && ffn != 4 * hidden;
+	if (ffn <= 0 || ffn != 4 * hidden)
+		return ffn > 0;
 	/* A Llama-family model whose ffn happens to be 4 x hidden is SwiGLU all
 	 * the same (nanotron's scaling benchmark 1B: hidden 2048, ffn 8192,
 	 * scripts/scaling_benchmarks.py:306 at huggingface/nanotron 0e0a27ea):
 	 * its name says so, or nanotron's layer code, whose only model is Llama
 	 * (nanotron.ini) */
 	bool nanotron = !strcmp(profile, "nanotron");
-	const char *mname_col = get(c, row, "model");
-	if (!swiglu && ffn > 0 && (nanotron || valid_llama_family(mname_col))) {
-		swiglu = true;
-		valid_assume(assumed, alen, "SwiGLU, RMSNorm, no biases (%s), ffn 4 x hidden "
-		             "notwithstanding", nanotron ? "nanotron's Llama code" : "a Llama-family model");
-	}
-	/* nanotron's scaling benchmark ties the embeddings of its models below
-	 * an ffn of 10,000 ("model < 4B": scripts/scaling_benchmarks.py:78 at
-	 * 0e0a27ea), its 1B and 3B */
-	bool untied = swiglu;
-	if (nanotron && swiglu && ffn > 0 && ffn < 10000) {
-		untied = false;
-		valid_assume(assumed, alen, "tied embeddings (nanotron's scaling benchmark ties them "
-		             "below an ffn of 10,000)");
-	}
-	*swiglu_out = swiglu;
-	*untied_out = untied;
+	if (!nanotron && !valid_llama_family(model))
+		return false;
+	valid_assume(assumed, alen, "SwiGLU, RMSNorm, no biases (%s), ffn 4 x hidden "
+	             "notwithstanding", nanotron ? "nanotron's Llama code" : "a Llama-family model");
+	return true;
+}
+
+bool valid_nanotron_tied(const char *profile, bool swiglu, long ffn, char *assumed, size_t alen)
+{
+	/* "model < 4B": scripts/scaling_benchmarks.py:78 at 0e0a27ea, its 1B
+	 * and 3B */
+	if (strcmp(profile, "nanotron") || !swiglu || ffn <= 0 || ffn >= 10000)
+		return false;
+	valid_assume(assumed, alen, "tied embeddings (nanotron's scaling benchmark ties them "
+	             "below an ffn of 10,000)");
+	return true;
 }
 
 static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
@@ -571,8 +566,8 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	                            alen, why, whylen);
 	if (stk)
 		return stk;
-	bool swiglu, untied;
-	row_model_kind(c, row, profile, hidden, ffn, &swiglu, &untied, assumed, alen);
+	bool swiglu = valid_swiglu(get(c, row, "model"), profile, hidden, ffn, assumed, alen);
+	bool untied = swiglu && !valid_nanotron_tied(profile, swiglu, ffn, assumed, alen);
 	const char *efa = !strcmp(get(c, row, "fabric"), "efa") ? efa_cluster(gpu) : NULL;
 	if (!strcmp(get(c, row, "fabric"), "efa") && !efa) {
 		snprintf(why, whylen, "no shipped EFA cluster for %s (topologies/efa-*-cluster.ini: "

@@ -93,6 +93,16 @@ bool valid_contains_ci(const char *hay, const char *needle);
 /* A Llama-family model by its name (Llama, Mistral, Mixtral, Qwen): SwiGLU,
  * RMSNorm and no biases even where its ffn happens to be 4 x hidden. */
 bool valid_llama_family(const char *model);
+/* Whether a row's model is SwiGLU (with RMSNorm and no biases): an ffn other
+ * than 4 x hidden, or one of 4 x hidden in a Llama-family model or under
+ * nanotron's Llama code (said as the row's assumption); false without an
+ * ffn. runs.c; training and memory rows alike. */
+bool valid_swiglu(const char *model, const char *profile, long hidden, long ffn,
+		  char *assumed, size_t alen);
+/* Whether nanotron's scaling benchmark ties the row's embeddings: a SwiGLU
+ * model under the nanotron profile with an ffn below 10,000 (its 1B and 3B;
+ * said). runs.c. */
+bool valid_nanotron_tied(const char *profile, bool swiglu, long ffn, char *assumed, size_t alen);
 /* The latest year 2015-2035 written in the source text (a publication or
  * commit date), 0 when none. */
 int valid_source_year(const char *source);
