@@ -833,20 +833,15 @@ int plan_memory_curve(const plan_scenario *s, int stage, double *start, double *
  * framework that logs so keeps. */
 double plan_memory_after_pipeline(const plan_scenario *s, int stage)
 {
-	mw w;
-	if (s->inference || !open_stage(s, stage, &w, true))
-		return 0;
-	int n = w.nops + 1;
-	double *a = malloc(3 * (size_t)n * sizeof *a), v = 0;
-	if (a) {
-		cand best;
-		walk(&w, &best, a, a + n, a + 2 * n, n);
-		v = a[n + n - 1];
-		if (n >= 2 && a[2 * n + n - 2] > v)
-			v = a[2 * n + n - 2];
+	int n = plan_memory_curve(s, stage, NULL, NULL, NULL, 0); /* the ops and the step */
+	double *a = n > 0 ? malloc(3 * (size_t)n * sizeof *a) : NULL, v = 0;
+	if (a && plan_memory_curve(s, stage, a, a + n, a + 2 * n, n) == n) {
+		const double *peak = a + n, *end = a + 2 * n;
+		v = peak[n - 1];
+		if (n >= 2 && end[n - 2] > v)
+			v = end[n - 2];
 	}
 	free(a);
-	close_stage(&w);
 	return v;
 }
 
