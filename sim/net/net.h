@@ -404,8 +404,9 @@ int net_nccl_choice(const net_cluster *c, net_coll coll, const net_group *g, dou
  * constants and the node's nominal links (not podsim's fitted
  * efficiencies), among the algorithms podsim times for the group, a forced
  * nccl_algo / nccl_proto holding where it applies; for all-reduce,
- * all-gather, reduce-scatter and broadcast off EFA (false otherwise, and
- * for nccl_algo = hier, one rank or no bytes). net_tune_time_us: that
+ * all-gather, reduce-scatter and broadcast (on EFA with the plugin's latency
+ * on every network step, after its region tuner: net_efa_choice; false for
+ * other collectives, nccl_algo = hier, one rank or no bytes). net_tune_time_us: that
  * table's time of one pair in microseconds, -1 where NCCL has no entry.
  * net_tune_cc: the compute capability the table uses (the node's, or 9.0
  * where it has nvls_busbw and 8.0 otherwise when unknown). */

@@ -249,10 +249,11 @@ static void tcomm_make(const net_cluster *c, const net_group *g, tcomm *t)
 	double rails = efa && nd->nics > nd->gpus ? (double)nd->nics / nd->gpus : 1;
 	double devs = nd->nics / rails, dev_Bps = nd->nic_Bps * rails;
 	t->lat_inter = efa ? net_efa_tuner_latency(c) * 1e6 : 0;
+	/* the network devices the group's k ranks of a node reach */
+	double u = fmax(1, fmin(devs, k * devs / nd->gpus));
 	if (g->nodes == 1) {
 		t->ring = t->tree = (tgraph){nch_i, bi / nch_i, bi / nch_i};
 	} else {
-		double u = fmax(1, fmin(devs, k * devs / nd->gpus));
 		double nic = dev_Bps / 1e9, s = inter_speed(t->cc, nic);
 		double nch = ceil(u) * fmax(1, floor(nic / s));
 		double inter = fmin(s, fmin(bi, u * nic) / nch);
@@ -266,14 +267,27 @@ static void tcomm_make(const net_cluster *c, const net_group *g, tcomm *t)
 	}
 	/* CollNet: one channel per head, a head per NIC (assumed), the tree's
 	 * bandwidths over them */
-	double heads = ceil(fmax(1, fmin(devs, k * devs / nd->gpus)));
+	double heads = ceil(u);
 	t->collnet = (tgraph){heads, t->tree.intra * t->tree.nch / heads,
 			      t->tree.inter * t->tree.nch / heads};
 	double nn = t->cc >= 10 ? (g->nodes > 1 ? 32 : 24) : 16;
 	double nvi = (isfinite(bi) ? bi : 0) / nn;
 	t->nvls = (tgraph){nn, nvi,
 			   g->nodes == 1 ? 2 * nvi
-					 : fmax(1, fmin(devs, k * devs / nd->gpus)) * dev_Bps / 1e9 / nn};
+					 : u * dev_Bps / 1e9 / nn};
+}
+
+/* The tree's protocol step on bus bandwidth `bus` (tuning.cc:210-215): LL at
+ * 1/3.8 of it and llMaxBw, LL128 at 120/128 of it (7/9 on one node) and nCh
+ * perChMaxTreeLL128Bw; Simple as it is. */
+static double tree_proto(const tcomm *t, int p, double bus)
+{
+	if (p == T_LL)
+		return fmin(bus / 3.8, ll_max_bw[t->m == 1 ? t->arch : 0][t->idx2]);
+	if (p == T_LL128)
+		return fmin(bus * (t->m == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+			    t->tree.nch * tree_ll128_ch[t->arch][t->idx2]);
+	return bus;
 }
 
 /* tuning.cc:287-441 for one entry: *lat (us) and *bw (GB/s, algorithm
@@ -305,11 +319,8 @@ static bool entry(const tcomm *t, net_coll coll, int a, int p, double *lat, doub
 		bus = fmin(bus * 0.92, gr->nch * ring_ll128_ch[t->arch][t->idx2]);
 	if (a == A_TREE && ar)
 		bus = fmin(bus * .92, gr->nch * tree_ch[t->arch][t->idx2]);
-	if (a == A_TREE && p == T_LL)
-		bus = fmin(bus / 3.8, llmax);
-	if (a == A_TREE && p == T_LL128)
-		bus = fmin(bus * (m == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
-			   gr->nch * tree_ll128_ch[t->arch][t->idx2]);
+	if (a == A_TREE)
+		bus = tree_proto(t, p, bus);
 	if (a == A_PAT)
 		bus *= .75;
 	if (a == A_CND && agrs) {
@@ -492,11 +503,6 @@ double net_tree_cap_time(const net_cluster *c, const net_group *g, net_proto p, 
 		return 0;
 	tcomm t;
 	tcomm_make(c, g, &t);
-	double nch = t.tree.nch, bus = nch * tree_ch[t.arch][t.idx2];
-	if (p == NET_PROTO_LL)
-		bus = fmin(bus / 3.8, ll_max_bw[t.m == 1 ? t.arch : 0][t.idx2]);
-	if (p == NET_PROTO_LL128)
-		bus = fmin(bus * (t.m == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
-			   nch * tree_ll128_ch[t.arch][t.idx2]);
+	double bus = tree_proto(&t, (int)p, t.tree.nch * tree_ch[t.arch][t.idx2]);
 	return bus > 0 ? bytes / (0.5 * bus * 1e9) : 0;
 }
