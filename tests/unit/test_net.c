@@ -1425,26 +1425,26 @@ static void test_nccl_table(void)
 		CHECK_INT(k.proto, cases[i].p);
 	}
 	/* the entries the derivation compares against */
-	CHECK_NEAR(net_tune_time_us(&h, NET_ALLREDUCE, &g8, MiB, NET_ALGO_NVLS, NET_PROTO_SIMPLE),
-		   28.105, 2e-4);
-	CHECK_NEAR(net_tune_time_us(&h, NET_ALLREDUCE, &g8, 1024 * MiB, NET_ALGO_RING,
-				    NET_PROTO_SIMPLE),
-		   5123.5, 2e-4);
-	CHECK_NEAR(net_tune_time_us(&a2, NET_ALLREDUCE, &g16, 1024 * MiB, NET_ALGO_RING,
-				    NET_PROTO_SIMPLE),
-		   10670.0, 2e-4);
-	CHECK_NEAR(net_tune_time_us(&a2, NET_ALLREDUCE, &g16, 1024 * MiB, NET_ALGO_TREE,
-				    NET_PROTO_SIMPLE),
-		   11466.8, 2e-4);
-	CHECK_NEAR(net_tune_time_us(&a16, NET_ALLREDUCE, &g1, 8 * MiB, NET_ALGO_RING,
-				    NET_PROTO_LL128),
-		   1055.43, 2e-4);
-	CHECK_NEAR(net_tune_time_us(&a16, NET_ALLREDUCE, &g1, 16 * MiB, NET_ALGO_TREE,
-				    NET_PROTO_LL128),
-		   2316.17, 2e-4);
-	CHECK_NEAR(net_tune_time_us(&a16, NET_ALLREDUCE, &g1, 8 * MiB, NET_ALGO_TREE,
-				    NET_PROTO_LL128),
-		   1199.1, 2e-4);
+	static const struct {
+		int which;
+		double S, t_us;
+		net_algo a;
+		net_proto p;
+	} other[] = {
+		{0, 1048576, 28.105, NET_ALGO_NVLS, NET_PROTO_SIMPLE},
+		{0, 1073741824, 5123.5, NET_ALGO_RING, NET_PROTO_SIMPLE},
+		{2, 1073741824, 10670.0, NET_ALGO_RING, NET_PROTO_SIMPLE},
+		{2, 1073741824, 11466.8, NET_ALGO_TREE, NET_PROTO_SIMPLE},
+		{3, 8388608, 1055.43, NET_ALGO_RING, NET_PROTO_LL128},
+		{3, 16777216, 2316.17, NET_ALGO_TREE, NET_PROTO_LL128},
+		{3, 8388608, 1199.1, NET_ALGO_TREE, NET_PROTO_LL128},
+	};
+	for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+		const net_cluster *c = other[i].which == 0 ? &h : other[i].which == 2 ? &a2 : &a16;
+		const net_group *g = other[i].which == 0 ? &g8 : other[i].which == 2 ? &g16 : &g1;
+		CHECK_NEAR(net_tune_time_us(c, NET_ALLREDUCE, g, other[i].S, other[i].a, other[i].p),
+			   other[i].t_us, 2e-4);
+	}
 	/* no LL128 and no NVLS on PCIe; NVLS only for SM90 and later; a forced
 	 * protocol holds; LL / LL128 never for NVLS */
 	net_cluster pc = h;
