@@ -17,7 +17,7 @@ static bool grad_rs(const plan_scenario *s)
  * plan/grads.c): a malloc'ed list of *n, NULL when none or out of memory. */
 static plan_grad_bucket *stage_buckets(const plan_scenario *s, int stage, int *n)
 {
-	int cap = plan_stage_layers(s, stage) + 1;
+	int cap = plan_grad_bucket_cap(s);
 	plan_grad_bucket *k = malloc((size_t)cap * sizeof *k);
 	*n = k ? plan_grad_buckets(s, stage, k, cap) : 0;
 	if (*n <= 0) {
@@ -77,12 +77,15 @@ static double bucket_lines(FILE *o, const plan_scenario *s)
 			snprintf(b, sizeof b, "%d", k[i].layer);
 		else
 			snprintf(b, sizeof b, "%d-%d", k[i].layer, k[i].last);
-		fprintf(o, "               %2d  layers %-6s chunk %d  %-11s %s: %s\n", i + 1, b,
+		char calls[32] = "";
+		if (k[i].ncalls > 1)
+			snprintf(calls, sizeof calls, " in %d calls", k[i].ncalls);
+		fprintf(o, "               %2d  layers %-6s chunk %d  %-11s %s: %s%s\n", i + 1, b,
 		        k[i].chunk,
 		        explain_unit((k[i].dense_bytes + k[i].expert_bytes) * wire, SIM_UNIT_BYTES,
 		                     a, sizeof a),
 		        bucket_launch(&k[i], nbwd, c, sizeof c),
-		        explain_unit(t, SIM_UNIT_TIME, d, sizeof d));
+		        explain_unit(t, SIM_UNIT_TIME, d, sizeof d), calls);
 	}
 	free(k);
 	fprintf(o, "               in all: %s\n", explain_unit(total, SIM_UNIT_TIME, a, sizeof a));
@@ -194,7 +197,7 @@ static void zero3_host_why(FILE *o, const plan_scenario *s)
 static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_s, double exposed)
 {
 	const plan_spec *p = &s->plan;
-	char t[900], a[32];
+	char t[1200], a[32];
 	double mx, last, host;
 	int nb = p->zero >= 3 ? plan_zero3_buckets(s, 0, &mx, &last, &host) : 0;
 	if (p->zero >= 3 && nb > 0) {
@@ -237,14 +240,23 @@ static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_
 	int n;
 	plan_grad_bucket *k = stage_buckets(s, 0, &n);
 	plan_bucket_launch launch = n > 0 ? k[0].launch : PLAN_LAUNCH_END;
+	int calls = 0;
+	for (int i = 0; i < n; i++)
+		calls += k[i].ncalls;
 	free(k);
+	char per[160] = "";
+	if (calls > 0)
+		snprintf(per, sizeof per,
+		         "; %d calls in all, one all-reduce per parameter tensor, a bucket's in one "
+		         "NCCL group that waits for its slowest node once (grad_bucket_calls)",
+		         calls);
 	snprintf(t, sizeof t,
 	         "the textbook time is one ring over the whole gradient; podsim sends buckets "
-	         "(each pays the latency and the fixed overhead)%s, %s: %s of DP work in all. Only "
+	         "(each pays the latency and the fixed overhead%s)%s, %s: %s of DP work in all. Only "
 	         "what is "
 	         "left after the stage's last compute task, or what stalls a later one, is "
 	         "exposed: %.0f%% of that work, %.0f%% of the one-ring time.%s",
-	         p->zero >= 1 ? (grad_rs(s) ? " as reduce-scatters, then the optimizer's all-gather"
+	         per, p->zero >= 1 ? (grad_rs(s) ? " as reduce-scatters, then the optimizer's all-gather"
 	                                    : " as all-reduces (each rank keeps its slice), then "
 	                                      "the optimizer's all-gather")
 	                      : "",

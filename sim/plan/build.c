@@ -33,8 +33,10 @@
  *               cut at the all-to-alls (build_emit_pair)
  *   pipe.c      the schedule's order per stage, the sends, the links between
  *               stages, synchronous p2p
- *   grads.c     trained parameters, gradient accumulation, DP buckets,
- *               overlap_param_gather, the optimizer step, tied embeddings
+ *   grads.c     trained parameters, gradient accumulation, the optimizer
+ *               step, tied embeddings
+ *   buckets.c   the ZeRO-0..2 DP buckets (by layer or by tensor, one call
+ *               or one per tensor), overlap_param_gather
  *   cost.c      the closed forms the sweep's pre-screen shares (kernel times,
  *               tp_comm_overlap pairs, p2p, DeepEP) and plan_microbatch_cost
  */
@@ -119,9 +121,17 @@ uint32_t build_add_copy(builder *b, int stage, double bytes, bool nvme, const ui
 uint32_t build_add_dp_on(builder *b, const net_group *grp, int stage, net_coll coll,
 			 double bytes, const uint32_t *deps, uint32_t ndeps, int16_t layer)
 {
+	return build_add_dp_adj(b, grp, stage, coll, bytes, 0, deps, ndeps, layer);
+}
+
+uint32_t build_add_dp_adj(builder *b, const net_group *grp, int stage, net_coll coll,
+			  double bytes, double adj, const uint32_t *deps, uint32_t ndeps,
+			  int16_t layer)
+{
 	net_cost cost;
 	if (build_comm_cost(b, coll, grp, bytes, &cost) != SIM_OK)
 		cost = (net_cost){0};
+	cost.time_s = fmax(0, cost.time_s + adj);
 	plan_task t = {sim_time_from_s(cost.time_s), stage, PLAN_STREAM_DP, PLAN_TASK_DP, layer, -1,
 		       (float)cost.intra_bytes, build_nic_share(&b->s->cluster, cost.inter_bytes),
 		       (float)cost.fabric_bytes};
@@ -129,18 +139,26 @@ uint32_t build_add_dp_on(builder *b, const net_group *grp, int stage, net_coll c
 			     build_comm_net_s(b, coll, grp, bytes, cost.time_s), grp->nodes);
 }
 
+/* DP task ids a stage keeps for its optimizer step: ZeRO-3's two per layer
+ * and two more, or two per gradient bucket (plan_grad_bucket_cap). */
+static size_t dp_slots(const plan_scenario *s, int lps)
+{
+	size_t z = (size_t)(2 * lps + 2), k = 2 * (size_t)plan_grad_bucket_cap(s);
+	return z > k ? z : k;
+}
+
 static int build_all(builder *b, pipe_ids *ids, uint32_t *layer_end, uint32_t *dp_ids, int lps)
 {
 	int pp = b->s->plan.pp;
 	int *ndp = calloc((size_t)pp, sizeof *ndp);
-	double *shard = calloc((size_t)pp * (size_t)(2 * lps + 2), sizeof *shard);
+	size_t cap = dp_slots(b->s, lps);
+	double *shard = calloc((size_t)pp * cap, sizeof *shard);
 	int rc = ndp && shard ? SIM_OK : SIM_ENOMEM;
 	const plan_spec *p = &b->s->plan;
 	bool pgather = p->overlap_param_gather && !b->s->inference && (p->zero == 1 || p->zero == 2);
 	uint32_t *pg = pgather ? malloc((size_t)lps * sizeof *pg) : NULL;
 	if (pgather && !pg)
 		rc = SIM_ENOMEM;
-	size_t cap = (size_t)(2 * lps + 2);
 	for (int st = 0; st < pp && rc == SIM_OK; st++) {
 		build_stage_chains(b, st);
 		if (pgather && plan_stage_layers(b->s, st) > 0) {
@@ -149,7 +167,7 @@ static int build_all(builder *b, pipe_ids *ids, uint32_t *layer_end, uint32_t *d
 		}
 		/* ZeRO-3's per-layer reductions land where the buckets' would */
 		b->zdone = dp_ids + (size_t)st * cap, b->zshard = shard + (size_t)st * cap;
-		b->nzdone = 0, b->zcap = (int)cap;
+		b->nzdone = 0, b->zcap = 2 * lps + 2;
 		if (rc == SIM_OK)
 			rc = build_chains_oom(b)
 				     ? SIM_ENOMEM
@@ -169,16 +187,15 @@ static int build_all(builder *b, pipe_ids *ids, uint32_t *layer_end, uint32_t *d
 	for (int st = 0; st < pp && rc == SIM_OK && p->zero < 3; st++) {
 		ndp[st] = build_emit_grad_buckets(b, st, ids->last_bwd[st], layer_end + st * lps,
 						  ids->sync_at + (size_t)st * (size_t)b->vpp,
-						  dp_ids + st * (2 * lps + 2),
-						  shard + st * (2 * lps + 2));
+						  dp_ids + st * cap, shard + st * cap);
 		if (ndp[st] < 0)
 			rc = SIM_ENOMEM;
 	}
 	if (rc == SIM_OK)
 		rc = build_emit_embedding_sync(b, ids);
 	for (int st = 0; st < pp && rc == SIM_OK; st++)
-		rc = build_emit_optimizer(b, st, ids, dp_ids + st * (2 * lps + 2),
-					  shard + st * (2 * lps + 2), ndp[st]);
+		rc = build_emit_optimizer(b, st, ids, dp_ids + st * cap, shard + st * cap,
+					  ndp[st]);
 	free(ndp);
 	free(shard);
 	return rc;
@@ -379,7 +396,7 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 			calloc(pm, 4), calloc(pm, 4), calloc((size_t)p->pp, 4),
 			malloc((size_t)p->pp * 4), malloc(pm * 4), malloc((size_t)b.vstages * 4)};
 	uint32_t *layer_end = calloc((size_t)p->pp * (size_t)lps, 4);
-	uint32_t *dp_ids = calloc((size_t)p->pp * (size_t)(2 * lps + 2), 4);
+	uint32_t *dp_ids = calloc((size_t)p->pp * dp_slots(s, lps), 4);
 	int rc = plan_netflow_open(s, &b.flow) == SIM_OK ? SIM_ENOMEM : SIM_EINVAL;
 	if (rc == SIM_ENOMEM && b.g && chains && b.fsdp.gather && ids.first_f && ids.first_b &&
 	    ids.send_f && ids.send_b && ids.pred_f && ids.pred_b && ids.last_bwd && ids.emb_sync &&

@@ -215,6 +215,10 @@ float build_nic_share(const net_cluster *c, double per_rank);
 /* A data-parallel collective of `bytes` on group grp on the DP stream. */
 uint32_t build_add_dp_on(builder *b, const net_group *grp, int stage, net_coll coll,
 			 double bytes, const uint32_t *deps, uint32_t ndeps, int16_t layer);
+/* ... its time plus adj seconds (at least 0). */
+uint32_t build_add_dp_adj(builder *b, const net_group *grp, int stage, net_coll coll,
+			  double bytes, double adj, const uint32_t *deps, uint32_t ndeps,
+			  int16_t layer);
 /* A host <-> GPU copy on the offload stream (from NVMe when nvme). */
 uint32_t build_add_copy(builder *b, int stage, double bytes, bool nvme, const uint32_t *deps,
 			uint32_t ndeps, int16_t layer);
@@ -262,11 +266,17 @@ int build_link_stages(builder *b, const pipe_ids *ids);
 
 /* ------------------------------- grads.c: gradients and the optimizer -- */
 
-/* The stage's gradient buckets; returns the DP task ids written to out (at
- * most 2 * layers + 2), or -1 on OOM. sync_at: the stage's chunks' launch
- * points (pipe_ids.sync_at + stage * vpp) or NULL. */
-int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd, const uint32_t *layer_end,
-			    const uint32_t *sync_at, uint32_t *out, double *shard_bytes);
+/* Global layer g's trained parameters per rank: its dense part and its
+ * experts (nothing when frozen, LoRA's adapters alone under LoRA). */
+void build_layer_trained(const plan_scenario *s, int g, double *dense, double *experts);
+/* The MTP modules' routed experts per rank, on the last stage. */
+double build_mtp_experts(const plan_scenario *s);
+/* Do the output layer and the embedding train? */
+bool build_output_trained(const plan_scenario *s);
+bool build_embedding_trained(const plan_scenario *s);
+/* The stage-local index of the stage's first trained layer (past a frozen
+ * prefix). */
+int build_first_trained(const plan_scenario *s, int stage);
 /* The root unit's trained parameters on `stage` (embedding, output layer)
  * and their tensors (ZeRO-3's buckets, emit.c). */
 double build_root_params(const plan_scenario *s, int stage, double *tensors);
@@ -277,9 +287,16 @@ double build_zero3_layer_tensors(const plan_scenario *s, int g);
 /* The unit of stage-local layer `layer` of `stage` (fsdp_state.unit: the
  * MoE layer's where the model's layer is one). */
 const fsdp_unit *build_fsdp_unit(const builder *b, const fsdp_state *f, int stage, int layer);
+/* -------------------------------------- buckets.c: ZeRO-0..2 buckets -- */
+
+/* The stage's gradient buckets; returns the DP task ids written to out (at
+ * most plan_dp_slots' per stage), or -1 on OOM. sync_at: the stage's chunks'
+ * launch points (pipe_ids.sync_at + stage * vpp) or NULL. */
+int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd, const uint32_t *layer_end,
+			    const uint32_t *sync_at, uint32_t *out, double *shard_bytes);
 /* Does the interleaved schedule launch each chunk's gradient buckets
  * together at a point of the schedule (Megatron-Core's aligned grad sync,
- * grads.c)? Then build_emit_schedule fills pipe_ids.sync_at. */
+ * buckets.c)? Then build_emit_schedule fills pipe_ids.sync_at. */
 bool build_chunk_sync(const plan_scenario *s);
 /* Per chunk c < vpp of `stage`, the backward step (0-based, in schedule
  * order) after which build_chunk_sync launches its buckets, or -1 (after
@@ -288,6 +305,8 @@ int build_chunk_launch(const plan_scenario *s, int stage, int *step);
 /* overlap_param_gather's gathers at the step start; pg[l] per stage-local
  * layer. SIM_OK or SIM_ENOMEM. */
 int build_emit_param_gather(builder *b, int stage, uint32_t *pg);
+/* ---------------------------------------------------- grads.c, again -- */
+
 /* The stage's optimizer step (and ZeRO-1's parameter all-gather). */
 int build_emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *dp_ids,
 			 const double *shard_bytes, int ndp);

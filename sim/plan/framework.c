@@ -13,6 +13,8 @@
 static const char *const reduce_names[] = {"boundary", "microbatch", NULL};
 static const char *const uneven_names[] = {"error", "end-stages", "cost", NULL};
 static const char *const grad_op_names[] = {"reduce-scatter", "all-reduce", NULL};
+static const char *const bucket_split_names[] = {"layer", "tensor", NULL}; /* plan_bucket_split */
+static const char *const bucket_calls_names[] = {"bucket", "tensor", NULL}; /* plan_bucket_calls */
 static const char *const flash_names[] = {"fa2", "fa3", "cudnn", NULL}; /* hw_flash_impl order */
 static const char *const layer_names[] = {"fused", "nanotron", "mpt", "fms", "hf-llama",
 					  "hf-llama5", NULL}; /* work_layer_code */
@@ -179,6 +181,18 @@ const conf_key plan_framework_keys[] = {
         {"grad_bucket_per_dp", CONF_REAL, SIM_UNIT_NONE, 0, 1e13, "1000000", NULL,
          FK(grad_bucket_per_dp),
          "... at least this many per data-parallel rank (Megatron: max(40M, 1M x dp))"},
+        {"grad_bucket_first", CONF_REAL, SIM_UNIT_NONE, 0, 1e13, "0", NULL,
+         FK(grad_bucket_first),
+         "ZeRO-0: parameters of the first bucket the backward fills, when smaller than the "
+         "others (torch DDP: 1 MiB of 16-bit gradients, 524288; 0 = as the others)"},
+        {"grad_bucket_split", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "layer", bucket_split_names,
+         FK(grad_bucket_split),
+         "ZeRO-0: where a bucket may close: layer (at a layer's end, podsim's approximation), "
+         "tensor (after any parameter tensor, as torch DDP's reducer closes them)"},
+        {"grad_bucket_calls", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "bucket", bucket_calls_names,
+         FK(grad_bucket_calls),
+         "ZeRO-0: collectives per bucket: bucket (one over its flat buffer), tensor (one per "
+         "parameter tensor in a NCCL group: nanotron's fp32 hook, all_reduce_coalesced)"},
         {"grad_dtype", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fp32-unless-fp16", grad_dtype_names,
          FK(grad_dtype),
          "dtype of the data-parallel gradients (accumulated, kept, reduced) when [parallel] "

@@ -1,6 +1,6 @@
 /* grads.c - what the step does with its gradients: the trained parameters
  * per layer, gradient accumulation's task, the DP buckets in backward order,
- * overlap_param_gather's gathers, the optimizer step (on the GPU, or
+ * (the DP buckets: buckets.c), the optimizer step (on the GPU, or
  * ZeRO-Offload's on the CPU) and the tied embeddings' all-reduce.
  */
 #include "build_int.h"
@@ -14,7 +14,7 @@
  * experts over ep (its norms and row-parallel biases whole on every TP rank:
  * plan_rank_layer); LoRA's adapters alone (plan_lora_layer_params, per TP
  * rank); nothing for a frozen layer (train.frozen_layers). */
-static void layer_trained(const plan_scenario *s, int g, double *dense, double *experts)
+void build_layer_trained(const plan_scenario *s, int g, double *dense, double *experts)
 {
 	const work_model *m = &s->model;
 	const plan_spec *p = &s->plan;
@@ -33,21 +33,21 @@ static void layer_trained(const plan_scenario *s, int g, double *dense, double *
 /* The MTP modules' routed experts per rank (whole experts over ep), which
  * the last stage holds with its output layer (work_params_output has the
  * rest of the modules). */
-static double mtp_experts(const plan_scenario *s)
+double build_mtp_experts(const plan_scenario *s)
 {
 	return work_params_mtp_experts(&s->model) / (s->plan.ep > 1 ? s->plan.ep : 1);
 }
 
 /* Do the embedding and the output layer train (not under LoRA unless
  * train_embeddings; the embedding not under frozen_layers)? */
-static bool output_trained(const plan_scenario *s)
+bool build_output_trained(const plan_scenario *s)
 {
 	return s->train.lora_rank <= 0 || s->train.train_embeddings;
 }
 
-static bool embedding_trained(const plan_scenario *s)
+bool build_embedding_trained(const plan_scenario *s)
 {
-	return output_trained(s) && s->train.frozen_layers <= 0;
+	return build_output_trained(s) && s->train.frozen_layers <= 0;
 }
 
 /* The root unit's trained parameters on `stage` (the embedding on the first
@@ -57,15 +57,13 @@ double build_root_params(const plan_scenario *s, int stage, double *tensors)
 {
 	bool first = stage == 0, last = stage == s->plan.pp - 1;
 	double n = 0;
-	if (first && embedding_trained(s))
+	if (first && build_embedding_trained(s))
 		n += plan_rank_embedding(s);
-	if (last && output_trained(s))
-		n += plan_rank_output(s) + mtp_experts(s);
+	if (last && build_output_trained(s))
+		n += plan_rank_output(s) + build_mtp_experts(s);
 	*tensors = n > 0 ? work_ends_param_tensors(&s->model, first, last) : 0;
 	return n;
 }
-
-static int first_trained(const plan_scenario *s, int stage);
 
 int plan_zero3_pieces(const plan_scenario *s, double *gather, double *grad)
 {
@@ -153,7 +151,7 @@ static int zero3_walk(const plan_scenario *s, int stage, double *list, double *t
 	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
 	double B = plan_bucket_bytes(s), th = plan_zero3_reduce_rank_s(s) * grp.shard.size;
 	double rt, root = build_root_params(s, stage, &rt) * gbytes;
-	int nl = plan_stage_layers(s, stage), ft = first_trained(s, stage), n = 0;
+	int nl = plan_stage_layers(s, stage), ft = build_first_trained(s, stage), n = 0;
 	double open = 0, tens = 0;
 	/* the trained layers last first, each its unit's pieces last first
 	 * (plan_zero3_layer: an MoE layer's its own), then the root unit */
@@ -292,17 +290,17 @@ bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_ite
 		for (int l = 0; l < nl; l++) {
 			int g = plan_global_layer(s, stage, l0 + l);
 			double d, x;
-			layer_trained(s, g, &d, &x);
+			build_layer_trained(s, g, &d, &x);
 			if (d + x <= 0)
 				continue; /* no gradient to accumulate */
 			params += d + x;
 			tensors += work_layer_param_tensors(m, &sh, g);
 		}
 		tensors += work_ends_param_tensors(m, v == 0, v == vstages - 1);
-		if (v == 0 && embedding_trained(s))
+		if (v == 0 && build_embedding_trained(s))
 			params += plan_rank_embedding(s);
-		if (v == vstages - 1 && output_trained(s))
-			params += plan_rank_output(s) + mtp_experts(s);
+		if (v == vstages - 1 && build_output_trained(s))
+			params += plan_rank_output(s) + build_mtp_experts(s);
 	}
 	double e = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
 	double acc = plan_grad_bytes(s); /* the buffer: 4 with fp32_grads or fp32/tf32, else e */
@@ -325,7 +323,7 @@ bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_ite
 /* The stage-local index of the stage's first layer that trains: 0, or past
  * the frozen prefix (train.frozen_layers; plan_check keeps it inside the
  * first chunk of stage 0, so it is a prefix of the local layers too). */
-static int first_trained(const plan_scenario *s, int stage)
+int build_first_trained(const plan_scenario *s, int stage)
 {
 	int layers = plan_stage_layers(s, stage), l = 0;
 	while (l < layers && plan_layer_frozen(s, plan_global_layer(s, stage, l)))
@@ -333,400 +331,6 @@ static int first_trained(const plan_scenario *s, int stage)
 	return l;
 }
 
-/* Megatron-Core's interleaved schedule with --overlap-grad-reduce launches
- * a chunk's gradient buckets together, not as the backward fills them:
- * align_grad_reduce (on by default, training/config/common_config.py:80 at
- * d98e8a64) installs each chunk's start_grad_sync as grad_sync_func
- * (training/training.py:4346-4359), the backward runs with grad sync off
- * (the chunk's no_sync, so the buckets' ready hooks launch nothing,
- * core/distributed/param_and_grad_buffer.py:863-885), and after its k-th
- * backward step a rank launches the chunk whose last micro-batch was its
- * step k - pipeline rank, aligning the launches across the pipeline
- * (pipeline_parallel/schedules.py:1438-1456); what is left, after the
- * schedule (:2065-2069). build_emit_schedule (pipe.c) records those points
- * in pipe_ids.sync_at. Not under ZeRO's zero_one_bucket, GPipe or ZB-H1. */
-bool build_chunk_sync(const plan_scenario *s)
-{
-	const plan_spec *p = &s->plan;
-	return s->fw.first_stage_buckets && p->vpp > 1 && p->overlap_grad_reduce &&
-	       p->schedule == PLAN_SCHED_1F1B && !s->inference &&
-	       !(p->zero >= 1 && s->fw.zero_one_bucket);
-}
-
-/* Megatron-Core wraps each model chunk in its own DistributedDataParallel
- * whose buffers hold the chunk's parameters and gradients in the same
- * buckets: the gradient reduce-scatters and the parameter all-gathers of
- * --overlap-param-gather use one bucket set (the forward pre-hook waits for
- * the all-gather of its parameters' bucket group,
- * core/distributed/distributed_data_parallel.py:517-550 at d98e8a64).
- * Buckets never span chunks, and only the first pipeline stage's first
- * chunk splits at bucket_size: a chunk after the first is wrapped with
- * disable_bucketing and every chunk of a later pipeline rank with no
- * bucket size (training/training.py:2504-2515; DDP's own rule,
- * distributed_data_parallel.py:160-171), so each is one bucket. Without
- * --overlap-grad-reduce no chunk splits (training.py:2179-2194, bucket_size
- * None; --overlap-param-gather requires the overlap, arguments.py:1024-1029).
- * [framework] first_stage_buckets says a framework does this; its chunks'
- * buckets are then cut at chunk boundaries. This is the bucket size of
- * chunk `chunk` of `stage` (1e300: one bucket). */
-static double chunk_bucket_bytes(const plan_scenario *s, int stage, int chunk)
-{
-	bool one = plan_one_bucket(s, stage) || (chunk > 0 && s->fw.first_stage_buckets);
-	return one ? 1e300 : plan_bucket_bytes(s);
-}
-
-/* The gradient buckets of a stage in backward order (last layer first), as
- * the DP reduction closes them: on the last stage the output layer's
- * gradients (and the MTP modules' experts) open the first; each trained
- * layer adds its dense and expert gradients, the lowest trained layer the
- * embedding's on stage 0 (frozen layers below it have none); a bucket
- * closes when the two together reach its chunk's size (chunk_bucket_bytes),
- * at the lowest trained layer, and under first_stage_buckets at each
- * chunk's first layer. The walk's bytes are gbytes per trained parameter. */
-typedef struct bucket_walk {
-	const plan_scenario *s;
-	int stage, l, lo;       /* the next layer down, the lowest trained one */
-	int chunk, chunk_lo;    /* the model chunk holding l, its first local layer */
-	double gbytes;
-	double embed;           /* stage 0's embedding gradient, or 0 */
-	double dense, experts;  /* the open bucket's bytes */
-} bucket_walk;
-
-static void bucket_walk_init(bucket_walk *w, const plan_scenario *s, int stage, double gbytes)
-{
-	bool out = stage == s->plan.pp - 1 && output_trained(s);
-	*w = (bucket_walk){.s = s,
-			   .stage = stage,
-			   .l = plan_stage_layers(s, stage) - 1,
-			   .lo = first_trained(s, stage),
-			   .chunk = s->plan.vpp,
-			   .chunk_lo = INT32_MAX,
-			   .gbytes = gbytes,
-			   .embed = stage == 0 && embedding_trained(s)
-					    ? plan_rank_embedding(s) * gbytes
-					    : 0,
-			   .dense = out ? plan_rank_output(s) * gbytes : 0,
-			   .experts = out ? mtp_experts(s) * gbytes : 0};
-}
-
-/* The next bucket: its lowest stage-local layer, its chunk and its dense
- * and expert bytes; false after the last (the walk's dense bytes then hold
- * what a stage without layers keeps: its output layer's). */
-static bool bucket_next(bucket_walk *w, int *l, int *chunk, double *dense, double *experts)
-{
-	for (; w->l >= w->lo; w->l--) {
-		while (w->l < w->chunk_lo && w->chunk > 0) /* into the chunk below */
-			plan_chunk_layers(w->s, w->stage, --w->chunk, &w->chunk_lo);
-		double d, x; /* the layer's trained dense and expert parameters */
-		layer_trained(w->s, plan_global_layer(w->s, w->stage, w->l), &d, &x);
-		w->dense += d * w->gbytes;
-		w->experts += x * w->gbytes;
-		if (w->l == w->lo)
-			w->dense += w->embed;
-		bool cut = w->l == w->chunk_lo && w->s->fw.first_stage_buckets;
-		if (w->dense + w->experts < chunk_bucket_bytes(w->s, w->stage, w->chunk) &&
-		    w->l > w->lo && !cut)
-			continue;
-		*l = w->l--;
-		*chunk = w->chunk;
-		*dense = w->dense;
-		*experts = w->experts;
-		w->dense = w->experts = 0;
-		return true;
-	}
-	return false;
-}
-
-double plan_grad_bytes(const plan_scenario *s)
-{
-	return (s->plan.fp32_grads || s->dtype == HW_FP32 || s->dtype == HW_TF32) ? 4.0 : 2.0;
-}
-
-net_coll plan_grad_coll(const plan_scenario *s)
-{
-	return s->plan.zero >= 1 && s->fw.zero_grad_op == PLAN_GRAD_OP_REDUCE_SCATTER
-		       ? NET_REDUCESCATTER
-		       : NET_ALLREDUCE;
-}
-
-/* flush_bucket's collectives (below), each timed alone with net_collective
- * (what `podsim explain` lists; the graph's tasks take build_comm_cost's
- * time, the flow model's under network = flow), and the casts around them
- * where the wire is narrower than the buffer. */
-double plan_grad_bucket_time(const plan_scenario *s, const plan_groups *g,
-			     const plan_grad_bucket *k)
-{
-	double gbytes = plan_grad_bytes(s), wire = plan_grad_wire_bytes(s, gbytes) / gbytes;
-	double t = 0, dense = k->dense_bytes * wire, experts = k->expert_bytes * wire;
-	net_coll coll = plan_grad_coll(s);
-	net_cost c;
-	if (g->dp.size > 1 && dense > 0) {
-		if (net_collective(&s->cluster, coll, &g->shard, dense, &c) == SIM_OK)
-			t += c.time_s;
-		if (g->replica.size > 1 &&
-		    net_collective(&s->cluster, NET_ALLREDUCE, &g->replica, dense / g->shard.size,
-				   &c) == SIM_OK)
-			t += c.time_s;
-	}
-	if (g->edp.size > 1 && experts > 0 &&
-	    net_collective(&s->cluster, coll, &g->edp, experts, &c) == SIM_OK)
-		t += c.time_s;
-	/* the casts around a narrower wire (flush_bucket's cast_pass) */
-	if (g->dp.size > 1)
-		t += 2 * plan_grad_cast_time(s, k->dense_bytes / gbytes);
-	if (g->edp.size > 1)
-		t += 2 * plan_grad_cast_time(s, k->expert_bytes / gbytes);
-	return t;
-}
-
-/* A memory-bound pass of `sec` seconds on the DP stream after dep (the
- * casts around a narrower wire, plan_grad_cast_bytes); dep itself when
- * there is none. UINT32_MAX on OOM. */
-static uint32_t cast_pass(builder *b, int stage, double sec, uint32_t dep, int16_t at)
-{
-	if (!(sec > 0) || dep == UINT32_MAX)
-		return dep;
-	plan_task t = {sim_time_from_s(sec), stage, PLAN_STREAM_DP, PLAN_TASK_DP, at, -1, 0, 0, 0};
-	return plan_graph_add(b->g, &t, &dep, 1);
-}
-
-/* One bucket: the dense bytes reduced in the shard group (the whole dp x cp
- * group unless hybrid sharding), then all-reduced over the shard's replicas
- * when there are some; the expert bytes over the expert-DP group. acc and
- * acc_e are wire bytes; cast and cast_e the seconds of each of the two
- * kernels around a part's collectives (one before, tensor.to(
- * communication_data_type), one after, tensor.copy_; DeepSpeed 38327e07
- * engine.py:2491-2513: (g + w) bytes per value each, plan_grad_cast_time),
- * 0 when the wire is the buffer. Appends the last task of each reduction (what the
- * optimizer waits for) and the shard a rank keeps. Returns false on OOM. */
-static bool flush_bucket(builder *b, int stage, net_coll coll, double acc, double acc_e,
-			 double cast, double cast_e, uint32_t dep, int16_t at, uint32_t *out,
-			 double *shard_bytes, int *n)
-{
-	if (b->dp.size > 1 && acc > 0) {
-		uint32_t pre = cast_pass(b, stage, cast, dep, at);
-		uint32_t id = pre == UINT32_MAX ? pre
-						: build_add_dp_on(b, &b->shard, stage, coll, acc, &pre, 1, at);
-		if (id != UINT32_MAX && b->replica.size > 1)
-			id = build_add_dp_on(b, &b->replica, stage, NET_ALLREDUCE,
-					     acc / b->shard.size, &id, 1, at);
-		id = cast_pass(b, stage, cast, id, at);
-		if (id == UINT32_MAX)
-			return false;
-		shard_bytes[*n] = acc / b->shard.size;
-		out[(*n)++] = id;
-	}
-	if (b->edp.size > 1 && acc_e > 0) {
-		uint32_t pre = cast_pass(b, stage, cast_e, dep, at);
-		uint32_t id = pre == UINT32_MAX ? pre
-						: build_add_dp_on(b, &b->edp, stage, coll, acc_e, &pre, 1, at);
-		id = cast_pass(b, stage, cast_e, id, at);
-		if (id == UINT32_MAX)
-			return false;
-		shard_bytes[*n] = acc_e / b->edp.size;
-		out[(*n)++] = id;
-	}
-	return true;
-}
-
-/* The backward step after which each chunk's buckets go out under
- * build_chunk_sync (Megatron-Core's aligned launch, above): after its k-th
- * backward step (0-based, in plan_schedule_order) a rank launches the chunk
- * whose last micro-batch was its step k - stage; a chunk whose last
- * micro-batch is among the stage's last `stage` backward steps has no such
- * step and goes after the schedule (-1). step[c] for c < vpp; all -1 when
- * there is no chunk sync. SIM_OK or SIM_ENOMEM. */
-int build_chunk_launch(const plan_scenario *s, int stage, int *step)
-{
-	const plan_spec *p = &s->plan;
-	for (int c = 0; c < p->vpp; c++)
-		step[c] = -1;
-	if (!build_chunk_sync(s))
-		return SIM_OK;
-	int m = plan_microbatches(p), n = plan_schedule_steps(p->schedule, m, p->vpp), nb = 0;
-	plan_op *order = malloc((size_t)n * sizeof *order);
-	if (!order)
-		return SIM_ENOMEM;
-	plan_schedule_order(p->schedule, p->pp, m, p->vpp, plan_warm_extra(p), stage, order);
-	for (int i = 0; i < n; i++)
-		nb += order[i].backward && !order[i].weight;
-	for (int i = 0, k = 0; i < n; i++) {
-		if (!order[i].backward || order[i].weight)
-			continue;
-		if (order[i].mb == m - 1 && k + stage < nb)
-			step[order[i].chunk] = k + stage;
-		k++;
-	}
-	free(order);
-	return SIM_OK;
-}
-
-/* The buckets of build_emit_grad_buckets, each with its launch: after its
- * lowest layer's last backward under overlap_grad_reduce (plan_one_bucket
- * aside: a rank after the first without interleaving reduces its one bucket
- * after its backward, pipeline_parallel/schedules.py:2454-2480 at d98e8a64),
- * at its chunk's aligned launch point under build_chunk_sync (or after the
- * backward where the chunk has none), else after the whole backward. */
-int plan_grad_buckets(const plan_scenario *s, int stage, plan_grad_bucket *out, int cap)
-{
-	const plan_spec *p = &s->plan;
-	if (s->inference || p->zero >= 3)
-		return 0; /* ZeRO-3 reduce-scatters per layer inside the backward chain */
-	double gbytes = plan_grad_bytes(s);
-	int *step = malloc((size_t)p->vpp * sizeof *step);
-	if (!step || build_chunk_launch(s, stage, step) != SIM_OK) {
-		free(step);
-		return SIM_ENOMEM;
-	}
-	bool overlap = p->overlap_grad_reduce && !plan_one_bucket(s, stage);
-	bool csync = build_chunk_sync(s);
-	bucket_walk w;
-	bucket_walk_init(&w, s, stage, gbytes);
-	int n = 0, l, chunk, hi = plan_stage_layers(s, stage) - 1;
-	int nbwd = plan_microbatches(p) * p->vpp; /* backward steps (1F1B, chunk sync) */
-	double acc, acc_e;
-	while (bucket_next(&w, &l, &chunk, &acc, &acc_e) && n < cap) {
-		plan_grad_bucket *k = &out[n++];
-		*k = (plan_grad_bucket){l, hi, chunk, acc, acc_e, PLAN_LAUNCH_END, -1, true};
-		if (csync && step[chunk] >= 0)
-			k->launch = PLAN_LAUNCH_CHUNK, k->step = step[chunk],
-			k->at_end = step[chunk] == nbwd - 1;
-		else if (overlap && !csync)
-			k->launch = PLAN_LAUNCH_LAYER, k->at_end = l == w.lo;
-		hi = l - 1;
-	}
-	/* a stage holding only the embedding or the output layer */
-	if (plan_stage_layers(s, stage) == 0 && n < cap)
-		out[n++] = (plan_grad_bucket){-1, -1, 0, w.dense + w.embed, 0, PLAN_LAUNCH_END, -1,
-					      true};
-	free(step);
-	return n;
-}
-
-/* Gradient buckets in backward order (last layer first): the dense gradients
- * over the dp x cp ranks, an MoE layer's expert gradients over the ranks that
- * hold the same experts (edp = tp*cp*dp/ep); a bucket closes when the two
- * together reach bucket_size (plan_grad_buckets, which explain prints).
- * Returns the number of DP task ids written to out (at most 2 * layers + 2),
- * or -1 on OOM. */
-int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
-			    const uint32_t *layer_end, const uint32_t *sync_at, uint32_t *out,
-			    double *shard_bytes)
-{
-	const plan_scenario *s = b->s;
-	const plan_spec *p = &s->plan;
-	if ((b->dp.size == 1 && b->edp.size == 1) || p->zero >= 3)
-		return 0;
-	double gbytes = plan_grad_bytes(s);
-	/* bytes on the wire per byte of gradient (grad_compression, or the
-	 * framework's narrower wire dtype); the buckets close on the gradients'
-	 * own bytes */
-	double wire = plan_grad_wire_bytes(s, gbytes) / gbytes;
-	net_coll coll = plan_grad_coll(s);
-	int cap = plan_stage_layers(s, stage) + 1, n = 0;
-	plan_grad_bucket *k = malloc((size_t)cap * sizeof *k);
-	int nb = k ? plan_grad_buckets(s, stage, k, cap) : SIM_ENOMEM;
-	/* Each bucket waits for its launch (plan_grad_buckets): its lowest
-	 * layer's last backward, its chunk's launch point (pipe_ids.sync_at),
-	 * or the stage's last backward task, last_bwd, which with synchronous
-	 * p2p includes the last gradient send. ZeRO-2's per-micro-batch
-	 * reductions (sync_at NULL) launch a chunk's buckets as overlap says. */
-	bool overlap = p->overlap_grad_reduce && !plan_one_bucket(s, stage);
-	for (int i = 0; i < nb && n >= 0; i++) {
-		uint32_t dep = last_bwd;
-		if (k[i].launch == PLAN_LAUNCH_CHUNK && sync_at)
-			dep = sync_at[k[i].chunk] != UINT32_MAX ? sync_at[k[i].chunk] : last_bwd;
-		else if (k[i].launch == PLAN_LAUNCH_LAYER ||
-			 (k[i].launch == PLAN_LAUNCH_CHUNK && overlap))
-			dep = layer_end[k[i].layer];
-		if (!flush_bucket(b, stage, coll, k[i].dense_bytes * wire, k[i].expert_bytes * wire,
-				  plan_grad_cast_time(s, k[i].dense_bytes / gbytes),
-				  plan_grad_cast_time(s, k[i].expert_bytes / gbytes), dep,
-				  (int16_t)k[i].layer, out, shard_bytes, &n))
-			n = -1;
-	}
-	free(k);
-	return nb < 0 ? -1 : n;
-}
-
-/* overlap_param_gather (Megatron-Core --overlap-param-gather with the
- * distributed optimizer): after the optimizer step each bucket group's
- * updated parameter shards are all-gathered asynchronously, the first at
- * once and each later one dispatched when the one before is waited for
- * (next_param_gather_bucket_group, core/distributed/
- * distributed_data_parallel.py:369-380 at d98e8a64), and a module's forward
- * pre-hook waits only for the gather of its parameters' bucket group
- * (:517-550), so the gathers run under the next step's forward. The buckets
- * are the gradient buckets (the same buffers: chunk_bucket_bytes, made in
- * backward order, so the first layers share the last bucket; one per chunk
- * after the first stage's first chunk). In a steady-state step this is
- * modelled as every bucket's gather issued at the step start on the DP
- * stream in forward order (first layers first; the stream runs them back to
- * back, as the one-bucket prefetch does once compute lags behind), and each
- * layer's first forward of the step (micro-batch 0 of its chunk) waiting for
- * its bucket's: only what the compute before a bucket's first use cannot hide
- * is exposed. Bytes per bucket: its 16-bit parameters, the dense part over
- * the shard group, the experts over the expert-DP group (as the gradients).
- * pg[l] gets, per stage-local layer, the bucket's last gather (the DP stream
- * runs a bucket's two gathers in order). Returns SIM_OK or SIM_ENOMEM. */
-int build_emit_param_gather(builder *b, int stage, uint32_t *pg)
-{
-	const plan_scenario *s = b->s;
-	const plan_spec *p = &s->plan;
-	int layers = plan_stage_layers(s, stage);
-	double gbytes = plan_grad_bytes(s);
-	double wbytes = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
-	int *lo = malloc((size_t)(layers > 0 ? layers : 1) * sizeof *lo); /* per layer: its
-									    * bucket's first layer */
-	if (!lo)
-		return SIM_ENOMEM;
-	/* bucket boundaries as build_emit_grad_buckets closes them: the same
-	 * buckets (chunk_bucket_bytes) */
-	bool out = stage == p->pp - 1 && output_trained(s);
-	bool emb = stage == 0 && embedding_trained(s);
-	int hi = layers - 1, lt = first_trained(s, stage), first, chunk;
-	double acc, acc_e;
-	bucket_walk w;
-	bucket_walk_init(&w, s, stage, gbytes);
-	while (bucket_next(&w, &first, &chunk, &acc, &acc_e)) {
-		for (int k = first; k <= hi; k++)
-			lo[k] = first;
-		hi = first - 1;
-	}
-	for (int k = 0; k < lt; k++) /* the frozen prefix: one bucket with nothing to gather */
-		lo[k] = 0;
-	/* gathers in forward order: bucket [l, hi] */
-	int rc = SIM_OK;
-	for (int l = 0; l < layers && rc == SIM_OK; l = hi + 1) {
-		double dense = 0, experts = 0;
-		for (hi = l; hi + 1 < layers && lo[hi + 1] == l; hi++)
-			;
-		for (int k = l; k <= hi; k++) {
-			double d, x;
-			layer_trained(s, plan_global_layer(s, stage, k), &d, &x);
-			dense += d;
-			experts += x;
-		}
-		if (l == 0 && emb)
-			dense += plan_rank_embedding(s);
-		if (hi == layers - 1 && out)
-			dense += plan_rank_output(s), experts += mtp_experts(s);
-		uint32_t id = UINT32_MAX;
-		bool want = false;
-		if (b->shard.size > 1 && dense > 0)
-			want = true, id = build_add_dp_on(b, &b->shard, stage, NET_ALLGATHER,
-							  dense * wbytes, NULL, 0, -1);
-		if (b->edp.size > 1 && experts > 0 && (!want || id != UINT32_MAX))
-			want = true, id = build_add_dp_on(b, &b->edp, stage, NET_ALLGATHER,
-							  experts * wbytes, NULL, 0, -1);
-		if (want && id == UINT32_MAX)
-			rc = SIM_ENOMEM;
-		for (int k = l; k <= hi; k++)
-			pg[k] = id;
-	}
-	free(lo);
-	return rc;
-}
 
 /* ZeRO-Offload's step (Ren et al. 2021): each gradient bucket's shard is
  * copied to the host as its reduce-scatter ends (overlapping the rest of the

@@ -154,7 +154,7 @@ static int op_end(builder *b, int stage, pipe_ids *ids, sched_state *st, const o
 int build_emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_end)
 {
 	int pp = b->s->plan.pp, m = b->m;
-	int lmax = plan_max_stage_layers(b->s), cap = 2 * (lmax > 0 ? lmax : 1) + 2;
+	int lmax = plan_max_stage_layers(b->s), cap = 2 * plan_grad_bucket_cap(b->s);
 	sched_state st = {plan_p2p_sync(&b->s->plan), plan_grad_reduce_microbatch(b->s),
 			  UINT32_MAX, UINT32_MAX, UINT32_MAX, SIZE_MAX, lmax, NULL, NULL, NULL,
 			  NULL, NULL, 0};

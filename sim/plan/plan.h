@@ -214,6 +214,15 @@ typedef enum { PLAN_UNEVEN_ERROR = 0, PLAN_UNEVEN_END_STAGES, PLAN_UNEVEN_COST }
  * use_multi_rank_bucket_allreduce): twice the traffic. */
 typedef enum { PLAN_GRAD_OP_REDUCE_SCATTER = 0, PLAN_GRAD_OP_ALL_REDUCE } plan_grad_op;
 
+/* Where a ZeRO-0..2 gradient bucket may close: at a layer's end (podsim's
+ * approximation, a bucket never smaller than a layer), or after any
+ * parameter tensor as torch DDP's reducer closes them (plan/grads.c
+ * "Buckets by tensor"). */
+typedef enum { PLAN_BUCKET_SPLIT_LAYER = 0, PLAN_BUCKET_SPLIT_TENSOR } plan_bucket_split;
+/* How a bucket is sent: one collective over its flat buffer, or one per
+ * parameter tensor inside a NCCL group (nanotron's fp32 DDP hook). */
+typedef enum { PLAN_BUCKET_CALLS_BUCKET = 0, PLAN_BUCKET_CALLS_TENSOR } plan_bucket_calls;
+
 /* What the framework keeps alive (memory.c, memwalk.c; each value cited in
  * the profile files). The loss: bytes per token and vocabulary entry (per
  * rank: V/t for the vocabulary-parallel loss) at four moments, see
@@ -326,8 +335,13 @@ typedef struct plan_framework {
 	 * never span model chunks, and only the first stage's first chunk
 	 * splits at the bucket size; every other chunk is one bucket, for the
 	 * gradients and overlap_param_gather's gathers alike (Megatron-Core,
-	 * plan/grads.c chunk_bucket_bytes). */
+	 * plan/buckets.c chunk_bucket_bytes). */
 	double grad_bucket, grad_bucket_per_dp;
+	/* grad_bucket_first: the first bucket's parameters (0 = grad_bucket's);
+	 * grad_bucket_split: plan_bucket_split; grad_bucket_calls:
+	 * plan_bucket_calls (plan/buckets.c "Buckets by tensor") */
+	double grad_bucket_first;
+	int grad_bucket_split, grad_bucket_calls;
 	bool one_bucket_no_overlap, first_stage_buckets;
 	int grad_dtype;               /* plan_grad_dtype: the rule that sets
 				       * [parallel] fp32_grads by precision where
@@ -1146,6 +1160,7 @@ typedef enum plan_bucket_launch {
 } plan_bucket_launch;
 
 /* One data-parallel gradient bucket of a stage, as plan_build reduces it. */
+#define PLAN_BUCKET_CALLS 32
 typedef struct plan_grad_bucket {
 	int layer, last; /* its stage-local layers [layer, last]; -1 on a stage without layers */
 	int chunk;       /* the model chunk holding them */
@@ -1160,11 +1175,20 @@ typedef struct plan_grad_bucket {
 	                  * done (its whole backward; the chunk launched after the
 	                  * last step; the lowest layer's bucket): exposed but for
 	                  * what the optimizer step and the other stages hide */
+	int ncalls;      /* grad_bucket_calls = tensor: its dense bytes go in ncalls
+	                  * collectives of calls[i] bytes, one per parameter tensor
+	                  * (beyond PLAN_BUCKET_CALLS the rest join the last);
+	                  * 0: one collective over dense_bytes */
+	double calls[PLAN_BUCKET_CALLS];
 } plan_grad_bucket;
 
+/* The most gradient buckets any stage has (plan_grad_buckets): its layers
+ * + 1 where buckets close at layers' ends, more where they close after any
+ * tensor (grad_bucket_split = tensor). */
+int plan_grad_bucket_cap(const plan_scenario *s);
 /* The stage's gradient buckets in backward order (last layer first), the
- * ones plan_build emits (plan/grads.c; `podsim explain` prints them): at
- * most cap written (cap = plan_stage_layers + 1 holds them all); returns how
+ * ones plan_build emits (plan/buckets.c; `podsim explain` prints them): at
+ * most cap written (plan_grad_bucket_cap holds them all); returns how
  * many, 0 for inference and ZeRO-3 (whose reductions are per layer), or
  * SIM_ENOMEM. Whether a group has more than one rank is not asked: a bucket
  * with a one-rank group is simply not sent. */
@@ -1188,6 +1212,13 @@ net_coll plan_grad_coll(const plan_scenario *s);
  * over the expert-DP group. A one-rank group sends nothing. */
 double plan_grad_bucket_time(const plan_scenario *s, const plan_groups *g,
 			     const plan_grad_bucket *k);
+/* A bucket's calls (grad_bucket_calls = tensor) run in one NCCL group, which
+ * waits for its slowest node once (net_sync_delay on the group's bytes), not
+ * once per call: the seconds to add to the sum of its calls' times in group
+ * g (each timed alone with net_collective, its own wait included), <= 0;
+ * 0 for a bucket of one call or off EFA. */
+double plan_grad_calls_sync(const plan_scenario *s, const net_group *g, net_coll coll,
+			    const plan_grad_bucket *k, double wire);
 /* The tied word embedding's gradient all-reduce between the first and the
  * last stage with the alpha-beta model, in g's embed group (the graph's),
  * at value_bytes per value: V h / tp values; 0 when untied or pp = 1. */

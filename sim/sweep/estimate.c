@@ -607,13 +607,16 @@ static double stream_end(const double *launch, const double *cost, double *pre, 
 /* One ZeRO-0..2 bucket's collectives (dp_tail): over the shard group its
  * dense bytes (d, on the wire x wire), then the shard over its replicas; the
  * experts (x) over expert DP; and the casts around a narrower wire
- * (grads.c flush_bucket). */
-static double bucket_cost(const plan_scenario *s, const plan_groups *g, net_coll op, double dense,
-			  double expert, double wire)
+ * (buckets.c flush_bucket). */
+static double bucket_cost(const plan_scenario *s, const plan_groups *g, net_coll op,
+			  const plan_grad_bucket *k, double wire)
 {
+	double dense = k->dense_bytes, expert = k->expert_bytes;
 	double gbytes = plan_grad_bytes(s), d = dense * wire, x = expert * wire, c = 0;
 	if (g->dp.size > 1 && d > 0) {
-		c += coll_time(s, op, &g->shard, d);
+		for (int i = 0; i < (k->ncalls > 0 ? k->ncalls : 1); i++) /* its calls */
+			c += coll_time(s, op, &g->shard, k->ncalls > 0 ? k->calls[i] * wire : d);
+		c += plan_grad_calls_sync(s, &g->shard, op, k, wire);
 		if (g->replica.size > 1)
 			c += coll_time(s, NET_ALLREDUCE, &g->replica, d / g->shard.size);
 		c += 2 * plan_grad_cast_time(s, dense / gbytes);
@@ -680,13 +683,14 @@ static double dp_tail(const plan_scenario *s, const plan_groups *g, const kinds 
 		free(step_rem);
 		goto out;
 	}
+	int pn = 1;
 	double pd = -1, px = -1, pc = 0; /* the last bucket's sizes and cost: most
-					 * buckets are alike, timed once */
+					 * buckets are alike, timed once (one call each) */
 	for (int i = 0; i < nb; i++) {
 		double d = bk[i].dense_bytes * wire, x = bk[i].expert_bytes * wire;
-		double c = d == pd && x == px ? pc : bucket_cost(s, g, op, bk[i].dense_bytes,
-		                                                 bk[i].expert_bytes, wire);
-		pd = d, px = x, pc = c;
+		bool same = d == pd && x == px && bk[i].ncalls == 0 && pn == 0;
+		double c = same ? pc : bucket_cost(s, g, op, &bk[i], wire);
+		pd = d, px = x, pc = c, pn = bk[i].ncalls;
 		double r = 0;
 		if (bk[i].launch == PLAN_LAUNCH_CHUNK && bk[i].step >= 0 && bk[i].step < nbwd)
 			r = step_rem[bk[i].step];
@@ -740,7 +744,7 @@ static void pgather_lead(const plan_scenario *s, const kinds *k, const prog *fir
 		P[v + 1] = P[v] + lead[v] + hop;
 }
 
-/* overlap_param_gather on stage st (plan/grads.c build_emit_param_gather):
+/* overlap_param_gather on stage st (plan/buckets.c build_emit_param_gather):
  * the buckets of plan_grad_buckets (bk, nb), in forward order b = 1..n (their
  * lowest layer first), are all-gathered back to back on the DP stream from
  * the step start, each c_b (its dense 16-bit parameters over the shard
@@ -940,7 +944,7 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	 * whole gather is counted) */
 	bool pgon = p->overlap_param_gather && !s->inference && (p->zero == 1 || p->zero == 2) &&
 	            grp.dp.size > 1;
-	int vpp_i = p->vpp > 0 ? p->vpp : 1, cap = plan_max_stage_layers(s) + 1;
+	int vpp_i = p->vpp > 0 ? p->vpp : 1, cap = plan_grad_bucket_cap(s);
 	double pg = pgon ? 0 : -1;
 	double *lead = pgon ? malloc((size_t)(2 * pp * vpp_i + 1) * sizeof *lead) : NULL;
 	plan_grad_bucket *bk = buckets || pgon ? malloc((size_t)cap * sizeof *bk) : NULL;

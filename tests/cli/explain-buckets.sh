@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # explain-buckets.sh PODSIM - `podsim explain` section 5 prints the gradient
-# buckets the task graph reduces (plan_grad_buckets, plan/grads.c): its list
+# buckets the task graph reduces (plan_grad_buckets, plan/buckets.c): its list
 # is compared with the DP tasks of stage 0 in the Chrome trace of the same
 # scenario (`podsim run --trace`), on the quickstart (tp 2, pp 2, dp 4, m = 8,
 # 12 layers a stage, Megatron-Core's profile, ZeRO-0 all-reduces inside one

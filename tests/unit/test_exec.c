@@ -740,7 +740,7 @@ static void test_tp_overlap_build(void)
  * without the flag: the same bytes fully exposed, the same step. With a
  * bucket per layer (bucket_size 1 B) stage 0's 12 gathers start the step
  * with no predecessor (stage 1, a later pipeline rank, keeps one bucket:
- * plan/grads.c chunk_bucket_bytes), each layer's first forward waits for
+ * plan/buckets.c chunk_bucket_bytes), each layer's first forward waits for
  * one, and all but the first layer's hide under the forward: a shorter step
  * and less exposed DP time. */
 static void test_param_gather_build(void)
