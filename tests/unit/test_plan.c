@@ -1682,7 +1682,7 @@ static const plan_task *compute_pred(const plan_graph *g, size_t i)
 	return NULL;
 }
 
-/* Megatron-Core's buckets (plan/grads.c chunk_bucket_bytes; d98e8a64
+/* Megatron-Core's buckets (plan/buckets.c chunk_bucket_bytes; d98e8a64
  * training/training.py:2504-2515, distributed_data_parallel.py:160-171):
  * only the first pipeline stage's first model chunk splits at bucket_size,
  * every other chunk is one bucket, and the parameter all-gathers of
@@ -1873,6 +1873,136 @@ static void test_grad_buckets(void)
 	sim_diag_free(d);
 }
 
+/* Buckets by tensor (plan/buckets.c), nanotron's DDP under ZeRO-0 on the
+ * shipped scenarios/llama3-8b-efa-nanotron.ini (Llama 3 8B, tp 8, pp 1,
+ * dp 16 over 16 EFA nodes, fp32 gradients): torch DDP's reducer closes a
+ * bucket after the tensor that brings it to 524,288 parameters (the first,
+ * 1 MiB of bf16) or 13,107,200 (25 MiB), and nanotron's fp32 hook sends
+ * each tensor as its own all-reduce. Per rank (tp 8): qkv 4096 x 6144 / 8 =
+ * 3,145,728; o 4096 x 4096 / 8 = 2,097,152; gate/up 4096 x 28672 / 8 =
+ * 14,680,064; down 14336 x 4096 / 8 = 7,340,032; two norms of 4096; the
+ * output layer 128256 x 4096 / 8 + its final norm = 65,671,168, the
+ * embedding 65,667,072. In backward order (down, gate/up, norm, o, qkv,
+ * norm):
+ *   1  the output layer alone (past the first bucket's 524,288): 1 call;
+ *   2  layer 31's down + gate/up = 22,020,096 (past 13,107,200): 2 calls;
+ *   3  layer 31's norm, o, qkv, norm (5,251,072) + layer 30's down
+ *      (12,591,104, short of the cap) + gate/up = 27,271,168: 6 calls,
+ *      layers 30-31; and so on to layer 0's down + gate/up: buckets 3-33;
+ *  34  layer 0's norm, o, qkv, norm and the embedding = 70,918,144: 5
+ *      calls. A bucket is launched when its lowest layer's backward ends
+ *      (podsim's approximation: torch launches one that closes inside a
+ *      layer when its last tensor is ready), so 33 and 34 after the whole
+ *      backward.
+ * Each call is a DP task (1 + 2 + 31 x 6 + 5 = 194), one after the other;
+ * a bucket's tasks last its plan_grad_bucket_time together (the alpha-beta
+ * model: each call's all-reduce less its own wait for the slowest node, the
+ * group's wait on its whole bytes once), less than its calls timed apart
+ * on this EFA fabric. With grad_bucket_calls = bucket the same 34 buckets
+ * are one call each; with grad_bucket_split = layer as well, a bucket per
+ * layer (32); under ZeRO-1 nanotron all-reduces its buffer once. */
+static void test_grad_buckets_by_tensor(void)
+{
+	sim_diag *d = sim_diag_new();
+	const char *ab[] = {"cluster.network=alpha-beta", "framework.grad_bucket_calls=bucket",
+			    "framework.grad_bucket_split=layer"};
+	const char *z1[] = {"parallel.zero=1"};
+	const double P = 4.0; /* fp32 gradient bytes */
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/llama3-8b-efa-nanotron.ini", ab, 1, d, &s),
+		  SIM_OK);
+	plan_graph *g = NULL;
+	if (!s || plan_build(s, &g) != SIM_OK) {
+		plan_scenario_free(s);
+		sim_diag_print(d, stderr);
+		sim_diag_free(d);
+		CHECK(false);
+		return;
+	}
+	int cap = plan_grad_bucket_cap(s);
+	plan_grad_bucket *k = malloc((size_t)cap * sizeof *k);
+	int n = k ? plan_grad_buckets(s, 0, k, cap) : 0;
+	CHECK_INT(n, 34);
+	if (n == 34) {
+		CHECK_NEAR(k[0].dense_bytes, 65671168 * P, 0);
+		CHECK_INT(k[0].ncalls, 1);
+		CHECK_NEAR(k[1].dense_bytes, 22020096 * P, 0);
+		CHECK_INT(k[1].ncalls, 2);
+		CHECK_NEAR(k[1].calls[0], 7340032 * P, 0);
+		CHECK_NEAR(k[1].calls[1], 14680064 * P, 0);
+		static const double b3[] = {4096, 2097152, 3145728, 4096, 7340032, 14680064};
+		for (int i = 2; i < 33; i++) {
+			CHECK_NEAR(k[i].dense_bytes, 27271168 * P, 0);
+			CHECK_INT(k[i].ncalls, 6);
+			CHECK_INT(k[i].layer, 32 - i);
+			CHECK_INT(k[i].last, 33 - i);
+			for (int j = 0; j < 6 && k[i].ncalls == 6; j++)
+				CHECK_NEAR(k[i].calls[j], b3[j] * P, 0);
+		}
+		CHECK_NEAR(k[33].dense_bytes, 70918144 * P, 0);
+		CHECK_INT(k[33].ncalls, 5);
+		CHECK_INT(k[33].layer, 0);
+		/* launched when their lowest layer's backward ends (a bucket that
+		 * closes inside a layer waits for the layer's end): the two that
+		 * hold layer 0 after the whole backward */
+		CHECK(k[33].at_end && k[32].at_end && !k[31].at_end);
+		plan_groups grp;
+		plan_make_groups(s, &grp);
+		/* the graph's DP tasks, bucket by bucket */
+		int b = 0, c = 0, tasks = 0;
+		sim_time sum = 0;
+		for (size_t t = 0; t < g->ntasks; t++) {
+			const plan_task *x = &g->tasks[t];
+			if (x->rank != 0 || x->kind != PLAN_TASK_DP || b >= n)
+				continue;
+			tasks++;
+			sum += x->dur;
+			if (++c < (k[b].ncalls > 0 ? k[b].ncalls : 1))
+				continue;
+			/* the bucket's calls together: its time (ticks rounded per task) */
+			CHECK_NEAR((double)sum, (double)sim_time_from_s(plan_grad_bucket_time(s, &grp,
+											&k[b])),
+				   (double)k[b].ncalls);
+			b++, c = 0, sum = 0;
+		}
+		CHECK_INT(tasks, 194);
+		/* one wait for the group: less than its calls timed apart */
+		double apart = 0;
+		for (int j = 0; j < k[2].ncalls; j++) {
+			net_cost nc;
+			CHECK_INT(net_collective(&s->cluster, NET_ALLREDUCE, &grp.shard, k[2].calls[j],
+						 &nc),
+				  SIM_OK);
+			apart += nc.time_s;
+		}
+		double sync = plan_grad_calls_sync(s, &grp.shard, NET_ALLREDUCE, &k[2], 1);
+		CHECK(sync < 0);
+		CHECK_NEAR(plan_grad_bucket_time(s, &grp, &k[2]), apart + sync, 1e-12);
+	}
+	plan_graph_free(g);
+	plan_scenario_free(s);
+	/* the same buckets in one call each; then a bucket per layer */
+	for (int set = 2; set <= 3; set++) {
+		s = NULL;
+		CHECK_INT(plan_scenario_load("scenarios/llama3-8b-efa-nanotron.ini", ab, set, d, &s),
+			  SIM_OK);
+		int m = s && k ? plan_grad_buckets(s, 0, k, cap) : 0;
+		CHECK_INT(m, set == 2 ? 34 : 32);
+		for (int i = 0; i < m; i++)
+			CHECK_INT(k[i].ncalls, 0);
+		plan_scenario_free(s);
+	}
+	s = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/llama3-8b-efa-nanotron.ini", z1, 1, d, &s), SIM_OK);
+	int m = s && k ? plan_grad_buckets(s, 0, k, cap) : 0;
+	CHECK_INT(m, 1);
+	CHECK_INT(m == 1 ? k[0].ncalls : -1, 0);
+	plan_scenario_free(s);
+	free(k);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+}
+
 /* Megatron-LM 2020-2022 (megatron-lm.ini; megatron/model/distributed.py
  * :202-209 at e1c334b076): one all-reduce of each model chunk's whole
  * gradient buffer after the schedule. The quickstart with vpp 2 (6 layers a
@@ -1978,6 +2108,7 @@ int main(void)
 	test_grad_wire();
 	test_megatron_lm_buckets();
 	test_grad_buckets();
+	test_grad_buckets_by_tensor();
 	test_zero3_buckets();
 	test_zero3_sync();
 	test_zero3_modules();
