@@ -608,14 +608,37 @@ static double stream_end(const double *launch, const double *cost, double *pre, 
  * dense bytes (d, on the wire x wire), then the shard over its replicas; the
  * experts (x) over expert DP; and the casts around a narrower wire
  * (buckets.c flush_bucket). */
+/* The shard group's collective times of the last few sizes (a stage's
+ * buckets and their calls repeat a layer's few sizes): each looked up before
+ * it is timed. */
+#define CALL_MEMO 8
+typedef struct call_memo {
+	double bytes[CALL_MEMO], time[CALL_MEMO];
+	int n, next;
+} call_memo;
+
+static double memo_time(const plan_scenario *s, net_coll op, const net_group *g, double bytes,
+			call_memo *m)
+{
+	for (int i = 0; i < m->n; i++)
+		if (m->bytes[i] == bytes)
+			return m->time[i];
+	double t = coll_time(s, op, g, bytes);
+	m->bytes[m->next] = bytes, m->time[m->next] = t;
+	m->next = (m->next + 1) % CALL_MEMO;
+	m->n += m->n < CALL_MEMO;
+	return t;
+}
+
 static double bucket_cost(const plan_scenario *s, const plan_groups *g, net_coll op,
-			  const plan_grad_bucket *k, double wire)
+			  const plan_grad_bucket *k, double wire, call_memo *memo)
 {
 	double dense = k->dense_bytes, expert = k->expert_bytes;
 	double gbytes = plan_grad_bytes(s), d = dense * wire, x = expert * wire, c = 0;
 	if (g->dp.size > 1 && d > 0) {
 		for (int i = 0; i < (k->ncalls > 0 ? k->ncalls : 1); i++) /* its calls */
-			c += coll_time(s, op, &g->shard, k->ncalls > 0 ? k->calls[i] * wire : d);
+			c += memo_time(s, op, &g->shard, k->ncalls > 0 ? k->calls[i] * wire : d,
+				       memo);
 		c += plan_grad_calls_sync(s, &g->shard, op, k, wire);
 		if (g->replica.size > 1)
 			c += coll_time(s, NET_ALLREDUCE, &g->replica, d / g->shard.size);
@@ -683,14 +706,9 @@ static double dp_tail(const plan_scenario *s, const plan_groups *g, const kinds 
 		free(step_rem);
 		goto out;
 	}
-	int pn = 1;
-	double pd = -1, px = -1, pc = 0; /* the last bucket's sizes and cost: most
-					 * buckets are alike, timed once (one call each) */
+	call_memo memo = {{0}, {0}, 0, 0}; /* most buckets and calls are alike */
 	for (int i = 0; i < nb; i++) {
-		double d = bk[i].dense_bytes * wire, x = bk[i].expert_bytes * wire;
-		bool same = d == pd && x == px && bk[i].ncalls == 0 && pn == 0;
-		double c = same ? pc : bucket_cost(s, g, op, &bk[i], wire);
-		pd = d, px = x, pc = c, pn = bk[i].ncalls;
+		double c = bucket_cost(s, g, op, &bk[i], wire, &memo);
 		double r = 0;
 		if (bk[i].launch == PLAN_LAUNCH_CHUNK && bk[i].step >= 0 && bk[i].step < nbwd)
 			r = step_rem[bk[i].step];
