@@ -61,12 +61,19 @@ static double chunk_bucket_bytes(const plan_scenario *s, int stage, int chunk)
  * pytorch_1.13.1+dfsg), the limits being 1 MiB for the first bucket
  * (dist._DEFAULT_FIRST_BUCKET_BYTES) and bucket_cap_mb MiB for the rest
  * (torch/nn/parallel/distributed.py:646, 723; rebuilt in the gradients'
- * ready order after the first step, reducer.cpp:1690-1712). A layer larger
- * than the bucket is then several buckets, each its own collective:
- * [framework] grad_bucket_split = tensor. With the default (layer) a bucket
- * closes only at a layer's end, podsim's coarser approximation (a layer of
- * Llama 3 8B on tp 8, 27M parameters, is one bucket of grad_bucket 12.5M
- * instead of torch's two or three).
+ * ready order after the first step, reducer.cpp:1690-1712); Megatron-Core
+ * the same, walking its parameters in backprop order
+ * (core/distributed/param_and_grad_buffer.py:980-993 at d98e8a64; its
+ * distributed optimizer's layout, optimizer/distrib_optimizer.py:552-577).
+ * A layer larger than the bucket is then several buckets, each its own
+ * collective: [framework] grad_bucket_split = tensor, the default. With
+ * layer a bucket closes only at a layer's end, podsim's coarser
+ * approximation before (a layer of Llama 3 8B on tp 8, 27M parameters, one
+ * bucket of nanotron's 13.1M instead of torch's two). A bucket that closes
+ * inside a layer is launched when the layer's backward ends (torch and
+ * Megatron launch it when its last tensor's gradient is ready, part of the
+ * layer earlier). DeepSpeed's ZeRO-1/2 buckets close before the tensor that
+ * would overflow them; podsim closes them after it, as the others.
  *
  * A dense layer's tensors in backward order: the MLP's linears last to
  * first (work_layer_linears, fused as Megatron's and nanotron's layer code
@@ -93,12 +100,14 @@ static double chunk_bucket_bytes(const plan_scenario *s, int stage, int chunk)
  * ncclAllReduce is a ring or tree of its own that every rank enters). */
 #define BUCKET_PIECES 32 /* a layer's pieces: WORK_MAX_LINEARS + small + embedding */
 
-/* The keys describe the framework's DDP reducer: ZeRO-0's buckets (ZeRO-1/2
- * reduce through the framework's optimizer, nanotron's ZeRO-1 one
- * all-reduce of its contiguous fp32 buffer, trainer.py:510-519). */
+/* grad_bucket_split is the framework's bucket layout at every ZeRO stage
+ * with buckets (Megatron-Core's DDP and distributed optimizer alike); the
+ * first bucket's size and the calls per tensor are torch DDP's and its hook's,
+ * ZeRO-0 only (nanotron's ZeRO-1 all-reduces its contiguous fp32 buffer
+ * once, trainer.py:510-519). */
 static bool split_tensors(const plan_scenario *s)
 {
-	return s->plan.zero == 0 && s->fw.grad_bucket_split == PLAN_BUCKET_SPLIT_TENSOR;
+	return s->fw.grad_bucket_split == PLAN_BUCKET_SPLIT_TENSOR;
 }
 
 static bool calls_tensors(const plan_scenario *s)
@@ -191,10 +200,7 @@ static void walk_chunk(bucket_walk *w, int l)
 		plan_chunk_layers(w->s, w->stage, --w->chunk, &w->chunk_lo);
 }
 
-/* layers: whether the walk may split layers (the gradients' buckets) or
- * closes buckets at layers' ends only (overlap_param_gather's gathers). */
-static void bucket_walk_init(bucket_walk *w, const plan_scenario *s, int stage, double gbytes,
-			     bool layers)
+static void bucket_walk_init(bucket_walk *w, const plan_scenario *s, int stage, double gbytes)
 {
 	bool out = stage == s->plan.pp - 1 && build_output_trained(s);
 	int top = plan_stage_layers(s, stage) - 1;
@@ -208,8 +214,8 @@ static void bucket_walk_init(bucket_walk *w, const plan_scenario *s, int stage, 
 			   .embed = stage == 0 && build_embedding_trained(s)
 					    ? plan_rank_embedding(s) * gbytes
 					    : 0,
-			   .tensors = layers && by_tensor(s),
-			   .split = layers && split_tensors(s),
+			   .tensors = by_tensor(s),
+			   .split = split_tensors(s),
 			   .first = true,
 			   .cur = top,
 			   .open = {.layer = -1, .last = -1}};
@@ -453,7 +459,7 @@ int plan_grad_buckets(const plan_scenario *s, int stage, plan_grad_bucket *out, 
 	bool overlap = p->overlap_grad_reduce && !plan_one_bucket(s, stage);
 	bool csync = build_chunk_sync(s);
 	bucket_walk w;
-	bucket_walk_init(&w, s, stage, gbytes, true);
+	bucket_walk_init(&w, s, stage, gbytes);
 	int n = 0;
 	int nbwd = plan_microbatches(p) * p->vpp; /* backward steps (1F1B, chunk sync) */
 	plan_grad_bucket b;
@@ -544,45 +550,27 @@ int build_emit_grad_buckets(builder *b, int stage, uint32_t last_bwd,
 int build_emit_param_gather(builder *b, int stage, uint32_t *pg)
 {
 	const plan_scenario *s = b->s;
-	const plan_spec *p = &s->plan;
 	int layers = plan_stage_layers(s, stage);
 	double gbytes = plan_grad_bytes(s);
 	double wbytes = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
-	int *lo = malloc((size_t)(layers > 0 ? layers : 1) * sizeof *lo); /* per layer: its
-									    * bucket's first layer */
-	if (!lo)
+	/* the gradients' buckets, as build_emit_grad_buckets closes them
+	 * (chunk_bucket_bytes, grad_bucket_split), in backward order */
+	int cap = plan_grad_bucket_cap(s), nb = 0;
+	plan_grad_bucket *bk = malloc((size_t)cap * sizeof *bk);
+	if (!bk)
 		return SIM_ENOMEM;
-	/* bucket boundaries as build_emit_grad_buckets closes them: the same
-	 * buckets (chunk_bucket_bytes) */
-	bool out = stage == p->pp - 1 && build_output_trained(s);
-	bool emb = stage == 0 && build_embedding_trained(s);
-	int hi = layers - 1, lt = build_first_trained(s, stage);
 	bucket_walk w;
-	bucket_walk_init(&w, s, stage, gbytes, false);
-	plan_grad_bucket bk;
-	while (bucket_next(&w, &bk)) {
-		for (int k = bk.layer; k <= hi; k++)
-			lo[k] = bk.layer;
-		hi = bk.layer - 1;
-	}
-	for (int k = 0; k < lt; k++) /* the frozen prefix: one bucket with nothing to gather */
-		lo[k] = 0;
-	/* gathers in forward order: bucket [l, hi] */
+	bucket_walk_init(&w, s, stage, gbytes);
+	while (nb < cap && bucket_next(&w, &bk[nb]))
+		nb++;
+	for (int k = 0; k < layers; k++) /* the frozen prefix: nothing to gather */
+		pg[k] = UINT32_MAX;
+	/* gathers in forward order, the last bucket first; a layer waits for
+	 * the last gather holding any of its parameters (a bucket that closed
+	 * inside it holds its later ones), the stream running them in order */
 	int rc = SIM_OK;
-	for (int l = 0; l < layers && rc == SIM_OK; l = hi + 1) {
-		double dense = 0, experts = 0;
-		for (hi = l; hi + 1 < layers && lo[hi + 1] == l; hi++)
-			;
-		for (int k = l; k <= hi; k++) {
-			double d, x;
-			build_layer_trained(s, plan_global_layer(s, stage, k), &d, &x);
-			dense += d;
-			experts += x;
-		}
-		if (l == 0 && emb)
-			dense += plan_rank_embedding(s);
-		if (hi == layers - 1 && out)
-			dense += plan_rank_output(s), experts += build_mtp_experts(s);
+	for (int i = nb - 1; i >= 0 && rc == SIM_OK; i--) {
+		double dense = bk[i].dense_bytes / gbytes, experts = bk[i].expert_bytes / gbytes;
 		uint32_t id = UINT32_MAX;
 		bool want = false;
 		if (b->shard.size > 1 && dense > 0)
@@ -593,9 +581,9 @@ int build_emit_param_gather(builder *b, int stage, uint32_t *pg)
 							  experts * wbytes, NULL, 0, -1);
 		if (want && id == UINT32_MAX)
 			rc = SIM_ENOMEM;
-		for (int k = l; k <= hi; k++)
+		for (int k = bk[i].layer; k >= 0 && k <= bk[i].last && k < layers; k++)
 			pg[k] = id;
 	}
-	free(lo);
+	free(bk);
 	return rc;
 }

@@ -185,10 +185,11 @@ const conf_key plan_framework_keys[] = {
          FK(grad_bucket_first),
          "ZeRO-0: parameters of the first bucket the backward fills, when smaller than the "
          "others (torch DDP: 1 MiB of 16-bit gradients, 524288; 0 = as the others)"},
-        {"grad_bucket_split", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "layer", bucket_split_names,
+        {"grad_bucket_split", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "tensor", bucket_split_names,
          FK(grad_bucket_split),
-         "ZeRO-0: where a bucket may close: layer (at a layer's end, podsim's approximation), "
-         "tensor (after any parameter tensor, as torch DDP's reducer closes them)"},
+         "where a ZeRO-0..2 bucket may close: tensor (after the parameter tensor that fills "
+         "it, as Megatron-Core's buffers and torch DDP's reducer close them), layer (only at "
+         "a layer's end, podsim's coarser approximation)"},
         {"grad_bucket_calls", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "bucket", bucket_calls_names,
          FK(grad_bucket_calls),
          "ZeRO-0: collectives per bucket: bucket (one over its flat buffer), tensor (one per "

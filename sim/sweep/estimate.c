@@ -818,7 +818,9 @@ static double pgather_stage(const plan_scenario *s, const plan_groups *g, const 
 		double a = fmax(P[c * pp + st], own);
 		int nl = plan_chunk_layers(s, st, c, NULL);
 		for (int j = 0; j < nl; j++, l++) {
-			if (b >= 0 && bk[b].layer == l) { /* bucket b opens: its gather */
+			while (b >= 0 && bk[b].layer == l) { /* bucket b opens: its gather
+							       * (several where buckets
+							       * closed inside layer l) */
 				double d = bk[b].dense_bytes * wb, x = bk[b].expert_bytes * wb;
 				if (d != last_d) { /* coll_time: 0 on a one-rank group */
 					last_d = d;

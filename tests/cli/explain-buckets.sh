@@ -7,8 +7,13 @@
 # node):
 #  - plain: vpp 1 without overlap: one bucket, after the whole backward;
 #  - interleaved: vpp 2 with overlap_grad_reduce: chunk 1 (layers 6-11) one
-#    bucket, chunk 0 split at the 40M-parameter bucket (3 buckets), each
-#    chunk's launched after its aligned backward step (14 and 16 of 16).
+#    bucket, chunk 0 split at the 40M-parameter bucket after the tensor that
+#    fills it (a layer 31,872,384 a rank, test_plan's
+#    test_grad_buckets_by_tensor): layer 5 and layer 4's fc2, the rest of 4
+#    and layer 3's fc2 and fc1, the rest of 3 and layer 2 to its qkv, the
+#    rest of 2, layer 1 and layer 0's fc2, the rest of 0 with the embedding:
+#    5 buckets, lowest layers 4, 3, 2, 0, 0; each chunk's launched after its
+#    aligned backward step (14 and 16 of 16).
 # For each bucket: the same count and order, its lowest layer (the task's
 # layer), its bytes (the trace's per-port bytes are the ring's 2(n-1)/n of
 # them, n = 4), its time (the replay's duration, within 0.1 %: one node, no
@@ -72,7 +77,8 @@ for r, e in zip(rows, dp):
     if e["ts"] < steps[k][2] - 1e-3:
         bad.append(f"bucket from layer {low} starts at {e['ts']} us, before step {k + 1} ends")
 want = {"plain": [("0", "0", "")], "interleaved": [("6", "1", "14"), ("4", "0", "16"),
-                                                    ("2", "0", "16"), ("0", "0", "16")]}[name]
+                                                    ("3", "0", "16"), ("2", "0", "16"),
+                                                    ("0", "0", "16"), ("0", "0", "16")]}[name]
 if [(r[0], r[1], r[5]) for r in rows] != want:
     bad.append(f"buckets {[(r[0], r[1], r[5]) for r in rows]}, want {want}")
 for b in bad:

@@ -733,12 +733,34 @@ static void test_tp_overlap_build(void)
 	free(r1);
 }
 
+/* Stage 0's DP tasks without a predecessor (the step-start gathers) and the
+ * edges from them to a first forward (micro-batch 0). */
+static void free_gathers(const plan_graph *g, int *free_dp, int *waiting)
+{
+	*free_dp = *waiting = 0;
+	for (size_t i = 0; i < g->ntasks; i++)
+		if (g->tasks[i].rank == 0 && g->tasks[i].kind == PLAN_TASK_DP) {
+			bool pred = false;
+			for (size_t e = 0; e < g->nedges; e++)
+				pred |= g->edges[e].to == i;
+			if (pred)
+				continue;
+			(*free_dp)++;
+			for (size_t e = 0; e < g->nedges; e++)
+				if (g->edges[e].from == i) {
+					const plan_task *t = &g->tasks[g->edges[e].to];
+					*waiting += t->kind == PLAN_TASK_FWD && t->mb == 0;
+				}
+		}
+}
+
 /* overlap_param_gather in plan_build (quickstart with ZeRO-1, dp 4, with
  * overlap_grad_reduce, which Megatron-Core requires beside it: d98e8a64
  * megatron/training/arguments.py:1024-1029). With one bucket per stage the
  * stage's whole gather precedes its first forward, as after the optimizer
  * without the flag: the same bytes fully exposed, the same step. With a
- * bucket per layer (bucket_size 1 B) stage 0's 12 gathers start the step
+ * bucket per layer (bucket_size 1 B, buckets closing at layers' ends:
+ * grad_bucket_split = layer) stage 0's 12 gathers start the step
  * with no predecessor (stage 1, a later pipeline rank, keeps one bucket:
  * plan/buckets.c chunk_bucket_bytes), each layer's first forward waits for
  * one, and all but the first layer's hide under the forward: a shorter step
@@ -747,37 +769,41 @@ static void test_param_gather_build(void)
 {
 	const char *set[] = {"parallel.zero=1", "cluster.network=alpha-beta",
 			     "parallel.overlap_param_gather=false", "parallel.bucket_size=1 TB",
-			     "parallel.overlap_grad_reduce=true"};
+			     "parallel.overlap_grad_reduce=true", "framework.grad_bucket_split=layer"};
 	exec_result *r = calloc(4, sizeof *r);
 	plan_graph *g = NULL;
-	quickstart(set, 5, NULL, &r[0]);
+	quickstart(set, 6, NULL, &r[0]);
 	set[2] = "parallel.overlap_param_gather=true";
-	quickstart(set, 5, NULL, &r[1]);
+	quickstart(set, 6, NULL, &r[1]);
 	CHECK_NEAR(r[1].step_s, r[0].step_s, 1e-9);
 	set[3] = "parallel.bucket_size=1 B";
-	quickstart(set, 5, &g, &r[3]);
+	quickstart(set, 6, &g, &r[3]);
 	set[2] = "parallel.overlap_param_gather=false";
-	quickstart(set, 5, NULL, &r[2]);
+	quickstart(set, 6, NULL, &r[2]);
 	CHECK(r[3].step_s < r[2].step_s);
 	CHECK(r[3].classes[0].time_s[EXEC_CAT_DP] < r[2].classes[0].time_s[EXEC_CAT_DP]);
 	check_sums(&r[3]);
 	if (g) {
-		int free_dp = 0, waiting = 0;
-		for (size_t i = 0; i < g->ntasks; i++)
-			if (g->tasks[i].rank == 0 && g->tasks[i].kind == PLAN_TASK_DP) {
-				bool pred = false;
-				for (size_t e = 0; e < g->nedges; e++)
-					pred |= g->edges[e].to == i;
-				if (pred)
-					continue;
-				free_dp++;
-				for (size_t e = 0; e < g->nedges; e++)
-					if (g->edges[e].from == i) {
-						const plan_task *t = &g->tasks[g->edges[e].to];
-						waiting += t->kind == PLAN_TASK_FWD && t->mb == 0;
-					}
-			}
+		int free_dp, waiting;
+		free_gathers(g, &free_dp, &waiting);
 		CHECK_INT(free_dp, 12);
+		CHECK_INT(waiting, 12);
+	}
+	plan_graph_free(g);
+	g = NULL;
+	/* buckets closing after each tensor (the default, grad_bucket_split =
+	 * tensor; plan/buckets.c): a gather per parameter tensor, 12 a layer
+	 * (fc2, fc1, proj, qkv, four biases, two LayerNorms' weights and biases)
+	 * and the embedding's, 145, issued in forward order; each layer's first
+	 * forward waits for one, the last holding any of its tensors (its fc2's:
+	 * the stream runs the gathers in order) */
+	set[5] = "framework.grad_bucket_split=tensor";
+	set[2] = "parallel.overlap_param_gather=true";
+	quickstart(set, 6, &g, &r[3]);
+	if (g) {
+		int free_dp, waiting;
+		free_gathers(g, &free_dp, &waiting);
+		CHECK_INT(free_dp, 145);
 		CHECK_INT(waiting, 12);
 	}
 	plan_graph_free(g);

@@ -753,6 +753,9 @@ static void test_framework_default(void)
 		CHECK_NEAR(x->zero3_rank_op_s, y->zero3_rank_op_s, 0);
 		CHECK_NEAR(x->grad_bucket, y->grad_bucket, 0);
 		CHECK_NEAR(x->grad_bucket_per_dp, y->grad_bucket_per_dp, 0);
+		CHECK_NEAR(x->grad_bucket_first, y->grad_bucket_first, 0);
+		CHECK_INT(x->grad_bucket_split, y->grad_bucket_split);
+		CHECK_INT(x->grad_bucket_calls, y->grad_bucket_calls);
 		CHECK_INT(x->one_bucket_no_overlap, y->one_bucket_no_overlap);
 		CHECK_INT(x->first_stage_buckets, y->first_stage_buckets);
 		CHECK_INT(x->layer_kernels, y->layer_kernels);
@@ -1689,7 +1692,9 @@ static const plan_task *compute_pred(const plan_graph *g, size_t i)
  * overlap_param_gather use the same buckets as the gradients. The
  * quickstart (tp 2, pp 2, dp 4, 24 layers: 12 per stage, m = 8, ZeRO-1 with
  * both overlaps) with bucket_size 2.5 layers' gradients (fp32: 4 B per
- * parameter of a layer's 1/tp): a bucket closes once it holds 3 layers.
+ * parameter of a layer's 1/tp) and buckets closing at layers' ends
+ * (grad_bucket_split = layer; by tensor: test_grad_buckets_by_tensor): a
+ * bucket closes once it holds 3 layers.
  *  - vpp 1: stage 0, layers 11..0, closes after 11-9, 8-6, 5-3, 2-0 (with the
  *    embedding): 4 reduce-scatters + 4 gathers + the tied embedding's
  *    all-reduce = 9 DP tasks; stage 1 one bucket: 1 + 1 + 1 = 3.
@@ -1708,13 +1713,13 @@ static void test_megatron_buckets(void)
 			     "parallel.overlap_param_gather=true", "parallel.fp32_grads=true",
 			     "framework.first_stage_buckets=true",
 			     "framework.one_bucket_no_overlap=true", "parallel.vpp=1",
-			     "parallel.bucket_size=1 B"};
+			     "parallel.bucket_size=1 B", "framework.grad_bucket_split=layer"};
 	sim_diag *d = sim_diag_new();
 	for (int vpp = 1; vpp <= 2; vpp++) {
 		char bucket[64];
 		plan_scenario *s = NULL;
 		set[6] = vpp == 1 ? "parallel.vpp=1" : "parallel.vpp=2";
-		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, 8, d, &s), SIM_OK);
+		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, 9, d, &s), SIM_OK);
 		if (!s)
 			continue;
 		double layer = work_params_layer(&s->model) / 2 * 4; /* fp32 grads, tp 2 */
@@ -1722,7 +1727,7 @@ static void test_megatron_buckets(void)
 		set[7] = bucket;
 		plan_scenario_free(s);
 		s = NULL;
-		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, 8, d, &s), SIM_OK);
+		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, 9, d, &s), SIM_OK);
 		plan_graph *g = NULL;
 		if (s && plan_build(s, &g) == SIM_OK) {
 			CHECK_INT(plan_microbatches(&s->plan), 8);
@@ -1760,8 +1765,9 @@ static const plan_task *any_pred(const plan_graph *g, size_t i)
 /* plan_grad_buckets (what `podsim explain` section 5 prints) against the
  * gradient buckets plan_build emits, stage by stage, on the quickstart
  * (tp 2, pp 2, dp 4, m = 8, 12 layers a stage, ZeRO-0 all-reduces) under
- * the alpha-beta model with bucket_size 2.5 layers' fp32 gradients (a
- * bucket closes once it holds 3 layers):
+ * the alpha-beta model with bucket_size 2.5 layers' fp32 gradients and
+ * buckets closing at layers' ends (grad_bucket_split = layer: a bucket
+ * closes once it holds 3 layers):
  *  - plain (vpp 1, no overlap, one_bucket_no_overlap): one bucket per stage
  *    (layers 0-11) after the stage's whole backward;
  *  - plain with overlap (vpp 1, first_stage_buckets off): stage 0 in 4
@@ -1803,16 +1809,17 @@ static void test_grad_buckets(void)
 		snprintf(first, sizeof first, "framework.first_stage_buckets=%s",
 		         want[c].first ? "true" : "false");
 		const char *set[] = {vpp, ovl, first, "parallel.fp32_grads=true",
-		                     "cluster.network=alpha-beta", bucket};
+		                     "cluster.network=alpha-beta", bucket,
+		                     "framework.grad_bucket_split=layer"};
 		plan_scenario *s = NULL;
-		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, 6, d, &s), SIM_OK);
+		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, 7, d, &s), SIM_OK);
 		if (!s)
 			continue;
 		double layer = work_params_layer(&s->model) / 2 * 4; /* fp32 grads, tp 2 */
 		snprintf(bucket, sizeof bucket, "parallel.bucket_size=%.0f B", 2.5 * layer);
 		plan_scenario_free(s);
 		s = NULL;
-		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, 6, d, &s), SIM_OK);
+		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, 7, d, &s), SIM_OK);
 		plan_graph *g = NULL;
 		if (!s || plan_build(s, &g) != SIM_OK) {
 			plan_scenario_free(s);
@@ -1997,6 +2004,50 @@ static void test_grad_buckets_by_tensor(void)
 	int m = s && k ? plan_grad_buckets(s, 0, k, cap) : 0;
 	CHECK_INT(m, 1);
 	CHECK_INT(m == 1 ? k[0].ncalls : -1, 0);
+	plan_scenario_free(s);
+	free(k);
+	/* Megatron-Core (the default profile) closes its buckets the same way
+	 * (param_and_grad_buffer.py:980-993 at d98e8a64), one collective each:
+	 * the quickstart's stage 0 (GPT 1.7B, tp 2, layers 0-11 and the
+	 * embedding) with overlap_grad_reduce, buckets of max(40M, 1M x dp 4) =
+	 * 40,000,000 parameters. Per rank a layer's linears are fc2 and fc1
+	 * 2304 x 9216 / 2 = 10,616,832 each, proj 2304 x 2304 / 2 = 2,654,208,
+	 * qkv 2304 x 6912 / 2 = 7,962,624; its 8 small tensors (two LayerNorms'
+	 * weights and biases, four linear biases) share 21,888 (3456 + 2304 +
+	 * 4608 + 2304 + 4 x 2304): 2736 each; 31,872,384 a layer. Backward
+	 * order fc2, fc1, 4 small, proj, qkv, 4 small:
+	 *   1  layer 11 (31,872,384) + layer 10's fc2 = 42,489,216;
+	 *   2  layer 10's rest (21,255,552) + layer 9's fc2 and fc1 = 42,489,216;
+	 *   3  layer 9's rest (10,638,720) + layer 8 but its last 4 small
+	 *      = 42,500,160;
+	 * each later one past 40M by less than a tensor (10,616,832), the last
+	 * with layer 0's rest and the embedding; together the stage's
+	 * gradients. */
+	const char *mc[] = {"parallel.overlap_grad_reduce=true", "parallel.fp32_grads=true"};
+	s = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", mc, 2, d, &s), SIM_OK);
+	cap = s ? plan_grad_bucket_cap(s) : 0;
+	k = cap > 0 ? malloc((size_t)cap * sizeof *k) : NULL;
+	m = s && k ? plan_grad_buckets(s, 0, k, cap) : 0;
+	CHECK(m > 4);
+	if (s && m > 4) {
+		CHECK_NEAR(plan_rank_layer(s, 0), 31872384, 0);
+		CHECK_NEAR(k[0].dense_bytes, 42489216 * P, 0);
+		CHECK_NEAR(k[1].dense_bytes, 42489216 * P, 0);
+		CHECK_NEAR(k[2].dense_bytes, 42500160 * P, 0);
+		CHECK_INT(k[0].layer, 10);
+		CHECK_INT(k[0].last, 11);
+		CHECK_INT(k[2].layer, 8);
+		double all = 0;
+		for (int i = 0; i < m; i++) {
+			all += k[i].dense_bytes;
+			CHECK_INT(k[i].ncalls, 0);
+			if (i < m - 1)
+				CHECK(k[i].dense_bytes >= 40e6 * P &&
+				      k[i].dense_bytes < (40e6 + 10616832) * P);
+		}
+		CHECK_NEAR(all, (12 * 31872384 + plan_rank_embedding(s)) * P, 1);
+	}
 	plan_scenario_free(s);
 	free(k);
 	sim_diag_print(d, stderr);
