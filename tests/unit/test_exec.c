@@ -783,30 +783,27 @@ static void test_param_gather_build(void)
 	CHECK(r[3].step_s < r[2].step_s);
 	CHECK(r[3].classes[0].time_s[EXEC_CAT_DP] < r[2].classes[0].time_s[EXEC_CAT_DP]);
 	check_sums(&r[3]);
-	if (g) {
-		int free_dp, waiting;
-		free_gathers(g, &free_dp, &waiting);
-		CHECK_INT(free_dp, 12);
-		CHECK_INT(waiting, 12);
-	}
-	plan_graph_free(g);
-	g = NULL;
-	/* buckets closing after each tensor (the default, grad_bucket_split =
-	 * tensor; plan/buckets.c): a gather per parameter tensor, 12 a layer
+	/* the 12 gathers of the buckets per layer (g, built above); then with
+	 * buckets closing after each tensor (the default, grad_bucket_split =
+	 * tensor; plan/buckets.c) a gather per parameter tensor, 12 a layer
 	 * (fc2, fc1, proj, qkv, four biases, two LayerNorms' weights and biases)
 	 * and the embedding's, 145, issued in forward order; each layer's first
 	 * forward waits for one, the last holding any of its tensors (its fc2's:
 	 * the stream runs the gathers in order) */
-	set[5] = "framework.grad_bucket_split=tensor";
-	set[2] = "parallel.overlap_param_gather=true";
-	quickstart(set, 6, &g, &r[3]);
-	if (g) {
-		int free_dp, waiting;
-		free_gathers(g, &free_dp, &waiting);
-		CHECK_INT(free_dp, 145);
+	for (int split = 0; split < 2; split++) {
+		if (split) {
+			set[5] = "framework.grad_bucket_split=tensor";
+			set[2] = "parallel.overlap_param_gather=true";
+			quickstart(set, 6, &g, &r[3]);
+		}
+		int free_dp = 0, waiting = 0;
+		if (g)
+			free_gathers(g, &free_dp, &waiting);
+		CHECK_INT(free_dp, split ? 145 : 12);
 		CHECK_INT(waiting, 12);
+		plan_graph_free(g);
+		g = NULL;
 	}
-	plan_graph_free(g);
 	free(r);
 }
 
