@@ -230,7 +230,8 @@ static void bucket_walk_init(bucket_walk *w, const plan_scenario *s, int stage, 
 	}
 }
 
-/* Piece i of the walk's layer into the open bucket. */
+/* A piece (d dense, x expert parameters of the walk's layer) into the open
+ * bucket, and its call where grad_bucket_calls = tensor. */
 static void bucket_add(bucket_walk *w, double d, double x)
 {
 	plan_grad_bucket *k = &w->open;
