@@ -437,6 +437,22 @@ void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
 		        gbuf, explain_unit(tied, SIM_UNIT_TIME, a, sizeof a));
 		bt += tied;
 	}
+	/* sequence parallelism's norm gradients over TP (build_emit_norm_sync) */
+	double norms = plan_norm_sync_time(s, &g, 0);
+	if (norms > 0) {
+		double *calls = malloc(PLAN_NORM_SYNC_MAX * sizeof *calls);
+		int nc = calls ? plan_norm_sync_calls(s, 0, calls, PLAN_NORM_SYNC_MAX) : 0;
+		free(calls);
+		fprintf(o,
+		        "  SP norms     + the norms' gradients all-reduced over tp = %d after the "
+		        "buckets, %d call%s (%s): %s\n",
+		        p->tp, nc, nc == 1 ? "" : "s",
+		        s->fw.sp_norm_sync == PLAN_NORM_SYNC_FLAT
+		                ? "flattened, sp_norm_sync"
+		                : "one per norm tensor in a NCCL group, sp_norm_sync",
+		        explain_unit(norms, SIM_UNIT_TIME, a, sizeof a));
+		bt += norms;
+	}
 	double exposed = r->classes[0].time_s[EXEC_CAT_DP];
 	fprintf(o, "  simulated    exposed DP on stage 0: %s (%.1f%% of the step)\n",
 	        explain_unit(exposed, SIM_UNIT_TIME, a, sizeof a),

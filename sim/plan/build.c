@@ -34,7 +34,7 @@
  *   pipe.c      the schedule's order per stage, the sends, the links between
  *               stages, synchronous p2p
  *   grads.c     trained parameters, gradient accumulation, the optimizer
- *               step, tied embeddings
+ *               step, tied embeddings, sequence parallelism's norm sync
  *   buckets.c   the ZeRO-0..2 DP buckets (by layer or by tensor, one call
  *               or one per tensor), overlap_param_gather
  *   cost.c      the closed forms the sweep's pre-screen shares (kernel times,
@@ -191,6 +191,8 @@ static int build_all(builder *b, pipe_ids *ids, uint32_t *layer_end, uint32_t *d
 		if (ndp[st] < 0)
 			rc = SIM_ENOMEM;
 	}
+	if (rc == SIM_OK)
+		rc = build_emit_norm_sync(b, ids);
 	if (rc == SIM_OK)
 		rc = build_emit_embedding_sync(b, ids);
 	for (int st = 0; st < pp && rc == SIM_OK; st++)
@@ -394,19 +396,20 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	size_t pm = (size_t)b.vstages * (size_t)b.m;
 	pipe_ids ids = {calloc(pm, 4), calloc(pm, 4), calloc(pm, 4), calloc(pm, 4),
 			calloc(pm, 4), calloc(pm, 4), calloc((size_t)p->pp, 4),
-			malloc((size_t)p->pp * 4), malloc(pm * 4), malloc((size_t)b.vstages * 4)};
+			malloc((size_t)p->pp * 4), malloc((size_t)p->pp * 4), malloc(pm * 4),
+			malloc((size_t)b.vstages * 4)};
 	uint32_t *layer_end = calloc((size_t)p->pp * (size_t)lps, 4);
 	uint32_t *dp_ids = calloc((size_t)p->pp * dp_slots(s, lps), 4);
 	int rc = plan_netflow_open(s, &b.flow) == SIM_OK ? SIM_ENOMEM : SIM_EINVAL;
 	if (rc == SIM_ENOMEM && b.g && chains && b.fsdp.gather && ids.first_f && ids.first_b &&
 	    ids.send_f && ids.send_b && ids.pred_f && ids.pred_b && ids.last_bwd && ids.emb_sync &&
-	    ids.next_f && ids.sync_at && layer_end && dp_ids) {
+	    ids.norm_sync && ids.next_f && ids.sync_at && layer_end && dp_ids) {
 		for (size_t i = 0; i < pm; i++)
 			ids.next_f[i] = UINT32_MAX;
 		for (int i = 0; i < b.vstages; i++)
 			ids.sync_at[i] = UINT32_MAX;
 		for (int i = 0; i < p->pp; i++)
-			ids.emb_sync[i] = UINT32_MAX;
+			ids.emb_sync[i] = ids.norm_sync[i] = UINT32_MAX;
 		rc = build_all(&b, &ids, layer_end, dp_ids, lps);
 	}
 	if (rc == SIM_OK && comm_err != SIM_OK) {
@@ -424,7 +427,7 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 		graph_totals(s, b.g);
 	free(ids.first_f), free(ids.first_b), free(ids.send_f), free(ids.send_b);
 	free(ids.pred_f), free(ids.pred_b), free(ids.next_f), free(ids.sync_at);
-	free(ids.last_bwd), free(ids.emb_sync), free(layer_end), free(dp_ids);
+	free(ids.last_bwd), free(ids.emb_sync), free(ids.norm_sync), free(layer_end), free(dp_ids);
 	build_chains_close(&b);
 	free(b.fsdp.gather);
 	if (rc != SIM_OK) {

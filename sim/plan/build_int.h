@@ -183,6 +183,8 @@ typedef struct pipe_ids {
 	uint32_t *pred_f, *pred_b;
 	uint32_t *last_bwd; /* per stage: the last backward task */
 	uint32_t *emb_sync; /* per stage: the tied-embedding gradient sync, or UINT32_MAX */
+	uint32_t *norm_sync; /* per stage: the last call of the sequence-parallel norm
+			      * gradients' sync (build_emit_norm_sync), or UINT32_MAX */
 	uint32_t *next_f;   /* per backward step k: the k of the stage's next forward
 			     * step, or UINT32_MAX (p2p_serial, build_link_stages) */
 	uint32_t *sync_at;  /* per stage and chunk (stage * vpp + chunk), interleaved
@@ -310,6 +312,8 @@ int build_emit_param_gather(builder *b, int stage, uint32_t *pg);
 /* The stage's optimizer step (and ZeRO-1's parameter all-gather). */
 int build_emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *dp_ids,
 			 const double *shard_bytes, int ndp);
+/* Sequence parallelism: the norm gradients' all-reduce over TP per stage. */
+int build_emit_norm_sync(builder *b, pipe_ids *ids);
 /* Tied embeddings with pp > 1: their gradients' all-reduce. */
 int build_emit_embedding_sync(builder *b, pipe_ids *ids);
 

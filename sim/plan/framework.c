@@ -15,6 +15,7 @@ static const char *const uneven_names[] = {"error", "end-stages", "cost", NULL};
 static const char *const grad_op_names[] = {"reduce-scatter", "all-reduce", NULL};
 static const char *const bucket_split_names[] = {"layer", "tensor", NULL}; /* plan_bucket_split */
 static const char *const bucket_calls_names[] = {"bucket", "tensor", NULL}; /* plan_bucket_calls */
+static const char *const norm_sync_names[] = {"flat", "tensor", NULL}; /* plan_norm_sync */
 static const char *const flash_names[] = {"fa2", "fa3", "cudnn", NULL}; /* hw_flash_impl order */
 static const char *const layer_names[] = {"fused", "nanotron", "mpt", "fms", "hf-llama",
 					  "hf-llama5", NULL}; /* work_layer_code */
@@ -190,6 +191,11 @@ const conf_key plan_framework_keys[] = {
          "where a ZeRO-0..2 bucket may close: tensor (after the parameter tensor that fills "
          "it, as Megatron-Core's buffers and torch DDP's reducer close them), layer (only at "
          "a layer's end, podsim's coarser approximation)"},
+        {"sp_norm_sync", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "flat", norm_sync_names,
+         FK(sp_norm_sync),
+         "sequence parallelism's norm gradients, all-reduced over TP after the backward: flat "
+         "(one all-reduce of them flattened, Megatron-Core), tensor (one per norm tensor in a "
+         "NCCL group, nanotron's TP-tied parameters)"},
         {"grad_bucket_calls", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "bucket", bucket_calls_names,
          FK(grad_bucket_calls),
          "ZeRO-0: collectives per bucket: bucket (one over its flat buffer), tensor (one per "

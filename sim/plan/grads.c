@@ -406,13 +406,15 @@ int build_emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *d
 	const plan_scenario *s = b->s;
 	const plan_spec *p = &s->plan;
 	double local = plan_local_params(s, stage);
-	uint32_t *deps = malloc((size_t)(ndp + 2) * sizeof *deps);
+	uint32_t *deps = malloc((size_t)(ndp + 3) * sizeof *deps);
 	if (!deps)
 		return SIM_ENOMEM;
 	int nd = 0;
 	deps[nd++] = ids->last_bwd[stage];
 	if (ids->emb_sync[stage] != UINT32_MAX)
 		deps[nd++] = ids->emb_sync[stage];
+	if (ids->norm_sync[stage] != UINT32_MAX)
+		deps[nd++] = ids->norm_sync[stage];
 	uint32_t opt;
 	if (p->offload_optimizer != PLAN_OFFLOAD_NONE) {
 		/* the CPU steps, and the host sends back, the trained parameters
@@ -461,6 +463,86 @@ bool plan_one_bucket(const plan_scenario *s, int stage)
  * embedding and all-reduce its gradient between them after the backward
  * (a 2-rank group, Megatron's embedding group). Both tasks wait for both
  * stages' backward, as a collective does. */
+int plan_norm_sync_calls(const plan_scenario *s, int stage, double *calls, int cap)
+{
+	const plan_spec *p = &s->plan;
+	const work_model *m = &s->model;
+	if (s->inference || !p->sequence_parallel || p->tp <= 1 || cap < 1 ||
+	    s->train.lora_rank > 0)
+		return 0; /* under LoRA the norms do not train */
+	int per = m->norm == WORK_NORM_LAYERNORM ? 2 : 1, tensors = 0;
+	for (int l = 0; l < plan_stage_layers(s, stage); l++)
+		if (!plan_layer_frozen(s, plan_global_layer(s, stage, l)))
+			tensors += work_layer_norms(m) * per;
+	if (stage == p->pp - 1 && build_output_trained(s))
+		tensors += per; /* the final norm */
+	double one = (double)m->hidden * plan_grad_bytes(s);
+	if (tensors == 0)
+		return 0;
+	if (s->fw.sp_norm_sync == PLAN_NORM_SYNC_FLAT) {
+		calls[0] = tensors * one;
+		return 1;
+	}
+	int n = tensors < cap ? tensors : cap;
+	for (int i = 0; i < n; i++)
+		calls[i] = one;
+	calls[n - 1] += (tensors - n) * one; /* beyond cap, into the last */
+	return n;
+}
+
+/* One call's time without its wait for the slowest node, and that wait. */
+static double call_less_wait(const plan_scenario *s, const net_group *g, double bytes,
+			     double *wait)
+{
+	net_cost c;
+	*wait = net_sync_delay(&s->cluster, NET_ALLREDUCE, g, bytes);
+	return net_collective(&s->cluster, NET_ALLREDUCE, g, bytes, &c) == SIM_OK
+		       ? c.time_s - *wait
+		       : 0;
+}
+
+double plan_norm_sync_time(const plan_scenario *s, const plan_groups *g, int stage)
+{
+	double *calls = malloc(PLAN_NORM_SYNC_MAX * sizeof *calls), t = 0, all = 0, w;
+	int n = calls ? plan_norm_sync_calls(s, stage, calls, PLAN_NORM_SYNC_MAX) : 0;
+	for (int i = 0; i < n; i++)
+		t += call_less_wait(s, &g->tp, calls[i], &w), all += calls[i];
+	free(calls);
+	return n > 0 ? t + net_sync_delay(&s->cluster, NET_ALLREDUCE, &g->tp, all) : 0;
+}
+
+/* The norm gradients' all-reduce over TP on each stage (plan_norm_sync_calls),
+ * on the DP stream after the stage's last backward, so after its gradient
+ * buckets (the stream runs its tasks in order): its calls one after the
+ * other, the group waiting for its slowest node once, at its start. The
+ * optimizer step waits for the last (pipe_ids.norm_sync). */
+int build_emit_norm_sync(builder *b, pipe_ids *ids)
+{
+	const plan_scenario *s = b->s;
+	double *calls = malloc(PLAN_NORM_SYNC_MAX * sizeof *calls);
+	if (!calls)
+		return SIM_ENOMEM;
+	int rc = SIM_OK;
+	for (int st = 0; st < s->plan.pp && rc == SIM_OK; st++) {
+		int n = plan_norm_sync_calls(s, st, calls, PLAN_NORM_SYNC_MAX);
+		double all = 0, w;
+		for (int i = 0; i < n; i++)
+			all += calls[i];
+		uint32_t id = ids->last_bwd[st];
+		for (int i = 0; i < n && id != UINT32_MAX; i++) {
+			call_less_wait(s, &b->tp, calls[i], &w);
+			double wait = i == 0 ? net_sync_delay(&s->cluster, NET_ALLREDUCE, &b->tp, all) : 0;
+			id = build_add_dp_adj(b, &b->tp, st, NET_ALLREDUCE, calls[i], wait - w, &id, 1,
+					      -1);
+		}
+		if (n > 0 && id == UINT32_MAX)
+			rc = SIM_ENOMEM;
+		ids->norm_sync[st] = n > 0 ? id : UINT32_MAX;
+	}
+	free(calls);
+	return rc;
+}
+
 double plan_embedding_sync_time(const plan_scenario *s, const plan_groups *g,
 				double value_bytes)
 {

@@ -222,6 +222,10 @@ typedef enum { PLAN_BUCKET_SPLIT_LAYER = 0, PLAN_BUCKET_SPLIT_TENSOR } plan_buck
 /* How a bucket is sent: one collective over its flat buffer, or one per
  * parameter tensor inside a NCCL group (nanotron's fp32 DDP hook). */
 typedef enum { PLAN_BUCKET_CALLS_BUCKET = 0, PLAN_BUCKET_CALLS_TENSOR } plan_bucket_calls;
+/* How sequence parallelism's norm gradients are all-reduced over TP after
+ * the backward: flattened into one call, or one call per tensor in a NCCL
+ * group (plan_norm_sync_calls). */
+typedef enum { PLAN_NORM_SYNC_FLAT = 0, PLAN_NORM_SYNC_TENSOR } plan_norm_sync;
 
 /* What the framework keeps alive (memory.c, memwalk.c; each value cited in
  * the profile files). The loss: bytes per token and vocabulary entry (per
@@ -342,6 +346,7 @@ typedef struct plan_framework {
 	 * plan_bucket_calls (plan/buckets.c "Buckets by tensor") */
 	double grad_bucket_first;
 	int grad_bucket_split, grad_bucket_calls;
+	int sp_norm_sync;             /* plan_norm_sync (plan_norm_sync_calls) */
 	bool one_bucket_no_overlap, first_stage_buckets;
 	int grad_dtype;               /* plan_grad_dtype: the rule that sets
 				       * [parallel] fp32_grads by precision where
@@ -1219,6 +1224,29 @@ double plan_grad_bucket_time(const plan_scenario *s, const plan_groups *g,
  * 0 for a bucket of one call or off EFA. */
 double plan_grad_calls_sync(const plan_scenario *s, const net_group *g, net_coll coll,
 			    const plan_grad_bucket *k, double wire);
+/* Sequence parallelism's norm gradients. The norms' weights (and biases)
+ * are replicated over the TP ranks, each of which saw only its shard of the
+ * sequence, so their gradients are summed over TP after the backward, after
+ * the data-parallel reduction and before the optimizer step: Megatron-Core's
+ * finalize_model_grads all-reduces them flattened into one buffer
+ * (core/distributed/finalize_model_grads.py:416-480, called at :661 after
+ * finish_grad_sync, d98e8a64); nanotron ties every parameter not sharded
+ * over TP across the TP group with a SUM (trainer.py:985-1023 under
+ * tp_mode REDUCE_SCATTER) and sync_tied_weights_gradients calls
+ * all_reduce_coalesced on them, one all-reduce per tensor in one NCCL group
+ * (tied_parameters.py:119-165; trainer.py:522-526, after the fp32 DP
+ * all-reduce, 0e0a27ea). The tensors: each of the stage's layers' norms
+ * (work_layer_norms, with LayerNorm's biases), the last stage's final
+ * norm, h values each at the gradients' width (plan_grad_bytes). Writes at
+ * most cap calls' bytes (one call, or one per tensor: sp_norm_sync) to
+ * calls and returns how many; 0 without sequence parallelism, with tp 1 or
+ * for inference. */
+#define PLAN_NORM_SYNC_MAX 1024
+int plan_norm_sync_calls(const plan_scenario *s, int stage, double *calls, int cap);
+/* Their time on stage `stage` in groups g (the alpha-beta model; a group of
+ * calls waits for its slowest node once, as plan_grad_calls_sync); 0 when
+ * there are none. */
+double plan_norm_sync_time(const plan_scenario *s, const plan_groups *g, int stage);
 /* The tied word embedding's gradient all-reduce between the first and the
  * last stage with the alpha-beta model, in g's embed group (the graph's),
  * at value_bytes per value: V h / tp values; 0 when untied or pp = 1. */

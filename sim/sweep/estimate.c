@@ -981,6 +981,8 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 			double sl = 0, tl = -1;
 			if (nb >= 0)
 				tl = dp_tail(s, &grp, &k, &first, &last, st, t, &sl, bk, nb);
+			if (tl >= 0) /* then the norm gradients' TP sync, on the same stream */
+				tl += plan_norm_sync_time(s, &grp, st);
 			dp_tail_s = tl < 0 ? -1 : fmax(dp_tail_s, tl - below);
 			below += sl;
 		}

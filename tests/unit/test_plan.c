@@ -2054,6 +2054,58 @@ static void test_grad_buckets_by_tensor(void)
 	sim_diag_free(d);
 }
 
+/* Sequence parallelism's norm gradients (plan_norm_sync_calls), on the
+ * 8B EFA nanotron scenario (tp 8 with SP, pp 1, 32 layers, RMSNorm, fp32
+ * gradients): two norms a layer and the final norm, 65 tensors of h = 4096
+ * values x 4 B = 16,384 B; nanotron sends them one per tensor
+ * (sp_norm_sync = tensor): 65 calls; flattened (Megatron-Core): one call of
+ * 65 x 16,384 = 1,064,960 B; none without SP. In the graph (alpha-beta):
+ * 65 DP tasks of stage 0 outside any layer (no tied embedding on pp 1),
+ * lasting plan_norm_sync_time together, the optimizer step after the last. */
+static void test_norm_sync(void)
+{
+	sim_diag *d = sim_diag_new();
+	const char *set[] = {"cluster.network=alpha-beta", "framework.sp_norm_sync=flat",
+			     "parallel.sequence_parallel=false"};
+	double c[PLAN_NORM_SYNC_MAX];
+	for (int k = 1; k <= 3; k++) {
+		plan_scenario *s = NULL;
+		CHECK_INT(plan_scenario_load("scenarios/llama3-8b-efa-nanotron.ini", set, (size_t)k,
+					     d, &s),
+			  SIM_OK);
+		if (!s)
+			continue;
+		int n = plan_norm_sync_calls(s, 0, c, PLAN_NORM_SYNC_MAX);
+		CHECK_INT(n, k == 1 ? 65 : k == 2 ? 1 : 0);
+		if (n > 0)
+			CHECK_NEAR(c[0], k == 1 ? 16384 : 1064960, 0);
+		plan_graph *g = NULL;
+		if (k == 1 && plan_build(s, &g) == SIM_OK) {
+			plan_groups grp;
+			plan_make_groups(s, &grp);
+			int tasks = 0;
+			sim_time sum = 0;
+			size_t last = 0;
+			for (size_t t = 0; t < g->ntasks; t++)
+				if (g->tasks[t].rank == 0 && g->tasks[t].kind == PLAN_TASK_DP &&
+				    g->tasks[t].layer < 0)
+					tasks++, sum += g->tasks[t].dur, last = t;
+			CHECK_INT(tasks, 65);
+			CHECK_NEAR((double)sum,
+				   (double)sim_time_from_s(plan_norm_sync_time(s, &grp, 0)), 65);
+			bool waits = false;
+			for (size_t e = 0; e < g->nedges; e++)
+				waits |= g->edges[e].from == last &&
+					 g->tasks[g->edges[e].to].kind == PLAN_TASK_OPTIM;
+			CHECK(waits);
+		}
+		plan_graph_free(g);
+		plan_scenario_free(s);
+	}
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+}
+
 /* Megatron-LM 2020-2022 (megatron-lm.ini; megatron/model/distributed.py
  * :202-209 at e1c334b076): one all-reduce of each model chunk's whole
  * gradient buffer after the schedule. The quickstart with vpp 2 (6 layers a
@@ -2160,6 +2212,7 @@ int main(void)
 	test_megatron_lm_buckets();
 	test_grad_buckets();
 	test_grad_buckets_by_tensor();
+	test_norm_sync();
 	test_zero3_buckets();
 	test_zero3_sync();
 	test_zero3_modules();
