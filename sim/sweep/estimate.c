@@ -651,7 +651,7 @@ static double bucket_cost(const plan_scenario *s, const plan_groups *g, net_coll
 
 static double dp_tail(const plan_scenario *s, const plan_groups *g, const kinds *k,
                       const prog *first, const prog *last, int st, double t_mb, double *slack,
-                      const plan_grad_bucket *bk, int nb)
+                      const plan_grad_bucket *bk, int nb, call_memo *memo)
 {
 	const plan_spec *p = &s->plan;
 	int m = plan_microbatches(p), vpp = p->vpp > 0 ? p->vpp : 1;
@@ -706,9 +706,8 @@ static double dp_tail(const plan_scenario *s, const plan_groups *g, const kinds 
 		free(step_rem);
 		goto out;
 	}
-	call_memo memo = {{0}, {0}, 0, 0}; /* most buckets and calls are alike */
 	for (int i = 0; i < nb; i++) {
-		double c = bucket_cost(s, g, op, &bk[i], wire, &memo);
+		double c = bucket_cost(s, g, op, &bk[i], wire, memo);
 		double r = 0;
 		if (bk[i].launch == PLAN_LAUNCH_CHUNK && bk[i].step >= 0 && bk[i].step < nbwd)
 			r = step_rem[bk[i].step];
@@ -952,6 +951,7 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	 * (its slack; with interleaving their first chunks) */
 	bool buckets = p->zero < 3 && p->offload_optimizer == PLAN_OFFLOAD_NONE && !s->inference;
 	double dp_tail_s = buckets ? 0 : -1, below = 0;
+	call_memo memo = {{0}, {0}, 0, 0}; /* the stages' buckets and calls are alike */
 	double gather, p2p = plan_p2p_bytes(s, &gather); /* per rank; TP all-gather after */
 	double hop = 0; /* one pipeline hop: the transfer and its TP all-gather */
 	if (pp > 1)
@@ -980,7 +980,7 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 		if (buckets && dp_tail_s >= 0) {
 			double sl = 0, tl = -1;
 			if (nb >= 0)
-				tl = dp_tail(s, &grp, &k, &first, &last, st, t, &sl, bk, nb);
+				tl = dp_tail(s, &grp, &k, &first, &last, st, t, &sl, bk, nb, &memo);
 			if (tl >= 0) /* then the norm gradients' TP sync, on the same stream */
 				tl += plan_norm_sync_time(s, &grp, st);
 			dp_tail_s = tl < 0 ? -1 : fmax(dp_tail_s, tl - below);
