@@ -301,15 +301,15 @@ net_coll plan_grad_coll(const plan_scenario *s)
 		       : NET_ALLREDUCE;
 }
 
-double plan_grad_calls_sync(const plan_scenario *s, const net_group *g, net_coll coll,
-			    const plan_grad_bucket *k, double wire)
+double plan_call_group_wait(const net_cluster *c, net_coll coll, const net_group *g,
+			    const double *bytes, int n, double scale)
 {
-	if (k->ncalls < 2)
+	if (n < 2)
 		return 0;
-	double each = 0;
-	for (int i = 0; i < k->ncalls; i++)
-		each += net_sync_delay(&s->cluster, coll, g, k->calls[i] * wire);
-	return net_sync_delay(&s->cluster, coll, g, k->dense_bytes * wire) - each;
+	double each = 0, all = 0;
+	for (int i = 0; i < n; i++)
+		each += net_sync_delay(c, coll, g, bytes[i] * scale), all += bytes[i];
+	return net_sync_delay(c, coll, g, all * scale) - each;
 }
 
 /* flush_bucket's collectives (below), each timed alone with net_collective
@@ -328,7 +328,7 @@ double plan_grad_bucket_time(const plan_scenario *s, const plan_groups *g,
 			if (net_collective(&s->cluster, coll, &g->shard,
 					   k->ncalls > 0 ? k->calls[i] * wire : dense, &c) == SIM_OK)
 				t += c.time_s;
-		t += plan_grad_calls_sync(s, &g->shard, coll, k, wire);
+		t += plan_call_group_wait(&s->cluster, coll, &g->shard, k->calls, k->ncalls, wire);
 		if (g->replica.size > 1 &&
 		    net_collective(&s->cluster, NET_ALLREDUCE, &g->replica, dense / g->shard.size,
 				   &c) == SIM_OK)
@@ -373,19 +373,11 @@ static bool flush_bucket(builder *b, int stage, net_coll coll, const plan_grad_b
 	double acc = k->dense_bytes * wire, acc_e = k->expert_bytes * wire;
 	if (b->dp.size > 1 && acc > 0) {
 		uint32_t pre = cast_pass(b, stage, cast, dep, at), id = pre;
-		/* one collective, or one per tensor one after the other (a NCCL
-		 * group runs its calls in order on the communicator's stream),
-		 * the group waiting once for its slowest node, at its start
-		 * (plan_grad_calls_sync): each call without its own wait */
-		const net_cluster *c = &b->s->cluster;
-		double wait = k->ncalls > 1 ? net_sync_delay(c, coll, &b->shard, acc) : 0;
-		for (int i = 0; i < (k->ncalls > 0 ? k->ncalls : 1) && id != UINT32_MAX; i++) {
-			double bytes = k->ncalls > 0 ? k->calls[i] * wire : acc;
-			double adj = k->ncalls > 1 ? (i == 0 ? wait : 0) -
-							     net_sync_delay(c, coll, &b->shard, bytes)
-						   : 0;
-			id = build_add_dp_adj(b, &b->shard, stage, coll, bytes, adj, &id, 1, at);
-		}
+		/* one collective, or one per tensor in a NCCL group */
+		if (pre != UINT32_MAX)
+			id = k->ncalls > 0 ? build_add_call_group(b, &b->shard, stage, coll, k->calls,
+								  k->ncalls, wire, pre, at)
+					   : build_add_dp_on(b, &b->shard, stage, coll, acc, &pre, 1, at);
 		if (id != UINT32_MAX && b->replica.size > 1)
 			id = build_add_dp_on(b, &b->replica, stage, NET_ALLREDUCE,
 					     acc / b->shard.size, &id, 1, at);

@@ -118,15 +118,10 @@ uint32_t build_add_copy(builder *b, int stage, double bytes, bool nvme, const ui
 	return plan_graph_add(b->g, &x, deps, ndeps);
 }
 
-uint32_t build_add_dp_on(builder *b, const net_group *grp, int stage, net_coll coll,
-			 double bytes, const uint32_t *deps, uint32_t ndeps, int16_t layer)
-{
-	return build_add_dp_adj(b, grp, stage, coll, bytes, 0, deps, ndeps, layer);
-}
-
-uint32_t build_add_dp_adj(builder *b, const net_group *grp, int stage, net_coll coll,
-			  double bytes, double adj, const uint32_t *deps, uint32_t ndeps,
-			  int16_t layer)
+/* A data-parallel-stream collective, its time plus adj seconds (at least 0). */
+static uint32_t add_dp_adj(builder *b, const net_group *grp, int stage, net_coll coll,
+			   double bytes, double adj, const uint32_t *deps, uint32_t ndeps,
+			   int16_t layer)
 {
 	net_cost cost;
 	if (build_comm_cost(b, coll, grp, bytes, &cost) != SIM_OK)
@@ -137,6 +132,33 @@ uint32_t build_add_dp_adj(builder *b, const net_group *grp, int stage, net_coll 
 		       (float)cost.fabric_bytes};
 	return build_add_net(b->g, &t, deps, ndeps,
 			     build_comm_net_s(b, coll, grp, bytes, cost.time_s), grp->nodes);
+}
+
+uint32_t build_add_dp_on(builder *b, const net_group *grp, int stage, net_coll coll,
+			 double bytes, const uint32_t *deps, uint32_t ndeps, int16_t layer)
+{
+	return add_dp_adj(b, grp, stage, coll, bytes, 0, deps, ndeps, layer);
+}
+
+/* The calls run one after the other (a NCCL group runs them in order on the
+ * communicator's stream), each without its own wait for the slowest node,
+ * the group's (plan_call_group_wait) at its start. */
+uint32_t build_add_call_group(builder *b, const net_group *grp, int stage, net_coll coll,
+			      const double *bytes, int n, double scale, uint32_t dep,
+			      int16_t layer)
+{
+	const net_cluster *c = &b->s->cluster;
+	double all = 0;
+	for (int i = 0; i < n; i++)
+		all += bytes[i];
+	uint32_t id = dep;
+	for (int i = 0; i < n && id != UINT32_MAX; i++) {
+		double adj = n < 2 ? 0
+				   : (i == 0 ? net_sync_delay(c, coll, grp, all * scale) : 0) -
+					     net_sync_delay(c, coll, grp, bytes[i] * scale);
+		id = add_dp_adj(b, grp, stage, coll, bytes[i] * scale, adj, &id, 1, layer);
+	}
+	return id;
 }
 
 /* DP task ids a stage keeps for its optimizer step: ZeRO-3's two per layer

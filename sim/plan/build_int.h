@@ -217,10 +217,11 @@ float build_nic_share(const net_cluster *c, double per_rank);
 /* A data-parallel collective of `bytes` on group grp on the DP stream. */
 uint32_t build_add_dp_on(builder *b, const net_group *grp, int stage, net_coll coll,
 			 double bytes, const uint32_t *deps, uint32_t ndeps, int16_t layer);
-/* ... its time plus adj seconds (at least 0). */
-uint32_t build_add_dp_adj(builder *b, const net_group *grp, int stage, net_coll coll,
-			  double bytes, double adj, const uint32_t *deps, uint32_t ndeps,
-			  int16_t layer);
+/* n collectives of bytes[i] x scale on grp in one NCCL group on the DP stream
+ * after dep (plan_call_group_wait): the last task's id, UINT32_MAX on OOM. */
+uint32_t build_add_call_group(builder *b, const net_group *grp, int stage, net_coll coll,
+			      const double *bytes, int n, double scale, uint32_t dep,
+			      int16_t layer);
 /* A host <-> GPU copy on the offload stream (from NVMe when nvme). */
 uint32_t build_add_copy(builder *b, int stage, double bytes, bool nvme, const uint32_t *deps,
 			uint32_t ndeps, int16_t layer);

@@ -490,35 +490,28 @@ int plan_norm_sync_calls(const plan_scenario *s, int stage, double *calls, int c
 	return n;
 }
 
-/* One call's time without its wait for the slowest node, and that wait. */
-static double call_less_wait(const plan_scenario *s, const net_group *g, double bytes,
-			     double *wait)
-{
-	net_cost c;
-	*wait = net_sync_delay(&s->cluster, NET_ALLREDUCE, g, bytes);
-	return net_collective(&s->cluster, NET_ALLREDUCE, g, bytes, &c) == SIM_OK
-		       ? c.time_s - *wait
-		       : 0;
-}
-
 double plan_norm_sync_time(const plan_scenario *s, const plan_groups *g, int stage)
 {
-	double *calls = malloc(PLAN_NORM_SYNC_MAX * sizeof *calls), t = 0, all = 0, w, ti = 0;
+	double *calls = malloc(PLAN_NORM_SYNC_MAX * sizeof *calls), t = 0, ti = 0;
 	int n = calls ? plan_norm_sync_calls(s, stage, calls, PLAN_NORM_SYNC_MAX) : 0;
+	net_cost c;
 	for (int i = 0; i < n; i++) { /* the calls are alike: each size timed once */
 		if (i == 0 || calls[i] != calls[i - 1])
-			ti = call_less_wait(s, &g->tp, calls[i], &w);
-		t += ti, all += calls[i];
+			ti = net_collective(&s->cluster, NET_ALLREDUCE, &g->tp, calls[i], &c) == SIM_OK
+				     ? c.time_s
+				     : 0;
+		t += ti;
 	}
+	t += plan_call_group_wait(&s->cluster, NET_ALLREDUCE, &g->tp, calls, n, 1);
 	free(calls);
-	return n > 0 ? t + net_sync_delay(&s->cluster, NET_ALLREDUCE, &g->tp, all) : 0;
+	return t;
 }
 
 /* The norm gradients' all-reduce over TP on each stage (plan_norm_sync_calls),
  * on the DP stream after the stage's last backward, so after its gradient
- * buckets (the stream runs its tasks in order): its calls one after the
- * other, the group waiting for its slowest node once, at its start. The
- * optimizer step waits for the last (pipe_ids.norm_sync). */
+ * buckets (the stream runs its tasks in order), as one NCCL group
+ * (build_add_call_group). The optimizer step waits for the last
+ * (pipe_ids.norm_sync). */
 int build_emit_norm_sync(builder *b, pipe_ids *ids)
 {
 	const plan_scenario *s = b->s;
@@ -528,19 +521,12 @@ int build_emit_norm_sync(builder *b, pipe_ids *ids)
 	int rc = SIM_OK;
 	for (int st = 0; st < s->plan.pp && rc == SIM_OK; st++) {
 		int n = plan_norm_sync_calls(s, st, calls, PLAN_NORM_SYNC_MAX);
-		double all = 0, w;
-		for (int i = 0; i < n; i++)
-			all += calls[i];
-		uint32_t id = ids->last_bwd[st];
-		for (int i = 0; i < n && id != UINT32_MAX; i++) {
-			call_less_wait(s, &b->tp, calls[i], &w);
-			double wait = i == 0 ? net_sync_delay(&s->cluster, NET_ALLREDUCE, &b->tp, all) : 0;
-			id = build_add_dp_adj(b, &b->tp, st, NET_ALLREDUCE, calls[i], wait - w, &id, 1,
-					      -1);
-		}
+		uint32_t id = n > 0 ? build_add_call_group(b, &b->tp, st, NET_ALLREDUCE, calls, n,
+							   1, ids->last_bwd[st], -1)
+				    : UINT32_MAX;
 		if (n > 0 && id == UINT32_MAX)
 			rc = SIM_ENOMEM;
-		ids->norm_sync[st] = n > 0 ? id : UINT32_MAX;
+		ids->norm_sync[st] = id;
 	}
 	free(calls);
 	return rc;

@@ -1217,13 +1217,14 @@ net_coll plan_grad_coll(const plan_scenario *s);
  * over the expert-DP group. A one-rank group sends nothing. */
 double plan_grad_bucket_time(const plan_scenario *s, const plan_groups *g,
 			     const plan_grad_bucket *k);
-/* A bucket's calls (grad_bucket_calls = tensor) run in one NCCL group, which
- * waits for its slowest node once (net_sync_delay on the group's bytes), not
- * once per call: the seconds to add to the sum of its calls' times in group
- * g (each timed alone with net_collective, its own wait included), <= 0;
- * 0 for a bucket of one call or off EFA. */
-double plan_grad_calls_sync(const plan_scenario *s, const net_group *g, net_coll coll,
-			    const plan_grad_bucket *k, double wire);
+/* n collectives `coll` of bytes[i] x scale on group g issued in one NCCL
+ * group (a bucket's calls under grad_bucket_calls = tensor, the norm
+ * gradients' under sp_norm_sync = tensor) wait for their slowest node once,
+ * net_sync_delay on the group's bytes, not once per call: the seconds to add
+ * to the sum of the calls' times (each timed alone with net_collective, its
+ * own wait included), <= 0; 0 for one call or off EFA. */
+double plan_call_group_wait(const net_cluster *c, net_coll coll, const net_group *g,
+			    const double *bytes, int n, double scale);
 /* Sequence parallelism's norm gradients. The norms' weights (and biases)
  * are replicated over the TP ranks, each of which saw only its shard of the
  * sequence, so their gradients are summed over TP after the backward, after
@@ -1244,7 +1245,7 @@ double plan_grad_calls_sync(const plan_scenario *s, const net_group *g, net_coll
 #define PLAN_NORM_SYNC_MAX 1024
 int plan_norm_sync_calls(const plan_scenario *s, int stage, double *calls, int cap);
 /* Their time on stage `stage` in groups g (the alpha-beta model; a group of
- * calls waits for its slowest node once, as plan_grad_calls_sync); 0 when
+ * calls waits for its slowest node once, plan_call_group_wait); 0 when
  * there are none. */
 double plan_norm_sync_time(const plan_scenario *s, const plan_groups *g, int stage);
 /* The tied word embedding's gradient all-reduce between the first and the
