@@ -115,6 +115,12 @@ static bool calls_tensors(const plan_scenario *s)
 	return s->plan.zero == 0 && s->fw.grad_bucket_calls == PLAN_BUCKET_CALLS_TENSOR;
 }
 
+/* torch DDP's first bucket (grad_bucket_first, ZeRO-0), parameters; 0: none. */
+static double first_bucket(const plan_scenario *s)
+{
+	return s->plan.zero == 0 ? s->fw.grad_bucket_first : 0;
+}
+
 static bool by_tensor(const plan_scenario *s)
 {
 	return split_tensors(s) || calls_tensors(s);
@@ -184,8 +190,7 @@ typedef struct bucket_walk {
 	int stage, l, lo;       /* the next layer down, the lowest trained one */
 	int chunk, chunk_lo;    /* the model chunk holding l, its first local layer */
 	double gbytes;
-	double embed;           /* stage 0's embedding gradient, or 0 */
-	bool tensors, split;    /* pieces by tensor; a bucket may close after any */
+	double embed;           /* stage 0's embedding parameters, or 0 */
 	bool first;             /* no bucket closed yet */
 	bool head;              /* the pieces are the output layer's, before any layer */
 	int cur, np, ip;        /* the layer the pieces are of, how many, the next */
@@ -211,11 +216,7 @@ static void bucket_walk_init(bucket_walk *w, const plan_scenario *s, int stage, 
 			   .chunk = s->plan.vpp,
 			   .chunk_lo = INT32_MAX,
 			   .gbytes = gbytes,
-			   .embed = stage == 0 && build_embedding_trained(s)
-					    ? plan_rank_embedding(s) * gbytes
-					    : 0,
-			   .tensors = by_tensor(s),
-			   .split = split_tensors(s),
+			   .embed = stage == 0 && build_embedding_trained(s) ? plan_rank_embedding(s) : 0,
 			   .first = true,
 			   .cur = top,
 			   .open = {.layer = -1, .last = -1}};
@@ -260,12 +261,12 @@ static bool bucket_next(bucket_walk *w, plan_grad_bucket *k)
 			w->cur = w->l--;
 			w->head = false;
 			w->np = layer_pieces(w->s, plan_global_layer(w->s, w->stage, w->cur),
-					     w->tensors, w->pd, w->px);
+					     by_tensor(w->s), w->pd, w->px);
 			if (w->cur == w->lo && w->embed > 0) {
-				if (w->tensors)
-					w->pd[w->np] = w->embed / w->gbytes, w->px[w->np++] = 0;
+				if (by_tensor(w->s))
+					w->pd[w->np] = w->embed, w->px[w->np++] = 0;
 				else
-					w->pd[w->np - 1] += w->embed / w->gbytes;
+					w->pd[w->np - 1] += w->embed;
 			}
 			w->ip = 0;
 		}
@@ -274,11 +275,11 @@ static bool bucket_next(bucket_walk *w, plan_grad_bucket *k)
 		bool end = w->ip == w->np && !w->head; /* a layer's end */
 		bool lowest = end && w->cur == w->lo;
 		bool cut = end && w->cur == w->chunk_lo && w->s->fw.first_stage_buckets;
-		if (!end && !w->split)
+		if (!end && !split_tensors(w->s))
 			continue;
 		double size = chunk_bucket_bytes(w->s, w->stage, w->chunk);
-		if (w->first && w->s->fw.grad_bucket_first > 0 && size < 1e300 && w->s->plan.zero == 0)
-			size = fmin(size, w->s->fw.grad_bucket_first * w->gbytes);
+		if (w->first && first_bucket(w->s) > 0 && size < 1e300)
+			size = fmin(size, first_bucket(w->s) * w->gbytes);
 		if (w->open.dense_bytes + w->open.expert_bytes < size && !lowest && !cut)
 			continue;
 		*k = w->open;
@@ -468,7 +469,7 @@ int plan_grad_buckets(const plan_scenario *s, int stage, plan_grad_bucket *out, 
 	}
 	/* a stage holding only the embedding or the output layer */
 	if (plan_stage_layers(s, stage) == 0 && n < cap)
-		out[n++] = (plan_grad_bucket){-1, -1, 0, w.open.dense_bytes + w.embed, 0,
+		out[n++] = (plan_grad_bucket){-1, -1, 0, w.open.dense_bytes + w.embed * gbytes, 0,
 					      PLAN_LAUNCH_END, -1, true, 0, {0}};
 	free(step);
 	return n;
