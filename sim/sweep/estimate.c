@@ -604,10 +604,6 @@ static double stream_end(const double *launch, const double *cost, double *pre, 
  * not NULL) the stage's backward of the last micro-batch through its first
  * chunk (what the stages below it still run after it), or -1 (out of
  * memory). */
-/* One ZeRO-0..2 bucket's collectives (dp_tail): over the shard group its
- * dense bytes (d, on the wire x wire), then the shard over its replicas; the
- * experts (x) over expert DP; and the casts around a narrower wire
- * (buckets.c flush_bucket). */
 /* The shard group's collective times of the last few sizes (a stage's
  * buckets and their calls repeat a layer's few sizes): each looked up before
  * it is timed. */
@@ -630,6 +626,11 @@ static double memo_time(const plan_scenario *s, net_coll op, const net_group *g,
 	return t;
 }
 
+/* One ZeRO-0..2 bucket's collectives (dp_tail), as plan_grad_bucket_time
+ * times them but through the memo: over the shard group its dense bytes (d,
+ * on the wire x wire) in one call or its calls in a NCCL group, then the
+ * shard over its replicas; the experts (x) over expert DP; and the casts
+ * around a narrower wire (buckets.c flush_bucket). */
 static double bucket_cost(const plan_scenario *s, const plan_groups *g, net_coll op,
 			  const plan_grad_bucket *k, double wire, call_memo *memo)
 {
