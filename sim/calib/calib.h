@@ -146,6 +146,12 @@ typedef struct calib_lm_result {
 	double chi2;                 /* sum of squared residuals at the solution */
 	double sd[CALIB_MAX_PARAMS]; /* with dof > 0: sqrt of (J^T J)^-1's diagonal
 	                              * times chi2 / dof (0 where that is negative) */
+	/* with dof > 0: the unknowns' correlations, row-major p x p,
+	 * C_jk / sqrt(C_jj C_kk) of that covariance C (NAN where a variance is
+	 * not positive). The callers' logistic bounds scale each unknown by its
+	 * own positive derivative (delta method), which leaves correlations as
+	 * they are: these are the parameters' too. */
+	double corr[CALIB_MAX_PARAMS * CALIB_MAX_PARAMS];
 } calib_lm_result;
 /* Solve from u, which ends at the solution; SIM_OK or SIM_ENOMEM. */
 int calib_lm_solve(const calib_lm *lm, double *u, calib_lm_result *out);

@@ -7,7 +7,8 @@
  * freedom the unknowns' covariance at the solution is (J^T J)^-1 scaled by
  * the residual variance chi^2 / dof; its diagonal's square roots are the
  * standard deviations of u, which the callers map through their logistic
- * bounds (delta method, calib.h). The covariance lives on the stack
+ * bounds (delta method, calib.h), and its correlations C_jk / sqrt(C_jj
+ * C_kk), which that mapping leaves unchanged. The covariance lives on the stack
  * (p <= CALIB_MAX_PARAMS), so only the workspace can run out of memory. */
 #include "calib.h"
 
@@ -50,6 +51,15 @@ int calib_lm_solve(const calib_lm *lm, double *u, calib_lm_result *out)
 			double var = gsl_matrix_get(&c.matrix, j, j) * out->chi2 / lm->dof;
 			out->sd[j] = sqrt(var > 0 ? var : 0);
 		}
+		for (size_t j = 0; j < p; j++)
+			for (size_t k = 0; k < p; k++) {
+				double vj = gsl_matrix_get(&c.matrix, j, j);
+				double vk = gsl_matrix_get(&c.matrix, k, k);
+				out->corr[j * p + k] = vj > 0 && vk > 0
+				                               ? gsl_matrix_get(&c.matrix, j, k) /
+				                                         sqrt(vj * vk)
+				                               : NAN;
+			}
 	}
 	gsl_multifit_nlinear_free(w);
 	return SIM_OK;

@@ -234,8 +234,12 @@ static int solve(ctx *k, double *u, double *chi2, bool se, size_t *iters)
 		return rc;
 	*chi2 = res.chi2;
 	*iters = res.iterations;
-	if (se)
+	if (se) {
 		f->converged = res.converged;
+		f->has_corr = lm.dof > 0;
+		for (size_t j = 0; j < lm.p * lm.p && f->has_corr; j++)
+			f->corr[j] = res.corr[j];
+	}
 	for (size_t j = 0; j < lm.p && lm.dof > 0; j++) {
 		valid_fab_param *q = &f->params[j];
 		double s = sigma(u[j]);
@@ -443,11 +447,12 @@ static void excess_by_nodes(valid_fab_fit *f)
  * fitted a dropped one gets the cluster file's value back in `at`. */
 static void prune(valid_fab_fit *f, net_cluster *at, bool fitted, char *names, size_t size)
 {
-	size_t kept = 0;
+	size_t kept = 0, n = f->nparams, idx[VALID_FP_COUNT];
 	names[0] = '\0';
-	for (size_t j = 0; j < f->nparams; j++) {
+	for (size_t j = 0; j < n; j++) {
 		const valid_fab_param *p = &f->params[j];
 		if (identifiable(f, at, j, fitted ? p->value : p->start)) {
+			idx[kept] = j;
 			f->params[kept++] = *p;
 			continue;
 		}
@@ -457,6 +462,12 @@ static void prune(valid_fab_fit *f, net_cluster *at, bool fitted, char *names, s
 		snprintf(names + len, size - len, "%s%s", len ? ", " : "", keys[p->kind]);
 	}
 	f->nparams = kept;
+	/* the kept parameters' correlations, in their new places (a <= idx[a],
+	 * b <= idx[b], kept <= n: each entry moves to an index no larger than
+	 * its own, so none is overwritten before it is read) */
+	for (size_t a = 0; a < kept && f->has_corr; a++)
+		for (size_t b = 0; b < kept; b++)
+			f->corr[a * kept + b] = f->corr[idx[a] * n + idx[b]];
 }
 
 int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)

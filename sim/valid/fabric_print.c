@@ -25,6 +25,63 @@ static void fmt_value(char *buf, size_t len, valid_fab_kind k, double x)
 		snprintf(buf, len, "%.4f", clean(x, 1e-4));
 }
 
+/* How well the rows determine the parameters. A parameter is weakly
+ * determined when its standard error is at least a third of its value (its
+ * 95 % interval, +-1.96 se, then spans more than a factor of four, or
+ * reaches zero); two are correlated when |r| >= 0.9 (the fit can trade one
+ * for the other at almost no cost in chi^2: "latency and congestion trade",
+ * fabric.c). Each kind names the measurements that would pin it down: the
+ * term of the EFA model it is (sim/net/coll.c, "The EFA model") dominates
+ * a collective's time there. */
+#define FAB_WEAK_REL 0.333
+#define FAB_CORR 0.9
+
+static const char *pin_hint(valid_fab_kind k)
+{
+	switch (k) {
+	case VALID_FP_INTRA_EFF:
+		return "large all-gathers or reduce-scatters inside one node";
+	case VALID_FP_NVLS:
+		return "a large all-reduce inside one node";
+	case VALID_FP_NET_LAT:
+	case VALID_FP_MSG:
+		return "small messages across nodes (nccl-tests -b 8 -e 8M on 2+ nodes)";
+	case VALID_FP_RAIL:
+		return "the fastest runs of large messages on 2 nodes";
+	default: /* congestion, its exponent, the sync delay */
+		return "medians with 5th-95th percentiles at more node counts";
+	}
+}
+
+static bool weak(const valid_fab_param *p)
+{
+	return p->has_se && fabs(p->value) > 0 && p->se >= FAB_WEAK_REL * fabs(p->value);
+}
+
+/* The text of the determination note (text output and the .ini header):
+ * "" when every parameter is determined and no pair correlated. */
+static void determination(const valid_fab_fit *f, sim_buf *b, const char *pre)
+{
+	for (size_t j = 0; j < f->nparams; j++) {
+		const valid_fab_param *p = &f->params[j];
+		if (!weak(p))
+			continue;
+		sim_buf_printf(b, "%s[%s] %s +-%.0f %%: %s\n", pre, valid_fab_section(p->kind),
+		               valid_fab_key(p->kind), 100 * p->se / fabs(p->value),
+		               pin_hint(p->kind));
+	}
+	for (size_t j = 0; j < f->nparams && f->has_corr; j++)
+		for (size_t k = j + 1; k < f->nparams; k++) {
+			double r = f->corr[j * f->nparams + k];
+			if (!(fabs(r) >= FAB_CORR))
+				continue;
+			sim_buf_printf(b, "%s%s and %s correlated %+.2f: these rows cannot part "
+			               "them\n",
+			               pre, valid_fab_key(f->params[j].kind),
+			               valid_fab_key(f->params[k].kind), r);
+		}
+}
+
 static double rel(double t, double m)
 {
 	return clean(100.0 * (t - m) / m, 0.01);
@@ -71,6 +128,16 @@ void valid_fab_print_text(FILE *out, const valid_fab_fit *f, const char *data)
 		        "kept): "
 		        "%s\n",
 		        f->idle);
+	sim_buf d;
+	sim_buf_init(&d);
+	determination(f, &d, "  ");
+	if (d.len > 0 && !d.oom)
+		fprintf(out,
+		        "weakly determined (standard error over a third of the value; what "
+		        "would pin it down),\nand parameters that trade against each other "
+		        "(|correlation| >= %.1f):\n%s",
+		        FAB_CORR, d.data);
+	sim_buf_free(&d);
 	fprintf(out, "\n%-20s %5s  %-14s %5s %11s %10s %10s %8s %8s %8s %10s %8s\n", "row", "line",
 	        "collective", "nodes", "measured_ms", "before_ms", "after_ms", "before", "after",
 	        "loo", "fastest_ms", "uncong.");
@@ -169,9 +236,22 @@ void valid_fab_print_json(FILE *out, const valid_fab_fit *f, const char *data)
 		json_str(out, "key", valid_fab_key(p->kind), true);
 		calib_json_num(out, "start", p->start, true);
 		calib_json_num(out, "value", p->value, true);
-		calib_json_num(out, "stderr", p->has_se ? p->se : NAN, false);
+		calib_json_num(out, "stderr", p->has_se ? p->se : NAN, true);
+		fprintf(out, "\"weak\": %s", weak(p) ? "true" : "false");
 		fputc('}', out);
 	}
+	fprintf(out, "],\n \"correlated\": [");
+	for (size_t j = 0, m = 0; j < f->nparams && f->has_corr; j++)
+		for (size_t k = j + 1; k < f->nparams; k++) {
+			double r = f->corr[j * f->nparams + k];
+			if (!(fabs(r) >= FAB_CORR))
+				continue;
+			fprintf(out, "%s{", m++ ? ", " : "");
+			json_str(out, "a", valid_fab_key(f->params[j].kind), true);
+			json_str(out, "b", valid_fab_key(f->params[k].kind), true);
+			calib_json_num(out, "r", r, false);
+			fputc('}', out);
+		}
 	fprintf(out, "],\n \"rows\": [");
 	for (size_t i = 0; i < f->nrows; i++) {
 		const valid_fab_row *r = &f->rows[i];
@@ -284,6 +364,15 @@ static void ini_header(FILE *out, const valid_fab_fit *f, const char *data, cons
 	if (f->idle[0])
 		fprintf(out, "; no row depends on it at the fitted values, not written: %s\n",
 		        f->idle);
+	sim_buf d;
+	sim_buf_init(&d);
+	determination(f, &d, ";   ");
+	if (d.len > 0 && !d.oom)
+		fprintf(out, "; weakly determined by these rows (standard error over a third of "
+		             "the value), and\n; what would pin it down; pairs that trade "
+		             "(|correlation| >= %.1f):\n%s",
+		        FAB_CORR, d.data);
+	sim_buf_free(&d);
 }
 
 void valid_fab_print_ini(FILE *out, const valid_fab_fit *f, const char *data, const char *name)

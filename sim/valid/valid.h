@@ -287,6 +287,12 @@ typedef struct valid_fab_fit {
 	int dof;
 	size_t iterations;
 	bool converged;
+	/* The fitted parameters' correlations at the fit (params[] order, row-
+	 * major nparams x nparams; calib_lm_result.corr), has_corr once the
+	 * final solve gave them: two parameters correlated near +-1 trade
+	 * against each other, the rows cannot tell them apart. */
+	double corr[VALID_FP_COUNT * VALID_FP_COUNT];
+	bool has_corr;
 	/* Leave one node count out, per distinct node count (increasing). */
 	int nnodes;
 	int nodes[VALID_FAB_MAX_NODES];

@@ -6,6 +6,9 @@
 #include "../../sim/calib/calib.h"
 #include "check.h"
 
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_vector.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -325,8 +328,48 @@ static void test_attention(void)
 	sim_diag_free(d);
 }
 
+/* The straight line y = a + b x through x = 1, 2, 3, 4 (y with a little
+ * scatter, so chi^2 > 0): a linear least squares, J = [1, x_i], whose
+ * covariance is (J^T J)^-1 chi^2 / dof with
+ *     J^T J = [[n, Sx], [Sx, Sxx]] = [[4, 10], [10, 30]],
+ *     (J^T J)^-1 = [[30, -10], [-10, 4]] / (4 x 30 - 10^2) = [[1.5, -0.5], [-0.5, 0.2]],
+ * so corr(a, b) = -0.5 / sqrt(1.5 x 0.2) = -Sx / sqrt(n Sxx) = -0.912871 and
+ * the fitted line is y = 1 + 2x + the scatter's own fit (0.05, -0.05, -0.05,
+ * 0.05: orthogonal to 1 and x, so a = 1, b = 2 exactly, chi^2 = 0.01, dof 2,
+ * sd(a) = sqrt(1.5 x 0.01 / 2) = 0.0866025, sd(b) = sqrt(0.2 x 0.005) =
+ * 0.0316228). calib_lm_solve's correlations are what the fabric fit prints
+ * as parameters that trade (valid/fabric_print.c). */
+static const double line_x[4] = {1, 2, 3, 4}, line_y[4] = {3.05, 4.95, 6.95, 9.05};
+
+static int line_residuals(const gsl_vector *u, void *ctx, gsl_vector *r)
+{
+	(void)ctx;
+	for (size_t i = 0; i < 4; i++)
+		gsl_vector_set(r, i,
+		               gsl_vector_get(u, 0) + gsl_vector_get(u, 1) * line_x[i] - line_y[i]);
+	return GSL_SUCCESS;
+}
+
+static void test_lm_correlation(void)
+{
+	calib_lm lm = {line_residuals, NULL, 4, 2, {100, 1e-12, 1e-12, 1e-14}, 2};
+	double u[2] = {0, 0};
+	calib_lm_result res;
+	CHECK_INT(calib_lm_solve(&lm, u, &res), SIM_OK);
+	CHECK_NEAR(u[0], 1.0, 1e-6);
+	CHECK_NEAR(u[1], 2.0, 1e-6);
+	CHECK_NEAR(res.chi2, 0.01, 1e-9);
+	CHECK_NEAR(res.sd[0], 0.0866025, 1e-5);
+	CHECK_NEAR(res.sd[1], 0.0316228, 1e-5);
+	CHECK_NEAR(res.corr[0 * 2 + 1], -0.912871, 1e-5);
+	CHECK_NEAR(res.corr[1 * 2 + 0], -0.912871, 1e-5);
+	CHECK_NEAR(res.corr[0], 1.0, 1e-9);
+	CHECK_NEAR(res.corr[3], 1.0, 1e-9);
+}
+
 int main(void)
 {
+	test_lm_correlation();
 	test_attention();
 	test_recovers_exact();
 	test_recovers_noisy();
