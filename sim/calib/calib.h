@@ -112,7 +112,15 @@ typedef struct calib_fit {
 	int dof; /* nrows - nparams */
 	bool converged;
 	hw_gpu fitted; /* the start GPU with the fitted values */
+	/* The fitted ones' correlations (params[0 .. nfitted), row-major
+	 * nfitted x nfitted; calib_lm_result.corr) when dof > 0: a pair near
+	 * +-1 trades, the rows cannot part them. */
+	double corr[CALIB_MAX_PARAMS * CALIB_MAX_PARAMS];
+	bool has_corr;
 } calib_fit;
+/* The pairs of fitted parameters whose correlation reaches +-CALIB_CORR
+ * (the text and JSON outputs list them). */
+#define CALIB_CORR 0.9
 
 /* Collect the rows of GPU `gpu` from a case file. Problems are
  * "path:line: error:" in diag; returns SIM_OK, SIM_ECONF (bad rows, no rows

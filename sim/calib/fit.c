@@ -294,6 +294,9 @@ static int solve(fit_ctx *c, double *u)
 		return rc;
 	fit->converged = res.converged;
 	fit->iterations = res.iterations;
+	fit->has_corr = fit->dof > 0;
+	for (size_t j = 0; j < lm.p * lm.p && fit->has_corr; j++)
+		fit->corr[j] = res.corr[j];
 	for (size_t j = 0; j < lm.p && fit->dof > 0; j++) {
 		calib_param *q = &fit->params[j];
 		double s = sigma(u[j]);

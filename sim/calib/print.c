@@ -65,6 +65,13 @@ void calib_print_text(FILE *out, const calib_fit *f, const char *data)
 	if (f->dropped[0])
 		fprintf(out, "not identifiable from these rows (left as they are): %s\n",
 		        f->dropped);
+	for (size_t j = 0; j < f->nfitted && f->has_corr; j++)
+		for (size_t k = j + 1; k < f->nfitted; k++) {
+			double r = f->corr[j * f->nfitted + k];
+			if (fabs(r) >= CALIB_CORR)
+				fprintf(out, "%s and %s correlated %+.2f: these rows cannot part them\n",
+				        f->params[j].key, f->params[k].key, r);
+		}
 	fprintf(out, "\n%-10s %5s  %-30s %12s %12s %12s %8s %8s\n", "row", "line", "kernel",
 	        "measured_us", "before_us", "after_us", "before", "after");
 	for (size_t i = 0; i < f->nrows; i++) {
@@ -125,6 +132,17 @@ void calib_print_json(FILE *out, const calib_fit *f, const char *data)
 		calib_json_num(out, "stderr", p->has_se ? p->se : NAN, false);
 		fputc('}', out);
 	}
+	fprintf(out, "],\n \"correlated\": [");
+	for (size_t j = 0, m = 0; j < f->nfitted && f->has_corr; j++)
+		for (size_t k = j + 1; k < f->nfitted; k++) {
+			double r = f->corr[j * f->nfitted + k];
+			if (!(fabs(r) >= CALIB_CORR))
+				continue;
+			fprintf(out, "%s{\"a\": \"%s\", \"b\": \"%s\", ", m++ ? ", " : "",
+			        f->params[j].key, f->params[k].key);
+			calib_json_num(out, "r", r, false);
+			fputc('}', out);
+		}
 	fprintf(out, "],\n \"rows\": [");
 	for (size_t i = 0; i < f->nrows; i++) {
 		const calib_row *r = &f->rows[i];

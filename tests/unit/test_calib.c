@@ -9,6 +9,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_vector.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -172,6 +173,18 @@ static void test_recovers_noisy(void)
 		if (p->kind != CALIB_P_LAUNCH)
 			CHECK(p->se < 0.02 * p->value);
 	}
+	/* the fitted ones' correlations (what calibrate prints as trading
+	 * pairs): a correlation matrix, symmetric with a unit diagonal */
+	CHECK(fit.has_corr);
+	size_t n = fit.nfitted;
+	for (size_t j = 0; j < n; j++)
+		for (size_t k = 0; k < n; k++) {
+			double r = fit.corr[j * n + k];
+			CHECK(fabs(r) <= 1 + 1e-9);
+			CHECK_NEAR(r, fit.corr[k * n + j], 1e-12);
+			if (j == k)
+				CHECK_NEAR(r, 1.0, 1e-9);
+		}
 	calib_fit_free(&fit);
 	sim_diag_free(d);
 }
