@@ -65,13 +65,15 @@ void calib_print_text(FILE *out, const calib_fit *f, const char *data)
 	if (f->dropped[0])
 		fprintf(out, "not identifiable from these rows (left as they are): %s\n",
 		        f->dropped);
-	for (size_t j = 0; j < f->nfitted && f->has_corr; j++)
-		for (size_t k = j + 1; k < f->nfitted; k++) {
-			double r = f->corr[j * f->nfitted + k];
-			if (fabs(r) >= CALIB_CORR)
-				fprintf(out, "%s and %s correlated %+.2f: these rows cannot part them\n",
-				        f->params[j].key, f->params[k].key, r);
-		}
+	const char *names[CALIB_MAX_PARAMS];
+	for (size_t j = 0; j < f->nfitted; j++)
+		names[j] = f->params[j].key;
+	sim_buf b;
+	sim_buf_init(&b);
+	calib_text_correlated(&b, "", names, f->has_corr ? f->corr : NULL, f->nfitted);
+	if (b.len > 0 && !b.oom)
+		fputs(b.data, out);
+	sim_buf_free(&b);
 	fprintf(out, "\n%-10s %5s  %-30s %12s %12s %12s %8s %8s\n", "row", "line", "kernel",
 	        "measured_us", "before_us", "after_us", "before", "after");
 	for (size_t i = 0; i < f->nrows; i++) {
@@ -115,6 +117,35 @@ void calib_json_num(FILE *out, const char *key, double x, bool comma)
 		fprintf(out, "\"%s\": null%s", key, comma ? ", " : "");
 }
 
+void calib_json_correlated(FILE *out, const char *const *names, const double *corr, size_t n)
+{
+	fprintf(out, "\"correlated\": [");
+	for (size_t j = 0, m = 0; j < n && corr; j++)
+		for (size_t k = j + 1; k < n; k++) {
+			double r = corr[j * n + k];
+			if (!(fabs(r) >= CALIB_CORR))
+				continue;
+			fprintf(out, "%s{\"a\": \"%s\", \"b\": \"%s\", ", m++ ? ", " : "", names[j],
+			        names[k]);
+			calib_json_num(out, "r", r, false);
+			fputc('}', out);
+		}
+	fprintf(out, "], ");
+}
+
+void calib_text_correlated(sim_buf *b, const char *pre, const char *const *names,
+                           const double *corr, size_t n)
+{
+	for (size_t j = 0; j < n && corr; j++)
+		for (size_t k = j + 1; k < n; k++) {
+			double r = corr[j * n + k];
+			if (fabs(r) >= CALIB_CORR)
+				sim_buf_printf(b, "%s%s and %s correlated %+.2f: these rows cannot part "
+				                  "them\n",
+				               pre, names[j], names[k], r);
+		}
+}
+
 void calib_print_json(FILE *out, const calib_fit *f, const char *data)
 {
 	sim_buf b;
@@ -132,18 +163,12 @@ void calib_print_json(FILE *out, const calib_fit *f, const char *data)
 		calib_json_num(out, "stderr", p->has_se ? p->se : NAN, false);
 		fputc('}', out);
 	}
-	fprintf(out, "],\n \"correlated\": [");
-	for (size_t j = 0, m = 0; j < f->nfitted && f->has_corr; j++)
-		for (size_t k = j + 1; k < f->nfitted; k++) {
-			double r = f->corr[j * f->nfitted + k];
-			if (!(fabs(r) >= CALIB_CORR))
-				continue;
-			fprintf(out, "%s{\"a\": \"%s\", \"b\": \"%s\", ", m++ ? ", " : "",
-			        f->params[j].key, f->params[k].key);
-			calib_json_num(out, "r", r, false);
-			fputc('}', out);
-		}
-	fprintf(out, "],\n \"rows\": [");
+	fprintf(out, "],\n ");
+	const char *keys[CALIB_MAX_PARAMS];
+	for (size_t j = 0; j < f->nfitted; j++)
+		keys[j] = f->params[j].key;
+	calib_json_correlated(out, keys, f->has_corr ? f->corr : NULL, f->nfitted);
+	fprintf(out, "\n \"rows\": [");
 	for (size_t i = 0; i < f->nrows; i++) {
 		const calib_row *r = &f->rows[i];
 		fprintf(out, "%s\n  {\"id\": \"%s\", \"line\": %d, ", i ? "," : "", r->id, r->line);

@@ -28,13 +28,12 @@ static void fmt_value(char *buf, size_t len, valid_fab_kind k, double x)
 /* How well the rows determine the parameters. A parameter is weakly
  * determined when its standard error is at least a third of its value (its
  * 95 % interval, +-1.96 se, then spans more than a factor of four, or
- * reaches zero); two are correlated when |r| >= 0.9 (the fit can trade one
+ * reaches zero); two are correlated when |r| >= CALIB_CORR, 0.9 (the fit can trade one
  * for the other at almost no cost in chi^2: "latency and congestion trade",
  * fabric.c). Each kind names the measurements that would pin it down: the
  * term of the EFA model it is (sim/net/coll.c, "The EFA model") dominates
  * a collective's time there. */
 #define FAB_WEAK_REL 0.333
-#define FAB_CORR 0.9
 
 static const char *pin_hint(valid_fab_kind k)
 {
@@ -70,16 +69,10 @@ static void determination(const valid_fab_fit *f, sim_buf *b, const char *pre)
 		               valid_fab_key(p->kind), 100 * p->se / fabs(p->value),
 		               pin_hint(p->kind));
 	}
-	for (size_t j = 0; j < f->nparams && f->has_corr; j++)
-		for (size_t k = j + 1; k < f->nparams; k++) {
-			double r = f->corr[j * f->nparams + k];
-			if (!(fabs(r) >= FAB_CORR))
-				continue;
-			sim_buf_printf(b, "%s%s and %s correlated %+.2f: these rows cannot part "
-			               "them\n",
-			               pre, valid_fab_key(f->params[j].kind),
-			               valid_fab_key(f->params[k].kind), r);
-		}
+	const char *names[VALID_FP_COUNT];
+	for (size_t j = 0; j < f->nparams; j++)
+		names[j] = valid_fab_key(f->params[j].kind);
+	calib_text_correlated(b, pre, names, f->has_corr ? f->corr : NULL, f->nparams);
 }
 
 static double rel(double t, double m)
@@ -136,7 +129,7 @@ void valid_fab_print_text(FILE *out, const valid_fab_fit *f, const char *data)
 		        "weakly determined (standard error over a third of the value; what "
 		        "would pin it down),\nand parameters that trade against each other "
 		        "(|correlation| >= %.1f):\n%s",
-		        FAB_CORR, d.data);
+		        CALIB_CORR, d.data);
 	sim_buf_free(&d);
 	fprintf(out, "\n%-20s %5s  %-14s %5s %11s %10s %10s %8s %8s %8s %10s %8s\n", "row", "line",
 	        "collective", "nodes", "measured_ms", "before_ms", "after_ms", "before", "after",
@@ -240,19 +233,12 @@ void valid_fab_print_json(FILE *out, const valid_fab_fit *f, const char *data)
 		fprintf(out, "\"weak\": %s", weak(p) ? "true" : "false");
 		fputc('}', out);
 	}
-	fprintf(out, "],\n \"correlated\": [");
-	for (size_t j = 0, m = 0; j < f->nparams && f->has_corr; j++)
-		for (size_t k = j + 1; k < f->nparams; k++) {
-			double r = f->corr[j * f->nparams + k];
-			if (!(fabs(r) >= FAB_CORR))
-				continue;
-			fprintf(out, "%s{", m++ ? ", " : "");
-			json_str(out, "a", valid_fab_key(f->params[j].kind), true);
-			json_str(out, "b", valid_fab_key(f->params[k].kind), true);
-			calib_json_num(out, "r", r, false);
-			fputc('}', out);
-		}
-	fprintf(out, "],\n \"rows\": [");
+	fprintf(out, "],\n ");
+	const char *keys[VALID_FP_COUNT];
+	for (size_t j = 0; j < f->nparams; j++)
+		keys[j] = valid_fab_key(f->params[j].kind);
+	calib_json_correlated(out, keys, f->has_corr ? f->corr : NULL, f->nparams);
+	fprintf(out, "\n \"rows\": [");
 	for (size_t i = 0; i < f->nrows; i++) {
 		const valid_fab_row *r = &f->rows[i];
 		fprintf(out, "%s\n  {", i ? "," : "");
@@ -371,7 +357,7 @@ static void ini_header(FILE *out, const valid_fab_fit *f, const char *data, cons
 		fprintf(out, "; weakly determined by these rows (standard error over a third of "
 		             "the value), and\n; what would pin it down; pairs that trade "
 		             "(|correlation| >= %.1f):\n%s",
-		        FAB_CORR, d.data);
+		        CALIB_CORR, d.data);
 	sim_buf_free(&d);
 }
 
