@@ -181,7 +181,7 @@ void calib_ini_list(FILE *out, const char *prefix, const char *const *items, siz
 /* And the pairs of n fitted parameters (names[i]) whose correlation corr
  * (row-major n x n) reaches +-CALIB_CORR: `"correlated": [{"a", "b", "r"},
  * ...]` followed by ", ", or per pair a line "PRE a and b correlated +r:
- * these rows cannot part them" appended to b. */
+ * rows cannot part them" appended to b. */
 void calib_json_correlated(FILE *out, const char *const *names, const double *corr, size_t n);
 void calib_text_correlated(sim_buf *b, const char *pre, const char *const *names,
                            const double *corr, size_t n);

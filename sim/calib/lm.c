@@ -55,10 +55,10 @@ int calib_lm_solve(const calib_lm *lm, double *u, calib_lm_result *out)
 			for (size_t k = 0; k < p; k++) {
 				double vj = gsl_matrix_get(&c.matrix, j, j);
 				double vk = gsl_matrix_get(&c.matrix, k, k);
-				out->corr[j * p + k] = vj > 0 && vk > 0
-				                               ? gsl_matrix_get(&c.matrix, j, k) /
-				                                         sqrt(vj * vk)
-				                               : NAN;
+				double r = NAN;
+				if (vj > 0 && vk > 0)
+					r = gsl_matrix_get(&c.matrix, j, k) / sqrt(vj * vk);
+				out->corr[j * p + k] = r;
 			}
 	}
 	gsl_multifit_nlinear_free(w);

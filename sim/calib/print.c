@@ -140,9 +140,9 @@ void calib_text_correlated(sim_buf *b, const char *pre, const char *const *names
 		for (size_t k = j + 1; k < n; k++) {
 			double r = corr[j * n + k];
 			if (fabs(r) >= CALIB_CORR)
-				sim_buf_printf(b, "%s%s and %s correlated %+.2f: these rows cannot part "
-				                  "them\n",
-				               pre, names[j], names[k], r);
+				sim_buf_printf(
+				        b, "%s%s and %s correlated %+.2f: rows cannot part them\n",
+				        pre, names[j], names[k], r);
 		}
 }
 

@@ -354,9 +354,10 @@ static void ini_header(FILE *out, const valid_fab_fit *f, const char *data, cons
 	sim_buf_init(&d);
 	determination(f, &d, ";   ");
 	if (d.len > 0 && !d.oom)
-		fprintf(out, "; weakly determined by these rows (standard error over a third of "
-		             "the value), and\n; what would pin it down; pairs that trade "
-		             "(|correlation| >= %.1f):\n%s",
+		fprintf(out,
+		        "; weakly determined by these rows (standard error over a third of "
+		        "the value), and\n; what would pin it down; pairs that trade "
+		        "(|correlation| >= %.1f):\n%s",
 		        CALIB_CORR, d.data);
 	sim_buf_free(&d);
 }
