@@ -201,6 +201,20 @@ for kv in intra_efficiency:0.65 net_latency:4e-05 msg_overhead:3e-06 rail_bw:9e+
 	awk -v g="$got" -v w="$v" 'BEGIN { exit !(g != "" && (g - w) / w < 0.01 && (w - g) / w < 0.01) }' ||
 		{ echo "round trip: $k = '$got', want $v"; fail=1; }
 done
+# What the rows leave open (the fit's correlations, calib_lm_result.corr). The
+# shipped rows, all at 256 MiB, cannot part the per-step latency from the
+# per-message cost (both add per network step there: the golden above lists
+# them, -0.97); these rows run 1 MiB - 1 GiB, across LL, LL128 and Simple
+# (Simple pays the latency twice, the message cost once), and part them. With
+# no fastest runs, the congestion kappa and the rail rate both set the
+# bandwidth term (t = S kappa / (rails x rail_bw) per network step) and only
+# the latency's stretch tells them apart: they trade.
+grep -q '"correlated": \[.*"a": "net_latency", "b": "msg_overhead"' "$tmp/rt.json" &&
+	{ echo "round trip: net_latency and msg_overhead listed as trading"; fail=1; }
+grep -q '"correlated": \[.*"a": "rail_bw", "b": "congestion"' "$tmp/rt.json" ||
+	{ echo "round trip: rail_bw and congestion not listed as trading"; fail=1; }
+grep -q '^  net_latency and msg_overhead correlated -0.97' tests/golden/calibrate/efa-collectives.txt ||
+	{ echo "the shipped fit: net_latency and msg_overhead not listed as trading"; fail=1; }
 
 # --- bad input: exit 2, the message, nothing written --------------------------
 # expect ARGS... : exit 2, stderr holds $want, no $tmp/out.ini
