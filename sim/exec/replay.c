@@ -60,15 +60,22 @@ typedef struct replay {
 	int *comms, *deep; /* ... NCCL's and DeepEP's (ep_share) */
 	uint8_t *last_comm; /* plan_task_kind of the last collective started */
 	/* NIC sharing, per rank: the running transfers that use the NICs (at most
-	 * one per stream), their progress as of nic_since, and per task its end
-	 * event and work left (ps at its own rate) */
+	 * one per stream, and the pipeline transfers landing on them), per
+	 * transfer its progress as of tsince, its end event and work left (ps at
+	 * its own rate) */
 	double nic_cap;     /* bytes/s one NIC achieves (0: no sharing) */
 	uint32_t *nic_run;  /* ranks x PLAN_STREAM_COUNT, UINT32_MAX = none */
-	double *nic_rate;   /* per rank: the NIC share of its transfers */
-	sim_time *nic_since;
+	/* ranks x IN_SLOTS: the pipeline transfers landing on the rank's NICs
+	 * from its neighbours (pp_peer), UINT32_MAX = none */
+	uint32_t *in_run;
+	/* per rank x direction (POOL_TX, POOL_RX): the NIC share of the
+	 * transfers sending (receiving) through its NICs */
+	double *nic_rate;
+	sim_time *tsince;   /* per transfer: its progress settled as of then */
 	/* Uplink sharing (oversubscribed fabrics): bytes/s one fabric uplink
-	 * achieves (0: not shared, the NICs bound), per rank the uplink share
-	 * of its transfers that climb to the spines, and per rank x exec_cat
+	 * achieves (0: not shared, the NICs bound), per rank and direction (as
+	 * nic_rate) the uplink share of its transfers that climb to the spines
+	 * (the downlinks' receiving), and per rank x exec_cat
 	 * the seconds its transfers lost to the uplink share beyond their NIC
 	 * share; up_off: a replay with the uplinks not shared (the reference
 	 * exec_replay_views compares against) */
@@ -198,43 +205,107 @@ static bool shares(const replay *r, const plan_task *t)
 	       ((r->nic_cap > 0 && nic_demand(t) > 0) || (r->up_cap > 0 && up_demand(t) > 0));
 }
 
-/* The progress rate of running transfer t of `rank`: its NIC share, or its
- * uplink share where that is smaller and t climbs to the spines. */
-static double xfer_rate(const replay *r, int rank, uint32_t t)
+/* A pipeline transfer's receiver. The graph's rank classes are the
+ * pipeline's stages (plan_graph_new(pp, ...)): a forward send (activations)
+ * lands on the next stage, a backward one (gradients) on the previous, the
+ * last stage's forward on stage 0 and stage 0's backward on the last with
+ * model chunks (interleaved: virtual stage v + 1 is stage (v + 1) % pp).
+ * The rank class it lands on, *slot its place among that class's incoming
+ * transfers (in_run); -1 for any other task. */
+#define IN_SLOTS 2
+static int pp_peer(const replay *r, const plan_task *t, int *slot)
 {
-	double x = r->nic_rate[rank];
-	if (r->up_cap > 0 && r->up_rate[rank] < x && up_demand(&r->g->tasks[t]) > 0)
-		x = r->up_rate[rank];
-	return x;
+	int n = r->g->ranks;
+	if (t->kind != PLAN_TASK_PP || n < 2)
+		return -1;
+	bool fwd = t->stream == PLAN_STREAM_PP_FWD;
+	*slot = fwd ? 0 : 1;
+	return fwd ? (t->rank + 1) % n : (t->rank - 1 + n) % n;
 }
 
-/* The fluid share of one resource among the running transfers: while their
- * demands sum past its capacity `cap` (or past the largest demand, which one
- * transfer alone may have been costed at), each progresses at cap / sum;
- * else at its own rate. */
-static double fluid_share(const replay *r, const uint32_t *run, double cap, bool up)
+/* The transfers on rank k's NICs (and leaf uplinks) in one direction,
+ * which are full duplex: sending (POOL_TX), its own running ones, one per
+ * stream; receiving (POOL_RX), its own collectives (their rings and trees
+ * receive what they send) and the pipeline transfers landing on it, not its
+ * own pipeline sends. How many. */
+#define POOL_MAX (PLAN_STREAM_COUNT + IN_SLOTS)
+enum { POOL_TX = 0, POOL_RX = 1 };
+static int pool(const replay *r, int k, int dir, uint32_t *out)
 {
+	int n = 0;
+	const uint32_t *run = r->nic_run + (size_t)k * PLAN_STREAM_COUNT;
+	const uint32_t *in = r->in_run + (size_t)k * IN_SLOTS;
+	for (int i = 0; i < PLAN_STREAM_COUNT; i++)
+		if (run[i] != UINT32_MAX && (dir == POOL_TX || r->g->tasks[run[i]].kind != PLAN_TASK_PP))
+			out[n++] = run[i];
+	for (int i = 0; i < IN_SLOTS && dir == POOL_RX; i++)
+		if (in[i] != UINT32_MAX)
+			out[n++] = in[i];
+	return n;
+}
+
+/* Rank a's share of resource `rate` (nic_rate, up_rate) in direction dir. */
+static double share(const double *rate, int a, int dir)
+{
+	return rate[(size_t)a * 2 + (size_t)dir];
+}
+
+/* The progress rate of running transfer t: the smaller NIC share of the
+ * pools it is in (*base) (a collective: its rank's, both directions; a
+ * pipeline send: its rank's sending side and its receiver's receiving
+ * side), then the smaller uplink share of those pools where t climbs to
+ * the spines. */
+static double xfer_rate(const replay *r, uint32_t t, double *base)
+{
+	const plan_task *x = &r->g->tasks[t];
+	int slot, b = pp_peer(r, x, &slot), rx = b >= 0 ? b : x->rank;
+	double nic = share(r->nic_rate, x->rank, POOL_TX);
+	double n2 = share(r->nic_rate, rx, POOL_RX);
+	nic = n2 < nic ? n2 : nic;
+	double v = nic;
+	if (r->up_cap > 0 && up_demand(x) > 0) {
+		double u1 = share(r->up_rate, x->rank, POOL_TX), u2 = share(r->up_rate, rx, POOL_RX);
+		v = u1 < v ? u1 : v;
+		v = u2 < v ? u2 : v;
+	}
+	if (base)
+		*base = nic;
+	return v;
+}
+
+/* The fluid share of one resource of rank k in direction dir (its NICs,
+ * or with `up` its leaf uplinks) among the transfers on it (pool): while
+ * their demands sum past its capacity `cap` (or past the largest demand,
+ * which one transfer alone may have been costed at), each progresses at
+ * cap / sum; else at its own rate. */
+static double fluid_share(const replay *r, int k, int dir, double cap, bool up)
+{
+	uint32_t on[POOL_MAX];
+	int m = pool(r, k, dir, on);
 	double sum = 0, top = 0;
 	int n = 0;
-	for (int k = 0; k < PLAN_STREAM_COUNT; k++)
-		if (run[k] != UINT32_MAX) {
-			const plan_task *x = &r->g->tasks[run[k]];
-			double d = up ? up_demand(x) : nic_demand(x);
-			sum += d, n += d > 0;
-			top = d > top ? d : top;
-		}
+	for (int i = 0; i < m; i++) {
+		const plan_task *x = &r->g->tasks[on[i]];
+		double d = up ? up_demand(x) : nic_demand(x);
+		sum += d, n += d > 0;
+		top = d > top ? d : top;
+	}
 	cap = cap > top ? cap : top;
 	return sum > cap && n > 1 ? cap / sum : 1.0;
 }
 
-/* Transfers of one rank class that run at once share its NICs and, on an
- * oversubscribed fabric, its leaf uplinks, each as a fluid (fluid_share):
- * a transfer progresses at the smaller of its NIC share and, if it climbs
- * to the spines, its uplink share (xfer_rate). Settle every running
- * transfer's progress at its old rate (counting what the uplink share took
- * beyond the NIC share: a transfer at x < its NIC share n for dt would have
- * done the same work in dt x / n, so it lost dt (1 - x / n)), update the
- * set by `t` (add or remove), and reschedule the ends whose rate changed.
+/* Transfers that run at once share the NICs of the rank class they run on
+ * and, on an oversubscribed fabric, its leaf uplinks, each as a fluid
+ * (fluid_share); a pipeline transfer also those of the class it lands on
+ * (pp_peer): a stage's gradient sent back during the previous stage's
+ * backward comes in through that stage's NICs (and leaf downlinks) while its
+ * data-parallel buckets go out through them. A transfer progresses at the
+ * smallest of its shares (xfer_rate). When transfer t starts or ends, settle
+ * the progress of every transfer on the pools t uses (its rank's, and its
+ * receiver's) at its old rate (counting what the uplink share took beyond
+ * the NIC share: a transfer at x < its NIC share n for dt would have done
+ * the same work in dt x / n, so it lost dt (1 - x / n)), update the pools
+ * by t (add or remove), and reschedule the ends whose rate changed.
  *
  * Why a second resource. A rank class's transfers are costed one at a time,
  * each with every copy of its own group running (net.h, sim/topo): on a fat
@@ -250,34 +321,66 @@ static double fluid_share(const replay *r, const uint32_t *run, double cap, bool
  * non-blocking fabric (o = 1) a leaf has as many uplinks as NICs below it:
  * the NIC share bounds every set of transfers, and up_cap stays 0 (the
  * flow model's busiest uplink also holds one collective's own ECMP
- * collisions, which two collectives' hashes would not line up). */
-static void nic_change(replay *r, int rank, uint32_t t, bool add)
+ * collisions, which two collectives' hashes would not line up).
+ *
+ * The NICs and uplinks are full duplex: each rank has a sending and a
+ * receiving pool of each (pool). A collective's ring or tree sends and
+ * receives alike, in both of its rank's; a pipeline transfer sends in its
+ * rank's sending pool and receives in its receiver's receiving pool, so a
+ * stage's activation going out and the next stage's gradient coming in do
+ * not meet, while a gradient coming in and the stage's own all-reduce do. */
+static void nic_change(replay *r, uint32_t t, bool add)
 {
 	sim_time now = sim_engine_now(r->eng);
-	uint32_t *run = r->nic_run + (size_t)rank * PLAN_STREAM_COUNT;
-	double old[PLAN_STREAM_COUNT] = {0}, nic_old = r->nic_rate[rank];
-	double dt = sim_time_to_s(now - r->nic_since[rank]);
-	for (int k = 0; k < PLAN_STREAM_COUNT; k++) {
-		if (run[k] == UINT32_MAX)
-			continue;
-		old[k] = xfer_rate(r, rank, run[k]);
-		settle(r, run[k], old[k], r->nic_since[rank], now);
-		size_t cat = (size_t)rank * EXEC_CAT_COUNT + comm_cat(r->g->tasks[run[k]].kind);
-		if (old[k] < nic_old)
-			r->up_lost[cat] += dt * (1 - old[k] / nic_old);
+	const plan_task *x = &r->g->tasks[t];
+	int slot = 0, peer = pp_peer(r, x, &slot);
+	/* the pools t is in: its rank's sending side, and the receiving side
+	 * of its receiver (a pipeline send) or of its rank (a collective) */
+	int pk[2] = {x->rank, peer >= 0 ? peer : x->rank}, pd[2] = {POOL_TX, POOL_RX};
+	uint32_t aff[2 * POOL_MAX];
+	double old[2 * POOL_MAX];
+	int na = 0;
+	for (int p = 0; p < 2; p++) {
+		uint32_t on[POOL_MAX];
+		int m = pool(r, pk[p], pd[p], on);
+		for (int i = 0; i < m; i++) {
+			bool seen = false;
+			for (int j = 0; j < na && !seen; j++)
+				seen = aff[j] == on[i];
+			if (!seen)
+				aff[na++] = on[i];
+		}
 	}
-	r->nic_since[rank] = now;
-	run[r->g->tasks[t].stream] = add ? t : UINT32_MAX;
-	r->nic_rate[rank] = fluid_share(r, run, r->nic_cap, false);
-	if (r->up_cap > 0)
-		r->up_rate[rank] = fluid_share(r, run, r->up_cap, true);
-	for (int k = 0; k < PLAN_STREAM_COUNT; k++) {
-		if (run[k] == UINT32_MAX)
-			continue;
-		double x = xfer_rate(r, rank, run[k]);
-		if (run[k] == t || x != old[k])
-			retime(r, run[k], x, now);
+	for (int i = 0; i < na; i++) {
+		uint32_t u = aff[i];
+		double base, v = xfer_rate(r, u, &base);
+		double dt = sim_time_to_s(now - r->tsince[u]);
+		settle(r, u, v, r->tsince[u], now);
+		r->tsince[u] = now;
+		old[i] = v;
+		const plan_task *y = &r->g->tasks[u];
+		if (v < base)
+			r->up_lost[(size_t)y->rank * EXEC_CAT_COUNT + comm_cat(y->kind)] +=
+				dt * (1 - v / base);
 	}
+	r->nic_run[(size_t)x->rank * PLAN_STREAM_COUNT + x->stream] = add ? t : UINT32_MAX;
+	if (peer >= 0)
+		r->in_run[(size_t)peer * IN_SLOTS + slot] = add ? t : UINT32_MAX;
+	if (add)
+		r->tsince[t] = now;
+	for (int p = 0; p < 2; p++) {
+		size_t q = (size_t)pk[p] * 2 + (size_t)pd[p];
+		r->nic_rate[q] = fluid_share(r, pk[p], pd[p], r->nic_cap, false);
+		if (r->up_cap > 0)
+			r->up_rate[q] = fluid_share(r, pk[p], pd[p], r->up_cap, true);
+	}
+	for (int i = 0; i < na; i++) {
+		double v = xfer_rate(r, aff[i], NULL);
+		if (aff[i] != t && v != old[i])
+			retime(r, aff[i], v, now);
+	}
+	if (add)
+		retime(r, t, xfer_rate(r, t, NULL), now);
 }
 
 /* Counting sort of edges into CSR form keyed by `key` (0 = from, 1 = to). */
@@ -417,7 +520,7 @@ static void try_start(replay *r, size_t q)
 		r->since[rank] = now;
 		retime(r, t, rate(r, rank), now);
 	} else if (shares(r, task)) {
-		nic_change(r, rank, t, true); /* scheduled by the NIC and uplink shares */
+		nic_change(r, t, true); /* scheduled by the NIC and uplink shares */
 	} else {
 		retime(r, t, 1.0, now);
 	}
@@ -445,7 +548,7 @@ static void on_end(sim_engine *eng, void *ctx, uint64_t arg)
 		comm_change(r, task->rank, is_deep(r->g, task), -1);
 	}
 	if (shares(r, task))
-		nic_change(r, task->rank, t, false);
+		nic_change(r, t, false);
 	for (uint32_t i = r->succ_first[t]; i < r->succ_first[t + 1]; i++) {
 		uint32_t s = r->succ[i];
 		if (--r->pending[s] == 0)
@@ -476,7 +579,9 @@ static int reset(replay *r)
 	memset(r->since, 0, nr * sizeof *r->since);
 	memset(r->comms, 0, nr * sizeof *r->comms);
 	memset(r->deep, 0, nr * sizeof *r->deep);
-	memset(r->nic_since, 0, nr * sizeof *r->nic_since);
+	memset(r->tsince, 0, n * sizeof *r->tsince);
+	for (size_t i = 0; i < nr * IN_SLOTS; i++)
+		r->in_run[i] = UINT32_MAX;
 	memset(r->up_lost, 0, nr * EXEC_CAT_COUNT * sizeof *r->up_lost);
 	memset(r->busy, 0, nq * sizeof *r->busy);
 	for (size_t i = 0; i < nq; i++) {
@@ -484,8 +589,8 @@ static int reset(replay *r)
 		r->q_pos[i] = r->q_first[i];
 	}
 	for (size_t i = 0; i < nr; i++) {
-		r->nic_rate[i] = 1.0;
-		r->up_rate[i] = 1.0;
+		r->nic_rate[2 * i] = r->nic_rate[2 * i + 1] = 1.0;
+		r->up_rate[2 * i] = r->up_rate[2 * i + 1] = 1.0;
 		r->running[i] = UINT32_MAX;
 		r->last_comm[i] = PLAN_TASK_DP;
 	}
@@ -511,15 +616,16 @@ static int setup(replay *r, const plan_graph *g)
 	r->deep = calloc(nr, sizeof *r->deep);
 	r->last_comm = calloc(nr, sizeof *r->last_comm);
 	r->nic_run = malloc(nr * PLAN_STREAM_COUNT * sizeof *r->nic_run);
-	r->nic_rate = malloc(nr * sizeof *r->nic_rate);
-	r->nic_since = calloc(nr, sizeof *r->nic_since);
-	r->up_rate = malloc(nr * sizeof *r->up_rate);
+	r->nic_rate = malloc(2 * nr * sizeof *r->nic_rate);
+	r->in_run = malloc(nr * IN_SLOTS * sizeof *r->in_run);
+	r->tsince = calloc(n, sizeof *r->tsince);
+	r->up_rate = malloc(2 * nr * sizeof *r->up_rate);
 	r->up_lost = calloc(nr * EXEC_CAT_COUNT, sizeof *r->up_lost);
 	r->ev = calloc(n, sizeof *r->ev);
 	r->left = calloc(n, sizeof *r->left);
 	if (!r->pending || !r->start || !r->end || !r->free_since || !r->cat || !r->running ||
 	    !r->since || !r->comms || !r->deep || !r->last_comm || !r->nic_run || !r->nic_rate ||
-	    !r->nic_since || !r->up_rate || !r->up_lost || !r->ev || !r->left)
+	    !r->in_run || !r->tsince || !r->up_rate || !r->up_lost || !r->ev || !r->left)
 		return SIM_ENOMEM;
 	if (csr(g, true, &r->pred_first, &r->pred) != SIM_OK ||
 	    csr(g, false, &r->succ_first, &r->succ) != SIM_OK || queues(r) != SIM_OK)
@@ -536,7 +642,8 @@ static void teardown(replay *r)
 	free(r->free_since), free(r->cat);
 	free(r->running), free(r->since), free(r->comms), free(r->deep);
 	free(r->last_comm);
-	free(r->nic_run), free(r->nic_rate), free(r->nic_since), free(r->ev), free(r->left);
+	free(r->nic_run), free(r->in_run), free(r->nic_rate), free(r->tsince), free(r->ev),
+		free(r->left);
 	free(r->up_rate), free(r->up_lost);
 }
 

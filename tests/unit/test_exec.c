@@ -493,6 +493,69 @@ static void test_nic_sharing(void)
 	}
 }
 
+/* A pipeline transfer shares the NICs of the stage it lands on too
+ * (replay.c pp_peer, nic_change): 2 nodes, NICs of 25 GB/s x 0.9 (cap B =
+ * 22.5 GB/s); each transfer costed alone at a full NIC (demand B, 1 ms for
+ * the pipeline send P, 4 ms for a data-parallel transfer D).
+ *  a. stage 1 sends its gradient back (PP_BWD) to stage 0 while stage 0's
+ *     D runs: stage 0's NICs carry D out and P in, 2 B > B: both at 1/2.
+ *     P ends at 2 ms, D has done 1 ms of its 4 and ends at 2 + 3 = 5 ms
+ *     (on stage 1's own NICs P is alone: its share there is 1).
+ *  b. the same with the activation sent forward (PP_FWD) from stage 0 to
+ *     stage 1's D: 5 ms.
+ *  c. three stages, stage 1's D with stage 0's activation and stage 2's
+ *     gradient landing on it: 3 B over B, each at 1/3; both sends end at 3
+ *     ms, D with 1 ms done, then 3 ms alone: 6 ms.
+ *  d. model chunks: the last stage's forward send lands on stage 0 (virtual
+ *     stage pp - 1 + 1 is stage 0's next chunk), where D runs: 5 ms.
+ *  e. a send landing on a stage with nothing on its NICs: 1 ms and D on a
+ *     third stage 4 ms, no sharing: 4 ms.
+ * Before the receiver's NICs were shared, a-d took 4 ms. The categories sum
+ * to the step. */
+static void test_pp_receiver_sharing(void)
+{
+	const double B = 25e9 * 0.9;
+	const struct {
+		int ranks;
+		int d_rank[2];                     /* D's ranks (-1 none) */
+		int p_rank[2], p_bwd[2];           /* the sends' ranks (-1 none), backward */
+		double step;
+	} cases[] = {
+		{2, {0, -1}, {1, -1}, {1, 0}, 5e-3},
+		{2, {1, -1}, {0, -1}, {0, 0}, 5e-3},
+		{3, {1, -1}, {0, 2}, {0, 1}, 6e-3},
+		{2, {0, -1}, {1, -1}, {0, 0}, 5e-3},
+		{3, {2, -1}, {0, -1}, {0, 0}, 4e-3},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		plan_graph *g = plan_graph_new(cases[i].ranks, 8);
+		for (int k = 0; k < 2; k++)
+			if (cases[i].d_rank[k] >= 0) {
+				plan_task d = {sim_time_from_s(4e-3), cases[i].d_rank[k], PLAN_STREAM_DP,
+					       PLAN_TASK_DP, -1, -1, 0, (float)(B * 4e-3), 0};
+				plan_graph_add(g, &d, NULL, 0);
+			}
+		for (int k = 0; k < 2; k++)
+			if (cases[i].p_rank[k] >= 0) {
+				plan_task p = {sim_time_from_s(1e-3), cases[i].p_rank[k],
+					       cases[i].p_bwd[k] ? PLAN_STREAM_PP_BWD : PLAN_STREAM_PP_FWD,
+					       PLAN_TASK_PP, -1, 0, 0, (float)(B * 1e-3), 0};
+				plan_graph_add(g, &p, NULL, 0);
+			}
+		net_cluster cl = one_node();
+		cl.nodes = 2;
+		cl.gpus = 16;
+		cl.node.nic_Bps = 25e9;
+		cl.node.nic_eff = 0.9;
+		exec_result *r = calloc(1, sizeof *r);
+		CHECK_INT(exec_replay(g, &cl, r), SIM_OK);
+		CHECK_NEAR(r->step_s, cases[i].step, 1e-9);
+		check_sums(r);
+		free(r);
+		plan_graph_free(g);
+	}
+}
+
 /* Uplink sharing (replay.c nic_change): 4 nodes of 16 GPUs and 16 NICs of
  * 25 GB/s x 0.96 (cap B = 24 GB/s, also each fabric uplink's rate) on a fat
  * tree oversubscribed 2:1. Rank class 0 starts a DP transfer D (4 ms) and a
@@ -1588,6 +1651,7 @@ int main(void)
 	test_param_gather_build();
 	test_tp_overlap_pair();
 	test_nic_sharing();
+	test_pp_receiver_sharing();
 	test_uplink_sharing();
 	test_sync_free();
 	test_sync_blocking();
