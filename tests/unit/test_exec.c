@@ -510,6 +510,9 @@ static void test_nic_sharing(void)
  *     stage pp - 1 + 1 is stage 0's next chunk), where D runs: 5 ms.
  *  e. a send landing on a stage with nothing on its NICs: 1 ms and D on a
  *     third stage 4 ms, no sharing: 4 ms.
+ *  f. full duplex: stage 0's activation out and stage 1's gradient in cross
+ *     (each stage sends one and receives the other): no pool holds both,
+ *     1 ms (with no D; the slot's -1 rank is none).
  * Before the receiver's NICs were shared, a-d took 4 ms. The categories sum
  * to the step. */
 static void test_pp_receiver_sharing(void)
@@ -526,6 +529,7 @@ static void test_pp_receiver_sharing(void)
 		{3, {1, -1}, {0, 2}, {0, 1}, 6e-3},
 		{2, {0, -1}, {1, -1}, {0, 0}, 5e-3},
 		{3, {2, -1}, {0, -1}, {0, 0}, 4e-3},
+		{2, {-1, -1}, {0, 1}, {0, 1}, 1e-3},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		plan_graph *g = plan_graph_new(cases[i].ranks, 8);
