@@ -63,15 +63,15 @@ typedef struct replay {
 	 * one per stream, and the pipeline transfers landing on them), per
 	 * transfer its progress as of tsince, its end event and work left (ps at
 	 * its own rate) */
-	double nic_cap;     /* bytes/s one NIC achieves (0: no sharing) */
-	uint32_t *nic_run;  /* ranks x PLAN_STREAM_COUNT, UINT32_MAX = none */
+	double nic_cap;    /* bytes/s one NIC achieves (0: no sharing) */
+	uint32_t *nic_run; /* ranks x PLAN_STREAM_COUNT, UINT32_MAX = none */
 	/* ranks x IN_SLOTS: the pipeline transfers landing on the rank's NICs
 	 * from its neighbours (pp_peer), UINT32_MAX = none */
 	uint32_t *in_run;
 	/* per rank x direction (POOL_TX, POOL_RX): the NIC share of the
 	 * transfers sending (receiving) through its NICs */
 	double *nic_rate;
-	sim_time *tsince;   /* per transfer: its progress settled as of then */
+	sim_time *tsince; /* per transfer: its progress settled as of then */
 	/* Uplink sharing (oversubscribed fabrics): bytes/s one fabric uplink
 	 * achieves (0: not shared, the NICs bound), per rank and direction (as
 	 * nic_rate) the uplink share of its transfers that climb to the spines
@@ -236,7 +236,8 @@ static int pool(const replay *r, int k, int dir, uint32_t *out)
 	const uint32_t *run = r->nic_run + (size_t)k * PLAN_STREAM_COUNT;
 	const uint32_t *in = r->in_run + (size_t)k * IN_SLOTS;
 	for (int i = 0; i < PLAN_STREAM_COUNT; i++)
-		if (run[i] != UINT32_MAX && (dir == POOL_TX || r->g->tasks[run[i]].kind != PLAN_TASK_PP))
+		if (run[i] != UINT32_MAX &&
+		    (dir == POOL_TX || r->g->tasks[run[i]].kind != PLAN_TASK_PP))
 			out[n++] = run[i];
 	for (int i = 0; i < IN_SLOTS && dir == POOL_RX; i++)
 		if (in[i] != UINT32_MAX)
@@ -264,7 +265,8 @@ static double xfer_rate(const replay *r, uint32_t t, double *base)
 	nic = n2 < nic ? n2 : nic;
 	double v = nic;
 	if (r->up_cap > 0 && up_demand(x) > 0) {
-		double u1 = share(r->up_rate, x->rank, POOL_TX), u2 = share(r->up_rate, rx, POOL_RX);
+		double u1 = share(r->up_rate, x->rank, POOL_TX),
+		       u2 = share(r->up_rate, rx, POOL_RX);
 		v = u1 < v ? u1 : v;
 		v = u2 < v ? u2 : v;
 	}
@@ -361,7 +363,7 @@ static void nic_change(replay *r, uint32_t t, bool add)
 		const plan_task *y = &r->g->tasks[u];
 		if (v < base)
 			r->up_lost[(size_t)y->rank * EXEC_CAT_COUNT + comm_cat(y->kind)] +=
-				dt * (1 - v / base);
+			        dt * (1 - v / base);
 	}
 	r->nic_run[(size_t)x->rank * PLAN_STREAM_COUNT + x->stream] = add ? t : UINT32_MAX;
 	if (peer >= 0)
@@ -643,7 +645,7 @@ static void teardown(replay *r)
 	free(r->running), free(r->since), free(r->comms), free(r->deep);
 	free(r->last_comm);
 	free(r->nic_run), free(r->in_run), free(r->nic_rate), free(r->tsince), free(r->ev),
-		free(r->left);
+	        free(r->left);
 	free(r->up_rate), free(r->up_lost);
 }
 
