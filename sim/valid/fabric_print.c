@@ -75,6 +75,21 @@ static void determination(const valid_fab_fit *f, sim_buf *b, const char *pre)
 	calib_text_correlated(b, pre, names, f->has_corr ? f->corr : NULL, f->nparams);
 }
 
+/* The determination note under `header` (a printf format taking CALIB_CORR),
+ * its lines prefixed by pre; nothing when every parameter is determined. */
+static void print_determination(FILE *out, const valid_fab_fit *f, const char *header,
+                                const char *pre)
+{
+	sim_buf d;
+	sim_buf_init(&d);
+	determination(f, &d, pre);
+	if (d.len > 0 && !d.oom) {
+		fprintf(out, header, CALIB_CORR);
+		fputs(d.data, out);
+	}
+	sim_buf_free(&d);
+}
+
 static double rel(double t, double m)
 {
 	return clean(100.0 * (t - m) / m, 0.01);
@@ -121,16 +136,11 @@ void valid_fab_print_text(FILE *out, const valid_fab_fit *f, const char *data)
 		        "kept): "
 		        "%s\n",
 		        f->idle);
-	sim_buf d;
-	sim_buf_init(&d);
-	determination(f, &d, "  ");
-	if (d.len > 0 && !d.oom)
-		fprintf(out,
-		        "weakly determined (standard error over a third of the value; what "
-		        "would pin it down),\nand parameters that trade against each other "
-		        "(|correlation| >= %.1f):\n%s",
-		        CALIB_CORR, d.data);
-	sim_buf_free(&d);
+	print_determination(out, f,
+	                    "weakly determined (standard error over a third of the value; what "
+	                    "would pin it down),\nand parameters that trade against each other "
+	                    "(|correlation| >= %.1f):\n",
+	                    "  ");
 	fprintf(out, "\n%-20s %5s  %-14s %5s %11s %10s %10s %8s %8s %8s %10s %8s\n", "row", "line",
 	        "collective", "nodes", "measured_ms", "before_ms", "after_ms", "before", "after",
 	        "loo", "fastest_ms", "uncong.");
@@ -350,16 +360,11 @@ static void ini_header(FILE *out, const valid_fab_fit *f, const char *data, cons
 	if (f->idle[0])
 		fprintf(out, "; no row depends on it at the fitted values, not written: %s\n",
 		        f->idle);
-	sim_buf d;
-	sim_buf_init(&d);
-	determination(f, &d, ";   ");
-	if (d.len > 0 && !d.oom)
-		fprintf(out,
-		        "; weakly determined by these rows (standard error over a third of "
-		        "the value), and\n; what would pin it down; pairs that trade "
-		        "(|correlation| >= %.1f):\n%s",
-		        CALIB_CORR, d.data);
-	sim_buf_free(&d);
+	print_determination(out, f,
+	                    "; weakly determined by these rows (standard error over a third of "
+	                    "the value), and\n; what would pin it down; pairs that trade "
+	                    "(|correlation| >= %.1f):\n",
+	                    ";   ");
 }
 
 void valid_fab_print_ini(FILE *out, const valid_fab_fit *f, const char *data, const char *name)
