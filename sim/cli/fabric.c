@@ -15,7 +15,8 @@
 #define MAX_DATA   64
 
 static const char usage[] =
-        "usage: podsim calibrate DATA... --fabric CLUSTER.ini [--out FILE.ini] [--json]\n"
+        "usage: podsim calibrate DATA... --fabric CLUSTER.ini [--hold KEY=VALUE]...\n"
+        "       [--out FILE.ini] [--json]\n"
         "\n"
         "Fit the EFA fabric of CLUSTER.ini ([cluster] fabric = efa: net_latency,\n"
         "msg_overhead, rail_bw, congestion, congestion_exp, sync_delay) and its nodes'\n"
@@ -33,15 +34,22 @@ static const char usage[] =
         "\n"
         "options:\n"
         "  --fabric FILE  the cluster file to calibrate (required)\n"
+        "  --hold KEY=VALUE  hold a parameter at VALUE instead of fitting it (repeatable;\n"
+        "                 e.g. net_latency=75us where the rows leave it weakly determined\n"
+        "                 and another measurement gives it); written with the fitted keys\n"
         "  --out FILE     write the fitted [node] and [cluster] keys\n"
         "  --json         print the fit as JSON\n"
         "  -h, --help     this help\n"
         "\n"
         "exit status: 0 ok, 1 runtime error, 2 bad input\n";
 
+#define MAX_HOLD 16
+
 typedef struct fab_opts {
 	const char *data[MAX_DATA];
 	int ndata;
+	const char *hold[MAX_HOLD];
+	int nhold;
 	const char *cluster, *out;
 	bool json, help;
 } fab_opts;
@@ -55,7 +63,7 @@ static int parse(int argc, char **argv, fab_opts *o)
 {
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
-		bool val = !strcmp(a, "--fabric") || !strcmp(a, "--out");
+		bool val = !strcmp(a, "--fabric") || !strcmp(a, "--out") || !strcmp(a, "--hold");
 		if (val && i + 1 >= argc)
 			return bad("option needs a value", a);
 		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
@@ -66,6 +74,10 @@ static int parse(int argc, char **argv, fab_opts *o)
 			o->cluster = argv[++i];
 		else if (!strcmp(a, "--out"))
 			o->out = argv[++i];
+		else if (!strcmp(a, "--hold") && o->nhold == MAX_HOLD)
+			return bad("too many --hold", argv[i + 1]);
+		else if (!strcmp(a, "--hold"))
+			o->hold[o->nhold++] = argv[++i];
 		else if (a[0] == '-' && a[1])
 			return bad("unknown option", a);
 		else if (o->ndata == MAX_DATA)
@@ -140,6 +152,13 @@ int cli_calibrate_fabric(int argc, char **argv)
 	sim_diag *d = sim_diag_new();
 	valid_fab_fit fit;
 	memset(&fit, 0, sizeof fit);
+	for (int i = 0; i < o.nhold; i++) {
+		char err[256];
+		if (valid_fab_hold(&fit, o.hold[i], err, sizeof err) != SIM_OK) {
+			sim_diag_free(d);
+			return bad(err, NULL);
+		}
+	}
 	hw_gpu gpu;
 	rc = load(&o, &fit, &gpu, d);
 	if (rc == SIM_OK)

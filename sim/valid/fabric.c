@@ -17,7 +17,10 @@
  *     [cluster] congestion_exp  (0, 3)            also the sync delay's exponent
  *     [cluster] sync_delay      (0, 10 ms)        D(m) = sync_delay (m-1)^exp per call
  * A parameter no row depends on (no 1-node all-reduce: nvls_busbw) is left
- * out and named. The start is fixed, not the cluster file's current values,
+ * out and named; one the user holds (calibrate --hold KEY=VALUE,
+ * valid_fab_hold: what these rows leave weakly determined and another
+ * measurement gives) leaves the fit at its value, within the same bounds.
+ * The start is fixed, not the cluster file's current values,
  * so that refitting gives the same file: intra_efficiency 0.822 and
  * nvls_busbw 480 GB/s (DGX H100's, topologies/nodes/dgx-h100.ini),
  * net_latency 75 us (what aws-ofi-nccl reports on p5, A src/platform-aws.cpp:
@@ -87,6 +90,51 @@ const char *valid_fab_key(valid_fab_kind k)
 const char *valid_fab_section(valid_fab_kind k)
 {
 	return k == VALID_FP_INTRA_EFF || k == VALID_FP_NVLS ? "node" : "cluster";
+}
+
+/* The unit a parameter's value is written in (the .ini key's). */
+static sim_unit param_unit(valid_fab_kind k)
+{
+	switch (k) {
+	case VALID_FP_NVLS:
+	case VALID_FP_RAIL:
+		return SIM_UNIT_BANDWIDTH;
+	case VALID_FP_NET_LAT:
+	case VALID_FP_MSG:
+	case VALID_FP_SYNC:
+		return SIM_UNIT_TIME;
+	default:
+		return SIM_UNIT_NONE;
+	}
+}
+
+int valid_fab_hold(valid_fab_fit *f, const char *spec, char *err, size_t errlen)
+{
+	const char *eq = strchr(spec, '=');
+	if (!eq) {
+		snprintf(err, errlen, "--hold takes KEY=VALUE, e.g. net_latency=75us");
+		return SIM_ECONF;
+	}
+	int k = 0;
+	size_t n = (size_t)(eq - spec);
+	while (k < VALID_FP_COUNT && (strlen(keys[k]) != n || strncmp(keys[k], spec, n)))
+		k++;
+	if (k == VALID_FP_COUNT) {
+		snprintf(err, errlen,
+		         "--hold: unknown key '%.*s' (intra_efficiency, nvls_busbw, net_latency, "
+		         "msg_overhead, rail_bw, congestion, congestion_exp, sync_delay)",
+		         (int)n, spec);
+		return SIM_ECONF;
+	}
+	char why[160];
+	double x;
+	if (sim_unit_parse(eq + 1, param_unit((valid_fab_kind)k), &x, why, sizeof why) != SIM_OK) {
+		snprintf(err, errlen, "--hold %s: %s", keys[k], why);
+		return SIM_ECONF;
+	}
+	f->held[k] = true;
+	f->held_value[k] = x;
+	return SIM_OK;
 }
 
 static void set_param(net_cluster *c, valid_fab_kind k, double x)
@@ -470,6 +518,34 @@ static void prune(valid_fab_fit *f, net_cluster *at, bool fitted, char *names, s
 			f->corr[a * kept + b] = f->corr[idx[a] * n + idx[b]];
 }
 
+/* The held parameters (valid_fab_hold) leave the fit: each within its
+ * bounds (choose) goes into the cluster at its value, the start of the fit
+ * and its result alike. */
+static int hold(valid_fab_fit *f, sim_diag *diag)
+{
+	size_t kept = 0;
+	for (size_t j = 0; j < f->nparams; j++) {
+		const valid_fab_param *p = &f->params[j];
+		if (!f->held[p->kind]) {
+			f->params[kept++] = *p;
+			continue;
+		}
+		double x = f->held_value[p->kind];
+		if (!(x > p->lo && x < p->hi)) {
+			char a[32], b[32], c[32];
+			valid_fab_format(a, sizeof a, p->kind, x);
+			valid_fab_format(b, sizeof b, p->kind, p->lo);
+			valid_fab_format(c, sizeof c, p->kind, p->hi);
+			sim_diag_error(diag, NULL, 0, "--hold %s = %s is outside (%s, %s)",
+			               keys[p->kind], a, b, c);
+			return SIM_ECONF;
+		}
+		set_param(&f->cluster, p->kind, x);
+	}
+	f->nparams = kept;
+	return SIM_OK;
+}
+
 int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
 {
 	if (f->cluster.fabric != NET_FABRIC_EFA) {
@@ -486,6 +562,8 @@ int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
 	}
 	node_counts(f);
 	choose(f);
+	if (hold(f, diag) != SIM_OK)
+		return SIM_ECONF;
 	net_cluster start = f->cluster;
 	for (size_t j = 0; j < f->nparams; j++)
 		set_param(&start, f->params[j].kind, f->params[j].start);
@@ -499,8 +577,11 @@ int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
 	memset(use, 1, f->nrows);
 	ctx k = {f, start, use, count_res(f, use)};
 	if (f->nparams == 0 || k.nres < f->nparams) {
-		sim_diag_error(diag, NULL, 0, "%zu measurements cannot fit %zu parameters", k.nres,
-		               f->nparams);
+		if (f->nparams == 0)
+			sim_diag_error(diag, NULL, 0, "nothing to fit: all held or unused");
+		else
+			sim_diag_error(diag, NULL, 0, "%zu measurements cannot fit %zu parameters",
+			               k.nres, f->nparams);
 		free(use);
 		return SIM_ECONF;
 	}

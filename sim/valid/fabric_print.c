@@ -14,8 +14,7 @@ static double clean(double x, double unit)
 	return fabs(x) < 0.5 * unit ? 0.0 : x;
 }
 
-/* A parameter's value in its key's unit, as the .ini writes it. */
-static void fmt_value(char *buf, size_t len, valid_fab_kind k, double x)
+void valid_fab_format(char *buf, size_t len, valid_fab_kind k, double x)
 {
 	if (k == VALID_FP_NVLS || k == VALID_FP_RAIL)
 		snprintf(buf, len, "%.3f GB/s", x / 1e9);
@@ -54,7 +53,7 @@ static const char *pin_hint(valid_fab_kind k)
 
 static bool weak(const valid_fab_param *p)
 {
-	return p->has_se && fabs(p->value) > 0 && p->se >= FAB_WEAK_REL * fabs(p->value);
+	return p->has_se && p->se > 0 && p->se >= FAB_WEAK_REL * fabs(p->value);
 }
 
 /* The text of the determination note (text output and the .ini header):
@@ -65,9 +64,13 @@ static void determination(const valid_fab_fit *f, sim_buf *b, const char *pre)
 		const valid_fab_param *p = &f->params[j];
 		if (!weak(p))
 			continue;
-		sim_buf_printf(b, "%s[%s] %s +-%.0f %%: %s\n", pre, valid_fab_section(p->kind),
-		               valid_fab_key(p->kind), 100 * p->se / fabs(p->value),
-		               pin_hint(p->kind));
+		char v[32], e[32], r[32] = "";
+		valid_fab_format(v, sizeof v, p->kind, p->value);
+		valid_fab_format(e, sizeof e, p->kind, p->se);
+		if (p->se < 10 * fabs(p->value)) /* else at its bound: no share */
+			snprintf(r, sizeof r, " (%.0f %%)", 100 * p->se / fabs(p->value));
+		sim_buf_printf(b, "%s[%s] %s %s +- %s%s: %s\n", pre, valid_fab_section(p->kind),
+		               valid_fab_key(p->kind), v, e, r, pin_hint(p->kind));
 	}
 	const char *names[VALID_FP_COUNT];
 	for (size_t j = 0; j < f->nparams; j++)
@@ -120,12 +123,20 @@ void valid_fab_print_text(FILE *out, const valid_fab_fit *f, const char *data)
 		char name[48], a[32], b[32], c[32] = "n/a";
 		snprintf(name, sizeof name, "[%s] %s", valid_fab_section(p->kind),
 		         valid_fab_key(p->kind));
-		fmt_value(a, sizeof a, p->kind, p->start);
-		fmt_value(b, sizeof b, p->kind, p->value);
+		valid_fab_format(a, sizeof a, p->kind, p->start);
+		valid_fab_format(b, sizeof b, p->kind, p->value);
 		if (p->has_se)
-			fmt_value(c, sizeof c, p->kind, p->se);
+			valid_fab_format(c, sizeof c, p->kind, p->se);
 		fprintf(out, "%-28s %13s %13s %13s\n", name, a, b, c);
 	}
+	for (int k = 0; k < VALID_FP_COUNT; k++)
+		if (f->held[k]) {
+			char v[32];
+			valid_fab_format(v, sizeof v, (valid_fab_kind)k, f->held_value[k]);
+			fprintf(out, "held, not fitted (--hold): [%s] %s = %s\n",
+			        valid_fab_section((valid_fab_kind)k),
+			        valid_fab_key((valid_fab_kind)k), v);
+		}
 	if (f->dropped[0])
 		fprintf(out,
 		        "not identifiable from these rows (the cluster file's values kept): %s\n",
@@ -243,6 +254,15 @@ void valid_fab_print_json(FILE *out, const valid_fab_fit *f, const char *data)
 		fprintf(out, "\"weak\": %s", weak(p) ? "true" : "false");
 		fputc('}', out);
 	}
+	fprintf(out, "],\n \"held\": [");
+	for (int k = 0, m = 0; k < VALID_FP_COUNT; k++)
+		if (f->held[k]) {
+			fprintf(out, "%s{", m++ ? ", " : "");
+			json_str(out, "section", valid_fab_section((valid_fab_kind)k), true);
+			json_str(out, "key", valid_fab_key((valid_fab_kind)k), true);
+			calib_json_num(out, "value", f->held_value[k], false);
+			fputc('}', out);
+		}
 	fprintf(out, "],\n ");
 	const char *keys[VALID_FP_COUNT];
 	for (size_t j = 0; j < f->nparams; j++)
@@ -381,12 +401,23 @@ void valid_fab_print_ini(FILE *out, const valid_fab_fit *f, const char *data, co
 				fprintf(out, "\n[%s]\n", section);
 			opened = true;
 			char a[32], b[32], c[32] = "n/a";
-			fmt_value(a, sizeof a, p->kind, p->start);
-			fmt_value(b, sizeof b, p->kind, p->value);
+			valid_fab_format(a, sizeof a, p->kind, p->start);
+			valid_fab_format(b, sizeof b, p->kind, p->value);
 			if (p->has_se)
-				fmt_value(c, sizeof c, p->kind, p->se);
+				valid_fab_format(c, sizeof c, p->kind, p->se);
 			fprintf(out, "; start %s, standard error %s\n%s = %s\n", a, c,
 			        valid_fab_key(p->kind), b);
+		}
+		for (int k = 0; k < VALID_FP_COUNT; k++) {
+			if (!f->held[k] || strcmp(valid_fab_section((valid_fab_kind)k), section))
+				continue;
+			if (!opened)
+				fprintf(out, "\n[%s]\n", section);
+			opened = true;
+			char v[32];
+			valid_fab_format(v, sizeof v, (valid_fab_kind)k, f->held_value[k]);
+			fprintf(out, "; held, not fitted (--hold)\n%s = %s\n",
+			        valid_fab_key((valid_fab_kind)k), v);
 		}
 		if (sec == 1 && f->nspread > 0) {
 			if (!opened)

@@ -293,6 +293,11 @@ typedef struct valid_fab_fit {
 	 * against each other, the rows cannot tell them apart. */
 	double corr[VALID_FP_COUNT * VALID_FP_COUNT];
 	bool has_corr;
+	/* Parameters held at a given value instead of fitted (valid_fab_hold:
+	 * calibrate --hold KEY=VALUE), by kind; written to the include file
+	 * beside the fitted ones. */
+	bool held[VALID_FP_COUNT];
+	double held_value[VALID_FP_COUNT];
 	/* Leave one node count out, per distinct node count (increasing). */
 	int nnodes;
 	int nodes[VALID_FAB_MAX_NODES];
@@ -329,10 +334,19 @@ int valid_fab_rows_nccl_tests(const char *path, valid_fab_fit *f, sim_diag *diag
  * f->cluster (fabric = efa) must be set. SIM_OK; SIM_ECONF when the rows
  * cannot fit the parameters (diag says); SIM_ENOMEM. */
 int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag);
+/* Hold a parameter instead of fitting it: spec "KEY=VALUE" with the key's
+ * unit (net_latency=75us, rail_bw=10GB/s, congestion=0.1), for what the
+ * rows leave weakly determined and another measurement gives. SIM_OK, or
+ * SIM_ECONF with the reason in err (unknown key, no '=', a bad value); the
+ * value's bounds are checked by valid_fab_fit_run. */
+int valid_fab_hold(valid_fab_fit *f, const char *spec, char *err, size_t errlen);
 void valid_fab_fit_free(valid_fab_fit *f);
 /* Key name and section of a parameter ("net_latency", "cluster"). */
 const char *valid_fab_key(valid_fab_kind k);
 const char *valid_fab_section(valid_fab_kind k);
+/* A parameter's value in its key's unit, as the .ini writes it ("30.200 us",
+ * "9.042 GB/s", "0.0875"). */
+void valid_fab_format(char *buf, size_t len, valid_fab_kind k, double x);
 
 /* Output (fabric_print.c); `data` names the input files as given. */
 void valid_fab_print_text(FILE *out, const valid_fab_fit *f, const char *data);

@@ -216,6 +216,21 @@ grep -q '"correlated": \[.*"a": "rail_bw", "b": "congestion"' "$tmp/rt.json" ||
 grep -q '^  net_latency and msg_overhead correlated -0.97' tests/golden/calibrate/efa-collectives.txt ||
 	{ echo "the shipped fit: net_latency and msg_overhead not listed as trading"; fail=1; }
 
+# --- --hold: a parameter held at a given value leaves the fit, and the include
+# file carries it beside the fitted keys (valid_fab_hold). Held at the
+# plugin's 75 us, net_latency is not among the fitted parameters, msg_overhead
+# no longer trades with it, and the file writes it once, in [cluster].
+"$podsim" calibrate tests/cases/efa-collectives.csv --fabric topologies/efa-h100-cluster.ini \
+	--hold net_latency=75us --json --out "$tmp/held.ini" >"$tmp/held.json" ||
+	{ echo "calibrate --fabric --hold failed"; fail=1; }
+grep -qF '"held": [{"section": "cluster", "key": "net_latency", "value": 7.5e-05}]' "$tmp/held.json" ||
+	{ echo "--hold: no held net_latency in the JSON"; fail=1; }
+grep -q '"key": "net_latency", "start"' "$tmp/held.json" &&
+	{ echo "--hold: net_latency still fitted"; fail=1; }
+grep -q '"a": "net_latency"' "$tmp/held.json" && { echo "--hold: net_latency in a trading pair"; fail=1; }
+[ "$(grep -c '^net_latency = ' "$tmp/held.ini")" = 1 ] && grep -qx 'net_latency = 75.000 us' "$tmp/held.ini" ||
+	{ echo "--hold: the include file does not hold net_latency = 75.000 us once"; fail=1; }
+
 # --- bad input: exit 2, the message, nothing written --------------------------
 # expect ARGS... : exit 2, stderr holds $want, no $tmp/out.ini
 expect() {
@@ -244,5 +259,13 @@ want="$tmp/fab.csv:2: error: row A: needs bytes" expect_fab "$tmp/fab.csv" --fab
 want="fits the EFA model" expect_fab tests/cases/efa-collectives.csv --fabric topologies/tiny-2node.ini
 want="no all-reduce, all-gather or reduce-scatter rows" expect_fab tests/cases/microbench.csv \
 	--fabric topologies/efa-h100-cluster.ini
+want="--hold: unknown key 'nope'" expect_fab tests/cases/efa-collectives.csv \
+	--fabric topologies/efa-h100-cluster.ini --hold nope=1
+want="--hold net_latency: missing unit" expect_fab tests/cases/efa-collectives.csv \
+	--fabric topologies/efa-h100-cluster.ini --hold net_latency=75
+want="--hold takes KEY=VALUE" expect_fab tests/cases/efa-collectives.csv \
+	--fabric topologies/efa-h100-cluster.ini --hold net_latency
+want="--hold congestion = 25.0000 is outside (0.0000, 20.0000)" expect_fab \
+	tests/cases/efa-collectives.csv --fabric topologies/efa-h100-cluster.ini --hold congestion=25
 "$podsim" calibrate --help | grep -q '^usage: podsim calibrate' || { echo "--help"; fail=1; }
 exit $fail
