@@ -111,12 +111,10 @@ static void pct(char *buf, size_t len, double t, double m)
 		snprintf(buf, len, "-");
 }
 
-void valid_fab_print_text(FILE *out, const valid_fab_fit *f, const char *data)
+/* The text output's parameter table: the fitted values with their standard
+ * errors, the held, the left out, and what the rows leave open. */
+static void print_params(FILE *out, const valid_fab_fit *f)
 {
-	fprintf(out, "fabric calibration of %s (%s) from %s:\n", f->cluster.name, f->cluster_path,
-	        data);
-	fprintf(out, "%zu rows used (%zu with 5th-95th percentiles), %zu ignored\n", f->nrows,
-	        f->nfast, f->nignored);
 	fprintf(out, "\n%-28s %13s %13s %13s\n", "parameter", "start", "fitted", "std.err");
 	for (size_t j = 0; j < f->nparams; j++) {
 		const valid_fab_param *p = &f->params[j];
@@ -152,6 +150,15 @@ void valid_fab_print_text(FILE *out, const valid_fab_fit *f, const char *data)
 	                    "would pin it down),\nand parameters that trade against each other "
 	                    "(|correlation| >= %.1f):\n",
 	                    "  ");
+}
+
+void valid_fab_print_text(FILE *out, const valid_fab_fit *f, const char *data)
+{
+	fprintf(out, "fabric calibration of %s (%s) from %s:\n", f->cluster.name, f->cluster_path,
+	        data);
+	fprintf(out, "%zu rows used (%zu with 5th-95th percentiles), %zu ignored\n", f->nrows,
+	        f->nfast, f->nignored);
+	print_params(out, f);
 	fprintf(out, "\n%-20s %5s  %-14s %5s %11s %10s %10s %8s %8s %8s %10s %8s\n", "row", "line",
 	        "collective", "nodes", "measured_ms", "before_ms", "after_ms", "before", "after",
 	        "loo", "fastest_ms", "uncong.");
