@@ -95,6 +95,12 @@ void explain_spread(FILE *o, const plan_scenario *s, const exec_result *r)
 	        "  data         [cluster] spread, per node count the 5th and 95th percentile "
 	        "collective time over the median: %s\n",
 	        c->spread_text);
+	if (c->fit_weak[0])
+		fprintf(o,
+		        "  fit          the fabric's calibration leaves %s weakly determined ([cluster] "
+		        "fit_weak; standard error over a third of the value): the network part "
+		        "below rests on them, most the small calls' latency\n",
+		        c->fit_weak);
 	fprintf(o, "  model        per call a slowdown r of the network part N of its time (the "
 	           "part kappa(m) stretches): T - N + r N; r split log-normal, median 1, ln r = "
 	           "s_lo z below the median and s_hi z above, s = |ln ratio| / 1.645\n");

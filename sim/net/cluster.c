@@ -163,6 +163,9 @@ const conf_key net_cluster_keys[] = {
 	{"sync_delay", CONF_QTY, SIM_UNIT_TIME, 0, 1, "0 us", NULL, offsetof(net_cluster, sync_s),
 	 "fabric = efa: per-call wait for the slowest node of a collective across m nodes, "
 	 "sync_delay x (m-1)^congestion_exp"},
+	{"fit_weak", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL, offsetof(net_cluster, fit_weak),
+	 "fabric = efa: the fitted keys the calibration's rows leave weakly determined (written "
+	 "by podsim calibrate --fabric; explain names them)"},
 	{"spread", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL, offsetof(net_cluster, spread_text),
 	 "fabric = efa: measured spread per node count, NODES:LO-HI ... (5th and 95th percentile "
 	 "time over the median)"},
@@ -239,6 +242,37 @@ static int parse_spread(const conf_doc *doc, net_cluster *c, sim_diag *diag)
 	return SIM_OK;
 }
 
+/* [cluster] fit_weak: names of the fabric calibration's keys (valid/
+ * fabric.c), separated by blanks or commas. */
+static int parse_fit_weak(const conf_doc *doc, const net_cluster *c, sim_diag *diag)
+{
+	static const char *const known[] = {"intra_efficiency", "nvls_busbw", "net_latency",
+					    "msg_overhead",     "rail_bw",    "congestion",
+					    "congestion_exp",   "sync_delay"};
+	const char *p = c->fit_weak;
+	while (*p) {
+		p += strspn(p, " ,\t");
+		size_t n = strcspn(p, " ,\t");
+		if (n == 0)
+			break;
+		bool ok = false;
+		for (size_t i = 0; i < sizeof known / sizeof known[0] && !ok; i++)
+			ok = strlen(known[i]) == n && !strncmp(known[i], p, n);
+		if (!ok) {
+			char msg[256];
+			snprintf(msg, sizeof msg,
+				 "[cluster] fit_weak: '%.*s' is not a key the fabric calibration fits "
+				 "(intra_efficiency, nvls_busbw, net_latency, msg_overhead, rail_bw, "
+				 "congestion, congestion_exp, sync_delay)",
+				 (int)n, p);
+			key_error(doc, "cluster", "fit_weak", diag, msg);
+			return SIM_ECONF;
+		}
+		p += n;
+	}
+	return SIM_OK;
+}
+
 /* The EFA keys: only with fabric = efa; rail_bw within the NIC's line rate,
  * then the node's nic_efficiency. */
 static int efa_keys(const conf_doc *doc, net_cluster *c, sim_diag *diag)
@@ -246,7 +280,7 @@ static int efa_keys(const conf_doc *doc, net_cluster *c, sim_diag *diag)
 	static const char *const keys[] = {"net_latency", "msg_overhead", "rail_bw",
 					   "congestion", "congestion_exp", "sync_delay",
 					   "spread",
-					   "spread_correlation"};
+					   "spread_correlation", "fit_weak"};
 	int rc = SIM_OK;
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 		if (c->fabric == NET_FABRIC_EFA || !conf_get(doc, "cluster", keys[i], NULL))
@@ -268,7 +302,7 @@ static int efa_keys(const conf_doc *doc, net_cluster *c, sim_diag *diag)
 	} else if (c->rail_Bps > 0 && c->fabric == NET_FABRIC_EFA) {
 		c->node.nic_eff = c->rail_Bps / c->node.nic_Bps;
 	}
-	if (parse_spread(doc, c, diag) != SIM_OK)
+	if (parse_spread(doc, c, diag) != SIM_OK || parse_fit_weak(doc, c, diag) != SIM_OK)
 		rc = SIM_ECONF;
 	return rc;
 }
@@ -500,6 +534,7 @@ bool net_cluster_same(const net_cluster *a, const net_cluster *b)
 	    a->msg_overhead_s != b->msg_overhead_s || a->rail_Bps != b->rail_Bps ||
 	    a->congestion != b->congestion || a->congestion_exp != b->congestion_exp ||
 	    a->sync_s != b->sync_s || strcmp(a->spread_text, b->spread_text) ||
+	    strcmp(a->fit_weak, b->fit_weak) ||
 	    a->nspread != b->nspread || a->spread_corr != b->spread_corr ||
 	    strcmp(a->other_gpu, b->other_gpu) || strcmp(a->other_nodes, b->other_nodes))
 		return false;

@@ -187,6 +187,10 @@ typedef struct net_cluster {
 	double sync_s;         /* sync_delay: the per-call wait for the slowest of m nodes,
 				* D(m) = sync_delay (m-1)^congestion_exp (net_sync_delay) */
 	char spread_text[CONF_STR_MAX]; /* [cluster] spread as written */
+	/* [cluster] fit_weak as written: the fitted keys the fabric's calibration
+	 * left weakly determined (podsim calibrate --fabric writes it; explain
+	 * names them beside the step's network part) */
+	char fit_weak[CONF_STR_MAX];
 	int nspread;
 	net_spread spread[NET_SPREAD_MAX];
 	double spread_corr; /* spread_correlation: the share of a call's log-slowdown

@@ -394,6 +394,26 @@ static void ini_header(FILE *out, const valid_fab_fit *f, const char *data, cons
 	                    ";   ");
 }
 
+/* [cluster] fit_weak: the weakly determined keys (weak), for explain to
+ * name beside the step's network part; nothing when there are none. */
+static void print_fit_weak(FILE *out, const valid_fab_fit *f, bool opened)
+{
+	bool any = false;
+	for (size_t j = 0; j < f->nparams; j++) {
+		if (!weak(&f->params[j]))
+			continue;
+		if (!any) {
+			fprintf(out, "%s; the fitted keys these rows leave weakly determined (the note "
+			             "above)\nfit_weak =",
+			        opened ? "" : "\n[cluster]\n");
+			any = true;
+		}
+		fprintf(out, " %s", valid_fab_key(f->params[j].kind));
+	}
+	if (any)
+		fputc('\n', out);
+}
+
 void valid_fab_print_ini(FILE *out, const valid_fab_fit *f, const char *data, const char *name)
 {
 	ini_header(out, f, data, name);
@@ -438,6 +458,9 @@ void valid_fab_print_ini(FILE *out, const valid_fab_fit *f, const char *data, co
 				fprintf(out, " %d:%.2f-%.2f", f->spread[i].nodes, f->spread[i].lo,
 				        f->spread[i].hi);
 			fputc('\n', out);
+			opened = true;
 		}
+		if (sec == 1)
+			print_fit_weak(out, f, opened);
 	}
 }
