@@ -244,11 +244,16 @@ static int parse_spread(const conf_doc *doc, net_cluster *c, sim_diag *diag)
 
 /* [cluster] fit_weak: names of the fabric calibration's keys (valid/
  * fabric.c), separated by blanks or commas. */
+const char *net_efa_fit_key(int k)
+{
+	static const char *const keys[NET_EFA_FIT_KEYS] = {
+		"intra_efficiency", "nvls_busbw", "net_latency",    "msg_overhead",
+		"rail_bw",          "congestion", "congestion_exp", "sync_delay"};
+	return k >= 0 && k < NET_EFA_FIT_KEYS ? keys[k] : NULL;
+}
+
 static int parse_fit_weak(const conf_doc *doc, const net_cluster *c, sim_diag *diag)
 {
-	static const char *const known[] = {"intra_efficiency", "nvls_busbw", "net_latency",
-					    "msg_overhead",     "rail_bw",    "congestion",
-					    "congestion_exp",   "sync_delay"};
 	const char *p = c->fit_weak;
 	while (*p) {
 		p += strspn(p, " ,\t");
@@ -256,8 +261,8 @@ static int parse_fit_weak(const conf_doc *doc, const net_cluster *c, sim_diag *d
 		if (n == 0)
 			break;
 		bool ok = false;
-		for (size_t i = 0; i < sizeof known / sizeof known[0] && !ok; i++)
-			ok = strlen(known[i]) == n && !strncmp(known[i], p, n);
+		for (int i = 0; i < NET_EFA_FIT_KEYS && !ok; i++)
+			ok = strlen(net_efa_fit_key(i)) == n && !strncmp(net_efa_fit_key(i), p, n);
 		if (!ok) {
 			char msg[256];
 			snprintf(msg, sizeof msg,

@@ -206,6 +206,12 @@ typedef struct net_cluster {
 /* Whether collectives on c are timed by the flow model (network = flow, or
  * auto on at most NET_FLOW_AUTO_NODES nodes). */
 bool net_uses_flow(const net_cluster *c);
+/* The EFA model's keys a fabric calibration fits (valid/fabric.c, in its
+ * parameters' order: intra_efficiency, nvls_busbw, net_latency,
+ * msg_overhead, rail_bw, congestion, congestion_exp, sync_delay), k <
+ * NET_EFA_FIT_KEYS; NULL past them. [cluster] fit_weak names some of them. */
+#define NET_EFA_FIT_KEYS 8
+const char *net_efa_fit_key(int k);
 
 /* Whether a and b are the same cluster: every field equal (strings by
  * content, numbers by value), so that anything computed from one (a link

@@ -78,13 +78,12 @@
 /* The solver stops after 300 iterations or at these tolerances. */
 static const calib_lm_stop lm_stop = {300, 1e-10, 1e-10, 1e-12};
 
-static const char *const keys[VALID_FP_COUNT] = {"intra_efficiency", "nvls_busbw", "net_latency",
-                                                 "msg_overhead",     "rail_bw",    "congestion",
-                                                 "congestion_exp",   "sync_delay"};
+/* The keys are net's list (net_efa_fit_key); valid_fab_kind follows its order. */
+_Static_assert(VALID_FP_COUNT == NET_EFA_FIT_KEYS, "valid_fab_kind is net_efa_fit_key's order");
 
 const char *valid_fab_key(valid_fab_kind k)
 {
-	return (unsigned)k < VALID_FP_COUNT ? keys[k] : "?";
+	return (unsigned)k < VALID_FP_COUNT ? net_efa_fit_key((int)k) : "?";
 }
 
 const char *valid_fab_section(valid_fab_kind k)
@@ -117,7 +116,8 @@ int valid_fab_hold(valid_fab_fit *f, const char *spec, char *err, size_t errlen)
 	}
 	int k = 0;
 	size_t n = (size_t)(eq - spec);
-	while (k < VALID_FP_COUNT && (strlen(keys[k]) != n || strncmp(keys[k], spec, n)))
+	while (k < VALID_FP_COUNT &&
+	       (strlen(net_efa_fit_key(k)) != n || strncmp(net_efa_fit_key(k), spec, n)))
 		k++;
 	if (k == VALID_FP_COUNT) {
 		snprintf(err, errlen,
@@ -129,7 +129,7 @@ int valid_fab_hold(valid_fab_fit *f, const char *spec, char *err, size_t errlen)
 	char why[160];
 	double x;
 	if (sim_unit_parse(eq + 1, param_unit((valid_fab_kind)k), &x, why, sizeof why) != SIM_OK) {
-		snprintf(err, errlen, "--hold %s: %s", keys[k], why);
+		snprintf(err, errlen, "--hold %s: %s", net_efa_fit_key(k), why);
 		return SIM_ECONF;
 	}
 	f->held[k] = true;
@@ -507,7 +507,7 @@ static void prune(valid_fab_fit *f, net_cluster *at, bool fitted, char *names, s
 		if (fitted)
 			set_param(at, p->kind, get_param(&f->cluster, p->kind));
 		size_t len = strlen(names);
-		snprintf(names + len, size - len, "%s%s", len ? ", " : "", keys[p->kind]);
+		snprintf(names + len, size - len, "%s%s", len ? ", " : "", valid_fab_key(p->kind));
 	}
 	f->nparams = kept;
 	/* the kept parameters' correlations, in their new places (a <= idx[a],
@@ -537,7 +537,7 @@ static int hold(valid_fab_fit *f, sim_diag *diag)
 			valid_fab_format(b, sizeof b, p->kind, p->lo);
 			valid_fab_format(c, sizeof c, p->kind, p->hi);
 			sim_diag_error(diag, NULL, 0, "--hold %s = %s is outside (%s, %s)",
-			               keys[p->kind], a, b, c);
+			               valid_fab_key(p->kind), a, b, c);
 			return SIM_ECONF;
 		}
 		set_param(&f->cluster, p->kind, x);
