@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---------------------------------------------------------------- bubble -- */
 
@@ -197,6 +198,13 @@ void explain_mb_cost(FILE *o, const plan_scenario *s, const exec_result *r)
 	        p->ep > 1 ? "; and ep's all-to-alls" : "",
 	        explain_unit(c.coll_latency_s, SIM_UNIT_TIME, a, sizeof a),
 	        explain_unit(c.coll_s, SIM_UNIT_TIME, b, sizeof b));
+	if (g.tp.nodes > 1 && s->cluster.fit_weak[0] &&
+	    (strstr(s->cluster.fit_weak, "net_latency") || strstr(s->cluster.fit_weak, "msg_overhead")))
+		fprintf(o,
+		        "               across nodes on a fabric whose calibration leaves %s\n"
+		        "               weakly determined ([cluster] fit_weak): this latency is the\n"
+		        "               step's least certain term\n",
+		        s->cluster.fit_weak);
 	if (c.beside > 0)
 		fprintf(o,
 		        "               %d of them (%s) run beside a GEMM and block only what it\n"

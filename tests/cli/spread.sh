@@ -74,6 +74,20 @@ grep -q '<li>rank [0-9]*: p95 ' "$tmp/sw.html" || bad "f) no risky reason in HTM
 if command -v xmllint >/dev/null; then
 	xmllint --noout "$tmp/sw.html" || bad "f) HTML not well-formed"
 fi
+# h) [cluster] fit_weak (the shipped p5 fit: net_latency msg_overhead congestion):
+# explain names it in its spread section, and in section 7 where the TP
+# group spans nodes (tp 16 on 8-GPU nodes; 32 K/V heads, as nanotron splits
+# whole heads) but not where it stays inside one
+n=scenarios/llama3-8b-efa-nanotron.ini
+"$podsim" explain $n --set model.kv_heads=32 --set parallel.tp=16 --set parallel.dp=8 >"$tmp/x16.txt" 2>/dev/null ||
+	bad "h) explain tp 16"
+grep -q '^  fit          the fabric.s calibration leaves net_latency msg_overhead congestion weakly' \
+	"$tmp/x16.txt" || bad "h) no fit line in the spread section"
+grep -q 'across nodes on a fabric whose calibration leaves net_latency msg_overhead' "$tmp/x16.txt" ||
+	bad "h) no fit note beside tp 16's collectives"
+"$podsim" explain $n >"$tmp/x8.txt" 2>/dev/null || bad "h) explain tp 8"
+grep -q 'across nodes on a fabric whose calibration' "$tmp/x8.txt" &&
+	bad "h) fit note beside tp 8's collectives, inside one node"
 # a sweep without a spread: none of it
 "$podsim" sweep scenarios/sweep-quickstart.ini --no-db --json >"$tmp/q.json" 2>/dev/null
 grep -q 'step_spread\|risky' "$tmp/q.json" && bad "g) spread keys without a spread"
