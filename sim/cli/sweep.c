@@ -769,7 +769,7 @@ static int run_sweep(sweep_run *w)
 	bool want_train = w->o.train && w->n > 0;
 	if (!w->o.json)
 		cli_sweep_print_text(w->sp, &w->sr, w->rows, w->n, tau, w->sweep_id, w->o.shard,
-		           w->o.nshards, &w->search, &nf);
+		           w->o.nshards, &w->search, &nf, w->base ? w->base->cluster.fit_weak : "");
 	if (want_train && train(w, &t))
 		return 1;
 	if ((rc = rank_days(w)))

@@ -145,7 +145,8 @@ static void print_loses(const sim_row *rows, size_t n)
 }
 
 /* The ranked table of the n rows and its legends. */
-static void print_table(const sweep_space *sp, const sim_row *rows, size_t n)
+static void print_table(const sweep_space *sp, const sim_row *rows, size_t n,
+                        const char *fit_weak)
 {
 	printf("\n");
 	bool spread = any_spread(rows, n);
@@ -198,12 +199,18 @@ static void print_table(const sweep_space *sp, const sim_row *rows, size_t n)
 		if (*why)
 			printf("~ = risky: rank %zu's %s\n", i + 1, why);
 	}
+	if (fit_weak && *fit_weak)
+		printf("fit = the base scenario's cluster was calibrated on rows that leave %s weakly "
+		       "determined ([cluster] fit_weak): the plans whose steps rest on small calls "
+		       "across nodes (TP across nodes, pipeline sends, many buckets at scale) are "
+		       "the least certain (podsim explain)\n",
+		       fit_weak);
 	print_loses(rows, n);
 }
 
 void cli_sweep_print_text(const sweep_space *sp, const sweep_screen_result *sr, const sim_row *rows,
                        size_t n, double tau, int64_t sweep_id, int shard, int nshards,
-                       const search_info *q, const sweep_nearest *nf)
+                       const search_info *q, const sweep_nearest *nf, const char *fit_weak)
 {
 	if (sweep_id > 0)
 		printf("sweep %lld: ", (long long)sweep_id);
@@ -219,7 +226,7 @@ void cli_sweep_print_text(const sweep_space *sp, const sweep_screen_result *sr, 
 		printf("; Kendall tau (pre-screen vs simulated, %zu plans): %.3f", n, tau);
 	printf("\n");
 	if (n > 0)
-		print_table(sp, rows, n);
+		print_table(sp, rows, n, fit_weak);
 	if (sr->nplans > sr->fitting) {
 		/* Counted by the message with its numbers as '#'; the first plan's
 		 * own message is printed, numbers and all. */

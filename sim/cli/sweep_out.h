@@ -45,11 +45,12 @@ void cli_sweep_settings(const sweep_space *sp, const sweep_plan *p, char *buf, s
  * better one's and the exposed communication that makes them; "" when not. */
 void cli_sweep_risky_why(const sim_row *rows, size_t i, char *buf, size_t len);
 /* The ranked table of the n rows (rank order) with the counts, the search
- * line, the legends and the pruned plans, on stdout. */
+ * line, the legends and the pruned plans, on stdout; fit_weak, the base
+ * scenario's [cluster] fit_weak ("" for none), adds a legend line. */
 void cli_sweep_print_text(const sweep_space *sp, const sweep_screen_result *sr,
                           const sim_row *rows, size_t n, double tau, int64_t sweep_id,
                           int shard, int nshards, const search_info *q,
-                          const sweep_nearest *nf);
+                          const sweep_nearest *nf, const char *fit_weak);
 /* The same as one JSON object on stdout, with the train-to-D figures t of
  * the best plan when given. */
 void cli_sweep_print_json(const sweep_space *sp, const sweep_screen_result *sr,

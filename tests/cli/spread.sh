@@ -93,4 +93,9 @@ grep -q 'across nodes on a fabric whose calibration' "$tmp/x8.txt" &&
 grep -q 'step_spread\|risky' "$tmp/q.json" && bad "g) spread keys without a spread"
 "$podsim" sweep scenarios/sweep-quickstart.ini --no-db >"$tmp/q.txt" 2>/dev/null
 grep -q 'p95\|risky' "$tmp/q.txt" && bad "g) spread columns without a spread"
+# the sweep's legend names the base cluster's fit_weak (s is on the shipped
+# p5 fit), and a cluster without a fit has none
+grep -q "^fit = the base scenario's cluster was calibrated on rows that leave net_latency msg_overhead congestion weakly" \
+	"$tmp/sw.txt" || bad "h) no fit legend in the EFA sweep"
+grep -q '^fit = ' "$tmp/q.txt" && bad "h) a fit legend without a fit"
 exit $fail
