@@ -145,8 +145,7 @@ static void print_loses(const sim_row *rows, size_t n)
 }
 
 /* The ranked table of the n rows and its legends. */
-static void print_table(const sweep_space *sp, const sim_row *rows, size_t n,
-                        const char *fit_weak)
+static void print_table(const sweep_space *sp, const sim_row *rows, size_t n, const char *fit_weak)
 {
 	printf("\n");
 	bool spread = any_spread(rows, n);
