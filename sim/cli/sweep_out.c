@@ -199,10 +199,10 @@ static void print_table(const sweep_space *sp, const sim_row *rows, size_t n, co
 			printf("~ = risky: rank %zu's %s\n", i + 1, why);
 	}
 	if (fit_weak && *fit_weak)
-		printf("fit = the base scenario's cluster was calibrated on rows that leave %s weakly "
-		       "determined ([cluster] fit_weak): the plans whose steps rest on small calls "
-		       "across nodes (TP across nodes, pipeline sends, many buckets at scale) are "
-		       "the least certain (podsim explain)\n",
+		printf("fit = the base scenario's cluster was calibrated on rows that leave %s "
+		       "weakly determined ([cluster] fit_weak): the plans whose steps rest on small "
+		       "calls across nodes (TP across nodes, pipeline sends, many buckets at scale) "
+		       "are the least certain (podsim explain)\n",
 		       fit_weak);
 	print_loses(rows, n);
 }
