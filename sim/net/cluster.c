@@ -252,6 +252,22 @@ const char *net_efa_fit_key(int k)
 	return k >= 0 && k < NET_EFA_FIT_KEYS ? keys[k] : NULL;
 }
 
+int net_efa_fit_key_find(const char *name, size_t n)
+{
+	for (int k = 0; k < NET_EFA_FIT_KEYS; k++)
+		if (strlen(net_efa_fit_key(k)) == n && !strncmp(net_efa_fit_key(k), name, n))
+			return k;
+	return -1;
+}
+
+void net_efa_fit_key_list(char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < NET_EFA_FIT_KEYS && n < len; k++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", k ? ", " : "", net_efa_fit_key(k));
+}
+
 static int parse_fit_weak(const conf_doc *doc, const net_cluster *c, sim_diag *diag)
 {
 	const char *p = c->fit_weak;
@@ -260,16 +276,13 @@ static int parse_fit_weak(const conf_doc *doc, const net_cluster *c, sim_diag *d
 		size_t n = strcspn(p, " ,\t");
 		if (n == 0)
 			break;
-		bool ok = false;
-		for (int i = 0; i < NET_EFA_FIT_KEYS && !ok; i++)
-			ok = strlen(net_efa_fit_key(i)) == n && !strncmp(net_efa_fit_key(i), p, n);
-		if (!ok) {
-			char msg[256];
+		if (net_efa_fit_key_find(p, n) < 0) {
+			char msg[320], keys[160];
+			net_efa_fit_key_list(keys, sizeof keys);
 			snprintf(msg, sizeof msg,
 				 "[cluster] fit_weak: '%.*s' is not a key the fabric calibration fits "
-				 "(intra_efficiency, nvls_busbw, net_latency, msg_overhead, rail_bw, "
-				 "congestion, congestion_exp, sync_delay)",
-				 (int)n, p);
+				 "(%s)",
+				 (int)n, p, keys);
 			key_error(doc, "cluster", "fit_weak", diag, msg);
 			return SIM_ECONF;
 		}

@@ -212,6 +212,10 @@ bool net_uses_flow(const net_cluster *c);
  * NET_EFA_FIT_KEYS; NULL past them. [cluster] fit_weak names some of them. */
 #define NET_EFA_FIT_KEYS 8
 const char *net_efa_fit_key(int k);
+/* The index of the key spelled by the n characters at name, or -1; them
+ * all, comma-separated, into buf (for messages naming the choices). */
+int net_efa_fit_key_find(const char *name, size_t n);
+void net_efa_fit_key_list(char *buf, size_t len);
 
 /* Whether a and b are the same cluster: every field equal (strings by
  * content, numbers by value), so that anything computed from one (a link

@@ -459,10 +459,7 @@ bool plan_one_bucket(const plan_scenario *s, int stage)
 	       (p->zero >= 1 && s->fw.zero_one_bucket);
 }
 
-/* Tied embeddings with pp > 1: the first and last stages each hold the word
- * embedding and all-reduce its gradient between them after the backward
- * (a 2-rank group, Megatron's embedding group). Both tasks wait for both
- * stages' backward, as a collective does. */
+/* Sequence parallelism's norm gradients (plan.h, plan_norm_sync_calls). */
 int plan_norm_sync_calls(const plan_scenario *s, int stage, double *calls, int cap)
 {
 	const plan_spec *p = &s->plan;
@@ -532,6 +529,10 @@ int build_emit_norm_sync(builder *b, pipe_ids *ids)
 	return rc;
 }
 
+/* Tied embeddings with pp > 1: the first and last stages each hold the word
+ * embedding and all-reduce its gradient between them after the backward
+ * (a 2-rank group, Megatron's embedding group). Both tasks wait for both
+ * stages' backward, as a collective does. */
 double plan_embedding_sync_time(const plan_scenario *s, const plan_groups *g,
 				double value_bytes)
 {

@@ -91,8 +91,7 @@ const char *valid_fab_section(valid_fab_kind k)
 	return k == VALID_FP_INTRA_EFF || k == VALID_FP_NVLS ? "node" : "cluster";
 }
 
-/* The unit a parameter's value is written in (the .ini key's). */
-static sim_unit param_unit(valid_fab_kind k)
+sim_unit valid_fab_unit(valid_fab_kind k)
 {
 	switch (k) {
 	case VALID_FP_NVLS:
@@ -114,21 +113,18 @@ int valid_fab_hold(valid_fab_fit *f, const char *spec, char *err, size_t errlen)
 		snprintf(err, errlen, "--hold takes KEY=VALUE, e.g. net_latency=75us");
 		return SIM_ECONF;
 	}
-	int k = 0;
 	size_t n = (size_t)(eq - spec);
-	while (k < VALID_FP_COUNT &&
-	       (strlen(net_efa_fit_key(k)) != n || strncmp(net_efa_fit_key(k), spec, n)))
-		k++;
-	if (k == VALID_FP_COUNT) {
-		snprintf(err, errlen,
-		         "--hold: unknown key '%.*s' (intra_efficiency, nvls_busbw, net_latency, "
-		         "msg_overhead, rail_bw, congestion, congestion_exp, sync_delay)",
-		         (int)n, spec);
+	int k = net_efa_fit_key_find(spec, n);
+	if (k < 0) {
+		char keys[160];
+		net_efa_fit_key_list(keys, sizeof keys);
+		snprintf(err, errlen, "--hold: unknown key '%.*s' (%s)", (int)n, spec, keys);
 		return SIM_ECONF;
 	}
 	char why[160];
 	double x;
-	if (sim_unit_parse(eq + 1, param_unit((valid_fab_kind)k), &x, why, sizeof why) != SIM_OK) {
+	sim_unit u = valid_fab_unit((valid_fab_kind)k);
+	if (sim_unit_parse(eq + 1, u, &x, why, sizeof why) != SIM_OK) {
 		snprintf(err, errlen, "--hold %s: %s", net_efa_fit_key(k), why);
 		return SIM_ECONF;
 	}

@@ -16,9 +16,10 @@ static double clean(double x, double unit)
 
 void valid_fab_format(char *buf, size_t len, valid_fab_kind k, double x)
 {
-	if (k == VALID_FP_NVLS || k == VALID_FP_RAIL)
+	sim_unit u = valid_fab_unit(k);
+	if (u == SIM_UNIT_BANDWIDTH)
 		snprintf(buf, len, "%.3f GB/s", x / 1e9);
-	else if (k == VALID_FP_NET_LAT || k == VALID_FP_MSG || k == VALID_FP_SYNC)
+	else if (u == SIM_UNIT_TIME)
 		snprintf(buf, len, "%.3f us", clean(x * 1e6, 0.001));
 	else
 		snprintf(buf, len, "%.4f", clean(x, 1e-4));

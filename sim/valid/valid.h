@@ -344,8 +344,9 @@ void valid_fab_fit_free(valid_fab_fit *f);
 /* Key name and section of a parameter ("net_latency", "cluster"). */
 const char *valid_fab_key(valid_fab_kind k);
 const char *valid_fab_section(valid_fab_kind k);
-/* A parameter's value in its key's unit, as the .ini writes it ("30.200 us",
- * "9.042 GB/s", "0.0875"). */
+/* The unit a parameter's key takes (bandwidth, time, or none), and its
+ * value in it as the .ini writes it ("30.200 us", "9.042 GB/s", "0.0875"). */
+sim_unit valid_fab_unit(valid_fab_kind k);
 void valid_fab_format(char *buf, size_t len, valid_fab_kind k, double x);
 
 /* Output (fabric_print.c); `data` names the input files as given. */
