@@ -12,6 +12,10 @@
 #    unflagged. Raising b = 2 to 8.2 x 1.1 = 9.02 makes T(b) non-convex
 #    (9.02 > the chord 8.54 + (8.48 - 8.54)/3), which no member with
 #    c, o, D >= 0 (a convex function of b) reaches: flagged.
+# 3. --log2: micro_batch by power-of-two range puts A2 (b = 2, -0.10) and B1
+#    (b = 2, +0.05) in [2, 4): 2 rows, MAPE 7.5 %, mean -2.5 %; A3 (b = 4,
+#    +0.10) alone in [4, 8). A column not in --by, or one holding text,
+#    exits 2.
 set -u
 command -v python3 >/dev/null || { echo "no python3: skipped"; exit 77; }
 tmp=$(mktemp -d)
@@ -41,5 +45,15 @@ tools/validation-by "$tmp/c.csv" --json "$tmp/bad.json" --pipeline-fit >"$tmp/ba
 grep -q '1,2,4,8  .*%  *\* ' "$tmp/bad.txt" || { echo "a non-convex set is not flagged"; fail=1; }
 tools/validation-by "$tmp/c.csv" --json "$tmp/ok.json" --by nosuch >/dev/null 2>&1
 [ $? -eq 2 ] || { echo "an unknown column: expected exit 2"; fail=1; }
-[ $fail -eq 0 ] || { cat "$tmp/ok.txt" "$tmp/bad.txt"; }
+tools/validation-by "$tmp/c.csv" --json "$tmp/ok.json" --by micro_batch --log2 micro_batch \
+	>"$tmp/log2.txt" 2>&1 || fail=1
+grep -q '^  2-4  *2  *7.5%  *-2.5%' "$tmp/log2.txt" ||
+	{ echo "--log2: expected [2, 4) with 2 rows, MAPE 7.5 %, mean -2.5 %"; fail=1; }
+grep -q '^  4-8  *1  *10.0%  *+10.0%' "$tmp/log2.txt" ||
+	{ echo "--log2: expected [4, 8) with 1 row, +10.0 %"; fail=1; }
+tools/validation-by "$tmp/c.csv" --json "$tmp/ok.json" --by tp --log2 micro_batch >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "--log2 of a column not in --by: expected exit 2"; fail=1; }
+tools/validation-by "$tmp/c.csv" --json "$tmp/ok.json" --by recompute --log2 recompute >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "--log2 of a text column: expected exit 2"; fail=1; }
+[ $fail -eq 0 ] || { cat "$tmp/ok.txt" "$tmp/bad.txt" "$tmp/log2.txt"; }
 exit $fail
