@@ -36,7 +36,7 @@
  *     parameter (update, gradient norm, casts), the kernels and the fraction
  *     of the copy rate they stream at, the time, next to the simulated
  *     optimizer time;
- *  9. on a cluster with a measured collective spread (EFA): the step's
+ *  9. on a cluster with a measured collective spread (a calibrated fabric): the step's
  *     spread (exec/spread.c): the data, the split log-normal, the step's
  *     collectives that vary per group and node count, the correlation
  *     assumption, the sampled quantiles, the two limits (fully correlated,
@@ -78,8 +78,8 @@ static const char usage_explain[] =
         "the DP gradients, with where and why they differ; the error band; what a\n"
         "micro-batch costs beyond its tokens (collective latency, host dispatch the GPU\n"
         "waits for, gradient accumulation, pipeline handshakes), times the micro-batches;\n"
-        "on a cluster with a measured collective spread (EFA), the step's spread and its\n"
-        "limits.\n"
+        "on a cluster with a measured collective spread (podsim calibrate --fabric), the\n"
+        "step's spread and its limits.\n"
         "\n"
         "options:\n"
         "  --set SECTION.KEY=VALUE  override a key (repeatable)\n"

@@ -87,7 +87,7 @@ static void spread_quantiles(FILE *o, const char *label, const exec_step_spread 
 void explain_spread(FILE *o, const plan_scenario *s, const exec_result *r)
 {
 	const net_cluster *c = &s->cluster;
-	if (c->fabric != NET_FABRIC_EFA || c->nspread < 1 || r->spread.samples < 1)
+	if (c->nspread < 1 || r->spread.samples < 1)
 		return;
 	fprintf(o, "\n9. Step spread: how the step varies with the fabric's measured collective "
 	           "spread\n");

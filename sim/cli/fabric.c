@@ -1,5 +1,6 @@
 /* fabric.c - `podsim calibrate DATA... --fabric CLUSTER.ini [--out FILE.ini]
- * [--json]`: fit a cluster's EFA fabric, and its nodes' NVLink ring
+ * [--json]`: fit a cluster's fabric (EFA, InfiniBand, RoCE: the calibrated
+ * terms of sim/net/coll.c "The EFA model"), and its nodes' NVLink ring
  * efficiency and NVLS rate, to the cluster's own collective benchmarks
  * (valid_fab_*: sim/valid/fabric.c), print the fit with the
  * leave-one-node-count-out errors, and write the fitted keys as a cluster
@@ -18,13 +19,16 @@ static const char usage[] =
         "usage: podsim calibrate DATA... --fabric CLUSTER.ini [--hold KEY=VALUE]...\n"
         "       [--out FILE.ini] [--json]\n"
         "\n"
-        "Fit the EFA fabric of CLUSTER.ini ([cluster] fabric = efa: net_latency,\n"
-        "msg_overhead, rail_bw, congestion, congestion_exp, sync_delay) and its nodes'\n"
-        "NVLink ring efficiency and NVLS rate ([node] intra_efficiency, nvls_busbw) to\n"
-        "the cluster's own collective benchmarks, by GSL nonlinear least squares on\n"
-        "relative errors.\n"
+        "Fit the fabric of CLUSTER.ini (EFA, InfiniBand, RoCE: [cluster] net_latency,\n"
+        "msg_overhead, rail_bw, congestion, congestion_exp, sync_delay, on top of\n"
+        "NCCL's own model) and its nodes' NVLink ring efficiency and NVLS rate ([node]\n"
+        "intra_efficiency, nvls_busbw) to the cluster's own collective benchmarks, by\n"
+        "GSL nonlinear least squares on relative errors. Off EFA the include file also\n"
+        "sets network = alpha-beta, the closed forms the fit used.\n"
         "DATA are case CSVs (*.csv, the schema of tests/cases/efa-collectives.csv:\n"
         "allreduce, allgather and reducescatter rows with gpus, nodes, bytes and\n"
+        "(where the file has a fabric column) the cluster's fabric, efa, ib-fat-tree,\n"
+        "roce-fat-tree or rail-optimized, and\n"
         "busbw_GBps or time_us, and busbw_p05_GBps / busbw_p95_GBps where the 5th and\n"
         "95th percentiles are known) or nccl-tests output (any other name: all_reduce_perf,\n"
         "all_gather_perf, reduce_scatter_perf, one run per file). Prints the values with\n"

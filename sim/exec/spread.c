@@ -146,7 +146,7 @@ int exec_spread(const plan_graph *g, const net_cluster *c, double step_s, const 
                 exec_step_spread *out)
 {
 	memset(out, 0, sizeof *out);
-	if (!o || o->samples < 1 || c->nspread < 1 || c->fabric != NET_FABRIC_EFA)
+	if (!o || o->samples < 1 || c->nspread < 1)
 		return SIM_OK;
 	double rho = o->corr >= 0 ? o->corr : c->spread_corr;
 	rho = rho < 0 ? 0 : rho > 1 ? 1 : rho;

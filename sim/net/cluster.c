@@ -141,42 +141,45 @@ const conf_key net_cluster_keys[] = {
 	{"nccl_proto", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "auto", proto_names,
 	 offsetof(net_cluster, proto),
 	 "NCCL protocol, as NCCL_PROTO: auto, ll, ll128 (NVLink nodes only) or simple"},
-	/* The EFA model (net.h, coll.c); only with fabric = efa (efa_keys). */
+	/* The calibrated fabric (net.h; coll.c "The EFA model", which any fabric
+	 * takes when podsim calibrate --fabric fits it to its own collectives);
+	 * by default 0 and 1: NCCL's own model alone (calib_keys). */
 	{"net_latency", CONF_QTY, SIM_UNIT_TIME, 0, 1e-2, "0 us", NULL,
 	 offsetof(net_cluster, net_lat_s),
-	 "fabric = efa: network latency per inter-node step (twice with Simple), as NCCL adds "
-	 "the net plugin's latency"},
+	 "calibrated fabric: network latency per inter-node step (twice with Simple), as NCCL "
+	 "adds the net plugin's latency"},
 	{"msg_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 1e-2, "0 us", NULL,
 	 offsetof(net_cluster, msg_overhead_s),
-	 "fabric = efa: cost of the network message of each step of a collective across nodes"},
+	 "calibrated fabric: cost of the network message of each step of a collective across "
+	 "nodes"},
 	{"rail_bw", CONF_QTY, SIM_UNIT_BANDWIDTH, 0, BIG, "0 B/s", NULL,
 	 offsetof(net_cluster, rail_Bps),
-	 "fabric = efa: achievable bandwidth of one EFA rail (NIC) per direction (0 = the node's "
-	 "nic_bw x nic_efficiency)"},
+	 "calibrated fabric: achievable bandwidth of one NIC (on EFA one rail) per direction (0 = "
+	 "the node's nic_bw x nic_efficiency)"},
 	{"congestion", CONF_REAL, SIM_UNIT_NONE, 0, 100, "0", NULL,
 	 offsetof(net_cluster, congestion),
-	 "fabric = efa: median slowdown of the network across m nodes, 1 + congestion x "
+	 "calibrated fabric: median slowdown of the network across m nodes, 1 + congestion x "
 	 "(m-1)^congestion_exp"},
 	{"congestion_exp", CONF_REAL, SIM_UNIT_NONE, 0, 4, "1", NULL,
 	 offsetof(net_cluster, congestion_exp),
-	 "fabric = efa: exponent of the congestion law and of the sync delay's growth"},
+	 "calibrated fabric: exponent of the congestion law and of the sync delay's growth"},
 	{"sync_delay", CONF_QTY, SIM_UNIT_TIME, 0, 1, "0 us", NULL, offsetof(net_cluster, sync_s),
-	 "fabric = efa: per-call wait for the slowest node of a collective across m nodes, "
+	 "calibrated fabric: per-call wait for the slowest node of a collective across m nodes, "
 	 "sync_delay x (m-1)^congestion_exp"},
 	{"fit_weak", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL, offsetof(net_cluster, fit_weak),
-	 "fabric = efa: the fitted keys the calibration's rows leave weakly determined (written "
-	 "by podsim calibrate --fabric; explain names them)"},
+	 "calibrated fabric: the fitted keys the calibration's rows leave weakly determined "
+	 "(written by podsim calibrate --fabric; explain names them)"},
 	{"spread", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL, offsetof(net_cluster, spread_text),
-	 "fabric = efa: measured spread per node count, NODES:LO-HI ... (5th and 95th percentile "
-	 "time over the median)"},
+	 "calibrated fabric: measured spread per node count, NODES:LO-HI ... (5th and 95th "
+	 "percentile time over the median)"},
 	/* Assumed (the data, one collective at a time, cannot split it): half
 	 * of a call's log-slowdown variance is the step's (congestion from
 	 * other tenants lasts longer than a step), half its own (spread.c,
 	 * exec/spread.c). */
 	{"spread_correlation", CONF_REAL, SIM_UNIT_NONE, 0, 1, "0.5", NULL,
 	 offsetof(net_cluster, spread_corr),
-	 "fabric = efa: share of a collective's slowdown common to every collective of a step "
-	 "(1 = all slow together, 0 = independent calls)"},
+	 "calibrated fabric: share of a collective's slowdown common to every collective of a "
+	 "step (1 = all slow together, 0 = independent calls)"},
 	{"other_gpu", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL, offsetof(net_cluster, other_gpu),
 	 "a [gpu] file (path from this file, as include) held by the nodes other_nodes lists "
 	 "instead of the node's GPU: a cluster of two GPU types"},
@@ -291,24 +294,12 @@ static int parse_fit_weak(const conf_doc *doc, const net_cluster *c, sim_diag *d
 	return SIM_OK;
 }
 
-/* The EFA keys: only with fabric = efa; rail_bw within the NIC's line rate,
- * then the node's nic_efficiency. */
-static int efa_keys(const conf_doc *doc, net_cluster *c, sim_diag *diag)
+/* The calibrated fabric's keys (coll.c "The EFA model": EFA's, and any
+ * fabric's that podsim calibrate --fabric fitted to its own collectives):
+ * rail_bw within the NIC's line rate, then the node's nic_efficiency. */
+static int calib_keys(const conf_doc *doc, net_cluster *c, sim_diag *diag)
 {
-	static const char *const keys[] = {"net_latency", "msg_overhead", "rail_bw",
-					   "congestion", "congestion_exp", "sync_delay",
-					   "spread",
-					   "spread_correlation", "fit_weak"};
 	int rc = SIM_OK;
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-		if (c->fabric == NET_FABRIC_EFA || !conf_get(doc, "cluster", keys[i], NULL))
-			continue;
-		char msg[160];
-		snprintf(msg, sizeof msg, "[cluster] %s applies to the EFA model only (fabric = efa)",
-			 keys[i]);
-		key_error(doc, "cluster", keys[i], diag, msg);
-		rc = SIM_ECONF;
-	}
 	if (c->rail_Bps > 0 && c->rail_Bps > c->node.nic_Bps * (1 + 1e-12)) {
 		char msg[200];
 		snprintf(msg, sizeof msg,
@@ -317,7 +308,7 @@ static int efa_keys(const conf_doc *doc, net_cluster *c, sim_diag *diag)
 			 c->rail_Bps / 1e9, c->node.nic_Bps / 1e9);
 		key_error(doc, "cluster", "rail_bw", diag, msg);
 		rc = SIM_ECONF;
-	} else if (c->rail_Bps > 0 && c->fabric == NET_FABRIC_EFA) {
+	} else if (c->rail_Bps > 0) {
 		c->node.nic_eff = c->rail_Bps / c->node.nic_Bps;
 	}
 	if (parse_spread(doc, c, diag) != SIM_OK || parse_fit_weak(doc, c, diag) != SIM_OK)
@@ -392,7 +383,7 @@ static int sharp_keys(const conf_doc *doc, const net_cluster *c, sim_diag *diag)
 /* Checks across keys, after both sections read cleanly. */
 static int check_cluster(const conf_doc *doc, net_cluster *c, sim_diag *diag)
 {
-	int rc = efa_keys(doc, c, diag);
+	int rc = calib_keys(doc, c, diag);
 	if (rail_only_keys(doc, c, diag) != SIM_OK)
 		rc = SIM_ECONF;
 	if (sharp_keys(doc, c, diag) != SIM_OK)

@@ -395,7 +395,10 @@
  * The EFA model ([cluster] fabric = efa: NCCL over AWS EFA through the
  * aws-ofi-nccl plugin; A = aws/aws-ofi-nccl 2daf7d30, N as above; the
  * derivations are below and in README "Network"). A collective of a group spanning m > 1 nodes pays,
- * on top of NCCL's model:
+ * on top of NCCL's model (1., 2., 4. and 5. are the calibrated fabric's
+ * terms on every fabric: `podsim calibrate --fabric` fits them to an
+ * InfiniBand or RoCE cluster's own collectives as to EFA's; their keys
+ * default to 0 and leave NCCL's model alone; 3., 6. and 7. are EFA's:
  *   1. the network latency L ([cluster] net_latency) on every inter-node
  *      step, twice with Simple: NCCL adds the net plugin's `latency`
  *      property to each network step, a second time for Simple's flush (N
@@ -576,25 +579,27 @@ static const double tree_net_us[NET_PROTO_COUNT] = {5.0, 8.5, 14};
 
 double net_congestion(const net_cluster *c, int nodes)
 {
-	if (!c || c->fabric != NET_FABRIC_EFA || nodes <= 1 || !(c->congestion > 0))
+	if (!c || nodes <= 1 || !(c->congestion > 0))
 		return 1;
 	return 1 + c->congestion * pow(nodes - 1.0, c->congestion_exp);
 }
 
-/* A network step's latency across `nodes` nodes: NCCL's hw latency `step`,
- * on EFA plus L (2 L with Simple), stretched by kappa (header comment). */
+/* A network step's latency across `nodes` nodes: NCCL's hw latency `step`
+ * plus L (2 L with Simple), stretched by kappa (header comment; on a fabric
+ * not calibrated L = 0 and kappa = 1: the step as NCCL's model has it). */
 static double inter_step(const net_cluster *c, int nodes, double step, net_proto p)
 {
-	if (c->fabric != NET_FABRIC_EFA || nodes <= 1)
+	if (nodes <= 1)
 		return step;
 	double k = p == NET_PROTO_SIMPLE ? 2 : 1;
 	return net_congestion(c, nodes) * (step + k * c->net_lat_s);
 }
 
-/* EFA's per-message cost of a collective of nsteps steps across nodes. */
+/* The calibrated per-message cost of a collective of nsteps steps across
+ * nodes (0 on a fabric not calibrated). */
 static double msg_cost(const net_cluster *c, int nodes, double nsteps)
 {
-	if (c->fabric != NET_FABRIC_EFA || nodes <= 1)
+	if (nodes <= 1 || !(c->msg_overhead_s > 0))
 		return 0;
 	return net_congestion(c, nodes) * nsteps * c->msg_overhead_s;
 }
@@ -1103,8 +1108,7 @@ double net_efa_tuner_latency(const net_cluster *c)
 
 double net_sync_delay(const net_cluster *c, net_coll coll, const net_group *g, double bytes)
 {
-	if (!c || !g || c->fabric != NET_FABRIC_EFA || g->nodes <= 1 || !(c->sync_s > 0) ||
-	    !(bytes > 0) || g->size < 2)
+	if (!c || !g || g->nodes <= 1 || !(c->sync_s > 0) || !(bytes > 0) || g->size < 2)
 		return 0;
 	double n = g->size, k = g->per_node > 0 ? g->per_node : 1;
 	double b = coll == NET_ALLREDUCE ? 2 * (n - 1) / n * bytes / k

@@ -177,7 +177,8 @@ typedef struct net_cluster {
 	bool sharp;        /* [cluster] sharp: NCCL_COLLNET_ENABLE=1 with the SHARP
 			    * plugin on an InfiniBand fabric whose switches reduce
 			    * (coll.c "SHARP"); false by default */
-	/* The EFA model (fabric = efa; see net_efa_* below): */
+	/* The calibrated fabric (coll.c "The EFA model": EFA's, and any fabric's
+	 * that podsim calibrate --fabric fitted; 0 by default: NCCL's model): */
 	double net_lat_s;      /* net_latency: per inter-node step, twice with Simple */
 	double msg_overhead_s; /* msg_overhead: per step of a collective across nodes */
 	double rail_Bps;       /* rail_bw as written (0: nic_bw x nic_efficiency); the
@@ -381,14 +382,15 @@ double net_nvlstree_latency(const net_cluster *c, int nodes);
  * from the NICs, k/G of the node's nics x nic_bw x nic_efficiency, over the
  * oversubscription and the congestion kappa(m) (coll.c). */
 double net_nic_busbw(const net_cluster *c, double k, int m);
-/* The EFA model's median congestion kappa(m) = 1 + congestion (m-1)^exp of a
- * collective across m nodes on fabric = efa; 1 elsewhere (coll.c). */
+/* The calibrated fabric's median congestion kappa(m) = 1 + congestion
+ * (m-1)^exp of a collective across m nodes (coll.c); 1 inside a node or
+ * with congestion 0 (the default). */
 double net_congestion(const net_cluster *c, int nodes);
-/* The EFA model's per-call synchronisation delay (coll.c, "The EFA model",
- * 5.) of a collective `coll` of `bytes` on group g: the wait for the
+/* The calibrated fabric's per-call synchronisation delay (coll.c, "The EFA
+ * model", 5.) of a collective `coll` of `bytes` on group g: the wait for the
  * slowest of its m > 1 nodes, D(m) = sync_delay (m-1)^congestion_exp, times the
  * exposure 1 - exp(-b / NET_SYNC_BYTES) of the b bytes a rank sends
- * through its NICs; 0 off EFA, inside a node, or without sync_delay. Both
+ * through its NICs; 0 inside a node or without sync_delay (the default). Both
  * models add it to the time of the algorithm they picked (net_collective,
  * topo_collective_groups), NCCL's choice not seeing it. */
 double net_sync_delay(const net_cluster *c, net_coll coll, const net_group *g, double bytes);
@@ -465,15 +467,15 @@ double net_ring_local_time(const net_cluster *c, net_coll coll, const net_group 
 bool net_proto_ok(const net_cluster *c, net_proto p);
 
 /* The spread of collectives (spread.c, where the distribution is derived).
- * net_spread_at: the spread at `nodes` nodes on fabric = efa with a
- * [cluster] spread (interpolated in ln m between listed node counts, the
- * nearest listed beyond them); false on other fabrics, without a spread, or
- * for one node (no network part). net_spread_factor: the slowdown of a call
+ * net_spread_at: the spread at `nodes` nodes on a cluster with a [cluster]
+ * spread (podsim calibrate --fabric writes it; interpolated in ln m between
+ * listed node counts, the nearest listed beyond them); false without a
+ * spread, or for one node (no network part). net_spread_factor: the slowdown of a call
  * whose standard-normal draw is z under the split log-normal of s (median 1,
  * 5th and 95th percentiles s->lo and s->hi); net_spread_quantile: its
  * quantile p. net_network_time: N, the part of the collective's time (as
  * net_collective times it) that kappa stretches, N = kappa dT/dkappa: a call
- * at slowdown r takes T - N + r N; 0 inside a node or off EFA. */
+ * at slowdown r takes T - N + r N; 0 inside a node. */
 bool net_spread_at(const net_cluster *c, int nodes, net_spread *out);
 double net_spread_factor(const net_spread *s, double z);
 /* The split log-normal's sigmas: net_spread_factor(s, z) = exp(s_lo z) for

@@ -1,4 +1,5 @@
-/* spread.c - the measured spread of collectives on an EFA fabric as a
+/* spread.c - the measured spread of collectives on a calibrated fabric (EFA
+ * in the shipped data; podsim calibrate --fabric on any) as a
  * distribution, and the part of a collective's time it scales.
  *
  * Data. [cluster] spread gives per node count m the 5th and 95th percentile
@@ -82,7 +83,7 @@ void net_spread_sigmas(const net_spread *s, double *s_lo, double *s_hi)
 
 bool net_spread_at(const net_cluster *c, int nodes, net_spread *out)
 {
-	if (!c || c->fabric != NET_FABRIC_EFA || c->nspread < 1 || nodes <= 1)
+	if (!c || c->nspread < 1 || nodes <= 1)
 		return false;
 	const net_spread *s = c->spread;
 	int n = c->nspread, i = 0;
@@ -120,7 +121,7 @@ double net_spread_quantile(const net_spread *s, double p)
 
 double net_network_time(const net_cluster *c, net_coll coll, const net_group *g, double bytes)
 {
-	if (!c || !g || c->fabric != NET_FABRIC_EFA || g->nodes <= 1 || !(bytes > 0))
+	if (!c || !g || g->nodes <= 1 || !(bytes > 0))
 		return 0;
 	net_cost at, up;
 	if (net_collective(c, coll, g, bytes, &at) != SIM_OK)

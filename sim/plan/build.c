@@ -71,7 +71,7 @@ double build_comm_net_s(const builder *b, net_coll coll, const net_group *grp, d
 			double time_s)
 {
 	const net_cluster *c = &b->s->cluster;
-	if (c->nspread < 1 || c->fabric != NET_FABRIC_EFA || grp->nodes <= 1 || !(time_s > 0))
+	if (c->nspread < 1 || grp->nodes <= 1 || !(time_s > 0))
 		return 0;
 	net_cost ab;
 	if (net_collective(c, coll, grp, bytes, &ab) != SIM_OK || !(ab.time_s > 0))

@@ -1,18 +1,24 @@
-/* fabric.c - calibrating a cluster's EFA fabric to its own collective
- * benchmarks (podsim calibrate --fabric; valid.h).
+/* fabric.c - calibrating a cluster's fabric (EFA, InfiniBand, RoCE) to its
+ * own collective benchmarks (podsim calibrate --fabric; valid.h).
  *
  * Model: net_collective (alpha-beta) on the cluster with the row's node
  * count, the row's GPUs filling the nodes in order; on an uncongested,
  * non-blocking EFA fabric the flow model gives the same times
  * (tests/unit/test_topo.c, efa_rails), so what validate predicts with
- * either is what was fitted. Parameters (net.h, "The EFA model" in
- * sim/net/coll.c), each kept inside its bounds by a logistic transform
+ * either is what was fitted. Off EFA the flow model routes each flow (hash
+ * ECMP on RoCE) and would add its collisions to the congestion the rows
+ * measured: the include file then sets network = alpha-beta
+ * (fabric_print.c). A CSV row is fitted when its fabric column, where the
+ * file has one, names the cluster's (valid_fab_case_fabric). The calibrated
+ * terms are EFA's model's (sim/net/coll.c, "The EFA model", 1., 2., 4. and
+ * 5.), on top of NCCL's own model on any fabric. Parameters (net.h, "The
+ * EFA model" in sim/net/coll.c), each kept inside its bounds by a logistic transform
  * x = lo + (hi - lo) / (1 + exp(-u)):
  *     [node] intra_efficiency   (0.05, 1)         the NVLink ring's share of intra_bw
  *     [node] nvls_busbw         (10 GB/s, 2 intra_bw)  the NVLS ceiling
  *     [cluster] net_latency     (0, 1 ms)         per inter-node step, twice with Simple
  *     [cluster] msg_overhead    (0, 100 us)       per step across nodes
- *     [cluster] rail_bw         (0.5 GB/s, nic_bw) achievable per EFA rail
+ *     [cluster] rail_bw         (0.5 GB/s, nic_bw) achievable per NIC (EFA: per rail)
  *     [cluster] congestion      (0, 20)           kappa(m) = 1 + congestion (m-1)^exp
  *     [cluster] congestion_exp  (0, 3)            also the sync delay's exponent
  *     [cluster] sync_delay      (0, 10 ms)        D(m) = sync_delay (m-1)^exp per call
@@ -544,16 +550,20 @@ static int hold(valid_fab_fit *f, sim_diag *diag)
 
 int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
 {
-	if (f->cluster.fabric != NET_FABRIC_EFA) {
+	if (f->cluster.node.nics < 1 || !(f->cluster.node.nic_Bps > 0)) {
 		sim_diag_error(diag, f->cluster_path, 0,
-		               "podsim calibrate --fabric fits the EFA model: the cluster needs "
-		               "[cluster] fabric = efa");
+		               "podsim calibrate --fabric fits the network between nodes: the "
+		               "cluster's nodes need NICs ([node] nics, nic_bw)");
 		return SIM_ECONF;
 	}
 	if (f->nrows == 0) {
+		const char *fab = valid_fab_case_fabric(&f->cluster);
 		sim_diag_error(diag, NULL, 0,
-		               "no all-reduce, all-gather or reduce-scatter rows for "
-		               "the cluster's GPU and fabric");
+		               "no all-reduce, all-gather or reduce-scatter rows for the cluster's "
+		               "GPU and fabric (%s%s%s)",
+		               fab ? "fabric column '"
+		                   : "this fabric: only a file without a fabric column",
+		               fab ? fab : "", fab ? "', or no such column" : "");
 		return SIM_ECONF;
 	}
 	node_counts(f);
@@ -698,6 +708,22 @@ static int csv_row(const cases_csv *c, size_t i, net_coll coll, int G, valid_fab
 	return SIM_OK;
 }
 
+const char *valid_fab_case_fabric(const net_cluster *c)
+{
+	switch (c->fabric) {
+	case NET_FABRIC_EFA:
+		return "efa";
+	case NET_FABRIC_RAIL:
+		return "rail-optimized";
+	case NET_FABRIC_FAT_TREE:
+		return c->node.nic_kind == NET_NIC_IB     ? "ib-fat-tree"
+		       : c->node.nic_kind == NET_NIC_ROCE ? "roce-fat-tree"
+		                                          : NULL;
+	default:
+		return NULL;
+	}
+}
+
 int valid_fab_rows_csv(const cases_csv *c, const hw_gpu *gpu, valid_fab_fit *f, sim_diag *diag)
 {
 	static const char *const need[] = {"id",    "kind",    "gpus",       "nodes",
@@ -705,7 +731,7 @@ int valid_fab_rows_csv(const cases_csv *c, const hw_gpu *gpu, valid_fab_fit *f, 
 	if (cases_csv_require(c, need, diag) > 0)
 		return SIM_ECONF;
 	int bad = 0, G = f->cluster.node.gpus;
-	const char *fabric = "efa";
+	const char *fabric = valid_fab_case_fabric(&f->cluster);
 	for (size_t i = 0; i < cases_csv_rows(c); i++) {
 		const char *kind = get(c, i, "kind");
 		net_coll coll = !strcmp(kind, "allreduce")       ? NET_ALLREDUCE
@@ -715,7 +741,7 @@ int valid_fab_rows_csv(const cases_csv *c, const hw_gpu *gpu, valid_fab_fit *f, 
 		const char *fab = get(c, i, "fabric"), *g = get(c, i, "gpu");
 		const char *gpn = get(c, i, "gpus_per_node");
 		bool has_fabric = cases_csv_col(c, "fabric") >= 0;
-		if (coll == NET_COLL_COUNT || (has_fabric && strcmp(fab, fabric)) ||
+		if (coll == NET_COLL_COUNT || (has_fabric && strcmp(fab, fabric ? fabric : "")) ||
 		    (*g && strcmp(g, gpu->name)) || (*gpn && atoi(gpn) != G)) {
 			f->nignored++;
 			continue;

@@ -335,11 +335,31 @@ static void wrap_items(FILE *out, const char *prefix, char (*txt)[48], size_t n)
 	free(items);
 }
 
+/* The command line that wrote the file, its words wrapped so that no line
+ * passes the ini reader's limit however many data files it names. */
+static void print_command(FILE *out, const char *data, const char *cluster)
+{
+	enum { WIDTH = 120 };
+	size_t col = (size_t)fprintf(out, ";     podsim calibrate");
+	for (const char *w = data; *w;) {
+		size_t n = strcspn(w, " ");
+		if (n) {
+			if (col + 1 + n > WIDTH)
+				col = (size_t)fprintf(out, "\n;         ");
+			col += (size_t)fprintf(out, " %.*s", (int)n, w);
+		}
+		w += n + (w[n] == ' ');
+	}
+	if (col + strlen(" --fabric  --out FILE") + strlen(cluster) > WIDTH)
+		fprintf(out, "\n;        ");
+	fprintf(out, " --fabric %s --out FILE\n", cluster);
+}
+
 static void ini_header(FILE *out, const valid_fab_fit *f, const char *data, const char *name)
 {
 	fprintf(out, "; %s - the fabric of %s fitted to its own collectives, written by\n", name,
 	        f->cluster.name);
-	fprintf(out, ";     podsim calibrate %s --fabric %s --out FILE\n", data, f->cluster_path);
+	print_command(out, data, f->cluster_path);
 	fprintf(out,
 	        "; (tools/calibrate-all regenerates the shipped one). The cluster file includes "
 	        "it\n; after its node file, so its [node] and [cluster] keys override theirs.\n");
@@ -396,8 +416,9 @@ static void ini_header(FILE *out, const valid_fab_fit *f, const char *data, cons
 }
 
 /* [cluster] fit_weak: the weakly determined keys (weak), for explain to
- * name beside the step's network part; nothing when there are none. */
-static void print_fit_weak(FILE *out, const valid_fab_fit *f, bool opened)
+ * name beside the step's network part; nothing when there are none.
+ * Whether [cluster] is open after it. */
+static bool print_fit_weak(FILE *out, const valid_fab_fit *f, bool opened)
 {
 	bool any = false;
 	for (size_t j = 0; j < f->nparams; j++) {
@@ -413,6 +434,23 @@ static void print_fit_weak(FILE *out, const valid_fab_fit *f, bool opened)
 	}
 	if (any)
 		fputc('\n', out);
+	return opened || any;
+}
+
+/* Off EFA: the closed forms, which the fit used. The flow model routes
+ * each flow (hash ECMP on RoCE and Ethernet) and would add its own
+ * collisions to the congestion the fit measured, which holds the real
+ * fabric's; on EFA's sprayed, non-blocking fabric both give the same
+ * times (valid/fabric.c). */
+static void print_network(FILE *out, const valid_fab_fit *f, bool opened)
+{
+	if (f->cluster.fabric == NET_FABRIC_EFA)
+		return;
+	fprintf(out,
+	        "%s; collectives by the closed forms, as fitted: the flow model would count its\n"
+	        "; own ECMP collisions on top of the congestion these rows measured\n"
+	        "network = alpha-beta\n",
+	        opened ? "" : "\n[cluster]\n");
 }
 
 void valid_fab_print_ini(FILE *out, const valid_fab_fit *f, const char *data, const char *name)
@@ -462,6 +500,6 @@ void valid_fab_print_ini(FILE *out, const valid_fab_fit *f, const char *data, co
 			opened = true;
 		}
 		if (sec == 1)
-			print_fit_weak(out, f, opened);
+			print_network(out, f, print_fit_weak(out, f, opened));
 	}
 }

@@ -325,6 +325,11 @@ typedef struct valid_fab_fit {
  * (when given) are the cluster's; others are counted in nignored. Bad rows
  * are path:line errors. SIM_OK, SIM_ECONF, SIM_ENOMEM. */
 int valid_fab_rows_csv(const cases_csv *c, const hw_gpu *gpu, valid_fab_fit *f, sim_diag *diag);
+/* The case schema's name of cluster c's fabric (tests/cases/README.md:
+ * efa, rail-optimized, ib-fat-tree, roce-fat-tree), which a row's fabric
+ * column must hold to be fitted to c; NULL for the others (a torus, an
+ * Ethernet fat tree: only files without a fabric column). */
+const char *valid_fab_case_fabric(const net_cluster *c);
 /* Add the rows of an nccl-tests output file (all_reduce_perf,
  * all_gather_perf, reduce_scatter_perf: one row per size, out-of-place
  * time; ranks and nodes from its device lines). SIM_OK, SIM_ECONF (with

@@ -726,13 +726,27 @@ static void test_efa(void)
 	CHECK_INT(net_collective(&c, NET_ALLGATHER, &g, S, &ag), SIM_OK);
 	lat = 8.4 * us + 21 * 3.4 * us + 2 * 2 * (14 + 2 * 50) * us + 2 * 23 * 3 * us;
 	CHECK_NEAR(ag.time_s, lat + 23.0 / 24 * S / 160e9, 1e-12);
-	/* The same keys on another fabric are errors at their lines. */
-	CHECK_INT(load_cluster("nodes/p5-h100.ini",
-			       "[cluster]\nname = x\nnodes = 2\nnet_latency = 5 us\n", &c,
-			       &(hw_gpu){0}, d),
-		  SIM_ECONF);
-	CHECK_STR(sim_diag_text(d, 0), "t.ini:5: error: [cluster] net_latency applies to the EFA "
-				       "model only (fabric = efa)");
+	/* The same keys calibrate any fabric (podsim calibrate --fabric on an
+	 * InfiniBand or RoCE cluster's own collectives): on a fat tree of
+	 * DGX H100 (NDR), ring all-gather with Simple on N = 2 nodes of 8
+	 * (n = 16), L = 5 us and o = 1 us add to NCCL's own time the L of
+	 * each of the N - 1 network steps twice (Simple) and o on each of the
+	 * n - 1 steps: (N-1) 2 L + (n-1) o = 10 + 15 = 25 us. */
+	net_cluster ib0, ib1;
+	const char *ring = "[cluster]\nname = x\nnodes = 2\nnccl_algo = ring\nnccl_proto = simple\n";
+	char keys[256];
+	snprintf(keys, sizeof keys, "%snet_latency = 5 us\nmsg_overhead = 1 us\n", ring);
+	CHECK_INT(load_cluster("nodes/dgx-h100.ini", ring, &ib0, &(hw_gpu){0}, d), SIM_OK);
+	CHECK_INT(load_cluster("nodes/dgx-h100.ini", keys, &ib1, &(hw_gpu){0}, d), SIM_OK);
+	CHECK_INT(ib1.fabric, NET_FABRIC_FAT_TREE);
+	net_group_make(&ib0, 16, 1, &g);
+	net_cost a0, a1;
+	CHECK_INT(net_collective(&ib0, NET_ALLGATHER, &g, S, &a0), SIM_OK);
+	CHECK_INT(net_collective(&ib1, NET_ALLGATHER, &g, S, &a1), SIM_OK);
+	CHECK_INT(a1.algo, a0.algo);
+	CHECK_INT(a1.proto, NET_PROTO_SIMPLE);
+	CHECK_NEAR(a1.time_s - a0.time_s, 25 * us, 1e-9);
+	sim_diag_print(d, stderr);
 	sim_diag_free(d);
 	d = sim_diag_new();
 	CHECK_INT(efa_cluster(2, "rail_bw = 20 GB/s", &c, d), SIM_ECONF);
@@ -1030,8 +1044,10 @@ static void test_spread(void)
 					   31.0 / 32 * S / 320e9);
 	CHECK_NEAR(net_network_time(&c, NET_ALLGATHER, &one, S), n_want, 1e-6);
 	CHECK(!net_spread_at(&c, 4, &s)); /* no spread key */
-	c.fabric = NET_FABRIC_FAT_TREE;
-	CHECK_NEAR(net_network_time(&c, NET_ALLGATHER, &one, S), 0, 0);
+	/* inside one node there is no network part, on any fabric */
+	net_group node;
+	net_group_make(&c, 8, 1, &node);
+	CHECK_NEAR(net_network_time(&c, NET_ALLGATHER, &node, S), 0, 0);
 }
 
 /* The per-call synchronisation delay (coll.c, "The EFA model", 5.):
@@ -1078,7 +1094,11 @@ static void test_sync_delay(void)
 	net_group one;
 	net_group_make(&c, 8, 1, &one);
 	CHECK_NEAR(net_sync_delay(&c, NET_ALLGATHER, &one, S), 0, 0);
+	/* the wait is the calibrated fabric's, whatever the fabric */
+	double efa = net_sync_delay(&c, NET_ALLGATHER, &g, S);
 	c.fabric = NET_FABRIC_FAT_TREE;
+	CHECK_NEAR(net_sync_delay(&c, NET_ALLGATHER, &g, S), efa, 0);
+	c.sync_s = 0;
 	CHECK_NEAR(net_sync_delay(&c, NET_ALLGATHER, &g, S), 0, 0);
 }
 
