@@ -283,7 +283,7 @@ void valid_fab_print_json(FILE *out, const valid_fab_fit *f, const char *data)
 		json_str(out, "id", r->id, true);
 		fprintf(out, "\"line\": %d, \"collective\": \"%s\", \"gpus\": %d, \"nodes\": %d, ",
 		        r->line, coll_name(r->coll), r->gpus, r->nodes);
-		calib_json_num(out, "bytes", r->bytes, true);
+		fprintf(out, "\"bytes\": %.0f, ", r->bytes); /* exact: a message size */
 		calib_json_num(out, "measured_s", r->median_s, true);
 		calib_json_num(out, "before_s", r->before_s, true);
 		calib_json_num(out, "after_s", r->after_s, true);

@@ -8,21 +8,32 @@
  *       distinct host names after "on"
  *   data lines: size count type redop root, then time (us) algbw busbw
  *       #wrong out of place and the same in place (src/util.cu:457 and the
- *       header at :756-760).
+ *       header at :756-760). Releases before the root column (2.10 and
+ *       older: "size count type redop time algbw busbw error ...") put the
+ *       time one word earlier: the header line "# size count ... time ..."
+ *       gives the out-of-place time's column where the file has one; the
+ *       current layout otherwise.
+ *   NCCL's own log lines, where the run set NCCL_DEBUG and the file holds
+ *   its stderr ("host:pid:tid [dev] NCCL INFO ...", "... NCCL WARN ...").
  * A data line gives one row: bytes = size (the full buffer, as podsim counts
  * it), the out-of-place time as the measured median (nccl-tests averages
  * its iterations; no percentiles). Lines starting with '#' and blank lines
- * are skipped; any other line that is not a data line is an error.
+ * are skipped, as are NCCL's log lines; any other line that is not a data
+ * line is an error.
  */
 #include "valid_int.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_LINE  4096
 #define MAX_HOSTS 4096
+#define MAX_WORDS 32
+/* The out-of-place time's word in a data line of the current layout. */
+#define TIME_COL 5
 
 typedef struct hosts {
 	char (*name)[64];
@@ -49,18 +60,63 @@ static net_coll coll_of(const char *text)
 	                                        : NET_COLL_COUNT;
 }
 
-/* A data line: size, count, 3 words, out-of-place time in us. */
-static bool data_line(const char *line, double *bytes, double *time_us)
+/* The whitespace-separated words of line into w (at most MAX_WORDS, each
+ * cut at 63 bytes); how many. */
+static int words(const char *line, char (*w)[64])
 {
-	char w[3][64];
-	long long size, count;
-	double t;
-	int n = sscanf(line, "%lld %lld %63s %63s %63s %lf", &size, &count, w[0], w[1], w[2], &t);
-	if (n != 6 || size < 0 || count < 0)
+	int n = 0;
+	for (const char *p = line; n < MAX_WORDS;) {
+		p += strspn(p, " \t\r\n");
+		size_t len = strcspn(p, " \t\r\n");
+		if (!len)
+			break;
+		snprintf(w[n++], sizeof w[0], "%.*s", (int)(len < 63 ? len : 63), p);
+		p += len;
+	}
+	return n;
+}
+
+/* A whole word that is a number (strtod's), into *x. */
+static bool number(const char *w, double *x)
+{
+	char *end;
+	errno = 0;
+	*x = strtod(w, &end);
+	return end != w && !*end && errno == 0 && isfinite(*x);
+}
+
+/* A data line: size, count, then the out-of-place time in us at word col. */
+static bool data_line(const char *line, int col, double *bytes, double *time_us)
+{
+	char w[MAX_WORDS][64];
+	int n = words(line, w);
+	double size, count;
+	if (n <= col || !number(w[0], &size) || !number(w[1], &count) || size < 0 || count < 0 ||
+	    size != floor(size) || !number(w[col], time_us))
 		return false;
-	*bytes = (double)size;
-	*time_us = t;
+	*bytes = size;
 	return true;
+}
+
+/* The column header, "# size count type redop [root] time algbw busbw ...":
+ * the out-of-place time's word in the data lines, or -1 for another line. */
+static int time_column(const char *line)
+{
+	char w[MAX_WORDS][64];
+	int n = words(line + 1, w);
+	if (n < 3 || strcmp(w[0], "size") || strcmp(w[1], "count"))
+		return -1;
+	for (int i = 2; i < n; i++)
+		if (!strcmp(w[i], "time"))
+			return i;
+	return -1;
+}
+
+/* NCCL's own log line (NCCL_DEBUG=INFO or WARN in the run's stderr). */
+static bool nccl_log(const char *line)
+{
+	return strstr(line, " NCCL INFO ") || strstr(line, " NCCL WARN ") ||
+	       strstr(line, " NCCL INFO\n") || strstr(line, " NCCL WARN\n");
 }
 
 typedef struct pending {
@@ -71,6 +127,7 @@ typedef struct pending {
 /* What one file holds. */
 typedef struct parsed {
 	net_coll coll;
+	int time_col; /* the out-of-place time's word (time_column) */
 	int ranks;
 	hosts h;
 	pending *rows;
@@ -107,10 +164,16 @@ static int parse_line(const char *path, int lineno, const char *line, parsed *o,
 		o->ranks++;
 		return host_seen(&o->h, host);
 	}
-	if (*p == '#' || *p == '\n' || *p == '\r' || !*p)
+	if (*p == '#') {
+		int col = time_column(p);
+		if (col > 0)
+			o->time_col = col;
+		return SIM_OK;
+	}
+	if (*p == '\n' || *p == '\r' || !*p || nccl_log(p))
 		return SIM_OK;
 	double bytes, us;
-	if (!data_line(p, &bytes, &us) || !(us > 0)) {
+	if (!data_line(p, o->time_col, &bytes, &us) || !(us > 0)) {
 		int len = (int)strcspn(p, "\r\n");
 		sim_diag_error(
 		        diag, path, lineno,
@@ -183,7 +246,7 @@ static int check_layout(const char *path, const parsed *o, int G, sim_diag *diag
 int valid_fab_rows_nccl_tests(const char *path, valid_fab_fit *f, sim_diag *diag)
 {
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	parsed o = {coll_of(base), 0, {calloc(MAX_HOSTS, sizeof *o.h.name), 0}, NULL, 0, 0};
+	parsed o = {coll_of(base), TIME_COL, 0, {calloc(MAX_HOSTS, sizeof *o.h.name), 0}, NULL, 0, 0};
 	int rc = o.h.name ? read_file(path, &o, diag) : SIM_ENOMEM;
 	if (rc == SIM_OK)
 		rc = check_layout(path, &o, f->cluster.node.gpus, diag);

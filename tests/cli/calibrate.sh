@@ -267,6 +267,35 @@ got=$("$podsim" coll --topology "$tmp/roce-cal.ini" --set cluster.nodes=8 --gpus
 awk -v g="$got" 'BEGIN { exit !(g > 3778.37 * 0.999 && g < 3778.37 * 1.001) }' ||
 	{ echo "RoCE round trip: the calibrated cluster gives '$got' us, want 3778.37"; fail=1; }
 
+# --- nccl-tests output as users have it: the 8-node all-reduce file above in
+# the layout of releases before the root column ("size count type redop time
+# algbw ...", time one word earlier: read from the column header), and with
+# NCCL's own log lines (NCCL_DEBUG=INFO on stderr) between its lines, reads
+# the same rows, times and bytes as the original.
+src="$tmp/rn/all_reduce_perf_8n.txt"
+mkdir -p "$tmp/old" "$tmp/log"
+{
+	grep '^#' "$src"
+	echo '#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error'
+	grep -v '^#' "$src" | awk '{ $5 = ""; print }'
+} >"$tmp/old/all_reduce_perf_8n.txt"
+awk '{ print } NR % 7 == 0 { print "node-0:1000:1000 [0] NCCL INFO Channel 00/08 : 0 1 2 3 4 5 6 7" }' "$src" \
+	>"$tmp/log/all_reduce_perf_8n.txt"
+rows() { # FILE: each row's bytes and measured time, in order
+	"$podsim" calibrate "$1" --fabric "$tmp/roce.ini" --json |
+		python3 -c 'import json,sys; [print(r["bytes"], r["measured_s"]) for r in json.load(sys.stdin)["rows"]]'
+}
+want=$(rows "$src")
+[ -n "$want" ] && [ "$(rows "$tmp/old/all_reduce_perf_8n.txt")" = "$want" ] ||
+	{ echo "nccl-tests without the root column: other rows than the current layout's"; fail=1; }
+[ "$(rows "$tmp/log/all_reduce_perf_8n.txt")" = "$want" ] ||
+	{ echo "nccl-tests with NCCL INFO lines: other rows than without them"; fail=1; }
+printf '# Collective test starting: all_reduce_perf\n%s\nsomething else\n' \
+	"$(grep '^#  Rank' "$src")" >"$tmp/log/bad_all_reduce_perf.txt"
+"$podsim" calibrate "$tmp/log/bad_all_reduce_perf.txt" --fabric "$tmp/roce.ini" 2>"$tmp/e" >/dev/null
+[ $? -eq 2 ] && grep -qF "bad_all_reduce_perf.txt:$(($(grep -c . "$tmp/log/bad_all_reduce_perf.txt"))): error: not an nccl-tests result line" "$tmp/e" ||
+	{ echo "an unknown line: want exit 2 and its file:line"; cat "$tmp/e"; fail=1; }
+
 # --- --hold: a parameter held at a given value leaves the fit, and the include
 # file carries it beside the fitted keys (valid_fab_hold). Held at the
 # plugin's 75 us, net_latency is not among the fitted parameters, msg_overhead
