@@ -111,14 +111,29 @@ static bool is_gemm(const work_item *x)
 }
 
 /* tp_comm_overlap (Transformer Engine's userbuffers, Megatron-Core
- * --tp-comm-overlap). Assumption, from our knowledge of TE and Megatron-Core
- * (no source at hand here): with sequence parallelism TE splits the
- * all-gather of the [s/t, b, h] input of a column-parallel GEMM (QKV, FC1;
- * backward: the output gradient before the row-parallel proj and FC2 dgrad)
- * and the reduce-scatter of a row-parallel GEMM's output (proj, FC2;
- * backward: the input gradient after the QKV and FC1 dgrad) into t chunks
- * exchanged over a ring of p2p copies, each chunk's GEMM running while the
- * next chunk moves. A t-step pipeline with GEMM chunks of g/t and transfers of
+ * --tp-comm-overlap). TE's defaults (NVIDIA/TransformerEngine d0067d0d,
+ * transformer_engine/pytorch/module/base.py:350-392, initialize_ub): with
+ * sequence parallelism the all-gather of the [s/t, b, h] input of a
+ * column-parallel GEMM (qkv_fprop, fc1_fprop; backward: the output gradient
+ * before the row-parallel proj_dgrad and fc2_dgrad) runs "ring_exchange":
+ * num_splits = tp chunks over a ring of p2p copies by the copy engines
+ * (use_ce), one SM, the GEMM on all SMs (no set_sm_margin); the
+ * reduce-scatter of a row-parallel GEMM's output (proj_fprop, fc2_fprop)
+ * runs "pipeline": 4 GEMM chunks, each chunk's reduce-scatter by a 16-SM
+ * kernel while the next computes, the GEMM with a 16-SM margin
+ * (set_sm_margin); the backward's input-gradient reduce-scatter of QKV and
+ * FC1 runs "bulk" beside the wgrad GEMM (16 SMs; here the dgrad_async pair
+ * below). podsim times every pair as the ring exchange, each chunk's GEMM
+ * running while the next chunk moves, and the GPU's interference while the
+ * collective runs (replay.c) for the SMs either takes: on H100 (0.121) about
+ * what the pipeline's 16 of 132 SMs cost its GEMM (x 132/116) where the
+ * collective lasts most of it, more than the copy engines cost the ring
+ * exchange's. Not modelled apart (estimated, not measured: Llama 2 70B
+ * tp 8 sp on 256 H100, scenarios/llama2-70b-h100.ini without recompute,
+ * 16.6 s with the overlap: proj and FC2 are 35 % of a forward's linear
+ * FLOPs, the forward about a third of its 15 s of compute, so the margin
+ * for their whole run would add about 0.25 s, 1.5 %, against what the
+ * interference charges now). A t-step pipeline with GEMM chunks of g/t and transfers of
  * c/(t-1) (t-1 of them) takes
  *   g/t + (t-1) * max(g/t, c/(t-1)) = max(g, c + g/t)
  * (the first chunk computes before the ring has anything to send, or the last
