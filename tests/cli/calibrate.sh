@@ -173,34 +173,46 @@ awk -v w="$want" -v g="${got% *}" -v x="${got#* }" \
 # --- round trip through nccl-tests output: times the model gives with known
 # parameters (podsim coll's alpha-beta column at 1 MiB - 1 GiB on 1-16 nodes,
 # written as nccl-tests prints them) fit back to those parameters.
+# nccl_tests CLUSTER DIR KNOWN: nccl-tests output of the all-reduce and the
+# all-gather on 1-16 nodes of 8 GPUs of CLUSTER, the alpha-beta times podsim
+# coll gives with the --set options KNOWN, one file per run in DIR
+nccl_tests() {
+	mkdir -p "$2"
+	for op in all_reduce all_gather; do
+		for N in 1 2 4 8 16; do
+			n=$((8 * N)) f="$2/${op}_perf_${N}n.txt"
+			{
+				echo "# Collective test starting: ${op}_perf"
+				for r in $(seq 0 $((n - 1))); do
+					printf '#  Rank %2d Group  0 Pid %6d on %10s device %2d [0000:00:00] NVIDIA H100\n' \
+						"$r" $((1000 + r)) "node-$((r / 8))" $((r % 8))
+				done
+				# shellcheck disable=SC2086
+				"$podsim" coll --topology "$1" --set cluster.nodes=$N $3 \
+					--gpus $n "${op/_/}" 1GiB --sweep |
+					awk '!/^#/ && $1 >= 1048576 { printf "%12d %12d float sum -1 %9.2f %6.2f %6.2f 0 %9.2f %6.2f %6.2f 0\n", $1, $1 / 4, $7, $8, $9, $7, $8, $9 }'
+			} >"$f"
+		done
+	done
+}
 known="--set cluster.net_latency=40us --set cluster.msg_overhead=3us --set cluster.rail_bw=9GB/s
 	--set cluster.congestion=0.3 --set cluster.congestion_exp=0.7 --set node.intra_efficiency=0.65"
-mkdir -p "$tmp/nt"
-for op in all_reduce all_gather; do
-	for N in 1 2 4 8 16; do
-		n=$((8 * N)) f="$tmp/nt/${op}_perf_${N}n.txt"
-		{
-			echo "# Collective test starting: ${op}_perf"
-			for r in $(seq 0 $((n - 1))); do
-				printf '#  Rank %2d Group  0 Pid %6d on %10s device %2d [0000:00:00] NVIDIA H100\n' \
-					"$r" $((1000 + r)) "node-$((r / 8))" $((r % 8))
-			done
-			# shellcheck disable=SC2086
-			"$podsim" coll --topology topologies/efa-h100-cluster.ini --set cluster.nodes=$N $known \
-				--gpus $n "${op/_/}" 1GiB --sweep |
-				awk '!/^#/ && $1 >= 1048576 { printf "%12d %12d float sum -1 %9.2f %6.2f %6.2f 0 %9.2f %6.2f %6.2f 0\n", $1, $1 / 4, $7, $8, $9, $7, $8, $9 }'
-		} >"$f"
-	done
-done
+nccl_tests topologies/efa-h100-cluster.ini "$tmp/nt" "$known"
 "$podsim" calibrate "$tmp"/nt/*.txt --fabric topologies/efa-h100-cluster.ini --json >"$tmp/rt.json" ||
 	{ echo "calibrate --fabric on nccl-tests output failed"; fail=1; }
-for kv in intra_efficiency:0.65 net_latency:4e-05 msg_overhead:3e-06 rail_bw:9e+09 congestion:0.3 \
-	congestion_exp:0.7; do
-	k=${kv%%:*} v=${kv#*:}
-	got=$(grep -o "\"key\": \"$k\", \"start\": [^,]*, \"value\": [^,]*" "$tmp/rt.json" | sed 's/.*"value": //')
-	awk -v g="$got" -v w="$v" 'BEGIN { exit !(g != "" && (g - w) / w < 0.01 && (w - g) / w < 0.01) }' ||
-		{ echo "round trip: $k = '$got', want $v"; fail=1; }
-done
+# fitted JSON WHAT KEY:VALUE...: each key's fitted value within 1 % of VALUE
+fitted() {
+	local json=$1 what=$2 kv k v got
+	shift 2
+	for kv in "$@"; do
+		k=${kv%%:*} v=${kv#*:}
+		got=$(grep -o "\"key\": \"$k\", \"start\": [^,]*, \"value\": [^,]*" "$json" | sed 's/.*"value": //')
+		awk -v g="$got" -v w="$v" 'BEGIN { exit !(g != "" && (g - w) / w < 0.01 && (w - g) / w < 0.01) }' ||
+			{ echo "$what: $k = '$got', want $v"; fail=1; }
+	done
+}
+fitted "$tmp/rt.json" "round trip" intra_efficiency:0.65 net_latency:4e-05 msg_overhead:3e-06 \
+	rail_bw:9e+09 congestion:0.3 congestion_exp:0.7
 # What the rows leave open (the fit's correlations, calib_lm_result.corr). The
 # shipped rows, all at 256 MiB, cannot part the per-step latency from the
 # per-message cost (both add per network step there: the golden above lists
@@ -233,32 +245,11 @@ fabric = fat-tree
 EOF
 known="--set cluster.net_latency=12us --set cluster.msg_overhead=2us --set cluster.rail_bw=40GB/s
 	--set cluster.congestion=0.2 --set cluster.congestion_exp=0.8 --set node.intra_efficiency=0.8"
-mkdir -p "$tmp/rn"
-for op in all_reduce all_gather; do
-	for N in 1 2 4 8 16; do
-		n=$((8 * N)) f="$tmp/rn/${op}_perf_${N}n.txt"
-		{
-			echo "# Collective test starting: ${op}_perf"
-			for r in $(seq 0 $((n - 1))); do
-				printf '#  Rank %2d Group  0 Pid %6d on %10s device %2d [0000:00:00] NVIDIA H100\n' \
-					"$r" $((1000 + r)) "node-$((r / 8))" $((r % 8))
-			done
-			# shellcheck disable=SC2086
-			"$podsim" coll --topology "$tmp/roce.ini" --set cluster.nodes=$N $known \
-				--gpus $n "${op/_/}" 1GiB --sweep |
-				awk '!/^#/ && $1 >= 1048576 { printf "%12d %12d float sum -1 %9.2f %6.2f %6.2f 0 %9.2f %6.2f %6.2f 0\n", $1, $1 / 4, $7, $8, $9, $7, $8, $9 }'
-		} >"$f"
-	done
-done
+nccl_tests "$tmp/roce.ini" "$tmp/rn" "$known"
 "$podsim" calibrate "$tmp"/rn/*.txt --fabric "$tmp/roce.ini" --json --out "$tmp/roce-fit.ini" \
 	>"$tmp/rn.json" || { echo "calibrate --fabric on a RoCE cluster failed"; fail=1; }
-for kv in intra_efficiency:0.8 net_latency:1.2e-05 msg_overhead:2e-06 rail_bw:4e+10 congestion:0.2 \
-	congestion_exp:0.8; do
-	k=${kv%%:*} v=${kv#*:}
-	got=$(grep -o "\"key\": \"$k\", \"start\": [^,]*, \"value\": [^,]*" "$tmp/rn.json" | sed 's/.*"value": //')
-	awk -v g="$got" -v w="$v" 'BEGIN { exit !(g != "" && (g - w) / w < 0.01 && (w - g) / w < 0.01) }' ||
-		{ echo "RoCE round trip: $k = '$got', want $v"; fail=1; }
-done
+fitted "$tmp/rn.json" "RoCE round trip" intra_efficiency:0.8 net_latency:1.2e-05 msg_overhead:2e-06 \
+	rail_bw:4e+10 congestion:0.2 congestion_exp:0.8
 grep -qx 'network = alpha-beta' "$tmp/roce-fit.ini" ||
 	{ echo "RoCE round trip: the include file does not set network = alpha-beta"; fail=1; }
 printf 'include = %s\ninclude = %s\n' "$tmp/roce.ini" "$tmp/roce-fit.ini" >"$tmp/roce-cal.ini"
