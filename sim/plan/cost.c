@@ -122,9 +122,14 @@ static bool is_gemm(const work_item *x)
  * runs "pipeline": 4 GEMM chunks, each chunk's reduce-scatter by a 16-SM
  * kernel while the next computes, the GEMM with a 16-SM margin
  * (set_sm_margin); the backward's input-gradient reduce-scatter of QKV and
- * FC1 runs "bulk" beside the wgrad GEMM (16 SMs; here the dgrad_async pair
- * below). podsim times every pair as the ring exchange, each chunk's GEMM
- * running while the next chunk moves, and the GPU's interference while the
+ * FC1 runs "bulk" beside the wgrad GEMM (16 SMs, the wgrad with the
+ * margin). podsim times every pair as the ring exchange, each chunk's GEMM
+ * running while the next chunk moves (the backward's reduce-scatter so
+ * beside the dgrad it follows, not beside the wgrad as bulk runs it), its
+ * chunks as one GEMM (TE runs num_splits GEMMs of m/num_splits rows, which
+ * lose more to wave quantization where the grid is a few waves: Llama 2
+ * 70B's QKV at tp 4, 4096 tokens, 640 tiles in 5 waves whole, 4 x 160
+ * tiles in 8 as chunks, on 132 SMs), and the GPU's interference while the
  * collective runs (replay.c) for the SMs either takes: on H100 (0.121) about
  * what the pipeline's 16 of 132 SMs cost its GEMM (x 132/116) where the
  * collective lasts most of it, more than the copy engines cost the ring
