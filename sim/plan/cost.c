@@ -126,10 +126,14 @@ static bool is_gemm(const work_item *x)
  * margin). podsim times every pair as the ring exchange, each chunk's GEMM
  * running while the next chunk moves (the backward's reduce-scatter so
  * beside the dgrad it follows, not beside the wgrad as bulk runs it), its
- * chunks as one GEMM (TE runs num_splits GEMMs of m/num_splits rows, which
- * lose more to wave quantization where the grid is a few waves: Llama 2
- * 70B's QKV at tp 4, 4096 tokens, 640 tiles in 5 waves whole, 4 x 160
- * tiles in 8 as chunks, on 132 SMs), and the GPU's interference while the
+ * chunks as one GEMM (TE runs num_splits GEMMs of m/num_splits rows, but
+ * round-robin on up to 3 compute streams, each waiting only for its own
+ * chunk's arrival: common/comm_gemm_overlap/comm_gemm_overlap.cpp:1161-1195,
+ * _NUM_MAX_UB_STREAMS = 3 in pytorch/cpp_extensions/gemm.py:37, so one
+ * chunk's partial last wave fills with the next chunk's tiles, as one
+ * GEMM's waves would; alone, Llama 2 70B's QKV at tp 4 and 4096 tokens
+ * would take 4 x 2 waves of 160 tiles against 5 of 640 on 132 SMs), and
+ * the GPU's interference while the
  * collective runs (replay.c) for the SMs either takes: on H100 (0.121) about
  * what the pipeline's 16 of 132 SMs cost its GEMM (x 132/116) where the
  * collective lasts most of it, more than the copy engines cost the ring
