@@ -95,9 +95,14 @@ typedef struct replay {
 	uint32_t err_task;
 } replay;
 
-static bool interferes(uint8_t stream)
+/* Does task t slow the compute beside it (a collective's kernels on SMs)?
+ * Not the compute or copy-engine offload streams, nor a quiet collective
+ * (plan_graph.quiet: tp_comm_overlap's userbuffer exchanges). */
+static bool interferes(const plan_graph *g, uint32_t t)
 {
-	return stream != PLAN_STREAM_COMPUTE && stream != PLAN_STREAM_OFFLOAD;
+	uint8_t stream = g->tasks[t].stream;
+	return stream != PLAN_STREAM_COMPUTE && stream != PLAN_STREAM_OFFLOAD &&
+	       !(g->quiet && g->quiet[t]);
 }
 
 static double interference(const plan_graph *g, int rank)
@@ -512,7 +517,7 @@ static void try_start(replay *r, size_t q)
 	r->q_pos[q]++;
 	r->start[t] = now;
 	int rank = task->rank;
-	if (interferes(task->stream)) {
+	if (interferes(r->g, t)) {
 		r->last_comm[rank] = task->kind;
 		comm_change(r, rank, is_deep(r->g, task), +1);
 	}
@@ -546,7 +551,7 @@ static void on_end(sim_engine *eng, void *ctx, uint64_t arg)
 		c[comm_cat(r->last_comm[task->rank])] += sim_time_to_s(lost);
 		r->free_since[task->rank] = now;
 		r->running[task->rank] = UINT32_MAX;
-	} else if (interferes(task->stream)) {
+	} else if (interferes(r->g, t)) {
 		comm_change(r, task->rank, is_deep(r->g, task), -1);
 	}
 	if (shares(r, task))

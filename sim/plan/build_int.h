@@ -42,6 +42,8 @@ typedef struct seg {
 			* an MTP module (MTP_UNIT), or -1 */
 	sim_time held; /* compute tasks under DeepEP (builder.held > 0): the GPU
 			* time of its kernels beside DeepEP's (build_kernel_time_held) */
+	bool quiet;    /* a tp_comm_overlap collective that takes no SMs from its
+			* GEMM (plan_graph_set_quiet; plan_ub_kind) */
 } seg;
 
 /* The unit of MTP module k's segs (seg.unit): past any stage-local layer. */

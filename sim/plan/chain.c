@@ -44,10 +44,12 @@ static seg comm_seg(builder *b, const work_item *it, int n, int i, int16_t layer
 	double net_s = build_comm_net_s(b, coll, grp, it[i].comm_bytes, cost.time_s);
 	int ovl = plan_tp_overlap(b->s, it, n, i);
 	if (ovl != 0 && !plan_tp_beside(b->s, it, n, i)) {
-		const work_item *gm = &it[i + ovl];
-		double gs = plan_kernel_time(&b->s->gpu, b->sh.dtype, gm) - b->s->gpu.framework_s;
+		/* a chunked pair: one GEMM chunk longer (its GEMM on the SMs the
+		 * pipeline's margin leaves) */
+		double gs = plan_ub_gemm_time(b->s, b->sh.dtype, it, n, i + ovl) -
+			    b->s->gpu.framework_s;
 		net_cost wire = cost;
-		cost.time_s += gs / b->tp.size;
+		cost.time_s += plan_ub_chunk(b->s, it, n, i, gs);
 		plan_netflow_alias(b->flow, &wire, cost.time_s);
 	}
 	seg x = {.dur = sim_time_from_s(cost.time_s),
@@ -60,7 +62,8 @@ static seg comm_seg(builder *b, const work_item *it, int n, int i, int16_t layer
 		 .ovl = ovl,
 		 .net_s = net_s,
 		 .net_nodes = grp->nodes,
-		 .unit = unit};
+		 .unit = unit,
+		 .quiet = plan_ub_kind(b->s, it, n, i) != PLAN_UB_NONE};
 	if (ep && it[i].comm == WORK_COMM_EP_ALLTOALL)
 		x.a2a = build_named(&it[i], "ep_combine") ? 2 : 1;
 	net_cost one;
@@ -86,7 +89,8 @@ static bool append_kernel(builder *b, chain *c, const work_item *it, int n, int 
 			  int16_t layer, int16_t unit, bool *open)
 {
 	const hw_gpu *gpu = &b->s->gpu;
-	double k = plan_kernel_time(gpu, b->sh.dtype, &it[i]);
+	/* a GEMM beside a userbuffer overlap's SMs on the SMs they leave */
+	double k = plan_ub_gemm_time(b->s, b->sh.dtype, it, n, i);
 	int nk = it[i].launches > 1 ? it[i].launches : 1; /* kernels it stands for */
 	double fs = plan_item_framework_s(gpu, &it[i]);
 	sim_time g = sim_time_from_s(k - nk * fs);

@@ -123,34 +123,32 @@ static bool is_gemm(const work_item *x)
  * kernel while the next computes, the GEMM with a 16-SM margin
  * (set_sm_margin); the backward's input-gradient reduce-scatter of QKV and
  * FC1 runs "bulk" beside the wgrad GEMM (16 SMs, the wgrad with the
- * margin). podsim times every pair as the ring exchange, each chunk's GEMM
- * running while the next chunk moves (the backward's reduce-scatter so
- * beside the dgrad it follows, not beside the wgrad as bulk runs it), its
- * chunks as one GEMM (TE runs num_splits GEMMs of m/num_splits rows, but
- * round-robin on up to 3 compute streams, each waiting only for its own
- * chunk's arrival: common/comm_gemm_overlap/comm_gemm_overlap.cpp:1161-1195,
- * _NUM_MAX_UB_STREAMS = 3 in pytorch/cpp_extensions/gemm.py:37, so one
+ * margin). podsim runs them so (plan_ub_kind): a ring exchange as the
+ * GEMM on all SMs beside its collective lengthened by one GEMM chunk (g/t);
+ * a pipeline as the GEMM on the SMs the margin leaves (hw_gemm_time_held,
+ * g') beside its collective lengthened by one of its 4 chunks (g'/4); bulk
+ * as the wgrad on the SMs the margin leaves beside the reduce-scatter,
+ * unchunked (plan_tp_beside); and none of the three as interference on the
+ * GEMM beside it (the copy engines take no SMs, the margin's SMs are in g':
+ * plan_graph_set_quiet, replay.c). The chunks run as one GEMM: TE runs
+ * num_splits GEMMs of m/num_splits rows, but round-robin on up to 3
+ * compute streams, each waiting only for its own chunk's arrival
+ * (common/comm_gemm_overlap/comm_gemm_overlap.cpp:1161-1195;
+ * _NUM_MAX_UB_STREAMS = 3, pytorch/cpp_extensions/gemm.py:37), so one
  * chunk's partial last wave fills with the next chunk's tiles, as one
- * GEMM's waves would; alone, Llama 2 70B's QKV at tp 4 and 4096 tokens
- * would take 4 x 2 waves of 160 tiles against 5 of 640 on 132 SMs), and
- * the GPU's interference while the
- * collective runs (replay.c) for the SMs either takes: on H100 (0.121) about
- * what the pipeline's 16 of 132 SMs cost its GEMM (x 132/116) where the
- * collective lasts most of it, more than the copy engines cost the ring
- * exchange's. Not modelled apart (estimated, not measured: Llama 2 70B
- * tp 8 sp on 256 H100, scenarios/llama2-70b-h100.ini without recompute,
- * 16.6 s with the overlap: proj and FC2 are 35 % of a forward's linear
- * FLOPs, the forward about a third of its 15 s of compute, so the margin
- * for their whole run would add about 0.25 s, 1.5 %, against what the
- * interference charges now). A t-step pipeline with GEMM chunks of g/t and transfers of
+ * GEMM's waves would (alone, Llama 2 70B's QKV at tp 4 and 4096 tokens
+ * would take 4 x 2 waves of 160 tiles against 5 of 640 on 132 SMs).
+ * A t-step pipeline with GEMM chunks of g/t and transfers of
  * c/(t-1) (t-1 of them) takes
  *   g/t + (t-1) * max(g/t, c/(t-1)) = max(g, c + g/t)
  * (the first chunk computes before the ring has anything to send, or the last
  * after it is done). So the pair is modelled as the GEMM (g) and the
  * collective lengthened by one chunk (c + g/t) started together, the next
- * task waiting for both: max(g, c + g/t) instead of g + c. While the
- * collective runs the GEMM still slows by the GPU's interference (replay.c),
- * so with interference i the pair takes max(c', g + i*c'), c' = c + g/t.
+ * task waiting for both: max(g, c + g/t) instead of g + c (the pipeline:
+ * max(g', c + g'/4)). A collective beside a GEMM that is not such a pair
+ * (nanotron's async linears, Megatron's asynchronous input-gradient
+ * collective) is NCCL's, on SMs: the GEMM slows by the GPU's interference
+ * while it runs (replay.c), max(c, g + i c).
  * Only a TP all-gather directly before a GEMM, or a reduce-scatter directly
  * after one, with a kernel before the pair and something after it in the same
  * program (so the pair never begins or ends a chain or a layer). Returns +1,
@@ -162,18 +160,59 @@ bool build_named(const work_item *x, const char *suffix)
 	return n >= k && !strcmp(x->name + n - k, suffix);
 }
 
-/* The chunked pairs of tp_comm_overlap (the comment above), or 0. */
-static int ub_overlap(const plan_scenario *s, const work_item *it, int n, int i)
+/* TE's userbuffer defaults (the comment above): the SMs a pipeline's or a
+ * bulk overlap's reduce-scatter kernels take, which the GEMM beside them
+ * leaves (set_sm_margin), and the pipeline's GEMM chunks. */
+#define UB_COMM_SMS        16
+#define UB_PIPELINE_SPLITS 4
+
+/* The tp_comm_overlap pair collective it[i] is in (the comment above). */
+plan_ub plan_ub_kind(const plan_scenario *s, const work_item *it, int n, int i)
 {
-	if (!s->plan.tp_comm_overlap)
-		return 0;
+	if (!s->plan.tp_comm_overlap || it[i].kind != WORK_ITEM_COMM)
+		return PLAN_UB_NONE;
 	if (it[i].comm == WORK_COMM_ALLGATHER && i >= 1 && i + 2 < n &&
 	    it[i - 1].kind == WORK_ITEM_KERNEL && is_gemm(&it[i + 1]))
-		return 1;
-	if (it[i].comm == WORK_COMM_REDUCESCATTER && i >= 2 && i + 1 < n &&
-	    it[i - 2].kind == WORK_ITEM_KERNEL && is_gemm(&it[i - 1]))
-		return -1;
-	return 0;
+		return PLAN_UB_RING;
+	if (it[i].comm != WORK_COMM_REDUCESCATTER || i < 2 || i + 1 >= n ||
+	    it[i - 2].kind != WORK_ITEM_KERNEL || !is_gemm(&it[i - 1]))
+		return PLAN_UB_NONE;
+	/* the backward's input-gradient reduce-scatter, between the dgrad it
+	 * reduces and the wgrad it runs beside */
+	if (build_named(&it[i - 1], "_dgrad") && is_gemm(&it[i + 1]) &&
+	    build_named(&it[i + 1], "_wgrad"))
+		return PLAN_UB_BULK;
+	return PLAN_UB_PIPELINE;
+}
+
+/* The chunked pairs of tp_comm_overlap: +1 a ring exchange's (with the GEMM
+ * after), -1 a pipeline's (with the GEMM before), 0 else. */
+static int ub_overlap(const plan_scenario *s, const work_item *it, int n, int i)
+{
+	plan_ub k = plan_ub_kind(s, it, n, i);
+	return k == PLAN_UB_RING ? 1 : k == PLAN_UB_PIPELINE ? -1 : 0;
+}
+
+int plan_ub_held(const plan_scenario *s, const work_item *it, int n, int j)
+{
+	bool pipe = j + 1 < n && plan_ub_kind(s, it, n, j + 1) == PLAN_UB_PIPELINE;
+	bool bulk = j >= 1 && plan_ub_kind(s, it, n, j - 1) == PLAN_UB_BULK;
+	return (pipe || bulk) && is_gemm(&it[j]) ? UB_COMM_SMS : 0;
+}
+
+double plan_ub_chunk(const plan_scenario *s, const work_item *it, int n, int i, double g)
+{
+	plan_ub k = plan_ub_kind(s, it, n, i);
+	return k == PLAN_UB_RING ? g / (s->plan.tp > 0 ? s->plan.tp : 1)
+	       : k == PLAN_UB_PIPELINE ? g / UB_PIPELINE_SPLITS
+	                               : 0;
+}
+
+double plan_ub_gemm_time(const plan_scenario *s, hw_dtype t, const work_item *it, int n, int j)
+{
+	int held = plan_ub_held(s, it, n, j);
+	return held > 0 ? build_kernel_time_held(&s->gpu, t, &it[j], held, 0)
+			: plan_kernel_time(&s->gpu, t, &it[j]);
 }
 
 /* The backward's input-gradient collective of a column-parallel linear
@@ -202,7 +241,8 @@ bool plan_tp_beside(const plan_scenario *s, const work_item *it, int n, int i)
 {
 	if (it[i].kind != WORK_ITEM_COMM || i + 1 >= n || !is_gemm(&it[i + 1]))
 		return false;
-	return it[i].beside || (ub_overlap(s, it, n, i) == 0 && dgrad_async(s, it, n, i));
+	plan_ub k = plan_ub_kind(s, it, n, i);
+	return it[i].beside || k == PLAN_UB_BULK || (k == PLAN_UB_NONE && dgrad_async(s, it, n, i));
 }
 
 int plan_tp_overlap(const plan_scenario *s, const work_item *it, int n, int i)

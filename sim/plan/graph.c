@@ -39,6 +39,7 @@ void plan_graph_free(plan_graph *g)
 	free(g->net_frac);
 	free(g->net_nodes);
 	free(g->deep_rate);
+	free(g->quiet);
 	free(g->offload);
 	free(g);
 }
@@ -84,6 +85,12 @@ uint32_t plan_graph_add(plan_graph *g, const plan_task *t, const uint32_t *deps,
 				return UINT32_MAX;
 			g->deep_rate = d;
 		}
+		if (g->quiet) {
+			uint8_t *q = realloc(g->quiet, cap * sizeof *q);
+			if (!q)
+				return UINT32_MAX;
+			g->quiet = q;
+		}
 		g->cap = cap;
 	}
 	uint32_t id = (uint32_t)g->ntasks;
@@ -95,6 +102,8 @@ uint32_t plan_graph_add(plan_graph *g, const plan_task *t, const uint32_t *deps,
 		g->net_frac[id] = 0, g->net_nodes[id] = 0;
 	if (g->deep_rate)
 		g->deep_rate[id] = 0;
+	if (g->quiet)
+		g->quiet[id] = 0;
 	g->ntasks++;
 	for (uint32_t i = 0; i < ndeps; i++)
 		if (deps[i] != UINT32_MAX && plan_graph_edge(g, deps[i], id) != SIM_OK)
@@ -228,6 +237,16 @@ int plan_graph_set_deep(plan_graph *g, uint32_t id, double rate)
 	if (!g->deep_rate && !(g->deep_rate = calloc(g->cap, sizeof *g->deep_rate)))
 		return SIM_ENOMEM;
 	g->deep_rate[id] = (float)(rate > 0 ? (rate < 1 ? rate : 1) : 0);
+	return SIM_OK;
+}
+
+int plan_graph_set_quiet(plan_graph *g, uint32_t id)
+{
+	if (id >= g->ntasks)
+		return SIM_EINVAL;
+	if (!g->quiet && !(g->quiet = calloc(g->cap, sizeof *g->quiet)))
+		return SIM_ENOMEM;
+	g->quiet[id] = 1;
 	return SIM_OK;
 }
 

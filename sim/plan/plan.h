@@ -1401,6 +1401,12 @@ typedef struct plan_graph {
 	 * hw_gemm_time_held; other kernels at 1 - ep_share); 0 = not set, the
 	 * replay takes 1 - ep_share. */
 	float *deep_rate;
+	/* Per task (plan_graph_set_quiet; NULL while none is set): 1 for a
+	 * collective that takes no SMs from the compute beside it, which the
+	 * replay then does not slow by the interference: tp_comm_overlap's
+	 * userbuffer exchanges (copy engines, or SMs the GEMM beside them
+	 * already left: plan_ub_kind) */
+	uint8_t *quiet;
 	/* Per rank class, where classes run on different GPU types (exec's
 	 * mixed-node replays set them on their copy of the graph; not owned, not
 	 * freed by plan_graph_free): NULL = interference and ep_share for every
@@ -1473,9 +1479,26 @@ double plan_item_framework_s(const hw_gpu *gpu, const work_item *it);
  * derives their time), which the sweep's pre-screen times alike. */
 int plan_tp_overlap(const plan_scenario *s, const work_item *it, int n, int i);
 /* Does collective i run beside the GEMM after it unchunked (work_item.beside,
- * or Megatron's async input-gradient collective: [framework] tp_dgrad_async),
- * max(g, c), rather than as a chunked tp_comm_overlap pair? */
+ * Megatron's async input-gradient collective: [framework] tp_dgrad_async, or
+ * tp_comm_overlap's bulk reduce-scatter beside the wgrad), max(g, c), rather
+ * than as a chunked tp_comm_overlap pair? */
 bool plan_tp_beside(const plan_scenario *s, const work_item *it, int n, int i);
+/* The tp_comm_overlap pair a TP collective is in, as Transformer Engine's
+ * userbuffers run it (cost.c): none, a ring exchange (an all-gather before
+ * a GEMM, copy engines), a pipeline (a forward reduce-scatter after its GEMM,
+ * 16 SMs and 4 chunks) or bulk (the backward's input-gradient reduce-scatter
+ * beside the wgrad, 16 SMs). */
+typedef enum { PLAN_UB_NONE = 0, PLAN_UB_RING, PLAN_UB_PIPELINE, PLAN_UB_BULK } plan_ub;
+plan_ub plan_ub_kind(const plan_scenario *s, const work_item *it, int n, int i);
+/* SMs a userbuffer overlap's kernels take from GEMM it[j] for its whole run
+ * (a pipeline's GEMM, a bulk pair's wgrad: TE's set_sm_margin), else 0. */
+int plan_ub_held(const plan_scenario *s, const work_item *it, int n, int j);
+/* GEMM it[j]'s time as plan_kernel_time, on the SMs plan_ub_held leaves. */
+double plan_ub_gemm_time(const plan_scenario *s, hw_dtype t, const work_item *it, int n, int j);
+/* What collective it[i] of a chunked pair is lengthened by, given its GEMM's
+ * GPU time g: one of the ring exchange's tp chunks, one of the pipeline's 4;
+ * 0 for any other collective. */
+double plan_ub_chunk(const plan_scenario *s, const work_item *it, int n, int i, double g);
 net_coll plan_comm_coll(work_comm c);
 
 /* Bytes one rank sends to the next (or previous) stage per micro-batch: the
@@ -1784,6 +1807,9 @@ int plan_graph_set_net(plan_graph *g, uint32_t id, double frac, int nodes);
 /* Task id's rate beside DeepEP's kernels (plan_graph.deep_rate), clamped
  * to [0, 1]. SIM_OK, SIM_EINVAL (no such task), SIM_ENOMEM. */
 int plan_graph_set_deep(plan_graph *g, uint32_t id, double rate);
+/* Mark task id quiet (plan_graph.quiet). SIM_OK, SIM_EINVAL (no such task),
+ * SIM_ENOMEM. */
+int plan_graph_set_quiet(plan_graph *g, uint32_t id);
 /* Count `bytes` moved in dur_s on offload link `link` (PLAN_OFF_*) of rank
  * class `rank` against its capacity cap_Bps (g->offload). */
 int plan_graph_offload(plan_graph *g, int rank, int link, double bytes, double dur_s,

@@ -132,18 +132,21 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			                     it[i].comm_bytes);
 			/* A collective beside a GEMM (the framework's async linears,
 			 * or tp_comm_overlap as plan_build: lengthened by one of the
-			 * GEMM's tp chunks) runs while the GEMM does, and the GEMM
-			 * runs at 1 - interference while it does (exec's replay): a
-			 * pair of c and g takes max(c, g + i c), what it adds to the
-			 * GEMM max(c - g, i c) */
+			 * GEMM's chunks, the GEMM on the SMs a pipeline's margin
+			 * leaves) runs while the GEMM does, and the GEMM runs at
+			 * 1 - interference while an NCCL one does (exec's replay):
+			 * a pair of c and g takes max(c, g + i c), what it adds to
+			 * the GEMM max(c - g, i c); a userbuffer exchange takes no
+			 * SMs from it (plan_ub_kind): max(c - g, 0) */
 			int o = plan_tp_overlap(s, it, n, i);
 			if (o != 0) {
-				double gk = plan_kernel_time(gpu, sh->dtype, &it[i + o]);
+				double gk = plan_ub_gemm_time(s, sh->dtype, it, n, i + o);
 				if (!plan_tp_beside(s, it, n, i)) { /* chunked: one chunk longer */
 					gk -= gpu->framework_s;
-					t += gk / g->tp.size;
+					t += plan_ub_chunk(s, it, n, i, gk);
 				}
-				t = fmax(t - gk, gpu->interference * t);
+				bool quiet = plan_ub_kind(s, it, n, i) != PLAN_UB_NONE;
+				t = fmax(t - gk, quiet ? 0 : gpu->interference * t);
 			}
 			if (!ring) { /* a blocking collective ends the run */
 				p->comp_s += fmax(run_g, run_h);
@@ -163,7 +166,7 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			    it[i + 1].kind == WORK_ITEM_KERNEL && g->tp.size > 1 && links > 0)
 				p->gpu_s += (g->tp.size - 1.0) / g->tp.size * it[i].comm_bytes / links;
 		} else {
-			double t = plan_kernel_time(gpu, sh->dtype, &it[i]);
+			double t = plan_ub_gemm_time(s, sh->dtype, it, n, i);
 			int nk = it[i].launches > 1 ? it[i].launches : 1;
 			double fs = plan_item_framework_s(gpu, &it[i]);
 			run_g += t - nk * fs;

@@ -644,12 +644,21 @@ static void test_uplink_sharing(void)
  *   g 4, c 6, i 0    -> step 8,   TP 2     (c - g)
  *   g 4, c 2, i 0.25 -> step 6.5, TP 0.5   (i*c)
  *   g 4, c 6, i 0.25 -> step 8,   TP 2     (GEMM ends at 4/0.75 < 6)
- * against 1 + 4 + c + 1 in series (the test_tp_exposed shape). */
+ * against 1 + 4 + c + 1 in series (the test_tp_exposed shape). A quiet
+ * collective (plan_graph_set_quiet: a userbuffer exchange by the copy
+ * engines, or on SMs the GEMM's time already leaves) does not slow it:
+ *   g 4, c 2, i 0.25, quiet -> step 6, TP 0 (max(g, c), as with i = 0). */
 static void test_tp_overlap_pair(void)
 {
 	const struct {
 		double g, c, i, step, tp;
-	} cases[] = {{4, 2, 0, 6, 0}, {4, 6, 0, 8, 2}, {4, 2, 0.25, 6.5, 0.5}, {4, 6, 0.25, 8, 2}};
+		bool quiet;
+	} cases[] = {{4, 2, 0, 6, 0, false},
+		     {4, 6, 0, 8, 2, false},
+		     {4, 2, 0.25, 6.5, 0.5, false},
+		     {4, 6, 0.25, 8, 2, false},
+		     {4, 2, 0.25, 6, 0, true},
+		     {4, 6, 0.25, 8, 2, true}};
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 		plan_graph *g = plan_graph_new(1, 8);
 		g->interference = cases[k].i;
@@ -661,6 +670,8 @@ static void test_tp_overlap_pair(void)
 		uint32_t x = plan_graph_add(g, &a, NULL, 0);
 		uint32_t pair[2] = {plan_graph_add(g, &t, &x, 1), plan_graph_add(g, &gm, &x, 1)};
 		plan_graph_add(g, &a, pair, 2);
+		if (cases[k].quiet)
+			CHECK_INT(plan_graph_set_quiet(g, pair[0]), SIM_OK);
 		net_cluster c = one_node();
 		exec_result *r = calloc(1, sizeof *r);
 		CHECK_INT(exec_replay(g, &c, r), SIM_OK);
@@ -742,10 +753,14 @@ static void task_links_free(task_links *l)
  * micro-batch 4 SP collectives forward and 4 backward, each beside a GEMM):
  * the same TP tasks as without it, in the same TP-stream order; every one of a
  * transformer layer starts with a compute task (the GEMM: same single
- * predecessor) and is one GEMM chunk longer (its duration / tp, tp_overlap_at;
- * the GEMMs are GPU-bound here, so their task is their GPU time); a later
- * compute task waits for the collective; the step gets shorter and TP's
- * exposed time drops. */
+ * predecessor) and, as Transformer Engine's userbuffers run them
+ * (plan_ub_kind; the GEMMs are GPU-bound here, so their task is their GPU
+ * time): an all-gather's ring exchange is one of its GEMM's tp chunks longer
+ * (its duration / 2: 4 per layer and micro-batch, the forward's two and the
+ * backward's output-gradient gathers), the forward reduce-scatter's pipeline
+ * one of 4 chunks (/ 4: 2), the backward's bulk reduce-scatter beside its
+ * wgrad no longer than alone (2); a later compute task waits for the
+ * collective; the step gets shorter and TP's exposed time drops. */
 static void test_tp_overlap_build(void)
 {
 	/* without tp_comm_overlap every SP collective blocks (tp_dgrad_async =
@@ -761,7 +776,7 @@ static void test_tp_overlap_build(void)
 	task_links lk = {0};
 	if (off && on && CHECK(task_links_make(on, &lk))) {
 		size_t j = 0;
-		int tp = 0, paired = 0, chunk_ok = 0, joined = 0;
+		int tp = 0, paired = 0, ring = 0, pipe = 0, bulk = 0, joined = 0;
 		for (size_t i = 0; i < on->ntasks; i++) {
 			const plan_task *t = &on->tasks[i];
 			if (t->kind != PLAN_TASK_TP || t->rank != 0)
@@ -780,14 +795,19 @@ static void test_tp_overlap_build(void)
 			if (gemm == UINT32_MAX)
 				continue;
 			paired++;
-			double want = sim_time_to_s(u->dur) + sim_time_to_s(on->tasks[gemm].dur) / 2;
-			chunk_ok += fabs(sim_time_to_s(t->dur) - want) < 1e-9;
+			double c = sim_time_to_s(u->dur), gd = sim_time_to_s(on->tasks[gemm].dur);
+			double d = sim_time_to_s(t->dur);
+			ring += fabs(d - (c + gd / 2)) < 1e-9;
+			pipe += fabs(d - (c + gd / 4)) < 1e-9;
+			bulk += fabs(d - c) < 1e-9;
 			joined += lk.feeds_compute[i];
 		}
 		CHECK_INT(tp, count_kind(off, 0, PLAN_TASK_TP));
 		CHECK_INT(tp, count_kind(on, 0, PLAN_TASK_TP));
 		CHECK_INT(paired, 8 * 12 * 8); /* micro-batches x layers x 8 */
-		CHECK_INT(chunk_ok, paired);
+		CHECK_INT(ring, 8 * 12 * 4);
+		CHECK_INT(pipe, 8 * 12 * 2);
+		CHECK_INT(bulk, 8 * 12 * 2);
 		CHECK_INT(joined, paired);
 		CHECK(r1->step_s < r0->step_s);
 		CHECK(r1->classes[0].time_s[EXEC_CAT_TP] < 0.6 * r0->classes[0].time_s[EXEC_CAT_TP]);

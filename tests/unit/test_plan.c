@@ -1568,8 +1568,37 @@ static void test_dgrad_async(void)
 		CHECK(b);
 		CHECK_INT(async_of(s[3], "tp_rs2", &b), 1);
 		CHECK_INT(async_of(s[3], "tp_ag1", &b), 0); /* the gradient's gather blocks */
-		CHECK_INT(async_of(s[4], "tp_rs1", &b), -1);
-		CHECK(!b);
+		/* under tp_comm_overlap the backward's input-gradient reduce-scatter
+		 * is TE's bulk overlap, beside the wgrad, unchunked (plan_ub_kind) */
+		CHECK_INT(async_of(s[4], "tp_rs1", &b), 1);
+		CHECK(b);
+		/* the forward's pairs as TE's userbuffers run them (quickstart, tp 2):
+		 * the norm output's all-gather a ring exchange, lengthened by one of
+		 * 2 chunks of its GEMM (g = 4 -> 2), on all SMs; the attention
+		 * projection's reduce-scatter a pipeline, lengthened by one of 4
+		 * chunks (g = 4 -> 1), its GEMM leaving TE's 16 SMs to it */
+		work_item it[WORK_MAX_ITEMS];
+		work_shard sh = plan_shard(s[4]);
+		int n = work_layer_forward(&s[4]->model, &sh, it), ag = -1, rs = -1;
+		for (int i = 0; i < n; i++) {
+			ag = ag < 0 && !strcmp(it[i].name, "tp_ag1") ? i : ag;
+			rs = rs < 0 && !strcmp(it[i].name, "tp_rs1") ? i : rs;
+		}
+		if (CHECK(ag > 0 && rs > 1)) {
+			CHECK_INT(plan_ub_kind(s[4], it, n, ag), PLAN_UB_RING);
+			CHECK_INT(plan_tp_overlap(s[4], it, n, ag), 1);
+			CHECK_NEAR(plan_ub_chunk(s[4], it, n, ag, 4.0), 2.0, 0);
+			CHECK_INT(plan_ub_held(s[4], it, n, ag + 1), 0);
+			CHECK_INT(plan_ub_kind(s[4], it, n, rs), PLAN_UB_PIPELINE);
+			CHECK_INT(plan_tp_overlap(s[4], it, n, rs), -1);
+			CHECK(!plan_tp_beside(s[4], it, n, rs));
+			CHECK_NEAR(plan_ub_chunk(s[4], it, n, rs, 4.0), 1.0, 0);
+			CHECK_INT(plan_ub_held(s[4], it, n, rs - 1), 16);
+			CHECK(plan_ub_gemm_time(s[4], sh.dtype, it, n, rs - 1) >
+			      plan_kernel_time(&s[4]->gpu, sh.dtype, &it[rs - 1]));
+			/* without tp_comm_overlap: none */
+			CHECK_INT(plan_ub_kind(s[3], it, n, rs), PLAN_UB_NONE);
+		}
 		exec_result *r = malloc(2 * sizeof *r);
 		if (r && exec_run(s[0], &r[0]) == SIM_OK && exec_run(s[1], &r[1]) == SIM_OK) {
 			CHECK(r[0].step_s < r[1].step_s);
