@@ -94,6 +94,17 @@ static net_cluster one_node(void)
 	return c;
 }
 
+/* `nodes` such nodes, each NIC at nic_Bps x nic_eff. */
+static net_cluster nodes_of(int nodes, double nic_Bps, double nic_eff)
+{
+	net_cluster c = one_node();
+	c.nodes = nodes;
+	c.gpus = 8 * nodes;
+	c.node.nic_Bps = nic_Bps;
+	c.node.nic_eff = nic_eff;
+	return c;
+}
+
 static void check_sums(const exec_result *r)
 {
 	for (int k = 0; k < r->nclasses; k++) {
@@ -480,11 +491,7 @@ static void test_nic_sharing(void)
 		plan_graph *g = plan_graph_new(1, 1);
 		plan_graph_add(g, &dp, NULL, 0);
 		plan_graph_add(g, cases[i].second, NULL, 0);
-		net_cluster cl = one_node();
-		cl.nodes = cases[i].nodes;
-		cl.gpus = 8 * cases[i].nodes;
-		cl.node.nic_Bps = 25e9;
-		cl.node.nic_eff = 0.9;
+		net_cluster cl = nodes_of(cases[i].nodes, 25e9, 0.9);
 		exec_result *r = calloc(1, sizeof *r);
 		CHECK_INT(exec_replay(g, &cl, r), SIM_OK);
 		CHECK_NEAR(r->step_s, cases[i].step, 1e-9);
@@ -546,11 +553,7 @@ static void test_pp_receiver_sharing(void)
 					       PLAN_TASK_PP, -1, 0, 0, (float)(B * 1e-3), 0};
 				plan_graph_add(g, &p, NULL, 0);
 			}
-		net_cluster cl = one_node();
-		cl.nodes = 2;
-		cl.gpus = 16;
-		cl.node.nic_Bps = 25e9;
-		cl.node.nic_eff = 0.9;
+		net_cluster cl = nodes_of(2, 25e9, 0.9);
 		exec_result *r = calloc(1, sizeof *r);
 		CHECK_INT(exec_replay(g, &cl, r), SIM_OK);
 		CHECK_NEAR(r->step_s, cases[i].step, 1e-9);
@@ -1013,11 +1016,8 @@ static void test_link_report(void)
 			       (float)t[i].su, (float)t[i].nic, 0};
 		plan_graph_add(g, &k, NULL, 0);
 	}
-	net_cluster c = one_node();
-	c.nodes = 2;
-	c.gpus = 16;
+	net_cluster c = nodes_of(2, 25e9, 0);
 	c.node.intra_Bps = 300e9;
-	c.node.nic_Bps = 25e9;
 	c.node.pcie_Bps = 32e9;
 	exec_result *r = calloc(1, sizeof *r);
 	CHECK_INT(exec_replay(g, &c, r), SIM_OK);
