@@ -558,12 +558,14 @@ int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
 	}
 	if (f->nrows == 0) {
 		const char *fab = valid_fab_case_fabric(&f->cluster);
-		sim_diag_error(diag, NULL, 0,
-		               "no all-reduce, all-gather or reduce-scatter rows for the cluster's "
-		               "GPU and fabric (%s%s%s)",
-		               fab ? "fabric column '"
-		                   : "this fabric: only a file without a fabric column",
-		               fab ? fab : "", fab ? "', or no such column" : "");
+		const char *what = "no all-reduce, all-gather or reduce-scatter rows for the cluster's "
+		                   "GPU and fabric";
+		if (fab)
+			sim_diag_error(diag, NULL, 0, "%s (fabric column '%s', or no such column)",
+			               what, fab);
+		else
+			sim_diag_error(diag, NULL, 0,
+			               "%s (this fabric: only a file without a fabric column)", what);
 		return SIM_ECONF;
 	}
 	node_counts(f);
