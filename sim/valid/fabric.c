@@ -192,8 +192,9 @@ static double get_param(const net_cluster *c, valid_fab_kind k)
 	}
 }
 
-/* Predicted time of row r on cluster c; fast: without congestion and sync
- * delay (the uncongested fabric). */
+/* Predicted time of row r on cluster c, as its benchmark's clock holds it
+ * (the host issue of a blocking benchmark's call added, as validate adds
+ * it); fast: without congestion and sync delay (the uncongested fabric). */
 static double predict(const net_cluster *c, const valid_fab_row *r, bool fast)
 {
 	net_cluster x = *c;
@@ -206,7 +207,8 @@ static double predict(const net_cluster *c, const valid_fab_row *r, bool fast)
 	net_group g;
 	net_group_make(&x, r->gpus, 1, &g);
 	net_cost cost;
-	return net_collective(&x, r->coll, &g, r->bytes, &cost) == SIM_OK ? cost.time_s : NAN;
+	return net_collective(&x, r->coll, &g, r->bytes, &cost) == SIM_OK ? cost.time_s + r->issue_s
+									   : NAN;
 }
 
 /* ------------------------------------------------------------------ fit -- */
@@ -753,6 +755,7 @@ int valid_fab_rows_csv(const cases_csv *c, const hw_gpu *gpu, valid_fab_fit *f, 
 			bad++;
 			continue;
 		}
+		r.issue_s = valid_blocking_bench(c, i) ? valid_eager_issue_s(gpu) : 0;
 		if (valid_fab_add(f, &r) != SIM_OK)
 			return SIM_ENOMEM;
 		f->nfast += r.fast_s > 0;

@@ -44,7 +44,7 @@
  * per operation measured on an H200, plan/framework.c). At 1 MiB on one
  * B200 node that is 34.6 us of a 62 us call; at 4 GiB and more under
  * 0.3 %. The same source's 32 KiB - 2 MiB sweep on one node (network/
- * README.md:1394, not a case) leaves a flat 31-33 us between its
+ * README.md:1394, the Q15-1n-* rows) leaves a flat 31-33 us between its
  * measurements and podsim coll's times. Not modelled: the ranks' skew
  * leaving the barrier (each rank's clock starts when its own barrier
  * ends; the call ends with the last rank's), which the multi-node row may
@@ -144,18 +144,6 @@ static const char *node_template(const char *intra)
 						 : NULL;
 }
 
-/* A row measured on an EFA fabric runs on the shipped EFA cluster
- * (VALID_EFA_CLUSTER: p5 nodes, its fabric fitted by podsim calibrate
- * --fabric, topologies/calib/efa-h100.ini) with the row's node count. A row
- * of another instance (p5en's H200 with 16 x 200 Gb/s, P6-B200's 8 x 400
- * Gb/s) runs on its own node (GPU, NVLink) with its own NICs, on the EFA
- * model (fabric = efa: aws-ofi-nccl's tuner, no NVLS or SHARP across nodes)
- * with the documented defaults of an unfitted cluster: the fit's per-step
- * latency and message cost (properties of SRD and the plugin), but neither
- * its congestion, sync delay and spread nor its rail efficiency (0.72 of the
- * line rate), which are that cluster's state: the node file's NIC efficiency
- * instead, uncongested. Printed as an assumption; a user with measurements
- * of the cluster fits them (podsim calibrate --fabric). */
 /* The EC2 instance an EFA row of another instance ran on, for aws-ofi-nccl's
  * tuner tables ([node] ec2_instance), from its GPU and NIC count as the
  * shipped node files hold them: H200 with 16 EFA is p5en (nodes/p5en-h200.ini),
@@ -170,27 +158,67 @@ static const char *efa_instance(const char *gpu, double nics)
 	return !strncmp(gpu, "h100", 4) && nics == 32 ? "p5" : "none";
 }
 
-static const char *load_efa(const cases_csv *c, size_t row, const valid_options *opt, hw_gpu *gpu,
-			    net_cluster *cl, valid_row *v)
+/* A row measured on an EFA fabric runs on the shipped EFA cluster of its
+ * GPU whose fabric is fitted to its own collectives (efa_fitted; podsim
+ * calibrate --fabric, tools/calibrate-all) with the row's node count and
+ * that cluster's node (its GPUs per node the row's; the row's NIC columns
+ * not used, as for training rows, runs.c): p5's VALID_EFA_CLUSTER
+ * (topologies/calib/efa-h100.ini, from efa-collectives.csv) and P6-B200's
+ * (topologies/calib/efa-b200.ini, from its all-reduce sweep here). A row of
+ * another instance (p5en's H200 with 16 x 200 Gb/s) runs on its own node
+ * (GPU, NVLink) with its own NICs, on the EFA model (fabric = efa:
+ * aws-ofi-nccl's tuner, no NVLS or SHARP across nodes) with the documented
+ * defaults of an unfitted cluster: the p5 fit's per-step latency and
+ * message cost (properties of SRD and the plugin), but neither its
+ * congestion, sync delay and spread nor its rail efficiency (0.72 of the
+ * line rate), which are that cluster's state: the node file's NIC
+ * efficiency instead, uncongested. Printed as an assumption; a user with
+ * measurements of the cluster fits them (podsim calibrate --fabric). */
+static const char *efa_fitted(const char *gpu)
 {
-	const char *g = row_gpu(c, row, v);
-	long nodes = row_nodes(c, row, v);
+	return !strcmp(gpu, "h100-sxm5-80g") ? VALID_EFA_CLUSTER
+	       : !strcmp(gpu, "b200")        ? "efa-b200-cluster.ini"
+	                                     : NULL;
+}
+
+/* Load topologies/FILE with `nodes` nodes (at least 1). */
+static int load_cluster(const char *file, long nodes, const valid_options *opt, hw_gpu *gpu,
+			net_cluster *cl)
+{
 	sim_buf b;
 	sim_buf_init(&b);
-	sim_buf_printf(&b, "include = topologies/%s\n[cluster]\nnodes = %ld\n", VALID_EFA_CLUSTER,
+	sim_buf_printf(&b, "include = topologies/%s\n[cluster]\nnodes = %ld\n", file,
 		       nodes > 0 ? nodes : 1);
 	int rc = load_text(&b, opt, gpu, cl);
 	sim_buf_free(&b);
-	if (rc != SIM_OK)
-		return "the shipped EFA cluster (" VALID_EFA_CLUSTER ") does not load";
+	return rc;
+}
+
+static const char *load_efa(const cases_csv *c, size_t row, const valid_options *opt, hw_gpu *gpu,
+			    net_cluster *cl, valid_row *v)
+{
+	const char *g = row_gpu(c, row, v), *fit = efa_fitted(g);
+	long nodes = row_nodes(c, row, v);
 	int gpn = atoi(get(c, row, "gpus_per_node"));
-	if (!strcmp(gpu->name, g) && (gpn <= 0 || gpn == cl->node.gpus))
-		return NULL;
-	const char *tmpl = node_template(row_intra(c, row, g, v));
 	double nics = atof(get(c, row, "nics_per_node")), gbps = atof(get(c, row, "nic_gbps"));
+	if (fit && load_cluster(fit, nodes, opt, gpu, cl) == SIM_OK && !strcmp(gpu->name, g) &&
+	    (gpn <= 0 || gpn == cl->node.gpus)) {
+		if (strcmp(fit, VALID_EFA_CLUSTER)) {
+			char text[160];
+			snprintf(text, sizeof text,
+				 "EFA on the shipped %s (its fabric fitted to its own collectives)",
+				 fit);
+			add_assumed(v, text);
+		}
+		return NULL;
+	}
+	if (load_cluster(VALID_EFA_CLUSTER, nodes, opt, gpu, cl) != SIM_OK)
+		return "the shipped EFA cluster (" VALID_EFA_CLUSTER ") does not load";
+	const char *tmpl = node_template(row_intra(c, row, g, v));
 	if (!tmpl || nics <= 0 || gbps <= 0)
 		return "an EFA row of another instance needs its node_intra, nics_per_node and nic_gbps";
 	double lat = cl->net_lat_s, msg = cl->msg_overhead_s;
+	sim_buf b;
 	sim_buf_init(&b);
 	sim_buf_printf(&b,
 		       "include = topologies/nodes/%s.ini\ninclude = topologies/gpus/%s.ini\n"
@@ -198,7 +226,7 @@ static const char *load_efa(const cases_csv *c, size_t row, const valid_options 
 		       "[cluster]\nname = efa-%s\nnodes = %ld\nfabric = efa\noversubscription = 1\n"
 		       "switch_latency = 0 ns\nnet_latency = %.9g s\nmsg_overhead = %.9g s\n",
 		       tmpl, g, nics, gbps, efa_instance(g, nics), g, nodes > 0 ? nodes : 1, lat, msg);
-	rc = load_text(&b, opt, gpu, cl);
+	int rc = load_text(&b, opt, gpu, cl);
 	sim_buf_free(&b);
 	if (rc != SIM_OK)
 		return "no shipped GPU or node file for this EFA row";
@@ -288,17 +316,13 @@ static int coll_time(const net_cluster *cl, net_coll k, int n, double bytes, dou
 	return rc;
 }
 
-/* Whether the row's benchmark times each call alone, host issue included
- * (the header comment: all_reduce_bench.py). */
-static bool blocking_bench(const cases_csv *c, size_t row)
+bool valid_blocking_bench(const cases_csv *c, size_t row)
 {
 	return strstr(get(c, row, "source"), "all_reduce_bench") ||
 	       strstr(get(c, row, "note"), "all_reduce_bench");
 }
 
-/* The host's issue of one eager collective call on gpu: its launch and the
- * default [framework] profile's op_overhead (the header comment). */
-static double eager_issue_s(const hw_gpu *gpu)
+double valid_eager_issue_s(const hw_gpu *gpu)
 {
 	sim_diag *d = sim_diag_new();
 	conf_doc *doc = NULL;
@@ -367,8 +391,8 @@ static const char *collective(const cases_csv *c, size_t row, const hw_gpu *gpu,
 		v->predicted = nv.time_s;
 	} else if (coll_time(cl, k, (int)n, bytes, &v->predicted) != SIM_OK)
 		return "the group does not fit the cluster";
-	if (blocking_bench(c, row)) {
-		double h = eager_issue_s(gpu);
+	if (valid_blocking_bench(c, row)) {
+		double h = valid_eager_issue_s(gpu);
 		v->predicted += h;
 		char text[160];
 		snprintf(text, sizeof text,

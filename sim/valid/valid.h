@@ -245,6 +245,8 @@ typedef struct valid_fab_row {
 	int gpus, nodes;
 	double bytes;
 	double median_s, fast_s, slow_s; /* fast_s, slow_s: 0 = not given */
+	double issue_s;                  /* host issue inside the benchmark's clock (a blocking
+					  * benchmark's: valid_eager_issue_s), else 0 */
 	double before_s, after_s;        /* predicted median: start values, fitted */
 	double fast_after_s;             /* predicted with kappa = 1, fitted */
 	double loo_s;                    /* predicted by the fit without its node count */

@@ -157,4 +157,12 @@ void valid_summarize(valid_report *r);
 int valid_fab_add(valid_fab_fit *f, const valid_fab_row *r);
 double valid_fab_factor(net_coll coll, double n);
 
+/* Whether a collective row's benchmark times each call alone, host issue
+ * included (stas00's all_reduce_bench.py named in its source or note;
+ * micro.c's header comment), and that issue on gpu: its launch and the
+ * default [framework] profile's op_overhead. Shared by validate's
+ * microbenchmark rows and calibrate --fabric. */
+bool valid_blocking_bench(const cases_csv *c, size_t row);
+double valid_eager_issue_s(const hw_gpu *gpu);
+
 #endif
