@@ -26,6 +26,14 @@
  * out and named; one the user holds (calibrate --hold KEY=VALUE,
  * valid_fab_hold: what these rows leave weakly determined and another
  * measurement gives) leaves the fit at its value, within the same bounds.
+ * A parameter the fit drives to a bound of its range (within 1e-4 of the
+ * range: no message cost, no congestion, a NIC at its line rate; the rows
+ * want it there or past it) has no estimate, and its saturated transform
+ * keeps the solver from converging: it leaves the fit at that bound, into
+ * the cluster as a held one goes, is named as such (written to the include
+ * file), and the others are fitted again (pin_bounds); a parameter that no
+ * row depends on once it is pinned (congestion_exp beside no congestion)
+ * is left out as above.
  * The start is fixed, not the cluster file's current values,
  * so that refitting gives the same file: intra_efficiency 0.822 and
  * nvls_busbw 480 GB/s (DGX H100's, topologies/nodes/dgx-h100.ini),
@@ -550,6 +558,30 @@ static int hold(valid_fab_fit *f, sim_diag *diag)
 	return SIM_OK;
 }
 
+/* The fitted parameters at a bound of their range (header comment) leave
+ * the fit there, into f's cluster and `start`; returns how many. */
+static int pin_bounds(valid_fab_fit *f, const double *u, net_cluster *start)
+{
+	size_t kept = 0;
+	int n = 0;
+	for (size_t j = 0; j < f->nparams; j++) {
+		const valid_fab_param *p = &f->params[j];
+		double s = sigma(u[j]);
+		if (s > 1e-4 && s < 1 - 1e-4) {
+			f->params[kept++] = *p;
+			continue;
+		}
+		double x = s <= 1e-4 ? p->lo : p->hi;
+		f->at_bound[p->kind] = true;
+		f->bound_value[p->kind] = x;
+		set_param(&f->cluster, p->kind, x);
+		set_param(start, p->kind, x);
+		n++;
+	}
+	f->nparams = kept;
+	return n;
+}
+
 int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
 {
 	if (f->cluster.node.nics < 1 || !(f->cluster.node.nic_Bps > 0)) {
@@ -585,21 +617,36 @@ int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
 	if (!use)
 		return SIM_ENOMEM;
 	memset(use, 1, f->nrows);
-	ctx k = {f, start, use, count_res(f, use)};
-	if (f->nparams == 0 || k.nres < f->nparams) {
-		if (f->nparams == 0)
-			sim_diag_error(diag, NULL, 0, "nothing to fit: all held or unused");
-		else
-			sim_diag_error(diag, NULL, 0, "%zu measurements cannot fit %zu parameters",
-			               k.nres, f->nparams);
-		free(use);
-		return SIM_ECONF;
-	}
-	f->dof = (int)(k.nres - f->nparams);
-	f->nfitted = f->nparams;
 	double u[VALID_FP_COUNT], chi2;
 	gsl_error_handler_t *old = gsl_set_error_handler_off();
-	int rc = multistart(&k, u, true, &chi2);
+	int rc = SIM_OK;
+	for (;;) {
+		ctx k = {f, start, use, count_res(f, use)};
+		if (f->nparams == 0 || k.nres < f->nparams) {
+			if (f->nparams == 0)
+				sim_diag_error(diag, NULL, 0, "nothing to fit: all held or unused");
+			else
+				sim_diag_error(diag, NULL, 0,
+				               "%zu measurements cannot fit %zu parameters", k.nres,
+				               f->nparams);
+			rc = SIM_ECONF;
+			break;
+		}
+		f->dof = (int)(k.nres - f->nparams);
+		f->nfitted = f->nparams;
+		rc = multistart(&k, u, true, &chi2);
+		if (rc != SIM_OK || pin_bounds(f, u, &start) == 0)
+			break;
+		/* what no row depends on once the bounds are pinned leaves too */
+		char more[sizeof f->dropped];
+		prune(f, &start, false, more, sizeof more);
+		size_t len = strlen(f->dropped);
+		if (more[0])
+			snprintf(f->dropped + len, sizeof f->dropped - len, "%s%s", len ? ", " : "",
+			         more);
+		if (f->nparams == 0)
+			break; /* every one at a bound: nothing left to fit */
+	}
 	if (rc == SIM_OK)
 		rc = leave_out(f, u);
 	gsl_set_error_handler(old);

@@ -300,6 +300,11 @@ typedef struct valid_fab_fit {
 	 * beside the fitted ones. */
 	bool held[VALID_FP_COUNT];
 	double held_value[VALID_FP_COUNT];
+	/* Parameters the fit drove to a bound of their range, held there and
+	 * the rest fitted again (fabric.c, pin_bounds), by kind; written to the
+	 * include file with their bound. */
+	bool at_bound[VALID_FP_COUNT];
+	double bound_value[VALID_FP_COUNT];
 	/* Leave one node count out, per distinct node count (increasing). */
 	int nnodes;
 	int nodes[VALID_FAB_MAX_NODES];

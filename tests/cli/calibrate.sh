@@ -172,6 +172,25 @@ awk -v w="$want" -v g="${got% *}" -v x="${got#* }" \
 	'BEGIN { exit !(w > 2.39e-3 && w < 2.41e-3 && g > 0.9999 * w && g < 1.0001 * w && x > -0.035 && x < 0) }' ||
 	{ echo "--fabric excess at 8 nodes: '$got', want $want s and a worst row within -3.5 %"; fail=1; }
 
+# --- parameters the fit drives to a bound (valid/fabric.c, pin_bounds): the
+# P6-B200 sweep (one node count, means without percentiles) wants no message
+# cost, no congestion or sync delay and the NICs at their line rate; each is
+# held at its bound, named, and the latency alone is fitted again, which
+# converges (before: six parameters, four saturated, "NOT converged"). The
+# 63.3 us rests on the small calls: each 256 KiB - 8 MiB row of 4 nodes is
+# 0.36-0.46 ms measured, the 1-node ones 0.05-0.12 ms.
+"$podsim" calibrate tests/cases/microbench.csv --fabric topologies/efa-b200-cluster.ini \
+	>"$tmp/b200.txt" 2>&1 || { echo "calibrate --fabric b200 failed"; fail=1; }
+grep -q '^  \[cluster\] msg_overhead = 0.000 us, \[cluster\] rail_bw = 50.000 GB/s, \[cluster\] congestion = 0.0000, \[cluster\] sync_delay = 0.000 us$' "$tmp/b200.txt" ||
+	{ echo "calibrate --fabric b200: the bounds not pinned and named"; fail=1; }
+grep -q '^1 parameters fitted, 16 degrees of freedom; .*, converged$' "$tmp/b200.txt" ||
+	{ echo "calibrate --fabric b200: not the latency alone, converged"; fail=1; }
+"$podsim" calibrate tests/cases/microbench.csv --fabric topologies/efa-b200-cluster.ini --json |
+	python3 -c 'import json,sys; d=json.load(sys.stdin)
+b={e["key"]: e["value"] for e in d["at_bound"]}
+assert b == {"msg_overhead": 0, "rail_bw": 5e10, "congestion": 0, "sync_delay": 0}, b' ||
+	{ echo "calibrate --fabric b200 --json: at_bound wrong"; fail=1; }
+
 # --- round trip through nccl-tests output: times the model gives with known
 # parameters (podsim coll's alpha-beta column at 1 MiB - 1 GiB on 1-16 nodes,
 # written as nccl-tests prints them) fit back to those parameters.
