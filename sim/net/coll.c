@@ -555,6 +555,13 @@ static const double tree_net_us[NET_PROTO_COUNT] = {5.0, 8.5, 14};
 /* NVLSTree's network step, Simple (N tuning.cc:172-174, hwLat NET NVLSTree). */
 #define NVLSTREE_NET_S 20.9e-6
 
+/* NVLS's (and NVLSTree's) latency inside the node, Simple: NCCL's base
+ * latency 0 and its NVLink hardware latency 25 us for both (N
+ * tuning.cc:153, 161), an NVLS call's whole latency on one node
+ * (:424-425: latencies = intraLat; NVLSTree adds 2 log2(nNodes) network
+ * steps, :427); tune.c weighs NVLS against the ring with the same 25 us. */
+#define NVLS_INTRA_S 25.0e-6
+
 /* PAT's tuning model (header comment "PAT"; N tuning.cc:154, 171, 432-433):
  * base latency, the linear part per rank, the network step it divides by
  * 3.5 per log step (the tree's Simple network latency), in seconds. */
@@ -857,7 +864,8 @@ static double latency(const net_cluster *c, const net_group *g, const shape *sh,
 
 double net_nvls_latency(const net_cluster *c)
 {
-	return net_proto_latency(c, 1, 1, 0, NET_PROTO_SIMPLE);
+	(void)c;
+	return NVLS_INTRA_S;
 }
 
 int net_nvls_allreduce(const net_cluster *c, const net_group *g, double bytes, net_cost *out)

@@ -309,8 +309,10 @@ typedef struct net_cost {
  *   busbw = min(nvls_busbw, B_port k/(k+1) 2(n-1)/n, 2(n-1)/n B_sharp),
  *   t = net_sharp_latency + 2(n-1)/n S / busbw. */
 int net_nvls_allreduce(const net_cluster *c, const net_group *g, double bytes, net_cost *out);
-/* NVLS's latency: the ring's Simple-protocol base and one NVLink step
- * (assumed: NCCL's NVLS latency constants are not in the reference). */
+/* NVLS's latency inside a node: NCCL's tuning constants for NVLS, base 0
+ * and 25 us of NVLink hardware latency with Simple (N tuning.cc:153, 161,
+ * 424-425), as tune.c weighs NVLS against the ring (it was the ring's
+ * Simple base and one NVLink step, 11.8 us, while NCCL's choice used 25). */
 double net_nvls_latency(const net_cluster *c);
 
 /* Cost of one collective of `bytes` (full buffer size as nccl-tests counts it;
