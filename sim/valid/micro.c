@@ -168,12 +168,22 @@ static const char *efa_instance(const char *gpu, double nics)
  * another instance (p5en's H200 with 16 x 200 Gb/s) runs on its own node
  * (GPU, NVLink) with its own NICs, on the EFA model (fabric = efa:
  * aws-ofi-nccl's tuner, no NVLS or SHARP across nodes) with the documented
- * defaults of an unfitted cluster: the p5 fit's per-step latency and
- * message cost (properties of SRD and the plugin), but neither its
- * congestion, sync delay and spread nor its rail efficiency (0.72 of the
- * line rate), which are that cluster's state: the node file's NIC
- * efficiency instead, uncongested. Printed as an assumption; a user with
+ * defaults of an unfitted cluster: the per-step latency and message cost
+ * (properties of SRD and the plugin) of the fitted cluster of its plugin
+ * platform (efa_platform_fit: p5en is P6-B200's), but neither that fit's
+ * congestion, sync delay and spread nor its rail efficiency, which are that
+ * cluster's state: the node file's NIC efficiency instead, uncongested. Printed as an assumption; a user with
  * measurements of the cluster fits them (podsim calibrate --fabric). */
+/* The fitted cluster whose per-step latency and message cost an unfitted
+ * EFA instance takes: that of its aws-ofi-nccl platform, which sets the
+ * plugin's latency and defaults per class of instance (A src/platform-
+ * aws.cpp:149-174: one "p5en/p6-b200" entry, 35 us; "p5/p5e" :132-148, 75
+ * us): P6-B200's fit (small calls measured) for p5en, p5's otherwise. */
+static const char *efa_platform_fit(const char *instance)
+{
+	return !strcmp(instance, "p5en") ? "efa-b200-cluster.ini" : VALID_EFA_CLUSTER;
+}
+
 static const char *efa_fitted(const char *gpu)
 {
 	return !strcmp(gpu, "h100-sxm5-80g") ? VALID_EFA_CLUSTER
@@ -212,8 +222,9 @@ static const char *load_efa(const cases_csv *c, size_t row, const valid_options 
 		}
 		return NULL;
 	}
-	if (load_cluster(VALID_EFA_CLUSTER, nodes, opt, gpu, cl) != SIM_OK)
-		return "the shipped EFA cluster (" VALID_EFA_CLUSTER ") does not load";
+	const char *like = efa_platform_fit(efa_instance(g, nics));
+	if (load_cluster(like, nodes, opt, gpu, cl) != SIM_OK)
+		return "a shipped EFA cluster does not load";
 	const char *tmpl = node_template(row_intra(c, row, g, v));
 	if (!tmpl || nics <= 0 || gbps <= 0)
 		return "an EFA row of another instance needs its node_intra, nics_per_node and nic_gbps";
@@ -233,9 +244,10 @@ static const char *load_efa(const cases_csv *c, size_t row, const valid_options 
 	char text[300];
 	snprintf(text, sizeof text,
 		 "EFA on %s (%g x %g Gb/s, aws-ofi-nccl tuner of %s): an unfitted cluster, "
-		 "uncongested at the node file's NIC efficiency %.2f, with the p5 fit's latency "
+		 "uncongested at the node file's NIC efficiency %.2f, with the %s fit's latency "
 		 "%.3g us and message cost %.3g us",
-		 g, nics, gbps, efa_instance(g, nics), cl->node.nic_eff, lat * 1e6, msg * 1e6);
+		 g, nics, gbps, efa_instance(g, nics), cl->node.nic_eff,
+		 strcmp(like, VALID_EFA_CLUSTER) ? "P6-B200" : "p5", lat * 1e6, msg * 1e6);
 	add_assumed(v, text);
 	return NULL;
 }

@@ -64,12 +64,14 @@ got=$(sed -n 's/^tensor_sustain_fp8 = //p' topologies/gpus/h200-sxm-141g.ini)
 [ -n "$t_burst" ] && [ "$want" = "$got" ] ||
 	{ echo "h200-sxm-141g.ini: fp8 sustain $got, the measurement gives $want"; fail=1; }
 
-# --- the unfitted EFA cluster (p5en) carries the p5 fit's per-step latency and
-# message cost, and nothing else of it (no congestion, sync delay or spread:
-# that cluster's state); P6-B200's is fitted to its own sweep (the golden above)
+# --- the unfitted EFA cluster (p5en) carries the per-step latency and message
+# cost of the fit of its aws-ofi-nccl platform, P6-B200's (one "p5en/p6-b200"
+# entry, src/platform-aws.cpp:149-174 at 2daf7d30), and nothing else of it (no
+# congestion, sync delay, spread or rail rate: that cluster's state); P6-B200's
+# is fitted to its own sweep (the golden above)
 for f in topologies/efa-h200-cluster.ini; do
 	for k in net_latency msg_overhead; do
-		want=$(grep "^$k " topologies/calib/efa-h100.ini) got=$(grep "^$k " "$f")
+		want=$(grep "^$k " topologies/calib/efa-b200.ini) got=$(grep "^$k " "$f")
 		[ -n "$want" ] && [ "$want" = "$got" ] || { echo "$f: '$got', want '$want'"; fail=1; }
 	done
 	! grep -qE '^(congestion|sync_delay|spread|rail_bw)' "$f" ||

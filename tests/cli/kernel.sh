@@ -48,13 +48,14 @@ q=$("$podsim" validate tests/cases/microbench.csv --only Q --max-mape 0.12 --row
 	{ echo "microbenchmark MAPE over 12 %: $(echo "$q" | grep '^all')"; fail=1; }
 echo "$q" | grep -q '^public microbenchmarks  *56  *56 ' || { echo "Q rows not all compared"; fail=1; }
 # EFA rows of another instance (p5en H200 16 x 200 Gb/s, 4 nodes, 4 GiB) run as
-# an unfitted EFA cluster, uncongested at the node file's NIC efficiency
-# (valid/micro.c load_efa), printed on the row: ring busbw ~ the node's 3200
-# Gb/s x 0.94 = 376 GB/s against 365 measured
+# an unfitted EFA cluster, uncongested at the node file's NIC efficiency, with
+# the per-step costs of its aws-ofi-nccl platform's fit, P6-B200's
+# (valid/micro.c load_efa, efa_platform_fit), printed on the row: ring busbw ~
+# the node's 3200 Gb/s x 0.94 = 376 GB/s against 365 measured
 e=$(echo "$q" | awk '$1 == "Q14" { sub("%", "", $NF); print $NF }')
 awk -v e="$e" 'BEGIN { exit !(e != "" && e > -6 && e < 6) }' ||
 	{ echo "Q14: error '$e' %, want within 6 %"; fail=1; }
-echo "$q" | grep -A1 "^Q14 " | grep -q 'assumed: EFA on .*an unfitted cluster, uncongested' ||
+echo "$q" | grep -A1 "^Q14 " | grep -q 'assumed: EFA on .*an unfitted cluster, uncongested.*with the P6-B200 fit' ||
 	{ echo "Q14: no unfitted-EFA assumption printed"; fail=1; }
 # P6-B200's rows run on efa-b200-cluster.ini, whose fabric is fitted to its own
 # 4-node sweep (topologies/calib/efa-b200.ini): the 4 and 16 GiB rows within 6 %,
