@@ -410,7 +410,7 @@ static int leave_out(valid_fab_fit *f, const double *u_full)
 		memcpy(u, u_full, sizeof u);
 		bool can = k.nres >= f->nparams; /* else no prediction for these rows */
 		size_t it;
-		if (can)
+		if (can && f->nparams > 0) /* none left: the pinned cluster predicts */
 			rc = solve(&k, u, &chi2, false, &it);
 		apply(&k, u);
 		double s = 0;
@@ -644,8 +644,13 @@ int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
 		if (more[0])
 			snprintf(f->dropped + len, sizeof f->dropped - len, "%s%s", len ? ", " : "",
 			         more);
-		if (f->nparams == 0)
-			break; /* every one at a bound: nothing left to fit */
+		if (f->nparams == 0) { /* every one at a bound: nothing left to fit */
+			f->dof = (int)count_res(f, use);
+			f->nfitted = 0;
+			f->converged = true;
+			f->has_corr = false;
+			break;
+		}
 	}
 	if (rc == SIM_OK)
 		rc = leave_out(f, u);

@@ -193,6 +193,15 @@ b={e["key"]: e["value"] for e in d["at_bound"]}
 assert b == {"msg_overhead": 0, "rail_bw": 5e10, "congestion": 0, "sync_delay": 0}, b' ||
 	{ echo "calibrate --fabric b200 --json: at_bound wrong"; fail=1; }
 
+# With the latency held too, every parameter is held or at a bound: nothing is
+# left to fit, and the fit says so and writes them all (it failed silently).
+"$podsim" calibrate tests/cases/microbench.csv --fabric topologies/efa-b200-cluster.ini \
+	--hold net_latency=63us --out "$tmp/b200-all.ini" >"$tmp/b200-all.txt" 2>&1 ||
+	{ echo "calibrate --fabric with nothing left to fit failed"; cat "$tmp/b200-all.txt"; fail=1; }
+grep -q '^0 parameters fitted, 17 degrees of freedom; .*, converged$' "$tmp/b200-all.txt" &&
+	[ "$(grep -c '^; at a bound of its range' "$tmp/b200-all.ini")" = 4 ] ||
+	{ echo "calibrate --fabric with nothing left to fit: not said or not written"; fail=1; }
+
 # --- round trip through nccl-tests output: times the model gives with known
 # parameters (podsim coll's alpha-beta column at 1 MiB - 1 GiB on 1-16 nodes,
 # written as nccl-tests prints them) fit back to those parameters.
