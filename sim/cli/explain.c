@@ -84,6 +84,8 @@ static const char usage_explain[] =
         "options:\n"
         "  --set SECTION.KEY=VALUE  override a key (repeatable)\n"
         "  --spread-samples N       sampled replays of the step's spread (default 100)\n"
+        "  --kernels                a section listing one layer's kernels, forward and\n"
+        "                           backward: shape, GPU time, rate against the peak\n"
         "  --against best|PLAN      a last section: what makes this plan lose to another\n"
         "                           (or the other lose to it), term by term on the stage\n"
         "                           that sets each step. best: the fastest plan of\n"
@@ -187,11 +189,13 @@ static bool takes_value(const char *a)
 }
 
 static int parse(int argc, char **argv, const char **file, const char **sets, size_t *nsets,
-                 bool *help, long *samples, explain_against *ag)
+                 bool *help, long *samples, explain_against *ag, bool *kernels)
 {
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
 			*help = true;
+		else if (!strcmp(argv[i], "--kernels"))
+			*kernels = true;
 		else if (!strcmp(argv[i], "--against") && i + 1 < argc) {
 			ag->spec = argv[++i];
 			ag->best = !strcmp(ag->spec, "best");
@@ -231,7 +235,8 @@ int cli_explain(int argc, char **argv)
 	bool help = false;
 	long samples = EXEC_SPREAD_SAMPLES;
 	explain_against ag = {NULL, false, {NULL}, 0, NULL, NULL};
-	int rc = parse(argc, argv, &file, sets, &nsets, &help, &samples, &ag);
+	bool kernels = false;
+	int rc = parse(argc, argv, &file, sets, &nsets, &help, &samples, &ag, &kernels);
 	if (rc || help) {
 		if (help)
 			fputs(usage_explain, stdout);
@@ -293,6 +298,8 @@ int cli_explain(int argc, char **argv)
 		 * mixed nodes' (only with them), then the campaign, then --against */
 		int n = r->mixed.nodes > 0 ? 11 : 10;
 		rc = campaign_section(stdout, s, r, &n);
+		if (rc == SIM_OK && kernels)
+			explain_kernels(stdout, n++, s);
 		if (rc == SIM_OK && ag.spec)
 			explain_against_print(stdout, n, &ag, r);
 	} else if (rc == SIM_ERANGE && r) { /* bad input: the clock */

@@ -39,6 +39,8 @@ void explain_mb_cost(FILE *o, const plan_scenario *s, const exec_result *r);   /
 void explain_optimizer(FILE *o, const plan_scenario *s, const exec_result *r); /* 8, step.c */
 void explain_spread(FILE *o, const plan_scenario *s, const exec_result *r);    /* 9, spread.c */
 void explain_mixed(FILE *o, const plan_scenario *s, const exec_result *r);     /* 10, spread.c */
+/* --kernels: one layer's kernels, numbered `number` (kernels.c). */
+void explain_kernels(FILE *o, int number, const plan_scenario *s);
 
 /* --against: best (the best of a space: the --vary dimensions, or
  * parallel.tp, pp and micro_batch = auto) or a plan "KEY=V[,KEY=V...]";

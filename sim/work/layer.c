@@ -337,9 +337,11 @@ static double torch_softmax_bytes(double s, bool backward)
  * heads, scores S = Q K^T as a batched GEMM [b*ah*s, d] x [d, s] (2*b*s^2*h/t
  * FLOPs, the s x s scores written to HBM), fused scale + mask + softmax (read
  * and write the scores), dropout on the probabilities (read, write, 1-byte
- * mask), and P V as [b*ah*s, s] x [s, d]. Backward: dgrad and wgrad of both
- * GEMMs, dropout and softmax backward (read probabilities and gradient, write
- * the gradient). The score tensors are b*ah*s^2 elements.
+ * mask), and P V as [b*ah*s, s] x [s, d]. Backward: each GEMM's input
+ * gradients, dP and dQ flattened as the forward, dV = P^T dO and dK = dS^T Q
+ * as b*ah batched [s, s] x [s, d] GEMMs (cuBLAS's strided batch, Megatron's
+ * baddbmm/bmm), dropout and softmax backward (read probabilities and
+ * gradient, write the gradient). The score tensors are b*ah*s^2 elements.
  * Where the fused softmax refuses the shape (work_softmax_fused),
  * forward_torch_softmax runs five ops in its place, in fp32 because
  * apply_query_key_layer_scaling (on by default) forces
@@ -381,15 +383,21 @@ static void attn_unfused(prog *p, const dims *d, bool backward)
 		gemm(p, d, "attn_av", rows, dv, d->s);
 		return;
 	}
+	/* dP = dO V^T as the forward's flattened [b*ah*s, dv] x [dv, s]; dV =
+	 * P^T dO is b*ah GEMMs of [s, s] x [s, dv] in one batched kernel, its
+	 * sum over each matrix's own s keys (as hw/attn.c's unfused_time): a
+	 * weight gradient's form, [s, rows] x [rows, dv], would sum over every
+	 * matrix's rows and leave s/128 x dv/128 output tiles for the SMs */
 	gemm_bwd_dgrad(p, d, "attn_av", rows, dv, d->s);
-	gemm_bwd_wgrad(p, d, "attn_av", rows, dv, d->s);
+	wl_gemm_b(p, d, "attn_av_wgrad", d->s, dv, d->s, d->b * d->ah);
 	wl_mem(p, "attn_drop", (2.0 * d->e + 1.0) * scores);
 	if (d->softmax_fused)
 		wl_mem(p, "attn_softmax", 3.0 * d->e * scores);
 	else
 		softmax_torch(p, d, scores, true);
+	/* dQ = dS K flattened; dK = dS^T Q batched, as dV */
 	gemm_bwd_dgrad(p, d, "attn_qk", rows, d->s, d->dh);
-	gemm_bwd_wgrad(p, d, "attn_qk", rows, d->s, d->dh);
+	wl_gemm_b(p, d, "attn_qk_wgrad", d->s, d->dh, d->s, d->b * d->ah);
 }
 
 /* Sliding-window attention in the fused kernel: a query attends the w keys

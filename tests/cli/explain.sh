@@ -185,6 +185,32 @@ echo "$q" | grep -q '^  wire         2 B per value' || { echo "explain: wire lin
 echo "$q" | grep -q '12 B of HBM traffic per value$' || { echo "explain: wire casts"; fail=1; }
 echo "$q" | grep -q '^  tied emb.    + V h / t x 4 B' || { echo "explain: tied sync, fp32"; fail=1; }
 
+# --kernels: one layer's kernels. vTrain's S0869 (GPT h 2048, 16 heads, tp 2,
+# 8 x 1024 tokens, fp16, unfused attention as Megatron-DeepSpeed ran it):
+# the backward's dV = P^T dO and dK = dS^T Q are b x heads/tp = 8 x 8 = 64
+# batched [1024, 1024] x [1024, 128] GEMMs, "1024x128x1024 x64" (the sum over
+# each matrix's own keys; they were one [1024, 65536] x [65536, 128] GEMM, 8
+# output tiles: 987 us where these take 99); each pass's rows add up to its
+# total, and a GEMM's rate is 2 m n k / its time.
+"$podsim" validate tests/cases/calibration.csv --only S0869 --scenario S0869 >"$tmp/s0869.ini" ||
+	{ echo "validate --scenario S0869"; fail=1; }
+q="$("$podsim" explain "$tmp/s0869.ini" --kernels --spread-samples 0 2>/dev/null)"
+echo "$q" | grep -q '^[0-9]*\. Kernels of one layer (layer 0, one micro-batch of 8 x 1024 tokens on a tp = 2 rank, fp16; layer code fused)$' ||
+	{ echo "explain --kernels: no section"; fail=1; }
+[ "$(echo "$q" | grep -cE '^  bwd  attn_(av|qk)_wgrad +gemm +1024x128x1024 x64 ')" = 2 ] ||
+	{ echo "explain --kernels: attention's dV and dK not batched"; fail=1; }
+for pass in fwd bwd; do
+	name=forward; [ $pass = bwd ] && name=backward
+	echo "$q" | awk -v p="$pass" -v n="$name" '
+		$1 == p && $3 != "comm" { sum += substr($0, 64, 10) } # the GPU us column
+		$1 == n { tot = $2 }
+		END { exit !(tot > 0 && sum > 0.999 * tot && sum < 1.001 * tot) }' ||
+		{ echo "explain --kernels: $pass rows do not add up to the $name total"; fail=1; }
+done
+echo "$q" | awk '$1 == "fwd" && $2 == "qkv" { split($4, d, "x"); r = 2 * d[1] * d[2] * d[3] / ($5 * 1e-6) / 1e12
+	exit !($6 > 0 && r > 0.999 * $6 && r < 1.001 * $6) }' ||
+	{ echo "explain --kernels: qkv's rate is not 2 m n k / time"; fail=1; }
+
 "$podsim" explain --help | grep -q '^usage: podsim explain' || { echo "explain --help"; fail=1; }
 "$podsim" explain >/dev/null 2>&1; [ $? -eq 2 ] || { echo "explain without a file: want 2"; fail=1; }
 "$podsim" explain tests/golden/quickstart.ini --set parallel.tpp=2 >/dev/null 2>"$tmp/bad.err"

@@ -116,7 +116,10 @@ static sums sum_items(const work_item *it, int n)
 			x.rs += it[i].comm == WORK_COMM_REDUCESCATTER;
 			x.comm_bytes += it[i].comm_bytes;
 		} else if (it[i].kernel == WORK_KERNEL_GEMM) {
-			CHECK_NEAR(it[i].flops, 2 * it[i].m * it[i].n * it[i].k, 1e-12);
+			/* a batched GEMM (the unfused attention's dV and dK: b x heads
+			 * matrices) counts each of its matrices */
+			double batch = it[i].batch > 0 ? it[i].batch : 1;
+			CHECK_NEAR(it[i].flops, 2 * it[i].m * it[i].n * it[i].k * batch, 1e-12);
 			x.gemm += it[i].flops;
 		} else if (it[i].kernel == WORK_KERNEL_ATTN) {
 			x.attn += it[i].flops;

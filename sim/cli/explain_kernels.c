@@ -1,0 +1,115 @@
+/* explain_kernels.c - `podsim explain --kernels`: one layer's kernels as the
+ * step replays them, each with its time and what bounds it.
+ *
+ * The items are the layer program plan_build times (work_layer_forward_at /
+ * work_layer_backward_at on the plan's shard, plan_shard: the framework's
+ * layer code, its TP shard, the micro-batch, fused or unfused attention,
+ * fp8 casts); each kernel's GPU time is plan_kernel_time less the
+ * framework's host cost per launch (plan_item_framework_s: what the host
+ * pays, not the GPU), so the column adds up to what one micro-batch of the
+ * layer costs the compute stream before communication and recomputation.
+ * Rates: GEMMs and fused attention in TFLOP/s of their tensor FLOPs against
+ * the GPU's peak in the plan's dtype (hw_peak; the sustained clock included
+ * in the time), memory-bound kernels in GB/s of HBM traffic against hbm_bw.
+ * Collectives are listed with their buffer, untimed here (sections 5 and 7
+ * time them as the replay does: the group, the fabric, overlap).
+ * The layer shown: the first MoE layer of an MoE model, else layer 0. */
+#include "explain_int.h"
+
+#include <string.h>
+
+static const char *comm_name(work_comm c)
+{
+	switch (c) {
+	case WORK_COMM_ALLREDUCE:
+		return "all-reduce";
+	case WORK_COMM_ALLGATHER:
+		return "all-gather";
+	case WORK_COMM_REDUCESCATTER:
+		return "reduce-scatter";
+	case WORK_COMM_CP_RING:
+		return "cp ring send";
+	case WORK_COMM_EP_ALLTOALL:
+		return "all-to-all";
+	default:
+		return "all-gather (ep)";
+	}
+}
+
+/* One pass's rows; the GPU time of its kernels by kind into sum[3] (GEMM,
+ * attention, memory-bound) and returned. */
+static double print_pass(FILE *o, const plan_scenario *s, hw_dtype t, const char *pass,
+			 const work_item *it, int n, double sum[3])
+{
+	const hw_gpu *g = &s->gpu;
+	double total = 0, peak = hw_peak(g, t);
+	for (int i = 0; i < n; i++) {
+		const work_item *x = &it[i];
+		char shape[48], rate[40], b[32];
+		if (x->kind == WORK_ITEM_COMM) {
+			fprintf(o, "  %-4s %-18s %-9s %-26s %10s  %s\n", pass, x->name, "comm",
+				comm_name(x->comm), "-", explain_gib(x->comm_bytes, b, sizeof b));
+			continue;
+		}
+		int l = x->launches > 0 ? x->launches : 1;
+		double us = (plan_kernel_time(g, t, x) - l * plan_item_framework_s(g, x)) * 1e6;
+		const char *kind = x->kernel == WORK_KERNEL_GEMM   ? "gemm"
+				   : x->kernel == WORK_KERNEL_ATTN ? "attention"
+								   : "memory";
+		if (x->kernel == WORK_KERNEL_GEMM) {
+			double bt = x->batch > 1 ? x->batch : 1;
+			if (bt > 1)
+				snprintf(shape, sizeof shape, "%.0fx%.0fx%.0f x%.0f", x->m, x->n, x->k, bt);
+			else
+				snprintf(shape, sizeof shape, "%.0fx%.0fx%.0f", x->m, x->n, x->k);
+		} else if (l > 1) {
+			snprintf(shape, sizeof shape, "%s in %d kernels",
+				 explain_gib(x->bytes, b, sizeof b), l);
+		} else {
+			snprintf(shape, sizeof shape, "%s", explain_gib(x->bytes, b, sizeof b));
+		}
+		if (x->kernel != WORK_KERNEL_MEM && x->flops > 0 && us > 0)
+			snprintf(rate, sizeof rate, "%6.1f TFLOP/s (%3.0f%%)", x->flops / us * 1e-6,
+				 100 * x->flops / (us * 1e-6) / peak);
+		else if (x->bytes > 0 && us > 0)
+			snprintf(rate, sizeof rate, "%6.0f GB/s (%3.0f%%)", x->bytes / us * 1e-3,
+				 100 * x->bytes / (us * 1e-6) / g->hbm_Bps);
+		else
+			snprintf(rate, sizeof rate, "-");
+		fprintf(o, "  %-4s %-18s %-9s %-26s %10.1f  %s\n", pass, x->name, kind, shape, us,
+			rate);
+		sum[x->kernel == WORK_KERNEL_GEMM ? 0 : x->kernel == WORK_KERNEL_ATTN ? 1 : 2] += us;
+		total += us;
+	}
+	return total;
+}
+
+void explain_kernels(FILE *o, int number, const plan_scenario *s)
+{
+	work_shard sh = plan_shard(s);
+	const work_model *m = &s->model;
+	int layer = m->moe_experts > 0 && m->moe_dense_layers < m->layers ? m->moe_dense_layers : 0;
+	work_item f[WORK_MAX_ITEMS], b[WORK_MAX_ITEMS];
+	int nf = work_layer_forward_at(m, &sh, layer, f);
+	int nb = work_layer_backward_at(m, &sh, layer, b);
+	fprintf(o,
+		"\n%d. Kernels of one layer (layer %d, one micro-batch of %d x %d tokens on a tp = %d "
+		"rank, %s; layer code %s)\n",
+		number, layer, sh.micro_batch, sh.seq, sh.tp > 0 ? sh.tp : 1, hw_dtype_name(sh.dtype),
+		work_layer_code_name(sh.layer_code));
+	fprintf(o, "  %-4s %-18s %-9s %-26s %10s  %s\n", "pass", "kernel", "kind",
+		"shape (m x n x k) / bytes", "GPU us", "rate (of peak)");
+	double fs[3] = {0}, bs[3] = {0};
+	double tf = print_pass(o, s, sh.dtype, "fwd", f, nf, fs);
+	double tb = print_pass(o, s, sh.dtype, "bwd", b, nb, bs);
+	fprintf(o,
+		"  forward      %.1f us: GEMMs %.0f%%, attention %.0f%%, memory-bound %.0f%%\n"
+		"  backward     %.1f us: GEMMs %.0f%%, attention %.0f%%, memory-bound %.0f%%\n",
+		tf, tf > 0 ? 100 * fs[0] / tf : 0, tf > 0 ? 100 * fs[1] / tf : 0,
+		tf > 0 ? 100 * fs[2] / tf : 0, tb, tb > 0 ? 100 * bs[0] / tb : 0,
+		tb > 0 ? 100 * bs[1] / tb : 0, tb > 0 ? 100 * bs[2] / tb : 0);
+	explain_why(o, "each kernel's GPU time as the replay charges it (the framework's host cost "
+		       "per launch left out: section 7 counts it), its rate against the GPU's peak "
+		       "in this dtype or its HBM bandwidth; recomputation runs the forward again "
+		       "before the backward, and the collectives are timed in sections 5 and 7.");
+}
