@@ -8,9 +8,12 @@
  * framework's host cost per launch (plan_item_framework_s: what the host
  * pays, not the GPU), so the column adds up to what one micro-batch of the
  * layer costs the compute stream before communication and recomputation.
- * Rates: GEMMs and fused attention in TFLOP/s of their tensor FLOPs against
- * the GPU's peak in the plan's dtype (hw_peak; the sustained clock included
- * in the time), memory-bound kernels in GB/s of HBM traffic against hbm_bw.
+ * Rates: GEMMs in TFLOP/s of their tensor FLOPs against the GPU's peak in
+ * the plan's dtype (hw_peak; the sustained clock included in the time),
+ * fused attention in the FLOPs it executes (the causal half of the papers'
+ * count, the backward 2.5x the forward) against the peak it runs at (bf16
+ * under an fp8 recipe), memory-bound kernels in GB/s of HBM traffic against
+ * hbm_bw.
  * Collectives are listed with their buffer, untimed here (sections 5 and 7
  * time them as the replay does: the group, the fabric, overlap).
  * The layer shown: the first MoE layer of an MoE model, else layer 0. */
@@ -68,9 +71,15 @@ static double print_pass(FILE *o, const plan_scenario *s, hw_dtype t, const char
 		} else {
 			snprintf(shape, sizeof shape, "%s", explain_gib(x->bytes, b, sizeof b));
 		}
-		if (x->kernel != WORK_KERNEL_MEM && x->flops > 0 && us > 0)
-			snprintf(rate, sizeof rate, "%6.1f TFLOP/s (%3.0f%%)", x->flops / us * 1e-6,
-				 100 * x->flops / (us * 1e-6) / peak);
+		/* a fused attention kernel executes the causal half of the papers'
+		 * count it carries, its backward 2.5x its forward, in bf16 under
+		 * an fp8 recipe (plan_kernel_time) */
+		bool at = x->kernel == WORK_KERNEL_ATTN;
+		double fl = at ? x->flops * 0.5 * (x->attn_bwd ? 1.25 : 1.0) : x->flops;
+		double pk = at && t == HW_FP8 ? hw_peak(g, HW_BF16) : peak;
+		if (x->kernel != WORK_KERNEL_MEM && fl > 0 && us > 0)
+			snprintf(rate, sizeof rate, "%6.1f TFLOP/s (%3.0f%%)", fl / us * 1e-6,
+				 100 * fl / (us * 1e-6) / pk);
 		else if (x->bytes > 0 && us > 0)
 			snprintf(rate, sizeof rate, "%6.0f GB/s (%3.0f%%)", x->bytes / us * 1e-3,
 				 100 * x->bytes / (us * 1e-6) / g->hbm_Bps);
@@ -110,6 +119,7 @@ void explain_kernels(FILE *o, int number, const plan_scenario *s)
 		tb > 0 ? 100 * bs[1] / tb : 0, tb > 0 ? 100 * bs[2] / tb : 0);
 	explain_why(o, "each kernel's GPU time as the replay charges it (the framework's host cost "
 		       "per launch left out: section 7 counts it), its rate against the GPU's peak "
-		       "in this dtype or its HBM bandwidth; recomputation runs the forward again "
+		       "in its dtype (fused attention: the causal FLOPs it executes, in bf16 under "
+		       "fp8) or its HBM bandwidth; recomputation runs the forward again "
 		       "before the backward, and the collectives are timed in sections 5 and 7.");
 }
