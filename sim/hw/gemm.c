@@ -29,11 +29,11 @@
  * Not applied to taller GEMMs: 64-wide tiles for any dimension <= 64 were
  * tried and left out (they speed up the head_dim = 64 GEMMs of unfused
  * attention, and the end-to-end validation went from 24.2 % to 26.3 %
- * MAPE); split-K of the training GEMMs' wgrad (k = tokens) is not modelled,
- * except where podsim writes one as a GEMM one tile row tall: unfused
- * attention's wgrad, [d, b a s] x [b a s, s] (work/layer.c), which ran on
- * 8 of 108 SMs before and now splits its k (the vTrain single-node rows
- * with unfused attention: about 4 % faster on average).
+ * MAPE); split-K of the training GEMMs' wgrad (k = tokens) is not modelled
+ * beyond GEMMs one tile row tall. (Unfused attention's dK and dV were once
+ * written as such GEMMs, [d, b a s] x [b a s, s], and split here; since
+ * 2026-11-29 they are the b x a batched [s, s] x [s, d] GEMMs cuBLAS runs,
+ * work/layer.c attn_unfused.)
  *     R = ceil(m / tm), C = ceil(n / tn), tiles T = R C batch,
  *     waves W = ceil(T / sm), the last one holding T - (W-1) sm tiles.
  *
