@@ -170,8 +170,6 @@ int cli_calibrate_fabric(int argc, char **argv)
 	rc = load(&o, &fit, &gpu, d);
 	if (rc == SIM_OK)
 		rc = valid_fab_fit_run(&fit, d);
-	if (rc != SIM_OK && sim_diag_error_count(d) == 0) /* a failure nothing above named */
-		sim_diag_error(d, NULL, 0, "calibrate --fabric: the fit failed: %s", sim_strerror(rc));
 	sim_diag_print(d, stderr);
 	sim_diag_free(d);
 	char data[1024];

@@ -142,8 +142,8 @@ int valid_fab_hold(valid_fab_fit *f, const char *spec, char *err, size_t errlen)
 		snprintf(err, errlen, "--hold %s: %s", net_efa_fit_key(k), why);
 		return SIM_ECONF;
 	}
-	f->held[k] = true;
-	f->held_value[k] = x;
+	f->pin[k] = VALID_PIN_HELD;
+	f->pin_value[k] = x;
 	return SIM_OK;
 }
 
@@ -538,11 +538,11 @@ static int hold(valid_fab_fit *f, sim_diag *diag)
 	size_t kept = 0;
 	for (size_t j = 0; j < f->nparams; j++) {
 		const valid_fab_param *p = &f->params[j];
-		if (!f->held[p->kind]) {
+		if (f->pin[p->kind] != VALID_PIN_HELD) {
 			f->params[kept++] = *p;
 			continue;
 		}
-		double x = f->held_value[p->kind];
+		double x = f->pin_value[p->kind];
 		if (!(x > p->lo && x < p->hi)) {
 			char a[32], b[32], c[32];
 			valid_fab_format(a, sizeof a, p->kind, x);
@@ -572,8 +572,8 @@ static int pin_bounds(valid_fab_fit *f, const double *u, net_cluster *start)
 			continue;
 		}
 		double x = s <= 1e-4 ? p->lo : p->hi;
-		f->at_bound[p->kind] = true;
-		f->bound_value[p->kind] = x;
+		f->pin[p->kind] = VALID_PIN_BOUND;
+		f->pin_value[p->kind] = x;
 		set_param(&f->cluster, p->kind, x);
 		set_param(start, p->kind, x);
 		n++;
@@ -656,6 +656,8 @@ int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
 		rc = leave_out(f, u);
 	gsl_set_error_handler(old);
 	free(use);
+	if (rc != SIM_OK && rc != SIM_ECONF) /* the solver's own failure (ECONF's are named above) */
+		sim_diag_error(diag, NULL, 0, "the least-squares fit failed: %s", sim_strerror(rc));
 	if (rc != SIM_OK)
 		return rc;
 	f->fitted = start;

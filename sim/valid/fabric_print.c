@@ -129,28 +129,26 @@ static void print_params(FILE *out, const valid_fab_fit *f)
 		fprintf(out, "%-28s %13s %13s %13s\n", name, a, b, c);
 	}
 	for (int k = 0; k < VALID_FP_COUNT; k++)
-		if (f->held[k]) {
+		if (f->pin[k] == VALID_PIN_HELD) {
 			char v[32];
-			valid_fab_format(v, sizeof v, (valid_fab_kind)k, f->held_value[k]);
+			valid_fab_format(v, sizeof v, (valid_fab_kind)k, f->pin_value[k]);
 			fprintf(out, "held, not fitted (--hold): [%s] %s = %s\n",
 			        valid_fab_section((valid_fab_kind)k),
 			        valid_fab_key((valid_fab_kind)k), v);
 		}
-	for (int k = 0, m = 0; k < VALID_FP_COUNT; k++)
-		if (f->at_bound[k]) {
+	int m = 0;
+	for (int k = 0; k < VALID_FP_COUNT; k++)
+		if (f->pin[k] == VALID_PIN_BOUND) {
 			char v[32];
-			valid_fab_format(v, sizeof v, (valid_fab_kind)k, f->bound_value[k]);
+			valid_fab_format(v, sizeof v, (valid_fab_kind)k, f->pin_value[k]);
 			fprintf(out, "%s[%s] %s = %s",
 			        m++ ? ", " : "at a bound of its range, not fitted (the rows drive it "
 			                     "there; the others fitted again):\n  ",
 			        valid_fab_section((valid_fab_kind)k), valid_fab_key((valid_fab_kind)k),
 			        v);
 		}
-	for (int k = 0; k < VALID_FP_COUNT; k++)
-		if (f->at_bound[k]) {
-			fputc('\n', out);
-			break;
-		}
+	if (m)
+		fputc('\n', out);
 	if (f->dropped[0])
 		fprintf(out,
 		        "not identifiable from these rows (the cluster file's values kept): %s\n",
@@ -257,17 +255,17 @@ static void json_str(FILE *out, const char *key, const char *s, bool comma)
 	sim_buf_free(&b);
 }
 
-/* A JSON list `name` of the parameters marked in on[] with their values:
+/* A JSON list `name` of the parameters pinned as `how`, with their values:
  * the held ones (--hold) or those the fit left at a bound. */
-static void json_pinned(FILE *out, const char *name, const bool *on, const double *value)
+static void json_pinned(FILE *out, const char *name, const valid_fab_fit *f, valid_fab_pin how)
 {
 	fprintf(out, ",\n \"%s\": [", name);
 	for (int k = 0, m = 0; k < VALID_FP_COUNT; k++)
-		if (on[k]) {
+		if (f->pin[k] == how) {
 			fprintf(out, "%s{", m++ ? ", " : "");
 			json_str(out, "section", valid_fab_section((valid_fab_kind)k), true);
 			json_str(out, "key", valid_fab_key((valid_fab_kind)k), true);
-			calib_json_num(out, "value", value[k], false);
+			calib_json_num(out, "value", f->pin_value[k], false);
 			fputc('}', out);
 		}
 	fputc(']', out);
@@ -294,8 +292,8 @@ void valid_fab_print_json(FILE *out, const valid_fab_fit *f, const char *data)
 		fputc('}', out);
 	}
 	fputc(']', out);
-	json_pinned(out, "held", f->held, f->held_value);
-	json_pinned(out, "at_bound", f->at_bound, f->bound_value);
+	json_pinned(out, "held", f, VALID_PIN_HELD);
+	json_pinned(out, "at_bound", f, VALID_PIN_BOUND);
 	fprintf(out, ",\n ");
 	const char *keys[VALID_FP_COUNT];
 	for (size_t j = 0; j < f->nparams; j++)
@@ -499,23 +497,21 @@ void valid_fab_print_ini(FILE *out, const valid_fab_fit *f, const char *data, co
 			fprintf(out, "; start %s, standard error %s\n%s = %s\n", a, c,
 			        valid_fab_key(p->kind), b);
 		}
-		for (int k = 0; k < VALID_FP_COUNT; k++)
-			for (int b = 0; b < 2; b++) {
-				if (!(b ? f->at_bound[k] : f->held[k]) ||
-				    strcmp(valid_fab_section((valid_fab_kind)k), section))
-					continue;
-				if (!opened)
-					fprintf(out, "\n[%s]\n", section);
-				opened = true;
-				char v[32];
-				valid_fab_format(v, sizeof v, (valid_fab_kind)k,
-				                 b ? f->bound_value[k] : f->held_value[k]);
-				fprintf(out, "; %s\n%s = %s\n",
-				        b ? "at a bound of its range, not fitted (the rows drive it "
-				            "there)"
-				          : "held, not fitted (--hold)",
-				        valid_fab_key((valid_fab_kind)k), v);
-			}
+		for (int k = 0; k < VALID_FP_COUNT; k++) {
+			if (f->pin[k] == VALID_PIN_NONE ||
+			    strcmp(valid_fab_section((valid_fab_kind)k), section))
+				continue;
+			if (!opened)
+				fprintf(out, "\n[%s]\n", section);
+			opened = true;
+			char v[32];
+			valid_fab_format(v, sizeof v, (valid_fab_kind)k, f->pin_value[k]);
+			fprintf(out, "; %s\n%s = %s\n",
+			        f->pin[k] == VALID_PIN_HELD
+			                ? "held, not fitted (--hold)"
+			                : "at a bound of its range, not fitted (the rows drive it there)",
+			        valid_fab_key((valid_fab_kind)k), v);
+		}
 		if (sec == 1 && f->nspread > 0) {
 			if (!opened)
 				fprintf(out, "\n[cluster]\n");

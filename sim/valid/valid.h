@@ -264,6 +264,9 @@ typedef enum {
 	VALID_FP_COUNT
 } valid_fab_kind;
 
+/* How a parameter left the fit (valid_fab_fit.pin). */
+typedef enum { VALID_PIN_NONE = 0, VALID_PIN_HELD, VALID_PIN_BOUND } valid_fab_pin;
+
 typedef struct valid_fab_param {
 	valid_fab_kind kind;
 	double lo, hi;          /* bounds (logistic transform) */
@@ -295,16 +298,13 @@ typedef struct valid_fab_fit {
 	 * against each other, the rows cannot tell them apart. */
 	double corr[VALID_FP_COUNT * VALID_FP_COUNT];
 	bool has_corr;
-	/* Parameters held at a given value instead of fitted (valid_fab_hold:
-	 * calibrate --hold KEY=VALUE), by kind; written to the include file
-	 * beside the fitted ones. */
-	bool held[VALID_FP_COUNT];
-	double held_value[VALID_FP_COUNT];
-	/* Parameters the fit drove to a bound of their range, held there and
-	 * the rest fitted again (fabric.c, pin_bounds), by kind; written to the
-	 * include file with their bound. */
-	bool at_bound[VALID_FP_COUNT];
-	double bound_value[VALID_FP_COUNT];
+	/* Parameters not fitted but pinned at a value, by kind: held by the
+	 * user (valid_fab_hold: calibrate --hold KEY=VALUE) or driven by the
+	 * fit to a bound of their range and held there, the rest fitted again
+	 * (fabric.c, pin_bounds); written to the include file beside the
+	 * fitted ones. */
+	valid_fab_pin pin[VALID_FP_COUNT];
+	double pin_value[VALID_FP_COUNT];
 	/* Leave one node count out, per distinct node count (increasing). */
 	int nnodes;
 	int nodes[VALID_FAB_MAX_NODES];
