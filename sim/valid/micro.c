@@ -158,22 +158,6 @@ static const char *efa_instance(const char *gpu, double nics)
 	return !strncmp(gpu, "h100", 4) && nics == 32 ? "p5" : "none";
 }
 
-/* A row measured on an EFA fabric runs on the shipped EFA cluster of its
- * GPU whose fabric is fitted to its own collectives (efa_fitted; podsim
- * calibrate --fabric, tools/calibrate-all) with the row's node count and
- * that cluster's node (its GPUs per node the row's; the row's NIC columns
- * not used, as for training rows, runs.c): p5's VALID_EFA_CLUSTER
- * (topologies/calib/efa-h100.ini, from efa-collectives.csv) and P6-B200's
- * (topologies/calib/efa-b200.ini, from its all-reduce sweep here). A row of
- * another instance (p5en's H200 with 16 x 200 Gb/s) runs on its own node
- * (GPU, NVLink) with its own NICs, on the EFA model (fabric = efa:
- * aws-ofi-nccl's tuner, no NVLS or SHARP across nodes) with the documented
- * defaults of an unfitted cluster: the per-step latency and message cost
- * (properties of SRD and the plugin) of the fitted cluster of its plugin
- * platform (efa_platform_fit: p5en is P6-B200's), but neither that fit's
- * congestion, sync delay and spread nor its rail efficiency, which are that
- * cluster's state: the node file's NIC efficiency instead, uncongested. Printed as an assumption; a user with
- * measurements of the cluster fits them (podsim calibrate --fabric). */
 /* The fitted cluster whose per-step latency and message cost an unfitted
  * EFA instance takes: that of its aws-ofi-nccl platform, which sets the
  * plugin's latency and defaults per class of instance (A src/platform-
@@ -182,13 +166,6 @@ static const char *efa_instance(const char *gpu, double nics)
 static const char *efa_platform_fit(const char *instance)
 {
 	return !strcmp(instance, "p5en") ? "efa-b200-cluster.ini" : VALID_EFA_CLUSTER;
-}
-
-static const char *efa_fitted(const char *gpu)
-{
-	return !strcmp(gpu, "h100-sxm5-80g") ? VALID_EFA_CLUSTER
-	       : !strcmp(gpu, "b200")        ? "efa-b200-cluster.ini"
-	                                     : NULL;
 }
 
 /* Load topologies/FILE with `nodes` nodes (at least 1). */
@@ -204,15 +181,33 @@ static int load_cluster(const char *file, long nodes, const valid_options *opt, 
 	return rc;
 }
 
+/* A row measured on an EFA fabric runs on the shipped EFA cluster of its
+ * GPU (valid_efa_cluster) where that cluster's fabric is fitted to its own
+ * collectives (podsim calibrate --fabric, tools/calibrate-all: it states
+ * its rails' achievable rate, rail_bw, which the fit writes), with the
+ * row's node count and the cluster's node (its GPUs per node the row's;
+ * the row's NIC columns not used, as for training rows): p5's VALID_EFA_CLUSTER
+ * (topologies/calib/efa-h100.ini, from efa-collectives.csv) and P6-B200's
+ * (topologies/calib/efa-b200.ini, from its all-reduce sweep here). A row of
+ * another instance (p5en's H200 with 16 x 200 Gb/s) runs on its own node
+ * (GPU, NVLink) with its own NICs, on the EFA model (fabric = efa:
+ * aws-ofi-nccl's tuner, no NVLS or SHARP across nodes) with the documented
+ * defaults of an unfitted cluster: the per-step latency and message cost
+ * (properties of SRD and the plugin) of the fitted cluster of its plugin
+ * platform (efa_platform_fit: p5en is P6-B200's), but neither that fit's
+ * congestion, sync delay and spread nor its rail efficiency, which are that
+ * cluster's state: the node file's NIC efficiency instead, uncongested.
+ * Printed as an assumption; a user with measurements of the cluster fits
+ * them (podsim calibrate --fabric). */
 static const char *load_efa(const cases_csv *c, size_t row, const valid_options *opt, hw_gpu *gpu,
 			    net_cluster *cl, valid_row *v)
 {
-	const char *g = row_gpu(c, row, v), *fit = efa_fitted(g);
+	const char *g = row_gpu(c, row, v), *fit = valid_efa_cluster(g);
 	long nodes = row_nodes(c, row, v);
 	int gpn = atoi(get(c, row, "gpus_per_node"));
 	double nics = atof(get(c, row, "nics_per_node")), gbps = atof(get(c, row, "nic_gbps"));
-	if (fit && load_cluster(fit, nodes, opt, gpu, cl) == SIM_OK && !strcmp(gpu->name, g) &&
-	    (gpn <= 0 || gpn == cl->node.gpus)) {
+	if (fit && load_cluster(fit, nodes, opt, gpu, cl) == SIM_OK && cl->rail_Bps > 0 &&
+	    !strcmp(gpu->name, g) && (gpn <= 0 || gpn == cl->node.gpus)) {
 		if (strcmp(fit, VALID_EFA_CLUSTER)) {
 			char text[160];
 			snprintf(text, sizeof text,

@@ -98,12 +98,7 @@ static const char *fabric_name(const char *f)
 	return !strcmp(f, "rail-optimized") ? "rail-optimized" : "fat-tree";
 }
 
-/* A training row measured on AWS EFA runs on the shipped EFA cluster of its
- * GPU (its node file's EFA NICs, the aws-ofi-nccl tuner of its instance,
- * and on p5 the fabric fitted to efa-collectives.csv by podsim calibrate
- * --fabric: topologies/calib/efa-h100.ini), as the collective rows do
- * (micro.c, VALID_EFA_CLUSTER); NULL for a GPU no EFA instance carries. */
-static const char *efa_cluster(const char *gpu)
+const char *valid_efa_cluster(const char *gpu)
 {
 	return !strcmp(gpu, "h100-sxm5-80g")   ? VALID_EFA_CLUSTER
 	       : !strcmp(gpu, "h200-sxm-141g") ? "efa-h200-cluster.ini"
@@ -568,7 +563,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		return stk;
 	bool swiglu = valid_swiglu(get(c, row, "model"), profile, hidden, ffn, assumed, alen);
 	bool untied = swiglu && !valid_nanotron_tied(profile, swiglu, ffn, assumed, alen);
-	const char *efa = !strcmp(get(c, row, "fabric"), "efa") ? efa_cluster(gpu) : NULL;
+	const char *efa = !strcmp(get(c, row, "fabric"), "efa") ? valid_efa_cluster(gpu) : NULL;
 	if (!strcmp(get(c, row, "fabric"), "efa") && !efa) {
 		snprintf(why, whylen, "no shipped EFA cluster for %s (topologies/efa-*-cluster.ini: "
 		         "h100-sxm5-80g, h200-sxm-141g, b200)", gpu);

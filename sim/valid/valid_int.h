@@ -163,6 +163,12 @@ double valid_fab_factor(net_coll coll, double n);
  * default [framework] profile's op_overhead. Shared by validate's
  * microbenchmark rows and calibrate --fabric. */
 bool valid_blocking_bench(const cases_csv *c, size_t row);
+/* The shipped EFA cluster of a GPU type (topologies/FILE: its node file's EFA
+ * NICs, the aws-ofi-nccl tuner of its instance; p5's and P6-B200's with their
+ * fabric fitted by podsim calibrate --fabric, topologies/calib/efa-*.ini),
+ * where a row measured on AWS EFA runs (training rows, runs.c; collective
+ * rows, micro.c); NULL for a GPU no EFA instance carries. */
+const char *valid_efa_cluster(const char *gpu);
 double valid_eager_issue_s(const hw_gpu *gpu);
 
 #endif
