@@ -4,10 +4,12 @@
  * The items are the layer program plan_build times (work_layer_forward_at /
  * work_layer_backward_at on the plan's shard, plan_shard: the framework's
  * layer code, its TP shard, the micro-batch, fused or unfused attention,
- * fp8 casts); each kernel's GPU time is plan_kernel_time less the
- * framework's host cost per launch (plan_item_framework_s: what the host
- * pays, not the GPU), so the column adds up to what one micro-batch of the
- * layer costs the compute stream before communication and recomputation.
+ * fp8 casts); each kernel's GPU time is plan_ub_gemm_time's
+ * (plan_kernel_time, or a GEMM beside a userbuffer reduce-scatter on the SMs
+ * its margin leaves, as plan_build times it) less the framework's host cost
+ * per launch (plan_item_framework_s: what the host pays, not the GPU), so
+ * the column adds up to what one micro-batch of the layer costs the
+ * compute stream before communication and recomputation.
  * Rates: GEMMs in TFLOP/s of their tensor FLOPs against the GPU's peak in
  * the plan's dtype (hw_peak; the sustained clock included in the time),
  * fused attention in the FLOPs it executes (the causal half of the papers'
@@ -55,7 +57,7 @@ static double print_pass(FILE *o, const plan_scenario *s, hw_dtype t, const char
 			continue;
 		}
 		int l = x->launches > 0 ? x->launches : 1;
-		double us = (plan_kernel_time(g, t, x) - l * plan_item_framework_s(g, x)) * 1e6;
+		double us = (plan_ub_gemm_time(s, t, it, n, i) - l * plan_item_framework_s(g, x)) * 1e6;
 		const char *kind = x->kernel == WORK_KERNEL_GEMM   ? "gemm"
 				   : x->kernel == WORK_KERNEL_ATTN ? "attention"
 								   : "memory";

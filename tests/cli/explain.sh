@@ -211,6 +211,17 @@ echo "$q" | awk '$1 == "fwd" && $2 == "qkv" { split($4, d, "x"); r = 2 * d[1] * 
 	exit !($6 > 0 && r > 0.999 * $6 && r < 1.001 * $6) }' ||
 	{ echo "explain --kernels: qkv's rate is not 2 m n k / time"; fail=1; }
 
+# Under tp_comm_overlap a GEMM beside a pipelined reduce-scatter runs on the
+# SMs Transformer Engine's 16-SM margin leaves (the forward proj), as the
+# replay times it; a GEMM beside a ring exchange keeps every SM (qkv).
+gt() { echo "$1" | awk -v k="$2" '$1 == "fwd" && $2 == k { print substr($0, 64, 10) + 0 }'; }
+a="$("$podsim" explain scenarios/llama2-70b-h100.ini --kernels --spread-samples 0 2>/dev/null)"
+b="$("$podsim" explain scenarios/llama2-70b-h100.ini --kernels --spread-samples 0 \
+	--set parallel.tp_comm_overlap=true 2>/dev/null)"
+awk -v a="$(gt "$a" proj)" -v b="$(gt "$b" proj)" -v c="$(gt "$a" qkv)" -v d="$(gt "$b" qkv)" \
+	'BEGIN { exit !(a > 0 && b > a && c > 0 && c == d) }' ||
+	{ echo "explain --kernels: the userbuffer margin's GEMM times"; fail=1; }
+
 "$podsim" explain --help | grep -q '^usage: podsim explain' || { echo "explain --help"; fail=1; }
 "$podsim" explain >/dev/null 2>&1; [ $? -eq 2 ] || { echo "explain without a file: want 2"; fail=1; }
 "$podsim" explain tests/golden/quickstart.ini --set parallel.tpp=2 >/dev/null 2>"$tmp/bad.err"
