@@ -552,15 +552,13 @@ static const double tree_intra_us[NET_PROTO_COUNT] = {0.6, 1.25, 4.0};
 static const double tree_net_us[NET_PROTO_COUNT] = {5.0, 8.5, 14};
 #define TREE_BW_DERATE 0.92
 
-/* NVLSTree's network step, Simple (N tuning.cc:172-174, hwLat NET NVLSTree). */
-#define NVLSTREE_NET_S 20.9e-6
-
-/* NVLS's (and NVLSTree's) latency inside the node, Simple: NCCL's base
- * latency 0 and its NVLink hardware latency 25 us for both (N
- * tuning.cc:153, 161), an NVLS call's whole latency on one node
- * (:424-425: latencies = intraLat; NVLSTree adds 2 log2(nNodes) network
- * steps, :427); tune.c weighs NVLS against the ring with the same 25 us. */
-#define NVLS_INTRA_S 25.0e-6
+/* NVLSTree's network step, Simple (N tuning.cc:172-174, hwLat NET
+ * NVLSTree), and NVLS's (and NVLSTree's) latency inside the node: NCCL's
+ * base latency 0 and its NVLink hardware latency 25 us for both (N
+ * tuning.cc:153, 161), an NVLS call's whole latency on one node (:424-425:
+ * latencies = intraLat; NVLSTree adds 2 log2(nNodes) network steps, :427):
+ * the constants tune.c weighs NVLS against the ring with
+ * (net_tune_nvlstree_net_s, net_tune_nvls_intra_s). */
 
 /* PAT's tuning model (header comment "PAT"; N tuning.cc:154, 171, 432-433):
  * base latency, the linear part per rank, the network step it divides by
@@ -623,7 +621,8 @@ double net_tree_latency(const net_cluster *c, int nodes, net_proto p, double nst
 double net_nvlstree_latency(const net_cluster *c, int nodes)
 {
 	double ninter = nodes > 1 ? 2.0 * floor(log2((double)nodes)) : 0;
-	return net_nvls_latency(c) + ninter * inter_step(c, nodes, NVLSTREE_NET_S, NET_PROTO_SIMPLE) +
+	return net_nvls_latency(c) +
+	       ninter * inter_step(c, nodes, net_tune_nvlstree_net_s(), NET_PROTO_SIMPLE) +
 	       msg_cost(c, nodes, ninter);
 }
 
@@ -865,7 +864,7 @@ static double latency(const net_cluster *c, const net_group *g, const shape *sh,
 double net_nvls_latency(const net_cluster *c)
 {
 	(void)c;
-	return NVLS_INTRA_S;
+	return net_tune_nvls_intra_s();
 }
 
 int net_nvls_allreduce(const net_cluster *c, const net_group *g, double bytes, net_cost *out)

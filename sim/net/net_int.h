@@ -40,4 +40,12 @@ const efa_table *net_efa_tables(int *n);
 int net_efa_regions(net_ec2 ec2, net_coll coll, int per_node, double bytes, double ranks,
 		    net_algo *a, net_proto *p, int max);
 
+/* NCCL's tuning latencies (tune.c's copy of its table, N tuning.cc:143-175),
+ * in seconds, Simple protocol: NVLS's and NVLSTree's inside a node (base
+ * latency + NVLink hardware latency, 0 + 25 us) and NVLSTree's network
+ * step (20.9 us); divided by 1e6, so each is the double its decimal literal
+ * in seconds is (the fit's finite differences notice an ulp). */
+double net_tune_nvls_intra_s(void);
+double net_tune_nvlstree_net_s(void);
+
 #endif

@@ -141,6 +141,16 @@ static const double hw_us[3][A_COUNT][3] = {
 	{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
 	{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
 	{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}}};
+double net_tune_nvls_intra_s(void)
+{
+	return (base_us[A_NVLS][T_SIMPLE] + hw_us[HW_NVLINK][A_NVLS][T_SIMPLE]) / 1e6;
+}
+
+double net_tune_nvlstree_net_s(void)
+{
+	return hw_us[HW_NET][A_NVLST][T_SIMPLE] / 1e6;
+}
+
 /* tuning.cc:177-213, [arch: Volta, Ampere, Hopper, Blackwell][N1, N2, N4] */
 static const double ll_max_bw[4][3] = {
 	{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}};
