@@ -160,8 +160,29 @@ static void attn_params(calib_fit *fit)
 	}
 }
 
+/* The backward efficiency of an implementation timed forward only, such
+ * that its backward runs at the rate FlashAttention-2's does relative to its
+ * forward (calib.h), at head dimension 128 on a long sequence (the ramp
+ * left out). Per forward FLOP a pass takes 1 / (P e) + x of matmuls and
+ * exponentials, x = 1 / (4 d R) (hw/attn.c: one exponential per 4 d forward
+ * FLOPs, per 10 d backward ones; P the 16-bit peak, R the special-function
+ * rate), so FA2's backward per FLOP over its forward per FLOP is
+ *     k = (1 / (P b2) + x / 2.5) / (1 / (P f2) + x)
+ * and the implementation's backward e_b solves
+ *     2.5 / (P e_b) + x = 2.5 k (1 / (P e_f) + x).
+ * Without the exponentials (R unknown, x = 0) e_b = e_f b2 / f2. */
+static double derived_bwd(const hw_gpu *g, double e_f, double f2, double b2)
+{
+	double P = hw_peak(g, HW_FP16), R = hw_sfu_rate(g);
+	double x = R > 0 && P > 0 ? P / (4.0 * 128.0 * R) : 0; /* in units of 1/P */
+	double k = (1.0 / b2 + x / 2.5) / (1.0 / f2 + x);
+	double rhs = 2.5 * k * (1.0 / e_f + x) - x;
+	return rhs > 0 ? 2.5 / rhs : e_f * b2 / f2;
+}
+
 /* After the fit: an implementation timed forward only gets its backward
- * efficiency from FlashAttention-2's backward / forward ratio (calib.h). */
+ * efficiency from FlashAttention-2's backward / forward ratio (calib.h,
+ * derived_bwd). */
 static void derive_backward(calib_fit *fit)
 {
 	double f2 = 0, b2 = 0;
@@ -202,7 +223,7 @@ static void derive_backward(calib_fit *fit)
 		char key[40];
 		snprintf(key, sizeof key, "attn_%s_bwd", hw_flash_name(p->impl));
 		hw_flash_impl impl = p->impl;
-		double v = p->value * b2 / f2;
+		double v = derived_bwd(&fit->fitted, p->value, f2, b2);
 		calib_param *q = add_param(fit, CALIB_P_ATTN_BWD, HW_FP16, key, v);
 		if (q) {
 			q->impl = impl;

@@ -27,6 +27,22 @@
  * is peak * e * 2s / (2s + r): the ramp with sequence length. Without measured
  * values for the implementation (fa3/cudnn fall back to fa2) the kernel runs
  * at the dtype's GEMM efficiency (an upper bound).
+ * The softmax's exponentials. Every score element the kernel computes is
+ * exponentiated once, forward (online softmax) and backward (P = exp(S -
+ * LSE) recomputed): X = b h q v, halved under the causal mask as F. They run
+ * on the SMs' special-function units, 16 results per clock per SM on
+ * compute capability 5.0-10.0 (CUDA C++ Programming Guide, "Arithmetic
+ * Instructions", throughput of exp2f and the other transcendentals; not the
+ * tensor cores): H100 SXM 132 x 16 x 1.83 GHz = 3.9e12/s against 989 TFLOP/s
+ * of 16-bit matmul, the figure with which FlashAttention-3 (Shah et al.
+ * 2024, sec. 3.1) explains why "exponential can take 50% of the cycle time
+ * compared to matmul" at head dimension 128: F / X = 4 d FLOPs per
+ * exponential forward (10 d backward), so the share doubles at d = 64,
+ * which no efficiency per implementation can follow. Charged beside the
+ * matmuls, not hidden under them (the kernels overlap them only in part),
+ *     t = launch + max((F + r b h q d p) / (peak e) + X / R_sfu, bytes / bw),
+ * both parts at the sustained clock; e and r are fitted with it (head
+ * dimension 128 rows), so the head dimension 64 rows are predicted.
  *
  * Unfused (the eager PyTorch path). Forward: a batched GEMM S = Q K^T (b h
  * matrices of q x v x d), a softmax that reads S and writes P (2 s b h q v
@@ -112,8 +128,26 @@ const char *hw_flash_name(hw_flash_impl i)
 	return (unsigned)i < HW_FLASH_COUNT ? flash_names[i] : "?";
 }
 
+/* Special-function results per clock and SM on NVIDIA's compute capability
+ * 5.0-10.0 (attn.c's header); other GPUs (no compute capability: AMD) are
+ * not known and charge none. */
+#define HW_SFU_PER_SM_CLOCK 16.0
+
+double hw_sfu_rate(const hw_gpu *g)
+{
+	if (!(g->compute_capability >= 5.0) || g->sm_count <= 0 || !(g->clock_hz > 0))
+		return 0;
+	return HW_SFU_PER_SM_CLOCK * g->sm_count * g->clock_hz;
+}
+
+double hw_attn_exps(const hw_attn *a)
+{
+	double x = score_elems(a);
+	return a->flash && a->causal ? 0.5 * x : x;
+}
+
 double hw_flash_time(const hw_gpu *g, hw_dtype t, hw_flash_impl impl, bool backward,
-		     double flops, double qhd, double bytes)
+		     const hw_flash_work *w)
 {
 	int pass = backward ? 1 : 0;
 	hw_flash_impl use = impl;
@@ -121,10 +155,12 @@ double hw_flash_time(const hw_gpu *g, hw_dtype t, hw_flash_impl impl, bool backw
 		use = HW_FLASH_FA2; /* Hopper kernels not measured on this GPU */
 	double e = g->attn_eff[use][pass];
 	if (!(e > 0))
-		return hw_kernel_time(g, t, flops, bytes);
-	double peak = hw_peak(g, hw_path_dtype(g, t));
-	double work = flops + g->attn_ramp[use] * qhd * (backward ? 2.5 : 1.0);
-	double tc = peak > 0 ? work / (peak * e) : 0, tm = hw_stream_time(g, bytes);
+		return hw_kernel_time(g, t, w->flops, w->bytes);
+	double peak = hw_peak(g, hw_path_dtype(g, t)), sfu = hw_sfu_rate(g);
+	double work = w->flops + g->attn_ramp[use] * w->qhd * (backward ? 2.5 : 1.0);
+	double tc = peak > 0 ? work / (peak * e) : 0, tm = hw_stream_time(g, w->bytes);
+	if (sfu > 0 && w->exps > 0)
+		tc += w->exps / sfu;
 	/* the sustained clock (hw.h tensor_sustain) slows the SM-bound part */
 	if (g->sustain_cap > 0)
 		tc /= g->sustain_cap;
@@ -137,6 +173,7 @@ double hw_attn_time(const hw_gpu *g, hw_dtype t, const hw_attn *a)
 		return 0;
 	if (!a->flash)
 		return unfused_time(g, t, a);
-	return hw_flash_time(g, t, a->impl, a->backward, hw_attn_flops(a),
-			     a->batch * a->heads * a->seq_q * a->head_dim, hw_attn_bytes(a, t));
+	hw_flash_work w = {hw_attn_flops(a), a->batch * a->heads * a->seq_q * a->head_dim,
+			   hw_attn_exps(a), hw_attn_bytes(a, t)};
+	return hw_flash_time(g, t, a->impl, a->backward, &w);
 }

@@ -196,14 +196,24 @@ typedef struct hw_attn {
 double hw_attn_flops(const hw_attn *a); /* FLOPs executed (masked blocks skipped) */
 double hw_attn_bytes(const hw_attn *a, hw_dtype t); /* HBM traffic */
 double hw_attn_time(const hw_gpu *g, hw_dtype t, const hw_attn *a);
-/* A fused attention kernel executing `flops` (masked blocks skipped, the
- * backward's recomputation included) over `qhd` = query tokens x heads x
- * head_dim and moving `bytes`: the measured model of attn.c when the GPU file
- * has impl's efficiencies (falling back from fa3/cudnn to fa2), else the
- * generic kernel at the GEMM efficiency. Launch and framework overhead
- * included. */
+/* What one fused attention kernel does: the matmul FLOPs it executes
+ * (masked blocks skipped, the backward's recomputation included), qhd =
+ * query tokens x heads x head_dim (the size the ramp scales), the
+ * exponentials its softmax evaluates (one per score element it computes,
+ * forward or backward: hw_attn_exps) and the bytes it moves. */
+typedef struct hw_flash_work {
+	double flops, qhd, exps, bytes;
+} hw_flash_work;
+/* Its time: the measured model of attn.c when the GPU file has impl's
+ * efficiencies (falling back from fa3/cudnn to fa2), else the generic kernel
+ * at the GEMM efficiency. Launch and framework overhead included. */
 double hw_flash_time(const hw_gpu *g, hw_dtype t, hw_flash_impl impl, bool backward,
-		     double flops, double qhd, double bytes);
+		     const hw_flash_work *w);
+/* The GPU's rate of special-function results (exp2, rcp, ...) per second,
+ * 0 where it is not known (attn.c). */
+double hw_sfu_rate(const hw_gpu *g);
+/* The exponentials a fused attention kernel evaluates (attn.c). */
+double hw_attn_exps(const hw_attn *a);
 
 /* Time of a compute task that needs compute_s alone when a communication
  * kernel runs beside it for the first comm_s seconds: during the overlap it

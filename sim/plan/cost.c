@@ -74,9 +74,12 @@ static double kernel_time_one(const hw_gpu *gpu, hw_dtype t, const work_item *it
 	case WORK_KERNEL_ATTN: /* fp8 recipes keep attention in bf16 */
 		/* the papers' FLOPs (full s x s, backward 2x) -> what the fused
 		 * kernel executes: causal half, backward 2.5x the forward (hw/attn.c) */
+		/* ... and the exponentials it evaluates, the causal half of the
+		 * item's score elements (work_item.attn_exps) */
 		return hw_flash_time(gpu, t == HW_FP8 ? HW_BF16 : t, it->attn_impl, it->attn_bwd,
-				     it->flops * 0.5 * (it->attn_bwd ? 1.25 : 1.0), it->attn_qhd,
-				     it->bytes);
+				     &(hw_flash_work){it->flops * 0.5 * (it->attn_bwd ? 1.25 : 1.0),
+						      it->attn_qhd, it->attn_exps * 0.5,
+						      it->bytes});
 	default:
 		return hw_mem_time(gpu, it->bytes);
 	}

@@ -205,14 +205,18 @@ static double attention(const serve_cost *c, const serve_batch *b, int *kernels)
 		 * a KV head's loads among its query heads (serve_engine) */
 		double kvh = c->s->engine.kv_per_query_head ? c->at : c->gt;
 		double bytes = 2 * kvh * c->d * b->decode_ctx * c->kvb + 2 * b->decodes * qd * ACT_BYTES;
-		t += hw_flash_time(g, HW_BF16, impl, false, flops, b->decodes * qd, bytes);
+		/* one exponential per score element: the flops over 4 d */
+		t += hw_flash_time(g, HW_BF16, impl, false,
+				   &(hw_flash_work){flops, b->decodes * qd, flops / (4 * c->d), bytes});
 		++*kernels;
 	}
 	if (b->prefill_tokens > 0) {
 		double flops = 4 * qd * b->prefill_attn;
 		double bytes = 2 * b->prefill_tokens * qd * ACT_BYTES +
 			       2 * c->gt * c->d * (b->prefill_tokens + b->prefill_attn / b->prefill_tokens) * c->kvb;
-		t += hw_flash_time(g, HW_BF16, impl, false, flops, b->prefill_tokens * qd, bytes);
+		t += hw_flash_time(g, HW_BF16, impl, false,
+				   &(hw_flash_work){flops, b->prefill_tokens * qd, flops / (4 * c->d),
+						    bytes});
 		++*kernels;
 	}
 	return t;

@@ -145,6 +145,10 @@ static void attn(prog *p, const dims *d, const char *name, double flops, double 
 	it->attn_bwd = backward;
 	it->attn_impl = d->impl;
 	it->attn_qhd = d->T * 0.5 * (d->qd + d->ow); /* T ah (d_qk + d_v)/2 */
+	/* one exponential per score element, forward or backward (P recomputed
+	 * once): the score elements of the papers' FLOPs, 2 (d_qk + d_v) per
+	 * element and head, the backward's count of FLOPs twice the forward's */
+	it->attn_exps = (backward ? 0.5 : 1.0) * flops * d->ah / (2.0 * (d->qd + d->ow));
 }
 
 /* A TP collective; only emitted when tp > 1. */

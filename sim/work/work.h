@@ -282,6 +282,8 @@ typedef struct work_item {
 	bool attn_bwd;
 	hw_flash_impl attn_impl;
 	double attn_qhd;
+	double attn_exps; /* the score elements whose exponential the softmax takes, in the
+			   * papers' count (the full s x s; plan halves it as the FLOPs) */
 	/* Kernels this item stands for (0 = 1): an eager framework's run of
 	 * small kernels ("attn_prep": six for the cu_seqlens of varlen
 	 * attention) is one item of their summed bytes; each launch costs the

@@ -133,12 +133,12 @@ near "$(j $T/roofline-gemm.ini --set model.hidden=256 --set model.heads=4 | num 
 near "$(j $T/roofline-gemm.ini | num mfu)" 0.154 0.03 "roofline MFU h=1024"
 near "$(j $T/roofline-gemm.ini --set model.hidden=4096 --set model.heads=32 | num mfu)" 0.384 0.03 "roofline MFU h=4096"
 
-# alvis-nodes: "A100 0.29 s, V100 0.686 s, A40 0.690 s, T4 0.86 s ... 1.7%,
+# alvis-nodes: "A100 0.30 s, V100 0.693 s, A40 0.696 s, T4 0.87 s ... 1.7%,
 # 1.2%, 6%, 11%"
 ai=0
 for f in $T/alvis-nodes.ini $T/variants/alvis-nodes-v100.ini $T/variants/alvis-nodes-a40.ini \
 	$T/variants/alvis-nodes-t4.ini; do
-	want=(0.29 0.686 0.690 0.86)
+	want=(0.30 0.693 0.696 0.87)
 	share=(0.017 0.012 0.061 0.115)
 	r=$(j "$f")
 	st=$(echo "$r" | num step_time_s)

@@ -541,11 +541,52 @@ static void test_sustain_cap(void)
 	g.attn_eff[HW_FLASH_FA2][0] = 0.5;
 	g.attn_ramp[HW_FLASH_FA2] = 0;
 	double pk = hw_peak(&g, HW_BF16);
-	CHECK_NEAR(hw_flash_time(&g, HW_BF16, HW_FLASH_FA2, false, 1e12, 0, 1e6),
+	hw_flash_work w = {1e12, 0, 0, 1e6};
+	CHECK_NEAR(hw_flash_time(&g, HW_BF16, HW_FLASH_FA2, false, &w),
 		   o + 1e12 / (pk * 0.5) / 0.7, 1e-12);
 	g.sustain_cap = 0;
-	CHECK_NEAR(hw_flash_time(&g, HW_BF16, HW_FLASH_FA2, false, 1e12, 0, 1e6), o + 1e12 / (pk * 0.5),
-		   1e-12);
+	CHECK_NEAR(hw_flash_time(&g, HW_BF16, HW_FLASH_FA2, false, &w), o + 1e12 / (pk * 0.5), 1e-12);
+}
+
+/* The softmax's exponentials (attn.c): 16 per clock per SM from compute
+ * capability 5.0 on, so an A100 (108 SMs at 1.41 GHz) evaluates 16 x 108 x
+ * 1.41e9 = 2.43648e12 per second; a GPU without a compute capability
+ * charges none. A fused forward of 1e12 FLOPs at e = 0.5 and 1e10
+ * exponentials takes 1e12 / (peak 0.5) + 1e10 / 2.43648e12 s (+ launch),
+ * and at the sustained clock 0.7 both parts / 0.7. hw_attn_exps counts one
+ * per score element, half of them under the causal mask: b h q v = 2 x 16 x
+ * 4096^2 = 536870912, causal 268435456 (forward or backward alike). With
+ * the forward's 4 d FLOPs per exponential the exponentials add (312e12 x
+ * 0.5) / (4 d x 2.43648e12) of the matmul time: 25.0 % at head dimension
+ * 64, 12.5 % at 128. */
+static void test_flash_exps(void)
+{
+	hw_gpu g = a100();
+	double o = hw_overhead(&g);
+	CHECK_NEAR(hw_sfu_rate(&g), 0, 0);
+	g.compute_capability = 8.0;
+	CHECK_NEAR(hw_sfu_rate(&g), 2.43648e12, 1e-12);
+	g.attn_eff[HW_FLASH_FA2][0] = 0.5;
+	g.attn_ramp[HW_FLASH_FA2] = 0;
+	double pk = hw_peak(&g, HW_BF16);
+	hw_flash_work w = {1e12, 0, 1e10, 1e6};
+	CHECK_NEAR(hw_flash_time(&g, HW_BF16, HW_FLASH_FA2, false, &w),
+		   o + 1e12 / (pk * 0.5) + 1e10 / 2.43648e12, 1e-12);
+	g.sustain_cap = 0.7;
+	CHECK_NEAR(hw_flash_time(&g, HW_BF16, HW_FLASH_FA2, false, &w),
+		   o + (1e12 / (pk * 0.5) + 1e10 / 2.43648e12) / 0.7, 1e-12);
+	hw_attn a = {2, 16, 16, 4096, 4096, 128, false, true, false, HW_FLASH_FA2};
+	CHECK_NEAR(hw_attn_exps(&a), 536870912, 1e-15);
+	a.causal = true;
+	CHECK_NEAR(hw_attn_exps(&a), 268435456, 1e-15);
+	a.backward = true;
+	CHECK_NEAR(hw_attn_exps(&a), 268435456, 1e-15);
+	/* the exponentials' share of the matmul time by head dimension */
+	for (int d = 64; d <= 128; d *= 2) {
+		a.head_dim = d, a.backward = false;
+		double mm = hw_attn_flops(&a) / (pk * 0.5), ex = hw_attn_exps(&a) / 2.43648e12;
+		CHECK_NEAR(ex / mm, 156e12 / (4.0 * d * 2.43648e12), 1e-12);
+	}
 }
 
 /* hw_step_clock picks the step's clock: the fitted tensor_sustain, the fp8
@@ -669,6 +710,7 @@ static void test_l2_operands(void)
 int main(void)
 {
 	test_sustain_cap();
+	test_flash_exps();
 	test_step_clock();
 	test_gemm_tile_overhead();
 	test_dtypes();

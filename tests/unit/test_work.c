@@ -461,6 +461,31 @@ static void test_unfused(void)
 	}
 }
 
+/* The fused attention kernel's exponentials (work_item.attn_exps, hw/attn.c):
+ * one per score element in the papers' count, b s^2 a / t per rank, forward
+ * and backward alike (the backward recomputes P once), while the backward's
+ * FLOPs are twice the forward's: GPT-3 (a = 96, d = 128) at b = 2, s =
+ * 2048 on tp 8: 2 x 2048^2 x 12 = 100663296 each, and FLOPs / exps = 4 d =
+ * 512 forward, 8 d = 1024 backward. */
+static void test_attn_exps(void)
+{
+	work_model g = gpt3();
+	work_shard sh = {8, false, 2, 2048, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0};
+	work_item it[WORK_MAX_ITEMS];
+	for (int pass = 0; pass < 2; pass++) {
+		int n = pass ? work_layer_backward(&g, &sh, it) : work_layer_forward(&g, &sh, it);
+		int found = 0;
+		for (int i = 0; i < n; i++) {
+			if (it[i].kind != WORK_ITEM_KERNEL || it[i].kernel != WORK_KERNEL_ATTN)
+				continue;
+			found++;
+			CHECK_NEAR(it[i].attn_exps, 2.0 * 2048 * 2048 * 12, 1e-12);
+			CHECK_NEAR(it[i].flops / it[i].attn_exps, pass ? 1024 : 512, 1e-12);
+		}
+		CHECK_INT(found, 1);
+	}
+}
+
 /* Megatron's fused softmax refuses shapes (work_softmax_fused): GPT-3's 96
  * heads on tp 8 give np = 12; b = 1 sequence: 12 x 1 = 12, a multiple of 4,
  * fused; a 16-head model on tp 8 (np = 2) at b = 1 gives 2: PyTorch's five
@@ -650,6 +675,7 @@ int main(void)
 	test_fp8_casts();
 	test_cp_merges();
 	test_unfused();
+	test_attn_exps();
 	test_softmax_fallback();
 	test_params();
 	test_flops();
