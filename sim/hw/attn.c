@@ -26,7 +26,9 @@
  * to the measured rows. Causal forward: F = 2 b h s^2 d, so the achieved rate
  * is peak * e * 2s / (2s + r): the ramp with sequence length. Without measured
  * values for the implementation (fa3/cudnn fall back to fa2) the kernel runs
- * at the dtype's GEMM efficiency (an upper bound).
+ * at the dtype's GEMM efficiency (an upper bound; its exponentials below are
+ * not charged there either: a GPU without measured attention kernels, B200,
+ * may run ones that evaluate part of them off the special-function units).
  * The softmax's exponentials. Every score element the kernel computes is
  * exponentiated once, forward (online softmax) and backward (P = exp(S -
  * LSE) recomputed): X = b h q v, halved under the causal mask as F. They run
