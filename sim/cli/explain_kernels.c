@@ -50,7 +50,7 @@ static double print_pass(FILE *o, const plan_scenario *s, hw_dtype t, const char
 	double total = 0, peak = hw_peak(g, t);
 	for (int i = 0; i < n; i++) {
 		const work_item *x = &it[i];
-		char shape[48], rate[40], b[32];
+		char shape[48], rate[56], b[32];
 		if (x->kind == WORK_ITEM_COMM) {
 			fprintf(o, "  %-4s %-18s %-9s %-26s %10s  %s\n", pass, x->name, "comm",
 				comm_name(x->comm), "-", explain_gib(x->comm_bytes, b, sizeof b));
@@ -79,7 +79,16 @@ static double print_pass(FILE *o, const plan_scenario *s, hw_dtype t, const char
 		bool at = x->kernel == WORK_KERNEL_ATTN;
 		double fl = at ? x->flops * 0.5 * (x->attn_bwd ? 1.25 : 1.0) : x->flops;
 		double pk = at && t == HW_FP8 ? hw_peak(g, HW_BF16) : peak;
-		if (x->kernel != WORK_KERNEL_MEM && fl > 0 && us > 0)
+		/* ... and of its time, the share its softmax's exponentials take on
+		 * the special-function units (hw/attn.c), at the step's clock */
+		double sfu = at ? hw_sfu_rate(g) : 0;
+		double ex = sfu > 0 ? x->attn_exps * 0.5 / sfu : 0;
+		if (ex > 0 && g->sustain_cap > 0)
+			ex /= g->sustain_cap;
+		if (at && ex > 0 && fl > 0 && us > 0)
+			snprintf(rate, sizeof rate, "%6.1f TFLOP/s (%3.0f%%), exp %.0f%%",
+				 fl / us * 1e-6, 100 * fl / (us * 1e-6) / pk, 100 * ex / (us * 1e-6));
+		else if (x->kernel != WORK_KERNEL_MEM && fl > 0 && us > 0)
 			snprintf(rate, sizeof rate, "%6.1f TFLOP/s (%3.0f%%)", fl / us * 1e-6,
 				 100 * fl / (us * 1e-6) / pk);
 		else if (x->bytes > 0 && us > 0)
@@ -122,6 +131,8 @@ void explain_kernels(FILE *o, int number, const plan_scenario *s)
 	explain_why(o, "each kernel's GPU time as the replay charges it (the framework's host cost "
 		       "per launch left out: section 7 counts it), its rate against the GPU's peak "
 		       "in its dtype (fused attention: the causal FLOPs it executes, in bf16 under "
-		       "fp8) or its HBM bandwidth; recomputation runs the forward again "
+		       "fp8, and the share of its time its softmax's exponentials take on the "
+		       "special-function units, one per score element at 16 per clock per SM) or "
+		       "its HBM bandwidth; recomputation runs the forward again "
 		       "before the backward, and the collectives are timed in sections 5 and 7.");
 }

@@ -222,6 +222,17 @@ awk -v a="$(gt "$a" proj)" -v b="$(gt "$b" proj)" -v c="$(gt "$a" qkv)" -v d="$(
 	'BEGIN { exit !(a > 0 && b > a && c > 0 && c == d) }' ||
 	{ echo "explain --kernels: the userbuffer margin's GEMM times"; fail=1; }
 
+# A fused attention row's "exp N%": its softmax's exponentials (hw/attn.c) over
+# its time. llama3-8b-1node (Llama 3 8B, s 8192, tp 1, H100 SXM: 132 SMs at
+# 1.83 GHz, 16 per clock per SM = 3.86496e12/s, at the step's clock 0.73):
+# forward 8192^2 x 32 heads / 2 (causal) = 1073741824 exponentials,
+# 1073741824 / 3.86496e12 / 0.73 = 380.6 us of the row's GPU us.
+a="$("$podsim" explain scenarios/llama3-8b-1node.ini --kernels --spread-samples 0 2>/dev/null)"
+echo "$a" | awk '$1 == "fwd" && $2 == "attn" { us = substr($0, 64, 10) + 0; e = $NF; sub(/%/, "", e)
+	want = 100 * 1073741824 / 3.86496e12 / 0.73 / (us * 1e-6)
+	ok = us > 0 && e - want < 0.51 && want - e < 0.51 } END { exit !ok }' ||
+	{ echo "explain --kernels: the attention row's exponentials' share"; fail=1; }
+
 "$podsim" explain --help | grep -q '^usage: podsim explain' || { echo "explain --help"; fail=1; }
 "$podsim" explain >/dev/null 2>&1; [ $? -eq 2 ] || { echo "explain without a file: want 2"; fail=1; }
 "$podsim" explain tests/golden/quickstart.ini --set parallel.tpp=2 >/dev/null 2>"$tmp/bad.err"
