@@ -28,14 +28,17 @@
  * values for the implementation (fa3/cudnn fall back to fa2) the kernel runs
  * at the dtype's GEMM efficiency (an upper bound; its exponentials below are
  * not charged there either: a GPU without measured attention kernels, B200,
- * may run ones that evaluate part of them off the special-function units).
+ * may run ones that evaluate part of them off the special-function units, as
+ * FlashAttention-4's Blackwell forward emulates exp2 on some fragments,
+ * Dao-AILab/flash-attention 0251105a flash_attn/cute/flash_fwd_sm100.py:76-107).
  * The softmax's exponentials. Every score element the kernel computes is
  * exponentiated once, forward (online softmax) and backward (P = exp(S -
  * LSE) recomputed): X = b h q v, halved under the causal mask as F. They run
  * on the SMs' special-function units, 16 results per clock per SM on
- * compute capability 5.0-10.0 (CUDA C++ Programming Guide, "Arithmetic
+ * compute capability 7.0-9.0 (CUDA C++ Programming Guide, "Arithmetic
  * Instructions", throughput of exp2f and the other transcendentals; not the
- * tensor cores): H100 SXM 132 x 16 x 1.83 GHz = 3.9e12/s against 989 TFLOP/s
+ * tensor cores; 10.0 assumed the same: Blackwell's kernels emulate some of
+ * theirs, above): H100 SXM 132 x 16 x 1.83 GHz = 3.9e12/s against 989 TFLOP/s
  * of 16-bit matmul, the figure with which FlashAttention-3 (Shah et al.
  * 2024, sec. 3.1) explains why "exponential can take 50% of the cycle time
  * compared to matmul" at head dimension 128: F / X = 4 d FLOPs per
@@ -131,13 +134,13 @@ const char *hw_flash_name(hw_flash_impl i)
 }
 
 /* Special-function results per clock and SM on NVIDIA's compute capability
- * 5.0-10.0 (attn.c's header); other GPUs (no compute capability: AMD) are
- * not known and charge none. */
+ * 7.0 and later (attn.c's header); other GPUs (older ones, and those without
+ * a compute capability: AMD) are not known and charge none. */
 #define HW_SFU_PER_SM_CLOCK 16.0
 
 double hw_sfu_rate(const hw_gpu *g)
 {
-	if (!(g->compute_capability >= 5.0) || g->sm_count <= 0 || !(g->clock_hz > 0))
+	if (!(g->compute_capability >= 7.0) || g->sm_count <= 0 || !(g->clock_hz > 0))
 		return 0;
 	return HW_SFU_PER_SM_CLOCK * g->sm_count * g->clock_hz;
 }

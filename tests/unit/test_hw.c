@@ -549,7 +549,7 @@ static void test_sustain_cap(void)
 }
 
 /* The softmax's exponentials (attn.c): 16 per clock per SM from compute
- * capability 5.0 on, so an A100 (108 SMs at 1.41 GHz) evaluates 16 x 108 x
+ * capability 7.0 on, so an A100 (108 SMs at 1.41 GHz) evaluates 16 x 108 x
  * 1.41e9 = 2.43648e12 per second; a GPU without a compute capability
  * charges none. A fused forward of 1e12 FLOPs at e = 0.5 and 1e10
  * exponentials takes 1e12 / (peak 0.5) + 1e10 / 2.43648e12 s (+ launch),
