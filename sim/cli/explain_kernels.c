@@ -21,24 +21,13 @@
  * The layer shown: the first MoE layer of an MoE model, else layer 0. */
 #include "explain_int.h"
 
-#include <string.h>
-
-static const char *comm_name(work_comm c)
+/* A collective's name, as net calls the one plan times it with
+ * (plan_comm_coll), and the group it runs on where that is not TP. */
+static const char *comm_name(work_comm c, char *buf, size_t n)
 {
-	switch (c) {
-	case WORK_COMM_ALLREDUCE:
-		return "all-reduce";
-	case WORK_COMM_ALLGATHER:
-		return "all-gather";
-	case WORK_COMM_REDUCESCATTER:
-		return "reduce-scatter";
-	case WORK_COMM_CP_RING:
-		return "cp ring send";
-	case WORK_COMM_EP_ALLTOALL:
-		return "all-to-all";
-	default:
-		return "all-gather (ep)";
-	}
+	snprintf(buf, n, "%s%s", net_coll_name(plan_comm_coll(c)),
+		 work_comm_on_ep(c) ? " (ep)" : c == WORK_COMM_CP_RING ? " (cp ring)" : "");
+	return buf;
 }
 
 /* One pass's rows; the GPU time of its kernels by kind into sum[3] (GEMM,
@@ -53,7 +42,8 @@ static double print_pass(FILE *o, const plan_scenario *s, hw_dtype t, const char
 		char shape[48], rate[56], b[32];
 		if (x->kind == WORK_ITEM_COMM) {
 			fprintf(o, "  %-4s %-18s %-9s %-26s %10s  %s\n", pass, x->name, "comm",
-				comm_name(x->comm), "-", explain_gib(x->comm_bytes, b, sizeof b));
+				comm_name(x->comm, shape, sizeof shape), "-",
+				explain_gib(x->comm_bytes, b, sizeof b));
 			continue;
 		}
 		int l = x->launches > 0 ? x->launches : 1;
@@ -77,14 +67,12 @@ static double print_pass(FILE *o, const plan_scenario *s, hw_dtype t, const char
 		 * count it carries, its backward 2.5x its forward, in bf16 under
 		 * an fp8 recipe (plan_kernel_time) */
 		bool at = x->kernel == WORK_KERNEL_ATTN;
-		double fl = at ? x->flops * 0.5 * (x->attn_bwd ? 1.25 : 1.0) : x->flops;
+		hw_flash_work w = at ? plan_attn_work(x) : (hw_flash_work){x->flops, 0, 0, x->bytes};
+		double fl = w.flops;
 		double pk = at && t == HW_FP8 ? hw_peak(g, HW_BF16) : peak;
 		/* ... and of its time, the share its softmax's exponentials take on
 		 * the special-function units (hw/attn.c), at the step's clock */
-		double sfu = at ? hw_sfu_rate(g) : 0;
-		double ex = sfu > 0 ? x->attn_exps * 0.5 / sfu : 0;
-		if (ex > 0 && g->sustain_cap > 0)
-			ex /= g->sustain_cap;
+		double ex = hw_flash_exp_time(g, &w);
 		if (at && ex > 0 && fl > 0 && us > 0)
 			snprintf(rate, sizeof rate, "%6.1f TFLOP/s (%3.0f%%), exp %.0f%%",
 				 fl / us * 1e-6, 100 * fl / (us * 1e-6) / pk, 100 * ex / (us * 1e-6));

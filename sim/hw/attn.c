@@ -145,6 +145,15 @@ double hw_sfu_rate(const hw_gpu *g)
 	return HW_SFU_PER_SM_CLOCK * g->sm_count * g->clock_hz;
 }
 
+double hw_flash_exp_time(const hw_gpu *g, const hw_flash_work *w)
+{
+	double sfu = hw_sfu_rate(g);
+	if (!(sfu > 0) || !(w->exps > 0))
+		return 0;
+	double t = w->exps / sfu;
+	return g->sustain_cap > 0 ? t / g->sustain_cap : t;
+}
+
 double hw_attn_exps(const hw_attn *a)
 {
 	double x = score_elems(a);
@@ -161,14 +170,14 @@ double hw_flash_time(const hw_gpu *g, hw_dtype t, hw_flash_impl impl, bool backw
 	double e = g->attn_eff[use][pass];
 	if (!(e > 0))
 		return hw_kernel_time(g, t, w->flops, w->bytes);
-	double peak = hw_peak(g, hw_path_dtype(g, t)), sfu = hw_sfu_rate(g);
+	double peak = hw_peak(g, hw_path_dtype(g, t));
 	double work = w->flops + g->attn_ramp[use] * w->qhd * (backward ? 2.5 : 1.0);
 	double tc = peak > 0 ? work / (peak * e) : 0, tm = hw_stream_time(g, w->bytes);
-	if (sfu > 0 && w->exps > 0)
-		tc += w->exps / sfu;
-	/* the sustained clock (hw.h tensor_sustain) slows the SM-bound part */
+	/* the sustained clock (hw.h tensor_sustain) slows the SM-bound part,
+	 * the exponentials too (hw_flash_exp_time) */
 	if (g->sustain_cap > 0)
 		tc /= g->sustain_cap;
+	tc += hw_flash_exp_time(g, w);
 	return hw_overhead(g) + (tc > tm ? tc : tm);
 }
 

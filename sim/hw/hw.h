@@ -212,6 +212,9 @@ double hw_flash_time(const hw_gpu *g, hw_dtype t, hw_flash_impl impl, bool backw
 /* The GPU's rate of special-function results (exp2, rcp, ...) per second,
  * 0 where it is not known (attn.c). */
 double hw_sfu_rate(const hw_gpu *g);
+/* The time w's exponentials take on those units, at the sustained clock
+ * where set: the part of hw_flash_time they add (0 without a rate). */
+double hw_flash_exp_time(const hw_gpu *g, const hw_flash_work *w);
 /* The exponentials a fused attention kernel evaluates (attn.c). */
 double hw_attn_exps(const hw_attn *a);
 

@@ -66,20 +66,24 @@ static double gemm_time(const hw_gpu *gpu, hw_dtype t, const work_item *it)
 	return rounds * (one - hw_overhead(gpu)) + hw_overhead(gpu);
 }
 
+hw_flash_work plan_attn_work(const work_item *it)
+{
+	/* the papers' FLOPs (full s x s, backward 2x) -> what the fused kernel
+	 * executes: causal half, backward 2.5x the forward (hw/attn.c); the
+	 * exponentials, the causal half of the item's score elements */
+	return (hw_flash_work){it->flops * 0.5 * (it->attn_bwd ? 1.25 : 1.0), it->attn_qhd,
+			       it->attn_exps * 0.5, it->bytes};
+}
+
 static double kernel_time_one(const hw_gpu *gpu, hw_dtype t, const work_item *it)
 {
 	switch (it->kernel) {
 	case WORK_KERNEL_GEMM:
 		return gemm_time(gpu, t, it);
-	case WORK_KERNEL_ATTN: /* fp8 recipes keep attention in bf16 */
-		/* the papers' FLOPs (full s x s, backward 2x) -> what the fused
-		 * kernel executes: causal half, backward 2.5x the forward (hw/attn.c) */
-		/* ... and the exponentials it evaluates, the causal half of the
-		 * item's score elements (work_item.attn_exps) */
-		return hw_flash_time(gpu, t == HW_FP8 ? HW_BF16 : t, it->attn_impl, it->attn_bwd,
-				     &(hw_flash_work){it->flops * 0.5 * (it->attn_bwd ? 1.25 : 1.0),
-						      it->attn_qhd, it->attn_exps * 0.5,
-						      it->bytes});
+	case WORK_KERNEL_ATTN: { /* fp8 recipes keep attention in bf16 */
+		hw_flash_work w = plan_attn_work(it);
+		return hw_flash_time(gpu, t == HW_FP8 ? HW_BF16 : t, it->attn_impl, it->attn_bwd, &w);
+	}
 	default:
 		return hw_mem_time(gpu, it->bytes);
 	}

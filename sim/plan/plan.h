@@ -1467,6 +1467,10 @@ int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int extra, in
  * net collective a work item's communication is. Shared by plan_build and the
  * sweep pre-screen. */
 double plan_kernel_time(const hw_gpu *gpu, hw_dtype t, const work_item *it);
+/* What a fused attention item's kernel does (hw_flash_work): the FLOPs and
+ * exponentials it executes, the causal half of the item's papers' count, the
+ * backward's FLOPs 2.5x the forward's. */
+hw_flash_work plan_attn_work(const work_item *it);
 /* The framework's host cost per launch of item `it`: [framework]
  * op_overhead (gpu->framework_s), 0 for a native item (work_item.native).
  * An item's host time is launches x (launch_s + this); its GPU time
