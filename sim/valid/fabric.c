@@ -33,7 +33,12 @@
  * the cluster as a held one goes, is named as such (written to the include
  * file), and the others are fitted again (pin_bounds); a parameter that no
  * row depends on once it is pinned (congestion_exp beside no congestion)
- * is left out as above.
+ * is left out as above. Rows of one node count across nodes without
+ * their fastest runs (no 5th-95th percentiles: a user's nccl-tests output
+ * on one cluster size, means of blocking calls) cannot tell the
+ * congestion and the per-call wait from the per-step costs: both are then
+ * the uncongested fabric's, 0, not fitted and named so (no_spread;
+ * `--hold` still sets them).
  * The start is fixed, not the cluster file's current values,
  * so that refitting gives the same file: intra_efficiency 0.822 and
  * nvls_busbw 480 GB/s (DGX H100's, topologies/nodes/dgx-h100.ini),
@@ -558,6 +563,36 @@ static int hold(valid_fab_fit *f, sim_diag *diag)
 	return SIM_OK;
 }
 
+/* Without a row that gives its fastest runs (5th-95th percentiles) and
+ * with one node count across nodes, the congestion and the per-call wait,
+ * both defined by what the medians add to the fastest runs, cannot be told
+ * from the per-step costs: at one node count m, kappa(m) is a factor on the
+ * rails' rate and the latencies, D(m) a cost per call as a latency is.
+ * Unless held, they leave the fit at 0, the uncongested fabric's, and are
+ * named so (header comment); congestion_exp then moves no row and leaves
+ * as well (prune). Across several node counts their shapes in m part
+ * them from the per-step costs (tests/cli/calibrate.sh's round trips). */
+static void no_spread(valid_fab_fit *f)
+{
+	int across = 0;
+	for (int i = 0; i < f->nnodes; i++)
+		across += f->nodes[i] > 1;
+	if (f->nfast > 0 || across > 1)
+		return;
+	size_t kept = 0;
+	for (size_t j = 0; j < f->nparams; j++) {
+		const valid_fab_param *p = &f->params[j];
+		if (p->kind != VALID_FP_CONG && p->kind != VALID_FP_SYNC) {
+			f->params[kept++] = *p;
+			continue;
+		}
+		f->pin[p->kind] = VALID_PIN_NO_SPREAD;
+		f->pin_value[p->kind] = 0;
+		set_param(&f->cluster, p->kind, 0);
+	}
+	f->nparams = kept;
+}
+
 /* The fitted parameters at a bound of their range (header comment) leave
  * the fit there, into f's cluster and `start`; returns how many. */
 static int pin_bounds(valid_fab_fit *f, const double *u, net_cluster *start)
@@ -606,6 +641,7 @@ int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
 	choose(f);
 	if (hold(f, diag) != SIM_OK)
 		return SIM_ECONF;
+	no_spread(f);
 	net_cluster start = f->cluster;
 	for (size_t j = 0; j < f->nparams; j++)
 		set_param(&start, f->params[j].kind, f->params[j].start);

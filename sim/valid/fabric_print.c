@@ -149,6 +149,19 @@ static void print_params(FILE *out, const valid_fab_fit *f)
 		}
 	if (m)
 		fputc('\n', out);
+	m = 0;
+	for (int k = 0; k < VALID_FP_COUNT; k++)
+		if (f->pin[k] == VALID_PIN_NO_SPREAD) {
+			char v[32];
+			valid_fab_format(v, sizeof v, (valid_fab_kind)k, f->pin_value[k]);
+			fprintf(out, "%s[%s] %s = %s",
+			        m++ ? ", " : "no row gives its fastest runs (5th-95th percentiles): "
+			                     "the uncongested fabric, not fitted:\n  ",
+			        valid_fab_section((valid_fab_kind)k), valid_fab_key((valid_fab_kind)k),
+			        v);
+		}
+	if (m)
+		fputc('\n', out);
 	if (f->dropped[0])
 		fprintf(out,
 		        "not identifiable from these rows (the cluster file's values kept): %s\n",
@@ -294,6 +307,7 @@ void valid_fab_print_json(FILE *out, const valid_fab_fit *f, const char *data)
 	fputc(']', out);
 	json_pinned(out, "held", f, VALID_PIN_HELD);
 	json_pinned(out, "at_bound", f, VALID_PIN_BOUND);
+	json_pinned(out, "uncongested", f, VALID_PIN_NO_SPREAD);
 	fprintf(out, ",\n ");
 	const char *keys[VALID_FP_COUNT];
 	for (size_t j = 0; j < f->nparams; j++)
@@ -507,9 +521,11 @@ void valid_fab_print_ini(FILE *out, const valid_fab_fit *f, const char *data, co
 			char v[32];
 			valid_fab_format(v, sizeof v, (valid_fab_kind)k, f->pin_value[k]);
 			fprintf(out, "; %s\n%s = %s\n",
-			        f->pin[k] == VALID_PIN_HELD
-			                ? "held, not fitted (--hold)"
-			                : "at a bound of its range, not fitted (the rows drive it there)",
+			        f->pin[k] == VALID_PIN_HELD ? "held, not fitted (--hold)"
+			        : f->pin[k] == VALID_PIN_BOUND
+			                ? "at a bound of its range, not fitted (the rows drive it there)"
+			                : "no row gives its fastest runs: the uncongested fabric's, not "
+			                  "fitted",
 			        valid_fab_key((valid_fab_kind)k), v);
 		}
 		if (sec == 1 && f->nspread > 0) {

@@ -264,8 +264,17 @@ typedef enum {
 	VALID_FP_COUNT
 } valid_fab_kind;
 
-/* How a parameter left the fit (valid_fab_fit.pin). */
-typedef enum { VALID_PIN_NONE = 0, VALID_PIN_HELD, VALID_PIN_BOUND } valid_fab_pin;
+/* How a parameter left the fit (valid_fab_fit.pin): held by the user, driven
+ * to a bound of its range, or, with no row giving its fastest runs, taken
+ * as the uncongested fabric's (congestion and sync delay 0: what the
+ * medians add to the fastest runs, which medians alone cannot tell from
+ * the per-step costs). */
+typedef enum {
+	VALID_PIN_NONE = 0,
+	VALID_PIN_HELD,
+	VALID_PIN_BOUND,
+	VALID_PIN_NO_SPREAD
+} valid_fab_pin;
 
 typedef struct valid_fab_param {
 	valid_fab_kind kind;
