@@ -453,8 +453,8 @@
  *      exponent took 0.64 against kappa's 0.90: the medians' MAPE 7.9 %
  *      against 8.2 %, but the left-out node counts' error 17.5 % against
  *      14.1 %: the data do not carry a second shape.) At the shipped fit
- *      D = 0.21 ms on 2 nodes, 0.93 on 8, 4.8 on 64; kappa(64) = 3.4
- *      carries the rest of the 64-node medians. What the data hold per
+ *      (topologies/calib/efa-h100.ini) D = 0.24 ms on 2 nodes, 1.07 on 8,
+ *      5.9 on 64; kappa(64) = 3.2 carries the rest of the 64-node medians. What the data hold per
  *      node count (podsim calibrate --fabric prints it, valid/fabric.c
  *      excess_by_nodes): one wait common to the three collectives, added
  *      to each fastest run, gives every median of 2-32 nodes within
@@ -464,24 +464,26 @@
  *      all-gather and reduce-scatter (-18 %) and the 16-node all-gather
  *      (+11 %); no algorithm, protocol or channel choice changes for
  *      them between 8 and 16 nodes (README "NCCL over AWS EFA").
- *      Exposure (assumed; the data cannot tell). Every calibration row
- *      sends 31-63 MiB per rank through its NICs, so they cannot say how
- *      the wait scales for small calls. podsim takes the lag events of a
- *      node to meet its traffic, at a rate per byte sent: a call whose
- *      rank sends b bytes through the NICs meets one with probability
- *      1 - exp(-b / B) and waits
- *          D(m) (1 - exp(-b / B)),   B = NET_SYNC_BYTES = 8 MiB,
- *      B being the NCCL_BUFFSIZE the plugin sets on p5 (A src/platform-
- *      aws.cpp:142), one channel buffer's worth of traffic per rank; b is
- *      the ring's count, 2(n-1)/n S/k for all-reduce, (n-1)/n S/k for
- *      all-gather, reduce-scatter and broadcast, (n-k)/n S for all-to-all
- *      and S for p2p, whatever algorithm runs. The calibration rows are
- *      98-99.9 % exposed (B does not enter the fit); a 32 MiB pipeline send
- *      98 %, a 32 MiB all-reduce of 8 ranks per node (b = 7.9 MiB) 63 %; a
- *      1 KiB all-reduce on 64 nodes waits 0.15 us, not the 4.8 ms of a
- *      large one (a per-call wait independent of the bytes would charge
- *      every small call of a step that much). Both models add D to
- *      the time of the pair NCCL picked (6.: NCCL does not see it).
+ *      Every call waits, whatever its size (since 2026-11-29). The
+ *      calibration rows cannot say how the wait scales for small calls
+ *      (each sends 31-63 MiB per rank through its NICs); what they say is
+ *      that it does not scale with a large call's length (above: the same
+ *      wait for the all-gather and the all-reduce at a node count, whose
+ *      times differ 0.5-2.1x). Its two causes do not scale with bytes
+ *      either: a node whose proxy thread or host falls behind holds back
+ *      every ring or tree step after it, and the ranks reach each call at
+ *      different times (each host issues its own kernels), so the last
+ *      one sets its start; a small call meets both as a large one does.
+ *      Until then podsim scaled D by 1 - exp(-b / 8 MiB), b the bytes a
+ *      rank sends through its NICs (lag events met per byte, an
+ *      assumption): that turned the wait into a cost per sequence, where
+ *      issue 23's independent grid finds TP across nodes costing 120-700
+ *      ms per micro-batch beyond its tokens with the cost per sequence
+ *      within ~1.5x of podsim's (the Playbook's model shapes, README
+ *      "Every call waits for its slowest node"). A NCCL group of calls
+ *      waits once (plan_call_group_wait). A call that moves no bytes
+ *      (none in a step) waits for nothing. Both models add D to the time
+ *      of the pair NCCL picked (6.: NCCL does not see it).
  *      Caveat: part of D may be the benchmark's. Scripts of the kind the
  *      rows cite (huggingface/bench_cluster f55b5e5, bench_cluster/
  *      communication/all_gather.py:18-31, utils.py:81-83) record the start
@@ -1113,17 +1115,11 @@ double net_efa_tuner_latency(const net_cluster *c)
 		       : NET_EFA_TUNER_LATENCY;
 }
 
-double net_sync_delay(const net_cluster *c, net_coll coll, const net_group *g, double bytes)
+double net_sync_delay(const net_cluster *c, const net_group *g, double bytes)
 {
 	if (!c || !g || g->nodes <= 1 || !(c->sync_s > 0) || !(bytes > 0) || g->size < 2)
 		return 0;
-	double n = g->size, k = g->per_node > 0 ? g->per_node : 1;
-	double b = coll == NET_ALLREDUCE ? 2 * (n - 1) / n * bytes / k
-	           : coll == NET_ALLTOALL ? (n - k) / n * bytes
-	           : coll == NET_P2P      ? bytes
-	                                  : (n - 1) / n * bytes / k;
-	double d = c->sync_s * pow(g->nodes - 1.0, c->congestion_exp);
-	return d * -expm1(-b / NET_SYNC_BYTES);
+	return c->sync_s * pow(g->nodes - 1.0, c->congestion_exp);
 }
 
 /* All-gather and reduce-scatter: PAT where it applies (net_pat_ok), forced
@@ -1300,7 +1296,7 @@ int net_collective(const net_cluster *c, net_coll coll, const net_group *g, doub
 		rc = collective(c, coll, g, bytes, out);
 	}
 	if (rc == SIM_OK && out->time_s > 0) {
-		out->sync_s = net_sync_delay(c, coll, g, bytes);
+		out->sync_s = net_sync_delay(c, g, bytes);
 		out->time_s += out->sync_s;
 	}
 	/* SHARP: one reduced stream per tree on a leaf's uplink, whatever the

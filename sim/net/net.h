@@ -389,13 +389,13 @@ double net_nic_busbw(const net_cluster *c, double k, int m);
  * with congestion 0 (the default). */
 double net_congestion(const net_cluster *c, int nodes);
 /* The calibrated fabric's per-call synchronisation delay (coll.c, "The EFA
- * model", 5.) of a collective `coll` of `bytes` on group g: the wait for the
- * slowest of its m > 1 nodes, D(m) = sync_delay (m-1)^congestion_exp, times the
- * exposure 1 - exp(-b / NET_SYNC_BYTES) of the b bytes a rank sends
- * through its NICs; 0 inside a node or without sync_delay (the default). Both
- * models add it to the time of the algorithm they picked (net_collective,
- * topo_collective_groups), NCCL's choice not seeing it. */
-double net_sync_delay(const net_cluster *c, net_coll coll, const net_group *g, double bytes);
+ * model", 5.) of a collective of `bytes` > 0 on group g: the wait for the
+ * slowest of its m > 1 nodes, D(m) = sync_delay (m-1)^congestion_exp, the
+ * same for every call whatever its size or kind; 0 inside a node, for no
+ * bytes or without sync_delay (the default). Both models add it to the time
+ * of the algorithm they picked (net_collective, topo_collective_groups),
+ * NCCL's choice not seeing it. */
+double net_sync_delay(const net_cluster *c, const net_group *g, double bytes);
 /* NCCL's choice on EFA (coll.c, "The EFA model", 6.): the algorithm and
  * protocol NCCL picks for a collective across more than one node, by its own
  * model of the cluster (the plugin's reported latency, NET_EFA_TUNER_LATENCY,
@@ -440,9 +440,6 @@ double net_tune_cc(const net_node *nd);
 #define NET_EFA_TUNER_LATENCY      75e-6
 #define NET_EFA_TUNER_LATENCY_P5EN 35e-6
 double net_efa_tuner_latency(const net_cluster *c);
-/* The exposure scale of net_sync_delay: the NCCL_BUFFSIZE aws-ofi-nccl sets on
- * p5 (8 MiB, A src/platform-aws.cpp:142); assumed (coll.c). */
-#define NET_SYNC_BYTES 8388608.0
 /* The aws-ofi-nccl region tuner (efa.c): on fabric = efa, for a collective
  * of `bytes` on a group of k ranks on every one of more than 2 nodes, the
  * algorithm and protocol of the first region of the node's platform

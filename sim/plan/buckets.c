@@ -302,15 +302,15 @@ net_coll plan_grad_coll(const plan_scenario *s)
 		       : NET_ALLREDUCE;
 }
 
-double plan_call_group_wait(const net_cluster *c, net_coll coll, const net_group *g,
+double plan_call_group_wait(const net_cluster *c, const net_group *g,
 			    const double *bytes, int n, double scale)
 {
 	if (n < 2)
 		return 0;
 	double each = 0, all = 0;
 	for (int i = 0; i < n; i++)
-		each += net_sync_delay(c, coll, g, bytes[i] * scale), all += bytes[i];
-	return net_sync_delay(c, coll, g, all * scale) - each;
+		each += net_sync_delay(c, g, bytes[i] * scale), all += bytes[i];
+	return net_sync_delay(c, g, all * scale) - each;
 }
 
 /* flush_bucket's collectives (below), each timed alone with net_collective
@@ -329,7 +329,7 @@ double plan_grad_bucket_time(const plan_scenario *s, const plan_groups *g,
 			if (net_collective(&s->cluster, coll, &g->shard,
 					   k->ncalls > 0 ? k->calls[i] * wire : dense, &c) == SIM_OK)
 				t += c.time_s;
-		t += plan_call_group_wait(&s->cluster, coll, &g->shard, k->calls, k->ncalls, wire);
+		t += plan_call_group_wait(&s->cluster, &g->shard, k->calls, k->ncalls, wire);
 		if (g->replica.size > 1 &&
 		    net_collective(&s->cluster, NET_ALLREDUCE, &g->replica, dense / g->shard.size,
 				   &c) == SIM_OK)

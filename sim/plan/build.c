@@ -154,8 +154,8 @@ uint32_t build_add_call_group(builder *b, const net_group *grp, int stage, net_c
 	uint32_t id = dep;
 	for (int i = 0; i < n && id != UINT32_MAX; i++) {
 		double adj = n < 2 ? 0
-				   : (i == 0 ? net_sync_delay(c, coll, grp, all * scale) : 0) -
-					     net_sync_delay(c, coll, grp, bytes[i] * scale);
+				   : (i == 0 ? net_sync_delay(c, grp, all * scale) : 0) -
+					     net_sync_delay(c, grp, bytes[i] * scale);
 		id = add_dp_adj(b, grp, stage, coll, bytes[i] * scale, adj, &id, 1, layer);
 	}
 	return id;

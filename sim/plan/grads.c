@@ -499,7 +499,7 @@ double plan_norm_sync_time(const plan_scenario *s, const plan_groups *g, int sta
 				     : 0;
 		t += ti;
 	}
-	t += plan_call_group_wait(&s->cluster, NET_ALLREDUCE, &g->tp, calls, n, 1);
+	t += plan_call_group_wait(&s->cluster, &g->tp, calls, n, 1);
 	free(calls);
 	return t;
 }

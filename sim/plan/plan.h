@@ -1217,13 +1217,13 @@ net_coll plan_grad_coll(const plan_scenario *s);
  * over the expert-DP group. A one-rank group sends nothing. */
 double plan_grad_bucket_time(const plan_scenario *s, const plan_groups *g,
 			     const plan_grad_bucket *k);
-/* n collectives `coll` of bytes[i] x scale on group g issued in one NCCL
+/* n collectives of bytes[i] x scale on group g issued in one NCCL
  * group (a bucket's calls under grad_bucket_calls = tensor, the norm
- * gradients' under sp_norm_sync = tensor) wait for their slowest node once,
- * net_sync_delay on the group's bytes, not once per call: the seconds to add
+ * gradients' under sp_norm_sync = tensor) wait for their slowest node once
+ * (net_sync_delay), not once per call: the seconds to add
  * to the sum of the calls' times (each timed alone with net_collective, its
  * own wait included), <= 0; 0 for one call or off EFA. */
-double plan_call_group_wait(const net_cluster *c, net_coll coll, const net_group *g,
+double plan_call_group_wait(const net_cluster *c, const net_group *g,
 			    const double *bytes, int n, double scale);
 /* Sequence parallelism's norm gradients. The norms' weights (and biases)
  * are replicated over the TP ranks, each of which saw only its shard of the

@@ -643,7 +643,7 @@ static double bucket_cost(const plan_scenario *s, const plan_groups *g, net_coll
 		for (int i = 0; i < (k->ncalls > 0 ? k->ncalls : 1); i++) /* its calls */
 			c += memo_time(s, op, &g->shard, k->ncalls > 0 ? k->calls[i] * wire : d,
 				       memo);
-		c += plan_call_group_wait(&s->cluster, op, &g->shard, k->calls, k->ncalls, wire);
+		c += plan_call_group_wait(&s->cluster, &g->shard, k->calls, k->ncalls, wire);
 		if (g->replica.size > 1)
 			c += coll_time(s, NET_ALLREDUCE, &g->replica, d / g->shard.size);
 		c += 2 * plan_grad_cast_time(s, dense / gbytes);

@@ -1401,7 +1401,7 @@ int topo_coll_run(topo_coll_ctx *x, net_coll coll, const int *groups, int n, int
 			rc = pick_algo(&r, x, &o, coll, groups, bytes, algo, out);
 		if (rc == SIM_OK) { /* after NCCL's choice, which does not see it (net.h) */
 			net_group grp = {n, o.k, o.m, 0};
-			out->sync_s = net_sync_delay(&g->cl, coll, &grp, bytes);
+			out->sync_s = net_sync_delay(&g->cl, &grp, bytes);
 			out->time_s += out->sync_s;
 			finish_cost(&r, &x->acc, coll, n, bytes, out);
 		}

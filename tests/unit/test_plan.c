@@ -2011,7 +2011,7 @@ static void test_grad_buckets_by_tensor(void)
 				  SIM_OK);
 			apart += nc.time_s;
 		}
-		double sync = plan_call_group_wait(&s->cluster, NET_ALLREDUCE, &grp.shard, k[2].calls,
+		double sync = plan_call_group_wait(&s->cluster, &grp.shard, k[2].calls,
 						   k[2].ncalls, 1);
 		CHECK(sync < 0);
 		CHECK_NEAR(plan_grad_bucket_time(s, &grp, &k[2]), apart + sync, 1e-12);
