@@ -198,6 +198,13 @@ void explain_mb_cost(FILE *o, const plan_scenario *s, const exec_result *r)
 	        p->ep > 1 ? "; and ep's all-to-alls" : "",
 	        explain_unit(c.coll_latency_s, SIM_UNIT_TIME, a, sizeof a),
 	        explain_unit(c.coll_s, SIM_UNIT_TIME, b, sizeof b));
+	double wait = net_sync_delay(&s->cluster, &g.tp, 1);
+	if (wait > 0 && p->ep <= 1)
+		fprintf(o,
+		        "               of it each call's wait for the slowest of its %d nodes,\n"
+		        "               D(%d) = %s, whatever its size: %s (net_sync_delay)\n",
+		        g.tp.nodes, g.tp.nodes, explain_unit(wait, SIM_UNIT_TIME, d, sizeof d),
+		        explain_unit(wait * c.collectives, SIM_UNIT_TIME, e, sizeof e));
 	if (g.tp.nodes > 1 && s->cluster.fit_weak[0] &&
 	    (strstr(s->cluster.fit_weak, "net_latency") || strstr(s->cluster.fit_weak, "msg_overhead")))
 		fprintf(o,

@@ -237,6 +237,19 @@ echo "$a" | awk '$1 == "fwd" && $2 == "attn" { us = substr($0, 64, 10) + 0; e = 
 	{ echo "explain --kernels: the attention row's exponentials' share"; fail=1; }
 
 "$podsim" explain --help | grep -q '^usage: podsim explain' || { echo "explain --help"; fail=1; }
+# A TP group across two EFA nodes: each of its collectives waits for the later
+# node, D(2) = sync_delay x 1^exp whatever its size (net_sync_delay), so the
+# micro-batch's TP collectives wait D x their count: Llama 3 8B with MHA
+# (nanotron splits whole K/V heads) on TP 16.
+"$podsim" explain scenarios/llama3-8b-efa-nanotron.ini --set model.kv_heads=32 \
+	--set parallel.tp=16 --set parallel.dp=8 >"$tmp/tp16.txt" 2>&1 ||
+	{ echo "explain tp16 on EFA failed"; fail=1; }
+D=$(sed -n 's/^sync_delay = \([0-9.]*\) us$/\1/p' topologies/calib/efa-h100.ini)
+n=$(sed -n 's/^  collectives  \([0-9]*\) (tp = 16: 8 per node, 2 nodes).*/\1/p' "$tmp/tp16.txt")
+got=$(sed -n 's/^ *D(2) = \([0-9.]*\) us, whatever its size: \([0-9.]*\) ms (net_sync_delay)$/\1 \2/p' "$tmp/tp16.txt")
+awk -v d="$D" -v n="$n" -v g="${got% *}" -v t="${got#* }" 'BEGIN { exit !(n > 0 && d > 100 &&
+	g > 0.9999 * d && g < 1.0001 * d && t > 0.9999 * n * d / 1000 && t < 1.0001 * n * d / 1000) }' ||
+	{ echo "explain tp16: D(2) and its sum '$got' for $n collectives, want $D us each"; fail=1; }
 "$podsim" explain >/dev/null 2>&1; [ $? -eq 2 ] || { echo "explain without a file: want 2"; fail=1; }
 "$podsim" explain tests/golden/quickstart.ini --set parallel.tpp=2 >/dev/null 2>"$tmp/bad.err"
 [ $? -eq 2 ] || { echo "explain with a bad key: want 2"; fail=1; }
