@@ -111,6 +111,7 @@ typedef struct calib_fit {
 	size_t iterations;
 	int dof; /* nrows - nparams */
 	bool converged;
+	const char *stop; /* calib_lm_result.stop of the final solve */
 	hw_gpu fitted; /* the start GPU with the fitted values */
 	/* The fitted ones' correlations (params[0 .. nfitted), row-major
 	 * nfitted x nfitted; calib_lm_result.corr) when dof > 0: a pair near
@@ -150,6 +151,7 @@ typedef struct calib_lm {
 } calib_lm;
 typedef struct calib_lm_result {
 	bool converged;
+	const char *stop; /* why the driver stopped short (gsl_strerror; NULL when it converged) */
 	size_t iterations;
 	double chi2;                 /* sum of squared residuals at the solution */
 	double sd[CALIB_MAX_PARAMS]; /* with dof > 0: sqrt of (J^T J)^-1's diagonal

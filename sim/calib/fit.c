@@ -314,6 +314,7 @@ static int solve(fit_ctx *c, double *u)
 	if (rc != SIM_OK)
 		return rc;
 	fit->converged = res.converged;
+	fit->stop = res.stop;
 	fit->iterations = res.iterations;
 	fit->has_corr = fit->dof > 0;
 	for (size_t j = 0; j < lm.p * lm.p && fit->has_corr; j++)

@@ -37,6 +37,13 @@ int calib_lm_solve(const calib_lm *lm, double *u, calib_lm_result *out)
 		                                 lm->stop.ftol, NULL, NULL, &info, w);
 	out->converged = st == GSL_SUCCESS;
 	out->iterations = gsl_multifit_nlinear_niter(w);
+	/* GSL's driver returns GSL_EMAXITER also when its first pass finds no
+	 * step that lowers chi^2 (GSL_ENOPROG on iteration 0): say that, not
+	 * an iteration budget run out. */
+	out->stop = st == GSL_SUCCESS ? NULL
+	            : st == GSL_EMAXITER && out->iterations <= 1
+	                    ? "no step from the start lowered the residuals"
+	                    : gsl_strerror(st);
 	const gsl_vector *x = gsl_multifit_nlinear_position(w);
 	for (size_t j = 0; j < p; j++)
 		u[j] = gsl_vector_get(x, j);

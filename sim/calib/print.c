@@ -98,8 +98,9 @@ void calib_print_text(FILE *out, const calib_fit *f, const char *data)
 		             "/ peak)\n");
 	else
 		fprintf(out,
-		        "GSL multifit_nlinear trust region (Levenberg-Marquardt): %zu iterations, %s\n",
-		        f->iterations, f->converged ? "converged" : "NOT converged");
+		        "GSL multifit_nlinear trust region (Levenberg-Marquardt): %zu iterations, %s%s%s\n",
+		        f->iterations, f->converged ? "converged" : "NOT converged",
+		        !f->converged && f->stop ? ": " : "", !f->converged && f->stop ? f->stop : "");
 	for (size_t j = 0; j < f->nparams; j++)
 		if (f->params[j].bounded)
 			fprintf(out,

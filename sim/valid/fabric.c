@@ -289,7 +289,7 @@ static size_t count_res(const valid_fab_fit *f, const char *use)
 /* One Levenberg-Marquardt solve from u (updated, calib_lm_solve); chi^2
  * into *chi2. With se, the standard errors of f's parameters from this
  * solve. */
-static int solve(ctx *k, double *u, double *chi2, bool se, size_t *iters)
+static int solve(ctx *k, double *u, double *chi2, bool se, size_t *iters, calib_lm_result *out)
 {
 	valid_fab_fit *f = k->f;
 	calib_lm lm = {residuals, k, k->nres, f->nparams, lm_stop, se ? f->dof : 0};
@@ -299,8 +299,8 @@ static int solve(ctx *k, double *u, double *chi2, bool se, size_t *iters)
 		return rc;
 	*chi2 = res.chi2;
 	*iters = res.iterations;
+	*out = res;
 	if (se) {
-		f->converged = res.converged;
 		f->has_corr = lm.dof > 0;
 		for (size_t j = 0; j < lm.p * lm.p && f->has_corr; j++)
 			f->corr[j] = res.corr[j];
@@ -382,17 +382,31 @@ static int multistart(ctx *k, double *u, bool se, double *chi2_out)
 			}
 			double chi2;
 			size_t it = 0;
-			rc = solve(k, t, &chi2, false, &it);
+			calib_lm_result res;
+			rc = solve(k, t, &chi2, false, &it, &res);
 			if (rc == SIM_OK && chi2 < best) {
 				best = chi2;
 				iters = it;
 				memcpy(ub, t, sizeof t);
+				f->converged = res.converged;
+				f->stop = res.stop;
 			}
 		}
 	if (rc == SIM_OK && se) { /* the best again, for its statistics */
 		size_t it;
-		rc = solve(k, ub, &best, true, &it);
+		calib_lm_result res;
+		rc = solve(k, ub, &best, true, &it, &res);
 		f->iterations = iters + it;
+		/* Whether the fit converged is the best start's solve's: from
+		 * its optimum GSL's driver finds no step and reports
+		 * GSL_EMAXITER after one pass (no progress on the first
+		 * iteration, multifit_nlinear/driver.c), which said "NOT
+		 * converged" of a fit that had (the shipped EFA fit until
+		 * 2026-11-29); only a re-solve that moved says more. */
+		if (rc == SIM_OK && it > 1) {
+			f->converged = res.converged;
+			f->stop = res.stop;
+		}
 	}
 	memcpy(u, ub, sizeof ub);
 	*chi2_out = best;
@@ -415,8 +429,9 @@ static int leave_out(valid_fab_fit *f, const double *u_full)
 		memcpy(u, u_full, sizeof u);
 		bool can = k.nres >= f->nparams; /* else no prediction for these rows */
 		size_t it;
+		calib_lm_result res;
 		if (can && f->nparams > 0) /* none left: the pinned cluster predicts */
-			rc = solve(&k, u, &chi2, false, &it);
+			rc = solve(&k, u, &chi2, false, &it, &res);
 		apply(&k, u);
 		double s = 0;
 		int n = 0;

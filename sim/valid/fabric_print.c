@@ -255,8 +255,9 @@ void valid_fab_print_text(FILE *out, const valid_fab_fit *f, const char *data)
 		fprintf(out, "; fastest runs uncongested (kappa = 1, no sync delay): %.1f %%", 100 * f->mape_fast);
 	fprintf(out,
 	        "\n%zu parameters fitted, %d degrees of freedom; GSL multifit_nlinear trust "
-	        "region (Levenberg-Marquardt), best of 4 starts: %zu iterations, %s\n",
-	        f->nfitted, f->dof, f->iterations, f->converged ? "converged" : "NOT converged");
+	        "region (Levenberg-Marquardt), best of 4 starts: %zu iterations, %s%s%s\n",
+	        f->nfitted, f->dof, f->iterations, f->converged ? "converged" : "NOT converged",
+	        !f->converged && f->stop ? ": " : "", !f->converged && f->stop ? f->stop : "");
 }
 
 static void json_str(FILE *out, const char *key, const char *s, bool comma)
@@ -413,8 +414,9 @@ static void ini_header(FILE *out, const valid_fab_fit *f, const char *data, cons
 	fprintf(out, "; fit: GSL multifit_nlinear trust region (Levenberg-Marquardt), best of 4 "
 	             "starts, on\n;      relative residuals of the medians and, uncongested, of "
 	             "the fastest runs;\n");
-	fprintf(out, ";      %zu fitted, %d degrees of freedom, %s\n", f->nfitted, f->dof,
-	        f->converged ? "converged" : "NOT converged");
+	fprintf(out, ";      %zu fitted, %d degrees of freedom, %s%s%s\n", f->nfitted, f->dof,
+	        f->converged ? "converged" : "NOT converged", !f->converged && f->stop ? ": " : "",
+	        !f->converged && f->stop ? f->stop : "");
 	fprintf(out, "; MAPE of the medians before %.1f %%, after %.1f %%", 100 * f->mape_before,
 	        100 * f->mape_after);
 	if (f->nfast)

@@ -301,6 +301,7 @@ typedef struct valid_fab_fit {
 	int dof;
 	size_t iterations;
 	bool converged;
+	const char *stop; /* calib_lm_result.stop of the final solve */
 	/* The fitted parameters' correlations at the fit (params[] order, row-
 	 * major nparams x nparams; calib_lm_result.corr), has_corr once the
 	 * final solve gave them: two parameters correlated near +-1 trade
