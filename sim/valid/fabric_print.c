@@ -114,6 +114,23 @@ static void pct(char *buf, size_t len, double t, double m)
 
 /* The text output's parameter table: the fitted values with their standard
  * errors, the held, the left out, and what the rows leave open. */
+/* The parameters pinned `how` as "title\n  [section] key = value, ...\n";
+ * nothing when there are none. */
+static void pinned_line(FILE *out, const valid_fab_fit *f, valid_fab_pin how, const char *title)
+{
+	int m = 0;
+	for (int k = 0; k < VALID_FP_COUNT; k++)
+		if (f->pin[k] == how) {
+			char v[32];
+			valid_fab_format(v, sizeof v, (valid_fab_kind)k, f->pin_value[k]);
+			fprintf(out, "%s%s[%s] %s = %s", m ? "" : title, m ? ", " : "\n  ",
+			        valid_fab_section((valid_fab_kind)k), valid_fab_key((valid_fab_kind)k), v);
+			m++;
+		}
+	if (m)
+		fputc('\n', out);
+}
+
 static void print_params(FILE *out, const valid_fab_fit *f)
 {
 	fprintf(out, "\n%-28s %13s %13s %13s\n", "parameter", "start", "fitted", "std.err");
@@ -136,32 +153,12 @@ static void print_params(FILE *out, const valid_fab_fit *f)
 			        valid_fab_section((valid_fab_kind)k),
 			        valid_fab_key((valid_fab_kind)k), v);
 		}
-	int m = 0;
-	for (int k = 0; k < VALID_FP_COUNT; k++)
-		if (f->pin[k] == VALID_PIN_BOUND) {
-			char v[32];
-			valid_fab_format(v, sizeof v, (valid_fab_kind)k, f->pin_value[k]);
-			fprintf(out, "%s[%s] %s = %s",
-			        m++ ? ", " : "at a bound of its range, not fitted (the rows drive it "
-			                     "there; the others fitted again):\n  ",
-			        valid_fab_section((valid_fab_kind)k), valid_fab_key((valid_fab_kind)k),
-			        v);
-		}
-	if (m)
-		fputc('\n', out);
-	m = 0;
-	for (int k = 0; k < VALID_FP_COUNT; k++)
-		if (f->pin[k] == VALID_PIN_NO_SPREAD) {
-			char v[32];
-			valid_fab_format(v, sizeof v, (valid_fab_kind)k, f->pin_value[k]);
-			fprintf(out, "%s[%s] %s = %s",
-			        m++ ? ", " : "no row gives its fastest runs (5th-95th percentiles): "
-			                     "the uncongested fabric, not fitted:\n  ",
-			        valid_fab_section((valid_fab_kind)k), valid_fab_key((valid_fab_kind)k),
-			        v);
-		}
-	if (m)
-		fputc('\n', out);
+	pinned_line(out, f, VALID_PIN_BOUND,
+	            "at a bound of its range, not fitted (the rows drive it there; the others "
+	            "fitted again):");
+	pinned_line(out, f, VALID_PIN_NO_SPREAD,
+	            "no row gives its fastest runs (5th-95th percentiles): the uncongested "
+	            "fabric, not fitted:");
 	if (f->dropped[0])
 		fprintf(out,
 		        "not identifiable from these rows (the cluster file's values kept): %s\n",
