@@ -312,7 +312,7 @@ int build_init(builder *b, const plan_scenario *s)
 	b->sh = plan_shard(s);
 	plan_make_groups(s, &grp);
 	b->tp = grp.tp, b->cp = grp.cp, b->dp = grp.dp, b->ep = grp.ep, b->edp = grp.edp;
-	b->pp = grp.pp, b->shard = grp.shard, b->replica = grp.replica, b->embed = grp.embed;
+	b->shard = grp.shard, b->replica = grp.replica, b->embed = grp.embed;
 	b->vpp = p->vpp;
 	b->vstages = p->pp * p->vpp;
 	b->zb = p->schedule == PLAN_SCHED_ZB_H1;

@@ -121,7 +121,7 @@ typedef struct builder {
 	int *comm_err; /* the first collective the network models could not time */
 	plan_graph *g;
 	work_shard sh;
-	net_group tp, dp, pp, cp, ep;
+	net_group tp, dp, cp, ep; /* the pipeline's hops: plan_pp_pair per send */
 	net_group edp;           /* expert-data-parallel: ranks holding the same experts */
 	net_group shard, replica; /* ZeRO shard group and its replicas (== dp, 1 rank
 				   * unless hybrid sharding) */

@@ -445,9 +445,12 @@ int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out)
 		out->host_s -= h;
 		out->compute_s -= fmax(g, h);
 	}
-	if (p->pp > 1 && !s->inference)
-		out->p2p_fixed_s = plan_p2p_overhead(s, &b.pp, false) +
-				   plan_p2p_overhead(s, &b.pp, true);
+	if (p->pp > 1 && !s->inference) { /* the stage's own hops (pipe.c pp_send) */
+		net_group fwd, bwd;
+		plan_pp_pair(s, stage, stage + 1 < p->pp ? stage + 1 : stage - 1, &fwd);
+		plan_pp_pair(s, stage, stage > 0 ? stage - 1 : stage + 1, &bwd);
+		out->p2p_fixed_s = plan_p2p_overhead(s, &fwd, false) + plan_p2p_overhead(s, &bwd, true);
+	}
 	out->host_exposed_s = fmax(0, out->compute_s - out->gpu_s);
 	out->fixed_s = out->coll_latency_s + out->accum_s + out->p2p_fixed_s + out->host_exposed_s;
 	return SIM_OK;

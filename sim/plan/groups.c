@@ -65,6 +65,23 @@ void plan_group_sizes(const plan_spec *p, int *dpg, int *shard, int *edp)
 	*edp = p->tp * cp * p->dp / ep;
 }
 
+void plan_pp_pair(const plan_scenario *s, int from, int to, net_group *out)
+{
+	const net_cluster *c = &s->cluster;
+	int st[PLAN_DIMS];
+	plan_strides(&s->plan, st);
+	int64_t gpn = c->node.gpus > 0 ? c->node.gpus : 1;
+	int64_t a = (int64_t)from * st[PLAN_DIM_PP], b = (int64_t)to * st[PLAN_DIM_PP];
+	int64_t dist = a > b ? a - b : b - a;
+	if (dist < 1)
+		dist = 1;
+	/* across a node boundary the pair is two nodes' (a distance below the
+	 * node's GPUs would put both on one in net_group_make) */
+	if (a / gpn != b / gpn && dist < gpn)
+		dist = gpn;
+	net_group_make(c, 2, dist > INT32_MAX ? INT32_MAX : (int)dist, out);
+}
+
 void plan_make_groups(const plan_scenario *s, plan_groups *g)
 {
 	const plan_spec *p = &s->plan;

@@ -9,16 +9,21 @@
 
 /* The send of micro-batch mb's activation (or, backward, its gradient) to
  * the next (previous) stage after task `after`, on the PP stream: the p2p
- * of plan_p2p_stage_bytes on the pipeline group and the framework's overhead
+ * of plan_p2p_stage_bytes on that hop (plan_pp_pair: across a node boundary
+ * or inside a node, as the two stages' ranks lie; an interleaved schedule's
+ * last stage sends to the first) and the framework's overhead
  * (plan_p2p_overhead). */
 static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t after)
 {
+	int pp = b->s->plan.pp;
+	net_group hop;
+	plan_pp_pair(b->s, stage, backward ? (stage + pp - 1) % pp : (stage + 1) % pp, &hop);
 	double gather, bytes = plan_p2p_stage_bytes(b->s, stage, backward, &gather);
 	net_cost cost;
-	if (build_comm_cost(b, NET_P2P, &b->pp, bytes, &cost) != SIM_OK)
+	if (build_comm_cost(b, NET_P2P, &hop, bytes, &cost) != SIM_OK)
 		cost = (net_cost){0};
 	double wire_s = cost.time_s;
-	cost.time_s += plan_p2p_overhead(b->s, &b->pp, backward);
+	cost.time_s += plan_p2p_overhead(b->s, &hop, backward);
 	plan_netflow_alias(b->flow, &(net_cost){.time_s = wire_s, .intra_bytes = cost.intra_bytes,
 	                                        .inter_bytes = cost.inter_bytes},
 	                   cost.time_s);
@@ -27,7 +32,7 @@ static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t a
 		       (float)cost.intra_bytes, build_nic_share(&b->s->cluster, cost.inter_bytes),
 		       (float)cost.fabric_bytes};
 	return build_add_net(b->g, &t, &after, 1,
-			     build_comm_net_s(b, NET_P2P, &b->pp, bytes, cost.time_s), b->pp.nodes);
+			     build_comm_net_s(b, NET_P2P, &hop, bytes, cost.time_s), hop.nodes);
 }
 
 /* What build_emit_schedule carries from one op to the next: synchronous p2p's

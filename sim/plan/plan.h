@@ -768,6 +768,14 @@ typedef struct plan_groups {
 	net_group tp, cp, dp, shard, replica, ep, edp, pp, embed;
 } plan_groups;
 void plan_make_groups(const plan_scenario *s, plan_groups *g);
+/* The pipeline hop from stage `from` to stage `to` (groups.c): the pair of
+ * the first replica's ranks of the two stages (rank 0 of the other
+ * dimensions, stage k at k x the pipeline's stride). On one node: 2 ranks at
+ * their distance; on two: 2 ranks a node or more apart, 1 per node. g->pp is
+ * the hop from stage 0 to 1; where the stride is below the GPUs per node
+ * some hops cross a node boundary and others do not (tp x dp = 4 on 8-GPU
+ * nodes: every second one), and each send is timed on its own hop. */
+void plan_pp_pair(const plan_scenario *s, int from, int to, net_group *out);
 /* Their sizes alone (no geometry): the dp x cp ranks holding the same
  * parameters, the ZeRO shard group among them, the expert-data-parallel group. */
 void plan_group_sizes(const plan_spec *p, int *dpg, int *shard, int *edp);

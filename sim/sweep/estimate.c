@@ -101,6 +101,35 @@ static double coll_time(const plan_scenario *s, net_coll c, const net_group *g, 
 	return net_collective(&s->cluster, c, g, bytes, &cost) == SIM_OK ? cost.time_s : 0;
 }
 
+/* The pipeline's hops of `bytes` (plan_pp_pair, as pipe.c times each send):
+ * their mean time, and in *slow the slowest hop's group (a hop across a
+ * node boundary where some are and some are not: the steady state's
+ * per-micro-batch terms wait for it). Two kinds of hop at most, inside a
+ * node and across one, so two timings whatever pp is. */
+static double pp_hops(const plan_scenario *s, double bytes, net_group *slow)
+{
+	int pp = s->plan.pp, cross = -1, inside = -1;
+	net_group h;
+	for (int j = 0; j + 1 < pp && (cross < 0 || inside < 0); j++) {
+		plan_pp_pair(s, j, j + 1, &h);
+		*(h.nodes > 1 ? &cross : &inside) = j;
+	}
+	int ncross = 0;
+	for (int j = 0; cross >= 0 && j + 1 < pp; j++) {
+		plan_pp_pair(s, j, j + 1, &h);
+		ncross += h.nodes > 1;
+	}
+	plan_pp_pair(s, cross >= 0 ? cross : 0, (cross >= 0 ? cross : 0) + 1, slow);
+	double t_cross = cross >= 0 ? coll_time(s, NET_P2P, slow, bytes) : 0, t_in = 0;
+	if (inside >= 0) {
+		plan_pp_pair(s, inside, inside + 1, &h);
+		t_in = coll_time(s, NET_P2P, &h, bytes);
+		if (cross < 0)
+			*slow = h;
+	}
+	return (ncross * t_cross + (pp - 1 - ncross) * t_in) / (pp - 1);
+}
+
 /* A weight-gradient GEMM (ZB-H1's W; as plan/chain.c split_weight_grads). */
 static bool is_wgrad(const work_item *it)
 {
@@ -958,8 +987,9 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	call_memo memo = {{0}, {0}, 0, 0}; /* the stages' buckets and calls are alike */
 	double gather, p2p = plan_p2p_bytes(s, &gather); /* per rank; TP all-gather after */
 	double hop = 0; /* one pipeline hop: the transfer and its TP all-gather */
+	net_group slow = grp.pp; /* the slowest hop (pp_hops) */
 	if (pp > 1)
-		hop = coll_time(s, NET_P2P, &grp.pp, p2p) +
+		hop = pp_hops(s, p2p, &slow) +
 		      (gather > 0 ? coll_time(s, NET_ALLGATHER, &grp.tp, gather) : 0.0);
 	/* overlap_param_gather (ZeRO-1/2 training, as plan_build): the worst
 	 * stage's pgather_stage (a late stage delays the stages after it as
@@ -1033,12 +1063,12 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	e->bubble_s = fill / vpp;
 	double pipe = m * T + e->bubble_s;
 	if (pp > 1)
-		e->pp_s = 2.0 * (pp - 1) * hop + m * (plan_p2p_overhead(s, &grp.pp, false) +
-		                                      plan_p2p_overhead(s, &grp.pp, true));
+		e->pp_s = 2.0 * (pp - 1) * hop + m * (plan_p2p_overhead(s, &slow, false) +
+		                                      plan_p2p_overhead(s, &slow, true));
 	/* p2p_serial: each steady step's gradient send follows the activation
 	 * received instead of running beside it: one more transfer per step */
 	if (pp > 1 && s->fw.p2p_serial && p->vpp <= 1 && plan_p2p_sync(p))
-		e->pp_s += m * coll_time(s, NET_P2P, &grp.pp, p2p);
+		e->pp_s += m * coll_time(s, NET_P2P, &slow, p2p);
 	/* nanotron's lm_head before the last stage (plan_layout_tail): every
 	 * micro-batch's logits go out of its stage and their gradient back
 	 * (plan_p2p_stage_bytes), beyond the hidden states' hop counted above;
@@ -1047,9 +1077,11 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	if (pp > 1 && plan_layout_tail(p, s->model.layers, tail) && tail[0] < pp - 1)
 		for (int j = tail[0]; j < pp - 1; j++) {
 			double gl, lb = plan_p2p_stage_bytes(s, j, false, &gl);
+			net_group h;
+			plan_pp_pair(s, j, j + 1, &h);
 			if (lb > p2p)
-				e->pp_s += 2.0 * m * (coll_time(s, NET_P2P, &grp.pp, lb) -
-				                      coll_time(s, NET_P2P, &grp.pp, p2p));
+				e->pp_s += 2.0 * m * (coll_time(s, NET_P2P, &h, lb) -
+				                      coll_time(s, NET_P2P, &h, p2p));
 		}
 	/* the dense full-attention kind's layer (zero for a model without one,
 	 * as before windows) */
