@@ -661,6 +661,67 @@ static void test_p2p_bytes_deepspeed(void)
  * all-gather of the received slices: the first task of stage 1 is one, timed
  * (alpha-beta) as the all-gather of the whole 37,748,736-byte activation in
  * the TP group. */
+/* Each pipeline send on its own hop (plan_pp_pair). The quickstart's 2 nodes
+ * of 8 GPUs with tp 2 x dp 2 = 4 ranks per stage and pp 4: stages 0 and 1 on
+ * the first node (ranks 0-3, 4-7), 2 and 3 on the second (8-11, 12-15), so
+ * the hops 0 -> 1 and 2 -> 3 stay on a node, 1 -> 2 crosses (2 ranks, one per
+ * node), and the interleaved wrap 3 -> 0 crosses as well. With tp 8 x dp 1
+ * every stage fills a node and every hop crosses. In the graph (alpha-beta,
+ * the same bytes on every hop) stage 1's forward send, the crossing one, takes
+ * the NICs' time and stage 0's the NVLink's, net_collective's p2p on each
+ * pair plus the same framework overhead (plan_p2p_overhead on each). */
+static void test_pp_pairs(void)
+{
+	const char *set[] = {"parallel.tp=2", "parallel.dp=2", "parallel.pp=4",
+			     "parallel.global_batch=16", "parallel.micro_batch=1",
+			     "cluster.network=alpha-beta"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", set, 6, d, &s), SIM_OK);
+	if (s) {
+		net_group h[4];
+		plan_pp_pair(s, 0, 1, &h[0]);
+		plan_pp_pair(s, 1, 2, &h[1]);
+		plan_pp_pair(s, 2, 3, &h[2]);
+		plan_pp_pair(s, 3, 0, &h[3]);
+		CHECK(h[0].size == 2 && h[0].nodes == 1 && h[0].per_node == 2);
+		CHECK(h[1].size == 2 && h[1].nodes == 2 && h[1].per_node == 1);
+		CHECK(h[2].nodes == 1 && h[3].nodes == 2);
+		net_group back;
+		plan_pp_pair(s, 2, 1, &back);
+		CHECK_INT(back.nodes, 2);
+		plan_graph *g = NULL;
+		if (plan_build(s, &g) == SIM_OK) {
+			double t[2] = {-1, -1};
+			for (size_t i = 0; i < g->ntasks; i++) {
+				const plan_task *x = &g->tasks[i];
+				if (x->kind == PLAN_TASK_PP && x->stream == PLAN_STREAM_PP_FWD &&
+				    x->rank < 2 && t[x->rank] < 0)
+					t[x->rank] = sim_time_to_s(x->dur);
+			}
+			double gather, bytes = plan_p2p_stage_bytes(s, 0, false, &gather);
+			net_cost in, out;
+			CHECK_INT(net_collective(&s->cluster, NET_P2P, &h[0], bytes, &in), SIM_OK);
+			CHECK_INT(net_collective(&s->cluster, NET_P2P, &h[1], bytes, &out), SIM_OK);
+			CHECK(out.time_s > 2 * in.time_s);
+			CHECK_NEAR(t[0], in.time_s + plan_p2p_overhead(s, &h[0], false), 1e-6); /* ns ticks */
+			CHECK_NEAR(t[1], out.time_s + plan_p2p_overhead(s, &h[1], false), 1e-6);
+		}
+		plan_graph_free(g);
+	}
+	plan_scenario_free(s);
+	const char *full[] = {"parallel.tp=8", "parallel.dp=1", "parallel.pp=2",
+			      "parallel.global_batch=16", "parallel.micro_batch=1"};
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", full, 5, d, &s), SIM_OK);
+	if (s) {
+		net_group h;
+		plan_pp_pair(s, 0, 1, &h);
+		CHECK(h.nodes == 2 && h.per_node == 1);
+	}
+	plan_scenario_free(s);
+	sim_diag_free(d);
+}
+
 static void test_p2p_graph(void)
 {
 	for (int sync = 0; sync < 2; sync++) {
@@ -2260,6 +2321,7 @@ int main(void)
 	test_p2p_bytes();
 	test_p2p_bytes_deepspeed();
 	test_p2p_graph();
+	test_pp_pairs();
 	test_peak_closed_form();
 	test_zero_memory();
 	test_comm_volume();
