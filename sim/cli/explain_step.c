@@ -247,6 +247,20 @@ void explain_mb_cost(FILE *o, const plan_scenario *s, const exec_result *r)
 		        s->fw.p2p_host_ops, s->fw.p2p_fwd_tensors,
 		        s->fw.p2p_fwd_tensors == 1 ? "" : "s",
 		        explain_unit(c.p2p_fixed_s, SIM_UNIT_TIME, a, sizeof a));
+	if (p->pp > 1) { /* the hops (plan_pp_pair), as the sends are timed */
+		int cross = 0, mine = 0;
+		for (int k = 0; k + 1 < p->pp; k++) {
+			net_group hop;
+			plan_pp_pair(s, k, k + 1, &hop);
+			cross += hop.nodes > 1;
+			if (k == st || k + 1 == st)
+				mine += hop.nodes > 1;
+		}
+		fprintf(o,
+		        "               %d of the pipeline's %d hops cross nodes, %d of stage %d's "
+		        "(each send on its own hop)\n",
+		        cross, p->pp - 1, mine, st);
+	}
 	else
 		fprintf(o, "  pipeline     none (pp = 1)\n");
 	double all = m * c.fixed_s, share = r->step_s > 0 ? all / r->step_s : 0;
