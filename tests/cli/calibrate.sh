@@ -238,8 +238,13 @@ nccl_tests() {
 		done
 	done
 }
+# The per-call wait (sync_delay: every call across m nodes, whatever its size,
+# since 2026-11-29) is set too: across node counts and sizes it parts from
+# the per-step latency (a ring's steps grow with the ranks, the wait with
+# (m-1)^exp whatever the size) and fits back.
 known="--set cluster.net_latency=40us --set cluster.msg_overhead=3us --set cluster.rail_bw=9GB/s
-	--set cluster.congestion=0.3 --set cluster.congestion_exp=0.7 --set node.intra_efficiency=0.65"
+	--set cluster.congestion=0.3 --set cluster.congestion_exp=0.7 --set node.intra_efficiency=0.65
+	--set cluster.sync_delay=200us"
 nccl_tests topologies/efa-h100-cluster.ini "$tmp/nt" "$known"
 "$podsim" calibrate "$tmp"/nt/*.txt --fabric topologies/efa-h100-cluster.ini --json >"$tmp/rt.json" ||
 	{ echo "calibrate --fabric on nccl-tests output failed"; fail=1; }
@@ -255,7 +260,7 @@ fitted() {
 	done
 }
 fitted "$tmp/rt.json" "round trip" intra_efficiency:0.65 net_latency:4e-05 msg_overhead:3e-06 \
-	rail_bw:9e+09 congestion:0.3 congestion_exp:0.7
+	rail_bw:9e+09 congestion:0.3 congestion_exp:0.7 sync_delay:0.0002
 # What the rows leave open (the fit's correlations, calib_lm_result.corr). The
 # shipped rows, all at 256 MiB, cannot part the per-step latency from the
 # per-message cost (both add per network step there: the golden above lists
