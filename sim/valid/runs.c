@@ -369,9 +369,9 @@ static long row_global_batch(const cases_csv *c, size_t row, const valid_recipe 
 }
 
 /* The vpp of a pipelined row that leaves it open (default_vpp): 1 under a
- * framework without the interleaved schedule; said. `nl` the model's
- * layers, `mb` the tuned micro-batch (0: none). */
-static void put_open_vpp(sim_buf *b, const cases_csv *c, size_t row, const valid_options *opt,
+ * framework without the interleaved schedule; said and returned. `nl` the
+ * model's layers, `mb` the tuned micro-batch (0: none). */
+static long put_open_vpp(sim_buf *b, const cases_csv *c, size_t row, const valid_options *opt,
                          const char *profile, const valid_recipe *rec, long nl, long pp,
                          long dp, long mb, char *assumed, size_t alen)
 {
@@ -399,6 +399,35 @@ static void put_open_vpp(sim_buf *b, const cases_csv *c, size_t row, const valid
 		             "vpp 1 (not published; framework %s runs no interleaved "
 		             "schedule: runs_schedules = %s)",
 		             profile, fw.schedules);
+	return v;
+}
+
+/* A measured run whose layers do not split evenly over its pp x vpp model
+ * chunks, under a profile whose framework splits only evenly (uneven_split
+ * = error: Megatron-LM before Megatron-Core's pipeline-split options, the
+ * FSDP stacks): the run happened, so its split was uneven in some way the
+ * source does not print. It is taken as Megatron-Core's documented rule,
+ * the embedding and the loss counted as one layer each (uneven_split =
+ * end-stages, plan_layout; BLOOM's 70 layers on 12 stages under
+ * Megatron-DeepSpeed's partition by type, 5 + 6 x 10 + 5), said on the row,
+ * rather than skipping the row (issue 14: every measured row predicted).
+ * The row's layout columns or its recipe's, where given, stay the source's. */
+static void put_uneven_default(sim_buf *b, const valid_options *opt, const char *profile,
+                               long layers, long pp, long vpp, char *assumed, size_t alen)
+{
+	plan_framework fw;
+	long chunks = pp * (vpp > 0 ? vpp : 1);
+	if (pp <= 1 || layers <= 0 || layers % chunks == 0 || !load_profile(opt, profile, &fw) ||
+	    fw.uneven != PLAN_UNEVEN_ERROR || strstr(b->data, "\nfirst_stage_layers =") ||
+	    strstr(b->data, "\nembedding_in_split ="))
+		return;
+	sim_buf_printf(b, "[framework]\nuneven_split = end-stages\n");
+	valid_assume(assumed, alen,
+	             "%ld layers on %ld model chunks: an uneven split, which framework %s does "
+	             "not make (uneven_split = error); the run was measured, so its split is "
+	             "taken as the embedding and the loss counting as one layer each "
+	             "(uneven_split = end-stages)",
+	             layers, chunks, profile);
 }
 
 /* Text of row `row`; `mb` > 0 stands for an empty micro_batch column (the
@@ -671,12 +700,11 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		} else
 			valid_assume(assumed, alen, "micro_batch 1 (not published)");
 	}
-	if (!*get(c, row, "vpp") && pp > 1) {
-		const char *nl = valid_arch_value(c, row, rec, "layers", rv, sizeof rv);
-		put_open_vpp(b, c, row, opt, profile, rec,
-		             *nl ? atol(nl) : from_file ? file_layers(opt->datadir, mname) : 0, pp, dp,
-		             mb, assumed, alen);
-	}
+	const char *nlv = valid_arch_value(c, row, rec, "layers", rv, sizeof rv);
+	long nlayers = *nlv ? atol(nlv) : from_file ? file_layers(opt->datadir, mname) : 0;
+	long vpp = atol(get(c, row, "vpp"));
+	if (!*get(c, row, "vpp") && pp > 1)
+		vpp = put_open_vpp(b, c, row, opt, profile, rec, nlayers, pp, dp, mb, assumed, alen);
 	/* A note naming Megatron's --overlap-param-gather (or --overlap-grad-reduce):
 	 * Megatron accepts the first only together with the second, so the
 	 * source's DP gradient reduction overlapped the backward. */
@@ -701,6 +729,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	if (strstr(note, "account_for_embedding/loss_in_pipeline_split"))
 		sim_buf_printf(b, "embedding_in_split = true\nloss_in_split = true\n");
 	valid_put_recipe(b, par, rec, "", assumed, alen);
+	put_uneven_default(b, opt, profile, nlayers, pp, vpp, assumed, alen);
 	if (opt && opt->framework_set)
 		sim_buf_printf(b, "[framework]\nop_overhead = %.9g us\n", opt->framework_s * 1e6);
 	if (opt && opt->sustain_set) /* the row's precision's key */

@@ -89,6 +89,27 @@ if [ "$(basename "$csv")" = calibration.csv ]; then
 			{ echo "D04 at micro_batch $mb: $t ms, not slower than the chosen $best ms"; fail=1; }
 	done
 fi
+# a measured run whose layers do not split evenly over its stages, from a
+# source whose framework splits only evenly (Megatron-LM before Megatron-Core:
+# megatron-lm, megatron-lm-2021, uneven_split = error), is predicted, not skipped: its
+# split is taken as the end-stages rule and said (BLOOM's 70 layers on 12
+# stages ran 5 + 6 x 10 + 5: the vTrain 39.1B row V0074, tp 1 pp 16 dp 32,
+# as a 2021 source's 70-layer model on pp 12 and dp 43 ... of 516 GPUs would
+# not divide, so it keeps pp 16: (70 + 2) / 16 units, 4 or 5 per stage)
+if [ "$(basename "$csv")" = calibration.csv ]; then
+	python3 -c 'import csv, sys
+r = csv.DictReader(open(sys.argv[1])); w = csv.DictWriter(sys.stdout, r.fieldnames)
+w.writeheader()
+for x in r:
+    if x["id"] == "V0074":
+        x["source"] = "Narayanan et al. SC21 (2021), a synthetic row"; x["layers"] = "70"
+        w.writerow(x)' "$csv" >"$tmp/u.csv"
+	"$podsim" validate "$tmp/u.csv" --data . --rows >"$tmp/u.out" 2>&1
+	grep -q '1 rows, 1 simulated, 0 skipped' "$tmp/u.out" &&
+		grep -q '70 layers on 16 model chunks: an uneven split, which framework megatron-lm[-0-9]* does not make' "$tmp/u.out" &&
+		grep -q 'uneven pipeline split by the framework.s rule (embedding and loss count as one layer each)' "$tmp/u.out" ||
+		{ echo "an uneven row under an even-only framework was not predicted with the end-stages split:"; cat "$tmp/u.out"; fail=1; }
+fi
 # a recipe line (topologies/frameworks/recipes.csv) gives what the row's
 # columns leave open: N09 (GPT-OSS, Megatron-Bridge) runs Megatron-Core's
 # all-to-all dispatcher, said in its assumptions; a recipe key that is not a
