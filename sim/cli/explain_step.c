@@ -248,18 +248,14 @@ void explain_mb_cost(FILE *o, const plan_scenario *s, const exec_result *r)
 		        s->fw.p2p_fwd_tensors == 1 ? "" : "s",
 		        explain_unit(c.p2p_fixed_s, SIM_UNIT_TIME, a, sizeof a));
 	if (p->pp > 1) { /* the hops (plan_pp_pair), as the sends are timed */
-		int cross = 0, mine = 0;
-		for (int k = 0; k + 1 < p->pp; k++) {
-			net_group hop;
-			plan_pp_pair(s, k, k + 1, &hop);
-			cross += hop.nodes > 1;
-			if (k == st || k + 1 == st)
-				mine += hop.nodes > 1;
-		}
+		net_group in, out;
+		plan_pp_pair(s, st, st > 0 ? st - 1 : st, &in);
+		plan_pp_pair(s, st, st + 1 < p->pp ? st + 1 : st, &out);
 		fprintf(o,
 		        "               %d of the pipeline's %d hops cross nodes, %d of stage %d's "
 		        "(each send on its own hop)\n",
-		        cross, p->pp - 1, mine, st);
+		        plan_pp_cross(s, NULL, NULL), p->pp - 1,
+		        (st > 0 && in.nodes > 1) + (st + 1 < p->pp && out.nodes > 1), st);
 	}
 	else
 		fprintf(o, "  pipeline     none (pp = 1)\n");

@@ -305,12 +305,10 @@ net_coll plan_grad_coll(const plan_scenario *s)
 double plan_call_group_wait(const net_cluster *c, const net_group *g,
 			    const double *bytes, int n, double scale)
 {
-	if (n < 2)
-		return 0;
-	double each = 0, all = 0;
+	int moving = 0; /* calls that send bytes: each timed with its own wait */
 	for (int i = 0; i < n; i++)
-		each += net_sync_delay(c, g, bytes[i] * scale), all += bytes[i];
-	return net_sync_delay(c, g, all * scale) - each;
+		moving += bytes[i] * scale > 0;
+	return moving > 1 ? -(moving - 1) * net_sync_delay(c, g, 1) : 0;
 }
 
 /* flush_bucket's collectives (below), each timed alone with net_collective

@@ -82,6 +82,24 @@ void plan_pp_pair(const plan_scenario *s, int from, int to, net_group *out)
 	net_group_make(c, 2, dist > INT32_MAX ? INT32_MAX : (int)dist, out);
 }
 
+int plan_pp_cross(const plan_scenario *s, int *cross, int *inside)
+{
+	int n = 0, fc = -1, fi = -1;
+	for (int k = 0; k + 1 < s->plan.pp; k++) {
+		net_group h;
+		plan_pp_pair(s, k, k + 1, &h);
+		if (h.nodes > 1 && n++ == 0)
+			fc = k;
+		else if (h.nodes <= 1 && fi < 0)
+			fi = k;
+	}
+	if (cross)
+		*cross = fc;
+	if (inside)
+		*inside = fi;
+	return n;
+}
+
 void plan_make_groups(const plan_scenario *s, plan_groups *g)
 {
 	const plan_spec *p = &s->plan;

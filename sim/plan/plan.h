@@ -776,6 +776,10 @@ void plan_make_groups(const plan_scenario *s, plan_groups *g);
  * some hops cross a node boundary and others do not (tp x dp = 4 on 8-GPU
  * nodes: every second one), and each send is timed on its own hop. */
 void plan_pp_pair(const plan_scenario *s, int from, int to, net_group *out);
+/* How many of the pipeline's pp - 1 forward hops (k -> k + 1, plan_pp_pair)
+ * cross a node boundary; the first crossing one's k in *cross and the first
+ * one inside a node in *inside (-1 where there is none; either may be NULL). */
+int plan_pp_cross(const plan_scenario *s, int *cross, int *inside);
 /* Their sizes alone (no geometry): the dp x cp ranks holding the same
  * parameters, the ZeRO shard group among them, the expert-data-parallel group. */
 void plan_group_sizes(const plan_spec *p, int *dpg, int *shard, int *edp);

@@ -105,27 +105,21 @@ static double coll_time(const plan_scenario *s, net_coll c, const net_group *g, 
  * their mean time, and in *slow the slowest hop's group (a hop across a
  * node boundary where some are and some are not: the steady state's
  * per-micro-batch terms wait for it). Two kinds of hop at most, inside a
- * node and across one, so two timings whatever pp is. */
+ * node and across one (plan_pp_cross), so two timings whatever pp is. */
 static double pp_hops(const plan_scenario *s, double bytes, net_group *slow)
 {
-	int pp = s->plan.pp, cross = -1, inside = -1;
+	int pp = s->plan.pp, cross, inside;
+	int ncross = plan_pp_cross(s, &cross, &inside);
+	double t_cross = 0, t_in = 0;
 	net_group h;
-	for (int j = 0; j + 1 < pp && (cross < 0 || inside < 0); j++) {
-		plan_pp_pair(s, j, j + 1, &h);
-		*(h.nodes > 1 ? &cross : &inside) = j;
-	}
-	int ncross = 0;
-	for (int j = 0; cross >= 0 && j + 1 < pp; j++) {
-		plan_pp_pair(s, j, j + 1, &h);
-		ncross += h.nodes > 1;
-	}
-	plan_pp_pair(s, cross >= 0 ? cross : 0, (cross >= 0 ? cross : 0) + 1, slow);
-	double t_cross = cross >= 0 ? coll_time(s, NET_P2P, slow, bytes) : 0, t_in = 0;
 	if (inside >= 0) {
 		plan_pp_pair(s, inside, inside + 1, &h);
 		t_in = coll_time(s, NET_P2P, &h, bytes);
-		if (cross < 0)
-			*slow = h;
+		*slow = h;
+	}
+	if (cross >= 0) {
+		plan_pp_pair(s, cross, cross + 1, slow);
+		t_cross = coll_time(s, NET_P2P, slow, bytes);
 	}
 	return (ncross * t_cross + (pp - 1 - ncross) * t_in) / (pp - 1);
 }

@@ -417,9 +417,13 @@ static void put_uneven_default(sim_buf *b, const valid_options *opt, const char 
 {
 	plan_framework fw;
 	long chunks = pp * (vpp > 0 ? vpp : 1);
+	static const char *const layout[] = {"\nfirst_stage_layers =", "\nlast_stage_layers =",
+	                                     "\nembedding_in_split =", "\nloss_in_split ="};
+	for (size_t i = 0; i < sizeof layout / sizeof layout[0]; i++)
+		if (strstr(b->data, layout[i]))
+			return;
 	if (pp <= 1 || layers <= 0 || layers % chunks == 0 || !load_profile(opt, profile, &fw) ||
-	    fw.uneven != PLAN_UNEVEN_ERROR || strstr(b->data, "\nfirst_stage_layers =") ||
-	    strstr(b->data, "\nembedding_in_split ="))
+	    fw.uneven != PLAN_UNEVEN_ERROR)
 		return;
 	sim_buf_printf(b, "[framework]\nuneven_split = end-stages\n");
 	valid_assume(assumed, alen,
