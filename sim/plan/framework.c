@@ -163,6 +163,12 @@ const conf_key plan_framework_keys[] = {
          "ZeRO-3's all-gathers and reduce-scatters take per-rank tensor lists: PyTorch copies "
          "each rank's slice with its own kernel, one launch per rank and tensor beside "
          "zero3_rank_op and zero3_gather_rank_op"},
+        {"zero_gather_rank_op", CONF_QTY, SIM_UNIT_TIME, 0, 1, "0 us", NULL,
+         FK(zero_gather_rank_op_s),
+         "ZeRO-1/2's parameter all-gather after the step: host time per (DP rank x parameter "
+         "tensor) of the framework's own loops (nanotron slices, flattens, unflattens and "
+         "copies every parameter once per rank in Python), each copy a kernel launch too; 0: "
+         "one flat gather with no per-rank work (Megatron-Core, DeepSpeed)"},
         {"recompute_early_stop", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
          FK(recompute_early_stop),
          "recompute = full re-runs a layer's forward only up to its last saved tensor: the "

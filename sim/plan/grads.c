@@ -259,6 +259,38 @@ int plan_zero3_reduce_calls(const plan_scenario *s, double tensors)
 	               : 1;
 }
 
+/* The parameters a rank of `stage` trains in `chunk` (-1: all its chunks)
+ * into *params; returns their tensors (work_layer_param_tensors, the
+ * embedding's and the output's on the ends). */
+static int stage_trained(const plan_scenario *s, int stage, int chunk, double *params)
+{
+	const work_model *m = &s->model;
+	const plan_spec *p = &s->plan;
+	work_shard sh = plan_shard(s);
+	int tensors = 0, vstages = p->pp * p->vpp;
+	*params = 0;
+	for (int c = 0; c < p->vpp; c++) {
+		int l0, nl = plan_chunk_layers(s, stage, c, &l0), v = c * p->pp + stage;
+		if (chunk >= 0 && c != chunk)
+			continue;
+		for (int l = 0; l < nl; l++) {
+			int g = plan_global_layer(s, stage, l0 + l);
+			double d, x;
+			build_layer_trained(s, g, &d, &x);
+			if (d + x <= 0)
+				continue; /* no gradient */
+			*params += d + x;
+			tensors += work_layer_param_tensors(m, &sh, g);
+		}
+		tensors += work_ends_param_tensors(m, v == 0, v == vstages - 1);
+		if (v == 0 && build_embedding_trained(s))
+			*params += plan_rank_embedding(s);
+		if (v == vstages - 1 && build_output_trained(s))
+			*params += plan_rank_output(s) + build_mtp_experts(s);
+	}
+	return tensors;
+}
+
 /* [framework] grad_accum = kernel (nanotron's FP32GradientAccumulator,
  * optim/gradient_accumulator.py:204-221 at 0e0a27ea: after loss.backward()
  * every parameter's 16-bit gradient is added into its fp32 buffer,
@@ -272,36 +304,14 @@ int plan_zero3_reduce_calls(const plan_scenario *s, double tensors)
  * micro-batch's tokens: a fixed cost per micro-batch. */
 bool plan_grad_accum_item(const plan_scenario *s, int stage, int chunk, work_item *out)
 {
-	const work_model *m = &s->model;
 	const plan_spec *p = &s->plan;
 	bool autograd = s->fw.grad_accum == PLAN_ACCUM_AUTOGRAD;
 	bool kernel = s->fw.grad_accum == PLAN_ACCUM_KERNEL ||
 	              (s->fw.grad_accum == PLAN_ACCUM_KERNEL_FP16 && plan_grad_bytes(s) < 4);
 	if ((!kernel && !autograd) || s->inference || (autograd && p->zero >= 2))
 		return false;
-	work_shard sh = plan_shard(s);
-	double params = 0;
-	int tensors = 0, vstages = p->pp * p->vpp;
-	for (int c = 0, local = 0; c < p->vpp; c++) {
-		int l0, nl = plan_chunk_layers(s, stage, c, &l0), v = c * p->pp + stage;
-		local += nl;
-		if (chunk >= 0 && c != chunk)
-			continue;
-		for (int l = 0; l < nl; l++) {
-			int g = plan_global_layer(s, stage, l0 + l);
-			double d, x;
-			build_layer_trained(s, g, &d, &x);
-			if (d + x <= 0)
-				continue; /* no gradient to accumulate */
-			params += d + x;
-			tensors += work_layer_param_tensors(m, &sh, g);
-		}
-		tensors += work_ends_param_tensors(m, v == 0, v == vstages - 1);
-		if (v == 0 && build_embedding_trained(s))
-			params += plan_rank_embedding(s);
-		if (v == vstages - 1 && build_output_trained(s))
-			params += plan_rank_output(s) + build_mtp_experts(s);
-	}
+	double params;
+	int tensors = stage_trained(s, stage, chunk, &params);
 	double e = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
 	double acc = plan_grad_bytes(s); /* the buffer: 4 with fp32_grads or fp32/tf32, else e */
 	double per = e + 2.0 * acc;
@@ -393,6 +403,65 @@ static uint32_t emit_cpu_adam(builder *b, int stage, const uint32_t *deps, int n
 	return build_add_copy(b, stage, local * wbytes, false, &id, 1, -1);
 }
 
+/* ZeRO-1/2's parameter all-gather with per-rank loops ([framework]
+ * zero_gather_rank_op). nanotron gathers the updated parameters after every
+ * step with ZeroDistributedOptimizer._all_gather_params (src/nanotron/optim/
+ * zero.py:214-250 at 0e0a27ea): it slices every parameter at every DP rank's
+ * offsets into per-parameter output lists and calls its own
+ * all_gather_coalesced (src/nanotron/distributed.py:153-218), which checks
+ * each slice's device and dtype, transposes the lists to one per rank,
+ * flattens each rank's list into a new buffer (_flatten_dense_tensors, one
+ * cat kernel per rank), calls dist.all_gather on those buffers (PyTorch's
+ * list API: one NCCL all-gather into a flat buffer of its own, then one copy
+ * per rank into the list; ProcessGroupNCCL.cpp:2065-2117 of 1.13.1) and, in
+ * update_output, unflattens each rank's buffer and copies every piece back
+ * into its parameter with copy_, a Python call and a kernel per (rank,
+ * tensor). The gathered slices are not the parameters in place, so the
+ * copies are the update; the host's share per (rank, tensor) is the key
+ * (tools/measured/zero1-gather-host: the loops on tiny CPU tensors), and
+ * every copy_ and each rank's cat and list copy launches a kernel:
+ *   host = ranks x (tensors x (zero_gather_rank_op + launch) + 2 launch)
+ * The GPU moves the stage's updated parameters three times (the cat, the
+ * list copy, the copy_ back), read and written:
+ *   gpu = stream time of 3 x 2 x params x e bytes
+ * The copies follow the gather on the compute stream and the host issues
+ * them as fast as it can: max(host, gpu) after the gather. Approximation:
+ * the host's issue is counted from the gather's end (it may start while
+ * the optimizer step and the gather run; with many ranks the host's part is
+ * many times theirs). The cats run before the gather in nanotron; their GPU
+ * time is counted here with the rest. */
+double plan_zero_gather_host(const plan_scenario *s, int stage, double *host, double *gpu,
+			     int *tensors, int *ranks)
+{
+	const plan_spec *p = &s->plan;
+	double h = 0, g = 0, params = 0;
+	int n = 0, r = 0;
+	if (s->fw.zero_gather_rank_op_s > 0 && !s->inference && (p->zero == 1 || p->zero == 2) &&
+	    !p->overlap_param_gather && p->offload_optimizer == PLAN_OFFLOAD_NONE) {
+		plan_groups grp;
+		plan_make_groups(s, &grp);
+		r = grp.shard.size;
+		n = r > 1 ? stage_trained(s, stage, -1, &params) : 0;
+	}
+	if (n > 0) {
+		double e = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+		double launch = s->gpu.launch_s;
+		h = r * (n * (s->fw.zero_gather_rank_op_s + launch) + 2.0 * launch);
+		g = hw_mem_time(&s->gpu, 3.0 * 2.0 * params * e) - hw_overhead(&s->gpu);
+	} else {
+		r = 0;
+	}
+	if (host)
+		*host = h;
+	if (gpu)
+		*gpu = g;
+	if (tensors)
+		*tensors = n;
+	if (ranks)
+		*ranks = r;
+	return h > g ? h : g;
+}
+
 /* Optimizer (and ZeRO-1 parameter all-gather) of one stage: the GPU step as
  * the framework runs it (plan_optimizer_time, optim.c: the fused or foreach
  * kernels' bytes per parameter with the fp32 casts and the gradient norm),
@@ -444,9 +513,16 @@ int build_emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *d
 		}
 		double wbytes =
 			upd * b->shard.size * hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
-		if (build_add_dp_on(b, &b->shard, stage, NET_ALLGATHER, wbytes, &opt, 1, -1) ==
-		    UINT32_MAX)
+		uint32_t ag = build_add_dp_on(b, &b->shard, stage, NET_ALLGATHER, wbytes, &opt, 1, -1);
+		if (ag == UINT32_MAX)
 			return SIM_ENOMEM;
+		double copies = plan_zero_gather_host(s, stage, NULL, NULL, NULL, NULL);
+		if (copies > 0) { /* the framework's per-rank loops (above) */
+			plan_task t = {sim_time_from_s(copies), stage, PLAN_STREAM_COMPUTE,
+				       PLAN_TASK_OPTIM, -1, -1, 0, 0, 0};
+			if (plan_graph_add(b->g, &t, &ag, 1) == UINT32_MAX)
+				return SIM_ENOMEM;
+		}
 	}
 	return SIM_OK;
 }

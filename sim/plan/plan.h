@@ -323,6 +323,10 @@ typedef struct plan_framework {
 	bool zero3_rank_copies;       /* ZeRO-3's collectives take per-rank tensor
 				       * lists: one copy kernel launch per rank
 				       * and tensor (PyTorch's list collectives) */
+	double zero_gather_rank_op_s; /* host time per (DP rank x parameter tensor)
+				       * after ZeRO-1/2's parameter all-gather
+				       * (nanotron's all_gather_coalesced;
+				       * plan_zero_gather_host) */
 	bool fsdp_casts;              /* FSDP MixedPrecision's shard casts and the
 				       * sharded accumulation, on its side
 				       * streams (plan_fsdp_gather_cast_bytes) */
@@ -1601,6 +1605,14 @@ double plan_zero3_gather_rank_s(const plan_scenario *s);
  * under ep > 1 the routed experts' unit x expert-DP ranks, each x
  * plan_zero3_gather_rank_s; 0 without ZeRO-3 across DP ranks. */
 double plan_zero3_gather_host_s(const plan_scenario *s, int g);
+/* ZeRO-1/2's parameter all-gather as a framework with per-rank loops runs it
+ * ([framework] zero_gather_rank_op: nanotron): the work on the compute
+ * stream after the gather, max(host, GPU) seconds, for `stage`; 0 where the
+ * key is 0, the plan has no ZeRO-1/2 gather, or one rank holds everything.
+ * host and gpu (either may be NULL) get the two sides, tensors the stage's
+ * parameter tensors and ranks the shard group's size (grads.c). */
+double plan_zero_gather_host(const plan_scenario *s, int stage, double *host, double *gpu,
+			     int *tensors, int *ranks);
 /* The same buckets' bytes in the order they are reduced and, if tensors is
  * not NULL, the parameter tensors each holds (at most cap written; the
  * count returned, as plan_zero3_buckets). */

@@ -54,7 +54,9 @@
  *   optimizer: plan_optimizer_time on the GPU (as plan/grads.c); offloaded (offload_optimizer) the CPU step of the
  *       node's GPUs at the host DRAM rate (30 bytes per parameter; from NVMe
  *       at least 24 bytes per parameter at the NVMe rate) plus the PCIe
- *       copies of the gradients down and the 16-bit weights up.
+ *       copies of the gradients down and the 16-bit weights up; after a
+ *       ZeRO-1/2 gather, a framework's per-rank copies
+ *       (plan_zero_gather_host, the slowest stage's).
  * The framework's per-micro-batch costs (plan.h, plan_mb_cost) enter as the
  * simulation charges them: an item standing for several kernels pays each
  * launch (plan_kernel_time); with comm_host_op every collective costs one
@@ -968,7 +970,7 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	prog first = {0}, last = {0};
 	ends_cost(s, &sh, &grp, &first, &last);
 	memset(e, 0, sizeof *e);
-	double T = 0, S = 0, W_T = 0, W_S = 0, grad = 0, weight = 0, optim = 0;
+	double T = 0, S = 0, W_T = 0, W_S = 0, grad = 0, weight = 0, optim = 0, copies = 0;
 	int ost = 0;
 	int worst = 0;
 	double pre_f = 0, pre_b = 0, bound = 0; /* see bound_of */
@@ -1044,6 +1046,8 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 		weight = w > weight ? w : weight;
 		if (local > optim)
 			optim = local, ost = st;
+		if (s->fw.zero_gather_rank_op_s > 0) /* the framework's per-rank copies */
+			copies = fmax(copies, plan_zero_gather_host(s, st, NULL, NULL, NULL, NULL));
 	}
 	plan_mem_fit fit;
 	plan_memory_fit(s, &fit);
@@ -1085,7 +1089,7 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	double bwd_l = k.kind[kd].bwd_s, fwd_l = prog_time(s, &k.kind[kd]) - bwd_l;
 	free(lead), free(bk);
 	e->dp_s = dp_exposed(s, &grp, grad, weight, dp_tail_s, pg, fwd_l, bwd_l, worst);
-	e->optimizer_s = optimizer_time(s, ost, optim);
+	e->optimizer_s = optimizer_time(s, ost, optim) + copies;
 	e->step_s = pipe + e->pp_s + e->dp_s + e->optimizer_s;
 	/* a hair under: the simulation sums the same durations in integer
 	 * picoseconds, rounded per task */

@@ -444,6 +444,71 @@ static void test_zero_one_bucket(void)
 	}
 }
 
+/* nanotron's ZeRO-1 parameter all-gather and its per-rank loops
+ * (plan_zero_gather_host, grads.c): Llama 3 8B at tp 1 pp 1 on 16 ranks (2
+ * p5 nodes) under ZeRO-1. The stage's tensors: 32 layers x 6 (qkv, o,
+ * gate_up, down, two norms) + the embedding, the final norm and the untied
+ * lm_head = 195. With zero_gather_rank_op = 10.7 us (nanotron.ini) and the
+ * H100's 4 us launch:
+ *   host = 16 x (195 x (10.7 + 4) + 2 x 4) us = 16 x 2874.5 us = 45.992 ms
+ *   GPU  = 3 copies x (read + write) x P x 2 B / (hbm_bw x hbm_eff)
+ *        = 12 P / 3.015 TB/s = 31.96 ms for P = 8.03 G,
+ * so 45.992 ms after the gather: one compute-stream task of the optimizer's
+ * kind on the stage, and the step longer by exactly that (it ends the step,
+ * after the gather; ns ticks), the pre-screen's optimizer term too. Nothing
+ * under ZeRO-0 (no gather) or with the key at 0 (Megatron-Core, DeepSpeed:
+ * one flat gather). */
+static void test_zero_gather_copies(void)
+{
+	const char *on[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=16",
+	                    "parallel.global_batch=16", "parallel.zero=1"};
+	const char *off[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=16",
+	                     "parallel.global_batch=16", "parallel.zero=1",
+	                     "framework.zero_gather_rank_op=0us"};
+	const char *z0[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=16",
+	                    "parallel.global_batch=16", "parallel.zero=0"};
+	plan_scenario *s = load(NANOTRON, on, 5), *o = load(NANOTRON, off, 6),
+	              *z = load(NANOTRON, z0, 5);
+	if (!s || !o || !z)
+		goto out;
+	double host, gpu;
+	int n, ranks;
+	double t = plan_zero_gather_host(s, 0, &host, &gpu, &n, &ranks);
+	CHECK_INT(n, 195);
+	CHECK_INT(ranks, 16);
+	CHECK_NEAR(s->fw.zero_gather_rank_op_s, 10.7e-6, 1e-12);
+	CHECK_NEAR(host, 16 * (195 * (10.7e-6 + 4e-6) + 2 * 4e-6), 1e-12);
+	CHECK_NEAR(host, 45.992e-3, 1e-9);
+	double P = 16 * plan_local_params(s, 0); /* ZeRO-1's shard, 1/16 */
+	CHECK(P > 8.0e9 && P < 8.1e9);
+	CHECK_NEAR(gpu, 12 * P / (s->gpu.hbm_Bps * s->gpu.hbm_eff), 1e-9);
+	CHECK_NEAR(t, host, 1e-15);
+	CHECK_NEAR(plan_zero_gather_host(o, 0, NULL, NULL, NULL, NULL), 0, 0);
+	CHECK_NEAR(plan_zero_gather_host(z, 0, NULL, NULL, NULL, NULL), 0, 0);
+	plan_graph *g = NULL;
+	if (plan_build(s, &g) == SIM_OK) {
+		int hits = 0;
+		for (size_t i = 0; i < g->ntasks; i++)
+			hits += g->tasks[i].kind == PLAN_TASK_OPTIM &&
+			        g->tasks[i].stream == PLAN_STREAM_COMPUTE &&
+			        fabs(sim_time_to_s(g->tasks[i].dur) - t) < 1e-9;
+		CHECK_INT(hits, 1);
+	}
+	plan_graph_free(g);
+	exec_result *r = malloc(2 * sizeof *r);
+	if (r && exec_run(s, &r[0]) == SIM_OK && exec_run(o, &r[1]) == SIM_OK)
+		CHECK_NEAR(r[0].step_s - r[1].step_s, t, 1e-8);
+	free(r);
+	sweep_estimate es, eo;
+	sweep_estimate_plan(s, &es);
+	sweep_estimate_plan(o, &eo);
+	CHECK_NEAR(es.optimizer_s - eo.optimizer_s, t, 1e-12);
+out:
+	plan_scenario_free(s);
+	plan_scenario_free(o);
+	plan_scenario_free(z);
+}
+
 /* The profile file reads as cited (topologies/frameworks/nanotron.ini). */
 static void test_profile(void)
 {
@@ -538,6 +603,7 @@ int main(void)
 	test_p2p_serial();
 	test_beside_graph();
 	test_zero_one_bucket();
+	test_zero_gather_copies();
 	test_profile();
 	test_estimate();
 	test_window_kinds();
