@@ -250,6 +250,13 @@ got=$(sed -n 's/^ *D(2) = \([0-9.]*\) us, whatever its size: \([0-9.]*\) ms (net
 awk -v d="$D" -v n="$n" -v g="${got% *}" -v t="${got#* }" 'BEGIN { exit !(n > 0 && d > 100 &&
 	g > 0.9999 * d && g < 1.0001 * d && t > 0.9999 * n * d / 1000 && t < 1.0001 * n * d / 1000) }' ||
 	{ echo "explain tp16: D(2) and its sum '$got' for $n collectives, want $D us each"; fail=1; }
+# Section 8 under nanotron's ZeRO-1: the per-rank loops after the parameter
+# gather (plan_zero_gather_host): Llama 3 8B at tp 1 on 16 ranks, 195 tensors,
+# 16 x (195 x (10.7 + 4) + 2 x 4) us = 45.992 ms (test_microbatch derives it)
+"$podsim" explain tests/golden/nanotron-efa-tp8-pp2.ini --set parallel.tp=1 --set parallel.pp=1 \
+	--set parallel.dp=16 --set parallel.global_batch=16 --set parallel.zero=1 2>&1 |
+	grep -qF "host 16 ranks x (195 tensors x (zero_gather_rank_op 10.7 us + launch 4 us) + 2 launches) = 45.992 ms" ||
+	{ echo "explain: nanotron's ZeRO-1 gather loops"; fail=1; }
 "$podsim" explain >/dev/null 2>&1; [ $? -eq 2 ] || { echo "explain without a file: want 2"; fail=1; }
 "$podsim" explain tests/golden/quickstart.ini --set parallel.tpp=2 >/dev/null 2>"$tmp/bad.err"
 [ $? -eq 2 ] || { echo "explain with a bad key: want 2"; fail=1; }
