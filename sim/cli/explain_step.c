@@ -350,22 +350,20 @@ void explain_optimizer(FILE *o, const plan_scenario *s, const exec_result *r)
 		        "count increment h per tensor (plan/optim.c)\n");
 	double gh, gg;
 	int gn, gr;
-	double gt = plan_zero_gather_host(s, 0, &gh, &gg, &gn, &gr);
-	char gx[48];
-	if (gt > 0)
+	if (plan_zero_gather_host(s, 0, &gh, &gg, &gn, &gr) > 0)
 		fprintf(o,
-		        "  gather       after ZeRO-%d's parameter all-gather, the framework's per-rank "
+		        "  gather       ZeRO-%d's parameter all-gather through the framework's per-rank "
 		        "loops (plan/grads.c):\n"
 		        "               host %d ranks x (%d tensors x (zero_gather_rank_op %s + launch "
-		        "%s) + 2 launches) = %s;\n"
-		        "               GPU 3 copies of the stage's parameters = %s; max: %s after "
-		        "the gather\n",
+		        "%s) + 2 launches) = %s,\n"
+		        "               from the end of the backward, beside the GPU's reduction, step "
+		        "and gather;\n"
+		        "               then the GPU's 3 copies of the stage's parameters = %s\n",
 		        s->plan.zero, gr, gn,
 		        explain_unit(s->fw.zero_gather_rank_op_s, SIM_UNIT_TIME, a, sizeof a),
 		        explain_unit(s->gpu.launch_s, SIM_UNIT_TIME, bb, sizeof bb),
 		        explain_unit(gh, SIM_UNIT_TIME, cc, sizeof cc),
-		        explain_unit(gg, SIM_UNIT_TIME, n, sizeof n),
-		        explain_unit(gt, SIM_UNIT_TIME, gx, sizeof gx));
+		        explain_unit(gg, SIM_UNIT_TIME, n, sizeof n));
 	if (r->nclasses > 0)
 		fprintf(o,
 		        "  simulated    optimizer time on stage 0's compute stream: %s (%.1f%% of the "

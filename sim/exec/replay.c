@@ -451,6 +451,8 @@ static exec_cat comm_cat(uint8_t kind)
 		return EXEC_CAT_EP;
 	case PLAN_TASK_OFFLOAD:
 		return EXEC_CAT_OFFLOAD;
+	case PLAN_TASK_OPTIM: /* the host's loops after a ZeRO gather (plan_zero_gather_host) */
+		return EXEC_CAT_OPTIMIZER;
 	default:
 		return EXEC_CAT_BUBBLE;
 	}

@@ -424,12 +424,19 @@ static uint32_t emit_cpu_adam(builder *b, int stage, const uint32_t *deps, int n
  * The GPU moves the stage's updated parameters three times (the cat, the
  * list copy, the copy_ back), read and written:
  *   gpu = stream time of 3 x 2 x params x e bytes
- * The copies follow the gather on the compute stream and the host issues
- * them as fast as it can: max(host, gpu) after the gather. Approximation:
- * the host's issue is counted from the gather's end (it may start while
- * the optimizer step and the gather run; with many ranks the host's part is
- * many times theirs). The cats run before the gather in nanotron; their GPU
- * time is counted here with the rest. */
+ * The host runs the loops once it has issued the backward, the gradient
+ * all-reduce, the clipping and the optimizer step, all asynchronous (no
+ * host synchronisation in between: trainer.py:510-560), so while the GPU
+ * still runs them: in the graph a host task of `host` seconds on the
+ * stage's offload stream (the host's, beside the GPU's streams) from the
+ * end of the stage's last backward task (the host is at least that far:
+ * an eager backward is issued before it ends), and the GPU's copies, `gpu`
+ * seconds on the compute stream, after both it and the gather. The step
+ * ends at the later of the two: the host's part shows where it outlasts
+ * the all-reduce, the step and the gather (build_emit_optimizer). The
+ * return value, max(host, gpu), is what the loops take on their own. The
+ * cats run before the gather in nanotron; their GPU time is counted with
+ * the copies after it. */
 double plan_zero_gather_host(const plan_scenario *s, int stage, double *host, double *gpu,
 			     int *tensors, int *ranks)
 {
@@ -516,11 +523,17 @@ int build_emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *d
 		uint32_t ag = build_add_dp_on(b, &b->shard, stage, NET_ALLGATHER, wbytes, &opt, 1, -1);
 		if (ag == UINT32_MAX)
 			return SIM_ENOMEM;
-		double copies = plan_zero_gather_host(s, stage, NULL, NULL, NULL, NULL);
-		if (copies > 0) { /* the framework's per-rank loops (above) */
-			plan_task t = {sim_time_from_s(copies), stage, PLAN_STREAM_COMPUTE,
+		double host, gpu;
+		if (plan_zero_gather_host(s, stage, &host, &gpu, NULL, NULL) > 0) {
+			/* the framework's per-rank loops (plan_zero_gather_host): the
+			 * host's part from the end of the backward, beside the GPU,
+			 * then the copies after it and the gather */
+			plan_task h = {sim_time_from_s(host), stage, PLAN_STREAM_OFFLOAD,
 				       PLAN_TASK_OPTIM, -1, -1, 0, 0, 0};
-			if (plan_graph_add(b->g, &t, &ag, 1) == UINT32_MAX)
+			uint32_t cd[2] = {ag, plan_graph_add(b->g, &h, &ids->last_bwd[stage], 1)};
+			plan_task c = {sim_time_from_s(gpu), stage, PLAN_STREAM_COMPUTE,
+				       PLAN_TASK_OPTIM, -1, -1, 0, 0, 0};
+			if (cd[1] == UINT32_MAX || plan_graph_add(b->g, &c, cd, 2) == UINT32_MAX)
 				return SIM_ENOMEM;
 		}
 	}

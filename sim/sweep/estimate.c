@@ -55,8 +55,9 @@
  *       node's GPUs at the host DRAM rate (30 bytes per parameter; from NVMe
  *       at least 24 bytes per parameter at the NVMe rate) plus the PCIe
  *       copies of the gradients down and the 16-bit weights up; after a
- *       ZeRO-1/2 gather, a framework's per-rank copies
- *       (plan_zero_gather_host, the slowest stage's).
+ *       ZeRO-1/2 gather, a framework's per-rank loops (plan_zero_gather_host,
+ *       the slowest stage's): the GPU's copies, or the host's part where it
+ *       outlasts the exposed reduction, the step and the gather.
  * The framework's per-micro-batch costs (plan.h, plan_mb_cost) enter as the
  * simulation charges them: an item standing for several kernels pays each
  * launch (plan_kernel_time); with comm_host_op every collective costs one
@@ -970,7 +971,7 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	prog first = {0}, last = {0};
 	ends_cost(s, &sh, &grp, &first, &last);
 	memset(e, 0, sizeof *e);
-	double T = 0, S = 0, W_T = 0, W_S = 0, grad = 0, weight = 0, optim = 0, copies = 0;
+	double T = 0, S = 0, W_T = 0, W_S = 0, grad = 0, weight = 0, optim = 0, chost = 0, cgpu = 0;
 	int ost = 0;
 	int worst = 0;
 	double pre_f = 0, pre_b = 0, bound = 0; /* see bound_of */
@@ -1046,8 +1047,11 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 		weight = w > weight ? w : weight;
 		if (local > optim)
 			optim = local, ost = st;
-		if (s->fw.zero_gather_rank_op_s > 0) /* the framework's per-rank copies */
-			copies = fmax(copies, plan_zero_gather_host(s, st, NULL, NULL, NULL, NULL));
+		if (s->fw.zero_gather_rank_op_s > 0) { /* the framework's per-rank loops */
+			double h, gg;
+			plan_zero_gather_host(s, st, &h, &gg, NULL, NULL);
+			chost = fmax(chost, h), cgpu = fmax(cgpu, gg);
+		}
 	}
 	plan_mem_fit fit;
 	plan_memory_fit(s, &fit);
@@ -1089,7 +1093,12 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	double bwd_l = k.kind[kd].bwd_s, fwd_l = prog_time(s, &k.kind[kd]) - bwd_l;
 	free(lead), free(bk);
 	e->dp_s = dp_exposed(s, &grp, grad, weight, dp_tail_s, pg, fwd_l, bwd_l, worst);
-	e->optimizer_s = optimizer_time(s, ost, optim) + copies;
+	e->optimizer_s = optimizer_time(s, ost, optim);
+	/* the per-rank loops: the host's from the backward's end, beside the
+	 * exposed reduction, the step and the gather; the GPU's copies after
+	 * them (plan_zero_gather_host, as build_emit_optimizer) */
+	if (chost > 0 || cgpu > 0)
+		e->optimizer_s += fmax(cgpu, chost - (e->dp_s + e->optimizer_s));
 	e->step_s = pipe + e->pp_s + e->dp_s + e->optimizer_s;
 	/* a hair under: the simulation sums the same durations in integer
 	 * picoseconds, rounded per task */

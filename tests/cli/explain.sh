@@ -255,7 +255,7 @@ awk -v d="$D" -v n="$n" -v g="${got% *}" -v t="${got#* }" 'BEGIN { exit !(n > 0 
 # 16 x (195 x (10.7 + 4) + 2 x 4) us = 45.992 ms (test_microbatch derives it)
 "$podsim" explain tests/golden/nanotron-efa-tp8-pp2.ini --set parallel.tp=1 --set parallel.pp=1 \
 	--set parallel.dp=16 --set parallel.global_batch=16 --set parallel.zero=1 2>&1 |
-	grep -qF "host 16 ranks x (195 tensors x (zero_gather_rank_op 10.7 us + launch 4 us) + 2 launches) = 45.992 ms" ||
+	grep -qF "host 16 ranks x (195 tensors x (zero_gather_rank_op 10.7 us + launch 4 us) + 2 launches) = 45.992 ms," ||
 	{ echo "explain: nanotron's ZeRO-1 gather loops"; fail=1; }
 "$podsim" explain >/dev/null 2>&1; [ $? -eq 2 ] || { echo "explain without a file: want 2"; fail=1; }
 "$podsim" explain tests/golden/quickstart.ini --set parallel.tpp=2 >/dev/null 2>"$tmp/bad.err"
