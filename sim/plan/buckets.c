@@ -305,10 +305,16 @@ net_coll plan_grad_coll(const plan_scenario *s)
 double plan_call_group_wait(const net_cluster *c, const net_group *g,
 			    const double *bytes, int n, double scale)
 {
-	int moving = 0; /* calls that send bytes: each timed with its own wait */
-	for (int i = 0; i < n; i++)
-		moving += bytes[i] * scale > 0;
-	return moving > 1 ? -(moving - 1) * net_sync_delay(c, g, 1) : 0;
+	/* each call that sends bytes is timed with its own wait, D(m) whatever
+	 * its size: all but the first give theirs back (as build_add_call_group) */
+	double back = 0;
+	bool waited = false;
+	for (int i = 0; i < n; i++) {
+		double x = bytes[i] * scale;
+		back -= waited ? net_sync_delay(c, g, x) : 0;
+		waited = waited || x > 0;
+	}
+	return back;
 }
 
 /* flush_bucket's collectives (below), each timed alone with net_collective

@@ -141,22 +141,21 @@ uint32_t build_add_dp_on(builder *b, const net_group *grp, int stage, net_coll c
 }
 
 /* The calls run one after the other (a NCCL group runs them in order on the
- * communicator's stream), each without its own wait for the slowest node,
- * the group's (plan_call_group_wait) at its start. */
+ * communicator's stream) and wait for the slowest node once
+ * (plan_call_group_wait): the first call that moves bytes keeps its wait,
+ * every later one gives its own back. */
 uint32_t build_add_call_group(builder *b, const net_group *grp, int stage, net_coll coll,
 			      const double *bytes, int n, double scale, uint32_t dep,
 			      int16_t layer)
 {
 	const net_cluster *c = &b->s->cluster;
-	double all = 0;
-	for (int i = 0; i < n; i++)
-		all += bytes[i];
 	uint32_t id = dep;
+	bool waited = false;
 	for (int i = 0; i < n && id != UINT32_MAX; i++) {
-		double adj = n < 2 ? 0
-				   : (i == 0 ? net_sync_delay(c, grp, all * scale) : 0) -
-					     net_sync_delay(c, grp, bytes[i] * scale);
-		id = add_dp_adj(b, grp, stage, coll, bytes[i] * scale, adj, &id, 1, layer);
+		double x = bytes[i] * scale;
+		double adj = waited ? -net_sync_delay(c, grp, x) : 0;
+		waited = waited || x > 0;
+		id = add_dp_adj(b, grp, stage, coll, x, adj, &id, 1, layer);
 	}
 	return id;
 }

@@ -447,17 +447,16 @@ double plan_zero_gather_host(const plan_scenario *s, int stage, double *host, do
 	    !p->overlap_param_gather && p->offload_optimizer == PLAN_OFFLOAD_NONE) {
 		plan_groups grp;
 		plan_make_groups(s, &grp);
-		r = grp.shard.size;
-		n = r > 1 ? stage_trained(s, stage, -1, &params) : 0;
+		if (grp.shard.size > 1)
+			r = grp.shard.size, n = stage_trained(s, stage, -1, &params);
 	}
 	if (n > 0) {
 		double e = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
 		double launch = s->gpu.launch_s;
 		h = r * (n * (s->fw.zero_gather_rank_op_s + launch) + 2.0 * launch);
 		g = hw_mem_time(&s->gpu, 3.0 * 2.0 * params * e) - hw_overhead(&s->gpu);
-	} else {
-		r = 0;
 	}
+	r = n > 0 ? r : 0;
 	if (host)
 		*host = h;
 	if (gpu)

@@ -1606,11 +1606,13 @@ double plan_zero3_gather_rank_s(const plan_scenario *s);
  * plan_zero3_gather_rank_s; 0 without ZeRO-3 across DP ranks. */
 double plan_zero3_gather_host_s(const plan_scenario *s, int g);
 /* ZeRO-1/2's parameter all-gather as a framework with per-rank loops runs it
- * ([framework] zero_gather_rank_op: nanotron): the work on the compute
- * stream after the gather, max(host, GPU) seconds, for `stage`; 0 where the
- * key is 0, the plan has no ZeRO-1/2 gather, or one rank holds everything.
- * host and gpu (either may be NULL) get the two sides, tensors the stage's
- * parameter tensors and ranks the shard group's size (grads.c). */
+ * ([framework] zero_gather_rank_op: nanotron), for `stage`: the host's loops
+ * (*host: a task on the offload stream from the end of the stage's
+ * backward) and the GPU's copies (*gpu: on the compute stream after them and
+ * the gather; grads.c); returns max(host, GPU), what they take on their
+ * own; 0 where the key is 0, the plan has no ZeRO-1/2 gather, or one rank
+ * holds everything. Any out-pointer may be NULL; tensors gets the stage's
+ * parameter tensors, ranks the shard group's size (0 without the loops). */
 double plan_zero_gather_host(const plan_scenario *s, int stage, double *host, double *gpu,
 			     int *tensors, int *ranks);
 /* The same buckets' bytes in the order they are reduced and, if tensors is
