@@ -304,11 +304,24 @@ void explain_optimizer(FILE *o, const plan_scenario *s, const exec_result *r)
 	        "  trained      %s parameters stepped by one rank of stage 0 (after ZeRO's "
 	        "sharding)\n",
 	        explain_cnt(trained, n, sizeof n));
-	fprintf(o,
-	        "  bytes        update %.4g B + gradient norm %.4g B%s + casts %.4g B per "
-	        "parameter\n",
-	        c.step_bytes, c.norm_bytes, s->train.clip_grad ? "" : " (clip_grad = false)",
-	        c.cast_bytes);
+	if (c.clip_bytes > 0)
+		fprintf(o, "  bytes        update %.4g B + casts %.4g B per parameter (the gradient norm: "
+		           "below)\n",
+		        c.step_bytes, c.cast_bytes);
+	else
+		fprintf(o,
+		        "  bytes        update %.4g B + gradient norm %.4g B%s + casts %.4g B per "
+		        "parameter\n",
+		        c.step_bytes, c.norm_bytes, s->train.clip_grad ? "" : " (clip_grad = false)",
+		        c.cast_bytes);
+	plan_budget bg;
+	plan_stage_budget(s, 0, &bg);
+	if (c.clip_bytes > 0)
+		fprintf(o,
+		        "  clipping     clip_scope = replica: the norm and the rescale, %.4g B per "
+		        "parameter of the rank's whole gradient (%s, before ZeRO's sharding), at "
+		        "the copy rate\n",
+		        c.clip_bytes, explain_cnt(bg.train, n, sizeof n));
 	fprintf(o, "  kernels      %s\n", c.impl);
 	fprintf(o,
 	        "  rate         copy rate hbm_bw x hbm_efficiency = %s x %.3g = %s; the update at "
@@ -320,11 +333,12 @@ void explain_optimizer(FILE *o, const plan_scenario *s, const exec_result *r)
 	double upd = copy > 0 ? trained * c.step_bytes / (copy * c.stream) : 0;
 	double nrm = copy > 0 ? trained * c.norm_bytes / (copy * c.norm_stream) : 0;
 	double cst = copy > 0 ? trained * c.cast_bytes / copy : 0;
-	fprintf(o, "  time         update %s + norm %s + casts %s + launch and host %s",
+	double clp = copy > 0 ? bg.train * c.clip_bytes / copy : 0;
+	fprintf(o, "  time         update %s + norm %s + casts %s",
 	        explain_unit(upd, SIM_UNIT_TIME, a, sizeof a),
-	        explain_unit(nrm, SIM_UNIT_TIME, bb, sizeof bb),
-	        explain_unit(cst, SIM_UNIT_TIME, cc, sizeof cc),
-	        explain_unit(hw_overhead(&s->gpu), SIM_UNIT_TIME, n, sizeof n));
+	        explain_unit(nrm + clp, SIM_UNIT_TIME, bb, sizeof bb),
+	        explain_unit(cst, SIM_UNIT_TIME, cc, sizeof cc));
+	fprintf(o, " + launch and host %s", explain_unit(hw_overhead(&s->gpu), SIM_UNIT_TIME, n, sizeof n));
 	if (s->dtype == HW_FP8)
 		fprintf(o, " + fp8 weight casts");
 	double tensors, host = plan_optimizer_host_time(s, 0, &tensors);
@@ -348,6 +362,17 @@ void explain_optimizer(FILE *o, const plan_scenario *s, const exec_result *r)
 		        "previous tensor's kernels; per tensor max(9 h, h + g + 7 max(h, g)) "
 		        "with h the launch and op_overhead, g a pass's GPU time, plus one step "
 		        "count increment h per tensor (plan/optim.c)\n");
+	int ln;
+	double loops = plan_step_loops(s, 0, &ln);
+	if (loops > 0)
+		fprintf(o,
+		        "  loops        the framework's per-tensor loops (plan/grads.c): host %d tensors x "
+		        "%d operations x (step_tensor_op %s + launch %s) = %s from the end of the "
+		        "backward; the step's kernels end no earlier\n",
+		        ln, s->fw.step_tensor_ops,
+		        explain_unit(s->fw.step_tensor_op_s, SIM_UNIT_TIME, a, sizeof a),
+		        explain_unit(s->gpu.launch_s, SIM_UNIT_TIME, bb, sizeof bb),
+		        explain_unit(loops, SIM_UNIT_TIME, cc, sizeof cc));
 	double gh, gg;
 	int gn, gr;
 	if (plan_zero_gather_host(s, 0, &gh, &gg, &gn, &gr) > 0)
@@ -356,13 +381,13 @@ void explain_optimizer(FILE *o, const plan_scenario *s, const exec_result *r)
 		        "loops (plan/grads.c):\n"
 		        "               host %d ranks x (%d tensors x (zero_gather_rank_op %s + launch "
 		        "%s) + 2 launches) = %s,\n"
-		        "               from the end of the backward, beside the GPU's reduction, step "
-		        "and gather;\n"
+		        "               from the end of the backward%s, beside the GPU's reduction, "
+		        "step and gather;\n"
 		        "               then the GPU's 3 copies of the stage's parameters = %s\n",
 		        s->plan.zero, gr, gn,
 		        explain_unit(s->fw.zero_gather_rank_op_s, SIM_UNIT_TIME, a, sizeof a),
 		        explain_unit(s->gpu.launch_s, SIM_UNIT_TIME, bb, sizeof bb),
-		        explain_unit(gh, SIM_UNIT_TIME, cc, sizeof cc),
+		        explain_unit(gh, SIM_UNIT_TIME, cc, sizeof cc), loops > 0 ? " and the loops" : "",
 		        explain_unit(gg, SIM_UNIT_TIME, n, sizeof n));
 	if (r->nclasses > 0)
 		fprintf(o,

@@ -16,6 +16,7 @@ static const char *const grad_op_names[] = {"reduce-scatter", "all-reduce", NULL
 static const char *const bucket_split_names[] = {"layer", "tensor", NULL}; /* plan_bucket_split */
 static const char *const bucket_calls_names[] = {"bucket", "tensor", NULL}; /* plan_bucket_calls */
 static const char *const norm_sync_names[] = {"flat", "tensor", NULL}; /* plan_norm_sync */
+static const char *const clip_names[] = {"shard", "replica", NULL}; /* plan_clip_scope */
 static const char *const flash_names[] = {"fa2", "fa3", "cudnn", NULL}; /* hw_flash_impl order */
 static const char *const layer_names[] = {"fused", "nanotron", "mpt", "fms", "hf-llama",
 					  "hf-llama5", NULL}; /* work_layer_code */
@@ -169,6 +170,19 @@ const conf_key plan_framework_keys[] = {
          "tensor) of the framework's own loops (nanotron slices, flattens, unflattens and "
          "copies every parameter once per rank in Python), each copy a kernel launch too; 0: "
          "one flat gather with no per-rank work (Megatron-Core, DeepSpeed)"},
+        {"step_tensor_ops", CONF_INT, SIM_UNIT_NONE, 0, 64, "0", NULL, FK(step_tensor_ops),
+         "host operations per parameter tensor of the framework's own Python loops around the "
+         "optimizer step, each a kernel launch (nanotron: 3, the clipping's norm and rescale "
+         "and the fp32 master's copy into the bf16 parameter); 0: multi-tensor kernels, a few "
+         "launches whatever the tensor count (Megatron-Core, DeepSpeed, torch's foreach)"},
+        {"step_tensor_op", CONF_QTY, SIM_UNIT_TIME, 0, 1, "0 us", NULL, FK(step_tensor_op_s),
+         "host time of each of step_tensor_ops beyond its kernel launch (Python and "
+         "PyTorch's dispatcher)"},
+        {"clip_scope", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "shard", clip_names, FK(clip_scope),
+         "what gradient clipping reads: shard, the gradients the rank steps (its ZeRO shard; "
+         "the rescale, rare once training settles, not charged), or replica, the rank's whole "
+         "gradient before DP sharding, then rescaled whole every step (nanotron multiplies "
+         "by the clamped coefficient unconditionally)"},
         {"recompute_early_stop", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
          FK(recompute_early_stop),
          "recompute = full re-runs a layer's forward only up to its last saved tensor: the "

@@ -430,7 +430,9 @@ static uint32_t emit_cpu_adam(builder *b, int stage, const uint32_t *deps, int n
  * still runs them: in the graph a host task of `host` seconds on the
  * stage's offload stream (the host's, beside the GPU's streams) from the
  * end of the stage's last backward task (the host is at least that far:
- * an eager backward is issued before it ends), and the GPU's copies, `gpu`
+ * an eager backward is issued before it ends), after the loops of the
+ * clipping and the master copy (plan_step_loops) where the framework has
+ * them, and the GPU's copies, `gpu`
  * seconds on the compute stream, after both it and the gather. The step
  * ends at the later of the two: the host's part shows where it outlasts
  * the all-reduce, the step and the gather (build_emit_optimizer). The
@@ -468,6 +470,41 @@ double plan_zero_gather_host(const plan_scenario *s, int stage, double *host, do
 	return h > g ? h : g;
 }
 
+/* [framework] step_tensor_ops, step_tensor_op: a framework's own per-tensor
+ * Python loops around the optimizer step. nanotron (0e0a27ea) runs, after
+ * the backward and the gradient all-reduce are issued (trainer.py:528-568):
+ * clip_grad_norm (optim/clip_grads.py:46-94), one torch.linalg.vector_norm
+ * per fp32 gradient buffer, then one mul_ by the clamped coefficient per
+ * buffer; the optimizer's step; and FP32GradientAccumulator.step
+ * (optim/gradient_accumulator.py:252-263), one copy_ of every fp32 master
+ * tensor into its bf16 parameter: 3 operations per parameter tensor of the
+ * rank, each a Python call and a kernel launch. The host's share of each is
+ * the key (tools/measured/nanotron-step-host: the loops on tiny CPU
+ * tensors), the launch the GPU's:
+ *   host = tensors x step_tensor_ops x (step_tensor_op + launch)
+ * The few operations on the norm itself (the stack, the norm of the norms,
+ * the coefficient: 8 launches and about 70 us of Python, measured) are left
+ * out. The kernels' bytes are the step's (plan_optimizer_time: the norm and
+ * rescale under clip_scope, the casts); the host issues them one by one, so
+ * the step's kernels cannot end before the host's loops do. In the graph
+ * (build_emit_optimizer) the loops are a host task on the stage's offload
+ * stream from the end of its last backward, beside the GPU's reduction and
+ * step: the step ends at the later of max(reduction, backward + host - step)
+ * + step (the kernels as the host issues them) and the reduction's end +
+ * step, which is where the host task and the step's task end; a framework
+ * with ZeRO-1 gather loops runs those after (the same stream). */
+double plan_step_loops(const plan_scenario *s, int stage, int *tensors)
+{
+	double params = 0;
+	int n = 0;
+	if (s->fw.step_tensor_ops > 0 && !s->inference &&
+	    s->plan.offload_optimizer == PLAN_OFFLOAD_NONE)
+		n = stage_trained(s, stage, -1, &params);
+	if (tensors)
+		*tensors = n;
+	return n * s->fw.step_tensor_ops * (s->fw.step_tensor_op_s + s->gpu.launch_s);
+}
+
 /* Optimizer (and ZeRO-1 parameter all-gather) of one stage: the GPU step as
  * the framework runs it (plan_optimizer_time, optim.c: the fused or foreach
  * kernels' bytes per parameter with the fp32 casts and the gradient norm),
@@ -502,6 +539,13 @@ int build_emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *d
 		plan_task t = {sim_time_from_s(plan_optimizer_time(s, stage, local)), stage,
 			       PLAN_STREAM_COMPUTE, PLAN_TASK_OPTIM, -1, -1, 0, 0, 0};
 		opt = plan_graph_add(b->g, &t, deps, (uint32_t)nd);
+		double loops = plan_step_loops(s, stage, NULL);
+		if (opt != UINT32_MAX && loops > 0) { /* the host's loops (plan_step_loops) */
+			plan_task h = {sim_time_from_s(loops), stage, PLAN_STREAM_OFFLOAD,
+				       PLAN_TASK_OPTIM, -1, -1, 0, 0, 0};
+			if (plan_graph_add(b->g, &h, &ids->last_bwd[stage], 1) == UINT32_MAX)
+				opt = UINT32_MAX;
+		}
 	}
 	free(deps);
 	if (opt == UINT32_MAX)

@@ -88,6 +88,17 @@
  * default: every framework's recipe clips; the measured steps of
  * tools/measured/h200-training/steps.csv did not).
  *
+ * [framework] clip_scope = replica: nanotron's clip_grad_norm (src/nanotron/
+ * optim/clip_grads.py:46-94 at 0e0a27ea) takes the norm of every fp32
+ * gradient buffer of the gradient accumulator, one vector_norm per tensor,
+ * over the rank's whole gradient (ZeRO-1 keeps the buffers of every
+ * parameter and all-reduces the whole buffer, trainer.py:510-519,
+ * gradient_accumulator.py:128-155), and then multiplies every buffer by the
+ * clamped coefficient with mul_, whatever the norm (no host branch,
+ * clip_grads.py:76-94): read g, then read and write g, per parameter the
+ * rank holds before sharding, 3 g at the copy rate (per-tensor kernels, a
+ * full grid each). The per-tensor host loops: plan_step_loops (grads.c).
+ *
  * Achieved bandwidth. The bytes above move at a fraction `stream` of the
  * GPU's copy rate (hbm_bw x hbm_efficiency, which reproduces a plain copy:
  * 4.23 TB/s measured on the H200, membw.csv, against 4800 x 0.88 = 4224 GB/s),
@@ -295,7 +306,11 @@ void plan_optimizer_cost(const plan_scenario *s, plan_optim_cost *c)
 		casts = (gr < 4.0 ? gr + 4.0 : 0.0) + 4.0 + w;
 	}
 	c->step_bytes = step;
-	c->norm_bytes = s->train.clip_grad ? g : 0.0;
+	bool replica = s->fw.clip_scope == PLAN_CLIP_REPLICA;
+	c->norm_bytes = s->train.clip_grad && !replica ? g : 0.0;
+	/* the fp32 gradients whole: read for the norm, read and written by the
+	 * rescale (header) */
+	c->clip_bytes = s->train.clip_grad && replica ? 3.0 * plan_grad_bytes(s) : 0.0;
 	c->cast_bytes = casts;
 	step_kernels(s, pol == PLAN_POLICY_PURE, c);
 }
@@ -304,7 +319,7 @@ double plan_optimizer_bytes(const plan_scenario *s)
 {
 	plan_optim_cost c;
 	plan_optimizer_cost(s, &c);
-	return c.step_bytes + c.norm_bytes + c.cast_bytes;
+	return c.step_bytes + c.norm_bytes + c.cast_bytes + c.clip_bytes;
 }
 
 double plan_optimizer_host_time(const plan_scenario *s, int stage, double *tensors)
@@ -347,7 +362,9 @@ double plan_optimizer_time(const plan_scenario *s, int stage, double local)
 	plan_optimizer_cost(s, &c);
 	/* bytes at the copy rate that take the kernels' time */
 	double eff = c.step_bytes / c.stream + c.norm_bytes / c.norm_stream + c.cast_bytes;
-	double t = hw_mem_time(&s->gpu, trained * eff);
+	/* clip_scope = replica: over the rank's whole gradient, b.train before
+	 * ZeRO's sharding */
+	double t = hw_mem_time(&s->gpu, trained * eff + b.train * c.clip_bytes);
 	if (s->dtype == HW_FP8)
 		t += hw_mem_time(&s->gpu, 4.0 * all);
 	double tensors, host = plan_optimizer_host_time(s, stage, &tensors);

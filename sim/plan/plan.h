@@ -226,6 +226,12 @@ typedef enum { PLAN_BUCKET_CALLS_BUCKET = 0, PLAN_BUCKET_CALLS_TENSOR } plan_buc
  * the backward: flattened into one call, or one call per tensor in a NCCL
  * group (plan_norm_sync_calls). */
 typedef enum { PLAN_NORM_SYNC_FLAT = 0, PLAN_NORM_SYNC_TENSOR } plan_norm_sync;
+/* What gradient clipping reads and writes (plan_optimizer_time): the norm of
+ * what the rank steps, its ZeRO shard (Megatron's distributed optimizer,
+ * DeepSpeed, FSDP; the rescale, rare once training settles, not charged),
+ * or of the rank's whole gradient before any DP sharding, followed by an
+ * unconditional rescale of all of it (nanotron's clip_grad_norm). */
+typedef enum { PLAN_CLIP_SHARD = 0, PLAN_CLIP_REPLICA } plan_clip_scope;
 
 /* What the framework keeps alive (memory.c, memwalk.c; each value cited in
  * the profile files). The loss: bytes per token and vocabulary entry (per
@@ -327,6 +333,12 @@ typedef struct plan_framework {
 				       * after ZeRO-1/2's parameter all-gather
 				       * (nanotron's all_gather_coalesced;
 				       * plan_zero_gather_host) */
+	int step_tensor_ops;          /* host operations per parameter tensor of the
+				       * framework's own loops around the step
+				       * (nanotron: the clipping's norm and
+				       * rescale, the master copy; plan_step_loops) */
+	double step_tensor_op_s;      /* host time of each, beyond its launch */
+	int clip_scope;               /* PLAN_CLIP_*: what the gradient norm reads */
 	bool fsdp_casts;              /* FSDP MixedPrecision's shard casts and the
 				       * sharded accumulation, on its side
 				       * streams (plan_fsdp_gather_cast_bytes) */
@@ -1282,6 +1294,9 @@ double plan_optimizer_trained(const plan_scenario *s, int stage, double local);
  * what runs the update, in words (explain). */
 typedef struct plan_optim_cost {
 	double step_bytes, norm_bytes, cast_bytes;
+	double clip_bytes;  /* clip_scope = replica: the norm and the rescale per
+			     * parameter of the rank's whole gradient (norm_bytes
+			     * then 0), at the copy rate */
 	double stream;      /* the update's fraction of the copy rate, (0, 1] */
 	double norm_stream; /* the norm's */
 	const char *impl;  /* the update's kernels, for explain */
@@ -1615,6 +1630,13 @@ double plan_zero3_gather_host_s(const plan_scenario *s, int g);
  * parameter tensors, ranks the shard group's size (0 without the loops). */
 double plan_zero_gather_host(const plan_scenario *s, int stage, double *host, double *gpu,
 			     int *tensors, int *ranks);
+/* The framework's own per-tensor loops around the optimizer step
+ * ([framework] step_tensor_ops, step_tensor_op: nanotron's clipping and
+ * master copy), for `stage`: the host's time, tensors x ops x (op + launch)
+ * (grads.c: a host task from the end of the stage's backward that the
+ * step's kernels wait for, and the ZeRO gather's loops after it); 0 where
+ * the keys are 0. tensors (may be NULL) gets the stage's parameter tensors. */
+double plan_step_loops(const plan_scenario *s, int stage, int *tensors);
 /* The same buckets' bytes in the order they are reduced and, if tensors is
  * not NULL, the parameter tensors each holds (at most cap written; the
  * count returned, as plan_zero3_buckets). */

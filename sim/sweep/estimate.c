@@ -57,7 +57,10 @@
  *       copies of the gradients down and the 16-bit weights up; after a
  *       ZeRO-1/2 gather, a framework's per-rank loops (plan_zero_gather_host,
  *       the slowest stage's): the GPU's copies, or the host's part where it
- *       outlasts the exposed reduction, the step and the gather.
+ *       outlasts the exposed reduction, the step and the gather; a
+ *       framework's per-tensor loops around the step (plan_step_loops)
+ *       where the host's outlast the exposed reduction and the step, and
+ *       before the per-rank loops.
  * The framework's per-micro-batch costs (plan.h, plan_mb_cost) enter as the
  * simulation charges them: an item standing for several kernels pays each
  * launch (plan_kernel_time); with comm_host_op every collective costs one
@@ -971,7 +974,8 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	prog first = {0}, last = {0};
 	ends_cost(s, &sh, &grp, &first, &last);
 	memset(e, 0, sizeof *e);
-	double T = 0, S = 0, W_T = 0, W_S = 0, grad = 0, weight = 0, optim = 0, chost = 0, cgpu = 0;
+	double T = 0, S = 0, W_T = 0, W_S = 0, grad = 0, weight = 0, optim = 0, chost = 0, cgpu = 0,
+	       loops = 0;
 	int ost = 0;
 	int worst = 0;
 	double pre_f = 0, pre_b = 0, bound = 0; /* see bound_of */
@@ -1047,6 +1051,7 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 		weight = w > weight ? w : weight;
 		if (local > optim)
 			optim = local, ost = st;
+		loops = fmax(loops, plan_step_loops(s, st, NULL));
 		if (s->fw.zero_gather_rank_op_s > 0) { /* the framework's per-rank loops */
 			double h, gg;
 			plan_zero_gather_host(s, st, &h, &gg, NULL, NULL);
@@ -1094,11 +1099,17 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	free(lead), free(bk);
 	e->dp_s = dp_exposed(s, &grp, grad, weight, dp_tail_s, pg, fwd_l, bwd_l, worst);
 	e->optimizer_s = optimizer_time(s, ost, optim);
-	/* the per-rank loops: the host's from the backward's end, beside the
-	 * exposed reduction, the step and the gather; the GPU's copies after
-	 * them (plan_zero_gather_host, as build_emit_optimizer) */
+	/* the per-tensor loops around the step (plan_step_loops): from the
+	 * backward's end, the step's kernels no earlier than loops - step, so
+	 * where the host outlasts the exposed reduction and the step */
+	double step_gpu = e->optimizer_s;
+	if (loops > 0)
+		e->optimizer_s += fmax(0, loops - step_gpu - e->dp_s);
+	/* the per-rank loops: the host's after those, beside the exposed
+	 * reduction, the step and the gather; the GPU's copies after them
+	 * (plan_zero_gather_host, as build_emit_optimizer) */
 	if (chost > 0 || cgpu > 0)
-		e->optimizer_s += fmax(cgpu, chost - (e->dp_s + e->optimizer_s));
+		e->optimizer_s += fmax(cgpu, loops + chost - (e->dp_s + e->optimizer_s));
 	e->step_s = pipe + e->pp_s + e->dp_s + e->optimizer_s;
 	/* a hair under: the simulation sums the same durations in integer
 	 * picoseconds, rounded per task */

@@ -524,7 +524,8 @@ static void test_zero_gather_copies(void)
 	sweep_estimate_plan(s, &es);
 	sweep_estimate_plan(o, &eo);
 	CHECK_NEAR(es.optimizer_s - eo.optimizer_s,
-	           fmax(gpu, host - (eo.dp_s + eo.optimizer_s)), 1e-12);
+	           fmax(gpu, plan_step_loops(s, 0, NULL) + host - (eo.dp_s + eo.optimizer_s)),
+	           1e-12);
 	CHECK_NEAR(es.dp_s, eo.dp_s, 1e-15);
 out:
 	plan_scenario_free(s);
@@ -532,6 +533,84 @@ out:
 	plan_scenario_free(z);
 	plan_scenario_free(h1);
 	plan_scenario_free(h2);
+}
+
+/* nanotron's per-tensor loops around the step (plan_step_loops) and its
+ * clipping over the whole gradient (clip_scope = replica), on Llama 3 8B at
+ * tp1 dp16 (195 parameter tensors, as test_zero_gather_copies).
+ *   host = 195 tensors x 3 operations x (step_tensor_op 5.4 us + launch 4 us)
+ *        = 5.499 ms
+ *   clipping: 12 B (the fp32 norm's read, the rescale's read and write) per
+ *   parameter of the rank's whole gradient, P; with clip_scope = shard the
+ *   norm's 4 B per parameter of the ZeRO-1 shard, P/16: the step's GPU time
+ *   differs by (12 P - 4 P/16) / (hbm_bw x hbm_efficiency).
+ * ZeRO-0 (no gather loops after them): at step_tensor_op = 1 ms and 2 ms the
+ * host's loops (0.587 s, 1.172 s) outlast the step's kernels, which end with
+ * them: the steps differ by 195 x 3 x 1 ms = 0.585 s exactly, in the graph
+ * (the compute stream's wait for them booked as optimizer time) and in the
+ * pre-screen. */
+static void test_step_loops(void)
+{
+	const char *on[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=16",
+	                    "parallel.global_batch=16", "parallel.zero=1", NULL};
+	plan_scenario *s = load(NANOTRON, on, 5);
+	on[5] = "framework.clip_scope=shard";
+	plan_scenario *sh = load(NANOTRON, on, 6);
+	on[4] = "parallel.zero=0";
+	on[5] = "framework.step_tensor_op=1ms";
+	plan_scenario *h1 = load(NANOTRON, on, 6);
+	on[5] = "framework.step_tensor_op=2ms";
+	plan_scenario *h2 = load(NANOTRON, on, 6);
+	on[5] = "framework.step_tensor_ops=0";
+	plan_scenario *o = load(NANOTRON, on, 6);
+	if (!s || !sh || !h1 || !h2 || !o)
+		goto out;
+	int n;
+	double loops = plan_step_loops(s, 0, &n);
+	CHECK_INT(n, 195);
+	CHECK_INT(s->fw.step_tensor_ops, 3);
+	CHECK_INT(s->fw.clip_scope, PLAN_CLIP_REPLICA);
+	CHECK_NEAR(loops, 195 * 3 * (5.4e-6 + 4e-6), 1e-12);
+	CHECK_NEAR(loops, 5.499e-3, 1e-9);
+	CHECK_NEAR(plan_step_loops(o, 0, NULL), 0, 0);
+	double local = plan_local_params(s, 0), P = 16 * local;
+	double rate = s->gpu.hbm_Bps * s->gpu.hbm_eff;
+	CHECK(P > 8.0e9 && P < 8.1e9);
+	CHECK_NEAR(plan_optimizer_time(s, 0, local) - plan_optimizer_time(sh, 0, local),
+	           (12 * P - 4 * local) / rate, 1e-9);
+	plan_graph *g = NULL;
+	double l1 = plan_step_loops(h1, 0, NULL);
+	if (plan_build(h1, &g) == SIM_OK) {
+		int hosts = 0;
+		for (size_t i = 0; i < g->ntasks; i++) {
+			const plan_task *x = &g->tasks[i];
+			hosts += x->kind == PLAN_TASK_OPTIM && x->stream == PLAN_STREAM_OFFLOAD &&
+			         fabs(sim_time_to_s(x->dur) - l1) < 1e-9;
+		}
+		CHECK_INT(hosts, 1);
+	}
+	plan_graph_free(g);
+	exec_result *r = malloc(2 * sizeof *r);
+	if (r && exec_run(h1, &r[0]) == SIM_OK && exec_run(h2, &r[1]) == SIM_OK) {
+		CHECK_NEAR(r[1].step_s - r[0].step_s, 195 * 3 * 1e-3, 1e-8);
+		/* the compute stream waits for the host's loops: optimizer time */
+		CHECK_NEAR(r[1].classes[0].time_s[EXEC_CAT_OPTIMIZER] -
+		                   r[0].classes[0].time_s[EXEC_CAT_OPTIMIZER],
+		           195 * 3 * 1e-3, 1e-8);
+	}
+	free(r);
+	sweep_estimate e1, e2, eo;
+	sweep_estimate_plan(h1, &e1);
+	sweep_estimate_plan(h2, &e2);
+	sweep_estimate_plan(o, &eo);
+	CHECK_NEAR(e2.optimizer_s - e1.optimizer_s, 195 * 3 * 1e-3, 1e-9);
+	CHECK_NEAR(e1.optimizer_s - eo.optimizer_s, fmax(0, l1 - eo.optimizer_s - eo.dp_s), 1e-12);
+out:
+	plan_scenario_free(s);
+	plan_scenario_free(sh);
+	plan_scenario_free(h1);
+	plan_scenario_free(h2);
+	plan_scenario_free(o);
 }
 
 /* The profile file reads as cited (topologies/frameworks/nanotron.ini). */
@@ -629,6 +708,7 @@ int main(void)
 	test_beside_graph();
 	test_zero_one_bucket();
 	test_zero_gather_copies();
+	test_step_loops();
 	test_profile();
 	test_estimate();
 	test_window_kinds();
