@@ -563,13 +563,16 @@ static int hold(valid_fab_fit *f, sim_diag *diag)
 			continue;
 		}
 		double x = f->pin_value[p->kind];
-		if (!(x > p->lo && x < p->hi)) {
+		/* a cost or a stretch whose range starts at 0 may be held at 0:
+		 * the term off (congestion = 0: no stretch, kappa = 1) */
+		bool off = p->lo == 0 && x == 0;
+		if (!((x > p->lo || off) && x < p->hi)) {
 			char a[32], b[32], c[32];
 			valid_fab_format(a, sizeof a, p->kind, x);
 			valid_fab_format(b, sizeof b, p->kind, p->lo);
 			valid_fab_format(c, sizeof c, p->kind, p->hi);
-			sim_diag_error(diag, NULL, 0, "--hold %s = %s is outside (%s, %s)",
-			               valid_fab_key(p->kind), a, b, c);
+			sim_diag_error(diag, NULL, 0, "--hold %s = %s is outside %s%s, %s)",
+			               valid_fab_key(p->kind), a, p->lo == 0 ? "[" : "(", b, c);
 			return SIM_ECONF;
 		}
 		set_param(&f->cluster, p->kind, x);

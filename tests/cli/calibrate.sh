@@ -351,6 +351,15 @@ grep -q '"a": "net_latency"' "$tmp/held.json" && { echo "--hold: net_latency in 
 [ "$(grep -c '^net_latency = ' "$tmp/held.ini")" = 1 ] && grep -qx 'net_latency = 75.000 us' "$tmp/held.ini" ||
 	{ echo "--hold: the include file does not hold net_latency = 75.000 us once"; fail=1; }
 
+# Held at 0 (the lower end of its range), a stretch is off: congestion = 0 is
+# kappa = 1, the uncongested fabric with the per-call wait alone, and the
+# file writes it.
+"$podsim" calibrate tests/cases/efa-collectives.csv --fabric topologies/efa-h100-cluster.ini \
+	--hold congestion=0 --out "$tmp/held0.ini" >/dev/null ||
+	{ echo "calibrate --fabric --hold congestion=0 failed"; fail=1; }
+grep -qx 'congestion = 0.0000' "$tmp/held0.ini" ||
+	{ echo "--hold congestion=0: the include file does not hold congestion = 0.0000"; fail=1; }
+
 # --- bad input: exit 2, the message, nothing written --------------------------
 # expect ARGS... : exit 2, stderr holds $want, no $tmp/out.ini
 expect() {
@@ -386,7 +395,7 @@ want="--hold net_latency: missing unit" expect_fab tests/cases/efa-collectives.c
 	--fabric topologies/efa-h100-cluster.ini --hold net_latency=75
 want="--hold takes KEY=VALUE" expect_fab tests/cases/efa-collectives.csv \
 	--fabric topologies/efa-h100-cluster.ini --hold net_latency
-want="--hold congestion = 25.0000 is outside (0.0000, 20.0000)" expect_fab \
+want="--hold congestion = 25.0000 is outside [0.0000, 20.0000)" expect_fab \
 	tests/cases/efa-collectives.csv --fabric topologies/efa-h100-cluster.ini --hold congestion=25
 "$podsim" calibrate --help | grep -q '^usage: podsim calibrate' || { echo "--help"; fail=1; }
 exit $fail
