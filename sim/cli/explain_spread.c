@@ -101,8 +101,8 @@ void explain_spread(FILE *o, const plan_scenario *s, const exec_result *r)
 		        "fit_weak; standard error over a third of the value): the network part "
 		        "below rests on them, most the small calls' latency\n",
 		        c->fit_weak);
-	fprintf(o, "  model        per call a slowdown r of the network part N of its time (the "
-	           "part kappa(m) stretches): T - N + r N; r split log-normal, median 1, ln r = "
+	fprintf(o, "  model        per call across nodes a slowdown r of its whole time T (the "
+	           "measured ratios are of whole calls): r T; r split log-normal, median 1, ln r = "
 	           "s_lo z below the median and s_hi z above, s = |ln ratio| / 1.645\n");
 	plan_graph *g = NULL;
 	if (plan_build(s, &g) != SIM_OK)

@@ -427,7 +427,13 @@
  *      of a collective across m nodes, its latencies (NCCL's network step,
  *      L, o) and its rails' rate, are stretched by the median slowdown
  *          kappa(m) = 1 + congestion (m - 1)^congestion_exp,
- *      fitted with the others (kappa = 1: the uncongested fabric);
+ *      a fabric key (kappa = 1: the uncongested fabric). The shipped EFA
+ *      fit holds it at 0 (tools/calibrate-all, since 2026-11-30): what the
+ *      medians add to the fastest runs is one wait per call (5.), the same
+ *      for calls whose bytes, steps and fastest times differ 2x, which a
+ *      stretch of the call's own terms cannot give; with kappa the fit put
+ *      a 3.2x stretch of the rails' rate at 64 nodes that a large call (a
+ *      data-parallel reduction of gigabytes) would pay in full;
  *   5. synchronisation delay, per call (net_sync_delay). What the medians
  *      of the calibration rows (tests/cases/efa-collectives.csv) add to
  *      their fastest runs (the 95th percentile of bus bandwidth) is about
@@ -453,8 +459,9 @@
  *      exponent took 0.64 against kappa's 0.90: the medians' MAPE 7.9 %
  *      against 8.2 %, but the left-out node counts' error 17.5 % against
  *      14.1 %: the data do not carry a second shape.) At the shipped fit
- *      (topologies/calib/efa-h100.ini) D = 0.24 ms on 2 nodes, 1.07 on 8,
- *      5.9 on 64; kappa(64) = 3.2 carries the rest of the 64-node medians. What the data hold per
+ *      (topologies/calib/efa-h100.ini, no kappa) D = 0.28 ms on 2 nodes,
+ *      1.72 on 8, 13.2 on 64 (with kappa it was 0.24, 1.07 and 5.9, kappa
+ *      carrying the rest of the 64-node medians). What the data hold per
  *      node count (podsim calibrate --fabric prints it, valid/fabric.c
  *      excess_by_nodes): one wait common to the three collectives, added
  *      to each fastest run, gives every median of 2-32 nodes within

@@ -473,8 +473,8 @@ bool net_proto_ok(const net_cluster *c, net_proto p);
  * whose standard-normal draw is z under the split log-normal of s (median 1,
  * 5th and 95th percentiles s->lo and s->hi); net_spread_quantile: its
  * quantile p. net_network_time: N, the part of the collective's time (as
- * net_collective times it) that kappa stretches, N = kappa dT/dkappa: a call
- * at slowdown r takes T - N + r N; 0 inside a node. */
+ * net_collective times it) that varies: the whole call across nodes, 0
+ * inside a node; a call at slowdown r takes T - N + r N. */
 bool net_spread_at(const net_cluster *c, int nodes, net_spread *out);
 double net_spread_factor(const net_spread *s, double z);
 /* The split log-normal's sigmas: net_spread_factor(s, z) = exp(s_lo z) for

@@ -37,37 +37,21 @@
  * NVLink's and the benchmark's noise, 0.94-1.04, which the step does not
  * inherit).
  *
- * What varies (net_network_time). The calibration's congestion kappa(m)
- * (coll.c, "The EFA model", 4.) stretches exactly the network terms of a
- * collective across m nodes: its network steps' latency, the per-message
- * costs and the rails' rate; the per-call synchronisation delay D (5.) is
- * added whole. The median run is at kappa(m) with D, the fastest near
- * kappa = 1 without it (the fit reproduces the fastest runs so within
- * 5.2 % MAPE), so the spread is read as a spread of the fabric's part of
- * the call: a call that draws r runs at T - N + r N with
- *     N = kappa dT/dkappa + D,
- * the network part at the median, which net_network_time evaluates by a
- * forward difference of net_collective in kappa (relative step 1e-6: exact
- * for linear T; where NVLink binds the bandwidth the derivative holds the
- * latency terms only) plus D, which kappa does not move. The measured
- * ratios are of whole collectives, T_q / T_50 = 1 + (r_q - 1) N / T; for
- * the calibration's collectives (256 MiB, 8 ranks per node, 2-64 nodes)
- * N / T = 0.957-0.998 on the shipped fit (test_net), so the ratios are
- * applied to N as measured: the network part's own spread would be wider
- * by T / N, at most 4.5 % of r_q - 1, about the two digits the data are
- * given to. The exception is the all-reduce on 2 nodes, NVLSTree, whose
- * bandwidth NVLink binds on the shipped fit (the NVLS port bound 0.638 x
- * 450 GB/s x 8/9 x 2(n-1)/n = 478 GB/s under the network's 494 GB/s at
- * kappa(2)): N / T = 0.29, so its measured spread (0.82-1.23) is applied
- * to under a third of it (assumed: the spread is the fabric's, and NVLink
- * does not vary).
- *
- * On the shipped p5 cluster a multi-node ring or tree of 8 ranks per node
- * is network-bound at every kappa >= 1 (its rails give 32 x 8.97 = 287
- * GB/s, NVLink 450 x 0.638 = 287 GB/s per GPU: the fit made them equal)
- * and one of 1 rank per node (DP under TP 8) always is; only a draw with
- * r < 1 (faster than the median) can let NVLink bind, where T - N + r N is
- * slightly optimistic.
+ * What varies (net_network_time): the whole call. The data are ratios of
+ * whole collectives' times, and what makes a call slower than its median
+ * (a node's lag that holds every later step back, the wait for the
+ * slowest node, coll.c "The EFA model", 5.) or faster (no lag met: the
+ * fastest runs, which the fitted fabric without its wait reproduces within
+ * 5.2 % MAPE) is not a fixed share of the call: at 4 nodes the fastest
+ * all-gather takes 0.52 of its median, the fastest all-reduce 0.73. So a
+ * call across m nodes that draws r runs at r T, as its benchmark would:
+ * the calibration's collectives take their node count's quantiles (the
+ * geometric means of its rows') whole. Until 2026-11-30 only the part a congestion kappa(m)
+ * stretches varied (N = kappa dT/dkappa + D, 96-100 % of these calls then);
+ * the shipped fit has no kappa (congestion = 0: coll.c 4.), and the part
+ * that derivative leaves, where NVLink binds a ring's bandwidth, is 31-90 %
+ * of these calls' medians, against ratios measured on the whole. Assumed:
+ * where NVLink binds, it varies with the call (its wait is the call's).
  */
 #include "net_int.h"
 
@@ -117,26 +101,10 @@ double net_spread_quantile(const net_spread *s, double p)
 	return net_spread_factor(s, gsl_cdf_ugaussian_Pinv(p));
 }
 
-#define KAPPA_STEP 1e-6 /* relative step of the forward difference in kappa */
-
 double net_network_time(const net_cluster *c, net_coll coll, const net_group *g, double bytes)
 {
 	if (!c || !g || g->nodes <= 1 || !(bytes > 0))
 		return 0;
-	net_cost at, up;
-	if (net_collective(c, coll, g, bytes, &at) != SIM_OK)
-		return 0;
-	/* The same cluster with kappa(m) stretched by 1 + KAPPA_STEP: congestion
-	 * c' = (kappa (1 + h) - 1) / (m - 1)^exp (coll.c net_congestion). */
-	net_cluster d = *c;
-	double kappa = net_congestion(c, g->nodes);
-	double e = c->congestion > 0 ? c->congestion_exp : 0;
-	d.congestion = (kappa * (1 + KAPPA_STEP) - 1) / pow(g->nodes - 1.0, e);
-	d.congestion_exp = e;
-	if (net_collective(&d, coll, g, bytes, &up) != SIM_OK)
-		return 0;
-	/* The synchronisation delay does not depend on kappa (it cancels in
-	 * the difference) and varies as a whole (header comment). */
-	double n = (up.time_s - at.time_s) / KAPPA_STEP + at.sync_s;
-	return n > 0 ? fmin(n, at.time_s) : 0;
+	net_cost at;
+	return net_collective(c, coll, g, bytes, &at) == SIM_OK ? at.time_s : 0;
 }

@@ -49,22 +49,22 @@ grep -Eq '^step p95 \(s\) +[0-9.]+ +-$' "$tmp/cmp.txt" || bad "d) compare withou
 "$podsim" runs show 1 --db "$tmp/r.db" --html "$tmp/run.html" >/dev/null 2>&1 || bad "d) --html"
 grep -q 'step p5 to p95, median ' "$tmp/run.html" || bad "d) no spread card in the HTML page"
 
-# sweep on a real case: Llama 3 8B on 64 p5 nodes, with and without a
-# pipeline; without one the whole gradient reduction across 64 nodes comes
-# after the backward and its tail is long: the pp 1 plans (better medians)
-# are risky against a pp 4 plan (at 32 nodes the tail's lower bound now
-# falls just under the pp 4 plan's p95: too close a call for a test; so
-# does it at global batch 1024 since the EFA model's sync delay took over
-# part of the congestion: batch 512, where the reduction weighs more)
-sw=(sweep "$s" --no-db --set cluster.nodes=64 --set parallel.dp=512 --set parallel.global_batch=512
-	--vary parallel.tp=1,2 --vary parallel.pp=1,4 --vary parallel.recompute=selective)
+# sweep on a real case: Llama 3 8B on 32 p5 nodes, 512 sequences a step,
+# with and without a pipeline; without one the whole gradient reduction
+# across 32 nodes comes after the backward and its tail is long: tp 4 pp 1
+# (the better median) is risky against tp 2 pp 2 (p95 2.92 s, at least
+# 2.89, against 2.72, at most 2.82). Since the fabric lost its congestion
+# (2026-11-30) the reductions are shorter and 64 nodes with tp 1-2 and pp
+# 1 or 4, this test's case before, marks none: the pp 1 plan wins whole.
+sw=(sweep "$s" --no-db --set cluster.nodes=32 --set parallel.dp=256 --set parallel.global_batch=512
+	--vary parallel.tp=2,4 --vary parallel.pp=1,2 --vary parallel.recompute=selective)
 "$podsim" "${sw[@]}" >"$tmp/sw.txt" 2>/dev/null || bad "e) sweep failed"
 grep -q ' p50 (s)     p95 (s) ' "$tmp/sw.txt" || bad "e) no p50/p95 columns"
 grep -Eq '^~ = risky: rank [0-9]+.s p95 [0-9.]+ s \(at least [0-9.]+\) is above rank [0-9]+.s' "$tmp/sw.txt" ||
 	bad "e) no risky plan"
 risky=$(grep -E '^ +[0-9]+ .*~ .* pp=1 ' "$tmp/sw.txt" | wc -l)
 [ "$risky" -ge 1 ] || bad "e) no pp=1 plan marked"
-grep -E '^ +[0-9]+ .*~ .* pp=4 ' "$tmp/sw.txt" && bad "e) a pp=4 plan marked"
+grep -E '^ +[0-9]+ .*~ .* pp=2 ' "$tmp/sw.txt" && bad "e) a pp=2 plan marked"
 "$podsim" "${sw[@]}" --json --html "$tmp/sw.html" >"$tmp/sw.json" 2>/dev/null || bad "f) sweep --json"
 grep -q '"risky":true,"risky_reason":"p95 ' "$tmp/sw.json" || bad "f) no risky plan in JSON"
 grep -q '"risky":false,"risky_reason":null' "$tmp/sw.json" || bad "f) every plan risky in JSON"
@@ -81,7 +81,7 @@ fi
 n=scenarios/llama3-8b-efa-nanotron.ini
 "$podsim" explain $n --set model.kv_heads=32 --set parallel.tp=16 --set parallel.dp=8 >"$tmp/x16.txt" 2>/dev/null ||
 	bad "h) explain tp 16"
-grep -q '^  fit          the fabric.s calibration leaves net_latency msg_overhead congestion weakly' \
+grep -q '^  fit          the fabric.s calibration leaves net_latency msg_overhead weakly' \
 	"$tmp/x16.txt" || bad "h) no fit line in the spread section"
 grep -q 'across nodes on a fabric whose calibration leaves net_latency msg_overhead' "$tmp/x16.txt" ||
 	bad "h) no fit note beside tp 16's collectives"
@@ -95,7 +95,7 @@ grep -q 'step_spread\|risky' "$tmp/q.json" && bad "g) spread keys without a spre
 grep -q 'p95\|risky' "$tmp/q.txt" && bad "g) spread columns without a spread"
 # the sweep's legend names the base cluster's fit_weak (s is on the shipped
 # p5 fit), and a cluster without a fit has none
-grep -q "^fit = the base scenario's cluster was calibrated on rows that leave net_latency msg_overhead congestion weakly" \
+grep -q "^fit = the base scenario's cluster was calibrated on rows that leave net_latency msg_overhead weakly" \
 	"$tmp/sw.txt" || bad "h) no fit legend in the EFA sweep"
 grep -q '^fit = ' "$tmp/q.txt" && bad "h) a fit legend without a fit"
 exit $fail

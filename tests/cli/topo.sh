@@ -173,9 +173,12 @@ done
 # step's spread is not sampled, spread.sh tests it).
 "$podsim" coll --topology topologies/efa-h100-cluster.ini --gpus 512 allgather 256MiB >"$tmp/efa" ||
 	{ echo "coll on EFA failed"; fail=1; }
-# (the same to the printed rounding: 1e-6 of the time, 0.01 us here)
-awk 'function off(x, y) { return (x > y ? x - y : y - x) > 1e-6 * y }
-	!/^#/ { n++; if (off($2, $7) || $4 != $9 || $5 != $10 || $6 != $11) bad = 1 }
+# (the same within 1e-3 of the time: uncongested since 2026-11-30, the ring's
+# rails give 32 x 9.08 = 290 GB/s against NVLink's 0.642 x 450 = 289, and the
+# two models' bounds meet at a hair's difference, 4.8 us of 18.9 ms; the
+# congested fit agreed to 1e-6)
+awk 'function off(x, y) { return (x > y ? x - y : y - x) > 1e-3 * y }
+	!/^#/ { n++; if (off($2, $7) || off($4, $9) || $5 != $10 || $6 != $11) bad = 1 }
 	END { exit !(n == 1 && !bad) }' "$tmp/efa" ||
 	{ echo "coll on EFA: flow and alpha-beta differ:"; cat "$tmp/efa"; fail=1; }
 # The aws-ofi-nccl region tuner for 1 and 2 ranks per node (--stride 8 and 4
