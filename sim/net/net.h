@@ -472,16 +472,14 @@ bool net_proto_ok(const net_cluster *c, net_proto p);
  * spread, or for one node (no network part). net_spread_factor: the slowdown of a call
  * whose standard-normal draw is z under the split log-normal of s (median 1,
  * 5th and 95th percentiles s->lo and s->hi); net_spread_quantile: its
- * quantile p. net_network_time: N, the part of the collective's time (as
- * net_collective times it) that varies: the whole call across nodes, 0
- * inside a node; a call at slowdown r takes T - N + r N. */
+ * quantile p. What varies is the whole call across nodes (spread.c; the
+ * graph marks it, plan/build.c build_comm_net_s). */
 bool net_spread_at(const net_cluster *c, int nodes, net_spread *out);
 double net_spread_factor(const net_spread *s, double z);
 /* The split log-normal's sigmas: net_spread_factor(s, z) = exp(s_lo z) for
  * z < 0, exp(s_hi z) for z >= 0 (for callers drawing many factors). */
 void net_spread_sigmas(const net_spread *s, double *s_lo, double *s_hi);
 double net_spread_quantile(const net_spread *s, double p);
-double net_network_time(const net_cluster *c, net_coll coll, const net_group *g, double bytes);
 
 /* Link classes for saturation reports: every link of a class carries the same
  * load in a symmetric plan, so podsim reports per class with one example name. */

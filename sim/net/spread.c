@@ -37,7 +37,7 @@
  * NVLink's and the benchmark's noise, 0.94-1.04, which the step does not
  * inherit).
  *
- * What varies (net_network_time): the whole call. The data are ratios of
+ * What varies (plan/build.c build_comm_net_s): the whole call. The data are ratios of
  * whole collectives' times, and what makes a call slower than its median
  * (a node's lag that holds every later step back, the wait for the
  * slowest node, coll.c "The EFA model", 5.) or faster (no lag met: the
@@ -99,12 +99,4 @@ double net_spread_quantile(const net_spread *s, double p)
 	if (!(p > 0 && p < 1))
 		return p <= 0 ? 0 : INFINITY;
 	return net_spread_factor(s, gsl_cdf_ugaussian_Pinv(p));
-}
-
-double net_network_time(const net_cluster *c, net_coll coll, const net_group *g, double bytes)
-{
-	if (!c || !g || g->nodes <= 1 || !(bytes > 0))
-		return 0;
-	net_cost at;
-	return net_collective(c, coll, g, bytes, &at) == SIM_OK ? at.time_s : 0;
 }

@@ -63,20 +63,12 @@ int build_comm_cost(const builder *b, net_coll coll, const net_group *grp, doubl
 }
 
 /* On a cluster with a measured spread, the seconds of a collective's time
- * `time_s` (build_comm_cost's) that the fabric's variability scales: the network
- * part N of net_network_time as a share of the alpha-beta time, applied to
- * time_s (the flow model's time of the same collective where it timed it;
- * the two agree on EFA's non-blocking fabric, test_flow). 0 elsewhere. */
-double build_comm_net_s(const builder *b, net_coll coll, const net_group *grp, double bytes,
-			double time_s)
+ * `time_s` (build_comm_cost's) that the fabric's variability scales: all of
+ * it across nodes (net/spread.c: the measured ratios are of whole calls),
+ * none inside a node or without a spread. */
+double build_comm_net_s(const builder *b, const net_group *grp, double time_s)
 {
-	const net_cluster *c = &b->s->cluster;
-	if (c->nspread < 1 || grp->nodes <= 1 || !(time_s > 0))
-		return 0;
-	net_cost ab;
-	if (net_collective(c, coll, grp, bytes, &ab) != SIM_OK || !(ab.time_s > 0))
-		return 0;
-	return net_network_time(c, coll, grp, bytes) / ab.time_s * time_s;
+	return b->s->cluster.nspread >= 1 && grp->nodes > 1 && time_s > 0 ? time_s : 0;
 }
 
 /* Add task t, net_s seconds of whose duration vary with the fabric (its
@@ -131,7 +123,7 @@ static uint32_t add_dp_adj(builder *b, const net_group *grp, int stage, net_coll
 		       (float)cost.intra_bytes, build_nic_share(&b->s->cluster, cost.inter_bytes),
 		       (float)cost.fabric_bytes};
 	return build_add_net(b->g, &t, deps, ndeps,
-			     build_comm_net_s(b, coll, grp, bytes, cost.time_s), grp->nodes);
+			     build_comm_net_s(b, grp, cost.time_s), grp->nodes);
 }
 
 uint32_t build_add_dp_on(builder *b, const net_group *grp, int stage, net_coll coll,

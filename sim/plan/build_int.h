@@ -207,10 +207,9 @@ int build_init(builder *b, const plan_scenario *s);
  * b->comm_err and the cost is then the caller's to zero. */
 int build_comm_cost(const builder *b, net_coll coll, const net_group *grp, double bytes,
 		    net_cost *out);
-/* The seconds of a collective's time that the fabric's spread scales (0 but
- * on EFA clusters with a measured spread). */
-double build_comm_net_s(const builder *b, net_coll coll, const net_group *grp, double bytes,
-			double time_s);
+/* The seconds of a collective's time that the fabric's spread scales: the
+ * whole call across nodes on a cluster with a measured spread, else 0. */
+double build_comm_net_s(const builder *b, const net_group *grp, double time_s);
 /* Add task t with net_s seconds varying with the fabric; UINT32_MAX on OOM. */
 uint32_t build_add_net(plan_graph *g, const plan_task *t, const uint32_t *deps, uint32_t ndeps,
 		       double net_s, int nodes);

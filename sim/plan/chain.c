@@ -41,7 +41,7 @@ static seg comm_seg(builder *b, const work_item *it, int n, int i, int16_t layer
 	net_cost cost;
 	if (build_comm_cost(b, coll, grp, it[i].comm_bytes, &cost) != SIM_OK)
 		cost = (net_cost){0};
-	double net_s = build_comm_net_s(b, coll, grp, it[i].comm_bytes, cost.time_s);
+	double net_s = build_comm_net_s(b, grp, cost.time_s);
 	int ovl = plan_tp_overlap(b->s, it, n, i);
 	if (ovl != 0 && !plan_tp_beside(b->s, it, n, i)) {
 		/* a chunked pair: one GEMM chunk longer (its GEMM on the SMs the

@@ -688,7 +688,7 @@ int build_emit_embedding_sync(builder *b, pipe_ids *ids)
 	net_cost cost;
 	if (build_comm_cost(b, NET_ALLREDUCE, &b->embed, bytes, &cost) != SIM_OK)
 		cost = (net_cost){0};
-	double net_s = build_comm_net_s(b, NET_ALLREDUCE, &b->embed, bytes, cost.time_s);
+	double net_s = build_comm_net_s(b, &b->embed, cost.time_s);
 	uint32_t deps[2] = {ids->last_bwd[0], ids->last_bwd[pp - 1]};
 	int stages[2] = {0, pp - 1};
 	for (int i = 0; i < 2; i++) {

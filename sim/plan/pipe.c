@@ -32,7 +32,7 @@ static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t a
 		       (float)cost.intra_bytes, build_nic_share(&b->s->cluster, cost.inter_bytes),
 		       (float)cost.fabric_bytes};
 	return build_add_net(b->g, &t, &after, 1,
-			     build_comm_net_s(b, NET_P2P, &hop, bytes, cost.time_s), hop.nodes);
+			     build_comm_net_s(b, &hop, cost.time_s), hop.nodes);
 }
 
 /* What build_emit_schedule carries from one op to the next: synchronous p2p's

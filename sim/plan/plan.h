@@ -1452,7 +1452,7 @@ typedef struct plan_graph {
 	plan_offload_load *offload; /* per rank class; NULL without offload tasks */
 	/* On a cluster with a measured spread ([cluster] spread, EFA), per task
 	 * (plan_graph_set_net; both NULL while no task varies): the share of its
-	 * dur that the fabric's variability scales (net_network_time: a call
+	 * dur that the fabric's variability scales (build_comm_net_s: a call
 	 * slowed r times takes dur (1 + net_frac (r - 1))), and the nodes its
 	 * group spans, which pick the spread (net_spread_at). 0 for compute,
 	 * copies and collectives inside a node. */

@@ -967,12 +967,8 @@ static void test_efa_layouts(void)
  * cluster: Q(0.05) = lo, Q(0.5) = 1, Q(0.95) = hi, and its two halves meet
  * at 1. Between listed counts the sigmas are linear in ln m: at 3 nodes,
  * w = ln(3/2) / ln 2 = 0.585, lo = exp(0.415 ln 0.82 + 0.585 ln 0.59). One
- * node and other fabrics have none; beyond 64 the 64's. The part N of a
- * call that varies is the whole call across nodes (spread.c: the measured
- * ratios are of whole calls), for the calibration's own collectives (256
- * MiB on 8 ranks per node, 2-64 nodes) and for a congested cluster's
- * all-gather on 4 nodes alike (congestion 0.5, exp 1); inside a node it is
- * 0. */
+ * node and a cluster without the key have none; beyond 64 the 64's. (Which
+ * part of a task varies: test_spread's test_scenarios.) */
 static void test_spread(void)
 {
 	net_cluster c;
@@ -1005,39 +1001,11 @@ static void test_spread(void)
 	CHECK_NEAR(s.lo, 0.22, 1e-12);
 	CHECK_NEAR(s.hi, 2.04, 1e-12);
 	CHECK(!net_spread_at(&c, 1, &s));
-	const double S = 268435456.0;
-	for (int m = 2; m <= 64; m *= 2) {
-		net_group grp;
-		net_group_make(&c, 8 * m, 1, &grp);
-		for (int k = 0; k < 3; k++) {
-			net_coll op = k == 0 ? NET_ALLGATHER : k == 1 ? NET_REDUCESCATTER : NET_ALLREDUCE;
-			net_cost t;
-			CHECK_INT(net_collective(&c, op, &grp, S, &t), SIM_OK);
-			/* the measured ratios are of whole calls: a call across
-			 * nodes varies whole (spread.c) */
-			CHECK_NEAR(net_network_time(&c, op, &grp, S), t.time_s, 1e-12);
-		}
-	}
-	net_group one;
-	net_group_make(&c, 8, 1, &one);
-	CHECK_NEAR(net_network_time(&c, NET_ALLGATHER, &one, S), 0, 0);
 	sim_diag_free(d);
 	d = sim_diag_new();
-	CHECK_INT(efa_cluster(4,
-			      "net_latency = 50 us\nmsg_overhead = 3 us\nrail_bw = 10 GB/s\n"
-			      "nccl_proto = simple\ncongestion = 0.5\ncongestion_exp = 1",
-			      &c, d),
-		  SIM_OK);
+	CHECK_INT(efa_cluster(4, "net_latency = 50 us\nrail_bw = 10 GB/s", &c, d), SIM_OK);
 	sim_diag_free(d);
-	net_group_make(&c, 32, 1, &one);
-	net_cost t4;
-	CHECK_INT(net_collective(&c, NET_ALLGATHER, &one, S, &t4), SIM_OK);
-	CHECK_NEAR(net_network_time(&c, NET_ALLGATHER, &one, S), t4.time_s, 1e-12);
 	CHECK(!net_spread_at(&c, 4, &s)); /* no spread key */
-	/* inside one node there is no network part, on any fabric */
-	net_group node;
-	net_group_make(&c, 8, 1, &node);
-	CHECK_NEAR(net_network_time(&c, NET_ALLGATHER, &node, S), 0, 0);
 }
 
 /* The per-call synchronisation delay (coll.c, "The EFA model", 5.):
