@@ -172,6 +172,20 @@ static void test_allreduce_2nodes(void)
 	CHECK_NEAR(k.inter_bytes, sent / 8, 1e-12);
 	CHECK_NEAR(k.intra_bytes, sent * 7 / 8, 1e-12);
 
+	/* Slow NVLink (intra_bw 150 GB/s: B_intra = 150 x 0.767 = 115.05 GB/s).
+	 * Across nodes each channel's chain through a node leaves it through a
+	 * NIC, so a rank sends 7/8 of its bytes over NVLink (coll.c header,
+	 * B_intra across nodes): the NVLink bound is 115.05 x 8/7 = 131.49 GB/s,
+	 * below the NICs' 192: busbw 131.49 GB/s (115.05 if every byte crossed
+	 * NVLink), t = lat + sent / busbw. Inside one node the ring's 8 hops are
+	 * all NVLink: 115.05 GB/s before its local step (test_ring_local). */
+	net_cluster slow = c;
+	slow.node.intra_Bps = 150e9;
+	CHECK_INT(net_collective(&slow, NET_ALLREDUCE, &g, GIB, &k), SIM_OK);
+	CHECK_INT(k.proto, NET_PROTO_SIMPLE);
+	CHECK_NEAR(k.busbw_Bps, 150e9 * 0.767 * 8 / 7, 1e-12);
+	CHECK_NEAR(k.time_s, lat + sent / (150e9 * 0.767 * 8 / 7), 1e-9);
+
 	/* A DP group of 16 with one rank per node (tp = 8): each rank owns one
 	 * NIC, busbw = 1/8 * 8 * 24 GB/s = 24 GB/s; every step crosses nodes:
 	 * lat = 8.4 + 30 * 14 = 428.4 us; all traffic goes through the NIC. */
