@@ -15,10 +15,14 @@ static const char usage_coll[] =
         "usage: podsim coll --topology CLUSTER.ini --gpus N OP SIZE [options]\n"
         "\n"
         "Time one collective on the first N GPUs of the cluster (ranks fill nodes in\n"
-        "order; with --stride S GPUs 0, S, 2S, ...) with the flow-level network model (routed flows sharing links max-min\n"
-        "fairly) and with the alpha-beta model, side by side, as nccl-tests reports:\n"
-        "time, algbw = SIZE / time and busbw = algbw x bus factor (2(n-1)/n for\n"
-        "all-reduce, (n-1)/n for all-gather, reduce-scatter and all-to-all).\n"
+        "order; with --stride S GPUs 0, S, 2S, ...) with the flow-level network model\n"
+        "(routed flows sharing links max-min fairly) and with the alpha-beta model,\n"
+        "side by side, as nccl-tests reports: time, algbw = SIZE / time and busbw =\n"
+        "algbw x bus factor (2(n-1)/n for all-reduce, (n-1)/n for all-gather,\n"
+        "reduce-scatter and all-to-all). A group of k of each node's G GPUs across\n"
+        "nodes gets k/G of the node's NICs in the alpha-beta model (the node's\n"
+        "other GPUs in groups like it, as in a training step); the flow model runs\n"
+        "the group alone (the header says so).\n"
         "\n"
         "OP:   allreduce | allgather | reducescatter | broadcast | alltoall | p2p\n"
         "SIZE: bytes with a unit, e.g. 1GiB, 256MB, 8B (the full buffer; p2p: the message)\n"
@@ -195,6 +199,12 @@ static void print_header(const coll_args *a, const topo_graph *g, net_coll op, i
 	       "algorithm %s\n",
 	       net_coll_name(op), n, c->name, grp.nodes, grp.per_node, c->node.gpus,
 	       a->algo ? a->algo : "auto");
+	if (op != NET_P2P && grp.nodes > 1 && grp.per_node < c->node.gpus)
+		printf("# the group holds %d of each node's %d GPUs: the alpha-beta model gives it "
+		       "%d/%d of the node's NICs (the node's other GPUs in groups like it at once, "
+		       "as a step's data-parallel groups across TP ranks are); the flow model runs "
+		       "it alone, on every NIC its ranks reach\n",
+		       grp.per_node, c->node.gpus, grp.per_node, c->node.gpus);
 	printf("#                        flow model                                     alpha-beta\n");
 	printf("#        size        time    algbw    busbw  algo          proto         time    "
 	       "algbw    busbw  algo          proto\n");

@@ -84,6 +84,18 @@ grep -q 'most loaded link leaf1 -> spine0 (ib), 8.389e+07 B' "$tmp/c" ||
 "$podsim" coll --topology topologies/h800-cluster.ini --gpus 32 --stride 8 --algo ring allreduce 32MiB >"$tmp/c"
 awk '!/^#/ { n++; if ($5 != "ring" || $10 != "ring" || $2 != $7) bad = 1 }
      END { exit !(n == 1 && !bad) }' "$tmp/c" || { echo "coll h800 --algo ring row:"; cat "$tmp/c"; fail=1; }
+# A group of some of each node's GPUs across nodes: the header says that
+# the alpha-beta columns give it k/G of the node's NICs and the flow model
+# runs it alone (a DGX H100 group of 4 per node: 4/8); a group of whole
+# nodes, or inside one node, has no such line.
+"$podsim" coll --topology topologies/dgx-h100-superpod.ini --gpus 32 --stride 2 allreduce 1GiB >"$tmp/c"
+grep -q "^# the group holds 4 of each node's 8 GPUs: the alpha-beta model gives it 4/8 of the node's NICs" "$tmp/c" ||
+	{ echo "coll --stride 2: no NIC-share line:"; cat "$tmp/c"; fail=1; }
+for g in "--gpus 32" "--gpus 4"; do
+	# shellcheck disable=SC2086
+	"$podsim" coll --topology topologies/dgx-h100-superpod.ini $g allreduce 1GiB | grep -q "^# the group holds" &&
+		{ echo "coll $g: a NIC-share line for a group of whole nodes or one node"; fail=1; }
+done
 # --sweep from 8 B doubling to 1 KiB: 8 rows (8, 16, ..., 1024).
 n=$("$podsim" coll --topology topologies/tiny-2node.ini --gpus 16 allgather 1KiB --sweep | grep -vc '^#')
 [ "$n" -eq 8 ] || { echo "--sweep: want 8 rows, got $n"; fail=1; }
