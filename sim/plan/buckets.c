@@ -302,6 +302,13 @@ net_coll plan_grad_coll(const plan_scenario *s)
 		       : NET_ALLREDUCE;
 }
 
+double plan_call_wait_back(const net_cluster *c, const net_group *g, double x, bool *waited)
+{
+	double back = *waited ? net_sync_delay(c, g, x) : 0;
+	*waited = *waited || x > 0;
+	return back;
+}
+
 double plan_call_group_wait(const net_cluster *c, const net_group *g,
 			    const double *bytes, int n, double scale)
 {
@@ -309,11 +316,8 @@ double plan_call_group_wait(const net_cluster *c, const net_group *g,
 	 * its size: all but the first give theirs back (as build_add_call_group) */
 	double back = 0;
 	bool waited = false;
-	for (int i = 0; i < n; i++) {
-		double x = bytes[i] * scale;
-		back -= waited ? net_sync_delay(c, g, x) : 0;
-		waited = waited || x > 0;
-	}
+	for (int i = 0; i < n; i++)
+		back -= plan_call_wait_back(c, g, bytes[i] * scale, &waited);
 	return back;
 }
 

@@ -145,8 +145,7 @@ uint32_t build_add_call_group(builder *b, const net_group *grp, int stage, net_c
 	bool waited = false;
 	for (int i = 0; i < n && id != UINT32_MAX; i++) {
 		double x = bytes[i] * scale;
-		double adj = waited ? -net_sync_delay(c, grp, x) : 0;
-		waited = waited || x > 0;
+		double adj = -plan_call_wait_back(c, grp, x, &waited);
 		id = add_dp_adj(b, grp, stage, coll, x, adj, &id, 1, layer);
 	}
 	return id;

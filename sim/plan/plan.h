@@ -1253,6 +1253,11 @@ double plan_grad_bucket_time(const plan_scenario *s, const plan_groups *g,
  * own wait included), <= 0; 0 for one call or off EFA. */
 double plan_call_group_wait(const net_cluster *c, const net_group *g,
 			    const double *bytes, int n, double scale);
+/* One call of such a group, x bytes, in order: the wait it gives back,
+ * D(m) if an earlier call of the group moved bytes (*waited), else 0; sets
+ * *waited once a call moves bytes. The rule plan_call_group_wait sums and
+ * the graph applies per call (build_add_call_group). */
+double plan_call_wait_back(const net_cluster *c, const net_group *g, double x, bool *waited);
 /* Sequence parallelism's norm gradients. The norms' weights (and biases)
  * are replicated over the TP ranks, each of which saw only its shard of the
  * sequence, so their gradients are summed over TP after the backward, after
