@@ -4,7 +4,8 @@
  * Mechanism. The step is the replay of its task graph; a collective across
  * nodes on an EFA fabric with a measured spread carries the share net_frac
  * of its duration that is the call's (plan_graph, plan/build.c
- * build_comm_net_s: the whole call; below 1 where a task holds more). Replay k of n redraws every such task's duration:
+ * build_comm_net_s: the whole call; below 1 where a task holds more).
+ * Replay k of n redraws every such task's duration:
  *     dur' = dur (1 + net_frac (r - 1)),  r = Q_m(z)
  * where Q_m is the split log-normal of the spread at the task's node count
  * m (net_spread_at, net_spread_factor: median 1, 5th and 95th percentiles

@@ -37,8 +37,8 @@
  * NVLink's and the benchmark's noise, 0.94-1.04, which the step does not
  * inherit).
  *
- * What varies (plan/build.c build_comm_net_s): the whole call. The data are ratios of
- * whole collectives' times, and what makes a call slower than its median
+ * What varies (plan/build.c build_comm_net_s): the whole call. The data
+ * are ratios of whole collectives' times, and what makes a call slower than its median
  * (a node's lag that holds every later step back, the wait for the
  * slowest node, coll.c "The EFA model", 5.) or faster (no lag met: the
  * fastest runs, which the fitted fabric without its wait reproduces within
@@ -46,8 +46,8 @@
  * all-gather takes 0.52 of its median, the fastest all-reduce 0.73. So a
  * call across m nodes that draws r runs at r T, as its benchmark would:
  * the calibration's collectives take their node count's quantiles (the
- * geometric means of its rows') whole. Until 2026-11-30 only the part a congestion kappa(m)
- * stretches varied (N = kappa dT/dkappa + D, 96-100 % of these calls then);
+ * geometric means of its rows') whole. Until 2026-11-30 only the part a
+ * congestion kappa(m) stretches varied (N = kappa dT/dkappa + D, 96-100 % of these calls then);
  * the shipped fit has no kappa (congestion = 0: coll.c 4.), and the part
  * that derivative leaves, where NVLink binds a ring's bandwidth, is 31-90 %
  * of these calls' medians, against ratios measured on the whole. Assumed:
