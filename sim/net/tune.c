@@ -287,6 +287,53 @@ static void tcomm_make(const net_cluster *c, const net_group *g, tcomm *t)
 					 : u * dev_Bps / 1e9 / nn};
 }
 
+/* The ring search's channels inside an NVLink node (N src/graph/search.cc:
+ * 1150-1265): the first speed of the architecture's list (:1051-1065) that
+ * the GPU's NVLink bandwidth B carries, as many channels of it as B holds
+ * (16 at most, ringGraph->maxChannels = MAXCHANNELS / 2, src/init.cc:1177),
+ * then ncclTopoDupChannels (search.cc:1036-1048). A DGX A100 (240 GB/s):
+ * 6 of 40 GB/s, duplicated to 12; a DGX H100 (370.8): 6 of 60, 12; a B200
+ * node (721.8): 8 of 90, 16. */
+static double intra_channels(double cc, double bw)
+{
+	static const double s80[] = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
+	static const double s90[] = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
+	static const double s100[] = {90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18};
+	const double *a = cc >= 10 ? s100 : cc >= 9 ? s90 : s80;
+	int na = cc >= 10 ? (int)(sizeof s100 / sizeof *s100)
+		 : cc >= 9 ? (int)(sizeof s90 / sizeof *s90) : (int)(sizeof s80 / sizeof *s80);
+	int i = 0;
+	while (i < na - 1 && a[i] > bw)
+		i++;
+	double s = a[i], n = fmin(16, fmax(1, floor(bw / s)));
+	if (s >= 25 && !(cc > 8.05 && s < 50 && n > 4))
+		n = fmin(16, 2 * n);
+	return n;
+}
+
+/* comm->nChannels: the ring's and the tree's fewer (N src/init.cc:1459;
+ * inside an NVLink node the ring search's, intra_channels), doubled when
+ * the rings are connected (src/graph/connect.cc:460, 32 at most), doubled
+ * again on SM90 and later across nodes where the ring's bwIntra is above 45
+ * GB/s and fewer than 16 remain (connect.cc:482-485). So inside a DGX A100
+ * or DGX H100 24, a B200 node 32; across nodes of 400 Gb/s NICs a group of
+ * one rank per node 4 (one NIC: 1 channel of 48 GB/s, duplicated to 2 of
+ * 24, then 4), of 2 per node 8, of 4 or 8 per node 16. */
+double net_tune_channels(const net_cluster *c, const net_group *g)
+{
+	if (g->size <= 1)
+		return 0;
+	tcomm t;
+	tcomm_make(c, g, &t);
+	double n = fmin(t.ring.nch, t.tree.nch);
+	if (g->nodes == 1 && t.intra_hw == HW_NVLINK)
+		n = intra_channels(t.cc, t.ring.nch * t.ring.intra);
+	n = fmin(32, 2 * n);
+	if (t.cc >= 9 && g->nodes > 1 && t.ring.intra > 45 && n < 16)
+		n = fmin(32, 2 * n);
+	return n;
+}
+
 /* The tree's protocol step on bus bandwidth `bus` (tuning.cc:210-215): LL at
  * 1/3.8 of it and llMaxBw, LL128 at 120/128 of it (7/9 on one node) and nCh
  * perChMaxTreeLL128Bw; Simple as it is. */

@@ -1361,6 +1361,45 @@ static void test_sharp(void)
  *     LL128 82 + 2234.17 = 2316.17: ring/LL128;
  *   1 GiB: ring Simple 599.76 + 83886.08 = 84485.84 < ring LL128: ring/
  *     Simple. */
+/* NCCL's channels per communicator (net_tune_channels; tune.c, NCCL
+ * 5067397c): one node: the ring search's first speed the GPU's NVLink
+ * bandwidth carries, as many channels of it as fit (16 at most), doubled
+ * by ncclTopoDupChannels, then doubled at connection (32 at most):
+ *   DGX A100, 12 links x 20 GB/s = 240: 6 of 40, dup 12, x2 = 24;
+ *   DGX H100 (cc 9), 18 x 20.6 = 370.8: 6 of 60, dup 12, x2 = 24;
+ *   B200 (cc 10), 18 x 40.1 = 721.8: 8 of 90, dup 16, x2 = 32.
+ * Across nodes, k ranks a node reaching u = k of its 8 NICs: u channels of
+ * the NIC's speed s from NCCL's list, dup where s >= 25 (not on SM90 under
+ * 50 with more than 4), x2, and on SM90 x2 again below 16 where bwIntra >
+ * 45:
+ *   A100, HDR 25 GB/s (s 24: no dup): k = 1: 1 -> 2; k = 8: 8 -> 16;
+ *   H100, NDR 50 GB/s (s 48): k = 1: 1 dup 2 of 24, x2 = 4; k = 2: 2 dup 4,
+ *   8; k = 4: 4 dup 8, 16; k = 8: 8 of 48 (> 4 under 50: no dup), 16.
+ * A group of one rank runs none. */
+static void test_tune_channels(void)
+{
+	net_cluster a = dgx_a100(4), h = dgx_a100(4), b = dgx_a100(1);
+	h.node.intra_Bps = 450e9;
+	h.node.nic_Bps = 50e9;
+	h.node.cc = 9.0;
+	b.node.intra_Bps = 900e9;
+	b.node.cc = 10.0;
+	static const struct {
+		int which, size, stride;
+		double ch;
+	} cases[] = {
+		{0, 8, 1, 24}, {1, 8, 1, 24},  {2, 8, 1, 32},  {0, 4, 8, 2},  {0, 32, 1, 16},
+		{1, 4, 8, 4},  {1, 8, 4, 8},   {1, 16, 2, 16}, {1, 32, 1, 16}, {1, 1, 1, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const net_cluster *c = cases[i].which == 0 ? &a : cases[i].which == 1 ? &h : &b;
+		net_group g;
+		net_group_make(c, cases[i].size, cases[i].stride, &g);
+		if (!CHECK_NEAR(net_tune_channels(c, &g), cases[i].ch, 0))
+			fprintf(stderr, "  case %zu\n", i);
+	}
+}
+
 static void test_nccl_table(void)
 {
 	net_cluster h = dgx_a100(1);
@@ -1458,6 +1497,7 @@ static void test_nccl_table(void)
 int main(void)
 {
 	test_nccl_table();
+	test_tune_channels();
 	test_same();
 	test_efa();
 	test_efa_choice();
