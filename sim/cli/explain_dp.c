@@ -453,6 +453,20 @@ void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
 		        explain_unit(norms, SIM_UNIT_TIME, a, sizeof a));
 		bt += norms;
 	}
+	/* the SMs the reductions take from the backward beside them (replay.c;
+	 * plan_comm_scale: the communicator's channels over the 16 that the
+	 * GPU's interference stands for) */
+	double ch = net_tune_channels(&s->cluster, &g.shard);
+	if (ch > 0)
+		fprintf(o,
+		        "  SMs          NCCL runs the group's rings on %.0f channels (its search, "
+		        "%d per node), one\n"
+		        "               thread block each: the compute beside a reduction runs at "
+		        "1 - %.3g x %.0f/16 = %.3f\n"
+		        "               of its rate ([gpu] interference: the SMs of 16 channels, "
+		        "16/%d)\n",
+		        ch, g.shard.per_node, s->gpu.interference, ch,
+		        1 - s->gpu.interference * ch / 16.0, s->gpu.sm_count);
 	double exposed = r->classes[0].time_s[EXEC_CAT_DP];
 	fprintf(o, "  simulated    exposed DP on stage 0: %s (%.1f%% of the step)\n",
 	        explain_unit(exposed, SIM_UNIT_TIME, a, sizeof a),

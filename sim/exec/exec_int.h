@@ -47,6 +47,10 @@ typedef struct exec_replicas {
 	 * duration on the links of both node types' slowest (net_node_slowest),
 	 * for transfers whose group spans both; NULL otherwise */
 	sim_time *meet;
+	/* per task its SM share over the interference (plan_graph.sm_scale):
+	 * on other_gpu's twin (oscale), on the slowest links' twin (mscale,
+	 * with meet), and the replica set's (scale, the replays' graph's) */
+	float *oscale, *mscale, *scale;
 	uint8_t *dpkind;     /* per stage: the kind of its data-parallel groups (links) */
 	double ratio;        /* bound factor of a mixed instance (straggle.c) */
 	double *intf;        /* per rank class: interference of the replica set */

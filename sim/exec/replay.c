@@ -130,9 +130,29 @@ static double deep_lost(const replay *r, int rank)
 	return t != UINT32_MAX && d && d[t] > 0 ? 1.0 - d[t] : ep_share(r->g, rank);
 }
 
+/* The SM share of the rank's running NCCL collectives as a multiple of
+ * the interference: the largest of their plan_graph.sm_scale (one running
+ * per stream; several at once are charged the largest one, as before). */
+static double comm_scale(const replay *r, int rank)
+{
+	const plan_graph *g = r->g;
+	if (!g->sm_scale)
+		return 1.0;
+	double s = 0;
+	for (int st = 0; st < PLAN_STREAM_COUNT; st++) {
+		size_t q = (size_t)rank * PLAN_STREAM_COUNT + (size_t)st;
+		if (!r->busy[q] || st == PLAN_STREAM_COMPUTE)
+			continue;
+		uint32_t t = r->q[r->q_pos[q] - 1];
+		if (interferes(g, t) && !is_deep(g, &g->tasks[t]) && g->sm_scale[t] > s)
+			s = g->sm_scale[t];
+	}
+	return s;
+}
+
 static double rate(const replay *r, int rank)
 {
-	double lost = (r->comms[rank] > 0 ? interference(r->g, rank) : 0.0) +
+	double lost = (r->comms[rank] > 0 ? interference(r->g, rank) * comm_scale(r, rank) : 0.0) +
 		      (r->deep[rank] > 0 ? deep_lost(r, rank) : 0.0);
 	return 1.0 - (lost < 0.9 ? lost : 0.9);
 }
@@ -168,9 +188,10 @@ static void retime(replay *r, uint32_t t, double rate, sim_time now)
 }
 
 /* The rank's count of collectives (DeepEP's kernels: deep) is about to
- * change by `delta`: settle the running compute task's progress at the old
- * rate and reschedule its end at the new one. */
-static void comm_change(replay *r, int rank, bool deep, int delta)
+ * change by `delta` as the collective of queue q starts (busy) or ends:
+ * settle the running compute task's progress at the old rate and
+ * reschedule its end at the new one. */
+static void comm_change(replay *r, int rank, bool deep, int delta, size_t q, bool busy)
 {
 	sim_time now = sim_engine_now(r->eng);
 	uint32_t t = r->running[rank];
@@ -180,6 +201,7 @@ static void comm_change(replay *r, int rank, bool deep, int delta)
 		r->since[rank] = now;
 	}
 	(deep ? r->deep : r->comms)[rank] += delta;
+	r->busy[q] = busy;
 	if (on)
 		retime(r, t, rate(r, rank), now);
 }
@@ -515,13 +537,14 @@ static void try_start(replay *r, size_t q)
 	const plan_task *task = &r->g->tasks[t];
 	if (task->stream == PLAN_STREAM_COMPUTE)
 		charge_gap(r, t, now);
-	r->busy[q] = true;
 	r->q_pos[q]++;
 	r->start[t] = now;
 	int rank = task->rank;
 	if (interferes(r->g, t)) {
 		r->last_comm[rank] = task->kind;
-		comm_change(r, rank, is_deep(r->g, task), +1);
+		comm_change(r, rank, is_deep(r->g, task), +1, q, true);
+	} else {
+		r->busy[q] = true;
 	}
 	r->left[t] = (double)task->dur;
 	if (task->stream == PLAN_STREAM_COMPUTE) {
@@ -544,8 +567,8 @@ static void on_end(sim_engine *eng, void *ctx, uint64_t arg)
 	r->end[t] = now;
 	r->done++;
 	size_t q = qidx(task);
-	r->busy[q] = false;
 	if (task->stream == PLAN_STREAM_COMPUTE) {
+		r->busy[q] = false;
 		double *c = r->cat + (size_t)task->rank * EXEC_CAT_COUNT;
 		sim_time took = now - r->start[t], lost = took > task->dur ? took - task->dur : 0;
 		c[task->kind == PLAN_TASK_OPTIM ? EXEC_CAT_OPTIMIZER : EXEC_CAT_COMPUTE] +=
@@ -554,7 +577,9 @@ static void on_end(sim_engine *eng, void *ctx, uint64_t arg)
 		r->free_since[task->rank] = now;
 		r->running[task->rank] = UINT32_MAX;
 	} else if (interferes(r->g, t)) {
-		comm_change(r, task->rank, is_deep(r->g, task), -1);
+		comm_change(r, task->rank, is_deep(r->g, task), -1, q, false);
+	} else {
+		r->busy[q] = false;
 	}
 	if (shares(r, task))
 		nic_change(r, t, false);

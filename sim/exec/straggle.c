@@ -205,10 +205,12 @@ static double rate_ratio(double main, double other)
 }
 
 /* g's twin built on scenario o (the same tasks, edges and order, other
- * durations): its durations into *dur, the largest ratio of a task's to
- * g's into *r (no smaller than it was), and g2 (the caller frees it). */
-static int twin(const exec_replicas *x, const plan_scenario *o, sim_time *dur, double *r,
-		plan_graph **g2)
+ * durations): its durations into *dur and its tasks' SM scales into
+ * *scale (plan_graph.sm_scale; 1 where it has none), the largest ratio of
+ * a task's to g's into *r (no smaller than it was), and g2 (the caller
+ * frees it). */
+static int twin(const exec_replicas *x, const plan_scenario *o, sim_time *dur, float *scale,
+		double *r, plan_graph **g2)
 {
 	int rc = plan_build(o, g2);
 	if (rc != SIM_OK)
@@ -221,6 +223,7 @@ static int twin(const exec_replicas *x, const plan_scenario *o, sim_time *dur, d
 		if (a->rank != b->rank || a->stream != b->stream || a->kind != b->kind)
 			return SIM_EINVAL; /* a plan_build that branches on the GPU or links */
 		dur[i] = b->dur;
+		scale[i] = h->sm_scale ? h->sm_scale[i] : 1.0f;
 		if (b->dur > a->dur)
 			*r = a->dur > 0 ? fmax(*r, (double)b->dur / (double)a->dur) : INFINITY;
 	}
@@ -248,11 +251,11 @@ static int other_times(exec_replicas *x, const plan_scenario *s)
 	o.cluster.node.cc = s->other_net.cc; /* NCCL's tuner on the other GPUs */
 	plan_graph *g2 = NULL, *g3 = NULL;
 	double r = 1;
-	int rc = twin(x, &o, x->other, &r, &g2);
+	int rc = twin(x, &o, x->other, x->oscale, &r, &g2);
 	if (rc == SIM_OK && x->meet) {
 		o.gpu = s->gpu;
 		net_node_slowest(&s->cluster.node, &s->other_net, &o.cluster.node);
-		rc = twin(x, &o, x->meet, &r, &g3);
+		rc = twin(x, &o, x->meet, x->mscale, &r, &g3);
 	}
 	plan_graph_free(g3);
 	if (rc != SIM_OK) {
@@ -269,9 +272,15 @@ static int other_times(exec_replicas *x, const plan_scenario *s)
 	x->eps_kind[EXEC_GPU_OTHER] = eo;
 	x->eps_kind[EXEC_GPU_BOTH] = fmax(em, eo);
 	/* the compute's rate beside NCCL's collectives, DeepEP's kernels or
-	 * both (replay.c) on each GPU: the largest ratio main / other */
-	double q = fmax(rate_ratio(im, io), rate_ratio(em, eo));
-	x->ratio = r * fmax(q, rate_ratio(im + em, io + eo));
+	 * both (replay.c) on each GPU: the largest ratio main / other, over
+	 * every collective's SM scale on either (and both types' links) */
+	double q = rate_ratio(em, eo);
+	for (size_t i = 0; i < g->ntasks; i++) {
+		double km = g->sm_scale ? g->sm_scale[i] : 1;
+		double ko = fmax(x->oscale[i], x->mscale ? x->mscale[i] : 0);
+		q = fmax(q, fmax(rate_ratio(im * km, io * ko), rate_ratio(im * km + em, io * ko + eo)));
+	}
+	x->ratio = r * q;
 	plan_graph_free(g2);
 	return rc;
 }
@@ -297,17 +306,21 @@ int exec_replicas_open(const plan_scenario *s, const plan_graph *g, exec_replica
 	bool mixed = s->nother > 0;
 	if (mixed && own_links(s)) {
 		x->meet = malloc((g->ntasks ? g->ntasks : 1) * sizeof *x->meet);
+		x->mscale = malloc((g->ntasks ? g->ntasks : 1) * sizeof *x->mscale);
 		x->dpkind = malloc((size_t)x->pp);
 	}
 	if (mixed) {
 		x->kind = malloc(ninst);
 		x->other = malloc((g->ntasks ? g->ntasks : 1) * sizeof *x->other);
+		x->oscale = malloc((g->ntasks ? g->ntasks : 1) * sizeof *x->oscale);
+		x->scale = malloc((g->ntasks ? g->ntasks : 1) * sizeof *x->scale);
 		x->intf = malloc((size_t)x->pp * sizeof *x->intf);
 		x->eps = malloc((size_t)x->pp * sizeof *x->eps);
 	}
 	int rc = x->ord && x->tasks && (x->ep <= 1 || x->up) &&
-			 (!mixed || (x->kind && x->other && x->intf && x->eps)) &&
-			 (!mixed || !own_links(s) || (x->meet && x->dpkind))
+			 (!mixed || (x->kind && x->other && x->oscale && x->scale && x->intf &&
+				     x->eps)) &&
+			 (!mixed || !own_links(s) || (x->meet && x->mscale && x->dpkind))
 		     ? SIM_OK
 		     : SIM_ENOMEM;
 	if (rc == SIM_OK) {
@@ -341,6 +354,7 @@ void exec_replicas_close(exec_replicas *x)
 	free(x->eps);
 	free(x->other);
 	free(x->meet);
+	free(x->oscale), free(x->mscale), free(x->scale);
 	free(x->dpkind);
 	free(x->kind);
 	free(x->up);
@@ -395,6 +409,13 @@ const plan_graph *exec_replicas_set(exec_replicas *x, const double *f, int d)
 		 * type alone would pick */
 		if (k == EXEC_GPU_BOTH && x->meet && t->stream != PLAN_STREAM_COMPUTE)
 			a = x->meet[i];
+		if (kind) { /* the SMs its collective takes on that type (both: the more) */
+			float km = g->sm_scale ? g->sm_scale[i] : 1.0f, ko = x->oscale[i];
+			x->scale[i] = k == EXEC_GPU_MAIN    ? km
+				      : k == EXEC_GPU_OTHER ? ko
+				      : x->meet		    ? x->mscale[i]
+							    : (km > ko ? km : ko);
+		}
 		if (f && t->stream == PLAN_STREAM_COMPUTE) {
 			double v = (double)a * f[(size_t)d * x->pp + t->rank];
 			a = v < (double)SIM_TIME_HORIZON ? (sim_time)(v + 0.5) : SIM_TIME_HORIZON;
@@ -406,6 +427,7 @@ const plan_graph *exec_replicas_set(exec_replicas *x, const double *f, int d)
 			x->intf[k] = x->intf_kind[kind[k]], x->eps[k] = x->eps_kind[kind[k]];
 		x->gs.rank_interference = x->intf;
 		x->gs.rank_ep_share = x->eps;
+		x->gs.sm_scale = x->scale;
 	}
 	return &x->gs;
 }

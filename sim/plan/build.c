@@ -85,6 +85,12 @@ uint32_t build_add_net(plan_graph *g, const plan_task *t, const uint32_t *deps, 
 	return id;
 }
 
+double plan_comm_scale(const plan_scenario *s, const net_group *g)
+{
+	double n = net_tune_channels(&s->cluster, g);
+	return n > 0 ? n / 16 : 1;
+}
+
 /* Per-NIC bytes when every GPU of a node sends `per_rank` bytes off the node. */
 float build_nic_share(const net_cluster *c, double per_rank)
 {
@@ -122,8 +128,12 @@ static uint32_t add_dp_adj(builder *b, const net_group *grp, int stage, net_coll
 	plan_task t = {sim_time_from_s(cost.time_s), stage, PLAN_STREAM_DP, PLAN_TASK_DP, layer, -1,
 		       (float)cost.intra_bytes, build_nic_share(&b->s->cluster, cost.inter_bytes),
 		       (float)cost.fabric_bytes};
-	return build_add_net(b->g, &t, deps, ndeps,
-			     build_comm_net_s(b, grp, cost.time_s), grp->nodes);
+	uint32_t id = build_add_net(b->g, &t, deps, ndeps,
+				    build_comm_net_s(b, grp, cost.time_s), grp->nodes);
+	double k = plan_comm_scale(b->s, grp);
+	if (id != UINT32_MAX && k != 1 && plan_graph_set_scale(b->g, id, k) != SIM_OK)
+		return UINT32_MAX;
+	return id;
 }
 
 uint32_t build_add_dp_on(builder *b, const net_group *grp, int stage, net_coll coll,

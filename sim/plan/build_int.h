@@ -44,6 +44,8 @@ typedef struct seg {
 			* time of its kernels beside DeepEP's (build_kernel_time_held) */
 	bool quiet;    /* a tp_comm_overlap collective that takes no SMs from its
 			* GEMM (plan_graph_set_quiet; plan_ub_kind) */
+	float scale;   /* collectives: their SM share over the interference
+			* (plan_comm_scale; 0 = 1) */
 } seg;
 
 /* The unit of MTP module k's segs (seg.unit): past any stage-local layer. */

@@ -373,7 +373,11 @@ bool plan_ep_deepep(const plan_scenario *s)
 
 double plan_ep_share(const plan_scenario *s)
 {
-	return plan_ep_deepep(s) ? hw_sm_share(&s->gpu, s->plan.deepep_sms) : s->gpu.interference;
+	if (plan_ep_deepep(s))
+		return hw_sm_share(&s->gpu, s->plan.deepep_sms);
+	net_group ep;
+	net_group_make(&s->cluster, s->plan.ep > 1 ? s->plan.ep : 1, 1, &ep);
+	return s->gpu.interference * plan_comm_scale(s, &ep);
 }
 
 /* ------------------------------------------------ per-micro-batch cost -- */

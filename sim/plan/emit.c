@@ -581,7 +581,9 @@ int build_emit_to(builder *b, cursor *k, int end)
 		link_deps(b, k, i, deps);
 		uint32_t id = build_add_net(b->g, &t, deps, 5, x->net_s, x->net_nodes);
 		if (id == UINT32_MAX || set_deep(b, id, x) != SIM_OK ||
-		    (x->quiet && plan_graph_set_quiet(b->g, id) != SIM_OK))
+		    (x->quiet && plan_graph_set_quiet(b->g, id) != SIM_OK) ||
+		    (x->scale > 0 && x->scale != 1 &&
+		     plan_graph_set_scale(b->g, id, x->scale) != SIM_OK))
 			return SIM_ENOMEM;
 		if (k->first == UINT32_MAX)
 			k->first = id;

@@ -40,6 +40,7 @@ void plan_graph_free(plan_graph *g)
 	free(g->net_nodes);
 	free(g->deep_rate);
 	free(g->quiet);
+	free(g->sm_scale);
 	free(g->offload);
 	free(g);
 }
@@ -91,6 +92,12 @@ uint32_t plan_graph_add(plan_graph *g, const plan_task *t, const uint32_t *deps,
 				return UINT32_MAX;
 			g->quiet = q;
 		}
+		if (g->sm_scale) {
+			float *q = realloc(g->sm_scale, cap * sizeof *q);
+			if (!q)
+				return UINT32_MAX;
+			g->sm_scale = q;
+		}
 		g->cap = cap;
 	}
 	uint32_t id = (uint32_t)g->ntasks;
@@ -104,6 +111,8 @@ uint32_t plan_graph_add(plan_graph *g, const plan_task *t, const uint32_t *deps,
 		g->deep_rate[id] = 0;
 	if (g->quiet)
 		g->quiet[id] = 0;
+	if (g->sm_scale)
+		g->sm_scale[id] = 1;
 	g->ntasks++;
 	for (uint32_t i = 0; i < ndeps; i++)
 		if (deps[i] != UINT32_MAX && plan_graph_edge(g, deps[i], id) != SIM_OK)
@@ -247,6 +256,20 @@ int plan_graph_set_quiet(plan_graph *g, uint32_t id)
 	if (!g->quiet && !(g->quiet = calloc(g->cap, sizeof *g->quiet)))
 		return SIM_ENOMEM;
 	g->quiet[id] = 1;
+	return SIM_OK;
+}
+
+int plan_graph_set_scale(plan_graph *g, uint32_t id, double scale)
+{
+	if (id >= g->ntasks)
+		return SIM_EINVAL;
+	if (!g->sm_scale) {
+		if (!(g->sm_scale = malloc(g->cap * sizeof *g->sm_scale)))
+			return SIM_ENOMEM;
+		for (size_t i = 0; i < g->cap; i++)
+			g->sm_scale[i] = 1;
+	}
+	g->sm_scale[id] = (float)(scale > 0 ? scale : 0);
 	return SIM_OK;
 }
 

@@ -1443,6 +1443,13 @@ typedef struct plan_graph {
 	 * userbuffer exchanges (copy engines, or SMs the GEMM beside them
 	 * already left: plan_ub_kind) */
 	uint8_t *quiet;
+	/* Per task (plan_graph_set_scale; NULL while none is set): a collective's
+	 * share of the SMs as a multiple of `interference` (which stands for
+	 * NCCL's 16 channels on the GPU type: hw.h): its communicator's channels
+	 * / 16 (plan_comm_scale), set on the DP stream's collectives and the
+	 * chains' TP, CP and EP ones; 1 for tasks none was set for (pipeline
+	 * transfers: NCCL's send/receive run on its p2p channels, not modelled). */
+	float *sm_scale;
 	/* Per rank class, where classes run on different GPU types (exec's
 	 * mixed-node replays set them on their copy of the graph; not owned, not
 	 * freed by plan_graph_free): NULL = interference and ep_share for every
@@ -1587,7 +1594,8 @@ bool plan_p2p_sync(const plan_spec *p);
  * DeepEP's own default Buffer.num_sms = 20, deep_ep/buffer.py:30 at
  * deepseek-ai/DeepEP e02e4d2); Megatron-Bridge's DeepSeek-V3 recipes leave
  * it (NVIDIA-NeMo/Megatron-Bridge 9a5e7986 sets no moe_deepep_num_sms);
- * otherwise NCCL's `interference` (the alltoall dispatcher's collectives).
+ * otherwise NCCL's `interference` (the alltoall dispatcher's collectives)
+ * times the EP group's channels over 16 (plan_comm_scale).
  * In the replay a compute task beside both kinds of kernel loses both shares
  * (their SMs add up), at most 0.9 (exec/replay.c). */
 bool plan_ep_deepep(const plan_scenario *s);
@@ -1867,6 +1875,13 @@ int plan_graph_set_deep(plan_graph *g, uint32_t id, double rate);
 /* Mark task id quiet (plan_graph.quiet). SIM_OK, SIM_EINVAL (no such task),
  * SIM_ENOMEM. */
 int plan_graph_set_quiet(plan_graph *g, uint32_t id);
+/* Task id's SM share as a multiple of the interference (plan_graph.sm_scale).
+ * SIM_OK, SIM_EINVAL (no such task), SIM_ENOMEM. */
+int plan_graph_set_scale(plan_graph *g, uint32_t id, double scale);
+/* A collective's SM share on group g as a multiple of the GPU's
+ * interference: its communicator's channels (net_tune_channels) over the 16
+ * the GPU files' interference stands for; 1 for a group of one rank. */
+double plan_comm_scale(const plan_scenario *s, const net_group *g);
 /* Count `bytes` moved in dur_s on offload link `link` (PLAN_OFF_*) of rank
  * class `rank` against its capacity cap_Bps (g->offload). */
 int plan_graph_offload(plan_graph *g, int rank, int link, double bytes, double dur_s,

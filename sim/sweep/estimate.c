@@ -99,6 +99,14 @@ typedef struct prog {
 	double wgpu_s;  /* its weight-gradient GEMMs */
 } prog;
 
+/* The compute's slowdown beside a collective on group g: the GPU's
+ * interference scaled by g's channels (plan_comm_scale), as the replay
+ * charges it. */
+static double intf(const plan_scenario *s, const net_group *g)
+{
+	return s->gpu.interference * plan_comm_scale(s, g);
+}
+
 static double coll_time(const plan_scenario *s, net_coll c, const net_group *g, double bytes)
 {
 	net_cost cost;
@@ -154,11 +162,8 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 		if (it[i].kind == WORK_ITEM_COMM) {
 			bool ring = it[i].comm == WORK_COMM_CP_RING;
 			bool ep = work_comm_on_ep(it[i].comm);
-			double t = coll_time(s, plan_comm_coll(it[i].comm),
-			                     ring ? &g->cp
-			                     : ep ? &g->ep
-			                          : &g->tp,
-			                     it[i].comm_bytes);
+			const net_group *cg = ring ? &g->cp : ep ? &g->ep : &g->tp;
+			double t = coll_time(s, plan_comm_coll(it[i].comm), cg, it[i].comm_bytes);
 			/* A collective beside a GEMM (the framework's async linears,
 			 * or tp_comm_overlap as plan_build: lengthened by one of the
 			 * GEMM's chunks, the GEMM on the SMs a pipeline's margin
@@ -175,7 +180,7 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 					t += plan_ub_chunk(s, it, n, i, gk);
 				}
 				bool quiet = plan_ub_kind(s, it, n, i) != PLAN_UB_NONE;
-				t = fmax(t - gk, quiet ? 0 : gpu->interference * t);
+				t = fmax(t - gk, quiet ? 0 : intf(s, cg) * t);
 			}
 			if (!ring) { /* a blocking collective ends the run */
 				p->comp_s += fmax(run_g, run_h);
@@ -419,7 +424,7 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		double hid = fmin(2 * ag + early, fwd_l + bwd_l);
 		return layers * ((double)m * fmax(0, ag - fwd_l) +
 		                 (m - 1) * fmax(0, ag + early - bwd_l) + fmax(0, ag + rs + ar - bwd_l) +
-		                 (double)m * (hx + s->gpu.interference * hid)) +
+		                 (double)m * (hx + intf(s, &g->shard) * hid)) +
 		       m * (tail + ends);
 	}
 	double reduce, gather = 0;
@@ -758,12 +763,13 @@ static double dp_tail(const plan_scenario *s, const plan_groups *g, const kinds 
 			bwd += cb[c];
 		e0 = -bwd + (m - 1) * fmax(0, sum - t_mb);
 	}
-	double busy, e = stream_end(rem, rem + nb, rem + 2 * nb, nb, e0, s->gpu.interference, &busy);
+	double i = intf(s, &g->shard);
+	double busy, e = stream_end(rem, rem + nb, rem + 2 * nb, nb, e0, i, &busy);
 	if (mbr && p->overlap_grad_reduce)
 		busy += (m - 1) * fmin(sum, t_mb);
 	if (mbr && !p->overlap_grad_reduce) /* each waited for before the next step */
 		e += (m - 1) * sum;
-	tail = fmax(0, fmax(e, s->gpu.interference * busy));
+	tail = fmax(0, fmax(e, i * busy));
 	free(step_rem), free(rem);
 out:
 	free(order), free(below), free(cf);
@@ -873,7 +879,7 @@ static double pgather_stage(const plan_scenario *s, const plan_groups *g, const 
 		}
 		own += pp * lead[c * pp + st];
 	}
-	return D + s->gpu.interference * fmax(0, G - P[st] - D);
+	return D + intf(s, &g->shard) * fmax(0, G - P[st] - D);
 }
 
 /* A lower bound on the simulated step through stage k (bound_s in

@@ -52,8 +52,8 @@ grep -q 'step p5 to p95, median ' "$tmp/run.html" || bad "d) no spread card in t
 # sweep on a real case: Llama 3 8B on 32 p5 nodes, 512 sequences a step,
 # with and without a pipeline; without one the whole gradient reduction
 # across 32 nodes comes after the backward and its tail is long: tp 4 pp 1
-# (the better median) is risky against tp 2 pp 2 (p95 2.92 s, at least
-# 2.89, against 2.72, at most 2.82). Since the fabric lost its congestion
+# (the better median) is risky against tp 2 pp 2 (p95 2.94 s, at least
+# 2.90, against 2.75, at most 2.85). Since the fabric lost its congestion
 # (2026-11-30) the reductions are shorter and 64 nodes with tp 1-2 and pp
 # 1 or 4, this test's case before, marks none: the pp 1 plan wins whole.
 sw=(sweep "$s" --no-db --set cluster.nodes=32 --set parallel.dp=256 --set parallel.global_batch=512

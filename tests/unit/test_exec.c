@@ -419,6 +419,38 @@ static void test_interference(void)
 	}
 }
 
+/* A collective's own SM share (plan_graph.sm_scale, replay.c): the same
+ * 10 ms compute beside a 4 ms DP collective of scale 0.5 (half the 16
+ * channels the interference stands for) progresses at 1 - 0.25 x 0.5 =
+ * 0.875 for 4 ms (3.5 ms of work), then 6.5 ms alone: 10.5 ms. With a
+ * second collective of scale 2 on the TP stream from 0 to 2 ms the larger
+ * share holds while both run: 2 ms at 0.5 (1 ms of work), 2 ms at 0.875
+ * (1.75 ms), then 7.25 ms alone: 11.25 ms. */
+static void test_interference_scale(void)
+{
+	for (int both = 0; both < 2; both++) {
+		plan_graph *g = plan_graph_new(1, 1);
+		g->interference = 0.25;
+		plan_task c = {sim_time_from_s(10e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0, 0};
+		plan_task d = {sim_time_from_s(4e-3), 0, PLAN_STREAM_DP, PLAN_TASK_DP, 0, 0, 0, 0, 0};
+		plan_task t = {sim_time_from_s(2e-3), 0, PLAN_STREAM_TP, PLAN_TASK_TP, 0, 0, 0, 0, 0};
+		plan_graph_add(g, &c, NULL, 0);
+		uint32_t did = plan_graph_add(g, &d, NULL, 0);
+		CHECK_INT(plan_graph_set_scale(g, did, 0.5), SIM_OK);
+		if (both)
+			CHECK_INT(plan_graph_set_scale(g, plan_graph_add(g, &t, NULL, 0), 2.0), SIM_OK);
+		CHECK_INT(plan_graph_set_scale(g, 99, 1.0), SIM_EINVAL);
+		net_cluster cl = one_node();
+		exec_result *r = calloc(1, sizeof *r);
+		CHECK_INT(exec_replay(g, &cl, r), SIM_OK);
+		CHECK_NEAR(r->step_s, both ? 11.25e-3 : 10.5e-3, 1e-12);
+		CHECK_NEAR(r->classes[0].time_s[EXEC_CAT_COMPUTE], 10e-3, 1e-12);
+		check_sums(r);
+		free(r);
+		plan_graph_free(g);
+	}
+}
+
 /* DeepEP's kernels beside NCCL's (replay.c): interference 0.25 for NCCL's
  * collectives, DeepEP's all-to-all holding a share 0.15 of the SMs
  * (plan_graph ep_deep, ep_share). A 10 ms compute task, a 4 ms EP task and
@@ -1681,6 +1713,7 @@ int main(void)
 	test_sync_blocking();
 	test_gather_gap();
 	test_interference();
+	test_interference_scale();
 	test_deepep_interference();
 	test_zero_bubble(2, 2);
 	test_zero_bubble(4, 8);

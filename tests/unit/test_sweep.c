@@ -710,7 +710,9 @@ static void test_param_gather(void)
 			else
 				CHECK(G <= bk[b].layer * fwd_lb);
 		}
-		double X = G1 + s->gpu.interference * (G - G1), W, gb;
+		/* the compute beside the gathers slowed by the shard group's
+		 * share (the interference times its channels over 16) */
+		double X = G1 + s->gpu.interference * plan_comm_scale(s, &g.shard) * (G - G1), W, gb;
 		plan_dp_bytes(o, 0, &gb, &W);
 		CHECK_INT(net_collective(&o->cluster, NET_ALLGATHER, &g.shard, W, &c), SIM_OK);
 		W = c.time_s;
