@@ -132,6 +132,7 @@ typedef struct row {
 	double bytes;
 	topo_cost f;
 	net_cost ab;
+	double ch; /* NCCL's channels for the alpha-beta model's algorithm (net_tune_channels) */
 } row;
 
 /* The alpha-beta model's algorithm under the flow model's name: net reports
@@ -187,6 +188,8 @@ static int time_one(const topo_graph *g, net_coll op, const int *ranks, int n, i
 	int rc = topo_collective(g, op, ranks, n, bytes, algo, &r->f);
 	if (rc == SIM_OK)
 		rc = net_collective(c, op, &grp, bytes, &r->ab);
+	if (rc == SIM_OK)
+		r->ch = net_tune_channels(c, &grp, r->ab.algo);
 	return rc;
 }
 
@@ -212,7 +215,7 @@ static void print_header(const coll_args *a, const topo_graph *g, net_coll op, i
 	       "(GB/s)   (GB/s)\n");
 }
 
-static void print_footer(const topo_graph *g, const row *r)
+static void print_footer(const topo_graph *g, net_coll op, double ch, const row *r)
 {
 	char name[2][64];
 	const topo_link *l = topo_link_at(g, r->f.hot_link);
@@ -224,6 +227,11 @@ static void print_footer(const topo_graph *g, const row *r)
 	       "%s (%s), %.4g B\n",
 	       r->bytes, r->f.channels, r->f.flows, name[0], name[1], topo_lkind_name(l->kind),
 	       r->f.hot_link_bytes);
+	if (ch > 0)
+		printf("# NCCL runs the alpha-beta model's %s at %.0f B on %.0f channels (its topology "
+		       "search: net_tune_channels), one thread block on an SM of its own each: the "
+		       "SMs it takes from the compute beside it in a step\n",
+		       ab_algo_name(op, r->ab.algo), r->bytes, ch);
 }
 
 static int run_sizes(const coll_args *a, const topo_graph *g, net_coll op, double size,
@@ -255,7 +263,7 @@ static int run_sizes(const coll_args *a, const topo_graph *g, net_coll op, doubl
 	if (a->json && opened)
 		printf("]\n");
 	else if (!a->json && rc == SIM_OK)
-		print_footer(g, &r);
+		print_footer(g, op, op == NET_P2P ? 0 : r.ch, &r);
 	free(ranks);
 	if (rc == SIM_EINVAL) {
 		fprintf(stderr,

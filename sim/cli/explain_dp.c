@@ -456,7 +456,7 @@ void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
 	/* the SMs the reductions take from the backward beside them (replay.c;
 	 * plan_comm_scale: the communicator's channels over the 16 that the
 	 * GPU's interference stands for) */
-	double ch = net_tune_channels(&s->cluster, &g.shard);
+	double ch = net_tune_channels(&s->cluster, &g.shard, c.algo);
 	if (ch > 0)
 		fprintf(o,
 		        "  SMs          NCCL runs the group's rings on %.0f channels (its search, "

@@ -433,11 +433,12 @@ bool net_tune_pick(const net_cluster *c, net_coll coll, const net_group *g, doub
 double net_tune_time_us(const net_cluster *c, net_coll coll, const net_group *g, double bytes,
 			net_algo algo, net_proto proto);
 double net_tune_cc(const net_node *nd);
-/* The channels NCCL's communicator of group g runs its rings and trees on
- * (comm->nChannels; tune.c), each one thread block on an SM of its own:
- * from the search's graphs (tune.c's stand-in), doubled at connection, 32
- * at most. 0 for a group of one rank. */
-double net_tune_channels(const net_cluster *c, const net_group *g);
+/* The channels NCCL's communicator of group g runs algorithm a on, each
+ * one thread block on an SM of its own (tune.c): rings and trees (and any
+ * algorithm but NVLS) comm->nChannels, from the search's graphs (tune.c's
+ * stand-in), doubled at connection, 32 at most; NVLS and NVLSTree the NVLS
+ * graph's (16 on SM90, 24 or 32 on SM100). 0 for a group of one rank. */
+double net_tune_channels(const net_cluster *c, const net_group *g, net_algo a);
 /* The latency aws-ofi-nccl reports to NCCL, which NCCL adds to every network
  * step: 75 us on p5/p5e (and instances it has no entry of its own for here,
  * A src/platform-aws.cpp:133-137), 35 us on p5en and p6-b200 (:150-154);

@@ -315,16 +315,19 @@ static double intra_channels(double cc, double bw)
  * inside an NVLink node the ring search's, intra_channels), doubled when
  * the rings are connected (src/graph/connect.cc:460, 32 at most), doubled
  * again on SM90 and later across nodes where the ring's bwIntra is above 45
- * GB/s and fewer than 16 remain (connect.cc:482-485). So inside a DGX A100
- * or DGX H100 24, a B200 node 32; across nodes of 400 Gb/s NICs a group of
+ * GB/s and fewer than 16 remain (connect.cc:482-485); an NVLS collective
+ * runs on the NVLS graph's channels instead (tcomm_make: NVLS_NCHANNELS_SM90
+ * 16, SM100 24 or 32). So inside a DGX A100 or DGX H100 24, a B200 node 32; across nodes of 400 Gb/s NICs a group of
  * one rank per node 4 (one NIC: 1 channel of 48 GB/s, duplicated to 2 of
  * 24, then 4), of 2 per node 8, of 4 or 8 per node 16. */
-double net_tune_channels(const net_cluster *c, const net_group *g)
+double net_tune_channels(const net_cluster *c, const net_group *g, net_algo a)
 {
 	if (g->size <= 1)
 		return 0;
 	tcomm t;
 	tcomm_make(c, g, &t);
+	if (a == NET_ALGO_NVLS || a == NET_ALGO_NVLSTREE) /* nvls.cc:155-213 */
+		return t.nvls.nch;
 	double n = fmin(t.ring.nch, t.tree.nch);
 	if (g->nodes == 1 && t.intra_hw == HW_NVLINK)
 		n = intra_channels(t.cc, t.ring.nch * t.ring.intra);

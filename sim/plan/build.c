@@ -85,10 +85,18 @@ uint32_t build_add_net(plan_graph *g, const plan_task *t, const uint32_t *deps, 
 	return id;
 }
 
-double plan_comm_scale(const plan_scenario *s, const net_group *g)
+double plan_comm_scale(const plan_scenario *s, const net_group *g, net_algo a)
 {
-	double n = net_tune_channels(&s->cluster, g);
+	double n = net_tune_channels(&s->cluster, g, a);
 	return n > 0 ? n / 16 : 1;
+}
+
+double plan_coll_scale(const plan_scenario *s, net_coll c, const net_group *g, double bytes)
+{
+	net_cost cost;
+	if (g->size <= 1 || net_collective(&s->cluster, c, g, bytes, &cost) != SIM_OK)
+		return 1;
+	return plan_comm_scale(s, g, cost.algo);
 }
 
 /* Per-NIC bytes when every GPU of a node sends `per_rank` bytes off the node. */
@@ -130,7 +138,7 @@ static uint32_t add_dp_adj(builder *b, const net_group *grp, int stage, net_coll
 		       (float)cost.fabric_bytes};
 	uint32_t id = build_add_net(b->g, &t, deps, ndeps,
 				    build_comm_net_s(b, grp, cost.time_s), grp->nodes);
-	double k = plan_comm_scale(b->s, grp);
+	double k = plan_comm_scale(b->s, grp, cost.algo);
 	if (id != UINT32_MAX && k != 1 && plan_graph_set_scale(b->g, id, k) != SIM_OK)
 		return UINT32_MAX;
 	return id;

@@ -377,7 +377,7 @@ double plan_ep_share(const plan_scenario *s)
 		return hw_sm_share(&s->gpu, s->plan.deepep_sms);
 	net_group ep;
 	net_group_make(&s->cluster, s->plan.ep > 1 ? s->plan.ep : 1, 1, &ep);
-	return s->gpu.interference * plan_comm_scale(s, &ep);
+	return s->gpu.interference * plan_comm_scale(s, &ep, NET_ALGO_RING);
 }
 
 /* ------------------------------------------------ per-micro-batch cost -- */

@@ -1879,9 +1879,12 @@ int plan_graph_set_quiet(plan_graph *g, uint32_t id);
  * SIM_OK, SIM_EINVAL (no such task), SIM_ENOMEM. */
 int plan_graph_set_scale(plan_graph *g, uint32_t id, double scale);
 /* A collective's SM share on group g as a multiple of the GPU's
- * interference: its communicator's channels (net_tune_channels) over the 16
- * the GPU files' interference stands for; 1 for a group of one rank. */
-double plan_comm_scale(const plan_scenario *s, const net_group *g);
+ * interference: the channels its communicator runs algorithm a on
+ * (net_tune_channels) over the 16 the GPU files' interference stands for;
+ * 1 for a group of one rank. plan_coll_scale: the same for collective c of
+ * `bytes` on g, at the algorithm net_collective picks for it. */
+double plan_comm_scale(const plan_scenario *s, const net_group *g, net_algo a);
+double plan_coll_scale(const plan_scenario *s, net_coll c, const net_group *g, double bytes);
 /* Count `bytes` moved in dur_s on offload link `link` (PLAN_OFF_*) of rank
  * class `rank` against its capacity cap_Bps (g->offload). */
 int plan_graph_offload(plan_graph *g, int rank, int link, double bytes, double dur_s,

@@ -99,12 +99,12 @@ typedef struct prog {
 	double wgpu_s;  /* its weight-gradient GEMMs */
 } prog;
 
-/* The compute's slowdown beside a collective on group g: the GPU's
- * interference scaled by g's channels (plan_comm_scale), as the replay
- * charges it. */
-static double intf(const plan_scenario *s, const net_group *g)
+/* The compute's slowdown beside collective c of `bytes` on group g: the
+ * GPU's interference scaled by the channels g's communicator runs it on
+ * (plan_coll_scale), as the replay charges it. */
+static double intf(const plan_scenario *s, net_coll c, const net_group *g, double bytes)
 {
-	return s->gpu.interference * plan_comm_scale(s, g);
+	return s->gpu.interference * plan_coll_scale(s, c, g, bytes);
 }
 
 static double coll_time(const plan_scenario *s, net_coll c, const net_group *g, double bytes)
@@ -163,7 +163,12 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			bool ring = it[i].comm == WORK_COMM_CP_RING;
 			bool ep = work_comm_on_ep(it[i].comm);
 			const net_group *cg = ring ? &g->cp : ep ? &g->ep : &g->tp;
-			double t = coll_time(s, plan_comm_coll(it[i].comm), cg, it[i].comm_bytes);
+			net_coll cc = plan_comm_coll(it[i].comm);
+			net_cost cost = {0};
+			if (cg->size > 1 &&
+			    net_collective(&s->cluster, cc, cg, it[i].comm_bytes, &cost) != SIM_OK)
+				cost = (net_cost){0};
+			double t = cost.time_s;
 			/* A collective beside a GEMM (the framework's async linears,
 			 * or tp_comm_overlap as plan_build: lengthened by one of the
 			 * GEMM's chunks, the GEMM on the SMs a pipeline's margin
@@ -180,7 +185,8 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 					t += plan_ub_chunk(s, it, n, i, gk);
 				}
 				bool quiet = plan_ub_kind(s, it, n, i) != PLAN_UB_NONE;
-				t = fmax(t - gk, quiet ? 0 : intf(s, cg) * t);
+				double i_c = gpu->interference * plan_comm_scale(s, cg, cost.algo);
+				t = fmax(t - gk, quiet ? 0 : i_c * t);
 			}
 			if (!ring) { /* a blocking collective ends the run */
 				p->comp_s += fmax(run_g, run_h);
@@ -424,7 +430,7 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		double hid = fmin(2 * ag + early, fwd_l + bwd_l);
 		return layers * ((double)m * fmax(0, ag - fwd_l) +
 		                 (m - 1) * fmax(0, ag + early - bwd_l) + fmax(0, ag + rs + ar - bwd_l) +
-		                 (double)m * (hx + intf(s, &g->shard) * hid)) +
+		                 (double)m * (hx + intf(s, NET_ALLGATHER, &g->shard, lw) * hid)) +
 		       m * (tail + ends);
 	}
 	double reduce, gather = 0;
@@ -763,7 +769,7 @@ static double dp_tail(const plan_scenario *s, const plan_groups *g, const kinds 
 			bwd += cb[c];
 		e0 = -bwd + (m - 1) * fmax(0, sum - t_mb);
 	}
-	double i = intf(s, &g->shard);
+	double i = intf(s, op, &g->shard, nb > 0 ? bk[0].dense_bytes * wire : 0);
 	double busy, e = stream_end(rem, rem + nb, rem + 2 * nb, nb, e0, i, &busy);
 	if (mbr && p->overlap_grad_reduce)
 		busy += (m - 1) * fmin(sum, t_mb);
@@ -879,7 +885,8 @@ static double pgather_stage(const plan_scenario *s, const plan_groups *g, const 
 		}
 		own += pp * lead[c * pp + st];
 	}
-	return D + intf(s, &g->shard) * fmax(0, G - P[st] - D);
+	return D + intf(s, NET_ALLGATHER, &g->shard, nb > 0 ? bk[0].dense_bytes * wb : 0) *
+	               fmax(0, G - P[st] - D);
 }
 
 /* A lower bound on the simulated step through stage k (bound_s in

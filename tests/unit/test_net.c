@@ -1375,7 +1375,9 @@ static void test_sharp(void)
  *   A100, HDR 25 GB/s (s 24: no dup): k = 1: 1 -> 2; k = 8: 8 -> 16;
  *   H100, NDR 50 GB/s (s 48): k = 1: 1 dup 2 of 24, x2 = 4; k = 2: 2 dup 4,
  *   8; k = 4: 4 dup 8, 16; k = 8: 8 of 48 (> 4 under 50: no dup), 16.
- * A group of one rank runs none. */
+ * A group of one rank runs none. An NVLS collective runs the NVLS graph's
+ * channels instead: 16 on SM90 (NVLS_NCHANNELS_SM90, nvls.cc), so the DGX
+ * H100's all-reduce by NVLS takes 16, its ring 24. */
 static void test_tune_channels(void)
 {
 	net_cluster a = dgx_a100(4), h = dgx_a100(4), b = dgx_a100(1);
@@ -1395,9 +1397,13 @@ static void test_tune_channels(void)
 		const net_cluster *c = cases[i].which == 0 ? &a : cases[i].which == 1 ? &h : &b;
 		net_group g;
 		net_group_make(c, cases[i].size, cases[i].stride, &g);
-		if (!CHECK_NEAR(net_tune_channels(c, &g), cases[i].ch, 0))
+		if (!CHECK_NEAR(net_tune_channels(c, &g, NET_ALGO_RING), cases[i].ch, 0))
 			fprintf(stderr, "  case %zu\n", i);
 	}
+	net_group g8;
+	net_group_make(&h, 8, 1, &g8);
+	CHECK_NEAR(net_tune_channels(&h, &g8, NET_ALGO_NVLS), 16, 0);
+	CHECK_NEAR(net_tune_channels(&h, &g8, NET_ALGO_TREE), 24, 0);
 }
 
 static void test_nccl_table(void)

@@ -711,8 +711,11 @@ static void test_param_gather(void)
 				CHECK(G <= bk[b].layer * fwd_lb);
 		}
 		/* the compute beside the gathers slowed by the shard group's
-		 * share (the interference times its channels over 16) */
-		double X = G1 + s->gpu.interference * plan_comm_scale(s, &g.shard) * (G - G1), W, gb;
+		 * share (the interference times the channels it runs the
+		 * gathers on over 16; the first bucket's, as the estimate) */
+		double i = s->gpu.interference *
+			   plan_coll_scale(s, NET_ALLGATHER, &g.shard, bk[0].dense_bytes * wb);
+		double X = G1 + i * (G - G1), W, gb;
 		plan_dp_bytes(o, 0, &gb, &W);
 		CHECK_INT(net_collective(&o->cluster, NET_ALLGATHER, &g.shard, W, &c), SIM_OK);
 		W = c.time_s;
