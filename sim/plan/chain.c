@@ -64,7 +64,9 @@ static seg comm_seg(builder *b, const work_item *it, int n, int i, int16_t layer
 		 .net_nodes = grp->nodes,
 		 .unit = unit,
 		 .quiet = plan_ub_kind(b->s, it, n, i) != PLAN_UB_NONE,
-		 .scale = (float)plan_comm_scale(b->s, grp, cost.algo)};
+		 /* a CP ring's transfers are NCCL send/receive on its p2p
+		  * channels, which are not modelled (plan_graph.sm_scale) */
+		 .scale = ring ? 1.0f : (float)plan_comm_scale(b->s, grp, cost.algo)};
 	if (ep && it[i].comm == WORK_COMM_EP_ALLTOALL)
 		x.a2a = build_named(&it[i], "ep_combine") ? 2 : 1;
 	net_cost one;

@@ -1447,8 +1447,9 @@ typedef struct plan_graph {
 	 * share of the SMs as a multiple of `interference` (which stands for
 	 * NCCL's 16 channels on the GPU type: hw.h): its communicator's channels
 	 * / 16 (plan_comm_scale), set on the DP stream's collectives and the
-	 * chains' TP, CP and EP ones; 1 for tasks none was set for (pipeline
-	 * transfers: NCCL's send/receive run on its p2p channels, not modelled). */
+	 * chains' TP and EP ones; 1 for tasks none was set for (pipeline and CP
+	 * ring transfers: NCCL's send/receive run on its p2p channels, whose
+	 * count per peer is not modelled). */
 	float *sm_scale;
 	/* Per rank class, where classes run on different GPU types (exec's
 	 * mixed-node replays set them on their copy of the graph; not owned, not
