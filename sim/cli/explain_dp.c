@@ -454,19 +454,32 @@ void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
 		bt += norms;
 	}
 	/* the SMs the reductions take from the backward beside them (replay.c;
-	 * plan_comm_scale: the communicator's channels over the 16 that the
-	 * GPU's interference stands for) */
-	double ch = net_tune_channels(&s->cluster, &g.shard, c.algo);
-	if (ch > 0)
+	 * plan_comm_scale: the channels the communicator runs the first
+	 * bucket's algorithm on over the 16 the GPU's interference stands for;
+	 * ZeRO-3: a layer's gather) */
+	int nbk = 0;
+	plan_grad_bucket *bk = p->zero >= 3 ? NULL : stage_buckets(s, 0, &nbk);
+	net_coll bop = p->zero >= 3 ? NET_ALLGATHER : plan_grad_coll(s);
+	/* a bucket's buffer bytes on the wire (gb / gbuf: the wire's width);
+	 * ZeRO-3: one layer's weights as the layers compute with them (wg) */
+	double bb = nbk > 0 ? bk[0].dense_bytes * gb / gbuf
+			    : bg.dense * bg.wg / (bg.layers > 0 ? bg.layers : 1);
+	free(bk);
+	net_cost bc;
+	if (g.shard.size > 1 && net_collective(&s->cluster, bop, &g.shard, bb, &bc) == SIM_OK) {
+		double ch = net_tune_channels(&s->cluster, &g.shard, bc.algo);
 		fprintf(o,
-		        "  SMs          NCCL runs the group's rings on %.0f channels (its search, "
-		        "%d per node), one\n"
-		        "               thread block each: the compute beside a reduction runs at "
-		        "1 - %.3g x %.0f/16 = %.3f\n"
-		        "               of its rate ([gpu] interference: the SMs of 16 channels, "
-		        "16/%d)\n",
-		        ch, g.shard.per_node, s->gpu.interference, ch,
-		        1 - s->gpu.interference * ch / 16.0, s->gpu.sm_count);
+		        "  SMs          NCCL runs one %s of %s here by %s on %.0f channels (its\n"
+		        "               search, %d rank%s per node), one thread block each: the compute "
+		        "beside it\n"
+		        "               runs at 1 - %.3g x %.0f/16 = %.3f of its rate ([gpu] "
+		        "interference: the SMs\n"
+		        "               of 16 channels, 16/%d)\n",
+		        net_coll_name(bop), explain_unit(bb, SIM_UNIT_BYTES, a, sizeof a),
+		        net_algo_name(bc.algo), ch, g.shard.per_node, g.shard.per_node == 1 ? "" : "s",
+		        s->gpu.interference, ch, 1 - s->gpu.interference * ch / 16.0,
+		        s->gpu.sm_count);
+	}
 	double exposed = r->classes[0].time_s[EXEC_CAT_DP];
 	fprintf(o, "  simulated    exposed DP on stage 0: %s (%.1f%% of the step)\n",
 	        explain_unit(exposed, SIM_UNIT_TIME, a, sizeof a),
