@@ -326,14 +326,21 @@ double net_tune_channels(const net_cluster *c, const net_group *g, net_algo a)
 		return 0;
 	tcomm t;
 	tcomm_make(c, g, &t);
-	if (a == NET_ALGO_NVLS || a == NET_ALGO_NVLSTREE) /* nvls.cc:155-213 */
-		return t.nvls.nch;
 	double n = fmin(t.ring.nch, t.tree.nch);
 	if (g->nodes == 1 && t.intra_hw == HW_NVLINK)
 		n = intra_channels(t.cc, t.ring.nch * t.ring.intra);
 	n = fmin(32, 2 * n);
 	if (t.cc >= 9 && g->nodes > 1 && t.ring.intra > 45 && n < 16)
 		n = fmin(32, 2 * n);
+	/* NVLS on the NVLS graph's channels (nvls.cc:155-213), across nodes no
+	 * more than the communicator's; NVLSTree on the NVLS graph's
+	 * (enqueue.cc:2084-2090). Rings and trees of messages under 32 KiB per
+	 * channel (Simple; 5 KiB LL128, 4 KiB x ranks LL) run fewer
+	 * (enqueue.cc:2092-2096): not modelled, a step's collectives are larger */
+	if (a == NET_ALGO_NVLS)
+		return g->nodes > 1 ? fmin(t.nvls.nch, n) : t.nvls.nch;
+	if (a == NET_ALGO_NVLSTREE)
+		return t.nvls.nch;
 	return n;
 }
 
