@@ -293,7 +293,11 @@ static void tcomm_make(const net_cluster *c, const net_group *g, tcomm *t)
  * (16 at most, ringGraph->maxChannels = MAXCHANNELS / 2, src/init.cc:1177),
  * then ncclTopoDupChannels (search.cc:1036-1048). A DGX A100 (240 GB/s):
  * 6 of 40 GB/s, duplicated to 12; a DGX H100 (370.8): 6 of 60, 12; a B200
- * node (721.8): 8 of 90, 16. */
+ * node (721.8): 8 of 90, 16. tcomm_make's table keeps its stand-in, L
+ * channels of one link's bandwidth (the same total): on the A100 the two
+ * agree (12 of 20), on the H100 the per-channel ceilings bind at neither
+ * count, on the B200 the ring's LL128 ceiling would be 640 GB/s at 16
+ * rather than 720 at 18 (not carried over: a known gap of 3.6 % there). */
 static double intra_channels(double cc, double bw)
 {
 	static const double s80[] = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
