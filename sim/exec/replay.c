@@ -20,16 +20,18 @@
  *
  * Interference: while a collective (TP, DP, PP, CP or EP stream: NCCL kernels
  * on SMs; not the copy-engine offload stream) runs on a rank, its compute task
- * progresses at 1 - interference (the GPU type's share of SMs the collective
- * takes, hw.h). Where the EP stream's tasks are DeepEP's kernels (plan_graph
+ * progresses at 1 - interference x k (the GPU type's share of SMs 16 NCCL
+ * channels take, hw.h, times the collective's plan_graph.sm_scale k, its
+ * communicator's channels over 16; several running: the largest k,
+ * comm_scale). Where the EP stream's tasks are DeepEP's kernels (plan_graph
  * ep_deep: plan_ep_deepep) those hold their own SMs beside any NCCL
  * collective's: the compute then runs at
- *     1 - min(0.9, [NCCL running] interference + [DeepEP running] d)
+ *     1 - min(0.9, [NCCL running] interference x k + [DeepEP running] d)
  * with d the task's own loss beside them (1 - plan_graph.deep_rate: its
  * GEMMs' waves on the SMs left, hw_gemm_time_held) or, where unset, the
  * SMs' share ep_share
  * (the SMs the two take add up; several NCCL collectives at once are charged
- * one interference). The running compute
+ * one interference, at the largest k). The running compute
  * task's remaining work is updated and its end rescheduled whenever the
  * rank's count of running collectives of either kind changes. The time it
  * loses is charged to the group of the collective that started last (exposed
