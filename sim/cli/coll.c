@@ -156,11 +156,11 @@ static void print_row(const coll_args *a, net_coll op, int n, const row *r, bool
 		       "\"busbw_GBps\": "
 		       "%.6g, \"algorithm\": \"%s\", \"protocol\": \"%s\", \"alpha_beta\": "
 		       "{\"time_s\": %.9g, \"algbw_GBps\": %.6g, \"busbw_GBps\": %.6g, "
-		       "\"algorithm\": \"%s\", \"protocol\": \"%s\"}}",
+		       "\"algorithm\": \"%s\", \"protocol\": \"%s\", \"nccl_channels\": %.0f}}",
 		       first ? "" : ",\n ", r->bytes, r->f.time_s, r->f.algbw_Bps / 1e9,
 		       r->f.busbw_Bps / 1e9, topo_algo_name(r->f.algo), proto_name(r->f.proto),
 		       r->ab.time_s, ab_alg / 1e9, ab_alg * f / 1e9, ab_algo_name(op, r->ab.algo),
-		       proto_name(r->ab.proto));
+		       proto_name(r->ab.proto), op == NET_P2P ? 0.0 : r->ch);
 		return;
 	}
 	printf("%13.0f %11.2f %8.2f %8.2f  %-13s %-6s %11.2f %8.2f %8.2f  %-13s %s\n", r->bytes,

@@ -107,6 +107,16 @@ done
 if command -v python3 >/dev/null; then
 	python3 -m json.tool "$tmp/j" >/dev/null || { echo "--json: not valid JSON"; fail=1; }
 fi
+# the channels NCCL runs the call on (net_tune_channels, test_net derives
+# them): on DGX H100 nodes with 400 Gb/s NICs a ring of one rank per node 4
+# (1 of 48 GB/s, duplicated, doubled at connection), a ring inside a node
+# 24 (6 of 60, duplicated, doubled), an NVLS all-reduce the NVLS graph's 16
+for t in "32 --stride 8:4" "8 --algo ring:24" "8:16"; do
+	# shellcheck disable=SC2086
+	got=$("$podsim" coll --topology topologies/dgx-h100-superpod.ini --gpus ${t%%:*} allreduce 1GiB --json |
+		sed -n 's/.*"nccl_channels": \([0-9]*\).*/\1/p')
+	[ "$got" = "${t##*:}" ] || { echo "coll --gpus ${t%%:*}: nccl_channels '$got', want ${t##*:}"; fail=1; }
+done
 
 # [cluster] nccl_algo / nccl_proto (as NCCL_ALGO / NCCL_PROTO) force the
 # algorithm and protocol of both models; on this uncongested 2-node cluster
