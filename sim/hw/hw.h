@@ -143,11 +143,10 @@ double hw_gemm_eff(const hw_gpu *g, hw_dtype t);
  * microbenchmarks' clock, so the burst clock (1) is known to be optimistic.
  * 16-bit: the mean of the fitted types, each type once (topologies/gpus:
  * a100-sxm4-80g 0.85, h100-sxm5-80g 0.72; their siblings share them):
- * (0.85 + 0.72) / 2 = 0.785, 0.78 to the fits' two places (tests/cli/
- * calibrate.sh rounds the mean so). fp8: the one fitted type's, h100-sxm5-80g
+ * (0.85 + 0.72) / 2 = 0.785. fp8: the one fitted type's, h100-sxm5-80g
  * tensor_sustain_fp8 0.92. tests/cli/calibrate.sh checks both against the
  * shipped fits, so a refit that moves them fails until these follow. */
-#define HW_SUSTAIN_DEFAULT     0.78
+#define HW_SUSTAIN_DEFAULT     0.785
 #define HW_SUSTAIN_DEFAULT_FP8 0.92
 
 /* Set g->sustain_cap for a step whose tensor work is fp8 or not: the GPU's

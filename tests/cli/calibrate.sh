@@ -94,16 +94,16 @@ done
 # and the one fitted fp8 clock (H100); a refit that moves them fails here
 # until hw.h follows. Checked on DGX B200, whose GPU file sets neither key:
 # explain's clock line prints the clock the step ran at.
-def=$(awk '/^tensor_sustain /{ s += $3; n++ } END { printf "%.2f", s / n }' \
+def=$(awk '/^tensor_sustain /{ s += $3; n++ } END { printf "%.3f", s / n }' \
 	topologies/calib/a100-sxm4-80g-sustain.ini topologies/calib/h100-sxm5-80g-sustain.ini)
-def8=$(awk '/^tensor_sustain_fp8 /{ printf "%.2f", $3 }' topologies/calib/h100-sxm5-80g-sustain-fp8.ini)
+def8=$(awk '/^tensor_sustain_fp8 /{ printf "%.3f", $3 }' topologies/calib/h100-sxm5-80g-sustain-fp8.ini)
 ! grep -q '^tensor_sustain' topologies/gpus/b200.ini ||
 	{ echo "b200.ini sets tensor_sustain: check the default on an unfitted GPU"; fail=1; }
 printf 'include = %s/scenarios/quickstart.ini\ninclude = %s/topologies/dgx-b200-cluster.ini\n[cluster]\nnodes = 2\n' \
 	"$PWD" "$PWD" >"$tmp/b200.ini"
 for p in bf16:"$def" fp8:"$def8"; do
 	got=$("$podsim" explain "$tmp/b200.ini" --set train.precision=${p%%:*} 2>&1 |
-		awk '/^  clock +assumed:/ { printf "%.2f", $3 }')
+		awk '/^  clock +assumed:/ { printf "%.3f", $3 }')
 	[ "$got" = "${p##*:}" ] ||
 		{ echo "B200 ${p%%:*}: assumed clock '$got', want the fitted mean ${p##*:}"; fail=1; }
 done
