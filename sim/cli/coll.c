@@ -134,7 +134,8 @@ typedef struct row {
 	double bytes;
 	topo_cost f;
 	net_cost ab;
-	double ch; /* NCCL's channels for the alpha-beta model's algorithm (net_tune_channels) */
+	double ch; /* NCCL's channels for the alpha-beta model's algorithm
+		    * (net_tune_channels); 0 for p2p */
 } row;
 
 /* The alpha-beta model's algorithm under the flow model's name: net reports
@@ -160,7 +161,7 @@ static void print_row(const coll_args *a, net_coll op, int n, const row *r, bool
 		       first ? "" : ",\n ", r->bytes, r->f.time_s, r->f.algbw_Bps / 1e9,
 		       r->f.busbw_Bps / 1e9, topo_algo_name(r->f.algo), proto_name(r->f.proto),
 		       r->ab.time_s, ab_alg / 1e9, ab_alg * f / 1e9, ab_algo_name(op, r->ab.algo),
-		       proto_name(r->ab.proto), op == NET_P2P ? 0.0 : r->ch);
+		       proto_name(r->ab.proto), r->ch);
 		return;
 	}
 	printf("%13.0f %11.2f %8.2f %8.2f  %-13s %-6s %11.2f %8.2f %8.2f  %-13s %s\n", r->bytes,
@@ -190,8 +191,7 @@ static int time_one(const topo_graph *g, net_coll op, const int *ranks, int n, i
 	int rc = topo_collective(g, op, ranks, n, bytes, algo, &r->f);
 	if (rc == SIM_OK)
 		rc = net_collective(c, op, &grp, bytes, &r->ab);
-	if (rc == SIM_OK)
-		r->ch = net_tune_channels(c, &grp, r->ab.algo);
+	r->ch = rc == SIM_OK && op != NET_P2P ? net_tune_channels(c, &grp, r->ab.algo) : 0;
 	return rc;
 }
 
@@ -217,7 +217,7 @@ static void print_header(const coll_args *a, const topo_graph *g, net_coll op, i
 	       "(GB/s)   (GB/s)\n");
 }
 
-static void print_footer(const topo_graph *g, net_coll op, double ch, const row *r)
+static void print_footer(const topo_graph *g, net_coll op, const row *r)
 {
 	char name[2][64];
 	const topo_link *l = topo_link_at(g, r->f.hot_link);
@@ -229,11 +229,11 @@ static void print_footer(const topo_graph *g, net_coll op, double ch, const row 
 	       "%s (%s), %.4g B\n",
 	       r->bytes, r->f.channels, r->f.flows, name[0], name[1], topo_lkind_name(l->kind),
 	       r->f.hot_link_bytes);
-	if (ch > 0)
+	if (r->ch > 0)
 		printf("# NCCL runs the alpha-beta model's %s at %.0f B on %.0f channels (its topology "
 		       "search: net_tune_channels), one thread block on an SM of its own each: the "
 		       "SMs it takes from the compute beside it in a step\n",
-		       ab_algo_name(op, r->ab.algo), r->bytes, ch);
+		       ab_algo_name(op, r->ab.algo), r->bytes, r->ch);
 }
 
 static int run_sizes(const coll_args *a, const topo_graph *g, net_coll op, double size,
@@ -265,7 +265,7 @@ static int run_sizes(const coll_args *a, const topo_graph *g, net_coll op, doubl
 	if (a->json && opened)
 		printf("]\n");
 	else if (!a->json && rc == SIM_OK)
-		print_footer(g, op, op == NET_P2P ? 0 : r.ch, &r);
+		print_footer(g, op, &r);
 	free(ranks);
 	if (rc == SIM_EINVAL) {
 		fprintf(stderr,

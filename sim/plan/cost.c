@@ -375,9 +375,9 @@ double plan_ep_share(const plan_scenario *s)
 {
 	if (plan_ep_deepep(s))
 		return hw_sm_share(&s->gpu, s->plan.deepep_sms);
-	net_group ep;
-	net_group_make(&s->cluster, s->plan.ep > 1 ? s->plan.ep : 1, 1, &ep);
-	return s->gpu.interference * plan_comm_scale(s, &ep, NET_ALGO_RING);
+	plan_groups g;
+	plan_make_groups(s, &g);
+	return s->gpu.interference * plan_comm_scale(s, &g.ep, NET_ALGO_RING);
 }
 
 /* ------------------------------------------------ per-micro-batch cost -- */

@@ -107,12 +107,21 @@ static double intf(const plan_scenario *s, net_coll c, const net_group *g, doubl
 	return s->gpu.interference * plan_coll_scale(s, c, g, bytes);
 }
 
-static double coll_time(const plan_scenario *s, net_coll c, const net_group *g, double bytes)
+/* A collective's time (0 for a group of one rank or a failed costing) and,
+ * with algo, the algorithm NCCL picks for it (ring where none ran). */
+static double coll_time_algo(const plan_scenario *s, net_coll c, const net_group *g, double bytes,
+			     net_algo *algo)
 {
 	net_cost cost;
-	if (g->size <= 1)
-		return 0;
-	return net_collective(&s->cluster, c, g, bytes, &cost) == SIM_OK ? cost.time_s : 0;
+	bool ok = g->size > 1 && net_collective(&s->cluster, c, g, bytes, &cost) == SIM_OK;
+	if (algo)
+		*algo = ok ? cost.algo : NET_ALGO_RING;
+	return ok ? cost.time_s : 0;
+}
+
+static double coll_time(const plan_scenario *s, net_coll c, const net_group *g, double bytes)
+{
+	return coll_time_algo(s, c, g, bytes, NULL);
 }
 
 /* The pipeline's hops of `bytes` (plan_pp_pair, as pipe.c times each send):
@@ -163,12 +172,9 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			bool ring = it[i].comm == WORK_COMM_CP_RING;
 			bool ep = work_comm_on_ep(it[i].comm);
 			const net_group *cg = ring ? &g->cp : ep ? &g->ep : &g->tp;
-			net_coll cc = plan_comm_coll(it[i].comm);
-			net_cost cost = {0};
-			if (cg->size > 1 &&
-			    net_collective(&s->cluster, cc, cg, it[i].comm_bytes, &cost) != SIM_OK)
-				cost = (net_cost){0};
-			double t = cost.time_s;
+			net_algo algo;
+			double t = coll_time_algo(s, plan_comm_coll(it[i].comm), cg, it[i].comm_bytes,
+						  &algo);
 			/* A collective beside a GEMM (the framework's async linears,
 			 * or tp_comm_overlap as plan_build: lengthened by one of the
 			 * GEMM's chunks, the GEMM on the SMs a pipeline's margin
@@ -185,7 +191,7 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 					t += plan_ub_chunk(s, it, n, i, gk);
 				}
 				bool quiet = plan_ub_kind(s, it, n, i) != PLAN_UB_NONE;
-				double i_c = gpu->interference * plan_comm_scale(s, cg, cost.algo);
+				double i_c = gpu->interference * plan_comm_scale(s, cg, algo);
 				t = fmax(t - gk, quiet ? 0 : i_c * t);
 			}
 			if (!ring) { /* a blocking collective ends the run */
