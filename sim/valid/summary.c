@@ -39,14 +39,19 @@ const char *valid_verdict_name(plan_verdict v)
 	return v == PLAN_VERDICT_OOM ? "oom" : plan_verdict_name(v);
 }
 
-/* Mean tau over rank groups (rows of `name` sharing rank_key) of >= 3 rows. */
-static void group_tau(const valid_report *r, const char *name, valid_group *g)
+/* Calls f for each rank group of source `name` (NULL: every source): the
+ * simulated rows of completed runs sharing the source and rank_key, at least
+ * 3 of them, with the group's first row, its size and its Kendall tau (NAN
+ * when every pair ties). SIM_OK or SIM_ENOMEM. */
+typedef void (*rank_fn)(void *arg, const valid_row *first, size_t n, double tau);
+
+static int each_rank_group(const valid_report *r, const char *name, rank_fn f, void *arg)
 {
-	double *x = malloc(r->nrows * sizeof *x), *y = malloc(r->nrows * sizeof *y);
-	char *seen = calloc(r->nrows, 1);
-	double sum = 0;
-	g->tau_groups = 0;
-	for (size_t i = 0; x && y && seen && i < r->nrows; i++) {
+	double *x = malloc((r->nrows ? r->nrows : 1) * sizeof *x);
+	double *y = malloc((r->nrows ? r->nrows : 1) * sizeof *y);
+	char *seen = calloc(r->nrows ? r->nrows : 1, 1);
+	int rc = x && y && seen ? SIM_OK : SIM_ENOMEM;
+	for (size_t i = 0; rc == SIM_OK && i < r->nrows; i++) {
 		const valid_row *a = &r->rows[i];
 		if (seen[i] || a->status != VALID_OK || a->oom_run || (name && strcmp(a->group, name)))
 			continue;
@@ -60,14 +65,38 @@ static void group_tau(const valid_report *r, const char *name, valid_group *g)
 				y[n++] = b->predicted;
 			}
 		}
-		double t = n >= 3 ? valid_kendall_tau(x, y, n) : NAN;
-		if (!isnan(t)) {
-			sum += t;
-			g->tau_groups++;
-		}
+		if (n >= 3)
+			f(arg, a, n, valid_kendall_tau(x, y, n));
 	}
-	g->tau = g->tau_groups ? sum / g->tau_groups : NAN;
 	free(x), free(y), free(seen);
+	return rc;
+}
+
+static void add_tau(void *arg, const valid_row *first, size_t n, double tau)
+{
+	valid_group *g = arg;
+	if (isnan(tau))
+		return;
+	g->tau += tau;
+	g->tau_groups++;
+	g->tau_low += tau < VALID_TAU_AIM;
+	if (isnan(g->tau_min) || tau < g->tau_min) {
+		g->tau_min = tau;
+		g->tau_min_rows = (int)n;
+		snprintf(g->tau_min_key, sizeof g->tau_min_key, "%s", first->rank_key);
+	}
+}
+
+/* Mean tau over the rank groups of `name`, and the lowest. */
+static void group_tau(const valid_report *r, const char *name, valid_group *g)
+{
+	g->tau = 0;
+	g->tau_groups = g->tau_low = g->tau_min_rows = 0;
+	g->tau_min = NAN;
+	g->tau_min_key[0] = 0;
+	if (each_rank_group(r, name, add_tau, g) != SIM_OK)
+		g->tau_groups = 0;
+	g->tau = g->tau_groups ? g->tau / g->tau_groups : NAN;
 }
 
 static void group_stats(const valid_report *r, const char *name, valid_group *g)
@@ -197,6 +226,58 @@ static void print_reasons(FILE *out, const valid_report *r)
 		fprintf(out, "  %5d  %s\n", count[i], reason[i]);
 }
 
+static void json_num(sim_buf *b, const char *key, double v, bool comma)
+{
+	if (isfinite(v))
+		sim_buf_printf(b, "\"%s\":%.9g%s", key, v, comma ? "," : "");
+	else
+		sim_buf_printf(b, "\"%s\":null%s", key, comma ? "," : "");
+}
+
+/* A rank group's key (model|gpus|gpu, or a microbenchmark's kind|...) as
+ * words: the fields joined by ", ". */
+static void key_words(const char *key, char *out, size_t size)
+{
+	size_t k = 0;
+	for (const char *c = key; *c && k + 3 < size; c++) {
+		if (*c == '|') {
+			out[k++] = ',';
+			out[k++] = ' ';
+		} else {
+			out[k++] = *c;
+		}
+	}
+	out[k] = 0;
+}
+
+static void print_low(void *arg, const valid_row *first, size_t n, double tau)
+{
+	if (isnan(tau) || tau >= VALID_TAU_AIM)
+		return;
+	char key[200];
+	key_words(first->rank_key, key, sizeof key);
+	fprintf(arg, "  %-34.34s %-48.48s %4zu rows  tau %5.2f\n", first->group, key, n, tau);
+}
+
+/* The JSON array of rank groups: the buffer and the entries written. */
+typedef struct json_ranks {
+	sim_buf *b;
+	int n;
+} json_ranks;
+
+static void json_rank(void *arg, const valid_row *first, size_t n, double tau)
+{
+	json_ranks *j = arg;
+	sim_buf *b = j->b;
+	sim_buf_printf(b, "%s{\"source\":", j->n++ ? "," : "");
+	sim_buf_json_string(b, first->group);
+	sim_buf_printf(b, ",\"key\":");
+	sim_buf_json_string(b, first->rank_key);
+	sim_buf_printf(b, ",\"rows\":%zu,", n);
+	json_num(b, "kendall_tau", tau, false);
+	sim_buf_printf(b, "}");
+}
+
 void valid_print_text(FILE *out, const valid_report *r, bool all_rows)
 {
 	bool mem = r->kind == VALID_MEMORY;
@@ -229,6 +310,11 @@ void valid_print_text(FILE *out, const valid_report *r, bool all_rows)
 	for (int i = 0; i < r->ngroups; i++)
 		print_group(out, &r->groups[i]);
 	print_group(out, &r->all);
+	if (r->all.tau_low > 0) {
+		fprintf(out, "\nrank groups under Kendall's tau %.1f (a source's rows of one model on "
+			"one GPU count, measured against predicted):\n", VALID_TAU_AIM);
+		each_rank_group(r, NULL, print_low, out);
+	}
 	if (mem && (r->all.oom_runs || r->all.fit_called_oom))
 		fprintf(out, "\nout-of-memory runs: %d, called out of memory: %d; completed runs called "
 		        "out of memory: %d of %d\n",
@@ -237,14 +323,6 @@ void valid_print_text(FILE *out, const valid_report *r, bool all_rows)
 		fprintf(out, "\nper source (each weighs once, %d sources): MAPE %.1f%%, mean signed "
 			"error %+.1f%%; over all rows: MAPE %.1f%%\n",
 			r->nsources, 100 * r->sources_mape, 100 * r->sources_bias, 100 * r->all.mape);
-}
-
-static void json_num(sim_buf *b, const char *key, double v, bool comma)
-{
-	if (isfinite(v))
-		sim_buf_printf(b, "\"%s\":%.9g%s", key, v, comma ? "," : "");
-	else
-		sim_buf_printf(b, "\"%s\":null%s", key, comma ? "," : "");
 }
 
 static void json_group(sim_buf *b, const valid_group *g)
@@ -260,9 +338,12 @@ static void json_group(sim_buf *b, const valid_group *g)
 	sim_buf_json_string(b, g->worst_id);
 	sim_buf_printf(b, ",");
 	json_num(b, "kendall_tau", g->tau, true);
-	sim_buf_printf(b, "\"tau_groups\":%d,\"oom_runs\":%d,\"oom_called\":%d,"
-	               "\"fit_called_oom\":%d}",
-	               g->tau_groups, g->oom_runs, g->oom_called, g->fit_called_oom);
+	json_num(b, "kendall_tau_min", g->tau_min, true);
+	sim_buf_printf(b, "\"kendall_tau_min_key\":");
+	sim_buf_json_string(b, g->tau_min_key);
+	sim_buf_printf(b, ",\"tau_groups\":%d,\"tau_groups_under_aim\":%d,\"oom_runs\":%d,"
+	               "\"oom_called\":%d,\"fit_called_oom\":%d}",
+	               g->tau_groups, g->tau_low, g->oom_runs, g->oom_called, g->fit_called_oom);
 }
 
 void valid_print_json(FILE *out, const valid_report *r)
@@ -310,6 +391,9 @@ void valid_print_json(FILE *out, const valid_report *r)
 		sim_buf_printf(&b, "%s", i ? "," : "");
 		json_group(&b, &r->groups[i]);
 	}
+	sim_buf_printf(&b, "],\"tau_aim\":%.9g,\"rank_groups\":[", VALID_TAU_AIM);
+	json_ranks jr = {&b, 0};
+	each_rank_group(r, NULL, json_rank, &jr);
 	sim_buf_printf(&b, "]}}\n");
 	fputs(b.oom ? "{\"error\":\"out of memory\"}\n" : b.data, out);
 	sim_buf_free(&b);

@@ -51,12 +51,22 @@ typedef struct valid_group {
 	char worst_id[32];
 	double tau;     /* mean Kendall tau over rank groups of >= 3 rows; NAN if none */
 	int tau_groups; /* rank groups used */
+	/* the rank group of the lowest tau (its rank_key and rows; NAN, "" if
+	 * none), and how many rank groups fall under VALID_TAU_AIM */
+	double tau_min;
+	char tau_min_key[96];
+	int tau_min_rows, tau_low;
 	/* memory rows: runs that ran out of memory, those podsim calls out of
 	 * memory, and completed runs (a measured peak) it calls out of memory */
 	int oom_runs, oom_called, fit_called_oom;
 } valid_group;
 
 #define VALID_MAX_GROUPS 128
+
+/* Kendall's tau that every rank group (rows of one source that rank plans of
+ * one model on one GPU count) should reach: issue 14's aim. The text report
+ * lists the rank groups under it, the JSON every rank group with its tau. */
+#define VALID_TAU_AIM 0.8
 
 /* What a case file holds: training runs (seconds per step), microbenchmarks
  * (their own units), or memory peaks (GiB per GPU, memory.csv). */

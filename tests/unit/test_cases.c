@@ -1,8 +1,11 @@
 /* test_cases.c - the RFC 4180 case reader and Kendall's tau. */
 #include "../../sim/valid/valid.h"
+#include "../../sim/valid/valid_int.h"
 #include "check.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static cases_csv *parse(const char *text, sim_diag *d)
@@ -70,10 +73,94 @@ static void test_tau(void)
 	CHECK(isnan(valid_kendall_tau(c, c, 3)));
 }
 
+/* Rank groups: source A ranks two groups of 4 plans, one in order (tau 1),
+ * one with a pair swapped (tau 4/6, under the aim of 0.8); source B one
+ * group of 3 in reverse (tau -1), one of 2 rows (too few to rank) and a
+ * skipped row in the first group's key (left out). Per source the mean tau
+ * is (1 + 4/6) / 2 and -1, the lowest 4/6 in A's second key and -1 in B's;
+ * over all rows 3 groups, mean (1 + 4/6 - 1) / 3, two under the aim; the
+ * text report lists those two, the JSON all three. */
+static void test_rank_groups(void)
+{
+	static const struct {
+		const char *group, *key;
+		double m, p;
+		bool skipped;
+	} in[] = {
+	        {"A", "m1|8|g", 1, 10, false}, {"A", "m1|8|g", 2, 20, false},
+	        {"A", "m1|8|g", 3, 30, false}, {"A", "m1|8|g", 4, 40, false},
+	        {"A", "m2|8|g", 1, 1, false},  {"A", "m2|8|g", 2, 3, false},
+	        {"A", "m2|8|g", 3, 2, false},  {"A", "m2|8|g", 4, 4, false},
+	        {"B", "m3|16|g", 1, 3, false}, {"B", "m3|16|g", 2, 2, false},
+	        {"B", "m3|16|g", 3, 1, false}, {"B", "m4|16|g", 1, 1, false},
+	        {"B", "m4|16|g", 2, 2, false}, {"B", "m1|8|g", 5, 1, true},
+	};
+	size_t n = sizeof in / sizeof *in;
+	valid_report *r = calloc(1, sizeof *r);
+	valid_row *rows = calloc(n, sizeof *rows);
+	CHECK(r && rows);
+	if (!r || !rows) {
+		free(r), free(rows);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		snprintf(rows[i].id, sizeof rows[i].id, "R%zu", i);
+		snprintf(rows[i].group, sizeof rows[i].group, "%s", in[i].group);
+		snprintf(rows[i].rank_key, sizeof rows[i].rank_key, "%s", in[i].key);
+		rows[i].status = in[i].skipped ? VALID_SKIPPED : VALID_OK;
+		rows[i].measured = in[i].m;
+		rows[i].predicted = in[i].p;
+		rows[i].error = (in[i].p - in[i].m) / in[i].m;
+	}
+	r->rows = rows;
+	r->nrows = n;
+	snprintf(r->path, sizeof r->path, "t.csv");
+	valid_summarize(r);
+	CHECK_INT(r->ngroups, 2);
+	const valid_group *a = &r->groups[0], *b = &r->groups[1];
+	CHECK_INT(a->tau_groups, 2);
+	CHECK_NEAR(a->tau, (1 + 4.0 / 6) / 2, 1e-12);
+	CHECK_NEAR(a->tau_min, 4.0 / 6, 1e-12);
+	CHECK_STR(a->tau_min_key, "m2|8|g");
+	CHECK_INT(a->tau_min_rows, 4);
+	CHECK_INT(a->tau_low, 1);
+	CHECK_INT(b->tau_groups, 1);
+	CHECK_NEAR(b->tau, -1, 1e-12);
+	CHECK_STR(b->tau_min_key, "m3|16|g");
+	CHECK_INT(r->all.tau_groups, 3);
+	CHECK_NEAR(r->all.tau, (1 + 4.0 / 6 - 1) / 3, 1e-12);
+	CHECK_INT(r->all.tau_low, 2);
+	char *text = NULL, *json = NULL;
+	size_t tn = 0, jn = 0;
+	FILE *f = open_memstream(&text, &tn);
+	if (f) {
+		valid_print_text(f, r, false);
+		fclose(f);
+	}
+	f = open_memstream(&json, &jn);
+	if (f) {
+		valid_print_json(f, r);
+		fclose(f);
+	}
+	CHECK(text && strstr(text, "rank groups under Kendall's tau 0.8"));
+	CHECK(text && strstr(text, "m2, 8, g") && strstr(text, "tau  0.67"));
+	CHECK(text && strstr(text, "m3, 16, g") && strstr(text, "tau -1.00"));
+	CHECK(text && !strstr(text, "m1, 8, g") && !strstr(text, "m4, 16, g"));
+	CHECK(json && strstr(json, "\"tau_aim\":0.8,\"rank_groups\":[{\"source\":\"A\",\"key\":"
+	                         "\"m1|8|g\",\"rows\":4,\"kendall_tau\":1},"));
+	CHECK(json && strstr(json, "{\"source\":\"B\",\"key\":\"m3|16|g\",\"rows\":3,"
+	                         "\"kendall_tau\":-1}]}}"));
+	CHECK(json && strstr(json, "\"kendall_tau_min\":0.666666667,\"kendall_tau_min_key\":"
+	                         "\"m2|8|g\",\"tau_groups\":2,\"tau_groups_under_aim\":1,"));
+	free(text), free(json);
+	free(rows), free(r);
+}
+
 int main(void)
 {
 	test_quoting();
 	test_errors();
 	test_tau();
+	test_rank_groups();
 	return check_done();
 }
