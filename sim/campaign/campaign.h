@@ -60,7 +60,8 @@ typedef struct campaign_cause {
 typedef struct campaign_input {
 	/* the work */
 	double step_s;          /* one step of the campaign: the simulated step,
-				 * slowed by stragglers, at least the loader's read */
+				 * slowed by stragglers and by the fabric's spread,
+				 * at least the loader's read */
 	double sim_step_s;      /* the simulated step */
 	double straggler_sigma; /* per-GPU log-normal jitter of a step (0 = none) */
 	double straggler;       /* the step's slowdown factor from stragglers: the
@@ -69,6 +70,14 @@ typedef struct campaign_input {
 	double straggler_analytic; /* the closed form, every GPU gating the whole
 				    * step (campaign_straggler), for comparison */
 	double straggler_p95;   /* the sampled steps' 95th percentile over the simulated */
+	/* On a cluster with a measured collective spread ([cluster] spread, EFA;
+	 * the run's sampled replays, exec_step_spread): the mean sampled step
+	 * over the simulated one, what the campaign's steps average (1 = no
+	 * spread, or none sampled), and the replays it comes from. A product
+	 * with the stragglers' factor: the two are sampled apart (assumed
+	 * independent: per-GPU compute jitter, per-call fabric delay). */
+	double fabric;
+	int fabric_samples;
 	int straggler_steps, straggler_replicas; /* sampled steps; replicas of one */
 	long straggler_replays; /* replica replays the sampling ran */
 	double straggler_bound; /* the largest factor a replica the cap left

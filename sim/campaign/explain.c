@@ -102,11 +102,23 @@ static void expected(FILE *o, const campaign_input *in)
 void campaign_explain(FILE *o, const campaign_input *in, int number)
 {
 	fprintf(o, "\n%d. Campaign: the job's MTBF and how often to checkpoint\n", number);
-	if (in->straggler != 1 || in->loader_s > in->sim_step_s * in->straggler)
+	double slowed = in->sim_step_s * in->straggler * in->fabric;
+	if (in->fabric != 1)
+		fprintf(o, "  step         max(simulated %.4g s x stragglers %.4f x fabric %.4f = %.4g, "
+			   "loader %.4g s) = %.4g s\n",
+			in->sim_step_s, in->straggler, in->fabric, slowed, in->loader_s, in->step_s);
+	else if (in->straggler != 1 || in->loader_s > slowed)
 		fprintf(o, "  step         max(simulated %.4g s x stragglers %.4f = %.4g, loader %.4g s) "
 			   "= %.4g s\n",
-			in->sim_step_s, in->straggler, in->sim_step_s * in->straggler, in->loader_s,
-			in->step_s);
+			in->sim_step_s, in->straggler, slowed, in->loader_s, in->step_s);
+	if (in->fabric != 1)
+		fprintf(o, "  fabric       the step replayed %d times with the collectives across nodes "
+			   "drawn from the\n"
+			   "               cluster's measured spread (the step-spread section): their mean "
+			   "over the simulated\n"
+			   "               step, x %.4f; a campaign's steps average it, and the spread is "
+			   "skewed above its median\n",
+			in->fabric_samples, in->fabric);
 	if (in->straggler != 1) {
 		fprintf(o, "  stragglers   each GPU's compute e^{sigma z} slower, sigma = %.3g, z per GPU "
 			   "and step;\n"

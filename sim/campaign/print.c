@@ -75,12 +75,18 @@ void campaign_print_text(FILE *out, const campaign_result *r, int64_t id)
 	fprintf(out, "  work: %.0f steps of %.3f s (%.4g T tokens) = %s on %d GPUs, %d nodes\n",
 		in->steps, in->step_s, in->steps * in->tokens_per_step / 1e12,
 		dur(r->work_s, a, sizeof a), in->gpus, in->nodes);
-	if (in->straggler != 1 || in->loader_s > in->sim_step_s * in->straggler)
-		fprintf(out,
-			"  step: simulated %.3f s x stragglers %.4f (sigma %.3g over %d GPUs, %d slow "
-			"nodes; p95 %.4f), loader %s per step\n",
-			in->sim_step_s, in->straggler, in->straggler_sigma, in->gpus, in->slow_nodes,
-			in->straggler_p95, dur(in->loader_s, a, sizeof a));
+	bool strag = in->straggler != 1 || in->loader_s > in->sim_step_s * in->straggler * in->fabric;
+	if (strag || in->fabric != 1) {
+		fprintf(out, "  step: simulated %.3f s", in->sim_step_s);
+		if (strag)
+			fprintf(out, " x stragglers %.4f (sigma %.3g over %d GPUs, %d slow nodes; p95 %.4f)",
+				in->straggler, in->straggler_sigma, in->gpus, in->slow_nodes,
+				in->straggler_p95);
+		if (in->fabric != 1)
+			fprintf(out, " x fabric %.4f (the mean of %d steps sampled with the cluster's "
+				"collective spread)", in->fabric, in->fabric_samples);
+		fprintf(out, ", loader %s per step\n", dur(in->loader_s, a, sizeof a));
+	}
 	double mtbf = in->rate_s > 0 ? 1 / in->rate_s : INFINITY;
 	fprintf(out,
 		"  failures: %d causes of table %s scaled to %d GPUs, %d nodes, %d NICs: job MTBF %s "
@@ -167,6 +173,8 @@ void campaign_json_buf(sim_buf *b, const campaign_result *r, int64_t id)
 	num(b, "straggler_factor", in->straggler);
 	num(b, "straggler_p95_factor", in->straggler_p95);
 	num(b, "straggler_analytic_factor", in->straggler_analytic);
+	num(b, "fabric_spread_factor", in->fabric);
+	sim_buf_printf(b, "\"fabric_spread_samples\":%d,", in->fabric_samples);
 	sim_buf_printf(b, "\"slow_nodes\":%d,\"straggler_replays\":%ld,", in->slow_nodes,
 		       in->straggler_replays);
 	num(b, "loader_s", in->loader_s);

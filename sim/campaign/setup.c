@@ -407,7 +407,15 @@ int campaign_setup(const plan_scenario *s, const exec_result *r, const campaign_
 		return SIM_ECONF;
 	double rbw = st.read_Bps, nbw = st.node_Bps * in->nodes;
 	in->loader_s = r->tokens_per_step * c.token_bytes / (nbw > 0 && nbw < rbw ? nbw : rbw);
-	in->step_s = fmax(r->step_s * in->straggler, in->loader_s);
+	/* Over a campaign of many steps the time per step is their mean, which
+	 * a skewed collective spread puts above the median step the replay
+	 * gives: the fabric factor (campaign.h) */
+	in->fabric = 1;
+	if (r->spread.samples > 0 && r->spread.mean_s > 0) {
+		in->fabric = r->spread.mean_s / r->step_s;
+		in->fabric_samples = r->spread.samples;
+	}
+	in->step_s = fmax(r->step_s * in->straggler * in->fabric, in->loader_s);
 	if (steps_of(s, r, &c, o, &in->steps, diag) != SIM_OK)
 		return SIM_ECONF;
 	char path[4200];

@@ -33,6 +33,10 @@ static const char usage[] =
 	"  --html FILE              also write a page: one campaign's timeline (training,\n"
 	"                           failures, restarts), where the time goes, the goodput's\n"
 	"                           distribution\n"
+	"  --spread-samples N       on a cluster with a measured collective spread ([cluster]\n"
+	"                           spread, EFA): replay the step N times with sampled\n"
+	"                           collective times; the campaign's step is their mean\n"
+	"                           (default 100; 0 = off: the simulated step)\n"
 	"  --db PATH                run database (default: $PODSIM_DB, else podsim.db)\n"
 	"  --no-db                  do not store\n"
 	"  -h, --help               this help\n"
@@ -44,6 +48,7 @@ typedef struct train_opts {
 	const char *sets[MAX_SETS];
 	int nsets;
 	bool json, no_db, help;
+	long spread_samples; /* --spread-samples (-1 = EXEC_SPREAD_SAMPLES) */
 	campaign_opts co;
 } train_opts;
 
@@ -66,11 +71,13 @@ static int number(const char *text, double max, double *out)
 static int parse(int argc, char **argv, train_opts *o)
 {
 	o->co = (campaign_opts){-1, -1, -1, -1};
+	o->spread_samples = -1;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		bool valued = !strcmp(a, "--tokens") || !strcmp(a, "--steps") ||
 			      !strcmp(a, "--draws") || !strcmp(a, "--seed") || !strcmp(a, "--set") ||
-			      !strcmp(a, "--db") || !strcmp(a, "--html");
+			      !strcmp(a, "--db") || !strcmp(a, "--html") ||
+			      !strcmp(a, "--spread-samples");
 		if (valued && i + 1 >= argc)
 			return bad("option needs a value", a);
 		double v;
@@ -104,6 +111,9 @@ static int parse(int argc, char **argv, train_opts *o)
 			if (number(argv[++i], 2147483647.0, &v) || v != (long long)v)
 				return bad("--seed takes a count from 0 to 2147483647", argv[i]);
 			o->co.seed = (long long)v;
+		} else if (!strcmp(a, "--spread-samples")) {
+			if (cli_parse_samples(argv[++i], &o->spread_samples) != 0)
+				return bad(CLI_SAMPLES_MSG, argv[i]);
 		} else if (a[0] == '-' && a[1])
 			return bad("unknown option", a);
 		else if (!o->file)
@@ -180,7 +190,10 @@ static int simulate(const train_opts *o, const plan_scenario *s, exec_result *r,
 	int rc = cli_load_refs(&refs);
 	if (rc != 0)
 		return rc == 1 ? SIM_ENOMEM : SIM_ECONF;
-	exec_spread_opts sp = {0, s->seed, -1};
+	/* the step's spread sampled as run samples it: its mean is the campaign's
+	 * step on a cluster with a measured collective spread (campaign_setup) */
+	exec_spread_opts sp = {o->spread_samples >= 0 ? (int)o->spread_samples : EXEC_SPREAD_SAMPLES,
+			       s->seed, -1};
 	exec_views v = {NULL, NULL, 100, NULL, &sp, false};
 	rc = exec_run_views(s, r, &v);
 	if (rc == SIM_OK)

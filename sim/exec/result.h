@@ -103,6 +103,9 @@ typedef struct exec_step_spread {
 	double p95_lo_s, p95_hi_s; /* the p95's sampling error: the order statistics
 				    * bounding the true p95 with about 95 % confidence */
 	int varying;      /* tasks whose duration varies (collectives across nodes) */
+	double mean_s;    /* the sampled steps' mean: what a long run averages per
+			   * step (campaign_setup's fabric factor; not stored: runs
+			   * read back have 0) */
 } exec_step_spread;
 
 /* A cluster with nodes of another GPU type ([cluster] other_gpu,

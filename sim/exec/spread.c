@@ -102,7 +102,7 @@ static int varying(const plan_graph *g, const net_cluster *c, vary **out, size_t
 	return SIM_OK;
 }
 
-/* Quantiles of the sorted step times t[0..n-1] into out, and the p95's
+/* Quantiles and mean of the sorted step times t[0..n-1] into out, and the p95's
  * confidence interval from order statistics: the count of samples below the
  * true 95th percentile is binomial (n, 0.95), so with about 95 %
  * confidence it lies between the order statistics of ranks
@@ -119,6 +119,7 @@ static void quantiles(const double *t, size_t n, exec_step_spread *out)
 	out->p50_s = gsl_stats_quantile_from_sorted_data(t, 1, n, 0.50);
 	out->p90_s = gsl_stats_quantile_from_sorted_data(t, 1, n, 0.90);
 	out->p95_s = gsl_stats_quantile_from_sorted_data(t, 1, n, 0.95);
+	out->mean_s = gsl_stats_mean(t, 1, n);
 	double np = 0.95 * (double)n, sd = sqrt(np * 0.05);
 	double l = floor(np - 1.96 * sd), u = ceil(np + 1.96 * sd);
 	l = l < 1 ? 1 : l > (double)n ? (double)n : l;
@@ -161,6 +162,7 @@ int exec_spread(const plan_graph *g, const net_cluster *c, double step_s, const 
 	out->varying = (int)nv;
 	if (nv == 0) { /* nothing crosses nodes: every replay is the step */
 		out->p05_s = out->p10_s = out->p50_s = out->p90_s = out->p95_s = step_s;
+		out->mean_s = step_s;
 		out->p95_lo_s = out->p95_hi_s = step_s;
 		return SIM_OK;
 	}

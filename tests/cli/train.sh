@@ -111,8 +111,26 @@ sf=$(num straggler_factor <"$tmp/i.json") sa=$(num straggler_analytic_factor <"$
 awk -v f="$sf" -v a="$sa" 'BEGIN { exit !(f > 1.001 && f < a) }' ||
 	bad "i) straggler factor '$sf' not in (1, closed form '$sa')"
 
+# j) the fabric's spread (campaign_setup): on that cluster the step is
+# replayed with sampled collective times and the campaign's step is their
+# mean, the simulated step x stragglers x the fabric factor, which lies
+# between the sampled 5th and 95th percentiles over the step (skewed above
+# the median on EFA: above 1); with --spread-samples 0 the factor is 1
+fj=$(num fabric_spread_factor <"$tmp/i.json") fn=$(num fabric_spread_samples <"$tmp/i.json")
+sed 's/.*"campaign"://' "$tmp/i.json" >"$tmp/ic.json"
+st=$(num step_time_s <"$tmp/ic.json") ss=$(num simulated_step_s <"$tmp/ic.json")
+p05=$(num p05_s <"$tmp/i.json") p95=$(num p95_s <"$tmp/i.json") sts=$(num step_time_s <"$tmp/i.json")
+awk -v f="$fj" -v n="$fn" -v st="$st" -v ss="$ss" -v sf="$sf" -v lo="$p05" -v hi="$p95" -v s="$sts" \
+	'BEGIN { d = st / (ss * sf * f) - 1; exit !(n == 100 && f > 1 && f * s > lo && f * s < hi &&
+	         d * d < 1e-12) }' ||
+	bad "j) fabric factor '$fj' of $fn samples, step $st = $ss x $sf x $fj? (p05 $p05, p95 $p95, step $sts)"
+"$podsim" train scenarios/llama2-70b-efa-campaign.ini --draws 20 --no-db --json --spread-samples 0 \
+	>"$tmp/j.json" 2>/dev/null || bad "j) --spread-samples 0 failed"
+grep -q '"fabric_spread_factor":1,"fabric_spread_samples":0,' "$tmp/j.json" ||
+	bad "j) --spread-samples 0: $(grep -o '"fabric_spread[^,]*,[^,]*' "$tmp/j.json")"
+
 # d) usage errors: exit 2, nothing stored
-for a in "--draws 0" "--tokens -1" "--seed x" "--bogus"; do
+for a in "--draws 0" "--tokens -1" "--seed x" "--bogus" "--spread-samples x"; do
 	# shellcheck disable=SC2086
 	"$podsim" train "$T" $a --db "$tmp/u.db" >/dev/null 2>&1
 	[ $? = 2 ] || bad "d) train $a: want exit 2"

@@ -145,6 +145,12 @@ static void test_limits(void)
 	CHECK(ind.p95_s - ind.p05_s < 0.25 * (one.p95_s - one.p05_s));
 	CHECK(mid.p95_s - mid.p05_s < one.p95_s - one.p05_s);
 	CHECK(mid.p95_s - mid.p05_s > ind.p95_s - ind.p05_s);
+	/* the mean step (a campaign's, campaign_setup's fabric factor) is the
+	 * chain's expected sum, 50 x 10 ms x E[r], at any correlation: the
+	 * correlation moves the quantiles, not the mean */
+	CHECK_NEAR(one.mean_s, 0.5 * mean, 0.005);
+	CHECK_NEAR(ind.mean_s, 0.5 * mean, 0.005);
+	CHECK_NEAR(mid.mean_s, 0.5 * mean, 0.005);
 	/* reproducible: the same seed gives the same quantiles, another not */
 	exec_step_spread again = sample(g, &c, 0.5, 1000, 11, 0.5);
 	CHECK(memcmp(&again, &mid, sizeof mid) == 0);
@@ -165,6 +171,7 @@ static void test_none(void)
 	CHECK_INT(sp.varying, 0);
 	CHECK_NEAR(sp.p05_s, 1.0, 0);
 	CHECK_NEAR(sp.p95_s, 1.0, 0);
+	CHECK_NEAR(sp.mean_s, 1.0, 0);
 	CHECK_INT(plan_graph_set_net(g, x, 1.0, 4), SIM_OK);
 	sp = sample(g, &c, 1.0, 0, 1, 0.5);
 	CHECK_INT(sp.samples, 0);

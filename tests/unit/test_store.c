@@ -94,7 +94,8 @@ static void make_result(exec_result *r, double tweak)
 				       r->step_s * 1.1234567890123,
 				       r->step_s * 1.09,
 				       r->step_s * 1.2,
-				       411};
+				       411,
+				       0 /* mean_s: not stored, the campaign's alone */};
 }
 
 static bool same_double(double a, double b)
