@@ -420,9 +420,11 @@ void cli_sweep_print_json(const sweep_space *sp, const sweep_screen_result *sr, 
 	if (t) {
 		printf(",\"train\":{\"tokens\":%.9g,\"steps\":%.9g,\"time_s\":%.9g,"
 		       "\"gpu_hours\":%.9g,\"energy_kwh\":%.9g,\"energy_tdp_kwh\":%.9g,"
-		       "\"cost_usd\":%.9g,\"tco2\":%.9g,\"tco2_tdp\":%.9g,\"flops_6pd\":%.9g",
+		       "\"cost_usd\":%.9g,\"tco2\":%.9g,\"tco2_tdp\":%.9g,\"flops_6pd\":%.9g,"
+		       "\"step_factor\":%.9g",
 		       t->tokens, t->steps, t->time_s, t->gpu_hours, t->energy_kwh,
-		       t->energy_tdp_kwh, t->cost_usd, t->tco2, t->tco2_tdp, t->flops_6pd);
+		       t->energy_tdp_kwh, t->cost_usd, t->tco2, t->tco2_tdp, t->flops_6pd,
+		       t->step_factor);
 		double lo, hi;
 		band_factors(rows[0].r, &lo, &hi);
 		if (isfinite(lo) && isfinite(hi))
@@ -449,6 +451,10 @@ void cli_sweep_print_train(const sweep_train *t, const plan_scenario *s, const e
 	printf("  %.0f steps, %.2f days%s%s%s, %.4g GPU-hours%s%s%s\n", t->steps,
 	       t->time_s / 86400, *days ? " (likely " : "", days, *days ? ")" : "", t->gpu_hours,
 	       *gh ? " (likely " : "", gh, *gh ? ")" : "");
+	if (t->step_factor != 1)
+		printf("  steps of the mean of %d replays with the fabric's measured spread: x %.4f "
+		       "the simulated step\n",
+		       r->spread.samples, t->step_factor);
 	sweep_energy e;
 	sweep_energy_scenario(s, r->gpus, t->time_s / 3600.0, &e);
 	cli_energy_print(stdout, "energy and CO2 of the run (each term and its source)", &e,

@@ -94,11 +94,16 @@ void sweep_train_cost(const plan_scenario *s, const exec_result *r, const sweep_
 {
 	t->tokens = tokens;
 	t->steps = r->tokens_per_step > 0 ? tokens / r->tokens_per_step : 0;
-	t->time_s = t->steps * r->step_s;
+	/* the mean sampled step (campaign_setup's fabric factor): energy and
+	 * cost per step at the step's power, for the longer mean step */
+	t->step_factor = r->spread.samples > 0 && r->spread.mean_s > 0 && r->step_s > 0
+				 ? r->spread.mean_s / r->step_s
+				 : 1;
+	t->time_s = t->steps * r->step_s * t->step_factor;
 	t->gpu_hours = t->time_s * r->gpus / 3600.0;
-	t->energy_kwh = t->steps * c->energy_j / 3.6e6;
-	t->energy_tdp_kwh = t->steps * c->energy_tdp_j / 3.6e6;
-	t->cost_usd = t->steps * c->cost_usd;
+	t->energy_kwh = t->steps * c->energy_j * t->step_factor / 3.6e6;
+	t->energy_tdp_kwh = t->steps * c->energy_tdp_j * t->step_factor / 3.6e6;
+	t->cost_usd = t->steps * c->cost_usd * t->step_factor;
 	t->tco2 = t->energy_kwh * s->cluster.grid_kg_per_kwh / 1000.0;
 	t->tco2_tdp = t->energy_tdp_kwh * s->cluster.grid_kg_per_kwh / 1000.0;
 	t->flops_6pd = 6.0 * work_params_total(&s->model) * tokens;

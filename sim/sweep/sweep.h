@@ -364,6 +364,11 @@ double sweep_other_nodes(const plan_scenario *s);
  * for reference. */
 typedef struct sweep_train {
 	double tokens, steps, time_s, gpu_hours, energy_kwh, energy_tdp_kwh, cost_usd;
+	/* the steps' mean over the simulated step: on a cluster with a measured
+	 * collective spread the mean of the run's sampled replays (what a long
+	 * run's steps average, as podsim train's fabric factor), else 1; the
+	 * time, GPU-hours, energy and cost are of steps of that mean */
+	double step_factor;
 	double tco2, tco2_tdp; /* t CO2e = kWh x grid_intensity / 1000 */
 	double flops_6pd;
 } sweep_train;

@@ -298,6 +298,19 @@ static void test_cost(void)
 	CHECK_NEAR(t.steps, 1e9 / 262144, 1e-12);
 	CHECK_NEAR(t.gpu_hours, t.steps * 2 * 16 / 3600, 1e-12);
 	CHECK_NEAR(t.tco2, t.energy_kwh * 0.423 / 1000, 1e-12); /* default intensity */
+	CHECK_NEAR(t.step_factor, 1, 0);
+	/* with a sampled spread whose mean step is 2.1 s: every time-proportional
+	 * figure x 1.05 (steps of the mean, at the step's power) */
+	sweep_train u;
+	r.spread.samples = 100;
+	r.spread.mean_s = 2.1;
+	sweep_train_cost(s, &r, &c, 1e9, &u);
+	CHECK_NEAR(u.step_factor, 1.05, 1e-12);
+	CHECK_NEAR(u.steps, t.steps, 0);
+	CHECK_NEAR(u.time_s, t.steps * 2.1, 1e-12);
+	CHECK_NEAR(u.gpu_hours, 1.05 * t.gpu_hours, 1e-12);
+	CHECK_NEAR(u.energy_kwh, 1.05 * t.energy_kwh, 1e-12);
+	CHECK_NEAR(u.cost_usd, 1.05 * t.cost_usd, 1e-12);
 	plan_scenario_free(s);
 }
 
