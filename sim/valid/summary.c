@@ -34,6 +34,11 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+double valid_within(valid_kind kind)
+{
+	return kind == VALID_MEMORY ? 0.15 : 0.10;
+}
+
 const char *valid_verdict_name(plan_verdict v)
 {
 	return v == PLAN_VERDICT_OOM ? "oom" : plan_verdict_name(v);
@@ -125,6 +130,7 @@ static void group_stats(const valid_report *r, const char *name, valid_group *g)
 		if (ape)
 			ape[g->ok] = e;
 		g->ok++;
+		g->within += e <= valid_within(r->kind);
 		sum += e;
 		signed_sum += v->error;
 		if (e >= fabs(g->worst)) {
@@ -321,8 +327,9 @@ void valid_print_text(FILE *out, const valid_report *r, bool all_rows)
 		        r->all.oom_runs, r->all.oom_called, r->all.fit_called_oom, r->all.ok);
 	if (r->nsources > 0)
 		fprintf(out, "\nper source (each weighs once, %d sources): MAPE %.1f%%, mean signed "
-			"error %+.1f%%; over all rows: MAPE %.1f%%\n",
-			r->nsources, 100 * r->sources_mape, 100 * r->sources_bias, 100 * r->all.mape);
+			"error %+.1f%%; over all rows: MAPE %.1f%%, %d of %d within %.0f%%\n",
+			r->nsources, 100 * r->sources_mape, 100 * r->sources_bias, 100 * r->all.mape,
+			r->all.within, r->all.ok, 100 * valid_within(r->kind));
 }
 
 static void json_group(sim_buf *b, const valid_group *g)
@@ -333,6 +340,7 @@ static void json_group(sim_buf *b, const valid_group *g)
 	json_num(b, "mape", g->ok ? g->mape : NAN, true);
 	json_num(b, "mean_signed_error", g->ok ? g->bias : NAN, true);
 	json_num(b, "median_ape", g->ok ? g->median_ape : NAN, true);
+	sim_buf_printf(b, "\"within\":%d,", g->within);
 	json_num(b, "worst_error", g->ok ? g->worst : NAN, true);
 	sim_buf_printf(b, "\"worst_id\":");
 	sim_buf_json_string(b, g->worst_id);
@@ -391,7 +399,8 @@ void valid_print_json(FILE *out, const valid_report *r)
 		sim_buf_printf(&b, "%s", i ? "," : "");
 		json_group(&b, &r->groups[i]);
 	}
-	sim_buf_printf(&b, "],\"tau_aim\":%.9g,\"rank_groups\":[", VALID_TAU_AIM);
+	sim_buf_printf(&b, "],\"within_threshold\":%.9g,\"tau_aim\":%.9g,\"rank_groups\":[",
+		       valid_within(r->kind), VALID_TAU_AIM);
 	json_ranks jr = {&b, 0};
 	each_rank_group(r, NULL, json_rank, &jr);
 	sim_buf_printf(&b, "]}}\n");

@@ -130,6 +130,12 @@ static void test_rank_groups(void)
 	CHECK_INT(r->all.tau_groups, 3);
 	CHECK_NEAR(r->all.tau, (1 + 4.0 / 6 - 1) / 3, 1e-12);
 	CHECK_INT(r->all.tau_low, 2);
+	/* rows within 10 %: A's m2 group has two exact rows (1, 1), (4, 4), its
+	 * m1 group none (x10); B's (2, 2), (1, 1), (2, 2); the skipped row none */
+	CHECK_INT(a->within, 2);
+	CHECK_INT(b->within, 3);
+	CHECK_INT(r->all.within, 5);
+	CHECK_NEAR(valid_within(VALID_MEMORY), 0.15, 0); /* issue 22's threshold */
 	char *text = NULL, *json = NULL;
 	size_t tn = 0, jn = 0;
 	FILE *f = open_memstream(&text, &tn);
@@ -146,6 +152,10 @@ static void test_rank_groups(void)
 	CHECK(text && strstr(text, "m2, 8, g") && strstr(text, "tau  0.67"));
 	CHECK(text && strstr(text, "m3, 16, g") && strstr(text, "tau -1.00"));
 	CHECK(text && !strstr(text, "m1, 8, g") && !strstr(text, "m4, 16, g"));
+	CHECK(text && strstr(text, "over all rows: MAPE ") && strstr(text, ", 5 of 13 within 10%\n"));
+	CHECK(json && strstr(json, "\"name\":\"A\",\"count\":8,\"ok\":8,\"skipped\":0,"));
+	CHECK(json && strstr(json, "\"within\":2,"));
+	CHECK(json && strstr(json, "\"within_threshold\":0.1,\"tau_aim\":0.8,"));
 	CHECK(json && strstr(json, "\"tau_aim\":0.8,\"rank_groups\":[{\"source\":\"A\",\"key\":"
 	                         "\"m1|8|g\",\"rows\":4,\"kendall_tau\":1},"));
 	CHECK(json && strstr(json, "{\"source\":\"B\",\"key\":\"m3|16|g\",\"rows\":3,"
