@@ -252,8 +252,9 @@ static void gemm_plan(const hw_gpu *g, hw_dtype t, double m, double n, double k,
 			out->split_k = sp;
 		}
 		/* the sustained clock (hw.h tensor_sustain) slows SM-bound waves */
-		if (g->sustain_cap > 0 && !best_mem)
-			best /= g->sustain_cap;
+		double cap = t == HW_FP8 ? g->sustain_cap : g->sustain_cap16;
+		if (cap > 0 && !best_mem)
+			best /= cap;
 		out->time_s = over + best;
 		if (best_mem)
 			out->bound = "memory";

@@ -181,4 +181,6 @@ void hw_step_clock(hw_gpu *g, bool fp8)
 	if (g->sustain_assumed)
 		k = fp8 ? HW_SUSTAIN_DEFAULT_FP8 : HW_SUSTAIN_DEFAULT;
 	g->sustain_cap = k < 1.0 ? k : 0.0;
+	double k16 = g->tensor_sustain > 0 ? g->tensor_sustain : HW_SUSTAIN_DEFAULT;
+	g->sustain_cap16 = !fp8 ? g->sustain_cap : k16 < 1.0 ? k16 : 0.0;
 }

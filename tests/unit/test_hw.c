@@ -530,7 +530,7 @@ static void test_sustain_cap(void)
 	hw_gemm_plan pl;
 	hw_gemm_explain(&g, HW_BF16, 1, 8192, 8192, 1, &pl);
 	CHECK(!strcmp(pl.bound, "memory"));
-	g.sustain_cap = 0.7;
+	g.sustain_cap = g.sustain_cap16 = 0.7;
 	CHECK_NEAR(hw_gemm_time(&g, HW_BF16, n, n, n, 1), o + (free_t - o) / 0.7, 1e-12);
 	CHECK_NEAR(hw_gemm_time(&g, HW_BF16, 1024, 384, 1024, 1), o + (skinny - o) / 0.7, 1e-12);
 	CHECK_NEAR(hw_gemm_time(&g, HW_BF16, 1, 8192, 8192, 1), gemv, 1e-12);
@@ -544,7 +544,7 @@ static void test_sustain_cap(void)
 	hw_flash_work w = {1e12, 0, 0, 1e6};
 	CHECK_NEAR(hw_flash_time(&g, HW_BF16, HW_FLASH_FA2, false, &w),
 		   o + 1e12 / (pk * 0.5) / 0.7, 1e-12);
-	g.sustain_cap = 0;
+	g.sustain_cap = g.sustain_cap16 = 0;
 	CHECK_NEAR(hw_flash_time(&g, HW_BF16, HW_FLASH_FA2, false, &w), o + 1e12 / (pk * 0.5), 1e-12);
 }
 
@@ -572,7 +572,7 @@ static void test_flash_exps(void)
 	hw_flash_work w = {1e12, 0, 1e10, 1e6};
 	CHECK_NEAR(hw_flash_time(&g, HW_BF16, HW_FLASH_FA2, false, &w),
 		   o + 1e12 / (pk * 0.5) + 1e10 / 2.43648e12, 1e-12);
-	g.sustain_cap = 0.7;
+	g.sustain_cap = g.sustain_cap16 = 0.7;
 	CHECK_NEAR(hw_flash_time(&g, HW_BF16, HW_FLASH_FA2, false, &w),
 		   o + (1e12 / (pk * 0.5) + 1e10 / 2.43648e12) / 0.7, 1e-12);
 	hw_attn a = {2, 16, 16, 4096, 4096, 128, false, true, false, HW_FLASH_FA2};
@@ -615,6 +615,41 @@ static void test_step_clock(void)
 	g.tensor_sustain = 1;
 	hw_step_clock(&g, false);
 	CHECK(g.sustain_cap == 0 && !g.sustain_assumed);
+}
+
+/* A kernel takes the sustained factor of its own dtype: in an fp8 step the
+ * fp8 GEMMs take tensor_sustain_fp8 and the 16-bit kernels (fused attention,
+ * which fp8 recipes keep in bf16, and 16-bit GEMMs) tensor_sustain, as in a
+ * 16-bit step of the same GPU (the factors carry the GEMM model's per-dtype
+ * error beside the clock; an fp8 step's clock is no higher). With 0.7 and
+ * 0.9: an 8192^3 bf16 GEMM and a fused attention forward take the same time
+ * in both steps, the fp8 GEMM its burst time / 0.9. */
+static void test_dtype_clock(void)
+{
+	hw_gpu g = a100();
+	g.peak_flops[HW_FP8] = 624e12;
+	double n = 8192, o = hw_overhead(&g);
+	g.attn_eff[HW_FLASH_FA2][0] = 0.5;
+	g.attn_ramp[HW_FLASH_FA2] = 0;
+	hw_flash_work w = {1e12, 0, 0, 1e6};
+	double b0 = hw_gemm_time(&g, HW_BF16, n, n, n, 1), f0 = hw_gemm_time(&g, HW_FP8, n, n, n, 1);
+	double a0 = hw_flash_time(&g, HW_BF16, HW_FLASH_FA2, false, &w);
+	g.tensor_sustain = 0.7, g.tensor_sustain_fp8 = 0.9;
+	hw_step_clock(&g, false);
+	double b16 = hw_gemm_time(&g, HW_BF16, n, n, n, 1);
+	double a16 = hw_flash_time(&g, HW_BF16, HW_FLASH_FA2, false, &w);
+	CHECK_NEAR(b16, o + (b0 - o) / 0.7, 1e-12);
+	CHECK_NEAR(a16, o + (a0 - o) / 0.7, 1e-12);
+	hw_step_clock(&g, true);
+	CHECK_NEAR(g.sustain_cap, 0.9, 1e-15);
+	CHECK_NEAR(g.sustain_cap16, 0.7, 1e-15);
+	CHECK_NEAR(hw_gemm_time(&g, HW_FP8, n, n, n, 1), o + (f0 - o) / 0.9, 1e-12);
+	CHECK_NEAR(hw_gemm_time(&g, HW_BF16, n, n, n, 1), b16, 1e-15);
+	CHECK_NEAR(hw_flash_time(&g, HW_BF16, HW_FLASH_FA2, false, &w), a16, 1e-15);
+	/* no 16-bit fit: its default, not the fp8 one */
+	g.tensor_sustain = 0;
+	hw_step_clock(&g, true);
+	CHECK_NEAR(g.sustain_cap16, HW_SUSTAIN_DEFAULT, 1e-15);
 }
 
 /* The table's newer entries, read from the shipped files (each value's
@@ -712,6 +747,7 @@ int main(void)
 	test_sustain_cap();
 	test_flash_exps();
 	test_step_clock();
+	test_dtype_clock();
 	test_gemm_tile_overhead();
 	test_dtypes();
 	test_gemm_compute_bound();
