@@ -104,12 +104,16 @@ void explain_params(FILE *o, const work_model *m)
  * tensor_sustain), or the assumption without it. */
 static void clock_line(FILE *o, const plan_scenario *s)
 {
+	/* an fp8 step: its fp8 GEMMs at the fp8 factor, its 16-bit kernels at
+	 * the 16-bit one (each kernel its own dtype's, hw.h) */
+	bool split = s->dtype == HW_FP8 && s->gpu.sustain_cap16 != s->gpu.sustain_cap;
+	const char *what = split ? "fp8 GEMM" : "kernel";
 	if (s->gpu.sustain_cap > 0 && !s->gpu.sustain_assumed)
 		fprintf(o,
-		        "  clock        every kernel the SM clock times runs at %.3g of the "
+		        "  clock        every %s the SM clock times runs at %.3g of the "
 		        "microbenchmarks' clock\n               (tensor_sustain%s of %s: the clock "
 		        "a step sustains under its power budget)\n",
-		        s->gpu.sustain_cap,
+		        what, s->gpu.sustain_cap,
 		        s->dtype == HW_FP8 && s->gpu.tensor_sustain_fp8 > 0 ? "_fp8" : "",
 		        s->gpu.name);
 	else if (s->gpu.sustain_cap > 0)
@@ -126,6 +130,12 @@ static void clock_line(FILE *o, const plan_scenario *s)
 		        "  clock        the microbenchmarks' clock (tensor_sustain = 1 for %s: "
 		        "no throttling)\n",
 		        s->gpu.name);
+	if (split)
+		fprintf(o,
+		        "               its 16-bit kernels (fused attention, 16-bit GEMMs) at %.3g, "
+		        "as in a 16-bit step:\n               each kernel takes its own dtype's "
+		        "factor (hw.h)\n",
+		        s->gpu.sustain_cap16 > 0 ? s->gpu.sustain_cap16 : 1.0);
 }
 
 void explain_flops(FILE *o, const plan_scenario *s, const exec_result *r)
