@@ -151,7 +151,8 @@ double hw_flash_exp_time(const hw_gpu *g, const hw_flash_work *w)
 	if (!(sfu > 0) || !(w->exps > 0))
 		return 0;
 	double t = w->exps / sfu;
-	return g->sustain_cap16 > 0 ? t / g->sustain_cap16 : t;
+	double cap = hw_clock_cap(g, HW_BF16); /* the softmax's, beside 16-bit matmuls */
+	return cap > 0 ? t / cap : t;
 }
 
 double hw_attn_exps(const hw_attn *a)
@@ -175,8 +176,9 @@ double hw_flash_time(const hw_gpu *g, hw_dtype t, hw_flash_impl impl, bool backw
 	double tc = peak > 0 ? work / (peak * e) : 0, tm = hw_stream_time(g, w->bytes);
 	/* the sustained clock (hw.h tensor_sustain) slows the SM-bound part,
 	 * the exponentials too (hw_flash_exp_time) */
-	if (g->sustain_cap16 > 0)
-		tc /= g->sustain_cap16;
+	double cap = hw_clock_cap(g, hw_path_dtype(g, t));
+	if (cap > 0)
+		tc /= cap;
 	tc += hw_flash_exp_time(g, w);
 	return hw_overhead(g) + (tc > tm ? tc : tm);
 }

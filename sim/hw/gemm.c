@@ -252,7 +252,7 @@ static void gemm_plan(const hw_gpu *g, hw_dtype t, double m, double n, double k,
 			out->split_k = sp;
 		}
 		/* the sustained clock (hw.h tensor_sustain) slows SM-bound waves */
-		double cap = t == HW_FP8 ? g->sustain_cap : g->sustain_cap16;
+		double cap = hw_clock_cap(g, t);
 		if (cap > 0 && !best_mem)
 			best /= cap;
 		out->time_s = over + best;

@@ -108,7 +108,7 @@ typedef struct hw_gpu {
 	double sustain_cap;        /* 0 = none, else the sustained clock fraction (runtime) */
 	double sustain_cap16;      /* the 16-bit one, for the SM-bound kernels not in fp8
 				    * (fused attention, 16-bit GEMMs) of an fp8 step; = sustain_cap
-				    * otherwise (runtime) */
+				    * otherwise (runtime; hw_clock_cap picks per kernel) */
 	bool sustain_assumed;      /* sustain_cap is HW_SUSTAIN_DEFAULT*, no fit (runtime) */
 	/* Fraction of compute throughput a concurrently running communication
 	 * kernel takes (its SMs / sm_count); see hw_overlap_time. */

@@ -72,6 +72,11 @@ double hw_overhead(const hw_gpu *g)
 	return g->launch_s + g->framework_s;
 }
 
+double hw_clock_cap(const hw_gpu *g, hw_dtype t)
+{
+	return t == HW_FP8 ? g->sustain_cap : g->sustain_cap16;
+}
+
 double hw_stream_time(const hw_gpu *g, double bytes)
 {
 	double bw = g->hbm_Bps * g->hbm_eff;
