@@ -410,11 +410,8 @@ int campaign_setup(const plan_scenario *s, const exec_result *r, const campaign_
 	/* Over a campaign of many steps the time per step is their mean, which
 	 * a skewed collective spread puts above the median step the replay
 	 * gives: the fabric factor (campaign.h) */
-	in->fabric = 1;
-	if (r->spread.samples > 0 && r->spread.mean_s > 0) {
-		in->fabric = r->spread.mean_s / r->step_s;
-		in->fabric_samples = r->spread.samples;
-	}
+	in->fabric = exec_mean_step_factor(r);
+	in->fabric_samples = r->spread.samples;
 	in->step_s = fmax(r->step_s * in->straggler * in->fabric, in->loader_s);
 	if (steps_of(s, r, &c, o, &in->steps, diag) != SIM_OK)
 		return SIM_ECONF;

@@ -83,6 +83,11 @@ typedef struct exec_spread_opts {
  * samples or c has no spread. SIM_OK, SIM_ENOMEM or SIM_EINVAL (a cycle). */
 int exec_spread(const plan_graph *g, const net_cluster *c, double step_s,
 		const exec_spread_opts *o, exec_step_spread *out);
+/* What a long run's steps average over the simulated step: the mean of r's
+ * sampled replays over r->step_s where it has them (the measured spread is
+ * skewed above its median), else 1. podsim train's fabric factor and the
+ * sweep's time to train. */
+double exec_mean_step_factor(const exec_result *r);
 
 /* Stragglers (straggle.c, where the model is derived): the step when GPUs
  * differ. Each GPU's compute runs e^{sigma z} slower (z standard normal,

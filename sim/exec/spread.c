@@ -144,6 +144,13 @@ static void draw(const plan_graph *g, const vary *v, size_t nv, double rho, doub
 	}
 }
 
+double exec_mean_step_factor(const exec_result *r)
+{
+	return r->spread.samples > 0 && r->spread.mean_s > 0 && r->step_s > 0
+		       ? r->spread.mean_s / r->step_s
+		       : 1;
+}
+
 int exec_spread(const plan_graph *g, const net_cluster *c, double step_s, const exec_spread_opts *o,
                 exec_step_spread *out)
 {

@@ -96,9 +96,7 @@ void sweep_train_cost(const plan_scenario *s, const exec_result *r, const sweep_
 	t->steps = r->tokens_per_step > 0 ? tokens / r->tokens_per_step : 0;
 	/* the mean sampled step (campaign_setup's fabric factor): energy and
 	 * cost per step at the step's power, for the longer mean step */
-	t->step_factor = r->spread.samples > 0 && r->spread.mean_s > 0 && r->step_s > 0
-				 ? r->spread.mean_s / r->step_s
-				 : 1;
+	t->step_factor = exec_mean_step_factor(r);
 	t->time_s = t->steps * r->step_s * t->step_factor;
 	t->gpu_hours = t->time_s * r->gpus / 3600.0;
 	t->energy_kwh = t->steps * c->energy_j * t->step_factor / 3.6e6;
