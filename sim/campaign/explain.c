@@ -103,14 +103,13 @@ void campaign_explain(FILE *o, const campaign_input *in, int number)
 {
 	fprintf(o, "\n%d. Campaign: the job's MTBF and how often to checkpoint\n", number);
 	double slowed = in->sim_step_s * in->straggler * in->fabric;
-	if (in->fabric != 1)
-		fprintf(o, "  step         max(simulated %.4g s x stragglers %.4f x fabric %.4f = %.4g, "
-			   "loader %.4g s) = %.4g s\n",
-			in->sim_step_s, in->straggler, in->fabric, slowed, in->loader_s, in->step_s);
-	else if (in->straggler != 1 || in->loader_s > slowed)
-		fprintf(o, "  step         max(simulated %.4g s x stragglers %.4f = %.4g, loader %.4g s) "
-			   "= %.4g s\n",
-			in->sim_step_s, in->straggler, slowed, in->loader_s, in->step_s);
+	if (in->fabric != 1 || in->straggler != 1 || in->loader_s > slowed) {
+		fprintf(o, "  step         max(simulated %.4g s x stragglers %.4f", in->sim_step_s,
+			in->straggler);
+		if (in->fabric != 1)
+			fprintf(o, " x fabric %.4f", in->fabric);
+		fprintf(o, " = %.4g, loader %.4g s) = %.4g s\n", slowed, in->loader_s, in->step_s);
+	}
 	if (in->fabric != 1)
 		fprintf(o, "  fabric       the step replayed %d times with the collectives across nodes "
 			   "drawn from the\n"

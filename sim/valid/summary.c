@@ -92,15 +92,22 @@ static void add_tau(void *arg, const valid_row *first, size_t n, double tau)
 	}
 }
 
-/* Mean tau over the rank groups of `name`, and the lowest. */
-static void group_tau(const valid_report *r, const char *name, valid_group *g)
+/* No rank group counted yet (add_tau's start). */
+static void tau_none(valid_group *g)
 {
 	g->tau = 0;
 	g->tau_groups = g->tau_low = g->tau_min_rows = 0;
 	g->tau_min = NAN;
 	g->tau_min_key[0] = 0;
+}
+
+/* Mean tau over the rank groups of `name`, and the lowest (none where the
+ * walk ran out of memory). */
+static void group_tau(const valid_report *r, const char *name, valid_group *g)
+{
+	tau_none(g);
 	if (each_rank_group(r, name, add_tau, g) != SIM_OK)
-		g->tau_groups = 0;
+		tau_none(g);
 	g->tau = g->tau_groups ? g->tau / g->tau_groups : NAN;
 }
 
