@@ -388,6 +388,39 @@ static void test_gather_gap(void)
 	plan_graph_free(g);
 }
 
+/* The interference tests' graph: one rank, interference 0.25, a 10 ms
+ * compute task; and their 4 ms DP collective, no dependence. */
+static plan_graph *compute_10ms(void)
+{
+	plan_graph *g = plan_graph_new(1, 1);
+	g->interference = 0.25;
+	plan_task c = {sim_time_from_s(10e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0, 0};
+	plan_graph_add(g, &c, NULL, 0);
+	return g;
+}
+
+static plan_task dp_4ms(void)
+{
+	return (plan_task){sim_time_from_s(4e-3), 0, PLAN_STREAM_DP, PLAN_TASK_DP, 0, 0, 0, 0, 0};
+}
+
+/* Replay the interference tests' one-rank graph on one node and free it:
+ * the step, 10 ms of compute kept whole, and (dp_s >= 0) the time the
+ * compute lost charged to DP. */
+static void check_one_rank(plan_graph *g, double step_s, double dp_s)
+{
+	net_cluster cl = one_node();
+	exec_result *r = calloc(1, sizeof *r);
+	CHECK_INT(exec_replay(g, &cl, r), SIM_OK);
+	CHECK_NEAR(r->step_s, step_s, 1e-12);
+	CHECK_NEAR(r->classes[0].time_s[EXEC_CAT_COMPUTE], 10e-3, 1e-12);
+	if (dp_s >= 0)
+		CHECK_NEAR(r->classes[0].time_s[EXEC_CAT_DP], dp_s, 1e-12);
+	check_sums(r);
+	free(r);
+	plan_graph_free(g);
+}
+
 /* Interference: a 10 ms compute task and a 4 ms DP collective start together
  * on one rank with interference 0.25. For 4 ms the compute progresses at 0.75
  * (3 ms of work), the remaining 7 ms at full speed: it ends at 11 ms. The
@@ -397,25 +430,14 @@ static void test_gather_gap(void)
 static void test_interference(void)
 {
 	for (int late = 0; late < 2; late++) {
-		plan_graph *g = plan_graph_new(1, 1);
-		g->interference = 0.25;
-		plan_task c = {sim_time_from_s(10e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0, 0};
+		plan_graph *g = compute_10ms();
 		plan_task w = {sim_time_from_s(5e-3), 0, PLAN_STREAM_TP, PLAN_TASK_TP, 0, 0, 0, 0, 0};
-		plan_task d = {sim_time_from_s(4e-3), 0, PLAN_STREAM_DP, PLAN_TASK_DP, 0, 0, 0, 0, 0};
-		plan_graph_add(g, &c, NULL, 0);
+		plan_task d = dp_4ms();
 		uint32_t wid = late ? plan_graph_add(g, &w, NULL, 0) : UINT32_MAX;
 		if (late) /* the TP stand-in (5 ms) itself interferes: give it none */
 			g->tasks[wid].stream = PLAN_STREAM_OFFLOAD;
 		plan_graph_add(g, &d, late ? &wid : NULL, late ? 1 : 0);
-		net_cluster cl = one_node();
-		exec_result *r = calloc(1, sizeof *r);
-		CHECK_INT(exec_replay(g, &cl, r), SIM_OK);
-		CHECK_NEAR(r->step_s, 11e-3, 1e-12);
-		CHECK_NEAR(r->classes[0].time_s[EXEC_CAT_COMPUTE], 10e-3, 1e-12);
-		CHECK_NEAR(r->classes[0].time_s[EXEC_CAT_DP], 1e-3, 1e-12);
-		check_sums(r);
-		free(r);
-		plan_graph_free(g);
+		check_one_rank(g, 11e-3, 1e-3);
 	}
 }
 
@@ -429,25 +451,15 @@ static void test_interference(void)
 static void test_interference_scale(void)
 {
 	for (int both = 0; both < 2; both++) {
-		plan_graph *g = plan_graph_new(1, 1);
-		g->interference = 0.25;
-		plan_task c = {sim_time_from_s(10e-3), 0, PLAN_STREAM_COMPUTE, PLAN_TASK_FWD, 0, 0, 0, 0, 0};
-		plan_task d = {sim_time_from_s(4e-3), 0, PLAN_STREAM_DP, PLAN_TASK_DP, 0, 0, 0, 0, 0};
+		plan_graph *g = compute_10ms();
+		plan_task d = dp_4ms();
 		plan_task t = {sim_time_from_s(2e-3), 0, PLAN_STREAM_TP, PLAN_TASK_TP, 0, 0, 0, 0, 0};
-		plan_graph_add(g, &c, NULL, 0);
 		uint32_t did = plan_graph_add(g, &d, NULL, 0);
 		CHECK_INT(plan_graph_set_scale(g, did, 0.5), SIM_OK);
 		if (both)
 			CHECK_INT(plan_graph_set_scale(g, plan_graph_add(g, &t, NULL, 0), 2.0), SIM_OK);
 		CHECK_INT(plan_graph_set_scale(g, 99, 1.0), SIM_EINVAL);
-		net_cluster cl = one_node();
-		exec_result *r = calloc(1, sizeof *r);
-		CHECK_INT(exec_replay(g, &cl, r), SIM_OK);
-		CHECK_NEAR(r->step_s, both ? 11.25e-3 : 10.5e-3, 1e-12);
-		CHECK_NEAR(r->classes[0].time_s[EXEC_CAT_COMPUTE], 10e-3, 1e-12);
-		check_sums(r);
-		free(r);
-		plan_graph_free(g);
+		check_one_rank(g, both ? 11.25e-3 : 10.5e-3, -1);
 	}
 }
 
