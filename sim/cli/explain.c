@@ -285,6 +285,7 @@ int cli_explain(int argc, char **argv)
 		printf("  Each figure: the formula, the scenario's values, the result; then what "
 		       "the simulated step gives.\n");
 		explain_params(stdout, &s->model);
+		explain_vocab(stdout, s);
 		explain_flops(stdout, s, r);
 		explain_memory(stdout, s, r);
 		explain_bubble(stdout, s, r);

@@ -138,9 +138,23 @@ static void clock_line(FILE *o, const plan_scenario *s)
 		        s->gpu.sustain_cap16 > 0 ? s->gpu.sustain_cap16 : 1.0);
 }
 
+void explain_vocab(FILE *o, const plan_scenario *s)
+{
+	if (s->model.vocab == s->vocab_model || s->vocab_model <= 0)
+		return;
+	int tp = s->plan.tp > 0 ? s->plan.tp : 1;
+	fprintf(o,
+	        "  V padded     the model's %d up to a multiple of [framework] vocab_multiple x tp =\n"
+	        "               %d x %d = %d: V = %d (%d dummy tokens; the embedding, logits and\n"
+	        "               loss run over them, model FLOPs and MFU count the model's %d)\n",
+	        s->vocab_model, s->fw.vocab_multiple, tp, s->fw.vocab_multiple * tp, s->model.vocab,
+	        s->model.vocab - s->vocab_model, s->vocab_model);
+}
+
 void explain_flops(FILE *o, const plan_scenario *s, const exec_result *r)
 {
-	const work_model *m = &s->model;
+	work_model fm = plan_flops_model(s); /* the model's vocabulary, not the padding */
+	const work_model *m = &fm;
 	char a[48], b[48], c[48];
 	double l = m->layers, h = m->hidden, sq = m->seq_len, q = m->heads * head_dim(m);
 	/* training: 6 FLOPs per weight and token (2 forward, 4 backward) and

@@ -295,7 +295,8 @@ static void graph_totals(const plan_scenario *s, plan_graph *g)
 		}
 	}
 	g->tokens = (double)p->global_batch * s->model.seq_len;
-	g->model_flops = work_model_flops(&s->model, g->tokens);
+	work_model fm = plan_flops_model(s);
+	g->model_flops = work_model_flops(&fm, g->tokens);
 	if (s->inference) /* the forward third of 2P + 4P per token */
 		g->model_flops /= 3.0;
 	if (s->train.frozen_layers > 0 && !s->inference) {
@@ -303,7 +304,7 @@ static void graph_totals(const plan_scenario *s, plan_graph *g)
 		 * share F_N (6 x matmul params + attention, per token) the
 		 * backward's two thirds are not needed, so MFU counts the
 		 * FLOPs this training needs */
-		work_model a = s->model, z = s->model;
+		work_model a = fm, z = fm;
 		a.layers = s->train.frozen_layers, z.layers = 0;
 		double fn = work_model_flops(&a, g->tokens) - work_model_flops(&z, g->tokens);
 		g->model_flops -= fn * 2.0 / 3.0;

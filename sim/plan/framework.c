@@ -124,6 +124,10 @@ const conf_key plan_framework_keys[] = {
         {"flash_impl", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "cudnn", flash_names, FK(flash_impl),
          "fused attention kernel: fa2 (FlashAttention-2, PyTorch SDPA), fa3 "
          "(FlashAttention-3), cudnn (cuDNN fused attention, Transformer Engine)"},
+        {"vocab_multiple", CONF_INT, SIM_UNIT_NONE, 0, 1 << 16, "128", NULL, FK(vocab_multiple),
+         "the vocabulary the layers run is the model's padded up to a multiple of "
+         "vocab_multiple x tp (Megatron's make_vocab_size_divisible_by, 128; nanotron's, 1); "
+         "0: the model's vocabulary as it is (Hugging Face and FSDP stacks)"},
         {"softmax_fused_max_seq", CONF_INT, SIM_UNIT_NONE, 0, 1 << 20, "0", NULL,
          FK(softmax_fused_max_seq),
          "unfused attention: the longest sequence Megatron's fused scale-mask-softmax kernel "

@@ -304,6 +304,8 @@ typedef struct plan_framework {
 	int dgrad_async;              /* plan_dgrad_async */
 	double op_overhead_s;         /* host time per operation (0 = CUDA graphs) */
 	int flash_impl;               /* hw_flash_impl: its fused attention kernel */
+	int vocab_multiple;           /* the vocabulary padded to a multiple of this x tp
+				       * (0: not padded; plan_pad_vocab) */
 	int softmax_fused_max_seq;    /* unfused attention: the longest key length
 				       * its fused scale-mask-softmax kernel takes
 				       * (0: every shape; work_shard) */
@@ -646,7 +648,11 @@ typedef struct plan_scenario {
 	bool inference; /* forward passes only (prefill): no backward, gradients or
 			 * optimizer; with offload_params the weights stream from the
 			 * host per layer (ZeRO-Inference) */
+	/* model.vocab is the vocabulary the layers run: the model file's
+	 * (vocab_model) padded by the framework for the plan's tp
+	 * (plan_pad_vocab); model FLOPs count vocab_model. */
 	work_model model;
+	int vocab_model;
 	hw_gpu gpu;
 	net_cluster cluster;
 	plan_spec plan;
@@ -824,6 +830,32 @@ double plan_bucket_bytes(const struct plan_scenario *s);
  * way (Transformer Engine's userbuffer GEMMs hold 3 of its workspaces).
  * tp_overlap may be NULL. */
 double plan_workspace_bytes(const plan_framework *fw, const hw_gpu *g, double *tp_overlap);
+
+/* The vocabulary a framework's layers run: the model's V padded up to a
+ * multiple of m = vocab_multiple x tp, ceil(V / m) x m, so that every TP
+ * rank holds an equal slice of the embedding, the logits and the loss
+ * (vocab_multiple 0: V). Megatron pads with dummy tokens
+ * (megatron/training/vocab_utils.py:47-59 at d98e8a64, 128 x tp by default,
+ * arguments.py:2441; Megatron-DeepSpeed the same, f4157bea
+ * megatron/tokenizer/tokenizer.py:58-70); nanotron by 1 x tp
+ * (src/nanotron/trainer.py:682-686, config.py:221 at 0e0a27ea); Megatron-
+ * Bridge where its recipe sets should_pad_vocab, as its performance recipes
+ * do (067f987d src/megatron/bridge/models/gpt_provider.py:266-271,
+ * perf_recipes/llama/b200/llama3.py:37). The padded rows are weights,
+ * logits and loss like the others: the GEMMs, the memory and the loss run
+ * over them. plan_pad_vocab sets s->model.vocab from s->vocab_model for the
+ * plan's tp (again after a sweep changes tp) and the nanotron balancing's
+ * lm_head cost with it. */
+int plan_padded_vocab(int vocab, int multiple, int tp);
+/* The model as MFU counts its FLOPs: the model file's vocabulary, not the
+ * padding (Megatron's own report counts the padded one, training.py:1302 at
+ * d98e8a64; model FLOPs are the model's, PaLM's definition). */
+work_model plan_flops_model(const plan_scenario *s);
+void plan_pad_vocab(plan_scenario *s);
+/* A padded vocabulary as an assumption printed on a case row ("vocabulary
+ * padded to 50304 (framework megatron-core: a multiple of 128 x tp 1)");
+ * false, buf untouched, when the plan runs the model's own. */
+bool plan_vocab_assumption(const plan_scenario *s, char *buf, size_t len);
 
 /* Micro-batches per step per pipeline: global_batch / (micro_batch * dp). */
 int plan_microbatches(const plan_spec *p);

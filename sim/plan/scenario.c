@@ -522,22 +522,54 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	step_gpu(s, &s->gpu);
 	s->plan.uneven = s->fw.uneven;
 	s->plan.mtp_units = s->model.mtp_layers;
-	/* the block costs of nanotron's balancing (PLAN_UNEVEN_COST), as its
-	 * Llama computes them (models/llama.py:913-925 at 0e0a27ea): a decoder
-	 * layer 4 a d h + 3 f h (its attention and MLP weights, K and V counted
-	 * as Q whatever the K/V heads), the lm_head V h */
-	{
-		int hd = s->model.head_dim > 0 ? s->model.head_dim
-			 : s->model.heads > 0 ? s->model.hidden / s->model.heads : 0;
-		double h = s->model.hidden;
-		s->plan.cost_layer = 4.0 * s->model.heads * hd * h + 3.0 * (double)s->model.ffn * h;
-		s->plan.cost_head = (double)s->model.vocab * h;
-	}
+	s->vocab_model = s->model.vocab;
+	plan_pad_vocab(s);
 	char bad[64]; /* a bad list is plan_check's error */
 	if (work_recompute_parse(s->plan.recompute_modules, &s->plan.recompute_mask, bad,
 				 sizeof bad) != SIM_OK)
 		s->plan.recompute_mask = 0;
 	return other_gpu(s, diag);
+}
+
+int plan_padded_vocab(int vocab, int multiple, int tp)
+{
+	if (multiple <= 0 || vocab <= 0)
+		return vocab;
+	int64_t m = (int64_t)multiple * (tp > 0 ? tp : 1);
+	int64_t v = (vocab + m - 1) / m * m;
+	return v > INT32_MAX ? vocab : (int)v;
+}
+
+bool plan_vocab_assumption(const plan_scenario *s, char *buf, size_t len)
+{
+	if (s->vocab_model <= 0 || s->model.vocab == s->vocab_model)
+		return false;
+	snprintf(buf, len, "vocabulary padded to %d (framework %s: a multiple of %d x tp %d)",
+		 s->model.vocab, s->fw.name, s->fw.vocab_multiple, s->plan.tp);
+	return true;
+}
+
+work_model plan_flops_model(const plan_scenario *s)
+{
+	work_model m = s->model;
+	if (s->vocab_model > 0)
+		m.vocab = s->vocab_model;
+	return m;
+}
+
+void plan_pad_vocab(plan_scenario *s)
+{
+	s->model.vocab = plan_padded_vocab(s->vocab_model, s->fw.vocab_multiple, s->plan.tp);
+	/* the block costs of nanotron's balancing (PLAN_UNEVEN_COST), as its
+	 * Llama computes them (models/llama.py:913-925 at 0e0a27ea, on the
+	 * padded vocabulary: trainer.py pads it first): a decoder layer 4 a d h
+	 * + 3 f h (its attention and MLP weights, K and V counted as Q whatever
+	 * the K/V heads), the lm_head V h */
+	int hd = s->model.head_dim > 0 ? s->model.head_dim
+		 : s->model.heads > 0 ? s->model.hidden / s->model.heads : 0;
+	double h = s->model.hidden;
+	s->plan.cost_layer = 4.0 * s->model.heads * hd * h + 3.0 * (double)s->model.ffn * h;
+	s->plan.cost_head = (double)s->model.vocab * h;
 }
 
 /* Read and check a scenario whose document s->doc is loaded (rc = the load's

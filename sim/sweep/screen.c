@@ -173,6 +173,7 @@ static int screen_fast(screen_ctx *c, const size_t *idx, sweep_plan *p)
 	if (c->derive)
 		s.plan.dp = p->dp;
 	p->dp = s.plan.dp;
+	plan_pad_vocab(&s); /* the plan's tp pads the vocabulary */
 	sim_diag_clear(c->diag);
 	if (plan_check(&s, c->diag) != SIM_OK) {
 		p->status = SWEEP_INVALID;

@@ -389,12 +389,6 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		valid_assume(assumed, alen, "framework %s%s", profile, st ? " (stacks.csv)" : "");
 	bool swiglu = valid_swiglu(get(c, row, "model"), profile, hidden, ffn, assumed, alen);
 	long vocab = atol(valid_arch_value(c, row, rec, "vocab", rv, sizeof rv));
-	if (strstr(note, "padded to a multiple of 128*tp") || strstr(note, "padded by Megatron")) {
-		long q = 128 * tp;
-		vocab = (vocab + q - 1) / q * q;
-		valid_assume(assumed, alen,
-		             "vocabulary padded to %ld (Megatron: a multiple of 128 x tp)", vocab);
-	}
 	/* the rank that measured it */
 	*stage = strstr(note, "LAST rank") ? (int)pp - 1 : 0;
 	long gb = *get(c, row, "global_batch") ? atol(get(c, row, "global_batch")) : 0;
@@ -622,6 +616,9 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 			v->predicted = counter(&p, get(c, row, "memory_kind"), &cn) / 1073741824.0;
 		v->status = VALID_OK;
 		v->error = v->oom_run ? NAN : (v->predicted - v->measured) / v->measured;
+		char vp[160];
+		if (plan_vocab_assumption(s, vp, sizeof vp))
+			valid_assume(v->assumed, sizeof v->assumed, "%s", vp);
 		char ms[80];
 		snprintf(ms, sizeof ms, "%s counter, stage %d", cn, stage);
 		size_t n = strlen(v->assumed);

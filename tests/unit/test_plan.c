@@ -806,6 +806,7 @@ static void test_framework_default(void)
 		CHECK_INT(x->zero2_reduce, y->zero2_reduce);
 		CHECK_INT(x->zero_grad_op, y->zero_grad_op);
 		CHECK_INT(x->uneven, y->uneven);
+		CHECK_INT(x->vocab_multiple, y->vocab_multiple);
 		CHECK_NEAR(x->op_overhead_s, y->op_overhead_s, 0);
 		CHECK_INT(x->flash_impl, y->flash_impl);
 		CHECK_INT(x->zero3_gathers, y->zero3_gathers);
@@ -852,6 +853,55 @@ static void test_framework_default(void)
 	}
 	plan_scenario_free(a);
 	plan_scenario_free(b);
+	sim_diag_free(d);
+}
+
+/* Megatron's vocabulary padding (plan_pad_vocab): V up to a multiple of
+ * vocab_multiple x tp, ceil(V / m) m. GPT-3 on tp 8 (gpt3-175b-selene.ini,
+ * megatron-core's 128): 50257 -> 51200 (50 x 1024), 943 dummy rows of h =
+ * 12288 on the embedding, 943 x 12288 / 8 more weights per rank of stage 0;
+ * model FLOPs count the model's 50257, the step the padded logits. */
+static void test_vocab_padding(void)
+{
+	CHECK_INT(plan_padded_vocab(50257, 128, 1), 50304);   /* 393 x 128 */
+	CHECK_INT(plan_padded_vocab(50257, 128, 4), 50688);   /* 99 x 512 */
+	CHECK_INT(plan_padded_vocab(50257, 1, 8), 50264);     /* nanotron: 6283 x 8 */
+	CHECK_INT(plan_padded_vocab(128256, 128, 8), 129024); /* Llama 3: 126 x 1024 */
+	CHECK_INT(plan_padded_vocab(51200, 128, 8), 51200);   /* already a multiple */
+	CHECK_INT(plan_padded_vocab(50257, 0, 8), 50257);     /* not padded */
+	const char *off[] = {"framework.vocab_multiple=0"}, *tp4[] = {"parallel.tp=4",
+								  "parallel.dp=16"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *a = NULL, *b = NULL, *c = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/gpt3-175b-selene.ini", NULL, 0, d, &a), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/gpt3-175b-selene.ini", off, 1, d, &b), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/gpt3-175b-selene.ini", tp4, 2, d, &c), SIM_OK);
+	sim_diag_print(d, stderr);
+	if (a && b && c) {
+		CHECK_INT(a->vocab_model, 50257);
+		CHECK_INT(a->model.vocab, 51200);
+		CHECK_INT(b->model.vocab, 50257);
+		CHECK_INT(c->model.vocab, 50688);
+		CHECK_NEAR(plan_rank_embedding(a) - plan_rank_embedding(b), 943.0 * 12288 / 8, 1e-12);
+		work_model fa = plan_flops_model(a), fb = plan_flops_model(b);
+		CHECK_INT(fa.vocab, 50257);
+		CHECK_NEAR(work_model_flops(&fa, 1), work_model_flops(&fb, 1), 1e-15);
+		char why[160] = "";
+		CHECK(plan_vocab_assumption(a, why, sizeof why));
+		CHECK_STR(why, "vocabulary padded to 51200 (framework megatron-core: a multiple of "
+			       "128 x tp 8)");
+		CHECK(!plan_vocab_assumption(b, why, sizeof why));
+		/* the padded logits take longer; the same model FLOPs */
+		exec_result *r = malloc(2 * sizeof *r);
+		if (r && exec_run(a, &r[0]) == SIM_OK && exec_run(b, &r[1]) == SIM_OK) {
+			CHECK(r[0].step_s > r[1].step_s);
+			CHECK(r[0].mfu < r[1].mfu);
+		}
+		free(r);
+	}
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+	plan_scenario_free(c);
 	sim_diag_free(d);
 }
 
@@ -2314,6 +2364,7 @@ int main(void)
 	test_sustain();
 	test_label();
 	test_framework_default();
+	test_vocab_padding();
 	test_zero2_accumulation();
 	test_fsdp_reduce_passes();
 	test_fsdp_casts();
