@@ -356,6 +356,11 @@ void explain_optimizer(FILE *o, const plan_scenario *s, const exec_result *r)
 		                     sizeof a),
 		        explain_unit(host, SIM_UNIT_TIME, bb, sizeof bb),
 		        s->fw.flat_params ? " (a tensor: an FSDP unit's flat parameter)" : "");
+	if (host > 0 && plan_optimizer_in_shard(s))
+		fprintf(o, "               tensors: the busiest rank's, %.4g per layer its FSDP1 flat shard "
+		           "meets\n               (use_orig_params: the others' grad is None; "
+		           "params_in_shard)\n",
+		        tensors);
 	if (host > 0 && s->fw.optimizer_item_sync)
 		fprintf(o,
 		        "  sync         optimizer_item_sync: each tensor's .item() waits for the "

@@ -322,6 +322,10 @@ const conf_key plan_framework_keys[] = {
         {"flat_params", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(flat_params),
          "the optimizer steps one flat parameter per wrapped unit, its shard (FSDP1 with "
          "use_orig_params = False), not the model's tensors"},
+        {"params_in_shard", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(params_in_shard),
+         "FSDP1 with use_orig_params = True: a rank's optimizer sees only the parameters its "
+         "flat shard holds (the others' grad is None), so a per-tensor step loops over the "
+         "busiest rank's tensors, not every tensor of the layer"},
         {"optimizer_item_sync", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
          FK(optimizer_item_sync),
          "the per-tensor step (optimizer_impl = single) reads each tensor's step count back "

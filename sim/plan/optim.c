@@ -196,6 +196,8 @@
  */
 #include "plan.h"
 
+#include <math.h>
+
 /* Fractions of the copy rate (derived in the header comment). */
 #define OPTIM_STREAM_MTA         0.741 /* multi_tensor_apply, float math */
 #define OPTIM_STREAM_TORCH_FUSED 0.577 /* torch's fused Adam(W), fp64 scalars */
@@ -212,6 +214,69 @@ static double tensors_per_layer(const work_model *m)
 {
 	double lin = 4.0 + (m->act == WORK_ACT_SWIGLU ? 3.0 : 2.0);
 	return lin * (m->bias ? 2.0 : 1.0) + 2.0;
+}
+
+/* The layer's parameter tensors in the order a pre-norm block registers
+ * them (MPT's blocks.py: norm_1, attention, norm_2, FFN; the same set as
+ * tensors_per_layer): the first norm, q, k, v and the output projection,
+ * the second norm, the gate (SwiGLU), the up and the down projection, each
+ * linear followed by its bias where the model has them; elements per
+ * tensor into `sz` (at least 16 entries), the count returned. */
+static int layer_tensor_sizes(const work_model *m, double *sz)
+{
+	double h = m->hidden, d = m->head_dim > 0 ? m->head_dim : (double)m->hidden / m->heads;
+	double q = m->heads * d, kv = (m->kv_heads > 0 ? m->kv_heads : m->heads) * d, f = m->ffn;
+	bool glu = m->act == WORK_ACT_SWIGLU;
+	/* elements of each weight and its bias, with the norms as weights
+	 * without one: norm 1, q, k, v, o, norm 2, [gate,] up, down */
+	const double w[9][2] = {{h, 0},     {h * q, q}, {h * kv, kv}, {h * kv, kv}, {q * h, h},
+				{h, 0},     {h * f, f}, {h * f, f},   {f * h, h}};
+	int n = 0;
+	for (int i = 0; i < 9; i++) {
+		if (i == 6 && !glu)
+			continue; /* the gate: SwiGLU's alone */
+		sz[n++] = w[i][0];
+		if (m->bias && w[i][1] > 0)
+			sz[n++] = w[i][1];
+	}
+	return n;
+}
+
+/* FSDP1 with use_orig_params = True flattens a unit's tensors end to end
+ * into one FlatParameter and gives each of its w ranks an equal slice,
+ * ceil(N / w) elements of the N (the last padded); after the backward a
+ * parameter outside a rank's slice gets grad = None (torch 2.6.0
+ * distributed/fsdp/_flat_param.py:2184-2185, _use_sharded_grad_views;
+ * Debian python3-torch 2.6.0+dfsg-7), so an optimizer that skips None
+ * gradients (Composer's DecoupledAdamW, decoupled_weight_decay.py:295-296
+ * at v0.16.4) steps on each rank only the tensors its slice meets: every
+ * tensor once, plus once more for each slice boundary falling inside it.
+ * The step ends with the busiest rank's, so this is the most tensors any
+ * of the w slices meets, counted exactly over the layer's layout
+ * (layer_tensor_sizes). O01's MPT-1b layer (h 2048, GELU, biases: 14
+ * tensors, 50.3 M elements) on 8 ranks: 6.29 M per slice; slice 2 holds
+ * the end of v, its bias, the output projection and its bias, the second
+ * norm and the start of the up projection: 6 of the 14. */
+static double busiest_slice_tensors(const work_model *m, int w)
+{
+	double sz[16], total = 0;
+	int n = layer_tensor_sizes(m, sz);
+	for (int i = 0; i < n; i++)
+		total += sz[i];
+	if (w <= 1 || total <= 0)
+		return n;
+	double len = ceil(total / w);
+	int most = 0;
+	for (int r = 0; r < w; r++) {
+		double lo = r * len, hi = lo + len, at = 0;
+		int k = 0;
+		for (int i = 0; i < n; i++) {
+			k += at < hi && at + sz[i] > lo; /* [at, at + sz) meets [lo, hi) */
+			at += sz[i];
+		}
+		most = k > most ? k : most;
+	}
+	return most;
 }
 
 /* What runs the update, its stream fraction and where that comes from;
@@ -322,6 +387,14 @@ double plan_optimizer_bytes(const plan_scenario *s)
 	return c.step_bytes + c.norm_bytes + c.cast_bytes + c.clip_bytes;
 }
 
+bool plan_optimizer_in_shard(const plan_scenario *s)
+{
+	int dpg, shard, edp;
+	plan_group_sizes(&s->plan, &dpg, &shard, &edp);
+	return s->fw.params_in_shard && !s->fw.flat_params && s->train.lora_rank <= 0 &&
+	       s->plan.zero >= 2 && shard > 1;
+}
+
 double plan_optimizer_host_time(const plan_scenario *s, int stage, double *tensors)
 {
 	*tensors = 0;
@@ -331,9 +404,12 @@ double plan_optimizer_host_time(const plan_scenario *s, int stage, double *tenso
 		return 0;
 	/* LoRA: an A and a B matrix per adapted module; one flat parameter per
 	 * layer (FSDP unit) with flat_params */
+	int dpg, shard, edp;
+	plan_group_sizes(&s->plan, &dpg, &shard, &edp);
 	*tensors = s->fw.flat_params          ? 1.0
 		   : s->train.lora_rank > 0 ? 2.0 * __builtin_popcount(s->train.lora_mask)
-					    : tensors_per_layer(&s->model);
+		   : plan_optimizer_in_shard(s) ? busiest_slice_tensors(&s->model, shard)
+						: tensors_per_layer(&s->model);
 	return plan_stage_layers(s, stage) * *tensors * SINGLE_TENSOR_PASSES *
 	       (s->gpu.launch_s + s->gpu.framework_s);
 }

@@ -411,6 +411,9 @@ typedef struct plan_framework {
 	bool flat_params;             /* the optimizer steps one flat parameter per
 				       * wrapped unit (FSDP1, use_orig_params =
 				       * False), its shard, not the model's tensors */
+	bool params_in_shard;         /* FSDP1's use_orig_params: a rank's optimizer
+				       * steps the parameters its flat shard holds
+				       * (optim.c, plan_optimizer_host_time) */
 	int optimizer_impl;           /* plan_optim_impl */
 	bool optimizer_item_sync;     /* the per-tensor loop (optimizer_impl =
 				       * single) reads each tensor's step count
@@ -1346,6 +1349,10 @@ void plan_optimizer_cost(const plan_scenario *s, plan_optim_cost *c);
  * kernels (or, with optimizer_item_sync, adds to them tensor by tensor:
  * optim.c); 0 (and *tensors 0) for a multi-tensor step. */
 double plan_optimizer_host_time(const plan_scenario *s, int stage, double *tensors);
+/* Whether that step loops over the busiest rank's tensors of its FSDP1 flat
+ * shard ([framework] params_in_shard under ZeRO >= 2 on more than one shard
+ * rank, without flat_params or LoRA), not every tensor of a layer. */
+bool plan_optimizer_in_shard(const plan_scenario *s);
 
 /* The gradient and weight bytes one rank of `stage` reduces or gathers over
  * data parallelism, as the sweep pre-screen's time model reads them (the

@@ -787,7 +787,7 @@ static void test_param_master(void)
 }
 
 /* The optimizer step tensor by tensor (optimizer_impl = single: Composer's
- * DecoupledAdamW under llm-foundry.ini, torch's foreach=False) holds the
+ * DecoupledAdamW under llm-foundry-torch1.13.ini, torch's foreach=False) holds the
  * temporaries of one tensor: `(exp_avg_sq.sqrt() / c).add_(eps)` keeps
  * sqrt(v) and the quotient, 2 x the tensor's elements x 4 B. MPT-30B (h 7168,
  * f 28672 = 4h, 48 layers, no biases, LayerNorm weight and bias) on 8 GPUs,
@@ -803,7 +803,7 @@ static void test_param_master(void)
  * flat_params (4 attention and 2 MLP linears, 2 norms), with the profile's
  * per-tensor .item() turned off (then on, below). */
 #define MPT30B                                                                                     \
-	"include = topologies/frameworks/llm-foundry.ini\n"                                        \
+	"include = topologies/frameworks/llm-foundry-torch1.13.ini\n"                              \
 	"include = topologies/nodes/dgx-h100.ini\n"                                                \
 	"include = topologies/gpus/h100-sxm5-80g.ini\n"                                            \
 	"[scenario]\nname = t\n[model]\nname = mpt-30b\nlayers = 48\nhidden = 7168\nheads = 56\n"  \

@@ -181,6 +181,65 @@ static void test_item_sync(void)
 	}
 }
 
+/* FSDP1's use_orig_params ([framework] params_in_shard): a rank steps only
+ * the tensors its slice of the unit's flat parameter meets, and the busiest
+ * rank sets the step. MPT-1b's layer (O01: h 2048, 16 heads, ffn 8192,
+ * GELU, biases) in a pre-norm block's order: norm 2048, q, k, v 4,194,304
+ * each with a 2048 bias, the output projection 4,194,304 + 2048, norm 2048,
+ * up 16,777,216 + 8192, down 16,777,216 + 2048: 14 tensors, 50,354,176
+ * elements. On 8 ranks a slice is 6,294,272: slice 0 meets the norm, q, its
+ * bias and k (4); slice 1 [6.29 M, 12.59 M) k, its bias and v (3); slice 2
+ * [12.59 M, 18.88 M) the end of v (12,589,056 + 2048 > 12,588,544), its
+ * bias, the output projection and its bias, the norm and the start of up
+ * (6, the most); then 1, 1, 3, 1 and 2. Llama 3.2 1B's (32 heads of 64, 8
+ * K/V heads, SwiGLU 8192, no biases: 9 tensors, 60,821,504) on 4 ranks:
+ * slice 0 [0, 15,205,376) meets the norm, q, k, v, o, the norm and the gate,
+ * which starts at 10,489,856 (7); the others 2, 2 and 1. Without
+ * params_in_shard every rank steps all of the layer's tensors, with
+ * flat_params one. */
+static void test_params_in_shard(void)
+{
+	const char *mpt =
+	        "include = topologies/nodes/dgx-h100.ini\n"
+	        "include = topologies/frameworks/llm-foundry.ini\n"
+	        "[scenario]\nname = t\n[model]\nname = m\nlayers = 24\nhidden = 2048\n"
+	        "heads = 16\nkv_heads = 16\nffn = 8192\nvocab = 50368\nseq_len = 2048\n"
+	        "activation = gelu\nnorm = layernorm\nbias = true\n"
+	        "[node]\ngpus = 8\n[cluster]\nname = c\nnodes = 1\n"
+	        "[parallel]\ndp = 8\nglobal_batch = 112\nmicro_batch = 14\nzero = 3\n"
+	        "[train]\nprecision = bf16\n";
+	plan_scenario *s = scen_load(mpt);
+	if (s) {
+		double t, host = plan_optimizer_host_time(s, 0, &t);
+		CHECK_NEAR(t, 6, 0);
+		double h = s->gpu.launch_s + s->gpu.framework_s;
+		CHECK_NEAR(host, 24 * 6 * 8 * h, 1e-15);
+		s->fw.params_in_shard = false;
+		plan_optimizer_host_time(s, 0, &t);
+		CHECK_NEAR(t, 14, 0);
+		s->fw.flat_params = true;
+		plan_optimizer_host_time(s, 0, &t);
+		CHECK_NEAR(t, 1, 0);
+		plan_scenario_free(s);
+	}
+	plan_scenario *l = scen_load("include = models/llama3.2-1b.ini\n"
+	                             "include = topologies/nodes/dgx-h100.ini\n"
+	                             "include = topologies/frameworks/llm-foundry.ini\n"
+	                             "[scenario]\nname = t\n[node]\ngpus = 4\n"
+	                             "[cluster]\nname = c\nnodes = 1\n[parallel]\ndp = 4\n"
+	                             "global_batch = 4\nmicro_batch = 1\nzero = 3\n"
+	                             "[train]\nprecision = bf16\n");
+	if (l) {
+		double t;
+		plan_optimizer_host_time(l, 0, &t);
+		CHECK_NEAR(t, 7, 0);
+		l->plan.zero = 0; /* nothing sharded: every tensor */
+		plan_optimizer_host_time(l, 0, &t);
+		CHECK_NEAR(t, 9, 0);
+		plan_scenario_free(l);
+	}
+}
+
 /* foreach AdamW's temporaries (memwalk.c; framework.c's foreach_temps and
  * its torch sources): sqrt(v) alone from torch 2.6 (1 list), sqrt(v) and the
  * out-of-place denominator in 1.13 (2). A list is the states' elements in
@@ -245,5 +304,6 @@ int main(void)
 	test_parts();
 	test_foreach_temps();
 	test_item_sync();
+	test_params_in_shard();
 	return check_done();
 }
