@@ -349,10 +349,10 @@ void explain_optimizer(FILE *o, const plan_scenario *s, const exec_result *r)
 	fprintf(o, " = %s\n", explain_unit(t, SIM_UNIT_TIME, a, sizeof a));
 	if (host > 0)
 		fprintf(o,
-		        "  host         %d layers x %.4g tensors x 8 launches x (launch + op_overhead "
-		        "%s) = %s%s\n",
+		        "  host         %d layers x %.4g tensors x 8 launches x (launch + "
+		        "optimizer_op_overhead %s) = %s%s\n",
 		        plan_stage_layers(s, 0), tensors,
-		        explain_unit(s->gpu.launch_s + s->gpu.framework_s, SIM_UNIT_TIME, a,
+		        explain_unit(s->gpu.launch_s + s->fw.optimizer_op_overhead_s, SIM_UNIT_TIME, a,
 		                     sizeof a),
 		        explain_unit(host, SIM_UNIT_TIME, bb, sizeof bb),
 		        s->fw.flat_params ? " (a tensor: an FSDP unit's flat parameter)" : "");

@@ -264,6 +264,11 @@ const conf_key plan_framework_keys[] = {
          * measured (the profiles say so); CUDA graphs set 0. */
         {"op_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 1, "30.6 us", NULL, FK(op_overhead_s),
          "host time per operation beside its kernel launch (0 = CUDA graphs)"},
+        {"optimizer_op_overhead", CONF_QTY, SIM_UNIT_TIME, 0, 1, "8.1 us", NULL,
+         FK(optimizer_op_overhead_s),
+         "host time beside its kernel launch of each operation of a tensor-by-tensor optimizer "
+         "step (optimizer_impl = single): bare tensor operations under no_grad, cheaper than "
+         "the model code's op_overhead (tools/measured/composer-adamw-host)"},
         /* memory: what the framework keeps alive (memory.c, memwalk.c) */
         {"saved_tensors", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "fused", saved_names, FK(saved_tensors),
          "what a layer keeps for its backward: fused (Megatron/TE, Korthikanti's count), "

@@ -25,8 +25,8 @@
  *           torch/optim/adamw.py:609-675, the passes of _multi_tensor_adamw).
  *   single  the same passes parameter by parameter (_single_tensor_adam,
  *           foreach=False): the bytes of foreach, but 8 kernel launches per
- *           parameter tensor, each costing the host its launch and the
- *           framework's per-op overhead; the step takes the longer of the
+ *           parameter tensor, each costing the host its launch and
+ *           optimizer_op_overhead (below); the step takes the longer of the
  *           GPU's bytes and the host's launches (as a run of kernels in
  *           plan_build), host-bound for many small tensors. Composer's
  *           DecoupledAdamW (llm-foundry's optimizer) is such a loop, its
@@ -47,7 +47,7 @@
  *           torch/optim/adam.py:212-216, Debian python3-torch 1.13.1+dfsg-4):
  *           no wait there (lightning-ddp.ini). With the wait, host and GPU
  *           take turns: a tensor's n = 8 passes, each costing the host h =
- *           launch + op_overhead and the GPU g (the tensor's update bytes at
+ *           launch + optimizer_op_overhead and the GPU g (the tensor's update bytes at
  *           the copy rate over n, the passes taken as equal), issued at h,
  *           2h, ... nh, run first-in first-out, the last ending at
  *             h + g + (n - 1) max(h, g)
@@ -203,7 +203,23 @@
 #define OPTIM_STREAM_TORCH_FUSED 0.577 /* torch's fused Adam(W), fp64 scalars */
 
 /* Kernel passes per parameter tensor in _single_tensor_adam's loop (the
- * passes listed above). */
+ * passes listed above). Each costs the host launch_overhead +
+ * [framework] optimizer_op_overhead, not the model code's op_overhead: the
+ * loop's operations are bare in-place and elementwise tensor calls under
+ * torch.no_grad, no module, hook or autograd recording around them. On the
+ * H200 host that gave op_overhead (run 1 of tools/measured/h200-training,
+ * 39.3 us per kernel of the model's forward and backward, 34.6 pooled with
+ * run 2), ops.csv times such calls on CUDA tensors, the launch included:
+ * add_ 12.94 us, add and mul 16.91 and 17.30 (out of place). A
+ * DecoupledAdamW tensor issues 10 host operations: 7 in place (the count's
+ * increment, mul_, add_, mul_, addcmul_, add_, addcdiv_) at add_'s, 2 out of
+ * place (sqrt, the division) at their mean, and the .item() taken as an
+ * in-place call: (8 x 12.94 + 2 x 17.1) / 10 = 13.77 us, 0.350 of the same
+ * run's 39.3; scaled to the pooled 34.6, 12.1 us, less the 4 us launch: 8.1
+ * us (the key's default). The same loop on tiny CPU tensors on this
+ * project's VM (tools/measured/composer-adamw-host) takes 27-67 us per
+ * tensor over five runs: 3-7 us an operation before CUDA's dispatch and
+ * launch. */
 #define SINGLE_TENSOR_PASSES 8.0
 
 /* Parameter tensors per layer on one rank: the linear weights (q, k, v and
@@ -411,7 +427,7 @@ double plan_optimizer_host_time(const plan_scenario *s, int stage, double *tenso
 		   : plan_optimizer_in_shard(s) ? busiest_slice_tensors(&s->model, shard)
 						: tensors_per_layer(&s->model);
 	return plan_stage_layers(s, stage) * *tensors * SINGLE_TENSOR_PASSES *
-	       (s->gpu.launch_s + s->gpu.framework_s);
+	       (s->gpu.launch_s + s->fw.optimizer_op_overhead_s);
 }
 
 /* Of local parameters, the share b's stage trains. */

@@ -303,6 +303,8 @@ typedef struct plan_framework {
 	int uneven;                   /* plan_uneven */
 	int dgrad_async;              /* plan_dgrad_async */
 	double op_overhead_s;         /* host time per operation (0 = CUDA graphs) */
+	double optimizer_op_overhead_s; /* a per-tensor optimizer step's host time per
+					 * operation beyond its launch (optim.c) */
 	int flash_impl;               /* hw_flash_impl: its fused attention kernel */
 	int vocab_multiple;           /* the vocabulary padded to a multiple of this x tp
 				       * (0: not padded; plan_pad_vocab) */

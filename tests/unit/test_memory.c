@@ -799,7 +799,7 @@ static void test_param_master(void)
  * 361,037,824 (the MLP's h x f: 205,520,896), its dim-0 shard 45,129,728:
  * 361,037,824 B. foreach (2 lists, torch 1.13)
  * holds 2 x 4 B x all 3.75 G local elements instead. Its time: 48 flat
- * parameters x 8 passes x (launch + op_overhead), 8 tensors a layer without
+ * parameters x 8 passes x (launch + optimizer_op_overhead), 8 tensors a layer without
  * flat_params (4 attention and 2 MLP linears, 2 norms), with the profile's
  * per-tensor .item() turned off (then on, below). */
 #define MPT30B                                                                                     \
@@ -835,14 +835,14 @@ static void test_single_step(void)
 	CHECK_NEAR(single - fused, 2 * shard * 4, 1e-9);
 	CHECK_NEAR(unflat - fused, 2 * emb * 4, 1e-9);
 	plan_scenario *s =
-	        scen_load(MPT30B "[framework]\nop_overhead = 1 ms\noptimizer_item_sync = false\n");
+	        scen_load(MPT30B "[framework]\noptimizer_op_overhead = 1 ms\noptimizer_item_sync = false\n");
 	if (s) {
 		double local = plan_local_params(s, 0);
 		CHECK_NEAR(fe - fused, 2 * local * 4, 1e-9);
 		CHECK_NEAR(plan_step_tensor_max(s, 0), shard, 1e-12);
 		/* 1 ms a launch: host-bound, 48 x 8 operations */
 		double gpu = hw_mem_time(&s->gpu, local * plan_optimizer_bytes(s));
-		double host = 48 * 8 * (s->gpu.launch_s + s->gpu.framework_s);
+		double host = 48 * 8 * (s->gpu.launch_s + s->fw.optimizer_op_overhead_s);
 		CHECK(host > gpu);
 		CHECK_NEAR(plan_optimizer_time(s, 0, local), host, 1e-12);
 		/* with llm-foundry's optimizer_item_sync (plan/optim.c): a pass
@@ -853,16 +853,16 @@ static void test_single_step(void)
 		plan_optim_cost c;
 		plan_optimizer_cost(s, &c);
 		CHECK_NEAR(plan_optimizer_time(s, 0, local),
-			   480 * (s->gpu.launch_s + s->gpu.framework_s) +
+			   480 * (s->gpu.launch_s + s->fw.optimizer_op_overhead_s) +
 				   hw_mem_time(&s->gpu, local * c.norm_bytes),
 			   1e-9);
 		plan_scenario_free(s);
 	}
-	s = scen_load(MPT30B "[framework]\nop_overhead = 1 ms\nflat_params = false\n"
+	s = scen_load(MPT30B "[framework]\noptimizer_op_overhead = 1 ms\nflat_params = false\n"
 	                     "optimizer_item_sync = false\n");
 	if (s) {
 		CHECK_NEAR(plan_step_tensor_max(s, 0), emb, 1e-12);
-		double host = 48 * 8 * 8 * (s->gpu.launch_s + s->gpu.framework_s);
+		double host = 48 * 8 * 8 * (s->gpu.launch_s + s->fw.optimizer_op_overhead_s);
 		CHECK_NEAR(plan_optimizer_time(s, 0, plan_local_params(s, 0)), host, 1e-12);
 		plan_scenario_free(s);
 	}

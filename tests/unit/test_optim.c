@@ -147,8 +147,8 @@ static void test_parts(void)
 /* optimizer_item_sync (optim.c): Composer's DecoupledAdamW reads each
  * tensor's step count back from the GPU, so host and GPU take turns. The
  * 1B shape in pure bf16 (16 layers, 9 tensors each: q, k, v, o, gate, up,
- * down, two norms; 144 tensors), h = launch + op_overhead = 4 + 30.6 =
- * 34.6 us, the update 42 B x 1.4985e9 at the copy rate 4.224 TB/s = 14.900
+ * down, two norms; 144 tensors), with optimizer_op_overhead set to the
+ * model code's op_overhead, h = 4 + 30.6 = 34.6 us, the update 42 B x 1.4985e9 at the copy rate 4.224 TB/s = 14.900
  * ms, so a pass g = 14.900 ms / (144 x 8) = 12.93 us < h:
  *   a tensor max(9h, h + g + 7 max(h, g)) = max(311.4, 289.7) = 311.4 us,
  *   the step 144 h (increments) + 144 x 311.4 us + one overhead (34.6 us)
@@ -157,13 +157,29 @@ static void test_parts(void)
  * One flat parameter per layer (flat_params): 16 tensors, g = 14.900 ms /
  * 128 = 116.4 us > h: a tensor h + 8 g = 965.9 us, the step 16 h + 16 x
  * 965.9 us + 34.6 us = 16.042 ms against max(4.429, 14.935) ms: 32 h =
- * 1.107 ms more (2 N h, N = 16: the GPU-bound chain hides nothing else). */
+ * 1.107 ms more (2 N h, N = 16: the GPU-bound chain hides nothing else).
+ * At the key's default, 8.1 us (optim.c: DecoupledAdamW's bare calls), h =
+ * 12.1 us < g: a tensor h + 8 g, the step 144 h + 144 (h + 8 g) + 34.6 us
+ * = 288 h + 14.900 ms + 34.6 us = 18.419 ms against the GPU-bound 14.935:
+ * 288 h = 3.485 ms more. */
 static void test_item_sync(void)
 {
+	plan_scenario *d = load("llama3.2-1b", "single", false);
+	if (d) {
+		double h = d->gpu.launch_s + d->fw.optimizer_op_overhead_s;
+		CHECK_NEAR(h, 12.1e-6, 1e-9);
+		double base = step_ms(d);
+		d->fw.optimizer_item_sync = true;
+		double sync = step_ms(d);
+		CHECK_NEAR(base, 14.935, 0.001);
+		CHECK_NEAR(sync - base, 288 * h * 1e3, 1e-9);
+		plan_scenario_free(d);
+	}
 	for (int flat = 0; flat < 2; flat++) {
 		plan_scenario *s = load("llama3.2-1b", "single", false);
 		s->fw.flat_params = flat;
-		double h = s->gpu.launch_s + s->gpu.framework_s;
+		s->fw.optimizer_op_overhead_s = s->gpu.framework_s; /* the host-bound branch */
+		double h = s->gpu.launch_s + s->fw.optimizer_op_overhead_s;
 		CHECK_NEAR(h, 34.6e-6, 1e-9);
 		double base = step_ms(s);
 		s->fw.optimizer_item_sync = true;
@@ -212,7 +228,7 @@ static void test_params_in_shard(void)
 	if (s) {
 		double t, host = plan_optimizer_host_time(s, 0, &t);
 		CHECK_NEAR(t, 6, 0);
-		double h = s->gpu.launch_s + s->gpu.framework_s;
+		double h = s->gpu.launch_s + s->fw.optimizer_op_overhead_s;
 		CHECK_NEAR(host, 24 * 6 * 8 * h, 1e-15);
 		s->fw.params_in_shard = false;
 		plan_optimizer_host_time(s, 0, &t);
