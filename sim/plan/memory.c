@@ -364,6 +364,17 @@ double plan_step_tensor_max(const plan_scenario *s, int stage)
 	if (last && (m->untied_embeddings || p->pp > 1))
 		emb = (double)m->vocab * h / p->tp;
 	double big = lin > emb ? lin : emb;
+	if (plan_optimizer_in_shard(s)) {
+		/* FSDP1 with use_orig_params: the rank steps each tensor's piece
+		 * in its slice of the unit's flat parameter (optim.c), at most
+		 * the slice: the largest piece is a layer's largest tensor cut
+		 * to the layer's slice, or the root's (the embedding) to its */
+		plan_budget b;
+		plan_stage_budget(s, stage, &b);
+		double n = shard, lp = lin < b.layer_max / n ? lin : b.layer_max / n;
+		double rp = emb < root / n ? emb : root / n;
+		return lp > rp ? lp : rp;
+	}
 	if (s->train.lora_rank > 0) {
 		double r = s->train.lora_rank, in = f > q ? f : q;
 		big = s->train.train_embeddings && emb > 0 ? emb : r * (in > h ? in : h) / p->tp;

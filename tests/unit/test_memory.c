@@ -834,6 +834,14 @@ static void test_single_step(void)
 	double fe = step_allocated(MPT30B "[framework]\noptimizer_impl = foreach\n");
 	CHECK_NEAR(single - fused, 2 * shard * 4, 1e-9);
 	CHECK_NEAR(unflat - fused, 2 * emb * 4, 1e-9);
+	/* torch 2.1's use_orig_params (llm-foundry.ini, params_in_shard): the
+	 * rank's piece of a tensor is its intersection with the rank's slice of
+	 * the block, so the largest is the up projection (h f = 205,520,896) cut
+	 * to the slice, 616,591,360 / 8: the flat shard again, above the
+	 * embedding's 45,129,728 (the root's slice) */
+	double orig = step_allocated(MPT30B "[framework]\nflat_params = false\n"
+	                                    "params_in_shard = true\n");
+	CHECK_NEAR(orig - fused, 2 * shard * 4, 1e-9);
 	plan_scenario *s =
 	        scen_load(MPT30B "[framework]\noptimizer_op_overhead = 1 ms\noptimizer_item_sync = false\n");
 	if (s) {
