@@ -281,16 +281,19 @@ static double busiest_slice_tensors(const work_model *m, int w)
 		total += sz[i];
 	if (w <= 1 || total <= 0)
 		return n;
-	double len = ceil(total / w);
-	int most = 0;
-	for (int r = 0; r < w; r++) {
-		double lo = r * len, hi = lo + len, at = 0;
-		int k = 0;
-		for (int i = 0; i < n; i++) {
-			k += at < hi && at + sz[i] > lo; /* [at, at + sz) meets [lo, hi) */
-			at += sz[i];
-		}
-		most = k > most ? k : most;
+	/* A slice meets 1 + the tensor boundaries strictly inside it (one on
+	 * its first element starts it and adds nothing); the boundaries rise,
+	 * so each slice's are a run: O(tensors) whatever the ranks. */
+	double len = ceil(total / w), at = 0, slice = -1;
+	int most = 1, run = 0;
+	for (int i = 0; i + 1 < n; i++) {
+		at += sz[i];
+		double q = at / len, r = floor(q);
+		if (q == r)
+			continue;
+		run = r == slice ? run + 1 : 1;
+		slice = r;
+		most = 1 + run > most ? 1 + run : most;
 	}
 	return most;
 }
