@@ -29,7 +29,7 @@ void explain_why(FILE *o, const char *text);
 
 /* The sections, in the order cli_explain prints them (numbers as printed). */
 void explain_params(FILE *o, const work_model *m);                          /* 1, model.c */
-void explain_vocab(FILE *o, const plan_scenario *s);                        /* 1, model.c: the padding */
+void explain_vocab(FILE *o, const plan_scenario *s);                        /* 1, model.c */
 void explain_flops(FILE *o, const plan_scenario *s, const exec_result *r);  /* 2, model.c */
 void explain_memory(FILE *o, const plan_scenario *s, const exec_result *r); /* 3, mem.c */
 void explain_bubble(FILE *o, const plan_scenario *s, const exec_result *r); /* 4, step.c */
