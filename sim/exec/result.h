@@ -54,6 +54,11 @@ typedef struct exec_class {
 	double time_s[EXEC_CAT_COUNT];
 	double mem_bytes[PLAN_MEM_COUNT]; /* peak HBM by category, on the scenario's GPU */
 	double mem_total_bytes;
+	/* what the framework's own log reads as its max_memory_allocated when
+	 * it resets the peak counters after the forward and backward ([framework]
+	 * logged_peak = after-pipeline, nanotron: plan_memory_after_pipeline);
+	 * 0 where the log reads the step's peak (stored since schema version 12) */
+	double mem_logged_bytes;
 	bool oom;                 /* out of memory on any GPU type it runs on */
 	/* with a rank on a node of [cluster] other_gpu (plan_memory_other;
 	 * stored since schema version 10): its device total, allocated + runtime and verdict against

@@ -39,6 +39,9 @@ static void memory(const plan_scenario *s, exec_result *r, plan_mem_fit *f)
 		plan_memory_peak(s, k, &p);
 		memcpy(c->mem_bytes, p.bytes, sizeof c->mem_bytes);
 		c->mem_total_bytes = p.device;
+		c->mem_logged_bytes = s->fw.logged_peak == PLAN_LOGGED_AFTER_PIPELINE
+					      ? plan_memory_after_pipeline(s, k)
+					      : 0;
 		c->oom = p.verdict == PLAN_VERDICT_OOM;
 		c->mem_other = plan_memory_other(s, k, false, &p);
 		if (c->mem_other) {

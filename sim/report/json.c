@@ -102,6 +102,9 @@ static void memory(sim_buf *b, const exec_result *r)
 		for (int m = 0; m < PLAN_MEM_COUNT; m++)
 			num(b, plan_mem_name((plan_mem)m), c->mem_bytes[m], true);
 		num(b, "allocated", exec_class_allocated(c), true);
+		/* null where the framework's log reads the step's peak */
+		num(b, "logged_allocated", c->mem_logged_bytes > 0 ? c->mem_logged_bytes : NAN,
+		    true);
 		num(b, "reserved", exec_class_reserved(c), true);
 		num(b, "allocated_plus_runtime", exec_class_needed(c), true);
 		num(b, "total", c->mem_total_bytes, true);

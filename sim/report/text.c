@@ -273,6 +273,13 @@ static void memory(FILE *out, const exec_result *r)
 		}
 		fmt_bytes(exec_class_allocated(c), a, sizeof a);
 		fprintf(out, "  %-17s %12s  (PyTorch's max allocated)\n", "allocated", a);
+		if (c->mem_logged_bytes > 0) {
+			fmt_bytes(c->mem_logged_bytes, a, sizeof a);
+			fprintf(out,
+				"  %-17s %12s  (the framework's log: max allocated after its "
+				"counters' reset past the backward)\n",
+				"logged", a);
+		}
 		fmt_bytes(exec_class_reserved(c), a, sizeof a);
 		fprintf(out, "  %-17s %12s  (+ the allocator's cache)\n", "reserved", a);
 		fmt_bytes(c->mem_total_bytes, a, sizeof a);

@@ -7,7 +7,7 @@
  * ROLLBACK on any error, so a run is either all there or not at all. Values are
  * always bound to prepared statements; no SQL text is built from values.
  *
- * Schema version 11 (PRAGMA user_version = 11). A database with a newer version
+ * Schema version 12 (PRAGMA user_version = 12). A database with a newer version
  * is refused; an empty one (user_version 0, no tables) is migrated by running
  * migrations[v] for v = user_version .. STORE_SCHEMA_VERSION - 1 in one
  * transaction; a version-0 file that already holds tables is not ours and is
@@ -73,6 +73,10 @@
  * Version 11 adds (migration 10 -> 11) runs.layout, the pipeline's layers
  * per stage where the framework's rule set them (exec_result.layout; NULL
  * for an even or explicit split and in rows stored before).
+ * Version 12 adds (migration 11 -> 12) run_classes.mem_logged_bytes, the
+ * allocated peak the framework's own log reads where it resets PyTorch's
+ * peak counters past the backward (nanotron: exec_class.mem_logged_bytes; 0
+ * where the log reads the step's peak, NULL in rows stored before).
  *
  * Doubles are REAL columns and round-trip exactly (SQLite stores IEEE doubles;
  * NaN is stored as NULL and read back as NaN). uint64 values (seed, tasks,
@@ -168,7 +172,11 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	/* 10 -> 11: the pipeline's layers per stage where the framework's rule
 	 * set them (exec_result.layout; NULL: an even or explicit split, or a
 	 * run stored before) */
-	"ALTER TABLE runs ADD COLUMN layout TEXT;"};
+	"ALTER TABLE runs ADD COLUMN layout TEXT;",
+	/* 11 -> 12: what the framework's own log reads as its allocated peak
+	 * where it resets the counters past the backward (exec_class.
+	 * mem_logged_bytes; 0 where it logs the step's, NULL before) */
+	"ALTER TABLE run_classes ADD COLUMN mem_logged_bytes REAL;"};
 
 /* ------------------------------------------------------------ helpers ---- */
 
@@ -561,6 +569,7 @@ static int put_class(store *s, sqlite3_stmt *cls, sqlite3_stmt *mem, int64_t id,
 		sqlite3_bind_double(cls, i++, c->time_s[k]);
 	sqlite3_bind_double(cls, i++, c->mem_total_bytes);
 	sqlite3_bind_int(cls, i++, c->oom);
+	sqlite3_bind_double(cls, i++, c->mem_logged_bytes);
 	if (store_step_done(s, cls, diag, "cannot store rank class"))
 		return SIM_EDB;
 	for (int m = 0; m < PLAN_MEM_COUNT; m++) {
@@ -596,8 +605,9 @@ static int put_detail(store *s, const exec_result *r, int64_t id, sim_diag *diag
 	sqlite3_stmt *cls = NULL, *mem = NULL, *lnk = NULL;
 	int rc = store_prepare(s,
 			 "INSERT INTO run_classes (run_id, idx, name, ranks, compute, optimizer,"
-			 " tp, cp, ep, dp, pp, bubble, offload, other, mem_total_bytes, oom)"
-			 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			 " tp, cp, ep, dp, pp, bubble, offload, other, mem_total_bytes, oom,"
+			 " mem_logged_bytes)"
+			 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			 &cls, diag);
 	if (rc == SIM_OK)
 		rc = store_prepare(s,
@@ -733,7 +743,8 @@ static int get_classes(store *s, int64_t id, exec_result *r, sim_diag *diag)
 	sqlite3_stmt *st;
 	if (store_prepare(s,
 		    "SELECT idx, name, ranks, compute, optimizer, tp, cp, ep, dp, pp, bubble,"
-		    " offload, other, mem_total_bytes, oom FROM run_classes WHERE run_id = ?"
+		    " offload, other, mem_total_bytes, oom, mem_logged_bytes FROM run_classes"
+		    " WHERE run_id = ?"
 		    " ORDER BY idx",
 		    &st, diag))
 		return SIM_EDB;
@@ -752,6 +763,7 @@ static int get_classes(store *s, int64_t id, exec_result *r, sim_diag *diag)
 			c->time_s[k] = store_col_double(st, 3 + k);
 		c->mem_total_bytes = store_col_double(st, 13);
 		c->oom = sqlite3_column_int(st, 14) != 0;
+		c->mem_logged_bytes = store_col_double(st, 15); /* NaN before schema 12 */
 	}
 	if (err == SIM_OK && rc != SQLITE_DONE)
 		err = db_error(s, diag, "cannot read rank classes");

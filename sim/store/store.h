@@ -31,7 +31,7 @@
 #include "../campaign/campaign.h"
 #include "../exec/exec.h"
 
-#define STORE_SCHEMA_VERSION 11
+#define STORE_SCHEMA_VERSION 12
 #define STORE_ENV "PODSIM_DB"
 #define STORE_DEFAULT_PATH "podsim.db"
 

@@ -151,11 +151,12 @@ if command -v sqlite3 >/dev/null; then
 			echo "ALTER TABLE run_classes DROP COLUMN $c;"
 		done
 		echo "ALTER TABLE runs DROP COLUMN layout;" # schema 11's
+		echo "ALTER TABLE run_classes DROP COLUMN mem_logged_bytes;" # schema 12's
 		echo "PRAGMA user_version = 9;"
 	} | sqlite3 "$tmp/v9.db" || { echo "v9: cannot build the schema-9 database"; fail=1; }
 	"$podsim" runs show 1 --db "$tmp/v9.db" >"$tmp/v9.1" 2>&1 || { echo "v9: show 1 failed"; fail=1; }
 	"$podsim" runs show 2 --db "$tmp/v9.db" >"$tmp/v9.2" 2>&1 || { echo "v9: show 2 failed"; fail=1; }
-	[ "$(sqlite3 "$tmp/v9.db" 'PRAGMA user_version')" = 11 ] || { echo "v9: not migrated"; fail=1; }
+	[ "$(sqlite3 "$tmp/v9.db" 'PRAGMA user_version')" = 12 ] || { echo "v9: not migrated"; fail=1; }
 	grep -q "^  verdict           out of memory (on other_gpu; stored before schema 10, without \[cluster\] other_gpu's figures)" \
 		"$tmp/v9.1" || { echo "v9: run 1 does not say what was not kept"; fail=1; }
 	grep -q "^  verdict           fits (on h100-sxm5-80g; stored before schema 10, without \[cluster\] other_gpu's figures: its verdict there unknown)" \

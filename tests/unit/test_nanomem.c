@@ -258,8 +258,35 @@ static void test_backward_and_step(void)
 	}
 }
 
+/* What a run reports beside its peaks (exec_class.mem_logged_bytes, the
+ * report's "logged" line and JSON logged_allocated): nanotron's own log
+ * reads max_memory_allocated after resetting the counters past the backward
+ * ([framework] logged_peak = after-pipeline), the optimizer phase's
+ * allocated, plan_memory_after_pipeline (derived term by term in
+ * tests/cli/case-reader-open.sh), below the step's peak; 0 for a framework
+ * that logs the step's peak. */
+static void test_logged(void)
+{
+	plan_scenario *s = scen_load(NANO "tp = 1\npp = 1\ndp = 8\nmicro_batch = 4\nglobal_batch = "
+	                             "32\nzero = 0\n");
+	plan_scenario *t = scen_load(NANO "tp = 1\npp = 1\ndp = 8\nmicro_batch = 4\nglobal_batch = "
+	                             "32\nzero = 0\n[framework]\nlogged_peak = step\n");
+	exec_result *r = malloc(2 * sizeof *r);
+	if (s && t && r && CHECK_INT(exec_run(s, &r[0]), SIM_OK) &&
+	    CHECK_INT(exec_run(t, &r[1]), SIM_OK)) {
+		const exec_class *c = &r[0].classes[0];
+		CHECK_NEAR(c->mem_logged_bytes, plan_memory_after_pipeline(s, 0), 0);
+		CHECK(c->mem_logged_bytes > 0 && c->mem_logged_bytes < exec_class_allocated(c));
+		CHECK_NEAR(r[1].classes[0].mem_logged_bytes, 0, 0);
+	}
+	free(r);
+	plan_scenario_free(s);
+	plan_scenario_free(t);
+}
+
 int main(void)
 {
+	test_logged();
 	test_layer_and_loss();
 	test_plan_dp8();
 	test_plan_tp4_pp2();

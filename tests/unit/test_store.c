@@ -59,6 +59,7 @@ static void make_result(exec_result *r, double tweak)
 		for (int m = 0; m < PLAN_MEM_COUNT; m++)
 			c->mem_bytes[m] = (m + 1) * 1e9 / (i + 3.0);
 		c->mem_total_bytes = 21e9 / (i + 3.0);
+		c->mem_logged_bytes = i == 2 ? 7e9 / 3.0 : 0; /* a framework's log (schema 12) */
 		c->oom = i == 1;
 	}
 	r->classes[2].time_s[EXEC_CAT_OFFLOAD] = INFINITY;
@@ -126,6 +127,7 @@ static void check_same(const exec_result *a, const exec_result *b)
 			  b->classes[2].time_s[EXEC_CAT_OFFLOAD]));
 	CHECK(same_double(a->classes[1].mem_bytes[PLAN_MEM_ACTIVATIONS],
 			  b->classes[1].mem_bytes[PLAN_MEM_ACTIVATIONS]));
+	CHECK(same_double(a->classes[2].mem_logged_bytes, b->classes[2].mem_logged_bytes));
 	CHECK_STR(a->links[1].kind, b->links[1].kind);
 	CHECK(same_double(a->band_lo_s, b->band_lo_s) && same_double(a->band_hi_s, b->band_hi_s));
 	CHECK_STR(a->band_from, b->band_from);
@@ -370,9 +372,10 @@ static void test_mixed(void)
 }
 
 /* A schema-9 database (what podsim stored before version 10: the same
- * tables without migration 9 -> 10's columns and 10 -> 11's layout, made
- * here by dropping them and setting user_version 9) opens and migrates
- * through both; its runs read back without a layout; its mixed run reads back
+ * tables without migration 9 -> 10's columns, 10 -> 11's layout and 11 ->
+ * 12's logged peak, made here by dropping them and setting user_version 9)
+ * opens and migrates through all three; its runs read back without a layout
+ * or a logged peak (NaN: not stored); its mixed run reads back
  * with other_gpu's figures marked as not kept (exec_mixed.unstored), the
  * stored OOM flag still out of memory on other_gpu; a fitting one says
  * "fits?" in the list; a run written after the migration keeps them. */
@@ -388,7 +391,8 @@ static void test_migrate9(void)
 		{"runs", "mixed_mem_needed_bytes"}, {"runs", "mixed_mem_stage"},
 		{"runs", "mixed_mem_verdict"}, {"run_classes", "mem_other"},
 		{"run_classes", "mem_other_total_bytes"}, {"run_classes", "mem_other_needed_bytes"},
-		{"run_classes", "mem_other_verdict"}, {"runs", "layout"}};
+		{"run_classes", "mem_other_verdict"}, {"runs", "layout"},
+		{"run_classes", "mem_logged_bytes"}};
 	static const char mixed_text[] = "[cluster]\nname = c\nother_gpu = a100.ini\n";
 	char path[128], sql[128];
 	path_in(path, sizeof path, "v9.db");
@@ -418,6 +422,7 @@ static void test_migrate9(void)
 	CHECK_INT(sql_int(path, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
 	CHECK_INT(store_get_run(s, 1, &back, NULL, d), SIM_OK);
 	CHECK_STR(back.layout, "");
+	CHECK(isnan(back.classes[0].mem_logged_bytes));
 	CHECK(back.mixed.unstored && back.mixed.nodes == 0 && !back.classes[1].mem_other);
 	CHECK_INT(exec_mem_verdict(&back), PLAN_VERDICT_OOM);
 	CHECK_INT(exec_mem_basis_of(&back), EXEC_MEM_ON_OTHER);
