@@ -375,9 +375,9 @@ double plan_ep_share(const plan_scenario *s)
 {
 	if (plan_ep_deepep(s))
 		return hw_sm_share(&s->gpu, s->plan.deepep_sms);
-	plan_groups g;
-	plan_make_groups(s, &g);
-	return s->gpu.interference * plan_comm_scale(s, &g.ep, NET_ALGO_RING);
+	net_group ep;
+	plan_make_ep_group(s, &ep);
+	return s->gpu.interference * plan_comm_scale(s, &ep, NET_ALGO_RING);
 }
 
 /* ------------------------------------------------ per-micro-batch cost -- */

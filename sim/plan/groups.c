@@ -100,6 +100,11 @@ int plan_pp_cross(const plan_scenario *s, int *cross, int *inside)
 	return n;
 }
 
+void plan_make_ep_group(const plan_scenario *s, net_group *ep)
+{
+	net_group_make(&s->cluster, s->plan.ep > 1 ? s->plan.ep : 1, 1, ep);
+}
+
 void plan_make_groups(const plan_scenario *s, plan_groups *g)
 {
 	const plan_spec *p = &s->plan;
@@ -115,7 +120,7 @@ void plan_make_groups(const plan_scenario *s, plan_groups *g)
 	net_group_make(c, dpg, dstride, &g->dp);
 	net_group_make(c, shard, dstride, &g->shard);
 	net_group_make(c, dpg / shard, dstride * shard, &g->replica);
-	net_group_make(c, ep, 1, &g->ep);
+	plan_make_ep_group(s, &g->ep);
 	net_group_make(c, edp, ep, &g->edp);
 	net_group_make(c, 2, st[PLAN_DIM_PP], &g->pp);
 	net_group_make(c, 2, (p->pp - 1) * st[PLAN_DIM_PP], &g->embed);

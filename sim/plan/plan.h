@@ -795,6 +795,10 @@ typedef struct plan_groups {
 	net_group tp, cp, dp, shard, replica, ep, edp, pp, embed;
 } plan_groups;
 void plan_make_groups(const plan_scenario *s, plan_groups *g);
+/* The expert-parallel group alone, as plan_make_groups builds it (ep
+ * consecutive ranks): for callers that need no other group, as the sweep's
+ * pre-screen, per program (plan_ep_share). */
+void plan_make_ep_group(const plan_scenario *s, net_group *ep);
 /* The pipeline hop from stage `from` to stage `to` (groups.c): the pair of
  * the first replica's ranks of the two stages (rank 0 of the other
  * dimensions, stage k at k x the pipeline's stride). On one node: 2 ranks at

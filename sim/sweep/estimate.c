@@ -260,11 +260,8 @@ static void layer_cost(const plan_scenario *s, const work_shard *sh, const plan_
  * bound below does not use it). */
 static double prog_time(const plan_scenario *s, const prog *x)
 {
-	double c = x->comp_s, a = x->ep_s, ca = c + a;
-	if (s->plan.moe_a2a_overlap) { /* the share builds the plan's groups: only here */
-		double i = plan_ep_share(s);
-		ca = fmax(c + i * fmin(c, a), a);
-	}
+	double c = x->comp_s, a = x->ep_s, i = plan_ep_share(s);
+	double ca = s->plan.moe_a2a_overlap ? fmax(c + i * fmin(c, a), a) : c + a;
 	return ca + x->block_s + fmax(0, x->ring_s - x->attn_s);
 }
 
