@@ -222,22 +222,12 @@
  * launch. */
 #define SINGLE_TENSOR_PASSES 8.0
 
-/* Parameter tensors per layer on one rank: the linear weights (q, k, v and
- * the output projection as separate modules in eager model code, fc1, fc2
- * and the gate for SwiGLU), two norms, and a bias per linear where the
- * model has them. */
-static double tensors_per_layer(const work_model *m)
-{
-	double lin = 4.0 + (m->act == WORK_ACT_SWIGLU ? 3.0 : 2.0);
-	return lin * (m->bias ? 2.0 : 1.0) + 2.0;
-}
-
-/* The layer's parameter tensors in the order a pre-norm block registers
- * them (MPT's blocks.py: norm_1, attention, norm_2, FFN; the same set as
- * tensors_per_layer): the first norm, q, k, v and the output projection,
- * the second norm, the gate (SwiGLU), the up and the down projection, each
- * linear followed by its bias where the model has them; elements per
- * tensor into `sz` (at least 16 entries), the count returned. */
+/* The layer's parameter tensors on one rank, in the order a pre-norm block
+ * registers them (MPT's blocks.py: norm_1, attention, norm_2, FFN): the
+ * first norm, q, k, v and the output projection (separate modules in eager
+ * model code), the second norm, the gate (SwiGLU), the up and the down
+ * projection, each linear followed by its bias where the model has them;
+ * elements per tensor into `sz` (at least 16 entries), the count returned. */
 static int layer_tensor_sizes(const work_model *m, double *sz)
 {
 	double h = m->hidden, d = m->head_dim > 0 ? m->head_dim : (double)m->hidden / m->heads;
@@ -256,6 +246,12 @@ static int layer_tensor_sizes(const work_model *m, double *sz)
 			sz[n++] = w[i][1];
 	}
 	return n;
+}
+
+static double tensors_per_layer(const work_model *m)
+{
+	double sz[16];
+	return layer_tensor_sizes(m, sz);
 }
 
 /* FSDP1 with use_orig_params = True flattens a unit's tensors end to end
@@ -406,12 +402,21 @@ double plan_optimizer_bytes(const plan_scenario *s)
 	return c.step_bytes + c.norm_bytes + c.cast_bytes + c.clip_bytes;
 }
 
-bool plan_optimizer_in_shard(const plan_scenario *s)
+/* The ranks a unit's flat parameter is sliced over where the optimizer
+ * steps only the tensors a rank's slice meets (plan_optimizer_in_shard),
+ * else 0. */
+static int in_shard_ranks(const plan_scenario *s)
 {
 	int dpg, shard, edp;
 	plan_group_sizes(&s->plan, &dpg, &shard, &edp);
-	return s->fw.params_in_shard && !s->fw.flat_params && s->train.lora_rank <= 0 &&
-	       s->plan.zero >= 2 && shard > 1;
+	bool on = s->fw.params_in_shard && !s->fw.flat_params && s->train.lora_rank <= 0 &&
+		  s->plan.zero >= 2 && shard > 1;
+	return on ? shard : 0;
+}
+
+bool plan_optimizer_in_shard(const plan_scenario *s)
+{
+	return in_shard_ranks(s) > 0;
 }
 
 double plan_optimizer_host_time(const plan_scenario *s, int stage, double *tensors)
@@ -423,12 +428,11 @@ double plan_optimizer_host_time(const plan_scenario *s, int stage, double *tenso
 		return 0;
 	/* LoRA: an A and a B matrix per adapted module; one flat parameter per
 	 * layer (FSDP unit) with flat_params */
-	int dpg, shard, edp;
-	plan_group_sizes(&s->plan, &dpg, &shard, &edp);
+	int shard = in_shard_ranks(s);
 	*tensors = s->fw.flat_params          ? 1.0
 		   : s->train.lora_rank > 0 ? 2.0 * __builtin_popcount(s->train.lora_mask)
-		   : plan_optimizer_in_shard(s) ? busiest_slice_tensors(&s->model, shard)
-						: tensors_per_layer(&s->model);
+		   : shard > 0              ? busiest_slice_tensors(&s->model, shard)
+					    : tensors_per_layer(&s->model);
 	return plan_stage_layers(s, stage) * *tensors * SINGLE_TENSOR_PASSES *
 	       (s->gpu.launch_s + s->fw.optimizer_op_overhead_s);
 }
