@@ -620,10 +620,15 @@ static void memory_curve(FILE *out, const exec_result *r, const exec_timeline *t
 	fprintf(out,
 	        "</h3>\n<p class=\"note\">Allocated bytes as the schedule runs (each forward and "
 	        "backward rising to its peak and back); the dashed lines are the capacity and the "
-	        "device total at the peak (allocated + the allocator's cache + runtime).</p>\n"
+	        "device total at the peak (allocated + the allocator's cache + runtime)%s</p>\n"
 	        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 	        "role=\"img\" aria-label=\"memory over the step\">\n<polyline fill=\"none\" "
 	        "stroke=\"#e15759\" stroke-width=\"1.5\" points=\"",
+	        c->mem_logged_bytes > 0
+	                ? "; the dotted one is what the framework's own log reads as its max "
+	                  "allocated, which it resets after the forward and backward: the "
+	                  "optimizer phase's peak"
+	                : "",
 	        HTML_LABEL + HTML_W + 20, H + 30);
 	for (size_t i = 0; i < tl->mem_n; i++)
 		fprintf(out, "%s%.1f,%.1f", i ? " " : "", HTML_LABEL + tl->mem_t[i] * xs,
@@ -636,6 +641,18 @@ static void memory_curve(FILE *out, const exec_result *r, const exec_timeline *t
 	        "stroke-dasharray=\"2 3\"/>\n<text x=\"%d\" y=\"%.1f\">device %s</text>\n",
 	        HTML_LABEL, yc, HTML_LABEL + HTML_W, yc, 2, yc + 4, cap, HTML_LABEL, yd,
 	        HTML_LABEL + HTML_W, yd, 2, yd + 4, dev);
+	if (c->mem_logged_bytes > 0) {
+		/* what the framework's own log reads ([framework] logged_peak:
+		 * max allocated after its counters' reset past the backward, the
+		 * optimizer phase's peak), as the text report's `logged` line */
+		char lg[32];
+		double yl = H + 2 - c->mem_logged_bytes * ys;
+		fmt_bytes(c->mem_logged_bytes, lg, sizeof lg);
+		fprintf(out,
+		        "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#4e79a7\" "
+		        "stroke-dasharray=\"1 3\"/>\n<text x=\"%d\" y=\"%.1f\">logged %s</text>\n",
+		        HTML_LABEL, yl, HTML_LABEL + HTML_W, yl, 2, yl + 4, lg);
+	}
 	if (c->mem_other && r->mixed.nodes > 0) {
 		/* the class also runs on other_gpu's nodes: the same allocated
 		 * bytes against that GPU's capacity (the verdict's, when lower) */

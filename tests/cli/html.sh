@@ -66,6 +66,17 @@ pts=$(sed -n 's/.*<polyline fill="none" stroke="#e15759" stroke-width="1.5" poin
 	"$tmp/q.html" | wc -w)
 [ "$pts" -ge 30 ] || { echo "memory curve: $pts points, want at least 3 per op"; fail=1; }
 want "$tmp/q.html" ">device " "device line"
+# Megatron-Core logs the step's peak: no `logged` line; nanotron resets its
+# peak counters past the backward, so its page draws what its log reads, the
+# figure the text report prints on its `logged` line
+grep -qF ">logged " "$tmp/q.html" && { echo "a logged line for a framework that logs the step's peak"; fail=1; }
+"$podsim" run scenarios/llama-1b-nanotron-memory.ini --no-db --html "$tmp/nt.html" >"$tmp/nt.txt" 2>&1 ||
+	{ echo "nanotron run --html failed"; cat "$tmp/nt.txt"; fail=1; }
+wellformed "$tmp/nt.html"
+logged=$(sed -n 's/^  logged *\([0-9.]* [KMG]*i*B\) .*/\1/p' "$tmp/nt.txt")
+[ -n "$logged" ] || { echo "no logged line in the nanotron text report"; fail=1; }
+want "$tmp/nt.html" ">logged $logged</text>" "nanotron's logged figure on the memory curve"
+want "$tmp/nt.html" "the dotted one is what the framework's own log reads" "logged line's note"
 grep -q '<script\|src="http\|href="http' "$tmp/q.html" && { echo "page is not self-contained"; fail=1; }
 
 # --- runs show --html: the stored run replays to the same page -----------------
