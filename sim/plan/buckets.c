@@ -427,7 +427,8 @@ int build_chunk_launch(const plan_scenario *s, int stage, int *step)
 	plan_op *order = malloc((size_t)n * sizeof *order);
 	if (!order)
 		return SIM_ENOMEM;
-	plan_schedule_order(p->schedule, p->pp, m, p->vpp, plan_warm_extra(p), stage, order);
+	plan_schedule_order(p->schedule, p->pp, m, p->vpp, plan_vp_group(p), plan_warm_extra(p),
+			    stage, order);
 	for (int i = 0; i < n; i++)
 		nb += order[i].backward && !order[i].weight;
 	for (int i = 0, k = 0; i < n; i++) {

@@ -427,12 +427,39 @@ static int check_pipeline(const plan_scenario *s, sim_diag *diag)
 		       "sends and receives; one rendezvous per transfer would deadlock): use auto or async");
 		errors++;
 	}
-	if (p->vpp > 1 && p->global_batch % ((int64_t)p->micro_batch * p->dp) == 0 &&
-	    plan_microbatches(p) % p->pp != 0) {
-		err_at(s, diag, "parallel", "vpp",
-		       "interleaved 1F1B needs the micro-batches per step (%d) to be a multiple of pp = %d",
-		       plan_microbatches(p), p->pp);
-		errors++;
+	/* The interleaved schedule's micro-batch groups (plan_vp_group): pp of
+	 * them, needing m a multiple of pp, before Megatron-Core's groups; with
+	 * them N in [pp, m] and a last group of 0 or at least pp micro-batches
+	 * (schedules.py:1160-1180 at d98e8a64, ValueError and RuntimeError). */
+	if (p->vpp > 1 && p->global_batch % ((int64_t)p->micro_batch * p->dp) == 0) {
+		int m = plan_microbatches(p), n = plan_vp_group(p);
+		if (n == p->pp && m % p->pp != 0) {
+			char why[96] = "";
+			if (!s->fw.vp_group)
+				snprintf(why, sizeof why, " under this framework (runs_vp_group = false)");
+			else if (m > p->pp)
+				snprintf(why, sizeof why,
+				         " in groups of vp_group = %d (0 takes the smallest group that "
+				         "fits)",
+				         n);
+			err_at(s, diag, "parallel", p->vp_group > 0 ? "vp_group" : "vpp",
+			       "interleaved 1F1B needs the micro-batches per step (%d) to be a multiple "
+			       "of pp = %d%s",
+			       m, p->pp, why);
+			errors++;
+		} else if (n < p->pp || n > m) {
+			err_at(s, diag, "parallel", "vp_group",
+			       "vp_group = %d: a group of the interleaved schedule holds pp = %d to all "
+			       "%d micro-batches (Megatron-Core's rule)",
+			       n, p->pp, m);
+			errors++;
+		} else if (m % n != 0 && m % n < p->pp) {
+			err_at(s, diag, "parallel", "vp_group",
+			       "vp_group = %d leaves %d micro-batch%s in the last group, fewer than pp = "
+			       "%d (Megatron-Core refuses it: the pipeline would stall on it)",
+			       n, m % n, m % n == 1 ? "" : "es", p->pp);
+			errors++;
+		}
 	}
 	return errors;
 }

@@ -89,6 +89,10 @@ const conf_key plan_framework_keys[] = {
          FK(moe_a2a_overlap),
          "overlaps expert-parallel all-to-alls with another micro-batch's compute "
          "(Megatron-Core's combined 1F1B, core_v0.14.0 on)"},
+        {"runs_vp_group", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, FK(vp_group),
+         "runs the interleaved schedule's micro-batches in groups other than pp "
+         "([parallel] vp_group; Megatron-Core since 2024-11), so micro-batches that are "
+         "no multiple of pp interleave too"},
         {"runs_overlap_grad_reduce", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
          FK(overlap_grad_reduce),
          "reduces gradients during the backward (overlap_grad_reduce; overlap_param_gather, "
@@ -649,6 +653,10 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 	         offsetof(plan_framework, tp_comm_overlap)},
 	        {"moe_a2a_overlap", "runs_moe_a2a_overlap", "moe_a2a_overlap",
 	         offsetof(plan_framework, moe_a2a_overlap)},
+	        {"vp_group", "runs_vp_group",
+	         "interleaved micro-batch groups other than pp (vp_group; Megatron-Core's "
+	         "--microbatch-group-size-per-virtual-pipeline-stage)",
+	         offsetof(plan_framework, vp_group)},
 	        {"offload_optimizer", "runs_offload_optimizer", "optimizer offloading",
 	         offsetof(plan_framework, offload_optimizer)},
 	        {"offload_params", "runs_offload_params", "parameter offloading",
@@ -671,6 +679,7 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 	               p->ep > 1,
 	               p->tp_comm_overlap,
 	               p->moe_a2a_overlap,
+	               p->vpp > 1 && p->vp_group > 0 && p->vp_group != p->pp,
 	               p->offload_optimizer != PLAN_OFFLOAD_NONE && !s->inference,
 	               p->offload_params != PLAN_OFFLOAD_NONE,
 	               p->shard_size > 0 && p->shard_size < p->dp * p->cp,

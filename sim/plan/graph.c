@@ -273,14 +273,42 @@ int plan_graph_set_scale(plan_graph *g, uint32_t id, double scale)
 	return SIM_OK;
 }
 
-/* Megatron's micro-batch and chunk of the k-th forward (or backward) step. */
-static plan_op interleaved_op(int k, int p, int vpp, bool backward)
+/* Megatron's micro-batch and chunk of the k-th forward (or backward) step,
+ * its schedule table (get_schedule_table, schedules.py:989-1020 at
+ * d98e8a64): the m micro-batches in groups of n contiguous ones, each group
+ * run through chunk 0, then chunk 1, ...; the group that reaches m (its
+ * first micro-batch L = ((m - 1) / n) n) takes the r = m - L left. With
+ * n = p and m a multiple of p: chunk (k / p) % vpp of micro-batch
+ * (k / (p vpp)) p + k % p, the schedule before the groups. */
+static plan_op interleaved_op(int k, int n, int m, int vpp, bool backward)
 {
-	int in_group = k % (p * vpp), chunk = in_group / p;
-	plan_op op = {backward, (k / (p * vpp)) * p + in_group % p, chunk, false};
-	if (backward)
-		op.chunk = vpp - 1 - chunk;
+	int last = m > 0 ? (m - 1) / n * n : 0, mb, chunk;
+	if (k < last * vpp) {
+		int in_group = k % (n * vpp);
+		chunk = in_group / n;
+		mb = (k / (n * vpp)) * n + in_group % n;
+	} else {
+		int r = m - last, j = k - last * vpp;
+		chunk = j / r;
+		mb = last + j % r;
+	}
+	plan_op op = {backward, mb, backward ? vpp - 1 - chunk : chunk, false};
 	return op;
+}
+
+int plan_vp_group(const plan_spec *p)
+{
+	int m = plan_microbatches(p);
+	if (p->vpp <= 1 || p->pp <= 0)
+		return p->pp;
+	if (p->vp_group > 0)
+		return p->vp_group;
+	if (!p->vp_groups || m % p->pp == 0)
+		return p->pp;
+	for (int n = p->pp + 1; n <= m; n++)
+		if (m % n == 0 || m % n >= p->pp)
+			return n;
+	return p->pp; /* m < pp: plan_check refuses it */
 }
 
 int plan_schedule_steps(plan_schedule sched, int m, int vpp)
@@ -307,15 +335,17 @@ int plan_warm_extra(const plan_spec *p)
 	return p->moe_a2a_overlap ? 1 : 0;
 }
 
-int plan_schedule_warm(int p, int m, int vpp, int extra, int stage)
+int plan_schedule_warm(int p, int m, int vpp, int group, int extra, int stage)
 {
-	int warm = (vpp > 1 ? (p - stage - 1) * 2 + (vpp - 1) * p : p - 1 - stage) + extra;
+	int warm = (vpp > 1 ? (p - stage - 1) * 2 + (vpp - 1) * group : p - 1 - stage) + extra;
 	return warm < m * vpp ? warm : m * vpp;
 }
 
-int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int extra, int stage,
-		       int cap, plan_op *out)
+int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int group, int extra,
+		       int stage, int cap, plan_op *out)
 {
+	if (vpp <= 1 || group <= 0)
+		group = p; /* the groups only order interleaved chunks */
 	int n = 0, total = m * vpp;
 	if (sched == PLAN_SCHED_GPIPE) {
 		for (int i = 0; i < m; i++)
@@ -324,17 +354,17 @@ int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int extra, in
 			EMIT(((plan_op){true, i, 0, false}));
 		return n;
 	}
-	int warm = plan_schedule_warm(p, m, vpp, extra, stage);
+	int warm = plan_schedule_warm(p, m, vpp, group, extra, stage);
 	int f = 0, b = 0;
 	plan_op w_op; /* the interleaved op of index b is a pure function of b */
 	for (; f < warm; f++)
-		EMIT(interleaved_op(f, p, vpp, false));
+		EMIT(interleaved_op(f, group, m, vpp, false));
 	while (f < total || b < total) {
 		if (f < total)
-			EMIT(interleaved_op(f++, p, vpp, false));
-		EMIT(interleaved_op(b, p, vpp, true));
+			EMIT(interleaved_op(f++, group, m, vpp, false));
+		EMIT(interleaved_op(b, group, m, vpp, true));
 		if (sched == PLAN_SCHED_ZB_H1 && b - stage >= 0) {
-			w_op = interleaved_op(b - stage, p, vpp, true);
+			w_op = interleaved_op(b - stage, group, m, vpp, true);
 			w_op.weight = true;
 			EMIT(w_op);
 		}
@@ -344,7 +374,7 @@ int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int extra, in
 	for (int w = total - stage; sched == PLAN_SCHED_ZB_H1 && w < total; w++) {
 		if (w < 0)
 			continue;
-		w_op = interleaved_op(w, p, vpp, true);
+		w_op = interleaved_op(w, group, m, vpp, true);
 		w_op.weight = true;
 		EMIT(w_op);
 	}
@@ -353,8 +383,9 @@ int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int extra, in
 
 #undef EMIT
 
-void plan_schedule_order(plan_schedule sched, int p, int m, int vpp, int extra, int stage,
-			 plan_op *out)
+void plan_schedule_order(plan_schedule sched, int p, int m, int vpp, int group, int extra,
+			 int stage, plan_op *out)
 {
-	plan_schedule_head(sched, p, m, vpp, extra, stage, plan_schedule_steps(sched, m, vpp), out);
+	plan_schedule_head(sched, p, m, vpp, group, extra, stage,
+			   plan_schedule_steps(sched, m, vpp), out);
 }

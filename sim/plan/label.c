@@ -15,6 +15,8 @@
  *                      [recompute_layers=N, :spread when so: full recompute of N
  *                      layers per chunk (when set)]
  *   zeroZ              ZeRO stage (1 = distributed optimizer)
+ *   vp-group=N         the interleaved schedule's micro-batch groups
+ *                      (plan_vp_group; when not pp)
  *   shardS             hybrid sharding group (when shard_size > 0)
  *   opt-offload=cpu|nvme, param-offload=cpu|nvme   (when set)
  *   grad-overlap       overlap_grad_reduce (when set)
@@ -79,6 +81,8 @@ void plan_label(const plan_scenario *s, char *buf, size_t len)
 	if (plan_recompute_partial(p))
 		add(&l, " recompute_layers=%d%s", p->recompute_layers,
 		    p->recompute_method == PLAN_RC_SPREAD ? ":spread" : "");
+	if (p->vpp > 1 && plan_vp_group(p) != p->pp)
+		add(&l, " vp-group=%d", plan_vp_group(p));
 	if (p->shard_size > 0)
 		add(&l, " shard%d", p->shard_size);
 	if (p->offload_optimizer != PLAN_OFFLOAD_NONE && (unsigned)p->offload_optimizer < 3)

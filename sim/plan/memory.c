@@ -548,7 +548,8 @@ double plan_peak_walk(const plan_spec *p, int stage, const double *act_c)
 	plan_op *ops = malloc((size_t)n * sizeof *ops);
 	if (!ops)
 		return -1;
-	plan_schedule_order(p->schedule, p->pp, m, p->vpp, plan_warm_extra(p), stage, ops);
+	plan_schedule_order(p->schedule, p->pp, m, p->vpp, plan_vp_group(p), plan_warm_extra(p),
+			    stage, ops);
 	bool zb = p->schedule == PLAN_SCHED_ZB_H1;
 	double cur = 0, peak = 0;
 	for (int i = 0; i < n; i++) {

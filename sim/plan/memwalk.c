@@ -237,12 +237,13 @@ static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, in
 /* The ops of the schedule that hold its peak, beyond which the walk only
  * repeats or drains. After the warm-up a 1F1B-family stage alternates a
  * forward with a backward (and under ZB-H1 a W): n = 2 (3) ops a step. The
- * activations in flight repeat with a period of P = p*vpp steps under
- * interleaving (each chunk appears p times in both the forward and the
- * backward sequence of a period), every step when all chunks keep the same
+ * activations in flight repeat with a period of P = N*vpp steps under
+ * interleaving (N = plan_vp_group, pp by default: each chunk appears N times
+ * in both the forward and the backward sequence of a period; the last,
+ * shorter group comes after the last forward, in the cool-down), every step when all chunks keep the same
  * bytes and the loss is not on the stage (one chunk, or equal ones); the
  * gradients of every chunk exist from its first backward (its W under
- * ZB-H1, stage steps later), within p*vpp (interleaved) or 1 backwards; the
+ * ZB-H1, stage steps later), within N*vpp (interleaved) or 1 backwards; the
  * cool-down only frees. So warm-up + n x (settle + P + 2) ops see every
  * distinct state; GPipe's peak is at its last forward or its first
  * backwards (m + 2 ops). tests/unit/test_memory.c compares the result with
@@ -250,16 +251,16 @@ static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, in
 static int head_ops(const mw *w, int steps)
 {
 	const plan_scenario *s = w->s;
-	long p = s->plan.pp, vpp = w->vpp, k;
+	long p = s->plan.pp, vpp = w->vpp, n = plan_vp_group(&s->plan), k;
 	if (s->plan.schedule == PLAN_SCHED_GPIPE) {
 		k = (long)w->m + 2;
 	} else {
 		bool zb = s->plan.schedule == PLAN_SCHED_ZB_H1, same = !w->last;
 		for (int c = 1; c < vpp; c++)
 			same = same && w->act[c] == w->act[0];
-		long period = vpp > 1 && !same ? p * vpp : 1;
-		long settle = (vpp > 1 ? p * vpp : 1) + (zb ? w->stage : 0);
-		long warm = (vpp > 1 ? (p - w->stage - 1) * 2 + (vpp - 1) * p : p - 1 - w->stage) +
+		long period = vpp > 1 && !same ? n * vpp : 1;
+		long settle = (vpp > 1 ? n * vpp : 1) + (zb ? w->stage : 0);
+		long warm = (vpp > 1 ? (p - w->stage - 1) * 2 + (vpp - 1) * n : p - 1 - w->stage) +
 		            plan_warm_extra(&s->plan);
 		k = warm + (zb ? 3 : 2) * (settle + period + 2);
 	}
@@ -290,8 +291,8 @@ static bool open_stage(const plan_scenario *s, int stage, mw *w, bool whole)
 		return false;
 	}
 	if (w->nops)
-		plan_schedule_head(s->plan.schedule, s->plan.pp, m, vpp, plan_warm_extra(&s->plan),
-		                   stage, w->nops, w->ops);
+		plan_schedule_head(s->plan.schedule, s->plan.pp, m, vpp, plan_vp_group(&s->plan),
+		                   plan_warm_extra(&s->plan), stage, w->nops, w->ops);
 	return true;
 }
 

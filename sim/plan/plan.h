@@ -115,6 +115,13 @@ typedef struct plan_spec {
 	 * chain so that they fill the gaps (append_backward). plan_check holds
 	 * Megatron-Core's constraints. */
 	bool moe_a2a_overlap, delay_wgrad;
+	/* Micro-batches per group of the interleaved schedule (Megatron-Core
+	 * --microbatch-group-size-per-virtual-pipeline-stage); 0 = pp, or the
+	 * smallest the framework accepts: plan_vp_group. */
+	int vp_group;
+	/* Not a key: whether the framework runs such groups ([framework]
+	 * runs_vp_group), copied here by the loader for plan_vp_group. */
+	bool vp_groups;
 	/* Not a [parallel] key: the framework's rule for layers that do not
 	 * split evenly (plan_uneven, [framework] uneven_split), copied here by
 	 * the loader so that plan_layout sees it. */
@@ -296,6 +303,8 @@ typedef struct plan_framework {
 	bool overlap_grad_reduce; /* overlaps the DP reduction with the backward
 	                           * (runs_overlap_grad_reduce; also overlap_param_gather) */
 	bool moe_a2a_overlap;          /* runs_moe_a2a_overlap */
+	bool vp_group;                 /* runs_vp_group: interleaved micro-batch
+	                                * groups other than pp (plan_vp_group) */
 	int zero2_reduce;             /* plan_reduce */
 	int hsdp_reduce;              /* plan_reduce: ZeRO-3's replica all-reduce under
 				       * hybrid sharding (plan_build's fsdp_layer_grads) */
@@ -861,6 +870,10 @@ int plan_padded_vocab(int vocab, int multiple, int tp);
  * d98e8a64; model FLOPs are the model's, PaLM's definition). */
 work_model plan_flops_model(const plan_scenario *s);
 void plan_pad_vocab(plan_scenario *s);
+/* The interleaved schedule's micro-batch group as an assumption (into buf):
+ * true when vp_group is left at 0 and plan_vp_group picks a group other
+ * than pp (the micro-batches no multiple of pp). */
+bool plan_vp_group_assumption(const plan_scenario *s, char *buf, size_t len);
 /* A padded vocabulary as an assumption printed on a case row ("vocabulary
  * padded to 50304 (framework megatron-core: a multiple of 128 x tp 1)");
  * false, buf untouched, when the plan runs the model's own. */
@@ -1527,28 +1540,43 @@ typedef struct plan_graph {
  * micro-batches and `vpp` model chunks per stage: GPipe runs every forward then
  * every backward; 1F1B runs min(p-1-stage, m) warm-up forwards, then alternates
  * one forward and one backward, then drains the remaining backwards (Narayanan
- * et al. 2021). With vpp > 1 (interleaved 1F1B, m a multiple of p) the unit is
- * a micro-batch on one chunk: forward step k runs chunk (k / p) % vpp of
- * micro-batch (k / (p * vpp)) * p + k % p, backward steps visit the chunks in
- * reverse, and the warm-up is (p - stage - 1) * 2 + (vpp - 1) * p steps
- * (Megatron-LM's schedule). ZB-H1 is 1F1B with each backward B followed by its
+ * et al. 2021). With vpp > 1 (interleaved 1F1B) the unit is a micro-batch on
+ * one chunk, the micro-batches in groups of `group` (N, plan_vp_group): forward
+ * step k runs chunk (k / N) % vpp of micro-batch (k / (N * vpp)) * N + k % N
+ * (the last group, of the r micro-batches left, the same with r for N),
+ * backward steps visit the chunks in reverse, and the warm-up is
+ * (p - stage - 1) * 2 + (vpp - 1) * N steps (Megatron-LM's schedule; N = p
+ * before Megatron-Core's micro-batch groups). ZB-H1 is 1F1B with each backward B followed by its
  * W. `extra` more warm-up forwards (plan_warm_extra: Megatron-Core's combined
  * 1F1B adds one). `out` holds plan_schedule_steps() entries. */
-void plan_schedule_order(plan_schedule sched, int p, int m, int vpp, int extra, int stage,
-			 plan_op *out);
+void plan_schedule_order(plan_schedule sched, int p, int m, int vpp, int group, int extra,
+			 int stage, plan_op *out);
 /* The extra warm-up forwards of p's schedule: 1 with moe_a2a_overlap
  * (Megatron-Core schedules.py get_pp_rank_microbatches: "we schedule one
  * extra micro-batch forward step before the 1f1b stages"), else 0. */
 int plan_warm_extra(const plan_spec *p);
 /* 1F1B's warm-up forwards on `stage` (the first ops of plan_schedule_order,
  * at most m * vpp); the steady steps' forwards follow at even offsets. */
-int plan_schedule_warm(int p, int m, int vpp, int extra, int stage);
+int plan_schedule_warm(int p, int m, int vpp, int group, int extra, int stage);
 /* Steps of a schedule: 2*m*vpp, 3*m*vpp with the zero-bubble W passes. */
 int plan_schedule_steps(plan_schedule sched, int m, int vpp);
 /* The first min(cap, steps) ops of that order (the memory walk's prefix);
  * returns how many it wrote. */
-int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int extra, int stage,
-		       int cap, plan_op *out);
+int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int group, int extra,
+		       int stage, int cap, plan_op *out);
+/* The micro-batches per group of the interleaved schedule, `group` above:
+ * Megatron-Core's microbatch_group_size_per_vp_stage (schedules.py
+ * get_schedule_table at d98e8a64, since 4295be1a6c of 2024-11-01): the
+ * micro-batches run in groups of N contiguous ones, each group through
+ * chunk 0, then chunk 1, ..., the last group taking the rest; the warm-up is
+ * (p - stage - 1) * 2 + (vpp - 1) * N. N = pp (the default, and the schedule
+ * before that commit, which needed m a multiple of pp); [parallel]
+ * vp_group sets it, and left at 0 on a framework that runs the groups
+ * ([framework] runs_vp_group) with m no multiple of pp it is the smallest
+ * N Megatron-Core accepts: pp <= N <= m with m % N = 0 or m % N >= pp
+ * (schedules.py:1160-1180: a shorter last group would stall the pipeline).
+ * pp where vpp = 1. */
+int plan_vp_group(const plan_spec *p);
 
 /* Time of one work item's kernel on gpu in dtype t (GEMMs with their batch,
  * attention on the bf16 path under fp8, memory-bound kernels), launch

@@ -39,6 +39,11 @@ const conf_key plan_spec_keys[] = {
 	 "even; 0: kernels that hold none)"},
 	{"vpp", CONF_INT, SIM_UNIT_NONE, 1, 1024, "1", NULL, PK(vpp),
 	 "model chunks per pipeline rank (interleaved 1F1B)"},
+	{"vp_group", CONF_INT, SIM_UNIT_NONE, 0, 1048576, "0", NULL, PK(vp_group),
+	 "vpp > 1: micro-batches per group of the interleaved schedule, each group run "
+	 "through every chunk in turn (Megatron-Core "
+	 "--microbatch-group-size-per-virtual-pipeline-stage; 0 = pp, or where the "
+	 "micro-batches are no multiple of pp the smallest group the framework accepts)"},
 	{"micro_batch", CONF_INT, SIM_UNIT_NONE, 1, 1048576, "1", NULL, PK(micro_batch),
 	 "sequences per micro-batch"},
 	{"global_batch", CONF_INT, SIM_UNIT_NONE, 1, 1073741824, NULL, NULL, PK(global_batch),
@@ -521,6 +526,7 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	}
 	step_gpu(s, &s->gpu);
 	s->plan.uneven = s->fw.uneven;
+	s->plan.vp_groups = s->fw.vp_group;
 	s->plan.mtp_units = s->model.mtp_layers;
 	s->vocab_model = s->model.vocab;
 	plan_pad_vocab(s);
@@ -546,6 +552,19 @@ bool plan_vocab_assumption(const plan_scenario *s, char *buf, size_t len)
 		return false;
 	snprintf(buf, len, "vocabulary padded to %d (framework %s: a multiple of %d x tp %d)",
 		 s->model.vocab, s->fw.name, s->fw.vocab_multiple, s->plan.tp);
+	return true;
+}
+
+bool plan_vp_group_assumption(const plan_scenario *s, char *buf, size_t len)
+{
+	const plan_spec *p = &s->plan;
+	int n = plan_vp_group(p);
+	if (p->vpp <= 1 || p->vp_group > 0 || n == p->pp)
+		return false;
+	snprintf(buf, len,
+		 "vp_group %d (not published: %d micro-batches are no multiple of pp = %d; the "
+		 "smallest micro-batch group framework %s accepts)",
+		 n, plan_microbatches(p), p->pp, s->fw.name);
 	return true;
 }
 

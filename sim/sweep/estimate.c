@@ -725,7 +725,8 @@ static double dp_tail(const plan_scenario *s, const plan_groups *g, const kinds 
 	 * backward op, and after each backward step (the chunk launches) */
 	int nbwd = 0; /* without interleaving the last op is chunk 0's backward */
 	if (vpp > 1)
-		plan_schedule_order(p->schedule, p->pp, m, vpp, plan_warm_extra(p), st, order);
+		plan_schedule_order(p->schedule, p->pp, m, vpp, plan_vp_group(p),
+				    plan_warm_extra(p), st, order);
 	else
 		n = 0, rem_chunk[0] = 0;
 	double suffix = 0;
@@ -821,12 +822,12 @@ static void pgather_lead(const plan_scenario *s, const kinds *k, const prog *fir
  * the stage's first forward of a layer (micro-batch 0 of its chunk) waits
  * for its bucket's gather, and nothing else does. Chunk c of the stage first
  * runs at
- *   A_c = max(P_{c pp + st}, P_st + pp sum_{c' < c} F_{c' pp + st})
+ *   A_c = max(P_{c pp + st}, P_st + N sum_{c' < c} F_{c' pp + st})
  * (pgather_lead): once micro-batch 0 has reached it, and after the stage's
  * own ops before it, which in interleaved 1F1B's warm-up are the forwards
- * of micro-batches 0..pp-1 through each chunk below (forward step k runs
- * chunk k / pp of micro-batch k % pp while k < pp vpp, all of them warm-up
- * as m >= pp: plan_schedule_order). Without waits the compute reaches bucket
+ * of micro-batches 0..N-1 through each chunk below (N = plan_vp_group, pp
+ * by default: forward step k runs chunk k / N of micro-batch k % N while
+ * k < N vpp, all of them warm-up as m >= N: plan_schedule_order). Without waits the compute reaches bucket
  * b's lowest layer at a_b: its chunk's A_c plus the chunk's forward up to
  * that layer (and the embedding's on the first virtual stage, after the
  * first bucket's wait: the chain's first task waits for its first layer's
@@ -889,7 +890,7 @@ static double pgather_stage(const plan_scenario *s, const plan_groups *g, const 
 			int kd = kinds_held > 1 ? kind_of(&s->model, plan_global_layer(s, st, l)) : only;
 			a += f[kd];
 		}
-		own += pp * lead[c * pp + st];
+		own += plan_vp_group(p) * lead[c * pp + st];
 	}
 	return D + intf(s, NET_ALLGATHER, &g->shard, nb > 0 ? bk[0].dense_bytes * wb : 0) *
 	               fmax(0, G - P[st] - D);

@@ -619,6 +619,8 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 		char vp[160];
 		if (plan_vocab_assumption(s, vp, sizeof vp))
 			valid_assume(v->assumed, sizeof v->assumed, "%s", vp);
+		if (plan_vp_group_assumption(s, vp, sizeof vp))
+			valid_assume(v->assumed, sizeof v->assumed, "%s", vp);
 		char ms[80];
 		snprintf(ms, sizeof ms, "%s counter, stage %d", cn, stage);
 		size_t n = strlen(v->assumed);

@@ -868,6 +868,8 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 			valid_assume(v->assumed, sizeof v->assumed, "%s", lay);
 		if (plan_vocab_assumption(s, lay, sizeof lay))
 			valid_assume(v->assumed, sizeof v->assumed, "%s", lay);
+		if (plan_vp_group_assumption(s, lay, sizeof lay))
+			valid_assume(v->assumed, sizeof v->assumed, "%s", lay);
 		/* the plan's memory verdict beside the time: a measured row that
 		 * podsim calls out of memory is a memory-model miss to look at */
 		plan_mem_fit f;

@@ -29,6 +29,9 @@ trap 'rm -rf "$tmp"' EXIT
 #  XT: nanotron's scaling-benchmark 1B (hidden 2048, ffn 8192 = 4 x hidden,
 #      MHA) is its Llama, SwiGLU and RMSNorm, with tied embeddings (the
 #      benchmark ties them below an ffn of 10,000); its 8B (ffn 14336) untied
+#  XG: D05 interleaved (vpp 2) with 3 micro-batches on pp 2, no multiple of
+#      pp: Megatron-Core runs it in micro-batch groups of 3 (the smallest
+#      group it accepts), said on the row and in its plan
 #  XO: D01 offloading to the CPU with zero open: stage 2, also on AWS EFA
 #      (XO2: p5's host DRAM, topologies/nodes/p5-h100.ini); XN: V0001 (no
 #      pipeline) on NVMe with zero open: stage 3, on the DGX A100's NVMe
@@ -72,6 +75,8 @@ derive("D05", "XL1", **dict(llama, layers="", hidden="", heads="", kv_heads="", 
 derive("D05", "XU1", model="Llama 3.1 405B", layers="126", hidden="16384", heads="128", kv_heads="8",
        ffn="53248", vocab="128256", seq_len="8192", gpus="1024", tp="8", pp="16", dp="8",
        vpp="", global_batch="128", micro_batch="1", note="")
+derive("D05", "XG1", vpp="2", micro_batch="1", global_batch="144")
+
 derive("D01", "XO1", offload="cpu", zero="")
 derive("D01", "XO2", offload="cpu", zero="", fabric="efa")
 nt = dict(source="The Ultra-Scale Playbook (Hugging Face 2025) nanotron scaling benchmark",
@@ -133,6 +138,8 @@ want(same("XD0", "XD1") and "dp 48 (not published: gpus / (tp pp cp))" in r["XD1
      "an open dp is not gpus / (tp pp cp)", "XD0", "XD1")
 want(same("XV0", "XV1") and "vpp 1 (not published; framework megatron-deepspeed runs no interleaved schedule" in r["XV1"]["assumed"],
      "an open vpp under Megatron-DeepSpeed is not 1", "XV0", "XV1")
+want(r["XG1"]["status"] == "ok" and "vp_group 3 (not published: 3 micro-batches are no multiple of pp = 2; the smallest micro-batch group framework megatron-core accepts)" in r["XG1"]["assumed"],
+     "an interleaved Megatron-Core row with micro-batches no multiple of pp is not run in groups", "XG1")
 want(same("XS0", "XS1") and "sequence_parallel 1 (not published: MoE under tp 2 runs it" in r["XS1"]["assumed"],
      "an open sequence_parallel of an MoE row under TP is not on", "XS0", "XS1")
 for k, text in (("XE1", "node_intra nvswitch-gen3 (not published: the h100-sxm5-80g baseboard)"),

@@ -36,6 +36,13 @@ done
 #   m = 128 / (4 x 4) = 8; textbook bubble (2-1)/(8+2-1) = 1/9 = 11.1%.
 #   Korthikanti without the score term (flash): s b h (10 + 24/t)
 #   = 2048 x 4 x 2304 x 22 = 415,236,096 B = 396.0 MiB.
+# Megatron-Core's micro-batch groups (pipeline-gantt-groups: 7 micro-batches
+# on pp 2, vpp 2): 7 % 2 = 1 refuses the default groups of pp, 3 leaves 1 <
+# pp, 4 leaves 3 >= pp: N = 4; warm-up on stage 0 (2 - 1 - 0) x 2 + (2 - 1)
+# x 4 = 6
+grep -qF "groups of N = 4, not p (vp_group 0" "$tmp/pipeline-gantt-groups.txt" &&
+	grep -qF "(v - 1) x N = 6 forwards on stage 0" "$tmp/pipeline-gantt-groups.txt" ||
+	{ echo "explain: the interleaved schedule's micro-batch groups (N = 4, warm-up 6) not stated"; fail=1; }
 q=$tmp/quickstart.txt
 for want in "per layer    63,730,944" "= 1,652,230,656 (1.65e+09)" "= 8 micro-batches" \
 	"(2 - 1)/(8 + 2 - 1) = 11.1%" "podsim's per-layer figure: 396.0 MiB" \

@@ -26,7 +26,7 @@ static plan_graph *pipeline_x(plan_schedule sched, int p, int m, int v, double t
 	plan_op *ord = malloc(sizeof *ord * (size_t)steps);
 	bool zb = sched == PLAN_SCHED_ZB_H1;
 	for (int s = 0; s < p; s++) {
-		plan_schedule_order(sched, p, m, v, 0, s, ord);
+		plan_schedule_order(sched, p, m, v, p, 0, s, ord);
 		uint32_t prev = UINT32_MAX, pending = UINT32_MAX;
 		for (int i = 0; i < steps; i++) {
 			bool b = ord[i].backward;

@@ -668,6 +668,47 @@ static void test_head(void)
 					plan_scenario_free(s);
 				}
 	CHECK(checked > 60);
+	/* the same with Megatron-Core's micro-batch groups (plan_vp_group):
+	 * micro-batches no multiple of pp (the smallest group that fits) and
+	 * explicit groups of 2 pp, whose warm-up holds more chunks */
+	static const int grp[][4] = {/* pp, vpp, m, vp_group */
+	                             {2, 2, 3, 0},  {2, 2, 7, 0},  {4, 2, 6, 0}, {4, 2, 10, 0},
+	                             {4, 4, 13, 0}, {2, 2, 8, 4},  {4, 2, 16, 8}, {8, 2, 12, 0}};
+	int grouped = 0;
+	for (size_t g = 0; g < sizeof grp / sizeof grp[0]; g++) {
+		int pp = grp[g][0], vpp = grp[g][1], m = grp[g][2];
+		char t[1024];
+		snprintf(t, sizeof t,
+		         "include = models/llama2-7b.ini\n"
+		         "include = topologies/nodes/dgx-a100-80g.ini\n"
+		         "include = topologies/frameworks/ideal.ini\n"
+		         "[scenario]\nname = t\n[node]\ngpus = 8\n"
+		         "[cluster]\nname = c\nnodes = 1\n[model]\nseq_len = 2048\n"
+		         "[parallel]\npp = %d\ndp = %d\nvpp = %d\nvp_group = %d\n"
+		         "micro_batch = 1\nglobal_batch = %d\n",
+		         pp, 8 / pp, vpp, grp[g][3], m * (8 / pp));
+		plan_scenario *s = scen_load(t);
+		if (!s) {
+			CHECK(s != NULL);
+			continue;
+		}
+		CHECK(plan_vp_group(&s->plan) > pp || m % pp == 0);
+		int n = plan_schedule_steps(s->plan.schedule, m, vpp) + 1;
+		double *a = malloc(3 * (size_t)n * sizeof *a);
+		for (int st = 0; st < pp; st++) {
+			CHECK_INT(plan_memory_curve(s, st, a, a + n, a + 2 * n, n), n);
+			double top = 0;
+			for (int i = 0; i < n; i++)
+				top = a[n + i] > top ? a[n + i] : top;
+			plan_mem_peak p;
+			plan_memory_peak(s, st, &p);
+			CHECK_NEAR(p.allocated, top, 1e-9);
+			grouped++;
+		}
+		free(a);
+		plan_scenario_free(s);
+	}
+	CHECK_INT(grouped, 30);
 }
 
 /* The optimizer step's bytes per parameter (optim.c's derivation), fused

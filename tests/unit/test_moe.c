@@ -464,7 +464,7 @@ done:
 static void test_a2a_overlap(void)
 {
 	plan_op o[8];
-	plan_schedule_order(PLAN_SCHED_1F1B, 1, 2, 1, 1, 0, o);
+	plan_schedule_order(PLAN_SCHED_1F1B, 1, 2, 1, 1, 1, 0, o);
 	CHECK(!o[0].backward && !o[1].backward && o[1].mb == 1 && o[2].backward &&
 	      o[2].mb == 0 && o[3].backward && o[3].mb == 1);
 	a2a_overlap_case("node.intra=nvswitch");

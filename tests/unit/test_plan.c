@@ -13,20 +13,20 @@ static void test_orders(void)
 	plan_op o[16];
 	/* 1F1B, p = 4, m = 8, stage 0: 3 warm-up forwards, then F3 B0 F4 B1 ... F7 B4,
 	 * then B5 B6 B7. */
-	plan_schedule_order(PLAN_SCHED_1F1B, 4, 8, 1, 0, 0, o);
+	plan_schedule_order(PLAN_SCHED_1F1B, 4, 8, 1, 4, 0, 0, o);
 	const char *want0 = "F0F1F2F3B0F4B1F5B2F6B3F7B4B5B6B7";
 	char got[128] = "";
 	for (int i = 0; i < 16; i++)
 		snprintf(got + strlen(got), sizeof got - strlen(got), "%c%d", o[i].backward ? 'B' : 'F', o[i].mb);
 	CHECK_STR(got, want0);
 	/* Last stage: no warm-up, strict alternation. */
-	plan_schedule_order(PLAN_SCHED_1F1B, 4, 8, 1, 0, 3, o);
+	plan_schedule_order(PLAN_SCHED_1F1B, 4, 8, 1, 4, 0, 3, o);
 	got[0] = 0;
 	for (int i = 0; i < 16; i++)
 		snprintf(got + strlen(got), sizeof got - strlen(got), "%c%d", o[i].backward ? 'B' : 'F', o[i].mb);
 	CHECK_STR(got, "F0B0F1B1F2B2F3B3F4B4F5B5F6B6F7B7");
 	/* GPipe: all forwards, then all backwards. */
-	plan_schedule_order(PLAN_SCHED_GPIPE, 4, 8, 1, 0, 1, o);
+	plan_schedule_order(PLAN_SCHED_GPIPE, 4, 8, 1, 4, 0, 1, o);
 	got[0] = 0;
 	for (int i = 0; i < 16; i++)
 		snprintf(got + strlen(got), sizeof got - strlen(got), "%c%d", o[i].backward ? 'B' : 'F', o[i].mb);
@@ -35,15 +35,88 @@ static void test_orders(void)
 	 * chunk-steps; forward step k runs chunk (k/2)%2 of micro-batch
 	 * (k/4)*2 + k%2, backward steps visit chunk 1 first. */
 	plan_op iv[16];
-	plan_schedule_order(PLAN_SCHED_1F1B, 2, 4, 2, 0, 0, iv);
+	plan_schedule_order(PLAN_SCHED_1F1B, 2, 4, 2, 2, 0, 0, iv);
 	got[0] = 0;
 	for (int i = 0; i < 16; i++)
 		snprintf(got + strlen(got), sizeof got - strlen(got), "%c%d.%d", iv[i].backward ? 'B' : 'F',
 			 iv[i].mb, iv[i].chunk);
 	CHECK_STR(got, "F0.0F1.0F0.1F1.1F2.0B0.1F3.0B1.1F2.1B0.0F3.1B1.0B2.1B3.1B2.0B3.0");
 	/* Fewer micro-batches than warm-up slots: all forwards first. */
-	plan_schedule_order(PLAN_SCHED_1F1B, 8, 2, 1, 0, 0, o);
+	plan_schedule_order(PLAN_SCHED_1F1B, 8, 2, 1, 8, 0, 0, o);
 	CHECK(!o[0].backward && !o[1].backward && o[2].backward && o[3].backward);
+}
+
+/* Megatron-Core's micro-batch groups of the interleaved schedule (graph.c
+ * interleaved_op, plan_vp_group). Its own example (schedules.py get_schedule_
+ * table, the comment at 4295be1a6c): PP2 N3 M5 VP2, virtual micro-batches
+ * 0-9 run micro-batches 0 1 2 0 1 2 3 4 3 4 on chunks 0 0 0 1 1 1 0 0 1 1
+ * (the last group, 3 and 4, the two left). Backward step k runs the same
+ * micro-batch on the mirrored chunk. Warm-up (p - s - 1) 2 + (vpp - 1) N:
+ * 5 steps on stage 0, 3 on stage 1; then one forward and one backward. */
+static void test_vp_groups(void)
+{
+	plan_op o[20];
+	char got[256] = "";
+	plan_schedule_order(PLAN_SCHED_1F1B, 2, 5, 2, 3, 0, 0, o);
+	for (int i = 0; i < 20; i++)
+		snprintf(got + strlen(got), sizeof got - strlen(got), "%c%d.%d",
+			 o[i].backward ? 'B' : 'F', o[i].mb, o[i].chunk);
+	CHECK_STR(got, "F0.0F1.0F2.0F0.1F1.1F2.1B0.1F3.0B1.1F4.0B2.1F3.1B0.0F4.1B1.0"
+		       "B2.0B3.1B4.1B3.0B4.0");
+	got[0] = 0;
+	plan_schedule_order(PLAN_SCHED_1F1B, 2, 5, 2, 3, 0, 1, o);
+	for (int i = 0; i < 20; i++)
+		snprintf(got + strlen(got), sizeof got - strlen(got), "%c%d.%d",
+			 o[i].backward ? 'B' : 'F', o[i].mb, o[i].chunk);
+	CHECK_STR(got, "F0.0F1.0F2.0F0.1B0.1F1.1B1.1F2.1B2.1F3.0B0.0F4.0B1.0F3.1B2.0"
+		       "F4.1B3.1B4.1B3.0B4.0");
+	CHECK_INT(plan_schedule_warm(2, 5, 2, 3, 0, 0), 5);
+	CHECK_INT(plan_schedule_warm(2, 5, 2, 3, 0, 1), 3);
+	/* N = p with m a multiple of p is the schedule before the groups (the
+	 * interleaved case of test_orders) */
+	plan_op a[16], b[16];
+	plan_schedule_order(PLAN_SCHED_1F1B, 4, 8, 2, 4, 0, 1, a);
+	plan_schedule_order(PLAN_SCHED_1F1B, 4, 8, 2, 0, 0, 1, b); /* N <= 0: p */
+	int same = 1;
+	for (int i = 0; i < 16; i++)
+		same &= a[i].backward == b[i].backward && a[i].mb == b[i].mb &&
+			a[i].chunk == b[i].chunk;
+	CHECK(same);
+	/* every (micro-batch, chunk) once forward and once backward, for
+	 * groups of 3 to 9 of 9 micro-batches on p = 3, vpp = 3 */
+	for (int n = 3; n <= 9; n++) {
+		plan_op q[54];
+		int seen[9][3][2] = {{{0}}};
+		plan_schedule_order(PLAN_SCHED_1F1B, 3, 9, 3, n, 0, 2, q);
+		for (int i = 0; i < 54; i++)
+			seen[q[i].mb][q[i].chunk][q[i].backward]++;
+		int ok = 1;
+		for (int i = 0; i < 9; i++)
+			for (int c = 0; c < 3; c++)
+				ok &= seen[i][c][0] == 1 && seen[i][c][1] == 1;
+		CHECK(ok);
+	}
+	/* plan_vp_group: MT-NLG's 105 layers on pp 35 with 2 chunks and 240
+	 * micro-batches (global batch 1920 over dp 8): 240 % 35 = 30 < 35, so
+	 * Megatron-Core's default groups of 35 are refused; the smallest group
+	 * it takes is 40 (36-39 leave 24, 18, 12 and 6, under 35; 240 % 40 = 0).
+	 * Without the groups (runs_vp_group = false) N stays pp and plan_check
+	 * refuses the plan; an explicit vp_group is taken as it is; m a multiple
+	 * of pp, or no interleaving, keeps pp. */
+	plan_spec p = {.tp = 8, .pp = 35, .dp = 8, .cp = 1, .ep = 1, .vpp = 2, .micro_batch = 1,
+		       .global_batch = 1920, .vp_groups = true};
+	CHECK_INT(plan_vp_group(&p), 40);
+	p.vp_groups = false;
+	CHECK_INT(plan_vp_group(&p), 35);
+	p.vp_groups = true;
+	p.vp_group = 48;
+	CHECK_INT(plan_vp_group(&p), 48);
+	p.vp_group = 0;
+	p.global_batch = 2240; /* 280 micro-batches */
+	CHECK_INT(plan_vp_group(&p), 35);
+	p.global_batch = 1920;
+	p.vpp = 1;
+	CHECK_INT(plan_vp_group(&p), 35);
 }
 
 static plan_scenario gpt_scenario(void)
@@ -2382,6 +2455,7 @@ int main(void)
 	test_host_bound();
 	test_graph();
 	test_orders();
+	test_vp_groups();
 	test_memory();
 	return check_done();
 }
