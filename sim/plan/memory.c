@@ -526,8 +526,9 @@ double plan_chunk_train(const plan_scenario *s, int stage, int c)
 /* The activation peak of `stage` in chunk-steps: the walk of
  * plan_schedule_order (a forward keeps, a backward, or W under ZB-H1, frees)
  * and its closed form for equal chunks (textbook counts: GPipe all m; 1F1B
- * pp - stage; interleaved (pp - stage - 1) * 2 + (vpp - 1) * pp + 1, each at
- * most m * vpp; Narayanan et al. 2021). memwalk.c walks the whole state;
+ * pp - stage; interleaved (pp - stage - 1) * 2 + (vpp - 1) * N + 1, N the
+ * micro-batch group, pp by default (plan_vp_group), each at most m * vpp;
+ * Narayanan et al. 2021). memwalk.c walks the whole state;
  * these two remain the activation-only view that the tests and explain
  * state. */
 double plan_peak_closed(const plan_spec *p, int stage, double act)
@@ -535,7 +536,8 @@ double plan_peak_closed(const plan_spec *p, int stage, double act)
 	int m = plan_microbatches(p);
 	if (p->schedule == PLAN_SCHED_GPIPE)
 		return act * m * p->vpp;
-	long steps = p->vpp > 1 ? (long)(p->pp - stage - 1) * 2 + (long)(p->vpp - 1) * p->pp + 1
+	long steps = p->vpp > 1 ? (long)(p->pp - stage - 1) * 2 +
+	                                  (long)(p->vpp - 1) * plan_vp_group(p) + 1
 	                        : p->pp - stage;
 	if (steps > (long)m * p->vpp)
 		steps = (long)m * p->vpp;

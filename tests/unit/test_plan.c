@@ -636,27 +636,38 @@ static void test_comm_volume(void)
 }
 
 /* The activation peak's closed forms (GPipe m, 1F1B pp - stage, interleaved
- * (pp - stage - 1) * 2 + (vpp - 1) * pp + 1 chunk-steps, each capped at m *
- * vpp) agree with the walk of the schedule on every stage, for pp 1-8, vpp
- * 1-4 (interleaving needs pp > 1 and m a multiple of pp) and m = pp to 4 pp
- * plus fewer micro-batches than stages. */
+ * (pp - stage - 1) * 2 + (vpp - 1) * N + 1 chunk-steps, N the micro-batch
+ * group, each capped at m * vpp) agree with the walk of the schedule on
+ * every stage, for pp 1-8, vpp 1-4 (interleaving needs pp > 1, and m a
+ * multiple of pp in groups of pp, else Megatron-Core's smallest group) and
+ * m = pp to 4 pp plus fewer micro-batches than stages; interleaved also in
+ * groups of 2 pp where m >= 2 pp. */
 static void test_peak_closed_form(void)
 {
 	double act[4] = {1, 1, 1, 1};
-	int cases = 0;
+	int cases = 0, grouped = 0;
 	for (int sched = PLAN_SCHED_GPIPE; sched <= PLAN_SCHED_1F1B; sched++)
 		for (int pp = 1; pp <= 8; pp++)
 			for (int vpp = 1; vpp <= 4; vpp++)
 				for (int m = 1; m <= 4 * pp; m++) {
-					if (vpp > 1 && (pp == 1 || sched != PLAN_SCHED_1F1B || m % pp))
+					if (vpp > 1 && (pp == 1 || sched != PLAN_SCHED_1F1B || m < pp))
 						continue;
 					plan_spec p = {.pp = pp, .vpp = vpp, .dp = 1, .micro_batch = 1,
-						       .global_batch = m, .schedule = (plan_schedule)sched};
-					for (int st = 0; st < pp; st++, cases++)
-						CHECK_NEAR(plan_peak_closed(&p, st, 1.0),
-							   plan_peak_walk(&p, st, act), 0);
+						       .global_batch = m, .schedule = (plan_schedule)sched,
+						       .vp_groups = true};
+					for (int g = 0; g < (vpp > 1 && m >= 2 * pp ? 2 : 1); g++) {
+						p.vp_group = g ? 2 * pp : 0;
+						int n = plan_vp_group(&p);
+						if (vpp > 1 && m % n && m % n < pp)
+							continue; /* refused (plan_check) */
+						for (int st = 0; st < pp; st++, cases++)
+							CHECK_NEAR(plan_peak_closed(&p, st, 1.0),
+								   plan_peak_walk(&p, st, act), 0);
+						grouped += vpp > 1 && n != pp ? pp : 0;
+					}
 				}
 	CHECK(cases > 500);
+	CHECK(grouped > 300);
 }
 
 /* Pipeline p2p bytes per rank and micro-batch (plan_p2p_bytes) for the
