@@ -318,19 +318,17 @@ static void uplinks_why(FILE *o, const exec_result *r)
 	explain_why(o, t);
 }
 
-void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
+/* No reduction to explain: inference, or one data-parallel rank (true). */
+static bool dp_none(FILE *o, const plan_scenario *s, const exec_result *r, int n)
 {
-	const plan_spec *p = &s->plan;
-	int cp = p->cp > 1 ? p->cp : 1, n = p->dp * cp;
-	fprintf(o, "\n5. Data-parallel gradient all-reduce (stage 0)\n");
 	if (s->inference) {
 		fprintf(o,
 		        "  none         inference: no gradients, so no reduction; the dp = %d "
 		        "replicas\n"
 		        "               run their sequences independently; simulated exposed DP on "
 		        "stage 0: %.4g s\n",
-		        p->dp, r->classes[0].time_s[EXEC_CAT_DP]);
-		return;
+		        s->plan.dp, r->classes[0].time_s[EXEC_CAT_DP]);
+		return true;
 	}
 	if (n == 1) {
 		fprintf(o,
@@ -338,40 +336,16 @@ void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
 		        "on "
 		        "stage 0: %.4g s\n",
 		        r->classes[0].time_s[EXEC_CAT_DP]);
-		return;
+		return true;
 	}
-	/* bytes per value in the buffer (plan_grad_bytes: 4 with fp32_grads or
-	 * fp32/tf32 training) and on the buckets' wire: the buffer's width, the
-	 * framework's narrower wire dtype (grad_wire_dtype) or compressed
-	 * (train.grad_compression: fp8 1 B, 1-bit Adam 1/8 B) */
-	double gbuf = plan_grad_bytes(s), gb = plan_grad_wire_bytes(s, gbuf);
-	/* P_rank: what one rank of stage 0 holds before ZeRO's sharding, the
-	 * routed experts aside (the stage budget's dense: plan_chunk_params);
-	 * only trained parameters are reduced: LoRA's adapters, the layers
-	 * above frozen_layers (the stage budget's train) */
-	bool part = s->train.lora_rank > 0 || s->train.frozen_layers > 0;
-	plan_budget bg;
-	plan_stage_budget(s, 0, &bg);
-	double S = (part ? bg.train : bg.dense) * gb;
-	/* the plan's data-parallel group (plan/groups.c: its stride follows
-	 * [parallel] order), the one the graph's buckets use */
-	plan_groups g;
-	plan_make_groups(s, &g);
-	net_group grp = g.dp;
-	net_cost c;
-	char a[32], b[32], d[32], e[32];
-	net_cluster ring_only = s->cluster; /* the ring, whatever the tuner would pick */
-	ring_only.algo = NET_ALGO_RING;
-	if (net_collective(&ring_only, NET_ALLREDUCE, &grp, S, &c) != SIM_OK)
-		return;
-	double bw = c.busbw_Bps * net_proto_bw(c.proto);
-	double ring = c.latency_s + 2.0 * (n - 1) / n * S / bw;
-	fprintf(o,
-	        "  S            P_rank%s x %.4g B = %s over n = dp x cp = %d ranks (stride %d: "
-	        "%d per "
-	        "node, %d node%s)\n",
-	        part ? " (trained)" : "", gb, explain_gib(S, a, sizeof a), n, grp.stride,
-	        grp.per_node, grp.nodes, grp.nodes == 1 ? "" : "s");
+	return false;
+}
+
+/* The gradients' dtype and, where it differs, their width on the wire:
+ * gbuf bytes per value in the buffer, gb on the wire. */
+static void dp_dtype_lines(FILE *o, const plan_scenario *s, double gbuf, double gb)
+{
+	const plan_spec *p = &s->plan;
 	if (gbuf == 4 && !p->fp32_grads)
 		fprintf(o, "  dtype        fp32 gradients (%s trains fp32 parameters: fp32_grads = false "
 		        "narrows nothing)\n",
@@ -409,6 +383,120 @@ void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
 		        "               before its collective and copied back after, %.0f B of HBM "
 		        "traffic per value\n",
 		        gb, cast);
+}
+
+/* What runs after the buckets: the tied embedding's sync and sequence
+ * parallelism's norm gradients; returns their time. */
+static double dp_after_buckets(FILE *o, const plan_scenario *s, const plan_groups *g,
+                               double gbuf)
+{
+	const plan_spec *p = &s->plan;
+	char a[32];
+	double t = 0;
+	/* the tied embedding's sync sends the buffer's bytes, uncompressed and
+	 * uncast (plan_grad_bytes; build_emit_embedding_sync) */
+	double tied = p->zero >= 3 ? 0 : plan_embedding_sync_time(s, g, gbuf);
+	if (tied > 0) {
+		fprintf(o,
+		        "  tied emb.    + V h / t x %.0f B all-reduced between the first and last "
+		        "stage "
+		        "(after both backwards): %s\n",
+		        gbuf, explain_unit(tied, SIM_UNIT_TIME, a, sizeof a));
+		t += tied;
+	}
+	/* sequence parallelism's norm gradients over TP (build_emit_norm_sync) */
+	double norms = plan_norm_sync_time(s, g, 0);
+	if (norms > 0) {
+		double *calls = malloc(PLAN_NORM_SYNC_MAX * sizeof *calls);
+		int nc = calls ? plan_norm_sync_calls(s, 0, calls, PLAN_NORM_SYNC_MAX) : 0;
+		free(calls);
+		fprintf(o,
+		        "  SP norms     + the norms' gradients all-reduced over tp = %d after the "
+		        "buckets, %d call%s (%s): %s\n",
+		        p->tp, nc, nc == 1 ? "" : "s",
+		        s->fw.sp_norm_sync == PLAN_NORM_SYNC_FLAT
+		                ? "flattened, sp_norm_sync"
+		                : "one per norm tensor in a NCCL group, sp_norm_sync",
+		        explain_unit(norms, SIM_UNIT_TIME, a, sizeof a));
+		t += norms;
+	}
+	return t;
+}
+
+/* The SMs the reductions take from the backward beside them (replay.c;
+ * plan_comm_scale: the channels the communicator runs the first bucket's
+ * algorithm on over the 16 the GPU's interference stands for; ZeRO-3: a
+ * layer's gather). */
+static void dp_sms_line(FILE *o, const plan_scenario *s, const plan_groups *g,
+                        const plan_budget *bg, double gbuf, double gb)
+{
+	const plan_spec *p = &s->plan;
+	char a[32];
+	int nbk = 0;
+	plan_grad_bucket *bk = p->zero >= 3 ? NULL : stage_buckets(s, 0, &nbk);
+	net_coll bop = p->zero >= 3 ? NET_ALLGATHER : plan_grad_coll(s);
+	/* a bucket's buffer bytes on the wire (gb / gbuf: the wire's width);
+	 * ZeRO-3: one layer's weights as the layers compute with them (wg) */
+	double bb = nbk > 0 ? bk[0].dense_bytes * gb / gbuf
+			    : bg->dense * bg->wg / (bg->layers > 0 ? bg->layers : 1);
+	free(bk);
+	net_cost bc;
+	if (g->shard.size > 1 && net_collective(&s->cluster, bop, &g->shard, bb, &bc) == SIM_OK) {
+		double ch = net_tune_channels(&s->cluster, &g->shard, bc.algo);
+		fprintf(o,
+		        "  SMs          NCCL runs one %s of %s here by %s on %.0f channels (its\n"
+		        "               search, %d rank%s per node), one thread block each: the compute "
+		        "beside it\n"
+		        "               runs at 1 - %.3g x %.0f/16 = %.3f of its rate ([gpu] "
+		        "interference: the SMs\n"
+		        "               of 16 channels, 16/%d)\n",
+		        net_coll_name(bop), explain_unit(bb, SIM_UNIT_BYTES, a, sizeof a),
+		        net_algo_name(bc.algo), ch, g->shard.per_node, g->shard.per_node == 1 ? "" : "s",
+		        s->gpu.interference, ch, 1 - s->gpu.interference * ch / 16.0,
+		        s->gpu.sm_count);
+	}
+}
+
+void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
+{
+	const plan_spec *p = &s->plan;
+	int cp = p->cp > 1 ? p->cp : 1, n = p->dp * cp;
+	fprintf(o, "\n5. Data-parallel gradient all-reduce (stage 0)\n");
+	if (dp_none(o, s, r, n))
+		return;
+	/* bytes per value in the buffer (plan_grad_bytes: 4 with fp32_grads or
+	 * fp32/tf32 training) and on the buckets' wire: the buffer's width, the
+	 * framework's narrower wire dtype (grad_wire_dtype) or compressed
+	 * (train.grad_compression: fp8 1 B, 1-bit Adam 1/8 B) */
+	double gbuf = plan_grad_bytes(s), gb = plan_grad_wire_bytes(s, gbuf);
+	/* P_rank: what one rank of stage 0 holds before ZeRO's sharding, the
+	 * routed experts aside (the stage budget's dense: plan_chunk_params);
+	 * only trained parameters are reduced: LoRA's adapters, the layers
+	 * above frozen_layers (the stage budget's train) */
+	bool part = s->train.lora_rank > 0 || s->train.frozen_layers > 0;
+	plan_budget bg;
+	plan_stage_budget(s, 0, &bg);
+	double S = (part ? bg.train : bg.dense) * gb;
+	/* the plan's data-parallel group (plan/groups.c: its stride follows
+	 * [parallel] order), the one the graph's buckets use */
+	plan_groups g;
+	plan_make_groups(s, &g);
+	net_group grp = g.dp;
+	net_cost c;
+	char a[32], b[32], d[32], e[32];
+	net_cluster ring_only = s->cluster; /* the ring, whatever the tuner would pick */
+	ring_only.algo = NET_ALGO_RING;
+	if (net_collective(&ring_only, NET_ALLREDUCE, &grp, S, &c) != SIM_OK)
+		return;
+	double bw = c.busbw_Bps * net_proto_bw(c.proto);
+	double ring = c.latency_s + 2.0 * (n - 1) / n * S / bw;
+	fprintf(o,
+	        "  S            P_rank%s x %.4g B = %s over n = dp x cp = %d ranks (stride %d: "
+	        "%d per "
+	        "node, %d node%s)\n",
+	        part ? " (trained)" : "", gb, explain_gib(S, a, sizeof a), n, grp.stride,
+	        grp.per_node, grp.nodes, grp.nodes == 1 ? "" : "s");
+	dp_dtype_lines(o, s, gbuf, gb);
 	fprintf(o, "  ring         lat + 2(n-1)/n x S / busbw = %s + 2 x %d/%d x %s / %s = %s\n",
 	        explain_unit(c.latency_s, SIM_UNIT_TIME, a, sizeof a), n - 1, n,
 	        explain_gib(S, b, sizeof b), explain_unit(bw, SIM_UNIT_BANDWIDTH, d, sizeof d),
@@ -426,60 +514,8 @@ void explain_dp(FILE *o, const plan_scenario *s, const exec_result *r)
 	        grp.nodes > 1 ? "NIC share of" : "scale-up", net_proto_bw(c.proto),
 	        explain_unit(c.time_s, SIM_UNIT_TIME, a, sizeof a));
 	double bt = p->zero >= 3 ? 0 : bucket_lines(o, s);
-	/* the tied embedding's sync sends the buffer's bytes, uncompressed and
-	 * uncast (plan_grad_bytes; build_emit_embedding_sync) */
-	double tied = p->zero >= 3 ? 0 : plan_embedding_sync_time(s, &g, gbuf);
-	if (tied > 0) {
-		fprintf(o,
-		        "  tied emb.    + V h / t x %.0f B all-reduced between the first and last "
-		        "stage "
-		        "(after both backwards): %s\n",
-		        gbuf, explain_unit(tied, SIM_UNIT_TIME, a, sizeof a));
-		bt += tied;
-	}
-	/* sequence parallelism's norm gradients over TP (build_emit_norm_sync) */
-	double norms = plan_norm_sync_time(s, &g, 0);
-	if (norms > 0) {
-		double *calls = malloc(PLAN_NORM_SYNC_MAX * sizeof *calls);
-		int nc = calls ? plan_norm_sync_calls(s, 0, calls, PLAN_NORM_SYNC_MAX) : 0;
-		free(calls);
-		fprintf(o,
-		        "  SP norms     + the norms' gradients all-reduced over tp = %d after the "
-		        "buckets, %d call%s (%s): %s\n",
-		        p->tp, nc, nc == 1 ? "" : "s",
-		        s->fw.sp_norm_sync == PLAN_NORM_SYNC_FLAT
-		                ? "flattened, sp_norm_sync"
-		                : "one per norm tensor in a NCCL group, sp_norm_sync",
-		        explain_unit(norms, SIM_UNIT_TIME, a, sizeof a));
-		bt += norms;
-	}
-	/* the SMs the reductions take from the backward beside them (replay.c;
-	 * plan_comm_scale: the channels the communicator runs the first
-	 * bucket's algorithm on over the 16 the GPU's interference stands for;
-	 * ZeRO-3: a layer's gather) */
-	int nbk = 0;
-	plan_grad_bucket *bk = p->zero >= 3 ? NULL : stage_buckets(s, 0, &nbk);
-	net_coll bop = p->zero >= 3 ? NET_ALLGATHER : plan_grad_coll(s);
-	/* a bucket's buffer bytes on the wire (gb / gbuf: the wire's width);
-	 * ZeRO-3: one layer's weights as the layers compute with them (wg) */
-	double bb = nbk > 0 ? bk[0].dense_bytes * gb / gbuf
-			    : bg.dense * bg.wg / (bg.layers > 0 ? bg.layers : 1);
-	free(bk);
-	net_cost bc;
-	if (g.shard.size > 1 && net_collective(&s->cluster, bop, &g.shard, bb, &bc) == SIM_OK) {
-		double ch = net_tune_channels(&s->cluster, &g.shard, bc.algo);
-		fprintf(o,
-		        "  SMs          NCCL runs one %s of %s here by %s on %.0f channels (its\n"
-		        "               search, %d rank%s per node), one thread block each: the compute "
-		        "beside it\n"
-		        "               runs at 1 - %.3g x %.0f/16 = %.3f of its rate ([gpu] "
-		        "interference: the SMs\n"
-		        "               of 16 channels, 16/%d)\n",
-		        net_coll_name(bop), explain_unit(bb, SIM_UNIT_BYTES, a, sizeof a),
-		        net_algo_name(bc.algo), ch, g.shard.per_node, g.shard.per_node == 1 ? "" : "s",
-		        s->gpu.interference, ch, 1 - s->gpu.interference * ch / 16.0,
-		        s->gpu.sm_count);
-	}
+	bt += dp_after_buckets(o, s, &g, gbuf);
+	dp_sms_line(o, s, &g, &bg, gbuf, gb);
 	double exposed = r->classes[0].time_s[EXEC_CAT_DP];
 	fprintf(o, "  simulated    exposed DP on stage 0: %s (%.1f%% of the step)\n",
 	        explain_unit(exposed, SIM_UNIT_TIME, a, sizeof a),
