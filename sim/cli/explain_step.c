@@ -293,6 +293,67 @@ void explain_mb_cost(FILE *o, const plan_scenario *s, const exec_result *r)
  * plan/optim.c): bytes per trained parameter, the kernels and the fraction
  * of the copy rate they stream at, the time, and the simulated optimizer
  * time of the stage. */
+/* The host's side of a tensor-by-tensor optimizer step (plan/optim.c):
+ * its launches, the FSDP1 shard's tensors, the .item() syncs. */
+static void optimizer_host_lines(FILE *o, const plan_scenario *s, double host, double tensors)
+{
+	char a[48], bb[48];
+	if (host > 0)
+		fprintf(o,
+		        "  host         %d layers x %.4g tensors x 8 launches x (launch + "
+		        "optimizer_op_overhead %s) = %s%s\n",
+		        plan_stage_layers(s, 0), tensors,
+		        explain_unit(s->gpu.launch_s + s->fw.optimizer_op_overhead_s, SIM_UNIT_TIME, a,
+		                     sizeof a),
+		        explain_unit(host, SIM_UNIT_TIME, bb, sizeof bb),
+		        s->fw.flat_params ? " (a tensor: an FSDP unit's flat parameter)" : "");
+	if (host > 0 && plan_optimizer_in_shard(s))
+		fprintf(o, "               tensors: the busiest rank's, %.4g per layer its FSDP1 flat shard "
+		           "meets\n               (use_orig_params: the others' grad is None; "
+		           "params_in_shard)\n",
+		        tensors);
+	if (host > 0 && s->fw.optimizer_item_sync)
+		fprintf(o,
+		        "  sync         optimizer_item_sync: each tensor's .item() waits for the "
+		        "previous tensor's kernels; per tensor max(9 h, h + g + 7 max(h, g)) "
+		        "with h the launch and op_overhead, g a pass's GPU time, plus one step "
+		        "count increment h per tensor (plan/optim.c)\n");
+}
+
+/* The framework's per-tensor loops around the step and ZeRO's per-rank
+ * gather loops (plan/grads.c). */
+static void optimizer_loop_lines(FILE *o, const plan_scenario *s)
+{
+	char a[48], bb[48], cc[48], n[48];
+	int ln;
+	double loops = plan_step_loops(s, 0, &ln);
+	if (loops > 0)
+		fprintf(o,
+		        "  loops        the framework's per-tensor loops (plan/grads.c): host %d tensors x "
+		        "%d operations x (step_tensor_op %s + launch %s) = %s from the end of the "
+		        "backward; the step's kernels end no earlier\n",
+		        ln, s->fw.step_tensor_ops,
+		        explain_unit(s->fw.step_tensor_op_s, SIM_UNIT_TIME, a, sizeof a),
+		        explain_unit(s->gpu.launch_s, SIM_UNIT_TIME, bb, sizeof bb),
+		        explain_unit(loops, SIM_UNIT_TIME, cc, sizeof cc));
+	double gh, gg;
+	int gn, gr;
+	if (plan_zero_gather_host(s, 0, &gh, &gg, &gn, &gr) > 0)
+		fprintf(o,
+		        "  gather       ZeRO-%d's parameter all-gather through the framework's per-rank "
+		        "loops (plan/grads.c):\n"
+		        "               host %d ranks x (%d tensors x (zero_gather_rank_op %s + launch "
+		        "%s) + 2 launches) = %s,\n"
+		        "               from the end of the backward%s, beside the GPU's reduction, "
+		        "step and gather;\n"
+		        "               then the GPU's 3 copies of the stage's parameters = %s\n",
+		        s->plan.zero, gr, gn,
+		        explain_unit(s->fw.zero_gather_rank_op_s, SIM_UNIT_TIME, a, sizeof a),
+		        explain_unit(s->gpu.launch_s, SIM_UNIT_TIME, bb, sizeof bb),
+		        explain_unit(gh, SIM_UNIT_TIME, cc, sizeof cc), loops > 0 ? " and the loops" : "",
+		        explain_unit(gg, SIM_UNIT_TIME, n, sizeof n));
+}
+
 void explain_optimizer(FILE *o, const plan_scenario *s, const exec_result *r)
 {
 	fprintf(o, "\n8. Optimizer step (stage 0)\n");
@@ -359,53 +420,8 @@ void explain_optimizer(FILE *o, const plan_scenario *s, const exec_result *r)
 	else if (host > 0 && host >= t)
 		fprintf(o, ", shorter than the host's launches (below)");
 	fprintf(o, " = %s\n", explain_unit(t, SIM_UNIT_TIME, a, sizeof a));
-	if (host > 0)
-		fprintf(o,
-		        "  host         %d layers x %.4g tensors x 8 launches x (launch + "
-		        "optimizer_op_overhead %s) = %s%s\n",
-		        plan_stage_layers(s, 0), tensors,
-		        explain_unit(s->gpu.launch_s + s->fw.optimizer_op_overhead_s, SIM_UNIT_TIME, a,
-		                     sizeof a),
-		        explain_unit(host, SIM_UNIT_TIME, bb, sizeof bb),
-		        s->fw.flat_params ? " (a tensor: an FSDP unit's flat parameter)" : "");
-	if (host > 0 && plan_optimizer_in_shard(s))
-		fprintf(o, "               tensors: the busiest rank's, %.4g per layer its FSDP1 flat shard "
-		           "meets\n               (use_orig_params: the others' grad is None; "
-		           "params_in_shard)\n",
-		        tensors);
-	if (host > 0 && s->fw.optimizer_item_sync)
-		fprintf(o,
-		        "  sync         optimizer_item_sync: each tensor's .item() waits for the "
-		        "previous tensor's kernels; per tensor max(9 h, h + g + 7 max(h, g)) "
-		        "with h the launch and op_overhead, g a pass's GPU time, plus one step "
-		        "count increment h per tensor (plan/optim.c)\n");
-	int ln;
-	double loops = plan_step_loops(s, 0, &ln);
-	if (loops > 0)
-		fprintf(o,
-		        "  loops        the framework's per-tensor loops (plan/grads.c): host %d tensors x "
-		        "%d operations x (step_tensor_op %s + launch %s) = %s from the end of the "
-		        "backward; the step's kernels end no earlier\n",
-		        ln, s->fw.step_tensor_ops,
-		        explain_unit(s->fw.step_tensor_op_s, SIM_UNIT_TIME, a, sizeof a),
-		        explain_unit(s->gpu.launch_s, SIM_UNIT_TIME, bb, sizeof bb),
-		        explain_unit(loops, SIM_UNIT_TIME, cc, sizeof cc));
-	double gh, gg;
-	int gn, gr;
-	if (plan_zero_gather_host(s, 0, &gh, &gg, &gn, &gr) > 0)
-		fprintf(o,
-		        "  gather       ZeRO-%d's parameter all-gather through the framework's per-rank "
-		        "loops (plan/grads.c):\n"
-		        "               host %d ranks x (%d tensors x (zero_gather_rank_op %s + launch "
-		        "%s) + 2 launches) = %s,\n"
-		        "               from the end of the backward%s, beside the GPU's reduction, "
-		        "step and gather;\n"
-		        "               then the GPU's 3 copies of the stage's parameters = %s\n",
-		        s->plan.zero, gr, gn,
-		        explain_unit(s->fw.zero_gather_rank_op_s, SIM_UNIT_TIME, a, sizeof a),
-		        explain_unit(s->gpu.launch_s, SIM_UNIT_TIME, bb, sizeof bb),
-		        explain_unit(gh, SIM_UNIT_TIME, cc, sizeof cc), loops > 0 ? " and the loops" : "",
-		        explain_unit(gg, SIM_UNIT_TIME, n, sizeof n));
+	optimizer_host_lines(o, s, host, tensors);
+	optimizer_loop_lines(o, s);
 	if (r->nclasses > 0)
 		fprintf(o,
 		        "  simulated    optimizer time on stage 0's compute stream: %s (%.1f%% of the "
