@@ -169,6 +169,91 @@ static void a2a_overlap(FILE *o, const plan_scenario *s, const exec_result *r, i
 	free(r0);
 }
 
+/* The micro-batch's collectives: their latency, the per-call wait across
+ * nodes, those that run beside a GEMM. */
+static void mb_coll_lines(FILE *o, const plan_scenario *s, const plan_mb_cost *mc)
+{
+	const plan_spec *p = &s->plan;
+	char a[32], b[32], d[32], e[32];
+	plan_groups g;
+	plan_make_groups(s, &g);
+	fprintf(o,
+	        "  collectives  %d (tp = %d: %d per node, %d node%s%s), latency (each one's time\n"
+	        "               at 1 B) %s of their %s (alpha-beta)\n",
+	        mc->collectives, p->tp, g.tp.per_node, g.tp.nodes, g.tp.nodes == 1 ? "" : "s",
+	        p->ep > 1 ? "; and ep's all-to-alls" : "",
+	        explain_unit(mc->coll_latency_s, SIM_UNIT_TIME, a, sizeof a),
+	        explain_unit(mc->coll_s, SIM_UNIT_TIME, b, sizeof b));
+	double wait = net_sync_delay(&s->cluster, &g.tp, 1);
+	if (wait > 0 && p->ep <= 1)
+		fprintf(o,
+		        "               of it each call's wait for the slowest of its %d nodes,\n"
+		        "               D(%d) = %s, whatever its size: %s (net_sync_delay)\n",
+		        g.tp.nodes, g.tp.nodes, explain_unit(wait, SIM_UNIT_TIME, d, sizeof d),
+		        explain_unit(wait * mc->collectives, SIM_UNIT_TIME, e, sizeof e));
+	if (g.tp.nodes > 1 && s->cluster.fit_weak[0] &&
+	    (strstr(s->cluster.fit_weak, "net_latency") || strstr(s->cluster.fit_weak, "msg_overhead")))
+		fprintf(o,
+		        "               across nodes on a fabric whose calibration leaves %s\n"
+		        "               weakly determined ([cluster] fit_weak): this latency is the\n"
+		        "               step's least certain term\n",
+		        s->cluster.fit_weak);
+	if (mc->beside > 0)
+		fprintf(o,
+		        "               %d of them (%s) run beside a GEMM and block only what it\n"
+		        "               cannot hide (tp_dgrad_async = %s: the input gradient's beside "
+		        "the wgrad;\n"
+		        "               tp_comm_overlap %s)\n",
+		        mc->beside, explain_unit(mc->beside_s, SIM_UNIT_TIME, a, sizeof a),
+		        plan_dgrad_async_name(s->fw.dgrad_async),
+		        p->tp_comm_overlap ? "on" : "off");
+}
+
+/* The gradients' accumulation between micro-batches and the pipeline's
+ * fixed cost per micro-batch on stage st. */
+static void mb_accum_pipe_lines(FILE *o, const plan_scenario *s, const plan_mb_cost *mc, int st)
+{
+	const plan_spec *p = &s->plan;
+	char a[32], b[32];
+	work_item acc;
+	if (plan_grad_accum_item(s, st, -1, &acc))
+		fprintf(o,
+		        "  accumulate   grad_accum = %s: %s moved to add the gradients into "
+		        "%s accumulators,\n%s"
+		        "               %d launches%s: %s\n",
+		        plan_grad_accum_name(s->fw.grad_accum),
+		        explain_gib(acc.bytes, a, sizeof a), p->fp32_grads ? "fp32" : "16-bit",
+		        s->fw.grad_accum != PLAN_ACCUM_AUTOGRAD ? ""
+		        : acc.native ? "               param.grad, from the second micro-batch: (m-1)/m "
+		                       "of an add;\n"
+		                     : "               a cast and an add of each 16-bit gradient;\n",
+		        acc.launches, acc.native ? " from autograd's C++, no framework operation" : "",
+		        explain_unit(mc->accum_s, SIM_UNIT_TIME, b, sizeof b));
+	else
+		fprintf(o, "  accumulate   fused into the weight-gradient GEMMs: 0\n");
+	if (p->pp > 1)
+		fprintf(o,
+		        "  pipeline     per tensor %d handshake%s and %d host operations, %d "
+		        "forward tensor%s:\n"
+		        "               %s (one forward and one backward transfer)\n",
+		        s->fw.p2p_handshakes, s->fw.p2p_handshakes == 1 ? "" : "s",
+		        s->fw.p2p_host_ops, s->fw.p2p_fwd_tensors,
+		        s->fw.p2p_fwd_tensors == 1 ? "" : "s",
+		        explain_unit(mc->p2p_fixed_s, SIM_UNIT_TIME, a, sizeof a));
+	if (p->pp > 1) { /* the hops (plan_pp_pair), as the sends are timed */
+		net_group in, out;
+		plan_pp_pair(s, st, st > 0 ? st - 1 : st, &in);
+		plan_pp_pair(s, st, st + 1 < p->pp ? st + 1 : st, &out);
+		fprintf(o,
+		        "               %d of the pipeline's %d hops cross nodes, %d of stage %d's "
+		        "(each send on its own hop)\n",
+		        plan_pp_cross(s, NULL, NULL), p->pp - 1,
+		        (st > 0 && in.nodes > 1) + (st + 1 < p->pp && out.nodes > 1), st);
+	}
+	else
+		fprintf(o, "  pipeline     none (pp = 1)\n");
+}
+
 void explain_mb_cost(FILE *o, const plan_scenario *s, const exec_result *r)
 {
 	const plan_spec *p = &s->plan;
@@ -201,76 +286,9 @@ void explain_mb_cost(FILE *o, const plan_scenario *s, const exec_result *r)
 	        explain_unit(c.gpu_s, SIM_UNIT_TIME, e, sizeof e),
 	        explain_unit(c.compute_s, SIM_UNIT_TIME, f, sizeof f),
 	        explain_unit(c.host_exposed_s, SIM_UNIT_TIME, h, sizeof h));
-	plan_groups g;
-	plan_make_groups(s, &g);
-	fprintf(o,
-	        "  collectives  %d (tp = %d: %d per node, %d node%s%s), latency (each one's time\n"
-	        "               at 1 B) %s of their %s (alpha-beta)\n",
-	        c.collectives, p->tp, g.tp.per_node, g.tp.nodes, g.tp.nodes == 1 ? "" : "s",
-	        p->ep > 1 ? "; and ep's all-to-alls" : "",
-	        explain_unit(c.coll_latency_s, SIM_UNIT_TIME, a, sizeof a),
-	        explain_unit(c.coll_s, SIM_UNIT_TIME, b, sizeof b));
-	double wait = net_sync_delay(&s->cluster, &g.tp, 1);
-	if (wait > 0 && p->ep <= 1)
-		fprintf(o,
-		        "               of it each call's wait for the slowest of its %d nodes,\n"
-		        "               D(%d) = %s, whatever its size: %s (net_sync_delay)\n",
-		        g.tp.nodes, g.tp.nodes, explain_unit(wait, SIM_UNIT_TIME, d, sizeof d),
-		        explain_unit(wait * c.collectives, SIM_UNIT_TIME, e, sizeof e));
-	if (g.tp.nodes > 1 && s->cluster.fit_weak[0] &&
-	    (strstr(s->cluster.fit_weak, "net_latency") || strstr(s->cluster.fit_weak, "msg_overhead")))
-		fprintf(o,
-		        "               across nodes on a fabric whose calibration leaves %s\n"
-		        "               weakly determined ([cluster] fit_weak): this latency is the\n"
-		        "               step's least certain term\n",
-		        s->cluster.fit_weak);
-	if (c.beside > 0)
-		fprintf(o,
-		        "               %d of them (%s) run beside a GEMM and block only what it\n"
-		        "               cannot hide (tp_dgrad_async = %s: the input gradient's beside "
-		        "the wgrad;\n"
-		        "               tp_comm_overlap %s)\n",
-		        c.beside, explain_unit(c.beside_s, SIM_UNIT_TIME, a, sizeof a),
-		        plan_dgrad_async_name(s->fw.dgrad_async),
-		        p->tp_comm_overlap ? "on" : "off");
+	mb_coll_lines(o, s, &c);
 	a2a_overlap(o, s, r, st);
-	work_item acc;
-	if (plan_grad_accum_item(s, st, -1, &acc))
-		fprintf(o,
-		        "  accumulate   grad_accum = %s: %s moved to add the gradients into "
-		        "%s accumulators,\n%s"
-		        "               %d launches%s: %s\n",
-		        plan_grad_accum_name(s->fw.grad_accum),
-		        explain_gib(acc.bytes, a, sizeof a), p->fp32_grads ? "fp32" : "16-bit",
-		        s->fw.grad_accum != PLAN_ACCUM_AUTOGRAD ? ""
-		        : acc.native ? "               param.grad, from the second micro-batch: (m-1)/m "
-		                       "of an add;\n"
-		                     : "               a cast and an add of each 16-bit gradient;\n",
-		        acc.launches, acc.native ? " from autograd's C++, no framework operation" : "",
-		        explain_unit(c.accum_s, SIM_UNIT_TIME, b, sizeof b));
-	else
-		fprintf(o, "  accumulate   fused into the weight-gradient GEMMs: 0\n");
-	if (p->pp > 1)
-		fprintf(o,
-		        "  pipeline     per tensor %d handshake%s and %d host operations, %d "
-		        "forward tensor%s:\n"
-		        "               %s (one forward and one backward transfer)\n",
-		        s->fw.p2p_handshakes, s->fw.p2p_handshakes == 1 ? "" : "s",
-		        s->fw.p2p_host_ops, s->fw.p2p_fwd_tensors,
-		        s->fw.p2p_fwd_tensors == 1 ? "" : "s",
-		        explain_unit(c.p2p_fixed_s, SIM_UNIT_TIME, a, sizeof a));
-	if (p->pp > 1) { /* the hops (plan_pp_pair), as the sends are timed */
-		net_group in, out;
-		plan_pp_pair(s, st, st > 0 ? st - 1 : st, &in);
-		plan_pp_pair(s, st, st + 1 < p->pp ? st + 1 : st, &out);
-		fprintf(o,
-		        "               %d of the pipeline's %d hops cross nodes, %d of stage %d's "
-		        "(each send on its own hop)\n",
-		        plan_pp_cross(s, NULL, NULL), p->pp - 1,
-		        (st > 0 && in.nodes > 1) + (st + 1 < p->pp && out.nodes > 1), st);
-	}
-	else
-		fprintf(o, "  pipeline     none (pp = 1)\n");
+	mb_accum_pipe_lines(o, s, &c, st);
 	double all = m * c.fixed_s, share = r->step_s > 0 ? all / r->step_s : 0;
 	char g2[32];
 	fprintf(o,
