@@ -74,11 +74,11 @@ static void test_vp_groups(void)
 	CHECK_INT(plan_schedule_warm(2, 5, 2, 3, 0, 1), 3);
 	/* N = p with m a multiple of p is the schedule before the groups (the
 	 * interleaved case of test_orders) */
-	plan_op a[16], b[16];
+	plan_op a[32], b[32]; /* 2 m vpp steps */
 	plan_schedule_order(PLAN_SCHED_1F1B, 4, 8, 2, 4, 0, 1, a);
 	plan_schedule_order(PLAN_SCHED_1F1B, 4, 8, 2, 0, 0, 1, b); /* N <= 0: p */
 	int same = 1;
-	for (int i = 0; i < 16; i++)
+	for (int i = 0; i < 32; i++)
 		same &= a[i].backward == b[i].backward && a[i].mb == b[i].mb &&
 			a[i].chunk == b[i].chunk;
 	CHECK(same);
