@@ -621,15 +621,56 @@ static void test_cuts(void)
 	plan_scenario_free(s);
 }
 
+/* One plan of test_head: Llama 2 7B on one DGX A100 node, pp stages of dp
+ * = 8 / pp, m micro-batches of one sequence, `extra` more [parallel] keys;
+ * on every stage the walk's allocated peak (plan_memory_peak, which stops
+ * after head_ops) must equal the largest of the whole walk's op peaks
+ * (plan_memory_curve). Returns the stages checked. */
+static int head_case(int pp, int m, const char *extra)
+{
+	char t[1024];
+	snprintf(t, sizeof t,
+	         "include = models/llama2-7b.ini\n"
+	         "include = topologies/nodes/dgx-a100-80g.ini\n"
+	         "include = topologies/frameworks/ideal.ini\n"
+	         "[scenario]\nname = t\n[node]\ngpus = 8\n"
+	         "[cluster]\nname = c\nnodes = 1\n[model]\nseq_len = 2048\n"
+	         "[parallel]\npp = %d\ndp = %d\nmicro_batch = 1\nglobal_batch = %d\n%s",
+	         pp, 8 / pp, m * (8 / pp), extra);
+	plan_scenario *s = scen_load(t);
+	if (!s) {
+		CHECK(s != NULL);
+		return 0;
+	}
+	int n = plan_schedule_steps(s->plan.schedule, m, s->plan.vpp) + 1, checked = 0;
+	double *a = malloc(3 * (size_t)n * sizeof *a);
+	for (int st = 0; a && st < pp; st++, checked++) {
+		CHECK_INT(plan_memory_curve(s, st, a, a + n, a + 2 * n, n), n);
+		double top = 0;
+		for (int i = 0; i < n; i++)
+			top = a[n + i] > top ? a[n + i] : top;
+		plan_mem_peak p;
+		plan_memory_peak(s, st, &p);
+		CHECK_NEAR(p.allocated, top, 1e-9);
+	}
+	free(a);
+	plan_scenario_free(s);
+	return checked;
+}
+
 /* The walk stops after the ops that hold the peak (memwalk.c head_ops: the
  * warm-up, the gradients settling, one period of the steady state); its
  * allocated peak equals the largest of the whole walk's op peaks
  * (plan_memory_curve), over GPipe, 1F1B, interleaved (vpp 2 and 4) and
- * ZB-H1, pp 2 to 8, micro-batch counts from 1 to 8 pp, every stage. */
+ * ZB-H1, pp 2 to 8, micro-batch counts from 1 to 8 pp, every stage; and
+ * with Megatron-Core's micro-batch groups (plan_vp_group): micro-batches no
+ * multiple of pp (the smallest group that fits) and explicit groups of 2
+ * pp, whose warm-up holds more chunks. */
 static void test_head(void)
 {
 	static const char *const sched[] = {"gpipe", "1f1b", "zb-h1"};
 	int checked = 0;
+	char x[128];
 	for (int k = 0; k < 3; k++)
 		for (int pp = 2; pp <= 8; pp *= 2)
 			for (int vpp = 1; vpp <= 4; vpp *= 2)
@@ -637,76 +678,17 @@ static void test_head(void)
 					if (vpp > 1 && k != 1)
 						continue;
 					int m = mm == 0 ? (vpp > 1 ? pp : 1) : pp << (mm - 1);
-					char t[1024];
-					snprintf(t, sizeof t,
-					         "include = models/llama2-7b.ini\n"
-					         "include = topologies/nodes/dgx-a100-80g.ini\n"
-					         "include = topologies/frameworks/ideal.ini\n"
-					         "[scenario]\nname = t\n[node]\ngpus = 8\n"
-					         "[cluster]\nname = c\nnodes = 1\n[model]\nseq_len "
-					         "= "
-					         "2048\n[parallel]\npp = %d\ndp = %d\nvpp = %d\n"
-					         "schedule = %s\nmicro_batch = 1\nglobal_batch = "
-					         "%d\n",
-					         pp, 8 / pp, vpp, sched[k], m * (8 / pp));
-					plan_scenario *s = scen_load(t);
-					int n = plan_schedule_steps(s->plan.schedule, m, vpp) + 1;
-					double *a = malloc(3 * (size_t)n * sizeof *a);
-					for (int st = 0; st < pp; st++) {
-						CHECK_INT(plan_memory_curve(s, st, a, a + n,
-						                            a + 2 * n, n),
-						          n);
-						double top = 0;
-						for (int i = 0; i < n; i++)
-							top = a[n + i] > top ? a[n + i] : top;
-						plan_mem_peak p;
-						plan_memory_peak(s, st, &p);
-						CHECK_NEAR(p.allocated, top, 1e-9);
-						checked++;
-					}
-					free(a);
-					plan_scenario_free(s);
+					snprintf(x, sizeof x, "vpp = %d\nschedule = %s\n", vpp, sched[k]);
+					checked += head_case(pp, m, x);
 				}
 	CHECK(checked > 60);
-	/* the same with Megatron-Core's micro-batch groups (plan_vp_group):
-	 * micro-batches no multiple of pp (the smallest group that fits) and
-	 * explicit groups of 2 pp, whose warm-up holds more chunks */
 	static const int grp[][4] = {/* pp, vpp, m, vp_group */
 	                             {2, 2, 3, 0},  {2, 2, 7, 0},  {4, 2, 6, 0}, {4, 2, 10, 0},
 	                             {4, 4, 13, 0}, {2, 2, 8, 4},  {4, 2, 16, 8}, {8, 2, 12, 0}};
 	int grouped = 0;
 	for (size_t g = 0; g < sizeof grp / sizeof grp[0]; g++) {
-		int pp = grp[g][0], vpp = grp[g][1], m = grp[g][2];
-		char t[1024];
-		snprintf(t, sizeof t,
-		         "include = models/llama2-7b.ini\n"
-		         "include = topologies/nodes/dgx-a100-80g.ini\n"
-		         "include = topologies/frameworks/ideal.ini\n"
-		         "[scenario]\nname = t\n[node]\ngpus = 8\n"
-		         "[cluster]\nname = c\nnodes = 1\n[model]\nseq_len = 2048\n"
-		         "[parallel]\npp = %d\ndp = %d\nvpp = %d\nvp_group = %d\n"
-		         "micro_batch = 1\nglobal_batch = %d\n",
-		         pp, 8 / pp, vpp, grp[g][3], m * (8 / pp));
-		plan_scenario *s = scen_load(t);
-		if (!s) {
-			CHECK(s != NULL);
-			continue;
-		}
-		CHECK(plan_vp_group(&s->plan) > pp || m % pp == 0);
-		int n = plan_schedule_steps(s->plan.schedule, m, vpp) + 1;
-		double *a = malloc(3 * (size_t)n * sizeof *a);
-		for (int st = 0; st < pp; st++) {
-			CHECK_INT(plan_memory_curve(s, st, a, a + n, a + 2 * n, n), n);
-			double top = 0;
-			for (int i = 0; i < n; i++)
-				top = a[n + i] > top ? a[n + i] : top;
-			plan_mem_peak p;
-			plan_memory_peak(s, st, &p);
-			CHECK_NEAR(p.allocated, top, 1e-9);
-			grouped++;
-		}
-		free(a);
-		plan_scenario_free(s);
+		snprintf(x, sizeof x, "vpp = %d\nvp_group = %d\n", grp[g][1], grp[g][3]);
+		grouped += head_case(grp[g][0], grp[g][2], x);
 	}
 	CHECK_INT(grouped, 30);
 }

@@ -53,21 +53,25 @@ static void test_orders(void)
  * (the last group, 3 and 4, the two left). Backward step k runs the same
  * micro-batch on the mirrored chunk. Warm-up (p - s - 1) 2 + (vpp - 1) N:
  * 5 steps on stage 0, 3 on stage 1; then one forward and one backward. */
-static void test_vp_groups(void)
+/* "F<mb>.<chunk>" / "B<mb>.<chunk>" of the 20 ops of PP2 M5 VP2 in groups of
+ * 3 on `stage`. */
+static void group_order(int stage, char *got, size_t len)
 {
 	plan_op o[20];
-	char got[256] = "";
-	plan_schedule_order(PLAN_SCHED_1F1B, 2, 5, 2, 3, 0, 0, o);
+	plan_schedule_order(PLAN_SCHED_1F1B, 2, 5, 2, 3, 0, stage, o);
+	got[0] = 0;
 	for (int i = 0; i < 20; i++)
-		snprintf(got + strlen(got), sizeof got - strlen(got), "%c%d.%d",
-			 o[i].backward ? 'B' : 'F', o[i].mb, o[i].chunk);
+		snprintf(got + strlen(got), len - strlen(got), "%c%d.%d", o[i].backward ? 'B' : 'F',
+			 o[i].mb, o[i].chunk);
+}
+
+static void test_vp_groups(void)
+{
+	char got[256];
+	group_order(0, got, sizeof got);
 	CHECK_STR(got, "F0.0F1.0F2.0F0.1F1.1F2.1B0.1F3.0B1.1F4.0B2.1F3.1B0.0F4.1B1.0"
 		       "B2.0B3.1B4.1B3.0B4.0");
-	got[0] = 0;
-	plan_schedule_order(PLAN_SCHED_1F1B, 2, 5, 2, 3, 0, 1, o);
-	for (int i = 0; i < 20; i++)
-		snprintf(got + strlen(got), sizeof got - strlen(got), "%c%d.%d",
-			 o[i].backward ? 'B' : 'F', o[i].mb, o[i].chunk);
+	group_order(1, got, sizeof got);
 	CHECK_STR(got, "F0.0F1.0F2.0F0.1B0.1F1.1B1.1F2.1B2.1F3.0B0.0F4.0B1.0F3.1B2.0"
 		       "F4.1B3.1B4.1B3.0B4.0");
 	CHECK_INT(plan_schedule_warm(2, 5, 2, 3, 0, 0), 5);
