@@ -982,6 +982,137 @@ static double mem_share(const plan_scenario *s, const plan_mem_fit *f)
 	return b.capacity > 0 ? b.need / b.capacity : b.stage < 0 ? HUGE_VAL : 0;
 }
 
+/* What the stages' loop of sweep_estimate_plan gathers: the slowest
+ * stage's program time T (its weight passes W_T, layers worst) and the sum
+ * over stages S (W_S); the largest DP bytes and local parameters (optim, on
+ * stage ost); the framework's loops; the bound's running sums pre_f, pre_b;
+ * the ZeRO-0/1/2 reduction tail and the parameter gather's exposure (-1:
+ * not estimated). */
+typedef struct stage_sum {
+	double T, S, W_T, W_S, grad, weight, optim, chost, cgpu, loops;
+	double pre_f, pre_b, bound, dp_tail_s, below, pg;
+	int ost, worst;
+} stage_sum;
+
+/* What every stage's terms need: the layer kinds, the two ends' programs,
+ * the groups, the bucket array (cap), the parameter gather's lead. */
+typedef struct est_in {
+	const kinds *k;
+	const prog *first, *last;
+	const plan_groups *grp;
+	plan_grad_bucket *bk;
+	int cap, m;
+	bool buckets;
+	const double *lead;
+	call_memo *memo;
+} est_in;
+
+/* Stage st's terms into a (and the slowest stage's compute and TP time
+ * into e). */
+static void add_stage(const plan_scenario *s, const est_in *in, int st, stage_sum *a,
+                      sweep_estimate *e)
+{
+	const plan_spec *p = &s->plan;
+	int L;
+	prog x = stage_prog(s, in->k, in->first, in->last, st, &L);
+	double t = prog_time(s, &x);
+	int nb = in->bk ? plan_grad_buckets(s, st, in->bk, in->cap) : SIM_ENOMEM;
+	if (in->buckets && a->dp_tail_s >= 0) {
+		double sl = 0, tl = -1;
+		if (nb >= 0)
+			tl = dp_tail(s, in->grp, in->k, in->first, in->last, st, t, &sl, in->bk, nb,
+			             in->memo);
+		if (tl >= 0) /* then the norm gradients' TP sync, on the same stream */
+			tl += plan_norm_sync_time(s, in->grp, st);
+		a->dp_tail_s = tl < 0 ? -1 : fmax(a->dp_tail_s, tl - a->below);
+		a->below += sl;
+	}
+	if (a->pg >= 0 && nb < 0)
+		a->pg = -1;
+	else if (a->pg >= 0 && L > 0)
+		a->pg = fmax(a->pg, pgather_stage(s, in->grp, in->k, in->first, st, in->lead, in->bk, nb));
+	else if (a->pg >= 0) {
+		double gb, wt;
+		plan_dp_bytes(s, st, &gb, &wt);
+		a->pg = fmax(a->pg, coll_time(s, NET_ALLGATHER, &in->grp->shard, wt));
+	}
+	a->bound = fmax(a->bound, bound_of(p, in->m, &x, a->pre_f, a->pre_b));
+	double fc, bc;
+	first_chunk(s, in->k, &x, st, &fc, &bc);
+	a->pre_f += fc;
+	a->pre_b += bc;
+	a->S += t;
+	a->W_S += x.w_s;
+	if (t > a->T) {
+		a->T = t;
+		a->W_T = x.w_s;
+		a->worst = L;
+		e->compute_s = in->m * x.comp_s;
+		e->tp_s = in->m * (t - x.comp_s);
+	}
+	double g, w;
+	plan_dp_bytes(s, st, &g, &w);
+	double local = plan_local_params(s, st);
+	a->grad = g > a->grad ? g : a->grad;
+	a->weight = w > a->weight ? w : a->weight;
+	if (local > a->optim)
+		a->optim = local, a->ost = st;
+	a->loops = fmax(a->loops, plan_step_loops(s, st, NULL));
+	if (s->fw.zero_gather_rank_op_s > 0) { /* the framework's per-rank loops */
+		double h, gg;
+		plan_zero_gather_host(s, st, &h, &gg, NULL, NULL);
+		a->chost = fmax(a->chost, h), a->cgpu = fmax(a->cgpu, gg);
+	}
+}
+
+/* The pipeline's transfers: each of the 2 (pp - 1) hops of the fill and
+ * drain (hop: the transfer and its TP all-gather) and every micro-batch's
+ * fixed p2p cost on the slowest hop; p2p_serial: each steady step's
+ * gradient send follows the activation received instead of running beside
+ * it, one more transfer per step; nanotron's lm_head before the last stage
+ * (plan_layout_tail): every micro-batch's logits go out of its stage and
+ * their gradient back (plan_p2p_stage_bytes), beyond the hidden states'
+ * hop (the estimate only: the bound keeps the hidden states' hop). */
+static double pipe_transfers(const plan_scenario *s, int m, double hop, const net_group *slow,
+                             double p2p)
+{
+	const plan_spec *p = &s->plan;
+	int pp = p->pp;
+	if (pp <= 1)
+		return 0;
+	double t = 2.0 * (pp - 1) * hop +
+	           m * (plan_p2p_overhead(s, slow, false) + plan_p2p_overhead(s, slow, true));
+	if (s->fw.p2p_serial && p->vpp <= 1 && plan_p2p_sync(p))
+		t += m * coll_time(s, NET_P2P, slow, p2p);
+	int tail[3];
+	if (plan_layout_tail(p, s->model.layers, tail) && tail[0] < pp - 1)
+		for (int j = tail[0]; j < pp - 1; j++) {
+			double gl, lb = plan_p2p_stage_bytes(s, j, false, &gl);
+			net_group h;
+			plan_pp_pair(s, j, j + 1, &h);
+			if (lb > p2p)
+				t += 2.0 * m * (coll_time(s, NET_P2P, &h, lb) - coll_time(s, NET_P2P, &h, p2p));
+		}
+	return t;
+}
+
+/* The optimizer's share of the step past the exposed reduction dp: the
+ * step's kernels (step), the per-tensor loops around it (plan_step_loops:
+ * from the backward's end, the kernels no earlier than loops - step, so
+ * where the host outlasts the reduction and the step) and the per-rank
+ * gather loops after those, beside the reduction, the step and the gather,
+ * the GPU's copies after them (plan_zero_gather_host, as
+ * build_emit_optimizer). */
+static double step_with_loops(double step, double loops, double chost, double cgpu, double dp)
+{
+	double o = step;
+	if (loops > 0)
+		o += fmax(0, loops - step - dp);
+	if (chost > 0 || cgpu > 0)
+		o += fmax(cgpu, loops + chost - (dp + o));
+	return o;
+}
+
 void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 {
 	const plan_spec *p = &s->plan;
@@ -994,17 +1125,13 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	prog first = {0}, last = {0};
 	ends_cost(s, &sh, &grp, &first, &last);
 	memset(e, 0, sizeof *e);
-	double T = 0, S = 0, W_T = 0, W_S = 0, grad = 0, weight = 0, optim = 0, chost = 0, cgpu = 0,
-	       loops = 0;
-	int ost = 0;
-	int worst = 0;
-	double pre_f = 0, pre_b = 0, bound = 0; /* see bound_of */
 	/* ZeRO-0/1/2: the latest stage's reduction past stage 0's last
 	 * backward, each stage's dp_tail less the backward of the last
 	 * micro-batch through the stages below it, which runs after its own
 	 * (its slack; with interleaving their first chunks) */
 	bool buckets = p->zero < 3 && p->offload_optimizer == PLAN_OFFLOAD_NONE && !s->inference;
-	double dp_tail_s = buckets ? 0 : -1, below = 0;
+	stage_sum a = {0};
+	a.dp_tail_s = buckets ? 0 : -1;
 	call_memo memo = {{0}, {0}, 0, 0}; /* the stages' buckets and calls are alike */
 	double gather, p2p = plan_p2p_bytes(s, &gather); /* per rank; TP all-gather after */
 	double hop = 0; /* one pipeline hop: the transfer and its TP all-gather */
@@ -1020,96 +1147,28 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	bool pgon = p->overlap_param_gather && !s->inference && (p->zero == 1 || p->zero == 2) &&
 	            grp.dp.size > 1;
 	int vpp_i = p->vpp > 0 ? p->vpp : 1, cap = plan_grad_bucket_cap(s);
-	double pg = pgon ? 0 : -1;
+	a.pg = pgon ? 0 : -1;
 	double *lead = pgon ? malloc((size_t)(2 * pp * vpp_i + 1) * sizeof *lead) : NULL;
 	plan_grad_bucket *bk = buckets || pgon ? malloc((size_t)cap * sizeof *bk) : NULL;
 	if (lead)
 		pgather_lead(s, &k, &first, &last, hop, lead);
 	else
-		pg = -1;
-	for (int st = 0; st < pp; st++) {
-		int L;
-		prog x = stage_prog(s, &k, &first, &last, st, &L);
-		double t = prog_time(s, &x);
-		int nb = bk ? plan_grad_buckets(s, st, bk, cap) : SIM_ENOMEM;
-		if (buckets && dp_tail_s >= 0) {
-			double sl = 0, tl = -1;
-			if (nb >= 0)
-				tl = dp_tail(s, &grp, &k, &first, &last, st, t, &sl, bk, nb, &memo);
-			if (tl >= 0) /* then the norm gradients' TP sync, on the same stream */
-				tl += plan_norm_sync_time(s, &grp, st);
-			dp_tail_s = tl < 0 ? -1 : fmax(dp_tail_s, tl - below);
-			below += sl;
-		}
-		if (pg >= 0 && nb < 0)
-			pg = -1;
-		else if (pg >= 0 && L > 0)
-			pg = fmax(pg, pgather_stage(s, &grp, &k, &first, st, lead, bk, nb));
-		else if (pg >= 0) {
-			double gb, wt;
-			plan_dp_bytes(s, st, &gb, &wt);
-			pg = fmax(pg, coll_time(s, NET_ALLGATHER, &grp.shard, wt));
-		}
-		bound = fmax(bound, bound_of(p, m, &x, pre_f, pre_b));
-		double fc, bc;
-		first_chunk(s, &k, &x, st, &fc, &bc);
-		pre_f += fc;
-		pre_b += bc;
-		S += t;
-		W_S += x.w_s;
-		if (t > T) {
-			T = t;
-			W_T = x.w_s;
-			worst = L;
-			e->compute_s = m * x.comp_s;
-			e->tp_s = m * (t - x.comp_s);
-		}
-		double g, w;
-		plan_dp_bytes(s, st, &g, &w);
-		double local = plan_local_params(s, st);
-		grad = g > grad ? g : grad;
-		weight = w > weight ? w : weight;
-		if (local > optim)
-			optim = local, ost = st;
-		loops = fmax(loops, plan_step_loops(s, st, NULL));
-		if (s->fw.zero_gather_rank_op_s > 0) { /* the framework's per-rank loops */
-			double h, gg;
-			plan_zero_gather_host(s, st, &h, &gg, NULL, NULL);
-			chost = fmax(chost, h), cgpu = fmax(cgpu, gg);
-		}
-	}
+		a.pg = -1;
+	est_in in = {&k, &first, &last, &grp, bk, cap, m, buckets, lead, &memo};
+	for (int st = 0; st < pp; st++)
+		add_stage(s, &in, st, &a, e);
 	plan_mem_fit fit;
 	plan_memory_fit(s, &fit);
 	e->mem_peak_bytes = fit.peak;
 	e->mem_verdict = fit.verdict;
 	e->mem_oom = fit.where;
 	e->mem_share = mem_share(s, &fit);
-	double vpp = p->vpp > 0 ? p->vpp : 1, fill = S - T;
+	double vpp = p->vpp > 0 ? p->vpp : 1, fill = a.S - a.T;
 	if (p->schedule == PLAN_SCHED_ZB_H1)
-		fill = fmax(0, fill - 2 * (W_S - W_T));
+		fill = fmax(0, fill - 2 * (a.W_S - a.W_T));
 	e->bubble_s = fill / vpp;
-	double pipe = m * T + e->bubble_s;
-	if (pp > 1)
-		e->pp_s = 2.0 * (pp - 1) * hop + m * (plan_p2p_overhead(s, &slow, false) +
-		                                      plan_p2p_overhead(s, &slow, true));
-	/* p2p_serial: each steady step's gradient send follows the activation
-	 * received instead of running beside it: one more transfer per step */
-	if (pp > 1 && s->fw.p2p_serial && p->vpp <= 1 && plan_p2p_sync(p))
-		e->pp_s += m * coll_time(s, NET_P2P, &slow, p2p);
-	/* nanotron's lm_head before the last stage (plan_layout_tail): every
-	 * micro-batch's logits go out of its stage and their gradient back
-	 * (plan_p2p_stage_bytes), beyond the hidden states' hop counted above;
-	 * the estimate only (the bound keeps the hidden states' hop) */
-	int tail[3];
-	if (pp > 1 && plan_layout_tail(p, s->model.layers, tail) && tail[0] < pp - 1)
-		for (int j = tail[0]; j < pp - 1; j++) {
-			double gl, lb = plan_p2p_stage_bytes(s, j, false, &gl);
-			net_group h;
-			plan_pp_pair(s, j, j + 1, &h);
-			if (lb > p2p)
-				e->pp_s += 2.0 * m * (coll_time(s, NET_P2P, &h, lb) -
-				                      coll_time(s, NET_P2P, &h, p2p));
-		}
+	double pipe = m * a.T + e->bubble_s;
+	e->pp_s = pipe_transfers(s, m, hop, &slow, p2p);
 	/* the dense full-attention kind's layer (zero for a model without one,
 	 * as before windows) */
 	/* (ZeRO-3 of an MoE model: its MoE layer's, whose unit dp_exposed
@@ -1117,21 +1176,11 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	int kd = k.has[1] && p->zero >= 3 ? 1 : 0;
 	double bwd_l = k.kind[kd].bwd_s, fwd_l = prog_time(s, &k.kind[kd]) - bwd_l;
 	free(lead), free(bk);
-	e->dp_s = dp_exposed(s, &grp, grad, weight, dp_tail_s, pg, fwd_l, bwd_l, worst);
-	e->optimizer_s = optimizer_time(s, ost, optim);
-	/* the per-tensor loops around the step (plan_step_loops): from the
-	 * backward's end, the step's kernels no earlier than loops - step, so
-	 * where the host outlasts the exposed reduction and the step */
-	double step_gpu = e->optimizer_s;
-	if (loops > 0)
-		e->optimizer_s += fmax(0, loops - step_gpu - e->dp_s);
-	/* the per-rank loops: the host's after those, beside the exposed
-	 * reduction, the step and the gather; the GPU's copies after them
-	 * (plan_zero_gather_host, as build_emit_optimizer) */
-	if (chost > 0 || cgpu > 0)
-		e->optimizer_s += fmax(cgpu, loops + chost - (e->dp_s + e->optimizer_s));
+	e->dp_s = dp_exposed(s, &grp, a.grad, a.weight, a.dp_tail_s, a.pg, fwd_l, bwd_l, a.worst);
+	e->optimizer_s = step_with_loops(optimizer_time(s, a.ost, a.optim), a.loops, a.chost,
+	                                 a.cgpu, e->dp_s);
 	e->step_s = pipe + e->pp_s + e->dp_s + e->optimizer_s;
 	/* a hair under: the simulation sums the same durations in integer
 	 * picoseconds, rounded per task */
-	e->bound_s = bound * (1 - 1e-9);
+	e->bound_s = a.bound * (1 - 1e-9);
 }
