@@ -313,6 +313,143 @@ static void ends_cost(const plan_scenario *s, const work_shard *sh, const plan_g
 	last->bwd_s += last->comp_s + last->block_s + last->ep_s - t1;
 }
 
+/* A ZeRO-3 / FSDP layer's collectives (dp_exposed): its unit's bytes, the
+ * gathers of its pieces (ag, with the shard's casts) and its
+ * reduce-scatter with FSDP1's passes and the casts around it (rs, cz the
+ * casts alone), the wire's width over the buffer's (wire), the unit's
+ * 16-bit bytes (lw) and gradient bytes (lg), the layer whose unit stands for
+ * all (rep), the pieces (ng). */
+typedef struct z3_layer {
+	double lw, lg, ag, rs, cz, wire;
+	int rep, ng;
+} z3_layer;
+
+static void z3_layer_costs(const plan_scenario *s, const plan_groups *g, double grad_bytes,
+                           double weight_bytes, int layers, z3_layer *z)
+{
+	double lw = layers > 0 ? weight_bytes / layers : weight_bytes;
+	double lg = layers > 0 ? grad_bytes / layers : grad_bytes;
+	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
+	int ng = plan_zero3_pieces(s, ga, gr);
+	double wb = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
+	/* an MoE model: its MoE layer's unit (plan_zero3_layer) for every
+	 * layer, the routed experts under ep > 1 gathered and reduced on
+	 * their own over the expert-DP group */
+	double unit, sep = 0, gbytes = plan_grad_bytes(s);
+	int rep = 0; /* the layer whose unit stands for all */
+	for (int l = 0; l < s->model.layers; l++)
+		if (work_layer_is_moe(&s->model, l)) {
+			ng = plan_zero3_layer(s, l, &unit, &sep, ga, gr);
+			lw = unit * wb, lg = unit * gbytes, rep = l;
+			break;
+		}
+	double sh = lw / wb / (g->shard.size > 1 ? g->shard.size : 1); /* shard elements */
+	/* fsdp_casts: the shard's cast before each gather, and after each
+	 * reduce-scatter its cast back (accumulation on later micro-batches
+	 * left out of this pre-screen); the gathers of the layer's pieces
+	 * (plan_zero3_pieces: its modules at their sizes) */
+	double ag = plan_fsdp_gather_cast_s(s, sh);
+	for (int i = 0; i < ng; i++)
+		ag += ga[i] > 0 ? coll_time(s, NET_ALLGATHER, &g->shard, lw * ga[i]) : 0;
+	/* the reduce-scatter at the wire's bytes (plan_zero3_wire_bytes:
+	 * grad_wire_dtype), the casts to and from it beside FSDP1's
+	 * passes (plan_zero3_cast_bytes) */
+	double wire = plan_zero3_wire_bytes(s) / plan_grad_bytes(s);
+	double cz = plan_zero3_cast_s(s, lw / wb, false) + plan_zero3_cast_s(s, sh, true);
+	double rs = coll_time(s, NET_REDUCESCATTER, &g->shard, lg * wire);
+	rs += plan_fsdp_reduce_s(s, lw / wb) + plan_fsdp_post_reduce_s(s, sh, false) + cz;
+	if (sep > 0) {
+		double xs = sep / (g->edp.size > 1 ? g->edp.size : 1);
+		ag += plan_fsdp_gather_cast_s(s, xs) + coll_time(s, NET_ALLGATHER, &g->edp, sep * wb);
+		rs += coll_time(s, NET_REDUCESCATTER, &g->edp, sep * gbytes * wire) +
+		      plan_zero3_cast_s(s, sep, false) + plan_fsdp_reduce_s(s, sep) +
+		      plan_fsdp_post_reduce_s(s, xs, false) + plan_zero3_cast_s(s, xs, true);
+	}
+	*z = (z3_layer){lw, lg, ag, rs, cz, wire, rep, ng};
+}
+
+/* DeepSpeed's IPG buckets (plan_zero3_bucket_list, each at its size: the
+ * root unit's may be the largest by far), each in its calls
+ * (zero3_reduce_calls): the buckets but the last spread over the layers'
+ * backwards (z->rs becomes their share per layer, with the casts), the last
+ * after the backward of every micro-batch, exposed, returned (the host's
+ * per-rank slicing, mostly hidden behind its lead, is left out here). 0
+ * where the framework has no such buckets. */
+static double z3_bucket_tail(const plan_scenario *s, const plan_groups *g, int layers,
+                             z3_layer *z)
+{
+	double tail = 0;
+	int cap = layers * z->ng + 2;
+	double *bk = malloc(2 * (size_t)cap * sizeof *bk);
+	int nb = bk ? plan_zero3_bucket_list(s, 0, bk, bk + cap, cap) : 0;
+	if (nb > 0 && nb <= cap && layers > 0) {
+		double rs = 0;
+		for (int i = 0; i < nb; i++) {
+			int c = plan_zero3_reduce_calls(s, bk[cap + i]);
+			double t = c * coll_time(s, NET_REDUCESCATTER, &g->shard, bk[i] * z->wire / c);
+			*(i < nb - 1 ? &rs : &tail) += t;
+		}
+		z->rs = rs / layers + z->cz;
+	}
+	free(bk);
+	return tail;
+}
+
+/* ZeRO-3 / FSDP's exposed data-parallel time (dp_exposed), as plan_build's
+ * fsdp_gather: each layer's parameters are gathered before its forward and
+ * again before its backward (its pieces' collectives back to back on the DP
+ * stream), the next layer's while this one computes, and its gradient
+ * reduce-scattered after its backward on the same stream, after FSDP1's
+ * passes over it (plan_fsdp_reduce_s, 0 for other frameworks): per layer
+ * and micro-batch the forward waits for max(0, AG - fwd), the backward for
+ * max(0, AG + passes + RS - bwd). */
+static double z3_exposed(const plan_scenario *s, const plan_groups *g, double grad_bytes,
+                         double weight_bytes, double fwd_l, double bwd_l, int layers, int m)
+{
+	z3_layer z;
+	z3_layer_costs(s, g, grad_bytes, weight_bytes, layers, &z);
+	double tail = z3_bucket_tail(s, g, layers, &z);
+	/* as fsdp_layer_grads: with hybrid sharding the shard's all-reduce over
+	 * its replicas after every micro-batch's reduce-scatter
+	 * (hsdp_grad_reduce = microbatch) or the last one's; under
+	 * accumulate_unsharded (no_sync) nothing is reduced before the last
+	 * micro-batch */
+	double ar = g->replica.size > 1
+	                    ? coll_time(s, NET_ALLREDUCE, &g->replica,
+	                                z.lg * z.wire / (g->shard.size > 1 ? g->shard.size : 1))
+	                    : 0;
+	bool nosync = s->fw.accumulate_unsharded && m > 1;
+	double early = nosync ? 0 : z.rs + (s->fw.hsdp_reduce == PLAN_REDUCE_MICROBATCH ? ar : 0);
+	/* the host's work at each layer's gathers (emit.c zero3_entry): under
+	 * zero3_sync with the GPU idle, in both passes, with what the bucket
+	 * slicing of the layer's backward leaves beyond its GPU time and the
+	 * layer's reduction, which the next layer's sync waits for; otherwise
+	 * what outlasts the layer's compute */
+	double H = plan_zero3_gather_host_s(s, z.rep), hx = 0;
+	if (H > 0 || s->fw.zero3_sync) {
+		double mx, last, hs = 0;
+		plan_zero3_buckets(s, 0, &mx, &last, &hs);
+		hx = s->fw.zero3_sync ? 2 * H + fmax(0, hs / (layers > 0 ? layers : 1) - bwd_l) + z.rs
+		                      : fmax(0, H - fwd_l) + fmax(0, H - bwd_l);
+	}
+	/* the chain's ends, which no compute hides (fsdp_gather, reset per
+	 * chain): each forward and backward waits for its first layer's gather,
+	 * issued as the chain starts; each backward's last reduction (its first
+	 * layer's) delays the next forward's first gather, queued behind it on
+	 * the DP stream, or the optimizer step after the last micro-batch; a
+	 * bucket tail (DeepSpeed's) stands in for it */
+	double ends = layers > 0 ? 2 * z.ag + (tail > 0 ? 0 : z.rs + ar) : 0;
+	/* and the compute beside every gather and reduction runs at 1 - i (the
+	 * GPU's interference, as the replay charges it), for as long as they run
+	 * hidden behind it */
+	double hid = fmin(2 * z.ag + early, fwd_l + bwd_l);
+	return layers * ((double)m * fmax(0, z.ag - fwd_l) +
+	                 (m - 1) * fmax(0, z.ag + early - bwd_l) +
+	                 fmax(0, z.ag + z.rs + ar - bwd_l) +
+	                 (double)m * (hx + intf(s, NET_ALLGATHER, &g->shard, z.lw) * hid)) +
+	       m * (tail + ends);
+}
+
 /* Exposed DP time; grad and weight bytes are one rank's full (unsharded)
  * local gradients and 16-bit weights. fwd_l and bwd_l: one layer's forward
  * and backward (recomputation included) per micro-batch. bucket_tail:
@@ -328,117 +465,9 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 	const net_group *dp = &g->dp;
 	if (dp->size <= 1)
 		return 0;
-	int m = plan_microbatches(p);
-	if (p->zero >= 3) {
-		/* as plan_build's fsdp_gather: each layer's parameters are gathered
-		 * before its forward and again before its backward (its pieces'
-		 * collectives back to back on the DP stream), the next layer's while
-		 * this one computes, and its gradient reduce-scattered after its
-		 * backward on the same stream, after FSDP1's passes over it
-		 * (plan_fsdp_reduce_s, 0 for other frameworks): per layer and
-		 * micro-batch the forward waits for max(0, AG - fwd), the backward
-		 * for max(0, AG + passes + RS - bwd) */
-		double lw = layers > 0 ? weight_bytes / layers : weight_bytes;
-		double lg = layers > 0 ? grad_bytes / layers : grad_bytes;
-		double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
-		int ng = plan_zero3_pieces(s, ga, gr);
-		double wb = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
-		/* an MoE model: its MoE layer's unit (plan_zero3_layer) for every
-		 * layer, the routed experts under ep > 1 gathered and reduced on
-		 * their own over the expert-DP group */
-		double unit, sep = 0, gbytes = plan_grad_bytes(s);
-		int rep = 0; /* the layer whose unit stands for all */
-		for (int l = 0; l < s->model.layers; l++)
-			if (work_layer_is_moe(&s->model, l)) {
-				ng = plan_zero3_layer(s, l, &unit, &sep, ga, gr);
-				lw = unit * wb, lg = unit * gbytes, rep = l;
-				break;
-			}
-		double sh = lw / wb / (g->shard.size > 1 ? g->shard.size : 1); /* shard elements */
-		/* fsdp_casts: the shard's cast before each gather, and after each
-		 * reduce-scatter its cast back (accumulation on later micro-batches
-		 * left out of this pre-screen); the gathers of the layer's pieces
-		 * (plan_zero3_pieces: its modules at their sizes) */
-		double ag = plan_fsdp_gather_cast_s(s, sh);
-		for (int i = 0; i < ng; i++)
-			ag += ga[i] > 0 ? coll_time(s, NET_ALLGATHER, &g->shard, lw * ga[i]) : 0;
-		/* the reduce-scatter at the wire's bytes (plan_zero3_wire_bytes:
-		 * grad_wire_dtype), the casts to and from it beside FSDP1's
-		 * passes (plan_zero3_cast_bytes) */
-		double wire = plan_zero3_wire_bytes(s) / plan_grad_bytes(s);
-		double cz = plan_zero3_cast_s(s, lw / wb, false) + plan_zero3_cast_s(s, sh, true);
-		double rs = coll_time(s, NET_REDUCESCATTER, &g->shard, lg * wire);
-		rs += plan_fsdp_reduce_s(s, lw / wb) + plan_fsdp_post_reduce_s(s, sh, false) + cz;
-		if (sep > 0) {
-			double xs = sep / (g->edp.size > 1 ? g->edp.size : 1);
-			ag += plan_fsdp_gather_cast_s(s, xs) +
-			      coll_time(s, NET_ALLGATHER, &g->edp, sep * wb);
-			rs += coll_time(s, NET_REDUCESCATTER, &g->edp, sep * gbytes * wire) +
-			      plan_zero3_cast_s(s, sep, false) + plan_fsdp_reduce_s(s, sep) +
-			      plan_fsdp_post_reduce_s(s, xs, false) + plan_zero3_cast_s(s, xs, true);
-		}
-		/* DeepSpeed's IPG buckets (plan_zero3_bucket_list, each at its
-		 * size: the root unit's may be the largest by far): the buckets but
-		 * the last spread over the layers' backwards, the last after the
-		 * backward of every micro-batch, exposed (the host's per-rank
-		 * slicing, mostly hidden behind its lead, is left out here) */
-		double tail = 0;
-		int cap = layers * ng + 2;
-		double *bk = malloc(2 * (size_t)cap * sizeof *bk);
-		int nb = bk ? plan_zero3_bucket_list(s, 0, bk, bk + cap, cap) : 0;
-		if (nb > 0 && nb <= cap && layers > 0) { /* each bucket at its size, in its
-							  * calls (zero3_reduce_calls) */
-			rs = 0;
-			for (int i = 0; i < nb; i++) {
-				int c = plan_zero3_reduce_calls(s, bk[cap + i]);
-				double t = c * coll_time(s, NET_REDUCESCATTER, &g->shard,
-				                         bk[i] * wire / c);
-				*(i < nb - 1 ? &rs : &tail) += t;
-			}
-			rs = rs / layers + cz;
-		}
-		free(bk);
-		/* as fsdp_layer_grads: with hybrid sharding the shard's
-		 * all-reduce over its replicas after every micro-batch's
-		 * reduce-scatter (hsdp_grad_reduce = microbatch) or the last
-		 * one's; under accumulate_unsharded (no_sync) nothing is reduced
-		 * before the last micro-batch */
-		double ar = g->replica.size > 1
-		                    ? coll_time(s, NET_ALLREDUCE, &g->replica,
-		                                lg * wire / (g->shard.size > 1 ? g->shard.size : 1))
-		                    : 0;
-		bool nosync = s->fw.accumulate_unsharded && m > 1;
-		double early = nosync ? 0 : rs + (s->fw.hsdp_reduce == PLAN_REDUCE_MICROBATCH ? ar : 0);
-		/* the host's work at each layer's gathers (emit.c zero3_entry):
-		 * under zero3_sync with the GPU idle, in both passes, with what
-		 * the bucket slicing of the layer's backward leaves beyond its
-		 * GPU time and the layer's reduction, which the next layer's sync
-		 * waits for; otherwise what outlasts the layer's compute */
-		double H = plan_zero3_gather_host_s(s, rep), hx = 0;
-		if (H > 0 || s->fw.zero3_sync) {
-			double mx, last, hs = 0;
-			plan_zero3_buckets(s, 0, &mx, &last, &hs);
-			hx = s->fw.zero3_sync ? 2 * H + fmax(0, hs / (layers > 0 ? layers : 1) - bwd_l) +
-			                                rs
-			                      : fmax(0, H - fwd_l) + fmax(0, H - bwd_l);
-		}
-		/* the chain's ends, which no compute hides (fsdp_gather, reset per
-		 * chain): each forward and backward waits for its first layer's
-		 * gather, issued as the chain starts; each backward's last
-		 * reduction (its first layer's) delays the next forward's first
-		 * gather, queued behind it on the DP stream, or the optimizer
-		 * step after the last micro-batch; a bucket tail (DeepSpeed's)
-		 * stands in for it */
-		double ends = layers > 0 ? 2 * ag + (tail > 0 ? 0 : rs + ar) : 0;
-		/* and the compute beside every gather and reduction runs at 1 - i
-		 * (the GPU's interference, as the replay charges it), for as long
-		 * as they run hidden behind it */
-		double hid = fmin(2 * ag + early, fwd_l + bwd_l);
-		return layers * ((double)m * fmax(0, ag - fwd_l) +
-		                 (m - 1) * fmax(0, ag + early - bwd_l) + fmax(0, ag + rs + ar - bwd_l) +
-		                 (double)m * (hx + intf(s, NET_ALLGATHER, &g->shard, lw) * hid)) +
-		       m * (tail + ends);
-	}
+	if (p->zero >= 3)
+		return z3_exposed(s, g, grad_bytes, weight_bytes, fwd_l, bwd_l, layers,
+		                  plan_microbatches(p));
 	double reduce, gather = 0;
 	if (p->zero >= 1) { /* shard group, then the shard across replicas */
 		int z = g->shard.size > 1 ? g->shard.size : 1;
