@@ -102,23 +102,11 @@ static int with_stacks(const valid_options *opt, valid_options *o, valid_stacks 
 	return rc;
 }
 
-int valid_run(const char *path, const valid_options *opt_in, valid_report **out, sim_diag *diag)
+/* The case file's kind from its columns (VALID_RUNS, VALID_MICRO,
+ * VALID_MEMORY), its required columns present and its numbers numeric;
+ * SIM_ECONF with the errors in diag otherwise. */
+static int case_kind(const char *path, cases_csv *c, valid_kind *kind, sim_diag *diag)
 {
-	*out = NULL;
-	cases_csv *c;
-	int rc = cases_csv_read(path, &c, diag);
-	if (rc != SIM_OK)
-		return rc;
-	valid_options o;
-	valid_stacks *own = NULL;
-	if ((cases_csv_col(c, "measured_iter_s") >= 0 || cases_csv_col(c, "measured_peak_gib") >= 0) &&
-	    (rc = with_stacks(opt_in, &o, &own, diag)) != SIM_OK) {
-		cases_csv_free(c);
-		return rc;
-	}
-	if (!own)
-		o = *opt_in;
-	const valid_options *opt = &o;
 	static const char *const need_id[] = {"id", NULL};
 	static const char *const need_runs[] = {
 		"id", "model", "layers", "hidden", "heads", "ffn", "vocab", "seq_len", "global_batch",
@@ -140,6 +128,85 @@ int valid_run(const char *path, const valid_options *opt_in, valid_report **out,
 				       "not a case file: expected a 'measured_iter_s' (training runs), "
 				       "'measured_peak_gib' (memory peaks) or 'kind' (microbenchmarks) "
 				       "column");
+		return SIM_ECONF;
+	}
+	*kind = micro ? VALID_MICRO : mem ? VALID_MEMORY : VALID_RUNS;
+	return SIM_OK;
+}
+
+/* --where COL=VALUE, several joined by '&' (all must hold; '!=' negates). */
+enum { WHERE_MAX = 4 };
+typedef struct where_filter {
+	char buf[256], *col[WHERE_MAX], *val[WHERE_MAX];
+	bool neg[WHERE_MAX];
+	int n;
+} where_filter;
+
+/* Parses opt->where into w (none: n = 0); SIM_ECONF with a path:1 error
+ * where a term is no COLUMN=VALUE of the file's columns or there are more
+ * than WHERE_MAX. */
+static int where_parse(const char *path, const char *where, const cases_csv *c, where_filter *w,
+                       sim_diag *diag)
+{
+	w->n = 0;
+	if (!where)
+		return SIM_OK;
+	snprintf(w->buf, sizeof w->buf, "%s", where);
+	bool ok = true;
+	for (char *tok = w->buf; tok && ok; w->n++) {
+		char *next = strchr(tok, '&');
+		if (next)
+			*next++ = '\0';
+		char *eq = strchr(tok, '=');
+		ok = w->n < WHERE_MAX && eq != NULL;
+		if (!ok)
+			break;
+		w->neg[w->n] = eq > tok && eq[-1] == '!';
+		if (w->neg[w->n])
+			eq[-1] = '\0';
+		*eq = '\0';
+		w->col[w->n] = tok, w->val[w->n] = eq + 1;
+		ok = cases_csv_col(c, w->col[w->n]) >= 0;
+		tok = next;
+	}
+	if (ok)
+		return SIM_OK;
+	sim_diag_error(diag, path, 1, "--where %s: expected COLUMN=VALUE (several joined "
+		       "by '&', != to negate) with columns of the file", where);
+	return SIM_ECONF;
+}
+
+/* Whether row i of c passes w. */
+static bool where_keep(const where_filter *w, const cases_csv *c, size_t i)
+{
+	bool keep = true;
+	for (int k = 0; k < w->n && keep; k++)
+		keep = (strcmp(cases_csv_get(c, i, cases_csv_col(c, w->col[k])), w->val[k]) == 0) !=
+		       w->neg[k];
+	return keep;
+}
+
+int valid_run(const char *path, const valid_options *opt_in, valid_report **out, sim_diag *diag)
+{
+	*out = NULL;
+	cases_csv *c;
+	int rc = cases_csv_read(path, &c, diag);
+	if (rc != SIM_OK)
+		return rc;
+	valid_options o;
+	valid_stacks *own = NULL;
+	if ((cases_csv_col(c, "measured_iter_s") >= 0 || cases_csv_col(c, "measured_peak_gib") >= 0) &&
+	    (rc = with_stacks(opt_in, &o, &own, diag)) != SIM_OK) {
+		cases_csv_free(c);
+		return rc;
+	}
+	if (!own)
+		o = *opt_in;
+	const valid_options *opt = &o;
+	valid_kind kind = VALID_RUNS;
+	where_filter w;
+	if (case_kind(path, c, &kind, diag) != SIM_OK ||
+	    where_parse(path, opt->where, c, &w, diag) != SIM_OK) {
 		cases_csv_free(c);
 		valid_stacks_free(own);
 		return SIM_ECONF;
@@ -153,56 +220,19 @@ int valid_run(const char *path, const valid_options *opt_in, valid_report **out,
 		return SIM_ENOMEM;
 	}
 	snprintf(r->path, sizeof r->path, "%s", path);
-	r->kind = micro ? VALID_MICRO : mem ? VALID_MEMORY : VALID_RUNS;
-	/* --where COL=VALUE, several joined by '&' (all must hold; '!=' negates) */
-	enum { MAXW = 4 };
-	char wbuf[256] = "", *wcol[MAXW], *wval[MAXW];
-	bool wneg[MAXW];
-	int nw = 0;
-	if (opt->where) {
-		snprintf(wbuf, sizeof wbuf, "%s", opt->where);
-		bool ok = true;
-		for (char *tok = wbuf; tok && ok; nw++) {
-			char *next = strchr(tok, '&');
-			if (next)
-				*next++ = '\0';
-			char *eq = strchr(tok, '=');
-			ok = nw < MAXW && eq != NULL;
-			if (!ok)
-				break;
-			wneg[nw] = eq > tok && eq[-1] == '!';
-			if (wneg[nw])
-				eq[-1] = '\0';
-			*eq = '\0';
-			wcol[nw] = tok, wval[nw] = eq + 1;
-			ok = cases_csv_col(c, wcol[nw]) >= 0;
-			tok = next;
-		}
-		if (!ok) {
-			sim_diag_error(diag, path, 1, "--where %s: expected COLUMN=VALUE (several joined "
-				       "by '&', != to negate) with columns of the file", opt->where);
-			free(r->rows), free(r);
-			cases_csv_free(c);
-			valid_stacks_free(own);
-			return SIM_ECONF;
-		}
-	}
+	r->kind = kind;
 	for (size_t i = 0; i < n; i++) {
 		const char *id = cases_csv_get(c, i, cases_csv_col(c, "id"));
 		if (opt->only && strncmp(id, opt->only, strlen(opt->only)))
 			continue;
-		bool keep = true;
-		for (int w = 0; w < nw && keep; w++)
-			keep = (strcmp(cases_csv_get(c, i, cases_csv_col(c, wcol[w])), wval[w]) == 0) !=
-			       wneg[w];
-		if (!keep)
+		if (!where_keep(&w, c, i))
 			continue;
 		valid_row *v = &r->rows[r->nrows++];
 		snprintf(v->id, sizeof v->id, "%s", id);
 		snprintf(v->group, sizeof v->group, "%s", group_of(id));
-		if (micro)
+		if (kind == VALID_MICRO)
 			valid_micro_row(c, i, opt, v);
-		else if (mem)
+		else if (kind == VALID_MEMORY)
 			valid_memory_row(c, i, opt, v);
 		else
 			valid_training_row(c, i, opt, v);

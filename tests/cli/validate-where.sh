@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# validate-where.sh PODSIM - `podsim validate --where COL=VALUE[&COL!=VALUE...]`
+# keeps exactly the rows whose columns match (all terms, != negating),
+# counted here from the CSV itself; a term that is no COLUMN=VALUE of the
+# file, or more than four terms, is a file:1 error with exit status 2 and
+# nothing on stdout. Run from the source root.
+set -u
+podsim=$1
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+csv=tests/cases/calibration.csv
+check() { # WHERE: the rows validate keeps against the CSV's own count
+	local where=$1 want got
+	want=$(python3 - "$csv" "$where" <<'PY'
+import csv, sys
+terms = []
+for t in sys.argv[2].split("&"):
+    neg = "!=" in t
+    col, val = t.split("!=" if neg else "=", 1)
+    terms.append((col, val, neg))
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(sum(all((r[c] == v) != n for c, v, n in terms) for r in rows))
+PY
+)
+	"$podsim" validate "$csv" --where "$where" --json >"$tmp/out.json" 2>"$tmp/err" ||
+		{ echo "--where '$where' failed"; cat "$tmp/err"; fail=1; return; }
+	got=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rows"]))' "$tmp/out.json")
+	[ "$got" = "$want" ] || { echo "--where '$where': $got rows, the CSV has $want"; fail=1; }
+	[ "$want" -gt 0 ] || { echo "--where '$where' selects no row: a weak check"; fail=1; }
+}
+check "tp=8"
+check "gpu=h100-sxm5-80g&tp!=1"
+check "gpu=a100-sxm4-80g&tp=4&pp=1"
+for bad in "nosuch=1" "tp" "a=1&b=2&c=3&d=4&e=5"; do
+	"$podsim" validate "$csv" --where "$bad" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 2 ] || { echo "--where '$bad': exit $rc, want 2"; fail=1; }
+	[ -s "$tmp/out" ] && { echo "--where '$bad': output on stdout"; fail=1; }
+	grep -qF "$csv:1: error: --where $bad: expected COLUMN=VALUE" "$tmp/err" ||
+		{ echo "--where '$bad': no file:1 error"; cat "$tmp/err"; fail=1; }
+done
+exit $fail
