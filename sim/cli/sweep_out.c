@@ -345,11 +345,10 @@ static void band_factors(const exec_result *r, double *lo, double *hi)
 	*hi = ok ? r->band_hi_s / r->step_s : NAN;
 }
 
-void cli_sweep_print_json(const sweep_space *sp, const sweep_screen_result *sr, const sim_row *rows,
-                       size_t n, double tau, int64_t sweep_id, const sweep_train *t,
-                       const search_info *q, const sweep_nearest *nf)
+/* The sweep's dimensions and their values: "space":[{key, values}...]. */
+static void json_space(const sweep_space *sp)
 {
-	printf("{\"sweep_id\":%lld,\"space\":[", (long long)sweep_id);
+	printf("\"space\":[");
 	for (size_t d = 0; d < sweep_space_ndims(sp); d++) {
 		printf("%s{\"key\":", d ? "," : "");
 		json_str(sweep_space_key(sp, d));
@@ -360,7 +359,76 @@ void cli_sweep_print_json(const sweep_space *sp, const sweep_screen_result *sr, 
 		}
 		printf("]}");
 	}
-	printf("],\"dp_derived\":%s,\"plans_total\":%llu,\"valid\":%llu,\"fitting\":%llu,"
+	printf("]");
+}
+
+/* The plans set aside, counted per reason, and an example of each. */
+static void json_pruned(const sweep_screen_result *sr)
+{
+	printf(",\"pruned\":{");
+	for (int i = 0; i < sr->nreasons; i++) {
+		printf("%s", i ? "," : "");
+		json_str(sr->reasons[i]);
+		printf(":%llu", (unsigned long long)sr->reason_count[i]);
+	}
+	printf("},\"pruned_examples\":{");
+	for (int i = 0; i < sr->nreasons; i++) {
+		printf("%s", i ? "," : "");
+		json_str(sr->reasons[i]);
+		putchar(':');
+		json_str(sr->examples[i]);
+	}
+	printf("}");
+}
+
+/* Where nothing fits: the nearest plan and the cuts that would make it fit. */
+static void json_nearest(const sweep_space *sp, const sweep_nearest *nf)
+{
+	printf(",\"nearest_no_fit\":{\"index\":%llu,\"settings\":",
+	       (unsigned long long)nf->plan->index);
+	json_settings(sp, nf->plan);
+	printf(",\"tier\":");
+	json_str(nf->basis.tier);
+	printf(",\"stage\":%d,\"need_bytes\":%.9g,\"device_bytes\":%.9g,"
+	       "\"capacity_bytes\":%.9g,\"cuts\":[",
+	       nf->basis.stage, nf->basis.need, nf->basis.device, nf->basis.capacity);
+	for (int j = 0; j < nf->ncuts; j++) {
+		printf("%s{\"change\":", j ? "," : "");
+		json_str(nf->cut[j].what);
+		printf(",\"term\":");
+		json_str(nf->cut[j].term);
+		printf(",\"saved_bytes\":%.9g,\"device_bytes\":%.9g,\"verdict\":\"%s\"}",
+		       nf->cut[j].saved, nf->cut[j].device, plan_verdict_name(nf->cut[j].verdict));
+	}
+	printf("]}");
+}
+
+/* --train-tokens: the best plan's whole run, its band from the best row's. */
+static void json_train(const sweep_train *t, const sim_row *best)
+{
+	printf(",\"train\":{\"tokens\":%.9g,\"steps\":%.9g,\"time_s\":%.9g,"
+	       "\"gpu_hours\":%.9g,\"energy_kwh\":%.9g,\"energy_tdp_kwh\":%.9g,"
+	       "\"cost_usd\":%.9g,\"tco2\":%.9g,\"tco2_tdp\":%.9g,\"flops_6pd\":%.9g,"
+	       "\"step_factor\":%.9g",
+	       t->tokens, t->steps, t->time_s, t->gpu_hours, t->energy_kwh, t->energy_tdp_kwh,
+	       t->cost_usd, t->tco2, t->tco2_tdp, t->flops_6pd, t->step_factor);
+	double lo, hi;
+	band_factors(best->r, &lo, &hi);
+	if (isfinite(lo) && isfinite(hi))
+		printf(",\"time_band_s\":[%.9g,%.9g],\"cost_band_usd\":[%.9g,%.9g]",
+		       lo * t->time_s, hi * t->time_s, lo * t->cost_usd, hi * t->cost_usd);
+	else
+		printf(",\"time_band_s\":null,\"cost_band_usd\":null");
+	printf("}");
+}
+
+void cli_sweep_print_json(const sweep_space *sp, const sweep_screen_result *sr, const sim_row *rows,
+                       size_t n, double tau, int64_t sweep_id, const sweep_train *t,
+                       const search_info *q, const sweep_nearest *nf)
+{
+	printf("{\"sweep_id\":%lld,", (long long)sweep_id);
+	json_space(sp);
+	printf(",\"dp_derived\":%s,\"plans_total\":%llu,\"valid\":%llu,\"fitting\":%llu,"
 	       "\"simulated\":%zu,\"prescreen_s\":%.6g,\"prescreen_plans_per_s\":%.6g,"
 	       "\"kendall_tau\":",
 	       sweep_space_derives_dp(sp) ? "true" : "false", (unsigned long long)sr->nplans,
@@ -383,57 +451,12 @@ void cli_sweep_print_json(const sweep_space *sp, const sweep_screen_result *sr, 
 		printf("%s", i ? "," : "");
 		json_plan(sp, rows, i);
 	}
-	printf("],\"pruned\":{");
-	for (int i = 0; i < sr->nreasons; i++) {
-		printf("%s", i ? "," : "");
-		json_str(sr->reasons[i]);
-		printf(":%llu", (unsigned long long)sr->reason_count[i]);
-	}
-	printf("},\"pruned_examples\":{");
-	for (int i = 0; i < sr->nreasons; i++) {
-		printf("%s", i ? "," : "");
-		json_str(sr->reasons[i]);
-		putchar(':');
-		json_str(sr->examples[i]);
-	}
-	printf("}");
-	if (nf->has) { /* only when nothing fits: other sweeps print as before */
-		printf(",\"nearest_no_fit\":{\"index\":%llu,\"settings\":",
-		       (unsigned long long)nf->plan->index);
-		json_settings(sp, nf->plan);
-		printf(",\"tier\":");
-		json_str(nf->basis.tier);
-		printf(",\"stage\":%d,\"need_bytes\":%.9g,\"device_bytes\":%.9g,"
-		       "\"capacity_bytes\":%.9g,\"cuts\":[",
-		       nf->basis.stage, nf->basis.need, nf->basis.device, nf->basis.capacity);
-		for (int j = 0; j < nf->ncuts; j++) {
-			printf("%s{\"change\":", j ? "," : "");
-			json_str(nf->cut[j].what);
-			printf(",\"term\":");
-			json_str(nf->cut[j].term);
-			printf(",\"saved_bytes\":%.9g,\"device_bytes\":%.9g,\"verdict\":\"%s\"}",
-			       nf->cut[j].saved, nf->cut[j].device,
-			       plan_verdict_name(nf->cut[j].verdict));
-		}
-		printf("]}");
-	}
-	if (t) {
-		printf(",\"train\":{\"tokens\":%.9g,\"steps\":%.9g,\"time_s\":%.9g,"
-		       "\"gpu_hours\":%.9g,\"energy_kwh\":%.9g,\"energy_tdp_kwh\":%.9g,"
-		       "\"cost_usd\":%.9g,\"tco2\":%.9g,\"tco2_tdp\":%.9g,\"flops_6pd\":%.9g,"
-		       "\"step_factor\":%.9g",
-		       t->tokens, t->steps, t->time_s, t->gpu_hours, t->energy_kwh,
-		       t->energy_tdp_kwh, t->cost_usd, t->tco2, t->tco2_tdp, t->flops_6pd,
-		       t->step_factor);
-		double lo, hi;
-		band_factors(rows[0].r, &lo, &hi);
-		if (isfinite(lo) && isfinite(hi))
-			printf(",\"time_band_s\":[%.9g,%.9g],\"cost_band_usd\":[%.9g,%.9g]",
-			       lo * t->time_s, hi * t->time_s, lo * t->cost_usd, hi * t->cost_usd);
-		else
-			printf(",\"time_band_s\":null,\"cost_band_usd\":null");
-		printf("}");
-	}
+	printf("]");
+	json_pruned(sr);
+	if (nf->has) /* only when nothing fits: other sweeps print as before */
+		json_nearest(sp, nf);
+	if (t)
+		json_train(t, &rows[0]);
 	printf("}\n");
 }
 
