@@ -635,7 +635,9 @@ static int pin_bounds(valid_fab_fit *f, const double *u, net_cluster *start)
 	return n;
 }
 
-int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
+/* What a fit needs: NICs between the nodes and rows for the cluster's
+ * fabric; SIM_ECONF with the reason in diag otherwise. */
+static int fab_check_input(const valid_fab_fit *f, sim_diag *diag)
 {
 	if (f->cluster.node.nics < 1 || !(f->cluster.node.nic_Bps > 0)) {
 		sim_diag_error(diag, f->cluster_path, 0,
@@ -655,27 +657,20 @@ int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
 			               "%s (this fabric: only a file without a fabric column)", what);
 		return SIM_ECONF;
 	}
-	node_counts(f);
-	choose(f);
-	if (hold(f, diag) != SIM_OK)
-		return SIM_ECONF;
-	no_spread(f);
-	net_cluster start = f->cluster;
-	for (size_t j = 0; j < f->nparams; j++)
-		set_param(&start, f->params[j].kind, f->params[j].start);
-	prune(f, &start, false, f->dropped, sizeof f->dropped);
-	for (size_t r = 0; r < f->nrows; r++)
-		f->rows[r].before_s = predict(&start, &f->rows[r], false);
-	f->mape_before = mape_of(f, 0);
-	char *use = malloc(f->nrows + 1);
-	if (!use)
-		return SIM_ENOMEM;
-	memset(use, 1, f->nrows);
-	double u[VALID_FP_COUNT], chi2;
-	gsl_error_handler_t *old = gsl_set_error_handler_off();
+	return SIM_OK;
+}
+
+/* The fit's rounds from `start` over the rows `use` marks: fit, pin the
+ * parameters the rows drive to a bound of their range, drop what no row
+ * then depends on, fit again, until none is pinned (u: the fitted values
+ * in the solver's coordinates). */
+static int fit_rounds(valid_fab_fit *f, net_cluster *start, char *use, double *u,
+                      sim_diag *diag)
+{
+	double chi2;
 	int rc = SIM_OK;
 	for (;;) {
-		ctx k = {f, start, use, count_res(f, use)};
+		ctx k = {f, *start, use, count_res(f, use)};
 		if (f->nparams == 0 || k.nres < f->nparams) {
 			if (f->nparams == 0)
 				sim_diag_error(diag, NULL, 0, "nothing to fit: all held or unused");
@@ -683,17 +678,16 @@ int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
 				sim_diag_error(diag, NULL, 0,
 				               "%zu measurements cannot fit %zu parameters", k.nres,
 				               f->nparams);
-			rc = SIM_ECONF;
-			break;
+			return SIM_ECONF;
 		}
 		f->dof = (int)(k.nres - f->nparams);
 		f->nfitted = f->nparams;
 		rc = multistart(&k, u, true, &chi2);
-		if (rc != SIM_OK || pin_bounds(f, u, &start) == 0)
-			break;
+		if (rc != SIM_OK || pin_bounds(f, u, start) == 0)
+			return rc;
 		/* what no row depends on once the bounds are pinned leaves too */
 		char more[sizeof f->dropped];
-		prune(f, &start, false, more, sizeof more);
+		prune(f, start, false, more, sizeof more);
 		size_t len = strlen(f->dropped);
 		if (more[0])
 			snprintf(f->dropped + len, sizeof f->dropped - len, "%s%s", len ? ", " : "",
@@ -703,18 +697,16 @@ int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
 			f->nfitted = 0;
 			f->converged = true;
 			f->has_corr = false;
-			break;
+			return SIM_OK;
 		}
 	}
-	if (rc == SIM_OK)
-		rc = leave_out(f, u);
-	gsl_set_error_handler(old);
-	free(use);
-	if (rc != SIM_OK && rc != SIM_ECONF) /* the solver's own failure (ECONF's are named above) */
-		sim_diag_error(diag, NULL, 0, "the least-squares fit failed: %s", sim_strerror(rc));
-	if (rc != SIM_OK)
-		return rc;
-	f->fitted = start;
+}
+
+/* The fitted cluster from `start` and the solver's values u, the bounds
+ * that bind no row there, and every row's prediction after the fit. */
+static void fit_results(valid_fab_fit *f, const net_cluster *start, const double *u)
+{
+	f->fitted = *start;
 	for (size_t j = 0; j < f->nparams; j++) {
 		f->params[j].value = to_x(&f->params[j], u[j]);
 		set_param(&f->fitted, f->params[j].kind, f->params[j].value);
@@ -731,6 +723,40 @@ int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
 	f->mape_after = mape_of(f, 1);
 	f->mape_fast = mape_of(f, 2);
 	excess_by_nodes(f);
+}
+
+int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
+{
+	if (fab_check_input(f, diag) != SIM_OK)
+		return SIM_ECONF;
+	node_counts(f);
+	choose(f);
+	if (hold(f, diag) != SIM_OK)
+		return SIM_ECONF;
+	no_spread(f);
+	net_cluster start = f->cluster;
+	for (size_t j = 0; j < f->nparams; j++)
+		set_param(&start, f->params[j].kind, f->params[j].start);
+	prune(f, &start, false, f->dropped, sizeof f->dropped);
+	for (size_t r = 0; r < f->nrows; r++)
+		f->rows[r].before_s = predict(&start, &f->rows[r], false);
+	f->mape_before = mape_of(f, 0);
+	char *use = malloc(f->nrows + 1);
+	if (!use)
+		return SIM_ENOMEM;
+	memset(use, 1, f->nrows);
+	double u[VALID_FP_COUNT];
+	gsl_error_handler_t *old = gsl_set_error_handler_off();
+	int rc = fit_rounds(f, &start, use, u, diag);
+	if (rc == SIM_OK)
+		rc = leave_out(f, u);
+	gsl_set_error_handler(old);
+	free(use);
+	if (rc != SIM_OK && rc != SIM_ECONF) /* the solver's own failure (ECONF's are named above) */
+		sim_diag_error(diag, NULL, 0, "the least-squares fit failed: %s", sim_strerror(rc));
+	if (rc != SIM_OK)
+		return rc;
+	fit_results(f, &start, u);
 	return SIM_OK;
 }
 
