@@ -240,8 +240,9 @@ static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, in
  * activations in flight repeat with a period of P = N*vpp steps under
  * interleaving (N = plan_vp_group, pp by default: each chunk appears N times
  * in both the forward and the backward sequence of a period; the last,
- * shorter group comes after the last forward, in the cool-down), every step when all chunks keep the same
- * bytes and the loss is not on the stage (one chunk, or equal ones); the
+ * shorter group comes after the last forward, in the cool-down), every step
+ * when all chunks keep the same bytes and the loss is not on the stage (one
+ * chunk, or equal ones); the
  * gradients of every chunk exist from its first backward (its W under
  * ZB-H1, stage steps later), within N*vpp (interleaved) or 1 backwards; the
  * cool-down only frees. So warm-up + n x (settle + P + 2) ops see every

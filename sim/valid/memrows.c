@@ -616,11 +616,7 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 			v->predicted = counter(&p, get(c, row, "memory_kind"), &cn) / 1073741824.0;
 		v->status = VALID_OK;
 		v->error = v->oom_run ? NAN : (v->predicted - v->measured) / v->measured;
-		char vp[160];
-		if (plan_vocab_assumption(s, vp, sizeof vp))
-			valid_assume(v->assumed, sizeof v->assumed, "%s", vp);
-		if (plan_vp_group_assumption(s, vp, sizeof vp))
-			valid_assume(v->assumed, sizeof v->assumed, "%s", vp);
+		valid_plan_assumptions(s, v->assumed, sizeof v->assumed);
 		char ms[80];
 		snprintf(ms, sizeof ms, "%s counter, stage %d", cn, stage);
 		size_t n = strlen(v->assumed);

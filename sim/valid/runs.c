@@ -132,6 +132,17 @@ void valid_assume(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+void valid_plan_assumptions(const plan_scenario *s, char *buf, size_t len)
+{
+	char t[256];
+	if (plan_layout_assumption(s, t, sizeof t))
+		valid_assume(buf, len, "%s", t);
+	if (plan_vocab_assumption(s, t, sizeof t))
+		valid_assume(buf, len, "%s", t);
+	if (plan_vp_group_assumption(s, t, sizeof t))
+		valid_assume(buf, len, "%s", t);
+}
+
 /* The assumptions as comments, one per line (valid_int.h). */
 void valid_put_assumed(sim_buf *out, const char *assumed)
 {
@@ -863,13 +874,7 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 	exec_result *r = malloc(sizeof *r);
 	int rc = r ? plan_scenario_load_string(b.data, name, opt->datadir, d, &s) : SIM_ENOMEM;
 	if (rc == SIM_OK) {
-		char lay[200];
-		if (plan_layout_assumption(s, lay, sizeof lay))
-			valid_assume(v->assumed, sizeof v->assumed, "%s", lay);
-		if (plan_vocab_assumption(s, lay, sizeof lay))
-			valid_assume(v->assumed, sizeof v->assumed, "%s", lay);
-		if (plan_vp_group_assumption(s, lay, sizeof lay))
-			valid_assume(v->assumed, sizeof v->assumed, "%s", lay);
+		valid_plan_assumptions(s, v->assumed, sizeof v->assumed);
 		/* the plan's memory verdict beside the time: a measured row that
 		 * podsim calls out of memory is a memory-model miss to look at */
 		plan_mem_fit f;

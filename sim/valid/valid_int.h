@@ -132,6 +132,12 @@ const char *valid_default_intra(const char *gpu);
  * (runs.c; the training and memory rows). */
 void valid_assume(char *buf, size_t len, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
+/* Append what the loaded plan assumed beyond the row's text: the
+ * framework's pipeline split, its vocabulary padding, the interleaved
+ * schedule's micro-batch group (plan_layout_assumption,
+ * plan_vocab_assumption, plan_vp_group_assumption; runs.c, the training
+ * and memory rows). */
+void valid_plan_assumptions(const plan_scenario *s, char *buf, size_t len);
 /* The "; "-separated assumptions as comments of a row's scenario text, one
  * "; assumed: ..." line each (runs.c). */
 void valid_put_assumed(sim_buf *out, const char *assumed);
