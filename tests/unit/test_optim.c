@@ -148,8 +148,8 @@ static void test_parts(void)
  * tensor's step count back from the GPU, so host and GPU take turns. The
  * 1B shape in pure bf16 (16 layers, 9 tensors each: q, k, v, o, gate, up,
  * down, two norms; 144 tensors), with optimizer_op_overhead set to the
- * model code's op_overhead, h = 4 + 30.6 = 34.6 us, the update 42 B x 1.4985e9 at the copy rate 4.224 TB/s = 14.900
- * ms, so a pass g = 14.900 ms / (144 x 8) = 12.93 us < h:
+ * model code's op_overhead, h = 4 + 30.6 = 34.6 us, the update 42 B x
+ * 1.4985e9 at the copy rate 4.224 TB/s = 14.900 ms, so a pass g = 14.900 ms / (144 x 8) = 12.93 us < h:
  *   a tensor max(9h, h + g + 7 max(h, g)) = max(311.4, 289.7) = 311.4 us,
  *   the step 144 h (increments) + 144 x 311.4 us + one overhead (34.6 us)
  *   = 1441 h = 49.859 ms, against the overlapped max(144 x 8 h = 39.859 ms,
