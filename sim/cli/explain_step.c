@@ -48,18 +48,23 @@ void explain_bubble(FILE *o, const plan_scenario *s, const exec_result *r)
 	if (p->vpp > 1) {
 		tb /= p->vpp;
 		fprintf(o, ", / v = %d (interleaved): %.1f%%", p->vpp, 100.0 * tb);
-		int n = plan_vp_group(p);
+		int n = plan_vp_group(p), warm = plan_schedule_warm(p->pp, m, p->vpp, n, 0, 0);
+		char cap[48] = ""; /* the warm-up is at most every forward, m x v */
+		if (warm < (p->pp - 1) * 2 + (p->vpp - 1) * n)
+			snprintf(cap, sizeof cap, ", at most m x v: %d", warm);
 		if (n != p->pp)
 			fprintf(o,
 			        "\n  groups       the micro-batches run through the chunks in groups of N = "
-			        "%d, not p%s; warm-up (p - 1 - stage) x 2 + (v - 1) x N = %d forwards "
+			        "%d, not p%s; warm-up (p - 1 - stage) x 2 + (v - 1) x N = %d%s forwards "
 			        "on stage 0",
 			        n,
 			        p->vp_group > 0 ? " (vp_group)"
-			                        : " (vp_group 0: m is no multiple of p, the smallest "
-			                          "group Megatron-Core accepts, p <= N <= m with m mod "
-			                          "N = 0 or >= p)",
-			        plan_schedule_warm(p->pp, m, p->vpp, n, plan_warm_extra(p), 0));
+			        : p->vp_rule == PLAN_VP_TORCH
+			                ? " (torch pipelining's rounds: N = m / max(1, m // p))"
+			                : " (vp_group 0: m is no multiple of p, the smallest "
+			                  "group Megatron-Core accepts, p <= N <= m with m mod "
+			                  "N = 0 or >= p)",
+			        (p->pp - 1) * 2 + (p->vpp - 1) * n, cap);
 	}
 	fprintf(o, "\n  simulated    %.1f%% of the step (worst stage); per stage:",
 	        100.0 * r->bubble_fraction);

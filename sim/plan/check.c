@@ -402,6 +402,34 @@ static int check_context_parallel(const plan_scenario *s, sim_diag *diag)
 	return errors;
 }
 
+/* torch pipelining's rounds (plan_vp_group, PLAN_VP_TORCH): its
+ * ScheduleInterleaved1F1B runs m micro-batches in r = max(1, m // pp)
+ * rounds of equal size and raises a ValueError where m is no multiple of r
+ * (torch 2.14.1 distributed/pipelining/schedules.py:3193-3200); it has no
+ * knob for the round's size, so a vp_group other than its m / r is no plan
+ * it runs. */
+static int check_vp_rounds(const plan_scenario *s, sim_diag *diag)
+{
+	const plan_spec *p = &s->plan;
+	int m = plan_microbatches(p), r = m / p->pp > 1 ? m / p->pp : 1;
+	if (m % r != 0) {
+		err_at(s, diag, "parallel", "vpp",
+		       "interleaved 1F1B under torch pipelining (framework %s) runs the %d "
+		       "micro-batches per step in max(1, m // pp) = %d rounds of equal size: %d is "
+		       "no multiple of %d",
+		       s->fw.name, m, r, m, r);
+		return 1;
+	}
+	if (p->vp_group > 0 && p->vp_group != m / r) {
+		err_at(s, diag, "parallel", "vp_group",
+		       "vp_group = %d: torch pipelining (framework %s) sizes its rounds itself, m / "
+		       "max(1, m // pp) = %d / %d = %d micro-batches each (leave vp_group at 0)",
+		       p->vp_group, s->fw.name, m, r, m / r);
+		return 1;
+	}
+	return 0;
+}
+
 /* Interleaving and the pipeline schedules. */
 static int check_pipeline(const plan_scenario *s, sim_diag *diag)
 {
@@ -430,8 +458,12 @@ static int check_pipeline(const plan_scenario *s, sim_diag *diag)
 	/* The interleaved schedule's micro-batch groups (plan_vp_group): pp of
 	 * them, needing m a multiple of pp, before Megatron-Core's groups; with
 	 * them N in [pp, m] and a last group of 0 or at least pp micro-batches
-	 * (schedules.py:1160-1180 at d98e8a64, ValueError and RuntimeError). */
-	if (p->vpp > 1 && p->global_batch % ((int64_t)p->micro_batch * p->dp) == 0) {
+	 * (schedules.py:1160-1180 at d98e8a64, ValueError and RuntimeError);
+	 * torch pipelining's rounds their own rule (check_vp_rounds). */
+	if (p->vpp > 1 && p->global_batch % ((int64_t)p->micro_batch * p->dp) == 0 &&
+	    p->vp_groups && p->vp_rule == PLAN_VP_TORCH) {
+		errors += check_vp_rounds(s, diag);
+	} else if (p->vpp > 1 && p->global_batch % ((int64_t)p->micro_batch * p->dp) == 0) {
 		int m = plan_microbatches(p), n = plan_vp_group(p);
 		if (n == p->pp && m % p->pp != 0) {
 			char why[96] = "";

@@ -12,6 +12,8 @@
 
 static const char *const reduce_names[] = {"boundary", "microbatch", NULL};
 static const char *const uneven_names[] = {"error", "end-stages", "cost", NULL};
+static const char *const vp_rule_names[] = {"megatron-core", "torch-rounds", NULL};
+_Static_assert(PLAN_VP_MEGATRON == 0 && PLAN_VP_TORCH == 1, "vp_rule_names follows plan_vp_rule");
 static const char *const grad_op_names[] = {"reduce-scatter", "all-reduce", NULL};
 static const char *const bucket_split_names[] = {"layer", "tensor", NULL}; /* plan_bucket_split */
 static const char *const bucket_calls_names[] = {"bucket", "tensor", NULL}; /* plan_bucket_calls */
@@ -93,6 +95,12 @@ const conf_key plan_framework_keys[] = {
          "runs the interleaved schedule's micro-batches in groups other than pp "
          "([parallel] vp_group; Megatron-Core since 2024-11), so micro-batches that are "
          "no multiple of pp interleave too"},
+        {"vp_group_rule", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "megatron-core", vp_rule_names,
+         FK(vp_rule),
+         "how it sizes those groups: megatron-core (groups of [parallel] vp_group, or the "
+         "smallest it accepts: pp <= N <= m, a last group of 0 or >= pp), torch-rounds "
+         "(torch pipelining's ScheduleInterleaved1F1B: max(1, m // pp) rounds of equal size, "
+         "m a multiple of them; fewer micro-batches than pp run as one round)"},
         {"runs_overlap_grad_reduce", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
          FK(overlap_grad_reduce),
          "reduces gradients during the backward (overlap_grad_reduce; overlap_param_gather, "

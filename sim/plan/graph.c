@@ -303,6 +303,13 @@ int plan_vp_group(const plan_spec *p)
 		return p->pp;
 	if (p->vp_group > 0)
 		return p->vp_group;
+	if (p->vp_groups && p->vp_rule == PLAN_VP_TORCH) {
+		/* torch pipelining: r = max(1, m // pp) rounds of m / r (torch
+		 * 2.14.1 distributed/pipelining/schedules.py:3193-3200); pp where
+		 * m is no multiple of r, which plan_check refuses */
+		int r = m / p->pp > 1 ? m / p->pp : 1;
+		return m % r == 0 ? m / r : p->pp;
+	}
 	if (!p->vp_groups || m % p->pp == 0)
 		return p->pp;
 	for (int n = p->pp + 1; n <= m; n++)

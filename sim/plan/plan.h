@@ -119,9 +119,11 @@ typedef struct plan_spec {
 	 * --microbatch-group-size-per-virtual-pipeline-stage); 0 = pp, or the
 	 * smallest the framework accepts: plan_vp_group. */
 	int vp_group;
-	/* Not a key: whether the framework runs such groups ([framework]
-	 * runs_vp_group), copied here by the loader for plan_vp_group. */
+	/* Not keys: whether the framework runs such groups ([framework]
+	 * runs_vp_group) and how it sizes them (plan_vp_rule, vp_group_rule),
+	 * copied here by the loader for plan_vp_group. */
 	bool vp_groups;
+	int vp_rule;
 	/* Not a [parallel] key: the framework's rule for layers that do not
 	 * split evenly (plan_uneven, [framework] uneven_split), copied here by
 	 * the loader so that plan_layout sees it. */
@@ -214,6 +216,12 @@ typedef enum { PLAN_ZERO3_EVEN = 0, PLAN_ZERO3_HF, PLAN_ZERO3_MEGATRON } plan_ze
  * balance every split by its blocks' compute costs, the lm_head one block
  * (cost; plan_layout), whether the layers divide evenly or not. */
 typedef enum { PLAN_UNEVEN_ERROR = 0, PLAN_UNEVEN_END_STAGES, PLAN_UNEVEN_COST } plan_uneven;
+/* How a framework that runs interleaved micro-batch groups other than pp
+ * ([framework] runs_vp_group) sizes them ([framework] vp_group_rule,
+ * plan_vp_group): Megatron-Core's groups of N, set by the user or the
+ * smallest it accepts; torch pipelining's rounds, N = m / max(1, m / pp)
+ * with m a multiple of the rounds, which it picks itself. */
+typedef enum { PLAN_VP_MEGATRON = 0, PLAN_VP_TORCH } plan_vp_rule;
 
 /* The collective that reduces a ZeRO-1/2 gradient bucket: a reduce-scatter
  * (Megatron's distributed optimizer, FSDP), or an all-reduce of the whole
@@ -305,6 +313,7 @@ typedef struct plan_framework {
 	bool moe_a2a_overlap;          /* runs_moe_a2a_overlap */
 	bool vp_group;                 /* runs_vp_group: interleaved micro-batch
 	                                * groups other than pp (plan_vp_group) */
+	int vp_rule;                  /* plan_vp_rule: vp_group_rule, how it sizes them */
 	int zero2_reduce;             /* plan_reduce */
 	int hsdp_reduce;              /* plan_reduce: ZeRO-3's replica all-reduce under
 				       * hybrid sharding (plan_build's fsdp_layer_grads) */
@@ -1575,6 +1584,13 @@ int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int group, in
  * ([framework] runs_vp_group) with m no multiple of pp it is the smallest
  * N Megatron-Core accepts: pp <= N <= m with m % N = 0 or m % N >= pp
  * (schedules.py:1160-1180: a shorter last group would stall the pipeline).
+ * torch pipelining's ScheduleInterleaved1F1B (vp_rule PLAN_VP_TORCH) runs
+ * the same table in rounds it picks itself: r = max(1, m // pp) rounds of
+ * N = m / r, m a multiple of r, so N = m < pp where m < pp (torch 2.14.1
+ * distributed/pipelining/schedules.py:3149-3263: the warm-up
+ * _get_warmup_ops, (vpp - 1) N + 2 (pp - 1 - stage) capped at m vpp, the
+ * chunk of forward step k (k / N) % vpp, the backwards' in reverse, each
+ * chunk's micro-batches in order: Megatron's table with that N).
  * pp where vpp = 1. */
 int plan_vp_group(const plan_spec *p);
 

@@ -527,6 +527,7 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	step_gpu(s, &s->gpu);
 	s->plan.uneven = s->fw.uneven;
 	s->plan.vp_groups = s->fw.vp_group;
+	s->plan.vp_rule = s->fw.vp_rule;
 	s->plan.mtp_units = s->model.mtp_layers;
 	s->vocab_model = s->model.vocab;
 	plan_pad_vocab(s);
@@ -561,10 +562,16 @@ bool plan_vp_group_assumption(const plan_scenario *s, char *buf, size_t len)
 	int n = plan_vp_group(p);
 	if (p->vpp <= 1 || p->vp_group > 0 || n == p->pp)
 		return false;
-	snprintf(buf, len,
-		 "vp_group %d (not published: %d micro-batches are no multiple of pp = %d; the "
-		 "smallest micro-batch group framework %s accepts)",
-		 n, plan_microbatches(p), p->pp, s->fw.name);
+	if (p->vp_rule == PLAN_VP_TORCH)
+		snprintf(buf, len,
+			 "vp_group %d (%d micro-batches are no multiple of pp = %d; framework %s "
+			 "runs them in torch pipelining's max(1, m // pp) rounds of equal size)",
+			 n, plan_microbatches(p), p->pp, s->fw.name);
+	else
+		snprintf(buf, len,
+			 "vp_group %d (not published: %d micro-batches are no multiple of pp = %d; "
+			 "the smallest micro-batch group framework %s accepts)",
+			 n, plan_microbatches(p), p->pp, s->fw.name);
 	return true;
 }
 

@@ -43,6 +43,12 @@ done
 grep -qF "groups of N = 4, not p (vp_group 0" "$tmp/pipeline-gantt-groups.txt" &&
 	grep -qF "(v - 1) x N = 6 forwards on stage 0" "$tmp/pipeline-gantt-groups.txt" ||
 	{ echo "explain: the interleaved schedule's micro-batch groups (N = 4, warm-up 6) not stated"; fail=1; }
+# torch pipelining's rounds (pipeline-gantt-rounds: torchtitan, 3 micro-batches
+# on pp 4, vpp 2): max(1, 3 // 4) = 1 round of 3, fewer than pp; warm-up on
+# stage 0 (4 - 1 - 0) x 2 + (2 - 1) x 3 = 9, at most m x v = 3 x 2 = 6
+grep -qF "groups of N = 3, not p (torch pipelining's rounds" "$tmp/pipeline-gantt-rounds.txt" &&
+	grep -qF "(v - 1) x N = 9, at most m x v: 6 forwards on stage 0" "$tmp/pipeline-gantt-rounds.txt" ||
+	{ echo "explain: torch pipelining's rounds (N = 3, warm-up 9 capped at 6) not stated"; fail=1; }
 q=$tmp/quickstart.txt
 for want in "per layer    63,730,944" "= 1,652,230,656 (1.65e+09)" "= 8 micro-batches" \
 	"(2 - 1)/(8 + 2 - 1) = 11.1%" "podsim's per-layer figure: 396.0 MiB" \

@@ -123,6 +123,60 @@ static void test_vp_groups(void)
 	CHECK_INT(plan_vp_group(&p), 35);
 }
 
+/* torch pipelining's rounds (vp_rule PLAN_VP_TORCH; torch 2.14.1
+ * distributed/pipelining/schedules.py:3149-3263). Its own examples (the
+ * class docstring): pp 4 with 10 micro-batches runs 2 rounds of 5, with 3
+ * one round of 3. Its order on pp 4, m 3, vpp 2, derived from its code:
+ * warm-up _get_warmup_ops = (vpp - 1) N + 2 (pp - 1 - rank), capped at
+ * m vpp = 6: 9 -> 6 on rank 0, so every forward first, forward step k on
+ * chunk (k / 3) % 2 with each chunk's micro-batches in order (F0.0 F1.0
+ * F2.0 F0.1 F1.1 F2.1), then backward step k on chunk 1 - ((k - 6) / 3) % 2
+ * (B0.1 B1.1 B2.1 B0.0 B1.0 B2.0); 3 on rank 3: F0.0 F1.0 F2.0, then three
+ * 1F1B steps of a forward on chunk (k / 3) % 2 = 1 and a backward on chunk
+ * 1 - ((k - 3) / 3) % 2 = 1 (F0.1 B0.1 F1.1 B1.1 F2.1 B2.1), then the
+ * cool-down's backwards on chunk 0 (B0.0 B1.0 B2.0). */
+static void torch_order(int stage, char *got, size_t len)
+{
+	plan_op o[12];
+	plan_schedule_order(PLAN_SCHED_1F1B, 4, 3, 2, 3, 0, stage, o);
+	got[0] = 0;
+	for (int i = 0; i < 12; i++)
+		snprintf(got + strlen(got), len - strlen(got), "%c%d.%d", o[i].backward ? 'B' : 'F',
+			 o[i].mb, o[i].chunk);
+}
+
+static void test_vp_rounds(void)
+{
+	plan_spec p = {.tp = 1, .pp = 4, .dp = 1, .cp = 1, .ep = 1, .vpp = 2, .micro_batch = 1,
+		       .global_batch = 10, .vp_groups = true, .vp_rule = PLAN_VP_TORCH};
+	CHECK_INT(plan_vp_group(&p), 5); /* 2 rounds of 5 */
+	p.global_batch = 3;
+	CHECK_INT(plan_vp_group(&p), 3); /* one round of 3: fewer than pp */
+	p.global_batch = 12;
+	CHECK_INT(plan_vp_group(&p), 4); /* 3 rounds of pp */
+	p.global_batch = 9;              /* 2 rounds: 9 % 2 != 0, torch refuses */
+	CHECK_INT(plan_vp_group(&p), 4);
+	p.global_batch = 40;
+	p.pp = 8; /* 5 rounds of 8 */
+	CHECK_INT(plan_vp_group(&p), 8);
+	p.global_batch = 20; /* 2 rounds of 10 (Megatron-Core's smallest: 10 too) */
+	CHECK_INT(plan_vp_group(&p), 10);
+	p.global_batch = 18; /* 2 rounds of 9 where Megatron-Core takes 9 too */
+	CHECK_INT(plan_vp_group(&p), 9);
+	p.pp = 4;
+	p.global_batch = 18; /* torch: 4 rounds, 18 % 4 != 0; Megatron-Core: 6 */
+	CHECK_INT(plan_vp_group(&p), 4);
+	p.vp_rule = PLAN_VP_MEGATRON;
+	CHECK_INT(plan_vp_group(&p), 6);
+	char got[256];
+	torch_order(0, got, sizeof got);
+	CHECK_STR(got, "F0.0F1.0F2.0F0.1F1.1F2.1B0.1B1.1B2.1B0.0B1.0B2.0");
+	torch_order(3, got, sizeof got);
+	CHECK_STR(got, "F0.0F1.0F2.0F0.1B0.1F1.1B1.1F2.1B2.1B0.0B1.0B2.0");
+	CHECK_INT(plan_schedule_warm(4, 3, 2, 3, 0, 0), 6);
+	CHECK_INT(plan_schedule_warm(4, 3, 2, 3, 0, 3), 3);
+}
+
 static plan_scenario gpt_scenario(void)
 {
 	plan_scenario s;
@@ -645,7 +699,7 @@ static void test_comm_volume(void)
  * every stage, for pp 1-8, vpp 1-4 (interleaving needs pp > 1, and m a
  * multiple of pp in groups of pp, else Megatron-Core's smallest group) and
  * m = pp to 4 pp plus fewer micro-batches than stages; interleaved also in
- * groups of 2 pp where m >= 2 pp. */
+ * groups of 2 pp where m >= 2 pp, and in torch pipelining's rounds. */
 static void test_peak_closed_form(void)
 {
 	double act[4] = {1, 1, 1, 1};
@@ -672,6 +726,26 @@ static void test_peak_closed_form(void)
 				}
 	CHECK(cases > 500);
 	CHECK(grouped > 300);
+	/* torch pipelining's rounds (plan_vp_group, PLAN_VP_TORCH), m = 1 to
+	 * 4 pp, fewer micro-batches than stages included (one round of m < pp) */
+	int rounds = 0, below = 0;
+	for (int pp = 2; pp <= 8; pp++)
+		for (int vpp = 2; vpp <= 4; vpp++)
+			for (int m = 1; m <= 4 * pp; m++) {
+				plan_spec p = {.pp = pp, .vpp = vpp, .dp = 1, .micro_batch = 1,
+					       .global_batch = m, .schedule = PLAN_SCHED_1F1B,
+					       .vp_groups = true, .vp_rule = PLAN_VP_TORCH};
+				int r = m / pp > 1 ? m / pp : 1, n = plan_vp_group(&p);
+				if (m % r)
+					continue; /* refused (plan_check) */
+				CHECK_INT(n, m / r);
+				for (int st = 0; st < pp; st++, rounds++)
+					CHECK_NEAR(plan_peak_closed(&p, st, 1.0), plan_peak_walk(&p, st, act),
+						   0);
+				below += n < pp;
+			}
+	CHECK(rounds > 300);
+	CHECK(below > 50);
 }
 
 /* Pipeline p2p bytes per rank and micro-batch (plan_p2p_bytes) for the
@@ -2471,6 +2545,7 @@ int main(void)
 	test_graph();
 	test_orders();
 	test_vp_groups();
+	test_vp_rounds();
 	test_memory();
 	return check_done();
 }
