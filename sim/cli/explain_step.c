@@ -48,11 +48,23 @@ void explain_bubble(FILE *o, const plan_scenario *s, const exec_result *r)
 	if (p->vpp > 1) {
 		tb /= p->vpp;
 		fprintf(o, ", / v = %d (interleaved): %.1f%%", p->vpp, 100.0 * tb);
-		int n = plan_vp_group(p), warm = plan_schedule_warm(p->pp, m, p->vpp, n, 0, 0);
-		char cap[48] = ""; /* the warm-up is at most every forward, m x v */
-		if (warm < (p->pp - 1) * 2 + (p->vpp - 1) * n)
+		/* the warm-up: (p - 1 - stage) x hop + (v - 1) x N, hop 2 under
+		 * interleaved 1F1B and 1 under the zero bubble, at most m x v */
+		bool zb = p->schedule == PLAN_SCHED_ZB_H1;
+		int n = plan_vp_group(p), hop = zb ? 1 : 2, full = (p->pp - 1) * hop + (p->vpp - 1) * n;
+		int warm = plan_schedule_warm(p->schedule, p->pp, m, p->vpp, n, 0, 0);
+		char cap[48] = "";
+		if (warm < full)
 			snprintf(cap, sizeof cap, ", at most m x v: %d", warm);
-		if (n != p->pp)
+		if (zb)
+			fprintf(o,
+			        "\n  zero bubble  interleaved (torch pipelining's ZB1P), the micro-batches "
+			        "in groups of N = %d: warm-up (p - 1 - stage) + (v - 1) x N = %d%s "
+			        "forwards on stage 0, one step a stage where interleaved 1F1B takes two; "
+			        "each backward B followed by the weight pass W of the backward `stage` "
+			        "before it",
+			        n, full, cap);
+		else if (n != p->pp)
 			fprintf(o,
 			        "\n  groups       the micro-batches run through the chunks in groups of N = "
 			        "%d, not p%s; warm-up (p - 1 - stage) x 2 + (v - 1) x N = %d%s forwards "
@@ -64,7 +76,7 @@ void explain_bubble(FILE *o, const plan_scenario *s, const exec_result *r)
 			                : " (vp_group 0: m is no multiple of p, the smallest "
 			                  "group Megatron-Core accepts, p <= N <= m with m mod "
 			                  "N = 0 or >= p)",
-			        (p->pp - 1) * 2 + (p->vpp - 1) * n, cap);
+			        full, cap);
 	}
 	fprintf(o, "\n  simulated    %.1f%% of the step (worst stage); per stage:",
 	        100.0 * r->bubble_fraction);

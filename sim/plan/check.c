@@ -445,8 +445,10 @@ static int check_pipeline(const plan_scenario *s, sim_diag *diag)
 		       "would wait for the deferred weight passes)");
 		errors++;
 	}
-	if (p->vpp > 1 && p->schedule != PLAN_SCHED_1F1B) {
-		err_at(s, diag, "parallel", "vpp", "vpp > 1 needs schedule = 1f1b (interleaved 1F1B)");
+	if (p->vpp > 1 && p->schedule == PLAN_SCHED_GPIPE) {
+		err_at(s, diag, "parallel", "vpp",
+		       "vpp > 1 needs schedule = 1f1b (interleaved 1F1B) or zb-h1 (interleaved zero "
+		       "bubble)");
 		errors++;
 	}
 	if (p->vpp > 1 && p->p2p == PLAN_P2P_SYNC) {

@@ -74,7 +74,8 @@ const conf_key plan_framework_keys[] = {
         {"release", CONF_STR, SIM_UNIT_NONE, 0, 0, "core_r0.13.0 (2025-07)", NULL, FK(release),
          "release and date the profile's facts are taken from"},
         {"runs_schedules", CONF_STR, SIM_UNIT_NONE, 0, 0, "1f1b,interleaved", NULL, FK(schedules),
-         "pipeline schedules it runs: gpipe, 1f1b, interleaved, zb-h1 (comma-separated)"},
+         "pipeline schedules it runs: gpipe, 1f1b, interleaved, zb-h1, interleaved-zb "
+         "(schedule = zb-h1 with vpp > 1; comma-separated)"},
         {"runs_zero", CONF_INT, SIM_UNIT_NONE, 0, 3, "3", NULL, FK(zero_max),
          "highest ZeRO stage it runs (1 = distributed optimizer, 3 = FSDP)"},
         {"runs_zero_with_pp", CONF_INT, SIM_UNIT_NONE, 0, 3, "1", NULL, FK(zero_max_pp),
@@ -485,6 +486,7 @@ static const conf_flag sched_bits[] = {
         {"1f1b", PLAN_FW_1F1B},
         {"interleaved", PLAN_FW_INTERLEAVED},
         {"zb-h1", PLAN_FW_ZB_H1},
+        {"interleaved-zb", PLAN_FW_INTERLEAVED_ZB},
 };
 
 static const conf_flag comm_bits[] = {
@@ -508,7 +510,7 @@ int plan_framework_from_conf(const conf_doc *doc, plan_framework *out, sim_diag 
 		conf_loc loc = conf_key_loc(doc, "framework", "runs_schedules");
 		sim_diag_error(diag, loc.path, loc.line,
 		               "runs_schedules = '%s': '%s' is not a schedule (gpipe, 1f1b, "
-		               "interleaved, zb-h1)",
+		               "interleaved, zb-h1, interleaved-zb)",
 		               out->schedules, bad[0] ? bad : out->schedules);
 		return SIM_ECONF;
 	}
@@ -563,6 +565,8 @@ static const char *sched_name(const plan_spec *p, unsigned *bit)
 {
 	if (p->schedule == PLAN_SCHED_GPIPE)
 		return *bit = PLAN_FW_GPIPE, "gpipe";
+	if (p->schedule == PLAN_SCHED_ZB_H1 && p->vpp > 1)
+		return *bit = PLAN_FW_INTERLEAVED_ZB, "interleaved zb-h1";
 	if (p->schedule == PLAN_SCHED_ZB_H1)
 		return *bit = PLAN_FW_ZB_H1, "zb-h1";
 	if (p->vpp > 1)

@@ -342,9 +342,14 @@ int plan_warm_extra(const plan_spec *p)
 	return p->moe_a2a_overlap ? 1 : 0;
 }
 
-int plan_schedule_warm(int p, int m, int vpp, int group, int extra, int stage)
+int plan_schedule_warm(plan_schedule sched, int p, int m, int vpp, int group, int extra, int stage)
 {
-	int warm = (vpp > 1 ? (p - stage - 1) * 2 + (vpp - 1) * group : p - 1 - stage) + extra;
+	/* interleaved: two steps a stage away from the last (Megatron's
+	 * get_schedule_table, torch's Interleaved1F1B); one under torch's
+	 * interleaved zero bubble (_get_warmup_ops with multiply_factor 1, torch
+	 * 2.14.1 distributed/pipelining/schedules.py:3130-3146, 3332-3339) */
+	int hop = sched == PLAN_SCHED_ZB_H1 ? 1 : 2;
+	int warm = (vpp > 1 ? (p - stage - 1) * hop + (vpp - 1) * group : p - 1 - stage) + extra;
 	return warm < m * vpp ? warm : m * vpp;
 }
 
@@ -361,7 +366,7 @@ int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int group, in
 			EMIT(((plan_op){true, i, 0, false}));
 		return n;
 	}
-	int warm = plan_schedule_warm(p, m, vpp, group, extra, stage);
+	int warm = plan_schedule_warm(sched, p, m, vpp, group, extra, stage);
 	int f = 0, b = 0;
 	plan_op w_op; /* the interleaved op of index b is a pure function of b */
 	for (; f < warm; f++)

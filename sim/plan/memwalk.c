@@ -261,8 +261,8 @@ static int head_ops(const mw *w, int steps)
 			same = same && w->act[c] == w->act[0];
 		long period = vpp > 1 && !same ? n * vpp : 1;
 		long settle = (vpp > 1 ? n * vpp : 1) + (zb ? w->stage : 0);
-		long warm = (vpp > 1 ? (p - w->stage - 1) * 2 + (vpp - 1) * n : p - 1 - w->stage) +
-		            plan_warm_extra(&s->plan);
+		long warm = plan_schedule_warm(s->plan.schedule, (int)p, w->m, (int)vpp, (int)n,
+		                               plan_warm_extra(&s->plan), w->stage);
 		k = warm + (zb ? 3 : 2) * (settle + period + 2);
 	}
 	return k < steps ? (int)k : steps;

@@ -186,7 +186,7 @@ int build_emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_en
 	/* the steady steps' forwards: a forward after the warm-up followed by a
 	 * backward (all forwards in the warm-up, as with m = 1 without a
 	 * pipeline: none; Megatron-Core runs those steps alone) */
-	int warm = plan_schedule_warm(pp, m, b->vpp, plan_vp_group(&b->s->plan),
+	int warm = plan_schedule_warm(b->s->plan.schedule, pp, m, b->vpp, plan_vp_group(&b->s->plan),
 				      plan_warm_extra(&b->s->plan), stage);
 	for (int i = 0; i < steps && rc == SIM_OK; i++) {
 		if (b->s->inference && order[i].backward)

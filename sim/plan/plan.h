@@ -178,6 +178,8 @@ enum {
 	PLAN_FW_1F1B = 1 << 1,
 	PLAN_FW_INTERLEAVED = 1 << 2,
 	PLAN_FW_ZB_H1 = 1 << 3,
+	PLAN_FW_INTERLEAVED_ZB = 1 << 4, /* ZB-H1 over vpp > 1 chunks: torch's
+	                                  * ScheduleInterleavedZeroBubble */
 };
 
 /* When ZeRO-2 reduce-scatters gradients under gradient accumulation:
@@ -1565,8 +1567,12 @@ void plan_schedule_order(plan_schedule sched, int p, int m, int vpp, int group, 
  * extra micro-batch forward step before the 1f1b stages"), else 0. */
 int plan_warm_extra(const plan_spec *p);
 /* 1F1B's warm-up forwards on `stage` (the first ops of plan_schedule_order,
- * at most m * vpp); the steady steps' forwards follow at even offsets. */
-int plan_schedule_warm(int p, int m, int vpp, int group, int extra, int stage);
+ * at most m * vpp); the steady steps' forwards follow at even offsets.
+ * Interleaved, (p - stage - 1) * 2 + (vpp - 1) * group; interleaved under
+ * ZB-H1 (torch pipelining's ScheduleInterleavedZeroBubble), one step a stage
+ * instead of two. */
+int plan_schedule_warm(plan_schedule sched, int p, int m, int vpp, int group, int extra,
+                       int stage);
 /* Steps of a schedule: 2*m*vpp, 3*m*vpp with the zero-bubble W passes. */
 int plan_schedule_steps(plan_schedule sched, int m, int vpp);
 /* The first min(cap, steps) ops of that order (the memory walk's prefix);

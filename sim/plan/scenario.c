@@ -49,7 +49,8 @@ const conf_key plan_spec_keys[] = {
 	{"global_batch", CONF_INT, SIM_UNIT_NONE, 1, 1073741824, NULL, NULL, PK(global_batch),
 	 "sequences per optimizer step, all replicas"},
 	{"schedule", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "1f1b", sched_names, PK(schedule),
-	 "pipeline schedule"},
+	 "pipeline schedule (with vpp > 1: 1f1b interleaved 1F1B, zb-h1 torch pipelining's "
+	 "interleaved zero bubble)"},
 	{"recompute", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "none", recompute_names, PK(recompute),
 	 "activation recomputation"},
 	{"recompute_layers", CONF_INT, SIM_UNIT_NONE, 0, 1048576, "0", NULL, PK(recompute_layers),

@@ -49,6 +49,11 @@ grep -qF "groups of N = 4, not p (vp_group 0" "$tmp/pipeline-gantt-groups.txt" &
 grep -qF "groups of N = 3, not p (torch pipelining's rounds" "$tmp/pipeline-gantt-rounds.txt" &&
 	grep -qF "(v - 1) x N = 9, at most m x v: 6 forwards on stage 0" "$tmp/pipeline-gantt-rounds.txt" ||
 	{ echo "explain: torch pipelining's rounds (N = 3, warm-up 9 capped at 6) not stated"; fail=1; }
+# torch pipelining's interleaved zero bubble (pipeline-gantt-izb: torchtitan,
+# 8 micro-batches on pp 4, vpp 2, 2 rounds of 4): warm-up on stage 0
+# (4 - 1 - 0) + (2 - 1) x 4 = 7, one step a stage
+grep -qF "zero bubble  interleaved (torch pipelining's ZB1P), the micro-batches in groups of N = 4: warm-up (p - 1 - stage) + (v - 1) x N = 7 forwards" "$tmp/pipeline-gantt-izb.txt" ||
+	{ echo "explain: the interleaved zero bubble's warm-up (7) not stated"; fail=1; }
 q=$tmp/quickstart.txt
 for want in "per layer    63,730,944" "= 1,652,230,656 (1.65e+09)" "= 8 micro-batches" \
 	"(2 - 1)/(8 + 2 - 1) = 11.1%" "podsim's per-layer figure: 396.0 MiB" \

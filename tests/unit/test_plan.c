@@ -74,8 +74,8 @@ static void test_vp_groups(void)
 	group_order(1, got, sizeof got);
 	CHECK_STR(got, "F0.0F1.0F2.0F0.1B0.1F1.1B1.1F2.1B2.1F3.0B0.0F4.0B1.0F3.1B2.0"
 		       "F4.1B3.1B4.1B3.0B4.0");
-	CHECK_INT(plan_schedule_warm(2, 5, 2, 3, 0, 0), 5);
-	CHECK_INT(plan_schedule_warm(2, 5, 2, 3, 0, 1), 3);
+	CHECK_INT(plan_schedule_warm(PLAN_SCHED_1F1B, 2, 5, 2, 3, 0, 0), 5);
+	CHECK_INT(plan_schedule_warm(PLAN_SCHED_1F1B, 2, 5, 2, 3, 0, 1), 3);
 	/* N = p with m a multiple of p is the schedule before the groups (the
 	 * interleaved case of test_orders) */
 	plan_op a[32], b[32]; /* 2 m vpp steps */
@@ -173,8 +173,43 @@ static void test_vp_rounds(void)
 	CHECK_STR(got, "F0.0F1.0F2.0F0.1F1.1F2.1B0.1B1.1B2.1B0.0B1.0B2.0");
 	torch_order(3, got, sizeof got);
 	CHECK_STR(got, "F0.0F1.0F2.0F0.1B0.1F1.1B1.1F2.1B2.1B0.0B1.0B2.0");
-	CHECK_INT(plan_schedule_warm(4, 3, 2, 3, 0, 0), 6);
-	CHECK_INT(plan_schedule_warm(4, 3, 2, 3, 0, 3), 3);
+	CHECK_INT(plan_schedule_warm(PLAN_SCHED_1F1B, 4, 3, 2, 3, 0, 0), 6);
+	CHECK_INT(plan_schedule_warm(PLAN_SCHED_1F1B, 4, 3, 2, 3, 0, 3), 3);
+}
+
+/* torch pipelining's interleaved zero bubble (ScheduleInterleavedZeroBubble,
+ * ZB1P: schedule zb-h1 with vpp > 1), derived from its code (torch 2.14.1
+ * distributed/pipelining/schedules.py:3265-3350 and _get_1f1b_rank_ops
+ * :2992-3128) for pp 2, m 2, vpp 2: one round of N = 2; warm-up
+ * _get_warmup_ops with multiply_factor 1, (vpp - 1) N + (pp - 1 - rank),
+ * capped at m vpp = 4: 3 on rank 0, 2 on rank 1; forward step k on chunk
+ * (k / 2) % 2, backward step k on chunk 1 - ((k - warm) / 2) % 2, each
+ * chunk's micro-batches in order; after the backward of op k the weight pass
+ * W of the backward `rank` before it (num_1f1b_microbatches = rank), the
+ * Ws still held at the end.
+ *   rank 0: F0.0 F1.0 F0.1 | F1.1 B0.1 W0.1 | B1.1 W1.1 B0.0 W0.0 B1.0 W1.0
+ *   rank 1: F0.0 F1.0 | F0.1 B0.1 F1.1 B1.1 W0.1 | B0.0 W1.1 B1.0 W0.0 | W1.0 */
+static void test_interleaved_zb(void)
+{
+	char got[256];
+	plan_op o[12];
+	for (int st = 0; st < 2; st++) {
+		plan_schedule_order(PLAN_SCHED_ZB_H1, 2, 2, 2, 2, 0, st, o);
+		got[0] = 0;
+		for (int i = 0; i < 12; i++)
+			snprintf(got + strlen(got), sizeof got - strlen(got), "%c%d.%d",
+				 o[i].weight ? 'W' : o[i].backward ? 'B' : 'F', o[i].mb, o[i].chunk);
+		CHECK_STR(got, st == 0 ? "F0.0F1.0F0.1F1.1B0.1W0.1B1.1W1.1B0.0W0.0B1.0W1.0"
+				       : "F0.0F1.0F0.1B0.1F1.1B1.1W0.1B0.0W1.1B1.0W0.0W1.0");
+	}
+	CHECK_INT(plan_schedule_warm(PLAN_SCHED_ZB_H1, 2, 2, 2, 2, 0, 0), 3);
+	CHECK_INT(plan_schedule_warm(PLAN_SCHED_ZB_H1, 2, 2, 2, 2, 0, 1), 2);
+	/* the same plan under interleaved 1F1B warms up two steps a stage:
+	 * 2 + 2 = 4 on rank 0 */
+	CHECK_INT(plan_schedule_warm(PLAN_SCHED_1F1B, 2, 2, 2, 2, 0, 0), 4);
+	/* pp 4, vpp 2, m 8 (2 rounds of 4): 4 + 3 = 7 on stage 0, 4 on stage 3 */
+	CHECK_INT(plan_schedule_warm(PLAN_SCHED_ZB_H1, 4, 8, 2, 4, 0, 0), 7);
+	CHECK_INT(plan_schedule_warm(PLAN_SCHED_ZB_H1, 4, 8, 2, 4, 0, 3), 4);
 }
 
 static plan_scenario gpt_scenario(void)
@@ -2546,6 +2581,7 @@ int main(void)
 	test_orders();
 	test_vp_groups();
 	test_vp_rounds();
+	test_interleaved_zb();
 	test_memory();
 	return check_done();
 }
