@@ -53,16 +53,28 @@ static void test_orders(void)
  * (the last group, 3 and 4, the two left). Backward step k runs the same
  * micro-batch on the mirrored chunk. Warm-up (p - s - 1) 2 + (vpp - 1) N:
  * 5 steps on stage 0, 3 on stage 1; then one forward and one backward. */
-/* "F<mb>.<chunk>" / "B<mb>.<chunk>" of the 20 ops of PP2 M5 VP2 in groups of
- * 3 on `stage`. */
+/* "F<mb>.<chunk>" / "B<mb>.<chunk>" / "W<mb>.<chunk>" of the whole order of
+ * `sched` on pp p, m micro-batches, vpp chunks in groups of n, on `stage`. */
+static void order_str(plan_schedule sched, int p, int m, int vpp, int n, int stage, char *got,
+                      size_t len)
+{
+	int steps = plan_schedule_steps(sched, m, vpp);
+	plan_op o[64];
+	if (steps > 64) {
+		CHECK(steps <= 64);
+		return;
+	}
+	plan_schedule_order(sched, p, m, vpp, n, 0, stage, o);
+	got[0] = 0;
+	for (int i = 0; i < steps; i++)
+		snprintf(got + strlen(got), len - strlen(got), "%c%d.%d",
+			 o[i].weight ? 'W' : o[i].backward ? 'B' : 'F', o[i].mb, o[i].chunk);
+}
+
+/* The 20 ops of PP2 M5 VP2 in groups of 3 on `stage`. */
 static void group_order(int stage, char *got, size_t len)
 {
-	plan_op o[20];
-	plan_schedule_order(PLAN_SCHED_1F1B, 2, 5, 2, 3, 0, stage, o);
-	got[0] = 0;
-	for (int i = 0; i < 20; i++)
-		snprintf(got + strlen(got), len - strlen(got), "%c%d.%d", o[i].backward ? 'B' : 'F',
-			 o[i].mb, o[i].chunk);
+	order_str(PLAN_SCHED_1F1B, 2, 5, 2, 3, stage, got, len);
 }
 
 static void test_vp_groups(void)
@@ -137,12 +149,7 @@ static void test_vp_groups(void)
  * cool-down's backwards on chunk 0 (B0.0 B1.0 B2.0). */
 static void torch_order(int stage, char *got, size_t len)
 {
-	plan_op o[12];
-	plan_schedule_order(PLAN_SCHED_1F1B, 4, 3, 2, 3, 0, stage, o);
-	got[0] = 0;
-	for (int i = 0; i < 12; i++)
-		snprintf(got + strlen(got), len - strlen(got), "%c%d.%d", o[i].backward ? 'B' : 'F',
-			 o[i].mb, o[i].chunk);
+	order_str(PLAN_SCHED_1F1B, 4, 3, 2, 3, stage, got, len);
 }
 
 static void test_vp_rounds(void)
@@ -192,16 +199,10 @@ static void test_vp_rounds(void)
 static void test_interleaved_zb(void)
 {
 	char got[256];
-	plan_op o[12];
-	for (int st = 0; st < 2; st++) {
-		plan_schedule_order(PLAN_SCHED_ZB_H1, 2, 2, 2, 2, 0, st, o);
-		got[0] = 0;
-		for (int i = 0; i < 12; i++)
-			snprintf(got + strlen(got), sizeof got - strlen(got), "%c%d.%d",
-				 o[i].weight ? 'W' : o[i].backward ? 'B' : 'F', o[i].mb, o[i].chunk);
-		CHECK_STR(got, st == 0 ? "F0.0F1.0F0.1F1.1B0.1W0.1B1.1W1.1B0.0W0.0B1.0W1.0"
-				       : "F0.0F1.0F0.1B0.1F1.1B1.1W0.1B0.0W1.1B1.0W0.0W1.0");
-	}
+	order_str(PLAN_SCHED_ZB_H1, 2, 2, 2, 2, 0, got, sizeof got);
+	CHECK_STR(got, "F0.0F1.0F0.1F1.1B0.1W0.1B1.1W1.1B0.0W0.0B1.0W1.0");
+	order_str(PLAN_SCHED_ZB_H1, 2, 2, 2, 2, 1, got, sizeof got);
+	CHECK_STR(got, "F0.0F1.0F0.1B0.1F1.1B1.1W0.1B0.0W1.1B1.0W0.0W1.0");
 	CHECK_INT(plan_schedule_warm(PLAN_SCHED_ZB_H1, 2, 2, 2, 2, 0, 0), 3);
 	CHECK_INT(plan_schedule_warm(PLAN_SCHED_ZB_H1, 2, 2, 2, 2, 0, 1), 2);
 	/* the same plan under interleaved 1F1B warms up two steps a stage:
