@@ -228,6 +228,38 @@ static int parse(int argc, char **argv, const char **file, const char **sets, si
 	return 0;
 }
 
+/* The report itself, section by section, of a simulated plan (cli_explain). */
+static int print_sections(const char *file, const plan_scenario *s, const exec_result *r,
+                          const valid_refs *refs, bool kernels, const explain_against *ag)
+{
+	printf("podsim explain: %s (%s)\n  %s on %d x %s (%s), plan %s\n", r->scenario, file,
+	       r->model, r->gpus, r->gpu, r->cluster, r->plan);
+	if (*r->layout)
+		printf("  layout: %s\n", r->layout);
+	printf("  Each figure: the formula, the scenario's values, the result; then what "
+	       "the simulated step gives.\n");
+	explain_params(stdout, &s->model);
+	explain_vocab(stdout, s);
+	explain_flops(stdout, s, r);
+	explain_memory(stdout, s, r);
+	explain_bubble(stdout, s, r);
+	explain_dp(stdout, s, r);
+	explain_band(stdout, s, r, refs);
+	explain_mb_cost(stdout, s, r);
+	explain_optimizer(stdout, s, r);
+	explain_spread(stdout, s, r);
+	explain_mixed(stdout, s, r);
+	/* the sections after 9 are numbered as they are printed: 10 the mixed
+	 * nodes' (only with them), then the campaign, then --against */
+	int n = r->mixed.nodes > 0 ? 11 : 10;
+	int rc = campaign_section(stdout, s, r, &n);
+	if (rc == SIM_OK && kernels)
+		explain_kernels(stdout, n++, s);
+	if (rc == SIM_OK && ag->spec)
+		explain_against_print(stdout, n, ag, r);
+	return rc;
+}
+
 int cli_explain(int argc, char **argv)
 {
 	const char *file = NULL, *sets[EXPLAIN_MAX_SETS];
@@ -277,37 +309,12 @@ int cli_explain(int argc, char **argv)
 	rc = r ? exec_run_views(s, r, &v) : SIM_ENOMEM;
 	if (rc == SIM_OK)
 		valid_refs_apply(refs, s, r); /* the band as run prints it */
-	if (rc == SIM_OK) {
-		printf("podsim explain: %s (%s)\n  %s on %d x %s (%s), plan %s\n", r->scenario,
-		       file, r->model, r->gpus, r->gpu, r->cluster, r->plan);
-		if (*r->layout)
-			printf("  layout: %s\n", r->layout);
-		printf("  Each figure: the formula, the scenario's values, the result; then what "
-		       "the simulated step gives.\n");
-		explain_params(stdout, &s->model);
-		explain_vocab(stdout, s);
-		explain_flops(stdout, s, r);
-		explain_memory(stdout, s, r);
-		explain_bubble(stdout, s, r);
-		explain_dp(stdout, s, r);
-		explain_band(stdout, s, r, refs);
-		explain_mb_cost(stdout, s, r);
-		explain_optimizer(stdout, s, r);
-		explain_spread(stdout, s, r);
-		explain_mixed(stdout, s, r);
-		/* the sections after 9 are numbered as they are printed: 10 the
-		 * mixed nodes' (only with them), then the campaign, then --against */
-		int n = r->mixed.nodes > 0 ? 11 : 10;
-		rc = campaign_section(stdout, s, r, &n);
-		if (rc == SIM_OK && kernels)
-			explain_kernels(stdout, n++, s);
-		if (rc == SIM_OK && ag.spec)
-			explain_against_print(stdout, n, &ag, r);
-	} else if (rc == SIM_ERANGE && r) { /* bad input: the clock */
+	if (rc == SIM_OK)
+		rc = print_sections(file, s, r, refs, kernels, &ag);
+	else if (rc == SIM_ERANGE && r) /* bad input: the clock */
 		fprintf(stderr, "%s: error: %s\n", file, r->error);
-	} else {
+	else
 		fprintf(stderr, "podsim explain: error: %s\n", sim_strerror(rc));
-	}
 	free(r);
 	explain_against_free(&ag);
 	valid_refs_free(refs);

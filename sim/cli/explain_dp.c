@@ -194,14 +194,14 @@ static void zero3_host_why(FILE *o, const plan_scenario *s)
 	explain_why(o, z);
 }
 
-static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_s, double exposed)
+/* dp_why under ZeRO-3: its gathers, and DeepSpeed's buckets where it has
+ * them. */
+static void zero3_why(FILE *o, const plan_scenario *s)
 {
-	const plan_spec *p = &s->plan;
-	char t[1200], a[32];
+	char a[32], b1[32], b2[32], b3[32], z[1024];
 	double mx, last, host;
-	int nb = p->zero >= 3 ? plan_zero3_buckets(s, 0, &mx, &last, &host) : 0;
-	if (p->zero >= 3 && nb > 0) {
-		char b1[32], b2[32], b3[32], z[1024];
+	int nb = plan_zero3_buckets(s, 0, &mx, &last, &host);
+	if (nb > 0)
 		snprintf(z, sizeof z,
 		         "ZeRO-3 gathers each layer's weights before its forward and backward "
 		         "(%d gathers per layer and pass, %s); its gradients go into buckets of %s "
@@ -220,19 +220,23 @@ static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_
 		         explain_unit(mx, SIM_UNIT_BYTES, b2, sizeof b2),
 		         explain_unit(last, SIM_UNIT_BYTES, b3, sizeof b3),
 		         explain_unit(host, SIM_UNIT_TIME, a, sizeof a));
-		explain_why(o, z);
-		zero3_host_why(o, s);
-		return;
-	}
+	else
+		snprintf(z, sizeof z, "%s",
+		         "ZeRO-3 gathers each layer's weights before its forward and backward and "
+		         "reduce-scatters its gradients after its backward (with hybrid sharding, "
+		         "then all-reduces the shard over its replicas), overlapped with compute: "
+		         "only the waits are exposed, and the optimizer step, which waits for the "
+		         "last layer's reduction; there is no single all-reduce to compare.");
+	explain_why(o, z);
+	zero3_host_why(o, s);
+}
+
+static void dp_why(FILE *o, const plan_scenario *s, double ring, double buckets_s, double exposed)
+{
+	const plan_spec *p = &s->plan;
+	char t[1200], a[32];
 	if (p->zero >= 3) {
-		explain_why(
-		        o,
-		        "ZeRO-3 gathers each layer's weights before its forward and backward and "
-		        "reduce-scatters its gradients after its backward (with hybrid sharding, "
-		        "then all-reduces the shard over its replicas), overlapped with compute: "
-		        "only the waits are exposed, and the optimizer step, which waits for the "
-		        "last layer's reduction; there is no single all-reduce to compare.");
-		zero3_host_why(o, s);
+		zero3_why(o, s);
 		return;
 	}
 	/* how stage 0's first bucket starts (all alike but a chunk's launch

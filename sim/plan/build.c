@@ -379,20 +379,17 @@ int plan_build(const plan_scenario *s, plan_graph **out)
 	return plan_build_why(s, out, NULL, 0);
 }
 
-int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t len)
+/* ZeRO-3 / FSDP's state for the build (or ZeRO-Inference's weight streaming):
+ * the units of a dense and an MoE layer, DeepSpeed's reduce buckets, the
+ * host's work at the gathers; gather holds lps slots (fsdp_state). */
+static void fsdp_setup(const plan_scenario *s, builder *b, int lmax, int lps)
 {
 	const plan_spec *p = &s->plan;
-	builder b;
-	int comm_err = SIM_OK;
-	bool chains = build_init(&b, s) == SIM_OK;
-	b.comm_err = &comm_err;
 	int cp = p->cp > 1 ? p->cp : 1;
-	b.g = plan_graph_new(p->pp, p->tp * cp * p->dp);
-	int lmax = plan_max_stage_layers(s), lps = lmax > 0 ? lmax : 1;
 	double wbytes = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
 	double gbytes = plan_grad_bytes(s); /* 4 with fp32_grads or fp32/tf32 */
 	bool stream = s->inference && p->offload_params != PLAN_OFFLOAD_NONE;
-	b.fsdp = (fsdp_state){
+	b->fsdp = (fsdp_state){
 		.on = stream || (!s->inference && p->zero >= 3 && p->dp * cp > 1),
 		.dir = 1,
 		.rs_last = UINT32_MAX,
@@ -406,24 +403,37 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 		rep[k] = rep[k] < 0 ? l : rep[k];
 	}
 	for (int k = 0; k < 2; k++)
-		fsdp_unit_init(s, &b, rep[k] < 0 ? 0 : rep[k], wbytes, gbytes, &b.fsdp.unit[k]);
-	if (b.fsdp.on && !s->inference && s->fw.zero3_reduce == PLAN_ZERO3_REDUCE_BUCKET) {
+		fsdp_unit_init(s, b, rep[k] < 0 ? 0 : rep[k], wbytes, gbytes, &b->fsdp.unit[k]);
+	if (b->fsdp.on && !s->inference && s->fw.zero3_reduce == PLAN_ZERO3_REDUCE_BUCKET) {
 		/* DeepSpeed's IPG buckets (emit.c ipg_add): a layer's
 		 * gradient as one tensor per gathered module (its grad share),
 		 * plus its norms and biases, which work counts beside its four
 		 * linears (QKV, output, fc1, fc2) */
-		b.fsdp.bucket = true;
-		b.fsdp.bucket_bytes = plan_bucket_bytes(s);
-		b.fsdp.gbytes = gbytes;
-		b.fsdp.tensor_host_s = plan_zero3_reduce_rank_s(s) * b.shard.size;
+		b->fsdp.bucket = true;
+		b->fsdp.bucket_bytes = plan_bucket_bytes(s);
+		b->fsdp.gbytes = gbytes;
+		b->fsdp.tensor_host_s = plan_zero3_reduce_rank_s(s) * b->shard.size;
 	}
 	/* the host's work at each layer's gathers, and DeepSpeed 2021's device
 	 * syncs around them (emit.c zero3_entry) */
-	if (b.fsdp.on && !s->inference) {
-		b.fsdp.host_gathers =
-		        b.fsdp.unit[0].gather_host_s > 0 || b.fsdp.unit[1].gather_host_s > 0;
-		b.fsdp.sync = s->fw.zero3_sync;
+	if (b->fsdp.on && !s->inference) {
+		b->fsdp.host_gathers =
+		        b->fsdp.unit[0].gather_host_s > 0 || b->fsdp.unit[1].gather_host_s > 0;
+		b->fsdp.sync = s->fw.zero3_sync;
 	}
+}
+
+int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t len)
+{
+	const plan_spec *p = &s->plan;
+	builder b;
+	int comm_err = SIM_OK;
+	bool chains = build_init(&b, s) == SIM_OK;
+	b.comm_err = &comm_err;
+	int cp = p->cp > 1 ? p->cp : 1;
+	b.g = plan_graph_new(p->pp, p->tp * cp * p->dp);
+	int lmax = plan_max_stage_layers(s), lps = lmax > 0 ? lmax : 1;
+	fsdp_setup(s, &b, lmax, lps);
 	size_t pm = (size_t)b.vstages * (size_t)b.m;
 	pipe_ids ids = {calloc(pm, 4), calloc(pm, 4), calloc(pm, 4), calloc(pm, 4),
 			calloc(pm, 4), calloc(pm, 4), calloc((size_t)p->pp, 4),
