@@ -220,6 +220,14 @@ static void zero3_why(FILE *o, const plan_scenario *s)
 		         explain_unit(mx, SIM_UNIT_BYTES, b2, sizeof b2),
 		         explain_unit(last, SIM_UNIT_BYTES, b3, sizeof b3),
 		         explain_unit(host, SIM_UNIT_TIME, a, sizeof a));
+	else if (plan_zero3_pp_gathered(s))
+		snprintf(z, sizeof z, "%s",
+		         "ZeRO-3 under torch pipelining (framework zero3_pp_gathered): each layer's "
+		         "weights are gathered once, in the step's first forward through it, and "
+		         "stay gathered to the step's end; its gradients accumulate unsharded and "
+		         "each chunk's are reduce-scattered once, after its last backward (REDUCE_GRAD), "
+		         "so that reduction is exposed but for what the other stages still compute; "
+		         "the optimizer step waits for it.");
 	else
 		snprintf(z, sizeof z, "%s",
 		         "ZeRO-3 gathers each layer's weights before its forward and backward and "

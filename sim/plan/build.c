@@ -395,7 +395,9 @@ static void fsdp_setup(const plan_scenario *s, builder *b, int lmax, int lps)
 		.rs_last = UINT32_MAX,
 		.layers = lmax,
 		.gather = malloc((size_t)lps * sizeof(uint32_t)),
-		.wire = plan_zero3_wire_bytes(s) / gbytes};
+		.wire = plan_zero3_wire_bytes(s) / gbytes,
+		.kept = plan_zero3_pp_gathered(s),
+		.pend = malloc((size_t)lps * sizeof(int16_t))};
 	/* a dense layer's unit and an MoE layer's (the model's first of each) */
 	int rep[2] = {-1, -1};
 	for (int l = 0; l < s->model.layers; l++) {
@@ -442,9 +444,9 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	uint32_t *layer_end = calloc((size_t)p->pp * (size_t)lps, 4);
 	uint32_t *dp_ids = calloc((size_t)p->pp * dp_slots(s, lps), 4);
 	int rc = plan_netflow_open(s, &b.flow) == SIM_OK ? SIM_ENOMEM : SIM_EINVAL;
-	if (rc == SIM_ENOMEM && b.g && chains && b.fsdp.gather && ids.first_f && ids.first_b &&
-	    ids.send_f && ids.send_b && ids.pred_f && ids.pred_b && ids.last_bwd && ids.emb_sync &&
-	    ids.norm_sync && ids.next_f && ids.sync_at && layer_end && dp_ids) {
+	if (rc == SIM_ENOMEM && b.g && chains && b.fsdp.gather && b.fsdp.pend && ids.first_f &&
+	    ids.first_b && ids.send_f && ids.send_b && ids.pred_f && ids.pred_b && ids.last_bwd &&
+	    ids.emb_sync && ids.norm_sync && ids.next_f && ids.sync_at && layer_end && dp_ids) {
 		for (size_t i = 0; i < pm; i++)
 			ids.next_f[i] = UINT32_MAX;
 		for (int i = 0; i < b.vstages; i++)
@@ -471,6 +473,7 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	free(ids.last_bwd), free(ids.emb_sync), free(ids.norm_sync), free(layer_end), free(dp_ids);
 	build_chains_close(&b);
 	free(b.fsdp.gather);
+	free(b.fsdp.pend);
 	if (rc != SIM_OK) {
 		plan_graph_free(b.g);
 		return rc;

@@ -114,6 +114,13 @@ typedef struct fsdp_state {
 	 * waits for too */
 	bool host_gathers, sync;
 	uint32_t rs_last;
+	/* plan_zero3_pp_gathered: the gathers persist across a stage's ops
+	 * (kept), and the layers whose reduction waits for the end of the
+	 * backward chain that completes their gradients (pend, npend: stage-
+	 * local layers, at most `layers`) */
+	bool kept;
+	int16_t *pend;
+	int npend;
 } fsdp_state;
 
 struct layer_prog;

@@ -491,14 +491,16 @@ static int zero3_entry(builder *b, cursor *k, const seg *x)
  * goes to b->zdone for build_emit_optimizer. A later micro-batch's forward
  * already waits for the reductions before it: its layers' gathers queue
  * behind them on the DP stream. */
+static int fsdp_layer_reduce(builder *b, cursor *k, int16_t layer, uint32_t id);
+
 static int fsdp_layer_grads(builder *b, cursor *k, const seg *x, uint32_t id)
 {
-	const fsdp_state *f = k->f;
+	fsdp_state *f = k->f;
 	const plan_scenario *s = b->s;
 	int stage = k->stage;
 	const fsdp_unit *u = build_fsdp_unit(b, f, stage, x->layer);
 	bool last = k->layer_end != NULL; /* completes the gradients */
-	bool nosync = s->fw.accumulate_unsharded && b->m > 1;
+	bool nosync = plan_zero3_unsharded_acc(s);
 	if (u->flat_s > 0) {
 		plan_task cat = {sim_time_from_s(u->flat_s), stage, PLAN_STREAM_COMPUTE,
 				 x->kind == PLAN_TASK_WGRAD ? PLAN_TASK_WGRAD : PLAN_TASK_BWD,
@@ -519,16 +521,32 @@ static int fsdp_layer_grads(builder *b, cursor *k, const seg *x, uint32_t id)
 				return SIM_ENOMEM;
 		return SIM_OK;
 	}
+	if (f->kept && f->npend < f->layers) { /* after the chain (fsdp_reduce_pending) */
+		f->pend[f->npend++] = x->layer;
+		return SIM_OK;
+	}
+	return fsdp_layer_reduce(b, k, x->layer, id);
+}
+
+/* A layer's reduction (fsdp_layer_grads) after task id: FSDP1's passes and
+ * the cast to the wire on the DP stream, the reduce-scatter (reduce_tail),
+ * then the routed experts' own unit. */
+static int fsdp_layer_reduce(builder *b, cursor *k, int16_t layer, uint32_t id)
+{
+	const fsdp_state *f = k->f;
+	int stage = k->stage;
+	const fsdp_unit *u = build_fsdp_unit(b, f, stage, layer);
+	bool nosync = plan_zero3_unsharded_acc(b->s);
 	int later = k->mb > 0 && !nosync;
 	uint32_t done = id;
 	if (u->pass_s + u->pre_s > 0) { /* FSDP1's passes, the cast to the wire */
 		plan_task pass = {sim_time_from_s(u->pass_s + u->pre_s), stage, PLAN_STREAM_DP,
-				  PLAN_TASK_DP, x->layer, k->mb, 0, 0, 0};
+				  PLAN_TASK_DP, layer, k->mb, 0, 0, 0};
 		done = plan_graph_add(b->g, &pass, &id, 1);
 		if (done == UINT32_MAX)
 			return SIM_ENOMEM;
 	}
-	if (reduce_tail(b, k, &b->shard, done, u->grad_bytes, u->post_s[later], x->layer) !=
+	if (reduce_tail(b, k, &b->shard, done, u->grad_bytes, u->post_s[later], layer) !=
 	    SIM_OK)
 		return SIM_ENOMEM;
 	if (!(u->sep_grad_bytes > 0))
@@ -540,13 +558,28 @@ static int fsdp_layer_grads(builder *b, cursor *k, const seg *x, uint32_t id)
 	done = id;
 	if (u->sep_pre_s > 0) {
 		plan_task pass = {sim_time_from_s(u->sep_pre_s), stage, PLAN_STREAM_DP,
-				  PLAN_TASK_DP, x->layer, k->mb, 0, 0, 0};
+				  PLAN_TASK_DP, layer, k->mb, 0, 0, 0};
 		done = plan_graph_add(b->g, &pass, &id, 1);
 		if (done == UINT32_MAX)
 			return SIM_ENOMEM;
 	}
 	return reduce_tail(b, k, &b->edp, done, u->sep_grad_bytes, u->sep_post_s[later],
-			   x->layer);
+			   layer);
+}
+
+/* Under plan_zero3_pp_gathered the chunk's reductions wait for its last
+ * backward chain to end (torch pipelining's REDUCE_GRAD after the chunk's
+ * m-th backward: every FSDP parameter group's post_backward, one
+ * reduce-scatter each), in the order the layers completed. */
+static int fsdp_reduce_pending(builder *b, cursor *k)
+{
+	fsdp_state *f = k->f;
+	uint32_t end = k->prev;
+	for (int i = 0; i < f->npend; i++)
+		if (fsdp_layer_reduce(b, k, f->pend[i], end) != SIM_OK)
+			return SIM_ENOMEM;
+	f->npend = 0;
+	return SIM_OK;
 }
 
 /* Emit the cursor's segs up to (not including) index `end`: each seg a task
@@ -599,8 +632,10 @@ int build_emit_to(builder *b, cursor *k, int end)
 	}
 	if (k->i == c->n && k->f->on && k->f->bucket && k->f->dir < 0 && !k->f->ended) {
 		k->f->ended = true;
-		if (!(b->s->fw.accumulate_unsharded && b->m > 1 && !k->layer_end))
+		if (!(plan_zero3_unsharded_acc(b->s) && !k->layer_end))
 			return ipg_end(b, k);
 	}
+	if (k->i == c->n && k->f->on && k->f->npend > 0)
+		return fsdp_reduce_pending(b, k);
 	return SIM_OK;
 }

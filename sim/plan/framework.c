@@ -323,6 +323,11 @@ const conf_key plan_framework_keys[] = {
         {"accumulate_unsharded", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
          FK(accumulate_unsharded),
          "ZeRO-3 keeps unsharded gradients while accumulating micro-batches (FSDP no_sync)"},
+        {"zero3_pp_gathered", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+         FK(zero3_pp_gathered),
+         "with pp > 1 ZeRO-3 keeps each unit gathered from the step's first forward to its "
+         "end and accumulates unsharded gradients, reduce-scattered once per chunk after its "
+         "last backward (torch pipelining with FSDP2, torchtitan's default)"},
         {"frozen_grads", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(frozen_grads),
          "flat parameters mixing frozen and trained weights carry gradients for all of them"},
         {"zero2_param_shards", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
@@ -744,6 +749,17 @@ bool plan_grad_reduce_microbatch(const plan_scenario *s)
 	const plan_spec *p = &s->plan;
 	return p->zero == 2 && s->fw.zero2_reduce == PLAN_REDUCE_MICROBATCH && !s->inference &&
 	       plan_microbatches(p) > 1 && p->offload_optimizer == PLAN_OFFLOAD_NONE;
+}
+
+bool plan_zero3_pp_gathered(const plan_scenario *s)
+{
+	return s->fw.zero3_pp_gathered && s->plan.pp > 1 && s->plan.zero >= 3 && !s->inference;
+}
+
+bool plan_zero3_unsharded_acc(const plan_scenario *s)
+{
+	return (s->fw.accumulate_unsharded || plan_zero3_pp_gathered(s)) &&
+	       plan_microbatches(&s->plan) > 1;
 }
 
 bool plan_grads_sharded(const plan_scenario *s)

@@ -126,7 +126,7 @@ static void size_setup(const plan_scenario *s, int stage, mw *w, sizing *z)
 	z->tdense = b->train - z->ex;
 	z->flat = fw->frozen_grads && z->lora && p->zero >= 2;
 	z->gparams = z->flat ? b->frozen + b->train : b->train;
-	z->unsharded_acc = fw->accumulate_unsharded && p->zero >= 3 && w->m > 1;
+	z->unsharded_acc = p->zero >= 3 && plan_zero3_unsharded_acc(s);
 	bool gsh = plan_grads_sharded(s) && !z->unsharded_acc;
 	z->gs = gsh ? w->shards : 1;
 	z->e = hw_dtype_bytes(s->dtype) < 2 ? 2.0 : hw_dtype_bytes(s->dtype);
@@ -261,7 +261,10 @@ static void size_gathered(const plan_scenario *s, const sizing *z, mw *w)
 	if (z->wshard && (w->shards > 1 || z->offp)) {
 		double nl = fw->gathered_layers < b->layers ? fw->gathered_layers : b->layers;
 		w->gathered = b->layer_max * nl * z->gw + z->root * z->rw;
-		if (z->p->zero == 2) /* SHARD_GRAD_OP: every layer, unsharded */
+		/* SHARD_GRAD_OP, or ZeRO-3 under torch pipelining (kept gathered
+		 * from the step's first forward: plan_zero3_pp_gathered): every
+		 * layer, unsharded */
+		if (z->p->zero == 2 || plan_zero3_pp_gathered(s))
 			w->gathered = (b->dense + b->experts - z->root) * z->gw + z->root * z->rw;
 		if (z->offp && fw->live_params > 0 && fw->live_params < b->dense)
 			w->gathered = fw->live_params * z->gw;

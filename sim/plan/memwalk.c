@@ -575,18 +575,27 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 	add(o, PLAN_MEM_BUFFERS, x->dequant, "dequantised weight",
 	    "the largest 4-bit linear in 16 bits for its GEMM: %s params x 2 B",
 	    qty(x->dequant / 2, a, sizeof a));
-	add(o, PLAN_MEM_BUFFERS, x->gathered, "gathered weights",
-	    "%s%d layers of %s params (+ embedding, output)",
-	    s->plan.zero == 2 ? "SHARD_GRAD_OP keeps all layers unsharded; " : "ZeRO-3: ",
-	    s->fw.gathered_layers, qty(w->b.layer_max, b, sizeof b));
+	if (plan_zero3_pp_gathered(s))
+		add(o, PLAN_MEM_BUFFERS, x->gathered, "gathered weights",
+		    "ZeRO-3 under torch pipelining keeps every layer of the stage unsharded from "
+		    "its first forward to the step's end (%d layers, + embedding, output)",
+		    w->b.layers);
+	else
+		add(o, PLAN_MEM_BUFFERS, x->gathered, "gathered weights",
+		    "%s%d layers of %s params (+ embedding, output)",
+		    s->plan.zero == 2 ? "SHARD_GRAD_OP keeps all layers unsharded; " : "ZeRO-3: ",
+		    s->fw.gathered_layers, qty(w->b.layer_max, b, sizeof b));
 	add(o, PLAN_MEM_WEIGHTS, x->cache, "autocast weight cache",
 	    "16-bit casts of %s fp32 params x 2 B, freed before the backward",
 	    qty(w->b.train, a, sizeof a));
 	add(o, PLAN_MEM_GRADIENTS, x->G, "gradients",
 	    "%s params x %.4g B from each chunk's first backward%s", qty(w->b.train, a, sizeof a),
 	    w->b.g,
-	    s->fw.accumulate_unsharded && s->plan.zero >= 3 && w->m > 1
-	            ? " (unsharded while accumulating, FSDP no_sync)"
+	    s->plan.zero >= 3 && plan_zero3_unsharded_acc(s)
+	            ? plan_zero3_pp_gathered(s)
+	                      ? " (unsharded while accumulating: torch pipelining reduces them "
+	                        "after the chunk's last backward)"
+	                      : " (unsharded while accumulating, FSDP no_sync)"
 	            : "");
 	add(o, PLAN_MEM_GRADIENTS, x->layer_grad, "layer gradients",
 	    "one layer's unsharded gradients in its backward");

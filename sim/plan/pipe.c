@@ -49,6 +49,7 @@ typedef struct sched_state {
 	double *mb_shard;
 	uint32_t *btail; /* build_chunk_sync: the backward steps' last tasks in order */
 	int *bchunk, nb; /* ... and per chunk its launch step (build_chunk_launch) */
+	bool gathered;   /* fsdp_state.kept: the stage's gathers are under way */
 } sched_state;
 
 /* One op of the schedule being emitted. Not copied (cur points at f). */
@@ -70,8 +71,12 @@ static void op_begin(builder *b, int stage, const plan_op *op, sched_state *st,
 	e->f = b->fsdp;
 	e->f.dir = bwd ? -1 : 1;
 	e->f.layers = plan_stage_layers(b->s, stage);
-	for (int l = 0; e->f.on && l < e->f.layers; l++)
+	/* each op gathers its layers again, but where they stay gathered from
+	 * the stage's first op to the step's end (plan_zero3_pp_gathered) */
+	for (int l = 0; e->f.on && !(e->f.kept && st->gathered) && l < e->f.layers; l++)
 		e->f.gather[l] = UINT32_MAX;
+	st->gathered = true;
+	e->f.npend = 0;
 	if (e->f.bucket) { /* the root unit's gradients close the backward */
 		e->f.root_bytes = build_root_params(b->s, stage, &e->f.root_tensors) * e->f.gbytes;
 	}
@@ -162,7 +167,7 @@ int build_emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_en
 	int lmax = plan_max_stage_layers(b->s), cap = 2 * plan_grad_bucket_cap(b->s);
 	sched_state st = {plan_p2p_sync(&b->s->plan), plan_grad_reduce_microbatch(b->s),
 			  UINT32_MAX, UINT32_MAX, UINT32_MAX, SIZE_MAX, lmax, NULL, NULL, NULL,
-			  NULL, NULL, 0};
+			  NULL, NULL, 0, false};
 	int steps = plan_schedule_steps(b->s->plan.schedule, m, b->vpp);
 	plan_op *order = malloc((size_t)steps * sizeof *order);
 	op_emit *e = malloc(2 * sizeof *e);

@@ -416,6 +416,9 @@ typedef struct plan_framework {
 	bool accumulate_unsharded;    /* ZeRO-3 under accumulation keeps unsharded grads
 				       * (FSDP no_sync): memory, and the reduce-scatters
 				       * only in the last micro-batch (fsdp_layer_grads) */
+	bool zero3_pp_gathered;       /* with pp > 1 ZeRO-3 units stay gathered and
+				       * gradients unsharded across the micro-batches
+				       * (plan_zero3_pp_gathered) */
 	bool frozen_grads;            /* flat parameters mixing frozen and trainable
 				       * weights carry gradients for all of them */
 	bool zero2_param_shards;      /* ZeRO-2 keeps parameters sharded at rest and
@@ -847,6 +850,24 @@ bool plan_grad_reduce_microbatch(const struct plan_scenario *s);
 /* Whether a rank keeps only its shard of the gradients: ZeRO-3, or ZeRO-2
  * when it reduces every micro-batch or runs a single one. */
 bool plan_grads_sharded(const struct plan_scenario *s);
+/* ZeRO-3 under a pipeline as torch pipelining runs FSDP2 ([framework]
+ * zero3_pp_gathered; torchtitan): each unit's parameters are all-gathered
+ * in the step's first forward through them and stay gathered to the step's
+ * end (torchtitan reshard_after_forward "default" = not pp_enabled,
+ * distributed/fsdp.py:112-136 at b5bcd76c; the stage's backward runs with
+ * set_reshard_after_backward(False)), the gradients accumulate unsharded
+ * (set_requires_gradient_sync(False), torch 2.14.1
+ * distributed/pipelining/stage.py:935-940), and each chunk's are
+ * reduce-scattered once, after its last backward (REDUCE_GRAD:
+ * perform_reduce_grad, stage.py:1262-1285; scheduled after the chunk's
+ * m-th backward, schedules.py:1463-1495, or after the whole schedule on
+ * one chunk, :1171, :1388), then resharded. True for such a plan: zero 3,
+ * pp > 1, training. */
+bool plan_zero3_pp_gathered(const struct plan_scenario *s);
+/* Whether ZeRO-3 gradients accumulate unsharded over the micro-batches
+ * (accumulate_unsharded, FSDP no_sync, or plan_zero3_pp_gathered) and are
+ * reduced only once the last micro-batch completes them. */
+bool plan_zero3_unsharded_acc(const struct plan_scenario *s);
 
 /* Bytes of one data-parallel gradient bucket: [parallel] bucket_size when
  * set, else the framework's max(grad_bucket, grad_bucket_per_dp x dp x cp)

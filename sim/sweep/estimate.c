@@ -418,7 +418,19 @@ static double z3_exposed(const plan_scenario *s, const plan_groups *g, double gr
 	                    ? coll_time(s, NET_ALLREDUCE, &g->replica,
 	                                z.lg * z.wire / (g->shard.size > 1 ? g->shard.size : 1))
 	                    : 0;
-	bool nosync = s->fw.accumulate_unsharded && m > 1;
+	if (plan_zero3_pp_gathered(s) && layers > 0) {
+		/* torch pipelining (emit.c fsdp_reduce_pending): each layer
+		 * gathered once, in the step's first forward through it (the
+		 * next layer's while this one computes; the chain's first waits
+		 * whole), none after; the reduce-scatters after the last
+		 * backward, back to back on the DP stream, exposed (a chunk's
+		 * overlap with the later chunks' backwards left out of this
+		 * pre-screen); the compute beside the gathers at 1 - i */
+		return layers * (fmax(0, z.ag - fwd_l) + z.rs + ar +
+		                 intf(s, NET_ALLGATHER, &g->shard, z.lw) * fmin(z.ag, fwd_l)) +
+		       z.ag;
+	}
+	bool nosync = plan_zero3_unsharded_acc(s);
 	double early = nosync ? 0 : z.rs + (s->fw.hsdp_reduce == PLAN_REDUCE_MICROBATCH ? ar : 0);
 	/* the host's work at each layer's gathers (emit.c zero3_entry): under
 	 * zero3_sync with the GPU idle, in both passes, with what the bucket

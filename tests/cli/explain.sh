@@ -54,6 +54,18 @@ grep -qF "groups of N = 3, not p (torch pipelining's rounds" "$tmp/pipeline-gant
 # (4 - 1 - 0) + (2 - 1) x 4 = 7, one step a stage
 grep -qF "zero bubble  interleaved (torch pipelining's ZB1P), the micro-batches in groups of N = 4: warm-up (p - 1 - stage) + (v - 1) x N = 7 forwards" "$tmp/pipeline-gantt-izb.txt" ||
 	{ echo "explain: the interleaved zero bubble's warm-up (7) not stated"; fail=1; }
+# ZeRO-3 under torchtitan's pipeline (pp-fsdp-torchtitan: quickstart's tp 2,
+# pp 2, dp 4): stage 0 per TP rank holds 12 layers of 6 h^2 + 9.5 h =
+# 31,872,384 (the linears and column-parallel biases halved, the
+# row-parallel biases and norms whole), the word embedding V/2 x h =
+# 58,982,400 and the positions s x h = 4,718,592: 446,169,600 params, kept
+# gathered at 2 B (892,339,200 B = 851.0 MiB), gradients unsharded at 4 B
+# (1.7 GiB)
+t=$tmp/pp-fsdp-torchtitan.txt
+grep -qF "446.2 M params x 4 B from each chunk's first backward (unsharded while accumulating: torch pipelining reduces them after the chunk's last backward)" "$t" &&
+	grep -qF "gathered weights        851.0 MiB  ZeRO-3 under torch pipelining keeps every layer of the stage unsharded" "$t" &&
+	grep -qF "ZeRO-3 under torch pipelining (framework zero3_pp_gathered)" "$t" ||
+	{ echo "explain: ZeRO-3 under torch pipelining (kept gathers, unsharded gradients) not stated"; fail=1; }
 q=$tmp/quickstart.txt
 for want in "per layer    63,730,944" "= 1,652,230,656 (1.65e+09)" "= 8 micro-batches" \
 	"(2 - 1)/(8 + 2 - 1) = 11.1%" "podsim's per-layer figure: 396.0 MiB" \

@@ -252,6 +252,47 @@ static void test_no_sync(void)
 	}
 }
 
+/* ZeRO-3 under torch pipelining (torchtitan, zero3_pp_gathered): each unit
+ * stays gathered from the step's first forward to its end and the
+ * gradients accumulate unsharded in fp32 (FSDP2's reduce_dtype) until the
+ * stage's REDUCE_GRAD. Llama 2 7B on pp 2, dp 2, 2 micro-batches: stage 0
+ * holds 16 layers of 4 x 4096^2 + 3 x 4096 x 11008 + 2 x 4096 =
+ * 202,383,360 parameters and the embedding, 32000 x 4096 = 131,072,000:
+ * 3,369,205,760. Gathered (16 bits): 6,738,411,520 B; gradients (fp32,
+ * whole): 13,476,823,040 B. With the profile's key off, plain FSDP2: the
+ * gradient shard, 6,738,411,520 B. */
+#define PP_FSDP(extra)                                                                             \
+	"include = topologies/frameworks/torchtitan.ini\ninclude = models/llama2-7b.ini\n"          \
+	"include = topologies/nodes/dgx-a100-80g.ini\n"                                            \
+	"[scenario]\nname = t\n[node]\ngpus = 4\n[cluster]\nname = c\nnodes = 1\n"                 \
+	"[model]\nseq_len = 2048\n[parallel]\npp = 2\ndp = 2\nzero = 3\nmicro_batch = 1\n"        \
+	"global_batch = 4\nrecompute = full\n[train]\nprecision = bf16\n" extra
+static void test_pp_gathered(void)
+{
+	const double P = 16 * 202383360.0 + 131072000;
+	plan_scenario *s = scen_load(PP_FSDP(""));
+	if (s) {
+		plan_budget b;
+		plan_stage_budget(s, 0, &b);
+		CHECK_NEAR(b.train, P, 0);
+		CHECK(plan_zero3_pp_gathered(s));
+		plan_mem_peak p;
+		plan_memory_peak(s, 0, &p);
+		CHECK_NEAR(scen_term(&p, "gathered weights"), 2 * P, 1e-12);
+		CHECK_NEAR(scen_term(&p, "gradients"), 4 * P, 1e-12);
+		plan_scenario_free(s);
+	}
+	s = scen_load(PP_FSDP("[framework]\nzero3_pp_gathered = false\n"));
+	if (s) {
+		CHECK(!plan_zero3_pp_gathered(s));
+		plan_mem_peak p;
+		plan_memory_peak(s, 0, &p);
+		CHECK_NEAR(scen_term(&p, "gradients"), 2 * P, 1e-12);
+		CHECK(scen_term(&p, "gathered weights") < P);
+		plan_scenario_free(s);
+	}
+}
+
 /* The checkpoint of FSDP1's SHARDED_STATE_DICT (hf-trainer-fsdp's
  * checkpoint_shards; memwalk.c save_moment): after the step the GPU holds a
  * clone of every parameter's local shard and the gathered root unit beside
@@ -1368,6 +1409,7 @@ int main(void)
 	test_lora();
 	test_quant_state();
 	test_no_sync();
+	test_pp_gathered();
 	test_checkpoint();
 	test_checkpoint_cut();
 	test_quant_rest();

@@ -558,6 +558,26 @@ static void test_cp(void)
 	sim_diag_free(d);
 }
 
+/* How many of stage st's data-parallel tasks of a layer (the reduce-
+ * scatters: the gathers come before any backward) wait, directly, for the
+ * stage's last backward-chain task, the last compute task of the step
+ * before the optimizer. */
+static int kept_reduce_after_backward(const plan_graph *g, int st)
+{
+	uint32_t last = UINT32_MAX;
+	for (uint32_t i = 0; i < g->ntasks; i++)
+		if (g->tasks[i].rank == st && g->tasks[i].stream == PLAN_STREAM_COMPUTE &&
+		    g->tasks[i].kind == PLAN_TASK_BWD)
+			last = i;
+	int n = 0;
+	for (size_t e = 0; last != UINT32_MAX && e < g->nedges; e++) {
+		const plan_task *t = &g->tasks[g->edges[e].to];
+		n += g->edges[e].from == last && t->rank == st && t->kind == PLAN_TASK_DP &&
+		     t->layer >= 0;
+	}
+	return n;
+}
+
 /* Placement and hybrid sharding on the quickstart (2 nodes x 8 GPUs):
  *  - order dp-tp-cp-pp with tp 2, dp 4, pp 2: DP innermost (stride 1), TP
  *    stride dp = 4, CP stride 8, PP stride 8 (tp*dp);
@@ -573,7 +593,11 @@ static void test_cp(void)
  *    DeepSpeed's MiCS (boundary, mics.py:400-433 at edaa72212), 12 more.
  *    With FSDP's no_sync (accumulate_unsharded) nothing is reduced before
  *    the last micro-batch (_runtime_utils.py:733-736): 8 x 12 x 2 gathers,
- *    12 reduce-scatters, 12 all-reduces and the embedding's. */
+ *    12 reduce-scatters, 12 all-reduces and the embedding's. Under torch
+ *    pipelining (zero3_pp_gathered: units kept gathered from the step's
+ *    first forward, reduced once after the last backward) full sharding
+ *    has 12 gathers, 12 reduce-scatters and the embedding's all-reduce, and
+ *    each reduce-scatter waits for the stage's last backward task. */
 static void test_placement(void)
 {
 	plan_spec p = {.tp = 2, .cp = 1, .dp = 4, .pp = 2};
@@ -642,6 +666,16 @@ static void test_placement(void)
 	plan_graph_free(g);
 	plan_scenario_free(a);
 	plan_scenario_free(b);
+	a = NULL, g = NULL;
+	const char *kept[] = {"parallel.zero=3", "framework.runs_zero_with_pp=3",
+			      "framework.zero3_pp_gathered=true"};
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", kept, 3, d, &a), SIM_OK);
+	if (a && plan_build(a, &g) == SIM_OK) {
+		CHECK_INT(count(g, 0, PLAN_TASK_DP), 12 + 12 + 1);
+		CHECK_INT(kept_reduce_after_backward(g, 0), 12);
+	}
+	plan_graph_free(g);
+	plan_scenario_free(a);
 	sim_diag_free(d);
 }
 
