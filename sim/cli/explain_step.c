@@ -22,7 +22,7 @@ static void bubble_why(FILE *o, const plan_scenario *s, const exec_result *r)
 	        "%s; here busy time per stage runs from %s (%s) to %s (%s): the faster stages "
 	        "wait for the slowest, and that wait is bubble, while transfers in flight count "
 	        "as exposed pp instead.",
-	        s->plan.schedule == PLAN_SCHED_ZB_H1
+	        plan_sched_zb(s->plan.schedule)
 	                ? "ZB-H1 runs weight-gradient passes inside 1F1B's bubble, so the textbook "
 	                  "1F1B figure is an upper bound"
 	                : "the textbook assumes p equal stages and free transfers",
@@ -45,7 +45,16 @@ void explain_bubble(FILE *o, const plan_scenario *s, const exec_result *r)
 	double tb = (double)(p->pp - 1) / (m + p->pp - 1);
 	fprintf(o, "  textbook     (p - 1)/(m + p - 1) = (%d - 1)/(%d + %d - 1) = %.1f%%", p->pp, m,
 	        p->pp, 100.0 * tb);
-	if (p->vpp > 1) {
+	if (p->schedule == PLAN_SCHED_ZBV) {
+		fprintf(o,
+		        "\n  zbv          a V of 2 chunks a rank (torch's ScheduleZBVZeroBubble): rank r "
+		        "holds virtual stages r and 2p - 1 = %d - r, so rank 0 holds the embedding and "
+		        "the loss and rank p - 1 turns from chunk 0 to chunk 1 without a send; "
+		        "%d forwards before the first backward on every rank, then the backwards' "
+		        "input passes (B) and weight passes (W) in torch's order, the last ranks' "
+		        "cool-down W held to the end",
+		        2 * p->pp - 1, plan_schedule_warm(p->schedule, p->pp, m, p->vpp, p->pp, 0, 0));
+	} else if (p->vpp > 1) {
 		tb /= p->vpp;
 		fprintf(o, ", / v = %d (interleaved): %.1f%%", p->vpp, 100.0 * tb);
 		/* the warm-up: (p - 1 - stage) x hop + (v - 1) x N, hop 2 under

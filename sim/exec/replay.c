@@ -244,12 +244,8 @@ static bool shares(const replay *r, const plan_task *t)
 #define IN_SLOTS 2
 static int pp_peer(const replay *r, const plan_task *t, int *slot)
 {
-	int n = r->g->ranks;
-	if (t->kind != PLAN_TASK_PP || n < 2)
-		return -1;
-	bool fwd = t->stream == PLAN_STREAM_PP_FWD;
-	*slot = fwd ? 0 : 1;
-	return fwd ? (t->rank + 1) % n : (t->rank - 1 + n) % n;
+	*slot = t->stream == PLAN_STREAM_PP_FWD ? 0 : 1;
+	return plan_task_pp_peer(t, r->g->ranks);
 }
 
 /* The transfers on rank k's NICs (and leaf uplinks) in one direction,
@@ -1047,8 +1043,9 @@ static int write_trace(const replay *r, const exec_result *res, FILE *f)
 	for (size_t i = 0; i < g->ntasks; i++) {
 		const plan_task *t = &g->tasks[i];
 		char name[48];
-		if (t->layer >= 0 && t->mb >= 0)
-			snprintf(name, sizeof name, "%s mb%d L%d", plan_task_kind_short(t->kind), t->mb, t->layer);
+		int layer = t->kind == PLAN_TASK_PP ? -1 : t->layer; /* (a PP task's: its peer) */
+		if (layer >= 0 && t->mb >= 0)
+			snprintf(name, sizeof name, "%s mb%d L%d", plan_task_kind_short(t->kind), t->mb, layer);
 		else if (t->mb >= 0)
 			snprintf(name, sizeof name, "%s mb%d", plan_task_kind_short(t->kind), t->mb);
 		else
@@ -1057,7 +1054,7 @@ static int write_trace(const replay *r, const exec_result *res, FILE *f)
 			   "\"name\":\"%s\",\"cat\":\"%s\",\"args\":{\"layer\":%d,\"mb\":%d,"
 			   "\"scaleup_bytes\":%.9g,\"nic_bytes\":%.9g}}",
 			sep, t->rank, t->stream, (double)r->start[i] * 1e-6, (double)(r->end[i] - r->start[i]) * 1e-6, name,
-			plan_task_kind_short(t->kind), t->layer, (int)t->mb, (double)t->scaleup_bytes,
+			plan_task_kind_short(t->kind), layer, (int)t->mb, (double)t->scaleup_bytes,
 			(double)t->nic_bytes);
 		sep = ",\n";
 	}

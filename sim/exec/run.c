@@ -118,8 +118,8 @@ static void memory_curve(const plan_scenario *s, const exec_result *r, exec_time
 	}
 	plan_schedule_order(s->plan.schedule, s->plan.pp, plan_microbatches(&s->plan), s->plan.vpp,
 			    plan_vp_group(&s->plan), plan_warm_extra(&s->plan), k, ops);
-	int warm = plan_schedule_warm(s->plan.schedule, s->plan.pp, plan_microbatches(&s->plan), s->plan.vpp,
-				      plan_vp_group(&s->plan), plan_warm_extra(&s->plan), k);
+	int warm = plan_schedule_warm(s->plan.schedule, s->plan.pp, plan_microbatches(&s->plan),
+				      s->plan.vpp, plan_vp_group(&s->plan), plan_warm_extra(&s->plan), k);
 	size_t i = 0;
 	while (i < tl->n && tl->spans[i].rank != k)
 		i++;

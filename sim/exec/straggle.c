@@ -384,9 +384,10 @@ static int task_kind(const exec_replicas *x, const uint8_t *kind, const plan_tas
 	case PLAN_STREAM_DP:
 		return x->dpkind[t->rank];
 	case PLAN_STREAM_PP_FWD:
-		return kind_or(k, kind[(t->rank + 1) % x->pp]);
-	case PLAN_STREAM_PP_BWD:
-		return kind_or(k, kind[(t->rank + x->pp - 1) % x->pp]);
+	case PLAN_STREAM_PP_BWD: {
+		int to = plan_task_pp_peer(t, x->pp);
+		return to >= 0 ? kind_or(k, kind[to]) : k;
+	}
 	default:
 		return k;
 	}

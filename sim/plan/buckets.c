@@ -207,7 +207,7 @@ static void walk_chunk(bucket_walk *w, int l)
 
 static void bucket_walk_init(bucket_walk *w, const plan_scenario *s, int stage, double gbytes)
 {
-	bool out = stage == s->plan.pp - 1 && build_output_trained(s);
+	bool out = stage == plan_last_rank(&s->plan) && build_output_trained(s);
 	int top = plan_stage_layers(s, stage) - 1;
 	*w = (bucket_walk){.s = s,
 			   .stage = stage,

@@ -324,7 +324,7 @@ int build_init(builder *b, const plan_scenario *s)
 	b->shard = grp.shard, b->replica = grp.replica, b->embed = grp.embed;
 	b->vpp = p->vpp;
 	b->vstages = p->pp * p->vpp;
-	b->zb = p->schedule == PLAN_SCHED_ZB_H1;
+	b->zb = plan_sched_zb(p->schedule);
 	b->ovl = p->moe_a2a_overlap && !s->inference;
 	b->delay = b->ovl && p->delay_wgrad;
 	/* the compute tasks' rates beside DeepEP's kernels: only where

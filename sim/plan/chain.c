@@ -460,21 +460,21 @@ static void chunk_backward(builder *b, chain *bk, chain *wt, int stage, int c,
 }
 
 /* Build the forward and backward chains of every model chunk of a stage.
- * Chunk c of stage st is virtual stage v = c * pp + st and holds the stage's
+ * Chunk c of stage st is virtual stage v = c * pp + st (plan_vstage: under
+ * ZBV 2 pp - 1 - st for chunk 1) and holds the stage's
  * local layers first_c .. first_c + n_c - 1 (plan_chunk_layers: the layout may
  * be uneven); the embedding runs on virtual stage 0, logits and loss on the
  * last one. */
 void build_stage_chains(builder *b, int stage)
 {
 	const work_model *m = &b->s->model;
-	int pp = b->s->plan.pp;
 	layer_prog *kinds = b->progs;
 	bool made[5] = {false, false, false, false, false};
 	int local = 0; /* stage-local index of the chunk's first layer */
 	b->unit = -1;
 	for (int c = 0; c < b->vpp; c++) {
 		chain *fw = &b->fwd[c], *bk = &b->bwd[c], *wt = &b->wgt[c];
-		chunk_plan k = {.v = c * pp + stage};
+		chunk_plan k = {.v = plan_vstage(&b->s->plan, stage, c)};
 		k.nl = plan_chunk_layers(b->s, stage, c, &k.l0);
 		fw->n = bk->n = wt->n = 0;
 		fw->carry = bk->carry = wt->carry = 0;

@@ -439,10 +439,28 @@ static int check_pipeline(const plan_scenario *s, sim_diag *diag)
 		err_at(s, diag, "parallel", "vpp", "vpp > 1 interleaves pipeline stages: it needs pp > 1");
 		errors++;
 	}
-	if (p->schedule == PLAN_SCHED_ZB_H1 && p->zero >= 3) {
+	/* (under torch pipelining the reductions wait for the chunk's last
+	 * backward anyway: plan_zero3_pp_gathered) */
+	if (plan_sched_zb(p->schedule) && p->zero >= 3 && !plan_zero3_pp_gathered(s)) {
 		err_at(s, diag, "parallel", "schedule",
-		       "schedule = zb-h1 with zero = 3 is not simulated (FSDP's per-layer reduce-scatter "
-		       "would wait for the deferred weight passes)");
+		       "schedule = %s with zero = 3 is not simulated (FSDP's per-layer reduce-scatter "
+		       "would wait for the deferred weight passes)",
+		       p->schedule == PLAN_SCHED_ZBV ? "zbv" : "zb-h1");
+		errors++;
+	}
+	if (p->schedule == PLAN_SCHED_ZBV && p->vpp != 2) {
+		err_at(s, diag, "parallel", "vpp",
+		       "schedule = zbv runs exactly 2 chunks per rank (vpp = 2), a V: rank r holds "
+		       "virtual stages r and 2 pp - 1 - r (torch's ScheduleZBVZeroBubble)");
+		errors++;
+	} else if (p->schedule == PLAN_SCHED_ZBV && p->pp > 1 &&
+	           p->global_batch % ((int64_t)p->micro_batch * p->dp) == 0 &&
+	           plan_microbatches(p) < 2 * p->pp - 1) {
+		err_at(s, diag, "parallel", "global_batch",
+		       "schedule = zbv needs at least 2 pp - 1 = %d micro-batches per step (%d): its "
+		       "warm-up runs that many forwards on the first rank (torch's "
+		       "ScheduleZBVZeroBubble fails its schedule check with fewer)",
+		       2 * p->pp - 1, plan_microbatches(p));
 		errors++;
 	}
 	if (p->vpp > 1 && p->schedule == PLAN_SCHED_GPIPE) {
@@ -462,10 +480,11 @@ static int check_pipeline(const plan_scenario *s, sim_diag *diag)
 	 * them N in [pp, m] and a last group of 0 or at least pp micro-batches
 	 * (schedules.py:1160-1180 at d98e8a64, ValueError and RuntimeError);
 	 * torch pipelining's rounds their own rule (check_vp_rounds). */
-	if (p->vpp > 1 && p->global_batch % ((int64_t)p->micro_batch * p->dp) == 0 &&
-	    p->vp_groups && p->vp_rule == PLAN_VP_TORCH) {
+	bool grouped = p->vpp > 1 && p->schedule != PLAN_SCHED_ZBV &&
+	               p->global_batch % ((int64_t)p->micro_batch * p->dp) == 0;
+	if (grouped && p->vp_groups && p->vp_rule == PLAN_VP_TORCH) {
 		errors += check_vp_rounds(s, diag);
-	} else if (p->vpp > 1 && p->global_batch % ((int64_t)p->micro_batch * p->dp) == 0) {
+	} else if (grouped) {
 		int m = plan_microbatches(p), n = plan_vp_group(p);
 		if (n == p->pp && m % p->pp != 0) {
 			char why[96] = "";
@@ -631,7 +650,7 @@ static double tasks_per_layer(const plan_scenario *s)
 		per += 2.0 * p->cp * (rc ? 2 : 1);
 	if (s->model.moe_experts > 0)
 		per += p->recompute == WORK_RECOMPUTE_FULL ? 12.0 : 8.0;
-	if (p->schedule == PLAN_SCHED_ZB_H1)
+	if (plan_sched_zb(p->schedule))
 		per += 2.0;
 	if (p->zero >= 3)
 		per += p->offload_params != PLAN_OFFLOAD_NONE ? 8.0 : 4.0;
@@ -807,12 +826,33 @@ int plan_microbatches(const plan_spec *p)
 
 int plan_chunk_layers(const plan_scenario *s, int stage, int chunk, int *first_local)
 {
-	int pp = s->plan.pp, first = 0;
+	int first = 0;
 	for (int c = 0; c < chunk; c++)
-		first += s->vlayers[c * pp + stage];
+		first += s->vlayers[plan_vstage(&s->plan, stage, c)];
 	if (first_local)
 		*first_local = first;
-	return s->vlayers[chunk * pp + stage];
+	return s->vlayers[plan_vstage(&s->plan, stage, chunk)];
+}
+
+int plan_vstage(const plan_spec *p, int stage, int c)
+{
+	return p->schedule == PLAN_SCHED_ZBV && c == 1 ? 2 * p->pp - 1 - stage : c * p->pp + stage;
+}
+
+int plan_vstage_rank(const plan_spec *p, int v, int *chunk)
+{
+	int pp = p->pp > 0 ? p->pp : 1, c = v / pp, st = v % pp;
+	if (p->schedule == PLAN_SCHED_ZBV && c == 1)
+		st = pp - 1 - st;
+	if (chunk)
+		*chunk = c;
+	return st;
+}
+
+int plan_last_rank(const plan_spec *p)
+{
+	int vpp = p->vpp > 0 ? p->vpp : 1;
+	return plan_vstage_rank(p, p->pp * vpp - 1, NULL);
 }
 
 /* Spread (plan_rc_method): the j-th layer (1-based) is recomputed when
@@ -839,9 +879,9 @@ bool plan_recompute_partial(const plan_spec *p)
 
 int plan_global_layer(const plan_scenario *s, int stage, int local)
 {
-	int pp = s->plan.pp, before = 0;
+	int before = 0;
 	for (int c = 0; c < s->plan.vpp; c++) {
-		int v = c * pp + stage, n = s->vlayers[v];
+		int v = plan_vstage(&s->plan, stage, c), n = s->vlayers[v];
 		if (local < n) {
 			for (int u = 0; u < v; u++)
 				before += s->vlayers[u];
@@ -856,7 +896,7 @@ int plan_stage_layers(const plan_scenario *s, int stage)
 {
 	int n = 0;
 	for (int c = 0; c < s->plan.vpp; c++)
-		n += s->vlayers[c * s->plan.pp + stage];
+		n += s->vlayers[plan_vstage(&s->plan, stage, c)];
 	return n;
 }
 

@@ -362,7 +362,7 @@ double plan_p2p_overhead(const plan_scenario *s, const net_group *pp, bool backw
 bool plan_p2p_sync(const plan_spec *p)
 {
 	return p->p2p == PLAN_P2P_SYNC ||
-	       (p->p2p == PLAN_P2P_AUTO && p->vpp <= 1 && p->schedule != PLAN_SCHED_ZB_H1);
+	       (p->p2p == PLAN_P2P_AUTO && p->vpp <= 1 && !plan_sched_zb(p->schedule));
 }
 
 bool plan_ep_deepep(const plan_scenario *s)

@@ -55,7 +55,7 @@ bool build_embedding_trained(const plan_scenario *s)
  * layer units leave out) and, in *tensors, their parameter tensors. */
 double build_root_params(const plan_scenario *s, int stage, double *tensors)
 {
-	bool first = stage == 0, last = stage == s->plan.pp - 1;
+	bool first = stage == 0, last = stage == plan_last_rank(&s->plan);
 	double n = 0;
 	if (first && build_embedding_trained(s))
 		n += plan_rank_embedding(s);
@@ -270,7 +270,7 @@ static int stage_trained(const plan_scenario *s, int stage, int chunk, double *p
 	int tensors = 0, vstages = p->pp * p->vpp;
 	*params = 0;
 	for (int c = 0; c < p->vpp; c++) {
-		int l0, nl = plan_chunk_layers(s, stage, c, &l0), v = c * p->pp + stage;
+		int l0, nl = plan_chunk_layers(s, stage, c, &l0), v = plan_vstage(p, stage, c);
 		if (chunk >= 0 && c != chunk)
 			continue;
 		for (int l = 0; l < nl; l++) {
@@ -603,7 +603,7 @@ int plan_norm_sync_calls(const plan_scenario *s, int stage, double *calls, int c
 	for (int l = 0; l < plan_stage_layers(s, stage); l++)
 		if (!plan_layer_frozen(s, plan_global_layer(s, stage, l)))
 			tensors += work_layer_norms(m) * per;
-	if (stage == p->pp - 1 && build_output_trained(s))
+	if (stage == plan_last_rank(p) && build_output_trained(s))
 		tensors += per; /* the final norm */
 	double one = (double)m->hidden * plan_grad_bytes(s);
 	if (tensors == 0)
@@ -668,7 +668,7 @@ int build_emit_norm_sync(builder *b, pipe_ids *ids)
 double plan_embedding_sync_time(const plan_scenario *s, const plan_groups *g,
 				double value_bytes)
 {
-	if (s->plan.pp == 1 || s->model.untied_embeddings)
+	if (s->plan.pp == 1 || s->model.untied_embeddings || plan_last_rank(&s->plan) == 0)
 		return 0;
 	double bytes = (double)s->model.vocab * s->model.hidden / s->plan.tp * value_bytes;
 	net_cost c;
@@ -681,8 +681,8 @@ int build_emit_embedding_sync(builder *b, pipe_ids *ids)
 {
 	const plan_scenario *s = b->s;
 	int pp = s->plan.pp;
-	if (pp == 1 || s->model.untied_embeddings)
-		return SIM_OK;
+	if (pp == 1 || s->model.untied_embeddings || plan_last_rank(&s->plan) == 0)
+		return SIM_OK; /* (ZBV: both ends on rank 0, one parameter) */
 	double gbytes = plan_grad_bytes(s);
 	double bytes = (double)s->model.vocab * s->model.hidden / s->plan.tp * gbytes;
 	net_cost cost;

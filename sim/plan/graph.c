@@ -156,7 +156,7 @@ int plan_graph_horizon(const plan_graph *g, char *why, size_t len)
 	if (why && len) {
 		const plan_task *t = &g->tasks[g->longest];
 		char at[64] = "";
-		if (t->layer >= 0)
+		if (t->layer >= 0 && t->kind != PLAN_TASK_PP) /* (a PP task's: its peer) */
 			snprintf(at, sizeof at, ", layer %d", t->layer);
 		snprintf(why, len,
 			 "the step's tasks add up to %s%.3g days, past the simulator's clock (at "
@@ -299,8 +299,8 @@ static plan_op interleaved_op(int k, int n, int m, int vpp, bool backward)
 int plan_vp_group(const plan_spec *p)
 {
 	int m = plan_microbatches(p);
-	if (p->vpp <= 1 || p->pp <= 0)
-		return p->pp;
+	if (p->vpp <= 1 || p->pp <= 0 || p->schedule == PLAN_SCHED_ZBV)
+		return p->pp; /* (ZBV's order has no groups: zbv_order) */
 	if (p->vp_group > 0)
 		return p->vp_group;
 	if (p->vp_groups && p->vp_rule == PLAN_VP_TORCH) {
@@ -320,7 +320,7 @@ int plan_vp_group(const plan_spec *p)
 
 int plan_schedule_steps(plan_schedule sched, int m, int vpp)
 {
-	return (sched == PLAN_SCHED_ZB_H1 ? 3 : 2) * m * vpp;
+	return (plan_sched_zb(sched) ? 3 : 2) * m * vpp;
 }
 
 /* Writes out[n] while n < cap: the first cap ops of the order. */
@@ -348,14 +348,75 @@ int plan_schedule_warm(plan_schedule sched, int p, int m, int vpp, int group, in
 	 * get_schedule_table, torch's Interleaved1F1B); one under torch's
 	 * interleaved zero bubble (_get_warmup_ops with multiply_factor 1, torch
 	 * 2.14.1 distributed/pipelining/schedules.py:3130-3146, 3332-3339) */
+	if (sched == PLAN_SCHED_ZBV) /* 2 (p - r) - 1 + 2 r + 1 forwards before the
+				      * first backward (zbv_order) */
+		return 2 * p < m * vpp ? 2 * p : m * vpp;
 	int hop = sched == PLAN_SCHED_ZB_H1 ? 1 : 2;
 	int warm = (vpp > 1 ? (p - stage - 1) * hop + (vpp - 1) * group : p - 1 - stage) + extra;
 	return warm < m * vpp ? warm : m * vpp;
 }
 
+/* ZBV (torch 2.14.1 distributed/pipelining/schedules.py:3457-3600,
+ * ScheduleZBVZeroBubble._calculate_single_rank_operations), rank r of p with
+ * chunk 0 (virtual stage r) and chunk 1 (2p - 1 - r), each backward split
+ * into B (torch's I) and W: 2 (p - r) - 1 forwards of chunk 0; r pairs of a
+ * chunk-1 and a chunk-0 forward; p - r steps of a chunk-1 forward, B and W;
+ * then while chunk 1 trails chunk 0 or forwards remain, a chunk-0 forward
+ * (while any is left), B and W of chunk 0, a chunk-1 forward, B and W of
+ * chunk 1; then r pairs of a chunk-0 and a chunk-1 B; p - r steps of a
+ * chunk-0 B and the W of chunk 0's oldest held backward; the Ws left, chunk
+ * 1's, then chunk 0's, oldest first. Each chunk's micro-batches in order;
+ * m >= 2p - 1 (torch's warm-up takes that many: plan_check). */
+static int zbv_order(int p, int m, int r, int cap, plan_op *out)
+{
+	int n = 0, f0 = 0, f1 = 0, b0 = 0, b1 = 0;
+#define ZF(c, mb) EMIT(((plan_op){false, (mb), (c), false}))
+#define ZB(c, mb) EMIT(((plan_op){true, (mb), (c), false}))
+#define ZW(c, mb) EMIT(((plan_op){true, (mb), (c), true}))
+	for (int i = 0; i < 2 * (p - r) - 1; i++)
+		ZF(0, f0++);
+	for (int i = 0; i < r; i++) {
+		ZF(1, f1++);
+		ZF(0, f0++);
+	}
+	for (int i = 0; i < p - r; i++) {
+		ZF(1, f1++);
+		ZB(1, b1);
+		ZW(1, b1++);
+	}
+	while (f1 < f0 || f0 < m) {
+		if (f0 < m)
+			ZF(0, f0++);
+		ZB(0, b0);
+		ZW(0, b0++);
+		ZF(1, f1++);
+		ZB(1, b1);
+		ZW(1, b1++);
+	}
+	int w0 = b0, w1 = b1;
+	for (int i = 0; i < r; i++) {
+		ZB(0, b0++);
+		ZB(1, b1++);
+	}
+	for (int i = 0; i < p - r; i++) {
+		ZB(0, b0++);
+		ZW(0, w0++);
+	}
+	while (w1 < b1)
+		ZW(1, w1++);
+	while (w0 < b0)
+		ZW(0, w0++);
+#undef ZF
+#undef ZB
+#undef ZW
+	return n;
+}
+
 int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int group, int extra,
 		       int stage, int cap, plan_op *out)
 {
+	if (sched == PLAN_SCHED_ZBV)
+		return zbv_order(p, m, stage, cap, out);
 	if (vpp <= 1 || group <= 0)
 		group = p; /* the groups only order interleaved chunks */
 	int n = 0, total = m * vpp;

@@ -74,8 +74,8 @@ const char *plan_verdict_name(plan_verdict v)
 
 int plan_chunk_kinds(const plan_scenario *s, int stage, int chunk, int count[2], int rep[2])
 {
-	int pp = s->plan.pp, g0 = 0, n = s->vlayers[chunk * pp + stage];
-	for (int u = 0; u < chunk * pp + stage; u++)
+	int v = plan_vstage(&s->plan, stage, chunk), g0 = 0, n = s->vlayers[v];
+	for (int u = 0; u < v; u++)
 		g0 += s->vlayers[u];
 	/* MoE layers are those from moe_dense_layers on (work_layer_is_moe) */
 	int d = s->model.moe_experts > 0 ? s->model.moe_dense_layers : g0 + n;
@@ -110,13 +110,13 @@ void plan_chunk_params(const plan_scenario *s, int stage, int chunk, double *den
 	}
 	if (stage == 0 && chunk == 0)
 		p += plan_rank_embedding(s);
-	if (stage == pp - 1 && chunk == s->plan.vpp - 1) {
+	if (plan_vstage(&s->plan, stage, chunk) == pp * s->plan.vpp - 1) {
 		p += plan_rank_output(s); /* with the MTP modules but their experts */
 		e += work_params_mtp_experts(m);
 		/* the tied copy is the word embedding alone: the positions stay on
 		 * the first stage (gpt_model.py:173-174; language_module.py:
 		 * 281-288 zeroes the copy, d98e8a64) */
-		if (!m->untied_embeddings && pp > 1)
+		if (!m->untied_embeddings && pp > 1 && stage != 0)
 			p += (double)m->vocab * m->hidden / s->plan.tp;
 	}
 	*dense = p;
@@ -347,9 +347,9 @@ double plan_step_tensor_max(const plan_scenario *s, int stage)
 	plan_group_sizes(p, &dpg, &shard, &edp);
 	bool wshard = p->zero >= 3 || (p->zero == 2 && s->fw.zero2_param_shards);
 	double shards = wshard && shard > 1 ? shard : 1;
-	bool first = stage == 0, last = stage == p->pp - 1;
+	bool first = stage == 0, last = stage == plan_last_rank(p);
 	double root = (first ? plan_rank_embedding(s) : 0) + (last ? plan_rank_output(s) : 0);
-	if (last && p->pp > 1 && !m->untied_embeddings)
+	if (last && !first && !m->untied_embeddings)
 		root += (double)m->vocab * m->hidden / p->tp;
 	if (s->fw.flat_params) {
 		plan_budget b;
@@ -552,7 +552,7 @@ double plan_peak_walk(const plan_spec *p, int stage, const double *act_c)
 		return -1;
 	plan_schedule_order(p->schedule, p->pp, m, p->vpp, plan_vp_group(p), plan_warm_extra(p),
 			    stage, ops);
-	bool zb = p->schedule == PLAN_SCHED_ZB_H1;
+	bool zb = plan_sched_zb(p->schedule);
 	double cur = 0, peak = 0;
 	for (int i = 0; i < n; i++) {
 		double a = act_c[ops[i].chunk];

@@ -60,8 +60,8 @@ static int communicators(const plan_scenario *s, int stage)
 	n += edp > 1 && p->ep > 1;
 	if (p->pp > 1)
 		n += (stage > 0) + (stage < p->pp - 1);
-	bool tied = p->pp > 1 && !s->model.untied_embeddings;
-	n += tied && (stage == 0 || stage == p->pp - 1);
+	bool tied = p->pp > 1 && !s->model.untied_embeddings && plan_last_rank(p) != 0;
+	n += tied && (stage == 0 || stage == plan_last_rank(p));
 	/* the framework's own groups (comm_groups); a group of one rank has
 	 * no peers and no buffers, and one with the ranks of another group is
 	 * that group (nanotron reuses a process group per rank set: parallel/
@@ -112,7 +112,7 @@ static void size_setup(const plan_scenario *s, int stage, mw *w, sizing *z)
 	w->dpg = dpg, w->shards = shard, w->eshards = edp;
 	w->m = plan_microbatches(p);
 	w->vpp = p->vpp;
-	w->last = stage == p->pp - 1;
+	w->last = stage == plan_last_rank(p);
 	z->sh = plan_shard(s);
 	w->T = (double)z->sh.seq * z->sh.micro_batch;
 	z->lora = s->train.lora_rank > 0;
@@ -443,7 +443,8 @@ static double chunk_activations(const plan_scenario *s, int stage, int c, const 
 		a = partial_chunk(s, stage, c, kept_k, full_k, w, count[0]);
 	/* the MTP modules beside the loss (work/mtp.c; kept whole when
 	 * recomputation covers only some layers: plan_recompute_partial) */
-	if (stage == s->plan.pp - 1 && c == w->vpp - 1 && !s->train.activation_offload)
+	if (plan_vstage(&s->plan, stage, c) == s->plan.pp * w->vpp - 1 &&
+	    !s->train.activation_offload)
 		a += work_mtp_saved_bytes(&s->model, &z->sh, partial ? WORK_RECOMPUTE_NONE : rc,
 		                          &sv);
 	return a;

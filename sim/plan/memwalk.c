@@ -212,14 +212,14 @@ static void walk_step(const mw *w, double S, cand *best, double *cs, double *cp,
 static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, int max)
 {
 	walk_state st = {.S = static_sum(w),
-	                 .zb = w->s->plan.schedule == PLAN_SCHED_ZB_H1,
+	                 .zb = plan_sched_zb(w->s->plan.schedule),
 	                 .gdone = calloc((size_t)w->vpp, sizeof *st.gdone)};
 	best->op = -2;
 	best->total = 0;
 	for (int i = 0; i < w->nops; i++) {
 		plan_op o = w->ops[i];
 		int c = o.chunk;
-		bool lop = w->last && c == w->vpp - 1;
+		bool lop = plan_vstage(&w->s->plan, w->stage, c) == w->s->plan.pp * w->vpp - 1;
 		cand x = {.op = i, .mb = o.mb, .chunk = c, .loss_op = lop, .gathered = w->gathered};
 		double before = st.S + st.G + st.kept + st.loss_live + st.held;
 		double peak = o.backward ? walk_backward(w, &st, o, &x, best, before)
@@ -255,8 +255,10 @@ static int head_ops(const mw *w, int steps)
 	long p = s->plan.pp, vpp = w->vpp, n = plan_vp_group(&s->plan), k;
 	if (s->plan.schedule == PLAN_SCHED_GPIPE) {
 		k = (long)w->m + 2;
+	} else if (s->plan.schedule == PLAN_SCHED_ZBV) {
+		k = steps; /* no period stated for its order: the whole walk */
 	} else {
-		bool zb = s->plan.schedule == PLAN_SCHED_ZB_H1, same = !w->last;
+		bool zb = plan_sched_zb(s->plan.schedule), same = !w->last;
 		for (int c = 1; c < vpp; c++)
 			same = same && w->act[c] == w->act[0];
 		long period = vpp > 1 && !same ? n * vpp : 1;

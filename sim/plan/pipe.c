@@ -12,12 +12,19 @@
  * of plan_p2p_stage_bytes on that hop (plan_pp_pair: across a node boundary
  * or inside a node, as the two stages' ranks lie; an interleaved schedule's
  * last stage sends to the first) and the framework's overhead
- * (plan_p2p_overhead). */
-static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t after)
+ * (plan_p2p_overhead). v is the sender's virtual stage; where the next
+ * (previous) one is on the same rank, ZBV's turn, nothing is sent: a task
+ * of no time stands for it. */
+static uint32_t pp_send(builder *b, int stage, int v, int mb, bool backward, uint32_t after)
 {
-	int pp = b->s->plan.pp;
+	int to = plan_vstage_rank(&b->s->plan, backward ? v - 1 : v + 1, NULL);
+	if (to == stage) {
+		plan_task t = {0, stage, backward ? PLAN_STREAM_PP_BWD : PLAN_STREAM_PP_FWD,
+			       PLAN_TASK_PP, -1, mb, 0, 0, 0};
+		return plan_graph_add(b->g, &t, &after, 1);
+	}
 	net_group hop;
-	plan_pp_pair(b->s, stage, backward ? (stage + pp - 1) % pp : (stage + 1) % pp, &hop);
+	plan_pp_pair(b->s, stage, to, &hop);
 	double gather, bytes = plan_p2p_stage_bytes(b->s, stage, backward, &gather);
 	net_cost cost;
 	if (build_comm_cost(b, NET_P2P, &hop, bytes, &cost) != SIM_OK)
@@ -27,8 +34,10 @@ static uint32_t pp_send(builder *b, int stage, int mb, bool backward, uint32_t a
 	plan_netflow_alias(b->flow, &(net_cost){.time_s = wire_s, .intra_bytes = cost.intra_bytes,
 	                                        .inter_bytes = cost.inter_bytes},
 	                   cost.time_s);
+	/* (under ZBV the receiver named: plan_task_pp_peer) */
+	int16_t peer = b->s->plan.schedule == PLAN_SCHED_ZBV ? (int16_t)to : -1;
 	plan_task t = {sim_time_from_s(cost.time_s), stage,
-		       backward ? PLAN_STREAM_PP_BWD : PLAN_STREAM_PP_FWD, PLAN_TASK_PP, -1, mb,
+		       backward ? PLAN_STREAM_PP_BWD : PLAN_STREAM_PP_FWD, PLAN_TASK_PP, peer, mb,
 		       (float)cost.intra_bytes, build_nic_share(&b->s->cluster, cost.inter_bytes),
 		       (float)cost.fabric_bytes};
 	return build_add_net(b->g, &t, &after, 1,
@@ -64,7 +73,7 @@ typedef struct op_emit {
 static void op_begin(builder *b, int stage, const plan_op *op, sched_state *st,
 		     uint32_t *layer_end, op_emit *e)
 {
-	int m = b->m, v = op->chunk * b->s->plan.pp + stage;
+	int m = b->m, v = plan_vstage(&b->s->plan, stage, op->chunk);
 	bool bwd = op->backward;
 	e->op = *op;
 	e->k = (size_t)v * (size_t)m + (size_t)op->mb;
@@ -140,10 +149,10 @@ static int op_end(builder *b, int stage, pipe_ids *ids, sched_state *st, const o
 		ids->last_bwd[stage] = tail;
 	if (bwd && st->btail)
 		st->btail[st->nb++] = tail;
-	int v = e->op.chunk * b->s->plan.pp + stage;
+	int v = plan_vstage(&b->s->plan, stage, e->op.chunk);
 	if (bwd ? v > 0 : v < b->vstages - 1) { /* after the last link: not after
 						  * a deferred weight gradient */
-		uint32_t id = pp_send(b, stage, e->op.mb, bwd, last);
+		uint32_t id = pp_send(b, stage, v, e->op.mb, bwd, last);
 		if (id == UINT32_MAX)
 			rc = SIM_ENOMEM;
 		(bwd ? ids->send_b : ids->send_f)[k] = id;
@@ -191,8 +200,8 @@ int build_emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_en
 	/* the steady steps' forwards: a forward after the warm-up followed by a
 	 * backward (all forwards in the warm-up, as with m = 1 without a
 	 * pipeline: none; Megatron-Core runs those steps alone) */
-	int warm = plan_schedule_warm(b->s->plan.schedule, pp, m, b->vpp, plan_vp_group(&b->s->plan),
-				      plan_warm_extra(&b->s->plan), stage);
+	int warm = plan_schedule_warm(b->s->plan.schedule, pp, m, b->vpp,
+				      plan_vp_group(&b->s->plan), plan_warm_extra(&b->s->plan), stage);
 	for (int i = 0; i < steps && rc == SIM_OK; i++) {
 		if (b->s->inference && order[i].backward)
 			continue; /* forward passes only */

@@ -25,8 +25,23 @@
  * (input gradients, on the critical path: its result is sent upstream at once)
  * and W (weight gradients, run after B, off the critical path), for a bubble of
  * (p-1)(T_F + T_B - T_W) instead of 1F1B's (p-1)(T_F + T_B + T_W) at the same
- * activation memory. */
-typedef enum { PLAN_SCHED_GPIPE = 0, PLAN_SCHED_1F1B, PLAN_SCHED_ZB_H1 } plan_schedule;
+ * activation memory. ZBV (Qi et al. section 6, torch pipelining's
+ * ScheduleZBVZeroBubble): two chunks per rank in a V, rank r holding virtual
+ * stages r and 2p - 1 - r (plan_vstage), so the first and the last virtual
+ * stage, the embedding and the loss, are both on rank 0 and the turn from
+ * chunk 0 to chunk 1 on rank p - 1 sends nothing; its order is torch's
+ * (graph.c zbv_order), its backwards split as ZB-H1's (plan_sched_zb). */
+typedef enum {
+	PLAN_SCHED_GPIPE = 0,
+	PLAN_SCHED_1F1B,
+	PLAN_SCHED_ZB_H1,
+	PLAN_SCHED_ZBV
+} plan_schedule;
+/* Whether a schedule splits each backward into B and W (ZB-H1, ZBV). */
+static inline bool plan_sched_zb(plan_schedule s)
+{
+	return s == PLAN_SCHED_ZB_H1 || s == PLAN_SCHED_ZBV;
+}
 
 typedef enum { PLAN_OFFLOAD_NONE = 0, PLAN_OFFLOAD_CPU, PLAN_OFFLOAD_NVME } plan_offload;
 
@@ -180,6 +195,7 @@ enum {
 	PLAN_FW_ZB_H1 = 1 << 3,
 	PLAN_FW_INTERLEAVED_ZB = 1 << 4, /* ZB-H1 over vpp > 1 chunks: torch's
 	                                  * ScheduleInterleavedZeroBubble */
+	PLAN_FW_ZBV = 1 << 5,            /* torch's ScheduleZBVZeroBubble */
 };
 
 /* When ZeRO-2 reduce-scatters gradients under gradient accumulation:
@@ -934,6 +950,17 @@ int plan_max_stage_layers(const plan_scenario *s);
 /* Layers of chunk `chunk` of `stage`, and the stage-local index of its first
  * layer (chunks are numbered in model order). */
 int plan_chunk_layers(const plan_scenario *s, int stage, int chunk, int *first_local);
+/* The virtual stage (position in the pipeline, 0 .. pp vpp - 1) of chunk c
+ * of `stage`: c pp + stage (the looped placement: Megatron's interleaving,
+ * torch's loop style), or under ZBV's V (torch's generate_stage_to_rank_
+ * mapping, style "v", distributed/pipelining/_utils.py:515-545 in 2.14.1)
+ * stage for chunk 0 and 2 pp - 1 - stage for chunk 1. */
+int plan_vstage(const plan_spec *p, int stage, int c);
+/* The stage (pipeline rank) holding virtual stage v, and its chunk. */
+int plan_vstage_rank(const plan_spec *p, int v, int *chunk);
+/* The stage holding the last virtual stage, the output layer and the loss:
+ * pp - 1, or 0 under ZBV. */
+int plan_last_rank(const plan_spec *p);
 /* Whether layer l (0-based) of a chunk of n layers re-runs its forward in
  * the backward under recompute = full (recompute_layers and
  * recompute_method; false under none and selective). */
@@ -1459,7 +1486,9 @@ typedef struct plan_task {
 	int32_t rank;        /* rank class (pipeline stage) */
 	uint8_t stream;      /* plan_stream */
 	uint8_t kind;        /* plan_task_kind */
-	int16_t layer;       /* -1 if none */
+	int16_t layer;       /* -1 if none; a pipeline transfer's receiving stage
+	                      * where it is neither the next nor the previous
+	                      * (ZBV's chunk 1: plan_task_pp_peer) */
 	int32_t mb;          /* micro-batch, -1 if none */
 	float scaleup_bytes; /* bytes on each rank's NVLink/NVSwitch (or PCIe P2P) port */
 	float nic_bytes;     /* bytes through each NIC of the node (shared by its GPUs) */
@@ -1468,6 +1497,21 @@ typedef struct plan_task {
 /* A hot struct (one per task, ~10^5-10^6 per graph): uplink_bytes sits in
  * what was padding after nic_bytes. */
 _Static_assert(sizeof(plan_task) == 32, "plan_task grew");
+
+/* A pipeline transfer's receiving stage among `ranks` stages: its layer
+ * field where set (ZBV), else the next stage for a forward send
+ * (activations) and the previous for a backward one (gradients), wrapping
+ * round (interleaved chunks: virtual stage v + 1 is stage (v + 1) % pp); -1
+ * for any other task. */
+static inline int plan_task_pp_peer(const plan_task *t, int ranks)
+{
+	if (t->kind != PLAN_TASK_PP || ranks < 2)
+		return -1;
+	if (t->layer >= 0)
+		return t->layer;
+	return t->stream == PLAN_STREAM_PP_FWD ? (t->rank + 1) % ranks
+	                                       : (t->rank - 1 + ranks) % ranks;
+}
 
 /* What a rank class's offload tasks put on the offload tiers' links over the
  * step (the link report): [0] its GPU's PCIe link to host memory, [1] the

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char *const sched_names[] = {"gpipe", "1f1b", "zb-h1", NULL};
+static const char *const sched_names[] = {"gpipe", "1f1b", "zb-h1", "zbv", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", NULL};
 static const char *const rc_method_names[] = {"block", "spread", NULL};
 _Static_assert(PLAN_RC_BLOCK == 0 && PLAN_RC_SPREAD == 1, "rc_method_names follows plan_rc_method");

@@ -572,7 +572,7 @@ static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first
 	}
 	if (st == 0)
 		prog_add(&x, first, 1);
-	if (st == s->plan.pp - 1)
+	if (st == plan_last_rank(&s->plan))
 		prog_add(&x, last, 1);
 	work_item acc; /* the framework's gradient accumulation, per micro-batch */
 	if (plan_grad_accum_item(s, st, -1, &acc)) {
@@ -607,7 +607,8 @@ static void chunk_times(const plan_scenario *s, const kinds *k, const prog *firs
 {
 	const plan_spec *p = &s->plan;
 	int l0, nl = plan_chunk_layers(s, st, c, &l0);
-	bool v0 = st == 0 && c == 0, vl = st == p->pp - 1 && c == p->vpp - 1;
+	int v = plan_vstage(p, st, c);
+	bool v0 = v == 0, vl = v == p->pp * p->vpp - 1;
 	double emb = v0 ? first->bwd_s : 0;
 	*fwd = (v0 ? prog_time(s, first) - first->bwd_s : 0) +
 	       (vl ? prog_time(s, last) - last->bwd_s : 0);
@@ -847,7 +848,8 @@ static void pgather_lead(const plan_scenario *s, const kinds *k, const prog *fir
 	for (int st = 0; st < pp; st++)
 		for (int c = 0; c < vpp; c++) {
 			double b;
-			chunk_times(s, k, first, last, st, c, &lead[c * pp + st], &b, NULL);
+			chunk_times(s, k, first, last, st, c, &lead[plan_vstage(&s->plan, st, c)], &b,
+			            NULL);
 		}
 	P[0] = 0;
 	for (int v = 0; v < V; v++)
@@ -907,7 +909,7 @@ static double pgather_stage(const plan_scenario *s, const plan_groups *g, const 
 	/* most buckets are the bucket size: time a size once */
 	double last_d = -1, last_x = -1, cd = 0, cx = 0;
 	for (int c = 0, l = 0; c < vpp; c++) {
-		double a = fmax(P[c * pp + st], own);
+		double a = fmax(P[plan_vstage(p, st, c)], own);
 		int nl = plan_chunk_layers(s, st, c, NULL);
 		for (int j = 0; j < nl; j++, l++) {
 			while (b >= 0 && bk[b].layer == l) { /* bucket b opens: its gather
@@ -931,7 +933,7 @@ static double pgather_stage(const plan_scenario *s, const plan_groups *g, const 
 			int kd = kinds_held > 1 ? kind_of(&s->model, plan_global_layer(s, st, l)) : only;
 			a += f[kd];
 		}
-		own += plan_vp_group(p) * lead[c * pp + st];
+		own += plan_vp_group(p) * lead[plan_vstage(p, st, c)];
 	}
 	return D + intf(s, NET_ALLGATHER, &g->shard, nb > 0 ? bk[0].dense_bytes * wb : 0) *
 	               fmax(0, G - P[st] - D);
@@ -963,7 +965,7 @@ static double bound_of(const plan_spec *p, int m, const prog *x, double pre_f, d
 	/* delay_wgrad_compute also runs a deferred weight gradient after the
 	 * last backward's send (plan/chain.c append_backward): the upstream
 	 * stages' backward may run beside it, so no suffix either */
-	bool tail_w = p->schedule == PLAN_SCHED_ZB_H1 || (p->moe_a2a_overlap && p->delay_wgrad);
+	bool tail_w = plan_sched_zb(p->schedule) || (p->moe_a2a_overlap && p->delay_wgrad);
 	return pre_f + busy + (tail_w ? 0 : pre_b);
 }
 
@@ -1205,7 +1207,7 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	e->mem_oom = fit.where;
 	e->mem_share = mem_share(s, &fit);
 	double vpp = p->vpp > 0 ? p->vpp : 1, fill = a.S - a.T;
-	if (p->schedule == PLAN_SCHED_ZB_H1)
+	if (plan_sched_zb(p->schedule))
 		fill = fmax(0, fill - 2 * (a.W_S - a.W_T));
 	e->bubble_s = fill / vpp;
 	double pipe = m * a.T + e->bubble_s;

@@ -54,6 +54,11 @@ grep -qF "groups of N = 3, not p (torch pipelining's rounds" "$tmp/pipeline-gant
 # (4 - 1 - 0) + (2 - 1) x 4 = 7, one step a stage
 grep -qF "zero bubble  interleaved (torch pipelining's ZB1P), the micro-batches in groups of N = 4: warm-up (p - 1 - stage) + (v - 1) x N = 7 forwards" "$tmp/pipeline-gantt-izb.txt" ||
 	{ echo "explain: the interleaved zero bubble's warm-up (7) not stated"; fail=1; }
+# ZBV (pipeline-gantt-zbv: torchtitan, pp 4): rank r holds virtual stages r
+# and 2p - 1 - r = 7 - r; 2p = 8 forwards before the first backward
+grep -qF "rank r holds virtual stages r and 2p - 1 = 7 - r" "$tmp/pipeline-gantt-zbv.txt" &&
+	grep -qF "8 forwards before the first backward on every rank" "$tmp/pipeline-gantt-zbv.txt" ||
+	{ echo "explain: ZBV's V and warm-up (8) not stated"; fail=1; }
 # ZeRO-3 under torchtitan's pipeline (pp-fsdp-torchtitan: quickstart's tp 2,
 # pp 2, dp 4): stage 0 per TP rank holds 12 layers of 6 h^2 + 9.5 h =
 # 31,872,384 (the linears and column-parallel biases halved, the

@@ -293,6 +293,58 @@ static void test_pp_gathered(void)
 	}
 }
 
+/* ZBV's V puts both ends on rank 0: Llama 2 7B (untied) on pp 2, vpp 2, 8
+ * layers per virtual stage: rank 0 holds virtual stages 0 and 3, its 16
+ * layers, the embedding (32000 x 4096 = 131,072,000), the output layer (as
+ * many) and the final norm (4096); rank 1 virtual stages 1 and 2, 16 layers
+ * alone. The loss's logits are rank 0's (its peak names them), none on rank
+ * 1; under interleaved 1F1B the output layer and the loss are rank 1's. The
+ * whole walk is the peak's moment (memwalk.c head_ops): the allocated peak
+ * equals the largest op of plan_memory_curve on both ranks. */
+#define ZBV_LLAMA(sched)                                                                           \
+	"include = topologies/frameworks/torchtitan.ini\ninclude = models/llama2-7b.ini\n"          \
+	"include = topologies/nodes/dgx-a100-80g.ini\n"                                            \
+	"[scenario]\nname = t\n[node]\ngpus = 4\n[cluster]\nname = c\nnodes = 1\n"                 \
+	"[model]\nseq_len = 2048\n[parallel]\npp = 2\nvpp = 2\ndp = 2\nzero = 1\n"              \
+	"micro_batch = 1\nglobal_batch = 8\nrecompute = full\nschedule = " sched "\n"          \
+	"[train]\nprecision = bf16\n"
+static void test_zbv_ends(void)
+{
+	const double L = 16 * 202383360.0, E = 131072000;
+	plan_scenario *s = scen_load(ZBV_LLAMA("zbv"));
+	if (s) {
+		plan_budget b0, b1;
+		plan_stage_budget(s, 0, &b0);
+		plan_stage_budget(s, 1, &b1);
+		CHECK_NEAR(b0.train, L + 2 * E + 4096, 0);
+		CHECK_NEAR(b1.train, L, 0);
+		plan_mem_peak p0, p1;
+		plan_memory_peak(s, 0, &p0);
+		plan_memory_peak(s, 1, &p1);
+		CHECK(scen_term(&p0, "loss logits") > 0);
+		CHECK_NEAR(scen_term(&p1, "loss logits"), 0, 0);
+		for (int st = 0; st < 2; st++) {
+			int n = plan_schedule_steps(s->plan.schedule, 4, 2) + 1;
+			double *a = malloc(3 * (size_t)n * sizeof *a), top = 0;
+			if (a && CHECK_INT(plan_memory_curve(s, st, a, a + n, a + 2 * n, n), n))
+				for (int i = 0; i < n; i++)
+					top = a[n + i] > top ? a[n + i] : top;
+			CHECK_NEAR((st ? &p1 : &p0)->allocated, top, 1e-9);
+			free(a);
+		}
+		plan_scenario_free(s);
+	}
+	s = scen_load(ZBV_LLAMA("1f1b"));
+	if (s) {
+		plan_budget b0, b1;
+		plan_stage_budget(s, 0, &b0);
+		plan_stage_budget(s, 1, &b1);
+		CHECK_NEAR(b0.train, L + E, 0);
+		CHECK_NEAR(b1.train, L + E + 4096, 0);
+		plan_scenario_free(s);
+	}
+}
+
 /* The checkpoint of FSDP1's SHARDED_STATE_DICT (hf-trainer-fsdp's
  * checkpoint_shards; memwalk.c save_moment): after the step the GPU holds a
  * clone of every parameter's local shard and the gathered root unit beside
@@ -1410,6 +1462,7 @@ int main(void)
 	test_quant_state();
 	test_no_sync();
 	test_pp_gathered();
+	test_zbv_ends();
 	test_checkpoint();
 	test_checkpoint_cut();
 	test_quant_rest();

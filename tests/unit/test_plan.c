@@ -558,6 +558,60 @@ static void test_cp(void)
 	sim_diag_free(d);
 }
 
+/* ZBV (torch pipelining's ScheduleZBVZeroBubble), its order derived by hand
+ * from its code (torch 2.14.1 distributed/pipelining/schedules.py:3520-3600)
+ * for pp 2, m 3 (the fewest it runs, 2 pp - 1), "F<mb>.<chunk>":
+ *   rank 0: 2 (2 - 0) - 1 = 3 chunk-0 forwards; no pairs; 2 steps of a
+ *     chunk-1 forward, B, W; one loop step (chunk 1 trails): no chunk-0
+ *     forward left, B and W of chunk 0, F, B, W of chunk 1; no B pairs; 2
+ *     steps of a chunk-0 B and its oldest held W;
+ *   rank 1: one chunk-0 forward; one pair (chunk 1, chunk 0); one step of a
+ *     chunk-1 forward, B, W; one loop step; one B pair (chunk 0, chunk 1);
+ *     one step of a chunk-0 B and W; the Ws left, chunk 1's then chunk 0's.
+ * Its V: rank r holds virtual stages r and 2 pp - 1 - r (pp 4: chunk 1 of
+ * rank 3 is virtual stage 4, of rank 0 virtual stage 7). Quickstart's GPT
+ * (tied embeddings) on pp 2: under 1F1B stage 0 all-reduces the embedding's
+ * gradient with the last stage (one DP task beside ZeRO-1's buckets); under
+ * ZBV both ends are on rank 0, one parameter: none. */
+static void test_zbv(void)
+{
+	char got[256];
+	order_str(PLAN_SCHED_ZBV, 2, 3, 2, 2, 0, got, sizeof got);
+	CHECK_STR(got, "F0.0F1.0F2.0F0.1B0.1W0.1F1.1B1.1W1.1B0.0W0.0F2.1B2.1W2.1B1.0W1.0B2.0W2.0");
+	order_str(PLAN_SCHED_ZBV, 2, 3, 2, 2, 1, got, sizeof got);
+	CHECK_STR(got, "F0.0F0.1F1.0F1.1B0.1W0.1F2.0B0.0W0.0F2.1B1.1W1.1B1.0B2.1B2.0W1.0W2.1W2.0");
+	plan_spec p = {.pp = 4, .vpp = 2, .schedule = PLAN_SCHED_ZBV};
+	int c;
+	CHECK_INT(plan_vstage(&p, 0, 0), 0);
+	CHECK_INT(plan_vstage(&p, 3, 0), 3);
+	CHECK_INT(plan_vstage(&p, 3, 1), 4);
+	CHECK_INT(plan_vstage(&p, 0, 1), 7);
+	CHECK_INT(plan_vstage_rank(&p, 4, &c), 3);
+	CHECK_INT(c, 1);
+	CHECK_INT(plan_vstage_rank(&p, 7, &c), 0);
+	CHECK_INT(plan_last_rank(&p), 0);
+	p.schedule = PLAN_SCHED_1F1B; /* the looped placement */
+	CHECK_INT(plan_vstage(&p, 0, 1), 4);
+	CHECK_INT(plan_vstage_rank(&p, 7, &c), 3);
+	CHECK_INT(plan_last_rank(&p), 3);
+	const char *loop[] = {"parallel.vpp=2", "parallel.micro_batch=1", "parallel.global_batch=32",
+			      "framework.runs_schedules=1f1b,interleaved,zbv"};
+	const char *zbv[] = {"parallel.vpp=2", "parallel.micro_batch=1", "parallel.global_batch=32",
+			     "framework.runs_schedules=1f1b,interleaved,zbv", "parallel.schedule=zbv"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *a = NULL, *b = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", loop, 4, d, &a), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", zbv, 5, d, &b), SIM_OK);
+	plan_graph *ga = NULL, *gb = NULL;
+	if (a && b && plan_build(a, &ga) == SIM_OK && plan_build(b, &gb) == SIM_OK)
+		CHECK_INT(count(ga, 0, PLAN_TASK_DP) - count(gb, 0, PLAN_TASK_DP), 1);
+	plan_graph_free(ga);
+	plan_graph_free(gb);
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+	sim_diag_free(d);
+}
+
 /* How many of stage st's data-parallel tasks of a layer (the reduce-
  * scatters: the gathers come before any backward) wait, directly, for the
  * stage's last backward-chain task, the last compute task of the step
@@ -2617,6 +2671,7 @@ int main(void)
 	test_vp_groups();
 	test_vp_rounds();
 	test_interleaved_zb();
+	test_zbv();
 	test_memory();
 	return check_done();
 }
