@@ -20,7 +20,7 @@ static uint32_t pp_send(builder *b, int stage, int v, int mb, bool backward, uin
 	int to = plan_vstage_rank(&b->s->plan, backward ? v - 1 : v + 1, NULL);
 	if (to == stage) {
 		plan_task t = {0, stage, backward ? PLAN_STREAM_PP_BWD : PLAN_STREAM_PP_FWD,
-			       PLAN_TASK_PP, -1, mb, 0, 0, 0};
+			       PLAN_TASK_PP, (int16_t)stage, mb, 0, 0, 0};
 		return plan_graph_add(b->g, &t, &after, 1);
 	}
 	net_group hop;
