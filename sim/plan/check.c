@@ -834,11 +834,6 @@ int plan_chunk_layers(const plan_scenario *s, int stage, int chunk, int *first_l
 	return s->vlayers[plan_vstage(&s->plan, stage, chunk)];
 }
 
-int plan_vstage(const plan_spec *p, int stage, int c)
-{
-	return p->schedule == PLAN_SCHED_ZBV && c == 1 ? 2 * p->pp - 1 - stage : c * p->pp + stage;
-}
-
 int plan_vstage_rank(const plan_spec *p, int v, int *chunk)
 {
 	int pp = p->pp > 0 ? p->pp : 1, c = v / pp, st = v % pp;

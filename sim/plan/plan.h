@@ -954,8 +954,12 @@ int plan_chunk_layers(const plan_scenario *s, int stage, int chunk, int *first_l
  * of `stage`: c pp + stage (the looped placement: Megatron's interleaving,
  * torch's loop style), or under ZBV's V (torch's generate_stage_to_rank_
  * mapping, style "v", distributed/pipelining/_utils.py:515-545 in 2.14.1)
- * stage for chunk 0 and 2 pp - 1 - stage for chunk 1. */
-int plan_vstage(const plan_spec *p, int stage, int c);
+ * stage for chunk 0 and 2 pp - 1 - stage for chunk 1. (Inline: the memory
+ * walk asks it per op.) */
+static inline int plan_vstage(const plan_spec *p, int stage, int c)
+{
+	return p->schedule == PLAN_SCHED_ZBV && c == 1 ? 2 * p->pp - 1 - stage : c * p->pp + stage;
+}
 /* The stage (pipeline rank) holding virtual stage v, and its chunk. */
 int plan_vstage_rank(const plan_spec *p, int v, int *chunk);
 /* The stage holding the last virtual stage, the output layer and the loss:
