@@ -344,13 +344,13 @@ int plan_warm_extra(const plan_spec *p)
 
 int plan_schedule_warm(plan_schedule sched, int p, int m, int vpp, int group, int extra, int stage)
 {
+	if (sched == PLAN_SCHED_ZBV) /* 2 (p - r) - 1 + 2 r + 1 forwards before the
+				      * first backward (zbv_order) */
+		return 2 * p < m * vpp ? 2 * p : m * vpp;
 	/* interleaved: two steps a stage away from the last (Megatron's
 	 * get_schedule_table, torch's Interleaved1F1B); one under torch's
 	 * interleaved zero bubble (_get_warmup_ops with multiply_factor 1, torch
 	 * 2.14.1 distributed/pipelining/schedules.py:3130-3146, 3332-3339) */
-	if (sched == PLAN_SCHED_ZBV) /* 2 (p - r) - 1 + 2 r + 1 forwards before the
-				      * first backward (zbv_order) */
-		return 2 * p < m * vpp ? 2 * p : m * vpp;
 	int hop = sched == PLAN_SCHED_ZB_H1 ? 1 : 2;
 	int warm = (vpp > 1 ? (p - stage - 1) * hop + (vpp - 1) * group : p - 1 - stage) + extra;
 	return warm < m * vpp ? warm : m * vpp;

@@ -85,7 +85,6 @@ static void op_begin(builder *b, int stage, const plan_op *op, sched_state *st,
 	for (int l = 0; e->f.on && !(e->f.kept && st->gathered) && l < e->f.layers; l++)
 		e->f.gather[l] = UINT32_MAX;
 	st->gathered = true;
-	e->f.npend = 0;
 	if (e->f.bucket) { /* the root unit's gradients close the backward */
 		e->f.root_bytes = build_root_params(b->s, stage, &e->f.root_tensors) * e->f.gbytes;
 	}
