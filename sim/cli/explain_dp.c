@@ -194,6 +194,63 @@ static void zero3_host_why(FILE *o, const plan_scenario *s)
 	explain_why(o, z);
 }
 
+/* zero3_why's ends (plan_zero3_root): what moves the embedding and the
+ * head, with their gathered bytes on the first and last stage. */
+static void zero3_ends_why(FILE *o, const plan_scenario *s)
+{
+	double ga[2], gr[2], gb[2], gl[2];
+	int last = plan_last_rank(&s->plan);
+	int n0 = plan_zero3_ends(s, 0, ga, gr), nl = plan_zero3_ends(s, last, gb, gl);
+	double w = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
+	char e[32], h[32], z[800];
+	explain_unit(ga[0] * w, SIM_UNIT_BYTES, e, sizeof e);
+	explain_unit((nl == 1 && last != 0 ? gb[0] : gb[1]) * w, SIM_UNIT_BYTES, h, sizeof h);
+	switch (n0 + nl > 0 ? s->fw.zero3_root : PLAN_ZERO3_ROOT_NONE) {
+	case PLAN_ZERO3_ROOT_FLAT:
+		snprintf(z, sizeof z,
+		         "The ends (framework zero3_root = flat): the root unit, the embedding, final "
+		         "norm and output layer that no layer's unit holds (%s on stage 0), is "
+		         "gathered as each micro-batch's forward starts, before anything else runs, "
+		         "kept through its backward and reduce-scattered after it.",
+		         e);
+		break;
+	case PLAN_ZERO3_ROOT_UNITS:
+		snprintf(z, sizeof z,
+		         n0 == 1 && last == 0
+		                 ? "The ends (framework zero3_root = units): the tied embedding, final "
+		                   "norm and output layer are one unit (%s), gathered before the "
+		                   "embedding's forward, kept through the backward and reduce-scattered "
+		                   "after the embedding's.%.0s"
+		         : plan_zero3_pp_gathered(s)
+		                 ? "The ends (framework zero3_root = units): the embedding (%s) and the "
+		                   "final norm with the output layer (%s) are units of their own, "
+		                   "gathered once, in the step's first forward through them, and kept "
+		                   "as the layers are; each reduce-scattered after its chunk's last "
+		                   "backward."
+		                 : "The ends (framework zero3_root = units): the embedding is a unit of "
+		                   "its own (%s), gathered before its forward and again before its "
+		                   "backward; the final norm and output layer another (%s), gathered "
+		                   "while the last layer runs and kept to its backward; each "
+		                   "reduce-scattered after its backward.",
+		         e, h);
+		break;
+	case PLAN_ZERO3_ROOT_MODULES:
+		snprintf(z, sizeof z,
+		         "The ends (framework zero3_root = modules): the embedding (%s) and the head "
+		         "(%s, a tied embedding's weight gathered again for the output layer) are "
+		         "gathered before their forward and again before their backward, as every "
+		         "module; their gradients go to the buckets.",
+		         e, h);
+		break;
+	default:
+		snprintf(z, sizeof z, "%s",
+		         "The ends stay gathered (framework zero3_root = none, as Megatron-FSDP keeps "
+		         "the modules outside its units): the embedding and output layer move no bytes "
+		         "per micro-batch.");
+	}
+	explain_why(o, z);
+}
+
 /* dp_why under ZeRO-3: its gathers, and DeepSpeed's buckets where it has
  * them. */
 static void zero3_why(FILE *o, const plan_scenario *s)
@@ -236,6 +293,7 @@ static void zero3_why(FILE *o, const plan_scenario *s)
 		         "only the waits are exposed, and the optimizer step, which waits for the "
 		         "last layer's reduction; there is no single all-reduce to compare.");
 	explain_why(o, z);
+	zero3_ends_why(o, s);
 	zero3_host_why(o, s);
 }
 

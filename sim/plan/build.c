@@ -198,6 +198,7 @@ static int build_all(builder *b, pipe_ids *ids, uint32_t *layer_end, uint32_t *d
 		/* ZeRO-3's per-layer reductions land where the buckets' would */
 		b->zdone = dp_ids + (size_t)st * cap, b->zshard = shard + (size_t)st * cap;
 		b->nzdone = 0, b->zcap = 2 * lps + 2;
+		build_fsdp_ends(b, st, &b->fsdp);
 		if (rc == SIM_OK)
 			rc = build_chains_oom(b)
 				     ? SIM_ENOMEM
@@ -368,6 +369,40 @@ static void fsdp_unit_init(const plan_scenario *s, const builder *b, int g, doub
 	u->gather_host_s = plan_zero3_gather_host_s(s, g);
 }
 
+/* An end's unit (plan_zero3_ends): `gather` parameters all-gathered in
+ * one call, `grad` of them reduced, with the same casts and FSDP1 passes
+ * as a layer's unit (the root is a FlatParameter too); the host's
+ * per-rank loops of DeepSpeed 2021 (gather_host_s) are left to the layers:
+ * an end is one or two tensors against a layer's nine or more. */
+static void fsdp_end_init(const plan_scenario *s, const builder *b, double gather, double grad,
+			  double wbytes, double gbytes, fsdp_unit *u)
+{
+	memset(u, 0, sizeof *u);
+	double n = b->shard.size > 0 ? b->shard.size : 1, sh = grad / n;
+	u->pieces = 1;
+	u->gather_frac[0] = u->grad_frac[0] = 1;
+	u->param_bytes = gather * wbytes, u->grad_bytes = grad * gbytes;
+	u->pre_s = plan_zero3_cast_s(s, grad, false);
+	u->pass_s = plan_fsdp_reduce_s(s, grad);
+	u->flat_s = plan_fsdp_flat_grad_s(s, grad);
+	u->cast_s = plan_fsdp_gather_cast_s(s, gather / n);
+	for (int later = 0; later < 2; later++)
+		u->post_s[later] = plan_fsdp_post_reduce_s(s, sh, later) +
+				   plan_zero3_cast_s(s, sh, true);
+}
+
+/* The ends' units of `stage` into f (f->nends 0 where ZeRO-3 is off or
+ * streams inference weights). */
+void build_fsdp_ends(const builder *b, int stage, fsdp_state *f)
+{
+	const plan_scenario *s = b->s;
+	double ga[2], gr[2];
+	f->nends = f->on && !s->inference ? plan_zero3_ends(s, stage, ga, gr) : 0;
+	double wbytes = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
+	for (int i = 0; i < f->nends; i++)
+		fsdp_end_init(s, b, ga[i], gr[i], wbytes, plan_grad_bytes(s), &f->end[i]);
+}
+
 const fsdp_unit *build_fsdp_unit(const builder *b, const fsdp_state *f, int stage, int layer)
 {
 	int g = plan_global_layer(b->s, stage, layer);
@@ -394,10 +429,12 @@ static void fsdp_setup(const plan_scenario *s, builder *b, int lmax, int lps)
 		.dir = 1,
 		.rs_last = UINT32_MAX,
 		.layers = lmax,
-		.gather = malloc((size_t)lps * sizeof(uint32_t)),
+		.gather = malloc((size_t)(lps + 2) * sizeof(uint32_t)),
 		.wire = plan_zero3_wire_bytes(s) / gbytes,
 		.kept = plan_zero3_pp_gathered(s),
-		.pend = malloc((size_t)lps * sizeof(int16_t))};
+		.pend = malloc((size_t)(lps + 2) * sizeof(int16_t))};
+	if (b->fsdp.gather) /* the ends' two slots */
+		b->fsdp.end_gather = b->fsdp.gather + lps;
 	/* a dense layer's unit and an MoE layer's (the model's first of each) */
 	int rep[2] = {-1, -1};
 	for (int l = 0; l < s->model.layers; l++) {

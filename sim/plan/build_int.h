@@ -46,6 +46,8 @@ typedef struct seg {
 			* GEMM (plan_graph_set_quiet; plan_ub_kind) */
 	float scale;   /* collectives: their SM share over the interference
 			* (plan_comm_scale; 0 = 1) */
+	uint8_t end;   /* ZeRO-3's ends (emit.c "The ends"): 1 the embedding's, 2 the
+			* head's (MTP modules, final norm, output layer), 0 else */
 } seg;
 
 /* The unit of MTP module k's segs (seg.unit): past any stage-local layer. */
@@ -57,6 +59,7 @@ typedef struct chain {
 	bool oom;
 	sim_time carry; /* host time of collectives issued since the last compute
 			 * task, charged to the next one (append_items) */
+	uint8_t ends;   /* the seg.end marks it holds, 1 << end */
 } chain;
 
 /* ZeRO-3's unit of one transformer layer of a kind (dense, MoE), sized per
@@ -119,8 +122,15 @@ typedef struct fsdp_state {
 	 * backward chain that completes their gradients (pend, npend: stage-
 	 * local layers, at most `layers`) */
 	bool kept;
-	int16_t *pend;
+	int16_t *pend;      /* a layer, or -1 - p an end's piece p */
 	int npend;
+	/* ZeRO-3's ends on the stage being built (plan_zero3_root,
+	 * plan_zero3_ends; emit.c "The ends"): nends pieces (1: one unit,
+	 * flat's root or torchtitan's tied one), their units, their gather
+	 * task ids (end_gather: the two slots past gather's layers) */
+	int nends;
+	fsdp_unit end[2];
+	uint32_t *end_gather;
 } fsdp_state;
 
 struct layer_prog;
@@ -182,6 +192,7 @@ typedef struct cursor {
 	uint32_t *layer_end;
 	fsdp_state *f;
 	const uint32_t *pgather;
+	bool ends_done; /* flat's root reduced after this backward chain */
 } cursor;
 
 /* Cross-stage bookkeeping: per stage and micro-batch, the first forward and
@@ -299,6 +310,7 @@ double build_root_params(const plan_scenario *s, int stage, double *tensors);
 double build_zero3_layer_tensors(const plan_scenario *s, int g);
 /* The unit of stage-local layer `layer` of `stage` (fsdp_state.unit: the
  * MoE layer's where the model's layer is one). */
+void build_fsdp_ends(const builder *b, int stage, fsdp_state *f);
 const fsdp_unit *build_fsdp_unit(const builder *b, const fsdp_state *f, int stage, int layer);
 /* -------------------------------------- buckets.c: ZeRO-0..2 buckets -- */
 

@@ -25,6 +25,15 @@ static void chain_push(chain *c, seg x)
 	c->v[c->n++] = x;
 }
 
+/* Mark the segs from index `from` on as ZeRO-3's end e (seg.end). */
+static void mark_end(chain *c, int from, uint8_t e)
+{
+	for (int i = from; i < c->n; i++)
+		c->v[i].end = e;
+	if (c->n > from)
+		c->ends |= (uint8_t)(1u << e);
+}
+
 /* The seg of collective it[i] of a program of n items, on its group (CP's
  * ring, EP, or TP): its time, lengthened by one GEMM chunk when
  * tp_comm_overlap runs it beside a GEMM it is not hidden under (see
@@ -396,8 +405,10 @@ static void chunk_forward(builder *b, chain *fw, const chunk_plan *k)
 {
 	const work_model *m = &b->s->model;
 	work_item x[WORK_MAX_ITEMS];
-	if (k->v == 0)
+	if (k->v == 0) {
 		append_items(b, fw, x, work_embed_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
+		mark_end(fw, 0, 1);
+	}
 	for (int l = 0; l < k->nl; l++)
 		append_items(b, fw, k->lp[l]->f, k->lp[l]->nf, PLAN_TASK_FWD, (int16_t)(k->l0 + l));
 	/* the MTP modules after the layers, each one more layer of the
@@ -407,6 +418,7 @@ static void chunk_forward(builder *b, chain *fw, const chunk_plan *k)
 	 * build_emit_pair pairs it as a layer (seg.unit); then the logits and
 	 * losses of the modules and of the model (the post-process,
 	 * GPTModel._postprocess), whose backward runs first */
+	int head = fw->n;
 	for (int j = 0; j < k->nmtp; j++) {
 		b->unit = MTP_UNIT(j);
 		append_items(b, fw, x, work_mtp_embed(m, &b->sh, false, x), PLAN_TASK_FWD, -1);
@@ -415,6 +427,7 @@ static void chunk_forward(builder *b, chain *fw, const chunk_plan *k)
 	}
 	for (int j = 0; k->last && j <= k->nmtp; j++)
 		append_items(b, fw, x, work_head_forward(m, &b->sh, x), PLAN_TASK_FWD, -1);
+	mark_end(fw, head, 2);
 }
 
 /* Chunk c's backward (and under ZB-H1 its W chain): the heads' backward on the last, the MTP modules and the layers in reverse,
@@ -424,6 +437,7 @@ static void chunk_backward(builder *b, chain *bk, chain *wt, int stage, int c,
 {
 	const work_model *m = &b->s->model;
 	work_item x[WORK_MAX_ITEMS], wg[WORK_MAX_ITEMS];
+	int bh = bk->n, wh = wt->n;
 	for (int j = 0; k->last && j <= k->nmtp; j++) {
 		int nhw = 0, nh = work_head_backward(m, &b->sh, x);
 		if (b->zb)
@@ -442,6 +456,8 @@ static void chunk_backward(builder *b, chain *bk, chain *wt, int stage, int c,
 			       pend, &npend, &pl);
 		b->unit = -1;
 	}
+	mark_end(bk, bh, 2);
+	mark_end(wt, wh, 2);
 	for (int l = k->nl - 1; l >= 0; l--) {
 		if (plan_layer_frozen(b->s, plan_global_layer(b->s, stage, k->l0 + l)))
 			continue; /* frozen prefix: no backward (plan_layer_frozen) */
@@ -454,8 +470,11 @@ static void chunk_backward(builder *b, chain *bk, chain *wt, int stage, int c,
 		append_aside(b, bk, pend, npend, pl);
 		b->unit = -1;
 	}
-	if (k->v == 0 && b->s->train.frozen_layers <= 0)
+	if (k->v == 0 && b->s->train.frozen_layers <= 0) {
+		int eb = bk->n;
 		append_items(b, bk, x, work_embed_backward(m, &b->sh, x), PLAN_TASK_BWD, -1);
+		mark_end(bk, eb, 1);
+	}
 	append_grad_accum(b, b->zb ? wt : bk, stage, c);
 }
 
@@ -478,6 +497,7 @@ void build_stage_chains(builder *b, int stage)
 		k.nl = plan_chunk_layers(b->s, stage, c, &k.l0);
 		fw->n = bk->n = wt->n = 0;
 		fw->carry = bk->carry = wt->carry = 0;
+		fw->ends = bk->ends = wt->ends = 0;
 		const layer_prog *lp[k.nl > 0 ? k.nl : 1];
 		for (int l = 0; l < k.nl; l++) {
 			int g = plan_global_layer(b->s, stage, local + l);

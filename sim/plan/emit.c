@@ -20,8 +20,9 @@ static uint8_t seg_stream(uint8_t kind)
  * (forward, or backward with its recomputation) its parameters are
  * all-gathered over DP; the gather of the next layer in chain order is issued
  * as soon as the current one starts computing (a prefetch window of one unit),
- * and after a layer's backward its gradients are reduce-scattered. Embedding
- * and output layer stay gathered in the root unit (not modelled as traffic).
+ * and after a layer's backward its gradients are reduce-scattered. The
+ * embedding and the head move as the framework moves them ("The ends",
+ * below).
  * ZeRO-Infinity (offload_params) first copies the rank's shard of the layer
  * from the host (or NVMe through the host) on the offload stream, and copies
  * each reduce-scattered gradient shard back. ZeRO-Inference (inference with
@@ -56,58 +57,150 @@ static uint8_t seg_stream(uint8_t kind)
  * partition_parameters.py:677-721: per parameter one narrow, append and
  * record_stream per rank), which the steady state above avoids (one
  * parameter per prefetch once the live limit binds). */
+static uint32_t unit_gather(builder *b, const fsdp_unit *u, int stage, int16_t layer,
+			    uint32_t after)
+{
+	plan_offload off = b->s->plan.offload_params;
+	if (off != PLAN_OFFLOAD_NONE)
+		after = build_add_copy(b, stage,
+				       u->param_bytes / b->shard.size +
+					       u->sep_param_bytes / b->edp.size,
+				       off == PLAN_OFFLOAD_NVME, &after, 1, layer);
+	/* DeepSpeed fetches each module's parameters with its own coalesced
+	 * all-gather (plan_zero3_pieces: the layer's modules at their sizes,
+	 * or zero3_gathers equal ones, back to back, each paying the ring's
+	 * latency; the layer waits for the last; a persistent module's share
+	 * is 0: no gather) */
+	uint32_t id = after;
+	if (u->cast_s > 0) { /* FSDP's shard cast, which the gather waits for */
+		plan_task cast = {sim_time_from_s(u->cast_s), stage, PLAN_STREAM_DP, PLAN_TASK_DP,
+				  layer, -1, 0, 0, 0};
+		id = plan_graph_add(b->g, &cast, &after, 1);
+		if (id == UINT32_MAX)
+			return UINT32_MAX;
+	}
+	for (int k = 0; k < u->pieces; k++) {
+		if (!(u->gather_frac[k] > 0))
+			continue;
+		id = build_add_dp_on(b, &b->shard, stage, NET_ALLGATHER,
+				     u->param_bytes * u->gather_frac[k], &id, 1, layer);
+		if (id == UINT32_MAX)
+			return UINT32_MAX; /* out of memory: plan_graph_add's failure */
+	}
+	/* an MoE layer's routed experts under ep > 1: their own unit over the
+	 * expert-data-parallel group, after the layer's (torchtitan's
+	 * fully_shard of moe.experts on the EP mesh before the block's;
+	 * Megatron-FSDP's expert parameter groups) */
+	if (u->sep_param_bytes > 0 && u->sep_cast_s > 0) {
+		plan_task cast = {sim_time_from_s(u->sep_cast_s), stage, PLAN_STREAM_DP,
+				  PLAN_TASK_DP, layer, -1, 0, 0, 0};
+		id = plan_graph_add(b->g, &cast, &id, 1);
+	}
+	if (u->sep_param_bytes > 0 && id != UINT32_MAX)
+		id = build_add_dp_on(b, &b->edp, stage, NET_ALLGATHER, u->sep_param_bytes, &id, 1,
+				     layer);
+	return id;
+}
+
 static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uint32_t after)
 {
 	if (layer < 0 || layer >= f->layers)
 		return UINT32_MAX;
 	const fsdp_unit *u = build_fsdp_unit(b, f, stage, layer);
-	if (f->gather[layer] == UINT32_MAX && b->s->inference) { /* ZeRO-Inference */
+	if (f->gather[layer] == UINT32_MAX && b->s->inference) /* ZeRO-Inference */
 		f->gather[layer] = build_add_copy(b, stage, u->param_bytes + u->sep_param_bytes,
 						  b->s->plan.offload_params == PLAN_OFFLOAD_NVME,
 						  &after, 1, (int16_t)layer);
-	} else if (f->gather[layer] == UINT32_MAX) {
-		plan_offload off = b->s->plan.offload_params;
-		if (off != PLAN_OFFLOAD_NONE)
-			after = build_add_copy(b, stage,
-					       u->param_bytes / b->shard.size +
-						       u->sep_param_bytes / b->edp.size,
-					       off == PLAN_OFFLOAD_NVME, &after, 1, (int16_t)layer);
-		/* DeepSpeed fetches each module's parameters with its own
-		 * coalesced all-gather (plan_zero3_pieces: the layer's modules
-		 * at their sizes, or zero3_gathers equal ones, back to back,
-		 * each paying the ring's latency; the layer waits for the last;
-		 * a persistent module's share is 0: no gather) */
-		uint32_t id = after;
-		if (u->cast_s > 0) { /* FSDP's shard cast, which the gather waits for */
-			plan_task cast = {sim_time_from_s(u->cast_s), stage, PLAN_STREAM_DP,
-					  PLAN_TASK_DP, (int16_t)layer, -1, 0, 0, 0};
-			id = plan_graph_add(b->g, &cast, &after, 1);
-			if (id == UINT32_MAX)
-				return UINT32_MAX;
-		}
-		for (int k = 0; k < u->pieces; k++) {
-			if (!(u->gather_frac[k] > 0))
-				continue;
-			id = build_add_dp_on(b, &b->shard, stage, NET_ALLGATHER,
-					     u->param_bytes * u->gather_frac[k], &id, 1, (int16_t)layer);
-			if (id == UINT32_MAX)
-				return UINT32_MAX; /* out of memory: plan_graph_add's failure */
-		}
-		/* an MoE layer's routed experts under ep > 1: their own unit over
-		 * the expert-data-parallel group, after the layer's (torchtitan's
-		 * fully_shard of moe.experts on the EP mesh before the block's;
-		 * Megatron-FSDP's expert parameter groups) */
-		if (u->sep_param_bytes > 0 && u->sep_cast_s > 0) {
-			plan_task cast = {sim_time_from_s(u->sep_cast_s), stage, PLAN_STREAM_DP,
-					  PLAN_TASK_DP, (int16_t)layer, -1, 0, 0, 0};
-			id = plan_graph_add(b->g, &cast, &id, 1);
-		}
-		if (u->sep_param_bytes > 0 && id != UINT32_MAX)
-			id = build_add_dp_on(b, &b->edp, stage, NET_ALLGATHER, u->sep_param_bytes, &id,
-					     1, (int16_t)layer);
-		f->gather[layer] = id;
-	}
+	else if (f->gather[layer] == UINT32_MAX)
+		f->gather[layer] = unit_gather(b, u, stage, (int16_t)layer, after);
 	return f->gather[layer];
+}
+
+/* The ends (plan_zero3_root; plan_zero3_ends sizes them, seg.end marks
+ * their tasks): the parameters outside the transformer layers, moved on
+ * the DP stream in the order their tasks are issued, as each framework
+ * moves them:
+ *  - flat: FSDP1's root FlatParameter (torch 2.14.1
+ *    torch/distributed/fsdp/_runtime_utils.py:485-500: the root's
+ *    parameters are not freed after the forward, "with the intention that
+ *    they are immediately used for backward") or FSDP2's root module
+ *    (_fully_shard/_fsdp_state.py:208-212, the same unless the user set
+ *    reshard_after_forward): all-gathered before the forward chain's first
+ *    task, once per micro-batch, not again for the backward; reduce-
+ *    scattered after the backward chain, when its last gradient (the
+ *    embedding's) is ready;
+ *  - units: torchtitan (torchtitan/distributed/fsdp.py:238-267 at
+ *    b5bcd76c): the embedding a unit of its own, resharded after the
+ *    forward without a pipeline and gathered again for its backward
+ *    (prefetched as layer 0's backward starts), the final norm and the
+ *    output layer one that is not ("do not reshard_after_forward the last
+ *    layers", gathered as the last layer starts); each reduced after its
+ *    backward; tied weights one unit of the three, as flat but gathered
+ *    at the embedding and reduced after its backward;
+ *  - modules: DeepSpeed, every module gathered before its forward and
+ *    again before its backward (fetch_sub_module; emit.c's DeepSpeed note
+ *    above), the gradients in the IPG buckets (ipg_end's root_bytes).
+ * Under plan_zero3_pp_gathered they stay gathered as the layers do, their
+ * reductions after the chain (fsdp_reduce_pending). */
+static int end_piece(const fsdp_state *f, int e)
+{
+	return f->nends == 1 ? 0 : e - 1;
+}
+
+/* Does a task of end e gather its piece in this pass (f->dir)? (flat's
+ * one gather is at the chain's start: ends_dep) */
+static bool end_gathers(const builder *b, const fsdp_state *f, int e)
+{
+	int mode = b->s->fw.zero3_root;
+	if (mode == PLAN_ZERO3_ROOT_MODULES)
+		return true;
+	if (mode != PLAN_ZERO3_ROOT_UNITS)
+		return false;
+	if (f->nends == 1) /* tied: one unit, kept after its forward */
+		return e == 1 && f->dir > 0;
+	return f->dir > 0 || (e == 1 && !f->kept); /* the head's is kept */
+}
+
+/* Is end e's piece reduced once its backward tasks are done? (flat's
+ * after the chain) */
+static bool end_reduces(const builder *b, const fsdp_state *f, int e)
+{
+	int mode = b->s->fw.zero3_root;
+	return mode == PLAN_ZERO3_ROOT_MODULES ||
+	       (mode == PLAN_ZERO3_ROOT_UNITS && (f->nends == 2 || e == 1));
+}
+
+static uint32_t end_gather(builder *b, fsdp_state *f, int stage, int p, uint32_t after)
+{
+	if (f->end_gather[p] == UINT32_MAX && f->end[p].param_bytes > 0)
+		f->end_gather[p] = unit_gather(b, &f->end[p], stage, -1, after);
+	return f->end_gather[p];
+}
+
+/* The end gather seg i waits for, or UINT32_MAX. */
+static uint32_t ends_dep(builder *b, cursor *k, int i)
+{
+	fsdp_state *f = k->f;
+	const seg *x = &k->c->v[i];
+	if (f->nends == 0)
+		return UINT32_MAX;
+	if (b->s->fw.zero3_root == PLAN_ZERO3_ROOT_FLAT)
+		return f->dir > 0 && i == 0 && k->c->ends ? end_gather(b, f, k->stage, 0, k->prev)
+							 : UINT32_MAX;
+	if (x->end == 0 || !end_gathers(b, f, x->end))
+		return UINT32_MAX;
+	return end_gather(b, f, k->stage, end_piece(f, x->end), k->prev);
+}
+
+/* Past the stage's last layer (forward) or first (backward): the end the
+ * chain runs next, gathered now as a layer's successor would be. */
+static void ends_prefetch(builder *b, cursor *k)
+{
+	fsdp_state *f = k->f;
+	int e = f->dir > 0 ? 2 : 1;
+	if (f->nends > 0 && b->s->fw.zero3_root != PLAN_ZERO3_ROOT_FLAT &&
+	    (k->c->ends & (1u << e)) && end_gathers(b, f, e))
+		end_gather(b, f, k->stage, end_piece(f, e), k->prev);
 }
 
 /* A cursor at the start of chain c for micro-batch mb on `stage`, its first
@@ -151,7 +244,7 @@ static int emit_aside(builder *b, cursor *k, const seg *x, const plan_task *t)
 	return SIM_OK;
 }
 
-/* What seg i waits for: deps[0] the chain's last link (a ring transfer the
+/* What seg i waits for (deps[5]: an end's gather, ends_dep): deps[0] the chain's last link (a ring transfer the
  * one it forwards; a collective starting with the GEMM before it, the link
  * before that GEMM), deps[1] ZeRO-3's gather of a layer the chain enters
  * (issuing the next layer's as its prefetch) or the ring transfer a
@@ -160,16 +253,21 @@ static int emit_aside(builder *b, cursor *k, const seg *x, const plan_task *t)
  * chain's first task, the embedding, waits for its first layer's), deps[4]
  * the join a second pair displaced. Updates the cursor's layer, pending
  * join and held join. */
-static void link_deps(builder *b, cursor *k, int i, uint32_t deps[5])
+static void link_deps(builder *b, cursor *k, int i, uint32_t deps[6])
 {
 	const chain *c = k->c;
 	const seg *x = &c->v[i];
 	fsdp_state *f = k->f;
 	deps[0] = k->prev;
 	deps[1] = deps[2] = deps[3] = deps[4] = UINT32_MAX;
+	deps[5] = f->on ? ends_dep(b, k, i) : UINT32_MAX;
 	if (f->on && x->layer >= 0 && x->layer != k->cur) {
 		deps[1] = fsdp_gather(b, f, k->stage, x->layer, k->prev);
-		fsdp_gather(b, f, k->stage, x->layer + f->dir, k->prev); /* prefetch */
+		int next = x->layer + f->dir; /* the prefetch */
+		if (next >= 0 && next < f->layers)
+			fsdp_gather(b, f, k->stage, next, k->prev);
+		else
+			ends_prefetch(b, k);
 		k->cur = x->layer;
 	}
 	if (k->pgather && x->ovl == 0) {
@@ -521,7 +619,7 @@ static int fsdp_layer_grads(builder *b, cursor *k, const seg *x, uint32_t id)
 				return SIM_ENOMEM;
 		return SIM_OK;
 	}
-	if (f->kept && f->npend < f->layers) { /* after the chain (fsdp_reduce_pending) */
+	if (f->kept && f->npend < f->layers + 2) { /* after the chain (fsdp_reduce_pending) */
 		f->pend[f->npend++] = x->layer;
 		return SIM_OK;
 	}
@@ -531,11 +629,9 @@ static int fsdp_layer_grads(builder *b, cursor *k, const seg *x, uint32_t id)
 /* A layer's reduction (fsdp_layer_grads) after task id: FSDP1's passes and
  * the cast to the wire on the DP stream, the reduce-scatter (reduce_tail),
  * then the routed experts' own unit. */
-static int fsdp_layer_reduce(builder *b, cursor *k, int16_t layer, uint32_t id)
+static int unit_reduce(builder *b, cursor *k, const fsdp_unit *u, int16_t layer, uint32_t id)
 {
-	const fsdp_state *f = k->f;
 	int stage = k->stage;
-	const fsdp_unit *u = build_fsdp_unit(b, f, stage, layer);
 	bool nosync = plan_zero3_unsharded_acc(b->s);
 	int later = k->mb > 0 && !nosync;
 	uint32_t done = id;
@@ -567,6 +663,37 @@ static int fsdp_layer_reduce(builder *b, cursor *k, int16_t layer, uint32_t id)
 			   layer);
 }
 
+static int fsdp_layer_reduce(builder *b, cursor *k, int16_t layer, uint32_t id)
+{
+	return unit_reduce(b, k, build_fsdp_unit(b, k->f, k->stage, layer), layer, id);
+}
+
+/* End piece p's gradients after task id (the ends, above): FSDP1's flat
+ * gradient pass on the compute stream, then as a layer's (fsdp_layer_grads),
+ * nothing under DeepSpeed's buckets, which take them at the chain's end. */
+static int end_grads(builder *b, cursor *k, int p, uint32_t id)
+{
+	fsdp_state *f = k->f;
+	const fsdp_unit *u = &f->end[p];
+	if (!(u->grad_bytes > 0) || f->bucket)
+		return SIM_OK;
+	if (u->flat_s > 0) {
+		plan_task cat = {sim_time_from_s(u->flat_s), k->stage, PLAN_STREAM_COMPUTE,
+				 PLAN_TASK_BWD, -1, k->mb, 0, 0, 0};
+		id = plan_graph_add(b->g, &cat, &id, 1);
+		if (id == UINT32_MAX)
+			return SIM_ENOMEM;
+		k->prev = k->tail = id;
+	}
+	if (plan_zero3_unsharded_acc(b->s) && k->layer_end == NULL)
+		return SIM_OK; /* accumulated unsharded, reduced at the last */
+	if (f->kept && f->npend < f->layers + 2) {
+		f->pend[f->npend++] = (int16_t)(-1 - p);
+		return SIM_OK;
+	}
+	return unit_reduce(b, k, u, -1, id);
+}
+
 /* Under plan_zero3_pp_gathered the chunk's reductions wait for its last
  * backward chain to end (torch pipelining's REDUCE_GRAD after the chunk's
  * m-th backward: every FSDP parameter group's post_backward, one
@@ -576,7 +703,8 @@ static int fsdp_reduce_pending(builder *b, cursor *k)
 	fsdp_state *f = k->f;
 	uint32_t end = k->prev;
 	for (int i = 0; i < f->npend; i++)
-		if (fsdp_layer_reduce(b, k, f->pend[i], end) != SIM_OK)
+		if ((f->pend[i] >= 0 ? fsdp_layer_reduce(b, k, f->pend[i], end)
+				     : unit_reduce(b, k, &f->end[-1 - f->pend[i]], -1, end)) != SIM_OK)
 			return SIM_ENOMEM;
 	f->npend = 0;
 	return SIM_OK;
@@ -610,9 +738,9 @@ int build_emit_to(builder *b, cursor *k, int end)
 				return SIM_ENOMEM;
 			continue;
 		}
-		uint32_t deps[5];
+		uint32_t deps[6];
 		link_deps(b, k, i, deps);
-		uint32_t id = build_add_net(b->g, &t, deps, 5, x->net_s, x->net_nodes);
+		uint32_t id = build_add_net(b->g, &t, deps, 6, x->net_s, x->net_nodes);
 		if (id == UINT32_MAX || set_deep(b, id, x) != SIM_OK ||
 		    (x->quiet && plan_graph_set_quiet(b->g, id) != SIM_OK) ||
 		    (x->scale > 0 && x->scale != 1 &&
@@ -628,6 +756,16 @@ int build_emit_to(builder *b, cursor *k, int end)
 		bool layer_done = i + 1 == c->n || c->v[i + 1].layer != x->layer;
 		if (k->f->on && k->f->dir < 0 && x->layer >= 0 && layer_done &&
 		    fsdp_layer_grads(b, k, x, id) != SIM_OK)
+			return SIM_ENOMEM;
+		bool end_done = x->end && (i + 1 == c->n || c->v[i + 1].end != x->end);
+		if (k->f->nends > 0 && k->f->dir < 0 && end_done && end_reduces(b, k->f, x->end) &&
+		    end_grads(b, k, end_piece(k->f, x->end), id) != SIM_OK)
+			return SIM_ENOMEM;
+	}
+	if (k->i == c->n && k->f->nends > 0 && k->f->dir < 0 && c->ends && !k->ends_done &&
+	    b->s->fw.zero3_root == PLAN_ZERO3_ROOT_FLAT) { /* flat's root, after the chain */
+		k->ends_done = true;
+		if (end_grads(b, k, 0, k->prev) != SIM_OK)
 			return SIM_ENOMEM;
 	}
 	if (k->i == c->n && k->f->on && k->f->bucket && k->f->dir < 0 && !k->f->ended) {

@@ -25,6 +25,8 @@ static const char *const layer_names[] = {"fused", "nanotron", "mpt", "fms", "hf
 static const char *const accum_names[] = {"fused", "kernel", "autograd", "kernel-fp16",
                                            NULL}; /* plan_grad_accum */
 static const char *const zero3_reduce_names[] = {"unit", "bucket", NULL}; /* plan_zero3_reduce */
+static const char *const zero3_root_names[] = {"flat", "units", "modules", "none",
+                                                NULL}; /* plan_zero3_root */
 static const char *const grad_dtype_names[] = {"fp32", "params", "fp32-unless-fp16",
                                                 "params-unless-bf16-zero0", NULL};
 _Static_assert(PLAN_GRAD_FP32 == 0 && PLAN_GRAD_PARAMS == 1 && PLAN_GRAD_FP32_UNLESS_FP16 == 2,
@@ -159,6 +161,14 @@ const conf_key plan_framework_keys[] = {
          "ZeRO-3 gradient reduce-scatters: unit (after each unit's backward: FSDP) or bucket "
          "(DeepSpeed's IPG buckets of grad_bucket elements, filled tensor by tensor, the "
          "last reduced after the backward)"},
+        {"zero3_root", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "none", zero3_root_names,
+         FK(zero3_root),
+         "ZeRO-3's embedding and head (final norm, output layer): none (kept gathered, as "
+         "Megatron-FSDP keeps the modules outside its units), flat (one root unit gathered "
+         "as each forward starts, kept through the backward, reduced after it: FSDP1's root, "
+         "FSDP2's root module), units (torchtitan: the embedding its own unit, regathered for "
+         "its backward; norm and output one kept to theirs) or modules (DeepSpeed: each "
+         "gathered before its forward and its backward)"},
         {"zero3_rank_op", CONF_QTY, SIM_UNIT_TIME, 0, 1, "0 us", NULL, FK(zero3_rank_op_s),
          "ZeRO-3 bucket reductions: host time per shard rank and gradient tensor (DeepSpeed's "
          "reduce_scatter_coalesced slices every tensor per rank in Python)"},

@@ -65,6 +65,44 @@ double build_root_params(const plan_scenario *s, int stage, double *tensors)
 	return n;
 }
 
+/* The ends' parameters ZeRO-3 moves on `stage` (plan_zero3_root, emit.c
+ * "The ends"): piece 0 the embedding (first stage), piece 1 the head (final
+ * norm, output layer, MTP modules, and a pipeline's last stage's copy of a
+ * tied embedding), each as gathered (all its parameters) and reduced (those
+ * that train, build_root_params's). Under flat, and under units where the
+ * weights are tied on one stage (torchtitan's one unit of the three,
+ * fsdp.py:238-250 at b5bcd76c), one unit: piece 0 holds both. Under modules
+ * the head's gather takes a tied embedding again: DeepSpeed releases the
+ * embedding after its forward and the output layer reads its weight.
+ * Returns the pieces (0 without ends to move). */
+int plan_zero3_ends(const plan_scenario *s, int stage, double gather[2], double grad[2])
+{
+	const work_model *m = &s->model;
+	int mode = s->fw.zero3_root;
+	bool first = stage == 0, last = stage == plan_last_rank(&s->plan);
+	bool tied = !m->untied_embeddings;
+	double tied_w = (double)m->vocab * m->hidden / s->plan.tp;
+	gather[0] = gather[1] = grad[0] = grad[1] = 0;
+	if (mode == PLAN_ZERO3_ROOT_NONE || s->plan.zero < 3 || s->inference)
+		return 0;
+	if (first) {
+		gather[0] = plan_rank_embedding(s);
+		grad[0] = build_embedding_trained(s) ? gather[0] : 0;
+	}
+	if (last) {
+		double copy = tied && (!first || mode == PLAN_ZERO3_ROOT_MODULES) ? tied_w : 0;
+		double own = plan_rank_output(s) + build_mtp_experts(s);
+		gather[1] = own + copy;
+		grad[1] = build_output_trained(s) ? own + (first ? 0 : copy) : 0;
+	}
+	if (mode == PLAN_ZERO3_ROOT_FLAT || (mode == PLAN_ZERO3_ROOT_UNITS && tied && first && last)) {
+		gather[0] += gather[1], grad[0] += grad[1];
+		gather[1] = grad[1] = 0;
+		return gather[0] > 0 ? 1 : 0;
+	}
+	return 2;
+}
+
 int plan_zero3_pieces(const plan_scenario *s, double *gather, double *grad)
 {
 	const work_model *m = &s->model;
@@ -366,14 +404,17 @@ static uint32_t emit_cpu_adam(builder *b, int stage, const uint32_t *deps, int n
 	double gbytes = plan_grad_bytes(s);
 	/* what no reduction below copies: with none, the whole local gradient
 	 * at once; under ZeRO-3, whose reductions are per layer, the root
-	 * unit's (embedding, output layer) after the backward */
+	 * unit's (embedding, output layer) after the backward, unless its
+	 * ends are reduced as units of their own (zero3_root) */
 	double rest = ndp == 0 ? local * gbytes : 0;
 	if (ndp > 0 && s->plan.zero >= 3 && !b->fsdp.bucket) { /* buckets: the root's too */
-		double layers = 0;
+		double layers = 0, ga[2], gr[2];
 		for (int l = 0; l < plan_stage_layers(s, stage); l++) {
 			const fsdp_unit *u = build_fsdp_unit(b, &b->fsdp, stage, l);
 			layers += u->grad_bytes / b->shard.size + u->sep_grad_bytes / b->edp.size;
 		}
+		if (plan_zero3_ends(s, stage, ga, gr) > 0)
+			layers += (gr[0] + gr[1]) * gbytes / b->shard.size;
 		rest = fmax(0, local * gbytes - layers);
 	}
 	if (rest > 0)

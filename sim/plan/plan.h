@@ -216,6 +216,29 @@ typedef enum { PLAN_REDUCE_BOUNDARY = 0, PLAN_REDUCE_MICROBATCH } plan_reduce;
  * order and reduced when the next tensor would overflow them, the last one
  * after the backward (DeepSpeed's IPG buckets, emit.c ipg_add). */
 typedef enum { PLAN_ZERO3_REDUCE_UNIT = 0, PLAN_ZERO3_REDUCE_BUCKET } plan_zero3_reduce;
+/* How ZeRO-3 moves the parameters outside the transformer layers, the ends
+ * of the model: the embedding, and the head (final norm, output layer,
+ * MTP modules) ([framework] zero3_root; emit.c "The ends"):
+ *  - flat: one root unit (FSDP1's root FlatParameter, FSDP2's root module
+ *    holding what no block holds): all-gathered as each micro-batch's
+ *    forward starts, not resharded after the forward (the root's
+ *    heuristic), reduce-scattered after the whole backward;
+ *  - units: torchtitan's, the embedding a unit of its own resharded after
+ *    the forward (gathered again before its backward) and the final norm
+ *    with the output layer one that is not (tied weights: one unit of the
+ *    three, as flat);
+ *  - modules: DeepSpeed's, each module gathered before its forward and
+ *    again before its backward (its gradients in the IPG buckets);
+ *  - none (the default, Megatron-Core's): never moved, kept gathered as
+ *    Megatron-FSDP keeps the modules outside its units (megatron-core.ini;
+ *    podsim's approximation for every framework before 2026-11-30). The
+ *    memory counts them gathered in every case. */
+typedef enum {
+	PLAN_ZERO3_ROOT_FLAT = 0,
+	PLAN_ZERO3_ROOT_UNITS,
+	PLAN_ZERO3_ROOT_MODULES,
+	PLAN_ZERO3_ROOT_NONE
+} plan_zero3_root;
 /* How many calls a ZeRO-3 bucket is reduce-scattered in ([framework]
  * zero3_reduce_calls; plan_zero3_reduce_calls). */
 typedef enum { PLAN_ZERO3_CALLS_BUCKET = 0, PLAN_ZERO3_CALLS_TENSOR } plan_zero3_calls;
@@ -356,6 +379,7 @@ typedef struct plan_framework {
 	int zero3_reduce;             /* plan_zero3_reduce: per unit (FSDP) or
 				       * in DeepSpeed's IPG buckets of grad_bucket
 				       * elements (emit.c) */
+	int zero3_root;               /* plan_zero3_root: the ends' gathers */
 	double zero3_rank_op_s;       /* host time per (shard rank x gradient
 				       * tensor) of a bucket's reduce-scatter:
 				       * DeepSpeed's per-rank slicing (emit.c) */
@@ -880,6 +904,11 @@ bool plan_grads_sharded(const struct plan_scenario *s);
  * one chunk, :1171, :1388), then resharded. True for such a plan: zero 3,
  * pp > 1, training. */
 bool plan_zero3_pp_gathered(const struct plan_scenario *s);
+/* The ends' parameters ZeRO-3 moves on `stage` under [framework]
+ * zero3_root (plan_zero3_root; grads.c): per piece (0 the embedding, or the
+ * one root unit; 1 the head) the elements gathered and those reduced.
+ * Returns the pieces, 0 where nothing moves. */
+int plan_zero3_ends(const struct plan_scenario *s, int stage, double gather[2], double grad[2]);
 /* Whether ZeRO-3 gradients accumulate unsharded over the micro-batches
  * (accumulate_unsharded, FSDP no_sync, or plan_zero3_pp_gathered) and are
  * reduced only once the last micro-batch completes them. */

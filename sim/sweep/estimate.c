@@ -395,6 +395,46 @@ static double z3_bucket_tail(const plan_scenario *s, const plan_groups *g, int l
 	return tail;
 }
 
+/* The ends' exposed time (plan_zero3_ends; emit.c "The ends"), the worse
+ * of the first and last stage's, per micro-batch (per step under
+ * zero3_pp_gathered or, for the reductions, under no_sync: *once): flat's
+ * gather before anything computes and its reduction after the backward;
+ * units' embedding gather as the forward starts and its reduction after
+ * the backward (its backward gather and the head's prefetched behind a
+ * layer, the head's reduction behind the last layer's backward); modules'
+ * gathers at the chains' starts, the embedding's forward and the head's
+ * backward (their gradients in DeepSpeed's buckets, z3_bucket_tail). */
+static double z3_ends(const plan_scenario *s, const plan_groups *g, double wire, double *once)
+{
+	double wb = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0, worst = 0;
+	double n = g->shard.size > 1 ? g->shard.size : 1, gbytes = plan_grad_bytes(s);
+	int mode = s->fw.zero3_root, stages[2] = {0, plan_last_rank(&s->plan)};
+	bool kept = plan_zero3_pp_gathered(s), nosync = plan_zero3_unsharded_acc(s);
+	*once = 0;
+	for (int k = 0; k < 2; k++) {
+		double ga[2], gr[2], ag[2], rs[2];
+		int np = plan_zero3_ends(s, stages[k], ga, gr);
+		for (int i = 0; i < 2; i++) {
+			ag[i] = ga[i] > 0 ? plan_fsdp_gather_cast_s(s, ga[i] / n) +
+			                            coll_time(s, NET_ALLGATHER, &g->shard, ga[i] * wb)
+			                  : 0;
+			rs[i] = gr[i] > 0 && s->fw.zero3_reduce != PLAN_ZERO3_REDUCE_BUCKET
+			                ? coll_time(s, NET_REDUCESCATTER, &g->shard, gr[i] * gbytes * wire) +
+			                          plan_fsdp_reduce_s(s, gr[i]) +
+			                          plan_fsdp_post_reduce_s(s, gr[i] / n, false)
+			                : 0;
+		}
+		double gather = np == 0                           ? 0
+		                : mode == PLAN_ZERO3_ROOT_MODULES ? ag[0] + ag[1]
+		                                                  : ag[0];
+		double reduce = np == 0 || mode == PLAN_ZERO3_ROOT_MODULES ? 0 : rs[0];
+		if (kept || nosync)
+			*once = fmax(*once, (kept ? gather : 0) + reduce);
+		worst = fmax(worst, (kept ? 0 : gather) + (kept || nosync ? 0 : reduce));
+	}
+	return worst;
+}
+
 /* ZeRO-3 / FSDP's exposed data-parallel time (dp_exposed), as plan_build's
  * fsdp_gather: each layer's parameters are gathered before its forward and
  * again before its backward (its pieces' collectives back to back on the DP
@@ -418,6 +458,7 @@ static double z3_exposed(const plan_scenario *s, const plan_groups *g, double gr
 	                    ? coll_time(s, NET_ALLREDUCE, &g->replica,
 	                                z.lg * z.wire / (g->shard.size > 1 ? g->shard.size : 1))
 	                    : 0;
+	double once, ends = z3_ends(s, g, z.wire, &once);
 	if (plan_zero3_pp_gathered(s) && layers > 0) {
 		/* torch pipelining (emit.c fsdp_reduce_pending): each layer
 		 * gathered once, in the step's first forward through it (the
@@ -428,7 +469,7 @@ static double z3_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		 * pre-screen); the compute beside the gathers at 1 - i */
 		return layers * (fmax(0, z.ag - fwd_l) + z.rs + ar +
 		                 intf(s, NET_ALLGATHER, &g->shard, z.lw) * fmin(z.ag, fwd_l)) +
-		       z.ag;
+		       z.ag + once;
 	}
 	bool nosync = plan_zero3_unsharded_acc(s);
 	double early = nosync ? 0 : z.rs + (s->fw.hsdp_reduce == PLAN_REDUCE_MICROBATCH ? ar : 0);
@@ -450,7 +491,7 @@ static double z3_exposed(const plan_scenario *s, const plan_groups *g, double gr
 	 * layer's) delays the next forward's first gather, queued behind it on
 	 * the DP stream, or the optimizer step after the last micro-batch; a
 	 * bucket tail (DeepSpeed's) stands in for it */
-	double ends = layers > 0 ? 2 * z.ag + (tail > 0 ? 0 : z.rs + ar) : 0;
+	double ends_l = layers > 0 ? 2 * z.ag + (tail > 0 ? 0 : z.rs + ar) : 0;
 	/* and the compute beside every gather and reduction runs at 1 - i (the
 	 * GPU's interference, as the replay charges it), for as long as they run
 	 * hidden behind it */
@@ -459,7 +500,7 @@ static double z3_exposed(const plan_scenario *s, const plan_groups *g, double gr
 	                 (m - 1) * fmax(0, z.ag + early - bwd_l) +
 	                 fmax(0, z.ag + z.rs + ar - bwd_l) +
 	                 (double)m * (hx + intf(s, NET_ALLGATHER, &g->shard, z.lw) * hid)) +
-	       m * (tail + ends);
+	       m * (tail + ends_l + ends) + once;
 }
 
 /* Exposed DP time; grad and weight bytes are one rank's full (unsharded)
