@@ -749,9 +749,12 @@ void plan_dp_bytes(const plan_scenario *s, int stage, double *grad, double *weig
 		gb = 0;
 	if (p->offload_params != PLAN_OFFLOAD_NONE)
 		wb = 0;
-	double cp = p->cp > 1 ? p->cp : 1;
-	*grad = gb * (p->zero >= 2 ? (double)p->dp * cp : 1);
-	*weight = wb * (p->zero >= 3 ? (double)p->dp * cp : 1);
+	/* the rank's whole local bytes: a sharded figure times its shard
+	 * group (dense over shards, experts over eshards; ZeRO-3 gathers the
+	 * experts' whole), not the dp x cp ranks, which count the replicas of
+	 * hybrid sharding too */
+	*grad = gshard && gb > 0 ? tdense * g + texp * g : gb;
+	*weight = p->zero >= 3 && wb > 0 ? params * w + experts * w : wb;
 }
 
 void plan_offload_memory(const plan_scenario *s, int stage, double *host, double *nvme)
