@@ -250,6 +250,33 @@ static void size_buffers(const plan_scenario *s, const sizing *z, mw *w)
 		w->gather = fw->sp_gather_buffers * w->T * s->model.hidden * z->e;
 }
 
+/* The ends' parameters gathered as the backward starts, where the
+ * activations peak (emit.c "The ends"): all of them where they stay
+ * gathered (zero3_root none, flat's root kept from its forward, every unit
+ * under plan_zero3_pp_gathered); else the head's (its output layer reads a
+ * tied embedding again under modules), the embedding being resharded after
+ * its forward (torchtitan's own unit; DeepSpeed releases it, its next use
+ * a whole pass away, past stage3_max_reuse_distance), but for torchtitan's
+ * one unit of tied weights, kept. */
+static double root_gathered(const plan_scenario *s, int stage, const sizing *z)
+{
+	double ga[2], gr[2];
+	int n = s->plan.zero >= 3 ? plan_zero3_ends(s, stage, ga, gr) : 0;
+	int mode = s->fw.zero3_root;
+	if (n == 0 || mode == PLAN_ZERO3_ROOT_FLAT || plan_zero3_pp_gathered(s) ||
+	    (mode == PLAN_ZERO3_ROOT_UNITS && n == 1))
+		return z->root;
+	/* the root less the embedding, with the tied weight the head reads
+	 * again where both ends share the stage (plan_zero3_ends's head: its
+	 * copy on another stage is in the root already) */
+	bool both = stage == 0 && stage == plan_last_rank(&s->plan);
+	double copy = both && !s->model.untied_embeddings && mode == PLAN_ZERO3_ROOT_MODULES
+			      ? (double)s->model.vocab * s->model.hidden / s->plan.tp
+			      : 0;
+	double r = z->root - ga[0] + copy;
+	return r > 0 ? r : 0;
+}
+
 /* What the forward and backward add to the weights: ZeRO-3's gathered
  * layers, autocast's cache of 16-bit casts. */
 static void size_gathered(const plan_scenario *s, const sizing *z, mw *w)
@@ -260,7 +287,7 @@ static void size_gathered(const plan_scenario *s, const sizing *z, mw *w)
 	 * and backward; with parameters offloaded up to live_params elements. */
 	if (z->wshard && (w->shards > 1 || z->offp)) {
 		double nl = fw->gathered_layers < b->layers ? fw->gathered_layers : b->layers;
-		w->gathered = b->layer_max * nl * z->gw + z->root * z->rw;
+		w->gathered = b->layer_max * nl * z->gw + root_gathered(s, w->stage, z) * z->rw;
 		/* SHARD_GRAD_OP, or ZeRO-3 under torch pipelining (kept gathered
 		 * from the step's first forward: plan_zero3_pp_gathered): every
 		 * layer, unsharded */

@@ -568,6 +568,19 @@ static void moment_step_temps(const mw *w, const cand *x, plan_mem_peak *o)
 	add(o, PLAN_MEM_OPTIMIZER, x->temps, "step temporaries", "%s", txt);
 }
 
+/* Which ends the gathered weights hold as the backward starts
+ * (memsize.c root_gathered). */
+static const char *ends_words(const plan_scenario *s, int stage)
+{
+	double ga[2], gr[2];
+	int n = s->plan.zero >= 3 ? plan_zero3_ends(s, stage, ga, gr) : 0;
+	int mode = s->fw.zero3_root;
+	if (n == 2 && (mode == PLAN_ZERO3_ROOT_MODULES || mode == PLAN_ZERO3_ROOT_UNITS))
+		return ga[1] > 0 ? "the head; the embedding resharded after its forward"
+				 : "no end: the embedding resharded after its forward";
+	return "embedding, output";
+}
+
 /* The moment's terms beyond the static ones. */
 static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 {
@@ -584,9 +597,9 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 		    w->b.layers);
 	else
 		add(o, PLAN_MEM_BUFFERS, x->gathered, "gathered weights",
-		    "%s%d layers of %s params (+ embedding, output)",
+		    "%s%d layers of %s params (+ %s)",
 		    s->plan.zero == 2 ? "SHARD_GRAD_OP keeps all layers unsharded; " : "ZeRO-3: ",
-		    s->fw.gathered_layers, qty(w->b.layer_max, b, sizeof b));
+		    s->fw.gathered_layers, qty(w->b.layer_max, b, sizeof b), ends_words(s, w->stage));
 	add(o, PLAN_MEM_WEIGHTS, x->cache, "autocast weight cache",
 	    "16-bit casts of %s fp32 params x 2 B, freed before the backward",
 	    qty(w->b.train, a, sizeof a));

@@ -160,6 +160,28 @@ static void test_sizes(void)
 	plan_scenario_free(n);
 }
 
+/* The memory at the backward's start (memsize.c root_gathered): flat's
+ * root stays gathered from its forward, torchtitan's untied embedding is
+ * resharded after its forward, so the two peaks' buffers differ by the
+ * embedding's 16-bit bytes, 2 E, and nothing else moves. */
+static void test_memory(void)
+{
+	plan_scenario *f = load("framework.zero3_root=flat", "model.untied_embeddings=true", NULL);
+	plan_scenario *u = load("framework.zero3_root=units", "model.untied_embeddings=true", NULL);
+	if (f && u) {
+		double mf[PLAN_MEM_COUNT], mu[PLAN_MEM_COUNT];
+		plan_memory(f, 0, mf);
+		plan_memory(u, 0, mu);
+		CHECK_NEAR(mf[PLAN_MEM_BUFFERS] - mu[PLAN_MEM_BUFFERS], 2 * plan_rank_embedding(f),
+			   1e-9);
+		CHECK_NEAR(mf[PLAN_MEM_WEIGHTS], mu[PLAN_MEM_WEIGHTS], 1e-12);
+	} else {
+		CHECK(false);
+	}
+	plan_scenario_free(f);
+	plan_scenario_free(u);
+}
+
 /* The sweep's pre-screen charges the ends too (estimate.c z3_ends): flat
  * exposes the root's gather and reduction per micro-batch. */
 static void test_estimate(void)
@@ -183,6 +205,7 @@ int main(void)
 {
 	test_counts();
 	test_sizes();
+	test_memory();
 	test_estimate();
 	return check_done();
 }
