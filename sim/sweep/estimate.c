@@ -472,7 +472,8 @@ static double z3_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		       z.ag + once;
 	}
 	bool nosync = plan_zero3_unsharded_acc(s);
-	double early = nosync ? 0 : z.rs + (s->fw.hsdp_reduce == PLAN_REDUCE_MICROBATCH ? ar : 0);
+	double ar_mb = nosync || s->fw.hsdp_reduce != PLAN_REDUCE_MICROBATCH ? 0 : ar;
+	double early = nosync ? 0 : z.rs + ar_mb;
 	/* the host's work at each layer's gathers (emit.c zero3_entry): under
 	 * zero3_sync with the GPU idle, in both passes, with what the bucket
 	 * slicing of the layer's backward leaves beyond its GPU time and the
@@ -494,12 +495,17 @@ static double z3_exposed(const plan_scenario *s, const plan_groups *g, double gr
 	double ends_l = layers > 0 ? 2 * z.ag + (tail > 0 ? 0 : z.rs + ar) : 0;
 	/* and the compute beside every gather and reduction runs at 1 - i (the
 	 * GPU's interference, as the replay charges it), for as long as they run
-	 * hidden behind it */
-	double hid = fmin(2 * z.ag + early, fwd_l + bwd_l);
+	 * hidden behind it: the shard group's collectives at its channels'
+	 * share, the replicas' all-reduce at its own (one rank a node: few
+	 * channels, plan_comm_scale) */
+	double hid = fmin(2 * z.ag + early - ar_mb, fwd_l + bwd_l);
+	double hid_ar = fmin(ar_mb, fwd_l + bwd_l - hid);
+	double shard_b = z.lg * z.wire / (g->shard.size > 1 ? g->shard.size : 1);
+	double i_ar = hid_ar > 0 ? intf(s, NET_ALLREDUCE, &g->replica, shard_b) * hid_ar : 0;
 	return layers * ((double)m * fmax(0, z.ag - fwd_l) +
 	                 (m - 1) * fmax(0, z.ag + early - bwd_l) +
 	                 fmax(0, z.ag + z.rs + ar - bwd_l) +
-	                 (double)m * (hx + intf(s, NET_ALLGATHER, &g->shard, z.lw) * hid)) +
+	                 (double)m * (hx + intf(s, NET_ALLGATHER, &g->shard, z.lw) * hid + i_ar)) +
 	       m * (tail + ends_l + ends) + once;
 }
 

@@ -808,8 +808,9 @@ static void test_merge_schema(void)
  * the quickstart without a pipeline on dp 8 under ZeRO-3 gives the same
  * bytes fully sharded and with shard_size 2 or 4 (before, the replicas'
  * count multiplied them: 4x and 2x). The HSDP plan's estimate then stays
- * near its simulated step (within 15 %: the pre-screen's per-micro-batch
- * exposure of the replicas' all-reduce is its approximation). */
+ * near its simulated step: within 2 % (0.6 % when written), with the
+ * replicas' all-reduce charged at its own group's interference (estimate.c
+ * z3_exposed; at the shard group's it was 4 % over on fms-fsdp's 13B). */
 static void test_hsdp_bytes(void)
 {
 	const char *full[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=3"};
@@ -832,7 +833,7 @@ static void test_hsdp_bytes(void)
 		exec_result r;
 		sweep_estimate_plan(b, &e);
 		if (CHECK_INT(exec_run(b, &r), SIM_OK))
-			CHECK(fabs(e.step_s - r.step_s) < 0.15 * r.step_s);
+			CHECK(fabs(e.step_s - r.step_s) < 0.02 * r.step_s);
 	} else {
 		CHECK(false);
 	}
