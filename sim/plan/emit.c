@@ -244,6 +244,23 @@ static int emit_aside(builder *b, cursor *k, const seg *x, const plan_task *t)
 	return SIM_OK;
 }
 
+/* A backward chain that starts outside the layers (the head's backward on
+ * the last stage, a gradient's receive on the others): its first layer's
+ * gather issued as the chain starts, beside them. FSDP1's pre-backward hook
+ * of the root prefetches the next handle in backward order
+ * (_runtime_utils.py:682-686 in torch 2.14.1, BACKWARD_PRE), FSDP2 its
+ * next unit in reverse forward order (torchtitan's lm_head prefetches the
+ * last block explicitly under EP, fsdp.py:396-397 at b5bcd76c). */
+static void backward_prefetch(builder *b, cursor *k)
+{
+	const chain *c = k->c;
+	for (int j = 0; j < c->n; j++)
+		if (c->v[j].layer >= 0 && !c->v[j].aside) {
+			fsdp_gather(b, k->f, k->stage, c->v[j].layer, k->prev);
+			return;
+		}
+}
+
 /* What seg i waits for (deps[5]: an end's gather, ends_dep): deps[0] the chain's last link (a ring transfer the
  * one it forwards; a collective starting with the GEMM before it, the link
  * before that GEMM), deps[1] ZeRO-3's gather of a layer the chain enters
@@ -261,6 +278,8 @@ static void link_deps(builder *b, cursor *k, int i, uint32_t deps[6])
 	deps[0] = k->prev;
 	deps[1] = deps[2] = deps[3] = deps[4] = UINT32_MAX;
 	deps[5] = f->on ? ends_dep(b, k, i) : UINT32_MAX;
+	if (f->on && i == 0 && f->dir < 0 && x->layer < 0)
+		backward_prefetch(b, k);
 	if (f->on && x->layer >= 0 && x->layer != k->cur) {
 		deps[1] = fsdp_gather(b, f, k->stage, x->layer, k->prev);
 		int next = x->layer + f->dir; /* the prefetch */

@@ -160,6 +160,37 @@ static void test_sizes(void)
 	plan_scenario_free(n);
 }
 
+/* FSDP's backward prefetch from the chain's first hook (emit.c
+ * backward_prefetch): the backward's first layer, the last (23), is
+ * gathered as the chain starts, beside the head's backward, not after it.
+ * Layer 23's DP tasks per micro-batch in program order under none: its
+ * forward gather, its backward gather, its reduce-scatter; the backward
+ * gather waits for no backward compute task. */
+static void test_backward_prefetch(void)
+{
+	plan_scenario *s = load("framework.zero3_root=none", NULL, NULL);
+	plan_graph *g = NULL;
+	if (!s || plan_build(s, &g) != SIM_OK) {
+		CHECK(false);
+		plan_scenario_free(s);
+		return;
+	}
+	int seen = 0, checked = 0;
+	for (size_t t = 0; t < g->ntasks; t++) {
+		if (g->tasks[t].rank != 0 || g->tasks[t].kind != PLAN_TASK_DP ||
+		    g->tasks[t].layer != 23 || seen++ % 3 != 1)
+			continue;
+		checked++;
+		for (size_t e = 0; e < g->nedges; e++)
+			if (g->edges[e].to == t)
+				CHECK(g->tasks[g->edges[e].from].kind != PLAN_TASK_BWD);
+	}
+	CHECK_INT(seen, 4 * 3);
+	CHECK_INT(checked, 4);
+	plan_graph_free(g);
+	plan_scenario_free(s);
+}
+
 /* The memory at the backward's start (memsize.c root_gathered): flat's
  * root stays gathered from its forward, torchtitan's untied embedding is
  * resharded after its forward, so the two peaks' buffers differ by the
@@ -205,6 +236,7 @@ int main(void)
 {
 	test_counts();
 	test_sizes();
+	test_backward_prefetch();
 	test_memory();
 	test_estimate();
 	return check_done();
