@@ -242,11 +242,18 @@ static void zero3_ends_why(FILE *o, const plan_scenario *s)
 		         "module; their gradients go to the buckets.",
 		         e, h);
 		break;
+	case PLAN_ZERO3_ROOT_STEP:
+		snprintf(z, sizeof z,
+		         "The ends (framework zero3_root = step, Megatron-FSDP's modules outside its "
+		         "units): the embedding (%s) and the head (%s) are gathered in the step's first "
+		         "forward through them and kept to its end; their gradients are "
+		         "reduce-scattered after their backward in every micro-batch.",
+		         e, n0 == 1 && last == 0 ? "with it: tied, one" : h);
+		break;
 	default:
 		snprintf(z, sizeof z, "%s",
-		         "The ends stay gathered (framework zero3_root = none, as Megatron-FSDP keeps "
-		         "the modules outside its units): the embedding and output layer move no bytes "
-		         "per micro-batch.");
+		         "The ends stay gathered (framework zero3_root = none): the embedding and "
+		         "output layer move no bytes per micro-batch.");
 	}
 	explain_why(o, z);
 }

@@ -139,7 +139,10 @@ static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uin
  *    at the embedding and reduced after its backward;
  *  - modules: DeepSpeed, every module gathered before its forward and
  *    again before its backward (fetch_sub_module; emit.c's DeepSpeed note
- *    above), the gradients in the IPG buckets (ipg_end's root_bytes).
+ *    above), the gradients in the IPG buckets (ipg_end's root_bytes);
+ *  - step: Megatron-FSDP (megatron-core.ini cites it), gathered in the
+ *    step's first forward through them and kept (pipe.c op_begin keeps
+ *    their gathers across the stage's ops), reduced as units' are.
  * Under plan_zero3_pp_gathered they stay gathered as the layers do, their
  * reductions after the chain (fsdp_reduce_pending). */
 static int end_piece(const fsdp_state *f, int e)
@@ -154,6 +157,8 @@ static bool end_gathers(const builder *b, const fsdp_state *f, int e)
 	int mode = b->s->fw.zero3_root;
 	if (mode == PLAN_ZERO3_ROOT_MODULES)
 		return true;
+	if (mode == PLAN_ZERO3_ROOT_STEP) /* kept across the step's ops (pipe.c) */
+		return f->dir > 0 && (f->nends == 2 || e == 1);
 	if (mode != PLAN_ZERO3_ROOT_UNITS)
 		return false;
 	if (f->nends == 1) /* tied: one unit, kept after its forward */
@@ -167,7 +172,8 @@ static bool end_reduces(const builder *b, const fsdp_state *f, int e)
 {
 	int mode = b->s->fw.zero3_root;
 	return mode == PLAN_ZERO3_ROOT_MODULES ||
-	       (mode == PLAN_ZERO3_ROOT_UNITS && (f->nends == 2 || e == 1));
+	       ((mode == PLAN_ZERO3_ROOT_UNITS || mode == PLAN_ZERO3_ROOT_STEP) &&
+		(f->nends == 2 || e == 1));
 }
 
 static uint32_t end_gather(builder *b, fsdp_state *f, int stage, int p, uint32_t after)

@@ -25,7 +25,7 @@ static const char *const layer_names[] = {"fused", "nanotron", "mpt", "fms", "hf
 static const char *const accum_names[] = {"fused", "kernel", "autograd", "kernel-fp16",
                                            NULL}; /* plan_grad_accum */
 static const char *const zero3_reduce_names[] = {"unit", "bucket", NULL}; /* plan_zero3_reduce */
-static const char *const zero3_root_names[] = {"flat", "units", "modules", "none",
+static const char *const zero3_root_names[] = {"flat", "units", "modules", "none", "step",
                                                 NULL}; /* plan_zero3_root */
 static const char *const grad_dtype_names[] = {"fp32", "params", "fp32-unless-fp16",
                                                 "params-unless-bf16-zero0", NULL};
@@ -161,10 +161,11 @@ const conf_key plan_framework_keys[] = {
          "ZeRO-3 gradient reduce-scatters: unit (after each unit's backward: FSDP) or bucket "
          "(DeepSpeed's IPG buckets of grad_bucket elements, filled tensor by tensor, the "
          "last reduced after the backward)"},
-        {"zero3_root", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "none", zero3_root_names,
+        {"zero3_root", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "step", zero3_root_names,
          FK(zero3_root),
-         "ZeRO-3's embedding and head (final norm, output layer): none (kept gathered, as "
-         "Megatron-FSDP keeps the modules outside its units), flat (one root unit gathered "
+         "ZeRO-3's embedding and head (final norm, output layer): step (Megatron-FSDP's "
+         "modules outside its units: gathered in the step's first forward and kept, each "
+         "reduce-scattered after its backward every micro-batch), none (never moved), flat (one root unit gathered "
          "as each forward starts, kept through the backward, reduced after it: FSDP1's root, "
          "FSDP2's root module), units (torchtitan: the embedding its own unit, regathered for "
          "its backward; norm and output one kept to theirs) or modules (DeepSpeed: each "

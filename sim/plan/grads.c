@@ -69,9 +69,10 @@ double build_root_params(const plan_scenario *s, int stage, double *tensors)
  * "The ends"): piece 0 the embedding (first stage), piece 1 the head (final
  * norm, output layer, MTP modules, and a pipeline's last stage's copy of a
  * tied embedding), each as gathered (all its parameters) and reduced (those
- * that train, build_root_params's). Under flat, and under units where the
- * weights are tied on one stage (torchtitan's one unit of the three,
- * fsdp.py:238-250 at b5bcd76c), one unit: piece 0 holds both. Under modules
+ * that train, build_root_params's). Under flat, and under units or step
+ * where the weights are tied on one stage (torchtitan's one unit of the
+ * three, fsdp.py:238-250 at b5bcd76c; Megatron-FSDP's shared parameter,
+ * reduced by its root's post-backward), one unit: piece 0 holds both. Under modules
  * the head's gather takes a tied embedding again: DeepSpeed releases the
  * embedding after its forward and the output layer reads its weight.
  * Returns the pieces (0 without ends to move). */
@@ -95,7 +96,8 @@ int plan_zero3_ends(const plan_scenario *s, int stage, double gather[2], double 
 		gather[1] = own + copy;
 		grad[1] = build_output_trained(s) ? own + (first ? 0 : copy) : 0;
 	}
-	if (mode == PLAN_ZERO3_ROOT_FLAT || (mode == PLAN_ZERO3_ROOT_UNITS && tied && first && last)) {
+	bool per_end = mode == PLAN_ZERO3_ROOT_UNITS || mode == PLAN_ZERO3_ROOT_STEP;
+	if (mode == PLAN_ZERO3_ROOT_FLAT || (per_end && tied && first && last)) {
 		gather[0] += gather[1], grad[0] += grad[1];
 		gather[1] = grad[1] = 0;
 		return gather[0] > 0 ? 1 : 0;

@@ -252,8 +252,8 @@ static void size_buffers(const plan_scenario *s, const sizing *z, mw *w)
 
 /* The ends' parameters gathered as the backward starts, where the
  * activations peak (emit.c "The ends"): all of them where they stay
- * gathered (zero3_root none, flat's root kept from its forward, every unit
- * under plan_zero3_pp_gathered); else the head's (its output layer reads a
+ * gathered (zero3_root none, flat's root kept from its forward, step's
+ * from the step's first, every unit under plan_zero3_pp_gathered); else the head's (its output layer reads a
  * tied embedding again under modules), the embedding being resharded after
  * its forward (torchtitan's own unit; DeepSpeed releases it, its next use
  * a whole pass away, past stage3_max_reuse_distance), but for torchtitan's
@@ -263,8 +263,8 @@ static double root_gathered(const plan_scenario *s, int stage, const sizing *z)
 	double ga[2], gr[2];
 	int n = s->plan.zero >= 3 ? plan_zero3_ends(s, stage, ga, gr) : 0;
 	int mode = s->fw.zero3_root;
-	if (n == 0 || mode == PLAN_ZERO3_ROOT_FLAT || plan_zero3_pp_gathered(s) ||
-	    (mode == PLAN_ZERO3_ROOT_UNITS && n == 1))
+	if (n == 0 || mode == PLAN_ZERO3_ROOT_FLAT || mode == PLAN_ZERO3_ROOT_STEP ||
+	    plan_zero3_pp_gathered(s) || (mode == PLAN_ZERO3_ROOT_UNITS && n == 1))
 		return z->root;
 	/* the root less the embedding, with the tied weight the head reads
 	 * again where both ends share the stage (plan_zero3_ends's head: its

@@ -84,7 +84,10 @@ static void op_begin(builder *b, int stage, const plan_op *op, sched_state *st,
 	 * the stage's first op to the step's end (plan_zero3_pp_gathered) */
 	for (int l = 0; e->f.on && !(e->f.kept && st->gathered) && l < e->f.layers; l++)
 		e->f.gather[l] = UINT32_MAX;
-	for (int p = 0; e->f.on && !(e->f.kept && st->gathered) && p < 2; p++)
+	/* the ends' likewise, and under zero3_root = step from the stage's
+	 * first op on */
+	bool ends_kept = e->f.kept || b->s->fw.zero3_root == PLAN_ZERO3_ROOT_STEP;
+	for (int p = 0; e->f.on && !(ends_kept && st->gathered) && p < 2; p++)
 		e->f.end_gather[p] = UINT32_MAX;
 	st->gathered = true;
 	if (e->f.bucket) { /* the root unit's gradients close the backward */

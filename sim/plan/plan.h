@@ -229,15 +229,19 @@ typedef enum { PLAN_ZERO3_REDUCE_UNIT = 0, PLAN_ZERO3_REDUCE_BUCKET } plan_zero3
  *    three, as flat);
  *  - modules: DeepSpeed's, each module gathered before its forward and
  *    again before its backward (its gradients in the IPG buckets);
- *  - none (the default, Megatron-Core's): never moved, kept gathered as
- *    Megatron-FSDP keeps the modules outside its units (megatron-core.ini;
- *    podsim's approximation for every framework before 2026-11-30). The
- *    memory counts them gathered in every case. */
+ *  - step (the default, Megatron-Core's): Megatron-FSDP's modules outside
+ *    its units, gathered in the step's first forward and kept (their
+ *    buckets are never released within a step), each reduce-scattered
+ *    after its backward in every micro-batch as the units' (megatron-core.ini);
+ *  - none: never moved (podsim's approximation for every framework before
+ *    2026-11-30). The memory counts them gathered in every case but those
+ *    that reshard the embedding after its forward. */
 typedef enum {
 	PLAN_ZERO3_ROOT_FLAT = 0,
 	PLAN_ZERO3_ROOT_UNITS,
 	PLAN_ZERO3_ROOT_MODULES,
-	PLAN_ZERO3_ROOT_NONE
+	PLAN_ZERO3_ROOT_NONE,
+	PLAN_ZERO3_ROOT_STEP
 } plan_zero3_root;
 /* How many calls a ZeRO-3 bucket is reduce-scattered in ([framework]
  * zero3_reduce_calls; plan_zero3_reduce_calls). */

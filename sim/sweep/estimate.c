@@ -403,7 +403,8 @@ static double z3_bucket_tail(const plan_scenario *s, const plan_groups *g, int l
  * the backward (its backward gather and the head's prefetched behind a
  * layer, the head's reduction behind the last layer's backward); modules'
  * gathers at the chains' starts, the embedding's forward and the head's
- * backward (their gradients in DeepSpeed's buckets, z3_bucket_tail). */
+ * backward (their gradients in DeepSpeed's buckets, z3_bucket_tail);
+ * step's gathers once a step, its reductions as units'. */
 static double z3_ends(const plan_scenario *s, const plan_groups *g, double wire, double *once)
 {
 	double wb = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0, worst = 0;
@@ -428,9 +429,10 @@ static double z3_ends(const plan_scenario *s, const plan_groups *g, double wire,
 		                : mode == PLAN_ZERO3_ROOT_MODULES ? ag[0] + ag[1]
 		                                                  : ag[0];
 		double reduce = np == 0 || mode == PLAN_ZERO3_ROOT_MODULES ? 0 : rs[0];
-		if (kept || nosync)
-			*once = fmax(*once, (kept ? gather : 0) + reduce);
-		worst = fmax(worst, (kept ? 0 : gather) + (kept || nosync ? 0 : reduce));
+		bool g1 = kept || mode == PLAN_ZERO3_ROOT_STEP; /* gathered once a step */
+		if (g1 || nosync)
+			*once = fmax(*once, (g1 ? gather : 0) + (kept || nosync ? reduce : 0));
+		worst = fmax(worst, (g1 ? 0 : gather) + (kept || nosync ? 0 : reduce));
 	}
 	return worst;
 }

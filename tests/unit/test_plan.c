@@ -330,8 +330,11 @@ static void test_graph(void)
 	plan_graph *g = NULL;
 	if (s && plan_build(s, &g) == SIM_OK) {
 		CHECK_INT(plan_microbatches(&s->plan), 8);
-		CHECK_INT(count(g, 0, PLAN_TASK_DP), 8 * 12 * 3 + 1);
-		CHECK_INT(count(g, 1, PLAN_TASK_DP), 8 * 12 * 3 + 1);
+		/* + each stage's end (zero3_root = step: the embedding on
+		 * stage 0, the head and its tied copy of it on stage 1): one
+		 * gather a step, a reduce-scatter a micro-batch */
+		CHECK_INT(count(g, 0, PLAN_TASK_DP), 8 * 12 * 3 + 1 + 1 + 8);
+		CHECK_INT(count(g, 1, PLAN_TASK_DP), 8 * 12 * 3 + 1 + 1 + 8);
 		CHECK_INT(count(g, 0, PLAN_TASK_OPTIM), 1);
 		double mem0[PLAN_MEM_COUNT], mem3[PLAN_MEM_COUNT];
 		plan_memory(s, 0, mem3);
@@ -651,7 +654,11 @@ static int kept_reduce_after_backward(const plan_graph *g, int st)
  *    pipelining (zero3_pp_gathered: units kept gathered from the step's
  *    first forward, reduced once after the last backward) full sharding
  *    has 12 gathers, 12 reduce-scatters and the embedding's all-reduce, and
- *    each reduce-scatter waits for the stage's last backward task. */
+ *    each reduce-scatter waits for the stage's last backward task.
+ * Each count adds stage 0's end, the embedding (zero3_root = step, the
+ * default; test_ends.c): one gather a step, and a reduce-scatter (with
+ * hybrid sharding then an all-reduce) where a layer's are, 1 + 8 (+ 8),
+ * 1 + 8 + 1 at the boundary, 1 + 1 + 1 under no_sync, 1 + 1 kept. */
 static void test_placement(void)
 {
 	plan_spec p = {.tp = 2, .cp = 1, .dp = 4, .pp = 2};
@@ -694,13 +701,16 @@ static void test_placement(void)
 		CHECK_INT(plan_microbatches(&b->plan), 8);
 		plan_graph *g = NULL;
 		CHECK_INT(plan_build(a, &g), SIM_OK);
+		/* + the embedding (zero3_root = step): one gather a step, a
+		 * reduce-scatter (with hybrid sharding then its all-reduce) a
+		 * micro-batch */
 		if (g)
-			CHECK_INT(count(g, 0, PLAN_TASK_DP), 8 * 12 * 3 + 1);
+			CHECK_INT(count(g, 0, PLAN_TASK_DP), 8 * 12 * 3 + 1 + 1 + 8);
 		plan_graph_free(g);
 		g = NULL;
 		CHECK_INT(plan_build(b, &g), SIM_OK);
 		if (g)
-			CHECK_INT(count(g, 0, PLAN_TASK_DP), 8 * 12 * 3 + 1 + 8 * 12);
+			CHECK_INT(count(g, 0, PLAN_TASK_DP), 8 * 12 * 3 + 1 + 8 * 12 + 1 + 8 + 8);
 		plan_graph_free(g);
 	}
 	plan_scenario_free(b);
@@ -709,14 +719,14 @@ static void test_placement(void)
 	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", hybrid, 5, d, &b), SIM_OK);
 	plan_graph *g = NULL;
 	if (b && plan_build(b, &g) == SIM_OK)
-		CHECK_INT(count(g, 0, PLAN_TASK_DP), 8 * 12 * 3 + 1 + 12);
+		CHECK_INT(count(g, 0, PLAN_TASK_DP), 8 * 12 * 3 + 1 + 12 + 1 + 8 + 1);
 	plan_graph_free(g);
 	plan_scenario_free(b);
 	b = NULL, g = NULL;
 	hybrid[4] = "framework.accumulate_unsharded=true";
 	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", hybrid, 5, d, &b), SIM_OK);
 	if (b && plan_build(b, &g) == SIM_OK)
-		CHECK_INT(count(g, 0, PLAN_TASK_DP), 8 * 12 * 2 + 12 + 12 + 1);
+		CHECK_INT(count(g, 0, PLAN_TASK_DP), 8 * 12 * 2 + 12 + 12 + 1 + 1 + 1 + 1);
 	plan_graph_free(g);
 	plan_scenario_free(a);
 	plan_scenario_free(b);
@@ -725,7 +735,7 @@ static void test_placement(void)
 			      "framework.zero3_pp_gathered=true"};
 	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", kept, 3, d, &a), SIM_OK);
 	if (a && plan_build(a, &g) == SIM_OK) {
-		CHECK_INT(count(g, 0, PLAN_TASK_DP), 12 + 12 + 1);
+		CHECK_INT(count(g, 0, PLAN_TASK_DP), 12 + 12 + 1 + 1 + 1);
 		CHECK_INT(kept_reduce_after_backward(g, 0), 12);
 	}
 	plan_graph_free(g);
@@ -1098,6 +1108,7 @@ static void test_framework_default(void)
 		CHECK_INT(x->zero3_gathers, y->zero3_gathers);
 		CHECK_INT(x->zero3_modules, y->zero3_modules);
 		CHECK_INT(x->zero3_reduce, y->zero3_reduce);
+		CHECK_INT(x->zero3_root, y->zero3_root);
 		CHECK_NEAR(x->zero3_rank_op_s, y->zero3_rank_op_s, 0);
 		CHECK_NEAR(x->grad_bucket, y->grad_bucket, 0);
 		CHECK_NEAR(x->grad_bucket_per_dp, y->grad_bucket_per_dp, 0);
@@ -1307,10 +1318,12 @@ static void test_fsdp_reduce_passes(void)
 		CHECK_INT(plan_build(s[0], &g0), SIM_OK);
 		CHECK_INT(plan_build(s[1], &g1), SIM_OK);
 		if (g0 && g1) {
+			/* per reduce-scatter: the layers' and the ends' (their
+			 * one unit under zero3_root = step), each micro-batch */
 			CHECK_INT(count_kind(g1, 0, PLAN_TASK_DP) - count_kind(g0, 0, PLAN_TASK_DP),
-				  s[1]->model.layers * 4);
+				  (s[1]->model.layers + 1) * 4);
 			CHECK_INT(count_kind(g1, 0, PLAN_TASK_BWD) - count_kind(g0, 0, PLAN_TASK_BWD),
-				  s[1]->model.layers * 4);
+				  (s[1]->model.layers + 1) * 4);
 		}
 		plan_graph_free(g0), plan_graph_free(g1);
 		exec_result *r = malloc(4 * sizeof *r);
@@ -1381,10 +1394,13 @@ static void test_zero3_buckets(void)
 			CHECK_INT(plan_build(s[i], &g[i]), SIM_OK);
 	if (g[0] && g[1] && g[2] && g[3]) {
 		CHECK_INT(plan_microbatches(&s[1]->plan), 4);
-		CHECK_INT(count_kind(g[0], 0, PLAN_TASK_DP), 288);
-		CHECK_INT(count_kind(g[1], 0, PLAN_TASK_DP), 296);
-		CHECK_INT(count_kind(g[2], 0, PLAN_TASK_DP), 200);
-		CHECK_INT(count_kind(g[3], 0, PLAN_TASK_DP), 296);
+		/* + the ends' one gather a step (zero3_root = step), and per
+		 * unit their reduce-scatter every micro-batch (in the buckets
+		 * the root's gradient R below) */
+		CHECK_INT(count_kind(g[0], 0, PLAN_TASK_DP), 288 + 1 + 4);
+		CHECK_INT(count_kind(g[1], 0, PLAN_TASK_DP), 296 + 1);
+		CHECK_INT(count_kind(g[2], 0, PLAN_TASK_DP), 200 + 1);
+		CHECK_INT(count_kind(g[3], 0, PLAN_TASK_DP), 296 + 1);
 		CHECK_INT(count_kind(g[3], 0, PLAN_TASK_BWD) - count_kind(g[1], 0, PLAN_TASK_BWD),
 			  4);
 		/* the closed form (plan_zero3_buckets) agrees: 13 buckets, the
@@ -1397,7 +1413,7 @@ static void test_zero3_buckets(void)
 		CHECK_NEAR(mx, 4 * P, 1e-9 * P);
 		CHECK_NEAR(last, 2 * R, 1e-9 * R);
 		CHECK_NEAR(h, 0, 0);
-		CHECK_INT(count_kind(g[1], 0, PLAN_TASK_DP), 4 * (48 + 2 * n));
+		CHECK_INT(count_kind(g[1], 0, PLAN_TASK_DP), 4 * (48 + 2 * n) + 1);
 		CHECK_INT(plan_zero3_buckets(s[2], 0, &mx, &last, &h), 1);
 		CHECK_NEAR(last, 2 * (24 * P + R), 1e-9 * P);
 		CHECK_INT(plan_zero3_buckets(s[0], 0, &mx, &last, &h), 0);
@@ -1436,7 +1452,7 @@ static void test_zero3_buckets(void)
 		CHECK_INT(plan_zero3_reduce_calls(s[1], te[0]), 1);
 		for (int i = 0; i < n && i < 16; i++)
 			calls += plan_zero3_reduce_calls(st, te[i]);
-		CHECK_INT(count_kind(gt, 0, PLAN_TASK_DP), 4 * (48 + n + calls));
+		CHECK_INT(count_kind(gt, 0, PLAN_TASK_DP), 4 * (48 + n + calls) + 1);
 	}
 	plan_graph_free(gt);
 	plan_scenario_free(st);
@@ -1533,8 +1549,10 @@ static void test_zero3_sync(void)
  * graph (quickstart, tp 2, dp 8, ZeRO-3, per-unit reduce-scatters, m = 4):
  * the 4 modules gathered before each forward and backward of the 24
  * layers, 4 x (2 x 24 x 4 + 24) = 864 DP tasks against 4 x (48 + 24) = 288
- * with one even gather; the first layer's four gathers move bytes in the
- * ratio 3 : 1 : 4 : 4 over the NVLink ports. */
+ * with one even gather, each + 1 + 4 for the ends (zero3_root = step, the
+ * default: the tied ends' one unit gathered once a step and reduce-scattered
+ * every micro-batch; test_ends.c); the first layer's four gathers move bytes
+ * in the ratio 3 : 1 : 4 : 4 over the NVLink ports. */
 static void test_zero3_modules(void)
 {
 	const char *hf[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=3",
@@ -1588,12 +1606,13 @@ static void test_zero3_modules(void)
 	CHECK_INT(plan_build(s, &g), SIM_OK);
 	CHECK_INT(plan_build(e, &ge), SIM_OK);
 	if (g && ge) {
-		CHECK_INT(count_kind(g, 0, PLAN_TASK_DP), 864);
-		CHECK_INT(count_kind(ge, 0, PLAN_TASK_DP), 288);
+		CHECK_INT(count_kind(g, 0, PLAN_TASK_DP), 864 + 1 + 4);
+		CHECK_INT(count_kind(ge, 0, PLAN_TASK_DP), 288 + 1 + 4);
 		double b[4];
 		int n = 0;
 		for (size_t i = 0; i < g->ntasks && n < 4; i++)
-			if (g->tasks[i].rank == 0 && g->tasks[i].kind == PLAN_TASK_DP)
+			if (g->tasks[i].rank == 0 && g->tasks[i].kind == PLAN_TASK_DP &&
+			    g->tasks[i].layer >= 0)
 				b[n++] = g->tasks[i].scaleup_bytes;
 		if (CHECK_INT(n, 4)) {
 			CHECK_NEAR(b[0] / b[1], 3, 1e-6);
@@ -1633,11 +1652,13 @@ static void test_zero3_modules(void)
  * hw_mem_time(6 P/16)) and A has none. */
 static void test_zero3_wire(void)
 {
+	/* the layers alone: the ends not moved (zero3_root = none; test_ends.c) */
 	const char *base[] = {"parallel.pp=1", "parallel.dp=8", "parallel.zero=3",
 			      "parallel.fp32_grads=true", "framework.zero3_reduce=unit",
 			      "framework.zero3_gathers=1", "framework.grads=persistent",
-			      "framework.grad_wire_dtype=grads", "framework.param_master=false"};
-	const char *sets[5][9];
+			      "framework.grad_wire_dtype=grads", "framework.param_master=false",
+			      "framework.zero3_root=none"};
+	const char *sets[5][10];
 	for (int i = 0; i < 5; i++)
 		memcpy(sets[i], base, sizeof base);
 	sets[1][7] = "framework.grad_wire_dtype=params";
@@ -1648,7 +1669,7 @@ static void test_zero3_wire(void)
 	plan_scenario *s[5] = {0};
 	sim_diag *d = sim_diag_new();
 	for (int i = 0; i < 5; i++)
-		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", sets[i], 9, d, &s[i]),
+		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", sets[i], 10, d, &s[i]),
 			  SIM_OK);
 	sim_diag_free(d);
 	for (int i = 0; i < 5; i++) {
@@ -1843,8 +1864,10 @@ static void test_fsdp_casts(void)
 			CHECK_INT(plan_build(s[i], &g[i]), SIM_OK);
 		if (g[0] && g[1] && g[2]) {
 			int dp0 = count_kind(g[0], 0, PLAN_TASK_DP), l = s[0]->model.layers;
-			CHECK_INT(count_kind(g[1], 0, PLAN_TASK_DP) - dp0, 2 * l * 4 + l * 4);
-			CHECK_INT(count_kind(g[2], 0, PLAN_TASK_DP) - dp0, 2 * l * 4 + l * 3);
+			/* the ends' one unit (zero3_root = step) alike: its one
+			 * gather's cast, its reduce-scatters' casts back */
+			CHECK_INT(count_kind(g[1], 0, PLAN_TASK_DP) - dp0, 2 * l * 4 + l * 4 + 1 + 4);
+			CHECK_INT(count_kind(g[2], 0, PLAN_TASK_DP) - dp0, 2 * l * 4 + l * 3 + 1 + 3);
 		}
 		for (int i = 0; i < 3; i++)
 			plan_graph_free(g[i]);
