@@ -137,9 +137,14 @@ static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uin
  *    layers", gathered as the last layer starts); each reduced after its
  *    backward; tied weights one unit of the three, as flat but gathered
  *    at the embedding and reduced after its backward;
- *  - modules: DeepSpeed, every module gathered before its forward and
- *    again before its backward (fetch_sub_module; emit.c's DeepSpeed note
- *    above), the gradients in the IPG buckets (ipg_end's root_bytes);
+ *  - modules: DeepSpeed, every module gathered before its forward
+ *    (fetch_sub_module; emit.c's DeepSpeed note above) and released after
+ *    it unless the trace uses it again within stage3_max_reuse_distance
+ *    (1e9 elements; partitioned_param_coordinator.py:524-554 at 38327e07):
+ *    the head's backward follows its forward at once (kept), the
+ *    embedding's comes a whole pass of twice the model's parameters
+ *    later (gathered again before it); the gradients in the IPG buckets
+ *    (ipg_end's root_bytes);
  *  - step: Megatron-FSDP (megatron-core.ini cites it), gathered in the
  *    step's first forward through them and kept (pipe.c op_begin keeps
  *    their gathers across the stage's ops), reduced as units' are.
@@ -155,8 +160,8 @@ static int end_piece(const fsdp_state *f, int e)
 static bool end_gathers(const builder *b, const fsdp_state *f, int e)
 {
 	int mode = b->s->fw.zero3_root;
-	if (mode == PLAN_ZERO3_ROOT_MODULES)
-		return true;
+	if (mode == PLAN_ZERO3_ROOT_MODULES) /* the head kept by its reuse */
+		return f->dir > 0 || e == 1;
 	if (mode == PLAN_ZERO3_ROOT_STEP) /* kept across the step's ops (pipe.c) */
 		return f->dir > 0 && (f->nends == 2 || e == 1);
 	if (mode != PLAN_ZERO3_ROOT_UNITS)

@@ -169,7 +169,7 @@ const conf_key plan_framework_keys[] = {
          "as each forward starts, kept through the backward, reduced after it: FSDP1's root, "
          "FSDP2's root module), units (torchtitan: the embedding its own unit, regathered for "
          "its backward; norm and output one kept to theirs) or modules (DeepSpeed: each "
-         "gathered before its forward and its backward)"},
+         "gathered before its forward, the embedding again before its backward)"},
         {"zero3_rank_op", CONF_QTY, SIM_UNIT_TIME, 0, 1, "0 us", NULL, FK(zero3_rank_op_s),
          "ZeRO-3 bucket reductions: host time per shard rank and gradient tensor (DeepSpeed's "
          "reduce_scatter_coalesced slices every tensor per rank in Python)"},

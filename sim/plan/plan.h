@@ -227,8 +227,9 @@ typedef enum { PLAN_ZERO3_REDUCE_UNIT = 0, PLAN_ZERO3_REDUCE_BUCKET } plan_zero3
  *    the forward (gathered again before its backward) and the final norm
  *    with the output layer one that is not (tied weights: one unit of the
  *    three, as flat);
- *  - modules: DeepSpeed's, each module gathered before its forward and
- *    again before its backward (its gradients in the IPG buckets);
+ *  - modules: DeepSpeed's, each module gathered before its forward, the
+ *    embedding again before its backward, the head kept across the
+ *    turnaround by the reuse distance (its gradients in the IPG buckets);
  *  - step (the default, Megatron-Core's): Megatron-FSDP's modules outside
  *    its units, gathered in the step's first forward and kept (their
  *    buckets are never released within a step), each reduce-scattered

@@ -402,8 +402,9 @@ static double z3_bucket_tail(const plan_scenario *s, const plan_groups *g, int l
  * units' embedding gather as the forward starts and its reduction after
  * the backward (its backward gather and the head's prefetched behind a
  * layer, the head's reduction behind the last layer's backward); modules'
- * gathers at the chains' starts, the embedding's forward and the head's
- * backward (their gradients in DeepSpeed's buckets, z3_bucket_tail);
+ * embedding gather at the forward's start (the head's prefetched, kept
+ * to its backward; their gradients in DeepSpeed's buckets,
+ * z3_bucket_tail);
  * step's gathers once a step, its reductions as units'. */
 static double z3_ends(const plan_scenario *s, const plan_groups *g, double wire, double *once)
 {
@@ -425,9 +426,7 @@ static double z3_ends(const plan_scenario *s, const plan_groups *g, double wire,
 			                          plan_fsdp_post_reduce_s(s, gr[i] / n, false)
 			                : 0;
 		}
-		double gather = np == 0                           ? 0
-		                : mode == PLAN_ZERO3_ROOT_MODULES ? ag[0] + ag[1]
-		                                                  : ag[0];
+		double gather = np == 0 ? 0 : ag[0];
 		double reduce = np == 0 || mode == PLAN_ZERO3_ROOT_MODULES ? 0 : rs[0];
 		bool g1 = kept || mode == PLAN_ZERO3_ROOT_STEP; /* gathered once a step */
 		if (g1 || nosync)
