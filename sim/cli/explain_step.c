@@ -54,6 +54,15 @@ void explain_bubble(FILE *o, const plan_scenario *s, const exec_result *r)
 		        "input passes (B) and weight passes (W) in torch's order, the last ranks' "
 		        "cool-down W held to the end",
 		        2 * p->pp - 1, plan_schedule_warm(p->schedule, p->pp, m, p->vpp, p->pp, 0, 0));
+	} else if (p->schedule == PLAN_SCHED_LOOPED_BFS) {
+		tb /= p->vpp;
+		fprintf(o,
+		        ", / v = %d: %.1f%% with m >= p\n  looped bfs   breadth first (torch's "
+		        "ScheduleLoopedBFS): every micro-batch's forward through chunk 0, then chunk "
+		        "1, ..., then the backwards from the last chunk down, each chunk's last "
+		        "micro-batch first: all m x v = %d chunk activations live at the turn, as "
+		        "GPipe's",
+		        p->vpp, 100.0 * tb, m * p->vpp);
 	} else if (p->vpp > 1) {
 		tb /= p->vpp;
 		fprintf(o, ", / v = %d (interleaved): %.1f%%", p->vpp, 100.0 * tb);

@@ -463,10 +463,18 @@ static int check_pipeline(const plan_scenario *s, sim_diag *diag)
 		       2 * p->pp - 1, plan_microbatches(p));
 		errors++;
 	}
+	if (p->vpp <= 1 && p->schedule == PLAN_SCHED_LOOPED_BFS) {
+		err_at(s, diag, "parallel", "schedule",
+		       "schedule = looped-bfs needs vpp >= 2 chunks a rank (torchtitan runs its "
+		       "multi-stage schedules with two or more, distributed/pipeline_parallel.py:"
+		       "244-257 at b5bcd76c; with one it is GPipe with the backwards reversed: "
+		       "schedule = gpipe)");
+		errors++;
+	}
 	if (p->vpp > 1 && p->schedule == PLAN_SCHED_GPIPE) {
 		err_at(s, diag, "parallel", "vpp",
-		       "vpp > 1 needs schedule = 1f1b (interleaved 1F1B) or zb-h1 (interleaved zero "
-		       "bubble)");
+		       "vpp > 1 needs schedule = 1f1b (interleaved 1F1B), zb-h1 (interleaved zero "
+		       "bubble), zbv or looped-bfs (breadth-first GPipe)");
 		errors++;
 	}
 	if (p->vpp > 1 && p->p2p == PLAN_P2P_SYNC) {
@@ -481,6 +489,7 @@ static int check_pipeline(const plan_scenario *s, sim_diag *diag)
 	 * (schedules.py:1160-1180 at d98e8a64, ValueError and RuntimeError);
 	 * torch pipelining's rounds their own rule (check_vp_rounds). */
 	bool grouped = p->vpp > 1 && p->schedule != PLAN_SCHED_ZBV &&
+	               p->schedule != PLAN_SCHED_LOOPED_BFS &&
 	               p->global_batch % ((int64_t)p->micro_batch * p->dp) == 0;
 	if (grouped && p->vp_groups && p->vp_rule == PLAN_VP_TORCH) {
 		errors += check_vp_rounds(s, diag);

@@ -77,7 +77,7 @@ const conf_key plan_framework_keys[] = {
          "release and date the profile's facts are taken from"},
         {"runs_schedules", CONF_STR, SIM_UNIT_NONE, 0, 0, "1f1b,interleaved", NULL, FK(schedules),
          "pipeline schedules it runs: gpipe, 1f1b, interleaved, zb-h1, interleaved-zb "
-         "(schedule = zb-h1 with vpp > 1), zbv (comma-separated)"},
+         "(schedule = zb-h1 with vpp > 1), zbv, looped-bfs (comma-separated)"},
         {"runs_zero", CONF_INT, SIM_UNIT_NONE, 0, 3, "3", NULL, FK(zero_max),
          "highest ZeRO stage it runs (1 = distributed optimizer, 3 = FSDP)"},
         {"runs_zero_with_pp", CONF_INT, SIM_UNIT_NONE, 0, 3, "1", NULL, FK(zero_max_pp),
@@ -504,6 +504,7 @@ static const conf_flag sched_bits[] = {
         {"zb-h1", PLAN_FW_ZB_H1},
         {"interleaved-zb", PLAN_FW_INTERLEAVED_ZB},
         {"zbv", PLAN_FW_ZBV},
+        {"looped-bfs", PLAN_FW_LOOPED_BFS},
 };
 
 static const conf_flag comm_bits[] = {
@@ -527,7 +528,7 @@ int plan_framework_from_conf(const conf_doc *doc, plan_framework *out, sim_diag 
 		conf_loc loc = conf_key_loc(doc, "framework", "runs_schedules");
 		sim_diag_error(diag, loc.path, loc.line,
 		               "runs_schedules = '%s': '%s' is not a schedule (gpipe, 1f1b, "
-		               "interleaved, zb-h1, interleaved-zb, zbv)",
+		               "interleaved, zb-h1, interleaved-zb, zbv, looped-bfs)",
 		               out->schedules, bad[0] ? bad : out->schedules);
 		return SIM_ECONF;
 	}
@@ -584,6 +585,8 @@ static const char *sched_name(const plan_spec *p, unsigned *bit)
 		return *bit = PLAN_FW_GPIPE, "gpipe";
 	if (p->schedule == PLAN_SCHED_ZBV)
 		return *bit = PLAN_FW_ZBV, "zbv";
+	if (p->schedule == PLAN_SCHED_LOOPED_BFS)
+		return *bit = PLAN_FW_LOOPED_BFS, "looped-bfs";
 	if (p->schedule == PLAN_SCHED_ZB_H1 && p->vpp > 1)
 		return *bit = PLAN_FW_INTERLEAVED_ZB, "interleaved zb-h1";
 	if (p->schedule == PLAN_SCHED_ZB_H1)
@@ -620,7 +623,7 @@ static int check_microbatch_rules(const plan_scenario *s, sim_diag *diag)
 {
 	const plan_spec *p = &s->plan;
 	int errors = 0, m = plan_microbatches(p);
-	if (!s->fw.few_microbatches && p->pp > 1 && p->schedule != PLAN_SCHED_GPIPE &&
+	if (!s->fw.few_microbatches && p->pp > 1 && !plan_sched_all_fwd(p->schedule) &&
 	    !s->inference && m < p->pp - 1) {
 		rule_error(s, diag, "parallel", "global_batch", "runs_few_microbatches",
 		           "%d micro-batches with pp = %d under 1F1B (it needs at least pp - 1 = %d)",
@@ -710,7 +713,8 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 	               p->ep > 1,
 	               p->tp_comm_overlap,
 	               p->moe_a2a_overlap,
-	               p->vpp > 1 && p->vp_group > 0 && p->vp_group != p->pp,
+	               p->vpp > 1 && p->vp_group > 0 && p->vp_group != p->pp &&
+	                       p->schedule != PLAN_SCHED_LOOPED_BFS,
 	               p->offload_optimizer != PLAN_OFFLOAD_NONE && !s->inference,
 	               p->offload_params != PLAN_OFFLOAD_NONE,
 	               p->shard_size > 0 && p->shard_size < p->dp * p->cp,

@@ -299,8 +299,9 @@ static plan_op interleaved_op(int k, int n, int m, int vpp, bool backward)
 int plan_vp_group(const plan_spec *p)
 {
 	int m = plan_microbatches(p);
-	if (p->vpp <= 1 || p->pp <= 0 || p->schedule == PLAN_SCHED_ZBV)
-		return p->pp; /* (ZBV's order has no groups: zbv_order) */
+	if (p->vpp <= 1 || p->pp <= 0 || p->schedule == PLAN_SCHED_ZBV ||
+	    p->schedule == PLAN_SCHED_LOOPED_BFS)
+		return p->pp; /* (ZBV's and Looped BFS's orders have no groups) */
 	if (p->vp_group > 0)
 		return p->vp_group;
 	if (p->vp_groups && p->vp_rule == PLAN_VP_TORCH) {
@@ -425,6 +426,15 @@ int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int group, in
 			EMIT(((plan_op){false, i, 0, false}));
 		for (int i = 0; i < m; i++)
 			EMIT(((plan_op){true, i, 0, false}));
+		return n;
+	}
+	if (sched == PLAN_SCHED_LOOPED_BFS) { /* torch's _calculate_single_rank_operations */
+		for (int c = 0; c < vpp; c++)
+			for (int i = 0; i < m; i++)
+				EMIT(((plan_op){false, i, c, false}));
+		for (int c = vpp - 1; c >= 0; c--)
+			for (int i = m - 1; i >= 0; i--)
+				EMIT(((plan_op){true, i, c, false}));
 		return n;
 	}
 	int warm = plan_schedule_warm(sched, p, m, vpp, group, extra, stage);

@@ -534,7 +534,7 @@ double plan_chunk_train(const plan_scenario *s, int stage, int c)
 double plan_peak_closed(const plan_spec *p, int stage, double act)
 {
 	int m = plan_microbatches(p);
-	if (p->schedule == PLAN_SCHED_GPIPE)
+	if (plan_sched_all_fwd(p->schedule))
 		return act * m * p->vpp;
 	long steps = p->vpp > 1 ? (long)(p->pp - stage - 1) * 2 +
 	                                  (long)(p->vpp - 1) * plan_vp_group(p) + 1

@@ -255,7 +255,8 @@ static int head_ops(const mw *w, int steps)
 	long p = s->plan.pp, vpp = w->vpp, n = plan_vp_group(&s->plan), k;
 	if (s->plan.schedule == PLAN_SCHED_GPIPE) {
 		k = (long)w->m + 2;
-	} else if (s->plan.schedule == PLAN_SCHED_ZBV) {
+	} else if (s->plan.schedule == PLAN_SCHED_ZBV ||
+	           s->plan.schedule == PLAN_SCHED_LOOPED_BFS) {
 		k = steps; /* no period stated for its order: the whole walk */
 	} else {
 		bool zb = plan_sched_zb(s->plan.schedule), same = !w->last;

@@ -30,13 +30,26 @@
  * stages r and 2p - 1 - r (plan_vstage), so the first and the last virtual
  * stage, the embedding and the loss, are both on rank 0 and the turn from
  * chunk 0 to chunk 1 on rank p - 1 sends nothing; its order is torch's
- * (graph.c zbv_order), its backwards split as ZB-H1's (plan_sched_zb). */
+ * (graph.c zbv_order), its backwards split as ZB-H1's (plan_sched_zb).
+ * Looped BFS (Lamy-Poirier 2022, arXiv 2211.05953; torch pipelining's
+ * ScheduleLoopedBFS): GPipe over a rank's vpp chunks, breadth first: every
+ * micro-batch's forward through chunk 0, then chunk 1, ..., then the
+ * backwards from the last chunk down, each chunk's micro-batches last
+ * first (torch 2.14.1 distributed/pipelining/schedules.py:2964-2990): all
+ * m x vpp activations live at the turn, as GPipe's. */
 typedef enum {
 	PLAN_SCHED_GPIPE = 0,
 	PLAN_SCHED_1F1B,
 	PLAN_SCHED_ZB_H1,
-	PLAN_SCHED_ZBV
+	PLAN_SCHED_ZBV,
+	PLAN_SCHED_LOOPED_BFS
 } plan_schedule;
+/* Whether a schedule runs every forward before any backward (GPipe, Looped
+ * BFS): its activation peak is all m x vpp of them. */
+static inline bool plan_sched_all_fwd(plan_schedule s)
+{
+	return s == PLAN_SCHED_GPIPE || s == PLAN_SCHED_LOOPED_BFS;
+}
 /* Whether a schedule splits each backward into B and W (ZB-H1, ZBV). */
 static inline bool plan_sched_zb(plan_schedule s)
 {
@@ -196,6 +209,7 @@ enum {
 	PLAN_FW_INTERLEAVED_ZB = 1 << 4, /* ZB-H1 over vpp > 1 chunks: torch's
 	                                  * ScheduleInterleavedZeroBubble */
 	PLAN_FW_ZBV = 1 << 5,            /* torch's ScheduleZBVZeroBubble */
+	PLAN_FW_LOOPED_BFS = 1 << 6,     /* torch's ScheduleLoopedBFS */
 };
 
 /* When ZeRO-2 reduce-scatters gradients under gradient accumulation:

@@ -615,6 +615,43 @@ static void test_zbv(void)
 	sim_diag_free(d);
 }
 
+/* Looped BFS (torch 2.14.1 distributed/pipelining/schedules.py:2964-2990,
+ * _calculate_single_rank_operations): the rank's stages r, r + p, ... in
+ * turn, each with every micro-batch's forward; then the stages from the
+ * last down, each with its micro-batches' backwards last first. On p 2,
+ * m 3, v 2 both ranks run F0.0 F1.0 F2.0 F0.1 F1.1 F2.1 then B2.1 B1.1
+ * B0.1 B2.0 B1.0 B0.0 (the rank's leading no-ops are the dependencies'
+ * business). Its activation peak is all m x v, as GPipe's: the closed
+ * form and the walk agree on equal and unequal chunks. */
+static void test_looped_bfs(void)
+{
+	char got[256];
+	for (int st = 0; st < 2; st++) {
+		order_str(PLAN_SCHED_LOOPED_BFS, 2, 3, 2, 2, st, got, sizeof got);
+		CHECK_STR(got, "F0.0F1.0F2.0F0.1F1.1F2.1B2.1B1.1B0.1B2.0B1.0B0.0");
+	}
+	plan_spec p = {.pp = 2, .vpp = 2, .dp = 1, .micro_batch = 1, .global_batch = 3,
+		       .schedule = PLAN_SCHED_LOOPED_BFS};
+	double eq[2] = {1, 1}, uneq[2] = {1, 3};
+	CHECK_NEAR(plan_peak_closed(&p, 0, 1), 6, 0);
+	CHECK_NEAR(plan_peak_walk(&p, 0, eq), 6, 0);
+	CHECK_NEAR(plan_peak_walk(&p, 1, uneq), 3 * 1 + 3 * 3, 0);
+	const char *one[] = {"parallel.vpp=1", "parallel.schedule=looped-bfs",
+			     "framework.runs_schedules=gpipe,1f1b,looped-bfs"};
+	const char *two[] = {"parallel.vpp=2", "parallel.schedule=looped-bfs",
+			     "framework.runs_schedules=gpipe,1f1b,looped-bfs"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *a = NULL, *b = NULL;
+	CHECK(plan_scenario_load("scenarios/quickstart.ini", one, 3, d, &a) != SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", two, 3, d, &b), SIM_OK);
+	exec_result r;
+	if (b && CHECK_INT(exec_run(b, &r), SIM_OK))
+		CHECK(r.step_s > 0 && r.bubble_fraction > 0);
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+	sim_diag_free(d);
+}
+
 /* How many of stage st's data-parallel tasks of a layer (the reduce-
  * scatters: the gathers come before any backward) wait, directly, for the
  * stage's last backward-chain task, the last compute task of the step
@@ -2695,6 +2732,7 @@ int main(void)
 	test_vp_rounds();
 	test_interleaved_zb();
 	test_zbv();
+	test_looped_bfs();
 	test_memory();
 	return check_done();
 }
