@@ -124,6 +124,9 @@ typedef struct fsdp_state {
 	bool kept;
 	int16_t *pend;      /* a layer, or -1 - p an end's piece p */
 	int npend;
+	/* the pending reductions wait for the chunk's last backward send too
+	 * (torch's single-stage schedules: pipe.c) */
+	bool defer;
 	/* ZeRO-3's ends on the stage being built (plan_zero3_root,
 	 * plan_zero3_ends; emit.c "The ends"): nends pieces (1: one unit,
 	 * flat's root or torchtitan's tied one), their units, their gather
@@ -311,6 +314,7 @@ double build_zero3_layer_tensors(const plan_scenario *s, int g);
 /* The unit of stage-local layer `layer` of `stage` (fsdp_state.unit: the
  * MoE layer's where the model's layer is one). */
 void build_fsdp_ends(const builder *b, int stage, fsdp_state *f);
+int build_fsdp_reduce_after(builder *b, cursor *k, uint32_t end);
 const fsdp_unit *build_fsdp_unit(const builder *b, const fsdp_state *f, int stage, int layer);
 /* -------------------------------------- buckets.c: ZeRO-0..2 buckets -- */
 

@@ -149,7 +149,7 @@ static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uin
  *    step's first forward through them and kept (pipe.c op_begin keeps
  *    their gathers across the stage's ops), reduced as units' are.
  * Under plan_zero3_pp_gathered they stay gathered as the layers do, their
- * reductions after the chain (fsdp_reduce_pending). */
+ * reductions after the chain (build_fsdp_reduce_after). */
 static int end_piece(const fsdp_state *f, int e)
 {
 	return f->nends == 1 ? 0 : e - 1;
@@ -649,7 +649,7 @@ static int fsdp_layer_grads(builder *b, cursor *k, const seg *x, uint32_t id)
 				return SIM_ENOMEM;
 		return SIM_OK;
 	}
-	if (f->kept && f->npend < f->layers + 2) { /* after the chain (fsdp_reduce_pending) */
+	if (f->kept && f->npend < f->layers + 2) { /* after the chain (build_fsdp_reduce_after) */
 		f->pend[f->npend++] = x->layer;
 		return SIM_OK;
 	}
@@ -727,11 +727,12 @@ static int end_grads(builder *b, cursor *k, int p, uint32_t id)
 /* Under plan_zero3_pp_gathered the chunk's reductions wait for its last
  * backward chain to end (torch pipelining's REDUCE_GRAD after the chunk's
  * m-th backward: every FSDP parameter group's post_backward, one
- * reduce-scatter each), in the order the layers completed. */
-static int fsdp_reduce_pending(builder *b, cursor *k)
+ * reduce-scatter each), in the order the layers completed; under a
+ * single-stage schedule (fsdp_state.defer) for that backward's send too
+ * (build_fsdp_reduce_after). */
+int build_fsdp_reduce_after(builder *b, cursor *k, uint32_t end)
 {
 	fsdp_state *f = k->f;
-	uint32_t end = k->prev;
 	for (int i = 0; i < f->npend; i++)
 		if ((f->pend[i] >= 0 ? fsdp_layer_reduce(b, k, f->pend[i], end)
 				     : unit_reduce(b, k, &f->end[-1 - f->pend[i]], -1, end)) != SIM_OK)
@@ -803,7 +804,7 @@ int build_emit_to(builder *b, cursor *k, int end)
 		if (!(plan_zero3_unsharded_acc(b->s) && !k->layer_end))
 			return ipg_end(b, k);
 	}
-	if (k->i == c->n && k->f->on && k->f->npend > 0)
-		return fsdp_reduce_pending(b, k);
+	if (k->i == c->n && k->f->on && k->f->npend > 0 && !k->f->defer)
+		return build_fsdp_reduce_after(b, k, k->prev);
 	return SIM_OK;
 }

@@ -79,6 +79,11 @@ static void op_begin(builder *b, int stage, const plan_op *op, sched_state *st,
 	e->k = (size_t)v * (size_t)m + (size_t)op->mb;
 	e->f = b->fsdp;
 	e->f.dir = bwd ? -1 : 1;
+	/* torch's single-stage schedules (Schedule1F1B, ScheduleGPipe) reduce
+	 * after waiting for the last backward's send (schedules.py:1380-1388,
+	 * 1171 in torch 2.14.1): the multi-stage ones at the REDUCE_GRAD action
+	 * right after the chunk's last backward */
+	e->f.defer = e->f.kept && b->vpp == 1;
 	e->f.layers = plan_stage_layers(b->s, stage);
 	/* each op gathers its layers again, but where they stay gathered from
 	 * the stage's first op to the step's end (plan_zero3_pp_gathered) */
@@ -220,6 +225,13 @@ int build_emit_schedule(builder *b, int stage, pipe_ids *ids, uint32_t *layer_en
 			rc = op_end(b, stage, ids, &st, &e[0]);
 		if (rc == SIM_OK && pair)
 			rc = op_end(b, stage, ids, &st, &e[1]), i++;
+		if (rc == SIM_OK && !pair && e[0].f.npend > 0 && e[0].f.defer) {
+			/* after the send, where the op has one (pp_send: v > 0) */
+			int v = plan_vstage(&b->s->plan, stage, e[0].op.chunk);
+			uint32_t after = e[0].op.backward && v > 0 ? ids->send_b[e[0].k]
+								   : e[0].cur.prev;
+			rc = build_fsdp_reduce_after(b, &e[0].cur, after);
+		}
 	}
 	if (rc == SIM_OK && st.sync && st.pending != UINT32_MAX && !b->s->inference)
 		ids->last_bwd[stage] = st.pending;

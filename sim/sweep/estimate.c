@@ -461,7 +461,7 @@ static double z3_exposed(const plan_scenario *s, const plan_groups *g, double gr
 	                    : 0;
 	double once, ends = z3_ends(s, g, z.wire, &once);
 	if (plan_zero3_pp_gathered(s) && layers > 0) {
-		/* torch pipelining (emit.c fsdp_reduce_pending): each layer
+		/* torch pipelining (emit.c build_fsdp_reduce_after): each layer
 		 * gathered once, in the step's first forward through it (the
 		 * next layer's while this one computes; the chain's first waits
 		 * whole), none after; the reduce-scatters after the last

@@ -672,6 +672,18 @@ static int kept_reduce_after_backward(const plan_graph *g, int st)
 	return n;
 }
 
+/* The same for the reductions that wait for a pipeline send. */
+static int kept_reduce_after_send(const plan_graph *g, int st)
+{
+	int n = 0;
+	for (size_t e = 0; e < g->nedges; e++) {
+		const plan_task *t = &g->tasks[g->edges[e].to], *f = &g->tasks[g->edges[e].from];
+		n += f->kind == PLAN_TASK_PP && t->rank == st && t->kind == PLAN_TASK_DP &&
+		     t->layer >= 0;
+	}
+	return n;
+}
+
 /* Placement and hybrid sharding on the quickstart (2 nodes x 8 GPUs):
  *  - order dp-tp-cp-pp with tp 2, dp 4, pp 2: DP innermost (stride 1), TP
  *    stride dp = 4, CP stride 8, PP stride 8 (tp*dp);
@@ -774,6 +786,10 @@ static void test_placement(void)
 	if (a && plan_build(a, &g) == SIM_OK) {
 		CHECK_INT(count(g, 0, PLAN_TASK_DP), 12 + 12 + 1 + 1 + 1);
 		CHECK_INT(kept_reduce_after_backward(g, 0), 12);
+		/* stage 1 sends its last backward's gradient: torch's 1F1B
+		 * reduces after waiting for that send (schedules.py:1380-1388) */
+		CHECK_INT(kept_reduce_after_backward(g, 1), 0);
+		CHECK_INT(kept_reduce_after_send(g, 1), 12);
 	}
 	plan_graph_free(g);
 	plan_scenario_free(a);
