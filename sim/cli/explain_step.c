@@ -54,6 +54,15 @@ void explain_bubble(FILE *o, const plan_scenario *s, const exec_result *r)
 		        "input passes (B) and weight passes (W) in torch's order, the last ranks' "
 		        "cool-down W held to the end",
 		        2 * p->pp - 1, plan_schedule_warm(p->schedule, p->pp, m, p->vpp, p->pp, 0, 0));
+	} else if (p->schedule == PLAN_SCHED_DUALPIPEV) {
+		fprintf(o,
+		        "\n  dualpipev    ZBV's V of 2 chunks a rank (rank r holds virtual stages r and "
+		        "2p - 1 = %d - r) in DeepSeek's DualPipe order as torch's ScheduleDualPipeV "
+		        "runs it: %d forwards before the first backward on every rank, then each "
+		        "chunk's forward beside the other chunk's whole backward, one after the other "
+		        "(torch runs the pair in sequence), the last backwards split into input (B) "
+		        "and weight (W) passes",
+		        2 * p->pp - 1, plan_schedule_warm(p->schedule, p->pp, m, p->vpp, p->pp, 0, 0));
 	} else if (p->schedule == PLAN_SCHED_LOOPED_BFS) {
 		tb /= p->vpp;
 		fprintf(o,

@@ -445,13 +445,26 @@ static int check_pipeline(const plan_scenario *s, sim_diag *diag)
 		err_at(s, diag, "parallel", "schedule",
 		       "schedule = %s with zero = 3 is not simulated (FSDP's per-layer reduce-scatter "
 		       "would wait for the deferred weight passes)",
-		       p->schedule == PLAN_SCHED_ZBV ? "zbv" : "zb-h1");
+		       p->schedule == PLAN_SCHED_ZBV ? "zbv"
+		       : p->schedule == PLAN_SCHED_DUALPIPEV ? "dualpipev"
+							     : "zb-h1");
 		errors++;
 	}
-	if (p->schedule == PLAN_SCHED_ZBV && p->vpp != 2) {
+	if (plan_sched_v(p->schedule) && p->vpp != 2) {
 		err_at(s, diag, "parallel", "vpp",
-		       "schedule = zbv runs exactly 2 chunks per rank (vpp = 2), a V: rank r holds "
-		       "virtual stages r and 2 pp - 1 - r (torch's ScheduleZBVZeroBubble)");
+		       "schedule = %s runs exactly 2 chunks per rank (vpp = 2), a V: rank r holds "
+		       "virtual stages r and 2 pp - 1 - r (torch's %s)",
+		       p->schedule == PLAN_SCHED_ZBV ? "zbv" : "dualpipev",
+		       p->schedule == PLAN_SCHED_ZBV ? "ScheduleZBVZeroBubble" : "ScheduleDualPipeV");
+		errors++;
+	} else if (p->schedule == PLAN_SCHED_DUALPIPEV && p->pp > 1 &&
+	           p->global_batch % ((int64_t)p->micro_batch * p->dp) == 0 &&
+	           plan_microbatches(p) < 2 * p->pp) {
+		err_at(s, diag, "parallel", "global_batch",
+		       "schedule = dualpipev needs at least as many micro-batches per step as "
+		       "virtual stages, 2 pp = %d (%d): torch's ScheduleDualPipeV raises a "
+		       "ValueError with fewer",
+		       2 * p->pp, plan_microbatches(p));
 		errors++;
 	} else if (p->schedule == PLAN_SCHED_ZBV && p->pp > 1 &&
 	           p->global_batch % ((int64_t)p->micro_batch * p->dp) == 0 &&
@@ -474,7 +487,7 @@ static int check_pipeline(const plan_scenario *s, sim_diag *diag)
 	if (p->vpp > 1 && p->schedule == PLAN_SCHED_GPIPE) {
 		err_at(s, diag, "parallel", "vpp",
 		       "vpp > 1 needs schedule = 1f1b (interleaved 1F1B), zb-h1 (interleaved zero "
-		       "bubble), zbv or looped-bfs (breadth-first GPipe)");
+		       "bubble), zbv, dualpipev or looped-bfs (breadth-first GPipe)");
 		errors++;
 	}
 	if (p->vpp > 1 && p->p2p == PLAN_P2P_SYNC) {
@@ -488,7 +501,7 @@ static int check_pipeline(const plan_scenario *s, sim_diag *diag)
 	 * them N in [pp, m] and a last group of 0 or at least pp micro-batches
 	 * (schedules.py:1160-1180 at d98e8a64, ValueError and RuntimeError);
 	 * torch pipelining's rounds their own rule (check_vp_rounds). */
-	bool grouped = p->vpp > 1 && p->schedule != PLAN_SCHED_ZBV &&
+	bool grouped = p->vpp > 1 && !plan_sched_v(p->schedule) &&
 	               p->schedule != PLAN_SCHED_LOOPED_BFS &&
 	               p->global_batch % ((int64_t)p->micro_batch * p->dp) == 0;
 	if (grouped && p->vp_groups && p->vp_rule == PLAN_VP_TORCH) {
@@ -846,7 +859,7 @@ int plan_chunk_layers(const plan_scenario *s, int stage, int chunk, int *first_l
 int plan_vstage_rank(const plan_spec *p, int v, int *chunk)
 {
 	int pp = p->pp > 0 ? p->pp : 1, c = v / pp, st = v % pp;
-	if (p->schedule == PLAN_SCHED_ZBV && c == 1)
+	if (plan_sched_v(p->schedule) && c == 1)
 		st = pp - 1 - st;
 	if (chunk)
 		*chunk = c;

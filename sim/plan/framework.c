@@ -77,7 +77,7 @@ const conf_key plan_framework_keys[] = {
          "release and date the profile's facts are taken from"},
         {"runs_schedules", CONF_STR, SIM_UNIT_NONE, 0, 0, "1f1b,interleaved", NULL, FK(schedules),
          "pipeline schedules it runs: gpipe, 1f1b, interleaved, zb-h1, interleaved-zb "
-         "(schedule = zb-h1 with vpp > 1), zbv, looped-bfs (comma-separated)"},
+         "(schedule = zb-h1 with vpp > 1), zbv, looped-bfs, dualpipev (comma-separated)"},
         {"runs_zero", CONF_INT, SIM_UNIT_NONE, 0, 3, "3", NULL, FK(zero_max),
          "highest ZeRO stage it runs (1 = distributed optimizer, 3 = FSDP)"},
         {"runs_zero_with_pp", CONF_INT, SIM_UNIT_NONE, 0, 3, "1", NULL, FK(zero_max_pp),
@@ -505,6 +505,7 @@ static const conf_flag sched_bits[] = {
         {"interleaved-zb", PLAN_FW_INTERLEAVED_ZB},
         {"zbv", PLAN_FW_ZBV},
         {"looped-bfs", PLAN_FW_LOOPED_BFS},
+        {"dualpipev", PLAN_FW_DUALPIPEV},
 };
 
 static const conf_flag comm_bits[] = {
@@ -528,7 +529,7 @@ int plan_framework_from_conf(const conf_doc *doc, plan_framework *out, sim_diag 
 		conf_loc loc = conf_key_loc(doc, "framework", "runs_schedules");
 		sim_diag_error(diag, loc.path, loc.line,
 		               "runs_schedules = '%s': '%s' is not a schedule (gpipe, 1f1b, "
-		               "interleaved, zb-h1, interleaved-zb, zbv, looped-bfs)",
+		               "interleaved, zb-h1, interleaved-zb, zbv, looped-bfs, dualpipev)",
 		               out->schedules, bad[0] ? bad : out->schedules);
 		return SIM_ECONF;
 	}
@@ -587,6 +588,8 @@ static const char *sched_name(const plan_spec *p, unsigned *bit)
 		return *bit = PLAN_FW_ZBV, "zbv";
 	if (p->schedule == PLAN_SCHED_LOOPED_BFS)
 		return *bit = PLAN_FW_LOOPED_BFS, "looped-bfs";
+	if (p->schedule == PLAN_SCHED_DUALPIPEV)
+		return *bit = PLAN_FW_DUALPIPEV, "dualpipev";
 	if (p->schedule == PLAN_SCHED_ZB_H1 && p->vpp > 1)
 		return *bit = PLAN_FW_INTERLEAVED_ZB, "interleaved zb-h1";
 	if (p->schedule == PLAN_SCHED_ZB_H1)

@@ -299,9 +299,9 @@ static plan_op interleaved_op(int k, int n, int m, int vpp, bool backward)
 int plan_vp_group(const plan_spec *p)
 {
 	int m = plan_microbatches(p);
-	if (p->vpp <= 1 || p->pp <= 0 || p->schedule == PLAN_SCHED_ZBV ||
+	if (p->vpp <= 1 || p->pp <= 0 || plan_sched_v(p->schedule) ||
 	    p->schedule == PLAN_SCHED_LOOPED_BFS)
-		return p->pp; /* (ZBV's and Looped BFS's orders have no groups) */
+		return p->pp; /* (the V's and Looped BFS's orders have no groups) */
 	if (p->vp_group > 0)
 		return p->vp_group;
 	if (p->vp_groups && p->vp_rule == PLAN_VP_TORCH) {
@@ -345,8 +345,9 @@ int plan_warm_extra(const plan_spec *p)
 
 int plan_schedule_warm(plan_schedule sched, int p, int m, int vpp, int group, int extra, int stage)
 {
-	if (sched == PLAN_SCHED_ZBV) /* 2 (p - r) - 1 + 2 r + 1 forwards before the
-				      * first backward (zbv_order) */
+	if (plan_sched_v(sched)) /* 2 (p - r) - 1 + 2 r + 1 forwards before the
+				  * first backward (zbv_order); 2 (p - r - 1) +
+				  * 2 (r + 1) (dualpipev_order) */
 		return 2 * p < m * vpp ? 2 * p : m * vpp;
 	/* interleaved: two steps a stage away from the last (Megatron's
 	 * get_schedule_table, torch's Interleaved1F1B); one under torch's
@@ -413,11 +414,104 @@ static int zbv_order(int p, int m, int r, int cap, plan_op *out)
 	return n;
 }
 
+/* DualPipeV (torch 2.14.1 distributed/pipelining/schedules.py:3729-3866,
+ * ScheduleDualPipeV._calculate_single_rank_operations), rank r of p with
+ * chunk 0 (virtual stage r) and chunk 1 (2p - 1 - r) as ZBV. torch's
+ * actions: F, I (a backward's input pass, B here, its W queued), W (the
+ * oldest queued one, if any), FULL_BACKWARD (B and its W at once) and
+ * OVERLAP_F_B (a forward and a whole backward, which torch's runtime runs
+ * one after the other, :2890-2894). Steps: 2 (p - r - 1) F0; r + 1 of F0 F1;
+ * p - r - 1 of I1 W F1; m - 2p + r + 1 of F0+B1 F1+B0 (on the last rank the
+ * first F0 and B1 not overlapped); p - r - 1 of B1 F1+B0; r + 1 of B1 B0,
+ * whole until the middle one (on odd ranks from B1, on even from B0) and
+ * split after; p - r - 1 of W B0 (split); r + 1 W. Each chunk's forwards and
+ * backwards in micro-batch order; m >= 2p (torch raises a ValueError with
+ * fewer: plan_check). */
+#define DPV_Q 4096 /* at most about 2 p weight passes wait at once */
+typedef struct dpv {
+	int f[2], b[2];    /* the next forward and backward of each chunk */
+	int qc[DPV_Q], qm[DPV_Q]; /* the queued weight passes (chunk, micro-batch) */
+	int qh, qt;
+} dpv;
+
+static int dualpipev_order(int p, int m, int r, int cap, plan_op *out)
+{
+	int n = 0;
+	static const dpv zero;
+	dpv d = zero;
+	bool zb = false;
+#define DF(c) EMIT(((plan_op){false, d.f[c]++, (c), false}))
+#define DB(c) EMIT(((plan_op){true, d.b[c], (c), false}))
+#define DW(c, mb) EMIT(((plan_op){true, (mb), (c), true}))
+#define FULL(c) do { DB(c); DW((c), d.b[c]); d.b[c]++; } while (0)
+#define SPLIT(c)                                                                                  \
+	do {                                                                                       \
+		DB(c);                                                                             \
+		d.qc[d.qt % DPV_Q] = (c), d.qm[d.qt % DPV_Q] = d.b[c]++, d.qt++;                   \
+	} while (0)
+#define PEND()                                                                                     \
+	do {                                                                                       \
+		if (d.qh < d.qt) {                                                                 \
+			DW(d.qc[d.qh % DPV_Q], d.qm[d.qh % DPV_Q]);                                \
+			d.qh++;                                                                    \
+		}                                                                                  \
+	} while (0)
+#define BACK(c) do { if (zb) SPLIT(c); else FULL(c); } while (0)
+	for (int i = 0; i < 2 * (p - r - 1); i++)
+		DF(0);
+	for (int i = 0; i < r + 1; i++) {
+		DF(0);
+		DF(1);
+	}
+	for (int i = 0; i < p - r - 1; i++) {
+		SPLIT(1);
+		PEND();
+		DF(1);
+	}
+	for (int i = 0; i < m - 2 * p + r + 1; i++) {
+		DF(0); /* (on the last rank the first pair not overlapped: the same order) */
+		FULL(1);
+		DF(1);
+		FULL(0);
+	}
+	for (int i = 0; i < p - r - 1; i++) {
+		FULL(1);
+		DF(1);
+		FULL(0);
+	}
+	for (int i = 0, half = (r + 1) / 2; i < r + 1; i++) {
+		if (i == half && r % 2 == 1)
+			zb = true;
+		BACK(1);
+		if (i == half && r % 2 == 0)
+			zb = true;
+		BACK(0);
+	}
+	for (int i = 0; i < p - r - 1; i++) {
+		PEND();
+		BACK(0);
+	}
+	for (int i = 0; i < r + 1; i++)
+		PEND();
+	while (d.qh < d.qt) /* (none left: torch's counts balance) */
+		PEND();
+#undef DF
+#undef DB
+#undef DW
+#undef FULL
+#undef SPLIT
+#undef PEND
+#undef BACK
+	return n;
+}
+
 int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int group, int extra,
 		       int stage, int cap, plan_op *out)
 {
 	if (sched == PLAN_SCHED_ZBV)
 		return zbv_order(p, m, stage, cap, out);
+	if (sched == PLAN_SCHED_DUALPIPEV)
+		return dualpipev_order(p, m, stage, cap, out);
 	if (vpp <= 1 || group <= 0)
 		group = p; /* the groups only order interleaved chunks */
 	int n = 0, total = m * vpp;

@@ -10,7 +10,7 @@
  *   sp                 sequence parallelism (when set)
  *   cpC ppP vppV dpD epE
  *   mbM gbG            micro-batch and global batch (sequences)
- *   gpipe|1f1b|zb-h1|zbv|looped-bfs schedule (1f1b with vpp > 1 is interleaved 1F1B)
+ *   gpipe|1f1b|zb-h1|zbv|looped-bfs|dualpipev schedule (1f1b with vpp > 1 is interleaved 1F1B)
  *   recompute=none|selective|full [recompute_modules=mla_up_proj,mlp: not the default]
  *                      [recompute_layers=N, :spread when so: full recompute of N
  *                      layers per chunk (when set)]
@@ -57,7 +57,7 @@ static void add(label *l, const char *fmt, ...)
 
 void plan_label(const plan_scenario *s, char *buf, size_t len)
 {
-	static const char *const sched[] = {"gpipe", "1f1b", "zb-h1", "zbv", "looped-bfs"};
+	static const char *const sched[] = {"gpipe", "1f1b", "zb-h1", "zbv", "looped-bfs", "dualpipev"};
 	static const char *const rc[] = {"none", "selective", "full"};
 	static const char *const off[] = {"none", "cpu", "nvme"};
 	const plan_spec *p = &s->plan;
@@ -68,7 +68,7 @@ void plan_label(const plan_scenario *s, char *buf, size_t len)
 	add(&l, "%s tp%d%s cp%d pp%d vpp%d dp%d ep%d mb%d gb%d %s recompute=%s zero%d",
 	    s->fw.name[0] ? s->fw.name : "-", p->tp, p->sequence_parallel ? " sp" : "", p->cp,
 	    p->pp, p->vpp, p->dp, p->ep, p->micro_batch, p->global_batch,
-	    (unsigned)p->schedule < 5 ? sched[p->schedule] : "?",
+	    (unsigned)p->schedule < 6 ? sched[p->schedule] : "?",
 	    (unsigned)p->recompute < 3 ? rc[p->recompute] : "?", p->zero);
 	unsigned rm = p->recompute_mask;
 	if (p->recompute == WORK_RECOMPUTE_SELECTIVE && rm && rm != WORK_RC_CORE_ATTN) {

@@ -255,7 +255,7 @@ static int head_ops(const mw *w, int steps)
 	long p = s->plan.pp, vpp = w->vpp, n = plan_vp_group(&s->plan), k;
 	if (s->plan.schedule == PLAN_SCHED_GPIPE) {
 		k = (long)w->m + 2;
-	} else if (s->plan.schedule == PLAN_SCHED_ZBV ||
+	} else if (plan_sched_v(s->plan.schedule) ||
 	           s->plan.schedule == PLAN_SCHED_LOOPED_BFS) {
 		k = steps; /* no period stated for its order: the whole walk */
 	} else {

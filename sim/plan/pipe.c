@@ -35,7 +35,7 @@ static uint32_t pp_send(builder *b, int stage, int v, int mb, bool backward, uin
 	                                        .inter_bytes = cost.inter_bytes},
 	                   cost.time_s);
 	/* (under ZBV the receiver named: plan_task_pp_peer) */
-	int16_t peer = b->s->plan.schedule == PLAN_SCHED_ZBV ? (int16_t)to : -1;
+	int16_t peer = plan_sched_v(b->s->plan.schedule) ? (int16_t)to : -1;
 	plan_task t = {sim_time_from_s(cost.time_s), stage,
 		       backward ? PLAN_STREAM_PP_BWD : PLAN_STREAM_PP_FWD, PLAN_TASK_PP, peer, mb,
 		       (float)cost.intra_bytes, build_nic_share(&b->s->cluster, cost.inter_bytes),

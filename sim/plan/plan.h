@@ -36,24 +36,37 @@
  * micro-batch's forward through chunk 0, then chunk 1, ..., then the
  * backwards from the last chunk down, each chunk's micro-batches last
  * first (torch 2.14.1 distributed/pipelining/schedules.py:2964-2990): all
- * m x vpp activations live at the turn, as GPipe's. */
+ * m x vpp activations live at the turn, as GPipe's. DualPipeV (DeepSeek-V3's
+ * DualPipe folded into a V, torch pipelining's ScheduleDualPipeV): ZBV's
+ * placement, its own order (graph.c dualpipev_order) of forwards, split
+ * backwards (B, W) and whole ones (a B and its W at once), a chunk's
+ * forward beside the other chunk's backward run one after the other as
+ * torch runs them. */
 typedef enum {
 	PLAN_SCHED_GPIPE = 0,
 	PLAN_SCHED_1F1B,
 	PLAN_SCHED_ZB_H1,
 	PLAN_SCHED_ZBV,
-	PLAN_SCHED_LOOPED_BFS
+	PLAN_SCHED_LOOPED_BFS,
+	PLAN_SCHED_DUALPIPEV
 } plan_schedule;
+/* Whether a schedule places a rank's two chunks in a V (ZBV, DualPipeV:
+ * plan_vstage). */
+static inline bool plan_sched_v(plan_schedule s)
+{
+	return s == PLAN_SCHED_ZBV || s == PLAN_SCHED_DUALPIPEV;
+}
 /* Whether a schedule runs every forward before any backward (GPipe, Looped
  * BFS): its activation peak is all m x vpp of them. */
 static inline bool plan_sched_all_fwd(plan_schedule s)
 {
 	return s == PLAN_SCHED_GPIPE || s == PLAN_SCHED_LOOPED_BFS;
 }
-/* Whether a schedule splits each backward into B and W (ZB-H1, ZBV). */
+/* Whether a schedule splits each backward into B and W (ZB-H1, ZBV,
+ * DualPipeV: its whole backwards are a B with its W right after). */
 static inline bool plan_sched_zb(plan_schedule s)
 {
-	return s == PLAN_SCHED_ZB_H1 || s == PLAN_SCHED_ZBV;
+	return s == PLAN_SCHED_ZB_H1 || s == PLAN_SCHED_ZBV || s == PLAN_SCHED_DUALPIPEV;
 }
 
 typedef enum { PLAN_OFFLOAD_NONE = 0, PLAN_OFFLOAD_CPU, PLAN_OFFLOAD_NVME } plan_offload;
@@ -210,6 +223,7 @@ enum {
 	                                  * ScheduleInterleavedZeroBubble */
 	PLAN_FW_ZBV = 1 << 5,            /* torch's ScheduleZBVZeroBubble */
 	PLAN_FW_LOOPED_BFS = 1 << 6,     /* torch's ScheduleLoopedBFS */
+	PLAN_FW_DUALPIPEV = 1 << 7,      /* torch's ScheduleDualPipeV */
 };
 
 /* When ZeRO-2 reduce-scatters gradients under gradient accumulation:
@@ -1006,7 +1020,7 @@ int plan_chunk_layers(const plan_scenario *s, int stage, int chunk, int *first_l
  * walk asks it per op.) */
 static inline int plan_vstage(const plan_spec *p, int stage, int c)
 {
-	return p->schedule == PLAN_SCHED_ZBV && c == 1 ? 2 * p->pp - 1 - stage : c * p->pp + stage;
+	return plan_sched_v(p->schedule) && c == 1 ? 2 * p->pp - 1 - stage : c * p->pp + stage;
 }
 /* The stage (pipeline rank) holding virtual stage v, and its chunk. */
 int plan_vstage_rank(const plan_spec *p, int v, int *chunk);

@@ -9,7 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char *const sched_names[] = {"gpipe", "1f1b", "zb-h1", "zbv", "looped-bfs", NULL};
+static const char *const sched_names[] = {"gpipe",      "1f1b",      "zb-h1", "zbv",
+                                          "looped-bfs", "dualpipev", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", NULL};
 static const char *const rc_method_names[] = {"block", "spread", NULL};
 _Static_assert(PLAN_RC_BLOCK == 0 && PLAN_RC_SPREAD == 1, "rc_method_names follows plan_rc_method");
@@ -51,7 +52,7 @@ const conf_key plan_spec_keys[] = {
 	{"schedule", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "1f1b", sched_names, PK(schedule),
 	 "pipeline schedule (with vpp > 1: 1f1b interleaved 1F1B, zb-h1 torch pipelining's "
 	 "interleaved zero bubble; zbv; looped-bfs, torch pipelining's breadth-first GPipe over "
-	 "the chunks)"},
+	 "the chunks; dualpipev, its DualPipeV)"},
 	{"recompute", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "none", recompute_names, PK(recompute),
 	 "activation recomputation"},
 	{"recompute_layers", CONF_INT, SIM_UNIT_NONE, 0, 1048576, "0", NULL, PK(recompute_layers),

@@ -615,6 +615,71 @@ static void test_zbv(void)
 	sim_diag_free(d);
 }
 
+/* DualPipeV (torch 2.14.1 distributed/pipelining/schedules.py:3729-3866),
+ * derived by hand from its steps on p 2, m 4 (graph.c dualpipev_order):
+ *   rank 0: F0.0 F1.0 (2 (p - r - 1) forwards of chunk 0); F2.0 F0.1 (r + 1
+ *   pairs); I of chunk 1 mb 0 then the queued W, F1.1; the main step
+ *   F3.0 B1.1+W F2.1 B0.0+W; step 5 B2.1+W F3.1 B1.0+W; step 6, r + 1 = 1:
+ *   B3.1 whole, then zero bubble on: B2.0 split; step 7 W2.0 B3.0 split;
+ *   step 8 W3.0.
+ *   rank 1: F0.0 F0.1 F1.0 F1.1; two main steps F2.0 B0.1+W F2.1 B0.0+W,
+ *   F3.0 B1.1+W F3.1 B1.0+W; step 6, r + 1 = 2: B2.1 and B2.0 whole, then
+ *   (odd rank: from the chunk-1 backward of the middle step) B3.1 B3.0
+ *   split; step 8 their W's, oldest first.
+ * On other shapes every (micro-batch, chunk) runs one F, one B and one W on
+ * each rank, each W after its B after its F. */
+static void test_dualpipev(void)
+{
+	char got[256];
+	order_str(PLAN_SCHED_DUALPIPEV, 2, 4, 2, 2, 0, got, sizeof got);
+	CHECK_STR(got, "F0.0F1.0F2.0F0.1B0.1W0.1F1.1F3.0B1.1W1.1F2.1B0.0W0.0B2.1W2.1F3.1B1.0W1.0"
+		       "B3.1W3.1B2.0W2.0B3.0W3.0");
+	order_str(PLAN_SCHED_DUALPIPEV, 2, 4, 2, 2, 1, got, sizeof got);
+	CHECK_STR(got, "F0.0F0.1F1.0F1.1F2.0B0.1W0.1F2.1B0.0W0.0F3.0B1.1W1.1F3.1B1.0W1.0"
+		       "B2.1W2.1B2.0W2.0B3.1B3.0W3.1W3.0");
+	int shapes[][2] = {{2, 5}, {4, 8}, {4, 13}, {8, 16}, {8, 40}, {3, 7}};
+	for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+		int p = shapes[k][0], m = shapes[k][1], n = plan_schedule_steps(PLAN_SCHED_DUALPIPEV, m, 2);
+		plan_op *o = malloc((size_t)n * sizeof *o);
+		int *seen = calloc((size_t)(3 * 2 * m), sizeof *seen);
+		for (int r = 0; o && seen && r < p; r++) {
+			memset(seen, 0, (size_t)(3 * 2 * m) * sizeof *seen);
+			int got_n = plan_schedule_head(PLAN_SCHED_DUALPIPEV, p, m, 2, p, 0, r, n, o);
+			CHECK_INT(got_n, n);
+			bool order_ok = true;
+			for (int i = 0; i < got_n; i++) {
+				int kind = o[i].weight ? 2 : o[i].backward ? 1 : 0;
+				int at = (o[i].chunk * m + o[i].mb) * 3;
+				seen[at + kind]++;
+				order_ok = order_ok && (kind == 0 || seen[at + kind - 1] == 1);
+			}
+			CHECK(order_ok);
+			int once = 0;
+			for (int i = 0; i < 3 * 2 * m; i++)
+				once += seen[i] == 1;
+			CHECK_INT(once, 3 * 2 * m);
+		}
+		free(o), free(seen);
+	}
+	const char *few[] = {"parallel.vpp=2", "parallel.micro_batch=1", "parallel.global_batch=6",
+			     "parallel.pp=4", "parallel.dp=1", "parallel.tp=4",
+			     "framework.runs_schedules=1f1b,dualpipev", "parallel.schedule=dualpipev"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *a = NULL, *b = NULL;
+	/* 6 micro-batches on pp 4: fewer than 2 pp = 8 */
+	CHECK(plan_scenario_load("scenarios/quickstart.ini", few, 8, d, &a) != SIM_OK);
+	few[2] = "parallel.global_batch=8";
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", few, 8, d, &b), SIM_OK);
+	exec_result r;
+	if (b && CHECK_INT(exec_run(b, &r), SIM_OK)) {
+		CHECK_INT(plan_last_rank(&b->plan), 0); /* the V: the loss on rank 0 */
+		CHECK(r.step_s > 0);
+	}
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+	sim_diag_free(d);
+}
+
 /* Looped BFS (torch 2.14.1 distributed/pipelining/schedules.py:2964-2990,
  * _calculate_single_rank_operations): the rank's stages r, r + p, ... in
  * turn, each with every micro-batch's forward; then the stages from the
@@ -2749,6 +2814,7 @@ int main(void)
 	test_interleaved_zb();
 	test_zbv();
 	test_looped_bfs();
+	test_dualpipev();
 	test_memory();
 	return check_done();
 }
