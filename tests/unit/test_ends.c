@@ -201,6 +201,37 @@ static void test_backward_prefetch(void)
 	plan_scenario_free(s);
 }
 
+/* torchtitan's ZBV under ZeRO-3 (the units kept gathered, reduced once
+ * after their chunk's last backward): rank 0 holds both ends, untied two
+ * units, each reduce-scattered once, in the last micro-batch. The
+ * embedding's backward is whole in the B pass, so its reduction follows the
+ * last micro-batch's B, not a W (emit.c end_grads). */
+static void test_zbv_ends(void)
+{
+	const char *o[] = {"parallel.zero=3", "model.untied_embeddings=true"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *t = NULL; /* the ZBV golden (torchtitan, pp 4, 8 micro-batches) */
+	CHECK_INT(plan_scenario_load("tests/golden/pipeline-gantt-zbv.ini", o, 2, d, &t), SIM_OK);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+	plan_graph *g = NULL;
+	if (t && plan_build(t, &g) == SIM_OK) {
+		/* the ends' collectives (layer -1, bytes on the wire): each
+		 * unit's one gather and one reduce-scatter */
+		int n = 0;
+		for (size_t i = 0; i < g->ntasks; i++) {
+			const plan_task *x = &g->tasks[i];
+			n += x->rank == 0 && x->kind == PLAN_TASK_DP && x->layer == -1 &&
+			     x->scaleup_bytes > 0;
+		}
+		CHECK_INT(n, 2 + 2);
+	} else {
+		CHECK(false);
+	}
+	plan_graph_free(g);
+	plan_scenario_free(t);
+}
+
 /* The memory at the backward's start (memsize.c root_gathered): flat's
  * root stays gathered from its forward, torchtitan's untied embedding is
  * resharded after its forward, so the two peaks' buffers differ by the
@@ -247,6 +278,7 @@ int main(void)
 	test_counts();
 	test_sizes();
 	test_backward_prefetch();
+	test_zbv_ends();
 	test_memory();
 	test_estimate();
 	return check_done();
