@@ -703,7 +703,9 @@ static int fsdp_layer_reduce(builder *b, cursor *k, int16_t layer, uint32_t id)
  * nothing under DeepSpeed's buckets, which take them at the chain's end.
  * The embedding's backward (embed) is whole in the B chain under a
  * zero-bubble schedule, so the last micro-batch's B completes it, not its
- * W (pipe.c's layer_end marks that). */
+ * W (pipe.c's layer_end marks that); torch's REDUCE_GRAD reduces it with
+ * its chunk's layers after the m-th W, podsim after that B: earlier by the
+ * W passes between, on the first stage only. */
 static int end_grads(builder *b, cursor *k, int p, bool embed, uint32_t id)
 {
 	fsdp_state *f = k->f;
