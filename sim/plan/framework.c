@@ -395,6 +395,10 @@ const conf_key plan_framework_keys[] = {
          "sqrt(v) in place), 2 (torch 1.13: sqrt(v) and the out-of-place denominator)"},
         {"gathered_layers", CONF_INT, SIM_UNIT_NONE, 1, 64, "2", NULL, FK(gathered_layers),
          "ZeRO-3 layers unsharded at once (the running one and the prefetched)"},
+        {"reuse_distance", CONF_REAL, SIM_UNIT_NONE, 0, 1e15, "0", NULL, FK(reuse_distance),
+         "ZeRO-3 keeps a module gathered when the trace uses it again within this many "
+         "parameters (DeepSpeed's stage3_max_reuse_distance): the last layers stay gathered "
+         "from their forward to their backward (0: none)"},
         {"live_params", CONF_REAL, SIM_UNIT_NONE, 0, 1e15, "0", NULL, FK(live_params),
          "ZeRO-3 with offloaded parameters: parameters gathered at most (0 = gathered_layers)"},
         {"workspace", CONF_QTY, SIM_UNIT_BYTES, 0, 1e12, "32 MiB", NULL, FK(workspace_bytes),

@@ -105,6 +105,37 @@ int plan_zero3_ends(const plan_scenario *s, int stage, double gather[2], double 
 	return 2;
 }
 
+/* DeepSpeed releases a module's parameters after it unless the trace uses
+ * them again within stage3_max_reuse_distance R elements, counted over the
+ * modules from the next one on (partitioned_param_coordinator.py:524-554
+ * at microsoft/DeepSpeed 38327e07). The trace runs a layer's forward, the
+ * layers above, the head's forward and backward (its gathered elements H
+ * each, plan_zero3_ends), the layers above backward, then the layer's: the
+ * layer k below the last is kept when 2 k P + 2 H < R, P a layer's
+ * elements: K = floor((R - 2 H) / 2 P) + 1 layers, the last among them,
+ * while R > 2 H (whole layers counted: a layer partly inside the window is
+ * gathered again here as a whole). Llama 2 7B: H = 131 M, P = 202 M, K =
+ * 2; 70B: H = 262 M, P = 856 M, K = 1; GPT-3 175B (tied: H = 617 M > R /
+ * 2): none. */
+int plan_zero3_reuse_layers(const plan_scenario *s, int stage)
+{
+	const plan_spec *p = &s->plan;
+	double R = s->fw.reuse_distance;
+	if (!(R > 0) || p->zero < 3 || p->pp > 1 || s->inference ||
+	    p->offload_params != PLAN_OFFLOAD_NONE)
+		return 0;
+	plan_budget b;
+	plan_stage_budget(s, stage, &b);
+	double ga[2], gr[2], H = 0;
+	int n = plan_zero3_ends(s, stage, ga, gr);
+	H = n == 2 ? ga[1] : n == 1 ? ga[0] : 0;
+	double room = (R - 2 * H) / 2;
+	if (!(room > 0) || !(b.layer_max > 0))
+		return 0;
+	double k = floor(room / b.layer_max) + 1; /* with the last layer, k = 0 */
+	return k < b.layers ? (int)k : b.layers;
+}
+
 int plan_zero3_pieces(const plan_scenario *s, double *gather, double *grad)
 {
 	const work_model *m = &s->model;

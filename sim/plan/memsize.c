@@ -287,6 +287,13 @@ static void size_gathered(const plan_scenario *s, const sizing *z, mw *w)
 	 * and backward; with parameters offloaded up to live_params elements. */
 	if (z->wshard && (w->shards > 1 || z->offp)) {
 		double nl = fw->gathered_layers < b->layers ? fw->gathered_layers : b->layers;
+		/* DeepSpeed's reuse window: at the turn, where the activations
+		 * peak, the layers it keeps (plan_zero3_reuse_layers), or the
+		 * running one */
+		if (fw->reuse_distance > 0) {
+			int k = plan_zero3_reuse_layers(s, w->stage);
+			nl = k > 1 ? k : 1;
+		}
 		w->gathered = b->layer_max * nl * z->gw + root_gathered(s, w->stage, z) * z->rw;
 		/* SHARD_GRAD_OP, or ZeRO-3 under torch pipelining (kept gathered
 		 * from the step's first forward: plan_zero3_pp_gathered): every

@@ -87,7 +87,10 @@ static void op_begin(builder *b, int stage, const plan_op *op, sched_state *st,
 	e->f.layers = plan_stage_layers(b->s, stage);
 	/* each op gathers its layers again, but where they stay gathered from
 	 * the stage's first op to the step's end (plan_zero3_pp_gathered) */
-	for (int l = 0; e->f.on && !(e->f.kept && st->gathered) && l < e->f.layers; l++)
+	/* (and a backward keeps the last layers DeepSpeed's reuse window held
+	 * from the forward before it, pp 1: plan_zero3_reuse_layers) */
+	int held = bwd && e->f.on ? plan_zero3_reuse_layers(b->s, stage) : 0;
+	for (int l = 0; e->f.on && !(e->f.kept && st->gathered) && l < e->f.layers - held; l++)
 		e->f.gather[l] = UINT32_MAX;
 	/* the ends' likewise, and under zero3_root = step from the stage's
 	 * first op on */

@@ -524,6 +524,10 @@ typedef struct plan_framework {
 				       * place), 1 from 2.6.0 (_foreach_add_ in
 				       * place; framework.c cites both) */
 	int gathered_layers;          /* ZeRO-3 layers unsharded at once */
+	double reuse_distance;        /* ZeRO-3 keeps a module gathered whose next use
+				       * comes within this many elements of the trace
+				       * (DeepSpeed's stage3_max_reuse_distance; 0: none,
+				       * plan_zero3_reuse_layers) */
 	double live_params;           /* ZeRO-3 with offloaded parameters: elements
 				       * gathered at most (0 = two layers) */
 	double workspace_bytes;       /* allocator-owned buffers beside the tensors
@@ -942,6 +946,10 @@ bool plan_zero3_pp_gathered(const struct plan_scenario *s);
  * one root unit; 1 the head) the elements gathered and those reduced.
  * Returns the pieces, 0 where nothing moves. */
 int plan_zero3_ends(const struct plan_scenario *s, int stage, double gather[2], double grad[2]);
+/* The last layers of `stage` that ZeRO-3 keeps gathered from their forward
+ * to their backward under [framework] reuse_distance (grads.c; 0 without
+ * it, with a pipeline or offloaded parameters). */
+int plan_zero3_reuse_layers(const struct plan_scenario *s, int stage);
 /* Whether ZeRO-3 gradients accumulate unsharded over the micro-batches
  * (accumulate_unsharded, FSDP no_sync, or plan_zero3_pp_gathered) and are
  * reduced only once the last micro-batch completes them. */

@@ -494,6 +494,16 @@ static double z3_exposed(const plan_scenario *s, const plan_groups *g, double gr
 	 * the DP stream, or the optimizer step after the last micro-batch; a
 	 * bucket tail (DeepSpeed's) stands in for it */
 	double ends_l = layers > 0 ? 2 * z.ag + (tail > 0 ? 0 : z.rs + ar) : 0;
+	/* DeepSpeed's reuse window (plan_zero3_reuse_layers): its last kr
+	 * layers gather nothing for their backward, the backward's first among
+	 * them */
+	int kr = plan_zero3_reuse_layers(s, 0);
+	double kept = 0;
+	if (kr > 0 && layers > 0) {
+		ends_l -= z.ag;
+		kept = kr * ((m - 1) * (fmax(0, z.ag + early - bwd_l) - fmax(0, early - bwd_l)) +
+		             fmax(0, z.ag + z.rs + ar - bwd_l) - fmax(0, z.rs + ar - bwd_l));
+	}
 	/* and the compute beside every gather and reduction runs at 1 - i (the
 	 * GPU's interference, as the replay charges it), for as long as they run
 	 * hidden behind it: the shard group's collectives at its channels'
@@ -507,7 +517,7 @@ static double z3_exposed(const plan_scenario *s, const plan_groups *g, double gr
 	                 (m - 1) * fmax(0, z.ag + early - bwd_l) +
 	                 fmax(0, z.ag + z.rs + ar - bwd_l) +
 	                 (double)m * (hx + intf(s, NET_ALLGATHER, &g->shard, z.lw) * hid + i_ar)) +
-	       m * (tail + ends_l + ends) + once;
+	       m * (tail + ends_l + ends) + once - kept;
 }
 
 /* Exposed DP time; grad and weight bytes are one rank's full (unsharded)

@@ -232,6 +232,57 @@ static void test_zbv_ends(void)
 	plan_scenario_free(t);
 }
 
+/* DeepSpeed's reuse window (plan_zero3_reuse_layers, R = 1e9 elements):
+ * Llama 2 7B, P = 4 x 4096^2 + 3 x 4096 x 11008 + 2 x 4096 = 202,383,360 a
+ * layer, the head H = 32,000 x 4,096 + 4,096 = 131,076,096: (R - 2 H) / 2P
+ * = 0.91, K = 2 layers kept (the last and the one below); 70B, P =
+ * 855,654,400 (GQA: 8 K/V heads), H = 262,152,192: 0.14, K = 1. The 7B's
+ * backward then gathers 30 layers, not 32: per micro-batch (2 here) two
+ * layers' 7 module gathers fewer (zero3_modules = hf: q, k, v, o, gate,
+ * up, down), 2 x 2 x 7 = 28 DP tasks. */
+static plan_scenario *ds_load(const char *model, const char *reuse)
+{
+	char text[512];
+	snprintf(text, sizeof text,
+		 "include = topologies/frameworks/deepspeed.ini\ninclude = models/%s.ini\n"
+		 "include = topologies/nodes/dgx-a100-80g.ini\n[scenario]\nname = t\n"
+		 "[cluster]\nname = c\nnodes = 1\n[model]\nseq_len = 2048\n[parallel]\n"
+		 "dp = 8\nzero = 3\nmicro_batch = 1\nglobal_batch = 16\nrecompute = full\n"
+		 "[framework]\nreuse_distance = %s\n",
+		 model, reuse);
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load_string(text, "<test>", ".", d, &s), SIM_OK);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+	return s;
+}
+
+static void test_reuse(void)
+{
+	plan_scenario *a = ds_load("llama2-7b", "1e9"), *b = ds_load("llama2-70b", "1e9");
+	plan_scenario *c = ds_load("llama2-7b", "0");
+	if (a && b && c) {
+		CHECK_INT(plan_zero3_reuse_layers(a, 0), 2);
+		CHECK_INT(plan_zero3_reuse_layers(b, 0), 1);
+		CHECK_INT(plan_zero3_reuse_layers(c, 0), 0);
+		plan_graph *ga = NULL, *gc = NULL;
+		if (plan_build(a, &ga) == SIM_OK && plan_build(c, &gc) == SIM_OK) {
+			CHECK_INT(plan_microbatches(&a->plan), 2);
+			CHECK_INT(count_dp(gc, 0) - count_dp(ga, 0), 2 * 2 * 7);
+		} else {
+			CHECK(false);
+		}
+		plan_graph_free(ga);
+		plan_graph_free(gc);
+	} else {
+		CHECK(false);
+	}
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+	plan_scenario_free(c);
+}
+
 /* The memory at the backward's start (memsize.c root_gathered): flat's
  * root stays gathered from its forward, torchtitan's untied embedding is
  * resharded after its forward, so the two peaks' buffers differ by the
@@ -279,6 +330,7 @@ int main(void)
 	test_sizes();
 	test_backward_prefetch();
 	test_zbv_ends();
+	test_reuse();
 	test_memory();
 	test_estimate();
 	return check_done();
