@@ -272,15 +272,17 @@ static void backward_prefetch(builder *b, cursor *k)
 		}
 }
 
-/* What seg i waits for (deps[5]: an end's gather, ends_dep): deps[0] the chain's last link (a ring transfer the
+/* What seg i waits for: deps[0] the chain's last link (a ring transfer the
  * one it forwards; a collective starting with the GEMM before it, the link
  * before that GEMM), deps[1] ZeRO-3's gather of a layer the chain enters
  * (issuing the next layer's as its prefetch) or the ring transfer a
  * compute step needs, deps[2] tp_comm_overlap's pending collective, deps[3]
  * overlap_param_gather's bucket (a layer's first forward of the step; the
  * chain's first task, the embedding, waits for its first layer's), deps[4]
- * the join a second pair displaced. Updates the cursor's layer, pending
- * join and held join. */
+ * the join a second pair displaced, deps[5] an end's gather (ends_dep; a
+ * backward chain's first task also issues its first layer's gather,
+ * backward_prefetch). Updates the cursor's layer, pending join and held
+ * join. */
 static void link_deps(builder *b, cursor *k, int i, uint32_t deps[6])
 {
 	const chain *c = k->c;

@@ -165,8 +165,9 @@ const conf_key plan_framework_keys[] = {
          FK(zero3_root),
          "ZeRO-3's embedding and head (final norm, output layer): step (Megatron-FSDP's "
          "modules outside its units: gathered in the step's first forward and kept, each "
-         "reduce-scattered after its backward every micro-batch), none (never moved), flat (one root unit gathered "
-         "as each forward starts, kept through the backward, reduced after it: FSDP1's root, "
+         "reduce-scattered after its backward every micro-batch), none (never moved), flat "
+         "(one root unit gathered as each forward starts, kept through the backward, reduced "
+         "after it: FSDP1's root, "
          "FSDP2's root module), units (torchtitan: the embedding its own unit, regathered for "
          "its backward; norm and output one kept to theirs) or modules (DeepSpeed: each "
          "gathered before its forward, the embedding again before its backward)"},

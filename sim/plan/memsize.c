@@ -253,8 +253,9 @@ static void size_buffers(const plan_scenario *s, const sizing *z, mw *w)
 /* The ends' parameters gathered as the backward starts, where the
  * activations peak (emit.c "The ends"): all of them where they stay
  * gathered (zero3_root none, flat's root kept from its forward, step's
- * from the step's first, every unit under plan_zero3_pp_gathered); else the head's (its output layer reads a
- * tied embedding again under modules), the embedding being resharded after
+ * from the step's first, every unit under plan_zero3_pp_gathered); else
+ * the head's (its output layer reads a tied embedding again under
+ * modules), the embedding being resharded after
  * its forward (torchtitan's own unit; DeepSpeed releases it, its next use
  * a whole pass away, past stage3_max_reuse_distance), but for torchtitan's
  * one unit of tied weights, kept. */
