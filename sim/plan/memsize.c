@@ -291,7 +291,7 @@ static void size_gathered(const plan_scenario *s, const sizing *z, mw *w)
 		/* DeepSpeed's reuse window: at the turn, where the activations
 		 * peak, the layers it keeps (plan_zero3_reuse_layers), or the
 		 * running one */
-		if (fw->reuse_distance > 0) {
+		if (fw->reuse_distance > 0 && z->p->pp == 1 && !z->offp) {
 			int k = plan_zero3_reuse_layers(s, w->stage);
 			nl = k > 1 ? k : 1;
 		}
