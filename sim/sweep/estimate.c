@@ -1268,6 +1268,13 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	if (plan_sched_zb(p->schedule))
 		fill = fmax(0, fill - 2 * (a.W_S - a.W_T));
 	e->bubble_s = fill / vpp;
+	/* a looped schedule (interleaved, looped BFS) with fewer micro-batches
+	 * than stages (torch pipelining's rounds allow it): a rank ends its m
+	 * forwards of chunk c after m t_f, while chunk c + 1's first input left
+	 * it p t_f before its return; it waits (p - m) t_f at each of the v - 1
+	 * chunk turns, and (p - m) t_b in the backward: (v - 1)(p - m) T / v */
+	if (vpp > 1 && m < pp && !plan_sched_v(p->schedule))
+		e->bubble_s += (vpp - 1) * (pp - m) * a.T / vpp;
 	double pipe = m * a.T + e->bubble_s;
 	e->pp_s = pipe_transfers(s, m, hop, &slow, p2p);
 	/* the dense full-attention kind's layer (zero for a model without one,
