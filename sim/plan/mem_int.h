@@ -44,5 +44,7 @@ typedef struct mw {
  * caller zeroes *w and gives it w->s, w->stage and the per-chunk arrays act,
  * gc and g16 (vpp each). */
 void mem_size_stage(const plan_scenario *s, int stage, mw *w);
+/* ZeRO-3's layers gathered at the peak (memsize.c). */
+int mem_gathered_layers(const plan_scenario *s, int stage);
 
 #endif

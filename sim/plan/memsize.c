@@ -278,6 +278,21 @@ static double root_gathered(const plan_scenario *s, int stage, const sizing *z)
 	return r > 0 ? r : 0;
 }
 
+/* ZeRO-3's layers gathered at the peak (mem_int.h): gathered_layers, or
+ * under DeepSpeed's reuse window, at the turn where the activations peak,
+ * the layers it keeps (plan_zero3_reuse_layers) or the running one; at
+ * most the stage's. */
+int mem_gathered_layers(const plan_scenario *s, int stage)
+{
+	const plan_spec *p = &s->plan;
+	int layers = plan_stage_layers(s, stage), nl = s->fw.gathered_layers;
+	if (s->fw.reuse_distance > 0 && p->pp == 1 && p->offload_params == PLAN_OFFLOAD_NONE) {
+		int k = plan_zero3_reuse_layers(s, stage);
+		nl = k > 1 ? k : 1;
+	}
+	return nl < layers ? nl : layers;
+}
+
 /* What the forward and backward add to the weights: ZeRO-3's gathered
  * layers, autocast's cache of 16-bit casts. */
 static void size_gathered(const plan_scenario *s, const sizing *z, mw *w)
@@ -287,14 +302,7 @@ static void size_gathered(const plan_scenario *s, const sizing *z, mw *w)
 	/* ZeRO-3 gathers layers (and the embedding and output) for the forward
 	 * and backward; with parameters offloaded up to live_params elements. */
 	if (z->wshard && (w->shards > 1 || z->offp)) {
-		double nl = fw->gathered_layers < b->layers ? fw->gathered_layers : b->layers;
-		/* DeepSpeed's reuse window: at the turn, where the activations
-		 * peak, the layers it keeps (plan_zero3_reuse_layers), or the
-		 * running one */
-		if (fw->reuse_distance > 0 && z->p->pp == 1 && !z->offp) {
-			int k = plan_zero3_reuse_layers(s, w->stage);
-			nl = k > 1 ? k : 1;
-		}
+		double nl = mem_gathered_layers(s, w->stage);
 		w->gathered = b->layer_max * nl * z->gw + root_gathered(s, w->stage, z) * z->rw;
 		/* SHARD_GRAD_OP, or ZeRO-3 under torch pipelining (kept gathered
 		 * from the step's first forward: plan_zero3_pp_gathered): every

@@ -598,9 +598,10 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 		    w->b.layers);
 	else
 		add(o, PLAN_MEM_BUFFERS, x->gathered, "gathered weights",
-		    "%s%d layers of %s params (+ %s)",
+		    "%s%d layer%s of %s params (+ %s)",
 		    s->plan.zero == 2 ? "SHARD_GRAD_OP keeps all layers unsharded; " : "ZeRO-3: ",
-		    s->fw.gathered_layers, qty(w->b.layer_max, b, sizeof b), ends_words(s, w->stage));
+		    mem_gathered_layers(s, w->stage), mem_gathered_layers(s, w->stage) == 1 ? "" : "s",
+		    qty(w->b.layer_max, b, sizeof b), ends_words(s, w->stage));
 	add(o, PLAN_MEM_WEIGHTS, x->cache, "autocast weight cache",
 	    "16-bit casts of %s fp32 params x 2 B, freed before the backward",
 	    qty(w->b.train, a, sizeof a));
