@@ -470,10 +470,16 @@ static void chunk_backward(builder *b, chain *bk, chain *wt, int stage, int c,
 		append_aside(b, bk, pend, npend, pl);
 		b->unit = -1;
 	}
+	/* the embedding's backward is its weight gradient alone (the token ids
+	 * take none): under a zero-bubble schedule a W pass (torch pipelining's
+	 * stage_backward_input stops at the stage's inputs, its
+	 * stage_backward_weight computes every parameter's gradient) */
 	if (k->v == 0 && b->s->train.frozen_layers <= 0) {
-		int eb = bk->n;
-		append_items(b, bk, x, work_embed_backward(m, &b->sh, x), PLAN_TASK_BWD, -1);
-		mark_end(bk, eb, 1);
+		chain *to = b->zb ? wt : bk;
+		int eb = to->n;
+		append_items(b, to, x, work_embed_backward(m, &b->sh, x),
+			     b->zb ? PLAN_TASK_WGRAD : PLAN_TASK_BWD, -1);
+		mark_end(to, eb, 1);
 	}
 	append_grad_accum(b, b->zb ? wt : bk, stage, c);
 }

@@ -702,17 +702,12 @@ static int fsdp_layer_reduce(builder *b, cursor *k, int16_t layer, uint32_t id)
 
 /* End piece p's gradients after task id (the ends, above): FSDP1's flat
  * gradient pass on the compute stream, then as a layer's (fsdp_layer_grads),
- * nothing under DeepSpeed's buckets, which take them at the chain's end.
- * The embedding's backward (embed) is whole in the B chain under a
- * zero-bubble schedule, so the last micro-batch's B completes it, not its
- * W (pipe.c's layer_end marks that); torch's REDUCE_GRAD reduces it with
- * its chunk's layers after the m-th W, podsim after that B: earlier by the
- * W passes between, on the first stage only. */
-static int end_grads(builder *b, cursor *k, int p, bool embed, uint32_t id)
+ * nothing under DeepSpeed's buckets, which take them at the chain's end. */
+static int end_grads(builder *b, cursor *k, int p, uint32_t id)
 {
 	fsdp_state *f = k->f;
 	const fsdp_unit *u = &f->end[p];
-	bool last = k->layer_end != NULL || (embed && b->zb && k->mb == b->m - 1);
+	bool last = k->layer_end != NULL; /* completes the gradients */
 	if (!(u->grad_bytes > 0) || f->bucket)
 		return SIM_OK;
 	if (u->flat_s > 0) {
@@ -798,13 +793,13 @@ int build_emit_to(builder *b, cursor *k, int end)
 			return SIM_ENOMEM;
 		bool end_done = x->end && (i + 1 == c->n || c->v[i + 1].end != x->end);
 		if (k->f->nends > 0 && k->f->dir < 0 && end_done && end_reduces(b, k->f, x->end) &&
-		    end_grads(b, k, end_piece(k->f, x->end), x->end == 1, id) != SIM_OK)
+		    end_grads(b, k, end_piece(k->f, x->end), id) != SIM_OK)
 			return SIM_ENOMEM;
 	}
 	if (k->i == c->n && k->f->nends > 0 && k->f->dir < 0 && c->ends && !k->ends_done &&
 	    b->s->fw.zero3_root == PLAN_ZERO3_ROOT_FLAT) { /* flat's root, after the chain */
 		k->ends_done = true;
-		if (end_grads(b, k, 0, false, k->prev) != SIM_OK)
+		if (end_grads(b, k, 0, k->prev) != SIM_OK)
 			return SIM_ENOMEM;
 	}
 	if (k->i == c->n && k->f->on && k->f->bucket && k->f->dir < 0 && !k->f->ended) {

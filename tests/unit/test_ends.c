@@ -204,8 +204,8 @@ static void test_backward_prefetch(void)
 /* torchtitan's ZBV under ZeRO-3 (the units kept gathered, reduced once
  * after their chunk's last backward): rank 0 holds both ends, untied two
  * units, each reduce-scattered once, in the last micro-batch. The
- * embedding's backward is whole in the B pass, so its reduction follows the
- * last micro-batch's B, not a W (emit.c end_grads). */
+ * embedding's backward is all weight gradient, a W pass (chain.c), so its
+ * reduction follows the last micro-batch's W as the layers' do. */
 static void test_zbv_ends(void)
 {
 	const char *o[] = {"parallel.zero=3", "model.untied_embeddings=true"};
