@@ -201,7 +201,7 @@ static void zero3_ends_why(FILE *o, const plan_scenario *s)
 	double ga[2], gr[2], gb[2], gl[2];
 	int last = plan_last_rank(&s->plan);
 	int n0 = plan_zero3_ends(s, 0, ga, gr), nl = plan_zero3_ends(s, last, gb, gl);
-	double w = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
+	double w = plan_zero3_gather_width(s);
 	char e[32], h[32], z[800];
 	explain_unit(ga[0] * w, SIM_UNIT_BYTES, e, sizeof e);
 	explain_unit((nl == 1 && last != 0 ? gb[0] : gb[1]) * w, SIM_UNIT_BYTES, h, sizeof h);

@@ -398,7 +398,7 @@ void build_fsdp_ends(const builder *b, int stage, fsdp_state *f)
 	const plan_scenario *s = b->s;
 	double ga[2], gr[2];
 	f->nends = f->on && !s->inference ? plan_zero3_ends(s, stage, ga, gr) : 0;
-	double wbytes = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
+	double wbytes = plan_zero3_gather_width(s);
 	for (int i = 0; i < f->nends; i++)
 		fsdp_end_init(s, b, ga[i], gr[i], wbytes, plan_grad_bytes(s), &f->end[i]);
 }
@@ -421,7 +421,7 @@ static void fsdp_setup(const plan_scenario *s, builder *b, int lmax, int lps)
 {
 	const plan_spec *p = &s->plan;
 	int cp = p->cp > 1 ? p->cp : 1;
-	double wbytes = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
+	double wbytes = plan_zero3_gather_width(s);
 	double gbytes = plan_grad_bytes(s); /* 4 with fp32_grads or fp32/tf32 */
 	bool stream = s->inference && p->offload_params != PLAN_OFFLOAD_NONE;
 	b->fsdp = (fsdp_state){

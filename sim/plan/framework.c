@@ -1010,6 +1010,11 @@ double plan_fsdp_reduce_bytes(const plan_scenario *s, int *kernels)
  * none. bf16 with reduce_dtype fp32 (torchtitan's default): 2 + 4 = 6 B per
  * unsharded element before, nothing after (the fp32 parameter takes the
  * fp32 shard). */
+double plan_zero3_gather_width(const plan_scenario *s)
+{
+	return s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
+}
+
 double plan_zero3_wire_bytes(const plan_scenario *s)
 {
 	return plan_grad_wire_bytes(s, plan_grad_bytes(s));

@@ -1991,6 +1991,9 @@ double plan_fsdp_post_reduce_s(const plan_scenario *s, double params, bool later
  * Megatron-FSDP's main_grad). The derivation is at the definition
  * (framework.c). ZeRO-3 refuses grad_compression (plan_check). */
 double plan_zero3_wire_bytes(const plan_scenario *s);
+/* Bytes of a weight element on ZeRO-3's all-gather wire as the step's
+ * graph times it: 4 in fp32 and tf32, 2 otherwise (framework.c). */
+double plan_zero3_gather_width(const plan_scenario *s);
 /* HBM bytes of the casts around that wire, under ZeRO-3 with more than one
  * data-parallel rank in training (0 otherwise): before the reduce-scatter
  * (after = false) per element of the unsharded gradient, reading the dtype

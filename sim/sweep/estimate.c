@@ -331,7 +331,7 @@ static void z3_layer_costs(const plan_scenario *s, const plan_groups *g, double 
 	double lg = layers > 0 ? grad_bytes / layers : grad_bytes;
 	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
 	int ng = plan_zero3_pieces(s, ga, gr);
-	double wb = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0;
+	double wb = plan_zero3_gather_width(s);
 	/* an MoE model: its MoE layer's unit (plan_zero3_layer) for every
 	 * layer, the routed experts under ep > 1 gathered and reduced on
 	 * their own over the expert-DP group */
@@ -408,7 +408,7 @@ static double z3_bucket_tail(const plan_scenario *s, const plan_groups *g, int l
  * step's gathers once a step, its reductions as units'. */
 static double z3_ends(const plan_scenario *s, const plan_groups *g, double wire, double *once)
 {
-	double wb = s->dtype == HW_FP32 || s->dtype == HW_TF32 ? 4.0 : 2.0, worst = 0;
+	double wb = plan_zero3_gather_width(s), worst = 0;
 	double n = g->shard.size > 1 ? g->shard.size : 1, gbytes = plan_grad_bytes(s);
 	int mode = s->fw.zero3_root, stages[2] = {0, plan_last_rank(&s->plan)};
 	bool kept = plan_zero3_pp_gathered(s), nosync = plan_zero3_unsharded_acc(s);
