@@ -340,6 +340,23 @@ int build_init(builder *b, const plan_scenario *s)
  * passes, the casts to and from the wire, fsdp_casts), over the shard
  * group and, for the routed experts under ep > 1, over the expert-DP
  * group. */
+/* The memory-bound work around a unit's collectives over `shards` ranks,
+ * for `gather` elements gathered and `grad` reduced: the casts to and from
+ * the wire and FSDP1's passes before the reduce-scatter (pre_s, pass_s),
+ * the shard's cast before the gather (cast_s), its cast back and
+ * accumulation after the reduction (post_s). */
+static void unit_passes(const plan_scenario *s, double shards, double gather, double grad,
+			fsdp_unit *u)
+{
+	double n = shards > 0 ? shards : 1;
+	u->pre_s = plan_zero3_cast_s(s, grad, false);
+	u->pass_s = plan_fsdp_reduce_s(s, grad);
+	u->cast_s = plan_fsdp_gather_cast_s(s, gather / n);
+	for (int later = 0; later < 2; later++)
+		u->post_s[later] = plan_fsdp_post_reduce_s(s, grad / n, later) +
+				   plan_zero3_cast_s(s, grad / n, true);
+}
+
 static void fsdp_unit_init(const plan_scenario *s, const builder *b, int g, double wbytes,
 			   double gbytes, fsdp_unit *u)
 {
@@ -347,22 +364,16 @@ static void fsdp_unit_init(const plan_scenario *s, const builder *b, int g, doub
 	u->pieces = plan_zero3_layer(s, g, &unit, &sep, u->gather_frac, u->grad_frac);
 	if (b->edp.size <= 1) /* each rank holds its experts whole: nothing to move */
 		sep = 0;
-	double sh = unit / (b->shard.size > 0 ? b->shard.size : 1);
 	double xs = sep / (b->edp.size > 0 ? b->edp.size : 1);
 	u->param_bytes = unit * wbytes, u->grad_bytes = unit * gbytes;
 	u->sep_param_bytes = sep * wbytes, u->sep_grad_bytes = sep * gbytes;
-	u->pre_s = plan_zero3_cast_s(s, unit, false);
-	u->pass_s = plan_fsdp_reduce_s(s, unit);
+	unit_passes(s, b->shard.size, unit, unit, u);
 	u->flat_s = plan_fsdp_flat_grad_s(s, unit + sep);
-	u->cast_s = plan_fsdp_gather_cast_s(s, sh);
 	u->sep_pre_s = plan_zero3_cast_s(s, sep, false) + plan_fsdp_reduce_s(s, sep);
 	u->sep_cast_s = plan_fsdp_gather_cast_s(s, xs);
-	for (int later = 0; later < 2; later++) {
-		u->post_s[later] = plan_fsdp_post_reduce_s(s, sh, later) +
-				   plan_zero3_cast_s(s, sh, true);
+	for (int later = 0; later < 2; later++)
 		u->sep_post_s[later] = plan_fsdp_post_reduce_s(s, xs, later) +
 				       plan_zero3_cast_s(s, xs, true);
-	}
 	u->tensors = b->s->fw.zero3_reduce == PLAN_ZERO3_REDUCE_BUCKET
 			     ? build_zero3_layer_tensors(s, g)
 			     : 0;
@@ -378,17 +389,11 @@ static void fsdp_end_init(const plan_scenario *s, const builder *b, double gathe
 			  double wbytes, double gbytes, fsdp_unit *u)
 {
 	memset(u, 0, sizeof *u);
-	double n = b->shard.size > 0 ? b->shard.size : 1, sh = grad / n;
 	u->pieces = 1;
 	u->gather_frac[0] = u->grad_frac[0] = 1;
 	u->param_bytes = gather * wbytes, u->grad_bytes = grad * gbytes;
-	u->pre_s = plan_zero3_cast_s(s, grad, false);
-	u->pass_s = plan_fsdp_reduce_s(s, grad);
+	unit_passes(s, b->shard.size, gather, grad, u);
 	u->flat_s = plan_fsdp_flat_grad_s(s, grad);
-	u->cast_s = plan_fsdp_gather_cast_s(s, gather / n);
-	for (int later = 0; later < 2; later++)
-		u->post_s[later] = plan_fsdp_post_reduce_s(s, sh, later) +
-				   plan_zero3_cast_s(s, sh, true);
 }
 
 /* The ends' units of `stage` into f (f->nends 0 where ZeRO-3 is off or
