@@ -397,12 +397,13 @@ static void fsdp_end_init(const plan_scenario *s, const builder *b, double gathe
 }
 
 /* The ends' units of `stage` into f (f->nends 0 where ZeRO-3 is off or
- * streams inference weights). */
+ * streams inference weights), and the layers its reuse window holds. */
 void build_fsdp_ends(const builder *b, int stage, fsdp_state *f)
 {
 	const plan_scenario *s = b->s;
 	double ga[2], gr[2];
 	f->nends = f->on && !s->inference ? plan_zero3_ends(s, stage, ga, gr) : 0;
+	f->held = f->on ? plan_zero3_reuse_layers(s, stage) : 0;
 	double wbytes = plan_zero3_gather_width(s);
 	for (int i = 0; i < f->nends; i++)
 		fsdp_end_init(s, b, ga[i], gr[i], wbytes, plan_grad_bytes(s), &f->end[i]);

@@ -134,6 +134,9 @@ typedef struct fsdp_state {
 	int nends;
 	fsdp_unit end[2];
 	uint32_t *end_gather;
+	/* the stage's last layers DeepSpeed's reuse window keeps gathered from a
+	 * forward to its backward (plan_zero3_reuse_layers; pipe.c op_begin) */
+	int held;
 } fsdp_state;
 
 struct layer_prog;

@@ -89,7 +89,7 @@ static void op_begin(builder *b, int stage, const plan_op *op, sched_state *st,
 	 * the stage's first op to the step's end (plan_zero3_pp_gathered) */
 	/* (and a backward keeps the last layers DeepSpeed's reuse window held
 	 * from the forward before it, pp 1: plan_zero3_reuse_layers) */
-	int held = bwd && e->f.on ? plan_zero3_reuse_layers(b->s, stage) : 0;
+	int held = bwd ? e->f.held : 0;
 	for (int l = 0; e->f.on && !(e->f.kept && st->gathered) && l < e->f.layers - held; l++)
 		e->f.gather[l] = UINT32_MAX;
 	/* the ends' likewise, and under zero3_root = step from the stage's
