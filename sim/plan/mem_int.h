@@ -44,6 +44,10 @@ typedef struct mw {
  * caller zeroes *w and gives it w->s, w->stage and the per-chunk arrays act,
  * gc and g16 (vpp each). */
 void mem_size_stage(const plan_scenario *s, int stage, mw *w);
+/* Whether ZeRO-3 holds the head but not the embedding as the backward
+ * starts (torchtitan's and DeepSpeed's ends; memsize.c root_gathered), with
+ * the ends' gathered elements (plan_zero3_ends) in ends. */
+bool mem_embedding_released(const plan_scenario *s, int stage, double ends[2]);
 /* ZeRO-3's layers gathered at the peak (memsize.c). */
 int mem_gathered_layers(const plan_scenario *s, int stage);
 

@@ -259,13 +259,22 @@ static void size_buffers(const plan_scenario *s, const sizing *z, mw *w)
  * its forward (torchtitan's own unit; DeepSpeed releases it, its next use
  * a whole pass away, past stage3_max_reuse_distance), but for torchtitan's
  * one unit of tied weights, kept. */
+bool mem_embedding_released(const plan_scenario *s, int stage, double ends[2])
+{
+	double gr[2];
+	int n = s->plan.zero >= 3 ? plan_zero3_ends(s, stage, ends, gr) : 0;
+	int mode = s->fw.zero3_root;
+	return n == 2 && (mode == PLAN_ZERO3_ROOT_MODULES || mode == PLAN_ZERO3_ROOT_UNITS) &&
+	       !plan_zero3_pp_gathered(s);
+}
+
+/* The root's elements gathered then: all of it, or less the embedding
+ * where mem_embedding_released. */
 static double root_gathered(const plan_scenario *s, int stage, const sizing *z)
 {
-	double ga[2], gr[2];
-	int n = s->plan.zero >= 3 ? plan_zero3_ends(s, stage, ga, gr) : 0;
+	double ga[2];
 	int mode = s->fw.zero3_root;
-	if (n == 0 || mode == PLAN_ZERO3_ROOT_FLAT || mode == PLAN_ZERO3_ROOT_STEP ||
-	    plan_zero3_pp_gathered(s) || (mode == PLAN_ZERO3_ROOT_UNITS && n == 1))
+	if (!mem_embedding_released(s, stage, ga))
 		return z->root;
 	/* the root less the embedding, with the tied weight the head reads
 	 * again where both ends share the stage (plan_zero3_ends's head: its

@@ -573,10 +573,8 @@ static void moment_step_temps(const mw *w, const cand *x, plan_mem_peak *o)
  * (memsize.c root_gathered). */
 static const char *ends_words(const plan_scenario *s, int stage)
 {
-	double ga[2], gr[2];
-	int n = s->plan.zero >= 3 ? plan_zero3_ends(s, stage, ga, gr) : 0;
-	int mode = s->fw.zero3_root;
-	if (n == 2 && (mode == PLAN_ZERO3_ROOT_MODULES || mode == PLAN_ZERO3_ROOT_UNITS))
+	double ga[2];
+	if (mem_embedding_released(s, stage, ga))
 		return ga[1] > 0 ? "the head; the embedding resharded after its forward"
 				 : "no end: the embedding resharded after its forward";
 	return "embedding, output";
