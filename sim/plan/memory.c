@@ -745,10 +745,6 @@ void plan_dp_bytes(const plan_scenario *s, int stage, double *grad, double *weig
 	}
 	double gb = tdense * g / (gshard ? shards : 1) + texp * g / (gshard ? eshards : 1);
 	double wb = p->zero >= 3 ? params * w / shards + experts * w : tdense * w + texp * w;
-	if (p->offload_optimizer != PLAN_OFFLOAD_NONE)
-		gb = 0;
-	if (p->offload_params != PLAN_OFFLOAD_NONE)
-		wb = 0;
 	/* the rank's whole local bytes: a sharded figure times its shard
 	 * group (dense over shards, experts over eshards; ZeRO-3 gathers the
 	 * experts' whole), not the dp x cp ranks, which count the replicas of

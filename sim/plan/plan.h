@@ -1509,7 +1509,10 @@ bool plan_optimizer_in_shard(const plan_scenario *s);
 /* The gradient and weight bytes one rank of `stage` reduces or gathers over
  * data parallelism, as the sweep pre-screen's time model reads them (the
  * pre-walk memory model's figures times the shard group: unchanged by the
- * memory model, so that step times do not move with it). */
+ * memory model, so that step times do not move with it; offloading moves
+ * the optimizer and the parameters' home, not these bytes: the gradients
+ * are reduced before they are copied out and ZeRO-3 gathers the weights
+ * it streams in). */
 void plan_dp_bytes(const plan_scenario *s, int stage, double *grad, double *weight);
 
 /* Host DRAM and NVMe bytes per node that offloading puts there for a node of

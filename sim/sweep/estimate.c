@@ -524,7 +524,7 @@ static double z3_exposed(const plan_scenario *s, const plan_groups *g, double gr
  * local gradients and 16-bit weights. fwd_l and bwd_l: one layer's forward
  * and backward (recomputation included) per micro-batch. bucket_tail:
  * ZeRO-0/1/2's buckets past the backward (dp_tail, the worst stage's), or
- * -1 to count the whole reduction (offloaded optimizer). pgather: ZeRO-1/2's
+ * -1 to count the whole reduction. pgather: ZeRO-1/2's
  * parameter all-gather under overlap_param_gather (pgather_stage, the worst
  * stage's), or -1 for the whole gather after the optimizer step. */
 static double dp_exposed(const plan_scenario *s, const plan_groups *g, double grad_bytes,
@@ -550,8 +550,9 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 	} else {
 		reduce = coll_time(s, NET_ALLREDUCE, dp, grad_bytes);
 	}
-	/* the buckets' reduction (dp_tail, as the graph's buckets), else the
-	 * whole reduction exposed (offloaded optimizer: grad_bytes is 0) */
+	/* the buckets' reduction (dp_tail, as the graph's buckets, also with
+	 * the optimizer offloaded: reduced, then copied out), else the whole
+	 * reduction exposed */
 	return (bucket_tail >= 0 ? bucket_tail : reduce) + gather;
 }
 
@@ -1230,7 +1231,7 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	 * backward, each stage's dp_tail less the backward of the last
 	 * micro-batch through the stages below it, which runs after its own
 	 * (its slack; with interleaving their first chunks) */
-	bool buckets = p->zero < 3 && p->offload_optimizer == PLAN_OFFLOAD_NONE && !s->inference;
+	bool buckets = p->zero < 3 && !s->inference;
 	stage_sum a = {0};
 	a.dp_tail_s = buckets ? 0 : -1;
 	call_memo memo = {{0}, {0}, 0, 0}; /* the stages' buckets and calls are alike */

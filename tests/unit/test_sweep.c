@@ -864,6 +864,50 @@ static void test_few_microbatches_looped(void)
 	plan_scenario_free(s);
 }
 
+/* The optimizer on the CPU moves the step, not the data-parallel traffic:
+ * DeepSpeed reduces the gradients over DP before copying the shard to the
+ * host (ZeRO-3: stage3.py __reduce_and_partition_ipg_grads, then
+ * partition_grads' offload copy, :1294-1330 and :1466-1511 at
+ * microsoft/DeepSpeed 38327e07; ZeRO-1/2 the same buckets, reduced, then
+ * copied), and the graph reduces them alike. The pre-screen took the
+ * memory model's zero gradient bytes under offload (the gradients leave
+ * HBM) for the bytes reduced: ZeRO-3's reduce-scatters vanished
+ * (estimated 32.3 s against 49.0 simulated on the plan below) and ZeRO-1's
+ * buckets, overlapped with the backward, became one whole reduction after
+ * it (+1.5 %). Now, on Llama 2 70B, tp 8, dp 32, pp 1, at ZeRO-1 and 3:
+ * the same exposed DP time with and without offload, and the estimate
+ * within 4 % of the simulated step (3.5 % over at ZeRO-3, as without
+ * offload). */
+static void test_offload_dp(void)
+{
+	for (int z = 1; z <= 3; z += 2) {
+		char zs[32];
+		snprintf(zs, sizeof zs, "parallel.zero=%d", z);
+		const char *none[] = {"parallel.tp=8", "parallel.pp=1", "parallel.dp=32", zs};
+		const char *cpu[] = {"parallel.tp=8", "parallel.pp=1", "parallel.dp=32", zs,
+				     "parallel.offload_optimizer=cpu"};
+		sim_diag *d = sim_diag_new();
+		plan_scenario *a = NULL, *b = NULL;
+		CHECK_INT(plan_scenario_load("scenarios/llama2-70b-h100.ini", none, 4, d, &a), SIM_OK);
+		CHECK_INT(plan_scenario_load("scenarios/llama2-70b-h100.ini", cpu, 5, d, &b), SIM_OK);
+		sim_diag_print(d, stderr);
+		sim_diag_free(d);
+		exec_result r;
+		if (a && b && CHECK_INT(exec_run(b, &r), SIM_OK)) {
+			sweep_estimate ea, eb;
+			sweep_estimate_plan(a, &ea);
+			sweep_estimate_plan(b, &eb);
+			CHECK(ea.dp_s > 0);
+			CHECK_NEAR(eb.dp_s, ea.dp_s, 1e-9);
+			CHECK(fabs(eb.step_s - r.step_s) < 0.04 * r.step_s);
+		} else {
+			CHECK(false);
+		}
+		plan_scenario_free(a);
+		plan_scenario_free(b);
+	}
+}
+
 int main(void)
 {
 	test_parse();
@@ -884,6 +928,7 @@ int main(void)
 	test_param_gather();
 	test_hsdp_bytes();
 	test_few_microbatches_looped();
+	test_offload_dp();
 	test_merge_schema();
 	return check_done();
 }
