@@ -96,6 +96,13 @@ struct sim_buf;
 void cli_energy_json(struct sim_buf *b, const struct sweep_energy *e, const char *gpu,
 		     const char *node_src);
 
+/* What makes a plan fit (sweep_fit_remedy, remedy.c): two "  fits with"
+ * lines, or the one that says nothing of the split does; the JSON member
+ * `"fit_with":{...}` (no leading comma) appended to b. */
+struct sweep_remedy;
+void cli_remedy_print(FILE *f, const struct sweep_remedy *r);
+void cli_remedy_json(struct sim_buf *b, const struct sweep_remedy *r);
+
 /* podsim estimate: back-of-the-envelope memory, GPU-count and compute figures
  * (estimate.c). */
 int cli_estimate(int argc, char **argv);

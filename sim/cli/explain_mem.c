@@ -1,8 +1,10 @@
 /* explain_mem.c - section 3 of `podsim explain` (explain.c): the most loaded
  * stage's memory peak as plan_memory_peak walks it, Korthikanti et al.'s
  * per-layer activations, the device line and verdict on each GPU type, and
- * the cuts (plan_memory_cuts). */
+ * the cuts (plan_memory_cuts) and the fastest combination of them that fits
+ * (sweep_fit_remedy). */
 #include "explain_int.h"
+#include "sweep/sweep.h"
 
 #include <math.h>
 
@@ -216,6 +218,9 @@ static void cuts(FILE *o, const plan_scenario *s, const plan_mem_peak *p)
 			        explain_gib(cut[i].device, b, sizeof b),
 			        plan_verdict_name(cut[i].verdict));
 	}
+	sweep_remedy fix;
+	if (sweep_fit_remedy(s, &fix) == SIM_OK && (fix.found || n > 0))
+		cli_remedy_print(o, &fix);
 	if (!p->checkpoint)
 		return;
 	/* the checkpoint's own bytes: the shard copies and the gathered root

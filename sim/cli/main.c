@@ -519,7 +519,8 @@ int cli_write_file(const char *cmd, const char *path, int (*fill)(FILE *f, void 
 	return rc;
 }
 
-/* The energy per step of a run (after its report). */
+/* The energy per step of a run (after its report; runs show reads its
+ * inputs, and run_remedy's, from the stored scenario text). */
 static void step_energy(const plan_scenario *s, const exec_result *r)
 {
 	sweep_energy e;
@@ -528,8 +529,22 @@ static void step_energy(const plan_scenario *s, const exec_result *r)
 			 "[node] power", false);
 }
 
-/* The run's JSON with the energy terms per step as its last member
- * (s NULL: the report alone). */
+/* A plan that does not fit, or is tight: what makes it fit without
+ * changing its split (sweep_fit_remedy), after its report. */
+static void run_remedy(const plan_scenario *s, const exec_result *r)
+{
+	plan_verdict v = exec_mem_verdict(r);
+	sweep_remedy fix;
+	if (v == PLAN_VERDICT_FITS || s->inference || sweep_fit_remedy(s, &fix) != SIM_OK)
+		return;
+	printf("\nmemory: %s; what makes it fit (podsim explain: each change alone, every term)\n",
+	       v == PLAN_VERDICT_OOM ? "out of memory" : "tight, under 10 % headroom");
+	cli_remedy_print(stdout, &fix);
+}
+
+/* The run's JSON with the energy terms per step as its last member, after
+ * fit_with where the plan does not fit or is tight (s NULL: the report
+ * alone). */
 static void run_json(const plan_scenario *s, const exec_result *r, int64_t id)
 {
 	if (!s) {
@@ -546,6 +561,12 @@ static void run_json(const plan_scenario *s, const exec_result *r, int64_t id)
 			break;
 	}
 	sim_buf_append(&b, ",", 1);
+	sweep_remedy fix;
+	if (!s->inference && exec_mem_verdict(r) != PLAN_VERDICT_FITS &&
+	    sweep_fit_remedy(s, &fix) == SIM_OK) {
+		cli_remedy_json(&b, &fix);
+		sim_buf_append(&b, ",", 1);
+	}
 	sweep_energy e;
 	sweep_energy_scenario(s, r->gpus, r->step_s / 3600.0, &e);
 	cli_energy_json(&b, &e, s->gpu.name, "[node] power");
@@ -607,8 +628,10 @@ static int cmd_run(int argc, char **argv)
 			run_json(s, r, id);
 		else
 			report_text(stdout, r, id);
-		if (!o.json)
+		if (!o.json) {
+			run_remedy(s, r);
 			step_energy(s, r);
+		}
 		if (gantt && !o.json)
 			fputs(gantt, stdout);
 		if (o.html && report_html_file(o.html, r, id, &tl, NULL) != SIM_OK) {
@@ -694,8 +717,10 @@ static int runs_show(const cli_opts *o, store *db, const char *id_text, sim_diag
 			run_json(ok ? s : NULL, r, id);
 		else
 			report_text(stdout, r, id);
-		if (ok && !o->json)
+		if (ok && !o->json) {
+			run_remedy(s, r);
 			step_energy(s, r);
+		}
 		plan_scenario_free(s);
 		sim_diag_free(q);
 	}

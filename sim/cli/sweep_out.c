@@ -99,6 +99,8 @@ static void print_nearest(const sweep_space *sp, const sweep_nearest *nf)
 		       explain_gib(nf->cut[i].saved, a, sizeof a), nf->cut[i].term,
 		       explain_gib(nf->cut[i].device, b, sizeof b),
 		       plan_verdict_name(nf->cut[i].verdict));
+	if (nf->basis.stage >= 0 && (nf->fix.found || nf->ncuts > 0))
+		cli_remedy_print(stdout, &nf->fix);
 }
 
 /* The search line: what was simulated and whether the answer is exact. */
@@ -400,7 +402,17 @@ static void json_nearest(const sweep_space *sp, const sweep_nearest *nf)
 		printf(",\"saved_bytes\":%.9g,\"device_bytes\":%.9g,\"verdict\":\"%s\"}",
 		       nf->cut[j].saved, nf->cut[j].device, plan_verdict_name(nf->cut[j].verdict));
 	}
-	printf("]}");
+	printf("]");
+	if (nf->basis.stage >= 0) {
+		sim_buf b;
+		sim_buf_init(&b);
+		sim_buf_append(&b, ",", 1);
+		cli_remedy_json(&b, &nf->fix);
+		if (!b.oom)
+			fwrite(b.data, 1, b.len, stdout);
+		sim_buf_free(&b);
+	}
+	printf("}");
 }
 
 /* --train-tokens: the best plan's whole run, its band from the best row's. */

@@ -74,8 +74,10 @@ int sweep_nearest_of(const sweep_space *sp, const sweep_screen_result *r, const 
 	out->plan = &r->plans[i];
 	sweep_mem_basis_of(s, &f, &out->basis);
 	/* the GPU's cuts do not move offloaded states (explain_memory says so) */
-	if (out->basis.stage >= 0)
+	if (out->basis.stage >= 0) {
 		out->ncuts = plan_memory_cuts(s, out->cut, 5);
+		rc = sweep_fit_remedy(s, &out->fix);
+	}
 	plan_scenario_free(s);
-	return SIM_OK;
+	return rc;
 }

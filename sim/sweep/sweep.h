@@ -200,6 +200,33 @@ typedef struct sweep_mem_basis {
 } sweep_mem_basis;
 void sweep_mem_basis_of(const plan_scenario *s, const plan_mem_fit *f, sweep_mem_basis *out);
 
+/* What makes a plan that does not fit, or is tight, fit without changing
+ * its split of the GPUs (remedy.c has the space and why): the combination
+ * of a smaller micro-batch, recomputation, a higher ZeRO stage, optimizer
+ * offload and the checkpoint's offload that fits with the shortest
+ * pre-screen estimate (fits before tight, then fewer changes), and the
+ * fastest tight one where it beats that. found =
+ * false when the plan fits, is an inference plan, or no combination gets
+ * it out of memory. SIM_OK or SIM_ENOMEM. */
+typedef struct sweep_remedy {
+	bool found;
+	char what[160];            /* "micro_batch = 2, zero = 1" */
+	int changes;               /* keys changed */
+	plan_verdict verdict;      /* the changed plan's: fits, else tight */
+	double device, share;      /* its est.mem_peak_bytes and est.mem_share */
+	double est_s;              /* its estimated step */
+	double plan_est_s;         /* the plan's own estimate, */
+	plan_verdict plan_verdict; /* and its verdict */
+	int tried;                 /* candidates the framework runs */
+	/* beside a fitting answer, the fastest tight candidate where its
+	 * estimate is shorter (under 10 % headroom, but it runs) */
+	bool tight_found;
+	char tight_what[160];
+	int tight_changes;
+	double tight_device, tight_est_s;
+} sweep_remedy;
+int sweep_fit_remedy(const plan_scenario *s, sweep_remedy *r);
+
 /* The plan pruned for memory whose demand is the smallest share of its
  * capacity (est.mem_share; ties by index): the one closest to fitting, for
  * the sweep that finds none. false when no plan was pruned for memory. */
@@ -207,8 +234,9 @@ bool sweep_nearest_no_fit(const sweep_screen_result *r, uint64_t *idx);
 
 /* When no plan of r fits (r->fitting == 0): that nearest plan, its basis
  * and the changes that cut most (plan_memory_cuts on its scenario, loaded
- * again as sweep_plan_load does; none for host or NVMe, which the GPU's
- * cuts do not move). has = false when some plan fits or none was pruned
+ * again as sweep_plan_load does) and their fastest combination that fits
+ * (sweep_fit_remedy); neither for host or NVMe, which the GPU's cuts do
+ * not move. has = false when some plan fits or none was pruned
  * for memory. SIM_OK, or the load's error (diag). */
 typedef struct sweep_nearest {
 	bool has;
@@ -216,6 +244,7 @@ typedef struct sweep_nearest {
 	sweep_mem_basis basis;
 	plan_mem_cut cut[5];
 	int ncuts;
+	sweep_remedy fix; /* sweep_fit_remedy of that plan (GPU basis only) */
 } sweep_nearest;
 int sweep_nearest_of(const sweep_space *sp, const sweep_screen_result *r, const char *path,
                      const char *const *sets, size_t nsets, sim_diag *diag, sweep_nearest *out);

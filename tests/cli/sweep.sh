@@ -67,6 +67,24 @@ grep '^    [a-z]' "$tmp/n.txt" >"$tmp/n.cuts"
 "$podsim" sweep "$q" --vary parallel.micro_batch=16,32 --set gpu.hbm=16GB --no-db --json 2>/dev/null |
 	grep -q '"nearest_no_fit":{"index":0,"settings":{"parallel.micro_batch":"16"},"tier":"GPU","stage":0,' ||
 	{ echo "no-fit sweep JSON: no nearest_no_fit"; fail=1; }
+# ... and the fastest combination of those changes that fits
+# (sweep_fit_remedy): the same lines in the sweep, in explain and after the
+# run's report, and the same changes in the sweep's and the run's JSON.
+"$podsim" explain "$q" --set parallel.micro_batch=16 --set gpu.hbm=16GB 2>/dev/null |
+	sed -n '/^  fits with/,/^$/p' | grep -v '^$' >"$tmp/n.fixe"
+"$podsim" run "$q" --set parallel.micro_batch=16 --set gpu.hbm=16GB --no-db 2>/dev/null |
+	sed -n '/^  fits with/,/^$/p' | grep -v '^$' >"$tmp/n.fixr"
+sed -n '/^  fits with/,$p' "$tmp/n.txt" >"$tmp/n.fixs"
+grep -q '^  fits with    [a-z_]* = ' "$tmp/n.fixs" && cmp -s "$tmp/n.fixs" "$tmp/n.fixe" &&
+	cmp -s "$tmp/n.fixs" "$tmp/n.fixr" ||
+	{ echo "no-fit sweep: fits with differs from explain's or run's"; cat "$tmp/n.fixs" \
+		"$tmp/n.fixe" "$tmp/n.fixr"; fail=1; }
+fix=$(sed -n 's/^  fits with    \(.*\) -> .*/\1/p' "$tmp/n.fixs")
+"$podsim" sweep "$q" --vary parallel.micro_batch=16,32 --set gpu.hbm=16GB --no-db --json 2>/dev/null |
+	grep -q "\"fit_with\":{\"found\":true,\"changes\":\"$fix\"," &&
+	"$podsim" run "$q" --set parallel.micro_batch=16 --set gpu.hbm=16GB --no-db --json 2>/dev/null |
+	grep -q "\"fit_with\":{\"found\":true,\"changes\":\"$fix\"," ||
+	{ echo "no-fit sweep / run JSON: fit_with is not '$fix'"; fail=1; }
 # On the mixed cluster (30 DGX H100 + 2 DGX A100 40GB) zero = 0 runs out of
 # memory on the A100s alone: the sweep prunes it for other_gpu, and the run
 # and explain state the verdict's basis, allocated + runtime over the A100's

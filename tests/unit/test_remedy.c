@@ -1,0 +1,185 @@
+/* test_remedy.c - what makes a plan fit without changing its split
+ * (sweep_fit_remedy, sim/sweep/remedy.c), on nanotron's Llama 3.2 1B on 8
+ * H100 (scenarios/llama-1b-nanotron-memory.ini) and Megatron-Core's Llama 3
+ * 8B on one node (scenarios/llama3-8b-1node.ini). Runs from the source
+ * root (meson's workdir).
+ *
+ * The checks are the answer's properties, each from outside the search:
+ * - it is actionable: the changes as printed, typed as --set assignments,
+ *   load, and the plan they give has the answer's verdict and estimate, and
+ *   the simulated run agrees on the verdict;
+ * - it is the fastest fitting plan of its space: every combination of the
+ *   five keys, enumerated here through the loader (what a user's --set
+ *   would give, refused where the framework refuses), that fits is
+ *   estimated no faster; and the space's count is the search's;
+ * - it is needed: at 16 sequences a micro-batch the 1B is 2.6x its H100
+ *   and no single change fits it (plan_memory_cuts), so the answer changes
+ *   two keys or more;
+ * - a plan that fits gets none; a plan nothing of its split saves (400
+ *   layers of the 1B under nanotron, whose ZeRO stops at 1 and which does
+ *   not offload: its fp32 gradients alone, 24.3 G params x 4 B = 97 GB,
+ *   outgrow the GPU) gets none with the candidates it tried;
+ * - beside a fitting answer the faster tight plan is named (the 8B: the
+ *   optimizer on the CPU fits at an estimated +12 %; ZeRO-2 is tight at
+ *   +1 %), and it is tight. */
+#include "check.h"
+#include "exec/exec.h"
+#include "sweep/sweep.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NANO "scenarios/llama-1b-nanotron-memory.ini"
+
+static plan_scenario *load(const char *path, const char *const *sets, size_t n)
+{
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	int rc = plan_scenario_load(path, sets, n, d, &s);
+	sim_diag_free(d);
+	return rc == SIM_OK ? s : NULL;
+}
+
+/* "micro_batch = 4, zero = 1" -> "parallel.micro_batch=4", "parallel.zero=1"
+ * appended to sets (static storage, n in and out). */
+static void sets_of(const char *what, char buf[][96], const char **sets, size_t *n)
+{
+	char copy[160];
+	snprintf(copy, sizeof copy, "%s", what);
+	for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+		char key[48], val[32];
+		if (sscanf(tok, " %47[a-z_] = %31[a-z0-9]", key, val) != 2) {
+			CHECK(false);
+			continue;
+		}
+		snprintf(buf[*n], 96, "%s.%s=%s",
+		         strcmp(key, "checkpoint_offload") ? "parallel" : "framework", key, val);
+		sets[*n] = buf[*n];
+		(*n)++;
+	}
+}
+
+static void test_far_over(void)
+{
+	const char *base[] = {"parallel.micro_batch=16", "parallel.global_batch=512"};
+	plan_scenario *s = load(NANO, base, 2);
+	if (!CHECK(s != NULL))
+		return;
+	sweep_remedy r;
+	CHECK_INT(sweep_fit_remedy(s, &r), SIM_OK);
+	CHECK_INT(r.plan_verdict, PLAN_VERDICT_OOM);
+	plan_mem_cut cut[5];
+	int nc = plan_memory_cuts(s, cut, 5);
+	CHECK(nc > 0);
+	for (int i = 0; i < nc; i++)
+		CHECK_INT(cut[i].verdict, PLAN_VERDICT_OOM);
+	if (!CHECK(r.found)) {
+		plan_scenario_free(s);
+		return;
+	}
+	CHECK_INT(r.verdict, PLAN_VERDICT_FITS);
+	CHECK(r.changes >= 2);
+	/* the answer as typed */
+	char buf[8][96];
+	const char *sets[8] = {base[0], base[1]};
+	size_t n = 2;
+	sets_of(r.what, buf, sets, &n);
+	CHECK_INT((int)n - 2, r.changes);
+	plan_scenario *x = load(NANO, sets, n);
+	if (CHECK(x != NULL)) {
+		sweep_estimate e;
+		sweep_estimate_plan(x, &e);
+		CHECK_INT(e.mem_verdict, PLAN_VERDICT_FITS);
+		CHECK_NEAR(e.step_s, r.est_s, 1e-12);
+		exec_result run;
+		if (CHECK_INT(exec_run(x, &run), SIM_OK))
+			CHECK_INT(exec_mem_verdict(&run), PLAN_VERDICT_FITS);
+	}
+	plan_scenario_free(x);
+	/* the space through the loader: nanotron runs ZeRO 0-1, no offload,
+	 * selective recomputation or not as its profile says */
+	static const char *const mb[] = {"16", "8", "4", "2", "1"};
+	static const char *const rc[] = {"none", "selective", "full"};
+	int loaded = 0;
+	for (int i = 0; i < 5; i++)
+		for (int j = 0; j < 3; j++)
+			for (int z = 0; z <= 3; z++)
+				for (int o = 0; o < 2; o++) {
+					char a[4][64];
+					snprintf(a[0], 64, "parallel.micro_batch=%s", mb[i]);
+					snprintf(a[1], 64, "parallel.recompute=%s", rc[j]);
+					snprintf(a[2], 64, "parallel.zero=%d", z);
+					snprintf(a[3], 64, "parallel.offload_optimizer=%s",
+					         o ? "cpu" : "none");
+					const char *v[] = {base[1], a[0], a[1], a[2], a[3]};
+					plan_scenario *y = load(NANO, v, 5);
+					if (!y)
+						continue;
+					loaded++;
+					sweep_estimate e;
+					sweep_estimate_plan(y, &e);
+					if (e.mem_verdict == PLAN_VERDICT_FITS)
+						CHECK(e.step_s >= r.est_s);
+					plan_scenario_free(y);
+				}
+	CHECK_INT(loaded - 1, r.tried); /* less the plan itself */
+	plan_scenario_free(s);
+}
+
+static void test_none(void)
+{
+	const char *fits[] = {"parallel.micro_batch=1"};
+	const char *big[] = {"model.layers=400"};
+	plan_scenario *a = load(NANO, fits, 1), *b = load(NANO, big, 1);
+	sweep_remedy r;
+	if (CHECK(a != NULL)) {
+		CHECK_INT(sweep_fit_remedy(a, &r), SIM_OK);
+		CHECK_INT(r.plan_verdict, PLAN_VERDICT_FITS);
+		CHECK(!r.found && r.tried == 0);
+	}
+	if (CHECK(b != NULL)) {
+		CHECK_INT(sweep_fit_remedy(b, &r), SIM_OK);
+		CHECK_INT(r.plan_verdict, PLAN_VERDICT_OOM);
+		CHECK(!r.found && r.tried > 0);
+	}
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+}
+
+static void test_tight_beside(void)
+{
+	plan_scenario *s = load("scenarios/llama3-8b-1node.ini", NULL, 0);
+	sweep_remedy r;
+	if (!CHECK(s != NULL))
+		return;
+	CHECK_INT(sweep_fit_remedy(s, &r), SIM_OK);
+	CHECK_INT(r.plan_verdict, PLAN_VERDICT_OOM);
+	if (CHECK(r.found && r.tight_found)) {
+		CHECK_STR(r.what, "offload_optimizer = cpu");
+		CHECK_STR(r.tight_what, "zero = 2");
+		CHECK(r.tight_est_s < r.est_s);
+		char buf[8][96];
+		const char *sets[8];
+		size_t n = 0;
+		sets_of(r.tight_what, buf, sets, &n);
+		plan_scenario *x = load("scenarios/llama3-8b-1node.ini", sets, n);
+		if (CHECK(x != NULL)) {
+			sweep_estimate e;
+			sweep_estimate_plan(x, &e);
+			CHECK_INT(e.mem_verdict, PLAN_VERDICT_TIGHT);
+			CHECK_NEAR(e.step_s, r.tight_est_s, 1e-12);
+		}
+		plan_scenario_free(x);
+	}
+	plan_scenario_free(s);
+}
+
+int main(void)
+{
+	test_far_over();
+	test_none();
+	test_tight_beside();
+	return check_done();
+}
