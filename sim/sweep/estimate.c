@@ -48,7 +48,8 @@
  *       buckets, plan_zero3_bucket_list, each at its size, the last exposed after each
  *       micro-batch's backward), exposed where they outlast compute, each
  *       chain's first gather and each backward's last reduction exposed,
- *       the compute beside the hidden ones slowed by the interference, and
+ *       the compute beside the hidden ones slowed by the interference (per
+ *       pass the larger of the chain's excess and that slowdown), and
  *       the host's work at each layer's gathers (plan_zero3_gather_host_s;
  *       under zero3_sync with the GPU idle, in both passes);
  *   optimizer: plan_optimizer_time on the GPU (as plan/grads.c); offloaded (offload_optimizer) the CPU step of the
@@ -467,9 +468,11 @@ static double z3_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		 * whole), none after; the reduce-scatters after the last
 		 * backward, back to back on the DP stream, exposed (a chunk's
 		 * overlap with the later chunks' backwards left out of this
-		 * pre-screen); the compute beside the gathers at 1 - i */
-		return layers * (fmax(0, z.ag - fwd_l) + z.rs + ar +
-		                 intf(s, NET_ALLGATHER, &g->shard, z.lw) * fmin(z.ag, fwd_l)) +
+		 * pre-screen); the compute beside the gathers at 1 - i, the larger of
+		 * that and the gather's excess (below) */
+		return layers * (fmax(z.ag - fwd_l, intf(s, NET_ALLGATHER, &g->shard, z.lw) *
+		                                            fmin(z.ag, fwd_l)) +
+		                 z.rs + ar) +
 		       z.ag + once;
 	}
 	bool nosync = plan_zero3_unsharded_acc(s);
@@ -513,10 +516,17 @@ static double z3_exposed(const plan_scenario *s, const plan_groups *g, double gr
 	double hid_ar = fmin(ar_mb, fwd_l + bwd_l - hid);
 	double shard_b = z.lg * z.wire / (g->shard.size > 1 ? g->shard.size : 1);
 	double i_ar = hid_ar > 0 ? intf(s, NET_ALLREDUCE, &g->replica, shard_b) * hid_ar : 0;
-	return layers * ((double)m * fmax(0, z.ag - fwd_l) +
-	                 (m - 1) * fmax(0, z.ag + early - bwd_l) +
-	                 fmax(0, z.ag + z.rs + ar - bwd_l) +
-	                 (double)m * (hx + intf(s, NET_ALLGATHER, &g->shard, z.lw) * hid + i_ar)) +
+	/* Per pass, compute c beside a DP chain d slowed at 1 - i while the
+	 * chain runs: the pass takes max(d, c + i min(c, d)), c plus
+	 * max(d - c, i min(c, d)): where the chain sets the pass (d > c) the
+	 * slowed compute ends inside it and costs nothing more (summing the
+	 * two counted the interference twice there: torchtitan's ZeRO-3 at tp
+	 * 2, dp 8, one sequence a micro-batch, 10 % over the simulated step) */
+	double i = intf(s, NET_ALLGATHER, &g->shard, z.lw);
+	double pf = fmax(z.ag - fwd_l, i * fmin(z.ag, fwd_l));
+	double pb = fmax(z.ag + early - bwd_l, i * fmin(z.ag + early - ar_mb, bwd_l));
+	double pl = fmax(z.ag + z.rs + ar - bwd_l, i * fmin(z.ag + early - ar_mb, bwd_l));
+	return layers * ((double)m * (pf + hx + i_ar) + (m - 1) * pb + pl) +
 	       m * (tail + ends_l + ends) + once - kept;
 }
 
