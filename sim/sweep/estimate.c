@@ -161,7 +161,10 @@ static bool is_wgrad(const work_item *it)
  * collectives form a run that takes max(GPU, host), as plan_build's chains:
  * each kernel costs the GPU its time less the framework's per-op part, and
  * the host its launches and that part (with comm_host_op a collective adds
- * one host operation to the run after it). */
+ * one host operation to the run after it). A GEMM beside an overlapped
+ * collective is a run of its own and the kernels after it start another
+ * (chain.c append_kernel's `alone`: the kernels after the pair wait for the
+ * collective too). */
 static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_groups *g,
                       const work_item *it, int n, prog *p)
 {
@@ -216,6 +219,12 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			double t = plan_ub_gemm_time(s, sh->dtype, it, n, i);
 			int nk = it[i].launches > 1 ? it[i].launches : 1;
 			double fs = plan_item_framework_s(gpu, &it[i]);
+			bool alone = (i >= 1 && plan_tp_overlap(s, it, n, i - 1) == 1) ||
+			             (i + 1 < n && plan_tp_overlap(s, it, n, i + 1) == -1);
+			if (alone && run_g > 0) { /* the kernels before it: their run */
+				p->comp_s += fmax(run_g, run_h);
+				run_g = run_h = 0;
+			}
 			run_g += t - nk * fs;
 			/* the GPU part of the task plan_build emits (its `g`) */
 			double gk = fmax(0, t - nk * fs);
@@ -224,6 +233,10 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			run_h += nk * (gpu->launch_s + fs);
 			p->attn_s += attn ? t : 0;
 			p->w_s += is_wgrad(&it[i]) ? t : 0;
+			if (alone) { /* its own run ends with it */
+				p->comp_s += fmax(run_g, run_h);
+				run_g = run_h = 0;
+			}
 		}
 	}
 	p->comp_s += fmax(run_g, run_h);
@@ -259,6 +272,21 @@ static void layer_cost(const plan_scenario *s, const work_shard *sh, const plan_
  * per micro-batch max(C + i min(C, A), A) for compute C and all-to-alls A,
  * the warm-up and cool-down's unoverlapped steps left out (an estimate; the
  * bound below does not use it). */
+/* The gradient accumulation item (plan_grad_accum_item) as plan_build
+ * issues it, a run of its own after the backward's last collective: its
+ * kernels' GPU time (*gpu) against the host's launches and framework ops,
+ * max(GPU, host) as sum_items times every run (the sum of the two was
+ * charged before: DeepSpeed's BF16_Optimizer accumulation, host-bound at
+ * 584 launches, counted 48 ms a micro-batch where the replay takes 40). */
+static double accum_time(const plan_scenario *s, const work_item *acc, double *gpu)
+{
+	double t = plan_kernel_time(&s->gpu, plan_shard(s).dtype, acc);
+	int nk = acc->launches > 1 ? acc->launches : 1;
+	double fs = plan_item_framework_s(&s->gpu, acc);
+	*gpu = fmax(0, t - nk * fs); /* as plan_build */
+	return fmax(*gpu, nk * (s->gpu.launch_s + fs));
+}
+
 static double prog_time(const plan_scenario *s, const prog *x)
 {
 	double c = x->comp_s, a = x->ep_s, i = plan_ep_share(s);
@@ -645,9 +673,7 @@ static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first
 		prog_add(&x, last, 1);
 	work_item acc; /* the framework's gradient accumulation, per micro-batch */
 	if (plan_grad_accum_item(s, st, -1, &acc)) {
-		double t = plan_kernel_time(&s->gpu, plan_shard(s).dtype, &acc);
-		int nk = acc.launches > 1 ? acc.launches : 1;
-		double g = fmax(0, t - nk * plan_item_framework_s(&s->gpu, &acc)); /* as plan_build */
+		double g, t = accum_time(s, &acc, &g);
 		x.comp_s += t;
 		x.bwd_s += t;
 		x.gpu_s += g;
@@ -684,9 +710,7 @@ static void chunk_times(const plan_scenario *s, const kinds *k, const prog *firs
 	/* the framework's gradient accumulation after the chunk's backward
 	 * (plan_grad_accum_item, as stage_prog) runs after every layer's too */
 	work_item acc;
-	double ac = plan_grad_accum_item(s, st, c, &acc)
-	                    ? plan_kernel_time(&s->gpu, plan_shard(s).dtype, &acc)
-	                    : 0;
+	double ag, ac = plan_grad_accum_item(s, st, c, &acc) ? accum_time(s, &acc, &ag) : 0;
 	*bwd = emb + ac + (vl ? last->bwd_s : 0);
 	double below = emb + ac; /* the embedding's backward runs after every layer's */
 	for (int l = 0; l < nl; l++) {
