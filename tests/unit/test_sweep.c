@@ -18,14 +18,36 @@
 
 #define QUICKSTART "scenarios/quickstart.ini"
 
-static plan_scenario *load(const char *const *sets, size_t n)
+/* A scenario file with --set assignments, its diagnostics printed. */
+static plan_scenario *load_file(const char *path, const char *const *sets, size_t n)
 {
 	sim_diag *d = sim_diag_new();
 	plan_scenario *s = NULL;
-	CHECK_INT(plan_scenario_load(QUICKSTART, sets, n, d, &s), SIM_OK);
+	CHECK_INT(plan_scenario_load(path, sets, n, d, &s), SIM_OK);
 	sim_diag_print(d, stderr);
 	sim_diag_free(d);
 	return s;
+}
+
+static plan_scenario *load(const char *const *sets, size_t n)
+{
+	return load_file(QUICKSTART, sets, n);
+}
+
+/* The pre-screen's step within tol of the simulated one and its bound
+ * under it, on path with sets (m > 0: the plan's micro-batches first). */
+static void est_near_sim(const char *path, const char *const *sets, size_t n, int m, double tol)
+{
+	plan_scenario *s = load_file(path, sets, n);
+	exec_result r;
+	if (s && (m <= 0 || CHECK_INT(plan_microbatches(&s->plan), m)) &&
+	    CHECK_INT(exec_run(s, &r), SIM_OK)) {
+		sweep_estimate e;
+		sweep_estimate_plan(s, &e);
+		CHECK(fabs(e.step_s - r.step_s) < tol * r.step_s);
+		CHECK(e.bound_s <= r.step_s);
+	}
+	plan_scenario_free(s);
 }
 
 /* Add a spec expecting rc; with an error, its text must be `want`. */
@@ -850,18 +872,7 @@ static void test_hsdp_bytes(void)
 static void test_few_microbatches_looped(void)
 {
 	const char *set[] = {"parallel.global_batch=4"};
-	sim_diag *d = sim_diag_new();
-	plan_scenario *s = NULL;
-	CHECK_INT(plan_scenario_load("tests/golden/pipeline-gantt-bfs.ini", set, 1, d, &s), SIM_OK);
-	sim_diag_free(d);
-	exec_result r;
-	if (s && CHECK_INT(plan_microbatches(&s->plan), 2) && CHECK_INT(exec_run(s, &r), SIM_OK)) {
-		sweep_estimate e;
-		sweep_estimate_plan(s, &e);
-		CHECK(fabs(e.step_s - r.step_s) < 0.10 * r.step_s);
-		CHECK(e.bound_s <= r.step_s);
-	}
-	plan_scenario_free(s);
+	est_near_sim("tests/golden/pipeline-gantt-bfs.ini", set, 1, 2, 0.10);
 }
 
 /* The optimizer on the CPU moves the step, not the data-parallel traffic:
@@ -886,12 +897,8 @@ static void test_offload_dp(void)
 		const char *none[] = {"parallel.tp=8", "parallel.pp=1", "parallel.dp=32", zs};
 		const char *cpu[] = {"parallel.tp=8", "parallel.pp=1", "parallel.dp=32", zs,
 				     "parallel.offload_optimizer=cpu"};
-		sim_diag *d = sim_diag_new();
-		plan_scenario *a = NULL, *b = NULL;
-		CHECK_INT(plan_scenario_load("scenarios/llama2-70b-h100.ini", none, 4, d, &a), SIM_OK);
-		CHECK_INT(plan_scenario_load("scenarios/llama2-70b-h100.ini", cpu, 5, d, &b), SIM_OK);
-		sim_diag_print(d, stderr);
-		sim_diag_free(d);
+		plan_scenario *a = load_file("scenarios/llama2-70b-h100.ini", none, 4),
+		              *b = load_file("scenarios/llama2-70b-h100.ini", cpu, 5);
 		exec_result r;
 		if (a && b && CHECK_INT(exec_run(b, &r), SIM_OK)) {
 			sweep_estimate ea, eb;
@@ -921,19 +928,7 @@ static void test_z3_chain_bound(void)
 {
 	const char *set[] = {"parallel.pp=1", "parallel.tp=2", "parallel.dp=8",
 			     "parallel.micro_batch=1"};
-	sim_diag *d = sim_diag_new();
-	plan_scenario *s = NULL;
-	CHECK_INT(plan_scenario_load("tests/golden/pp-fsdp-torchtitan.ini", set, 4, d, &s), SIM_OK);
-	sim_diag_print(d, stderr);
-	sim_diag_free(d);
-	exec_result r;
-	if (s && CHECK_INT(exec_run(s, &r), SIM_OK)) {
-		sweep_estimate e;
-		sweep_estimate_plan(s, &e);
-		CHECK(fabs(e.step_s - r.step_s) < 0.07 * r.step_s);
-		CHECK(e.bound_s <= r.step_s);
-	}
-	plan_scenario_free(s);
+	est_near_sim("tests/golden/pp-fsdp-torchtitan.ini", set, 4, 0, 0.07);
 }
 
 /* The pre-screen's compute is the replay's where nothing hides it (pp 1,
@@ -949,22 +944,20 @@ static void test_compute_runs(void)
 {
 	const char *nano[] = {"parallel.micro_batch=1", "parallel.zero=1"};
 	for (int k = 0; k < 2; k++) {
-		sim_diag *d = sim_diag_new();
 		plan_scenario *s = NULL;
 		if (k == 0) {
-			CHECK_INT(plan_scenario_load("scenarios/llama3-8b-efa-nanotron.ini", nano, 2,
-			                             d, &s),
-			          SIM_OK);
+			s = load_file("scenarios/llama3-8b-efa-nanotron.ini", nano, 2);
 		} else { /* the quickstart under Megatron-DeepSpeed, tp 2 dp 8 */
+			sim_diag *d = sim_diag_new();
 			CHECK_INT(plan_scenario_load_string(
 			                  "include = quickstart.ini\n"
 			                  "include = ../topologies/frameworks/megatron-deepspeed.ini\n"
 			                  "[parallel]\npp = 1\ndp = 8\nmicro_batch = 1\n",
 			                  "mds", "scenarios", d, &s),
 			          SIM_OK);
+			sim_diag_print(d, stderr);
+			sim_diag_free(d);
 		}
-		sim_diag_print(d, stderr);
-		sim_diag_free(d);
 		exec_result r;
 		if (s && CHECK_INT(exec_run(s, &r), SIM_OK)) {
 			sweep_estimate e;
