@@ -403,20 +403,33 @@ static void z3_layer_costs(const plan_scenario *s, const plan_groups *g, double 
  * backwards (z->rs becomes their share per layer, with the casts), the last
  * after the backward of every micro-batch, exposed, returned (the host's
  * per-rank slicing, mostly hidden behind its lead, is left out here). 0
- * where the framework has no such buckets. */
+ * where the framework has no such buckets.
+ * *hol: what the buckets but the last hold up per micro-batch. The
+ * gathers and the reduce-scatters share the data-parallel group's one NCCL
+ * stream (the graph's DP stream; ProcessGroupNCCL runs a group's
+ * collectives in order on its stream), so a bucket's reduce-scatter r,
+ * issued as a layer's backward ends, delays the gather the next layer's
+ * backward prefetches for the one after it: that layer waits
+ * max(0, r + ag - bwd_l) (the layer after the flush starts at once, its
+ * gather done; the one after it finds its gather queued behind r). A
+ * bucket of a GB, 5 ms on two nodes beside 3.3 ms of a layer's backward,
+ * holds up 2.7 ms; averaged over the layers (z->rs) it held up nothing. */
 static double z3_bucket_tail(const plan_scenario *s, const plan_groups *g, int layers,
-                             z3_layer *z)
+                             double bwd_l, z3_layer *z, double *hol)
 {
 	double tail = 0;
 	int cap = layers * z->ng + 2;
 	double *bk = malloc(2 * (size_t)cap * sizeof *bk);
 	int nb = bk ? plan_zero3_bucket_list(s, 0, bk, bk + cap, cap) : 0;
+	*hol = 0;
 	if (nb > 0 && nb <= cap && layers > 0) {
 		double rs = 0;
 		for (int i = 0; i < nb; i++) {
 			int c = plan_zero3_reduce_calls(s, bk[cap + i]);
 			double t = c * coll_time(s, NET_REDUCESCATTER, &g->shard, bk[i] * z->wire / c);
 			*(i < nb - 1 ? &rs : &tail) += t;
+			if (i < nb - 1)
+				*hol += fmax(0, t + z->ag - bwd_l);
 		}
 		z->rs = rs / layers + z->cz;
 	}
@@ -478,7 +491,7 @@ static double z3_exposed(const plan_scenario *s, const plan_groups *g, double gr
 {
 	z3_layer z;
 	z3_layer_costs(s, g, grad_bytes, weight_bytes, layers, &z);
-	double tail = z3_bucket_tail(s, g, layers, &z);
+	double hol, tail = z3_bucket_tail(s, g, layers, bwd_l, &z, &hol);
 	/* as fsdp_layer_grads: with hybrid sharding the shard's all-reduce over
 	 * its replicas after every micro-batch's reduce-scatter
 	 * (hsdp_grad_reduce = microbatch) or the last one's; under
@@ -554,8 +567,11 @@ static double z3_exposed(const plan_scenario *s, const plan_groups *g, double gr
 	double pf = fmax(z.ag - fwd_l, i * fmin(z.ag, fwd_l));
 	double pb = fmax(z.ag + early - bwd_l, i * fmin(z.ag + early - ar_mb, bwd_l));
 	double pl = fmax(z.ag + z.rs + ar - bwd_l, i * fmin(z.ag + early - ar_mb, bwd_l));
+	/* the buckets' hold-ups beyond what the averaged chain's excess
+	 * counts already, every micro-batch that reduces (z3_bucket_tail) */
+	hol = fmax(0, hol - layers * fmax(0, z.ag + early - bwd_l));
 	return layers * ((double)m * (pf + hx + i_ar) + (m - 1) * pb + pl) +
-	       m * (tail + ends_l + ends) + once - kept;
+	       m * (tail + ends_l + ends) + (nosync ? 1 : m) * hol + once - kept;
 }
 
 /* Exposed DP time; grad and weight bytes are one rank's full (unsharded)

@@ -19,6 +19,16 @@ plan_scenario *scen_load(const char *text)
 	return s;
 }
 
+plan_scenario *scen_file(const char *path, const char *const *sets, size_t n)
+{
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load(path, sets, n, d, &s), SIM_OK);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+	return s;
+}
+
 double scen_term(const plan_mem_peak *p, const char *name)
 {
 	double b = 0;

@@ -7,6 +7,7 @@
 #include "../../sim/plan/plan.h"
 #include "../../sim/sweep/sweep.h"
 #include "check.h"
+#include "scen.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -17,12 +18,7 @@
 
 static plan_scenario *load(const char *path, const char **sets, size_t n)
 {
-	sim_diag *d = sim_diag_new();
-	plan_scenario *s = NULL;
-	CHECK_INT(plan_scenario_load(path, sets, n, d, &s), SIM_OK);
-	sim_diag_print(d, stderr);
-	sim_diag_free(d);
-	return s;
+	return scen_file(path, sets, n);
 }
 
 typedef struct counts {
