@@ -1248,6 +1248,57 @@ static double pipe_transfers(const plan_scenario *s, int m, double hop, const ne
 	return t;
 }
 
+/* Whether the pipeline is walked (pipewalk.c) rather than closed: one chunk
+ * a stage, synchronous p2p (plan_p2p_sync), training, and a framework whose
+ * transfers carry host or handshake costs or run one at a time
+ * (p2p_serial, p2p_handshakes, p2p_host_ops: nanotron), where the
+ * rendezvous couple the stages beyond the closed form's bubble. */
+static bool walk_wanted(const plan_scenario *s)
+{
+	const plan_spec *p = &s->plan;
+	const plan_framework *f = &s->fw;
+	return p->pp > 1 && p->vpp <= 1 && plan_p2p_sync(p) && !s->inference &&
+	       !plan_sched_zb(p->schedule) &&
+	       (f->p2p_serial || f->p2p_handshakes > 0 || f->p2p_host_ops > 0);
+}
+
+/* One transfer out of `stage` as pipe.c pp_send times it (its bytes on its
+ * hop, the framework's overhead) and the receiver's TP all-gather of a
+ * scattered one (append_p2p_gather). */
+static double stage_send(const plan_scenario *s, int stage, bool backward)
+{
+	net_group hop, tp;
+	plan_pp_pair(s, stage, backward ? stage - 1 : stage + 1, &hop);
+	double gather, bytes = plan_p2p_stage_bytes(s, stage, backward, &gather);
+	plan_groups g;
+	plan_make_groups(s, &g);
+	tp = g.tp;
+	return coll_time(s, NET_P2P, &hop, bytes) + plan_p2p_overhead(s, &hop, backward) +
+	       (gather > 0 ? coll_time(s, NET_ALLGATHER, &tp, gather) : 0);
+}
+
+/* The walk's span: each stage's forward and backward of a micro-batch
+ * (stage_prog: its layers, the ends, the accumulation) and its sends. */
+static double walk_span(const plan_scenario *s, const kinds *k, const prog *first,
+                        const prog *last)
+{
+	int pp = s->plan.pp, L;
+	double *v = malloc(4 * (size_t)pp * sizeof *v), span = -1;
+	if (!v)
+		return -1;
+	double *F = v, *B = v + pp, *xf = v + 2 * pp, *xb = v + 3 * pp;
+	for (int st = 0; st < pp; st++) {
+		prog x = stage_prog(s, k, first, last, st, &L);
+		B[st] = x.bwd_s;
+		F[st] = prog_time(s, &x) - x.bwd_s;
+		xf[st] = st < pp - 1 ? stage_send(s, st, false) : 0;
+		xb[st] = st > 0 ? stage_send(s, st, true) : 0;
+	}
+	span = sweep_pipe_walk(s, F, B, xf, xb);
+	free(v);
+	return span;
+}
+
 /* The optimizer's share of the step past the exposed reduction dp: the
  * step's kernels (step), the per-tensor loops around it (plan_step_loops:
  * from the backward's end, the kernels no earlier than loops - step, so
@@ -1328,6 +1379,12 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 		e->bubble_s += (vpp - 1) * (pp - m) * a.T / vpp;
 	double pipe = m * a.T + e->bubble_s;
 	e->pp_s = pipe_transfers(s, m, hop, &slow, p2p);
+	double span = walk_wanted(s) ? walk_span(s, &k, &first, &last) : -1;
+	if (span > 0) { /* the walk's span holds the bubble and the transfers */
+		pipe = fmax(m * a.T, span - e->pp_s);
+		e->pp_s = span - pipe;
+		e->bubble_s = pipe - m * a.T;
+	}
 	/* the dense full-attention kind's layer (zero for a model without one,
 	 * as before windows) */
 	/* (ZeRO-3 of an MoE model: its MoE layer's, whose unit dp_exposed

@@ -70,4 +70,13 @@ void sweep_screen_recount(sweep_screen_result *r, const char (*reasons)[SWEEP_RE
  * sweep_best's, and the exact search's second round (exact.c). */
 int sweep_plan_order(const sweep_plan *x, const sweep_plan *y);
 
+/* The pipeline of a plan with synchronous p2p walked at the stage level
+ * (pipewalk.c has the edges and why): stage st's forward and backward of a
+ * micro-batch take F[st] and B[st], its send forward xf[st] and back
+ * xb[st]; the span from the first op to the last op or send of the latest
+ * stage, or -1 (out of memory, a schedule it does not walk, a stall).
+ * For a plan of one chunk per stage (vpp 1). */
+double sweep_pipe_walk(const plan_scenario *s, const double *F, const double *B,
+                       const double *xf, const double *xb);
+
 #endif
