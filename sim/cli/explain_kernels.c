@@ -26,7 +26,10 @@
 static const char *comm_name(work_comm c, char *buf, size_t n)
 {
 	snprintf(buf, n, "%s%s", net_coll_name(plan_comm_coll(c)),
-		 work_comm_on_ep(c) ? " (ep)" : c == WORK_COMM_CP_RING ? " (cp ring)" : "");
+		 work_comm_on_ep(c)         ? " (ep)"
+		 : c == WORK_COMM_CP_RING   ? " (cp ring)"
+		 : work_comm_on_cp(c)       ? " (cp)"
+		                            : "");
 	return buf;
 }
 

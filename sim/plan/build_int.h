@@ -194,7 +194,9 @@ typedef struct cursor {
 	 * a second pair displaced, for its GEMM */
 	uint32_t join, held;
 	int join_skip, cur, pcur;
-	uint32_t ring[WORK_MAX_CP]; /* CP transfer ids of the current ring, by step */
+	uint32_t ring[WORK_MAX_CP + 1]; /* CP transfer ids of the current ring, by
+					 * step (cp_step up to cp: work/layer.c
+					 * attn_ring's gathered backward) */
 	uint32_t *layer_end;
 	fsdp_state *f;
 	const uint32_t *pgather;

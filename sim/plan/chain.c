@@ -43,7 +43,7 @@ static void mark_end(chain *c, int from, uint8_t e)
  * (its time at one byte). */
 static seg comm_seg(builder *b, const work_item *it, int n, int i, int16_t layer, int16_t unit)
 {
-	bool ring = it[i].comm == WORK_COMM_CP_RING;
+	bool ring = work_comm_on_cp(it[i].comm);
 	bool ep = work_comm_on_ep(it[i].comm);
 	const net_group *grp = ring ? &b->cp : ep ? &b->ep : &b->tp;
 	net_coll coll = plan_comm_coll(it[i].comm);
@@ -165,7 +165,7 @@ static void append_items(builder *b, chain *c, const work_item *it, int n, uint8
 		if (b->s->fw.comm_host_op)
 			c->carry = sim_time_add_sat(c->carry,
 						    sim_time_from_s(gpu->launch_s + gpu->framework_s));
-		if (it[i].comm != WORK_COMM_CP_RING) /* a TP collective blocks; a ring
+		if (!work_comm_on_cp(it[i].comm)) /* a TP collective blocks; a ring
 						      * transfer overlaps */
 			open = false;
 	}

@@ -19,6 +19,7 @@ net_coll plan_comm_coll(work_comm c)
 		return NET_ALLTOALL;
 	case WORK_COMM_ALLGATHER:
 	case WORK_COMM_EP_ALLGATHER:
+	case WORK_COMM_CP_ALLGATHER:
 		return NET_ALLGATHER;
 	case WORK_COMM_REDUCESCATTER:
 		return NET_REDUCESCATTER;

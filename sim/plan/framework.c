@@ -25,6 +25,7 @@ static const char *const layer_names[] = {"fused", "nanotron", "mpt", "fms", "hf
 static const char *const accum_names[] = {"fused", "kernel", "autograd", "kernel-fp16",
                                            NULL}; /* plan_grad_accum */
 static const char *const zero3_reduce_names[] = {"unit", "bucket", NULL}; /* plan_zero3_reduce */
+static const char *const cp_comm_names[] = {"ring", "all-gather", NULL}; /* plan_cp_comm */
 static const char *const zero3_root_names[] = {"flat", "units", "modules", "none", "step",
                                                 NULL}; /* plan_zero3_root */
 static const char *const grad_dtype_names[] = {"fp32", "params", "fp32-unless-fp16",
@@ -161,6 +162,12 @@ const conf_key plan_framework_keys[] = {
          "ZeRO-3 gradient reduce-scatters: unit (after each unit's backward: FSDP) or bucket "
          "(DeepSpeed's IPG buckets of grad_bucket elements, filled tensor by tensor, the "
          "last reduced after the backward)"},
+        {"cp_comm", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "ring", cp_comm_names, FK(cp_comm),
+         "context parallelism's K/V exchange: ring (Megatron-Core and Transformer "
+         "Engine's p2p: each K/V block passed to the next rank beside the step that "
+         "attends to the one before) or all-gather (PyTorch's context_parallel, "
+         "torchtitan: every rank's K/V gathered once beside the first step, again in the "
+         "backward, the K/V gradients passed around the ring in fp32)"},
         {"zero3_root", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "step", zero3_root_names,
          FK(zero3_root),
          "ZeRO-3's embedding and head (final norm, output layer): step (Megatron-FSDP's "

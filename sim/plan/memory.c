@@ -576,6 +576,7 @@ work_shard plan_shard(const plan_scenario *s)
 			 .dtype = s->dtype,
 			 .flash = s->flash,
 			 .cp = cp,
+			 .cp_allgather = cp > 1 && s->fw.cp_comm == PLAN_CP_ALLGATHER,
 			 .ep = s->plan.ep > 1 ? s->plan.ep : 1,
 			 .moe_dispatcher = s->plan.moe_dispatcher,
 			 .recompute_modules = s->plan.recompute_mask,

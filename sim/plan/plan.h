@@ -272,6 +272,10 @@ typedef enum {
 	PLAN_ZERO3_ROOT_NONE,
 	PLAN_ZERO3_ROOT_STEP
 } plan_zero3_root;
+
+/* [framework] cp_comm: how context parallelism exchanges K and V (work/
+ * layer.c attn_ring has both). */
+typedef enum { PLAN_CP_RING = 0, PLAN_CP_ALLGATHER } plan_cp_comm;
 /* How many calls a ZeRO-3 bucket is reduce-scattered in ([framework]
  * zero3_reduce_calls; plan_zero3_reduce_calls). */
 typedef enum { PLAN_ZERO3_CALLS_BUCKET = 0, PLAN_ZERO3_CALLS_TENSOR } plan_zero3_calls;
@@ -413,6 +417,7 @@ typedef struct plan_framework {
 				       * in DeepSpeed's IPG buckets of grad_bucket
 				       * elements (emit.c) */
 	int zero3_root;               /* plan_zero3_root: the ends' gathers */
+	int cp_comm;                  /* plan_cp_comm: CP's K/V exchange */
 	double zero3_rank_op_s;       /* host time per (shard rank x gradient
 				       * tensor) of a bucket's reduce-scatter:
 				       * DeepSpeed's per-rank slicing (emit.c) */

@@ -173,7 +173,7 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 	for (int i = 0; i < n; i++) {
 		bool attn = !strncmp(it[i].name, "attn", 4);
 		if (it[i].kind == WORK_ITEM_COMM) {
-			bool ring = it[i].comm == WORK_COMM_CP_RING;
+			bool ring = work_comm_on_cp(it[i].comm);
 			bool ep = work_comm_on_ep(it[i].comm);
 			const net_group *cg = ring ? &g->cp : ep ? &g->ep : &g->tp;
 			net_algo algo;

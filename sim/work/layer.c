@@ -78,6 +78,7 @@ dims wl_dims(const work_model *m, const work_shard *sh)
 	d.softmax_fused = work_softmax_fused(m, sh);
 	d.impl = sh->flash_impl;
 	d.cp = sh->cp > 1 ? sh->cp : 1;
+	d.cp_ag = d.cp > 1 && sh->cp_allgather;
 	d.gqa = g != m->heads;
 	d.window = 0; /* per layer: wl_layer_dims */
 	d.kw = d.vw = d.kv;
@@ -249,7 +250,24 @@ static void ring_merge_backward(prog *p, const dims *d, int k)
 }
 
 /* The attention core as cp ring steps (see work.h); `mult` is 1 forward, 2
- * backward (twice the FLOPs and K/V plus their gradients on the wire). */
+ * backward (twice the FLOPs and K/V plus their gradients on the wire).
+ *
+ * With d->cp_ag, PyTorch's context_parallel (torch 2.14.1 distributed/
+ * tensor/experimental/_context_parallel/_attention.py: _cp_options'
+ * rotate_method ALL_GATHER by default, :77; _AllGatherRotater, :273-300;
+ * torchtitan's attention modules run under it, models/common/attention.py
+ * at b5bcd76c): the first step's exchange_buffers all-gathers every rank's
+ * K and V at once (one collective of cp blocks, issued before step 0
+ * computes, waited for by step 1), the later steps read their block from
+ * the gathered buffer with no transfer of their own. The backward
+ * (_templated_ring_attention_backward, :491-650) gathers K and V again the
+ * same way, and passes the K/V gradient around the ring by all-to-all
+ * permutes (dkv_rotater, ALL_TO_ALL: a send to the next rank) accumulated
+ * in fp32 (convert_to_f32, accum_dtype): per step 2 x 4 B per K/V element,
+ * the bytes of the ring's K/V and their 16-bit gradients (2 block). The
+ * gradient step k - 1 made is sent beside step k and step k + 1 waits for
+ * it (cp_step k + 1; the gather is transfer 1); the permute after the last
+ * step, which brings each rank its own K/V gradient home, is not charged. */
 static void attn_ring(prog *p, const dims *d, double mult)
 {
 	double block = 2.0 * d->b * d->s * d->kv * d->e; /* K and V of s tokens */
@@ -258,16 +276,24 @@ static void attn_ring(prog *p, const dims *d, double mult)
 		wl_mem(p, "cp_out_zero", d->e * d->T * d->qd);
 	else
 		wl_mem(p, "cp_kv_copy", 2.0 * d->e * 2.0 * d->T * d->kv);
+	if (d->cp_ag) { /* the gather, beside step 0 */
+		work_item *x = wl_push(p, WORK_ITEM_COMM, "cp_kv_allgather");
+		x->comm = WORK_COMM_CP_ALLGATHER;
+		x->comm_bytes = d->cp * block;
+		x->cp_step = 1;
+	}
 	for (int k = 0; k < d->cp; k++) {
-		if (k + 1 < d->cp) {
-			work_item *x = wl_push(p, WORK_ITEM_COMM, "cp_kv");
+		bool xfer = d->cp_ag ? backward && k >= 1 : k + 1 < d->cp;
+		if (xfer) {
+			work_item *x = wl_push(p, WORK_ITEM_COMM, d->cp_ag ? "cp_dkv" : "cp_kv");
 			x->comm = WORK_COMM_CP_RING;
-			x->comm_bytes = mult * block;
+			x->comm_bytes = d->cp_ag ? 2.0 * block : mult * block;
 			x->cp_step = k + 1;
 		}
 		attn(p, d, "attn", mult * attn_flops(d) / d->cp,
 		     mult * (attn_bytes(d) + (k > 0 ? block : 0.0)), mult > 1.0);
-		p->v[p->n - 1].cp_step = k;
+		/* under the gather's forward only step 1 waits (for the gather) */
+		p->v[p->n - 1].cp_step = d->cp_ag && !backward && k > 1 ? 0 : k;
 		/* the step's queries meet 1/cp of the keys: its fixed work is 1/cp
 		 * of the rank's queries' */
 		p->v[p->n - 1].attn_qhd /= d->cp;

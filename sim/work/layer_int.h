@@ -34,6 +34,7 @@ typedef struct dims {
 	bool gqa;        /* fewer KV heads than query heads */
 	hw_flash_impl impl;
 	int cp;         /* context-parallel ranks (1 = none); s is the local share */
+	bool cp_ag;     /* ... K/V all-gathered (work_shard.cp_allgather) */
 	double window;  /* sliding window of this layer's attention (0 = full) */
 } dims;
 

@@ -44,7 +44,7 @@ int work_recompute_items(const work_model *m, int layer, const work_item *f, int
 	for (int i = 0; i < n; i++) {
 		const work_item *it = &f[i];
 		bool core = (it->kind == WORK_ITEM_KERNEL && !strncmp(it->name, "attn", 4)) ||
-			    (it->kind == WORK_ITEM_COMM && it->comm == WORK_COMM_CP_RING);
+			    (it->kind == WORK_ITEM_COMM && work_comm_on_cp(it->comm));
 		bool take = ((k & WORK_RC_CORE_ATTN) && core) ||
 			    ((k & WORK_RC_MLA_UP_PROJ) && is(it, mla_up)) ||
 			    ((k & WORK_RC_MLP) && !moe && is(it, mlp)) ||

@@ -210,6 +210,8 @@ typedef struct work_shard {
 	int softmax_fused_max_seq; /* unfused attention: Megatron's fused
 				    * scale-mask-softmax takes key lengths up to
 				    * this, 0 = every shape (work_softmax_fused) */
+	bool cp_allgather; /* context parallelism with the K/V all-gathered,
+			    * PyTorch's context_parallel (work/layer.c attn_ring) */
 } work_shard;
 
 /* The loss's implementation (plan's [framework] loss, same order): which
@@ -247,9 +249,18 @@ typedef enum {
 	WORK_COMM_CP_RING,
 	WORK_COMM_EP_ALLTOALL, /* MoE dispatch/combine on the EP group; comm_bytes =
 				* what one rank sends (nccl-tests' all-to-all size) */
-	WORK_COMM_EP_ALLGATHER /* the MoE dispatcher's token counts gathered over the
-				* EP group; comm_bytes = the gathered buffer */
+	WORK_COMM_EP_ALLGATHER, /* the MoE dispatcher's token counts gathered over the
+				 * EP group; comm_bytes = the gathered buffer */
+	WORK_COMM_CP_ALLGATHER  /* every CP rank's K/V gathered (cp_allgather);
+				 * comm_bytes = the gathered buffer */
 } work_comm;
+
+/* Whether a layer collective is context parallelism's K/V exchange, which
+ * runs beside the attention steps (a ring transfer or the all-gather). */
+static inline bool work_comm_on_cp(work_comm c)
+{
+	return c == WORK_COMM_CP_RING || c == WORK_COMM_CP_ALLGATHER;
+}
 
 /* Whether a layer collective runs on the EP group (else TP or CP). */
 static inline bool work_comm_on_ep(work_comm c)

@@ -279,7 +279,7 @@ static void test_memory(void)
 	s.plan.pp = 4;
 	relayout(&s, vl);
 	s.plan.recompute = WORK_RECOMPUTE_FULL;
-	work_shard sh = {1, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0};
+	work_shard sh = {1, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false};
 	double per = work_activation_bytes(&s.model, &sh, WORK_RECOMPUTE_FULL);
 	double one = work_activation_bytes(&s.model, &sh, WORK_RECOMPUTE_NONE);
 	double grads = 2 * 2 * 8192.0 * 2048, loss = logits * 6 + 4 * sbh;
@@ -1035,6 +1035,42 @@ static void test_p2p_bytes(void)
 	plan_scenario_free(s);
 	sim_diag_print(d, stderr);
 	sim_diag_free(d);
+}
+
+/* torchtitan's context parallelism all-gathers K and V (torchtitan.ini
+ * cp_comm = all-gather; work/layer.c attn_ring): the quickstart's model at
+ * 16k tokens, cp 4, tp 1, dp 4. The gather carries the ring's bytes in one
+ * collective but runs beside the first step only, where each of the ring's
+ * three transfers runs beside a step; and the backward gathers again before
+ * its K/V gradients go round: the step's exposed CP time exceeds the
+ * ring's, the compute is the same. The graph carries one gather a layer
+ * and pass and the ring's transfers in the backward only, and its replay
+ * runs (a cp_step up to cp: cursor.ring holds cp + 1). */
+static void test_cp_allgather_graph(void)
+{
+	const char *text = "include = scenarios/quickstart.ini\n"
+			   "include = topologies/frameworks/torchtitan.ini\n"
+			   "[model]\nseq_len = 16384\n"
+			   "[parallel]\ncp = 4\ntp = 1\ndp = 4\npp = 1\n";
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load_string(text, "<test>", ".", d, &s), SIM_OK);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+	if (!s)
+		return;
+	CHECK_INT(s->fw.cp_comm, PLAN_CP_ALLGATHER);
+	exec_result ag, ring;
+	bool ok = CHECK_INT(exec_run(s, &ag), SIM_OK);
+	s->fw.cp_comm = PLAN_CP_RING;
+	ok = CHECK_INT(exec_run(s, &ring), SIM_OK) && ok;
+	if (ok) {
+		CHECK(ag.classes[0].time_s[EXEC_CAT_CP] > ring.classes[0].time_s[EXEC_CAT_CP]);
+		CHECK_NEAR(ag.classes[0].time_s[EXEC_CAT_COMPUTE],
+		           ring.classes[0].time_s[EXEC_CAT_COMPUTE], 1e-9);
+		CHECK(ag.step_s > ring.step_s);
+	}
+	plan_scenario_free(s);
 }
 
 /* The megatron-deepspeed profile partitions what DeepSpeed's pipeline engine
@@ -2798,6 +2834,7 @@ int main(void)
 	test_recompute_early_stop();
 	test_p2p_bytes();
 	test_p2p_bytes_deepspeed();
+	test_cp_allgather_graph();
 	test_p2p_graph();
 	test_pp_pairs();
 	test_peak_closed_form();
