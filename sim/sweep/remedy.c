@@ -34,7 +34,7 @@
 typedef struct knobs {
 	int mb;
 	work_recompute rc;
-	bool rc_all; /* recompute_layers = 0 (every layer) */
+	int rl; /* recompute = full: recompute_layers (0 = every layer) */
 	int zero;
 	bool offload, ckpt;
 } knobs;
@@ -44,8 +44,7 @@ static void apply(const plan_scenario *s, const knobs *k, plan_scenario *x)
 	*x = *s;
 	x->plan.micro_batch = k->mb;
 	x->plan.recompute = k->rc;
-	if (k->rc_all)
-		x->plan.recompute_layers = 0;
+	x->plan.recompute_layers = k->rc == WORK_RECOMPUTE_FULL ? k->rl : 0;
 	x->plan.zero = k->zero;
 	if (k->offload) {
 		x->plan.offload_optimizer = PLAN_OFFLOAD_CPU;
@@ -74,10 +73,11 @@ static int describe(const plan_scenario *s, const knobs *k, char *buf, size_t le
 	} while (0)
 	if (k->mb != p->micro_batch)
 		PUT("micro_batch = %d", k->mb);
+	bool full = k->rc == WORK_RECOMPUTE_FULL;
 	if (k->rc != p->recompute)
 		PUT("recompute = %s", rc_name[k->rc]);
-	else if (k->rc_all)
-		PUT("recompute_layers = 0 (all)");
+	if (full && k->rl != (p->recompute == WORK_RECOMPUTE_FULL ? p->recompute_layers : 0))
+		PUT(k->rl > 0 ? "recompute_layers = %d" : "recompute_layers = %d (all)", k->rl);
 	if (k->offload)
 		PUT("offload_optimizer = cpu");
 	int z = k->offload && k->zero < 1 ? 1 : k->zero;
@@ -117,6 +117,71 @@ static bool better_tight(double est, int nch, const sweep_remedy *r)
 	return nch < r->tight_changes;
 }
 
+/* Candidate k: estimated and kept in r where it is better (fits before
+ * tight, the shorter estimate, fewer changes; the fastest tight one apart).
+ * Its verdict, or -1 where the framework does not run it. `count`: one of
+ * the grid's candidates (r->tried), not a bisection's probe. */
+static int consider(const plan_scenario *s, const knobs *k, sweep_remedy *r, sim_diag *d,
+                    bool count)
+{
+	plan_scenario x;
+	apply(s, k, &x);
+	if (!runs(&x, d))
+		return -1;
+	r->tried += count;
+	sweep_estimate e;
+	sweep_estimate_plan(&x, &e);
+	if (e.mem_verdict == PLAN_VERDICT_OOM)
+		return PLAN_VERDICT_OOM;
+	char what[sizeof r->what];
+	int nch = describe(s, k, what, sizeof what);
+	if (e.mem_verdict == PLAN_VERDICT_TIGHT && better_tight(e.step_s, nch, r)) {
+		r->tight_found = true;
+		r->tight_est_s = e.step_s;
+		r->tight_changes = nch;
+		r->tight_device = e.mem_peak_bytes;
+		memcpy(r->tight_what, what, sizeof what);
+	}
+	if (better(e.mem_verdict, e.step_s, nch, r)) {
+		r->found = true;
+		r->verdict = e.mem_verdict;
+		r->est_s = e.step_s;
+		r->changes = nch;
+		r->device = e.mem_peak_bytes;
+		r->share = e.mem_share;
+		memcpy(r->what, what, sizeof what);
+	}
+	return e.mem_verdict;
+}
+
+/* Full recomputation of fewer layers (Megatron's recompute_num_layers, the
+ * block method or the spread the framework uses): a candidate that fits
+ * recomputing every layer of a chunk may fit recomputing fewer, for less
+ * time. The peak falls as the count rises, so the fewest that fit are found
+ * by bisection over 1 .. most - 1 (most: the largest chunk). */
+static void fewer_layers(const plan_scenario *s, knobs k, int most, sweep_remedy *r,
+                         sim_diag *d)
+{
+	int lo = 1, hi = most; /* hi: known to fit (every layer) */
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		k.rl = mid;
+		plan_scenario x;
+		apply(s, &k, &x);
+		sweep_estimate e;
+		bool fits = runs(&x, d) && (sweep_estimate_plan(&x, &e), e.mem_verdict ==
+		                                                           PLAN_VERDICT_FITS);
+		if (fits)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (hi < most) {
+		k.rl = hi;
+		consider(s, &k, r, d, false);
+	}
+}
+
 int sweep_fit_remedy(const plan_scenario *s, sweep_remedy *r)
 {
 	memset(r, 0, sizeof *r);
@@ -136,12 +201,14 @@ int sweep_fit_remedy(const plan_scenario *s, sweep_remedy *r)
 		if (p->micro_batch % v == 0)
 			mbs[nmb++] = v;
 	knobs rcs[3];
-	int nrc = 0;
-	rcs[nrc++] = (knobs){.rc = p->recompute};
+	int nrc = 0, most = 0;
+	rcs[nrc++] = (knobs){.rc = p->recompute, .rl = p->recompute_layers};
 	if (p->recompute == WORK_RECOMPUTE_NONE)
 		rcs[nrc++] = (knobs){.rc = WORK_RECOMPUTE_SELECTIVE};
 	if (p->recompute != WORK_RECOMPUTE_FULL || plan_recompute_partial(p))
-		rcs[nrc++] = (knobs){.rc = WORK_RECOMPUTE_FULL, .rc_all = true};
+		rcs[nrc++] = (knobs){.rc = WORK_RECOMPUTE_FULL, .rl = 0};
+	for (int v = 0; s->vlayers && v < p->pp * p->vpp; v++)
+		most = s->vlayers[v] > most ? s->vlayers[v] : most;
 	int zmax = p->pp > 1 ? f->zero_max_pp : f->zero_max;
 	if (p->dp * (p->cp > 1 ? p->cp : 1) < 2 || zmax < p->zero)
 		zmax = p->zero;
@@ -161,34 +228,10 @@ int sweep_fit_remedy(const plan_scenario *s, sweep_remedy *r)
 							continue; /* the plan itself */
 						if (o && z < 1 && zmax >= 1)
 							continue; /* apply's zero = 1, met at z = 1 */
-						plan_scenario x;
-						apply(s, &k, &x);
-						if (!runs(&x, d))
-							continue;
-						r->tried++;
-						sweep_estimate e;
-						sweep_estimate_plan(&x, &e);
-						if (e.mem_verdict == PLAN_VERDICT_OOM)
-							continue;
-						char what[sizeof r->what];
-						int nch = describe(s, &k, what, sizeof what);
-						if (e.mem_verdict == PLAN_VERDICT_TIGHT &&
-						    better_tight(e.step_s, nch, r)) {
-							r->tight_found = true;
-							r->tight_est_s = e.step_s;
-							r->tight_changes = nch;
-							r->tight_device = e.mem_peak_bytes;
-							memcpy(r->tight_what, what, sizeof what);
-						}
-						if (!better(e.mem_verdict, e.step_s, nch, r))
-							continue;
-						r->found = true;
-						r->verdict = e.mem_verdict;
-						r->est_s = e.step_s;
-						r->changes = nch;
-						r->device = e.mem_peak_bytes;
-						r->share = e.mem_share;
-						memcpy(r->what, what, sizeof what);
+						int v = consider(s, &k, r, d, true);
+						if (v == PLAN_VERDICT_FITS && k.rc == WORK_RECOMPUTE_FULL &&
+						    k.rl == 0 && most > 1)
+							fewer_layers(s, k, most, r, d);
 					}
 	/* a tight plan is worth naming only beside a fitting one it beats */
 	if (!r->found || r->verdict != PLAN_VERDICT_FITS || !(r->tight_est_s < r->est_s))

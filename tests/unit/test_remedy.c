@@ -19,9 +19,13 @@
  *   layers of the 1B under nanotron, whose ZeRO stops at 1 and which does
  *   not offload: its fp32 gradients alone, 24.3 G params x 4 B = 97 GB,
  *   outgrow the GPU) gets none with the candidates it tried;
- * - beside a fitting answer the faster tight plan is named (the 8B: the
- *   optimizer on the CPU fits at an estimated +12 %; ZeRO-2 is tight at
- *   +1 %), and it is tight. */
+ * - beside a fitting answer the faster tight plan is named (the 8B: full
+ *   recomputation of 3 layers under ZeRO-3 fits at an estimated +6 %, the
+ *   optimizer on the CPU at +12 %; ZeRO-2 alone is tight at +1 %), and it
+ *   is tight;
+ * - fewer layers recomputed are found by bisection: the answer's
+ *   recompute_layers is the fewest that fit, one fewer (its other changes
+ *   kept) does not. */
 #include "check.h"
 #include "exec/exec.h"
 #include "sweep/sweep.h"
@@ -157,8 +161,17 @@ static void test_tight_beside(void)
 	CHECK_INT(sweep_fit_remedy(s, &r), SIM_OK);
 	CHECK_INT(r.plan_verdict, PLAN_VERDICT_OOM);
 	if (CHECK(r.found && r.tight_found)) {
-		CHECK_STR(r.what, "offload_optimizer = cpu");
+		CHECK_STR(r.what, "recompute = full, recompute_layers = 3, zero = 3");
 		CHECK_STR(r.tight_what, "zero = 2");
+		const char *two[] = {"parallel.recompute=full", "parallel.recompute_layers=2",
+		                     "parallel.zero=3"};
+		plan_scenario *y = load("scenarios/llama3-8b-1node.ini", two, 3);
+		if (CHECK(y != NULL)) {
+			sweep_estimate e;
+			sweep_estimate_plan(y, &e);
+			CHECK(e.mem_verdict != PLAN_VERDICT_FITS);
+		}
+		plan_scenario_free(y);
 		CHECK(r.tight_est_s < r.est_s);
 		char buf[8][96];
 		const char *sets[8];
