@@ -170,8 +170,19 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 {
 	const hw_gpu *gpu = &s->gpu;
 	double run_g = 0, run_h = 0;
+	/* context parallelism's all-gather (work/layer.c attn_ring,
+	 * cp_allgather) runs beside the first step's attention only, the
+	 * steps before the first that waits for it (cp_step 1): its excess
+	 * over them is exposed; the ring's transfers beside the later steps */
+	double gath = 0, step0 = 0;
+	bool waited = false;
 	for (int i = 0; i < n; i++) {
 		bool attn = !strncmp(it[i].name, "attn", 4);
+		if (it[i].kind == WORK_ITEM_COMM && it[i].comm == WORK_COMM_CP_ALLGATHER) {
+			gath += coll_time(s, NET_ALLGATHER, &g->cp, it[i].comm_bytes);
+			continue;
+		}
+		waited |= attn && it[i].cp_step == 1;
 		if (it[i].kind == WORK_ITEM_COMM) {
 			bool ring = work_comm_on_cp(it[i].comm);
 			bool ep = work_comm_on_ep(it[i].comm);
@@ -231,7 +242,10 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			p->gpu_s += gk;
 			p->wgpu_s += is_wgrad(&it[i]) ? gk : 0;
 			run_h += nk * (gpu->launch_s + fs);
-			p->attn_s += attn ? t : 0;
+			if (attn && gath > 0 && !waited)
+				step0 += t;
+			else
+				p->attn_s += attn ? t : 0;
 			p->w_s += is_wgrad(&it[i]) ? t : 0;
 			if (alone) { /* its own run ends with it */
 				p->comp_s += fmax(run_g, run_h);
@@ -240,6 +254,7 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 		}
 	}
 	p->comp_s += fmax(run_g, run_h);
+	p->block_s += fmax(0, gath - step0);
 }
 
 /* One micro-batch of layer `layer`: forward, backward and recomputation
