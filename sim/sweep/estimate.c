@@ -279,14 +279,6 @@ static void layer_cost(const plan_scenario *s, const work_shard *sh, const plan_
 	x->bgpu_s += x->gpu_s - fwd_g;
 }
 
-/* Time of a program: kernels, blocking collectives, the ring beyond the
- * attention it overlaps, the MoE all-to-alls. Under moe_a2a_overlap (plan/
- * combined.c, build_emit_pair) a steady step runs one micro-batch's all-to-alls beside
- * another's compute, each slowed by the share i of the SMs the all-to-alls
- * take while both run (DeepEP's, plan_ep_share, else NCCL's interference):
- * per micro-batch max(C + i min(C, A), A) for compute C and all-to-alls A,
- * the warm-up and cool-down's unoverlapped steps left out (an estimate; the
- * bound below does not use it). */
 /* The gradient accumulation item (plan_grad_accum_item) as plan_build
  * issues it, a run of its own after the backward's last collective: its
  * kernels' GPU time (*gpu) against the host's launches and framework ops,
@@ -302,6 +294,14 @@ static double accum_time(const plan_scenario *s, const work_item *acc, double *g
 	return fmax(*gpu, nk * (s->gpu.launch_s + fs));
 }
 
+/* Time of a program: kernels, blocking collectives, the ring beyond the
+ * attention it overlaps, the MoE all-to-alls. Under moe_a2a_overlap (plan/
+ * combined.c, build_emit_pair) a steady step runs one micro-batch's all-to-alls beside
+ * another's compute, each slowed by the share i of the SMs the all-to-alls
+ * take while both run (DeepEP's, plan_ep_share, else NCCL's interference):
+ * per micro-batch max(C + i min(C, A), A) for compute C and all-to-alls A,
+ * the warm-up and cool-down's unoverlapped steps left out (an estimate; the
+ * bound below does not use it). */
 static double prog_time(const plan_scenario *s, const prog *x)
 {
 	double c = x->comp_s, a = x->ep_s, i = plan_ep_share(s);

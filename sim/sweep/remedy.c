@@ -16,7 +16,9 @@
  * The space, per key, from the plan's own value towards less memory:
  *   micro_batch         every divisor of the plan's (the global batch
  *                       stays; more micro-batches)
- *   recompute           as it is, selective (from none), full of every layer
+ *   recompute           as it is, selective (from none), full of every layer,
+ *                       and full of the fewest layers a chunk that fit
+ *                       (recompute_layers, by bisection: fewer_layers)
  *   zero                the plan's stage up to the framework's highest (its
  *                       zero_max, zero_max_pp under a pipeline), with dp x
  *                       cp >= 2
@@ -24,7 +26,8 @@
  *   checkpoint_offload  false, true where the framework saves shard copies
  * Every candidate passes plan_check and plan_check_layout (the framework's
  * rules: a candidate no framework runs is not an answer). At most 64
- * divisors x 3 x 4 x 2 x 2 estimates: milliseconds. */
+ * divisors x 3 x 4 x 2 x 2 estimates, and a bisection of a few more for each
+ * that fits recomputing every layer: milliseconds. */
 #include "sweep_int.h"
 
 #include <stdio.h>
@@ -168,9 +171,12 @@ static void fewer_layers(const plan_scenario *s, knobs k, int most, sweep_remedy
 		k.rl = mid;
 		plan_scenario x;
 		apply(s, &k, &x);
-		sweep_estimate e;
-		bool fits = runs(&x, d) && (sweep_estimate_plan(&x, &e), e.mem_verdict ==
-		                                                           PLAN_VERDICT_FITS);
+		bool fits = false;
+		if (runs(&x, d)) {
+			sweep_estimate e;
+			sweep_estimate_plan(&x, &e);
+			fits = e.mem_verdict == PLAN_VERDICT_FITS;
+		}
 		if (fits)
 			hi = mid;
 		else
