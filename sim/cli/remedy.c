@@ -15,9 +15,10 @@ void cli_remedy_print(FILE *f, const sweep_remedy *r)
 		fprintf(f,
 		        "  fits with    nothing of the same split: no combination of a smaller "
 		        "micro-batch,\n"
-		        "               recomputation, a higher ZeRO stage or offload gets it out of "
-		        "memory (%d\n"
-		        "               tried); it needs more GPUs or a smaller model\n",
+		        "               recomputation, a higher ZeRO stage, offload or sequence "
+		        "parallelism gets\n"
+		        "               it out of memory (%d tried); it needs more GPUs or a smaller "
+		        "model\n",
 		        r->tried);
 		return;
 	}
@@ -27,9 +28,9 @@ void cli_remedy_print(FILE *f, const sweep_remedy *r)
 	fprintf(f,
 	        "               (%.4g s against this plan's %.4g s: the fastest by the pre-screen of "
 	        "%d plans\n"
-	        "               changing the micro-batch, recomputation, ZeRO stage or offload; "
-	        "podsim sweep\n"
-	        "               varies the split of the GPUs)\n",
+	        "               changing the micro-batch, recomputation, ZeRO stage, offload or "
+	        "sequence\n"
+	        "               parallelism; podsim sweep varies the split of the GPUs)\n",
 	        r->est_s, r->plan_est_s, r->tried);
 	if (r->tight_found)
 		fprintf(f,

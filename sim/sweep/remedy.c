@@ -24,9 +24,11 @@
  *                       cp >= 2
  *   offload_optimizer   none, cpu where the framework offloads (training)
  *   checkpoint_offload  false, true where the framework saves shard copies
+ *   sequence_parallel   true where tp > 1 runs without it (the norms' and
+ *                       dropouts' activations split over the TP ranks)
  * Every candidate passes plan_check and plan_check_layout (the framework's
  * rules: a candidate no framework runs is not an answer). At most 64
- * divisors x 3 x 4 x 2 x 2 estimates, and a bisection of a few more for each
+ * divisors x 3 x 4 x 2 x 2 x 2 estimates, and a bisection of a few more for each
  * that fits recomputing every layer: milliseconds. */
 #include "sweep_int.h"
 
@@ -39,7 +41,7 @@ typedef struct knobs {
 	work_recompute rc;
 	int rl; /* recompute = full: recompute_layers (0 = every layer) */
 	int zero;
-	bool offload, ckpt;
+	bool offload, ckpt, sp;
 } knobs;
 
 static void apply(const plan_scenario *s, const knobs *k, plan_scenario *x)
@@ -56,6 +58,8 @@ static void apply(const plan_scenario *s, const knobs *k, plan_scenario *x)
 	}
 	if (k->ckpt)
 		x->fw.checkpoint_offload = true;
+	if (k->sp)
+		x->plan.sequence_parallel = true;
 }
 
 /* The changes of k against s, "micro_batch = 2, zero = 1"; their count. */
@@ -88,6 +92,8 @@ static int describe(const plan_scenario *s, const knobs *k, char *buf, size_t le
 		PUT("zero = %d", z);
 	if (k->ckpt)
 		PUT("checkpoint_offload = true");
+	if (k->sp)
+		PUT("sequence_parallel = true");
 #undef PUT
 	return n;
 }
@@ -220,16 +226,18 @@ int sweep_fit_remedy(const plan_scenario *s, sweep_remedy *r)
 		zmax = p->zero;
 	int noff = p->offload_optimizer == PLAN_OFFLOAD_NONE && f->offload_optimizer ? 2 : 1;
 	int nck = f->checkpoint_shards && !f->checkpoint_offload ? 2 : 1;
+	int nsp = p->tp > 1 && !p->sequence_parallel ? 2 : 1;
 	for (int i = 0; i < nmb; i++)
 		for (int j = 0; j < nrc; j++)
 			for (int z = p->zero; z <= zmax; z++)
 				for (int o = 0; o < noff; o++)
-					for (int c = 0; c < nck; c++) {
+					for (int c = 0; c < nck * nsp; c++) {
 						knobs k = rcs[j];
 						k.mb = mbs[i];
 						k.zero = z;
 						k.offload = o;
-						k.ckpt = c;
+						k.ckpt = c % 2 && nck == 2;
+						k.sp = c >= nck;
 						if (i == 0 && j == 0 && z == p->zero && !o && !c)
 							continue; /* the plan itself */
 						if (o && z < 1 && zmax >= 1)
