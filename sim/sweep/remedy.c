@@ -26,9 +26,11 @@
  *   checkpoint_offload  false, true where the framework saves shard copies
  *   sequence_parallel   true where tp > 1 runs without it (the norms' and
  *                       dropouts' activations split over the TP ranks)
+ *   offload_params      cpu where the framework streams ZeRO-3's parameters
+ *                       from the host (ZeRO-Infinity)
  * Every candidate passes plan_check and plan_check_layout (the framework's
  * rules: a candidate no framework runs is not an answer). At most 64
- * divisors x 3 x 4 x 2 x 2 x 2 estimates, and a bisection of a few more for each
+ * divisors x 3 x 4 x 2 x 2 x 2 x 2 estimates, and a bisection of a few more for each
  * that fits recomputing every layer: milliseconds. */
 #include "sweep_int.h"
 
@@ -42,6 +44,7 @@ typedef struct knobs {
 	int rl; /* recompute = full: recompute_layers (0 = every layer) */
 	int zero;
 	bool offload, ckpt, sp;
+	bool params; /* offload_params = cpu (ZeRO-Infinity) */
 } knobs;
 
 static void apply(const plan_scenario *s, const knobs *k, plan_scenario *x)
@@ -60,6 +63,8 @@ static void apply(const plan_scenario *s, const knobs *k, plan_scenario *x)
 		x->fw.checkpoint_offload = true;
 	if (k->sp)
 		x->plan.sequence_parallel = true;
+	if (k->params)
+		x->plan.offload_params = PLAN_OFFLOAD_CPU;
 }
 
 /* The changes of k against s, "micro_batch = 2, zero = 1"; their count. */
@@ -94,6 +99,8 @@ static int describe(const plan_scenario *s, const knobs *k, char *buf, size_t le
 		PUT("checkpoint_offload = true");
 	if (k->sp)
 		PUT("sequence_parallel = true");
+	if (k->params)
+		PUT("offload_params = cpu");
 #undef PUT
 	return n;
 }
@@ -227,20 +234,23 @@ int sweep_fit_remedy(const plan_scenario *s, sweep_remedy *r)
 	int noff = p->offload_optimizer == PLAN_OFFLOAD_NONE && f->offload_optimizer ? 2 : 1;
 	int nck = f->checkpoint_shards && !f->checkpoint_offload ? 2 : 1;
 	int nsp = p->tp > 1 && !p->sequence_parallel ? 2 : 1;
+	/* the parameters on the host: ZeRO-3 only (plan_check) */
+	int npo = p->offload_params == PLAN_OFFLOAD_NONE && f->offload_params && zmax >= 3 ? 2 : 1;
 	for (int i = 0; i < nmb; i++)
 		for (int j = 0; j < nrc; j++)
 			for (int z = p->zero; z <= zmax; z++)
-				for (int o = 0; o < noff; o++)
+				for (int o = 0; o < noff * npo; o++)
 					for (int c = 0; c < nck * nsp; c++) {
 						knobs k = rcs[j];
 						k.mb = mbs[i];
 						k.zero = z;
-						k.offload = o;
+						k.offload = o % 2 && noff == 2;
+						k.params = o >= noff;
 						k.ckpt = c % 2 && nck == 2;
 						k.sp = c >= nck;
 						if (i == 0 && j == 0 && z == p->zero && !o && !c)
 							continue; /* the plan itself */
-						if (o && z < 1 && zmax >= 1)
+						if (k.offload && z < 1 && zmax >= 1)
 							continue; /* apply's zero = 1, met at z = 1 */
 						int v = consider(s, &k, r, d, true);
 						if (v == PLAN_VERDICT_FITS && k.rc == WORK_RECOMPUTE_FULL &&

@@ -203,8 +203,8 @@ void sweep_mem_basis_of(const plan_scenario *s, const plan_mem_fit *f, sweep_mem
 /* What makes a plan that does not fit, or is tight, fit without changing
  * its split of the GPUs (remedy.c has the space and why): the combination
  * of a smaller micro-batch, recomputation (of the fewest layers that fit),
- * a higher ZeRO stage, optimizer offload, the checkpoint's offload and
- * sequence parallelism that fits with the shortest
+ * a higher ZeRO stage, optimizer and parameter offload, the checkpoint's
+ * offload and sequence parallelism that fits with the shortest
  * pre-screen estimate (fits before tight, then fewer changes), and the
  * fastest tight one where it beats that. found =
  * false when the plan fits, is an inference plan, or no combination gets
