@@ -441,7 +441,13 @@ static double z3_bucket_tail(const plan_scenario *s, const plan_groups *g, int l
 		double rs = 0;
 		for (int i = 0; i < nb; i++) {
 			int c = plan_zero3_reduce_calls(s, bk[cap + i]);
-			double t = c * coll_time(s, NET_REDUCESCATTER, &g->shard, bk[i] * z->wire / c);
+			/* the bucket's pass before it on the DP stream (emit.c
+			 * ipg_flush: the copy in, the concatenation of more than one
+			 * tensor, the division, 2 B of traffic per byte each), then
+			 * its reduce-scatter */
+			double pass = hw_mem_time(&s->gpu, (bk[cap + i] > 1 ? 6.0 : 4.0) * bk[i]);
+			double t = pass +
+			           c * coll_time(s, NET_REDUCESCATTER, &g->shard, bk[i] * z->wire / c);
 			*(i < nb - 1 ? &rs : &tail) += t;
 			if (i < nb - 1)
 				*hol += fmax(0, t + z->ag - bwd_l);
@@ -583,8 +589,9 @@ static double z3_exposed(const plan_scenario *s, const plan_groups *g, double gr
 	double pb = fmax(z.ag + early - bwd_l, i * fmin(z.ag + early - ar_mb, bwd_l));
 	double pl = fmax(z.ag + z.rs + ar - bwd_l, i * fmin(z.ag + early - ar_mb, bwd_l));
 	/* the buckets' hold-ups beyond what the averaged chain's excess
-	 * counts already, every micro-batch that reduces (z3_bucket_tail) */
-	hol = fmax(0, hol - layers * fmax(0, z.ag + early - bwd_l));
+	 * counts already, every micro-batch that reduces (z3_bucket_tail);
+	 * under zero3_sync every gather waits for the device anyway (hx) */
+	hol = s->fw.zero3_sync ? 0 : fmax(0, hol - layers * fmax(0, z.ag + early - bwd_l));
 	return layers * ((double)m * (pf + hx + i_ar) + (m - 1) * pb + pl) +
 	       m * (tail + ends_l + ends) + (nosync ? 1 : m) * hol + once - kept;
 }
