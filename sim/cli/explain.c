@@ -250,8 +250,11 @@ static int print_sections(const char *file, const plan_scenario *s, const exec_r
 	explain_spread(stdout, s, r);
 	explain_mixed(stdout, s, r);
 	/* the sections after 9 are numbered as they are printed: 10 the mixed
-	 * nodes' (only with them), then the campaign, then --against */
+	 * nodes' (only with them), context parallelism's (cp > 1), then the
+	 * campaign, then --against */
 	int n = r->mixed.nodes > 0 ? 11 : 10;
+	if (s->plan.cp > 1)
+		explain_cp(stdout, n++, s, r);
 	int rc = campaign_section(stdout, s, r, &n);
 	if (rc == SIM_OK && kernels)
 		explain_kernels(stdout, n++, s);

@@ -38,6 +38,8 @@ void explain_band(FILE *o, const plan_scenario *s, const exec_result *r,
                   const valid_refs *refs);                                     /* 6, spread.c */
 void explain_mb_cost(FILE *o, const plan_scenario *s, const exec_result *r);   /* 7, step.c */
 void explain_optimizer(FILE *o, const plan_scenario *s, const exec_result *r); /* 8, step.c */
+/* With cp > 1, after the numbered sections and the mixed nodes' (cp.c). */
+void explain_cp(FILE *o, int number, const plan_scenario *s, const exec_result *r);
 void explain_spread(FILE *o, const plan_scenario *s, const exec_result *r);    /* 9, spread.c */
 void explain_mixed(FILE *o, const plan_scenario *s, const exec_result *r);     /* 10, spread.c */
 /* --kernels: one layer's kernels, numbered `number` (kernels.c). */

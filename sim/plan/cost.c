@@ -460,3 +460,49 @@ int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out)
 	out->fixed_s = out->coll_latency_s + out->accum_s + out->p2p_fixed_s + out->host_exposed_s;
 	return SIM_OK;
 }
+
+int plan_cp_exchange(const plan_scenario *s, plan_cp_cost *out)
+{
+	memset(out, 0, sizeof *out);
+	if (s->plan.cp <= 1)
+		return SIM_EINVAL;
+	work_shard sh = plan_shard(s);
+	plan_groups g;
+	plan_make_groups(s, &g);
+	out->cp = s->plan.cp;
+	out->allgather = sh.cp_allgather;
+	out->block_bytes = 0;
+	int layer = plan_global_layer(s, 0, 0);
+	for (int pass = 0; pass < 2; pass++) {
+		work_item it[WORK_MAX_ITEMS];
+		int n = pass ? work_layer_backward_at(&s->model, &sh, layer, it)
+			     : work_layer_forward_at(&s->model, &sh, layer, it);
+		double x = -1; /* a transfer waiting for the step beside it */
+		for (int i = 0; i < n; i++) {
+			if (it[i].kind == WORK_ITEM_COMM && work_comm_on_cp(it[i].comm)) {
+				net_cost c;
+				double t = net_collective(&s->cluster, plan_comm_coll(it[i].comm), &g.cp,
+				                          it[i].comm_bytes, &c) == SIM_OK
+				                   ? c.time_s
+				                   : 0;
+				bool gather = it[i].comm == WORK_COMM_CP_ALLGATHER;
+				(gather ? out->gathers : out->xfers)[pass]++;
+				*(gather ? &out->gather_s[pass] : &out->xfer_s[pass]) += t;
+				if (!pass && !gather)
+					out->block_bytes = it[i].comm_bytes;
+				if (gather)
+					out->block_bytes = it[i].comm_bytes / out->cp;
+				x = x < 0 ? t : x + t;
+			} else if (x >= 0 && !strncmp(it[i].name, "attn", 4)) {
+				/* the step slowed at 1 - i while the transfer runs (its
+				 * send/receive channels not modelled: the whole
+				 * interference, comm_seg's scale 1) */
+				double a = plan_kernel_time(&s->gpu, sh.dtype, &it[i]);
+				out->beside_s[pass] += a;
+				out->exposed_s[pass] += fmax(x - a, s->gpu.interference * fmin(x, a));
+				x = -1;
+			}
+		}
+	}
+	return SIM_OK;
+}

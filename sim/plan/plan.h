@@ -2041,6 +2041,25 @@ typedef struct plan_mb_cost {
 } plan_mb_cost;
 int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out);
 
+/* Context parallelism's K/V exchange of one layer (the stage-0 chain's
+ * first; cost.c), as work/layer.c attn_ring lays it out and each item alone
+ * times it (alpha-beta on the CP group, the fused kernel's time): per pass
+ * (0 forward, 1 backward) the transfers (ring steps, or the all-gather and
+ * the K/V gradients' ring under [framework] cp_comm = all-gather), their
+ * time, the attention steps each runs beside (the attention item after it)
+ * and the sum of max(x - a, i min(x, a)) for transfer x beside step a (the
+ * step slowed by the GPU's interference while it runs, as the replay
+ * charges it, or the transfer's excess). block_bytes: a rank's K and V of
+ * its s / cp tokens. SIM_EINVAL without cp > 1. podsim explain prints it. */
+typedef struct plan_cp_cost {
+	int cp;
+	bool allgather;
+	double block_bytes;
+	int xfers[2], gathers[2];
+	double xfer_s[2], gather_s[2], beside_s[2], exposed_s[2];
+} plan_cp_cost;
+int plan_cp_exchange(const plan_scenario *s, plan_cp_cost *out);
+
 /* Build the step's task graph. SIM_OK, SIM_ENOMEM, or SIM_ERANGE when its
  * tasks add up past the clock's horizon (plan_graph_horizon). */
 int plan_build(const plan_scenario *s, plan_graph **out);

@@ -254,7 +254,7 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 		}
 	}
 	p->comp_s += fmax(run_g, run_h);
-	p->block_s += fmax(0, gath - step0);
+	p->block_s += gath > 0 ? fmax(gath - step0, s->gpu.interference * fmin(gath, step0)) : 0;
 }
 
 /* One micro-batch of layer `layer`: forward, backward and recomputation
@@ -324,7 +324,11 @@ static double prog_time(const plan_scenario *s, const prog *x)
 {
 	double c = x->comp_s, a = x->ep_s, i = plan_ep_share(s);
 	double ca = s->plan.moe_a2a_overlap ? fmax(c + i * fmin(c, a), a) : c + a;
-	return ca + x->block_s + fmax(0, x->ring_s - x->attn_s);
+	/* the ring beside the attention: its excess, or the attention slowed
+	 * by the GPU's interference while it runs (its send/receive channels
+	 * not modelled: the whole interference, as chain.c comm_seg) */
+	double ri = s->gpu.interference * fmin(x->ring_s, x->attn_s);
+	return ca + x->block_s + (x->ring_s > 0 ? fmax(x->ring_s - x->attn_s, ri) : 0);
 }
 
 static void prog_add(prog *a, const prog *b, double k)
