@@ -198,17 +198,21 @@ static void test_tight_beside(void)
 	plan_scenario_free(s);
 }
 
+/* s's remedy into r where s is out of memory and one is found; false (a
+ * failed CHECK) otherwise. */
+static bool oom_remedy(const plan_scenario *s, sweep_remedy *r)
+{
+	return CHECK_INT(sweep_fit_remedy(s, r), SIM_OK) &&
+	       CHECK_INT(r->plan_verdict, PLAN_VERDICT_OOM) && CHECK(r->found);
+}
+
 static void test_sequence_parallel(void)
 {
 	const char *set[] = {"parallel.sequence_parallel=false", "parallel.recompute=none",
 	                     "parallel.micro_batch=2"};
 	plan_scenario *s = load("scenarios/llama2-70b-h100.ini", set, 3);
 	sweep_remedy r;
-	if (!CHECK(s != NULL))
-		return;
-	CHECK_INT(sweep_fit_remedy(s, &r), SIM_OK);
-	CHECK_INT(r.plan_verdict, PLAN_VERDICT_OOM);
-	if (CHECK(r.found)) {
+	if (CHECK(s != NULL) && oom_remedy(s, &r)) {
 		CHECK_STR(r.what, "sequence_parallel = true");
 		CHECK_INT(r.verdict, PLAN_VERDICT_FITS);
 		CHECK(r.est_s <= r.plan_est_s);
@@ -232,11 +236,7 @@ static void test_infinity(void)
 	sim_diag_print(d, stderr);
 	sim_diag_free(d);
 	sweep_remedy r;
-	if (!CHECK(s != NULL))
-		return;
-	CHECK_INT(sweep_fit_remedy(s, &r), SIM_OK);
-	CHECK_INT(r.plan_verdict, PLAN_VERDICT_OOM);
-	if (CHECK(r.found)) {
+	if (CHECK(s != NULL) && oom_remedy(s, &r)) {
 		CHECK_STR(r.what, "recompute_layers = 51, offload_optimizer = cpu, offload_params = cpu");
 		plan_scenario x = *s;
 		x.plan.recompute_layers = 51;

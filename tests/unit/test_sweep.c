@@ -864,6 +864,18 @@ static void test_few_microbatches_looped(void)
 	est_near_sim(scen_file("tests/golden/pipeline-gantt-bfs.ini", set, 1), 2, 0.10);
 }
 
+/* est_near_sim on the quickstart under framework profile fw with [parallel]
+ * lines par. */
+static void est_quickstart(const char *fw, const char *par, double tol)
+{
+	char text[512];
+	snprintf(text, sizeof text,
+	         "include = scenarios/quickstart.ini\ninclude = topologies/frameworks/%s.ini\n"
+	         "[parallel]\n%s",
+	         fw, par);
+	est_near_sim(scen_load(text), 0, tol);
+}
+
 /* The optimizer on the CPU moves the step, not the data-parallel traffic:
  * DeepSpeed reduces the gradients over DP before copying the shard to the
  * host (ZeRO-3: stage3.py __reduce_and_partition_ipg_grads, then
@@ -932,10 +944,7 @@ static void test_z3_chain_bound(void)
  * division) within 3 % (+1.9 %). */
 static void test_z3_bucket_holdup(void)
 {
-	est_near_sim(scen_load("include = scenarios/quickstart.ini\n"
-	                       "include = topologies/frameworks/deepspeed.ini\n"
-	                       "[parallel]\ntp = 1\npp = 1\ndp = 16\nzero = 3\nmicro_batch = 1\n"),
-	             0, 0.03);
+	est_quickstart("deepspeed", "tp = 1\npp = 1\ndp = 16\nzero = 3\nmicro_batch = 1\n", 0.03);
 }
 
 /* The stage-level walk of a synchronous pipeline (pipewalk.c), by hand: pp
@@ -979,10 +988,7 @@ static void test_pipe_walk(void)
  * (ZB-H1, tp 2, pp 2, ZeRO-1); B and W summed apart, within 1.5 % (0.4 %). */
 static void test_zb_split(void)
 {
-	est_near_sim(scen_load("include = scenarios/quickstart.ini\n"
-	                       "include = topologies/frameworks/ideal.ini\n"
-	                       "[parallel]\nschedule = zb-h1\nzero = 1\n"),
-	             0, 0.015);
+	est_quickstart("ideal", "schedule = zb-h1\nzero = 1\n", 0.015);
 }
 
 /* The pre-screen's compute is the replay's where nothing hides it (pp 1,
