@@ -42,25 +42,22 @@ void cli_remedy_print(FILE *f, const sweep_remedy *r)
 
 void cli_remedy_json(sim_buf *b, const sweep_remedy *r)
 {
-	char t[512];
+	char t[768], tight[320] = "";
 	if (!r->found) {
 		snprintf(t, sizeof t, "\"fit_with\":{\"found\":false,\"tried\":%d}", r->tried);
 		sim_buf_append(b, t, strlen(t));
 		return;
 	}
+	if (r->tight_found) /* the faster tight plan */
+		snprintf(tight, sizeof tight,
+		         ",\"tight\":{\"changes\":\"%s\",\"device_bytes\":%.17g,"
+		         "\"est_step_s\":%.17g}",
+		         r->tight_what, r->tight_device, r->tight_est_s);
 	snprintf(t, sizeof t,
 	         "\"fit_with\":{\"found\":true,\"changes\":\"%s\",\"verdict\":\"%s\","
 	         "\"device_bytes\":%.17g,\"est_step_s\":%.17g,\"plan_est_step_s\":%.17g,"
-	         "\"tried\":%d}",
+	         "\"tried\":%d%s}",
 	         r->what, plan_verdict_name(r->verdict), r->device, r->est_s, r->plan_est_s,
-	         r->tried);
+	         r->tried, tight);
 	sim_buf_append(b, t, strlen(t));
-	if (r->tight_found) { /* reopen the object for the faster tight plan */
-		b->len--;
-		snprintf(t, sizeof t,
-		         ",\"tight\":{\"changes\":\"%s\",\"device_bytes\":%.17g,"
-		         "\"est_step_s\":%.17g}}",
-		         r->tight_what, r->tight_device, r->tight_est_s);
-		sim_buf_append(b, t, strlen(t));
-	}
 }

@@ -42,6 +42,16 @@ double plan_item_framework_s(const hw_gpu *gpu, const work_item *it)
 	return it->native ? 0 : gpu->framework_s;
 }
 
+double plan_item_task_s(const hw_gpu *gpu, hw_dtype t, const work_item *it, double *g,
+                        double *host)
+{
+	int nk = it->launches > 1 ? it->launches : 1;
+	double fs = plan_item_framework_s(gpu, it);
+	*g = plan_kernel_time(gpu, t, it) - nk * fs;
+	*host = nk * (gpu->launch_s + fs);
+	return fmax(*g, *host);
+}
+
 double plan_kernel_time(const hw_gpu *gpu, hw_dtype t, const work_item *it)
 {
 	hw_gpu g;
@@ -440,15 +450,12 @@ int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out)
 	for (int c = 0; c < p->vpp && !s->inference; c++) {
 		if (!plan_grad_accum_item(s, stage, c, &acc))
 			continue;
-		int nk = acc.launches > 1 ? acc.launches : 1;
-		double fs = plan_item_framework_s(&s->gpu, &acc);
-		double g = plan_kernel_time(&s->gpu, b.sh.dtype, &acc) - nk * fs;
-		double h = nk * (s->gpu.launch_s + fs);
-		out->accum_s += fmax(g, h);
-		out->kernels -= nk;
+		double g, h, task = plan_item_task_s(&s->gpu, b.sh.dtype, &acc, &g, &h);
+		out->accum_s += task;
+		out->kernels -= acc.launches > 1 ? acc.launches : 1;
 		out->gpu_s -= g;
 		out->host_s -= h;
-		out->compute_s -= fmax(g, h);
+		out->compute_s -= task;
 	}
 	if (p->pp > 1 && !s->inference) { /* the stage's own hops (pipe.c pp_send) */
 		net_group fwd, bwd;
@@ -471,7 +478,6 @@ int plan_cp_exchange(const plan_scenario *s, plan_cp_cost *out)
 	plan_make_groups(s, &g);
 	out->cp = s->plan.cp;
 	out->allgather = sh.cp_allgather;
-	out->block_bytes = 0;
 	int layer = plan_global_layer(s, 0, 0);
 	for (int pass = 0; pass < 2; pass++) {
 		work_item it[WORK_MAX_ITEMS];

@@ -1762,6 +1762,12 @@ hw_flash_work plan_attn_work(const work_item *it);
  * An item's host time is launches x (launch_s + this); its GPU time
  * plan_kernel_time less launches x this. */
 double plan_item_framework_s(const hw_gpu *gpu, const work_item *it);
+/* Item `it` as a compute task of its own (chain.c append_kernel's split):
+ * its GPU time (*gpu), its host time (*host: launches and framework ops)
+ * and the task's time, max(GPU, host). The gradient accumulation task's,
+ * for plan_microbatch_cost and the sweep pre-screen. */
+double plan_item_task_s(const hw_gpu *gpu, hw_dtype t, const work_item *it, double *g,
+                        double *host);
 /* The GEMM a TP collective it[i] of a layer program runs beside: +1 the GEMM
  * after it (an all-gather under tp_comm_overlap, or a collective the framework
  * issues beside it, work_item.beside), -1 the GEMM before it (a reduce-scatter

@@ -305,11 +305,9 @@ static void layer_cost(const plan_scenario *s, const work_shard *sh, const plan_
  * 584 launches, counted 48 ms a micro-batch where the replay takes 40). */
 static double accum_time(const plan_scenario *s, const work_item *acc, double *gpu)
 {
-	double t = plan_kernel_time(&s->gpu, plan_shard(s).dtype, acc);
-	int nk = acc->launches > 1 ? acc->launches : 1;
-	double fs = plan_item_framework_s(&s->gpu, acc);
-	*gpu = fmax(0, t - nk * fs); /* as plan_build */
-	return fmax(*gpu, nk * (s->gpu.launch_s + fs));
+	double host, t = plan_item_task_s(&s->gpu, plan_shard(s).dtype, acc, gpu, &host);
+	*gpu = fmax(0, *gpu); /* as plan_build */
+	return t;
 }
 
 /* Time of a program: kernels, blocking collectives, the ring beyond the
@@ -1309,22 +1307,19 @@ static bool walk_wanted(const plan_scenario *s)
 /* One transfer out of `stage` as pipe.c pp_send times it (its bytes on its
  * hop, the framework's overhead) and the receiver's TP all-gather of a
  * scattered one (append_p2p_gather). */
-static double stage_send(const plan_scenario *s, int stage, bool backward)
+static double stage_send(const plan_scenario *s, const net_group *tp, int stage, bool backward)
 {
-	net_group hop, tp;
+	net_group hop;
 	plan_pp_pair(s, stage, backward ? stage - 1 : stage + 1, &hop);
 	double gather, bytes = plan_p2p_stage_bytes(s, stage, backward, &gather);
-	plan_groups g;
-	plan_make_groups(s, &g);
-	tp = g.tp;
 	return coll_time(s, NET_P2P, &hop, bytes) + plan_p2p_overhead(s, &hop, backward) +
-	       (gather > 0 ? coll_time(s, NET_ALLGATHER, &tp, gather) : 0);
+	       (gather > 0 ? coll_time(s, NET_ALLGATHER, tp, gather) : 0);
 }
 
 /* The walk's span: each stage's forward and backward of a micro-batch
  * (stage_prog: its layers, the ends, the accumulation) and its sends. */
-static double walk_span(const plan_scenario *s, const kinds *k, const prog *first,
-                        const prog *last)
+static double walk_span(const plan_scenario *s, const plan_groups *g, const kinds *k,
+                        const prog *first, const prog *last)
 {
 	int pp = s->plan.pp, L;
 	double *v = malloc(4 * (size_t)pp * sizeof *v), span = -1;
@@ -1335,8 +1330,8 @@ static double walk_span(const plan_scenario *s, const kinds *k, const prog *firs
 		prog x = stage_prog(s, k, first, last, st, &L);
 		B[st] = x.bwd_s;
 		F[st] = prog_time(s, &x) - x.bwd_s;
-		xf[st] = st < pp - 1 ? stage_send(s, st, false) : 0;
-		xb[st] = st > 0 ? stage_send(s, st, true) : 0;
+		xf[st] = st < pp - 1 ? stage_send(s, &g->tp, st, false) : 0;
+		xb[st] = st > 0 ? stage_send(s, &g->tp, st, true) : 0;
 	}
 	span = sweep_pipe_walk(s, F, B, xf, xb);
 	free(v);
@@ -1423,7 +1418,7 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 		e->bubble_s += (vpp - 1) * (pp - m) * a.T / vpp;
 	double pipe = m * a.T + e->bubble_s;
 	e->pp_s = pipe_transfers(s, m, hop, &slow, p2p);
-	double span = walk_wanted(s) ? walk_span(s, &k, &first, &last) : -1;
+	double span = walk_wanted(s) ? walk_span(s, &grp, &k, &first, &last) : -1;
 	if (span > 0) { /* the walk's span holds the bubble and the transfers */
 		pipe = fmax(m * a.T, span - e->pp_s);
 		e->pp_s = span - pipe;
