@@ -314,6 +314,28 @@ static void free_bases(screen_ctx *c)
 	c->why = NULL;
 }
 
+/* Sequence parallelism at tp 1 scatters nothing (memsize.c and grads.c take
+ * it only where tp > 1): the plan is its twin without it, which the space
+ * holds when its sequence_parallel values include false. */
+static bool sp_twin(const screen_ctx *c, const size_t *idx)
+{
+	double tp = c->base->plan.tp;
+	const sweep_dim *sp = NULL;
+	for (size_t d = 0; d < c->sp->ndims; d++) {
+		const sweep_dim *dim = &c->sp->dims[d];
+		if (!strcmp(dim->key, "parallel.tp"))
+			tp = dim->num[idx[d]];
+		else if (!strcmp(dim->key, "parallel.sequence_parallel"))
+			sp = dim;
+	}
+	if (!sp || tp != 1 || sp->num[idx[sp - c->sp->dims]] == 0)
+		return false;
+	for (size_t j = 0; j < sp->n; j++)
+		if (sp->num[j] == 0)
+			return true;
+	return false;
+}
+
 static int screen_one(screen_ctx *c, uint64_t i, sweep_plan *p)
 {
 	size_t idx[SWEEP_MAX_DIMS];
@@ -328,6 +350,14 @@ static int screen_one(screen_ctx *c, uint64_t i, sweep_plan *p)
 	}
 	p->gpus = plan_gpus(c, idx);
 	p->dp = c->base->plan.dp;
+	if (sp_twin(c, idx)) {
+		p->status = SWEEP_INVALID;
+		p->reason = count_reason(c->out,
+		                         "sequence_parallel = true at tp = 1: the same plan as false "
+		                         "(nothing to scatter)",
+		                         NULL);
+		return SIM_OK;
+	}
 	if (c->derive) {
 		char why[SWEEP_REASON_MAX];
 		p->dp = derived_dp(c, idx, p->gpus, why);

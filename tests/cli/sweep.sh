@@ -28,6 +28,18 @@ grep -q '"prescreen_plans_per_s":' "$tmp/s.json" || { echo "JSON has no rate"; f
 grep -q '"plans_total":4,"valid":4,"fitting":4,"simulated":4' "$tmp/s.json" ||
 	{ echo "sweep counts differ: $(head -c 300 "$tmp/s.json")"; fail=1; }
 
+# Sequence parallelism at tp 1 is its twin without it (nothing to scatter):
+# of tp 1, 2 x SP true, false the twin is pruned, once, and not simulated.
+"$podsim" sweep "$q" --vary parallel.tp=1,2 --vary parallel.sequence_parallel=true,false \
+	--no-db >"$tmp/sp.txt" 2>&1 || { echo "SP sweep failed"; cat "$tmp/sp.txt"; fail=1; }
+grep -q '^4 plans, 3 valid, 3 fit in memory, 3 simulated' "$tmp/sp.txt" &&
+	grep -q '^ *1  sequence_parallel = true at tp = 1: the same plan as false' "$tmp/sp.txt" &&
+	! grep -q 'tp=1 sequence_parallel=true' "$tmp/sp.txt" ||
+	{ echo "SP sweep: the tp 1 twin not pruned:"; cat "$tmp/sp.txt"; fail=1; }
+# Without false among the values it is the plan asked for, kept.
+"$podsim" sweep "$q" --vary parallel.tp=1,2 --vary parallel.sequence_parallel=true \
+	--no-db 2>&1 | grep -q '^2 plans, 2 valid' || { echo "SP sweep: lone true pruned"; fail=1; }
+
 # Every simulated plan carries its memory verdict, the same as its run's.
 [ "$(grep -o '"mem_verdict":"[a-z ]*"' "$tmp/s.json" | wc -l)" = 4 ] ||
 	{ echo "sweep JSON: want a mem_verdict per plan"; fail=1; }
