@@ -28,6 +28,8 @@ typedef struct mw {
 	double loss_fwd, loss_kept, loss_bwd, loss_held;
 	double work;       /* a recomputed layer's working set */
 	double bwd_grads;  /* a layer's activation gradients in its backward */
+	bool bwd_cp;       /* ... which are CP attention's buffers (memsize.c) */
+	double fwd_work;   /* CP's buffers in a layer's attention forward */
 	double dequant;    /* a 4-bit linear's weight dequantised for its GEMM */
 	double layer_grad; /* one layer's unsharded gradients in its backward */
 	double grads_step; /* gradients at the optimizer step */

@@ -527,6 +527,57 @@ static void chunk_grads(const plan_scenario *s, int stage, int c, const sizing *
 	w->g16[c] = fw->backward_grads && !z->offo ? gpar * z->b->w : 0;
 }
 
+/* Context parallelism's buffers in a layer's attention, per rank, beyond
+ * what the layer keeps (q = the rank's query elements, T x heads/t x d;
+ * k = its K or V elements, T x kv_heads/t x d; e the 16-bit size):
+ *   ring        Transformer Engine's AttnFuncWithCPAndKVP2P (NVIDIA/
+ *               TransformerEngine d0067d0da pytorch/attention/
+ *               dot_product_attention/context_parallel.py): the forward
+ *               keeps every step's K/V buffer (p2p_comm_buffers, cp of 2k:
+ *               1685-1711) and output (out_per_step, cp of q: 1672) to the
+ *               correction, which adds them into an fp32 output (1980-1998):
+ *               cp (2k + q) e + 4 q; it saves the last buffer instead of
+ *               the local K and V (2087, 2128), the same bytes. Its backward
+ *               holds dq and two [K/V, dK/V] pairs in flight (2396-2401)
+ *               and each step's dq, dk, dv: e (2 q + 10 k)
+ *   all-gather  PyTorch's context_parallel (torch 2.14.1 _context_parallel/
+ *               _attention.py): the forward's K/V copy and their all-gather
+ *               (_AllGatherRotater, 273-300: cp of 2k), the fp32 merged
+ *               output (convert_to_f32) and a step's output: (cp + 1) 2k e
+ *               + 4 q + e q. The backward (:508-650): fp32 accumulators of
+ *               dq, dk, dv (4 (q + 2k)), each step's gradients (e (q + 2k)),
+ *               the gathered K/V and the copy ((cp + 1) 2k e) and the K/V
+ *               gradients' ring in fp32, one sent and one received (16 k)
+ * The forward's is a moment of the last layer's forward (w->fwd_work); the
+ * backward's replaces the MLP's activation gradients as the layer's
+ * backward working set where larger (the attention runs after the MLP's
+ * backward has freed them). */
+static void size_cp_buffers(const plan_scenario *s, const sizing *z, mw *w)
+{
+	w->fwd_work = 0;
+	w->bwd_cp = false;
+	int cp = z->sh.cp;
+	if (cp <= 1)
+		return;
+	double t = z->p->tp, e = z->e;
+	double g = s->model.kv_heads > 0 ? s->model.kv_heads : s->model.heads;
+	double d = s->model.head_dim > 0 ? s->model.head_dim
+	                                 : (double)(s->model.hidden / s->model.heads);
+	double q = w->T * s->model.heads / t * d, k = w->T * (g >= t ? g / t : 1.0) * d;
+	double bwd;
+	if (z->sh.cp_allgather) {
+		w->fwd_work = (cp + 1) * 2 * k * e + 4 * q + e * q;
+		bwd = 4 * (q + 2 * k) + e * (q + 2 * k) + (cp + 1) * 2 * k * e + 16 * k;
+	} else {
+		w->fwd_work = cp * (2 * k + q) * e + 4 * q;
+		bwd = e * (2 * q + 10 * k);
+	}
+	if (bwd > w->bwd_grads) {
+		w->bwd_grads = bwd;
+		w->bwd_cp = true;
+	}
+}
+
 /* Activations per chunk and micro-batch, the recomputed layer's working set
  * and a layer's activation gradients in its backward. */
 static void size_activations(const plan_scenario *s, int stage, const sizing *z, mw *w)
@@ -545,6 +596,7 @@ static void size_activations(const plan_scenario *s, int stage, const sizing *z,
 	 * SwiGLU branches (3 e f / t per token; 2 e f / t for GELU). */
 	double f = s->model.ffn > 0 ? s->model.ffn : 4.0 * s->model.hidden;
 	w->bwd_grads = w->T * (s->model.act == WORK_ACT_SWIGLU ? 3 : 2) * z->e * f / z->p->tp;
+	size_cp_buffers(s, z, w);
 }
 
 /* The loss on the last stage (logits per rank: T tokens x V), with what

@@ -131,12 +131,26 @@ static double walk_forward(const mw *w, walk_state *st, cand *x, cand *best)
 	st->kept += w->act[c];
 	st->inflight++;
 	x->phase = PH_FWD, x->G = st->G, x->kept = st->kept, x->inflight = st->inflight;
-	x->loss = st->loss_live + (x->loss_op ? w->loss_fwd : 0);
+	x->loss = st->loss_live;
 	x->cache = w->cache;
+	double peak = st->S + st->G + st->kept + x->loss + x->gathered + x->cache;
+	/* its last layer's attention under CP (fwd_work; the chunk's kept
+	 * activations counted whole, a layer's MLP early), before the loss */
+	if (w->fwd_work > 0) {
+		x->work = w->fwd_work;
+		consider(best, x);
+		peak += w->fwd_work;
+		x->work = 0;
+	}
+	if (x->loss_op) {
+		x->loss += w->loss_fwd;
+		double v = peak - w->fwd_work + w->loss_fwd;
+		peak = v > peak ? v : peak;
+	}
 	consider(best, x);
 	if (x->loss_op)
 		st->loss_live += w->loss_kept;
-	return st->S + st->G + st->kept + x->loss + x->gathered + x->cache;
+	return peak;
 }
 
 /* A backward (or ZB-H1's W) of chunk o.chunk: the loss backward first on
@@ -462,19 +476,19 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 static void moment(const mw *w, const cand *x, char *buf, size_t len)
 {
 	switch (x->phase) {
-	case PH_FWD:
-		snprintf(buf, len,
-		         "end of the forward of micro-batch %d%s%s, %d chunk-step%s of "
-		         "activations held",
-		         x->mb, w->vpp > 1 ? " on its chunk " : "",
-		         x->loss_op ? " with the loss" : "", x->inflight,
+	case PH_FWD: {
+		/* with work, the last layer's attention under CP (walk_forward) */
+		const char *at = x->work > 0 ? "the last layer's attention (CP buffers) in the forward"
+		                             : "end of the forward",
+		           *loss = x->loss_op && x->work <= 0 ? " with the loss" : "";
+		snprintf(buf, len, "%s of micro-batch %d%s%s, %d chunk-step%s of activations held",
+		         at, x->mb, w->vpp > 1 ? " on its chunk " : "", loss, x->inflight,
 		         x->inflight == 1 ? "" : "s");
 		if (w->vpp > 1)
-			snprintf(buf, len,
-			         "end of the forward of micro-batch %d on chunk %d%s, %d "
-			         "chunk-steps held",
-			         x->mb, x->chunk, x->loss_op ? " with the loss" : "", x->inflight);
+			snprintf(buf, len, "%s of micro-batch %d on chunk %d%s, %d chunk-steps held", at,
+			         x->mb, x->chunk, loss, x->inflight);
 		break;
+	}
 	case PH_LOSS_BWD:
 		snprintf(buf, len, "the loss backward of micro-batch %d, %d chunk-step%s held",
 		         x->mb, x->inflight, x->inflight == 1 ? "" : "s");
@@ -531,9 +545,16 @@ static void moment_activations(const mw *w, const cand *x, plan_mem_peak *o)
 		                                       : " (kept for the backward)");
 	add(o, PLAN_MEM_ACTIVATIONS, x->held, "held outputs",
 	    "the logits%s the training loop holds", w->kv > 0 ? " and returned K/V" : "");
-	add(o, PLAN_MEM_ACTIVATIONS, x->work, "layer backward", "%sits activation gradients (%s)",
-	    x->work > w->bwd_grads ? "a recomputed layer's saved tensors + " : "",
-	    bq(w->bwd_grads, a, sizeof a));
+	if (x->phase == PH_FWD)
+		add(o, PLAN_MEM_ACTIVATIONS, x->work, "CP attention buffers",
+		    "the K/V exchange's buffers and %s outputs in a layer's attention",
+		    s->fw.cp_comm == PLAN_CP_ALLGATHER ? "the merged fp32" : "every step's");
+	else
+		add(o, PLAN_MEM_ACTIVATIONS, x->work, "layer backward", "%s%s (%s)",
+		    x->work > w->bwd_grads ? "a recomputed layer's saved tensors + " : "",
+		    w->bwd_cp ? "its attention's CP buffers and gradients"
+		              : "its activation gradients",
+		    bq(w->bwd_grads, a, sizeof a));
 }
 
 /* The optimizer step's temporaries, each part named. */

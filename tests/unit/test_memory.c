@@ -1453,8 +1453,51 @@ static void test_fp8_recipe(void)
 	plan_scenario_free(c);
 }
 
+/* Context parallelism's buffers in a layer's attention (memsize.c
+ * size_cp_buffers). The quickstart's model (h 2304, 24 heads of 96, K/V
+ * 24 heads, GELU ffn 9216) at 16,384 tokens, cp 4, tp 1, micro-batch 4:
+ * T = 4 x 16384 / 4 = 16,384 tokens a rank, q = k = 2304 elements a token,
+ * e = 2. Stage 0 of pp 2 holds no loss.
+ *   ring (Megatron-Core, Transformer Engine's p2p): forward cp (2k + q) e
+ *   + 4q = 55,296 + 9,216 = 64,512 B a token; backward e (2q + 10k) =
+ *   55,296, above the MLP's activation gradients 2 e f = 36,864: the peak
+ *   is the last warm-up forward's last attention, 64,512 T on top of what
+ *   the backward's start holds with 55,296 T.
+ *   all-gather (torchtitan): forward (cp + 1) 2k e + 4q + e q = 46,080 +
+ *   9,216 + 4,608 = 59,904; backward 4 (q + 2k) + e (q + 2k) + (cp + 1)
+ *   2k e + 16k = 27,648 + 13,824 + 46,080 + 36,864 = 124,416: the peak is
+ *   a backward, its working set 124,416 T. */
+static void test_cp_buffers(void)
+{
+	static const char *const fw[2] = {"", "include = topologies/frameworks/torchtitan.ini\n"};
+	const double T = 16384, fwd[2] = {64512 * T, 59904 * T}, bwd[2] = {55296 * T, 124416 * T};
+	for (int i = 0; i < 2; i++) {
+		char text[512];
+		snprintf(text, sizeof text,
+		         "include = scenarios/quickstart.ini\n%s[model]\nseq_len = 16384\n"
+		         "[parallel]\ncp = 4\ntp = 1\npp = 2\ndp = 2\n",
+		         fw[i]);
+		plan_scenario *s = scen_load(text);
+		if (!s)
+			continue;
+		plan_mem_peak p;
+		plan_memory_peak(s, 0, &p);
+		if (i == 0) {
+			CHECK(strstr(p.moment, "attention (CP buffers)") != NULL);
+			CHECK_NEAR(scen_term(&p, "CP attention buffers"), fwd[i], 1e-12);
+			CHECK_NEAR(scen_term(&p, "layer backward"), 0, 0);
+		} else {
+			CHECK(strstr(p.moment, "backward of micro-batch") != NULL);
+			CHECK_NEAR(scen_term(&p, "layer backward"), bwd[i], 1e-12);
+			CHECK_NEAR(scen_term(&p, "CP attention buffers"), 0, 0);
+		}
+		plan_scenario_free(s);
+	}
+}
+
 int main(void)
 {
+	test_cp_buffers();
 	test_policies();
 	test_optimizers();
 	test_optimizer();
