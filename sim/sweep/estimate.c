@@ -388,25 +388,28 @@ typedef struct z3_layer {
 	int rep, ng;
 } z3_layer;
 
-static void z3_layer_costs(const plan_scenario *s, const plan_groups *g, double grad_bytes,
-                           double weight_bytes, int layers, z3_layer *z)
+static void z3_layer_costs(const plan_scenario *s, const plan_groups *g, z3_layer *z)
 {
-	double lw = layers > 0 ? weight_bytes / layers : weight_bytes;
-	double lg = layers > 0 ? grad_bytes / layers : grad_bytes;
 	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
-	int ng = plan_zero3_pieces(s, ga, gr);
 	double wb = plan_zero3_gather_width(s);
-	/* an MoE model: its MoE layer's unit (plan_zero3_layer) for every
-	 * layer, the routed experts under ep > 1 gathered and reduced on
-	 * their own over the expert-DP group */
+	/* the unit of a layer (plan_zero3_layer, as plan_build's
+	 * fsdp_unit_init): its own parameters, not the stage's averaged over
+	 * its layers, which put the embedding and the output layer into every
+	 * layer's gathers and reductions where z3_ends moves them (the
+	 * quickstart's model at tp 2: 69.1 MB a gather against the graph's
+	 * 63.7; torchtitan's ZeRO-3, dp 8, one sequence a micro-batch, 5.7 %
+	 * over the simulated step). An MoE model: its MoE layer's unit for
+	 * every layer, the routed experts under ep > 1 gathered and reduced
+	 * on their own over the expert-DP group */
 	double unit, sep = 0, gbytes = plan_grad_bytes(s);
 	int rep = 0; /* the layer whose unit stands for all */
 	for (int l = 0; l < s->model.layers; l++)
 		if (work_layer_is_moe(&s->model, l)) {
-			ng = plan_zero3_layer(s, l, &unit, &sep, ga, gr);
-			lw = unit * wb, lg = unit * gbytes, rep = l;
+			rep = l;
 			break;
 		}
+	int ng = plan_zero3_layer(s, rep, &unit, &sep, ga, gr);
+	double lw = unit * wb, lg = unit * gbytes;
 	double sh = lw / wb / (g->shard.size > 1 ? g->shard.size : 1); /* shard elements */
 	/* fsdp_casts: the shard's cast before each gather, and after each
 	 * reduce-scatter its cast back (accumulation on later micro-batches
@@ -527,11 +530,11 @@ static double z3_ends(const plan_scenario *s, const plan_groups *g, double wire,
  * passes over it (plan_fsdp_reduce_s, 0 for other frameworks): per layer
  * and micro-batch the forward waits for max(0, AG - fwd), the backward for
  * max(0, AG + passes + RS - bwd). */
-static double z3_exposed(const plan_scenario *s, const plan_groups *g, double grad_bytes,
-                         double weight_bytes, double fwd_l, double bwd_l, int layers, int m)
+static double z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd_l,
+                         double bwd_l, int layers, int m)
 {
 	z3_layer z;
-	z3_layer_costs(s, g, grad_bytes, weight_bytes, layers, &z);
+	z3_layer_costs(s, g, &z);
 	double hol, tail = z3_bucket_tail(s, g, layers, bwd_l, &z, &hol);
 	/* as fsdp_layer_grads: with hybrid sharding the shard's all-reduce over
 	 * its replicas after every micro-batch's reduce-scatter
@@ -632,8 +635,7 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 	if (dp->size <= 1)
 		return 0;
 	if (p->zero >= 3)
-		return z3_exposed(s, g, grad_bytes, weight_bytes, fwd_l, bwd_l, layers,
-		                  plan_microbatches(p));
+		return z3_exposed(s, g, fwd_l, bwd_l, layers, plan_microbatches(p));
 	double reduce, gather = 0;
 	if (p->zero >= 1) { /* shard group, then the shard across replicas */
 		int z = g->shard.size > 1 ? g->shard.size : 1;

@@ -922,14 +922,17 @@ static void test_offload_dp(void)
  * 1.79 ms of kernels) takes the chain's time; the kernels slowed by the
  * interference end inside it. The pre-screen added the slowdown to the
  * chain's excess (max(0, d - c) + i min(c, d)) and was 10.2 % over the
- * simulated step; per pass now c + max(d - c, i min(c, d)): within 7 %
- * (5.7 %: the closed-form collectives run 7 % longer than the flow
- * model's, which the difference d - c magnifies). */
+ * simulated step; per pass now c + max(d - c, i min(c, d)): 5.7 % over.
+ * The rest was the layer's bytes: the stage's weights averaged over its
+ * layers put the embedding and the output layer into every gather and
+ * reduce-scatter (69.1 MB a gather against the graph's 63.7, which d - c
+ * magnified), where z3_ends moves them apart; with the layer's own unit
+ * (plan_zero3_layer) within 2 % (+1.1 %). */
 static void test_z3_chain_bound(void)
 {
 	const char *set[] = {"parallel.pp=1", "parallel.tp=2", "parallel.dp=8",
 			     "parallel.micro_batch=1"};
-	est_near_sim(scen_file("tests/golden/pp-fsdp-torchtitan.ini", set, 4), 0, 0.07);
+	est_near_sim(scen_file("tests/golden/pp-fsdp-torchtitan.ini", set, 4), 0, 0.02);
 }
 
 /* DeepSpeed's ZeRO-3 buckets hold up the gathers queued behind them on the
