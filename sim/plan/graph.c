@@ -282,6 +282,9 @@ int plan_graph_set_scale(plan_graph *g, uint32_t id, double scale)
  * (k / (p vpp)) p + k % p, the schedule before the groups. */
 static plan_op interleaved_op(int k, int n, int m, int vpp, bool backward)
 {
+	if (vpp <= 1) /* one chunk: op k is micro-batch k (the general case's
+		       * result, without its divisions) */
+		return (plan_op){backward, k, 0, false};
 	int last = m > 0 ? (m - 1) / n * n : 0, mb, chunk;
 	if (k < last * vpp) {
 		int in_group = k % (n * vpp);

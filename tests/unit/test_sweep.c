@@ -203,8 +203,11 @@ static void test_prune(void)
 		CHECK(r.plans[best[i - 1]].est.step_s <= r.plans[best[i]].est.step_s);
 	/* Interleaving halves the fill/drain term: plan (tp 1, pp 4, vpp 2, mb 1)
 	 * = 0*12 + 2*4 + 1*2 + 0 = 10 against plan 8 (vpp 1), same layers per stage:
-	 * bubble = (S - T) / vpp. */
-	CHECK_NEAR(r.plans[10].est.bubble_s, r.plans[8].est.bubble_s / 2, 1e-12);
+	 * bubble = (S - T) / vpp. Plan 8's synchronous pipeline is walked
+	 * (pipewalk.c): its bubble is the closed form's S - T and the waits of
+	 * its rendezvous, which only add (3.6 % more here). */
+	CHECK(r.plans[8].est.bubble_s >= 2 * r.plans[10].est.bubble_s * (1 - 1e-12));
+	CHECK(r.plans[8].est.bubble_s < 2 * r.plans[10].est.bubble_s * 1.05);
 	CHECK(r.plans[8].est.bubble_s > 0);
 	CHECK_NEAR(r.plans[0].est.bubble_s, 0, 1e-15); /* pp 1: no bubble */
 	sweep_screen_free(&r);
@@ -994,6 +997,21 @@ static void test_zb_split(void)
 	est_quickstart("ideal", "schedule = zb-h1\nzero = 1\n", 0.015);
 }
 
+/* Every synchronous pipeline walked (estimate.c walk_wanted), not only
+ * nanotron's: each transfer is a rendezvous, so on the busiest stage an
+ * activation arrives only once it has posted the receive and a send ends
+ * before its next op starts, one transfer a micro-batch and direction the
+ * closed form's bubble did not count. torchtitan's GPipe, ZeRO-3, tp 2, pp
+ * 2, dp 4, one sequence a micro-batch (32 of them), across the two nodes:
+ * 2.9 % under the simulated step, within 1 % walked (-0.8 %); Megatron-
+ * Core's 1F1B on the quickstart at micro-batch 1: 1.0 % under, within
+ * 0.3 % (+0.1 %). */
+static void test_sync_walk(void)
+{
+	est_quickstart("torchtitan", "schedule = gpipe\nzero = 3\nmicro_batch = 1\n", 0.01);
+	est_quickstart("megatron-core", "micro_batch = 1\n", 0.003);
+}
+
 /* Tied embeddings under a pipeline: the first and last stages all-reduce
  * the word embedding's gradient after both backwards (grads.c
  * build_emit_embedding_sync: V h / t x 4 B, 19.7 ms on the quickstart),
@@ -1061,6 +1079,7 @@ int main(void)
 	test_z3_bucket_holdup();
 	test_pipe_walk();
 	test_zb_split();
+	test_sync_walk();
 	test_embedding_sync();
 	test_merge_schema();
 	return check_done();
