@@ -299,6 +299,36 @@ static plan_op interleaved_op(int k, int n, int m, int vpp, bool backward)
 	return op;
 }
 
+/* interleaved_op's steps k = 0, 1, 2, ... in turn, without its divisions
+ * (a schedule's order is asked for every plan of a sweep): the group g,
+ * chunk c and place r in the group of the next step, then the last group's
+ * (from micro-batch `last`, r = m - last of them). */
+typedef struct ilv_steps {
+	int n, m, vpp, last, g, c, r;
+	bool tail;
+} ilv_steps;
+
+static void ilv_init(ilv_steps *it, int n, int m, int vpp)
+{
+	*it = (ilv_steps){n, m, vpp, m > 0 ? (m - 1) / n * n : 0, 0, 0, 0, false};
+	it->tail = it->last == 0;
+}
+
+static plan_op ilv_next(ilv_steps *it, bool backward)
+{
+	int mb = it->tail ? it->last + it->r : it->g * it->n + it->r, chunk = it->c;
+	int size = it->tail ? it->m - it->last : it->n;
+	if (++it->r == size) {
+		it->r = 0;
+		if (++it->c == it->vpp && !it->tail) {
+			it->c = 0;
+			it->tail = ++it->g * it->n == it->last;
+		}
+	}
+	return (plan_op){backward, mb, backward ? it->vpp - 1 - chunk : chunk, false};
+}
+
+
 int plan_vp_group(const plan_spec *p)
 {
 	int m = plan_microbatches(p);
@@ -537,12 +567,17 @@ int plan_schedule_head(plan_schedule sched, int p, int m, int vpp, int group, in
 	int warm = plan_schedule_warm(sched, p, m, vpp, group, extra, stage);
 	int f = 0, b = 0;
 	plan_op w_op; /* the interleaved op of index b is a pure function of b */
+	ilv_steps fs, bs;
+	ilv_init(&fs, group, m, vpp);
+	ilv_init(&bs, group, m, vpp);
 	for (; f < warm; f++)
-		EMIT(interleaved_op(f, group, m, vpp, false));
+		EMIT(ilv_next(&fs, false));
 	while (f < total || b < total) {
-		if (f < total)
-			EMIT(interleaved_op(f++, group, m, vpp, false));
-		EMIT(interleaved_op(b, group, m, vpp, true));
+		if (f < total) {
+			EMIT(ilv_next(&fs, false));
+			f++;
+		}
+		EMIT(ilv_next(&bs, true));
 		if (sched == PLAN_SCHED_ZB_H1 && b - stage >= 0) {
 			w_op = interleaved_op(b - stage, group, m, vpp, true);
 			w_op.weight = true;

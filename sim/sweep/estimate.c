@@ -1213,8 +1213,16 @@ static void add_stage(const plan_scenario *s, const est_in *in, int st, stage_su
 	int L;
 	prog x = stage_prog(s, in->k, in->first, in->last, st, &L);
 	double t = prog_time(s, &x);
-	if (a->F)
+	if (a->F && p->vpp <= 1) {
 		a->F[st] = t - x.bwd_s, a->B[st] = x.bwd_s;
+	} else if (a->F) { /* each chunk its virtual stage's, as the bubble's */
+		double flat = plan_fsdp_flat_grad_s(s, work_params_layer(&s->model) / p->tp);
+		for (int c = 0; c < p->vpp; c++) {
+			int v = plan_vstage(p, st, c);
+			chunk_times(s, in->k, in->first, in->last, st, c, &a->F[v], &a->B[v], NULL);
+			a->B[v] += plan_chunk_layers(s, st, c, NULL) * flat;
+		}
+	}
 	int nb = in->bk ? plan_grad_buckets(s, st, in->bk, in->cap) : SIM_ENOMEM;
 	if (in->buckets && a->dp_tail_s >= 0) {
 		double sl = 0, tl = -1;
@@ -1295,32 +1303,32 @@ static double pipe_transfers(const plan_scenario *s, int m, double hop, const ne
 	return t;
 }
 
-/* Whether the pipeline is walked (pipewalk.c) rather than closed: one chunk
- * a stage, synchronous p2p (plan_p2p_sync), training, not zero bubble: the
- * rendezvous couple the stages beyond the closed form's bubble. First for
- * frameworks whose transfers carry host or handshake costs or run one at a
- * time (nanotron: 5-17 % at pp 4-8); then for every such pipeline, where a
+/* Whether the pipeline is walked (pipewalk.c) rather than closed: training,
+ * no weight passes (zero bubble, the V schedules). First for synchronous
+ * pipelines whose transfers carry host or handshake costs or run one at a
+ * time (nanotron: 5-17 % at pp 4-8); then every synchronous one, where a
  * transfer's data alone is exposed on the busiest stage at each step (its
  * input arrives only once it has posted the receive, its send ends before
  * its next op starts): 1F1B and GPipe under Megatron-Core, NeMo,
  * Megatron-DeepSpeed, torchtitan and the ideal profile from -0.2..-2.9 %
  * under the simulated step to within 0.8 % (GPT-3 175B on Selene, pp 16:
- * -1.4 -> 0.0 %; the audit's 193 plans, mean 0.56 -> 0.39 %), for a
- * quarter of the pre-screen's rate on the MT-NLG space. */
+ * -1.4 -> 0.0 %); then the interleaved and Looped BFS pipelines, whose
+ * sends are asynchronous, each chunk its virtual stage (chunk_times): -0.4
+ * to -2.1 % -> -0.2 to -1.1 %. The audit's 193 plans, mean 0.56 -> 0.34 %. */
 static bool walk_wanted(const plan_scenario *s)
 {
 	const plan_spec *p = &s->plan;
-	return p->pp > 1 && p->vpp <= 1 && plan_p2p_sync(p) && !s->inference &&
-	       !plan_sched_zb(p->schedule);
+	return p->pp > 1 && !s->inference && !plan_sched_zb(p->schedule);
 }
 
 /* One transfer out of `stage` as pipe.c pp_send times it (its bytes on its
  * hop, the framework's overhead) and the receiver's TP all-gather of a
  * scattered one (append_p2p_gather). */
-static double stage_send(const plan_scenario *s, const net_group *tp, int stage, bool backward)
+static double stage_send(const plan_scenario *s, const net_group *tp, int stage, int to,
+                         bool backward)
 {
 	net_group hop;
-	plan_pp_pair(s, stage, backward ? stage - 1 : stage + 1, &hop);
+	plan_pp_pair(s, stage, to, &hop);
 	double gather, bytes = plan_p2p_stage_bytes(s, stage, backward, &gather);
 	return coll_time(s, NET_P2P, &hop, bytes) + plan_p2p_overhead(s, &hop, backward) +
 	       (gather > 0 ? coll_time(s, NET_ALLGATHER, tp, gather) : 0);
@@ -1332,14 +1340,17 @@ static double stage_send(const plan_scenario *s, const net_group *tp, int stage,
 static double walk_span(const plan_scenario *s, const plan_groups *g, const double *F,
                         const double *B)
 {
-	int pp = s->plan.pp;
-	double *x = malloc(2 * (size_t)pp * sizeof *x), span = -1;
+	const plan_spec *p = &s->plan;
+	int V = p->pp * (p->vpp > 1 ? p->vpp : 1);
+	double *x = malloc(2 * (size_t)V * sizeof *x), span = -1;
 	if (!x)
 		return -1;
-	double *xf = x, *xb = x + pp;
-	for (int st = 0; st < pp; st++) {
-		xf[st] = st < pp - 1 ? stage_send(s, &g->tp, st, false) : 0;
-		xb[st] = st > 0 ? stage_send(s, &g->tp, st, true) : 0;
+	double *xf = x, *xb = x + V;
+	for (int v = 0; v < V; v++) {
+		int st = plan_vstage_rank(p, v, NULL);
+		xf[v] = v < V - 1 ? stage_send(s, &g->tp, st, plan_vstage_rank(p, v + 1, NULL), false)
+		                  : 0;
+		xb[v] = v > 0 ? stage_send(s, &g->tp, st, plan_vstage_rank(p, v - 1, NULL), true) : 0;
 	}
 	span = sweep_pipe_walk(s, F, B, xf, xb);
 	free(x);
@@ -1382,9 +1393,10 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	bool buckets = p->zero < 3 && !s->inference;
 	stage_sum a = {0};
 	bool walked = walk_wanted(s);
-	double *fb = walked ? malloc(2 * (size_t)pp * sizeof *fb) : NULL;
+	int V = pp * (p->vpp > 1 ? p->vpp : 1);
+	double *fb = walked ? malloc(2 * (size_t)V * sizeof *fb) : NULL;
 	if (fb)
-		a.F = fb, a.B = fb + pp;
+		a.F = fb, a.B = fb + V;
 	a.dp_tail_s = buckets ? 0 : -1;
 	call_memo memo = {{0}, {0}, 0, 0}; /* the stages' buckets and calls are alike */
 	double gather, p2p = plan_p2p_bytes(s, &gather); /* per rank; TP all-gather after */

@@ -1,8 +1,7 @@
-/* pipewalk.c - the pre-screen's pipeline where its transfers couple the
- * stages: a walk of the schedule at the stage level, with the edges
- * plan_build draws for synchronous p2p (plan/pipe.c op_end and
- * build_link_stages), instead of the closed form's bubble and per-micro-
- * batch transfer terms.
+/* pipewalk.c - the pre-screen's pipeline: a walk of the schedule at the
+ * stage level, with the edges plan_build draws between the stages (plan/
+ * pipe.c op_end and build_link_stages), instead of the closed form's bubble
+ * and per-micro-batch transfer terms.
  *
  * Why: with synchronous p2p every transfer is a rendezvous. The sender's
  * next step waits for its send (pending); the send starts only when the
@@ -19,32 +18,49 @@
  * (nanotron's handshakes and host synchronisations, 21 host operations and
  * two metadata messages a transfer, across EFA nodes) the closed form missed
  * 5-17 % of the step at pp 4-8, the stages' uneven layers and the
- * rendezvous' waits compounding. estimate.c walks every synchronous
- * pipeline of one chunk a stage (walk_wanted); O(pp x m) per plan, a
- * quarter of the pre-screen's rate on the MT-NLG space.
+ * rendezvous' waits compounding. Interleaved pipelines send asynchronously
+ * (plan_p2p_sync), and there too the closed form's (S - T) / vpp fell
+ * short: GPT-3 175B on Selene, pp 16, 3 chunks a stage, 2.1 % under the
+ * simulated step, 1.1 % walked (each chunk its own time, each send behind
+ * the rank's previous one that way). estimate.c walks every pipeline but
+ * the zero-bubble and V
+ * schedules (walk_wanted), O(pp x vpp x m) per plan unless extrapolated
+ * (sweep_pipe_walk).
  *
- * Each stage runs its plan_schedule_order ops in order; op j starts at the
- * end of op j - 1 and of op j - 1's send, and at the end of the transfer
- * that brings its input (a forward's activation from stage - 1, a
- * backward's gradient from stage + 1); it runs F[stage] or B[stage]. Its
- * send (a forward's to stage + 1, a backward's to stage - 1) starts at the
- * op's end, at the end of the receiver's op before the one that consumes it
- * and, p2p_serial, a backward's at the end of the activation sent to this
- * stage for the forward after it; it takes xf[stage] or xb[stage]. The span
- * is the latest stage's last op or send. Ops are resolved as their inputs
- * are known, stage by stage, until every stage is done (the order is the
- * graph's, which has no cycle; a stall returns -1). */
+ * Each stage (pipeline rank) runs its plan_schedule_order ops in order, an
+ * op of chunk c running virtual stage v = plan_vstage(stage, c) (v = stage
+ * without interleaving); op j starts at the end of op j - 1 and, with
+ * synchronous p2p, of op j - 1's send, and at the end of the transfer that
+ * brings its input (a forward's activation from virtual stage v - 1, a
+ * backward's gradient from v + 1; interleaved, the last rank's chunk c
+ * feeds rank 0's chunk c + 1); it runs F[v] or B[v]. Its send (a forward's
+ * to v + 1, a backward's to v - 1) takes xf[v] or xb[v] and starts at the
+ * op's end and: synchronous, at the end of the receiving rank's op before
+ * the one that consumes it and, p2p_serial, a backward's at the end of the
+ * activation sent to this stage for the forward after it; asynchronous
+ * (interleaved schedules: plan_p2p_sync), at the end of the rank's
+ * previous send in that direction (the graph's pipeline streams, one a
+ * direction). The span is the latest stage's last op or send. Ops are
+ * resolved as their inputs are known, stage by stage, until every stage is
+ * done (the order is the graph's, which has no cycle; a stall returns
+ * -1). */
 #include "sweep_int.h"
 
 #include <math.h>
 #include <stdlib.h>
 
 typedef struct walk {
-	int p, m, n; /* stages, micro-batches, ops per stage (2 m) */
+	int p, m, n, V; /* stages, micro-batches, ops per stage, virtual stages */
+	bool sync, serial;
 	plan_op *ops;               /* p x n */
 	double *end, *send;         /* p x n: op end, its send's end (NAN unknown,
 	                             * -1 none) */
-	int *pos_f, *pos_b;         /* p x m: the op index of F(mb), B(mb) */
+	double *last;               /* 2 p: a stage's latest forward and backward
+	                             * send (asynchronous p2p) */
+	int *vst;                   /* p x n: the op's virtual stage */
+	int *pos_f, *pos_b;         /* V x m: the op index of F(mb), B(mb) of a
+	                             * virtual stage on its rank */
+	int *vrank;                 /* V: the rank of a virtual stage */
 	int *next_f;                /* p x n: the forward after op j (-1 none) */
 } walk;
 
@@ -53,48 +69,64 @@ static double *at(const walk *w, double *v, int st, int j)
 	return &v[(size_t)st * (size_t)w->n + (size_t)j];
 }
 
+static size_t idx(const walk *w, int st, int j)
+{
+	return (size_t)st * (size_t)w->n + (size_t)j;
+}
+
+/* The op index on its rank of virtual stage v's forward (or backward) of
+ * micro-batch mb. */
+static int pos(const walk *w, int v, int mb, bool backward)
+{
+	return (backward ? w->pos_b : w->pos_f)[(size_t)v * (size_t)w->m + (size_t)mb];
+}
+
 /* The end of the send that brings op j of stage st its input, NAN when not
  * yet known, 0 when it needs none. */
 static double input_end(const walk *w, int st, int j)
 {
-	const plan_op *o = &w->ops[(size_t)st * (size_t)w->n + (size_t)j];
-	if (!o->backward && st > 0)
-		return *at(w, w->send, st - 1, w->pos_f[(size_t)(st - 1) * (size_t)w->m + (size_t)o->mb]);
-	if (o->backward && st < w->p - 1)
-		return *at(w, w->send, st + 1, w->pos_b[(size_t)(st + 1) * (size_t)w->m + (size_t)o->mb]);
-	return 0;
+	const plan_op *o = &w->ops[idx(w, st, j)];
+	int v = w->vst[idx(w, st, j)], u = o->backward ? v + 1 : v - 1;
+	if (u < 0 || u >= w->V)
+		return 0;
+	return *at(w, w->send, w->vrank[u], pos(w, u, o->mb, o->backward));
 }
 
 /* The send of op j of stage st, when its start is known. */
-static bool resolve_send(walk *w, int st, int j, const double *xf, const double *xb, bool serial)
+static bool resolve_send(walk *w, int st, int j, const double *xf, const double *xb)
 {
-	const plan_op *o = &w->ops[(size_t)st * (size_t)w->n + (size_t)j];
-	int to = o->backward ? st - 1 : st + 1;
+	const plan_op *o = &w->ops[idx(w, st, j)];
+	int v = w->vst[idx(w, st, j)], tv = o->backward ? v - 1 : v + 1, to = w->vrank[tv];
 	double start = *at(w, w->end, st, j);
+	if (!w->sync) { /* behind the rank's previous send that way */
+		double *prev = &w->last[2 * st + o->backward];
+		start = fmax(start, *prev);
+		*prev = *at(w, w->send, st, j) = start + (o->backward ? xb[v] : xf[v]);
+		return true;
+	}
 	/* the receiver's op before the one that consumes it */
-	int q = o->backward ? w->pos_b[(size_t)to * (size_t)w->m + (size_t)o->mb]
-	                    : w->pos_f[(size_t)to * (size_t)w->m + (size_t)o->mb];
+	int q = pos(w, tv, o->mb, o->backward);
 	if (q > 0) {
 		double r = *at(w, w->end, to, q - 1);
 		if (isnan(r))
 			return false;
 		start = fmax(start, r);
 	}
-	int nf = w->next_f[(size_t)st * (size_t)w->n + (size_t)j];
-	if (serial && o->backward && st > 0 && nf >= 0) {
-		int mb = w->ops[(size_t)st * (size_t)w->n + (size_t)nf].mb;
-		double a = *at(w, w->send, st - 1, w->pos_f[(size_t)(st - 1) * (size_t)w->m + (size_t)mb]);
+	int nf = w->next_f[idx(w, st, j)];
+	if (w->serial && o->backward && v > 0 && nf >= 0) {
+		int mb = w->ops[idx(w, st, nf)].mb;
+		double a = *at(w, w->send, w->vrank[v - 1], pos(w, v - 1, mb, false));
 		if (isnan(a))
 			return false;
 		start = fmax(start, a);
 	}
-	*at(w, w->send, st, j) = start + (o->backward ? xb[st] : xf[st]);
+	*at(w, w->send, st, j) = start + (o->backward ? xb[v] : xf[v]);
 	return true;
 }
 
 /* Advance stage st as far as its inputs allow; whether it moved. */
 static bool advance(walk *w, int st, int *ptr, const double *F, const double *B,
-                    const double *xf, const double *xb, bool serial)
+                    const double *xf, const double *xb)
 {
 	bool moved = false;
 	for (;;) {
@@ -103,69 +135,82 @@ static bool advance(walk *w, int st, int *ptr, const double *F, const double *B,
 		if (j > 0) {
 			double *s = at(w, w->send, st, j - 1);
 			if (isnan(*s)) {
-				if (!resolve_send(w, st, j - 1, xf, xb, serial))
+				if (!resolve_send(w, st, j - 1, xf, xb))
 					return moved;
 				moved = true;
 			}
-			t = fmax(*at(w, w->end, st, j - 1), *s);
+			t = *at(w, w->end, st, j - 1);
+			if (w->sync) /* the next op waits for the send */
+				t = fmax(t, *s);
 		}
 		if (j == w->n)
 			return moved;
 		double in = input_end(w, st, j);
 		if (isnan(in))
 			return moved;
-		const plan_op *o = &w->ops[(size_t)st * (size_t)w->n + (size_t)j];
-		*at(w, w->end, st, j) = fmax(t, in) + (o->backward ? B[st] : F[st]);
+		const plan_op *o = &w->ops[idx(w, st, j)];
+		int v = w->vst[idx(w, st, j)];
+		*at(w, w->end, st, j) = fmax(t, in) + (o->backward ? B[v] : F[v]);
 		/* no send out of the ends of the pipeline */
-		if (o->backward ? st == 0 : st == w->p - 1)
+		if (o->backward ? v == 0 : v == w->V - 1)
 			*at(w, w->send, st, j) = -1;
 		ptr[st] = j + 1;
 		moved = true;
 	}
 }
 
-double sweep_pipe_walk(const plan_scenario *s, const double *F, const double *B,
-                       const double *xf, const double *xb)
+double sweep_pipe_walk_m(const plan_scenario *s, int m, int g, const double *F,
+                         const double *B, const double *xf, const double *xb)
 {
 	const plan_spec *p = &s->plan;
-	walk w = {p->pp, plan_microbatches(p), 2 * plan_microbatches(p), NULL, NULL, NULL,
-	          NULL, NULL, NULL};
-	size_t ops = (size_t)w.p * (size_t)w.n, mbs = (size_t)w.p * (size_t)w.m;
+	int vpp = p->vpp > 1 ? p->vpp : 1;
+	walk w = {p->pp, m, plan_schedule_steps(p->schedule, m, vpp), p->pp * vpp,
+	          plan_p2p_sync(p), false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+	w.serial = w.sync && s->fw.p2p_serial && vpp == 1;
+	size_t ops = (size_t)w.p * (size_t)w.n, mbs = (size_t)w.V * (size_t)w.m;
 	/* one block (a walk per plan of a sweep): the doubles, the ops, the
 	 * ints, each part's alignment at most the one before it */
-	char *blk = malloc(2 * ops * sizeof(double) + ops * sizeof(plan_op) +
-	                   (2 * mbs + ops + (size_t)w.p) * sizeof(int));
+	char *blk = malloc((2 * ops + 2 * (size_t)w.p) * sizeof(double) + ops * sizeof(plan_op) +
+	                   (2 * ops + 2 * mbs + (size_t)w.V + (size_t)w.p) * sizeof(int));
 	double span = -1;
-	if (!blk || plan_schedule_steps(p->schedule, w.m, 1) != w.n)
+	/* (weight passes, and the V's ranks sending to themselves, not walked) */
+	if (!blk || w.n != 2 * m * vpp || plan_sched_zb(p->schedule) || plan_sched_v(p->schedule))
 		goto out;
 	w.end = (double *)blk;
 	w.send = w.end + ops;
-	w.ops = (plan_op *)(w.send + ops);
-	w.pos_f = (int *)(w.ops + ops);
+	w.last = w.send + ops;
+	w.ops = (plan_op *)(w.last + 2 * w.p);
+	w.vst = (int *)(w.ops + ops);
+	w.next_f = w.vst + ops;
+	w.pos_f = w.next_f + ops;
 	w.pos_b = w.pos_f + mbs;
-	w.next_f = w.pos_b + mbs;
-	int *ptr = w.next_f + ops;
-	for (int st = 0; st < w.p; st++)
-		ptr[st] = 0;
+	w.vrank = w.pos_b + mbs;
+	int *ptr = w.vrank + w.V;
 	for (int st = 0; st < w.p; st++) {
-		plan_op *o = &w.ops[(size_t)st * (size_t)w.n];
-		plan_schedule_order(p->schedule, w.p, w.m, 1, plan_vp_group(p), plan_warm_extra(p), st,
-		                    o);
+		ptr[st] = 0;
+		w.last[2 * st] = w.last[2 * st + 1] = 0;
+		for (int c = 0; c < vpp; c++)
+			w.vrank[plan_vstage(p, st, c)] = st;
+	}
+	for (int st = 0; st < w.p; st++) {
+		plan_op *o = &w.ops[idx(&w, st, 0)];
+		plan_schedule_order(p->schedule, w.p, w.m, vpp, g, plan_warm_extra(p), st, o);
 		int next = -1; /* the forward after op j, walking back */
 		for (int j = w.n - 1; j >= 0; j--) {
-			w.next_f[(size_t)st * (size_t)w.n + (size_t)j] = next;
-			(o[j].backward ? w.pos_b : w.pos_f)[(size_t)st * (size_t)w.m + (size_t)o[j].mb] = j;
+			int v = plan_vstage(p, st, o[j].chunk);
+			w.vst[idx(&w, st, j)] = v;
+			w.next_f[idx(&w, st, j)] = next;
+			(o[j].backward ? w.pos_b : w.pos_f)[(size_t)v * (size_t)w.m + (size_t)o[j].mb] = j;
 			if (!o[j].backward)
 				next = j;
 		}
 	}
 	for (size_t i = 0; i < ops; i++)
 		w.end[i] = w.send[i] = NAN;
-	bool serial = s->fw.p2p_serial;
 	for (;;) {
 		bool moved = false, done = true;
 		for (int st = 0; st < w.p; st++) {
-			moved |= advance(&w, st, ptr, F, B, xf, xb, serial);
+			moved |= advance(&w, st, ptr, F, B, xf, xb);
 			done &= ptr[st] == w.n && !isnan(*at(&w, w.send, st, w.n - 1));
 		}
 		if (done)
@@ -179,4 +224,28 @@ double sweep_pipe_walk(const plan_scenario *s, const double *F, const double *B,
 out:
 	free(blk);
 	return span;
+}
+
+/* With many micro-batches the walk's steady state repeats per group of them
+ * (one with one chunk a stage, the interleaved order's group g): walked for
+ * m0, m0 + k and m0 + 2k (m0 >= 4 pp, as m modulo k), where the span grows
+ * by the same amount twice it grows so for every later group; where it does
+ * not (asynchronous sends let a fast stage run ahead of a slow one until its
+ * warm-up's slack is spent, which can take many groups), the whole walk. */
+double sweep_pipe_walk(const plan_scenario *s, const double *F, const double *B,
+                       const double *xf, const double *xb)
+{
+	const plan_spec *p = &s->plan;
+	int m = plan_microbatches(p), g = plan_vp_group(p), k = p->vpp > 1 ? g : 1;
+	int m0 = 4 * p->pp + ((m - 4 * p->pp) % k + k) % k;
+	if (m >= m0 + 4 * k) {
+		double a = sweep_pipe_walk_m(s, m0, g, F, B, xf, xb);
+		double b = sweep_pipe_walk_m(s, m0 + k, g, F, B, xf, xb);
+		double c = sweep_pipe_walk_m(s, m0 + 2 * k, g, F, B, xf, xb);
+		if (a < 0 || b < 0 || c < 0)
+			return -1;
+		if (fabs((c - b) - (b - a)) <= 1e-12 * c)
+			return c + (double)(m - m0 - 2 * k) / k * (c - b);
+	}
+	return sweep_pipe_walk_m(s, m, g, F, B, xf, xb);
 }

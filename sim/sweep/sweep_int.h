@@ -70,13 +70,17 @@ void sweep_screen_recount(sweep_screen_result *r, const char (*reasons)[SWEEP_RE
  * sweep_best's, and the exact search's second round (exact.c). */
 int sweep_plan_order(const sweep_plan *x, const sweep_plan *y);
 
-/* The pipeline of a plan with synchronous p2p walked at the stage level
- * (pipewalk.c has the edges and why): stage st's forward and backward of a
- * micro-batch take F[st] and B[st], its send forward xf[st] and back
- * xb[st]; the span from the first op to the last op or send of the latest
- * stage, or -1 (out of memory, a schedule it does not walk, a stall).
- * For a plan of one chunk per stage (vpp 1). */
+/* The pipeline of a plan walked at the stage level (pipewalk.c has the
+ * edges and why): virtual stage v's forward and backward of a micro-batch
+ * take F[v] and B[v], its send forward xf[v] and back xb[v] (v = the stage
+ * without interleaving); the span from the first op to the last op or send
+ * of the latest stage, or -1 (out of memory, a schedule it does not walk: a
+ * zero-bubble or V schedule, a stall). sweep_pipe_walk_m walks m micro-
+ * batches in interleaving groups of g; sweep_pipe_walk the plan's,
+ * extrapolated from two shorter walks when they are many. */
 double sweep_pipe_walk(const plan_scenario *s, const double *F, const double *B,
                        const double *xf, const double *xb);
+double sweep_pipe_walk_m(const plan_scenario *s, int m, int g, const double *F,
+                         const double *B, const double *xf, const double *xb);
 
 #endif

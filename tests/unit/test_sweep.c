@@ -203,11 +203,12 @@ static void test_prune(void)
 		CHECK(r.plans[best[i - 1]].est.step_s <= r.plans[best[i]].est.step_s);
 	/* Interleaving halves the fill/drain term: plan (tp 1, pp 4, vpp 2, mb 1)
 	 * = 0*12 + 2*4 + 1*2 + 0 = 10 against plan 8 (vpp 1), same layers per stage:
-	 * bubble = (S - T) / vpp. Plan 8's synchronous pipeline is walked
-	 * (pipewalk.c): its bubble is the closed form's S - T and the waits of
-	 * its rendezvous, which only add (3.6 % more here). */
-	CHECK(r.plans[8].est.bubble_s >= 2 * r.plans[10].est.bubble_s * (1 - 1e-12));
-	CHECK(r.plans[8].est.bubble_s < 2 * r.plans[10].est.bubble_s * 1.05);
+	 * bubble = (S - T) / vpp in closed form. Both are walked (pipewalk.c: the
+	 * synchronous one-chunk pipeline's rendezvous, the interleaved one's
+	 * asynchronous sends behind each other), which adds each one's exposed
+	 * transfers: about half all the same (0.51 here). */
+	CHECK(r.plans[10].est.bubble_s > 0.45 * r.plans[8].est.bubble_s);
+	CHECK(r.plans[10].est.bubble_s < 0.55 * r.plans[8].est.bubble_s);
 	CHECK(r.plans[8].est.bubble_s > 0);
 	CHECK_NEAR(r.plans[0].est.bubble_s, 0, 1e-15); /* pp 1: no bubble */
 	sweep_screen_free(&r);
@@ -986,6 +987,71 @@ static void test_pipe_walk(void)
 	est_near_sim(scen_file("scenarios/llama3-8b-efa-nanotron.ini", set, 4), 128, 0.02);
 }
 
+/* The walk with asynchronous sends (each behind the rank's previous one
+ * that way, the next op not waiting for it), by hand. One chunk a stage,
+ * as test_pipe_walk: stage 0 F0 0-1 (send 1-1.5), F1 1-2 (send 2-2.5);
+ * stage 1 F0 1.5-2.5, B0 2.5-4.5 (send 4.5-5), F1 4.5-5.5, B1 5.5-7.5
+ * (send 7.5-8); stage 0 B0 5-7, B1 8-10: 10 s (10.5 synchronous).
+ * Interleaved, pp 2, vpp 2, m 2 (one group): virtual stages 0, 2 on rank
+ * 0 and 1, 3 on rank 1; rank 0 runs F(v0: 0, 1), F(v2: 0, 1), B(v2: 0, 1),
+ * B(v0: 0, 1); rank 1 F(v1: 0, 1), then F(v3, 0) B(v3, 0) F(v3, 1)
+ * B(v3, 1) B(v1: 0, 1). Rank 0: v0 0-1, 1-2 (sends 1-1.5, 2-2.5); rank 1:
+ * v1 1.5-2.5, 2.5-3.5 (sends 2.5-3, 3.5-4); rank 0: v2 3-4, 4-5 (sends
+ * 4-4.5, 5-5.5); rank 1: F v3 4.5-5.5, B 5.5-7.5 (send 7.5-8), F 7.5-8.5,
+ * B 8.5-10.5 (send 10.5-11); rank 0: B v2 8-10 (send 10-10.5), 11-13
+ * (send 13-13.5); rank 1: B v1 10.5-12.5 (send 12.5-13), 13.5-15.5 (send
+ * 15.5-16); rank 0: B v0 13-15, 16-18: 18 s. */
+static void test_pipe_walk_async(void)
+{
+	plan_scenario *s = scen_load("include = scenarios/quickstart.ini\n"
+	                             "[parallel]\npp = 2\ndp = 4\nglobal_batch = 16\n"
+	                             "micro_batch = 2\np2p = async\n");
+	if (s && CHECK_INT(plan_microbatches(&s->plan), 2)) {
+		const double F[] = {1, 1, 1, 1}, B[] = {2, 2, 2, 2}, x[] = {0.5, 0.5, 0.5, 0.5};
+		CHECK_NEAR(sweep_pipe_walk(s, F, B, x, x), 10.0, 1e-12);
+		s->plan.vpp = 2;
+		CHECK_NEAR(sweep_pipe_walk(s, F, B, x, x), 18.0, 1e-12);
+	}
+	plan_scenario_free(s);
+}
+
+/* Many micro-batches: sweep_pipe_walk extrapolates from two short walks
+ * (m0 >= 4 pp and m0 + one group); on these shapes (stages of uneven
+ * times, transfers a third of a forward) it equals the whole walk. */
+static void test_pipe_walk_long(void)
+{
+	static const struct {
+		int pp, vpp;
+		const char *fw, *more;
+	} shapes[] = {{4, 1, "megatron-core", ""},
+	              {4, 1, "torchtitan", "schedule = gpipe\n"},
+	              {4, 1, "megatron-core", "p2p = async\n"},
+	              {2, 2, "megatron-core", ""},
+	              {4, 3, "megatron-core", ""},
+	              {4, 2, "torchtitan", "schedule = looped-bfs\n"}};
+	for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+		char text[512];
+		int dp = 16 / shapes[i].pp;
+		snprintf(text, sizeof text,
+		         "include = scenarios/quickstart.ini\ninclude = topologies/frameworks/%s.ini\n"
+		         "[model]\nlayers = 48\n[parallel]\ntp = 1\npp = %d\nvpp = %d\ndp = %d\n"
+		         "micro_batch = 1\nglobal_batch = %d\n%s",
+		         shapes[i].fw, shapes[i].pp, shapes[i].vpp, dp, 96 * dp, shapes[i].more);
+		plan_scenario *s = scen_load(text);
+		if (!s)
+			continue;
+		int V = s->plan.pp * (s->plan.vpp > 1 ? s->plan.vpp : 1), m = 96;
+		double F[12], B[12], xf[12], xb[12];
+		for (int v = 0; v < V; v++)
+			F[v] = 1 + 0.1 * (v % 3), B[v] = 2 * F[v] + 0.05 * v, xf[v] = xb[v] = 0.3;
+		double whole = sweep_pipe_walk_m(s, m, plan_vp_group(&s->plan), F, B, xf, xb);
+		CHECK(whole > m * 3);
+		if (!CHECK_NEAR(sweep_pipe_walk(s, F, B, xf, xb), whole, 1e-9))
+			fprintf(stderr, "shape %zu\n", i);
+		plan_scenario_free(s);
+	}
+}
+
 /* Zero bubble splits a layer's backward into B and W (chain.c
  * split_weight_grads): a TP collective issued beside a weight-gradient GEMM
  * pairs, in B, with what follows it there. The pre-screen summed the whole
@@ -1010,6 +1076,16 @@ static void test_sync_walk(void)
 {
 	est_quickstart("torchtitan", "schedule = gpipe\nzero = 3\nmicro_batch = 1\n", 0.01);
 	est_quickstart("megatron-core", "micro_batch = 1\n", 0.003);
+}
+
+/* Interleaved pipelines walked too (their sends asynchronous, each chunk its
+ * own virtual stage's time): GPT-3 175B on Selene, pp 16, 3 chunks a
+ * stage, two sequences a micro-batch, 96 of them: (S - T) / vpp left the
+ * estimate 2.1 % under the simulated step; walked within 1.5 % (-1.1 %). */
+static void test_interleaved_walk(void)
+{
+	const char *set[] = {"parallel.micro_batch=2", "parallel.vpp=3"};
+	est_near_sim(scen_file("scenarios/gpt3-175b-selene.ini", set, 2), 96, 0.015);
 }
 
 /* Tied embeddings under a pipeline: the first and last stages all-reduce
@@ -1078,8 +1154,11 @@ int main(void)
 	test_compute_runs();
 	test_z3_bucket_holdup();
 	test_pipe_walk();
+	test_pipe_walk_async();
+	test_pipe_walk_long();
 	test_zb_split();
 	test_sync_walk();
+	test_interleaved_walk();
 	test_embedding_sync();
 	test_merge_schema();
 	return check_done();
