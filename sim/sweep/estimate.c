@@ -22,7 +22,11 @@
  * of Narayanan et al. 2021). ZB-H1 (Qi et al. 2024) moves the weight-gradient
  * GEMMs W out of the critical path: its bubble is (p-1)(F + B - W) instead of
  * (p-1)(F + B + W), i.e. (S - T) - 2 (W_S - W_T) with W_S, W_T the W time of
- * all stages and of the bottleneck. Added to it:
+ * all stages and of the bottleneck. That is the fallback: a training
+ * pipeline is walked at the stage level (pipewalk.c, walk_wanted), each
+ * virtual stage's F, B (and W) with the graph's edges between them, its
+ * span standing for m T and the bubble (the transfers' fixed costs below
+ * stay pp). Added to it:
  *   PP: 2 (p-1) point-to-point activations (fill and drain; steady-state
  *       transfers hide behind compute);
  *   DP: ZeRO-0/1/2 reduce the graph's buckets (plan_grad_buckets: sizes and
@@ -758,13 +762,15 @@ static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first
  * local layer: what runs after that layer's backward within the chunk's). */
 static void chunk_times(const plan_scenario *s, const kinds *k, const prog *first,
                         const prog *last, int st, int c, double *fwd, double *bwd,
-                        double *bwd_below)
+                        double *bwd_below, double *wgt)
 {
 	const plan_spec *p = &s->plan;
 	int l0, nl = plan_chunk_layers(s, st, c, &l0);
 	int v = plan_vstage(p, st, c);
 	bool v0 = v == 0, vl = v == p->pp * p->vpp - 1;
 	double emb = v0 ? first->bwd_s : 0;
+	if (wgt) /* of the backward, its weight-gradient GEMMs (a W pass) */
+		*wgt = (v0 ? first->w_s : 0) + (vl ? last->w_s : 0);
 	*fwd = (v0 ? prog_time(s, first) - first->bwd_s : 0) +
 	       (vl ? prog_time(s, last) - last->bwd_s : 0);
 	/* the framework's gradient accumulation after the chunk's backward
@@ -780,6 +786,8 @@ static void chunk_times(const plan_scenario *s, const kinds *k, const prog *firs
 		double b = x->bwd_s, f = prog_time(s, x) - b;
 		*fwd += f;
 		*bwd += b;
+		if (wgt)
+			*wgt += x->w_s;
 		if (bwd_below)
 			bwd_below[l0 + l] = below;
 		below += b;
@@ -911,7 +919,7 @@ static double dp_tail(const plan_scenario *s, const plan_groups *g, const kinds 
 	cb = cf + vpp;
 	rem_chunk = cf + 2 * vpp; /* the compute after each chunk's last backward op */
 	for (int c = 0; c < vpp; c++) {
-		chunk_times(s, k, first, last, st, c, &cf[c], &cb[c], below);
+		chunk_times(s, k, first, last, st, c, &cf[c], &cb[c], below, NULL);
 		rem_chunk[c] = -1;
 	}
 	if (slack)
@@ -1002,7 +1010,7 @@ static void pgather_lead(const plan_scenario *s, const kinds *k, const prog *fir
 		for (int c = 0; c < vpp; c++) {
 			double b;
 			chunk_times(s, k, first, last, st, c, &lead[plan_vstage(&s->plan, st, c)], &b,
-			            NULL);
+			            NULL, NULL);
 		}
 	P[0] = 0;
 	for (int v = 0; v < V; v++)
@@ -1187,7 +1195,9 @@ static double mem_share(const plan_scenario *s, const plan_mem_fit *f)
 typedef struct stage_sum {
 	double T, S, W_T, W_S, grad, weight, optim, chost, cgpu, loops;
 	double pre_f, pre_b, bound, dp_tail_s, below, pg;
-	double *F, *B; /* each stage's forward and backward, for the walk (or NULL) */
+	double *F, *B, *W; /* each virtual stage's forward, backward (its input
+	                    * gradients under zero bubble) and weight passes, for
+	                    * the walk (or NULL) */
 	int ost, worst;
 } stage_sum;
 
@@ -1213,14 +1223,18 @@ static void add_stage(const plan_scenario *s, const est_in *in, int st, stage_su
 	int L;
 	prog x = stage_prog(s, in->k, in->first, in->last, st, &L);
 	double t = prog_time(s, &x);
+	bool zb = plan_sched_zb(p->schedule);
 	if (a->F && p->vpp <= 1) {
-		a->F[st] = t - x.bwd_s, a->B[st] = x.bwd_s;
+		a->F[st] = t - x.bwd_s, a->B[st] = x.bwd_s - (zb ? x.w_s : 0);
+		a->W[st] = zb ? x.w_s : 0;
 	} else if (a->F) { /* each chunk its virtual stage's, as the bubble's */
 		double flat = plan_fsdp_flat_grad_s(s, work_params_layer(&s->model) / p->tp);
 		for (int c = 0; c < p->vpp; c++) {
 			int v = plan_vstage(p, st, c);
-			chunk_times(s, in->k, in->first, in->last, st, c, &a->F[v], &a->B[v], NULL);
-			a->B[v] += plan_chunk_layers(s, st, c, NULL) * flat;
+			chunk_times(s, in->k, in->first, in->last, st, c, &a->F[v], &a->B[v], NULL,
+			            &a->W[v]);
+			a->B[v] += plan_chunk_layers(s, st, c, NULL) * flat - (zb ? a->W[v] : 0);
+			a->W[v] = zb ? a->W[v] : 0;
 		}
 	}
 	int nb = in->bk ? plan_grad_buckets(s, st, in->bk, in->cap) : SIM_ENOMEM;
@@ -1303,22 +1317,23 @@ static double pipe_transfers(const plan_scenario *s, int m, double hop, const ne
 	return t;
 }
 
-/* Whether the pipeline is walked (pipewalk.c) rather than closed: training,
- * no weight passes (zero bubble, the V schedules). First for synchronous
- * pipelines whose transfers carry host or handshake costs or run one at a
- * time (nanotron: 5-17 % at pp 4-8); then every synchronous one, where a
- * transfer's data alone is exposed on the busiest stage at each step (its
- * input arrives only once it has posted the receive, its send ends before
- * its next op starts): 1F1B and GPipe under Megatron-Core, NeMo,
- * Megatron-DeepSpeed, torchtitan and the ideal profile from -0.2..-2.9 %
- * under the simulated step to within 0.8 % (GPT-3 175B on Selene, pp 16:
- * -1.4 -> 0.0 %); then the interleaved and Looped BFS pipelines, whose
- * sends are asynchronous, each chunk its virtual stage (chunk_times): -0.4
- * to -2.1 % -> -0.2 to -1.1 %. The audit's 193 plans, mean 0.56 -> 0.34 %. */
+/* Whether the pipeline is walked (pipewalk.c) rather than closed: every
+ * training pipeline. First the synchronous ones whose transfers carry host
+ * or handshake costs or run one at a time (nanotron: 5-17 % at pp 4-8);
+ * then every synchronous one, where a transfer's data alone is exposed on
+ * the busiest stage at each step (its input arrives only once it has
+ * posted the receive, its send ends before its next op starts): 1F1B and
+ * GPipe under Megatron-Core, NeMo, Megatron-DeepSpeed, torchtitan and the
+ * ideal profile from -0.2..-2.9 % under the simulated step to within 0.8 %
+ * (GPT-3 175B on Selene, pp 16: -1.4 -> 0.0 %); then the interleaved and
+ * Looped BFS pipelines, whose sends are asynchronous, each chunk its
+ * virtual stage (chunk_times): -0.4 to -2.1 % -> -0.2 to -1.1 %; then zero
+ * bubble, each backward's B and W apart (ZBV +2.5 -> -0.4 %, DualPipeV
+ * +1.1 -> -0.3 %). The audit's 193 plans, mean 0.56 -> 0.32 %. */
 static bool walk_wanted(const plan_scenario *s)
 {
 	const plan_spec *p = &s->plan;
-	return p->pp > 1 && !s->inference && !plan_sched_zb(p->schedule);
+	return p->pp > 1 && !s->inference;
 }
 
 /* One transfer out of `stage` as pipe.c pp_send times it (its bytes on its
@@ -1338,7 +1353,7 @@ static double stage_send(const plan_scenario *s, const net_group *tp, int stage,
  * (F, B: add_stage's stage_prog, its layers, the ends, the accumulation)
  * and its sends. */
 static double walk_span(const plan_scenario *s, const plan_groups *g, const double *F,
-                        const double *B)
+                        const double *B, const double *W)
 {
 	const plan_spec *p = &s->plan;
 	int V = p->pp * (p->vpp > 1 ? p->vpp : 1);
@@ -1346,13 +1361,14 @@ static double walk_span(const plan_scenario *s, const plan_groups *g, const doub
 	if (!x)
 		return -1;
 	double *xf = x, *xb = x + V;
-	for (int v = 0; v < V; v++) {
+	for (int v = 0; v < V; v++) { /* (a V's turn on its rank: none) */
 		int st = plan_vstage_rank(p, v, NULL);
-		xf[v] = v < V - 1 ? stage_send(s, &g->tp, st, plan_vstage_rank(p, v + 1, NULL), false)
-		                  : 0;
-		xb[v] = v > 0 ? stage_send(s, &g->tp, st, plan_vstage_rank(p, v - 1, NULL), true) : 0;
+		int up = v < V - 1 ? plan_vstage_rank(p, v + 1, NULL) : st;
+		int down = v > 0 ? plan_vstage_rank(p, v - 1, NULL) : st;
+		xf[v] = up != st ? stage_send(s, &g->tp, st, up, false) : 0;
+		xb[v] = down != st ? stage_send(s, &g->tp, st, down, true) : 0;
 	}
-	span = sweep_pipe_walk(s, F, B, xf, xb);
+	span = sweep_pipe_walk(s, F, B, W, xf, xb);
 	free(x);
 	return span;
 }
@@ -1394,9 +1410,9 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	stage_sum a = {0};
 	bool walked = walk_wanted(s);
 	int V = pp * (p->vpp > 1 ? p->vpp : 1);
-	double *fb = walked ? malloc(2 * (size_t)V * sizeof *fb) : NULL;
+	double *fb = walked ? malloc(3 * (size_t)V * sizeof *fb) : NULL;
 	if (fb)
-		a.F = fb, a.B = fb + V;
+		a.F = fb, a.B = fb + V, a.W = fb + 2 * V;
 	a.dp_tail_s = buckets ? 0 : -1;
 	call_memo memo = {{0}, {0}, 0, 0}; /* the stages' buckets and calls are alike */
 	double gather, p2p = plan_p2p_bytes(s, &gather); /* per rank; TP all-gather after */
@@ -1442,7 +1458,7 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 		e->bubble_s += (vpp - 1) * (pp - m) * a.T / vpp;
 	double pipe = m * a.T + e->bubble_s;
 	e->pp_s = pipe_transfers(s, m, hop, &slow, p2p);
-	double span = fb ? walk_span(s, &grp, a.F, a.B) : -1;
+	double span = fb ? walk_span(s, &grp, a.F, a.B, a.W) : -1;
 	free(fb);
 	if (span > 0) { /* the walk's span holds the bubble and the transfers */
 		pipe = fmax(m * a.T, span - e->pp_s);

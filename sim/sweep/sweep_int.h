@@ -72,15 +72,17 @@ int sweep_plan_order(const sweep_plan *x, const sweep_plan *y);
 
 /* The pipeline of a plan walked at the stage level (pipewalk.c has the
  * edges and why): virtual stage v's forward and backward of a micro-batch
- * take F[v] and B[v], its send forward xf[v] and back xb[v] (v = the stage
- * without interleaving); the span from the first op to the last op or send
- * of the latest stage, or -1 (out of memory, a schedule it does not walk: a
- * zero-bubble or V schedule, a stall). sweep_pipe_walk_m walks m micro-
- * batches in interleaving groups of g; sweep_pipe_walk the plan's,
- * extrapolated from two shorter walks when they are many. */
+ * take F[v] and B[v] (under zero bubble B the input gradients', W[v] the
+ * weight pass; W may be NULL without one), its send forward xf[v] and back
+ * xb[v] (v = the stage without interleaving); the span from the first op to
+ * the last op or send of the latest stage, or -1 (out of memory, a stall).
+ * sweep_pipe_walk_m walks m micro-batches in interleaving groups of g;
+ * sweep_pipe_walk the plan's, extrapolated from three shorter walks when
+ * they are many and the span grows alike. */
 double sweep_pipe_walk(const plan_scenario *s, const double *F, const double *B,
-                       const double *xf, const double *xb);
+                       const double *W, const double *xf, const double *xb);
 double sweep_pipe_walk_m(const plan_scenario *s, int m, int g, const double *F,
-                         const double *B, const double *xf, const double *xb);
+                         const double *B, const double *W, const double *xf,
+                         const double *xb);
 
 #endif
