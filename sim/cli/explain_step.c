@@ -45,24 +45,21 @@ void explain_bubble(FILE *o, const plan_scenario *s, const exec_result *r)
 	double tb = (double)(p->pp - 1) / (m + p->pp - 1);
 	fprintf(o, "  textbook     (p - 1)/(m + p - 1) = (%d - 1)/(%d + %d - 1) = %.1f%%", p->pp, m,
 	        p->pp, 100.0 * tb);
-	if (p->schedule == PLAN_SCHED_ZBV) {
+	if (plan_sched_v(p->schedule)) {
+		bool zbv = p->schedule == PLAN_SCHED_ZBV;
 		fprintf(o,
-		        "\n  zbv          a V of 2 chunks a rank (torch's ScheduleZBVZeroBubble): rank r "
-		        "holds virtual stages r and 2p - 1 = %d - r, so rank 0 holds the embedding and "
-		        "the loss and rank p - 1 turns from chunk 0 to chunk 1 without a send; "
-		        "%d forwards before the first backward on every rank, then the backwards' "
-		        "input passes (B) and weight passes (W) in torch's order, the last ranks' "
-		        "cool-down W held to the end",
-		        2 * p->pp - 1, plan_schedule_warm(p->schedule, p->pp, m, p->vpp, p->pp, 0, 0));
-	} else if (p->schedule == PLAN_SCHED_DUALPIPEV) {
-		fprintf(o,
-		        "\n  dualpipev    ZBV's V of 2 chunks a rank (rank r holds virtual stages r and "
-		        "2p - 1 = %d - r) in DeepSeek's DualPipe order as torch's ScheduleDualPipeV "
-		        "runs it: %d forwards before the first backward on every rank, then each "
-		        "chunk's forward beside the other chunk's whole backward, one after the other "
-		        "(torch runs the pair in sequence), the last backwards split into input (B) "
-		        "and weight (W) passes",
-		        2 * p->pp - 1, plan_schedule_warm(p->schedule, p->pp, m, p->vpp, p->pp, 0, 0));
+		        "\n  %-12s a V of 2 chunks a rank (torch's %s): rank r holds virtual stages r "
+		        "and 2p - 1 = %d - r, so rank 0 holds the embedding and the loss and rank "
+		        "p - 1 turns from chunk 0 to chunk 1 without a send; %d forwards before the "
+		        "first backward on every rank, then %s",
+		        zbv ? "zbv" : "dualpipev", zbv ? "ScheduleZBVZeroBubble" : "ScheduleDualPipeV",
+		        2 * p->pp - 1, plan_schedule_warm(p->schedule, p->pp, m, p->vpp, p->pp, 0, 0),
+		        zbv ? "the backwards' input passes (B) and weight passes (W) in torch's order, "
+		              "the last ranks' cool-down W held to the end"
+		            : "in DeepSeek's DualPipe order each chunk's forward beside the other "
+		              "chunk's whole backward, one after the other (torch runs the pair in "
+		              "sequence), the last backwards split into input (B) and weight (W) "
+		              "passes");
 	} else if (p->schedule == PLAN_SCHED_LOOPED_BFS) {
 		tb /= p->vpp;
 		fprintf(o,
