@@ -43,7 +43,7 @@
  *       forward: per stage the forward's delay max(0, max_b (G_b - a_b))
  *       (G_b when bucket b's gather ends, a_b when the forward would reach
  *       it) plus the interference on the compute beside them, the worst
- *       stage's (pgather_stage); ZeRO-3: per layer
+ *       stage's (pgather_stage); ZeRO-3 (estz3.c): per layer
  *       and micro-batch two all-gathers and a reduce-scatter at the wire's
  *       bytes with its casts (plan_zero3_wire_bytes, _cast_bytes; with hybrid
  *       sharding and the shard's replica all-reduce, every micro-batch or
@@ -107,7 +107,7 @@ typedef struct prog {
 /* The compute's slowdown beside collective c of `bytes` on group g: the
  * GPU's interference scaled by the channels g's communicator runs it on
  * (plan_coll_scale), as the replay charges it. */
-static double intf(const plan_scenario *s, net_coll c, const net_group *g, double bytes)
+double sweep_coll_intf(const plan_scenario *s, net_coll c, const net_group *g, double bytes)
 {
 	return s->gpu.interference * plan_coll_scale(s, c, g, bytes);
 }
@@ -124,7 +124,7 @@ static double coll_time_algo(const plan_scenario *s, net_coll c, const net_group
 	return ok ? cost.time_s : 0;
 }
 
-static double coll_time(const plan_scenario *s, net_coll c, const net_group *g, double bytes)
+double sweep_coll_time(const plan_scenario *s, net_coll c, const net_group *g, double bytes)
 {
 	return coll_time_algo(s, c, g, bytes, NULL);
 }
@@ -142,12 +142,12 @@ static double pp_hops(const plan_scenario *s, double bytes, net_group *slow)
 	net_group h;
 	if (inside >= 0) {
 		plan_pp_pair(s, inside, inside + 1, &h);
-		t_in = coll_time(s, NET_P2P, &h, bytes);
+		t_in = sweep_coll_time(s, NET_P2P, &h, bytes);
 		*slow = h;
 	}
 	if (cross >= 0) {
 		plan_pp_pair(s, cross, cross + 1, slow);
-		t_cross = coll_time(s, NET_P2P, slow, bytes);
+		t_cross = sweep_coll_time(s, NET_P2P, slow, bytes);
 	}
 	return (ncross * t_cross + (pp - 1 - ncross) * t_in) / (pp - 1);
 }
@@ -183,7 +183,7 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 	for (int i = 0; i < n; i++) {
 		bool attn = !strncmp(it[i].name, "attn", 4);
 		if (it[i].kind == WORK_ITEM_COMM && it[i].comm == WORK_COMM_CP_ALLGATHER) {
-			gath += coll_time(s, NET_ALLGATHER, &g->cp, it[i].comm_bytes);
+			gath += sweep_coll_time(s, NET_ALLGATHER, &g->cp, it[i].comm_bytes);
 			continue;
 		}
 		waited |= attn && it[i].cp_step == 1;
@@ -381,248 +381,6 @@ static void ends_cost(const plan_scenario *s, const work_shard *sh, const plan_g
 	last->bwd_s += last->comp_s + last->block_s + last->ep_s - t1;
 }
 
-/* A ZeRO-3 / FSDP layer's collectives (dp_exposed): its unit's bytes, the
- * gathers of its pieces (ag, with the shard's casts) and its
- * reduce-scatter with FSDP1's passes and the casts around it (rs, cz the
- * casts alone), the wire's width over the buffer's (wire), the unit's
- * 16-bit bytes (lw) and gradient bytes (lg), the layer whose unit stands for
- * all (rep), the pieces (ng). */
-typedef struct z3_layer {
-	double lw, lg, ag, rs, cz, wire;
-	int rep, ng;
-} z3_layer;
-
-static void z3_layer_costs(const plan_scenario *s, const plan_groups *g, z3_layer *z)
-{
-	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
-	double wb = plan_zero3_gather_width(s);
-	/* the unit of a layer (plan_zero3_layer, as plan_build's
-	 * fsdp_unit_init): its own parameters, not the stage's averaged over
-	 * its layers, which put the embedding and the output layer into every
-	 * layer's gathers and reductions where z3_ends moves them (the
-	 * quickstart's model at tp 2: 69.1 MB a gather against the graph's
-	 * 63.7; torchtitan's ZeRO-3, dp 8, one sequence a micro-batch, 5.7 %
-	 * over the simulated step). An MoE model: its MoE layer's unit for
-	 * every layer, the routed experts under ep > 1 gathered and reduced
-	 * on their own over the expert-DP group */
-	double unit, sep = 0, gbytes = plan_grad_bytes(s);
-	int rep = 0; /* the layer whose unit stands for all */
-	for (int l = 0; l < s->model.layers; l++)
-		if (work_layer_is_moe(&s->model, l)) {
-			rep = l;
-			break;
-		}
-	int ng = plan_zero3_layer(s, rep, &unit, &sep, ga, gr);
-	double lw = unit * wb, lg = unit * gbytes;
-	double sh = lw / wb / (g->shard.size > 1 ? g->shard.size : 1); /* shard elements */
-	/* fsdp_casts: the shard's cast before each gather, and after each
-	 * reduce-scatter its cast back (accumulation on later micro-batches
-	 * left out of this pre-screen); the gathers of the layer's pieces
-	 * (plan_zero3_pieces: its modules at their sizes) */
-	double ag = plan_fsdp_gather_cast_s(s, sh);
-	for (int i = 0; i < ng; i++)
-		ag += ga[i] > 0 ? coll_time(s, NET_ALLGATHER, &g->shard, lw * ga[i]) : 0;
-	/* the reduce-scatter at the wire's bytes (plan_zero3_wire_bytes:
-	 * grad_wire_dtype), the casts to and from it beside FSDP1's
-	 * passes (plan_zero3_cast_bytes) */
-	double wire = plan_zero3_wire_bytes(s) / plan_grad_bytes(s);
-	double cz = plan_zero3_cast_s(s, lw / wb, false) + plan_zero3_cast_s(s, sh, true);
-	double rs = coll_time(s, NET_REDUCESCATTER, &g->shard, lg * wire);
-	rs += plan_fsdp_reduce_s(s, lw / wb) + plan_fsdp_post_reduce_s(s, sh, false) + cz;
-	if (sep > 0) {
-		double xs = sep / (g->edp.size > 1 ? g->edp.size : 1);
-		ag += plan_fsdp_gather_cast_s(s, xs) + coll_time(s, NET_ALLGATHER, &g->edp, sep * wb);
-		rs += coll_time(s, NET_REDUCESCATTER, &g->edp, sep * gbytes * wire) +
-		      plan_zero3_cast_s(s, sep, false) + plan_fsdp_reduce_s(s, sep) +
-		      plan_fsdp_post_reduce_s(s, xs, false) + plan_zero3_cast_s(s, xs, true);
-	}
-	*z = (z3_layer){lw, lg, ag, rs, cz, wire, rep, ng};
-}
-
-/* DeepSpeed's IPG buckets (plan_zero3_bucket_list, each at its size: the
- * root unit's may be the largest by far), each in its calls
- * (zero3_reduce_calls): the buckets but the last spread over the layers'
- * backwards (z->rs becomes their share per layer, with the casts), the last
- * after the backward of every micro-batch, exposed, returned (the host's
- * per-rank slicing, mostly hidden behind its lead, is left out here). 0
- * where the framework has no such buckets.
- * *hol: what the buckets but the last hold up per micro-batch. The
- * gathers and the reduce-scatters share the data-parallel group's one NCCL
- * stream (the graph's DP stream; ProcessGroupNCCL runs a group's
- * collectives in order on its stream), so a bucket's reduce-scatter r,
- * issued as a layer's backward ends, delays the gather the next layer's
- * backward prefetches for the one after it: that layer waits
- * max(0, r + ag - bwd_l) (the layer after the flush starts at once, its
- * gather done; the one after it finds its gather queued behind r). A
- * bucket of a GB, 5 ms on two nodes beside 3.3 ms of a layer's backward,
- * holds up 2.7 ms; averaged over the layers (z->rs) it held up nothing. */
-static double z3_bucket_tail(const plan_scenario *s, const plan_groups *g, int layers,
-                             double bwd_l, z3_layer *z, double *hol)
-{
-	double tail = 0;
-	int cap = layers * z->ng + 2;
-	double *bk = malloc(2 * (size_t)cap * sizeof *bk);
-	int nb = bk ? plan_zero3_bucket_list(s, 0, bk, bk + cap, cap) : 0;
-	*hol = 0;
-	if (nb > 0 && nb <= cap && layers > 0) {
-		double rs = 0;
-		for (int i = 0; i < nb; i++) {
-			int c = plan_zero3_reduce_calls(s, bk[cap + i]);
-			/* the bucket's pass before it on the DP stream (emit.c
-			 * ipg_flush: the copy in, the concatenation of more than one
-			 * tensor, the division, 2 B of traffic per byte each), then
-			 * its reduce-scatter */
-			double pass = hw_mem_time(&s->gpu, (bk[cap + i] > 1 ? 6.0 : 4.0) * bk[i]);
-			double t = pass +
-			           c * coll_time(s, NET_REDUCESCATTER, &g->shard, bk[i] * z->wire / c);
-			*(i < nb - 1 ? &rs : &tail) += t;
-			if (i < nb - 1)
-				*hol += fmax(0, t + z->ag - bwd_l);
-		}
-		z->rs = rs / layers + z->cz;
-	}
-	free(bk);
-	return tail;
-}
-
-/* The ends' exposed time (plan_zero3_ends; emit.c "The ends"), the worse
- * of the first and last stage's, per micro-batch (per step under
- * zero3_pp_gathered or, for the reductions, under no_sync: *once): flat's
- * gather before anything computes and its reduction after the backward;
- * units' embedding gather as the forward starts and its reduction after
- * the backward (its backward gather and the head's prefetched behind a
- * layer, the head's reduction behind the last layer's backward); modules'
- * embedding gather at the forward's start (the head's prefetched, kept
- * to its backward; their gradients in DeepSpeed's buckets,
- * z3_bucket_tail);
- * step's gathers once a step, its reductions as units'. */
-static double z3_ends(const plan_scenario *s, const plan_groups *g, double wire, double *once)
-{
-	double wb = plan_zero3_gather_width(s), worst = 0;
-	double n = g->shard.size > 1 ? g->shard.size : 1, gbytes = plan_grad_bytes(s);
-	int mode = s->fw.zero3_root, stages[2] = {0, plan_last_rank(&s->plan)};
-	bool kept = plan_zero3_pp_gathered(s), nosync = plan_zero3_unsharded_acc(s);
-	*once = 0;
-	for (int k = 0; k < 2; k++) {
-		double ga[2], gr[2], ag[2], rs[2];
-		int np = plan_zero3_ends(s, stages[k], ga, gr);
-		for (int i = 0; i < 2; i++) {
-			ag[i] = ga[i] > 0 ? plan_fsdp_gather_cast_s(s, ga[i] / n) +
-			                            coll_time(s, NET_ALLGATHER, &g->shard, ga[i] * wb)
-			                  : 0;
-			rs[i] = gr[i] > 0 && s->fw.zero3_reduce != PLAN_ZERO3_REDUCE_BUCKET
-			                ? coll_time(s, NET_REDUCESCATTER, &g->shard, gr[i] * gbytes * wire) +
-			                          plan_fsdp_reduce_s(s, gr[i]) +
-			                          plan_fsdp_post_reduce_s(s, gr[i] / n, false)
-			                : 0;
-		}
-		double gather = np == 0 ? 0 : ag[0];
-		double reduce = np == 0 || mode == PLAN_ZERO3_ROOT_MODULES ? 0 : rs[0];
-		bool g1 = kept || mode == PLAN_ZERO3_ROOT_STEP; /* gathered once a step */
-		if (g1 || nosync)
-			*once = fmax(*once, (g1 ? gather : 0) + (kept || nosync ? reduce : 0));
-		worst = fmax(worst, (g1 ? 0 : gather) + (kept || nosync ? 0 : reduce));
-	}
-	return worst;
-}
-
-/* ZeRO-3 / FSDP's exposed data-parallel time (dp_exposed), as plan_build's
- * fsdp_gather: each layer's parameters are gathered before its forward and
- * again before its backward (its pieces' collectives back to back on the DP
- * stream), the next layer's while this one computes, and its gradient
- * reduce-scattered after its backward on the same stream, after FSDP1's
- * passes over it (plan_fsdp_reduce_s, 0 for other frameworks): per layer
- * and micro-batch the forward waits for max(0, AG - fwd), the backward for
- * max(0, AG + passes + RS - bwd). */
-static double z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd_l,
-                         double bwd_l, int layers, int m)
-{
-	z3_layer z;
-	z3_layer_costs(s, g, &z);
-	double hol, tail = z3_bucket_tail(s, g, layers, bwd_l, &z, &hol);
-	/* as fsdp_layer_grads: with hybrid sharding the shard's all-reduce over
-	 * its replicas after every micro-batch's reduce-scatter
-	 * (hsdp_grad_reduce = microbatch) or the last one's; under
-	 * accumulate_unsharded (no_sync) nothing is reduced before the last
-	 * micro-batch */
-	double ar = g->replica.size > 1
-	                    ? coll_time(s, NET_ALLREDUCE, &g->replica,
-	                                z.lg * z.wire / (g->shard.size > 1 ? g->shard.size : 1))
-	                    : 0;
-	double once, ends = z3_ends(s, g, z.wire, &once);
-	if (plan_zero3_pp_gathered(s) && layers > 0) {
-		/* torch pipelining (emit.c build_fsdp_reduce_after): each layer
-		 * gathered once, in the step's first forward through it (the
-		 * next layer's while this one computes; the chain's first waits
-		 * whole), none after; the reduce-scatters after the last
-		 * backward, back to back on the DP stream, exposed (a chunk's
-		 * overlap with the later chunks' backwards left out of this
-		 * pre-screen); the compute beside the gathers at 1 - i, the larger of
-		 * that and the gather's excess (below) */
-		return layers * (fmax(z.ag - fwd_l, intf(s, NET_ALLGATHER, &g->shard, z.lw) *
-		                                            fmin(z.ag, fwd_l)) +
-		                 z.rs + ar) +
-		       z.ag + once;
-	}
-	bool nosync = plan_zero3_unsharded_acc(s);
-	double ar_mb = nosync || s->fw.hsdp_reduce != PLAN_REDUCE_MICROBATCH ? 0 : ar;
-	double early = nosync ? 0 : z.rs + ar_mb;
-	/* the host's work at each layer's gathers (emit.c zero3_entry): under
-	 * zero3_sync with the GPU idle, in both passes, with what the bucket
-	 * slicing of the layer's backward leaves beyond its GPU time and the
-	 * layer's reduction, which the next layer's sync waits for; otherwise
-	 * what outlasts the layer's compute */
-	double H = plan_zero3_gather_host_s(s, z.rep), hx = 0;
-	if (H > 0 || s->fw.zero3_sync) {
-		double mx, last, hs = 0;
-		plan_zero3_buckets(s, 0, &mx, &last, &hs);
-		hx = s->fw.zero3_sync ? 2 * H + fmax(0, hs / (layers > 0 ? layers : 1) - bwd_l) + z.rs
-		                      : fmax(0, H - fwd_l) + fmax(0, H - bwd_l);
-	}
-	/* the chain's ends, which no compute hides (fsdp_gather, reset per
-	 * chain): each forward and backward waits for its first layer's gather,
-	 * issued as the chain starts; each backward's last reduction (its first
-	 * layer's) delays the next forward's first gather, queued behind it on
-	 * the DP stream, or the optimizer step after the last micro-batch; a
-	 * bucket tail (DeepSpeed's) stands in for it */
-	double ends_l = layers > 0 ? 2 * z.ag + (tail > 0 ? 0 : z.rs + ar) : 0;
-	/* DeepSpeed's reuse window (plan_zero3_reuse_layers): its last kr
-	 * layers gather nothing for their backward, the backward's first among
-	 * them */
-	int kr = plan_zero3_reuse_layers(s, 0);
-	double kept = 0;
-	if (kr > 0 && layers > 0) {
-		ends_l -= z.ag;
-		kept = kr * ((m - 1) * (fmax(0, z.ag + early - bwd_l) - fmax(0, early - bwd_l)) +
-		             fmax(0, z.ag + z.rs + ar - bwd_l) - fmax(0, z.rs + ar - bwd_l));
-	}
-	/* and the compute beside every gather and reduction runs at 1 - i (the
-	 * GPU's interference, as the replay charges it), for as long as they run
-	 * hidden behind it: the shard group's collectives at its channels'
-	 * share, the replicas' all-reduce at its own (one rank a node: few
-	 * channels, plan_comm_scale) */
-	double hid = fmin(2 * z.ag + early - ar_mb, fwd_l + bwd_l);
-	double hid_ar = fmin(ar_mb, fwd_l + bwd_l - hid);
-	double shard_b = z.lg * z.wire / (g->shard.size > 1 ? g->shard.size : 1);
-	double i_ar = hid_ar > 0 ? intf(s, NET_ALLREDUCE, &g->replica, shard_b) * hid_ar : 0;
-	/* Per pass, compute c beside a DP chain d slowed at 1 - i while the
-	 * chain runs: the pass takes max(d, c + i min(c, d)), c plus
-	 * max(d - c, i min(c, d)): where the chain sets the pass (d > c) the
-	 * slowed compute ends inside it and costs nothing more (summing the
-	 * two counted the interference twice there: torchtitan's ZeRO-3 at tp
-	 * 2, dp 8, one sequence a micro-batch, 10 % over the simulated step) */
-	double i = intf(s, NET_ALLGATHER, &g->shard, z.lw);
-	double pf = fmax(z.ag - fwd_l, i * fmin(z.ag, fwd_l));
-	double pb = fmax(z.ag + early - bwd_l, i * fmin(z.ag + early - ar_mb, bwd_l));
-	double pl = fmax(z.ag + z.rs + ar - bwd_l, i * fmin(z.ag + early - ar_mb, bwd_l));
-	/* the buckets' hold-ups beyond what the averaged chain's excess
-	 * counts already, every micro-batch that reduces (z3_bucket_tail);
-	 * under zero3_sync every gather waits for the device anyway (hx) */
-	hol = s->fw.zero3_sync ? 0 : fmax(0, hol - layers * fmax(0, z.ag + early - bwd_l));
-	return layers * ((double)m * (pf + hx + i_ar) + (m - 1) * pb + pl) +
-	       m * (tail + ends_l + ends) + (nosync ? 1 : m) * hol + once - kept;
-}
-
 /* Exposed DP time; grad and weight bytes are one rank's full (unsharded)
  * local gradients and 16-bit weights. fwd_l and bwd_l: one layer's forward
  * and backward (recomputation included) per micro-batch. bucket_tail:
@@ -639,18 +397,18 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 	if (dp->size <= 1)
 		return 0;
 	if (p->zero >= 3)
-		return z3_exposed(s, g, fwd_l, bwd_l, layers, plan_microbatches(p));
+		return sweep_z3_exposed(s, g, fwd_l, bwd_l, layers, plan_microbatches(p));
 	double reduce, gather = 0;
 	if (p->zero >= 1) { /* shard group, then the shard across replicas */
 		int z = g->shard.size > 1 ? g->shard.size : 1;
 		net_coll op = s->fw.zero_grad_op == PLAN_GRAD_OP_ALL_REDUCE ? NET_ALLREDUCE
 		                                                             : NET_REDUCESCATTER;
-		reduce = coll_time(s, op, &g->shard, grad_bytes) +
-		         coll_time(s, NET_ALLREDUCE, &g->replica, grad_bytes / z);
+		reduce = sweep_coll_time(s, op, &g->shard, grad_bytes) +
+		         sweep_coll_time(s, NET_ALLREDUCE, &g->replica, grad_bytes / z);
 		gather = pgather >= 0 ? pgather
-		                      : coll_time(s, NET_ALLGATHER, &g->shard, weight_bytes);
+		                      : sweep_coll_time(s, NET_ALLGATHER, &g->shard, weight_bytes);
 	} else {
-		reduce = coll_time(s, NET_ALLREDUCE, dp, grad_bytes);
+		reduce = sweep_coll_time(s, NET_ALLREDUCE, dp, grad_bytes);
 	}
 	/* the buckets' reduction (dp_tail, as the graph's buckets, also with
 	 * the optimizer offloaded: reduced, then copied out), else the whole
@@ -871,7 +629,7 @@ static double memo_time(const plan_scenario *s, net_coll op, const net_group *g,
 	for (int i = 0; i < m->n; i++)
 		if (m->bytes[i] == bytes)
 			return m->time[i];
-	double t = coll_time(s, op, g, bytes);
+	double t = sweep_coll_time(s, op, g, bytes);
 	m->bytes[m->next] = bytes, m->time[m->next] = t;
 	m->next = (m->next + 1) % CALL_MEMO;
 	m->n += m->n < CALL_MEMO;
@@ -894,11 +652,11 @@ static double bucket_cost(const plan_scenario *s, const plan_groups *g, net_coll
 				       memo);
 		c += plan_call_group_wait(&s->cluster, &g->shard, k->calls, k->ncalls, wire);
 		if (g->replica.size > 1)
-			c += coll_time(s, NET_ALLREDUCE, &g->replica, d / g->shard.size);
+			c += sweep_coll_time(s, NET_ALLREDUCE, &g->replica, d / g->shard.size);
 		c += 2 * plan_grad_cast_time(s, dense / gbytes);
 	}
 	if (g->edp.size > 1 && x > 0)
-		c += coll_time(s, op, &g->edp, x) + 2 * plan_grad_cast_time(s, expert / gbytes);
+		c += sweep_coll_time(s, op, &g->edp, x) + 2 * plan_grad_cast_time(s, expert / gbytes);
 	return c;
 }
 
@@ -979,7 +737,7 @@ static double dp_tail(const plan_scenario *s, const plan_groups *g, const kinds 
 			bwd += cb[c];
 		e0 = -bwd + (m - 1) * fmax(0, sum - t_mb);
 	}
-	double i = intf(s, op, &g->shard, nb > 0 ? bk[0].dense_bytes * wire : 0);
+	double i = sweep_coll_intf(s, op, &g->shard, nb > 0 ? bk[0].dense_bytes * wire : 0);
 	double busy, e = stream_end(rem, rem + nb, rem + 2 * nb, nb, e0, i, &busy);
 	if (mbr && p->overlap_grad_reduce)
 		busy += (m - 1) * fmin(sum, t_mb);
@@ -1079,11 +837,11 @@ static double pgather_stage(const plan_scenario *s, const plan_groups *g, const 
 				double d = bk[b].dense_bytes * wb, x = bk[b].expert_bytes * wb;
 				if (d != last_d) { /* coll_time: 0 on a one-rank group */
 					last_d = d;
-					cd = d > 0 ? coll_time(s, NET_ALLGATHER, &g->shard, d) : 0;
+					cd = d > 0 ? sweep_coll_time(s, NET_ALLGATHER, &g->shard, d) : 0;
 				}
 				if (x != last_x) {
 					last_x = x;
-					cx = x > 0 ? coll_time(s, NET_ALLGATHER, &g->edp, x) : 0;
+					cx = x > 0 ? sweep_coll_time(s, NET_ALLGATHER, &g->edp, x) : 0;
 				}
 				G += cd + cx;
 				D = fmax(D, G - a);
@@ -1096,7 +854,7 @@ static double pgather_stage(const plan_scenario *s, const plan_groups *g, const 
 		}
 		own += plan_vp_group(p) * lead[plan_vstage(p, st, c)];
 	}
-	return D + intf(s, NET_ALLGATHER, &g->shard, nb > 0 ? bk[0].dense_bytes * wb : 0) *
+	return D + sweep_coll_intf(s, NET_ALLGATHER, &g->shard, nb > 0 ? bk[0].dense_bytes * wb : 0) *
 	               fmax(0, G - P[st] - D);
 }
 
@@ -1255,7 +1013,7 @@ static void add_stage(const plan_scenario *s, const est_in *in, int st, stage_su
 	else if (a->pg >= 0) {
 		double gb, wt;
 		plan_dp_bytes(s, st, &gb, &wt);
-		a->pg = fmax(a->pg, coll_time(s, NET_ALLGATHER, &in->grp->shard, wt));
+		a->pg = fmax(a->pg, sweep_coll_time(s, NET_ALLGATHER, &in->grp->shard, wt));
 	}
 	a->bound = fmax(a->bound, bound_of(p, in->m, &x, a->pre_f, a->pre_b));
 	double fc, bc;
@@ -1304,7 +1062,7 @@ static double pipe_transfers(const plan_scenario *s, int m, double hop, const ne
 	double t = 2.0 * (pp - 1) * hop +
 	           m * (plan_p2p_overhead(s, slow, false) + plan_p2p_overhead(s, slow, true));
 	if (s->fw.p2p_serial && p->vpp <= 1 && plan_p2p_sync(p))
-		t += m * coll_time(s, NET_P2P, slow, p2p);
+		t += m * sweep_coll_time(s, NET_P2P, slow, p2p);
 	int tail[3];
 	if (plan_layout_tail(p, s->model.layers, tail) && tail[0] < pp - 1)
 		for (int j = tail[0]; j < pp - 1; j++) {
@@ -1312,7 +1070,7 @@ static double pipe_transfers(const plan_scenario *s, int m, double hop, const ne
 			net_group h;
 			plan_pp_pair(s, j, j + 1, &h);
 			if (lb > p2p)
-				t += 2.0 * m * (coll_time(s, NET_P2P, &h, lb) - coll_time(s, NET_P2P, &h, p2p));
+				t += 2.0 * m * (sweep_coll_time(s, NET_P2P, &h, lb) - sweep_coll_time(s, NET_P2P, &h, p2p));
 		}
 	return t;
 }
@@ -1345,8 +1103,8 @@ static double stage_send(const plan_scenario *s, const net_group *tp, int stage,
 	net_group hop;
 	plan_pp_pair(s, stage, to, &hop);
 	double gather, bytes = plan_p2p_stage_bytes(s, stage, backward, &gather);
-	return coll_time(s, NET_P2P, &hop, bytes) + plan_p2p_overhead(s, &hop, backward) +
-	       (gather > 0 ? coll_time(s, NET_ALLGATHER, tp, gather) : 0);
+	return sweep_coll_time(s, NET_P2P, &hop, bytes) + plan_p2p_overhead(s, &hop, backward) +
+	       (gather > 0 ? sweep_coll_time(s, NET_ALLGATHER, tp, gather) : 0);
 }
 
 /* The walk's span: each stage's forward and backward of a micro-batch
@@ -1420,7 +1178,7 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	net_group slow = grp.pp; /* the slowest hop (pp_hops) */
 	if (pp > 1)
 		hop = pp_hops(s, p2p, &slow) +
-		      (gather > 0 ? coll_time(s, NET_ALLGATHER, &grp.tp, gather) : 0.0);
+		      (gather > 0 ? sweep_coll_time(s, NET_ALLGATHER, &grp.tp, gather) : 0.0);
 	/* overlap_param_gather (ZeRO-1/2 training, as plan_build): the worst
 	 * stage's pgather_stage (a late stage delays the stages after it as
 	 * much), pg; a stage without layers gathers after its optimizer step, as

@@ -70,6 +70,18 @@ void sweep_screen_recount(sweep_screen_result *r, const char (*reasons)[SWEEP_RE
  * sweep_best's, and the exact search's second round (exact.c). */
 int sweep_plan_order(const sweep_plan *x, const sweep_plan *y);
 
+/* A collective's time on group g by the closed forms (net_collective; 0 for
+ * a group of one rank or a failed costing), and the compute's slowdown
+ * beside it (the GPU's interference at the channels g's communicator runs
+ * it on, plan_coll_scale, as the replay charges it). estimate.c. */
+double sweep_coll_time(const plan_scenario *s, net_coll c, const net_group *g, double bytes);
+double sweep_coll_intf(const plan_scenario *s, net_coll c, const net_group *g, double bytes);
+/* ZeRO-3 / FSDP's exposed data-parallel time of a step of m micro-batches
+ * whose busiest stage has `layers` layers, each's forward fwd_l and
+ * backward bwd_l (estz3.c has the derivation). */
+double sweep_z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd_l,
+                        double bwd_l, int layers, int m);
+
 /* The pipeline of a plan walked at the stage level (pipewalk.c has the
  * edges and why): virtual stage v's forward and backward of a micro-batch
  * take F[v] and B[v] (under zero bubble B the input gradients', W[v] the

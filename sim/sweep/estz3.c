@@ -1,0 +1,252 @@
+/* estz3.c - the sweep pre-screen's ZeRO-3 / FSDP data-parallel time in
+ * closed form (estimate.c's dp_exposed for zero = 3): per layer its unit's
+ * gathers and reduce-scatter as plan_build emits them (emit.c, grads.c),
+ * DeepSpeed's IPG buckets and the hold-ups they cause, the ends (embedding
+ * and head) as each framework moves them, the host's work at the gathers,
+ * and what the compute beside them loses to the interference. */
+#include "sweep_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* A ZeRO-3 / FSDP layer's collectives (dp_exposed): its unit's bytes, the
+ * gathers of its pieces (ag, with the shard's casts) and its
+ * reduce-scatter with FSDP1's passes and the casts around it (rs, cz the
+ * casts alone), the wire's width over the buffer's (wire), the unit's
+ * 16-bit bytes (lw) and gradient bytes (lg), the layer whose unit stands for
+ * all (rep), the pieces (ng). */
+typedef struct z3_layer {
+	double lw, lg, ag, rs, cz, wire;
+	int rep, ng;
+} z3_layer;
+
+static void z3_layer_costs(const plan_scenario *s, const plan_groups *g, z3_layer *z)
+{
+	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
+	double wb = plan_zero3_gather_width(s);
+	/* the unit of a layer (plan_zero3_layer, as plan_build's
+	 * fsdp_unit_init): its own parameters, not the stage's averaged over
+	 * its layers, which put the embedding and the output layer into every
+	 * layer's gathers and reductions where z3_ends moves them (the
+	 * quickstart's model at tp 2: 69.1 MB a gather against the graph's
+	 * 63.7; torchtitan's ZeRO-3, dp 8, one sequence a micro-batch, 5.7 %
+	 * over the simulated step). An MoE model: its MoE layer's unit for
+	 * every layer, the routed experts under ep > 1 gathered and reduced
+	 * on their own over the expert-DP group */
+	double unit, sep = 0, gbytes = plan_grad_bytes(s);
+	int rep = 0; /* the layer whose unit stands for all */
+	for (int l = 0; l < s->model.layers; l++)
+		if (work_layer_is_moe(&s->model, l)) {
+			rep = l;
+			break;
+		}
+	int ng = plan_zero3_layer(s, rep, &unit, &sep, ga, gr);
+	double lw = unit * wb, lg = unit * gbytes;
+	double sh = lw / wb / (g->shard.size > 1 ? g->shard.size : 1); /* shard elements */
+	/* fsdp_casts: the shard's cast before each gather, and after each
+	 * reduce-scatter its cast back (accumulation on later micro-batches
+	 * left out of this pre-screen); the gathers of the layer's pieces
+	 * (plan_zero3_pieces: its modules at their sizes) */
+	double ag = plan_fsdp_gather_cast_s(s, sh);
+	for (int i = 0; i < ng; i++)
+		ag += ga[i] > 0 ? sweep_coll_time(s, NET_ALLGATHER, &g->shard, lw * ga[i]) : 0;
+	/* the reduce-scatter at the wire's bytes (plan_zero3_wire_bytes:
+	 * grad_wire_dtype), the casts to and from it beside FSDP1's
+	 * passes (plan_zero3_cast_bytes) */
+	double wire = plan_zero3_wire_bytes(s) / plan_grad_bytes(s);
+	double cz = plan_zero3_cast_s(s, lw / wb, false) + plan_zero3_cast_s(s, sh, true);
+	double rs = sweep_coll_time(s, NET_REDUCESCATTER, &g->shard, lg * wire);
+	rs += plan_fsdp_reduce_s(s, lw / wb) + plan_fsdp_post_reduce_s(s, sh, false) + cz;
+	if (sep > 0) {
+		double xs = sep / (g->edp.size > 1 ? g->edp.size : 1);
+		ag += plan_fsdp_gather_cast_s(s, xs) + sweep_coll_time(s, NET_ALLGATHER, &g->edp, sep * wb);
+		rs += sweep_coll_time(s, NET_REDUCESCATTER, &g->edp, sep * gbytes * wire) +
+		      plan_zero3_cast_s(s, sep, false) + plan_fsdp_reduce_s(s, sep) +
+		      plan_fsdp_post_reduce_s(s, xs, false) + plan_zero3_cast_s(s, xs, true);
+	}
+	*z = (z3_layer){lw, lg, ag, rs, cz, wire, rep, ng};
+}
+
+/* DeepSpeed's IPG buckets (plan_zero3_bucket_list, each at its size: the
+ * root unit's may be the largest by far), each in its calls
+ * (zero3_reduce_calls): the buckets but the last spread over the layers'
+ * backwards (z->rs becomes their share per layer, with the casts), the last
+ * after the backward of every micro-batch, exposed, returned (the host's
+ * per-rank slicing, mostly hidden behind its lead, is left out here). 0
+ * where the framework has no such buckets.
+ * *hol: what the buckets but the last hold up per micro-batch. The
+ * gathers and the reduce-scatters share the data-parallel group's one NCCL
+ * stream (the graph's DP stream; ProcessGroupNCCL runs a group's
+ * collectives in order on its stream), so a bucket's reduce-scatter r,
+ * issued as a layer's backward ends, delays the gather the next layer's
+ * backward prefetches for the one after it: that layer waits
+ * max(0, r + ag - bwd_l) (the layer after the flush starts at once, its
+ * gather done; the one after it finds its gather queued behind r). A
+ * bucket of a GB, 5 ms on two nodes beside 3.3 ms of a layer's backward,
+ * holds up 2.7 ms; averaged over the layers (z->rs) it held up nothing. */
+static double z3_bucket_tail(const plan_scenario *s, const plan_groups *g, int layers,
+                             double bwd_l, z3_layer *z, double *hol)
+{
+	double tail = 0;
+	int cap = layers * z->ng + 2;
+	double *bk = malloc(2 * (size_t)cap * sizeof *bk);
+	int nb = bk ? plan_zero3_bucket_list(s, 0, bk, bk + cap, cap) : 0;
+	*hol = 0;
+	if (nb > 0 && nb <= cap && layers > 0) {
+		double rs = 0;
+		for (int i = 0; i < nb; i++) {
+			int c = plan_zero3_reduce_calls(s, bk[cap + i]);
+			/* the bucket's pass before it on the DP stream (emit.c
+			 * ipg_flush: the copy in, the concatenation of more than one
+			 * tensor, the division, 2 B of traffic per byte each), then
+			 * its reduce-scatter */
+			double pass = hw_mem_time(&s->gpu, (bk[cap + i] > 1 ? 6.0 : 4.0) * bk[i]);
+			double t = pass +
+			           c * sweep_coll_time(s, NET_REDUCESCATTER, &g->shard, bk[i] * z->wire / c);
+			*(i < nb - 1 ? &rs : &tail) += t;
+			if (i < nb - 1)
+				*hol += fmax(0, t + z->ag - bwd_l);
+		}
+		z->rs = rs / layers + z->cz;
+	}
+	free(bk);
+	return tail;
+}
+
+/* The ends' exposed time (plan_zero3_ends; emit.c "The ends"), the worse
+ * of the first and last stage's, per micro-batch (per step under
+ * zero3_pp_gathered or, for the reductions, under no_sync: *once): flat's
+ * gather before anything computes and its reduction after the backward;
+ * units' embedding gather as the forward starts and its reduction after
+ * the backward (its backward gather and the head's prefetched behind a
+ * layer, the head's reduction behind the last layer's backward); modules'
+ * embedding gather at the forward's start (the head's prefetched, kept
+ * to its backward; their gradients in DeepSpeed's buckets,
+ * z3_bucket_tail);
+ * step's gathers once a step, its reductions as units'. */
+static double z3_ends(const plan_scenario *s, const plan_groups *g, double wire, double *once)
+{
+	double wb = plan_zero3_gather_width(s), worst = 0;
+	double n = g->shard.size > 1 ? g->shard.size : 1, gbytes = plan_grad_bytes(s);
+	int mode = s->fw.zero3_root, stages[2] = {0, plan_last_rank(&s->plan)};
+	bool kept = plan_zero3_pp_gathered(s), nosync = plan_zero3_unsharded_acc(s);
+	*once = 0;
+	for (int k = 0; k < 2; k++) {
+		double ga[2], gr[2], ag[2], rs[2];
+		int np = plan_zero3_ends(s, stages[k], ga, gr);
+		for (int i = 0; i < 2; i++) {
+			ag[i] = ga[i] > 0 ? plan_fsdp_gather_cast_s(s, ga[i] / n) +
+			                            sweep_coll_time(s, NET_ALLGATHER, &g->shard, ga[i] * wb)
+			                  : 0;
+			rs[i] = gr[i] > 0 && s->fw.zero3_reduce != PLAN_ZERO3_REDUCE_BUCKET
+			                ? sweep_coll_time(s, NET_REDUCESCATTER, &g->shard, gr[i] * gbytes * wire) +
+			                          plan_fsdp_reduce_s(s, gr[i]) +
+			                          plan_fsdp_post_reduce_s(s, gr[i] / n, false)
+			                : 0;
+		}
+		double gather = np == 0 ? 0 : ag[0];
+		double reduce = np == 0 || mode == PLAN_ZERO3_ROOT_MODULES ? 0 : rs[0];
+		bool g1 = kept || mode == PLAN_ZERO3_ROOT_STEP; /* gathered once a step */
+		if (g1 || nosync)
+			*once = fmax(*once, (g1 ? gather : 0) + (kept || nosync ? reduce : 0));
+		worst = fmax(worst, (g1 ? 0 : gather) + (kept || nosync ? 0 : reduce));
+	}
+	return worst;
+}
+
+/* ZeRO-3 / FSDP's exposed data-parallel time (dp_exposed), as plan_build's
+ * fsdp_gather: each layer's parameters are gathered before its forward and
+ * again before its backward (its pieces' collectives back to back on the DP
+ * stream), the next layer's while this one computes, and its gradient
+ * reduce-scattered after its backward on the same stream, after FSDP1's
+ * passes over it (plan_fsdp_reduce_s, 0 for other frameworks): per layer
+ * and micro-batch the forward waits for max(0, AG - fwd), the backward for
+ * max(0, AG + passes + RS - bwd). */
+double sweep_z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd_l,
+                        double bwd_l, int layers, int m)
+{
+	z3_layer z;
+	z3_layer_costs(s, g, &z);
+	double hol, tail = z3_bucket_tail(s, g, layers, bwd_l, &z, &hol);
+	/* as fsdp_layer_grads: with hybrid sharding the shard's all-reduce over
+	 * its replicas after every micro-batch's reduce-scatter
+	 * (hsdp_grad_reduce = microbatch) or the last one's; under
+	 * accumulate_unsharded (no_sync) nothing is reduced before the last
+	 * micro-batch */
+	double ar = g->replica.size > 1
+	                    ? sweep_coll_time(s, NET_ALLREDUCE, &g->replica,
+	                                z.lg * z.wire / (g->shard.size > 1 ? g->shard.size : 1))
+	                    : 0;
+	double once, ends = z3_ends(s, g, z.wire, &once);
+	if (plan_zero3_pp_gathered(s) && layers > 0) {
+		/* torch pipelining (emit.c build_fsdp_reduce_after): each layer
+		 * gathered once, in the step's first forward through it (the
+		 * next layer's while this one computes; the chain's first waits
+		 * whole), none after; the reduce-scatters after the last
+		 * backward, back to back on the DP stream, exposed (a chunk's
+		 * overlap with the later chunks' backwards left out of this
+		 * pre-screen); the compute beside the gathers at 1 - i, the larger of
+		 * that and the gather's excess (below) */
+		return layers * (fmax(z.ag - fwd_l, sweep_coll_intf(s, NET_ALLGATHER, &g->shard, z.lw) *
+		                                            fmin(z.ag, fwd_l)) +
+		                 z.rs + ar) +
+		       z.ag + once;
+	}
+	bool nosync = plan_zero3_unsharded_acc(s);
+	double ar_mb = nosync || s->fw.hsdp_reduce != PLAN_REDUCE_MICROBATCH ? 0 : ar;
+	double early = nosync ? 0 : z.rs + ar_mb;
+	/* the host's work at each layer's gathers (emit.c zero3_entry): under
+	 * zero3_sync with the GPU idle, in both passes, with what the bucket
+	 * slicing of the layer's backward leaves beyond its GPU time and the
+	 * layer's reduction, which the next layer's sync waits for; otherwise
+	 * what outlasts the layer's compute */
+	double H = plan_zero3_gather_host_s(s, z.rep), hx = 0;
+	if (H > 0 || s->fw.zero3_sync) {
+		double mx, last, hs = 0;
+		plan_zero3_buckets(s, 0, &mx, &last, &hs);
+		hx = s->fw.zero3_sync ? 2 * H + fmax(0, hs / (layers > 0 ? layers : 1) - bwd_l) + z.rs
+		                      : fmax(0, H - fwd_l) + fmax(0, H - bwd_l);
+	}
+	/* the chain's ends, which no compute hides (fsdp_gather, reset per
+	 * chain): each forward and backward waits for its first layer's gather,
+	 * issued as the chain starts; each backward's last reduction (its first
+	 * layer's) delays the next forward's first gather, queued behind it on
+	 * the DP stream, or the optimizer step after the last micro-batch; a
+	 * bucket tail (DeepSpeed's) stands in for it */
+	double ends_l = layers > 0 ? 2 * z.ag + (tail > 0 ? 0 : z.rs + ar) : 0;
+	/* DeepSpeed's reuse window (plan_zero3_reuse_layers): its last kr
+	 * layers gather nothing for their backward, the backward's first among
+	 * them */
+	int kr = plan_zero3_reuse_layers(s, 0);
+	double kept = 0;
+	if (kr > 0 && layers > 0) {
+		ends_l -= z.ag;
+		kept = kr * ((m - 1) * (fmax(0, z.ag + early - bwd_l) - fmax(0, early - bwd_l)) +
+		             fmax(0, z.ag + z.rs + ar - bwd_l) - fmax(0, z.rs + ar - bwd_l));
+	}
+	/* and the compute beside every gather and reduction runs at 1 - i (the
+	 * GPU's interference, as the replay charges it), for as long as they run
+	 * hidden behind it: the shard group's collectives at its channels'
+	 * share, the replicas' all-reduce at its own (one rank a node: few
+	 * channels, plan_comm_scale) */
+	double hid = fmin(2 * z.ag + early - ar_mb, fwd_l + bwd_l);
+	double hid_ar = fmin(ar_mb, fwd_l + bwd_l - hid);
+	double shard_b = z.lg * z.wire / (g->shard.size > 1 ? g->shard.size : 1);
+	double i_ar = hid_ar > 0 ? sweep_coll_intf(s, NET_ALLREDUCE, &g->replica, shard_b) * hid_ar : 0;
+	/* Per pass, compute c beside a DP chain d slowed at 1 - i while the
+	 * chain runs: the pass takes max(d, c + i min(c, d)), c plus
+	 * max(d - c, i min(c, d)): where the chain sets the pass (d > c) the
+	 * slowed compute ends inside it and costs nothing more (summing the
+	 * two counted the interference twice there: torchtitan's ZeRO-3 at tp
+	 * 2, dp 8, one sequence a micro-batch, 10 % over the simulated step) */
+	double i = sweep_coll_intf(s, NET_ALLGATHER, &g->shard, z.lw);
+	double pf = fmax(z.ag - fwd_l, i * fmin(z.ag, fwd_l));
+	double pb = fmax(z.ag + early - bwd_l, i * fmin(z.ag + early - ar_mb, bwd_l));
+	double pl = fmax(z.ag + z.rs + ar - bwd_l, i * fmin(z.ag + early - ar_mb, bwd_l));
+	/* the buckets' hold-ups beyond what the averaged chain's excess
+	 * counts already, every micro-batch that reduces (z3_bucket_tail);
+	 * under zero3_sync every gather waits for the device anyway (hx) */
+	hol = s->fw.zero3_sync ? 0 : fmax(0, hol - layers * fmax(0, z.ag + early - bwd_l));
+	return layers * ((double)m * (pf + hx + i_ar) + (m - 1) * pb + pl) +
+	       m * (tail + ends_l + ends) + (nosync ? 1 : m) * hol + once - kept;
+}
