@@ -159,6 +159,15 @@ int topo_memo_add(topo_memo *m, int src, int split, const int *links, int nlinks
  * allows; else it is simply not kept). */
 void topo_memo_keep(topo_memo *m);
 
+/* ------------------------------------------------------------- rings -- */
+
+/* The most rings (channels) a collective runs on here. */
+#define MAX_RINGS 16
+/* The rings of a one-node group of k ranks r on an NVLink-mesh node
+ * (rings.c): each ring's rank order into rings[c * k ..]; the count, 0
+ * where the node is no mesh, k is out of 2..16 or no ring exists. */
+int topo_mesh_rings(const topo_graph *g, const int *r, int k, int *rings);
+
 /* ------------------------------------------------ collectives' context -- */
 
 /* What every collective on one graph reuses (coll.c): the flow simulation
