@@ -328,7 +328,6 @@ static plan_op ilv_next(ilv_steps *it, bool backward)
 	return (plan_op){backward, mb, backward ? it->vpp - 1 - chunk : chunk, false};
 }
 
-
 int plan_vp_group(const plan_spec *p)
 {
 	int m = plan_microbatches(p);

@@ -134,8 +134,9 @@ static double walk_forward(const mw *w, walk_state *st, cand *x, cand *best)
 	x->loss = st->loss_live;
 	x->cache = w->cache;
 	double peak = st->S + st->G + st->kept + x->loss + x->gathered + x->cache;
-	/* its last layer's attention under CP (fwd_work; the chunk's kept
-	 * activations counted whole, a layer's MLP early), before the loss */
+	/* its last layer's attention under CP (fwd_work), before the loss: the
+	 * chunk's activations counted whole (that layer's MLP ones a moment
+	 * early) */
 	if (w->fwd_work > 0) {
 		x->work = w->fwd_work;
 		consider(best, x);
