@@ -212,8 +212,12 @@ double sweep_z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd
 	 * issued as the chain starts; each backward's last reduction (its first
 	 * layer's) delays the next forward's first gather, queued behind it on
 	 * the DP stream, or the optimizer step after the last micro-batch; a
-	 * bucket tail (DeepSpeed's) stands in for it */
-	double ends_l = layers > 0 ? 2 * z.ag + (tail > 0 ? 0 : z.rs + ar) : 0;
+	 * bucket tail (DeepSpeed's) stands in for it. A chain is a chunk's
+	 * pass: with vpp chunks a stage, vpp of them a micro-batch each way
+	 * (the ideal profile's ZeRO-3 at pp 2, 3 chunks, 6 micro-batches: 6.7
+	 * % under the simulated step with one) */
+	int vpp = s->plan.vpp > 1 ? s->plan.vpp : 1;
+	double ends_l = layers > 0 ? vpp * (2 * z.ag + (tail > 0 ? 0 : z.rs + ar)) : 0;
 	/* DeepSpeed's reuse window (plan_zero3_reuse_layers): its last kr
 	 * layers gather nothing for their backward, the backward's first among
 	 * them */
