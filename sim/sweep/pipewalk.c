@@ -34,7 +34,8 @@
  * brings its input (a forward's activation from virtual stage v - 1, a
  * backward's gradient from v + 1; interleaved, the last rank's chunk c
  * feeds rank 0's chunk c + 1; a weight pass none); it runs F[v], B[v] or
- * W[v]. Its send (a forward's to v + 1, a backward's to v - 1; none after a
+ * W[v], a stage's last op last[st] more (the compute its gradient buckets
+ * slow beside them: estimate.c's dp_tail). Its send (a forward's to v + 1, a backward's to v - 1; none after a
  * weight pass; 0 s within a rank, the V's turn) takes xf[v] or xb[v] and
  * starts at the
  * op's end and: synchronous, at the end of the receiving rank's op before
@@ -95,8 +96,9 @@ static double input_end(const walk *w, int st, int j)
 }
 
 /* The send of op j of stage st, when its start is known. */
-static bool resolve_send(walk *w, int st, int j, const double *xf, const double *xb)
+static bool resolve_send(walk *w, int st, int j, const sweep_walk_in *in)
 {
+	const double *xf = in->xf, *xb = in->xb;
 	const plan_op *o = &w->ops[idx(w, st, j)];
 	int v = w->vst[idx(w, st, j)], tv = o->backward ? v - 1 : v + 1, to = w->vrank[tv];
 	double start = *at(w, w->end, st, j);
@@ -127,8 +129,7 @@ static bool resolve_send(walk *w, int st, int j, const double *xf, const double 
 }
 
 /* Advance stage st as far as its inputs allow; whether it moved. */
-static bool advance(walk *w, int st, int *ptr, const double *F, const double *B,
-                    const double *W, const double *xf, const double *xb)
+static bool advance(walk *w, int st, int *ptr, const sweep_walk_in *in)
 {
 	bool moved = false;
 	for (;;) {
@@ -137,7 +138,7 @@ static bool advance(walk *w, int st, int *ptr, const double *F, const double *B,
 		if (j > 0) {
 			double *s = at(w, w->send, st, j - 1);
 			if (isnan(*s)) {
-				if (!resolve_send(w, st, j - 1, xf, xb))
+				if (!resolve_send(w, st, j - 1, in))
 					return moved;
 				moved = true;
 			}
@@ -147,12 +148,15 @@ static bool advance(walk *w, int st, int *ptr, const double *F, const double *B,
 		}
 		if (j == w->n)
 			return moved;
-		double in = input_end(w, st, j);
-		if (isnan(in))
+		double inp = input_end(w, st, j);
+		if (isnan(inp))
 			return moved;
 		const plan_op *o = &w->ops[idx(w, st, j)];
 		int v = w->vst[idx(w, st, j)];
-		*at(w, w->end, st, j) = fmax(t, in) + (o->weight ? W[v] : o->backward ? B[v] : F[v]);
+		double d = o->weight ? in->W[v] : o->backward ? in->B[v] : in->F[v];
+		if (in->last && j == w->n - 1)
+			d += in->last[st];
+		*at(w, w->end, st, j) = fmax(t, inp) + d;
 		/* no send out of the ends of the pipeline, nor after a weight pass */
 		if (o->weight || (o->backward ? v == 0 : v == w->V - 1))
 			*at(w, w->send, st, j) = -1;
@@ -161,9 +165,8 @@ static bool advance(walk *w, int st, int *ptr, const double *F, const double *B,
 	}
 }
 
-double sweep_pipe_walk_m(const plan_scenario *s, int m, int g, const double *F,
-                         const double *B, const double *W, const double *xf,
-                         const double *xb)
+double sweep_pipe_walk_m(const plan_scenario *s, int m, int g, const sweep_walk_in *in,
+                         double *ends)
 {
 	const plan_spec *p = &s->plan;
 	int vpp = p->vpp > 1 ? p->vpp : 1;
@@ -177,7 +180,7 @@ double sweep_pipe_walk_m(const plan_scenario *s, int m, int g, const double *F,
 	                   (2 * ops + 2 * mbs + (size_t)w.V + (size_t)w.p) * sizeof(int));
 	double span = -1;
 	bool zb = plan_sched_zb(p->schedule);
-	if (!blk || w.n != (zb ? 3 : 2) * m * vpp || (zb && !W))
+	if (!blk || w.n != (zb ? 3 : 2) * m * vpp || (zb && !in->W))
 		goto out;
 	w.end = (double *)blk;
 	w.send = w.end + ops;
@@ -215,7 +218,7 @@ double sweep_pipe_walk_m(const plan_scenario *s, int m, int g, const double *F,
 	for (;;) {
 		bool moved = false, done = true;
 		for (int st = 0; st < w.p; st++) {
-			moved |= advance(&w, st, ptr, F, B, W, xf, xb);
+			moved |= advance(&w, st, ptr, in);
 			done &= ptr[st] == w.n && !isnan(*at(&w, w.send, st, w.n - 1));
 		}
 		if (done)
@@ -224,8 +227,11 @@ double sweep_pipe_walk_m(const plan_scenario *s, int m, int g, const double *F,
 			goto out; /* a stall: not the graph's order */
 	}
 	span = 0;
-	for (int st = 0; st < w.p; st++)
+	for (int st = 0; st < w.p; st++) {
 		span = fmax(span, fmax(*at(&w, w.end, st, w.n - 1), *at(&w, w.send, st, w.n - 1)));
+		if (ends)
+			ends[st] = *at(&w, w.end, st, w.n - 1);
+	}
 out:
 	free(blk);
 	return span;
@@ -241,20 +247,23 @@ out:
  * extrapolated equals its whole walk (5,241, within 2e-13), but from m0 >=
  * 2 pp one of test_pipe_walk_long's shapes (pp 2, 2 chunks, uneven stages)
  * grew alike twice and was 2.7 % short. */
-double sweep_pipe_walk(const plan_scenario *s, const double *F, const double *B,
-                       const double *W, const double *xf, const double *xb)
+double sweep_pipe_walk(const plan_scenario *s, const sweep_walk_in *in, double *ends)
 {
 	const plan_spec *p = &s->plan;
 	int m = plan_microbatches(p), g = plan_vp_group(p), k = p->vpp > 1 ? g : 1;
 	int m0 = 4 * p->pp + ((m - 4 * p->pp) % k + k) % k;
 	if (m >= m0 + 4 * k) {
-		double a = sweep_pipe_walk_m(s, m0, g, F, B, W, xf, xb);
-		double b = sweep_pipe_walk_m(s, m0 + k, g, F, B, W, xf, xb);
-		double c = sweep_pipe_walk_m(s, m0 + 2 * k, g, F, B, W, xf, xb);
+		double a = sweep_pipe_walk_m(s, m0, g, in, NULL);
+		double b = sweep_pipe_walk_m(s, m0 + k, g, in, NULL);
+		double c = sweep_pipe_walk_m(s, m0 + 2 * k, g, in, ends);
 		if (a < 0 || b < 0 || c < 0)
 			return -1;
-		if (fabs((c - b) - (b - a)) <= 1e-12 * c)
-			return c + (double)(m - m0 - 2 * k) / k * (c - b);
+		if (fabs((c - b) - (b - a)) <= 1e-12 * c) {
+			double grow = (double)(m - m0 - 2 * k) / k * (c - b);
+			for (int st = 0; ends && st < p->pp; st++)
+				ends[st] += grow;
+			return c + grow;
+		}
 	}
-	return sweep_pipe_walk_m(s, m, g, F, B, W, xf, xb);
+	return sweep_pipe_walk_m(s, m, g, in, ends);
 }

@@ -82,19 +82,22 @@ double sweep_coll_intf(const plan_scenario *s, net_coll c, const net_group *g, d
 double sweep_z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd_l,
                         double bwd_l, int layers, int m);
 
-/* The pipeline of a plan walked at the stage level (pipewalk.c has the
- * edges and why): virtual stage v's forward and backward of a micro-batch
- * take F[v] and B[v] (under zero bubble B the input gradients', W[v] the
- * weight pass; W may be NULL without one), its send forward xf[v] and back
- * xb[v] (v = the stage without interleaving); the span from the first op to
- * the last op or send of the latest stage, or -1 (out of memory, a stall).
+/* What the pipeline walk takes (pipewalk.c has the edges and why), per
+ * virtual stage v (v = the stage without interleaving): its forward and
+ * backward of a micro-batch F[v] and B[v] (under zero bubble B the input
+ * gradients', W[v] the weight pass; W may be NULL without one), its send
+ * forward xf[v] and back xb[v]; per stage, last[st] more on its last op
+ * (the compute its gradient buckets slow beside them; NULL: none). */
+typedef struct sweep_walk_in {
+	const double *F, *B, *W, *xf, *xb, *last;
+} sweep_walk_in;
+/* The span from the first op to the last op or send of the latest stage,
+ * or -1 (out of memory, a stall); with ends, each stage's last op's end.
  * sweep_pipe_walk_m walks m micro-batches in interleaving groups of g;
  * sweep_pipe_walk the plan's, extrapolated from three shorter walks when
  * they are many and the span grows alike. */
-double sweep_pipe_walk(const plan_scenario *s, const double *F, const double *B,
-                       const double *W, const double *xf, const double *xb);
-double sweep_pipe_walk_m(const plan_scenario *s, int m, int g, const double *F,
-                         const double *B, const double *W, const double *xf,
-                         const double *xb);
+double sweep_pipe_walk(const plan_scenario *s, const sweep_walk_in *in, double *ends);
+double sweep_pipe_walk_m(const plan_scenario *s, int m, int g, const sweep_walk_in *in,
+                         double *ends);
 
 #endif
