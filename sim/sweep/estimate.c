@@ -397,15 +397,32 @@ static void ends_cost(const plan_scenario *s, const work_shard *sh, const plan_g
 	last->bwd_s += last->comp_s + last->block_s + last->ep_s - t1;
 }
 
-/* Exposed DP time; grad and weight bytes are one rank's full (unsharded)
- * local gradients and 16-bit weights. fwd_l and bwd_l: one layer's forward
- * and backward (recomputation included) per micro-batch. bucket_tail:
- * ZeRO-0/1/2's buckets past the backward (dp_tail, the worst stage's), or
- * -1 to count the whole reduction. pgather: ZeRO-1/2's
- * parameter all-gather under overlap_param_gather (pgather_stage, the worst
- * stage's), or -1 for the whole gather after the optimizer step. */
+/* ZeRO-1/2's gather of stage st's updated parameters after the optimizer
+ * step, as plan_build issues it (grads.c): the dense ones over the shard
+ * group, then the routed experts over the expert-DP group, in 16 bits. */
+static double param_gather_s(const plan_scenario *s, const plan_groups *g, int st)
+{
+	plan_budget bg;
+	plan_stage_budget(s, st, &bg);
+	double all = bg.dense + bg.experts, upd = all > 0 ? bg.train / all : 1;
+	if (s->train.frozen_layers <= 0 && s->train.lora_rank <= 0)
+		upd = 1;
+	double wb = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
+	bool exp = g->edp.size > 1 && bg.experts > 0;
+	return sweep_coll_time(s, NET_ALLGATHER, &g->shard, (exp ? bg.dense : all) * upd * wb) +
+	       (exp ? sweep_coll_time(s, NET_ALLGATHER, &g->edp, bg.experts * upd * wb) : 0);
+}
+
+/* Exposed DP time; grad bytes are one rank's full (unsharded) local
+ * gradients. fwd_l and bwd_l: one layer's forward and backward
+ * (recomputation included) per micro-batch. bucket_tail: ZeRO-0/1/2's
+ * buckets past the backward (dp_tail, the worst stage's), or -1 to count
+ * the whole reduction. pgather: ZeRO-1/2's parameter all-gather under
+ * overlap_param_gather (pgather_stage, the worst stage's), or -1 for the
+ * whole gather after the optimizer step, gather_s (param_gather_s, the
+ * worst stage's). */
 static double dp_exposed(const plan_scenario *s, const plan_groups *g, double grad_bytes,
-                         double weight_bytes, double bucket_tail, double pgather, double fwd_l,
+                         double gather_s, double bucket_tail, double pgather, double fwd_l,
                          double bwd_l, int layers)
 {
 	const plan_spec *p = &s->plan;
@@ -421,8 +438,7 @@ static double dp_exposed(const plan_scenario *s, const plan_groups *g, double gr
 		                                                             : NET_REDUCESCATTER;
 		reduce = sweep_coll_time(s, op, &g->shard, grad_bytes) +
 		         sweep_coll_time(s, NET_ALLREDUCE, &g->replica, grad_bytes / z);
-		gather = pgather >= 0 ? pgather
-		                      : sweep_coll_time(s, NET_ALLGATHER, &g->shard, weight_bytes);
+		gather = pgather >= 0 ? pgather : gather_s;
 	} else {
 		reduce = sweep_coll_time(s, NET_ALLREDUCE, dp, grad_bytes);
 	}
@@ -968,12 +984,13 @@ static double mem_share(const plan_scenario *s, const plan_mem_fit *f)
 
 /* What the stages' loop of sweep_estimate_plan gathers: the slowest
  * stage's program time T (its weight passes W_T, layers worst) and the sum
- * over stages S (W_S); the largest DP bytes and local parameters (optim, on
+ * over stages S (W_S); the largest DP bytes, ZeRO-1/2's parameter gather
+ * after the step (gather, param_gather_s) and local parameters (optim, on
  * stage ost); the framework's loops; the bound's running sums pre_f, pre_b;
  * the ZeRO-0/1/2 reduction tail and the parameter gather's exposure (-1:
  * not estimated). */
 typedef struct stage_sum {
-	double T, S, W_T, W_S, grad, weight, optim, chost, cgpu, loops;
+	double T, S, W_T, W_S, grad, gather, optim, chost, cgpu, loops;
 	double pre_f, pre_b, bound, dp_tail_s, below, pg;
 	double *F, *B, *W; /* each virtual stage's forward, backward (its input
 	                    * gradients under zero bubble) and weight passes, for
@@ -1035,11 +1052,8 @@ static void add_stage(const plan_scenario *s, const est_in *in, int st, stage_su
 		a->pg = -1;
 	else if (a->pg >= 0 && L > 0)
 		a->pg = fmax(a->pg, pgather_stage(s, in->grp, in->k, in->first, st, in->lead, in->bk, nb));
-	else if (a->pg >= 0) {
-		double gb, wt;
-		plan_dp_bytes(s, st, &gb, &wt);
-		a->pg = fmax(a->pg, sweep_coll_time(s, NET_ALLGATHER, &in->grp->shard, wt));
-	}
+	else if (a->pg >= 0)
+		a->pg = fmax(a->pg, param_gather_s(s, in->grp, st));
 	a->bound = fmax(a->bound, bound_of(p, in->m, &x, a->pre_f, a->pre_b));
 	double fc, bc;
 	first_chunk(s, in->k, &x, st, &fc, &bc);
@@ -1058,7 +1072,8 @@ static void add_stage(const plan_scenario *s, const est_in *in, int st, stage_su
 	plan_dp_bytes(s, st, &g, &w);
 	double local = plan_local_params(s, st);
 	a->grad = g > a->grad ? g : a->grad;
-	a->weight = w > a->weight ? w : a->weight;
+	if ((p->zero == 1 || p->zero == 2) && in->grp->shard.size > 1)
+		a->gather = fmax(a->gather, param_gather_s(s, in->grp, st));
 	if (local > a->optim)
 		a->optim = local, a->ost = st;
 	a->loops = fmax(a->loops, plan_step_loops(s, st, NULL));
@@ -1272,7 +1287,7 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	int kd = k.has[1] && p->zero >= 3 ? 1 : 0;
 	double bwd_l = k.kind[kd].bwd_s, fwd_l = prog_time(s, &k.kind[kd]) - bwd_l;
 	free(lead), free(bk);
-	e->dp_s = dp_exposed(s, &grp, a.grad, a.weight, a.dp_tail_s, a.pg, fwd_l, bwd_l, a.worst);
+	e->dp_s = dp_exposed(s, &grp, a.grad, a.gather, a.dp_tail_s, a.pg, fwd_l, bwd_l, a.worst);
 	/* tied embeddings under a pipeline: the first and last stages'
 	 * all-reduce of the word embedding's gradient after both backwards
 	 * (grads.c build_emit_embedding_sync), behind the first stage's
