@@ -691,6 +691,46 @@ static void test_deepep_share(void)
 	sim_diag_free(dg);
 }
 
+/* ZeRO-1's gather of the updated parameters after the optimizer step
+ * (overlap_param_gather off, grads.c): the dense ones over the shard group,
+ * then the routed experts over the expert-DP group, as Megatron-Core's
+ * expert buffers (and podsim's overlapped gather) hold them. Mixtral at tp
+ * 2, ep 8, pp 1, dp 16 on 4 nodes: the shard group is 16 ranks, 4 a node;
+ * the expert-DP group 4, one a node, so its gather crosses only NICs. One
+ * gather over the shard group of all the local parameters took the experts
+ * at 16 / 4 times their bytes. */
+static void test_param_gather_experts(void)
+{
+	const char *set[] = {"parallel.pp=1", "parallel.dp=16", "parallel.micro_batch=1",
+	                     "parallel.zero=1", "parallel.overlap_param_gather=false"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", set, 5, d, &s), SIM_OK);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+	plan_graph *g = NULL;
+	if (!s || !CHECK_INT(plan_build(s, &g), SIM_OK)) {
+		plan_scenario_free(s);
+		return;
+	}
+	size_t opt = g->ntasks, dp[4];
+	int n = 0;
+	for (size_t i = 0; i < g->ntasks; i++) {
+		const plan_task *t = &g->tasks[i];
+		if (t->rank == 0 && t->kind == PLAN_TASK_OPTIM)
+			opt = i;
+		else if (t->rank == 0 && t->kind == PLAN_TASK_DP && opt < i && n < 4)
+			dp[n++] = i;
+	}
+	if (CHECK_INT(n, 2)) {
+		CHECK(g->tasks[dp[0]].scaleup_bytes > 0); /* dense: 4 ranks a node */
+		CHECK(g->tasks[dp[1]].scaleup_bytes == 0); /* experts: 1 a node */
+		CHECK(g->tasks[dp[1]].nic_bytes > 0);
+	}
+	plan_graph_free(g);
+	plan_scenario_free(s);
+}
+
 int main(void)
 {
 	test_params();
@@ -702,5 +742,6 @@ int main(void)
 	test_a2a_overlap();
 	test_a2a_mtp();
 	test_deepep_share();
+	test_param_gather_experts();
 	return check_done();
 }
