@@ -627,27 +627,16 @@ int build_emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *d
 	bool early = p->overlap_param_gather && plan_stage_layers(s, stage) > 0; /* at the
 										 * step start */
 	if ((p->zero == 1 || p->zero == 2) && b->shard.size > 1 && !early) {
-		/* the updated parameters (frozen layers' and a LoRA base's are
-		 * not), 16-bit: the dense ones over the shard group, then the
-		 * routed experts over the expert-DP group, as the optimizer
-		 * shards them (Megatron-Core's expert buffers live on the
-		 * expert-DP group: core/distributed/distributed_data_parallel.py
-		 * :285-290 at d98e8a64) and build_emit_param_gather gathers them (the
-		 * experts over the shard group were shard / edp times their
-		 * bytes: Mixtral 8x7B at tp 2, ep 8, dp 16, 233 ms after the
-		 * step, now 8 + 180) */
-		plan_budget bg;
-		plan_stage_budget(s, stage, &bg);
-		double all = bg.dense + bg.experts, upd = all > 0 ? bg.train / all : 1;
-		if (s->train.frozen_layers <= 0 && s->train.lora_rank <= 0)
-			upd = 1;
-		double wb = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
-		bool exp = b->edp.size > 1 && bg.experts > 0;
-		double dense = (exp ? bg.dense : all) * upd * wb;
+		/* the dense parameters over the shard group, then the experts
+		 * over the expert-DP group (plan_zero_gather_bytes), as
+		 * build_emit_param_gather gathers them (the experts over the
+		 * shard group were shard / edp times their bytes: Mixtral 8x7B at
+		 * tp 2, ep 8, dp 16, 233 ms after the step, now 8 + 180) */
+		double dense, experts;
+		plan_zero_gather_bytes(s, stage, b->edp.size, &dense, &experts);
 		uint32_t ag = build_add_dp_on(b, &b->shard, stage, NET_ALLGATHER, dense, &opt, 1, -1);
-		if (ag != UINT32_MAX && exp)
-			ag = build_add_dp_on(b, &b->edp, stage, NET_ALLGATHER, bg.experts * upd * wb,
-					     &ag, 1, -1);
+		if (ag != UINT32_MAX && experts > 0)
+			ag = build_add_dp_on(b, &b->edp, stage, NET_ALLGATHER, experts, &ag, 1, -1);
 		if (ag == UINT32_MAX)
 			return SIM_ENOMEM;
 		double host, gpu;
@@ -665,6 +654,20 @@ int build_emit_optimizer(builder *b, int stage, pipe_ids *ids, const uint32_t *d
 		}
 	}
 	return SIM_OK;
+}
+
+void plan_zero_gather_bytes(const plan_scenario *s, int stage, int edp, double *dense,
+                            double *experts)
+{
+	plan_budget bg;
+	plan_stage_budget(s, stage, &bg);
+	double all = bg.dense + bg.experts, upd = 1;
+	if ((s->train.frozen_layers > 0 || s->train.lora_rank > 0) && all > 0)
+		upd = bg.train / all;
+	double wb = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype) * upd;
+	bool split = edp > 1 && bg.experts > 0;
+	*dense = (split ? bg.dense : all) * wb;
+	*experts = split ? bg.experts * wb : 0;
 }
 
 bool plan_one_bucket(const plan_scenario *s, int stage)

@@ -1882,6 +1882,15 @@ double plan_zero3_gather_rank_s(const plan_scenario *s);
  * under ep > 1 the routed experts' unit x expert-DP ranks, each x
  * plan_zero3_gather_rank_s; 0 without ZeRO-3 across DP ranks. */
 double plan_zero3_gather_host_s(const plan_scenario *s, int g);
+/* ZeRO-1/2's gather of `stage`'s updated parameters after the optimizer step
+ * (frozen layers' and a LoRA base's are not updated), in 16 bits: *dense
+ * over the shard group and *experts, the routed experts, over the
+ * expert-DP group of `edp` ranks, as the optimizer shards them (Megatron-
+ * Core's expert buffers live on the expert-DP group: core/distributed/
+ * distributed_data_parallel.py:285-290 at d98e8a64); with edp <= 1 all of
+ * them in *dense. grads.c issues them, the sweep's pre-screen times them. */
+void plan_zero_gather_bytes(const plan_scenario *s, int stage, int edp, double *dense,
+                            double *experts);
 /* ZeRO-1/2's parameter all-gather as a framework with per-rank loops runs it
  * ([framework] zero_gather_rank_op: nanotron), for `stage`: the host's loops
  * (*host: a task on the offload stream from the end of the stage's

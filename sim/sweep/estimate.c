@@ -398,19 +398,13 @@ static void ends_cost(const plan_scenario *s, const work_shard *sh, const plan_g
 }
 
 /* ZeRO-1/2's gather of stage st's updated parameters after the optimizer
- * step, as plan_build issues it (grads.c): the dense ones over the shard
- * group, then the routed experts over the expert-DP group, in 16 bits. */
+ * step, as plan_build issues it (grads.c, plan_zero_gather_bytes). */
 static double param_gather_s(const plan_scenario *s, const plan_groups *g, int st)
 {
-	plan_budget bg;
-	plan_stage_budget(s, st, &bg);
-	double all = bg.dense + bg.experts, upd = all > 0 ? bg.train / all : 1;
-	if (s->train.frozen_layers <= 0 && s->train.lora_rank <= 0)
-		upd = 1;
-	double wb = hw_dtype_bytes(s->dtype == HW_FP8 ? HW_BF16 : s->dtype);
-	bool exp = g->edp.size > 1 && bg.experts > 0;
-	return sweep_coll_time(s, NET_ALLGATHER, &g->shard, (exp ? bg.dense : all) * upd * wb) +
-	       (exp ? sweep_coll_time(s, NET_ALLGATHER, &g->edp, bg.experts * upd * wb) : 0);
+	double dense, experts;
+	plan_zero_gather_bytes(s, st, g->edp.size, &dense, &experts);
+	return sweep_coll_time(s, NET_ALLGATHER, &g->shard, dense) +
+	       (experts > 0 ? sweep_coll_time(s, NET_ALLGATHER, &g->edp, experts) : 0);
 }
 
 /* Exposed DP time; grad bytes are one rank's full (unsharded) local
