@@ -335,11 +335,6 @@ int build_init(builder *b, const plan_scenario *s)
 	return build_chains_open(b);
 }
 
-/* ZeRO-3's unit of global layer g (plan_zero3_layer): its gathered and
- * reduced bytes, the memory-bound passes and casts around them (FSDP1's
- * passes, the casts to and from the wire, fsdp_casts), over the shard
- * group and, for the routed experts under ep > 1, over the expert-DP
- * group. */
 /* The memory-bound work around a unit's collectives over `shards` ranks,
  * for `gather` elements gathered and `grad` reduced: the casts to and from
  * the wire and FSDP1's passes before the reduce-scatter (pre_s, pass_s),
@@ -357,6 +352,11 @@ static void unit_passes(const plan_scenario *s, double shards, double gather, do
 				   plan_zero3_cast_s(s, grad / n, true);
 }
 
+/* ZeRO-3's unit of global layer g (plan_zero3_layer): its gathered and
+ * reduced bytes, the memory-bound passes and casts around them (FSDP1's
+ * passes, the casts to and from the wire, fsdp_casts), over the shard
+ * group and, for the routed experts under ep > 1, over the expert-DP
+ * group. */
 static void fsdp_unit_init(const plan_scenario *s, const builder *b, int g, double wbytes,
 			   double gbytes, fsdp_unit *u)
 {
@@ -364,16 +364,16 @@ static void fsdp_unit_init(const plan_scenario *s, const builder *b, int g, doub
 	u->pieces = plan_zero3_layer(s, g, &unit, &sep, u->gather_frac, u->grad_frac);
 	if (b->edp.size <= 1) /* each rank holds its experts whole: nothing to move */
 		sep = 0;
-	double xs = sep / (b->edp.size > 0 ? b->edp.size : 1);
 	u->param_bytes = unit * wbytes, u->grad_bytes = unit * gbytes;
 	u->sep_param_bytes = sep * wbytes, u->sep_grad_bytes = sep * gbytes;
 	unit_passes(s, b->shard.size, unit, unit, u);
 	u->flat_s = plan_fsdp_flat_grad_s(s, unit + sep);
-	u->sep_pre_s = plan_zero3_cast_s(s, sep, false) + plan_fsdp_reduce_s(s, sep);
-	u->sep_cast_s = plan_fsdp_gather_cast_s(s, xs);
+	fsdp_unit x; /* the experts' passes over the expert-DP group */
+	unit_passes(s, b->edp.size, sep, sep, &x);
+	u->sep_pre_s = x.pre_s + x.pass_s;
+	u->sep_cast_s = x.cast_s;
 	for (int later = 0; later < 2; later++)
-		u->sep_post_s[later] = plan_fsdp_post_reduce_s(s, xs, later) +
-				       plan_zero3_cast_s(s, xs, true);
+		u->sep_post_s[later] = x.post_s[later];
 	u->tensors = b->s->fw.zero3_reduce == PLAN_ZERO3_REDUCE_BUCKET
 			     ? build_zero3_layer_tensors(s, g)
 			     : 0;
