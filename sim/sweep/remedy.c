@@ -37,7 +37,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* One candidate's values of the five keys. */
+/* One candidate's values of the keys above. */
 typedef struct knobs {
 	int mb;
 	work_recompute rc;
@@ -236,27 +236,26 @@ int sweep_fit_remedy(const plan_scenario *s, sweep_remedy *r)
 	int nsp = p->tp > 1 && !p->sequence_parallel ? 2 : 1;
 	/* the parameters on the host: ZeRO-3 only (plan_check) */
 	int npo = p->offload_params == PLAN_OFFLOAD_NONE && f->offload_params && zmax >= 3 ? 2 : 1;
-	for (int i = 0; i < nmb; i++)
-		for (int j = 0; j < nrc; j++)
-			for (int z = p->zero; z <= zmax; z++)
-				for (int o = 0; o < noff * npo; o++)
-					for (int c = 0; c < nck * nsp; c++) {
-						knobs k = rcs[j];
-						k.mb = mbs[i];
-						k.zero = z;
-						k.offload = o % 2 && noff == 2;
-						k.params = o >= noff;
-						k.ckpt = c % 2 && nck == 2;
-						k.sp = c >= nck;
-						if (i == 0 && j == 0 && z == p->zero && !o && !c)
-							continue; /* the plan itself */
-						if (k.offload && z < 1 && zmax >= 1)
-							continue; /* apply's zero = 1, met at z = 1 */
-						int v = consider(s, &k, r, d, true);
-						if (v == PLAN_VERDICT_FITS && k.rc == WORK_RECOMPUTE_FULL &&
-						    k.rl == 0 && most > 1)
-							fewer_layers(s, k, most, r, d);
-					}
+	/* the candidates in one index, t = (((i nrc + j) nz + z) no + o) nc + c
+	 * (micro-batch i outermost, the checkpoint / SP choice c innermost);
+	 * t = 0 is the plan itself */
+	int nz = zmax - p->zero + 1, no = noff * npo, nc = nck * nsp;
+	int total = nmb * nrc * nz * no * nc;
+	for (int t = 1; t < total; t++) {
+		int c = t % nc, o = t / nc % no, z = p->zero + t / (nc * no) % nz;
+		knobs k = rcs[t / (nc * no * nz) % nrc];
+		k.mb = mbs[t / (nc * no * nz * nrc)];
+		k.zero = z;
+		k.offload = o % 2 && noff == 2;
+		k.params = o >= noff;
+		k.ckpt = c % 2 && nck == 2;
+		k.sp = c >= nck;
+		if (k.offload && z < 1 && zmax >= 1)
+			continue; /* apply's zero = 1, met at z = 1 */
+		int v = consider(s, &k, r, d, true);
+		if (v == PLAN_VERDICT_FITS && k.rc == WORK_RECOMPUTE_FULL && k.rl == 0 && most > 1)
+			fewer_layers(s, k, most, r, d);
+	}
 	/* a tight plan is worth naming only beside a fitting one it beats */
 	if (!r->found || r->verdict != PLAN_VERDICT_FITS || !(r->tight_est_s < r->est_s))
 		r->tight_found = false;
