@@ -721,22 +721,15 @@ double plan_local_params(const plan_scenario *s, int stage)
 }
 
 /* What the sweep pre-screen's data-parallel time reduces per rank: the
- * gradient and weight bytes of the memory model before the peak walk
- * (16-bit weights, 2 or 4-byte gradients, times the shard group when ZeRO
- * divided them), kept as they were so that step times do not move with the
- * memory model. */
-void plan_dp_bytes(const plan_scenario *s, int stage, double *grad, double *weight)
+ * gradient bytes of the memory model before the peak walk (2 or 4-byte
+ * gradients, times the shard group when ZeRO divided them), kept as they
+ * were so that step times do not move with the memory model. */
+double plan_dp_grad_bytes(const plan_scenario *s, int stage)
 {
-	const plan_spec *p = &s->plan;
-	double experts, params = stage_params(s, stage, &experts), dpg, shards, eshards;
-	shard_counts(s, &dpg, &shards, &eshards);
-	bool fp32 = s->dtype == HW_FP32 || s->dtype == HW_TF32;
-	double w = fp32 ? 4.0 : 2.0, g = plan_grad_bytes(s);
-	bool gshard = plan_grads_sharded(s);
-	/* Only trained parameters have gradients to reduce and updated weights
-	 * to gather after the step: LoRA's adapters (and the embeddings with
-	 * train_embeddings), or the layers above frozen_layers. ZeRO-3 still
-	 * gathers every weight, frozen or not, for the compute. */
+	double experts, params = stage_params(s, stage, &experts);
+	/* Only trained parameters have gradients to reduce: LoRA's adapters
+	 * (and the embeddings with train_embeddings), or the layers above
+	 * frozen_layers. */
 	double tdense = params, texp = experts;
 	if (s->train.lora_rank > 0 || s->train.frozen_layers > 0) {
 		plan_budget bg; /* its train: the stage's trained parameters */
@@ -744,14 +737,11 @@ void plan_dp_bytes(const plan_scenario *s, int stage, double *grad, double *weig
 		texp = s->train.lora_rank > 0 ? 0 : experts;
 		tdense = bg.train - texp;
 	}
-	double gb = tdense * g / (gshard ? shards : 1) + texp * g / (gshard ? eshards : 1);
-	double wb = p->zero >= 3 ? params * w / shards + experts * w : tdense * w + texp * w;
-	/* the rank's whole local bytes: a sharded figure times its shard
-	 * group (dense over shards, experts over eshards; ZeRO-3 gathers the
-	 * experts' whole), not the dp x cp ranks, which count the replicas of
-	 * hybrid sharding too */
-	*grad = gshard && gb > 0 ? tdense * g + texp * g : gb;
-	*weight = p->zero >= 3 && wb > 0 ? params * w + experts * w : wb;
+	/* the rank's whole local bytes, sharded or not (a reduce-scatter over
+	 * the shard group starts from them): not the shard times the dp x cp
+	 * ranks, which count the replicas of hybrid sharding too */
+	double g = plan_grad_bytes(s);
+	return tdense * g + texp * g;
 }
 
 void plan_offload_memory(const plan_scenario *s, int stage, double *host, double *nvme)

@@ -1511,14 +1511,13 @@ double plan_optimizer_host_time(const plan_scenario *s, int stage, double *tenso
  * rank, without flat_params or LoRA), not every tensor of a layer. */
 bool plan_optimizer_in_shard(const plan_scenario *s);
 
-/* The gradient and weight bytes one rank of `stage` reduces or gathers over
- * data parallelism, as the sweep pre-screen's time model reads them (the
- * pre-walk memory model's figures times the shard group: unchanged by the
- * memory model, so that step times do not move with it; offloading moves
- * the optimizer and the parameters' home, not these bytes: the gradients
- * are reduced before they are copied out and ZeRO-3 gathers the weights
- * it streams in). */
-void plan_dp_bytes(const plan_scenario *s, int stage, double *grad, double *weight);
+/* The gradient bytes one rank of `stage` reduces over data parallelism, as
+ * the sweep pre-screen's time model reads them (the pre-walk memory model's
+ * figure times the shard group: unchanged by the memory model, so that step
+ * times do not move with it; offloading moves the optimizer, not these
+ * bytes: the gradients are reduced before they are copied out). ZeRO-1/2's
+ * gather after the step: plan_zero_gather_bytes. */
+double plan_dp_grad_bytes(const plan_scenario *s, int stage);
 
 /* Host DRAM and NVMe bytes per node that offloading puts there for a node of
  * `stage`'s ranks: with the optimizer offloaded the states of every GPU's

@@ -1062,8 +1062,7 @@ static void add_stage(const plan_scenario *s, const est_in *in, int st, stage_su
 		e->compute_s = in->m * x.comp_s;
 		e->tp_s = in->m * (t - x.comp_s);
 	}
-	double g, w;
-	plan_dp_bytes(s, st, &g, &w);
+	double g = plan_dp_grad_bytes(s, st);
 	double local = plan_local_params(s, st);
 	a->grad = g > a->grad ? g : a->grad;
 	if ((p->zero == 1 || p->zero == 2) && in->grp->shard.size > 1)
