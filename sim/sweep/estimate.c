@@ -1109,18 +1109,15 @@ static double pipe_transfers(const plan_scenario *s, int m, double hop, const ne
 }
 
 /* Whether the pipeline is walked (pipewalk.c) rather than closed: every
- * training pipeline. First the synchronous ones whose transfers carry host
- * or handshake costs or run one at a time (nanotron: 5-17 % at pp 4-8);
- * then every synchronous one, where a transfer's data alone is exposed on
- * the busiest stage at each step (its input arrives only once it has
- * posted the receive, its send ends before its next op starts): 1F1B and
- * GPipe under Megatron-Core, NeMo, Megatron-DeepSpeed, torchtitan and the
- * ideal profile from -0.2..-2.9 % under the simulated step to within 0.8 %
- * (GPT-3 175B on Selene, pp 16: -1.4 -> 0.0 %); then the interleaved and
- * Looped BFS pipelines, whose sends are asynchronous, each chunk its
- * virtual stage (chunk_times): -0.4 to -2.1 % -> -0.2 to -1.1 %; then zero
- * bubble, each backward's B and W apart (ZBV +2.5 -> -0.4 %, DualPipeV
- * +1.1 -> -0.3 %). The audit's 193 plans, mean 0.56 -> 0.32 %. */
+ * training pipeline. The closed form, m T + (S - T) / vpp, leaves out what
+ * the graph's edges make the busiest stage wait for: under a synchronous
+ * schedule the rendezvous of each transfer (its input arrives only once
+ * the stage has posted the receive, a send ends before its next op
+ * starts), under an asynchronous one each chunk's own virtual stage, under
+ * zero bubble the B and W ops apart. The closed form stays the walk's
+ * fallback and prices inference, whose forward passes have no backward to
+ * rendezvous with. What the walk gained on each schedule: README,
+ * "Searching plans" (the pre-screen's audit against the simulation). */
 static bool walk_wanted(const plan_scenario *s)
 {
 	const plan_spec *p = &s->plan;
