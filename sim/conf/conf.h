@@ -79,6 +79,19 @@ char *conf_resolved_text(const conf_doc *doc);
  * as an error with a did-you-mean note. Returns the number reported. */
 int conf_check_sections(const conf_doc *doc, const char *const *known, sim_diag *diag);
 
+/* A file of another kind given to a command: when the document has a
+ * section of kinds[i].section (NULL-terminated list), report one error at
+ * its header, "[S] makes this WHAT: run it with 'podsim CMD ROOT'" (ROOT
+ * the file given, whichever file of its includes opens the section), and
+ * return true, so that the caller stops before listing every section the
+ * file lacks. */
+typedef struct conf_kind {
+	const char *section; /* the section that marks the kind, e.g. "sweep" */
+	const char *what;    /* e.g. "a sweep file" */
+	const char *cmd;     /* the command that takes it, e.g. "sweep" */
+} conf_kind;
+bool conf_other_kind(const conf_doc *doc, const conf_kind *kinds, sim_diag *diag);
+
 /* ------------------------------------------------------------ key tables -- */
 
 typedef enum {

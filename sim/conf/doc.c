@@ -292,6 +292,19 @@ int conf_check_sections(const conf_doc *doc, const char *const *known, sim_diag 
 	return n;
 }
 
+bool conf_other_kind(const conf_doc *doc, const conf_kind *kinds, sim_diag *diag)
+{
+	for (const conf_kind *k = kinds; k->section; k++) {
+		if (!conf_has_section(doc, k->section))
+			continue;
+		conf_loc loc = conf_section_loc(doc, k->section);
+		sim_diag_error(diag, loc.path, loc.line, "[%s] makes this %s: run it with 'podsim %s %s'",
+		               k->section, k->what, k->cmd, conf_root_path(doc));
+		return true;
+	}
+	return false;
+}
+
 int conf_load_set(const char *path, const char *const *sets, size_t n, sim_diag *diag,
 		  conf_doc **out)
 {

@@ -485,6 +485,11 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 {
 	plan_head head;
 	scen_train train;
+	static const conf_kind other[] = {{"sweep", "a sweep file", "sweep"},
+	                                  {"serve", "a serving scenario", "serve"},
+	                                  {NULL, NULL, NULL}};
+	if (conf_other_kind(s->doc, other, diag))
+		return SIM_ECONF;
 	int rc = SIM_OK;
 	if (conf_check_sections(s->doc, known_sections, diag) > 0)
 		rc = SIM_ECONF;

@@ -157,6 +157,11 @@ static int read_sections(serve_scenario *s, sim_diag *d)
 	plan_head head;
 	serve_conf c;
 	engine_conf e;
+	static const conf_kind other[] = {{"sweep", "a sweep file", "sweep"},
+	                                  {"parallel", "a training scenario", "run"},
+	                                  {NULL, NULL, NULL}};
+	if (conf_other_kind(s->doc, other, d))
+		return SIM_ECONF;
 	int rc = SIM_OK;
 	if (conf_check_sections(s->doc, known_sections, d) > 0)
 		rc = SIM_ECONF;
