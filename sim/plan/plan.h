@@ -993,6 +993,15 @@ int plan_padded_vocab(int vocab, int multiple, int tp);
  * d98e8a64; model FLOPs are the model's, PaLM's definition). */
 work_model plan_flops_model(const plan_scenario *s);
 void plan_pad_vocab(plan_scenario *s);
+/* What plan_scenario_load derives from the [parallel] keys it read, again
+ * after they change (the sweep's fast path writes a plan's values into a
+ * copy of the base): fp32_grads by the framework's rule for the precision
+ * and ZeRO stage ([framework] grad_dtype, plan_grad_fp32) unless
+ * fp32_given (the scenario, a --set or the sweep's own dimension gives
+ * it), the vocabulary padded for tp (plan_pad_vocab), the recompute
+ * modules' mask (work_recompute_parse; a bad list is plan_check's error,
+ * the mask 0). */
+void plan_derive(plan_scenario *s, bool fp32_given);
 /* The interleaved schedule's micro-batch group as an assumption (into buf):
  * true when vp_group is left at 0 and plan_vp_group picks a group other
  * than pp (the micro-batches no multiple of pp). */

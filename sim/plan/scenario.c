@@ -516,10 +516,6 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	memcpy(s->description, head.description, sizeof s->description);
 	s->seed = (uint64_t)head.seed;
 	s->dtype = precision_dtype[train.precision];
-	/* [parallel] fp32_grads, where the scenario (or --set) gives none, is
-	 * the framework's rule for this precision ([framework] grad_dtype). */
-	if (!conf_get(s->doc, "parallel", "fp32_grads", NULL))
-		s->plan.fp32_grads = plan_grad_fp32(s->fw.grad_dtype, s->dtype, s->plan.zero);
 	s->flash = train.attention == 0;
 	s->inference = train.mode == 1;
 	s->train = train.t;
@@ -538,12 +534,21 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	s->plan.vp_rule = s->fw.vp_rule;
 	s->plan.mtp_units = s->model.mtp_layers;
 	s->vocab_model = s->model.vocab;
+	plan_derive(s, conf_get(s->doc, "parallel", "fp32_grads", NULL) != NULL);
+	return other_gpu(s, diag);
+}
+
+void plan_derive(plan_scenario *s, bool fp32_given)
+{
+	/* [parallel] fp32_grads, where nothing gives it, is the framework's
+	 * rule for this precision and stage ([framework] grad_dtype) */
+	if (!fp32_given)
+		s->plan.fp32_grads = plan_grad_fp32(s->fw.grad_dtype, s->dtype, s->plan.zero);
 	plan_pad_vocab(s);
 	char bad[64]; /* a bad list is plan_check's error */
 	if (work_recompute_parse(s->plan.recompute_modules, &s->plan.recompute_mask, bad,
 				 sizeof bad) != SIM_OK)
 		s->plan.recompute_mask = 0;
-	return other_gpu(s, diag);
 }
 
 int plan_padded_vocab(int vocab, int multiple, int tp)
