@@ -14,8 +14,8 @@
  * and its blocking collectives on the groups of plan_make_groups: TP
  * all-reduce / all-gather / reduce-scatter on tp, the MoE all-to-alls on ep
  * (alpha-beta, net_collective). CP ring transfers (point-to-point on cp)
- * overlap the attention blocks they feed: only ring - attention is exposed,
- * per layer and pass. With m micro-batches, the bottleneck T = max t_s and
+ * overlap the attention steps before the one they feed: step k waits for
+ * transfer k, the transfers run back to back (sum_items' ring clock). With m micro-batches, the bottleneck T = max t_s and
  * the sum S = sum t_s, a 1F1B or GPipe pipeline takes
  *   pipe = m T + (S - T) / vpp
  * (equal stages: (m + (p-1)/vpp) T, the bubble fraction (p-1)/(vpp m + p - 1)
@@ -95,6 +95,7 @@ typedef struct prog {
 	double ep_s;    /* the EP collectives: MoE all-to-alls (blocking unless
 			 * moe_a2a_overlap: prog_time) */
 	double ring_s;  /* CP ring transfers (overlap attention) */
+	double ringx_s; /* ... what the attention steps wait for them */
 	double attn_s;  /* the attention kernels the ring overlaps */
 	double w_s;     /* weight-gradient GEMMs (ZB-H1's W) */
 	double bwd_s;   /* backward with recomputation: kernels and blocking */
@@ -160,6 +161,16 @@ static bool is_wgrad(const work_item *it)
 	       strncmp(it->name, "attn", 4) != 0;
 }
 
+/* A run of kernels ends: the chain's task, max(GPU, host), and, while a
+ * CP ring is under way, the chain's clock with it (sum_items). */
+static void end_run(prog *p, double *run_g, double *run_h, bool ring_on, double *clock)
+{
+	double t = fmax(*run_g, *run_h);
+	p->comp_s += t;
+	*clock += ring_on ? t : 0;
+	*run_g = *run_h = 0;
+}
+
 /* Sum a program (for selective recomputation, the items it re-runs:
  * work_recompute_items). Kernels between two blocking
  * collectives form a run that takes max(GPU, host), as plan_build's chains:
@@ -180,6 +191,20 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 	 * over them is exposed; the ring's transfers beside the later steps */
 	double gath = 0, step0 = 0;
 	bool waited = false;
+	/* The CP ring as plan/emit.c links it (link_deps): transfer k (cp_step
+	 * k) is issued before attention step k - 1, the first after the task
+	 * before it, each later one as soon as the one before it has arrived
+	 * (the ring forwards the block it received); attention step k waits
+	 * for transfer k. From the first transfer's issue, the chain's clock
+	 * (its tasks since, and its waits) and each transfer's arrival: step k
+	 * waits max(0, arrival_k - clock). Only the steps before k hide
+	 * transfer k, not all the layer's attention (cp 2: transfer 1 beside
+	 * step 0 alone). As chain.c cuts the chain's tasks, a transfer ends
+	 * the run before it and an attention step k >= 1 starts one. The
+	 * all-gather's first step (cp_step 1 without a ring transfer) is the
+	 * gather's, above. */
+	double clock = 0, arrive[WORK_MAX_ITEMS + 1];
+	bool ring_on = false;
 	for (int i = 0; i < n; i++) {
 		bool attn = !strncmp(it[i].name, "attn", 4);
 		if (it[i].kind == WORK_ITEM_COMM && it[i].comm == WORK_COMM_CP_ALLGATHER) {
@@ -229,13 +254,25 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 				double i_c = gpu->interference * plan_comm_scale(s, cg, algo);
 				t = fmax(t - gk, quiet ? 0 : i_c * t);
 			}
-			if (!ring) { /* a blocking collective ends the run */
-				p->comp_s += fmax(run_g, run_h);
-				run_g = run_h = 0;
-			}
+			/* a blocking collective ends the run, and so does a ring
+			 * transfer (chain.c: the step after it a task of its own) */
+			end_run(p, &run_g, &run_h, ring_on, &clock);
 			if (s->fw.comm_host_op && !ring)
 				run_h += hw_overhead(gpu);
 			*(ring ? &p->ring_s : ep ? &p->ep_s : &p->block_s) += t;
+			int k = it[i].cp_step;
+			if (ring && k >= 1 && k <= WORK_MAX_ITEMS) {
+				bool after = ring_on && k > 1 && arrive[k - 1] >= 0;
+				if (!after && (!ring_on || k <= 1)) { /* a new ring */
+					ring_on = true;
+					clock = 0;
+					for (int j = 0; j <= WORK_MAX_ITEMS; j++)
+						arrive[j] = -1;
+				}
+				arrive[k] = (after ? arrive[k - 1] : clock) + t;
+			} else if (ring_on && !ring) {
+				clock += t; /* a blocking collective on the chain */
+			}
 			/* the bound's share (bound_of): a TP collective between two
 			 * kernels of the program, not overlapped, holds the stream for
 			 * at least the time its data takes through every link the GPU
@@ -252,9 +289,12 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			double fs = plan_item_framework_s(gpu, &it[i]);
 			bool alone = (i >= 1 && plan_tp_overlap(s, it, n, i - 1) == 1) ||
 			             (i + 1 < n && plan_tp_overlap(s, it, n, i + 1) == -1);
-			if (alone && run_g > 0) { /* the kernels before it: their run */
-				p->comp_s += fmax(run_g, run_h);
-				run_g = run_h = 0;
+			int k = it[i].cp_step;
+			if ((alone && run_g > 0) || (k > 0 && (run_g > 0 || run_h > 0)))
+				end_run(p, &run_g, &run_h, ring_on, &clock); /* the kernels before it */
+			if (ring_on && attn && k >= 1 && k <= WORK_MAX_ITEMS && arrive[k] > clock) {
+				p->ringx_s += arrive[k] - clock;
+				clock = arrive[k];
 			}
 			run_g += t - nk * fs;
 			/* the GPU part of the task plan_build emits (its `g`) */
@@ -267,13 +307,11 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			else
 				p->attn_s += attn ? t : 0;
 			p->w_s += is_wgrad(&it[i]) ? t : 0;
-			if (alone) { /* its own run ends with it */
-				p->comp_s += fmax(run_g, run_h);
-				run_g = run_h = 0;
-			}
+			if (alone) /* its own run ends with it */
+				end_run(p, &run_g, &run_h, ring_on, &clock);
 		}
 	}
-	p->comp_s += fmax(run_g, run_h);
+	end_run(p, &run_g, &run_h, ring_on, &clock);
 	p->block_s += gath > 0 ? fmax(gath - step0, s->gpu.interference * fmin(gath, step0)) : 0;
 }
 
@@ -342,11 +380,12 @@ static double prog_time(const plan_scenario *s, const prog *x)
 {
 	double c = x->comp_s, a = x->ep_s, i = plan_ep_share(s);
 	double ca = s->plan.moe_a2a_overlap ? fmax(c + i * fmin(c, a), a) : c + a;
-	/* the ring beside the attention: its excess, or the attention slowed
-	 * by the GPU's interference while it runs (its send/receive channels
-	 * not modelled: the whole interference, as chain.c comm_seg) */
+	/* the ring beside the attention: the steps' waits for it, or the
+	 * attention slowed by the GPU's interference while it runs (its
+	 * send/receive channels not modelled: the whole interference, as
+	 * chain.c comm_seg) */
 	double ri = s->gpu.interference * fmin(x->ring_s, x->attn_s);
-	return ca + x->block_s + (x->ring_s > 0 ? fmax(x->ring_s - x->attn_s, ri) : 0);
+	return ca + x->block_s + (x->ring_s > 0 ? fmax(x->ringx_s, ri) : 0);
 }
 
 static void prog_add(prog *a, const prog *b, double k)
@@ -355,6 +394,7 @@ static void prog_add(prog *a, const prog *b, double k)
 	a->block_s += k * b->block_s;
 	a->ep_s += k * b->ep_s;
 	a->ring_s += k * b->ring_s;
+	a->ringx_s += k * b->ringx_s;
 	a->attn_s += k * b->attn_s;
 	a->w_s += k * b->w_s;
 	a->bwd_s += k * b->bwd_s;
