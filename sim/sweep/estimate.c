@@ -203,7 +203,7 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 	 * the run before it and an attention step k >= 1 starts one. The
 	 * all-gather's first step (cp_step 1 without a ring transfer) is the
 	 * gather's, above. */
-	double clock = 0, arrive[WORK_MAX_ITEMS + 1];
+	double clock = 0, arrive[WORK_MAX_CP + 1]; /* by cp_step: 1 .. cp */
 	bool ring_on = false;
 	for (int i = 0; i < n; i++) {
 		bool attn = !strncmp(it[i].name, "attn", 4);
@@ -261,12 +261,12 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 				run_h += hw_overhead(gpu);
 			*(ring ? &p->ring_s : ep ? &p->ep_s : &p->block_s) += t;
 			int k = it[i].cp_step;
-			if (ring && k >= 1 && k <= WORK_MAX_ITEMS) {
+			if (ring && k >= 1 && k <= WORK_MAX_CP) {
 				bool after = ring_on && k > 1 && arrive[k - 1] >= 0;
 				if (!after && (!ring_on || k <= 1)) { /* a new ring */
 					ring_on = true;
 					clock = 0;
-					for (int j = 0; j <= WORK_MAX_ITEMS; j++)
+					for (int j = 0; j <= WORK_MAX_CP; j++)
 						arrive[j] = -1;
 				}
 				arrive[k] = (after ? arrive[k - 1] : clock) + t;
@@ -292,7 +292,7 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			int k = it[i].cp_step;
 			if ((alone && run_g > 0) || (k > 0 && (run_g > 0 || run_h > 0)))
 				end_run(p, &run_g, &run_h, ring_on, &clock); /* the kernels before it */
-			if (ring_on && attn && k >= 1 && k <= WORK_MAX_ITEMS && arrive[k] > clock) {
+			if (ring_on && attn && k >= 1 && k <= WORK_MAX_CP && arrive[k] > clock) {
 				p->ringx_s += arrive[k] - clock;
 				clock = arrive[k];
 			}
