@@ -233,7 +233,14 @@ double sweep_z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd
 	 * hidden behind it: the shard group's collectives at its channels'
 	 * share, the replicas' all-reduce at its own (one rank a node: few
 	 * channels, plan_comm_scale) */
-	double hid = fmin(2 * z.ag + early - ar_mb, fwd_l + bwd_l);
+	/* under zero3_sync the reduction is not beside the backward: the next
+	 * layer's entry waits for it with the GPU idle (hx), so the backward
+	 * has only the prefetched gather beside it (deepspeed-2021's GPT-3
+	 * 175B at dp 128, one sequence a micro-batch: 4.4 % over the simulated
+	 * step with the reduction's excess and interference counted again) */
+	double eb = s->fw.zero3_sync ? 0 : early, ebs = s->fw.zero3_sync ? 0 : early - ar_mb;
+	double el = s->fw.zero3_sync ? 0 : z.rs + ar;
+	double hid = fmin(2 * z.ag + ebs, fwd_l + bwd_l);
 	double hid_ar = fmin(ar_mb, fwd_l + bwd_l - hid);
 	double shard_b = z.lg * z.wire / (g->shard.size > 1 ? g->shard.size : 1);
 	double i_ar = hid_ar > 0 ? sweep_coll_intf(s, NET_ALLREDUCE, &g->replica, shard_b) * hid_ar : 0;
@@ -245,8 +252,8 @@ double sweep_z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd
 	 * 2, dp 8, one sequence a micro-batch, 10 % over the simulated step) */
 	double i = sweep_coll_intf(s, NET_ALLGATHER, &g->shard, z.lw);
 	double pf = fmax(z.ag - fwd_l, i * fmin(z.ag, fwd_l));
-	double pb = fmax(z.ag + early - bwd_l, i * fmin(z.ag + early - ar_mb, bwd_l));
-	double pl = fmax(z.ag + z.rs + ar - bwd_l, i * fmin(z.ag + early - ar_mb, bwd_l));
+	double pb = fmax(z.ag + eb - bwd_l, i * fmin(z.ag + ebs, bwd_l));
+	double pl = fmax(z.ag + el - bwd_l, i * fmin(z.ag + ebs, bwd_l));
 	/* the buckets' hold-ups beyond what the averaged chain's excess
 	 * counts already, every micro-batch that reduces (z3_bucket_tail);
 	 * under zero3_sync every gather waits for the device anyway (hx) */
