@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# prescreen-audit.sh PODSIM - the sweep's two invariants against the
+# simulation (tools/prescreen-audit): no plan's lower bound above its
+# simulated step (the exact search prunes on it) and every plan's
+# pre-screen memory peak the run's own (the sweep prunes on it), on the
+# spaces where each was once broken: DeepSpeed's ZeRO stages from a ZeRO-0
+# base (the fast path kept the base's gradient dtype: a bound 4.6 % above
+# its step, a peak 4.2 % of the capacity off) and context parallelism's
+# ring; and the estimate within 2 % of the simulation on them (it was
+# 11 % off on both before).
+set -u
+podsim=$1
+command -v python3 >/dev/null || { echo "python3 missing (meson's own dependency)"; exit 1; }
+out=$(python3 tools/prescreen-audit --podsim "$podsim" --only "quickstart deepspeed" \
+	--only "quickstart nemo cp" 2>&1)
+rc=$?
+echo "$out"
+fail=0
+[ $rc -eq 0 ] || { echo "audit exit status $rc, want 0"; fail=1; }
+echo "$out" | grep -q "bound above the simulated step: 0$" || { echo "a bound above its step"; fail=1; }
+echo "$out" | grep -q "worst space 0.000 % of the capacity" || { echo "memory peaks differ"; fail=1; }
+worst=$(echo "$out" | sed -n 's/^all: .* worst \([-+0-9.]*\) %.*/\1/p')
+awk -v w="$worst" 'BEGIN { exit !(w != "" && w < 2 && w > -2) }' ||
+	{ echo "worst estimate error $worst %, want within 2 %"; fail=1; }
+exit $fail
