@@ -206,12 +206,18 @@ double build_zero3_layer_tensors(const plan_scenario *s, int g)
  * tensors (plan_zero3_pieces, last module first), then the root unit's; a
  * bucket is reduced when the next tensor would take it past
  * plan_bucket_bytes and it holds something, the last one after the
- * backward. */
+ * backward. *mid (may be NULL) gets the buckets reduced while layers'
+ * backwards still follow: those closed by a tensor of a layer other than
+ * the last trained one (emit.c adds a layer's gradients, and flushes, at
+ * the end of its backward, so a bucket closed by the last layer's or the
+ * root's is reduced at the backward's end, as the last one). */
 static int zero3_walk(const plan_scenario *s, int stage, double *list, double *tlist, int cap,
-		      double *max_bytes, double *last_bytes, double *host_s)
+		      double *max_bytes, double *last_bytes, double *host_s, int *mid)
 {
 	const plan_spec *p = &s->plan;
 	*max_bytes = *last_bytes = *host_s = 0;
+	if (mid)
+		*mid = 0;
 	if (p->zero < 3 || s->inference || s->fw.zero3_reduce != PLAN_ZERO3_REDUCE_BUCKET)
 		return 0;
 	plan_groups grp;
@@ -248,6 +254,8 @@ static int zero3_walk(const plan_scenario *s, int stage, double *list, double *t
 				if (tlist && n < cap)
 					tlist[n] = tens;
 				n++;
+				if (mid && l > ft) /* the flush at layer l's end, l - 1 after it */
+					*mid = n;
 				*max_bytes = open > *max_bytes ? open : *max_bytes;
 				*host_s += tens * th;
 				open = tens = 0;
@@ -312,14 +320,14 @@ double plan_zero3_gather_host_s(const plan_scenario *s, int g)
 int plan_zero3_buckets(const plan_scenario *s, int stage, double *max_bytes,
 		       double *last_bytes, double *host_s)
 {
-	return zero3_walk(s, stage, NULL, NULL, 0, max_bytes, last_bytes, host_s);
+	return zero3_walk(s, stage, NULL, NULL, 0, max_bytes, last_bytes, host_s, NULL);
 }
 
 int plan_zero3_bucket_list(const plan_scenario *s, int stage, double *bytes, double *tensors,
-			   int cap)
+			   int cap, int *mid)
 {
 	double mx, last, host;
-	return zero3_walk(s, stage, bytes, tensors, cap, &mx, &last, &host);
+	return zero3_walk(s, stage, bytes, tensors, cap, &mx, &last, &host, mid);
 }
 
 int plan_zero3_reduce_calls(const plan_scenario *s, double tensors)

@@ -1918,9 +1918,12 @@ double plan_zero_gather_host(const plan_scenario *s, int stage, double *host, do
 double plan_step_loops(const plan_scenario *s, int stage, int *tensors);
 /* The same buckets' bytes in the order they are reduced and, if tensors is
  * not NULL, the parameter tensors each holds (at most cap written; the
- * count returned, as plan_zero3_buckets). */
+ * count returned, as plan_zero3_buckets); *mid (may be NULL) gets how many
+ * of the first are reduced while layers' backwards still follow them, the
+ * rest after the backward (closed by the root unit's gradients, or the
+ * last). */
 int plan_zero3_bucket_list(const plan_scenario *s, int stage, double *bytes, double *tensors,
-			   int cap);
+			   int cap, int *mid);
 /* How many reduce-scatters a bucket of `tensors` parameter tensors is
  * reduced with ([framework] zero3_reduce_calls): 1 (one call over the
  * bucket: reduce_scatter_coalesced, DeepSpeed from 2022-01), or one per

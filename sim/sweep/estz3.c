@@ -17,6 +17,7 @@
  * all (rep), the pieces (ng). */
 typedef struct z3_layer {
 	double lw, lg, ag, rs, cz, wire;
+	double rsi; /* the share of rs beside the compute (z3_bucket_tail) */
 	int rep, ng;
 } z3_layer;
 
@@ -64,17 +65,22 @@ static void z3_layer_costs(const plan_scenario *s, const plan_groups *g, z3_laye
 		      plan_zero3_cast_s(s, sep, false) + plan_fsdp_reduce_s(s, sep) +
 		      plan_fsdp_post_reduce_s(s, xs, false) + plan_zero3_cast_s(s, xs, true);
 	}
-	*z = (z3_layer){lw, lg, ag, rs, cz, wire, rep, ng};
+	*z = (z3_layer){lw, lg, ag, rs, cz, wire, rs, rep, ng};
 }
 
 /* DeepSpeed's IPG buckets (plan_zero3_bucket_list, each at its size: the
  * root unit's may be the largest by far), each in its calls
- * (zero3_reduce_calls): the buckets but the last spread over the layers'
- * backwards (z->rs becomes their share per layer, with the casts), the last
- * after the backward of every micro-batch, exposed, returned (the host's
- * per-rank slicing, mostly hidden behind its lead, is left out here). 0
- * where the framework has no such buckets.
- * *hol: what the buckets but the last hold up per micro-batch. The
+ * (zero3_reduce_calls): those reduced while layers' backwards follow
+ * spread over them (z->rs becomes their share per layer, with the casts),
+ * the rest after the backward of every micro-batch, exposed, returned: the
+ * last, and the one the root unit's gradients close, which arrive after
+ * the last layer's (the quickstart's model under deepspeed at dp 16: its
+ * third bucket of layers, flushed as the embedding's gradient arrives, was
+ * counted as a hold-up of a layer after it, 6.0 ms a micro-batch where the
+ * graph exposes it whole, 8.2; the step 1.5 % over the simulated one). The
+ * host's per-rank slicing, mostly hidden behind its lead, is left out here.
+ * 0 where the framework has no such buckets.
+ * *hol: what the buckets reduced mid-backward hold up per micro-batch. The
  * gathers and the reduce-scatters share the data-parallel group's one NCCL
  * stream (the graph's DP stream; ProcessGroupNCCL runs a group's
  * collectives in order on its stream), so a bucket's reduce-scatter r,
@@ -83,17 +89,24 @@ static void z3_layer_costs(const plan_scenario *s, const plan_groups *g, z3_laye
  * max(0, r + ag - bwd_l) (the layer after the flush starts at once, its
  * gather done; the one after it finds its gather queued behind r). A
  * bucket of a GB, 5 ms on two nodes beside 3.3 ms of a layer's backward,
- * holds up 2.7 ms; averaged over the layers (z->rs) it held up nothing. */
+ * holds up 2.7 ms; averaged over the layers (z->rs) it held up nothing.
+ * A bucket that holds up a layer outlasts the compute beside it, which
+ * ends inside it, slowed by the interference at no further cost (as
+ * sweep_z3_exposed's pb): z->rsi, the share beside the compute that the
+ * interference is charged on, holds only the buckets that do not (the
+ * quickstart's model under deepspeed at dp 16, one sequence a
+ * micro-batch: its two 8 ms buckets charged again, 2.4 ms a
+ * micro-batch). */
 static double z3_bucket_tail(const plan_scenario *s, const plan_groups *g, int layers,
                              double bwd_l, z3_layer *z, double *hol)
 {
 	double tail = 0;
 	int cap = layers * z->ng + 2;
 	double *bk = malloc(2 * (size_t)cap * sizeof *bk);
-	int nb = bk ? plan_zero3_bucket_list(s, 0, bk, bk + cap, cap) : 0;
+	int mid = 0, nb = bk ? plan_zero3_bucket_list(s, 0, bk, bk + cap, cap, &mid) : 0;
 	*hol = 0;
 	if (nb > 0 && nb <= cap && layers > 0) {
-		double rs = 0;
+		double rs = 0, rsi = 0;
 		for (int i = 0; i < nb; i++) {
 			int c = plan_zero3_reduce_calls(s, bk[cap + i]);
 			/* the bucket's pass before it on the DP stream (emit.c
@@ -103,11 +116,14 @@ static double z3_bucket_tail(const plan_scenario *s, const plan_groups *g, int l
 			double pass = hw_mem_time(&s->gpu, (bk[cap + i] > 1 ? 6.0 : 4.0) * bk[i]);
 			double t = pass +
 			           c * sweep_coll_time(s, NET_REDUCESCATTER, &g->shard, bk[i] * z->wire / c);
-			*(i < nb - 1 ? &rs : &tail) += t;
-			if (i < nb - 1)
+			*(i < mid ? &rs : &tail) += t;
+			if (i < mid)
 				*hol += fmax(0, t + z->ag - bwd_l);
+			if (i < mid && t + z->ag <= bwd_l)
+				rsi += t;
 		}
 		z->rs = rs / layers + z->cz;
+		z->rsi = rsi / layers + z->cz;
 	}
 	free(bk);
 	return tail;
@@ -238,7 +254,8 @@ double sweep_z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd
 	 * has only the prefetched gather beside it (deepspeed-2021's GPT-3
 	 * 175B at dp 128, one sequence a micro-batch: 4.4 % over the simulated
 	 * step with the reduction's excess and interference counted again) */
-	double eb = s->fw.zero3_sync ? 0 : early, ebs = s->fw.zero3_sync ? 0 : early - ar_mb;
+	double eb = s->fw.zero3_sync ? 0 : early;
+	double ebs = s->fw.zero3_sync || nosync ? 0 : z.rsi; /* beside the compute */
 	double el = s->fw.zero3_sync ? 0 : z.rs + ar;
 	double hid = fmin(2 * z.ag + ebs, fwd_l + bwd_l);
 	double hid_ar = fmin(ar_mb, fwd_l + bwd_l - hid);

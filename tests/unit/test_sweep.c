@@ -998,10 +998,16 @@ static void test_z3_chain_bound(void)
  * they held up nothing and the estimate was 10.9 % under the simulated
  * step, 6.0 % with the hold-ups; with each bucket's pass before its
  * reduce-scatter on the DP stream (emit.c ipg_flush: copy, concatenation,
- * division) within 3 % (+1.9 %). */
+ * division) +1.9 %. The third bucket is closed by the last layer's
+ * gradient, so flushed after the backward with the root's, not a hold-up
+ * (plan_zero3_bucket_list's mid), and a bucket that holds up a layer
+ * takes no interference beyond it (z3_bucket_tail's rsi): +0.7 % (+0.2 %
+ * at four sequences, -1.2 % before; the 18.4B on 1,024 A100 of
+ * gpt-18b-deepspeed-zero3.ini at 128, -1.0 -> +0.1 %). */
 static void test_z3_bucket_holdup(void)
 {
-	est_quickstart("deepspeed", "tp = 1\npp = 1\ndp = 16\nzero = 3\nmicro_batch = 1\n", 0.03);
+	est_quickstart("deepspeed", "tp = 1\npp = 1\ndp = 16\nzero = 3\nmicro_batch = 1\n", 0.01);
+	est_quickstart("deepspeed", "tp = 1\npp = 1\ndp = 16\nzero = 3\nmicro_batch = 4\n", 0.005);
 }
 
 /* The stage-level walk of a synchronous pipeline (pipewalk.c), by hand: pp
