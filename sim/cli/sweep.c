@@ -330,6 +330,41 @@ static void on_stop(int sig)
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define NSTOP (sizeof stop_signals / sizeof stop_signals[0])
 
+/* The base scenario. Its own plan need not be valid when the space varies
+ * keys: every plan of the space is checked on its own (screen.c), so a
+ * base whose tp a framework refuses, or whose dp another split derives,
+ * still sweeps (one note names its error); a base that does not read, or
+ * whose plan's error no dimension varies away, fails as before. */
+static int load_base(sweep_run *w)
+{
+	sim_diag *own = sim_diag_new();
+	if (!own)
+		return SIM_ENOMEM;
+	int rc = plan_scenario_load(w->scenario, w->o.sets, w->o.nsets, own, &w->base);
+	if (rc == SIM_ECONF && sweep_space_ndims(w->sp) > 0) {
+		sim_diag *quiet = sim_diag_new();
+		int ru = quiet ? plan_scenario_load_unchecked(w->scenario, w->o.sets, w->o.nsets,
+		                                              quiet, &w->base)
+		               : SIM_ENOMEM;
+		if (ru == SIM_OK && sim_diag_count(quiet) == 0 && sim_diag_count(own) > 0) {
+			const char *t = sim_diag_text(own, 0), *e = strstr(t, "error: ");
+			sim_diag_note(w->d, w->o.file, 0,
+			              "the base scenario's own plan is not valid (%s); each plan of "
+			              "the space is checked on its own",
+			              e ? e + 7 : t);
+			sim_diag_clear(own);
+			rc = SIM_OK;
+		} else if (ru == SIM_OK) {
+			plan_scenario_free(w->base);
+			w->base = NULL;
+		}
+		sim_diag_free(quiet);
+	}
+	sim_diag_print(own, stderr); /* the base's errors, before the rest */
+	sim_diag_free(own);
+	return rc;
+}
+
 /* Read the file, the --vary flags and the base scenario. 0 or exit status. */
 static int setup(sweep_run *w)
 {
@@ -339,7 +374,7 @@ static int setup(sweep_run *w)
 	for (size_t i = 0; rc == SIM_OK && i < w->o.nvary; i++)
 		rc = sweep_space_add(w->sp, w->o.vary[i], "podsim sweep", 0, w->d);
 	if (rc == SIM_OK)
-		rc = plan_scenario_load(w->scenario, w->o.sets, w->o.nsets, w->d, &w->base);
+		rc = load_base(w);
 	if (rc == SIM_OK)
 		rc = sweep_space_resolve(w->sp, w->base, w->d);
 	if (cli_flush_diag(w->d) || rc != SIM_OK) {

@@ -804,6 +804,13 @@ typedef struct plan_scenario {
  * where, *out is NULL and SIM_ECONF is returned. */
 int plan_scenario_load(const char *path, const char *const *overrides, size_t noverrides,
 		       sim_diag *diag, plan_scenario **out);
+/* The same, read but not checked (no plan_check, no layout: vlayers NULL):
+ * the base of a sweep, whose every plan is checked on its own, so that a
+ * base whose own plan the varied keys replace need not be valid itself
+ * (its tp under a framework without tensor parallelism, its dp for another
+ * split). Errors reading a section are errors still. */
+int plan_scenario_load_unchecked(const char *path, const char *const *overrides,
+                                 size_t noverrides, sim_diag *diag, plan_scenario **out);
 /* The same from configuration text in memory (generated scenarios, e.g. by
  * `podsim validate`); includes resolve from base_dir; `name` appears in
  * messages. */

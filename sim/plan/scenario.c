@@ -611,12 +611,16 @@ void plan_pad_vocab(plan_scenario *s)
 	s->plan.cost_head = (double)s->model.vocab * h;
 }
 
-/* Read and check a scenario whose document s->doc is loaded (rc = the load's
- * result); on failure free it. */
-static int finish(plan_scenario *s, int rc, sim_diag *diag, plan_scenario **out)
+/* Read and (with `check`) check a scenario whose document s->doc is loaded
+ * (rc = the load's result); on failure free it. */
+static int finish_as(plan_scenario *s, int rc, sim_diag *diag, plan_scenario **out, bool check)
 {
 	if (rc == SIM_OK)
 		rc = read_sections(s, diag);
+	if (rc == SIM_OK && !check) {
+		*out = s;
+		return SIM_OK;
+	}
 	if (rc == SIM_OK)
 		rc = plan_check(s, diag);
 	if (rc == SIM_OK) {
@@ -635,15 +639,32 @@ static int finish(plan_scenario *s, int rc, sim_diag *diag, plan_scenario **out)
 	return SIM_OK;
 }
 
-int plan_scenario_load(const char *path, const char *const *overrides, size_t noverrides,
-		       sim_diag *diag, plan_scenario **out)
+static int finish(plan_scenario *s, int rc, sim_diag *diag, plan_scenario **out)
+{
+	return finish_as(s, rc, diag, out, true);
+}
+
+static int load_file(const char *path, const char *const *overrides, size_t noverrides,
+		     sim_diag *diag, plan_scenario **out, bool check)
 {
 	*out = NULL;
 	plan_scenario *s = calloc(1, sizeof *s);
 	if (!s)
 		return SIM_ENOMEM;
 	int rc = conf_load_set(path, overrides, noverrides, diag, &s->doc);
-	return finish(s, rc, diag, out);
+	return finish_as(s, rc, diag, out, check);
+}
+
+int plan_scenario_load(const char *path, const char *const *overrides, size_t noverrides,
+		       sim_diag *diag, plan_scenario **out)
+{
+	return load_file(path, overrides, noverrides, diag, out, true);
+}
+
+int plan_scenario_load_unchecked(const char *path, const char *const *overrides,
+				 size_t noverrides, sim_diag *diag, plan_scenario **out)
+{
+	return load_file(path, overrides, noverrides, diag, out, false);
 }
 
 int plan_scenario_load_string(const char *text, const char *name, const char *base_dir,

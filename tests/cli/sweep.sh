@@ -210,6 +210,22 @@ err=$("$podsim" sweep "$tmp/bad.ini" --no-db 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] || { echo "bad sweep file: want 2, got $rc"; fail=1; }
 echo "$err" | grep -q "bad.ini:3: error: unknown key 'micro_bach' in \[sweep\]" ||
 	{ echo "bad sweep file message: $err"; fail=1; }
+# a base whose own plan the varied keys replace need not be valid itself:
+# the quickstart (tp 2, pp 2) under DeepSpeed, which runs no tensor
+# parallelism, swept at tp 1, pp 1 (dp derived: 16) over ZeRO 1-3 runs, with
+# one note naming the base's error; varying nothing that fixes it, every
+# plan is pruned with that reason (exit 1), not an input error (exit 2)
+printf 'include = %s/%s\ninclude = %s/topologies/frameworks/deepspeed.ini\n' "$PWD" "$q" "$PWD" >"$tmp/ds.ini"
+out=$("$podsim" sweep "$tmp/ds.ini" --no-db --vary parallel.tp=1 --vary parallel.pp=1 \
+	--vary parallel.zero=1,2,3 2>&1); rc=$?
+[ $rc -eq 0 ] || { echo "invalid base: exit $rc, want 0"; fail=1; }
+echo "$out" | grep -q "ds.ini: note: the base scenario's own plan is not valid (tensor parallelism: framework 'deepspeed' does not run it (rule runs_tp)); each plan of the space is checked on its own" ||
+	{ echo "invalid base: no note"; fail=1; }
+echo "$out" | grep -q '^3 plans, 3 valid, 3 fit in memory, 3 simulated' || { echo "invalid base: want 3 plans simulated"; fail=1; }
+out=$("$podsim" sweep "$tmp/ds.ini" --no-db --vary parallel.zero=1,3 2>&1); rc=$?
+[ $rc -eq 1 ] || { echo "invalid base, nothing fixing it: exit $rc, want 1"; fail=1; }
+echo "$out" | grep -q "tensor parallelism: framework 'deepspeed' does not run it (rule runs_tp)" ||
+	{ echo "invalid base, nothing fixing it: no reason"; fail=1; }
 "$podsim" sweep --help | grep -q '^usage: podsim sweep' || { echo "sweep --help"; fail=1; }
 "$podsim" compare --help | grep -q '^usage: podsim compare' || { echo "compare --help"; fail=1; }
 exit $fail
