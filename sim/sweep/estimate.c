@@ -316,13 +316,18 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 }
 
 /* One micro-batch of layer `layer`: forward, backward and recomputation
- * (none when !recomp: a layer full recomputation leaves out, recompute_layers). */
+ * (none when !recomp: a layer full recomputation leaves out, recompute_layers);
+ * the forward alone with fwd_only (a frozen layer: chain.c skips its
+ * backward) and in inference, as plan_build runs it (pipe.c skips the
+ * backward ops). */
 static void layer_cost(const plan_scenario *s, const work_shard *sh, const plan_groups *g,
-                       int layer, bool recomp, prog *x)
+                       int layer, bool recomp, bool fwd_only, prog *x)
 {
 	work_item it[WORK_MAX_ITEMS];
 	int n = work_layer_forward_at(&s->model, sh, layer, it);
 	sum_items(s, sh, g, it, n, x);
+	if (s->inference || fwd_only)
+		return;
 	double fwd = x->comp_s + x->block_s + x->ep_s, fwd_g = x->gpu_s;
 	if (recomp && s->plan.recompute == WORK_RECOMPUTE_FULL)
 		sum_items(s, sh, g, it, plan_recompute_items(s, it, n), x);
@@ -409,10 +414,19 @@ static void ends_cost(const plan_scenario *s, const work_shard *sh, const plan_g
 {
 	work_item it[WORK_MAX_ITEMS];
 	sum_items(s, sh, g, it, work_embed_forward(&s->model, sh, it), first);
+	if (s->train.frozen_layers > 0 && !s->inference) /* the embedding frozen with */
+		goto head;                                  /* them (chain.c: no backward) */
+	if (s->inference) { /* the forwards alone: the embedding, the head */
+		sum_items(s, sh, g, it, work_head_forward(&s->model, sh, it), last);
+		for (int k = 0; k < s->model.mtp_layers; k++)
+			sum_items(s, sh, g, it, work_mtp_forward(&s->model, sh, it), last);
+		return;
+	}
 	double f0 = first->gpu_s, t0 = first->comp_s + first->block_s + first->ep_s;
 	sum_items(s, sh, g, it, work_embed_backward(&s->model, sh, it), first);
 	first->bgpu_s += first->gpu_s - f0;
 	first->bwd_s += first->comp_s + first->block_s + first->ep_s - t0;
+head:
 	sum_items(s, sh, g, it, work_head_forward(&s->model, sh, it), last);
 	for (int k = 0; k < s->model.mtp_layers; k++) /* MTP modules (work/mtp.c) */
 		sum_items(s, sh, g, it, work_mtp_forward(&s->model, sh, it), last);
@@ -507,6 +521,7 @@ static double optimizer_time(const plan_scenario *s, int stage, double local)
  * the layers it leaves out. */
 typedef struct kinds {
 	prog kind[4], plain[4];
+	prog frozen[4]; /* the forward alone: a layer of the frozen prefix */
 	bool has[4];
 } kinds;
 
@@ -523,12 +538,19 @@ static void make_kinds(const plan_scenario *s, const work_shard *sh, const plan_
 		int i = kind_of(m, l);
 		if (k->has[i])
 			continue;
-		layer_cost(s, sh, g, l, true, &k->kind[i]), k->has[i] = true;
+		layer_cost(s, sh, g, l, true, false, &k->kind[i]), k->has[i] = true;
 		k->plain[i] = k->kind[i];
 		if (plan_recompute_partial(&s->plan)) {
 			memset(&k->plain[i], 0, sizeof k->plain[i]);
-			layer_cost(s, sh, g, l, false, &k->plain[i]);
+			layer_cost(s, sh, g, l, false, false, &k->plain[i]);
 		}
+	}
+	/* train.frozen_layers: the prefix's forwards alone (chain.c skips
+	 * their backward; their kind's first frozen layer stands for all) */
+	for (int l = 0; l < m->layers && plan_layer_frozen(s, l); l++) {
+		int i = kind_of(m, l);
+		if (k->frozen[i].comp_s <= 0)
+			layer_cost(s, sh, g, l, false, true, &k->frozen[i]);
 	}
 }
 
@@ -538,12 +560,15 @@ static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first
 {
 	prog x = {0};
 	int L = plan_stage_layers(s, st), n[4] = {0, 0, 0, 0}, np[4] = {0, 0, 0, 0};
+	int nf[4] = {0, 0, 0, 0};
 	for (int c = 0, i = 0; c < s->plan.vpp; c++) {
 		int nl = plan_chunk_layers(s, st, c, NULL);
 		for (int l = 0; l < nl; l++, i++) {
-			int kd = kind_of(&s->model, plan_global_layer(s, st, i));
-			if (plan_layer_recomputed(&s->plan, nl, l) ||
-			    s->plan.recompute != WORK_RECOMPUTE_FULL)
+			int g = plan_global_layer(s, st, i), kd = kind_of(&s->model, g);
+			if (plan_layer_frozen(s, g))
+				nf[kd]++;
+			else if (plan_layer_recomputed(&s->plan, nl, l) ||
+			         s->plan.recompute != WORK_RECOMPUTE_FULL)
 				n[kd]++;
 			else
 				np[kd]++;
@@ -554,6 +579,8 @@ static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first
 			prog_add(&x, &k->kind[i], n[i]);
 		if (np[i] > 0)
 			prog_add(&x, &k->plain[i], np[i]);
+		if (nf[i] > 0)
+			prog_add(&x, &k->frozen[i], nf[i]);
 	}
 	if (st == 0)
 		prog_add(&x, first, 1);
@@ -568,7 +595,9 @@ static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first
 		x.bgpu_s += g;
 	}
 	/* FSDP1's flat-gradient assembly after each layer's backward (plan_build) */
-	double flat = plan_fsdp_flat_grad_s(s, work_params_layer(&s->model) / s->plan.tp);
+	double flat = s->inference
+	                      ? 0
+	                      : plan_fsdp_flat_grad_s(s, work_params_layer(&s->model) / s->plan.tp);
 	if (flat > 0) {
 		x.comp_s += L * flat;
 		x.bwd_s += L * flat;
@@ -604,9 +633,11 @@ static void chunk_times(const plan_scenario *s, const kinds *k, const prog *firs
 	*bwd = emb + ac + (vl ? last->bwd_s : 0);
 	double below = emb + ac; /* the embedding's backward runs after every layer's */
 	for (int l = 0; l < nl; l++) {
-		int kd = kind_of(&s->model, plan_global_layer(s, st, l0 + l));
+		int g = plan_global_layer(s, st, l0 + l), kd = kind_of(&s->model, g);
 		bool full = plan_layer_recomputed(p, nl, l) || p->recompute != WORK_RECOMPUTE_FULL;
-		const prog *x = full ? &k->kind[kd] : &k->plain[kd];
+		const prog *x = plan_layer_frozen(s, g) ? &k->frozen[kd]
+		                : full                  ? &k->kind[kd]
+		                                        : &k->plain[kd];
 		double b = x->bwd_s, f = prog_time(s, x) - b;
 		*fwd += f;
 		*bwd += b;
@@ -1132,9 +1163,11 @@ static double pipe_transfers(const plan_scenario *s, int m, double hop, const ne
 	int pp = p->pp;
 	if (pp <= 1)
 		return 0;
-	double t = 2.0 * (pp - 1) * hop +
-	           m * (plan_p2p_overhead(s, slow, false) + plan_p2p_overhead(s, slow, true));
-	if (s->fw.p2p_serial && p->vpp <= 1 && plan_p2p_sync(p))
+	/* in inference the forward's sends alone (pipe.c) */
+	double dirs = s->inference ? 1.0 : 2.0;
+	double t = dirs * (pp - 1) * hop + m * plan_p2p_overhead(s, slow, false) +
+	           (s->inference ? 0 : m * plan_p2p_overhead(s, slow, true));
+	if (s->fw.p2p_serial && p->vpp <= 1 && plan_p2p_sync(p) && !s->inference)
 		t += m * sweep_coll_time(s, NET_P2P, slow, p2p);
 	int tail[3];
 	if (plan_layout_tail(p, s->model.layers, tail) && tail[0] < pp - 1)
@@ -1143,25 +1176,28 @@ static double pipe_transfers(const plan_scenario *s, int m, double hop, const ne
 			net_group h;
 			plan_pp_pair(s, j, j + 1, &h);
 			if (lb > p2p)
-				t += 2.0 * m * (sweep_coll_time(s, NET_P2P, &h, lb) - sweep_coll_time(s, NET_P2P, &h, p2p));
+				t += dirs * m *
+				     (sweep_coll_time(s, NET_P2P, &h, lb) - sweep_coll_time(s, NET_P2P, &h, p2p));
 		}
 	return t;
 }
 
 /* Whether the pipeline is walked (pipewalk.c) rather than closed: every
- * training pipeline. The closed form, m T + (S - T) / vpp, leaves out what
- * the graph's edges make the busiest stage wait for: under a synchronous
+ * pipeline. The closed form, m T + (S - T) / vpp, leaves out what the
+ * graph's edges make the busiest stage wait for: under a synchronous
  * schedule the rendezvous of each transfer (its input arrives only once
  * the stage has posted the receive, a send ends before its next op
  * starts), under an asynchronous one each chunk's own virtual stage, under
- * zero bubble the B and W ops apart. The closed form stays the walk's
- * fallback and prices inference, whose forward passes have no backward to
- * rendezvous with. What the walk gained on each schedule: README,
- * "Searching plans" (the pre-screen's audit against the simulation). */
+ * zero bubble the B and W ops apart; in inference, the forwards' alone
+ * (the quickstart's model at tp 4, pp 2: 4.0 % under the simulated step
+ * closed, each micro-batch's transfer exposed beside the stage's forward).
+ * The closed form stays the walk's fallback. What the walk gained on each
+ * schedule: README, "Searching plans" (the pre-screen's audit against the
+ * simulation). */
 static bool walk_wanted(const plan_scenario *s)
 {
 	const plan_spec *p = &s->plan;
-	return p->pp > 1 && !s->inference;
+	return p->pp > 1;
 }
 
 /* One transfer out of `stage` as pipe.c pp_send times it (its bytes on its
@@ -1322,7 +1358,14 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	int kd = k.has[1] && p->zero >= 3 ? 1 : 0;
 	double bwd_l = k.kind[kd].bwd_s, fwd_l = prog_time(s, &k.kind[kd]) - bwd_l;
 	free(lead), free(bk);
-	e->dp_s = dp_exposed(s, &grp, a.grad, a.gather, a.dp_tail_s, a.pg, fwd_l, bwd_l, a.worst);
+	/* inference: no gradients, no optimizer (plan_build stops after the
+	 * forwards); ZeRO-Inference's weights streamed from the host instead
+	 * (offload_params: sweep_z3_stream_exposed) */
+	e->dp_s = !s->inference ? dp_exposed(s, &grp, a.grad, a.gather, a.dp_tail_s, a.pg, fwd_l,
+	                                     bwd_l, a.worst)
+	          : p->offload_params != PLAN_OFFLOAD_NONE
+	                  ? sweep_z3_stream_exposed(s, &grp, fwd_l, a.worst, m)
+	                  : 0;
 	/* tied embeddings under a pipeline: the first and last stages'
 	 * all-reduce of the word embedding's gradient after both backwards
 	 * (grads.c build_emit_embedding_sync), behind the first stage's
@@ -1330,8 +1373,9 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	 * quickstart at pp 2: 19.7 ms, the estimate 2.0 -> 0.4 % under) */
 	if (p->zero < 3 && !s->inference)
 		e->dp_s += plan_embedding_sync_time(s, &grp, plan_grad_bytes(s));
-	e->optimizer_s = step_with_loops(optimizer_time(s, a.ost, a.optim), a.loops, a.chost,
-	                                 a.cgpu, e->dp_s);
+	e->optimizer_s = s->inference ? 0
+	                               : step_with_loops(optimizer_time(s, a.ost, a.optim), a.loops,
+	                                                 a.chost, a.cgpu, e->dp_s);
 	e->step_s = pipe + e->pp_s + e->dp_s + e->optimizer_s;
 	/* a hair under: the simulation sums the same durations in integer
 	 * picoseconds, rounded per task */

@@ -46,7 +46,9 @@
  * direction). The span is the latest stage's last op or send. Ops are
  * resolved as their inputs are known, stage by stage, until every stage is
  * done (the order is the graph's, which has no cycle; a stall returns
- * -1). */
+ * -1). In inference a stage runs the forwards of its order alone, as
+ * plan/pipe.c skips the backward ops, with the same forward edges
+ * (build_link_stages draws no backward ones). */
 #include "sweep_int.h"
 
 #include <math.h>
@@ -170,23 +172,27 @@ double sweep_pipe_walk_m(const plan_scenario *s, int m, int g, const sweep_walk_
 {
 	const plan_spec *p = &s->plan;
 	int vpp = p->vpp > 1 ? p->vpp : 1;
-	walk w = {p->pp, m, plan_schedule_steps(p->schedule, m, vpp), p->pp * vpp,
+	int full = plan_schedule_steps(p->schedule, m, vpp); /* a stage's ops, training */
+	walk w = {p->pp, m, s->inference ? m * vpp : full, p->pp * vpp,
 	          plan_p2p_sync(p), false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-	w.serial = w.sync && s->fw.p2p_serial && vpp == 1;
+	w.serial = w.sync && s->fw.p2p_serial && vpp == 1 && !s->inference;
 	size_t ops = (size_t)w.p * (size_t)w.n, mbs = (size_t)w.V * (size_t)w.m;
-	/* one block (a walk per plan of a sweep): the doubles, the ops, the
-	 * ints, each part's alignment at most the one before it */
-	char *blk = malloc((2 * ops + 2 * (size_t)w.p) * sizeof(double) + ops * sizeof(plan_op) +
+	/* one block (a walk per plan of a sweep): the doubles, the ops (and one
+	 * stage's whole order, which inference filters), the ints, each part's
+	 * alignment at most the one before it */
+	char *blk = malloc((2 * ops + 2 * (size_t)w.p) * sizeof(double) +
+	                   (ops + (size_t)full) * sizeof(plan_op) +
 	                   (2 * ops + 2 * mbs + (size_t)w.V + (size_t)w.p) * sizeof(int));
 	double span = -1;
 	bool zb = plan_sched_zb(p->schedule);
-	if (!blk || w.n != (zb ? 3 : 2) * m * vpp || (zb && !in->W))
+	if (!blk || full != (zb ? 3 : 2) * m * vpp || (zb && !in->W && !s->inference))
 		goto out;
 	w.end = (double *)blk;
 	w.send = w.end + ops;
 	w.last = w.send + ops;
 	w.ops = (plan_op *)(w.last + 2 * w.p);
-	w.vst = (int *)(w.ops + ops);
+	plan_op *order = w.ops + ops;
+	w.vst = (int *)(order + full);
 	w.next_f = w.vst + ops;
 	w.pos_f = w.next_f + ops;
 	w.pos_b = w.pos_f + mbs;
@@ -200,7 +206,10 @@ double sweep_pipe_walk_m(const plan_scenario *s, int m, int g, const sweep_walk_
 	}
 	for (int st = 0; st < w.p; st++) {
 		plan_op *o = &w.ops[idx(&w, st, 0)];
-		plan_schedule_order(p->schedule, w.p, w.m, vpp, g, plan_warm_extra(p), st, o);
+		plan_schedule_order(p->schedule, w.p, w.m, vpp, g, plan_warm_extra(p), st, order);
+		for (int j = 0, k = 0; j < full; j++) /* inference: the forwards */
+			if (!s->inference || !order[j].backward)
+				o[k++] = order[j];
 		int next = -1; /* the forward after op j, walking back */
 		for (int j = w.n - 1; j >= 0; j--) {
 			int v = plan_vstage(p, st, o[j].chunk);

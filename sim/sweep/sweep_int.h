@@ -81,6 +81,12 @@ double sweep_coll_intf(const plan_scenario *s, net_coll c, const net_group *g, d
  * backward bwd_l (estz3.c has the derivation). */
 double sweep_z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd_l,
                         double bwd_l, int layers, int m);
+/* ZeRO-Inference's weights streamed from the host (inference with
+ * offload_params), exposed beyond the forwards: per micro-batch the first
+ * layer's fetch, and each later layer's excess over the layer before it
+ * (estz3.c). */
+double sweep_z3_stream_exposed(const plan_scenario *s, const plan_groups *g, double fwd_l,
+                               int layers, int m);
 
 /* What the pipeline walk takes (pipewalk.c has the edges and why), per
  * virtual stage v (v = the stage without interleaving): its forward and

@@ -5,14 +5,16 @@
 # pre-screen memory peak the run's own (the sweep prunes on it), on the
 # spaces where each was once broken: DeepSpeed's ZeRO stages from a ZeRO-0
 # base (the fast path kept the base's gradient dtype: a bound 4.6 % above
-# its step, a peak 4.2 % of the capacity off) and context parallelism's
-# ring; and the estimate within 2 % of the simulation on them (it was
-# 11 % off on both before).
+# its step, a peak 4.2 % of the capacity off), context parallelism's ring,
+# inference (priced as a training step: every bound above its step) and
+# frozen layers (given a backward: bounds above five steps of eight);
+# and the estimate within 2 % of the simulation on them (11 % off on the
+# first two before, 225 % on inference).
 set -u
 podsim=$1
 command -v python3 >/dev/null || { echo "python3 missing (meson's own dependency)"; exit 1; }
 out=$(python3 tools/prescreen-audit --podsim "$podsim" --only "quickstart deepspeed" \
-	--only "quickstart nemo cp" 2>&1)
+	--only "quickstart nemo cp" --only "quickstart inference" --only "quickstart frozen" 2>&1)
 rc=$?
 echo "$out"
 fail=0
