@@ -108,13 +108,20 @@ float build_nic_share(const net_cluster *c, double per_rank)
 /* A host <-> GPU copy of `bytes` on the rank's offload stream: PCIe at the
  * node's achievable rate; from NVMe also limited by the node's NVMe bandwidth
  * shared by its GPUs. */
+double plan_host_copy_s(const plan_scenario *s, double bytes, bool nvme)
+{
+	const net_node *nd = &s->cluster.node;
+	double t = nd->pcie_Bps * nd->pcie_eff > 0 ? bytes / (nd->pcie_Bps * nd->pcie_eff) : 0;
+	if (nvme && nd->nvme_Bps > 0)
+		t = fmax(t, bytes * nd->gpus / nd->nvme_Bps);
+	return t;
+}
+
 uint32_t build_add_copy(builder *b, int stage, double bytes, bool nvme, const uint32_t *deps,
 			uint32_t ndeps, int16_t layer)
 {
 	const net_node *nd = &b->s->cluster.node;
-	double t = bytes / (nd->pcie_Bps * nd->pcie_eff);
-	if (nvme && nd->nvme_Bps > 0)
-		t = fmax(t, bytes * nd->gpus / nd->nvme_Bps);
+	double t = plan_host_copy_s(b->s, bytes, nvme);
 	plan_task x = {sim_time_from_s(t), stage, PLAN_STREAM_OFFLOAD, PLAN_TASK_OFFLOAD, layer, -1,
 		       0, 0, 0};
 	if (plan_graph_offload(b->g, stage, PLAN_OFF_HOST, bytes, t, nd->pcie_Bps) != SIM_OK ||

@@ -799,6 +799,12 @@ typedef struct plan_scenario {
 	struct topo_graphs *graphs;
 } plan_scenario;
 
+/* A copy of `bytes` between a GPU and the host over its PCIe link at its
+ * efficiency, from or to NVMe (nvme) no faster than the node's drives
+ * shared by its GPUs: the offload stream's task (plan_build's copies,
+ * which the sweep's pre-screen times alike). */
+double plan_host_copy_s(const plan_scenario *s, double bytes, bool nvme);
+
 /* Load a scenario file, apply "section.key=value" overrides, read every
  * section, and check the plan (plan_check). On any error the diagnostics say
  * where, *out is NULL and SIM_ECONF is returned. */

@@ -80,7 +80,9 @@
  * backward, unoverlapped, and zero_grad_op = all-reduce reduces them with an
  * all-reduce. Kernels between blocking collectives take max(GPU, host) per
  * run, as in the simulation.
- * Not modelled here (the simulation does): offload_params streaming,
+ * offload_params: ZeRO-Infinity's copies before each gather and after each
+ * reduction (estz3.c), ZeRO-Inference's streamed weights
+ * (sweep_z3_stream_exposed). Not modelled here (the simulation does):
  * uneven per-rank MoE routing beyond the work module's imbalance factor.
  */
 #include "sweep_int.h"

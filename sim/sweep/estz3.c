@@ -18,6 +18,7 @@
 typedef struct z3_layer {
 	double lw, lg, ag, rs, cz, wire;
 	double rsi; /* the share of rs beside the compute (z3_bucket_tail) */
+	double cp, cg; /* ZeRO-Infinity: the shard's copy in, its gradient's out */
 	int rep, ng;
 } z3_layer;
 
@@ -65,7 +66,18 @@ static void z3_layer_costs(const plan_scenario *s, const plan_groups *g, z3_laye
 		      plan_zero3_cast_s(s, sep, false) + plan_fsdp_reduce_s(s, sep) +
 		      plan_fsdp_post_reduce_s(s, xs, false) + plan_zero3_cast_s(s, xs, true);
 	}
-	*z = (z3_layer){lw, lg, ag, rs, cz, wire, rs, rep, ng};
+	/* ZeRO-Infinity (offload_params, training: emit.c unit_gather,
+	 * reduce_tail): the rank's shard copied in from the host (NVMe through
+	 * it) on the offload stream before its gather, and its gradient shard
+	 * copied out after its reduction, on the same stream */
+	double cp = 0, cg = 0;
+	if (s->plan.offload_params != PLAN_OFFLOAD_NONE) {
+		double n = g->shard.size > 1 ? g->shard.size : 1;
+		double in = lw / n + (g->edp.size > 1 ? sep * wb / g->edp.size : 0);
+		cp = plan_host_copy_s(s, in, s->plan.offload_params == PLAN_OFFLOAD_NVME);
+		cg = plan_host_copy_s(s, lg / n, false);
+	}
+	*z = (z3_layer){lw, lg, ag, rs, cz, wire, rs, cp, cg, rep, ng};
 }
 
 /* DeepSpeed's IPG buckets (plan_zero3_bucket_list, each at its size: the
@@ -233,7 +245,7 @@ double sweep_z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd
 	 * (the ideal profile's ZeRO-3 at pp 2, 3 chunks, 6 micro-batches: 6.7
 	 * % under the simulated step with one) */
 	int vpp = s->plan.vpp > 1 ? s->plan.vpp : 1;
-	double ends_l = layers > 0 ? vpp * (2 * z.ag + (tail > 0 ? 0 : z.rs + ar)) : 0;
+	double ends_l = layers > 0 ? vpp * (2 * (z.cp + z.ag) + (tail > 0 ? 0 : z.rs + ar)) : 0;
 	/* DeepSpeed's reuse window (plan_zero3_reuse_layers): its last kr
 	 * layers gather nothing for their backward, the backward's first among
 	 * them */
@@ -268,9 +280,18 @@ double sweep_z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd
 	 * two counted the interference twice there: torchtitan's ZeRO-3 at tp
 	 * 2, dp 8, one sequence a micro-batch, 10 % over the simulated step) */
 	double i = sweep_coll_intf(s, NET_ALLGATHER, &g->shard, z.lw);
-	double pf = fmax(z.ag - fwd_l, i * fmin(z.ag, fwd_l));
-	double pb = fmax(z.ag + eb - bwd_l, i * fmin(z.ag + ebs, bwd_l));
-	double pl = fmax(z.ag + el - bwd_l, i * fmin(z.ag + ebs, bwd_l));
+	/* ZeRO-Infinity's copies (z.cp, z.cg; 0 otherwise): a layer's gather
+	 * waits for its shard's copy, issued with the prefetch as the layer
+	 * before starts, and where the copies outlast the compute they run back
+	 * to back on the offload stream, each gather behind its copy while the
+	 * next copy runs: a layer every cp in the forward, every cp + cg in the
+	 * backward (the gradient's copy out on the same stream), beside the DP
+	 * stream's chain (llama2-13b-zero-offload.ini at ZeRO-3 with the
+	 * parameters on NVMe, one sequence a micro-batch: 10.7 % under the
+	 * simulated step without them; no interference from the copies) */
+	double pf = fmax(fmax(z.cp, z.ag) - fwd_l, i * fmin(z.ag, fwd_l));
+	double pb = fmax(fmax(z.ag + eb, z.cp + z.cg) - bwd_l, i * fmin(z.ag + ebs, bwd_l));
+	double pl = fmax(fmax(z.ag + el, z.cp + z.cg) - bwd_l, i * fmin(z.ag + ebs, bwd_l));
 	/* the buckets' hold-ups beyond what the averaged chain's excess
 	 * counts already, every micro-batch that reduces (z3_bucket_tail);
 	 * under zero3_sync every gather waits for the device anyway (hx) */
@@ -307,9 +328,6 @@ double sweep_z3_stream_exposed(const plan_scenario *s, const plan_groups *g, dou
 	if (g->edp.size <= 1) /* its experts whole on the rank: in unit (fsdp_unit_init) */
 		sep = 0;
 	double bytes = (unit + sep) * plan_zero3_gather_width(s);
-	const net_node *nd = &s->cluster.node;
-	double f = nd->pcie_Bps * nd->pcie_eff > 0 ? bytes / (nd->pcie_Bps * nd->pcie_eff) : 0;
-	if (s->plan.offload_params == PLAN_OFFLOAD_NVME && nd->nvme_Bps > 0)
-		f = fmax(f, bytes * nd->gpus / nd->nvme_Bps);
+	double f = plan_host_copy_s(s, bytes, s->plan.offload_params == PLAN_OFFLOAD_NVME);
 	return m * (f + (layers - 1) * fmax(0, f - fwd_l));
 }

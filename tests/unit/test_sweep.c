@@ -977,6 +977,20 @@ static void test_frozen(void)
 	est_near_sim(scen_file(QUICKSTART, pp2, 6), 16, 0.015);
 }
 
+/* ZeRO-Infinity (offload_params with ZeRO-3 training): each layer's shard
+ * copied in from the host or NVMe before its gather, its gradient shard out
+ * after its reduction, on the offload stream (emit.c unit_gather,
+ * reduce_tail); where the copies outlast the compute they set the pace. The
+ * pre-screen left them out ("not modelled"): Llama 2 13B on 8 A100 with
+ * the parameters on NVMe, one sequence a micro-batch, 10.7 % under the
+ * simulated step; now within 2 % (+1.3 %). */
+static void test_zero_infinity_copies(void)
+{
+	const char *set[] = {"parallel.zero=3", "parallel.offload_params=nvme",
+	                     "parallel.micro_batch=1"};
+	est_near_sim(scen_file("scenarios/llama2-13b-zero-offload.ini", set, 3), 8, 0.02);
+}
+
 static void test_cp_ring_steps(void)
 {
 	static const char *rc[] = {"none", "selective", "full"};
@@ -1322,6 +1336,7 @@ int main(void)
 	test_hsdp_bytes();
 	test_few_microbatches_looped();
 	test_cp_ring_steps();
+	test_zero_infinity_copies();
 	test_frozen();
 	test_inference();
 	test_zero_gather_copies();
