@@ -144,8 +144,9 @@ static void dir_of(const char *path, char *out, size_t len)
 		snprintf(out, len, ".");
 }
 
-/* Does the include target have a [cluster] section? */
-static bool is_cluster_include(const char *dir, const char *target)
+/* Does the include target have a [cluster] section (1), or is it a whole
+ * scenario with one ([scenario] or [parallel] too: 2)? 0 otherwise. */
+static int cluster_include(const char *dir, const char *target)
 {
 	char full[PATH_MAX + 64];
 	if (target[0] == '/')
@@ -154,16 +155,17 @@ static bool is_cluster_include(const char *dir, const char *target)
 		snprintf(full, sizeof full, "%s/%s", dir, target);
 	sim_diag *quiet = sim_diag_new();
 	conf_doc *doc = NULL;
-	bool yes =
-	        quiet && conf_load(full, quiet, &doc) == SIM_OK && conf_has_section(doc, "cluster");
+	int kind = 0;
+	if (quiet && conf_load(full, quiet, &doc) == SIM_OK && conf_has_section(doc, "cluster"))
+		kind = conf_has_section(doc, "scenario") || conf_has_section(doc, "parallel") ? 2 : 1;
 	conf_free(doc);
 	sim_diag_free(quiet);
-	return yes;
+	return kind;
 }
 
 static int swap_include(lines *L, const char *path, const char *topo, sim_diag *diag)
 {
-	char dir[PATH_MAX], name[64];
+	char dir[PATH_MAX], name[64], whole[PATH_MAX] = "";
 	dir_of(path, dir, sizeof dir);
 	size_t found = SIZE_MAX;
 	for (size_t i = 0; i < L->n && !header(L->v[i], name, sizeof name); i++) {
@@ -176,8 +178,20 @@ static int swap_include(lines *L, const char *path, const char *topo, sim_diag *
 		size_t n = strlen(target);
 		while (n && (target[n - 1] == ' ' || target[n - 1] == '\t'))
 			target[--n] = '\0';
-		if (is_cluster_include(dir, target))
+		int kind = cluster_include(dir, target);
+		if (kind == 1)
 			found = i;
+		else if (kind == 2)
+			snprintf(whole, sizeof whole, "%s", target);
+	}
+	if (found == SIZE_MAX && whole[0]) {
+		/* replacing a whole scenario would drop its model and plan */
+		sim_diag_error(diag, path, 0,
+		               "the cluster comes with '%s', a whole scenario "
+		               "([scenario] or [parallel] beside [cluster]): sweep that scenario, or "
+		               "one that includes its model and a topology file",
+		               whole);
+		return SIM_ECONF;
 	}
 	if (found == SIZE_MAX) {
 		sim_diag_error(diag, path, 0,

@@ -226,6 +226,13 @@ out=$("$podsim" sweep "$tmp/ds.ini" --no-db --vary parallel.zero=1,3 2>&1); rc=$
 [ $rc -eq 1 ] || { echo "invalid base, nothing fixing it: exit $rc, want 1"; fail=1; }
 echo "$out" | grep -q "tensor parallelism: framework 'deepspeed' does not run it (rule runs_tp)" ||
 	{ echo "invalid base, nothing fixing it: no reason"; fail=1; }
+# a topology dimension over a scenario that includes a whole scenario: the
+# include that brings the cluster is named, not replaced (which dropped its
+# model and plan: "missing section [scenario]")
+printf 'include = %s/%s\n' "$PWD" "$q" >"$tmp/wrap.ini"
+out=$("$podsim" sweep "$tmp/wrap.ini" --no-db --vary topology=topologies/tiny-2node.ini 2>&1)
+echo "$out" | grep -q "topology: the cluster comes with '$PWD/$q', a whole scenario" ||
+	{ echo "topology over a wrapper: $out"; fail=1; }
 "$podsim" sweep --help | grep -q '^usage: podsim sweep' || { echo "sweep --help"; fail=1; }
 "$podsim" compare --help | grep -q '^usage: podsim compare' || { echo "compare --help"; fail=1; }
 exit $fail
