@@ -556,6 +556,14 @@ static void make_kinds(const plan_scenario *s, const work_shard *sh, const plan_
 	}
 }
 
+/* FSDP1's flat-gradient assembly after each trained layer's backward
+ * (plan_build's fsdp_unit flat_s), per layer; none without a backward. */
+static double flat_grad_s(const plan_scenario *s)
+{
+	return s->inference ? 0
+	                    : plan_fsdp_flat_grad_s(s, work_params_layer(&s->model) / s->plan.tp);
+}
+
 /* Stage st's per-micro-batch program. */
 static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first, const prog *last,
                        int st, int *layers)
@@ -596,10 +604,7 @@ static prog stage_prog(const plan_scenario *s, const kinds *k, const prog *first
 		x.gpu_s += g;
 		x.bgpu_s += g;
 	}
-	/* FSDP1's flat-gradient assembly after each layer's backward (plan_build) */
-	double flat = s->inference
-	                      ? 0
-	                      : plan_fsdp_flat_grad_s(s, work_params_layer(&s->model) / s->plan.tp);
+	double flat = flat_grad_s(s);
 	if (flat > 0) {
 		x.comp_s += L * flat;
 		x.bwd_s += L * flat;
@@ -1093,7 +1098,7 @@ static void add_stage(const plan_scenario *s, const est_in *in, int st, stage_su
 		a->F[st] = t - x.bwd_s, a->B[st] = x.bwd_s - (zb ? x.w_s : 0);
 		a->W[st] = zb ? x.w_s : 0;
 	} else if (a->F) { /* each chunk its virtual stage's, as the bubble's */
-		double flat = plan_fsdp_flat_grad_s(s, work_params_layer(&s->model) / p->tp);
+		double flat = flat_grad_s(s);
 		for (int c = 0; c < p->vpp; c++) {
 			int v = plan_vstage(p, st, c);
 			chunk_times(s, in->k, in->first, in->last, st, c, &a->F[v], &a->B[v], NULL,
