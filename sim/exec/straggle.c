@@ -245,10 +245,8 @@ static bool own_links(const plan_scenario *s)
  * (net_node_slowest) into x->meet; and the bound's ratio (file comment). */
 static int other_times(exec_replicas *x, const plan_scenario *s)
 {
-	plan_scenario o = *s;
-	o.gpu = s->other_gpu;
-	o.cluster.node = s->other_links ? s->other_net : s->cluster.node;
-	o.cluster.node.cc = s->other_net.cc; /* NCCL's tuner on the other GPUs */
+	plan_scenario o;
+	plan_other_view(s, &o);
 	plan_graph *g2 = NULL, *g3 = NULL;
 	double r = 1;
 	int rc = twin(x, &o, x->other, x->oscale, &r, &g2);

@@ -799,6 +799,13 @@ typedef struct plan_scenario {
 	struct topo_graphs *graphs;
 } plan_scenario;
 
+/* The scenario as the other GPU type's nodes run it ([cluster] other_gpu):
+ * *o = *s with that GPU, its node's links (other_net where the node file
+ * gave them, else the main node's) and NCCL's tuner on its compute
+ * capability. exec's straggler replay (other_times) and the sweep's
+ * pre-screen (a mixed cluster's stages) both time the other type so. */
+void plan_other_view(const plan_scenario *s, plan_scenario *o);
+
 /* A copy of `bytes` between a GPU and the host over its PCIe link at its
  * efficiency, from or to NVMe (nvme) no faster than the node's drives
  * shared by its GPUs: the offload stream's task (plan_build's copies,

@@ -538,6 +538,14 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	return other_gpu(s, diag);
 }
 
+void plan_other_view(const plan_scenario *s, plan_scenario *o)
+{
+	*o = *s;
+	o->gpu = s->other_gpu;
+	o->cluster.node = s->other_links ? s->other_net : s->cluster.node;
+	o->cluster.node.cc = s->other_net.cc; /* NCCL's tuner on the other GPUs */
+}
+
 void plan_derive(plan_scenario *s, bool fp32_given)
 {
 	/* [parallel] fp32_grads, where nothing gives it, is the framework's

@@ -1308,10 +1308,8 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 		estimate_one(s, NULL, NULL, e);
 		return;
 	}
-	plan_scenario o = *s;
-	o.gpu = s->other_gpu;
-	o.cluster.node = s->other_links ? s->other_net : s->cluster.node;
-	o.cluster.node.cc = s->other_net.cc;
+	plan_scenario o;
+	plan_other_view(s, &o);
 	o.other_node = NULL, o.other_len = 0;
 	estimate_one(s, &o, slow, e);
 	free(slow);
