@@ -22,6 +22,16 @@ typedef struct z3_layer {
 	int rep, ng;
 } z3_layer;
 
+/* The layer whose unit stands for all: an MoE model's first MoE layer,
+ * else the first. */
+static int rep_layer(const plan_scenario *s)
+{
+	for (int l = 0; l < s->model.layers; l++)
+		if (work_layer_is_moe(&s->model, l))
+			return l;
+	return 0;
+}
+
 static void z3_layer_costs(const plan_scenario *s, const plan_groups *g, z3_layer *z)
 {
 	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
@@ -36,12 +46,7 @@ static void z3_layer_costs(const plan_scenario *s, const plan_groups *g, z3_laye
 	 * every layer, the routed experts under ep > 1 gathered and reduced
 	 * on their own over the expert-DP group */
 	double unit, sep = 0, gbytes = plan_grad_bytes(s);
-	int rep = 0; /* the layer whose unit stands for all */
-	for (int l = 0; l < s->model.layers; l++)
-		if (work_layer_is_moe(&s->model, l)) {
-			rep = l;
-			break;
-		}
+	int rep = rep_layer(s);
 	int ng = plan_zero3_layer(s, rep, &unit, &sep, ga, gr);
 	double lw = unit * wb, lg = unit * gbytes;
 	double sh = lw / wb / (g->shard.size > 1 ? g->shard.size : 1); /* shard elements */
@@ -256,11 +261,6 @@ double sweep_z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd
 		kept = kr * ((m - 1) * (fmax(0, z.ag + early - bwd_l) - fmax(0, early - bwd_l)) +
 		             fmax(0, z.ag + z.rs + ar - bwd_l) - fmax(0, z.rs + ar - bwd_l));
 	}
-	/* and the compute beside every gather and reduction runs at 1 - i (the
-	 * GPU's interference, as the replay charges it), for as long as they run
-	 * hidden behind it: the shard group's collectives at its channels'
-	 * share, the replicas' all-reduce at its own (one rank a node: few
-	 * channels, plan_comm_scale) */
 	/* under zero3_sync the reduction is not beside the backward: the next
 	 * layer's entry waits for it with the GPU idle (hx), so the backward
 	 * has only the prefetched gather beside it (deepspeed-2021's GPT-3
@@ -269,6 +269,11 @@ double sweep_z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd
 	double eb = s->fw.zero3_sync ? 0 : early;
 	double ebs = s->fw.zero3_sync || nosync ? 0 : z.rsi; /* beside the compute */
 	double el = s->fw.zero3_sync ? 0 : z.rs + ar;
+	/* and the compute beside every gather and reduction runs at 1 - i (the
+	 * GPU's interference, as the replay charges it), for as long as they run
+	 * hidden behind it: the shard group's collectives at its channels'
+	 * share, the replicas' all-reduce at its own (one rank a node: few
+	 * channels, plan_comm_scale) */
 	double hid = fmin(2 * z.ag + ebs, fwd_l + bwd_l);
 	double hid_ar = fmin(ar_mb, fwd_l + bwd_l - hid);
 	double shard_b = z.lg * z.wire / (g->shard.size > 1 ? g->shard.size : 1);
@@ -318,13 +323,7 @@ double sweep_z3_stream_exposed(const plan_scenario *s, const plan_groups *g, dou
 	if (layers <= 0)
 		return 0;
 	double ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES], unit, sep = 0;
-	int rep = 0; /* the layer whose unit stands for all (z3_layer_costs) */
-	for (int l = 0; l < s->model.layers; l++)
-		if (work_layer_is_moe(&s->model, l)) {
-			rep = l;
-			break;
-		}
-	plan_zero3_layer(s, rep, &unit, &sep, ga, gr);
+	plan_zero3_layer(s, rep_layer(s), &unit, &sep, ga, gr);
 	if (g->edp.size <= 1) /* its experts whole on the rank: in unit (fsdp_unit_init) */
 		sep = 0;
 	double bytes = (unit + sep) * plan_zero3_gather_width(s);
