@@ -1439,12 +1439,17 @@ static void estimate_one(const plan_scenario *s, const plan_scenario *o, const b
 	 * (grads.c build_emit_embedding_sync), behind the first stage's
 	 * reduction on its DP stream, the step's last: exposed whole (the
 	 * quickstart at pp 2: 19.7 ms, the estimate 2.0 -> 0.4 % under); under
-	 * ZeRO-3 the graph syncs it alike, and with the reductions after the
-	 * last backward (plan_zero3_pp_gathered: torchtitan) it follows them on
-	 * the DP stream, exposed (tp 1, pp 2: 1.9 % under without). Where
-	 * ZeRO-3 reduces every micro-batch (the ideal profile) it is not
-	 * counted: there the simulation hides it (Looped BFS, pp 2, 3 chunks:
-	 * 2.7 % over with it) */
+	 * ZeRO-3 the graph syncs it alike, after the last backward's
+	 * reductions on the DP stream, exposed: with the reductions all after
+	 * the last backward (plan_zero3_pp_gathered: torchtitan) counted here
+	 * (tp 1, pp 2: 1.9 % under without). Where ZeRO-3 gathers and reduces
+	 * every micro-batch (the ideal profile) the simulation exposes it too
+	 * (Looped BFS, pp 2, 3 chunks: 19.7 ms after stage 0's last reductions),
+	 * but sweep_z3_exposed's per-micro-batch terms are added to the walk's
+	 * span whole, where the simulation hides part of them in the bubble of
+	 * the lighter stage, about as much over (the estimate -1.3 % without
+	 * the sync, +2.7 % with it): not counted there until those terms are
+	 * walked with the pipeline (a compensation, not a mechanism) */
 	if (!s->inference && (p->zero < 3 || plan_zero3_pp_gathered(s)))
 		e->dp_s += plan_embedding_sync_time(s, &grp, plan_grad_bytes(s));
 	e->optimizer_s = s->inference ? 0
