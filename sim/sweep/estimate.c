@@ -416,22 +416,19 @@ static void ends_cost(const plan_scenario *s, const work_shard *sh, const plan_g
 {
 	work_item it[WORK_MAX_ITEMS];
 	sum_items(s, sh, g, it, work_embed_forward(&s->model, sh, it), first);
-	if (s->train.frozen_layers > 0 && !s->inference) /* the embedding frozen with */
-		goto head;                                  /* them (chain.c: no backward) */
-	if (s->inference) { /* the forwards alone: the embedding, the head */
-		sum_items(s, sh, g, it, work_head_forward(&s->model, sh, it), last);
-		for (int k = 0; k < s->model.mtp_layers; k++)
-			sum_items(s, sh, g, it, work_mtp_forward(&s->model, sh, it), last);
-		return;
+	/* the embedding's backward: none in inference, none when it is frozen
+	 * with the layers (chain.c) */
+	if (!s->inference && s->train.frozen_layers <= 0) {
+		double f0 = first->gpu_s, t0 = first->comp_s + first->block_s + first->ep_s;
+		sum_items(s, sh, g, it, work_embed_backward(&s->model, sh, it), first);
+		first->bgpu_s += first->gpu_s - f0;
+		first->bwd_s += first->comp_s + first->block_s + first->ep_s - t0;
 	}
-	double f0 = first->gpu_s, t0 = first->comp_s + first->block_s + first->ep_s;
-	sum_items(s, sh, g, it, work_embed_backward(&s->model, sh, it), first);
-	first->bgpu_s += first->gpu_s - f0;
-	first->bwd_s += first->comp_s + first->block_s + first->ep_s - t0;
-head:
 	sum_items(s, sh, g, it, work_head_forward(&s->model, sh, it), last);
 	for (int k = 0; k < s->model.mtp_layers; k++) /* MTP modules (work/mtp.c) */
 		sum_items(s, sh, g, it, work_mtp_forward(&s->model, sh, it), last);
+	if (s->inference) /* the forwards alone (pipe.c) */
+		return;
 	double f1 = last->gpu_s, t1 = last->comp_s + last->block_s + last->ep_s;
 	sum_items(s, sh, g, it, work_head_backward(&s->model, sh, it), last);
 	for (int k = 0; k < s->model.mtp_layers; k++) {
