@@ -1065,6 +1065,7 @@ typedef struct stage_sum {
 	                    * gradients under zero bubble) and weight passes, for
 	                    * the walk (or NULL) */
 	double *tl, *slow;  /* each stage's dp_tail and the slowdown in it */
+	double *pre, *post; /* ZeRO-3's per chain on the DP stream (sweep_walk_in) */
 	int ost, worst;
 } stage_sum;
 
@@ -1236,7 +1237,7 @@ static double walk_span(const plan_scenario *s, const plan_groups *g, const stag
 		xf[v] = up != st ? stage_send(s, &g->tp, st, up, false) : 0;
 		xb[v] = down != st ? stage_send(s, &g->tp, st, down, true) : 0;
 	}
-	sweep_walk_in in = {a->F, a->B, a->W, xf, xb, a->tl ? a->slow : NULL};
+	sweep_walk_in in = {a->F, a->B, a->W, xf, xb, a->tl ? a->slow : NULL, a->pre, a->post};
 	span = sweep_pipe_walk(s, &in, ends);
 	free(x);
 	return span;
@@ -1400,6 +1401,39 @@ static void estimate_one(const plan_scenario *s, const plan_scenario *o, const b
 	e->pp_s = pipe_transfers(s, m, hop, &slow, p2p);
 	double *ends = fb ? fb + 3 * V + 2 * pp : NULL;
 	double span = fb ? walk_span(s, &grp, &a, ends) : -1;
+	/* (fwd_l, bwd_l: the dense full-attention kind's layer, zero for a
+	 * model without one, as before windows; under ZeRO-3 of an MoE model
+	 * its MoE layer's, whose unit dp_exposed sizes) */
+	int kd = k.has[1] && p->zero >= 3 ? 1 : 0;
+	double bwd_l = k.kind[kd].bwd_s, fwd_l = prog_time(s, &k.kind[kd]) - bwd_l;
+	/* ZeRO-3 / FSDP gathering and reducing every micro-batch beside a
+	 * pipeline: its layers' exposed time in each pass, and each chain's
+	 * first gather and its backward's last reduction on the DP stream,
+	 * walked with the passes (pipewalk.c), what they add to the span wz;
+	 * added to the span whole they counted twice what the simulation hides
+	 * beside the passes and in a lighter stage's waits (the ideal profile
+	 * at pp 2, one sequence a micro-batch: 3.7 % over the simulated step) */
+	sweep_z3_parts zp = {0};
+	double wz = -1;
+	if (span > 0 && p->zero >= 3 && !s->inference && grp.dp.size > 1) {
+		sweep_z3_split(s, &grp, fwd_l, bwd_l, a.worst, m, &zp);
+		double *zb = zp.walk ? malloc(4 * (size_t)V * sizeof *zb) : NULL;
+		if (zb) {
+			stage_sum az = a;
+			az.F = zb, az.B = zb + V, az.pre = zb + 2 * V, az.post = zb + 3 * V;
+			for (int st = 0; st < pp; st++)
+				for (int c = 0; c < vpp_i; c++) {
+					int v = plan_vstage(p, st, c), nl = plan_chunk_layers(s, st, c, NULL);
+					az.F[v] = a.F[v] + nl * zp.layer_f;
+					az.B[v] = a.B[v] + nl * zp.layer_b;
+					az.pre[v] = nl > 0 ? zp.chunk_f : 0;
+					az.post[v] = nl > 0 ? zp.chunk_b - zp.chunk_f : 0;
+				}
+			double sz = walk_span(s, &grp, &az, NULL);
+			wz = sz > 0 ? fmax(0, sz - span) : -1;
+			free(zb);
+		}
+	}
 	if (span > 0) { /* the walk's span holds the bubble and the transfers */
 		pipe = fmax(m * a.T, span - e->pp_s);
 		e->pp_s = span - pipe;
@@ -1416,12 +1450,6 @@ static void estimate_one(const plan_scenario *s, const plan_scenario *o, const b
 		}
 	}
 	free(fb);
-	/* the dense full-attention kind's layer (zero for a model without one,
-	 * as before windows) */
-	/* (ZeRO-3 of an MoE model: its MoE layer's, whose unit dp_exposed
-	 * sizes) */
-	int kd = k.has[1] && p->zero >= 3 ? 1 : 0;
-	double bwd_l = k.kind[kd].bwd_s, fwd_l = prog_time(s, &k.kind[kd]) - bwd_l;
 	free(lead), free(bk);
 	/* inference: no gradients, no optimizer (plan_build stops after the
 	 * forwards); ZeRO-Inference's weights streamed from the host instead
@@ -1431,6 +1459,8 @@ static void estimate_one(const plan_scenario *s, const plan_scenario *o, const b
 	          : p->offload_params != PLAN_OFFLOAD_NONE
 	                  ? sweep_z3_stream_exposed(s, &grp, fwd_l, a.worst, m)
 	                  : 0;
+	if (wz >= 0) /* walked: what it added, and the stages' ends and step terms */
+		e->dp_s = wz + m * zp.mb + zp.step;
 	/* tied embeddings under a pipeline: the first and last stages'
 	 * all-reduce of the word embedding's gradient after both backwards
 	 * (grads.c build_emit_embedding_sync), behind the first stage's
@@ -1442,12 +1472,10 @@ static void estimate_one(const plan_scenario *s, const plan_scenario *o, const b
 	 * (tp 1, pp 2: 1.9 % under without). Where ZeRO-3 gathers and reduces
 	 * every micro-batch (the ideal profile) the simulation exposes it too
 	 * (Looped BFS, pp 2, 3 chunks: 19.7 ms after stage 0's last reductions),
-	 * but sweep_z3_exposed's per-micro-batch terms are added to the walk's
-	 * span whole, where the simulation hides part of them in the bubble of
-	 * the lighter stage, about as much over (the estimate -1.3 % without
-	 * the sync, +2.7 % with it): not counted there until those terms are
-	 * walked with the pipeline (a compensation, not a mechanism) */
-	if (!s->inference && (p->zero < 3 || plan_zero3_pp_gathered(s)))
+	 * counted since those per-micro-batch terms are walked with the
+	 * pipeline (wz; until 2026-11-30 they were added to the span whole and
+	 * the sync left out as a compensation: that plan -1.3 -> +1.1 %) */
+	if (!s->inference && (p->zero < 3 || plan_zero3_pp_gathered(s) || wz >= 0))
 		e->dp_s += plan_embedding_sync_time(s, &grp, plan_grad_bytes(s));
 	e->optimizer_s = s->inference ? 0
 	                               : step_with_loops(optimizer_time(s, a.ost, a.optim), a.loops,

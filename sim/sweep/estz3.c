@@ -195,9 +195,10 @@ static double z3_ends(const plan_scenario *s, const plan_groups *g, double wire,
  * passes over it (plan_fsdp_reduce_s, 0 for other frameworks): per layer
  * and micro-batch the forward waits for max(0, AG - fwd), the backward for
  * max(0, AG + passes + RS - bwd). */
-double sweep_z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd_l,
-                        double bwd_l, int layers, int m)
+void sweep_z3_split(const plan_scenario *s, const plan_groups *g, double fwd_l, double bwd_l,
+                    int layers, int m, sweep_z3_parts *out)
 {
+	*out = (sweep_z3_parts){0};
 	z3_layer z;
 	z3_layer_costs(s, g, &z);
 	double hol, tail = z3_bucket_tail(s, g, layers, bwd_l, &z, &hol);
@@ -220,10 +221,11 @@ double sweep_z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd
 		 * overlap with the later chunks' backwards left out of this
 		 * pre-screen); the compute beside the gathers at 1 - i, the larger of
 		 * that and the gather's excess (below) */
-		return layers * (fmax(z.ag - fwd_l, sweep_coll_intf(s, NET_ALLGATHER, &g->shard, z.lw) *
-		                                            fmin(z.ag, fwd_l)) +
-		                 z.rs + ar) +
-		       z.ag + once;
+		out->step = layers * (fmax(z.ag - fwd_l, sweep_coll_intf(s, NET_ALLGATHER, &g->shard, z.lw) *
+		                                                 fmin(z.ag, fwd_l)) +
+		                      z.rs + ar) +
+		            z.ag + once;
+		return;
 	}
 	bool nosync = plan_zero3_unsharded_acc(s);
 	double ar_mb = nosync || s->fw.hsdp_reduce != PLAN_REDUCE_MICROBATCH ? 0 : ar;
@@ -233,12 +235,13 @@ double sweep_z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd
 	 * slicing of the layer's backward leaves beyond its GPU time and the
 	 * layer's reduction, which the next layer's sync waits for; otherwise
 	 * what outlasts the layer's compute */
-	double H = plan_zero3_gather_host_s(s, z.rep), hx = 0;
+	double H = plan_zero3_gather_host_s(s, z.rep), hx = 0, hx_f = 0;
 	if (H > 0 || s->fw.zero3_sync) {
 		double mx, last, hs = 0;
 		plan_zero3_buckets(s, 0, &mx, &last, &hs);
 		hx = s->fw.zero3_sync ? 2 * H + fmax(0, hs / (layers > 0 ? layers : 1) - bwd_l) + z.rs
 		                      : fmax(0, H - fwd_l) + fmax(0, H - bwd_l);
+		hx_f = s->fw.zero3_sync ? H : fmax(0, H - fwd_l); /* the forward's */
 	}
 	/* the chain's ends, which no compute hides (fsdp_gather, reset per
 	 * chain): each forward and backward waits for its first layer's gather,
@@ -249,15 +252,15 @@ double sweep_z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd
 	 * pass: with vpp chunks a stage, vpp of them a micro-batch each way
 	 * (the ideal profile's ZeRO-3 at pp 2, 3 chunks, 6 micro-batches: 6.7
 	 * % under the simulated step with one) */
-	int vpp = s->plan.vpp > 1 ? s->plan.vpp : 1;
-	double ends_l = layers > 0 ? vpp * (2 * (z.cp + z.ag) + (tail > 0 ? 0 : z.rs + ar)) : 0;
+	double chunk_f = layers > 0 ? z.cp + z.ag : 0;
+	double chunk_b = layers > 0 ? z.cp + z.ag + (tail > 0 ? 0 : z.rs + ar) : 0;
 	/* DeepSpeed's reuse window (plan_zero3_reuse_layers): its last kr
 	 * layers gather nothing for their backward, the backward's first among
 	 * them */
 	int kr = plan_zero3_reuse_layers(s, 0);
-	double kept = 0;
+	double kept = 0, reused = 0;
 	if (kr > 0 && layers > 0) {
-		ends_l -= z.ag;
+		reused = z.ag;
 		kept = kr * ((m - 1) * (fmax(0, z.ag + early - bwd_l) - fmax(0, early - bwd_l)) +
 		             fmax(0, z.ag + z.rs + ar - bwd_l) - fmax(0, z.rs + ar - bwd_l));
 	}
@@ -301,8 +304,26 @@ double sweep_z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd
 	 * counts already, every micro-batch that reduces (z3_bucket_tail);
 	 * under zero3_sync every gather waits for the device anyway (hx) */
 	hol = s->fw.zero3_sync ? 0 : fmax(0, hol - layers * fmax(0, z.ag + early - bwd_l));
-	return layers * ((double)m * (pf + hx + i_ar) + (m - 1) * pb + pl) +
-	       m * (tail + ends_l + ends) + (nosync ? 1 : m) * hol + once - kept;
+	/* per layer and micro-batch (the last micro-batch's backward pl, not
+	 * pb: the difference once a step), per chunk's chain, per stage's
+	 * micro-batch, per step */
+	out->layer_f = pf + hx_f;
+	out->layer_b = pb + (hx - hx_f) + i_ar;
+	out->chunk_f = chunk_f;
+	out->chunk_b = chunk_b;
+	out->mb = tail + ends + (nosync ? 0 : hol) - reused;
+	out->step = layers * (pl - pb) + (nosync ? hol : 0) + once - kept;
+	out->walk = true;
+}
+
+double sweep_z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd_l,
+                        double bwd_l, int layers, int m)
+{
+	sweep_z3_parts z;
+	sweep_z3_split(s, g, fwd_l, bwd_l, layers, m, &z);
+	int vpp = s->plan.vpp > 1 ? s->plan.vpp : 1;
+	return layers * (double)m * (z.layer_f + z.layer_b) +
+	       (double)vpp * m * (z.chunk_f + z.chunk_b) + m * z.mb + z.step;
 }
 
 /* ZeRO-Inference (inference with offload_params; emit.c fsdp_gather,

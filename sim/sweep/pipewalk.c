@@ -48,7 +48,18 @@
  * done (the order is the graph's, which has no cycle; a stall returns
  * -1). In inference a stage runs the forwards of its order alone, as
  * plan/pipe.c skips the backward ops, with the same forward edges
- * (build_link_stages draws no backward ones). */
+ * (build_link_stages draws no backward ones).
+ *
+ * ZeRO-3 / FSDP gathering and reducing every micro-batch (in->pre, post):
+ * a chain's first layer's gather has no edge but the DP stream's order
+ * (emit.c fsdp_gather: the cursor starts with none; the pipeline's edges
+ * reach the chain's first compute task), so it runs as soon as the stream
+ * is free, beside the input's wait and the op before it, and delays the op
+ * only past them. After a forward the stream is free (its gathers ran
+ * ahead of its layers: hidden); after a backward it holds that backward's
+ * last reduction first (post), which the stage's last backward also adds
+ * to its end: op j starts no earlier than the end of a backward before it
+ * + post + pre (the first op of a stage at pre). */
 #include "sweep_int.h"
 
 #include <math.h>
@@ -158,6 +169,16 @@ static bool advance(walk *w, int st, int *ptr, const sweep_walk_in *in)
 		double d = o->weight ? in->W[v] : o->backward ? in->B[v] : in->F[v];
 		if (in->last && j == w->n - 1)
 			d += in->last[st];
+		if (in->pre && !o->weight) { /* the DP stream's gather first */
+			const plan_op *q = j > 0 ? &w->ops[idx(w, st, j - 1)] : NULL;
+			if (!q)
+				t = fmax(t, in->pre[v]);
+			else if (q->backward && !q->weight)
+				t = fmax(t, *at(w, w->end, st, j - 1) + in->post[w->vst[idx(w, st, j - 1)]] +
+				                    in->pre[v]);
+		}
+		if (in->post && j == w->n - 1 && o->backward && !o->weight)
+			d += in->post[v];
 		*at(w, w->end, st, j) = fmax(t, inp) + d;
 		/* no send out of the ends of the pipeline, nor after a weight pass */
 		if (o->weight || (o->backward ? v == 0 : v == w->V - 1))

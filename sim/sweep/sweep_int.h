@@ -81,6 +81,21 @@ double sweep_coll_intf(const plan_scenario *s, net_coll c, const net_group *g, d
  * backward bwd_l (estz3.c has the derivation). */
 double sweep_z3_exposed(const plan_scenario *s, const plan_groups *g, double fwd_l,
                         double bwd_l, int layers, int m);
+/* The same time by where the chains pay it, for the pipeline walk to run
+ * with each stage's passes (estz3.c): per layer and micro-batch in the
+ * forward and the backward, per chunk's chain and micro-batch (its first
+ * gather, chunk_f; with its backward's last reduction, chunk_b), per stage
+ * and micro-batch after its backward (the ends, the buckets' tail and
+ * hold-ups), and once a step; walk false where the step's gathers are not
+ * per micro-batch (torch pipelining's, plan_zero3_pp_gathered: all of it in
+ * step). With vpp chunks a stage, sweep_z3_exposed = layers m (layer_f +
+ * layer_b) + vpp m (chunk_f + chunk_b) + m mb + step. */
+typedef struct sweep_z3_parts {
+	double layer_f, layer_b, chunk_f, chunk_b, mb, step;
+	bool walk;
+} sweep_z3_parts;
+void sweep_z3_split(const plan_scenario *s, const plan_groups *g, double fwd_l, double bwd_l,
+                    int layers, int m, sweep_z3_parts *out);
 /* ZeRO-Inference's weights streamed from the host (inference with
  * offload_params), exposed beyond the forwards: per micro-batch the first
  * layer's fetch, and each later layer's excess over the layer before it
@@ -96,6 +111,10 @@ double sweep_z3_stream_exposed(const plan_scenario *s, const plan_groups *g, dou
  * (the compute its gradient buckets slow beside them; NULL: none). */
 typedef struct sweep_walk_in {
 	const double *F, *B, *W, *xf, *xb, *last;
+	/* per virtual stage, or NULL: ZeRO-3's gather of a chain's first
+	 * layer (pre) and its backward's last reduction (post) on the DP
+	 * stream, which orders them and nothing else (pipewalk.c) */
+	const double *pre, *post;
 } sweep_walk_in;
 /* The span from the first op to the last op or send of the latest stage,
  * or -1 (out of memory, a stall); with ends, each stage's last op's end.
