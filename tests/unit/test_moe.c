@@ -731,9 +731,39 @@ static void test_param_gather_experts(void)
 	plan_scenario_free(s);
 }
 
+/* fp8 experts (layer.c fp8_cast): Transformer Engine's GroupedLinear casts
+ * each expert's input rows, and in the backward its output gradients, 4
+ * bytes an element (read 2, write row-wise and column-wise fp8). Mixtral at
+ * tp 2 with SP and ep 8: Tn = 2048 tokens, k = 2, R = 4096 rows on the rank
+ * (one local expert), h = 4096, f = 14336 (fc1 2f for SwiGLU). Forward:
+ * fc1's input 4 R h = 67,108,864, fc2's 4 R f = 234,881,024. Backward: fc2's
+ * output gradient 4 R h = 67,108,864, fc1's 4 R 2f = 469,762,048. In bf16
+ * none of them. */
+static void test_fp8_expert_casts(void)
+{
+	work_model m = mixtral();
+	work_shard sh = {.tp = 2, .sp = true, .micro_batch = 1, .seq = 4096, .dtype = HW_FP8,
+			 .flash = true, .cp = 1, .ep = 8};
+	work_item f[WORK_MAX_ITEMS], b[WORK_MAX_ITEMS];
+	int nf = work_layer_forward_at(&m, &sh, 3, f), nb = work_layer_backward_at(&m, &sh, 3, b);
+	const work_item *x = named(f, nf, "fc1e_cast");
+	CHECK(x && x->bytes == 67108864.0);
+	x = named(f, nf, "fc2e_cast");
+	CHECK(x && x->bytes == 234881024.0);
+	x = named(b, nb, "fc2e_gcast");
+	CHECK(x && x->bytes == 67108864.0);
+	x = named(b, nb, "fc1e_gcast");
+	CHECK(x && x->bytes == 469762048.0);
+	sh.dtype = HW_BF16;
+	nf = work_layer_forward_at(&m, &sh, 3, f);
+	nb = work_layer_backward_at(&m, &sh, 3, b);
+	CHECK(!named(f, nf, "fc1e_cast") && !named(b, nb, "fc1e_gcast"));
+}
+
 int main(void)
 {
 	test_params();
+	test_fp8_expert_casts();
 	test_programs();
 	test_dispatcher();
 	test_launches();
