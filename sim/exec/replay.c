@@ -85,6 +85,15 @@ typedef struct replay {
 	double *up_rate;
 	double *up_lost;
 	bool up_off;
+	/* The fabric units whose leaf uplinks the classes' transfers share
+	 * (plan_graph.up_unit; without it each class its own): per class its
+	 * first and last unit (cu[2 k], cu[2 k + 1]), per unit the classes
+	 * under it (um[um_first[u] .. um_first[u + 1] - 1]); up_rate is per
+	 * unit and direction. Scratch: a unit's pool (maxm classes' pools), a
+	 * change's affected transfers and their old rates. */
+	int nunit, maxm, *cu, *um_first, *um;
+	uint32_t *scr_pool, *scr_aff;
+	double *scr_old;
 	/* tasks whose rate changes while they run (compute under interference,
 	 * transfers sharing NICs): their end event and work left (ps at full
 	 * rate) as of their last settling */
@@ -270,10 +279,21 @@ static int pool(const replay *r, int k, int dir, uint32_t *out)
 	return n;
 }
 
-/* Rank a's share of resource `rate` (nic_rate, up_rate) in direction dir. */
+/* Rank a's share of resource `rate` (nic_rate; up_rate: unit a's) in
+ * direction dir. */
 static double share(const double *rate, int a, int dir)
 {
 	return rate[(size_t)a * 2 + (size_t)dir];
+}
+
+/* The transfers on unit u's uplinks in direction dir: those in the pools
+ * of every class under it (pool); out holds maxm x POOL_MAX. How many. */
+static int pool_up(const replay *r, int u, int dir, uint32_t *out)
+{
+	int n = 0;
+	for (int i = r->um_first[u]; i < r->um_first[u + 1]; i++)
+		n += pool(r, r->um[i], dir, out + n);
+	return n;
 }
 
 /* The progress rate of running transfer t: the smaller NIC share of the
@@ -289,26 +309,26 @@ static double xfer_rate(const replay *r, uint32_t t, double *base)
 	double n2 = share(r->nic_rate, rx, POOL_RX);
 	nic = n2 < nic ? n2 : nic;
 	double v = nic;
-	if (r->up_cap > 0 && up_demand(x) > 0) {
-		double u1 = share(r->up_rate, x->rank, POOL_TX),
-		       u2 = share(r->up_rate, rx, POOL_RX);
-		v = u1 < v ? u1 : v;
-		v = u2 < v ? u2 : v;
+	if (r->up_cap > 0 && up_demand(x) > 0) { /* each unit its sides sit under */
+		int ks[2] = {x->rank, rx}, ds[2] = {POOL_TX, POOL_RX};
+		for (int p = 0; p < 2; p++)
+			for (int u = r->cu[2 * ks[p]]; u <= r->cu[2 * ks[p] + 1]; u++) {
+				double w = share(r->up_rate, u, ds[p]);
+				v = w < v ? w : v;
+			}
 	}
 	if (base)
 		*base = nic;
 	return v;
 }
 
-/* The fluid share of one resource of rank k in direction dir (its NICs,
- * or with `up` its leaf uplinks) among the transfers on it (pool): while
- * their demands sum past its capacity `cap` (or past the largest demand,
- * which one transfer alone may have been costed at), each progresses at
- * cap / sum; else at its own rate. */
-static double fluid_share(const replay *r, int k, int dir, double cap, bool up)
+/* The fluid share of one resource in direction dir (a rank class's NICs,
+ * or with `up` a unit's leaf uplinks) among the m transfers on it (on[]):
+ * while their demands sum past its capacity `cap` (or past the largest
+ * demand, which one transfer alone may have been costed at), each
+ * progresses at cap / sum; else at its own rate. */
+static double fluid_share(const replay *r, const uint32_t *on, int m, double cap, bool up)
 {
-	uint32_t on[POOL_MAX];
-	int m = pool(r, k, dir, on);
 	double sum = 0, top = 0;
 	int n = 0;
 	for (int i = 0; i < m; i++) {
@@ -319,6 +339,19 @@ static double fluid_share(const replay *r, int k, int dir, double cap, bool up)
 	}
 	cap = cap > top ? cap : top;
 	return sum > cap && n > 1 ? cap / sum : 1.0;
+}
+
+/* Append the m transfers of on[] not yet in aff[0 .. na - 1]; the new na. */
+static int add_unique(uint32_t *aff, int na, const uint32_t *on, int m)
+{
+	for (int i = 0; i < m; i++) {
+		bool seen = false;
+		for (int j = 0; j < na && !seen; j++)
+			seen = aff[j] == on[i];
+		if (!seen)
+			aff[na++] = on[i];
+	}
+	return na;
 }
 
 /* Transfers that run at once share the NICs of the rank class they run on
@@ -364,19 +397,13 @@ static void nic_change(replay *r, uint32_t t, bool add)
 	/* the pools t is in: its rank's sending side, and the receiving side
 	 * of its receiver (a pipeline send) or of its rank (a collective) */
 	int pk[2] = {x->rank, peer >= 0 ? peer : x->rank}, pd[2] = {POOL_TX, POOL_RX};
-	uint32_t aff[2 * POOL_MAX];
-	double old[2 * POOL_MAX];
+	uint32_t *aff = r->scr_aff, on[POOL_MAX];
+	double *old = r->scr_old;
 	int na = 0;
 	for (int p = 0; p < 2; p++) {
-		uint32_t on[POOL_MAX];
-		int m = pool(r, pk[p], pd[p], on);
-		for (int i = 0; i < m; i++) {
-			bool seen = false;
-			for (int j = 0; j < na && !seen; j++)
-				seen = aff[j] == on[i];
-			if (!seen)
-				aff[na++] = on[i];
-		}
+		na = add_unique(aff, na, on, pool(r, pk[p], pd[p], on));
+		for (int u = r->cu[2 * pk[p]]; r->up_cap > 0 && u <= r->cu[2 * pk[p] + 1]; u++)
+			na = add_unique(aff, na, r->scr_pool, pool_up(r, u, pd[p], r->scr_pool));
 	}
 	for (int i = 0; i < na; i++) {
 		uint32_t u = aff[i];
@@ -397,9 +424,10 @@ static void nic_change(replay *r, uint32_t t, bool add)
 		r->tsince[t] = now;
 	for (int p = 0; p < 2; p++) {
 		size_t q = (size_t)pk[p] * 2 + (size_t)pd[p];
-		r->nic_rate[q] = fluid_share(r, pk[p], pd[p], r->nic_cap, false);
-		if (r->up_cap > 0)
-			r->up_rate[q] = fluid_share(r, pk[p], pd[p], r->up_cap, true);
+		r->nic_rate[q] = fluid_share(r, on, pool(r, pk[p], pd[p], on), r->nic_cap, false);
+		for (int u = r->cu[2 * pk[p]]; r->up_cap > 0 && u <= r->cu[2 * pk[p] + 1]; u++)
+			r->up_rate[(size_t)u * 2 + (size_t)pd[p]] = fluid_share(
+			        r, r->scr_pool, pool_up(r, u, pd[p], r->scr_pool), r->up_cap, true);
 	}
 	for (int i = 0; i < na; i++) {
 		double v = xfer_rate(r, aff[i], NULL);
@@ -620,15 +648,65 @@ static int reset(replay *r)
 		r->nic_run[i] = UINT32_MAX;
 		r->q_pos[i] = r->q_first[i];
 	}
+	for (size_t u = 0; u < (size_t)r->nunit; u++)
+		r->up_rate[2 * u] = r->up_rate[2 * u + 1] = 1.0;
 	for (size_t i = 0; i < nr; i++) {
 		r->nic_rate[2 * i] = r->nic_rate[2 * i + 1] = 1.0;
-		r->up_rate[2 * i] = r->up_rate[2 * i + 1] = 1.0;
 		r->running[i] = UINT32_MAX;
 		r->last_comm[i] = PLAN_TASK_DP;
 	}
 	for (size_t i = 0; i < g->ntasks; i++)
 		r->pending[i] = r->pred_first[i + 1] - r->pred_first[i];
 	return SIM_OK;
+}
+
+/* The units (replay.cu, um): plan_graph.up_unit's, else each class its own;
+ * up_rate and the scratch sized by them. */
+static int setup_units(replay *r, const plan_graph *g)
+{
+	size_t nr = (size_t)g->ranks;
+	r->cu = malloc(2 * nr * sizeof *r->cu);
+	if (!r->cu)
+		return SIM_ENOMEM;
+	r->nunit = 0;
+	int maxu = 1;
+	for (size_t k = 0; k < nr; k++) {
+		int a = g->up_unit ? g->up_unit[2 * k] : (int)k;
+		int b = g->up_unit ? g->up_unit[2 * k + 1] : (int)k;
+		r->cu[2 * k] = a, r->cu[2 * k + 1] = b;
+		r->nunit = b + 1 > r->nunit ? b + 1 : r->nunit;
+		maxu = b - a + 1 > maxu ? b - a + 1 : maxu;
+	}
+	r->um_first = calloc((size_t)r->nunit + 1, sizeof *r->um_first);
+	if (!r->um_first)
+		return SIM_ENOMEM;
+	size_t total = 0;
+	for (size_t k = 0; k < nr; k++)
+		for (int u = r->cu[2 * k]; u <= r->cu[2 * k + 1]; u++)
+			r->um_first[u + 1]++, total++;
+	r->maxm = 1;
+	for (int u = 0; u < r->nunit; u++) {
+		int m = r->um_first[u + 1];
+		r->maxm = m > r->maxm ? m : r->maxm;
+		r->um_first[u + 1] += r->um_first[u];
+	}
+	r->um = malloc((total ? total : 1) * sizeof *r->um);
+	int *fill = malloc(((size_t)r->nunit + 1) * sizeof *fill);
+	if (!r->um || !fill) {
+		free(fill);
+		return SIM_ENOMEM;
+	}
+	memcpy(fill, r->um_first, (size_t)r->nunit * sizeof *fill);
+	for (size_t k = 0; k < nr; k++)
+		for (int u = r->cu[2 * k]; u <= r->cu[2 * k + 1]; u++)
+			r->um[fill[u]++] = (int)k;
+	free(fill);
+	size_t pm = (size_t)r->maxm * POOL_MAX, na = 2 * (POOL_MAX + (size_t)maxu * pm);
+	r->up_rate = malloc(2 * (size_t)r->nunit * sizeof *r->up_rate);
+	r->scr_pool = malloc(pm * sizeof *r->scr_pool);
+	r->scr_aff = malloc(na * sizeof *r->scr_aff);
+	r->scr_old = malloc(na * sizeof *r->scr_old);
+	return r->up_rate && r->scr_pool && r->scr_aff && r->scr_old ? SIM_OK : SIM_ENOMEM;
 }
 
 static int setup(replay *r, const plan_graph *g)
@@ -651,8 +729,9 @@ static int setup(replay *r, const plan_graph *g)
 	r->nic_rate = malloc(2 * nr * sizeof *r->nic_rate);
 	r->in_run = malloc(nr * IN_SLOTS * sizeof *r->in_run);
 	r->tsince = calloc(n, sizeof *r->tsince);
-	r->up_rate = malloc(2 * nr * sizeof *r->up_rate);
 	r->up_lost = calloc(nr * EXEC_CAT_COUNT, sizeof *r->up_lost);
+	if (setup_units(r, g) != SIM_OK)
+		return SIM_ENOMEM;
 	r->ev = calloc(n, sizeof *r->ev);
 	r->left = calloc(n, sizeof *r->left);
 	if (!r->pending || !r->start || !r->end || !r->free_since || !r->cat || !r->running ||
@@ -677,6 +756,8 @@ static void teardown(replay *r)
 	free(r->nic_run), free(r->in_run), free(r->nic_rate), free(r->tsince), free(r->ev),
 	        free(r->left);
 	free(r->up_rate), free(r->up_lost);
+	free(r->cu), free(r->um_first), free(r->um);
+	free(r->scr_pool), free(r->scr_aff), free(r->scr_old);
 }
 
 /* After the last compute task the rank waits on its gradient reduction (DP),

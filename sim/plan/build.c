@@ -475,6 +475,53 @@ static void fsdp_setup(const plan_scenario *s, builder *b, int lmax, int lps)
 	}
 }
 
+bool plan_up_units(const plan_scenario *s, int st, int *first, int *last)
+{
+	const plan_spec *p = &s->plan;
+	const net_cluster *c = &s->cluster;
+	int stride[PLAN_DIMS], cp = p->cp > 1 ? p->cp : 1;
+	long long R = (long long)p->tp * cp * p->dp;
+	plan_strides(p, stride);
+	int g = c->node.gpus, nics = c->node.nics, down = net_leaf_down(c);
+	if (!(c->oversubscription > 1) || !net_fabric_uplinks(c) || c->other_gpu[0] ||
+	    stride[PLAN_DIM_PP] != R || g < 1 || nics < 1 ||
+	    (c->fabric != NET_FABRIC_FAT_TREE && c->fabric != NET_FABRIC_EFA &&
+	     c->fabric != NET_FABRIC_RAIL && c->fabric != NET_FABRIC_RAIL_ONLY))
+		return false;
+	/* nodes per unit (leaf_of): a node of more NICs than a leaf's ports
+	 * spans leaves of its own */
+	int per = c->fabric == NET_FABRIC_RAIL || c->fabric == NET_FABRIC_RAIL_ONLY ? down
+	          : nics <= down                                                   ? down / nics
+	                                                                           : 1;
+	per = per > 0 ? per : 1;
+	long long n0 = st * R / g, n1 = ((st + 1) * R - 1) / g;
+	*first = (int)(n0 / per);
+	*last = (int)(n1 / per);
+	return true;
+}
+
+/* plan_graph.up_unit of every stage, where plan_up_units gives them and two
+ * stages share a unit (else left NULL: nothing changes). */
+static int set_up_units(const plan_scenario *s, plan_graph *g)
+{
+	int pp = s->plan.pp, a, b, prev = -1;
+	bool shared = false;
+	for (int st = 0; st < pp; st++) {
+		if (!plan_up_units(s, st, &a, &b))
+			return SIM_OK;
+		shared |= a <= prev;
+		prev = b;
+	}
+	if (!shared)
+		return SIM_OK;
+	g->up_unit = malloc(2 * (size_t)pp * sizeof *g->up_unit);
+	if (!g->up_unit)
+		return SIM_ENOMEM;
+	for (int st = 0; st < pp; st++)
+		plan_up_units(s, st, &g->up_unit[2 * st], &g->up_unit[2 * st + 1]);
+	return SIM_OK;
+}
+
 int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t len)
 {
 	const plan_spec *p = &s->plan;
@@ -515,6 +562,8 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 		horizon_values(s, &b, b.g->tasks[b.g->longest].kind, why, len);
 	if (rc == SIM_OK)
 		plan_netflow_report(b.flow, b.g);
+	if (rc == SIM_OK)
+		rc = set_up_units(s, b.g);
 	plan_netflow_close(b.flow);
 	if (b.g)
 		graph_totals(s, b.g);

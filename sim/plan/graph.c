@@ -42,6 +42,7 @@ void plan_graph_free(plan_graph *g)
 	free(g->quiet);
 	free(g->sm_scale);
 	free(g->offload);
+	free(g->up_unit);
 	free(g);
 }
 

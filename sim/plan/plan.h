@@ -1700,6 +1700,13 @@ typedef struct plan_graph {
 	 * freed by plan_graph_free): NULL = interference and ep_share for every
 	 * class. */
 	const double *rank_interference, *rank_ep_share;
+	/* Per rank class, where classes share a fabric's leaf uplinks (an
+	 * oversubscribed fabric, stages on consecutive nodes: plan_up_units):
+	 * 2 ints, the first and last fabric unit (a leaf's nodes; a
+	 * rail-optimized unit's) its nodes sit under. NULL: each class its own
+	 * uplinks. exec's replay shares a unit's uplinks among the transfers of
+	 * every class under it. */
+	int *up_unit;
 	/* Memory over the step, per rank class (for timeline views): the bytes
 	 * held throughout (weights, gradients, states, buffers) and the
 	 * activations one micro-batch's forward over one model chunk keeps until
@@ -2169,6 +2176,16 @@ void plan_netflow_report(const plan_netflow *f, plan_graph *g);
 /* Cache lookups answered and collectives simulated (tests). */
 void plan_netflow_stats(const plan_netflow *f, int *hits, int *misses);
 void plan_graph_free(plan_graph *g);
+
+/* The fabric units (plan_graph.up_unit) stage st's nodes sit under, in
+ * *first and *last: a fat tree's leaf holds floor(p / N) whole nodes of N
+ * NICs (p = net_leaf_down), a rail-optimized or rail-only unit p nodes
+ * (topo/fabric.c leaf_of). Only where transfers of different stages can
+ * meet on a leaf's uplinks: an oversubscribed fabric with uplinks
+ * (net_fabric_uplinks), the stages on consecutive ranks (pp outermost in
+ * [parallel] order) and one GPU type; false otherwise (each stage its own
+ * uplinks, as before). */
+bool plan_up_units(const plan_scenario *s, int st, int *first, int *last);
 
 /* Builder helpers (also used by tests to make synthetic graphs): add a task
  * with the given predecessors and return its id, or UINT32_MAX on OOM; add one

@@ -679,6 +679,56 @@ static void test_uplink_sharing(void)
 	}
 }
 
+/* Uplinks shared across rank classes (plan_graph.up_unit, replay.c pool_up):
+ * the fat tree of test_uplink_sharing (2:1, cap B), two rank classes, each
+ * starting a DP transfer of 4 ms at half a NIC and a full uplink (the
+ * closed forms' demand at o = 2). Each class its own uplinks (no up_unit,
+ * or units 0 and 1): each alone on them, 4 ms. Both under unit 0 (two
+ * stages on one leaf), or the second spanning units 0 and 1: their
+ * demands sum to two uplinks' rate on unit 0, each at 1/2: 8 ms, and the
+ * step with the uplinks unshared 4 ms. */
+static void test_uplink_units(void)
+{
+	const double B = 25e9 * 0.96, td = 4e-3;
+	const struct {
+		int u[4]; /* first, last unit of class 0 and of class 1; -1: none */
+		double step;
+	} cases[] = {
+		{{-1, -1, -1, -1}, 4e-3},
+		{{0, 0, 1, 1}, 4e-3},
+		{{0, 0, 0, 0}, 8e-3},
+		{{0, 0, 0, 1}, 8e-3},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		plan_graph *g = plan_graph_new(2, 16);
+		for (int k = 0; k < 2; k++) {
+			plan_task d = {sim_time_from_s(td), k, PLAN_STREAM_DP, PLAN_TASK_DP, -1, -1, 0,
+				       (float)(0.5 * B * td), (float)(1.0 * B * td)};
+			plan_graph_add(g, &d, NULL, 0);
+		}
+		if (cases[i].u[0] >= 0) {
+			g->up_unit = malloc(4 * sizeof *g->up_unit);
+			memcpy(g->up_unit, cases[i].u, 4 * sizeof *g->up_unit);
+		}
+		net_cluster cl = one_node();
+		cl.nodes = 4;
+		cl.node.gpus = 16;
+		cl.node.nics = 16;
+		cl.gpus = 64;
+		cl.node.nic_Bps = 25e9;
+		cl.node.nic_eff = 0.96;
+		cl.fabric = NET_FABRIC_FAT_TREE;
+		cl.oversubscription = 2;
+		exec_result *r = calloc(1, sizeof *r);
+		CHECK_INT(exec_replay(g, &cl, r), SIM_OK);
+		CHECK_NEAR(r->step_s, cases[i].step, 1e-9);
+		CHECK_NEAR(r->uplinks.free_step_s, cases[i].step > td * 1.5 ? td : 0, 1e-9);
+		check_sums(r);
+		free(r);
+		plan_graph_free(g);
+	}
+}
+
 /* tp_comm_overlap's pair (plan_build, tp_overlap_at): compute A (1 ms), then a
  * GEMM of g and a TP collective of c started together when A ends, then
  * compute B (1 ms) waiting for both. Without interference the pair takes
@@ -1722,6 +1772,7 @@ int main(void)
 	test_nic_sharing();
 	test_pp_receiver_sharing();
 	test_uplink_sharing();
+	test_uplink_units();
 	test_sync_free();
 	test_sync_blocking();
 	test_gather_gap();

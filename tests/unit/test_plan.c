@@ -354,6 +354,60 @@ static void test_graph(void)
 	sim_diag_free(d);
 }
 
+/* The fabric units a stage's nodes sit under (plan_up_units): Llama 2 70B on
+ * 8 DGX H100 (8 NICs of 400 Gb/s: radix 64), tp 8, pp 4, dp 2, a stage of
+ * 16 GPUs on 2 nodes. A fat tree at 2:1 has floor(64 x 2 / 3) = 42 ports
+ * down a leaf, 5 whole nodes of 8 NICs: stages on nodes 0-1, 2-3, 4-5, 6-7
+ * sit under leaves 0, 0, 0-1, 1, and the graph carries them; rail-optimized
+ * at 2:1, a unit of 42 nodes: all under unit 0. None where nothing can share
+ * a leaf's uplinks: non-blocking (and no up_unit in its graph), or the
+ * stages not on consecutive ranks (order tp-cp-pp-dp). */
+static void test_up_units(void)
+{
+	const char *fat[] = {"cluster.nodes=8", "cluster.fabric=fat-tree", "cluster.oversubscription=2",
+			     "parallel.tp=8", "parallel.pp=4", "parallel.dp=2"};
+	const char *rail[] = {"cluster.nodes=8", "cluster.fabric=rail-optimized",
+			      "cluster.oversubscription=2", "parallel.tp=8", "parallel.pp=4",
+			      "parallel.dp=2"};
+	const char *nb[] = {"cluster.nodes=8", "cluster.fabric=fat-tree", "cluster.oversubscription=1",
+			    "parallel.tp=8", "parallel.pp=4", "parallel.dp=2"};
+	const char *ord[] = {"cluster.nodes=8", "cluster.fabric=fat-tree", "cluster.oversubscription=2",
+			     "parallel.tp=8", "parallel.pp=4", "parallel.dp=2", "parallel.order=tp-cp-pp-dp"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s[4] = {NULL};
+	CHECK_INT(plan_scenario_load("scenarios/llama2-70b-h100.ini", fat, 6, d, &s[0]), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/llama2-70b-h100.ini", rail, 6, d, &s[1]), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/llama2-70b-h100.ini", nb, 6, d, &s[2]), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/llama2-70b-h100.ini", ord, 7, d, &s[3]), SIM_OK);
+	const int want[4][2] = {{0, 0}, {0, 0}, {0, 1}, {1, 1}};
+	int a = -1, b = -1;
+	for (int st = 0; s[0] && st < 4; st++) {
+		CHECK(plan_up_units(s[0], st, &a, &b));
+		CHECK_INT(a, want[st][0]);
+		CHECK_INT(b, want[st][1]);
+	}
+	for (int st = 0; s[1] && st < 4; st++) {
+		CHECK(plan_up_units(s[1], st, &a, &b));
+		CHECK(a == 0 && b == 0);
+	}
+	CHECK(s[2] && !plan_up_units(s[2], 0, &a, &b));
+	CHECK(s[3] && !plan_up_units(s[3], 0, &a, &b));
+	plan_graph *g = NULL;
+	if (s[0] && CHECK_INT(plan_build(s[0], &g), SIM_OK)) {
+		CHECK(g->up_unit != NULL);
+		CHECK(g->up_unit && g->up_unit[4] == 0 && g->up_unit[5] == 1);
+	}
+	plan_graph_free(g);
+	g = NULL;
+	if (s[2] && CHECK_INT(plan_build(s[2], &g), SIM_OK))
+		CHECK(g->up_unit == NULL);
+	plan_graph_free(g);
+	for (int i = 0; i < 4; i++)
+		plan_scenario_free(s[i]);
+	sim_diag_print(d, stderr);
+	sim_diag_free(d);
+}
+
 /* Host-side dispatch: with 1 s of framework overhead per op every run of
  * kernels is host-bound, so each compute task lasts exactly (its kernel count)
  * x (4 us launch + 1 s): an integer multiple of 1.000004 s. */
@@ -2864,6 +2918,7 @@ int main(void)
 	test_cp();
 	test_layout();
 	test_host_bound();
+	test_up_units();
 	test_graph();
 	test_orders();
 	test_vp_groups();
