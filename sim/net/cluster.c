@@ -464,6 +464,21 @@ int net_leaf_down(const net_cluster *c)
 	return p < 1 ? 1 : p;
 }
 
+int net_leaf_nodes(const net_cluster *c)
+{
+	int p = net_leaf_down(c), n = c->node.nics;
+	switch (c->fabric) {
+	case NET_FABRIC_RAIL:
+	case NET_FABRIC_RAIL_ONLY:
+		return p;
+	case NET_FABRIC_FAT_TREE:
+	case NET_FABRIC_EFA:
+		return n >= 1 && n <= p ? p / n : 0;
+	default:
+		return 0;
+	}
+}
+
 static void link_set(net_link_class *l, net_link_kind kind, const char *name,
 		     const char *kind_name, int64_t count, double Bps)
 {

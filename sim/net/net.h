@@ -506,6 +506,12 @@ typedef struct net_link_class {
  * non-blocking): a rail-optimized or rail-only unit is that many nodes. */
 int net_switch_radix(const net_cluster *c);
 int net_leaf_down(const net_cluster *c);
+/* The nodes one leaf unit holds, whole (topo/fabric.c leaf_of numbers the
+ * leaves by them): a fat tree's leaf (EFA's alike) floor(p / N) nodes of N
+ * NICs, p = net_leaf_down; a rail-optimized or rail-only unit p nodes (a
+ * leaf per rail). 0 where a node's NICs span several fat-tree leaves
+ * (N > p) or the fabric has no leaves (single switch, torus). */
+int net_leaf_nodes(const net_cluster *c);
 
 /* Whether the cluster's leaves have fabric links above them (the fabric link
  * class): more than one node, NICs, and not a single switch or a rail-only

@@ -482,18 +482,14 @@ bool plan_up_units(const plan_scenario *s, int st, int *first, int *last)
 	int stride[PLAN_DIMS], cp = p->cp > 1 ? p->cp : 1;
 	long long R = (long long)p->tp * cp * p->dp;
 	plan_strides(p, stride);
-	int g = c->node.gpus, nics = c->node.nics, down = net_leaf_down(c);
+	/* a node spanning fat-tree leaves of its own (net_leaf_nodes 0): its
+	 * own unit */
+	int g = c->node.gpus, per = net_leaf_nodes(c) > 0 ? net_leaf_nodes(c) : 1;
+	bool leaves = net_leaf_nodes(c) > 0 || c->fabric == NET_FABRIC_FAT_TREE ||
+	              c->fabric == NET_FABRIC_EFA;
 	if (!(c->oversubscription > 1) || !net_fabric_uplinks(c) || c->other_gpu[0] ||
-	    stride[PLAN_DIM_PP] != R || g < 1 || nics < 1 ||
-	    (c->fabric != NET_FABRIC_FAT_TREE && c->fabric != NET_FABRIC_EFA &&
-	     c->fabric != NET_FABRIC_RAIL && c->fabric != NET_FABRIC_RAIL_ONLY))
+	    stride[PLAN_DIM_PP] != R || g < 1 || !leaves)
 		return false;
-	/* nodes per unit (leaf_of): a node of more NICs than a leaf's ports
-	 * spans leaves of its own */
-	int per = c->fabric == NET_FABRIC_RAIL || c->fabric == NET_FABRIC_RAIL_ONLY ? down
-	          : nics <= down                                                   ? down / nics
-	                                                                           : 1;
-	per = per > 0 ? per : 1;
 	long long n0 = st * R / g, n1 = ((st + 1) * R - 1) / g;
 	*first = (int)(n0 / per);
 	*last = (int)(n1 / per);

@@ -121,15 +121,15 @@ static int fabric_link(topo_graph *g, int a, int b)
 /* Leaf of NIC j of node n, by fabric (see the header comment). */
 static int leaf_of(const topo_graph *g, int n, int j, int p)
 {
-	int N = g->nics_per_node;
+	int N = g->nics_per_node, u = net_leaf_nodes(&g->cl);
 	if (g->cl.fabric == NET_FABRIC_SINGLE)
 		return 0;
 	if (g->cl.fabric == NET_FABRIC_RAIL)
-		return (n / p) * N + j;
+		return (n / u) * N + j;
 	if (g->cl.fabric == NET_FABRIC_RAIL_ONLY)
-		return j * ((g->cl.nodes + p - 1) / p) + n / p;
-	if (N <= p)
-		return n / (p / N);
+		return j * ((g->cl.nodes + u - 1) / u) + n / u;
+	if (u > 0)
+		return n / u;
 	int per_node = (N + p - 1) / p;
 	return n * per_node + j / p;
 }
