@@ -1453,14 +1453,14 @@ static void estimate_one(const plan_scenario *s, const plan_scenario *o, const b
 	free(lead), free(bk);
 	/* inference: no gradients, no optimizer (plan_build stops after the
 	 * forwards); ZeRO-Inference's weights streamed from the host instead
-	 * (offload_params: sweep_z3_stream_exposed) */
-	e->dp_s = !s->inference ? dp_exposed(s, &grp, a.grad, a.gather, a.dp_tail_s, a.pg, fwd_l,
-	                                     bwd_l, a.worst)
+	 * (offload_params: sweep_z3_stream_exposed); ZeRO-3 walked with the
+	 * pipeline: what the walk added, and the stages' ends and step terms */
+	e->dp_s = wz >= 0         ? wz + m * zp.mb + zp.step
+	          : !s->inference ? dp_exposed(s, &grp, a.grad, a.gather, a.dp_tail_s, a.pg, fwd_l,
+	                                       bwd_l, a.worst)
 	          : p->offload_params != PLAN_OFFLOAD_NONE
 	                  ? sweep_z3_stream_exposed(s, &grp, fwd_l, a.worst, m)
 	                  : 0;
-	if (wz >= 0) /* walked: what it added, and the stages' ends and step terms */
-		e->dp_s = wz + m * zp.mb + zp.step;
 	/* tied embeddings under a pipeline: the first and last stages'
 	 * all-reduce of the word embedding's gradient after both backwards
 	 * (grads.c build_emit_embedding_sync), behind the first stage's
