@@ -105,6 +105,19 @@ static net_cluster nodes_of(int nodes, double nic_Bps, double nic_eff)
 	return c;
 }
 
+/* 4 nodes of 16 GPUs and 16 NICs of 25 GB/s x 0.96 on a fat tree at
+ * oversubscription o (test_uplink_sharing, test_uplink_units). */
+static net_cluster fat_tree_4x16(double o)
+{
+	net_cluster c = nodes_of(4, 25e9, 0.96);
+	c.node.gpus = 16;
+	c.node.nics = 16;
+	c.gpus = 64;
+	c.fabric = NET_FABRIC_FAT_TREE;
+	c.oversubscription = o;
+	return c;
+}
+
 static void check_sums(const exec_result *r)
 {
 	for (int k = 0; k < r->nclasses; k++) {
@@ -656,15 +669,7 @@ static void test_uplink_sharing(void)
 		plan_graph_add(g, &d, NULL, 0);
 		if (cases[i].with_p)
 			plan_graph_add(g, &p, NULL, 0);
-		net_cluster cl = one_node();
-		cl.nodes = 4;
-		cl.node.gpus = 16;
-		cl.node.nics = 16;
-		cl.gpus = 64;
-		cl.node.nic_Bps = 25e9;
-		cl.node.nic_eff = 0.96;
-		cl.fabric = NET_FABRIC_FAT_TREE;
-		cl.oversubscription = cases[i].o;
+		net_cluster cl = fat_tree_4x16(cases[i].o);
 		exec_result *r = calloc(1, sizeof *r);
 		CHECK_INT(exec_replay(g, &cl, r), SIM_OK);
 		CHECK_NEAR(r->step_s, cases[i].step, 1e-9);
@@ -710,15 +715,7 @@ static void test_uplink_units(void)
 			g->up_unit = malloc(4 * sizeof *g->up_unit);
 			memcpy(g->up_unit, cases[i].u, 4 * sizeof *g->up_unit);
 		}
-		net_cluster cl = one_node();
-		cl.nodes = 4;
-		cl.node.gpus = 16;
-		cl.node.nics = 16;
-		cl.gpus = 64;
-		cl.node.nic_Bps = 25e9;
-		cl.node.nic_eff = 0.96;
-		cl.fabric = NET_FABRIC_FAT_TREE;
-		cl.oversubscription = 2;
+		net_cluster cl = fat_tree_4x16(2);
 		exec_result *r = calloc(1, sizeof *r);
 		CHECK_INT(exec_replay(g, &cl, r), SIM_OK);
 		CHECK_NEAR(r->step_s, cases[i].step, 1e-9);

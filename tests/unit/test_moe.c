@@ -746,14 +746,18 @@ static void test_fp8_expert_casts(void)
 			 .flash = true, .cp = 1, .ep = 8};
 	work_item f[WORK_MAX_ITEMS], b[WORK_MAX_ITEMS];
 	int nf = work_layer_forward_at(&m, &sh, 3, f), nb = work_layer_backward_at(&m, &sh, 3, b);
-	const work_item *x = named(f, nf, "fc1e_cast");
-	CHECK(x && x->bytes == 67108864.0);
-	x = named(f, nf, "fc2e_cast");
-	CHECK(x && x->bytes == 234881024.0);
-	x = named(b, nb, "fc2e_gcast");
-	CHECK(x && x->bytes == 67108864.0);
-	x = named(b, nb, "fc1e_gcast");
-	CHECK(x && x->bytes == 469762048.0);
+	const struct {
+		const char *name;
+		bool bwd;
+		double bytes;
+	} want[] = {{"fc1e_cast", false, 67108864.0},
+		    {"fc2e_cast", false, 234881024.0},
+		    {"fc2e_gcast", true, 67108864.0},
+		    {"fc1e_gcast", true, 469762048.0}};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		const work_item *x = want[i].bwd ? named(b, nb, want[i].name) : named(f, nf, want[i].name);
+		CHECK(x && x->bytes == want[i].bytes);
+	}
 	sh.dtype = HW_BF16;
 	nf = work_layer_forward_at(&m, &sh, 3, f);
 	nb = work_layer_backward_at(&m, &sh, 3, b);

@@ -364,21 +364,20 @@ static void test_graph(void)
  * stages not on consecutive ranks (order tp-cp-pp-dp). */
 static void test_up_units(void)
 {
-	const char *fat[] = {"cluster.nodes=8", "cluster.fabric=fat-tree", "cluster.oversubscription=2",
-			     "parallel.tp=8", "parallel.pp=4", "parallel.dp=2"};
-	const char *rail[] = {"cluster.nodes=8", "cluster.fabric=rail-optimized",
-			      "cluster.oversubscription=2", "parallel.tp=8", "parallel.pp=4",
-			      "parallel.dp=2"};
-	const char *nb[] = {"cluster.nodes=8", "cluster.fabric=fat-tree", "cluster.oversubscription=1",
-			    "parallel.tp=8", "parallel.pp=4", "parallel.dp=2"};
-	const char *ord[] = {"cluster.nodes=8", "cluster.fabric=fat-tree", "cluster.oversubscription=2",
-			     "parallel.tp=8", "parallel.pp=4", "parallel.dp=2", "parallel.order=tp-cp-pp-dp"};
+	/* fabric, oversubscription, order: fat, rail, non-blocking, pp inside */
+	const char *var[4][3] = {
+	        {"cluster.fabric=fat-tree", "cluster.oversubscription=2", "parallel.order=tp-cp-dp-pp"},
+	        {"cluster.fabric=rail-optimized", "cluster.oversubscription=2",
+	         "parallel.order=tp-cp-dp-pp"},
+	        {"cluster.fabric=fat-tree", "cluster.oversubscription=1", "parallel.order=tp-cp-dp-pp"},
+	        {"cluster.fabric=fat-tree", "cluster.oversubscription=2", "parallel.order=tp-cp-pp-dp"}};
 	sim_diag *d = sim_diag_new();
 	plan_scenario *s[4] = {NULL};
-	CHECK_INT(plan_scenario_load("scenarios/llama2-70b-h100.ini", fat, 6, d, &s[0]), SIM_OK);
-	CHECK_INT(plan_scenario_load("scenarios/llama2-70b-h100.ini", rail, 6, d, &s[1]), SIM_OK);
-	CHECK_INT(plan_scenario_load("scenarios/llama2-70b-h100.ini", nb, 6, d, &s[2]), SIM_OK);
-	CHECK_INT(plan_scenario_load("scenarios/llama2-70b-h100.ini", ord, 7, d, &s[3]), SIM_OK);
+	for (int i = 0; i < 4; i++) {
+		const char *set[] = {"cluster.nodes=8", "parallel.tp=8", "parallel.pp=4", "parallel.dp=2",
+				     var[i][0], var[i][1], var[i][2]};
+		CHECK_INT(plan_scenario_load("scenarios/llama2-70b-h100.ini", set, 7, d, &s[i]), SIM_OK);
+	}
 	const int want[4][2] = {{0, 0}, {0, 0}, {0, 1}, {1, 1}};
 	int a = -1, b = -1;
 	for (int st = 0; s[0] && st < 4; st++) {
