@@ -445,6 +445,36 @@ static void put_uneven_default(sim_buf *b, const valid_options *opt, const char 
 	             layers, chunks, profile);
 }
 
+/* The open vocabulary and sequence length of a row that neither a recipe
+ * nor a model file gives (a paper that prints a model's layers, hidden size
+ * and heads only): the run had both, so the row gets the documented
+ * defaults of its model family, said, instead of being skipped.
+ *  - GPT-family layers (GELU): GPT-2's BPE, 50,257 tokens, which
+ *    Megatron-LM's GPT-3 example trains with (--vocab-file gpt2-vocab.json,
+ *    examples/gpt3/train_gpt3_175b_distributed.sh:17, 62 at NVIDIA/Megatron-LM
+ *    d98e8a64) as DeepSpeed's and Megatron-DeepSpeed's GPT examples do; the
+ *    framework pads it (vocab_multiple).
+ *  - SwiGLU (Llama-family) layers: Llama and Llama 2's SentencePiece
+ *    vocabulary, 32,000 (Touvron et al. 2023), which Mistral keeps.
+ *  - seq_len 2048: GPT-3's context (Brown et al. 2020), the same example's
+ *    --seq-length 2048 (:32). */
+static void put_open_vocab_seq(sim_buf *b, const cases_csv *c, size_t row,
+                               const valid_recipe *rec, bool swiglu, char *assumed, size_t alen)
+{
+	char rv[32];
+	if (!*valid_arch_value(c, row, rec, "vocab", rv, sizeof rv)) {
+		sim_buf_printf(b, "vocab = %d\n", swiglu ? 32000 : 50257);
+		valid_assume(assumed, alen,
+		             swiglu ? "vocab 32000 (not published: Llama 2's, for SwiGLU layers)"
+		                    : "vocab 50257 (not published: GPT-2's BPE, as Megatron-LM's "
+		                      "GPT examples)");
+	}
+	if (!*valid_arch_value(c, row, rec, "seq_len", rv, sizeof rv)) {
+		sim_buf_printf(b, "seq_len = 2048\n");
+		valid_assume(assumed, alen, "seq_len 2048 (not published: GPT-3's context)");
+	}
+}
+
 /* Text of row `row`; `mb` > 0 stands for an empty micro_batch column (the
  * tuned choice of tuned_micro_batch), 0 leaves it to the column. */
 /* The row's hardware: its GPU file (valid_gpu_alias), the node template of
@@ -457,6 +487,10 @@ static const char *row_hardware(const cases_csv *c, size_t row, const char **gpu
 {
 	const char *gpu = get(c, row, "gpu"), *intra = get(c, row, "node_intra");
 	const char *alias;
+	if (!*gpu) {
+		snprintf(why, whylen, "gpu missing (the GPU type decides every rate)");
+		return why;
+	}
 	gpu = valid_gpu_alias(gpu, &alias);
 	if (alias)
 		valid_assume(assumed, alen, "%s", alias);
@@ -638,6 +672,8 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		valid_assume(assumed, alen, "kv_heads = heads (not published: multi-head attention)");
 	if (!ffn && !from_file)
 		valid_assume(assumed, alen, "ffn 4 x hidden (not published: the GPT layer's)");
+	if (!from_file)
+		put_open_vocab_seq(b, c, row, rec, swiglu, assumed, alen);
 	/* A note's "head_dim N" gives heads narrower or wider than hidden/heads. */
 	const char *hd = strstr(get(c, row, "note"), "head_dim ");
 	if (hd && atoi(hd + 9) > 0)

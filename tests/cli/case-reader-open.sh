@@ -46,6 +46,11 @@ trap 'rm -rf "$tmp"' EXIT
 #      parameter count ("3.57G") runs tp 32; an open global batch is the
 #      benchmark's 1M tokens, 256 sequences of 4,096, over which an open
 #      micro-batch is tuned
+#  XW: V0001 (GPT 3.6B, a name no model file has) without vocab or without
+#      seq_len: GPT-2's 50,257 and GPT-3's 2,048, the documented defaults,
+#      which V0001 states: V0001's step; a SwiGLU row (ffn 28,672 on hidden
+#      8,192) without vocab takes Llama 2's 32,000 (XW3 as XW4, written out);
+#      without gpu the row is skipped, saying so
 #  XK: a DeepSpeed source of 2023 with tp 2 ran Megatron-DeepSpeed (DeepSpeed
 #      has tensor parallelism only through Megatron's mpu; stacks.csv tp_from),
 #      with flash attention; the same row at tp 1 runs DeepSpeed's own profile;
@@ -109,6 +114,11 @@ derive("D01", "XB7", model="8B", layers="32", hidden="4096", heads="32", kv_head
 derive("D01", "XB4", model="3.57G", layers="", hidden="", heads="", kv_heads="", ffn="",
        vocab="", seq_len="", sequence_parallel="", **dict(ub, gpus="32", tp="32"))
 derive("V0001", "XN0")
+derive("V0001", "XW1", vocab="")
+derive("V0001", "XW2", seq_len="")
+derive("D05", "XW3", model="a SwiGLU model", ffn="28672", vocab="")
+derive("D05", "XW4", model="a SwiGLU model", ffn="28672", vocab="32000")
+derive("V0001", "XW5", gpu="")
 derive("V0001", "XN1", offload="nvme", zero="")
 ds = dict(source="a DeepSpeed benchmark (2023)", zero="1", pp="1", vpp="1")
 derive("D01", "XK1", **dict(ds, tp="2", dp=str(int(rows["D01"]["gpus"]) // 2)))
@@ -181,6 +191,12 @@ want(r["XO1"]["status"] == "ok" and "zero 2 (not published: DeepSpeed's stage fo
 want(r["XN1"]["status"] == "ok" and "zero 3 (not published: DeepSpeed's stage for offload to nvme)" in r["XN1"]["assumed"]
      and r["XN1"]["predicted_iter_s"] > r["XN0"]["predicted_iter_s"],
      "an NVMe offload row on a DGX A100 with zero open", "XN1", "XN0")
+want(same("XN0", "XW1") and "vocab 50257 (not published: GPT-2's BPE" in r["XW1"]["assumed"]
+     and same("XN0", "XW2") and "seq_len 2048 (not published: GPT-3's context)" in r["XW2"]["assumed"]
+     and same("XW3", "XW4") and "vocab 32000 (not published: Llama 2's, for SwiGLU layers)" in r["XW3"]["assumed"],
+     "an open vocab or seq_len without a model file does not take the documented default", "XN0", "XW1", "XW2", "XW3", "XW4")
+want(r["XW5"]["status"] == "skipped" and r["XW5"]["reason"].startswith("gpu missing"),
+     "a row without its gpu is not skipped saying so", "XW5")
 want(r["XK1"]["status"] == "ok" and "framework megatron-deepspeed, attention flash (stacks.csv" in r["XK1"]["assumed"]
      and r["XK2"]["status"] == "ok" and "framework deepspeed (stacks.csv" in r["XK2"]["assumed"],
      "a DeepSpeed row with tp > 1 does not run Megatron-DeepSpeed", "XK1", "XK2")
