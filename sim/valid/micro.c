@@ -149,7 +149,7 @@ static const char *node_template(const char *intra)
  * shipped node files hold them: H200 with 16 EFA is p5en (nodes/p5en-h200.ini),
  * with 32 p5e (32 EFA on P5/P5e, A src/platform-aws.cpp:1064), B200 with 8
  * p6-b200 (nodes/p6-b200.ini); "none" (NCCL's own tuner) otherwise. */
-static const char *efa_instance(const char *gpu, double nics)
+const char *valid_efa_instance(const char *gpu, double nics)
 {
 	if (!strncmp(gpu, "h200", 4))
 		return nics == 16 ? "p5en" : nics == 32 ? "p5e" : "none";
@@ -178,6 +178,18 @@ static int load_cluster(const char *file, long nodes, const valid_options *opt, 
 		       nodes > 0 ? nodes : 1);
 	int rc = load_text(&b, opt, gpu, cl);
 	sim_buf_free(&b);
+	return rc;
+}
+
+int valid_efa_unfitted(const valid_options *opt, const char *gpu, double nics, double *lat,
+                       double *msg, const char **like)
+{
+	hw_gpu g;
+	net_cluster cl;
+	*like = efa_platform_fit(valid_efa_instance(gpu, nics));
+	int rc = load_cluster(*like, 1, opt, &g, &cl);
+	*lat = rc == SIM_OK ? cl.net_lat_s : 0;
+	*msg = rc == SIM_OK ? cl.msg_overhead_s : 0;
 	return rc;
 }
 
@@ -217,13 +229,13 @@ static const char *load_efa(const cases_csv *c, size_t row, const valid_options 
 		}
 		return NULL;
 	}
-	const char *like = efa_platform_fit(efa_instance(g, nics));
-	if (load_cluster(like, nodes, opt, gpu, cl) != SIM_OK)
+	double lat, msg;
+	const char *like;
+	if (valid_efa_unfitted(opt, g, nics, &lat, &msg, &like) != SIM_OK)
 		return "a shipped EFA cluster does not load";
 	const char *tmpl = node_template(row_intra(c, row, g, v));
 	if (!tmpl || nics <= 0 || gbps <= 0)
 		return "an EFA row of another instance needs its node_intra, nics_per_node and nic_gbps";
-	double lat = cl->net_lat_s, msg = cl->msg_overhead_s;
 	sim_buf b;
 	sim_buf_init(&b);
 	sim_buf_printf(&b,
@@ -231,7 +243,8 @@ static const char *load_efa(const cases_csv *c, size_t row, const valid_options 
 		       "[node]\nnics = %g\nnic_bw = %g Gb/s\nnic_kind = efa\nec2_instance = %s\n"
 		       "[cluster]\nname = efa-%s\nnodes = %ld\nfabric = efa\noversubscription = 1\n"
 		       "switch_latency = 0 ns\nnet_latency = %.9g s\nmsg_overhead = %.9g s\n",
-		       tmpl, g, nics, gbps, efa_instance(g, nics), g, nodes > 0 ? nodes : 1, lat, msg);
+		       tmpl, g, nics, gbps, valid_efa_instance(g, nics), g, nodes > 0 ? nodes : 1, lat,
+		       msg);
 	int rc = load_text(&b, opt, gpu, cl);
 	sim_buf_free(&b);
 	if (rc != SIM_OK)
@@ -241,7 +254,7 @@ static const char *load_efa(const cases_csv *c, size_t row, const valid_options 
 		 "EFA on %s (%g x %g Gb/s, aws-ofi-nccl tuner of %s): an unfitted cluster, "
 		 "uncongested at the node file's NIC efficiency %.2f, with the %s fit's latency "
 		 "%.3g us and message cost %.3g us",
-		 g, nics, gbps, efa_instance(g, nics), cl->node.nic_eff,
+		 g, nics, gbps, valid_efa_instance(g, nics), cl->node.nic_eff,
 		 strcmp(like, VALID_EFA_CLUSTER) ? "P6-B200" : "p5", lat * 1e6, msg * 1e6);
 	add_assumed(v, text);
 	return NULL;

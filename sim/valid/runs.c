@@ -475,6 +475,52 @@ static void put_open_vocab_seq(sim_buf *b, const cases_csv *c, size_t row,
 	}
 }
 
+/* A training row measured on an EFA instance that no shipped EFA cluster is
+ * (A100 on p4d or p4de): its own node (GPU, NVLink, the node template of
+ * its node_intra) with its EFA NICs, on the EFA model (fabric = efa:
+ * NCCL's own choice, as aws-ofi-nccl has no tuner tables for these
+ * instances; no NVLS or SHARP across nodes), as an unfitted cluster: the
+ * per-step latency and message cost of its plugin platform's fitted cluster
+ * (valid_efa_unfitted), uncongested at the node file's NIC efficiency, as
+ * micro.c runs such collective rows. Open NIC columns of an A100 row take
+ * p4d's: 4 EFA devices, one per PCIe switch of two GPUs (aws/aws-ofi-nccl
+ * 2daf7d30 topology/p4d-24xl-topo.xml, p4de-24xl-topo.xml), at 100 Gb/s
+ * each (AWS's 400 Gb/s per p4d instance; not in the project's references).
+ * NULL, or why the row cannot run. */
+typedef struct efa_other {
+	double nics, gbps, lat, msg;
+} efa_other;
+
+static const char *row_efa_other(const cases_csv *c, size_t row, const valid_options *opt,
+                                 const char *gpu, efa_other *o, char *assumed, size_t alen)
+{
+	o->nics = atof(get(c, row, "nics_per_node"));
+	o->gbps = atof(get(c, row, "nic_gbps"));
+	bool a100 = !strncmp(gpu, "a100-sxm4", 9);
+	if (a100 && o->nics <= 0 && o->gbps <= 0) {
+		o->nics = 4, o->gbps = 100;
+		valid_assume(assumed, alen, "4 EFA of 100 Gb/s per node (not published: p4d's, "
+		             "aws-ofi-nccl's topology file and AWS's 400 Gb/s)");
+	}
+	if (o->nics <= 0 || o->gbps <= 0) {
+		o->nics = 0;
+		return "an EFA row of an instance no shipped EFA cluster is (topologies/efa-*-"
+		       "cluster.ini: h100-sxm5-80g, h200-sxm-141g, b200) needs nics_per_node and "
+		       "nic_gbps";
+	}
+	const char *like;
+	if (!opt || valid_efa_unfitted(opt, gpu, o->nics, &o->lat, &o->msg, &like) != SIM_OK) {
+		o->nics = 0;
+		return "a shipped EFA cluster does not load";
+	}
+	valid_assume(assumed, alen,
+	             "EFA on %s (%g x %g Gb/s, aws-ofi-nccl tuner of %s): an unfitted cluster, "
+	             "uncongested, with the %s fit's latency %.3g us and message cost %.3g us",
+	             gpu, o->nics, o->gbps, valid_efa_instance(gpu, o->nics),
+	             strcmp(like, VALID_EFA_CLUSTER) ? "P6-B200" : "p5", o->lat * 1e6, o->msg * 1e6);
+	return NULL;
+}
+
 /* Text of row `row`; `mb` > 0 stands for an empty micro_batch column (the
  * tuned choice of tuned_micro_batch), 0 leaves it to the column. */
 /* The row's hardware: its GPU file (valid_gpu_alias), the node template of
@@ -641,11 +687,15 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		return stk;
 	bool swiglu = valid_swiglu(get(c, row, "model"), profile, hidden, ffn, assumed, alen);
 	bool untied = swiglu && !valid_nanotron_tied(profile, swiglu, ffn, assumed, alen);
-	const char *efa = !strcmp(get(c, row, "fabric"), "efa") ? valid_efa_cluster(gpu) : NULL;
-	if (!strcmp(get(c, row, "fabric"), "efa") && !efa) {
-		snprintf(why, whylen, "no shipped EFA cluster for %s (topologies/efa-*-cluster.ini: "
-		         "h100-sxm5-80g, h200-sxm-141g, b200)", gpu);
-		return why;
+	bool on_efa = !strcmp(get(c, row, "fabric"), "efa");
+	const char *efa = on_efa ? valid_efa_cluster(gpu) : NULL;
+	efa_other other = {0};
+	if (on_efa && !efa) {
+		const char *no = row_efa_other(c, row, opt, gpu, &other, assumed, alen);
+		if (no) {
+			snprintf(why, whylen, "%s", no);
+			return why;
+		}
 	}
 	if (efa)
 		sim_buf_printf(b, "include = %stopologies/%s\n", incdir, efa);
@@ -697,7 +747,10 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		                                                    "efa-collectives.csv" : "",
 		             *get(c, row, "nics_per_node") || *get(c, row, "nic_gbps")
 		                     ? "; the row's NIC columns not used" : "");
-	if (!efa) {
+	if (other.nics > 0)
+		sim_buf_printf(b, "nics = %g\nnic_bw = %g Gb/s\nnic_kind = efa\nec2_instance = %s\n",
+		               other.nics, other.gbps, valid_efa_instance(gpu, other.nics));
+	else if (!efa) {
 		put(b, c, row, "nics", "nics_per_node");
 		if (*get(c, row, "nic_gbps"))
 			sim_buf_printf(b, "nic_bw = %s Gb/s\n", get(c, row, "nic_gbps"));
@@ -707,7 +760,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	 * (the usual meaning of a node's inter-node bandwidth; the note says
 	 * whether the source left per node or per GPU open) */
 	const char *inter = strstr(get(c, row, "note"), " Gb/s inter-node");
-	if (inter && !efa && !*get(c, row, "nics_per_node") && !*get(c, row, "nic_gbps")) {
+	if (inter && !efa && other.nics <= 0 && !*get(c, row, "nics_per_node") && !*get(c, row, "nic_gbps")) {
 		const char *q = inter;
 		while (q > get(c, row, "note") && (q[-1] == '.' || (q[-1] >= '0' && q[-1] <= '9')))
 			q--;
@@ -723,7 +776,10 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	}
 	sim_buf_printf(b, "[cluster]\nname = %s\nnodes = %ld\nfabric = %s\n", get(c, row, "id"),
 		       gpus < gpn ? 1 : (gpus + gpn - 1) / gpn,
-		       efa ? "efa" : fabric_name(get(c, row, "fabric")));
+		       on_efa ? "efa" : fabric_name(get(c, row, "fabric")));
+	if (other.nics > 0)
+		sim_buf_printf(b, "oversubscription = 1\nswitch_latency = 0 ns\n"
+		               "net_latency = %.9g s\nmsg_overhead = %.9g s\n", other.lat, other.msg);
 	if (opt)
 		sim_buf_printf(b, "network = %s\n", opt->network == NET_MODEL_FLOW ? "flow"
 						   : opt->network == NET_MODEL_AUTO ? "auto"

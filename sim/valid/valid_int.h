@@ -175,6 +175,18 @@ bool valid_blocking_bench(const cases_csv *c, size_t row);
  * where a row measured on AWS EFA runs (training rows, runs.c; collective
  * rows, micro.c); NULL for a GPU no EFA instance carries. */
 const char *valid_efa_cluster(const char *gpu);
+/* The EC2 instance an EFA node of GPU type `gpu` with `nics` EFA is (its
+ * aws-ofi-nccl tuner tables, [node] ec2_instance): p5, p5e, p5en, p6-b200,
+ * or "none" (NCCL's own choice: p4d and p4de, whose platform entries carry
+ * no tuner tables, and any other). */
+const char *valid_efa_instance(const char *gpu, double nics);
+/* An unfitted EFA cluster's per-step latency and message cost (*lat, *msg,
+ * seconds): those of the fitted cluster of its aws-ofi-nccl platform, *like
+ * (topologies/ file: P6-B200's for p5en, p5's otherwise); SIM_OK or the
+ * loader's error. Rows of an EFA instance no shipped cluster is (micro.c,
+ * runs.c) take them, uncongested. */
+int valid_efa_unfitted(const valid_options *opt, const char *gpu, double nics, double *lat,
+                       double *msg, const char **like);
 double valid_eager_issue_s(const hw_gpu *gpu);
 
 #endif

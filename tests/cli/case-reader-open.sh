@@ -51,6 +51,11 @@ trap 'rm -rf "$tmp"' EXIT
 #      which V0001 states: V0001's step; a SwiGLU row (ffn 28,672 on hidden
 #      8,192) without vocab takes Llama 2's 32,000 (XW3 as XW4, written out);
 #      without gpu the row is skipped, saying so
+#  XA: V0001 on AWS EFA (an A100 instance, p4d or p4de, no shipped EFA
+#      cluster): its own node with its 4 x 200 Gb/s as EFA, unfitted, the p5
+#      fit's latency and message cost; with its NIC columns open, p4d's 4 x
+#      100 Gb/s, said, and slower; an H800 on EFA without NIC columns is
+#      skipped, saying why
 #  XK: a DeepSpeed source of 2023 with tp 2 ran Megatron-DeepSpeed (DeepSpeed
 #      has tensor parallelism only through Megatron's mpu; stacks.csv tp_from),
 #      with flash attention; the same row at tp 1 runs DeepSpeed's own profile;
@@ -119,6 +124,10 @@ derive("V0001", "XW2", seq_len="")
 derive("D05", "XW3", model="a SwiGLU model", ffn="28672", vocab="")
 derive("D05", "XW4", model="a SwiGLU model", ffn="28672", vocab="32000")
 derive("V0001", "XW5", gpu="")
+derive("V0001", "XA1", fabric="efa")
+derive("V0001", "XA2", fabric="efa", nics_per_node="", nic_gbps="")
+derive("V0001", "XA3", fabric="efa", gpu="h800-sxm5-80g", node_intra="nvswitch-gen3",
+       nics_per_node="", nic_gbps="")
 derive("V0001", "XN1", offload="nvme", zero="")
 ds = dict(source="a DeepSpeed benchmark (2023)", zero="1", pp="1", vpp="1")
 derive("D01", "XK1", **dict(ds, tp="2", dp=str(int(rows["D01"]["gpus"]) // 2)))
@@ -197,6 +206,11 @@ want(same("XN0", "XW1") and "vocab 50257 (not published: GPT-2's BPE" in r["XW1"
      "an open vocab or seq_len without a model file does not take the documented default", "XN0", "XW1", "XW2", "XW3", "XW4")
 want(r["XW5"]["status"] == "skipped" and r["XW5"]["reason"].startswith("gpu missing"),
      "a row without its gpu is not skipped saying so", "XW5")
+want(r["XA1"]["status"] == "ok" and "EFA on a100-sxm4-80g (4 x 200 Gb/s, aws-ofi-nccl tuner of none): an unfitted cluster, uncongested, with the p5 fit's latency" in r["XA1"]["assumed"]
+     and r["XA2"]["status"] == "ok" and "4 EFA of 100 Gb/s per node (not published: p4d's" in r["XA2"]["assumed"]
+     and r["XA2"]["predicted_iter_s"] > r["XA1"]["predicted_iter_s"]
+     and r["XA3"]["status"] == "skipped" and "needs nics_per_node and nic_gbps" in r["XA3"]["reason"],
+     "an A100 row on AWS EFA is not run on its own node as an unfitted EFA cluster", "XA1", "XA2", "XA3")
 want(r["XK1"]["status"] == "ok" and "framework megatron-deepspeed, attention flash (stacks.csv" in r["XK1"]["assumed"]
      and r["XK2"]["status"] == "ok" and "framework deepspeed (stacks.csv" in r["XK2"]["assumed"],
      "a DeepSpeed row with tp > 1 does not run Megatron-DeepSpeed", "XK1", "XK2")
