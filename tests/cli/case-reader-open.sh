@@ -56,6 +56,11 @@ trap 'rm -rf "$tmp"' EXIT
 #      fit's latency and message cost; with its NIC columns open, p4d's 4 x
 #      100 Gb/s, said, and slower; an H800 on EFA without NIC columns is
 #      skipped, saying why
+#  XM: rows whose source printed a throughput, not the step time, with
+#      measured_iter_s open: D01 (TFLOP/s per GPU, Megatron's MFU formula),
+#      N01 (tokens/s per GPU), D10 (MFU %, the H100's dense 16-bit peak)
+#      measure what their curators derived, to 1e-4, and predict the same;
+#      an fp8 row's MFU (which peak?) is skipped, saying why
 #  XK: a DeepSpeed source of 2023 with tp 2 ran Megatron-DeepSpeed (DeepSpeed
 #      has tensor parallelism only through Megatron's mpu; stacks.csv tp_from),
 #      with flash attention; the same row at tp 1 runs DeepSpeed's own profile;
@@ -125,6 +130,10 @@ derive("D05", "XW3", model="a SwiGLU model", ffn="28672", vocab="")
 derive("D05", "XW4", model="a SwiGLU model", ffn="28672", vocab="32000")
 derive("V0001", "XW5", gpu="")
 derive("V0001", "XA1", fabric="efa")
+for base in ("D01", "N01", "D10"):
+    derive(base, "XM" + base)
+    derive(base, "XN" + base, measured_iter_s="")
+derive("D10", "XMfp8", measured_iter_s="", precision="fp8")
 derive("V0001", "XA2", fabric="efa", nics_per_node="", nic_gbps="")
 derive("V0001", "XA3", fabric="efa", gpu="h800-sxm5-80g", node_intra="nvswitch-gen3",
        nics_per_node="", nic_gbps="")
@@ -211,6 +220,13 @@ want(r["XA1"]["status"] == "ok" and "EFA on a100-sxm4-80g (4 x 200 Gb/s, aws-ofi
      and r["XA2"]["predicted_iter_s"] > r["XA1"]["predicted_iter_s"]
      and r["XA3"]["status"] == "skipped" and "needs nics_per_node and nic_gbps" in r["XA3"]["reason"],
      "an A100 row on AWS EFA is not run on its own node as an unfitted EFA cluster", "XA1", "XA2", "XA3")
+for base in ("D01", "N01", "D10"):
+    a, b = r["XM" + base], r["XN" + base]
+    want(same("XM" + base, "XN" + base) and abs(b["measured_iter_s"] / a["measured_iter_s"] - 1) < 1e-4
+         and "measured_iter_s " in b["assumed"] and "(not given: " in b["assumed"],
+         "a printed throughput with measured_iter_s open is not the curated step time", "XM" + base, "XN" + base)
+want(r["XMfp8"]["status"] == "skipped" and "no measured_iter_s (its measured_metric gives none" in r["XMfp8"]["reason"],
+     "an fp8 row's MFU is converted at a guessed peak", "XMfp8")
 want(r["XK1"]["status"] == "ok" and "framework megatron-deepspeed, attention flash (stacks.csv" in r["XK1"]["assumed"]
      and r["XK2"]["status"] == "ok" and "framework deepspeed (stacks.csv" in r["XK2"]["assumed"],
      "a DeepSpeed row with tp > 1 does not run Megatron-DeepSpeed", "XK1", "XK2")
