@@ -729,6 +729,8 @@ int valid_fab_fit_run(valid_fab_fit *f, sim_diag *diag)
 {
 	if (fab_check_input(f, diag) != SIM_OK)
 		return SIM_ECONF;
+	if (valid_fab_merge_repeats(f) != SIM_OK)
+		return SIM_ENOMEM;
 	node_counts(f);
 	choose(f);
 	if (hold(f, diag) != SIM_OK)

@@ -182,6 +182,10 @@ void valid_fab_print_text(FILE *out, const valid_fab_fit *f, const char *data)
 	        data);
 	fprintf(out, "%zu rows used (%zu with 5th-95th percentiles), %zu ignored\n", f->nrows,
 	        f->nfast, f->nignored);
+	if (f->nrepeat_groups > 0)
+		fprintf(out, "repeated runs: %zu runs of %zu measurements merged, each into its median "
+		        "and, from %d runs on, its 5th-95th percentiles\n",
+		        f->nrepeat_rows, f->nrepeat_groups, VALID_FAB_SPREAD_RUNS);
 	print_params(out, f);
 	fprintf(out, "\n%-20s %5s  %-14s %5s %11s %10s %10s %8s %8s %8s %10s %8s\n", "row", "line",
 	        "collective", "nodes", "measured_ms", "before_ms", "after_ms", "before", "after",
@@ -290,6 +294,8 @@ void valid_fab_print_json(FILE *out, const valid_fab_fit *f, const char *data)
 	json_str(out, "data", data, true);
 	fprintf(out, "\"rows_used\": %zu, \"rows_with_percentiles\": %zu, \"rows_ignored\": %zu,\n",
 	        f->nrows, f->nfast, f->nignored);
+	fprintf(out, " \"repeated_runs\": %zu, \"repeated_measurements\": %zu,\n", f->nrepeat_rows,
+	        f->nrepeat_groups);
 	fprintf(out, " \"params\": [");
 	for (size_t j = 0; j < f->nparams; j++) {
 		const valid_fab_param *p = &f->params[j];
@@ -405,8 +411,8 @@ static void ini_header(FILE *out, const valid_fab_fit *f, const char *data, cons
 	for (size_t i = 0; i < n; i++)
 		snprintf(txt[i], sizeof txt[i], "%s", f->rows[i].id);
 	char prefix[160];
-	snprintf(prefix, sizeof prefix, "data: %zu rows (%zu with 5th-95th percentiles):", n,
-	         f->nfast);
+	snprintf(prefix, sizeof prefix, "data: %zu rows (%zu with 5th-95th percentiles%s):", n,
+	         f->nfast, f->nrepeat_groups ? "; repeated runs merged" : "");
 	wrap_items(out, prefix, txt, n);
 	fprintf(out, "; fit: GSL multifit_nlinear trust region (Levenberg-Marquardt), best of 4 "
 	             "starts, on\n;      relative residuals of the medians and, uncongested, of "

@@ -350,7 +350,25 @@ typedef struct valid_fab_fit {
 	double excess_s[VALID_FAB_MAX_NODES];
 	double excess_worst[VALID_FAB_MAX_NODES];
 	double excess_fit_s[VALID_FAB_MAX_NODES];
+	/* Repeated runs merged (repeats.c): runs of the same measurement
+	 * (nrepeat_rows, in nrepeat_groups rows) become one row's median and,
+	 * from VALID_FAB_SPREAD_RUNS runs on, its 5th-95th percentiles. */
+	size_t nrepeat_rows, nrepeat_groups;
 } valid_fab_fit;
+
+/* Runs of one measurement from which calibrate takes percentiles. */
+#define VALID_FAB_SPREAD_RUNS 5
+
+/* Merge the rows without percentiles that repeat one measurement (the same
+ * collective, ranks, nodes, size and host issue: nccl-tests run k times)
+ * into one row each: the median of their times, and from
+ * VALID_FAB_SPREAD_RUNS runs on the 5th and 95th percentiles as its fastest
+ * and slowest runs; recounts nfast. valid_fab_fit_run calls it first.
+ * SIM_OK or SIM_ENOMEM. */
+int valid_fab_merge_repeats(valid_fab_fit *f);
+/* The p-th percentile (0-100) of k sorted values, linear between order
+ * statistics (numpy's default); NAN when k = 0. */
+double valid_percentile(const double *sorted, size_t k, double p);
 
 /* Add the collective rows of a case CSV (microbenchmark schema: kind
  * allreduce / allgather / reducescatter, gpus, nodes, bytes, time_us or

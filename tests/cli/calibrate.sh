@@ -336,6 +336,44 @@ printf '# Collective test starting: all_reduce_perf\n%s\nsomething else\n' \
 [ $? -eq 2 ] && grep -qF "bad_all_reduce_perf.txt:$(($(grep -c . "$tmp/log/bad_all_reduce_perf.txt"))): error: not an nccl-tests result line" "$tmp/e" ||
 	{ echo "an unknown line: want exit 2 and its file:line"; cat "$tmp/e"; fail=1; }
 
+# --- repeated runs (valid/repeats.c): 20 runs of the 2-node all-reduce file
+# above, run i's times x (1 + 0.05 i), and 4 runs of the 4-node one, are one
+# row per size: sorted factors 1.00 .. 1.95, the median (x = 0.5 x 19 = 9.5:
+# between 1.45 and 1.50) 1.475, the 5th percentile (x = 0.95) 1.0475 and the
+# 95th (x = 18.05) 1.9025, linear between order statistics; the 2-node spread
+# written for the step's band is 1.0475 / 1.475 = 0.71 to 1.9025 / 1.475 =
+# 1.29; 4 runs give the median alone (1.05, 1.10, 1.15, 1.20 -> 1.125, no percentiles).
+mkdir -p "$tmp/rep"
+scale() { # SRC FACTOR DST: the data lines' times x FACTOR (busbw, algbw left)
+	awk -v f="$2" '/^#/ { print; next } { $6 = sprintf("%.4f", $6 * f); $10 = sprintf("%.4f", $10 * f); print }' "$1" >"$3"
+}
+for i in $(seq 0 19); do
+	scale "$tmp/rn/all_reduce_perf_2n.txt" "$(awk -v i="$i" 'BEGIN { print 1 + 0.05 * i }')" 		"$tmp/rep/all_reduce_perf_2n_run$i.txt"
+done
+for i in 1 2 3 4; do
+	scale "$tmp/rn/all_reduce_perf_4n.txt" "$(awk -v i="$i" 'BEGIN { print 1 + 0.05 * i }')" 		"$tmp/rep/all_reduce_perf_4n_run$i.txt"
+done
+"$podsim" calibrate "$tmp"/rep/*.txt --fabric "$tmp/roce.ini" --json --out "$tmp/rep.ini" >"$tmp/rep.json" ||
+	{ echo "calibrate --fabric on repeated runs failed"; fail=1; }
+python3 - "$tmp/rep.json" "$tmp/rn/all_reduce_perf_2n.txt" "$tmp/rn/all_reduce_perf_4n.txt" <<'PY' ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+def base(path):
+    return {float(w[0]): float(w[5]) * 1e-6 for w in (l.split() for l in open(path) if not l.startswith("#"))}
+b2, b4 = base(sys.argv[2]), base(sys.argv[3])
+ok = d["rows_used"] == len(b2) + len(b4) and d["repeated_runs"] == 20 * len(b2) + 4 * len(b4) \
+    and d["repeated_measurements"] == len(b2) + len(b4) and d["rows_with_percentiles"] == len(b2)
+for r in d["rows"]:
+    b = (b2 if r["nodes"] == 2 else b4)[r["bytes"]]
+    med, fast = (1.475, 1.0475) if r["nodes"] == 2 else (1.125, None)
+    ok = ok and abs(r["measured_s"] / (b * med) - 1) < 1e-4
+    ok = ok and (abs(r["fastest_s"] / (b * fast) - 1) < 1e-4 if fast else r["fastest_s"] is None)
+sys.exit(0 if ok else 1)
+PY
+	{ echo "repeated runs: not merged into medians and 5th-95th percentiles"; fail=1; }
+grep -qx 'spread = 2:0.71-1.29' "$tmp/rep.ini" ||
+	{ echo "repeated runs: the include file's spread is not 2:0.71-1.29"; grep spread "$tmp/rep.ini"; fail=1; }
+
 # --- --hold: a parameter held at a given value leaves the fit, and the include
 # file carries it beside the fitted keys (valid_fab_hold). Held at the
 # plugin's 75 us, net_latency is not among the fitted parameters, msg_overhead
