@@ -13,7 +13,7 @@
 #include <string.h>
 
 #define EXIT_INPUT 2
-#define MAX_DATA   64
+#define MAX_DATA   4096 /* repeated nccl-tests runs: a file each */
 
 static const char usage[] =
         "usage: podsim calibrate DATA... --fabric CLUSTER.ini [--hold KEY=VALUE]...\n"
@@ -105,13 +105,18 @@ static bool is_csv(const char *path)
 	return n >= 4 && !strcmp(path + n - 4, ".csv");
 }
 
-/* The data files as given, space-separated (for the output's headers). */
+/* The data files as given, space-separated (for the output's headers); where
+ * they do not fit (repeated runs: hundreds of files), the first and the last
+ * with their count. */
 static void data_names(const fab_opts *o, char *buf, size_t len)
 {
 	size_t n = 0;
 	buf[0] = '\0';
 	for (int i = 0; i < o->ndata && n < len; i++)
 		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? " " : "", o->data[i]);
+	if (n >= len)
+		snprintf(buf, len, "%.400s ... %.400s (%d files)", o->data[0], o->data[o->ndata - 1],
+		         o->ndata);
 }
 
 typedef struct ini_job {

@@ -374,6 +374,52 @@ PY
 grep -qx 'spread = 2:0.71-1.29' "$tmp/rep.ini" ||
 	{ echo "repeated runs: the include file's spread is not 2:0.71-1.29"; grep spread "$tmp/rep.ini"; fail=1; }
 
+# Repeated runs end to end: 21 runs of the all-reduce and the all-gather on
+# 2, 4 and 8 RoCE nodes, run i's time at each size f + (t - f) g_i, t the
+# time podsim coll gives with known parameters (the per-call wait among
+# them), f the same uncongested (congestion 0, no wait), g_i = -0.2, 0, 0.1
+# .. 0.8, 1, 1.2 .. 2.8, 4: the 5th percentile (x = 1) is f, the median
+# (x = 10) t. The fit gets every parameter back (no 1-node run: the NVLink
+# efficiency is not identifiable and kept) and writes a spread for each
+# node count, the fastest runs below the median and the slowest above.
+known="--set cluster.net_latency=12us --set cluster.msg_overhead=2us --set cluster.rail_bw=40GB/s
+	--set cluster.congestion=0.2 --set cluster.congestion_exp=0.8 --set node.intra_efficiency=0.8
+	--set cluster.sync_delay=150us"
+mkdir -p "$tmp/sp"
+for op in all_reduce all_gather; do
+	for N in 2 4 8; do
+		n=$((8 * N))
+		for which in t f; do
+			extra=""
+			[ $which = f ] && extra="--set cluster.congestion=0 --set cluster.sync_delay=0us"
+			# shellcheck disable=SC2086
+			"$podsim" coll --topology "$tmp/roce.ini" --set cluster.nodes=$N $known $extra \
+				--gpus $n "${op/_/}" 1GiB --sweep | awk '!/^#/ && $1 >= 1048576 { print $1, $7 }' \
+				>"$tmp/sp/$which.txt"
+		done
+		i=0
+		for g in -0.2 0 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 1 1.2 1.4 1.6 1.8 2 2.2 2.4 2.6 2.8 4; do
+			{
+				echo "# Collective test starting: ${op}_perf"
+				for r in $(seq 0 $((n - 1))); do
+					printf '#  Rank %2d Group  0 Pid %6d on %10s device %2d [0000:00:00] NVIDIA H100\n' \
+						"$r" $((1000 + r)) "node-$((r / 8))" $((r % 8))
+				done
+				paste -d' ' "$tmp/sp/t.txt" "$tmp/sp/f.txt" | awk -v g="$g" '{ x = $4 + ($2 - $4) * g
+					printf "%12d %12d float sum -1 %9.3f 0 0 0 %9.3f 0 0 0\n", $1, $1 / 4, x, x }'
+			} >"$tmp/sp/${op}_perf_${N}n_$i.txt"
+			i=$((i + 1))
+		done
+	done
+done
+"$podsim" calibrate "$tmp"/sp/*_perf_*.txt --fabric "$tmp/roce.ini" --json --out "$tmp/sp.ini" \
+	>"$tmp/sp.json" || { echo "calibrate --fabric on 126 repeated runs failed"; fail=1; }
+fitted "$tmp/sp.json" "repeated runs round trip" net_latency:1.2e-05 msg_overhead:2e-06 \
+	rail_bw:4e+10 congestion:0.2 congestion_exp:0.8 sync_delay:0.00015
+awk '/^spread = / { ok = NF == 5; for (i = 3; i <= NF; i++) { split($i, a, /[:-]/)
+	ok = ok && a[2] < 1 && a[3] > 1 } } END { exit !ok }' "$tmp/sp.ini" ||
+	{ echo "repeated runs round trip: no spread for 2, 4 and 8 nodes"; grep spread "$tmp/sp.ini"; fail=1; }
+
 # --- --hold: a parameter held at a given value leaves the fit, and the include
 # file carries it beside the fitted keys (valid_fab_hold). Held at the
 # plugin's 75 us, net_latency is not among the fitted parameters, msg_overhead
