@@ -143,7 +143,7 @@ static void fixed_why(FILE *o, const plan_mb_cost *c, double share)
 	} t[] = {{"the collectives' latency", c->coll_latency_s},
 	         {"host dispatch the GPU waits for", c->host_exposed_s},
 	         {"gradient accumulation", c->accum_s},
-	         {"the pipeline transfers' handshakes", c->p2p_fixed_s}};
+	         {"the pipeline transfers' handshakes and latency", c->p2p_fixed_s + c->p2p_latency_s}};
 	int k = 0;
 	for (int i = 1; i < 4; i++)
 		k = t[i].v > t[k].v ? i : k;
@@ -276,11 +276,13 @@ static void mb_accum_pipe_lines(FILE *o, const plan_scenario *s, const plan_mb_c
 		fprintf(o,
 		        "  pipeline     per tensor %d handshake%s and %d host operations, %d "
 		        "forward tensor%s:\n"
+		        "               %s, and the transfers' own latency (each one's time at 1 B)\n"
 		        "               %s (one forward and one backward transfer)\n",
 		        s->fw.p2p_handshakes, s->fw.p2p_handshakes == 1 ? "" : "s",
 		        s->fw.p2p_host_ops, s->fw.p2p_fwd_tensors,
 		        s->fw.p2p_fwd_tensors == 1 ? "" : "s",
-		        explain_unit(mc->p2p_fixed_s, SIM_UNIT_TIME, a, sizeof a));
+		        explain_unit(mc->p2p_fixed_s, SIM_UNIT_TIME, a, sizeof a),
+		        explain_unit(mc->p2p_latency_s, SIM_UNIT_TIME, b, sizeof b));
 	if (p->pp > 1) { /* the hops (plan_pp_pair), as the sends are timed */
 		net_group in, out;
 		plan_pp_pair(s, st, st > 0 ? st - 1 : st, &in);
@@ -339,7 +341,7 @@ void explain_mb_cost(FILE *o, const plan_scenario *s, const exec_result *r)
 	        explain_unit(c.coll_latency_s, SIM_UNIT_TIME, a, sizeof a),
 	        explain_unit(c.host_exposed_s, SIM_UNIT_TIME, b, sizeof b),
 	        explain_unit(c.accum_s, SIM_UNIT_TIME, d, sizeof d),
-	        explain_unit(c.p2p_fixed_s, SIM_UNIT_TIME, e, sizeof e),
+	        explain_unit(c.p2p_fixed_s + c.p2p_latency_s, SIM_UNIT_TIME, e, sizeof e),
 	        explain_unit(c.fixed_s, SIM_UNIT_TIME, f, sizeof f), m,
 	        explain_unit(all, SIM_UNIT_TIME, h, sizeof h),
 	        explain_unit(r->step_s, SIM_UNIT_TIME, g2, sizeof g2), 100 * share);

@@ -462,9 +462,19 @@ int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out)
 		plan_pp_pair(s, stage, stage + 1 < p->pp ? stage + 1 : stage - 1, &fwd);
 		plan_pp_pair(s, stage, stage > 0 ? stage - 1 : stage + 1, &bwd);
 		out->p2p_fixed_s = plan_p2p_overhead(s, &fwd, false) + plan_p2p_overhead(s, &bwd, true);
+		/* the data transfers' own latency: each one's time at one byte
+		 * (the network's per-step latency and, across nodes on a
+		 * calibrated fabric, the per-call wait D(m)), as the collectives'
+		 * latency above */
+		net_cost c;
+		const net_group *hop[2] = {&fwd, &bwd};
+		for (int h = 0; h < 2; h++)
+			if (net_collective(&s->cluster, NET_P2P, hop[h], 1, &c) == SIM_OK)
+				out->p2p_latency_s += c.time_s;
 	}
 	out->host_exposed_s = fmax(0, out->compute_s - out->gpu_s);
-	out->fixed_s = out->coll_latency_s + out->accum_s + out->p2p_fixed_s + out->host_exposed_s;
+	out->fixed_s = out->coll_latency_s + out->accum_s + out->p2p_fixed_s + out->p2p_latency_s +
+	               out->host_exposed_s;
 	return SIM_OK;
 }
 

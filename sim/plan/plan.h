@@ -2079,7 +2079,9 @@ double plan_zero3_cast_s(const plan_scenario *s, double elements, bool after);
  * time and latency (each one's time at one byte). accum: the gradient
  * accumulation task (plan_grad_accum_item), max(GPU, host). p2p_fixed: the
  * framework's overhead of one forward and one backward pipeline transfer
- * (plan_p2p_overhead; pp > 1). fixed = latency + accum + p2p_fixed +
+ * (plan_p2p_overhead; pp > 1); p2p_latency: those two transfers' own time
+ * at one byte (their latency, and across nodes of a calibrated fabric the
+ * per-call wait). fixed = latency + accum + p2p_fixed + p2p_latency +
  * host_exposed: what the micro-batch pays whatever its tokens (podsim
  * explain prints it). */
 typedef struct plan_mb_cost {
@@ -2089,7 +2091,7 @@ typedef struct plan_mb_cost {
 	double beside_s;              /* their time */
 	double gpu_s, host_s, compute_s, host_exposed_s;
 	double coll_s, coll_latency_s;
-	double accum_s, p2p_fixed_s;
+	double accum_s, p2p_fixed_s, p2p_latency_s;
 	double fixed_s;
 } plan_mb_cost;
 int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out);

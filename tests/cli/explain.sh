@@ -128,6 +128,8 @@ grep -A1 "cut first" "$tmp/oom.txt" | grep -q "recompute = full .* (fits)" ||
 # the fit before NCCL's table chose on EFA), D = sync_delay x 1^exp, the
 # wait for the later of the two nodes every call across nodes pays whatever
 # its size (net_sync_delay; since 2026-11-29, before then scaled by the bytes).
+# Beside them the data transfers' own latency, a forward and a backward one,
+# each its time at 1 B: 2 x (30-45 us + D) (since 2026-11-30 in the sum).
 n=$tmp/nanotron-efa-tp8-pp2.txt
 for want in "7. What a micro-batch costs beyond its tokens (stage 0, the busiest)" \
 	"1001 kernel launches (layer code nanotron) and 182 collectives" \
@@ -135,10 +137,13 @@ for want in "7. What a micro-batch costs beyond its tokens (stage 0, the busiest
 	"per tensor 2 handshakes and 21 host operations, 2 forward tensors"; do
 	grep -qF -- "$want" "$n" || { echo "nanotron: missing '$want'"; fail=1; }
 done
-p2p=$(sed -n 's/^ *\([0-9.]*\) ms (one forward and one backward transfer)/\1/p' "$n")
+p2p=$(sed -n "s/^ *\([0-9.]*\) ms, and the transfers' own latency.*/\1/p" "$n")
+lat=$(sed -n 's/^ *\([0-9.]*\) us (one forward and one backward transfer)/\1/p' "$n")
 D=$(sed -n 's/^sync_delay = \([0-9.]*\) us$/\1/p' topologies/calib/efa-h100.ini)
 awk -v x="$p2p" -v d="$D" 'BEGIN { d /= 1000; exit !(d > 0.1 && x > 2.1798 + 7 * (0.030 + d) && x < 2.1798 + 7 * (0.045 + d)) }' ||
 	{ echo "nanotron: pipeline overhead $p2p ms not 2.1798 ms + 7 x (30-45 us + $D us)"; fail=1; }
+awk -v x="$lat" -v d="$D" 'BEGIN { exit !(d > 100 && x > 2 * (30 + d) && x < 2 * (45 + d)) }' ||
+	{ echo "nanotron: the transfers' latency $lat us not 2 x (30-45 us + $D us)"; fail=1; }
 
 # Inference follows the mode: forward FLOPs (2P, 4 l s (ad)), no gradient
 # reduction even with dp replicas, no negative memory term.
