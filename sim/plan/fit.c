@@ -41,8 +41,8 @@ bool plan_memory_other(const plan_scenario *s, int stage, bool full, plan_mem_pe
 {
 	if (!plan_stage_on_other(s, stage))
 		return false;
-	plan_scenario o = *s;
-	o.gpu = s->other_gpu;
+	plan_scenario o; /* the other nodes' GPU and links, host memory and NVMe included */
+	plan_other_view(s, &o);
 	if (full)
 		plan_memory_peak(&o, stage, out);
 	else
