@@ -268,22 +268,36 @@ const char *valid_framework_profile(const valid_options *opt, const char *fw, co
 		return "stacks.csv";
 	}
 	/* the name as a profile's: lower case, '-' for blanks, before any
-	 * '(' or '+', then without trailing '-' parts (a version or commit) */
-	char name[64];
+	 * '(' or '+', then without trailing '-' parts (a version or commit),
+	 * from each word on ("MosaicML llm-foundry": llm-foundry), and each
+	 * of those without its '-'s ("Colossal-AI": colossalai) */
+	char full[64];
 	size_t n = 0;
-	for (const char *p = fw; *p && *p != '(' && *p != '+' && n + 1 < sizeof name; p++)
-		name[n++] = *p == ' ' || *p == '_' ? '-' : (char)tolower((unsigned char)*p);
-	while (n > 0 && name[n - 1] == '-')
+	for (const char *p = fw; *p && *p != '(' && *p != '+' && n + 1 < sizeof full; p++)
+		full[n++] = *p == ' ' || *p == '_' ? '-' : (char)tolower((unsigned char)*p);
+	while (n > 0 && full[n - 1] == '-')
 		n--;
-	name[n] = 0;
-	while (n > 0) {
-		if (profile_exists(opt->datadir, name)) {
-			snprintf(out, len, "%s", name);
-			return "its name";
+	full[n] = 0;
+	for (const char *from = full; *from;) {
+		char name[64];
+		snprintf(name, sizeof name, "%s", from);
+		for (size_t k = strlen(name); k > 0;) {
+			char bare[64];
+			size_t b = 0;
+			for (size_t i = 0; name[i]; i++)
+				if (name[i] != '-')
+					bare[b++] = name[i];
+			bare[b] = 0;
+			if (profile_exists(opt->datadir, name) || profile_exists(opt->datadir, bare)) {
+				snprintf(out, len, "%s", profile_exists(opt->datadir, name) ? name : bare);
+				return "its name";
+			}
+			char *dash = strrchr(name, '-');
+			k = dash ? (size_t)(dash - name) : 0;
+			name[k] = 0;
 		}
-		char *dash = strrchr(name, '-');
-		n = dash ? (size_t)(dash - name) : 0;
-		name[n] = 0;
+		const char *next = strchr(from, '-');
+		from = next ? next + 1 : from + strlen(from);
 	}
 	return NULL;
 }
