@@ -341,8 +341,19 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	for (size_t i = 0; i < sizeof gpu_map / sizeof gpu_map[0]; i++)
 		if (!strcmp(gpu, gpu_map[i].name))
 			gi = i;
+	/* a name as sources write it ("A100 80GB", "H100"): the GPU file it
+	 * stands for (valid_gpu_alias), said, and that file's entry */
+	const char *loose = NULL;
+	if (gi == sizeof gpu_map / sizeof gpu_map[0]) {
+		const char *file = valid_gpu_alias(gpu, &loose);
+		for (size_t i = 0; i < sizeof gpu_map / sizeof gpu_map[0] && loose; i++)
+			if (!strcmp(file, gpu_map[i].name))
+				gi = i;
+	}
 	if (gi == sizeof gpu_map / sizeof gpu_map[0])
 		return "no GPU file for this gpu";
+	if (loose)
+		valid_assume(assumed, alen, "%s", loose);
 	if (gpu_map[gi].assumed)
 		valid_assume(assumed, alen, "%s", gpu_map[gi].assumed);
 	/* open architecture columns: the source's recipe line (valid_row_recipe:

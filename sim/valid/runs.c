@@ -26,6 +26,7 @@
  */
 #include "valid_int.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -70,6 +71,54 @@ static const struct {
         {"h100-80g", "h100-sxm5-80g", "H100 80 GB form factor not stated: SXM5"},
 };
 
+/* A GPU named as sources name it ("A100 80GB", "NVIDIA H100 80GB HBM3",
+ * "H100 SXM5", "a100"): its GPU file by the family the name holds, the form
+ * factor SXM unless it says PCIe and the memory the family's largest SXM
+ * part unless it says 40 GB (A100), each said; NULL for a name no shipped
+ * GPU file is (an A800, an H100 NVL). */
+static const struct {
+	const char *family, *file, *pcie, *file40, *pcie40, *assumed;
+} gpu_family[] = {
+        /* the superchips first: "gh200" holds "h200", "gb200" "b200" */
+        {"gb200", "gb200", NULL, NULL, NULL, "GPU named loosely: GB200"},
+        {"gh200", "gh200", NULL, NULL, NULL, "GPU named loosely: GH200"},
+        {"h100", "h100-sxm5-80g", "h100-pcie", NULL, NULL,
+         "GPU named loosely: H100, SXM5 80 GB unless the name says PCIe"},
+        {"h200", "h200-sxm-141g", NULL, NULL, NULL, "GPU named loosely: H200 SXM 141 GB"},
+        {"h800", "h800-sxm5-80g", NULL, NULL, NULL, "GPU named loosely: H800 SXM5 80 GB"},
+        {"b200", "b200", NULL, NULL, NULL, "GPU named loosely: B200"},
+        {"a100", "a100-sxm4-80g", "a100-pcie", "a100-sxm4-40g", "a100-pcie-40g",
+         "GPU named loosely: A100, SXM4 unless the name says PCIe, 80 GB unless it says 40"},
+        {"v100", "v100-sxm2-32g", NULL, NULL, NULL,
+         "GPU named loosely: V100, the SXM2 32 GB part (the one shipped GPU file)"},
+};
+
+static const char *gpu_loose(const char *gpu, const char **assumed)
+{
+	char low[64];
+	size_t n = 0;
+	for (const char *p = gpu; *p && n + 1 < sizeof low; p++)
+		low[n++] = (char)tolower((unsigned char)*p);
+	low[n] = 0;
+	/* parts with no GPU file of their own: an H100 NVL (94 GB), A800 and
+	 * H20 (export parts), V100 SXM3 (DGX-2's, 350 W) */
+	if (strstr(low, "nvl") || strstr(low, "a800") || strstr(low, "sxm3") ||
+	    (strstr(low, "h20") && !strstr(low, "h200")))
+		return NULL;
+	for (size_t i = 0; i < sizeof gpu_family / sizeof gpu_family[0]; i++) {
+		if (!strstr(low, gpu_family[i].family))
+			continue;
+		bool pcie = strstr(low, "pcie") != NULL, forty = strstr(low, "40") != NULL;
+		const char *file = pcie && forty && gpu_family[i].pcie40 ? gpu_family[i].pcie40
+		                   : pcie && gpu_family[i].pcie      ? gpu_family[i].pcie
+		                   : forty && gpu_family[i].file40   ? gpu_family[i].file40
+		                                                     : gpu_family[i].file;
+		*assumed = gpu_family[i].assumed;
+		return file;
+	}
+	return NULL;
+}
+
 const char *valid_gpu_alias(const char *gpu, const char **assumed)
 {
 	*assumed = NULL;
@@ -78,7 +127,15 @@ const char *valid_gpu_alias(const char *gpu, const char **assumed)
 			*assumed = gpu_alias[i].assumed;
 			return gpu_alias[i].file;
 		}
-	return gpu;
+	/* a name of the schema (a GPU file's) stays as it is */
+	for (size_t i = 0; i < sizeof gpu_family / sizeof gpu_family[0]; i++)
+		if (!strcmp(gpu, gpu_family[i].file) ||
+		    (gpu_family[i].pcie && !strcmp(gpu, gpu_family[i].pcie)) ||
+		    (gpu_family[i].file40 && !strcmp(gpu, gpu_family[i].file40)) ||
+		    (gpu_family[i].pcie40 && !strcmp(gpu, gpu_family[i].pcie40)))
+			return gpu;
+	const char *loose = gpu_loose(gpu, assumed);
+	return loose ? loose : gpu;
 }
 
 const char *valid_default_intra(const char *gpu)

@@ -61,6 +61,10 @@ trap 'rm -rf "$tmp"' EXIT
 #      N01 (tokens/s per GPU), D10 (MFU %, the H100's dense 16-bit peak)
 #      measure what their curators derived, to 1e-4, and predict the same;
 #      an fp8 row's MFU (which peak?) is skipped, saying why
+#  XL: GPUs named as sources name them: V0001's "A100 80GB" and "a100", and
+#      D05's "NVIDIA H100 80GB HBM3", are their rows' GPU files (the same
+#      steps), "A100 40GB" the 40 GB SXM4 part (its slower HBM, and out of
+#      memory), each said; an A800 (no GPU file) is skipped
 #  XK: a DeepSpeed source of 2023 with tp 2 ran Megatron-DeepSpeed (DeepSpeed
 #      has tensor parallelism only through Megatron's mpu; stacks.csv tp_from),
 #      with flash attention; the same row at tp 1 runs DeepSpeed's own profile;
@@ -130,6 +134,11 @@ derive("D05", "XW3", model="a SwiGLU model", ffn="28672", vocab="")
 derive("D05", "XW4", model="a SwiGLU model", ffn="28672", vocab="32000")
 derive("V0001", "XW5", gpu="")
 derive("V0001", "XA1", fabric="efa")
+derive("V0001", "XLa", gpu="A100 80GB", node_intra="")
+derive("V0001", "XLb", gpu="a100", node_intra="")
+derive("V0001", "XLc", gpu="A100 40GB", node_intra="")
+derive("V0001", "XLd", gpu="A800", node_intra="")
+derive("D05", "XLe", gpu="NVIDIA H100 80GB HBM3", node_intra="")
 for base in ("D01", "N01", "D10"):
     derive(base, "XM" + base)
     derive(base, "XN" + base, measured_iter_s="")
@@ -227,6 +236,13 @@ for base in ("D01", "N01", "D10"):
          "a printed throughput with measured_iter_s open is not the curated step time", "XM" + base, "XN" + base)
 want(r["XMfp8"]["status"] == "skipped" and "no measured_iter_s (its measured_metric gives none" in r["XMfp8"]["reason"],
      "an fp8 row's MFU is converted at a guessed peak", "XMfp8")
+want(same("XN0", "XLa") and same("XN0", "XLb") and same("XD0", "XLe")
+     and "GPU named loosely: A100, SXM4 unless the name says PCIe, 80 GB unless it says 40" in r["XLa"]["assumed"]
+     and "GPU named loosely: H100, SXM5 80 GB unless the name says PCIe" in r["XLe"]["assumed"]
+     and r["XLc"]["status"] == "ok" and r["XLc"]["verdict"] == "oom"
+     and r["XLc"]["predicted_iter_s"] > r["XN0"]["predicted_iter_s"]
+     and r["XLd"]["status"] == "skipped",
+     "a GPU named as sources name it is not its GPU file", "XN0", "XLa", "XLb", "XLc", "XLd", "XLe")
 want(r["XK1"]["status"] == "ok" and "framework megatron-deepspeed, attention flash (stacks.csv" in r["XK1"]["assumed"]
      and r["XK2"]["status"] == "ok" and "framework deepspeed (stacks.csv" in r["XK2"]["assumed"],
      "a DeepSpeed row with tp > 1 does not run Megatron-DeepSpeed", "XK1", "XK2")
@@ -255,6 +271,7 @@ def derive(base, new, **cols_):
     r = dict(rows[base]); r["id"] = new; r.update(cols_); out.append(r)
 derive("MA01", "YD0")
 derive("MA01", "YF1", source="a memory source (2024)", framework="JAX")
+derive("MA01", "YG1", gpu="H100 80GB")
 derive("MA01", "YD1", dp="", global_batch="")
 derive("MA01", "YO1", micro_batch="64", global_batch="", measured_peak_gib="", memory_kind="oom", note="OOM at the first step")
 derive("MA01", "YO2", measured_peak_gib="", memory_kind="oom", note="OOM at the first step")
@@ -309,7 +326,7 @@ want(r["YO1"]["status"] == "ok" and r["YO1"]["oom_run"] and r["YO1"]["verdict"] 
 want(r["YO2"]["oom_run"] and r["YO2"]["verdict"] == "fits" and r["YD0"]["verdict"] == "fits",
      "MA01's plan is not called fits", "YO2", "YD0")
 s = j["summary"]["all"]
-want(s["oom_runs"] == 2 and s["oom_called"] == 1 and s["fit_called_oom"] == 0 and s["ok"] == 14
+want(s["oom_runs"] == 2 and s["oom_called"] == 1 and s["fit_called_oom"] == 0 and s["ok"] == 15
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
 want(r["YL1"]["status"] == "ok" and "SwiGLU, RMSNorm, no biases (nanotron's Llama code)" in r["YL1"]["assumed"],
@@ -356,12 +373,15 @@ want(r["YW0"]["status"] == "ok"
 want(r["YF1"]["status"] == "ok" and r["YF1"]["predicted_gib"] == r["YD0"]["predicted_gib"]
      and "framework 'JAX' as profile megatron-core (no profile or stacks.csv row names it" in r["YF1"]["assumed"],
      "a memory row of a framework no profile has is not run as the default, said", "YD0", "YF1")
+want(r["YG1"]["status"] == "ok" and r["YG1"]["predicted_gib"] == r["YD0"]["predicted_gib"]
+     and "GPU named loosely: H100" in r["YG1"]["assumed"],
+     "a memory row's GPU named as sources name it", "YD0", "YG1")
 want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predicted_gib"]
      and "kv_heads from models/llama2-7b.ini" in r["YK1"]["assumed"],
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 2, called out of memory: 1; completed runs called out of memory: 0 of 14$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 2, called out of memory: 1; completed runs called out of memory: 0 of 15$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row
