@@ -603,6 +603,25 @@ static const char *row_hardware(const cases_csv *c, size_t row, const char **gpu
 		             gpu);
 	}
 	const char *tmpl = node_template(intra, gpu);
+	/* a node named as sources name it ("NVSwitch", "DGX A100", "HGX",
+	 * "NVLink", "PCIe"): the GPU's own baseboard where the name agrees
+	 * with it (a PCIe name only for a PCIe card and back), said */
+	const char *base = valid_default_intra(gpu);
+	if (!tmpl && *intra && base) {
+		char low[64];
+		size_t n = 0;
+		for (const char *q = intra; *q && n + 1 < sizeof low; q++)
+			low[n++] = (char)tolower((unsigned char)*q);
+		low[n] = 0;
+		bool pcie_name = strstr(low, "pcie") != NULL, pcie_base = !strncmp(base, "pcie", 4);
+		bool known = strstr(low, "nvswitch") || strstr(low, "dgx") || strstr(low, "hgx") ||
+		             strstr(low, "nvlink") || strstr(low, "sxm") || pcie_name;
+		if (known && pcie_name == pcie_base && node_template(base, gpu)) {
+			valid_assume(assumed, alen, "node_intra '%.40s' read as %s (the %s baseboard)",
+			             intra, base, gpu);
+			tmpl = node_template(base, gpu);
+		}
+	}
 	if (!tmpl) {
 		snprintf(why, whylen, "no node template for node_intra '%s' with %s (shipped: DGX-1 "
 		         "V100, DGX A100, DGX/HGX H100, H200, H800, DGX B200, GB200 NVL72, 8 x H100 "

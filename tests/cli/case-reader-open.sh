@@ -64,7 +64,9 @@ trap 'rm -rf "$tmp"' EXIT
 #  XL: GPUs named as sources name them: V0001's "A100 80GB" and "a100", and
 #      D05's "NVIDIA H100 80GB HBM3", are their rows' GPU files (the same
 #      steps), "A100 40GB" the 40 GB SXM4 part (its slower HBM, and out of
-#      memory), each said; an A800 (no GPU file) is skipped
+#      memory), each said; an A800 (no GPU file) is skipped; node_intra
+#      "DGX A100" is V0001's baseboard (the same step), said; "pcie" on an SXM
+#      part is skipped
 #  XK: a DeepSpeed source of 2023 with tp 2 ran Megatron-DeepSpeed (DeepSpeed
 #      has tensor parallelism only through Megatron's mpu; stacks.csv tp_from),
 #      with flash attention; the same row at tp 1 runs DeepSpeed's own profile;
@@ -139,6 +141,8 @@ derive("V0001", "XLb", gpu="a100", node_intra="")
 derive("V0001", "XLc", gpu="A100 40GB", node_intra="")
 derive("V0001", "XLd", gpu="A800", node_intra="")
 derive("D05", "XLe", gpu="NVIDIA H100 80GB HBM3", node_intra="")
+derive("V0001", "XLf", node_intra="DGX A100")
+derive("V0001", "XLg", node_intra="pcie")
 for base in ("D01", "N01", "D10"):
     derive(base, "XM" + base)
     derive(base, "XN" + base, measured_iter_s="")
@@ -243,6 +247,9 @@ want(same("XN0", "XLa") and same("XN0", "XLb") and same("XD0", "XLe")
      and r["XLc"]["predicted_iter_s"] > r["XN0"]["predicted_iter_s"]
      and r["XLd"]["status"] == "skipped",
      "a GPU named as sources name it is not its GPU file", "XN0", "XLa", "XLb", "XLc", "XLd", "XLe")
+want(same("XN0", "XLf") and "node_intra 'DGX A100' read as nvswitch-gen2 (the a100-sxm4-80g baseboard)" in r["XLf"]["assumed"]
+     and r["XLg"]["status"] == "skipped",
+     "a node named as sources name it is not its GPU's baseboard", "XN0", "XLf", "XLg")
 want(r["XK1"]["status"] == "ok" and "framework megatron-deepspeed, attention flash (stacks.csv" in r["XK1"]["assumed"]
      and r["XK2"]["status"] == "ok" and "framework deepspeed (stacks.csv" in r["XK2"]["assumed"],
      "a DeepSpeed row with tp > 1 does not run Megatron-DeepSpeed", "XK1", "XK2")
