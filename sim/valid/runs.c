@@ -840,6 +840,9 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		put(b, c, row, "nics", "nics_per_node");
 		if (*get(c, row, "nic_gbps"))
 			sim_buf_printf(b, "nic_bw = %s Gb/s\n", get(c, row, "nic_gbps"));
+		/* a RoCE fabric: its NICs route by hash ECMP (topo), not d-mod-k */
+		if (!strcmp(get(c, row, "fabric"), "roce-fat-tree"))
+			sim_buf_printf(b, "nic_kind = roce\n");
 	}
 	/* "N Gb/s inter-node" in the note with no NIC columns: a node's
 	 * inter-node bandwidth, read as the node's total over one NIC per GPU

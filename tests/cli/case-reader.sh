@@ -41,6 +41,12 @@ sys.exit(0 if ok else 1)
 PY
 "$podsim" validate "$tmp/rows.csv" --scenario XP1 2>/dev/null | grep -q '^include = .*topologies/nodes/pcie-8x-a100.ini$' ||
 	{ echo "A100 PCIe row: not on pcie-8x-a100"; fail=1; }
+# A row on a RoCE fabric runs RoCE NICs (hash ECMP in the flow model), one on
+# InfiniBand the node's own (d-mod-k): MosaicML's O14 and Megatron-Core's D01.
+"$podsim" validate tests/cases/calibration.csv --scenario O14 2>/dev/null | grep -qx 'nic_kind = roce' ||
+	{ echo "O14 (roce-fat-tree): no nic_kind = roce"; fail=1; }
+"$podsim" validate tests/cases/calibration.csv --scenario D01 2>/dev/null | grep -q '^nic_kind' &&
+	{ echo "D01 (ib-fat-tree): a nic_kind written"; fail=1; }
 # A training row measured on AWS EFA runs on the shipped EFA cluster of its
 # GPU, as the collective rows do (p5: the fabric fitted to
 # efa-collectives.csv), with the assumption said; its step is slower than
