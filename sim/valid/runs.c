@@ -278,6 +278,36 @@ static long file_layers(const char *datadir, const char *name)
 	return n;
 }
 
+/* A SwiGLU (Llama-family) row whose model ties its output layer to the
+ * word embedding (Llama 3.2 1B and 3B: tie_word_embeddings): its model
+ * file says so where the row's name names one (untied_embeddings = false,
+ * models/llama3.2-1b.ini), else its note ("tied embeddings"); said. The
+ * family's default is untied (Llama 2 and 3, Mistral). */
+static bool row_tied(const cases_csv *c, size_t row, const valid_options *opt, char *assumed,
+                     size_t alen)
+{
+	char mname[64], msrc[200], path[1200], *text = NULL;
+	size_t len;
+	const char *note = get(c, row, "note");
+	if (opt && valid_model_file(get(c, row, "model"), opt->datadir, mname, sizeof mname, msrc,
+	                            sizeof msrc)) {
+		snprintf(path, sizeof path, "%s/models/%s.ini", opt->datadir, mname);
+		bool tied = false;
+		if (sim_input_read(path, 1 << 16, &text, &len, NULL) == 0)
+			tied = strstr(text, "\nuntied_embeddings = false") != NULL;
+		free(text);
+		if (tied)
+			valid_assume(assumed, alen, "tied embeddings (models/%s.ini)", mname);
+		return tied;
+	}
+	const char *t = strstr(note, "tied embeddings");
+	if (t && !(t >= note + 2 && !strncmp(t - 2, "un", 2))) {
+		valid_assume(assumed, alen, "tied embeddings (the row's note)");
+		return true;
+	}
+	return false;
+}
+
 /* Whether the framework profile's own "selective" checkpointing is whole
  * layers, not Megatron's per-module recomputation: its [framework]
  * runs_selective_recompute = false (fms-fsdp.ini). */
@@ -773,6 +803,8 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		return stk;
 	bool swiglu = valid_swiglu(get(c, row, "model"), profile, hidden, ffn, assumed, alen);
 	bool untied = swiglu && !valid_nanotron_tied(profile, swiglu, ffn, assumed, alen);
+	if (untied && !from_file)
+		untied = !row_tied(c, row, opt, assumed, alen);
 	bool on_efa = !strcmp(get(c, row, "fabric"), "efa");
 	const char *efa = on_efa ? valid_efa_cluster(gpu) : NULL;
 	efa_other other = {0};

@@ -67,6 +67,10 @@ trap 'rm -rf "$tmp"' EXIT
 #      memory), each said; an A800 (no GPU file) is skipped; node_intra
 #      "DGX A100" is V0001's baseboard (the same step), said; "pcie" on an SXM
 #      part is skipped
+#  XY: Llama 3.2 1B's shape with every column given (SwiGLU: ffn 5632 here)
+#      ties its output layer: by its model file when the name names one
+#      (models/llama3.2-1b.ini), by its note ("tied embeddings") else, each
+#      the same step and said; without either it is untied, and slower
 #  XK: a DeepSpeed source of 2023 with tp 2 ran Megatron-DeepSpeed (DeepSpeed
 #      has tensor parallelism only through Megatron's mpu; stacks.csv tp_from),
 #      with flash attention; the same row at tp 1 runs DeepSpeed's own profile;
@@ -136,6 +140,11 @@ derive("D05", "XW3", model="a SwiGLU model", ffn="28672", vocab="")
 derive("D05", "XW4", model="a SwiGLU model", ffn="28672", vocab="32000")
 derive("V0001", "XW5", gpu="")
 derive("V0001", "XA1", fabric="efa")
+l1 = dict(layers="16", hidden="2048", heads="32", kv_heads="8", ffn="5632", vocab="128256",
+          seq_len="4096", gpus="8", tp="1", pp="1", dp="8", global_batch="64", micro_batch="2", vpp="1")
+derive("D01", "XY1", model="Llama 3.2 1B", note="", **l1)
+derive("D01", "XY2", model="a 1B model", note="tied embeddings", **l1)
+derive("D01", "XY3", model="a 1B model", note="", **l1)
 derive("V0001", "XLa", gpu="A100 80GB", node_intra="")
 derive("V0001", "XLb", gpu="a100", node_intra="")
 derive("V0001", "XLc", gpu="A100 40GB", node_intra="")
@@ -250,6 +259,10 @@ want(same("XN0", "XLa") and same("XN0", "XLb") and same("XD0", "XLe")
 want(same("XN0", "XLf") and "node_intra 'DGX A100' read as nvswitch-gen2 (the a100-sxm4-80g baseboard)" in r["XLf"]["assumed"]
      and r["XLg"]["status"] == "skipped",
      "a node named as sources name it is not its GPU's baseboard", "XN0", "XLf", "XLg")
+want(same("XY1", "XY2") and "tied embeddings (models/llama3.2-1b.ini)" in r["XY1"]["assumed"]
+     and "tied embeddings (the row's note)" in r["XY2"]["assumed"]
+     and r["XY3"]["predicted_iter_s"] > r["XY1"]["predicted_iter_s"],
+     "a Llama-family row of a tied model is run untied", "XY1", "XY2", "XY3")
 want(r["XK1"]["status"] == "ok" and "framework megatron-deepspeed, attention flash (stacks.csv" in r["XK1"]["assumed"]
      and r["XK2"]["status"] == "ok" and "framework deepspeed (stacks.csv" in r["XK2"]["assumed"],
      "a DeepSpeed row with tp > 1 does not run Megatron-DeepSpeed", "XK1", "XK2")
