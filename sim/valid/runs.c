@@ -416,6 +416,17 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 		sim_buf_printf(b, "dp = %ld\n", dp);
 		valid_assume(assumed, alen, "dp %ld (not published: gpus / (tp pp cp))", dp);
 	}
+	/* an open cp beside a published dp that leaves GPUs over: the context
+	 * parallelism that fills them (tp pp dp cp = gpus), as dp above */
+	long gpus = atol(get(c, row, "gpus")), tpv = atol(get(c, row, "tp")),
+	     ppv = atol(get(c, row, "pp")), dpv = atol(get(c, row, "dp"));
+	tpv = tpv > 0 ? tpv : 1, ppv = ppv > 0 ? ppv : 1;
+	if (!*get(c, row, "cp") && dpv > 0 && gpus % (tpv * ppv * dpv) == 0 &&
+	    gpus / (tpv * ppv * dpv) > 1) {
+		long cp = gpus / (tpv * ppv * dpv);
+		sim_buf_printf(b, "cp = %ld\n", cp);
+		valid_assume(assumed, alen, "cp %ld (not published: gpus / (tp pp dp))", cp);
+	}
 	/* An MoE row with TP whose sequence-parallel column is open ran it:
 	 * Megatron-Core refuses to train an MoE layer under TP without it
 	 * (megatron/core/transformer/moe/moe_layer.py:636-640 at d98e8a64,

@@ -71,6 +71,8 @@ trap 'rm -rf "$tmp"' EXIT
 #      ties its output layer: by its model file when the name names one
 #      (models/llama3.2-1b.ini), by its note ("tied embeddings") else, each
 #      the same step and said; without either it is untied, and slower
+#  XP: D05 on twice its GPUs with dp given and cp open: cp 2 fills them
+#      (tp pp dp cp = gpus), the same step as cp 2 written, said
 #  XK: a DeepSpeed source of 2023 with tp 2 ran Megatron-DeepSpeed (DeepSpeed
 #      has tensor parallelism only through Megatron's mpu; stacks.csv tp_from),
 #      with flash attention; the same row at tp 1 runs DeepSpeed's own profile;
@@ -140,6 +142,8 @@ derive("D05", "XW3", model="a SwiGLU model", ffn="28672", vocab="")
 derive("D05", "XW4", model="a SwiGLU model", ffn="28672", vocab="32000")
 derive("V0001", "XW5", gpu="")
 derive("V0001", "XA1", fabric="efa")
+derive("D05", "XP1", gpus=str(2 * int(rows["D05"]["gpus"])), cp="")
+derive("D05", "XP2", gpus=str(2 * int(rows["D05"]["gpus"])), cp="2")
 l1 = dict(layers="16", hidden="2048", heads="32", kv_heads="8", ffn="5632", vocab="128256",
           seq_len="4096", gpus="8", tp="1", pp="1", dp="8", global_batch="64", micro_batch="2", vpp="1")
 derive("D01", "XY1", model="Llama 3.2 1B", note="", **l1)
@@ -263,6 +267,8 @@ want(same("XY1", "XY2") and "tied embeddings (models/llama3.2-1b.ini)" in r["XY1
      and "tied embeddings (the row's note)" in r["XY2"]["assumed"]
      and r["XY3"]["predicted_iter_s"] > r["XY1"]["predicted_iter_s"],
      "a Llama-family row of a tied model is run untied", "XY1", "XY2", "XY3")
+want(same("XP1", "XP2") and "cp 2 (not published: gpus / (tp pp dp))" in r["XP1"]["assumed"],
+     "an open cp beside a published dp does not fill the GPUs", "XP1", "XP2")
 want(r["XK1"]["status"] == "ok" and "framework megatron-deepspeed, attention flash (stacks.csv" in r["XK1"]["assumed"]
      and r["XK2"]["status"] == "ok" and "framework deepspeed (stacks.csv" in r["XK2"]["assumed"],
      "a DeepSpeed row with tp > 1 does not run Megatron-DeepSpeed", "XK1", "XK2")
