@@ -28,6 +28,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *get(const cases_csv *c, size_t row, const char *col)
 {
@@ -331,6 +332,15 @@ static void mem_open_assumed(const cases_csv *c, size_t row, char *assumed, size
 		valid_assume(assumed, alen, "flash attention (%s)", *fa ? fa : "not published");
 }
 
+/* Whether the row's flash_attention column says no ("no", "No", "false",
+ * "0", "none": the unfused path); anything else, or open, is flash. */
+static bool flash_off(const cases_csv *c, size_t row)
+{
+	const char *fa = get(c, row, "flash_attention");
+	return !strcasecmp(fa, "no") || !strcasecmp(fa, "false") || !strcmp(fa, "0") ||
+	       !strcasecmp(fa, "none") || !strcasecmp(fa, "unfused");
+}
+
 /* The row's scenario text (includes under incdir); NULL, or why not. */
 static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
                             const valid_options *opt, sim_buf *b, char *assumed, size_t alen,
@@ -521,15 +531,27 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		sim_buf_printf(b, "zero = %s\n", get(c, row, "zero"));
 	if (*get(c, row, "recompute"))
 		sim_buf_printf(b, "recompute = %s\n", get(c, row, "recompute"));
-	if (!strcmp(get(c, row, "optimizer"), "adam-cpu"))
+	const char *opt_col = get(c, row, "optimizer"), *o = valid_optimizer_name(opt_col);
+	o = o ? o : opt_col;
+	if (*opt_col && strcmp(o, opt_col))
+		valid_assume(assumed, alen, "optimizer '%.24s' read as %s", opt_col, o);
+	if (!strcmp(o, "adam-cpu"))
 		sim_buf_printf(b, "offload_optimizer = cpu\n");
 	sim_buf_printf(b, "%s", sect[1].data ? sect[1].data : "");
 	valid_put_recipe(b, par, rec, "", assumed, alen);
 	sim_buf_printf(b, "[framework]\n%s", sect[3].data ? sect[3].data : "");
 	size_t trn = b->len;
-	sim_buf_printf(b, "[train]\nprecision = %s\nattention = %s\n", get(c, row, "precision"),
-	               !strcmp(get(c, row, "flash_attention"), "no") ? "unfused" : "flash");
-	const char *o = get(c, row, "optimizer");
+	/* the precision as the schema names it; open: bf16, the training
+	 * default of every GPU with a bf16 tensor path, fp16 on V100 */
+	const char *pc = get(c, row, "precision"), *pn = valid_precision_name(pc);
+	if (!*pc)
+		valid_assume(assumed, alen, "precision %s (not published)",
+		             strstr(gpu_map[gi].file, "v100") ? "fp16" : "bf16");
+	else if (pn && strcmp(pn, pc))
+		valid_assume(assumed, alen, "precision '%.24s' read as %s", pc, pn);
+	sim_buf_printf(b, "[train]\nprecision = %s\nattention = %s\n",
+	               *pc ? (pn ? pn : pc) : strstr(gpu_map[gi].file, "v100") ? "fp16" : "bf16",
+	               flash_off(c, row) ? "unfused" : "flash");
 	if (!strcmp(o, "adam8bit"))
 		sim_buf_printf(b, "optimizer = adam-8bit\n");
 	else if (!strcmp(o, "paged-adamw"))
@@ -548,6 +570,14 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	return oom ? "out of memory" : NULL;
 }
 
+/* The row's memory_kind as the schema names it (valid_memory_kind:
+ * "max_memory_allocated" is allocated), else as written. */
+static const char *mem_kind(const cases_csv *c, size_t row)
+{
+	const char *k = get(c, row, "memory_kind"), *n = valid_memory_kind(k);
+	return n ? n : k;
+}
+
 /* The counter a row's memory_kind names. */
 static double counter(const plan_mem_peak *p, const char *kind, const char **name)
 {
@@ -564,7 +594,7 @@ static double counter(const plan_mem_peak *p, const char *kind, const char **nam
  * memory"). podsim validate reads such a row by its verdict. */
 static bool oom_marked(const cases_csv *c, size_t row)
 {
-	const char *k = get(c, row, "memory_kind"), *note = get(c, row, "note");
+	const char *k = mem_kind(c, row), *note = get(c, row, "note");
 	return !strcmp(k, "oom") || !strcmp(k, "out-of-memory") || strstr(note, "OOM") ||
 	       strstr(note, "out of memory") || strstr(note, "Out of memory") ||
 	       strstr(note, "out-of-memory");
@@ -621,14 +651,14 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 			stage = f.stage;
 			v->predicted = f.needed / 1073741824.0;
 			cn = "allocated + runtime";
-		} else if (!strcmp(get(c, row, "memory_kind"), "allocated") &&
+		} else if (!strcmp(mem_kind(c, row), "allocated") &&
 		           s->fw.logged_peak == PLAN_LOGGED_AFTER_PIPELINE) {
 			/* the framework's log: the peak counters reset after the
 			 * forward and backward ([framework] logged_peak) */
 			v->predicted = plan_memory_after_pipeline(s, stage) / 1073741824.0;
 			cn = "allocated after the pipeline (logged_peak)";
 		} else
-			v->predicted = counter(&p, get(c, row, "memory_kind"), &cn) / 1073741824.0;
+			v->predicted = counter(&p, mem_kind(c, row), &cn) / 1073741824.0;
 		v->status = VALID_OK;
 		v->error = v->oom_run ? NAN : (v->predicted - v->measured) / v->measured;
 		valid_plan_assumptions(s, v->assumed, sizeof v->assumed);
@@ -664,7 +694,7 @@ int valid_memory_scenario(const cases_csv *c, size_t row, const valid_options *o
 	}
 	valid_put_assumed(out, assumed);
 	sim_buf_printf(out, "; the measured rank: stage %d; counter: %s\n%s", stage,
-	               get(c, row, "memory_kind"), text.data ? text.data : "");
+	               mem_kind(c, row), text.data ? text.data : "");
 	bool oom = text.oom || out->oom;
 	sim_buf_free(&text);
 	return oom ? SIM_ENOMEM : SIM_OK;

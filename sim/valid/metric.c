@@ -43,8 +43,9 @@ enum metric {
 static enum metric metric_kind(const cases_csv *c, size_t row)
 {
 	const char *m = get(c, row, "measured_metric"), *f = get(c, row, "flops_formula");
-	const char *prec = get(c, row, "precision");
-	bool sixteen = !*prec || !strcmp(prec, "bf16") || !strcmp(prec, "fp16");
+	const char *prec = valid_precision_name(get(c, row, "precision"));
+	bool sixteen = !*get(c, row, "precision") ||
+	               (prec && (!strcmp(prec, "bf16") || !strcmp(prec, "fp16")));
 	if (atof(get(c, row, "measured_value")) <= 0)
 		return METRIC_NONE;
 	return !strcmp(m, "tokens_per_s_per_gpu")                                ? METRIC_TOK_GPU

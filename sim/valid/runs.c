@@ -973,10 +973,18 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		sim_buf_printf(b, "[framework]\nop_overhead = %.9g us\n", opt->framework_s * 1e6);
 	if (opt && opt->sustain_set) /* the row's precision's key */
 		sim_buf_printf(b, "[gpu]\ntensor_sustain%s = %.9g\n",
-			       !strcmp(get(c, row, "precision"), "fp8") ? "_fp8" : "", opt->sustain);
+			       valid_precision_name(get(c, row, "precision")) &&
+			                       !strcmp(valid_precision_name(get(c, row, "precision")), "fp8")
+			               ? "_fp8"
+			               : "",
+			       opt->sustain);
 	size_t trn = b->len;
 	sim_buf_printf(b, "[train]\n");
-	put(b, c, row, "precision", "precision");
+	const char *pc = get(c, row, "precision"), *pn = valid_precision_name(pc);
+	if (*pc)
+		sim_buf_printf(b, "precision = %s\n", pn ? pn : pc);
+	if (*pc && pn && strcmp(pn, pc))
+		valid_assume(assumed, alen, "precision '%.24s' read as %s", pc, pn);
 	/* an open precision: bf16, the training default of every GPU with a
 	 * bf16 tensor path (A100 on); V100 has none, so fp16 */
 	if (!*get(c, row, "precision")) {

@@ -175,6 +175,14 @@ bool valid_blocking_bench(const cases_csv *c, size_t row);
  * where a row measured on AWS EFA runs (training rows, runs.c; collective
  * rows, micro.c); NULL for a GPU no EFA instance carries. */
 const char *valid_efa_cluster(const char *gpu);
+/* Case columns spelled loosely, as the schema names them (loose.c): a
+ * precision ("BF16", "bf16-mixed", "16-mixed" -> bf16, fp16, fp8, tf32,
+ * fp32), an optimizer ("AdamW 8-bit" -> adam8bit, paged-adamw, adam-cpu,
+ * adamw, adam) and a memory counter ("max_memory_allocated" -> allocated,
+ * reserved, nvidia-smi, unknown, oom); NULL where the text names none. */
+const char *valid_precision_name(const char *col);
+const char *valid_optimizer_name(const char *col);
+const char *valid_memory_kind(const char *col);
 /* A training row whose measured_iter_s is open but whose source printed a
  * throughput (measured_metric, measured_value; metric.c): whether it gives
  * a step time, and that time from the row's loaded scenario (its global
