@@ -70,3 +70,96 @@ const char *valid_memory_kind(const char *col)
 		return "unknown";
 	return NULL;
 }
+
+const char *valid_fabric_name(const char *col)
+{
+	char s[64];
+	lower(col, s, sizeof s);
+	if (strstr(s, "efa"))
+		return "efa";
+	if (strstr(s, "roce"))
+		return "roce-fat-tree";
+	if (strstr(s, "rail"))
+		return "rail-optimized";
+	if (strstr(s, "omni"))
+		return "omni-path";
+	if (strstr(s, "infiniband") || !strncmp(s, "ib", 2) || strstr(s, " ib") || strstr(s, "hdr") ||
+	    strstr(s, "ndr"))
+		return "ib-fat-tree";
+	if (strstr(s, "unknown"))
+		return "unknown";
+	return NULL;
+}
+
+const char *valid_recompute_name(const char *col)
+{
+	char s[64];
+	lower(col, s, sizeof s);
+	if (strstr(s, "selective"))
+		return "selective";
+	if (strstr(s, "full") || !strcmp(s, "yes") || !strcmp(s, "true") || !strcmp(s, "on") ||
+	    !strcmp(s, "1"))
+		return "full";
+	if (!strcmp(s, "none") || !strcmp(s, "no") || !strcmp(s, "false") || !strcmp(s, "off") ||
+	    !strcmp(s, "0"))
+		return "none";
+	return NULL;
+}
+
+const char *valid_offload_name(const char *col)
+{
+	char s[64];
+	lower(col, s, sizeof s);
+	if (strstr(s, "nvme"))
+		return "nvme";
+	if (strstr(s, "cpu") || strstr(s, "host"))
+		return "cpu";
+	if (!strcmp(s, "none") || !strcmp(s, "no") || !strcmp(s, "false") || !strcmp(s, "0"))
+		return "none";
+	return NULL;
+}
+
+const char *valid_flag_name(const char *col)
+{
+	char s[64];
+	lower(col, s, sizeof s);
+	if (!strcmp(s, "1") || !strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on"))
+		return "1";
+	if (!strcmp(s, "0") || !strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off"))
+		return "0";
+	return NULL;
+}
+
+/* The columns read loosely, and each one's reader. */
+static const struct {
+	const char *col;
+	const char *(*name)(const char *);
+} loose_cols[] = {
+        {"precision", valid_precision_name}, {"optimizer", valid_optimizer_name},
+        {"memory_kind", valid_memory_kind},  {"fabric", valid_fabric_name},
+        {"recompute", valid_recompute_name}, {"offload", valid_offload_name},
+        {"sequence_parallel", valid_flag_name},
+};
+
+const char *valid_loose(const char *col, const char *v)
+{
+	if (!v || !*v)
+		return v;
+	for (size_t i = 0; i < sizeof loose_cols / sizeof loose_cols[0]; i++)
+		if (!strcmp(col, loose_cols[i].col)) {
+			const char *n = loose_cols[i].name(v);
+			return n ? n : v;
+		}
+	return v;
+}
+
+void valid_loose_assume(const cases_csv *c, size_t row, char *assumed, size_t alen)
+{
+	for (size_t i = 0; i < sizeof loose_cols / sizeof loose_cols[0]; i++) {
+		int k = cases_csv_col(c, loose_cols[i].col);
+		const char *v = k >= 0 ? cases_csv_get(c, row, k) : "";
+		const char *n = valid_loose(loose_cols[i].col, v);
+		if (*v && strcmp(n, v))
+			valid_assume(assumed, alen, "%s '%.24s' read as %s", loose_cols[i].col, v, n);
+	}
+}

@@ -8,7 +8,7 @@
 
 static const char *get(const cases_csv *c, size_t row, const char *col)
 {
-	return cases_csv_get(c, row, cases_csv_col(c, col));
+	return valid_loose(col, cases_csv_get(c, row, cases_csv_col(c, col)));
 }
 
 /* A row whose source printed a throughput, not the step time, and whose
@@ -43,9 +43,8 @@ enum metric {
 static enum metric metric_kind(const cases_csv *c, size_t row)
 {
 	const char *m = get(c, row, "measured_metric"), *f = get(c, row, "flops_formula");
-	const char *prec = valid_precision_name(get(c, row, "precision"));
-	bool sixteen = !*get(c, row, "precision") ||
-	               (prec && (!strcmp(prec, "bf16") || !strcmp(prec, "fp16")));
+	const char *prec = get(c, row, "precision");
+	bool sixteen = !*prec || !strcmp(prec, "bf16") || !strcmp(prec, "fp16");
 	if (atof(get(c, row, "measured_value")) <= 0)
 		return METRIC_NONE;
 	return !strcmp(m, "tokens_per_s_per_gpu")                                ? METRIC_TOK_GPU

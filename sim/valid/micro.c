@@ -62,7 +62,7 @@
 
 static const char *get(const cases_csv *c, size_t row, const char *col)
 {
-	return cases_csv_get(c, row, cases_csv_col(c, col));
+	return valid_loose(col, cases_csv_get(c, row, cases_csv_col(c, col)));
 }
 
 static void add_assumed(valid_row *v, const char *text)

@@ -36,7 +36,7 @@
  * "yes", "on"). */
 static bool sp_on(const char *v)
 {
-	return !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on");
+	return !strcmp(valid_loose("sequence_parallel", v), "1");
 }
 
 static const char *node_template(const char *intra, const char *gpu)
@@ -163,17 +163,19 @@ const char *valid_efa_cluster(const char *gpu)
 	                                       : NULL;
 }
 
+/* A column's value as the reader takes it: written loosely, the schema's
+ * (valid_loose: "BF16" is bf16, "RoCE" roce-fat-tree). */
+static const char *get(const cases_csv *c, size_t row, const char *col)
+{
+	return valid_loose(col, cases_csv_get(c, row, cases_csv_col(c, col)));
+}
+
 /* Append "key = value" when the row's column is not empty. */
 static void put(sim_buf *b, const cases_csv *c, size_t row, const char *key, const char *col)
 {
-	const char *v = cases_csv_get(c, row, cases_csv_col(c, col));
+	const char *v = get(c, row, col);
 	if (*v)
 		sim_buf_printf(b, "%s = %s\n", key, v);
-}
-
-static const char *get(const cases_csv *c, size_t row, const char *col)
-{
-	return cases_csv_get(c, row, cases_csv_col(c, col));
 }
 
 /* Append one assumption to the row's list (valid_int.h). */
@@ -631,6 +633,7 @@ static const char *row_hardware(const cases_csv *c, size_t row, const char **gpu
 {
 	const char *gpu = get(c, row, "gpu"), *intra = get(c, row, "node_intra");
 	const char *alias;
+	valid_loose_assume(c, row, assumed, alen);
 	if (!*gpu) {
 		snprintf(why, whylen, "gpu missing (the GPU type decides every rate)");
 		return why;
@@ -973,18 +976,10 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		sim_buf_printf(b, "[framework]\nop_overhead = %.9g us\n", opt->framework_s * 1e6);
 	if (opt && opt->sustain_set) /* the row's precision's key */
 		sim_buf_printf(b, "[gpu]\ntensor_sustain%s = %.9g\n",
-			       valid_precision_name(get(c, row, "precision")) &&
-			                       !strcmp(valid_precision_name(get(c, row, "precision")), "fp8")
-			               ? "_fp8"
-			               : "",
-			       opt->sustain);
+			       !strcmp(get(c, row, "precision"), "fp8") ? "_fp8" : "", opt->sustain);
 	size_t trn = b->len;
 	sim_buf_printf(b, "[train]\n");
-	const char *pc = get(c, row, "precision"), *pn = valid_precision_name(pc);
-	if (*pc)
-		sim_buf_printf(b, "precision = %s\n", pn ? pn : pc);
-	if (*pc && pn && strcmp(pn, pc))
-		valid_assume(assumed, alen, "precision '%.24s' read as %s", pc, pn);
+	put(b, c, row, "precision", "precision");
 	/* an open precision: bf16, the training default of every GPU with a
 	 * bf16 tensor path (A100 on); V100 has none, so fp16 */
 	if (!*get(c, row, "precision")) {

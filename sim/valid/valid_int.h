@@ -183,6 +183,20 @@ const char *valid_efa_cluster(const char *gpu);
 const char *valid_precision_name(const char *col);
 const char *valid_optimizer_name(const char *col);
 const char *valid_memory_kind(const char *col);
+/* ... and a fabric ("RoCE", "EFA", "InfiniBand" -> roce-fat-tree, efa,
+ * ib-fat-tree, rail-optimized, omni-path), a recomputation ("Full", "yes",
+ * "No" -> full, selective, none), an offload ("CPU", "None") and a flag
+ * ("True", "yes" -> 1, 0). */
+const char *valid_fabric_name(const char *col);
+const char *valid_recompute_name(const char *col);
+const char *valid_offload_name(const char *col);
+const char *valid_flag_name(const char *col);
+/* Column `col`'s value v as the readers take it: the schema's name for the
+ * loosely read columns (above), else v itself. */
+const char *valid_loose(const char *col, const char *v);
+/* Each loosely read column of the row whose value was read as another
+ * ("precision 'BF16' read as bf16"), said. */
+void valid_loose_assume(const cases_csv *c, size_t row, char *assumed, size_t alen);
 /* A training row whose measured_iter_s is open but whose source printed a
  * throughput (measured_metric, measured_value; metric.c): whether it gives
  * a step time, and that time from the row's loaded scenario (its global

@@ -73,6 +73,10 @@ trap 'rm -rf "$tmp"' EXIT
 #      the same step and said; without either it is untied, and slower
 #  XP: D05 on twice its GPUs with dp given and cp open: cp 2 fills them
 #      (tp pp dp cp = gpus), the same step as cp 2 written, said
+#  XR: D05 with sequence_parallel "True", recompute "Full", offload "CPU",
+#      fabric "RoCE" or "AWS EFA": each the step of the schema's spelling,
+#      said (valid/loose.c; "True" and "EFA" were read as off and as
+#      InfiniBand before, the rest skipped)
 #  XK: a DeepSpeed source of 2023 with tp 2 ran Megatron-DeepSpeed (DeepSpeed
 #      has tensor parallelism only through Megatron's mpu; stacks.csv tp_from),
 #      with flash attention; the same row at tp 1 runs DeepSpeed's own profile;
@@ -143,6 +147,11 @@ derive("D05", "XW4", model="a SwiGLU model", ffn="28672", vocab="32000")
 derive("V0001", "XW5", gpu="")
 derive("V0001", "XA1", fabric="efa")
 derive("V0001", "XQ1", precision="FP16 (mixed)")
+for k, (col, loose, exact) in enumerate((("sequence_parallel", "True", "1"), ("recompute", "Full", "full"),
+                                         ("offload", "CPU", "cpu"), ("fabric", "RoCE", "roce-fat-tree"),
+                                         ("fabric", "AWS EFA", "efa"))):
+    derive("D05", "XR%da" % k, **{col: loose})
+    derive("D05", "XR%db" % k, **{col: exact})
 derive("D05", "XP1", gpus=str(2 * int(rows["D05"]["gpus"])), cp="")
 derive("D05", "XP2", gpus=str(2 * int(rows["D05"]["gpus"])), cp="2")
 l1 = dict(layers="16", hidden="2048", heads="32", kv_heads="8", ffn="5632", vocab="128256",
@@ -270,6 +279,12 @@ want(same("XY1", "XY2") and "tied embeddings (models/llama3.2-1b.ini)" in r["XY1
      "a Llama-family row of a tied model is run untied", "XY1", "XY2", "XY3")
 want(same("XP1", "XP2") and "cp 2 (not published: gpus / (tp pp dp))" in r["XP1"]["assumed"],
      "an open cp beside a published dp does not fill the GPUs", "XP1", "XP2")
+for k, (col, loose, exact) in enumerate((("sequence_parallel", "True", "1"), ("recompute", "Full", "full"),
+                                         ("offload", "CPU", "cpu"), ("fabric", "RoCE", "roce-fat-tree"),
+                                         ("fabric", "AWS EFA", "efa"))):
+    a, b = "XR%da" % k, "XR%db" % k
+    want(same(a, b) and "%s '%s' read as %s" % (col, loose, exact) in r[a]["assumed"],
+         "a loosely spelled %s" % col, a, b)
 want(same("XN0", "XQ1") and "precision 'FP16 (mixed)' read as fp16" in r["XQ1"]["assumed"],
      "a training row's loosely spelled precision", "XN0", "XQ1")
 want(r["XK1"]["status"] == "ok" and "framework megatron-deepspeed, attention flash (stacks.csv" in r["XK1"]["assumed"]
