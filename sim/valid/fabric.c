@@ -775,7 +775,7 @@ void valid_fab_fit_free(valid_fab_fit *f)
 
 static const char *get(const cases_csv *c, size_t row, const char *col)
 {
-	return cases_csv_get(c, row, cases_csv_col(c, col));
+	return valid_loose(col, cases_csv_get(c, row, cases_csv_col(c, col)));
 }
 
 /* Append a row to f (grows the array). */

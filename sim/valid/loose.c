@@ -130,6 +130,32 @@ const char *valid_flag_name(const char *col)
 	return NULL;
 }
 
+/* A microbenchmark's kind as nccl-tests and papers name it ("all_reduce",
+ * "AllGather", "reduce_scatter_perf", "all-to-all", "sendrecv", "matmul"). */
+const char *valid_kind_name(const char *col)
+{
+	char s[64];
+	size_t n = 0;
+	for (const char *p = col; *p && n + 1 < sizeof s; p++)
+		if (*p != '_' && *p != '-' && *p != ' ')
+			s[n++] = (char)tolower((unsigned char)*p);
+	s[n] = 0;
+	if (n > 4 && !strcmp(s + n - 4, "perf"))
+		s[n - 4] = 0;
+	static const struct {
+		const char *bare, *kind;
+	} k[] = {{"allreduce", "allreduce"},         {"allgather", "allgather"},
+	         {"reducescatter", "reducescatter"}, {"alltoall", "alltoall"},
+	         {"broadcast", "broadcast"},         {"p2p", "p2p"},
+	         {"sendrecv", "p2p"},                {"gemm", "gemm"},
+	         {"matmul", "gemm"},                 {"hbmcopy", "hbm_copy"},
+	         {"attention", "attention"}};
+	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+		if (!strcmp(s, k[i].bare))
+			return k[i].kind;
+	return NULL;
+}
+
 /* The columns read loosely, and each one's reader. */
 static const struct {
 	const char *col;
@@ -138,7 +164,7 @@ static const struct {
         {"precision", valid_precision_name}, {"optimizer", valid_optimizer_name},
         {"memory_kind", valid_memory_kind},  {"fabric", valid_fabric_name},
         {"recompute", valid_recompute_name}, {"offload", valid_offload_name},
-        {"sequence_parallel", valid_flag_name},
+        {"sequence_parallel", valid_flag_name}, {"kind", valid_kind_name},
 };
 
 const char *valid_loose(const char *col, const char *v)

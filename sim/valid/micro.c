@@ -564,6 +564,7 @@ void valid_micro_row(const cases_csv *c, size_t row, const valid_options *opt, v
 		 get(c, row, "gpus"), get(c, row, "bytes"));
 	snprintf(v->rank_key, sizeof v->rank_key, "%s|%s|%s", get(c, row, "kind"),
 		 get(c, row, "gpu"), get(c, row, "gpus"));
+	valid_loose_assume(c, row, v->assumed, sizeof v->assumed);
 	const char *why = predict(c, row, opt, v);
 	if (why) {
 		v->status = VALID_SKIPPED;
