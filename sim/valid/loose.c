@@ -156,6 +156,19 @@ const char *valid_kind_name(const char *col)
 	return NULL;
 }
 
+/* What a memory row trains: "LoRA", "QLoRA", "lora (r=16)" -> lora;
+ * "full", "All" -> all. */
+const char *valid_trainable_name(const char *col)
+{
+	char s[64];
+	lower(col, s, sizeof s);
+	if (strstr(s, "lora"))
+		return "lora";
+	if (strstr(s, "all") || strstr(s, "full"))
+		return "all";
+	return NULL;
+}
+
 /* The columns read loosely, and each one's reader. */
 static const struct {
 	const char *col;
@@ -165,6 +178,7 @@ static const struct {
         {"memory_kind", valid_memory_kind},  {"fabric", valid_fabric_name},
         {"recompute", valid_recompute_name}, {"offload", valid_offload_name},
         {"sequence_parallel", valid_flag_name}, {"kind", valid_kind_name},
+        {"trainable", valid_trainable_name},
 };
 
 const char *valid_loose(const char *col, const char *v)

@@ -192,6 +192,7 @@ const char *valid_recompute_name(const char *col);
 const char *valid_offload_name(const char *col);
 const char *valid_flag_name(const char *col);
 const char *valid_kind_name(const char *col);
+const char *valid_trainable_name(const char *col);
 /* Column `col`'s value v as the readers take it: the schema's name for the
  * loosely read columns (above), else v itself. */
 const char *valid_loose(const char *col, const char *v);

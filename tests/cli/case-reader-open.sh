@@ -323,6 +323,8 @@ derive("MA01", "YS1", optimizer="AdamW 8-bit")
 derive("MA01", "YS2", precision="BF16-mixed", memory_kind="max_memory_allocated")
 derive("MA01", "YS3", flash_attention="no", seq_len="512")
 derive("MA01", "YS4", flash_attention="False", seq_len="512")
+derive("MF01", "YS5")
+derive("MF01", "YS6", trainable="LoRA")
 derive("MA01", "YD1", dp="", global_batch="")
 derive("MA01", "YO1", micro_batch="64", global_batch="", measured_peak_gib="", memory_kind="oom", note="OOM at the first step")
 derive("MA01", "YO2", measured_peak_gib="", memory_kind="oom", note="OOM at the first step")
@@ -377,7 +379,7 @@ want(r["YO1"]["status"] == "ok" and r["YO1"]["oom_run"] and r["YO1"]["verdict"] 
 want(r["YO2"]["oom_run"] and r["YO2"]["verdict"] == "fits" and r["YD0"]["verdict"] == "fits",
      "MA01's plan is not called fits", "YO2", "YD0")
 s = j["summary"]["all"]
-want(s["oom_runs"] == 2 and s["oom_called"] == 1 and s["fit_called_oom"] == 0 and s["ok"] == 20
+want(s["oom_runs"] == 2 and s["oom_called"] == 1 and s["fit_called_oom"] == 0 and s["ok"] == 22
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
 want(r["YL1"]["status"] == "ok" and "SwiGLU, RMSNorm, no biases (nanotron's Llama code)" in r["YL1"]["assumed"],
@@ -428,8 +430,10 @@ want(r["YS1"]["predicted_gib"] == r["YS0"]["predicted_gib"] != r["YD0"]["predict
      and "optimizer 'AdamW 8-bit' read as adam8bit" in r["YS1"]["assumed"]
      and r["YS2"]["predicted_gib"] == r["YD0"]["predicted_gib"]
      and "precision 'BF16-mixed' read as bf16" in r["YS2"]["assumed"]
-     and r["YS4"]["predicted_gib"] == r["YS3"]["predicted_gib"],
-     "a memory row's loosely spelled optimizer, precision, counter or attention", "YD0", "YS0", "YS1", "YS2", "YS3", "YS4")
+     and r["YS4"]["predicted_gib"] == r["YS3"]["predicted_gib"]
+     and r["YS6"]["predicted_gib"] == r["YS5"]["predicted_gib"]
+     and "trainable 'LoRA' read as lora" in r["YS6"]["assumed"],
+     "a memory row's loosely spelled optimizer, precision, counter or attention", "YD0", "YS0", "YS1", "YS2", "YS3", "YS4", "YS5", "YS6")
 want(r["YG1"]["status"] == "ok" and r["YG1"]["predicted_gib"] == r["YD0"]["predicted_gib"]
      and "GPU named loosely: H100" in r["YG1"]["assumed"],
      "a memory row's GPU named as sources name it", "YD0", "YG1")
@@ -438,7 +442,7 @@ want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predi
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 2, called out of memory: 1; completed runs called out of memory: 0 of 20$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 2, called out of memory: 1; completed runs called out of memory: 0 of 22$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row
