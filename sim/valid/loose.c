@@ -19,115 +19,98 @@ static void lower(const char *s, char *out, size_t len)
 	out[n] = 0;
 }
 
-const char *valid_precision_name(const char *col)
+/* One reading: the lower-case text holds `key` (a leading '=': is it; a
+ * leading '^': starts with it) -> the schema's `name`. */
+typedef struct reading {
+	const char *key, *name;
+} reading;
+
+/* The first reading of r[0 .. n-1] that col's lower-case text matches. */
+static const char *read_as(const char *col, const reading *r, size_t n)
 {
 	char s[64];
 	lower(col, s, sizeof s);
-	if (strstr(s, "bf16") || strstr(s, "bfloat16"))
-		return "bf16";
-	if (strstr(s, "fp8") || strstr(s, "float8"))
-		return "fp8";
-	if (strstr(s, "tf32"))
-		return "tf32";
-	/* Lightning's "16-mixed" and "16-true" are fp16; "32-true" fp32 */
-	if (strstr(s, "fp16") || strstr(s, "float16") || strstr(s, "half") || !strncmp(s, "16", 2))
-		return "fp16";
-	if (strstr(s, "fp32") || strstr(s, "float32") || !strncmp(s, "32", 2))
-		return "fp32";
+	for (size_t i = 0; i < n; i++) {
+		const char *k = r[i].key;
+		bool hit = k[0] == '=' ? !strcmp(s, k + 1)
+		           : k[0] == '^' ? !strncmp(s, k + 1, strlen(k + 1))
+		                         : strstr(s, k) != NULL;
+		if (hit)
+			return r[i].name;
+	}
 	return NULL;
+}
+
+#define READ_AS(col, table) read_as(col, table, sizeof table / sizeof table[0])
+
+const char *valid_precision_name(const char *col)
+{
+	/* Lightning's "16-mixed" and "16-true" are fp16, "32-true" fp32 */
+	static const reading r[] = {
+	        {"bf16", "bf16"},  {"bfloat16", "bf16"}, {"fp8", "fp8"},   {"float8", "fp8"},
+	        {"tf32", "tf32"},  {"fp16", "fp16"},     {"float16", "fp16"}, {"half", "fp16"},
+	        {"^16", "fp16"},   {"fp32", "fp32"},     {"float32", "fp32"}, {"^32", "fp32"}};
+	return READ_AS(col, r);
 }
 
 const char *valid_optimizer_name(const char *col)
 {
-	char s[64];
-	lower(col, s, sizeof s);
-	if (strstr(s, "paged"))
-		return "paged-adamw";
-	if (strstr(s, "8bit") || strstr(s, "8-bit") || strstr(s, "8 bit"))
-		return "adam8bit";
-	if (strstr(s, "cpu"))
-		return "adam-cpu";
-	if (strstr(s, "adamw"))
-		return "adamw";
-	if (strstr(s, "adam"))
-		return "adam";
-	return NULL;
+	static const reading r[] = {{"paged", "paged-adamw"}, {"8bit", "adam8bit"},
+	                            {"8-bit", "adam8bit"},    {"8 bit", "adam8bit"},
+	                            {"cpu", "adam-cpu"},      {"adamw", "adamw"},
+	                            {"adam", "adam"}};
+	return READ_AS(col, r);
 }
 
 const char *valid_memory_kind(const char *col)
 {
-	char s[64];
-	lower(col, s, sizeof s);
-	if (!strcmp(s, "oom") || strstr(s, "out of memory") || strstr(s, "out-of-memory"))
-		return "oom";
-	if (strstr(s, "alloc"))
-		return "allocated";
-	if (strstr(s, "reserv"))
-		return "reserved";
-	if (strstr(s, "smi"))
-		return "nvidia-smi";
-	if (strstr(s, "unknown"))
-		return "unknown";
-	return NULL;
+	static const reading r[] = {{"=oom", "oom"},          {"out of memory", "oom"},
+	                            {"out-of-memory", "oom"}, {"alloc", "allocated"},
+	                            {"reserv", "reserved"},   {"smi", "nvidia-smi"},
+	                            {"unknown", "unknown"}};
+	return READ_AS(col, r);
 }
 
 const char *valid_fabric_name(const char *col)
 {
-	char s[64];
-	lower(col, s, sizeof s);
-	if (strstr(s, "efa"))
-		return "efa";
-	if (strstr(s, "roce"))
-		return "roce-fat-tree";
-	if (strstr(s, "rail"))
-		return "rail-optimized";
-	if (strstr(s, "omni"))
-		return "omni-path";
-	if (strstr(s, "infiniband") || !strncmp(s, "ib", 2) || strstr(s, " ib") || strstr(s, "hdr") ||
-	    strstr(s, "ndr"))
-		return "ib-fat-tree";
-	if (strstr(s, "unknown"))
-		return "unknown";
-	return NULL;
+	static const reading r[] = {
+	        {"efa", "efa"},           {"roce", "roce-fat-tree"}, {"rail", "rail-optimized"},
+	        {"omni", "omni-path"},    {"infiniband", "ib-fat-tree"}, {"^ib", "ib-fat-tree"},
+	        {" ib", "ib-fat-tree"},   {"hdr", "ib-fat-tree"},    {"ndr", "ib-fat-tree"},
+	        {"unknown", "unknown"}};
+	return READ_AS(col, r);
 }
 
 const char *valid_recompute_name(const char *col)
 {
-	char s[64];
-	lower(col, s, sizeof s);
-	if (strstr(s, "selective"))
-		return "selective";
-	if (strstr(s, "full") || !strcmp(s, "yes") || !strcmp(s, "true") || !strcmp(s, "on") ||
-	    !strcmp(s, "1"))
-		return "full";
-	if (!strcmp(s, "none") || !strcmp(s, "no") || !strcmp(s, "false") || !strcmp(s, "off") ||
-	    !strcmp(s, "0"))
-		return "none";
-	return NULL;
+	static const reading r[] = {
+	        {"selective", "selective"}, {"full", "full"},  {"=yes", "full"}, {"=true", "full"},
+	        {"=on", "full"},            {"=1", "full"},    {"=none", "none"}, {"=no", "none"},
+	        {"=false", "none"},         {"=off", "none"},  {"=0", "none"}};
+	return READ_AS(col, r);
 }
 
 const char *valid_offload_name(const char *col)
 {
-	char s[64];
-	lower(col, s, sizeof s);
-	if (strstr(s, "nvme"))
-		return "nvme";
-	if (strstr(s, "cpu") || strstr(s, "host"))
-		return "cpu";
-	if (!strcmp(s, "none") || !strcmp(s, "no") || !strcmp(s, "false") || !strcmp(s, "0"))
-		return "none";
-	return NULL;
+	static const reading r[] = {{"nvme", "nvme"},  {"cpu", "cpu"},     {"host", "cpu"},
+	                            {"=none", "none"}, {"=no", "none"},    {"=false", "none"},
+	                            {"=0", "none"}};
+	return READ_AS(col, r);
 }
 
 const char *valid_flag_name(const char *col)
 {
-	char s[64];
-	lower(col, s, sizeof s);
-	if (!strcmp(s, "1") || !strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on"))
-		return "1";
-	if (!strcmp(s, "0") || !strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off"))
-		return "0";
-	return NULL;
+	static const reading r[] = {{"=1", "1"},  {"=true", "1"},  {"=yes", "1"}, {"=on", "1"},
+	                            {"=0", "0"},  {"=false", "0"}, {"=no", "0"},  {"=off", "0"}};
+	return READ_AS(col, r);
+}
+
+/* What a memory row trains: "LoRA", "QLoRA", "lora (r=16)" -> lora;
+ * "full", "All" -> all. */
+const char *valid_trainable_name(const char *col)
+{
+	static const reading r[] = {{"lora", "lora"}, {"all", "all"}, {"full", "all"}};
+	return READ_AS(col, r);
 }
 
 /* A microbenchmark's kind as nccl-tests and papers name it ("all_reduce",
@@ -156,18 +139,6 @@ const char *valid_kind_name(const char *col)
 	return NULL;
 }
 
-/* What a memory row trains: "LoRA", "QLoRA", "lora (r=16)" -> lora;
- * "full", "All" -> all. */
-const char *valid_trainable_name(const char *col)
-{
-	char s[64];
-	lower(col, s, sizeof s);
-	if (strstr(s, "lora"))
-		return "lora";
-	if (strstr(s, "all") || strstr(s, "full"))
-		return "all";
-	return NULL;
-}
 
 /* The columns read loosely, and each one's reader. */
 static const struct {
