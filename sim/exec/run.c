@@ -56,8 +56,8 @@ static void memory(const plan_scenario *s, exec_result *r, plan_mem_fit *f)
 	plan_memory_fit(s, f);
 	r->host_bytes = f->host;
 	r->nvme_bytes = f->nvme;
-	r->host_capacity_bytes = s->cluster.node.host_mem_bytes;
-	r->nvme_capacity_bytes = s->cluster.node.nvme_bytes;
+	r->host_capacity_bytes = f->host_capacity;
+	r->nvme_capacity_bytes = f->nvme_capacity;
 	r->oom = f->where != PLAN_OOM_NONE;
 }
 

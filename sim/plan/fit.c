@@ -10,13 +10,15 @@
  *  - on nodes of another GPU type ([cluster] other_gpu, other_nodes), a
  *    stage with a rank on such a node, against that GPU's capacity (the
  *    bytes a rank keeps do not depend on the GPU; the capacity does);
- *  - the offloaded states per node against the node's host DRAM or NVMe
- *    (plan_offload_memory, the most loaded stage).
+ *  - the offloaded states per node against the host DRAM or NVMe of the
+ *    nodes the stage's ranks sit on (plan_offload_memory; on a mixed
+ *    cluster the other type's nodes hold their own, plan_other_view).
  * Otherwise it is tight when either GPU type's worst stage is, else it
  * fits: the plan runs on both, so its verdict is the worst of theirs, and
  * every report states that one with its basis (which GPU, which stage). */
 #include "plan.h"
 
+#include <math.h>
 #include <string.h>
 
 bool plan_stage_on_other(const plan_scenario *s, int stage)
@@ -31,6 +33,26 @@ bool plan_stage_on_other(const plan_scenario *s, int stage)
 	for (int64_t r = 0; r < ranks; r++) {
 		int64_t node = r / gpn;
 		if (node < s->other_len && s->other_node[node] &&
+		    (r / st[PLAN_DIM_PP]) % p->pp == stage)
+			return true;
+	}
+	return false;
+}
+
+/* Whether a rank of `stage` sits on a node of the scenario's own type (a
+ * mixed cluster's stage may lie on both, or on the other type's alone). */
+static bool stage_on_main(const plan_scenario *s, int stage)
+{
+	const plan_spec *p = &s->plan;
+	if (s->nother <= 0)
+		return true;
+	int st[PLAN_DIMS];
+	plan_strides(p, st);
+	int64_t ranks = (int64_t)p->tp * (p->cp > 1 ? p->cp : 1) * p->dp * p->pp;
+	int gpn = s->cluster.node.gpus > 0 ? s->cluster.node.gpus : 1;
+	for (int64_t r = 0; r < ranks; r++) {
+		int64_t node = r / gpn;
+		if (!(node < s->other_len && s->other_node[node]) &&
 		    (r / st[PLAN_DIM_PP]) % p->pp == stage)
 			return true;
 	}
@@ -105,22 +127,46 @@ static void other_gpu(const plan_scenario *s, plan_mem_fit *f)
 	}
 }
 
+/* Keep (bytes, capacity) in (*b, *cap) when it is the fullest so far (its
+ * share of the capacity above *r; none, 0 bytes, takes the first). */
+static void fullest(double bytes, double capacity, double *b, double *cap, double *r)
+{
+	double share = capacity > 0 ? bytes / capacity : bytes > 0 ? HUGE_VAL : 0;
+	if (share > *r)
+		*b = bytes, *cap = capacity, *r = share;
+}
+
 void plan_memory_fit(const plan_scenario *s, plan_mem_fit *f)
 {
 	memset(f, 0, sizeof *f);
 	main_gpu(s, f);
 	other_gpu(s, f);
+	/* offloaded states per node against the host DRAM and NVMe of the
+	 * nodes the stage's ranks sit on: the scenario's own, and on a mixed
+	 * cluster the other type's (their node file's, plan_other_view) */
+	const net_node *nd = &s->cluster.node;
+	plan_scenario o;
+	if (s->nother > 0)
+		plan_other_view(s, &o);
+	f->host_capacity = nd->host_mem_bytes, f->nvme_capacity = nd->nvme_bytes;
+	double hr = -1, nr = -1; /* the fullest node's share of its capacity */
 	for (int k = 0; k < s->plan.pp; k++) {
 		double host, nvme;
-		plan_offload_memory(s, k, &host, &nvme);
-		f->host = host > f->host ? host : f->host;
-		f->nvme = nvme > f->nvme ? nvme : f->nvme;
+		if (stage_on_main(s, k)) {
+			plan_offload_memory(s, k, &host, &nvme);
+			fullest(host, nd->host_mem_bytes, &f->host, &f->host_capacity, &hr);
+			fullest(nvme, nd->nvme_bytes, &f->nvme, &f->nvme_capacity, &nr);
+		}
+		if (s->nother > 0 && plan_stage_on_other(s, k)) {
+			plan_offload_memory(&o, k, &host, &nvme);
+			fullest(host, o.cluster.node.host_mem_bytes, &f->host, &f->host_capacity, &hr);
+			fullest(nvme, o.cluster.node.nvme_bytes, &f->nvme, &f->nvme_capacity, &nr);
+		}
 	}
-	const net_node *nd = &s->cluster.node;
 	f->where = f->gpu_verdict == PLAN_VERDICT_OOM     ? PLAN_OOM_GPU
 	           : f->other_verdict == PLAN_VERDICT_OOM ? PLAN_OOM_OTHER_GPU
-	           : f->host > nd->host_mem_bytes         ? PLAN_OOM_HOST
-	           : f->nvme > nd->nvme_bytes             ? PLAN_OOM_NVME
+	           : f->host > f->host_capacity           ? PLAN_OOM_HOST
+	           : f->nvme > f->nvme_capacity           ? PLAN_OOM_NVME
 	                                                  : PLAN_OOM_NONE;
 	f->by_other = f->other_stage >= 0 &&
 	              plan_fit_by_other(f->gpu_verdict, f->peak, s->gpu.hbm_bytes, f->other_verdict,

@@ -1200,7 +1200,9 @@ typedef struct plan_mem_fit {
 	double other_peak, other_capacity;
 	double other_needed;  /* its allocated + runtime: what the verdict compares */
 	plan_verdict other_verdict;
-	double host, nvme;    /* offloaded bytes per node */
+	/* offloaded bytes per node and that node's capacity, of the fullest
+	 * node (on a mixed cluster either type's: its own host DRAM and NVMe) */
+	double host, nvme, host_capacity, nvme_capacity;
 	plan_oom where;
 } plan_mem_fit;
 void plan_memory_fit(const plan_scenario *s, plan_mem_fit *out);

@@ -1020,17 +1020,16 @@ static void first_chunk(const plan_scenario *s, const kinds *k, const prog *x, i
 
 void sweep_mem_basis_of(const plan_scenario *s, const plan_mem_fit *f, sweep_mem_basis *out)
 {
-	const net_node *nd = &s->cluster.node;
 	sweep_mem_basis gpu = {"GPU", f->stage, f->needed, s->gpu.hbm_bytes, f->peak};
 	sweep_mem_basis other = {"other_gpu", f->other_stage, f->other_needed, f->other_capacity,
 	                         f->other_peak};
 	bool has_other = f->other_stage >= 0 && f->other_capacity > 0;
 	switch (f->where) {
 	case PLAN_OOM_HOST:
-		*out = (sweep_mem_basis){"host memory", -1, f->host, nd->host_mem_bytes, 0};
+		*out = (sweep_mem_basis){"host memory", -1, f->host, f->host_capacity, 0};
 		return;
 	case PLAN_OOM_NVME:
-		*out = (sweep_mem_basis){"NVMe", -1, f->nvme, nd->nvme_bytes, 0};
+		*out = (sweep_mem_basis){"NVMe", -1, f->nvme, f->nvme_capacity, 0};
 		return;
 	case PLAN_OOM_OTHER_GPU:
 		*out = other;

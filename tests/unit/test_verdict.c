@@ -228,11 +228,60 @@ static const vcase cases[] = {
          {"model.seq_len=4096,5120", "parallel.micro_batch=1,2"}},
 };
 
+/* A mixed cluster's other nodes keep their own host DRAM: Llama 2 70B on
+ * H100 nodes (2 TB each, dgx-h100.ini) with stages 0 and 1 on two A100 40 GB
+ * nodes, ZeRO-1's optimizer states on the CPU: 8 ranks x (12 B of states +
+ * 4 B of fp32 gradient) x their shard, 32.4 GiB a node, fit every node of
+ * the shipped mixed cluster (the A100 node's 1 TB the fullest share, the
+ * capacity reported), and overflow the test fixture's A100 nodes of 16 GB
+ * (tests/topologies/dgx-a100-40g-small-host.ini): out of memory in host
+ * memory, their 16 GB reported, in the run and the sweep alike (run_case);
+ * until 2026-11-30 every stage was held to the main node's DRAM and both
+ * called the plan fitting. */
+static void test_other_host(exec_result *r)
+{
+	char root[PATH_MAX], keys[PATH_MAX + 128];
+	if (!CHECK(getcwd(root, sizeof root) != NULL))
+		return;
+	snprintf(keys, sizeof keys,
+	         "[parallel]\nzero = 1\noffload_optimizer = cpu\n[cluster]\nother_gpu = "
+	         "%s/tests/topologies/dgx-a100-40g-small-host.ini\n",
+	         root);
+	const vcase small = {{"scenarios/llama2-70b-h100-a100.ini"}, keys,
+	                     {"parallel.offload_optimizer=none,cpu"}};
+	const vcase shipped = {{"scenarios/llama2-70b-h100-a100.ini"},
+	                       "[parallel]\nzero = 1\noffload_optimizer = cpu\n", {NULL}};
+	const vcase *both[2] = {&shipped, &small};
+	for (int k = 0; k < 2; k++) {
+		char path[PATH_MAX];
+		if (!write_case(both[k], path))
+			return;
+		plan_scenario *s = load(path, NULL, 0);
+		if (s) {
+			plan_mem_fit f;
+			plan_memory_fit(s, &f);
+			CHECK_NEAR(f.host, 32.4 * 1073741824.0, 0.05 * 1073741824.0);
+			CHECK_INT(f.where, k ? PLAN_OOM_HOST : PLAN_OOM_NONE);
+			CHECK_NEAR(f.host_capacity, k ? 16e9 : s->other_net.host_mem_bytes, 1);
+			CHECK(f.host_capacity < s->cluster.node.host_mem_bytes);
+			if (CHECK_INT(exec_run(s, r), SIM_OK)) {
+				CHECK_INT(r->oom, k == 1);
+				CHECK_INT(exec_mem_basis_of(r), k ? EXEC_MEM_ON_HOST : EXEC_MEM_ON_OTHER);
+				CHECK_NEAR(r->host_capacity_bytes, f.host_capacity, 1);
+			}
+		}
+		plan_scenario_free(s);
+		unlink(path);
+	}
+	run_case(&small, r);
+}
+
 int main(void)
 {
 	exec_result *r = calloc(1, sizeof *r);
 	if (!CHECK(r != NULL))
 		return check_done();
+	test_other_host(r);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		run_case(&cases[i], r);
 	fprintf(stderr, "plans compared: %d fit, %d tight, %d out of memory\n",
