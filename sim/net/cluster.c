@@ -402,6 +402,19 @@ static int check_cluster(const conf_doc *doc, net_cluster *c, sim_diag *diag)
 		return SIM_ECONF;
 	}
 	c->gpus = (int)total;
+	/* the EFA model (aws-ofi-nccl over SRD) on NICs the node calls something
+	 * else: legal (a what-if), but most likely a node file of another
+	 * cluster under fabric = efa; said, not refused (and not beside an
+	 * error, which says enough) */
+	if (rc == SIM_OK && c->fabric == NET_FABRIC_EFA && c->node.nic_kind != NET_NIC_EFA &&
+	    c->nodes > 1) {
+		conf_loc l = conf_key_loc(doc, "cluster", "fabric");
+		sim_diag_warning(diag, l.path, l.line,
+		                 "[cluster] fabric = efa with [node] nic_kind = %s: the EFA model "
+		                 "(aws-ofi-nccl over SRD) runs on these NICs; an AWS node's file "
+		                 "sets nic_kind = efa",
+		                 nic_names[c->node.nic_kind]);
+	}
 	return rc;
 }
 

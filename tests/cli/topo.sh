@@ -378,6 +378,14 @@ mape() { "$podsim" validate tests/cases/microbench.csv --only LUT-V100-G2- "$@" 
 ab=$(mape --network alpha-beta) fl=$(mape --network flow)
 awk -v a="$ab" -v f="$fl" 'BEGIN { exit !(a != "" && f != "" && f + 0 < 5 && f + 0 < a + 0) }' ||
 	{ echo "validate --network flow: LUT-V100-G2 MAPE flow '$fl' vs alpha-beta '$ab'"; fail=1; }
+# fabric = efa over nodes whose NICs are InfiniBand's (the quickstart's
+# cluster): a warning at the fabric key, and the run goes on; an AWS node
+# file (p5, nic_kind = efa) warns of nothing
+"$podsim" run scenarios/quickstart.ini --no-db --set cluster.fabric=efa >/dev/null 2>"$tmp/efa.err" &&
+	grep -q "warning: \[cluster\] fabric = efa with \[node\] nic_kind = ib" "$tmp/efa.err" ||
+	{ echo "fabric = efa on InfiniBand NICs: no warning"; cat "$tmp/efa.err"; fail=1; }
+"$podsim" run scenarios/llama3-8b-efa.ini --no-db 2>&1 >/dev/null | grep -q "warning" &&
+	{ echo "fabric = efa on p5 nodes: a warning"; fail=1; }
 "$podsim" topo --help | grep -q '^usage: podsim topo' || { echo "topo --help"; fail=1; }
 "$podsim" coll --help | grep -q '^usage: podsim coll' || { echo "coll --help"; fail=1; }
 exit $fail
