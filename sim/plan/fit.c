@@ -21,42 +21,37 @@
 #include <math.h>
 #include <string.h>
 
-bool plan_stage_on_other(const plan_scenario *s, int stage)
+/* Whether a rank of `stage` sits on a node of the other type (`other`) or
+ * of the scenario's own (a mixed cluster's stage may lie on both, or on one
+ * type's alone). */
+static bool stage_on(const plan_scenario *s, int stage, bool other)
 {
 	const plan_spec *p = &s->plan;
-	if (s->nother <= 0 || stage < 0 || stage >= p->pp)
+	if (stage < 0 || stage >= p->pp)
 		return false;
+	if (s->nother <= 0)
+		return !other;
 	int st[PLAN_DIMS];
 	plan_strides(p, st);
 	int64_t ranks = (int64_t)p->tp * (p->cp > 1 ? p->cp : 1) * p->dp * p->pp;
 	int gpn = s->cluster.node.gpus > 0 ? s->cluster.node.gpus : 1;
 	for (int64_t r = 0; r < ranks; r++) {
 		int64_t node = r / gpn;
-		if (node < s->other_len && s->other_node[node] &&
-		    (r / st[PLAN_DIM_PP]) % p->pp == stage)
+		bool on_other = node < s->other_len && s->other_node[node];
+		if (on_other == other && (r / st[PLAN_DIM_PP]) % p->pp == stage)
 			return true;
 	}
 	return false;
 }
 
-/* Whether a rank of `stage` sits on a node of the scenario's own type (a
- * mixed cluster's stage may lie on both, or on the other type's alone). */
+bool plan_stage_on_other(const plan_scenario *s, int stage)
+{
+	return stage_on(s, stage, true);
+}
+
 static bool stage_on_main(const plan_scenario *s, int stage)
 {
-	const plan_spec *p = &s->plan;
-	if (s->nother <= 0)
-		return true;
-	int st[PLAN_DIMS];
-	plan_strides(p, st);
-	int64_t ranks = (int64_t)p->tp * (p->cp > 1 ? p->cp : 1) * p->dp * p->pp;
-	int gpn = s->cluster.node.gpus > 0 ? s->cluster.node.gpus : 1;
-	for (int64_t r = 0; r < ranks; r++) {
-		int64_t node = r / gpn;
-		if (!(node < s->other_len && s->other_node[node]) &&
-		    (r / st[PLAN_DIM_PP]) % p->pp == stage)
-			return true;
-	}
-	return false;
+	return stage_on(s, stage, false);
 }
 
 bool plan_memory_other(const plan_scenario *s, int stage, bool full, plan_mem_peak *out)
