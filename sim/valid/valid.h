@@ -366,9 +366,6 @@ typedef struct valid_fab_fit {
  * and slowest runs; recounts nfast. valid_fab_fit_run calls it first.
  * SIM_OK or SIM_ENOMEM. */
 int valid_fab_merge_repeats(valid_fab_fit *f);
-/* The p-th percentile (0-100) of k sorted values, linear between order
- * statistics (numpy's default); NAN when k = 0. */
-double valid_percentile(const double *sorted, size_t k, double p);
 
 /* Add the collective rows of a case CSV (microbenchmark schema: kind
  * allreduce / allgather / reducescatter, gpus, nodes, bytes, time_us or
