@@ -1,17 +1,18 @@
-/* loose.c - case columns written as sources write them (valid_int.h): a
- * precision, an optimizer or a memory counter spelled loosely ("BF16",
- * "bf16-mixed", "AdamW 8-bit", "max_memory_allocated") read as the schema's
- * name (tests/cases/README.md, memory-README.md), so that a row an
- * independent set writes its own way is predicted, not skipped or misread.
- * Each returns the schema's name, or NULL where the text names none of
- * them (the caller then keeps the text, and its loader names the error). */
+/* loose.c - case columns written as sources write them (valid_int.h,
+ * valid_loose): a precision, optimizer, memory counter, fabric,
+ * recomputation, offload, flag, flash attention, trainable set or
+ * microbenchmark kind spelled loosely ("BF16", "bf16-mixed", "AdamW 8-bit",
+ * "max_memory_allocated", "RoCE", "Full", "True", "LoRA", "all_reduce")
+ * read as the schema's value (tests/cases/README.md, memory-README.md),
+ * each by a table of readings, so that a row an independent set writes its
+ * own way is predicted, not skipped or misread. A text no reading matches
+ * stays as written, and its loader names the error. */
 #include "valid_int.h"
 
 #include <ctype.h>
-#include <stdio.h>
 #include <string.h>
 
-static void lower(const char *s, char *out, size_t len)
+void valid_lower(const char *s, char *out, size_t len)
 {
 	size_t n = 0;
 	for (; *s && n + 1 < len; s++)
@@ -25,11 +26,85 @@ typedef struct reading {
 	const char *key, *name;
 } reading;
 
-/* The first reading of r[0 .. n-1] that col's lower-case text matches. */
-static const char *read_as(const char *col, const reading *r, size_t n)
+/* Lightning's "16-mixed" and "16-true" are fp16, "32-true" fp32 */
+static const reading precision[] = {
+        {"bf16", "bf16"},   {"bfloat16", "bf16"}, {"fp8", "fp8"},      {"float8", "fp8"},
+        {"tf32", "tf32"},   {"fp16", "fp16"},     {"float16", "fp16"}, {"half", "fp16"},
+        {"^16", "fp16"},    {"fp32", "fp32"},     {"float32", "fp32"}, {"^32", "fp32"}};
+static const reading optimizer[] = {
+        {"paged", "paged-adamw"}, {"8bit", "adam8bit"}, {"8-bit", "adam8bit"},
+        {"8 bit", "adam8bit"},    {"cpu", "adam-cpu"},  {"adamw", "adamw"},
+        {"adam", "adam"}};
+static const reading memory_kind[] = {
+        {"=oom", "oom"},        {"out of memory", "oom"}, {"out-of-memory", "oom"},
+        {"alloc", "allocated"}, {"reserv", "reserved"},   {"smi", "nvidia-smi"},
+        {"unknown", "unknown"}};
+static const reading fabric[] = {
+        {"efa", "efa"},         {"roce", "roce-fat-tree"},     {"rail", "rail-optimized"},
+        {"omni", "omni-path"},  {"infiniband", "ib-fat-tree"}, {"^ib", "ib-fat-tree"},
+        {" ib", "ib-fat-tree"}, {"hdr", "ib-fat-tree"},        {"ndr", "ib-fat-tree"},
+        {"unknown", "unknown"}};
+static const reading recompute[] = {
+        {"selective", "selective"}, {"full", "full"}, {"=yes", "full"}, {"=true", "full"},
+        {"=on", "full"},            {"=1", "full"},   {"=none", "none"}, {"=no", "none"},
+        {"=false", "none"},         {"=off", "none"}, {"=0", "none"}};
+static const reading offload[] = {
+        {"nvme", "nvme"}, {"cpu", "cpu"},    {"host", "cpu"}, {"=none", "none"},
+        {"=no", "none"},  {"=false", "none"}, {"=0", "none"}};
+static const reading flag[] = {
+        {"=1", "1"}, {"=true", "1"},  {"=yes", "1"}, {"=on", "1"},
+        {"=0", "0"}, {"=false", "0"}, {"=no", "0"},  {"=off", "0"}};
+/* flash_attention: "No", "false", "0", "none", "unfused" -> no */
+static const reading flash[] = {
+        {"=yes", "yes"}, {"=true", "yes"}, {"=1", "yes"},     {"=no", "no"},
+        {"=false", "no"}, {"=0", "no"},    {"=none", "no"},    {"unfused", "no"}};
+static const reading trainable[] = {{"lora", "lora"}, {"all", "all"}, {"full", "all"}};
+/* a microbenchmark's kind, matched without '_', '-', ' ' and a trailing
+ * "perf" ("all_reduce", "AllGather", "reduce_scatter_perf", "sendrecv") */
+static const reading kind[] = {
+        {"=allreduce", "allreduce"},   {"=allgather", "allgather"},
+        {"=reducescatter", "reducescatter"}, {"=alltoall", "alltoall"},
+        {"=broadcast", "broadcast"},   {"=p2p", "p2p"},
+        {"=sendrecv", "p2p"},          {"=gemm", "gemm"},
+        {"=matmul", "gemm"},           {"=hbmcopy", "hbm_copy"},
+        {"=attention", "attention"}};
+
+#define N(t) (sizeof t / sizeof t[0])
+
+/* The columns read loosely: each one's readings, and whether its text is
+ * matched bare (without separators and a trailing "perf"). */
+static const struct {
+	const char *col;
+	const reading *r;
+	size_t n;
+	bool bare;
+} loose_cols[] = {
+        {"precision", precision, N(precision), false},
+        {"optimizer", optimizer, N(optimizer), false},
+        {"memory_kind", memory_kind, N(memory_kind), false},
+        {"fabric", fabric, N(fabric), false},
+        {"recompute", recompute, N(recompute), false},
+        {"offload", offload, N(offload), false},
+        {"sequence_parallel", flag, N(flag), false},
+        {"flash_attention", flash, N(flash), false},
+        {"trainable", trainable, N(trainable), false},
+        {"kind", kind, N(kind), true},
+};
+
+/* The first reading of r[0 .. n-1] that v's lower-case text matches. */
+static const char *read_as(const char *v, const reading *r, size_t n, bool bare)
 {
 	char s[64];
-	lower(col, s, sizeof s);
+	valid_lower(v, s, sizeof s);
+	if (bare) {
+		size_t m = 0;
+		for (size_t i = 0; s[i]; i++)
+			if (s[i] != '_' && s[i] != '-' && s[i] != ' ')
+				s[m++] = s[i];
+		s[m] = 0;
+		if (m > 4 && !strcmp(s + m - 4, "perf"))
+			s[m - 4] = 0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const char *k = r[i].key;
 		bool hit = k[0] == '=' ? !strcmp(s, k + 1)
@@ -41,124 +116,13 @@ static const char *read_as(const char *col, const reading *r, size_t n)
 	return NULL;
 }
 
-#define READ_AS(col, table) read_as(col, table, sizeof table / sizeof table[0])
-
-const char *valid_precision_name(const char *col)
-{
-	/* Lightning's "16-mixed" and "16-true" are fp16, "32-true" fp32 */
-	static const reading r[] = {
-	        {"bf16", "bf16"},  {"bfloat16", "bf16"}, {"fp8", "fp8"},   {"float8", "fp8"},
-	        {"tf32", "tf32"},  {"fp16", "fp16"},     {"float16", "fp16"}, {"half", "fp16"},
-	        {"^16", "fp16"},   {"fp32", "fp32"},     {"float32", "fp32"}, {"^32", "fp32"}};
-	return READ_AS(col, r);
-}
-
-const char *valid_optimizer_name(const char *col)
-{
-	static const reading r[] = {{"paged", "paged-adamw"}, {"8bit", "adam8bit"},
-	                            {"8-bit", "adam8bit"},    {"8 bit", "adam8bit"},
-	                            {"cpu", "adam-cpu"},      {"adamw", "adamw"},
-	                            {"adam", "adam"}};
-	return READ_AS(col, r);
-}
-
-const char *valid_memory_kind(const char *col)
-{
-	static const reading r[] = {{"=oom", "oom"},          {"out of memory", "oom"},
-	                            {"out-of-memory", "oom"}, {"alloc", "allocated"},
-	                            {"reserv", "reserved"},   {"smi", "nvidia-smi"},
-	                            {"unknown", "unknown"}};
-	return READ_AS(col, r);
-}
-
-const char *valid_fabric_name(const char *col)
-{
-	static const reading r[] = {
-	        {"efa", "efa"},           {"roce", "roce-fat-tree"}, {"rail", "rail-optimized"},
-	        {"omni", "omni-path"},    {"infiniband", "ib-fat-tree"}, {"^ib", "ib-fat-tree"},
-	        {" ib", "ib-fat-tree"},   {"hdr", "ib-fat-tree"},    {"ndr", "ib-fat-tree"},
-	        {"unknown", "unknown"}};
-	return READ_AS(col, r);
-}
-
-const char *valid_recompute_name(const char *col)
-{
-	static const reading r[] = {
-	        {"selective", "selective"}, {"full", "full"},  {"=yes", "full"}, {"=true", "full"},
-	        {"=on", "full"},            {"=1", "full"},    {"=none", "none"}, {"=no", "none"},
-	        {"=false", "none"},         {"=off", "none"},  {"=0", "none"}};
-	return READ_AS(col, r);
-}
-
-const char *valid_offload_name(const char *col)
-{
-	static const reading r[] = {{"nvme", "nvme"},  {"cpu", "cpu"},     {"host", "cpu"},
-	                            {"=none", "none"}, {"=no", "none"},    {"=false", "none"},
-	                            {"=0", "none"}};
-	return READ_AS(col, r);
-}
-
-const char *valid_flag_name(const char *col)
-{
-	static const reading r[] = {{"=1", "1"},  {"=true", "1"},  {"=yes", "1"}, {"=on", "1"},
-	                            {"=0", "0"},  {"=false", "0"}, {"=no", "0"},  {"=off", "0"}};
-	return READ_AS(col, r);
-}
-
-/* What a memory row trains: "LoRA", "QLoRA", "lora (r=16)" -> lora;
- * "full", "All" -> all. */
-const char *valid_trainable_name(const char *col)
-{
-	static const reading r[] = {{"lora", "lora"}, {"all", "all"}, {"full", "all"}};
-	return READ_AS(col, r);
-}
-
-/* A microbenchmark's kind as nccl-tests and papers name it ("all_reduce",
- * "AllGather", "reduce_scatter_perf", "all-to-all", "sendrecv", "matmul"). */
-const char *valid_kind_name(const char *col)
-{
-	char s[64];
-	size_t n = 0;
-	for (const char *p = col; *p && n + 1 < sizeof s; p++)
-		if (*p != '_' && *p != '-' && *p != ' ')
-			s[n++] = (char)tolower((unsigned char)*p);
-	s[n] = 0;
-	if (n > 4 && !strcmp(s + n - 4, "perf"))
-		s[n - 4] = 0;
-	static const struct {
-		const char *bare, *kind;
-	} k[] = {{"allreduce", "allreduce"},         {"allgather", "allgather"},
-	         {"reducescatter", "reducescatter"}, {"alltoall", "alltoall"},
-	         {"broadcast", "broadcast"},         {"p2p", "p2p"},
-	         {"sendrecv", "p2p"},                {"gemm", "gemm"},
-	         {"matmul", "gemm"},                 {"hbmcopy", "hbm_copy"},
-	         {"attention", "attention"}};
-	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
-		if (!strcmp(s, k[i].bare))
-			return k[i].kind;
-	return NULL;
-}
-
-
-/* The columns read loosely, and each one's reader. */
-static const struct {
-	const char *col;
-	const char *(*name)(const char *);
-} loose_cols[] = {
-        {"precision", valid_precision_name}, {"optimizer", valid_optimizer_name},
-        {"memory_kind", valid_memory_kind},  {"fabric", valid_fabric_name},
-        {"recompute", valid_recompute_name}, {"offload", valid_offload_name},
-        {"sequence_parallel", valid_flag_name}, {"kind", valid_kind_name},
-        {"trainable", valid_trainable_name},
-};
-
 const char *valid_loose(const char *col, const char *v)
 {
 	if (!v || !*v)
 		return v;
-	for (size_t i = 0; i < sizeof loose_cols / sizeof loose_cols[0]; i++)
+	for (size_t i = 0; i < N(loose_cols); i++)
 		if (!strcmp(col, loose_cols[i].col)) {
-			const char *n = loose_cols[i].name(v);
+			const char *n = read_as(v, loose_cols[i].r, loose_cols[i].n, loose_cols[i].bare);
 			return n ? n : v;
 		}
 	return v;
@@ -166,7 +130,7 @@ const char *valid_loose(const char *col, const char *v)
 
 void valid_loose_assume(const cases_csv *c, size_t row, char *assumed, size_t alen)
 {
-	for (size_t i = 0; i < sizeof loose_cols / sizeof loose_cols[0]; i++) {
+	for (size_t i = 0; i < N(loose_cols); i++) {
 		int k = cases_csv_col(c, loose_cols[i].col);
 		const char *v = k >= 0 ? cases_csv_get(c, row, k) : "";
 		const char *n = valid_loose(loose_cols[i].col, v);

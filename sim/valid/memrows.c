@@ -28,10 +28,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 /* A column's value as the reader takes it (valid_loose: "BF16" is bf16,
- * "AdamW 8-bit" adam8bit, "max_memory_allocated" allocated). */
+ * "AdamW 8-bit" adam8bit, "max_memory_allocated" allocated, "out-of-memory"
+ * oom, "False" no). */
 static const char *get(const cases_csv *c, size_t row, const char *col)
 {
 	int k = cases_csv_col(c, col);
@@ -334,15 +334,6 @@ static void mem_open_assumed(const cases_csv *c, size_t row, char *assumed, size
 		valid_assume(assumed, alen, "flash attention (%s)", *fa ? fa : "not published");
 }
 
-/* Whether the row's flash_attention column says no ("no", "No", "false",
- * "0", "none": the unfused path); anything else, or open, is flash. */
-static bool flash_off(const cases_csv *c, size_t row)
-{
-	const char *fa = get(c, row, "flash_attention");
-	return !strcasecmp(fa, "no") || !strcasecmp(fa, "false") || !strcmp(fa, "0") ||
-	       !strcasecmp(fa, "none") || !strcasecmp(fa, "unfused");
-}
-
 /* The row's scenario text (includes under incdir); NULL, or why not. */
 static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
                             const valid_options *opt, sim_buf *b, char *assumed, size_t alen,
@@ -541,15 +532,14 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	valid_put_recipe(b, par, rec, "", assumed, alen);
 	sim_buf_printf(b, "[framework]\n%s", sect[3].data ? sect[3].data : "");
 	size_t trn = b->len;
-	/* the precision as the schema names it; open: bf16, the training
-	 * default of every GPU with a bf16 tensor path, fp16 on V100 */
+	/* the precision as the schema names it, open the GPU's default */
 	const char *pc = get(c, row, "precision");
-	if (!*pc)
-		valid_assume(assumed, alen, "precision %s (not published)",
-		             strstr(gpu_map[gi].file, "v100") ? "fp16" : "bf16");
-	sim_buf_printf(b, "[train]\nprecision = %s\nattention = %s\n",
-	               *pc ? pc : strstr(gpu_map[gi].file, "v100") ? "fp16" : "bf16",
-	               flash_off(c, row) ? "unfused" : "flash");
+	if (!*pc) {
+		pc = valid_default_precision(gpu_map[gi].file);
+		valid_assume(assumed, alen, "precision %s (not published)", pc);
+	}
+	sim_buf_printf(b, "[train]\nprecision = %s\nattention = %s\n", pc,
+	               !strcmp(get(c, row, "flash_attention"), "no") ? "unfused" : "flash");
 	if (!strcmp(o, "adam8bit"))
 		sim_buf_printf(b, "optimizer = adam-8bit\n");
 	else if (!strcmp(o, "paged-adamw"))
@@ -568,13 +558,6 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	return oom ? "out of memory" : NULL;
 }
 
-/* The row's memory_kind as the schema names it (valid_memory_kind:
- * "max_memory_allocated" is allocated), else as written. */
-static const char *mem_kind(const cases_csv *c, size_t row)
-{
-	return get(c, row, "memory_kind");
-}
-
 /* The counter a row's memory_kind names. */
 static double counter(const plan_mem_peak *p, const char *kind, const char **name)
 {
@@ -591,8 +574,8 @@ static double counter(const plan_mem_peak *p, const char *kind, const char **nam
  * memory"). podsim validate reads such a row by its verdict. */
 static bool oom_marked(const cases_csv *c, size_t row)
 {
-	const char *k = mem_kind(c, row), *note = get(c, row, "note");
-	return !strcmp(k, "oom") || !strcmp(k, "out-of-memory") || strstr(note, "OOM") ||
+	const char *k = get(c, row, "memory_kind"), *note = get(c, row, "note");
+	return !strcmp(k, "oom") || strstr(note, "OOM") ||
 	       strstr(note, "out of memory") || strstr(note, "Out of memory") ||
 	       strstr(note, "out-of-memory");
 }
@@ -648,14 +631,14 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 			stage = f.stage;
 			v->predicted = f.needed / 1073741824.0;
 			cn = "allocated + runtime";
-		} else if (!strcmp(mem_kind(c, row), "allocated") &&
+		} else if (!strcmp(get(c, row, "memory_kind"), "allocated") &&
 		           s->fw.logged_peak == PLAN_LOGGED_AFTER_PIPELINE) {
 			/* the framework's log: the peak counters reset after the
 			 * forward and backward ([framework] logged_peak) */
 			v->predicted = plan_memory_after_pipeline(s, stage) / 1073741824.0;
 			cn = "allocated after the pipeline (logged_peak)";
 		} else
-			v->predicted = counter(&p, mem_kind(c, row), &cn) / 1073741824.0;
+			v->predicted = counter(&p, get(c, row, "memory_kind"), &cn) / 1073741824.0;
 		v->status = VALID_OK;
 		v->error = v->oom_run ? NAN : (v->predicted - v->measured) / v->measured;
 		valid_plan_assumptions(s, v->assumed, sizeof v->assumed);
@@ -691,7 +674,7 @@ int valid_memory_scenario(const cases_csv *c, size_t row, const valid_options *o
 	}
 	valid_put_assumed(out, assumed);
 	sim_buf_printf(out, "; the measured rank: stage %d; counter: %s\n%s", stage,
-	               mem_kind(c, row), text.data ? text.data : "");
+	               get(c, row, "memory_kind"), text.data ? text.data : "");
 	bool oom = text.oom || out->oom;
 	sim_buf_free(&text);
 	return oom ? SIM_ENOMEM : SIM_OK;

@@ -504,10 +504,10 @@ static const char *predict(const cases_csv *c, size_t row, const valid_options *
 	if (!strcmp(kind, "gemm")) {
 		hw_dtype t;
 		const char *dt = get(c, row, "dtype");
-		if (!*dt) { /* the training dtype, as an open precision (runs.c) */
-			dt = strstr(gpu.name, "v100") ? "fp16" : "bf16";
-			add_assumed(v, strstr(gpu.name, "v100") ? "dtype fp16 (not published)"
-			                                        : "dtype bf16 (not published)");
+		if (!*dt) { /* the training dtype, as an open precision */
+			dt = valid_default_precision(gpu.name);
+			add_assumed(v, !strcmp(dt, "fp16") ? "dtype fp16 (not published)"
+			                                   : "dtype bf16 (not published)");
 		}
 		if (hw_dtype_parse(dt, &t) != SIM_OK)
 			return "unknown dtype";

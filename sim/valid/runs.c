@@ -26,18 +26,10 @@
  */
 #include "valid_int.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The sequence_parallel column as the loader reads a bool ("1", "true",
- * "yes", "on"). */
-static bool sp_on(const char *v)
-{
-	return !strcmp(valid_loose("sequence_parallel", v), "1");
-}
 
 static const char *node_template(const char *intra, const char *gpu)
 {
@@ -96,10 +88,7 @@ static const struct {
 static const char *gpu_loose(const char *gpu, const char **assumed)
 {
 	char low[64];
-	size_t n = 0;
-	for (const char *p = gpu; *p && n + 1 < sizeof low; p++)
-		low[n++] = (char)tolower((unsigned char)*p);
-	low[n] = 0;
+	valid_lower(gpu, low, sizeof low);
 	/* parts with no GPU file of their own: an H100 NVL (94 GB), A800 and
 	 * H20 (export parts), V100 SXM3 (DGX-2's, 350 W) */
 	if (strstr(low, "nvl") || strstr(low, "a800") || strstr(low, "sxm3") ||
@@ -136,6 +125,11 @@ const char *valid_gpu_alias(const char *gpu, const char **assumed)
 			return gpu;
 	const char *loose = gpu_loose(gpu, assumed);
 	return loose ? loose : gpu;
+}
+
+const char *valid_default_precision(const char *gpu)
+{
+	return strstr(gpu, "v100") ? "fp16" : "bf16";
 }
 
 const char *valid_default_intra(const char *gpu)
@@ -653,10 +647,7 @@ static const char *row_hardware(const cases_csv *c, size_t row, const char **gpu
 	const char *base = valid_default_intra(gpu);
 	if (!tmpl && *intra && base) {
 		char low[64];
-		size_t n = 0;
-		for (const char *q = intra; *q && n + 1 < sizeof low; q++)
-			low[n++] = (char)tolower((unsigned char)*q);
-		low[n] = 0;
+		valid_lower(intra, low, sizeof low);
 		bool pcie_name = strstr(low, "pcie") != NULL, pcie_base = !strncmp(base, "pcie", 4);
 		bool known = strstr(low, "nvswitch") || strstr(low, "dgx") || strstr(low, "hgx") ||
 		             strstr(low, "nvlink") || strstr(low, "sxm") || pcie_name;
@@ -959,7 +950,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	if (strstr(note, "--overlap-param-gather") && atoi(get(c, row, "zero")) >= 1 &&
 	    atoi(get(c, row, "zero")) <= 2)
 		sim_buf_printf(b, "overlap_param_gather = true\n");
-	if (strstr(note, "--tp-comm-overlap") && sp_on(get(c, row, "sequence_parallel")))
+	if (strstr(note, "--tp-comm-overlap") && !strcmp(get(c, row, "sequence_parallel"), "1"))
 		sim_buf_printf(b, "tp_comm_overlap = true\n");
 	/* A note naming Composer's FSDP mixed_precision PURE: gradients reduced in
 	 * the training dtype (reduce_dtype = param_dtype, composer/trainer/
@@ -980,10 +971,8 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	size_t trn = b->len;
 	sim_buf_printf(b, "[train]\n");
 	put(b, c, row, "precision", "precision");
-	/* an open precision: bf16, the training default of every GPU with a
-	 * bf16 tensor path (A100 on); V100 has none, so fp16 */
 	if (!*get(c, row, "precision")) {
-		const char *p = strstr(gpu, "v100") ? "fp16" : "bf16";
+		const char *p = valid_default_precision(gpu);
 		sim_buf_printf(b, "precision = %s\n", p);
 		valid_assume(assumed, alen, "precision %s (not published)", p);
 	}

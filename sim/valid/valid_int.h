@@ -128,6 +128,10 @@ const char *valid_gpu_alias(const char *gpu, const char **assumed);
  * generation: NVIDIA's HGX and DGX datasheets, hardware.csv's node rows);
  * NULL for a GPU without one (runs.c). */
 const char *valid_default_intra(const char *gpu);
+/* The precision of a row that leaves it open: bf16, the training default
+ * of every GPU with a bf16 tensor path (A100 on); V100 has none, so fp16
+ * (runs.c; training, memory and GEMM rows alike). */
+const char *valid_default_precision(const char *gpu);
 /* Append one assumption to a row's list, "; "-separated, cut to len
  * (runs.c; the training and memory rows). */
 void valid_assume(char *buf, size_t len, const char *fmt, ...)
@@ -175,26 +179,13 @@ bool valid_blocking_bench(const cases_csv *c, size_t row);
  * where a row measured on AWS EFA runs (training rows, runs.c; collective
  * rows, micro.c); NULL for a GPU no EFA instance carries. */
 const char *valid_efa_cluster(const char *gpu);
-/* Case columns spelled loosely, as the schema names them (loose.c): a
- * precision ("BF16", "bf16-mixed", "16-mixed" -> bf16, fp16, fp8, tf32,
- * fp32), an optimizer ("AdamW 8-bit" -> adam8bit, paged-adamw, adam-cpu,
- * adamw, adam) and a memory counter ("max_memory_allocated" -> allocated,
- * reserved, nvidia-smi, unknown, oom); NULL where the text names none. */
-const char *valid_precision_name(const char *col);
-const char *valid_optimizer_name(const char *col);
-const char *valid_memory_kind(const char *col);
-/* ... and a fabric ("RoCE", "EFA", "InfiniBand" -> roce-fat-tree, efa,
- * ib-fat-tree, rail-optimized, omni-path), a recomputation ("Full", "yes",
- * "No" -> full, selective, none), an offload ("CPU", "None") and a flag
- * ("True", "yes" -> 1, 0). */
-const char *valid_fabric_name(const char *col);
-const char *valid_recompute_name(const char *col);
-const char *valid_offload_name(const char *col);
-const char *valid_flag_name(const char *col);
-const char *valid_kind_name(const char *col);
-const char *valid_trainable_name(const char *col);
-/* Column `col`'s value v as the readers take it: the schema's name for the
- * loosely read columns (above), else v itself. */
+/* Text in lower case into out (len bytes, cut short). */
+void valid_lower(const char *s, char *out, size_t len);
+/* Column `col`'s value v as the readers take it (loose.c): for a column
+ * sources spell loosely (precision, optimizer, memory_kind, fabric,
+ * recompute, offload, sequence_parallel, flash_attention, trainable, kind)
+ * the schema's value it names ("BF16" -> bf16, "AdamW 8-bit" -> adam8bit,
+ * "RoCE" -> roce-fat-tree, "all_reduce" -> allreduce), else v itself. */
 const char *valid_loose(const char *col, const char *v);
 /* Each loosely read column of the row whose value was read as another
  * ("precision 'BF16' read as bf16"), said. */
