@@ -29,65 +29,69 @@ static const char *get(const cases_csv *c, size_t row, const char *col)
  *                 Megatron-Core README's rows are derived)
  * V the model's vocabulary (unpadded). An fp8 row's MFU is left out: whether
  * the source divided by the fp8 or the 16-bit peak is not in the row. */
-enum metric {
-	METRIC_NONE,
-	METRIC_TOK_GPU,
-	METRIC_TOK,
-	METRIC_SAMPLES,
-	METRIC_SC21,
-	METRIC_MFU72,
-	METRIC_MFU_SC21,
-	METRIC_MFU_72
-};
+enum metric { METRIC_NONE, METRIC_TOK_GPU, METRIC_TOK, METRIC_SAMPLES, METRIC_TFLOPS, METRIC_MFU };
+
+/* The source's FLOPs per step by its formula column (0: none podsim reads):
+ * Megatron's two, 96 (sc21) or 72 (mfu) B s l h^2 (1 + s/6h + V/c l h), c
+ * 16 or 12. */
+static double formula_flops(const char *f, double B, double s, double l, double h, double V)
+{
+	bool sc21 = !strcmp(f, "megatron-sc21");
+	if (!sc21 && strcmp(f, "megatron-mfu"))
+		return 0;
+	return (sc21 ? 96 : 72) * B * s * l * h * h * (1 + s / (6 * h) + V / ((sc21 ? 16 : 12) * l * h));
+}
 
 static enum metric metric_kind(const cases_csv *c, size_t row)
 {
 	const char *m = get(c, row, "measured_metric"), *f = get(c, row, "flops_formula");
 	const char *prec = get(c, row, "precision");
 	bool sixteen = !*prec || !strcmp(prec, "bf16") || !strcmp(prec, "fp16");
+	bool formula = !strcmp(f, "megatron-sc21") || !strcmp(f, "megatron-mfu");
 	if (atof(get(c, row, "measured_value")) <= 0)
 		return METRIC_NONE;
-	return !strcmp(m, "tokens_per_s_per_gpu")                                ? METRIC_TOK_GPU
-	       : !strcmp(m, "tokens_per_s")                                      ? METRIC_TOK
-	       : !strcmp(m, "samples_per_s")                                     ? METRIC_SAMPLES
-	       : !strcmp(m, "tflops_per_gpu") && !strcmp(f, "megatron-sc21")     ? METRIC_SC21
-	       : !strcmp(m, "tflops_per_gpu") && !strcmp(f, "megatron-mfu")      ? METRIC_MFU72
-	       : !strcmp(m, "mfu") && !sixteen                                   ? METRIC_NONE
-	       : !strcmp(m, "mfu") && !strcmp(f, "megatron-sc21")                ? METRIC_MFU_SC21
-	       : !strcmp(m, "mfu") && !strcmp(f, "megatron-mfu")                 ? METRIC_MFU_72
-	                                                                         : METRIC_NONE;
+	return !strcmp(m, "tokens_per_s_per_gpu")             ? METRIC_TOK_GPU
+	       : !strcmp(m, "tokens_per_s")                   ? METRIC_TOK
+	       : !strcmp(m, "samples_per_s")                  ? METRIC_SAMPLES
+	       : !strcmp(m, "tflops_per_gpu") && formula      ? METRIC_TFLOPS
+	       : !strcmp(m, "mfu") && formula && sixteen      ? METRIC_MFU
+	                                                      : METRIC_NONE;
 }
 
 double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_scenario *s,
-                                   char *assumed, size_t alen)
+                                  char *assumed, size_t alen)
 {
 	double v = atof(get(c, row, "measured_value")), n = s->cluster.gpus;
-	double B = s->plan.global_batch, sq = s->model.seq_len, l = s->model.layers;
-	double h = s->model.hidden, V = s->vocab_model;
+	double B = s->plan.global_batch, sq = s->model.seq_len;
+	const char *f = get(c, row, "flops_formula");
+	double F = formula_flops(f, B, sq, s->model.layers, s->model.hidden, s->vocab_model);
+	bool sc21 = !strcmp(f, "megatron-sc21");
+	const char *Fs = sc21 ? "96 B s l h^2 (1 + s/6h + V/16lh)" : "72 B s l h^2 (1 + s/6h + V/12lh)";
 	double t = 0;
-	const char *how = "";
+	char how[160] = "";
 	switch (metric_kind(c, row)) {
-	case METRIC_TOK_GPU: t = B * sq / (v * n), how = "B s / (tokens_per_s_per_gpu x gpus)"; break;
-	case METRIC_TOK: t = B * sq / v, how = "B s / tokens_per_s"; break;
-	case METRIC_SAMPLES: t = B / v, how = "B / samples_per_s"; break;
-	case METRIC_SC21:
-		t = 96 * B * sq * l * h * h * (1 + sq / (6 * h) + V / (16 * l * h)) / (v * 1e12 * n);
-		how = "96 B s l h^2 (1 + s/6h + V/16lh) / (tflops_per_gpu x gpus)";
+	case METRIC_TOK_GPU:
+		t = B * sq / (v * n);
+		snprintf(how, sizeof how, "B s / (tokens_per_s_per_gpu x gpus)");
 		break;
-	case METRIC_MFU72:
-		t = 72 * B * sq * l * h * h * (1 + sq / (6 * h) + V / (12 * l * h)) / (v * 1e12 * n);
-		how = "72 B s l h^2 (1 + s/6h + V/12lh) / (tflops_per_gpu x gpus)";
+	case METRIC_TOK:
+		t = B * sq / v;
+		snprintf(how, sizeof how, "B s / tokens_per_s");
 		break;
-	case METRIC_MFU_SC21:
-	case METRIC_MFU_72: {
-		bool sc21 = metric_kind(c, row) == METRIC_MFU_SC21;
-		double f = strchr(get(c, row, "measured_unit"), '%') ? v / 100 : v;
+	case METRIC_SAMPLES:
+		t = B / v;
+		snprintf(how, sizeof how, "B / samples_per_s");
+		break;
+	case METRIC_TFLOPS:
+		t = F / (v * 1e12 * n);
+		snprintf(how, sizeof how, "%s / (tflops_per_gpu x gpus)", Fs);
+		break;
+	case METRIC_MFU: {
+		/* a fraction, or a percentage where the unit says % */
+		double mfu = strchr(get(c, row, "measured_unit"), '%') ? v / 100 : v;
 		double peak = hw_peak(&s->gpu, s->dtype == HW_FP16 ? HW_FP16 : HW_BF16);
-		double F = (sc21 ? 96 : 72) * B * sq * l * h * h *
-		           (1 + sq / (6 * h) + V / ((sc21 ? 16 : 12) * l * h));
-		t = f > 0 && peak > 0 ? F / (f * peak * n) : 0;
-		how = sc21 ? "96 B s l h^2 (1 + s/6h + V/16lh) / (mfu x dense 16-bit peak x gpus)"
-		           : "72 B s l h^2 (1 + s/6h + V/12lh) / (mfu x dense 16-bit peak x gpus)";
+		t = mfu > 0 && peak > 0 ? F / (mfu * peak * n) : 0;
+		snprintf(how, sizeof how, "%s / (mfu x dense 16-bit peak x gpus)", Fs);
 		break;
 	}
 	case METRIC_NONE: break;

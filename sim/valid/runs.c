@@ -1068,7 +1068,7 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 		valid_source_key(source, v->group, sizeof v->group);
 	v->measured = atof(get(c, row, "measured_iter_s"));
 	/* no step time but a printed throughput: converted once the scenario
-	 * is loaded (measured_from_metric) */
+	 * is loaded (valid_measured_from_metric) */
 	bool from_metric = v->measured <= 0 && valid_metric_gives_time(c, row);
 	if (v->measured <= 0 && !from_metric) {
 		v->status = VALID_SKIPPED;
