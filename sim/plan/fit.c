@@ -49,11 +49,6 @@ bool plan_stage_on_other(const plan_scenario *s, int stage)
 	return stage_on(s, stage, true);
 }
 
-static bool stage_on_main(const plan_scenario *s, int stage)
-{
-	return stage_on(s, stage, false);
-}
-
 bool plan_memory_other(const plan_scenario *s, int stage, bool full, plan_mem_peak *out)
 {
 	if (!plan_stage_on_other(s, stage))
@@ -147,12 +142,12 @@ void plan_memory_fit(const plan_scenario *s, plan_mem_fit *f)
 	double hr = -1, nr = -1; /* the fullest node's share of its capacity */
 	for (int k = 0; k < s->plan.pp; k++) {
 		double host, nvme;
-		if (stage_on_main(s, k)) {
+		if (stage_on(s, k, false)) {
 			plan_offload_memory(s, k, &host, &nvme);
 			fullest(host, nd->host_mem_bytes, &f->host, &f->host_capacity, &hr);
 			fullest(nvme, nd->nvme_bytes, &f->nvme, &f->nvme_capacity, &nr);
 		}
-		if (s->nother > 0 && plan_stage_on_other(s, k)) {
+		if (s->nother > 0 && stage_on(s, k, true)) { /* (o is set) */
 			plan_offload_memory(&o, k, &host, &nvme);
 			fullest(host, o.cluster.node.host_mem_bytes, &f->host, &f->host_capacity, &hr);
 			fullest(nvme, o.cluster.node.nvme_bytes, &f->nvme, &f->nvme_capacity, &nr);

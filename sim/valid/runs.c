@@ -259,19 +259,28 @@ static bool load_profile(const valid_options *opt, const char *profile, plan_fra
 	return ok;
 }
 
-/* The layers key of models/<name>.ini (a row whose layers column is open
- * takes the model's file), 0 when it has none. */
+/* [model] key `key` of models/<name>.ini as the loader reads it (its
+ * includes, its spacing) into out; "" where the file or the key is not. */
+static const char *file_key(const char *datadir, const char *name, const char *key, char *out,
+                            size_t len)
+{
+	char path[1200];
+	snprintf(path, sizeof path, "%s/models/%s.ini", datadir ? datadir : ".", name);
+	sim_diag *d = sim_diag_new();
+	conf_doc *doc = NULL;
+	const char *v = d && conf_load(path, d, &doc) == SIM_OK ? conf_get(doc, "model", key, NULL)
+	                                                         : NULL;
+	snprintf(out, len, "%s", v ? v : "");
+	conf_free(doc);
+	sim_diag_free(d);
+	return out;
+}
+
+/* The layers of models/<name>.ini (0 where it does not say). */
 static long file_layers(const char *datadir, const char *name)
 {
-	char path[1200], *text = NULL;
-	size_t len;
-	snprintf(path, sizeof path, "%s/models/%s.ini", datadir ? datadir : ".", name);
-	if (sim_input_read(path, 1 << 16, &text, &len, NULL) != 0)
-		return 0;
-	const char *k = strstr(text, "\nlayers = ");
-	long n = k ? atol(k + 10) : 0;
-	free(text);
-	return n;
+	char v[32];
+	return atol(file_key(datadir, name, "layers", v, sizeof v));
 }
 
 /* A SwiGLU (Llama-family) row whose model ties its output layer to the
@@ -282,16 +291,12 @@ static long file_layers(const char *datadir, const char *name)
 static bool row_tied(const cases_csv *c, size_t row, const valid_options *opt, char *assumed,
                      size_t alen)
 {
-	char mname[64], msrc[200], path[1200], *text = NULL;
-	size_t len;
+	char mname[64], msrc[200], v[16];
 	const char *note = get(c, row, "note");
 	if (opt && valid_model_file(get(c, row, "model"), opt->datadir, mname, sizeof mname, msrc,
 	                            sizeof msrc)) {
-		snprintf(path, sizeof path, "%s/models/%s.ini", opt->datadir, mname);
-		bool tied = false;
-		if (sim_input_read(path, 1 << 16, &text, &len, NULL) == 0)
-			tied = strstr(text, "\nuntied_embeddings = false") != NULL;
-		free(text);
+		bool tied = !strcmp(file_key(opt->datadir, mname, "untied_embeddings", v, sizeof v),
+		                    "false");
 		if (tied)
 			valid_assume(assumed, alen, "tied embeddings (models/%s.ini)", mname);
 		return tied;
