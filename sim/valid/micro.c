@@ -181,16 +181,41 @@ static int load_cluster(const char *file, long nodes, const valid_options *opt, 
 	return rc;
 }
 
-int valid_efa_unfitted(const valid_options *opt, const char *gpu, double nics, double *lat,
-                       double *msg, const char **like)
+int valid_efa_unfitted(const valid_options *opt, const char *gpu, double nics, double gbps,
+                       valid_efa_unfit *u)
 {
 	hw_gpu g;
 	net_cluster cl;
-	*like = efa_platform_fit(valid_efa_instance(gpu, nics));
-	int rc = load_cluster(*like, 1, opt, &g, &cl);
-	*lat = rc == SIM_OK ? cl.net_lat_s : 0;
-	*msg = rc == SIM_OK ? cl.msg_overhead_s : 0;
+	u->nics = nics, u->gbps = gbps;
+	u->instance = valid_efa_instance(gpu, nics);
+	u->like = efa_platform_fit(u->instance);
+	int rc = load_cluster(u->like, 1, opt, &g, &cl);
+	u->lat = rc == SIM_OK ? cl.net_lat_s : 0;
+	u->msg = rc == SIM_OK ? cl.msg_overhead_s : 0;
 	return rc;
+}
+
+void valid_efa_unfit_keys(sim_buf *b, const valid_efa_unfit *u, bool cluster)
+{
+	if (cluster)
+		sim_buf_printf(b, "oversubscription = 1\nswitch_latency = 0 ns\nnet_latency = %.9g s\n"
+		                  "msg_overhead = %.9g s\n", u->lat, u->msg);
+	else
+		sim_buf_printf(b, "nics = %g\nnic_bw = %g Gb/s\nnic_kind = efa\nec2_instance = %s\n",
+		               u->nics, u->gbps, u->instance);
+}
+
+void valid_efa_unfit_said(char *buf, size_t len, const char *gpu, const valid_efa_unfit *u,
+                          double nic_eff)
+{
+	char eff[64] = "";
+	if (nic_eff > 0)
+		snprintf(eff, sizeof eff, " at the node file's NIC efficiency %.2f", nic_eff);
+	snprintf(buf, len,
+	         "EFA on %s (%g x %g Gb/s, aws-ofi-nccl tuner of %s): an unfitted cluster, "
+	         "uncongested%s, with the %s fit's latency %.3g us and message cost %.3g us",
+	         gpu, u->nics, u->gbps, u->instance, eff,
+	         strcmp(u->like, VALID_EFA_CLUSTER) ? "P6-B200" : "p5", u->lat * 1e6, u->msg * 1e6);
 }
 
 /* A row measured on an EFA fabric runs on the shipped EFA cluster of its
@@ -229,33 +254,26 @@ static const char *load_efa(const cases_csv *c, size_t row, const valid_options 
 		}
 		return NULL;
 	}
-	double lat, msg;
-	const char *like;
-	if (valid_efa_unfitted(opt, g, nics, &lat, &msg, &like) != SIM_OK)
+	valid_efa_unfit u;
+	if (valid_efa_unfitted(opt, g, nics, gbps, &u) != SIM_OK)
 		return "a shipped EFA cluster does not load";
 	const char *tmpl = node_template(row_intra(c, row, g, v));
 	if (!tmpl || nics <= 0 || gbps <= 0)
 		return "an EFA row of another instance needs its node_intra, nics_per_node and nic_gbps";
 	sim_buf b;
 	sim_buf_init(&b);
-	sim_buf_printf(&b,
-		       "include = topologies/nodes/%s.ini\ninclude = topologies/gpus/%s.ini\n"
-		       "[node]\nnics = %g\nnic_bw = %g Gb/s\nnic_kind = efa\nec2_instance = %s\n"
-		       "[cluster]\nname = efa-%s\nnodes = %ld\nfabric = efa\noversubscription = 1\n"
-		       "switch_latency = 0 ns\nnet_latency = %.9g s\nmsg_overhead = %.9g s\n",
-		       tmpl, g, nics, gbps, valid_efa_instance(g, nics), g, nodes > 0 ? nodes : 1, lat,
-		       msg);
+	sim_buf_printf(&b, "include = topologies/nodes/%s.ini\ninclude = topologies/gpus/%s.ini\n"
+	                   "[node]\n", tmpl, g);
+	valid_efa_unfit_keys(&b, &u, false);
+	sim_buf_printf(&b, "[cluster]\nname = efa-%s\nnodes = %ld\nfabric = efa\n", g,
+	               nodes > 0 ? nodes : 1);
+	valid_efa_unfit_keys(&b, &u, true);
 	int rc = load_text(&b, opt, gpu, cl);
 	sim_buf_free(&b);
 	if (rc != SIM_OK)
 		return "no shipped GPU or node file for this EFA row";
 	char text[300];
-	snprintf(text, sizeof text,
-		 "EFA on %s (%g x %g Gb/s, aws-ofi-nccl tuner of %s): an unfitted cluster, "
-		 "uncongested at the node file's NIC efficiency %.2f, with the %s fit's latency "
-		 "%.3g us and message cost %.3g us",
-		 g, nics, gbps, valid_efa_instance(g, nics), cl->node.nic_eff,
-		 strcmp(like, VALID_EFA_CLUSTER) ? "P6-B200" : "p5", lat * 1e6, msg * 1e6);
+	valid_efa_unfit_said(text, sizeof text, g, &u, cl->node.nic_eff);
 	add_assumed(v, text);
 	return NULL;
 }

@@ -586,37 +586,24 @@ static void put_open_vocab_seq(sim_buf *b, const cases_csv *c, size_t row,
  * 2daf7d30 topology/p4d-24xl-topo.xml, p4de-24xl-topo.xml), at 100 Gb/s
  * each (AWS's 400 Gb/s per p4d instance; not in the project's references).
  * NULL, or why the row cannot run. */
-typedef struct efa_other {
-	double nics, gbps, lat, msg;
-} efa_other;
-
 static const char *row_efa_other(const cases_csv *c, size_t row, const valid_options *opt,
-                                 const char *gpu, efa_other *o, char *assumed, size_t alen)
+                                 const char *gpu, valid_efa_unfit *u, char *assumed, size_t alen)
 {
-	o->nics = atof(get(c, row, "nics_per_node"));
-	o->gbps = atof(get(c, row, "nic_gbps"));
-	bool a100 = !strncmp(gpu, "a100-sxm4", 9);
-	if (a100 && o->nics <= 0 && o->gbps <= 0) {
-		o->nics = 4, o->gbps = 100;
+	double nics = atof(get(c, row, "nics_per_node")), gbps = atof(get(c, row, "nic_gbps"));
+	if (!strncmp(gpu, "a100-sxm4", 9) && nics <= 0 && gbps <= 0) {
+		nics = 4, gbps = 100;
 		valid_assume(assumed, alen, "4 EFA of 100 Gb/s per node (not published: p4d's, "
 		             "aws-ofi-nccl's topology file and AWS's 400 Gb/s)");
 	}
-	if (o->nics <= 0 || o->gbps <= 0) {
-		o->nics = 0;
+	if (nics <= 0 || gbps <= 0)
 		return "an EFA row of an instance no shipped EFA cluster is (topologies/efa-*-"
 		       "cluster.ini: h100-sxm5-80g, h200-sxm-141g, b200) needs nics_per_node and "
 		       "nic_gbps";
-	}
-	const char *like;
-	if (!opt || valid_efa_unfitted(opt, gpu, o->nics, &o->lat, &o->msg, &like) != SIM_OK) {
-		o->nics = 0;
+	if (!opt || valid_efa_unfitted(opt, gpu, nics, gbps, u) != SIM_OK)
 		return "a shipped EFA cluster does not load";
-	}
-	valid_assume(assumed, alen,
-	             "EFA on %s (%g x %g Gb/s, aws-ofi-nccl tuner of %s): an unfitted cluster, "
-	             "uncongested, with the %s fit's latency %.3g us and message cost %.3g us",
-	             gpu, o->nics, o->gbps, valid_efa_instance(gpu, o->nics),
-	             strcmp(like, VALID_EFA_CLUSTER) ? "P6-B200" : "p5", o->lat * 1e6, o->msg * 1e6);
+	char said[300];
+	valid_efa_unfit_said(said, sizeof said, gpu, u, 0);
+	valid_assume(assumed, alen, "%s", said);
 	return NULL;
 }
 
@@ -817,7 +804,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		untied = !row_tied(c, row, opt, assumed, alen);
 	bool on_efa = !strcmp(get(c, row, "fabric"), "efa");
 	const char *efa = on_efa ? valid_efa_cluster(gpu) : NULL;
-	efa_other other = {0};
+	valid_efa_unfit other = {0};
 	if (on_efa && !efa) {
 		const char *no = row_efa_other(c, row, opt, gpu, &other, assumed, alen);
 		if (no) {
@@ -875,9 +862,8 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		                                                    "efa-collectives.csv" : "",
 		             *get(c, row, "nics_per_node") || *get(c, row, "nic_gbps")
 		                     ? "; the row's NIC columns not used" : "");
-	if (other.nics > 0)
-		sim_buf_printf(b, "nics = %g\nnic_bw = %g Gb/s\nnic_kind = efa\nec2_instance = %s\n",
-		               other.nics, other.gbps, valid_efa_instance(gpu, other.nics));
+	if (other.instance)
+		valid_efa_unfit_keys(b, &other, false);
 	else if (!efa) {
 		put(b, c, row, "nics", "nics_per_node");
 		if (*get(c, row, "nic_gbps"))
@@ -891,7 +877,8 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	 * (the usual meaning of a node's inter-node bandwidth; the note says
 	 * whether the source left per node or per GPU open) */
 	const char *inter = strstr(get(c, row, "note"), " Gb/s inter-node");
-	if (inter && !efa && other.nics <= 0 && !*get(c, row, "nics_per_node") && !*get(c, row, "nic_gbps")) {
+	if (inter && !efa && !other.instance && !*get(c, row, "nics_per_node") &&
+	    !*get(c, row, "nic_gbps")) {
 		const char *q = inter;
 		while (q > get(c, row, "note") && (q[-1] == '.' || (q[-1] >= '0' && q[-1] <= '9')))
 			q--;
@@ -908,9 +895,8 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	sim_buf_printf(b, "[cluster]\nname = %s\nnodes = %ld\nfabric = %s\n", get(c, row, "id"),
 		       gpus < gpn ? 1 : (gpus + gpn - 1) / gpn,
 		       on_efa ? "efa" : fabric_name(get(c, row, "fabric")));
-	if (other.nics > 0)
-		sim_buf_printf(b, "oversubscription = 1\nswitch_latency = 0 ns\n"
-		               "net_latency = %.9g s\nmsg_overhead = %.9g s\n", other.lat, other.msg);
+	if (other.instance)
+		valid_efa_unfit_keys(b, &other, true);
 	if (opt)
 		sim_buf_printf(b, "network = %s\n", opt->network == NET_MODEL_FLOW ? "flow"
 						   : opt->network == NET_MODEL_AUTO ? "auto"

@@ -202,13 +202,23 @@ double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_sce
  * or "none" (NCCL's own choice: p4d and p4de, whose platform entries carry
  * no tuner tables, and any other). */
 const char *valid_efa_instance(const char *gpu, double nics);
-/* An unfitted EFA cluster's per-step latency and message cost (*lat, *msg,
- * seconds): those of the fitted cluster of its aws-ofi-nccl platform, *like
- * (topologies/ file: P6-B200's for p5en, p5's otherwise); SIM_OK or the
- * loader's error. Rows of an EFA instance no shipped cluster is (micro.c,
- * runs.c) take them, uncongested. */
-int valid_efa_unfitted(const valid_options *opt, const char *gpu, double nics, double *lat,
-                       double *msg, const char **like);
+/* An unfitted EFA cluster (micro.c): its nodes' EFA (nics of gbps, the
+ * aws-ofi-nccl tuner of `instance`) and the per-step latency and message
+ * cost (seconds) of the fitted cluster of its plugin platform, `like`
+ * (topologies/ file: P6-B200's for p5en, p5's otherwise), uncongested.
+ * Rows of an EFA instance no shipped cluster is (micro.c, runs.c) run on
+ * one. valid_efa_unfitted: SIM_OK or the loader's error; _keys: its [node]
+ * keys, or with `cluster` its [cluster] keys beside fabric = efa; _said:
+ * the row's assumption (with the node file's NIC efficiency where > 0). */
+typedef struct valid_efa_unfit {
+	double nics, gbps, lat, msg;
+	const char *instance, *like;
+} valid_efa_unfit;
+int valid_efa_unfitted(const valid_options *opt, const char *gpu, double nics, double gbps,
+                       valid_efa_unfit *u);
+void valid_efa_unfit_keys(sim_buf *b, const valid_efa_unfit *u, bool cluster);
+void valid_efa_unfit_said(char *buf, size_t len, const char *gpu, const valid_efa_unfit *u,
+                          double nic_eff);
 double valid_eager_issue_s(const hw_gpu *gpu);
 
 #endif
