@@ -248,6 +248,23 @@ static bool profile_exists(const char *datadir, const char *name)
 	return f != NULL;
 }
 
+/* Whether `name`, or `name` without its '-'s, is a profile's (out: which). */
+static bool profile_named(const valid_options *opt, const char *name, char *out, size_t len)
+{
+	char bare[64];
+	size_t b = 0;
+	for (size_t i = 0; name[i] && b + 1 < sizeof bare; i++)
+		if (name[i] != '-')
+			bare[b++] = name[i];
+	bare[b] = 0;
+	const char *hit = profile_exists(opt->datadir, name)   ? name
+	                  : profile_exists(opt->datadir, bare) ? bare
+	                                                       : NULL;
+	if (hit)
+		snprintf(out, len, "%s", hit);
+	return hit != NULL;
+}
+
 const char *valid_framework_profile(const valid_options *opt, const char *fw, const char *source,
                                     valid_ran ran, char *out, size_t len, const valid_stack **st)
 {
@@ -281,20 +298,11 @@ const char *valid_framework_profile(const valid_options *opt, const char *fw, co
 	for (const char *from = full; *from;) {
 		char name[64];
 		snprintf(name, sizeof name, "%s", from);
-		for (size_t k = strlen(name); k > 0;) {
-			char bare[64];
-			size_t b = 0;
-			for (size_t i = 0; name[i]; i++)
-				if (name[i] != '-')
-					bare[b++] = name[i];
-			bare[b] = 0;
-			if (profile_exists(opt->datadir, name) || profile_exists(opt->datadir, bare)) {
-				snprintf(out, len, "%s", profile_exists(opt->datadir, name) ? name : bare);
+		while (*name) { /* without its trailing '-' parts, one at a time */
+			if (profile_named(opt, name, out, len))
 				return "its name";
-			}
 			char *dash = strrchr(name, '-');
-			k = dash ? (size_t)(dash - name) : 0;
-			name[k] = 0;
+			*(dash ? dash : name) = 0;
 		}
 		const char *next = strchr(from, '-');
 		from = next ? next + 1 : from + strlen(from);
