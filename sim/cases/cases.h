@@ -33,6 +33,12 @@ int cases_csv_col(const cases_csv *c, const char *name);
 /* Field text (never NULL; "" when empty) and the row's first physical line. */
 const char *cases_csv_get(const cases_csv *c, size_t row, int col);
 int cases_csv_line(const cases_csv *c, size_t row);
+/* Replace a data field's text (a reader's reading of a value written
+ * loosely: "1,024" as 1024); the text as the file wrote it stays readable
+ * with cases_csv_written (the field's own text when never replaced).
+ * SIM_OK, SIM_ECONF (no such field) or SIM_ENOMEM. */
+int cases_csv_set(cases_csv *c, size_t row, int col, const char *text);
+const char *cases_csv_written(const cases_csv *c, size_t row, int col);
 
 /* Require every name in `cols` (NULL-terminated) as a header column; report
  * each missing one as "path:1: error: missing column 'x'". Returns the number

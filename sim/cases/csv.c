@@ -15,6 +15,8 @@ struct cases_csv {
 	int *lines;     /* first physical line of each row, header included */
 	size_t nrows;   /* data rows */
 	size_t cap;     /* rows allocated (header included) */
+	char **written; /* like cells: a field's text as the file wrote it, where
+	                   cases_csv_set replaced it (NULL elsewhere, or all) */
 };
 
 typedef struct parser {
@@ -259,10 +261,14 @@ void cases_csv_free(cases_csv *c)
 {
 	if (!c)
 		return;
-	if (c->cells)
-		for (size_t i = 0; i < (c->nrows + 1) * (size_t)c->ncols; i++)
+	for (size_t i = 0; i < (c->nrows + 1) * (size_t)c->ncols; i++) {
+		if (c->cells)
 			free(c->cells[i]);
+		if (c->written)
+			free(c->written[i]);
+	}
 	free(c->cells);
+	free(c->written);
 	free(c->lines);
 	free(c->path);
 	free(c);
@@ -291,6 +297,32 @@ const char *cases_csv_get(const cases_csv *c, size_t row, int col)
 	if (row >= c->nrows || col < 0 || col >= c->ncols)
 		return "";
 	return c->cells[(row + 1) * (size_t)c->ncols + (size_t)col];
+}
+
+int cases_csv_set(cases_csv *c, size_t row, int col, const char *text)
+{
+	if (row >= c->nrows || col < 0 || col >= c->ncols)
+		return SIM_ECONF;
+	size_t n = (c->nrows + 1) * (size_t)c->ncols, at = (row + 1) * (size_t)c->ncols + (size_t)col;
+	if (!c->written && !(c->written = calloc(n, sizeof *c->written)))
+		return SIM_ENOMEM;
+	char *t = strdup(text);
+	if (!t)
+		return SIM_ENOMEM;
+	if (c->written[at])
+		free(c->cells[at]); /* set before: the text as written is kept already */
+	else
+		c->written[at] = c->cells[at];
+	c->cells[at] = t;
+	return SIM_OK;
+}
+
+const char *cases_csv_written(const cases_csv *c, size_t row, int col)
+{
+	if (row >= c->nrows || col < 0 || col >= c->ncols)
+		return "";
+	size_t at = (row + 1) * (size_t)c->ncols + (size_t)col;
+	return c->written && c->written[at] ? c->written[at] : c->cells[at];
 }
 
 int cases_csv_line(const cases_csv *c, size_t row)

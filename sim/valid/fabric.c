@@ -864,12 +864,14 @@ const char *valid_fab_case_fabric(const net_cluster *c)
 	}
 }
 
-int valid_fab_rows_csv(const cases_csv *c, const hw_gpu *gpu, valid_fab_fit *f, sim_diag *diag)
+int valid_fab_rows_csv(cases_csv *c, const hw_gpu *gpu, valid_fab_fit *f, sim_diag *diag)
 {
 	static const char *const need[] = {"id",    "kind",    "gpus",       "nodes",
 	                                   "bytes", "time_us", "busbw_GBps", NULL};
 	if (cases_csv_require(c, need, diag) > 0)
 		return SIM_ECONF;
+	if (valid_loose_numbers(c) != SIM_OK) /* "256MB", "1,024", "350 GB/s" */
+		return SIM_ENOMEM;
 	int bad = 0, G = f->cluster.node.gpus;
 	const char *fabric = valid_fab_case_fabric(&f->cluster);
 	for (size_t i = 0; i < cases_csv_rows(c); i++) {

@@ -137,4 +137,5 @@ void valid_loose_assume(const cases_csv *c, size_t row, char *assumed, size_t al
 		if (*v && strcmp(n, v))
 			valid_assume(assumed, alen, "%s '%.24s' read as %s", loose_cols[i].col, v, n);
 	}
+	valid_loose_numbers_assume(c, row, assumed, alen);
 }

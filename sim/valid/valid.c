@@ -119,6 +119,8 @@ static int case_kind(const char *path, cases_csv *c, valid_kind *kind, sim_diag 
 		"gpu", "tp", "pp", "dp", "precision", "measured_peak_gib", "memory_kind", NULL};
 	bool micro = cases_csv_col(c, "kind") >= 0;
 	bool runs = cases_csv_col(c, "measured_iter_s") >= 0;
+	if (valid_loose_numbers(c) != SIM_OK)
+		return SIM_ENOMEM;
 	bool mem = !micro && !runs && cases_csv_col(c, "measured_peak_gib") >= 0;
 	const char *const *need = micro ? need_micro : runs ? need_runs : mem ? need_mem : need_id;
 	if (cases_csv_require(c, need, diag) > 0 || (!micro && !runs && !mem) ||
@@ -205,11 +207,11 @@ int valid_run(const char *path, const valid_options *opt_in, valid_report **out,
 	const valid_options *opt = &o;
 	valid_kind kind = VALID_RUNS;
 	where_filter w;
-	if (case_kind(path, c, &kind, diag) != SIM_OK ||
+	if ((rc = case_kind(path, c, &kind, diag)) != SIM_OK ||
 	    where_parse(path, opt->where, c, &w, diag) != SIM_OK) {
 		cases_csv_free(c);
 		valid_stacks_free(own);
-		return SIM_ECONF;
+		return rc == SIM_ENOMEM ? rc : SIM_ECONF;
 	}
 	valid_report *r = calloc(1, sizeof *r);
 	size_t n = cases_csv_rows(c);
@@ -268,9 +270,10 @@ int valid_scenario(const char *path, const char *id, const valid_options *opt, F
 		cases_csv_free(c);
 		return SIM_ECONF;
 	}
-	if (check_numbers(c, diag)) { /* the same checks as valid_run */
+	if ((rc = valid_loose_numbers(c)) != SIM_OK || check_numbers(c, diag)) {
+		/* the same readings and checks as valid_run */
 		cases_csv_free(c);
-		return SIM_ECONF;
+		return rc != SIM_OK ? rc : SIM_ECONF;
 	}
 	size_t n = cases_csv_rows(c), row = n;
 	for (size_t i = 0; i < n && row == n; i++)

@@ -371,9 +371,10 @@ int valid_fab_merge_repeats(valid_fab_fit *f);
  * allreduce / allgather / reducescatter, gpus, nodes, bytes, time_us or
  * busbw_GBps, optionally busbw_p05_GBps and busbw_p95_GBps) whose fabric
  * column, when the file has one, says efa, and whose gpu and gpus_per_node
- * (when given) are the cluster's; others are counted in nignored. Bad rows
- * are path:line errors. SIM_OK, SIM_ECONF, SIM_ENOMEM. */
-int valid_fab_rows_csv(const cases_csv *c, const hw_gpu *gpu, valid_fab_fit *f, sim_diag *diag);
+ * (when given) are the cluster's; others are counted in nignored. Numbers
+ * written loosely are read first (valid_loose_numbers: "256MB", "350 GB/s").
+ * Bad rows are path:line errors. SIM_OK, SIM_ECONF, SIM_ENOMEM. */
+int valid_fab_rows_csv(cases_csv *c, const hw_gpu *gpu, valid_fab_fit *f, sim_diag *diag);
 /* The case schema's name of cluster c's fabric (tests/cases/README.md:
  * efa, rail-optimized, ib-fat-tree, roce-fat-tree), which a row's fabric
  * column must hold to be fitted to c; NULL for the others (a torus, an

@@ -190,6 +190,15 @@ const char *valid_loose(const char *col, const char *v);
 /* Each loosely read column of the row whose value was read as another
  * ("precision 'BF16' read as bf16"), said. */
 void valid_loose_assume(const cases_csv *c, size_t row, char *assumed, size_t alen);
+/* Numeric fields written loosely ("1,024", "512 GPUs", "TP=8", "1.25 s",
+ * "256MB", "~1.2", "ZeRO-1", "interleaved", "n/a") rewritten in the loaded
+ * file as the schema's number, or empty where the schema's empty means the
+ * same (numbers.c); a field no reading matches stays as written, for the
+ * number checks to report. SIM_OK or SIM_ENOMEM. */
+int valid_loose_numbers(cases_csv *c);
+/* Each such field of the row, said ("tp 'TP=8' read as 8"; valid_loose_assume
+ * says them with the rest). */
+void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, size_t alen);
 /* A training row whose measured_iter_s is open but whose source printed a
  * throughput (measured_metric, measured_value; metric.c): whether it gives
  * a step time, and that time from the row's loaded scenario (its global

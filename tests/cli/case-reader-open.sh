@@ -561,4 +561,85 @@ ok = all(r["XK%da" % i]["status"] == r["XK%db" % i]["status"] == "ok"
          and r["XK%da" % i]["predicted_iter_s"] == r["XK%db" % i]["predicted_iter_s"]
          and "read as" in r["XK%db" % i]["assumed"] for i in range(3))
 sys.exit(0 if ok else 1)' || { echo "collective kinds spelled loosely"; fail=1; }
+# Numbers written as sources write them (valid/numbers.c): each loose row
+# (b) is predicted as its shipped row written in the schema (a), the same
+# step or peak or collective time, and says its reading. D05 (768 GPUs, tp
+# 8, pp 2, ZeRO-1, 400 Gb/s NICs, 2.177 s): "768 GPUs", "TP=8",
+# "ZeRO-1", "400G", "2177 ms", "~2.177*"; a global batch of "1,536" against
+# 1536, vpp "1F1B" and "n/a" (not applicable: no interleaving) against 1
+# (an interleaving of unknown depth is the schema's empty); a memory row's peak "56.551 GiB"
+# and its sequence "4K" (K = 1024, so 4096); E-allgather-8n's message
+# "256MB" (nccl-tests' sizes are binary: 2^28) and "268,435,456", its
+# median "69.00 GB/s". What no reading names stays the error it was (issue
+# 15): "1,25" (a decimal comma), zero "HYBRID_SHARD" (no one stage).
+python3 - tests/cases "$tmp" <<'PY'
+import csv, sys
+src, out = sys.argv[1], sys.argv[2]
+def write(name, cols, rows):
+    w = csv.DictWriter(open(out + "/" + name, "w", newline=""), fieldnames=cols, lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+rows = {r["id"]: r for r in csv.DictReader(open(src + "/calibration.csv"))}
+cols = list(rows["D05"].keys())
+d = rows["D05"]
+loose = [({}, dict(gpus="768 GPUs")), ({}, dict(tp="TP=8")),
+         (dict(global_batch="1536"), dict(global_batch="1,536")), ({}, dict(nic_gbps="400G")),
+         ({}, dict(measured_iter_s="2177 ms")), ({}, dict(measured_iter_s="~2.177*")),
+         (dict(vpp="1"), dict(vpp="1F1B")), (dict(vpp="1"), dict(vpp="n/a")),
+         ({}, dict(zero="ZeRO-1"))]
+t = []
+for i, (schema, change) in enumerate(loose):
+    t.append(dict(d, id="XNa%d" % i, **schema))
+    t.append(dict(d, id="XNb%d" % i, **change))
+write("numbers.csv", cols, t)
+write("comma.csv", cols, [dict(d, id="XNc0", measured_iter_s="2,177")])
+write("hybrid.csv", cols, [dict(d, id="XNc1", zero="HYBRID_SHARD")])
+mem = {r["id"]: r for r in csv.DictReader(open(src + "/memory.csv"))}
+m = mem["MA01"]
+mcols = list(m.keys())
+write("mem-numbers.csv", mcols, [dict(m, id="XNm0"), dict(m, id="XNm1", measured_peak_gib=m["measured_peak_gib"] + " GiB"),
+                                 dict(m, id="XNm2", seq_len="4096"), dict(m, id="XNm3", seq_len="4K")])
+efa = {r["id"]: r for r in csv.DictReader(open(src + "/efa-collectives.csv"))}
+e = efa["E-allgather-8n"]
+write("coll-numbers.csv", list(e.keys()),
+      [dict(e, id="XNe0"), dict(e, id="XNe1", bytes="256MB"), dict(e, id="XNe2", bytes="268,435,456"),
+       dict(e, id="XNe3", busbw_GBps="69.00 GB/s", measured_value="69.00 GB/s")])
+PY
+for f in numbers mem-numbers coll-numbers; do
+	"$podsim" validate "$tmp/$f.csv" --json >"$tmp/$f.json" 2>"$tmp/$f.err" ||
+		{ echo "validate $f failed:"; cat "$tmp/$f.err"; fail=1; }
+done
+python3 - "$tmp" <<'PY' || fail=1
+import json, sys
+d = sys.argv[1]
+r = {}
+for f in ("numbers", "mem-numbers", "coll-numbers"):
+    r.update({x["id"]: x for x in json.load(open(d + "/" + f + ".json"))["rows"]})
+bad = []
+def same(a, b, said):
+    x, y = r[a], r[b]
+    if x["status"] != "ok" or y["status"] != "ok" or x["error"] != y["error"] or said not in y["assumed"]:
+        bad.append((a, b, said, x.get("error"), y.get("error"), y.get("assumed", "")[:160]))
+for i, said in enumerate(("gpus '768 GPUs' read as 768", "tp 'TP=8' read as 8",
+                          "global_batch '1,536' read as 1536", "nic_gbps '400G' read as 400",
+                          "measured_iter_s '2177 ms' read as 2.177",
+                          "measured_iter_s '~2.177*' read as 2.177", "vpp '1F1B' read as 1",
+                          "vpp 'n/a' read as 1", "zero 'ZeRO-1' read as 1")):
+    same("XNa%d" % i, "XNb%d" % i, said)
+same("XNm0", "XNm1", "measured_peak_gib '56.551 GiB' read as 56.551")
+same("XNm2", "XNm3", "seq_len '4K' read as 4096")
+for i, said in ((1, "bytes '256MB' read as 268435456"), (2, "bytes '268,435,456' read as 268435456"),
+                (3, "busbw_GBps '69.00 GB/s' read as 69")):
+    same("XNe0", "XNe%d" % i, said)
+if bad:
+    print("numbers written loosely:", *bad, sep="\n  ")
+sys.exit(1 if bad else 0)
+PY
+"$podsim" validate "$tmp/comma.csv" >"$tmp/o" 2>"$tmp/e"
+[ $? -eq 2 ] && [ ! -s "$tmp/o" ] &&
+	grep -qx "$tmp/comma.csv:2: error: column 'measured_iter_s': expected a number, got '2,177'" "$tmp/e" ||
+	{ echo "a decimal comma: not read"; cat "$tmp/e"; fail=1; }
+"$podsim" validate "$tmp/hybrid.csv" >"$tmp/o" 2>"$tmp/e"
+[ $? -eq 2 ] && grep -qx "$tmp/hybrid.csv:2: error: column 'zero': expected a number, got 'HYBRID_SHARD'" "$tmp/e" ||
+	{ echo "zero HYBRID_SHARD: not read"; cat "$tmp/e"; fail=1; }
 exit $fail

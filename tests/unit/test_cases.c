@@ -60,6 +60,47 @@ static void test_errors(void)
 	sim_diag_free(d);
 }
 
+/* A field replaced by a reader's reading keeps its text as written; a
+ * second replacement keeps the first text; out of range is an error. Then
+ * valid_loose_numbers on a row written loosely: each field it reads becomes
+ * the schema's number (or empty where the schema's empty means the same),
+ * what it cannot read stays as written. */
+static void test_set_written(void)
+{
+	sim_diag *d = sim_diag_new();
+	cases_csv *c = parse("id,tp,gpus,seq_len,zero,vpp,measured_iter_s,cp,layers\n"
+	                     "A,TP=8,\"1,024\",4K,ZeRO-3,n/a,~1.5 s,?,ten\n",
+	                     d);
+	CHECK(c != NULL);
+	if (c) {
+		CHECK_INT(cases_csv_set(c, 0, 1, "8"), SIM_OK);
+		CHECK_STR(cases_csv_get(c, 0, 1), "8");
+		CHECK_STR(cases_csv_written(c, 0, 1), "TP=8");
+		CHECK_INT(cases_csv_set(c, 0, 1, "9"), SIM_OK);
+		CHECK_STR(cases_csv_written(c, 0, 1), "TP=8");
+		CHECK_INT(cases_csv_set(c, 0, 1, "TP=8"), SIM_OK);
+		CHECK_INT(cases_csv_set(c, 1, 1, "x"), SIM_ECONF);
+		CHECK_INT(cases_csv_set(c, 0, 9, "x"), SIM_ECONF);
+		CHECK_STR(cases_csv_written(c, 0, 2), "1,024"); /* never set: its own text */
+		CHECK_INT(valid_loose_numbers(c), SIM_OK);
+		CHECK_STR(cases_csv_get(c, 0, 1), "8");
+		CHECK_STR(cases_csv_get(c, 0, 2), "1024");
+		CHECK_STR(cases_csv_get(c, 0, 3), "4096"); /* K = 1024 in a sequence */
+		CHECK_STR(cases_csv_get(c, 0, 4), "3");
+		CHECK_STR(cases_csv_get(c, 0, 5), "1"); /* vpp not applicable: no interleaving */
+		CHECK_STR(cases_csv_get(c, 0, 6), "1.5");
+		CHECK_STR(cases_csv_get(c, 0, 7), ""); /* unknown: the schema's empty */
+		CHECK_STR(cases_csv_get(c, 0, 8), "ten");
+		char said[512] = "";
+		valid_loose_numbers_assume(c, 0, said, sizeof said);
+		CHECK(strstr(said, "gpus '1,024' read as 1024") != NULL);
+		CHECK(strstr(said, "cp '?' read as open") != NULL);
+		CHECK(strstr(said, "layers") == NULL);
+	}
+	cases_csv_free(c);
+	sim_diag_free(d);
+}
+
 /* Kendall's tau: identical order 1, reversed -1; one swapped pair out of
  * C(4,2) = 6 gives (5 - 1)/6. */
 static void test_tau(void)
@@ -170,6 +211,7 @@ int main(void)
 {
 	test_quoting();
 	test_errors();
+	test_set_written();
 	test_tau();
 	test_rank_groups();
 	return check_done();

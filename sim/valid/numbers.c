@@ -1,0 +1,427 @@
+/* numbers.c - numeric case columns written as sources write them
+ * (valid_int.h, valid_loose_numbers): a count with its thousands separators
+ * ("1,024"), with its noun ("512 GPUs") or its column's name ("TP=8"), a
+ * value with its unit ("1.25 s", "400 Gb/s", "256MB"), marked approximate
+ * ("~1.2") or with a footnote ("3.41*"), a ZeRO stage by name ("ZeRO-1",
+ * "FULL_SHARD"), an interleaving without its depth ("interleaved"), a field
+ * left "n/a". Each such field is rewritten in the loaded file to the
+ * schema's number (cases_csv_set), or to empty where the schema's empty
+ * means the same ("Empty = unknown or not applicable", tests/cases/README.md),
+ * before the numbers are checked; the reader says each reading on its row
+ * (valid_loose_numbers_assume). A field no reading matches stays as written
+ * and is the error it was: "ten" in a count, "24.5" layers, "1e300" GPUs
+ * (issue 15: bad input is an error with its line, not a skipped row). */
+#include "valid_int.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The numeric columns of the schemas (valid.c check_numbers' list): a
+ * value's unit where the column has one, and how many SI units (seconds,
+ * bytes, bytes/s) the column's unit is. */
+static const struct numcol {
+	const char *col;
+	sim_unit unit;
+	double per;
+} numcols[] = {
+        {"layers", SIM_UNIT_NONE, 1},
+        {"hidden", SIM_UNIT_NONE, 1},
+        {"heads", SIM_UNIT_NONE, 1},
+        {"kv_heads", SIM_UNIT_NONE, 1},
+        {"ffn", SIM_UNIT_NONE, 1},
+        {"vocab", SIM_UNIT_NONE, 1},
+        {"seq_len", SIM_UNIT_NONE, 1},
+        {"moe_experts", SIM_UNIT_NONE, 1},
+        {"moe_topk", SIM_UNIT_NONE, 1},
+        {"global_batch", SIM_UNIT_NONE, 1},
+        {"micro_batch", SIM_UNIT_NONE, 1},
+        {"gpus", SIM_UNIT_NONE, 1},
+        {"nodes", SIM_UNIT_NONE, 1},
+        {"gpus_per_node", SIM_UNIT_NONE, 1},
+        {"nics_per_node", SIM_UNIT_NONE, 1},
+        {"nic_gbps", SIM_UNIT_BANDWIDTH, 1.25e8},
+        {"tp", SIM_UNIT_NONE, 1},
+        {"pp", SIM_UNIT_NONE, 1},
+        {"dp", SIM_UNIT_NONE, 1},
+        {"cp", SIM_UNIT_NONE, 1},
+        {"ep", SIM_UNIT_NONE, 1},
+        {"vpp", SIM_UNIT_NONE, 1},
+        {"zero", SIM_UNIT_NONE, 1},
+        {"m", SIM_UNIT_NONE, 1},
+        {"n", SIM_UNIT_NONE, 1},
+        {"k", SIM_UNIT_NONE, 1},
+        {"bytes", SIM_UNIT_BYTES, 1},
+        {"time_us", SIM_UNIT_TIME, 1e-6},
+        {"busbw_GBps", SIM_UNIT_BANDWIDTH, 1e9},
+        {"busbw_p05_GBps", SIM_UNIT_BANDWIDTH, 1e9},
+        {"busbw_p95_GBps", SIM_UNIT_BANDWIDTH, 1e9},
+        {"measured_iter_s", SIM_UNIT_TIME, 1},
+        {"measured_value", SIM_UNIT_NONE, 1},
+        {"measured_peak_gib", SIM_UNIT_BYTES, 1073741824.0},
+        {"lora_rank", SIM_UNIT_NONE, 1},
+};
+
+#define NCOLS (sizeof numcols / sizeof numcols[0])
+
+/* The text lower-cased, without ' ', '-', '_' and '.' (a name's spellings
+ * alike: "ZeRO-1", "zero 1", "ZeRO_1" are "zero1"). */
+static void bare(const char *s, char *out, size_t len)
+{
+	size_t n = 0;
+	for (; *s && n + 1 < len; s++)
+		if (!strchr(" -_.", *s))
+			out[n++] = (char)tolower((unsigned char)*s);
+	out[n] = 0;
+}
+
+static bool one_of(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(s, *list))
+			return true;
+	return false;
+}
+
+/* "n/a", "-", "?", "unknown": the schema's empty. */
+static bool open_text(const char *t)
+{
+	static const char *const open[] = {
+	        "n/a", "na",   "-",          "\u2013",    "\u2014",       "?", "unknown",
+	        "nr",  "n.r.", "not stated", "not given", "not reported", NULL};
+	char s[32];
+	valid_lower(t, s, sizeof s);
+	return one_of(s, open);
+}
+
+/* A ZeRO stage by name: DeepSpeed's stages, FSDP's sharding strategies,
+ * Megatron's distributed optimizer (stage 1), the ZeRO paper's P_os,
+ * P_os+g, P_os+g+p; -1 if the text names none. HYBRID_SHARD is not one
+ * stage (ZeRO-3 inside a group, replicas across) and stays an error. */
+static int zero_stage(const char *t)
+{
+	char s[48];
+	bare(t, s, sizeof s);
+	static const struct {
+		const char *name;
+		int stage;
+	} names[] = {
+	        {"zero0", 0},
+	        {"zero1", 1},
+	        {"zero2", 2},
+	        {"zero3", 3},
+	        {"zerostage0", 0},
+	        {"zerostage1", 1},
+	        {"zerostage2", 2},
+	        {"zerostage3", 3},
+	        {"stage0", 0},
+	        {"stage1", 1},
+	        {"stage2", 2},
+	        {"stage3", 3},
+	        {"z0", 0},
+	        {"z1", 1},
+	        {"z2", 2},
+	        {"z3", 3},
+	        {"none", 0},
+	        {"no", 0},
+	        {"off", 0},
+	        {"false", 0},
+	        {"ddp", 0},
+	        {"noshard", 0},
+	        {"distributedoptimizer", 1},
+	        {"distopt", 1},
+	        {"pos", 1},
+	        {"pos+g", 2},
+	        {"pos+g+p", 3},
+	        {"shardgradop", 2},
+	        {"fullshard", 3},
+	        {"fsdp", 3},
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcmp(s, names[i].name))
+			return names[i].stage;
+	return -1;
+}
+
+/* vpp: an interleaved schedule whose depth the text does not give is the
+ * schema's empty; a plain 1F1B is 1. -1: neither. */
+static int vpp_reading(const char *t)
+{
+	static const char *const open[] = {"interleaved", "yes", "true", "on", NULL};
+	static const char *const one[] = {"no",   "false",          "off", "none",
+	                                  "1f1b", "noninterleaved", NULL};
+	char s[32];
+	bare(t, s, sizeof s);
+	return one_of(s, open) ? 0 : one_of(s, one) ? 1 : -1;
+}
+
+/* The text without an approximation's mark before it ("~", U+2248,
+ * "approx.", "about", "ca.") and a footnote's after it ("*", U+2020,
+ * U+2021), spaces trimmed, into out. */
+static void strip_marks(const char *t, char *out, size_t len)
+{
+	static const char *const before[] = {
+	        "~", "\u2248", "approximately", "approx.", "approx", "about", "circa", "ca.", NULL};
+	static const char *const after[] = {"*", "\u2020", "\u2021", NULL};
+	while (isspace((unsigned char)*t))
+		t++;
+	for (const char *const *b = before; *b; b++)
+		if (!strncasecmp(t, *b, strlen(*b))) {
+			t += strlen(*b);
+			break;
+		}
+	while (isspace((unsigned char)*t))
+		t++;
+	snprintf(out, len, "%s", t);
+	size_t n = strlen(out);
+	for (bool cut = true; cut;) {
+		cut = false;
+		while (n && isspace((unsigned char)out[n - 1]))
+			out[--n] = 0;
+		for (const char *const *a = after; *a; a++) {
+			size_t k = strlen(*a);
+			if (n >= k && !strcmp(out + n - k, *a)) {
+				out[n -= k] = 0;
+				cut = true;
+			}
+		}
+	}
+}
+
+/* A leading number with its thousands separators (',', '_' or ' ' before
+ * each group of three digits: "1,024", "16 384"; in a column of whole
+ * numbers, `whole`, or before a decimal point) into *v; the rest of the
+ * text after it, spaces skipped, in *rest. False if the text does not start
+ * with a number, or its separators are not thousands'. */
+static bool lead_number(const char *t, bool whole, double *v, const char **rest)
+{
+	char num[64];
+	size_t n = 0;
+	const char *p = t;
+	int seps = 0, run = 0; /* separators seen; digits since the last one */
+	for (; isdigit((unsigned char)*p) ||
+	       (*p && strchr(",_ ", *p) && run && isdigit((unsigned char)p[1]));
+	     p++) {
+		if (!isdigit((unsigned char)*p)) {
+			if (seps ? run != 3 : run > 3)
+				return false;
+			seps++;
+			run = 0;
+		} else if (n + 1 < sizeof num) {
+			num[n++] = *p;
+			run++;
+		} else
+			return false;
+	}
+	if (!n || (seps && run != 3))
+		return false;
+	/* "2,177" in a time is 2.177 in half the world: separators only in a
+	 * whole number's column, or before a decimal point ("1,234.5") */
+	if (seps && !whole && *p != '.')
+		return false;
+	if (*p == '.' && isdigit((unsigned char)p[1]))
+		for (num[n++] = *p++; isdigit((unsigned char)*p) && n + 1 < sizeof num;)
+			num[n++] = *p++;
+	const char *e = p + ((p[1] == '+' || p[1] == '-') ? 2 : 1);
+	if ((*p == 'e' || *p == 'E') && isdigit((unsigned char)*e) && n + 3 < sizeof num)
+		while (p < e || (isdigit((unsigned char)*p) && n + 1 < sizeof num))
+			num[n++] = *p++;
+	num[n] = 0;
+	char *end;
+	*v = strtod(num, &end);
+	while (isspace((unsigned char)*p))
+		p++;
+	*rest = p;
+	return !*end && isfinite(*v);
+}
+
+/* A unit written as sources write it, in sim_unit_parse's spelling:
+ * "Gbps" Gb/s, "GBps" GB/s, "sec" s, "\u00b5s" us; a NIC's bare "G" or "GbE"
+ * its line rate in Gb/s; a memory peak's "GB" the schema's GiB. */
+static void unit_spelling(const struct numcol *nc, const char *u, char *out, size_t len)
+{
+	static const struct {
+		const char *from, *to;
+	} alias[] = {
+	        {"Gbps", "Gb/s"},   {"gbps", "Gb/s"},     {"Mbps", "Mb/s"},  {"GBps", "GB/s"},
+	        {"GB/sec", "GB/s"}, {"sec", "s"},         {"secs", "s"},     {"second", "s"},
+	        {"seconds", "s"},   {"msec", "ms"},       {"\u00b5s", "us"}, {"\u03bcs", "us"},
+	        {"usec", "us"},     {"GiB/sec", "GiB/s"},
+	};
+	snprintf(out, len, "%s", u);
+	for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+		if (!strcmp(u, alias[i].from))
+			snprintf(out, len, "%s", alias[i].to);
+	/* memory-README.md: "GB is converted to GiB only where the source
+	 * clearly means 10^9 bytes; otherwise the printed number is kept" */
+	static const char *const dec[] = {"kB", "MB", "GB", "TB"}, *const bin[] = {"KiB", "MiB",
+	                                                                           "GiB", "TiB"};
+	for (size_t i = 0; !strcmp(nc->col, "measured_peak_gib") && i < 4; i++)
+		if (!strcasecmp(u, dec[i]))
+			snprintf(out, len, "%s", bin[i]);
+	if (!strcmp(nc->col, "nic_gbps") && (!strcasecmp(u, "G") || !strcasecmp(u, "Gb") ||
+	                                     !strcasecmp(u, "GbE") || !strcasecmp(u, "Gbit")))
+		snprintf(out, len, "Gb/s");
+}
+
+/* bytes: nccl-tests' sizes ("256M", "256MB", "1G": its parsesize takes
+ * K, M, G as powers of 1024, nccl-tests src/common.cu) and the binary
+ * prefixes; the case files write a message of '256MB' as 2^28 bytes
+ * (efa-collectives.csv's notes). */
+static bool bytes_size(double x, const char *u, double *v)
+{
+	static const char *const prefix = "KMGT";
+	if (!*u || strlen(u) > 3)
+		return false;
+	const char *k = strchr(prefix, toupper((unsigned char)u[0]));
+	if (!k)
+		return false;
+	const char *tail = u + 1;
+	if (*tail == 'i')
+		tail++;
+	if (*tail && strcmp(tail, "B"))
+		return false;
+	*v = x * pow(1024, (double)(k - prefix + 1));
+	return true;
+}
+
+/* A count's noun after it: "512 GPUs" in gpus, "64 nodes" in nodes,
+ * "4 NICs" in nics_per_node (the noun, singular, is part of the column's
+ * name), "4096 tokens" in seq_len, "1536 sequences" in global_batch; and a
+ * sequence length's "4K" (K = 1024: a "4K context" is 4,096 tokens). */
+static bool count_suffix(const struct numcol *nc, double x, const char *u, double *v)
+{
+	char w[32];
+	valid_lower(u, w, sizeof w);
+	size_t n = strlen(w);
+	if (!strcmp(nc->col, "seq_len") && (!strcmp(w, "k") || !strcmp(w, "k tokens"))) {
+		*v = x * 1024;
+		return true;
+	}
+	static const struct {
+		const char *col, *noun;
+	} nouns[] = {{"seq_len", "token"},       {"global_batch", "sequence"},
+	             {"global_batch", "sample"}, {"micro_batch", "sequence"},
+	             {"micro_batch", "sample"},  {"kv_heads", "head"},
+	             {"moe_topk", "expert"}};
+	if (n > 1 && w[n - 1] == 's')
+		w[--n] = 0;
+	for (size_t i = 0; n && i < sizeof nouns / sizeof nouns[0]; i++)
+		if (!strcmp(nc->col, nouns[i].col) && !strcmp(w, nouns[i].noun)) {
+			*v = x;
+			return true;
+		}
+	for (size_t i = 0; i < n; i++)
+		if (!isalpha((unsigned char)w[i]))
+			return false;
+	*v = x;
+	return n >= 3 && strstr(nc->col, w) != NULL;
+}
+
+/* The column's name before the number: "TP=8", "tp 8", "PP4". */
+static const char *after_name(const struct numcol *nc, const char *t)
+{
+	size_t k = strlen(nc->col);
+	if (k > 3 || strncasecmp(t, nc->col, k))
+		return t;
+	const char *p = t + k;
+	while (*p == ' ' || *p == '=' || *p == ':')
+		p++;
+	return isdigit((unsigned char)*p) ? p : t;
+}
+
+/* The reading of field text t of column nc into out: true with the
+ * schema's number (or "" for open) when the text is not a plain number but
+ * one of the forms above names one; false otherwise. `unit` is the row's
+ * measured_unit (measured_value may repeat it: "1.25 s" with unit s). */
+static bool reading(const struct numcol *nc, const char *t, const char *unit, char *out, size_t len)
+{
+	char *end;
+	double v = strtod(t, &end);
+	if (!*t || (end != t && !*end && isfinite(v)))
+		return false; /* a plain number (or an error strtod's check names) */
+	if (open_text(t)) {
+		/* vpp's empty is an interleaving of unknown depth: a vpp "not
+		 * applicable" is no interleaving, 1 */
+		char l[16];
+		valid_lower(t, l, sizeof l);
+		bool na = strcmp(l, "?") && strcmp(l, "unknown") && strncmp(l, "not ", 4);
+		snprintf(out, len, "%s", !strcmp(nc->col, "vpp") && na ? "1" : "");
+		return true;
+	}
+	if (!strcmp(nc->col, "zero") && zero_stage(t) >= 0) {
+		snprintf(out, len, "%d", zero_stage(t));
+		return true;
+	}
+	if (!strcmp(nc->col, "vpp") && vpp_reading(t) >= 0) {
+		snprintf(out, len, "%s", vpp_reading(t) ? "1" : "");
+		return true;
+	}
+	char s[96];
+	strip_marks(t, s, sizeof s);
+	const char *u, *p = after_name(nc, s);
+	double x;
+	bool whole = nc->unit == SIM_UNIT_NONE
+	                     ? strcmp(nc->col, "measured_value") != 0
+	                     : nc->unit == SIM_UNIT_BYTES && !strcmp(nc->col, "bytes");
+	if (!lead_number(p, whole, &x, &u))
+		return false;
+	bool ok = !*u;
+	v = x;
+	if (!ok && nc->unit != SIM_UNIT_NONE) {
+		char spelled[32], text[160], err[160];
+		unit_spelling(nc, u, spelled, sizeof spelled);
+		snprintf(text, sizeof text, "%.17g %s", x, spelled);
+		double si;
+		if (!strcmp(nc->col, "bytes") && bytes_size(x, u, &v))
+			ok = true;
+		else if (sim_unit_parse(text, nc->unit, &si, err, sizeof err) == SIM_OK) {
+			v = si / nc->per;
+			ok = true;
+		}
+	} else if (!ok && !strcmp(nc->col, "measured_value"))
+		ok = *unit && !strcasecmp(u, unit);
+	else if (!ok)
+		ok = count_suffix(nc, x, u, &v);
+	if (!ok || !isfinite(v) || v < 0)
+		return false;
+	snprintf(out, len, "%.10g", v);
+	return true;
+}
+
+int valid_loose_numbers(cases_csv *c)
+{
+	int mu = cases_csv_col(c, "measured_unit");
+	for (size_t i = 0; i < NCOLS; i++) {
+		int col = cases_csv_col(c, numcols[i].col);
+		if (col < 0)
+			continue;
+		for (size_t row = 0; row < cases_csv_rows(c); row++) {
+			char out[64];
+			if (!reading(&numcols[i], cases_csv_get(c, row, col),
+			             cases_csv_get(c, row, mu), out, sizeof out))
+				continue;
+			int rc = cases_csv_set(c, row, col, out);
+			if (rc != SIM_OK)
+				return rc;
+		}
+	}
+	return SIM_OK;
+}
+
+void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, size_t alen)
+{
+	for (size_t i = 0; i < NCOLS; i++) {
+		int col = cases_csv_col(c, numcols[i].col);
+		const char *w = cases_csv_written(c, row, col), *v = cases_csv_get(c, row, col);
+		if (col < 0 || !strcmp(w, v))
+			continue;
+		if (*v)
+			valid_assume(assumed, alen, "%s '%.24s' read as %s", numcols[i].col, w, v);
+		else
+			valid_assume(assumed, alen, "%s '%.24s' read as open", numcols[i].col, w);
+	}
+}
