@@ -173,7 +173,7 @@ int valid_fit_sustain(const char *path, const valid_options *opt, const char *sk
 	for (size_t i = 0; rc == SIM_OK && i < e.nrows; i++) {
 		const valid_row *v = &r->rows[i];
 		e.group[i] = -1;
-		if (v->status != VALID_OK || (skip && !strcmp(v->group, skip)))
+		if (v->status != VALID_OK || v->oom_run || (skip && !strcmp(v->group, skip)))
 			continue;
 		int g = 0;
 		while (g < e.ngroups && strcmp(e.names[g], v->group))

@@ -569,17 +569,6 @@ static double counter(const plan_mem_peak *p, const char *kind, const char **nam
 	return p->device;
 }
 
-/* A row of a run that ran out of memory: no peak measured, and memory_kind
- * `oom` (or `out-of-memory`), or a note that says so ("OOM", "out of
- * memory"). podsim validate reads such a row by its verdict. */
-static bool oom_marked(const cases_csv *c, size_t row)
-{
-	const char *k = get(c, row, "memory_kind"), *note = get(c, row, "note");
-	return !strcmp(k, "oom") || strstr(note, "OOM") ||
-	       strstr(note, "out of memory") || strstr(note, "Out of memory") ||
-	       strstr(note, "out-of-memory");
-}
-
 void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v)
 {
 	snprintf(v->what, sizeof v->what, "%.32s %sx%s tp%s pp%s dp%s b%s", get(c, row, "model"),
@@ -596,7 +585,7 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 	else
 		valid_source_key(get(c, row, "source"), v->group, sizeof v->group);
 	v->measured = atof(get(c, row, "measured_peak_gib"));
-	v->oom_run = v->measured <= 0 && oom_marked(c, row);
+	v->oom_run = v->measured <= 0 && valid_oom_marked(c, row, "measured_peak_gib");
 	if (v->measured <= 0 && !v->oom_run) {
 		v->status = VALID_SKIPPED;
 		snprintf(v->reason, sizeof v->reason,

@@ -4,8 +4,8 @@
  * value with its unit ("1.25 s", "400 Gb/s", "256MB"), marked approximate
  * ("~1.2") or with a footnote ("3.41*"), a ZeRO stage by name ("ZeRO-1",
  * "FULL_SHARD"), an interleaving without its depth ("interleaved"), a field
- * left "n/a". Each such field is rewritten in the loaded file to the
- * schema's number (cases_csv_set), or to empty where the schema's empty
+ * left "n/a", a measurement that is a run out of memory ("OOM"). Each such field is rewritten in
+ * the loaded file to the schema's number (cases_csv_set), or to empty where the schema's empty
  * means the same ("Empty = unknown or not applicable", tests/cases/README.md),
  * before the numbers are checked; the reader says each reading on its row
  * (valid_loose_numbers_assume). A field no reading matches stays as written
@@ -343,6 +343,12 @@ static bool reading(const struct numcol *nc, const char *t, const char *unit, ch
 	double v = strtod(t, &end);
 	if (!*t || (end != t && !*end && isfinite(v)))
 		return false; /* a plain number (or an error strtod's check names) */
+	if (valid_oom_text(t) &&
+	    (!strcmp(nc->col, "measured_peak_gib") || !strcmp(nc->col, "measured_iter_s") ||
+	     !strcmp(nc->col, "measured_value"))) {
+		snprintf(out, len, "%s", ""); /* no peak or step: the run died */
+		return true;
+	}
 	if (open_text(t)) {
 		/* vpp's empty is an interleaving of unknown depth: a vpp "not
 		 * applicable" is no interleaving, 1 */
@@ -392,6 +398,23 @@ static bool reading(const struct numcol *nc, const char *t, const char *unit, ch
 	return true;
 }
 
+bool valid_oom_text(const char *t)
+{
+	char s[64];
+	valid_lower(t, s, sizeof s);
+	return strstr(s, "oom") || strstr(s, "out of memory") || strstr(s, "out-of-memory");
+}
+
+bool valid_oom_marked(const cases_csv *c, size_t row, const char *col)
+{
+	const char *k = cases_csv_get(c, row, cases_csv_col(c, "memory_kind"));
+	const char *note = cases_csv_get(c, row, cases_csv_col(c, "note"));
+	return !strcmp(valid_loose("memory_kind", k), "oom") ||
+	       valid_oom_text(cases_csv_written(c, row, cases_csv_col(c, col))) ||
+	       strstr(note, "OOM") || strstr(note, "out of memory") || strstr(note, "Out of memory") ||
+	       strstr(note, "out-of-memory");
+}
+
 int valid_loose_numbers(cases_csv *c)
 {
 	int mu = cases_csv_col(c, "measured_unit");
@@ -421,6 +444,9 @@ void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, s
 			continue;
 		if (*v)
 			valid_assume(assumed, alen, "%s '%.24s' read as %s", numcols[i].col, w, v);
+		else if (valid_oom_text(w))
+			valid_assume(assumed, alen, "%s '%.24s' read as a run out of memory",
+			             numcols[i].col, w);
 		else
 			valid_assume(assumed, alen, "%s '%.24s' read as open", numcols[i].col, w);
 	}

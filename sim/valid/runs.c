@@ -1061,7 +1061,9 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 	/* no step time but a printed throughput: converted once the scenario
 	 * is loaded (valid_measured_from_metric) */
 	bool from_metric = v->measured <= 0 && valid_metric_gives_time(c, row);
-	if (v->measured <= 0 && !from_metric) {
+	/* a plan that ran out of memory ("OOM" for its step): its verdict only */
+	v->oom_run = v->measured <= 0 && !from_metric && valid_oom_marked(c, row, "measured_iter_s");
+	if (v->measured <= 0 && !from_metric && !v->oom_run) {
 		v->status = VALID_SKIPPED;
 		snprintf(v->reason, sizeof v->reason, "no measured_iter_s%s",
 		         *get(c, row, "measured_metric")
@@ -1097,9 +1099,14 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 		snprintf(v->verdict, sizeof v->verdict, "%s", valid_verdict_name(f.verdict));
 		if (from_metric)
 			v->measured = valid_measured_from_metric(c, row, s, v->assumed, sizeof v->assumed);
-		rc = exec_run(s, r);
+		if (!v->oom_run)
+			rc = exec_run(s, r);
 	}
-	if (rc == SIM_OK) {
+	if (rc == SIM_OK && v->oom_run) {
+		v->status = VALID_OK;
+		v->predicted = NAN; /* no step to compare: the verdict is the check */
+		v->error = NAN;
+	} else if (rc == SIM_OK) {
 		v->status = VALID_OK;
 		snprintf(v->gpu, sizeof v->gpu, "%s", s->gpu.name);
 		snprintf(v->framework, sizeof v->framework, "%s", s->fw.name);

@@ -183,7 +183,9 @@ void valid_summarize(valid_report *r)
 
 static void print_row(FILE *out, const valid_row *v, bool assumed)
 {
-	if (v->status == VALID_OK && v->oom_run)
+	if (v->status == VALID_OK && v->oom_run && !isfinite(v->predicted)) /* a training row */
+		fprintf(out, "%-18s %-48.48s %12s %12s %9s\n", v->id, v->what, "oom", "-", v->verdict);
+	else if (v->status == VALID_OK && v->oom_run)
 		fprintf(out, "%-18s %-48.48s %12s %12.6g %9s\n", v->id, v->what, "oom", v->predicted,
 		        v->verdict);
 	else if (v->status == VALID_OK)
@@ -328,7 +330,7 @@ void valid_print_text(FILE *out, const valid_report *r, bool all_rows)
 			"one GPU count, measured against predicted):\n", VALID_TAU_AIM);
 		each_rank_group(r, NULL, print_low, out);
 	}
-	if (mem && (r->all.oom_runs || r->all.fit_called_oom))
+	if (r->all.oom_runs || (mem && r->all.fit_called_oom))
 		fprintf(out, "\nout-of-memory runs: %d, called out of memory: %d; completed runs called "
 		        "out of memory: %d of %d\n",
 		        r->all.oom_runs, r->all.oom_called, r->all.fit_called_oom, r->all.ok);
@@ -388,7 +390,7 @@ void valid_print_json(FILE *out, const valid_report *r)
 			sim_buf_json_string(&b, v->verdict);
 			sim_buf_printf(&b, ",");
 		}
-		if (mem)
+		if (mem || v->oom_run)
 			sim_buf_printf(&b, "\"oom_run\":%s,", v->oom_run ? "true" : "false");
 		sim_buf_printf(&b, "\"reason\":");
 		sim_buf_json_string(&b, ok ? "" : v->reason);

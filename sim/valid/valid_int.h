@@ -199,6 +199,15 @@ int valid_loose_numbers(cases_csv *c);
 /* Each such field of the row, said ("tp 'TP=8' read as 8"; valid_loose_assume
  * says them with the rest). */
 void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, size_t alen);
+/* Whether a field's text says its run ran out of memory ("OOM", "CUDA OOM",
+ * "out of memory"): a measured peak or step written so is read as none, the
+ * run's out-of-memory mark (memrows.c, runs.c). */
+bool valid_oom_text(const char *t);
+/* A row of a run that ran out of memory, its measurement `col` (the peak,
+ * the step) left without a number: memory_kind `oom` (or `out-of-memory`),
+ * the measurement written so ("OOM"), or a note that says so ("OOM", "out
+ * of memory"). podsim validate reads such a row by its verdict. */
+bool valid_oom_marked(const cases_csv *c, size_t row, const char *col);
 /* A training row whose measured_iter_s is open but whose source printed a
  * throughput (measured_metric, measured_value; metric.c): whether it gives
  * a step time, and that time from the row's loaded scenario (its global

@@ -570,8 +570,10 @@ sys.exit(0 if ok else 1)' || { echo "collective kinds spelled loosely"; fail=1; 
 # (an interleaving of unknown depth is the schema's empty); a memory row's peak "56.551 GiB"
 # and its sequence "4K" (K = 1024, so 4096); E-allgather-8n's message
 # "256MB" (nccl-tests' sizes are binary: 2^28) and "268,435,456", its
-# median "69.00 GB/s". What no reading names stays the error it was (issue
-# 15): "1,25" (a decimal comma), zero "HYBRID_SHARD" (no one stage).
+# median "69.00 GB/s"; a peak written "OOM" is a run out of memory (its
+# verdict, MA01's). What no reading names stays the error it was (issue
+# 15): "2,177" in a time (a decimal comma in half the world), zero
+# "HYBRID_SHARD" (no one stage).
 python3 - tests/cases "$tmp" <<'PY'
 import csv, sys
 src, out = sys.argv[1], sys.argv[2]
@@ -593,12 +595,18 @@ for i, (schema, change) in enumerate(loose):
     t.append(dict(d, id="XNb%d" % i, **change))
 write("numbers.csv", cols, t)
 write("comma.csv", cols, [dict(d, id="XNc0", measured_iter_s="2,177")])
+# runs out of memory written in the measurement's column: their verdicts
+nometric = dict(measured_value="", measured_metric="")
+write("oom-steps.csv", cols, [dict(d, id="XNo0"), dict(d, id="XNo1", measured_iter_s="OOM", **nometric),
+                              dict(d, id="XNo2", measured_iter_s="CUDA out of memory", **nometric),
+                              dict(d, id="XNo3", measured_iter_s="", **nometric)])
 write("hybrid.csv", cols, [dict(d, id="XNc1", zero="HYBRID_SHARD")])
 mem = {r["id"]: r for r in csv.DictReader(open(src + "/memory.csv"))}
 m = mem["MA01"]
 mcols = list(m.keys())
 write("mem-numbers.csv", mcols, [dict(m, id="XNm0"), dict(m, id="XNm1", measured_peak_gib=m["measured_peak_gib"] + " GiB"),
-                                 dict(m, id="XNm2", seq_len="4096"), dict(m, id="XNm3", seq_len="4K")])
+                                 dict(m, id="XNm2", seq_len="4096"), dict(m, id="XNm3", seq_len="4K"),
+                                 dict(m, id="XNm4", measured_peak_gib="OOM")])
 efa = {r["id"]: r for r in csv.DictReader(open(src + "/efa-collectives.csv"))}
 e = efa["E-allgather-8n"]
 write("coll-numbers.csv", list(e.keys()),
@@ -628,6 +636,10 @@ for i, said in enumerate(("gpus '768 GPUs' read as 768", "tp 'TP=8' read as 8",
     same("XNa%d" % i, "XNb%d" % i, said)
 same("XNm0", "XNm1", "measured_peak_gib '56.551 GiB' read as 56.551")
 same("XNm2", "XNm3", "seq_len '4K' read as 4096")
+m4 = r["XNm4"]
+if not (m4["status"] == "ok" and m4["oom_run"] and m4["verdict"] == r["XNm0"]["verdict"]
+        and "measured_peak_gib 'OOM' read as a run out of memory" in m4["assumed"]):
+    bad.append(("XNm4", m4))
 for i, said in ((1, "bytes '256MB' read as 268435456"), (2, "bytes '268,435,456' read as 268435456"),
                 (3, "busbw_GBps '69.00 GB/s' read as 69")):
     same("XNe0", "XNe%d" % i, said)
@@ -635,6 +647,14 @@ if bad:
     print("numbers written loosely:", *bad, sep="\n  ")
 sys.exit(1 if bad else 0)
 PY
+# A training row whose step is "OOM" (or "CUDA out of memory") is a run out
+# of memory: its verdict, counted (D05's plan fits: called out of memory 0
+# of 2); one with its step merely open is skipped, as before.
+"$podsim" validate "$tmp/oom-steps.csv" >"$tmp/o" 2>"$tmp/e"
+grep -q '^out-of-memory runs: 2, called out of memory: 0; completed runs called out of memory: 0 of 1$' "$tmp/o" &&
+	grep -q '^XNo1 .* oom  *- *fits$' <("$podsim" validate "$tmp/oom-steps.csv" --rows) &&
+	grep -q '^ *1  no measured_iter_s$' "$tmp/o" ||
+	{ echo "training rows out of memory:"; cat "$tmp/o" "$tmp/e"; fail=1; }
 "$podsim" validate "$tmp/comma.csv" >"$tmp/o" 2>"$tmp/e"
 [ $? -eq 2 ] && [ ! -s "$tmp/o" ] &&
 	grep -qx "$tmp/comma.csv:2: error: column 'measured_iter_s': expected a number, got '2,177'" "$tmp/e" ||
