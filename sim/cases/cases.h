@@ -2,7 +2,9 @@
  * tests/cases/README.md (calibration.csv: one measured training run per row;
  * microbench.csv: one kernel or collective measurement per row).
  *
- * The reader follows RFC 4180: comma-separated fields, optional double quotes,
+ * The reader follows RFC 4180: comma-separated fields (tab- or semicolon-
+ * separated where the header line has no comma but those: a spreadsheet's
+ * export), optional double quotes,
  * "" inside quotes for a quote, newlines allowed inside quoted fields, CRLF or
  * LF line ends, a header row first. Errors are "path:line: error: ..." with the
  * physical line where the row starts; a row with the wrong number of fields, a
@@ -28,6 +30,8 @@ void cases_csv_free(cases_csv *c);
 
 size_t cases_csv_rows(const cases_csv *c);
 const char *cases_csv_path(const cases_csv *c);
+/* The field separator the header line set: ',', '\t' or ';'. */
+char cases_csv_sep(const cases_csv *c);
 /* Column index of a header name, or -1. */
 int cases_csv_col(const cases_csv *c, const char *name);
 /* Field text (never NULL; "" when empty) and the row's first physical line. */

@@ -15,12 +15,14 @@ struct cases_csv {
 	int *lines;     /* first physical line of each row, header included */
 	size_t nrows;   /* data rows */
 	size_t cap;     /* rows allocated (header included) */
+	char sep;       /* the field separator the header set */
 	char **written; /* like cells: a field's text as the file wrote it, where
 	                   cases_csv_set replaced it (NULL elsewhere, or all) */
 };
 
 typedef struct parser {
 	const char *p, *end, *name;
+	char sep; /* the field separator: ',' (or the header's '\t' or ';') */
 	int line;
 	sim_diag *diag;
 	char field[CASES_MAX_FIELD];
@@ -53,17 +55,18 @@ static int next_field(parser *ps, bool *eol, bool *eof)
 				ps->p++;
 			} else {
 				quoted = false;
-				if (ps->p < ps->end && *ps->p != ',' && *ps->p != '\n' && *ps->p != '\r') {
+				if (ps->p < ps->end && *ps->p != ps->sep && *ps->p != '\n' &&
+				    *ps->p != '\r') {
 					sim_diag_error(ps->diag, ps->name, ps->line,
 						       "text after a closing quote");
 					return SIM_ECONF;
 				}
 				continue;
 			}
-		} else if (!quoted && (ch == ',' || ch == '\n' || ch == '\r')) {
+		} else if (!quoted && (ch == ps->sep || ch == '\n' || ch == '\r')) {
 			if (ch == '\r' && ps->p < ps->end && *ps->p == '\n')
 				ps->p++;
-			if (ch != ',') {
+			if (ch != ps->sep) {
 				ps->line++;
 				*eol = true;
 				*eof = ps->p >= ps->end;
@@ -177,6 +180,23 @@ static int parse_rows(parser *ps, cases_csv *c)
 	return errors ? SIM_ECONF : SIM_OK;
 }
 
+/* The header line's separator: ',' unless the line (outside quotes) has
+ * none and has tabs (a spreadsheet's tab-separated export) or semicolons
+ * (its export where the decimal mark is a comma). */
+static char sniff_sep(const char *p, const char *end)
+{
+	int commas = 0, tabs = 0, semis = 0;
+	for (bool quoted = false; p < end && (quoted || (*p != '\n' && *p != '\r')); p++) {
+		quoted ^= *p == '"';
+		if (!quoted) {
+			commas += *p == ',';
+			tabs += *p == '\t';
+			semis += *p == ';';
+		}
+	}
+	return commas ? ',' : tabs ? '\t' : semis ? ';' : ',';
+}
+
 int cases_csv_parse(const char *text, size_t len, const char *name, cases_csv **out,
 		    sim_diag *diag)
 {
@@ -190,6 +210,7 @@ int cases_csv_parse(const char *text, size_t len, const char *name, cases_csv **
 	*ps = (parser){.p = text, .end = text + len, .name = name, .line = 1, .diag = diag};
 	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
 		ps->p += 3;
+	ps->sep = sniff_sep(ps->p, ps->end);
 	char *row[CASES_MAX_COLS];
 	int n = 0, rc;
 	bool eof;
@@ -219,6 +240,7 @@ int cases_csv_parse(const char *text, size_t len, const char *name, cases_csv **
 		} else {
 			memcpy(c->cells, row, (size_t)n * sizeof *row);
 			c->lines[0] = 1;
+			c->sep = ps->sep;
 			n = 0; /* owned by c now */
 			rc = parse_rows(ps, c);
 		}
@@ -277,6 +299,11 @@ void cases_csv_free(cases_csv *c)
 size_t cases_csv_rows(const cases_csv *c)
 {
 	return c->nrows;
+}
+
+char cases_csv_sep(const cases_csv *c)
+{
+	return c->sep;
 }
 
 const char *cases_csv_path(const cases_csv *c)

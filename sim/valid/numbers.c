@@ -337,7 +337,8 @@ static const char *after_name(const struct numcol *nc, const char *t)
  * schema's number (or "" for open) when the text is not a plain number but
  * one of the forms above names one; false otherwise. `unit` is the row's
  * measured_unit (measured_value may repeat it: "1.25 s" with unit s). */
-static bool reading(const struct numcol *nc, const char *t, const char *unit, char *out, size_t len)
+static bool reading(const struct numcol *nc, const char *t, const char *unit, char sep, char *out,
+                    size_t len)
 {
 	char *end;
 	double v = strtod(t, &end);
@@ -368,6 +369,13 @@ static bool reading(const struct numcol *nc, const char *t, const char *unit, ch
 	}
 	char s[96];
 	strip_marks(t, s, sizeof s);
+	/* a semicolon-separated file is a spreadsheet's export where the
+	 * decimal mark is a comma: "2,177" is 2.177 there (one comma, digits
+	 * on both sides) */
+	char *comma = strchr(s, ',');
+	if (sep == ';' && comma && comma > s && isdigit((unsigned char)comma[-1]) &&
+	    isdigit((unsigned char)comma[1]) && !strchr(comma + 1, ','))
+		*comma = '.';
 	const char *u, *p = after_name(nc, s);
 	double x;
 	bool whole = nc->unit == SIM_UNIT_NONE
@@ -411,8 +419,8 @@ bool valid_oom_marked(const cases_csv *c, size_t row, const char *col)
 	const char *note = cases_csv_get(c, row, cases_csv_col(c, "note"));
 	return !strcmp(valid_loose("memory_kind", k), "oom") ||
 	       valid_oom_text(cases_csv_written(c, row, cases_csv_col(c, col))) ||
-	       strstr(note, "OOM") || strstr(note, "out of memory") || strstr(note, "Out of memory") ||
-	       strstr(note, "out-of-memory");
+	       strstr(note, "OOM") || strstr(note, "out of memory") ||
+	       strstr(note, "Out of memory") || strstr(note, "out-of-memory");
 }
 
 int valid_loose_numbers(cases_csv *c)
@@ -425,7 +433,7 @@ int valid_loose_numbers(cases_csv *c)
 		for (size_t row = 0; row < cases_csv_rows(c); row++) {
 			char out[64];
 			if (!reading(&numcols[i], cases_csv_get(c, row, col),
-			             cases_csv_get(c, row, mu), out, sizeof out))
+			             cases_csv_get(c, row, mu), cases_csv_sep(c), out, sizeof out))
 				continue;
 			int rc = cases_csv_set(c, row, col, out);
 			if (rc != SIM_OK)

@@ -80,7 +80,8 @@ static int check_numbers(const cases_csv *c, sim_diag *diag)
 				want = "a count of at least 1";
 			if (want) {
 				sim_diag_error(diag, cases_csv_path(c), cases_csv_line(c, row),
-					       "column '%s': expected %s, got '%s'", cols[i], want, text);
+					       "column '%s': expected %s, got '%s'", cols[i], want,
+					       cases_csv_written(c, row, col)); /* as the file has it */
 				bad++;
 			}
 		}

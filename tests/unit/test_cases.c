@@ -101,6 +101,45 @@ static void test_set_written(void)
 	sim_diag_free(d);
 }
 
+/* A header line without a comma but with tabs (or semicolons) sets the
+ * separator: a spreadsheet's export; a comma in a field of a semicolon
+ * file is text, and a number's decimal comma there is its decimal point
+ * (valid_loose_numbers), while "2,177" in a comma file's quoted field stays
+ * what it was. */
+static void test_separators(void)
+{
+	sim_diag *d = sim_diag_new();
+	cases_csv *c = parse("id\tgpus\tnote\nA\t8\ta, b\n", d);
+	CHECK(c != NULL);
+	if (c) {
+		CHECK_INT(cases_csv_sep(c), '\t');
+		CHECK_STR(cases_csv_get(c, 0, 1), "8");
+		CHECK_STR(cases_csv_get(c, 0, 2), "a, b");
+	}
+	cases_csv_free(c);
+	c = parse("id;measured_iter_s;gpus;note\nA;2,177;1,024;x, y\n", d);
+	CHECK(c != NULL);
+	if (c) {
+		CHECK_INT(cases_csv_sep(c), ';');
+		CHECK_STR(cases_csv_get(c, 0, 3), "x, y");
+		CHECK_INT(valid_loose_numbers(c), SIM_OK);
+		CHECK_STR(cases_csv_get(c, 0, 1), "2.177");
+		CHECK_STR(cases_csv_get(c, 0, 2), "1.024"); /* then "expected an integer" */
+	}
+	cases_csv_free(c);
+	c = parse("id,measured_iter_s,note\nA,\"2,177\",\"x;y\ttab\"\n", d);
+	CHECK(c != NULL);
+	if (c) {
+		CHECK_INT(cases_csv_sep(c), ',');
+		CHECK_STR(cases_csv_get(c, 0, 2), "x;y\ttab");
+		CHECK_INT(valid_loose_numbers(c), SIM_OK);
+		CHECK_STR(cases_csv_get(c, 0, 1), "2,177"); /* a comma file: no reading */
+	}
+	cases_csv_free(c);
+	CHECK_INT(sim_diag_count(d), 0);
+	sim_diag_free(d);
+}
+
 /* Kendall's tau: identical order 1, reversed -1; one swapped pair out of
  * C(4,2) = 6 gives (5 - 1)/6. */
 static void test_tau(void)
@@ -212,6 +251,7 @@ int main(void)
 	test_quoting();
 	test_errors();
 	test_set_written();
+	test_separators();
 	test_tau();
 	test_rank_groups();
 	return check_done();
