@@ -383,6 +383,17 @@ static bool reading(const struct numcol *nc, const char *t, const char *unit, ch
 	                     : nc->unit == SIM_UNIT_BYTES && !strcmp(nc->col, "bytes");
 	if (!lead_number(p, whole, &x, &u))
 		return false;
+	/* a remark in parentheses after the value: "1 (distributed optimizer)",
+	 * "2.177 s (mean of 10)" */
+	char rest[64];
+	snprintf(rest, sizeof rest, "%s", u);
+	size_t rn = strlen(rest);
+	char *open = strchr(rest, '(');
+	if (open && rn && rest[rn - 1] == ')') {
+		for (*open = 0; open > rest && isspace((unsigned char)open[-1]);)
+			*--open = 0;
+		u = rest;
+	}
 	bool ok = !*u;
 	v = x;
 	if (!ok && nc->unit != SIM_UNIT_NONE) {

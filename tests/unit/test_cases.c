@@ -68,8 +68,8 @@ static void test_errors(void)
 static void test_set_written(void)
 {
 	sim_diag *d = sim_diag_new();
-	cases_csv *c = parse("id,tp,gpus,seq_len,zero,vpp,measured_iter_s,cp,layers\n"
-	                     "A,TP=8,\"1,024\",4K,ZeRO-3,n/a,~1.5 s,?,ten\n",
+	cases_csv *c = parse("id,tp,gpus,seq_len,zero,vpp,measured_iter_s,cp,layers,dp\n"
+	                     "A,TP=8,\"1,024\",4K,ZeRO-3,n/a,~1.5 s,?,ten,64 (8 nodes)\n",
 	                     d);
 	CHECK(c != NULL);
 	if (c) {
@@ -80,7 +80,7 @@ static void test_set_written(void)
 		CHECK_STR(cases_csv_written(c, 0, 1), "TP=8");
 		CHECK_INT(cases_csv_set(c, 0, 1, "TP=8"), SIM_OK);
 		CHECK_INT(cases_csv_set(c, 1, 1, "x"), SIM_ECONF);
-		CHECK_INT(cases_csv_set(c, 0, 9, "x"), SIM_ECONF);
+		CHECK_INT(cases_csv_set(c, 0, 10, "x"), SIM_ECONF);
 		CHECK_STR(cases_csv_written(c, 0, 2), "1,024"); /* never set: its own text */
 		CHECK_INT(valid_loose_numbers(c), SIM_OK);
 		CHECK_STR(cases_csv_get(c, 0, 1), "8");
@@ -91,6 +91,7 @@ static void test_set_written(void)
 		CHECK_STR(cases_csv_get(c, 0, 6), "1.5");
 		CHECK_STR(cases_csv_get(c, 0, 7), ""); /* unknown: the schema's empty */
 		CHECK_STR(cases_csv_get(c, 0, 8), "ten");
+		CHECK_STR(cases_csv_get(c, 0, 9), "64"); /* a remark in parentheses */
 		char said[512] = "";
 		valid_loose_numbers_assume(c, 0, said, sizeof said);
 		CHECK(strstr(said, "gpus '1,024' read as 1024") != NULL);
