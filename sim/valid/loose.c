@@ -26,11 +26,13 @@ typedef struct reading {
 	const char *key, *name;
 } reading;
 
-/* Lightning's "16-mixed" and "16-true" are fp16, "32-true" fp32 */
+/* Lightning's "16-mixed" and "16-true" are fp16, "32-true" fp32; "mixed"
+ * or "AMP" without its 16-bit type is open (the GPU's default, said) */
 static const reading precision[] = {
         {"bf16", "bf16"},   {"bfloat16", "bf16"}, {"fp8", "fp8"},      {"float8", "fp8"},
         {"tf32", "tf32"},   {"fp16", "fp16"},     {"float16", "fp16"}, {"half", "fp16"},
-        {"^16", "fp16"},    {"fp32", "fp32"},     {"float32", "fp32"}, {"^32", "fp32"}};
+        {"^16", "fp16"},    {"fp32", "fp32"},     {"float32", "fp32"}, {"^32", "fp32"},
+        {"mixed", ""},      {"=amp", ""},         {"^amp ", ""}};
 static const reading optimizer[] = {
         {"paged", "paged-adamw"}, {"8bit", "adam8bit"}, {"8-bit", "adam8bit"},
         {"8 bit", "adam8bit"},    {"cpu", "adam-cpu"},  {"adamw", "adamw"},
@@ -135,7 +137,8 @@ void valid_loose_assume(const cases_csv *c, size_t row, char *assumed, size_t al
 		const char *v = k >= 0 ? cases_csv_get(c, row, k) : "";
 		const char *n = valid_loose(loose_cols[i].col, v);
 		if (*v && strcmp(n, v))
-			valid_assume(assumed, alen, "%s '%.24s' read as %s", loose_cols[i].col, v, n);
+			valid_assume(assumed, alen, "%s '%.24s' read as %s", loose_cols[i].col, v,
+			             *n ? n : "open");
 	}
 	valid_loose_numbers_assume(c, row, assumed, alen);
 }

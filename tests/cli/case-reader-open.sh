@@ -565,7 +565,8 @@ sys.exit(0 if ok else 1)' || { echo "collective kinds spelled loosely"; fail=1; 
 # (b) is predicted as its shipped row written in the schema (a), the same
 # step or peak or collective time, and says its reading. D05 (768 GPUs, tp
 # 8, pp 2, ZeRO-1, 400 Gb/s NICs, 2.177 s): "768 GPUs", "TP=8",
-# "ZeRO-1", "400G", "2177 ms", "~2.177*"; a global batch of "1,536" against
+# "ZeRO-1", "400G", "2177 ms", "~2.177*", precision "mixed" (no 16-bit type
+# named: open, the H100's bf16, said); a global batch of "1,536" against
 # 1536, vpp "1F1B" and "n/a" (not applicable: no interleaving) against 1
 # (an interleaving of unknown depth is the schema's empty); a memory row's peak "56.551 GiB"
 # and its sequence "4K" (K = 1024, so 4096); E-allgather-8n's message
@@ -588,7 +589,7 @@ loose = [({}, dict(gpus="768 GPUs")), ({}, dict(tp="TP=8")),
          (dict(global_batch="1536"), dict(global_batch="1,536")), ({}, dict(nic_gbps="400G")),
          ({}, dict(measured_iter_s="2177 ms")), ({}, dict(measured_iter_s="~2.177*")),
          (dict(vpp="1"), dict(vpp="1F1B")), (dict(vpp="1"), dict(vpp="n/a")),
-         ({}, dict(zero="ZeRO-1"))]
+         ({}, dict(zero="ZeRO-1")), ({}, dict(precision="mixed"))]
 t = []
 for i, (schema, change) in enumerate(loose):
     t.append(dict(d, id="XNa%d" % i, **schema))
@@ -632,7 +633,8 @@ for i, said in enumerate(("gpus '768 GPUs' read as 768", "tp 'TP=8' read as 8",
                           "global_batch '1,536' read as 1536", "nic_gbps '400G' read as 400",
                           "measured_iter_s '2177 ms' read as 2.177",
                           "measured_iter_s '~2.177*' read as 2.177", "vpp '1F1B' read as 1",
-                          "vpp 'n/a' read as 1", "zero 'ZeRO-1' read as 1")):
+                          "vpp 'n/a' read as 1", "zero 'ZeRO-1' read as 1",
+                          "precision 'mixed' read as open")):
     same("XNa%d" % i, "XNb%d" % i, said)
 same("XNm0", "XNm1", "measured_peak_gib '56.551 GiB' read as 56.551")
 same("XNm2", "XNm3", "seq_len '4K' read as 4096")
