@@ -46,20 +46,25 @@ static const reading fabric[] = {
         {"omni", "omni-path"},  {"infiniband", "ib-fat-tree"}, {"^ib", "ib-fat-tree"},
         {" ib", "ib-fat-tree"}, {"hdr", "ib-fat-tree"},        {"ndr", "ib-fat-tree"},
         {"unknown", "unknown"}};
+/* Hugging Face's gradient checkpointing and Megatron's uniform and block
+ * methods recompute whole layers: full */
 static const reading recompute[] = {
-        {"selective", "selective"}, {"full", "full"}, {"=yes", "full"}, {"=true", "full"},
+        {"selective", "selective"}, {"full", "full"}, {"checkpoint", "full"},
+        {"uniform", "full"},        {"block", "full"}, {"=yes", "full"}, {"=true", "full"},
         {"=on", "full"},            {"=1", "full"},   {"=none", "none"}, {"=no", "none"},
         {"=false", "none"},         {"=off", "none"}, {"=0", "none"}};
 static const reading offload[] = {
-        {"nvme", "nvme"}, {"cpu", "cpu"},    {"host", "cpu"}, {"=none", "none"},
+        {"nvme", "nvme"}, {"cpu", "cpu"},    {"host", "cpu"}, {"zero-offload", "cpu"},
+        {"zero offload", "cpu"}, {"=none", "none"},
         {"=no", "none"},  {"=false", "none"}, {"=0", "none"}};
 static const reading flag[] = {
-        {"=1", "1"}, {"=true", "1"},  {"=yes", "1"}, {"=on", "1"},
-        {"=0", "0"}, {"=false", "0"}, {"=no", "0"},  {"=off", "0"}};
-/* flash_attention: "No", "false", "0", "none", "unfused" -> no */
+        {"=1", "1"}, {"=true", "1"},  {"=yes", "1"}, {"=on", "1"},  {"=enabled", "1"},
+        {"=0", "0"}, {"=false", "0"}, {"=no", "0"},  {"=off", "0"}, {"=disabled", "0"}};
+/* flash_attention: "No", "false", "0", "none", "unfused", "eager" (Hugging
+ * Face's attn_implementation of two matmuls and a softmax) -> no */
 static const reading flash[] = {
-        {"=yes", "yes"}, {"=true", "yes"}, {"=1", "yes"},     {"=no", "no"},
-        {"=false", "no"}, {"=0", "no"},    {"=none", "no"},    {"unfused", "no"}};
+        {"=yes", "yes"}, {"=true", "yes"}, {"=1", "yes"},  {"=no", "no"},   {"=false", "no"},
+        {"=0", "no"},    {"=none", "no"},  {"unfused", "no"}, {"eager", "no"}};
 static const reading trainable[] = {{"lora", "lora"}, {"all", "all"}, {"full", "all"}};
 /* a microbenchmark's kind, matched without '_', '-', ' ' and a trailing
  * "perf" ("all_reduce", "AllGather", "reduce_scatter_perf", "sendrecv") */

@@ -566,10 +566,12 @@ sys.exit(0 if ok else 1)' || { echo "collective kinds spelled loosely"; fail=1; 
 # step or peak or collective time, and says its reading. D05 (768 GPUs, tp
 # 8, pp 2, ZeRO-1, 400 Gb/s NICs, 2.177 s): "768 GPUs", "TP=8",
 # "ZeRO-1", "400G", "2177 ms", "~2.177*", precision "mixed" (no 16-bit type
-# named: open, the H100's bf16, said); a global batch of "1,536" against
+# named: open, the H100's bf16, said), sequence_parallel "enabled";
+# recompute "activation checkpointing" against full; a global batch of "1,536" against
 # 1536, vpp "1F1B" and "n/a" (not applicable: no interleaving) against 1
 # (an interleaving of unknown depth is the schema's empty); a memory row's peak "56.551 GiB"
-# and its sequence "4K" (K = 1024, so 4096); E-allgather-8n's message
+# and its sequence "4K" (K = 1024, so 4096), its attention "eager" (Hugging
+# Face's unfused attention) against no; E-allgather-8n's message
 # "256MB" (nccl-tests' sizes are binary: 2^28) and "268,435,456", its
 # median "69.00 GB/s"; a peak written "OOM" is a run out of memory (its
 # verdict, MA01's). What no reading names stays the error it was (issue
@@ -589,7 +591,9 @@ loose = [({}, dict(gpus="768 GPUs")), ({}, dict(tp="TP=8")),
          (dict(global_batch="1536"), dict(global_batch="1,536")), ({}, dict(nic_gbps="400G")),
          ({}, dict(measured_iter_s="2177 ms")), ({}, dict(measured_iter_s="~2.177*")),
          (dict(vpp="1"), dict(vpp="1F1B")), (dict(vpp="1"), dict(vpp="n/a")),
-         ({}, dict(zero="ZeRO-1")), ({}, dict(precision="mixed"))]
+         ({}, dict(zero="ZeRO-1")), ({}, dict(precision="mixed")),
+         (dict(recompute="full"), dict(recompute="activation checkpointing")),
+         ({}, dict(sequence_parallel="enabled"))]
 t = []
 for i, (schema, change) in enumerate(loose):
     t.append(dict(d, id="XNa%d" % i, **schema))
@@ -607,7 +611,9 @@ m = mem["MA01"]
 mcols = list(m.keys())
 write("mem-numbers.csv", mcols, [dict(m, id="XNm0"), dict(m, id="XNm1", measured_peak_gib=m["measured_peak_gib"] + " GiB"),
                                  dict(m, id="XNm2", seq_len="4096"), dict(m, id="XNm3", seq_len="4K"),
-                                 dict(m, id="XNm4", measured_peak_gib="OOM")])
+                                 dict(m, id="XNm4", measured_peak_gib="OOM"),
+                                 dict(m, id="XNm5", flash_attention="no"),
+                                 dict(m, id="XNm6", flash_attention="eager")])
 efa = {r["id"]: r for r in csv.DictReader(open(src + "/efa-collectives.csv"))}
 e = efa["E-allgather-8n"]
 write("coll-numbers.csv", list(e.keys()),
@@ -634,10 +640,13 @@ for i, said in enumerate(("gpus '768 GPUs' read as 768", "tp 'TP=8' read as 8",
                           "measured_iter_s '2177 ms' read as 2.177",
                           "measured_iter_s '~2.177*' read as 2.177", "vpp '1F1B' read as 1",
                           "vpp 'n/a' read as 1", "zero 'ZeRO-1' read as 1",
-                          "precision 'mixed' read as open")):
+                          "precision 'mixed' read as open",
+                          "recompute 'activation checkpointing' read as full",
+                          "sequence_parallel 'enabled' read as 1")):
     same("XNa%d" % i, "XNb%d" % i, said)
 same("XNm0", "XNm1", "measured_peak_gib '56.551 GiB' read as 56.551")
 same("XNm2", "XNm3", "seq_len '4K' read as 4096")
+same("XNm5", "XNm6", "flash_attention 'eager' read as no")
 m4 = r["XNm4"]
 if not (m4["status"] == "ok" and m4["oom_run"] and m4["verdict"] == r["XNm0"]["verdict"]
         and "measured_peak_gib 'OOM' read as a run out of memory" in m4["assumed"]):
