@@ -892,6 +892,19 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 			             gbps, n, gbps / (double)n);
 		}
 	}
+	/* a fabric the schema does not name (HPE Slingshot, "Ethernet"): the
+	 * fat tree of the row's NICs, said */
+	static const char *const schema_fabric[] = {"",          "ib-fat-tree", "roce-fat-tree",
+	                                            "rail-optimized", "omni-path", "efa",
+	                                            "unknown",   NULL};
+	bool known = false;
+	for (const char *const *f = schema_fabric; *f; f++)
+		known = known || !strcmp(get(c, row, "fabric"), *f);
+	if (!known)
+		valid_assume(assumed, alen,
+		             "fabric '%.24s' not in the schema: a non-blocking fat tree of the "
+		             "row's NICs",
+		             get(c, row, "fabric"));
 	sim_buf_printf(b, "[cluster]\nname = %s\nnodes = %ld\nfabric = %s\n", get(c, row, "id"),
 		       gpus < gpn ? 1 : (gpus + gpn - 1) / gpn,
 		       on_efa ? "efa" : fabric_name(get(c, row, "fabric")));

@@ -566,7 +566,8 @@ sys.exit(0 if ok else 1)' || { echo "collective kinds spelled loosely"; fail=1; 
 # step or peak or collective time, and says its reading. D05 (768 GPUs, tp
 # 8, pp 2, ZeRO-1, 400 Gb/s NICs, 2.177 s): "768 GPUs", "TP=8",
 # "ZeRO-1", "400G", "2177 ms", "~2.177*", precision "mixed" (no 16-bit type
-# named: open, the H100's bf16, said), sequence_parallel "enabled";
+# named: open, the H100's bf16, said), sequence_parallel "enabled", a
+# fabric the schema does not name ("Slingshot-11": a fat tree, as D05's, said);
 # recompute "activation checkpointing" against full; a global batch of "1,536" against
 # 1536, vpp "1F1B" and "n/a" (not applicable: no interleaving) against 1
 # (an interleaving of unknown depth is the schema's empty); a memory row's peak "56.551 GiB"
@@ -593,7 +594,7 @@ loose = [({}, dict(gpus="768 GPUs")), ({}, dict(tp="TP=8")),
          (dict(vpp="1"), dict(vpp="1F1B")), (dict(vpp="1"), dict(vpp="n/a")),
          ({}, dict(zero="ZeRO-1")), ({}, dict(precision="mixed")),
          (dict(recompute="full"), dict(recompute="activation checkpointing")),
-         ({}, dict(sequence_parallel="enabled"))]
+         ({}, dict(sequence_parallel="enabled")), ({}, dict(fabric="Slingshot-11"))]
 t = []
 for i, (schema, change) in enumerate(loose):
     t.append(dict(d, id="XNa%d" % i, **schema))
@@ -642,7 +643,8 @@ for i, said in enumerate(("gpus '768 GPUs' read as 768", "tp 'TP=8' read as 8",
                           "vpp 'n/a' read as 1", "zero 'ZeRO-1' read as 1",
                           "precision 'mixed' read as open",
                           "recompute 'activation checkpointing' read as full",
-                          "sequence_parallel 'enabled' read as 1")):
+                          "sequence_parallel 'enabled' read as 1",
+                          "fabric 'Slingshot-11' not in the schema: a non-blocking fat tree")):
     same("XNa%d" % i, "XNb%d" % i, said)
 same("XNm0", "XNm1", "measured_peak_gib '56.551 GiB' read as 56.551")
 same("XNm2", "XNm3", "seq_len '4K' read as 4096")
