@@ -33,10 +33,18 @@ static const reading precision[] = {
         {"tf32", "tf32"},   {"fp16", "fp16"},     {"float16", "fp16"}, {"half", "fp16"},
         {"^16", "fp16"},    {"fp32", "fp32"},     {"float32", "fp32"}, {"^32", "fp32"},
         {"mixed", ""},      {"=amp", ""},         {"^amp ", ""}};
+/* bitsandbytes' paged 8-bit AdamW before its paged 32-bit one; optimizers
+ * the schema does not name (SGD, Adafactor, Lion, LAMB) by their names,
+ * which memrows.c runs as the states they keep */
 static const reading optimizer[] = {
-        {"paged", "paged-adamw"}, {"8bit", "adam8bit"}, {"8-bit", "adam8bit"},
-        {"8 bit", "adam8bit"},    {"cpu", "adam-cpu"},  {"adamw", "adamw"},
-        {"adam", "adam"}};
+        {"paged_adamw_8bit", "paged-adam8bit"}, {"paged-adamw-8bit", "paged-adam8bit"},
+        {"paged adamw 8", "paged-adam8bit"},    {"paged_adam_8bit", "paged-adam8bit"},
+        {"paged", "paged-adamw"},               {"8bit", "adam8bit"},
+        {"8-bit", "adam8bit"},                  {"8 bit", "adam8bit"},
+        {"cpu", "adam-cpu"},                    {"adamw", "adamw"},
+        {"lamb", "lamb"},                       {"adam", "adam"},
+        {"adafactor", "adafactor"},             {"lion", "lion"},
+        {"sgd", "sgd"}};
 static const reading memory_kind[] = {
         {"=oom", "oom"},        {"out of memory", "oom"}, {"out-of-memory", "oom"},
         {"alloc", "allocated"}, {"reserv", "reserved"},   {"smi", "nvidia-smi"},

@@ -544,6 +544,22 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		sim_buf_printf(b, "optimizer = adam-8bit\n");
 	else if (!strcmp(o, "paged-adamw"))
 		sim_buf_printf(b, "optimizer = paged-adam\n");
+	else if (!strcmp(o, "paged-adam8bit"))
+		sim_buf_printf(b, "optimizer = paged-adam-8bit\n");
+	else if (!strcmp(o, "sgd")) /* torch.optim.SGD, its momentum buffer */
+		sim_buf_printf(b, "optimizer = sgd-momentum\n");
+	else if (!strcmp(o, "adafactor"))
+		sim_buf_printf(b, "optimizer = adafactor\n");
+	else if (!strcmp(o, "lion")) {
+		/* Lion (Chen et al. 2023) keeps one moment per parameter, as SGD
+		 * keeps its momentum */
+		sim_buf_printf(b, "optimizer = sgd-momentum\n");
+		valid_assume(assumed, alen, "optimizer lion: one moment per parameter, as SGD's momentum");
+	} else if (!strcmp(o, "lamb"))
+		/* LAMB keeps Adam's two moments (You et al. 2020) */
+		valid_assume(assumed, alen, "optimizer lamb: Adam's two moments");
+	else if (*o && strcmp(o, "adam") && strcmp(o, "adamw") && strcmp(o, "adam-cpu"))
+		valid_assume(assumed, alen, "optimizer '%.24s' not modelled: Adam's states", o);
 	if (!strcmp(get(c, row, "trainable"), "lora")) {
 		long r = atol(get(c, row, "lora_rank"));
 		sim_buf_printf(b, "lora_rank = %ld\n", r > 0 ? r : 8);

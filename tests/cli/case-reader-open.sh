@@ -575,7 +575,8 @@ sys.exit(0 if ok else 1)' || { echo "collective kinds spelled loosely"; fail=1; 
 # Face's unfused attention) against no; E-allgather-8n's message
 # "256MB" (nccl-tests' sizes are binary: 2^28) and "268,435,456", its
 # median "69.00 GB/s"; a peak written "OOM" is a run out of memory (its
-# verdict, MA01's). What no reading names stays the error it was (issue
+# verdict, MA01's); optimizers as sources name them (below). What no
+# reading names stays the error it was (issue
 # 15): "2,177" in a time (a decimal comma in half the world), zero
 # "HYBRID_SHARD" (no one stage).
 python3 - tests/cases "$tmp" <<'PY'
@@ -615,13 +616,16 @@ write("mem-numbers.csv", mcols, [dict(m, id="XNm0"), dict(m, id="XNm1", measured
                                  dict(m, id="XNm4", measured_peak_gib="OOM"),
                                  dict(m, id="XNm5", flash_attention="no"),
                                  dict(m, id="XNm6", flash_attention="eager")])
+t = mem["MC01"]  # torchtune, Llama 3.2 3B, full fine-tune with AdamW
+write("mem-optim.csv", mcols, [dict(t, id="XNq%d" % i, optimizer=o) for i, o in enumerate(
+    ("adamw", "Shampoo", "LAMB", "SGD", "Lion", "Adafactor", "paged-adamw", "paged_adamw_8bit"))])
 efa = {r["id"]: r for r in csv.DictReader(open(src + "/efa-collectives.csv"))}
 e = efa["E-allgather-8n"]
 write("coll-numbers.csv", list(e.keys()),
       [dict(e, id="XNe0"), dict(e, id="XNe1", bytes="256MB"), dict(e, id="XNe2", bytes="268,435,456"),
        dict(e, id="XNe3", busbw_GBps="69.00 GB/s", measured_value="69.00 GB/s")])
 PY
-for f in numbers mem-numbers coll-numbers; do
+for f in numbers mem-numbers coll-numbers mem-optim; do
 	"$podsim" validate "$tmp/$f.csv" --json >"$tmp/$f.json" 2>"$tmp/$f.err" ||
 		{ echo "validate $f failed:"; cat "$tmp/$f.err"; fail=1; }
 done
@@ -629,7 +633,7 @@ python3 - "$tmp" <<'PY' || fail=1
 import json, sys
 d = sys.argv[1]
 r = {}
-for f in ("numbers", "mem-numbers", "coll-numbers"):
+for f in ("numbers", "mem-numbers", "coll-numbers", "mem-optim"):
     r.update({x["id"]: x for x in json.load(open(d + "/" + f + ".json"))["rows"]})
 bad = []
 def same(a, b, said):
@@ -656,6 +660,17 @@ if not (m4["status"] == "ok" and m4["oom_run"] and m4["verdict"] == r["XNm0"]["v
 for i, said in ((1, "bytes '256MB' read as 268435456"), (2, "bytes '268,435,456' read as 268435456"),
                 (3, "busbw_GBps '69.00 GB/s' read as 69")):
     same("XNe0", "XNe%d" % i, said)
+# optimizers the schema does not name: Shampoo (not modelled) and LAMB
+# (Adam's two moments) as AdamW, said; SGD's momentum and Lion's one moment
+# alike, lighter; Adafactor lighter still; bitsandbytes' paged 8-bit AdamW
+# its own (paged states live in unified memory: the same GPU peak as its
+# paged 32-bit one)
+q = [r["XNq%d" % i]["predicted_gib"] for i in range(8)]
+if not (q[0] == q[1] == q[2] > q[3] == q[4] > q[5] and q[6] == q[7]
+        and "read as paged-adam8bit" in r["XNq7"]["assumed"]
+        and "optimizer 'Shampoo' not modelled: Adam's states" in r["XNq1"]["assumed"]
+        and "optimizer lion: one moment per parameter" in r["XNq4"]["assumed"]):
+    bad.append(("optimizers", q))
 if bad:
     print("numbers written loosely:", *bad, sep="\n  ")
 sys.exit(1 if bad else 0)
