@@ -58,6 +58,14 @@ static const struct {
         {"h800-sxm5-80g", "h800-sxm5-80g", "hgx-h800", NULL},
         {"rtx3090-24g", "rtx-3090", "pcie-4x4090", NULL},
         {"rtx4090-24g", "rtx-4090", "pcie-4x4090", NULL},
+        /* the GPU files a name as sources write it stands for
+         * (valid_gpu_alias), in the nodes that carry them */
+        {"rtx-4090", "rtx-4090", "pcie-4x4090", NULL},
+        {"rtx-3090", "rtx-3090", "pcie-4x4090", NULL},
+        {"a40", "a40", "alvis-a40", NULL},
+        {"t4", "t4", "alvis-t4", NULL},
+        {"v100-sxm2-32g", "v100-sxm2-32g", "dgx1-v100", NULL},
+        {"b200", "b200", "dgx-b200", NULL},
         {"unknown-40g", "a100-pcie-40g", "dgx-a100-40g", "a 40 GB GPU not named: A100 PCIe 40 GB"},
         {"unknown-24g", "rtx-4090", "pcie-4x4090", "a 24 GB GPU not named: RTX 4090"},
         {"unknown", "a100-sxm4-80g", "dgx-a100-80g", "GPU not named: A100 80 GB"},

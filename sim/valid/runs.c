@@ -45,6 +45,14 @@ static const char *node_template(const char *intra, const char *gpu)
 		return "pcie-8x-h100";
 	if (!strcmp(intra, "pcie-gen4") && strstr(gpu, "a100-pcie"))
 		return "pcie-8x-a100";
+	/* the consumer cards' box (4 on one Gen4 root each), Alvis's A40 and T4
+	 * nodes (topologies/nodes/) */
+	if (!strcmp(intra, "pcie-gen4") && strstr(gpu, "rtx-"))
+		return "pcie-4x4090";
+	if (!strcmp(intra, "pcie-gen4") && !strcmp(gpu, "a40"))
+		return "alvis-a40";
+	if (!strcmp(intra, "pcie-gen3") && !strcmp(gpu, "t4"))
+		return "alvis-t4";
 	if (!strcmp(intra, "nvlink-hcm"))
 		return "dgx1-v100";
 	if (!strcmp(intra, "nvswitch-gen4"))
@@ -83,6 +91,11 @@ static const struct {
          "GPU named loosely: A100, SXM4 unless the name says PCIe, 80 GB unless it says 40"},
         {"v100", "v100-sxm2-32g", NULL, NULL, NULL,
          "GPU named loosely: V100, the SXM2 32 GB part (the one shipped GPU file)"},
+        /* after the A100 ("a100-40g" holds no "a40"; "a40" comes later) */
+        {"4090", "rtx-4090", NULL, NULL, NULL, "GPU named loosely: GeForce RTX 4090"},
+        {"3090", "rtx-3090", NULL, NULL, NULL, "GPU named loosely: GeForce RTX 3090"},
+        {"a40", "a40", NULL, NULL, NULL, "GPU named loosely: A40"},
+        {"t4", "t4", NULL, NULL, NULL, "GPU named loosely: T4"},
 };
 
 static const char *gpu_loose(const char *gpu, const char **assumed)
@@ -141,6 +154,8 @@ const char *valid_default_intra(const char *gpu)
 	       : !strcmp(gpu, "h100-pcie")                            ? "pcie-gen5"
 	       : strstr(gpu, "a100-pcie")                             ? "pcie-gen4"
 	       : strstr(gpu, "v100-sxm2")                             ? "nvlink-hcm"
+	       : strstr(gpu, "rtx-") || !strcmp(gpu, "a40")           ? "pcie-gen4"
+	       : !strcmp(gpu, "t4")                                   ? "pcie-gen3"
 	                                                              : NULL;
 }
 

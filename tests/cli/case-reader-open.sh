@@ -616,6 +616,15 @@ write("mem-numbers.csv", mcols, [dict(m, id="XNm0"), dict(m, id="XNm1", measured
                                  dict(m, id="XNm4", measured_peak_gib="OOM"),
                                  dict(m, id="XNm5", flash_attention="no"),
                                  dict(m, id="XNm6", flash_attention="eager")])
+# GPUs with a GPU file and a node, named as sources name them: a memory row
+# on "NVIDIA GeForce RTX 4090" is the schema's rtx4090-24g, on "A40" runs
+# Alvis's A40 node; a training row on "NVIDIA A40" (node_intra open) runs
+# it too (both skipped before: "no GPU file", "no node template")
+write("gpu-names.csv", mcols, [dict(m, id="XNg0", gpu="rtx4090-24g"),
+                               dict(m, id="XNg1", gpu="NVIDIA GeForce RTX 4090"),
+                               dict(m, id="XNg2", gpu="A40")])
+v = rows["S0001"]
+write("gpu-names-train.csv", cols, [dict(v, id="XNg3", gpu="NVIDIA A40", node_intra="")])
 t = mem["MC01"]  # torchtune, Llama 3.2 3B, full fine-tune with AdamW
 write("mem-optim.csv", mcols, [dict(t, id="XNq%d" % i, optimizer=o) for i, o in enumerate(
     ("adamw", "Shampoo", "LAMB", "SGD", "Lion", "Adafactor", "paged-adamw", "paged_adamw_8bit"))])
@@ -625,7 +634,7 @@ write("coll-numbers.csv", list(e.keys()),
       [dict(e, id="XNe0"), dict(e, id="XNe1", bytes="256MB"), dict(e, id="XNe2", bytes="268,435,456"),
        dict(e, id="XNe3", busbw_GBps="69.00 GB/s", measured_value="69.00 GB/s")])
 PY
-for f in numbers mem-numbers coll-numbers mem-optim; do
+for f in numbers mem-numbers coll-numbers mem-optim gpu-names gpu-names-train; do
 	"$podsim" validate "$tmp/$f.csv" --json >"$tmp/$f.json" 2>"$tmp/$f.err" ||
 		{ echo "validate $f failed:"; cat "$tmp/$f.err"; fail=1; }
 done
@@ -633,7 +642,7 @@ python3 - "$tmp" <<'PY' || fail=1
 import json, sys
 d = sys.argv[1]
 r = {}
-for f in ("numbers", "mem-numbers", "coll-numbers", "mem-optim"):
+for f in ("numbers", "mem-numbers", "coll-numbers", "mem-optim", "gpu-names", "gpu-names-train"):
     r.update({x["id"]: x for x in json.load(open(d + "/" + f + ".json"))["rows"]})
 bad = []
 def same(a, b, said):
@@ -671,6 +680,12 @@ if not (q[0] == q[1] == q[2] > q[3] == q[4] > q[5] and q[6] == q[7]
         and "optimizer 'Shampoo' not modelled: Adam's states" in r["XNq1"]["assumed"]
         and "optimizer lion: one moment per parameter" in r["XNq4"]["assumed"]):
     bad.append(("optimizers", q))
+same("XNg0", "XNg1", "GPU named loosely: GeForce RTX 4090")
+for g in ("XNg2", "XNg3"):
+    if r[g]["status"] != "ok" or "GPU named loosely: A40" not in r[g]["assumed"]:
+        bad.append((g, r[g]))
+if "node_intra pcie-gen4 (not published" not in r["XNg3"]["assumed"]:
+    bad.append(("XNg3 node", r["XNg3"]["assumed"]))
 if bad:
     print("numbers written loosely:", *bad, sep="\n  ")
 sys.exit(1 if bad else 0)
