@@ -222,13 +222,16 @@ static bool lead_number(const char *t, bool whole, double *v, const char **rest)
 	 * whole number's column, or before a decimal point ("1,234.5") */
 	if (seps && !whole && *p != '.')
 		return false;
-	if (*p == '.' && isdigit((unsigned char)p[1]))
+	if (*p == '.' && isdigit((unsigned char)p[1]) && n + 2 < sizeof num)
 		for (num[n++] = *p++; isdigit((unsigned char)*p) && n + 1 < sizeof num;)
 			num[n++] = *p++;
-	const char *e = p + ((p[1] == '+' || p[1] == '-') ? 2 : 1);
-	if ((*p == 'e' || *p == 'E') && isdigit((unsigned char)*e) && n + 3 < sizeof num)
-		while (p < e || (isdigit((unsigned char)*p) && n + 1 < sizeof num))
-			num[n++] = *p++;
+	if ((*p == 'e' || *p == 'E') && n + 3 < sizeof num) {
+		const char *e =
+		        p + ((p[1] == '+' || p[1] == '-') ? 2 : 1); /* p[1]: at most the NUL */
+		if (isdigit((unsigned char)*e))
+			while (p < e || (isdigit((unsigned char)*p) && n + 1 < sizeof num))
+				num[n++] = *p++;
+	}
 	num[n] = 0;
 	char *end;
 	*v = strtod(num, &end);

@@ -3,7 +3,8 @@
  * Each input is parsed by cases_csv_parse; if it parses, every cell is read,
  * and the typed accessors run over a few columns of the shipped schemas
  * (calibration.csv, microbench.csv) plus the first columns of the header,
- * whatever they are called.
+ * whatever they are called; then the numbers written loosely are read
+ * (valid_loose_numbers) and said (valid_loose_assume).
  *
  * Built with -fsanitize=fuzzer,address,undefined under clang (option `fuzz`);
  * tests/fuzz/replay.c replays the corpus as an ordinary test.
@@ -13,11 +14,13 @@
 #include <string.h>
 
 #include "cases/cases.h"
+#include "valid/valid_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const fuzz_cols[] = {"id", "layers", "gpus", "tp", "measured_iter_s",
-					"time_us", "m", "bytes", "nope", NULL};
+					"time_us", "m", "bytes", "nope", "zero", "vpp",
+					"measured_peak_gib", "nic_gbps", "seq_len", NULL};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -49,6 +52,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				(void)cases_get_real(c, r, fuzz_cols[i], -1.0, &d, diag);
 			}
 		}
+		/* the numbers written loosely (valid/numbers.c): rewritten in
+		 * place, each field's text as written kept, and said */
+		(void)cases_csv_sep(c);
+		if (valid_loose_numbers(c) == SIM_OK)
+			for (size_t r = 0; r < rows && r < 64; r++) {
+				char said[1024] = "";
+				valid_loose_assume(c, r, said, sizeof said);
+				(void)valid_oom_marked(c, r, "measured_iter_s");
+				for (int col = 0; col < 8; col++)
+					sum += strlen(cases_csv_written(c, r, col));
+			}
 		for (size_t i = 0; i < sim_diag_count(diag); i++)
 			(void)sim_diag_text(diag, i);
 		cases_csv_free(c);
