@@ -27,9 +27,73 @@ static const char *get(const cases_csv *c, size_t row, const char *col)
  *                 row: T = F / (mfu x P n), P the GPU's dense 16-bit tensor
  *                 peak (hw_peak; the H100's 989.4 TFLOP/s, as the
  *                 Megatron-Core README's rows are derived)
+ *   a step time (a metric naming an iteration or step, or none, in a time
+ *   or a time per iteration or step: "ms", "s/it", "sec/step"; vTrain's
+ *   iteration_time in ms; not MLPerf's time_to_train): T = value x unit
+ * A metric the row names otherwise is read by its unit: tokens/s per GPU,
+ * tokens/s, samples (sequences) per second, TFLOP/s per GPU.
  * V the model's vocabulary (unpadded). An fp8 row's MFU is left out: whether
  * the source divided by the fp8 or the 16-bit peak is not in the row. */
-enum metric { METRIC_NONE, METRIC_TOK_GPU, METRIC_TOK, METRIC_SAMPLES, METRIC_TFLOPS, METRIC_MFU };
+enum metric {
+	METRIC_NONE,
+	METRIC_TOK_GPU,
+	METRIC_TOK,
+	METRIC_SAMPLES,
+	METRIC_TFLOPS,
+	METRIC_MFU,
+	METRIC_TIME
+};
+
+/* The measured unit, lower case without spaces: seconds per unit when it is a
+ * time or a time per iteration or step, else 0. */
+static double unit_seconds(const char *unit)
+{
+	char u[48], t[48];
+	size_t n = 0;
+	valid_lower(unit, t, sizeof t);
+	for (const char *p = t; *p && n + 1 < sizeof u; p++)
+		if (*p != ' ')
+			u[n++] = *p;
+	u[n] = 0;
+	static const char *const per[] = {"/iteration", "/iter", "/it", "/step", NULL};
+	for (const char *const *q = per; *q; q++) {
+		size_t k = strlen(*q);
+		if (n > k && !strcmp(u + n - k, *q)) {
+			u[n -= k] = 0;
+			break;
+		}
+	}
+	static const struct {
+		const char *name;
+		double s;
+	} units[] = {{"s", 1},     {"sec", 1},     {"secs", 1},  {"second", 1}, {"seconds", 1},
+	             {"ms", 1e-3}, {"msec", 1e-3}, {"us", 1e-6}, {"min", 60},   {"minutes", 60}};
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (!strcmp(u, units[i].name))
+			return units[i].s;
+	return 0;
+}
+
+/* A throughput by its unit, lower case without spaces ("tokens/s/GPU",
+ * "TFLOP/s per GPU", "samples/s"). */
+static enum metric unit_metric(const char *unit, bool formula)
+{
+	char t[48], u[48];
+	size_t n = 0;
+	valid_lower(unit, t, sizeof t);
+	for (const char *p = t; *p && n + 1 < sizeof u; p++)
+		if (*p != ' ')
+			u[n++] = *p;
+	u[n] = 0;
+	bool gpu = strstr(u, "gpu") != NULL;
+	if (strstr(u, "tok"))
+		return gpu ? METRIC_TOK_GPU : METRIC_TOK;
+	if ((strstr(u, "sample") || strstr(u, "seq")) && !gpu)
+		return METRIC_SAMPLES;
+	if (strstr(u, "tflop") && gpu && formula)
+		return METRIC_TFLOPS;
+	return METRIC_NONE;
+}
 
 /* The source's FLOPs per step by its formula column (0: none podsim reads):
  * Megatron's two, 96 (sc21) or 72 (mfu) B s l h^2 (1 + s/6h + V/c l h), c
@@ -39,7 +103,19 @@ static double formula_flops(const char *f, double B, double s, double l, double 
 	bool sc21 = !strcmp(f, "megatron-sc21");
 	if (!sc21 && strcmp(f, "megatron-mfu"))
 		return 0;
-	return (sc21 ? 96 : 72) * B * s * l * h * h * (1 + s / (6 * h) + V / ((sc21 ? 16 : 12) * l * h));
+	return (sc21 ? 96 : 72) * B * s * l * h * h *
+	       (1 + s / (6 * h) + V / ((sc21 ? 16 : 12) * l * h));
+}
+
+/* A metric that names the step's time (vTrain's "iteration_time", "step_time",
+ * "iter_s", or none), not a run's (MLPerf's "time_to_train", an epoch's, a
+ * total), whose unit is a time. */
+static bool step_named(const char *metric)
+{
+	char m[64];
+	valid_lower(metric, m, sizeof m);
+	return (!*m || strstr(m, "iter") || strstr(m, "step")) && !strstr(m, "train") &&
+	       !strstr(m, "epoch") && !strstr(m, "total");
 }
 
 static enum metric metric_kind(const cases_csv *c, size_t row)
@@ -50,12 +126,15 @@ static enum metric metric_kind(const cases_csv *c, size_t row)
 	bool formula = !strcmp(f, "megatron-sc21") || !strcmp(f, "megatron-mfu");
 	if (atof(get(c, row, "measured_value")) <= 0)
 		return METRIC_NONE;
-	return !strcmp(m, "tokens_per_s_per_gpu")             ? METRIC_TOK_GPU
-	       : !strcmp(m, "tokens_per_s")                   ? METRIC_TOK
-	       : !strcmp(m, "samples_per_s")                  ? METRIC_SAMPLES
-	       : !strcmp(m, "tflops_per_gpu") && formula      ? METRIC_TFLOPS
-	       : !strcmp(m, "mfu") && formula && sixteen      ? METRIC_MFU
-	                                                      : METRIC_NONE;
+	const char *u = get(c, row, "measured_unit");
+	return !strcmp(m, "tokens_per_s_per_gpu")        ? METRIC_TOK_GPU
+	       : !strcmp(m, "tokens_per_s")              ? METRIC_TOK
+	       : !strcmp(m, "samples_per_s")             ? METRIC_SAMPLES
+	       : !strcmp(m, "tflops_per_gpu") && formula ? METRIC_TFLOPS
+	       : !strcmp(m, "mfu") && formula && sixteen ? METRIC_MFU
+	       : !strcmp(m, "mfu")                       ? METRIC_NONE
+	       : step_named(m) && unit_seconds(u) > 0    ? METRIC_TIME
+	                                                 : unit_metric(u, formula);
 }
 
 double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_scenario *s,
@@ -66,7 +145,8 @@ double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_sce
 	const char *f = get(c, row, "flops_formula");
 	double F = formula_flops(f, B, sq, s->model.layers, s->model.hidden, s->vocab_model);
 	bool sc21 = !strcmp(f, "megatron-sc21");
-	const char *Fs = sc21 ? "96 B s l h^2 (1 + s/6h + V/16lh)" : "72 B s l h^2 (1 + s/6h + V/12lh)";
+	const char *Fs =
+	        sc21 ? "96 B s l h^2 (1 + s/6h + V/16lh)" : "72 B s l h^2 (1 + s/6h + V/12lh)";
 	double t = 0;
 	char how[160] = "";
 	switch (metric_kind(c, row)) {
@@ -94,7 +174,13 @@ double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_sce
 		snprintf(how, sizeof how, "%s / (mfu x dense 16-bit peak x gpus)", Fs);
 		break;
 	}
-	case METRIC_NONE: break;
+	case METRIC_TIME:
+		t = v * unit_seconds(get(c, row, "measured_unit"));
+		snprintf(how, sizeof how, "measured_value %.6g %s, the step time", v,
+		         get(c, row, "measured_unit"));
+		break;
+	case METRIC_NONE:
+		break;
 	}
 	valid_assume(assumed, alen, "measured_iter_s %.6g s (not given: %s)", t, how);
 	return t;

@@ -602,6 +602,18 @@ for i, (schema, change) in enumerate(loose):
     t.append(dict(d, id="XNb%d" % i, **change))
 write("numbers.csv", cols, t)
 write("comma.csv", cols, [dict(d, id="XNc0", measured_iter_s="2,177")])
+# step times and throughputs in measured_value only: vTrain's iteration_time
+# in ms (V0001: 3.5665 s), a step time "s/it" with no metric name, D05's
+# 419.7 TFLOP/s per GPU named "throughput" (its unit tells the metric; the
+# Megatron MFU formula gives 2.177 s); MLPerf's time_to_train is not a step
+v1 = rows["V0001"]
+write("metric-units.csv", cols, [
+    dict(v1, id="XNt0", measured_iter_s=""),
+    dict(d, id="XNt1", measured_iter_s="", measured_metric="", measured_value="2.177",
+         measured_unit="s/it"),
+    dict(d, id="XNt2", measured_iter_s="", measured_metric="throughput", measured_unit="TFLOP/s/GPU"),
+    dict(d, id="XNt3", measured_iter_s="", measured_metric="time_to_train", measured_value="3.9",
+         measured_unit="min")])
 # runs out of memory written in the measurement's column: their verdicts
 nometric = dict(measured_value="", measured_metric="")
 write("oom-steps.csv", cols, [dict(d, id="XNo0"), dict(d, id="XNo1", measured_iter_s="OOM", **nometric),
@@ -634,7 +646,7 @@ write("coll-numbers.csv", list(e.keys()),
       [dict(e, id="XNe0"), dict(e, id="XNe1", bytes="256MB"), dict(e, id="XNe2", bytes="268,435,456"),
        dict(e, id="XNe3", busbw_GBps="69.00 GB/s", measured_value="69.00 GB/s")])
 PY
-for f in numbers mem-numbers coll-numbers mem-optim gpu-names gpu-names-train; do
+for f in numbers mem-numbers coll-numbers mem-optim gpu-names gpu-names-train metric-units; do
 	"$podsim" validate "$tmp/$f.csv" --json >"$tmp/$f.json" 2>"$tmp/$f.err" ||
 		{ echo "validate $f failed:"; cat "$tmp/$f.err"; fail=1; }
 done
@@ -642,7 +654,8 @@ python3 - "$tmp" <<'PY' || fail=1
 import json, sys
 d = sys.argv[1]
 r = {}
-for f in ("numbers", "mem-numbers", "coll-numbers", "mem-optim", "gpu-names", "gpu-names-train"):
+for f in ("numbers", "mem-numbers", "coll-numbers", "mem-optim", "gpu-names", "gpu-names-train",
+          "metric-units"):
     r.update({x["id"]: x for x in json.load(open(d + "/" + f + ".json"))["rows"]})
 bad = []
 def same(a, b, said):
@@ -681,6 +694,12 @@ if not (q[0] == q[1] == q[2] > q[3] == q[4] > q[5] and q[6] == q[7]
         and "optimizer lion: one moment per parameter" in r["XNq4"]["assumed"]):
     bad.append(("optimizers", q))
 same("XNg0", "XNg1", "GPU named loosely: GeForce RTX 4090")
+for t, want in (("XNt0", 3.5665), ("XNt1", 2.177), ("XNt2", 2.177)):
+    if r[t]["status"] != "ok" or abs(r[t]["measured_iter_s"] / want - 1) > 1e-4 \
+            or "measured_iter_s" not in r[t]["assumed"]:
+        bad.append((t, r[t]))
+if r["XNt3"]["status"] != "skipped":
+    bad.append(("XNt3", r["XNt3"]))
 for g in ("XNg2", "XNg3"):
     if r[g]["status"] != "ok" or "GPU named loosely: A40" not in r[g]["assumed"]:
         bad.append((g, r[g]))
