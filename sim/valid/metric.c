@@ -44,17 +44,25 @@ enum metric {
 	METRIC_TIME
 };
 
+/* A unit in lower case without spaces into u (len bytes); its length. */
+static size_t squash(const char *unit, char *u, size_t len)
+{
+	char t[48];
+	size_t n = 0;
+	valid_lower(unit, t, sizeof t);
+	for (const char *p = t; *p && n + 1 < len; p++)
+		if (*p != ' ')
+			u[n++] = *p;
+	u[n] = 0;
+	return n;
+}
+
 /* The measured unit, lower case without spaces: seconds per unit when it is a
  * time or a time per iteration or step, else 0. */
 static double unit_seconds(const char *unit)
 {
-	char u[48], t[48];
-	size_t n = 0;
-	valid_lower(unit, t, sizeof t);
-	for (const char *p = t; *p && n + 1 < sizeof u; p++)
-		if (*p != ' ')
-			u[n++] = *p;
-	u[n] = 0;
+	char u[48];
+	size_t n = squash(unit, u, sizeof u);
 	static const char *const per[] = {"/iteration", "/iter", "/it", "/step", NULL};
 	for (const char *const *q = per; *q; q++) {
 		size_t k = strlen(*q);
@@ -78,13 +86,8 @@ static double unit_seconds(const char *unit)
  * "TFLOP/s per GPU", "samples/s"). */
 static enum metric unit_metric(const char *unit, bool formula)
 {
-	char t[48], u[48];
-	size_t n = 0;
-	valid_lower(unit, t, sizeof t);
-	for (const char *p = t; *p && n + 1 < sizeof u; p++)
-		if (*p != ' ')
-			u[n++] = *p;
-	u[n] = 0;
+	char u[48];
+	squash(unit, u, sizeof u);
 	bool gpu = strstr(u, "gpu") != NULL;
 	if (strstr(u, "tok"))
 		return gpu ? METRIC_TOK_GPU : METRIC_TOK;
