@@ -66,6 +66,9 @@ static const struct {
         {"t4", "t4", "alvis-t4", NULL},
         {"v100-sxm2-32g", "v100-sxm2-32g", "dgx1-v100", NULL},
         {"b200", "b200", "dgx-b200", NULL},
+        /* no GH200 node file: an HGX H200 board carries its GPU file, as
+         * training rows' (valid_default_intra); a peak is the GPU's */
+        {"gh200", "gh200", "hgx-h200", "GH200 node not shipped: its GPU on an HGX H200 board"},
         {"unknown-40g", "a100-pcie-40g", "dgx-a100-40g", "a 40 GB GPU not named: A100 PCIe 40 GB"},
         {"unknown-24g", "rtx-4090", "pcie-4x4090", "a 24 GB GPU not named: RTX 4090"},
         {"unknown", "a100-sxm4-80g", "dgx-a100-80g", "GPU not named: A100 80 GB"},

@@ -630,11 +630,13 @@ write("mem-numbers.csv", mcols, [dict(m, id="XNm0"), dict(m, id="XNm1", measured
                                  dict(m, id="XNm6", flash_attention="eager")])
 # GPUs with a GPU file and a node, named as sources name them: a memory row
 # on "NVIDIA GeForce RTX 4090" is the schema's rtx4090-24g, on "A40" runs
-# Alvis's A40 node; a training row on "NVIDIA A40" (node_intra open) runs
+# Alvis's A40 node, on "GH200 480GB" its GPU file on an HGX H200 board (no
+# GH200 node file; said); a training row on "NVIDIA A40" (node_intra open) runs
 # it too (both skipped before: "no GPU file", "no node template")
 write("gpu-names.csv", mcols, [dict(m, id="XNg0", gpu="rtx4090-24g"),
                                dict(m, id="XNg1", gpu="NVIDIA GeForce RTX 4090"),
-                               dict(m, id="XNg2", gpu="A40")])
+                               dict(m, id="XNg2", gpu="A40"),
+                               dict(m, id="XNg4", gpu="GH200 480GB")])
 v = rows["S0001"]
 write("gpu-names-train.csv", cols, [dict(v, id="XNg3", gpu="NVIDIA A40", node_intra="")])
 t = mem["MC01"]  # torchtune, Llama 3.2 3B, full fine-tune with AdamW
@@ -703,6 +705,8 @@ if r["XNt3"]["status"] != "skipped":
 for g in ("XNg2", "XNg3"):
     if r[g]["status"] != "ok" or "GPU named loosely: A40" not in r[g]["assumed"]:
         bad.append((g, r[g]))
+if r["XNg4"]["status"] != "ok" or "GH200 node not shipped" not in r["XNg4"]["assumed"]:
+    bad.append(("XNg4", r["XNg4"]))
 if "node_intra pcie-gen4 (not published" not in r["XNg3"]["assumed"]:
     bad.append(("XNg3 node", r["XNg3"]["assumed"]))
 if bad:
