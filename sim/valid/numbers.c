@@ -4,10 +4,12 @@
  * value with its unit ("1.25 s", "400 Gb/s", "256MB"), marked approximate
  * ("~1.2") or with a footnote ("3.41*"), a ZeRO stage by name ("ZeRO-1",
  * "FULL_SHARD"), an interleaving without its depth ("interleaved"), a field
- * left "n/a", a measurement that is a run out of memory ("OOM"). Each such field is rewritten in
- * the loaded file to the schema's number (cases_csv_set), or to empty where the schema's empty
- * means the same ("Empty = unknown or not applicable", tests/cases/README.md),
- * before the numbers are checked; the reader says each reading on its row
+ * left "n/a", a measurement that is a run out of memory ("OOM"), a remark in
+ * parentheses after it, a decimal comma in a semicolon-separated file. Each
+ * such field is rewritten in the loaded file to the schema's number
+ * (cases_csv_set), or to empty where the schema's empty means the same
+ * ("Empty = unknown or not applicable", tests/cases/README.md), before the
+ * numbers are checked; the reader says each reading on its row
  * (valid_loose_numbers_assume). A field no reading matches stays as written
  * and is the error it was: "ten" in a count, "24.5" layers, "1e300" GPUs
  * (issue 15: bad input is an error with its line, not a skipped row). */
