@@ -22,50 +22,53 @@
 #include <string.h>
 #include <strings.h>
 
-/* The numeric columns of the schemas (valid.c check_numbers' list): a
- * value's unit where the column has one, and how many SI units (seconds,
- * bytes, bytes/s) the column's unit is. */
-static const struct numcol {
-	const char *col;
-	sim_unit unit;
-	double per;
-} numcols[] = {
-        {"layers", SIM_UNIT_NONE, 1},
-        {"hidden", SIM_UNIT_NONE, 1},
-        {"heads", SIM_UNIT_NONE, 1},
-        {"kv_heads", SIM_UNIT_NONE, 1},
-        {"ffn", SIM_UNIT_NONE, 1},
-        {"vocab", SIM_UNIT_NONE, 1},
-        {"seq_len", SIM_UNIT_NONE, 1},
-        {"moe_experts", SIM_UNIT_NONE, 1},
-        {"moe_topk", SIM_UNIT_NONE, 1},
-        {"global_batch", SIM_UNIT_NONE, 1},
-        {"micro_batch", SIM_UNIT_NONE, 1},
-        {"gpus", SIM_UNIT_NONE, 1},
-        {"nodes", SIM_UNIT_NONE, 1},
-        {"gpus_per_node", SIM_UNIT_NONE, 1},
-        {"nics_per_node", SIM_UNIT_NONE, 1},
-        {"nic_gbps", SIM_UNIT_BANDWIDTH, 1.25e8},
-        {"tp", SIM_UNIT_NONE, 1},
-        {"pp", SIM_UNIT_NONE, 1},
-        {"dp", SIM_UNIT_NONE, 1},
-        {"cp", SIM_UNIT_NONE, 1},
-        {"ep", SIM_UNIT_NONE, 1},
-        {"vpp", SIM_UNIT_NONE, 1},
-        {"zero", SIM_UNIT_NONE, 1},
-        {"m", SIM_UNIT_NONE, 1},
-        {"n", SIM_UNIT_NONE, 1},
-        {"k", SIM_UNIT_NONE, 1},
-        {"bytes", SIM_UNIT_BYTES, 1},
-        {"time_us", SIM_UNIT_TIME, 1e-6},
-        {"busbw_GBps", SIM_UNIT_BANDWIDTH, 1e9},
-        {"busbw_p05_GBps", SIM_UNIT_BANDWIDTH, 1e9},
-        {"busbw_p95_GBps", SIM_UNIT_BANDWIDTH, 1e9},
-        {"measured_iter_s", SIM_UNIT_TIME, 1},
-        {"measured_value", SIM_UNIT_NONE, 1},
-        {"measured_peak_gib", SIM_UNIT_BYTES, 1073741824.0},
-        {"lora_rank", SIM_UNIT_NONE, 1},
+/* The numeric columns of the schemas, in the order valid.c's number checks
+ * report them: what each holds (a count of at least 1, an integer, a real)
+ * and a value's unit where the column has one, with how many SI units
+ * (seconds, bytes, bytes/s) the column's unit is. */
+static const valid_numcol numcols[] = {
+        {"layers", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
+        {"hidden", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
+        {"heads", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
+        {"kv_heads", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
+        {"ffn", VALID_NUM_INT, SIM_UNIT_NONE, 1},
+        {"vocab", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
+        {"seq_len", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
+        {"moe_experts", VALID_NUM_INT, SIM_UNIT_NONE, 1},
+        {"moe_topk", VALID_NUM_INT, SIM_UNIT_NONE, 1},
+        {"global_batch", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
+        {"micro_batch", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
+        {"gpus", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
+        {"nodes", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
+        {"gpus_per_node", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
+        {"nics_per_node", VALID_NUM_INT, SIM_UNIT_NONE, 1},
+        {"nic_gbps", VALID_NUM_REAL, SIM_UNIT_BANDWIDTH, 1.25e8},
+        {"tp", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
+        {"pp", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
+        {"dp", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
+        {"cp", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
+        {"ep", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
+        {"vpp", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
+        {"zero", VALID_NUM_INT, SIM_UNIT_NONE, 1},
+        {"m", VALID_NUM_INT, SIM_UNIT_NONE, 1},
+        {"n", VALID_NUM_INT, SIM_UNIT_NONE, 1},
+        {"k", VALID_NUM_INT, SIM_UNIT_NONE, 1},
+        {"bytes", VALID_NUM_REAL, SIM_UNIT_BYTES, 1},
+        {"time_us", VALID_NUM_REAL, SIM_UNIT_TIME, 1e-6},
+        {"busbw_GBps", VALID_NUM_REAL, SIM_UNIT_BANDWIDTH, 1e9},
+        {"measured_iter_s", VALID_NUM_REAL, SIM_UNIT_TIME, 1},
+        {"measured_value", VALID_NUM_REAL, SIM_UNIT_NONE, 1},
+        {"busbw_p05_GBps", VALID_NUM_REAL, SIM_UNIT_BANDWIDTH, 1e9},
+        {"busbw_p95_GBps", VALID_NUM_REAL, SIM_UNIT_BANDWIDTH, 1e9},
+        {"measured_peak_gib", VALID_NUM_REAL, SIM_UNIT_BYTES, 1073741824.0},
+        {"lora_rank", VALID_NUM_INT, SIM_UNIT_NONE, 1},
 };
+
+const valid_numcol *valid_numeric_cols(size_t *n)
+{
+	*n = sizeof numcols / sizeof numcols[0];
+	return numcols;
+}
 
 #define NCOLS (sizeof numcols / sizeof numcols[0])
 
@@ -246,7 +249,7 @@ static bool lead_number(const char *t, bool whole, double *v, const char **rest)
 /* A unit written as sources write it, in sim_unit_parse's spelling:
  * "Gbps" Gb/s, "GBps" GB/s, "sec" s, "\u00b5s" us; a NIC's bare "G" or "GbE"
  * its line rate in Gb/s; a memory peak's "GB" the schema's GiB. */
-static void unit_spelling(const struct numcol *nc, const char *u, char *out, size_t len)
+static void unit_spelling(const valid_numcol *nc, const char *u, char *out, size_t len)
 {
 	static const struct {
 		const char *from, *to;
@@ -297,7 +300,7 @@ static bool bytes_size(double x, const char *u, double *v)
  * "4 NICs" in nics_per_node (the noun, singular, is part of the column's
  * name), "4096 tokens" in seq_len, "1536 sequences" in global_batch; and a
  * sequence length's "4K" (K = 1024: a "4K context" is 4,096 tokens). */
-static bool count_suffix(const struct numcol *nc, double x, const char *u, double *v)
+static bool count_suffix(const valid_numcol *nc, double x, const char *u, double *v)
 {
 	char w[32];
 	valid_lower(u, w, sizeof w);
@@ -327,7 +330,7 @@ static bool count_suffix(const struct numcol *nc, double x, const char *u, doubl
 }
 
 /* The column's name before the number: "TP=8", "tp 8", "PP4". */
-static const char *after_name(const struct numcol *nc, const char *t)
+static const char *after_name(const valid_numcol *nc, const char *t)
 {
 	size_t k = strlen(nc->col);
 	if (k > 3 || strncasecmp(t, nc->col, k))
@@ -342,7 +345,7 @@ static const char *after_name(const struct numcol *nc, const char *t)
  * schema's number (or "" for open) when the text is not a plain number but
  * one of the forms above names one; false otherwise. `unit` is the row's
  * measured_unit (measured_value may repeat it: "1.25 s" with unit s). */
-static bool reading(const struct numcol *nc, const char *t, const char *unit, char sep, char *out,
+static bool reading(const valid_numcol *nc, const char *t, const char *unit, char sep, char *out,
                     size_t len)
 {
 	char *end;
@@ -383,9 +386,8 @@ static bool reading(const struct numcol *nc, const char *t, const char *unit, ch
 		*comma = '.';
 	const char *u, *p = after_name(nc, s);
 	double x;
-	bool whole = nc->unit == SIM_UNIT_NONE
-	                     ? strcmp(nc->col, "measured_value") != 0
-	                     : nc->unit == SIM_UNIT_BYTES && !strcmp(nc->col, "bytes");
+	/* bytes: a whole number, not an int (beyond 2^31) */
+	bool whole = nc->kind != VALID_NUM_REAL || !strcmp(nc->col, "bytes");
 	if (!lead_number(p, whole, &x, &u))
 		return false;
 	/* a remark in parentheses after the value: "1 (distributed optimizer)",

@@ -41,46 +41,33 @@ static const char *group_of(const char *id)
  * Returns the number of bad fields (all reported). */
 static int check_numbers(const cases_csv *c, sim_diag *diag)
 {
-	static const char *const cols[] = {
-		"layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "seq_len", "moe_experts",
-		"moe_topk", "global_batch", "micro_batch", "gpus", "nodes", "gpus_per_node",
-		"nics_per_node", "nic_gbps", "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "m", "n",
-		"k", "bytes", "time_us", "busbw_GBps", "measured_iter_s", "measured_value",
-		"busbw_p05_GBps", "busbw_p95_GBps", "measured_peak_gib", "lora_rank"};
-	/* the first 17 are counts of at least 1 when given (0 would be a plan
-	 * that cannot run: "skipped" hid it), the first 26 integers below
-	 * 2^31 (INT64_MAX gpus overflowed the node count) */
-	enum { COUNTS = 17, INTS = 26 };
-	static const char *const order[INTS] = {
-		"layers", "hidden", "heads", "kv_heads", "vocab", "seq_len", "global_batch",
-		"micro_batch", "gpus", "nodes", "gpus_per_node", "tp", "pp", "dp", "cp", "ep", "vpp",
-		"ffn", "moe_experts", "moe_topk", "nics_per_node", "zero", "m", "n", "k", "lora_rank"};
+	size_t ncols;
+	const valid_numcol *cols = valid_numeric_cols(&ncols);
 	int bad = 0;
-	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
-		int col = cases_csv_col(c, cols[i]);
+	for (size_t i = 0; i < ncols; i++) {
+		int col = cases_csv_col(c, cols[i].col);
 		if (col < 0)
 			continue;
-		size_t kind = INTS;
-		for (size_t k = 0; k < INTS; k++)
-			if (!strcmp(order[k], cols[i]))
-				kind = k;
 		for (size_t row = 0; row < cases_csv_rows(c); row++) {
 			double v;
 			const char *text = cases_csv_get(c, row, col);
 			const char *want = NULL;
-			if (cases_get_real(c, row, cols[i], 0, &v, diag) != SIM_OK) {
+			if (cases_get_real(c, row, cols[i].col, 0, &v, diag) != SIM_OK) {
 				bad++;
 				continue;
 			}
+			/* counts are at least 1 when given (0 would be a plan that
+			 * cannot run: "skipped" hid it), counts and integers below
+			 * 2^31 (INT64_MAX gpus overflowed the node count) */
 			if (v < 0)
 				want = "a number >= 0";
-			else if (kind < INTS && *text && (v != floor(v) || v > INT_MAX))
+			else if (cols[i].kind != VALID_NUM_REAL && *text && (v != floor(v) || v > INT_MAX))
 				want = "an integer below 2^31";
-			else if (kind < COUNTS && *text && v < 1)
+			else if (cols[i].kind == VALID_NUM_COUNT && *text && v < 1)
 				want = "a count of at least 1";
 			if (want) {
 				sim_diag_error(diag, cases_csv_path(c), cases_csv_line(c, row),
-					       "column '%s': expected %s, got '%s'", cols[i], want,
+					       "column '%s': expected %s, got '%s'", cols[i].col, want,
 					       cases_csv_written(c, row, col)); /* as the file has it */
 				bad++;
 			}

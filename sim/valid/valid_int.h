@@ -190,6 +190,18 @@ const char *valid_loose(const char *col, const char *v);
 /* Each loosely read column of the row whose value was read as another
  * ("precision 'BF16' read as bf16"), said. */
 void valid_loose_assume(const cases_csv *c, size_t row, char *assumed, size_t alen);
+/* The numeric columns of the case schemas (numbers.c), in the order the
+ * number checks report them: a count (at least 1 when given), an integer
+ * below 2^31, or a real; and the unit a value written with one is read in,
+ * `per` SI units (seconds, bytes, bytes/s) to the column's unit. */
+typedef enum { VALID_NUM_COUNT, VALID_NUM_INT, VALID_NUM_REAL } valid_num_kind;
+typedef struct valid_numcol {
+	const char *col;
+	valid_num_kind kind;
+	sim_unit unit;
+	double per;
+} valid_numcol;
+const valid_numcol *valid_numeric_cols(size_t *n);
 /* Numeric fields written loosely ("1,024", "512 GPUs", "TP=8", "1.25 s",
  * "256MB", "~1.2", "ZeRO-1", "interleaved", "n/a") rewritten in the loaded
  * file as the schema's number, or empty where the schema's empty means the
