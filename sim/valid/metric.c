@@ -71,15 +71,7 @@ static double unit_seconds(const char *unit)
 			break;
 		}
 	}
-	static const struct {
-		const char *name;
-		double s;
-	} units[] = {{"s", 1},     {"sec", 1},     {"secs", 1},  {"second", 1}, {"seconds", 1},
-	             {"ms", 1e-3}, {"msec", 1e-3}, {"us", 1e-6}, {"min", 60},   {"minutes", 60}};
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-		if (!strcmp(u, units[i].name))
-			return units[i].s;
-	return 0;
+	return valid_unit_seconds(u);
 }
 
 /* A throughput by its unit, lower case without spaces ("tokens/s/GPU",

@@ -247,9 +247,8 @@ static bool lead_number(const char *t, bool whole, double *v, const char **rest)
 }
 
 /* A unit written as sources write it, in sim_unit_parse's spelling:
- * "Gbps" Gb/s, "GBps" GB/s, "sec" s, "\u00b5s" us; a NIC's bare "G" or "GbE"
- * its line rate in Gb/s; a memory peak's "GB" the schema's GiB. */
-static void unit_spelling(const valid_numcol *nc, const char *u, char *out, size_t len)
+ * "Gbps" Gb/s, "GBps" GB/s, "sec" s, "\u00b5s" us, "minutes" min. */
+static void spell(const char *u, char *out, size_t len)
 {
 	static const struct {
 		const char *from, *to;
@@ -257,12 +256,28 @@ static void unit_spelling(const valid_numcol *nc, const char *u, char *out, size
 	        {"Gbps", "Gb/s"},   {"gbps", "Gb/s"},     {"Mbps", "Mb/s"},  {"GBps", "GB/s"},
 	        {"GB/sec", "GB/s"}, {"sec", "s"},         {"secs", "s"},     {"second", "s"},
 	        {"seconds", "s"},   {"msec", "ms"},       {"\u00b5s", "us"}, {"\u03bcs", "us"},
-	        {"usec", "us"},     {"GiB/sec", "GiB/s"},
+	        {"usec", "us"},     {"GiB/sec", "GiB/s"}, {"minute", "min"}, {"minutes", "min"},
 	};
 	snprintf(out, len, "%s", u);
 	for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
 		if (!strcmp(u, alias[i].from))
 			snprintf(out, len, "%s", alias[i].to);
+}
+
+double valid_unit_seconds(const char *unit)
+{
+	char spelled[32], text[48], err[160];
+	double s;
+	spell(unit, spelled, sizeof spelled);
+	snprintf(text, sizeof text, "1 %s", spelled);
+	return sim_unit_parse(text, SIM_UNIT_TIME, &s, err, sizeof err) == SIM_OK ? s : 0;
+}
+
+/* A unit as spell() reads it; a NIC's bare "G" or "GbE" its line rate in
+ * Gb/s; a memory peak's "GB" the schema's GiB. */
+static void unit_spelling(const valid_numcol *nc, const char *u, char *out, size_t len)
+{
+	spell(u, out, len);
 	/* memory-README.md: "GB is converted to GiB only where the source
 	 * clearly means 10^9 bytes; otherwise the printed number is kept" */
 	static const char *const dec[] = {"kB", "MB", "GB", "TB"}, *const bin[] = {"KiB", "MiB",

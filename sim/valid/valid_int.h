@@ -202,6 +202,9 @@ typedef struct valid_numcol {
 	double per;
 } valid_numcol;
 const valid_numcol *valid_numeric_cols(size_t *n);
+/* Seconds in one `unit` written as sources write it ("ms", "sec", "usec",
+ * "minutes"; sim_unit_parse's times), 0 if it is no time. */
+double valid_unit_seconds(const char *unit);
 /* Numeric fields written loosely ("1,024", "512 GPUs", "TP=8", "1.25 s",
  * "256MB", "~1.2", "ZeRO-1", "interleaved", "n/a") rewritten in the loaded
  * file as the schema's number, or empty where the schema's empty means the
