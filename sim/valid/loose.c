@@ -143,6 +143,18 @@ const char *valid_loose(const char *col, const char *v)
 	return v;
 }
 
+bool valid_loose_named(const char *col, const char *v)
+{
+	for (size_t i = 0; i < N(loose_cols); i++)
+		if (!strcmp(col, loose_cols[i].col)) {
+			for (size_t k = 0; k < loose_cols[i].n; k++)
+				if (!strcmp(v, loose_cols[i].r[k].name))
+					return true;
+			return !*v;
+		}
+	return true;
+}
+
 void valid_loose_assume(const cases_csv *c, size_t row, char *assumed, size_t alen)
 {
 	for (size_t i = 0; i < N(loose_cols); i++) {

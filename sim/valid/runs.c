@@ -909,13 +909,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	}
 	/* a fabric the schema does not name (HPE Slingshot, "Ethernet"): the
 	 * fat tree of the row's NICs, said */
-	static const char *const schema_fabric[] = {"",          "ib-fat-tree", "roce-fat-tree",
-	                                            "rail-optimized", "omni-path", "efa",
-	                                            "unknown",   NULL};
-	bool known = false;
-	for (const char *const *f = schema_fabric; *f; f++)
-		known = known || !strcmp(get(c, row, "fabric"), *f);
-	if (!known)
+	if (!valid_loose_named("fabric", get(c, row, "fabric")))
 		valid_assume(assumed, alen,
 		             "fabric '%.24s' not in the schema: a non-blocking fat tree of the "
 		             "row's NICs",

@@ -190,6 +190,10 @@ const char *valid_loose(const char *col, const char *v);
 /* Each loosely read column of the row whose value was read as another
  * ("precision 'BF16' read as bf16"), said. */
 void valid_loose_assume(const cases_csv *c, size_t row, char *assumed, size_t alen);
+/* Whether v, as valid_loose reads it, is one of the schema's values of a
+ * column read loosely (or empty; any value of another column): false for a
+ * text no reading names ("Slingshot-11" as a fabric). */
+bool valid_loose_named(const char *col, const char *v);
 /* The numeric columns of the case schemas (numbers.c), in the order the
  * number checks report them: a count (at least 1 when given), an integer
  * below 2^31, or a real; and the unit a value written with one is read in,
