@@ -58,17 +58,6 @@ static const struct {
         {"h800-sxm5-80g", "h800-sxm5-80g", "hgx-h800", NULL},
         {"rtx3090-24g", "rtx-3090", "pcie-4x4090", NULL},
         {"rtx4090-24g", "rtx-4090", "pcie-4x4090", NULL},
-        /* the GPU files a name as sources write it stands for
-         * (valid_gpu_alias), in the nodes that carry them */
-        {"rtx-4090", "rtx-4090", "pcie-4x4090", NULL},
-        {"rtx-3090", "rtx-3090", "pcie-4x4090", NULL},
-        {"a40", "a40", "alvis-a40", NULL},
-        {"t4", "t4", "alvis-t4", NULL},
-        {"v100-sxm2-32g", "v100-sxm2-32g", "dgx1-v100", NULL},
-        {"b200", "b200", "dgx-b200", NULL},
-        /* no GH200 node file: an HGX H200 board carries its GPU file, as
-         * training rows' (valid_default_intra); a peak is the GPU's */
-        {"gh200", "gh200", "hgx-h200", "GH200 node not shipped: its GPU on an HGX H200 board"},
         {"unknown-40g", "a100-pcie-40g", "dgx-a100-40g", "a 40 GB GPU not named: A100 PCIe 40 GB"},
         {"unknown-24g", "rtx-4090", "pcie-4x4090", "a 24 GB GPU not named: RTX 4090"},
         {"unknown", "a100-sxm4-80g", "dgx-a100-80g", "GPU not named: A100 80 GB"},
@@ -356,20 +345,29 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	for (size_t i = 0; i < sizeof gpu_map / sizeof gpu_map[0]; i++)
 		if (!strcmp(gpu, gpu_map[i].name))
 			gi = i;
-	/* a name as sources write it ("A100 80GB", "H100"): the GPU file it
-	 * stands for (valid_gpu_alias), said, and that file's entry */
-	const char *loose = NULL;
-	if (gi == sizeof gpu_map / sizeof gpu_map[0]) {
-		const char *file = valid_gpu_alias(gpu, &loose);
-		for (size_t i = 0; i < sizeof gpu_map / sizeof gpu_map[0] && loose; i++)
+	/* a name as sources write it ("A100 80GB", "RTX 4090"): the GPU file it
+	 * stands for (valid_gpu_alias), said, in that file's entry's node, or
+	 * in the node training rows run it on (valid_default_node: an RTX 4090
+	 * in the 4-card Gen4 box, a GH200 on an HGX H200 board) */
+	const char *loose = NULL, *file = NULL, *node = NULL;
+	if (gi < sizeof gpu_map / sizeof gpu_map[0]) {
+		file = gpu_map[gi].file;
+		node = gpu_map[gi].node;
+	} else if ((file = valid_gpu_alias(gpu, &loose)) && loose) {
+		for (size_t i = 0; i < sizeof gpu_map / sizeof gpu_map[0]; i++)
 			if (!strcmp(file, gpu_map[i].name))
 				gi = i;
+		node = gi < sizeof gpu_map / sizeof gpu_map[0] ? gpu_map[gi].node
+		                                               : valid_default_node(file);
 	}
-	if (gi == sizeof gpu_map / sizeof gpu_map[0])
+	if (!node)
 		return "no GPU file for this gpu";
 	if (loose)
 		valid_assume(assumed, alen, "%s", loose);
-	if (gpu_map[gi].assumed)
+	if (loose && gi == sizeof gpu_map / sizeof gpu_map[0])
+		valid_assume(assumed, alen, "node %s (not stated: the one training rows run %s on)",
+		             node, file);
+	if (gi < sizeof gpu_map / sizeof gpu_map[0] && gpu_map[gi].assumed)
 		valid_assume(assumed, alen, "%s", gpu_map[gi].assumed);
 	/* open architecture columns: the source's recipe line (valid_row_recipe:
 	 * a benchmark's model by its name or shape), else the model's file, or
@@ -481,7 +479,7 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	}
 	sim_buf_printf(b,
 	               "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
-	               incdir, gpu_map[gi].node, incdir, gpu_map[gi].file);
+	               incdir, node, incdir, file);
 	sim_buf_printf(b, "include = %stopologies/frameworks/%s.ini\n", incdir, profile);
 	/* the model's file first: the row's own columns then override it */
 	if (from_file)
@@ -546,7 +544,7 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	/* the precision as the schema names it, open the GPU's default */
 	const char *pc = get(c, row, "precision");
 	if (!*pc) {
-		pc = valid_default_precision(gpu_map[gi].file);
+		pc = valid_default_precision(file);
 		valid_assume(assumed, alen, "precision %s (not published)", pc);
 	}
 	sim_buf_printf(b, "[train]\nprecision = %s\nattention = %s\n", pc,

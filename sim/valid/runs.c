@@ -159,6 +159,12 @@ const char *valid_default_intra(const char *gpu)
 	                                                              : NULL;
 }
 
+const char *valid_default_node(const char *gpu)
+{
+	const char *intra = valid_default_intra(gpu);
+	return intra ? node_template(intra, gpu) : NULL;
+}
+
 static const char *fabric_name(const char *f)
 {
 	return !strcmp(f, "rail-optimized") ? "rail-optimized" : "fat-tree";

@@ -128,6 +128,10 @@ const char *valid_gpu_alias(const char *gpu, const char **assumed);
  * generation: NVIDIA's HGX and DGX datasheets, hardware.csv's node rows);
  * NULL for a GPU without one (runs.c). */
 const char *valid_default_intra(const char *gpu);
+/* The node file (topologies/nodes/) a training row on GPU file `gpu` with
+ * its node_intra open runs on: valid_default_intra's baseboard; NULL if
+ * none is shipped. */
+const char *valid_default_node(const char *gpu);
 /* The precision of a row that leaves it open: bf16, the training default
  * of every GPU with a bf16 tensor path (A100 on); V100 has none, so fp16
  * (runs.c; training, memory and GEMM rows alike). */
