@@ -549,25 +549,32 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	}
 	sim_buf_printf(b, "[train]\nprecision = %s\nattention = %s\n", pc,
 	               !strcmp(get(c, row, "flash_attention"), "no") ? "unfused" : "flash");
-	if (!strcmp(o, "adam8bit"))
-		sim_buf_printf(b, "optimizer = adam-8bit\n");
-	else if (!strcmp(o, "paged-adamw"))
-		sim_buf_printf(b, "optimizer = paged-adam\n");
-	else if (!strcmp(o, "paged-adam8bit"))
-		sim_buf_printf(b, "optimizer = paged-adam-8bit\n");
-	else if (!strcmp(o, "sgd")) /* torch.optim.SGD, its momentum buffer */
-		sim_buf_printf(b, "optimizer = sgd-momentum\n");
-	else if (!strcmp(o, "adafactor"))
-		sim_buf_printf(b, "optimizer = adafactor\n");
-	else if (!strcmp(o, "lion")) {
-		/* Lion (Chen et al. 2023) keeps one moment per parameter, as SGD
-		 * keeps its momentum */
-		sim_buf_printf(b, "optimizer = sgd-momentum\n");
-		valid_assume(assumed, alen, "optimizer lion: one moment per parameter, as SGD's momentum");
-	} else if (!strcmp(o, "lamb"))
-		/* LAMB keeps Adam's two moments (You et al. 2020) */
-		valid_assume(assumed, alen, "optimizer lamb: Adam's two moments");
-	else if (*o && strcmp(o, "adam") && strcmp(o, "adamw") && strcmp(o, "adam-cpu"))
+	/* the optimizer column's readings (loose.c) as [train] optimizer keys,
+	 * with what an optimizer the schema does not name keeps */
+	static const struct {
+		const char *name, *key, *said;
+	} optims[] = {
+	        {"adam", NULL, NULL},
+	        {"adamw", NULL, NULL},
+	        {"adam-cpu", NULL, NULL},
+	        {"adam8bit", "adam-8bit", NULL},
+	        {"paged-adamw", "paged-adam", NULL},
+	        {"paged-adam8bit", "paged-adam-8bit", NULL},
+	        {"sgd", "sgd-momentum", NULL}, /* torch.optim.SGD, its momentum buffer */
+	        {"adafactor", "adafactor", NULL},
+	        /* Lion (Chen et al. 2023): one moment per parameter */
+	        {"lion", "sgd-momentum", "optimizer lion: one moment per parameter, as SGD's momentum"},
+	        /* LAMB (You et al. 2020): Adam's two moments */
+	        {"lamb", NULL, "optimizer lamb: Adam's two moments"},
+	};
+	size_t oi = 0, no = sizeof optims / sizeof optims[0];
+	while (oi < no && strcmp(o, optims[oi].name))
+		oi++;
+	if (oi < no && optims[oi].key)
+		sim_buf_printf(b, "optimizer = %s\n", optims[oi].key);
+	if (oi < no && optims[oi].said)
+		valid_assume(assumed, alen, "%s", optims[oi].said);
+	else if (oi == no && *o)
 		valid_assume(assumed, alen, "optimizer '%.24s' not modelled: Adam's states", o);
 	if (!strcmp(get(c, row, "trainable"), "lora")) {
 		long r = atol(get(c, row, "lora_rank"));
