@@ -382,12 +382,14 @@ static bool reading(const valid_numcol *nc, const char *t, const char *unit, cha
 		snprintf(out, len, "%s", !strcmp(nc->col, "vpp") && na ? "1" : "");
 		return true;
 	}
-	if (!strcmp(nc->col, "zero") && zero_stage(t) >= 0) {
-		snprintf(out, len, "%d", zero_stage(t));
+	int named = !strcmp(nc->col, "zero") ? zero_stage(t) : -1;
+	if (named >= 0) {
+		snprintf(out, len, "%d", named);
 		return true;
 	}
-	if (!strcmp(nc->col, "vpp") && vpp_reading(t) >= 0) {
-		snprintf(out, len, "%s", vpp_reading(t) ? "1" : "");
+	named = !strcmp(nc->col, "vpp") ? vpp_reading(t) : -1;
+	if (named >= 0) {
+		snprintf(out, len, "%s", named ? "1" : "");
 		return true;
 	}
 	char s[96];
