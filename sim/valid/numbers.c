@@ -452,6 +452,8 @@ bool valid_oom_marked(const cases_csv *c, size_t row, const char *col)
 {
 	const char *k = cases_csv_get(c, row, cases_csv_col(c, "memory_kind"));
 	const char *note = cases_csv_get(c, row, cases_csv_col(c, "note"));
+	/* a note's "OOM" in capitals: free text may name BLOOM, whose lower case
+	 * holds "oom", where a measurement's field does not */
 	return !strcmp(valid_loose("memory_kind", k), "oom") ||
 	       valid_oom_text(cases_csv_written(c, row, cases_csv_col(c, col))) ||
 	       strstr(note, "OOM") || strstr(note, "out of memory") ||
