@@ -719,8 +719,8 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 	         "overlap_param_gather (its gathers are the overlapped reduction's buckets)",
 	         offsetof(plan_framework, overlap_grad_reduce)},
 	        {"recompute", "runs_selective_recompute",
-	         "recompute = selective (per-module recomputation; its 'selective' checkpointing "
-	         "is recompute = full of some layers, recompute_layers)",
+	         "recompute = selective (per-module recomputation; it checkpoints whole layers: "
+	         "recompute = full, of some layers with recompute_layers)",
 	         offsetof(plan_framework, selective_recompute)},
 	};
 	bool used[] = {p->tp > 1,

@@ -31,6 +31,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What the reader settles for a row's open plan columns by simulating the
+ * row (tuned_plan): the micro-batch (0: the row's column, else 1), the
+ * recomputation (NULL: the row's column, else none) and the ZeRO stage
+ * (-1: the row's column, else 0). */
+typedef struct {
+	long mb;
+	const char *recompute;
+	int zero;
+} row_tune;
+
 static const char *node_template(const char *intra, const char *gpu)
 {
 	if (!strcmp(intra, "nvswitch-gen2"))
@@ -387,7 +397,7 @@ static void layer_checkpointing(sim_buf *b, const cases_csv *c, size_t row, char
 	const char *note = get(c, row, "note");
 	double m = note_figure(note, "MFU "), h = note_figure(note, "HFU ");
 	long x = 1;
-	char why[160] = "x = 1, fms-fsdp's default every_xth_item: every block";
+	char why[160] = "x = 1, the profile's default (fms-fsdp's every_xth_item): every block";
 	if (m > 0.005 && h > 0) {
 		double p = 3.0 * (h / m - 1.0), lo = 3.0 * ((h - 0.005) / (m + 0.005) - 1.0),
 		       hi = 3.0 * ((h + 0.005) / (m - 0.005) - 1.0);
@@ -400,7 +410,7 @@ static void layer_checkpointing(sim_buf *b, const cases_csv *c, size_t row, char
 			         x, h, m, p, lo, hi, x);
 		} else
 			snprintf(why, sizeof why,
-			         "x = 1: p = 3 (HFU/MFU - 1) = %.2f is no 1/x, fms-fsdp's default", p);
+			         "x = 1: p = 3 (HFU/MFU - 1) = %.2f is no 1/x, the profile's default", p);
 	}
 	long pp = atol(get(c, row, "pp")), vpp = atol(get(c, row, "vpp"));
 	long chunk = atol(get(c, row, "layers")) / ((pp > 0 ? pp : 1) * (vpp > 0 ? vpp : 1));
@@ -421,14 +431,37 @@ static void layer_checkpointing(sim_buf *b, const cases_csv *c, size_t row, char
  * the GPUs, sequence parallelism for MoE under TP, and the offload with
  * its ZeRO stage. */
 static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layers, long dp,
-                          const valid_recipe *rec, char *assumed, size_t alen)
+                          const valid_recipe *rec, const row_tune *tune, char *assumed,
+                          size_t alen)
 {
 	char rsp[16];
 	const char *off = get(c, row, "offload");
 	bool cpu = !strcmp(off, "cpu"), nvme = !strcmp(off, "nvme");
-	if (!*get(c, row, "zero") && !cpu && !nvme)
+	if (tune->zero >= 0 || tune->recompute) {
+		char what[64] = "";
+		if (tune->zero >= 0) {
+			sim_buf_printf(b, "zero = %d\n", tune->zero);
+			snprintf(what, sizeof what, "zero %d", tune->zero);
+		}
+		if (tune->recompute) {
+			sim_buf_printf(b, "recompute = %s\n", tune->recompute);
+			snprintf(what + strlen(what), sizeof what - strlen(what), "%srecompute %s",
+			         *what ? ", " : "", tune->recompute);
+		}
+		bool oz = !*get(c, row, "zero"), orc = !*get(c, row, "recompute");
+		valid_assume(assumed, alen,
+		             "%s (not published: the run completed, so it fitted; with %s%s%s it "
+		             "does not, and this is the fastest that fits of the %s the "
+		             "framework runs)",
+		             what, oz ? "zero 0" : "", oz && orc ? " and " : "",
+		             orc ? "recompute none" : "",
+		             oz && orc ? "ZeRO stages and recomputations"
+		             : oz      ? "ZeRO stages"
+		                       : "recomputations");
+	}
+	if (!*get(c, row, "zero") && !cpu && !nvme && tune->zero < 0)
 		valid_assume(assumed, alen, "zero 0 (not published)");
-	if (!*get(c, row, "recompute") && !layers)
+	if (!*get(c, row, "recompute") && !layers && !tune->recompute)
 		valid_assume(assumed, alen, "recompute none (not published)");
 	if (!*get(c, row, "sequence_parallel") && atol(get(c, row, "tp")) > 1 &&
 	    atol(get(c, row, "moe_experts")) <= 1 &&
@@ -771,9 +804,10 @@ bool valid_nanotron_tied(const char *profile, bool swiglu, long ffn, char *assum
 }
 
 static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
-			    const valid_options *opt, long mb, sim_buf *b, char *assumed, size_t alen,
-			    char *why, size_t whylen)
+			    const valid_options *opt, const row_tune *tune, sim_buf *b, char *assumed,
+			    size_t alen, char *why, size_t whylen)
 {
+	long mb = tune->mb;
 	const char *gpu, *tmpl;
 	long gpn;
 	const char *hw = row_hardware(c, row, &gpu, &tmpl, &gpn, assumed, alen, why, whylen);
@@ -940,7 +974,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 			put(b, c, row, same[i], same[i]);
 	if (layers)
 		layer_checkpointing(b, c, row, assumed, alen);
-	put_open_plan(b, c, row, layers, dp, rec, assumed, alen);
+	put_open_plan(b, c, row, layers, dp, rec, tune, assumed, alen);
 	if (!*get(c, row, "micro_batch")) {
 		if (mb > 0) {
 			sim_buf_printf(b, "micro_batch = %ld\n", mb);
@@ -966,8 +1000,8 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	/* ... and with the distributed optimizer its parameter all-gather under
 	 * the next forward; --tp-comm-overlap (Transformer Engine userbuffers)
 	 * only where the row runs sequence parallelism, which it needs. */
-	if (strstr(note, "--overlap-param-gather") && atoi(get(c, row, "zero")) >= 1 &&
-	    atoi(get(c, row, "zero")) <= 2)
+	int zero = tune->zero >= 0 ? tune->zero : atoi(get(c, row, "zero"));
+	if (strstr(note, "--overlap-param-gather") && zero >= 1 && zero <= 2)
 		sim_buf_printf(b, "overlap_param_gather = true\n");
 	if (strstr(note, "--tp-comm-overlap") && !strcmp(get(c, row, "sequence_parallel"), "1"))
 		sim_buf_printf(b, "tp_comm_overlap = true\n");
@@ -1027,45 +1061,122 @@ static bool fits(const plan_scenario *s)
 	return f.where == PLAN_OOM_NONE;
 }
 
+/* The row's scenario under `t`, loaded: NULL where it cannot be. */
+static plan_scenario *tuned_load(const cases_csv *c, size_t row, const valid_options *opt,
+                                 const row_tune *t)
+{
+	sim_buf b;
+	sim_buf_init(&b);
+	char assumed[1024] = "", whyb[256];
+	const char *why = row_text(c, row, "", opt, t, &b, assumed, sizeof assumed, whyb, sizeof whyb);
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	if (!why && !b.oom && d &&
+	    plan_scenario_load_string(b.data, "<tuning>", opt->datadir, d, &s) != SIM_OK)
+		s = NULL;
+	sim_diag_free(d);
+	sim_buf_free(&b);
+	return s;
+}
+
+/* The step of the row under `t` where it loads, fits and simulates, else
+ * a negative time. `r` is the caller's result buffer. */
+static double tuned_step(const cases_csv *c, size_t row, const valid_options *opt,
+                         const row_tune *t, exec_result *r)
+{
+	plan_scenario *s = tuned_load(c, row, opt, t);
+	double step = s && fits(s) && exec_run(s, r) == SIM_OK ? r->step_s : -1;
+	plan_scenario_free(s);
+	return step;
+}
+
 /* An empty micro_batch column. Benchmark tables publish the plan their
  * authors tuned (the Megatron-LM README's table names tp, pp, dp and the
  * batch, not the micro-batch), and the micro-batch is the knob tuned last:
  * a larger one runs larger GEMMs and hides more of the data-parallel
  * reduction behind the last micro-batch's backward, a smaller one shrinks a
- * pipeline's bubble. So the row gets the divisor of its sequences per
+ * pipeline's bubble. So `t` gets the divisor of the row's sequences per
  * replica (global_batch / dp) whose simulated step is the shortest among
- * those that fit in memory, ties to the smaller; 0 when the column is set,
- * or none of them runs (the row then reports micro_batch 1's reason). */
-static long tuned_micro_batch(const cases_csv *c, size_t row, const valid_options *opt)
+ * those that fit in memory, ties to the smaller, and that step is
+ * returned; a negative time, and t->mb 0, when none of them runs (the row
+ * then reports micro_batch 1's reason). */
+static double tuned_micro_batch(const cases_csv *c, size_t row, const valid_options *opt,
+                                row_tune *t, exec_result *r)
 {
-	if (*get(c, row, "micro_batch"))
-		return 0;
 	const valid_recipe *rec = valid_row_recipe(opt, get(c, row, "source"), get(c, row, "model"),
 						   get(c, row, "layers"), get(c, row, "hidden"));
 	long dp = row_dp(c, row), gb = row_global_batch(c, row, rec);
 	long per = dp > 0 ? gb / dp : 0, best = 0;
-	double best_s = 0;
-	exec_result *r = malloc(sizeof *r);
-	for (long mb = 1; r && mb <= per && mb <= 64; mb++) {
+	double best_s = -1;
+	for (long mb = 1; mb <= per && mb <= 64; mb++) {
 		if (per % mb)
 			continue;
-		sim_buf b;
-		sim_buf_init(&b);
-		char assumed[1024] = "", whyb[256];
-		const char *why =
-		        row_text(c, row, "", opt, mb, &b, assumed, sizeof assumed, whyb, sizeof whyb);
-		sim_diag *d = sim_diag_new();
-		plan_scenario *s = NULL;
-		if (!why && !b.oom && d &&
-		    plan_scenario_load_string(b.data, "<tuning>", opt->datadir, d, &s) == SIM_OK &&
-		    fits(s) && exec_run(s, r) == SIM_OK && (!best || r->step_s < best_s)) {
+		row_tune m = *t;
+		m.mb = mb;
+		double step = tuned_step(c, row, opt, &m, r);
+		if (step >= 0 && (!best || step < best_s)) {
 			best = mb;
-			best_s = r->step_s;
+			best_s = step;
 		}
-		plan_scenario_free(s);
-		sim_diag_free(d);
-		sim_buf_free(&b);
 	}
+	t->mb = best;
+	return best_s;
+}
+
+/* The open plan columns a simulation settles: the micro-batch (above),
+ * and the ZeRO stage and recomputation where the row and its recipe leave
+ * them open and their defaults (zero 0, recompute none) leave the plan out
+ * of memory. The run completed, so it fitted; a framework's users reach
+ * for the distributed optimizer or ZeRO and for recomputation when a plan
+ * does not fit, and tune for speed: so the fastest combination that fits
+ * of the ZeRO stages the framework runs (runs_zero, with a pipeline
+ * runs_zero_with_pp: a combination the framework refuses does not load)
+ * and none, selective (where the framework runs it: Megatron-LM from
+ * 2022, runs_selective_recompute) or full recomputation, each with its
+ * micro-batch tuned where open. Where the defaults fit, or nothing does,
+ * the defaults, as before: the row is predicted and its verdict says out
+ * of memory. A row offloading to the CPU or NVMe keeps its ZeRO rule
+ * (put_open_plan). */
+static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *opt)
+{
+	static const char *const rcs[] = {NULL, "selective", "full"};
+	const valid_recipe *rec = valid_row_recipe(opt, get(c, row, "source"), get(c, row, "model"),
+						   get(c, row, "layers"), get(c, row, "hidden"));
+	char rv[32];
+	const char *off = get(c, row, "offload");
+	bool open_rc = !*get(c, row, "recompute") &&
+	               !*valid_recipe_value(rec, "recompute", rv, sizeof rv);
+	bool open_zero = !*get(c, row, "zero") && (!*off || !strcmp(off, "none")) &&
+	                 !*valid_recipe_value(rec, "zero", rv, sizeof rv);
+	bool open_mb = !*get(c, row, "micro_batch");
+	row_tune def = {0, NULL, -1}, best = def;
+	exec_result *r = malloc(sizeof *r);
+	if (!r)
+		return def;
+	double best_s = -1;
+	if (open_mb)
+		best_s = tuned_micro_batch(c, row, opt, &def, r);
+	else if (open_rc || open_zero) {
+		plan_scenario *s = tuned_load(c, row, opt, &def);
+		best_s = s && fits(s) ? 0 : -1;
+		plan_scenario_free(s);
+	}
+	if (best_s >= 0 || (!open_rc && !open_zero)) {
+		free(r);
+		return def;
+	}
+	for (int z = 0; z <= (open_zero ? 3 : 0); z++)
+		for (size_t i = 0; i < (open_rc ? sizeof rcs / sizeof rcs[0] : 1); i++) {
+			if (z == 0 && i == 0)
+				continue; /* the defaults, tried above */
+			row_tune t = {0, rcs[i], open_zero ? z : -1};
+			double step = open_mb ? tuned_micro_batch(c, row, opt, &t, r)
+			                      : tuned_step(c, row, opt, &t, r);
+			if (step >= 0 && (best_s < 0 || step < best_s)) {
+				best = t;
+				best_s = step;
+			}
+		}
 	free(r);
 	return best;
 }
@@ -1104,8 +1215,9 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 	sim_buf b;
 	sim_buf_init(&b);
 	char whyb[256];
-	const char *why = row_text(c, row, "", opt, tuned_micro_batch(c, row, opt), &b, v->assumed,
-				   sizeof v->assumed, whyb, sizeof whyb);
+	row_tune t = tuned_plan(c, row, opt);
+	const char *why = row_text(c, row, "", opt, &t, &b, v->assumed, sizeof v->assumed, whyb,
+				   sizeof whyb);
 	if (why || b.oom) {
 		v->status = VALID_SKIPPED;
 		snprintf(v->reason, sizeof v->reason, "%s", why ? why : "out of memory");
@@ -1164,7 +1276,8 @@ int valid_row_scenario(const cases_csv *c, size_t row, const valid_options *opt,
 	sim_buf text;
 	sim_buf_init(&text);
 	char whyb[256];
-	const char *reason = row_text(c, row, dir, opt, tuned_micro_batch(c, row, opt), &text, assumed,
+	row_tune t = tuned_plan(c, row, opt);
+	const char *reason = row_text(c, row, dir, opt, &t, &text, assumed,
 				      sizeof assumed, whyb, sizeof whyb);
 	if (reason) {
 		snprintf(why, why_len, "%s", reason);

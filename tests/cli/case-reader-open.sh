@@ -77,6 +77,14 @@ trap 'rm -rf "$tmp"' EXIT
 #      fabric "RoCE" or "AWS EFA": each the step of the schema's spelling,
 #      said (valid/loose.c; "True" and "EFA" were read as off and as
 #      InfiniBand before, the rest skipped)
+#  XR: a GPT 22B on one DGX A100 at tp 8, micro-batch 4 of 2,048, ZeRO-0,
+#      unfused attention (a source of 2022 or 2021), its recompute open: out
+#      of memory without recomputation (the s x s scores alone are 42 GB),
+#      so the run recomputed: selective under Megatron-LM of 2022 (as the
+#      row with it written out), full under 2021's, which had no selective
+#      recomputation (megatron-lm-2021.ini)
+#  XZ: D05 (GPT 70B, pp 2) with zero open: ZeRO-0 leaves it out of memory,
+#      so the distributed optimizer, as D05 states: D05's step
 #  XK: a DeepSpeed source of 2023 with tp 2 ran Megatron-DeepSpeed (DeepSpeed
 #      has tensor parallelism only through Megatron's mpu; stacks.csv tp_from),
 #      with flash attention; the same row at tp 1 runs DeepSpeed's own profile;
@@ -179,6 +187,14 @@ derive("D01", "XK1", **dict(ds, tp="2", dp=str(int(rows["D01"]["gpus"]) // 2)))
 derive("D01", "XK2", **dict(ds, tp="1", dp=rows["D01"]["gpus"]))
 derive("D01", "XC1", source="MosaicML Composer benchmark (2024)", pp="1", vpp="1", tp="1",
        dp=rows["D01"]["gpus"], zero="3")
+g22 = dict(model="GPT 22B", layers="48", hidden="6144", heads="64", kv_heads="64", ffn="24576",
+           vocab="51200", seq_len="2048", gpus="8", tp="8", pp="1", dp="1", global_batch="4",
+           micro_batch="4", zero="0", note="")
+for year, rc in (("2022", "selective"), ("2021", "full")):
+    src = "a Megatron-LM benchmark (%s)" % year
+    derive("V0001", "XR%s0" % year, source=src, recompute=rc, **g22)
+    derive("V0001", "XR%s1" % year, source=src, recompute="", **g22)
+derive("D05", "XZ1", zero="")
 w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
 w.writeheader()
 w.writerows(out)
@@ -240,6 +256,17 @@ want(r["XB7"]["status"] == "ok" and "of the 256 sequences per replica" in r["XB7
 want(r["XB4"]["status"] == "ok" and "model.hidden = 3072 (recipes.csv line " in r["XB4"]["assumed"]
      and "model.kv_heads = 32 (recipes.csv line " in r["XB4"]["assumed"],
      "the Ultra-Scale Playbook's 3B by its run name's parameter count, at tp 32", "XB4")
+for year, rc in (("2022", "selective"), ("2021", "full")):
+    a, b = "XR%s0" % year, "XR%s1" % year
+    want(same(a, b) and ("recompute %s (not published: the run completed, so it fitted; with "
+                         "recompute none it does not" % rc) in r[b]["assumed"]
+         and "recompute none" not in r[b]["assumed"].replace("with recompute none", ""),
+         "an open recompute that does not fit without recomputation", a, b)
+want(r["XR20220"]["predicted_iter_s"] < r["XR20210"]["predicted_iter_s"],
+     "selective recomputation is not cheaper than full", "XR20220", "XR20210")
+want(same("XD0", "XZ1") and ("zero 1 (not published: the run completed, so it fitted; with zero 0 "
+                             "and recompute none it does not") in r["XZ1"]["assumed"],
+     "an open ZeRO stage that does not fit at ZeRO-0", "XD0", "XZ1")
 want(r["XO1"]["status"] == "ok" and "zero 2 (not published: DeepSpeed's stage for offload to cpu)" in r["XO1"]["assumed"]
      and r["XO2"]["status"] == "ok", "an offload row with zero open", "XO1", "XO2")
 want(r["XN1"]["status"] == "ok" and "zero 3 (not published: DeepSpeed's stage for offload to nvme)" in r["XN1"]["assumed"]
