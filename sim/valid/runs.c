@@ -1035,6 +1035,75 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	return NULL;
 }
 
+/* A measured row using a feature its profile says the framework does not
+ * offer (a schedule, a ZeRO stage, a kind of parallelism, offloading,
+ * hybrid sharding, an overlapped reduction: plan/framework.c, "does not
+ * run it (rule R)"): the run happened, so the framework the reader took
+ * for it (from the source's name, stacks.csv, or the row's framework
+ * column) is not the one that ran it, or its profile is too strict there.
+ * As the uneven split above, the rule is set aside for the row, its
+ * [framework] key opened in `out` and said, and the row predicted with the
+ * rest of the profile; every error of `d` must be such a rule (false
+ * otherwise: the row keeps the loader's reason). Not set aside: a
+ * framework's constraints on a plan it does run, which its code asserts
+ * and no run of it passed (nanotron's 1F1B with fewer than pp - 1
+ * micro-batches, runs_few_microbatches; whole K/V heads per TP rank;
+ * Megatron-LM's interleaving with micro-batches no multiple of pp,
+ * runs_vp_group; DeepSpeed's ZeRO-2/3 beside its pipeline engine,
+ * runs_zero_with_pp), what the profile's code cannot build (layer_kernels:
+ * an eager layer code with experts), and what the reader maps itself
+ * (runs_selective_recompute: layer checkpointing). */
+static bool rule_waivers(const sim_diag *d, sim_buf *out, char *assumed, size_t alen)
+{
+	static const struct {
+		const char *rule, *open;
+	} open[] = {
+	        {"runs_schedules", "gpipe, 1f1b, interleaved, zb-h1, interleaved-zb, zbv, "
+	                           "looped-bfs, dualpipev"},
+	        {"runs_zero", "3"},
+	        {"runs_tp", "true"},
+	        {"runs_cp", "true"},
+	        {"runs_ep", "true"},
+	        {"runs_offload_optimizer", "true"},
+	        {"runs_offload_params", "true"},
+	        {"runs_hybrid_shard", "true"},
+	        {"runs_overlap_grad_reduce", "true"},
+	};
+	size_t start = out->len;
+	int n = 0;
+	for (size_t i = 0; i < sim_diag_count(d); i++) {
+		const char *t = sim_diag_text(d, i), *e = strstr(t, "error: ");
+		if (!e)
+			continue;
+		const char *r = strstr(e, "does not run it (rule ");
+		size_t k = 0;
+		if (r) {
+			r += strlen("does not run it (rule ");
+			for (; k < sizeof open / sizeof open[0]; k++)
+				if (!strncmp(r, open[k].rule, strlen(open[k].rule)) &&
+				    r[strlen(open[k].rule)] == ')')
+					break;
+		}
+		if (!r || k == sizeof open / sizeof open[0]) {
+			out->len = start;
+			if (out->data)
+				out->data[start] = '\0';
+			return false;
+		}
+		if (strstr(out->data ? out->data + start : "", open[k].rule))
+			continue; /* a rule met twice */
+		sim_buf_printf(out, "%s%s = %s\n", n++ ? "" : "[framework]\n", open[k].rule,
+		               open[k].open);
+		/* the refused feature: the message's text before ": framework" */
+		const char *what = e + 7, *f = strstr(what, ": framework '");
+		valid_assume(assumed, alen,
+		             "the profile's rule %s set aside: %.*s ran (a measured run), which the "
+		             "profile says its framework does not run",
+		             open[k].rule, f ? (int)(f - what) : 0, what);
+	}
+	return n > 0;
+}
+
 /* The first error message without its "name:line: error: " prefix. */
 static void first_error(const sim_diag *d, char *out, size_t len)
 {
@@ -1230,6 +1299,10 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 	snprintf(name, sizeof name, "<case %s>", v->id);
 	exec_result *r = malloc(sizeof *r);
 	int rc = r ? plan_scenario_load_string(b.data, name, opt->datadir, d, &s) : SIM_ENOMEM;
+	if (rc != SIM_OK && r && rule_waivers(d, &b, v->assumed, sizeof v->assumed)) {
+		sim_diag_clear(d);
+		rc = b.oom ? SIM_ENOMEM : plan_scenario_load_string(b.data, name, opt->datadir, d, &s);
+	}
 	if (rc == SIM_OK) {
 		valid_plan_assumptions(s, v->assumed, sizeof v->assumed);
 		/* the plan's memory verdict beside the time: a measured row that
@@ -1284,6 +1357,19 @@ int valid_row_scenario(const cases_csv *c, size_t row, const valid_options *opt,
 		sim_buf_free(&text);
 		return SIM_ECONF;
 	}
+	/* the profile's rules the prediction sets aside (rule_waivers), found
+	 * by loading the row as valid_training_row does */
+	sim_buf probe;
+	sim_buf_init(&probe);
+	row_text(c, row, "", opt, &t, &probe, (char[1024]){""}, 1024, whyb, sizeof whyb);
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	if (d && !probe.oom &&
+	    plan_scenario_load_string(probe.data, "<case>", opt->datadir, d, &s) != SIM_OK)
+		rule_waivers(d, &text, assumed, sizeof assumed);
+	plan_scenario_free(s);
+	sim_diag_free(d);
+	sim_buf_free(&probe);
 	valid_put_assumed(out, assumed);
 	sim_buf_printf(out, "%s", text.data ? text.data : "");
 	bool oom = text.oom || out->oom;

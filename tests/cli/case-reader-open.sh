@@ -83,6 +83,12 @@ trap 'rm -rf "$tmp"' EXIT
 #      so the run recomputed: selective under Megatron-LM of 2022 (as the
 #      row with it written out), full under 2021's, which had no selective
 #      recomputation (megatron-lm-2021.ini)
+#  XF: V0012 (vTrain, Megatron-DeepSpeed, pp 2) interleaved, vpp 2: a
+#      schedule its profile says DeepSpeed's pipeline engine does not run,
+#      yet the row ran it, so the rule is set aside, said, and the row
+#      predicted (its --scenario too); with ZeRO-2 beside the pipeline,
+#      which DeepSpeed asserts against (a constraint, not a missing
+#      feature), it stays skipped, naming the rule
 #  XZ: D05 (GPT 70B, pp 2) with zero open: ZeRO-0 leaves it out of memory,
 #      so the distributed optimizer, as D05 states: D05's step
 #  XK: a DeepSpeed source of 2023 with tp 2 ran Megatron-DeepSpeed (DeepSpeed
@@ -195,12 +201,17 @@ for year, rc in (("2022", "selective"), ("2021", "full")):
     derive("V0001", "XR%s0" % year, source=src, recompute=rc, **g22)
     derive("V0001", "XR%s1" % year, source=src, recompute="", **g22)
 derive("D05", "XZ1", zero="")
+derive("V0012", "XF1", vpp="2")
+derive("V0012", "XF2", zero="2")
 w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
 w.writeheader()
 w.writerows(out)
 PY
 "$podsim" validate "$tmp/runs.csv" --json >"$tmp/runs.json" 2>"$tmp/runs.err" ||
 	{ echo "validate failed:"; cat "$tmp/runs.err"; fail=1; }
+# the row's scenario opens the rule its prediction sets aside
+"$podsim" validate "$tmp/runs.csv" --scenario XF1 2>&1 | grep -q '^runs_schedules = gpipe, 1f1b, interleaved' ||
+	{ echo "XF1's --scenario does not set its schedule rule aside"; fail=1; }
 python3 - "$tmp/runs.json" <<'PY' || fail=1
 import json, sys
 r = {x["id"]: x for x in json.load(open(sys.argv[1]))["rows"]}
@@ -267,6 +278,11 @@ want(r["XR20220"]["predicted_iter_s"] < r["XR20210"]["predicted_iter_s"],
 want(same("XD0", "XZ1") and ("zero 1 (not published: the run completed, so it fitted; with zero 0 "
                              "and recompute none it does not") in r["XZ1"]["assumed"],
      "an open ZeRO stage that does not fit at ZeRO-0", "XD0", "XZ1")
+want(r["XF1"]["status"] == "ok" and r["XF1"]["predicted_iter_s"] != r["XV0"]["predicted_iter_s"]
+     and "the profile's rule runs_schedules set aside: the interleaved 1f1b schedule" in r["XF1"]["assumed"],
+     "a measured row on a schedule its profile does not offer", "XF1", "XV0")
+want(r["XF2"]["status"] == "skipped" and "runs_zero_with_pp" in r["XF2"]["reason"],
+     "a measured row against its framework's constraint is not skipped", "XF2")
 want(r["XO1"]["status"] == "ok" and "zero 2 (not published: DeepSpeed's stage for offload to cpu)" in r["XO1"]["assumed"]
      and r["XO2"]["status"] == "ok", "an offload row with zero open", "XO1", "XO2")
 want(r["XN1"]["status"] == "ok" and "zero 3 (not published: DeepSpeed's stage for offload to nvme)" in r["XN1"]["assumed"]
