@@ -118,8 +118,13 @@ const conf_key plan_framework_keys[] = {
         {"runs_selective_recompute", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
          FK(selective_recompute),
          "runs recompute = selective, Megatron's per-module recomputation (false where the "
-         "framework's own 'selective' checkpoints whole layers: recompute = full with "
-         "recompute_layers)"},
+         "framework has none: Megatron-LM before 2022, or its own 'selective' checkpoints "
+         "whole layers: recompute = full with recompute_layers)"},
+        {"selective_means_layers", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+         FK(selective_means_layers),
+         "what the framework calls selective checkpointing is whole layers, every x-th "
+         "(fms-fsdp's): a measured row's 'selective' is read as recompute = full of some "
+         "layers (podsim validate)"},
         {"zero2_grad_reduce", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "microbatch", reduce_names,
          FK(zero2_reduce),
          "ZeRO-2 under gradient accumulation: reduce-scatter once at the last micro-batch "
@@ -719,7 +724,7 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 	         "overlap_param_gather (its gathers are the overlapped reduction's buckets)",
 	         offsetof(plan_framework, overlap_grad_reduce)},
 	        {"recompute", "runs_selective_recompute",
-	         "recompute = selective (per-module recomputation; it checkpoints whole layers: "
+	         "recompute = selective (per-module recomputation; it recomputes whole layers: "
 	         "recompute = full, of some layers with recompute_layers)",
 	         offsetof(plan_framework, selective_recompute)},
 	};

@@ -386,6 +386,7 @@ typedef struct plan_framework {
 	int zero_max_pp;              /* ... together with pp > 1 */
 	bool tp, cp, ep, tp_comm_overlap, offload_optimizer, offload_params, hybrid_shard;
 	bool selective_recompute; /* runs recompute = selective (runs_selective_recompute) */
+	bool selective_means_layers; /* its "selective" is whole layers (selective_means_layers) */
 	bool overlap_grad_reduce; /* overlaps the DP reduction with the backward
 	                           * (runs_overlap_grad_reduce; also overlap_param_gather) */
 	bool moe_a2a_overlap;          /* runs_moe_a2a_overlap */

@@ -342,11 +342,13 @@ static bool row_tied(const cases_csv *c, size_t row, const valid_options *opt, c
 
 /* Whether the framework profile's own "selective" checkpointing is whole
  * layers, not Megatron's per-module recomputation: its [framework]
- * runs_selective_recompute = false (fms-fsdp.ini). */
+ * selective_means_layers (fms-fsdp.ini). A profile that merely has no
+ * selective recomputation (Megatron-LM before 2022) reads a row's
+ * "selective" as the row says; its rule is then set aside (rule_waivers). */
 static bool selective_is_layers(const valid_options *opt, const char *profile)
 {
 	plan_framework fw;
-	return load_profile(opt, profile, &fw) && !fw.selective_recompute;
+	return load_profile(opt, profile, &fw) && fw.selective_means_layers;
 }
 
 /* The data-parallel degree of a row: its dp column, or where the source
@@ -420,7 +422,7 @@ static void layer_checkpointing(sim_buf *b, const cases_csv *c, size_t row, char
 		sim_buf_printf(b, "recompute_layers = %ld\nrecompute_method = spread\n", n);
 	valid_assume(assumed, alen,
 	             "recompute 'selective' is the profile's layer checkpointing "
-	             "(runs_selective_recompute = false): full recompute of %ld of %ld layers per "
+	             "(selective_means_layers): full recompute of %ld of %ld layers per "
 	             "chunk, every x-th",
 	             n, chunk);
 	valid_assume(assumed, alen, "%s", why);
@@ -1051,8 +1053,9 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
  * Megatron-LM's interleaving with micro-batches no multiple of pp,
  * runs_vp_group; DeepSpeed's ZeRO-2/3 beside its pipeline engine,
  * runs_zero_with_pp), what the profile's code cannot build (layer_kernels:
- * an eager layer code with experts), and what the reader maps itself
- * (runs_selective_recompute: layer checkpointing). */
+ * an eager layer code with experts). A row's "selective" under a profile
+ * whose selective means whole layers never reaches the rule: the reader
+ * reads it so (selective_is_layers). */
 static bool rule_waivers(const sim_diag *d, sim_buf *out, char *assumed, size_t alen)
 {
 	static const struct {
@@ -1068,10 +1071,13 @@ static bool rule_waivers(const sim_diag *d, sim_buf *out, char *assumed, size_t 
 	        {"runs_offload_params", "true"},
 	        {"runs_hybrid_shard", "true"},
 	        {"runs_overlap_grad_reduce", "true"},
+	        {"runs_selective_recompute", "true"},
 	};
-	size_t start = out->len;
-	int n = 0;
-	for (size_t i = 0; i < sim_diag_count(d); i++) {
+	sim_buf keys;
+	sim_buf_init(&keys);
+	char said[1024] = "";
+	bool ok = true;
+	for (size_t i = 0; ok && i < sim_diag_count(d); i++) {
 		const char *t = sim_diag_text(d, i), *e = strstr(t, "error: ");
 		if (!e)
 			continue;
@@ -1084,24 +1090,40 @@ static bool rule_waivers(const sim_diag *d, sim_buf *out, char *assumed, size_t 
 				    r[strlen(open[k].rule)] == ')')
 					break;
 		}
-		if (!r || k == sizeof open / sizeof open[0]) {
-			out->len = start;
-			if (out->data)
-				out->data[start] = '\0';
-			return false;
-		}
-		if (strstr(out->data ? out->data + start : "", open[k].rule))
+		ok = r && k < sizeof open / sizeof open[0];
+		if (!ok || (keys.data && strstr(keys.data, open[k].rule)))
 			continue; /* a rule met twice */
-		sim_buf_printf(out, "%s%s = %s\n", n++ ? "" : "[framework]\n", open[k].rule,
-		               open[k].open);
+		sim_buf_printf(&keys, "%s = %s\n", open[k].rule, open[k].open);
 		/* the refused feature: the message's text before ": framework" */
 		const char *what = e + 7, *f = strstr(what, ": framework '");
-		valid_assume(assumed, alen,
+		valid_assume(said, sizeof said,
 		             "the profile's rule %s set aside: %.*s ran (a measured run), which the "
 		             "profile says its framework does not run",
 		             open[k].rule, f ? (int)(f - what) : 0, what);
 	}
-	return n > 0;
+	ok = ok && keys.len > 0 && !keys.oom;
+	if (ok) {
+		/* into the row's [framework] section where it has one (a section
+		 * may be opened once), else a new one at the end */
+		const char *h = out->data ? strstr(out->data, "\n[framework]\n") : NULL;
+		if (!h) {
+			sim_buf_printf(out, "[framework]\n%s", keys.data);
+		} else {
+			size_t at = (size_t)(h - out->data) + strlen("\n[framework]\n");
+			sim_buf rest;
+			sim_buf_init(&rest);
+			sim_buf_append(&rest, out->data + at, out->len - at);
+			out->len = at;
+			out->data[at] = '\0';
+			sim_buf_append(out, keys.data, keys.len);
+			sim_buf_append(out, rest.data ? rest.data : "", rest.len);
+			out->oom = out->oom || rest.oom;
+			sim_buf_free(&rest);
+		}
+		valid_assume(assumed, alen, "%s", said);
+	}
+	sim_buf_free(&keys);
+	return ok;
 }
 
 /* The first error message without its "name:line: error: " prefix. */

@@ -82,13 +82,17 @@ trap 'rm -rf "$tmp"' EXIT
 #      of memory without recomputation (the s x s scores alone are 42 GB),
 #      so the run recomputed: selective under Megatron-LM of 2022 (as the
 #      row with it written out), full under 2021's, which had no selective
-#      recomputation (megatron-lm-2021.ini)
+#      recomputation (megatron-lm-2021.ini); a 2021 row that states
+#      selective ran it, so that rule is set aside, said, and it recomputes
+#      less than full
 #  XF: V0012 (vTrain, Megatron-DeepSpeed, pp 2) interleaved, vpp 2: a
 #      schedule its profile says DeepSpeed's pipeline engine does not run,
 #      yet the row ran it, so the rule is set aside, said, and the row
 #      predicted (its --scenario too); with ZeRO-2 beside the pipeline,
 #      which DeepSpeed asserts against (a constraint, not a missing
-#      feature), it stays skipped, naming the rule
+#      feature), it stays skipped, naming the rule; XF3, a 2021 row stating
+#      selective recomputation with 47 layers on pp 2, sets its rule aside
+#      in the [framework] section the uneven split opens
 #  XZ: D05 (GPT 70B, pp 2) with zero open: ZeRO-0 leaves it out of memory,
 #      so the distributed optimizer, as D05 states: D05's step
 #  XK: a DeepSpeed source of 2023 with tp 2 ran Megatron-DeepSpeed (DeepSpeed
@@ -200,9 +204,12 @@ for year, rc in (("2022", "selective"), ("2021", "full")):
     src = "a Megatron-LM benchmark (%s)" % year
     derive("V0001", "XR%s0" % year, source=src, recompute=rc, **g22)
     derive("V0001", "XR%s1" % year, source=src, recompute="", **g22)
+derive("V0001", "XR20212", source="a Megatron-LM benchmark (2021)", recompute="selective", **g22)
 derive("D05", "XZ1", zero="")
 derive("V0012", "XF1", vpp="2")
 derive("V0012", "XF2", zero="2")
+derive("V0001", "XF3", source="a Megatron-LM benchmark (2021)", recompute="selective",
+       **dict(g22, layers="47", tp="4", pp="2"))
 w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
 w.writeheader()
 w.writerows(out)
@@ -275,12 +282,19 @@ for year, rc in (("2022", "selective"), ("2021", "full")):
          "an open recompute that does not fit without recomputation", a, b)
 want(r["XR20220"]["predicted_iter_s"] < r["XR20210"]["predicted_iter_s"],
      "selective recomputation is not cheaper than full", "XR20220", "XR20210")
+want(r["XR20212"]["status"] == "ok"
+     and r["XR20212"]["predicted_iter_s"] < r["XR20210"]["predicted_iter_s"]
+     and "the profile's rule runs_selective_recompute set aside" in r["XR20212"]["assumed"],
+     "a 2021 row stating selective recomputation", "XR20212", "XR20210")
 want(same("XD0", "XZ1") and ("zero 1 (not published: the run completed, so it fitted; with zero 0 "
                              "and recompute none it does not") in r["XZ1"]["assumed"],
      "an open ZeRO stage that does not fit at ZeRO-0", "XD0", "XZ1")
 want(r["XF1"]["status"] == "ok" and r["XF1"]["predicted_iter_s"] != r["XV0"]["predicted_iter_s"]
      and "the profile's rule runs_schedules set aside: the interleaved 1f1b schedule" in r["XF1"]["assumed"],
      "a measured row on a schedule its profile does not offer", "XF1", "XV0")
+want(r["XF3"]["status"] == "ok" and "runs_selective_recompute set aside" in r["XF3"]["assumed"]
+     and "uneven pipeline split" in r["XF3"]["assumed"],
+     "a rule set aside beside the uneven split's [framework] key", "XF3")
 want(r["XF2"]["status"] == "skipped" and "runs_zero_with_pp" in r["XF2"]["reason"],
      "a measured row against its framework's constraint is not skipped", "XF2")
 want(r["XO1"]["status"] == "ok" and "zero 2 (not published: DeepSpeed's stage for offload to cpu)" in r["XO1"]["assumed"]
