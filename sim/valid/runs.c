@@ -344,7 +344,7 @@ static bool row_tied(const cases_csv *c, size_t row, const valid_options *opt, c
  * layers, not Megatron's per-module recomputation: its [framework]
  * selective_means_layers (fms-fsdp.ini). A profile that merely has no
  * selective recomputation (Megatron-LM before 2022) reads a row's
- * "selective" as the row says; its rule is then set aside (rule_waivers). */
+ * "selective" as the row says; its rule is then set aside (valid_rule_waivers). */
 static bool selective_is_layers(const valid_options *opt, const char *profile)
 {
 	plan_framework fw;
@@ -1056,7 +1056,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
  * an eager layer code with experts). A row's "selective" under a profile
  * whose selective means whole layers never reaches the rule: the reader
  * reads it so (selective_is_layers). */
-static bool rule_waivers(const sim_diag *d, sim_buf *out, char *assumed, size_t alen)
+bool valid_rule_waivers(const sim_diag *d, sim_buf *out, char *assumed, size_t alen)
 {
 	static const struct {
 		const char *rule, *open;
@@ -1321,7 +1321,7 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 	snprintf(name, sizeof name, "<case %s>", v->id);
 	exec_result *r = malloc(sizeof *r);
 	int rc = r ? plan_scenario_load_string(b.data, name, opt->datadir, d, &s) : SIM_ENOMEM;
-	if (rc != SIM_OK && r && rule_waivers(d, &b, v->assumed, sizeof v->assumed)) {
+	if (rc != SIM_OK && r && valid_rule_waivers(d, &b, v->assumed, sizeof v->assumed)) {
 		sim_diag_clear(d);
 		rc = b.oom ? SIM_ENOMEM : plan_scenario_load_string(b.data, name, opt->datadir, d, &s);
 	}
@@ -1379,7 +1379,7 @@ int valid_row_scenario(const cases_csv *c, size_t row, const valid_options *opt,
 		sim_buf_free(&text);
 		return SIM_ECONF;
 	}
-	/* the profile's rules the prediction sets aside (rule_waivers), found
+	/* the profile's rules the prediction sets aside (valid_rule_waivers), found
 	 * by loading the row as valid_training_row does */
 	sim_buf probe;
 	sim_buf_init(&probe);
@@ -1388,7 +1388,7 @@ int valid_row_scenario(const cases_csv *c, size_t row, const valid_options *opt,
 	plan_scenario *s = NULL;
 	if (d && !probe.oom &&
 	    plan_scenario_load_string(probe.data, "<case>", opt->datadir, d, &s) != SIM_OK)
-		rule_waivers(d, &text, assumed, sizeof assumed);
+		valid_rule_waivers(d, &text, assumed, sizeof assumed);
 	plan_scenario_free(s);
 	sim_diag_free(d);
 	sim_buf_free(&probe);

@@ -44,6 +44,11 @@ const valid_recipe *valid_row_recipe(const valid_options *opt, const char *sourc
 /* The value of `key` ("model.ffn", "sequence_parallel") in recipe line r,
  * into out; empty when r is NULL or has no such key. Returns out. */
 const char *valid_recipe_value(const valid_recipe *r, const char *key, char *out, size_t len);
+/* A measured row's plan refused only by its profile's missing-feature
+ * rules (runs_schedules, runs_zero, runs_tp, ...): each opened in the row
+ * text's [framework] section and said; false (nothing written) where any
+ * error of `d` is something else (runs.c). */
+bool valid_rule_waivers(const sim_diag *d, sim_buf *out, char *assumed, size_t alen);
 /* A [model] column of a case row, else its recipe line's model.<col> (the
  * model as the source's benchmark defined it), else "". */
 const char *valid_arch_value(const cases_csv *c, size_t row, const valid_recipe *r,
