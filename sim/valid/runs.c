@@ -461,9 +461,11 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 		             : oz      ? "ZeRO stages"
 		                       : "recomputations");
 	}
-	if (!*get(c, row, "zero") && !cpu && !nvme && tune->zero < 0)
+	if (!*get(c, row, "zero") && !cpu && !nvme && tune->zero < 0 &&
+	    !*valid_recipe_value(rec, "zero", rsp, sizeof rsp))
 		valid_assume(assumed, alen, "zero 0 (not published)");
-	if (!*get(c, row, "recompute") && !layers && !tune->recompute)
+	if (!*get(c, row, "recompute") && !layers && !tune->recompute &&
+	    !*valid_recipe_value(rec, "recompute", rsp, sizeof rsp))
 		valid_assume(assumed, alen, "recompute none (not published)");
 	if (!*get(c, row, "sequence_parallel") && atol(get(c, row, "tp")) > 1 &&
 	    atol(get(c, row, "moe_experts")) <= 1 &&

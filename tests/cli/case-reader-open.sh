@@ -45,7 +45,9 @@ trap 'rm -rf "$tmp"' EXIT
 #      benchmark's tp_mode REDUCE_SCATTER), said; its 3B by its run names'
 #      parameter count ("3.57G") runs tp 32; an open global batch is the
 #      benchmark's 1M tokens, 256 sequences of 4,096, over which an open
-#      micro-batch is tuned
+#      micro-batch is tuned; the benchmark never recomputes (XB8: its 1B at
+#      16 sequences a micro-batch on tp 1, out of memory by podsim's count,
+#      keeps recompute none, the recipe's, not the least that fits)
 #  XW: V0001 (GPT 3.6B, a name no model file has) without vocab or without
 #      seq_len: GPT-2's 50,257 and GPT-3's 2,048, the documented defaults,
 #      which V0001 states: V0001's step; a SwiGLU row (ffn 28,672 on hidden
@@ -155,6 +157,9 @@ derive("D01", "XB6", model="8B", layers="32", hidden="4096", heads="32", kv_head
 derive("D01", "XB7", model="8B", layers="32", hidden="4096", heads="32", kv_heads="32",
        ffn="14336", vocab="131072", seq_len="4096", sequence_parallel="1",
        **dict(ub, global_batch="", micro_batch=""))
+derive("D01", "XB8", model="1B", layers="", hidden="", heads="", kv_heads="", ffn="", vocab="",
+       seq_len="", sequence_parallel="", **dict(ub, gpus="8", tp="1", dp="8", micro_batch="16", recompute="",
+                                                global_batch="128"))
 derive("D01", "XB4", model="3.57G", layers="", hidden="", heads="", kv_heads="", ffn="",
        vocab="", seq_len="", sequence_parallel="", **dict(ub, gpus="32", tp="32"))
 derive("V0001", "XN0")
@@ -271,6 +276,11 @@ want(same("XB5", "XB6") and "global_batch = 256 (recipes.csv line " in r["XB5"][
      "the Ultra-Scale Playbook's 1M-token step with the global batch open", "XB5", "XB6")
 want(r["XB7"]["status"] == "ok" and "of the 256 sequences per replica" in r["XB7"]["assumed"],
      "the micro-batch tuned over the benchmark's 256 sequences when both are open", "XB7")
+want(r["XB8"]["status"] == "ok" and r["XB8"]["verdict"] == "oom"
+     and "recompute = none (recipes.csv line " in r["XB8"]["assumed"]
+     and "recompute full" not in r["XB8"]["assumed"]
+     and "recompute none (not published)" not in r["XB8"]["assumed"],
+     "the Playbook's benchmark recomputes nothing, even where podsim calls it out of memory", "XB8")
 want(r["XB4"]["status"] == "ok" and "model.hidden = 3072 (recipes.csv line " in r["XB4"]["assumed"]
      and "model.kv_heads = 32 (recipes.csv line " in r["XB4"]["assumed"],
      "the Ultra-Scale Playbook's 3B by its run name's parameter count, at tp 32", "XB4")
