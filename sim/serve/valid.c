@@ -20,6 +20,7 @@
  */
 #include "serve_int.h"
 #include "cases/cases.h"
+#include "valid/valid.h"
 
 #include <limits.h>
 #include <math.h>
@@ -115,6 +116,7 @@ static const char *row_text(const cases_csv *c, size_t i, const char *dir, sim_b
 
 typedef struct vrow {
 	char id[32], metric[48], gpu[48], group[64];
+	char said[256]; /* numbers written loosely, as read (valid_case_numbers_said) */
 	double measured, predicted, err;
 	const char *skip;
 } vrow;
@@ -240,9 +242,12 @@ static void print_text(FILE *out, const vrow *v, size_t nv, bool all_rows, doubl
 			fprintf(out, "%-5s skipped: %s\n", v[i].id, v[i].skip);
 			continue;
 		}
-		if (all_rows || fabs(v[i].err) > 0.15)
-			fprintf(out, "%-5s %-28s %-22s %12.1f %12.1f %+7.1f%%\n", v[i].id, v[i].metric,
-				v[i].gpu, v[i].measured, v[i].predicted, 100 * v[i].err);
+		if (!all_rows && fabs(v[i].err) <= 0.15)
+			continue;
+		fprintf(out, "%-5s %-28s %-22s %12.1f %12.1f %+7.1f%%\n", v[i].id, v[i].metric,
+			v[i].gpu, v[i].measured, v[i].predicted, 100 * v[i].err);
+		if (*v[i].said)
+			fprintf(out, "      %s\n", v[i].said);
 	}
 	fprintf(out, "\nper source and metric\n");
 	print_groups(out, v, nv, false);
@@ -265,9 +270,11 @@ int serve_validate(const char *csv, const char *datadir, const char *only, const
 	int rc = cases_csv_read(csv, &c, d);
 	if (rc != SIM_OK)
 		return rc == SIM_ENOMEM ? rc : SIM_ECONF;
-	if (cases_csv_require(c, cols, d) > 0) {
+	/* numbers as sources write them ("1,024", "2K", "n/a") read, every
+	 * numeric field checked, as podsim validate's other readers do */
+	if (cases_csv_require(c, cols, d) > 0 || (rc = valid_case_numbers(c, d)) != SIM_OK) {
 		cases_csv_free(c);
-		return SIM_ECONF;
+		return rc == SIM_ENOMEM ? rc : SIM_ECONF;
 	}
 	size_t n = cases_csv_rows(c);
 	if (scenario) {
@@ -289,6 +296,7 @@ int serve_validate(const char *csv, const char *datadir, const char *only, const
 		snprintf(r->id, sizeof r->id, "%s", id);
 		snprintf(r->metric, sizeof r->metric, "%s", get(c, i, "measured_metric"));
 		snprintf(r->gpu, sizeof r->gpu, "%s %s", get(c, i, "gpu"), get(c, i, "precision"));
+		valid_case_numbers_said(c, i, r->said, sizeof r->said);
 		const char *src = get(c, i, "source");
 		snprintf(r->group, sizeof r->group, "%.*s", (int)strcspn(src, " "), src);
 		if (cases_get_real(c, i, "measured_value", NAN, &r->measured, d) != SIM_OK ||

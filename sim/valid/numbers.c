@@ -62,6 +62,11 @@ static const valid_numcol numcols[] = {
         {"busbw_p95_GBps", VALID_NUM_REAL, SIM_UNIT_BANDWIDTH, 1e9},
         {"measured_peak_gib", VALID_NUM_REAL, SIM_UNIT_BYTES, 1073741824.0},
         {"lora_rank", VALID_NUM_INT, SIM_UNIT_NONE, 1},
+        /* serving.csv (sim/serve/valid.c) */
+        {"batch_size", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
+        {"concurrency", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
+        {"input_tokens", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
+        {"output_tokens", VALID_NUM_COUNT, SIM_UNIT_NONE, 1},
 };
 
 const valid_numcol *valid_numeric_cols(size_t *n)

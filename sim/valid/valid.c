@@ -76,6 +76,17 @@ static int check_numbers(const cases_csv *c, sim_diag *diag)
 	return bad;
 }
 
+int valid_case_numbers(cases_csv *c, sim_diag *diag)
+{
+	int rc = valid_loose_numbers(c);
+	return rc != SIM_OK ? rc : check_numbers(c, diag) ? SIM_ECONF : SIM_OK;
+}
+
+void valid_case_numbers_said(const cases_csv *c, size_t row, char *said, size_t len)
+{
+	valid_loose_numbers_assume(c, row, said, len);
+}
+
 /* The options with the shipped stack table loaded when the caller gave none
  * (*own gets what to free). */
 static int with_stacks(const valid_options *opt, valid_options *o, valid_stacks **own,

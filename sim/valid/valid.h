@@ -367,6 +367,18 @@ typedef struct valid_fab_fit {
  * SIM_OK or SIM_ENOMEM. */
 int valid_fab_merge_repeats(valid_fab_fit *f);
 
+/* The numeric columns of a case file of any schema (the training, memory,
+ * microbenchmark and serving columns of numbers.c's table that the file
+ * has): fields written loosely ("1,024", "2K", "512 GPUs", "350 ms",
+ * "n/a") rewritten as the schema's numbers, then every one checked (finite,
+ * >= 0, counts >= 1, integers below 2^31), each bad field a path:line
+ * error in diag. SIM_OK, SIM_ECONF or SIM_ENOMEM. podsim validate's own
+ * readers call it; the serving reader (sim/serve) too. */
+int valid_case_numbers(cases_csv *c, sim_diag *diag);
+/* The readings of the row's fields valid_case_numbers made, said
+ * ("batch_size '1,024' read as 1024"), appended to `said`. */
+void valid_case_numbers_said(const cases_csv *c, size_t row, char *said, size_t len);
+
 /* Add the collective rows of a case CSV (microbenchmark schema: kind
  * allreduce / allgather / reducescatter, gpus, nodes, bytes, time_us or
  * busbw_GBps, optionally busbw_p05_GBps and busbw_p95_GBps) whose fabric

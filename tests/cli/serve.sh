@@ -141,4 +141,24 @@ ratio_ok "$(echo "$b" | jnum output_tokens_per_s)" "$(echo "$a" | jnum output_to
 
 "$podsim" validate tests/cases/serving.csv --scenario T10 --data . >"$tmp/t10.ini" || bad "--scenario T10"
 "$podsim" serve "$tmp/t10.ini" --no-db >/dev/null 2>&1 || bad "T10's scenario does not run"
+
+# numbers as sources write them: T01 with "1,024" requests a batch, "50,400"
+# and "128 tokens" is T01, each reading said (atol read "1,024" as a batch
+# of 1); a count that names no number is the file's line, not a skip
+python3 - tests/cases/serving.csv "$tmp/loose.csv" <<'PY'
+import csv, sys
+rows = {r["id"]: r for r in csv.DictReader(open(sys.argv[1]))}
+a = dict(rows["T01"], id="L0")
+b = dict(rows["T01"], id="L1", batch_size="1,024", vocab="50,400", input_tokens="128 tokens")
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=list(a), lineterminator="\n")
+w.writeheader()
+w.writerows([a, b])
+PY
+"$podsim" validate "$tmp/loose.csv" --rows --data . >"$tmp/loose.txt" 2>&1 || bad "loose numbers"
+[ "$(awk '$1 == "L0" || $1 == "L1" {print $5}' "$tmp/loose.txt" | sort -u | wc -l)" = 1 ] &&
+	grep -q "batch_size '1,024' read as 1024" "$tmp/loose.txt" || bad "loose numbers: not T01's prediction"
+sed 's/"1,024"/ten/' "$tmp/loose.csv" >"$tmp/bad.csv"
+"$podsim" validate "$tmp/bad.csv" --data . >/dev/null 2>"$tmp/bad.err"
+[ $? = 2 ] && grep -q "bad.csv:3: error: column 'batch_size': expected a number, got 'ten'" "$tmp/bad.err" ||
+	bad "a batch size that names no number is not its line's error"
 exit $fail
