@@ -269,10 +269,10 @@ int valid_scenario(const char *path, const char *id, const valid_options *opt, F
 		cases_csv_free(c);
 		return SIM_ECONF;
 	}
-	if ((rc = valid_loose_numbers(c)) != SIM_OK || check_numbers(c, diag)) {
+	if ((rc = valid_case_numbers(c, diag)) != SIM_OK) {
 		/* the same readings and checks as valid_run */
 		cases_csv_free(c);
-		return rc != SIM_OK ? rc : SIM_ECONF;
+		return rc;
 	}
 	size_t n = cases_csv_rows(c), row = n;
 	for (size_t i = 0; i < n && row == n; i++)
