@@ -1154,7 +1154,9 @@ static bool fits(const plan_scenario *s)
 	return f.where == PLAN_OOM_NONE;
 }
 
-/* The row's scenario under `t`, loaded: NULL where it cannot be. */
+/* The row's scenario under `t`, loaded as the prediction loads it (a
+ * missing feature's rule set aside, valid_rule_waivers): NULL where it
+ * cannot be. */
 static plan_scenario *tuned_load(const cases_csv *c, size_t row, const valid_options *opt,
                                  const row_tune *t)
 {
@@ -1165,11 +1167,30 @@ static plan_scenario *tuned_load(const cases_csv *c, size_t row, const valid_opt
 	sim_diag *d = sim_diag_new();
 	plan_scenario *s = NULL;
 	if (!why && !b.oom && d &&
-	    plan_scenario_load_string(b.data, "<tuning>", opt->datadir, d, &s) != SIM_OK)
+	    plan_scenario_load_string(b.data, "<tuning>", opt->datadir, d, &s) != SIM_OK) {
 		s = NULL;
+		if (valid_rule_waivers(d, &b, assumed, sizeof assumed) && !b.oom) {
+			sim_diag_clear(d);
+			if (plan_scenario_load_string(b.data, "<tuning>", opt->datadir, d, &s) != SIM_OK)
+				s = NULL;
+		}
+	}
 	sim_diag_free(d);
 	sim_buf_free(&b);
 	return s;
+}
+
+/* Whether the row's framework profile runs selective recomputation itself
+ * (runs_selective_recompute; Megatron-LM's arrived in 2022), so that the
+ * reader may pick it for an open recompute column. */
+static bool profile_selective(const cases_csv *c, size_t row, const valid_options *opt)
+{
+	const char *profile, *attention;
+	char name[64], scratch[1024] = "";
+	plan_framework fw;
+	return !row_stack(c, row, opt, &profile, &attention, name, sizeof name, scratch,
+	                  sizeof scratch) &&
+	       load_profile(opt, profile, &fw) && fw.selective_recompute;
 }
 
 /* The step of the row under `t` where it loads, fits and simulates, else
@@ -1258,10 +1279,13 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
 		free(r);
 		return def;
 	}
+	bool selective = open_rc && profile_selective(c, row, opt);
 	for (int z = 0; z <= (open_zero ? 3 : 0); z++)
 		for (size_t i = 0; i < (open_rc ? sizeof rcs / sizeof rcs[0] : 1); i++) {
 			if (z == 0 && i == 0)
 				continue; /* the defaults, tried above */
+			if (rcs[i] && !strcmp(rcs[i], "selective") && !selective)
+				continue; /* not offered (a row stating it sets the rule aside) */
 			row_tune t = {0, rcs[i], open_zero ? z : -1};
 			double step = open_mb ? tuned_micro_batch(c, row, opt, &t, r)
 			                      : tuned_step(c, row, opt, &t, r);

@@ -94,7 +94,8 @@ trap 'rm -rf "$tmp"' EXIT
 #      which DeepSpeed asserts against (a constraint, not a missing
 #      feature), it stays skipped, naming the rule; XF3, a 2021 row stating
 #      selective recomputation with 47 layers on pp 2, sets its rule aside
-#      in the [framework] section the uneven split opens
+#      in the [framework] section the uneven split opens; XF4, XF1 with its
+#      micro-batch open, tunes it with the rule set aside, as it runs
 #  XZ: D05 (GPT 70B, pp 2) with zero open: ZeRO-0 leaves it out of memory,
 #      so the distributed optimizer, as D05 states: D05's step
 #  XK: a DeepSpeed source of 2023 with tp 2 ran Megatron-DeepSpeed (DeepSpeed
@@ -213,6 +214,7 @@ derive("V0001", "XR20212", source="a Megatron-LM benchmark (2021)", recompute="s
 derive("D05", "XZ1", zero="")
 derive("V0012", "XF1", vpp="2")
 derive("V0012", "XF2", zero="2")
+derive("V0012", "XF4", vpp="2", micro_batch="")
 derive("V0001", "XF3", source="a Megatron-LM benchmark (2021)", recompute="selective",
        **dict(g22, layers="47", tp="4", pp="2"))
 w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
@@ -305,6 +307,9 @@ want(r["XF1"]["status"] == "ok" and r["XF1"]["predicted_iter_s"] != r["XV0"]["pr
 want(r["XF3"]["status"] == "ok" and "runs_selective_recompute set aside" in r["XF3"]["assumed"]
      and "uneven pipeline split" in r["XF3"]["assumed"],
      "a rule set aside beside the uneven split's [framework] key", "XF3")
+want(r["XF4"]["status"] == "ok" and "runs_schedules set aside" in r["XF4"]["assumed"]
+     and "(not published: the fastest that fits of the divisors" in r["XF4"]["assumed"],
+     "the micro-batch of a row whose rule is set aside is not tuned as it runs", "XF4")
 want(r["XF2"]["status"] == "skipped" and "runs_zero_with_pp" in r["XF2"]["reason"],
      "a measured row against its framework's constraint is not skipped", "XF2")
 want(r["XO1"]["status"] == "ok" and "zero 2 (not published: DeepSpeed's stage for offload to cpu)" in r["XO1"]["assumed"]
