@@ -45,10 +45,15 @@ static const reading optimizer[] = {
         {"lamb", "lamb"},                       {"adam", "adam"},
         {"adafactor", "adafactor"},             {"lion", "lion"},
         {"sgd", "sgd"}};
+/* nanotron's benchmark log writes max_memory_allocated and
+ * max_memory_reserved as "Mem Alloc" and "Mem Res" (src/nanotron/helpers.py:
+ * 609-610 at 0e0a27ea); torchtune's "Peak Memory Active" is
+ * active_bytes.all.peak, filed as allocated (memory-README.md) */
 static const reading memory_kind[] = {
         {"=oom", "oom"},        {"out of memory", "oom"}, {"out-of-memory", "oom"},
-        {"alloc", "allocated"}, {"reserv", "reserved"},   {"smi", "nvidia-smi"},
-        {"unknown", "unknown"}};
+        {"alloc", "allocated"}, {"reserv", "reserved"},   {"mem res", "reserved"},
+        {"mem_res", "reserved"}, {"memres", "reserved"},  {"active", "allocated"},
+        {"smi", "nvidia-smi"},  {"unknown", "unknown"}};
 static const reading fabric[] = {
         {"efa", "efa"},         {"roce", "roce-fat-tree"},     {"rail", "rail-optimized"},
         {"omni", "omni-path"},  {"infiniband", "ib-fat-tree"}, {"^ib", "ib-fat-tree"},

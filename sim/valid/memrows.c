@@ -590,13 +590,20 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	return oom ? "out of memory" : NULL;
 }
 
-/* The counter a row's memory_kind names. */
-static double counter(const plan_mem_peak *p, const char *kind, const char **name)
+/* The counter a row's memory_kind names: the device's for nvidia-smi and
+ * unknown, and for a label no reading knows, said (`assumed`). */
+static double counter(const plan_mem_peak *p, const char *kind, const char **name,
+                      char *assumed, size_t alen)
 {
 	if (!strcmp(kind, "allocated"))
 		return *name = "allocated", p->allocated;
 	if (!strcmp(kind, "reserved"))
 		return *name = "reserved", p->reserved;
+	if (strcmp(kind, "nvidia-smi") && strcmp(kind, "unknown"))
+		valid_assume(assumed, alen,
+		             "memory_kind '%.32s' not in the schema (allocated, reserved, "
+		             "nvidia-smi, unknown, oom): read as unknown, the device's view",
+		             kind);
 	*name = "device";
 	return p->device;
 }
@@ -663,7 +670,8 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 			v->predicted = plan_memory_after_pipeline(s, stage) / 1073741824.0;
 			cn = "allocated after the pipeline (logged_peak)";
 		} else
-			v->predicted = counter(&p, get(c, row, "memory_kind"), &cn) / 1073741824.0;
+			v->predicted = counter(&p, get(c, row, "memory_kind"), &cn, v->assumed,
+			                       sizeof v->assumed) / 1073741824.0;
 		v->status = VALID_OK;
 		v->error = v->oom_run ? NAN : (v->predicted - v->measured) / v->measured;
 		valid_plan_assumptions(s, v->assumed, sizeof v->assumed);
