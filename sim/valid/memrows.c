@@ -705,6 +705,11 @@ int valid_memory_scenario(const cases_csv *c, size_t row, const valid_options *o
 		sim_buf_free(&text);
 		return SIM_ECONF;
 	}
+	sim_buf probe; /* the rules its prediction sets aside (valid_rule_waivers) */
+	sim_buf_init(&probe);
+	mem_text(c, row, "", opt, &probe, (char[1024]){""}, 1024, &stage);
+	valid_printed_waivers(&probe, opt->datadir, &text, assumed, sizeof assumed);
+	sim_buf_free(&probe);
 	valid_put_assumed(out, assumed);
 	sim_buf_printf(out, "; the measured rank: stage %d; counter: %s\n%s", stage,
 	               get(c, row, "memory_kind"), text.data ? text.data : "");

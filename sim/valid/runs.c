@@ -1128,6 +1128,18 @@ bool valid_rule_waivers(const sim_diag *d, sim_buf *out, char *assumed, size_t a
 	return ok;
 }
 
+void valid_printed_waivers(const sim_buf *probe, const char *datadir, sim_buf *text,
+                           char *assumed, size_t alen)
+{
+	sim_diag *d = sim_diag_new();
+	plan_scenario *s = NULL;
+	if (d && !probe->oom &&
+	    plan_scenario_load_string(probe->data, "<case>", datadir, d, &s) != SIM_OK)
+		valid_rule_waivers(d, text, assumed, alen);
+	plan_scenario_free(s);
+	sim_diag_free(d);
+}
+
 /* The first error message without its "name:line: error: " prefix. */
 static void first_error(const sim_diag *d, char *out, size_t len)
 {
@@ -1405,18 +1417,12 @@ int valid_row_scenario(const cases_csv *c, size_t row, const valid_options *opt,
 		sim_buf_free(&text);
 		return SIM_ECONF;
 	}
-	/* the profile's rules the prediction sets aside (valid_rule_waivers), found
-	 * by loading the row as valid_training_row does */
+	/* the profile's rules the prediction sets aside, found by loading the
+	 * row as valid_training_row does */
 	sim_buf probe;
 	sim_buf_init(&probe);
 	row_text(c, row, "", opt, &t, &probe, (char[1024]){""}, 1024, whyb, sizeof whyb);
-	sim_diag *d = sim_diag_new();
-	plan_scenario *s = NULL;
-	if (d && !probe.oom &&
-	    plan_scenario_load_string(probe.data, "<case>", opt->datadir, d, &s) != SIM_OK)
-		valid_rule_waivers(d, &text, assumed, sizeof assumed);
-	plan_scenario_free(s);
-	sim_diag_free(d);
+	valid_printed_waivers(&probe, opt->datadir, &text, assumed, sizeof assumed);
 	sim_buf_free(&probe);
 	valid_put_assumed(out, assumed);
 	sim_buf_printf(out, "%s", text.data ? text.data : "");

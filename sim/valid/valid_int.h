@@ -49,6 +49,11 @@ const char *valid_recipe_value(const valid_recipe *r, const char *key, char *out
  * text's [framework] section and said; false (nothing written) where any
  * error of `d` is something else (runs.c). */
 bool valid_rule_waivers(const sim_diag *d, sim_buf *out, char *assumed, size_t alen);
+/* For --scenario: the rules the prediction sets aside for a row, found by
+ * loading `probe` (the row's text with includes relative to datadir), set
+ * aside in `text` (the text printed, its includes absolute), said. */
+void valid_printed_waivers(const sim_buf *probe, const char *datadir, sim_buf *text,
+                           char *assumed, size_t alen);
 /* A [model] column of a case row, else its recipe line's model.<col> (the
  * model as the source's benchmark defined it), else "". */
 const char *valid_arch_value(const cases_csv *c, size_t row, const valid_recipe *r,

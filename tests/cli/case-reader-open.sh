@@ -440,6 +440,8 @@ w.writerows(out)
 PY
 "$podsim" validate "$tmp/mem.csv" --json >"$tmp/mem.json" 2>"$tmp/mem.err" ||
 	{ echo "validate failed:"; cat "$tmp/mem.err"; fail=1; }
+"$podsim" validate "$tmp/mem.csv" --scenario YR1 2>&1 | grep -q '^runs_tp = true$' ||
+	{ echo "YR1's --scenario does not set its rule aside"; fail=1; }
 python3 - "$tmp/mem.json" <<'PY' || fail=1
 import json, sys
 j = json.load(open(sys.argv[1]))
