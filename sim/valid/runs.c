@@ -12,8 +12,11 @@
  * Conventions for columns the schema leaves open (all stated in the reasons or
  * in README.md): activation = gelu when ffn == 4*hidden, else swiglu with
  * rmsnorm and untied embeddings (Llama-style); empty micro_batch: the fastest
- * that fits (tuned_micro_batch); empty recompute = none; empty vpp = 1 when
- * pp == 1; a note naming Megatron's
+ * that fits (tuned_micro_batch); empty recompute = none and empty zero = 0,
+ * unless the plan then does not fit: the fastest combination that fits
+ * (tuned_plan); empty vpp = 1 when pp == 1; a rule of the profile that the
+ * framework lacks a feature the row used is set aside (valid_rule_waivers);
+ * a note naming Megatron's
  * --overlap-param-gather or --overlap-grad-reduce sets overlap_grad_reduce
  * (Megatron refuses the first without the second), --overlap-param-gather
  * also overlap_param_gather with zero 1 or 2, and --tp-comm-overlap
@@ -1037,107 +1040,6 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		sim_buf_printf(b, "attention = %s\n", attention);
 	valid_put_recipe(b, trn, rec, "train.", assumed, alen);
 	return NULL;
-}
-
-/* A measured row using a feature its profile says the framework does not
- * offer (a schedule, a ZeRO stage, a kind of parallelism, offloading,
- * hybrid sharding, an overlapped reduction: plan/framework.c, "does not
- * run it (rule R)"): the run happened, so the framework the reader took
- * for it (from the source's name, stacks.csv, or the row's framework
- * column) is not the one that ran it, or its profile is too strict there.
- * As the uneven split above, the rule is set aside for the row, its
- * [framework] key opened in `out` and said, and the row predicted with the
- * rest of the profile; every error of `d` must be such a rule (false
- * otherwise: the row keeps the loader's reason). Not set aside: a
- * framework's constraints on a plan it does run, which its code asserts
- * and no run of it passed (nanotron's 1F1B with fewer than pp - 1
- * micro-batches, runs_few_microbatches; whole K/V heads per TP rank;
- * Megatron-LM's interleaving with micro-batches no multiple of pp,
- * runs_vp_group; DeepSpeed's ZeRO-2/3 beside its pipeline engine,
- * runs_zero_with_pp), what the profile's code cannot build (layer_kernels:
- * an eager layer code with experts). A row's "selective" under a profile
- * whose selective means whole layers never reaches the rule: the reader
- * reads it so (selective_is_layers). */
-bool valid_rule_waivers(const sim_diag *d, sim_buf *out, char *assumed, size_t alen)
-{
-	static const struct {
-		const char *rule, *open;
-	} open[] = {
-	        {"runs_schedules", "gpipe, 1f1b, interleaved, zb-h1, interleaved-zb, zbv, "
-	                           "looped-bfs, dualpipev"},
-	        {"runs_zero", "3"},
-	        {"runs_tp", "true"},
-	        {"runs_cp", "true"},
-	        {"runs_ep", "true"},
-	        {"runs_offload_optimizer", "true"},
-	        {"runs_offload_params", "true"},
-	        {"runs_hybrid_shard", "true"},
-	        {"runs_overlap_grad_reduce", "true"},
-	        {"runs_selective_recompute", "true"},
-	};
-	sim_buf keys;
-	sim_buf_init(&keys);
-	char said[1024] = "";
-	bool ok = true;
-	for (size_t i = 0; ok && i < sim_diag_count(d); i++) {
-		const char *t = sim_diag_text(d, i), *e = strstr(t, "error: ");
-		if (!e)
-			continue;
-		const char *r = strstr(e, "does not run it (rule ");
-		size_t k = 0;
-		if (r) {
-			r += strlen("does not run it (rule ");
-			for (; k < sizeof open / sizeof open[0]; k++)
-				if (!strncmp(r, open[k].rule, strlen(open[k].rule)) &&
-				    r[strlen(open[k].rule)] == ')')
-					break;
-		}
-		ok = r && k < sizeof open / sizeof open[0];
-		if (!ok || (keys.data && strstr(keys.data, open[k].rule)))
-			continue; /* a rule met twice */
-		sim_buf_printf(&keys, "%s = %s\n", open[k].rule, open[k].open);
-		/* the refused feature: the message's text before ": framework" */
-		const char *what = e + 7, *f = strstr(what, ": framework '");
-		valid_assume(said, sizeof said,
-		             "the profile's rule %s set aside: %.*s ran (a measured run), which the "
-		             "profile says its framework does not run",
-		             open[k].rule, f ? (int)(f - what) : 0, what);
-	}
-	ok = ok && keys.len > 0 && !keys.oom;
-	if (ok) {
-		/* into the row's [framework] section where it has one (a section
-		 * may be opened once), else a new one at the end */
-		const char *h = out->data ? strstr(out->data, "\n[framework]\n") : NULL;
-		if (!h) {
-			sim_buf_printf(out, "[framework]\n%s", keys.data);
-		} else {
-			size_t at = (size_t)(h - out->data) + strlen("\n[framework]\n");
-			sim_buf rest;
-			sim_buf_init(&rest);
-			sim_buf_append(&rest, out->data + at, out->len - at);
-			out->len = at;
-			out->data[at] = '\0';
-			sim_buf_append(out, keys.data, keys.len);
-			sim_buf_append(out, rest.data ? rest.data : "", rest.len);
-			out->oom = out->oom || rest.oom;
-			sim_buf_free(&rest);
-		}
-		valid_assume(assumed, alen, "%s", said);
-	}
-	sim_buf_free(&keys);
-	return ok;
-}
-
-void valid_printed_waivers(const sim_buf *probe, const char *datadir, sim_buf *text,
-                           char *assumed, size_t alen)
-{
-	sim_diag *d = sim_diag_new();
-	plan_scenario *s = NULL;
-	if (d && !probe->oom &&
-	    plan_scenario_load_string(probe->data, "<case>", datadir, d, &s) != SIM_OK)
-		valid_rule_waivers(d, text, assumed, alen);
-	plan_scenario_free(s);
-	sim_diag_free(d);
 }
 
 /* The first error message without its "name:line: error: " prefix. */

@@ -47,7 +47,7 @@ const char *valid_recipe_value(const valid_recipe *r, const char *key, char *out
 /* A measured row's plan refused only by its profile's missing-feature
  * rules (runs_schedules, runs_zero, runs_tp, ...): each opened in the row
  * text's [framework] section and said; false (nothing written) where any
- * error of `d` is something else (runs.c). */
+ * error of `d` is something else (waive.c). */
 bool valid_rule_waivers(const sim_diag *d, sim_buf *out, char *assumed, size_t alen);
 /* For --scenario: the rules the prediction sets aside for a row, found by
  * loading `probe` (the row's text with includes relative to datadir), set
