@@ -599,7 +599,9 @@ static double counter(const plan_mem_peak *p, const char *kind, const char **nam
 		return *name = "allocated", p->allocated;
 	if (!strcmp(kind, "reserved"))
 		return *name = "reserved", p->reserved;
-	if (strcmp(kind, "nvidia-smi") && strcmp(kind, "unknown"))
+	if (!*kind)
+		valid_assume(assumed, alen, "memory_kind open: unknown, the device's view");
+	else if (strcmp(kind, "nvidia-smi") && strcmp(kind, "unknown"))
 		valid_assume(assumed, alen,
 		             "memory_kind '%.32s' not in the schema (allocated, reserved, "
 		             "nvidia-smi, unknown, oom): read as unknown, the device's view",
