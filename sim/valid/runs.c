@@ -42,6 +42,8 @@ typedef struct {
 	long mb;
 	const char *recompute;
 	int zero;
+	bool partial; /* recompute full of the fewest layers a chunk that fit */
+	int rc_layers; /* ... found: recompute_layers (0: all) */
 } row_tune;
 
 static const char *node_template(const char *intra, const char *gpu)
@@ -452,6 +454,12 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 			sim_buf_printf(b, "recompute = %s\n", tune->recompute);
 			snprintf(what + strlen(what), sizeof what - strlen(what), "%srecompute %s",
 			         *what ? ", " : "", tune->recompute);
+		}
+		if (tune->rc_layers > 0) {
+			sim_buf_printf(b, "recompute_layers = %d\n", tune->rc_layers);
+			snprintf(what + strlen(what), sizeof what - strlen(what),
+			         " of %d layer%s a chunk", tune->rc_layers,
+			         tune->rc_layers == 1 ? "" : "s");
 		}
 		bool oz = !*get(c, row, "zero"), orc = !*get(c, row, "recompute");
 		valid_assume(assumed, alen,
@@ -1107,13 +1115,59 @@ static bool profile_selective(const cases_csv *c, size_t row, const valid_option
 	       load_profile(opt, profile, &fw) && fw.selective_recompute;
 }
 
-/* The step of the row under `t` where it loads, fits and simulates, else
- * a negative time. `r` is the caller's result buffer. */
-static double tuned_step(const cases_csv *c, size_t row, const valid_options *opt,
-                         const row_tune *t, exec_result *r)
+/* Whether the row fits under `t`. */
+static bool tuned_fits(const cases_csv *c, size_t row, const valid_options *opt,
+                       const row_tune *t)
 {
 	plan_scenario *s = tuned_load(c, row, opt, t);
-	double step = s && fits(s) && exec_run(s, r) == SIM_OK ? r->step_s : -1;
+	bool ok = s && fits(s);
+	plan_scenario_free(s);
+	return ok;
+}
+
+/* The step of the row under `t` where it loads, fits and simulates, else
+ * a negative time. `r` is the caller's result buffer. Under t->partial
+ * (recompute full), first the fewest layers of each chunk whose
+ * recomputation makes it fit, by bisection (memory falls as more layers
+ * recompute: Megatron-LM's --recompute-method block --recompute-num-layers
+ * N, from bbab79f869, as the cuts `podsim explain` prints find them);
+ * t->rc_layers 0 where only all of them fit. */
+static double tuned_step(const cases_csv *c, size_t row, const valid_options *opt, row_tune *t,
+                         exec_result *r)
+{
+	t->rc_layers = 0;
+	plan_scenario *s = tuned_load(c, row, opt, t);
+	if (!s || !fits(s)) {
+		plan_scenario_free(s);
+		return -1;
+	}
+	if (t->partial) {
+		int lo = 1, hi = 0, first; /* hi: the most layers a chunk holds (all) */
+		for (int st = 0; st < s->plan.pp; st++)
+			for (int ch = 0; ch < (s->plan.vpp > 1 ? s->plan.vpp : 1); ch++) {
+				int n = plan_chunk_layers(s, st, ch, &first);
+				hi = n > hi ? n : hi;
+			}
+		int all = hi;
+		while (lo < hi) {
+			row_tune m = *t;
+			m.rc_layers = lo + (hi - lo) / 2;
+			if (tuned_fits(c, row, opt, &m))
+				hi = m.rc_layers;
+			else
+				lo = m.rc_layers + 1;
+		}
+		row_tune m = *t;
+		m.rc_layers = lo;
+		plan_scenario *p = lo < all ? tuned_load(c, row, opt, &m) : NULL;
+		if (p && fits(p)) {
+			plan_scenario_free(s);
+			s = p;
+			t->rc_layers = lo;
+		} else
+			plan_scenario_free(p);
+	}
+	double step = exec_run(s, r) == SIM_OK ? r->step_s : -1;
 	plan_scenario_free(s);
 	return step;
 }
@@ -1145,6 +1199,7 @@ static double tuned_micro_batch(const cases_csv *c, size_t row, const valid_opti
 		if (step >= 0 && (!best || step < best_s)) {
 			best = mb;
 			best_s = step;
+			t->rc_layers = m.rc_layers;
 		}
 	}
 	t->mb = best;
@@ -1160,8 +1215,9 @@ static double tuned_micro_batch(const cases_csv *c, size_t row, const valid_opti
  * of the ZeRO stages the framework runs (runs_zero, with a pipeline
  * runs_zero_with_pp: a combination the framework refuses does not load)
  * and none, selective (where the framework runs it: Megatron-LM from
- * 2022, runs_selective_recompute) or full recomputation, each with its
- * micro-batch tuned where open. Where the defaults fit, or nothing does,
+ * 2022, runs_selective_recompute) or full recomputation (there also of the
+ * fewest layers a chunk that fit, tuned_step), each with its micro-batch
+ * tuned where open. Where the defaults fit, or nothing does,
  * the defaults, as before: the row is predicted and its verdict says out
  * of memory. A row offloading to the CPU or NVMe keeps its ZeRO rule
  * (put_open_plan). */
@@ -1177,7 +1233,7 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
 	bool open_zero = !*get(c, row, "zero") && (!*off || !strcmp(off, "none")) &&
 	                 !*valid_recipe_value(rec, "zero", rv, sizeof rv);
 	bool open_mb = !*get(c, row, "micro_batch");
-	row_tune def = {0, NULL, -1}, best = def;
+	row_tune def = {0, NULL, -1, false, 0}, best = def;
 	exec_result *r = malloc(sizeof *r);
 	if (!r)
 		return def;
@@ -1200,7 +1256,11 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
 				continue; /* the defaults, tried above */
 			if (rcs[i] && !strcmp(rcs[i], "selective") && !selective)
 				continue; /* not offered (a row stating it sets the rule aside) */
-			row_tune t = {0, rcs[i], open_zero ? z : -1};
+			/* full recomputation of only as many layers as it takes
+			 * where the framework has that option (from 2022, with
+			 * selective: Megatron-LM bbab79f869) */
+			row_tune t = {0, rcs[i], open_zero ? z : -1,
+			              selective && rcs[i] && !strcmp(rcs[i], "full"), 0};
 			double step = open_mb ? tuned_micro_batch(c, row, opt, &t, r)
 			                      : tuned_step(c, row, opt, &t, r);
 			if (step >= 0 && (best_s < 0 || step < best_s)) {

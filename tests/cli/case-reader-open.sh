@@ -97,7 +97,9 @@ trap 'rm -rf "$tmp"' EXIT
 #      in the [framework] section the uneven split opens; XF4, XF1 with its
 #      micro-batch open, tunes it with the rule set aside, as it runs
 #  XZ: D05 (GPT 70B, pp 2) with zero open: ZeRO-0 leaves it out of memory,
-#      so the distributed optimizer, as D05 states: D05's step
+#      so the distributed optimizer, as D05 states: D05's step; at 32k
+#      tokens with recompute open, full recomputation of one layer a chunk
+#      fits (Megatron-Core's --recompute-num-layers), faster than of all
 #  XK: a DeepSpeed source of 2023 with tp 2 ran Megatron-DeepSpeed (DeepSpeed
 #      has tensor parallelism only through Megatron's mpu; stacks.csv tp_from),
 #      with flash attention; the same row at tp 1 runs DeepSpeed's own profile;
@@ -212,6 +214,8 @@ for year, rc in (("2022", "selective"), ("2021", "full")):
     derive("V0001", "XR%s1" % year, source=src, recompute="", **g22)
 derive("V0001", "XR20212", source="a Megatron-LM benchmark (2021)", recompute="selective", **g22)
 derive("D05", "XZ1", zero="")
+derive("D05", "XZ2", seq_len="32768", micro_batch="1")
+derive("D05", "XZ3", seq_len="32768", micro_batch="1", recompute="full")
 derive("V0012", "XF1", vpp="2")
 derive("V0012", "XF2", zero="2")
 derive("V0012", "XF4", vpp="2", micro_batch="")
@@ -301,6 +305,10 @@ want(r["XR20212"]["status"] == "ok"
 want(same("XD0", "XZ1") and ("zero 1 (not published: the run completed, so it fitted; with zero 0 "
                              "and recompute none it does not") in r["XZ1"]["assumed"],
      "an open ZeRO stage that does not fit at ZeRO-0", "XD0", "XZ1")
+want(r["XZ2"]["status"] == "ok" and r["XZ2"]["verdict"] != "oom"
+     and "recompute full of 1 layer a chunk (not published" in r["XZ2"]["assumed"]
+     and r["XZ2"]["predicted_iter_s"] < r["XZ3"]["predicted_iter_s"],
+     "an open recompute where recomputing one layer a chunk fits", "XZ2", "XZ3")
 want(r["XF1"]["status"] == "ok" and r["XF1"]["predicted_iter_s"] != r["XV0"]["predicted_iter_s"]
      and "the profile's rule runs_schedules set aside: the interleaved 1f1b schedule" in r["XF1"]["assumed"],
      "a measured row on a schedule its profile does not offer", "XF1", "XV0")

@@ -7,7 +7,8 @@
 # deepspeed-2021, not skipped as plans Megatron-LM cannot run; a ZeRO paper
 # of 2021 ran DeepSpeed of 2021, of 2023 today's profile; the Megatron-LM
 # README's table of 2021 ran Megatron-LM of 2021 (its row in stacks.csv,
-# Megatron-Core's table, holds from 2023). Rows in
+# Megatron-Core's table, holds from 2023); BLOOM ran Megatron-DeepSpeed
+# before it had selective recomputation. Rows in
 # calibration.csv's schema; the measured times are placeholders (the check
 # is the profile each row gets, and that every row is simulated).
 set -u
@@ -25,6 +26,7 @@ row Z2 "Narayanan et al. 2021, Megatron-LM SC21" 1
 row Z3 "Rajbhandari et al. 2021, ZeRO-Infinity" 3
 row Z4 "ZeRO++ 2023" 3
 row Z5 "NVIDIA/Megatron-LM README weak-scaling figure (2021)" 1
+row Z6 "BigScience BLOOM 176B (2022)" 1
 want() { # id profile
 	"$podsim" validate "$tmp/rows.csv" --scenario "$1" --data . >"$tmp/$1.ini" 2>&1 ||
 		{ echo "$1: --scenario failed"; cat "$tmp/$1.ini"; fail=1; return; }
@@ -37,8 +39,9 @@ want Z2 megatron-lm-2021
 want Z3 deepspeed-2021
 want Z4 deepspeed
 want Z5 megatron-lm-2021
+want Z6 megatron-deepspeed-2022
 "$podsim" validate "$tmp/rows.csv" --data . >"$tmp/out.txt" 2>&1
-grep -q '^validation of .*: 5 rows, 5 simulated, 0 skipped$' "$tmp/out.txt" ||
+grep -q '^validation of .*: 6 rows, 6 simulated, 0 skipped$' "$tmp/out.txt" ||
 	{ echo "not every row simulated:"; cat "$tmp/out.txt"; fail=1; }
 # the ZeRO-3 row stays in its source's group (the label of the Megatron rows),
 # with the README row of 2021
