@@ -44,6 +44,7 @@ typedef struct {
 	int zero;
 	bool partial; /* recompute full of the fewest layers a chunk that fit */
 	int rc_layers; /* ... found: recompute_layers (0: all) */
+	bool fast;     /* ranked on the closed-form network (alpha-beta) */
 } row_tune;
 
 static const char *node_template(const char *intra, const char *gpu)
@@ -975,9 +976,11 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	if (other.instance)
 		valid_efa_unfit_keys(b, &other, true);
 	if (opt)
-		sim_buf_printf(b, "network = %s\n", opt->network == NET_MODEL_FLOW ? "flow"
-						   : opt->network == NET_MODEL_AUTO ? "auto"
-										    : "alpha-beta");
+		sim_buf_printf(b, "network = %s\n",
+		               tune->fast                       ? "alpha-beta"
+		               : opt->network == NET_MODEL_FLOW ? "flow"
+		               : opt->network == NET_MODEL_AUTO ? "auto"
+		                                                : "alpha-beta");
 	size_t par = b->len;
 	sim_buf_printf(b, "[parallel]\n");
 	static const char *const same[] = {"tp", "pp", "dp", "cp", "ep", "vpp", "global_batch",
@@ -1217,7 +1220,10 @@ static double tuned_micro_batch(const cases_csv *c, size_t row, const valid_opti
  * and none, selective (where the framework runs it: Megatron-LM from
  * 2022, runs_selective_recompute) or full recomputation (there also of the
  * fewest layers a chunk that fit, tuned_step), each with its micro-batch
- * tuned where open. Where the defaults fit, or nothing does,
+ * tuned where open, ranked on the closed-form network (as the sweep's
+ * pre-screen ranks plans: a flow simulation of a 4,096-GPU MoE plan takes
+ * a minute, its closed forms milliseconds) and the row then simulated on
+ * its own. Where the defaults fit, or nothing does,
  * the defaults, as before: the row is predicted and its verdict says out
  * of memory. A row offloading to the CPU or NVMe keeps its ZeRO rule
  * (put_open_plan). */
@@ -1233,7 +1239,7 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
 	bool open_zero = !*get(c, row, "zero") && (!*off || !strcmp(off, "none")) &&
 	                 !*valid_recipe_value(rec, "zero", rv, sizeof rv);
 	bool open_mb = !*get(c, row, "micro_batch");
-	row_tune def = {0, NULL, -1, false, 0}, best = def;
+	row_tune def = {0, NULL, -1, false, 0, false}, best = def;
 	exec_result *r = malloc(sizeof *r);
 	if (!r)
 		return def;
@@ -1260,7 +1266,7 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
 			 * where the framework has that option (from 2022, with
 			 * selective: Megatron-LM bbab79f869) */
 			row_tune t = {0, rcs[i], open_zero ? z : -1,
-			              selective && rcs[i] && !strcmp(rcs[i], "full"), 0};
+			              selective && rcs[i] && !strcmp(rcs[i], "full"), 0, true};
 			double step = open_mb ? tuned_micro_batch(c, row, opt, &t, r)
 			                      : tuned_step(c, row, opt, &t, r);
 			if (step >= 0 && (best_s < 0 || step < best_s)) {
@@ -1269,6 +1275,7 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
 			}
 		}
 	free(r);
+	best.fast = false; /* the row itself on its own network */
 	return best;
 }
 
