@@ -525,6 +525,15 @@ static const conf_flag sched_bits[] = {
         {"dualpipev", PLAN_FW_DUALPIPEV},
 };
 
+void plan_framework_all_schedules(char *out, size_t len)
+{
+	size_t n = 0;
+	if (len)
+		out[0] = '\0';
+	for (size_t i = 0; i < sizeof sched_bits / sizeof sched_bits[0] && n < len; i++)
+		n += (size_t)snprintf(out + n, len - n, "%s%s", i ? ", " : "", sched_bits[i].name);
+}
+
 static const conf_flag comm_bits[] = {
         {"default", PLAN_COMM_DEFAULT},
         {"world", PLAN_COMM_WORLD},

@@ -665,6 +665,9 @@ extern const size_t plan_framework_nkeys;
 /* Read [framework] (optional: defaults = Megatron-Core) into *out and parse
  * its schedule list; unknown schedule names are errors at the key. */
 int plan_framework_from_conf(const conf_doc *doc, plan_framework *out, sim_diag *diag);
+/* Every pipeline schedule a profile's runs_schedules may name, as its value
+ * ("gpipe, 1f1b, interleaved, ..."), into out. */
+void plan_framework_all_schedules(char *out, size_t len);
 
 struct plan_scenario;
 /* The framework's rules on s->plan (part of plan_check): each combination the

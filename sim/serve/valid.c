@@ -116,7 +116,7 @@ static const char *row_text(const cases_csv *c, size_t i, const char *dir, sim_b
 
 typedef struct vrow {
 	char id[32], metric[48], gpu[48], group[64];
-	char said[256]; /* numbers written loosely, as read (valid_case_numbers_said) */
+	char said[256]; /* numbers written loosely, as read (valid_loose_numbers_assume) */
 	double measured, predicted, err;
 	const char *skip;
 } vrow;
@@ -296,7 +296,7 @@ int serve_validate(const char *csv, const char *datadir, const char *only, const
 		snprintf(r->id, sizeof r->id, "%s", id);
 		snprintf(r->metric, sizeof r->metric, "%s", get(c, i, "measured_metric"));
 		snprintf(r->gpu, sizeof r->gpu, "%s %s", get(c, i, "gpu"), get(c, i, "precision"));
-		valid_case_numbers_said(c, i, r->said, sizeof r->said);
+		valid_loose_numbers_assume(c, i, r->said, sizeof r->said);
 		const char *src = get(c, i, "source");
 		snprintf(r->group, sizeof r->group, "%.*s", (int)strcspn(src, " "), src);
 		if (cases_get_real(c, i, "measured_value", NAN, &r->measured, d) != SIM_OK ||

@@ -1246,11 +1246,8 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
 	double best_s = -1;
 	if (open_mb)
 		best_s = tuned_micro_batch(c, row, opt, &def, r);
-	else if (open_rc || open_zero) {
-		plan_scenario *s = tuned_load(c, row, opt, &def);
-		best_s = s && fits(s) ? 0 : -1;
-		plan_scenario_free(s);
-	}
+	else if (open_rc || open_zero)
+		best_s = tuned_fits(c, row, opt, &def) ? 0 : -1;
 	if (best_s >= 0 || (!open_rc && !open_zero)) {
 		free(r);
 		return def;

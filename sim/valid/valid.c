@@ -82,11 +82,6 @@ int valid_case_numbers(cases_csv *c, sim_diag *diag)
 	return rc != SIM_OK ? rc : check_numbers(c, diag) ? SIM_ECONF : SIM_OK;
 }
 
-void valid_case_numbers_said(const cases_csv *c, size_t row, char *said, size_t len)
-{
-	valid_loose_numbers_assume(c, row, said, len);
-}
-
 /* The options with the shipped stack table loaded when the caller gave none
  * (*own gets what to free). */
 static int with_stacks(const valid_options *opt, valid_options *o, valid_stacks **own,
@@ -118,12 +113,13 @@ static int case_kind(const char *path, cases_csv *c, valid_kind *kind, sim_diag 
 		"gpu", "tp", "pp", "dp", "precision", "measured_peak_gib", "memory_kind", NULL};
 	bool micro = cases_csv_col(c, "kind") >= 0;
 	bool runs = cases_csv_col(c, "measured_iter_s") >= 0;
-	if (valid_loose_numbers(c) != SIM_OK)
-		return SIM_ENOMEM;
 	bool mem = !micro && !runs && cases_csv_col(c, "measured_peak_gib") >= 0;
 	const char *const *need = micro ? need_micro : runs ? need_runs : mem ? need_mem : need_id;
+	int rc = SIM_OK;
 	if (cases_csv_require(c, need, diag) > 0 || (!micro && !runs && !mem) ||
-	    check_numbers(c, diag)) {
+	    (rc = valid_case_numbers(c, diag)) != SIM_OK) {
+		if (rc == SIM_ENOMEM)
+			return rc;
 		if (!micro && !runs && !mem)
 			sim_diag_error(diag, path, 1,
 				       "not a case file: expected a 'measured_iter_s' (training runs), "

@@ -376,8 +376,9 @@ int valid_fab_merge_repeats(valid_fab_fit *f);
  * readers call it; the serving reader (sim/serve) too. */
 int valid_case_numbers(cases_csv *c, sim_diag *diag);
 /* The readings of the row's fields valid_case_numbers made, said
- * ("batch_size '1,024' read as 1024"), appended to `said`. */
-void valid_case_numbers_said(const cases_csv *c, size_t row, char *said, size_t len);
+ * ("batch_size '1,024' read as 1024"), appended to `assumed` (numbers.c;
+ * valid_loose_assume says them with the other readings). */
+void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, size_t alen);
 
 /* Add the collective rows of a case CSV (microbenchmark schema: kind
  * allreduce / allgather / reducescatter, gpus, nodes, bytes, time_us or

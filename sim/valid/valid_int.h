@@ -229,9 +229,6 @@ double valid_unit_seconds(const char *unit);
  * same (numbers.c); a field no reading matches stays as written, for the
  * number checks to report. SIM_OK or SIM_ENOMEM. */
 int valid_loose_numbers(cases_csv *c);
-/* Each such field of the row, said ("tp 'TP=8' read as 8"; valid_loose_assume
- * says them with the rest). */
-void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, size_t alen);
 /* Whether a field's text says its run ran out of memory ("OOM", "CUDA OOM",
  * "out of memory"): a measured peak or step written so is read as none, the
  * run's out-of-memory mark (memrows.c, runs.c). */
