@@ -74,13 +74,20 @@ int topo_add_pair(topo_graph *g, int a, int b, topo_lkind kind, double Bps, doub
 int topo_build_fabric(topo_graph *g);
 
 /* Progressive filling's scratch (maxmin.c), per link and per flow. */
+typedef struct topo_mm_ent {
+	double key; /* link l's level when last computed (a lower bound) */
+	int l;
+} topo_mm_ent;
 typedef struct topo_mm_work {
-	double *left; /* capacity not yet taken, per link */
-	int *n;       /* unfrozen flows per link */
-	char *sat;    /* link saturated this round */
-	int *links;   /* the links some unfrozen flow crosses (nl of them) */
-	int *flows;   /* the unfrozen flows (nf of them) */
-	int nl, nf;
+	double *left;      /* per link: capacity not taken by frozen flows */
+	int *n;            /* per link: unfrozen flows */
+	int *first, *last; /* per link: its flows in lf[first .. last) */
+	topo_mm_ent *heap; /* links with unfrozen flows, by key */
+	int *links;        /* the links some flow crosses (nl of them) */
+	int *flows;        /* the flows to solve (nf of them) */
+	char *frozen;      /* per flow */
+	int *lf;           /* the links' flow lists (cap_lf entries; grows) */
+	int nl, nf, nh, cap_lf;
 } topo_mm_work;
 int topo_mm_alloc(topo_mm_work *w, int nlinks, int nflows);
 void topo_mm_free(topo_mm_work *w);
