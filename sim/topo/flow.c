@@ -25,6 +25,23 @@
  * finishes against a full re-solve at every event on random networks, and
  * counts the flows re-solved.)
  *
+ * Departures re-solve only the flows at least as fast as the one that left.
+ * Let flow g, of rate x_g, end. Progressive filling (maxmin.c) from 0 to
+ * level x_g is the same with and without g: a link that g crosses does not
+ * saturate below x_g with g (else g would have frozen there), and without g
+ * it carries less; every other link sees the same flows rise and freeze.
+ * So every flow of rate below x_g keeps it, and the faster ones are the
+ * max-min rates of the residual network: each link's capacity less the
+ * rates of its slower flows (they rise to level x_g unfrozen, as filling
+ * from 0 on the residual capacities also has them, and go on alike). An
+ * event that ends several flows re-solves those at least as fast as the
+ * slowest of them (less 1e-9 of it, for rates equal but for rounding); an
+ * event with a start re-solves the whole component. Flows of equal bytes
+ * end fastest first, so most finishes re-solve few: a data-parallel ring
+ * of 8,160 flows on a RoCE fat tree re-solved 5.5 M flows over its 682
+ * events and now only its 8,160 at the start (its flows of one rate end
+ * together, the slower ones keep theirs).
+ *
  * Links touched only. A run works on the links its flows cross, numbered
  * 0 .. Lc - 1 for the run (compact(): the paths rewritten, capacities and
  * counters copied in, all put back by expand()), so its per-link arrays and
@@ -235,6 +252,8 @@ typedef struct run {
 	struct start_key *starts;       /* scratch for sorting them */
 	int *chg, nchg;                 /* flows started or ended at this event */
 	int *comp;                      /* the component being re-solved: flows, links */
+	double cut;                     /* flows slower than this keep their rates */
+	double *low, *rcap;             /* per link: those flows' rates; capacity left */
 	fin_entry *heap;
 	int nheap, cap_heap;
 	topo_mm_work w;
@@ -338,6 +357,8 @@ static void run_free(run *r)
 	free(r->starts);
 	free(r->chg);
 	free(r->comp);
+	free(r->low);
+	free(r->rcap);
 	free(r->heap);
 	topo_mm_free(&r->w);
 }
@@ -372,10 +393,13 @@ static int run_init(topo_sim *s, run *r)
 	r->chg = malloc((size_t)F * sizeof *r->chg);
 	r->comp = malloc(((size_t)F + (size_t)L + 1) * sizeof *r->comp);
 	r->starts = malloc((size_t)F * sizeof *r->starts);
+	r->low = malloc(((size_t)L + 1) * sizeof *r->low);
+	r->rcap = malloc(((size_t)L + 1) * sizeof *r->rcap);
+	r->cut = -INFINITY;
 	int rc = topo_mm_alloc(&r->w, L, F);
 	if (rc != SIM_OK || !r->off || !r->rate || !r->lfirst || !r->lend || !r->lflow ||
 	    !r->load || !r->sat_since || !r->lmark || !r->fmark || !r->order || !r->chg ||
-	    !r->comp || !r->starts)
+	    !r->comp || !r->starts || !r->low || !r->rcap)
 		return SIM_ENOMEM;
 	/* Per-link flow lists (counting sort of the path entries by link). */
 	for (int i = 0; i < s->nl; i++)
@@ -431,8 +455,10 @@ static void mark_flow(topo_sim *s, run *r, int i)
 }
 
 /* The component of the changed flows: their links, the active flows on
- * those links, their links, and so on (w.flows, w.links). Ended flows are
- * dropped from the link lists on the way. */
+ * those links at r->cut or faster, their links, and so on (w.flows,
+ * w.links); per link, the rates of its slower flows (r->low), which keep
+ * their rates (header comment). Ended flows are dropped from the link lists
+ * on the way. */
 static void component(topo_sim *s, run *r)
 {
 	r->stamp++;
@@ -452,13 +478,17 @@ static void component(topo_sim *s, run *r)
 	}
 	for (int q = 0; q < r->w.nl; q++) {
 		int l = r->w.links[q];
+		r->low[l] = 0;
 		for (int k = r->lfirst[l]; k < r->lend[l];) {
 			int i = r->lflow[k];
-			if (s->f[i].done) {
+			const sflow *f = &s->f[i];
+			if (f->done) {
 				r->lflow[k] = r->lflow[--r->lend[l]];
 				continue;
 			}
-			if (s->f[i].active && r->fmark[i] != r->stamp)
+			if (f->active && f->rate < r->cut)
+				r->low[l] += f->rate;
+			else if (f->active && r->fmark[i] != r->stamp)
 				mark_flow(s, r, i);
 			k++;
 		}
@@ -496,7 +526,11 @@ static int resolve(topo_sim *s, run *r, sim_time now)
 	for (int j = 0; j < nf; j++)
 		settle(s, &s->f[comp[j]], now, false);
 	s->resolved += nf;
-	int rc = topo_mm_solve(s->cap, r->off, s->links, r->rate, &r->w);
+	for (int q = 0; q < nl; q++) {
+		int l = comp[nf + q];
+		r->rcap[l] = fmax(s->cap[l] - r->low[l], 0);
+	}
+	int rc = topo_mm_solve(r->rcap, r->off, s->links, r->rate, &r->w);
 	for (int j = 0; j < nf && rc == SIM_OK; j++) {
 		sflow *f = &s->f[comp[j]];
 		f->rate = r->rate[comp[j]];
@@ -618,9 +652,11 @@ static int run_compact(topo_sim *s)
 			s->f[i].t_upd = now;
 			s->f[i].rate = 0;
 			r.chg[r.nchg++] = i;
+			r.cut = -INFINITY; /* an arrival: every rate may change */
 		}
 		rc = resolve(s, &r, now);
 		r.nchg = 0;
+		r.cut = INFINITY;
 		if (rc != SIM_OK)
 			break;
 		sim_time next =
@@ -636,6 +672,8 @@ static int run_compact(topo_sim *s)
 		sim_time tol = 1 + next / 1000000000;
 		while ((top = heap_top(s, &r)) && top->fin <= next + tol) {
 			sflow *f = &s->f[top->flow];
+			/* within 1e-9 of the slowest ended rate counts as equal to it */
+			r.cut = fmin(r.cut, f->rate * (1 - 1e-9));
 			settle(s, f, next, true);
 			f->left = 0;
 			f->active = false;

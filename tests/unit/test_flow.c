@@ -381,6 +381,29 @@ static void incremental_work(void)
 	 * alone at 1 GB/s: 3 s. */
 	CHECK_INT(topo_sim_finish(s, 1), 3 * SIM_PS_PER_S);
 	topo_sim_free(s);
+	/* A departure re-solves only the flows at least as fast as the one that
+	 * left (flow.c's header): link 100 of 100 GB/s carries a fast flow and
+	 * 50 slow ones, slow flow i also crosses its own link i of 1 GB/s. The
+	 * slow ones freeze at 1 GB/s on their own links; the fast one gets the
+	 * 100 - 50 = 50 GB/s left. 50 GB at 50 GB/s end at 1 s; flows slower
+	 * than 50 GB/s keep their rates, so nothing is re-solved then, and the
+	 * slow ones' 2 GB end together at 2 s. Re-solved: the 51 at the start,
+	 * 0 at 1 s (a whole component re-solve would count 50 more). */
+	double cap2[101];
+	for (int l = 0; l < 101; l++)
+		cap2[l] = l == 100 ? 100e9 : 1e9;
+	CHECK_INT(topo_sim_new(101, cap2, &s), SIM_OK);
+	int fast = 100;
+	topo_sim_add(s, &fast, 1, 50e9, 0);
+	for (int i = 0; i < 50; i++) {
+		int path[2] = {i, 100};
+		topo_sim_add(s, path, 2, 2e9, 0);
+	}
+	CHECK_INT(topo_sim_run(s), SIM_OK);
+	CHECK_INT(topo_sim_resolved(s), 51);
+	CHECK_INT(topo_sim_finish(s, 0), SIM_PS_PER_S);
+	CHECK_INT(topo_sim_finish(s, 50), 2 * SIM_PS_PER_S);
+	topo_sim_free(s);
 }
 
 #define GIB 1073741824.0
