@@ -85,9 +85,11 @@ static void pop(topo_mm_work *w)
 
 /* Freeze flow f at rate t: its links lose t of their capacity and one
  * unfrozen flow (their keys are refreshed when they reach the top). */
-static void freeze(const int *off, const int *path, double *rate, topo_mm_work *w, int f, double t)
+static void freeze(const int *off, const int *path, double *rate, topo_mm_work *w, int f, double t,
+                   int l)
 {
 	w->frozen[f] = 1;
+	w->bott[f] = l;
 	rate[f] = t;
 	for (int i = off[f]; i < off[f + 1]; i++) {
 		w->left[path[i]] -= t;
@@ -171,7 +173,7 @@ int topo_mm_solve(const double *cap, const int *off, const int *path, double *ra
 		pop(w);
 		for (int k = w->first[l]; k < w->last[l] && rc == SIM_OK; k++)
 			if (!w->frozen[w->lf[k]]) {
-				freeze(off, path, rate, w, w->lf[k], t);
+				freeze(off, path, rate, w, w->lf[k], t, l);
 				unfrozen--;
 			}
 	}
@@ -189,6 +191,7 @@ void topo_mm_free(topo_mm_work *w)
 	free(w->links);
 	free(w->flows);
 	free(w->frozen);
+	free(w->bott);
 	free(w->lf);
 }
 
@@ -202,9 +205,10 @@ int topo_mm_alloc(topo_mm_work *w, int nlinks, int nflows)
 	                    .heap = malloc(L * sizeof(topo_mm_ent)),
 	                    .links = malloc(L * sizeof(int)),
 	                    .flows = malloc(F * sizeof(int)),
-	                    .frozen = calloc(F, 1)};
+	                    .frozen = calloc(F, 1),
+	                    .bott = malloc(F * sizeof(int))};
 	if (!w->left || !w->n || !w->first || !w->last || !w->heap || !w->links || !w->flows ||
-	    !w->frozen)
+	    !w->frozen || !w->bott)
 		return SIM_ENOMEM;
 	return SIM_OK;
 }

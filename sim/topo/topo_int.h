@@ -86,6 +86,7 @@ typedef struct topo_mm_work {
 	int *links;        /* the links some flow crosses (nl of them) */
 	int *flows;        /* the flows to solve (nf of them) */
 	char *frozen;      /* per flow */
+	int *bott;         /* per flow: the link it froze on, its bottleneck */
 	int *lf;           /* the links' flow lists (cap_lf entries; grows) */
 	int nl, nf, nh, cap_lf;
 } topo_mm_work;
