@@ -404,6 +404,27 @@ static void incremental_work(void)
 	CHECK_INT(topo_sim_finish(s, 0), SIM_PS_PER_S);
 	CHECK_INT(topo_sim_finish(s, 50), 2 * SIM_PS_PER_S);
 	topo_sim_free(s);
+	/* A departure whose effect reaches a flow it does not share a link with
+	 * (flow.c's verify): link 0 of 2 GB/s carries g and a, link 1 of 3 GB/s
+	 * carries a and b. Start: link 0 saturates first (2/2 = 1 < 3/2), g = a
+	 * = 1; b gets 3 - 1 = 2. g (1 GB) ends at 1 s. Round 1 re-solves g's
+	 * faster neighbour a alone, b's 2 GB/s fixed: link 1 leaves it 1, a =
+	 * 1. Verify: b is faster than a on link 1, where a is now bottlenecked,
+	 * so b joins. Round 2: a and b share link 1, 1.5 each (link 0 allows a
+	 * 2). a had 2.5 - 1 = 1.5 GB left, b 3.5 - 2 = 1.5 GB: both end at 2 s.
+	 * Re-solved: 3 at the start, 1 + 2 at 1 s. */
+	double cap3[2] = {2e9, 3e9};
+	CHECK_INT(topo_sim_new(2, cap3, &s), SIM_OK);
+	int pg = 0, pa[2] = {0, 1}, pb = 1;
+	topo_sim_add(s, &pg, 1, 1e9, 0);
+	topo_sim_add(s, pa, 2, 2.5e9, 0);
+	topo_sim_add(s, &pb, 1, 3.5e9, 0);
+	CHECK_INT(topo_sim_run(s), SIM_OK);
+	CHECK_INT(topo_sim_resolved(s), 6);
+	CHECK_INT(topo_sim_finish(s, 0), SIM_PS_PER_S);
+	CHECK_INT(topo_sim_finish(s, 1), 2 * SIM_PS_PER_S);
+	CHECK_INT(topo_sim_finish(s, 2), 2 * SIM_PS_PER_S);
+	topo_sim_free(s);
 }
 
 #define GIB 1073741824.0
