@@ -497,21 +497,13 @@ static void take_link(topo_sim *s, run *r, int l)
 	}
 }
 
-/* A = the component of the changed flows: their links, the active flows
- * on those links at r->cut or faster, their links, and so on. */
-static void component(topo_sim *s, run *r)
+/* A = the changed flows' neighbours at r->cut or faster, those sharing one
+ * of their links; whole: and the faster flows on those flows' links, and so
+ * on (their component). */
+static void collect(topo_sim *s, run *r, bool whole)
 {
 	seed(s, r);
-	for (int q = 0; q < r->nal; q++)
-		take_link(s, r, r->al[q]);
-}
-
-/* A = the changed flows' neighbours at r->cut or faster: those sharing one
- * of their links (verify() adds what else changes). */
-static void neighbours(topo_sim *s, run *r)
-{
-	seed(s, r);
-	for (int q = 0, n = r->nal; q < n; q++)
+	for (int q = 0, n = r->nal; q < (whole ? r->nal : n); q++)
 		take_link(s, r, r->al[q]);
 }
 
@@ -643,14 +635,11 @@ static int resolve(topo_sim *s, run *r, sim_time now)
 {
 	enum { ROUNDS = 32 };
 	r->now = now;
-	if (r->cut == -INFINITY)
-		component(s, r);
-	else
-		neighbours(s, r);
+	collect(s, r, r->cut == -INFINITY);
 	int rc = solve_set(s, r);
 	for (int round = 0; rc == SIM_OK && r->cut > -INFINITY && verify(s, r) > 0; round++) {
 		if (round == ROUNDS) {
-			component(s, r);
+			collect(s, r, true);
 			rc = solve_set(s, r);
 			break;
 		}
