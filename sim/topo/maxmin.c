@@ -121,6 +121,37 @@ static int link_lists(const int *off, const int *path, topo_mm_work *w)
 	return SIM_OK;
 }
 
+/* The first round of filling, where it freezes every flow: all rise to the
+ * least level t = min c_l / n_l, and each crosses a link saturated there
+ * (c_l - t n_l at most 1e-12 of c_l), so all get t, each bottlenecked on
+ * that link. The phases of a non-blocking fabric, whose flows share one
+ * rate, end here in O(L + sum |P_f|), cheaper than building the heap.
+ * False, with nothing written, where some flow would stay unfrozen. */
+static bool one_level(const double *cap, const int *off, const int *path, double *rate,
+                      topo_mm_work *w)
+{
+	double t = INFINITY;
+	for (int i = 0; i < w->nl; i++) {
+		int l = w->links[i];
+		if (w->n[l] > 0)
+			t = fmin(t, cap[l] / w->n[l]);
+	}
+	if (!isfinite(t))
+		return false;
+	for (int j = 0; j < w->nf; j++) {
+		int f = w->flows[j], b = -1;
+		for (int i = off[f]; i < off[f + 1] && b < 0; i++)
+			if (cap[path[i]] - t * w->n[path[i]] <= 1e-12 * cap[path[i]])
+				b = path[i];
+		if (b < 0)
+			return false;
+		w->bott[f] = b;
+	}
+	for (int j = 0; j < w->nf; j++)
+		rate[w->flows[j]] = t;
+	return true;
+}
+
 /* Max-min rates of the flows w->flows[0..nf), which cross exactly the links
  * w->links[0..nl) (each listed once): progressive filling from rate 0 on
  * full capacities, link by link in order of saturation. Consumes both
@@ -144,6 +175,10 @@ int topo_mm_solve(const double *cap, const int *off, const int *path, double *ra
 			w->n[path[i]]++;
 	}
 	w->nf = nf;
+	if (one_level(cap, off, path, rate, w)) {
+		w->nf = w->nl = 0;
+		return SIM_OK;
+	}
 	int rc = link_lists(off, path, w);
 	w->nh = 0;
 	for (int i = 0; i < w->nl && rc == SIM_OK; i++) {
