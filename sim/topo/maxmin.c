@@ -38,7 +38,9 @@
  * down, else the top's is the least level of all and its flows freeze.
  * Each flow freezes once: O(sum |P_f| + (L + refreshes) log L). Links that
  * saturate at the same level are popped one after another at that level,
- * as the round froze them together.
+ * as the round froze them together. Where the first round alone freezes
+ * every flow (one level: a non-blocking fabric's phase), that round is the
+ * answer and no heap is built (one_level).
  * Examples (test_flow.c): two flows on one link of c get c/2 each; the
  * parking lot (links A, B of capacity 1, flow 0 on A and B, flow 1 on A,
  * flow 2 on B) gives 1/2 to every flow.
