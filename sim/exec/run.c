@@ -18,10 +18,12 @@ static void identity(const plan_scenario *s, exec_result *r)
 	 * ECMP collision or oversubscription (a Mixtral plan on 8,192 H100 over
 	 * a RoCE fat tree: 1.60 s against the link graph's 2.39 s) */
 	bool fell_back = s->cluster.network == NET_MODEL_AUTO && !net_uses_flow(&s->cluster);
-	snprintf(r->cluster, sizeof r->cluster, "%s%s", s->cluster.name,
-		 net_uses_flow(&s->cluster) ? ", flow network"
-		 : fell_back ? ", alpha-beta network: auto over 512 nodes"
-		             : "");
+	if (fell_back)
+		snprintf(r->cluster, sizeof r->cluster, "%s, alpha-beta network: auto over %d nodes",
+			 s->cluster.name, NET_FLOW_AUTO_NODES);
+	else
+		snprintf(r->cluster, sizeof r->cluster, "%s%s", s->cluster.name,
+			 net_uses_flow(&s->cluster) ? ", flow network" : "");
 	plan_label(s, r->plan, sizeof r->plan);
 	if (!plan_layout_assumption(s, r->layout, sizeof r->layout))
 		r->layout[0] = 0;

@@ -68,6 +68,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Rates within this fraction of each other are equal but for rounding (the
+ * slower-flow rule's cut, verify()'s checks). */
+#define RATE_TOL 1e-9
+
 /* ------------------------------------------------------------- the loop -- */
 
 typedef struct sflow {
@@ -474,9 +478,10 @@ static void seed(topo_sim *s, run *r)
 		int i = r->chg[j];
 		const sflow *f = &s->f[i];
 		if (f->active && r->fmark[i] != r->stamp)
-			mark_flow(s, r, i);
-		for (int k = 0; k < f->n; k++)
-			mark_link(r, s->links[f->off + k]);
+			mark_flow(s, r, i); /* lists its links */
+		else
+			for (int k = 0; k < f->n; k++)
+				mark_link(r, s->links[f->off + k]);
 	}
 }
 
@@ -546,7 +551,6 @@ static double rate_now(const topo_sim *s, const run *r, int i)
  * equal but for rounding). The number that joined. */
 static int verify(topo_sim *s, run *r)
 {
-	const double tol = 1e-9;
 	int nal = r->nal, nadd = 0;
 	for (int q = 0; q < nal; q++) {
 		int l = r->al[q];
@@ -575,9 +579,9 @@ static int verify(topo_sim *s, run *r)
 				continue;
 			int b = f->bott;
 			bool held = b < 0 || r->lmark[b] != r->stamp ||
-			            (r->vload[b] >= (1 - tol) * s->cap[b] &&
-			             f->rate >= (1 - tol) * r->vmax[b]);
-			if (held && r->vmin[l] >= (1 - tol) * f->rate)
+			            (r->vload[b] >= (1 - RATE_TOL) * s->cap[b] &&
+			             f->rate >= (1 - RATE_TOL) * r->vmax[b]);
+			if (held && r->vmin[l] >= (1 - RATE_TOL) * f->rate)
 				continue;
 			r->joined[i] = 1;
 			r->add[nadd++] = i;
@@ -771,7 +775,7 @@ static int run_compact(topo_sim *s)
 		while ((top = heap_top(s, &r)) && top->fin <= next + tol) {
 			sflow *f = &s->f[top->flow];
 			/* within 1e-9 of the slowest ended rate counts as equal to it */
-			r.cut = fmin(r.cut, f->rate * (1 - 1e-9));
+			r.cut = fmin(r.cut, f->rate * (1 - RATE_TOL));
 			settle(s, f, next, true);
 			f->left = 0;
 			f->active = false;
