@@ -385,10 +385,12 @@ typedef struct run {
 	int flows;
 	int n, ngroups;
 	const int *groups;
-	const int *pos;   /* per global rank: index in the first group, -1 */
-	double ring_t_bw; /* all-reduce: the ring's t_bw once timed, else 0 */
-	int rails;        /* NICs per GPU a flow between nodes is split over (nics > G), else 1 */
-	topo_memo *memo;  /* the graph's routes of the phases seen (memo.c) */
+	const int *pos;    /* per global rank: index in the first group, -1 */
+	double ring_t_bw;  /* all-reduce: the ring's t_bw once timed, else 0 */
+	int rails;         /* NICs per GPU a flow between nodes is split over (nics > G), else 1 */
+	topo_memo *memo;   /* the graph's routes of the phases seen (memo.c) */
+	topo_outcomes *oc; /* the context's phases simulated (outcome.c) */
+	double div;        /* the NIC and fabric links' capacity divisor (derate_for) */
 } run;
 
 static int tr_rank(const run *r, int t, int rank)
@@ -590,20 +592,18 @@ static int phase_run(run *r, phase *p, double repeat, double *t_bw)
 			return rc;
 		w = fresh;
 	}
-	for (int f = 0; f < w->n; f++) {
-		int id = topo_sim_add(r->sim, w->links + w->off[f], w->off[f + 1] - w->off[f],
-		                      p->bytes[w->src[f]] / w->split[f], 0);
-		if (id < 0)
-			return id;
-	}
+	double *bytes = malloc(((size_t)w->n + 1) * sizeof *bytes);
+	if (!bytes)
+		return SIM_ENOMEM;
+	for (int f = 0; f < w->n; f++)
+		bytes[f] = p->bytes[w->src[f]] / w->split[f];
 	int flows = w->n;
+	int rc = topo_phase_sim(r->oc, r->sim, r->div, w, bytes, repeat, t_bw, r->acc);
+	free(bytes);
 	if (routed) /* the scratch moves into the memo: w is not read after */
 		topo_memo_keep(r->memo);
-	int rc = topo_sim_run(r->sim);
 	if (rc != SIM_OK)
 		return rc;
-	*t_bw += repeat * sim_time_to_s(topo_sim_makespan(r->sim));
-	topo_sim_harvest_acc(r->sim, repeat, r->acc);
 	r->flows += flows;
 	p->n = 0;
 	return SIM_OK;
@@ -1100,30 +1100,41 @@ int topo_collective(const topo_graph *g, net_coll coll, const int *ranks, int n,
 /* The flow simulation of a collective across m nodes: the graph's link
  * capacities, the NIC and fabric links of an EFA cluster over kappa(m)
  * (header comment), set on the context's simulation for this call. */
-static void derate_for(topo_coll_ctx *x, int m)
+static double derate_for(topo_coll_ctx *x, int m)
 {
 	const topo_graph *g = x->g;
 	double kappa = net_congestion(&g->cl, m);
 	if (!(kappa > 1)) {
 		topo_sim_derate(x->sim, NULL, NULL);
-		return;
+		return 1;
 	}
 	double div[NET_LINK_KIND_COUNT];
 	for (int k = 0; k < NET_LINK_KIND_COUNT; k++)
 		div[k] = k == NET_LINK_NIC || k == NET_LINK_FABRIC ? kappa : 1;
 	topo_sim_derate(x->sim, g->lclass, div);
+	return kappa;
 }
 
 static int run_open(run *r, topo_coll_ctx *x, const int *groups, int n, int ngroups, int m)
 {
 	const topo_graph *g = x->g;
-	*r = (run){g, x->sim, &x->acc, 0, n, ngroups, groups, x->pos, 0, 1, g->memo};
+	*r = (run){.g = g,
+	           .sim = x->sim,
+	           .acc = &x->acc,
+	           .n = n,
+	           .ngroups = ngroups,
+	           .groups = groups,
+	           .pos = x->pos,
+	           .rails = 1,
+	           .memo = g->memo,
+	           .oc = x->outcomes,
+	           .div = 1};
 	if (g->nics_per_node > g->gpus_per_node)
 		r->rails = g->nics_per_node / g->gpus_per_node;
 	for (size_t i = (size_t)n; i < (size_t)n * (size_t)ngroups; i++)
 		if (topo_gpu(g, groups[i]) < 0)
 			return SIM_EINVAL;
-	derate_for(x, m);
+	r->div = derate_for(x, m);
 	return SIM_OK;
 }
 
@@ -1201,6 +1212,8 @@ int topo_coll_ctx_new(const topo_graph *g, topo_coll_ctx **out)
 		rc = topo_acc_init(&x->acc, g->nl);
 	if (rc == SIM_OK)
 		rc = topo_sim_for_graph(g, &x->sim);
+	if (rc == SIM_OK)
+		rc = topo_outcomes_new(&x->outcomes);
 	if (rc != SIM_OK) {
 		topo_coll_ctx_free(x);
 		return rc;
@@ -1216,6 +1229,7 @@ void topo_coll_ctx_free(topo_coll_ctx *x)
 	if (!x)
 		return;
 	topo_sim_free(x->sim);
+	topo_outcomes_free(x->outcomes);
 	topo_acc_free(&x->acc);
 	free(x->pos);
 	free(x->count);

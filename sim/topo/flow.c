@@ -198,6 +198,33 @@ void topo_sim_harvest_acc(topo_sim *s, double repeat, topo_acc *acc)
 	harvest(s, repeat, acc->bytes, acc->sat, acc);
 }
 
+int topo_sim_take(topo_sim *s, int *l, double *bytes, double *sat)
+{
+	int n = 0;
+	if (!s->map) { /* marks the links taken; -1 elsewhere, as compact() keeps it */
+		s->map = malloc(((size_t)s->nlinks + 1) * sizeof *s->map);
+		if (!s->map) {
+			topo_sim_clear(s);
+			return -1;
+		}
+		for (int i = 0; i < s->nlinks; i++)
+			s->map[i] = -1;
+	}
+	for (int i = 0; i < s->nl; i++) {
+		int k = s->links[i];
+		if (s->map[k] >= 0)
+			continue;
+		s->map[k] = n;
+		l[n] = k;
+		bytes[n] = s->link_bytes[k];
+		sat[n++] = s->link_sat_s[k];
+	}
+	for (int i = 0; i < n; i++)
+		s->map[l[i]] = -1;
+	topo_sim_clear(s);
+	return n;
+}
+
 void topo_sim_derate(topo_sim *s, const uint8_t *cls, const double div[NET_LINK_KIND_COUNT])
 {
 	s->cls = cls;

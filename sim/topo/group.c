@@ -107,6 +107,11 @@ void topo_cache_stats(const topo_cache *k, int *hits, int *misses)
 	*misses = k ? k->misses : 0;
 }
 
+void topo_cache_phase_stats(const topo_cache *k, long long *reused, long long *simulated)
+{
+	topo_outcomes_stats(k && k->ctx ? k->ctx->outcomes : NULL, reused, simulated);
+}
+
 const topo_graph *topo_cache_graph(const topo_cache *k)
 {
 	return k->g;

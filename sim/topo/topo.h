@@ -312,6 +312,11 @@ void topo_cache_free(topo_cache *k);
 const topo_graph *topo_cache_graph(const topo_cache *k);
 /* Lookups answered from the cache, and collectives simulated. */
 void topo_cache_stats(const topo_cache *k, int *hits, int *misses);
+/* Of the flow phases the cache's collectives ran (outcome.c): those whose
+ * simulation was reused, scaled (the same flows in the same proportions,
+ * other bytes), and those simulated in their canonical form; phases of few
+ * flows, simulated as they come, are in neither. */
+void topo_cache_phase_stats(const topo_cache *k, long long *reused, long long *simulated);
 
 
 /* Translates simulated at most this many flows per phase together (above,

@@ -132,6 +132,10 @@ void topo_acc_sort(topo_acc *a);
 /* topo_sim_harvest into an accumulator (flow.c): adds repeat x each
  * touched link's counters to acc, listing the link; O(the flows' hops). */
 void topo_sim_harvest_acc(topo_sim *s, double repeat, topo_acc *acc);
+/* Each link the flows cross, once, with its counters (l, bytes, sat hold
+ * at most the flows' total hops), then topo_sim_clear: what
+ * topo_sim_harvest_acc would add, kept. The count, or -1 (out of memory). */
+int topo_sim_take(topo_sim *s, int *l, double *bytes, double *sat);
 /* From the next run on, link l's capacity is cap[l] / div[cls[l]] (cls
  * per link, div per class; cls NULL: cap[l], as built). The EFA model's
  * congestion derates NIC and fabric links per collective this way without
@@ -167,6 +171,22 @@ int topo_memo_add(topo_memo *m, int src, int split, const int *links, int nlinks
  * allows; else it is simply not kept). */
 void topo_memo_keep(topo_memo *m);
 
+/* ---------------------------------------------------- phase outcomes -- */
+
+/* A phase's simulation reused where only its bytes scale (outcome.c has the
+ * derivation); one per collectives' context. */
+typedef struct topo_outcomes topo_outcomes;
+int topo_outcomes_new(topo_outcomes **out);
+void topo_outcomes_free(topo_outcomes *oc);
+/* Run w's flows (flow f carrying bytes[f], all from time 0) on sim, whose
+ * NIC and fabric capacities are divided by div, or reuse the outcome of the
+ * same flows in the same proportions: adds repeat x the makespan to *t_bw
+ * and repeat x each crossed link's bytes and saturated seconds to acc. oc
+ * NULL: always simulated with the call's own bytes. */
+int topo_phase_sim(topo_outcomes *oc, topo_sim *sim, double div, const topo_routed *w,
+                   const double *bytes, double repeat, double *t_bw, topo_acc *acc);
+void topo_outcomes_stats(const topo_outcomes *oc, long long *hits, long long *misses);
+
 /* ------------------------------------------------------------- rings -- */
 
 /* The most rings (channels) a collective runs on here. */
@@ -187,9 +207,10 @@ typedef struct topo_coll_ctx {
 	const topo_graph *g;
 	topo_sim *sim;
 	topo_acc acc;
-	int *pos;   /* per GPU rank: its index in the first group, else -1 */
-	int *count; /* per node: ranks of the group there, 0 between calls */
-	int *first; /* per node: its slot in the group's node order */
+	topo_outcomes *outcomes; /* the phases simulated, reused when scaled */
+	int *pos;                /* per GPU rank: its index in the first group, else -1 */
+	int *count;              /* per node: ranks of the group there, 0 between calls */
+	int *first;              /* per node: its slot in the group's node order */
 } topo_coll_ctx;
 int topo_coll_ctx_new(const topo_graph *g, topo_coll_ctx **out);
 void topo_coll_ctx_free(topo_coll_ctx *x);

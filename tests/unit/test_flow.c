@@ -949,6 +949,96 @@ static void same_result(const topo_group_result *a, const topo_group_result *b)
 	}
 }
 
+/* The flow simulation is scale-invariant (outcome.c's header): all flows
+ * start at 0 and rates do not depend on bytes, so bytes times c give every
+ * finish, link byte count and saturated spell times c. Random flows
+ * (seeded): 1,100 over 1..4 of 40 links of 1..10 GB/s, 0.1..4 GB each,
+ * simulated as they are and in the canonical form (the largest at 2^30
+ * bytes, the rest in proportion) scaled back by b_max / 2^30: the same to
+ * 1e-9 (each rounds its finishes to whole picoseconds). */
+static void canonical_form(void)
+{
+	enum { L = 40, F = 1100 };
+	sim_rng *rng = sim_rng_new(20261201);
+	CHECK(rng != NULL);
+	if (!rng)
+		return;
+	double cap[L], bytes[F], top = 0;
+	int links[F * 4], off[F + 1], np = 0;
+	for (int l = 0; l < L; l++)
+		cap[l] = 1e9 * (1 + (int)(10 * sim_rng_uniform(rng)));
+	for (int f = 0; f < F; f++) {
+		off[f] = np;
+		int k = 1 + (int)(4 * sim_rng_uniform(rng));
+		for (int j = 0; j < k; j++) {
+			int l = (int)(L * sim_rng_uniform(rng)), dup = 0;
+			for (int q = off[f]; q < np; q++)
+				dup |= links[q] == l;
+			if (!dup)
+				links[np++] = l;
+		}
+		bytes[f] = 1e8 + 3.9e9 * sim_rng_uniform(rng);
+		top = fmax(top, bytes[f]);
+	}
+	off[F] = np;
+	double span[2], lb[2][L], ls[2][L];
+	for (int form = 0; form < 2; form++) {
+		topo_sim *s;
+		CHECK_INT(topo_sim_new(L, cap, &s), SIM_OK);
+		for (int f = 0; f < F; f++)
+			CHECK(topo_sim_add(s, links + off[f], off[f + 1] - off[f],
+			                   form ? bytes[f] / top * 1073741824.0 : bytes[f], 0) >= 0);
+		CHECK_INT(topo_sim_run(s), SIM_OK);
+		double k = form ? top / 1073741824.0 : 1;
+		span[form] = k * sim_time_to_s(topo_sim_makespan(s));
+		for (int l = 0; l < L; l++) {
+			lb[form][l] = k * topo_sim_link_bytes(s, l);
+			ls[form][l] = k * topo_sim_link_sat_s(s, l);
+		}
+		topo_sim_free(s);
+	}
+	CHECK(span[0] > 1);
+	CHECK_NEAR(span[1], span[0], 1e-9 * span[0]);
+	for (int l = 0; l < L; l++) {
+		CHECK_NEAR(lb[1][l], lb[0][l], 1e-9 * lb[0][l]);
+		CHECK_NEAR(ls[1][l], ls[0][l], 1e-9 * span[0]);
+	}
+	sim_rng_free(rng);
+}
+
+/* A phase repeated with other bytes reuses its simulation (outcome.c): the
+ * ring all-reduce of all 512 GPUs of 64 DGX A100 nodes on a fat tree
+ * oversubscribed 2:1 (8 channels x 512 hops = 4,096 flows, unequal rates
+ * where ECMP shares uplinks) at 1 GiB, then at 3 GiB. The second simulates
+ * nothing, its data time is 3 x the first's, and it is bit for bit what a
+ * fresh cache (which simulates it) answers. */
+static void scaled_phases(void)
+{
+	topo_graph *g = cluster(64, "fabric = fat-tree\noversubscription = 2");
+	if (!g)
+		return;
+	topo_cache *k, *fresh;
+	topo_group_result a1, a3, b3;
+	long long reused, simulated, reused1, simulated1;
+	CHECK_INT(topo_cache_new(g, 512, &k), SIM_OK);
+	CHECK_INT(topo_group_cost(k, NET_ALLREDUCE, 512, 1, GIB, TOPO_ALGO_RING, &a1), SIM_OK);
+	topo_cache_phase_stats(k, &reused1, &simulated1);
+	CHECK(simulated1 >= 1);
+	CHECK_INT(topo_group_cost(k, NET_ALLREDUCE, 512, 1, 3 * GIB, TOPO_ALGO_RING, &a3), SIM_OK);
+	topo_cache_phase_stats(k, &reused, &simulated);
+	CHECK(simulated == simulated1 && reused > reused1);
+	CHECK_NEAR(a3.cost.bw_time_s, 3 * a1.cost.bw_time_s, 1e-12 * a3.cost.bw_time_s);
+	CHECK(a1.cost.flows >= 4096);
+	CHECK_INT(topo_cache_new(g, 512, &fresh), SIM_OK);
+	CHECK_INT(topo_group_cost(fresh, NET_ALLREDUCE, 512, 1, 3 * GIB, TOPO_ALGO_RING, &b3), SIM_OK);
+	topo_cache_phase_stats(fresh, &reused, &simulated);
+	CHECK(reused == 0 && simulated >= 1);
+	same_result(&a3, &b3);
+	topo_cache_free(fresh);
+	topo_cache_free(k);
+	topo_free(g);
+}
+
 static void context_reuse(void)
 {
 	topo_graph *g = cluster(12, "fabric = fat-tree\noversubscription = 2");
@@ -1386,6 +1476,8 @@ int main(void)
 	sharp_translates();
 	group_oversubscription();
 	context_reuse();
+	canonical_form();
+	scaled_phases();
 	routes_across_sizes();
 	uncongested_step();
 	oversubscribed_step();
