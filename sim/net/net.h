@@ -86,10 +86,14 @@ typedef enum {
 
 const char *net_algo_name(net_algo a);
 
-/* auto (the default): the flow model up to this many nodes, where a step's
- * distinct collectives simulate in well under a second (GPT-3 175B on 128
- * nodes: 0.2 s); alpha-beta beyond (2,048 DGX H100: 5 s against 0.1 s), where
- * the two agree on non-blocking fabrics anyway. */
+/* auto (the default): the flow model up to this many nodes, alpha-beta
+ * beyond, where the two agree on non-blocking fabrics and a sweep's
+ * hundreds of simulated plans would pay the flow model's cost for nothing:
+ * Mixtral 8x7B (tp 8, ep 4) on 2,048 DGX H100, rail-optimized InfiniBand,
+ * the same step in 0.5 s against 0.002 s (Llama 3.1 405B: 0.033 against
+ * 0.013 s). Where they differ, on a RoCE fat tree's ECMP collisions, the
+ * flow model takes 2.0 s on 512 nodes and 41 s on 2,048 (README "Speed"),
+ * and the run says which model timed it (exec/run.c). */
 #define NET_FLOW_AUTO_NODES 512
 
 /* The compute NICs' link technology: names the NIC and fabric link classes. */
