@@ -445,9 +445,9 @@ static void text_params(FILE *f, const est *e, const est_opts *o)
 	fprintf(f, "  embedding      V x h%s = %s\n", m->learned_pos ? " + seq x h" : "", a);
 	fmt_count(e->p_layer, b, sizeof b);
 	fmt_count(e->p_layers, c, sizeof c);
-	if (m->moe_experts > 0 && m->moe_dense_layers > 0)
+	if (m->moe_experts > 0 && work_moe_layers(m) < m->layers)
 		fprintf(f, "  layers         %d dense + %d MoE layers (%s each) = %s\n",
-			m->moe_dense_layers, m->layers - m->moe_dense_layers, b, c);
+			m->layers - work_moe_layers(m), work_moe_layers(m), b, c);
 	else
 		fprintf(f, "  layers         %d x %s per layer = %s\n", m->layers, b, c);
 	if (m->moe_experts > 0) {

@@ -99,7 +99,9 @@ void explain_kernels(FILE *o, int number, const plan_scenario *s)
 {
 	work_shard sh = plan_shard(s);
 	const work_model *m = &s->model;
-	int layer = m->moe_experts > 0 && m->moe_dense_layers < m->layers ? m->moe_dense_layers : 0;
+	int layer = 0; /* the first MoE layer, if any */
+	while (layer < m->layers - 1 && m->moe_experts > 0 && !work_layer_is_moe(m, layer))
+		layer++;
 	work_item f[WORK_MAX_ITEMS], b[WORK_MAX_ITEMS];
 	int nf = work_layer_forward_at(m, &sh, layer, f);
 	int nb = work_layer_backward_at(m, &sh, layer, b);

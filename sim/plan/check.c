@@ -240,8 +240,13 @@ static int check_moe(const plan_scenario *s, sim_diag *diag)
 		       m->moe_experts, (long long)stage_ranks);
 		errors++;
 	}
+	/* Megatron-Core refuses MoE under TP without SP; DeepSpeed-MoE (gshard)
+	 * runs it, dropping the TP ranks' duplicate tokens (D = microsoft/
+	 * DeepSpeed 38327e07 deepspeed/moe/sharded_moe.py:614-626; it drops
+	 * whenever the TP group has more than one rank, under SP too, and
+	 * Megatron-DeepSpeed does not refuse SP with MoE) */
 	static const char *const sp_keys[] = {"tp", "sequence_parallel"};
-	if (p->tp > 1 && !p->sequence_parallel) {
+	if (p->tp > 1 && !p->sequence_parallel && p->moe_dispatcher != WORK_MOE_GSHARD) {
 		err_at(s, diag, "parallel", user_key(s, sp_keys, 2),
 		       "MoE with tp = %d needs sequence_parallel = true (as Megatron-Core)", p->tp);
 		errors++;

@@ -312,7 +312,12 @@ double plan_p2p_bytes(const plan_scenario *s, double *gather)
 	const plan_spec *p = &s->plan;
 	work_shard sh = plan_shard(s);
 	double bytes = work_p2p_bytes(&s->model, &sh); /* b*s*h*e, /t with SP */
-	bool split = p->p2p_scatter_gather && p->tp > 1 && !p->sequence_parallel;
+	/* Megatron-DeepSpeed asserts DeepSpeed's partitioned sends off for an MoE
+	 * model with tp and pp > 1 (two tensors cross each stage:
+	 * microsoft/Megatron-DeepSpeed f4157bea megatron/model/gpt_model.py:
+	 * 376-383) */
+	bool gshard = s->model.moe_experts > 0 && p->moe_dispatcher == WORK_MOE_GSHARD;
+	bool split = p->p2p_scatter_gather && p->tp > 1 && !p->sequence_parallel && !gshard;
 	*gather = split ? bytes : 0.0;
 	return split ? bytes / p->tp : bytes;
 }

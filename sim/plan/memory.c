@@ -77,12 +77,14 @@ int plan_chunk_kinds(const plan_scenario *s, int stage, int chunk, int count[2],
 	int v = plan_vstage(&s->plan, stage, chunk), g0 = 0, n = s->vlayers[v];
 	for (int u = 0; u < v; u++)
 		g0 += s->vlayers[u];
-	/* MoE layers are those from moe_dense_layers on (work_layer_is_moe) */
-	int d = s->model.moe_experts > 0 ? s->model.moe_dense_layers : g0 + n;
-	int nd = d <= g0 ? 0 : d >= g0 + n ? n : d - g0;
-	count[0] = nd, count[1] = n - nd;
-	rep[0] = nd ? g0 : -1;
-	rep[1] = n - nd ? g0 + nd : -1;
+	/* each kind's count and its first layer (work_layer_is_moe) */
+	count[0] = count[1] = 0;
+	rep[0] = rep[1] = -1;
+	for (int g = g0; g < g0 + n; g++) {
+		int k = work_layer_is_moe(&s->model, g);
+		if (count[k]++ == 0)
+			rep[k] = g;
+	}
 	return n;
 }
 
@@ -579,6 +581,7 @@ work_shard plan_shard(const plan_scenario *s)
 			 .cp_allgather = cp > 1 && s->fw.cp_comm == PLAN_CP_ALLGATHER,
 			 .ep = s->plan.ep > 1 ? s->plan.ep : 1,
 			 .moe_dispatcher = s->plan.moe_dispatcher,
+			 .moe_capacity = s->plan.moe_capacity,
 			 .recompute_modules = s->plan.recompute_mask,
 			 .fp8_delayed = s->train.fp8_recipe == PLAN_FP8_DELAYED,
 			 .flash_impl = (hw_flash_impl)s->fw.flash_impl,

@@ -101,6 +101,7 @@ typedef enum { PLAN_RC_BLOCK = 0, PLAN_RC_SPREAD } plan_rc_method;
 typedef struct plan_spec {
 	int tp, pp, dp, cp, ep, vpp;
 	int moe_dispatcher; /* work_moe_dispatcher */
+	double moe_capacity; /* [parallel] moe_capacity_factor (gshard) */
 	int deepep_sms;     /* [parallel] moe_deepep_num_sms: the SMs the fused
 			     * dispatcher's kernels hold (plan_ep_share) */
 	int micro_batch;  /* sequences per micro-batch per DP rank */

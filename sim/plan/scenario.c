@@ -16,8 +16,8 @@ static const char *const rc_method_names[] = {"block", "spread", NULL};
 _Static_assert(PLAN_RC_BLOCK == 0 && PLAN_RC_SPREAD == 1, "rc_method_names follows plan_rc_method");
 static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
 static const char *const p2p_names[] = {"auto", "sync", "async", NULL};
-static const char *const dispatcher_names[] = {"fused", "alltoall", NULL};
-_Static_assert(WORK_MOE_FUSED == 0 && WORK_MOE_ALLTOALL == 1,
+static const char *const dispatcher_names[] = {"fused", "alltoall", "gshard", NULL};
+_Static_assert(WORK_MOE_FUSED == 0 && WORK_MOE_ALLTOALL == 1 && WORK_MOE_GSHARD == 2,
 	       "dispatcher_names follows work_moe_dispatcher");
 _Static_assert(sizeof(plan_p2p) == sizeof(int), "conf stores enums as int");
 _Static_assert(sizeof(plan_offload) == sizeof(int), "conf stores enums as int");
@@ -33,7 +33,13 @@ const conf_key plan_spec_keys[] = {
 	 PK(moe_dispatcher),
 	 "MoE token dispatcher with ep > 1: fused (the tokens' all-to-alls around one "
 	 "permutation), alltoall (Megatron-Core's: also the counts' all-gather, the "
-	 "probabilities' all-to-all, the sort by local expert)"},
+	 "probabilities' all-to-all, the sort by local expert); gshard, whatever ep: "
+	 "DeepSpeed-MoE's layer (Megatron-DeepSpeed's experts: dense einsum dispatch and "
+	 "combine over fixed-capacity slots, TP ranks' duplicate tokens dropped)"},
+	{"moe_capacity_factor", CONF_REAL, SIM_UNIT_NONE, 0.01, 64, "1", NULL, PK(moe_capacity),
+	 "moe_dispatcher = gshard: slots per expert over its even share of the tokens x top-k "
+	 "(Megatron-DeepSpeed --moe-train-capacity-factor, 1.0); the experts compute every "
+	 "slot, filled or not"},
 	{"moe_deepep_num_sms", CONF_INT, SIM_UNIT_NONE, 0, 65536, "20", NULL, PK(deepep_sms),
 	 "moe_dispatcher = fused: the SMs DeepEP's dispatch and combine kernels hold while "
 	 "they run, lost to the compute beside them (Megatron-Core --moe-deepep-num-sms; "

@@ -296,6 +296,26 @@ static bool load_profile(const valid_options *opt, const char *profile, plan_fra
 	return ok;
 }
 
+/* Whether the profile's MoE layer is DeepSpeed-MoE's ([parallel]
+ * moe_dispatcher = gshard: megatron-deepspeed.ini and the profiles that
+ * include it; work/layer.c "DeepSpeed-MoE"). */
+static bool profile_gshard(const valid_options *opt, const char *profile)
+{
+	if (!opt || !opt->datadir)
+		return false;
+	char path[1200];
+	snprintf(path, sizeof path, "%s/topologies/frameworks/%s.ini", opt->datadir, profile);
+	sim_diag *d = sim_diag_new();
+	conf_doc *doc = NULL;
+	const char *v = d && conf_load(path, d, &doc) == SIM_OK
+	                        ? conf_get(doc, "parallel", "moe_dispatcher", NULL)
+	                        : NULL;
+	bool gshard = v && !strcmp(v, "gshard");
+	conf_free(doc);
+	sim_diag_free(d);
+	return gshard;
+}
+
 /* [model] key `key` of models/<name>.ini as the loader reads it (its
  * includes, its spacing) into out; "" where the file or the key is not. */
 static const char *file_key(const char *datadir, const char *name, const char *key, char *out,
@@ -439,8 +459,8 @@ static void layer_checkpointing(sim_buf *b, const cases_csv *c, size_t row, char
  * the GPUs, sequence parallelism for MoE under TP, and the offload with
  * its ZeRO stage. */
 static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layers, long dp,
-                          const valid_recipe *rec, const row_tune *tune, char *assumed,
-                          size_t alen)
+                          bool gshard, const valid_recipe *rec, const row_tune *tune,
+                          char *assumed, size_t alen)
 {
 	char rsp[16];
 	const char *off = get(c, row, "offload");
@@ -501,9 +521,18 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 	/* An MoE row with TP whose sequence-parallel column is open ran it:
 	 * Megatron-Core refuses to train an MoE layer under TP without it
 	 * (megatron/core/transformer/moe/moe_layer.py:636-640 at d98e8a64,
-	 * ValueError), as the plan checks do (plan/check.c). */
+	 * ValueError), as the plan checks do (plan/check.c). DeepSpeed-MoE's
+	 * layer (gshard) runs without it, dropping the TP ranks' duplicate
+	 * tokens: the profile's default, false, said. */
 	long tp = atol(get(c, row, "tp"));
-	if (atol(get(c, row, "moe_experts")) > 1 && tp > 1 && !*get(c, row, "sequence_parallel")) {
+	bool moe_tp = atol(get(c, row, "moe_experts")) > 1 && tp > 1 &&
+	              !*get(c, row, "sequence_parallel");
+	if (moe_tp && gshard)
+		valid_assume(assumed, alen,
+		             "sequence_parallel 0 (not published: DeepSpeed-MoE under tp %ld drops "
+		             "the TP ranks' duplicate tokens instead)",
+		             tp);
+	else if (moe_tp) {
 		sim_buf_printf(b, "sequence_parallel = true\n");
 		valid_assume(assumed, alen,
 		             "sequence_parallel 1 (not published: MoE under tp %ld runs it, as "
@@ -904,6 +933,18 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	put(b, c, row, "seq_len", "seq_len");
 	put(b, c, row, "moe_experts", "moe_experts");
 	put(b, c, row, "moe_topk", "moe_topk");
+	/* DeepSpeed-MoE's models put experts in every second layer:
+	 * Megatron-DeepSpeed's --expert-interval defaults to 2 (f4157bea
+	 * megatron/arguments.py:614-615), unless the model's file says */
+	char iv[32];
+	bool gshard = atol(get(c, row, "moe_experts")) > 1 && profile_gshard(opt, profile);
+	if (gshard && !(from_file && *file_key(opt->datadir, mname, "moe_layer_interval", iv,
+	                                       sizeof iv))) {
+		sim_buf_printf(b, "moe_layer_interval = 2\n");
+		valid_assume(assumed, alen,
+		             "experts in every second layer (not published: Megatron-DeepSpeed's "
+		             "--expert-interval default)");
+	}
 	if (!*valid_arch_value(c, row, rec, "kv_heads", rv, sizeof rv) && !from_file)
 		valid_assume(assumed, alen, "kv_heads = heads (not published: multi-head attention)");
 	if (!ffn && !from_file)
@@ -992,7 +1033,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 			put(b, c, row, same[i], same[i]);
 	if (layers)
 		layer_checkpointing(b, c, row, assumed, alen);
-	put_open_plan(b, c, row, layers, dp, rec, tune, assumed, alen);
+	put_open_plan(b, c, row, layers, dp, gshard, rec, tune, assumed, alen);
 	if (!*get(c, row, "micro_batch")) {
 		if (mb > 0) {
 			sim_buf_printf(b, "micro_batch = %ld\n", mb);

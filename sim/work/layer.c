@@ -1005,6 +1005,102 @@ static void moe_backward(prog *p, const work_model *m, const work_shard *sh, con
 	}
 }
 
+/* -------------------------------------------------------- DeepSpeed-MoE -- */
+
+/* moe_dispatcher = gshard: DeepSpeed-MoE's MOELayer (D = microsoft/DeepSpeed
+ * 38327e07 deepspeed/moe/sharded_moe.py), the MoE layer Megatron-DeepSpeed
+ * builds for --num-experts > 1 (microsoft/Megatron-DeepSpeed f4157bea
+ * megatron/model/transformer.py:1067-1083), whatever ep. GShard's dense
+ * dispatch on the rank's S tokens (all T of the micro-batch without SP: the
+ * TP ranks hold them alike; T/t with SP, which DeepSpeed does not refuse):
+ *   gate      the router [S, E], top-k with a fixed capacity of C slots per
+ *             expert, EC = k cf S in all (_capacity :161-170; top-2 doubles
+ *             cf, :331), cf = [parallel] moe_capacity_factor
+ *             (--moe-train-capacity-factor, 1.0, Megatron-DeepSpeed
+ *             megatron/arguments.py:913); its [S, E, C] fp32 combine weights
+ *             (einsum "se,sc->sec", :283), their bool mask (:285) and both
+ *             cast to 16 bits (:609, :669): per [S, EC] element 4 + 5 + 3 +
+ *             6 = 18 bytes;
+ *   dispatch  einsum "sec,sm->ecm" (:609), a dense GEMM [EC, S] x [S, h]
+ *             whatever the mask's zeros: 2 S EC h flops, quadratic in S;
+ *   drop      with tp > 1 each TP rank keeps its 1/t of the slots (:614-626,
+ *             mappings.py:55-68: a view), with SP too, where the tokens
+ *             were no duplicates;
+ *   experts   the slots to their experts' ranks over the EP group (:628)
+ *             and back (:654); the rank's E/ep experts, whole (expert TP
+ *             1), run one after another (experts.py:29-33) on every slot,
+ *             filled or not: EC/t rows;
+ *   gather    with tp > 1 the TP ranks' slots all-gathered (:664;
+ *             mappings.py:30-52: all_gather_into_tensor, then a cat) for
+ *             the combine einsum "sec,ecm->sm" (:669), [S, EC] x [EC, h].
+ * Backward: the combine's gradients of the slots and of the weights (two
+ * GEMMs), the weights' gradient cast up and reduced to the gates (10 bytes
+ * an element), the gather's backward (a view), the all-to-alls and
+ * experts, the drop's backward (an all-gather over TP, mappings.py:100-
+ * 102), the dispatch's input gradient (the mask takes none), the router.
+ * Its saved tensors: memory.c work_activation_bytes_at. */
+typedef struct gshard_dims {
+	double S, EC, drop, R, local;
+} gshard_dims;
+
+static gshard_dims make_gshard(const work_model *m, const work_shard *sh, const dims *d)
+{
+	gshard_dims g;
+	double cf = sh->moe_capacity > 0 ? sh->moe_capacity : 1.0;
+	g.S = d->Tn;
+	g.EC = m->moe_topk * cf * g.S;
+	g.drop = d->t > 1 ? d->t : 1.0; /* under SP too (:614-626) */
+	g.R = g.EC / g.drop;
+	g.local = m->moe_experts / (sh->ep > 1 ? sh->ep : 1);
+	return g;
+}
+
+static void gshard_forward(prog *p, const work_model *m, const work_shard *sh, const dims *d)
+{
+	gshard_dims g = make_gshard(m, sh, d);
+	moe_dims x = make_moe(m, sh, d);
+	double rows = g.R / g.local;
+	gemm(p, d, "router", g.S, m->moe_experts, d->h);
+	wl_mem(p, "topk", 8.0 * g.S * m->moe_experts);
+	wl_mem(p, "gate", 18.0 * g.S * g.EC);
+	gemm(p, d, "dispatch", g.EC, d->h, g.S);
+	a2a(p, "ep_dispatch", d->e * g.R * d->h);
+	wl_gemm_b(p, d, "fc1e", rows, x.fc1, d->h, g.local);
+	wl_mem(p, "acte", x.io * d->e * g.R * x.f);
+	wl_gemm_b(p, d, "fc2e", rows, d->h, x.f, g.local);
+	a2a(p, "ep_combine", d->e * g.R * d->h);
+	if (g.drop > 1) {
+		wl_comm(p, d, "slot_gather", WORK_COMM_ALLGATHER, d->e * g.EC * d->h);
+		wl_mem(p, "slot_cat", 2.0 * d->e * g.EC * d->h);
+	}
+	gemm(p, d, "combine", g.S, d->h, g.EC);
+}
+
+static void gshard_backward(prog *p, const work_model *m, const work_shard *sh, const dims *d)
+{
+	gshard_dims g = make_gshard(m, sh, d);
+	moe_dims x = make_moe(m, sh, d);
+	double rows = g.R / g.local;
+	gemm(p, d, "combine_dslot", g.EC, d->h, g.S);
+	gemm(p, d, "combine_dw", g.S, g.EC, d->h);
+	wl_mem(p, "gate", 10.0 * g.S * g.EC);
+	a2a(p, "ep_combine", d->e * g.R * d->h);
+	gemm_bwd_dgrad_b(p, d, "fc2e", rows, d->h, x.f, g.local);
+	gemm_bwd_wgrad_b(p, d, "fc2e", rows, d->h, x.f, g.local);
+	wl_mem(p, "acte", 2.0 * x.io * d->e * g.R * x.f);
+	gemm_bwd_dgrad_b(p, d, "fc1e", rows, x.fc1, d->h, g.local);
+	gemm_bwd_wgrad_b(p, d, "fc1e", rows, x.fc1, d->h, g.local);
+	a2a(p, "ep_dispatch", d->e * g.R * d->h);
+	if (g.drop > 1) {
+		wl_comm(p, d, "slot_gather", WORK_COMM_ALLGATHER, d->e * g.EC * d->h);
+		wl_mem(p, "slot_cat", 2.0 * d->e * g.EC * d->h);
+	}
+	gemm(p, d, "dispatch_dx", g.S, d->h, g.EC);
+	wl_mem(p, "topk", 8.0 * g.S * m->moe_experts);
+	gemm_bwd_dgrad(p, d, "router", g.S, m->moe_experts, d->h);
+	gemm_bwd_wgrad(p, d, "router", g.S, m->moe_experts, d->h);
+}
+
 /* A dense layer of an MoE model has its own inner size. */
 dims wl_layer_dims(const work_model *m, const work_shard *sh, int layer)
 {
@@ -1060,7 +1156,9 @@ int work_layer_forward_at(const work_model *m, const work_shard *sh, int layer,
 	attention_forward(&p, &d);
 	if (!m->parallel_residual) /* a parallel block normalises once */
 		wl_mem(&p, "ln2", wl_norm_bytes(&d));
-	if (work_layer_is_moe(m, layer))
+	if (work_layer_is_moe(m, layer) && sh->moe_dispatcher == WORK_MOE_GSHARD)
+		gshard_forward(&p, m, sh, &d);
+	else if (work_layer_is_moe(m, layer))
 		moe_forward(&p, m, sh, &d);
 	else
 		mlp_forward(&p, m, &d, "fc1", "fc2");
@@ -1077,7 +1175,9 @@ int work_layer_backward_at(const work_model *m, const work_shard *sh, int layer,
 	if (n > 0)
 		return n;
 	wl_mem(&p, "resid2", 2.0 * resid_bytes(&d));
-	if (work_layer_is_moe(m, layer))
+	if (work_layer_is_moe(m, layer) && sh->moe_dispatcher == WORK_MOE_GSHARD)
+		gshard_backward(&p, m, sh, &d);
+	else if (work_layer_is_moe(m, layer))
 		moe_backward(&p, m, sh, &d);
 	else
 		mlp_backward(&p, m, &d, "fc1", "fc2");

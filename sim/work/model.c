@@ -109,6 +109,9 @@ const conf_key work_model_keys[] = {
 		"always-active experts per MoE layer (inner size ffn each)"),
 	KEY_INT("moe_dense_layers", 0, "0", moe_dense_layers,
 		"leading layers with a dense MLP instead of experts"),
+	KEY_INT("moe_layer_interval", 0, "1", moe_interval,
+		"of the layers from moe_dense_layers on, every N-th is MoE (1-based: N, 2N, ...), "
+		"the others dense (Megatron-DeepSpeed --expert-interval; 1 = every layer)"),
 	KEY_INT("dense_ffn", 0, "0", dense_ffn, "MLP inner size of those dense layers (0 = ffn)"),
 	{"moe_imbalance", CONF_REAL, SIM_UNIT_NONE, 1, 64, "1", NULL,
 	 offsetof(work_model, moe_imbalance),
@@ -231,6 +234,13 @@ static int model_check(const conf_doc *doc, const work_model *m, sim_diag *diag)
 			    "moe_shared_experts and moe_dense_layers need moe_experts > 0");
 		bad++;
 	}
+	if (m->moe_experts > 0 && m->moe_dense_layers <= m->layers && work_moe_layers(m) == 0) {
+		model_error(doc, diag, "moe_layer_interval",
+			    "moe_layer_interval = %d leaves no MoE layer among the %d layers from "
+			    "moe_dense_layers = %d on",
+			    m->moe_interval, m->layers - m->moe_dense_layers, m->moe_dense_layers);
+		bad++;
+	}
 	if (m->moe_dense_layers > m->layers) {
 		model_error(doc, diag, "moe_dense_layers",
 			    "moe_dense_layers = %d exceeds the %d layers", m->moe_dense_layers,
@@ -290,7 +300,17 @@ static double ffn_dim(const work_model *m)
 
 bool work_layer_is_moe(const work_model *m, int layer)
 {
-	return m->moe_experts > 0 && layer >= m->moe_dense_layers;
+	int n = m->moe_interval > 1 ? m->moe_interval : 1;
+	return m->moe_experts > 0 && layer >= m->moe_dense_layers &&
+	       (layer - m->moe_dense_layers) % n == n - 1;
+}
+
+int work_moe_layers(const work_model *m)
+{
+	int n = 0;
+	for (int l = 0; l < m->layers; l++)
+		n += work_layer_is_moe(m, l);
+	return n;
 }
 
 bool work_layer_windowed(const work_model *m, int layer)

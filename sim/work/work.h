@@ -52,6 +52,11 @@ typedef struct work_model {
 	 * inner size ffn, moe_topk per token, plus moe_shared_experts always-on
 	 * experts of the same size; the leading dense layers use dense_ffn. */
 	int moe_experts, moe_topk, moe_shared_experts, moe_dense_layers, dense_ffn;
+	/* every moe_interval-th layer of those is MoE, the others dense (0, 1 =
+	 * every layer; Megatron-DeepSpeed's --expert-interval, layer numbers
+	 * 1-based from there divisible by it: microsoft/Megatron-DeepSpeed
+	 * f4157bea megatron/model/transformer.py get_num_experts_per_layer) */
+	int moe_interval;
 	double moe_imbalance; /* tokens routed to the busiest expert rank over the
 			       * mean (1 = perfectly balanced routing) */
 	/* Multi-head Latent Attention (DeepSeek-V2/V3; kv_lora_rank 0 = not
@@ -103,7 +108,10 @@ int work_layer_linears(const work_model *m, bool fused, double *w);
  * experts) is split over TP, the routed experts over EP. */
 double work_params_layer_at(const work_model *m, int layer);
 double work_params_layer_experts(const work_model *m, int layer);
+/* Whether layer `layer` (0-based) has experts: from moe_dense_layers on,
+ * every moe_interval-th; and how many layers do. */
 bool work_layer_is_moe(const work_model *m, int layer);
+int work_moe_layers(const work_model *m);
 /* Whether layer `layer` (0-based) attends a sliding window: Megatron-Core's
  * is_layer_window_attention (megatron/core/transformer/utils.py:451-462 at
  * NVIDIA/Megatron-LM 8f1c2f8a) with layer_number = layer + 1. */
@@ -212,6 +220,7 @@ typedef struct work_shard {
 				    * this, 0 = every shape (work_softmax_fused) */
 	bool cp_allgather; /* context parallelism with the K/V all-gathered,
 			    * PyTorch's context_parallel (work/layer.c attn_ring) */
+	double moe_capacity; /* moe_dispatcher = gshard: the capacity factor (0 = 1) */
 } work_shard;
 
 /* The loss's implementation (plan's [framework] loss, same order): which
@@ -235,8 +244,11 @@ typedef enum {
  * kernels and carries the probabilities with the tokens), or ALLTOALL,
  * Megatron-Core's MoEAlltoAllTokenDispatcher, which also gathers the token
  * counts, sends the probabilities in an all-to-all of their own and sorts the
- * received chunks by local expert (layer.c, ep_counts). */
-typedef enum { WORK_MOE_FUSED = 0, WORK_MOE_ALLTOALL } work_moe_dispatcher;
+ * received chunks by local expert (layer.c, ep_counts). GSHARD is another
+ * MoE layer, whatever ep: DeepSpeed-MoE's MOELayer (Megatron-DeepSpeed's
+ * experts), GShard's dense einsum dispatch and combine over fixed-capacity
+ * slots, duplicate tokens dropped over TP (layer.c "DeepSpeed-MoE"). */
+typedef enum { WORK_MOE_FUSED = 0, WORK_MOE_ALLTOALL, WORK_MOE_GSHARD } work_moe_dispatcher;
 
 typedef enum { WORK_ITEM_KERNEL = 0, WORK_ITEM_COMM } work_item_kind;
 typedef enum { WORK_KERNEL_GEMM = 0, WORK_KERNEL_ATTN, WORK_KERNEL_MEM } work_kernel;

@@ -764,12 +764,120 @@ static void test_fp8_expert_casts(void)
 	CHECK(!named(f, nf, "fc1e_cast") && !named(b, nb, "fc1e_gcast"));
 }
 
+/* DeepSpeed-MoE (moe_dispatcher = gshard, layer.c "DeepSpeed-MoE") on a
+ * GPT-MoE of h 2048, f 8192 (GELU), 24 layers, 64 experts, top 1, MoE in
+ * every second layer (moe_layer_interval 2: layers 1, 3, ..., 23, 0-based).
+ * A rank of tp 2 without SP, b 4, s 2048: S = T = 8192 tokens (the TP ranks
+ * hold them alike); capacity factor 1.25: EC = 1 x 1.25 x 8192 = 10,240
+ * slots; each TP rank keeps EC / 2 = R = 5,120; ep 16: 4 local experts of
+ * 1,280 rows. Forward:
+ *   dispatch, combine  2 S EC h = 2 x 8192 x 10240 x 2048 = 343,597,383,680
+ *                      flops each (the dense einsums over every slot)
+ *   experts            2 R f h each of fc1 and fc2 = 171,798,691,840
+ *   all-to-alls        e R h = 2 x 5120 x 2048 = 20,971,520 B each way
+ *   slot gather        over TP, e EC h = 41,943,040 B (the full buffer)
+ *   gate               18 S EC = 1,509,949,440 B
+ * Backward: the combine's two GEMMs and the dispatch's input gradient (three
+ * of 2 S EC h), the drop's backward gather. At tp 1 there is nothing to
+ * drop: no gather, R = EC.
+ * Saved, per token (memory.c), against the dense layer's split MLP tensors
+ * (e fc1 + e f) / t = 16,384: the slots here 1.25 x (2h + 2f + 2f) / 2 =
+ * 23,040, the gathered slots 1.25 x 2h = 5,120, mask and cast weights
+ * 4 EC = 40,960, gates 4E = 256, capacity one-hot 4 EC / E = 640: 70,016,
+ * so the MoE layer keeps 8192 x (70,016 - 16,384) = 439,353,344 B more. */
+static void test_gshard(void)
+{
+	work_model m = {.layers = 24, .hidden = 2048, .heads = 16, .kv_heads = 16, .ffn = 8192,
+			 .vocab = 50257, .seq_len = 2048, .act = WORK_ACT_GELU,
+			 .norm = WORK_NORM_LAYERNORM, .moe_experts = 64, .moe_topk = 1,
+			 .moe_interval = 2, .moe_imbalance = 1.0};
+	CHECK(!work_layer_is_moe(&m, 0) && work_layer_is_moe(&m, 1) && !work_layer_is_moe(&m, 22) &&
+	      work_layer_is_moe(&m, 23));
+	CHECK_INT(work_moe_layers(&m), 12);
+	m.moe_dense_layers = 1; /* then every second from layer 1 on: 2, 4, ... */
+	CHECK(!work_layer_is_moe(&m, 1) && work_layer_is_moe(&m, 2) && work_moe_layers(&m) == 11);
+	m.moe_dense_layers = 0;
+	work_shard sh = {.tp = 2, .sp = false, .micro_batch = 4, .seq = 2048, .dtype = HW_BF16,
+			 .flash = true, .cp = 1, .ep = 16, .moe_dispatcher = WORK_MOE_GSHARD,
+			 .moe_capacity = 1.25};
+	work_item f[WORK_MAX_ITEMS], b[WORK_MAX_ITEMS];
+	int nf = work_layer_forward_at(&m, &sh, 1, f), nb = work_layer_backward_at(&m, &sh, 1, b);
+	const double ein = 343597383680.0, expert = 171798691840.0;
+	CHECK_NEAR(named(f, nf, "dispatch")->flops, ein, 1e-12);
+	CHECK_NEAR(named(f, nf, "combine")->flops, ein, 1e-12);
+	CHECK_NEAR(named(f, nf, "fc1e")->flops, expert, 1e-12);
+	CHECK_NEAR(named(f, nf, "fc2e")->flops, expert, 1e-12);
+	CHECK_NEAR(named(f, nf, "fc1e")->batch, 4, 0);
+	CHECK_NEAR(named(f, nf, "ep_dispatch")->comm_bytes, 20971520.0, 0);
+	CHECK_NEAR(named(f, nf, "ep_combine")->comm_bytes, 20971520.0, 0);
+	const work_item *g = named(f, nf, "slot_gather");
+	CHECK(g && g->comm == WORK_COMM_ALLGATHER);
+	CHECK_NEAR(g ? g->comm_bytes : 0, 41943040.0, 0);
+	CHECK_NEAR(named(f, nf, "gate")->bytes, 1509949440.0, 0);
+	CHECK_NEAR(named(b, nb, "combine_dslot")->flops + named(b, nb, "combine_dw")->flops +
+			   named(b, nb, "dispatch_dx")->flops,
+		   3 * ein, 1e-12);
+	CHECK(named(b, nb, "slot_gather") != NULL);
+	/* with SP the rank holds S = 4096 tokens, EC = 5,120 slots, and still
+	 * drops half of them (DeepSpeed drops whatever SP): e (EC/2) h each way */
+	sh.sp = true;
+	nf = work_layer_forward_at(&m, &sh, 1, f);
+	CHECK_NEAR(named(f, nf, "ep_dispatch")->comm_bytes, 2.0 * 2560 * 2048, 0);
+	CHECK_NEAR(named(f, nf, "dispatch")->flops, 2.0 * 4096 * 5120 * 2048, 1e-12);
+	CHECK(named(f, nf, "slot_gather") != NULL);
+	sh.sp = false;
+	double dense0 = work_activation_bytes_at(&m, &sh, 0, WORK_RECOMPUTE_NONE);
+	double moe1 = work_activation_bytes_at(&m, &sh, 1, WORK_RECOMPUTE_NONE);
+	CHECK_NEAR(moe1 - dense0, 439353344.0, 1e-12);
+	/* tp 1: nothing dropped or gathered, all EC slots here */
+	sh.tp = 1;
+	sh.ep = 64;
+	nf = work_layer_forward_at(&m, &sh, 1, f);
+	CHECK(named(f, nf, "slot_gather") == NULL);
+	CHECK_NEAR(named(f, nf, "ep_dispatch")->comm_bytes, 2.0 * 10240 * 2048, 0);
+	CHECK_NEAR(named(f, nf, "fc1e")->flops, 2 * expert, 1e-12);
+}
+
+/* The plan's rules for DeepSpeed-MoE on Mixtral (tp 2, pp 2, ep 8): without
+ * SP it loads, where Megatron-Core's dispatchers need SP; with SP too (the
+ * framework runs it, dropping the slots alike); and the
+ * pipeline sends whole activations, b s h e = 1 x 4096 x 4096 x 2 =
+ * 33,554,432 B, not DeepSpeed's 1/t partitions (Megatron-DeepSpeed asserts
+ * them off for MoE models, gpt_model.py:376-383), which a dense model's
+ * p2p_scatter_gather would send and all-gather. */
+static void test_gshard_plan(void)
+{
+	sim_diag *d = sim_diag_new();
+	const char *ok[] = {"parallel.moe_dispatcher=gshard", "parallel.sequence_parallel=false",
+			    "parallel.p2p_scatter_gather=true"};
+	const char *sp[] = {"parallel.moe_dispatcher=gshard", "parallel.sequence_parallel=true"};
+	const char *fused[] = {"parallel.sequence_parallel=false"};
+	plan_scenario *s = NULL, *withsp = NULL, *mc = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", ok, 3, d, &s), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", sp, 2, d, &withsp), SIM_OK);
+	CHECK(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", fused, 1, d, &mc) != SIM_OK);
+	if (s) {
+		double gather = -1;
+		CHECK_NEAR(plan_p2p_bytes(s, &gather), 33554432.0, 0);
+		CHECK_NEAR(gather, 0, 0);
+		s->plan.moe_dispatcher = WORK_MOE_FUSED; /* the split a dense model would take */
+		CHECK_NEAR(plan_p2p_bytes(s, &gather), 33554432.0 / 2, 0);
+		CHECK_NEAR(gather, 33554432.0, 0);
+	}
+	plan_scenario_free(s);
+	plan_scenario_free(withsp);
+	plan_scenario_free(mc);
+	sim_diag_free(d);
+}
+
 int main(void)
 {
 	test_params();
 	test_fp8_expert_casts();
 	test_programs();
 	test_dispatcher();
+	test_gshard();
+	test_gshard_plan();
 	test_launches();
 	test_window();
 	test_plan();
