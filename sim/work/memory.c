@@ -207,18 +207,17 @@ double work_activation_bytes_at(const work_model *m, const work_shard *sh, int l
 	if (sh->moe_dispatcher == WORK_MOE_GSHARD) {
 		/* DeepSpeed-MoE (layer.c "DeepSpeed-MoE"): S = s b tokens on the
 		 * rank (s b / t with SP), k cf slots per token, 1/t of them here
-		 * (layer.c: DeepSpeed drops whatever SP). Per slot here fc1's input, output
-		 * and the activation's output; the combine keeps the slots
+		 * (DeepSpeed drops them whatever SP). Per slot here fc1's input,
+		 * output and the activation's output; the combine keeps the slots
 		 * gathered whole (e h per slot) and the weights cast to 16 bits,
 		 * the dispatch its 16-bit mask (2 + 2 bytes per token and slot:
 		 * EC = k cf S, quadratic in the micro-batch's tokens); the gate
 		 * its fp32 probabilities and capacity one-hot (4E + 4C). */
-		bool sp = sh->sp && t > 1;
-		double S = sp ? s * b / t : s * b, drop = t; /* dropped under SP too */
+		double S = sh->sp && t > 1 ? s * b / t : s * b;
 		double kc = m->moe_topk * (sh->moe_capacity > 0 ? sh->moe_capacity : 1.0);
 		double EC = kc * S, C = EC / m->moe_experts;
 		double per_tok = S / (s * b); /* the rank's tokens per token of the sequence */
-		moe = per_tok * (kc * (e8 * h + e * fc1 + e8 * f) / drop + kc * e * h + 4.0 * EC +
+		moe = per_tok * (kc * (e8 * h + e * fc1 + e8 * f) / t + kc * e * h + 4.0 * EC +
 				 4.0 * m->moe_experts + 4.0 * C);
 	} else if (rc == WORK_RECOMPUTE_SELECTIVE && (sh->recompute_modules & WORK_RC_MOE_ACT))
 		moe -= e8 * m->moe_topk * imb * f / t; /* the activation's output */
