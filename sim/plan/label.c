@@ -26,6 +26,8 @@
  *                      delay_wgrad_compute)
  *   order=O            placement (when not tp-cp-dp-pp)
  *   a2a-dispatcher     moe_dispatcher = alltoall with ep > 1 (when set)
+ *   gshard             an MoE model's layer is DeepSpeed-MoE's (moe_dispatcher
+ *                      = gshard, Megatron-DeepSpeed's default)
  *   unfused            attention = unfused (when set)
  *   PRECISION          train.precision ("bf16")
  *   inference          mode = inference (when set)
@@ -101,6 +103,8 @@ void plan_label(const plan_scenario *s, char *buf, size_t len)
 		add(&l, " order=%s", p->order);
 	if (p->ep > 1 && p->moe_dispatcher == WORK_MOE_ALLTOALL)
 		add(&l, " a2a-dispatcher");
+	if (s->model.moe_experts > 0 && p->moe_dispatcher == WORK_MOE_GSHARD)
+		add(&l, " gshard");
 	if (!s->flash)
 		add(&l, " unfused");
 	add(&l, " %s", hw_dtype_name(s->dtype));

@@ -857,12 +857,17 @@ static void test_gshard_plan(void)
 	CHECK_INT(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", sp, 2, d, &withsp), SIM_OK);
 	CHECK(plan_scenario_load("scenarios/mixtral-8x7b-h100.ini", fused, 1, d, &mc) != SIM_OK);
 	if (s) {
+		char l[PLAN_LABEL_MAX]; /* the plan string names the layer */
+		plan_label(s, l, sizeof l);
+		CHECK(strstr(l, " gshard ") != NULL);
 		double gather = -1;
 		CHECK_NEAR(plan_p2p_bytes(s, &gather), 33554432.0, 0);
 		CHECK_NEAR(gather, 0, 0);
 		s->plan.moe_dispatcher = WORK_MOE_FUSED; /* the split a dense model would take */
 		CHECK_NEAR(plan_p2p_bytes(s, &gather), 33554432.0 / 2, 0);
 		CHECK_NEAR(gather, 33554432.0, 0);
+		plan_label(s, l, sizeof l);
+		CHECK(strstr(l, "gshard") == NULL);
 	}
 	plan_scenario_free(s);
 	plan_scenario_free(withsp);
