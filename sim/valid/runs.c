@@ -278,19 +278,31 @@ static long default_vpp(long layers, long pp, long microbatches, bool uneven)
 	return best;
 }
 
-/* The framework profile topologies/frameworks/<profile>.ini as plan reads
- * it (its includes and the keys' defaults); false when it does not load
- * (the scenario's loader then names the error). */
-static bool load_profile(const valid_options *opt, const char *profile, plan_framework *fw)
+/* topologies/frameworks/<profile>.ini loaded with its includes, or NULL. */
+static conf_doc *profile_doc(const valid_options *opt, const char *profile)
 {
 	if (!opt || !opt->datadir)
-		return false;
+		return NULL;
 	char path[1200];
 	snprintf(path, sizeof path, "%s/topologies/frameworks/%s.ini", opt->datadir, profile);
 	sim_diag *d = sim_diag_new();
 	conf_doc *doc = NULL;
-	bool ok = d && conf_load(path, d, &doc) == SIM_OK &&
-	          plan_framework_from_conf(doc, fw, d) == SIM_OK;
+	if (!d || conf_load(path, d, &doc) != SIM_OK) {
+		conf_free(doc);
+		doc = NULL;
+	}
+	sim_diag_free(d);
+	return doc;
+}
+
+/* The framework profile as plan reads it (its includes and the keys'
+ * defaults); false when it does not load (the scenario's loader then names
+ * the error). */
+static bool load_profile(const valid_options *opt, const char *profile, plan_framework *fw)
+{
+	conf_doc *doc = profile_doc(opt, profile);
+	sim_diag *d = sim_diag_new();
+	bool ok = doc && d && plan_framework_from_conf(doc, fw, d) == SIM_OK;
 	conf_free(doc);
 	sim_diag_free(d);
 	return ok;
@@ -301,18 +313,10 @@ static bool load_profile(const valid_options *opt, const char *profile, plan_fra
  * include it; work/layer.c "DeepSpeed-MoE"). */
 static bool profile_gshard(const valid_options *opt, const char *profile)
 {
-	if (!opt || !opt->datadir)
-		return false;
-	char path[1200];
-	snprintf(path, sizeof path, "%s/topologies/frameworks/%s.ini", opt->datadir, profile);
-	sim_diag *d = sim_diag_new();
-	conf_doc *doc = NULL;
-	const char *v = d && conf_load(path, d, &doc) == SIM_OK
-	                        ? conf_get(doc, "parallel", "moe_dispatcher", NULL)
-	                        : NULL;
+	conf_doc *doc = profile_doc(opt, profile);
+	const char *v = doc ? conf_get(doc, "parallel", "moe_dispatcher", NULL) : NULL;
 	bool gshard = v && !strcmp(v, "gshard");
 	conf_free(doc);
-	sim_diag_free(d);
 	return gshard;
 }
 

@@ -100,6 +100,11 @@ trap 'rm -rf "$tmp"' EXIT
 #      so the distributed optimizer, as D05 states: D05's step; at 32k
 #      tokens with recompute open, full recomputation of one layer a chunk
 #      fits (Megatron-Core's --recompute-num-layers), faster than of all
+#  XJ: V0012 (vTrain, Megatron-DeepSpeed) as an MoE of 16 experts, top 1,
+#      tp 2, ep 8: DeepSpeed-MoE's layer (the profile's gshard), experts in
+#      every second layer (--expert-interval's default) and no SP (DeepSpeed
+#      drops the TP ranks' duplicate tokens), both said; XJ2 states SP off:
+#      the same step. Before, such rows were skipped as impossible.
 #  XK: a DeepSpeed source of 2023 with tp 2 ran Megatron-DeepSpeed (DeepSpeed
 #      has tensor parallelism only through Megatron's mpu; stacks.csv tp_from),
 #      with flash attention; the same row at tp 1 runs DeepSpeed's own profile;
@@ -221,6 +226,10 @@ derive("V0012", "XF2", zero="2")
 derive("V0012", "XF4", vpp="2", micro_batch="")
 derive("V0001", "XF3", source="a Megatron-LM benchmark (2021)", recompute="selective",
        **dict(g22, layers="47", tp="4", pp="2"))
+derive("V0012", "XJ1", moe_experts="16", moe_topk="1", tp="2", dp="16", ep="8",
+       sequence_parallel="")
+derive("V0012", "XJ2", moe_experts="16", moe_topk="1", tp="2", dp="16", ep="8",
+       sequence_parallel="0")
 w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
 w.writeheader()
 w.writerows(out)
@@ -251,6 +260,9 @@ want(r["XG1"]["status"] == "ok" and "vp_group 3 (not published: 3 micro-batches 
      "an interleaved Megatron-Core row with micro-batches no multiple of pp is not run in groups", "XG1")
 want(same("XS0", "XS1") and "sequence_parallel 1 (not published: MoE under tp 2 runs it" in r["XS1"]["assumed"],
      "an open sequence_parallel of an MoE row under TP is not on", "XS0", "XS1")
+want(same("XJ1", "XJ2") and "experts in every second layer (not published: Megatron-DeepSpeed's --expert-interval default)" in r["XJ1"]["assumed"]
+     and "sequence_parallel 0 (not published: DeepSpeed-MoE under tp 2 drops the TP ranks' duplicate tokens instead)" in r["XJ1"]["assumed"],
+     "a Megatron-DeepSpeed MoE row under TP and EP is not DeepSpeed-MoE's, every second layer, no SP", "XJ1", "XJ2")
 for k, text in (("XE1", "node_intra nvswitch-gen3 (not published: the h100-sxm5-80g baseboard)"),
                 ("XE2", "gpus_per_node 8 (not published: the dgx-h100 node's)"),
                 ("XE3", "H100 80 GB form factor not stated: SXM5"),
