@@ -1038,6 +1038,12 @@ static void moe_backward(prog *p, const work_model *m, const work_shard *sh, con
  * an element), the gather's backward (a view), the all-to-alls and
  * experts, the drop's backward (an all-gather over TP, mappings.py:100-
  * 102), the dispatch's input gradient (the mask takes none), the router.
+ * A residual MoE (model.moe_shared_experts > 0: DeepSpeed's use_residual,
+ * Megatron-DeepSpeed's --mlp-type residual, PR-MoE) adds after the experts
+ * an MLP of the expert's kind on the rank's S tokens, whole on every TP
+ * rank (moe/layer.py:81-84, 124-130: the expert module itself, not split
+ * over TP, no collective), a [S, 2] coefficient GEMM, and the weighted sum
+ * of the two outputs (two products and an add: 7 e S h bytes).
  * Its saved tensors: memory.c work_activation_bytes_at. */
 typedef struct gshard_dims {
 	double S, EC, drop, R, local;
@@ -1053,6 +1059,19 @@ static gshard_dims make_gshard(const work_model *m, const work_shard *sh, const 
 	g.R = g.EC / g.drop;
 	g.local = m->moe_experts / (sh->ep > 1 ? sh->ep : 1);
 	return g;
+}
+
+/* The residual MoE's MLP: the expert's shape on the rank's tokens, whole,
+ * no TP collective. */
+static dims gshard_residual(const work_model *m, const dims *d)
+{
+	dims r = *d;
+	r.T = r.Tn = d->Tn;
+	r.t = 1;
+	r.sp = r.comm = false;
+	r.f = (double)m->moe_shared_experts * m->ffn;
+	r.fc1_n = m->act == WORK_ACT_SWIGLU ? 2.0 * r.f : r.f;
+	return r;
 }
 
 static void gshard_forward(prog *p, const work_model *m, const work_shard *sh, const dims *d)
@@ -1074,6 +1093,12 @@ static void gshard_forward(prog *p, const work_model *m, const work_shard *sh, c
 		wl_mem(p, "slot_cat", 2.0 * d->e * g.EC * d->h);
 	}
 	gemm(p, d, "combine", g.S, d->h, g.EC);
+	if (m->moe_shared_experts > 0) {
+		dims r = gshard_residual(m, d);
+		mlp_forward(p, m, &r, "fc1r", "fc2r");
+		gemm(p, d, "coef", g.S, 2, d->h);
+		wl_mem(p, "coef_mix", 7.0 * d->e * g.S * d->h);
+	}
 }
 
 static void gshard_backward(prog *p, const work_model *m, const work_shard *sh, const dims *d)
@@ -1081,6 +1106,13 @@ static void gshard_backward(prog *p, const work_model *m, const work_shard *sh, 
 	gshard_dims g = make_gshard(m, sh, d);
 	moe_dims x = make_moe(m, sh, d);
 	double rows = g.R / g.local;
+	if (m->moe_shared_experts > 0) {
+		dims r = gshard_residual(m, d);
+		wl_mem(p, "coef_mix", 2.0 * 7.0 * d->e * g.S * d->h);
+		gemm_bwd_dgrad(p, d, "coef", g.S, 2, d->h);
+		gemm_bwd_wgrad(p, d, "coef", g.S, 2, d->h);
+		mlp_backward(p, m, &r, "fc1r", "fc2r");
+	}
 	gemm(p, d, "combine_dslot", g.EC, d->h, g.S);
 	gemm(p, d, "combine_dw", g.S, g.EC, d->h);
 	wl_mem(p, "gate", 10.0 * g.S * g.EC);

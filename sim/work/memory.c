@@ -212,13 +212,19 @@ double work_activation_bytes_at(const work_model *m, const work_shard *sh, int l
 		 * gathered whole (e h per slot) and the weights cast to 16 bits,
 		 * the dispatch its 16-bit mask (2 + 2 bytes per token and slot:
 		 * EC = k cf S, quadratic in the micro-batch's tokens); the gate
-		 * its fp32 probabilities and capacity one-hot (4E + 4C). */
+		 * its fp32 probabilities and capacity one-hot (4E + 4C). A
+		 * residual MoE's MLP keeps its tensors whole (e fc1 + e f per
+		 * shared expert, not split over TP) and the weighted sum the two
+		 * outputs (2 e h). */
 		double S = sh->sp && t > 1 ? s * b / t : s * b;
 		double kc = m->moe_topk * (sh->moe_capacity > 0 ? sh->moe_capacity : 1.0);
 		double EC = kc * S, C = EC / m->moe_experts;
 		double per_tok = S / (s * b); /* the rank's tokens per token of the sequence */
+		double res = m->moe_shared_experts > 0
+		                     ? m->moe_shared_experts * (e * fc1 + e8 * f) + 2.0 * e * h
+		                     : 0.0;
 		moe = per_tok * (kc * (e8 * h + e * fc1 + e8 * f) / t + kc * e * h + 4.0 * EC +
-				 4.0 * m->moe_experts + 4.0 * C);
+				 4.0 * m->moe_experts + 4.0 * C + res);
 	} else if (rc == WORK_RECOMPUTE_SELECTIVE && (sh->recompute_modules & WORK_RC_MOE_ACT))
 		moe -= e8 * m->moe_topk * imb * f / t; /* the activation's output */
 	work_shard x2 = *sh; /* recompute_modules' mlp is a dense layer's only */

@@ -836,6 +836,32 @@ static void test_gshard(void)
 	CHECK(named(f, nf, "slot_gather") == NULL);
 	CHECK_NEAR(named(f, nf, "ep_dispatch")->comm_bytes, 2.0 * 10240 * 2048, 0);
 	CHECK_NEAR(named(f, nf, "fc1e")->flops, 2 * expert, 1e-12);
+	/* A residual MoE (one shared expert; DeepSpeed's use_residual) at tp 2:
+	 * the expert-shaped MLP whole on all S = 8192 tokens, 2 S f h =
+	 * 274,877,906,944 flops for fc1 (not halved over TP) and no TP
+	 * collective of its own; the [S, 2] coefficient GEMM, 2 S 2 h; the
+	 * weighted sum, 7 e S h = 234,881,024 B. It keeps per token e f + e f
+	 * (fc1's and the activation's outputs) + 2 e h (the two outputs the sum
+	 * reads) = 40,960 B more: 335,544,320 B. */
+	sh.tp = 2;
+	sh.ep = 16;
+	int comm0 = 0, comm1 = 0;
+	nf = work_layer_forward_at(&m, &sh, 1, f);
+	for (int i = 0; i < nf; i++)
+		comm0 += f[i].kind == WORK_ITEM_COMM;
+	double before = work_activation_bytes_at(&m, &sh, 1, WORK_RECOMPUTE_NONE);
+	m.moe_shared_experts = 1;
+	nf = work_layer_forward_at(&m, &sh, 1, f);
+	for (int i = 0; i < nf; i++)
+		comm1 += f[i].kind == WORK_ITEM_COMM;
+	CHECK_INT(comm1, comm0);
+	CHECK_NEAR(named(f, nf, "fc1r")->flops, 274877906944.0, 1e-12);
+	CHECK_NEAR(named(f, nf, "coef")->flops, 2.0 * 8192 * 2 * 2048, 1e-12);
+	CHECK_NEAR(named(f, nf, "coef_mix")->bytes, 234881024.0, 0);
+	CHECK_NEAR(work_activation_bytes_at(&m, &sh, 1, WORK_RECOMPUTE_NONE) - before, 335544320.0,
+		   1e-12);
+	nb = work_layer_backward_at(&m, &sh, 1, b);
+	CHECK(named(b, nb, "fc1r_dgrad") != NULL && named(b, nb, "coef_wgrad") != NULL);
 }
 
 /* The plan's rules for DeepSpeed-MoE on Mixtral (tp 2, pp 2, ep 8): without
