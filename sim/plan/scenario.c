@@ -36,10 +36,11 @@ const conf_key plan_spec_keys[] = {
 	 "probabilities' all-to-all, the sort by local expert); gshard, whatever ep: "
 	 "DeepSpeed-MoE's layer (Megatron-DeepSpeed's experts: dense einsum dispatch and "
 	 "combine over fixed-capacity slots, TP ranks' duplicate tokens dropped)"},
-	{"moe_capacity_factor", CONF_REAL, SIM_UNIT_NONE, 0.01, 64, "1", NULL, PK(moe_capacity),
+	{"moe_capacity_factor", CONF_REAL, SIM_UNIT_NONE, 0, 64, "1", NULL, PK(moe_capacity),
 	 "moe_dispatcher = gshard: slots per expert over its even share of the tokens x top-k "
 	 "(Megatron-DeepSpeed --moe-train-capacity-factor, 1.0); the experts compute every "
-	 "slot, filled or not"},
+	 "slot, filled or not; 0 = no token dropped (--disable-moe-token-dropping): the busiest "
+	 "expert's count, model.moe_imbalance, agreed by an all-reduce over the EP group"},
 	{"moe_deepep_num_sms", CONF_INT, SIM_UNIT_NONE, 0, 65536, "20", NULL, PK(deepep_sms),
 	 "moe_dispatcher = fused: the SMs DeepEP's dispatch and combine kernels hold while "
 	 "they run, lost to the compute beside them (Megatron-Core --moe-deepep-num-sms; "

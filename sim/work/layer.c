@@ -1017,7 +1017,12 @@ static void moe_backward(prog *p, const work_model *m, const work_shard *sh, con
  *             expert, EC = k cf S in all (_capacity :161-170; top-2 doubles
  *             cf, :331), cf = [parallel] moe_capacity_factor
  *             (--moe-train-capacity-factor, 1.0, Megatron-DeepSpeed
- *             megatron/arguments.py:913); its [S, E, C] fp32 combine weights
+ *             megatron/arguments.py:913), or without dropping
+ *             (--disable-moe-token-dropping, cf 0 here) the busiest expert's
+ *             count, agreed by an all-reduce (MAX) over the EP group
+ *             (:214-218, :335-338): cf = model.moe_imbalance, and the
+ *             all-reduce, 8 bytes, timed as the counts' all-gather (both
+ *             latency); its [S, E, C] fp32 combine weights
  *             (einsum "se,sc->sec", :283), their bool mask (:285) and both
  *             cast to 16 bits (:609, :669): per [S, EC] element 4 + 5 + 3 +
  *             6 = 18 bytes;
@@ -1052,7 +1057,9 @@ typedef struct gshard_dims {
 static gshard_dims make_gshard(const work_model *m, const work_shard *sh, const dims *d)
 {
 	gshard_dims g;
-	double cf = sh->moe_capacity > 0 ? sh->moe_capacity : 1.0;
+	double cf = sh->moe_capacity > 0 ? sh->moe_capacity
+	            : m->moe_imbalance >= 1 ? m->moe_imbalance
+	                                    : 1.0;
 	g.S = d->Tn;
 	g.EC = m->moe_topk * cf * g.S;
 	g.drop = d->t > 1 ? d->t : 1.0; /* under SP too (:614-626) */
@@ -1081,6 +1088,11 @@ static void gshard_forward(prog *p, const work_model *m, const work_shard *sh, c
 	double rows = g.R / g.local;
 	gemm(p, d, "router", g.S, m->moe_experts, d->h);
 	wl_mem(p, "topk", 8.0 * g.S * m->moe_experts);
+	if (!(sh->moe_capacity > 0) && sh->ep > 1) { /* the capacity agreed over EP */
+		work_item *it = wl_push(p, WORK_ITEM_COMM, "cap_max");
+		it->comm = WORK_COMM_EP_ALLGATHER;
+		it->comm_bytes = 8.0 * sh->ep;
+	}
 	wl_mem(p, "gate", 18.0 * g.S * g.EC);
 	gemm(p, d, "dispatch", g.EC, d->h, g.S);
 	a2a(p, "ep_dispatch", d->e * g.R * d->h);

@@ -217,7 +217,7 @@ double work_activation_bytes_at(const work_model *m, const work_shard *sh, int l
 		 * shared expert, not split over TP) and the weighted sum the two
 		 * outputs (2 e h). */
 		double S = sh->sp && t > 1 ? s * b / t : s * b;
-		double kc = m->moe_topk * (sh->moe_capacity > 0 ? sh->moe_capacity : 1.0);
+		double kc = m->moe_topk * (sh->moe_capacity > 0 ? sh->moe_capacity : imb);
 		double EC = kc * S, C = EC / m->moe_experts;
 		double per_tok = S / (s * b); /* the rank's tokens per token of the sequence */
 		double res = m->moe_shared_experts > 0

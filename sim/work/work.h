@@ -220,7 +220,8 @@ typedef struct work_shard {
 				    * this, 0 = every shape (work_softmax_fused) */
 	bool cp_allgather; /* context parallelism with the K/V all-gathered,
 			    * PyTorch's context_parallel (work/layer.c attn_ring) */
-	double moe_capacity; /* moe_dispatcher = gshard: the capacity factor (0 = 1) */
+	double moe_capacity; /* moe_dispatcher = gshard: the capacity factor (0: no token
+			      * dropped, the busiest expert's count, moe_imbalance) */
 } work_shard;
 
 /* The loss's implementation (plan's [framework] loss, same order): which

@@ -862,6 +862,22 @@ static void test_gshard(void)
 		   1e-12);
 	nb = work_layer_backward_at(&m, &sh, 1, b);
 	CHECK(named(b, nb, "fc1r_dgrad") != NULL && named(b, nb, "coef_wgrad") != NULL);
+	/* No token dropped (capacity factor 0): the busiest expert's count sets
+	 * the capacity, imbalance 1.5: EC = 1.5 x 8192 = 12,288, R = 6,144 rows
+	 * here, e R h = 25,165,824 B each way; the count agreed by an
+	 * all-reduce over the 16 EP ranks (8 B each, as the counts' gather) */
+	m.moe_shared_experts = 0;
+	m.moe_imbalance = 1.5;
+	sh.moe_capacity = 0;
+	nf = work_layer_forward_at(&m, &sh, 1, f);
+	CHECK_NEAR(named(f, nf, "ep_dispatch")->comm_bytes, 25165824.0, 0);
+	const work_item *cm = named(f, nf, "cap_max");
+	CHECK(cm && cm->comm == WORK_COMM_EP_ALLGATHER);
+	CHECK_NEAR(cm ? cm->comm_bytes : 0, 8.0 * 16, 0);
+	sh.moe_capacity = 1.5; /* the same slots, dropped at capacity: no agreement */
+	nf = work_layer_forward_at(&m, &sh, 1, f);
+	CHECK(named(f, nf, "cap_max") == NULL);
+	CHECK_NEAR(named(f, nf, "ep_dispatch")->comm_bytes, 25165824.0, 0);
 }
 
 /* The plan's rules for DeepSpeed-MoE on Mixtral (tp 2, pp 2, ep 8): without
