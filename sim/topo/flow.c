@@ -527,7 +527,8 @@ static void load_sum(const topo_sim *s, run *r, int l)
 }
 
 /* Link l's load changed by dx (a flow's new rate, a flow's end); summed
- * afresh once it took more increments than the link has flows, so the
+ * afresh once it took more increments than the link has flows (plus a few,
+ * so that a link of one or two flows is not summed at every change), so the
  * rounding of the increments stays bounded, at O(1) a change amortised. */
 static void load_add(const topo_sim *s, run *r, int l, double dx)
 {

@@ -90,25 +90,36 @@ void topo_outcomes_free(topo_outcomes *oc)
 	free(oc);
 }
 
-static uint64_t mix(uint64_t h, uint64_t x)
-{
-	return (h ^ x) * 0x100000001b3ull;
-}
-
+/* The key's hash (same_phase compares the key itself): core's FNV-1a of
+ * each part, then of the parts' hashes. */
 static uint64_t hash_phase(const topo_routed *w, const double *share, double div)
 {
-	uint64_t h = 0xcbf29ce484222325ull, bits;
-	h = mix(h, (uint64_t)w->n);
-	for (int f = 0; f <= w->n; f++)
-		h = mix(h, (uint64_t)w->off[f]);
-	for (int i = 0; i < w->off[w->n]; i++)
-		h = mix(h, (uint64_t)w->links[i]);
+	size_t np = (size_t)(w->off[w->n] - w->off[0]);
+	uint64_t part[5] = {(uint64_t)w->n,
+	                    sim_hash64(w->off, ((size_t)w->n + 1) * sizeof *w->off),
+	                    sim_hash64(w->links + w->off[0], np * sizeof *w->links),
+	                    sim_hash64(share, (size_t)w->n * sizeof *share), 0};
+	memcpy(&part[4], &div, sizeof div);
+	return sim_hash64(part, sizeof part);
+}
+
+/* w's flows on sim, flow f carrying bytes[f] x mul, all from time 0, run;
+ * on an error sim is cleared. */
+static int run_flows(topo_sim *sim, const topo_routed *w, const double *bytes, double mul)
+{
+	topo_sim_clear(sim);
 	for (int f = 0; f < w->n; f++) {
-		memcpy(&bits, &share[f], sizeof bits);
-		h = mix(h, bits);
+		int id = topo_sim_add(sim, w->links + w->off[f], w->off[f + 1] - w->off[f],
+		                      bytes[f] * mul, 0);
+		if (id < 0) {
+			topo_sim_clear(sim);
+			return id;
+		}
 	}
-	memcpy(&bits, &div, sizeof bits);
-	return mix(h, bits);
+	int rc = topo_sim_run(sim);
+	if (rc != SIM_OK)
+		topo_sim_clear(sim);
+	return rc;
 }
 
 static bool same_phase(const outcome *o, uint64_t hash, const topo_routed *w, const double *share,
@@ -138,18 +149,8 @@ static int simulate(topo_sim *sim, const topo_routed *w, const double *share, do
 		outcome_free(o);
 		return SIM_ENOMEM;
 	}
-	topo_sim_clear(sim);
-	for (int f = 0; f < w->n; f++) {
-		int id = topo_sim_add(sim, w->links + w->off[f], w->off[f + 1] - w->off[f],
-		                      share[f] * TOPO_OUTCOME_BYTES, 0);
-		if (id < 0) {
-			outcome_free(o);
-			return id;
-		}
-	}
-	int rc = topo_sim_run(sim);
+	int rc = run_flows(sim, w, share, TOPO_OUTCOME_BYTES);
 	if (rc != SIM_OK) {
-		topo_sim_clear(sim);
 		outcome_free(o);
 		return rc;
 	}
@@ -166,14 +167,7 @@ static int simulate(topo_sim *sim, const topo_routed *w, const double *share, do
 static int simulate_as_is(topo_sim *sim, const topo_routed *w, const double *bytes, double repeat,
                           double *t_bw, topo_acc *acc)
 {
-	topo_sim_clear(sim);
-	for (int f = 0; f < w->n; f++) {
-		int id = topo_sim_add(sim, w->links + w->off[f], w->off[f + 1] - w->off[f],
-		                      bytes[f], 0);
-		if (id < 0)
-			return id;
-	}
-	int rc = topo_sim_run(sim);
+	int rc = run_flows(sim, w, bytes, 1.0);
 	if (rc != SIM_OK)
 		return rc;
 	*t_bw += repeat * sim_time_to_s(topo_sim_makespan(sim));

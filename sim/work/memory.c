@@ -173,6 +173,32 @@ double work_activation_bytes(const work_model *m, const work_shard *sh, work_rec
 	return s * b * per_token;
 }
 
+/* What a DeepSpeed-MoE layer (layer.c "DeepSpeed-MoE") keeps per token of
+ * the sequence: S = s b tokens on the rank (s b / t with SP), k cf slots
+ * per token, 1/t of them here (DeepSpeed drops them whatever SP). Per slot
+ * here fc1's input, output and the activation's output; the combine keeps
+ * the slots gathered whole (e h per slot) and the weights cast to 16 bits,
+ * the dispatch its 16-bit mask (2 + 2 bytes per token and slot: EC = k cf
+ * S, quadratic in the micro-batch's tokens); the gate its fp32
+ * probabilities and capacity one-hot (4E + 4C). A residual MoE's MLP keeps
+ * its tensors whole (e fc1 + e f per shared expert, not split over TP) and
+ * the weighted sum the two outputs (2 e h). */
+static double gshard_bytes(const work_model *m, const work_shard *sh, double e, double e8,
+			   double imb)
+{
+	double t = sh->tp > 0 ? sh->tp : 1, h = m->hidden, s = sh->seq, b = sh->micro_batch;
+	double f = m->ffn, fc1 = m->act == WORK_ACT_SWIGLU ? 2.0 * f : f;
+	double S = sh->sp && t > 1 ? s * b / t : s * b;
+	double kc = m->moe_topk * (sh->moe_capacity > 0 ? sh->moe_capacity : imb);
+	double EC = kc * S, C = EC / m->moe_experts;
+	double per_tok = S / (s * b); /* the rank's tokens per token of the sequence */
+	double res = m->moe_shared_experts > 0
+	                     ? m->moe_shared_experts * (e * fc1 + e8 * f) + 2.0 * e * h
+	                     : 0.0;
+	return per_tok * (kc * (e8 * h + e * fc1 + e8 * f) / t + kc * e * h + 4.0 * EC +
+			  4.0 * m->moe_experts + 4.0 * C + res);
+}
+
 /* An MoE layer keeps, instead of the dense MLP's split tensors e*(fc1 + f)/t
  * per token, per routed row (k*imbalance rows per local token, Tn = T/t local
  * tokens): the permuted input (h), fc1's output (fc1), the activation's output
@@ -198,35 +224,18 @@ double work_activation_bytes_at(const work_model *m, const work_shard *sh, int l
 	double f = m->ffn, fc1 = m->act == WORK_ACT_SWIGLU ? 2.0 * f : f;
 	double imb = m->moe_imbalance >= 1 ? m->moe_imbalance : 1.0;
 	double dense_mlp = (e * fc1 + e8 * f) / t; /* what the dense formula counted */
-	/* per routed row: the permuted input (fc1's, e8), fc1's output, the
-	 * activation's output (fc2's input, e8), fc2's output */
-	double moe = (m->moe_topk * imb * (e8 * h + e * h + e * fc1 + e8 * f) + 4.0 * m->moe_experts +
-		      m->moe_shared_experts * (e * fc1 + e8 * f)) /
-		     t;
-	double s = sh->seq, b = sh->micro_batch;
+	double s = sh->seq, b = sh->micro_batch, moe;
 	if (sh->moe_dispatcher == WORK_MOE_GSHARD) {
-		/* DeepSpeed-MoE (layer.c "DeepSpeed-MoE"): S = s b tokens on the
-		 * rank (s b / t with SP), k cf slots per token, 1/t of them here
-		 * (DeepSpeed drops them whatever SP). Per slot here fc1's input,
-		 * output and the activation's output; the combine keeps the slots
-		 * gathered whole (e h per slot) and the weights cast to 16 bits,
-		 * the dispatch its 16-bit mask (2 + 2 bytes per token and slot:
-		 * EC = k cf S, quadratic in the micro-batch's tokens); the gate
-		 * its fp32 probabilities and capacity one-hot (4E + 4C). A
-		 * residual MoE's MLP keeps its tensors whole (e fc1 + e f per
-		 * shared expert, not split over TP) and the weighted sum the two
-		 * outputs (2 e h). */
-		double S = sh->sp && t > 1 ? s * b / t : s * b;
-		double kc = m->moe_topk * (sh->moe_capacity > 0 ? sh->moe_capacity : imb);
-		double EC = kc * S, C = EC / m->moe_experts;
-		double per_tok = S / (s * b); /* the rank's tokens per token of the sequence */
-		double res = m->moe_shared_experts > 0
-		                     ? m->moe_shared_experts * (e * fc1 + e8 * f) + 2.0 * e * h
-		                     : 0.0;
-		moe = per_tok * (kc * (e8 * h + e * fc1 + e8 * f) / t + kc * e * h + 4.0 * EC +
-				 4.0 * m->moe_experts + 4.0 * C + res);
-	} else if (rc == WORK_RECOMPUTE_SELECTIVE && (sh->recompute_modules & WORK_RC_MOE_ACT))
-		moe -= e8 * m->moe_topk * imb * f / t; /* the activation's output */
+		moe = gshard_bytes(m, sh, e, e8, imb);
+	} else {
+		/* per routed row: the permuted input (fc1's, e8), fc1's output, the
+		 * activation's output (fc2's input, e8), fc2's output */
+		moe = (m->moe_topk * imb * (e8 * h + e * h + e * fc1 + e8 * f) +
+		       4.0 * m->moe_experts + m->moe_shared_experts * (e * fc1 + e8 * f)) /
+		      t;
+		if (rc == WORK_RECOMPUTE_SELECTIVE && (sh->recompute_modules & WORK_RC_MOE_ACT))
+			moe -= e8 * m->moe_topk * imb * f / t; /* the activation's output */
+	}
 	work_shard x2 = *sh; /* recompute_modules' mlp is a dense layer's only */
 	x2.recompute_modules &= ~(unsigned)WORK_RC_MLP;
 	return work_activation_bytes(m, &x2, rc) + s * b * (moe - dense_mlp);
