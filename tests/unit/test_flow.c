@@ -106,6 +106,21 @@ static void rounds_ref(int L, const double *cap, int F, const int *off, const in
 	}
 }
 
+/* Append to path[np..] a random path of 1..kmax distinct links of L (a
+ * draw that repeats a link is dropped); the new count. */
+static int random_path(sim_rng *rng, int L, int kmax, int *path, int np)
+{
+	int from = np, k = 1 + (int)(kmax * sim_rng_uniform(rng));
+	for (int j = 0; j < k; j++) {
+		int l = (int)(L * sim_rng_uniform(rng)), dup = 0;
+		for (int q = from; q < np; q++)
+			dup |= path[q] == l;
+		if (!dup)
+			path[np++] = l;
+	}
+	return np;
+}
+
 /* Random networks (seeded): up to 30 links of capacity 1..10 (a third of
  * them 1, so that levels tie), up to 60 flows over 1..5 distinct links.
  * Rates agree with the rounds to 1e-12 relative. */
@@ -125,14 +140,7 @@ static void heap_matches_rounds(void)
 			                 : 1 + (int)(10 * sim_rng_uniform(rng));
 		for (int f = 0; f < F; f++) {
 			off[f] = np;
-			int k = 1 + (int)(5 * sim_rng_uniform(rng));
-			for (int j = 0; j < k; j++) {
-				int l = (int)(L * sim_rng_uniform(rng)), dup = 0;
-				for (int q = off[f]; q < np; q++)
-					dup |= path[q] == l;
-				if (!dup)
-					path[np++] = l;
-			}
+			np = random_path(rng, L, 5, path, np);
 		}
 		off[F] = np;
 		rounds_ref(L, cap, F, off, path, r1);
@@ -969,14 +977,7 @@ static void canonical_form(void)
 		cap[l] = 1e9 * (1 + (int)(10 * sim_rng_uniform(rng)));
 	for (int f = 0; f < F; f++) {
 		off[f] = np;
-		int k = 1 + (int)(4 * sim_rng_uniform(rng));
-		for (int j = 0; j < k; j++) {
-			int l = (int)(L * sim_rng_uniform(rng)), dup = 0;
-			for (int q = off[f]; q < np; q++)
-				dup |= links[q] == l;
-			if (!dup)
-				links[np++] = l;
-		}
+		np = random_path(rng, L, 4, links, np);
 		bytes[f] = 1e8 + 3.9e9 * sim_rng_uniform(rng);
 		top = fmax(top, bytes[f]);
 	}
