@@ -4,6 +4,7 @@
 #include "explain_int.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* -------------------------------------------------------------- DP ring -- */
 
@@ -259,6 +260,53 @@ static void zero3_ends_why(FILE *o, const plan_scenario *s)
 	explain_why(o, z);
 }
 
+/* The bytes of stage 0's hpZ secondary shard at its peak (memwalk.c's
+ * term of that name), 0 when it has none. */
+static double hpz_shard_bytes(const plan_scenario *s)
+{
+	plan_mem_peak *pk = malloc(sizeof *pk);
+	double bytes = 0;
+	if (!pk)
+		return 0;
+	plan_memory_peak(s, 0, pk);
+	for (int i = 0; i < pk->nterms; i++)
+		if (!strcmp(pk->term[i].name, "hpZ secondary shard"))
+			bytes = pk->term[i].bytes;
+	free(pk);
+	return bytes;
+}
+
+/* ZeRO++'s hpZ and qwZ (emit.c unit_gather): where the gathers run and
+ * what they carry. */
+static void zero3_zeropp_why(FILE *o, const plan_scenario *s)
+{
+	const plan_spec *p = &s->plan;
+	if (p->zero_hpz <= 1 && !p->zero_qw)
+		return;
+	plan_groups g;
+	plan_make_groups(s, &g);
+	char h[400] = "", q[400] = "", a[32], z[820];
+	if (p->zero_hpz > 1)
+		snprintf(h, sizeof h,
+		         "ZeRO++ hpZ (zero_hpz = %d): each parameter's first gather of the step (the "
+		         "first micro-batch's forward) runs over the %d-rank shard group on %d "
+		         "node%s; every later one (its backward, the later micro-batches) draws from "
+		         "a secondary shard held over %d ranks on %d node%s, %s a rank until the "
+		         "optimizer step (section 3). ",
+		         p->zero_hpz, g.shard.size, g.shard.nodes, g.shard.nodes == 1 ? "" : "s",
+		         g.hpz.size, g.hpz.nodes, g.hpz.nodes == 1 ? "" : "s",
+		         explain_unit(hpz_shard_bytes(s), SIM_UNIT_BYTES, a, sizeof a));
+	if (p->zero_qw)
+		snprintf(q, sizeof q,
+		         "ZeRO++ qwZ (zero_quantized_weights): each gather moves int8 values (1 B "
+		         "against %.0f B an element) and, in a second call, an fp32 scale per %.0f "
+		         "elements, between a quantisation of the shard and a dequantisation of the "
+		         "gathered tensor on the DP stream.",
+		         plan_zero3_gather_width(s), PLAN_QW_GROUP);
+	snprintf(z, sizeof z, "%s%s", h, q);
+	explain_why(o, z);
+}
+
 /* dp_why under ZeRO-3: its gathers, and DeepSpeed's buckets where it has
  * them. */
 static void zero3_why(FILE *o, const plan_scenario *s)
@@ -301,6 +349,7 @@ static void zero3_why(FILE *o, const plan_scenario *s)
 		         "only the waits are exposed, and the optimizer step, which waits for the "
 		         "last layer's reduction; there is no single all-reduce to compare.");
 	explain_why(o, z);
+	zero3_zeropp_why(o, s);
 	zero3_ends_why(o, s);
 	zero3_host_why(o, s);
 }

@@ -329,7 +329,7 @@ int build_init(builder *b, const plan_scenario *s)
 	b->sh = plan_shard(s);
 	plan_make_groups(s, &grp);
 	b->tp = grp.tp, b->cp = grp.cp, b->dp = grp.dp, b->ep = grp.ep, b->edp = grp.edp;
-	b->shard = grp.shard, b->replica = grp.replica, b->embed = grp.embed;
+	b->shard = grp.shard, b->replica = grp.replica, b->embed = grp.embed, b->hpz = grp.hpz;
 	b->vpp = p->vpp;
 	b->vstages = p->pp * p->vpp;
 	b->zb = plan_sched_zb(p->schedule);

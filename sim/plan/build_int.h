@@ -94,6 +94,8 @@ typedef struct fsdp_unit {
 typedef struct fsdp_state {
 	bool on;
 	int dir;            /* +1 forward chain, -1 backward chain */
+	bool secondary;     /* ZeRO++ hpZ: the chain's gathers draw from the
+			     * secondary shard (emit.c unit_gather) */
 	int layers;
 	uint32_t *gather;   /* per layer: all-gather task id, or UINT32_MAX */
 	double wire;        /* bytes on the reduce-scatter's wire per gradient
@@ -148,6 +150,7 @@ typedef struct builder {
 	work_shard sh;
 	net_group tp, dp, cp, ep; /* the pipeline's hops: plan_pp_pair per send */
 	net_group edp;           /* expert-data-parallel: ranks holding the same experts */
+	net_group hpz;            /* ZeRO++ hpZ's secondary group (plan_groups) */
 	net_group shard, replica; /* ZeRO shard group and its replicas (== dp, 1 rank
 				   * unless hybrid sharding) */
 	net_group embed;         /* first and last stage (tied embeddings) */

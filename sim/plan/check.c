@@ -626,6 +626,25 @@ static int check_order_shards(const plan_scenario *s, sim_diag *diag)
 		       p->shard_size, p->dp, p->cp, (long long)dpg);
 		errors++;
 	}
+	/* ZeRO++ (DeepSpeed's partition_parameters.py builds the secondary
+	 * group from consecutive ranks of the data-parallel group, and both
+	 * options act on ZeRO-3's parameter gathers only) */
+	int64_t shard = p->shard_size > 0 ? p->shard_size : dpg;
+	if (p->zero_hpz > 1 && p->zero < 3) {
+		err_at(s, diag, "parallel", "zero_hpz",
+		       "zero_hpz = %d partitions ZeRO-3's parameters: it needs zero = 3", p->zero_hpz);
+		errors++;
+	} else if (p->zero_hpz > 1 && shard % p->zero_hpz != 0) {
+		err_at(s, diag, "parallel", "zero_hpz",
+		       "zero_hpz = %d must divide the ZeRO shard group (%lld ranks)", p->zero_hpz,
+		       (long long)shard);
+		errors++;
+	}
+	if (p->zero_qw && p->zero < 3) {
+		err_at(s, diag, "parallel", "zero_quantized_weights",
+		       "zero_quantized_weights quantises ZeRO-3's parameter gathers: it needs zero = 3");
+		errors++;
+	}
 	return errors;
 }
 

@@ -286,6 +286,24 @@ double plan_fsdp_gather_cast_s(const plan_scenario *s, double params)
 	return bytes > 0 && params > 0 ? hw_mem_time(&s->gpu, params * bytes) : 0;
 }
 
+double plan_zeropp_wire(const plan_scenario *s)
+{
+	return s->plan.zero_qw ? 1.0 : plan_zero3_gather_width(s);
+}
+
+double plan_zeropp_scale_bytes(const plan_scenario *s, double elements)
+{
+	return s->plan.zero_qw && elements > 0 ? elements * 4.0 / PLAN_QW_GROUP : 0;
+}
+
+double plan_zeropp_quant_s(const plan_scenario *s, double elements)
+{
+	if (!s->plan.zero_qw || !(elements > 0))
+		return 0;
+	double w = plan_zero3_gather_width(s);
+	return hw_mem_time(&s->gpu, elements * (w + 1.0 + 4.0 / PLAN_QW_GROUP));
+}
+
 double plan_fsdp_post_reduce_s(const plan_scenario *s, double params, bool later)
 {
 	double bytes = plan_fsdp_post_reduce_bytes(s, later);

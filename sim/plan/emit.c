@@ -16,6 +16,18 @@ static uint8_t seg_stream(uint8_t kind)
 				      : PLAN_STREAM_COMPUTE;
 }
 
+/* qwZ's quantisation (or dequantisation) of `elements` on the DP stream
+ * after *id, which becomes it (unit_gather); nothing without qwZ. */
+static int zeropp_quant(builder *b, int stage, int16_t layer, double elements, uint32_t *id)
+{
+	double q = plan_zeropp_quant_s(b->s, elements);
+	if (!(q > 0))
+		return SIM_OK;
+	plan_task t = {sim_time_from_s(q), stage, PLAN_STREAM_DP, PLAN_TASK_DP, layer, -1, 0, 0, 0};
+	*id = plan_graph_add(b->g, &t, id, 1);
+	return *id == UINT32_MAX ? SIM_ENOMEM : SIM_OK;
+}
+
 /* ZeRO-3 / FSDP with one unit per transformer layer: before a layer runs
  * (forward, or backward with its recomputation) its parameters are
  * all-gathered over DP; the gather of the next layer in chain order is issued
@@ -56,14 +68,33 @@ static uint8_t seg_stream(uint8_t kind)
  * a coalesced gather of several parameters (AllGatherCoalescedHandle.wait,
  * partition_parameters.py:677-721: per parameter one narrow, append and
  * record_stream per rank), which the steady state above avoids (one
- * parameter per prefetch once the live limit binds). */
+ * parameter per prefetch once the live limit binds).
+ *
+ * ZeRO++ (DeepSpeed's hpZ and qwZ, [parallel] zero_hpz and
+ * zero_quantized_weights; 38327e07): when a gathered parameter is released
+ * (_partition, partition_parameters.py:1538-1543) DeepSpeed keeps a
+ * secondary shard of it, 1/zero_hpz of the 16-bit tensor, over the hpZ
+ * group (_partition_param_sec, :1673-1716), kept until the optimizer step
+ * invalidates it (stage3.py:2061, 512-516); every later gather of the
+ * parameter draws from it over that group (all_gather_coalesced,
+ * :1219-1223): only a parameter's first gather of the step, the forward of
+ * the first micro-batch (fsdp_state.secondary false), crosses the whole
+ * shard group; its backward and every later micro-batch's passes stay in
+ * the hpZ group (a node's GPUs). Under ZeRO-Infinity the secondary shard
+ * lives where the primary does (remote_device, :1688-1693): its copy in is
+ * 1/zero_hpz of the layer. qwZ gathers each piece as int8 values and fp32
+ * scales, two calls, between a quantisation of the shard and a
+ * dequantisation of the gathered tensor on the DP stream
+ * (plan_zeropp_quant_s). */
 static uint32_t unit_gather(builder *b, const fsdp_unit *u, int stage, int16_t layer,
-			    uint32_t after)
+			    uint32_t after, bool secondary)
 {
-	plan_offload off = b->s->plan.offload_params;
+	const plan_scenario *s = b->s;
+	plan_offload off = s->plan.offload_params;
+	const net_group *grp = secondary ? &b->hpz : &b->shard;
 	if (off != PLAN_OFFLOAD_NONE)
 		after = build_add_copy(b, stage,
-				       u->param_bytes / b->shard.size +
+				       u->param_bytes / grp->size +
 					       u->sep_param_bytes / b->edp.size,
 				       off == PLAN_OFFLOAD_NVME, &after, 1, layer);
 	/* DeepSpeed fetches each module's parameters with its own coalesced
@@ -79,12 +110,18 @@ static uint32_t unit_gather(builder *b, const fsdp_unit *u, int stage, int16_t l
 		if (id == UINT32_MAX)
 			return UINT32_MAX;
 	}
+	double wb = plan_zero3_gather_width(s), wire = plan_zeropp_wire(s);
 	for (int k = 0; k < u->pieces; k++) {
 		if (!(u->gather_frac[k] > 0))
 			continue;
-		id = build_add_dp_on(b, &b->shard, stage, NET_ALLGATHER,
-				     u->param_bytes * u->gather_frac[k], &id, 1, layer);
-		if (id == UINT32_MAX)
+		double e = u->param_bytes * u->gather_frac[k] / wb; /* elements */
+		if (zeropp_quant(b, stage, layer, e / grp->size, &id) != SIM_OK)
+			return UINT32_MAX;
+		id = build_add_dp_on(b, grp, stage, NET_ALLGATHER, e * wire, &id, 1, layer);
+		double sc = plan_zeropp_scale_bytes(s, e);
+		if (sc > 0 && id != UINT32_MAX)
+			id = build_add_dp_on(b, grp, stage, NET_ALLGATHER, sc, &id, 1, layer);
+		if (id == UINT32_MAX || zeropp_quant(b, stage, layer, e, &id) != SIM_OK)
 			return UINT32_MAX; /* out of memory: plan_graph_add's failure */
 	}
 	/* an MoE layer's routed experts under ep > 1: their own unit over the
@@ -112,7 +149,7 @@ static uint32_t fsdp_gather(builder *b, fsdp_state *f, int stage, int layer, uin
 						  b->s->plan.offload_params == PLAN_OFFLOAD_NVME,
 						  &after, 1, (int16_t)layer);
 	else if (f->gather[layer] == UINT32_MAX)
-		f->gather[layer] = unit_gather(b, u, stage, (int16_t)layer, after);
+		f->gather[layer] = unit_gather(b, u, stage, (int16_t)layer, after, f->secondary);
 	return f->gather[layer];
 }
 
@@ -184,7 +221,7 @@ static bool end_reduces(const builder *b, const fsdp_state *f, int e)
 static uint32_t end_gather(builder *b, fsdp_state *f, int stage, int p, uint32_t after)
 {
 	if (f->end_gather[p] == UINT32_MAX && f->end[p].param_bytes > 0)
-		f->end_gather[p] = unit_gather(b, &f->end[p], stage, -1, after);
+		f->end_gather[p] = unit_gather(b, &f->end[p], stage, -1, after, f->secondary);
 	return f->end_gather[p];
 }
 

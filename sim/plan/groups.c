@@ -12,6 +12,10 @@
  * Gradients are reduced over the dp*cp ranks holding the same parameters; with
  * hybrid sharding (shard_size = k < dp*cp) the ZeRO shard group is the first k
  * of them and the replica group the dp*cp/k ranks holding the same shard.
+ * ZeRO++'s hpZ group is the first zero_hpz ranks of the shard group (a
+ * node's GPUs when the DP stride is 1: DeepSpeed's
+ * _create_zero_param_parallel_group, utils/groups.py:650-677 at
+ * microsoft/DeepSpeed 38327e07, takes consecutive ranks, at most all).
  * Experts (expert TP 1) take ep consecutive ranks; the expert-data-parallel
  * group is the tp*cp*dp/ep ranks ep apart.
  */
@@ -120,6 +124,8 @@ void plan_make_groups(const plan_scenario *s, plan_groups *g)
 	net_group_make(c, dpg, dstride, &g->dp);
 	net_group_make(c, shard, dstride, &g->shard);
 	net_group_make(c, dpg / shard, dstride * shard, &g->replica);
+	net_group_make(c, p->zero_hpz > shard ? shard : p->zero_hpz > 1 ? p->zero_hpz : 1, dstride,
+		       &g->hpz);
 	plan_make_ep_group(s, &g->ep);
 	net_group_make(c, edp, ep, &g->edp);
 	net_group_make(c, 2, st[PLAN_DIM_PP], &g->pp);

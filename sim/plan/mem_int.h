@@ -17,6 +17,7 @@ typedef struct mw {
 	/* always */
 	double weights, frozen, states, grad_buf, grad_copy, buckets, p2p, workspace, torch_ws,
 	        ub_workspace, gather, scores;
+	double secondary; /* ZeRO++ hpZ's secondary shard (memsize.c size_weights) */
 	/* forward and backward */
 	double gathered, cache;
 	/* per chunk and micro-batch */

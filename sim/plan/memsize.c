@@ -154,8 +154,16 @@ static void size_weights(const plan_scenario *s, const sizing *z, mw *w)
 	w->frozen = z->lora || s->train.frozen_layers > 0
 	                    ? (b->frozen_bytes - z->qs) / z->ws + z->qs
 	                    : 0;
+	/* ZeRO++ hpZ: the secondary 16-bit shard of every parameter over the
+	 * hpZ group (DeepSpeed's _partition_param_sec, partition_parameters.py:
+	 * 1673-1716 at 38327e07, in the parameter's dtype, on the device the
+	 * primary lives on), created as the step's first gather releases it
+	 * and freed at the optimizer step (stage3.py:2061): held through every
+	 * forward and backward, counted at all moments */
+	int hpz = s->plan.zero_hpz > (int)w->shards ? (int)w->shards : s->plan.zero_hpz;
+	w->secondary = z->p->zero >= 3 && hpz > 1 ? (b->train + b->frozen) * b->wg / hpz : 0;
 	if (z->offp)
-		w->weights = 0, w->frozen = z->qs;
+		w->weights = 0, w->frozen = z->qs, w->secondary = 0;
 	/* Optimizer states (master included) over the shard group with ZeRO >= 1
 	 * (experts over their expert-DP group); paged states outside the allocator. */
 	w->states = z->offo ? 0 : z->tdense * b->o / z->os + z->ex * b->o / z->oe;

@@ -100,7 +100,8 @@ typedef struct cand {
 static double static_sum(const mw *w)
 {
 	return w->weights + w->frozen + w->states + w->grad_buf + w->grad_copy + w->buckets +
-	       w->p2p + w->workspace + w->torch_ws + w->ub_workspace + w->gather + w->scores;
+	       w->p2p + w->workspace + w->torch_ws + w->ub_workspace + w->gather + w->scores +
+	       w->secondary;
 }
 
 static void consider(cand *best, const cand *c)
@@ -413,6 +414,10 @@ static void static_terms(const mw *w, plan_mem_peak *o)
 	            "only while gathered"
 	          : "; the fp32 parameter is the master: no separate 16-bit copy",
 	    sh, *sh ? " " : "", *sh ? c : "");
+	add(o, PLAN_MEM_WEIGHTS, w->secondary, "hpZ secondary shard",
+	    "ZeRO++: %s params x %.4g B / zero_hpz %d, from the step's first gather to the "
+	    "optimizer step", qty(b->train + b->frozen, a, sizeof a), w->b.wg,
+	    s->plan.zero_hpz);
 	static const char *const base[] = {
 	        "", "16-bit", "fp32", "NF4", "NF4, double-quantised", "GPTQ int4", "int8"};
 	if (fz)

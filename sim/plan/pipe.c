@@ -79,6 +79,10 @@ static void op_begin(builder *b, int stage, const plan_op *op, sched_state *st,
 	e->k = (size_t)v * (size_t)m + (size_t)op->mb;
 	e->f = b->fsdp;
 	e->f.dir = bwd ? -1 : 1;
+	/* ZeRO++ hpZ: a step's first gathers of the chunk's parameters are its
+	 * first micro-batch's forward; every later one draws from the
+	 * secondary shard (emit.c unit_gather) */
+	e->f.secondary = b->s->plan.zero_hpz > 1 && (bwd || op->mb > 0);
 	/* torch's single-stage schedules (Schedule1F1B, ScheduleGPipe) reduce
 	 * after waiting for the last backward's send (schedules.py:1380-1388,
 	 * 1171 in torch 2.14.1): the multi-stage ones at the REDUCE_GRAD action

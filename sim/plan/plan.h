@@ -135,6 +135,13 @@ typedef struct plan_spec {
 	plan_offload offload_optimizer, offload_params;
 	char order[CONF_STR_MAX]; /* placement, innermost first: "tp-cp-dp-pp" */
 	int shard_size;           /* hybrid sharding: ZeRO shard group (0 = dp*cp) */
+	/* DeepSpeed ZeRO++ (zero_hpz_partition_size, zero_quantized_weights;
+	 * emit.c unit_gather): hpZ's secondary shard of the 16-bit parameters
+	 * over zero_hpz consecutive data-parallel ranks (1 = off), from which
+	 * every ZeRO-3 gather after a parameter's first of the step draws;
+	 * qwZ's int8 gathers with fp32 scales */
+	int zero_hpz;
+	bool zero_qw;
 	plan_p2p p2p;             /* pipeline transfers: sync or async (plan_p2p_sync) */
 	bool p2p_scatter_gather;  /* send 1/tp per rank, all-gather on the receiver
 				   * (plan_p2p_bytes); default false, see there */
@@ -386,6 +393,7 @@ typedef struct plan_framework {
 	int zero_max;                 /* highest ZeRO stage it runs */
 	int zero_max_pp;              /* ... together with pp > 1 */
 	bool tp, cp, ep, tp_comm_overlap, offload_optimizer, offload_params, hybrid_shard;
+	bool zeropp;              /* runs ZeRO++'s hpZ and qwZ (runs_zeropp) */
 	bool selective_recompute; /* runs recompute = selective (runs_selective_recompute) */
 	bool selective_means_layers; /* its "selective" is whole layers (selective_means_layers) */
 	bool overlap_grad_reduce; /* overlaps the DP reduction with the backward
@@ -923,6 +931,8 @@ bool plan_layout_assumption(const struct plan_scenario *s, char *buf, size_t len
  * pair. */
 typedef struct plan_groups {
 	net_group tp, cp, dp, shard, replica, ep, edp, pp, embed;
+	net_group hpz; /* ZeRO++ hpZ's secondary group: zero_hpz consecutive
+			* ranks of the shard group (size 1 when off) */
 } plan_groups;
 void plan_make_groups(const plan_scenario *s, plan_groups *g);
 /* The expert-parallel group alone, as plan_make_groups builds it (ep
@@ -2043,6 +2053,25 @@ double plan_fsdp_flat_grad_s(const plan_scenario *s, double params);
  * (4 + 4 + 4). plan_build runs each as one memory-bound task on the DP
  * stream; the _s forms give their time for `params` shard elements (one
  * kernel each, 0 when none). */
+/* ZeRO++ qwZ ([parallel] zero_quantized_weights; DeepSpeed 0.16.5,
+ * microsoft/DeepSpeed 38327e07, deepspeed/runtime/zero/): each coalesced
+ * gather quantises the rank's shard to int8 with CUDAQuantizer
+ * (partition_parameters.py:769-807: symmetric, one fp32 scale per group,
+ * groups of at most target_group_size = 8,000 elements, in practice just
+ * under it), all-gathers the int8 values and then, in a second call, the
+ * scales (:1370-1371), and AllGatherCoalescedHandle.wait dequantises the
+ * whole gathered tensor (:683-686), on the all-gather stream
+ * (partitioned_param_coordinator.py:327-334); the compute stream waits
+ * for that stream (:342-343). Both kernels read one width and write the
+ * other: (w + 1 + 4/8000) bytes per element, w the gather width
+ * (plan_zero3_gather_width). plan_zeropp_wire is the bytes per gathered
+ * element on the first call's wire (1 under qwZ, else w),
+ * plan_zeropp_scale_bytes the second call's bytes for `elements` (0
+ * without qwZ), plan_zeropp_quant_s one kernel's time over `elements`. */
+#define PLAN_QW_GROUP 8000.0
+double plan_zeropp_wire(const plan_scenario *s);
+double plan_zeropp_scale_bytes(const plan_scenario *s, double elements);
+double plan_zeropp_quant_s(const plan_scenario *s, double elements);
 double plan_fsdp_gather_cast_bytes(const plan_scenario *s);
 double plan_fsdp_post_reduce_bytes(const plan_scenario *s, bool later);
 double plan_fsdp_gather_cast_s(const plan_scenario *s, double params);

@@ -101,6 +101,15 @@ const conf_key plan_spec_keys[] = {
 	 "rank placement, innermost first (tp-cp-dp-pp keeps TP inside a node)"},
 	{"shard_size", CONF_INT, SIM_UNIT_NONE, 0, 16777216, "0", NULL, PK(shard_size),
 	 "hybrid sharding: ZeRO/FSDP shard group size, replicated across (0 = all dp*cp)"},
+	{"zero_hpz", CONF_INT, SIM_UNIT_NONE, 1, 16777216, "1", NULL, PK(zero_hpz),
+	 "ZeRO++ hpZ (DeepSpeed's zero_hpz_partition_size): ZeRO-3 keeps a secondary 16-bit "
+	 "shard of the parameters over this many consecutive data-parallel ranks (a node's "
+	 "GPUs), and every gather after a parameter's first of the step runs over that group "
+	 "(1 = off)"},
+	{"zero_quantized_weights", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, PK(zero_qw),
+	 "ZeRO++ qwZ (DeepSpeed's zero_quantized_weights): ZeRO-3 gathers parameters as int8 "
+	 "with an fp32 scale per group of at most 8,000, quantised before and dequantised after "
+	 "each gather"},
 	{"p2p", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "auto", p2p_names, PK(p2p),
 	 "pipeline send/receive: sync (a rendezvous with the receiver that blocks the "
 	 "sender's next compute: Megatron 1F1B, DeepSpeed), async (overlaps it: "

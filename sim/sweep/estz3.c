@@ -17,10 +17,17 @@
  * all (rep), the pieces (ng). */
 typedef struct z3_layer {
 	double lw, lg, ag, rs, cz, wire;
+	double ag1; /* ZeRO++ hpZ: a step's first gather, over the shard group
+	             * (ag is then the later ones', over the hpZ group) */
 	double rsi; /* the share of rs beside the compute (z3_bucket_tail) */
 	double cp, cg; /* ZeRO-Infinity: the shard's copy in, its gradient's out */
 	int rep, ng;
 } z3_layer;
+
+static double vpp_of(const plan_scenario *s)
+{
+	return s->plan.vpp > 1 ? s->plan.vpp : 1;
+}
 
 /* The layer whose unit stands for all: an MoE model's first MoE layer,
  * else the first. */
@@ -30,6 +37,26 @@ static int rep_layer(const plan_scenario *s)
 		if (work_layer_is_moe(&s->model, l))
 			return l;
 	return 0;
+}
+
+/* A unit's gathers of `lw` 16-bit bytes in `ng` pieces (shares ga) over
+ * group grp, as emit.c unit_gather issues them: per piece, under ZeRO++
+ * qwZ, the shard's quantisation, the int8 gather, the scales' gather and
+ * the dequantisation (plan_zeropp_*), else the gather alone. */
+static double z3_gathers(const plan_scenario *s, const net_group *grp, double lw,
+                         const double *ga, int ng)
+{
+	double wb = plan_zero3_gather_width(s), wire = plan_zeropp_wire(s), t = 0;
+	double n = grp->size > 1 ? grp->size : 1;
+	for (int i = 0; i < ng; i++) {
+		double e = lw * ga[i] / wb, sc = plan_zeropp_scale_bytes(s, e);
+		if (!(ga[i] > 0))
+			continue;
+		t += sweep_coll_time(s, NET_ALLGATHER, grp, e * wire) +
+		     (sc > 0 ? sweep_coll_time(s, NET_ALLGATHER, grp, sc) : 0) +
+		     plan_zeropp_quant_s(s, e / n) + plan_zeropp_quant_s(s, e);
+	}
+	return t;
 }
 
 static void z3_layer_costs(const plan_scenario *s, const plan_groups *g, z3_layer *z)
@@ -54,9 +81,9 @@ static void z3_layer_costs(const plan_scenario *s, const plan_groups *g, z3_laye
 	 * reduce-scatter its cast back (accumulation on later micro-batches
 	 * left out of this pre-screen); the gathers of the layer's pieces
 	 * (plan_zero3_pieces: its modules at their sizes) */
-	double ag = plan_fsdp_gather_cast_s(s, sh);
-	for (int i = 0; i < ng; i++)
-		ag += ga[i] > 0 ? sweep_coll_time(s, NET_ALLGATHER, &g->shard, lw * ga[i]) : 0;
+	double cast = plan_fsdp_gather_cast_s(s, sh);
+	double ag1 = cast + z3_gathers(s, &g->shard, lw, ga, ng);
+	double ag = g->hpz.size > 1 ? cast + z3_gathers(s, &g->hpz, lw, ga, ng) : ag1;
 	/* the reduce-scatter at the wire's bytes (plan_zero3_wire_bytes:
 	 * grad_wire_dtype), the casts to and from it beside FSDP1's
 	 * passes (plan_zero3_cast_bytes) */
@@ -66,7 +93,9 @@ static void z3_layer_costs(const plan_scenario *s, const plan_groups *g, z3_laye
 	rs += plan_fsdp_reduce_s(s, lw / wb) + plan_fsdp_post_reduce_s(s, sh, false) + cz;
 	if (sep > 0) {
 		double xs = sep / (g->edp.size > 1 ? g->edp.size : 1);
-		ag += plan_fsdp_gather_cast_s(s, xs) + sweep_coll_time(s, NET_ALLGATHER, &g->edp, sep * wb);
+		double x = plan_fsdp_gather_cast_s(s, xs) +
+		           sweep_coll_time(s, NET_ALLGATHER, &g->edp, sep * wb);
+		ag += x, ag1 += x;
 		rs += sweep_coll_time(s, NET_REDUCESCATTER, &g->edp, sep * gbytes * wire) +
 		      plan_zero3_cast_s(s, sep, false) + plan_fsdp_reduce_s(s, sep) +
 		      plan_fsdp_post_reduce_s(s, xs, false) + plan_zero3_cast_s(s, xs, true);
@@ -77,12 +106,14 @@ static void z3_layer_costs(const plan_scenario *s, const plan_groups *g, z3_laye
 	 * copied out after its reduction, on the same stream */
 	double cp = 0, cg = 0;
 	if (s->plan.offload_params != PLAN_OFFLOAD_NONE) {
-		double n = g->shard.size > 1 ? g->shard.size : 1;
+		/* (the secondary shard's under hpZ: most gathers' copy) */
+		const net_group *cg_grp = g->hpz.size > 1 ? &g->hpz : &g->shard;
+		double n = cg_grp->size > 1 ? cg_grp->size : 1;
 		double in = lw / n + (g->edp.size > 1 ? sep * wb / g->edp.size : 0);
 		cp = plan_host_copy_s(s, in, s->plan.offload_params == PLAN_OFFLOAD_NVME);
 		cg = plan_host_copy_s(s, lg / n, false);
 	}
-	*z = (z3_layer){lw, lg, ag, rs, cz, wire, rs, cp, cg, rep, ng};
+	*z = (z3_layer){lw, lg, ag, rs, cz, wire, ag1, rs, cp, cg, rep, ng};
 }
 
 /* DeepSpeed's IPG buckets (plan_zero3_bucket_list, each at its size: the
@@ -157,7 +188,8 @@ static double z3_bucket_tail(const plan_scenario *s, const plan_groups *g, int l
  * to its backward; their gradients in DeepSpeed's buckets,
  * z3_bucket_tail);
  * step's gathers once a step, its reductions as units'. */
-static double z3_ends(const plan_scenario *s, const plan_groups *g, double wire, double *once)
+static double z3_ends(const plan_scenario *s, const plan_groups *g, const net_group *grp,
+                      double wire, double *once)
 {
 	double wb = plan_zero3_gather_width(s), worst = 0;
 	double n = g->shard.size > 1 ? g->shard.size : 1, gbytes = plan_grad_bytes(s);
@@ -168,8 +200,9 @@ static double z3_ends(const plan_scenario *s, const plan_groups *g, double wire,
 		double ga[2], gr[2], ag[2], rs[2];
 		int np = plan_zero3_ends(s, stages[k], ga, gr);
 		for (int i = 0; i < 2; i++) {
+			double one = 1; /* the end's gather is one piece */
 			ag[i] = ga[i] > 0 ? plan_fsdp_gather_cast_s(s, ga[i] / n) +
-			                            sweep_coll_time(s, NET_ALLGATHER, &g->shard, ga[i] * wb)
+			                            z3_gathers(s, grp, ga[i] * wb, &one, 1)
 			                  : 0;
 			rs[i] = gr[i] > 0 && s->fw.zero3_reduce != PLAN_ZERO3_REDUCE_BUCKET
 			                ? sweep_coll_time(s, NET_REDUCESCATTER, &g->shard, gr[i] * gbytes * wire) +
@@ -211,7 +244,11 @@ void sweep_z3_split(const plan_scenario *s, const plan_groups *g, double fwd_l, 
 	                    ? sweep_coll_time(s, NET_ALLREDUCE, &g->replica,
 	                                z.lg * z.wire / (g->shard.size > 1 ? g->shard.size : 1))
 	                    : 0;
-	double once, ends = z3_ends(s, g, z.wire, &once);
+	/* ZeRO++ hpZ: the ends' gathers over the hpZ group but in the step's
+	 * first forward (the difference once a step, below) */
+	const net_group *eg = g->hpz.size > 1 ? &g->hpz : &g->shard;
+	double once, ends = z3_ends(s, g, eg, z.wire, &once), once1 = 0;
+	double ends1 = eg == &g->shard ? ends : z3_ends(s, g, &g->shard, z.wire, &once1);
 	if (plan_zero3_pp_gathered(s) && layers > 0) {
 		/* torch pipelining (emit.c build_fsdp_reduce_after): each layer
 		 * gathered once, in the step's first forward through it (the
@@ -312,7 +349,13 @@ void sweep_z3_split(const plan_scenario *s, const plan_groups *g, double fwd_l, 
 	out->chunk_f = chunk_f;
 	out->chunk_b = chunk_b;
 	out->mb = tail + ends + (nosync ? 0 : hol) - reused;
-	out->step = layers * (pl - pb) + (nosync ? hol : 0) + once - kept;
+	/* hpZ: the first micro-batch's forward gathers over the shard group
+	 * (z.ag1) where the others' run over the hpZ group (z.ag): its
+	 * layers' excess, each chunk's first gather and the ends' once a step */
+	double pf1 = fmax(fmax(z.cp, z.ag1) - fwd_l, i * fmin(z.ag1, fwd_l));
+	double first = layers * (pf1 - pf) + (layers > 0 ? vpp_of(s) * (z.ag1 - z.ag) : 0) +
+	               (ends1 - ends) + (once1 > 0 ? once1 - once : 0);
+	out->step = layers * (pl - pb) + (nosync ? hol : 0) + once - kept + first;
 	out->walk = true;
 }
 

@@ -37,6 +37,8 @@ static const char *const dim_keys[][2] = {
         {"moe_a2a_overlap", "parallel.moe_a2a_overlap"},
         {"delay_wgrad_compute", "parallel.delay_wgrad_compute"},
         {"recompute_layers", "parallel.recompute_layers"},
+        {"zero_hpz", "parallel.zero_hpz"},
+        {"zero_quantized_weights", "parallel.zero_quantized_weights"},
 };
 #define NDIMKEYS (sizeof dim_keys / sizeof dim_keys[0])
 
@@ -85,6 +87,8 @@ const conf_key sweep_keys[] = {
         DIM(24, "values of parallel.delay_wgrad_compute, or auto"),
         DIM(25, "values of parallel.recompute_layers (layers per chunk recompute = full "
                 "re-runs; 0 = all)"),
+        DIM(26, "values of parallel.zero_hpz (ZeRO++ hpZ's secondary group; 1 = off)"),
+        DIM(27, "values of parallel.zero_quantized_weights, or auto"),
 };
 const size_t sweep_nkeys = sizeof sweep_keys / sizeof sweep_keys[0];
 
