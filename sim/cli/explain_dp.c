@@ -281,11 +281,11 @@ static double hpz_shard_bytes(const plan_scenario *s)
 static void zero3_zeropp_why(FILE *o, const plan_scenario *s)
 {
 	const plan_spec *p = &s->plan;
-	if (p->zero_hpz <= 1 && !p->zero_qw)
+	if (p->zero_hpz <= 1 && !p->zero_qw && !p->zero_qg)
 		return;
 	plan_groups g;
 	plan_make_groups(s, &g);
-	char h[400] = "", q[400] = "", a[32], z[820];
+	char h[400] = "", q[400] = "", r[520] = "", a[32], z[1340];
 	if (p->zero_hpz > 1)
 		snprintf(h, sizeof h,
 		         "ZeRO++ hpZ (zero_hpz = %d): each parameter's first gather of the step (the "
@@ -303,7 +303,20 @@ static void zero3_zeropp_why(FILE *o, const plan_scenario *s)
 		         "elements, between a quantisation of the shard and a dequantisation of the "
 		         "gathered tensor on the DP stream.",
 		         plan_zero3_gather_width(s), PLAN_QW_GROUP);
-	snprintf(z, sizeof z, "%s%s", h, q);
+	if (p->zero_qg && g.qglobal.size > 1)
+		snprintf(r, sizeof r,
+		         " ZeRO++ qgZ (zero_quantized_gradients): each bucket's 2-D gradient tensors are "
+		         "reduced one by one, quantised to int4, exchanged all-to-all inside the node "
+		         "(%d ranks), reduced and requantised, then exchanged all-to-all across the %d "
+		         "nodes and dequantised: 4 calls and 3 kernels a tensor, a quarter of the "
+		         "16-bit bytes inside the node and 1/%d of that across; its norms and biases "
+		         "are reduce-scattered one by one.",
+		         g.qlocal.size, g.qglobal.size, g.qlocal.size);
+	else if (p->zero_qg)
+		snprintf(r, sizeof r, "%s",
+		         " ZeRO++ qgZ (zero_quantized_gradients) is set but the data-parallel group "
+		         "is one node: DeepSpeed then reduce-scatters as without it.");
+	snprintf(z, sizeof z, "%s%s%s", h, q, r);
 	explain_why(o, z);
 }
 

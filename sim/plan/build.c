@@ -330,6 +330,7 @@ int build_init(builder *b, const plan_scenario *s)
 	plan_make_groups(s, &grp);
 	b->tp = grp.tp, b->cp = grp.cp, b->dp = grp.dp, b->ep = grp.ep, b->edp = grp.edp;
 	b->shard = grp.shard, b->replica = grp.replica, b->embed = grp.embed, b->hpz = grp.hpz;
+	b->qlocal = grp.qlocal, b->qglobal = grp.qglobal;
 	b->vpp = p->vpp;
 	b->vstages = p->pp * p->vpp;
 	b->zb = plan_sched_zb(p->schedule);
@@ -385,6 +386,7 @@ static void fsdp_unit_init(const plan_scenario *s, const builder *b, int g, doub
 			     ? build_zero3_layer_tensors(s, g)
 			     : 0;
 	u->gather_host_s = plan_zero3_gather_host_s(s, g);
+	plan_qgz_layer_tensors(s, g, &u->mats, &u->vecs);
 }
 
 /* An end's unit (plan_zero3_ends): `gather` parameters all-gathered in

@@ -89,6 +89,7 @@ typedef struct fsdp_unit {
 	double tensors;     /* its parameter tensors (zero3_reduce = bucket) */
 	double gather_host_s; /* the host's work at its gathers, per pass
 			       * (plan_zero3_gather_host_s; emit.c zero3_entry) */
+	double mats, vecs;    /* its 2-D and 1-D tensors (qgZ: plan_qgz_layer_tensors) */
 } fsdp_unit;
 
 typedef struct fsdp_state {
@@ -112,6 +113,9 @@ typedef struct fsdp_state {
 	double bucket_bytes, gbytes; /* gbytes: per gradient element */
 	double root_bytes, root_tensors, tensor_host_s;
 	double ipg_bytes, ipg_fit, ipg_tensors; /* ipg_fit: bytes copied into the buffer */
+	/* ZeRO++ qgZ: the open bucket's 2-D and 1-D tensors, and the root
+	 * unit's (plan_qgz_layer_tensors, plan_qgz_end_tensors) */
+	double ipg_mats, ipg_vecs, root_mats, root_vecs;
 	sim_time carry, lead; /* lead: the host's run-ahead (emit.c host_exposed) */
 	/* whether the host works at the layers' gathers (a unit's
 	 * gather_host_s > 0) or synchronises the device before issuing them
@@ -151,6 +155,7 @@ typedef struct builder {
 	net_group tp, dp, cp, ep; /* the pipeline's hops: plan_pp_pair per send */
 	net_group edp;           /* expert-data-parallel: ranks holding the same experts */
 	net_group hpz;            /* ZeRO++ hpZ's secondary group (plan_groups) */
+	net_group qlocal, qglobal; /* ZeRO++ qgZ's all-to-all groups (plan_groups) */
 	net_group shard, replica; /* ZeRO shard group and its replicas (== dp, 1 rank
 				   * unless hybrid sharding) */
 	net_group embed;         /* first and last stage (tied embeddings) */

@@ -640,6 +640,15 @@ static int check_order_shards(const plan_scenario *s, sim_diag *diag)
 		       (long long)shard);
 		errors++;
 	}
+	/* qgZ's all-to-alls take the whole world as the data-parallel group,
+	 * a node's device_count ranks inside (coalesced_collectives.py:35-37) */
+	if (p->zero_qg && (p->zero < 3 || p->tp > 1 || p->pp > 1 || p->cp > 1 ||
+			   (p->shard_size > 0 && p->shard_size < dpg))) {
+		err_at(s, diag, "parallel", "zero_quantized_gradients",
+		       "zero_quantized_gradients reduces ZeRO-3's gradients over all the ranks: it "
+		       "needs zero = 3 without tp, pp, cp or shard_size");
+		errors++;
+	}
 	if (p->zero_qw && p->zero < 3) {
 		err_at(s, diag, "parallel", "zero_quantized_weights",
 		       "zero_quantized_weights quantises ZeRO-3's parameter gathers: it needs zero = 3");

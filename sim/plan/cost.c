@@ -304,6 +304,59 @@ double plan_zeropp_quant_s(const plan_scenario *s, double elements)
 	return hw_mem_time(&s->gpu, elements * (w + 1.0 + 4.0 / PLAN_QW_GROUP));
 }
 
+void plan_qgz_kernels_s(const plan_scenario *s, double e, int l, int nodes, double out[3])
+{
+	double w = plan_zero3_wire_bytes(s), ll = l > 1 ? l : 1, n = nodes > 1 ? nodes : 1;
+	out[0] = hw_mem_time(&s->gpu, e * (w + 0.5));
+	out[1] = hw_mem_time(&s->gpu, e * 0.5 * (1 + 1 / ll));
+	out[2] = hw_mem_time(&s->gpu, e / ll * (0.5 + 2.0) + e / (ll * n) * (6.0 * (n - 1) + 4.0));
+}
+
+double plan_qgz_scale_bytes(double e, int world)
+{
+	double side = sqrt(e > 0 ? e : 0);
+	return 4.0 * (side > world ? side : world);
+}
+
+void plan_qgz_layer_tensors(const plan_scenario *s, int g, double *mats, double *vecs)
+{
+	const work_model *m = &s->model;
+	work_shard sh = plan_shard(s);
+	double w[WORK_MAX_LINEARS];
+	int mat = work_layer_mat_tensors(m, &sh, g);
+	*vecs = work_layer_param_tensors(m, &sh, g) - mat;
+	*mats = work_layer_is_moe(m, g) ? mat : work_layer_linears(m, false, w);
+}
+
+void plan_qgz_bucket_tensors(const plan_scenario *s, int g, double tensors, double *mats,
+			     double *vecs)
+{
+	double lt = build_zero3_layer_tensors(s, g), lm, lv;
+	plan_qgz_layer_tensors(s, g, &lm, &lv);
+	*mats = lt > 0 ? tensors * lm / lt : tensors;
+	*vecs = lt > 0 ? tensors * lv / lt : 0;
+}
+
+void plan_qgz_end_tensors(const plan_scenario *s, int stage, double *mats, double *vecs)
+{
+	bool first = stage == 0, last = stage == plan_last_rank(&s->plan);
+	double t;
+	bool trained = build_root_params(s, stage, &t) > 0;
+	*mats = trained ? work_ends_mat_tensors(&s->model, first, last) : 0;
+	*vecs = trained ? t - *mats : 0;
+}
+
+void plan_qgz_split(const plan_scenario *s, double bytes, double mats, double vecs, double gbytes,
+		    int *nm, int *nv, double *vec, double *mat)
+{
+	*nm = (int)fmin(1e5, fmax(1, round(mats)));
+	*nv = (int)fmin(1e5, fmax(0, round(vecs)));
+	*vec = (double)s->model.hidden * gbytes;
+	if (!(*nv * *vec < bytes / 2)) /* a bucket of tiny tensors: all as 2-D */
+		*vec = 0, *nv = 0;
+	*mat = (bytes - *nv * *vec) / *nm;
+}
+
 double plan_fsdp_post_reduce_s(const plan_scenario *s, double params, bool later)
 {
 	double bytes = plan_fsdp_post_reduce_bytes(s, later);

@@ -403,16 +403,70 @@ static void note_link(builder *b, cursor *k, const seg *x, uint32_t id)
  * it holds) the newest replaces the last entry, which then carries both
  * shards: the DP stream runs them in order, so waiting for the newer is
  * waiting for both. */
+static int reduce_after(builder *b, cursor *k, const net_group *grp, uint32_t done, double bytes,
+			double post_s, int16_t layer);
+
 static int reduce_tail(builder *b, cursor *k, const net_group *grp, uint32_t done, double bytes,
 		       double post_s, int16_t layer)
+{
+	done = build_add_dp_on(b, grp, k->stage, NET_REDUCESCATTER, bytes * k->f->wire, &done, 1,
+			       layer);
+	if (done == UINT32_MAX)
+		return SIM_ENOMEM;
+	return reduce_after(b, k, grp, done, bytes, post_s, layer);
+}
+
+/* A memory-bound task of `secs` on the DP stream after *id, which becomes
+ * it (nothing for 0). */
+static int dp_pass(builder *b, cursor *k, double secs, int16_t layer, uint32_t *id)
+{
+	if (!(secs > 0))
+		return SIM_OK;
+	plan_task t = {sim_time_from_s(secs), k->stage, PLAN_STREAM_DP, PLAN_TASK_DP, layer, k->mb,
+		       0, 0, 0};
+	*id = plan_graph_add(b->g, &t, id, 1);
+	return *id == UINT32_MAX ? SIM_ENOMEM : SIM_OK;
+}
+
+/* ZeRO++ qgZ's reduction of one 2-D gradient tensor of `bytes` after
+ * `done` (plan.h plan_qgz_kernels_s): the int4 quantisation, the node's
+ * all-to-alls of values and scales, the reduction over the node and
+ * requantisation, the all-to-alls across the nodes, the dequantisation and
+ * the sum over the nodes, on the DP stream; then what follows a
+ * reduce-scatter (reduce_after). */
+static int qgz_tensor(builder *b, cursor *k, uint32_t done, double bytes, double post_s,
+		      int16_t layer)
+{
+	const plan_scenario *s = b->s;
+	const net_group *lo = &b->qlocal, *gl = &b->qglobal;
+	double e = bytes / k->f->gbytes, kt[3];
+	double sc = plan_qgz_scale_bytes(e, b->dp.size), l = lo->size > 1 ? lo->size : 1;
+	plan_qgz_kernels_s(s, e, lo->size, gl->size, kt);
+	uint32_t id = done;
+	if (dp_pass(b, k, kt[0], layer, &id) != SIM_OK ||
+	    (id = build_add_dp_on(b, lo, k->stage, NET_ALLTOALL, e / 2, &id, 1, layer)) ==
+		    UINT32_MAX ||
+	    (id = build_add_dp_on(b, lo, k->stage, NET_ALLTOALL, sc, &id, 1, layer)) == UINT32_MAX ||
+	    dp_pass(b, k, kt[1], layer, &id) != SIM_OK ||
+	    (id = build_add_dp_on(b, gl, k->stage, NET_ALLTOALL, e / 2 / l, &id, 1, layer)) ==
+		    UINT32_MAX ||
+	    (id = build_add_dp_on(b, gl, k->stage, NET_ALLTOALL, sc / l, &id, 1, layer)) ==
+		    UINT32_MAX ||
+	    dp_pass(b, k, kt[2], layer, &id) != SIM_OK)
+		return SIM_ENOMEM;
+	return reduce_after(b, k, &b->shard, id, bytes, post_s, layer);
+}
+
+/* reduce_tail after its reduce-scatter `done` over grp: the replicas'
+ * all-reduce, the casts and accumulation, the offload copy, and the step's
+ * bookkeeping. */
+static int reduce_after(builder *b, cursor *k, const net_group *grp, uint32_t done, double bytes,
+			double post_s, int16_t layer)
 {
 	const plan_scenario *s = b->s;
 	int stage = k->stage;
 	bool last = k->layer_end != NULL;
 	double wire = k->f->wire;
-	done = build_add_dp_on(b, grp, stage, NET_REDUCESCATTER, bytes * wire, &done, 1, layer);
-	if (done == UINT32_MAX)
-		return SIM_ENOMEM;
 	k->f->rs_last = done;
 	double shard = bytes / grp->size;
 	if (grp == &b->shard && b->replica.size > 1 &&
@@ -494,6 +548,27 @@ static int reduce_tail(builder *b, cursor *k, const net_group *grp, uint32_t don
  * the embedding's; the padding of tensors the group does not divide (a
  * torch.empty per rank, measured at 0.9 us more per rank and tensor) is
  * not modelled. */
+/* ZeRO++ qgZ's reduction of a bucket of `bytes` gradient, `elems`
+ * elements, holding `mats` 2-D and `vecs` 1-D tensors (plan.h
+ * plan_qgz_kernels_s, plan_qgz_split): its 1-D tensors (norms, biases) each
+ * reduce-scattered over the shard group at a hidden size's bytes, then its
+ * 2-D tensors, equal shares of the rest, each by qgz_tensor. */
+static int qgz_bucket(builder *b, cursor *k, uint32_t done, double bytes, double mats,
+		      double vecs, double elems, int16_t layer)
+{
+	int nm, nv;
+	double vec, mat;
+	plan_qgz_split(b->s, bytes, mats, vecs, k->f->gbytes, &nm, &nv, &vec, &mat);
+	double cast = plan_zero3_cast_s(b->s, elems / b->shard.size / (nm + nv), true);
+	for (int i = 0; i < nv; i++)
+		if (reduce_tail(b, k, &b->shard, done, vec, cast, layer) != SIM_OK)
+			return SIM_ENOMEM;
+	for (int i = 0; i < nm; i++)
+		if (qgz_tensor(b, k, done, mat, cast, layer) != SIM_OK)
+			return SIM_ENOMEM;
+	return SIM_OK;
+}
+
 static int ipg_flush(builder *b, cursor *k, uint32_t dep, int16_t layer)
 {
 	fsdp_state *f = k->f;
@@ -509,9 +584,11 @@ static int ipg_flush(builder *b, cursor *k, uint32_t dep, int16_t layer)
 	uint32_t done = plan_graph_add(b->g, &pass, &dep, 1);
 	if (done == UINT32_MAX)
 		return SIM_ENOMEM;
-	double n = f->ipg_bytes;
+	double n = f->ipg_bytes, mats = f->ipg_mats, vecs = f->ipg_vecs;
 	int calls = plan_zero3_reduce_calls(b->s, f->ipg_tensors); /* per tensor: DeepSpeed 2021 */
-	f->ipg_bytes = f->ipg_fit = f->ipg_tensors = 0;
+	f->ipg_bytes = f->ipg_fit = f->ipg_tensors = f->ipg_mats = f->ipg_vecs = 0;
+	if (b->qglobal.size > 1)
+		return qgz_bucket(b, k, done, n, mats, vecs, elems, layer);
 	for (int i = 0; i < calls; i++)
 		if (reduce_tail(b, k, &b->shard, done, n / calls,
 				plan_zero3_cast_s(b->s, elems / b->shard.size / calls, true),
@@ -523,8 +600,8 @@ static int ipg_flush(builder *b, cursor *k, uint32_t dep, int16_t layer)
 /* A tensor of `bytes` gradient carrying `tensors` parameter tensors joins
  * the bucket after task `dep`, the bucket reduced first when it would
  * overflow (its host time owed to the next compute task). */
-static int ipg_add(builder *b, cursor *k, double bytes, double tensors, uint32_t dep,
-		   int16_t layer)
+static int ipg_add(builder *b, cursor *k, double bytes, double tensors, double mats,
+		   double vecs, uint32_t dep, int16_t layer)
 {
 	fsdp_state *f = k->f;
 	if (f->ipg_bytes > 0 && f->ipg_bytes + bytes > f->bucket_bytes) {
@@ -537,6 +614,7 @@ static int ipg_add(builder *b, cursor *k, double bytes, double tensors, uint32_t
 		f->ipg_fit += bytes;
 	f->ipg_bytes += bytes;
 	f->ipg_tensors += tensors;
+	f->ipg_mats += mats, f->ipg_vecs += vecs;
 	return SIM_OK;
 }
 
@@ -562,7 +640,8 @@ static int ipg_end(builder *b, cursor *k)
 	if (f->root_bytes > 0) {
 		double r = f->root_bytes;
 		f->root_bytes = 0;
-		if (ipg_add(b, k, r, f->root_tensors, k->prev, -1) != SIM_OK)
+		if (ipg_add(b, k, r, f->root_tensors, f->root_mats, f->root_vecs, k->prev, -1) !=
+		    SIM_OK)
 			return SIM_ENOMEM;
 	}
 	f->carry = sim_time_add_sat(f->carry, sim_time_from_s(f->ipg_tensors * f->tensor_host_s));
@@ -684,7 +763,7 @@ static int fsdp_layer_grads(builder *b, cursor *k, const seg *x, uint32_t id)
 	if (f->bucket) { /* DeepSpeed's IPG buckets (ipg_flush) */
 		for (int i = u->pieces - 1; i >= 0; i--) /* last module first */
 			if (ipg_add(b, k, u->grad_bytes * u->grad_frac[i], u->tensors / u->pieces,
-				    id, x->layer) != SIM_OK)
+				    u->mats / u->pieces, u->vecs / u->pieces, id, x->layer) != SIM_OK)
 				return SIM_ENOMEM;
 		return SIM_OK;
 	}

@@ -116,7 +116,8 @@ const conf_key plan_framework_keys[] = {
         {"runs_hybrid_shard", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, FK(hybrid_shard),
          "shards ZeRO states over a subgroup of the data-parallel ranks (shard_size)"},
         {"runs_zeropp", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(zeropp),
-         "runs DeepSpeed's ZeRO++ options on ZeRO-3 (zero_hpz, zero_quantized_weights; "
+         "runs DeepSpeed's ZeRO++ options on ZeRO-3 (zero_hpz, zero_quantized_weights, "
+         "zero_quantized_gradients; "
          "DeepSpeed 0.9.5, 2023, on)"},
         {"runs_selective_recompute", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
          FK(selective_recompute),
@@ -732,6 +733,8 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 	        {"zero_hpz", "runs_zeropp", "ZeRO++ hpZ (zero_hpz)", offsetof(plan_framework, zeropp)},
 	        {"zero_quantized_weights", "runs_zeropp", "ZeRO++ qwZ (zero_quantized_weights)",
 	         offsetof(plan_framework, zeropp)},
+	        {"zero_quantized_gradients", "runs_zeropp", "ZeRO++ qgZ (zero_quantized_gradients)",
+	         offsetof(plan_framework, zeropp)},
 	        {"overlap_grad_reduce", "runs_overlap_grad_reduce",
 	         "overlap_grad_reduce (a data-parallel reduction during the backward)",
 	         offsetof(plan_framework, overlap_grad_reduce)},
@@ -755,6 +758,7 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 	               p->shard_size > 0 && p->shard_size < p->dp * p->cp,
 	               p->zero_hpz > 1,
 	               p->zero_qw,
+	               p->zero_qg,
 	               p->overlap_grad_reduce && !s->inference,
 	               p->overlap_param_gather && !s->inference,
 	               p->recompute == WORK_RECOMPUTE_SELECTIVE};

@@ -126,6 +126,12 @@ void plan_make_groups(const plan_scenario *s, plan_groups *g)
 	net_group_make(c, dpg / shard, dstride * shard, &g->replica);
 	net_group_make(c, p->zero_hpz > shard ? shard : p->zero_hpz > 1 ? p->zero_hpz : 1, dstride,
 		       &g->hpz);
+	/* qgZ: a node's ranks and one rank a node, where it applies (the
+	 * gradient group over more than one node; the whole world, plan_check) */
+	int gpn = c->node.gpus > 0 ? c->node.gpus : 1, l = dpg < gpn ? dpg : gpn;
+	bool qg = p->zero_qg && g->dp.nodes > 1;
+	net_group_make(c, qg ? l : 1, 1, &g->qlocal);
+	net_group_make(c, qg ? dpg / l : 1, l, &g->qglobal);
 	plan_make_ep_group(s, &g->ep);
 	net_group_make(c, edp, ep, &g->edp);
 	net_group_make(c, 2, st[PLAN_DIM_PP], &g->pp);

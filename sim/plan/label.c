@@ -18,8 +18,9 @@
  *   vp-group=N         the interleaved schedule's micro-batch groups
  *                      (plan_vp_group; when not pp)
  *   shardS             hybrid sharding group (when shard_size > 0)
- *   hpzH qwz           ZeRO++: hpZ's secondary group (when zero_hpz > 1),
- *                      int8 gathers (when zero_quantized_weights)
+ *   hpzH qwz qgz       ZeRO++: hpZ's secondary group (when zero_hpz > 1),
+ *                      int8 gathers (when zero_quantized_weights), int4
+ *                      gradient all-to-alls (when zero_quantized_gradients)
  *   opt-offload=cpu|nvme, param-offload=cpu|nvme   (when set)
  *   grad-overlap       overlap_grad_reduce (when set)
  *   param-overlap      overlap_param_gather (when set)
@@ -93,6 +94,8 @@ void plan_label(const plan_scenario *s, char *buf, size_t len)
 		add(&l, " hpz%d", p->zero_hpz);
 	if (p->zero_qw)
 		add(&l, " qwz");
+	if (p->zero_qg)
+		add(&l, " qgz");
 	if (p->offload_optimizer != PLAN_OFFLOAD_NONE && (unsigned)p->offload_optimizer < 3)
 		add(&l, " opt-offload=%s", off[p->offload_optimizer]);
 	if (p->offload_params != PLAN_OFFLOAD_NONE && (unsigned)p->offload_params < 3)

@@ -104,6 +104,7 @@ static void op_begin(builder *b, int stage, const plan_op *op, sched_state *st,
 	st->gathered = true;
 	if (e->f.bucket) { /* the root unit's gradients close the backward */
 		e->f.root_bytes = build_root_params(b->s, stage, &e->f.root_tensors) * e->f.gbytes;
+		plan_qgz_end_tensors(b->s, stage, &e->f.root_mats, &e->f.root_vecs);
 	}
 	/* Gradients are complete after the last micro-batch's W (zero bubble)
 	 * or backward: that is what the DP buckets wait for. */

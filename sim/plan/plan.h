@@ -142,6 +142,8 @@ typedef struct plan_spec {
 	 * qwZ's int8 gathers with fp32 scales */
 	int zero_hpz;
 	bool zero_qw;
+	bool zero_qg; /* qgZ (zero_quantized_gradients): int4 all-to-all
+		       * reduction of the gradients (plan_qgz_*) */
 	plan_p2p p2p;             /* pipeline transfers: sync or async (plan_p2p_sync) */
 	bool p2p_scatter_gather;  /* send 1/tp per rank, all-gather on the receiver
 				   * (plan_p2p_bytes); default false, see there */
@@ -933,6 +935,9 @@ typedef struct plan_groups {
 	net_group tp, cp, dp, shard, replica, ep, edp, pp, embed;
 	net_group hpz; /* ZeRO++ hpZ's secondary group: zero_hpz consecutive
 			* ranks of the shard group (size 1 when off) */
+	net_group qlocal, qglobal; /* ZeRO++ qgZ's all-to-all groups: a node's
+				    * ranks, and one rank a node (size 1 when
+				    * qgZ is off or the group is one node) */
 } plan_groups;
 void plan_make_groups(const plan_scenario *s, plan_groups *g);
 /* The expert-parallel group alone, as plan_make_groups builds it (ep
@@ -2069,6 +2074,48 @@ double plan_fsdp_flat_grad_s(const plan_scenario *s, double params);
  * plan_zeropp_scale_bytes the second call's bytes for `elements` (0
  * without qwZ), plan_zeropp_quant_s one kernel's time over `elements`. */
 #define PLAN_QW_GROUP 8000.0
+/* ZeRO++ qgZ ([parallel] zero_quantized_gradients; 38327e07): where the
+ * data-parallel group spans more than one node, DeepSpeed's
+ * __avg_scatter_grads (runtime/zero/stage3.py:1372-1398) replaces a
+ * bucket's reduce-scatter by all_to_all_quant_reduce
+ * (runtime/comm/coalesced_collectives.py:29-76), tensor by tensor: a 1-D
+ * tensor (a norm, a bias) is reduce-scattered on its own; a 2-D one of e
+ * elements is quantised to int4 in groups (swizzle_quant, one fp32 scale
+ * a group, max(rows, cols, world) groups), exchanged all-to-all inside the
+ * node (values, then scales: two calls over the node's l ranks),
+ * dequantised, summed over the node and requantised to int4 (quantized_
+ * reduction: reads e/2 bytes, writes e/(2l)), exchanged all-to-all across
+ * the N nodes (two calls over one rank a node), dequantised to fp16
+ * (csrc/quantization/pt_binding.cpp:107-127, 390) and its N chunks summed
+ * in Python and divided (N - 1 adds of 6 B an element, read two and write
+ * one fp16, and a division of 4 B, over e/(lN) elements each).
+ * plan_qgz_kernels_s gives the three kernels' times for e elements of w
+ * bytes (the wire dtype), l ranks a node and N nodes: quantisation
+ * e (w + 1/2), reduction e/2 (1 + 1/l), dequantisation and sums
+ * e/l (1/2 + 2) + e/(lN) (6 (N - 1) + 4); plan_qgz_scale_bytes the scales of the
+ * first exchange (4 B x max(sqrt(e), world): the larger side of a
+ * square-ish matrix). */
+void plan_qgz_kernels_s(const plan_scenario *s, double e, int l, int nodes, double out[3]);
+double plan_qgz_scale_bytes(double e, int world);
+/* The 2-D and 1-D gradient tensors qgZ sees of global layer g (*mats:
+ * the Hugging Face code's linear weights, work_layer_linears, or an MoE
+ * layer's matrices; *vecs: its norms and biases) and of the ends of
+ * `stage` (embedding, learned positions, an untied output layer; the final
+ * norm), those trained. */
+void plan_qgz_layer_tensors(const plan_scenario *s, int g, double *mats, double *vecs);
+void plan_qgz_end_tensors(const plan_scenario *s, int stage, double *mats, double *vecs);
+/* The same for a bucket of `tensors` of plan_zero3_bucket_list's count
+ * (plan_zero3_layer's pieces standing for a layer's weights): its share
+ * of 2-D and 1-D tensors as layer g's (the pre-screen's reading). */
+void plan_qgz_bucket_tensors(const plan_scenario *s, int g, double tensors, double *mats,
+			     double *vecs);
+/* A qgZ bucket of `bytes` gradient (gbytes an element) holding `mats` 2-D
+ * and `vecs` 1-D tensors, as emit.c qgz_bucket reduces it: *nv 1-D tensors
+ * of *vec bytes each (a hidden size's; none when they would take half the
+ * bucket: then all go as 2-D) reduce-scattered, and *nm >= 1 2-D tensors
+ * of *mat bytes each through qgZ's all-to-alls. */
+void plan_qgz_split(const plan_scenario *s, double bytes, double mats, double vecs, double gbytes,
+		    int *nm, int *nv, double *vec, double *mat);
 double plan_zeropp_wire(const plan_scenario *s);
 double plan_zeropp_scale_bytes(const plan_scenario *s, double elements);
 double plan_zeropp_quant_s(const plan_scenario *s, double elements);

@@ -110,6 +110,10 @@ const conf_key plan_spec_keys[] = {
 	 "ZeRO++ qwZ (DeepSpeed's zero_quantized_weights): ZeRO-3 gathers parameters as int8 "
 	 "with an fp32 scale per group of at most 8,000, quantised before and dequantised after "
 	 "each gather"},
+	{"zero_quantized_gradients", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, PK(zero_qg),
+	 "ZeRO++ qgZ (DeepSpeed's zero_quantized_gradients): ZeRO-3 reduces each gradient "
+	 "tensor by int4 all-to-alls, inside the node then across nodes, instead of the "
+	 "bucket's reduce-scatter (data-parallel groups over more than one node)"},
 	{"p2p", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "auto", p2p_names, PK(p2p),
 	 "pipeline send/receive: sync (a rendezvous with the receiver that blocks the "
 	 "sender's next compute: Megatron 1F1B, DeepSpeed), async (overlaps it: "

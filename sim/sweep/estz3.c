@@ -116,6 +116,33 @@ static void z3_layer_costs(const plan_scenario *s, const plan_groups *g, z3_laye
 	*z = (z3_layer){lw, lg, ag, rs, cz, wire, ag1, rs, cp, cg, rep, ng};
 }
 
+/* A bucket's reduction of `bytes` gradient in `tensors` tensors, as
+ * emit.c ipg_flush issues it: its calls' reduce-scatters (one, or one a
+ * tensor: zero3_reduce_calls), or under ZeRO++ qgZ its 1-D tensors'
+ * reduce-scatters and, per 2-D tensor, qgz_tensor's kernels and four
+ * all-to-alls (plan_qgz_split, plan_qgz_kernels_s). */
+static double z3_bucket_reduce(const plan_scenario *s, const plan_groups *g, double bytes,
+                               double tensors, double wire)
+{
+	if (g->qglobal.size <= 1) {
+		int c = plan_zero3_reduce_calls(s, tensors);
+		return c * sweep_coll_time(s, NET_REDUCESCATTER, &g->shard, bytes * wire / c);
+	}
+	int nm, nv;
+	double vec, mat, gb = plan_grad_bytes(s), kt[3], mats, vecs;
+	plan_qgz_bucket_tensors(s, rep_layer(s), tensors, &mats, &vecs);
+	plan_qgz_split(s, bytes, mats, vecs, gb, &nm, &nv, &vec, &mat);
+	double e = mat / gb, sc = plan_qgz_scale_bytes(e, g->dp.size);
+	double l = g->qlocal.size > 1 ? g->qlocal.size : 1;
+	plan_qgz_kernels_s(s, e, g->qlocal.size, g->qglobal.size, kt);
+	double one = kt[0] + kt[1] + kt[2] + sweep_coll_time(s, NET_ALLTOALL, &g->qlocal, e / 2) +
+	             sweep_coll_time(s, NET_ALLTOALL, &g->qlocal, sc) +
+	             sweep_coll_time(s, NET_ALLTOALL, &g->qglobal, e / 2 / l) +
+	             sweep_coll_time(s, NET_ALLTOALL, &g->qglobal, sc / l);
+	return (nv > 0 ? nv * sweep_coll_time(s, NET_REDUCESCATTER, &g->shard, vec * wire) : 0) +
+	       nm * one;
+}
+
 /* DeepSpeed's IPG buckets (plan_zero3_bucket_list, each at its size: the
  * root unit's may be the largest by far), each in its calls
  * (zero3_reduce_calls): those reduced while layers' backwards follow
@@ -156,14 +183,12 @@ static double z3_bucket_tail(const plan_scenario *s, const plan_groups *g, int l
 	if (nb > 0 && nb <= cap && layers > 0) {
 		double rs = 0, rsi = 0;
 		for (int i = 0; i < nb; i++) {
-			int c = plan_zero3_reduce_calls(s, bk[cap + i]);
 			/* the bucket's pass before it on the DP stream (emit.c
 			 * ipg_flush: the copy in, the concatenation of more than one
 			 * tensor, the division, 2 B of traffic per byte each), then
 			 * its reduce-scatter */
 			double pass = hw_mem_time(&s->gpu, (bk[cap + i] > 1 ? 6.0 : 4.0) * bk[i]);
-			double t = pass +
-			           c * sweep_coll_time(s, NET_REDUCESCATTER, &g->shard, bk[i] * z->wire / c);
+			double t = pass + z3_bucket_reduce(s, g, bk[i], bk[cap + i], z->wire);
 			*(i < mid ? &rs : &tail) += t;
 			if (i < mid)
 				*hol += fmax(0, t + z->ag - bwd_l);

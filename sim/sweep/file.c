@@ -39,6 +39,7 @@ static const char *const dim_keys[][2] = {
         {"recompute_layers", "parallel.recompute_layers"},
         {"zero_hpz", "parallel.zero_hpz"},
         {"zero_quantized_weights", "parallel.zero_quantized_weights"},
+        {"zero_quantized_gradients", "parallel.zero_quantized_gradients"},
 };
 #define NDIMKEYS (sizeof dim_keys / sizeof dim_keys[0])
 
@@ -89,6 +90,7 @@ const conf_key sweep_keys[] = {
                 "re-runs; 0 = all)"),
         DIM(26, "values of parallel.zero_hpz (ZeRO++ hpZ's secondary group; 1 = off)"),
         DIM(27, "values of parallel.zero_quantized_weights, or auto"),
+        DIM(28, "values of parallel.zero_quantized_gradients, or auto"),
 };
 const size_t sweep_nkeys = sizeof sweep_keys / sizeof sweep_keys[0];
 

@@ -1437,21 +1437,34 @@ int work_head_backward(const work_model *m, const work_shard *sh, work_item out[
 
 /* ------------------------------------------------- parameter tensors -- */
 
-int work_layer_param_tensors(const work_model *m, const work_shard *sh, int layer)
+int work_layer_mat_tensors(const work_model *m, const work_shard *sh, int layer)
 {
 	/* QKV, output projection; MLA's q down/up (or q), kv down/up, output
-	 * projection and its two latent norms */
+	 * projection */
 	int lin = work_model_is_mla(m) ? (m->q_lora_rank > 0 ? 5 : 4) : 2;
-	int latent = work_model_is_mla(m) ? (m->q_lora_rank > 0 ? 2 : 1) : 0;
 	if (work_layer_is_moe(m, layer)) {
 		int ep = sh->ep > 1 ? sh->ep : 1;
 		lin += 1 + 2 * (m->moe_experts / ep) + (m->moe_shared_experts > 0 ? 2 : 0);
 	} else {
 		lin += 2; /* fc1 (gate and up), fc2 */
 	}
+	return lin;
+}
+
+int work_layer_param_tensors(const work_model *m, const work_shard *sh, int layer)
+{
+	/* the weight matrices, and MLA's two latent norms */
+	int lin = work_layer_mat_tensors(m, sh, layer);
+	int latent = work_model_is_mla(m) ? (m->q_lora_rank > 0 ? 2 : 1) : 0;
 	int norms = (m->norm == WORK_NORM_LAYERNORM ? 2 : 1) * (2 + latent);
 	/* MLA's projections carry no biases, its output projection may */
 	return lin + norms + (m->bias ? (latent ? 1 : lin) : 0);
+}
+
+int work_ends_mat_tensors(const work_model *m, bool first, bool last)
+{
+	return (first ? 1 + (m->learned_pos ? 1 : 0) : 0) +
+	       (last && m->untied_embeddings ? 1 : 0);
 }
 
 int work_ends_param_tensors(const work_model *m, bool first, bool last)

@@ -498,6 +498,11 @@ double work_mtp_saved_bytes(const work_model *m, const work_shard *sh, work_reco
  * plus the final norm's 1 (2 with layernorm). */
 int work_layer_param_tensors(const work_model *m, const work_shard *sh, int layer);
 int work_ends_param_tensors(const work_model *m, bool first, bool last);
+/* Of those, the 2-D ones (weight matrices: the linears' and routed
+ * experts'; the embedding, learned positions and an untied output layer);
+ * the rest are 1-D (norms, biases). */
+int work_layer_mat_tensors(const work_model *m, const work_shard *sh, int layer);
+int work_ends_mat_tensors(const work_model *m, bool first, bool last);
 
 /* Bytes of the activation sent between pipeline stages per micro-batch:
  * s*b*h*dtype (divided by t with SP). */
