@@ -149,6 +149,10 @@ static int zero_stage(const char *t)
 	        {"shardgradop", 2},
 	        {"fullshard", 3},
 	        {"fsdp", 3},
+	        {"zero++", 3}, /* ZeRO++: ZeRO-3 with hpZ, qwZ, qgZ (valid_zeropp_text) */
+	        {"zeropp", 3},
+	        {"zero3++", 3},
+	        {"zerostage3++", 3},
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (!strcmp(s, names[i].name))
@@ -444,6 +448,13 @@ static bool reading(const valid_numcol *nc, const char *t, const char *unit, cha
 		return false;
 	snprintf(out, len, "%.10g", v);
 	return true;
+}
+
+bool valid_zeropp_text(const char *t)
+{
+	char s[48];
+	bare(t, s, sizeof s);
+	return zero_stage(t) == 3 && (strstr(s, "++") || strstr(s, "zeropp"));
 }
 
 bool valid_oom_text(const char *t)

@@ -570,6 +570,21 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 		             params ? ", the ZeRO-3 parameters on NVMe too (ZeRO-Infinity)"
 		             : nvme ? "; parameters on the GPU" : "");
 	}
+	/* ZeRO++ (a zero cell "ZeRO++", read as stage 3): the three options
+	 * as DeepSpeed's tutorial turns them on, hpZ's group the node's GPUs
+	 * ("ideal is number of ranks (gpus) per node",
+	 * docs/_tutorials/zeropp.md:27-29, 41-43 at microsoft/DeepSpeed
+	 * 38327e07), at most the data-parallel ranks */
+	if (valid_zeropp_text(cases_csv_written(c, row, cases_csv_col(c, "zero")))) {
+		long gpn = atol(get(c, row, "gpus_per_node"));
+		gpn = gpn > 0 ? gpn : 8;
+		gpn = dp > 0 && dp < gpn ? dp : gpn;
+		sim_buf_printf(b, "zero_hpz = %ld\nzero_quantized_weights = true\n"
+		                  "zero_quantized_gradients = true\n", gpn);
+		valid_assume(assumed, alen,
+		             "ZeRO++ read as hpZ over %ld GPUs (a node's), qwZ and qgZ: DeepSpeed's "
+		             "tutorial configuration", gpn);
+	}
 }
 
 /* The row's global batch, else its recipe line's (the benchmark's step),

@@ -233,6 +233,9 @@ int valid_loose_numbers(cases_csv *c);
  * "out of memory"): a measured peak or step written so is read as none, the
  * run's out-of-memory mark (memrows.c, runs.c). */
 bool valid_oom_text(const char *t);
+/* Does a zero cell name DeepSpeed's ZeRO++ ("ZeRO++", "zero3++", "zeropp":
+ * stage 3 with its options, runs.c put_open_plan)? */
+bool valid_zeropp_text(const char *t);
 /* A row of a run that ran out of memory, its measurement `col` (the peak,
  * the step) left without a number: memory_kind `oom` (or `out-of-memory`),
  * the measurement written so ("OOM"), or a note that says so ("OOM", "out

@@ -105,6 +105,10 @@ trap 'rm -rf "$tmp"' EXIT
 #      every second layer (--expert-interval's default) and no SP (DeepSpeed
 #      drops the TP ranks' duplicate tokens), both said; XJ2 states SP off:
 #      the same step. Before, such rows were skipped as impossible.
+#  XZpp: D01 as a DeepSpeed source of 2023 without model parallelism whose
+#      zero cell is "ZeRO++": ZeRO-3 with the three options DeepSpeed's
+#      tutorial turns on (hpZ over the node's 8 GPUs, qwZ, qgZ), said, and
+#      not ZeRO-3's step (XZpp3)
 #  XK: a DeepSpeed source of 2023 with tp 2 ran Megatron-DeepSpeed (DeepSpeed
 #      has tensor parallelism only through Megatron's mpu; stacks.csv tp_from),
 #      with flash attention; the same row at tp 1 runs DeepSpeed's own profile;
@@ -208,6 +212,8 @@ derive("V0001", "XN1", offload="nvme", zero="")
 ds = dict(source="a DeepSpeed benchmark (2023)", zero="1", pp="1", vpp="1")
 derive("D01", "XK1", **dict(ds, tp="2", dp=str(int(rows["D01"]["gpus"]) // 2)))
 derive("D01", "XK2", **dict(ds, tp="1", dp=rows["D01"]["gpus"]))
+derive("D01", "XZpp3", **dict(ds, tp="1", dp=rows["D01"]["gpus"], zero="3"))
+derive("D01", "XZpp", **dict(ds, tp="1", dp=rows["D01"]["gpus"], zero="ZeRO++"))
 derive("D01", "XC1", source="MosaicML Composer benchmark (2024)", pp="1", vpp="1", tp="1",
        dp=rows["D01"]["gpus"], zero="3")
 g22 = dict(model="GPT 22B", layers="48", hidden="6144", heads="64", kv_heads="64", ffn="24576",
@@ -379,6 +385,11 @@ for k, (col, loose, exact) in enumerate((("sequence_parallel", "True", "1"), ("r
          "a loosely spelled %s" % col, a, b)
 want(same("XN0", "XQ1") and "precision 'FP16 (mixed)' read as fp16" in r["XQ1"]["assumed"],
      "a training row's loosely spelled precision", "XN0", "XQ1")
+want(r["XZpp"]["status"] == "ok" and r["XZpp3"]["status"] == "ok"
+     and "ZeRO++ read as hpZ over 8 GPUs (a node's), qwZ and qgZ" in r["XZpp"]["assumed"]
+     and "zero 'ZeRO++' read as 3" in r["XZpp"]["assumed"]
+     and r["XZpp"]["predicted_iter_s"] != r["XZpp3"]["predicted_iter_s"],
+     "a DeepSpeed row of ZeRO++ is not ZeRO-3 with hpZ, qwZ and qgZ", "XZpp", "XZpp3")
 want(r["XK1"]["status"] == "ok" and "framework megatron-deepspeed, attention flash (stacks.csv" in r["XK1"]["assumed"]
      and r["XK2"]["status"] == "ok" and "framework deepspeed (stacks.csv" in r["XK2"]["assumed"],
      "a DeepSpeed row with tp > 1 does not run Megatron-DeepSpeed", "XK1", "XK2")
