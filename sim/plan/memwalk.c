@@ -16,7 +16,8 @@
  *                tp_comm_overlap), PyTorch's cuBLAS workspaces (one per
  *                thread and stream that runs its GEMMs)
  *   forward and  ZeRO-3's gathered layers (gathered_layers of the largest)
- *   backward     and unsharded embedding and output layer; FSDP
+ *   backward     and unsharded embedding and output layer, under qwZ the
+ *                int8 buffer of the largest gather (memsize.c); FSDP
  *                SHARD_GRAD_OP's unsharded copy of every layer
  *   forward      under autocast over unsharded fp32 weights, autocast's cache
  *                of their 16-bit casts (2 B per trainable parameter; the
@@ -236,7 +237,11 @@ static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, in
 		plan_op o = w->ops[i];
 		int c = o.chunk;
 		bool lop = plan_vstage(&w->s->plan, w->stage, c) == w->s->plan.pp * w->vpp - 1;
-		cand x = {.op = i, .mb = o.mb, .chunk = c, .loss_op = lop, .gathered = w->gathered};
+		cand x = {.op = i,
+		          .mb = o.mb,
+		          .chunk = c,
+		          .loss_op = lop,
+		          .gathered = w->gathered + w->qw_flat};
 		double before = st.S + st.G + st.kept + st.loss_live + st.held;
 		double peak = o.backward ? walk_backward(w, &st, o, &x, best, before)
 		                         : walk_forward(w, &st, &x, best);
@@ -616,13 +621,19 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 	add(o, PLAN_MEM_BUFFERS, x->dequant, "dequantised weight",
 	    "the largest 4-bit linear in 16 bits for its GEMM: %s params x 2 B",
 	    qty(x->dequant / 2, a, sizeof a));
+	/* qwZ's buffers ride with the gathered layers (walk) */
+	double qw = x->gathered > 0 ? w->qw_flat : 0;
+	add(o, PLAN_MEM_BUFFERS, qw, "qwZ gather buffer",
+	    "ZeRO++ qwZ: the largest module's gather in int8 (%s params x 1 B) and its fp32 "
+	    "scales, held until its dequantisation",
+	    qty(qw / (1.0 + 4.0 / PLAN_QW_GROUP), a, sizeof a));
 	if (plan_zero3_pp_gathered(s))
-		add(o, PLAN_MEM_BUFFERS, x->gathered, "gathered weights",
+		add(o, PLAN_MEM_BUFFERS, x->gathered - qw, "gathered weights",
 		    "ZeRO-3 under torch pipelining keeps every layer of the stage unsharded from "
 		    "its first forward to the step's end (%d layers, + embedding, output)",
 		    w->b.layers);
 	else
-		add(o, PLAN_MEM_BUFFERS, x->gathered, "gathered weights",
+		add(o, PLAN_MEM_BUFFERS, x->gathered - qw, "gathered weights",
 		    "%s%d layer%s of %s params (+ %s)",
 		    s->plan.zero == 2 ? "SHARD_GRAD_OP keeps all layers unsharded; " : "ZeRO-3: ",
 		    mem_gathered_layers(s, w->stage), mem_gathered_layers(s, w->stage) == 1 ? "" : "s",

@@ -25,7 +25,10 @@
  *    gather carries half the 16-bit one's bytes; the scales 4 B per 8,000
  *    elements, 1/4,000 of them; each kernel reads one width and writes the
  *    other, (2 + 1 + 4/8000) B per element, over the shard (1/16 of the
- *    layer) before and the whole layer after.
+ *    layer) before and the whole layer after. The gather's int8 flat
+ *    buffer and its scales live until the dequantisation (:1331-1363,
+ *    683-692): the peak's buffers grow by a layer's parameters x
+ *    (1 + 4/8000) B.
  */
 #include "../../sim/exec/exec.h"
 #include "../../sim/plan/plan.h"
@@ -188,11 +191,17 @@ static void test_qwz(void)
 	double per = 2.0 + 1.0 + 4.0 / 8000.0;
 	CHECK_NEAR(sim_time_to_s(gb->tasks[q[0]].dur), hw_mem_time(&b->gpu, unit / 16 * per), 1e-6);
 	CHECK_NEAR(sim_time_to_s(gb->tasks[q[3]].dur), hw_mem_time(&b->gpu, unit * per), 1e-6);
-	/* the memory is the same: only the wire narrows */
+	/* the weights are the same; the buffers at the peak gain the gather's
+	 * int8 flat buffer and its scales, one gather a layer here: the
+	 * layer's parameters x (1 + 4 / 8000) B */
 	double ma[PLAN_MEM_COUNT], mb[PLAN_MEM_COUNT];
 	plan_memory(a, 0, ma);
 	plan_memory(b, 0, mb);
 	CHECK_NEAR(mb[PLAN_MEM_WEIGHTS], ma[PLAN_MEM_WEIGHTS], 1e-12);
+	plan_budget bud;
+	plan_stage_budget(b, 0, &bud);
+	CHECK_NEAR(mb[PLAN_MEM_BUFFERS] - ma[PLAN_MEM_BUFFERS], bud.layer_max * (1 + 4.0 / 8000),
+	           1e-9);
 out:
 	plan_graph_free(ga);
 	plan_graph_free(gb);
