@@ -285,7 +285,7 @@ static void zero3_zeropp_why(FILE *o, const plan_scenario *s)
 		return;
 	plan_groups g;
 	plan_make_groups(s, &g);
-	char h[400] = "", q[400] = "", r[520] = "", a[32], z[1340];
+	char h[400] = "", q[400] = "", r[760] = "", f[240] = "", a[32], z[1580];
 	if (p->zero_hpz > 1)
 		snprintf(h, sizeof h,
 		         "ZeRO++ hpZ (zero_hpz = %d): each parameter's first gather of the step (the "
@@ -303,6 +303,19 @@ static void zero3_zeropp_why(FILE *o, const plan_scenario *s)
 		         "elements, between a quantisation of the shard and a dequantisation of the "
 		         "gathered tensor on the DP stream.",
 		         plan_zero3_gather_width(s), PLAN_QW_GROUP);
+	double share = plan_qgz_quant_share(s);
+	if (p->zero_qg && g.qglobal.size > 1 && !(share > 0))
+		snprintf(f, sizeof f,
+		         " But 2 x %d ranks divide none of a layer's matrices: DeepSpeed "
+		         "reduce-scatters each alone, unquantised, with a warning, and qgZ only "
+		         "splits the buckets.",
+		         p->dp);
+	else if (p->zero_qg && g.qglobal.size > 1 && share < 1)
+		snprintf(f, sizeof f,
+		         " Only %.0f %% of a layer's matrices have elements that 2 x %d ranks divide; "
+		         "DeepSpeed reduce-scatters the others one by one, unquantised, with a "
+		         "warning.",
+		         100 * share, p->dp);
 	if (p->zero_qg && g.qglobal.size > 1)
 		snprintf(r, sizeof r,
 		         " ZeRO++ qgZ (zero_quantized_gradients): each bucket's 2-D gradient tensors are "
@@ -310,8 +323,8 @@ static void zero3_zeropp_why(FILE *o, const plan_scenario *s)
 		         "(%d ranks), reduced and requantised, then exchanged all-to-all across the %d "
 		         "nodes and dequantised: 4 calls and 3 kernels a tensor, a quarter of the "
 		         "16-bit bytes inside the node and 1/%d of that across; its norms and biases "
-		         "are reduce-scattered one by one.",
-		         g.qlocal.size, g.qglobal.size, g.qlocal.size);
+		         "are reduce-scattered one by one.%s",
+		         g.qlocal.size, g.qglobal.size, g.qlocal.size, f);
 	else if (p->zero_qg)
 		snprintf(r, sizeof r, "%s",
 		         " ZeRO++ qgZ (zero_quantized_gradients) is set but the data-parallel group "

@@ -346,10 +346,20 @@ void plan_qgz_end_tensors(const plan_scenario *s, int stage, double *mats, doubl
 	*vecs = trained ? t - *mats : 0;
 }
 
+double plan_qgz_quant_share(const plan_scenario *s)
+{
+	double w[WORK_MAX_LINEARS], world = s->plan.dp > 1 ? s->plan.dp : 1;
+	int n = work_layer_linears(&s->model, false, w), q = 0;
+	for (int i = 0; i < n; i++)
+		q += fmod(round(w[i]), 2.0 * world) == 0;
+	return n > 0 ? (double)q / n : 1.0;
+}
+
 void plan_qgz_split(const plan_scenario *s, double bytes, double mats, double vecs, double gbytes,
-		    int *nm, int *nv, double *vec, double *mat)
+		    int *nm, int *nq, int *nv, double *vec, double *mat)
 {
 	*nm = (int)fmin(1e5, fmax(1, round(mats)));
+	*nq = (int)round(*nm * plan_qgz_quant_share(s));
 	*nv = (int)fmin(1e5, fmax(0, round(vecs)));
 	*vec = (double)s->model.hidden * gbytes;
 	if (!(*nv * *vec < bytes / 2)) /* a bucket of tiny tensors: all as 2-D */

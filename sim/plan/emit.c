@@ -552,19 +552,21 @@ static int reduce_after(builder *b, cursor *k, const net_group *grp, uint32_t do
  * elements, holding `mats` 2-D and `vecs` 1-D tensors (plan.h
  * plan_qgz_kernels_s, plan_qgz_split): its 1-D tensors (norms, biases) each
  * reduce-scattered over the shard group at a hidden size's bytes, then its
- * 2-D tensors, equal shares of the rest, each by qgz_tensor. */
+ * 2-D tensors, equal shares of the rest, each by qgz_tensor, those the
+ * world does not divide (plan_qgz_quant_share) reduce-scattered. */
 static int qgz_bucket(builder *b, cursor *k, uint32_t done, double bytes, double mats,
 		      double vecs, double elems, int16_t layer)
 {
-	int nm, nv;
+	int nm, nq, nv;
 	double vec, mat;
-	plan_qgz_split(b->s, bytes, mats, vecs, k->f->gbytes, &nm, &nv, &vec, &mat);
+	plan_qgz_split(b->s, bytes, mats, vecs, k->f->gbytes, &nm, &nq, &nv, &vec, &mat);
 	double cast = plan_zero3_cast_s(b->s, elems / b->shard.size / (nm + nv), true);
 	for (int i = 0; i < nv; i++)
 		if (reduce_tail(b, k, &b->shard, done, vec, cast, layer) != SIM_OK)
 			return SIM_ENOMEM;
 	for (int i = 0; i < nm; i++)
-		if (qgz_tensor(b, k, done, mat, cast, layer) != SIM_OK)
+		if ((i < nq ? qgz_tensor(b, k, done, mat, cast, layer)
+			    : reduce_tail(b, k, &b->shard, done, mat, cast, layer)) != SIM_OK)
 			return SIM_ENOMEM;
 	return SIM_OK;
 }

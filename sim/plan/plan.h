@@ -2109,13 +2109,25 @@ void plan_qgz_end_tensors(const plan_scenario *s, int stage, double *mats, doubl
  * of 2-D and 1-D tensors as layer g's (the pre-screen's reading). */
 void plan_qgz_bucket_tensors(const plan_scenario *s, int g, double tensors, double *mats,
 			     double *vecs);
+/* The share of a layer's 2-D gradient tensors that qgZ quantises: those
+ * whose elements 2 x world divides; DeepSpeed reduce-scatters the others
+ * on their own, as a 1-D tensor, with a warning ("qgZ falls back to
+ * reduce_scatter", coalesced_collectives.py:43-50 at microsoft/DeepSpeed
+ * 38327e07: its two-stage all-to-all cuts the tensor into 2 x world
+ * pieces). Over the Hugging Face code's linear weights (work_layer_linears;
+ * the world is dp: qgZ runs without tp, pp or cp), the ends' and an MoE
+ * layer's matrices taken at the same share: 1 on a power-of-two world,
+ * 0 for Llama's 4096-wide matrices on 3 nodes of 8 (2 x 24 = 48 leaves a
+ * factor 3 over). */
+double plan_qgz_quant_share(const plan_scenario *s);
 /* A qgZ bucket of `bytes` gradient (gbytes an element) holding `mats` 2-D
  * and `vecs` 1-D tensors, as emit.c qgz_bucket reduces it: *nv 1-D tensors
  * of *vec bytes each (a hidden size's; none when they would take half the
  * bucket: then all go as 2-D) reduce-scattered, and *nm >= 1 2-D tensors
- * of *mat bytes each through qgZ's all-to-alls. */
+ * of *mat bytes each, *nq of them through qgZ's all-to-alls
+ * (plan_qgz_quant_share), the rest reduce-scattered. */
 void plan_qgz_split(const plan_scenario *s, double bytes, double mats, double vecs, double gbytes,
-		    int *nm, int *nv, double *vec, double *mat);
+		    int *nm, int *nq, int *nv, double *vec, double *mat);
 double plan_zeropp_wire(const plan_scenario *s);
 double plan_zeropp_scale_bytes(const plan_scenario *s, double elements);
 double plan_zeropp_quant_s(const plan_scenario *s, double elements);

@@ -120,7 +120,8 @@ static void z3_layer_costs(const plan_scenario *s, const plan_groups *g, z3_laye
  * emit.c ipg_flush issues it: its calls' reduce-scatters (one, or one a
  * tensor: zero3_reduce_calls), or under ZeRO++ qgZ its 1-D tensors'
  * reduce-scatters and, per 2-D tensor, qgz_tensor's kernels and four
- * all-to-alls (plan_qgz_split, plan_qgz_kernels_s). */
+ * all-to-alls (plan_qgz_split, plan_qgz_kernels_s), a reduce-scatter for
+ * those the world does not divide. */
 static double z3_bucket_reduce(const plan_scenario *s, const plan_groups *g, double bytes,
                                double tensors, double wire)
 {
@@ -128,10 +129,10 @@ static double z3_bucket_reduce(const plan_scenario *s, const plan_groups *g, dou
 		int c = plan_zero3_reduce_calls(s, tensors);
 		return c * sweep_coll_time(s, NET_REDUCESCATTER, &g->shard, bytes * wire / c);
 	}
-	int nm, nv;
+	int nm, nq, nv;
 	double vec, mat, gb = plan_grad_bytes(s), kt[3], mats, vecs;
 	plan_qgz_bucket_tensors(s, rep_layer(s), tensors, &mats, &vecs);
-	plan_qgz_split(s, bytes, mats, vecs, gb, &nm, &nv, &vec, &mat);
+	plan_qgz_split(s, bytes, mats, vecs, gb, &nm, &nq, &nv, &vec, &mat);
 	double e = mat / gb, sc = plan_qgz_scale_bytes(e, g->dp.size);
 	double l = g->qlocal.size > 1 ? g->qlocal.size : 1;
 	plan_qgz_kernels_s(s, e, g->qlocal.size, g->qglobal.size, kt);
@@ -140,7 +141,9 @@ static double z3_bucket_reduce(const plan_scenario *s, const plan_groups *g, dou
 	             sweep_coll_time(s, NET_ALLTOALL, &g->qglobal, e / 2 / l) +
 	             sweep_coll_time(s, NET_ALLTOALL, &g->qglobal, sc / l);
 	return (nv > 0 ? nv * sweep_coll_time(s, NET_REDUCESCATTER, &g->shard, vec * wire) : 0) +
-	       nm * one;
+	       (nm > nq ? (nm - nq) * sweep_coll_time(s, NET_REDUCESCATTER, &g->shard, mat * wire)
+	                : 0) +
+	       nq * one;
 }
 
 /* DeepSpeed's IPG buckets (plan_zero3_bucket_list, each at its size: the
