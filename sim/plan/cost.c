@@ -296,6 +296,13 @@ double plan_zeropp_scale_bytes(const plan_scenario *s, double elements)
 	return s->plan.zero_qw && elements > 0 ? elements * 4.0 / PLAN_QW_GROUP : 0;
 }
 
+double plan_zero3_gather_copy_s(const plan_scenario *s, double elements)
+{
+	if (!s->fw.zero3_gather_copy || s->plan.zero < 3 || !(elements > 0))
+		return 0;
+	return hw_mem_time(&s->gpu, elements * 2.0 * plan_zero3_gather_width(s));
+}
+
 double plan_zeropp_quant_s(const plan_scenario *s, double elements)
 {
 	if (!s->plan.zero_qw || !(elements > 0))

@@ -16,11 +16,10 @@ static uint8_t seg_stream(uint8_t kind)
 				      : PLAN_STREAM_COMPUTE;
 }
 
-/* qwZ's quantisation (or dequantisation) of `elements` on the DP stream
- * after *id, which becomes it (unit_gather); nothing without qwZ. */
-static int zeropp_quant(builder *b, int stage, int16_t layer, double elements, uint32_t *id)
+/* A memory-bound task of `q` seconds on the DP stream after *id, which
+ * becomes it (unit_gather); nothing when q is 0. */
+static int dp_kernel(builder *b, int stage, int16_t layer, double q, uint32_t *id)
 {
-	double q = plan_zeropp_quant_s(b->s, elements);
 	if (!(q > 0))
 		return SIM_OK;
 	plan_task t = {sim_time_from_s(q), stage, PLAN_STREAM_DP, PLAN_TASK_DP, layer, -1, 0, 0, 0};
@@ -115,13 +114,18 @@ static uint32_t unit_gather(builder *b, const fsdp_unit *u, int stage, int16_t l
 		if (!(u->gather_frac[k] > 0))
 			continue;
 		double e = u->param_bytes * u->gather_frac[k] / wb; /* elements */
-		if (zeropp_quant(b, stage, layer, e / grp->size, &id) != SIM_OK)
+		/* qwZ's quantisation of the shard, the gathers, its
+		 * dequantisation; the copy out of the flat buffer */
+		if (dp_kernel(b, stage, layer, plan_zeropp_quant_s(s, e / grp->size), &id) != SIM_OK)
 			return UINT32_MAX;
 		id = build_add_dp_on(b, grp, stage, NET_ALLGATHER, e * wire, &id, 1, layer);
 		double sc = plan_zeropp_scale_bytes(s, e);
 		if (sc > 0 && id != UINT32_MAX)
 			id = build_add_dp_on(b, grp, stage, NET_ALLGATHER, sc, &id, 1, layer);
-		if (id == UINT32_MAX || zeropp_quant(b, stage, layer, e, &id) != SIM_OK)
+		if (id == UINT32_MAX ||
+		    dp_kernel(b, stage, layer, plan_zeropp_quant_s(s, e), &id) != SIM_OK ||
+		    (grp->size > 1 &&
+		     dp_kernel(b, stage, layer, plan_zero3_gather_copy_s(s, e), &id) != SIM_OK))
 			return UINT32_MAX; /* out of memory: plan_graph_add's failure */
 	}
 	/* an MoE layer's routed experts under ep > 1: their own unit over the

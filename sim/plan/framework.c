@@ -166,6 +166,10 @@ const conf_key plan_framework_keys[] = {
          "ZeRO-3 gathers per layer: even (zero3_gathers of equal size), hf (one per linear "
          "module of the model's Hugging Face code, at its size: model.qkv_modules, the "
          "activation) or megatron (Megatron's four: fused QKV, fused gate/up)"},
+        {"zero3_gather_copy", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+         FK(zero3_gather_copy),
+         "ZeRO-3 copies each gathered parameter out of the gather's flat buffer on the "
+         "gather's stream (DeepSpeed's torch.cat; plan_zero3_gather_copy_s)"},
         {"zero3_reduce", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "unit", zero3_reduce_names,
          FK(zero3_reduce),
          "ZeRO-3 gradient reduce-scatters: unit (after each unit's backward: FSDP) or bucket "

@@ -425,6 +425,7 @@ typedef struct plan_framework {
 				       * in size; under zero3_modules the model's
 				       * modules instead (plan_zero3_pieces) */
 	int zero3_modules;            /* plan_zero3_split */
+	bool zero3_gather_copy;       /* plan_zero3_gather_copy_s */
 	int zero3_reduce;             /* plan_zero3_reduce: per unit (FSDP) or
 				       * in DeepSpeed's IPG buckets of grad_bucket
 				       * elements (emit.c) */
@@ -2128,6 +2129,21 @@ double plan_qgz_quant_share(const plan_scenario *s);
  * (plan_qgz_quant_share), the rest reduce-scattered. */
 void plan_qgz_split(const plan_scenario *s, double bytes, double mats, double vecs, double gbytes,
 		    int *nm, int *nq, int *nv, double *vec, double *mat);
+/* DeepSpeed's ZeRO-3 gathers a module's parameters (or a prefetch's,
+ * every parameter the bucket holds) with one coalesced all-gather into a
+ * flat buffer, and the handle's wait, on the all-gather stream, copies each
+ * parameter out of it with torch.cat (AllGatherCoalescedHandle.wait,
+ * partition_parameters.py:1164-1188, 696-707; the stream:
+ * partitioned_param_coordinator.py:324-333, at microsoft/DeepSpeed
+ * 38327e07; under qwZ out of the dequantised flat copy, :683-692); 2021's
+ * releases gathered into a list of per-rank views that ProcessGroupNCCL
+ * copied the flat result into (deepspeed-2021.ini): either way every
+ * gathered element is read and written once at the gather's width, after
+ * the gather on the DP stream: the time of `elements` (0 unless
+ * [framework] zero3_gather_copy). A module of one parameter fetched on
+ * demand gathers in place (:1245-1291); in steady state the prefetch
+ * fetches nearly all, coalesced: not told apart. */
+double plan_zero3_gather_copy_s(const plan_scenario *s, double elements);
 double plan_zeropp_wire(const plan_scenario *s);
 double plan_zeropp_scale_bytes(const plan_scenario *s, double elements);
 double plan_zeropp_quant_s(const plan_scenario *s, double elements);

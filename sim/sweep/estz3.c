@@ -42,7 +42,8 @@ static int rep_layer(const plan_scenario *s)
 /* A unit's gathers of `lw` 16-bit bytes in `ng` pieces (shares ga) over
  * group grp, as emit.c unit_gather issues them: per piece, under ZeRO++
  * qwZ, the shard's quantisation, the int8 gather, the scales' gather and
- * the dequantisation (plan_zeropp_*), else the gather alone. */
+ * the dequantisation (plan_zeropp_*), else the gather alone; then
+ * DeepSpeed's copy out of the flat buffer (plan_zero3_gather_copy_s). */
 static double z3_gathers(const plan_scenario *s, const net_group *grp, double lw,
                          const double *ga, int ng)
 {
@@ -54,7 +55,8 @@ static double z3_gathers(const plan_scenario *s, const net_group *grp, double lw
 			continue;
 		t += sweep_coll_time(s, NET_ALLGATHER, grp, e * wire) +
 		     (sc > 0 ? sweep_coll_time(s, NET_ALLGATHER, grp, sc) : 0) +
-		     plan_zeropp_quant_s(s, e / n) + plan_zeropp_quant_s(s, e);
+		     plan_zeropp_quant_s(s, e / n) + plan_zeropp_quant_s(s, e) +
+		     (grp->size > 1 ? plan_zero3_gather_copy_s(s, e) : 0);
 	}
 	return t;
 }

@@ -239,7 +239,8 @@ static void test_zbv_ends(void)
  * 855,654,400 (GQA: 8 K/V heads), H = 262,152,192: 0.14, K = 1. The 7B's
  * backward then gathers 30 layers, not 32: per micro-batch (2 here) two
  * layers' 7 module gathers fewer (zero3_modules = hf: q, k, v, o, gate,
- * up, down), 2 x 2 x 7 = 28 DP tasks. */
+ * up, down), each with its copy out of the flat buffer (zero3_gather_copy),
+ * 2 x 2 x 7 x 2 = 56 DP tasks. */
 static plan_scenario *ds_load(const char *model, const char *reuse)
 {
 	char text[512];
@@ -269,7 +270,7 @@ static void test_reuse(void)
 		plan_graph *ga = NULL, *gc = NULL;
 		if (plan_build(a, &ga) == SIM_OK && plan_build(c, &gc) == SIM_OK) {
 			CHECK_INT(plan_microbatches(&a->plan), 2);
-			CHECK_INT(count_dp(gc, 0) - count_dp(ga, 0), 2 * 2 * 7);
+			CHECK_INT(count_dp(gc, 0) - count_dp(ga, 0), 2 * 2 * 7 * 2);
 		} else {
 			CHECK(false);
 		}

@@ -209,6 +209,57 @@ out:
 	plan_scenario_free(b);
 }
 
+/* DeepSpeed's copy of each gathered parameter out of the gather's flat
+ * buffer (zero3_gather_copy; plan.h plan_zero3_gather_copy_s): after every
+ * gather one DP task reading and writing the layer's elements at 2 B
+ * each, 96 more tasks (2 micro-batches x 48 gathers): 240; under qwZ after
+ * the dequantisation, 2 x (48 x 5 + 24) = 528. The DP-bound step grows, and
+ * the pre-screen's with it. */
+static void test_gather_copy(void)
+{
+	plan_scenario *a = load(NULL, NULL), *b = load("framework.zero3_gather_copy=true", NULL),
+		      *c = load("framework.zero3_gather_copy=true",
+				"parallel.zero_quantized_weights=true");
+	plan_graph *ga = NULL, *gb = NULL, *gc = NULL;
+	if (!a || !b || !c || plan_build(a, &ga) != SIM_OK || plan_build(b, &gb) != SIM_OK ||
+	    plan_build(c, &gc) != SIM_OK) {
+		CHECK(false);
+		goto out;
+	}
+	int l;
+	CHECK_INT(count_dp(ga, &l), 144);
+	CHECK_INT(count_dp(gb, &l), 240);
+	CHECK_INT(count_dp(gc, &l), 528);
+	uint32_t q[5], r[5];
+	double unit, sep, g1[PLAN_ZERO3_MAX_PIECES], g2[PLAN_ZERO3_MAX_PIECES];
+	plan_zero3_layer(b, 0, &unit, &sep, g1, g2);
+	double copy = hw_mem_time(&b->gpu, unit * 2 * 2);
+	if (layer0_dp(gb, q, 2) == 2 && layer0_dp(gc, r, 5) == 5) {
+		CHECK(gb->tasks[q[0]].nic_bytes > 0);
+		CHECK_NEAR(sim_time_to_s(gb->tasks[q[1]].dur), copy, 1e-6);
+		CHECK(!(gb->tasks[q[1]].nic_bytes > 0));
+		CHECK_NEAR(sim_time_to_s(gc->tasks[r[4]].dur), copy, 1e-6);
+	} else {
+		CHECK(false);
+	}
+	exec_result ra, rb;
+	sweep_estimate ea, eb;
+	sweep_estimate_plan(a, &ea);
+	sweep_estimate_plan(b, &eb);
+	CHECK(eb.dp_s > ea.dp_s);
+	if (exec_run(a, &ra) == SIM_OK && exec_run(b, &rb) == SIM_OK)
+		CHECK(rb.step_s > ra.step_s);
+	else
+		CHECK(false);
+out:
+	plan_graph_free(ga);
+	plan_graph_free(gb);
+	plan_graph_free(gc);
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+	plan_scenario_free(c);
+}
+
 /* qgZ under DeepSpeed's buckets (zero3_reduce = bucket, one gather per
  * linear module: zero3_modules = hf), one bucket a micro-batch (bucket_size
  * 100 GB). The GPT layer's gradient tensors (work_layer_param_tensors:
@@ -364,6 +415,7 @@ int main(void)
 {
 	test_hpz();
 	test_qgz_fallback();
+	test_gather_copy();
 	test_qwz();
 	test_qgz();
 	test_refused();
