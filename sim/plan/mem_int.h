@@ -20,7 +20,9 @@ typedef struct mw {
 	double secondary; /* ZeRO++ hpZ's secondary shard (memsize.c size_weights) */
 	/* forward and backward */
 	double gathered, cache;
-	double qw_flat; /* ZeRO++ qwZ: one gather's int8 buffer and scales (memsize.c) */
+	double gather_flat;  /* ZeRO-3: one gather's flat buffer (DeepSpeed's), under
+	                      * qwZ with its int8 buffer and scales (memsize.c) */
+	double gather_elems; /* ... the elements of that gather */
 	/* per chunk and micro-batch */
 	double *act;     /* kept per chunk (activations + K/V + mask) */
 	double *gc;      /* gradients a chunk's first backward leaves */

@@ -328,21 +328,26 @@ static void size_gathered(const plan_scenario *s, const sizing *z, mw *w)
 			w->gathered = (b->dense + b->experts - z->root) * z->gw + z->root * z->rw;
 		if (z->offp && fw->live_params > 0 && fw->live_params < b->dense)
 			w->gathered = fw->live_params * z->gw;
-		/* ZeRO++ qwZ: a quantised gather lands in an int8 flat buffer of
-		 * the gathered elements, and its fp32 scales in another, which
-		 * the handle holds until its wait has dequantised them into a
-		 * 16-bit flat copy and cut that into the parameters
-		 * (partition_parameters.py:1331-1334, 1358-1363, 683-692 at
-		 * microsoft/DeepSpeed 38327e07): beside what the plain gather
-		 * holds there (its 16-bit flat buffer, podsim's gathered layers
-		 * counting the parameters only), 1 B and 4 / PLAN_QW_GROUP B an
-		 * element of the largest gather, a module's (plan_zero3_pieces) */
-		if (z->p->zero >= 3 && s->plan.zero_qw && w->gathered > 0) {
+		/* DeepSpeed's coalesced gather lands in a flat buffer at the
+		 * gather's width, which lives beside the parameters its wait
+		 * copies out of it until the copies are done (zero3_gather_copy;
+		 * partition_parameters.py:1172-1188, 696-717 at microsoft/
+		 * DeepSpeed 38327e07); under ZeRO++ qwZ the gather lands in an
+		 * int8 flat buffer and its fp32 scales in another, which the
+		 * handle holds until its wait has dequantised them into that
+		 * 16-bit flat copy (:1331-1334, 1358-1363, 683-692): w B, and
+		 * 1 B and 4 / PLAN_QW_GROUP B, an element of the largest gather,
+		 * a module's (plan_zero3_pieces), beside the gathered layers
+		 * (the parameters alone) */
+		double flat = (fw->zero3_gather_copy ? plan_zero3_gather_width(s) : 0) +
+		              (s->plan.zero_qw ? 1.0 + 4.0 / PLAN_QW_GROUP : 0);
+		if (z->p->zero >= 3 && flat > 0 && w->gathered > 0) {
 			double g[PLAN_ZERO3_MAX_PIECES], r[PLAN_ZERO3_MAX_PIECES], top = 0;
 			int n = plan_zero3_pieces(s, g, r);
 			for (int k = 0; k < n; k++)
 				top = g[k] > top ? g[k] : top;
-			w->qw_flat = b->layer_max * top * (1.0 + 4.0 / PLAN_QW_GROUP);
+			w->gather_flat = b->layer_max * top * flat;
+			w->gather_elems = b->layer_max * top;
 		}
 	}
 	/* autocast's 16-bit copies of fp32 weights it casts, cleared before the

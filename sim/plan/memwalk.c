@@ -16,8 +16,9 @@
  *                tp_comm_overlap), PyTorch's cuBLAS workspaces (one per
  *                thread and stream that runs its GEMMs)
  *   forward and  ZeRO-3's gathered layers (gathered_layers of the largest)
- *   backward     and unsharded embedding and output layer, under qwZ the
- *                int8 buffer of the largest gather (memsize.c); FSDP
+ *   backward     and unsharded embedding and output layer, DeepSpeed's flat
+ *                buffer of the largest gather (with qwZ's int8 one,
+ *                memsize.c); FSDP
  *                SHARD_GRAD_OP's unsharded copy of every layer
  *   forward      under autocast over unsharded fp32 weights, autocast's cache
  *                of their 16-bit casts (2 B per trainable parameter; the
@@ -241,7 +242,7 @@ static void walk(const mw *w, cand *best, double *cs, double *cp, double *ce, in
 		          .mb = o.mb,
 		          .chunk = c,
 		          .loss_op = lop,
-		          .gathered = w->gathered + w->qw_flat};
+		          .gathered = w->gathered + w->gather_flat};
 		double before = st.S + st.G + st.kept + st.loss_live + st.held;
 		double peak = o.backward ? walk_backward(w, &st, o, &x, best, before)
 		                         : walk_forward(w, &st, &x, best);
@@ -621,12 +622,13 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 	add(o, PLAN_MEM_BUFFERS, x->dequant, "dequantised weight",
 	    "the largest 4-bit linear in 16 bits for its GEMM: %s params x 2 B",
 	    qty(x->dequant / 2, a, sizeof a));
-	/* qwZ's buffers ride with the gathered layers (walk) */
-	double qw = x->gathered > 0 ? w->qw_flat : 0;
-	add(o, PLAN_MEM_BUFFERS, qw, "qwZ gather buffer",
-	    "ZeRO++ qwZ: the largest module's gather in int8 (%s params x 1 B) and its fp32 "
-	    "scales, held until its dequantisation",
-	    qty(qw / (1.0 + 4.0 / PLAN_QW_GROUP), a, sizeof a));
+	/* a gather's flat buffers ride with the gathered layers (walk) */
+	double qw = x->gathered > 0 ? w->gather_flat : 0;
+	add(o, PLAN_MEM_BUFFERS, qw, "gather buffer",
+	    "the largest module's gather in its flat buffer%s (%s params x %.4g B) until its "
+	    "parameters are copied out",
+	    s->plan.zero_qw ? ", int8 values and fp32 scales under qwZ" : "",
+	    qty(w->gather_elems, a, sizeof a), w->gather_elems > 0 ? qw / w->gather_elems : 0);
 	if (plan_zero3_pp_gathered(s))
 		add(o, PLAN_MEM_BUFFERS, x->gathered - qw, "gathered weights",
 		    "ZeRO-3 under torch pipelining keeps every layer of the stage unsharded from "

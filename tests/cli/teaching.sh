@@ -80,11 +80,11 @@ lt 19.5 "$t32" "tf32 GEMM on the tensor cores (> 19.5 TFLOP/s)"
 "$podsim" explain $T/memory-precision.ini --set train.optimizer=adam-8bit 2>/dev/null |
 	grep -q 'optimizer states .* x 6.031 B (fp32 master, 8-bit m, v)' ||
 	{ echo "memory-precision: 8-bit Adam should keep 6.03 B"; fail=1; }
-# zero-stages: "149.7, 47.4, 34.4, 22.3 GiB"; steps "7.81, 8.60, 14.4, 12.3 s"
-# with dp "1.97, 2.95, 8.85, 6.73"
+# zero-stages: "149.7, 47.4, 34.4, 22.3 GiB"; steps "7.81, 8.60, 14.4, 12.5 s"
+# with dp "1.97, 2.95, 8.85, 6.89"
 zm=(149.7 47.4 34.4 22.3)
-zs=(7.81 8.60 14.4 12.3)
-zd=(1.97 2.95 8.85 6.73)
+zs=(7.81 8.60 14.4 12.5)
+zd=(1.97 2.95 8.85 6.89)
 for z in 0 1 2 3; do
 	r=$(j $T/zero-stages.ini --set parallel.zero=$z)
 	near "$(echo "$r" | num peak_bytes)" "$(awk -v g="${zm[$z]}" -v u=$GiB 'BEGIN { print g * u }')" 0.03 "ZeRO-$z memory"

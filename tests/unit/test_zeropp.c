@@ -214,7 +214,8 @@ out:
  * gather one DP task reading and writing the layer's elements at 2 B
  * each, 96 more tasks (2 micro-batches x 48 gathers): 240; under qwZ after
  * the dequantisation, 2 x (48 x 5 + 24) = 528. The DP-bound step grows, and
- * the pre-screen's with it. */
+ * the pre-screen's with it. The flat buffer the copies read lives beside
+ * the gathered parameters (partition_parameters.py:1172-1188, 696-717). */
 static void test_gather_copy(void)
 {
 	plan_scenario *a = load(NULL, NULL), *b = load("framework.zero3_gather_copy=true", NULL),
@@ -242,6 +243,18 @@ static void test_gather_copy(void)
 	} else {
 		CHECK(false);
 	}
+	/* the flat buffer beside the gathered layers at the peak: a layer's
+	 * elements x 2 B (one gather a layer here), with qwZ's int8 buffer
+	 * and scales x (2 + 1 + 4/8000) B */
+	double ma[PLAN_MEM_COUNT], mb[PLAN_MEM_COUNT], mc[PLAN_MEM_COUNT];
+	plan_memory(a, 0, ma);
+	plan_memory(b, 0, mb);
+	plan_memory(c, 0, mc);
+	plan_budget bud;
+	plan_stage_budget(b, 0, &bud);
+	CHECK_NEAR(mb[PLAN_MEM_BUFFERS] - ma[PLAN_MEM_BUFFERS], bud.layer_max * 2, 1e-9);
+	CHECK_NEAR(mc[PLAN_MEM_BUFFERS] - ma[PLAN_MEM_BUFFERS], bud.layer_max * (3 + 4.0 / 8000),
+	           1e-9);
 	exec_result ra, rb;
 	sweep_estimate ea, eb;
 	sweep_estimate_plan(a, &ea);
