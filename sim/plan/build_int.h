@@ -99,6 +99,11 @@ typedef struct fsdp_state {
 			     * secondary shard (emit.c unit_gather) */
 	int layers;
 	uint32_t *gather;   /* per layer: all-gather task id, or UINT32_MAX */
+	uint32_t *copied;   /* per layer, then the ends (end_copied): the gather
+			     * whose copy-out the compute stream ran last
+			     * (zero3_gather_copy = compute-stream; emit.c
+			     * copy_out) */
+	uint32_t *end_copied;
 	double wire;        /* bytes on the reduce-scatter's wire per gradient
 			     * byte (plan_zero3_wire_bytes / plan_grad_bytes) */
 	fsdp_unit unit[2];  /* a dense layer's, an MoE layer's (build_fsdp_unit) */

@@ -298,7 +298,8 @@ double plan_zeropp_scale_bytes(const plan_scenario *s, double elements)
 
 double plan_zero3_gather_copy_s(const plan_scenario *s, double elements)
 {
-	if (!s->fw.zero3_gather_copy || s->plan.zero < 3 || !(elements > 0))
+	if (s->fw.zero3_gather_copy == PLAN_GATHER_COPY_NONE || s->plan.zero < 3 ||
+	    !(elements > 0))
 		return 0;
 	return hw_mem_time(&s->gpu, elements * 2.0 * plan_zero3_gather_width(s));
 }

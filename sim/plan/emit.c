@@ -124,7 +124,7 @@ static uint32_t unit_gather(builder *b, const fsdp_unit *u, int stage, int16_t l
 			id = build_add_dp_on(b, grp, stage, NET_ALLGATHER, sc, &id, 1, layer);
 		if (id == UINT32_MAX ||
 		    dp_kernel(b, stage, layer, plan_zeropp_quant_s(s, e), &id) != SIM_OK ||
-		    (grp->size > 1 &&
+		    (grp->size > 1 && s->fw.zero3_gather_copy == PLAN_GATHER_COPY_DP &&
 		     dp_kernel(b, stage, layer, plan_zero3_gather_copy_s(s, e), &id) != SIM_OK))
 			return UINT32_MAX; /* out of memory: plan_graph_add's failure */
 	}
@@ -229,19 +229,41 @@ static uint32_t end_gather(builder *b, fsdp_state *f, int stage, int p, uint32_t
 	return f->end_gather[p];
 }
 
-/* The end gather seg i waits for, or UINT32_MAX. */
+/* FSDP2's copy-out of gather g, a unit of `bytes` 16-bit parameters
+ * ([framework] zero3_gather_copy = compute-stream): wait_for_unshard,
+ * called as the unit's forward or backward starts, copies the gathered
+ * flat buffer into each parameter with split_with_sizes_copy on the
+ * current stream (torch 2.6.0 distributed/fsdp/_fully_shard/
+ * _fsdp_param_group.py:271-306, _fsdp_collectives.py:235-290): a compute
+ * task before the unit's first, once per gather (*done: the gather last
+ * copied; a unit kept gathered across ops is copied once). What the chain
+ * waits for instead of g. */
+static uint32_t copy_out(builder *b, cursor *k, uint32_t g, uint32_t *done, double bytes,
+			 int16_t layer)
+{
+	const plan_scenario *s = b->s;
+	if (g == UINT32_MAX || s->fw.zero3_gather_copy != PLAN_GATHER_COPY_COMPUTE || *done == g)
+		return g;
+	double secs = plan_zero3_gather_copy_s(s, bytes / plan_zero3_gather_width(s));
+	plan_task t = {sim_time_from_s(secs), k->stage, PLAN_STREAM_COMPUTE,
+		       k->f->dir > 0 ? PLAN_TASK_FWD : PLAN_TASK_BWD, layer, k->mb, 0, 0, 0};
+	*done = g;
+	return plan_graph_add(b->g, &t, &g, 1);
+}
+
+/* The end gather seg i waits for (its copy-out, copy_out), or UINT32_MAX. */
 static uint32_t ends_dep(builder *b, cursor *k, int i)
 {
 	fsdp_state *f = k->f;
 	const seg *x = &k->c->v[i];
 	if (f->nends == 0)
 		return UINT32_MAX;
-	if (b->s->fw.zero3_root == PLAN_ZERO3_ROOT_FLAT)
-		return f->dir > 0 && i == 0 && k->c->ends ? end_gather(b, f, k->stage, 0, k->prev)
-							 : UINT32_MAX;
-	if (x->end == 0 || !end_gathers(b, f, x->end))
+	int p = b->s->fw.zero3_root == PLAN_ZERO3_ROOT_FLAT ? 0 : end_piece(f, x->end);
+	if (b->s->fw.zero3_root == PLAN_ZERO3_ROOT_FLAT ? !(f->dir > 0 && i == 0 && k->c->ends)
+							: x->end == 0 || !end_gathers(b, f, x->end))
 		return UINT32_MAX;
-	return end_gather(b, f, k->stage, end_piece(f, x->end), k->prev);
+	return copy_out(b, k, end_gather(b, f, k->stage, p, k->prev), &f->end_copied[p],
+			f->end[p].param_bytes + f->end[p].sep_param_bytes, -1);
 }
 
 /* Past the stage's last layer (forward) or first (backward): the end the
@@ -336,6 +358,9 @@ static void link_deps(builder *b, cursor *k, int i, uint32_t deps[6])
 		backward_prefetch(b, k);
 	if (f->on && x->layer >= 0 && x->layer != k->cur) {
 		deps[1] = fsdp_gather(b, f, k->stage, x->layer, k->prev);
+		const fsdp_unit *u = build_fsdp_unit(b, f, k->stage, x->layer);
+		deps[1] = copy_out(b, k, deps[1], &f->copied[x->layer],
+				   u->param_bytes + u->sep_param_bytes, x->layer);
 		int next = x->layer + f->dir; /* the prefetch */
 		if (next >= 0 && next < f->layers)
 			fsdp_gather(b, f, k->stage, next, k->prev);

@@ -25,6 +25,11 @@ static const char *const layer_names[] = {"fused", "nanotron", "mpt", "fms", "hf
 static const char *const accum_names[] = {"fused", "kernel", "autograd", "kernel-fp16",
                                            NULL}; /* plan_grad_accum */
 static const char *const zero3_reduce_names[] = {"unit", "bucket", NULL}; /* plan_zero3_reduce */
+static const char *const gather_copy_names[] = {"none", "gather-stream", "compute-stream",
+                                                NULL}; /* plan_gather_copy */
+_Static_assert(PLAN_GATHER_COPY_NONE == 0 && PLAN_GATHER_COPY_DP == 1 &&
+                       PLAN_GATHER_COPY_COMPUTE == 2,
+               "gather_copy_names follows plan_gather_copy");
 static const char *const cp_comm_names[] = {"ring", "all-gather", NULL}; /* plan_cp_comm */
 static const char *const zero3_root_names[] = {"flat", "units", "modules", "none", "step",
                                                 NULL}; /* plan_zero3_root */
@@ -166,10 +171,11 @@ const conf_key plan_framework_keys[] = {
          "ZeRO-3 gathers per layer: even (zero3_gathers of equal size), hf (one per linear "
          "module of the model's Hugging Face code, at its size: model.qkv_modules, the "
          "activation) or megatron (Megatron's four: fused QKV, fused gate/up)"},
-        {"zero3_gather_copy", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+        {"zero3_gather_copy", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "none", gather_copy_names,
          FK(zero3_gather_copy),
-         "ZeRO-3 copies each gathered parameter out of the gather's flat buffer on the "
-         "gather's stream (DeepSpeed's torch.cat; plan_zero3_gather_copy_s)"},
+         "where ZeRO-3 copies each gathered unit out of the gather's flat buffer: none "
+         "(FSDP1 gathers into its flat parameter), gather-stream (DeepSpeed's torch.cat in "
+         "the handle's wait) or compute-stream (FSDP2's copy-out before the unit runs)"},
         {"zero3_reduce", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "unit", zero3_reduce_names,
          FK(zero3_reduce),
          "ZeRO-3 gradient reduce-scatters: unit (after each unit's backward: FSDP) or bucket "

@@ -339,7 +339,9 @@ static void size_gathered(const plan_scenario *s, const sizing *z, mw *w)
 		 * 1 B and 4 / PLAN_QW_GROUP B, an element of the largest gather,
 		 * a module's (plan_zero3_pieces), beside the gathered layers
 		 * (the parameters alone) */
-		double flat = (fw->zero3_gather_copy ? plan_zero3_gather_width(s) : 0) +
+		double flat = (fw->zero3_gather_copy != PLAN_GATHER_COPY_NONE
+		                       ? plan_zero3_gather_width(s)
+		                       : 0) +
 		              (s->plan.zero_qw ? 1.0 + 4.0 / PLAN_QW_GROUP : 0);
 		if (z->p->zero >= 3 && flat > 0 && w->gathered > 0) {
 			double g[PLAN_ZERO3_MAX_PIECES], r[PLAN_ZERO3_MAX_PIECES], top = 0;

@@ -625,8 +625,8 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 	/* a gather's flat buffers ride with the gathered layers (walk) */
 	double qw = x->gathered > 0 ? w->gather_flat : 0;
 	add(o, PLAN_MEM_BUFFERS, qw, "gather buffer",
-	    "the largest module's gather in its flat buffer%s (%s params x %.4g B) until its "
-	    "parameters are copied out",
+	    "the largest gather's flat buffer%s (%s params x %.4g B) until its parameters are "
+	    "copied out",
 	    s->plan.zero_qw ? ", int8 values and fp32 scales under qwZ" : "",
 	    qty(w->gather_elems, a, sizeof a), w->gather_elems > 0 ? qw / w->gather_elems : 0);
 	if (plan_zero3_pp_gathered(s))

@@ -254,6 +254,16 @@ typedef enum { PLAN_REDUCE_BOUNDARY = 0, PLAN_REDUCE_MICROBATCH } plan_reduce;
  * order and reduced when the next tensor would overflow them, the last one
  * after the backward (DeepSpeed's IPG buckets, emit.c ipg_add). */
 typedef enum { PLAN_ZERO3_REDUCE_UNIT = 0, PLAN_ZERO3_REDUCE_BUCKET } plan_zero3_reduce;
+/* Where ZeRO-3 copies a gathered unit out of the gather's flat buffer
+ * ([framework] zero3_gather_copy; plan_zero3_gather_copy_s): nowhere (FSDP1
+ * gathers into its flat parameter), on the gather's stream after it
+ * (DeepSpeed's torch.cat in the handle's wait) or on the compute stream
+ * before the unit runs (FSDP2's foreach_all_gather_copy_out). */
+typedef enum {
+	PLAN_GATHER_COPY_NONE = 0,
+	PLAN_GATHER_COPY_DP,
+	PLAN_GATHER_COPY_COMPUTE
+} plan_gather_copy;
 /* How ZeRO-3 moves the parameters outside the transformer layers, the ends
  * of the model: the embedding, and the head (final norm, output layer,
  * MTP modules) ([framework] zero3_root; emit.c "The ends"):
@@ -425,7 +435,7 @@ typedef struct plan_framework {
 				       * in size; under zero3_modules the model's
 				       * modules instead (plan_zero3_pieces) */
 	int zero3_modules;            /* plan_zero3_split */
-	bool zero3_gather_copy;       /* plan_zero3_gather_copy_s */
+	int zero3_gather_copy;        /* plan_gather_copy */
 	int zero3_reduce;             /* plan_zero3_reduce: per unit (FSDP) or
 				       * in DeepSpeed's IPG buckets of grad_bucket
 				       * elements (emit.c) */
