@@ -260,6 +260,22 @@ static double z3_ends(const plan_scenario *s, const plan_groups *g, const net_gr
  * passes over it (plan_fsdp_reduce_s, 0 for other frameworks): per layer
  * and micro-batch the forward waits for max(0, AG - fwd), the backward for
  * max(0, AG + passes + RS - bwd). */
+/* ZeRO-3 under torch pipelining (plan_zero3_pp_gathered; emit.c
+ * build_fsdp_reduce_after): each layer gathered once, in the step's first
+ * forward through it (the next layer's while this one computes; the
+ * chain's first waits whole), none after; the reduce-scatters (and the
+ * replicas' all-reduce ar) after the last backward, back to back on the DP
+ * stream, exposed (a chunk's overlap with the later chunks' backwards left
+ * out of this pre-screen); the compute beside the gathers at 1 - i, the
+ * larger of that and the gather's excess. What a step exposes, but the
+ * ends. */
+static double z3_kept_step(const plan_scenario *s, const plan_groups *g, const z3_layer *z,
+                           double fwd_l, int layers, double ar)
+{
+	double i = sweep_coll_intf(s, NET_ALLGATHER, &g->shard, z->lw);
+	return layers * (fmax(z->ag - fwd_l, i * fmin(z->ag, fwd_l)) + z->rs + ar) + z->ag;
+}
+
 void sweep_z3_split(const plan_scenario *s, const plan_groups *g, double fwd_l, double bwd_l,
                     int layers, int m, sweep_z3_parts *out)
 {
@@ -290,18 +306,7 @@ void sweep_z3_split(const plan_scenario *s, const plan_groups *g, double fwd_l, 
 	double once, ends = z3_ends(s, g, eg, z.wire, &once), once1 = 0;
 	double ends1 = eg == &g->shard ? ends : z3_ends(s, g, &g->shard, z.wire, &once1);
 	if (plan_zero3_pp_gathered(s) && layers > 0) {
-		/* torch pipelining (emit.c build_fsdp_reduce_after): each layer
-		 * gathered once, in the step's first forward through it (the
-		 * next layer's while this one computes; the chain's first waits
-		 * whole), none after; the reduce-scatters after the last
-		 * backward, back to back on the DP stream, exposed (a chunk's
-		 * overlap with the later chunks' backwards left out of this
-		 * pre-screen); the compute beside the gathers at 1 - i, the larger of
-		 * that and the gather's excess (below) */
-		out->step = layers * (fmax(z.ag - fwd_l, sweep_coll_intf(s, NET_ALLGATHER, &g->shard, z.lw) *
-		                                                 fmin(z.ag, fwd_l)) +
-		                      z.rs + ar) +
-		            z.ag + once + layers * co;
+		out->step = z3_kept_step(s, g, &z, fwd_l, layers, ar) + once + layers * co;
 		return;
 	}
 	bool nosync = plan_zero3_unsharded_acc(s);
