@@ -338,12 +338,14 @@ static void size_gathered(const plan_scenario *s, const sizing *z, mw *w)
 		 * 16-bit flat copy (:1331-1334, 1358-1363, 683-692): w B, and
 		 * 1 B and 4 / PLAN_QW_GROUP B, an element of the largest gather,
 		 * a module's (plan_zero3_pieces), beside the gathered layers
-		 * (the parameters alone) */
+		 * (the parameters alone). Over one rank nothing is gathered:
+		 * DeepSpeed copies each parameter to the device on its own
+		 * (all_gather_coalesced, :1207-1208; NoGatherHandle, :44-62) */
 		double flat = (fw->zero3_gather_copy != PLAN_GATHER_COPY_NONE
 		                       ? plan_zero3_gather_width(s)
 		                       : 0) +
 		              (s->plan.zero_qw ? 1.0 + 4.0 / PLAN_QW_GROUP : 0);
-		if (z->p->zero >= 3 && flat > 0 && w->gathered > 0) {
+		if (z->p->zero >= 3 && flat > 0 && w->gathered > 0 && w->shards > 1) {
 			double g[PLAN_ZERO3_MAX_PIECES], r[PLAN_ZERO3_MAX_PIECES], top = 0;
 			int n = plan_zero3_pieces(s, g, r);
 			for (int k = 0; k < n; k++)

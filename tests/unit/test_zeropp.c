@@ -256,6 +256,35 @@ static void test_gather_copy(void)
 	CHECK_NEAR(mb[PLAN_MEM_BUFFERS] - ma[PLAN_MEM_BUFFERS], bud.layer_max * 2, 1e-9);
 	CHECK_NEAR(mc[PLAN_MEM_BUFFERS] - ma[PLAN_MEM_BUFFERS], bud.layer_max * (3 + 4.0 / 8000),
 	           1e-9);
+	/* over one rank nothing is gathered (DeepSpeed's NoGatherHandle copies
+	 * each offloaded parameter to the device alone): no flat buffer */
+	{
+		const char *o[NBASE + 5];
+		int k = 0;
+		for (int j = 0; j < NBASE; j++)
+			o[k++] = base[j];
+		o[2] = "parallel.dp=1";
+		o[k++] = "cluster.nodes=1", o[k++] = "node.gpus=1";
+		o[k++] = "parallel.offload_params=cpu", o[k++] = "framework.runs_offload_params=true";
+		plan_scenario *d = NULL, *e = NULL;
+		sim_diag *dg = sim_diag_new();
+		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", o, k, dg, &d), SIM_OK);
+		o[k++] = "framework.zero3_gather_copy=gather-stream";
+		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", o, k, dg, &e), SIM_OK);
+		sim_diag_print(dg, stderr);
+		sim_diag_free(dg);
+		if (d && e) {
+			double md[PLAN_MEM_COUNT], me[PLAN_MEM_COUNT];
+			plan_memory(d, 0, md);
+			plan_memory(e, 0, me);
+			CHECK(md[PLAN_MEM_BUFFERS] > 0);
+			CHECK_NEAR(me[PLAN_MEM_BUFFERS], md[PLAN_MEM_BUFFERS], 1e-12);
+		} else {
+			CHECK(false);
+		}
+		plan_scenario_free(d);
+		plan_scenario_free(e);
+	}
 	exec_result ra, rb;
 	sweep_estimate ea, eb;
 	sweep_estimate_plan(a, &ea);
