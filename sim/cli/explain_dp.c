@@ -335,6 +335,33 @@ static void zero3_zeropp_why(FILE *o, const plan_scenario *s)
 
 /* dp_why under ZeRO-3: its gathers, and DeepSpeed's buckets where it has
  * them. */
+/* zero3_why's paragraph on the copy of each gathered unit out of the
+ * gather's flat buffer ([framework] zero3_gather_copy): where it runs and
+ * what one layer's costs. */
+static void zero3_copy_why(FILE *o, const plan_scenario *s)
+{
+	int mode = s->fw.zero3_gather_copy;
+	if (mode == PLAN_GATHER_COPY_NONE)
+		return;
+	double unit, sep, ga[PLAN_ZERO3_MAX_PIECES], gr[PLAN_ZERO3_MAX_PIECES];
+	plan_zero3_layer(s, 0, &unit, &sep, ga, gr);
+	char a[32], z[600];
+	snprintf(z, sizeof z,
+	         "Each gather lands in a flat buffer and its parameters are then copied out of it "
+	         "(framework zero3_gather_copy = %s), every element read and written once: %s a "
+	         "layer and gather%s, %s.",
+	         mode == PLAN_GATHER_COPY_DP ? "gather-stream" : "compute-stream",
+	         explain_unit(plan_zero3_gather_copy_s(s, unit + sep), SIM_UNIT_TIME, a, sizeof a),
+	         plan_zero3_pp_gathered(s) ? " (once a step here: the layers stay gathered)" : "",
+	         mode == PLAN_GATHER_COPY_DP
+	                 ? "on the DP stream after the gather (DeepSpeed's torch.cat in the "
+	                   "handle's wait): hidden as far as the gathers are"
+	                 : "on the compute stream before the layer runs (FSDP2's copy-out in "
+	                   "wait_for_unshard): exposed, unless the compute stream waits for a "
+	                   "gather anyway");
+	explain_why(o, z);
+}
+
 static void zero3_why(FILE *o, const plan_scenario *s)
 {
 	char a[32], b1[32], b2[32], b3[32], z[1024];
@@ -375,6 +402,7 @@ static void zero3_why(FILE *o, const plan_scenario *s)
 		         "only the waits are exposed, and the optimizer step, which waits for the "
 		         "last layer's reduction; there is no single all-reduce to compare.");
 	explain_why(o, z);
+	zero3_copy_why(o, s);
 	zero3_zeropp_why(o, s);
 	zero3_ends_why(o, s);
 	zero3_host_why(o, s);
