@@ -238,11 +238,13 @@ static void zero3_ends_why(FILE *o, const plan_scenario *s)
 	case PLAN_ZERO3_ROOT_MODULES:
 		snprintf(z, sizeof z,
 		         "The ends (framework zero3_root = modules): the embedding (%s) and the head "
-		         "(%s, a tied embedding's weight gathered again for the output layer) are "
-		         "gathered before their forward as every module; the embedding again before "
-		         "its backward, the head kept to it, its next use within the reuse distance; "
-		         "their gradients go to the buckets.",
-		         e, h);
+		         "(%s%s) are gathered before their forward as every module; the embedding "
+		         "again before its backward, the head kept to it, its next use within the "
+		         "reuse distance; their gradients go to the buckets.",
+		         e, h,
+		         s->model.untied_embeddings
+		                 ? ""
+		                 : ", a tied embedding's weight gathered again for the output layer");
 		break;
 	case PLAN_ZERO3_ROOT_STEP:
 		snprintf(z, sizeof z,
