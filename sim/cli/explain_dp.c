@@ -335,8 +335,6 @@ static void zero3_zeropp_why(FILE *o, const plan_scenario *s)
 	explain_why(o, z);
 }
 
-/* dp_why under ZeRO-3: its gathers, and DeepSpeed's buckets where it has
- * them. */
 /* zero3_why's paragraph on the copy of each gathered unit out of the
  * gather's flat buffer ([framework] zero3_gather_copy): where it runs and
  * what one layer's costs. */
@@ -364,6 +362,8 @@ static void zero3_copy_why(FILE *o, const plan_scenario *s)
 	explain_why(o, z);
 }
 
+/* dp_why under ZeRO-3: its gathers, and DeepSpeed's buckets where it has
+ * them. */
 static void zero3_why(FILE *o, const plan_scenario *s)
 {
 	char a[32], b1[32], b2[32], b3[32], z[1024];

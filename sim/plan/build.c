@@ -444,16 +444,17 @@ static void fsdp_setup(const plan_scenario *s, builder *b, int lmax, int lps)
 		.dir = 1,
 		.rs_last = UINT32_MAX,
 		.layers = lmax,
-		.gather = malloc((size_t)(lps + 2) * sizeof(uint32_t)),
+		.gather = malloc((size_t)(lps + 2) * 2 * sizeof(uint32_t)),
 		.wire = plan_zero3_wire_bytes(s) / gbytes,
 		.kept = plan_zero3_pp_gathered(s),
 		.pend = malloc((size_t)(lps + 2) * sizeof(int16_t))};
-	if (b->fsdp.gather) /* the ends' two slots */
+	if (b->fsdp.gather) { /* the ends' two slots; then the copy-outs' */
 		b->fsdp.end_gather = b->fsdp.gather + lps;
-	b->fsdp.copied = malloc((size_t)(lps + 2) * sizeof(uint32_t));
-	for (int i = 0; b->fsdp.copied && i < lps + 2; i++)
-		b->fsdp.copied[i] = UINT32_MAX;
-	b->fsdp.end_copied = b->fsdp.copied ? b->fsdp.copied + lps : NULL;
+		b->fsdp.copied = b->fsdp.gather + lps + 2;
+		b->fsdp.end_copied = b->fsdp.copied + lps;
+		for (int i = 0; i < lps + 2; i++)
+			b->fsdp.copied[i] = UINT32_MAX;
+	}
 	/* a dense layer's unit and an MoE layer's (the model's first of each) */
 	int rep[2] = {-1, -1};
 	for (int l = 0; l < s->model.layers; l++) {
@@ -543,8 +544,7 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	uint32_t *layer_end = calloc((size_t)p->pp * (size_t)lps, 4);
 	uint32_t *dp_ids = calloc((size_t)p->pp * dp_slots(s, lps), 4);
 	int rc = plan_netflow_open(s, &b.flow) == SIM_OK ? SIM_ENOMEM : SIM_EINVAL;
-	if (rc == SIM_ENOMEM && b.g && chains && b.fsdp.gather && b.fsdp.copied && b.fsdp.pend &&
-	    ids.first_f &&
+	if (rc == SIM_ENOMEM && b.g && chains && b.fsdp.gather && b.fsdp.pend && ids.first_f &&
 	    ids.first_b && ids.send_f && ids.send_b && ids.pred_f && ids.pred_b && ids.last_bwd &&
 	    ids.emb_sync && ids.norm_sync && ids.next_f && ids.sync_at && layer_end && dp_ids) {
 		for (size_t i = 0; i < pm; i++)
@@ -575,7 +575,6 @@ int plan_build_why(const plan_scenario *s, plan_graph **out, char *why, size_t l
 	free(ids.last_bwd), free(ids.emb_sync), free(ids.norm_sync), free(layer_end), free(dp_ids);
 	build_chains_close(&b);
 	free(b.fsdp.gather);
-	free(b.fsdp.copied);
 	free(b.fsdp.pend);
 	if (rc != SIM_OK) {
 		plan_graph_free(b.g);

@@ -20,9 +20,8 @@ typedef struct mw {
 	double secondary; /* ZeRO++ hpZ's secondary shard (memsize.c size_weights) */
 	/* forward and backward */
 	double gathered, cache;
-	double gather_flat;  /* ZeRO-3: one gather's flat buffer (DeepSpeed's), under
-	                      * qwZ with its int8 buffer and scales (memsize.c) */
-	double gather_elems; /* ... the elements of that gather */
+	double gather_flat; /* ZeRO-3: the largest gather's flat buffers
+	                     * (mem_gather_flat_width an element; memsize.c) */
 	/* per chunk and micro-batch */
 	double *act;     /* kept per chunk (activations + K/V + mask) */
 	double *gc;      /* gradients a chunk's first backward leaves */
@@ -54,6 +53,9 @@ void mem_size_stage(const plan_scenario *s, int stage, mw *w);
  * starts (torchtitan's and DeepSpeed's ends; memsize.c root_gathered), with
  * the ends' gathered elements (plan_zero3_ends) in ends. */
 bool mem_embedding_released(const plan_scenario *s, int stage, double ends[2]);
+/* Bytes an element of a ZeRO-3 gather's flat buffers: DeepSpeed's or
+ * FSDP2's 16-bit one, qwZ's int8 one and its scales (memsize.c). */
+double mem_gather_flat_width(const plan_scenario *s);
 /* ZeRO-3's layers gathered at the peak (memsize.c). */
 int mem_gathered_layers(const plan_scenario *s, int stage);
 

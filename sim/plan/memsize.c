@@ -310,6 +310,15 @@ int mem_gathered_layers(const plan_scenario *s, int stage)
 	return nl < layers ? nl : layers;
 }
 
+/* Bytes an element of a ZeRO-3 gather's flat buffers (mem_int.h): the
+ * gather's width where the framework copies out of one
+ * (zero3_gather_copy), and qwZ's int8 value and share of an fp32 scale. */
+double mem_gather_flat_width(const plan_scenario *s)
+{
+	return (s->fw.zero3_gather_copy != PLAN_GATHER_COPY_NONE ? plan_zero3_gather_width(s) : 0) +
+	       (s->plan.zero_qw ? 1.0 + 4.0 / PLAN_QW_GROUP : 0);
+}
+
 /* What the forward and backward add to the weights: ZeRO-3's gathered
  * layers, autocast's cache of 16-bit casts. */
 static void size_gathered(const plan_scenario *s, const sizing *z, mw *w)
@@ -341,17 +350,13 @@ static void size_gathered(const plan_scenario *s, const sizing *z, mw *w)
 		 * (the parameters alone). Over one rank nothing is gathered:
 		 * DeepSpeed copies each parameter to the device on its own
 		 * (all_gather_coalesced, :1207-1208; NoGatherHandle, :44-62) */
-		double flat = (fw->zero3_gather_copy != PLAN_GATHER_COPY_NONE
-		                       ? plan_zero3_gather_width(s)
-		                       : 0) +
-		              (s->plan.zero_qw ? 1.0 + 4.0 / PLAN_QW_GROUP : 0);
+		double flat = mem_gather_flat_width(s);
 		if (z->p->zero >= 3 && flat > 0 && w->gathered > 0 && w->shards > 1) {
 			double g[PLAN_ZERO3_MAX_PIECES], r[PLAN_ZERO3_MAX_PIECES], top = 0;
 			int n = plan_zero3_pieces(s, g, r);
 			for (int k = 0; k < n; k++)
 				top = g[k] > top ? g[k] : top;
 			w->gather_flat = b->layer_max * top * flat;
-			w->gather_elems = b->layer_max * top;
 		}
 	}
 	/* autocast's 16-bit copies of fp32 weights it casts, cleared before the

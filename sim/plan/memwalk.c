@@ -16,9 +16,9 @@
  *                tp_comm_overlap), PyTorch's cuBLAS workspaces (one per
  *                thread and stream that runs its GEMMs)
  *   forward and  ZeRO-3's gathered layers (gathered_layers of the largest)
- *   backward     and unsharded embedding and output layer, DeepSpeed's flat
- *                buffer of the largest gather (with qwZ's int8 one,
- *                memsize.c); FSDP
+ *   backward     and unsharded embedding and output layer, the flat buffer
+ *                of the largest gather (DeepSpeed's, FSDP2's, qwZ's int8
+ *                one; memsize.c); FSDP
  *                SHARD_GRAD_OP's unsharded copy of every layer
  *   forward      under autocast over unsharded fp32 weights, autocast's cache
  *                of their 16-bit casts (2 B per trainable parameter; the
@@ -628,7 +628,7 @@ static void moment_terms(const mw *w, const cand *x, plan_mem_peak *o)
 	    "the largest gather's flat buffer%s (%s params x %.4g B) until its parameters are "
 	    "copied out",
 	    s->plan.zero_qw ? ", int8 values and fp32 scales under qwZ" : "",
-	    qty(w->gather_elems, a, sizeof a), w->gather_elems > 0 ? qw / w->gather_elems : 0);
+	    qty(qw > 0 ? qw / mem_gather_flat_width(s) : 0, a, sizeof a), mem_gather_flat_width(s));
 	if (plan_zero3_pp_gathered(s))
 		add(o, PLAN_MEM_BUFFERS, x->gathered - qw, "gathered weights",
 		    "ZeRO-3 under torch pipelining keeps every layer of the stage unsharded from "

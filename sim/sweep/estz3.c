@@ -222,14 +222,14 @@ static double z3_bucket_tail(const plan_scenario *s, const plan_groups *g, int l
  * step's gathers once a step, its reductions as units'. The prefetched
  * ones, the head's in the forward and, under modules and units, the
  * embedding's again before its backward, hide behind the compute of the
- * layer they are issued beside (fslack: a layer's forward; bslack: its
+ * layer they are issued beside (fwin: a layer's forward; bwin: its
  * backward less the reduce-scatter queued before them), their excess
  * exposed (the quickstart's 1.7B under deepspeed, dp 16 on one 100 Gb/s
  * NIC a node, one sequence a micro-batch: 3 gathers of 19 ms a
  * micro-batch on the graph's saturated DP stream, 1 counted before; the
  * step 5.5 -> 0.9 % under the simulated one). */
 static double z3_ends(const plan_scenario *s, const plan_groups *g, const net_group *grp,
-                      double wire, double fslack, double bslack, double *once)
+                      double wire, double fwin, double bwin, double *once)
 {
 	double wb = plan_zero3_gather_width(s), worst = 0;
 	double n = g->shard.size > 1 ? g->shard.size : 1, gbytes = plan_grad_bytes(s);
@@ -258,7 +258,7 @@ static double z3_ends(const plan_scenario *s, const plan_groups *g, const net_gr
 		 * embedding's again in the backward */
 		bool two = np == 2 && (mode == PLAN_ZERO3_ROOT_MODULES || mode == PLAN_ZERO3_ROOT_UNITS);
 		if (two)
-			gather += fmax(0, ag[1] - fslack) + fmax(0, ag[0] - bslack);
+			gather += fmax(0, ag[1] - fwin) + fmax(0, ag[0] - bwin);
 		if (g1 || nosync)
 			*once = fmax(*once, (g1 ? gather : 0) + (kept || nosync ? reduce : 0));
 		worst = fmax(worst, (g1 ? 0 : gather) + (kept || nosync ? 0 : reduce));
@@ -266,14 +266,6 @@ static double z3_ends(const plan_scenario *s, const plan_groups *g, const net_gr
 	return worst;
 }
 
-/* ZeRO-3 / FSDP's exposed data-parallel time (dp_exposed), as plan_build's
- * fsdp_gather: each layer's parameters are gathered before its forward and
- * again before its backward (its pieces' collectives back to back on the DP
- * stream), the next layer's while this one computes, and its gradient
- * reduce-scattered after its backward on the same stream, after FSDP1's
- * passes over it (plan_fsdp_reduce_s, 0 for other frameworks): per layer
- * and micro-batch the forward waits for max(0, AG - fwd), the backward for
- * max(0, AG + passes + RS - bwd). */
 /* ZeRO-3 under torch pipelining (plan_zero3_pp_gathered; emit.c
  * build_fsdp_reduce_after): each layer gathered once, in the step's first
  * forward through it (the next layer's while this one computes; the
@@ -290,6 +282,14 @@ static double z3_kept_step(const plan_scenario *s, const plan_groups *g, const z
 	return layers * (fmax(z->ag - fwd_l, i * fmin(z->ag, fwd_l)) + z->rs + ar) + z->ag;
 }
 
+/* ZeRO-3 / FSDP's exposed data-parallel time (dp_exposed), as plan_build's
+ * fsdp_gather: each layer's parameters are gathered before its forward and
+ * again before its backward (its pieces' collectives back to back on the DP
+ * stream), the next layer's while this one computes, and its gradient
+ * reduce-scattered after its backward on the same stream, after FSDP1's
+ * passes over it (plan_fsdp_reduce_s, 0 for other frameworks): per layer
+ * and micro-batch the forward waits for max(0, AG - fwd), the backward for
+ * max(0, AG + passes + RS - bwd). */
 void sweep_z3_split(const plan_scenario *s, const plan_groups *g, double fwd_l, double bwd_l,
                     int layers, int m, sweep_z3_parts *out)
 {
@@ -317,9 +317,9 @@ void sweep_z3_split(const plan_scenario *s, const plan_groups *g, double fwd_l, 
 	/* ZeRO++ hpZ: the ends' gathers over the hpZ group but in the step's
 	 * first forward (the difference once a step, below) */
 	const net_group *eg = g->hpz.size > 1 ? &g->hpz : &g->shard;
-	double fs = fwd_l, bs = fmax(0, bwd_l - z.rs);
-	double once, ends = z3_ends(s, g, eg, z.wire, fs, bs, &once), once1 = 0;
-	double ends1 = eg == &g->shard ? ends : z3_ends(s, g, &g->shard, z.wire, fs, bs, &once1);
+	double bwin = fmax(0, bwd_l - z.rs);
+	double once, ends = z3_ends(s, g, eg, z.wire, fwd_l, bwin, &once), once1 = 0;
+	double ends1 = eg == &g->shard ? ends : z3_ends(s, g, &g->shard, z.wire, fwd_l, bwin, &once1);
 	if (plan_zero3_pp_gathered(s) && layers > 0) {
 		out->step = z3_kept_step(s, g, &z, fwd_l, layers, ar) + once + layers * co;
 		return;

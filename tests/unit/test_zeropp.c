@@ -55,18 +55,17 @@ static const char *const base[NBASE] = {"parallel.pp=1",
 					"node.nics=1",
 					"node.nic_bw=100Gb/s"};
 
-/* The quickstart under base plus up to two more overrides; NULL (and the
- * diagnostics in *why, when given) if it does not load. */
-static plan_scenario *load2(const char *a, const char *b, char *why, size_t n)
+/* The quickstart under base plus the nm overrides of more (at most 8; a
+ * later one wins); NULL (and the diagnostics in *why, when given) if it
+ * does not load. */
+static plan_scenario *loadv(const char *const *more, int nm, char *why, size_t n)
 {
-	const char *o[NBASE + 2];
+	const char *o[NBASE + 8];
 	int k = 0;
 	for (int i = 0; i < NBASE; i++)
 		o[k++] = base[i];
-	if (a)
-		o[k++] = a;
-	if (b)
-		o[k++] = b;
+	for (int i = 0; i < nm && i < 8; i++)
+		o[k++] = more[i];
 	sim_diag *d = sim_diag_new();
 	plan_scenario *s = NULL;
 	int rc = plan_scenario_load("scenarios/quickstart.ini", o, k, d, &s);
@@ -90,11 +89,40 @@ static plan_scenario *load2(const char *a, const char *b, char *why, size_t n)
 	return s;
 }
 
+/* loadv with up to two overrides (NULL: none). */
+static plan_scenario *load2(const char *a, const char *b, char *why, size_t n)
+{
+	const char *more[2];
+	int k = 0;
+	if (a)
+		more[k++] = a;
+	if (b)
+		more[k++] = b;
+	return loadv(more, k, why, n);
+}
+
+/* loadv, checked to load. */
+static plan_scenario *loadn(const char *const *more, int nm)
+{
+	plan_scenario *s = loadv(more, nm, NULL, 0);
+	CHECK(s != NULL);
+	return s;
+}
+
 static plan_scenario *load(const char *a, const char *b)
 {
 	plan_scenario *s = load2(a, b, NULL, 0);
 	CHECK(s != NULL);
 	return s;
+}
+
+/* Stage 0's compute-stream tasks. */
+static int compute_tasks(const plan_graph *g)
+{
+	int n = 0;
+	for (size_t i = 0; i < g->ntasks; i++)
+		n += g->tasks[i].rank == 0 && g->tasks[i].stream == PLAN_STREAM_COMPUTE;
+	return n;
 }
 
 /* Stage 0's DP tasks: all, and those moving nothing through a NIC. */
@@ -259,20 +287,13 @@ static void test_gather_copy(void)
 	/* over one rank nothing is gathered (DeepSpeed's NoGatherHandle copies
 	 * each offloaded parameter to the device alone): no flat buffer */
 	{
-		const char *o[NBASE + 5];
-		int k = 0;
-		for (int j = 0; j < NBASE; j++)
-			o[k++] = base[j];
-		o[2] = "parallel.dp=1";
-		o[k++] = "cluster.nodes=1", o[k++] = "node.gpus=1";
-		o[k++] = "parallel.offload_params=cpu", o[k++] = "framework.runs_offload_params=true";
-		plan_scenario *d = NULL, *e = NULL;
-		sim_diag *dg = sim_diag_new();
-		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", o, k, dg, &d), SIM_OK);
-		o[k++] = "framework.zero3_gather_copy=gather-stream";
-		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", o, k, dg, &e), SIM_OK);
-		sim_diag_print(dg, stderr);
-		sim_diag_free(dg);
+		const char *one[] = {"parallel.dp=1",
+				     "cluster.nodes=1",
+				     "node.gpus=1",
+				     "parallel.offload_params=cpu",
+				     "framework.runs_offload_params=true",
+				     "framework.zero3_gather_copy=gather-stream"};
+		plan_scenario *d = loadn(one, 5), *e = loadn(one, 6);
 		if (d && e) {
 			double md[PLAN_MEM_COUNT], me[PLAN_MEM_COUNT];
 			plan_memory(d, 0, md);
@@ -318,20 +339,15 @@ static void test_copy_out(void)
 	const char *cc = "framework.zero3_gather_copy=compute-stream";
 	plan_scenario *sc[4] = {NULL};
 	plan_graph *ga = NULL, *gb = NULL;
-	sim_diag *dg = sim_diag_new();
 	for (int i = 0; i < 4; i++) {
-		const char *o[NBASE + 3];
+		const char *more[3];
 		int k = 0;
-		for (int j = 0; j < NBASE; j++)
-			o[k++] = base[j];
 		if (i & 1)
-			o[k++] = cc;
+			more[k++] = cc;
 		if (i & 2)
-			o[k++] = "node.nics=8", o[k++] = "node.nic_bw=200Gb/s";
-		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", o, k, dg, &sc[i]), SIM_OK);
+			more[k++] = "node.nics=8", more[k++] = "node.nic_bw=200Gb/s";
+		sc[i] = loadn(more, k);
 	}
-	sim_diag_print(dg, stderr);
-	sim_diag_free(dg);
 	if (!sc[0] || !sc[1] || !sc[2] || !sc[3] || plan_build(sc[0], &ga) != SIM_OK ||
 	    plan_build(sc[1], &gb) != SIM_OK) {
 		CHECK(false);
@@ -343,16 +359,28 @@ static void test_copy_out(void)
 	double unit, sep, g1[PLAN_ZERO3_MAX_PIECES], g2[PLAN_ZERO3_MAX_PIECES];
 	plan_zero3_layer(sc[1], 0, &unit, &sep, g1, g2);
 	double copy = hw_mem_time(&sc[1]->gpu, unit * 4);
-	int na = 0, nb = 0, first = -1;
-	for (size_t i = 0; i < ga->ntasks; i++)
-		na += ga->tasks[i].rank == 0 && ga->tasks[i].stream == PLAN_STREAM_COMPUTE;
-	for (size_t i = 0; i < gb->ntasks; i++)
-		if (gb->tasks[i].rank == 0 && gb->tasks[i].stream == PLAN_STREAM_COMPUTE) {
-			nb++;
-			if (first < 0 && gb->tasks[i].layer == 0)
-				first = (int)i;
-		}
-	CHECK_INT(nb - na, 96);
+	int first = -1;
+	for (size_t i = 0; i < gb->ntasks && first < 0; i++)
+		if (gb->tasks[i].rank == 0 && gb->tasks[i].stream == PLAN_STREAM_COMPUTE &&
+		    gb->tasks[i].layer == 0)
+			first = (int)i;
+	CHECK_INT(compute_tasks(gb) - compute_tasks(ga), 96);
+	/* with the ends as units (zero3_root = units: the tied embedding and
+	 * head one unit on this one stage, gathered before each micro-batch's
+	 * forward and kept to its backward) their gather's copy-out too: 96 + 2 */
+	{
+		const char *u[] = {"framework.zero3_root=units", cc};
+		plan_scenario *x = loadn(u, 1), *y = loadn(u, 2);
+		plan_graph *gx = NULL, *gy = NULL;
+		if (x && y && plan_build(x, &gx) == SIM_OK && plan_build(y, &gy) == SIM_OK)
+			CHECK_INT(compute_tasks(gy) - compute_tasks(gx), 98);
+		else
+			CHECK(false);
+		plan_graph_free(gx);
+		plan_graph_free(gy);
+		plan_scenario_free(x);
+		plan_scenario_free(y);
+	}
 	if (first >= 0) {
 		CHECK_NEAR(sim_time_to_s(gb->tasks[first].dur), copy, 1e-6);
 		CHECK_INT(gb->tasks[first].kind, PLAN_TASK_FWD);
@@ -395,25 +423,13 @@ out:
  * stage3.py:1385): the same graph. */
 static void test_qgz(void)
 {
-	const char *more[] = {"framework.zero3_reduce=bucket", "framework.zero3_modules=hf"};
-	plan_scenario *a = NULL, *b = NULL, *c = NULL, *d = NULL;
-	{
-		const char *o[NBASE + 5];
-		int k = 0;
-		for (int i = 0; i < NBASE; i++)
-			o[k++] = base[i];
-		o[k++] = more[0], o[k++] = more[1], o[k++] = "parallel.bucket_size=100GB";
-		sim_diag *dg = sim_diag_new();
-		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", o, k, dg, &a), SIM_OK);
-		o[k++] = "parallel.zero_quantized_gradients=true";
-		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", o, k, dg, &b), SIM_OK);
-		o[k - 1] = "cluster.nodes=1", o[2] = "parallel.dp=8";
-		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", o, k, dg, &c), SIM_OK);
-		o[k++] = "parallel.zero_quantized_gradients=true";
-		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", o, k, dg, &d), SIM_OK);
-		sim_diag_print(dg, stderr);
-		sim_diag_free(dg);
-	}
+	const char *two[] = {"framework.zero3_reduce=bucket", "framework.zero3_modules=hf",
+			     "parallel.bucket_size=100GB", "parallel.zero_quantized_gradients=true"};
+	const char *one[] = {"framework.zero3_reduce=bucket", "framework.zero3_modules=hf",
+			     "parallel.bucket_size=100GB", "cluster.nodes=1", "parallel.dp=8",
+			     "parallel.zero_quantized_gradients=true"};
+	plan_scenario *a = loadn(two, 3), *b = loadn(two, 4), *c = loadn(one, 5),
+		      *d = loadn(one, 6);
 	plan_graph *ga = NULL, *gb = NULL, *gc = NULL, *gd = NULL;
 	if (!a || !b || !c || !d || plan_build(a, &ga) != SIM_OK || plan_build(b, &gb) != SIM_OK ||
 	    plan_build(c, &gc) != SIM_OK || plan_build(d, &gd) != SIM_OK) {
@@ -462,24 +478,18 @@ out:
  * 7 % (0.932 s against 0.915 simulated). */
 static void test_qgz_fallback(void)
 {
-	const char *o[NBASE + 8];
-	int k = 0;
-	for (int i = 0; i < NBASE; i++)
-		o[k++] = base[i];
-	o[2] = "parallel.dp=40";
-	o[k++] = "framework.zero3_reduce=bucket", o[k++] = "framework.zero3_modules=hf";
-	o[k++] = "parallel.bucket_size=100GB", o[k++] = "cluster.nodes=5";
-	o[k++] = "parallel.global_batch=160";
+	const char *more[8] = {"parallel.dp=40", "framework.zero3_reduce=bucket",
+			       "framework.zero3_modules=hf", "parallel.bucket_size=100GB",
+			       "cluster.nodes=5", "parallel.global_batch=160"};
 	plan_scenario *sc[4] = {NULL};
 	plan_graph *g[4] = {NULL};
-	sim_diag *dg = sim_diag_new();
 	for (int i = 0; i < 4; i++) {
-		int n = k;
+		int n = 6;
 		if (i & 1)
-			o[n++] = "parallel.zero_quantized_gradients=true";
+			more[n++] = "parallel.zero_quantized_gradients=true";
 		if (i & 2)
-			o[n++] = "model.ffn=9600";
-		CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", o, n, dg, &sc[i]), SIM_OK);
+			more[n++] = "model.ffn=9600";
+		sc[i] = loadn(more, n);
 		if (!sc[i] || plan_build(sc[i], &g[i]) != SIM_OK)
 			goto out;
 	}
@@ -499,8 +509,6 @@ static void test_qgz_fallback(void)
 	} else
 		CHECK(false);
 out:
-	sim_diag_print(dg, stderr);
-	sim_diag_free(dg);
 	for (int i = 0; i < 4; i++) {
 		CHECK(g[i] != NULL);
 		plan_graph_free(g[i]);
