@@ -371,9 +371,16 @@ void sweep_z3_split(const plan_scenario *s, const plan_groups *g, double fwd_l, 
 	double el = s->fw.zero3_sync ? 0 : z.rs + ar;
 	/* and the compute beside every gather and reduction runs at 1 - i (the
 	 * GPU's interference, as the replay charges it), for as long as they run
-	 * hidden behind it: the shard group's collectives at its channels'
+	 * hidden behind it: the gathers' group's collectives at its channels'
 	 * share, the replicas' all-reduce at its own (one rank a node: few
-	 * channels, plan_comm_scale) */
+	 * channels, plan_comm_scale). Under ZeRO++ hpZ every gather but the
+	 * step's first forward's runs over the node's hpZ group, on the node's
+	 * channels (24 inside a DGX A100: ia), not the shard group's few
+	 * across nodes (i), which the reductions beside the backward keep (the
+	 * quickstart's 1.7B at dp 16 with hpZ, qwZ and qgZ, one 100 Gb/s NIC a
+	 * node, one sequence a micro-batch: 4.4 % under the simulated step with
+	 * the shard group's share for the gathers, 2.0 % with the node's); the
+	 * step's first forward gathers over the shard group (pf1) */
 	double hid = fmin(2 * z.ag + ebs, fwd_l + bwd_l);
 	double hid_ar = fmin(ar_mb, fwd_l + bwd_l - hid);
 	double shard_b = z.lg * z.wire / (g->shard.size > 1 ? g->shard.size : 1);
@@ -385,6 +392,7 @@ void sweep_z3_split(const plan_scenario *s, const plan_groups *g, double fwd_l, 
 	 * two counted the interference twice there: torchtitan's ZeRO-3 at tp
 	 * 2, dp 8, one sequence a micro-batch, 10 % over the simulated step) */
 	double i = sweep_coll_intf(s, NET_ALLGATHER, &g->shard, z.lw);
+	double ia = g->hpz.size > 1 ? sweep_coll_intf(s, NET_ALLGATHER, &g->hpz, z.lw) : i;
 	/* ZeRO-Infinity's copies (z.cp, z.cg; 0 otherwise): a layer's gather
 	 * waits for its shard's copy, issued with the prefetch as the layer
 	 * before starts, and where the copies outlast the compute they run back
@@ -394,9 +402,10 @@ void sweep_z3_split(const plan_scenario *s, const plan_groups *g, double fwd_l, 
 	 * stream's chain (llama2-13b-zero-offload.ini at ZeRO-3 with the
 	 * parameters on NVMe, one sequence a micro-batch: 10.7 % under the
 	 * simulated step without them; no interference from the copies) */
-	double pf = fmax(fmax(z.cp, z.ag) - fwd_l, i * fmin(z.ag, fwd_l));
-	double pb = fmax(fmax(z.ag + eb, z.cp + z.cg) - bwd_l, i * fmin(z.ag + ebs, bwd_l));
-	double pl = fmax(fmax(z.ag + el, z.cp + z.cg) - bwd_l, i * fmin(z.ag + ebs, bwd_l));
+	double ib = ia * fmin(z.ag, bwd_l) + i * fmin(ebs, fmax(0, bwd_l - z.ag));
+	double pf = fmax(fmax(z.cp, z.ag) - fwd_l, ia * fmin(z.ag, fwd_l));
+	double pb = fmax(fmax(z.ag + eb, z.cp + z.cg) - bwd_l, ib);
+	double pl = fmax(fmax(z.ag + el, z.cp + z.cg) - bwd_l, ib);
 	/* the buckets' hold-ups beyond what the averaged chain's excess
 	 * counts already, every micro-batch that reduces (z3_bucket_tail);
 	 * under zero3_sync every gather waits for the device anyway (hx) */

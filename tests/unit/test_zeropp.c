@@ -184,8 +184,10 @@ static void test_hpz(void)
 	sweep_estimate_plan(b, &eb);
 	CHECK(eb.dp_s < ea.dp_s);
 	/* and within 5 % of the simulated step (tools/prescreen-audit's "zero++
-	 * on a slow fabric" space: 1.4 % mean, 4.4 % worst, the three options
-	 * together at one sequence a micro-batch) */
+	 * on a slow fabric" space: 1.1 % mean, 2.4 % worst; the compute beside
+	 * hpZ's gathers slowed at the node's channels' share and beside the
+	 * reductions at the shard group's, estz3.c: charging the node's share
+	 * on both put this plan 10 % over) */
 	CHECK_NEAR(eb.step_s, rb.step_s, 0.05);
 out:
 	plan_graph_free(ga);
