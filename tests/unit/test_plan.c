@@ -443,7 +443,14 @@ static void test_host_bound(void)
  *  - first 3 and last 5 of 24 layers on pp 4: the two middle stages split the
  *    other 16 as 8 + 8;
  *  - 24 layers on pp 5 have no even split; first 4 + last 4 leaves 16 for 3
- *    stages, not even either. */
+ *    stages, not even either;
+ *  - under uneven_split = end-stages, 24 layers on pp 5: (24 + 2) units, 5
+ *    a stage and one more on stage 1: 4, 6, 5, 5, 4; 105 layers on pp 56:
+ *    (105 + 2) / 56 = 1 unit a stage would leave both end stages without a
+ *    layer (0, 2 x 51, 1 x 3, 0), which Megatron-Core cannot run, so the
+ *    ends take what k equal middle stages leave, at least one each: k = 1
+ *    is the only k that leaves them any (105 - 54 = 51 = 26 + 25), the
+ *    first the larger with the embedding beside it: 26, 1 x 54, 25. */
 static void test_layout(void)
 {
 	int v[64];
@@ -464,6 +471,20 @@ static void test_layout(void)
 	CHECK(plan_layout(&p, 24, v) != NULL);
 	p.first_stage_layers = p.last_stage_layers = 4;
 	CHECK(plan_layout(&p, 24, v) != NULL);
+	p = (plan_spec){.pp = 5, .vpp = 1, .uneven = PLAN_UNEVEN_END_STAGES};
+	CHECK(plan_layout(&p, 24, v) == NULL);
+	CHECK(v[0] == 4 && v[1] == 6 && v[2] == 5 && v[3] == 5 && v[4] == 4);
+	int w[56];
+	p.pp = 56;
+	CHECK(plan_layout(&p, 105, w) == NULL);
+	sum = 0;
+	for (int i = 0; i < 56; i++)
+		sum += w[i];
+	CHECK_INT(sum, 105);
+	CHECK_INT(w[0], 26);
+	CHECK_INT(w[1], 1);
+	CHECK_INT(w[54], 1);
+	CHECK_INT(w[55], 25);
 	/* nanotron's cost balancing (uneven_split = cost), the Ultra-Scale
 	 * Playbook's 1B (16 layers, h 2048, 32 heads, f 8192, V 131,072): a layer
 	 * 4 x 2048^2 + 3 x 8192 x 2048 = 67,108,864, the lm_head 268,435,456, in
