@@ -1035,8 +1035,8 @@ bool plan_layout_assumption(const plan_scenario *s, char *buf, size_t len)
 		: ends_fallback(p, s->model.layers)
 		? (size_t)snprintf(buf, len, "uneven pipeline split as Megatron-Core runs it "
 				   "(counting the embedding and the loss as layers would leave an "
-				   "end stage none: the first and last stages' layers, at least one "
-				   "each, the stages between equal): layers per stage ")
+				   "end stage without a layer: the first and last stages' layers, at "
+				   "least one each, the stages between equal): layers per stage ")
 		: (size_t)snprintf(buf, len, "uneven pipeline split by the framework's rule "
 				   "(%s count as one layer each): layers per virtual stage ",
 				   p->mtp_units > 0 ? "embedding, loss and MTP modules"
