@@ -477,13 +477,11 @@ static void test_layout(void)
 	int w[56];
 	p.pp = 56;
 	CHECK(plan_layout(&p, 105, w) == NULL);
-	sum = 0;
-	for (int i = 0; i < 56; i++)
-		sum += w[i];
-	CHECK_INT(sum, 105);
+	int ones = 0; /* every stage between the ends holds one layer */
+	for (int i = 1; i < 55; i++)
+		ones += w[i] == 1;
+	CHECK_INT(ones, 54);
 	CHECK_INT(w[0], 26);
-	CHECK_INT(w[1], 1);
-	CHECK_INT(w[54], 1);
 	CHECK_INT(w[55], 25);
 	/* nanotron's cost balancing (uneven_split = cost), the Ultra-Scale
 	 * Playbook's 1B (16 layers, h 2048, 32 heads, f 8192, V 131,072): a layer
