@@ -4,7 +4,6 @@
 #include "../topo/topo.h"
 
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -86,59 +85,6 @@ bool plan_layout_tail(const plan_spec *p, int layers, int tail[3])
 	return true;
 }
 
-/* Whether plan_layout's units' rule (below) leaves an end stage without a
- * layer where the units do not divide, without interleaving on three
- * stages or more: megatron_ends splits the layers instead. */
-static bool ends_fallback(const plan_spec *p, int layers)
-{
-	int64_t V = (int64_t)p->pp * p->vpp, mtp = p->mtp_units > 0 ? p->mtp_units : 0;
-	int64_t units = (int64_t)layers + p->embedding_in_split + p->loss_in_split;
-	if (p->uneven != PLAN_UNEVEN_END_STAGES || p->vpp > 1 || V < 3 || units % V == 0 ||
-	    p->embedding_in_split || p->loss_in_split || p->first_stage_layers > 0 ||
-	    p->last_stage_layers > 0)
-		return false;
-	int64_t u = (int64_t)layers + 2 + mtp, q = u / V, r = u % V;
-	return r != 0 && q >= 1 && (q - 1 < 1 || q + (r == V - 1) - 1 - mtp < 1);
-}
-
-/* Megatron-Core's own way to split layers that do not divide, where the
- * units' rule above would leave an end stage without a layer and the units
- * do not divide either: num_layers_in_first_pipeline_stage and
- * num_layers_in_last_pipeline_stage, each at least 1, the V - 2 stages
- * between them k layers each (TransformerConfig.__post_init__,
- * megatron/core/transformer/transformer_config.py:2296-2360 at
- * NVIDIA/Megatron-LM d98e8a64: "must be larger than 0", the middle layers
- * divisible by the middle stages; account_for_embedding/loss_in_pipeline_
- * split, the units' rule, needs (L + 2) % pp == 0, :2370-2385). Of the k
- * that leave the ends at least a layer each, the one whose busiest stage
- * (k, the first's f + 1 with the embedding, the last's l + 1 + mtp with
- * the loss and the MTP modules) is lightest, the larger k on a tie; the
- * ends split what the middle leaves as evenly as their units allow. 105
- * layers on pp 56 give 26, 1 x 54, 25 (the units' rule gave 0, 2 x 51,
- * 1 x 3, 0, which Megatron-Core cannot run). NULL, or why not: fewer than
- * V layers. */
-static const char *megatron_ends(int layers, int64_t V, int64_t mtp, int *out)
-{
-	int64_t best_k = 0, best_f = 0, best_l = 0, best = INT64_MAX;
-	for (int64_t k = 1; (V - 2) * k <= (int64_t)layers - 2; k++) {
-		int64_t rem = (int64_t)layers - (V - 2) * k;
-		int64_t l = (rem - mtp) / 2;
-		l = l < 1 ? 1 : l > rem - 1 ? rem - 1 : l;
-		int64_t f = rem - l, load = k;
-		load = f + 1 > load ? f + 1 : load;
-		load = l + 1 + mtp > load ? l + 1 + mtp : load;
-		if (load <= best)
-			best = load, best_k = k, best_f = f, best_l = l;
-	}
-	if (best_k < 1)
-		return "fewer layers than pipeline stages";
-	for (int64_t v = 0; v < V; v++)
-		out[v] = (int)best_k;
-	out[0] = (int)best_f;
-	out[V - 1] = (int)best_l;
-	return NULL;
-}
-
 const char *plan_layout(const plan_spec *p, int layers, int *out)
 {
 	int64_t V = (int64_t)p->pp * p->vpp;
@@ -180,8 +126,6 @@ const char *plan_layout(const plan_spec *p, int layers, int *out)
 		out[V - 1] -= (int)(1 + mtp);
 		if (out[V - 1] < 0)
 			return "the MTP modules and the loss outnumber the last stage's units";
-		if (ends_fallback(p, layers))
-			return megatron_ends(layers, V, mtp, out);
 		return NULL;
 	}
 	if (units % V != 0 || units / V < 1)
@@ -1032,11 +976,6 @@ bool plan_layout_assumption(const plan_scenario *s, char *buf, size_t len)
 				   "layer %.4g M, the lm_head %.4g M, as nanotron balances them): "
 				   "layers per stage ",
 				   p->cost_layer / 1e6, p->cost_head / 1e6)
-		: ends_fallback(p, s->model.layers)
-		? (size_t)snprintf(buf, len, "uneven pipeline split as Megatron-Core runs it "
-				   "(counting the embedding and the loss as layers would leave an "
-				   "end stage without a layer: the first and last stages' layers, at "
-				   "least one each, the stages between equal): layers per stage ")
 		: (size_t)snprintf(buf, len, "uneven pipeline split by the framework's rule "
 				   "(%s count as one layer each): layers per virtual stage ",
 				   p->mtp_units > 0 ? "embedding, loss and MTP modules"

@@ -911,11 +911,6 @@ int plan_check(const plan_scenario *s, sim_diag *diag);
  *    ["loss"], every stage of each listed layout holding equal units; the
  *    H100 benchmark's "Et|(tt|)*30mL", scripts/performance/run_script.py:71):
  *    61 layers + E + m + L on 32 stages give 1, 2 x 30, 0.
- *    Where the units do not divide and this would leave an end stage
- *    without a layer (no interleaving, three stages or more), the split
- *    Megatron-Core can run instead: the first and last stages' layers, at
- *    least one each, the stages between equal, the busiest stage lightest
- *    (check.c megatron_ends): 105 layers on pp 56 give 26, 1 x 54, 25.
  *  - under PLAN_UNEVEN_COST (nanotron), with no layout key and vpp = 1, always:
  *    the blocks in order, the embedding (cost 0), the L layers (cost_layer
  *    each), the final norm (0), the lm_head (cost_head), the fp32 cast and the
