@@ -20,10 +20,24 @@ static const char *get(const cases_csv *c, size_t row, const char *col)
  *   tokens_per_s_per_gpu  T = B s / (value n)
  *   tokens_per_s          T = B s / value            (the whole job's)
  *   samples_per_s         T = B / value              (sequences)
- *   tflops_per_gpu        T = F / (value 1e12 n), F the source's formula:
+ *   tflops_per_gpu        T = F / (value 1e12 n), F the source's formula
+ *                         (tests/cases/README.md, flops_formula):
  *     megatron-sc21  F = 96 B s l h^2 (1 + s / 6h + V / 16 l h)
  *     megatron-mfu   F = 72 B s l h^2 (1 + s / 6h + V / 12 l h)
- *   mfu (a fraction, or % in measured_unit) with either formula, on a 16-bit
+ *     6nd            F = 6 N B s
+ *     mosaic         F = 3 B s (2 N + 4 l h s) (llm-foundry's flops_per_batch,
+ *                    models/mpt/modeling_mpt.py:1588-1617 at mosaicml/
+ *                    llm-foundry 8c8dd48f7: 2 N a token, 2 x 2 l h s^2 of
+ *                    attention a sequence, the backward twice the forward)
+ *     other, open    podsim's own model FLOPs (work_model_flops, its MFU's
+ *                    numerator), assumed and said on the row: the source
+ *                    printed a rate without saying what it counted
+ *     N, in 6nd and mosaic, llm-foundry's n_active_params: the parameters a
+ *     token meets (work_params_active, routed experts at top-k of E) less an
+ *     untied input embedding, a lookup (mpt_param_count.py
+ *     mpt_get_active_params); a source whose 6ND counted otherwise differs
+ *     by the embedding's share, said on the row
+ *   mfu (a fraction, or % in measured_unit) with any formula, on a 16-bit
  *                 row: T = F / (mfu x P n), P the GPU's dense 16-bit tensor
  *                 peak (hw_peak; the H100's 989.4 TFLOP/s, as the
  *                 Megatron-Core README's rows are derived)
@@ -76,7 +90,7 @@ static double unit_seconds(const char *unit)
 
 /* A throughput by its unit, lower case without spaces ("tokens/s/GPU",
  * "TFLOP/s per GPU", "samples/s"). */
-static enum metric unit_metric(const char *unit, bool formula)
+static enum metric unit_metric(const char *unit)
 {
 	char u[48];
 	squash(unit, u, sizeof u);
@@ -85,21 +99,44 @@ static enum metric unit_metric(const char *unit, bool formula)
 		return gpu ? METRIC_TOK_GPU : METRIC_TOK;
 	if ((strstr(u, "sample") || strstr(u, "seq")) && !gpu)
 		return METRIC_SAMPLES;
-	if (strstr(u, "tflop") && gpu && formula)
+	if (strstr(u, "tflop") && gpu)
 		return METRIC_TFLOPS;
 	return METRIC_NONE;
 }
 
-/* The source's FLOPs per step by its formula column (0: none podsim reads):
- * Megatron's two, 96 (sc21) or 72 (mfu) B s l h^2 (1 + s/6h + V/c l h), c
- * 16 or 12. */
-static double formula_flops(const char *f, double B, double s, double l, double h, double V)
+/* The source's FLOPs per step by its formula column into *F, and the formula
+ * in words into how (len bytes): Megatron's two, 96 (sc21) or 72 (mfu)
+ * B s l h^2 (1 + s/6h + V/c l h), c 16 or 12; 6nd; mosaic; else (other, open)
+ * podsim's model FLOPs. Returns whether the formula is the source's (false:
+ * podsim's default, an assumption). */
+static bool formula_flops(const char *f, const plan_scenario *s, double *F, char *how, size_t len)
 {
+	double B = s->plan.global_batch, sq = s->model.seq_len, l = s->model.layers;
+	double h = s->model.hidden, V = s->vocab_model;
 	bool sc21 = !strcmp(f, "megatron-sc21");
-	if (!sc21 && strcmp(f, "megatron-mfu"))
-		return 0;
-	return (sc21 ? 96 : 72) * B * s * l * h * h *
-	       (1 + s / (6 * h) + V / ((sc21 ? 16 : 12) * l * h));
+	work_model m = plan_flops_model(s);
+	double N = work_params_active(&m) - (m.untied_embeddings ? (double)m.vocab * m.hidden : 0.0);
+	if (sc21 || !strcmp(f, "megatron-mfu")) {
+		*F = (sc21 ? 96 : 72) * B * sq * l * h * h *
+		     (1 + sq / (6 * h) + V / ((sc21 ? 16 : 12) * l * h));
+		snprintf(how, len, sc21 ? "96 B s l h^2 (1 + s/6h + V/16lh)"
+		                        : "72 B s l h^2 (1 + s/6h + V/12lh)");
+		return true;
+	}
+	if (!strcmp(f, "6nd")) {
+		*F = 6 * N * B * sq;
+		snprintf(how, len, "6 N B s, N %.4g (active, no input embedding)", N);
+		return true;
+	}
+	if (!strcmp(f, "mosaic")) {
+		*F = 3 * B * sq * (2 * N + 4 * l * h * sq);
+		snprintf(how, len, "3 B s (2N + 4 l h s), N %.4g", N);
+		return true;
+	}
+	*F = work_model_flops(&m, B * sq);
+	snprintf(how, len, "podsim's model FLOPs %.4g (flops_formula %s: assumed)", *F,
+	         *f ? f : "not given");
+	return false;
 }
 
 /* A metric that names the step's time (vTrain's "iteration_time", "step_time",
@@ -115,21 +152,20 @@ static bool step_named(const char *metric)
 
 static enum metric metric_kind(const cases_csv *c, size_t row)
 {
-	const char *m = get(c, row, "measured_metric"), *f = get(c, row, "flops_formula");
+	const char *m = get(c, row, "measured_metric");
 	const char *prec = get(c, row, "precision");
 	bool sixteen = !*prec || !strcmp(prec, "bf16") || !strcmp(prec, "fp16");
-	bool formula = !strcmp(f, "megatron-sc21") || !strcmp(f, "megatron-mfu");
 	if (atof(get(c, row, "measured_value")) <= 0)
 		return METRIC_NONE;
 	const char *u = get(c, row, "measured_unit");
-	return !strcmp(m, "tokens_per_s_per_gpu")        ? METRIC_TOK_GPU
-	       : !strcmp(m, "tokens_per_s")              ? METRIC_TOK
-	       : !strcmp(m, "samples_per_s")             ? METRIC_SAMPLES
-	       : !strcmp(m, "tflops_per_gpu") && formula ? METRIC_TFLOPS
-	       : !strcmp(m, "mfu") && formula && sixteen ? METRIC_MFU
-	       : !strcmp(m, "mfu")                       ? METRIC_NONE
-	       : step_named(m) && unit_seconds(u) > 0    ? METRIC_TIME
-	                                                 : unit_metric(u, formula);
+	return !strcmp(m, "tokens_per_s_per_gpu")     ? METRIC_TOK_GPU
+	       : !strcmp(m, "tokens_per_s")           ? METRIC_TOK
+	       : !strcmp(m, "samples_per_s")          ? METRIC_SAMPLES
+	       : !strcmp(m, "tflops_per_gpu")         ? METRIC_TFLOPS
+	       : !strcmp(m, "mfu") && sixteen         ? METRIC_MFU
+	       : !strcmp(m, "mfu")                    ? METRIC_NONE
+	       : step_named(m) && unit_seconds(u) > 0 ? METRIC_TIME
+	                                              : unit_metric(u);
 }
 
 double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_scenario *s,
@@ -137,13 +173,11 @@ double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_sce
 {
 	double v = atof(get(c, row, "measured_value")), n = s->cluster.gpus;
 	double B = s->plan.global_batch, sq = s->model.seq_len;
-	const char *f = get(c, row, "flops_formula");
-	double F = formula_flops(f, B, sq, s->model.layers, s->model.hidden, s->vocab_model);
-	bool sc21 = !strcmp(f, "megatron-sc21");
-	const char *Fs =
-	        sc21 ? "96 B s l h^2 (1 + s/6h + V/16lh)" : "72 B s l h^2 (1 + s/6h + V/12lh)";
+	double F = 0;
+	char Fs[128];
+	formula_flops(get(c, row, "flops_formula"), s, &F, Fs, sizeof Fs);
 	double t = 0;
-	char how[160] = "";
+	char how[224] = "";
 	switch (metric_kind(c, row)) {
 	case METRIC_TOK_GPU:
 		t = B * sq / (v * n);

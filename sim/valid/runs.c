@@ -1362,8 +1362,8 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 		snprintf(v->reason, sizeof v->reason, "no measured_iter_s%s",
 		         *get(c, row, "measured_metric")
 		                 ? " (its measured_metric gives none: tokens_per_s[_per_gpu], "
-		                   "samples_per_s, or tflops_per_gpu, a 16-bit row's mfu with "
-		                   "flops_formula megatron-sc21 or megatron-mfu)"
+		                   "samples_per_s, tflops_per_gpu, a 16-bit row's mfu, or a "
+		                   "step time in a unit of time)"
 		                 : "");
 		return;
 	}

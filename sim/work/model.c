@@ -565,6 +565,17 @@ double work_params_total(const work_model *m)
 	return p;
 }
 
+double work_params_active(const work_model *m)
+{
+	double p = work_params_total(m);
+	if (m->moe_experts <= 0 || m->moe_topk >= m->moe_experts)
+		return p;
+	double idle = 1.0 - (double)m->moe_topk / m->moe_experts, experts = work_params_mtp_experts(m);
+	for (int l = 0; l < m->layers; l++)
+		experts += work_params_layer_experts(m, l);
+	return p - experts * idle;
+}
+
 /* Per-token attention-core FLOPs of one layer, forward + backward: 6 s a
  * (d_qk + d_v), 12 s a d for MHA. */
 static double attn_core_flops(const work_model *m)

@@ -122,6 +122,12 @@ double work_params_embedding(const work_model *m); /* input embedding (+ positio
  * split over TP like the output layer; work_params_mtp_experts over EP). */
 double work_params_output(const work_model *m);
 double work_params_total(const work_model *m);
+/* The parameters one token's forward meets: work_params_total with each
+ * routed expert layer's (and the MTP modules') experts at top-k of E, as
+ * llm-foundry's n_active_params counts them (models/utils/mpt_param_count.py
+ * megablocks_n_active_params, mosaicml/llm-foundry 8c8dd48f7); a dense
+ * model's are all of them. */
+double work_params_active(const work_model *m);
 /* The multi-token prediction modules (mtp_layers of them, on the last
  * stage): per module its two input norms, the 2h x h projection, the final
  * norm and one layer of the last layer's kind (the embedding and output

@@ -401,6 +401,38 @@ static void test_shipped_models(void)
 	}
 }
 
+/* Active parameters: Mixtral 8x7B's 46,702,792,704 with each layer's 8
+ * experts (3 x 4096 x 14336 each) at top-2: 32 x 6 x 176,160,768 =
+ * 33,822,867,456 idle, 12,879,925,248 active (the model card's "12.9B
+ * active"); a dense model's are all of them. */
+static void test_active_params(void)
+{
+	static const struct {
+		const char *file;
+		double total, active;
+	} cases[] = {
+		{"mixtral-8x7b", 46702792704.0, 12879925248.0},
+		{"llama3-8b", 8030261248.0, 8030261248.0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char path[512];
+		snprintf(path, sizeof path, "%s/models/%s.ini", PODSIM_SRCDIR, cases[i].file);
+		sim_diag *d = sim_diag_new();
+		conf_doc *doc = NULL;
+		work_model m;
+		bool ok = conf_load(path, d, &doc) == SIM_OK &&
+			  work_model_from_conf(doc, &m, d) == SIM_OK;
+		if (!CHECK(ok)) {
+			sim_diag_print(d, stderr);
+		} else {
+			CHECK_NEAR(work_params_total(&m), cases[i].total, 0);
+			CHECK_NEAR(work_params_active(&m), cases[i].active, 0);
+		}
+		conf_free(doc);
+		sim_diag_free(d);
+	}
+}
+
 /* Shape errors point at the key's line. */
 static void test_model_errors(void)
 {
@@ -754,6 +786,7 @@ int main(void)
 	test_activations();
 	test_model_file();
 	test_shipped_models();
+	test_active_params();
 	test_model_errors();
 	return check_done();
 }
