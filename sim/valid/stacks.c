@@ -116,6 +116,42 @@ int valid_table_read(const char *datadir, const char *file, const char *const *c
 	return SIM_OK;
 }
 
+/* Whether row a, ahead of row b in the table, applies to every case b
+ * applies to (applies(), valid_stack_find_fw): its match and framework
+ * inside b's (empty inside every text), its dates around b's (an undated
+ * row applies to sources without a year, a dated one does not) and its
+ * zero_from and tp_from no higher. b then never applies: the first row that
+ * applies wins. */
+static bool shadows(const valid_stack *a, const valid_stack *b)
+{
+	bool a_dated = a->year_from > 0 || a->year_to < 9999;
+	bool b_dated = b->year_from > 0 || b->year_to < 9999;
+	return valid_contains_ci(b->match, a->match) &&
+	       (!*a->framework || (*b->framework && valid_contains_ci(b->framework, a->framework))) &&
+	       (!a_dated || (b_dated && a->year_from <= b->year_from && a->year_to >= b->year_to)) &&
+	       a->zero_from <= b->zero_from && a->tp_from <= b->tp_from;
+}
+
+/* A row an earlier one shadows is an error at its line: an ordering slip
+ * that silently gives its sources another stack (2026-12-02: the catch-all
+ * of any source up to 2022 stood before those of 2021, and 2021 sources
+ * naming no framework ran Megatron-LM of 2022). */
+static int check_shadowed(const valid_stacks *t, const char *path, sim_diag *diag)
+{
+	int rc = SIM_OK;
+	for (size_t j = 1; j < t->n; j++)
+		for (size_t i = 0; i < j; i++)
+			if (shadows(&t->v[i], &t->v[j])) {
+				sim_diag_error(diag, path, t->v[j].line,
+				               "this row never applies: line %d (match '%s', "
+				               "profile %s) applies first to every case it would",
+				               t->v[i].line, t->v[i].match, t->v[i].profile);
+				rc = SIM_ECONF;
+				break;
+			}
+	return rc;
+}
+
 int valid_stacks_load(const char *datadir, valid_stacks **out, sim_diag *diag)
 {
 	*out = NULL;
@@ -177,6 +213,8 @@ int valid_stacks_load(const char *datadir, valid_stacks **out, sim_diag *diag)
 		t->n++;
 	}
 	cases_csv_free(c);
+	if (rc == SIM_OK)
+		rc = check_shadowed(t, path, diag);
 	if (rc == SIM_OK)
 		rc = valid_recipes_load(datadir, &t->r, &t->nr, diag);
 	if (rc != SIM_OK) {

@@ -237,6 +237,13 @@ for year, rc in (("2022", "selective"), ("2021", "full")):
     derive("V0001", "XR%s0" % year, source=src, recompute=rc, **g22)
     derive("V0001", "XR%s1" % year, source=src, recompute="", **g22)
 derive("V0001", "XR20212", source="a Megatron-LM benchmark (2021)", recompute="selective", **g22)
+# the stacks table's catch-alls by date, for sources naming no framework
+for sid, src, extra in (("XH1", "a GPT benchmark (2021)", {}),
+                        ("XH2", "a GPT benchmark (2022)", {}),
+                        ("XH3", "a Megatron benchmark (2022)", {}),
+                        ("XH4", "a GPT benchmark (2021)", dict(tp="1", dp="8", zero="3", micro_batch="1",
+                                                                 global_batch="8"))):
+    derive("V0001", sid, source=src, **dict(g22, recompute="full", **extra))
 derive("D05", "XZ1", zero="")
 derive("D05", "XZ2", seq_len="32768", micro_batch="1")
 derive("D05", "XZ3", seq_len="32768", micro_batch="1", recompute="full")
@@ -330,6 +337,17 @@ for year, rc in (("2022", "selective"), ("2021", "full")):
          "an open recompute that does not fit without recomputation", a, b)
 want(r["XR20220"]["predicted_iter_s"] < r["XR20210"]["predicted_iter_s"],
      "selective recomputation is not cheaper than full", "XR20220", "XR20210")
+# stacks.csv, first row that applies: a source naming no framework runs
+# Megatron-LM of its date (before 2022 the blocking TP all-reduce of
+# megatron-lm-2021) and, before 2022 with ZeRO-3, DeepSpeed's ZeRO-3 of the
+# time; until 2026-12-02 the catch-all for any 2022 source came first and
+# took them all
+for sid, prof in (("XH1", "megatron-lm-2021"), ("XH2", "megatron-lm"), ("XH3", "megatron-lm"),
+                  ("XH4", "deepspeed-2021")):
+    want(r[sid]["status"] == "ok" and ("framework %s, " % prof) in r[sid]["assumed"],
+         "a source naming no framework does not run the stack of its date", sid)
+want(r["XH3"]["group"] == "Megatron-LM" and r["XH2"]["group"] != "Megatron-LM",
+     "only a Megatron source is grouped as Megatron-LM", "XH2", "XH3")
 want(r["XR20212"]["status"] == "ok"
      and r["XR20212"]["predicted_iter_s"] < r["XR20210"]["predicted_iter_s"]
      and "the profile's rule runs_selective_recompute set aside" in r["XR20212"]["assumed"],

@@ -47,4 +47,21 @@ grep -q '^validation of .*: 6 rows, 6 simulated, 0 skipped$' "$tmp/out.txt" ||
 # with the README row of 2021
 grep -q '^Megatron-LM  *3  *3  *0 ' "$tmp/out.txt" ||
 	{ echo "the Megatron source's group:"; cat "$tmp/out.txt"; fail=1; }
+# a row an earlier row shadows is an error at its line, before any row runs:
+# the catch-all of any source up to 2022 moved ahead of 2021's (the slip
+# that until 2026-12-02 gave a 2021 source naming no framework Megatron-LM
+# of 2022)
+mkdir -p "$tmp/data"
+cp -r topologies "$tmp/data/topologies"
+ln -s "$PWD/models" "$tmp/data/models"
+st="$tmp/data/topologies/frameworks/stacks.csv"
+late=$(grep -n '^,,,2022,megatron-lm,' "$st" | cut -d: -f1)
+early=$(grep -n '^,,,2021,megatron-lm-2021,' "$st" | cut -d: -f1)
+{ head -n $((early - 1)) "$st"; sed -n "${late}p" "$st"; sed -n "${early},$((late - 1))p" "$st"
+  tail -n +$((late + 1)) "$st"; } >"$tmp/stacks.csv" && mv "$tmp/stacks.csv" "$st"
+if "$podsim" validate "$tmp/rows.csv" --data "$tmp/data" >"$tmp/shadow.txt" 2>&1; then
+	echo "a shadowed stacks.csv row is not an error"; fail=1
+fi
+grep -q "stacks.csv:$((early + 1)): error: this row never applies: line $early (match '', profile megatron-lm)" "$tmp/shadow.txt" ||
+	{ echo "the shadowed row's error:"; cat "$tmp/shadow.txt"; fail=1; }
 exit $fail
