@@ -513,7 +513,15 @@ static int check_pipeline(const plan_scenario *s, sim_diag *diag)
 		errors += check_vp_rounds(s, diag);
 	} else if (grouped) {
 		int m = plan_microbatches(p), n = plan_vp_group(p);
-		if (n == p->pp && m % p->pp != 0) {
+		if (n == p->pp && m < p->pp && s->fw.vp_group) {
+			/* no group fits: each holds pp to m micro-batches */
+			err_at(s, diag, "parallel", p->vp_group > 0 ? "vp_group" : "vpp",
+			       "interleaved 1F1B needs at least pp = %d micro-batches per step (%d): "
+			       "each group of the schedule holds pp to all of them (Megatron-Core's "
+			       "rule)",
+			       p->pp, m);
+			errors++;
+		} else if (n == p->pp && m % p->pp != 0) {
 			char why[96] = "";
 			if (!s->fw.vp_group)
 				snprintf(why, sizeof why, " under this framework (runs_vp_group = false)");
