@@ -104,11 +104,11 @@ static int parse(int argc, char **argv, train_opts *o)
 				return bad("--steps takes a count of at least 1", argv[i]);
 			o->co.steps = v;
 		} else if (!strcmp(a, "--draws")) {
-			if (number(argv[++i], CAMPAIGN_MAX_DRAWS, &v) || !(v >= 1) || v != (long)v)
+			if (number(argv[++i], CAMPAIGN_MAX_DRAWS, &v) || !(v >= 1) || v != (double)(long)v)
 				return bad("--draws takes a count from 1 to 1000000", argv[i]);
 			o->co.draws = (long)v;
 		} else if (!strcmp(a, "--seed")) {
-			if (number(argv[++i], 2147483647.0, &v) || v != (long long)v)
+			if (number(argv[++i], 2147483647.0, &v) || v != (double)(long long)v)
 				return bad("--seed takes a count from 0 to 2147483647", argv[i]);
 			o->co.seed = (long long)v;
 		} else if (!strcmp(a, "--spread-samples")) {

@@ -108,7 +108,8 @@ static double gemm_one(const serve_cost *c, double m, double n, double k)
 
 static double layer_gemms(const serve_cost *c, double m)
 {
-	double qkv = (c->at + 2 * c->gt) * c->d, swiglu = c->s->model.act == WORK_ACT_SWIGLU;
+	double qkv = (c->at + 2 * c->gt) * c->d;
+	bool swiglu = c->s->model.act == WORK_ACT_SWIGLU;
 	double ft = c->f / c->s->tp;
 	return gemm_one(c, m, qkv, c->h) + gemm_one(c, m, c->h, c->at * c->d) +
 	       gemm_one(c, m, (swiglu ? 2 : 1) * ft, c->h) + gemm_one(c, m, c->h, ft);

@@ -9,39 +9,68 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The dimensions a sweep file can name, in table order: key -> SECTION.KEY. */
-static const char *const dim_keys[][2] = {
-        {"nodes", "cluster.nodes"},
-        {"precision", "train.precision"},
-        {"tp", "parallel.tp"},
-        {"pp", "parallel.pp"},
-        {"dp", "parallel.dp"},
-        {"cp", "parallel.cp"},
-        {"vpp", "parallel.vpp"},
-        {"micro_batch", "parallel.micro_batch"},
-        {"global_batch", "parallel.global_batch"},
-        {"schedule", "parallel.schedule"},
-        {"recompute", "parallel.recompute"},
-        {"sequence_parallel", "parallel.sequence_parallel"},
-        {"zero", "parallel.zero"},
-        {"overlap_grad_reduce", "parallel.overlap_grad_reduce"},
-        {"bucket_size", "parallel.bucket_size"},
-        {"topology", "topology"},
-        {"ep", "parallel.ep"},
-        {"offload_optimizer", "parallel.offload_optimizer"},
-        {"order", "parallel.order"},
-        {"shard_size", "parallel.shard_size"},
-        {"tp_comm_overlap", "parallel.tp_comm_overlap"},
-        {"overlap_param_gather", "parallel.overlap_param_gather"},
-        {"offload_params", "parallel.offload_params"},
-        {"moe_a2a_overlap", "parallel.moe_a2a_overlap"},
-        {"delay_wgrad_compute", "parallel.delay_wgrad_compute"},
-        {"recompute_layers", "parallel.recompute_layers"},
-        {"zero_hpz", "parallel.zero_hpz"},
-        {"zero_quantized_weights", "parallel.zero_quantized_weights"},
-        {"zero_quantized_gradients", "parallel.zero_quantized_gradients"},
+/* The dimensions a sweep file can name, in table order: key, SECTION.KEY it
+ * sets, help. One list makes both tables below (their entries must be
+ * constant expressions: an element of a const array is not one in C, which
+ * clang refuses). */
+#define SWEEP_DIMS(X)                                                                              \
+	X(nodes, "cluster.nodes", "values of cluster.nodes, e.g. 2,4,8")                           \
+	X(precision, "train.precision", "values of train.precision")                               \
+	X(tp, "parallel.tp", "values of parallel.tp, or auto")                                     \
+	X(pp, "parallel.pp", "values of parallel.pp, or auto")                                     \
+	X(dp, "parallel.dp", "values of parallel.dp (default: derived, GPUs / (tp*pp*cp))")        \
+	X(cp, "parallel.cp", "values of parallel.cp")                                              \
+	X(vpp, "parallel.vpp", "values of parallel.vpp, or auto")                                  \
+	X(micro_batch, "parallel.micro_batch", "values of parallel.micro_batch, or auto")          \
+	X(global_batch, "parallel.global_batch", "values of parallel.global_batch")                \
+	X(schedule, "parallel.schedule", "values of parallel.schedule, or auto")                   \
+	X(recompute, "parallel.recompute", "values of parallel.recompute, or auto")                \
+	X(sequence_parallel, "parallel.sequence_parallel",                                         \
+	  "values of parallel.sequence_parallel, or auto")                                         \
+	X(zero, "parallel.zero", "values of parallel.zero, or auto")                               \
+	X(overlap_grad_reduce, "parallel.overlap_grad_reduce",                                     \
+	  "values of parallel.overlap_grad_reduce, or auto")                                       \
+	X(bucket_size, "parallel.bucket_size", "values of parallel.bucket_size")                   \
+	X(topology, "topology",                                                                    \
+	  "topology files replacing the scenario's cluster include, relative to this file (dp "    \
+	  "derived per topology)")                                                                 \
+	X(ep, "parallel.ep", "values of parallel.ep, or auto (divisors of the experts)")           \
+	X(offload_optimizer, "parallel.offload_optimizer",                                         \
+	  "values of parallel.offload_optimizer, or auto")                                         \
+	X(order, "parallel.order", "values of parallel.order (tp-cp-dp-pp ...), or auto (all 24)") \
+	X(shard_size, "parallel.shard_size", "values of parallel.shard_size, or auto")             \
+	X(tp_comm_overlap, "parallel.tp_comm_overlap",                                             \
+	  "values of parallel.tp_comm_overlap, or auto")                                           \
+	X(overlap_param_gather, "parallel.overlap_param_gather",                                   \
+	  "values of parallel.overlap_param_gather, or auto")                                      \
+	X(offload_params, "parallel.offload_params", "values of parallel.offload_params, or auto") \
+	X(moe_a2a_overlap, "parallel.moe_a2a_overlap",                                             \
+	  "values of parallel.moe_a2a_overlap, or auto")                                           \
+	X(delay_wgrad_compute, "parallel.delay_wgrad_compute",                                     \
+	  "values of parallel.delay_wgrad_compute, or auto")                                       \
+	X(recompute_layers, "parallel.recompute_layers",                                           \
+	  "values of parallel.recompute_layers (layers per chunk recompute = full re-runs; 0 = "   \
+	  "all)")                                                                                  \
+	X(zero_hpz, "parallel.zero_hpz",                                                           \
+	  "values of parallel.zero_hpz (ZeRO++ hpZ's secondary group; 1 = off)")                   \
+	X(zero_quantized_weights, "parallel.zero_quantized_weights",                               \
+	  "values of parallel.zero_quantized_weights, or auto")                                    \
+	X(zero_quantized_gradients, "parallel.zero_quantized_gradients",                           \
+	  "values of parallel.zero_quantized_gradients, or auto")
+
+/* clang-format off */
+enum sweep_dim_key {
+#define X(key, target, help) DIM_##key,
+	SWEEP_DIMS(X)
+#undef X
+	NDIMKEYS
 };
-#define NDIMKEYS (sizeof dim_keys / sizeof dim_keys[0])
+
+static const char *const dim_keys[][2] = {
+#define X(key, target, help) {#key, target},
+	SWEEP_DIMS(X)
+#undef X
+};
 
 typedef struct sweep_raw {
 	char scenario[CONF_STR_MAX];
@@ -49,49 +78,18 @@ typedef struct sweep_raw {
 	char dim[NDIMKEYS][CONF_STR_MAX];
 } sweep_raw;
 
-#define DIM(i, help)                                                                               \
-	{                                                                                          \
-		dim_keys[i][0], CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL,                           \
-		        offsetof(sweep_raw, dim) + (i)*CONF_STR_MAX, help                          \
-	}
-
 const conf_key sweep_keys[] = {
-        {"scenario", CONF_STR, SIM_UNIT_NONE, 0, 0, NULL, NULL, offsetof(sweep_raw, scenario),
-         "base scenario file, relative to the sweep file"},
-        {"top", CONF_INT, SIM_UNIT_NONE, 0, 100000, "0", NULL, offsetof(sweep_raw, top),
-         "plans to simulate after the pre-screen (0 = --top or 32)"},
-        DIM(0, "values of cluster.nodes, e.g. 2,4,8"),
-        DIM(1, "values of train.precision"),
-        DIM(2, "values of parallel.tp, or auto"),
-        DIM(3, "values of parallel.pp, or auto"),
-        DIM(4, "values of parallel.dp (default: derived, GPUs / (tp*pp*cp))"),
-        DIM(5, "values of parallel.cp"),
-        DIM(6, "values of parallel.vpp, or auto"),
-        DIM(7, "values of parallel.micro_batch, or auto"),
-        DIM(8, "values of parallel.global_batch"),
-        DIM(9, "values of parallel.schedule, or auto"),
-        DIM(10, "values of parallel.recompute, or auto"),
-        DIM(11, "values of parallel.sequence_parallel, or auto"),
-        DIM(12, "values of parallel.zero, or auto"),
-        DIM(13, "values of parallel.overlap_grad_reduce, or auto"),
-        DIM(14, "values of parallel.bucket_size"),
-        DIM(15, "topology files replacing the scenario's cluster include, relative to this "
-                "file (dp derived per topology)"),
-        DIM(16, "values of parallel.ep, or auto (divisors of the experts)"),
-        DIM(17, "values of parallel.offload_optimizer, or auto"),
-        DIM(18, "values of parallel.order (tp-cp-dp-pp ...), or auto (all 24)"),
-        DIM(19, "values of parallel.shard_size, or auto"),
-        DIM(20, "values of parallel.tp_comm_overlap, or auto"),
-        DIM(21, "values of parallel.overlap_param_gather, or auto"),
-        DIM(22, "values of parallel.offload_params, or auto"),
-        DIM(23, "values of parallel.moe_a2a_overlap, or auto"),
-        DIM(24, "values of parallel.delay_wgrad_compute, or auto"),
-        DIM(25, "values of parallel.recompute_layers (layers per chunk recompute = full "
-                "re-runs; 0 = all)"),
-        DIM(26, "values of parallel.zero_hpz (ZeRO++ hpZ's secondary group; 1 = off)"),
-        DIM(27, "values of parallel.zero_quantized_weights, or auto"),
-        DIM(28, "values of parallel.zero_quantized_gradients, or auto"),
+	{"scenario", CONF_STR, SIM_UNIT_NONE, 0, 0, NULL, NULL, offsetof(sweep_raw, scenario),
+	 "base scenario file, relative to the sweep file"},
+	{"top", CONF_INT, SIM_UNIT_NONE, 0, 100000, "0", NULL, offsetof(sweep_raw, top),
+	 "plans to simulate after the pre-screen (0 = --top or 32)"},
+#define X(key, target, help)                                                                       \
+	{#key, CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL,                                            \
+	 offsetof(sweep_raw, dim) + DIM_##key * CONF_STR_MAX, help},
+	SWEEP_DIMS(X)
+#undef X
 };
+/* clang-format on */
 const size_t sweep_nkeys = sizeof sweep_keys / sizeof sweep_keys[0];
 
 _Static_assert(sizeof sweep_keys / sizeof sweep_keys[0] == NDIMKEYS + 2,
@@ -161,8 +159,9 @@ int sweep_file_load(const char *path, sweep_space *sp, sweep_file *f, bool *is_s
 		int err = sim_input_open(f->scenario, SIM_INPUT_MAX, &probe, NULL);
 		if (err) {
 			conf_loc loc = conf_key_loc(doc, "sweep", "scenario");
-			sim_diag_error(diag, loc.path, loc.line, "[sweep] scenario: cannot open '%s': %s",
-			               f->scenario, sim_input_strerror(err));
+			sim_diag_error(diag, loc.path, loc.line,
+			               "[sweep] scenario: cannot open '%s': %s", f->scenario,
+			               sim_input_strerror(err));
 			rc = SIM_ECONF;
 		} else {
 			fclose(probe);
