@@ -171,7 +171,7 @@ int valid_stacks_load(const char *datadir, valid_stacks **out, sim_diag *diag)
 	}
 	for (size_t i = 0; i < n; i++) {
 		valid_stack *s = &t->v[t->n];
-		long from, to;
+		long from = 0, to = 9999;
 		if (cases_get_int(c, i, "year_from", 0, &from, diag) != SIM_OK ||
 		    cases_get_int(c, i, "year_to", 9999, &to, diag) != SIM_OK)
 			rc = SIM_ECONF;
