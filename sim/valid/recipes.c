@@ -92,6 +92,57 @@ static bool parallel_ok(const char *text, char *bad, size_t len)
 	return true;
 }
 
+/* Whether one of the '|'-separated alternatives of pat occurs in hay
+ * (case-insensitive; an empty pattern matches all). */
+static bool contains_any_ci(const char *hay, const char *pat)
+{
+	const char *p = pat;
+	do {
+		size_t n = strcspn(p, "|");
+		char one[128];
+		snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one - 1 ? n : sizeof one - 1), p);
+		if (valid_contains_ci(hay, one))
+			return true;
+		p += n;
+	} while (*p++ == '|');
+	return false;
+}
+
+/* Whether every text pattern b matches, pattern a matches too: each of b's
+ * alternatives holds one of a's. */
+static bool covers(const char *a, const char *b)
+{
+	const char *p = b;
+	do {
+		size_t n = strcspn(p, "|");
+		char one[128];
+		snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one - 1 ? n : sizeof one - 1), p);
+		if (!contains_any_ci(one, a))
+			return false;
+		p += n;
+	} while (*p++ == '|');
+	return true;
+}
+
+/* A line an earlier line shadows (its match and model patterns match
+ * wherever the later's do: the first line that applies wins) is an error at
+ * its line, as in stacks.csv. */
+static int check_shadowed(const valid_recipe *v, size_t n, const char *path, sim_diag *diag)
+{
+	int rc = SIM_OK;
+	for (size_t j = 1; j < n; j++)
+		for (size_t i = 0; i < j; i++)
+			if (covers(v[i].match, v[j].match) && covers(v[i].model, v[j].model)) {
+				sim_diag_error(diag, path, v[j].line,
+				               "this line never applies: line %d (match '%s', model "
+				               "'%s') applies first to every case it would",
+				               v[i].line, v[i].match, v[i].model);
+				rc = SIM_ECONF;
+				break;
+			}
+	return rc;
+}
+
 int valid_recipes_load(const char *datadir, valid_recipe **out, size_t *nout, sim_diag *diag)
 {
 	*out = NULL;
@@ -127,6 +178,8 @@ int valid_recipes_load(const char *datadir, valid_recipe **out, size_t *nout, si
 		v[i].line = cases_csv_line(c, i);
 	}
 	cases_csv_free(c);
+	if (rc == SIM_OK)
+		rc = check_shadowed(v, n, path, diag);
 	if (rc != SIM_OK) {
 		free(v);
 		return rc;
@@ -134,22 +187,6 @@ int valid_recipes_load(const char *datadir, valid_recipe **out, size_t *nout, si
 	*out = v;
 	*nout = n;
 	return SIM_OK;
-}
-
-/* Whether one of the '|'-separated alternatives of pat occurs in hay
- * (case-insensitive; an empty pattern matches all). */
-static bool contains_any_ci(const char *hay, const char *pat)
-{
-	const char *p = pat;
-	do {
-		size_t n = strcspn(p, "|");
-		char one[128];
-		snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one - 1 ? n : sizeof one - 1), p);
-		if (valid_contains_ci(hay, one))
-			return true;
-		p += n;
-	} while (*p++ == '|');
-	return false;
 }
 
 const valid_recipe *valid_recipe_pick(const valid_recipe *v, size_t n, const char *source,

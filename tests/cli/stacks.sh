@@ -64,4 +64,17 @@ if "$podsim" validate "$tmp/rows.csv" --data "$tmp/data" >"$tmp/shadow.txt" 2>&1
 fi
 grep -q "stacks.csv:$((early + 1)): error: this row never applies: line $early (match '', profile megatron-lm)" "$tmp/shadow.txt" ||
 	{ echo "the shadowed row's error:"; cat "$tmp/shadow.txt"; fail=1; }
+# the same in recipes.csv: the Playbook's catch-all line moved ahead of its
+# 8B's, whose model pattern it matches too
+cp topologies/frameworks/stacks.csv "$st"
+rc="$tmp/data/topologies/frameworks/recipes.csv"
+l8=$(grep -n '^Ultra-Scale|ultrascale,"{layers=32' "$rc" | cut -d: -f1)
+lall=$(grep -n '^Ultra-Scale|ultrascale,,' "$rc" | cut -d: -f1)
+{ head -n $((l8 - 1)) "$rc"; sed -n "${lall}p" "$rc"; sed -n "${l8},$((lall - 1))p" "$rc"
+  tail -n +$((lall + 1)) "$rc"; } >"$tmp/recipes.csv" && mv "$tmp/recipes.csv" "$rc"
+if "$podsim" validate "$tmp/rows.csv" --data "$tmp/data" >"$tmp/shadow2.txt" 2>&1; then
+	echo "a shadowed recipes.csv line is not an error"; fail=1
+fi
+grep -q "recipes.csv:$((l8 + 1)): error: this line never applies: line $l8 (match 'Ultra-Scale|ultrascale', model '')" "$tmp/shadow2.txt" ||
+	{ echo "the shadowed recipe line's error:"; cat "$tmp/shadow2.txt"; fail=1; }
 exit $fail
