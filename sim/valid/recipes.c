@@ -92,19 +92,25 @@ static bool parallel_ok(const char *text, char *bad, size_t len)
 	return true;
 }
 
+/* The '|'-separated alternative of a pattern that starts at *p into one
+ * (len bytes); *p moves past it and its '|', to NULL after the last. */
+static void next_alt(const char **p, char *one, size_t len)
+{
+	size_t n = strcspn(*p, "|");
+	snprintf(one, len, "%.*s", (int)(n < len - 1 ? n : len - 1), *p);
+	*p = (*p)[n] == '|' ? *p + n + 1 : NULL;
+}
+
 /* Whether one of the '|'-separated alternatives of pat occurs in hay
  * (case-insensitive; an empty pattern matches all). */
 static bool contains_any_ci(const char *hay, const char *pat)
 {
-	const char *p = pat;
-	do {
-		size_t n = strcspn(p, "|");
-		char one[128];
-		snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one - 1 ? n : sizeof one - 1), p);
+	char one[128];
+	for (const char *p = pat; p;) {
+		next_alt(&p, one, sizeof one);
 		if (valid_contains_ci(hay, one))
 			return true;
-		p += n;
-	} while (*p++ == '|');
+	}
 	return false;
 }
 
@@ -112,15 +118,12 @@ static bool contains_any_ci(const char *hay, const char *pat)
  * alternatives holds one of a's. */
 static bool covers(const char *a, const char *b)
 {
-	const char *p = b;
-	do {
-		size_t n = strcspn(p, "|");
-		char one[128];
-		snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one - 1 ? n : sizeof one - 1), p);
+	char one[128];
+	for (const char *p = b; p;) {
+		next_alt(&p, one, sizeof one);
 		if (!contains_any_ci(one, a))
 			return false;
-		p += n;
-	} while (*p++ == '|');
+	}
 	return true;
 }
 

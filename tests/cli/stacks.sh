@@ -47,34 +47,32 @@ grep -q '^validation of .*: 6 rows, 6 simulated, 0 skipped$' "$tmp/out.txt" ||
 # with the README row of 2021
 grep -q '^Megatron-LM  *3  *3  *0 ' "$tmp/out.txt" ||
 	{ echo "the Megatron source's group:"; cat "$tmp/out.txt"; fail=1; }
-# a row an earlier row shadows is an error at its line, before any row runs:
-# the catch-all of any source up to 2022 moved ahead of 2021's (the slip
-# that until 2026-12-02 gave a 2021 source naming no framework Megatron-LM
-# of 2022)
+# a row an earlier row shadows is an error at its line, before any row runs
 mkdir -p "$tmp/data"
 cp -r topologies "$tmp/data/topologies"
 ln -s "$PWD/models" "$tmp/data/models"
-st="$tmp/data/topologies/frameworks/stacks.csv"
-late=$(grep -n '^,,,2022,megatron-lm,' "$st" | cut -d: -f1)
-early=$(grep -n '^,,,2021,megatron-lm-2021,' "$st" | cut -d: -f1)
-{ head -n $((early - 1)) "$st"; sed -n "${late}p" "$st"; sed -n "${early},$((late - 1))p" "$st"
-  tail -n +$((late + 1)) "$st"; } >"$tmp/stacks.csv" && mv "$tmp/stacks.csv" "$st"
-if "$podsim" validate "$tmp/rows.csv" --data "$tmp/data" >"$tmp/shadow.txt" 2>&1; then
-	echo "a shadowed stacks.csv row is not an error"; fail=1
-fi
-grep -q "stacks.csv:$((early + 1)): error: this row never applies: line $early (match '', profile megatron-lm)" "$tmp/shadow.txt" ||
-	{ echo "the shadowed row's error:"; cat "$tmp/shadow.txt"; fail=1; }
-# the same in recipes.csv: the Playbook's catch-all line moved ahead of its
-# 8B's, whose model pattern it matches too
-cp topologies/frameworks/stacks.csv "$st"
-rc="$tmp/data/topologies/frameworks/recipes.csv"
-l8=$(grep -n '^Ultra-Scale|ultrascale,"{layers=32' "$rc" | cut -d: -f1)
-lall=$(grep -n '^Ultra-Scale|ultrascale,,' "$rc" | cut -d: -f1)
-{ head -n $((l8 - 1)) "$rc"; sed -n "${lall}p" "$rc"; sed -n "${l8},$((lall - 1))p" "$rc"
-  tail -n +$((lall + 1)) "$rc"; } >"$tmp/recipes.csv" && mv "$tmp/recipes.csv" "$rc"
-if "$podsim" validate "$tmp/rows.csv" --data "$tmp/data" >"$tmp/shadow2.txt" 2>&1; then
-	echo "a shadowed recipes.csv line is not an error"; fail=1
-fi
-grep -q "recipes.csv:$((l8 + 1)): error: this line never applies: line $l8 (match 'Ultra-Scale|ultrascale', model '')" "$tmp/shadow2.txt" ||
-	{ echo "the shadowed recipe line's error:"; cat "$tmp/shadow2.txt"; fail=1; }
+# shadowed TABLE EARLY LATE MESSAGE: TABLE's line matching ^LATE moved ahead
+# of the one matching ^EARLY must fail validate with MESSAGE at the moved-down
+# line (MESSAGE's %d: the moved-up line's number); the table is restored
+shadowed() {
+	local t="$tmp/data/topologies/frameworks/$1" early late
+	early=$(grep -n "^$2" "$t" | cut -d: -f1)
+	late=$(grep -n "^$3" "$t" | cut -d: -f1)
+	{ head -n $((early - 1)) "$t"; sed -n "${late}p" "$t"; sed -n "${early},$((late - 1))p" "$t"
+	  tail -n +$((late + 1)) "$t"; } >"$tmp/moved" && mv "$tmp/moved" "$t"
+	if "$podsim" validate "$tmp/rows.csv" --data "$tmp/data" >"$tmp/shadow.txt" 2>&1; then
+		echo "a shadowed $1 line is not an error"; fail=1
+	fi
+	# shellcheck disable=SC2059
+	grep -qF "$1:$((early + 1)): error: $(printf "$4" "$early")" "$tmp/shadow.txt" ||
+		{ echo "the shadowed $1 line's error:"; cat "$tmp/shadow.txt"; fail=1; }
+	cp "topologies/frameworks/$1" "$t"
+}
+# the catch-all of any source up to 2022 ahead of 2021's (the slip that until
+# 2026-12-02 gave a 2021 source naming no framework Megatron-LM of 2022)
+shadowed stacks.csv ',,,2021,megatron-lm-2021,' ',,,2022,megatron-lm,' \
+	"this row never applies: line %d (match '', profile megatron-lm)"
+# the Playbook's catch-all recipe ahead of its 8B's, whose model it matches
+shadowed recipes.csv 'Ultra-Scale|ultrascale,"{layers=32' 'Ultra-Scale|ultrascale,,' \
+	"this line never applies: line %d (match 'Ultra-Scale|ultrascale', model '')"
 exit $fail

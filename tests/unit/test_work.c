@@ -363,6 +363,22 @@ static void test_model_file(void)
 	sim_diag_free(d);
 }
 
+/* models/NAME.ini read into *m; false (and the diagnostics printed, a
+ * failed check) when it does not load. */
+static bool shipped_model(const char *name, work_model *m)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/models/%s.ini", PODSIM_SRCDIR, name);
+	sim_diag *d = sim_diag_new();
+	conf_doc *doc = NULL;
+	bool ok = conf_load(path, d, &doc) == SIM_OK && work_model_from_conf(doc, m, d) == SIM_OK;
+	if (!CHECK(ok))
+		sim_diag_print(d, stderr);
+	conf_free(doc);
+	sim_diag_free(d);
+	return ok;
+}
+
 /* Every shipped model loads; the Megatron weak-scaling shapes give the
  * parameter counts of Narayanan et al. 2021, table 1, to its rounding (the
  * 1.7B row: l(12h^2 + 13h) + (V + s)h + 2h = 1.65e9, printed as 1.7), and the
@@ -385,19 +401,9 @@ static void test_shipped_models(void)
 		{"tiny", 3454464.0, 0},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		char path[512];
-		snprintf(path, sizeof path, "%s/models/%s.ini", PODSIM_SRCDIR, cases[i].file);
-		sim_diag *d = sim_diag_new();
-		conf_doc *doc = NULL;
 		work_model m;
-		bool ok = conf_load(path, d, &doc) == SIM_OK &&
-			  work_model_from_conf(doc, &m, d) == SIM_OK;
-		if (!CHECK(ok))
-			sim_diag_print(d, stderr);
-		else
+		if (shipped_model(cases[i].file, &m))
 			CHECK_NEAR(work_params_total(&m), cases[i].params, cases[i].rel);
-		conf_free(doc);
-		sim_diag_free(d);
 	}
 }
 
@@ -415,21 +421,11 @@ static void test_active_params(void)
 		{"llama3-8b", 8030261248.0, 8030261248.0},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		char path[512];
-		snprintf(path, sizeof path, "%s/models/%s.ini", PODSIM_SRCDIR, cases[i].file);
-		sim_diag *d = sim_diag_new();
-		conf_doc *doc = NULL;
 		work_model m;
-		bool ok = conf_load(path, d, &doc) == SIM_OK &&
-			  work_model_from_conf(doc, &m, d) == SIM_OK;
-		if (!CHECK(ok)) {
-			sim_diag_print(d, stderr);
-		} else {
+		if (shipped_model(cases[i].file, &m)) {
 			CHECK_NEAR(work_params_total(&m), cases[i].total, 0);
 			CHECK_NEAR(work_params_active(&m), cases[i].active, 0);
 		}
-		conf_free(doc);
-		sim_diag_free(d);
 	}
 }
 
