@@ -50,7 +50,7 @@ static const reading optimizer[] = {
  * 609-610 at 0e0a27ea); torchtune's "Peak Memory Active" is
  * active_bytes.all.peak, filed as allocated (memory-README.md) */
 static const reading memory_kind[] = {
-        {"=oom", "oom"},        {"out of memory", "oom"}, {"out-of-memory", "oom"},
+        {"oom", "oom"},         {"out of memory", "oom"}, {"out-of-memory", "oom"},
         {"alloc", "allocated"}, {"reserv", "reserved"},   {"mem res", "reserved"},
         {"mem_res", "reserved"}, {"memres", "reserved"},  {"active", "allocated"},
         {"smi", "nvidia-smi"},  {"unknown", "unknown"}};

@@ -626,6 +626,16 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 	else
 		valid_source_key(get(c, row, "source"), v->group, sizeof v->group);
 	v->measured = atof(get(c, row, "measured_peak_gib"));
+	/* memory_kind oom marks a run that ran out of memory whatever number
+	 * stands beside it (the memory in use when it failed, say): its verdict
+	 * is what is compared, not the number */
+	if (v->measured > 0 && !strcmp(valid_loose("memory_kind", get(c, row, "memory_kind")), "oom")) {
+		valid_assume(v->assumed, sizeof v->assumed,
+		             "measured_peak_gib %.6g beside memory_kind oom: a run that ran out of "
+		             "memory, its number not compared",
+		             v->measured);
+		v->measured = 0;
+	}
 	v->oom_run = v->measured <= 0 && valid_oom_marked(c, row, "measured_peak_gib");
 	if (v->measured <= 0 && !v->oom_run) {
 		v->status = VALID_SKIPPED;

@@ -495,6 +495,11 @@ derive("MA01", "YSb", memory_kind="nvidia-smi")
 derive("MA01", "YD1", dp="", global_batch="")
 derive("MA01", "YO1", micro_batch="64", global_batch="", measured_peak_gib="", memory_kind="oom", note="OOM at the first step")
 derive("MA01", "YO2", measured_peak_gib="", memory_kind="oom", note="OOM at the first step")
+# out of memory with a number beside it (the memory in use when it failed):
+# the run's verdict is compared, not the number
+derive("MA01", "YO3", micro_batch="64", global_batch="", measured_peak_gib="79.2",
+       memory_kind="CUDA OOM", note="")
+derive("MA01", "YO4", measured_peak_gib="60", memory_kind="oom", note="")
 derive("MA03", "YH1", gpu="h200-sxm-141g")
 derive("MH01", "YK0")
 derive("MH01", "YK1", model="Llama 2 7B", kv_heads="")
@@ -550,8 +555,12 @@ want(r["YO1"]["status"] == "ok" and r["YO1"]["oom_run"] and r["YO1"]["verdict"] 
      "an out-of-memory run is not called out of memory", "YO1")
 want(r["YO2"]["oom_run"] and r["YO2"]["verdict"] == "fits" and r["YD0"]["verdict"] == "fits",
      "MA01's plan is not called fits", "YO2", "YD0")
+for x, verdict in (("YO3", "oom"), ("YO4", "fits")):
+    want(r[x]["status"] == "ok" and r[x]["oom_run"] and r[x]["error"] is None
+         and r[x]["verdict"] == verdict and "beside memory_kind oom: a run that ran out of memory"
+         in r[x]["assumed"], "a number beside memory_kind oom is compared as a completed run's", x)
 s = j["summary"]["all"]
-want(s["oom_runs"] == 2 and s["oom_called"] == 1 and s["fit_called_oom"] == 0 and s["ok"] == 28
+want(s["oom_runs"] == 4 and s["oom_called"] == 2 and s["fit_called_oom"] == 0 and s["ok"] == 28
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
 want(r["YL1"]["status"] == "ok" and "SwiGLU, RMSNorm, no biases (nanotron's Llama code)" in r["YL1"]["assumed"],
@@ -622,7 +631,7 @@ want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predi
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 2, called out of memory: 1; completed runs called out of memory: 0 of 28$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 4, called out of memory: 2; completed runs called out of memory: 0 of 28$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row
