@@ -1178,6 +1178,20 @@ static bool profile_selective(const cases_csv *c, size_t row, const valid_option
 	       load_profile(opt, profile, &fw) && fw.selective_recompute;
 }
 
+/* The highest ZeRO stage the row's framework runs at its pp (runs_zero,
+ * runs_zero_with_pp); 3 where the profile does not load. */
+static int profile_zero_max(const cases_csv *c, size_t row, const valid_options *opt)
+{
+	const char *profile, *attention;
+	char name[64], scratch[1024] = "";
+	plan_framework fw;
+	if (row_stack(c, row, opt, &profile, &attention, name, sizeof name, scratch,
+	              sizeof scratch) ||
+	    !load_profile(opt, profile, &fw))
+		return 3;
+	return atoi(get(c, row, "pp")) > 1 ? fw.zero_max_pp : fw.zero_max;
+}
+
 /* Whether the row fits under `t`. */
 static bool tuned_fits(const cases_csv *c, size_t row, const valid_options *opt,
                        const row_tune *t)
@@ -1276,7 +1290,8 @@ static double tuned_micro_batch(const cases_csv *c, size_t row, const valid_opti
  * for the distributed optimizer or ZeRO and for recomputation when a plan
  * does not fit, and tune for speed: so the fastest combination that fits
  * of the ZeRO stages the framework runs (runs_zero, with a pipeline
- * runs_zero_with_pp: a combination the framework refuses does not load)
+ * runs_zero_with_pp; a stage past them, its rule set aside and said, only
+ * where none of them fits: profile_zero_max)
  * and none, selective (where the framework runs it: Megatron-LM from
  * 2022, runs_selective_recompute) or full recomputation (there also of the
  * fewest layers a chunk that fit, tuned_step), each with its micro-batch
@@ -1313,10 +1328,15 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
 		return def;
 	}
 	bool selective = open_rc && profile_selective(c, row, opt);
+	/* the ZeRO stages the framework runs first; past them (its rule set
+	 * aside, said) only where none of them fits */
+	int zmax = open_zero ? profile_zero_max(c, row, opt) : 0;
 	for (int z = 0; z <= (open_zero ? 3 : 0); z++)
 		for (size_t i = 0; i < (open_rc ? sizeof rcs / sizeof rcs[0] : 1); i++) {
 			if (z == 0 && i == 0)
 				continue; /* the defaults, tried above */
+			if (z > zmax && best_s >= 0)
+				break; /* a stage the framework runs fits */
 			if (rcs[i] && !strcmp(rcs[i], "selective") && !selective)
 				continue; /* not offered (a row stating it sets the rule aside) */
 			/* full recomputation of only as many layers as it takes
