@@ -16,6 +16,7 @@
 #include "valid_int.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -476,6 +477,36 @@ bool valid_oom_marked(const cases_csv *c, size_t row, const char *col)
 	       strstr(note, "Out of memory") || strstr(note, "out-of-memory");
 }
 
+/* A training or memory row whose GPU count is open but whose dp is printed:
+ * the GPUs its degrees fill, tp pp dp cp (an open degree 1), written into
+ * the cell (valid_loose_numbers_assume says so). */
+static int fill_gpus(cases_csv *c)
+{
+	int g = cases_csv_col(c, "gpus"), d = cases_csv_col(c, "dp");
+	if (g < 0 || d < 0 || cases_csv_col(c, "kind") >= 0)
+		return SIM_OK;
+	static const char *const deg[] = {"tp", "pp", "dp", "cp"};
+	for (size_t row = 0; row < cases_csv_rows(c); row++) {
+		if (*cases_csv_get(c, row, g) || !*cases_csv_get(c, row, d))
+			continue;
+		double n = 1;
+		for (int i = 0; i < 4; i++) {
+			int k = cases_csv_col(c, deg[i]);
+			const char *v = k >= 0 ? cases_csv_get(c, row, k) : "";
+			double x = *v ? atof(v) : 1;
+			n = x >= 1 && x == floor(x) ? n * x : -1e18;
+		}
+		if (n < 1 || n > INT_MAX)
+			continue;
+		char out[32];
+		snprintf(out, sizeof out, "%.0f", n);
+		int rc = cases_csv_set(c, row, g, out);
+		if (rc != SIM_OK)
+			return rc;
+	}
+	return SIM_OK;
+}
+
 int valid_loose_numbers(cases_csv *c)
 {
 	int mu = cases_csv_col(c, "measured_unit");
@@ -493,7 +524,7 @@ int valid_loose_numbers(cases_csv *c)
 				return rc;
 		}
 	}
-	return SIM_OK;
+	return fill_gpus(c);
 }
 
 void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, size_t alen)
@@ -503,7 +534,9 @@ void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, s
 		const char *w = cases_csv_written(c, row, col), *v = cases_csv_get(c, row, col);
 		if (col < 0 || !strcmp(w, v))
 			continue;
-		if (*v)
+		if (*v && !*w && !strcmp(numcols[i].col, "gpus"))
+			valid_assume(assumed, alen, "gpus %s (not published: tp pp dp cp)", v);
+		else if (*v)
 			valid_assume(assumed, alen, "%s '%.24s' read as %s", numcols[i].col, w, v);
 		else if (valid_oom_text(w))
 			valid_assume(assumed, alen, "%s '%.24s' read as a run out of memory",

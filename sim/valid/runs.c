@@ -511,12 +511,15 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 		sim_buf_printf(b, "dp = %ld\n", dp);
 		valid_assume(assumed, alen, "dp %ld (not published: gpus / (tp pp cp))", dp);
 	}
-	/* an open cp beside a published dp that leaves GPUs over: the context
-	 * parallelism that fills them (tp pp dp cp = gpus), as dp above */
+	/* an open cp beside published tp, pp and dp that leave GPUs over: the
+	 * context parallelism that fills them (tp pp dp cp = gpus), as dp above
+	 * (with tp or pp open too the GPUs left over are theirs as much as cp's:
+	 * the loader names the mismatch) */
 	long gpus = atol(get(c, row, "gpus")), tpv = atol(get(c, row, "tp")),
 	     ppv = atol(get(c, row, "pp")), dpv = atol(get(c, row, "dp"));
 	tpv = tpv > 0 ? tpv : 1, ppv = ppv > 0 ? ppv : 1;
-	if (!*get(c, row, "cp") && dpv > 0 && gpus % (tpv * ppv * dpv) == 0 &&
+	if (!*get(c, row, "cp") && *get(c, row, "tp") && *get(c, row, "pp") && dpv > 0 &&
+	    gpus % (tpv * ppv * dpv) == 0 &&
 	    gpus / (tpv * ppv * dpv) > 1) {
 		long cp = gpus / (tpv * ppv * dpv);
 		sim_buf_printf(b, "cp = %ld\n", cp);
@@ -909,8 +912,10 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	if (from_file)
 		valid_assume(assumed, alen, "%s from models/%s.ini (%s)", open_cols, mname,
 		             *msrc ? msrc : "no source given");
-	if (gpus <= 0 || gpn <= 0 || (hidden <= 0 && !from_file))
-		return "gpus, gpus_per_node or hidden missing";
+	if (gpus <= 0)
+		return "gpus missing (and dp open: the parallel degrees do not give it)";
+	if (gpn <= 0 || (hidden <= 0 && !from_file))
+		return gpn <= 0 ? "gpus_per_node missing" : "hidden missing (and no model file named)";
 	const char *profile, *attention;
 	char fwname[64];
 	const char *stk = row_stack(c, row, opt, &profile, &attention, fwname, sizeof fwname, assumed,
@@ -963,6 +968,14 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		valid_assume(assumed, alen,
 		             "experts in every second layer (not published: Megatron-DeepSpeed's "
 		             "--expert-interval default)");
+	}
+	/* an open head count: heads of 128 (GPT-3 175B's, Llama's, BLOOM's, most
+	 * of Megatron-LM SC21's table), of 64 where hidden is no multiple of 128 */
+	if (!*valid_arch_value(c, row, rec, "heads", rv, sizeof rv) && !from_file && hidden > 0 &&
+	    hidden % 64 == 0) {
+		long hd = hidden % 128 == 0 ? 128 : 64;
+		sim_buf_printf(b, "heads = %ld\n", hidden / hd);
+		valid_assume(assumed, alen, "heads %ld (not published: heads of %ld)", hidden / hd, hd);
 	}
 	if (!*valid_arch_value(c, row, rec, "kv_heads", rv, sizeof rv) && !from_file)
 		valid_assume(assumed, alen, "kv_heads = heads (not published: multi-head attention)");

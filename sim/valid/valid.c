@@ -131,6 +131,25 @@ static int case_kind(const char *path, cases_csv *c, valid_kind *kind, sim_diag 
 	return SIM_OK;
 }
 
+/* An id the file has used before is a warning at its line: the rows are
+ * reported apart, but --scenario ID and --only take the first, and a
+ * report's reader keyed by id sees one of them. */
+static void warn_repeated_ids(const char *path, const cases_csv *c, sim_diag *diag)
+{
+	int col = cases_csv_col(c, "id");
+	size_t n = cases_csv_rows(c);
+	for (size_t j = 1; col >= 0 && j < n; j++) {
+		const char *id = cases_csv_get(c, j, col);
+		for (size_t i = 0; *id && i < j; i++)
+			if (!strcmp(id, cases_csv_get(c, i, col))) {
+				sim_diag_warning(diag, path, cases_csv_line(c, j),
+				                 "id '%s' repeats line %d's: --scenario takes the first",
+				                 id, cases_csv_line(c, i));
+				break;
+			}
+	}
+}
+
 /* --where COL=VALUE, several joined by '&' (all must hold; '!=' negates). */
 enum { WHERE_MAX = 4 };
 typedef struct where_filter {
@@ -208,6 +227,7 @@ int valid_run(const char *path, const valid_options *opt_in, valid_report **out,
 		valid_stacks_free(own);
 		return rc == SIM_ENOMEM ? rc : SIM_ECONF;
 	}
+	warn_repeated_ids(path, c, diag);
 	valid_report *r = calloc(1, sizeof *r);
 	size_t n = cases_csv_rows(c);
 	if (!r || !(r->rows = calloc(n ? n : 1, sizeof *r->rows))) {

@@ -126,6 +126,12 @@ def derive(base, new, **cols_):
     r = dict(rows[base]); r["id"] = new; r.update(cols_); out.append(r)
 derive("D05", "XD0")
 derive("D05", "XD1", dp="")
+# XI: columns a source leaves open that the rest give: the GPU count (tp pp
+# dp cp), the head count (heads of 128: D05's 70B has 64 of them); tp and
+# pp open beside a dp that leaves GPUs over: no cp is made of them
+derive("D05", "XI1", gpus="")
+derive("D05", "XI2", heads="")
+derive("D05", "XI3", tp="", pp="", cp="")
 derive("V0012", "XV0")
 derive("V0012", "XV1", vpp="")
 derive("N10", "XS0")
@@ -278,6 +284,12 @@ def want(cond, msg, *rows):
             print("  ", r[x])
 def same(a, b):
     return r[a]["status"] == r[b]["status"] == "ok" and r[a]["predicted_iter_s"] == r[b]["predicted_iter_s"]
+want(same("XD0", "XI1") and "gpus 768 (not published: tp pp dp cp)" in r["XI1"]["assumed"],
+     "an open GPU count is not tp pp dp cp", "XD0", "XI1")
+want(same("XD0", "XI2") and "heads 64 (not published: heads of 128)" in r["XI2"]["assumed"],
+     "an open head count is not hidden / 128", "XD0", "XI2")
+want(r["XI3"]["status"] == "skipped" and r["XI3"]["reason"].startswith("tp*pp*dp*cp = 1*1*48*1 = 48"),
+     "tp and pp open beside a dp: the GPUs left over made context parallelism", "XI3")
 want(same("XD0", "XD1") and "dp 48 (not published: gpus / (tp pp cp))" in r["XD1"]["assumed"]
      and r["XD1"]["case"].endswith("tp8 pp2 dp48") and r["XD1"]["verdict"] == "fits",
      "an open dp is not gpus / (tp pp cp)", "XD0", "XD1")

@@ -156,4 +156,14 @@ if [ "$(basename "$csv")" = calibration.csv ]; then
 		[ "$(sed -n '/^\[train\]/,$p' "$tmp/n10.ini" | grep -c '^fp8_recipe = tensorwise$')" = 1 ] ||
 		{ echo "N10's scenario does not take the recipe's fp8 scaling into [train]:"; cat "$tmp/n10.ini"; fail=1; }
 fi
+# an id the file has used before: a warning at its line, every row kept
+if [ "$(basename "$csv")" = calibration.csv ]; then
+	{ head -n 2 "$csv"; sed -n 2p "$csv"; } >"$tmp/dup.csv"
+	"$podsim" validate "$tmp/dup.csv" >"$tmp/dup.out" 2>"$tmp/dup.err" ||
+		{ echo "a repeated id fails validate:"; cat "$tmp/dup.err"; fail=1; }
+	id=$(sed -n 2p "$csv" | cut -d, -f1)
+	grep -q "dup.csv:3: warning: id '$id' repeats line 2's" "$tmp/dup.err" &&
+		grep -q ': 2 rows, 2 simulated, 0 skipped$' "$tmp/dup.out" ||
+		{ echo "a repeated id is not a warning at its line:"; cat "$tmp/dup.err" "$tmp/dup.out"; fail=1; }
+fi
 exit $fail
