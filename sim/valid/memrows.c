@@ -383,9 +383,12 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	bool from_file = *open_cols != 0;
 	if (from_file) {
 		if (!valid_model_file(get(c, row, "model"), opt->datadir, mname, sizeof mname, msrc,
-		                      sizeof msrc))
-			return "ffn or vocab not given and no models/<model>.ini (the model's "
-			       "config is not verified)";
+		                      sizeof msrc)) {
+			valid_assume(assumed, alen, "not given: %s", open_cols);
+			return "architecture columns not given and no models/<model>.ini (a "
+			       "memory row's shape is not guessed: the model's config is not "
+			       "verified)";
+		}
 		valid_assume(assumed, alen, "%s from models/%s.ini (%s)", open_cols, mname,
 		             *msrc ? msrc : "no source given");
 	}
