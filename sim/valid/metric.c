@@ -107,9 +107,8 @@ static enum metric unit_metric(const char *unit)
 /* The source's FLOPs per step by its formula column into *F, and the formula
  * in words into how (len bytes): Megatron's two, 96 (sc21) or 72 (mfu)
  * B s l h^2 (1 + s/6h + V/c l h), c 16 or 12; 6nd; mosaic; else (other, open)
- * podsim's model FLOPs. Returns whether the formula is the source's (false:
- * podsim's default, an assumption). */
-static bool formula_flops(const char *f, const plan_scenario *s, double *F, char *how, size_t len)
+ * podsim's model FLOPs (the how says it is assumed). */
+static void formula_flops(const char *f, const plan_scenario *s, double *F, char *how, size_t len)
 {
 	double B = s->plan.global_batch, sq = s->model.seq_len, l = s->model.layers;
 	double h = s->model.hidden, V = s->vocab_model;
@@ -121,22 +120,21 @@ static bool formula_flops(const char *f, const plan_scenario *s, double *F, char
 		     (1 + sq / (6 * h) + V / ((sc21 ? 16 : 12) * l * h));
 		snprintf(how, len, sc21 ? "96 B s l h^2 (1 + s/6h + V/16lh)"
 		                        : "72 B s l h^2 (1 + s/6h + V/12lh)");
-		return true;
+		return;
 	}
 	if (!strcmp(f, "6nd")) {
 		*F = 6 * N * B * sq;
 		snprintf(how, len, "6 N B s, N %.4g (active, no input embedding)", N);
-		return true;
+		return;
 	}
 	if (!strcmp(f, "mosaic")) {
 		*F = 3 * B * sq * (2 * N + 4 * l * h * sq);
 		snprintf(how, len, "3 B s (2N + 4 l h s), N %.4g", N);
-		return true;
+		return;
 	}
 	*F = work_model_flops(&m, B * sq);
 	snprintf(how, len, "podsim's model FLOPs %.4g (flops_formula %s: assumed)", *F,
 	         *f ? f : "not given");
-	return false;
 }
 
 /* A metric that names the step's time (vTrain's "iteration_time", "step_time",

@@ -969,13 +969,13 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		             "experts in every second layer (not published: Megatron-DeepSpeed's "
 		             "--expert-interval default)");
 	}
-	/* an open head count: heads of 128 (GPT-3 175B's, Llama's, BLOOM's, most
-	 * of Megatron-LM SC21's table), of 64 where hidden is no multiple of 128 */
+	/* an open head count: heads 128 wide (GPT-3 175B's, Llama's, BLOOM's, most
+	 * of Megatron-LM SC21's table), 64 wide where hidden is no multiple of 128 */
 	if (!*valid_arch_value(c, row, rec, "heads", rv, sizeof rv) && !from_file && hidden > 0 &&
 	    hidden % 64 == 0) {
 		long hd = hidden % 128 == 0 ? 128 : 64;
 		sim_buf_printf(b, "heads = %ld\n", hidden / hd);
-		valid_assume(assumed, alen, "heads %ld (not published: heads of %ld)", hidden / hd, hd);
+		valid_assume(assumed, alen, "heads %ld (not published: heads %ld wide)", hidden / hd, hd);
 	}
 	if (!*valid_arch_value(c, row, rec, "kv_heads", rv, sizeof rv) && !from_file)
 		valid_assume(assumed, alen, "kv_heads = heads (not published: multi-head attention)");
