@@ -507,6 +507,49 @@ static int fill_gpus(cases_csv *c)
 	return SIM_OK;
 }
 
+/* A global batch written in tokens ("16M tokens", "1572864 tokens"): the
+ * sequences of the row's seq_len it holds, where a count of them is whole,
+ * the suffix binary (M = 2^20: "16M tokens" of 8,192 are 2,048 sequences,
+ * Llama 3's; batches and sequence lengths are powers of two, so where both
+ * readings are whole, "1536K tokens" of 4,096, the binary one, 384 and not
+ * 375) or, where only that is whole, decimal (M = 10^6); a count that
+ * neither makes whole ("3.2M tokens" of 2,048, GPT-3's rounded 1,536) is left
+ * to the number check, which names it. */
+static int token_batches(cases_csv *c)
+{
+	int g = cases_csv_col(c, "global_batch"), sc = cases_csv_col(c, "seq_len");
+	if (g < 0 || sc < 0)
+		return SIM_OK;
+	for (size_t row = 0; row < cases_csv_rows(c); row++) {
+		char low[64];
+		valid_lower(cases_csv_get(c, row, g), low, sizeof low);
+		double seq = atof(cases_csv_get(c, row, sc));
+		char *end;
+		double x = strtod(low, &end);
+		if (!strstr(low, "token") || !(seq >= 1) || end == low || !(x > 0))
+			continue;
+		while (*end == ' ')
+			end++;
+		static const char suffix[] = "kmgb";
+		const char *k = *end && strchr(suffix, *end) && end[1] != 'y' ? strchr(suffix, *end) : NULL;
+		int e = k ? (k - suffix < 2 ? (int)(k - suffix) + 1 : 3) : 0;
+		double cand[2] = {x * pow(1024.0, e), x * pow(1e3, e)}, seqs = -1;
+		for (int i = 0; i < (e ? 2 : 1) && seqs < 0; i++) {
+			double n = cand[i] / seq;
+			if (n >= 1 && fabs(n - round(n)) < 1e-6 && n < INT_MAX)
+				seqs = round(n);
+		}
+		if (seqs < 0)
+			continue;
+		char out[32];
+		snprintf(out, sizeof out, "%.0f", seqs);
+		int rc = cases_csv_set(c, row, g, out);
+		if (rc != SIM_OK)
+			return rc;
+	}
+	return SIM_OK;
+}
+
 int valid_loose_numbers(cases_csv *c)
 {
 	int mu = cases_csv_col(c, "measured_unit");
@@ -524,7 +567,16 @@ int valid_loose_numbers(cases_csv *c)
 				return rc;
 		}
 	}
-	return fill_gpus(c);
+	int rc = token_batches(c);
+	return rc != SIM_OK ? rc : fill_gpus(c);
+}
+
+/* Whether a written cell says tokens. */
+static bool tokens_written(const char *w)
+{
+	char low[64];
+	valid_lower(w, low, sizeof low);
+	return strstr(low, "token") != NULL;
 }
 
 void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, size_t alen)
@@ -536,6 +588,9 @@ void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, s
 			continue;
 		if (*v && !*w && !strcmp(numcols[i].col, "gpus"))
 			valid_assume(assumed, alen, "gpus %s (not published: tp pp dp cp)", v);
+		else if (*v && !strcmp(numcols[i].col, "global_batch") && tokens_written(w))
+			valid_assume(assumed, alen, "global_batch '%.24s' read as %s sequences of seq_len",
+			             w, v);
 		else if (*v)
 			valid_assume(assumed, alen, "%s '%.24s' read as %s", numcols[i].col, w, v);
 		else if (valid_oom_text(w))

@@ -132,6 +132,13 @@ derive("D05", "XD1", dp="")
 derive("D05", "XI1", gpus="")
 derive("D05", "XI2", heads="")
 derive("D05", "XI3", tp="", pp="", cp="")
+# XX: a global batch written in tokens, D05's 384 sequences of 4,096: 1.5M
+# (binary, 1,572,864), the count itself, and 1536K, which reads whole both
+# ways (375 decimal, 384 binary: sequence lengths and batches are powers of
+# two, so binary)
+derive("D05", "XX1", global_batch="1.5M tokens")
+derive("D05", "XX2", global_batch="1572864 tokens")
+derive("D05", "XX3", global_batch="1536K tokens")
 derive("V0012", "XV0")
 derive("V0012", "XV1", vpp="")
 derive("N10", "XS0")
@@ -284,6 +291,9 @@ def want(cond, msg, *rows):
             print("  ", r[x])
 def same(a, b):
     return r[a]["status"] == r[b]["status"] == "ok" and r[a]["predicted_iter_s"] == r[b]["predicted_iter_s"]
+for x, w in (("XX1", "1.5M tokens"), ("XX2", "1572864 tokens"), ("XX3", "1536K tokens")):
+    want(same("XD0", x) and ("global_batch '%s' read as 384 sequences of seq_len" % w) in r[x]["assumed"],
+         "a global batch in tokens is not its sequences", "XD0", x)
 want(same("XD0", "XI1") and "gpus 768 (not published: tp pp dp cp)" in r["XI1"]["assumed"],
      "an open GPU count is not tp pp dp cp", "XD0", "XI1")
 want(same("XD0", "XI2") and "heads 64 (not published: heads 128 wide)" in r["XI2"]["assumed"],
