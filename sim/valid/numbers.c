@@ -477,6 +477,14 @@ bool valid_oom_marked(const cases_csv *c, size_t row, const char *col)
 	       strstr(note, "Out of memory") || strstr(note, "out-of-memory");
 }
 
+/* Cell (row, col) set to the whole number n. */
+static int set_whole(cases_csv *c, size_t row, int col, double n)
+{
+	char out[32];
+	snprintf(out, sizeof out, "%.0f", n);
+	return cases_csv_set(c, row, col, out);
+}
+
 /* A training or memory row whose GPU count is open but whose dp is printed:
  * the GPUs its degrees fill, tp pp dp cp (an open degree 1), written into
  * the cell (valid_loose_numbers_assume says so). */
@@ -496,11 +504,7 @@ static int fill_gpus(cases_csv *c)
 			double x = *v ? atof(v) : 1;
 			n = x >= 1 && x == floor(x) ? n * x : -1e18;
 		}
-		if (n < 1 || n > INT_MAX)
-			continue;
-		char out[32];
-		snprintf(out, sizeof out, "%.0f", n);
-		int rc = cases_csv_set(c, row, g, out);
+		int rc = n >= 1 && n <= INT_MAX ? set_whole(c, row, g, n) : SIM_OK;
 		if (rc != SIM_OK)
 			return rc;
 	}
@@ -530,20 +534,16 @@ static int token_batches(cases_csv *c)
 			continue;
 		while (*end == ' ')
 			end++;
-		static const char suffix[] = "kmgb";
-		const char *k = *end && strchr(suffix, *end) && end[1] != 'y' ? strchr(suffix, *end) : NULL;
-		int e = k ? (k - suffix < 2 ? (int)(k - suffix) + 1 : 3) : 0;
+		static const char suffix[] = "kmg"; /* 10^3 or 2^10 to the 1st-3rd */
+		const char *k = *end ? strchr(suffix, *end) : NULL;
+		int e = k ? (int)(k - suffix) + 1 : 0;
 		double cand[2] = {x * pow(1024.0, e), x * pow(1e3, e)}, seqs = -1;
 		for (int i = 0; i < (e ? 2 : 1) && seqs < 0; i++) {
 			double n = cand[i] / seq;
 			if (n >= 1 && fabs(n - round(n)) < 1e-6 && n < INT_MAX)
 				seqs = round(n);
 		}
-		if (seqs < 0)
-			continue;
-		char out[32];
-		snprintf(out, sizeof out, "%.0f", seqs);
-		int rc = cases_csv_set(c, row, g, out);
+		int rc = seqs > 0 ? set_whole(c, row, g, seqs) : SIM_OK;
 		if (rc != SIM_OK)
 			return rc;
 	}
