@@ -1178,31 +1178,19 @@ static plan_scenario *tuned_load(const cases_csv *c, size_t row, const valid_opt
 	return s;
 }
 
-/* Whether the row's framework profile runs selective recomputation itself
- * (runs_selective_recompute; Megatron-LM's arrived in 2022), so that the
- * reader may pick it for an open recompute column. */
-static bool profile_selective(const cases_csv *c, size_t row, const valid_options *opt)
+/* The row's framework profile (row_stack, load_profile) into *fw; false
+ * where it has none or it does not load. tuned_plan reads what the
+ * framework runs from it: selective recomputation (runs_selective_recompute;
+ * Megatron-LM's arrived in 2022) and its ZeRO stages (runs_zero, and
+ * runs_zero_with_pp under a pipeline). */
+static bool row_framework(const cases_csv *c, size_t row, const valid_options *opt,
+                          plan_framework *fw)
 {
 	const char *profile, *attention;
 	char name[64], scratch[1024] = "";
-	plan_framework fw;
 	return !row_stack(c, row, opt, &profile, &attention, name, sizeof name, scratch,
 	                  sizeof scratch) &&
-	       load_profile(opt, profile, &fw) && fw.selective_recompute;
-}
-
-/* The highest ZeRO stage the row's framework runs at its pp (runs_zero,
- * runs_zero_with_pp); 3 where the profile does not load. */
-static int profile_zero_max(const cases_csv *c, size_t row, const valid_options *opt)
-{
-	const char *profile, *attention;
-	char name[64], scratch[1024] = "";
-	plan_framework fw;
-	if (row_stack(c, row, opt, &profile, &attention, name, sizeof name, scratch,
-	              sizeof scratch) ||
-	    !load_profile(opt, profile, &fw))
-		return 3;
-	return atoi(get(c, row, "pp")) > 1 ? fw.zero_max_pp : fw.zero_max;
+	       load_profile(opt, profile, fw);
 }
 
 /* Whether the row fits under `t`. */
@@ -1304,7 +1292,7 @@ static double tuned_micro_batch(const cases_csv *c, size_t row, const valid_opti
  * does not fit, and tune for speed: so the fastest combination that fits
  * of the ZeRO stages the framework runs (runs_zero, with a pipeline
  * runs_zero_with_pp; a stage past them, its rule set aside and said, only
- * where none of them fits: profile_zero_max)
+ * where none of them fits)
  * and none, selective (where the framework runs it: Megatron-LM from
  * 2022, runs_selective_recompute) or full recomputation (there also of the
  * fewest layers a chunk that fit, tuned_step), each with its micro-batch
@@ -1340,10 +1328,15 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
 		free(r);
 		return def;
 	}
-	bool selective = open_rc && profile_selective(c, row, opt);
+	plan_framework fw;
+	bool have_fw = row_framework(c, row, opt, &fw);
+	bool selective = open_rc && have_fw && fw.selective_recompute;
 	/* the ZeRO stages the framework runs first; past them (its rule set
 	 * aside, said) only where none of them fits */
-	int zmax = open_zero ? profile_zero_max(c, row, opt) : 0;
+	int zmax = !open_zero ? 0
+	           : !have_fw ? 3
+	           : atoi(get(c, row, "pp")) > 1 ? fw.zero_max_pp
+	                                          : fw.zero_max;
 	for (int z = 0; z <= (open_zero ? 3 : 0); z++)
 		for (size_t i = 0; i < (open_rc ? sizeof rcs / sizeof rcs[0] : 1); i++) {
 			if (z == 0 && i == 0)

@@ -26,19 +26,23 @@
  * reads it so (selective_is_layers). */
 bool valid_rule_waivers(const sim_diag *d, sim_buf *out, char *assumed, size_t alen)
 {
+	/* `with`: a key opened beside the rule. A framework without a ZeRO
+	 * stage has none beside a pipeline either (runs_zero_with_pp <=
+	 * runs_zero: Megatron-LM of 2021, 0 and 0): the row's stage ran, with
+	 * its pipeline */
 	static const struct {
-		const char *rule, *open;
+		const char *rule, *open, *with;
 	} open[] = {
-	        {"runs_schedules", NULL}, /* every schedule: plan_framework_all_schedules */
-	        {"runs_zero", "3"},
-	        {"runs_tp", "true"},
-	        {"runs_cp", "true"},
-	        {"runs_ep", "true"},
-	        {"runs_offload_optimizer", "true"},
-	        {"runs_offload_params", "true"},
-	        {"runs_hybrid_shard", "true"},
-	        {"runs_overlap_grad_reduce", "true"},
-	        {"runs_selective_recompute", "true"},
+	        {"runs_schedules", NULL, NULL}, /* every schedule: plan_framework_all_schedules */
+	        {"runs_zero", "3", "runs_zero_with_pp = 3"},
+	        {"runs_tp", "true", NULL},
+	        {"runs_cp", "true", NULL},
+	        {"runs_ep", "true", NULL},
+	        {"runs_offload_optimizer", "true", NULL},
+	        {"runs_offload_params", "true", NULL},
+	        {"runs_hybrid_shard", "true", NULL},
+	        {"runs_overlap_grad_reduce", "true", NULL},
+	        {"runs_selective_recompute", "true", NULL},
 	};
 	sim_buf keys;
 	sim_buf_init(&keys);
@@ -64,11 +68,8 @@ bool valid_rule_waivers(const sim_diag *d, sim_buf *out, char *assumed, size_t a
 		if (!open[k].open)
 			plan_framework_all_schedules(all, sizeof all);
 		sim_buf_printf(&keys, "%s = %s\n", open[k].rule, open[k].open ? open[k].open : all);
-		/* a framework without the ZeRO stage at all has none beside a
-		 * pipeline either (runs_zero_with_pp <= runs_zero: Megatron-LM of
-		 * 2021, 0 and 0): the row's stage ran, with its pipeline */
-		if (!strcmp(open[k].rule, "runs_zero"))
-			sim_buf_printf(&keys, "runs_zero_with_pp = 3\n");
+		if (open[k].with)
+			sim_buf_printf(&keys, "%s\n", open[k].with);
 		/* the refused feature: the message's text before ": framework" */
 		const char *what = e + 7, *f = strstr(what, ": framework '");
 		valid_assume(
