@@ -144,6 +144,22 @@ static const char *node_template(const char *intra)
 						 : NULL;
 }
 
+/* The node file of the row: its node_intra's template, or the 4-GPU board
+ * for 4 GPUs a node (valid_board4), said. */
+static const char *row_template(const cases_csv *c, size_t row, const char *g, valid_row *v)
+{
+	const char *tmpl = node_template(row_intra(c, row, g, v));
+	const char *board = valid_board4(tmpl, atol(get(c, row, "gpus_per_node")));
+	if (!board)
+		return tmpl;
+	char text[160];
+	snprintf(text, sizeof text,
+	         "4 GPUs a node: the %s board (NVLink between every pair, no NVSwitch; a NIC per "
+	         "GPU unless the row says)", board);
+	add_assumed(v, text);
+	return board;
+}
+
 /* The EC2 instance an EFA row of another instance ran on, for aws-ofi-nccl's
  * tuner tables ([node] ec2_instance), from its GPU and NIC count as the
  * shipped node files hold them: H200 with 16 EFA is p5en (nodes/p5en-h200.ini),
@@ -257,13 +273,15 @@ static const char *load_efa(const cases_csv *c, size_t row, const valid_options 
 	valid_efa_unfit u;
 	if (valid_efa_unfitted(opt, g, nics, gbps, &u) != SIM_OK)
 		return "a shipped EFA cluster does not load";
-	const char *tmpl = node_template(row_intra(c, row, g, v));
+	const char *tmpl = row_template(c, row, g, v);
 	if (!tmpl || nics <= 0 || gbps <= 0)
 		return "an EFA row of another instance needs its node_intra, nics_per_node and nic_gbps";
 	sim_buf b;
 	sim_buf_init(&b);
 	sim_buf_printf(&b, "include = topologies/nodes/%s.ini\ninclude = topologies/gpus/%s.ini\n"
 	                   "[node]\n", tmpl, g);
+	if (gpn > 0)
+		sim_buf_printf(&b, "gpus = %d\n", gpn);
 	valid_efa_unfit_keys(&b, &u, false);
 	sim_buf_printf(&b, "[cluster]\nname = efa-%s\nnodes = %ld\nfabric = efa\n", g,
 	               nodes > 0 ? nodes : 1);
@@ -285,9 +303,10 @@ static const char *load_hw(const cases_csv *c, size_t row, const valid_options *
 	if (!strcmp(get(c, row, "fabric"), "efa"))
 		return load_efa(c, row, opt, gpu, cl, v);
 	const char *g = row_gpu(c, row, v);
-	const char *tmpl = node_template(row_intra(c, row, g, v));
+	const char *tmpl = row_template(c, row, g, v);
 	if (!tmpl)
 		return "no node template for this node_intra";
+	long gpn = atol(get(c, row, "gpus_per_node"));
 	long nodes = row_nodes(c, row, v);
 	if (nodes <= 0 && !*get(c, row, "gpus") && strstr(get(c, row, "note"), ">2 nodes")) {
 		/* a statement for "more than 2 nodes" of the node type (NCCL issue
@@ -301,8 +320,12 @@ static const char *load_hw(const cases_csv *c, size_t row, const valid_options *
 	sim_buf_printf(&b, "include = topologies/nodes/%s.ini\ninclude = topologies/gpus/%s.ini\n",
 		       tmpl, g);
 	sim_buf_printf(&b, "[cluster]\nname = bench\nnodes = %ld\n", nodes > 0 ? nodes : 1);
-	if (*get(c, row, "nics_per_node") || *get(c, row, "nic_gbps"))
+	/* the row's GPUs a node (the template's box otherwise): 2 nodes of 4
+	 * are not one of 8 */
+	if (*get(c, row, "nics_per_node") || *get(c, row, "nic_gbps") || gpn > 0)
 		sim_buf_printf(&b, "[node]\n");
+	if (gpn > 0)
+		sim_buf_printf(&b, "gpus = %ld\n", gpn);
 	if (*get(c, row, "nics_per_node"))
 		sim_buf_printf(&b, "nics = %s\n", get(c, row, "nics_per_node"));
 	if (*get(c, row, "nic_gbps"))

@@ -76,6 +76,21 @@ static const char *node_template(const char *intra, const char *gpu)
 	return NULL;
 }
 
+/* The 4-GPU baseboard of an 8-GPU node template, for a row of 4 GPUs a
+ * node: HGX A100 4-GPU and HGX H100 4-GPU connect their GPUs pairwise by
+ * NVLink, without an NVSwitch (so without NVLS), and have a NIC per GPU as
+ * the DGX has (topologies/nodes/hgx-*-4gpu*.ini, each assumption there);
+ * NULL for templates without such a board (and for gpn other than 4). */
+const char *valid_board4(const char *tmpl, long gpn)
+{
+	if (gpn != 4 || !tmpl)
+		return NULL;
+	return !strcmp(tmpl, "dgx-a100-40g")   ? "hgx-a100-4gpu-40g"
+	       : !strcmp(tmpl, "dgx-a100-80g") ? "hgx-a100-4gpu-80g"
+	       : !strcmp(tmpl, "dgx-h100")     ? "hgx-h100-4gpu"
+	                                       : NULL;
+}
+
 /* The case file's GPU names without a GPU file of their own (memory.csv's,
  * tests/cases/memory-README.md: the form factor not stated) -> GPU files,
  * with the assumption. */
@@ -781,6 +796,15 @@ static const char *row_hardware(const cases_csv *c, size_t row, const char **gpu
 	if (!*get(c, row, "gpus_per_node") && strcmp(tmpl, "gb200-nvl72")) {
 		gpn = 8;
 		valid_assume(assumed, alen, "gpus_per_node 8 (not published: the %s node's)", tmpl);
+	}
+	/* 4 SXM GPUs a node: the 4-GPU board, not the 8-GPU box cut in half */
+	const char *board = valid_board4(tmpl, gpn);
+	if (board) {
+		valid_assume(assumed, alen,
+		             "4 GPUs a node: the %s board (NVLink between every pair, no NVSwitch; "
+		             "a NIC per GPU unless the row says)",
+		             board);
+		tmpl = board;
 	}
 	*gpu_out = gpu;
 	*tmpl_out = tmpl;

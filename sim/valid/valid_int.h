@@ -142,6 +142,11 @@ const char *valid_default_intra(const char *gpu);
  * its node_intra open runs on: valid_default_intra's baseboard; NULL if
  * none is shipped. */
 const char *valid_default_node(const char *gpu);
+/* The 4-GPU baseboard (topologies/nodes/) standing for 8-GPU node template
+ * `tmpl` in a row of gpn = 4 GPUs a node: HGX A100 / H100 4-GPU, NVLink
+ * between every pair, no NVSwitch, a NIC per GPU; NULL otherwise (runs.c;
+ * training and microbenchmark rows). */
+const char *valid_board4(const char *tmpl, long gpn);
 /* The precision of a row that leaves it open: bf16, the training default
  * of every GPU with a bf16 tensor path (A100 on); V100 has none, so fp16
  * (runs.c; training, memory and GEMM rows alike). */

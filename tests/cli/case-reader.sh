@@ -89,4 +89,44 @@ grep -q '^untied_embeddings = false$' "$tmp/xt1.ini" &&
 	{ echo "memory row: params_b does not tie the embeddings"; cat "$tmp/xt1.ini"; fail=1; }
 "$podsim" validate "$tmp/tie.csv" --scenario XT2 2>/dev/null | grep -q '^untied_embeddings = true$' ||
 	{ echo "memory row: a nominal params_b decided the tie"; fail=1; }
+# Four SXM GPUs a node: the 4-GPU board (HGX A100 / H100 4-GPU: NVLink
+# between every pair, no NVSwitch, a NIC per GPU), said, not the 8-GPU box
+# cut in half; a collective row of 2 nodes of 4 times as `podsim coll` on two
+# such nodes, not as one node of 8 (before 2026-12-02 the microbenchmark
+# reader dropped gpus_per_node: the two were the same 2.14 ms).
+{
+	head -1 tests/cases/calibration.csv
+	grep '^D01,' tests/cases/calibration.csv | sed 's/^D01,/XB4,/; s/,h100-sxm5-80g,8,nvswitch-gen3,/,h100-sxm5-80g,4,nvswitch-gen3,/'
+} >"$tmp/board.csv"
+"$podsim" validate "$tmp/board.csv" --scenario XB4 >"$tmp/xb4.ini" 2>/dev/null
+grep -q '^include = .*topologies/nodes/hgx-h100-4gpu.ini$' "$tmp/xb4.ini" &&
+	grep -q '; assumed: 4 GPUs a node: the hgx-h100-4gpu board' "$tmp/xb4.ini" ||
+	{ echo "4-GPU H100 row: not on the 4-GPU board"; cat "$tmp/xb4.ini"; fail=1; }
+{
+	head -1 tests/cases/microbench.csv
+	grep '^LUT-A100-G8-1024,' tests/cases/microbench.csv | sed 's/^LUT-A100-G8-1024,\(allreduce,a100-sxm4-80g,8,\)1,8,/XM8,\11,8,/'
+	grep '^LUT-A100-G8-1024,' tests/cases/microbench.csv | sed 's/^LUT-A100-G8-1024,\(allreduce,a100-sxm4-80g,8,\)1,8,/XM4,\12,4,/'
+} >"$tmp/m4.csv"
+printf 'include = %s/topologies/nodes/hgx-a100-4gpu-80g.ini\n[cluster]\nname = two\nnodes = 2\nfabric = fat-tree\n' "$PWD" >"$tmp/two.ini"
+coll_us=$("$podsim" coll --topology "$tmp/two.ini" --gpus 8 allreduce "$(cut -d, -f16 <<<"$(grep '^LUT-A100-G8-1024,' tests/cases/microbench.csv)")B" 2>/dev/null | awk '!/^#/ {print $2; exit}')
+# ... and on a node without a 4-GPU board (8 A100 PCIe cards), the row's 4 a
+# node are kept: 2 nodes of the PCIe box with 4 cards each
+grep '^LUT-A100-G8-1024,' tests/cases/microbench.csv |
+	sed 's/^LUT-A100-G8-1024,allreduce,a100-sxm4-80g,8,1,8,nvswitch-gen2,/XP4,allreduce,a100-pcie,8,2,4,pcie-gen4,/' >>"$tmp/m4.csv"
+printf 'include = %s/topologies/nodes/pcie-8x-a100.ini\ninclude = %s/topologies/gpus/a100-pcie.ini\n[node]\ngpus = 4\n[cluster]\nname = two\nnodes = 2\nfabric = fat-tree\n' "$PWD" "$PWD" >"$tmp/twop.ini"
+collp_us=$("$podsim" coll --topology "$tmp/twop.ini" --gpus 8 allreduce 1073741824B 2>/dev/null | awk '!/^#/ {print $2; exit}')
+"$podsim" validate "$tmp/m4.csv" --json >"$tmp/m4.json" 2>/dev/null
+python3 - "$tmp/m4.json" "$coll_us" "$collp_us" <<'PY' || fail=1
+import json, sys
+r = {x["id"]: x for x in json.load(open(sys.argv[1]))["rows"]}
+coll_s = float(sys.argv[2]) * 1e-6
+m4, m8 = r["XM4"], r["XM8"]
+ok = m4["status"] == "ok" and "the hgx-a100-4gpu-80g board" in m4["assumed"] \
+    and abs(m4["predicted_iter_s"] / coll_s - 1) < 1e-4 and m4["predicted_iter_s"] > 1.5 * m8["predicted_iter_s"]
+p4 = r["XP4"]
+ok = ok and p4["status"] == "ok" and abs(p4["predicted_iter_s"] / (float(sys.argv[3]) * 1e-6) - 1) < 1e-4
+if not ok:
+    print("2 nodes of 4:", m4, "coll", coll_s, "1 node of 8:", m8, "PCIe:", p4, sys.argv[3])
+sys.exit(0 if ok else 1)
+PY
 exit $fail

@@ -558,7 +558,8 @@ static const char *const clusters[] = {
 };
 static const char *const nodes[] = {"dgx-a100-40g", "dgx-a100-80g", "dgx-h100", "hgx-h800",
 				    "dgx1-v100",    "pcie-4x4090",  "alvis-a100", "alvis-a40",
-				    "alvis-v100",   "alvis-t4",     "p5-h100"};
+				    "alvis-v100",   "alvis-t4",     "p5-h100", "hgx-a100-4gpu-40g",
+				    "hgx-a100-4gpu-80g", "hgx-h100-4gpu"};
 
 static int load_cluster(const char *path, const char *extra, net_cluster *c, hw_gpu *gpu,
 			sim_diag *d)
@@ -613,6 +614,19 @@ static void test_shipped(void)
 	CHECK_NEAR(c.switch_lat_s, 130e-9, 1e-12);
 	CHECK_NEAR(hw_peak(&g, HW_BF16), 312e12, 1e-12);
 	CHECK_STR(g.name, "a100-sxm4-80g");
+	sim_diag_free(d);
+	/* The 4-GPU H100 board: its file's overrides of the DGX H100 it
+	 * includes (a mesh of 4 with no NVLS, a NIC per GPU), the rest the
+	 * DGX's (the NIC rate). */
+	d = sim_diag_new();
+	CHECK_INT(load_cluster("nodes/hgx-h100-4gpu.ini", "[cluster]\nname = b\nnodes = 2\n", &c, &g,
+			       d),
+		  SIM_OK);
+	CHECK_INT(c.node.gpus, 4);
+	CHECK_INT(c.node.intra, NET_INTRA_NVLINK_MESH);
+	CHECK_NEAR(c.node.nvls_busbw_Bps, 0, 1e-12);
+	CHECK_INT(c.node.nics, 4);
+	CHECK_NEAR(c.node.nic_Bps, 50e9, 1e-12); /* 400 Gb/s */
 	sim_diag_free(d);
 	/* More than one node without NICs is an error at the nics line. */
 	d = sim_diag_new();
