@@ -99,6 +99,23 @@ static long row_nodes(const cases_csv *c, size_t row, valid_row *v)
 	return nodes;
 }
 
+/* The row's GPUs a node: its gpus_per_node, or where it gives its GPUs and
+ * nodes but not that, the GPUs over the nodes when whole, said (a row of 8
+ * GPUs on 2 nodes is 4 a node, not one node of the template's 8); 0 when
+ * the row says neither (the template's box). */
+static long row_gpn(const cases_csv *c, size_t row, valid_row *v)
+{
+	long gpn = atol(get(c, row, "gpus_per_node"));
+	long gpus = atol(get(c, row, "gpus")), nodes = atol(get(c, row, "nodes"));
+	if (*get(c, row, "gpus_per_node") || gpus <= 0 || nodes <= 1 || gpus % nodes)
+		return gpn;
+	char text[128];
+	snprintf(text, sizeof text, "gpus_per_node %ld (not published: %ld GPUs on %ld nodes)",
+	         gpus / nodes, gpus, nodes);
+	add_assumed(v, text);
+	return gpus / nodes;
+}
+
 /* The row's node_intra, or for a row of several GPUs that leaves it open,
  * the baseboard of its GPU (valid_default_intra), said. */
 static const char *row_intra(const cases_csv *c, size_t row, const char *g, valid_row *v)
@@ -146,10 +163,11 @@ static const char *node_template(const char *intra)
 
 /* The node file of the row: its node_intra's template, or the 4-GPU board
  * for 4 GPUs a node (valid_board4), said. */
-static const char *row_template(const cases_csv *c, size_t row, const char *g, valid_row *v)
+static const char *row_template(const cases_csv *c, size_t row, const char *g, long gpn,
+                                valid_row *v)
 {
 	const char *tmpl = node_template(row_intra(c, row, g, v));
-	const char *board = valid_board4(tmpl, atol(get(c, row, "gpus_per_node")));
+	const char *board = valid_board4(tmpl, gpn);
 	if (!board)
 		return tmpl;
 	char text[160];
@@ -257,7 +275,7 @@ static const char *load_efa(const cases_csv *c, size_t row, const valid_options 
 {
 	const char *g = row_gpu(c, row, v), *fit = valid_efa_cluster(g);
 	long nodes = row_nodes(c, row, v);
-	int gpn = atoi(get(c, row, "gpus_per_node"));
+	long gpn = row_gpn(c, row, v);
 	double nics = atof(get(c, row, "nics_per_node")), gbps = atof(get(c, row, "nic_gbps"));
 	if (fit && load_cluster(fit, nodes, opt, gpu, cl) == SIM_OK && cl->rail_Bps > 0 &&
 	    !strcmp(gpu->name, g) && (gpn <= 0 || gpn == cl->node.gpus)) {
@@ -273,7 +291,7 @@ static const char *load_efa(const cases_csv *c, size_t row, const valid_options 
 	valid_efa_unfit u;
 	if (valid_efa_unfitted(opt, g, nics, gbps, &u) != SIM_OK)
 		return "a shipped EFA cluster does not load";
-	const char *tmpl = row_template(c, row, g, v);
+	const char *tmpl = row_template(c, row, g, gpn, v);
 	if (!tmpl || nics <= 0 || gbps <= 0)
 		return "an EFA row of another instance needs its node_intra, nics_per_node and nic_gbps";
 	sim_buf b;
@@ -281,7 +299,7 @@ static const char *load_efa(const cases_csv *c, size_t row, const valid_options 
 	sim_buf_printf(&b, "include = topologies/nodes/%s.ini\ninclude = topologies/gpus/%s.ini\n"
 	                   "[node]\n", tmpl, g);
 	if (gpn > 0)
-		sim_buf_printf(&b, "gpus = %d\n", gpn);
+		sim_buf_printf(&b, "gpus = %ld\n", gpn);
 	valid_efa_unfit_keys(&b, &u, false);
 	sim_buf_printf(&b, "[cluster]\nname = efa-%s\nnodes = %ld\nfabric = efa\n", g,
 	               nodes > 0 ? nodes : 1);
@@ -303,10 +321,10 @@ static const char *load_hw(const cases_csv *c, size_t row, const valid_options *
 	if (!strcmp(get(c, row, "fabric"), "efa"))
 		return load_efa(c, row, opt, gpu, cl, v);
 	const char *g = row_gpu(c, row, v);
-	const char *tmpl = row_template(c, row, g, v);
+	long gpn = row_gpn(c, row, v);
+	const char *tmpl = row_template(c, row, g, gpn, v);
 	if (!tmpl)
 		return "no node template for this node_intra";
-	long gpn = atol(get(c, row, "gpus_per_node"));
 	long nodes = row_nodes(c, row, v);
 	if (nodes <= 0 && !*get(c, row, "gpus") && strstr(get(c, row, "note"), ">2 nodes")) {
 		/* a statement for "more than 2 nodes" of the node type (NCCL issue

@@ -109,6 +109,9 @@ grep -q '^include = .*topologies/nodes/hgx-h100-4gpu.ini$' "$tmp/xb4.ini" &&
 } >"$tmp/m4.csv"
 printf 'include = %s/topologies/nodes/hgx-a100-4gpu-80g.ini\n[cluster]\nname = two\nnodes = 2\nfabric = fat-tree\n' "$PWD" >"$tmp/two.ini"
 coll_us=$("$podsim" coll --topology "$tmp/two.ini" --gpus 8 allreduce "$(cut -d, -f16 <<<"$(grep '^LUT-A100-G8-1024,' tests/cases/microbench.csv)")B" 2>/dev/null | awk '!/^#/ {print $2; exit}')
+# ... the same row with gpus_per_node open reads 4 from its 8 GPUs on 2
+# nodes, said (it ran 8 GPUs on one node of the template's box before)
+grep '^LUT-A100-G8-1024,' tests/cases/microbench.csv | sed 's/^LUT-A100-G8-1024,\(allreduce,a100-sxm4-80g,8,\)1,8,/XMO,\12,,/' >>"$tmp/m4.csv"
 # ... and on a node without a 4-GPU board (8 A100 PCIe cards), the row's 4 a
 # node are kept: 2 nodes of the PCIe box with 4 cards each
 grep '^LUT-A100-G8-1024,' tests/cases/microbench.csv |
@@ -123,10 +126,13 @@ coll_s = float(sys.argv[2]) * 1e-6
 m4, m8 = r["XM4"], r["XM8"]
 ok = m4["status"] == "ok" and "the hgx-a100-4gpu-80g board" in m4["assumed"] \
     and abs(m4["predicted_iter_s"] / coll_s - 1) < 1e-4 and m4["predicted_iter_s"] > 1.5 * m8["predicted_iter_s"]
+mo = r["XMO"]
+ok = ok and mo["status"] == "ok" and mo["predicted_iter_s"] == m4["predicted_iter_s"] \
+    and "gpus_per_node 4 (not published: 8 GPUs on 2 nodes)" in mo["assumed"]
 p4 = r["XP4"]
 ok = ok and p4["status"] == "ok" and abs(p4["predicted_iter_s"] / (float(sys.argv[3]) * 1e-6) - 1) < 1e-4
 if not ok:
-    print("2 nodes of 4:", m4, "coll", coll_s, "1 node of 8:", m8, "PCIe:", p4, sys.argv[3])
+    print("2 nodes of 4:", m4, "coll", coll_s, "1 node of 8:", m8, "open:", mo, "PCIe:", p4, sys.argv[3])
 sys.exit(0 if ok else 1)
 PY
 exit $fail
