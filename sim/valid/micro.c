@@ -167,6 +167,9 @@ static const char *row_template(const cases_csv *c, size_t row, const char *g, l
                                 valid_row *v)
 {
 	const char *tmpl = node_template(row_intra(c, row, g, v));
+	/* the 40 GB A100's box, as runs.c's templates (its host memory) */
+	if (tmpl && !strcmp(tmpl, "dgx-a100-80g") && strstr(g, "40g"))
+		tmpl = "dgx-a100-40g";
 	const char *board = valid_board4(tmpl, gpn);
 	if (!board)
 		return tmpl;
