@@ -352,6 +352,23 @@ static const char *file_key(const char *datadir, const char *name, const char *k
 	return out;
 }
 
+/* [node] key `key` of topologies/nodes/<tmpl>.ini as the loader reads it
+ * (its includes: a board's own value over its DGX's), as a number; 0 where
+ * the file or the key is not. */
+static double node_key(const char *datadir, const char *tmpl, const char *key)
+{
+	char path[1200];
+	snprintf(path, sizeof path, "%s/topologies/nodes/%s.ini", datadir ? datadir : ".", tmpl);
+	sim_diag *d = sim_diag_new();
+	conf_doc *doc = NULL;
+	const char *v = d && conf_load(path, d, &doc) == SIM_OK ? conf_get(doc, "node", key, NULL)
+	                                                         : NULL;
+	double x = v ? atof(v) : 0;
+	conf_free(doc);
+	sim_diag_free(d);
+	return x;
+}
+
 /* The layers of models/<name>.ini (0 where it does not say). */
 static long file_layers(const char *datadir, const char *name)
 {
@@ -1059,6 +1076,21 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 			             "%.6g Gb/s)",
 			             gbps, n, gbps / (double)n);
 		}
+	}
+	/* Fewer GPUs a node than the template's box, across nodes, the NICs
+	 * open: the template's NICs per GPU, not all its NICs for fewer GPUs
+	 * (4 H200 a node get 4 of the HGX's 8 NICs), said */
+	bool open_nics = !inter && !efa && !other.instance && !*get(c, row, "nics_per_node");
+	double tg = open_nics && gpus > gpn ? node_key(opt ? opt->datadir : NULL, tmpl, "gpus") : 0;
+	double tn = tg > gpn ? node_key(opt ? opt->datadir : NULL, tmpl, "nics") : 0;
+	if (tg > gpn && tn > 0) {
+		long n = (long)(tn * (double)gpn / tg + 0.5);
+		n = n < 1 ? 1 : n;
+		sim_buf_printf(b, "nics = %ld\n", n);
+		valid_assume(assumed, alen,
+		             "nics_per_node %ld (not published: the %s node's %.0f NICs for %.0f GPUs, "
+		             "kept per GPU)",
+		             n, tmpl, tn, tg);
 	}
 	/* a fabric the schema does not name (HPE Slingshot, "Ethernet"): the
 	 * fat tree of the row's NICs, said */

@@ -102,6 +102,21 @@ grep -q '^untied_embeddings = false$' "$tmp/xt1.ini" &&
 grep -q '^include = .*topologies/nodes/hgx-h100-4gpu.ini$' "$tmp/xb4.ini" &&
 	grep -q '; assumed: 4 GPUs a node: the hgx-h100-4gpu board' "$tmp/xb4.ini" ||
 	{ echo "4-GPU H100 row: not on the 4-GPU board"; cat "$tmp/xb4.ini"; fail=1; }
+# ... and on a node without a 4-GPU board (HGX H200), 4 GPUs a node across
+# nodes keep the box's NICs per GPU (4 of its 8), said; the row's own NIC
+# count stands where it gives one
+{
+	head -1 tests/cases/calibration.csv
+	grep '^D01,' tests/cases/calibration.csv | sed 's/^D01,/XH4,/; s/,h100-sxm5-80g,8,nvswitch-gen3,8,/,h200-sxm-141g,4,nvswitch-gen3,,/'
+	grep '^D01,' tests/cases/calibration.csv | sed 's/^D01,/XH8,/; s/,h100-sxm5-80g,8,nvswitch-gen3,8,/,h200-sxm-141g,4,nvswitch-gen3,8,/'
+} >"$tmp/h200.csv"
+"$podsim" validate "$tmp/h200.csv" --scenario XH4 >"$tmp/xh4.ini" 2>/dev/null
+grep -qx 'nics = 4' "$tmp/xh4.ini" &&
+	grep -q "; assumed: nics_per_node 4 (not published: the hgx-h200 node's 8 NICs for 8 GPUs, kept per GPU)" "$tmp/xh4.ini" ||
+	{ echo "4 H200 a node: not 4 NICs"; cat "$tmp/xh4.ini"; fail=1; }
+"$podsim" validate "$tmp/h200.csv" --scenario XH8 >"$tmp/xh8.ini" 2>/dev/null
+grep -qx 'nics = 8' "$tmp/xh8.ini" && ! grep -q 'kept per GPU' "$tmp/xh8.ini" ||
+	{ echo "4 H200 a node, 8 NICs stated: not the row's"; cat "$tmp/xh8.ini"; fail=1; }
 {
 	head -1 tests/cases/microbench.csv
 	grep '^LUT-A100-G8-1024,' tests/cases/microbench.csv | sed 's/^LUT-A100-G8-1024,\(allreduce,a100-sxm4-80g,8,\)1,8,/XM8,\11,8,/'
