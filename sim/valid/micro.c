@@ -347,6 +347,14 @@ static const char *load_hw(const cases_csv *c, size_t row, const valid_options *
 		sim_buf_printf(&b, "[node]\n");
 	if (gpn > 0)
 		sim_buf_printf(&b, "gpus = %ld\n", gpn);
+	char said[200];
+	long scaled = nodes > 1 && !*get(c, row, "nics_per_node")
+	                      ? valid_nics_per_gpu(opt->datadir, tmpl, gpn, said, sizeof said)
+	                      : 0;
+	if (scaled > 0) {
+		sim_buf_printf(&b, "nics = %ld\n", scaled);
+		add_assumed(v, said);
+	}
 	if (*get(c, row, "nics_per_node"))
 		sim_buf_printf(&b, "nics = %s\n", get(c, row, "nics_per_node"));
 	if (*get(c, row, "nic_gbps"))

@@ -369,6 +369,19 @@ static double node_key(const char *datadir, const char *tmpl, const char *key)
 	return x;
 }
 
+long valid_nics_per_gpu(const char *datadir, const char *tmpl, long gpn, char *said, size_t len)
+{
+	double tg = gpn > 0 ? node_key(datadir, tmpl, "gpus") : 0;
+	double tn = tg > gpn ? node_key(datadir, tmpl, "nics") : 0;
+	if (tn <= 0)
+		return 0;
+	long n = (long)(tn * (double)gpn / tg + 0.5);
+	n = n < 1 ? 1 : n;
+	snprintf(said, len, "nics_per_node %ld (not published: the %s node's %.0f NICs for %.0f GPUs, "
+	                    "kept per GPU)", n, tmpl, tn, tg);
+	return n;
+}
+
 /* The layers of models/<name>.ini (0 where it does not say). */
 static long file_layers(const char *datadir, const char *name)
 {
@@ -1080,17 +1093,15 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	/* Fewer GPUs a node than the template's box, across nodes, the NICs
 	 * open: the template's NICs per GPU, not all its NICs for fewer GPUs
 	 * (4 H200 a node get 4 of the HGX's 8 NICs), said */
-	bool open_nics = !inter && !efa && !other.instance && !*get(c, row, "nics_per_node");
-	double tg = open_nics && gpus > gpn ? node_key(opt ? opt->datadir : NULL, tmpl, "gpus") : 0;
-	double tn = tg > gpn ? node_key(opt ? opt->datadir : NULL, tmpl, "nics") : 0;
-	if (tg > gpn && tn > 0) {
-		long n = (long)(tn * (double)gpn / tg + 0.5);
-		n = n < 1 ? 1 : n;
-		sim_buf_printf(b, "nics = %ld\n", n);
-		valid_assume(assumed, alen,
-		             "nics_per_node %ld (not published: the %s node's %.0f NICs for %.0f GPUs, "
-		             "kept per GPU)",
-		             n, tmpl, tn, tg);
+	char said[200];
+	long scaled = !inter && !efa && !other.instance && !*get(c, row, "nics_per_node") &&
+	                              gpus > gpn
+	                      ? valid_nics_per_gpu(opt ? opt->datadir : NULL, tmpl, gpn, said,
+	                                           sizeof said)
+	                      : 0;
+	if (scaled > 0) {
+		sim_buf_printf(b, "nics = %ld\n", scaled);
+		valid_assume(assumed, alen, "%s", said);
 	}
 	/* a fabric the schema does not name (HPE Slingshot, "Ethernet"): the
 	 * fat tree of the row's NICs, said */

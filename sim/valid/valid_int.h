@@ -147,6 +147,11 @@ const char *valid_default_node(const char *gpu);
  * between every pair, no NVSwitch, a NIC per GPU; NULL otherwise (runs.c;
  * training and microbenchmark rows). */
 const char *valid_board4(const char *tmpl, long gpn);
+/* The NICs a node of gpn GPUs keeps of topologies/nodes/<tmpl>.ini where
+ * its box holds more GPUs (its NICs per GPU, rounded, at least 1), with the
+ * assumption in `said`; 0 where the box holds gpn or fewer (runs.c;
+ * training and microbenchmark rows whose NIC count is open). */
+long valid_nics_per_gpu(const char *datadir, const char *tmpl, long gpn, char *said, size_t len);
 /* The precision of a row that leaves it open: bf16, the training default
  * of every GPU with a bf16 tensor path (A100 on); V100 has none, so fp16
  * (runs.c; training, memory and GEMM rows alike). */

@@ -128,10 +128,11 @@ coll_us=$("$podsim" coll --topology "$tmp/two.ini" --gpus 8 allreduce "$(cut -d,
 # nodes, said (it ran 8 GPUs on one node of the template's box before)
 grep '^LUT-A100-G8-1024,' tests/cases/microbench.csv | sed 's/^LUT-A100-G8-1024,\(allreduce,a100-sxm4-80g,8,\)1,8,/XMO,\12,,/' >>"$tmp/m4.csv"
 # ... and on a node without a 4-GPU board (8 A100 PCIe cards), the row's 4 a
-# node are kept: 2 nodes of the PCIe box with 4 cards each
+# node are kept: 2 nodes of the PCIe box with 4 cards each and 2 of its 4
+# NICs (its NICs per GPU, said)
 grep '^LUT-A100-G8-1024,' tests/cases/microbench.csv |
 	sed 's/^LUT-A100-G8-1024,allreduce,a100-sxm4-80g,8,1,8,nvswitch-gen2,/XP4,allreduce,a100-pcie,8,2,4,pcie-gen4,/' >>"$tmp/m4.csv"
-printf 'include = %s/topologies/nodes/pcie-8x-a100.ini\ninclude = %s/topologies/gpus/a100-pcie.ini\n[node]\ngpus = 4\n[cluster]\nname = two\nnodes = 2\nfabric = fat-tree\n' "$PWD" "$PWD" >"$tmp/twop.ini"
+printf 'include = %s/topologies/nodes/pcie-8x-a100.ini\ninclude = %s/topologies/gpus/a100-pcie.ini\n[node]\ngpus = 4\nnics = 2\n[cluster]\nname = two\nnodes = 2\nfabric = fat-tree\n' "$PWD" "$PWD" >"$tmp/twop.ini"
 collp_us=$("$podsim" coll --topology "$tmp/twop.ini" --gpus 8 allreduce 1073741824B 2>/dev/null | awk '!/^#/ {print $2; exit}')
 "$podsim" validate "$tmp/m4.csv" --json >"$tmp/m4.json" 2>/dev/null
 python3 - "$tmp/m4.json" "$coll_us" "$collp_us" <<'PY' || fail=1
@@ -145,7 +146,8 @@ mo = r["XMO"]
 ok = ok and mo["status"] == "ok" and mo["predicted_iter_s"] == m4["predicted_iter_s"] \
     and "gpus_per_node 4 (not published: 8 GPUs on 2 nodes)" in mo["assumed"]
 p4 = r["XP4"]
-ok = ok and p4["status"] == "ok" and abs(p4["predicted_iter_s"] / (float(sys.argv[3]) * 1e-6) - 1) < 1e-4
+ok = ok and p4["status"] == "ok" and abs(p4["predicted_iter_s"] / (float(sys.argv[3]) * 1e-6) - 1) < 1e-4 \
+    and "nics_per_node 2 (not published: the pcie-8x-a100 node's 4 NICs for 8 GPUs, kept per GPU)" in p4["assumed"]
 if not ok:
     print("2 nodes of 4:", m4, "coll", coll_s, "1 node of 8:", m8, "open:", mo, "PCIe:", p4, sys.argv[3])
 sys.exit(0 if ok else 1)
