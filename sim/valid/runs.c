@@ -335,16 +335,17 @@ static bool profile_gshard(const valid_options *opt, const char *profile)
 	return gshard;
 }
 
-/* [model] key `key` of models/<name>.ini as the loader reads it (its
- * includes, its spacing) into out; "" where the file or the key is not. */
-static const char *file_key(const char *datadir, const char *name, const char *key, char *out,
-                            size_t len)
+/* [section] key `key` of <datadir>/<dir>/<name>.ini as the loader reads it
+ * (its includes, later values over earlier ones, its spacing) into out; ""
+ * where the file or the key is not. */
+static const char *ini_key(const char *datadir, const char *dir, const char *name,
+                           const char *section, const char *key, char *out, size_t len)
 {
 	char path[1200];
-	snprintf(path, sizeof path, "%s/models/%s.ini", datadir ? datadir : ".", name);
+	snprintf(path, sizeof path, "%s/%s/%s.ini", datadir ? datadir : ".", dir, name);
 	sim_diag *d = sim_diag_new();
 	conf_doc *doc = NULL;
-	const char *v = d && conf_load(path, d, &doc) == SIM_OK ? conf_get(doc, "model", key, NULL)
+	const char *v = d && conf_load(path, d, &doc) == SIM_OK ? conf_get(doc, section, key, NULL)
 	                                                         : NULL;
 	snprintf(out, len, "%s", v ? v : "");
 	conf_free(doc);
@@ -352,21 +353,19 @@ static const char *file_key(const char *datadir, const char *name, const char *k
 	return out;
 }
 
-/* [node] key `key` of topologies/nodes/<tmpl>.ini as the loader reads it
- * (its includes: a board's own value over its DGX's), as a number; 0 where
- * the file or the key is not. */
+/* [model] key `key` of models/<name>.ini (ini_key). */
+static const char *file_key(const char *datadir, const char *name, const char *key, char *out,
+                            size_t len)
+{
+	return ini_key(datadir, "models", name, "model", key, out, len);
+}
+
+/* [node] key `key` of topologies/nodes/<tmpl>.ini as a number (a board's
+ * own value over its DGX's); 0 where the file or the key is not. */
 static double node_key(const char *datadir, const char *tmpl, const char *key)
 {
-	char path[1200];
-	snprintf(path, sizeof path, "%s/topologies/nodes/%s.ini", datadir ? datadir : ".", tmpl);
-	sim_diag *d = sim_diag_new();
-	conf_doc *doc = NULL;
-	const char *v = d && conf_load(path, d, &doc) == SIM_OK ? conf_get(doc, "node", key, NULL)
-	                                                         : NULL;
-	double x = v ? atof(v) : 0;
-	conf_free(doc);
-	sim_diag_free(d);
-	return x;
+	char v[64];
+	return atof(ini_key(datadir, "topologies/nodes", tmpl, "node", key, v, sizeof v));
 }
 
 long valid_nics_per_gpu(const char *datadir, const char *tmpl, long gpn, char *said, size_t len)
