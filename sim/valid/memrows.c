@@ -251,9 +251,38 @@ static bool model_file_loose(const char *datadir, char *name, size_t nlen)
 	return true;
 }
 
+/* A model name as hubs publish it, to the architecture's: the organisation's
+ * prefix ("meta-llama-3-70b") and the release tags that leave the
+ * architecture as it is ("-hf" weights, "-instruct" and "-chat" fine-tunes,
+ * "-base") dropped, in place. */
+static void strip_release_tags(char *name)
+{
+	static const char *const prefix[] = {"meta-"};
+	static const char *const tag[] = {"-hf", "-instruct", "-chat", "-base"};
+	for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++) {
+		size_t k = strlen(prefix[i]);
+		if (!strncmp(name, prefix[i], k) && name[k])
+			memmove(name, name + k, strlen(name + k) + 1);
+	}
+	for (bool cut = true; cut;) {
+		cut = false;
+		size_t n = strlen(name);
+		for (size_t i = 0; i < sizeof tag / sizeof tag[0]; i++) {
+			size_t k = strlen(tag[i]);
+			if (n > k && !strcmp(name + n - k, tag[i])) {
+				name[n - k] = 0;
+				cut = true;
+				break;
+			}
+		}
+	}
+}
+
 /* A row leaving an architecture column open takes it from the model's file,
  * models/<name>.ini, <name> the row's model column lower-cased with spaces as
- * '-' ("Qwen-14B" -> qwen-14b): its cited config (the file's source key),
+ * '-' ("Qwen-14B" -> qwen-14b), its hub prefix and release tags dropped
+ * (strip_release_tags: "Meta-Llama-3-70B-Instruct" -> llama-3-70b, then
+ * llama3-70b by model_file_loose): its cited config (the file's source key),
  * printed as an assumption. True when the file exists; *src gets its source. */
 bool valid_model_file(const char *m, const char *datadir, char *name, size_t nlen, char *src,
                       size_t slen)
@@ -268,6 +297,7 @@ bool valid_model_file(const char *m, const char *datadir, char *name, size_t nle
 	name[n] = 0;
 	if (!n || *m)
 		return false;
+	strip_release_tags(name);
 	char path[1024], *text = NULL;
 	size_t len;
 	snprintf(path, sizeof path, "%s/models/%s.ini", datadir ? datadir : ".", name);

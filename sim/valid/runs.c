@@ -504,11 +504,11 @@ static void layer_checkpointing(sim_buf *b, const cases_csv *c, size_t row, char
 
 /* The [parallel] keys of the row's open plan columns: the plan keys' own
  * defaults (zero 0, recompute none, no sequence parallelism) said, dp from
- * the GPUs, sequence parallelism for MoE under TP, and the offload with
- * its ZeRO stage. */
+ * the GPUs, sequence parallelism for MoE under TP (the experts: the row's
+ * column or its model file's), and the offload with its ZeRO stage. */
 static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layers, long dp,
-                          bool gshard, const valid_recipe *rec, const row_tune *tune,
-                          char *assumed, size_t alen)
+                          long experts, bool gshard, const valid_recipe *rec,
+                          const row_tune *tune, char *assumed, size_t alen)
 {
 	char rsp[16];
 	const char *off = get(c, row, "offload");
@@ -548,8 +548,7 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 	    !*valid_recipe_value(rec, "recompute", rsp, sizeof rsp))
 		valid_assume(assumed, alen, "recompute none (not published)");
 	if (!*get(c, row, "sequence_parallel") && atol(get(c, row, "tp")) > 1 &&
-	    atol(get(c, row, "moe_experts")) <= 1 &&
-	    !*valid_recipe_value(rec, "sequence_parallel", rsp, sizeof rsp))
+	    experts <= 1 && !*valid_recipe_value(rec, "sequence_parallel", rsp, sizeof rsp))
 		valid_assume(assumed, alen, "sequence_parallel 0 (not published)");
 	if (!*get(c, row, "dp") && dp > 0) {
 		sim_buf_printf(b, "dp = %ld\n", dp);
@@ -576,8 +575,7 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 	 * layer (gshard) runs without it, dropping the TP ranks' duplicate
 	 * tokens: the profile's default, false, said. */
 	long tp = atol(get(c, row, "tp"));
-	bool moe_tp = atol(get(c, row, "moe_experts")) > 1 && tp > 1 &&
-	              !*get(c, row, "sequence_parallel");
+	bool moe_tp = experts > 1 && tp > 1 && !*get(c, row, "sequence_parallel");
 	if (moe_tp && gshard)
 		valid_assume(assumed, alen,
 		             "sequence_parallel 0 (not published: DeepSpeed-MoE under tp %ld drops "
@@ -1013,8 +1011,12 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	/* DeepSpeed-MoE's models put experts in every second layer:
 	 * Megatron-DeepSpeed's --expert-interval defaults to 2 (f4157bea
 	 * megatron/arguments.py:614-615), unless the model's file says */
+	/* the experts: the row's column, or the model file's where it is open */
 	char iv[32];
-	bool gshard = atol(get(c, row, "moe_experts")) > 1 && profile_gshard(opt, profile);
+	long experts = atol(get(c, row, "moe_experts"));
+	if (!*get(c, row, "moe_experts") && from_file)
+		experts = atol(file_key(opt->datadir, mname, "moe_experts", iv, sizeof iv));
+	bool gshard = experts > 1 && profile_gshard(opt, profile);
 	if (gshard && !(from_file && *file_key(opt->datadir, mname, "moe_layer_interval", iv,
 	                                       sizeof iv))) {
 		sim_buf_printf(b, "moe_layer_interval = 2\n");
@@ -1131,7 +1133,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 			put(b, c, row, same[i], same[i]);
 	if (layers)
 		layer_checkpointing(b, c, row, assumed, alen);
-	put_open_plan(b, c, row, layers, dp, gshard, rec, tune, assumed, alen);
+	put_open_plan(b, c, row, layers, dp, experts, gshard, rec, tune, assumed, alen);
 	if (!*get(c, row, "micro_batch")) {
 		if (mb > 0) {
 			sim_buf_printf(b, "micro_batch = %ld\n", mb);

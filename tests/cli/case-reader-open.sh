@@ -21,7 +21,12 @@ trap 'rm -rf "$tmp"' EXIT
 #      without precision (bf16): D05's step, each assumed
 #  XL: a Llama 2 70B row without its architecture columns: those of
 #      models/llama2-70b.ini (found by its '-'-less name), the same step as
-#      with them written out
+#      with them written out; named as hubs name it ("Meta-Llama-2-70b-hf",
+#      "Meta-Llama-3.1-405B-Instruct": the prefix and release tags dropped,
+#      Llama 3.1's files the Llama 3 architecture), the same again
+#  XM: Mixtral 8x7B named, its columns open, tp 8 with sequence_parallel
+#      open: its file's 8 experts make it an MoE row, so SP on as
+#      Megatron-Core requires (it was skipped as MoE without SP)
 #  XU: Llama 3.1 405B's 126 layers on pp 16, interleaved of unknown depth
 #      under Megatron-Core: its uneven rule counts the embedding and the loss
 #      as a layer each, 128 units, 8 per stage: vpp 4 (2 per chunk, as the
@@ -152,6 +157,13 @@ llama = dict(model="Llama 2 70B", layers="80", hidden="8192", heads="64", kv_hea
 derive("D05", "XL0", **llama)
 derive("D05", "XL1", **dict(llama, layers="", hidden="", heads="", kv_heads="", ffn="", vocab="",
                             seq_len=""))
+derive("D05", "XL2", **dict(llama, model="Meta-Llama-2-70b-hf", layers="", hidden="", heads="",
+                            kv_heads="", ffn="", vocab="", seq_len=""))
+derive("D05", "XL3", model="Meta-Llama-3.1-405B-Instruct", layers="", hidden="", heads="",
+       kv_heads="", ffn="", vocab="", seq_len="", gpus="1024", tp="8", pp="16", dp="8",
+       vpp="", global_batch="128", micro_batch="1", note="")
+derive("D05", "XM1", model="Mixtral 8x7B", layers="", hidden="", heads="", kv_heads="", ffn="",
+       vocab="", seq_len="", sequence_parallel="")
 derive("D05", "XU1", model="Llama 3.1 405B", layers="126", hidden="16384", heads="128", kv_heads="8",
        ffn="53248", vocab="128256", seq_len="8192", gpus="1024", tp="8", pp="16", dp="8",
        vpp="", global_batch="128", micro_batch="1", note="")
@@ -319,6 +331,14 @@ for k, text in (("XE1", "node_intra nvswitch-gen3 (not published: the h100-sxm5-
     want(same("XD0", k) and text in r[k]["assumed"], "an open or loose hardware column", "XD0", k)
 want(same("XL0", "XL1") and "layers, hidden, heads, kv_heads, ffn, vocab, seq_len from models/llama2-70b.ini" in r["XL1"]["assumed"],
      "open architecture columns from the model's file", "XL0", "XL1")
+want(same("XL0", "XL2") and "from models/llama2-70b.ini" in r["XL2"]["assumed"]
+     and same("XU1", "XL3") and "from models/llama3.1-405b.ini" in r["XL3"]["assumed"],
+     "a model named as hubs name it (prefix, release tags, Llama 3.1) is not its file", "XL0",
+     "XL2", "XU1", "XL3")
+want(r["XM1"]["status"] == "ok" and "from models/mixtral-8x7b.ini" in r["XM1"]["assumed"]
+     and "sequence_parallel 1 (not published: MoE under tp 8 runs it" in r["XM1"]["assumed"],
+     "an MoE model by its file's experts, under TP with sequence_parallel open, does not run it",
+     "XM1")
 want(r["XU1"]["status"] == "ok" and "vpp 4 (interleaved" in r["XU1"]["assumed"]
      and "layers per virtual stage 1, 2 x 62, 1" in r["XU1"]["assumed"],
      "an uneven split interleaved of unknown depth", "XU1")
