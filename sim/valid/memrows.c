@@ -222,35 +222,6 @@ static void squeeze(const char *in, char *out, size_t len)
 	out[n] = 0;
 }
 
-/* The model file whose name equals `name` but for '-' separators: a
- * source's "Llama 2 7B" is models/llama2-7b.ini, "Llama 3.2 1B"
- * llama3.2-1b.ini. On a match (the least such file name, so the choice does
- * not depend on the directory's order) name gets the file's base name. */
-static bool model_file_loose(const char *datadir, char *name, size_t nlen)
-{
-	char dir[1024], want[64], best[64] = "";
-	snprintf(dir, sizeof dir, "%s/models", datadir ? datadir : ".");
-	squeeze(name, want, sizeof want);
-	DIR *d = opendir(dir);
-	if (!d)
-		return false;
-	for (struct dirent *e; (e = readdir(d));) {
-		size_t n = strlen(e->d_name);
-		char base[64], sq[64];
-		if (n < 5 || n - 4 >= sizeof base || strcmp(e->d_name + n - 4, ".ini"))
-			continue;
-		snprintf(base, sizeof base, "%.*s", (int)(n - 4), e->d_name);
-		squeeze(base, sq, sizeof sq);
-		if (!strcmp(sq, want) && (!*best || strcmp(base, best) < 0))
-			snprintf(best, sizeof best, "%s", base);
-	}
-	closedir(d);
-	if (!*best || strlen(best) >= nlen)
-		return false;
-	snprintf(name, nlen, "%s", best);
-	return true;
-}
-
 /* A model name as hubs publish it, to the architecture's: the organisation's
  * prefix ("meta-llama-3-70b") and the release tags that leave the
  * architecture as it is ("-hf" weights, "-instruct" and "-chat" fine-tunes,
@@ -276,6 +247,69 @@ static void strip_release_tags(char *name)
 			}
 		}
 	}
+}
+
+/* The model file whose name, or one of its aliases (alias_of), equals
+ * `name` but for '-' separators: a source's "Llama 2 7B" is
+ * models/llama2-7b.ini, "Llama 3.2 1B" llama3.2-1b.ini, "MT-NLG 530B"
+ * megatron-529.6b.ini. On a match (the least such file name, so the choice does
+ * not depend on the directory's order) name gets the file's base name. */
+/* Whether models/<base>.ini's own `aliases = ...` line (comma-separated,
+ * written as sources write the names) holds `want` (a squeezed name as
+ * model_file_loose makes it), each alias lower-cased with spaces as '-',
+ * its release tags dropped and squeezed alike. */
+static bool alias_of(const char *dir, const char *base, const char *want)
+{
+	char path[1200], *text = NULL;
+	size_t len;
+	snprintf(path, sizeof path, "%s/%s.ini", dir, base);
+	if (sim_input_read(path, 1 << 16, &text, &len, NULL) != 0)
+		return false;
+	const char *k = strstr(text, "\naliases = ");
+	bool hit = false;
+	for (const char *p = k ? k + 11 : ""; *p && *p != '\n' && *p != '\r' && !hit;) {
+		size_t n = strcspn(p, ",\r\n");
+		char one[64] = "", sq[64];
+		size_t m = 0;
+		for (size_t i = 0; i < n && m + 1 < sizeof one; i++)
+			if (m || p[i] != ' ')
+				one[m++] = p[i] == ' ' ? '-' : (char)tolower((unsigned char)p[i]);
+		while (m && one[m - 1] == '-')
+			m--;
+		one[m] = 0;
+		strip_release_tags(one);
+		squeeze(one, sq, sizeof sq);
+		hit = *sq && !strcmp(sq, want);
+		p += n + (p[n] == ',');
+	}
+	free(text);
+	return hit;
+}
+
+static bool model_file_loose(const char *datadir, char *name, size_t nlen)
+{
+	char dir[1024], want[64], best[64] = "";
+	snprintf(dir, sizeof dir, "%s/models", datadir ? datadir : ".");
+	squeeze(name, want, sizeof want);
+	DIR *d = opendir(dir);
+	if (!d)
+		return false;
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t n = strlen(e->d_name);
+		char base[64], sq[64];
+		if (n < 5 || n - 4 >= sizeof base || strcmp(e->d_name + n - 4, ".ini"))
+			continue;
+		snprintf(base, sizeof base, "%.*s", (int)(n - 4), e->d_name);
+		squeeze(base, sq, sizeof sq);
+		if ((!strcmp(sq, want) || alias_of(dir, base, want)) &&
+		    (!*best || strcmp(base, best) < 0))
+			snprintf(best, sizeof best, "%s", base);
+	}
+	closedir(d);
+	if (!*best || strlen(best) >= nlen)
+		return false;
+	snprintf(name, nlen, "%s", best);
+	return true;
 }
 
 /* A row leaving an architecture column open takes it from the model's file,

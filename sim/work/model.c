@@ -80,6 +80,8 @@ const conf_key work_model_keys[] = {
 	 "model name, e.g. gpt3-175b"},
 	{"source", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL, offsetof(work_model, source),
 	 "where the shape comes from (paper, table)"},
+	{"aliases", CONF_STR, SIM_UNIT_NONE, 0, 0, "", NULL, offsetof(work_model, aliases),
+	 "other names sources give the model, comma-separated (the case reader's)"},
 	KEY_INT("layers", 1, NULL, layers, "transformer layers"),
 	KEY_INT("hidden", 1, NULL, hidden, "hidden size h"),
 	KEY_INT("heads", 1, NULL, heads, "attention (query) heads a; h % a == 0"),

@@ -29,6 +29,10 @@ typedef enum { WORK_NORM_LAYERNORM = 0, WORK_NORM_RMSNORM } work_norm;
 typedef struct work_model {
 	char name[CONF_STR_MAX];
 	char source[CONF_STR_MAX];
+	/* other names sources give the model ("MT-NLG 530B"), comma-separated:
+	 * the case reader finds the file by them (valid/memrows.c); nothing
+	 * else reads them */
+	char aliases[CONF_STR_MAX];
 	int layers, hidden, heads, kv_heads, ffn, vocab, seq_len;
 	work_act act;
 	work_norm norm;

@@ -24,6 +24,8 @@ trap 'rm -rf "$tmp"' EXIT
 #      with them written out; named as hubs name it ("Meta-Llama-2-70b-hf",
 #      "Meta-Llama-3.1-405B-Instruct": the prefix and release tags dropped,
 #      Llama 3.1's files the Llama 3 architecture), the same again
+#  Xal: named by an alias its model file lists (MT-NLG, Megatron-Turing NLG:
+#      the SC21 529.6B; BLOOM-176B, OPT-175B their own files), columns open
 #  XM: Mixtral 8x7B named, its columns open, tp 8 with sequence_parallel
 #      open: its file's 8 experts make it an MoE row, so SP on as
 #      Megatron-Core requires (it was skipped as MoE without SP)
@@ -162,6 +164,9 @@ derive("D05", "XL2", **dict(llama, model="Meta-Llama-2-70b-hf", layers="", hidde
 derive("D05", "XL3", model="Meta-Llama-3.1-405B-Instruct", layers="", hidden="", heads="",
        kv_heads="", ffn="", vocab="", seq_len="", gpus="1024", tp="8", pp="16", dp="8",
        vpp="", global_batch="128", micro_batch="1", note="")
+for i, name in enumerate(("MT-NLG 530B", "Megatron-Turing NLG 530B", "BLOOM-176B", "OPT-175B")):
+    derive("D05", "Xal%d" % i, model=name, layers="", hidden="", heads="", kv_heads="", ffn="",
+           vocab="", seq_len="", pp="8", dp="12")
 derive("D05", "XM1", model="Mixtral 8x7B", layers="", hidden="", heads="", kv_heads="", ffn="",
        vocab="", seq_len="", sequence_parallel="")
 derive("D05", "XU1", model="Llama 3.1 405B", layers="126", hidden="16384", heads="128", kv_heads="8",
@@ -335,6 +340,10 @@ want(same("XL0", "XL2") and "from models/llama2-70b.ini" in r["XL2"]["assumed"]
      and same("XU1", "XL3") and "from models/llama3.1-405b.ini" in r["XL3"]["assumed"],
      "a model named as hubs name it (prefix, release tags, Llama 3.1) is not its file", "XL0",
      "XL2", "XU1", "XL3")
+for k, f in (("Xal0", "megatron-529.6b"), ("Xal1", "megatron-529.6b"), ("Xal2", "bloom-176b"),
+             ("Xal3", "opt-175b")):
+    want(r[k]["status"] == "ok" and ("from models/%s.ini" % f) in r[k]["assumed"],
+         "a model named by one of its file's aliases is not its file", k)
 want(r["XM1"]["status"] == "ok" and "from models/mixtral-8x7b.ini" in r["XM1"]["assumed"]
      and "sequence_parallel 1 (not published: MoE under tp 8 runs it" in r["XM1"]["assumed"],
      "an MoE model by its file's experts, under TP with sequence_parallel open, does not run it",

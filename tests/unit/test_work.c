@@ -399,6 +399,13 @@ static void test_shipped_models(void)
 		{"llama3-8b", 8030261248.0, 0},	     {"llama3-70b", 70553706496.0, 0},
 		{"llama3-405b", 405853388800.0, 0},  {"gpt-175b-vtrain", 174604259328.0, 0},
 		{"tiny", 3454464.0, 0},
+		/* Llama 3.1's files are Llama 3's architecture (include) */
+		{"llama3.1-8b", 8030261248.0, 0},    {"llama3.1-70b", 70553706496.0, 0},
+		{"llama3.1-405b", 405853388800.0, 0},
+		/* BLOOM's model card 176,247,271,424 less its embedding
+		 * LayerNorm's 2h = 28,672, which podsim does not carry; OPT's
+		 * paper "175B" (GPT-3's shape, its padded 50,272 vocabulary) */
+		{"bloom-176b", 176247242752.0, 0},   {"opt-175b", 175e9, 0.003},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		work_model m;
