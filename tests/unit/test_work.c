@@ -402,6 +402,8 @@ static void test_shipped_models(void)
 		/* Llama 3.1's files are Llama 3's architecture (include) */
 		{"llama3.1-8b", 8030261248.0, 0},    {"llama3.1-70b", 70553706496.0, 0},
 		{"llama3.1-405b", 405853388800.0, 0},
+		/* l (2h^2 + 2h g d + 3hf + 2h) + V h + h, tied: 3,212,749,824 */
+		{"llama3.2-3b", 3212749824.0, 0},
 		/* BLOOM's model card 176,247,271,424 less its embedding
 		 * LayerNorm's 2h = 28,672, which podsim does not carry; OPT's
 		 * paper "175B" (GPT-3's shape, its padded 50,272 vocabulary) */
