@@ -589,7 +589,11 @@ work_shard plan_shard(const plan_scenario *s)
 			 .layer_code = s->fw.layer_kernels,
 			 .loss = s->train.chunked_loss ? WORK_LOSS_CHUNKED : s->fw.loss,
 			 .loss_fp32 = (s->train.policy == PLAN_POLICY_AMP || s->train.autocast) &&
-				      s->fw.saved_tensors != WORK_SAVED_FUSED};
+				      s->fw.saved_tensors != WORK_SAVED_FUSED,
+			 .lora_rank = s->inference ? 0 : s->train.lora_rank,
+			 .lora_targets = s->train.lora_mask,
+			 .lora_dropout = s->train.lora_dropout,
+			 .train_embeddings = s->train.train_embeddings};
 	return sh;
 }
 

@@ -29,6 +29,7 @@
  */
 #include "valid_int.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -770,6 +771,66 @@ static const char *row_efa_other(const cases_csv *c, size_t row, const valid_opt
 	return NULL;
 }
 
+/* The integer after `key` in `text` (spaces, '=' or ':' between), or 0. */
+static long int_after(const char *text, const char *key)
+{
+	for (const char *p = strstr(text, key); p; p = strstr(p + 1, key)) {
+		const char *q = p + strlen(key);
+		while (*q == ' ' || *q == '=' || *q == ':')
+			q++;
+		if (isdigit((unsigned char)*q))
+			return atol(q);
+	}
+	return 0;
+}
+
+/* A row that fine-tunes with LoRA: the training schema has no LoRA columns,
+ * so the word "lora" in its model, source or note says it ("llama2_70b_lora",
+ * "Llama 2 70B LoRA"), and [train] lora_rank makes the step train the
+ * adapters alone (no weight gradients of the frozen base, the optimizer over
+ * the adapters). The rank from the note ("rank 16", "r=16", "lora_r 16"),
+ * else the documented default, said:
+ *   MLPerf's llama2_70b_lora: rank 16 on the fused qkv and the output
+ *   projection with dropout 0.1 ("lora rank is a fixed to 16 in closed
+ *   submission", mlcommons/training aa344c7f llama2_70b_lora/scripts/
+ *   train.py:40-43, run_llama_70B_scrolls_r16.sh --lora_target_modules
+ *   "qkv_proj,o_proj");
+ *   otherwise PEFT's LoraConfig: r = 8 on a Llama's q_proj and v_proj,
+ *   no dropout (huggingface/peft 5d602fdbf src/peft/tuners/lora/config.py:
+ *   613, src/peft/utils/constants.py:85; lora_dropout defaults to 0.0).
+ * "qlora" keeps the base in 4-bit NF4 with double quantisation, as the QLoRA
+ * paper trains (Dettmers et al. 2023), said. */
+static void put_lora(sim_buf *b, const cases_csv *c, size_t row, char *assumed, size_t alen)
+{
+	char all[1536], low[1536];
+	snprintf(all, sizeof all, "%s | %s | %s", get(c, row, "model"), get(c, row, "source"),
+	         get(c, row, "note"));
+	valid_lower(all, low, sizeof low);
+	if (!strstr(low, "lora"))
+		return;
+	bool mlperf = strstr(low, "mlperf") || strstr(low, "llama2_70b_lora");
+	long r = int_after(low, "lora rank");
+	r = r > 0 ? r : int_after(low, "lora_r");
+	r = r > 0 ? r : int_after(low, "rank");
+	r = r > 0 ? r : int_after(low, " r=");
+	const char *targets = mlperf ? "attention" : "q,v";
+	sim_buf_printf(b, "lora_rank = %ld\nlora_targets = %s\nlora_dropout = %s\n",
+	               r > 0 ? r : mlperf ? 16 : 8, targets, mlperf ? "true" : "false");
+	if (r > 0)
+		valid_assume(assumed, alen, "LoRA of rank %ld (the note's) on %s (not published: %s)",
+		             r, mlperf ? "q, k, v and o" : "q and v",
+		             mlperf ? "MLPerf's llama2_70b_lora" : "PEFT's default");
+	else
+		valid_assume(assumed, alen, "LoRA of rank %d on %s (not published: %s)",
+		             mlperf ? 16 : 8, mlperf ? "q, k, v and o" : "q and v",
+		             mlperf ? "MLPerf's llama2_70b_lora, fixed in the closed division"
+		                    : "PEFT's default");
+	if (strstr(low, "qlora")) {
+		sim_buf_printf(b, "base_weights = nf4-dq\n");
+		valid_assume(assumed, alen, "QLoRA: the base in NF4 with double quantisation");
+	}
+}
+
 /* Text of row `row`; `mb` > 0 stands for an empty micro_batch column (the
  * tuned choice of tuned_micro_batch), 0 leaves it to the column. */
 /* The row's hardware: its GPU file (valid_gpu_alias), the node template of
@@ -912,7 +973,8 @@ bool valid_swiglu(const char *model, const char *profile, long hidden, long ffn,
 
 bool valid_nanotron_tied(const char *profile, bool swiglu, long ffn, char *assumed, size_t alen)
 {
-	/* "model < 4B": scripts/scaling_benchmarks.py:78 at 0e0a27ea, its 1B
+	
+/* "model < 4B": scripts/scaling_benchmarks.py:78 at 0e0a27ea, its 1B
 	 * and 3B */
 	if (strcmp(profile, "nanotron") || !swiglu || ffn <= 0 || ffn >= 10000)
 		return false;
@@ -1190,6 +1252,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	}
 	if (*attention)
 		sim_buf_printf(b, "attention = %s\n", attention);
+	put_lora(b, c, row, assumed, alen);
 	valid_put_recipe(b, trn, rec, "train.", assumed, alen);
 	return NULL;
 }

@@ -1196,7 +1196,7 @@ int work_layer_forward_at(const work_model *m, const work_shard *sh, int layer,
 	prog p = {out, 0};
 	int n = eager_layer(m, sh, &d, layer, false, out);
 	if (n > 0)
-		return n;
+		return work_lora_apply(m, sh, false, out, n);
 	attention_forward(&p, &d);
 	if (!m->parallel_residual) /* a parallel block normalises once */
 		wl_mem(&p, "ln2", wl_norm_bytes(&d));
@@ -1207,7 +1207,7 @@ int work_layer_forward_at(const work_model *m, const work_shard *sh, int layer,
 	else
 		mlp_forward(&p, m, &d, "fc1", "fc2");
 	wl_mem(&p, "resid2", resid_bytes(&d));
-	return p.n;
+	return work_lora_apply(m, sh, false, out, p.n);
 }
 
 int work_layer_backward_at(const work_model *m, const work_shard *sh, int layer,
@@ -1217,7 +1217,7 @@ int work_layer_backward_at(const work_model *m, const work_shard *sh, int layer,
 	prog p = {out, 0};
 	int n = eager_layer(m, sh, &d, layer, true, out);
 	if (n > 0)
-		return n;
+		return work_lora_apply(m, sh, true, out, n);
 	wl_mem(&p, "resid2", 2.0 * resid_bytes(&d));
 	if (work_layer_is_moe(m, layer) && sh->moe_dispatcher == WORK_MOE_GSHARD)
 		gshard_backward(&p, m, sh, &d);
@@ -1228,7 +1228,7 @@ int work_layer_backward_at(const work_model *m, const work_shard *sh, int layer,
 	if (!m->parallel_residual)
 		wl_mem(&p, "ln2", 2.0 * wl_norm_bytes(&d));
 	attention_backward(&p, &d);
-	return p.n;
+	return work_lora_apply(m, sh, true, out, p.n);
 }
 
 /* hf-llama5's model-level kernels beyond the embedding's lookup, the final
@@ -1415,7 +1415,7 @@ int work_head_backward(const work_model *m, const work_shard *sh, work_item out[
 	dims d = wl_dims(m, sh);
 	prog p = {out, 0};
 	if (sh->layer_code == WORK_LAYER_NANOTRON)
-		return wl_nanotron_head_backward(&d, out);
+		return work_lora_apply(m, sh, true, out, wl_nanotron_head_backward(&d, out));
 	double f, b;
 	int nf, nb;
 	xent_bytes(sh, d.e, &f, &b, &nf, &nb);
@@ -1432,7 +1432,7 @@ int work_head_backward(const work_model *m, const work_shard *sh, work_item out[
 		wl_kern(&p, "accum_grad", 3.0 * d.e * w, 1 + (m->untied_embeddings ? 1 : 0));
 		wl_kern(&p, "loss_fill", 8.0 * d.T, HF5_MODEL_BWD_FILLS);
 	}
-	return p.n;
+	return work_lora_apply(m, sh, true, out, p.n);
 }
 
 /* ------------------------------------------------- parameter tensors -- */

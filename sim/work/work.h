@@ -232,7 +232,25 @@ typedef struct work_shard {
 			    * PyTorch's context_parallel (work/layer.c attn_ring) */
 	double moe_capacity; /* moe_dispatcher = gshard: the capacity factor (0: no token
 			      * dropped, the busiest expert's count, moe_imbalance) */
+	/* LoRA (work_lora_apply): the base weights frozen and rank-r adapters on
+	 * the targeted linears (WORK_LORA_* bits); 0 = every weight trains */
+	int lora_rank;
+	unsigned lora_targets;
+	bool lora_dropout;      /* the adapters' input dropout */
+	bool train_embeddings;  /* ... the output layer trains in full beside them */
 } work_shard;
+
+/* LoRA's target linears (the same bits as plan's PLAN_LORA_*). */
+enum {
+	WORK_LORA_NONE = 0,
+	WORK_LORA_Q = 1 << 0,
+	WORK_LORA_K = 1 << 1,
+	WORK_LORA_V = 1 << 2,
+	WORK_LORA_O = 1 << 3,
+	WORK_LORA_GATE = 1 << 4,
+	WORK_LORA_UP = 1 << 5,
+	WORK_LORA_DOWN = 1 << 6
+};
 
 /* The loss's implementation (plan's [framework] loss, same order): which
  * passes the head's cross-entropy makes over the T x V/t logits, see
@@ -376,6 +394,13 @@ int work_layer_forward_at(const work_model *m, const work_shard *sh, int layer,
 			  work_item out[WORK_MAX_ITEMS]);
 int work_layer_backward_at(const work_model *m, const work_shard *sh, int layer,
 			   work_item out[WORK_MAX_ITEMS]);
+/* A program of n items under LoRA (lora.c, where it is derived): in the
+ * backward the frozen linears' weight (and bias) gradients dropped and the
+ * targeted ones' adapter backward in their place, in the forward each
+ * targeted linear's adapter after it; the items unchanged without LoRA.
+ * Returns the new count (at most WORK_MAX_ITEMS). */
+int work_lora_apply(const work_model *m, const work_shard *sh, bool backward, work_item *v,
+		    int n);
 /* Embedding lookup (first stage) and logits + loss (last stage), forward and
  * backward; the output GEMM is vocab-parallel over TP. */
 int work_embed_forward(const work_model *m, const work_shard *sh, work_item out[WORK_MAX_ITEMS]);

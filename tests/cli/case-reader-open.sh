@@ -24,6 +24,10 @@ trap 'rm -rf "$tmp"' EXIT
 #      with them written out; named as hubs name it ("Meta-Llama-2-70b-hf",
 #      "Meta-Llama-3.1-405B-Instruct": the prefix and release tags dropped,
 #      Llama 3.1's files the Llama 3 architecture), the same again
+#  Xlo: LoRA said by the name, the note or the source (MLPerf's
+#      llama2_70b_lora): the adapters alone train, at the note's rank or the
+#      documented default (PEFT's r 8 on q, v; MLPerf's 16 on q, k, v, o);
+#      QLoRA's base in NF4; each faster than XL0 trained in full
 #  Xal: named by an alias its model file lists (MT-NLG, Megatron-Turing NLG:
 #      the SC21 529.6B; BLOOM-176B, OPT-175B their own files), columns open
 #  XM: Mixtral 8x7B named, its columns open, tp 8 with sequence_parallel
@@ -167,6 +171,10 @@ derive("D05", "XL3", model="Meta-Llama-3.1-405B-Instruct", layers="", hidden="",
 for i, name in enumerate(("MT-NLG 530B", "Megatron-Turing NLG 530B", "BLOOM-176B", "OPT-175B")):
     derive("D05", "Xal%d" % i, model=name, layers="", hidden="", heads="", kv_heads="", ffn="",
            vocab="", seq_len="", pp="8", dp="12")
+derive("D05", "Xlo1", **dict(llama, model="Llama 2 70B LoRA"))
+derive("D05", "Xlo2", **dict(llama, note=rows["D05"]["note"] + "; fine-tuned with LoRA rank 64"))
+derive("D05", "Xlo3", **dict(llama, source="MLPerf Training v4.0 (2024) llama2_70b_lora"))
+derive("D05", "Xlo4", **dict(llama, model="Llama 2 70B QLoRA"))
 derive("D05", "XM1", model="Mixtral 8x7B", layers="", hidden="", heads="", kv_heads="", ffn="",
        vocab="", seq_len="", sequence_parallel="")
 derive("D05", "XU1", model="Llama 3.1 405B", layers="126", hidden="16384", heads="128", kv_heads="8",
@@ -344,6 +352,13 @@ for k, f in (("Xal0", "megatron-529.6b"), ("Xal1", "megatron-529.6b"), ("Xal2", 
              ("Xal3", "opt-175b")):
     want(r[k]["status"] == "ok" and ("from models/%s.ini" % f) in r[k]["assumed"],
          "a model named by one of its file's aliases is not its file", k)
+for k, text in (("Xlo1", "LoRA of rank 8 on q and v (not published: PEFT's default)"),
+                ("Xlo2", "LoRA of rank 64 (the note's) on q and v"),
+                ("Xlo3", "LoRA of rank 16 on q, k, v and o (not published: MLPerf's llama2_70b_lora"),
+                ("Xlo4", "QLoRA: the base in NF4 with double quantisation")):
+    want(r[k]["status"] == "ok" and text in r[k]["assumed"]
+         and r[k]["predicted_iter_s"] < r["XL0"]["predicted_iter_s"],
+         "a LoRA row (no LoRA column: its name, source or note) is trained in full", "XL0", k)
 want(r["XM1"]["status"] == "ok" and "from models/mixtral-8x7b.ini" in r["XM1"]["assumed"]
      and "sequence_parallel 1 (not published: MoE under tp 8 runs it" in r["XM1"]["assumed"],
      "an MoE model by its file's experts, under TP with sequence_parallel open, does not run it",

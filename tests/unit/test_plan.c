@@ -279,7 +279,7 @@ static void test_memory(void)
 	s.plan.pp = 4;
 	relayout(&s, vl);
 	s.plan.recompute = WORK_RECOMPUTE_FULL;
-	work_shard sh = {1, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0};
+	work_shard sh = {1, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false};
 	double per = work_activation_bytes(&s.model, &sh, WORK_RECOMPUTE_FULL);
 	double one = work_activation_bytes(&s.model, &sh, WORK_RECOMPUTE_NONE);
 	double grads = 2 * 2 * 8192.0 * 2048, loss = logits * 6 + 4 * sbh;
