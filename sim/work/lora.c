@@ -40,7 +40,11 @@
  *     are targeted (qkv: q, k and v; a SwiGLU fc1: gate and up), their
  *     share of its n; a GELU MLP's fc1 is "up", its fc2 "down".
  * The optimizer over the adapters alone and the gradient reduction of the
- * adapters alone are plan's (grads.c, optim.c). */
+ * adapters alone are plan's (grads.c, optim.c). Not charged: a quantised
+ * base's dequantisation before each GEMM (QLoRA under bitsandbytes
+ * dequantised the 4-bit weight to 16 bits per use until its fused
+ * gemm_4bit op, bitsandbytes 95f9af30 autograd/_functions.py:300-360,
+ * which releases a source ran is not in its row). */
 #include "work.h"
 
 #include <string.h>
