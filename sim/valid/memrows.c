@@ -646,6 +646,9 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	if (!strcmp(get(c, row, "trainable"), "lora")) {
 		long r = atol(get(c, row, "lora_rank"));
 		sim_buf_printf(b, "lora_rank = %ld\n", r > 0 ? r : 8);
+		if (r <= 0) /* PEFT's LoraConfig r (huggingface/peft 5d602fdbf
+			     * src/peft/tuners/lora/config.py:613) */
+			valid_assume(assumed, alen, "lora_rank 8 (not published: PEFT's default)");
 	}
 	sim_buf_printf(b, "%s", sect[2].data ? sect[2].data : "");
 	valid_put_recipe(b, trn, rec, "train.", assumed, alen);

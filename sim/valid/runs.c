@@ -372,7 +372,7 @@ static double node_key(const char *datadir, const char *tmpl, const char *key)
 long valid_nics_per_gpu(const char *datadir, const char *tmpl, long gpn, char *said, size_t len)
 {
 	double tg = gpn > 0 ? node_key(datadir, tmpl, "gpus") : 0;
-	double tn = tg > gpn ? node_key(datadir, tmpl, "nics") : 0;
+	double tn = tg > (double)gpn ? node_key(datadir, tmpl, "nics") : 0;
 	if (tn <= 0)
 		return 0;
 	long n = (long)(tn * (double)gpn / tg + 0.5);
@@ -784,6 +784,24 @@ static long int_after(const char *text, const char *key)
 	return 0;
 }
 
+/* Whether the lower-case text names LoRA ("LoRA", "QLoRA", "--lora_r",
+ * MLPerf's "llama2_70b_lora"), not a part of another word (a letter or digit
+ * before it, but QLoRA's q) nor MLA's "q_lora_rank" and "kv_lora_rank" ('_'
+ * before it and "_rank" after); *qlora when it is QLoRA. */
+static bool lora_word(const char *low, bool *qlora)
+{
+	for (const char *p = strstr(low, "lora"); p; p = strstr(p + 1, "lora")) {
+		bool q = p > low && p[-1] == 'q';
+		const char *b = q ? p - 1 : p;
+		char before = b > low ? b[-1] : ' ';
+		if (isalnum((unsigned char)before) || (before == '_' && !strncmp(p + 4, "_rank", 5)))
+			continue;
+		*qlora = *qlora || q;
+		return true;
+	}
+	return false;
+}
+
 /* A row that fine-tunes with LoRA: the training schema has no LoRA columns,
  * so the word "lora" in its model, source or note says it ("llama2_70b_lora",
  * "Llama 2 70B LoRA"), and [train] lora_rank makes the step train the
@@ -806,7 +824,8 @@ static void put_lora(sim_buf *b, const cases_csv *c, size_t row, char *assumed, 
 	snprintf(all, sizeof all, "%s | %s | %s", get(c, row, "model"), get(c, row, "source"),
 	         get(c, row, "note"));
 	valid_lower(all, low, sizeof low);
-	if (!strstr(low, "lora"))
+	bool qlora = false;
+	if (!lora_word(low, &qlora))
 		return;
 	bool mlperf = strstr(low, "mlperf") || strstr(low, "llama2_70b_lora");
 	long r = int_after(low, "lora rank");
@@ -825,7 +844,7 @@ static void put_lora(sim_buf *b, const cases_csv *c, size_t row, char *assumed, 
 		             mlperf ? 16 : 8, mlperf ? "q, k, v and o" : "q and v",
 		             mlperf ? "MLPerf's llama2_70b_lora, fixed in the closed division"
 		                    : "PEFT's default");
-	if (strstr(low, "qlora")) {
+	if (qlora) {
 		sim_buf_printf(b, "base_weights = nf4-dq\n");
 		valid_assume(assumed, alen, "QLoRA: the base in NF4 with double quantisation");
 	}

@@ -27,7 +27,8 @@ trap 'rm -rf "$tmp"' EXIT
 #  Xlo: LoRA said by the name, the note or the source (MLPerf's
 #      llama2_70b_lora): the adapters alone train, at the note's rank or the
 #      documented default (PEFT's r 8 on q, v; MLPerf's 16 on q, k, v, o);
-#      QLoRA's base in NF4; each faster than XL0 trained in full
+#      QLoRA's base in NF4; each faster than XL0 trained in full; MLA's
+#      q_lora_rank / kv_lora_rank in a note are no LoRA (Xlo5: XL0's step)
 #  Xal: named by an alias its model file lists (MT-NLG, Megatron-Turing NLG:
 #      the SC21 529.6B; BLOOM-176B, OPT-175B their own files), columns open
 #  XM: Mixtral 8x7B named, its columns open, tp 8 with sequence_parallel
@@ -175,6 +176,7 @@ derive("D05", "Xlo1", **dict(llama, model="Llama 2 70B LoRA"))
 derive("D05", "Xlo2", **dict(llama, note=rows["D05"]["note"] + "; fine-tuned with LoRA rank 64"))
 derive("D05", "Xlo3", **dict(llama, source="MLPerf Training v4.0 (2024) llama2_70b_lora"))
 derive("D05", "Xlo4", **dict(llama, model="Llama 2 70B QLoRA"))
+derive("D05", "Xlo5", **dict(llama, note=rows["D05"]["note"] + "; MLA sizes: q_lora_rank 1536, kv_lora_rank 512"))
 derive("D05", "XM1", model="Mixtral 8x7B", layers="", hidden="", heads="", kv_heads="", ffn="",
        vocab="", seq_len="", sequence_parallel="")
 derive("D05", "XU1", model="Llama 3.1 405B", layers="126", hidden="16384", heads="128", kv_heads="8",
@@ -359,6 +361,8 @@ for k, text in (("Xlo1", "LoRA of rank 8 on q and v (not published: PEFT's defau
     want(r[k]["status"] == "ok" and text in r[k]["assumed"]
          and r[k]["predicted_iter_s"] < r["XL0"]["predicted_iter_s"],
          "a LoRA row (no LoRA column: its name, source or note) is trained in full", "XL0", k)
+want(same("XL0", "Xlo5") and "LoRA" not in r["Xlo5"]["assumed"],
+     "MLA's q_lora_rank / kv_lora_rank in a note read as a LoRA fine-tune", "XL0", "Xlo5")
 want(r["XM1"]["status"] == "ok" and "from models/mixtral-8x7b.ini" in r["XM1"]["assumed"]
      and "sequence_parallel 1 (not published: MoE under tp 8 runs it" in r["XM1"]["assumed"],
      "an MoE model by its file's experts, under TP with sequence_parallel open, does not run it",
