@@ -212,6 +212,13 @@ void explain_flops(FILE *o, const plan_scenario *s, const exec_result *r)
 		        " F = %.4g FLOPs\n",
 		        nf, nf, m->layers, (layers + attn) * nf / l * 2.0 / 3.0 * tokens,
 		        r->model_flops);
+	if (s->train.lora_rank > 0 && !inf) /* plan_build's: plan_lora_flops_change */
+		fprintf(o,
+		        "  LoRA         the frozen linears' weight gradients (2 of the 6 per weight and\n"
+		        "               token%s) are not computed, the rank-%d adapters' 6 per\n"
+		        "               weight and token are: %+.4g; F = %.4g FLOPs\n",
+		        s->train.train_embeddings ? "; the output layer trains" : ", the output layer's too",
+		        s->train.lora_rank, plan_lora_flops_change(s, tokens), r->model_flops);
 	fprintf(o, "  MFU          F / (step x GPUs x peak) = %.4g / (%s x %d x %s) = %.1f%%\n",
 	        r->model_flops, explain_unit(r->step_s, SIM_UNIT_TIME, b, sizeof b), r->gpus,
 	        explain_unit(r->peak_flops, SIM_UNIT_FLOPS, c, sizeof c), 100.0 * r->mfu);

@@ -216,6 +216,22 @@ double plan_lora_layer_params(const plan_scenario *s)
 	return r > 0 ? p / s->plan.tp : 0;
 }
 
+double plan_lora_flops_change(const plan_scenario *s, double tokens)
+{
+	if (s->train.lora_rank <= 0 || s->inference)
+		return 0;
+	/* F is linear in the sequence's attention: F(s) = W + A(s), A(2s) =
+	 * 2 A(s), so the weights' part W = 2 F(s) - F(2s) (6 per matmul
+	 * weight a token meets, the output layer's included) */
+	work_model fm = plan_flops_model(s), twice = fm;
+	twice.seq_len *= 2;
+	double w = 2.0 * work_model_flops(&fm, 1.0) - work_model_flops(&twice, 1.0);
+	double logits = 6.0 * (double)fm.vocab * fm.hidden;
+	double frozen = s->train.train_embeddings ? w - logits : w;
+	double adapters = 6.0 * plan_lora_layer_params(s) * s->plan.tp * fm.layers;
+	return (adapters - frozen / 3.0) * tokens;
+}
+
 /* Adafactor (Shazeer and Stern 2018, "Adafactor: Adaptive Learning Rates
  * with Sublinear Memory Cost", Algorithm 4; beta1 = 0, no first moment)
  * keeps for an [in, out] weight a row vector R (in) and a column vector C

@@ -1322,6 +1322,12 @@ double plan_layer_small_params(const work_model *m);
 double plan_rank_layer(const plan_scenario *s, int g);
 double plan_rank_embedding(const plan_scenario *s);
 double plan_rank_output(const plan_scenario *s);
+/* The change LoRA makes to the model FLOPs of `tokens` tokens (MFU's
+ * numerator): the frozen linears' weight gradients, 2 of the 6 FLOPs per
+ * matmul weight and token (the output layer's too unless the embeddings
+ * train), not computed (work/lora.c), and the adapters' 6 per adapter weight
+ * and token added; 0 without LoRA or in inference (memory.c). */
+double plan_lora_flops_change(const plan_scenario *s, double tokens);
 /* LoRA adapter parameters of one layer on one rank. */
 double plan_lora_layer_params(const plan_scenario *s);
 /* Bytes per trainable parameter: weights, gradients, optimizer states in the

@@ -995,6 +995,40 @@ static void test_single_step(void)
 	}
 }
 
+/* LoRA's model FLOPs (plan_lora_flops_change) on Llama 2 7B, rank 8 on q
+ * and v, one sequence of 4096: the frozen linears' weight gradients, 2 of 6
+ * per matmul weight and token, are not computed: 32 x (4 h^2 + 3 h f) +
+ * V h = 6,607,077,376 matmul weights, 2 x that = 13,214,154,752 FLOPs a
+ * token gone; the adapters' 6 x r (h + q + h + kv) x 32 = 6 x 8 x 16,384 x
+ * 32 = 25,165,824 a token added. With the embeddings trained the output
+ * layer's 2 V h = 262,144,000 stay. The executed FLOPs fall by about the
+ * same (the GEMMs' weight gradients; the adapters run memory-bound). */
+static void test_lora_flops(void)
+{
+	plan_scenario *a = scen_load(LLAMA7B);
+	plan_scenario *l = scen_load(LLAMA7B "[train]\nlora_rank = 8\nlora_targets = q,v\n");
+	plan_scenario *e = scen_load(LLAMA7B "[train]\nlora_rank = 8\nlora_targets = q,v\n"
+					     "train_embeddings = true\n");
+	plan_graph *ga = NULL, *gl = NULL, *ge = NULL;
+	if (a && l && e && plan_build(a, &ga) == SIM_OK && plan_build(l, &gl) == SIM_OK &&
+	    plan_build(e, &ge) == SIM_OK) {
+		double T = 4096, h = 4096, f = 11008;
+		double w = 32 * (4 * h * h + 3 * h * f) + 32000 * h;
+		CHECK_NEAR(w, 6607077376.0, 1e-15);
+		double d = T * (6 * 8 * 16384.0 * 32 - 2 * w);
+		CHECK_NEAR(gl->model_flops - ga->model_flops, d, 1e-9);
+		CHECK_NEAR(ge->model_flops - gl->model_flops, T * 2 * 32000 * h, 1e-9);
+		double cut = ga->hardware_flops - gl->hardware_flops;
+		CHECK(cut > 0.9 * 2 * w * T && cut < 1.05 * 2 * w * T);
+	}
+	plan_graph_free(ga);
+	plan_graph_free(gl);
+	plan_graph_free(ge);
+	plan_scenario_free(a);
+	plan_scenario_free(l);
+	plan_scenario_free(e);
+}
+
 /* Frozen layers (train.frozen_layers = 8) on Llama 2 7B (h 4096, f 11008,
  * 32 layers, V 32000, untied): a layer holds 4 h^2 + 3 h f + 2 h (two
  * RMSNorms) = 67,108,864 + 135,266,304 + 8,192 = 202,383,360 parameters, the
@@ -1512,6 +1546,7 @@ int main(void)
 	test_checkpoint_cut();
 	test_quant_rest();
 	test_frozen_layers();
+	test_lora_flops();
 	test_eager();
 	test_loss();
 	test_phases();
