@@ -206,13 +206,13 @@ double plan_lora_layer_params(const plan_scenario *s)
 	double f = m->ffn > 0 ? m->ffn : 4.0 * h;
 	bool swiglu = m->act == WORK_ACT_SWIGLU;
 	double p = 0;
-	p += (k & PLAN_LORA_Q) ? r * (h + q) : 0;
-	p += (k & PLAN_LORA_K) ? r * (h + kv) : 0;
-	p += (k & PLAN_LORA_V) ? r * (h + kv) : 0;
-	p += (k & PLAN_LORA_O) ? r * (q + h) : 0;
-	p += (k & PLAN_LORA_GATE) && swiglu ? r * (h + f) : 0;
-	p += (k & PLAN_LORA_UP) ? r * (h + f) : 0;
-	p += (k & PLAN_LORA_DOWN) ? r * (f + h) : 0;
+	p += (k & WORK_LORA_Q) ? r * (h + q) : 0;
+	p += (k & WORK_LORA_K) ? r * (h + kv) : 0;
+	p += (k & WORK_LORA_V) ? r * (h + kv) : 0;
+	p += (k & WORK_LORA_O) ? r * (q + h) : 0;
+	p += (k & WORK_LORA_GATE) && swiglu ? r * (h + f) : 0;
+	p += (k & WORK_LORA_UP) ? r * (h + f) : 0;
+	p += (k & WORK_LORA_DOWN) ? r * (f + h) : 0;
 	return r > 0 ? p / s->plan.tp : 0;
 }
 

@@ -468,11 +468,11 @@ static double size_lora(const plan_scenario *s, const sizing *z, mw *w)
 	if (!z->lora || !s->train.lora_dropout)
 		return 0;
 	unsigned k = s->train.lora_mask;
-	int nqkv = !!(k & PLAN_LORA_Q) + !!(k & PLAN_LORA_K) + !!(k & PLAN_LORA_V);
-	int nh = (fw->lora_qkv_fused && nqkv ? 1 : nqkv) + !!(k & PLAN_LORA_GATE) +
-	         !!(k & PLAN_LORA_UP);
+	int nqkv = !!(k & WORK_LORA_Q) + !!(k & WORK_LORA_K) + !!(k & WORK_LORA_V);
+	int nh = (fw->lora_qkv_fused && nqkv ? 1 : nqkv) + !!(k & WORK_LORA_GATE) +
+	         !!(k & WORK_LORA_UP);
 	return (z->e + 1) *
-	       (nh * h + ((k & PLAN_LORA_O) ? m->heads * hd : 0) + ((k & PLAN_LORA_DOWN) ? f : 0)) /
+	       (nh * h + ((k & WORK_LORA_O) ? m->heads * hd : 0) + ((k & WORK_LORA_DOWN) ? f : 0)) /
 	       z->p->tp;
 }
 

@@ -725,15 +725,6 @@ typedef enum {
 	PLAN_BASE_INT4,
 	PLAN_BASE_INT8
 } plan_base;
-enum { /* LoRA target modules (plan_train.lora_mask) */
-	PLAN_LORA_Q = 1 << 0,
-	PLAN_LORA_K = 1 << 1,
-	PLAN_LORA_V = 1 << 2,
-	PLAN_LORA_O = 1 << 3,
-	PLAN_LORA_GATE = 1 << 4,
-	PLAN_LORA_UP = 1 << 5,
-	PLAN_LORA_DOWN = 1 << 6,
-};
 typedef struct plan_train {
 	int policy;                    /* plan_policy */
 	int optimizer;                 /* plan_optimizer */
@@ -741,7 +732,7 @@ typedef struct plan_train {
 	bool clip_grad;                /* the gradient norm computed each step */
 	int lora_rank;                 /* 0 = every parameter trains */
 	char lora_targets[CONF_STR_MAX];
-	unsigned lora_mask;            /* PLAN_LORA_* parsed from lora_targets */
+	unsigned lora_mask;            /* WORK_LORA_* (work.h) parsed from lora_targets */
 	bool lora_dropout;             /* adapters see a dropout of their input */
 	int base_weights;              /* plan_base */
 	bool train_embeddings;         /* LoRA plus full embedding and output layer */
@@ -769,7 +760,7 @@ typedef enum { PLAN_FP8_DELAYED = 0, PLAN_FP8_TENSORWISE, PLAN_FP8_MXFP8, PLAN_F
 typedef enum { PLAN_GC_NONE = 0, PLAN_GC_FP8, PLAN_GC_1BIT } plan_gradcomp;
 
 
-/* "q,v" or "attention, mlp" -> PLAN_LORA_* bits; SIM_ECONF for an unknown
+/* "q,v" or "attention, mlp" -> WORK_LORA_* bits; SIM_ECONF for an unknown
  * name or an empty list. */
 int plan_lora_targets(const char *text, unsigned *mask);
 

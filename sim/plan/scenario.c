@@ -243,15 +243,15 @@ const size_t plan_train_nkeys = sizeof plan_train_keys / sizeof plan_train_keys[
 int plan_lora_targets(const char *text, unsigned *mask)
 {
 	static const conf_flag names[] = {
-		{"q", PLAN_LORA_Q},
-		{"k", PLAN_LORA_K},
-		{"v", PLAN_LORA_V},
-		{"o", PLAN_LORA_O},
-		{"gate", PLAN_LORA_GATE},
-		{"up", PLAN_LORA_UP},
-		{"down", PLAN_LORA_DOWN},
-		{"attention", PLAN_LORA_Q | PLAN_LORA_K | PLAN_LORA_V | PLAN_LORA_O},
-		{"mlp", PLAN_LORA_GATE | PLAN_LORA_UP | PLAN_LORA_DOWN},
+		{"q", WORK_LORA_Q},
+		{"k", WORK_LORA_K},
+		{"v", WORK_LORA_V},
+		{"o", WORK_LORA_O},
+		{"gate", WORK_LORA_GATE},
+		{"up", WORK_LORA_UP},
+		{"down", WORK_LORA_DOWN},
+		{"attention", WORK_LORA_Q | WORK_LORA_K | WORK_LORA_V | WORK_LORA_O},
+		{"mlp", WORK_LORA_GATE | WORK_LORA_UP | WORK_LORA_DOWN},
 		{"all", 0x7f},
 	};
 	if (conf_flags_parse(text, names, sizeof names / sizeof names[0], mask, NULL, 0) != SIM_OK)

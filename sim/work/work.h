@@ -240,7 +240,7 @@ typedef struct work_shard {
 	bool train_embeddings;  /* ... the output layer trains in full beside them */
 } work_shard;
 
-/* LoRA's target linears (the same bits as plan's PLAN_LORA_*). */
+/* LoRA's target linears: plan_train.lora_mask's bits ([train] lora_targets). */
 enum {
 	WORK_LORA_NONE = 0,
 	WORK_LORA_Q = 1 << 0,
