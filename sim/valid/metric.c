@@ -45,7 +45,12 @@ static const char *get(const cases_csv *c, size_t row, const char *col)
  *   or a time per iteration or step: "ms", "s/it", "sec/step"; vTrain's
  *   iteration_time in ms; not MLPerf's time_to_train): T = value x unit
  * A metric the row names otherwise is read by its unit: tokens/s per GPU,
- * tokens/s, samples (sequences) per second, TFLOP/s per GPU.
+ * tokens/s, samples (sequences) per second, TFLOP/s per GPU; TFLOP/s that
+ * do not say per GPU or per job ("TFLOPS") are per GPU where the value is
+ * within the GPU's dense peak in the row's precision (no GPU runs above it)
+ * and the job's otherwise, said. Where the unit column is open, a unit in
+ * parentheses at the end of the metric is its unit (Megatron's log line
+ * "elapsed time per iteration (ms)").
  * V the model's vocabulary (unpadded). An fp8 row's MFU is left out: whether
  * the source divided by the fp8 or the 16-bit peak is not in the row. */
 enum metric {
@@ -54,6 +59,7 @@ enum metric {
 	METRIC_TOK,
 	METRIC_SAMPLES,
 	METRIC_TFLOPS,
+	METRIC_TFLOPS_ANY, /* per GPU or the job's, by the value against the peak */
 	METRIC_MFU,
 	METRIC_TIME
 };
@@ -99,9 +105,20 @@ static enum metric unit_metric(const char *unit)
 		return gpu ? METRIC_TOK_GPU : METRIC_TOK;
 	if ((strstr(u, "sample") || strstr(u, "seq")) && !gpu)
 		return METRIC_SAMPLES;
-	if (strstr(u, "tflop") && gpu)
-		return METRIC_TFLOPS;
+	if (strstr(u, "tflop"))
+		return gpu ? METRIC_TFLOPS : METRIC_TFLOPS_ANY;
 	return METRIC_NONE;
+}
+
+/* The row's unit: its measured_unit, or where that is open the text in the
+ * metric's last parentheses ("elapsed time per iteration (ms)") into u. */
+static const char *row_unit(const char *metric, const char *unit, char *u, size_t len)
+{
+	const char *o = strrchr(metric, '('), *c = o ? strchr(o, ')') : NULL;
+	if (*unit || !o || !c)
+		return unit;
+	snprintf(u, len, "%.*s", (int)(c - o - 1), o + 1);
+	return u;
 }
 
 /* The source's FLOPs per step by its formula column into *F, and the formula
@@ -155,7 +172,8 @@ static enum metric metric_kind(const cases_csv *c, size_t row)
 	bool sixteen = !*prec || !strcmp(prec, "bf16") || !strcmp(prec, "fp16");
 	if (atof(get(c, row, "measured_value")) <= 0)
 		return METRIC_NONE;
-	const char *u = get(c, row, "measured_unit");
+	char ub[48];
+	const char *u = row_unit(m, get(c, row, "measured_unit"), ub, sizeof ub);
 	return !strcmp(m, "tokens_per_s_per_gpu")     ? METRIC_TOK_GPU
 	       : !strcmp(m, "tokens_per_s")           ? METRIC_TOK
 	       : !strcmp(m, "samples_per_s")          ? METRIC_SAMPLES
@@ -193,6 +211,17 @@ double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_sce
 		t = F / (v * 1e12 * n);
 		snprintf(how, sizeof how, "%s / (tflops_per_gpu x gpus)", Fs);
 		break;
+	case METRIC_TFLOPS_ANY: {
+		/* within one GPU's dense peak of the row's precision: per GPU */
+		double peak = hw_peak(&s->gpu, s->dtype);
+		bool per_gpu = peak > 0 && v * 1e12 <= peak;
+		t = F / (v * 1e12 * (per_gpu ? n : 1));
+		snprintf(how, sizeof how, "%s / (%s), TFLOP/s read as %s", Fs,
+		         per_gpu ? "tflops x gpus" : "tflops", per_gpu
+		                 ? "per GPU (within its dense peak)"
+		                 : "the job's (above one GPU's dense peak)");
+		break;
+	}
 	case METRIC_MFU: {
 		/* a fraction, or a percentage where the unit says % */
 		double mfu = strchr(get(c, row, "measured_unit"), '%') ? v / 100 : v;
@@ -201,11 +230,14 @@ double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_sce
 		snprintf(how, sizeof how, "%s / (mfu x dense 16-bit peak x gpus)", Fs);
 		break;
 	}
-	case METRIC_TIME:
-		t = v * unit_seconds(get(c, row, "measured_unit"));
-		snprintf(how, sizeof how, "measured_value %.6g %s, the step time", v,
-		         get(c, row, "measured_unit"));
+	case METRIC_TIME: {
+		char ub[48];
+		const char *u = row_unit(get(c, row, "measured_metric"),
+		                         get(c, row, "measured_unit"), ub, sizeof ub);
+		t = v * unit_seconds(u);
+		snprintf(how, sizeof how, "measured_value %.6g %s, the step time", v, u);
 		break;
+	}
 	case METRIC_NONE:
 		break;
 	}

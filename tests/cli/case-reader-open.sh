@@ -29,6 +29,9 @@ trap 'rm -rf "$tmp"' EXIT
 #      documented default (PEFT's r 8 on q, v; MLPerf's 16 on q, k, v, o);
 #      QLoRA's base in NF4; each faster than XL0 trained in full; MLA's
 #      q_lora_rank / kv_lora_rank in a note are no LoRA (Xlo5: XL0's step)
+#  Xtf: D05's TFLOP/s with a unit that names no GPU ("TFLOPS"): 419.7 is
+#      within the H100's dense peak, per GPU; x 768, the job's: the same step
+#  Xms: D05's step in ms in the metric's parentheses, the unit column open
 #  Xal: named by an alias its model file lists (MT-NLG, Megatron-Turing NLG:
 #      the SC21 529.6B; BLOOM-176B, OPT-175B their own files), columns open
 #  XM: Mixtral 8x7B named, its columns open, tp 8 with sequence_parallel
@@ -255,6 +258,11 @@ for base in ("O01", "O05", "O14"):
     mfu = rows[base]["note"].split("MFU ")[1].split("%")[0]
     derive(base, "XQ" + base, measured_iter_s="", measured_metric="mfu", measured_value=mfu,
            measured_unit="%")
+derive("D05", "Xtf1", measured_iter_s="", measured_metric="tflops", measured_unit="TFLOPS")
+derive("D05", "Xtf2", measured_iter_s="", measured_metric="tflops", measured_unit="TFLOPS",
+       measured_value="%.6g" % (float(rows["D05"]["measured_value"]) * int(rows["D05"]["gpus"])))
+derive("D05", "Xms1", measured_iter_s="", measured_metric="elapsed time per iteration (ms)",
+       measured_unit="", measured_value="%.6g" % (float(rows["D05"]["measured_iter_s"]) * 1000))
 derive("D01", "XQ6nd", measured_iter_s="", flops_formula="6nd")
 derive("D01", "XQnone", measured_iter_s="", flops_formula="")
 derive("D01", "XQother", measured_iter_s="", flops_formula="other")
@@ -361,6 +369,11 @@ for k, text in (("Xlo1", "LoRA of rank 8 on q and v (not published: PEFT's defau
     want(r[k]["status"] == "ok" and text in r[k]["assumed"]
          and r[k]["predicted_iter_s"] < r["XL0"]["predicted_iter_s"],
          "a LoRA row (no LoRA column: its name, source or note) is trained in full", "XL0", k)
+for k, text in (("Xtf1", "TFLOP/s read as per GPU (within its dense peak)"),
+                ("Xtf2", "TFLOP/s read as the job's (above one GPU's dense peak)"),
+                ("Xms1", "measured_value 2177 ms, the step time")):
+    want(r[k]["status"] == "ok" and abs(r[k]["measured_iter_s"] / r["XD0"]["measured_iter_s"] - 1) < 1e-4
+         and text in r[k]["assumed"], "a step's rate or time whose unit is loose or in the metric is not read", k)
 want(same("XL0", "Xlo5") and "LoRA" not in r["Xlo5"]["assumed"],
      "MLA's q_lora_rank / kv_lora_rank in a note read as a LoRA fine-tune", "XL0", "Xlo5")
 want(r["XM1"]["status"] == "ok" and "from models/mixtral-8x7b.ini" in r["XM1"]["assumed"]
