@@ -323,12 +323,13 @@ static bool bytes_size(double x, const char *u, double *v)
 
 /* A count's noun after it: "512 GPUs" in gpus, "64 nodes" in nodes,
  * "4 NICs" in nics_per_node (the noun, singular, is part of the column's
- * name), "4096 tokens" in seq_len, "1536 sequences" in global_batch; and a
- * sequence length's "4K" (K = 1024: a "4K context" is 4,096 tokens). */
+ * name), "4096 tokens" in seq_len, "1536 sequences" (or seqs) in
+ * global_batch, a parallel degree's "8-way" and a pipeline's "2 stages";
+ * and a sequence length's "4K" (K = 1024: a "4K context" is 4,096 tokens). */
 static bool count_suffix(const valid_numcol *nc, double x, const char *u, double *v)
 {
 	char w[32];
-	valid_lower(u, w, sizeof w);
+	valid_lower(*u == '-' ? u + 1 : u, w, sizeof w);
 	size_t n = strlen(w);
 	if (!strcmp(nc->col, "seq_len") && (!strcmp(w, "k") || !strcmp(w, "k tokens"))) {
 		*v = x * 1024;
@@ -337,9 +338,13 @@ static bool count_suffix(const valid_numcol *nc, double x, const char *u, double
 	static const struct {
 		const char *col, *noun;
 	} nouns[] = {{"seq_len", "token"},       {"global_batch", "sequence"},
-	             {"global_batch", "sample"}, {"micro_batch", "sequence"},
-	             {"micro_batch", "sample"},  {"kv_heads", "head"},
-	             {"moe_topk", "expert"}};
+	             {"global_batch", "sample"}, {"global_batch", "seq"},
+	             {"micro_batch", "sequence"}, {"micro_batch", "sample"},
+	             {"micro_batch", "seq"},     {"kv_heads", "head"},
+	             {"moe_topk", "expert"},     {"pp", "stage"},
+	             {"tp", "way"},              {"pp", "way"},
+	             {"dp", "way"},              {"cp", "way"},
+	             {"ep", "way"},              {"dp", "replica"}};
 	if (n > 1 && w[n - 1] == 's')
 		w[--n] = 0;
 	for (size_t i = 0; n && i < sizeof nouns / sizeof nouns[0]; i++)

@@ -231,7 +231,8 @@ derive("V0001", "XA1", fabric="efa")
 derive("V0001", "XQ1", precision="FP16 (mixed)")
 for k, (col, loose, exact) in enumerate((("sequence_parallel", "True", "1"), ("recompute", "Full", "full"),
                                          ("offload", "CPU", "cpu"), ("fabric", "RoCE", "roce-fat-tree"),
-                                         ("fabric", "AWS EFA", "efa"))):
+                                         ("fabric", "AWS EFA", "efa"), ("tp", "8-way", "8"),
+                                         ("pp", "2 stages", "2"), ("global_batch", "384 seqs", "384"))):
     derive("D05", "XR%da" % k, **{col: loose})
     derive("D05", "XR%db" % k, **{col: exact})
 derive("D05", "XP1", gpus=str(2 * int(rows["D05"]["gpus"])), cp="")
@@ -519,7 +520,8 @@ want(same("XP1", "XP2") and "cp 2 (not published: gpus / (tp pp dp))" in r["XP1"
      "an open cp beside a published dp does not fill the GPUs", "XP1", "XP2")
 for k, (col, loose, exact) in enumerate((("sequence_parallel", "True", "1"), ("recompute", "Full", "full"),
                                          ("offload", "CPU", "cpu"), ("fabric", "RoCE", "roce-fat-tree"),
-                                         ("fabric", "AWS EFA", "efa"))):
+                                         ("fabric", "AWS EFA", "efa"), ("tp", "8-way", "8"),
+                                         ("pp", "2 stages", "2"), ("global_batch", "384 seqs", "384"))):
     a, b = "XR%da" % k, "XR%db" % k
     want(same(a, b) and "%s '%s' read as %s" % (col, loose, exact) in r[a]["assumed"],
          "a loosely spelled %s" % col, a, b)
