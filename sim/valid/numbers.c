@@ -555,6 +555,58 @@ static int token_batches(cases_csv *c)
 	return SIM_OK;
 }
 
+/* A GPU count written as nodes ("96 nodes", "96 nodes x 8", "96 nodes of 8
+ * GPUs") or as a
+ * product ("96 x 8", "96 x 8 GPUs"), in a training or memory row: the
+ * nodes times the GPUs a node, the product's second factor, else the row's
+ * gpus_per_node, else 8 (every shipped node's box but the NVL72 rack's, as
+ * the training reader assumes and says); written into the cell, which
+ * valid_loose_numbers_assume says. */
+static int node_gpus(cases_csv *c)
+{
+	int g = cases_csv_col(c, "gpus"), pn = cases_csv_col(c, "gpus_per_node");
+	if (g < 0 || cases_csv_col(c, "kind") >= 0)
+		return SIM_OK;
+	for (size_t row = 0; row < cases_csv_rows(c); row++) {
+		char low[64];
+		valid_lower(cases_csv_get(c, row, g), low, sizeof low);
+		char *end;
+		double x = strtod(low, &end), y = 0;
+		if (end == low || !(x >= 1) || x != floor(x))
+			continue;
+		while (*end == ' ')
+			end++;
+		bool nodes = !strncmp(end, "node", 4);
+		if (nodes)
+			end += strcspn(end, " x*");
+		while (*end == ' ')
+			end++;
+		int by = *end == 'x' || *end == '*' ? 1 : nodes && !strncmp(end, "of ", 3) ? 3 : 0;
+		if (by) {
+			char *e2;
+			y = strtod(end + by, &e2);
+			while (*e2 == ' ')
+				e2++;
+			if (e2 == end + by || (*e2 && strncmp(e2, "gpu", 3)))
+				continue;
+		} else if (nodes && !*end) {
+			double per = pn >= 0 ? atof(cases_csv_get(c, row, pn)) : 0;
+			y = per >= 1 ? per : 8;
+		} else {
+			continue;
+		}
+		if (!(y >= 1) || y != floor(y) || x * y > INT_MAX)
+			continue;
+		int rc = set_whole(c, row, g, x * y);
+		/* "96 x 4": the GPUs a node too, where the row leaves them open */
+		if (rc == SIM_OK && by && pn >= 0 && !*cases_csv_get(c, row, pn))
+			rc = set_whole(c, row, pn, y);
+		if (rc != SIM_OK)
+			return rc;
+	}
+	return SIM_OK;
+}
+
 int valid_loose_numbers(cases_csv *c)
 {
 	int mu = cases_csv_col(c, "measured_unit");
@@ -573,6 +625,7 @@ int valid_loose_numbers(cases_csv *c)
 		}
 	}
 	int rc = token_batches(c);
+	rc = rc != SIM_OK ? rc : node_gpus(c);
 	return rc != SIM_OK ? rc : fill_gpus(c);
 }
 
@@ -593,6 +646,9 @@ void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, s
 			continue;
 		if (*v && !*w && !strcmp(numcols[i].col, "gpus"))
 			valid_assume(assumed, alen, "gpus %s (not published: tp pp dp cp)", v);
+		else if (*v && !*w && !strcmp(numcols[i].col, "gpus_per_node"))
+			valid_assume(assumed, alen,
+			             "gpus_per_node %s (not published: the gpus column's GPUs a node)", v);
 		else if (*v && !strcmp(numcols[i].col, "global_batch") && tokens_written(w))
 			valid_assume(assumed, alen, "global_batch '%.24s' read as %s sequences of seq_len",
 			             w, v);

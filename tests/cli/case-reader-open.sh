@@ -29,6 +29,8 @@ trap 'rm -rf "$tmp"' EXIT
 #      documented default (PEFT's r 8 on q, v; MLPerf's 16 on q, k, v, o);
 #      QLoRA's base in NF4; each faster than XL0 trained in full; MLA's
 #      q_lora_rank / kv_lora_rank in a note are no LoRA (Xlo5: XL0's step)
+#  Xnd: D05's GPUs as "192 x 4", gpus_per_node open: 768 GPUs, 4 a node
+#      (the H100 4-GPU board)
 #  Xtf: D05's TFLOP/s with a unit that names no GPU ("TFLOPS"): 419.7 is
 #      within the H100's dense peak, per GPU; x 768, the job's: the same step
 #  Xms: D05's step in ms in the metric's parentheses, the unit column open
@@ -232,7 +234,8 @@ derive("V0001", "XQ1", precision="FP16 (mixed)")
 for k, (col, loose, exact) in enumerate((("sequence_parallel", "True", "1"), ("recompute", "Full", "full"),
                                          ("offload", "CPU", "cpu"), ("fabric", "RoCE", "roce-fat-tree"),
                                          ("fabric", "AWS EFA", "efa"), ("tp", "8-way", "8"),
-                                         ("pp", "2 stages", "2"), ("global_batch", "384 seqs", "384"))):
+                                         ("pp", "2 stages", "2"), ("global_batch", "384 seqs", "384"),
+                                         ("gpus", "96 nodes", "768"))):
     derive("D05", "XR%da" % k, **{col: loose})
     derive("D05", "XR%db" % k, **{col: exact})
 derive("D05", "XP1", gpus=str(2 * int(rows["D05"]["gpus"])), cp="")
@@ -259,6 +262,7 @@ for base in ("O01", "O05", "O14"):
     mfu = rows[base]["note"].split("MFU ")[1].split("%")[0]
     derive(base, "XQ" + base, measured_iter_s="", measured_metric="mfu", measured_value=mfu,
            measured_unit="%")
+derive("D05", "Xnd1", gpus="192 x 4", gpus_per_node="")
 derive("D05", "Xtf1", measured_iter_s="", measured_metric="tflops", measured_unit="TFLOPS")
 derive("D05", "Xtf2", measured_iter_s="", measured_metric="tflops", measured_unit="TFLOPS",
        measured_value="%.6g" % (float(rows["D05"]["measured_value"]) * int(rows["D05"]["gpus"])))
@@ -375,6 +379,10 @@ for k, text in (("Xtf1", "TFLOP/s read as per GPU (within its dense peak)"),
                 ("Xms1", "measured_value 2177 ms, the step time")):
     want(r[k]["status"] == "ok" and abs(r[k]["measured_iter_s"] / r["XD0"]["measured_iter_s"] - 1) < 1e-4
          and text in r[k]["assumed"], "a step's rate or time whose unit is loose or in the metric is not read", k)
+want(r["Xnd1"]["status"] == "ok" and "gpus '192 x 4' read as 768" in r["Xnd1"]["assumed"]
+     and "gpus_per_node 4 (not published: the gpus column's GPUs a node)" in r["Xnd1"]["assumed"]
+     and "the hgx-h100-4gpu board" in r["Xnd1"]["assumed"],
+     "a GPU count written as nodes x GPUs a node is not read", "Xnd1")
 want(same("XL0", "Xlo5") and "LoRA" not in r["Xlo5"]["assumed"],
      "MLA's q_lora_rank / kv_lora_rank in a note read as a LoRA fine-tune", "XL0", "Xlo5")
 want(r["XM1"]["status"] == "ok" and "from models/mixtral-8x7b.ini" in r["XM1"]["assumed"]
@@ -521,7 +529,8 @@ want(same("XP1", "XP2") and "cp 2 (not published: gpus / (tp pp dp))" in r["XP1"
 for k, (col, loose, exact) in enumerate((("sequence_parallel", "True", "1"), ("recompute", "Full", "full"),
                                          ("offload", "CPU", "cpu"), ("fabric", "RoCE", "roce-fat-tree"),
                                          ("fabric", "AWS EFA", "efa"), ("tp", "8-way", "8"),
-                                         ("pp", "2 stages", "2"), ("global_batch", "384 seqs", "384"))):
+                                         ("pp", "2 stages", "2"), ("global_batch", "384 seqs", "384"),
+                                         ("gpus", "96 nodes", "768"))):
     a, b = "XR%da" % k, "XR%db" % k
     want(same(a, b) and "%s '%s' read as %s" % (col, loose, exact) in r[a]["assumed"],
          "a loosely spelled %s" % col, a, b)
