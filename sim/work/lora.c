@@ -14,8 +14,10 @@
  *     tuners_utils.py; NeMo and Megatron-Bridge freeze the base module the
  *     same way), so the "<lin>_wgrad" GEMM and the "<lin>_bgrad" reduction
  *     go, and with them a third of the linear layers' backward FLOPs; the
- *     input gradient ("<lin>_dgrad") stays, the layers below need it. So do
- *     the router's and the experts' weight gradients (frozen too), and the
+ *     input gradient ("<lin>_dgrad") stays, the layers below need it. So go
+ *     the router's, the routed and shared experts' and MLA's projections'
+ *     weight gradients (frozen too, and given no adapters here: adapters
+ *     on experts or on MLA's latent projections are not modelled), and the
  *     output layer's unless the embeddings train (train_embeddings).
  *   - The adapters. With r much smaller than k and n, [m, k] x [k, r] and
  *     [m, r] x [r, n] do 2 r FLOPs per element they read: at r = 64 and
@@ -66,7 +68,10 @@ static double target_share(const work_model *m, const work_shard *sh, const char
 		   {"o", WORK_LORA_O},	     {"proj", WORK_LORA_O},    {"gate", WORK_LORA_GATE},
 		   {"up", WORK_LORA_UP},     {"down", WORK_LORA_DOWN}, {"fc2", WORK_LORA_DOWN},
 		   {"fc2e", WORK_LORA_NONE}, {"fc1e", WORK_LORA_NONE}, {"router", WORK_LORA_NONE},
-		   {"logits", WORK_LORA_NONE}};
+		   {"coef", WORK_LORA_NONE}, {"fc1s", WORK_LORA_NONE}, {"fc2s", WORK_LORA_NONE},
+		   {"fc1r", WORK_LORA_NONE}, {"fc2r", WORK_LORA_NONE}, {"q_down", WORK_LORA_NONE},
+		   {"q_up", WORK_LORA_NONE}, {"q_proj", WORK_LORA_NONE}, {"kv_down", WORK_LORA_NONE},
+		   {"kv_up", WORK_LORA_NONE}, {"logits", WORK_LORA_NONE}};
 	for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
 		if (!strcmp(base, one[i].name))
 			return (t & one[i].bit) ? 1.0 : 0.0;

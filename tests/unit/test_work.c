@@ -844,6 +844,24 @@ static void test_lora(void)
 	sh.train_embeddings = true;
 	nh = work_head_backward(&g, &sh, hb);
 	CHECK(find(hb, nh, "logits_wgrad") != NULL);
+	/* DeepSeek-V3's MLA projections and its experts: frozen, no adapters
+	 * (layer 0 is dense: MLA; layer 3 routes) */
+	work_model ds;
+	if (shipped_model("deepseek-v3", &ds)) {
+		work_shard d3 = sh;
+		d3.tp = 1;
+		d3.lora_rank = 0;
+		int n0 = work_layer_backward_at(&ds, &d3, 0, b0), n3 = work_layer_backward_at(&ds, &d3, 3, f0);
+		CHECK(find(b0, n0, "kv_down_wgrad") && find(b0, n0, "q_up_wgrad"));
+		CHECK(find(f0, n3, "fc1e_wgrad") && find(f0, n3, "router_wgrad"));
+		d3.lora_rank = 16;
+		n0 = work_layer_backward_at(&ds, &d3, 0, b0);
+		n3 = work_layer_backward_at(&ds, &d3, 3, f0);
+		for (int i = 0; i < n0; i++)
+			CHECK(!strstr(b0[i].name, "_wgrad") || !strncmp(b0[i].name, "attn_", 5));
+		for (int i = 0; i < n3; i++)
+			CHECK(!strstr(f0[i].name, "_wgrad") || !strncmp(f0[i].name, "attn_", 5));
+	}
 }
 
 int main(void)
