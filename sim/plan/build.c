@@ -317,8 +317,7 @@ static void graph_totals(const plan_scenario *s, plan_graph *g)
 		double fn = work_model_flops(&a, g->tokens) - work_model_flops(&z, g->tokens);
 		g->model_flops -= fn * 2.0 / 3.0;
 	}
-	if (s->train.lora_rank > 0 && !s->inference)
-		g->model_flops += plan_lora_flops_change(s, g->tokens);
+	g->model_flops += plan_lora_flops_change(s, g->tokens); /* 0 without LoRA */
 }
 
 int build_init(builder *b, const plan_scenario *s)

@@ -249,11 +249,6 @@ static void strip_release_tags(char *name)
 	}
 }
 
-/* The model file whose name, or one of its aliases (alias_of), equals
- * `name` but for '-' separators: a source's "Llama 2 7B" is
- * models/llama2-7b.ini, "Llama 3.2 1B" llama3.2-1b.ini, "MT-NLG 530B"
- * megatron-529.6b.ini. On a match (the least such file name, so the choice does
- * not depend on the directory's order) name gets the file's base name. */
 /* Whether models/<base>.ini's own `aliases = ...` line (comma-separated,
  * written as sources write the names) holds `want` (a squeezed name as
  * model_file_loose makes it), each alias lower-cased with spaces as '-',
@@ -286,6 +281,11 @@ static bool alias_of(const char *dir, const char *base, const char *want)
 	return hit;
 }
 
+/* The model file whose name, or one of its aliases (alias_of), equals
+ * `name` but for '-' separators: a source's "Llama 2 7B" is
+ * models/llama2-7b.ini, "Llama 3.2 1B" llama3.2-1b.ini, "MT-NLG 530B"
+ * megatron-529.6b.ini. On a match (the least such file name, so the choice does
+ * not depend on the directory's order) name gets the file's base name. */
 static bool model_file_loose(const char *datadir, char *name, size_t nlen)
 {
 	char dir[1024], want[64], best[64] = "";

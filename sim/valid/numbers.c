@@ -556,8 +556,7 @@ static int token_batches(cases_csv *c)
 }
 
 /* A GPU count written as nodes ("96 nodes", "96 nodes x 8", "96 nodes of 8
- * GPUs") or as a
- * product ("96 x 8", "96 x 8 GPUs"), in a training or memory row: the
+ * GPUs") or as a product ("96 x 8", "96 x 8 GPUs"), in a training or memory row: the
  * nodes times the GPUs a node, the product's second factor, else the row's
  * gpus_per_node, else 8 (every shipped node's box but the NVL72 rack's, as
  * the training reader assumes and says); written into the cell, which

@@ -771,10 +771,14 @@ static const char *row_efa_other(const cases_csv *c, size_t row, const valid_opt
 	return NULL;
 }
 
-/* The integer after `key` in `text` (spaces, '=' or ':' between), or 0. */
+/* The integer after `key` in `text` (spaces, '=' or ':' between), or 0; a
+ * key inside a longer name (a letter, digit or '_' before it: MLA's
+ * "kv_lora_rank 512" is no "rank") does not count. */
 static long int_after(const char *text, const char *key)
 {
 	for (const char *p = strstr(text, key); p; p = strstr(p + 1, key)) {
+		if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+			continue;
 		const char *q = p + strlen(key);
 		while (*q == ' ' || *q == '=' || *q == ':')
 			q++;
@@ -827,23 +831,21 @@ static void put_lora(sim_buf *b, const cases_csv *c, size_t row, char *assumed, 
 	bool qlora = false;
 	if (!lora_word(low, &qlora))
 		return;
-	bool mlperf = strstr(low, "mlperf") || strstr(low, "llama2_70b_lora");
-	long r = int_after(low, "lora rank");
-	r = r > 0 ? r : int_after(low, "lora_r");
-	r = r > 0 ? r : int_after(low, "rank");
-	r = r > 0 ? r : int_after(low, " r=");
-	const char *targets = mlperf ? "attention" : "q,v";
+	static const struct {
+		long rank;
+		const char *targets, *on, *dropout, *whose;
+	} def[] = {{8, "q,v", "q and v", "false", "PEFT's default"},
+	           {16, "attention", "q, k, v and o", "true",
+	            "MLPerf's llama2_70b_lora, fixed in the closed division"}};
+	int d = strstr(low, "mlperf") || strstr(low, "llama2_70b_lora");
+	static const char *const keys[] = {"lora rank", "lora_rank", "lora_r", "rank", "r="};
+	long r = 0;
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0] && r <= 0; i++)
+		r = int_after(low, keys[i]);
 	sim_buf_printf(b, "lora_rank = %ld\nlora_targets = %s\nlora_dropout = %s\n",
-	               r > 0 ? r : mlperf ? 16 : 8, targets, mlperf ? "true" : "false");
-	if (r > 0)
-		valid_assume(assumed, alen, "LoRA of rank %ld (the note's) on %s (not published: %s)",
-		             r, mlperf ? "q, k, v and o" : "q and v",
-		             mlperf ? "MLPerf's llama2_70b_lora" : "PEFT's default");
-	else
-		valid_assume(assumed, alen, "LoRA of rank %d on %s (not published: %s)",
-		             mlperf ? 16 : 8, mlperf ? "q, k, v and o" : "q and v",
-		             mlperf ? "MLPerf's llama2_70b_lora, fixed in the closed division"
-		                    : "PEFT's default");
+	               r > 0 ? r : def[d].rank, def[d].targets, def[d].dropout);
+	valid_assume(assumed, alen, "LoRA of rank %ld%s on %s (not published: %s)",
+	             r > 0 ? r : def[d].rank, r > 0 ? " (the note's)" : "", def[d].on, def[d].whose);
 	if (qlora) {
 		sim_buf_printf(b, "base_weights = nf4-dq\n");
 		valid_assume(assumed, alen, "QLoRA: the base in NF4 with double quantisation");

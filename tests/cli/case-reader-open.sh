@@ -29,6 +29,7 @@ trap 'rm -rf "$tmp"' EXIT
 #      documented default (PEFT's r 8 on q, v; MLPerf's 16 on q, k, v, o);
 #      QLoRA's base in NF4; each faster than XL0 trained in full; MLA's
 #      q_lora_rank / kv_lora_rank in a note are no LoRA (Xlo5: XL0's step)
+#      nor its rank (Xlo6: PEFT's 8, not 512)
 #  Xnd: D05's GPUs as "192 x 4", gpus_per_node open: 768 GPUs, 4 a node
 #      (the H100 4-GPU board)
 #  Xtf: D05's TFLOP/s with a unit that names no GPU ("TFLOPS"): 419.7 is
@@ -181,6 +182,7 @@ derive("D05", "Xlo1", **dict(llama, model="Llama 2 70B LoRA"))
 derive("D05", "Xlo2", **dict(llama, note=rows["D05"]["note"] + "; fine-tuned with LoRA rank 64"))
 derive("D05", "Xlo3", **dict(llama, source="MLPerf Training v4.0 (2024) llama2_70b_lora"))
 derive("D05", "Xlo4", **dict(llama, model="Llama 2 70B QLoRA"))
+derive("D05", "Xlo6", **dict(llama, note=rows["D05"]["note"] + "; LoRA fine-tune beside kv_lora_rank 512"))
 derive("D05", "Xlo5", **dict(llama, note=rows["D05"]["note"] + "; MLA sizes: q_lora_rank 1536, kv_lora_rank 512"))
 derive("D05", "XM1", model="Mixtral 8x7B", layers="", hidden="", heads="", kv_heads="", ffn="",
        vocab="", seq_len="", sequence_parallel="")
@@ -370,7 +372,8 @@ for k, f in (("Xal0", "megatron-529.6b"), ("Xal1", "megatron-529.6b"), ("Xal2", 
 for k, text in (("Xlo1", "LoRA of rank 8 on q and v (not published: PEFT's default)"),
                 ("Xlo2", "LoRA of rank 64 (the note's) on q and v"),
                 ("Xlo3", "LoRA of rank 16 on q, k, v and o (not published: MLPerf's llama2_70b_lora"),
-                ("Xlo4", "QLoRA: the base in NF4 with double quantisation")):
+                ("Xlo4", "QLoRA: the base in NF4 with double quantisation"),
+                ("Xlo6", "LoRA of rank 8 on q and v (not published: PEFT's default)")):
     want(r[k]["status"] == "ok" and text in r[k]["assumed"]
          and r[k]["predicted_iter_s"] < r["XL0"]["predicted_iter_s"],
          "a LoRA row (no LoRA column: its name, source or note) is trained in full", "XL0", k)
