@@ -147,10 +147,11 @@ static int load_text(const sim_buf *b, const valid_options *opt, hw_gpu *gpu, ne
 }
 
 /* The node file a row's node_intra stands for (its GPU file is included
- * after it and replaces the node's). */
-static const char *node_template(const char *intra)
+ * after it and replaces the node's; a 40 GB A100's box is the DGX of 40 GB
+ * parts, as runs.c's templates, for its host memory). */
+static const char *node_template(const char *intra, const char *gpu)
 {
-	return !strcmp(intra, "nvswitch-gen2")   ? "dgx-a100-80g"
+	return !strcmp(intra, "nvswitch-gen2")   ? (strstr(gpu, "40g") ? "dgx-a100-40g" : "dgx-a100-80g")
 	       : !strcmp(intra, "nvswitch-gen3") ? "dgx-h100"
 	       : !strcmp(intra, "nvlink-hcm")    ? "dgx1-v100"
 	       : !strcmp(intra, "nvswitch-gen4") ? "dgx-b200"
@@ -166,10 +167,7 @@ static const char *node_template(const char *intra)
 static const char *row_template(const cases_csv *c, size_t row, const char *g, long gpn,
                                 valid_row *v)
 {
-	const char *tmpl = node_template(row_intra(c, row, g, v));
-	/* the 40 GB A100's box, as runs.c's templates (its host memory) */
-	if (tmpl && !strcmp(tmpl, "dgx-a100-80g") && strstr(g, "40g"))
-		tmpl = "dgx-a100-40g";
+	const char *tmpl = node_template(row_intra(c, row, g, v), g);
 	const char *board = valid_board4(tmpl, gpn);
 	if (!board)
 		return tmpl;
