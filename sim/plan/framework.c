@@ -90,6 +90,14 @@ const conf_key plan_framework_keys[] = {
          "highest ZeRO stage it runs together with pipeline parallelism"},
         {"runs_tp", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, FK(tp),
          "runs tensor parallelism"},
+        {"runs_sequence_parallel", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, FK(sp),
+         "runs sequence parallelism beside tensor parallelism (false where it predates it: "
+         "Megatron-LM before cfd2e21607, 2022-04-28)"},
+        {"sequence_parallel_default", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+         FK(sp_default),
+         "what it runs at tp > 1 where the plan leaves sequence_parallel open: its "
+         "recipes' or its flag's default (a scenario without the key, an open "
+         "sequence_parallel column of a measured row)"},
         {"runs_cp", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, FK(cp),
          "runs context parallelism"},
         {"runs_ep", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, FK(ep),
@@ -724,6 +732,8 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 		size_t flag; /* offsetof(plan_framework, ...) */
 	} feats[] = {
 	        {"tp", "runs_tp", "tensor parallelism", offsetof(plan_framework, tp)},
+	        {"sequence_parallel", "runs_sequence_parallel", "sequence parallelism",
+	         offsetof(plan_framework, sp)},
 	        {"cp", "runs_cp", "context parallelism", offsetof(plan_framework, cp)},
 	        {"ep", "runs_ep", "expert parallelism", offsetof(plan_framework, ep)},
 	        {"tp_comm_overlap", "runs_tp_comm_overlap", "tp_comm_overlap",
@@ -757,6 +767,7 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 	         offsetof(plan_framework, selective_recompute)},
 	};
 	bool used[] = {p->tp > 1,
+	               p->tp > 1 && p->sequence_parallel,
 	               p->cp > 1,
 	               p->ep > 1,
 	               p->tp_comm_overlap,

@@ -405,6 +405,9 @@ typedef struct plan_framework {
 	int zero_max;                 /* highest ZeRO stage it runs */
 	int zero_max_pp;              /* ... together with pp > 1 */
 	bool tp, cp, ep, tp_comm_overlap, offload_optimizer, offload_params, hybrid_shard;
+	bool sp;                      /* runs sequence parallelism (runs_sequence_parallel) */
+	bool sp_default;              /* ... at tp > 1 where the plan leaves it open
+	                               * (sequence_parallel_default, plan_derive) */
 	bool zeropp;              /* runs ZeRO++'s hpZ and qwZ (runs_zeropp) */
 	bool selective_recompute; /* runs recompute = selective (runs_selective_recompute) */
 	bool selective_means_layers; /* its "selective" is whole layers (selective_means_layers) */
@@ -780,6 +783,8 @@ typedef struct plan_scenario {
 	 * (plan_pad_vocab); model FLOPs count vocab_model. */
 	work_model model;
 	int vocab_model;
+	bool sp_from_fw; /* sequence_parallel from [framework] sequence_parallel_default
+	                  * (plan_derive; plan_sp_assumption) */
 	hw_gpu gpu;
 	net_cluster cluster;
 	plan_spec plan;
@@ -1040,10 +1045,15 @@ void plan_pad_vocab(plan_scenario *s);
  * copy of the base): fp32_grads by the framework's rule for the precision
  * and ZeRO stage ([framework] grad_dtype, plan_grad_fp32) unless
  * fp32_given (the scenario, a --set or the sweep's own dimension gives
- * it), the vocabulary padded for tp (plan_pad_vocab), the recompute
+ * it), sequence_parallel at tp > 1 by the framework's default ([framework]
+ * sequence_parallel_default, where it runs it) unless sp_given, the
+ * vocabulary padded for tp (plan_pad_vocab), the recompute
  * modules' mask (work_recompute_parse; a bad list is plan_check's error,
  * the mask 0). */
-void plan_derive(plan_scenario *s, bool fp32_given);
+void plan_derive(plan_scenario *s, bool fp32_given, bool sp_given);
+/* Sequence parallelism taken from the framework's default as an assumption
+ * (into buf): true when plan_derive set it (sp_from_fw). */
+bool plan_sp_assumption(const plan_scenario *s, char *buf, size_t len);
 /* The interleaved schedule's micro-batch group as an assumption (into buf):
  * true when vp_group is left at 0 and plan_vp_group picks a group other
  * than pp (the micro-batches no multiple of pp). */

@@ -554,7 +554,8 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	s->plan.vp_rule = s->fw.vp_rule;
 	s->plan.mtp_units = s->model.mtp_layers;
 	s->vocab_model = s->model.vocab;
-	plan_derive(s, conf_get(s->doc, "parallel", "fp32_grads", NULL) != NULL);
+	plan_derive(s, conf_get(s->doc, "parallel", "fp32_grads", NULL) != NULL,
+	            conf_get(s->doc, "parallel", "sequence_parallel", NULL) != NULL);
 	return other_gpu(s, diag);
 }
 
@@ -566,8 +567,16 @@ void plan_other_view(const plan_scenario *s, plan_scenario *o)
 	o->cluster.node.cc = s->other_net.cc; /* NCCL's tuner on the other GPUs */
 }
 
-void plan_derive(plan_scenario *s, bool fp32_given)
+void plan_derive(plan_scenario *s, bool fp32_given, bool sp_given)
 {
+	/* [parallel] sequence_parallel, where nothing gives it, is what the
+	 * framework runs at tp > 1: NeMo's recipes and torchtitan's flag turn
+	 * it on ([framework] sequence_parallel_default), Megatron-LM's
+	 * --sequence-parallel is off unless given */
+	if (!sp_given) {
+		s->sp_from_fw = s->fw.sp_default && s->fw.sp && s->plan.tp > 1;
+		s->plan.sequence_parallel = s->sp_from_fw;
+	}
 	/* [parallel] fp32_grads, where nothing gives it, is the framework's
 	 * rule for this precision and stage ([framework] grad_dtype) */
 	if (!fp32_given)
@@ -613,6 +622,17 @@ bool plan_vp_group_assumption(const plan_scenario *s, char *buf, size_t len)
 			 "vp_group %d (not published: %d micro-batches are no multiple of pp = %d; "
 			 "the smallest micro-batch group framework %s accepts)",
 			 n, plan_microbatches(p), p->pp, s->fw.name);
+	return true;
+}
+
+bool plan_sp_assumption(const plan_scenario *s, char *buf, size_t len)
+{
+	if (!s->sp_from_fw)
+		return false;
+	snprintf(buf, len,
+	         "sequence_parallel true (not given: framework %s runs it at tp > 1 by default, "
+	         "sequence_parallel_default)",
+	         s->fw.name);
 	return true;
 }
 

@@ -24,7 +24,8 @@
  *                       cp >= 2
  *   offload_optimizer   none, cpu where the framework offloads (training)
  *   checkpoint_offload  false, true where the framework saves shard copies
- *   sequence_parallel   true where tp > 1 runs without it (the norms' and
+ *   sequence_parallel   true where tp > 1 runs without it and the framework
+ *                       runs it (runs_sequence_parallel; the norms' and
  *                       dropouts' activations split over the TP ranks)
  *   offload_params      cpu where the framework streams ZeRO-3's parameters
  *                       from the host (ZeRO-Infinity)
@@ -233,7 +234,7 @@ int sweep_fit_remedy(const plan_scenario *s, sweep_remedy *r)
 		zmax = p->zero;
 	int noff = p->offload_optimizer == PLAN_OFFLOAD_NONE && f->offload_optimizer ? 2 : 1;
 	int nck = f->checkpoint_shards && !f->checkpoint_offload ? 2 : 1;
-	int nsp = p->tp > 1 && !p->sequence_parallel ? 2 : 1;
+	int nsp = p->tp > 1 && !p->sequence_parallel && f->sp ? 2 : 1;
 	/* the parameters on the host: ZeRO-3 only (plan_check) */
 	int npo = p->offload_params == PLAN_OFFLOAD_NONE && f->offload_params && zmax >= 3 ? 2 : 1;
 	/* the candidates in one index, t = (((i nrc + j) nz + z) no + o) nc + c

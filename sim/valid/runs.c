@@ -37,12 +37,15 @@
 
 /* What the reader settles for a row's open plan columns by simulating the
  * row (tuned_plan): the micro-batch (0: the row's column, else 1), the
- * recomputation (NULL: the row's column, else none) and the ZeRO stage
- * (-1: the row's column, else 0). */
+ * recomputation (NULL: the row's column, else none), the ZeRO stage
+ * (-1: the row's column, else 0) and sequence parallelism (false: the
+ * row's column, else the framework's default). */
 typedef struct {
 	long mb;
 	const char *recompute;
 	int zero;
+	bool sp;      /* sequence_parallel = true where the column is open */
+	bool sp_open; /* ... and the search ranked it (the sentence's) */
 	bool partial; /* recompute full of the fewest layers a chunk that fit */
 	int rc_layers; /* ... found: recompute_layers (0: all) */
 	bool fast;     /* ranked on the closed-form network (alpha-beta) */
@@ -246,6 +249,8 @@ void valid_plan_assumptions(const plan_scenario *s, char *buf, size_t len)
 	if (plan_vocab_assumption(s, t, sizeof t))
 		valid_assume(buf, len, "%s", t);
 	if (plan_vp_group_assumption(s, t, sizeof t))
+		valid_assume(buf, len, "%s", t);
+	if (plan_sp_assumption(s, t, sizeof t))
 		valid_assume(buf, len, "%s", t);
 }
 
@@ -504,21 +509,31 @@ static void layer_checkpointing(sim_buf *b, const cases_csv *c, size_t row, char
 }
 
 /* The [parallel] keys of the row's open plan columns: the plan keys' own
- * defaults (zero 0, recompute none, no sequence parallelism) said, dp from
+ * defaults (zero 0, recompute none, no sequence parallelism unless the
+ * framework's default runs it, sp_default: plan_derive says so) said, dp from
  * the GPUs, sequence parallelism for MoE under TP (the experts: the row's
  * column or its model file's), and the offload with its ZeRO stage. */
 static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layers, long dp,
-                          long experts, bool gshard, const valid_recipe *rec,
-                          const row_tune *tune, char *assumed, size_t alen)
+                          long experts, bool gshard, bool sp_default,
+                          const valid_recipe *rec, const row_tune *tune, char *assumed,
+                          size_t alen)
 {
 	char rsp[16];
 	const char *off = get(c, row, "offload");
 	bool cpu = !strcmp(off, "cpu"), nvme = !strcmp(off, "nvme");
-	if (tune->zero >= 0 || tune->recompute) {
-		char what[64] = "";
+	long tp = atol(get(c, row, "tp"));
+	bool moe_tp = experts > 1 && tp > 1 && !*get(c, row, "sequence_parallel");
+	bool tuned_sp = tune->sp && !moe_tp;
+	if (tune->zero >= 0 || tune->recompute || tuned_sp) {
+		char what[96] = "";
+		if (tuned_sp) {
+			sim_buf_printf(b, "sequence_parallel = true\n");
+			snprintf(what, sizeof what, "sequence_parallel 1");
+		}
 		if (tune->zero >= 0) {
 			sim_buf_printf(b, "zero = %d\n", tune->zero);
-			snprintf(what, sizeof what, "zero %d", tune->zero);
+			snprintf(what + strlen(what), sizeof what - strlen(what), "%szero %d",
+			         *what ? ", " : "", tune->zero);
 		}
 		if (tune->recompute) {
 			sim_buf_printf(b, "recompute = %s\n", tune->recompute);
@@ -531,16 +546,28 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 			         " of %d layer%s a chunk", tune->rc_layers,
 			         tune->rc_layers == 1 ? "" : "s");
 		}
-		bool oz = !*get(c, row, "zero"), orc = !*get(c, row, "recompute");
+		/* what was open, for the sentence: the defaults it tried first
+		 * and the choices it ranked */
+		bool oz = !*get(c, row, "zero"), orc = !*get(c, row, "recompute"),
+		     osp = tune->sp_open && !moe_tp;
+		char with[96] = "", of[128] = "";
+		const char *dflt[] = {osp ? "sequence_parallel 0" : NULL, oz ? "zero 0" : NULL,
+		                      orc ? "recompute none" : NULL};
+		const char *kinds[] = {osp ? "sequence parallelism" : NULL,
+		                       oz ? "ZeRO stages" : NULL, orc ? "recomputations" : NULL};
+		for (int k = 0; k < 3; k++) {
+			if (dflt[k])
+				snprintf(with + strlen(with), sizeof with - strlen(with), "%s%s",
+				         *with ? " and " : "", dflt[k]);
+			if (kinds[k])
+				snprintf(of + strlen(of), sizeof of - strlen(of), "%s%s",
+				         *of ? " and " : "", kinds[k]);
+		}
 		valid_assume(assumed, alen,
-		             "%s (not published: the run completed, so it fitted; with %s%s%s it "
+		             "%s (not published: the run completed, so it fitted; with %s it "
 		             "does not, and this is the fastest that fits of the %s the "
 		             "framework runs)",
-		             what, oz ? "zero 0" : "", oz && orc ? " and " : "",
-		             orc ? "recompute none" : "",
-		             oz && orc ? "ZeRO stages and recomputations"
-		             : oz      ? "ZeRO stages"
-		                       : "recomputations");
+		             what, with, of);
 	}
 	if (!*get(c, row, "zero") && !cpu && !nvme && tune->zero < 0 &&
 	    !*valid_recipe_value(rec, "zero", rsp, sizeof rsp))
@@ -548,8 +575,8 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 	if (!*get(c, row, "recompute") && !layers && !tune->recompute &&
 	    !*valid_recipe_value(rec, "recompute", rsp, sizeof rsp))
 		valid_assume(assumed, alen, "recompute none (not published)");
-	if (!*get(c, row, "sequence_parallel") && atol(get(c, row, "tp")) > 1 &&
-	    experts <= 1 && !*valid_recipe_value(rec, "sequence_parallel", rsp, sizeof rsp))
+	if (!*get(c, row, "sequence_parallel") && tp > 1 && experts <= 1 && !tuned_sp &&
+	    !sp_default && !*valid_recipe_value(rec, "sequence_parallel", rsp, sizeof rsp))
 		valid_assume(assumed, alen, "sequence_parallel 0 (not published)");
 	if (!*get(c, row, "dp") && dp > 0) {
 		sim_buf_printf(b, "dp = %ld\n", dp);
@@ -575,8 +602,6 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 	 * ValueError), as the plan checks do (plan/check.c). DeepSpeed-MoE's
 	 * layer (gshard) runs without it, dropping the TP ranks' duplicate
 	 * tokens: the profile's default, false, said. */
-	long tp = atol(get(c, row, "tp"));
-	bool moe_tp = experts > 1 && tp > 1 && !*get(c, row, "sequence_parallel");
 	if (moe_tp && gshard)
 		valid_assume(assumed, alen,
 		             "sequence_parallel 0 (not published: DeepSpeed-MoE under tp %ld drops "
@@ -1216,7 +1241,10 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 			put(b, c, row, same[i], same[i]);
 	if (layers)
 		layer_checkpointing(b, c, row, assumed, alen);
-	put_open_plan(b, c, row, layers, dp, experts, gshard, rec, tune, assumed, alen);
+	plan_framework pf;
+	bool sp_default = load_profile(opt, profile, &pf) && pf.sp && pf.sp_default;
+	put_open_plan(b, c, row, layers, dp, experts, gshard, sp_default, rec, tune, assumed,
+	              alen);
 	if (!*get(c, row, "micro_batch")) {
 		if (mb > 0) {
 			sim_buf_printf(b, "micro_batch = %ld\n", mb);
@@ -1467,16 +1495,26 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
 	bool open_zero = !*get(c, row, "zero") && (!*off || !strcmp(off, "none")) &&
 	                 !*valid_recipe_value(rec, "zero", rv, sizeof rv);
 	bool open_mb = !*get(c, row, "micro_batch");
-	row_tune def = {0, NULL, -1, false, 0, false}, best = def;
+	bool open_sp = !*get(c, row, "sequence_parallel") && atol(get(c, row, "tp")) > 1 &&
+	               !*valid_recipe_value(rec, "sequence_parallel", rv, sizeof rv);
+	row_tune def = {.zero = -1}, best = def;
 	exec_result *r = malloc(sizeof *r);
 	if (!r)
 		return def;
 	double best_s = -1;
 	if (open_mb)
 		best_s = tuned_micro_batch(c, row, opt, &def, r);
-	else if (open_rc || open_zero)
+	else if (open_rc || open_zero || open_sp)
 		best_s = tuned_fits(c, row, opt, &def) ? 0 : -1;
-	if (best_s >= 0 || (!open_rc && !open_zero)) {
+	/* sequence parallelism where the framework runs it and neither its
+	 * default nor MoE's rule (put_open_plan) has turned it on already */
+	if (best_s < 0 && open_sp) {
+		plan_scenario *s0 = tuned_load(c, row, opt, &def);
+		open_sp = s0 && !s0->plan.sequence_parallel && s0->fw.sp &&
+		          s0->model.moe_experts <= 1;
+		plan_scenario_free(s0);
+	}
+	if (best_s >= 0 || (!open_rc && !open_zero && !open_sp)) {
 		free(r);
 		return def;
 	}
@@ -1489,26 +1527,31 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
 	           : !have_fw ? 3
 	           : atoi(get(c, row, "pp")) > 1 ? fw.zero_max_pp
 	                                          : fw.zero_max;
-	for (int z = 0; z <= (open_zero ? 3 : 0); z++)
-		for (size_t i = 0; i < (open_rc ? sizeof rcs / sizeof rcs[0] : 1); i++) {
-			if (z == 0 && i == 0)
-				continue; /* the defaults, tried above */
-			if (z > zmax && best_s >= 0)
-				break; /* a stage the framework runs fits */
-			if (rcs[i] && !strcmp(rcs[i], "selective") && !selective)
-				continue; /* not offered (a row stating it sets the rule aside) */
-			/* full recomputation of only as many layers as it takes
-			 * where the framework has that option (from 2022, with
-			 * selective: Megatron-LM bbab79f869) */
-			row_tune t = {0, rcs[i], open_zero ? z : -1,
-			              selective && rcs[i] && !strcmp(rcs[i], "full"), 0, true};
-			double step = open_mb ? tuned_micro_batch(c, row, opt, &t, r)
-			                      : tuned_step(c, row, opt, &t, r);
-			if (step >= 0 && (best_s < 0 || step < best_s)) {
-				best = t;
-				best_s = step;
+	for (int sp = 0; sp <= (open_sp ? 1 : 0); sp++)
+		for (int z = 0; z <= (open_zero ? 3 : 0); z++)
+			for (size_t i = 0; i < (open_rc ? sizeof rcs / sizeof rcs[0] : 1); i++) {
+				if (z == 0 && i == 0 && !sp)
+					continue; /* the defaults, tried above */
+				if (z > zmax && best_s >= 0)
+					break; /* a stage the framework runs fits */
+				if (rcs[i] && !strcmp(rcs[i], "selective") && !selective)
+					continue; /* not offered (a row stating it sets the rule aside) */
+				/* full recomputation of only as many layers as it takes
+				 * where the framework has that option (from 2022, with
+				 * selective: Megatron-LM bbab79f869) */
+				row_tune t = {.recompute = rcs[i],
+				              .zero = open_zero ? z : -1,
+				              .sp = sp,
+				              .sp_open = open_sp,
+				              .partial = selective && rcs[i] && !strcmp(rcs[i], "full"),
+				              .fast = true};
+				double step = open_mb ? tuned_micro_batch(c, row, opt, &t, r)
+				                      : tuned_step(c, row, opt, &t, r);
+				if (step >= 0 && (best_s < 0 || step < best_s)) {
+					best = t;
+					best_s = step;
+				}
 			}
-		}
 	free(r);
 	best.fast = false; /* the row itself on its own network */
 	return best;

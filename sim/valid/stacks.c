@@ -60,6 +60,28 @@ bool valid_llama_family(const char *model)
 	return false;
 }
 
+/* The year of an MLPerf Training round named "v<major>.<minor>" in an
+ * MLPerf source that prints no year, 0 otherwise. MLCommons publishes the
+ * rounds twice a year: v0.5 2018-12, v0.6 2019-07, v0.7 2020-07, v1.0
+ * 2021-06, v1.1 2021-12, v2.0 2022-06, v2.1 2022-11, v3.0 2023-06, v3.1
+ * 2023-11, v4.0 2024-06, v4.1 2024-11, v5.0 2025-06, v5.1 2025-11: from
+ * v1.0 on both rounds of major M fall in 2020 + M. */
+static int mlperf_round_year(const char *source)
+{
+	if (!valid_contains_ci(source, "mlperf"))
+		return 0;
+	for (const char *p = source; *p; p++) {
+		if ((*p != 'v' && *p != 'V') || (p > source && isalnum((unsigned char)p[-1])) ||
+		    !isdigit((unsigned char)p[1]) || p[2] != '.' || !isdigit((unsigned char)p[3]))
+			continue;
+		int major = p[1] - '0', minor = p[3] - '0';
+		if (major == 0)
+			return minor <= 5 ? 2018 : minor == 6 ? 2019 : 2020;
+		return 2020 + major;
+	}
+	return 0;
+}
+
 int valid_source_year(const char *source)
 {
 	int year = 0;
@@ -76,7 +98,7 @@ int valid_source_year(const char *source)
 		}
 		p += n - 1;
 	}
-	return year;
+	return year ? year : mlperf_round_year(source);
 }
 
 void valid_source_key(const char *source, char *out, size_t len)

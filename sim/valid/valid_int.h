@@ -114,7 +114,8 @@ bool valid_swiglu(const char *model, const char *profile, long hidden, long ffn,
  * said). runs.c. */
 bool valid_nanotron_tied(const char *profile, bool swiglu, long ffn, char *assumed, size_t alen);
 /* The latest year 2015-2035 written in the source text (a publication or
- * commit date), 0 when none. */
+ * commit date); where none, an MLPerf round's ("MLPerf Training v2.1":
+ * 2022); 0 otherwise. */
 int valid_source_year(const char *source);
 /* The source's identity: its text before the first '(' with a trailing
  * "row N" dropped (one group per publication, not per table row). */

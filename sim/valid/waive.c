@@ -36,6 +36,7 @@ bool valid_rule_waivers(const sim_diag *d, sim_buf *out, char *assumed, size_t a
 	        {"runs_schedules", NULL, NULL}, /* every schedule: plan_framework_all_schedules */
 	        {"runs_zero", "3", "runs_zero_with_pp = 3"},
 	        {"runs_tp", "true", NULL},
+	        {"runs_sequence_parallel", "true", NULL},
 	        {"runs_cp", "true", NULL},
 	        {"runs_ep", "true", NULL},
 	        {"runs_offload_optimizer", "true", NULL},

@@ -109,6 +109,15 @@ trap 'rm -rf "$tmp"' EXIT
 #      recomputation (megatron-lm-2021.ini); a 2021 row that states
 #      selective ran it, so that rule is set aside, said, and it recomputes
 #      less than full
+#  XSP: the GPT 22B at 4,096 tokens, recompute and sequence_parallel open:
+#      out of memory with neither; a 2023 source (Megatron-Core) ranks SP
+#      with the recomputations and runs SP without recomputing, faster than
+#      XSP0 (SP stated off, so recomputing); Megatron-LM of 2021 had no SP
+#      (XSP2: none, said), a 2021 row stating it sets the rule aside (XSP3);
+#      a NeMo row's open SP is on at tp 8 (its recipes' default), the step
+#      of the row stating it (XSP4, XSP5)
+#  XMv: an MLPerf source naming its round but no year: v2.1's 2022 stack
+#      (Megatron-LM's layers, unfused), v3.0's NeMo (stacks.csv by date)
 #  XF: V0012 (vTrain, Megatron-DeepSpeed, pp 2) interleaved, vpp 2: a
 #      schedule its profile says DeepSpeed's pipeline engine does not run,
 #      yet the row ran it, so the rule is set aside, said, and the row
@@ -292,6 +301,20 @@ for year, rc in (("2022", "selective"), ("2021", "full")):
     derive("V0001", "XR%s0" % year, source=src, recompute=rc, **g22)
     derive("V0001", "XR%s1" % year, source=src, recompute="", **g22)
 derive("V0001", "XR20212", source="a Megatron-LM benchmark (2021)", recompute="selective", **g22)
+# sequence parallelism left open at tp 8 (XSP): ranked with the ZeRO stages
+# and recomputations where the defaults do not fit, where the framework
+# runs it; a NeMo row's default
+for sid, year, sp in (("XSP0", "2023", "0"), ("XSP1", "2023", ""), ("XSP2", "2021", ""),
+                      ("XSP3", "2021", "1")):
+    derive("V0001", sid, source="a Megatron-LM benchmark (%s)" % year,
+           **dict(g22, recompute="", sequence_parallel=sp, seq_len="4096"))
+# an MLPerf round named without a year: its round's (v2.1 2022-11, v3.0 2023-06)
+for sid, rnd in (("XMv21", "v2.1"), ("XMv30", "v3.0")):
+    derive("V0001", sid, source="MLPerf Training %s closed division, NVIDIA" % rnd,
+           **dict(g22, recompute="full"))
+for sid, sp in (("XSP4", ""), ("XSP5", "1")):
+    derive("V0001", sid, source="NVIDIA/NeMo benchmark (2024)",
+           **dict(g22, recompute="none", sequence_parallel=sp))
 # the stacks table's catch-alls by date, for sources naming no framework
 for sid, src, extra in (("XH1", "a GPT benchmark (2021)", {}),
                         ("XH2", "a GPT benchmark (2022)", {}),
@@ -457,6 +480,24 @@ want(r["XZ2"]["status"] == "ok" and r["XZ2"]["verdict"] != "oom"
 want(r["XF1"]["status"] == "ok" and r["XF1"]["predicted_iter_s"] != r["XV0"]["predicted_iter_s"]
      and "the profile's rule runs_schedules set aside: the interleaved 1f1b schedule" in r["XF1"]["assumed"],
      "a measured row on a schedule its profile does not offer", "XF1", "XV0")
+want(r["XSP1"]["status"] == "ok" and r["XSP0"]["status"] == "ok"
+     and "sequence_parallel 1 (not published: the run completed" in r["XSP1"]["assumed"]
+     and "sequence_parallel 1" not in r["XSP0"]["assumed"]
+     and r["XSP1"]["predicted_iter_s"] < r["XSP0"]["predicted_iter_s"],
+     "an open sequence_parallel ranked where the defaults do not fit", "XSP1", "XSP0")
+want(r["XSP2"]["status"] == "ok" and "sequence_parallel 0 (not published)" in r["XSP2"]["assumed"]
+     and "sequence_parallel 1" not in r["XSP2"]["assumed"],
+     "no sequence parallelism under Megatron-LM of 2021", "XSP2")
+want(r["XSP3"]["status"] == "ok"
+     and "runs_sequence_parallel set aside" in r["XSP3"]["assumed"],
+     "a 2021 row stating sequence parallelism", "XSP3")
+want("framework megatron-lm, attention unfused" in r["XMv21"]["assumed"]
+     and "framework nemo" in r["XMv30"]["assumed"],
+     "an MLPerf round's year read from its version", "XMv21", "XMv30")
+want(r["XSP4"]["status"] == "ok"
+     and "sequence_parallel true (not given: framework nemo" in r["XSP4"]["assumed"]
+     and r["XSP4"]["predicted_iter_s"] == r["XSP5"]["predicted_iter_s"],
+     "NeMo's default sequence parallelism", "XSP4", "XSP5")
 want(r["XF3"]["status"] == "ok" and "runs_selective_recompute set aside" in r["XF3"]["assumed"]
      and "uneven pipeline split" in r["XF3"]["assumed"],
      "a rule set aside beside the uneven split's [framework] key", "XF3")

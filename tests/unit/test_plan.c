@@ -2904,8 +2904,64 @@ static void test_grad_wire(void)
 	sim_diag_free(d);
 }
 
+/* Sequence parallelism by the framework: its default where the scenario
+ * leaves the key open (plan_derive; quickstart runs tp 2 under
+ * Megatron-Core, whose --sequence-parallel is off unless given), again
+ * after a sweep changes tp, never at tp 1 or where the framework has none;
+ * stating it under a framework without it is the loader's rule error. */
+static void test_sp_default(void)
+{
+	const char *on[] = {"framework.sequence_parallel_default=true"};
+	const char *given[] = {"framework.sequence_parallel_default=true",
+	                       "parallel.sequence_parallel=false"};
+	const char *none[] = {"framework.sequence_parallel_default=true",
+	                      "framework.runs_sequence_parallel=false"};
+	const char *stated[] = {"framework.runs_sequence_parallel=false",
+	                        "parallel.sequence_parallel=true"};
+	sim_diag *d = sim_diag_new();
+	plan_scenario *a = NULL, *b = NULL, *c = NULL, *e = NULL, *f = NULL;
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", NULL, 0, d, &a), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", on, 1, d, &b), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", given, 2, d, &c), SIM_OK);
+	CHECK_INT(plan_scenario_load("scenarios/quickstart.ini", none, 2, d, &e), SIM_OK);
+	char buf[256];
+	if (a && b && c && e) {
+		CHECK_INT(a->plan.tp, 2);
+		CHECK(!a->plan.sequence_parallel && !plan_sp_assumption(a, buf, sizeof buf));
+		CHECK(b->plan.sequence_parallel && plan_sp_assumption(b, buf, sizeof buf));
+		CHECK(strstr(buf, "framework megatron-core runs it at tp > 1") != NULL);
+		CHECK(!c->plan.sequence_parallel && !plan_sp_assumption(c, buf, sizeof buf));
+		CHECK(!e->plan.sequence_parallel);
+		/* the sweep's fast path: tp 1, then tp 4, derived again */
+		b->plan.tp = 1;
+		plan_derive(b, false, false);
+		CHECK(!b->plan.sequence_parallel);
+		b->plan.tp = 4;
+		plan_derive(b, false, false);
+		CHECK(b->plan.sequence_parallel);
+		c->plan.tp = 4;
+		plan_derive(c, false, true);
+		CHECK(!c->plan.sequence_parallel);
+	}
+	sim_diag_clear(d);
+	CHECK(plan_scenario_load("scenarios/quickstart.ini", stated, 2, d, &f) != SIM_OK);
+	bool rule = false;
+	for (size_t i = 0; i < sim_diag_count(d); i++)
+		rule = rule || strstr(sim_diag_text(d, i),
+		                      "sequence parallelism: framework 'megatron-core' does not run it "
+		                      "(rule runs_sequence_parallel)");
+	CHECK(rule);
+	plan_scenario_free(a);
+	plan_scenario_free(b);
+	plan_scenario_free(c);
+	plan_scenario_free(e);
+	plan_scenario_free(f);
+	sim_diag_free(d);
+}
+
 int main(void)
 {
+	test_sp_default();
 	test_grad_wire();
 	test_megatron_lm_buckets();
 	test_grad_buckets();

@@ -218,6 +218,14 @@ static void test_sequence_parallel(void)
 		CHECK(r.est_s <= r.plan_est_s);
 	}
 	plan_scenario_free(s);
+	/* a framework without sequence parallelism (Megatron-LM of 2021) is
+	 * not told to run it: another change makes the plan fit */
+	const char *old[] = {"parallel.sequence_parallel=false", "parallel.recompute=none",
+	                     "parallel.micro_batch=2", "framework.runs_sequence_parallel=false"};
+	s = load("scenarios/llama2-70b-h100.ini", old, 4);
+	if (CHECK(s != NULL) && oom_remedy(s, &r))
+		CHECK(strstr(r.what, "sequence_parallel") == NULL);
+	plan_scenario_free(s);
 }
 
 static void test_infinity(void)
