@@ -46,6 +46,9 @@ typedef struct {
 	int zero;
 	bool sp;      /* sequence_parallel = true where the column is open */
 	bool sp_open; /* ... and the search ranked it (the sentence's) */
+	bool for_speed; /* the defaults fitted: ranked for speed with the micro-batch */
+	bool capped;    /* a micro-batch above the tuned one did not fit */
+	long above;     /* tuned_micro_batch tries only micro-batches above this */
 	bool partial; /* recompute full of the fewest layers a chunk that fit */
 	int rc_layers; /* ... found: recompute_layers (0: all) */
 	bool fast;     /* ranked on the closed-form network (alpha-beta) */
@@ -563,11 +566,18 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 				snprintf(of + strlen(of), sizeof of - strlen(of), "%s%s",
 				         *of ? " and " : "", kinds[k]);
 		}
-		valid_assume(assumed, alen,
-		             "%s (not published: the run completed, so it fitted; with %s it "
-		             "does not, and this is the fastest that fits of the %s the "
-		             "framework runs)",
-		             what, with, of);
+		if (tune->for_speed)
+			valid_assume(assumed, alen,
+			             "%s (not published: of the %s the framework runs, the fastest "
+			             "that fits with the micro-batch tuned at each, as a tuned "
+			             "benchmark ran)",
+			             what, of);
+		else
+			valid_assume(assumed, alen,
+			             "%s (not published: the run completed, so it fitted; with %s it "
+			             "does not, and this is the fastest that fits of the %s the "
+			             "framework runs)",
+			             what, with, of);
 	}
 	if (!*get(c, row, "zero") && !cpu && !nvme && tune->zero < 0 &&
 	    !*valid_recipe_value(rec, "zero", rsp, sizeof rsp))
@@ -667,6 +677,38 @@ static long row_global_batch(const cases_csv *c, size_t row, const valid_recipe 
 	return atol(*g ? g : valid_recipe_value(rec, "global_batch", v, sizeof v));
 }
 
+/* How row_batch settled the global batch. */
+enum { BATCH_AS_PUBLISHED, BATCH_ROUNDED, BATCH_OPEN };
+
+/* The global batch the row runs: its column's or its recipe's. Frameworks
+ * run a whole number of micro-batches per data-parallel replica (Megatron
+ * asserts global_batch % (micro_batch x dp) == 0; DeepSpeed and metaseq
+ * take a batch per GPU), so a published batch that is no multiple of dp x
+ * the micro-batch was rounded by its authors ("2M tokens" on 124
+ * replicas): the nearest multiple, at least one. Where neither gives a
+ * batch (a throughput printed without one), one micro-batch per replica,
+ * no accumulation. The micro-batch: the column's, else `mb` (the tuned
+ * one, tuned_micro_batch), else 1. *how says which. */
+static long row_batch(const cases_csv *c, size_t row, const valid_recipe *rec, long mb, int *how)
+{
+	long gb = row_global_batch(c, row, rec), dp = row_dp(c, row);
+	const char *col = get(c, row, "micro_batch");
+	long m = *col && atol(col) > 0 ? atol(col) : mb > 0 ? mb : 1;
+	*how = BATCH_AS_PUBLISHED;
+	if (dp <= 0)
+		return gb;
+	if (gb <= 0) {
+		*how = BATCH_OPEN;
+		return m * dp;
+	}
+	long unit = m * dp;
+	if (gb % unit == 0)
+		return gb;
+	*how = BATCH_ROUNDED;
+	long k = (gb + unit / 2) / unit;
+	return (k > 0 ? k : 1) * unit;
+}
+
 /* The vpp of a pipelined row that leaves it open (default_vpp): 1 under a
  * framework without the interleaved schedule; said and returned. `nl` the
  * model's layers, `mb` the tuned micro-batch (0: none). */
@@ -677,7 +719,8 @@ static long put_open_vpp(sim_buf *b, const cases_csv *c, size_t row, const valid
 	/* the micro-batch the row runs: its column, the tuned one, else 1 */
 	const char *col = get(c, row, "micro_batch");
 	long run_mb = *col ? atol(col) : mb > 0 ? mb : 1;
-	long m = run_mb > 0 && dp > 0 ? row_global_batch(c, row, rec) / (run_mb * dp) : 0;
+	int how;
+	long m = run_mb > 0 && dp > 0 ? row_batch(c, row, rec, mb, &how) / (run_mb * dp) : 0;
 	/* a framework without an interleaved schedule (DeepSpeed's
 	 * pipeline engine, nanotron, FSDP stacks) ran plain 1F1B */
 	plan_framework fw;
@@ -1236,23 +1279,51 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 					   "micro_batch", "sequence_parallel", "zero", "recompute"};
 	bool layers = !strcmp(get(c, row, "recompute"), "selective") &&
 	              selective_is_layers(opt, profile);
+	int how;
+	long batch = row_batch(c, row, rec, mb, &how);
 	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
-		if (!layers || strcmp(same[i], "recompute"))
+		if ((!layers || strcmp(same[i], "recompute")) &&
+		    (how == BATCH_AS_PUBLISHED || strcmp(same[i], "global_batch")))
 			put(b, c, row, same[i], same[i]);
+	if (how != BATCH_AS_PUBLISHED)
+		sim_buf_printf(b, "global_batch = %ld\n", batch);
+	if (how == BATCH_ROUNDED)
+		valid_assume(assumed, alen,
+		             "global_batch %ld (published %ld, no multiple of dp %ld x micro_batch "
+		             "%ld: the nearest batch of whole micro-batches per replica, as the "
+		             "framework runs it)",
+		             batch, row_global_batch(c, row, rec), dp,
+		             *get(c, row, "micro_batch") ? atol(get(c, row, "micro_batch"))
+		             : mb > 0                    ? mb
+		                                         : 1);
+	else if (how == BATCH_OPEN)
+		valid_assume(assumed, alen,
+		             "global_batch %ld (not published: one micro-batch per replica, no "
+		             "gradient accumulation)",
+		             batch);
 	if (layers)
 		layer_checkpointing(b, c, row, assumed, alen);
+	/* the framework's default for an open sequence_parallel at tp > 1
+	 * (read only then: row_text runs for every candidate of tuned_plan) */
 	plan_framework pf;
-	bool sp_default = load_profile(opt, profile, &pf) && pf.sp && pf.sp_default;
+	bool sp_default = !*get(c, row, "sequence_parallel") && atol(get(c, row, "tp")) > 1 &&
+	                  load_profile(opt, profile, &pf) && pf.sp && pf.sp_default;
 	put_open_plan(b, c, row, layers, dp, experts, gshard, sp_default, rec, tune, assumed,
 	              alen);
 	if (!*get(c, row, "micro_batch")) {
-		if (mb > 0) {
+		if (mb > 0 && how != BATCH_AS_PUBLISHED) {
+			sim_buf_printf(b, "micro_batch = %ld\n", mb);
+			valid_assume(assumed, alen,
+			             "micro_batch %ld (not published: of 1, 2, 4 ... 64, the fastest per "
+			             "sequence that fits, as a tuned benchmark ran)",
+			             mb);
+		} else if (mb > 0) {
 			sim_buf_printf(b, "micro_batch = %ld\n", mb);
 			valid_assume(assumed, alen,
 			             "micro_batch %ld (not published: the fastest that "
 			             "fits of the divisors of the %ld sequences per replica, as a "
 			             "tuned benchmark ran)",
-			             mb, dp > 0 ? row_global_batch(c, row, rec) / dp : 0);
+			             mb, dp > 0 ? batch / dp : 0);
 		} else
 			valid_assume(assumed, alen, "micro_batch 1 (not published)");
 	}
@@ -1384,7 +1455,8 @@ static bool tuned_fits(const cases_csv *c, size_t row, const valid_options *opt,
 }
 
 /* The step of the row under `t` where it loads, fits and simulates, else
- * a negative time. `r` is the caller's result buffer. Under t->partial
+ * a negative time: -2 where it loads but does not fit. `r` is the
+ * caller's result buffer. Under t->partial
  * (recompute full), first the fewest layers of each chunk whose
  * recomputation makes it fit, by bisection (memory falls as more layers
  * recompute: Megatron-LM's --recompute-method block --recompute-num-layers
@@ -1396,8 +1468,9 @@ static double tuned_step(const cases_csv *c, size_t row, const valid_options *op
 	t->rc_layers = 0;
 	plan_scenario *s = tuned_load(c, row, opt, t);
 	if (!s || !fits(s)) {
+		bool oom = s != NULL;
 		plan_scenario_free(s);
-		return -1;
+		return oom ? -2 : -1;
 	}
 	if (t->partial) {
 		int lo = 1, hi = 0, first; /* hi: the most layers a chunk holds (all) */
@@ -1437,30 +1510,44 @@ static double tuned_step(const cases_csv *c, size_t row, const valid_options *op
  * reduction behind the last micro-batch's backward, a smaller one shrinks a
  * pipeline's bubble. So `t` gets the divisor of the row's sequences per
  * replica (global_batch / dp) whose simulated step is the shortest among
- * those that fit in memory, ties to the smaller, and that step is
- * returned; a negative time, and t->mb 0, when none of them runs (the row
- * then reports micro_batch 1's reason). */
+ * those that fit in memory, ties to the smaller, and its time per sequence
+ * is returned; a negative time, and t->mb 0, when none of them runs (the
+ * row then reports micro_batch 1's reason). Where the batch is open or no
+ * multiple of dp (row_batch: each micro-batch then runs a batch of its
+ * own), the candidates are 1, 2, 4 ... 64: with the batch published, those
+ * whose rounded batch is within 10 % of it (1 always), ranked by the time
+ * per sequence. */
 static double tuned_micro_batch(const cases_csv *c, size_t row, const valid_options *opt,
                                 row_tune *t, exec_result *r)
 {
 	const valid_recipe *rec = valid_row_recipe(opt, get(c, row, "source"), get(c, row, "model"),
 						   get(c, row, "layers"), get(c, row, "hidden"));
 	long dp = row_dp(c, row), gb = row_global_batch(c, row, rec);
-	long per = dp > 0 ? gb / dp : 0, best = 0;
+	bool own = gb <= 0 || (dp > 0 && gb % dp); /* a batch per micro-batch */
+	long per = own ? 64 : dp > 0 ? gb / dp : 0, best = 0, failed = 0;
 	double best_s = -1;
-	for (long mb = 1; mb <= per && mb <= 64; mb++) {
-		if (per % mb)
+	for (long mb = 1; mb <= per && mb <= 64; mb = own ? 2 * mb : mb + 1) {
+		int how;
+		long batch = row_batch(c, row, rec, mb, &how);
+		if ((!own && per % mb) || batch <= 0 || mb <= t->above ||
+		    (own && gb > 0 && mb > 1 && fabs((double)(batch - gb)) > 0.1 * (double)gb))
 			continue;
 		row_tune m = *t;
 		m.mb = mb;
 		double step = tuned_step(c, row, opt, &m, r);
-		if (step >= 0 && (!best || step < best_s)) {
+		double cost = step >= 0 ? step / (double)batch : step;
+		if (step < 0)
+			failed = mb;
+		if (step == -2)
+			break; /* out of memory: a larger micro-batch holds more */
+		if (step >= 0 && (!best || cost < best_s)) {
 			best = mb;
-			best_s = step;
+			best_s = cost;
 			t->rc_layers = m.rc_layers;
 		}
 	}
 	t->mb = best;
+	t->capped = failed > best;
 	return best_s;
 }
 
@@ -1479,10 +1566,17 @@ static double tuned_micro_batch(const cases_csv *c, size_t row, const valid_opti
  * tuned where open, ranked on the closed-form network (as the sweep's
  * pre-screen ranks plans: a flow simulation of a 4,096-GPU MoE plan takes
  * a minute, its closed forms milliseconds) and the row then simulated on
- * its own. Where the defaults fit, or nothing does,
- * the defaults, as before: the row is predicted and its verdict says out
- * of memory. A row offloading to the CPU or NVMe keeps its ZeRO rule
- * (put_open_plan). */
+ * its own; sequence parallelism, where open at tp > 1 and the framework
+ * runs it (runs_sequence_parallel) but its default does not, among them.
+ * Where nothing fits, the defaults: the row is predicted and its verdict
+ * says out of memory. Where the defaults fit, the defaults, unless the
+ * micro-batch is open, there is no pipeline and memory capped it (a
+ * larger one did not fit: def.capped): then the same search, the others
+ * only at larger micro-batches, against the defaults at theirs, by time
+ * per sequence (a tuned ZeRO-3 benchmark recomputes to run fewer, larger
+ * micro-batches, each of which gathers the weights again: OPT-style rows
+ * 3x faster than at micro-batch 1). A row offloading to the CPU or NVMe
+ * keeps its ZeRO rule (put_open_plan). */
 static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *opt)
 {
 	static const char *const rcs[] = {NULL, "selective", "full"};
@@ -1514,10 +1608,21 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
 		          s0->model.moe_experts <= 1;
 		plan_scenario_free(s0);
 	}
-	if (best_s >= 0 || (!open_rc && !open_zero && !open_sp)) {
+	/* where the defaults fit, the others only without a pipeline, where
+	 * memory, not speed, capped the micro-batch, and only for larger
+	 * micro-batches: what they cost is repaid only by a micro-batch the
+	 * defaults cannot fit, whose fixed costs (ZeRO-3's gathers, the
+	 * data-parallel waits, the host's) are paid fewer times; a pipeline's
+	 * micro-batch also sets its bubble, and pipelined benchmarks run small
+	 * ones (NVIDIA's tables 1-2) */
+	bool plain = best_s >= 0;
+	if ((plain && !(open_mb && def.capped && atol(get(c, row, "pp")) <= 1)) ||
+	    (!open_rc && !open_zero && !open_sp)) {
 		free(r);
 		return def;
 	}
+	if (plain) /* ranked again with the recomputations, on the same network */
+		best_s = -1;
 	plan_framework fw;
 	bool have_fw = row_framework(c, row, opt, &fw);
 	bool selective = open_rc && have_fw && fw.selective_recompute;
@@ -1530,7 +1635,7 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
 	for (int sp = 0; sp <= (open_sp ? 1 : 0); sp++)
 		for (int z = 0; z <= (open_zero ? 3 : 0); z++)
 			for (size_t i = 0; i < (open_rc ? sizeof rcs / sizeof rcs[0] : 1); i++) {
-				if (z == 0 && i == 0 && !sp)
+				if (z == 0 && i == 0 && !sp && !plain)
 					continue; /* the defaults, tried above */
 				if (z > zmax && best_s >= 0)
 					break; /* a stage the framework runs fits */
@@ -1543,10 +1648,21 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
 				              .zero = open_zero ? z : -1,
 				              .sp = sp,
 				              .sp_open = open_sp,
+			              .for_speed = plain,
+			              .above = plain ? def.mb : 0,
 				              .partial = selective && rcs[i] && !strcmp(rcs[i], "full"),
 				              .fast = true};
-				double step = open_mb ? tuned_micro_batch(c, row, opt, &t, r)
-				                      : tuned_step(c, row, opt, &t, r);
+				double step;
+				if (plain && z == 0 && i == 0 && !sp) {
+					/* the defaults at their micro-batch, on this network */
+					int how;
+					t.mb = def.mb;
+					step = tuned_step(c, row, opt, &t, r);
+					if (step >= 0)
+						step /= (double)row_batch(c, row, rec, t.mb, &how);
+				} else
+					step = open_mb ? tuned_micro_batch(c, row, opt, &t, r)
+					               : tuned_step(c, row, opt, &t, r);
 				if (step >= 0 && (best_s < 0 || step < best_s)) {
 					best = t;
 					best_s = step;

@@ -116,6 +116,15 @@ trap 'rm -rf "$tmp"' EXIT
 #      (XSP2: none, said), a 2021 row stating it sets the rule aside (XSP3);
 #      a NeMo row's open SP is on at tp 8 (its recipes' default), the step
 #      of the row stating it (XSP4, XSP5)
+#  XGB: D01 (192 sequences on 48 replicas) published as 190: 192, 4 a
+#      replica, D01's step, said; with the batch open, one micro-batch per
+#      replica: at D01's micro-batch 4 its step (XGB2), the micro-batch open
+#      too the fastest per sequence (XGB3)
+#  XPL: GPT-3 175B under ZeRO-3 and tp 8 on 128 A100s, 16 sequences per
+#      replica, recompute and micro-batch open: without recomputation only
+#      micro-batch 1 fits, and each of its 16 micro-batches gathers the
+#      weights again; recomputing fits 4, less than half the step of the
+#      row stating recompute none (XPL2)
 #  XMv: an MLPerf source naming its round but no year: v2.1's 2022 stack
 #      (Megatron-LM's layers, unfused), v3.0's NeMo (stacks.csv by date)
 #  XF: V0012 (vTrain, Megatron-DeepSpeed, pp 2) interleaved, vpp 2: a
@@ -308,6 +317,19 @@ for sid, year, sp in (("XSP0", "2023", "0"), ("XSP1", "2023", ""), ("XSP2", "202
                       ("XSP3", "2021", "1")):
     derive("V0001", sid, source="a Megatron-LM benchmark (%s)" % year,
            **dict(g22, recompute="", sequence_parallel=sp, seq_len="4096"))
+# a batch no multiple of dp, or open (XGB); recomputation for a larger
+# micro-batch where the defaults fit only small ones (XPL)
+derive("D01", "XGB0")
+derive("D01", "XGB1", global_batch="190")
+derive("D01", "XGB2", global_batch="", micro_batch="4")
+derive("D01", "XGB3", global_batch="")
+pl = dict(source="a DeepSpeed benchmark (2023)", model="GPT-3 175B", layers="", hidden="",
+          heads="", kv_heads="", ffn="", vocab="", seq_len="2048", gpus="128",
+          gpu="a100-sxm4-80g", node_intra="", nics_per_node="", nic_gbps="", tp="8", pp="1",
+          dp="16", zero="3", recompute="", micro_batch="", global_batch="256",
+          sequence_parallel="0", note="")
+derive("D01", "XPL0", **pl)
+derive("D01", "XPL2", **dict(pl, recompute="none"))
 # an MLPerf round named without a year: its round's (v2.1 2022-11, v3.0 2023-06)
 for sid, rnd in (("XMv21", "v2.1"), ("XMv30", "v3.0")):
     derive("V0001", sid, source="MLPerf Training %s closed division, NVIDIA" % rnd,
@@ -491,6 +513,18 @@ want(r["XSP2"]["status"] == "ok" and "sequence_parallel 0 (not published)" in r[
 want(r["XSP3"]["status"] == "ok"
      and "runs_sequence_parallel set aside" in r["XSP3"]["assumed"],
      "a 2021 row stating sequence parallelism", "XSP3")
+want(r["XGB1"]["predicted_iter_s"] == r["XGB0"]["predicted_iter_s"]
+     and "global_batch 192 (published 190, no multiple of dp 48" in r["XGB1"]["assumed"],
+     "a batch no multiple of dp rounded to whole micro-batches per replica", "XGB1", "XGB0")
+want(r["XGB2"]["predicted_iter_s"] == r["XGB0"]["predicted_iter_s"]
+     and "global_batch 192 (not published: one micro-batch per replica" in r["XGB2"]["assumed"]
+     and r["XGB3"]["status"] == "ok"
+     and "micro_batch 4 (not published: of 1, 2, 4 ... 64" in r["XGB3"]["assumed"],
+     "an open batch: one micro-batch per replica, the micro-batch tuned", "XGB2", "XGB3")
+want(r["XPL0"]["status"] == "ok" and r["XPL2"]["status"] == "ok"
+     and "the fastest that fits with the micro-batch tuned at each" in r["XPL0"]["assumed"]
+     and r["XPL0"]["predicted_iter_s"] < 0.5 * r["XPL2"]["predicted_iter_s"],
+     "recomputation for a larger ZeRO-3 micro-batch", "XPL0", "XPL2")
 want("framework megatron-lm, attention unfused" in r["XMv21"]["assumed"]
      and "framework nemo" in r["XMv30"]["assumed"],
      "an MLPerf round's year read from its version", "XMv21", "XMv30")
