@@ -7,6 +7,33 @@
 
 #include <math.h>
 
+/* DeepSpeed-Ulysses: blocking all-to-alls around an attention over the
+ * whole sequence with 1/cp of the heads (work/layer.c attn_ulysses). */
+static void explain_cp_a2a(FILE *o, const plan_scenario *s, const exec_result *r,
+                           const plan_cp_cost *c, int layers, int m)
+{
+	int heads = s->model.heads / (s->plan.tp > 0 ? s->plan.tp : 1);
+	fprintf(o, "  tokens       s / cp = %d / %d = %d a rank, traded for heads: each rank attends "
+	        "all %d\n               tokens with %d / %d = %d heads\n",
+	        s->model.seq_len, c->cp, s->model.seq_len / c->cp, s->model.seq_len, heads, c->cp,
+	        heads / c->cp);
+	fprintf(o, "  forward      %d all-to-alls (Q, K, V, then the output), %.4g ms\n", c->a2a[0],
+	        1e3 * c->a2a_s[0]);
+	fprintf(o, "  backward     %d all-to-alls (the output's gradient, then Q's, K's, V's), "
+	        "%.4g ms\n", c->a2a[1], 1e3 * c->a2a_s[1]);
+	double step = (c->exposed_s[0] + c->exposed_s[1]) * layers * m;
+	fprintf(o, "  per step     blocking, each on the stream: (forward + backward) x %d layers x "
+	        "%d micro-batches = %.4g s\n", layers, m, step);
+	fprintf(o, "  simulated    exposed CP on stage 0: %.4g s (%.1f%% of the step)\n",
+	        r->classes[0].time_s[EXEC_CAT_CP],
+	        r->step_s > 0 ? 100 * r->classes[0].time_s[EXEC_CAT_CP] / r->step_s : 0);
+	explain_why(o, "DeepSpeed-Ulysses trades each rank's tokens for heads before the "
+	               "attention and back after it: four all-to-alls a pass, each moving "
+	               "(cp-1)/cp of a rank's tensor over the CP group and blocking the stream, "
+	               "nothing to hide them behind, where a ring passes K and V beside the "
+	               "attention; its bytes per rank do not grow with cp.");
+}
+
 void explain_cp(FILE *o, int number, const plan_scenario *s, const exec_result *r)
 {
 	plan_cp_cost c;
@@ -15,7 +42,11 @@ void explain_cp(FILE *o, int number, const plan_scenario *s, const exec_result *
 	char a[48], text[900];
 	int m = plan_microbatches(&s->plan), layers = plan_stage_layers(s, 0);
 	fprintf(o, "\n%d. Context parallelism: cp = %d, K and V exchanged by %s ([framework] cp_comm)\n",
-	        number, c.cp, c.allgather ? "all-gather" : "ring");
+	        number, c.cp, c.alltoall ? "all-to-all (Ulysses)" : c.allgather ? "all-gather" : "ring");
+	if (c.alltoall) {
+		explain_cp_a2a(o, s, r, &c, layers, m);
+		return;
+	}
 	fprintf(o, "  tokens       s / cp = %d / %d = %d a rank; its K and V, a block of %s\n",
 	        s->model.seq_len, c.cp, s->model.seq_len / c.cp, explain_gib(c.block_bytes, a, sizeof a));
 	for (int pass = 0; pass < 2; pass++) {

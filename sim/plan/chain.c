@@ -43,9 +43,9 @@ static void mark_end(chain *c, int from, uint8_t e)
  * (its time at one byte). */
 static seg comm_seg(builder *b, const work_item *it, int n, int i, int16_t layer, int16_t unit)
 {
-	bool ring = work_comm_on_cp(it[i].comm);
+	bool ring = work_comm_on_cp(it[i].comm), cpg = work_comm_cp_group(it[i].comm);
 	bool ep = work_comm_on_ep(it[i].comm);
-	const net_group *grp = ring ? &b->cp : ep ? &b->ep : &b->tp;
+	const net_group *grp = cpg ? &b->cp : ep ? &b->ep : &b->tp;
 	net_coll coll = plan_comm_coll(it[i].comm);
 	net_cost cost;
 	if (build_comm_cost(b, coll, grp, it[i].comm_bytes, &cost) != SIM_OK)
@@ -62,7 +62,7 @@ static seg comm_seg(builder *b, const work_item *it, int n, int i, int16_t layer
 		plan_netflow_alias(b->flow, &wire, cost.time_s);
 	}
 	seg x = {.dur = sim_time_from_s(cost.time_s),
-		 .kind = ring ? PLAN_TASK_CP : ep ? PLAN_TASK_EP : PLAN_TASK_TP,
+		 .kind = cpg ? PLAN_TASK_CP : ep ? PLAN_TASK_EP : PLAN_TASK_TP,
 		 .layer = layer,
 		 .scaleup = (float)cost.intra_bytes,
 		 .nic = build_nic_share(&b->s->cluster, cost.inter_bytes),

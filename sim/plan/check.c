@@ -389,17 +389,29 @@ static int check_context_parallel(const plan_scenario *s, sim_diag *diag)
 {
 	const plan_spec *p = &s->plan;
 	int errors = 0;
+	bool ulysses = s->fw.cp_comm == PLAN_CP_ALLTOALL;
 	if (p->cp > WORK_MAX_CP) {
 		err_at(s, diag, "parallel", "cp", "cp = %d: at most %d context-parallel ranks are supported",
 		       p->cp, WORK_MAX_CP);
 		errors++;
+	} else if (p->cp > 1 && ulysses) {
+		/* Ulysses splits the sequence and then the TP rank's heads */
+		int heads = s->model.heads / (p->tp > 0 ? p->tp : 1);
+		if (s->model.seq_len % p->cp != 0 || heads % p->cp != 0) {
+			err_at(s, diag, "parallel", "cp",
+			       "cp = %d: DeepSpeed-Ulysses needs seq_len (%d) and the heads of a TP "
+			       "rank (%d) to be multiples of cp (megatron/model/transformer.py:618 at "
+			       "Megatron-DeepSpeed f4157bea)",
+			       p->cp, s->model.seq_len, heads);
+			errors++;
+		}
 	} else if (p->cp > 1 && s->model.seq_len % (2 * p->cp) != 0) {
 		err_at(s, diag, "parallel", "cp",
 		       "cp = %d: the load-balanced split needs seq_len (%d) to be a multiple of 2*cp",
 		       p->cp, s->model.seq_len);
 		errors++;
 	}
-	if (p->cp > 1 && !s->flash) {
+	if (p->cp > 1 && !s->flash && !ulysses) {
 		err_at(s, diag, "parallel", "cp",
 		       "context parallelism runs ring attention on fused kernels: set train.attention = flash");
 		errors++;

@@ -16,6 +16,7 @@ net_coll plan_comm_coll(work_comm c)
 	case WORK_COMM_CP_RING:
 		return NET_P2P;
 	case WORK_COMM_EP_ALLTOALL:
+	case WORK_COMM_CP_ALLTOALL:
 		return NET_ALLTOALL;
 	case WORK_COMM_ALLGATHER:
 	case WORK_COMM_EP_ALLGATHER:
@@ -582,6 +583,7 @@ int plan_cp_exchange(const plan_scenario *s, plan_cp_cost *out)
 	plan_make_groups(s, &g);
 	out->cp = s->plan.cp;
 	out->allgather = sh.cp_allgather;
+	out->alltoall = sh.cp_alltoall;
 	int layer = plan_global_layer(s, 0, 0);
 	for (int pass = 0; pass < 2; pass++) {
 		work_item it[WORK_MAX_ITEMS];
@@ -589,7 +591,18 @@ int plan_cp_exchange(const plan_scenario *s, plan_cp_cost *out)
 			     : work_layer_forward_at(&s->model, &sh, layer, it);
 		double x = -1; /* a transfer waiting for the step beside it */
 		for (int i = 0; i < n; i++) {
-			if (it[i].kind == WORK_ITEM_COMM && work_comm_on_cp(it[i].comm)) {
+			if (it[i].kind == WORK_ITEM_COMM && it[i].comm == WORK_COMM_CP_ALLTOALL) {
+				net_cost c;
+				double t = net_collective(&s->cluster, NET_ALLTOALL, &g.cp,
+				                          it[i].comm_bytes, &c) == SIM_OK
+				                   ? c.time_s
+				                   : 0;
+				out->a2a[pass]++;
+				out->a2a_s[pass] += t;
+				out->exposed_s[pass] += t; /* blocking */
+				if (!pass && out->a2a[pass] == 2) /* K, and V: the block */
+					out->block_bytes = 2.0 * it[i].comm_bytes;
+			} else if (it[i].kind == WORK_ITEM_COMM && work_comm_on_cp(it[i].comm)) {
 				net_cost c;
 				double t = net_collective(&s->cluster, plan_comm_coll(it[i].comm), &g.cp,
 				                          it[i].comm_bytes, &c) == SIM_OK

@@ -375,7 +375,9 @@ static void link_deps(builder *b, cursor *k, int i, uint32_t deps[6])
 		if (l >= 0 && l != k->pcur)
 			deps[3] = k->pgather[l], k->pcur = l;
 	}
-	bool xfer = x->kind == PLAN_TASK_CP;
+	/* a CP exchange beside the steps (ring, all-gather: cp_step >= 1);
+	 * Ulysses' all-to-alls (cp_step 0) are links of the chain */
+	bool xfer = x->kind == PLAN_TASK_CP && x->cp_step > 0;
 	if (xfer && x->cp_step > 1) /* the ring forwards the block it received */
 		deps[0] = k->ring[x->cp_step - 1];
 	else if (!xfer && x->cp_step > 0)
@@ -929,7 +931,7 @@ int build_emit_to(builder *b, cursor *k, int end)
 			return SIM_ENOMEM;
 		if (k->first == UINT32_MAX)
 			k->first = id;
-		if (x->kind == PLAN_TASK_CP || x->ovl != 0) {
+		if ((x->kind == PLAN_TASK_CP && x->cp_step > 0) || x->ovl != 0) {
 			note_side(k, x, id);
 			continue;
 		}

@@ -30,7 +30,8 @@ static const char *const gather_copy_names[] = {"none", "gather-stream", "comput
 _Static_assert(PLAN_GATHER_COPY_NONE == 0 && PLAN_GATHER_COPY_DP == 1 &&
                        PLAN_GATHER_COPY_COMPUTE == 2,
                "gather_copy_names follows plan_gather_copy");
-static const char *const cp_comm_names[] = {"ring", "all-gather", NULL}; /* plan_cp_comm */
+static const char *const cp_comm_names[] = {"ring", "all-gather", "all-to-all",
+                                            NULL}; /* plan_cp_comm */
 static const char *const zero3_root_names[] = {"flat", "units", "modules", "none", "step",
                                                 NULL}; /* plan_zero3_root */
 static const char *const grad_dtype_names[] = {"fp32", "params", "fp32-unless-fp16",
@@ -194,7 +195,10 @@ const conf_key plan_framework_keys[] = {
          "Engine's p2p: each K/V block passed to the next rank beside the step that "
          "attends to the one before) or all-gather (PyTorch's context_parallel, "
          "torchtitan: every rank's K/V gathered once beside the first step, again in the "
-         "backward, the K/V gradients passed around the ring in fp32)"},
+         "backward, the K/V gradients passed around the ring in fp32) or all-to-all "
+         "(DeepSpeed-Ulysses, Megatron-DeepSpeed from 2023-08: Q, K, V and the output "
+         "traded for heads over the CP group, each rank attending the whole sequence with "
+         "1/cp of the heads, on any attention kernel)"},
         {"zero3_root", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "step", zero3_root_names,
          FK(zero3_root),
          "ZeRO-3's embedding and head (final norm, output layer): step (Megatron-FSDP's "

@@ -595,6 +595,7 @@ work_shard plan_shard(const plan_scenario *s)
 			 .flash = s->flash,
 			 .cp = cp,
 			 .cp_allgather = cp > 1 && s->fw.cp_comm == PLAN_CP_ALLGATHER,
+			 .cp_alltoall = cp > 1 && s->fw.cp_comm == PLAN_CP_ALLTOALL,
 			 .ep = s->plan.ep > 1 ? s->plan.ep : 1,
 			 .moe_dispatcher = s->plan.moe_dispatcher,
 			 .moe_capacity = s->plan.moe_capacity,

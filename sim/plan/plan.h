@@ -295,7 +295,7 @@ typedef enum {
 
 /* [framework] cp_comm: how context parallelism exchanges K and V (work/
  * layer.c attn_ring has both). */
-typedef enum { PLAN_CP_RING = 0, PLAN_CP_ALLGATHER } plan_cp_comm;
+typedef enum { PLAN_CP_RING = 0, PLAN_CP_ALLGATHER, PLAN_CP_ALLTOALL } plan_cp_comm;
 /* How many calls a ZeRO-3 bucket is reduce-scattered in ([framework]
  * zero3_reduce_calls; plan_zero3_reduce_calls). */
 typedef enum { PLAN_ZERO3_CALLS_BUCKET = 0, PLAN_ZERO3_CALLS_TENSOR } plan_zero3_calls;
@@ -2233,13 +2233,15 @@ int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out);
  * and the sum of max(x - a, i min(x, a)) for transfer x beside step a (the
  * step slowed by the GPU's interference while it runs, as the replay
  * charges it, or the transfer's excess). block_bytes: a rank's K and V of
- * its s / cp tokens. SIM_EINVAL without cp > 1. podsim explain prints it. */
+ * its s / cp tokens. Under cp_comm = all-to-all (Ulysses, attn_ulysses)
+ * the all-to-alls instead, each blocking: a2a, a2a_s per pass, all exposed.
+ * SIM_EINVAL without cp > 1. podsim explain prints it. */
 typedef struct plan_cp_cost {
 	int cp;
-	bool allgather;
+	bool allgather, alltoall;
 	double block_bytes;
-	int xfers[2], gathers[2];
-	double xfer_s[2], gather_s[2], beside_s[2], exposed_s[2];
+	int xfers[2], gathers[2], a2a[2];
+	double xfer_s[2], gather_s[2], beside_s[2], exposed_s[2], a2a_s[2];
 } plan_cp_cost;
 int plan_cp_exchange(const plan_scenario *s, plan_cp_cost *out);
 

@@ -216,8 +216,9 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 		waited |= attn && it[i].cp_step == 1;
 		if (it[i].kind == WORK_ITEM_COMM) {
 			bool ring = work_comm_on_cp(it[i].comm);
+			bool cpg = work_comm_cp_group(it[i].comm); /* Ulysses' too */
 			bool ep = work_comm_on_ep(it[i].comm);
-			const net_group *cg = ring ? &g->cp : ep ? &g->ep : &g->tp;
+			const net_group *cg = cpg ? &g->cp : ep ? &g->ep : &g->tp;
 			net_algo algo;
 			double t = coll_time_algo(s, plan_comm_coll(it[i].comm), cg, it[i].comm_bytes,
 						  &algo);
@@ -282,7 +283,7 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			 * the buffer, in-switch reduction (NVLS) or not */
 			const net_node *nd = &s->cluster.node;
 			double links = nd->intra_Bps + nd->pcie_Bps;
-			if (!ring && !ep && o == 0 && !s->plan.tp_comm_overlap && i + 1 < n &&
+			if (!cpg && !ep && o == 0 && !s->plan.tp_comm_overlap && i + 1 < n &&
 			    it[i + 1].kind == WORK_ITEM_KERNEL && g->tp.size > 1 && links > 0)
 				p->gpu_s += (g->tp.size - 1.0) / g->tp.size * it[i].comm_bytes / links;
 		} else {

@@ -79,6 +79,7 @@ dims wl_dims(const work_model *m, const work_shard *sh)
 	d.impl = sh->flash_impl;
 	d.cp = sh->cp > 1 ? sh->cp : 1;
 	d.cp_ag = d.cp > 1 && sh->cp_allgather;
+	d.cp_a2a = d.cp > 1 && sh->cp_alltoall;
 	d.gqa = g != m->heads;
 	d.window = 0; /* per layer: wl_layer_dims */
 	d.kw = d.vw = d.kv;
@@ -449,10 +450,69 @@ static double window_share(const dims *d)
 	return f < 1.0 ? f : 1.0;
 }
 
+/* DeepSpeed-Ulysses (Jacobs et al. 2023; deepspeed/sequence/layer.py
+ * DistributedAttention, which Megatron-DeepSpeed wraps around its local
+ * attention from a2a476e1, 2023-08-23: megatron/model/transformer.py:614-622
+ * at f4157bea, asserting the heads a multiple of the sequence-parallel
+ * size). Each rank holds s = S/cp tokens of every head of its TP shard; an
+ * all-to-all per tensor (_SeqAllToAll) trades tokens for heads, so each
+ * rank holds the whole sequence of 1/cp of the heads, attends it with the
+ * framework's own kernel (fused or not: the local attention of S tokens and
+ * ah/cp heads, the same FLOPs as the ring's), and a fourth all-to-all
+ * trades the output back. Forward: Q, K, V, then the output; backward (the
+ * autograd of each all-to-all is the reverse one): the output's gradient,
+ * then those of Q, K, V. Each moves the rank's tensor, (cp-1)/cp of it
+ * over the group (net's all-to-all). */
+static void attn_ulysses(prog *p, const dims *d, bool backward)
+{
+	static const char *const fwd[] = {"cp_q_a2a", "cp_k_a2a", "cp_v_a2a"};
+	static const char *const bwd[] = {"cp_dq_a2a", "cp_dk_a2a", "cp_dv_a2a"};
+	double w[] = {d->qd, d->kw, d->vw};
+	dims u = *d; /* the whole sequence, 1/cp of the heads */
+	double c = d->cp;
+	u.cp = 1;
+	u.s = d->s * c;
+	u.T = d->T * c;
+	u.ah = d->ah / c;
+	u.qd = d->qd / c;
+	u.kw = d->kw / c;
+	u.vw = d->vw / c;
+	u.ow = d->ow / c;
+	u.kv = d->kv / c;
+	u.window = 0;
+	if (backward) {
+		work_item *x = wl_push(p, WORK_ITEM_COMM, "cp_dout_a2a");
+		x->comm = WORK_COMM_CP_ALLTOALL;
+		x->comm_bytes = d->e * d->T * d->ow;
+	}
+	for (int i = 0; !backward && i < 3; i++) {
+		work_item *x = wl_push(p, WORK_ITEM_COMM, fwd[i]);
+		x->comm = WORK_COMM_CP_ALLTOALL;
+		x->comm_bytes = d->e * d->T * w[i];
+	}
+	if (u.flash)
+		attn(p, &u, "attn", (backward ? 2.0 : 1.0) * attn_flops(&u),
+		     (backward ? 2.0 : 1.0) * attn_bytes(&u), backward);
+	else
+		attn_unfused(p, &u, backward);
+	for (int i = 0; backward && i < 3; i++) {
+		work_item *x = wl_push(p, WORK_ITEM_COMM, bwd[i]);
+		x->comm = WORK_COMM_CP_ALLTOALL;
+		x->comm_bytes = d->e * d->T * w[i];
+	}
+	if (!backward) {
+		work_item *x = wl_push(p, WORK_ITEM_COMM, "cp_out_a2a");
+		x->comm = WORK_COMM_CP_ALLTOALL;
+		x->comm_bytes = d->e * d->T * d->ow;
+	}
+}
+
 void wl_attn_core(prog *p, const dims *d, bool backward)
 {
 	double k = backward ? 2.0 : 1.0;
-	if (d->cp > 1)
+	if (d->cp > 1 && d->cp_a2a)
+		attn_ulysses(p, d, backward);
+	else if (d->cp > 1)
 		attn_ring(p, d, k);
 	else if (d->flash)
 		attn(p, d, "attn", k * attn_flops(d) * window_share(d), k * attn_bytes(d), backward);

@@ -35,6 +35,7 @@ typedef struct dims {
 	hw_flash_impl impl;
 	int cp;         /* context-parallel ranks (1 = none); s is the local share */
 	bool cp_ag;     /* ... K/V all-gathered (work_shard.cp_allgather) */
+	bool cp_a2a;    /* ... Ulysses' all-to-alls (work_shard.cp_alltoall) */
 	double window;  /* sliding window of this layer's attention (0 = full) */
 } dims;
 

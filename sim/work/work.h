@@ -238,6 +238,9 @@ typedef struct work_shard {
 	unsigned lora_targets;
 	bool lora_dropout;      /* the adapters' input dropout */
 	bool train_embeddings;  /* ... the output layer trains in full beside them */
+	bool cp_alltoall; /* context parallelism by DeepSpeed-Ulysses' all-to-alls:
+			   * each rank attends the whole sequence with 1/cp of
+			   * the heads (work/layer.c attn_ulysses) */
 } work_shard;
 
 /* LoRA's target linears: plan_train.lora_mask's bits ([train] lora_targets). */
@@ -292,8 +295,11 @@ typedef enum {
 				* what one rank sends (nccl-tests' all-to-all size) */
 	WORK_COMM_EP_ALLGATHER, /* the MoE dispatcher's token counts gathered over the
 				 * EP group; comm_bytes = the gathered buffer */
-	WORK_COMM_CP_ALLGATHER  /* every CP rank's K/V gathered (cp_allgather);
+	WORK_COMM_CP_ALLGATHER, /* every CP rank's K/V gathered (cp_allgather);
 				 * comm_bytes = the gathered buffer */
+	WORK_COMM_CP_ALLTOALL   /* Ulysses' exchange of heads for tokens over the
+				 * CP group (cp_alltoall), blocking; comm_bytes =
+				 * the rank's tensor (nccl-tests' all-to-all size) */
 } work_comm;
 
 /* Whether a layer collective is context parallelism's K/V exchange, which
@@ -301,6 +307,13 @@ typedef enum {
 static inline bool work_comm_on_cp(work_comm c)
 {
 	return c == WORK_COMM_CP_RING || c == WORK_COMM_CP_ALLGATHER;
+}
+
+/* Whether a layer collective runs on the CP group (the exchange above, or
+ * Ulysses' all-to-alls, which block the stream as a TP collective does). */
+static inline bool work_comm_cp_group(work_comm c)
+{
+	return work_comm_on_cp(c) || c == WORK_COMM_CP_ALLTOALL;
 }
 
 /* Whether a layer collective runs on the EP group (else TP or CP). */

@@ -151,7 +151,7 @@ static void test_layer_flops(void)
 	int tps[] = {1, 2, 8};
 	for (int i = 0; i < 3; i++) {
 		int t = tps[i];
-		work_shard sh = {t, false, 2, 2048, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false};
+		work_shard sh = {t, false, 2, 2048, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
 		work_item f[WORK_MAX_ITEMS], w[WORK_MAX_ITEMS];
 		sums fs = sum_items(f, work_layer_forward(&g, &sh, f));
 		sums bs = sum_items(w, work_layer_backward(&g, &sh, w));
@@ -163,7 +163,7 @@ static void test_layer_flops(void)
 	}
 	/* Shapes at t = 8: qkv [T, h] x [h, 3h/8], proj [T, h/8] x [h/8, h];
 	 * backward of proj: dgrad [T, h] x [h, h/8], wgrad [h/8, T] x [T, h]. */
-	work_shard sh = {8, false, 2, 2048, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false};
+	work_shard sh = {8, false, 2, 2048, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
 	work_item f[WORK_MAX_ITEMS], w[WORK_MAX_ITEMS];
 	int nf = work_layer_forward(&g, &sh, f), nb = work_layer_backward(&g, &sh, w);
 	const work_item *q = find(f, nf, "qkv"), *dg = find(w, nb, "proj_dgrad"),
@@ -184,7 +184,7 @@ static void test_programs_match_model_flops(void)
 	work_model ms[] = {gpt3(), llama2_70b()};
 	for (int i = 0; i < 2; i++) {
 		work_model *m = &ms[i];
-		work_shard sh = {8, true, 1, m->seq_len, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false};
+		work_shard sh = {8, true, 1, m->seq_len, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
 		work_item it[WORK_MAX_ITEMS];
 		double total = 0;
 		total += m->layers * sum_items(it, work_layer_forward(m, &sh, it)).gemm;
@@ -211,7 +211,7 @@ static void test_tp_comm(void)
 	double buf = 2048.0 * 12288 * 2;
 	work_item it[WORK_MAX_ITEMS];
 	for (int sp = 0; sp < 2; sp++) {
-		work_shard one = {1, sp, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false};
+		work_shard one = {1, sp, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
 		sums a = sum_items(it, work_layer_forward(&g, &one, it));
 		sums b = sum_items(it, work_layer_backward(&g, &one, it));
 		sums e = sum_items(it, work_embed_forward(&g, &one, it));
@@ -219,7 +219,7 @@ static void test_tp_comm(void)
 		CHECK_INT(a.ar + a.ag + a.rs + b.ar + b.ag + b.rs, 0);
 		CHECK_INT(e.ar + e.ag + e.rs + h.ar + h.ag + h.rs, 0);
 	}
-	work_shard nosp = {8, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false};
+	work_shard nosp = {8, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
 	int nf = work_layer_forward(&g, &nosp, it);
 	sums a = sum_items(it, nf);
 	CHECK_INT(a.ar, 2);
@@ -230,7 +230,7 @@ static void test_tp_comm(void)
 	CHECK_INT(b.ar, 2);
 	CHECK_NEAR(b.comm_bytes, 2 * buf, 1e-12);
 
-	work_shard sp = {8, true, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false};
+	work_shard sp = {8, true, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
 	nf = work_layer_forward(&g, &sp, it);
 	a = sum_items(it, nf);
 	CHECK_INT(a.ar, 0);
@@ -268,14 +268,14 @@ static void test_activations(void)
 {
 	work_model g = gpt3();
 	double s = 2048, b = 1, h = 12288, a = 96, sbh = s * b * h;
-	work_shard one = {1, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false};
+	work_shard one = {1, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
 	CHECK_NEAR(work_activation_bytes(&g, &one, WORK_RECOMPUTE_NONE), sbh * (34 + 5 * a * s / h),
 		   1e-12);
 	CHECK_NEAR(work_activation_bytes(&g, &one, WORK_RECOMPUTE_NONE), 2868903936.0, 1e-12);
 	CHECK_NEAR(work_activation_bytes(&g, &one, WORK_RECOMPUTE_SELECTIVE), sbh * 34, 1e-12);
 	CHECK_NEAR(work_activation_bytes(&g, &one, WORK_RECOMPUTE_FULL), 2 * sbh, 1e-12);
 	for (int t = 2; t <= 8; t *= 2) {
-		work_shard n = {t, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false}, p = {t, true, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false};
+		work_shard n = {t, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false}, p = {t, true, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
 		double sc = 5 * a * s / (h * t);
 		CHECK_NEAR(work_activation_bytes(&g, &n, WORK_RECOMPUTE_NONE),
 			   sbh * (10 + 24.0 / t + sc), 1e-12);
@@ -293,7 +293,7 @@ static void test_activations(void)
 	 *   = (2 * (16384 + 2048 + 86016) + 10 * 8192) / 8 = (208896 + 81920) / 8
 	 *   = 36352 bytes; x s*b = 4096 -> 148,897,792 bytes. */
 	work_model m = llama2_70b();
-	work_shard p = {8, true, 1, 4096, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false};
+	work_shard p = {8, true, 1, 4096, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
 	CHECK_NEAR(work_activation_bytes(&m, &p, WORK_RECOMPUTE_SELECTIVE), 148897792.0, 1e-12);
 	/* Pipeline send: s*b*h*e = 4096 * 8192 * 2 / 8 with SP. */
 	CHECK_NEAR(work_p2p_bytes(&m, &p), 4096.0 * 8192 * 2 / 8, 1e-12);
@@ -478,7 +478,7 @@ static void test_unfused(void)
 	work_model g = gpt3();
 	double b = 2, s = 2048, h = 12288, a = 96;
 	for (int t = 1; t <= 8; t *= 8) {
-		work_shard sh = {t, false, 2, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false};
+		work_shard sh = {t, false, 2, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
 		work_item it[WORK_MAX_ITEMS];
 		int n = work_layer_forward(&g, &sh, it);
 		double gemm = 0, attn = 0;
@@ -507,7 +507,7 @@ static void test_unfused(void)
 static void test_attn_exps(void)
 {
 	work_model g = gpt3();
-	work_shard sh = {8, false, 2, 2048, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false};
+	work_shard sh = {8, false, 2, 2048, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
 	work_item it[WORK_MAX_ITEMS];
 	for (int pass = 0; pass < 2; pass++) {
 		int n = pass ? work_layer_backward(&g, &sh, it) : work_layer_forward(&g, &sh, it);
@@ -541,7 +541,7 @@ static void test_softmax_fallback(void)
 	m.heads = 16;
 	m.hidden = 2048;
 	double s = 1024, scores = 1 * 2 * s * s; /* b np s^2 at tp 8, b = 1 */
-	work_shard sh = {8, false, 1, 1024, HW_FP16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 4096, false, 0, 0, 0, false, false};
+	work_shard sh = {8, false, 1, 1024, HW_FP16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 4096, false, 0, 0, 0, false, false, false};
 	CHECK(!work_softmax_fused(&m, &sh));
 	work_shard two = sh, nolimit = sh, gpt = sh, longer = sh;
 	two.micro_batch = 2;
@@ -608,7 +608,7 @@ static void test_xent(void)
 		 {WORK_LOSS_SHIFT, true, 26, 32, 5, 0}};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		work_shard sh = {8, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2,
-				 WORK_LAYER_FUSED, c[i].loss, c[i].fp32, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false};
+				 WORK_LAYER_FUSED, c[i].loss, c[i].fp32, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
 		int n = work_head_forward(&g, &sh, it);
 		const work_item *x = find(it, n, "xent");
 		CHECK(x != NULL);
@@ -640,7 +640,7 @@ static void test_fp8_casts(void)
 	work_model g = gpt3();
 	work_item it[WORK_MAX_ITEMS];
 	work_shard sh = {8, true, 1, 2048, HW_FP8, true, 1, 1, HW_FLASH_FA2,
-			 WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false};
+			 WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
 	int n = work_layer_forward(&g, &sh, it);
 	const work_item *x = find(it, n, "proj_cast");
 	CHECK(x && x->bytes == 12582912.0);
@@ -704,6 +704,65 @@ static void test_cp_merges(void)
 	CHECK(bytes_named(it, n, "cp_out_corr") == 0.0);
 	n = work_layer_backward(&m, &sh, it);
 	CHECK(bytes_named(it, n, "cp_dq_acc") == 0.0);
+}
+
+/* DeepSpeed-Ulysses (work_shard.cp_alltoall; layer.c attn_ulysses), Llama 2
+ * 7B's shape with 8 KV heads at cp 4, s = 4096 tokens a rank (T = 4096, e =
+ * 2 B, head 128: qd = 32 x 128 = 4096, kv = 8 x 128 = 1024). Forward: Q, K,
+ * V all-to-alls of e T width, 33,554,432, 8,388,608, 8,388,608 B, before
+ * the attention, the output's (33,554,432 B) after it, all blocking
+ * (cp_step 0, not the ring's); backward: the output gradient's first, then
+ * Q's, K's, V's. One attention kernel over the whole sequence (16,384
+ * tokens) with 8 of the 32 heads: the ring's FLOPs summed over its 4 steps,
+ * 2 b s (s cp)(qd + ow) = 2 x 4096 x 16384 x 8192 = 1.0995e12 forward. */
+static void test_cp_ulysses(void)
+{
+	work_model m = llama2_7b();
+	m.kv_heads = 8;
+	work_item a[WORK_MAX_ITEMS], r[WORK_MAX_ITEMS];
+	work_shard sh = {.tp = 1, .micro_batch = 1, .seq = 4096, .dtype = HW_BF16, .flash = true,
+			 .cp = 4, .ep = 1, .flash_impl = HW_FLASH_CUDNN,
+			 .layer_code = WORK_LAYER_FUSED, .loss = WORK_LOSS_VOCAB_PARALLEL};
+	static const double fwd[] = {33554432.0, 8388608.0, 8388608.0, 33554432.0};
+	static const double bwd[] = {33554432.0, 33554432.0, 8388608.0, 8388608.0};
+	for (int back = 0; back < 2; back++) {
+		sh.cp_alltoall = false;
+		int nr = back ? work_layer_backward(&m, &sh, r) : work_layer_forward(&m, &sh, r);
+		sh.cp_alltoall = true;
+		int na = back ? work_layer_backward(&m, &sh, a) : work_layer_forward(&m, &sh, a);
+		int n2a = 0, attn = 0, ring = 0, first = -1, last = -1, at = -1;
+		double fa = 0, fr = 0;
+		for (int i = 0; i < na; i++) {
+			if (a[i].kind == WORK_ITEM_COMM && a[i].comm == WORK_COMM_CP_ALLTOALL) {
+				if (n2a < 4)
+					CHECK(a[i].comm_bytes == (back ? bwd : fwd)[n2a]);
+				CHECK_INT(a[i].cp_step, 0);
+				first = first < 0 ? i : first;
+				last = i;
+				n2a++;
+			}
+			ring += a[i].kind == WORK_ITEM_COMM && work_comm_on_cp(a[i].comm);
+			if (!strcmp(a[i].name, "attn")) {
+				attn++;
+				fa += a[i].flops;
+				at = i;
+			}
+		}
+		for (int i = 0; i < nr; i++)
+			fr += !strcmp(r[i].name, "attn") ? r[i].flops : 0;
+		CHECK_INT(n2a, 4);
+		CHECK_INT(ring, 0);
+		CHECK_INT(attn, 1);
+		CHECK_NEAR(fa, fr, 1e-12);
+		CHECK_NEAR(fa, (back ? 2.0 : 1.0) * 2.0 * 4096 * 16384 * 8192, 1e-12);
+		/* forward: three before the attention, one after; backward: one
+		 * before, three after */
+		CHECK(first < at && last > at);
+		int before = 0;
+		for (int i = 0; i < at; i++)
+			before += a[i].kind == WORK_ITEM_COMM && a[i].comm == WORK_COMM_CP_ALLTOALL;
+		CHECK_INT(before, back ? 1 : 3);
+	}
 }
 
 /* PyTorch's context_parallel (work_shard.cp_allgather; layer.c attn_ring):
@@ -794,7 +853,7 @@ static void test_lora(void)
 	work_model g = gpt3();
 	work_shard sh = {8, false, 1, 2048, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED,
 			 WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0,
-			 0, 0, false, false};
+			 0, 0, false, false, false};
 	work_item f0[WORK_MAX_ITEMS], b0[WORK_MAX_ITEMS], f1[WORK_MAX_ITEMS], b1[WORK_MAX_ITEMS];
 	int nf0 = work_layer_forward_at(&g, &sh, 0, f0), nb0 = work_layer_backward_at(&g, &sh, 0, b0);
 	sh.lora_rank = 16;
@@ -869,6 +928,7 @@ int main(void)
 	test_lora();
 	test_xent();
 	test_cp_allgather();
+	test_cp_ulysses();
 	test_fp8_casts();
 	test_cp_merges();
 	test_unfused();
