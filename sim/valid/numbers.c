@@ -521,9 +521,13 @@ static int fill_gpus(cases_csv *c)
  * the suffix binary (M = 2^20: "16M tokens" of 8,192 are 2,048 sequences,
  * Llama 3's; batches and sequence lengths are powers of two, so where both
  * readings are whole, "1536K tokens" of 4,096, the binary one, 384 and not
- * 375) or, where only that is whole, decimal (M = 10^6); a count that
- * neither makes whole ("3.2M tokens" of 2,048, GPT-3's rounded 1,536) is left
- * to the number check, which names it. */
+ * 375) or, where only that is whole, decimal (M = 10^6). A count with a
+ * suffix that neither makes whole is a rounded figure ("3.2M tokens" of
+ * 2,048, GPT-3's 1,536 sequences, 3.15M): its decimal reading to the
+ * nearest sequence (1,563), said (token_batch_rounded), which the reader
+ * then rounds to whole micro-batches per replica (runs.c row_batch); a
+ * count without a suffix that is not whole is left to the number check,
+ * which names it. */
 static int token_batches(cases_csv *c)
 {
 	int g = cases_csv_col(c, "global_batch"), sc = cases_csv_col(c, "seq_len");
@@ -548,6 +552,8 @@ static int token_batches(cases_csv *c)
 			if (n >= 1 && fabs(n - round(n)) < 1e-6 && n < INT_MAX)
 				seqs = round(n);
 		}
+		if (seqs < 0 && e && cand[1] / seq >= 0.5 && cand[1] / seq < INT_MAX)
+			seqs = round(cand[1] / seq); /* a rounded figure */
 		int rc = seqs > 0 ? set_whole(c, row, g, seqs) : SIM_OK;
 		if (rc != SIM_OK)
 			return rc;
@@ -628,6 +634,23 @@ int valid_loose_numbers(cases_csv *c)
 	return rc != SIM_OK ? rc : fill_gpus(c);
 }
 
+/* Whether a batch written in tokens, read as n sequences of seq, was a
+ * rounded figure: neither reading of its suffix makes n whole sequences
+ * (token_batches). */
+static bool token_batch_rounded(const char *w, double seq, double n)
+{
+	char low[64];
+	valid_lower(w, low, sizeof low);
+	char *end;
+	double x = strtod(low, &end);
+	while (*end == ' ')
+		end++;
+	static const char suffix[] = "kmg";
+	const char *k = *end ? strchr(suffix, *end) : NULL;
+	int e = k ? (int)(k - suffix) + 1 : 0;
+	return e && fabs(x * pow(1024.0, e) - n * seq) > 0.5 && fabs(x * pow(1e3, e) - n * seq) > 0.5;
+}
+
 /* Whether a written cell says tokens. */
 static bool tokens_written(const char *w)
 {
@@ -649,8 +672,15 @@ void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, s
 			valid_assume(assumed, alen,
 			             "gpus_per_node %s (not published: the gpus column's GPUs a node)", v);
 		else if (*v && !strcmp(numcols[i].col, "global_batch") && tokens_written(w))
-			valid_assume(assumed, alen, "global_batch '%.24s' read as %s sequences of seq_len",
-			             w, v);
+			valid_assume(assumed, alen, "global_batch '%.24s' read as %s sequences of seq_len%s",
+			             w, v,
+			             token_batch_rounded(w, atof(cases_csv_get(c, row,
+			                                                      cases_csv_col(c, "seq_len"))),
+			                                 atof(v))
+			                     ? " (a rounded figure: neither its binary nor its decimal "
+			                       "reading is whole sequences; the decimal one, to the "
+			                       "nearest)"
+			                     : "");
 		else if (*v)
 			valid_assume(assumed, alen, "%s '%.24s' read as %s", numcols[i].col, w, v);
 		else if (valid_oom_text(w))

@@ -119,7 +119,9 @@ trap 'rm -rf "$tmp"' EXIT
 #  XGB: D01 (192 sequences on 48 replicas) published as 190: 192, 4 a
 #      replica, D01's step, said; with the batch open, one micro-batch per
 #      replica: at D01's micro-batch 4 its step (XGB2), the micro-batch open
-#      too the fastest per sequence (XGB3)
+#      too the fastest per sequence (XGB3); "0.8M tokens" of 4,096, whole
+#      sequences in neither reading (a rounded figure, as GPT-3's "3.2M"):
+#      the decimal one, 195, then 192 as XGB1 (XGB4; was an error)
 #  XPL: GPT-3 175B under ZeRO-3 and tp 8 on 128 A100s, 16 sequences per
 #      replica, recompute and micro-batch open: without recomputation only
 #      micro-batch 1 fits, and each of its 16 micro-batches gathers the
@@ -323,6 +325,7 @@ derive("D01", "XGB0")
 derive("D01", "XGB1", global_batch="190")
 derive("D01", "XGB2", global_batch="", micro_batch="4")
 derive("D01", "XGB3", global_batch="")
+derive("D01", "XGB4", global_batch="0.8M tokens")
 pl = dict(source="a DeepSpeed benchmark (2023)", model="GPT-3 175B", layers="", hidden="",
           heads="", kv_heads="", ffn="", vocab="", seq_len="2048", gpus="128",
           gpu="a100-sxm4-80g", node_intra="", nics_per_node="", nic_gbps="", tp="8", pp="1",
@@ -516,6 +519,10 @@ want(r["XSP3"]["status"] == "ok"
 want(r["XGB1"]["predicted_iter_s"] == r["XGB0"]["predicted_iter_s"]
      and "global_batch 192 (published 190, no multiple of dp 48" in r["XGB1"]["assumed"],
      "a batch no multiple of dp rounded to whole micro-batches per replica", "XGB1", "XGB0")
+want(r["XGB4"]["predicted_iter_s"] == r["XGB0"]["predicted_iter_s"]
+     and "'0.8M tokens' read as 195 sequences of seq_len (a rounded figure" in r["XGB4"]["assumed"]
+     and "global_batch 192 (published 195" in r["XGB4"]["assumed"],
+     "a batch in tokens that is a rounded figure", "XGB4", "XGB0")
 want(r["XGB2"]["predicted_iter_s"] == r["XGB0"]["predicted_iter_s"]
      and "global_batch 192 (not published: one micro-batch per replica" in r["XGB2"]["assumed"]
      and r["XGB3"]["status"] == "ok"
