@@ -1602,7 +1602,7 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
 		best_s = tuned_fits(c, row, opt, &def) ? 0 : -1;
 	/* sequence parallelism where the framework runs it and neither its
 	 * default nor MoE's rule (put_open_plan) has turned it on already */
-	if (best_s < 0 && open_sp) {
+	if (open_sp) {
 		plan_scenario *s0 = tuned_load(c, row, opt, &def);
 		open_sp = s0 && !s0->plan.sequence_parallel && s0->fw.sp &&
 		          s0->model.moe_experts <= 1;
