@@ -588,6 +588,12 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 	if (!*get(c, row, "sequence_parallel") && tp > 1 && experts <= 1 && !tuned_sp &&
 	    !sp_default && !*valid_recipe_value(rec, "sequence_parallel", rsp, sizeof rsp))
 		valid_assume(assumed, alen, "sequence_parallel 0 (not published)");
+	/* open tp and pp: 1, the plan keys' defaults (row_dp divides the GPUs
+	 * by them so), said */
+	static const char *const deg[] = {"tp", "pp"};
+	for (int i = 0; i < 2; i++)
+		if (!*get(c, row, deg[i]) && !*valid_recipe_value(rec, deg[i], rsp, sizeof rsp))
+			valid_assume(assumed, alen, "%s 1 (not published)", deg[i]);
 	if (!*get(c, row, "dp") && dp > 0) {
 		sim_buf_printf(b, "dp = %ld\n", dp);
 		valid_assume(assumed, alen, "dp %ld (not published: gpus / (tp pp cp))", dp);
@@ -685,7 +691,8 @@ enum { BATCH_AS_PUBLISHED, BATCH_ROUNDED, BATCH_OPEN };
  * asserts global_batch % (micro_batch x dp) == 0; DeepSpeed and metaseq
  * take a batch per GPU), so a published batch that is no multiple of dp x
  * the micro-batch was rounded by its authors ("2M tokens" on 124
- * replicas): the nearest multiple, at least one. Where neither gives a
+ * replicas): the nearest multiple, at least one, where that is within
+ * 10 % of it and the batch holds a sequence a replica. Where neither gives a
  * batch (a throughput printed without one), one micro-batch per replica,
  * no accumulation. The micro-batch: the column's, else `mb` (the tuned
  * one, tuned_micro_batch), else 1. *how says which. */
@@ -702,11 +709,14 @@ static long row_batch(const cases_csv *c, size_t row, const valid_recipe *rec, l
 		return m * dp;
 	}
 	long unit = m * dp;
-	if (gb % unit == 0)
+	long k = (gb + unit / 2) / unit, near = (k > 0 ? k : 1) * unit;
+	/* a batch below one sequence a replica, or 10 % off the nearest, is no
+	 * rounded figure but another plan than the row's degrees say: left as
+	 * published, for the loader to name the mismatch */
+	if (gb % unit == 0 || gb < dp || labs(near - gb) > gb / 10)
 		return gb;
 	*how = BATCH_ROUNDED;
-	long k = (gb + unit / 2) / unit;
-	return (k > 0 ? k : 1) * unit;
+	return near;
 }
 
 /* The vpp of a pipelined row that leaves it open (default_vpp): 1 under a

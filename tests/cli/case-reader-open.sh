@@ -121,7 +121,10 @@ trap 'rm -rf "$tmp"' EXIT
 #      replica: at D01's micro-batch 4 its step (XGB2), the micro-batch open
 #      too the fastest per sequence (XGB3); "0.8M tokens" of 4,096, whole
 #      sequences in neither reading (a rounded figure, as GPT-3's "3.2M"):
-#      the decimal one, 195, then 192 as XGB1 (XGB4; was an error)
+#      the decimal one, 195, then 192 as XGB1 (XGB4; was an error); D05's
+#      384 sequences with tp, pp and dp open (768 replicas of 1) is another
+#      plan, not a rounded batch: skipped, naming it (XGB5); D01's tp and pp
+#      open: 1, said (XGB6)
 #  XPL: GPT-3 175B under ZeRO-3 and tp 8 on 128 A100s, 16 sequences per
 #      replica, recompute and micro-batch open: without recomputation only
 #      micro-batch 1 fits, and each of its 16 micro-batches gathers the
@@ -326,6 +329,8 @@ derive("D01", "XGB1", global_batch="190")
 derive("D01", "XGB2", global_batch="", micro_batch="4")
 derive("D01", "XGB3", global_batch="")
 derive("D01", "XGB4", global_batch="0.8M tokens")
+derive("D05", "XGB5", tp="", pp="", dp="", vpp="")
+derive("D01", "XGB6", tp="", pp="", dp="")
 pl = dict(source="a DeepSpeed benchmark (2023)", model="GPT-3 175B", layers="", hidden="",
           heads="", kv_heads="", ffn="", vocab="", seq_len="2048", gpus="128",
           gpu="a100-sxm4-80g", node_intra="", nics_per_node="", nic_gbps="", tp="8", pp="1",
@@ -523,6 +528,12 @@ want(r["XGB4"]["predicted_iter_s"] == r["XGB0"]["predicted_iter_s"]
      and "'0.8M tokens' read as 195 sequences of seq_len (a rounded figure" in r["XGB4"]["assumed"]
      and "global_batch 192 (published 195" in r["XGB4"]["assumed"],
      "a batch in tokens that is a rounded figure", "XGB4", "XGB0")
+want(r["XGB5"]["status"] == "skipped"
+     and r["XGB5"]["reason"].startswith("global_batch = 384 is not a multiple of micro_batch*dp"),
+     "a batch below a sequence a replica is another plan, not a rounded figure", "XGB5")
+want(r["XGB6"]["predicted_iter_s"] == r["XGB0"]["predicted_iter_s"]
+     and "tp 1 (not published); pp 1 (not published); dp 48" in r["XGB6"]["assumed"],
+     "open tp and pp are 1, said", "XGB6", "XGB0")
 want(r["XGB2"]["predicted_iter_s"] == r["XGB0"]["predicted_iter_s"]
      and "global_batch 192 (not published: one micro-batch per replica" in r["XGB2"]["assumed"]
      and r["XGB3"]["status"] == "ok"
