@@ -238,6 +238,9 @@ static int print_sections(const char *file, const plan_scenario *s, const exec_r
 		printf("  layout: %s\n", r->layout);
 	printf("  Each figure: the formula, the scenario's values, the result; then what "
 	       "the simulated step gives.\n");
+	char sp[200];
+	if (plan_sp_assumption(s, sp, sizeof sp))
+		printf("  assumed: %s\n", sp);
 	explain_params(stdout, &s->model);
 	explain_vocab(stdout, s);
 	explain_flops(stdout, s, r);
