@@ -706,6 +706,15 @@ static void test_cp_merges(void)
 	CHECK(bytes_named(it, n, "cp_dq_acc") == 0.0);
 }
 
+/* The context-parallel tests' shard: Llama 2 7B's layer (8 KV heads) on one
+ * TP rank, 4,096 tokens a rank of cp 4, flash attention. */
+static work_shard cp4_shard(void)
+{
+	return (work_shard){.tp = 1, .micro_batch = 1, .seq = 4096, .dtype = HW_BF16, .flash = true,
+			    .cp = 4, .ep = 1, .flash_impl = HW_FLASH_CUDNN,
+			    .layer_code = WORK_LAYER_FUSED, .loss = WORK_LOSS_VOCAB_PARALLEL};
+}
+
 /* DeepSpeed-Ulysses (work_shard.cp_alltoall; layer.c attn_ulysses), Llama 2
  * 7B's shape with 8 KV heads at cp 4, s = 4096 tokens a rank (T = 4096, e =
  * 2 B, head 128: qd = 32 x 128 = 4096, kv = 8 x 128 = 1024). Forward: Q, K,
@@ -720,9 +729,7 @@ static void test_cp_ulysses(void)
 	work_model m = llama2_7b();
 	m.kv_heads = 8;
 	work_item a[WORK_MAX_ITEMS], r[WORK_MAX_ITEMS];
-	work_shard sh = {.tp = 1, .micro_batch = 1, .seq = 4096, .dtype = HW_BF16, .flash = true,
-			 .cp = 4, .ep = 1, .flash_impl = HW_FLASH_CUDNN,
-			 .layer_code = WORK_LAYER_FUSED, .loss = WORK_LOSS_VOCAB_PARALLEL};
+	work_shard sh = cp4_shard();
 	static const double fwd[] = {33554432.0, 8388608.0, 8388608.0, 33554432.0};
 	static const double bwd[] = {33554432.0, 33554432.0, 8388608.0, 8388608.0};
 	for (int back = 0; back < 2; back++) {
@@ -779,9 +786,7 @@ static void test_cp_allgather(void)
 	work_model m = llama2_7b();
 	m.kv_heads = 8;
 	work_item a[WORK_MAX_ITEMS], r[WORK_MAX_ITEMS];
-	work_shard sh = {.tp = 1, .micro_batch = 1, .seq = 4096, .dtype = HW_BF16, .flash = true,
-			 .cp = 4, .ep = 1, .flash_impl = HW_FLASH_CUDNN,
-			 .layer_code = WORK_LAYER_FUSED, .loss = WORK_LOSS_VOCAB_PARALLEL};
+	work_shard sh = cp4_shard();
 	for (int bwd = 0; bwd < 2; bwd++) {
 		sh.cp_allgather = false;
 		int nr = bwd ? work_layer_backward(&m, &sh, r) : work_layer_forward(&m, &sh, r);
