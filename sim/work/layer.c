@@ -340,6 +340,10 @@ bool work_softmax_fused(const work_model *m, const work_shard *sh)
 		return true;
 	long sk = sh->seq, t = sh->tp > 0 ? sh->tp : 1;
 	long batches = (long)sh->micro_batch * (m->heads / t);
+	if (sh->cp_alltoall && sh->cp > 1) { /* Ulysses: the whole sequence, 1/cp of the heads */
+		sk *= sh->cp;
+		batches /= sh->cp;
+	}
 	long per_block = sk <= 128 ? 8 : 4;
 	return sk > 16 && sk <= max_seq && sk % 4 == 0 && batches % 4 == 0 &&
 	       batches % per_block == 0;

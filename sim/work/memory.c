@@ -168,6 +168,10 @@ double work_activation_bytes(const work_model *m, const work_shard *sh, work_rec
 	 * output, not (2e + 1) */
 	if (!work_softmax_fused(m, sh))
 		score = (e + 5.0) * m->heads * s / t;
+	/* Ulysses (cp_alltoall): a rank's scores are the whole sequence's of
+	 * 1/cp of the heads, a / cp x (s cp)^2 = cp times its tokens' */
+	if (sh->cp_alltoall && sh->cp > 1)
+		score *= sh->cp;
 	if (!sh->flash && (rc == WORK_RECOMPUTE_NONE || !(k & WORK_RC_CORE_ATTN)))
 		per_token += score; /* flash attention keeps no s x s tensors */
 	return s * b * per_token;
@@ -266,7 +270,8 @@ double work_scores_buffer_bytes(const work_model *m, const work_shard *sh)
 	if (sh->flash)
 		return 0;
 	double t = sh->tp > 0 ? sh->tp : 1, s = sh->seq;
-	return sh->micro_batch * (m->heads / t) * s * s * work_act_elem_bytes(sh);
+	double cp = sh->cp_alltoall && sh->cp > 1 ? sh->cp : 1; /* Ulysses: cp x */
+	return cp * sh->micro_batch * (m->heads / t) * s * s * work_act_elem_bytes(sh);
 }
 
 /* Eager and compiled code (work_saved). Per token of one micro-batch on one

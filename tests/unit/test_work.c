@@ -770,6 +770,21 @@ static void test_cp_ulysses(void)
 			before += a[i].kind == WORK_ITEM_COMM && a[i].comm == WORK_COMM_CP_ALLTOALL;
 		CHECK_INT(before, back ? 1 : 3);
 	}
+	/* Unfused under Ulysses (Megatron-DeepSpeed's CoreAttention wrapped):
+	 * a rank keeps the whole sequence's scores of 1/cp of the heads, cp
+	 * times the s x s of its own tokens (memory.c), and so does the
+	 * scores' buffer */
+	work_shard f = sh, u = sh;
+	f.cp_alltoall = false;
+	u.flash = false;
+	u.cp_alltoall = true;
+	work_shard o = u;
+	o.cp_alltoall = false;
+	double fl = work_activation_bytes(&m, &f, WORK_RECOMPUTE_NONE);
+	double one = work_activation_bytes(&m, &o, WORK_RECOMPUTE_NONE) - fl;
+	CHECK(one > 0);
+	CHECK_NEAR(work_activation_bytes(&m, &u, WORK_RECOMPUTE_NONE) - fl, 4.0 * one, 1e-12);
+	CHECK_NEAR(work_scores_buffer_bytes(&m, &u), 4.0 * work_scores_buffer_bytes(&m, &o), 1e-12);
 }
 
 /* PyTorch's context_parallel (work_shard.cp_allgather; layer.c attn_ring):
