@@ -1685,8 +1685,10 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
 
 void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v)
 {
+	/* open tp and pp run as 1 (put_open_plan says so) */
+	const char *tpc = get(c, row, "tp"), *ppc = get(c, row, "pp");
 	snprintf(v->what, sizeof v->what, "%.40s %sx%s tp%s pp%s dp%ld", get(c, row, "model"),
-		 get(c, row, "gpus"), get(c, row, "gpu"), get(c, row, "tp"), get(c, row, "pp"),
+		 get(c, row, "gpus"), get(c, row, "gpu"), *tpc ? tpc : "1", *ppc ? ppc : "1",
 		 row_dp(c, row));
 	snprintf(v->rank_key, sizeof v->rank_key, "%.60s|%s|%s", get(c, row, "model"),
 		 get(c, row, "gpus"), get(c, row, "gpu"));

@@ -532,7 +532,8 @@ want(r["XGB5"]["status"] == "skipped"
      and r["XGB5"]["reason"].startswith("global_batch = 384 is not a multiple of micro_batch*dp"),
      "a batch below a sequence a replica is another plan, not a rounded figure", "XGB5")
 want(r["XGB6"]["predicted_iter_s"] == r["XGB0"]["predicted_iter_s"]
-     and "tp 1 (not published); pp 1 (not published); dp 48" in r["XGB6"]["assumed"],
+     and "tp 1 (not published); pp 1 (not published); dp 48" in r["XGB6"]["assumed"]
+     and r["XGB6"]["case"].endswith("tp1 pp1 dp48"),
      "open tp and pp are 1, said", "XGB6", "XGB0")
 want(r["XGB2"]["predicted_iter_s"] == r["XGB0"]["predicted_iter_s"]
      and "global_batch 192 (not published: one micro-batch per replica" in r["XGB2"]["assumed"]
