@@ -32,6 +32,7 @@ _Static_assert(PLAN_GATHER_COPY_NONE == 0 && PLAN_GATHER_COPY_DP == 1 &&
                "gather_copy_names follows plan_gather_copy");
 static const char *const cp_comm_names[] = {"ring", "all-gather", "all-to-all",
                                             NULL}; /* plan_cp_comm */
+static const char *const sel_attn_names[] = {"always", "unfused", NULL}; /* plan_selective_attn */
 static const char *const zero3_root_names[] = {"flat", "units", "modules", "none", "step",
                                                 NULL}; /* plan_zero3_root */
 static const char *const grad_dtype_names[] = {"fp32", "params", "fp32-unless-fp16",
@@ -199,6 +200,13 @@ const conf_key plan_framework_keys[] = {
          "(DeepSpeed-Ulysses, Megatron-DeepSpeed from 2023-08: Q, K, V and the output "
          "traded for heads over the CP group, each rank attending the whole sequence with "
          "1/cp of the heads, on any attention kernel)"},
+        {"selective_core_attn", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "always", sel_attn_names,
+         FK(selective_attn),
+         "which attention cores recompute = selective re-runs: always (Megatron-Core "
+         "checkpoints core_attn whatever its kernel) or unfused (Megatron's legacy layer "
+         "code and Megatron-DeepSpeed wrap only the unfused core: flash attention and "
+         "DeepSpeed-Ulysses' DistributedAttention keep what they save, and selective "
+         "then re-runs nothing of the attention)"},
         {"zero3_root", CONF_ENUM, SIM_UNIT_NONE, 0, 0, "step", zero3_root_names,
          FK(zero3_root),
          "ZeRO-3's embedding and head (final norm, output layer): step (Megatron-FSDP's "

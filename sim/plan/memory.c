@@ -611,6 +611,14 @@ work_shard plan_shard(const plan_scenario *s)
 			 .lora_targets = s->train.lora_mask,
 			 .lora_dropout = s->train.lora_dropout,
 			 .train_embeddings = s->train.train_embeddings};
+	/* a framework whose selective recomputation wraps only the unfused
+	 * core re-runs none of it under flash attention or Ulysses
+	 * ([framework] selective_core_attn = unfused) */
+	if (s->fw.selective_attn == PLAN_SEL_ATTN_UNFUSED && (sh.flash || sh.cp_alltoall)) {
+		unsigned k = sh.recompute_modules ? sh.recompute_modules : WORK_RC_CORE_ATTN;
+		k &= ~(unsigned)WORK_RC_CORE_ATTN;
+		sh.recompute_modules = k ? k : WORK_RC_NOTHING;
+	}
 	return sh;
 }
 

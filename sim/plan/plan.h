@@ -296,6 +296,11 @@ typedef enum {
 /* [framework] cp_comm: how context parallelism exchanges K and V (work/
  * layer.c attn_ring has both). */
 typedef enum { PLAN_CP_RING = 0, PLAN_CP_ALLGATHER, PLAN_CP_ALLTOALL } plan_cp_comm;
+/* [framework] selective_core_attn: which attention cores selective
+ * recomputation wraps (plan_shard): every one (Megatron-Core), or only
+ * the unfused one (Megatron's legacy layer code, Megatron-DeepSpeed: its
+ * flash attention and DeepSpeed's DistributedAttention run unwrapped). */
+typedef enum { PLAN_SEL_ATTN_ALWAYS = 0, PLAN_SEL_ATTN_UNFUSED } plan_selective_attn;
 /* How many calls a ZeRO-3 bucket is reduce-scattered in ([framework]
  * zero3_reduce_calls; plan_zero3_reduce_calls). */
 typedef enum { PLAN_ZERO3_CALLS_BUCKET = 0, PLAN_ZERO3_CALLS_TENSOR } plan_zero3_calls;
@@ -444,6 +449,7 @@ typedef struct plan_framework {
 				       * elements (emit.c) */
 	int zero3_root;               /* plan_zero3_root: the ends' gathers */
 	int cp_comm;                  /* plan_cp_comm: CP's K/V exchange */
+	int selective_attn;           /* plan_selective_attn */
 	double zero3_rank_op_s;       /* host time per (shard rank x gradient
 				       * tensor) of a bucket's reduce-scatter:
 				       * DeepSpeed's per-rank slicing (emit.c) */

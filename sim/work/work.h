@@ -457,7 +457,10 @@ enum {
 	WORK_RC_CORE_ATTN = 1u,
 	WORK_RC_MLA_UP_PROJ = 2u,
 	WORK_RC_MLP = 4u,
-	WORK_RC_MOE_ACT = 8u
+	WORK_RC_MOE_ACT = 8u,
+	WORK_RC_NOTHING = 16u /* no module: selective re-runs nothing (the
+			       * framework's code leaves its core attention
+			       * unwrapped, plan_shard) */
 };
 /* Parse a comma-separated list of those names into *out (an empty list is
  * the default, core_attn); SIM_ECONF with the first unknown name in bad. */

@@ -1111,6 +1111,48 @@ static void test_p2p_bytes(void)
 	sim_diag_free(d);
 }
 
+/* Selective recomputation by framework ([framework] selective_core_attn):
+ * Megatron-DeepSpeed wraps only the unfused core (transformer.py:835-870
+ * at f4157bea), so with flash attention selective re-runs nothing (the
+ * step and the peak of recompute none); Megatron-Core re-runs the flash
+ * core (a longer step); unfused, Megatron-DeepSpeed's selective re-runs it
+ * and drops the scores (a longer step, a lower peak). */
+static void test_selective_core_attn(void)
+{
+	const char *fw[] = {"topologies/frameworks/megatron-deepspeed.ini",
+	                    "topologies/frameworks/megatron-core.ini"};
+	const char *att[] = {"flash", "unfused"};
+	double step[2][2][2], peak[2][2][2]; /* framework, attention, selective */
+	for (int f = 0; f < 2; f++)
+		for (int a = 0; a < 2; a++)
+			for (int sel = 0; sel < 2; sel++) {
+				char text[512];
+				snprintf(text, sizeof text,
+				         "include = scenarios/quickstart.ini\ninclude = %s\n"
+				         "[parallel]\nrecompute = %s\nzero = 0\n[train]\nattention = %s\n",
+				         fw[f], sel ? "selective" : "none", att[a]);
+				sim_diag *d = sim_diag_new();
+				plan_scenario *s = NULL;
+				exec_result r;
+				step[f][a][sel] = peak[f][a][sel] = -1;
+				if (CHECK_INT(plan_scenario_load_string(text, "<test>", ".", d, &s), SIM_OK) &&
+				    CHECK_INT(exec_run(s, &r), SIM_OK)) {
+					plan_mem_fit mf;
+					plan_memory_fit(s, &mf);
+					step[f][a][sel] = r.step_s;
+					peak[f][a][sel] = mf.peak;
+				}
+				sim_diag_print(d, stderr);
+				sim_diag_free(d);
+				plan_scenario_free(s);
+			}
+	CHECK_NEAR(step[0][0][1], step[0][0][0], 1e-12);
+	CHECK_NEAR(peak[0][0][1], peak[0][0][0], 1e-12);
+	CHECK(step[1][0][1] > step[1][0][0]);
+	CHECK(step[0][1][1] > step[0][1][0]);
+	CHECK(peak[0][1][1] < peak[0][1][0]);
+}
+
 /* DeepSpeed-Ulysses in the graph (cp_comm = all-to-all): its all-to-alls
  * are links of the chain, so the replay exposes all of them, as explain's
  * closed form adds them (each alone, alpha-beta on the CP group: within
@@ -3036,6 +3078,7 @@ int main(void)
 	test_p2p_bytes_deepspeed();
 	test_cp_allgather_graph();
 	test_cp_ulysses_graph();
+	test_selective_core_attn();
 	test_p2p_graph();
 	test_pp_pairs();
 	test_peak_closed_form();
