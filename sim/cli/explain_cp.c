@@ -22,13 +22,12 @@ static void explain_cp_a2a(FILE *o, const plan_scenario *s, const exec_result *r
 	fprintf(o, "  backward     %d all-to-alls (the output's gradient, then Q's, K's, V's), "
 	        "%.4g ms\n", c->a2a[1], 1e3 * c->a2a_s[1]);
 	/* full recomputation re-runs a layer's forward, its all-to-alls too */
-	int rec = 0;
-	for (int st = 0, first; st < 1; st++)
-		for (int ch = 0; ch < (s->plan.vpp > 1 ? s->plan.vpp : 1); ch++) {
-			int n = plan_chunk_layers(s, st, ch, &first);
-			for (int l = 0; l < n; l++)
-				rec += plan_layer_recomputed(&s->plan, n, l);
-		}
+	int rec = 0, first;
+	for (int ch = 0; ch < (s->plan.vpp > 1 ? s->plan.vpp : 1); ch++) { /* stage 0 */
+		int n = plan_chunk_layers(s, 0, ch, &first);
+		for (int l = 0; l < n; l++)
+			rec += plan_layer_recomputed(&s->plan, n, l);
+	}
 	double step = (c->exposed_s[0] * (layers + rec) + c->exposed_s[1] * layers) * m;
 	fprintf(o, "  per step     blocking, each on the stream: (forward x (%d layers + %d "
 	        "recomputed) + backward x %d layers)\n               x %d micro-batches = %.4g s\n",

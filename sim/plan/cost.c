@@ -600,8 +600,6 @@ int plan_cp_exchange(const plan_scenario *s, plan_cp_cost *out)
 				out->a2a[pass]++;
 				out->a2a_s[pass] += t;
 				out->exposed_s[pass] += t; /* blocking */
-				if (!pass && out->a2a[pass] == 2) /* K, and V: the block */
-					out->block_bytes = 2.0 * it[i].comm_bytes;
 			} else if (it[i].kind == WORK_ITEM_COMM && work_comm_on_cp(it[i].comm)) {
 				net_cost c;
 				double t = net_collective(&s->cluster, plan_comm_coll(it[i].comm), &g.cp,

@@ -346,6 +346,14 @@ static void backward_prefetch(builder *b, cursor *k)
  * backward chain's first task also issues its first layer's gather,
  * backward_prefetch). Updates the cursor's layer, pending join and held
  * join. */
+/* A CP exchange beside the attention steps (the ring's transfers, the
+ * all-gather: cp_step >= 1); Ulysses' all-to-alls (cp_step 0) are links of
+ * the chain. */
+static bool cp_beside(const seg *x)
+{
+	return x->kind == PLAN_TASK_CP && x->cp_step > 0;
+}
+
 static void link_deps(builder *b, cursor *k, int i, uint32_t deps[6])
 {
 	const chain *c = k->c;
@@ -375,9 +383,7 @@ static void link_deps(builder *b, cursor *k, int i, uint32_t deps[6])
 		if (l >= 0 && l != k->pcur)
 			deps[3] = k->pgather[l], k->pcur = l;
 	}
-	/* a CP exchange beside the steps (ring, all-gather: cp_step >= 1);
-	 * Ulysses' all-to-alls (cp_step 0) are links of the chain */
-	bool xfer = x->kind == PLAN_TASK_CP && x->cp_step > 0;
+	bool xfer = cp_beside(x);
 	if (xfer && x->cp_step > 1) /* the ring forwards the block it received */
 		deps[0] = k->ring[x->cp_step - 1];
 	else if (!xfer && x->cp_step > 0)
@@ -931,7 +937,7 @@ int build_emit_to(builder *b, cursor *k, int end)
 			return SIM_ENOMEM;
 		if (k->first == UINT32_MAX)
 			k->first = id;
-		if ((x->kind == PLAN_TASK_CP && x->cp_step > 0) || x->ovl != 0) {
+		if (cp_beside(x) || x->ovl != 0) {
 			note_side(k, x, id);
 			continue;
 		}

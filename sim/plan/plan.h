@@ -2240,7 +2240,8 @@ int plan_microbatch_cost(const plan_scenario *s, int stage, plan_mb_cost *out);
  * step slowed by the GPU's interference while it runs, as the replay
  * charges it, or the transfer's excess). block_bytes: a rank's K and V of
  * its s / cp tokens. Under cp_comm = all-to-all (Ulysses, attn_ulysses)
- * the all-to-alls instead, each blocking: a2a, a2a_s per pass, all exposed.
+ * the all-to-alls instead, each blocking: a2a, a2a_s per pass, all exposed
+ * (block_bytes 0).
  * SIM_EINVAL without cp > 1. podsim explain prints it. */
 typedef struct plan_cp_cost {
 	int cp;

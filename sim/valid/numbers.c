@@ -524,36 +524,49 @@ static int fill_gpus(cases_csv *c)
  * 375) or, where only that is whole, decimal (M = 10^6). A count with a
  * suffix that neither makes whole is a rounded figure ("3.2M tokens" of
  * 2,048, GPT-3's 1,536 sequences, 3.15M): its decimal reading to the
- * nearest sequence (1,563), said (token_batch_rounded), which the reader
+ * nearest sequence (1,563), said (token_sequences), which the reader
  * then rounds to whole micro-batches per replica (runs.c row_batch); a
  * count without a suffix that is not whole is left to the number check,
  * which names it. */
+/* The sequences of seq tokens a batch written in tokens holds (w, a cell
+ * with "token"; -1 where it is none): the binary reading of its suffix
+ * where whole, else the decimal one where whole, else (a suffix's rounded
+ * figure) the decimal one to the nearest sequence, *rounded set. */
+static double token_sequences(const char *w, double seq, bool *rounded)
+{
+	char low[64];
+	valid_lower(w, low, sizeof low);
+	char *end;
+	double x = strtod(low, &end);
+	*rounded = false;
+	if (!strstr(low, "token") || !(seq >= 1) || end == low || !(x > 0))
+		return -1;
+	while (*end == ' ')
+		end++;
+	static const char suffix[] = "kmg"; /* 10^3 or 2^10 to the 1st-3rd */
+	const char *k = *end ? strchr(suffix, *end) : NULL;
+	int e = k ? (int)(k - suffix) + 1 : 0;
+	double cand[2] = {x * pow(1024.0, e), x * pow(1e3, e)};
+	for (int i = 0; i < (e ? 2 : 1); i++) {
+		double n = cand[i] / seq;
+		if (n >= 1 && fabs(n - round(n)) < 1e-6 && n < INT_MAX)
+			return round(n);
+	}
+	if (!e || !(cand[1] / seq >= 0.5) || !(cand[1] / seq < INT_MAX))
+		return -1;
+	*rounded = true;
+	return round(cand[1] / seq);
+}
+
 static int token_batches(cases_csv *c)
 {
 	int g = cases_csv_col(c, "global_batch"), sc = cases_csv_col(c, "seq_len");
 	if (g < 0 || sc < 0)
 		return SIM_OK;
 	for (size_t row = 0; row < cases_csv_rows(c); row++) {
-		char low[64];
-		valid_lower(cases_csv_get(c, row, g), low, sizeof low);
-		double seq = atof(cases_csv_get(c, row, sc));
-		char *end;
-		double x = strtod(low, &end);
-		if (!strstr(low, "token") || !(seq >= 1) || end == low || !(x > 0))
-			continue;
-		while (*end == ' ')
-			end++;
-		static const char suffix[] = "kmg"; /* 10^3 or 2^10 to the 1st-3rd */
-		const char *k = *end ? strchr(suffix, *end) : NULL;
-		int e = k ? (int)(k - suffix) + 1 : 0;
-		double cand[2] = {x * pow(1024.0, e), x * pow(1e3, e)}, seqs = -1;
-		for (int i = 0; i < (e ? 2 : 1) && seqs < 0; i++) {
-			double n = cand[i] / seq;
-			if (n >= 1 && fabs(n - round(n)) < 1e-6 && n < INT_MAX)
-				seqs = round(n);
-		}
-		if (seqs < 0 && e && cand[1] / seq >= 0.5 && cand[1] / seq < INT_MAX)
-			seqs = round(cand[1] / seq); /* a rounded figure */
+		bool rounded;
+		double seqs = token_sequences(cases_csv_get(c, row, g),
+		                              atof(cases_csv_get(c, row, sc)), &rounded);
 		int rc = seqs > 0 ? set_whole(c, row, g, seqs) : SIM_OK;
 		if (rc != SIM_OK)
 			return rc;
@@ -634,21 +647,12 @@ int valid_loose_numbers(cases_csv *c)
 	return rc != SIM_OK ? rc : fill_gpus(c);
 }
 
-/* Whether a batch written in tokens, read as n sequences of seq, was a
- * rounded figure: neither reading of its suffix makes n whole sequences
- * (token_batches). */
-static bool token_batch_rounded(const char *w, double seq, double n)
+/* Whether a batch written in tokens was read as a rounded figure
+ * (token_sequences, on the cell as written and the row's seq_len). */
+static bool token_batch_rounded(const char *w, double seq)
 {
-	char low[64];
-	valid_lower(w, low, sizeof low);
-	char *end;
-	double x = strtod(low, &end);
-	while (*end == ' ')
-		end++;
-	static const char suffix[] = "kmg";
-	const char *k = *end ? strchr(suffix, *end) : NULL;
-	int e = k ? (int)(k - suffix) + 1 : 0;
-	return e && fabs(x * pow(1024.0, e) - n * seq) > 0.5 && fabs(x * pow(1e3, e) - n * seq) > 0.5;
+	bool rounded;
+	return token_sequences(w, seq, &rounded) > 0 && rounded;
 }
 
 /* Whether a written cell says tokens. */
@@ -675,8 +679,7 @@ void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, s
 			valid_assume(assumed, alen, "global_batch '%.24s' read as %s sequences of seq_len%s",
 			             w, v,
 			             token_batch_rounded(w, atof(cases_csv_get(c, row,
-			                                                      cases_csv_col(c, "seq_len"))),
-			                                 atof(v))
+			                                                      cases_csv_col(c, "seq_len"))))
 			                     ? " (a rounded figure: neither its binary nor its decimal "
 			                       "reading is whole sequences; the decimal one, to the "
 			                       "nearest)"

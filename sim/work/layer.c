@@ -467,6 +467,13 @@ static double window_share(const dims *d)
  * autograd of each all-to-all is the reverse one): the output's gradient,
  * then those of Q, K, V. Each moves the rank's tensor, (cp-1)/cp of it
  * over the group (net's all-to-all). */
+static void ulysses_a2a(prog *p, const dims *d, const char *name, double width)
+{
+	work_item *x = wl_push(p, WORK_ITEM_COMM, name);
+	x->comm = WORK_COMM_CP_ALLTOALL;
+	x->comm_bytes = d->e * d->T * width;
+}
+
 static void attn_ulysses(prog *p, const dims *d, bool backward)
 {
 	static const char *const fwd[] = {"cp_q_a2a", "cp_k_a2a", "cp_v_a2a"};
@@ -484,31 +491,21 @@ static void attn_ulysses(prog *p, const dims *d, bool backward)
 	u.ow = d->ow / c;
 	u.kv = d->kv / c;
 	u.window = 0;
-	if (backward) {
-		work_item *x = wl_push(p, WORK_ITEM_COMM, "cp_dout_a2a");
-		x->comm = WORK_COMM_CP_ALLTOALL;
-		x->comm_bytes = d->e * d->T * d->ow;
-	}
-	for (int i = 0; !backward && i < 3; i++) {
-		work_item *x = wl_push(p, WORK_ITEM_COMM, fwd[i]);
-		x->comm = WORK_COMM_CP_ALLTOALL;
-		x->comm_bytes = d->e * d->T * w[i];
-	}
+	if (backward)
+		ulysses_a2a(p, d, "cp_dout_a2a", d->ow);
+	else
+		for (int i = 0; i < 3; i++)
+			ulysses_a2a(p, d, fwd[i], w[i]);
+	double k = backward ? 2.0 : 1.0;
 	if (u.flash)
-		attn(p, &u, "attn", (backward ? 2.0 : 1.0) * attn_flops(&u),
-		     (backward ? 2.0 : 1.0) * attn_bytes(&u), backward);
+		attn(p, &u, "attn", k * attn_flops(&u), k * attn_bytes(&u), backward);
 	else
 		attn_unfused(p, &u, backward);
-	for (int i = 0; backward && i < 3; i++) {
-		work_item *x = wl_push(p, WORK_ITEM_COMM, bwd[i]);
-		x->comm = WORK_COMM_CP_ALLTOALL;
-		x->comm_bytes = d->e * d->T * w[i];
-	}
-	if (!backward) {
-		work_item *x = wl_push(p, WORK_ITEM_COMM, "cp_out_a2a");
-		x->comm = WORK_COMM_CP_ALLTOALL;
-		x->comm_bytes = d->e * d->T * d->ow;
-	}
+	if (backward)
+		for (int i = 0; i < 3; i++)
+			ulysses_a2a(p, d, bwd[i], w[i]);
+	else
+		ulysses_a2a(p, d, "cp_out_a2a", d->ow);
 }
 
 void wl_attn_core(prog *p, const dims *d, bool backward)
