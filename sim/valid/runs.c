@@ -799,6 +799,42 @@ static void put_uneven_default(sim_buf *b, const valid_options *opt, const char 
  *    vocabulary, 32,000 (Touvron et al. 2023), which Mistral keeps.
  *  - seq_len 2048: GPT-3's context (Brown et al. 2020), the same example's
  *    --seq-length 2048 (:32). */
+/* Whether a row leaves architecture column `col` open: neither the row as
+ * written nor its recipe gives it. valid_token_seq_len fills an open
+ * seq_len before the row is read, so the cell alone does not say. */
+static bool arch_open(const cases_csv *c, size_t row, const valid_recipe *rec, const char *col)
+{
+	char rv[32], key[32];
+	int k = cases_csv_col(c, col);
+	snprintf(key, sizeof key, "model.%s", col);
+	return !*valid_arch_value(c, row, rec, col, rv, sizeof rv) ||
+	       (k >= 0 && !*cases_csv_written(c, row, k) && !*valid_recipe_value(rec, key, rv, sizeof rv));
+}
+
+int valid_token_seq_len(cases_csv *c, const valid_options *opt)
+{
+	int g = cases_csv_col(c, "global_batch"), sc = cases_csv_col(c, "seq_len");
+	if (g < 0 || sc < 0)
+		return SIM_OK;
+	for (size_t row = 0; row < cases_csv_rows(c); row++) {
+		char low[64], v[32] = "", mname[64], msrc[200];
+		valid_lower(cases_csv_get(c, row, g), low, sizeof low);
+		if (*cases_csv_get(c, row, sc) || !strstr(low, "token"))
+			continue;
+		const valid_recipe *rec = valid_row_recipe(opt, get(c, row, "source"),
+							   get(c, row, "model"), get(c, row, "layers"),
+							   get(c, row, "hidden"));
+		if (!*valid_recipe_value(rec, "model.seq_len", v, sizeof v) && opt &&
+		    valid_model_file(get(c, row, "model"), opt->datadir, mname, sizeof mname, msrc,
+		                     sizeof msrc))
+			file_key(opt->datadir, mname, "seq_len", v, sizeof v);
+		int rc = cases_csv_set(c, row, sc, *v ? v : "2048"); /* put_open_vocab_seq's */
+		if (rc != SIM_OK)
+			return rc;
+	}
+	return SIM_OK;
+}
+
 static void put_open_vocab_seq(sim_buf *b, const cases_csv *c, size_t row,
                                const valid_recipe *rec, bool swiglu, char *assumed, size_t alen)
 {
@@ -810,8 +846,9 @@ static void put_open_vocab_seq(sim_buf *b, const cases_csv *c, size_t row,
 		                    : "vocab 50257 (not published: GPT-2's BPE, as Megatron-LM's "
 		                      "GPT examples)");
 	}
-	if (!*valid_arch_value(c, row, rec, "seq_len", rv, sizeof rv)) {
-		sim_buf_printf(b, "seq_len = 2048\n");
+	if (arch_open(c, row, rec, "seq_len")) {
+		if (!*get(c, row, "seq_len")) /* else valid_token_seq_len's, put already */
+			sim_buf_printf(b, "seq_len = 2048\n");
 		valid_assume(assumed, alen, "seq_len 2048 (not published: GPT-3's context)");
 	}
 }
@@ -1115,7 +1152,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	                                   "ffn",    "vocab",  "seq_len"};
 	char open_cols[96] = "", mname[64] = "", msrc[200] = "", rv[32];
 	for (size_t i = 0; i < sizeof arch / sizeof arch[0]; i++)
-		if (!*valid_arch_value(c, row, rec, arch[i], rv, sizeof rv))
+		if (arch_open(c, row, rec, arch[i]))
 			snprintf(open_cols + strlen(open_cols), sizeof open_cols - strlen(open_cols),
 			         "%s%s", *open_cols ? ", " : "", arch[i]);
 	bool from_file = *open_cols && opt &&

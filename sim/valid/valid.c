@@ -221,7 +221,8 @@ int valid_run(const char *path, const valid_options *opt_in, valid_report **out,
 	const valid_options *opt = &o;
 	valid_kind kind = VALID_RUNS;
 	where_filter w;
-	if ((rc = case_kind(path, c, &kind, diag)) != SIM_OK ||
+	if ((cases_csv_col(c, "measured_iter_s") >= 0 && (rc = valid_token_seq_len(c, opt)) != SIM_OK) ||
+	    (rc = case_kind(path, c, &kind, diag)) != SIM_OK ||
 	    where_parse(path, opt->where, c, &w, diag) != SIM_OK) {
 		cases_csv_free(c);
 		valid_stacks_free(own);
@@ -285,8 +286,13 @@ int valid_scenario(const char *path, const char *id, const valid_options *opt, F
 		cases_csv_free(c);
 		return SIM_ECONF;
 	}
-	if ((rc = valid_case_numbers(c, diag)) != SIM_OK) {
+	valid_options o;
+	valid_stacks *own = NULL;
+	if ((rc = with_stacks(opt, &o, &own, diag)) != SIM_OK ||
+	    (!mem && (rc = valid_token_seq_len(c, &o)) != SIM_OK) ||
+	    (rc = valid_case_numbers(c, diag)) != SIM_OK) {
 		/* the same readings and checks as valid_run */
+		valid_stacks_free(own);
 		cases_csv_free(c);
 		return rc;
 	}
@@ -296,14 +302,9 @@ int valid_scenario(const char *path, const char *id, const valid_options *opt, F
 			row = i;
 	if (row == n) {
 		sim_diag_error(diag, path, 0, "no row with id '%s'", id);
+		valid_stacks_free(own);
 		cases_csv_free(c);
 		return SIM_ECONF;
-	}
-	valid_options o;
-	valid_stacks *own = NULL;
-	if ((rc = with_stacks(opt, &o, &own, diag)) != SIM_OK) {
-		cases_csv_free(c);
-		return rc;
 	}
 	sim_buf b;
 	sim_buf_init(&b);

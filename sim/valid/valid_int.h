@@ -54,6 +54,13 @@ bool valid_rule_waivers(const sim_diag *d, sim_buf *out, char *assumed, size_t a
  * aside in `text` (the text printed, its includes absolute), said. */
 void valid_printed_waivers(const sim_buf *probe, const char *datadir, sim_buf *text,
                            char *assumed, size_t alen);
+/* A training file's batches written in tokens whose row leaves seq_len
+ * open ("4M tokens" of a model named only): the seq_len the row runs (its
+ * recipe's, its model file's, else GPT-3's 2048, as runs.c's reader takes
+ * an open one) written into the cell, so that valid_case_numbers reads the
+ * batch as sequences of it; the reader says where it came from, as of any
+ * open seq_len (runs.c). Before valid_case_numbers; SIM_ENOMEM or SIM_OK. */
+int valid_token_seq_len(cases_csv *c, const valid_options *opt);
 /* A [model] column of a case row, else its recipe line's model.<col> (the
  * model as the source's benchmark defined it), else "". */
 const char *valid_arch_value(const cases_csv *c, size_t row, const valid_recipe *r,

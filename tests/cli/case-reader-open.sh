@@ -331,6 +331,14 @@ derive("D01", "XGB3", global_batch="")
 derive("D01", "XGB4", global_batch="0.8M tokens")
 derive("D05", "XGB5", tp="", pp="", dp="", vpp="")
 derive("D01", "XGB6", tp="", pp="", dp="")
+# a batch in tokens beside an open seq_len (XTS): the seq_len the row runs,
+# its model file's (XTS1: Llama 2 70B's 4,096, XL0's 384 sequences) or
+# GPT-3's 2048 (XTS2: 8K tokens, 4 sequences, XTS0's); an error for the
+# whole file before
+derive("D05", "XTS1", **dict(llama, layers="", hidden="", heads="", kv_heads="", ffn="", vocab="",
+                             seq_len="", global_batch="1.5M tokens"))
+derive("V0001", "XTS0", **dict(g22, recompute="full"))
+derive("V0001", "XTS2", **dict(g22, recompute="full", seq_len="", global_batch="8K tokens"))
 pl = dict(source="a DeepSpeed benchmark (2023)", model="GPT-3 175B", layers="", hidden="",
           heads="", kv_heads="", ffn="", vocab="", seq_len="2048", gpus="128",
           gpu="a100-sxm4-80g", node_intra="", nics_per_node="", nic_gbps="", tp="8", pp="1",
@@ -371,6 +379,8 @@ PY
 "$podsim" validate "$tmp/runs.csv" --json >"$tmp/runs.json" 2>"$tmp/runs.err" ||
 	{ echo "validate failed:"; cat "$tmp/runs.err"; fail=1; }
 # the row's scenario opens the rule its prediction sets aside
+"$podsim" validate "$tmp/runs.csv" --scenario XTS2 2>&1 | grep -q '^seq_len = 2048$' ||
+	{ echo "XTS2's --scenario: no seq_len 2048"; fail=1; }
 "$podsim" validate "$tmp/runs.csv" --scenario XF1 2>&1 | grep -q '^runs_schedules = gpipe, 1f1b, interleaved' ||
 	{ echo "XF1's --scenario does not set its schedule rule aside"; fail=1; }
 python3 - "$tmp/runs.json" tests/cases/calibration.csv <<'PY' || fail=1
@@ -535,6 +545,11 @@ want(r["XGB6"]["predicted_iter_s"] == r["XGB0"]["predicted_iter_s"]
      and "tp 1 (not published); pp 1 (not published); dp 48" in r["XGB6"]["assumed"]
      and r["XGB6"]["case"].endswith("tp1 pp1 dp48"),
      "open tp and pp are 1, said", "XGB6", "XGB0")
+want(same("XL0", "XTS1") and "global_batch '1.5M tokens' read as 384 sequences of seq_len" in r["XTS1"]["assumed"]
+     and "seq_len from models/llama2-70b.ini" in r["XTS1"]["assumed"]
+     and same("XTS0", "XTS2") and "global_batch '8K tokens' read as 4 sequences of seq_len" in r["XTS2"]["assumed"]
+     and "seq_len 2048 (not published: GPT-3's context)" in r["XTS2"]["assumed"],
+     "a batch in tokens beside an open seq_len: the seq_len the row runs", "XL0", "XTS1", "XTS0", "XTS2")
 want(r["XGB2"]["predicted_iter_s"] == r["XGB0"]["predicted_iter_s"]
      and "global_batch 192 (not published: one micro-batch per replica" in r["XGB2"]["assumed"]
      and r["XGB3"]["status"] == "ok"
