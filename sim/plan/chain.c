@@ -379,6 +379,9 @@ static void layer_backward(builder *b, chain *bk, chain *wt, const layer_prog *l
 		*pl = id;
 		return;
 	}
+	work_item ag;
+	if (full && work_saved_gather(&b->s->model, &b->sh, &ag))
+		append_items(b, bk, &ag, 1, PLAN_TASK_RECOMP, id); /* its input, whole again */
 	if (full)
 		append_items(b, bk, lp->f, plan_recompute_items(b->s, lp->f, lp->nf),
 			     PLAN_TASK_RECOMP, id);

@@ -258,6 +258,12 @@ const conf_key plan_framework_keys[] = {
          "the rescale, rare once training settles, not charged), or replica, the rank's whole "
          "gradient before DP sharding, then rescaled whole every step (nanotron multiplies "
          "by the clamped coefficient unconditionally)"},
+        {"distribute_saved", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
+         FK(distribute_saved),
+         "recompute = full at tp > 1 without sequence parallelism keeps each layer's input "
+         "split over the TP group (1/tp of it a rank) and all-gathers it before the layer's "
+         "recomputed forward (Megatron's --distribute-saved-activations, CheckpointFunction "
+         "in core/tensor_parallel/random.py; metaseq's --distribute-checkpointed-activations)"},
         {"recompute_early_stop", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL,
          FK(recompute_early_stop),
          "recompute = full re-runs a layer's forward only up to its last saved tensor: the "

@@ -611,6 +611,10 @@ work_shard plan_shard(const plan_scenario *s)
 			 .lora_targets = s->train.lora_mask,
 			 .lora_dropout = s->train.lora_dropout,
 			 .train_embeddings = s->train.train_embeddings};
+	/* what a fully recomputed layer keeps: Megatron refuses
+	 * distribute_saved_activations with SP (transformer_config.py:1934-1938
+	 * at d98e8a64), where the input is split already */
+	sh.distribute_saved = s->fw.distribute_saved && sh.tp > 1 && !sh.sp;
 	/* a framework whose selective recomputation wraps only the unfused
 	 * core re-runs none of it under flash attention or Ulysses
 	 * ([framework] selective_core_attn = unfused) */

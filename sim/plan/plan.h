@@ -476,6 +476,11 @@ typedef struct plan_framework {
 	bool fsdp_casts;              /* FSDP MixedPrecision's shard casts and the
 				       * sharded accumulation, on its side
 				       * streams (plan_fsdp_gather_cast_bytes) */
+	bool distribute_saved;        /* full recomputation keeps each layer's
+				       * input split over the TP group, gathered
+				       * before its recomputed forward (Megatron's
+				       * distribute_saved_activations, metaseq's
+				       * --distribute-checkpointed-activations) */
 	bool recompute_early_stop;    /* full recomputation stops at the layer's
 				       * last saved tensor: its last GEMM and what
 				       * follows are not re-run (torch's

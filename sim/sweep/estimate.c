@@ -332,8 +332,12 @@ static void layer_cost(const plan_scenario *s, const work_shard *sh, const plan_
 	if (s->inference || fwd_only)
 		return;
 	double fwd = x->comp_s + x->block_s + x->ep_s, fwd_g = x->gpu_s;
-	if (recomp && s->plan.recompute == WORK_RECOMPUTE_FULL)
+	if (recomp && s->plan.recompute == WORK_RECOMPUTE_FULL) {
+		work_item ag; /* the saved input's gather first (chain.c) */
+		if (work_saved_gather(&s->model, sh, &ag))
+			sum_items(s, sh, g, &ag, 1, x);
 		sum_items(s, sh, g, it, plan_recompute_items(s, it, n), x);
+	}
 	else if (recomp && s->plan.recompute == WORK_RECOMPUTE_SELECTIVE) {
 		work_item rc[WORK_MAX_ITEMS]; /* what plan_build re-runs */
 		int nr = work_recompute_items(&s->model, layer, it, n, sh->recompute_modules, rc);

@@ -142,8 +142,8 @@ double work_activation_bytes(const work_model *m, const work_shard *sh, work_rec
 	double t = sh->tp > 0 ? sh->tp : 1;
 	double e = work_act_elem_bytes(sh);
 	bool sp = sh->sp && t > 1;
-	if (rc == WORK_RECOMPUTE_FULL)
-		return e * s * b * m->hidden / (sp ? t : 1.0);
+	if (rc == WORK_RECOMPUTE_FULL) /* split over TP by SP or distribute_saved */
+		return e * s * b * m->hidden / (sp || sh->distribute_saved ? t : 1.0);
 	unsigned k = rc == WORK_RECOMPUTE_SELECTIVE
 			     ? (sh->recompute_modules ? sh->recompute_modules : WORK_RC_CORE_ATTN)
 			     : 0;
@@ -431,7 +431,7 @@ double work_saved_bytes_at(const work_model *m, const work_shard *sh, int layer,
 	bool sp = sh->sp && t > 1;
 	if (rc == WORK_RECOMPUTE_FULL) /* the layer input, fp32 under autocast */
 		return (sv->fp32_residual ? 4.0 : work_act_elem_bytes(sh)) * sh->seq *
-		       sh->micro_batch * m->hidden / (sp ? t : 1.0);
+		       sh->micro_batch * m->hidden / (sp || sh->distribute_saved ? t : 1.0);
 	work_shard x = *sh;
 	if (rc == WORK_RECOMPUTE_SELECTIVE)
 		x.flash = true; /* the score tensors are recomputed */

@@ -6,6 +6,7 @@
  * memory.c. */
 #include "work.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const conf_flag names[] = {{"core_attn", WORK_RC_CORE_ATTN},
@@ -34,6 +35,20 @@ static const char *const mla_up[] = {"q_norm", "tp_ag_q", "q_up",  "kv_norm",
 				     "tp_ag_kv", "kv_up", "rope", NULL};
 static const char *const mlp[] = {"tp_ag2", "fc1", "act", "fc2_cast", "fc2", "tp_rs2", NULL};
 static const char *const moe_act[] = {"acte", NULL};
+
+int work_saved_gather(const work_model *m, const work_shard *sh, work_item *out)
+{
+	if (!sh->distribute_saved || sh->tp <= 1)
+		return 0;
+	/* Megatron's CheckpointFunction.backward: gather_split_1d_tensor of the
+	 * saved input, [s, b, h] in the activations' dtype, over the TP group
+	 * on the compute stream, before the forward is run again
+	 * (core/tensor_parallel/random.py:645-650 at d98e8a64) */
+	*out = (work_item){.kind = WORK_ITEM_COMM, .comm = WORK_COMM_ALLGATHER};
+	snprintf(out->name, sizeof out->name, "ckpt_gather");
+	out->comm_bytes = work_act_elem_bytes(sh) * sh->seq * sh->micro_batch * m->hidden;
+	return 1;
+}
 
 int work_recompute_items(const work_model *m, int layer, const work_item *f, int n,
 			 unsigned modules, work_item out[WORK_MAX_ITEMS])

@@ -241,6 +241,9 @@ typedef struct work_shard {
 	bool cp_alltoall; /* context parallelism by DeepSpeed-Ulysses' all-to-alls:
 			   * each rank attends the whole sequence with 1/cp of
 			   * the heads (work/layer.c attn_ulysses) */
+	bool distribute_saved; /* full recomputation keeps 1/tp of each layer's
+				* input, all-gathered over TP before its
+				* recomputed forward (work_saved_gather) */
 } work_shard;
 
 /* LoRA's target linears: plan_train.lora_mask's bits ([train] lora_targets). */
@@ -468,6 +471,10 @@ int work_recompute_parse(const char *text, unsigned *out, char *bad, size_t len)
 /* The items of layer `layer`'s forward program f[0..n) that selective
  * recomputation with `modules` re-runs before the layer's backward, in
  * order, into out; returns their count. */
+/* The all-gather of a fully recomputed layer's saved input before its
+ * recomputed forward where the shard keeps 1/tp of it (distribute_saved):
+ * one TP collective item into out, 1; 0 (nothing) otherwise. */
+int work_saved_gather(const work_model *m, const work_shard *sh, work_item *out);
 int work_recompute_items(const work_model *m, int layer, const work_item *f, int n,
 			 unsigned modules, work_item out[WORK_MAX_ITEMS]);
 

@@ -339,6 +339,19 @@ derive("D05", "XTS1", **dict(llama, layers="", hidden="", heads="", kv_heads="",
                              seq_len="", global_batch="1.5M tokens"))
 derive("V0001", "XTS0", **dict(g22, recompute="full"))
 derive("V0001", "XTS2", **dict(g22, recompute="full", seq_len="", global_batch="8K tokens"))
+# OPT-175B as its paper states it (FSDP, tp 8, 2M tokens on 992 A100; the
+# step a placeholder): metaseq's stack (no SP, full recomputation of
+# distributed checkpoints, FSDP kept from forward to backward), micro-batch
+# 8, the launcher's whole batch a GPU; under 2022's catch-all (Megatron-LM)
+# the same plan ran SP with selective recomputation at micro-batch 4
+opt = dict(source="Zhang et al. 2022, OPT: Open Pre-trained Transformer Language Models",
+           model="OPT-175B", layers="", hidden="", heads="", kv_heads="", ffn="", vocab="",
+           seq_len="", global_batch="2M tokens", micro_batch="", gpus="992", gpu="A100 80GB",
+           gpus_per_node="8", node_intra="", nics_per_node="", nic_gbps="", fabric="", tp="8",
+           pp="1", dp="124", cp="", ep="", vpp="", sequence_parallel="", zero="3", offload="",
+           recompute="", precision="fp16", note="")
+derive("D05", "XOPT1", **opt)
+derive("D05", "XOPT2", **dict(opt, source="a GPT benchmark (2022)"))
 pl = dict(source="a DeepSpeed benchmark (2023)", model="GPT-3 175B", layers="", hidden="",
           heads="", kv_heads="", ffn="", vocab="", seq_len="2048", gpus="128",
           gpu="a100-sxm4-80g", node_intra="", nics_per_node="", nic_gbps="", tp="8", pp="1",
@@ -550,6 +563,13 @@ want(same("XL0", "XTS1") and "global_batch '1.5M tokens' read as 384 sequences o
      and same("XTS0", "XTS2") and "global_batch '8K tokens' read as 4 sequences of seq_len" in r["XTS2"]["assumed"]
      and "seq_len 2048 (not published: GPT-3's context)" in r["XTS2"]["assumed"],
      "a batch in tokens beside an open seq_len: the seq_len the row runs", "XL0", "XTS1", "XTS0", "XTS2")
+want(r["XOPT1"]["status"] == "ok" and r["XOPT1"]["verdict"] == "fits"
+     and all(t in r["XOPT1"]["assumed"] for t in ("framework metaseq", "recompute full (not published",
+                                                  "sequence_parallel 0 (not published)",
+                                                  "micro_batch 8 (not published"))
+     and "sequence_parallel 1, recompute selective" in r["XOPT2"]["assumed"]
+     and r["XOPT2"]["predicted_iter_s"] < r["XOPT1"]["predicted_iter_s"],
+     "an OPT row is not metaseq's stack", "XOPT1", "XOPT2")
 want(r["XGB2"]["predicted_iter_s"] == r["XGB0"]["predicted_iter_s"]
      and "global_batch 192 (not published: one micro-batch per replica" in r["XGB2"]["assumed"]
      and r["XGB3"]["status"] == "ok"

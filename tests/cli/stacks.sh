@@ -29,6 +29,10 @@ row Z5 "NVIDIA/Megatron-LM README weak-scaling figure (2021)" 1
 row Z6 "BigScience BLOOM 176B (2022)" 1
 row Z9 "MLPerf Training v2.1 (2022), NVIDIA" 1
 row Z10 "MLPerf Training v3.1 (2023), NVIDIA" 1
+# OPT's runs (2021-2022) ran metaseq: fairscale FSDP over Megatron's TP
+# layers, no SP (named by the paper's title or the repository)
+row Z12 "Zhang et al. 2022, OPT: Open Pre-trained Transformer Language Models" 3
+row Z13 "facebookresearch/metaseq logbook (2022)" 3
 # Z7: its ZeRO stage open, on tp 8 pp 8 dp 12
 printf '%s,"%s",gpt-175b,96,12288,96,,49152,51200,2048,,,1536,1,768,a100-sxm4-80g,8,nvswitch-gen2,8,200,ib,8,8,12,,,,,,,full,fp16,40,,,,,high,\n' \
 	Z7 "Narayanan et al. 2021, Megatron-LM SC21" >>"$tmp/rows.csv"
@@ -62,6 +66,8 @@ want Z7 megatron-lm-2021
 # of the time, unfused; from 2023 NeMo on Megatron-Core and Transformer Engine
 want Z9 megatron-lm
 want Z10 nemo
+want Z12 metaseq
+want Z13 metaseq
 # Megatron-LM of 2021 sharded nothing (its distributed optimizer came in
 # 2022-02): an open stage is ZeRO-0, a stated ZeRO-1 ran and sets the rule
 # aside, said
@@ -77,7 +83,7 @@ grep -q '^; assumed: zero 0 (not published)$' "$tmp/Z7.ini" ||
 grep -q "^; assumed: the profile's rule runs_zero set aside: zero = 1 (it runs ZeRO stages up to 0)" "$tmp/Z2.ini" ||
 	{ echo "Z2: a stated ZeRO-1 under 2021's Megatron-LM is not said:"; grep -i zero "$tmp/Z2.ini"; fail=1; }
 "$podsim" validate "$tmp/rows.csv" --data . >"$tmp/out.txt" 2>&1
-grep -q '^validation of .*: 11 rows, 11 simulated, 0 skipped$' "$tmp/out.txt" ||
+grep -q '^validation of .*: 13 rows, 13 simulated, 0 skipped$' "$tmp/out.txt" ||
 	{ echo "not every row simulated:"; cat "$tmp/out.txt"; fail=1; }
 # the ZeRO-3 row stays in its source's group (the label of the Megatron rows),
 # with the README row of 2021

@@ -61,7 +61,7 @@ static const work_model mpt_7b = {.layers = 32,
 
 static work_shard shard(int t, bool sp, int code, int loss)
 {
-	work_shard sh = {t, sp, 2, 4096, HW_BF16, true, 1, 1, HW_FLASH_FA2, code, loss, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
+	work_shard sh = {t, sp, 2, 4096, HW_BF16, true, 1, 1, HW_FLASH_FA2, code, loss, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false, false};
 	return sh;
 }
 

@@ -538,7 +538,7 @@ static void test_eager(void)
 	                .seq_len = 1,
 	                .act = WORK_ACT_SWIGLU,
 	                .norm = WORK_NORM_RMSNORM};
-	work_shard sh = {1, false, 1, 1, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
+	work_shard sh = {1, false, 1, 1, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false, false};
 	work_saved hf = {WORK_SAVED_EAGER, WORK_SAVE_NORM_UPCAST_INPUT, true, true, false, false};
 	CHECK_NEAR(work_saved_bytes_at(&m, &sh, 0, WORK_RECOMPUTE_NONE, &hf), 26 * 4096 + 8 * 11008,
 	           1e-12);

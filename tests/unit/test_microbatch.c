@@ -73,7 +73,7 @@ static void test_nanotron_layer(void)
 		for (int sp = 0; sp < 2; sp++) {
 			if (t == 1 && sp)
 				continue;
-			work_shard fu = {t, sp, 1, 4096, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
+			work_shard fu = {t, sp, 1, 4096, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false, false};
 			work_shard nt = fu;
 			nt.layer_code = WORK_LAYER_NANOTRON;
 			counts cf = count(a, work_layer_forward_at(&m, &fu, 0, a));
@@ -105,7 +105,7 @@ static void test_nanotron_layer(void)
 	}
 	work_model mha = m;
 	mha.kv_heads = 32;
-	work_shard nt = {4, true, 1, 4096, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_NANOTRON, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
+	work_shard nt = {4, true, 1, 4096, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_NANOTRON, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false, false};
 	CHECK_INT(count(a, work_layer_forward_at(&mha, &nt, 0, a)).launches, 26);
 	CHECK_INT(count(a, work_layer_backward_at(&mha, &nt, 0, a)).launches, 28);
 	int n = work_layer_forward_at(&m, &nt, 0, a);

@@ -74,7 +74,7 @@ static void test_layer_and_loss(void)
 	                 WORK_LAYER_NANOTRON,
 	                 WORK_LOSS_SHARDED,
 	                 false,
-	                 WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
+	                 WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false, false};
 	work_saved nt = {WORK_SAVED_NANOTRON, WORK_SAVE_NORM_FUSED, false, false, false, false};
 	CHECK_NEAR(work_saved_bytes_at(&m, &sh, 0, WORK_RECOMPUTE_NONE, &nt), 92296, 1e-12);
 	/* the eager count with the same keys lacks only the LSE and the rstd */

@@ -279,7 +279,7 @@ static void test_memory(void)
 	s.plan.pp = 4;
 	relayout(&s, vl);
 	s.plan.recompute = WORK_RECOMPUTE_FULL;
-	work_shard sh = {1, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
+	work_shard sh = {1, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false, false};
 	double per = work_activation_bytes(&s.model, &sh, WORK_RECOMPUTE_FULL);
 	double one = work_activation_bytes(&s.model, &sh, WORK_RECOMPUTE_NONE);
 	double grads = 2 * 2 * 8192.0 * 2048, loss = logits * 6 + 4 * sbh;
@@ -1151,6 +1151,62 @@ static void test_selective_core_attn(void)
 	CHECK(step[1][0][1] > step[1][0][0]);
 	CHECK(step[0][1][1] > step[0][1][0]);
 	CHECK(peak[0][1][1] < peak[0][1][0]);
+}
+
+/* Megatron's distribute_saved_activations ([framework] distribute_saved;
+ * metaseq runs it): a fully recomputed layer keeps 1/tp of its input,
+ * e s b h / t (here 2 x 2048 x 4 x 2048 / 2 B = 16 MiB on the quickstart's
+ * tp 2, micro-batch 4), and all-gathers the whole e s b h over TP before
+ * its recomputed forward: one more task per recomputed layer and
+ * micro-batch on every rank class (12 layers a stage x 8 micro-batches on
+ * each of the quickstart's 2 stage classes = 192), a slower step and a
+ * smaller peak. Not under SP, whose input is split already (Megatron
+ * refuses the pair), nor at tp 1. */
+static void test_distribute_saved(void)
+{
+	double step[2] = {-1, -1}, peak[2] = {-1, -1}, tasks[2] = {0, 0};
+	for (int on = 0; on < 2; on++) {
+		char text[512];
+		snprintf(text, sizeof text,
+		         "include = scenarios/quickstart.ini\n"
+		         "include = topologies/frameworks/megatron-lm-2021.ini\n"
+		         "[framework]\ndistribute_saved = %s\n[parallel]\nrecompute = full\n"
+		         "zero = 0\n",
+		         on ? "true" : "false");
+		sim_diag *d = sim_diag_new();
+		plan_scenario *s = NULL;
+		exec_result r;
+		if (CHECK_INT(plan_scenario_load_string(text, "<test>", ".", d, &s), SIM_OK) &&
+		    CHECK_INT(exec_run(s, &r), SIM_OK)) {
+			plan_mem_fit mf;
+			plan_memory_fit(s, &mf);
+			step[on] = r.step_s;
+			peak[on] = mf.peak;
+			tasks[on] = (double)r.tasks;
+			work_shard sh = plan_shard(s);
+			CHECK(sh.distribute_saved == (on == 1));
+			double esbh = 2.0 * 2048 * 4 * s->model.hidden;
+			CHECK_NEAR(work_activation_bytes(&s->model, &sh, WORK_RECOMPUTE_FULL),
+			           on ? esbh / 2 : esbh, 1e-9);
+			work_item ag;
+			CHECK_INT(work_saved_gather(&s->model, &sh, &ag), on);
+			if (on)
+				CHECK(ag.kind == WORK_ITEM_COMM && ag.comm == WORK_COMM_ALLGATHER &&
+				      ag.comm_bytes == esbh);
+			s->plan.sequence_parallel = true;
+			CHECK(!plan_shard(s).distribute_saved);
+			s->plan.sequence_parallel = false;
+			s->plan.tp = 1;
+			sh = plan_shard(s);
+			CHECK_INT(work_saved_gather(&s->model, &sh, &ag), 0);
+		}
+		sim_diag_print(d, stderr);
+		sim_diag_free(d);
+		plan_scenario_free(s);
+	}
+	CHECK(step[1] > step[0]);
+	CHECK(peak[1] < peak[0]);
+	CHECK_NEAR(tasks[1] - tasks[0], 192, 1e-9);
 }
 
 /* DeepSpeed-Ulysses in the graph (cp_comm = all-to-all): its all-to-alls
@@ -3079,6 +3135,7 @@ int main(void)
 	test_cp_allgather_graph();
 	test_cp_ulysses_graph();
 	test_selective_core_attn();
+	test_distribute_saved();
 	test_p2p_graph();
 	test_pp_pairs();
 	test_peak_closed_form();

@@ -151,7 +151,7 @@ static void test_layer_flops(void)
 	int tps[] = {1, 2, 8};
 	for (int i = 0; i < 3; i++) {
 		int t = tps[i];
-		work_shard sh = {t, false, 2, 2048, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
+		work_shard sh = {t, false, 2, 2048, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false, false};
 		work_item f[WORK_MAX_ITEMS], w[WORK_MAX_ITEMS];
 		sums fs = sum_items(f, work_layer_forward(&g, &sh, f));
 		sums bs = sum_items(w, work_layer_backward(&g, &sh, w));
@@ -163,7 +163,7 @@ static void test_layer_flops(void)
 	}
 	/* Shapes at t = 8: qkv [T, h] x [h, 3h/8], proj [T, h/8] x [h/8, h];
 	 * backward of proj: dgrad [T, h] x [h, h/8], wgrad [h/8, T] x [T, h]. */
-	work_shard sh = {8, false, 2, 2048, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
+	work_shard sh = {8, false, 2, 2048, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false, false};
 	work_item f[WORK_MAX_ITEMS], w[WORK_MAX_ITEMS];
 	int nf = work_layer_forward(&g, &sh, f), nb = work_layer_backward(&g, &sh, w);
 	const work_item *q = find(f, nf, "qkv"), *dg = find(w, nb, "proj_dgrad"),
@@ -184,7 +184,7 @@ static void test_programs_match_model_flops(void)
 	work_model ms[] = {gpt3(), llama2_70b()};
 	for (int i = 0; i < 2; i++) {
 		work_model *m = &ms[i];
-		work_shard sh = {8, true, 1, m->seq_len, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
+		work_shard sh = {8, true, 1, m->seq_len, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false, false};
 		work_item it[WORK_MAX_ITEMS];
 		double total = 0;
 		total += m->layers * sum_items(it, work_layer_forward(m, &sh, it)).gemm;
@@ -211,7 +211,7 @@ static void test_tp_comm(void)
 	double buf = 2048.0 * 12288 * 2;
 	work_item it[WORK_MAX_ITEMS];
 	for (int sp = 0; sp < 2; sp++) {
-		work_shard one = {1, sp, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
+		work_shard one = {1, sp, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false, false};
 		sums a = sum_items(it, work_layer_forward(&g, &one, it));
 		sums b = sum_items(it, work_layer_backward(&g, &one, it));
 		sums e = sum_items(it, work_embed_forward(&g, &one, it));
@@ -219,7 +219,7 @@ static void test_tp_comm(void)
 		CHECK_INT(a.ar + a.ag + a.rs + b.ar + b.ag + b.rs, 0);
 		CHECK_INT(e.ar + e.ag + e.rs + h.ar + h.ag + h.rs, 0);
 	}
-	work_shard nosp = {8, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
+	work_shard nosp = {8, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false, false};
 	int nf = work_layer_forward(&g, &nosp, it);
 	sums a = sum_items(it, nf);
 	CHECK_INT(a.ar, 2);
@@ -230,7 +230,7 @@ static void test_tp_comm(void)
 	CHECK_INT(b.ar, 2);
 	CHECK_NEAR(b.comm_bytes, 2 * buf, 1e-12);
 
-	work_shard sp = {8, true, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
+	work_shard sp = {8, true, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false, false};
 	nf = work_layer_forward(&g, &sp, it);
 	a = sum_items(it, nf);
 	CHECK_INT(a.ar, 0);
@@ -268,14 +268,14 @@ static void test_activations(void)
 {
 	work_model g = gpt3();
 	double s = 2048, b = 1, h = 12288, a = 96, sbh = s * b * h;
-	work_shard one = {1, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
+	work_shard one = {1, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false, false};
 	CHECK_NEAR(work_activation_bytes(&g, &one, WORK_RECOMPUTE_NONE), sbh * (34 + 5 * a * s / h),
 		   1e-12);
 	CHECK_NEAR(work_activation_bytes(&g, &one, WORK_RECOMPUTE_NONE), 2868903936.0, 1e-12);
 	CHECK_NEAR(work_activation_bytes(&g, &one, WORK_RECOMPUTE_SELECTIVE), sbh * 34, 1e-12);
 	CHECK_NEAR(work_activation_bytes(&g, &one, WORK_RECOMPUTE_FULL), 2 * sbh, 1e-12);
 	for (int t = 2; t <= 8; t *= 2) {
-		work_shard n = {t, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false}, p = {t, true, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
+		work_shard n = {t, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false, false}, p = {t, true, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false, false};
 		double sc = 5 * a * s / (h * t);
 		CHECK_NEAR(work_activation_bytes(&g, &n, WORK_RECOMPUTE_NONE),
 			   sbh * (10 + 24.0 / t + sc), 1e-12);
@@ -293,7 +293,7 @@ static void test_activations(void)
 	 *   = (2 * (16384 + 2048 + 86016) + 10 * 8192) / 8 = (208896 + 81920) / 8
 	 *   = 36352 bytes; x s*b = 4096 -> 148,897,792 bytes. */
 	work_model m = llama2_70b();
-	work_shard p = {8, true, 1, 4096, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
+	work_shard p = {8, true, 1, 4096, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false, false};
 	CHECK_NEAR(work_activation_bytes(&m, &p, WORK_RECOMPUTE_SELECTIVE), 148897792.0, 1e-12);
 	/* Pipeline send: s*b*h*e = 4096 * 8192 * 2 / 8 with SP. */
 	CHECK_NEAR(work_p2p_bytes(&m, &p), 4096.0 * 8192 * 2 / 8, 1e-12);
@@ -478,7 +478,7 @@ static void test_unfused(void)
 	work_model g = gpt3();
 	double b = 2, s = 2048, h = 12288, a = 96;
 	for (int t = 1; t <= 8; t *= 8) {
-		work_shard sh = {t, false, 2, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
+		work_shard sh = {t, false, 2, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false, false};
 		work_item it[WORK_MAX_ITEMS];
 		int n = work_layer_forward(&g, &sh, it);
 		double gemm = 0, attn = 0;
@@ -507,7 +507,7 @@ static void test_unfused(void)
 static void test_attn_exps(void)
 {
 	work_model g = gpt3();
-	work_shard sh = {8, false, 2, 2048, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
+	work_shard sh = {8, false, 2, 2048, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false, false};
 	work_item it[WORK_MAX_ITEMS];
 	for (int pass = 0; pass < 2; pass++) {
 		int n = pass ? work_layer_backward(&g, &sh, it) : work_layer_forward(&g, &sh, it);
@@ -541,7 +541,7 @@ static void test_softmax_fallback(void)
 	m.heads = 16;
 	m.hidden = 2048;
 	double s = 1024, scores = 1 * 2 * s * s; /* b np s^2 at tp 8, b = 1 */
-	work_shard sh = {8, false, 1, 1024, HW_FP16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 4096, false, 0, 0, 0, false, false, false};
+	work_shard sh = {8, false, 1, 1024, HW_FP16, false, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 4096, false, 0, 0, 0, false, false, false, false};
 	CHECK(!work_softmax_fused(&m, &sh));
 	work_shard two = sh, nolimit = sh, gpt = sh, longer = sh;
 	two.micro_batch = 2;
@@ -608,7 +608,7 @@ static void test_xent(void)
 		 {WORK_LOSS_SHIFT, true, 26, 32, 5, 0}};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		work_shard sh = {8, false, 1, 2048, HW_BF16, false, 1, 1, HW_FLASH_FA2,
-				 WORK_LAYER_FUSED, c[i].loss, c[i].fp32, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
+				 WORK_LAYER_FUSED, c[i].loss, c[i].fp32, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false, false};
 		int n = work_head_forward(&g, &sh, it);
 		const work_item *x = find(it, n, "xent");
 		CHECK(x != NULL);
@@ -640,7 +640,7 @@ static void test_fp8_casts(void)
 	work_model g = gpt3();
 	work_item it[WORK_MAX_ITEMS];
 	work_shard sh = {8, true, 1, 2048, HW_FP8, true, 1, 1, HW_FLASH_FA2,
-			 WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false};
+			 WORK_LAYER_FUSED, WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0, 0, 0, false, false, false, false};
 	int n = work_layer_forward(&g, &sh, it);
 	const work_item *x = find(it, n, "proj_cast");
 	CHECK(x && x->bytes == 12582912.0);
@@ -873,7 +873,7 @@ static void test_lora(void)
 	work_model g = gpt3();
 	work_shard sh = {8, false, 1, 2048, HW_BF16, true, 1, 1, HW_FLASH_FA2, WORK_LAYER_FUSED,
 			 WORK_LOSS_VOCAB_PARALLEL, false, WORK_MOE_FUSED, 0, false, 0, false, 0,
-			 0, 0, false, false, false};
+			 0, 0, false, false, false, false};
 	work_item f0[WORK_MAX_ITEMS], b0[WORK_MAX_ITEMS], f1[WORK_MAX_ITEMS], b1[WORK_MAX_ITEMS];
 	int nf0 = work_layer_forward_at(&g, &sh, 0, f0), nb0 = work_layer_backward_at(&g, &sh, 0, b0);
 	sh.lora_rank = 16;
