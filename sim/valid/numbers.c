@@ -670,8 +670,11 @@ void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, s
 		const char *w = cases_csv_written(c, row, col), *v = cases_csv_get(c, row, col);
 		if (col < 0 || !strcmp(w, v))
 			continue;
-		if (*v && !*w && !strcmp(numcols[i].col, "seq_len"))
-			continue; /* valid_token_seq_len's: the reader says it (runs.c) */
+		if (*v && !*w &&
+		    (!strcmp(numcols[i].col, "seq_len") || !strcmp(numcols[i].col, "tp") ||
+		     !strcmp(numcols[i].col, "pp")))
+			continue; /* valid_token_seq_len's, valid_open_layout's: the reader
+			           * says them (runs.c) */
 		if (*v && !*w && !strcmp(numcols[i].col, "gpus"))
 			valid_assume(assumed, alen, "gpus %s (not published: tp pp dp cp)", v);
 		else if (*v && !*w && !strcmp(numcols[i].col, "gpus_per_node"))

@@ -594,6 +594,15 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 	for (int i = 0; i < 2; i++)
 		if (!*get(c, row, deg[i]) && !*valid_recipe_value(rec, deg[i], rsp, sizeof rsp))
 			valid_assume(assumed, alen, "%s 1 (not published)", deg[i]);
+	/* a layout valid_open_layout searched (its cells filled, their text
+	 * as written empty) */
+	int kt = cases_csv_col(c, "tp");
+	if (kt >= 0 && !*cases_csv_written(c, row, kt) && *get(c, row, "tp"))
+		valid_assume(assumed, alen,
+		             "tp %s, pp %s (not published; at tp 1, pp 1 it does not run or fit: "
+		             "of tp 1-8 inside a node and pp 1-64 filling the GPUs, the fastest "
+		             "layout that fits, as a tuned benchmark ran)",
+		             get(c, row, "tp"), get(c, row, "pp"));
 	if (!*get(c, row, "dp") && dp > 0) {
 		sim_buf_printf(b, "dp = %ld\n", dp);
 		valid_assume(assumed, alen, "dp %ld (not published: gpus / (tp pp cp))", dp);
@@ -1718,6 +1727,72 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
 	free(r);
 	best.fast = false; /* the row itself on its own network */
 	return best;
+}
+
+/* Whether a training row leaves its layout open, tp, pp and dp alike,
+ * neither the row as written nor its recipe giving one. */
+static bool layout_open(const cases_csv *c, size_t row, const valid_options *opt)
+{
+	const valid_recipe *rec = valid_row_recipe(opt, get(c, row, "source"), get(c, row, "model"),
+						   get(c, row, "layers"), get(c, row, "hidden"));
+	static const char *const deg[] = {"tp", "pp", "dp"};
+	for (int i = 0; i < 3; i++) {
+		char rv[32];
+		int k = cases_csv_col(c, deg[i]);
+		if (k >= 0 && (*cases_csv_written(c, row, k) || *cases_csv_get(c, row, k)))
+			return false;
+		if (*valid_recipe_value(rec, deg[i], rv, sizeof rv))
+			return false;
+	}
+	return true;
+}
+
+int valid_open_layout(cases_csv *c, size_t row, const valid_options *opt)
+{
+	int kt = cases_csv_col(c, "tp"), kp = cases_csv_col(c, "pp");
+	if (kt < 0 || kp < 0 || cases_csv_col(c, "kind") >= 0 || !layout_open(c, row, opt))
+		return SIM_OK;
+	valid_row *v = calloc(1, sizeof *v);
+	if (!v)
+		return SIM_ENOMEM;
+	/* the documented default first: tp 1, pp 1 (put_open_plan says so) */
+	valid_training_row(c, row, opt, v);
+	bool runs = v->status == VALID_OK && strcmp(v->verdict, "oom");
+	long gpus = atol(get(c, row, "gpus")), gpn = atol(get(c, row, "gpus_per_node"));
+	long cp = atol(get(c, row, "cp"));
+	gpn = gpn > 0 ? gpn : 8; /* row_hardware's default node */
+	cp = cp > 0 ? cp : 1;
+	double best = INFINITY;
+	long bt = 0, bp = 0;
+	/* tp inside a node (NVLink), pp in powers of two that fill the GPUs:
+	 * NVIDIA's, DeepSpeed's and the papers' layouts; the row's builder and
+	 * the plan check refuse the rest (heads, layers, batch) */
+	for (long tp = 1; !runs && tp <= 8 && tp <= gpn; tp *= 2)
+		for (long pp = 1; pp <= 64; pp *= 2) {
+			if ((tp == 1 && pp == 1) || gpus % (tp * pp * cp) != 0)
+				continue;
+			char t[24], p[24];
+			snprintf(t, sizeof t, "%ld", tp);
+			snprintf(p, sizeof p, "%ld", pp);
+			int rc = cases_csv_set(c, row, kt, t);
+			rc = rc != SIM_OK ? rc : cases_csv_set(c, row, kp, p);
+			if (rc != SIM_OK) {
+				free(v);
+				return rc;
+			}
+			memset(v, 0, sizeof *v);
+			valid_training_row(c, row, opt, v);
+			if (v->status == VALID_OK && strcmp(v->verdict, "oom") && v->predicted < best)
+				best = v->predicted, bt = tp, bp = pp;
+		}
+	free(v);
+	char t[24] = "", p[24] = "";
+	if (bt > 0) {
+		snprintf(t, sizeof t, "%ld", bt);
+		snprintf(p, sizeof p, "%ld", bp);
+	}
+	int rc = cases_csv_set(c, row, kt, t); /* none runs: open again, as before */
+	return rc != SIM_OK ? rc : cases_csv_set(c, row, kp, p);
 }
 
 void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v)

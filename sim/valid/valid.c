@@ -252,6 +252,8 @@ int valid_run(const char *path, const valid_options *opt_in, valid_report **out,
 			valid_micro_row(c, i, opt, v);
 		else if (kind == VALID_MEMORY)
 			valid_memory_row(c, i, opt, v);
+		else if ((rc = valid_open_layout(c, i, opt)) != SIM_OK)
+			break;
 		else
 			valid_training_row(c, i, opt, v);
 		if (opt->progress && (i + 1) % 100 == 0)
@@ -259,6 +261,10 @@ int valid_run(const char *path, const valid_options *opt_in, valid_report **out,
 	}
 	cases_csv_free(c);
 	valid_stacks_free(own);
+	if (rc != SIM_OK) { /* valid_open_layout's allocation */
+		valid_report_free(r);
+		return rc;
+	}
 	valid_summarize(r);
 	*out = r;
 	return SIM_OK;
@@ -310,7 +316,9 @@ int valid_scenario(const char *path, const char *id, const valid_options *opt, F
 	sim_buf_init(&b);
 	char why[200];
 	rc = mem ? valid_memory_scenario(c, row, &o, &b, why, sizeof why)
-		 : valid_row_scenario(c, row, &o, &b, why, sizeof why);
+	     : (rc = valid_open_layout(c, row, &o)) != SIM_OK
+	             ? rc
+	             : valid_row_scenario(c, row, &o, &b, why, sizeof why);
 	valid_stacks_free(own);
 	if (rc == SIM_ECONF)
 		sim_diag_error(diag, path, 0, "row %s cannot be simulated: %s", id, why);

@@ -180,6 +180,14 @@ void valid_put_assumed(sim_buf *out, const char *assumed);
 
 /* Predict one calibration.csv row (a training run) into v (id already set). */
 void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v);
+/* A training row that leaves tp, pp and dp all open and that tp 1, pp 1
+ * cannot run (too few sequences for its replicas, or out of memory): the
+ * layout of the fastest prediction that fits of tp 1-8 inside a node and
+ * pp 1-64 in powers of two filling the GPUs, as a tuned benchmark ran,
+ * written into its tp and pp cells (their text as written stays empty:
+ * put_open_plan says it); left open where none runs. Before
+ * valid_training_row; SIM_ENOMEM or SIM_OK. */
+int valid_open_layout(cases_csv *c, size_t row, const valid_options *opt);
 /* The scenario text of a training row with includes under datadir; SIM_ECONF with
  * the reason in why when the row cannot be simulated. */
 int valid_row_scenario(const cases_csv *c, size_t row, const valid_options *opt, sim_buf *out,

@@ -122,9 +122,12 @@ trap 'rm -rf "$tmp"' EXIT
 #      too the fastest per sequence (XGB3); "0.8M tokens" of 4,096, whole
 #      sequences in neither reading (a rounded figure, as GPT-3's "3.2M"):
 #      the decimal one, 195, then 192 as XGB1 (XGB4; was an error); D05's
-#      384 sequences with tp, pp and dp open (768 replicas of 1) is another
-#      plan, not a rounded batch: skipped, naming it (XGB5); D01's tp and pp
-#      open: 1, said (XGB6)
+#      384 sequences on tp 1, pp 1 and dp 768 is another plan, not a rounded
+#      batch: skipped, naming it (XGB5); D01's tp and pp open: 1, said (XGB6)
+#  XLY: D05 with tp, pp and dp open: tp 1, pp 1 leaves its 384 sequences
+#      on 768 replicas, so the fastest layout that fits of tp 1-8 and pp
+#      1-64 (skipped until 2026-12-02), said, its degrees filling the 768
+#      GPUs
 #  XPL: GPT-3 175B under ZeRO-3 and tp 8 on 128 A100s, 16 sequences per
 #      replica, recompute and micro-batch open: without recomputation only
 #      micro-batch 1 fits, and each of its 16 micro-batches gathers the
@@ -329,7 +332,8 @@ derive("D01", "XGB1", global_batch="190")
 derive("D01", "XGB2", global_batch="", micro_batch="4")
 derive("D01", "XGB3", global_batch="")
 derive("D01", "XGB4", global_batch="0.8M tokens")
-derive("D05", "XGB5", tp="", pp="", dp="", vpp="")
+derive("D05", "XGB5", tp="1", pp="1", dp="768", vpp="")
+derive("D05", "XLY1", tp="", pp="", dp="", vpp="")
 derive("D01", "XGB6", tp="", pp="", dp="")
 # a batch in tokens beside an open seq_len (XTS): the seq_len the row runs,
 # its model file's (XTS1: Llama 2 70B's 4,096, XL0's 384 sequences) or
@@ -554,6 +558,14 @@ want(r["XGB4"]["predicted_iter_s"] == r["XGB0"]["predicted_iter_s"]
 want(r["XGB5"]["status"] == "skipped"
      and r["XGB5"]["reason"].startswith("global_batch = 384 is not a multiple of micro_batch*dp"),
      "a batch below a sequence a replica is another plan, not a rounded figure", "XGB5")
+ly = r["XLY1"]
+deg = dict(x[:2] == "tp" and ("tp", x[2:]) or x[:2] == "pp" and ("pp", x[2:]) or ("dp", x[2:])
+           for x in ly["case"].split()[-3:])
+want(ly["status"] == "ok" and ly["verdict"] != "oom"
+     and int(deg["tp"]) * int(deg["pp"]) * int(deg["dp"]) == 768 and int(deg["tp"]) <= 8
+     and ("tp %s, pp %s (not published; at tp 1, pp 1 it does not run or fit" % (deg["tp"], deg["pp"]))
+     in ly["assumed"] and "read as" not in ly["assumed"],
+     "a row leaving its layout open that tp 1, pp 1 cannot run: the fastest layout", "XLY1")
 want(r["XGB6"]["predicted_iter_s"] == r["XGB0"]["predicted_iter_s"]
      and "tp 1 (not published); pp 1 (not published); dp 48" in r["XGB6"]["assumed"]
      and r["XGB6"]["case"].endswith("tp1 pp1 dp48"),
