@@ -436,8 +436,7 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	/* open architecture columns: the source's recipe line (valid_row_recipe:
 	 * a benchmark's model by its name or shape), else the model's file, or
 	 * the row is skipped */
-	const valid_recipe *rec = valid_row_recipe(opt, get(c, row, "source"), get(c, row, "model"),
-						   get(c, row, "layers"), get(c, row, "hidden"));
+	const valid_recipe *rec = valid_row_recipe(opt, c, row);
 	char open_cols[64] = "", mname[64] = "", msrc[200] = "", rv[32];
 	for (size_t i = 0; i < sizeof arch_cols / sizeof arch_cols[0]; i++)
 		if (!*valid_arch_value(c, row, rec, arch_cols[i], rv, sizeof rv))

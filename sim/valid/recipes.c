@@ -201,14 +201,20 @@ const valid_recipe *valid_recipe_pick(const valid_recipe *v, size_t n, const cha
 	return NULL;
 }
 
-const valid_recipe *valid_row_recipe(const valid_options *opt, const char *source,
-				     const char *model, const char *layers, const char *hidden)
+/* A column of the row as the readers take it (valid_loose). */
+static const char *cell(const cases_csv *c, size_t row, const char *col)
+{
+	return valid_loose(col, cases_csv_get(c, row, cases_csv_col(c, col)));
+}
+
+const valid_recipe *valid_row_recipe(const valid_options *opt, const cases_csv *c, size_t row)
 {
 	if (!opt || !opt->stacks)
 		return NULL;
-	char desc[160];
-	snprintf(desc, sizeof desc, "%s {layers=%s,hidden=%s}", model, layers, hidden);
-	return valid_recipe_find(opt->stacks, source, desc);
+	char desc[200];
+	snprintf(desc, sizeof desc, "%s {layers=%s,hidden=%s} {gpus=%s}", cell(c, row, "model"),
+	         cell(c, row, "layers"), cell(c, row, "hidden"), cell(c, row, "gpus"));
+	return valid_recipe_find(opt->stacks, cell(c, row, "source"), desc);
 }
 
 const char *valid_recipe_value(const valid_recipe *r, const char *key, char *out, size_t len)

@@ -231,6 +231,15 @@ static void put(sim_buf *b, const cases_csv *c, size_t row, const char *key, con
 		sim_buf_printf(b, "%s = %s\n", key, v);
 }
 
+/* A plan column of the row, else its recipe line's value (recipes.c): what
+ * the source's run set, published in its table or in its scripts. */
+static const char *plan_col(const cases_csv *c, size_t row, const valid_recipe *rec,
+                            const char *col, char *buf, size_t len)
+{
+	const char *v = get(c, row, col);
+	return *v ? v : valid_recipe_value(rec, col, buf, len);
+}
+
 /* Append one assumption to the row's list (valid_int.h). */
 void valid_assume(char *buf, size_t len, const char *fmt, ...)
 {
@@ -708,7 +717,8 @@ enum { BATCH_AS_PUBLISHED, BATCH_ROUNDED, BATCH_OPEN };
 static long row_batch(const cases_csv *c, size_t row, const valid_recipe *rec, long mb, int *how)
 {
 	long gb = row_global_batch(c, row, rec), dp = row_dp(c, row);
-	const char *col = get(c, row, "micro_batch");
+	char rv[32];
+	const char *col = plan_col(c, row, rec, "micro_batch", rv, sizeof rv);
 	long m = *col && atol(col) > 0 ? atol(col) : mb > 0 ? mb : 1;
 	*how = BATCH_AS_PUBLISHED;
 	if (dp <= 0)
@@ -735,8 +745,10 @@ static long put_open_vpp(sim_buf *b, const cases_csv *c, size_t row, const valid
                          const char *profile, const valid_recipe *rec, long nl, long pp,
                          long dp, long mb, char *assumed, size_t alen)
 {
-	/* the micro-batch the row runs: its column, the tuned one, else 1 */
-	const char *col = get(c, row, "micro_batch");
+	/* the micro-batch the row runs: its column (or recipe), the tuned one,
+	 * else 1 */
+	char rv[32];
+	const char *col = plan_col(c, row, rec, "micro_batch", rv, sizeof rv);
 	long run_mb = *col ? atol(col) : mb > 0 ? mb : 1;
 	int how;
 	long m = run_mb > 0 && dp > 0 ? row_batch(c, row, rec, mb, &how) / (run_mb * dp) : 0;
@@ -830,9 +842,7 @@ int valid_token_seq_len(cases_csv *c, const valid_options *opt)
 		valid_lower(cases_csv_get(c, row, g), low, sizeof low);
 		if (*cases_csv_get(c, row, sc) || !strstr(low, "token"))
 			continue;
-		const valid_recipe *rec = valid_row_recipe(opt, get(c, row, "source"),
-							   get(c, row, "model"), get(c, row, "layers"),
-							   get(c, row, "hidden"));
+		const valid_recipe *rec = valid_row_recipe(opt, c, row);
 		if (!*valid_recipe_value(rec, "model.seq_len", v, sizeof v) && opt &&
 		    valid_model_file(get(c, row, "model"), opt->datadir, mname, sizeof mname, msrc,
 		                     sizeof msrc))
@@ -1147,8 +1157,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	 * its model's name or shape); its model.* keys stand for the
 	 * architecture columns the row leaves open. */
 	char av[2][32];
-	const valid_recipe *rec = valid_row_recipe(opt, get(c, row, "source"), get(c, row, "model"),
-						   get(c, row, "layers"), get(c, row, "hidden"));
+	const valid_recipe *rec = valid_row_recipe(opt, c, row);
 	long hidden = atol(valid_arch_value(c, row, rec, "hidden", av[0], sizeof av[0]));
 	long ffn = atol(valid_arch_value(c, row, rec, "ffn", av[1], sizeof av[1]));
 	long pp = atol(get(c, row, "pp")), dp = row_dp(c, row);
@@ -1349,9 +1358,10 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		             "%ld: the nearest batch of whole micro-batches per replica, as the "
 		             "framework runs it)",
 		             batch, row_global_batch(c, row, rec), dp,
-		             *get(c, row, "micro_batch") ? atol(get(c, row, "micro_batch"))
-		             : mb > 0                    ? mb
-		                                         : 1);
+		             *plan_col(c, row, rec, "micro_batch", rv, sizeof rv)
+		                     ? atol(plan_col(c, row, rec, "micro_batch", rv, sizeof rv))
+		             : mb > 0 ? mb
+		                      : 1);
 	else if (how == BATCH_OPEN)
 		valid_assume(assumed, alen,
 		             "global_batch %ld (not published: one micro-batch per replica, no "
@@ -1366,7 +1376,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	                  load_profile(opt, profile, &pf) && pf.sp && pf.sp_default;
 	put_open_plan(b, c, row, layers, dp, experts, gshard, sp_default, rec, tune, assumed,
 	              alen);
-	if (!*get(c, row, "micro_batch")) {
+	if (!*plan_col(c, row, rec, "micro_batch", rv, sizeof rv)) {
 		if (mb > 0 && how != BATCH_AS_PUBLISHED) {
 			sim_buf_printf(b, "micro_batch = %ld\n", mb);
 			valid_assume(assumed, alen,
@@ -1385,8 +1395,8 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	}
 	const char *nlv = valid_arch_value(c, row, rec, "layers", rv, sizeof rv);
 	long nlayers = *nlv ? atol(nlv) : from_file ? file_layers(opt->datadir, mname) : 0;
-	long vpp = atol(get(c, row, "vpp"));
-	if (!*get(c, row, "vpp") && pp > 1)
+	long vpp = atol(plan_col(c, row, rec, "vpp", rv, sizeof rv));
+	if (!*plan_col(c, row, rec, "vpp", rv, sizeof rv) && pp > 1)
 		vpp = put_open_vpp(b, c, row, opt, profile, rec, nlayers, pp, dp, mb, assumed, alen);
 	/* A note naming Megatron's --overlap-param-gather (or --overlap-grad-reduce):
 	 * Megatron accepts the first only together with the second, so the
@@ -1576,8 +1586,7 @@ static double tuned_step(const cases_csv *c, size_t row, const valid_options *op
 static double tuned_micro_batch(const cases_csv *c, size_t row, const valid_options *opt,
                                 row_tune *t, exec_result *r)
 {
-	const valid_recipe *rec = valid_row_recipe(opt, get(c, row, "source"), get(c, row, "model"),
-						   get(c, row, "layers"), get(c, row, "hidden"));
+	const valid_recipe *rec = valid_row_recipe(opt, c, row);
 	long dp = row_dp(c, row), gb = row_global_batch(c, row, rec);
 	bool own = gb <= 0 || (dp > 0 && gb % dp); /* a batch per micro-batch */
 	long per = own ? 64 : dp > 0 ? gb / dp : 0, best = 0, failed = 0;
@@ -1636,15 +1645,14 @@ static double tuned_micro_batch(const cases_csv *c, size_t row, const valid_opti
 static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *opt)
 {
 	static const char *const rcs[] = {NULL, "selective", "full"};
-	const valid_recipe *rec = valid_row_recipe(opt, get(c, row, "source"), get(c, row, "model"),
-						   get(c, row, "layers"), get(c, row, "hidden"));
+	const valid_recipe *rec = valid_row_recipe(opt, c, row);
 	char rv[32];
 	const char *off = get(c, row, "offload");
 	bool open_rc = !*get(c, row, "recompute") &&
 	               !*valid_recipe_value(rec, "recompute", rv, sizeof rv);
 	bool open_zero = !*get(c, row, "zero") && (!*off || !strcmp(off, "none")) &&
 	                 !*valid_recipe_value(rec, "zero", rv, sizeof rv);
-	bool open_mb = !*get(c, row, "micro_batch");
+	bool open_mb = !*plan_col(c, row, rec, "micro_batch", rv, sizeof rv);
 	bool open_sp = !*get(c, row, "sequence_parallel") && atol(get(c, row, "tp")) > 1 &&
 	               !*valid_recipe_value(rec, "sequence_parallel", rv, sizeof rv);
 	row_tune def = {.zero = -1}, best = def;
@@ -1733,8 +1741,7 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
  * neither the row as written nor its recipe giving one. */
 static bool layout_open(const cases_csv *c, size_t row, const valid_options *opt)
 {
-	const valid_recipe *rec = valid_row_recipe(opt, get(c, row, "source"), get(c, row, "model"),
-						   get(c, row, "layers"), get(c, row, "hidden"));
+	const valid_recipe *rec = valid_row_recipe(opt, c, row);
 	static const char *const deg[] = {"tp", "pp", "dp"};
 	for (int i = 0; i < 3; i++) {
 		char rv[32];

@@ -36,11 +36,11 @@ const valid_recipe *valid_recipe_pick(const valid_recipe *v, size_t n, const cha
 const valid_recipe *valid_recipe_find(const valid_stacks *t, const char *source,
 				      const char *model);
 /* The recipe line of a case (valid_recipe_find on the shipped tables of
- * opt) by its source and its model column followed by the model's shape,
- * "{layers=L,hidden=H}" (either column may be empty), so that a benchmark's
- * model is known by its name or by its dimensions; NULL without one. */
-const valid_recipe *valid_row_recipe(const valid_options *opt, const char *source,
-				     const char *model, const char *layers, const char *hidden);
+ * opt) by its source and its model column followed by the model's shape
+ * and the run's GPUs, "{layers=L,hidden=H} {gpus=G}" (any column may be
+ * empty), so that a benchmark's model is known by its name or by its
+ * dimensions, and one run of a paper's by its GPUs; NULL without one. */
+const valid_recipe *valid_row_recipe(const valid_options *opt, const cases_csv *c, size_t row);
 /* The value of `key` ("model.ffn", "sequence_parallel") in recipe line r,
  * into out; empty when r is NULL or has no such key. Returns out. */
 const char *valid_recipe_value(const valid_recipe *r, const char *key, char *out, size_t len);
