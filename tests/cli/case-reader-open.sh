@@ -369,6 +369,12 @@ sc = dict(source="Narayanan et al. 2021, Efficient Large-Scale Language Model Tr
           sequence_parallel="", zero="", offload="", recompute="", precision="fp16",
           global_batch="1536", micro_batch="", note="")
 derive("D05", "XSC1", **sc)
+# BLOOM named with its plan alone (tp 4, pp 12 on 384 A100): BigScience's
+# training script sets the rest (recipes.csv, tr11-176B-ml.slurm at dc8d99f)
+derive("D05", "XBL1", **dict(sc, source="BigScience Workshop 2022, BLOOM", model="BLOOM",
+                             layers="", hidden="", heads="", seq_len="", gpus="384", tp="4",
+                             pp="12", global_batch="", precision="bf16", nics_per_node="4",
+                             nic_gbps="100"))
 derive("D05", "XSC2", **dict(sc, gpus="256"))
 derive("D05", "XSC3", **dict(sc, model="GPT 145.6B", layers="80", hidden="12288", heads="96",
                              gpus="1536", pp="8", global_batch="2304", micro_batch="1"))
@@ -606,6 +612,13 @@ want(all(t in r["XSC1"]["assumed"] for t in ("micro_batch = 4 (recipes.csv line 
      and "vpp = 2 (recipes.csv line " in r["XSC3"]["assumed"]
      and "micro_batch = " not in r["XSC3"]["assumed"] and r["XSC3"]["status"] == "ok",
      "SC21's rows do not take the paper's run scripts", "XSC1", "XSC2", "XSC3")
+want(r["XBL1"]["status"] == "ok"
+     and all(t in r["XBL1"]["assumed"] for t in ("micro_batch = 2 (recipes.csv line ",
+                                                 "global_batch = 2048 (recipes.csv line ",
+                                                 "recompute = full (recipes.csv line ",
+                                                 "zero = 1 (recipes.csv line ",
+                                                 "framework megatron-deepspeed-2022")),
+     "a BLOOM row does not take BigScience's training script", "XBL1")
 want(r["XGB2"]["predicted_iter_s"] == r["XGB0"]["predicted_iter_s"]
      and "global_batch 192 (not published: one micro-batch per replica" in r["XGB2"]["assumed"]
      and r["XGB3"]["status"] == "ok"
