@@ -605,8 +605,17 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 			valid_assume(assumed, alen, "%s 1 (not published)", deg[i]);
 	/* a layout valid_open_layout searched (its cells filled, their text
 	 * as written empty) */
-	int kt = cases_csv_col(c, "tp");
-	if (kt >= 0 && !*cases_csv_written(c, row, kt) && *get(c, row, "tp"))
+	int kt = cases_csv_col(c, "tp"), kp = cases_csv_col(c, "pp");
+	char rt[32], rp[32];
+	bool from_rec = *valid_recipe_value(rec, "tp", rt, sizeof rt) ||
+	                *valid_recipe_value(rec, "pp", rp, sizeof rp);
+	for (int i = 0; i < 2 && from_rec && rec; i++) { /* valid_open_layout's from the recipe */
+		int k = i ? kp : kt;
+		if (k >= 0 && !*cases_csv_written(c, row, k) && *cases_csv_get(c, row, k))
+			valid_assume(assumed, alen, "%s = %s (recipes.csv line %d)", deg[i],
+			             cases_csv_get(c, row, k), rec->line);
+	}
+	if (!from_rec && kt >= 0 && !*cases_csv_written(c, row, kt) && *get(c, row, "tp"))
 		valid_assume(assumed, alen,
 		             "tp %s, pp %s (not published; at tp 1, pp 1 it does not run or fit: "
 		             "of tp 1-8 inside a node and pp 1-64 filling the GPUs, the fastest "
@@ -1757,7 +1766,24 @@ static bool layout_open(const cases_csv *c, size_t row, const valid_options *opt
 int valid_open_layout(cases_csv *c, size_t row, const valid_options *opt)
 {
 	int kt = cases_csv_col(c, "tp"), kp = cases_csv_col(c, "pp");
-	if (kt < 0 || kp < 0 || cases_csv_col(c, "kind") >= 0 || !layout_open(c, row, opt))
+	if (kt < 0 || kp < 0 || cases_csv_col(c, "kind") >= 0)
+		return SIM_OK;
+	/* the degrees the row's recipe line gives where the row leaves them
+	 * open (a run script's, recipes.csv): into the cells, as published,
+	 * so that every reading of them (dp = gpus / (tp pp cp)) agrees */
+	const valid_recipe *rec = valid_row_recipe(opt, c, row);
+	int k2[2] = {kt, kp};
+	static const char *const deg[] = {"tp", "pp"};
+	for (int i = 0; i < 2; i++) {
+		char rv[32];
+		if (*cases_csv_written(c, row, k2[i]) || *cases_csv_get(c, row, k2[i]) ||
+		    !*valid_recipe_value(rec, deg[i], rv, sizeof rv))
+			continue;
+		int rc = cases_csv_set(c, row, k2[i], rv);
+		if (rc != SIM_OK)
+			return rc;
+	}
+	if (!layout_open(c, row, opt))
 		return SIM_OK;
 	valid_row *v = calloc(1, sizeof *v);
 	if (!v)

@@ -180,7 +180,9 @@ void valid_put_assumed(sim_buf *out, const char *assumed);
 
 /* Predict one calibration.csv row (a training run) into v (id already set). */
 void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v);
-/* A training row that leaves tp, pp and dp all open and that tp 1, pp 1
+/* A training row's degrees its recipe line gives where the row leaves them
+ * open (tp, pp: a run script's, recipes.csv), written into the cells; then,
+ * a row that leaves tp, pp and dp all open and that tp 1, pp 1
  * cannot run (too few sequences for its replicas, or out of memory): the
  * layout of the fastest prediction that fits of tp 1-8 inside a node and
  * pp 1-64 in powers of two filling the GPUs, as a tuned benchmark ran,

@@ -378,6 +378,10 @@ derive("D05", "XBL1", **dict(sc, source="BigScience Workshop 2022, BLOOM", model
 derive("D05", "XSC2", **dict(sc, gpus="256"))
 derive("D05", "XSC3", **dict(sc, model="GPT 145.6B", layers="80", hidden="12288", heads="96",
                              gpus="1536", pp="8", global_batch="2304", micro_batch="1"))
+# ... the 530B with its degrees open too: the script's tp 8, pp 35 (not the
+# layout search's), its batch and 3 chunks a stage (XSC4)
+derive("D05", "XSC4", **dict(sc, model="GPT 529.6B", layers="105", hidden="20480", heads="128",
+                             gpus="2520", tp="", pp="", global_batch=""))
 derive("D05", "XOPT2", **dict(opt, source="a GPT benchmark (2022)"))
 pl = dict(source="a DeepSpeed benchmark (2023)", model="GPT-3 175B", layers="", hidden="",
           heads="", kv_heads="", ffn="", vocab="", seq_len="2048", gpus="128",
@@ -612,6 +616,12 @@ want(all(t in r["XSC1"]["assumed"] for t in ("micro_batch = 4 (recipes.csv line 
      and "vpp = 2 (recipes.csv line " in r["XSC3"]["assumed"]
      and "micro_batch = " not in r["XSC3"]["assumed"] and r["XSC3"]["status"] == "ok",
      "SC21's rows do not take the paper's run scripts", "XSC1", "XSC2", "XSC3")
+want(r["XSC4"]["status"] == "ok" and r["XSC4"]["case"].endswith("tp8 pp35 dp9")
+     and all(t in r["XSC4"]["assumed"] for t in ("tp = 8 (recipes.csv line ", "pp = 35 (recipes.csv line ",
+                                                 "global_batch = 2520 (recipes.csv line ",
+                                                 "vpp = 3 (recipes.csv line "))
+     and "fastest layout" not in r["XSC4"]["assumed"],
+     "an SC21 row with its degrees open does not take the script's", "XSC4")
 want(r["XBL1"]["status"] == "ok"
      and all(t in r["XBL1"]["assumed"] for t in ("micro_batch = 2 (recipes.csv line ",
                                                  "global_batch = 2048 (recipes.csv line ",
