@@ -211,9 +211,17 @@ const valid_recipe *valid_row_recipe(const valid_options *opt, const cases_csv *
 {
 	if (!opt || !opt->stacks)
 		return NULL;
-	char desc[200];
-	snprintf(desc, sizeof desc, "%s {layers=%s,hidden=%s} {gpus=%s}", cell(c, row, "model"),
-	         cell(c, row, "layers"), cell(c, row, "hidden"), cell(c, row, "gpus"));
+	/* the shape: the row's columns, else its model file's (a row naming
+	 * "GPT-3 175B" alone is 96 layers of 12,288) */
+	char desc[200], l[32], h[32];
+	const char *model = cell(c, row, "model"), *lc = cell(c, row, "layers"),
+		   *hc = cell(c, row, "hidden");
+	if (!*lc)
+		lc = valid_model_file_key(opt->datadir, model, "layers", l, sizeof l);
+	if (!*hc)
+		hc = valid_model_file_key(opt->datadir, model, "hidden", h, sizeof h);
+	snprintf(desc, sizeof desc, "%s {layers=%s,hidden=%s} {gpus=%s}", model, lc, hc,
+	         cell(c, row, "gpus"));
 	return valid_recipe_find(opt->stacks, cell(c, row, "source"), desc);
 }
 

@@ -378,6 +378,16 @@ static const char *file_key(const char *datadir, const char *name, const char *k
 	return ini_key(datadir, "models", name, "model", key, out, len);
 }
 
+const char *valid_model_file_key(const char *datadir, const char *model, const char *key,
+                                 char *out, size_t len)
+{
+	char name[64], src[8];
+	*out = 0;
+	if (valid_model_file(model, datadir, name, sizeof name, src, sizeof src))
+		file_key(datadir, name, key, out, len);
+	return out;
+}
+
 /* [node] key `key` of topologies/nodes/<tmpl>.ini as a number (a board's
  * own value over its DGX's); 0 where the file or the key is not. */
 static double node_key(const char *datadir, const char *tmpl, const char *key)

@@ -135,6 +135,10 @@ void valid_source_key(const char *source, char *out, size_t len);
  * src (memrows.c; the memory and training rows' open architecture columns). */
 bool valid_model_file(const char *model, const char *datadir, char *name, size_t nlen, char *src,
                       size_t slen);
+/* [model] key `key` of the model file of a case's model column
+ * (valid_model_file), into out; "" without one. Returns out (runs.c). */
+const char *valid_model_file_key(const char *datadir, const char *model, const char *key,
+                                 char *out, size_t len);
 /* The GPU file of a case's gpu column: the column, or for the memory
  * schema's names without a form factor (h100-80g, a100-80g, a100-40g) the
  * SXM part's, *assumed then saying so (runs.c; training and microbenchmark

@@ -369,6 +369,20 @@ sc = dict(source="Narayanan et al. 2021, Efficient Large-Scale Language Model Tr
           sequence_parallel="", zero="", offload="", recompute="", precision="fp16",
           global_batch="1536", micro_batch="", note="")
 derive("D05", "XSC1", **sc)
+# NVIDIA's MLPerf GPT-3 175B submissions named by round and GPUs alone (the
+# step a placeholder): each config's plan (recipes.csv, mlcommons
+# training_results_v3.0 63e326c, v4.0 6fe9543): v3.0 on 448 nodes tp 4,
+# pp 8, 12 chunks a stage, GBS 24 x 112 (XML1); v4.0 on 1452 nodes pp 6, 8
+# chunks (XML2); a round without configs here keeps the reader's defaults
+# (XML3)
+ml = dict(sc, source="MLPerf Training v3.0 closed division, NVIDIA (2023)", model="GPT-3 175B",
+          layers="", hidden="", heads="", seq_len="", gpus="3584", gpu="h100-sxm5-80g", tp="",
+          pp="", global_batch="", precision="fp8", nics_per_node="", nic_gbps="", fabric="")
+derive("D05", "XML1", **ml)
+derive("D05", "XML2", **dict(ml, source="MLPerf Training v4.0 closed division, NVIDIA (2024)",
+                             gpus="11616"))
+derive("D05", "XML3", **dict(ml, source="MLPerf Training v4.1 closed division, NVIDIA (2024)",
+                             tp="4", pp="8", global_batch="2688"))
 # BLOOM named with its plan alone (tp 4, pp 12 on 384 A100): BigScience's
 # training script sets the rest (recipes.csv, tr11-176B-ml.slurm at dc8d99f)
 derive("D05", "XBL1", **dict(sc, source="BigScience Workshop 2022, BLOOM", model="BLOOM",
@@ -622,6 +636,14 @@ want(r["XSC4"]["status"] == "ok" and r["XSC4"]["case"].endswith("tp8 pp35 dp9")
                                                  "vpp = 3 (recipes.csv line "))
      and "fastest layout" not in r["XSC4"]["assumed"],
      "an SC21 row with its degrees open does not take the script's", "XSC4")
+want(r["XML1"]["status"] == "ok" and r["XML1"]["case"].endswith("tp4 pp8 dp112")
+     and all(t in r["XML1"]["assumed"] for t in ("vpp = 12 (recipes.csv line ", "micro_batch = 1 (recipes.csv line ",
+                                                 "global_batch = 2688 (recipes.csv line ",
+                                                 "zero = 1 (recipes.csv line "))
+     and r["XML2"]["status"] == "ok" and r["XML2"]["case"].endswith("tp4 pp6 dp484")
+     and "vpp = 8 (recipes.csv line " in r["XML2"]["assumed"]
+     and r["XML3"]["status"] == "ok" and "recipes.csv" not in r["XML3"]["assumed"],
+     "an MLPerf GPT-3 row named by round and GPUs does not run its config", "XML1", "XML2", "XML3")
 want(r["XBL1"]["status"] == "ok"
      and all(t in r["XBL1"]["assumed"] for t in ("micro_batch = 2 (recipes.csv line ",
                                                  "global_batch = 2048 (recipes.csv line ",
