@@ -124,6 +124,10 @@ const conf_key plan_framework_keys[] = {
          FK(overlap_grad_reduce),
          "reduces gradients during the backward (overlap_grad_reduce; overlap_param_gather, "
          "which needs it, too); false where the reduction runs only after the backward"},
+        {"runs_overlap_grad_reduce_with_pp", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
+         FK(overlap_grad_reduce_pp),
+         "... with a pipeline too; false where only a plan without one overlaps it (Megatron-LM "
+         "of 2021: --DDP-impl torch, its overlapped DDP, only at pp = 1)"},
         {"runs_offload_optimizer", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL,
          FK(offload_optimizer), "runs the optimizer on the CPU (optimizer states on the host)"},
         {"runs_offload_params", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "false", NULL, FK(offload_params),
@@ -779,6 +783,9 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 	        {"overlap_param_gather", "runs_overlap_grad_reduce",
 	         "overlap_param_gather (its gathers are the overlapped reduction's buckets)",
 	         offsetof(plan_framework, overlap_grad_reduce)},
+	        {"overlap_grad_reduce", "runs_overlap_grad_reduce_with_pp",
+	         "overlap_grad_reduce with a pipeline",
+	         offsetof(plan_framework, overlap_grad_reduce_pp)},
 	        {"recompute", "runs_selective_recompute",
 	         "recompute = selective (per-module recomputation; it recomputes whole layers: "
 	         "recompute = full, of some layers with recompute_layers)",
@@ -800,6 +807,7 @@ int plan_check_framework(const plan_scenario *s, sim_diag *diag)
 	               p->zero_qg,
 	               p->overlap_grad_reduce && !s->inference,
 	               p->overlap_param_gather && !s->inference,
+	               p->overlap_grad_reduce && p->pp > 1 && !s->inference,
 	               p->recompute == WORK_RECOMPUTE_SELECTIVE};
 	errors += check_microbatch_rules(s, diag);
 	for (size_t i = 0; i < sizeof feats / sizeof feats[0]; i++) {

@@ -416,6 +416,8 @@ typedef struct plan_framework {
 	bool zeropp;              /* runs ZeRO++'s hpZ and qwZ (runs_zeropp) */
 	bool selective_recompute; /* runs recompute = selective (runs_selective_recompute) */
 	bool selective_means_layers; /* its "selective" is whole layers (selective_means_layers) */
+	bool overlap_grad_reduce_pp; /* ... with a pipeline too
+	                              * (runs_overlap_grad_reduce_with_pp) */
 	bool overlap_grad_reduce; /* overlaps the DP reduction with the backward
 	                           * (runs_overlap_grad_reduce; also overlap_param_gather) */
 	bool moe_a2a_overlap;          /* runs_moe_a2a_overlap */

@@ -222,7 +222,8 @@ const valid_recipe *valid_row_recipe(const valid_options *opt, const cases_csv *
 		hc = valid_model_file_key(opt->datadir, model, "hidden", h, sizeof h);
 	snprintf(desc, sizeof desc, "%s {layers=%s,hidden=%s} {gpus=%s}", model, lc, hc,
 	         cell(c, row, "gpus"));
-	return valid_recipe_find(opt->stacks, cell(c, row, "source"), desc);
+	return valid_recipe_find_plan(opt->stacks, cell(c, row, "source"), desc, cell(c, row, "tp"),
+	                              cell(c, row, "pp"));
 }
 
 const char *valid_recipe_value(const valid_recipe *r, const char *key, char *out, size_t len)

@@ -253,6 +253,24 @@ const valid_recipe *valid_recipe_find(const valid_stacks *t, const char *source,
 	return t ? valid_recipe_pick(t->r, t->nr, source, model) : NULL;
 }
 
+const valid_recipe *valid_recipe_find_plan(const valid_stacks *t, const char *source,
+					   const char *model, const char *tp, const char *pp)
+{
+	for (size_t i = 0; t && i < t->nr;) {
+		const valid_recipe *r = valid_recipe_pick(t->r + i, t->nr - i, source, model);
+		if (!r)
+			return NULL;
+		char v[2][32];
+		valid_recipe_value(r, "tp", v[0], sizeof v[0]);
+		valid_recipe_value(r, "pp", v[1], sizeof v[1]);
+		if ((!*tp || !*v[0] || atol(tp) == atol(v[0])) &&
+		    (!*pp || !*v[1] || atol(pp) == atol(v[1])))
+			return r;
+		i = (size_t)(r - t->r) + 1; /* another run's line: the next */
+	}
+	return NULL;
+}
+
 void valid_stacks_free(valid_stacks *t)
 {
 	if (!t)

@@ -35,7 +35,12 @@ const valid_recipe *valid_recipe_pick(const valid_recipe *v, size_t n, const cha
  * NULL. */
 const valid_recipe *valid_recipe_find(const valid_stacks *t, const char *source,
 				      const char *model);
-/* The recipe line of a case (valid_recipe_find on the shipped tables of
+/* The first recipe line that applies to a case of `source` and `model`
+ * whose tp and pp agree with the case's (where both give them): a line of
+ * another plan describes another run (stacks.c). */
+const valid_recipe *valid_recipe_find_plan(const valid_stacks *t, const char *source,
+					   const char *model, const char *tp, const char *pp);
+/* The recipe line of a case (valid_recipe_find_plan on the shipped tables of
  * opt) by its source and its model column followed by the model's shape
  * and the run's GPUs, "{layers=L,hidden=H} {gpus=G}" (any column may be
  * empty), so that a benchmark's model is known by its name or by its

@@ -43,6 +43,7 @@ bool valid_rule_waivers(const sim_diag *d, sim_buf *out, char *assumed, size_t a
 	        {"runs_offload_params", "true", NULL},
 	        {"runs_hybrid_shard", "true", NULL},
 	        {"runs_overlap_grad_reduce", "true", NULL},
+	        {"runs_overlap_grad_reduce_with_pp", "true", NULL},
 	        {"runs_selective_recompute", "true", NULL},
 	};
 	sim_buf keys;

@@ -396,6 +396,10 @@ derive("D05", "XSC3", **dict(sc, model="GPT 145.6B", layers="80", hidden="12288"
 # layout search's), its batch and 3 chunks a stage (XSC4)
 derive("D05", "XSC4", **dict(sc, model="GPT 529.6B", layers="105", hidden="20480", heads="128",
                              gpus="2520", tp="", pp="", global_batch=""))
+# ... the 1.7B on 32 GPUs ran PyTorch's DDP (DDP=torch): its 25 MB buckets
+# all-reduced during the backward (XSC5)
+derive("D05", "XSC5", **dict(sc, model="GPT 1.7B", layers="24", hidden="2304", heads="24",
+                             gpus="32", tp="1", pp="1", global_batch="512"))
 derive("D05", "XOPT2", **dict(opt, source="a GPT benchmark (2022)"))
 pl = dict(source="a DeepSpeed benchmark (2023)", model="GPT-3 175B", layers="", hidden="",
           heads="", kv_heads="", ffn="", vocab="", seq_len="2048", gpus="128",
@@ -636,6 +640,11 @@ want(r["XSC4"]["status"] == "ok" and r["XSC4"]["case"].endswith("tp8 pp35 dp9")
                                                  "vpp = 3 (recipes.csv line "))
      and "fastest layout" not in r["XSC4"]["assumed"],
      "an SC21 row with its degrees open does not take the script's", "XSC4")
+want(r["XSC5"]["status"] == "ok"
+     and "overlap_grad_reduce = true (recipes.csv line " in r["XSC5"]["assumed"]
+     and "bucket_size = 25 MB (recipes.csv line " in r["XSC5"]["assumed"]
+     and "set aside" not in r["XSC5"]["assumed"],
+     "SC21's torch DDP rows do not overlap their all-reduce", "XSC5")
 want(r["XML1"]["status"] == "ok" and r["XML1"]["case"].endswith("tp4 pp8 dp112")
      and all(t in r["XML1"]["assumed"] for t in ("vpp = 12 (recipes.csv line ", "micro_batch = 1 (recipes.csv line ",
                                                  "global_batch = 2688 (recipes.csv line ",
