@@ -545,7 +545,7 @@ static void moment_activations(const mw *w, const cand *x, plan_mem_peak *o)
 	    act1 > 0 ? x->kept / (act1 / w->vpp) : 0, bq(act1 / w->vpp, a, sizeof a),
 	    qty(w->T, b, sizeof b), w->b.layers / (w->vpp > 0 ? w->vpp : 1),
 	    s->plan.recompute == WORK_RECOMPUTE_FULL && !*rcsplit
-	            ? (s->fw.distribute_saved && s->plan.tp > 1 && !s->plan.sequence_parallel
+	            ? (plan_shard(s).distribute_saved
 	                       ? ", layer inputs under full recompute, 1/tp each (distribute_saved)"
 	                       : ", layer inputs under full recompute")
 	            : "",

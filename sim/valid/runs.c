@@ -616,10 +616,9 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 	/* a layout valid_open_layout searched (its cells filled, their text
 	 * as written empty) */
 	int kt = cases_csv_col(c, "tp"), kp = cases_csv_col(c, "pp");
-	char rt[32], rp[32];
-	bool from_rec = *valid_recipe_value(rec, "tp", rt, sizeof rt) ||
-	                *valid_recipe_value(rec, "pp", rp, sizeof rp);
-	for (int i = 0; i < 2 && from_rec && rec; i++) { /* valid_open_layout's from the recipe */
+	bool from_rec = *valid_recipe_value(rec, "tp", rsp, sizeof rsp) ||
+	                *valid_recipe_value(rec, "pp", rsp, sizeof rsp);
+	for (int i = 0; i < 2 && from_rec; i++) { /* valid_open_layout's from the recipe */
 		int k = i ? kp : kt;
 		if (k >= 0 && !*cases_csv_written(c, row, k) && *cases_csv_get(c, row, k))
 			valid_assume(assumed, alen, "%s = %s (recipes.csv line %d)", deg[i],
@@ -857,15 +856,13 @@ int valid_token_seq_len(cases_csv *c, const valid_options *opt)
 	if (g < 0 || sc < 0)
 		return SIM_OK;
 	for (size_t row = 0; row < cases_csv_rows(c); row++) {
-		char low[64], v[32] = "", mname[64], msrc[200];
+		char low[64], v[32] = "";
 		valid_lower(cases_csv_get(c, row, g), low, sizeof low);
 		if (*cases_csv_get(c, row, sc) || !strstr(low, "token"))
 			continue;
 		const valid_recipe *rec = valid_row_recipe(opt, c, row);
-		if (!*valid_recipe_value(rec, "model.seq_len", v, sizeof v) && opt &&
-		    valid_model_file(get(c, row, "model"), opt->datadir, mname, sizeof mname, msrc,
-		                     sizeof msrc))
-			file_key(opt->datadir, mname, "seq_len", v, sizeof v);
+		if (!*valid_recipe_value(rec, "model.seq_len", v, sizeof v) && opt)
+			valid_model_file_key(opt->datadir, get(c, row, "model"), "seq_len", v, sizeof v);
 		int rc = cases_csv_set(c, row, sc, *v ? v : "2048"); /* put_open_vocab_seq's */
 		if (rc != SIM_OK)
 			return rc;
@@ -1365,6 +1362,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	              selective_is_layers(opt, profile);
 	int how;
 	long batch = row_batch(c, row, rec, mb, &how);
+	long pub_mb = atol(plan_col(c, row, rec, "micro_batch", rv, sizeof rv));
 	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
 		if ((!layers || strcmp(same[i], "recompute")) &&
 		    (how == BATCH_AS_PUBLISHED || strcmp(same[i], "global_batch")))
@@ -1377,10 +1375,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		             "%ld: the nearest batch of whole micro-batches per replica, as the "
 		             "framework runs it)",
 		             batch, row_global_batch(c, row, rec), dp,
-		             *plan_col(c, row, rec, "micro_batch", rv, sizeof rv)
-		                     ? atol(plan_col(c, row, rec, "micro_batch", rv, sizeof rv))
-		             : mb > 0 ? mb
-		                      : 1);
+		             pub_mb > 0 ? pub_mb : mb > 0 ? mb : 1);
 	else if (how == BATCH_OPEN)
 		valid_assume(assumed, alen,
 		             "global_batch %ld (not published: one micro-batch per replica, no "
@@ -1667,13 +1662,12 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
 	const valid_recipe *rec = valid_row_recipe(opt, c, row);
 	char rv[32];
 	const char *off = get(c, row, "offload");
-	bool open_rc = !*get(c, row, "recompute") &&
-	               !*valid_recipe_value(rec, "recompute", rv, sizeof rv);
-	bool open_zero = !*get(c, row, "zero") && (!*off || !strcmp(off, "none")) &&
-	                 !*valid_recipe_value(rec, "zero", rv, sizeof rv);
+	bool open_rc = !*plan_col(c, row, rec, "recompute", rv, sizeof rv);
+	bool open_zero = !*plan_col(c, row, rec, "zero", rv, sizeof rv) &&
+	                 (!*off || !strcmp(off, "none"));
 	bool open_mb = !*plan_col(c, row, rec, "micro_batch", rv, sizeof rv);
-	bool open_sp = !*get(c, row, "sequence_parallel") && atol(get(c, row, "tp")) > 1 &&
-	               !*valid_recipe_value(rec, "sequence_parallel", rv, sizeof rv);
+	bool open_sp = !*plan_col(c, row, rec, "sequence_parallel", rv, sizeof rv) &&
+	               atol(get(c, row, "tp")) > 1;
 	row_tune def = {.zero = -1}, best = def;
 	exec_result *r = malloc(sizeof *r);
 	if (!r)

@@ -315,10 +315,10 @@ int valid_scenario(const char *path, const char *id, const valid_options *opt, F
 	sim_buf b;
 	sim_buf_init(&b);
 	char why[200];
-	rc = mem ? valid_memory_scenario(c, row, &o, &b, why, sizeof why)
-	     : (rc = valid_open_layout(c, row, &o)) != SIM_OK
-	             ? rc
-	             : valid_row_scenario(c, row, &o, &b, why, sizeof why);
+	rc = mem ? SIM_OK : valid_open_layout(c, row, &o);
+	if (rc == SIM_OK)
+		rc = mem ? valid_memory_scenario(c, row, &o, &b, why, sizeof why)
+		         : valid_row_scenario(c, row, &o, &b, why, sizeof why);
 	valid_stacks_free(own);
 	if (rc == SIM_ECONF)
 		sim_diag_error(diag, path, 0, "row %s cannot be simulated: %s", id, why);
