@@ -241,6 +241,8 @@ static int print_sections(const char *file, const plan_scenario *s, const exec_r
 	char sp[200];
 	if (plan_sp_assumption(s, sp, sizeof sp))
 		printf("  assumed: %s\n", sp);
+	if (plan_zero_assumption(s, sp, sizeof sp))
+		printf("  assumed: %s\n", sp);
 	explain_params(stdout, &s->model);
 	explain_vocab(stdout, s);
 	explain_flops(stdout, s, r);

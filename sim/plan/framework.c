@@ -90,6 +90,11 @@ const conf_key plan_framework_keys[] = {
          "highest ZeRO stage it runs (1 = distributed optimizer, 3 = FSDP)"},
         {"runs_zero_with_pp", CONF_INT, SIM_UNIT_NONE, 0, 3, "1", NULL, FK(zero_max_pp),
          "highest ZeRO stage it runs together with pipeline parallelism"},
+        {"zero_default", CONF_INT, SIM_UNIT_NONE, 0, 3, "0", NULL, FK(zero_default),
+         "the ZeRO stage it runs where the plan leaves zero open and has more than one "
+         "data-parallel rank (a scenario without the key, an open zero column of a "
+         "measured row): 3 for FSDP, whose default is FULL_SHARD; at most runs_zero, "
+         "with a pipeline runs_zero_with_pp"},
         {"runs_tp", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, FK(tp),
          "runs tensor parallelism"},
         {"runs_sequence_parallel", CONF_BOOL, SIM_UNIT_NONE, 0, 0, "true", NULL, FK(sp),

@@ -413,6 +413,8 @@ typedef struct plan_framework {
 	bool sp;                      /* runs sequence parallelism (runs_sequence_parallel) */
 	bool sp_default;              /* ... at tp > 1 where the plan leaves it open
 	                               * (sequence_parallel_default, plan_derive) */
+	int zero_default;             /* the ZeRO stage where the plan leaves it open
+	                               * (zero_default, plan_derive) */
 	bool zeropp;              /* runs ZeRO++'s hpZ and qwZ (runs_zeropp) */
 	bool selective_recompute; /* runs recompute = selective (runs_selective_recompute) */
 	bool selective_means_layers; /* its "selective" is whole layers (selective_means_layers) */
@@ -798,6 +800,8 @@ typedef struct plan_scenario {
 	int vocab_model;
 	bool sp_from_fw; /* sequence_parallel from [framework] sequence_parallel_default
 	                  * (plan_derive; plan_sp_assumption) */
+	bool zero_from_fw; /* zero from [framework] zero_default (plan_derive;
+	                    * plan_zero_assumption) */
 	hw_gpu gpu;
 	net_cluster cluster;
 	plan_spec plan;
@@ -1055,7 +1059,9 @@ work_model plan_flops_model(const plan_scenario *s);
 void plan_pad_vocab(plan_scenario *s);
 /* What plan_scenario_load derives from the [parallel] keys it read, again
  * after they change (the sweep's fast path writes a plan's values into a
- * copy of the base): fp32_grads by the framework's rule for the precision
+ * copy of the base): the ZeRO stage by the framework's default ([framework]
+ * zero_default, at most the stage it runs with the plan's pipeline; 0 with
+ * one data-parallel rank) unless zero_given, then fp32_grads by the framework's rule for the precision
  * and ZeRO stage ([framework] grad_dtype, plan_grad_fp32) unless
  * fp32_given (the scenario, a --set or the sweep's own dimension gives
  * it), sequence_parallel at tp > 1 by the framework's default ([framework]
@@ -1063,10 +1069,22 @@ void plan_pad_vocab(plan_scenario *s);
  * vocabulary padded for tp (plan_pad_vocab), the recompute
  * modules' mask (work_recompute_parse; a bad list is plan_check's error,
  * the mask 0). */
-void plan_derive(plan_scenario *s, bool fp32_given, bool sp_given);
+void plan_derive(plan_scenario *s, bool fp32_given, bool sp_given, bool zero_given);
 /* Sequence parallelism taken from the framework's default as an assumption
  * (into buf): true when plan_derive set it (sp_from_fw). */
 bool plan_sp_assumption(const plan_scenario *s, char *buf, size_t len);
+/* The ZeRO stage taken from the framework's default as an assumption (into
+ * buf): true when plan_derive set it (zero_from_fw). */
+bool plan_zero_assumption(const plan_scenario *s, char *buf, size_t len);
+/* The ZeRO stage framework fw runs where a plan of pp stages and dp_cp
+ * data-parallel x context-parallel ranks leaves zero open (plan_derive's
+ * rule: zero_default, capped by runs_zero, with a pipeline by
+ * runs_zero_with_pp; 0 with one rank). */
+int plan_zero_default(const plan_framework *fw, int pp, int64_t dp_cp);
+/* plan_zero_default's stage, and why in words into buf: "framework NAME's
+ * default, zero_default D" and, where the stage is not D, the reason. */
+int plan_zero_default_text(const plan_framework *fw, int pp, int64_t dp_cp, char *buf,
+                           size_t len);
 /* The interleaved schedule's micro-batch group as an assumption (into buf):
  * true when vp_group is left at 0 and plan_vp_group picks a group other
  * than pp (the micro-batches no multiple of pp). */

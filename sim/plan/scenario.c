@@ -555,7 +555,8 @@ static int read_sections(plan_scenario *s, sim_diag *diag)
 	s->plan.mtp_units = s->model.mtp_layers;
 	s->vocab_model = s->model.vocab;
 	plan_derive(s, conf_get(s->doc, "parallel", "fp32_grads", NULL) != NULL,
-	            conf_get(s->doc, "parallel", "sequence_parallel", NULL) != NULL);
+	            conf_get(s->doc, "parallel", "sequence_parallel", NULL) != NULL,
+	            conf_get(s->doc, "parallel", "zero", NULL) != NULL);
 	return other_gpu(s, diag);
 }
 
@@ -567,8 +568,21 @@ void plan_other_view(const plan_scenario *s, plan_scenario *o)
 	o->cluster.node.cc = s->other_net.cc; /* NCCL's tuner on the other GPUs */
 }
 
-void plan_derive(plan_scenario *s, bool fp32_given, bool sp_given)
+void plan_derive(plan_scenario *s, bool fp32_given, bool sp_given, bool zero_given)
 {
+	/* [parallel] zero, where nothing gives it, is the stage the framework
+	 * runs by default ([framework] zero_default): FSDP's sharding_strategy
+	 * "or ShardingStrategy.FULL_SHARD" (torch 1.13.1
+	 * distributed/fsdp/fully_sharded_data_parallel.py:1053, Debian
+	 * python3-torch 1.13.1+dfsg-4), which it clamps to NO_SHARD "for world
+	 * size of 1" (:1049-1052): one data-parallel rank keeps zero 0. Capped
+	 * by the stages the framework runs, with a pipeline by runs_zero_with_pp
+	 * (plan_check would refuse the rest). */
+	if (!zero_given) {
+		s->plan.zero = plan_zero_default(&s->fw, s->plan.pp,
+		                                 (int64_t)s->plan.dp * s->plan.cp);
+		s->zero_from_fw = s->fw.zero_default > 0;
+	}
 	/* [parallel] sequence_parallel, where nothing gives it, is what the
 	 * framework runs at tp > 1: NeMo's recipes and torchtitan's flag turn
 	 * it on ([framework] sequence_parallel_default), Megatron-LM's
@@ -633,6 +647,36 @@ bool plan_sp_assumption(const plan_scenario *s, char *buf, size_t len)
 	         "sequence_parallel true (not given: framework %s runs it at tp > 1 by default, "
 	         "sequence_parallel_default)",
 	         s->fw.name);
+	return true;
+}
+
+int plan_zero_default(const plan_framework *fw, int pp, int64_t dp_cp)
+{
+	int cap = pp > 1 ? fw->zero_max_pp : fw->zero_max;
+	int z = fw->zero_default < cap ? fw->zero_default : cap;
+	return dp_cp <= 1 || z < 0 ? 0 : z;
+}
+
+int plan_zero_default_text(const plan_framework *fw, int pp, int64_t dp_cp, char *buf,
+                           size_t len)
+{
+	int z = plan_zero_default(fw, pp, dp_cp);
+	const char *why = z == fw->zero_default ? ""
+	                  : dp_cp <= 1 ? ", but one data-parallel rank shards nothing"
+	                  : pp > 1     ? ", at most runs_zero_with_pp with a pipeline"
+	                               : ", at most runs_zero";
+	snprintf(buf, len, "framework %s's default, zero_default %d%s", fw->name, fw->zero_default,
+	         why);
+	return z;
+}
+
+bool plan_zero_assumption(const plan_scenario *s, char *buf, size_t len)
+{
+	if (!s->zero_from_fw)
+		return false;
+	char t[160];
+	plan_zero_default_text(&s->fw, s->plan.pp, (int64_t)s->plan.dp * s->plan.cp, t, sizeof t);
+	snprintf(buf, len, "zero %d (not given: %s)", s->plan.zero, t);
 	return true;
 }
 

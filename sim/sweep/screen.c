@@ -19,6 +19,7 @@ typedef struct screen_ctx {
 	bool fast, derive;
 	bool fp32_dim; /* parallel.fp32_grads is a dimension: no rule derives it */
 	bool sp_dim;   /* parallel.sequence_parallel is one: nor it */
+	bool zero_dim; /* parallel.zero is one: nor the ZeRO stage */
 	sim_diag *diag;
 	int *vlayers;
 	size_t vcap;
@@ -178,7 +179,8 @@ static int screen_fast(screen_ctx *c, const size_t *idx, sweep_plan *p)
 	/* what the loader derives from the plan's keys: the vocabulary's
 	 * padding for tp, fp32_grads for the ZeRO stage (DeepSpeed's rule) */
 	plan_derive(&s, c->fp32_dim || conf_get(s.doc, "parallel", "fp32_grads", NULL),
-	            c->sp_dim || conf_get(s.doc, "parallel", "sequence_parallel", NULL));
+	            c->sp_dim || conf_get(s.doc, "parallel", "sequence_parallel", NULL),
+	            c->zero_dim || conf_get(s.doc, "parallel", "zero", NULL));
 	sim_diag_clear(c->diag);
 	if (plan_check(&s, c->diag) != SIM_OK) {
 		p->status = SWEEP_INVALID;
@@ -388,13 +390,21 @@ int sweep_screen_part(const sweep_space *sp, const plan_scenario *base, const ch
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(out, 0, sizeof *out);
-	screen_ctx c = {
-	        sp,    base, path, sets, nsets, true, sweep_space_derives_dp(sp), false, false,
-	        sim_diag_new(), NULL, 0, out, -1, NULL, NULL};
+	screen_ctx c = {.sp = sp,
+	                .base = base,
+	                .path = path,
+	                .sets = sets,
+	                .nsets = nsets,
+	                .fast = true,
+	                .derive = sweep_space_derives_dp(sp),
+	                .diag = sim_diag_new(),
+	                .out = out,
+	                .topo = -1};
 	for (size_t d = 0; d < sp->ndims; d++) {
 		c.fast = c.fast && sweep_dim_fast(&sp->dims[d]);
 		c.fp32_dim = c.fp32_dim || !strcmp(sp->dims[d].key, "parallel.fp32_grads");
 		c.sp_dim = c.sp_dim || !strcmp(sp->dims[d].key, "parallel.sequence_parallel");
+		c.zero_dim = c.zero_dim || !strcmp(sp->dims[d].key, "parallel.zero");
 	}
 	c.topo = sweep_space_topology(sp);
 	if (c.topo >= 0 && c.diag && load_bases(&c) != SIM_OK) {

@@ -384,13 +384,12 @@ static int untied_from_params(const cases_csv *c, size_t row, double *tied_b, do
 	return un;
 }
 
-/* The plan keys' defaults an open column of a memory row takes, said. */
+/* The plan keys' defaults an open column of a memory row takes, said (an
+ * open ZeRO stage where the [parallel] keys are written: valid_open_zero). */
 static void mem_open_assumed(const cases_csv *c, size_t row, char *assumed, size_t alen)
 {
 	if (!*get(c, row, "micro_batch"))
 		valid_assume(assumed, alen, "micro_batch 1 (not published)");
-	if (!*get(c, row, "zero"))
-		valid_assume(assumed, alen, "zero 0 (not published)");
 	if (!*get(c, row, "recompute"))
 		valid_assume(assumed, alen, "recompute none (not published)");
 	const char *fa = get(c, row, "flash_attention");
@@ -598,6 +597,8 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		sim_buf_printf(b, "vpp = %ld\n", vpp);
 	if (*get(c, row, "zero"))
 		sim_buf_printf(b, "zero = %s\n", get(c, row, "zero"));
+	else /* the framework's default stage (FSDP's FULL_SHARD), said */
+		valid_open_zero(b, opt, profile, pp, dp * cp, assumed, alen);
 	if (*get(c, row, "recompute"))
 		sim_buf_printf(b, "recompute = %s\n", get(c, row, "recompute"));
 	const char *o = get(c, row, "optimizer");

@@ -264,6 +264,8 @@ void valid_plan_assumptions(const plan_scenario *s, char *buf, size_t len)
 		valid_assume(buf, len, "%s", t);
 	if (plan_sp_assumption(s, t, sizeof t))
 		valid_assume(buf, len, "%s", t);
+	if (plan_zero_assumption(s, t, sizeof t))
+		valid_assume(buf, len, "%s", t);
 }
 
 /* The assumptions as comments, one per line (valid_int.h). */
@@ -339,6 +341,27 @@ static bool load_profile(const valid_options *opt, const char *profile, plan_fra
 	conf_free(doc);
 	sim_diag_free(d);
 	return ok;
+}
+
+int valid_open_zero_stage(const valid_options *opt, const char *profile, long pp, long dp_cp)
+{
+	plan_framework pf;
+	return profile && load_profile(opt, profile, &pf) ? plan_zero_default(&pf, (int)pp, dp_cp)
+	                                                   : 0;
+}
+
+void valid_open_zero(sim_buf *b, const valid_options *opt, const char *profile, long pp,
+                     long dp_cp, char *assumed, size_t alen)
+{
+	plan_framework pf;
+	if (!profile || !load_profile(opt, profile, &pf) || pf.zero_default <= 0) {
+		valid_assume(assumed, alen, "zero 0 (not published)");
+		return;
+	}
+	char t[160];
+	int z = plan_zero_default_text(&pf, (int)pp, dp_cp, t, sizeof t);
+	sim_buf_printf(b, "zero = %d\n", z);
+	valid_assume(assumed, alen, "zero %d (not published: %s)", z, t);
 }
 
 /* Whether the profile's MoE layer is DeepSpeed-MoE's ([parallel]
@@ -530,13 +553,31 @@ static void layer_checkpointing(sim_buf *b, const cases_csv *c, size_t row, char
 	valid_assume(assumed, alen, "%s", why);
 }
 
+/* An open cp beside published tp, pp and dp that leave GPUs over: the
+ * context parallelism that fills them (tp pp dp cp = gpus); 0 where the
+ * column is written or nothing is left over (with tp or pp open too the
+ * GPUs left over are theirs as much as cp's: the loader names the
+ * mismatch). */
+static long open_cp(const cases_csv *c, size_t row)
+{
+	long gpus = atol(get(c, row, "gpus")), tpv = atol(get(c, row, "tp")),
+	     ppv = atol(get(c, row, "pp")), dpv = atol(get(c, row, "dp"));
+	tpv = tpv > 0 ? tpv : 1, ppv = ppv > 0 ? ppv : 1;
+	if (!*get(c, row, "cp") && *get(c, row, "tp") && *get(c, row, "pp") && dpv > 0 &&
+	    gpus % (tpv * ppv * dpv) == 0 && gpus / (tpv * ppv * dpv) > 1)
+		return gpus / (tpv * ppv * dpv);
+	return 0;
+}
+
 /* The [parallel] keys of the row's open plan columns: the plan keys' own
- * defaults (zero 0, recompute none, no sequence parallelism unless the
- * framework's default runs it, sp_default: plan_derive says so) said, dp from
- * the GPUs, sequence parallelism for MoE under TP (the experts: the row's
- * column or its model file's), and the offload with its ZeRO stage. */
+ * defaults (recompute none, no sequence parallelism unless the framework's
+ * default runs it, sp_default: plan_derive says so) said, the ZeRO stage
+ * the framework runs by default (valid_open_zero), dp from the GPUs,
+ * sequence parallelism for MoE under TP (the experts: the row's column or
+ * its model file's), and the offload with its ZeRO stage. */
 static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layers, long dp,
                           long experts, bool gshard, bool sp_default,
+                          const valid_options *opt, const char *profile,
                           const valid_recipe *rec, const row_tune *tune, char *assumed,
                           size_t alen)
 {
@@ -546,6 +587,10 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 	long tp = atol(get(c, row, "tp"));
 	bool moe_tp = experts > 1 && tp > 1 && !*get(c, row, "sequence_parallel");
 	bool tuned_sp = tune->sp && !moe_tp;
+	/* the stage an open zero column takes: the framework's default */
+	long ppz = atol(plan_col(c, row, rec, "pp", rsp, sizeof rsp)),
+	     cpz = *get(c, row, "cp") ? atol(get(c, row, "cp")) : open_cp(c, row);
+	ppz = ppz > 0 ? ppz : 1, cpz = cpz > 0 ? cpz : 1;
 	if (tune->zero >= 0 || tune->recompute || tuned_sp) {
 		char what[96] = "";
 		if (tuned_sp) {
@@ -572,8 +617,10 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 		 * and the choices it ranked */
 		bool oz = !*get(c, row, "zero"), orc = !*get(c, row, "recompute"),
 		     osp = tune->sp_open && !moe_tp;
-		char with[96] = "", of[128] = "";
-		const char *dflt[] = {osp ? "sequence_parallel 0" : NULL, oz ? "zero 0" : NULL,
+		char with[96] = "", of[128] = "", z0[16];
+		snprintf(z0, sizeof z0, "zero %d",
+		         oz ? valid_open_zero_stage(opt, profile, ppz, dp * cpz) : 0);
+		const char *dflt[] = {osp ? "sequence_parallel 0" : NULL, oz ? z0 : NULL,
 		                      orc ? "recompute none" : NULL};
 		const char *kinds[] = {osp ? "sequence parallelism" : NULL,
 		                       oz ? "ZeRO stages" : NULL, orc ? "recomputations" : NULL};
@@ -600,7 +647,7 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 	}
 	if (!*get(c, row, "zero") && !cpu && !nvme && tune->zero < 0 &&
 	    !*valid_recipe_value(rec, "zero", rsp, sizeof rsp))
-		valid_assume(assumed, alen, "zero 0 (not published)");
+		valid_open_zero(b, opt, profile, ppz, dp * cpz, assumed, alen);
 	if (!*get(c, row, "recompute") && !layers && !tune->recompute &&
 	    !*valid_recipe_value(rec, "recompute", rsp, sizeof rsp))
 		valid_assume(assumed, alen, "recompute none (not published)");
@@ -634,17 +681,9 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 		sim_buf_printf(b, "dp = %ld\n", dp);
 		valid_assume(assumed, alen, "dp %ld (not published: gpus / (tp pp cp))", dp);
 	}
-	/* an open cp beside published tp, pp and dp that leave GPUs over: the
-	 * context parallelism that fills them (tp pp dp cp = gpus), as dp above
-	 * (with tp or pp open too the GPUs left over are theirs as much as cp's:
-	 * the loader names the mismatch) */
-	long gpus = atol(get(c, row, "gpus")), tpv = atol(get(c, row, "tp")),
-	     ppv = atol(get(c, row, "pp")), dpv = atol(get(c, row, "dp"));
-	tpv = tpv > 0 ? tpv : 1, ppv = ppv > 0 ? ppv : 1;
-	if (!*get(c, row, "cp") && *get(c, row, "tp") && *get(c, row, "pp") && dpv > 0 &&
-	    gpus % (tpv * ppv * dpv) == 0 &&
-	    gpus / (tpv * ppv * dpv) > 1) {
-		long cp = gpus / (tpv * ppv * dpv);
+	/* an open cp that fills the GPUs left over, as dp above */
+	long cp = open_cp(c, row);
+	if (cp > 0) {
 		sim_buf_printf(b, "cp = %ld\n", cp);
 		valid_assume(assumed, alen, "cp %ld (not published: gpus / (tp pp dp))", cp);
 	}
@@ -1388,8 +1427,8 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	plan_framework pf;
 	bool sp_default = !*get(c, row, "sequence_parallel") && atol(get(c, row, "tp")) > 1 &&
 	                  load_profile(opt, profile, &pf) && pf.sp && pf.sp_default;
-	put_open_plan(b, c, row, layers, dp, experts, gshard, sp_default, rec, tune, assumed,
-	              alen);
+	put_open_plan(b, c, row, layers, dp, experts, gshard, sp_default, opt, profile, rec, tune,
+	              assumed, alen);
 	if (!*plan_col(c, row, rec, "micro_batch", rv, sizeof rv)) {
 		if (mb > 0 && how != BATCH_AS_PUBLISHED) {
 			sim_buf_printf(b, "micro_batch = %ld\n", mb);
@@ -1709,10 +1748,18 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
 	           : !have_fw ? 3
 	           : atoi(get(c, row, "pp")) > 1 ? fw.zero_max_pp
 	                                          : fw.zero_max;
+	/* the defaults' stage: the framework's for an open column
+	 * (valid_open_zero: FSDP's FULL_SHARD), else 0 */
+	int dz = 0;
+	if (open_zero) {
+		plan_scenario *s0 = tuned_load(c, row, opt, &def);
+		dz = s0 ? s0->plan.zero : 0;
+		plan_scenario_free(s0);
+	}
 	for (int sp = 0; sp <= (open_sp ? 1 : 0); sp++)
 		for (int z = 0; z <= (open_zero ? 3 : 0); z++)
 			for (size_t i = 0; i < (open_rc ? sizeof rcs / sizeof rcs[0] : 1); i++) {
-				if (z == 0 && i == 0 && !sp && !plain)
+				if (z == dz && i == 0 && !sp && !plain)
 					continue; /* the defaults, tried above */
 				if (z > zmax && best_s >= 0)
 					break; /* a stage the framework runs fits */
@@ -1730,7 +1777,7 @@ static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *
 				              .partial = selective && rcs[i] && !strcmp(rcs[i], "full"),
 				              .fast = true};
 				double step;
-				if (plain && z == 0 && i == 0 && !sp) {
+				if (plain && z == dz && i == 0 && !sp) {
 					/* the defaults at their micro-batch, on this network */
 					int how;
 					t.mb = def.mb;

@@ -183,6 +183,15 @@ void valid_assume(char *buf, size_t len, const char *fmt, ...)
  * plan_vocab_assumption, plan_vp_group_assumption; runs.c, the training
  * and memory rows). */
 void valid_plan_assumptions(const plan_scenario *s, char *buf, size_t len);
+/* An open ZeRO stage (the row's column, its recipe and any offload leave
+ * it open, nothing tuned it): where the framework profile `profile` runs
+ * one by default ([framework] zero_default: FSDP's FULL_SHARD), that stage
+ * for a plan of pp stages and dp_cp ranks written into b ("zero = N") and
+ * said; else the plan key's default said, "zero 0 (not published)". */
+void valid_open_zero(sim_buf *b, const valid_options *opt, const char *profile, long pp,
+                     long dp_cp, char *assumed, size_t alen);
+/* The stage valid_open_zero writes (0 where it writes none). */
+int valid_open_zero_stage(const valid_options *opt, const char *profile, long pp, long dp_cp);
 /* The "; "-separated assumptions as comments of a row's scenario text, one
  * "; assumed: ..." line each (runs.c). */
 void valid_put_assumed(sim_buf *out, const char *assumed);

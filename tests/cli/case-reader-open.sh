@@ -401,6 +401,11 @@ derive("D05", "XSC4", **dict(sc, model="GPT 529.6B", layers="105", hidden="20480
 derive("D05", "XSC5", **dict(sc, model="GPT 1.7B", layers="24", hidden="2304", heads="24",
                              gpus="32", tp="1", pp="1", global_batch="512"))
 derive("D05", "XOPT2", **dict(opt, source="a GPT benchmark (2022)"))
+# MosaicML's FSDP row with its ZeRO stage open: llm-foundry shards fully
+# unless told otherwise (every train YAML sets FULL_SHARD; FSDP's own
+# default), zero_default 3: O01's step, said (XFZ1)
+derive("O01", "XFZ0")
+derive("O01", "XFZ1", zero="")
 pl = dict(source="a DeepSpeed benchmark (2023)", model="GPT-3 175B", layers="", hidden="",
           heads="", kv_heads="", ffn="", vocab="", seq_len="2048", gpus="128",
           gpu="a100-sxm4-80g", node_intra="", nics_per_node="", nic_gbps="", tp="8", pp="1",
@@ -461,6 +466,10 @@ def same(a, b):
 for x, w in (("XX1", "1.5M tokens"), ("XX2", "1572864 tokens"), ("XX3", "1536K tokens")):
     want(same("XD0", x) and ("global_batch '%s' read as 384 sequences of seq_len" % w) in r[x]["assumed"],
          "a global batch in tokens is not its sequences", "XD0", x)
+want(same("XFZ0", "XFZ1")
+     and "zero 3 (not published: framework llm-foundry's default, zero_default 3)" in r["XFZ1"]["assumed"]
+     and "zero 0" not in r["XFZ1"]["assumed"],
+     "an FSDP row with its stage open is not FSDP's FULL_SHARD", "XFZ0", "XFZ1")
 want(same("XD0", "XI1") and "gpus 768 (not published: tp pp dp cp)" in r["XI1"]["assumed"],
      "an open GPU count is not tp pp dp cp", "XD0", "XI1")
 want(same("XD0", "XI2") and "heads 64 (not published: heads 128 wide)" in r["XI2"]["assumed"],
@@ -843,6 +852,13 @@ derive("MH01", "YW3", model="1B", **dict(yw, memory_kind="allocated", pp="2", dp
 # torchtune at tp 2, a feature its profile says it lacks (runs_tp): the run
 # happened, so the rule is set aside and said, and the peak predicted
 derive("MC01", "YR1", tp="2", gpus="2")
+# the ZeRO stage open: FSDP's default, FULL_SHARD (fsdp_qlora's FSDP, YZ1:
+# MF01's peak), said; DeepSpeed's, none (YZ3: ZeRO-0, more than MD02's
+# ZeRO-3 peak; both on 80 GB, where ZeRO-0 fits)
+derive("MF01", "YZ0")
+derive("MF01", "YZ1", zero="")
+derive("MD02", "YZ2", gpu="a100-sxm4-80g")
+derive("MD02", "YZ3", zero="", gpu="a100-sxm4-80g")
 w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
 w.writeheader()
 w.writerows(out)
@@ -862,6 +878,13 @@ def want(cond, msg, *rows):
         print(msg); ok = False
         for x in rows:
             print("  ", r[x])
+want(r["YZ1"]["status"] == "ok" and r["YZ1"]["predicted_gib"] == r["YZ0"]["predicted_gib"]
+     and "zero 3 (not published: framework " in r["YZ1"]["assumed"]
+     and "'s default, zero_default 3)" in r["YZ1"]["assumed"] and "zero 0" not in r["YZ1"]["assumed"],
+     "an FSDP memory row with its stage open is not FSDP's FULL_SHARD", "YZ0", "YZ1")
+want(r["YZ3"]["status"] == "ok" and r["YZ3"]["predicted_gib"] > r["YZ2"]["predicted_gib"]
+     and "zero 0 (not published)" in r["YZ3"]["assumed"],
+     "an open stage under DeepSpeed is not its default, none", "YZ2", "YZ3")
 want(r["YD1"]["status"] == "ok" and r["YD1"]["predicted_gib"] == r["YD0"]["predicted_gib"]
      and "dp 2 (not published" in r["YD1"]["assumed"]
      and "global batch 8 (not published: pp = 4 micro-batches per replica" in r["YD1"]["assumed"],
@@ -876,7 +899,7 @@ for x, verdict in (("YO3", "oom"), ("YO4", "fits")):
          and r[x]["verdict"] == verdict and "beside memory_kind oom: a run that ran out of memory"
          in r[x]["assumed"], "a number beside memory_kind oom is compared as a completed run's", x)
 s = j["summary"]["all"]
-want(s["oom_runs"] == 4 and s["oom_called"] == 2 and s["fit_called_oom"] == 0 and s["ok"] == 28
+want(s["oom_runs"] == 4 and s["oom_called"] == 2 and s["fit_called_oom"] == 0 and s["ok"] == 32
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
 want(r["YL1"]["status"] == "ok" and "SwiGLU, RMSNorm, no biases (nanotron's Llama code)" in r["YL1"]["assumed"],
@@ -947,7 +970,7 @@ want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predi
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 4, called out of memory: 2; completed runs called out of memory: 0 of 28$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 4, called out of memory: 2; completed runs called out of memory: 0 of 32$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row

@@ -3082,13 +3082,13 @@ static void test_sp_default(void)
 		CHECK(!e->plan.sequence_parallel);
 		/* the sweep's fast path: tp 1, then tp 4, derived again */
 		b->plan.tp = 1;
-		plan_derive(b, false, false);
+		plan_derive(b, false, false, false);
 		CHECK(!b->plan.sequence_parallel);
 		b->plan.tp = 4;
-		plan_derive(b, false, false);
+		plan_derive(b, false, false, false);
 		CHECK(b->plan.sequence_parallel);
 		c->plan.tp = 4;
-		plan_derive(c, false, true);
+		plan_derive(c, false, true, false);
 		CHECK(!c->plan.sequence_parallel);
 	}
 	sim_diag_clear(d);
@@ -3107,9 +3107,71 @@ static void test_sp_default(void)
 	sim_diag_free(d);
 }
 
+/* The ZeRO stage by the framework: its default where the scenario leaves
+ * the key open ([framework] zero_default: FSDP's sharding_strategy is
+ * FULL_SHARD unless given, torch 1.13.1 fully_sharded_data_parallel.py:
+ * 1053; metaseq's OPT launcher runs "zero2"), none at one data-parallel
+ * rank (FSDP clamps to NO_SHARD, :1049-1052), at most the stage the
+ * framework runs with a pipeline (metaseq: runs_zero_with_pp 0), again
+ * after a sweep changes the plan; a stated stage kept, said by nothing;
+ * Megatron-Core's default 0, said by nothing. */
+static void test_zero_default(void)
+{
+	static const struct {
+		const char *fw, *par;
+		int zero;
+		const char *said; /* NULL: no assumption */
+	} cases[] = {
+	        {"pytorch-fsdp", "tp = 1\npp = 1\ndp = 16\n", 3,
+	         "zero 3 (not given: framework pytorch-fsdp's default, zero_default 3)"},
+	        {"pytorch-fsdp", "tp = 1\npp = 1\ndp = 16\nzero = 1\n", 1, NULL},
+	        {"metaseq", "tp = 2\npp = 1\ndp = 8\n", 2,
+	         "zero 2 (not given: framework metaseq's default, zero_default 2)"},
+	        {"metaseq", "tp = 2\npp = 2\ndp = 4\n", 0,
+	         "zero 0 (not given: framework metaseq's default, zero_default 2, at most "
+	         "runs_zero_with_pp with a pipeline)"},
+	        {"torchtitan", "tp = 2\npp = 2\ndp = 4\n", 3,
+	         "zero 3 (not given: framework torchtitan's default, zero_default 3)"},
+	        {"megatron-core", "tp = 2\npp = 2\ndp = 4\n", 0, NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char text[512], buf[256] = "";
+		snprintf(text, sizeof text,
+		         "include = scenarios/quickstart.ini\n"
+		         "include = topologies/frameworks/%s.ini\n[parallel]\n%s",
+		         cases[i].fw, cases[i].par);
+		sim_diag *d = sim_diag_new();
+		plan_scenario *s = NULL;
+		if (CHECK_INT(plan_scenario_load_string(text, "<test>", ".", d, &s), SIM_OK)) {
+			CHECK_INT(s->plan.zero, cases[i].zero);
+			bool said = plan_zero_assumption(s, buf, sizeof buf);
+			CHECK(said == (cases[i].said != NULL));
+			if (cases[i].said)
+				CHECK_STR(buf, cases[i].said);
+		} else
+			sim_diag_print(d, stderr);
+		if (s && i == 0) { /* the sweep's fast path: dp 1, then pp 2 */
+			s->plan.dp = 1;
+			plan_derive(s, false, false, false);
+			CHECK_INT(s->plan.zero, 0);
+			CHECK(plan_zero_assumption(s, buf, sizeof buf));
+			CHECK_STR(buf, "zero 0 (not given: framework pytorch-fsdp's default, "
+			               "zero_default 3, but one data-parallel rank shards nothing)");
+			s->plan.dp = 16;
+			plan_derive(s, false, false, false);
+			CHECK_INT(s->plan.zero, 3);
+			plan_derive(s, false, false, true); /* given: left as it is */
+			CHECK_INT(s->plan.zero, 3);
+		}
+		plan_scenario_free(s);
+		sim_diag_free(d);
+	}
+}
+
 int main(void)
 {
 	test_sp_default();
+	test_zero_default();
 	test_grad_wire();
 	test_megatron_lm_buckets();
 	test_grad_buckets();
