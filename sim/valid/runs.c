@@ -1907,7 +1907,7 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 		snprintf(v->reason, sizeof v->reason, "no measured_iter_s%s",
 		         *get(c, row, "measured_metric")
 		                 ? " (its measured_metric gives none: tokens_per_s[_per_gpu], "
-		                   "samples_per_s, tflops_per_gpu, a 16-bit row's mfu, or a "
+		                   "samples_per_s, tflops_per_gpu, a 16-bit row's mfu or hfu, or a "
 		                   "step time in a unit of time)"
 		                 : "");
 		return;
@@ -1941,10 +1941,14 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 		plan_mem_fit f;
 		plan_memory_fit(s, &f);
 		snprintf(v->verdict, sizeof v->verdict, "%s", valid_verdict_name(f.verdict));
-		if (from_metric)
-			v->measured = valid_measured_from_metric(c, row, s, v->assumed, sizeof v->assumed);
 		if (!v->oom_run)
 			rc = exec_run(s, r);
+		/* after the step: an HFU counts its hardware FLOPs */
+		bool stepped = !v->oom_run && rc == SIM_OK && r->model_flops > 0;
+		if (from_metric)
+			v->measured = valid_measured_from_metric(
+			        c, row, s, stepped ? r->hardware_flops / r->model_flops : 0, v->assumed,
+			        sizeof v->assumed);
 	}
 	if (rc == SIM_OK && v->oom_run) {
 		v->status = VALID_OK;

@@ -290,10 +290,12 @@ bool valid_oom_marked(const cases_csv *c, size_t row, const char *col);
 /* A training row whose measured_iter_s is open but whose source printed a
  * throughput (measured_metric, measured_value; metric.c): whether it gives
  * a step time, and that time from the row's loaded scenario (its global
- * batch, sequence length, GPUs and shape), said in `assumed`. */
+ * batch, sequence length, GPUs and shape) and, for an HFU, hw_ratio, the
+ * simulated step's hardware over model FLOPs (0: not simulated), said in
+ * `assumed`. */
 bool valid_metric_gives_time(const cases_csv *c, size_t row);
 double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_scenario *s,
-                                  char *assumed, size_t alen);
+                                  double hw_ratio, char *assumed, size_t alen);
 /* The EC2 instance an EFA node of GPU type `gpu` with `nics` EFA is (its
  * aws-ofi-nccl tuner tables, [node] ec2_instance): p5, p5e, p5en, p6-b200,
  * or "none" (NCCL's own choice: p4d and p4de, whose platform entries carry

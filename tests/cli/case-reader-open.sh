@@ -297,6 +297,20 @@ derive("D05", "Xtf2", measured_iter_s="", measured_metric="tflops", measured_uni
 derive("D05", "Xms1", measured_iter_s="", measured_metric="elapsed time per iteration (ms)",
        measured_unit="", measured_value="%.6g" % (float(rows["D05"]["measured_iter_s"]) * 1000))
 derive("D01", "XQ6nd", measured_iter_s="", flops_formula="6nd")
+# an HFU (hardware FLOPs: the recomputation counted; Korthikanti et al.
+# 2022) on V0027 (full recomputation, 256 A100 at 312 TFLOP/s): under
+# megatron-sc21, whose 96 counts the recomputation, F / (hfu P n) is the
+# step (Xhf1, the value made from V0027's step); under megatron-mfu (72)
+# F x r / (hfu P n), r the simulated step's hardware over model FLOPs,
+# about 4/3 under full recomputation (Xhf2)
+v27 = rows["V0027"]
+l27, h27, s27, b27 = (int(v27[k]) for k in ("layers", "hidden", "seq_len", "global_batch"))
+F96 = 96 * b27 * s27 * l27 * h27 ** 2 * (1 + s27 / (6 * h27) + 50257 / (16 * l27 * h27))
+hfu27 = F96 / (float(v27["measured_iter_s"]) * 312e12 * 256)
+derive("V0027", "Xhf0")
+for x, f in (("Xhf1", "megatron-sc21"), ("Xhf2", "megatron-mfu")):
+    derive("V0027", x, measured_iter_s="", measured_metric="hfu", measured_unit="",
+           measured_value="%.9f" % hfu27, flops_formula=f)
 derive("D01", "XQnone", measured_iter_s="", flops_formula="")
 derive("D01", "XQother", measured_iter_s="", flops_formula="other")
 derive("V0001", "XA2", fabric="efa", nics_per_node="", nic_gbps="")
@@ -735,6 +749,17 @@ t6 = 6 * N * 192 * 4096 / (408.8e12 * 48)
 want(r["XQ6nd"]["status"] == "ok" and abs(r["XQ6nd"]["measured_iter_s"] / t6 - 1) < 1e-4
      and "6 N B s, N 1.477e+09" in r["XQ6nd"]["assumed"],
      "a TFLOP/s per GPU under 6ND is not 6 N B s over the rate", "XQ6nd")
+# V0027: 40 layers of 6144, 2048 tokens, 1024 sequences, 9.6036 s
+l27, h27, s27, b27, t27 = 40, 6144, 2048, 1024, r["Xhf0"]["measured_iter_s"]
+F96 = 96 * b27 * s27 * l27 * h27 ** 2 * (1 + s27 / (6 * h27) + 50257 / (16 * l27 * h27))
+hfu27 = F96 / (t27 * 312e12 * 256)
+want(same("Xhf0", "Xhf1") and abs(r["Xhf1"]["measured_iter_s"] / t27 - 1) < 1e-6
+     and "the formula counting the recomputation" in r["Xhf1"]["assumed"],
+     "an HFU under megatron-sc21 is not the step its formula gives", "Xhf0", "Xhf1")
+F72 = 72 * b27 * s27 * l27 * h27 ** 2 * (1 + s27 / (6 * h27) + 50257 / (12 * l27 * h27))
+hw = r["Xhf2"]["measured_iter_s"] * hfu27 * 312e12 * 256 / F72 if r["Xhf2"]["status"] == "ok" else 0
+want(1.30 < hw < 1.37 and "(the simulated step's hardware / model FLOPs) / (hfu x" in r["Xhf2"]["assumed"],
+     "an HFU under megatron-mfu does not count the recomputation (r = %.4f)" % hw, "Xhf2")
 for x, f in (("XQnone", "not given"), ("XQother", "other")):
     want(r[x]["status"] == "ok" and abs(r[x]["measured_iter_s"] / r["XMD01"]["measured_iter_s"] - 1) < 1e-4
          and "(flops_formula %s: assumed)" % f in r[x]["assumed"],
