@@ -173,6 +173,49 @@ static bool step_named(const char *metric)
 	       !strstr(m, "epoch") && !strstr(m, "total");
 }
 
+/* A utilization metric by its name, lower case without spaces,
+ * underscores or hyphens and without a "(%)" ("MFU", "mfu (%)",
+ * "model_flops_utilization", "Model FLOPs Utilization", "HFU",
+ * "hardware FLOPs utilisation"): METRIC_MFU, METRIC_HFU or METRIC_NONE. */
+static enum metric util_metric(const char *metric)
+{
+	char t[64], u[64];
+	size_t n = 0;
+	valid_lower(metric, t, sizeof t);
+	for (const char *p = t; *p && *p != '(' && n + 1 < sizeof u; p++)
+		if (*p != ' ' && *p != '_' && *p != '-')
+			u[n++] = *p;
+	u[n] = 0;
+	static const struct {
+		const char *name;
+		enum metric kind;
+	} names[] = {{"mfu", METRIC_MFU},
+	             {"modelflopsutilization", METRIC_MFU},
+	             {"modelfloputilization", METRIC_MFU},
+	             {"modelflopsutilisation", METRIC_MFU},
+	             {"hfu", METRIC_HFU},
+	             {"hardwareflopsutilization", METRIC_HFU},
+	             {"hardwarefloputilization", METRIC_HFU},
+	             {"hardwareflopsutilisation", METRIC_HFU}};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcmp(u, names[i].name))
+			return names[i].kind;
+	return METRIC_NONE;
+}
+
+/* A utilization's value as a fraction: a percentage where the unit says
+ * so ("%", "percent", "pct") or the metric ends in "(%)", or where the
+ * value is above 1, which no fraction of a peak is (said into *pct). */
+static double util_fraction(const char *metric, const char *unit, double v, bool *pct)
+{
+	char u[48];
+	squash(unit, u, sizeof u);
+	bool said = !strcmp(u, "%") || !strcmp(u, "percent") || !strcmp(u, "pct") ||
+	            strstr(metric, "(%)") != NULL;
+	*pct = !said && v > 1;
+	return said || v > 1 ? v / 100 : v;
+}
+
 static enum metric metric_kind(const cases_csv *c, size_t row)
 {
 	const char *m = get(c, row, "measured_metric");
@@ -182,14 +225,13 @@ static enum metric metric_kind(const cases_csv *c, size_t row)
 		return METRIC_NONE;
 	char ub[48];
 	const char *u = row_unit(m, get(c, row, "measured_unit"), ub, sizeof ub);
+	enum metric util = util_metric(m);
 	return !strcmp(m, "tokens_per_s_per_gpu")     ? METRIC_TOK_GPU
 	       : !strcmp(m, "tokens_per_s")           ? METRIC_TOK
 	       : !strcmp(m, "samples_per_s")          ? METRIC_SAMPLES
 	       : !strcmp(m, "tflops_per_gpu")         ? METRIC_TFLOPS
-	       : !strcmp(m, "mfu") && sixteen         ? METRIC_MFU
-	       : !strcmp(m, "mfu")                    ? METRIC_NONE
-	       : !strcmp(m, "hfu") && sixteen         ? METRIC_HFU
-	       : !strcmp(m, "hfu")                    ? METRIC_NONE
+	       : util != METRIC_NONE && sixteen       ? util
+	       : util != METRIC_NONE                  ? METRIC_NONE
 	       : step_named(m) && unit_seconds(u) > 0 ? METRIC_TIME
 	                                              : unit_metric(u);
 }
@@ -204,6 +246,7 @@ double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_sce
 	formula_flops(get(c, row, "flops_formula"), s, &F, Fs, sizeof Fs);
 	double t = 0;
 	char how[224] = "";
+	bool pct = false; /* a utilization above 1 read as a percentage */
 	switch (metric_kind(c, row)) {
 	case METRIC_TOK_GPU:
 		t = B * sq / (v * n);
@@ -234,14 +277,16 @@ double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_sce
 	}
 	case METRIC_MFU: {
 		/* a fraction, or a percentage where the unit says % */
-		double mfu = strchr(get(c, row, "measured_unit"), '%') ? v / 100 : v;
+		double mfu = util_fraction(get(c, row, "measured_metric"),
+		                           get(c, row, "measured_unit"), v, &pct);
 		double peak = hw_peak(&s->gpu, s->dtype == HW_FP16 ? HW_FP16 : HW_BF16);
 		t = mfu > 0 && peak > 0 ? F / (mfu * peak * n) : 0;
 		snprintf(how, sizeof how, "%s / (mfu x dense 16-bit peak x gpus)", Fs);
 		break;
 	}
 	case METRIC_HFU: {
-		double hfu = strchr(get(c, row, "measured_unit"), '%') ? v / 100 : v;
+		double hfu = util_fraction(get(c, row, "measured_metric"),
+		                           get(c, row, "measured_unit"), v, &pct);
 		double peak = hw_peak(&s->gpu, s->dtype == HW_FP16 ? HW_FP16 : HW_BF16);
 		bool counted = !strcmp(get(c, row, "flops_formula"), "megatron-sc21");
 		double ratio = counted ? 1 : hw_ratio;
@@ -269,6 +314,10 @@ double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_sce
 	case METRIC_NONE:
 		break;
 	}
+	if (pct)
+		valid_assume(assumed, alen,
+		             "measured_value %.6g read as %.6g %% (no fraction of a peak is above 1)",
+		             v, v);
 	valid_assume(assumed, alen, "measured_iter_s %.6g s (not given: %s)", t, how);
 	return t;
 }
