@@ -182,7 +182,8 @@ static const char *row_profile(const cases_csv *c, size_t row, const valid_optio
                                const valid_stack **st, const char **how, char *name, size_t len)
 {
 	const char *fw = get(c, row, "framework"), *src = get(c, row, "source");
-	valid_ran ran = {atoi(get(c, row, "zero")), atoi(get(c, row, "tp"))};
+	int named = *get(c, row, "zero") ? -1 : valid_zero_named(fw);
+	valid_ran ran = {named >= 0 ? named : atoi(get(c, row, "zero")), atoi(get(c, row, "tp"))};
 	*how = "";
 	*st = opt->stacks ? valid_stack_find_fw(opt->stacks, src, fw, ran) : NULL;
 	if (*st && *(*st)->match)
@@ -597,7 +598,13 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		sim_buf_printf(b, "vpp = %ld\n", vpp);
 	if (*get(c, row, "zero"))
 		sim_buf_printf(b, "zero = %s\n", get(c, row, "zero"));
-	else /* the framework's default stage (FSDP's FULL_SHARD), said */
+	else if (valid_zero_named(get(c, row, "framework")) >= 0) {
+		/* the stage the framework column names ("DeepSpeed ZeRO-3") */
+		int z = valid_zero_named(get(c, row, "framework"));
+		sim_buf_printf(b, "zero = %d\n", z);
+		valid_assume(assumed, alen, "zero %d (not published: the framework column '%s' names it)",
+		             z, get(c, row, "framework"));
+	} else /* the framework's default stage (FSDP's FULL_SHARD), said */
 		valid_open_zero(b, opt, profile, pp, dp * cp, assumed, alen);
 	if (*get(c, row, "recompute"))
 		sim_buf_printf(b, "recompute = %s\n", get(c, row, "recompute"));

@@ -463,6 +463,34 @@ bool valid_zeropp_text(const char *t)
 	return zero_stage(t) == 3 && (strstr(s, "++") || strstr(s, "zeropp"));
 }
 
+int valid_zero_named(const char *t)
+{
+	char s[128];
+	bare(t, s, sizeof s);
+	/* a stage by number: "ZeRO-3", "ZeRO stage 2", "zero2", "stage 3" */
+	static const char *const lead[] = {"zerostage", "zero", "stage"};
+	for (size_t i = 0; i < sizeof lead / sizeof lead[0]; i++)
+		for (const char *p = strstr(s, lead[i]); p; p = strstr(p + 1, lead[i])) {
+			char d = p[strlen(lead[i])];
+			if (d >= '0' && d <= '3' && !isdigit((unsigned char)p[strlen(lead[i]) + 1]))
+				return d - '0';
+		}
+	/* by name: ZeRO++, DeepSpeed's offload tutorials' stages, FSDP's
+	 * strategies (NO_SHARD and SHARD_GRAD_OP before the other shards),
+	 * Megatron's distributed optimizer */
+	static const struct {
+		const char *name;
+		int stage;
+	} names[] = {{"zero++", 3},      {"zeropp", 3},      {"zerooffload", 2},
+	             {"zeroinfinity", 3}, {"noshard", 0},     {"shardgradop", 2},
+	             {"fullshard", 3},    {"hybridshard", 3}, {"distributedoptimizer", 1},
+	             {"distopt", 1}};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strstr(s, names[i].name))
+			return names[i].stage;
+	return -1;
+}
+
 bool valid_oom_text(const char *t)
 {
 	char s[64];

@@ -282,6 +282,11 @@ bool valid_oom_text(const char *t);
 /* Does a zero cell name DeepSpeed's ZeRO++ ("ZeRO++", "zero3++", "zeropp":
  * stage 3 with its options, runs.c put_open_plan)? */
 bool valid_zeropp_text(const char *t);
+/* The ZeRO stage a free text names anywhere in it (a memory row's
+ * framework column: "DeepSpeed ZeRO-3", "Axolotl (DeepSpeed ZeRO-2)",
+ * "FSDP SHARD_GRAD_OP", "FSDP NO_SHARD", "Megatron distributed
+ * optimizer"); -1 where it names none. */
+int valid_zero_named(const char *t);
 /* A row of a run that ran out of memory, its measurement `col` (the peak,
  * the step) left without a number: memory_kind `oom` (or `out-of-memory`),
  * the measurement written so ("OOM"), or a note that says so ("OOM", "out

@@ -895,6 +895,16 @@ derive("MF01", "YZ0")
 derive("MF01", "YZ1", zero="")
 derive("MD02", "YZ2", gpu="a100-sxm4-80g")
 derive("MD02", "YZ3", zero="", gpu="a100-sxm4-80g")
+# a stage the framework column names, the zero column open ("DeepSpeed
+# ZeRO-3": MF01's shape at ZeRO-3 under DeepSpeed, YN1 the peak of YN0,
+# which states it; FSDP's NO_SHARD, stage 0: more than FSDP's default);
+# a stack on transformers' Trainer (Axolotl) is hf-transformers'
+yn = dict(source="a memory benchmark (2024)", note="", gpu="a100-sxm4-80g")
+derive("MF01", "YN0", framework="DeepSpeed", zero="3", **yn)
+derive("MF01", "YN1", framework="DeepSpeed ZeRO-3", zero="", **yn)
+derive("MF01", "YN2", framework="PyTorch FSDP (NO_SHARD)", zero="", **yn)
+derive("MF01", "YN3", framework="PyTorch FSDP", zero="", **yn)
+derive("MF01", "YN4", framework="Axolotl", zero="", **yn)
 w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
 w.writeheader()
 w.writerows(out)
@@ -918,6 +928,15 @@ want(r["YZ1"]["status"] == "ok" and r["YZ1"]["predicted_gib"] == r["YZ0"]["predi
      and "zero 3 (not published: framework " in r["YZ1"]["assumed"]
      and "'s default, zero_default 3)" in r["YZ1"]["assumed"] and "zero 0" not in r["YZ1"]["assumed"],
      "an FSDP memory row with its stage open is not FSDP's FULL_SHARD", "YZ0", "YZ1")
+want(r["YN1"]["status"] == "ok" and r["YN1"]["predicted_gib"] == r["YN0"]["predicted_gib"]
+     and "zero 3 (not published: the framework column 'DeepSpeed ZeRO-3' names it)" in r["YN1"]["assumed"]
+     and "zero 0 (not published: the framework column 'PyTorch FSDP (NO_SHARD)' names it)" in r["YN2"]["assumed"]
+     and r["YN2"]["predicted_gib"] > r["YN3"]["predicted_gib"]
+     and "zero 3 (not published: framework pytorch-fsdp's default" in r["YN3"]["assumed"],
+     "a ZeRO stage the framework column names is not the row's", "YN0", "YN1", "YN2", "YN3")
+want(r["YN4"]["status"] == "ok"
+     and "framework 'Axolotl' as profile hf-transformers (stacks.csv)" in r["YN4"]["assumed"],
+     "a stack on transformers' Trainer is not hf-transformers", "YN4")
 want(r["YZ3"]["status"] == "ok" and r["YZ3"]["predicted_gib"] > r["YZ2"]["predicted_gib"]
      and "zero 0 (not published)" in r["YZ3"]["assumed"],
      "an open stage under DeepSpeed is not its default, none", "YZ2", "YZ3")
@@ -935,7 +954,7 @@ for x, verdict in (("YO3", "oom"), ("YO4", "fits")):
          and r[x]["verdict"] == verdict and "beside memory_kind oom: a run that ran out of memory"
          in r[x]["assumed"], "a number beside memory_kind oom is compared as a completed run's", x)
 s = j["summary"]["all"]
-want(s["oom_runs"] == 4 and s["oom_called"] == 2 and s["fit_called_oom"] == 0 and s["ok"] == 32
+want(s["oom_runs"] == 4 and s["oom_called"] == 2 and s["fit_called_oom"] == 0 and s["ok"] == 37
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
 want(r["YL1"]["status"] == "ok" and "SwiGLU, RMSNorm, no biases (nanotron's Llama code)" in r["YL1"]["assumed"],
@@ -1006,7 +1025,7 @@ want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predi
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 4, called out of memory: 2; completed runs called out of memory: 0 of 32$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 4, called out of memory: 2; completed runs called out of memory: 0 of 37$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row
