@@ -491,6 +491,39 @@ int valid_zero_named(const char *t)
 	return -1;
 }
 
+int valid_checkpointing_named(const char *t, char *phrase, size_t len)
+{
+	char s[1024];
+	valid_lower(t, s, sizeof s);
+	static const char *const on[] = {"gradient checkpointing", "gradient_checkpointing",
+	                                 "activation checkpointing", "activation_checkpointing",
+	                                 "activation recomputation", "checkpoint-activations",
+	                                 "checkpoint_activations", "recompute-activations"};
+	/* a negation just before the phrase, or a false just after it */
+	static const char *const before[] = {"no ", "without ", "w/o ", "disabled ", "disable "};
+	static const char *const after[] = {"=false", "= false", ": false", ": no", " off", "=0",
+	                                    " disabled", ": off"};
+	for (size_t i = 0; i < sizeof on / sizeof on[0]; i++) {
+		const char *p = strstr(s, on[i]);
+		if (!p)
+			continue;
+		if (p >= s + 10 && !strncmp(p - 10, "selective ", 10))
+			return -1; /* which modules: not said */
+		snprintf(phrase, len, "%.*s", (int)strlen(on[i]), t + (p - s));
+		for (size_t k = 0; k < sizeof before / sizeof before[0]; k++) {
+			size_t n = strlen(before[k]);
+			if (p >= s + n && !strncmp(p - n, before[k], n))
+				return 0;
+		}
+		const char *q = p + strlen(on[i]);
+		for (size_t k = 0; k < sizeof after / sizeof after[0]; k++)
+			if (!strncmp(q, after[k], strlen(after[k])))
+				return 0;
+		return 1;
+	}
+	return -1;
+}
+
 bool valid_oom_text(const char *t)
 {
 	char s[64];

@@ -287,6 +287,14 @@ bool valid_zeropp_text(const char *t);
  * "FSDP SHARD_GRAD_OP", "FSDP NO_SHARD", "Megatron distributed
  * optimizer"); -1 where it names none. */
 int valid_zero_named(const char *t);
+/* Whether a free text (a memory row's note or framework column) says the
+ * run recomputed its activations: 1 ("gradient checkpointing",
+ * "activation checkpointing", "--checkpoint-activations"), 0 where it
+ * negates the phrase ("no gradient checkpointing",
+ * "gradient_checkpointing=False"), -1 where it names none (or selective
+ * checkpointing, whose modules it does not say); the phrase as written
+ * into phrase[len]. */
+int valid_checkpointing_named(const char *t, char *phrase, size_t len);
 /* A row of a run that ran out of memory, its measurement `col` (the peak,
  * the step) left without a number: memory_kind `oom` (or `out-of-memory`),
  * the measurement written so ("OOM"), or a note that says so ("OOM", "out

@@ -905,6 +905,14 @@ derive("MF01", "YN1", framework="DeepSpeed ZeRO-3", zero="", **yn)
 derive("MF01", "YN2", framework="PyTorch FSDP (NO_SHARD)", zero="", **yn)
 derive("MF01", "YN3", framework="PyTorch FSDP", zero="", **yn)
 derive("MF01", "YN4", framework="Axolotl", zero="", **yn)
+# an open recomputation the note or the framework column names: "gradient
+# checkpointing" is every layer's (YC1, YC3: YC0's peak, which states
+# full), negated none (YC2: the peak of YC4, which states none)
+derive("MF01", "YC0", framework="PyTorch FSDP", recompute="full", **yn)
+derive("MF01", "YC1", framework="PyTorch FSDP", recompute="", **dict(yn, note="with gradient_checkpointing=True"))
+derive("MF01", "YC2", framework="PyTorch FSDP", recompute="", **dict(yn, note="no activation checkpointing"))
+derive("MF01", "YC3", framework="PyTorch FSDP + activation checkpointing", recompute="", **yn)
+derive("MF01", "YC4", framework="PyTorch FSDP", recompute="none", **yn)
 w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
 w.writeheader()
 w.writerows(out)
@@ -934,6 +942,13 @@ want(r["YN1"]["status"] == "ok" and r["YN1"]["predicted_gib"] == r["YN0"]["predi
      and r["YN2"]["predicted_gib"] > r["YN3"]["predicted_gib"]
      and "zero 3 (not published: framework pytorch-fsdp's default" in r["YN3"]["assumed"],
      "a ZeRO stage the framework column names is not the row's", "YN0", "YN1", "YN2", "YN3")
+want(all(r[x]["status"] == "ok" for x in ("YC0", "YC1", "YC2", "YC3", "YC4"))
+     and r["YC1"]["predicted_gib"] == r["YC0"]["predicted_gib"] == r["YC3"]["predicted_gib"]
+     and r["YC2"]["predicted_gib"] == r["YC4"]["predicted_gib"] > r["YC0"]["predicted_gib"]
+     and "recompute full (not published: the note says 'gradient_checkpointing')" in r["YC1"]["assumed"]
+     and "recompute none (not published: the note says 'activation checkpointing', negated)" in r["YC2"]["assumed"]
+     and "recompute full (not published: the framework column says 'activation checkpointing')" in r["YC3"]["assumed"],
+     "a recomputation the note or framework column names is not the row's", "YC0", "YC1", "YC2", "YC3", "YC4")
 want(r["YN4"]["status"] == "ok"
      and "framework 'Axolotl' as profile hf-transformers (stacks.csv)" in r["YN4"]["assumed"],
      "a stack on transformers' Trainer is not hf-transformers", "YN4")
@@ -954,7 +969,7 @@ for x, verdict in (("YO3", "oom"), ("YO4", "fits")):
          and r[x]["verdict"] == verdict and "beside memory_kind oom: a run that ran out of memory"
          in r[x]["assumed"], "a number beside memory_kind oom is compared as a completed run's", x)
 s = j["summary"]["all"]
-want(s["oom_runs"] == 4 and s["oom_called"] == 2 and s["fit_called_oom"] == 0 and s["ok"] == 37
+want(s["oom_runs"] == 4 and s["oom_called"] == 2 and s["fit_called_oom"] == 0 and s["ok"] == 42
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
 want(r["YL1"]["status"] == "ok" and "SwiGLU, RMSNorm, no biases (nanotron's Llama code)" in r["YL1"]["assumed"],
@@ -1025,7 +1040,7 @@ want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predi
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 4, called out of memory: 2; completed runs called out of memory: 0 of 37$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 4, called out of memory: 2; completed runs called out of memory: 0 of 42$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row
