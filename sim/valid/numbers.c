@@ -362,13 +362,28 @@ static bool count_suffix(const valid_numcol *nc, double x, const char *u, double
 /* The column's name before the number: "TP=8", "tp 8", "PP4". */
 static const char *after_name(const valid_numcol *nc, const char *t)
 {
-	size_t k = strlen(nc->col);
-	if (k > 3 || strncasecmp(t, nc->col, k))
-		return t;
-	const char *p = t + k;
-	while (*p == ' ' || *p == '=' || *p == ':')
-		p++;
-	return isdigit((unsigned char)*p) ? p : t;
+	/* the column's short name ("tp 8", "pp=2") or the names sources give
+	 * it ("r=64", "rank 16" for a LoRA rank; "MBS 4", "GBS 512") */
+	static const struct {
+		const char *col, *name;
+	} alias[] = {{"lora_rank", "rank"},      {"lora_rank", "r"},        {"micro_batch", "mbs"},
+	             {"micro_batch", "mb"},      {"global_batch", "gbs"},   {"global_batch", "gb"}};
+	const char *names[8] = {strlen(nc->col) <= 3 ? nc->col : NULL};
+	size_t n = 1;
+	for (size_t i = 0; i < sizeof alias / sizeof alias[0] && n < 8; i++)
+		if (!strcmp(alias[i].col, nc->col))
+			names[n++] = alias[i].name;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = names[i] ? strlen(names[i]) : 0;
+		if (!k || strncasecmp(t, names[i], k))
+			continue;
+		const char *p = t + k;
+		while (*p == ' ' || *p == '=' || *p == ':')
+			p++;
+		if (isdigit((unsigned char)*p))
+			return p;
+	}
+	return t;
 }
 
 /* The reading of field text t of column nc into out: true with the
@@ -635,6 +650,25 @@ static int token_batches(cases_csv *c)
 	return SIM_OK;
 }
 
+/* "N x TYPE" in the gpus column at row (x the count, `low` what follows
+ * the x, lower case): N GPUs, and TYPE as written into an open gpu
+ * column; a TYPE that does not start with a letter is left as it is. */
+static int gpus_of_type(cases_csv *c, size_t row, int g, double x, const char *low)
+{
+	while (*low == ' ')
+		low++;
+	if (!isalpha((unsigned char)*low) || !strncmp(low, "gpu", 3) || x > INT_MAX)
+		return SIM_OK;
+	const char *w = cases_csv_get(c, row, g);
+	char name[64];
+	snprintf(name, sizeof name, "%s", w + strlen(w) - strlen(low)); /* its own case */
+	int gc = cases_csv_col(c, "gpu");
+	int rc = set_whole(c, row, g, x);
+	if (rc == SIM_OK && gc >= 0 && !*cases_csv_get(c, row, gc))
+		rc = cases_csv_set(c, row, gc, name);
+	return rc;
+}
+
 /* A GPU count written as nodes ("96 nodes", "96 nodes x 8", "96 nodes of 8
  * GPUs") or as a product ("96 x 8", "96 x 8 GPUs"), in a training or memory row: the
  * nodes times the GPUs a node, the product's second factor, else the row's
@@ -664,6 +698,14 @@ static int node_gpus(cases_csv *c)
 		if (by) {
 			char *e2;
 			y = strtod(end + by, &e2);
+			if (e2 == end + by && !nodes) {
+				/* "2x A100", "8 x H100 80GB": that many GPUs of the type
+				 * named, the name the gpu column's where it is open */
+				int rc = gpus_of_type(c, row, g, x, end + by);
+				if (rc != SIM_OK)
+					return rc;
+				continue;
+			}
 			while (*e2 == ' ')
 				e2++;
 			if (e2 == end + by || (*e2 && strncmp(e2, "gpu", 3)))

@@ -905,6 +905,13 @@ derive("MF01", "YN1", framework="DeepSpeed ZeRO-3", zero="", **yn)
 derive("MF01", "YN2", framework="PyTorch FSDP (NO_SHARD)", zero="", **yn)
 derive("MF01", "YN3", framework="PyTorch FSDP", zero="", **yn)
 derive("MF01", "YN4", framework="Axolotl", zero="", **yn)
+# cells as sources write them: "2x RTX 3090" in gpus, the gpu column open
+# (two of the GPU named), "r=64" and "rank 64" as the LoRA rank: MF01's
+# peak each (YX0 the shipped row)
+derive("MF01", "YX0")
+derive("MF01", "YX1", gpus="2x RTX 3090", gpu="")
+derive("MF01", "YX2", lora_rank="r=64")
+derive("MF01", "YX3", lora_rank="rank 64")
 # an open recomputation the note or the framework column names: "gradient
 # checkpointing" is every layer's (YC1, YC3: YC0's peak, which states
 # full), negated none (YC2: the peak of YC4, which states none)
@@ -949,6 +956,10 @@ want(all(r[x]["status"] == "ok" for x in ("YC0", "YC1", "YC2", "YC3", "YC4"))
      and "recompute none (not published: the note says 'activation checkpointing', negated)" in r["YC2"]["assumed"]
      and "recompute full (not published: the framework column says 'activation checkpointing')" in r["YC3"]["assumed"],
      "a recomputation the note or framework column names is not the row's", "YC0", "YC1", "YC2", "YC3", "YC4")
+want(all(r[x]["status"] == "ok" and r[x]["predicted_gib"] == r["YX0"]["predicted_gib"] for x in ("YX1", "YX2", "YX3"))
+     and "gpus '2x RTX 3090' read as 2" in r["YX1"]["assumed"]
+     and "lora_rank 'r=64' read as 64" in r["YX2"]["assumed"],
+     "a GPU count with its type or a LoRA rank after its name is not the row's", "YX0", "YX1", "YX2", "YX3")
 want(r["YN4"]["status"] == "ok"
      and "framework 'Axolotl' as profile hf-transformers (stacks.csv)" in r["YN4"]["assumed"],
      "a stack on transformers' Trainer is not hf-transformers", "YN4")
@@ -969,7 +980,7 @@ for x, verdict in (("YO3", "oom"), ("YO4", "fits")):
          and r[x]["verdict"] == verdict and "beside memory_kind oom: a run that ran out of memory"
          in r[x]["assumed"], "a number beside memory_kind oom is compared as a completed run's", x)
 s = j["summary"]["all"]
-want(s["oom_runs"] == 4 and s["oom_called"] == 2 and s["fit_called_oom"] == 0 and s["ok"] == 42
+want(s["oom_runs"] == 4 and s["oom_called"] == 2 and s["fit_called_oom"] == 0 and s["ok"] == 46
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
 want(r["YL1"]["status"] == "ok" and "SwiGLU, RMSNorm, no biases (nanotron's Llama code)" in r["YL1"]["assumed"],
@@ -1040,7 +1051,7 @@ want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predi
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 4, called out of memory: 2; completed runs called out of memory: 0 of 42$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 4, called out of memory: 2; completed runs called out of memory: 0 of 46$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row
