@@ -438,7 +438,8 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	if (gi < sizeof gpu_map / sizeof gpu_map[0]) {
 		file = gpu_map[gi].file;
 		node = gpu_map[gi].node;
-	} else if ((file = valid_gpu_alias(gpu, &loose)) && loose) {
+	} else if ((file = valid_gpu_alias(gpu, &loose))) {
+		/* a loose name, or a GPU file's own ("l40s", "a40", "t4") */
 		for (size_t i = 0; i < sizeof gpu_map / sizeof gpu_map[0]; i++)
 			if (!strcmp(file, gpu_map[i].name))
 				gi = i;
@@ -449,7 +450,7 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		return "no GPU file for this gpu";
 	if (loose)
 		valid_assume(assumed, alen, "%s", loose);
-	if (loose && gi == sizeof gpu_map / sizeof gpu_map[0])
+	if (gi == sizeof gpu_map / sizeof gpu_map[0])
 		valid_assume(assumed, alen, "node %s (not stated: the one training rows run %s on)",
 		             node, file);
 	if (gi < sizeof gpu_map / sizeof gpu_map[0] && gpu_map[gi].assumed)

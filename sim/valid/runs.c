@@ -74,6 +74,8 @@ static const char *node_template(const char *intra, const char *gpu)
 		return "pcie-4x4090";
 	if (!strcmp(intra, "pcie-gen4") && !strcmp(gpu, "a40"))
 		return "alvis-a40";
+	if (!strcmp(intra, "pcie-gen4") && !strcmp(gpu, "l40s"))
+		return "pcie-8x-l40s";
 	if (!strcmp(intra, "pcie-gen3") && !strcmp(gpu, "t4"))
 		return "alvis-t4";
 	if (!strcmp(intra, "nvlink-hcm"))
@@ -112,28 +114,31 @@ static const struct {
 /* A GPU named as sources name it ("A100 80GB", "NVIDIA H100 80GB HBM3",
  * "H100 SXM5", "a100"): its GPU file by the family the name holds, the form
  * factor SXM unless it says PCIe and the memory the family's largest SXM
- * part unless it says 40 GB (A100), each said; NULL for a name no shipped
- * GPU file is (an A800, an H100 NVL). */
+ * part unless it names the smaller one's size (`small`: an A100's 40 GB, a
+ * V100's 16 GB), each said; NULL for a name no shipped GPU file is (an
+ * A800, an H100 NVL). */
 static const struct {
-	const char *family, *file, *pcie, *file40, *pcie40, *assumed;
+	const char *family, *file, *pcie, *file_small, *pcie_small, *assumed, *small;
 } gpu_family[] = {
         /* the superchips first: "gh200" holds "h200", "gb200" "b200" */
-        {"gb200", "gb200", NULL, NULL, NULL, "GPU named loosely: GB200"},
-        {"gh200", "gh200", NULL, NULL, NULL, "GPU named loosely: GH200"},
+        {"gb200", "gb200", NULL, NULL, NULL, "GPU named loosely: GB200", NULL},
+        {"gh200", "gh200", NULL, NULL, NULL, "GPU named loosely: GH200", NULL},
         {"h100", "h100-sxm5-80g", "h100-pcie", NULL, NULL,
-         "GPU named loosely: H100, SXM5 80 GB unless the name says PCIe"},
-        {"h200", "h200-sxm-141g", NULL, NULL, NULL, "GPU named loosely: H200 SXM 141 GB"},
-        {"h800", "h800-sxm5-80g", NULL, NULL, NULL, "GPU named loosely: H800 SXM5 80 GB"},
-        {"b200", "b200", NULL, NULL, NULL, "GPU named loosely: B200"},
+         "GPU named loosely: H100, SXM5 80 GB unless the name says PCIe", NULL},
+        {"h200", "h200-sxm-141g", NULL, NULL, NULL, "GPU named loosely: H200 SXM 141 GB", NULL},
+        {"h800", "h800-sxm5-80g", NULL, NULL, NULL, "GPU named loosely: H800 SXM5 80 GB", NULL},
+        {"b200", "b200", NULL, NULL, NULL, "GPU named loosely: B200", NULL},
         {"a100", "a100-sxm4-80g", "a100-pcie", "a100-sxm4-40g", "a100-pcie-40g",
-         "GPU named loosely: A100, SXM4 unless the name says PCIe, 80 GB unless it says 40"},
-        {"v100", "v100-sxm2-32g", NULL, NULL, NULL,
-         "GPU named loosely: V100, the SXM2 32 GB part (the one shipped GPU file)"},
+         "GPU named loosely: A100, SXM4 unless the name says PCIe, 80 GB unless it says 40", "40"},
+        {"v100", "v100-sxm2-32g", NULL, "v100-sxm2-16g", NULL,
+         "GPU named loosely: V100, the SXM2 part, 32 GB unless it says 16", "16"},
+        /* before the A40 ("l40s" holds no "a40") */
+        {"l40s", "l40s", NULL, NULL, NULL, "GPU named loosely: L40S", NULL},
         /* after the A100 ("a100-40g" holds no "a40"; "a40" comes later) */
-        {"4090", "rtx-4090", NULL, NULL, NULL, "GPU named loosely: GeForce RTX 4090"},
-        {"3090", "rtx-3090", NULL, NULL, NULL, "GPU named loosely: GeForce RTX 3090"},
-        {"a40", "a40", NULL, NULL, NULL, "GPU named loosely: A40"},
-        {"t4", "t4", NULL, NULL, NULL, "GPU named loosely: T4"},
+        {"4090", "rtx-4090", NULL, NULL, NULL, "GPU named loosely: GeForce RTX 4090", NULL},
+        {"3090", "rtx-3090", NULL, NULL, NULL, "GPU named loosely: GeForce RTX 3090", NULL},
+        {"a40", "a40", NULL, NULL, NULL, "GPU named loosely: A40", NULL},
+        {"t4", "t4", NULL, NULL, NULL, "GPU named loosely: T4", NULL},
 };
 
 static const char *gpu_loose(const char *gpu, const char **assumed)
@@ -148,11 +153,13 @@ static const char *gpu_loose(const char *gpu, const char **assumed)
 	for (size_t i = 0; i < sizeof gpu_family / sizeof gpu_family[0]; i++) {
 		if (!strstr(low, gpu_family[i].family))
 			continue;
-		bool pcie = strstr(low, "pcie") != NULL, forty = strstr(low, "40") != NULL;
-		const char *file = pcie && forty && gpu_family[i].pcie40 ? gpu_family[i].pcie40
-		                   : pcie && gpu_family[i].pcie      ? gpu_family[i].pcie
-		                   : forty && gpu_family[i].file40   ? gpu_family[i].file40
-		                                                     : gpu_family[i].file;
+		/* the smaller part's size in the name ("a100 40gb", "v100-sxm2-16gb") */
+		const char *sm = gpu_family[i].small;
+		bool pcie = strstr(low, "pcie") != NULL, small = sm && strstr(low, sm) != NULL;
+		const char *file = pcie && small && gpu_family[i].pcie_small ? gpu_family[i].pcie_small
+		                   : pcie && gpu_family[i].pcie            ? gpu_family[i].pcie
+		                   : small && gpu_family[i].file_small     ? gpu_family[i].file_small
+		                                                           : gpu_family[i].file;
 		*assumed = gpu_family[i].assumed;
 		return file;
 	}
@@ -171,8 +178,8 @@ const char *valid_gpu_alias(const char *gpu, const char **assumed)
 	for (size_t i = 0; i < sizeof gpu_family / sizeof gpu_family[0]; i++)
 		if (!strcmp(gpu, gpu_family[i].file) ||
 		    (gpu_family[i].pcie && !strcmp(gpu, gpu_family[i].pcie)) ||
-		    (gpu_family[i].file40 && !strcmp(gpu, gpu_family[i].file40)) ||
-		    (gpu_family[i].pcie40 && !strcmp(gpu, gpu_family[i].pcie40)))
+		    (gpu_family[i].file_small && !strcmp(gpu, gpu_family[i].file_small)) ||
+		    (gpu_family[i].pcie_small && !strcmp(gpu, gpu_family[i].pcie_small)))
 			return gpu;
 	const char *loose = gpu_loose(gpu, assumed);
 	return loose ? loose : gpu;
@@ -192,7 +199,8 @@ const char *valid_default_intra(const char *gpu)
 	       : !strcmp(gpu, "h100-pcie")                            ? "pcie-gen5"
 	       : strstr(gpu, "a100-pcie")                             ? "pcie-gen4"
 	       : strstr(gpu, "v100-sxm2")                             ? "nvlink-hcm"
-	       : strstr(gpu, "rtx-") || !strcmp(gpu, "a40")           ? "pcie-gen4"
+	       : strstr(gpu, "rtx-") || !strcmp(gpu, "a40") ||
+	                         !strcmp(gpu, "l40s")                 ? "pcie-gen4"
 	       : !strcmp(gpu, "t4")                                   ? "pcie-gen3"
 	                                                              : NULL;
 }

@@ -909,6 +909,15 @@ derive("MF01", "YN4", framework="Axolotl", zero="", **yn)
 # (two of the GPU named), "r=64" and "rank 64" as the LoRA rank: MF01's
 # peak each (YX0 the shipped row)
 derive("MF01", "YX0")
+# GPUs as sources name them: an L40S (its file and a PCIe Gen4 box of 8,
+# both new), a V100 of 16 GB against one of 32 (the same peak, out of
+# memory only on the smaller; until 2026-12-03 every V100 was the 32 GB
+# part and an L40S row was skipped)
+derive("MF01", "YV1", gpu="L40S")
+yv = dict(precision="fp16", micro_batch="8", global_batch="16", seq_len="2048",
+          measured_peak_gib="", memory_kind="oom")
+derive("MF01", "YV2", gpu="V100 16GB", **yv)
+derive("MF01", "YV3", gpu="Tesla V100-SXM2-32GB", **yv)
 derive("MF01", "YX1", gpus="2x RTX 3090", gpu="")
 derive("MF01", "YX2", lora_rank="r=64")
 derive("MF01", "YX3", lora_rank="rank 64")
@@ -960,6 +969,13 @@ want(all(r[x]["status"] == "ok" and r[x]["predicted_gib"] == r["YX0"]["predicted
      and "gpus '2x RTX 3090' read as 2" in r["YX1"]["assumed"]
      and "lora_rank 'r=64' read as 64" in r["YX2"]["assumed"],
      "a GPU count with its type or a LoRA rank after its name is not the row's", "YX0", "YX1", "YX2", "YX3")
+want(r["YV1"]["status"] == "ok" and "GPU named loosely: L40S" in r["YV1"]["assumed"]
+     and "node pcie-8x-l40s (not stated" in r["YV1"]["assumed"]
+     and r["YV2"]["status"] == r["YV3"]["status"] == "ok"
+     and r["YV2"]["predicted_gib"] == r["YV3"]["predicted_gib"]
+     and r["YV2"]["verdict"] == "oom" and r["YV3"]["verdict"] == "fits"
+     and "the one training rows run v100-sxm2-16g on" in r["YV2"]["assumed"],
+     "an L40S or a 16 GB V100 is not its own GPU", "YV1", "YV2", "YV3")
 want(r["YN4"]["status"] == "ok"
      and "framework 'Axolotl' as profile hf-transformers (stacks.csv)" in r["YN4"]["assumed"],
      "a stack on transformers' Trainer is not hf-transformers", "YN4")
@@ -980,7 +996,7 @@ for x, verdict in (("YO3", "oom"), ("YO4", "fits")):
          and r[x]["verdict"] == verdict and "beside memory_kind oom: a run that ran out of memory"
          in r[x]["assumed"], "a number beside memory_kind oom is compared as a completed run's", x)
 s = j["summary"]["all"]
-want(s["oom_runs"] == 4 and s["oom_called"] == 2 and s["fit_called_oom"] == 0 and s["ok"] == 46
+want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 47
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
 want(r["YL1"]["status"] == "ok" and "SwiGLU, RMSNorm, no biases (nanotron's Llama code)" in r["YL1"]["assumed"],
@@ -1051,7 +1067,7 @@ want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predi
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 4, called out of memory: 2; completed runs called out of memory: 0 of 46$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 47$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row
