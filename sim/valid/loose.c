@@ -125,9 +125,17 @@ static const char *read_as(const char *v, const reading *r, size_t n, bool bare)
 		if (m > 4 && !strcmp(s + m - 4, "perf"))
 			s[m - 4] = 0;
 	}
+	/* the text without a remark in parentheses at its end ("yes (SP)",
+	 * "true (with --sequence-parallel)"), for the whole-text readings */
+	char w[64];
+	snprintf(w, sizeof w, "%s", s);
+	char *o = strrchr(w, '('), *e = o ? strchr(o, ')') : NULL;
+	if (o && e && !e[1] && o > w)
+		for (*o = 0; o > w && o[-1] == ' ';)
+			*--o = 0;
 	for (size_t i = 0; i < n; i++) {
 		const char *k = r[i].key;
-		bool hit = k[0] == '=' ? !strcmp(s, k + 1)
+		bool hit = k[0] == '=' ? !strcmp(s, k + 1) || !strcmp(w, k + 1)
 		           : k[0] == '^' ? !strncmp(s, k + 1, strlen(k + 1))
 		                         : strstr(s, k) != NULL;
 		if (hit)

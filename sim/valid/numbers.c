@@ -161,6 +161,34 @@ static int zero_stage(const char *t)
 	return -1;
 }
 
+/* An InfiniBand generation's port rate in Gb/s, as a NIC column may name
+ * it ("HDR", "NDR 400", "HDR100": the rate after the name where one
+ * follows): FDR 56, EDR 100, HDR 200, NDR 400, XDR 800 (the IBTA's
+ * 4x link rates); -1 for anything else. */
+static int ib_generation(const char *t)
+{
+	char s[32];
+	bare(t, s, sizeof s);
+	const char *p = s;
+	if (!strncmp(p, "infiniband", 10))
+		p += 10;
+	else if (!strncmp(p, "ib", 2))
+		p += 2;
+	static const struct {
+		const char *name;
+		int gbps;
+	} gen[] = {{"fdr", 56}, {"edr", 100}, {"hdr", 200}, {"ndr", 400}, {"xdr", 800}};
+	for (size_t i = 0; i < sizeof gen / sizeof gen[0]; i++)
+		if (!strncmp(p, gen[i].name, 3)) {
+			const char *r = p + 3, *tail = r + strspn(r, "0123456789");
+			bool nd = tail > r;
+			bool ok = !*tail || (nd && (!strcmp(tail, "g") || !strcmp(tail, "gbps") ||
+			                            !strcmp(tail, "gb/s") || !strcmp(tail, "gbit/s")));
+			return ok && (!nd || atoi(r) > 0) ? (nd ? atoi(r) : gen[i].gbps) : -1;
+		}
+	return -1;
+}
+
 /* vpp: an interleaved schedule whose depth the text does not give is the
  * schema's empty; a plain 1F1B is 1. -1: neither. */
 static int vpp_reading(const char *t)
@@ -422,6 +450,19 @@ static bool reading(const valid_numcol *nc, const char *t, const char *unit, cha
 		snprintf(out, len, "%s", named ? "1" : "");
 		return true;
 	}
+	named = !strcmp(nc->col, "nic_gbps") ? ib_generation(t) : -1;
+	if (named > 0) {
+		snprintf(out, len, "%d", named);
+		return true;
+	}
+	/* "interleaved (2)", "interleaved, 4 chunks": the depth it gives */
+	if (!strcmp(nc->col, "vpp") && strstr(t, "nterleav")) {
+		const char *d = t + strcspn(t, "0123456789");
+		if (*d && atoi(d) >= 1) {
+			snprintf(out, len, "%d", atoi(d));
+			return true;
+		}
+	}
 	char s[96];
 	strip_marks(t, s, sizeof s);
 	/* a semicolon-separated file is a spreadsheet's export where the
@@ -450,6 +491,20 @@ static bool reading(const valid_numcol *nc, const char *t, const char *unit, cha
 	}
 	bool ok = !*u;
 	v = x;
+	/* a time per iteration or step ("2.2 s/it", "2200 ms/step"): the time */
+	char per_it[32];
+	if (!ok && nc->unit == SIM_UNIT_TIME) {
+		snprintf(per_it, sizeof per_it, "%s", u);
+		char *slash = strchr(per_it, '/');
+		static const char *const per[] = {"it", "iter", "iteration", "step", "batch", NULL};
+		for (const char *const *q = per; slash && *q; q++)
+			if (!strcasecmp(slash + 1, *q)) {
+				for (*slash = 0; slash > per_it && slash[-1] == ' ';)
+					*--slash = 0;
+				u = per_it;
+				break;
+			}
+	}
 	if (!ok && nc->unit != SIM_UNIT_NONE) {
 		char spelled[32], text[160], err[160];
 		unit_spelling(nc, u, spelled, sizeof spelled);
@@ -714,6 +769,10 @@ static int node_gpus(cases_csv *c)
 			double per = pn >= 0 ? atof(cases_csv_get(c, row, pn)) : 0;
 			y = per >= 1 ? per : 8;
 		} else {
+			/* "768 H100": that many of the GPU named */
+			int rc = nodes ? SIM_OK : gpus_of_type(c, row, g, x, end);
+			if (rc != SIM_OK)
+				return rc;
 			continue;
 		}
 		if (!(y >= 1) || y != floor(y) || x * y > INT_MAX)
@@ -722,6 +781,55 @@ static int node_gpus(cases_csv *c)
 		/* "96 x 4": the GPUs a node too, where the row leaves them open */
 		if (rc == SIM_OK && by && pn >= 0 && !*cases_csv_get(c, row, pn))
 			rc = set_whole(c, row, pn, y);
+		if (rc != SIM_OK)
+			return rc;
+	}
+	return SIM_OK;
+}
+
+/* A NIC count with its rate ("8 x 400G", "8x NDR", "4x HDR", "8x"): the
+ * count, and the rate into an open nic_gbps (its own reading: a unit, or
+ * an InfiniBand generation). */
+static int nic_cells(cases_csv *c)
+{
+	int nc = cases_csv_col(c, "nics_per_node"), gc = cases_csv_col(c, "nic_gbps");
+	const valid_numcol *gbps = NULL;
+	for (size_t i = 0; i < NCOLS; i++)
+		if (!strcmp(numcols[i].col, "nic_gbps"))
+			gbps = &numcols[i];
+	if (nc < 0)
+		return SIM_OK;
+	for (size_t row = 0; row < cases_csv_rows(c); row++) {
+		const char *t = cases_csv_get(c, row, nc);
+		char *end;
+		double x = strtod(t, &end);
+		if (end == t || !(x >= 1) || x != floor(x) || x > INT_MAX)
+			continue;
+		while (*end == ' ')
+			end++;
+		if (*end != 'x' && *end != 'X' && *end != '*')
+			continue;
+		const char *rate = end + 1;
+		while (*rate == ' ')
+			rate++;
+		char out[64] = "";
+		if (*rate && gc >= 0 && !*cases_csv_get(c, row, gc) && gbps) {
+			char r[48];
+			snprintf(r, sizeof r, "%s", rate);
+			int ib = ib_generation(r);
+			if (ib > 0)
+				snprintf(out, sizeof out, "%d", ib);
+			else if (!reading(gbps, r, "", ',', out, sizeof out)) {
+				char *e2;
+				double v = strtod(r, &e2);
+				if (e2 == r || *e2 || !(v > 0))
+					continue; /* not a rate: left for the error */
+				snprintf(out, sizeof out, "%.10g", v);
+			}
+		}
+		int rc = set_whole(c, row, nc, x);
+		if (rc == SIM_OK && *out)
+			rc = cases_csv_set(c, row, gc, out);
 		if (rc != SIM_OK)
 			return rc;
 	}
@@ -747,6 +855,7 @@ int valid_loose_numbers(cases_csv *c)
 	}
 	int rc = token_batches(c);
 	rc = rc != SIM_OK ? rc : node_gpus(c);
+	rc = rc != SIM_OK ? rc : nic_cells(c);
 	return rc != SIM_OK ? rc : fill_gpus(c);
 }
 

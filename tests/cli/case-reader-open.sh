@@ -170,6 +170,19 @@ def derive(base, new, **cols_):
     r = dict(rows[base]); r["id"] = new; r.update(cols_); out.append(r)
 derive("D05", "XD0")
 derive("D05", "XD1", dp="")
+# cells as sources write them, each D05's own value: an InfiniBand
+# generation for the NIC rate ("NDR" 400 Gb/s; "NDR400"), NICs with their
+# rate ("8 x 400G", the rate column open; "8x"), a GPU count with the GPU
+# ("768 H100"), a step per iteration ("2177 ms/it"), a flag with a remark
+# ("yes (SP)"); an interleaving with its depth ("interleaved (2)") is vpp 2
+for x, kw in (("Xcw1", dict(nic_gbps="NDR")), ("Xcw2", dict(nic_gbps="NDR400")),
+              ("Xcw3", dict(nics_per_node="8 x 400G", nic_gbps="")),
+              ("Xcw4", dict(nics_per_node="8x")), ("Xcw5", dict(gpus="768 H100")),
+              ("Xcw6", dict(measured_iter_s="2177 ms/it")),
+              ("Xcw7", dict(sequence_parallel="yes (SP)"))):
+    derive("D05", x, **kw)
+derive("D05", "Xcw8", vpp="interleaved (2)")
+derive("D05", "Xcw9", vpp="2")
 # XI: columns a source leaves open that the rest give: the GPU count (tp pp
 # dp cp), the head count (heads of 128: D05's 70B has 64 of them); tp and
 # pp open beside a dp that leaves GPUs over: no cp is made of them
@@ -491,6 +504,14 @@ want(same("XFZ0", "XFZ1")
      and "zero 3 (not published: framework llm-foundry's default, zero_default 3)" in r["XFZ1"]["assumed"]
      and "zero 0" not in r["XFZ1"]["assumed"],
      "an FSDP row with its stage open is not FSDP's FULL_SHARD", "XFZ0", "XFZ1")
+for x, said in (("Xcw1", "nic_gbps 'NDR' read as 400"), ("Xcw2", "nic_gbps 'NDR400' read as 400"),
+                ("Xcw3", "nics_per_node '8 x 400G' read as 8"), ("Xcw4", "nics_per_node '8x' read as 8"),
+                ("Xcw5", "gpus '768 H100' read as 768"),
+                ("Xcw6", "measured_iter_s '2177 ms/it' read as 2.177"),
+                ("Xcw7", "sequence_parallel 'yes (SP)' read as 1")):
+    want(same("XD0", x) and said in r[x]["assumed"], "a cell as sources write it is not the row's", "XD0", x)
+want(same("Xcw8", "Xcw9") and "vpp 'interleaved (2)' read as 2" in r["Xcw8"]["assumed"],
+     "an interleaving with its depth is not that depth", "Xcw8", "Xcw9")
 want(same("XD0", "XI1") and "gpus 768 (not published: tp pp dp cp)" in r["XI1"]["assumed"],
      "an open GPU count is not tp pp dp cp", "XD0", "XI1")
 want(same("XD0", "XI2") and "heads 64 (not published: heads 128 wide)" in r["XI2"]["assumed"],
