@@ -733,7 +733,8 @@ static int gpus_of_type(cases_csv *c, size_t row, int g, double x, const char *l
 static int node_gpus(cases_csv *c)
 {
 	int g = cases_csv_col(c, "gpus"), pn = cases_csv_col(c, "gpus_per_node");
-	if (g < 0 || cases_csv_col(c, "kind") >= 0)
+	bool micro = cases_csv_col(c, "kind") >= 0; /* a microbenchmark's: "64 H100" alone */
+	if (g < 0)
 		return SIM_OK;
 	for (size_t row = 0; row < cases_csv_rows(c); row++) {
 		char low[64];
@@ -744,6 +745,14 @@ static int node_gpus(cases_csv *c)
 			continue;
 		while (*end == ' ')
 			end++;
+		if (micro) {
+			int rc = isalpha((unsigned char)*end) && strncmp(end, "node", 4)
+			                 ? gpus_of_type(c, row, g, x, end)
+			                 : SIM_OK;
+			if (rc != SIM_OK)
+				return rc;
+			continue;
+		}
 		bool nodes = !strncmp(end, "node", 4);
 		if (nodes)
 			end += strcspn(end, " x*");
@@ -892,6 +901,9 @@ void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, s
 		else if (*v && !*w && !strcmp(numcols[i].col, "gpus_per_node"))
 			valid_assume(assumed, alen,
 			             "gpus_per_node %s (not published: the gpus column's GPUs a node)", v);
+		else if (*v && !*w && !strcmp(numcols[i].col, "nic_gbps"))
+			valid_assume(assumed, alen,
+			             "nic_gbps %s (not published: the nics_per_node column's rate)", v);
 		else if (*v && !strcmp(numcols[i].col, "global_batch") && tokens_written(w))
 			valid_assume(assumed, alen, "global_batch '%.24s' read as %s sequences of seq_len%s",
 			             w, v,

@@ -529,7 +529,9 @@ for k, text in (("XE1", "node_intra nvswitch-gen3 (not published: the h100-sxm5-
                 ("XE3", "H100 80 GB form factor not stated: SXM5"),
                 ("XE4", "precision bf16 (not published)"),
                 ("Xcw1", "nic_gbps 'NDR' read as 400"), ("Xcw2", "nic_gbps 'NDR400' read as 400"),
-                ("Xcw3", "nics_per_node '8 x 400G' read as 8"), ("Xcw4", "nics_per_node '8x' read as 8"),
+                ("Xcw3", "nics_per_node '8 x 400G' read as 8"),
+                ("Xcw3", "nic_gbps 400 (not published: the nics_per_node column's rate)"),
+                ("Xcw4", "nics_per_node '8x' read as 8"),
                 ("Xcw5", "gpus '768 H100' read as 768"),
                 ("Xcw6", "measured_iter_s '2177 ms/it' read as 2.177"),
                 ("Xcw7", "sequence_parallel 'yes (SP)' read as 1")):
@@ -1184,8 +1186,9 @@ if not ok:
 sys.exit(0 if ok else 1)
 PY
 # Collective rows whose kind is spelled as nccl-tests and papers spell it
-# ("all_reduce", "AllGather", "reduce_scatter_perf"): the same prediction as
-# the schema's kind, said (valid/loose.c).
+# ("all_reduce", "AllGather", "reduce_scatter_perf"), or their GPUs with
+# the GPU's name ("64 H100"): the same prediction as the schema's columns,
+# said (valid/loose.c, numbers.c).
 python3 - tests/cases/efa-collectives.csv "$tmp/kinds.csv" <<'PY'
 import csv, sys
 rows = {r["id"]: r for r in csv.DictReader(open(sys.argv[1]))}
@@ -1195,6 +1198,9 @@ for i, (base, kind) in enumerate((("E-allreduce-8n", "all_reduce"), ("E-allgathe
                                   ("E-reducescatter-8n", "reduce_scatter_perf"))):
     out.append(dict(rows[base], id="XK%da" % i))
     out.append(dict(rows[base], id="XK%db" % i, kind=kind))
+# ... and the GPU count with its GPU ("64 H100"), the gpu column open
+out.append(dict(rows["E-allgather-8n"], id="XK3a"))
+out.append(dict(rows["E-allgather-8n"], id="XK3b", gpus="64 H100", gpu=""))
 w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
 w.writeheader()
 w.writerows(out)
@@ -1204,7 +1210,7 @@ import json, sys
 r = {x["id"]: x for x in json.load(sys.stdin)["rows"]}
 ok = all(r["XK%da" % i]["status"] == r["XK%db" % i]["status"] == "ok"
          and r["XK%da" % i]["predicted_iter_s"] == r["XK%db" % i]["predicted_iter_s"]
-         and "read as" in r["XK%db" % i]["assumed"] for i in range(3))
+         and "read as" in r["XK%db" % i]["assumed"] for i in range(4))
 sys.exit(0 if ok else 1)' || { echo "collective kinds spelled loosely"; fail=1; }
 # Numbers written as sources write them (valid/numbers.c): each loose row
 # (b) is predicted as its shipped row written in the schema (a), the same
