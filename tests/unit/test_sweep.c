@@ -878,6 +878,11 @@ static void test_few_microbatches_looped(void)
 {
 	const char *set[] = {"parallel.global_batch=4"};
 	est_near_sim(scen_file("tests/golden/pipeline-gantt-bfs.ini", set, 1), 2, 0.005);
+	/* ... under torchtitan's default FSDP (zero_default 3; the golden
+	 * states zero = 0): the pre-screen within 2 % (+1.7 %), its bound
+	 * still under the simulated step */
+	const char *z3[] = {"parallel.global_batch=4", "parallel.zero=3"};
+	est_near_sim(scen_file("tests/golden/pipeline-gantt-bfs.ini", z3, 2), 2, 0.02);
 }
 
 /* est_near_sim on the quickstart under framework profile fw with [parallel]
