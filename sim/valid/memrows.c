@@ -385,34 +385,15 @@ static int untied_from_params(const cases_csv *c, size_t row, double *tied_b, do
 	return un;
 }
 
-/* Whether the row's framework column or else its note says it recomputed
- * its activations (valid_checkpointing_named: 1, 0 for a negation, -1 for
- * neither), where into where[] and the phrase into phrase[]. */
-static int mem_checkpointing(const cases_csv *c, size_t row, const char **where, char *phrase,
-                             size_t len)
-{
-	static const char *const cols[] = {"framework", "note"};
-	static const char *const said[] = {"framework column", "note"};
-	for (size_t i = 0; i < 2; i++) {
-		int on = valid_checkpointing_named(get(c, row, cols[i]), phrase, len);
-		if (on >= 0) {
-			*where = said[i];
-			return on;
-		}
-	}
-	return -1;
-}
-
 /* The plan keys' defaults an open column of a memory row takes, said (an
  * open ZeRO stage where the [parallel] keys are written: valid_open_zero;
- * an open recomputation the note or framework column names there too). */
+ * a recomputation the row's text names fills its cell before,
+ * valid_recompute_named). */
 static void mem_open_assumed(const cases_csv *c, size_t row, char *assumed, size_t alen)
 {
-	const char *where;
-	char phrase[64];
 	if (!*get(c, row, "micro_batch"))
 		valid_assume(assumed, alen, "micro_batch 1 (not published)");
-	if (!*get(c, row, "recompute") && mem_checkpointing(c, row, &where, phrase, sizeof phrase) < 0)
+	if (!*get(c, row, "recompute"))
 		valid_assume(assumed, alen, "recompute none (not published)");
 	const char *fa = get(c, row, "flash_attention");
 	if (strcmp(fa, "yes") && strcmp(fa, "no"))
@@ -628,19 +609,8 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		             z, get(c, row, "framework"));
 	} else /* the framework's default stage (FSDP's FULL_SHARD), said */
 		valid_open_zero(b, opt, profile, pp, dp * cp, assumed, alen);
-	const char *ckw;
-	char ckp[64];
-	int ck = *get(c, row, "recompute") ? -1 : mem_checkpointing(c, row, &ckw, ckp, sizeof ckp);
 	if (*get(c, row, "recompute"))
 		sim_buf_printf(b, "recompute = %s\n", get(c, row, "recompute"));
-	else if (ck >= 0) {
-		/* "gradient checkpointing": every layer re-runs its forward (HF's
-		 * gradient_checkpointing_enable, FSDP's checkpoint wrapper per
-		 * block, Megatron's --checkpoint-activations) */
-		sim_buf_printf(b, "recompute = %s\n", ck ? "full" : "none");
-		valid_assume(assumed, alen, "recompute %s (not published: the %s says '%s'%s)",
-		             ck ? "full" : "none", ckw, ckp, ck ? "" : ", negated");
-	}
 	const char *o = get(c, row, "optimizer");
 	if (!strcmp(o, "adam-cpu"))
 		sim_buf_printf(b, "offload_optimizer = cpu\n");

@@ -565,10 +565,24 @@ int valid_checkpointing_named(const char *t, char *phrase, size_t len)
 {
 	char s[1024];
 	valid_lower(t, s, sizeof s);
-	static const char *const on[] = {"gradient checkpointing", "gradient_checkpointing",
-	                                 "activation checkpointing", "activation_checkpointing",
-	                                 "activation recomputation", "checkpoint-activations",
-	                                 "checkpoint_activations", "recompute-activations"};
+	/* DeepSpeed's pipeline checkpoints every interval-th layer: 0 none */
+	const char *iv = strstr(s, "activation_checkpoint_interval");
+	if (iv) {
+		const char *d = iv + strlen("activation_checkpoint_interval");
+		while (*d == ' ' || *d == '=' || *d == ':')
+			d++;
+		if (isdigit((unsigned char)*d)) {
+			snprintf(phrase, len, "%.*s", (int)(strspn(d, "0123456789") + (size_t)(d - iv)),
+			         t + (iv - s));
+			return atoi(d) > 0;
+		}
+	}
+	static const char *const on[] = {"gradient checkpointing",       "gradient_checkpointing",
+	                                 "activation checkpointing",     "activation_checkpointing",
+	                                 "activation recomputation",     "checkpoint-activations",
+	                                 "checkpoint_activations",       "recompute-activations",
+	                                 "recompute-granularity full",   "recompute_granularity=full",
+	                                 "recompute_granularity: full", "recompute_granularity full"};
 	/* a negation just before the phrase, or a false just after it */
 	static const char *const before[] = {"no ", "without ", "w/o ", "disabled ", "disable "};
 	static const char *const after[] = {"=false", "= false", ": false", ": no", " off", "=0",
@@ -845,6 +859,44 @@ static int nic_cells(cases_csv *c)
 	return SIM_OK;
 }
 
+/* The recomputation an open recompute cell's row names in its framework
+ * column or else its note (valid_checkpointing_named): 1 full, 0 none, -1
+ * neither; which column said it into *where, the phrase into phrase[]. */
+int valid_recompute_named(const cases_csv *c, size_t row, const char **where, char *phrase,
+                          size_t len)
+{
+	static const char *const cols[] = {"framework", "note"};
+	static const char *const said[] = {"framework column", "note"};
+	for (size_t i = 0; i < 2; i++) {
+		int k = cases_csv_col(c, cols[i]);
+		int on = k >= 0 ? valid_checkpointing_named(cases_csv_get(c, row, k), phrase, len) : -1;
+		if (on >= 0) {
+			*where = said[i];
+			return on;
+		}
+	}
+	return -1;
+}
+
+/* An open recompute cell whose row says what it recomputed ("gradient
+ * checkpointing", "--recompute-granularity full", a negation none): full or
+ * none, written into the cell (valid_loose_numbers_assume says it). */
+static int named_recompute(cases_csv *c)
+{
+	int rc_col = cases_csv_col(c, "recompute");
+	for (size_t row = 0; rc_col >= 0 && row < cases_csv_rows(c); row++) {
+		const char *where;
+		char phrase[64];
+		int on = *cases_csv_get(c, row, rc_col)
+		                 ? -1
+		                 : valid_recompute_named(c, row, &where, phrase, sizeof phrase);
+		int rc = on >= 0 ? cases_csv_set(c, row, rc_col, on ? "full" : "none") : SIM_OK;
+		if (rc != SIM_OK)
+			return rc;
+	}
+	return SIM_OK;
+}
+
 int valid_loose_numbers(cases_csv *c)
 {
 	int mu = cases_csv_col(c, "measured_unit");
@@ -865,6 +917,7 @@ int valid_loose_numbers(cases_csv *c)
 	int rc = token_batches(c);
 	rc = rc != SIM_OK ? rc : node_gpus(c);
 	rc = rc != SIM_OK ? rc : nic_cells(c);
+	rc = rc != SIM_OK ? rc : named_recompute(c);
 	return rc != SIM_OK ? rc : fill_gpus(c);
 }
 
@@ -886,6 +939,16 @@ static bool tokens_written(const char *w)
 
 void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, size_t alen)
 {
+	/* a recomputation the row's text named (named_recompute) */
+	int rk = cases_csv_col(c, "recompute");
+	if (rk >= 0 && !*cases_csv_written(c, row, rk) && *cases_csv_get(c, row, rk)) {
+		const char *where;
+		char phrase[64];
+		int on = valid_recompute_named(c, row, &where, phrase, sizeof phrase);
+		if (on >= 0)
+			valid_assume(assumed, alen, "recompute %s (not published: the %s says '%s'%s)",
+			             on ? "full" : "none", where, phrase, on ? "" : ", negated");
+	}
 	for (size_t i = 0; i < NCOLS; i++) {
 		int col = cases_csv_col(c, numcols[i].col);
 		const char *w = cases_csv_written(c, row, col), *v = cases_csv_get(c, row, col);

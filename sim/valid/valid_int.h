@@ -295,6 +295,10 @@ int valid_zero_named(const char *t);
  * checkpointing, whose modules it does not say); the phrase as written
  * into phrase[len]. */
 int valid_checkpointing_named(const char *t, char *phrase, size_t len);
+/* valid_checkpointing_named on a row's framework column, else its note;
+ * which one said it into *where ("framework column", "note"). */
+int valid_recompute_named(const cases_csv *c, size_t row, const char **where, char *phrase,
+                          size_t len);
 /* A row of a run that ran out of memory, its measurement `col` (the peak,
  * the step) left without a number: memory_kind `oom` (or `out-of-memory`),
  * the measurement written so ("OOM"), or a note that says so ("OOM", "out

@@ -182,6 +182,12 @@ for x, kw in (("Xcw1", dict(nic_gbps="NDR")), ("Xcw2", dict(nic_gbps="NDR400")),
               ("Xcw7", dict(sequence_parallel="yes (SP)"))):
     derive("D05", x, **kw)
 derive("D05", "Xcw8", vpp="interleaved (2)")
+# an open recomputation the note names: full as D05 with recompute full
+# (Xrc1, Xrc0), selective left to the reader (Xrc2: D05's defaults, XD0)
+derive("D05", "Xrc0", recompute="full")
+derive("D05", "Xrc1", recompute="",
+       note=rows["D05"]["note"] + "; --recompute-granularity full --recompute-method uniform")
+derive("D05", "Xrc2", recompute="", note=rows["D05"]["note"] + "; selective activation recomputation")
 derive("D05", "Xcw9", vpp="2")
 # XI: columns a source leaves open that the rest give: the GPU count (tp pp
 # dp cp), the head count (heads of 128: D05's 70B has 64 of them); tp and
@@ -504,6 +510,9 @@ want(same("XFZ0", "XFZ1")
      and "zero 3 (not published: framework llm-foundry's default, zero_default 3)" in r["XFZ1"]["assumed"]
      and "zero 0" not in r["XFZ1"]["assumed"],
      "an FSDP row with its stage open is not FSDP's FULL_SHARD", "XFZ0", "XFZ1")
+want(same("Xrc0", "Xrc1") and same("XD0", "Xrc2")
+     and "recompute full (not published: the note says 'recompute-granularity full')" in r["Xrc1"]["assumed"],
+     "a recomputation a training row's note names is not the row's", "Xrc0", "Xrc1", "Xrc2", "XD0")
 want(same("Xcw8", "Xcw9") and "vpp 'interleaved (2)' read as 2" in r["Xcw8"]["assumed"],
      "an interleaving with its depth is not that depth", "Xcw8", "Xcw9")
 want(same("XD0", "XI1") and "gpus 768 (not published: tp pp dp cp)" in r["XI1"]["assumed"],
