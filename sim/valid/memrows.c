@@ -447,17 +447,25 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 			         sizeof open_cols - strlen(open_cols), "%s%s",
 			         *open_cols ? ", " : "", arch_cols[i]);
 	bool from_file = *open_cols != 0;
-	if (from_file) {
-		if (!valid_model_file(get(c, row, "model"), opt->datadir, mname, sizeof mname, msrc,
-		                      sizeof msrc)) {
+	/* without a model file, the columns a GPT-style layer's documented
+	 * defaults stand for (the training reader's: heads 128 wide, multi-head
+	 * attention, ffn 4 h, GPT-2's or Llama 2's vocabulary), each said; the
+	 * layers and the width are no default's */
+	bool def_heads = false, def_vocab = false;
+	if (from_file && !valid_model_file(get(c, row, "model"), opt->datadir, mname, sizeof mname,
+	                                   msrc, sizeof msrc)) {
+		if (!*valid_arch_value(c, row, rec, "layers", rv, sizeof rv) ||
+		    !*valid_arch_value(c, row, rec, "hidden", rv, sizeof rv)) {
 			valid_assume(assumed, alen, "not given: %s", open_cols);
 			return "architecture columns not given and no models/<model>.ini (a "
-			       "memory row's shape is not guessed: the model's config is not "
-			       "verified)";
+			       "memory row's layers and width are not guessed)";
 		}
+		from_file = false;
+		def_heads = !*valid_arch_value(c, row, rec, "heads", rv, sizeof rv);
+		def_vocab = !*valid_arch_value(c, row, rec, "vocab", rv, sizeof rv);
+	} else if (from_file)
 		valid_assume(assumed, alen, "%s from models/%s.ini (%s)", open_cols, mname,
 		             *msrc ? msrc : "no source given");
-	}
 	long gpus = atol(get(c, row, "gpus"));
 	long hidden = atol(valid_arch_value(c, row, rec, "hidden", rv, sizeof rv));
 	long ffn = atol(valid_arch_value(c, row, rec, "ffn", rv, sizeof rv));
@@ -564,6 +572,17 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	const char *ms = sect[0].data ? sect[0].data : "";
 	if (*get(c, row, "vocab"))
 		sim_buf_printf(b, "vocab = %ld\n", vocab);
+	long hd, na = def_heads ? valid_open_heads(hidden, atol(get(c, row, "kv_heads")), &hd) : 0;
+	if (na > 0) {
+		sim_buf_printf(b, "heads = %ld\n", na);
+		valid_assume(assumed, alen, "heads %ld (not published: heads %ld wide)", na, hd);
+	}
+	if (!from_file && !*valid_arch_value(c, row, rec, "kv_heads", rv, sizeof rv))
+		valid_assume(assumed, alen, "kv_heads = heads (not published: multi-head attention)");
+	if (!from_file && !ffn)
+		valid_assume(assumed, alen, "ffn 4 x hidden (not published: the GPT layer's)");
+	if (def_vocab)
+		valid_open_vocab(b, swiglu, assumed, alen);
 	/* the shape's kind from the columns (a SwiGLU ffn is not 4h), or the file's */
 	if (!from_file) {
 		sim_buf_printf(b, "activation = %s\nbias = %s\n", swiglu ? "swiglu" : "gelu",

@@ -917,17 +917,32 @@ int valid_token_seq_len(cases_csv *c, const valid_options *opt)
 	return SIM_OK;
 }
 
+long valid_open_heads(long hidden, long kv, long *width)
+{
+	static const long widths[] = {128, 64};
+	for (size_t i = 0; i < 2; i++)
+		if (hidden > 0 && hidden % widths[i] == 0 && (kv <= 0 || (hidden / widths[i]) % kv == 0)) {
+			*width = widths[i];
+			return hidden / widths[i];
+		}
+	return 0;
+}
+
+void valid_open_vocab(sim_buf *b, bool swiglu, char *assumed, size_t alen)
+{
+	sim_buf_printf(b, "vocab = %d\n", swiglu ? 32000 : 50257);
+	valid_assume(assumed, alen,
+	             swiglu ? "vocab 32000 (not published: Llama 2's, for SwiGLU layers)"
+	                    : "vocab 50257 (not published: GPT-2's BPE, as Megatron-LM's "
+	                      "GPT examples)");
+}
+
 static void put_open_vocab_seq(sim_buf *b, const cases_csv *c, size_t row,
                                const valid_recipe *rec, bool swiglu, char *assumed, size_t alen)
 {
 	char rv[32];
-	if (!*valid_arch_value(c, row, rec, "vocab", rv, sizeof rv)) {
-		sim_buf_printf(b, "vocab = %d\n", swiglu ? 32000 : 50257);
-		valid_assume(assumed, alen,
-		             swiglu ? "vocab 32000 (not published: Llama 2's, for SwiGLU layers)"
-		                    : "vocab 50257 (not published: GPT-2's BPE, as Megatron-LM's "
-		                      "GPT examples)");
-	}
+	if (!*valid_arch_value(c, row, rec, "vocab", rv, sizeof rv))
+		valid_open_vocab(b, swiglu, assumed, alen);
 	if (arch_open(c, row, rec, "seq_len")) {
 		if (!*get(c, row, "seq_len")) /* else valid_token_seq_len's, put already */
 			sim_buf_printf(b, "seq_len = 2048\n");
@@ -1305,11 +1320,15 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	}
 	/* an open head count: heads 128 wide (GPT-3 175B's, Llama's, BLOOM's, most
 	 * of Megatron-LM SC21's table), 64 wide where hidden is no multiple of 128 */
-	if (!*valid_arch_value(c, row, rec, "heads", rv, sizeof rv) && !from_file && hidden > 0 &&
-	    hidden % 64 == 0) {
-		long hd = hidden % 128 == 0 ? 128 : 64;
-		sim_buf_printf(b, "heads = %ld\n", hidden / hd);
-		valid_assume(assumed, alen, "heads %ld (not published: heads %ld wide)", hidden / hd, hd);
+	long width, na = !*valid_arch_value(c, row, rec, "heads", rv, sizeof rv) && !from_file
+	                         ? valid_open_heads(hidden,
+	                                            atol(valid_arch_value(c, row, rec, "kv_heads", rv,
+	                                                                  sizeof rv)),
+	                                            &width)
+	                         : 0;
+	if (na > 0) {
+		sim_buf_printf(b, "heads = %ld\n", na);
+		valid_assume(assumed, alen, "heads %ld (not published: heads %ld wide)", na, width);
 	}
 	if (!*valid_arch_value(c, row, rec, "kv_heads", rv, sizeof rv) && !from_file)
 		valid_assume(assumed, alen, "kv_heads = heads (not published: multi-head attention)");

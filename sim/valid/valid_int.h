@@ -192,6 +192,13 @@ void valid_open_zero(sim_buf *b, const valid_options *opt, const char *profile, 
                      long dp_cp, char *assumed, size_t alen);
 /* The stage valid_open_zero writes (0 where it writes none). */
 int valid_open_zero_stage(const valid_options *opt, const char *profile, long pp, long dp_cp);
+/* An open head count: heads 128 wide (GPT-3 175B's, Llama's, BLOOM's,
+ * most of Megatron-LM SC21's), else 64, a multiple of the row's kv_heads
+ * (kv > 0); the width into *width; 0 where neither divides. */
+long valid_open_heads(long hidden, long kv, long *width);
+/* An open vocabulary: Llama 2's 32,000 for SwiGLU layers, else GPT-2's
+ * 50,257, written into b ("vocab = N") and said (both readers). */
+void valid_open_vocab(sim_buf *b, bool swiglu, char *assumed, size_t alen);
 /* The "; "-separated assumptions as comments of a row's scenario text, one
  * "; assumed: ..." line each (runs.c). */
 void valid_put_assumed(sim_buf *out, const char *assumed);

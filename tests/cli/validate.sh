@@ -60,7 +60,10 @@ if [ "$(basename "$csv")" = gemm-shapes.csv ]; then
 fi
 # a memory row leaving architecture columns open (ME09: Qwen-14B without ffn
 # and vocab) takes them from models/<model>.ini, said in its assumptions and
-# included first in its scenario; without such a file it is skipped
+# included first in its scenario; without such a file the GPT layer's
+# documented defaults (ffn 4 h, GPT-2's 50,257 tokens: a name no SwiGLU
+# family's), said; with
+# its layers open too it is skipped (no default's)
 if [ "$(basename "$csv")" = memory.csv ]; then
 	"$podsim" validate "$csv" --scenario ME09 --data . >"$tmp/me09" 2>&1 || fail=1
 	grep -q '^; assumed: ffn, vocab from models/qwen-14b.ini (huggingface.co/Qwen/Qwen-14B' \
@@ -68,11 +71,16 @@ if [ "$(basename "$csv")" = memory.csv ]; then
 		! grep -q '^ffn =\|^vocab =' "$tmp/me09" ||
 		{ echo "ME09's scenario does not take ffn and vocab from models/qwen-14b.ini:"; cat "$tmp/me09"; fail=1; }
 	{ head -n 1 "$csv"; grep '^ME09,' "$csv" | sed 's/,Qwen-14B,/,Qwen-99B,/'; } >"$tmp/m.csv"
-	"$podsim" validate "$tmp/m.csv" --data . --rows >"$tmp/m.out" 2>&1
-	grep -q 'architecture columns not given and no models/<model>.ini' "$tmp/m.out" &&
-		grep -q 'not given: ffn, vocab' "$tmp/m.out" &&
-		grep -q '1 rows, 0 simulated, 1 skipped' "$tmp/m.out" ||
-		{ echo "a row without a model file was not skipped:"; cat "$tmp/m.out"; fail=1; }
+	"$podsim" validate "$tmp/m.csv" --data . --scenario ME09 >"$tmp/m.out" 2>&1
+	grep -q '^; assumed: ffn 4 x hidden (not published: the GPT layer.s)$' "$tmp/m.out" &&
+		grep -q "^; assumed: vocab 50257 (not published: GPT-2.s BPE, as Megatron-LM.s GPT examples)$" "$tmp/m.out" &&
+		grep -q '^vocab = 50257$' "$tmp/m.out" && ! grep -q '^include = ./models/' "$tmp/m.out" ||
+		{ echo "a row without a model file does not take the documented defaults:"; cat "$tmp/m.out"; fail=1; }
+	{ head -n 1 "$csv"; grep '^ME09,' "$csv" | sed 's/,Qwen-14B,40,/,Qwen-99B,,/'; } >"$tmp/m2.csv"
+	"$podsim" validate "$tmp/m2.csv" --data . --rows >"$tmp/m2.out" 2>&1
+	grep -q 'architecture columns not given and no models/<model>.ini (a memory row.s layers and width are not guessed)' "$tmp/m2.out" &&
+		grep -q '1 rows, 0 simulated, 1 skipped' "$tmp/m2.out" ||
+		{ echo "a row without its layers and a model file was not skipped:"; cat "$tmp/m2.out"; fail=1; }
 fi
 # a row leaving micro_batch open (the Megatron-Core README's D04: 4 sequences
 # per replica) runs the fastest that fits of 1, 2 and 4: its scenario says
