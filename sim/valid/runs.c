@@ -767,7 +767,7 @@ static long row_global_batch(const cases_csv *c, size_t row, const valid_recipe 
 }
 
 /* How row_batch settled the global batch. */
-enum { BATCH_AS_PUBLISHED, BATCH_ROUNDED, BATCH_OPEN };
+enum { BATCH_AS_PUBLISHED, BATCH_ROUNDED, BATCH_OPEN, BATCH_OPEN_PP };
 
 /* The global batch the row runs: its column's or its recipe's. Frameworks
  * run a whole number of micro-batches per data-parallel replica (Megatron
@@ -789,8 +789,12 @@ static long row_batch(const cases_csv *c, size_t row, const valid_recipe *rec, l
 	if (dp <= 0)
 		return gb;
 	if (gb <= 0) {
-		*how = BATCH_OPEN;
-		return m * dp;
+		/* one micro-batch per replica; with a pipeline pp of them, the
+		 * fewest that fill it and that every framework's schedule runs
+		 * (Megatron's interleaved 1F1B needs at least pp) */
+		long pp = atol(plan_col(c, row, rec, "pp", rv, sizeof rv));
+		*how = pp > 1 ? BATCH_OPEN_PP : BATCH_OPEN;
+		return m * dp * (pp > 1 ? pp : 1);
 	}
 	long unit = m * dp;
 	long k = (gb + unit / 2) / unit, near = (k > 0 ? k : 1) * unit;
@@ -925,6 +929,12 @@ long valid_open_heads(long hidden, long kv, long *width)
 			*width = widths[i];
 			return hidden / widths[i];
 		}
+	/* K/V heads wider than either allows (DeepSeek-V3's 128 of 7,168):
+	 * as many query heads as they */
+	if (kv > 0 && hidden > 0 && hidden % kv == 0) {
+		*width = hidden / kv;
+		return kv;
+	}
 	return 0;
 }
 
@@ -1442,6 +1452,11 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		             "framework runs it)",
 		             batch, row_global_batch(c, row, rec), dp,
 		             pub_mb > 0 ? pub_mb : mb > 0 ? mb : 1);
+	else if (how == BATCH_OPEN_PP)
+		valid_assume(assumed, alen,
+		             "global_batch %ld (not published: pp micro-batches per replica, the "
+		             "fewest that fill the pipeline)",
+		             batch);
 	else if (how == BATCH_OPEN)
 		valid_assume(assumed, alen,
 		             "global_batch %ld (not published: one micro-batch per replica, no "

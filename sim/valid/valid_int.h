@@ -194,7 +194,8 @@ void valid_open_zero(sim_buf *b, const valid_options *opt, const char *profile, 
 int valid_open_zero_stage(const valid_options *opt, const char *profile, long pp, long dp_cp);
 /* An open head count: heads 128 wide (GPT-3 175B's, Llama's, BLOOM's,
  * most of Megatron-LM SC21's), else 64, a multiple of the row's kv_heads
- * (kv > 0); the width into *width; 0 where neither divides. */
+ * (kv > 0), else as many as the K/V heads; the width into *width; 0 where
+ * none divides. */
 long valid_open_heads(long hidden, long kv, long *width);
 /* An open vocabulary: Llama 2's 32,000 for SwiGLU layers, else GPT-2's
  * 50,257, written into b ("vocab = N") and said (both readers). */

@@ -184,6 +184,13 @@ for x, kw in (("Xcw1", dict(nic_gbps="NDR")), ("Xcw2", dict(nic_gbps="NDR400")),
 derive("D05", "Xcw8", vpp="interleaved (2)")
 # an open recomputation the note names: full as D05 with recompute full
 # (Xrc1, Xrc0), selective left to the reader (Xrc2: D05's defaults, XD0)
+# an open global batch of a pipelined row: pp micro-batches per replica,
+# the fewest that fill it and that Megatron's interleaved schedule runs
+# (Xgb1: it was refused, one a replica); an open head count beside K/V
+# heads wider than 128- or 64-wide heads allow (DeepSeek-V3's 128 K/V
+# heads of 7,168): as many query heads (Xhd1: it was refused)
+derive("D05", "Xgb1", global_batch="")
+derive("N10", "Xhd1", heads="")
 derive("D05", "Xrc0", recompute="full")
 derive("D05", "Xrc1", recompute="",
        note=rows["D05"]["note"] + "; --recompute-granularity full --recompute-method uniform")
@@ -510,6 +517,11 @@ want(same("XFZ0", "XFZ1")
      and "zero 3 (not published: framework llm-foundry's default, zero_default 3)" in r["XFZ1"]["assumed"]
      and "zero 0" not in r["XFZ1"]["assumed"],
      "an FSDP row with its stage open is not FSDP's FULL_SHARD", "XFZ0", "XFZ1")
+want(r["Xgb1"]["status"] == "ok"
+     and "(not published: pp micro-batches per replica, the fewest that fill the pipeline)" in r["Xgb1"]["assumed"],
+     "an open global batch of a pipelined row is refused", "Xgb1")
+want(r["Xhd1"]["status"] == "ok" and "heads 128 (not published: heads 56 wide)" in r["Xhd1"]["assumed"],
+     "an open head count beside 128 K/V heads is refused", "Xhd1")
 want(same("Xrc0", "Xrc1") and same("XD0", "Xrc2")
      and "recompute full (not published: the note says 'recompute-granularity full')" in r["Xrc1"]["assumed"],
      "a recomputation a training row's note names is not the row's", "Xrc0", "Xrc1", "Xrc2", "XD0")
