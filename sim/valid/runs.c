@@ -577,6 +577,31 @@ static long open_cp(const cases_csv *c, size_t row)
 	return 0;
 }
 
+/* The column (tp's or pp's) a row leaves open beside the other degree and
+ * a written dp, and into *fill the degree that fills its GPUs, gpus / (the
+ * other dp cp), where that is whole; -1 otherwise. The other degree counts
+ * whether written or filled by a recipe line, the open one's cell is the
+ * filled value's once filled (so the reader says it again). */
+static int filled_degree(const cases_csv *c, size_t row, long *fill)
+{
+	int kt = cases_csv_col(c, "tp"), kp = cases_csv_col(c, "pp"), kd = cases_csv_col(c, "dp");
+	if (kt < 0 || kp < 0 || kd < 0 || !*cases_csv_written(c, row, kd))
+		return -1;
+	bool ot = !*cases_csv_written(c, row, kt), op = !*cases_csv_written(c, row, kp);
+	int k = ot && !op ? kt : op && !ot ? kp : -1;
+	int other = k == kt ? kp : kt;
+	long gpus = atol(get(c, row, "gpus")), cp = atol(get(c, row, "cp")),
+	     o = atol(cases_csv_get(c, row, other)), dp = atol(cases_csv_get(c, row, kd));
+	cp = cp > 0 ? cp : 1;
+	if (k < 0 || gpus <= 0 || o <= 0 || dp <= 0 || gpus % (o * dp * cp) != 0)
+		return -1;
+	const char *now = cases_csv_get(c, row, k);
+	if (*now && atol(now) != gpus / (o * dp * cp))
+		return -1; /* a recipe's or another reading's */
+	*fill = gpus / (o * dp * cp);
+	return k;
+}
+
 /* The [parallel] keys of the row's open plan columns: the plan keys' own
  * defaults (recompute none, no sequence parallelism unless the framework's
  * default runs it, sp_default: plan_derive says so) said, the ZeRO stage
@@ -673,13 +698,18 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 	int kt = cases_csv_col(c, "tp"), kp = cases_csv_col(c, "pp");
 	bool from_rec = *valid_recipe_value(rec, "tp", rsp, sizeof rsp) ||
 	                *valid_recipe_value(rec, "pp", rsp, sizeof rsp);
+	long fill;
+	int fk = filled_degree(c, row, &fill);
+	if (fk >= 0 && !from_rec)
+		valid_assume(assumed, alen, "%s %ld (not published: gpus / (%s dp cp))",
+		             fk == kt ? "tp" : "pp", fill, fk == kt ? "pp" : "tp");
 	for (int i = 0; i < 2 && from_rec; i++) { /* valid_open_layout's from the recipe */
 		int k = i ? kp : kt;
 		if (k >= 0 && !*cases_csv_written(c, row, k) && *cases_csv_get(c, row, k))
 			valid_assume(assumed, alen, "%s = %s (recipes.csv line %d)", deg[i],
 			             cases_csv_get(c, row, k), rec->line);
 	}
-	if (!from_rec && kt >= 0 && !*cases_csv_written(c, row, kt) && *get(c, row, "tp"))
+	if (!from_rec && fk < 0 && kt >= 0 && !*cases_csv_written(c, row, kt) && *get(c, row, "tp"))
 		valid_assume(assumed, alen,
 		             "tp %s, pp %s (not published; at tp 1, pp 1 it does not run or fit: "
 		             "of tp 1-8 inside a node and pp 1-64 filling the GPUs, the fastest "
@@ -1875,6 +1905,15 @@ int valid_open_layout(cases_csv *c, size_t row, const valid_options *opt)
 		int rc = cases_csv_set(c, row, k2[i], rv);
 		if (rc != SIM_OK)
 			return rc;
+	}
+	/* one of tp and pp open beside the other and a published dp: the
+	 * degree that fills the GPUs, as an open dp is (put_open_plan says it) */
+	long fill = 0;
+	int open_k = filled_degree(c, row, &fill);
+	if (open_k >= 0) {
+		char f[24];
+		snprintf(f, sizeof f, "%ld", fill);
+		return cases_csv_set(c, row, open_k, f);
 	}
 	if (!layout_open(c, row, opt))
 		return SIM_OK;

@@ -190,6 +190,11 @@ derive("D05", "Xcw8", vpp="interleaved (2)")
 # heads wider than 128- or 64-wide heads allow (DeepSeek-V3's 128 K/V
 # heads of 7,168): as many query heads (Xhd1: it was refused)
 derive("D05", "Xgb1", global_batch="")
+# one of tp and pp open beside the other and dp: the degree that fills the
+# GPUs (Xtp1: tp 8 = 768 / (2 x 48); Xpp1: pp 2), D05's step (they were
+# refused: tp 1 left GPUs over)
+derive("D05", "Xtp1", tp="")
+derive("D05", "Xpp1", pp="")
 derive("N10", "Xhd1", heads="")
 derive("D05", "Xrc0", recompute="full")
 derive("D05", "Xrc1", recompute="",
@@ -521,6 +526,9 @@ gb1 = re.search(r"global_batch (\d+) \(not published: pp micro-batches", r["Xgb1
 mb1 = re.search(r"micro_batch (\d+) \(not published", r["Xgb1"]["assumed"])
 want(r["Xgb1"]["status"] == "ok" and gb1 and mb1 and int(gb1.group(1)) == 2 * 48 * int(mb1.group(1)),
      "an open global batch of a pipelined row is refused", "Xgb1")
+want(same("XD0", "Xtp1") and "tp 8 (not published: gpus / (pp dp cp))" in r["Xtp1"]["assumed"]
+     and same("XD0", "Xpp1") and "pp 2 (not published: gpus / (tp dp cp))" in r["Xpp1"]["assumed"],
+     "one degree open beside the others is not the one that fills the GPUs", "XD0", "Xtp1", "Xpp1")
 want(r["Xhd1"]["status"] == "ok" and "heads 128 (not published: heads 56 wide)" in r["Xhd1"]["assumed"],
      "an open head count beside 128 K/V heads is refused", "Xhd1")
 want(same("Xrc0", "Xrc1") and same("XD0", "Xrc2")
