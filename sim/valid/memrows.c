@@ -473,6 +473,24 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	long pp = atol(get(c, row, "pp")), dp = atol(get(c, row, "dp"));
 	long mb = *get(c, row, "micro_batch") ? atol(get(c, row, "micro_batch")) : 1;
 	long cp = *get(c, row, "cp") ? atol(get(c, row, "cp")) : 1;
+	/* an open tp or pp: the degree that fills the GPUs beside the other
+	 * and dp, else 1, the plan keys' default (the training reader's) */
+	static const char *const deg[] = {"tp", "pp"};
+	long *dv[] = {&tp, &pp};
+	for (int i = 0; i < 2; i++) {
+		if (*get(c, row, deg[i]))
+			continue;
+		long other = *dv[1 - i], d = other > 0 && dp > 0 && cp > 0 && gpus > 0 &&
+		                                     gpus % (other * dp * cp) == 0
+		                                 ? gpus / (other * dp * cp)
+		                                 : 0;
+		*dv[i] = d > 0 ? d : 1;
+		if (d > 0)
+			valid_assume(assumed, alen, "%s %ld (not published: gpus / (%s dp cp))", deg[i], d,
+			             deg[1 - i]);
+		else
+			valid_assume(assumed, alen, "%s 1 (not published)", deg[i]);
+	}
 	/* an open dp: the degree that fills the GPUs (tp pp dp cp = gpus) */
 	if (!*get(c, row, "dp") && tp > 0 && pp > 0 && cp > 0 && gpus % (tp * pp * cp) == 0) {
 		dp = gpus / (tp * pp * cp);
@@ -569,6 +587,18 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
 		if (*get(c, row, dims[i]))
 			sim_buf_printf(b, "%s = %s\n", dims[i], get(c, row, dims[i]));
+	/* an open sequence: the model file's, else GPT-3's 2,048 (the training
+	 * reader's) */
+	char sq[32] = "";
+	bool open_seq = !*valid_arch_value(c, row, rec, "seq_len", sq, sizeof sq);
+	if (open_seq &&
+	    !*valid_model_file_key(opt->datadir, get(c, row, "model"), "seq_len", sq, sizeof sq)) {
+		sim_buf_printf(b, "seq_len = 2048\n");
+		valid_assume(assumed, alen, "seq_len 2048 (not published: GPT-3's context)");
+	} else if (open_seq) {
+		sim_buf_printf(b, "seq_len = %s\n", sq);
+		valid_assume(assumed, alen, "seq_len %s (not published: the model file's)", sq);
+	}
 	const char *ms = sect[0].data ? sect[0].data : "";
 	if (*get(c, row, "vocab"))
 		sim_buf_printf(b, "vocab = %ld\n", vocab);
@@ -672,7 +702,13 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		valid_assume(assumed, alen, "%s", optims[oi].said);
 	else if (oi == no && *o)
 		valid_assume(assumed, alen, "optimizer '%.24s' not modelled: Adam's states", o);
-	if (!strcmp(get(c, row, "trainable"), "lora")) {
+	/* an open trainable set beside a LoRA rank: the adapters */
+	bool lora = !strcmp(get(c, row, "trainable"), "lora") ||
+	            (!*get(c, row, "trainable") && atol(get(c, row, "lora_rank")) > 0);
+	if (lora && !*get(c, row, "trainable"))
+		valid_assume(assumed, alen, "trainable lora (not published: lora_rank %s)",
+		             get(c, row, "lora_rank"));
+	if (lora) {
 		long r = atol(get(c, row, "lora_rank"));
 		sim_buf_printf(b, "lora_rank = %ld\n", r > 0 ? r : 8);
 		if (r <= 0) /* PEFT's LoraConfig r (huggingface/peft 5d602fdbf

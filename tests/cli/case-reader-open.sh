@@ -973,6 +973,15 @@ derive("MF01", "YV3", gpu="Tesla V100-SXM2-32GB", **yv)
 derive("MF01", "YX1", gpus="2x RTX 3090", gpu="")
 derive("MF01", "YX2", lora_rank="r=64")
 derive("MF01", "YX3", lora_rank="rank 64")
+# open plan and shape columns of a memory row: tp (and pp) the degree that
+# fills the GPUs beside dp, the trainable set LoRA beside a LoRA rank, each
+# MF01's peak (YX4-6); an open sequence the model file's (YX7: Llama 2 7B's
+# 4,096), else GPT-3's 2,048 (YX8); each was a skip
+derive("MF01", "YX4", tp="")
+derive("MF01", "YX5", pp="")
+derive("MF01", "YX6", trainable="")
+derive("MF01", "YX7", seq_len="")
+derive("MF01", "YX8", seq_len="", model="a 7B model")
 # an open recomputation the note or the framework column names: "gradient
 # checkpointing" is every layer's (YC1, YC3: YC0's peak, which states
 # full), negated none (YC2: the peak of YC4, which states none)
@@ -1017,6 +1026,14 @@ want(all(r[x]["status"] == "ok" for x in ("YC0", "YC1", "YC2", "YC3", "YC4"))
      and "recompute none (not published: the note says 'activation checkpointing', negated)" in r["YC2"]["assumed"]
      and "recompute full (not published: the framework column says 'activation checkpointing')" in r["YC3"]["assumed"],
      "a recomputation the note or framework column names is not the row's", "YC0", "YC1", "YC2", "YC3", "YC4")
+want(all(r[x]["status"] == "ok" and r[x]["predicted_gib"] == r["YX0"]["predicted_gib"] for x in ("YX4", "YX5", "YX6"))
+     and "tp 1 (not published: gpus / (pp dp cp))" in r["YX4"]["assumed"]
+     and "pp 1 (not published: gpus / (tp dp cp))" in r["YX5"]["assumed"]
+     and "trainable lora (not published: lora_rank 64)" in r["YX6"]["assumed"]
+     and r["YX7"]["status"] == r["YX8"]["status"] == "ok"
+     and "seq_len 4096 (not published: the model file's)" in r["YX7"]["assumed"]
+     and "seq_len 2048 (not published: GPT-3's context)" in r["YX8"]["assumed"],
+     "an open degree, trainable set or sequence of a memory row", "YX0", "YX4", "YX5", "YX6", "YX7", "YX8")
 want(all(r[x]["status"] == "ok" and r[x]["predicted_gib"] == r["YX0"]["predicted_gib"] for x in ("YX1", "YX2", "YX3"))
      and "gpus '2x RTX 3090' read as 2" in r["YX1"]["assumed"]
      and "lora_rank 'r=64' read as 64" in r["YX2"]["assumed"],
@@ -1048,7 +1065,7 @@ for x, verdict in (("YO3", "oom"), ("YO4", "fits")):
          and r[x]["verdict"] == verdict and "beside memory_kind oom: a run that ran out of memory"
          in r[x]["assumed"], "a number beside memory_kind oom is compared as a completed run's", x)
 s = j["summary"]["all"]
-want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 47
+want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 52
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
 want(r["YL1"]["status"] == "ok" and "SwiGLU, RMSNorm, no biases (nanotron's Llama code)" in r["YL1"]["assumed"],
@@ -1119,7 +1136,7 @@ want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predi
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 47$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 52$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row
