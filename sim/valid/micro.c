@@ -431,11 +431,12 @@ static const char *collective(const cases_csv *c, size_t row, const hw_gpu *gpu,
 	if (nvls && (k != NET_ALLREDUCE || !(cl->node.nvls_busbw_Bps > 0)))
 		return "NVLS on a node without it (nvls_busbw)";
 	double n = atof(get(c, row, "gpus"));
-	if (!*get(c, row, "gpus") && cl->nodes > 1) { /* nodes assumed by load_hw */
+	if (!*get(c, row, "gpus") && (cl->nodes > 1 || *get(c, row, "nodes"))) {
+		/* nodes assumed by load_hw, or the row's one node: all its GPUs */
 		n = (double)cl->nodes * cl->node.gpus;
 		char text[96];
-		snprintf(text, sizeof text, "gpus %.0f (not published: %d nodes of %d)", n, cl->nodes,
-		         cl->node.gpus);
+		snprintf(text, sizeof text, "gpus %.0f (not published: %d node%s of %d)", n, cl->nodes,
+		         cl->nodes == 1 ? "" : "s", cl->node.gpus);
 		add_assumed(v, text);
 	}
 	if (n < 2)

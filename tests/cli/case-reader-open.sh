@@ -1248,6 +1248,9 @@ for i, (base, kind) in enumerate((("E-allreduce-8n", "all_reduce"), ("E-allgathe
 # ... and the GPU count with its GPU ("64 H100"), the gpu column open
 out.append(dict(rows["E-allgather-8n"], id="XK3a"))
 out.append(dict(rows["E-allgather-8n"], id="XK3b", gpus="64 H100", gpu=""))
+# ... and a one-node row's GPU count open: the node's 8 (was refused: 1 GPU)
+out.append(dict(rows["E-allgather-1n"], id="XK4a"))
+out.append(dict(rows["E-allgather-1n"], id="XK4b", gpus=""))
 w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
 w.writeheader()
 w.writerows(out)
@@ -1258,6 +1261,8 @@ r = {x["id"]: x for x in json.load(sys.stdin)["rows"]}
 ok = all(r["XK%da" % i]["status"] == r["XK%db" % i]["status"] == "ok"
          and r["XK%da" % i]["predicted_iter_s"] == r["XK%db" % i]["predicted_iter_s"]
          and "read as" in r["XK%db" % i]["assumed"] for i in range(4))
+ok = ok and r["XK4b"]["status"] == "ok" and r["XK4b"]["predicted_iter_s"] == r["XK4a"]["predicted_iter_s"] \
+     and "gpus 8 (not published: 1 node of 8)" in r["XK4b"]["assumed"]
 sys.exit(0 if ok else 1)' || { echo "collective kinds spelled loosely"; fail=1; }
 # Numbers written as sources write them (valid/numbers.c): each loose row
 # (b) is predicted as its shipped row written in the schema (a), the same
