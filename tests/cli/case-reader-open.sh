@@ -182,20 +182,20 @@ for x, kw in (("Xcw1", dict(nic_gbps="NDR")), ("Xcw2", dict(nic_gbps="NDR400")),
               ("Xcw7", dict(sequence_parallel="yes (SP)"))):
     derive("D05", x, **kw)
 derive("D05", "Xcw8", vpp="interleaved (2)")
-# an open recomputation the note names: full as D05 with recompute full
-# (Xrc1, Xrc0), selective left to the reader (Xrc2: D05's defaults, XD0)
 # an open global batch of a pipelined row: pp micro-batches per replica,
 # the fewest that fill it and that Megatron's interleaved schedule runs
 # (Xgb1: it was refused, one a replica); an open head count beside K/V
 # heads wider than 128- or 64-wide heads allow (DeepSeek-V3's 128 K/V
 # heads of 7,168): as many query heads (Xhd1: it was refused)
 derive("D05", "Xgb1", global_batch="")
+derive("N10", "Xhd1", heads="")
 # one of tp and pp open beside the other and dp: the degree that fills the
 # GPUs (Xtp1: tp 8 = 768 / (2 x 48); Xpp1: pp 2), D05's step (they were
 # refused: tp 1 left GPUs over)
 derive("D05", "Xtp1", tp="")
 derive("D05", "Xpp1", pp="")
-derive("N10", "Xhd1", heads="")
+# an open recomputation the note names: full as D05 with recompute full
+# (Xrc1, Xrc0), selective left to the reader (Xrc2: D05's defaults, XD0)
 derive("D05", "Xrc0", recompute="full")
 derive("D05", "Xrc1", recompute="",
        note=rows["D05"]["note"] + "; --recompute-granularity full --recompute-method uniform")
