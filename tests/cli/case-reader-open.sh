@@ -182,6 +182,7 @@ for x, kw in (("Xcw1", dict(nic_gbps="NDR")), ("Xcw2", dict(nic_gbps="NDR400")),
               ("Xcw7", dict(sequence_parallel="yes (SP)"))):
     derive("D05", x, **kw)
 derive("D05", "Xcw8", vpp="interleaved (2)")
+derive("D05", "Xcw9", vpp="2")
 # an open global batch of a pipelined row: pp micro-batches per replica,
 # the fewest that fill it and that Megatron's interleaved schedule runs
 # (Xgb1: it was refused, one a replica); an open head count beside K/V
@@ -200,7 +201,6 @@ derive("D05", "Xrc0", recompute="full")
 derive("D05", "Xrc1", recompute="",
        note=rows["D05"]["note"] + "; --recompute-granularity full --recompute-method uniform")
 derive("D05", "Xrc2", recompute="", note=rows["D05"]["note"] + "; selective activation recomputation")
-derive("D05", "Xcw9", vpp="2")
 # XI: columns a source leaves open that the rest give: the GPU count (tp pp
 # dp cp), the head count (heads of 128: D05's 70B has 64 of them); tp and
 # pp open beside a dp that leaves GPUs over: no cp is made of them
