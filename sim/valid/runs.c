@@ -1350,6 +1350,15 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	long experts = atol(get(c, row, "moe_experts"));
 	if (!*get(c, row, "moe_experts") && from_file)
 		experts = atol(file_key(opt->datadir, mname, "moe_experts", iv, sizeof iv));
+	/* an MoE row's open top-k: Megatron-Core's router default, 2
+	 * (TransformerConfig.moe_router_topk, megatron/core/transformer/
+	 * transformer_config.py:760 at d98e8a64), unless the model's file says */
+	if (experts > 1 && !*get(c, row, "moe_topk") &&
+	    !(from_file && *file_key(opt->datadir, mname, "moe_topk", iv, sizeof iv)) &&
+	    !*valid_recipe_value(rec, "model.moe_topk", iv, sizeof iv)) {
+		sim_buf_printf(b, "moe_topk = 2\n");
+		valid_assume(assumed, alen, "moe_topk 2 (not published: Megatron-Core's router default)");
+	}
 	bool gshard = experts > 1 && profile_gshard(opt, profile);
 	if (gshard && !(from_file && *file_key(opt->datadir, mname, "moe_layer_interval", iv,
 	                                       sizeof iv))) {

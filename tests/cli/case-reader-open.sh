@@ -190,6 +190,9 @@ derive("D05", "Xcw9", vpp="2")
 # heads of 7,168): as many query heads (Xhd1: it was refused)
 derive("D05", "Xgb1", global_batch="")
 derive("N10", "Xhd1", heads="")
+# an MoE row's open top-k: Megatron-Core's router default, 2 (Xtk1: it was
+# refused as top-0)
+derive("N10", "Xtk1", moe_topk="")
 # one of tp and pp open beside the other and dp: the degree that fills the
 # GPUs (Xtp1: tp 8 = 768 / (2 x 48); Xpp1: pp 2), D05's step (they were
 # refused: tp 1 left GPUs over)
@@ -529,6 +532,8 @@ want(r["Xgb1"]["status"] == "ok" and gb1 and mb1 and int(gb1.group(1)) == 2 * 48
 want(same("XD0", "Xtp1") and "tp 8 (not published: gpus / (pp dp cp))" in r["Xtp1"]["assumed"]
      and same("XD0", "Xpp1") and "pp 2 (not published: gpus / (tp dp cp))" in r["Xpp1"]["assumed"],
      "one degree open beside the others is not the one that fills the GPUs", "XD0", "Xtp1", "Xpp1")
+want(r["Xtk1"]["status"] == "ok" and "moe_topk 2 (not published: Megatron-Core's router default)" in r["Xtk1"]["assumed"],
+     "an MoE row's open top-k is refused", "Xtk1")
 want(r["Xhd1"]["status"] == "ok" and "heads 128 (not published: heads 56 wide)" in r["Xhd1"]["assumed"],
      "an open head count beside 128 K/V heads is refused", "Xhd1")
 want(same("Xrc0", "Xrc1") and same("XD0", "Xrc2")
