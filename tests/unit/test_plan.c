@@ -3114,7 +3114,8 @@ static void test_sp_default(void)
  * rank (FSDP clamps to NO_SHARD, :1049-1052), at most the stage the
  * framework runs with a pipeline (metaseq: runs_zero_with_pp 0), again
  * after a sweep changes the plan; a stated stage kept, said by nothing;
- * Megatron-Core's default 0, said by nothing. */
+ * Megatron-Core's default 0, said by nothing; NeMo's recipes' distributed
+ * optimizer, 1. */
 static void test_zero_default(void)
 {
 	static const struct {
@@ -3133,6 +3134,8 @@ static void test_zero_default(void)
 	        {"torchtitan", "tp = 2\npp = 2\ndp = 4\n", 3,
 	         "zero 3 (not given: framework torchtitan's default, zero_default 3)"},
 	        {"megatron-core", "tp = 2\npp = 2\ndp = 4\n", 0, NULL},
+	        {"nemo", "tp = 2\npp = 2\ndp = 4\n", 1,
+	         "zero 1 (not given: framework nemo's default, zero_default 1)"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char text[512], buf[256] = "";
