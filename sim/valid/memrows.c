@@ -607,10 +607,9 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		sim_buf_printf(b, "heads = %ld\n", na);
 		valid_assume(assumed, alen, "heads %ld (not published: heads %ld wide)", na, hd);
 	}
-	if (!from_file && !*valid_arch_value(c, row, rec, "kv_heads", rv, sizeof rv))
-		valid_assume(assumed, alen, "kv_heads = heads (not published: multi-head attention)");
-	if (!from_file && !ffn)
-		valid_assume(assumed, alen, "ffn 4 x hidden (not published: the GPT layer's)");
+	if (!from_file)
+		valid_open_shape_said(!*valid_arch_value(c, row, rec, "kv_heads", rv, sizeof rv), !ffn,
+		                      assumed, alen);
 	if (def_vocab)
 		valid_open_vocab(b, swiglu, assumed, alen);
 	/* the shape's kind from the columns (a SwiGLU ffn is not 4h), or the file's */

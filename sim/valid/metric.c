@@ -275,23 +275,21 @@ double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_sce
 		                 : "the job's (above one GPU's dense peak)");
 		break;
 	}
-	case METRIC_MFU: {
-		/* a fraction, or a percentage where the unit says % */
-		double mfu = util_fraction(get(c, row, "measured_metric"),
-		                           get(c, row, "measured_unit"), v, &pct);
-		double peak = hw_peak(&s->gpu, s->dtype == HW_FP16 ? HW_FP16 : HW_BF16);
-		t = mfu > 0 && peak > 0 ? F / (mfu * peak * n) : 0;
-		snprintf(how, sizeof how, "%s / (mfu x dense 16-bit peak x gpus)", Fs);
-		break;
-	}
+	case METRIC_MFU:
 	case METRIC_HFU: {
-		double hfu = util_fraction(get(c, row, "measured_metric"),
-		                           get(c, row, "measured_unit"), v, &pct);
+		/* a fraction, or a percentage where the unit says % */
+		bool hfu = metric_kind(c, row) == METRIC_HFU;
+		double u = util_fraction(get(c, row, "measured_metric"), get(c, row, "measured_unit"),
+		                         v, &pct);
 		double peak = hw_peak(&s->gpu, s->dtype == HW_FP16 ? HW_FP16 : HW_BF16);
-		bool counted = !strcmp(get(c, row, "flops_formula"), "megatron-sc21");
+		/* an HFU's hardware FLOPs: the formula's where it counts the
+		 * recomputation (megatron-sc21), else the simulated step's ratio */
+		bool counted = !hfu || !strcmp(get(c, row, "flops_formula"), "megatron-sc21");
 		double ratio = counted ? 1 : hw_ratio;
-		t = hfu > 0 && peak > 0 && ratio > 0 ? F * ratio / (hfu * peak * n) : 0;
-		if (counted)
+		t = u > 0 && peak > 0 && ratio > 0 ? F * ratio / (u * peak * n) : 0;
+		if (!hfu)
+			snprintf(how, sizeof how, "%s / (mfu x dense 16-bit peak x gpus)", Fs);
+		else if (counted)
 			snprintf(how, sizeof how,
 			         "%s / (hfu x dense 16-bit peak x gpus), the formula counting the "
 			         "recomputation",

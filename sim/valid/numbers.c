@@ -839,10 +839,7 @@ static int nic_cells(cases_csv *c)
 		if (*rate && gc >= 0 && !*cases_csv_get(c, row, gc) && gbps) {
 			char r[48];
 			snprintf(r, sizeof r, "%s", rate);
-			int ib = ib_generation(r);
-			if (ib > 0)
-				snprintf(out, sizeof out, "%d", ib);
-			else if (!reading(gbps, r, "", ',', out, sizeof out)) {
+			if (!reading(gbps, r, "", ',', out, sizeof out)) { /* a unit or "NDR" */
 				char *e2;
 				double v = strtod(r, &e2);
 				if (e2 == r || *e2 || !(v > 0))

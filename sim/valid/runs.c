@@ -968,6 +968,14 @@ long valid_open_heads(long hidden, long kv, long *width)
 	return 0;
 }
 
+void valid_open_shape_said(bool kv_open, bool ffn_open, char *assumed, size_t alen)
+{
+	if (kv_open)
+		valid_assume(assumed, alen, "kv_heads = heads (not published: multi-head attention)");
+	if (ffn_open)
+		valid_assume(assumed, alen, "ffn 4 x hidden (not published: the GPT layer's)");
+}
+
 void valid_open_vocab(sim_buf *b, bool swiglu, char *assumed, size_t alen)
 {
 	sim_buf_printf(b, "vocab = %d\n", swiglu ? 32000 : 50257);
@@ -1379,10 +1387,9 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		sim_buf_printf(b, "heads = %ld\n", na);
 		valid_assume(assumed, alen, "heads %ld (not published: heads %ld wide)", na, width);
 	}
-	if (!*valid_arch_value(c, row, rec, "kv_heads", rv, sizeof rv) && !from_file)
-		valid_assume(assumed, alen, "kv_heads = heads (not published: multi-head attention)");
-	if (!ffn && !from_file)
-		valid_assume(assumed, alen, "ffn 4 x hidden (not published: the GPT layer's)");
+	if (!from_file)
+		valid_open_shape_said(!*valid_arch_value(c, row, rec, "kv_heads", rv, sizeof rv), !ffn,
+		                      assumed, alen);
 	if (!from_file)
 		put_open_vocab_seq(b, c, row, rec, swiglu, assumed, alen);
 	/* A note's "head_dim N" gives heads narrower or wider than hidden/heads. */

@@ -197,6 +197,9 @@ int valid_open_zero_stage(const valid_options *opt, const char *profile, long pp
  * (kv > 0), else as many as the K/V heads; the width into *width; 0 where
  * none divides. */
 long valid_open_heads(long hidden, long kv, long *width);
+/* The GPT layer's defaults an open K/V head count (multi-head attention) and
+ * an open ffn (4 x hidden) take, the loader's own, said (both readers). */
+void valid_open_shape_said(bool kv_open, bool ffn_open, char *assumed, size_t alen);
 /* An open vocabulary: Llama 2's 32,000 for SwiGLU layers, else GPT-2's
  * 50,257, written into b ("vocab = N") and said (both readers). */
 void valid_open_vocab(sim_buf *b, bool swiglu, char *assumed, size_t alen);
