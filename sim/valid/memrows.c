@@ -657,6 +657,12 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		             z, get(c, row, "framework"));
 	} else /* the framework's default stage (FSDP's FULL_SHARD), said */
 		valid_open_zero(b, opt, profile, pp, dp * cp, assumed, alen);
+	/* hybrid sharding named in the zero cell or the framework column */
+	valid_shard_node(b,
+	                 valid_hybrid_shard_text(cases_csv_written(c, row, cases_csv_col(c, "zero")))
+	                         ? cases_csv_written(c, row, cases_csv_col(c, "zero"))
+	                         : get(c, row, "framework"),
+	                 gpus < 8 ? gpus : 8, dp * cp, assumed, alen);
 	if (*get(c, row, "recompute"))
 		sim_buf_printf(b, "recompute = %s\n", get(c, row, "recompute"));
 	const char *o = get(c, row, "optimizer");

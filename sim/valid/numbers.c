@@ -110,8 +110,10 @@ static bool open_text(const char *t)
 
 /* A ZeRO stage by name: DeepSpeed's stages, FSDP's sharding strategies,
  * Megatron's distributed optimizer (stage 1), the ZeRO paper's P_os,
- * P_os+g, P_os+g+p; -1 if the text names none. HYBRID_SHARD is not one
- * stage (ZeRO-3 inside a group, replicas across) and stays an error. */
+ * P_os+g, P_os+g+p; -1 if the text names none. FSDP's HYBRID_SHARD (and
+ * "HSDP") is ZeRO-3 inside a node with replicas across, _HYBRID_SHARD_ZERO2
+ * the same at stage 2: the stage here, the node's shard group beside it
+ * (valid_hybrid_shard_text, runs.c and memrows.c). */
 static int zero_stage(const char *t)
 {
 	char s[48];
@@ -150,6 +152,10 @@ static int zero_stage(const char *t)
 	        {"shardgradop", 2},
 	        {"fullshard", 3},
 	        {"fsdp", 3},
+	        {"hybridshard", 3},
+	        {"hybridshardzero2", 2},
+	        {"fsdphybridshard", 3},
+	        {"hsdp", 3},
 	        {"zero++", 3}, /* ZeRO++: ZeRO-3 with hpZ, qwZ, qgZ (valid_zeropp_text) */
 	        {"zeropp", 3},
 	        {"zero3++", 3},
@@ -533,6 +539,13 @@ bool valid_zeropp_text(const char *t)
 	return zero_stage(t) == 3 && (strstr(s, "++") || strstr(s, "zeropp"));
 }
 
+bool valid_hybrid_shard_text(const char *t)
+{
+	char s[128];
+	bare(t, s, sizeof s);
+	return strstr(s, "hybridshard") || strstr(s, "hsdp");
+}
+
 int valid_zero_named(const char *t)
 {
 	char s[128];
@@ -553,8 +566,8 @@ int valid_zero_named(const char *t)
 		int stage;
 	} names[] = {{"zero++", 3},      {"zeropp", 3},      {"zerooffload", 2},
 	             {"zeroinfinity", 3}, {"noshard", 0},     {"shardgradop", 2},
-	             {"fullshard", 3},    {"hybridshard", 3}, {"distributedoptimizer", 1},
-	             {"distopt", 1}};
+	             {"fullshard", 3},    {"hybridshard", 3}, {"hsdp", 3},
+	             {"distributedoptimizer", 1}, {"distopt", 1}};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (strstr(s, names[i].name))
 			return names[i].stage;

@@ -785,6 +785,29 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 		             "ZeRO++ read as hpZ over %ld GPUs (a node's), qwZ and qgZ: DeepSpeed's "
 		             "tutorial configuration", gpn);
 	}
+	long gpn = atol(get(c, row, "gpus_per_node"));
+	valid_shard_node(b, cases_csv_written(c, row, cases_csv_col(c, "zero")), gpn > 0 ? gpn : 8,
+	                 dp * cpz, assumed, alen);
+}
+
+/* FSDP's hybrid sharding named by a row ("HYBRID_SHARD", "HSDP": the
+ * stage is read, valid_hybrid_shard_text): the shard group is a node's GPUs
+ * and the replicas are across nodes ("shard in the node, replicate across",
+ * torch/distributed/fsdp/api.py:55-58 of PyTorch 2.14.1, as
+ * topologies/frameworks/pytorch-fsdp.ini cites; without a process group
+ * FSDP builds its intra-node group from the GPUs a node has), so
+ * shard_size = the node's GPUs where the dp x cp ranks span more than one
+ * node; within one node it is FULL_SHARD's group. Written and said. */
+void valid_shard_node(sim_buf *b, const char *text, long gpn, long dp_cp, char *assumed,
+                      size_t alen)
+{
+	if (!valid_hybrid_shard_text(text) || gpn <= 0 || dp_cp <= gpn)
+		return;
+	sim_buf_printf(b, "shard_size = %ld\n", gpn);
+	valid_assume(assumed, alen,
+	             "shard_size %ld ('%.32s': FSDP's hybrid sharding shards over a node's "
+	             "GPUs and replicates across the %ld nodes' groups)",
+	             gpn, text, dp_cp / gpn);
 }
 
 /* The row's global batch, else its recipe line's (the benchmark's step),

@@ -293,6 +293,14 @@ bool valid_oom_text(const char *t);
 /* Does a zero cell name DeepSpeed's ZeRO++ ("ZeRO++", "zero3++", "zeropp":
  * stage 3 with its options, runs.c put_open_plan)? */
 bool valid_zeropp_text(const char *t);
+/* Does a text name FSDP's hybrid sharding ("HYBRID_SHARD",
+ * "_HYBRID_SHARD_ZERO2", "HSDP"): ZeRO inside a node's GPUs, replicas
+ * across nodes (valid_shard_node)? */
+bool valid_hybrid_shard_text(const char *t);
+/* shard_size = gpn into b where `text` names hybrid sharding and the dp x cp
+ * ranks span more than a node of gpn GPUs, said (runs.c). */
+void valid_shard_node(sim_buf *b, const char *text, long gpn, long dp_cp, char *assumed,
+                      size_t alen);
 /* The ZeRO stage a free text names anywhere in it (a memory row's
  * framework column: "DeepSpeed ZeRO-3", "Axolotl (DeepSpeed ZeRO-2)",
  * "FSDP SHARD_GRAD_OP", "FSDP NO_SHARD", "Megatron distributed

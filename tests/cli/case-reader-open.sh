@@ -995,6 +995,13 @@ derive("MF01", "YC1", framework="PyTorch FSDP", recompute="", **dict(yn, note="w
 derive("MF01", "YC2", framework="PyTorch FSDP", recompute="", **dict(yn, note="no activation checkpointing"))
 derive("MF01", "YC3", framework="PyTorch FSDP + activation checkpointing", recompute="", **yn)
 derive("MF01", "YC4", framework="PyTorch FSDP", recompute="none", **yn)
+# FSDP's hybrid sharding named in the zero cell or the framework column:
+# MH07's 64 GPUs shard over a node's 8 (YHS1, YHS3: MH01's peak at 8 GPUs,
+# YHS2, above MH07's FULL_SHARD over 64, YHS0), said
+derive("MH07", "YHS0")
+derive("MH07", "YHS1", zero="HYBRID_SHARD")
+derive("MH01", "YHS2")
+derive("MH07", "YHS3", zero="", framework="atorch fsdp (pytorch-fsdp), HYBRID_SHARD")
 w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
 w.writeheader()
 w.writerows(out)
@@ -1024,6 +1031,14 @@ want(r["YN1"]["status"] == "ok" and r["YN1"]["predicted_gib"] == r["YN0"]["predi
      and r["YN2"]["predicted_gib"] > r["YN3"]["predicted_gib"]
      and "zero 3 (not published: framework pytorch-fsdp's default" in r["YN3"]["assumed"],
      "a ZeRO stage the framework column names is not the row's", "YN0", "YN1", "YN2", "YN3")
+want(all(r[x]["status"] == "ok" for x in ("YHS0", "YHS1", "YHS2", "YHS3"))
+     and r["YHS1"]["predicted_gib"] == r["YHS2"]["predicted_gib"] == r["YHS3"]["predicted_gib"]
+     > r["YHS0"]["predicted_gib"]
+     and "shard_size 8 ('HYBRID_SHARD': FSDP's hybrid sharding shards over a node's GPUs and "
+         "replicates across the 8 nodes' groups)" in r["YHS1"]["assumed"]
+     and "zero 3 (not published: the framework column 'atorch fsdp (pytorch-fsdp), HYBRID_SHARD'"
+         in r["YHS3"]["assumed"] and "shard_size 8" in r["YHS3"]["assumed"],
+     "hybrid sharding is not a node's shard group", "YHS0", "YHS1", "YHS2", "YHS3")
 want(all(r[x]["status"] == "ok" for x in ("YC0", "YC1", "YC2", "YC3", "YC4"))
      and r["YC1"]["predicted_gib"] == r["YC0"]["predicted_gib"] == r["YC3"]["predicted_gib"]
      and r["YC2"]["predicted_gib"] == r["YC4"]["predicted_gib"] > r["YC0"]["predicted_gib"]
@@ -1070,7 +1085,7 @@ for x, verdict in (("YO3", "oom"), ("YO4", "fits")):
          and r[x]["verdict"] == verdict and "beside memory_kind oom: a run that ran out of memory"
          in r[x]["assumed"], "a number beside memory_kind oom is compared as a completed run's", x)
 s = j["summary"]["all"]
-want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 52
+want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 56
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
 want(r["YL1"]["status"] == "ok" and "SwiGLU, RMSNorm, no biases (nanotron's Llama code)" in r["YL1"]["assumed"],
@@ -1141,7 +1156,7 @@ want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predi
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 52$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 56$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row
@@ -1327,7 +1342,14 @@ nometric = dict(measured_value="", measured_metric="")
 write("oom-steps.csv", cols, [dict(d, id="XNo0"), dict(d, id="XNo1", measured_iter_s="OOM", **nometric),
                               dict(d, id="XNo2", measured_iter_s="CUDA out of memory", **nometric),
                               dict(d, id="XNo3", measured_iter_s="", **nometric)])
-write("hybrid.csv", cols, [dict(d, id="XNc1", zero="HYBRID_SHARD")])
+# FSDP's hybrid sharding in the zero cell: stage 3 over a node's 8 GPUs,
+# replicated across O04's 8 nodes ("HSDP" alike), another step than O04's
+# FULL_SHARD over 64; at 8 GPUs the same plan as FULL_SHARD (O04 on one
+# node: no shard group said). Until 2026-12-03 a whole-file error
+o4 = rows["O04"]
+o4n = dict(gpus="8", dp="8", global_batch="64")
+write("hybrid.csv", cols, [dict(o4, id="XNc0"), dict(o4, id="XNc1", zero="HYBRID_SHARD"), dict(o4, id="XNc2", zero="HSDP"),
+                           dict(o4, id="XNc3", **o4n), dict(o4, id="XNc4", zero="HYBRID_SHARD", **o4n)])
 mem = {r["id"]: r for r in csv.DictReader(open(src + "/memory.csv"))}
 m = mem["MA01"]
 mcols = list(m.keys())
@@ -1434,7 +1456,13 @@ grep -q '^out-of-memory runs: 2, called out of memory: 0; completed runs called 
 [ $? -eq 2 ] && [ ! -s "$tmp/o" ] &&
 	grep -qx "$tmp/comma.csv:2: error: column 'measured_iter_s': expected a number, got '2,177'" "$tmp/e" ||
 	{ echo "a decimal comma: not read"; cat "$tmp/e"; fail=1; }
-"$podsim" validate "$tmp/hybrid.csv" >"$tmp/o" 2>"$tmp/e"
-[ $? -eq 2 ] && grep -qx "$tmp/hybrid.csv:2: error: column 'zero': expected a number, got 'HYBRID_SHARD'" "$tmp/e" ||
-	{ echo "zero HYBRID_SHARD: not read"; cat "$tmp/e"; fail=1; }
+"$podsim" validate "$tmp/hybrid.csv" --rows >"$tmp/o" 2>"$tmp/e"
+hs() { sed -n "/^$1 /{n;p}" "$tmp/o"; }
+step() { awk -v id="$1" '$1 == id { print $(NF-2) }' "$tmp/o"; }
+hs XNc1 | grep -q "zero 'HYBRID_SHARD' read as 3;.* shard_size 8 ('HYBRID_SHARD': FSDP's hybrid sharding shards over a node's GPUs and replicates across the 8 nodes' groups)" &&
+	hs XNc2 | grep -q "zero 'HSDP' read as 3;.* shard_size 8 ('HSDP'" &&
+	[ "$(step XNc1)" = "$(step XNc2)" ] && [ "$(step XNc3)" = "$(step XNc4)" ] &&
+	! hs XNc4 | grep -q shard_size &&
+	[ -n "$(step XNc0)" ] && [ "$(step XNc0)" != "$(step XNc1)" ] ||
+	{ echo "zero HYBRID_SHARD: not a node's shard group"; cat "$tmp/o" "$tmp/e"; fail=1; }
 exit $fail
