@@ -574,6 +574,58 @@ int valid_zero_named(const char *t)
 	return -1;
 }
 
+/* Whether the phrase at p of the lower-cased text s is negated: "no",
+ * "without", "disabled" just before it, a false or an off just after. */
+static bool negated(const char *s, const char *p, size_t n)
+{
+	static const char *const before[] = {"no ", "without ", "w/o ", "disabled ", "disable "};
+	static const char *const after[] = {"=false", "= false", ": false", ": no", " off", "=0",
+	                                    " disabled", ": off", "=off", " none"};
+	for (size_t k = 0; k < sizeof before / sizeof before[0]; k++) {
+		size_t b = strlen(before[k]);
+		if (p >= s + b && !strncmp(p - b, before[k], b))
+			return true;
+	}
+	for (size_t k = 0; k < sizeof after / sizeof after[0]; k++)
+		if (!strncmp(p + n, after[k], strlen(after[k])))
+			return true;
+	return false;
+}
+
+/* torchtitan's --activation_checkpoint.mode (job_config.py:651-652 at
+ * pytorch/torchtitan 238fa9953, before the dataclass registry: "selective",
+ * "full", "memory_budget" or "none"): 1 full, 0 none, -1 the others (which
+ * layers or ops: not said) or no such key; the phrase into phrase[]. */
+static int titan_mode(const char *t, const char *s, char *phrase, size_t len)
+{
+	static const char *const keys[] = {"activation_checkpoint.mode", "activation-checkpoint.mode"};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		const char *k = strstr(s, keys[i]);
+		if (!k)
+			continue;
+		const char *v = k + strlen(keys[i]);
+		v += strspn(v, " =:\"'");
+		int on = !strncmp(v, "full", 4) ? 1 : !strncmp(v, "none", 4) ? 0 : -1;
+		/* the key and its value, a closing quote too */
+		if (on >= 0)
+			snprintf(phrase, len, "%.*s", (int)(v - k) + 4 + (v[4] == '"' || v[4] == '\''),
+			         t + (k - s));
+		return on;
+	}
+	return -1;
+}
+
+/* "AC" as a word in capitals (torchtune's and torchtitan's tables: "AC",
+ * "full AC", "no AC"; "SAC", selective, is another word), its offset in t or
+ * -1. */
+static long ac_word(const char *t)
+{
+	for (const char *p = strstr(t, "AC"); p; p = strstr(p + 1, "AC"))
+		if ((p == t || !isalnum((unsigned char)p[-1])) && !isalnum((unsigned char)p[2]))
+			return p - t;
+	return -1;
+}
+
 int valid_checkpointing_named(const char *t, char *phrase, size_t len)
 {
 	char s[1024];
@@ -590,16 +642,14 @@ int valid_checkpointing_named(const char *t, char *phrase, size_t len)
 			return atoi(d) > 0;
 		}
 	}
+	if (strstr(s, "activation_checkpoint.mode") || strstr(s, "activation-checkpoint.mode"))
+		return titan_mode(t, s, phrase, len);
 	static const char *const on[] = {"gradient checkpointing",       "gradient_checkpointing",
 	                                 "activation checkpointing",     "activation_checkpointing",
 	                                 "activation recomputation",     "checkpoint-activations",
 	                                 "checkpoint_activations",       "recompute-activations",
 	                                 "recompute-granularity full",   "recompute_granularity=full",
 	                                 "recompute_granularity: full", "recompute_granularity full"};
-	/* a negation just before the phrase, or a false just after it */
-	static const char *const before[] = {"no ", "without ", "w/o ", "disabled ", "disable "};
-	static const char *const after[] = {"=false", "= false", ": false", ": no", " off", "=0",
-	                                    " disabled", ": off"};
 	for (size_t i = 0; i < sizeof on / sizeof on[0]; i++) {
 		const char *p = strstr(s, on[i]);
 		if (!p)
@@ -607,18 +657,15 @@ int valid_checkpointing_named(const char *t, char *phrase, size_t len)
 		if (p >= s + 10 && !strncmp(p - 10, "selective ", 10))
 			return -1; /* which modules: not said */
 		snprintf(phrase, len, "%.*s", (int)strlen(on[i]), t + (p - s));
-		for (size_t k = 0; k < sizeof before / sizeof before[0]; k++) {
-			size_t n = strlen(before[k]);
-			if (p >= s + n && !strncmp(p - n, before[k], n))
-				return 0;
-		}
-		const char *q = p + strlen(on[i]);
-		for (size_t k = 0; k < sizeof after / sizeof after[0]; k++)
-			if (!strncmp(q, after[k], strlen(after[k])))
-				return 0;
-		return 1;
+		return !negated(s, p, strlen(on[i]));
 	}
-	return -1;
+	long ac = strlen(t) < sizeof s ? ac_word(t) : -1;
+	if (ac < 0)
+		return -1;
+	if (ac >= 10 && !strncmp(s + ac - 10, "selective ", 10))
+		return -1;
+	snprintf(phrase, len, "AC");
+	return !negated(s, s + ac, 2);
 }
 
 bool valid_oom_text(const char *t)
@@ -957,7 +1004,8 @@ void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, s
 		int on = valid_recompute_named(c, row, &where, phrase, sizeof phrase);
 		if (on >= 0)
 			valid_assume(assumed, alen, "recompute %s (not published: the %s says '%s'%s)",
-			             on ? "full" : "none", where, phrase, on ? "" : ", negated");
+			             on ? "full" : "none", where, phrase,
+			             on || strstr(phrase, ".mode") ? "" : ", negated");
 	}
 	for (size_t i = 0; i < NCOLS; i++) {
 		int col = cases_csv_col(c, numcols[i].col);

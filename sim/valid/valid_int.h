@@ -308,7 +308,8 @@ void valid_shard_node(sim_buf *b, const char *text, long gpn, long dp_cp, char *
 int valid_zero_named(const char *t);
 /* Whether a free text (a memory row's note or framework column) says the
  * run recomputed its activations: 1 ("gradient checkpointing",
- * "activation checkpointing", "--checkpoint-activations"), 0 where it
+ * "activation checkpointing", "--checkpoint-activations", "AC",
+ * torchtitan's "activation_checkpoint.mode = full"), 0 where it
  * negates the phrase ("no gradient checkpointing",
  * "gradient_checkpointing=False"), -1 where it names none (or selective
  * checkpointing, whose modules it does not say); the phrase as written

@@ -995,6 +995,16 @@ derive("MF01", "YC1", framework="PyTorch FSDP", recompute="", **dict(yn, note="w
 derive("MF01", "YC2", framework="PyTorch FSDP", recompute="", **dict(yn, note="no activation checkpointing"))
 derive("MF01", "YC3", framework="PyTorch FSDP + activation checkpointing", recompute="", **yn)
 derive("MF01", "YC4", framework="PyTorch FSDP", recompute="none", **yn)
+# the same named as torchtune's and torchtitan's tables and flags do: "AC"
+# (YC5, YC0's full; "no AC" YC6, YC4's none; "SAC", selective, names no
+# recomputation: open, YC7), torchtitan's --activation_checkpoint.mode full
+# / none (YC8 / YC9), its selective mode open (YC10)
+derive("MF01", "YC5", framework="PyTorch FSDP + AC", recompute="", **yn)
+derive("MF01", "YC6", framework="PyTorch FSDP", recompute="", **dict(yn, note="bf16, no AC"))
+derive("MF01", "YC7", framework="PyTorch FSDP", recompute="", **dict(yn, note="SAC every 2 layers"))
+derive("MF01", "YC8", framework="PyTorch FSDP", recompute="", **dict(yn, note="--activation_checkpoint.mode full"))
+derive("MF01", "YC9", framework="PyTorch FSDP", recompute="", **dict(yn, note="activation_checkpoint.mode = 'none'"))
+derive("MF01", "YC10", framework="PyTorch FSDP", recompute="", **dict(yn, note="--activation_checkpoint.mode selective"))
 # FSDP's hybrid sharding named in the zero cell or the framework column:
 # MH07's 64 GPUs shard over a node's 8 (YHS1, YHS3: MH01's peak at 8 GPUs,
 # YHS2, above MH07's FULL_SHARD over 64, YHS0), said
@@ -1039,6 +1049,18 @@ want(all(r[x]["status"] == "ok" for x in ("YHS0", "YHS1", "YHS2", "YHS3"))
      and "zero 3 (not published: the framework column 'atorch fsdp (pytorch-fsdp), HYBRID_SHARD'"
          in r["YHS3"]["assumed"] and "shard_size 8" in r["YHS3"]["assumed"],
      "hybrid sharding is not a node's shard group", "YHS0", "YHS1", "YHS2", "YHS3")
+want(all(r["YC%d" % i]["status"] == "ok" for i in range(5, 11))
+     and r["YC5"]["predicted_gib"] == r["YC8"]["predicted_gib"] == r["YC0"]["predicted_gib"]
+     and r["YC6"]["predicted_gib"] == r["YC9"]["predicted_gib"] == r["YC4"]["predicted_gib"]
+     and "recompute full (not published: the framework column says 'AC')" in r["YC5"]["assumed"]
+     and "recompute none (not published: the note says 'AC', negated)" in r["YC6"]["assumed"]
+     and "recompute full (not published: the note says 'activation_checkpoint.mode full')"
+         in r["YC8"]["assumed"]
+     and "recompute none (not published: the note says 'activation_checkpoint.mode = 'none'')"
+         in r["YC9"]["assumed"]
+     and "not published: the" not in r["YC7"]["assumed"] + r["YC10"]["assumed"],
+     "AC and torchtitan's activation_checkpoint.mode are not the recomputation",
+     *["YC%d" % i for i in range(5, 11)])
 want(all(r[x]["status"] == "ok" for x in ("YC0", "YC1", "YC2", "YC3", "YC4"))
      and r["YC1"]["predicted_gib"] == r["YC0"]["predicted_gib"] == r["YC3"]["predicted_gib"]
      and r["YC2"]["predicted_gib"] == r["YC4"]["predicted_gib"] > r["YC0"]["predicted_gib"]
@@ -1085,7 +1107,7 @@ for x, verdict in (("YO3", "oom"), ("YO4", "fits")):
          and r[x]["verdict"] == verdict and "beside memory_kind oom: a run that ran out of memory"
          in r[x]["assumed"], "a number beside memory_kind oom is compared as a completed run's", x)
 s = j["summary"]["all"]
-want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 56
+want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 62
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
 want(r["YL1"]["status"] == "ok" and "SwiGLU, RMSNorm, no biases (nanotron's Llama code)" in r["YL1"]["assumed"],
@@ -1156,7 +1178,7 @@ want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predi
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 56$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 62$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row
