@@ -305,11 +305,16 @@ void valid_put_assumed(sim_buf *out, const char *assumed)
  * layer each (`uneven`: [framework] uneven_split = end-stages, plan_layout),
  * interleave the same way over those L + 2 units when they divide: the
  * Llama 3.1 405B recipe's pp 8 vpp 8 holds (126 + 2) / 64 = 2 units per
- * chunk; 126 layers on 16 stages get vpp 4, 70 on 12 vpp 3. */
-static long default_vpp(long layers, long pp, long microbatches, bool uneven)
+ * chunk; 126 layers on 16 stages get vpp 4, 70 on 12 vpp 3. The
+ * multi-token-prediction modules count as a unit each too, as plan_layout
+ * places them beside the loss (`mtp`): DeepSeek-V3's 61 layers and one MTP
+ * module on pp 8 are 64 units, vpp 4 of 2 units a chunk, Megatron-Bridge's
+ * H100 layout Et|(tt|)*30mL (scripts/performance/run_script.py:71 at
+ * 9a5e7986, recipes.csv). */
+static long default_vpp(long layers, long mtp, long pp, long microbatches, bool uneven)
 {
-	if (pp > 1 && layers % pp && uneven && (layers + 2) % pp == 0)
-		layers += 2;
+	if (pp > 1 && layers % pp && uneven && (layers + 2 + mtp) % pp == 0)
+		layers += 2 + mtp;
 	if (pp <= 1 || layers % pp)
 		return 1;
 	long per = layers / pp, best = 1;
@@ -864,8 +869,8 @@ static long row_batch(const cases_csv *c, size_t row, const valid_recipe *rec, l
  * framework without the interleaved schedule; said and returned. `nl` the
  * model's layers, `mb` the tuned micro-batch (0: none). */
 static long put_open_vpp(sim_buf *b, const cases_csv *c, size_t row, const valid_options *opt,
-                         const char *profile, const valid_recipe *rec, long nl, long pp,
-                         long dp, long mb, char *assumed, size_t alen)
+                         const char *profile, const valid_recipe *rec, long nl, long mtp,
+                         long pp, long dp, long mb, char *assumed, size_t alen)
 {
 	/* the micro-batch the row runs: its column (or recipe), the tuned one,
 	 * else 1 */
@@ -879,7 +884,7 @@ static long put_open_vpp(sim_buf *b, const cases_csv *c, size_t row, const valid
 	plan_framework fw;
 	bool fw_ok = load_profile(opt, profile, &fw);
 	bool interleaves = !fw_ok || (fw.sched_mask & PLAN_FW_INTERLEAVED);
-	long v = interleaves ? default_vpp(nl, pp, m,
+	long v = interleaves ? default_vpp(nl, mtp, pp, m,
 	                                   fw_ok && fw.uneven == PLAN_UNEVEN_END_STAGES)
 	                     : 1;
 	sim_buf_printf(b, "vpp = %ld\n", v);
@@ -1560,8 +1565,14 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	const char *nlv = valid_arch_value(c, row, rec, "layers", rv, sizeof rv);
 	long nlayers = *nlv ? atol(nlv) : from_file ? file_layers(opt->datadir, mname) : 0;
 	long vpp = atol(plan_col(c, row, rec, "vpp", rv, sizeof rv));
+	/* the model's MTP modules: the row's (its recipe's) or its model file's */
+	const char *mtv = valid_arch_value(c, row, rec, "mtp_layers", rv, sizeof rv);
+	long mtp = *mtv ? atol(mtv)
+	                : from_file ? atol(file_key(opt->datadir, mname, "mtp_layers", rv, sizeof rv))
+	                            : 0;
 	if (!*plan_col(c, row, rec, "vpp", rv, sizeof rv) && pp > 1)
-		vpp = put_open_vpp(b, c, row, opt, profile, rec, nlayers, pp, dp, mb, assumed, alen);
+		vpp = put_open_vpp(b, c, row, opt, profile, rec, nlayers, mtp, pp, dp, mb, assumed,
+		                   alen);
 	/* A note naming Megatron's --overlap-param-gather (or --overlap-grad-reduce):
 	 * Megatron accepts the first only together with the second, so the
 	 * source's DP gradient reduction overlapped the backward. */

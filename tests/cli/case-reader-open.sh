@@ -250,6 +250,11 @@ derive("D05", "XU1", model="Llama 3.1 405B", layers="126", hidden="16384", heads
        ffn="53248", vocab="128256", seq_len="8192", gpus="1024", tp="8", pp="16", dp="8",
        vpp="", global_batch="128", micro_batch="1", note="")
 derive("D05", "XG1", vpp="2", micro_batch="1", global_batch="144")
+# DeepSeek-V3's open vpp: its 61 layers, embedding, loss and MTP module
+# are 64 units on pp 8, vpp 4 of 2 units a chunk (N10's own, Megatron-
+# Bridge's H100 layout; was 1, refused beside moe_a2a_overlap)
+derive("N10", "XU3")
+derive("N10", "XU2", vpp="")
 
 derive("D01", "XO1", offload="cpu", zero="")
 derive("D01", "XO2", offload="cpu", zero="", fabric="efa")
@@ -604,6 +609,8 @@ want(r["XM1"]["status"] == "ok" and "from models/mixtral-8x7b.ini" in r["XM1"]["
      and "sequence_parallel 1 (not published: MoE under tp 8 runs it" in r["XM1"]["assumed"],
      "an MoE model by its file's experts, under TP with sequence_parallel open, does not run it",
      "XM1")
+want(same("XU3", "XU2") and "vpp 4 (interleaved" in r["XU2"]["assumed"],
+     "DeepSeek-V3's open vpp does not count its MTP module", "XU2")
 want(r["XU1"]["status"] == "ok" and "vpp 4 (interleaved" in r["XU1"]["assumed"]
      and "layers per virtual stage 1, 2 x 62, 1" in r["XU1"]["assumed"],
      "an uneven split interleaved of unknown depth", "XU1")
