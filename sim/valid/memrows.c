@@ -391,8 +391,6 @@ static int untied_from_params(const cases_csv *c, size_t row, double *tied_b, do
  * valid_recompute_named). */
 static void mem_open_assumed(const cases_csv *c, size_t row, char *assumed, size_t alen)
 {
-	if (!*get(c, row, "micro_batch"))
-		valid_assume(assumed, alen, "micro_batch 1 (not published)");
 	if (!*get(c, row, "recompute"))
 		valid_assume(assumed, alen, "recompute none (not published)");
 	const char *fa = get(c, row, "flash_attention");
@@ -490,6 +488,15 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 			             deg[1 - i]);
 		else
 			valid_assume(assumed, alen, "%s 1 (not published)", deg[i]);
+	}
+	/* an open cp beside given tp, pp and dp that leave GPUs over: the
+	 * context-parallel degree that fills them (the only reading of the row
+	 * that runs: Megatron derives dp from the other three, so a dp the
+	 * source gives is what is left after cp), said */
+	if (!*get(c, row, "cp") && *get(c, row, "tp") && *get(c, row, "pp") && *get(c, row, "dp") &&
+	    tp > 0 && pp > 0 && dp > 0 && gpus > tp * pp * dp && gpus % (tp * pp * dp) == 0) {
+		cp = gpus / (tp * pp * dp);
+		valid_assume(assumed, alen, "cp %ld (not published: gpus / (tp pp dp))", cp);
 	}
 	/* an open dp: the degree that fills the GPUs (tp pp dp cp = gpus) */
 	if (!*get(c, row, "dp") && tp > 0 && pp > 0 && cp > 0 && gpus % (tp * pp * cp) == 0) {
@@ -641,6 +648,21 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 	sim_buf_printf(b, "[cluster]\nname = %s\nnodes = %ld\n", get(c, row, "id"),
 	               gpus < 8 ? 1 : (gpus + 7) / 8);
 	size_t par = b->len;
+	/* an open micro-batch: 1, the plan key's default; under torchtune's
+	 * optimizer_in_backward (the note's rules), which steps every
+	 * parameter in its backward and so cannot accumulate, a replica's
+	 * whole batch */
+	if (!*get(c, row, "micro_batch")) {
+		bool inbwd = sect[2].data && strstr(sect[2].data, "optimizer_in_backward = true");
+		if (inbwd && pp == 1 && dp > 0 && gb % dp == 0 && gb / dp > 1) {
+			mb = gb / dp;
+			valid_assume(assumed, alen,
+			             "micro_batch %ld (not published: optimizer_in_backward cannot "
+			             "accumulate, so a replica's batch is one micro-batch)",
+			             mb);
+		} else
+			valid_assume(assumed, alen, "micro_batch 1 (not published)");
+	}
 	sim_buf_printf(b,
 	               "[parallel]\ntp = %ld\npp = %ld\ndp = %ld\ncp = %ld\nmicro_batch = %ld\n"
 	               "global_batch = %ld\n",
@@ -655,6 +677,17 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		sim_buf_printf(b, "zero = %d\n", z);
 		valid_assume(assumed, alen, "zero %d (not published: the framework column '%s' names it)",
 		             z, get(c, row, "framework"));
+	} else if (!strcmp(get(c, row, "optimizer"), "adam-cpu") &&
+	           valid_open_zero_stage(opt, profile, pp, dp * cp) < 1) {
+		/* a CPU optimizer under an open stage: ZeRO-Offload's, whose
+		 * tutorial runs stage 2 (as the training reader, runs.c); with the
+		 * parameters offloaded too (the note's rules) stage 3, the only
+		 * one that streams partitioned parameters (plan/check.c) */
+		bool params = sect[1].data && strstr(sect[1].data, "offload_params");
+		sim_buf_printf(b, "zero = %d\n", params ? 3 : 2);
+		valid_assume(assumed, alen,
+		             params ? "zero 3 (not published: the stage that offloads parameters)"
+		                    : "zero 2 (not published: DeepSpeed's stage for offload to cpu)");
 	} else /* the framework's default stage (FSDP's FULL_SHARD), said */
 		valid_open_zero(b, opt, profile, pp, dp * cp, assumed, alen);
 	/* hybrid sharding named in the zero cell or the framework column */
