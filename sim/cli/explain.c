@@ -312,7 +312,7 @@ int cli_explain(int argc, char **argv)
 		return rc == SIM_ECONF ? EXPLAIN_EXIT_INPUT : 1;
 	}
 	exec_result *r = malloc(sizeof *r);
-	exec_spread_opts sp = {(int)samples, s->seed, -1};
+	exec_spread_opts sp = {(int)samples, s->seed, -1, 0};
 	exec_views v = {NULL, NULL, 0, NULL, &sp, false};
 	rc = r ? exec_run_views(s, r, &v) : SIM_ENOMEM;
 	if (rc == SIM_OK)

@@ -140,7 +140,7 @@ void explain_spread(FILE *o, const plan_scenario *s, const exec_result *r)
 	spread_quantiles(o, "step", &r->spread, r->step_s);
 	exec_step_spread lim;
 	for (int k = 0; k < 2 && nv > 0; k++) {
-		exec_spread_opts opt = {r->spread.samples, r->spread.seed, k ? 0.0 : 1.0};
+		exec_spread_opts opt = {r->spread.samples, r->spread.seed, k ? 0.0 : 1.0, 0};
 		if (exec_spread(g, c, r->step_s, &opt, &lim) == SIM_OK)
 			spread_quantiles(o, k ? "independent" : "correlated", &lim, r->step_s);
 	}

@@ -444,7 +444,7 @@ static int run_views(const cli_opts *o, const plan_scenario *s, exec_result *r, 
 		     exec_timeline *tl)
 {
 	exec_spread_opts sp = {o->spread_samples >= 0 ? (int)o->spread_samples : EXEC_SPREAD_SAMPLES,
-			       s->seed, -1};
+			       s->seed, -1, 0};
 	exec_views v = {NULL, NULL, 100, o->html ? tl : NULL, &sp, false};
 	size_t glen = 0;
 	sim_out *trace = NULL;

@@ -443,7 +443,7 @@ static int simulate(sweep_run *w, sim_row *row, bool keep)
 	row->r = malloc(sizeof *row->r);
 	/* run's default too: a plan of a sweep is simulated as `podsim run` would */
 	long n = w->o.spread_samples >= 0 ? w->o.spread_samples : EXEC_SPREAD_SAMPLES;
-	exec_spread_opts sp = {(int)n, s->seed, -1};
+	exec_spread_opts sp = {(int)n, s->seed, -1, 0};
 	/* no run report per plan: the shared uplinks' second replay is skipped */
 	exec_views v = {NULL, NULL, 0, NULL, &sp, true};
 	rc = row->r ? exec_run_views(s, row->r, &v) : SIM_ENOMEM;

@@ -193,7 +193,7 @@ static int simulate(const train_opts *o, const plan_scenario *s, exec_result *r,
 	/* the step's spread sampled as run samples it: its mean is the campaign's
 	 * step on a cluster with a measured collective spread (campaign_setup) */
 	exec_spread_opts sp = {o->spread_samples >= 0 ? (int)o->spread_samples : EXEC_SPREAD_SAMPLES,
-			       s->seed, -1};
+			       s->seed, -1, 0};
 	exec_views v = {NULL, NULL, 100, NULL, &sp, false};
 	rc = exec_run_views(s, r, &v);
 	if (rc == SIM_OK)

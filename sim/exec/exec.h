@@ -70,6 +70,8 @@ typedef struct exec_spread_opts {
 	int samples;   /* 0 = no spread */
 	uint64_t seed; /* RNG seed */
 	double corr;   /* in [0, 1]; < 0 = the cluster's spread_correlation */
+	int threads;   /* replays at once; 0 = the cores online (the result is
+	                * the same for any count: spread.c) */
 } exec_spread_opts;
 
 #define EXEC_SPREAD_SAMPLES 100    /* the default of podsim run and explain */

@@ -53,7 +53,13 @@
  * statistics).
  *
  * Cost: n replays of the whole step (each as long as the run's own replay,
- * without its link statistics and views).
+ * without its link statistics and views). They run on the machine's cores
+ * (exec_spread_opts.threads; POSIX threads, one replayer and one copy of
+ * the task durations each), in batches of as many replays as threads: the
+ * batch's durations are drawn in replay order on the calling thread first,
+ * so the draws, and with them every quantile, are those of one thread
+ * whatever the count (spread_threads in tests/exec). A replay reads the
+ * graph and the cluster and writes only its replayer (no globals: STYLE).
  */
 #include "exec_int.h"
 
@@ -61,8 +67,10 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SPREAD_CALL_SEED 0x5851f42dULL /* the per-call generator's seed offset */
 
@@ -151,6 +159,88 @@ double exec_mean_step_factor(const exec_result *r)
 		       : 1;
 }
 
+/* One thread's replays: its copy of the task durations, the graph that
+ * points at them, its replayer, and the last replay's outcome. */
+typedef struct spread_job {
+	plan_task *tasks;
+	plan_graph gs;
+	exec_replayer *x;
+	const net_cluster *c;
+	sim_time step;
+	int rc;
+} spread_job;
+
+static void *job_run(void *arg)
+{
+	spread_job *j = arg;
+	j->rc = exec_replayer_run(j->x, j->c, &j->step);
+	return NULL;
+}
+
+/* The threads the replays run on: the option, else the cores online, at
+ * most the samples and SPREAD_THREADS_MAX. */
+#define SPREAD_THREADS_MAX 64
+static size_t spread_threads(const exec_spread_opts *o, size_t n)
+{
+	long t = o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+	t = t < 1 ? 1 : t > SPREAD_THREADS_MAX ? SPREAD_THREADS_MAX : t;
+	return (size_t)t < n ? (size_t)t : n;
+}
+
+static void jobs_free(spread_job *j, size_t nj)
+{
+	for (size_t i = 0; j && i < nj; i++) {
+		exec_replayer_free(j[i].x);
+		free(j[i].tasks);
+	}
+	free(j);
+}
+
+/* nj jobs replaying g on c, each with its own copy of g's tasks; NULL
+ * when memory runs out. */
+static spread_job *jobs_new(const plan_graph *g, const net_cluster *c, size_t nj)
+{
+	spread_job *j = calloc(nj, sizeof *j);
+	for (size_t i = 0; j && i < nj; i++) {
+		j[i].c = c;
+		j[i].tasks = malloc(g->ntasks * sizeof *j[i].tasks);
+		if (!j[i].tasks) {
+			jobs_free(j, nj);
+			return NULL;
+		}
+		memcpy(j[i].tasks, g->tasks, g->ntasks * sizeof *j[i].tasks);
+		j[i].gs = *g; /* the same graph with the drawn durations */
+		j[i].gs.tasks = j[i].tasks;
+		if (exec_replayer_new(&j[i].gs, &j[i].x) != SIM_OK) {
+			jobs_free(j, nj);
+			return NULL;
+		}
+	}
+	return j;
+}
+
+/* Run the first nb jobs, the first on this thread and the others on
+ * threads of their own (where a thread cannot start, here after it); the
+ * first error of theirs, else SIM_OK. */
+static int jobs_run(spread_job *j, size_t nb)
+{
+	pthread_t th[SPREAD_THREADS_MAX];
+	bool started[SPREAD_THREADS_MAX] = {false};
+	for (size_t i = 1; i < nb; i++)
+		started[i] = pthread_create(&th[i], NULL, job_run, &j[i]) == 0;
+	job_run(&j[0]);
+	for (size_t i = 1; i < nb; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		else
+			job_run(&j[i]);
+	}
+	for (size_t i = 0; i < nb; i++)
+		if (j[i].rc != SIM_OK)
+			return j[i].rc;
+	return SIM_OK;
+}
+
 int exec_spread(const plan_graph *g, const net_cluster *c, double step_s, const exec_spread_opts *o,
                 exec_step_spread *out)
 {
@@ -173,25 +263,23 @@ int exec_spread(const plan_graph *g, const net_cluster *c, double step_s, const 
 		out->p95_lo_s = out->p95_hi_s = step_s;
 		return SIM_OK;
 	}
-	size_t n = (size_t)o->samples;
+	size_t n = (size_t)o->samples, nj = spread_threads(o, n);
 	double *t = malloc(n * sizeof *t);
-	plan_task *tasks = malloc(g->ntasks * sizeof *tasks);
 	sim_rng *steps = sim_rng_new(o->seed), *calls = sim_rng_new(o->seed + SPREAD_CALL_SEED);
-	int rc = t && tasks && steps && calls ? SIM_OK : SIM_ENOMEM;
-	if (rc == SIM_OK)
-		memcpy(tasks, g->tasks, g->ntasks * sizeof *tasks);
-	plan_graph gs = *g; /* the same graph with the drawn durations */
-	gs.tasks = tasks;
-	exec_replayer *x = NULL;
-	if (rc == SIM_OK)
-		rc = exec_replayer_new(&gs, &x);
-	for (size_t k = 0; rc == SIM_OK && k < n; k++) {
-		double p = ((double)k + sim_rng_uniform(steps)) / (double)n;
-		double z_step = gsl_cdf_ugaussian_Pinv(p > 0 ? p : 0.5 / (double)n);
-		draw(g, v, nv, rho, z_step, calls, tasks);
-		sim_time step;
-		rc = exec_replayer_run(x, c, &step);
-		t[k] = sim_time_to_s(step);
+	spread_job *jobs = t && steps && calls ? jobs_new(g, c, nj) : NULL;
+	int rc = jobs ? SIM_OK : SIM_ENOMEM;
+	for (size_t k0 = 0; rc == SIM_OK && k0 < n; k0 += nj) {
+		size_t nb = n - k0 < nj ? n - k0 : nj;
+		/* the batch's draws in replay order (one thread's sequence) */
+		for (size_t i = 0; i < nb; i++) {
+			size_t k = k0 + i;
+			double p = ((double)k + sim_rng_uniform(steps)) / (double)n;
+			double z_step = gsl_cdf_ugaussian_Pinv(p > 0 ? p : 0.5 / (double)n);
+			draw(g, v, nv, rho, z_step, calls, jobs[i].tasks);
+		}
+		rc = jobs_run(jobs, nb);
+		for (size_t i = 0; rc == SIM_OK && i < nb; i++)
+			t[k0 + i] = sim_time_to_s(jobs[i].step);
 	}
 	if (rc == SIM_OK) {
 		gsl_sort(t, 1, n);
@@ -199,10 +287,9 @@ int exec_spread(const plan_graph *g, const net_cluster *c, double step_s, const 
 	} else {
 		memset(out, 0, sizeof *out);
 	}
-	exec_replayer_free(x);
+	jobs_free(jobs, nj);
 	sim_rng_free(steps);
 	sim_rng_free(calls);
-	free(tasks);
 	free(t);
 	free(v);
 	return rc;

@@ -35,7 +35,7 @@ static uint32_t task(plan_graph *g, uint8_t stream, uint8_t kind, double s, uint
 static exec_step_spread sample(const plan_graph *g, const net_cluster *c, double step, int n,
                                uint64_t seed, double rho)
 {
-	exec_spread_opts o = {n, seed, rho};
+	exec_spread_opts o = {n, seed, rho, 0};
 	exec_step_spread sp;
 	CHECK_INT(exec_spread(g, c, step, &o, &sp), SIM_OK);
 	return sp;
@@ -192,18 +192,48 @@ static void test_none(void)
  * relative spread of 8 (e ~ 2 %). In Llama 2 70B on 64 nodes a DP group
  * across nodes and the pipeline sends between nodes vary, TP inside a node
  * does not. Without a spread key nothing is sampled. */
-static void run(const char *path, const char *const *set, size_t n, int samples, exec_result *r)
+static void run_on(const char *path, const char *const *set, size_t n, int samples, int threads,
+                   exec_result *r)
 {
 	sim_diag *d = sim_diag_new();
 	plan_scenario *s = NULL;
 	CHECK_INT(plan_scenario_load(path, set, n, d, &s), SIM_OK);
 	sim_diag_print(d, stderr);
 	sim_diag_free(d);
-	exec_spread_opts o = {samples, s ? s->seed : 0, -1};
+	exec_spread_opts o = {samples, s ? s->seed : 0, -1, threads};
 	exec_views v = {NULL, NULL, 0, NULL, &o, false};
 	if (s)
 		CHECK_INT(exec_run_views(s, r, &v), SIM_OK);
 	plan_scenario_free(s);
+}
+
+static void run(const char *path, const char *const *set, size_t n, int samples, exec_result *r)
+{
+	run_on(path, set, n, samples, 0, r);
+}
+
+/* The replays on 1, 2 and 5 threads (37 samples: the last batch short):
+ * the draws are made in replay order before each batch (exec/spread.c), so
+ * every quantile and the mean are the single thread's to the bit. */
+static void test_threads(void)
+{
+	exec_result *r = calloc(1, sizeof *r);
+	exec_step_spread one = {0};
+	static const int threads[] = {1, 2, 5};
+	for (size_t k = 0; r && k < sizeof threads / sizeof threads[0]; k++) {
+		const char *set[] = {"cluster.nodes=8", "parallel.dp=64", "parallel.global_batch=64"};
+		run_on("scenarios/llama3-8b-efa.ini", set, 3, 37, threads[k], r);
+		CHECK_INT(r->spread.samples, 37);
+		CHECK(r->spread.p95_s > r->spread.p05_s);
+		if (k == 0) {
+			one = r->spread;
+			continue;
+		}
+		CHECK(r->spread.p05_s == one.p05_s && r->spread.p50_s == one.p50_s);
+		CHECK(r->spread.p95_s == one.p95_s && r->spread.mean_s == one.mean_s);
+		CHECK(r->spread.p95_lo_s == one.p95_lo_s && r->spread.p95_hi_s == one.p95_hi_s);
+	}
+	free(r);
 }
 
 static void test_scenarios(void)
@@ -321,5 +351,6 @@ int main(void)
 	test_limits();
 	test_none();
 	test_scenarios();
+	test_threads();
 	return check_done();
 }
