@@ -443,7 +443,10 @@ static int simulate(sweep_run *w, sim_row *row, bool keep)
 	row->r = malloc(sizeof *row->r);
 	/* run's default too: a plan of a sweep is simulated as `podsim run` would */
 	long n = w->o.spread_samples >= 0 ? w->o.spread_samples : EXEC_SPREAD_SAMPLES;
-	exec_spread_opts sp = {(int)n, s->seed, -1, 0};
+	/* under mpirun the ranks share the cores: each replays on its share */
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int threads = w->par.size > 1 ? (int)(cores / w->par.size > 1 ? cores / w->par.size : 1) : 0;
+	exec_spread_opts sp = {(int)n, s->seed, -1, threads};
 	/* no run report per plan: the shared uplinks' second replay is skipped */
 	exec_views v = {NULL, NULL, 0, NULL, &sp, true};
 	rc = row->r ? exec_run_views(s, row->r, &v) : SIM_ENOMEM;
