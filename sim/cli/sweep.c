@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -70,6 +71,9 @@ static const char usage[] =
         "                           sampled collective times for its median and 95th\n"
         "                           percentile, and mark risky plans (default 100, as run;\n"
         "                           0 = off)\n"
+        "  --threads N              simulate N plans at once (default: the cores online,\n"
+        "                           at most 8; 1 under mpirun); the table, the runs stored\n"
+        "                           and their order are the same for any N\n"
         "  --db PATH                run database (default: $PODSIM_DB, else podsim.db)\n"
         "  --no-db                  do not store the runs\n"
         "  -h, --help               this help\n"
@@ -102,6 +106,7 @@ typedef struct sweep_opts {
 	long top;
 	long max_sims;       /* the exact search's cap on its second round; 0: default */
 	long spread_samples; /* -1: EXEC_SPREAD_SAMPLES */
+	long threads;        /* --threads; 0: the cores online, at most 8 */
 	int shard, nshards; /* --shard I/N; nshards 0 = all */
 	bool json, no_db, help;
 } sweep_opts;
@@ -135,7 +140,8 @@ static int parse_opts(int argc, char **argv, sweep_opts *o)
 		bool val = !strcmp(a, "--vary") || !strcmp(a, "--set") || !strcmp(a, "--top") ||
 		           !strcmp(a, "--db") || !strcmp(a, "--train-tokens") ||
 		           !strcmp(a, "--shard") || !strcmp(a, "--html") ||
-		           !strcmp(a, "--spread-samples") || !strcmp(a, "--max-sims");
+		           !strcmp(a, "--spread-samples") || !strcmp(a, "--max-sims") ||
+		           !strcmp(a, "--threads");
 		if (val && i + 1 >= argc)
 			return bad("option needs a value", a);
 		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
@@ -165,6 +171,11 @@ static int parse_opts(int argc, char **argv, sweep_opts *o)
 			o->max_sims = strtol(argv[++i], &end, 10);
 			if (*end || o->max_sims < 1 || o->max_sims > 10000000)
 				return bad("--max-sims takes a count from 1 to 10000000", argv[i]);
+		} else if (!strcmp(a, "--threads")) {
+			char *end;
+			o->threads = strtol(argv[++i], &end, 10);
+			if (*end || o->threads < 1 || o->threads > SIM_PAR_MAX)
+				return bad("--threads takes a count from 1 to 64", argv[i]);
 		} else if (!strcmp(a, "--top")) {
 			char *end;
 			o->top = strtol(argv[++i], &end, 10);
@@ -431,35 +442,176 @@ static int finish(sweep_run *w, sim_row *row, const plan_scenario *s)
 	return rc;
 }
 
-/* Simulate a row's plan exactly as `podsim run FILE --set ...` would, and
- * finish it (store it) when `keep`. */
-static int simulate(sweep_run *w, sim_row *row, bool keep)
+/* Simulate a row's plan exactly as `podsim run FILE --set ...` would, on
+ * the link graphs `graphs` with its diagnostics into d and its spread's
+ * replays on `spread_threads` (0: every core), and finish it (store it)
+ * when `keep`. */
+static int simulate_with(sweep_run *w, sim_row *row, bool keep, topo_graphs *graphs, sim_diag *d,
+                         int spread_threads)
 {
 	plan_scenario *s;
-	int rc = sweep_plan_load(w->sp, row->plan, w->scenario, w->o.sets, w->o.nsets, w->d, &s);
+	int rc = sweep_plan_load(w->sp, row->plan, w->scenario, w->o.sets, w->o.nsets, d, &s);
 	if (rc != SIM_OK)
 		return rc;
-	s->graphs = w->graphs;
+	s->graphs = graphs;
 	row->r = malloc(sizeof *row->r);
 	/* run's default too: a plan of a sweep is simulated as `podsim run` would */
 	long n = w->o.spread_samples >= 0 ? w->o.spread_samples : EXEC_SPREAD_SAMPLES;
-	/* under mpirun the ranks share the cores: each replays on its share */
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	int threads = w->par.size > 1 ? (int)(cores / w->par.size > 1 ? cores / w->par.size : 1) : 0;
-	exec_spread_opts sp = {(int)n, s->seed, -1, threads};
+	exec_spread_opts sp = {(int)n, s->seed, -1, spread_threads};
 	/* no run report per plan: the shared uplinks' second replay is skipped */
 	exec_views v = {NULL, NULL, 0, NULL, &sp, true};
 	rc = row->r ? exec_run_views(s, row->r, &v) : SIM_ENOMEM;
 	if (rc == SIM_ERANGE) { /* past the clock: this plan is left out, said why */
 		char set[512];
 		cli_sweep_settings(w->sp, row->plan, set, sizeof set);
-		sim_diag_warning(w->d, w->o.file, 0, "plan %s left out: %s", set, row->r->error);
+		sim_diag_warning(d, w->o.file, 0, "plan %s left out: %s", set, row->r->error);
 	}
 	if (rc == SIM_OK)
 		valid_refs_apply(w->refs, s, row->r);
 	if (rc == SIM_OK && keep)
 		rc = finish(w, row, s);
 	plan_scenario_free(s);
+	return rc;
+}
+
+/* The threads a sweep's plans run on (--threads, else the cores online up
+ * to 8: each worker holds its own link graphs and replay); 1 under mpirun,
+ * whose ranks share the cores. */
+#define SWEEP_THREADS_DEFAULT_MAX 8
+static int plan_threads(const sweep_run *w)
+{
+	if (w->par.size > 1)
+		return 1;
+	if (w->o.threads > 0)
+		return (int)w->o.threads;
+	int t = sim_threads_default();
+	return t < SWEEP_THREADS_DEFAULT_MAX ? t : SWEEP_THREADS_DEFAULT_MAX;
+}
+
+/* The replays of one plan's spread: the cores left to it by the plan
+ * workers (under mpirun, by the ranks), at least 1. */
+static int spread_threads(const sweep_run *w, int plan_workers)
+{
+	int cores = sim_threads_default(), by = w->par.size > 1 ? w->par.size : plan_workers;
+	return by > 1 ? (cores / by > 1 ? cores / by : 1) : 0;
+}
+
+static int simulate(sweep_run *w, sim_row *row, bool keep)
+{
+	return simulate_with(w, row, keep, w->graphs, w->d, spread_threads(w, 1));
+}
+
+/* Plans simulated apart (sim_parallel): rows[i]'s outcome into rc[i] and its
+ * diagnostics into diag[i], worker k on its own link graphs graphs[k]. The
+ * rows are finished (their diagnostics said, their state set, their runs
+ * stored) in row order by worker 0 alone, as soon as every row before them
+ * is simulated (ready[i]), and after the workers end for the rest: runs
+ * appear in the database as a serial sweep stores them, and Ctrl-C keeps
+ * the finished ones. */
+#define NOT_RUN (-1000) /* rc of a row Ctrl-C (or a failure) kept from its simulation */
+typedef struct plan_job {
+	sweep_run *w;
+	size_t from, n, next; /* rows w->rows[from + i]; next: the first row not finished */
+	int *rc;
+	sim_diag **diag;
+	atomic_int *ready;
+	topo_graphs **graphs;
+	int spread, fin_rc;
+	atomic_bool stop; /* a row failed: simulate no more */
+	bool tty;
+	double t0_s;
+	atomic_size_t done;
+} plan_job;
+
+/* Finish row i (its simulation ready): as simulate_serial would have. */
+static int finish_row(plan_job *j, size_t i)
+{
+	sweep_run *w = j->w;
+	sim_row *row = &w->rows[j->from + i];
+	sim_diag_append(w->d, j->diag[i]);
+	if (j->rc[i] == NOT_RUN)
+		return SIM_OK; /* state 0: not simulated, as a serial run stopped */
+	int rc = j->rc[i];
+	row->state = rc == SIM_OK ? 1 : -1;
+	if (rc == SIM_ERANGE) /* left out (simulate warned); compact() drops it */
+		rc = SIM_OK, w->past_clock++, row->state = 0;
+	else if (rc == SIM_OK && row->own) {
+		plan_scenario *s;
+		sim_diag *quiet = sim_diag_new(); /* its load's messages were said above */
+		rc = quiet ? sweep_plan_load(w->sp, row->plan, w->scenario, w->o.sets, w->o.nsets, quiet,
+		                             &s)
+		           : SIM_ENOMEM;
+		if (rc == SIM_OK) {
+			rc = finish(w, row, s);
+			plan_scenario_free(s);
+		}
+		sim_diag_free(quiet);
+		row->done = rc == SIM_OK;
+	}
+	return rc;
+}
+
+/* Worker 0: finish the rows whose predecessors are all ready. */
+static void finish_ready(plan_job *j)
+{
+	while (j->fin_rc == SIM_OK && j->next < j->n &&
+	       atomic_load_explicit(&j->ready[j->next], memory_order_acquire)) {
+		j->fin_rc = finish_row(j, j->next++);
+		if (j->fin_rc != SIM_OK)
+			atomic_store(&j->stop, true);
+	}
+}
+
+static void plan_one(void *ctx, size_t i, int worker)
+{
+	plan_job *j = ctx;
+	j->rc[i] = NOT_RUN;
+	if (!interrupted && !atomic_load(&j->stop) && (j->diag[i] = sim_diag_new()) != NULL) {
+		sim_row *row = &j->w->rows[j->from + i];
+		j->rc[i] = simulate_with(j->w, row, false, j->graphs[worker], j->diag[i], j->spread);
+		size_t done = atomic_fetch_add(&j->done, 1) + 1;
+		if (j->tty && worker == 0)
+			progress(done, j->n, j->t0_s);
+	}
+	atomic_store_explicit(&j->ready[i], 1, memory_order_release);
+	if (worker == 0)
+		finish_ready(j);
+}
+
+/* Rows [from, to) on `threads` workers, finished in row order up to the
+ * first failure (finish_row). */
+static int simulate_threads(sweep_run *w, size_t from, size_t to, int threads)
+{
+	size_t n = to - from;
+	plan_job j = {.w = w, .from = from, .n = n, .rc = calloc(n, sizeof(int)),
+	              .diag = calloc(n, sizeof(sim_diag *)), .ready = calloc(n, sizeof(atomic_int)),
+	              .graphs = calloc((size_t)threads, sizeof(topo_graphs *)),
+	              .spread = spread_threads(w, threads), .tty = isatty(fileno(stderr))};
+	atomic_init(&j.stop, false);
+	atomic_init(&j.done, 0);
+	int rc = j.rc && j.diag && j.ready && j.graphs ? SIM_OK : SIM_ENOMEM;
+	for (size_t i = 0; rc == SIM_OK && i < n; i++)
+		atomic_init(&j.ready[i], 0);
+	for (int k = 0; rc == SIM_OK && k < threads; k++)
+		rc = topo_graphs_new(&j.graphs[k]);
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	j.t0_s = (double)t0.tv_sec + (double)t0.tv_nsec * 1e-9;
+	if (rc == SIM_OK) {
+		sim_parallel(n, threads, plan_one, &j);
+		finish_ready(&j); /* every row is ready now */
+		rc = j.fin_rc;
+		if (j.tty && atomic_load(&j.done) < n && !interrupted && rc == SIM_OK)
+			progress(n, n, j.t0_s);
+	}
+	for (size_t i = 0; j.diag && i < n; i++)
+		sim_diag_free(j.diag[i]);
+	for (int k = 0; j.graphs && k < threads; k++)
+		topo_graphs_free(j.graphs[k]);
+	free(j.rc);
+	free(j.diag);
+	free((void *)j.ready);
+	free(j.graphs);
 	return rc;
 }
 
@@ -599,7 +751,10 @@ static int pick_rows(sweep_run *w)
 /* Simulate rows [from, to) serially or over the MPI ranks. */
 static int simulate_range(sweep_run *w, size_t from, size_t to)
 {
-	return w->par.size > 1 ? simulate_mpi(w, from, to) : simulate_serial(w, from, to);
+	int t = plan_threads(w);
+	return w->par.size > 1        ? simulate_mpi(w, from, to)
+	       : t > 1 && to > from + 1 ? simulate_threads(w, from, to, t)
+	                              : simulate_serial(w, from, to);
 }
 
 /* The exact search's second round (exact.c): every plan whose lower bound is

@@ -93,6 +93,9 @@ size_t sim_diag_count(const sim_diag *d);
 const char *sim_diag_text(const sim_diag *d, size_t i);
 void sim_diag_print(const sim_diag *d, FILE *out);
 void sim_diag_clear(sim_diag *d);
+/* from's messages added to d in their order, its uncounted errors counted
+ * (the diagnostics of work done apart, merged in the work's order). */
+void sim_diag_append(sim_diag *d, const sim_diag *from);
 
 /* ---------------------------------------------------------------- arena --- */
 
@@ -177,6 +180,13 @@ double sim_rng_uniform(sim_rng *r);         /* [0, 1) */
 double sim_rng_normal(sim_rng *r, double sigma);
 
 /* ---------------------------------------------------------- output files -- */
+
+/* Work on the machine's cores (par.c): fn(ctx, i, worker) for every i in
+ * [0, n), on `threads` workers (0 .. threads - 1; the caller is worker 0),
+ * in no set order: fn writes only i's or its worker's results. */
+#define SIM_PAR_MAX 64
+int sim_threads_default(void); /* the cores online, 1 .. SIM_PAR_MAX */
+void sim_parallel(size_t n, int threads, void (*fn)(void *ctx, size_t i, int worker), void *ctx);
 
 /* Output files (atomic.c). A regular or new PATH is written all or nothing:
  * into a unique temporary file made by mkstemp in PATH's directory (never

@@ -79,11 +79,10 @@ static char *format_msg(sim_diag_level level, const char *path, int line, const 
 	return t;
 }
 
-void sim_diag_vadd(sim_diag *d, sim_diag_level level, const char *path, int line,
-		   const char *fmt, va_list ap)
+/* Whether a message of `level` is kept (counting an error either way), and
+ * room for it; false when it is dropped or memory runs out (then lost). */
+static bool room(sim_diag *d, sim_diag_level level)
 {
-	if ((unsigned)level > SIM_DIAG_NOTE)
-		level = SIM_DIAG_ERROR;
 	if (level == SIM_DIAG_ERROR) {
 		d->errors++; /* counted even if the text is lost: the caller must fail */
 		d->dropping = d->kept_errors >= DIAG_MAX_KEPT;
@@ -91,24 +90,57 @@ void sim_diag_vadd(sim_diag *d, sim_diag_level level, const char *path, int line
 			d->kept_errors++;
 	}
 	if (d->dropping && level != SIM_DIAG_WARNING)
-		return;
+		return false;
 	if (d->n == d->cap) {
 		size_t cap = d->cap ? 2 * d->cap : 16;
 		diag_msg *m = realloc(d->msg, cap * sizeof *m);
 		if (!m) {
 			d->lost = true;
-			return;
+			return false;
 		}
 		d->msg = m;
 		d->cap = cap;
 	}
-	char *t = format_msg(level, path, line, fmt, ap);
+	return true;
+}
+
+static void push(sim_diag *d, sim_diag_level level, char *t)
+{
 	if (!t) {
 		d->lost = true;
 		return;
 	}
 	d->msg[d->n].level = level;
 	d->msg[d->n++].text = t;
+}
+
+void sim_diag_vadd(sim_diag *d, sim_diag_level level, const char *path, int line,
+		   const char *fmt, va_list ap)
+{
+	if ((unsigned)level > SIM_DIAG_NOTE)
+		level = SIM_DIAG_ERROR;
+	if (room(d, level))
+		push(d, level, format_msg(level, path, line, fmt, ap));
+}
+
+void sim_diag_append(sim_diag *d, const sim_diag *from)
+{
+	int copied = 0;
+	for (size_t i = 0; from && i < from->n; i++) {
+		sim_diag_level level = from->msg[i].level;
+		copied += level == SIM_DIAG_ERROR;
+		if (room(d, level)) {
+			size_t len = strlen(from->msg[i].text) + 1;
+			char *t = malloc(len);
+			if (t)
+				memcpy(t, from->msg[i].text, len);
+			push(d, level, t);
+		}
+	}
+	if (from) { /* errors `from` counted without their text */
+		d->errors += from->errors - copied;
+		d->lost = d->lost || from->lost;
+	}
 }
 
 void sim_diag_add(sim_diag *d, sim_diag_level level, const char *path, int line, const char *fmt,

@@ -233,6 +233,29 @@ printf 'include = %s/%s\n' "$PWD" "$q" >"$tmp/wrap.ini"
 out=$("$podsim" sweep "$tmp/wrap.ini" --no-db --vary topology=topologies/tiny-2node.ini 2>&1)
 echo "$out" | grep -q "topology: the cluster comes with '$PWD/$q', a whole scenario" ||
 	{ echo "topology over a wrapper: $out"; fail=1; }
+# plans simulated at once (--threads): the same table, JSON, messages and
+# stored runs for 1 and 3 workers, in the same order (the EFA sweep's best
+# 24, each plan's spread replayed; the quickstart sweep's exact search, two
+# rounds); only the rates and the stored times differ. A count out of 1..64
+# is bad input.
+for f in sweep-efa-nanotron sweep-quickstart; do
+	for t in 1 3; do
+		"$podsim" sweep scenarios/$f.ini --threads $t --db "$tmp/t$t.db" \
+			>"$tmp/t$t.txt" 2>"$tmp/t$t.err" || { echo "$f --threads $t failed"; fail=1; }
+		"$podsim" sweep scenarios/$f.ini --threads $t --json --no-db 2>/dev/null |
+			sed 's/"prescreen_[a-z_]*":[0-9.e+-]*//g' >"$tmp/t$t.json"
+		sqlite3 "$tmp/t$t.db" "select * from runs order by id" | sed 's/20[0-9-]*T[0-9:]*Z//' >"$tmp/t$t.runs"
+		rm -f "$tmp/t$t.db"
+	done
+	grep -q '^ *1 ' "$tmp/t1.txt" && [ -s "$tmp/t1.runs" ] &&
+		cmp -s <(grep -v 'plans/s' "$tmp/t1.txt") <(grep -v 'plans/s' "$tmp/t3.txt") &&
+		cmp -s <(sed "s|$tmp/t1.db|DB|" "$tmp/t1.err") <(sed "s|$tmp/t3.db|DB|" "$tmp/t3.err") &&
+		cmp -s "$tmp/t1.json" "$tmp/t3.json" && cmp -s "$tmp/t1.runs" "$tmp/t3.runs" ||
+		{ echo "$f: sweep --threads 1 and 3 differ"; diff "$tmp/t1.txt" "$tmp/t3.txt" | head; fail=1; }
+done
+err=$("$podsim" sweep "$q" --threads 0 --no-db 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] && echo "$err" | grep -q -- "--threads takes a count from 1 to 64" ||
+	{ echo "--threads 0: exit $rc, $err"; fail=1; }
 "$podsim" sweep --help | grep -q '^usage: podsim sweep' || { echo "sweep --help"; fail=1; }
 "$podsim" compare --help | grep -q '^usage: podsim compare' || { echo "compare --help"; fail=1; }
 exit $fail
