@@ -601,8 +601,12 @@ static int simulate_threads(sweep_run *w, size_t from, size_t to, int threads)
 		sim_parallel(n, threads, plan_one, &j);
 		finish_ready(&j); /* every row is ready now */
 		rc = j.fin_rc;
-		if (j.tty && atomic_load(&j.done) < n && !interrupted && rc == SIM_OK)
-			progress(n, n, j.t0_s);
+		size_t done = atomic_load(&j.done);
+		if (j.tty) { /* the line's last state, ended (progress ends it at n) */
+			progress(done, n, j.t0_s);
+			if (done < n)
+				fputc('\n', stderr);
+		}
 	}
 	for (size_t i = 0; j.diag && i < n; i++)
 		sim_diag_free(j.diag[i]);
