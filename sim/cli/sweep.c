@@ -71,7 +71,7 @@ static const char usage[] =
         "                           sampled collective times for its median and 95th\n"
         "                           percentile, and mark risky plans (default 100, as run;\n"
         "                           0 = off)\n"
-        "  --threads N              simulate N plans at once (default: the cores online,\n"
+        "  --threads N              simulate N plans at once (default: the cores it may use,\n"
         "                           at most 8; 1 under mpirun); the table, the runs stored\n"
         "                           and their order are the same for any N\n"
         "  --db PATH                run database (default: $PODSIM_DB, else podsim.db)\n"
@@ -106,7 +106,7 @@ typedef struct sweep_opts {
 	long top;
 	long max_sims;       /* the exact search's cap on its second round; 0: default */
 	long spread_samples; /* -1: EXEC_SPREAD_SAMPLES */
-	long threads;        /* --threads; 0: the cores online, at most 8 */
+	long threads;        /* --threads; 0: the cores it may use, at most 8 */
 	int shard, nshards; /* --shard I/N; nshards 0 = all */
 	bool json, no_db, help;
 } sweep_opts;
@@ -474,8 +474,8 @@ static int simulate_with(sweep_run *w, sim_row *row, bool keep, topo_graphs *gra
 	return rc;
 }
 
-/* The threads a sweep's plans run on (--threads, else the cores online up
- * to 8: each worker holds its own link graphs and replay); 1 under mpirun,
+/* The threads a sweep's plans run on (--threads, else the cores this
+ * process may use, sim_threads_default, up to 8: each worker holds its own link graphs and replay); 1 under mpirun,
  * whose ranks share the cores. */
 #define SWEEP_THREADS_DEFAULT_MAX 8
 static int plan_threads(const sweep_run *w)

@@ -11,11 +11,15 @@
  * then the outcome is the same for any thread count. A worker that cannot
  * start leaves its share to the others (at worst worker 0 runs all).
  *
- * sim_threads_default() is the cores online (at least 1).
+ * sim_threads_default() is the cores this process may run on (its CPU
+ * affinity: taskset, a container's or a batch system's CPU set), else the
+ * cores online; at least 1.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "core.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -44,6 +48,11 @@ static void *work(void *arg)
 int sim_threads_default(void)
 {
 	long t = sysconf(_SC_NPROCESSORS_ONLN);
+#ifdef CPU_COUNT
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		t = CPU_COUNT(&set);
+#endif
 	return t < 1 ? 1 : t > SIM_PAR_MAX ? SIM_PAR_MAX : (int)t;
 }
 

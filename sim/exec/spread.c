@@ -70,7 +70,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define SPREAD_CALL_SEED 0x5851f42dULL /* the per-call generator's seed offset */
 
@@ -177,14 +176,15 @@ static void *job_run(void *arg)
 	return NULL;
 }
 
-/* The threads the replays run on: the option, else the cores online, at
+/* The threads the replays run on: the option, else the cores this process
+ * may use (sim_threads_default), at
  * most the samples and SPREAD_THREADS_MAX (each holds a replayer and a copy
  * of the tasks: about 15 MB more a thread for Llama 2 70B's 149,879 tasks
  * on 512 GPUs, so 16 keep it near a quarter of a GB). */
 #define SPREAD_THREADS_MAX 16
 static size_t spread_threads(const exec_spread_opts *o, size_t n)
 {
-	long t = o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+	long t = o->threads > 0 ? o->threads : sim_threads_default();
 	t = t < 1 ? 1 : t > SPREAD_THREADS_MAX ? SPREAD_THREADS_MAX : t;
 	return (size_t)t < n ? (size_t)t : n;
 }

@@ -12,13 +12,16 @@
  *      all. When none is left out the best is proven: no plan of the space
  *      simulates faster.
  * Each plan is simulated as `podsim run path --set ...` would (the same
- * sweep_plan_load), on link graphs shared by the plans (topo_graphs), without
+ * sweep_plan_load), a round's plans on the machine's cores (simulate_all:
+ * the outcome is one thread's), on link graphs shared by a worker's plans
+ * (topo_graphs), without
  * the spread's sampled replays and the shared uplinks' second replay: the
  * ranking is on the simulated step, which neither changes. */
 #include "../topo/topo.h"
 #include "sweep_int.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,33 +40,81 @@ static void keep(sweep_pick *p, const sweep_plan *plan, exec_result *r)
 	}
 }
 
-/* Simulate plan idx; a plan whose step passes the clock is left out and
- * counted, as the sweep does. */
-static int simulate(const sweep_space *sp, const sweep_pick_in *in, topo_graphs *graphs,
-		    uint64_t idx, sweep_pick *p, sim_diag *diag)
+/* Plans idx[0..k) simulated on the machine's cores (core's sim_parallel,
+ * at most PICK_THREADS workers, each on its own link graphs: the plans of
+ * a space share clusters), each with its own diagnostics; then kept in idx
+ * order as one thread would (keep: the faster wins, the earlier on a tie),
+ * and a plan whose step passes the clock left out and counted, as the sweep
+ * does. The first load or simulation error in idx order is returned with
+ * its diagnostics, the plans after it not kept. */
+#define PICK_THREADS 8
+typedef struct pick_job {
+	const sweep_space *sp;
+	const sweep_pick_in *in;
+	const sweep_pick *p;
+	const uint64_t *idx;
+	topo_graphs **graphs;
+	exec_result **r;
+	int *rc;
+	sim_diag **diag;
+	size_t k, base, planned;
+	atomic_size_t done;
+} pick_job;
+
+static void pick_one(void *ctx, size_t i, int worker)
 {
-	const sweep_plan *plan = &p->sr.plans[idx];
-	plan_scenario *s;
-	int rc = sweep_plan_load(sp, plan, in->path, in->sets, in->nsets, diag, &s);
-	if (rc != SIM_OK)
-		return rc;
-	s->graphs = graphs;
-	exec_result *r = malloc(sizeof *r);
-	exec_views v = {NULL, NULL, 0, NULL, NULL, true};
-	rc = r ? exec_run_views(s, r, &v) : SIM_ENOMEM;
+	pick_job *j = ctx;
+	const sweep_plan *plan = &j->p->sr.plans[j->idx[i]];
+	plan_scenario *s = NULL;
+	j->rc[i] = SIM_ENOMEM;
+	if (!(j->diag[i] = sim_diag_new()))
+		return;
+	j->rc[i] = sweep_plan_load(j->sp, plan, j->in->path, j->in->sets, j->in->nsets, j->diag[i], &s);
+	if (j->rc[i] == SIM_OK) {
+		s->graphs = j->graphs[worker];
+		exec_views v = {NULL, NULL, 0, NULL, NULL, true};
+		j->r[i] = malloc(sizeof *j->r[i]);
+		j->rc[i] = j->r[i] ? exec_run_views(s, j->r[i], &v) : SIM_ENOMEM;
+	}
 	plan_scenario_free(s);
-	p->simulated++;
-	if (rc == SIM_ERANGE) {
-		p->past_clock++;
-		free(r);
-		return SIM_OK;
+	size_t done = atomic_fetch_add(&j->done, 1) + 1;
+	if (j->in->progress && worker == 0)
+		j->in->progress(j->base + done, j->planned, j->in->ctx);
+}
+
+static int simulate_all(const sweep_space *sp, const sweep_pick_in *in, topo_graphs **graphs,
+			int threads, const uint64_t *idx, size_t k, size_t base, size_t planned,
+			sweep_pick *p, sim_diag *diag)
+{
+	pick_job j = {sp, in, p, idx, graphs, calloc(k ? k : 1, sizeof(exec_result *)),
+		      calloc(k ? k : 1, sizeof(int)), calloc(k ? k : 1, sizeof(sim_diag *)), k,
+		      base, planned, 0};
+	int rc = j.r && j.rc && j.diag ? SIM_OK : SIM_ENOMEM;
+	if (rc == SIM_OK)
+		sim_parallel(k, threads, pick_one, &j);
+	for (size_t i = 0; rc == SIM_OK && i < k; i++) {
+		sim_diag_append(diag, j.diag[i]);
+		p->simulated++;
+		if (j.rc[i] == SIM_ERANGE) {
+			p->past_clock++;
+			continue;
+		}
+		rc = j.rc[i];
+		if (rc == SIM_OK) {
+			keep(p, &p->sr.plans[idx[i]], j.r[i]);
+			j.r[i] = NULL; /* kept or freed by keep */
+		}
 	}
-	if (rc != SIM_OK) {
-		free(r);
-		return rc;
+	for (size_t i = 0; i < k; i++) {
+		if (j.r)
+			free(j.r[i]);
+		if (j.diag)
+			sim_diag_free(j.diag[i]);
 	}
-	keep(p, plan, r);
-	return SIM_OK;
+	free(j.r);
+	free(j.rc);
+	free(j.diag);
+	return rc;
 }
 
 int sweep_pick_best(const sweep_space *sp, const plan_scenario *base, const sweep_pick_in *in,
@@ -74,30 +125,26 @@ int sweep_pick_best(const sweep_space *sp, const plan_scenario *base, const swee
 	if (rc != SIM_OK)
 		return rc;
 	size_t first = in->first ? in->first : 1, cap = in->max_sims ? in->max_sims : first;
-	topo_graphs *graphs = NULL;
+	int threads = sim_threads_default();
+	threads = threads < PICK_THREADS ? threads : PICK_THREADS;
+	topo_graphs *graphs[PICK_THREADS] = {NULL};
 	uint64_t *idx = malloc(first * sizeof *idx), *cand = NULL;
-	if (!idx || topo_graphs_new(&graphs) != SIM_OK) {
-		free(idx);
-		return SIM_ENOMEM;
-	}
-	size_t k = sweep_best(&out->sr, first < cap ? first : cap, idx), n = 0;
-	for (size_t i = 0; i < k && rc == SIM_OK; i++) {
-		rc = simulate(sp, in, graphs, idx[i], out, diag);
-		if (in->progress)
-			in->progress(i + 1, k, in->ctx);
-	}
+	rc = idx ? SIM_OK : SIM_ENOMEM;
+	for (int t = 0; rc == SIM_OK && t < threads; t++)
+		rc = topo_graphs_new(&graphs[t]);
+	size_t k = rc == SIM_OK ? sweep_best(&out->sr, first < cap ? first : cap, idx) : 0, n = 0;
+	if (rc == SIM_OK)
+		rc = simulate_all(sp, in, graphs, threads, idx, k, 0, k, out, diag);
 	if (rc == SIM_OK && out->r)
 		rc = sweep_exact_candidates(&out->sr, idx, k, out->r->step_s, &cand, &n);
 	size_t more = n < cap - k ? n : cap - k;
-	for (size_t i = 0; i < more && rc == SIM_OK; i++) {
-		rc = simulate(sp, in, graphs, cand[i], out, diag);
-		if (in->progress)
-			in->progress(k + i + 1, k + more, in->ctx);
-	}
+	if (rc == SIM_OK && more > 0)
+		rc = simulate_all(sp, in, graphs, threads, cand, more, k, k + more, out, diag);
 	out->left = n - more;
 	free(cand);
 	free(idx);
-	topo_graphs_free(graphs);
+	for (int t = 0; t < threads; t++)
+		topo_graphs_free(graphs[t]);
 	return rc;
 }
 

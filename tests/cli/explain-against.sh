@@ -20,7 +20,10 @@
 #  f) the sweep's pp = auto keeps a pipeline depth that splits the layers
 #     only with the scenario's own interleaving and end-stage layouts
 #     (Llama 3 405B: 126 layers on pp 16 with vpp 4 and one layer on the
-#     first and last virtual stage).
+#     first and last virtual stage);
+#  g) the search's plans run on the cores (sweep_pick_best's simulate_all),
+#     kept in search order: the whole explanation on one CPU (taskset) is
+#     the same text as on all of them.
 set -u
 podsim=$1
 fail=0
@@ -109,5 +112,13 @@ d = json.load(open(sys.argv[1]))
 rows = d["plans"]
 sys.exit(0 if any(r["settings"].get("parallel.pp") == "16" for r in rows) else 1)
 PY
+
+# g) one CPU and all of them: the same answer
+if command -v taskset >/dev/null && [ "$(nproc)" -gt 1 ]; then
+	"$podsim" explain scenarios/llama3-8b-efa-nanotron.ini --against best >"$tmp/g1.txt" 2>&1 &&
+		taskset -c 0 "$podsim" explain scenarios/llama3-8b-efa-nanotron.ini --against best \
+			>"$tmp/g2.txt" 2>&1 && grep -q 'loses' "$tmp/g1.txt" &&
+		cmp -s "$tmp/g1.txt" "$tmp/g2.txt" || { bad "explain --against on 1 and all CPUs"; diff "$tmp/g1.txt" "$tmp/g2.txt" | head; }
+fi
 
 exit $fail
