@@ -58,6 +58,7 @@ typedef struct pick_job {
 	int *rc;
 	sim_diag **diag;
 	size_t k, base, planned;
+	size_t shown; /* the last count worker 0 reported */
 	atomic_size_t done;
 } pick_job;
 
@@ -79,7 +80,7 @@ static void pick_one(void *ctx, size_t i, int worker)
 	plan_scenario_free(s);
 	size_t done = atomic_fetch_add(&j->done, 1) + 1;
 	if (j->in->progress && worker == 0)
-		j->in->progress(j->base + done, j->planned, j->in->ctx);
+		j->in->progress(j->base + (j->shown = done), j->planned, j->in->ctx);
 }
 
 static int simulate_all(const sweep_space *sp, const sweep_pick_in *in, topo_graphs **graphs,
@@ -88,10 +89,12 @@ static int simulate_all(const sweep_space *sp, const sweep_pick_in *in, topo_gra
 {
 	pick_job j = {sp, in, p, idx, graphs, calloc(k ? k : 1, sizeof(exec_result *)),
 		      calloc(k ? k : 1, sizeof(int)), calloc(k ? k : 1, sizeof(sim_diag *)), k,
-		      base, planned, 0};
+		      base, planned, 0, 0};
 	int rc = j.r && j.rc && j.diag ? SIM_OK : SIM_ENOMEM;
 	if (rc == SIM_OK)
 		sim_parallel(k, threads, pick_one, &j);
+	if (rc == SIM_OK && in->progress && j.shown < k) /* the last plan another worker's */
+		in->progress(base + k, planned, in->ctx);
 	for (size_t i = 0; rc == SIM_OK && i < k; i++) {
 		sim_diag_append(diag, j.diag[i]);
 		p->simulated++;
