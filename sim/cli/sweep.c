@@ -2,11 +2,13 @@
  * and the ones that do not fit, pre-screen the rest in closed form, simulate
  * the best K, and print them ranked with cost, energy and the Pareto front
  * (the sweep module does the work; this file parses the options and drives
- * the rounds, the signals and the store; sweep_out.c prints). */
+ * the rounds, the signals and the store; sweep_sim.c simulates a round's
+ * plans, sweep_out.c prints). */
 #include "sweep/sweep.h"
 #include "campaign/campaign.h"
 #include "cli/cli.h"
 #include "cli/sweep_out.h"
+#include "cli/sweep_run.h"
 #include "store/store.h"
 #include "topo/topo.h"
 #include "report/report.h"
@@ -14,15 +16,11 @@
 
 #include <math.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #define EXIT_INPUT  2
 /* a sweep stopped by signal S exits 128 + S, as a shell reports it */
-#define MAX_ARGS    256
 #define MAX_SHARDS  4096
 
 static const char usage[] =
@@ -99,17 +97,6 @@ static const char usage[] =
         "\n"
         "exit status: 0 ok, 1 runtime error, 2 bad input\n";
 
-typedef struct sweep_opts {
-	const char *file, *db, *train, *html;
-	const char *vary[MAX_ARGS], *sets[MAX_ARGS];
-	size_t nvary, nsets;
-	long top;
-	long max_sims;       /* the exact search's cap on its second round; 0: default */
-	long spread_samples; /* -1: EXEC_SPREAD_SAMPLES */
-	long threads;        /* --threads; 0: the cores it may use, at most 8 */
-	int shard, nshards; /* --shard I/N; nshards 0 = all */
-	bool json, no_db, help;
-} sweep_opts;
 
 static int bad(const char *msg, const char *arg)
 {
@@ -211,18 +198,6 @@ static double train_tokens(const char *text, const plan_scenario *s)
 
 /* ------------------------------------------------------------ simulation -- */
 
-static void progress(size_t done, size_t n, double t0_s)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	double el = (double)now.tv_sec + (double)now.tv_nsec * 1e-9 - t0_s;
-	double rate = el > 0 ? (double)done / el : 0;
-	double eta = rate > 0 ? (double)(n - done) / rate : 0;
-	fprintf(stderr, "\rpodsim sweep: simulated %zu/%zu  %.1f plans/s  ETA %.0f s   ", done, n,
-	        rate, eta);
-	if (done == n)
-		fputc('\n', stderr);
-}
 
 static int by_step(const void *a, const void *b)
 {
@@ -302,35 +277,13 @@ static void mark_loses(sim_row *rows, size_t n)
 
 /* ------------------------------------------------------------------ main -- */
 
-typedef struct sweep_run {
-	sweep_opts o;
-	sweep_par par;
-	sweep_space *sp;
-	sweep_file f;
-	const char *scenario;
-	plan_scenario *base;
-	sweep_screen_result sr;
-	sim_row *rows;       /* this shard's plans in pre-screen order; done ones first */
-	size_t n, cap, mine; /* simulated, allocated, this shard's */
-	int64_t sweep_id;
-	store *db;
-	sim_diag *d;
-	valid_refs *refs; /* bands and MFU ceilings (valid_refs_apply) */
-	int stopped;       /* the signal that stopped it (SIGINT, SIGTERM, SIGHUP) or 0 */
-	size_t past_clock; /* plans left out: their step passes the clock (SIM_ERANGE) */
-	/* the exact search (exact.c): first round rows [0, search.first), then
-	 * the plans whose bound is under the first round's best step */
-	search_info search;
-	/* network = flow: the link graphs the plans share, one per cluster
-	 * (topo_graphs; plan_scenario.graphs), built once instead of per plan */
-	topo_graphs *graphs;
-} sweep_run;
 
 /* Set by the stop handler (SIGINT, and SIGTERM and SIGHUP: SLURM's time
  * limit sends SIGTERM, a closed terminal SIGHUP) to the signal's number
  * while plans are simulated, read between runs. A handler reaches only
- * static storage, so this is the file's one mutable variable; nothing else
- * writes it. */
+ * static storage, so this is the file's one mutable variable; sweep_sim.c
+ * reads it through sweep_run.stop (and under MPI makes it the ranks'
+ * maximum, as the rounds here do). */
 static volatile sig_atomic_t interrupted;
 
 static void on_stop(int sig)
@@ -427,266 +380,6 @@ static int open_db(sweep_run *w)
 	return rc == SIM_OK ? 0 : 1;
 }
 
-/* Cost, energy and the stored row of a simulated plan (row->r filled). */
-static int finish(sweep_run *w, sim_row *row, const plan_scenario *s)
-{
-	sweep_cost_step(s, row->r, &row->cost);
-	row->exposed_s = exec_exposed_comm(row->r);
-	if (!w->db)
-		return SIM_OK;
-	char *text = plan_scenario_text(s);
-	int rc = text ? store_put_sweep_run(w->db, w->sweep_id, row->rank, text, row->r,
-	                                    &row->run_id, w->d)
-	              : SIM_ENOMEM;
-	free(text);
-	return rc;
-}
-
-/* Simulate a row's plan exactly as `podsim run FILE --set ...` would, on
- * the link graphs `graphs` with its diagnostics into d and its spread's
- * replays on `spread_threads` (0: every core), and finish it (store it)
- * when `keep`. */
-static int simulate_with(sweep_run *w, sim_row *row, bool keep, topo_graphs *graphs, sim_diag *d,
-                         int spread_threads)
-{
-	plan_scenario *s;
-	int rc = sweep_plan_load(w->sp, row->plan, w->scenario, w->o.sets, w->o.nsets, d, &s);
-	if (rc != SIM_OK)
-		return rc;
-	s->graphs = graphs;
-	row->r = malloc(sizeof *row->r);
-	/* run's default too: a plan of a sweep is simulated as `podsim run` would */
-	long n = w->o.spread_samples >= 0 ? w->o.spread_samples : EXEC_SPREAD_SAMPLES;
-	exec_spread_opts sp = {(int)n, s->seed, -1, spread_threads};
-	/* no run report per plan: the shared uplinks' second replay is skipped */
-	exec_views v = {NULL, NULL, 0, NULL, &sp, true};
-	rc = row->r ? exec_run_views(s, row->r, &v) : SIM_ENOMEM;
-	if (rc == SIM_ERANGE) { /* past the clock: this plan is left out, said why */
-		char set[512];
-		cli_sweep_settings(w->sp, row->plan, set, sizeof set);
-		sim_diag_warning(d, w->o.file, 0, "plan %s left out: %s", set, row->r->error);
-	}
-	if (rc == SIM_OK)
-		valid_refs_apply(w->refs, s, row->r);
-	if (rc == SIM_OK && keep)
-		rc = finish(w, row, s);
-	plan_scenario_free(s);
-	return rc;
-}
-
-/* The threads a sweep's plans run on (--threads, else the cores this
- * process may use, sim_threads_default, up to 8: each worker holds its own link graphs and replay); 1 under mpirun,
- * whose ranks share the cores. */
-#define SWEEP_THREADS_DEFAULT_MAX 8
-static int plan_threads(const sweep_run *w)
-{
-	if (w->par.size > 1)
-		return 1;
-	if (w->o.threads > 0)
-		return (int)w->o.threads;
-	int t = sim_threads_default();
-	return t < SWEEP_THREADS_DEFAULT_MAX ? t : SWEEP_THREADS_DEFAULT_MAX;
-}
-
-/* The replays of one plan's spread: the cores left to it by the plan
- * workers (under mpirun, by the ranks), at least 1. */
-static int spread_threads(const sweep_run *w, int plan_workers)
-{
-	int cores = sim_threads_default(), by = w->par.size > 1 ? w->par.size : plan_workers;
-	return by > 1 ? (cores / by > 1 ? cores / by : 1) : 0;
-}
-
-static int simulate(sweep_run *w, sim_row *row, bool keep)
-{
-	return simulate_with(w, row, keep, w->graphs, w->d, spread_threads(w, 1));
-}
-
-/* Plans simulated apart (sim_parallel): rows[i]'s outcome into rc[i] and its
- * diagnostics into diag[i], worker k on its own link graphs graphs[k]. The
- * rows are finished (their diagnostics said, their state set, their runs
- * stored) in row order by worker 0 alone, as soon as every row before them
- * is simulated (ready[i]), and after the workers end for the rest: runs
- * appear in the database as a serial sweep stores them, and Ctrl-C keeps
- * the finished ones. */
-#define NOT_RUN (-1000) /* rc of a row Ctrl-C (or a failure) kept from its simulation */
-typedef struct plan_job {
-	sweep_run *w;
-	size_t from, n, next; /* rows w->rows[from + i]; next: the first row not finished */
-	int *rc;
-	sim_diag **diag;
-	atomic_int *ready;
-	topo_graphs **graphs;
-	int spread, fin_rc;
-	atomic_bool stop; /* a row failed: simulate no more */
-	bool tty;
-	double t0_s;
-	atomic_size_t done;
-} plan_job;
-
-/* Finish row i (its simulation ready): as simulate_serial would have. */
-static int finish_row(plan_job *j, size_t i)
-{
-	sweep_run *w = j->w;
-	sim_row *row = &w->rows[j->from + i];
-	sim_diag_append(w->d, j->diag[i]);
-	if (j->rc[i] == NOT_RUN)
-		return SIM_OK; /* state 0: not simulated, as a serial run stopped */
-	int rc = j->rc[i];
-	row->state = rc == SIM_OK ? 1 : -1;
-	if (rc == SIM_ERANGE) /* left out (simulate warned); compact() drops it */
-		rc = SIM_OK, w->past_clock++, row->state = 0;
-	else if (rc == SIM_OK && row->own) {
-		plan_scenario *s;
-		sim_diag *quiet = sim_diag_new(); /* its load's messages were said above */
-		rc = quiet ? sweep_plan_load(w->sp, row->plan, w->scenario, w->o.sets, w->o.nsets, quiet,
-		                             &s)
-		           : SIM_ENOMEM;
-		if (rc == SIM_OK) {
-			rc = finish(w, row, s);
-			plan_scenario_free(s);
-		}
-		sim_diag_free(quiet);
-		row->done = rc == SIM_OK;
-	}
-	return rc;
-}
-
-/* Worker 0: finish the rows whose predecessors are all ready. */
-static void finish_ready(plan_job *j)
-{
-	while (j->fin_rc == SIM_OK && j->next < j->n &&
-	       atomic_load_explicit(&j->ready[j->next], memory_order_acquire)) {
-		j->fin_rc = finish_row(j, j->next++);
-		if (j->fin_rc != SIM_OK)
-			atomic_store(&j->stop, true);
-	}
-}
-
-static void plan_one(void *ctx, size_t i, int worker)
-{
-	plan_job *j = ctx;
-	j->rc[i] = NOT_RUN;
-	if (!interrupted && !atomic_load(&j->stop) && (j->diag[i] = sim_diag_new()) != NULL) {
-		sim_row *row = &j->w->rows[j->from + i];
-		j->rc[i] = simulate_with(j->w, row, false, j->graphs[worker], j->diag[i], j->spread);
-		size_t done = atomic_fetch_add(&j->done, 1) + 1;
-		if (j->tty && worker == 0)
-			progress(done, j->n, j->t0_s);
-	}
-	atomic_store_explicit(&j->ready[i], 1, memory_order_release);
-	if (worker == 0)
-		finish_ready(j);
-}
-
-/* Rows [from, to) on `threads` workers, finished in row order up to the
- * first failure (finish_row). */
-static int simulate_threads(sweep_run *w, size_t from, size_t to, int threads)
-{
-	size_t n = to - from;
-	plan_job j = {.w = w, .from = from, .n = n, .rc = calloc(n, sizeof(int)),
-	              .diag = calloc(n, sizeof(sim_diag *)), .ready = calloc(n, sizeof(atomic_int)),
-	              .graphs = calloc((size_t)threads, sizeof(topo_graphs *)),
-	              .spread = spread_threads(w, threads), .tty = isatty(fileno(stderr))};
-	atomic_init(&j.stop, false);
-	atomic_init(&j.done, 0);
-	int rc = j.rc && j.diag && j.ready && j.graphs ? SIM_OK : SIM_ENOMEM;
-	for (size_t i = 0; rc == SIM_OK && i < n; i++)
-		atomic_init(&j.ready[i], 0);
-	for (int k = 0; rc == SIM_OK && k < threads; k++)
-		rc = topo_graphs_new(&j.graphs[k]);
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	j.t0_s = (double)t0.tv_sec + (double)t0.tv_nsec * 1e-9;
-	if (rc == SIM_OK) {
-		sim_parallel(n, threads, plan_one, &j);
-		finish_ready(&j); /* every row is ready now */
-		rc = j.fin_rc;
-		size_t done = atomic_load(&j.done);
-		if (j.tty) { /* the line's last state, ended (progress ends it at n) */
-			progress(done, n, j.t0_s);
-			if (done < n)
-				fputc('\n', stderr);
-		}
-	}
-	for (size_t i = 0; j.diag && i < n; i++)
-		sim_diag_free(j.diag[i]);
-	for (int k = 0; j.graphs && k < threads; k++)
-		topo_graphs_free(j.graphs[k]);
-	free(j.rc);
-	free(j.diag);
-	free((void *)j.ready);
-	free(j.graphs);
-	return rc;
-}
-
-/* Serial: simulate rows [from, to) in order until done or Ctrl-C; this
- * shard's are stored. */
-static int simulate_serial(sweep_run *w, size_t from, size_t to)
-{
-	bool tty = isatty(fileno(stderr));
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	int rc = SIM_OK;
-	for (size_t i = from; i < to && rc == SIM_OK && !interrupted; i++) {
-		sim_row *row = &w->rows[i];
-		rc = simulate(w, row, row->own);
-		row->state = rc == SIM_OK ? 1 : -1;
-		row->done = rc == SIM_OK && row->own;
-		if (rc == SIM_ERANGE) /* left out (simulate warned); compact() drops it */
-			rc = SIM_OK, w->past_clock++, row->state = 0;
-		if (tty)
-			progress(i + 1 - from, to - from, (double)t0.tv_sec + (double)t0.tv_nsec * 1e-9);
-	}
-	return rc;
-}
-
-/* MPI: row p is simulated by rank p % size; rank 0 receives the others' in
- * order and stores every row in pre-screen order, as a serial run does.
- * Message states: 1 simulated, 0 skipped (Ctrl-C), -1 failed. A rank sends
- * its results only after its last simulation: a result is too large for
- * MPI's eager protocol, so a send blocks until rank 0 posts the receive,
- * which it does only after its own simulations; sending as they finish
- * would hold every other rank at its first result (no speed-up). */
-static int simulate_mpi(sweep_run *w, size_t from, size_t to)
-{
-	const sweep_par *p = &w->par;
-	size_t size = (size_t)p->size, me = (size_t)p->rank;
-	int rc = SIM_OK, failed = 0;
-	for (size_t i = from + me; i < to; i += size) {
-		sim_row *row = &w->rows[i];
-		if (!interrupted && rc == SIM_OK) {
-			rc = simulate(w, row, false);
-			/* past the clock: left out (simulate warned), not a failure */
-			row->state = rc == SIM_OK ? 1 : rc == SIM_ERANGE ? 0 : -1;
-			if (rc == SIM_ERANGE)
-				rc = SIM_OK, w->past_clock++;
-		}
-		failed |= row->state < 0;
-	}
-	for (size_t i = from + me; me != 0 && i < to; i += size)
-		sweep_par_send(p, w->rows[i].r, w->rows[i].state, (int)i);
-	for (size_t i = from; me == 0 && i < to; i++) {
-		sim_row *row = &w->rows[i];
-		int ok = row->state;
-		if ((i - from) % size != 0) {
-			row->r = malloc(sizeof *row->r);
-			if (!row->r)
-				return SIM_ENOMEM;
-			sweep_par_recv(p, (int)((i - from) % size), (int)i, row->r, &ok);
-			row->state = ok;
-		}
-		failed |= ok < 0;
-		plan_scenario *s;
-		if (ok > 0 && row->own && sweep_plan_load(w->sp, row->plan, w->scenario, w->o.sets, w->o.nsets,
-		                              w->d, &s) == SIM_OK) {
-			rc = finish(w, row, s);
-			plan_scenario_free(s);
-			row->done = rc == SIM_OK;
-		}
-	}
-	interrupted = sweep_par_max(p, interrupted);
-	return sweep_par_max(p, failed) ? SIM_EINVAL : rc;
-}
 
 /* Move the simulated rows to the front, keeping their order (every row's
  * result pointer stays in the array, once). */
@@ -752,14 +445,6 @@ static int pick_rows(sweep_run *w)
 	return rc;
 }
 
-/* Simulate rows [from, to) serially or over the MPI ranks. */
-static int simulate_range(sweep_run *w, size_t from, size_t to)
-{
-	int t = plan_threads(w);
-	return w->par.size > 1        ? simulate_mpi(w, from, to)
-	       : t > 1 && to > from + 1 ? simulate_threads(w, from, to, t)
-	                              : simulate_serial(w, from, to);
-}
 
 /* The exact search's second round (exact.c): every plan whose lower bound is
  * under the first round's best step, up to --max-sims of them. */
@@ -794,7 +479,7 @@ static int second_round(sweep_run *w)
 		fprintf(stderr, "podsim sweep: exact search: %zu more plans have a lower bound under "
 		        "the best step so far (%.4f s)%s\n", k, w->search.threshold,
 		        w->search.left ? ", capped by --max-sims" : "");
-	rc = simulate_range(w, from, w->mine);
+	rc = sweep_sim_range(w, from, w->mine);
 	w->search.proven = rc == SIM_OK && !interrupted && w->search.left == 0;
 	return rc;
 }
@@ -828,7 +513,7 @@ static int simulate_best(sweep_run *w)
 	interrupted = 0;
 	for (size_t i = 0; i < NSTOP; i++)
 		sigaction(stop_signals[i], &sa, &old[i]);
-	int rc = simulate_range(w, 0, w->mine);
+	int rc = sweep_sim_range(w, 0, w->mine);
 	interrupted = sweep_par_max(&w->par, interrupted);
 	if (rc == SIM_OK && w->search.exact && !interrupted)
 		rc = second_round(w);
@@ -1000,6 +685,7 @@ int cli_sweep(int argc, char **argv)
 {
 	sweep_run w;
 	memset(&w, 0, sizeof w);
+	w.stop = &interrupted;
 	w.o.spread_samples = -1;
 	int rc = parse_opts(argc, argv, &w.o);
 	if (rc)
