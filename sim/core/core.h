@@ -185,7 +185,7 @@ double sim_rng_normal(sim_rng *r, double sigma);
  * [0, n), on `threads` workers (0 .. threads - 1; the caller is worker 0),
  * in no set order: fn writes only i's or its worker's results. */
 #define SIM_PAR_MAX 64
-int sim_threads_default(void); /* the cores online, 1 .. SIM_PAR_MAX */
+int sim_threads_default(void); /* the CPUs it may use, 1 .. SIM_PAR_MAX */
 void sim_parallel(size_t n, int threads, void (*fn)(void *ctx, size_t i, int worker), void *ctx);
 
 /* Output files (atomic.c). A regular or new PATH is written all or nothing:

@@ -70,7 +70,7 @@ typedef struct exec_spread_opts {
 	int samples;   /* 0 = no spread */
 	uint64_t seed; /* RNG seed */
 	double corr;   /* in [0, 1]; < 0 = the cluster's spread_correlation */
-	int threads;   /* replays at once; 0 = the cores online (the result is
+	int threads;   /* replays at once; 0 = the CPUs it may use (the result is
 	                * the same for any count: spread.c) */
 } exec_spread_opts;
 
