@@ -76,18 +76,15 @@ static int simulate_with(sweep_run *w, sim_row *row, bool keep, topo_graphs *gra
 	return rc;
 }
 
-/* The threads a sweep's plans run on (--threads, else the cores this
- * process may use, sim_threads_default, up to 8: each worker holds its own link graphs and replay); 1 under mpirun,
- * whose ranks share the cores. */
-#define SWEEP_THREADS_DEFAULT_MAX 8
+/* The threads a sweep's plans run on: --threads, else
+ * sweep_threads_default; 1 under mpirun, whose ranks share the cores. */
 static int plan_threads(const sweep_run *w)
 {
 	if (w->par.size > 1)
 		return 1;
 	if (w->o.threads > 0)
 		return (int)w->o.threads;
-	int t = sim_threads_default();
-	return t < SWEEP_THREADS_DEFAULT_MAX ? t : SWEEP_THREADS_DEFAULT_MAX;
+	return sweep_threads_default();
 }
 
 /* The replays of one plan's spread: the cores left to it by the plan

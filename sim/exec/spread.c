@@ -54,8 +54,8 @@
  *
  * Cost: n replays of the whole step (each as long as the run's own replay,
  * without its link statistics and views). They run on the machine's cores
- * (exec_spread_opts.threads; POSIX threads, one replayer and one copy of
- * the task durations each), in batches of as many replays as threads: the
+ * (exec_spread_opts.threads; core's sim_parallel, one replayer and one copy
+ * of the task durations each), in batches of as many replays as threads: the
  * batch's durations are drawn in replay order on the calling thread first,
  * so the draws, and with them every quantile, are those of one thread
  * whatever the count (spread_threads in tests/exec). A replay reads the
@@ -67,7 +67,6 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,11 +168,13 @@ typedef struct spread_job {
 	int rc;
 } spread_job;
 
-static void *job_run(void *arg)
+/* sim_parallel's piece: replay job i (any worker may run it; only it
+ * touches its replayer). */
+static void job_run(void *ctx, size_t i, int worker)
 {
-	spread_job *j = arg;
+	(void)worker;
+	spread_job *j = (spread_job *)ctx + i;
 	j->rc = exec_replayer_run(j->x, j->c, &j->step);
-	return NULL;
 }
 
 /* The threads the replays run on: the option, else the cores this process
@@ -221,22 +222,11 @@ static spread_job *jobs_new(const plan_graph *g, const net_cluster *c, size_t nj
 	return j;
 }
 
-/* Run the first nb jobs, the first on this thread and the others on
- * threads of their own (where a thread cannot start, here after it); the
- * first error of theirs, else SIM_OK. */
+/* Run the first nb jobs, one a worker (core's sim_parallel); the first
+ * error of theirs, else SIM_OK. */
 static int jobs_run(spread_job *j, size_t nb)
 {
-	pthread_t th[SPREAD_THREADS_MAX];
-	bool started[SPREAD_THREADS_MAX] = {false};
-	for (size_t i = 1; i < nb; i++)
-		started[i] = pthread_create(&th[i], NULL, job_run, &j[i]) == 0;
-	job_run(&j[0]);
-	for (size_t i = 1; i < nb; i++) {
-		if (started[i])
-			pthread_join(th[i], NULL);
-		else
-			job_run(&j[i]);
-	}
+	sim_parallel(nb, (int)nb, job_run, j);
 	for (size_t i = 0; i < nb; i++)
 		if (j[i].rc != SIM_OK)
 			return j[i].rc;

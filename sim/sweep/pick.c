@@ -41,13 +41,12 @@ static void keep(sweep_pick *p, const sweep_plan *plan, exec_result *r)
 }
 
 /* Plans idx[0..k) simulated on the machine's cores (core's sim_parallel,
- * at most PICK_THREADS workers, each on its own link graphs: the plans of
+ * at most SWEEP_THREADS_DEFAULT workers, each on its own link graphs: the plans of
  * a space share clusters), each with its own diagnostics; then kept in idx
  * order as one thread would (keep: the faster wins, the earlier on a tie),
  * and a plan whose step passes the clock left out and counted, as the sweep
  * does. The first load or simulation error in idx order is returned with
  * its diagnostics, the plans after it not kept. */
-#define PICK_THREADS 8
 typedef struct pick_job {
 	const sweep_space *sp;
 	const sweep_pick_in *in;
@@ -120,6 +119,12 @@ static int simulate_all(const sweep_space *sp, const sweep_pick_in *in, topo_gra
 	return rc;
 }
 
+int sweep_threads_default(void)
+{
+	int t = sim_threads_default();
+	return t < SWEEP_THREADS_DEFAULT ? t : SWEEP_THREADS_DEFAULT;
+}
+
 int sweep_pick_best(const sweep_space *sp, const plan_scenario *base, const sweep_pick_in *in,
 		    sweep_pick *out, sim_diag *diag)
 {
@@ -128,9 +133,8 @@ int sweep_pick_best(const sweep_space *sp, const plan_scenario *base, const swee
 	if (rc != SIM_OK)
 		return rc;
 	size_t first = in->first ? in->first : 1, cap = in->max_sims ? in->max_sims : first;
-	int threads = sim_threads_default();
-	threads = threads < PICK_THREADS ? threads : PICK_THREADS;
-	topo_graphs *graphs[PICK_THREADS] = {NULL};
+	int threads = sweep_threads_default();
+	topo_graphs *graphs[SWEEP_THREADS_DEFAULT] = {NULL};
 	uint64_t *idx = malloc(first * sizeof *idx), *cand = NULL;
 	rc = idx ? SIM_OK : SIM_ENOMEM;
 	for (int t = 0; rc == SIM_OK && t < threads; t++)

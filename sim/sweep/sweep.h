@@ -264,6 +264,13 @@ int sweep_exact_candidates(const sweep_screen_result *r, const uint64_t *done, s
 
 /* ------------------------------------------------ the best of a space -- */
 
+/* The plans simulated at once by default (`podsim sweep` without
+ * --threads, `explain --against`'s search): the CPUs the process may use,
+ * at most this many, since each worker holds its own link graphs and
+ * replay. */
+#define SWEEP_THREADS_DEFAULT 8
+int sweep_threads_default(void);
+
 /* The fastest plan of a space, found as `podsim sweep` without --top finds
  * it (pick.c): every plan screened, the pre-screen's best `first` fitting
  * plans simulated, then every fitting plan whose lower bound is under the

@@ -979,7 +979,8 @@ int valid_token_seq_len(cases_csv *c, const valid_options *opt)
 	return SIM_OK;
 }
 
-long valid_open_heads(long hidden, long kv, long *width)
+/* valid_open_heads' count and width; 0 where none divides. */
+static long open_heads(long hidden, long kv, long *width)
 {
 	static const long widths[] = {128, 64};
 	for (size_t i = 0; i < 2; i++)
@@ -994,6 +995,15 @@ long valid_open_heads(long hidden, long kv, long *width)
 		return kv;
 	}
 	return 0;
+}
+
+void valid_open_heads(sim_buf *b, long hidden, long kv, char *assumed, size_t alen)
+{
+	long width, na = open_heads(hidden, kv, &width);
+	if (na <= 0)
+		return;
+	sim_buf_printf(b, "heads = %ld\n", na);
+	valid_assume(assumed, alen, "heads %ld (not published: heads %ld wide)", na, width);
 }
 
 void valid_open_shape_said(bool kv_open, bool ffn_open, char *assumed, size_t alen)
@@ -1405,21 +1415,15 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	}
 	/* an open head count: heads 128 wide (GPT-3 175B's, Llama's, BLOOM's, most
 	 * of Megatron-LM SC21's table), 64 wide where hidden is no multiple of 128 */
-	long width, na = !*valid_arch_value(c, row, rec, "heads", rv, sizeof rv) && !from_file
-	                         ? valid_open_heads(hidden,
-	                                            atol(valid_arch_value(c, row, rec, "kv_heads", rv,
-	                                                                  sizeof rv)),
-	                                            &width)
-	                         : 0;
-	if (na > 0) {
-		sim_buf_printf(b, "heads = %ld\n", na);
-		valid_assume(assumed, alen, "heads %ld (not published: heads %ld wide)", na, width);
-	}
-	if (!from_file)
+	if (!*valid_arch_value(c, row, rec, "heads", rv, sizeof rv) && !from_file)
+		valid_open_heads(b, hidden,
+		                 atol(valid_arch_value(c, row, rec, "kv_heads", rv, sizeof rv)), assumed,
+		                 alen);
+	if (!from_file) {
 		valid_open_shape_said(!*valid_arch_value(c, row, rec, "kv_heads", rv, sizeof rv), !ffn,
 		                      assumed, alen);
-	if (!from_file)
 		put_open_vocab_seq(b, c, row, rec, swiglu, assumed, alen);
+	}
 	/* A note's "head_dim N" gives heads narrower or wider than hidden/heads. */
 	const char *hd = strstr(get(c, row, "note"), "head_dim ");
 	if (hd && atoi(hd + 9) > 0)

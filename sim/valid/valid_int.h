@@ -194,9 +194,10 @@ void valid_open_zero(sim_buf *b, const valid_options *opt, const char *profile, 
 int valid_open_zero_stage(const valid_options *opt, const char *profile, long pp, long dp_cp);
 /* An open head count: heads 128 wide (GPT-3 175B's, Llama's, BLOOM's,
  * most of Megatron-LM SC21's), else 64, a multiple of the row's kv_heads
- * (kv > 0), else as many as the K/V heads; the width into *width; 0 where
- * none divides. */
-long valid_open_heads(long hidden, long kv, long *width);
+ * (kv > 0), else as many as the K/V heads; written into b ("heads = N")
+ * and said; nothing where none divides (the loader then names it). Both
+ * readers. */
+void valid_open_heads(sim_buf *b, long hidden, long kv, char *assumed, size_t alen);
 /* The GPT layer's defaults an open K/V head count (multi-head attention) and
  * an open ffn (4 x hidden) take, the loader's own, said (both readers). */
 void valid_open_shape_said(bool kv_open, bool ffn_open, char *assumed, size_t alen);
