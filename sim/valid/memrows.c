@@ -399,9 +399,9 @@ static void mem_open_assumed(const cases_csv *c, size_t row, char *assumed, size
 }
 
 /* The row's scenario text (includes under incdir); NULL, or why not. */
-static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
-                            const valid_options *opt, sim_buf *b, char *assumed, size_t alen,
-                            int *stage)
+const char *valid_memory_text(const cases_csv *c, size_t row, const char *incdir,
+                              const valid_options *opt, sim_buf *b, char *assumed, size_t alen,
+                              int *stage)
 {
 	const char *gpu = get(c, row, "gpu");
 	valid_loose_assume(c, row, assumed, alen);
@@ -517,6 +517,7 @@ static const char *mem_text(const cases_csv *c, size_t row, const char *incdir,
 		             profile, how);
 	else
 		valid_assume(assumed, alen, "framework %s%s", profile, st ? " (stacks.csv)" : "");
+	valid_open_framework_said(c, row, opt, assumed, alen);
 	bool swiglu = valid_swiglu(get(c, row, "model"), profile, hidden, ffn, assumed, alen);
 	long vocab = atol(valid_arch_value(c, row, rec, "vocab", rv, sizeof rv));
 	/* the rank that measured it */
@@ -816,7 +817,8 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 	sim_buf b;
 	sim_buf_init(&b);
 	int stage = 0;
-	const char *why = mem_text(c, row, "", opt, &b, v->assumed, sizeof v->assumed, &stage);
+	const char *why =
+	        valid_memory_text(c, row, "", opt, &b, v->assumed, sizeof v->assumed, &stage);
 	if (why || b.oom) {
 		v->status = VALID_SKIPPED;
 		snprintf(v->reason, sizeof v->reason, "%s", why ? why : "out of memory");
@@ -881,7 +883,8 @@ int valid_memory_scenario(const cases_csv *c, size_t row, const valid_options *o
 	sim_buf text;
 	sim_buf_init(&text);
 	int stage = 0;
-	const char *reason = mem_text(c, row, dir, opt, &text, assumed, sizeof assumed, &stage);
+	const char *reason =
+	        valid_memory_text(c, row, dir, opt, &text, assumed, sizeof assumed, &stage);
 	if (reason) {
 		snprintf(why, why_len, "%s", reason);
 		sim_buf_free(&text);
@@ -889,7 +892,7 @@ int valid_memory_scenario(const cases_csv *c, size_t row, const valid_options *o
 	}
 	sim_buf probe; /* the rules its prediction sets aside (valid_rule_waivers) */
 	sim_buf_init(&probe);
-	mem_text(c, row, "", opt, &probe, (char[1024]){""}, 1024, &stage);
+	valid_memory_text(c, row, "", opt, &probe, (char[1024]){""}, 1024, &stage);
 	valid_printed_waivers(&probe, opt->datadir, &text, assumed, sizeof assumed);
 	sim_buf_free(&probe);
 	valid_put_assumed(out, assumed);

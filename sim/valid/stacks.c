@@ -314,6 +314,19 @@ const valid_stack *valid_stack_find_fw(const valid_stacks *t, const char *source
 	return NULL;
 }
 
+const valid_stack *valid_stack_named_nth(const valid_stacks *t, const char *source,
+					 valid_ran ran, size_t k)
+{
+	int year = valid_source_year(source);
+	for (size_t i = 0; t && i < t->n; i++) {
+		const valid_stack *s = &t->v[i];
+		if (*s->framework && valid_contains_ci(source, s->match) && applies(s, year, ran) &&
+		    k-- == 0)
+			return s;
+	}
+	return NULL;
+}
+
 /* Whether topologies/frameworks/<name>.ini exists under the data folder. */
 static bool profile_exists(const char *datadir, const char *name)
 {

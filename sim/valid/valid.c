@@ -250,6 +250,8 @@ int valid_run(const char *path, const valid_options *opt_in, valid_report **out,
 		snprintf(v->group, sizeof v->group, "%s", group_of(id));
 		if (kind == VALID_MICRO)
 			valid_micro_row(c, i, opt, v);
+		else if (kind == VALID_MEMORY && (rc = valid_open_framework(c, i, opt)) != SIM_OK)
+			break;
 		else if (kind == VALID_MEMORY)
 			valid_memory_row(c, i, opt, v);
 		else if ((rc = valid_open_layout(c, i, opt)) != SIM_OK)
@@ -261,7 +263,7 @@ int valid_run(const char *path, const valid_options *opt_in, valid_report **out,
 	}
 	cases_csv_free(c);
 	valid_stacks_free(own);
-	if (rc != SIM_OK) { /* valid_open_layout's allocation */
+	if (rc != SIM_OK) { /* valid_open_layout's or valid_open_framework's allocation */
 		valid_report_free(r);
 		return rc;
 	}
@@ -315,7 +317,7 @@ int valid_scenario(const char *path, const char *id, const valid_options *opt, F
 	sim_buf b;
 	sim_buf_init(&b);
 	char why[200];
-	rc = mem ? SIM_OK : valid_open_layout(c, row, &o);
+	rc = mem ? valid_open_framework(c, row, &o) : valid_open_layout(c, row, &o);
 	if (rc == SIM_OK)
 		rc = mem ? valid_memory_scenario(c, row, &o, &b, why, sizeof why)
 		         : valid_row_scenario(c, row, &o, &b, why, sizeof why);

@@ -96,6 +96,12 @@ const valid_stack *valid_stack_find(const valid_stacks *t, const char *source, v
  * one apply when it occurs in it. */
 const valid_stack *valid_stack_find_fw(const valid_stacks *t, const char *source,
 				       const char *framework, valid_ran ran);
+/* The k-th (from 0) row naming a framework that applies to `source` and
+ * `ran`, or NULL: the stacks a source that ran several has rows for
+ * (ATorch's FSDP and DeepSpeed 3D runs), among which a case leaving its
+ * framework column open is read (valid_open_framework). */
+const valid_stack *valid_stack_named_nth(const valid_stacks *t, const char *source,
+					 valid_ran ran, size_t k);
 /* The framework profile a case's framework column `fw` names when it is not
  * a profile's file name itself ("Megatron-LM", "DeepSpeed", "Nanotron",
  * "PyTorch FSDP", "megatron-core 0.8"): the first stacks.csv row (with a
@@ -231,6 +237,20 @@ void valid_micro_row(const cases_csv *c, size_t row, const valid_options *opt, v
 void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v);
 int valid_memory_scenario(const cases_csv *c, size_t row, const valid_options *opt, sim_buf *out,
 			  char *why, size_t why_len);
+/* A memory row's scenario text, its includes under incdir, its assumptions
+ * appended to assumed and the measured stage to *stage; NULL, or why the
+ * row cannot be simulated (memrows.c). */
+const char *valid_memory_text(const cases_csv *c, size_t row, const char *incdir,
+                              const valid_options *opt, sim_buf *b, char *assumed, size_t alen,
+                              int *stage);
+/* A memory row that leaves its framework column open while stacks.csv has
+ * rows naming the frameworks its source ran: the cell written with the
+ * first of them whose profile runs the row's plan, else the first
+ * (memopen.c); SIM_ENOMEM, else SIM_OK. */
+int valid_open_framework(cases_csv *c, size_t row, const valid_options *opt);
+/* The assumption a cell valid_open_framework wrote stands for, said. */
+void valid_open_framework_said(const cases_csv *c, size_t row, const valid_options *opt,
+                               char *assumed, size_t alen);
 /* Fill the summary of r from its rows. */
 void valid_summarize(valid_report *r);
 

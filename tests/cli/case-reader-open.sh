@@ -1029,6 +1029,16 @@ derive("MH07", "YHS0")
 derive("MH07", "YHS1", zero="HYBRID_SHARD")
 derive("MH01", "YHS2")
 derive("MH07", "YHS3", zero="", framework="atorch fsdp (pytorch-fsdp), HYBRID_SHARD")
+# the framework column open where the source ran several stacks (stacks.csv
+# rows keyed by framework): the one whose profile runs the plan (YFO1:
+# ATorch's DeepSpeed pipeline row, which FSDP refuses beside ZeRO-1, YFO0's
+# peak; YFO3: its FSDP row, YFO2's), the note's first named where several
+# run it (YFO5: PEFT's FSDP QLoRA row, which DeepSpeed runs too, YFO4's);
+# was an unkeyed row the source text matched ("fsdp_llama2_entry.sh":
+# PyTorch FSDP, YK1 refused) or the first keyed one
+for base, k in (("MH09", 0), ("MH01", 2), ("MG03", 4)):
+    derive(base, "YFO%d" % k)
+    derive(base, "YFO%d" % (k + 1), framework="")
 w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols, lineterminator="\n")
 w.writeheader()
 w.writerows(out)
@@ -1131,7 +1141,13 @@ for x, verdict in (("YO3", "oom"), ("YO4", "fits")):
          and r[x]["verdict"] == verdict and "beside memory_kind oom: a run that ran out of memory"
          in r[x]["assumed"], "a number beside memory_kind oom is compared as a completed run's", x)
 s = j["summary"]["all"]
-want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 70
+for x, fw, line in (("YFO1", "deepspeed 3d", 15), ("YFO3", "atorch fsdp", 14), ("YFO5", "fsdp", 13)):
+    b = "YFO%d" % (int(x[3]) - 1)
+    want(r[x]["status"] == "ok" and r[x]["predicted_gib"] == r[b]["predicted_gib"]
+         and "framework open: '%s' (stacks.csv line %d, of its source's lines " % (fw, line)
+         in r[x]["assumed"],
+         "an open framework column is not the source's stack that runs the plan", b, x)
+want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 76
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
 want(r["YL1"]["status"] == "ok" and "SwiGLU, RMSNorm, no biases (nanotron's Llama code)" in r["YL1"]["assumed"],
@@ -1202,7 +1218,7 @@ want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predi
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 70$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 76$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row
