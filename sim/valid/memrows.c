@@ -319,8 +319,8 @@ static bool model_file_loose(const char *datadir, char *name, size_t nlen)
  * (strip_release_tags: "Meta-Llama-3-70B-Instruct" -> llama-3-70b, then
  * llama3-70b by model_file_loose): its cited config (the file's source key),
  * printed as an assumption. True when the file exists; *src gets its source. */
-bool valid_model_file(const char *m, const char *datadir, char *name, size_t nlen, char *src,
-                      size_t slen)
+static bool model_file_exact(const char *m, const char *datadir, char *name, size_t nlen,
+                             char *src, size_t slen)
 {
 	size_t n = 0;
 	for (; *m && n + 1 < nlen; m++) {
@@ -351,6 +351,41 @@ bool valid_model_file(const char *m, const char *datadir, char *name, size_t nle
 	}
 	free(text);
 	return true;
+}
+
+/* A name with remarks around the model's: a hub path's last part
+ * ("meta-llama/Llama-2-7b-hf"), its brackets dropped and their words kept
+ * ("GPT 3.6B (vTrain)" is models/gpt-3.6b-vtrain.ini), then without
+ * trailing words while a digit (the size, the version) is left
+ * ("DeepSeekV3 dropless (25.09)" is DeepSeekV3, models/deepseek-v3.ini;
+ * "GPT-OSS-120B (26.02)" gpt-oss-120b.ini). Each try is an exact one
+ * (model_file_exact), so a remark never matches a file a shorter name
+ * would not. */
+bool valid_model_file(const char *m, const char *datadir, char *name, size_t nlen, char *src,
+                      size_t slen)
+{
+	if (model_file_exact(m, datadir, name, nlen, src, slen))
+		return true;
+	const char *slash = strrchr(m, '/');
+	char t[128];
+	size_t n = 0;
+	for (const char *p = slash ? slash + 1 : m; *p && n + 1 < sizeof t; p++) {
+		char ch = strchr("()[],;", *p) ? ' ' : *p;
+		if (!(ch == ' ' && (!n || t[n - 1] == ' ')))
+			t[n++] = ch;
+	}
+	while (n && t[n - 1] == ' ')
+		n--;
+	t[n] = 0;
+	for (;;) {
+		if (strcmp(t, m) && strpbrk(t, "0123456789") &&
+		    model_file_exact(t, datadir, name, nlen, src, slen))
+			return true;
+		char *sp = strrchr(t, ' ');
+		if (!sp)
+			return false;
+		*sp = 0;
+	}
 }
 
 /* Tied or untied embeddings from the row's params_b, where the columns and

@@ -1337,6 +1337,13 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		if (arch_open(c, row, rec, arch[i]))
 			snprintf(open_cols + strlen(open_cols), sizeof open_cols - strlen(open_cols),
 			         "%s%s", *open_cols ? ", " : "", arch[i]);
+	/* an open expert count of a row that routes (its top-k, or expert
+	 * parallelism, given): an MoE model's, open like the shape; a dense
+	 * row leaves it blank */
+	if (arch_open(c, row, rec, "moe_experts") &&
+	    (*get(c, row, "moe_topk") || atol(get(c, row, "ep")) > 1))
+		snprintf(open_cols + strlen(open_cols), sizeof open_cols - strlen(open_cols),
+		         "%smoe_experts", *open_cols ? ", " : "");
 	bool from_file = *open_cols && opt &&
 	                 valid_model_file(get(c, row, "model"), opt->datadir, mname, sizeof mname,
 	                                  msrc, sizeof msrc);

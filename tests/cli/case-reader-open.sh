@@ -189,7 +189,7 @@ derive("D05", "Xcw9", vpp="2")
 # heads wider than 128- or 64-wide heads allow (DeepSeek-V3's 128 K/V
 # heads of 7,168): as many query heads (Xhd1: it was refused)
 derive("D05", "Xgb1", global_batch="")
-derive("N10", "Xhd1", heads="")
+derive("N10", "Xhd1", heads="", model="a DeepSeek-style model")
 # an MoE row's open top-k: Megatron-Core's router default, 2 (Xtk1: it was
 # refused as top-0)
 derive("N10", "Xtk1", moe_topk="")
@@ -255,6 +255,15 @@ derive("D05", "XG1", vpp="2", micro_batch="1", global_batch="144")
 # Bridge's H100 layout; was 1, refused beside moe_a2a_overlap)
 derive("N10", "XU3")
 derive("N10", "XU2", vpp="")
+# a model named with remarks around it ("DeepSeekV3 dropless (25.09)",
+# "GPT-OSS-120B (26.02)", a hub path): its file, models/deepseek-v3.ini and
+# gpt-oss-120b.ini, for the open expert count of a routed row (its top-k or
+# ep given) and open layers, each N10's and N09's own step (was skipped:
+# "an MoE model needs moe_experts", "missing required key 'layers'")
+derive("N09", "XMF0")
+derive("N09", "XMF1", layers="", moe_experts="")
+derive("N10", "XMF2", moe_experts="", moe_topk="")
+derive("N09", "XMF3", model="openai/gpt-oss-120b", layers="")
 
 derive("D01", "XO1", offload="cpu", zero="")
 derive("D01", "XO2", offload="cpu", zero="", fabric="efa")
@@ -291,8 +300,11 @@ derive("D01", "XB8", model="1B", layers="", hidden="", heads="", kv_heads="", ff
 derive("D01", "XB4", model="3.57G", layers="", hidden="", heads="", kv_heads="", ffn="",
        vocab="", seq_len="", sequence_parallel="", **dict(ub, gpus="32", tp="32"))
 derive("V0001", "XN0")
-derive("V0001", "XW1", vocab="")
-derive("V0001", "XW2", seq_len="")
+derive("V0001", "XW1", vocab="", model="a GPT model of 3.6B")
+derive("V0001", "XW2", seq_len="", model="a GPT model of 3.6B")
+# the same named as the row names it, "GPT 3.6B (vTrain)": the bracket's
+# word is the file's, models/gpt-3.6b-vtrain.ini (XW6)
+derive("V0001", "XW6", vocab="")
 derive("D05", "XW3", model="a SwiGLU model", ffn="28672", vocab="")
 derive("D05", "XW4", model="a SwiGLU model", ffn="28672", vocab="32000")
 derive("V0001", "XW5", gpu="")
@@ -609,6 +621,11 @@ want(r["XM1"]["status"] == "ok" and "from models/mixtral-8x7b.ini" in r["XM1"]["
      and "sequence_parallel 1 (not published: MoE under tp 8 runs it" in r["XM1"]["assumed"],
      "an MoE model by its file's experts, under TP with sequence_parallel open, does not run it",
      "XM1")
+want(same("XMF0", "XMF1") and same("XU3", "XMF2") and same("XMF0", "XMF3")
+     and "layers, moe_experts from models/gpt-oss-120b.ini (OpenAI 2025" in r["XMF1"]["assumed"]
+     and "moe_experts from models/deepseek-v3.ini (DeepSeek-AI 2024" in r["XMF2"]["assumed"]
+     and "layers from models/gpt-oss-120b.ini" in r["XMF3"]["assumed"],
+     "a model named with remarks is not its file's", "XMF0", "XMF1", "XMF2", "XMF3")
 want(same("XU3", "XU2") and "vpp 4 (interleaved" in r["XU2"]["assumed"],
      "DeepSeek-V3's open vpp does not count its MTP module", "XU2")
 want(r["XU1"]["status"] == "ok" and "vpp 4 (interleaved" in r["XU1"]["assumed"]
@@ -787,6 +804,9 @@ want(same("XN0", "XW1") and "vocab 50257 (not published: GPT-2's BPE" in r["XW1"
      and same("XN0", "XW2") and "seq_len 2048 (not published: GPT-3's context)" in r["XW2"]["assumed"]
      and same("XW3", "XW4") and "vocab 32000 (not published: Llama 2's, for SwiGLU layers)" in r["XW3"]["assumed"],
      "an open vocab or seq_len without a model file does not take the documented default", "XN0", "XW1", "XW2", "XW3", "XW4")
+want(r["XW6"]["status"] == "ok" and "vocab from models/gpt-3.6b-vtrain.ini (vTrain" in r["XW6"]["assumed"]
+     and abs(r["XW6"]["predicted_iter_s"] / r["XN0"]["predicted_iter_s"] - 1) < 0.001,
+     "a model named with a bracketed remark is not its file's", "XN0", "XW6")
 want(r["XW5"]["status"] == "skipped" and r["XW5"]["reason"].startswith("gpu missing"),
      "a row without its gpu is not skipped saying so", "XW5")
 want(r["XA1"]["status"] == "ok" and "EFA on a100-sxm4-80g (4 x 200 Gb/s, aws-ofi-nccl tuner of none): an unfitted cluster, uncongested, with the p5 fit's latency" in r["XA1"]["assumed"]
