@@ -531,8 +531,8 @@ static double note_figure(const char *note, const char *name)
  * x = 2; 1/3 lies outside both). Without both figures, or no such x, the
  * framework's default x = 1 (every block). Writes the keys and the
  * assumption. */
-static void layer_checkpointing(sim_buf *b, const cases_csv *c, size_t row, char *assumed,
-                                size_t alen)
+static void layer_checkpointing(sim_buf *b, const cases_csv *c, size_t row, long nlayers,
+                                char *assumed, size_t alen)
 {
 	const char *note = get(c, row, "note");
 	double m = note_figure(note, "MFU "), h = note_figure(note, "HFU ");
@@ -553,7 +553,7 @@ static void layer_checkpointing(sim_buf *b, const cases_csv *c, size_t row, char
 			         "x = 1: p = 3 (HFU/MFU - 1) = %.2f is no 1/x, the profile's default", p);
 	}
 	long pp = atol(get(c, row, "pp")), vpp = atol(get(c, row, "vpp"));
-	long chunk = atol(get(c, row, "layers")) / ((pp > 0 ? pp : 1) * (vpp > 0 ? vpp : 1));
+	long chunk = nlayers / ((pp > 0 ? pp : 1) * (vpp > 0 ? vpp : 1));
 	long n = x > 1 && chunk / x > 0 ? chunk / x : chunk;
 	sim_buf_printf(b, "recompute = full\n");
 	if (n < chunk)
@@ -1547,8 +1547,11 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		             "global_batch %ld (not published: one micro-batch per replica, no "
 		             "gradient accumulation)",
 		             batch);
+	/* the layers: the row's (its recipe's), else its model file's */
+	const char *nlv = valid_arch_value(c, row, rec, "layers", rv, sizeof rv);
+	long nlayers = *nlv ? atol(nlv) : from_file ? file_layers(opt->datadir, mname) : 0;
 	if (layers)
-		layer_checkpointing(b, c, row, assumed, alen);
+		layer_checkpointing(b, c, row, nlayers, assumed, alen);
 	/* the framework's default for an open sequence_parallel at tp > 1
 	 * (read only then: row_text runs for every candidate of tuned_plan) */
 	plan_framework pf;
@@ -1573,8 +1576,6 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		} else
 			valid_assume(assumed, alen, "micro_batch 1 (not published)");
 	}
-	const char *nlv = valid_arch_value(c, row, rec, "layers", rv, sizeof rv);
-	long nlayers = *nlv ? atol(nlv) : from_file ? file_layers(opt->datadir, mname) : 0;
 	long vpp = atol(plan_col(c, row, rec, "vpp", rv, sizeof rv));
 	/* the model's MTP modules: the row's (its recipe's) or its model file's */
 	const char *mtv = valid_arch_value(c, row, rec, "mtp_layers", rv, sizeof rv);

@@ -264,6 +264,11 @@ derive("N09", "XMF0")
 derive("N09", "XMF1", layers="", moe_experts="")
 derive("N10", "XMF2", moe_experts="", moe_topk="")
 derive("N09", "XMF3", model="openai/gpt-oss-120b", layers="")
+# and the layers of a row whose selective recomputation is whole layers
+# (fms-fsdp: every x-th of a chunk's layers) taken from its file, P03's
+# step (XMF5; was 0 of 0 layers recomputed, +11 %)
+derive("P03", "XMF4")
+derive("P03", "XMF5", layers="")
 
 derive("D01", "XO1", offload="cpu", zero="")
 derive("D01", "XO2", offload="cpu", zero="", fabric="efa")
@@ -626,6 +631,8 @@ want(same("XMF0", "XMF1") and same("XU3", "XMF2") and same("XMF0", "XMF3")
      and "moe_experts from models/deepseek-v3.ini (DeepSeek-AI 2024" in r["XMF2"]["assumed"]
      and "layers from models/gpt-oss-120b.ini" in r["XMF3"]["assumed"],
      "a model named with remarks is not its file's", "XMF0", "XMF1", "XMF2", "XMF3")
+want(same("XMF4", "XMF5") and "full recompute of 20 of 40 layers per chunk" in r["XMF5"]["assumed"],
+     "a model file's layers are not those layer checkpointing counts", "XMF4", "XMF5")
 want(same("XU3", "XU2") and "vpp 4 (interleaved" in r["XU2"]["assumed"],
      "DeepSeek-V3's open vpp does not count its MTP module", "XU2")
 want(r["XU1"]["status"] == "ok" and "vpp 4 (interleaved" in r["XU1"]["assumed"]
