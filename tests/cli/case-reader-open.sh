@@ -267,6 +267,10 @@ derive("N09", "XMF3", model="openai/gpt-oss-120b", layers="")
 # and the layers of a row whose selective recomputation is whole layers
 # (fms-fsdp: every x-th of a chunk's layers) taken from its file, P03's
 # step (XMF5; was 0 of 0 layers recomputed, +11 %)
+# the Megatron-LM README benchmark's vocabulary and sequence, which its
+# configuration states once for every model (recipes.csv's model_table.png
+# line): D05's step with both open (XMF6; was GPT-2's 50,257 and 2,048)
+derive("D05", "XMF6", vocab="", seq_len="")
 derive("P03", "XMF4")
 derive("P03", "XMF5", layers="")
 
@@ -631,6 +635,9 @@ want(same("XMF0", "XMF1") and same("XU3", "XMF2") and same("XMF0", "XMF3")
      and "moe_experts from models/deepseek-v3.ini (DeepSeek-AI 2024" in r["XMF2"]["assumed"]
      and "layers from models/gpt-oss-120b.ini" in r["XMF3"]["assumed"],
      "a model named with remarks is not its file's", "XMF0", "XMF1", "XMF2", "XMF3")
+want(same("XD0", "XMF6") and "model.vocab = 131072 (recipes.csv line 48)" in r["XMF6"]["assumed"]
+     and "model.seq_len = 4096 (recipes.csv line 48)" in r["XMF6"]["assumed"],
+     "the Megatron-LM README benchmark's stated vocabulary and sequence", "XD0", "XMF6")
 want(same("XMF4", "XMF5") and "full recompute of 20 of 40 layers per chunk" in r["XMF5"]["assumed"],
      "a model file's layers are not those layer checkpointing counts", "XMF4", "XMF5")
 want(same("XU3", "XU2") and "vpp 4 (interleaved" in r["XU2"]["assumed"],
