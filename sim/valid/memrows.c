@@ -440,6 +440,12 @@ const char *valid_memory_text(const cases_csv *c, size_t row, const char *incdir
 {
 	const char *gpu = get(c, row, "gpu");
 	valid_loose_assume(c, row, assumed, alen);
+	if (!*gpu) { /* the GPU the row's note, source or model names */
+		char said[240];
+		if (!(gpu = valid_gpu_named(c, row, said, sizeof said)))
+			return "gpu missing (no note, source or model names one, or several)";
+		valid_assume(assumed, alen, "%s", said);
+	}
 	size_t gi = sizeof gpu_map / sizeof gpu_map[0];
 	for (size_t i = 0; i < sizeof gpu_map / sizeof gpu_map[0]; i++)
 		if (!strcmp(gpu, gpu_map[i].name))

@@ -100,111 +100,6 @@ const char *valid_board4(const char *tmpl, long gpn)
 	                                       : NULL;
 }
 
-/* The case file's GPU names without a GPU file of their own (memory.csv's,
- * tests/cases/memory-README.md: the form factor not stated) -> GPU files,
- * with the assumption. */
-static const struct {
-	const char *name, *file, *assumed;
-} gpu_alias[] = {
-        {"a100-40g", "a100-sxm4-40g", "A100 40 GB form factor not stated: SXM4"},
-        {"a100-80g", "a100-sxm4-80g", "A100 80 GB form factor not stated: SXM4"},
-        {"h100-80g", "h100-sxm5-80g", "H100 80 GB form factor not stated: SXM5"},
-};
-
-/* A GPU named as sources name it ("A100 80GB", "NVIDIA H100 80GB HBM3",
- * "H100 SXM5", "a100"): its GPU file by the family the name holds, the form
- * factor SXM unless it says PCIe and the memory the family's largest SXM
- * part unless it names the smaller one's size (`small`: an A100's 40 GB, a
- * V100's 16 GB), each said; NULL for a name no shipped GPU file is (an
- * A800, an H100 NVL). */
-static const struct {
-	const char *family, *file, *pcie, *file_small, *pcie_small, *assumed, *small;
-} gpu_family[] = {
-        /* the superchips first: "gh200" holds "h200", "gb200" "b200" */
-        {"gb200", "gb200", NULL, NULL, NULL, "GPU named loosely: GB200", NULL},
-        {"gh200", "gh200", NULL, NULL, NULL, "GPU named loosely: GH200", NULL},
-        {"h100", "h100-sxm5-80g", "h100-pcie", NULL, NULL,
-         "GPU named loosely: H100, SXM5 80 GB unless the name says PCIe", NULL},
-        {"h200", "h200-sxm-141g", NULL, NULL, NULL, "GPU named loosely: H200 SXM 141 GB", NULL},
-        {"h800", "h800-sxm5-80g", NULL, NULL, NULL, "GPU named loosely: H800 SXM5 80 GB", NULL},
-        {"b200", "b200", NULL, NULL, NULL, "GPU named loosely: B200", NULL},
-        {"a100", "a100-sxm4-80g", "a100-pcie", "a100-sxm4-40g", "a100-pcie-40g",
-         "GPU named loosely: A100, SXM4 unless the name says PCIe, 80 GB unless it says 40", "40"},
-        {"v100", "v100-sxm2-32g", NULL, "v100-sxm2-16g", NULL,
-         "GPU named loosely: V100, the SXM2 part, 32 GB unless it says 16", "16"},
-        /* before the A40 ("l40s" holds no "a40") */
-        {"l40s", "l40s", NULL, NULL, NULL, "GPU named loosely: L40S", NULL},
-        /* after the A100 ("a100-40g" holds no "a40"; "a40" comes later) */
-        {"4090", "rtx-4090", NULL, NULL, NULL, "GPU named loosely: GeForce RTX 4090", NULL},
-        {"3090", "rtx-3090", NULL, NULL, NULL, "GPU named loosely: GeForce RTX 3090", NULL},
-        {"a40", "a40", NULL, NULL, NULL, "GPU named loosely: A40", NULL},
-        {"t4", "t4", NULL, NULL, NULL, "GPU named loosely: T4", NULL},
-};
-
-static const char *gpu_loose(const char *gpu, const char **assumed)
-{
-	char low[64];
-	valid_lower(gpu, low, sizeof low);
-	/* parts with no GPU file of their own: an H100 NVL (94 GB), A800 and
-	 * H20 (export parts), V100 SXM3 (DGX-2's, 350 W) */
-	if (strstr(low, "nvl") || strstr(low, "a800") || strstr(low, "sxm3") ||
-	    (strstr(low, "h20") && !strstr(low, "h200")))
-		return NULL;
-	for (size_t i = 0; i < sizeof gpu_family / sizeof gpu_family[0]; i++) {
-		if (!strstr(low, gpu_family[i].family))
-			continue;
-		/* the smaller part's size in the name ("a100 40gb", "v100-sxm2-16gb") */
-		const char *sm = gpu_family[i].small;
-		bool pcie = strstr(low, "pcie") != NULL, small = sm && strstr(low, sm) != NULL;
-		const char *file = pcie && small && gpu_family[i].pcie_small ? gpu_family[i].pcie_small
-		                   : pcie && gpu_family[i].pcie            ? gpu_family[i].pcie
-		                   : small && gpu_family[i].file_small     ? gpu_family[i].file_small
-		                                                           : gpu_family[i].file;
-		*assumed = gpu_family[i].assumed;
-		return file;
-	}
-	return NULL;
-}
-
-const char *valid_gpu_alias(const char *gpu, const char **assumed)
-{
-	*assumed = NULL;
-	for (size_t i = 0; i < sizeof gpu_alias / sizeof gpu_alias[0]; i++)
-		if (!strcmp(gpu, gpu_alias[i].name)) {
-			*assumed = gpu_alias[i].assumed;
-			return gpu_alias[i].file;
-		}
-	/* a name of the schema (a GPU file's) stays as it is */
-	for (size_t i = 0; i < sizeof gpu_family / sizeof gpu_family[0]; i++)
-		if (!strcmp(gpu, gpu_family[i].file) ||
-		    (gpu_family[i].pcie && !strcmp(gpu, gpu_family[i].pcie)) ||
-		    (gpu_family[i].file_small && !strcmp(gpu, gpu_family[i].file_small)) ||
-		    (gpu_family[i].pcie_small && !strcmp(gpu, gpu_family[i].pcie_small)))
-			return gpu;
-	const char *loose = gpu_loose(gpu, assumed);
-	return loose ? loose : gpu;
-}
-
-const char *valid_default_precision(const char *gpu)
-{
-	return strstr(gpu, "v100") ? "fp16" : "bf16";
-}
-
-const char *valid_default_intra(const char *gpu)
-{
-	return strstr(gpu, "a100-sxm")                                ? "nvswitch-gen2"
-	       : strstr(gpu, "h100-sxm") || strstr(gpu, "h800") ||
-	                         strstr(gpu, "h200")                  ? "nvswitch-gen3"
-	       : !strcmp(gpu, "b200")                                 ? "nvswitch-gen4"
-	       : !strcmp(gpu, "h100-pcie")                            ? "pcie-gen5"
-	       : strstr(gpu, "a100-pcie")                             ? "pcie-gen4"
-	       : strstr(gpu, "v100-sxm2")                             ? "nvlink-hcm"
-	       : strstr(gpu, "rtx-") || !strcmp(gpu, "a40") ||
-	                         !strcmp(gpu, "l40s")                 ? "pcie-gen4"
-	       : !strcmp(gpu, "t4")                                   ? "pcie-gen3"
-	                                                              : NULL;
-}
-
 const char *valid_default_node(const char *gpu)
 {
 	const char *intra = valid_default_intra(gpu);
@@ -1163,9 +1058,14 @@ static const char *row_hardware(const cases_csv *c, size_t row, const char **gpu
 	const char *gpu = get(c, row, "gpu"), *intra = get(c, row, "node_intra");
 	const char *alias;
 	valid_loose_assume(c, row, assumed, alen);
-	if (!*gpu) {
-		snprintf(why, whylen, "gpu missing (the GPU type decides every rate)");
-		return why;
+	if (!*gpu) { /* the GPU the row's note, source or model names */
+		char said[240];
+		gpu = valid_gpu_named(c, row, said, sizeof said);
+		if (!gpu) {
+			snprintf(why, whylen, "%s", said);
+			return why;
+		}
+		valid_assume(assumed, alen, "%s", said);
 	}
 	gpu = valid_gpu_alias(gpu, &alias);
 	if (alias)

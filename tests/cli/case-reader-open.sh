@@ -316,7 +316,13 @@ derive("V0001", "XW2", seq_len="", model="a GPT model of 3.6B")
 derive("V0001", "XW6", vocab="")
 derive("D05", "XW3", model="a SwiGLU model", ffn="28672", vocab="")
 derive("D05", "XW4", model="a SwiGLU model", ffn="28672", vocab="32000")
-derive("V0001", "XW5", gpu="")
+derive("V0001", "XW5", gpu="", note="")
+# an open gpu column where the note or the source names the GPU: its file
+# (XGN1: V0001's note's "A100 80GB", XN0's step; XGN2: D05 "on 8 x H100
+# 80GB nodes", XD0's), skipped where the note names several (XGN3)
+derive("V0001", "XGN1", gpu="")
+derive("D05", "XGN2", gpu="", note=rows["D05"]["note"] + "; on 8 x H100 80GB nodes")
+derive("D05", "XGN3", gpu="", note=rows["D05"]["note"] + "; an A100 run beside the H100 one")
 derive("V0001", "XA1", fabric="efa")
 derive("V0001", "XQ1", precision="FP16 (mixed)")
 for k, (col, loose, exact) in enumerate((("sequence_parallel", "True", "1"), ("recompute", "Full", "full"),
@@ -823,6 +829,10 @@ want(r["XW6"]["status"] == "ok" and "vocab from models/gpt-3.6b-vtrain.ini (vTra
      "a model named with a bracketed remark is not its file's", "XN0", "XW6")
 want(r["XW5"]["status"] == "skipped" and r["XW5"]["reason"].startswith("gpu missing"),
      "a row without its gpu is not skipped saying so", "XW5")
+want(same("XN0", "XGN1") and "gpu a100-sxm4-80g (not published: the note names 'a100 80gb'" in r["XGN1"]["assumed"]
+     and same("XD0", "XGN2") and "gpu h100-sxm5-80g (not published: the note names 'h100 80gb'" in r["XGN2"]["assumed"]
+     and r["XGN3"]["status"] == "skipped" and "the note names several GPUs (h100, a100)" in r["XGN3"]["reason"],
+     "an open gpu is not the GPU the note names", "XN0", "XGN1", "XD0", "XGN2", "XGN3")
 want(r["XA1"]["status"] == "ok" and "EFA on a100-sxm4-80g (4 x 200 Gb/s, aws-ofi-nccl tuner of none): an unfitted cluster, uncongested, with the p5 fit's latency" in r["XA1"]["assumed"]
      and r["XA2"]["status"] == "ok" and "4 EFA of 100 Gb/s per node (not published: p4d's" in r["XA2"]["assumed"]
      and r["XA2"]["predicted_iter_s"] > r["XA1"]["predicted_iter_s"]
@@ -935,6 +945,8 @@ def derive(base, new, **cols_):
 derive("MA01", "YD0")
 derive("MA01", "YF1", source="a memory source (2024)", framework="JAX")
 derive("MA01", "YG1", gpu="H100 80GB")
+# an open gpu: the one the source names ("golden_values_dev_dgx_h100.json")
+derive("MA01", "YG2", gpu="")
 # columns spelled loosely (valid/loose.c): each the same peak as the schema's
 # spelling, said
 derive("MA01", "YS0", optimizer="adam8bit")
@@ -1181,9 +1193,12 @@ for x, fw, line in (("YFO1", "deepspeed 3d", 15), ("YFO3", "atorch fsdp", 14), (
          and "framework open: '%s' (stacks.csv line %d, of its source's lines " % (fw, line)
          in r[x]["assumed"],
          "an open framework column is not the source's stack that runs the plan", b, x)
-want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 76
+want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 77
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
+want(r["YG2"]["status"] == "ok" and r["YG2"]["predicted_gib"] == r["YD0"]["predicted_gib"]
+     and "gpu h100-sxm5-80g (not published: the source names 'h100'" in r["YG2"]["assumed"],
+     "a memory row's open gpu is not the one its source names", "YD0", "YG2")
 want(r["YL1"]["status"] == "ok" and "SwiGLU, RMSNorm, no biases (nanotron's Llama code)" in r["YL1"]["assumed"],
      "a nanotron Llama 3.2 1B memory row", "YL1")
 want(r["YB1"]["status"] == r["YB0"]["status"] == "ok"
@@ -1252,7 +1267,7 @@ want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predi
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 76$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 77$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row
