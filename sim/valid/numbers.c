@@ -954,6 +954,60 @@ static int named_recompute(cases_csv *c)
 	return SIM_OK;
 }
 
+/* Sequence parallelism a training row's note names where its cell is
+ * open: Megatron's flag ("--sequence-parallel", NeMo's and Megatron-
+ * Bridge's sequence_parallel key) on or negated, or Transformer Engine's
+ * TP overlap ("--tp-comm-overlap", tp_comm_overlap), which Megatron-LM runs
+ * only with it: `assert args.sequence_parallel == True, 'Tensor parallel
+ * communication/GEMM overlap can happen only when sequence parallelism is
+ * enabled'` (megatron/training/arguments.py:1441-1442 at d98e8a64). 1, 0,
+ * or -1 where it names neither; the phrase into phrase[]. A row of tp 1
+ * has nothing to split (-1). */
+int valid_sp_named(const cases_csv *c, size_t row, char *phrase, size_t len)
+{
+	int k = cases_csv_col(c, "note"), t = cases_csv_col(c, "tp");
+	if (k < 0 || t < 0 || atol(cases_csv_get(c, row, t)) <= 1)
+		return -1;
+	char low[4096];
+	valid_lower(cases_csv_get(c, row, k), low, sizeof low);
+	static const struct {
+		const char *name;
+		bool overlap; /* TP overlap: implies SP, its negation says nothing */
+	} names[] = {{"--sequence-parallel", false},
+	             {"sequence_parallel", false},
+	             {"--tp-comm-overlap", true},
+	             {"tp_comm_overlap", true}};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		const char *p = strstr(low, names[i].name);
+		size_t n = strlen(names[i].name);
+		/* "sequence_parallel" inside "--sequence-parallel"'s spelling
+		 * aside, a key must stand alone ("no_sequence_parallel") */
+		if (!p || (p > low && (isalnum((unsigned char)p[-1]) || p[-1] == '_')))
+			continue;
+		bool off = negated(low, p, n);
+		if (off && names[i].overlap)
+			continue;
+		snprintf(phrase, len, "%.*s", (int)n, p);
+		return off ? 0 : 1;
+	}
+	return -1;
+}
+
+/* An open sequence_parallel cell whose note names it (valid_sp_named),
+ * written into the cell (valid_loose_numbers_assume says it). */
+static int named_sp(cases_csv *c)
+{
+	int col = cases_csv_col(c, "sequence_parallel");
+	for (size_t row = 0; col >= 0 && row < cases_csv_rows(c); row++) {
+		char phrase[32];
+		int on = *cases_csv_get(c, row, col) ? -1 : valid_sp_named(c, row, phrase, sizeof phrase);
+		int rc = on >= 0 ? cases_csv_set(c, row, col, on ? "1" : "0") : SIM_OK;
+		if (rc != SIM_OK)
+			return rc;
+	}
+	return SIM_OK;
+}
+
 int valid_loose_numbers(cases_csv *c)
 {
 	int mu = cases_csv_col(c, "measured_unit");
@@ -975,6 +1029,7 @@ int valid_loose_numbers(cases_csv *c)
 	rc = rc != SIM_OK ? rc : node_gpus(c);
 	rc = rc != SIM_OK ? rc : nic_cells(c);
 	rc = rc != SIM_OK ? rc : named_recompute(c);
+	rc = rc != SIM_OK ? rc : named_sp(c);
 	return rc != SIM_OK ? rc : fill_gpus(c);
 }
 
@@ -1007,6 +1062,16 @@ void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, s
 			             on ? "full" : "none", where, phrase,
 			             on || strstr(phrase, ".mode") ? "" : ", negated");
 	}
+	/* sequence parallelism the row's note named (named_sp) */
+	int sk = cases_csv_col(c, "sequence_parallel");
+	char sp[32];
+	if (sk >= 0 && !*cases_csv_written(c, row, sk) && *cases_csv_get(c, row, sk) &&
+	    valid_sp_named(c, row, sp, sizeof sp) >= 0)
+		valid_assume(assumed, alen, "sequence_parallel %s (not published: the note says '%s'%s)",
+		             cases_csv_get(c, row, sk), sp,
+		             strstr(sp, "comm") ? ", which Megatron-LM runs only with it"
+		             : !strcmp(cases_csv_get(c, row, sk), "0") ? ", negated"
+		                                                       : "");
 	for (size_t i = 0; i < NCOLS; i++) {
 		int col = cases_csv_col(c, numcols[i].col);
 		const char *w = cases_csv_written(c, row, col), *v = cases_csv_get(c, row, col);

@@ -346,6 +346,10 @@ int valid_checkpointing_named(const char *t, char *phrase, size_t len);
  * which one said it into *where ("framework column", "note"). */
 int valid_recompute_named(const cases_csv *c, size_t row, const char **where, char *phrase,
                           size_t len);
+/* The sequence parallelism an open sequence_parallel cell's note names
+ * (its flag or key, on or negated; Megatron's TP overlap, which asserts
+ * it): 1, 0, or -1; the phrase into phrase[] (numbers.c). */
+int valid_sp_named(const cases_csv *c, size_t row, char *phrase, size_t len);
 /* A row of a run that ran out of memory, its measurement `col` (the peak,
  * the step) left without a number: memory_kind `oom` (or `out-of-memory`),
  * the measurement written so ("OOM"), or a note that says so ("OOM", "out

@@ -245,7 +245,7 @@ derive("D05", "Xlo4", **dict(llama, model="Llama 2 70B QLoRA"))
 derive("D05", "Xlo6", **dict(llama, note=rows["D05"]["note"] + "; LoRA fine-tune beside kv_lora_rank 512"))
 derive("D05", "Xlo5", **dict(llama, note=rows["D05"]["note"] + "; MLA sizes: q_lora_rank 1536, kv_lora_rank 512"))
 derive("D05", "XM1", model="Mixtral 8x7B", layers="", hidden="", heads="", kv_heads="", ffn="",
-       vocab="", seq_len="", sequence_parallel="")
+       vocab="", seq_len="", sequence_parallel="", note="")
 derive("D05", "XU1", model="Llama 3.1 405B", layers="126", hidden="16384", heads="128", kv_heads="8",
        ffn="53248", vocab="128256", seq_len="8192", gpus="1024", tp="8", pp="16", dp="8",
        vpp="", global_batch="128", micro_batch="1", note="")
@@ -320,6 +320,12 @@ derive("V0001", "XW5", gpu="", note="")
 # an open gpu column where the note or the source names the GPU: its file
 # (XGN1: V0001's note's "A100 80GB", XN0's step; XGN2: D05 "on 8 x H100
 # 80GB nodes", XD0's), skipped where the note names several (XGN3)
+# an open sequence_parallel the note names: D05's "--tp-comm-overlap",
+# which Megatron-LM asserts runs with it (XSQ1, XD0's step; was 0, +25 %),
+# NeMo's key negated (XSQ2, its none: XSQ3's, the cell 0)
+derive("D05", "XSQ1", sequence_parallel="")
+derive("D05", "XSQ2", sequence_parallel="", note="sequence_parallel=False")
+derive("D05", "XSQ3", sequence_parallel="0", note="")
 derive("V0001", "XGN1", gpu="")
 derive("D05", "XGN2", gpu="", note=rows["D05"]["note"] + "; on 8 x H100 80GB nodes")
 derive("D05", "XGN3", gpu="", note=rows["D05"]["note"] + "; an A100 run beside the H100 one")
@@ -829,6 +835,10 @@ want(r["XW6"]["status"] == "ok" and "vocab from models/gpt-3.6b-vtrain.ini (vTra
      "a model named with a bracketed remark is not its file's", "XN0", "XW6")
 want(r["XW5"]["status"] == "skipped" and r["XW5"]["reason"].startswith("gpu missing"),
      "a row without its gpu is not skipped saying so", "XW5")
+want(same("XD0", "XSQ1") and same("XSQ2", "XSQ3")
+     and "sequence_parallel 1 (not published: the note says '--tp-comm-overlap', which Megatron-LM runs only with it)" in r["XSQ1"]["assumed"]
+     and "sequence_parallel 0 (not published: the note says 'sequence_parallel', negated)" in r["XSQ2"]["assumed"],
+     "an open sequence_parallel is not what the note names", "XD0", "XSQ1", "XSQ2", "XSQ3")
 want(same("XN0", "XGN1") and "gpu a100-sxm4-80g (not published: the note names 'a100 80gb'" in r["XGN1"]["assumed"]
      and same("XD0", "XGN2") and "gpu h100-sxm5-80g (not published: the note names 'h100 80gb'" in r["XGN2"]["assumed"]
      and r["XGN3"]["status"] == "skipped" and "the note names several GPUs (h100, a100)" in r["XGN3"]["reason"],
