@@ -147,6 +147,38 @@ static void print_loses(const sim_row *rows, size_t n)
 }
 
 /* The ranked table of the n rows and its legends. */
+/* The first of the ranked rows that fits with headroom (its memory column
+ * "fits", not "tight"), or -1 where every simulated plan is tight. */
+static long fastest_fits(const sim_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].plan->est.mem_verdict != PLAN_VERDICT_TIGHT)
+			return (long)i;
+	return -1;
+}
+
+/* Rank 1 tight: the plan a planner books where no headroom is wanted is
+ * the fastest that fits; say which, and what it costs. */
+static void print_tight_first(const sweep_space *sp, const sim_row *rows, size_t n)
+{
+	if (n == 0 || rows[0].plan->est.mem_verdict != PLAN_VERDICT_TIGHT)
+		return;
+	long k = fastest_fits(rows, n);
+	printf("tight = under 10 %% of the GPU's memory left on the device (allocated, the "
+	       "allocator's cache and the runtime): it runs, the cache giving way, with nothing "
+	       "spare for fragmentation, a longer sequence or another library's buffers; ");
+	if (k < 0) {
+		printf("every simulated plan is tight\n");
+		return;
+	}
+	char set[512];
+	cli_sweep_settings(sp, rows[k].plan, set, sizeof set);
+	printf("rank 1 is tight, and the fastest plan that fits is rank %ld, %+.1f%% (%.4f s, "
+	       "%.1f GiB free): %s\n",
+	       k + 1, 100 * (rows[k].r->step_s / rows[0].r->step_s - 1), rows[k].r->step_s,
+	       exec_mem_headroom(rows[k].r) / 1073741824.0, set);
+}
+
 static void print_table(const sweep_space *sp, const sim_row *rows, size_t n, const char *fit_weak)
 {
 	printf("\n");
@@ -179,6 +211,7 @@ static void print_table(const sweep_space *sp, const sim_row *rows, size_t n, co
 		       rows[i].cost.energy_j / 1e3, rows[i].pareto ? "*" : "", set);
 	}
 	printf("\n* = Pareto front of (step time, GPUs, cost per step)\n");
+	print_tight_first(sp, rows, n);
 	if (n > 0 && rows[0].r->band_from[0])
 		printf("likely = the measured step's likely range, from the validation residuals of "
 		       "the plan's nearest sources (rank 1: %s; podsim explain)\n",
@@ -464,6 +497,11 @@ void cli_sweep_print_json(const sweep_space *sp, const sweep_screen_result *sr, 
 		json_plan(sp, rows, i);
 	}
 	printf("]");
+	long k = fastest_fits(rows, n);
+	if (k >= 0)
+		printf(",\"fastest_fits_rank\":%ld", k + 1);
+	else
+		printf(",\"fastest_fits_rank\":null");
 	json_pruned(sr);
 	if (nf->has) /* only when nothing fits: other sweeps print as before */
 		json_nearest(sp, nf);

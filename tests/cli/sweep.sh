@@ -253,6 +253,23 @@ for f in sweep-efa-nanotron sweep-quickstart; do
 		cmp -s "$tmp/t1.json" "$tmp/t3.json" && cmp -s "$tmp/t1.runs" "$tmp/t3.runs" ||
 		{ echo "$f: sweep --threads 1 and 3 differ"; diff "$tmp/t1.txt" "$tmp/t3.txt" | head; fail=1; }
 done
+# a tight first choice names the fastest plan that fits (text and JSON):
+# the EFA sweep's rank 1 (tp 2, micro-batch 4) leaves 0.0 GiB, rank 2 fits
+"$podsim" sweep scenarios/sweep-efa-nanotron.ini --no-db >"$tmp/tf.txt" 2>/dev/null
+"$podsim" sweep scenarios/sweep-efa-nanotron.ini --no-db --json 2>/dev/null >"$tmp/tf.json"
+python3 - "$tmp/tf.json" "$tmp/tf.txt" <<'PY' || fail=1
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+txt = open(sys.argv[2]).read()
+v = [p["mem_verdict"] for p in d["plans"]]
+k = next(i for i, x in enumerate(v) if x != "tight") + 1
+m = re.search(r"rank 1 is tight, and the fastest plan that fits is rank (\d+), \+([0-9.]+)%", txt)
+ok = (v[0] == "tight" and d["fastest_fits_rank"] == k and m and int(m.group(1)) == k
+      and abs(float(m.group(2)) - 100 * (d["plans"][k - 1]["step_s"] / d["plans"][0]["step_s"] - 1)) < 0.06)
+if not ok:
+    print("a tight rank 1 does not name the fastest plan that fits:", v[:5], d.get("fastest_fits_rank"), m and m.group(0))
+sys.exit(0 if ok else 1)
+PY
 err=$("$podsim" sweep "$q" --threads 0 --no-db 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] && echo "$err" | grep -q -- "--threads takes a count from 1 to 64" ||
 	{ echo "--threads 0: exit $rc, $err"; fail=1; }
