@@ -271,6 +271,9 @@ derive("N09", "XMF3", model="openai/gpt-oss-120b", layers="")
 # configuration states once for every model (recipes.csv's model_table.png
 # line): D05's step with both open (XMF6; was GPT-2's 50,257 and 2,048)
 derive("D05", "XMF6", vocab="", seq_len="")
+# DeepSeek-V3's open ep: Megatron-Bridge's recipe default, 64 (XMF7, N10's
+# step; was refused beside the recipe's moe_a2a_overlap)
+derive("N10", "XMF7", ep="")
 derive("P03", "XMF4")
 derive("P03", "XMF5", layers="")
 
@@ -647,6 +650,8 @@ want(same("XMF0", "XMF1") and same("XU3", "XMF2") and same("XMF0", "XMF3")
      and "moe_experts from models/deepseek-v3.ini (DeepSeek-AI 2024" in r["XMF2"]["assumed"]
      and "layers from models/gpt-oss-120b.ini" in r["XMF3"]["assumed"],
      "a model named with remarks is not its file's", "XMF0", "XMF1", "XMF2", "XMF3")
+want(same("XU3", "XMF7") and "ep = 64 (recipes.csv line 3)" in r["XMF7"]["assumed"],
+     "DeepSeek-V3's open ep is not its recipe's", "XU3", "XMF7")
 want(same("XD0", "XMF6") and "model.vocab = 131072 (recipes.csv line 48)" in r["XMF6"]["assumed"]
      and "model.seq_len = 4096 (recipes.csv line 48)" in r["XMF6"]["assumed"],
      "the Megatron-LM README benchmark's stated vocabulary and sequence", "XD0", "XMF6")
