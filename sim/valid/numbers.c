@@ -1008,6 +1008,66 @@ static int named_sp(cases_csv *c)
 	return SIM_OK;
 }
 
+/* The fabric an open fabric cell's row names as a word of its note, else
+ * its source: RoCE, EFA, InfiniBand (its generations' names, "IB"),
+ * Omni-Path; the schema's name (valid_loose's readings), or NULL where
+ * neither names one, or the first that names any names several; the word
+ * into word[]. */
+const char *valid_fabric_named(const cases_csv *c, size_t row, char *word, size_t len)
+{
+	static const struct {
+		const char *word, *fabric;
+	} words[] = {{"roce", "roce-fat-tree"},      {"rocev2", "roce-fat-tree"},
+	             {"efa", "efa"},                 {"infiniband", "ib-fat-tree"},
+	             {"ib", "ib-fat-tree"},          {"hdr", "ib-fat-tree"},
+	             {"ndr", "ib-fat-tree"},         {"edr", "ib-fat-tree"},
+	             {"omni-path", "omni-path"},     {"omnipath", "omni-path"}};
+	static const char *const cols[] = {"note", "source"};
+	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+		int k = cases_csv_col(c, cols[i]);
+		if (k < 0)
+			continue;
+		char low[4096];
+		valid_lower(cases_csv_get(c, row, k), low, sizeof low);
+		const char *found = NULL;
+		for (char *p = low; *p;) {
+			size_t n = 0;
+			while (isalnum((unsigned char)p[n]) || p[n] == '-')
+				n++;
+			for (size_t w = 0; n && w < sizeof words / sizeof words[0]; w++)
+				if (strlen(words[w].word) == n && !strncmp(p, words[w].word, n)) {
+					if (found && strcmp(found, words[w].fabric))
+						return NULL; /* several */
+					if (!found)
+						snprintf(word, len, "%.*s", (int)n, p);
+					found = words[w].fabric;
+				}
+			p += n ? n : 1;
+		}
+		if (found)
+			return found;
+	}
+	return NULL;
+}
+
+/* An open fabric cell whose note or source names the fabric
+ * (valid_fabric_named), written into the cell (said by
+ * valid_loose_numbers_assume). */
+static int named_fabric(cases_csv *c)
+{
+	int col = cases_csv_col(c, "fabric");
+	for (size_t row = 0; col >= 0 && row < cases_csv_rows(c); row++) {
+		char word[32];
+		const char *f = *cases_csv_get(c, row, col)
+		                        ? NULL
+		                        : valid_fabric_named(c, row, word, sizeof word);
+		int rc = f ? cases_csv_set(c, row, col, f) : SIM_OK;
+		if (rc != SIM_OK)
+			return rc;
+	}
+	return SIM_OK;
+}
+
 int valid_loose_numbers(cases_csv *c)
 {
 	int mu = cases_csv_col(c, "measured_unit");
@@ -1030,6 +1090,7 @@ int valid_loose_numbers(cases_csv *c)
 	rc = rc != SIM_OK ? rc : nic_cells(c);
 	rc = rc != SIM_OK ? rc : named_recompute(c);
 	rc = rc != SIM_OK ? rc : named_sp(c);
+	rc = rc != SIM_OK ? rc : named_fabric(c);
 	return rc != SIM_OK ? rc : fill_gpus(c);
 }
 
@@ -1062,6 +1123,13 @@ void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, s
 			             on ? "full" : "none", where, phrase,
 			             on || strstr(phrase, ".mode") ? "" : ", negated");
 	}
+	/* the fabric the row's note or source named (named_fabric) */
+	int fk = cases_csv_col(c, "fabric");
+	char fw[32];
+	if (fk >= 0 && !*cases_csv_written(c, row, fk) && *cases_csv_get(c, row, fk) &&
+	    valid_fabric_named(c, row, fw, sizeof fw))
+		valid_assume(assumed, alen, "fabric %s (not published: the text names '%s')",
+		             cases_csv_get(c, row, fk), fw);
 	/* sequence parallelism the row's note named (named_sp) */
 	int sk = cases_csv_col(c, "sequence_parallel");
 	char sp[32];

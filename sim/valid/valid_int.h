@@ -350,6 +350,10 @@ int valid_recompute_named(const cases_csv *c, size_t row, const char **where, ch
  * (its flag or key, on or negated; Megatron's TP overlap, which asserts
  * it): 1, 0, or -1; the phrase into phrase[] (numbers.c). */
 int valid_sp_named(const cases_csv *c, size_t row, char *phrase, size_t len);
+/* The fabric an open fabric cell's note, else source, names as a word
+ * (RoCE, EFA, InfiniBand or "IB", HDR, NDR, Omni-Path): the schema's name,
+ * NULL where none or several; the word into word[] (numbers.c). */
+const char *valid_fabric_named(const cases_csv *c, size_t row, char *word, size_t len);
 /* A row of a run that ran out of memory, its measurement `col` (the peak,
  * the step) left without a number: memory_kind `oom` (or `out-of-memory`),
  * the measurement written so ("OOM"), or a note that says so ("OOM", "out

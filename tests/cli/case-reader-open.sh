@@ -329,6 +329,11 @@ derive("V0001", "XW5", gpu="", note="")
 derive("D05", "XSQ1", sequence_parallel="")
 derive("D05", "XSQ2", sequence_parallel="", note="sequence_parallel=False")
 derive("D05", "XSQ3", sequence_parallel="0", note="")
+# an open fabric the note names: O10's "RoCE" (XFB1, O10's step, XFB0),
+# open where it names two (XFB2: a fat tree, said)
+derive("O10", "XFB0")
+derive("O10", "XFB1", fabric="")
+derive("O10", "XFB2", fabric="", note=rows["O10"]["note"] + "; InfiniBand elsewhere")
 derive("V0001", "XGN1", gpu="")
 derive("D05", "XGN2", gpu="", note=rows["D05"]["note"] + "; on 8 x H100 80GB nodes")
 derive("D05", "XGN3", gpu="", note=rows["D05"]["note"] + "; an A100 run beside the H100 one")
@@ -844,6 +849,9 @@ want(same("XD0", "XSQ1") and same("XSQ2", "XSQ3")
      and "sequence_parallel 1 (not published: the note says '--tp-comm-overlap', which Megatron-LM runs only with it)" in r["XSQ1"]["assumed"]
      and "sequence_parallel 0 (not published: the note says 'sequence_parallel', negated)" in r["XSQ2"]["assumed"],
      "an open sequence_parallel is not what the note names", "XD0", "XSQ1", "XSQ2", "XSQ3")
+want(same("XFB0", "XFB1") and "fabric roce-fat-tree (not published: the text names 'roce')" in r["XFB1"]["assumed"]
+     and r["XFB2"]["status"] == "ok" and "fabric open: a non-blocking fat tree" in r["XFB2"]["assumed"],
+     "an open fabric is not the one the note names", "XFB0", "XFB1", "XFB2")
 want(same("XN0", "XGN1") and "gpu a100-sxm4-80g (not published: the note names 'a100 80gb'" in r["XGN1"]["assumed"]
      and same("XD0", "XGN2") and "gpu h100-sxm5-80g (not published: the note names 'h100 80gb'" in r["XGN2"]["assumed"]
      and r["XGN3"]["status"] == "skipped" and "the note names several GPUs (h100, a100)" in r["XGN3"]["reason"],
