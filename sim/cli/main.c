@@ -128,6 +128,8 @@ static const char usage_validate[] =
 	"                   (default: flow up to 512 nodes)\n"
 	"  --data DIR       folder holding models/ and topologies/ (default: $PODSIM_DATA,\n"
 	"                   else the source tree podsim was built from)\n"
+	"  --threads N      predict N rows at once (default: the cores it may use); the\n"
+	"                   report is the same for any N\n"
 	"  -h, --help       this help\n"
 	"\n"
 	"A serving case file (an 'engine' and a 'batching' column, as\n"
@@ -156,6 +158,7 @@ typedef struct cli_opts {
 	const char *gates;     /* validate --gates */
 	double max_mape;
 	long spread_samples;   /* run --spread-samples (-1 = EXEC_SPREAD_SAMPLES) */
+	long threads;          /* validate --threads (0: the CPUs it may use) */
 } cli_opts;
 
 int cli_usage_error(const char *cmd, const char *usage, const char *msg, const char *arg)
@@ -197,7 +200,7 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 			  !strcmp(a, "--gates") ||
 			  !strcmp(a, "--trace") || !strcmp(a, "--scenario") || !strcmp(a, "--html") ||
 			  !strcmp(a, "--where") || !strcmp(a, "--network") || !strcmp(a, "--bands-out") ||
-			  !strcmp(a, "--spread-samples")) &&
+			  !strcmp(a, "--spread-samples") || !strcmp(a, "--threads")) &&
 			 !has_next)
 			return bad_usage("option needs a value", a, usage);
 		else if (!strcmp(a, "--set")) {
@@ -232,6 +235,11 @@ static int parse(int argc, char **argv, cli_opts *o, const char **pos, int *npos
 		} else if (!strcmp(a, "--spread-samples")) {
 			if (cli_parse_samples(argv[++i], &o->spread_samples) != 0)
 				return bad_usage(CLI_SAMPLES_MSG, argv[i], usage);
+		} else if (!strcmp(a, "--threads")) {
+			char *end;
+			o->threads = strtol(argv[++i], &end, 10);
+			if (*end || o->threads < 1 || o->threads > SIM_PAR_MAX)
+				return bad_usage("--threads takes a count from 1 to 64", argv[i], usage);
 		} else if (!strcmp(a, "--limit")) {
 			char *end;
 			o->limit = strtol(argv[++i], &end, 10);
@@ -883,7 +891,8 @@ static int cmd_validate(int argc, char **argv)
 	}
 	valid_options vo = {.datadir = o.data ? o.data : cli_datadir(),
 			    .only = o.only,
-			    .where = o.where};
+			    .where = o.where,
+			    .threads = (int)o.threads};
 	if (o.network && strcmp(o.network, "alpha-beta") && strcmp(o.network, "flow") &&
 	    strcmp(o.network, "auto"))
 		return bad_usage("--network takes alpha-beta, flow or auto", o.network, usage_validate);

@@ -4,6 +4,8 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -202,6 +204,34 @@ static bool where_keep(const where_filter *w, const cases_csv *c, size_t i)
 	return keep;
 }
 
+/* The predictions of valid_run's rows (sim_parallel's piece: row k of the
+ * report, line at[k] of the file; every worker reads the file only). */
+typedef struct row_job {
+	const cases_csv *c;
+	const valid_options *opt;
+	valid_kind kind;
+	valid_report *r;
+	const size_t *at;
+	size_t lines;
+	atomic_size_t done; /* rows predicted, for the progress lines */
+} row_job;
+
+static void predict_row(void *ctx, size_t k, int worker)
+{
+	(void)worker;
+	row_job *j = ctx;
+	valid_row *v = &j->r->rows[k];
+	if (j->kind == VALID_MICRO)
+		valid_micro_row(j->c, j->at[k], j->opt, v);
+	else if (j->kind == VALID_MEMORY)
+		valid_memory_row(j->c, j->at[k], j->opt, v);
+	else
+		valid_training_row(j->c, j->at[k], j->opt, v);
+	size_t d = atomic_fetch_add(&j->done, 1) + 1;
+	if (j->opt->progress && d % 100 == 0)
+		fprintf(j->opt->progress, "validate: %zu/%zu rows\n", d, j->r->nrows);
+}
+
 int valid_run(const char *path, const valid_options *opt_in, valid_report **out, sim_diag *diag)
 {
 	*out = NULL;
@@ -239,28 +269,34 @@ int valid_run(const char *path, const valid_options *opt_in, valid_report **out,
 	}
 	snprintf(r->path, sizeof r->path, "%s", path);
 	r->kind = kind;
-	for (size_t i = 0; i < n; i++) {
+	/* First, in order, the rows kept and the cells their open columns
+	 * take (valid_open_framework, valid_open_layout: a row's reading may
+	 * look at the rows before it, "as the previous row"); then the
+	 * predictions, which only read the file, on the cores. */
+	size_t *at = malloc((n ? n : 1) * sizeof *at);
+	if (!at)
+		rc = SIM_ENOMEM;
+	for (size_t i = 0; rc == SIM_OK && i < n; i++) {
 		const char *id = cases_csv_get(c, i, cases_csv_col(c, "id"));
 		if (opt->only && strncmp(id, opt->only, strlen(opt->only)))
 			continue;
 		if (!where_keep(&w, c, i))
 			continue;
-		valid_row *v = &r->rows[r->nrows++];
+		valid_row *v = &r->rows[r->nrows];
 		snprintf(v->id, sizeof v->id, "%s", id);
 		snprintf(v->group, sizeof v->group, "%s", group_of(id));
-		if (kind == VALID_MICRO)
-			valid_micro_row(c, i, opt, v);
-		else if (kind == VALID_MEMORY && (rc = valid_open_framework(c, i, opt)) != SIM_OK)
-			break;
-		else if (kind == VALID_MEMORY)
-			valid_memory_row(c, i, opt, v);
-		else if ((rc = valid_open_layout(c, i, opt)) != SIM_OK)
-			break;
-		else
-			valid_training_row(c, i, opt, v);
-		if (opt->progress && (i + 1) % 100 == 0)
-			fprintf(opt->progress, "validate: %zu/%zu rows\n", i + 1, n);
+		at[r->nrows++] = i;
+		if (kind == VALID_MEMORY)
+			rc = valid_open_framework(c, i, opt);
+		else if (kind == VALID_RUNS)
+			rc = valid_open_layout(c, i, opt);
 	}
+	if (rc == SIM_OK) {
+		row_job job = {c, opt, kind, r, at, n, 0};
+		sim_parallel(r->nrows, opt->threads > 0 ? opt->threads : sim_threads_default(),
+		             predict_row, &job);
+	}
+	free(at);
 	cases_csv_free(c);
 	valid_stacks_free(own);
 	if (rc != SIM_OK) { /* valid_open_layout's or valid_open_framework's allocation */

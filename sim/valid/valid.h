@@ -106,6 +106,8 @@ typedef struct valid_options {
 	const struct valid_stacks *stacks; /* NULL: valid_run loads the shipped table */
 	bool sustain_set;    /* training rows: override the GPU file's tensor_sustain */
 	double sustain;
+	int threads;         /* rows predicted at once (0: the CPUs it may use); the
+	                      * report is the same for any count */
 } valid_options;
 
 /* Validate every row of the CSV at path. SIM_OK (the report may hold skipped
