@@ -993,6 +993,111 @@ int valid_sp_named(const cases_csv *c, size_t row, char *phrase, size_t len)
 	return -1;
 }
 
+/* The micro-batch an open micro_batch cell's note states per GPU:
+ * Megatron's and NeMo's flag or key ("--micro-batch-size 4",
+ * micro_batch_size: 4, "micro batch 8", "MBS 2"), Hugging Face's and
+ * DeepSpeed's per-device keys (per_device_train_batch_size,
+ * train_micro_batch_size_per_gpu), or a batch "per GPU" / "per device"
+ * ("batch 4 per GPU"); 0 where it states none (a bare "batch N" may be the
+ * global one: not read). The phrase into phrase[]. */
+long valid_micro_batch_named(const cases_csv *c, size_t row, char *phrase, size_t len)
+{
+	int k = cases_csv_col(c, "note");
+	if (k < 0)
+		return 0;
+	char low[4096];
+	valid_lower(cases_csv_get(c, row, k), low, sizeof low);
+	static const char *const keys[] = {"--micro-batch-size", "micro_batch_size_per_gpu",
+	                                   "per_device_train_batch_size", "micro_batch_size",
+	                                   "micro-batch size", "micro batch size", "micro-batch",
+	                                   "micro batch", "mbs"};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		for (const char *p = strstr(low, keys[i]); p; p = strstr(p + 1, keys[i])) {
+			size_t n = strlen(keys[i]);
+			if (p > low && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+				continue; /* inside another key: "train_micro_batch_size_per_gpu" */
+			const char *q = p + n;
+			q += strspn(q, " =:");
+			char *e;
+			long v = strtol(q, &e, 10);
+			if (e == q || v < 1 || v > 100000 || isalnum((unsigned char)*e) || *e == '.')
+				continue;
+			snprintf(phrase, len, "%.*s", (int)(e - p), p);
+			return v;
+		}
+	/* "batch N per GPU" */
+	for (const char *p = strstr(low, "batch "); p; p = strstr(p + 1, "batch ")) {
+		char *e;
+		long v = strtol(p + 6, &e, 10);
+		if (e == p + 6 || v < 1 || v > 100000)
+			continue;
+		if (strncmp(e, " per gpu", 8) && strncmp(e, " per device", 11) &&
+		    strncmp(e, "/gpu", 4))
+			continue;
+		if (p >= low + 7 && !strncmp(p - 7, "global ", 7))
+			continue;
+		size_t tail = !strncmp(e, " per gpu", 8) ? 8 : !strncmp(e, "/gpu", 4) ? 4 : 11;
+		snprintf(phrase, len, "%.*s", (int)(e + tail - p), p);
+		return v;
+	}
+	/* the micro-batches a replica accumulates per step, m: the micro-batch
+	 * is the global batch over dp m where that is whole ("2 micro-batches
+	 * per step", "64 gradient-accumulation micro-batches",
+	 * gradient_accumulation_steps 4, "grad accum 4") */
+	int g = cases_csv_col(c, "global_batch"), d = cases_csv_col(c, "dp");
+	long gb = g >= 0 ? atol(cases_csv_get(c, row, g)) : 0;
+	long dp = d >= 0 ? atol(cases_csv_get(c, row, d)) : 0;
+	if (gb <= 0 || dp <= 0)
+		return 0;
+	static const char *const before[] = {"gradient_accumulation_steps", "gradient accumulation steps",
+	                                     "gradient accumulation", "grad accumulation", "grad accum",
+	                                     "gradient_accumulation"};
+	for (size_t i = 0; i < sizeof before / sizeof before[0]; i++)
+		for (const char *p = strstr(low, before[i]); p; p = strstr(p + 1, before[i])) {
+			const char *q = p + strlen(before[i]);
+			q += strspn(q, " =:");
+			char *e;
+			long m = strtol(q, &e, 10);
+			if (e == q || m < 1 || isalnum((unsigned char)*e) || gb % (dp * m))
+				continue;
+			snprintf(phrase, len, "%.*s", (int)(e - p), p);
+			return gb / (dp * m);
+		}
+	static const char *const after[] = {" micro-batches per step",
+	                                    " gradient-accumulation micro-batches",
+	                                    " accumulation micro-batches"};
+	for (size_t i = 0; i < sizeof after / sizeof after[0]; i++)
+		for (const char *p = strstr(low, after[i]); p; p = strstr(p + 1, after[i])) {
+			const char *q = p;
+			while (q > low && isdigit((unsigned char)q[-1]))
+				q--;
+			long m = q < p ? atol(q) : 0;
+			if (m < 1 || gb % (dp * m))
+				continue;
+			snprintf(phrase, len, "%.*s", (int)(p + strlen(after[i]) - q), q);
+			return gb / (dp * m);
+		}
+	return 0;
+}
+
+/* An open micro_batch cell whose note states it (valid_micro_batch_named),
+ * written into the cell (valid_loose_numbers_assume says it). */
+static int named_micro_batch(cases_csv *c)
+{
+	int col = cases_csv_col(c, "micro_batch");
+	for (size_t row = 0; col >= 0 && row < cases_csv_rows(c); row++) {
+		char phrase[48], v[24];
+		long mb = *cases_csv_get(c, row, col)
+		                  ? 0
+		                  : valid_micro_batch_named(c, row, phrase, sizeof phrase);
+		snprintf(v, sizeof v, "%ld", mb);
+		int rc = mb > 0 ? cases_csv_set(c, row, col, v) : SIM_OK;
+		if (rc != SIM_OK)
+			return rc;
+	}
+	return SIM_OK;
+}
+
 /* An open sequence_parallel cell whose note names it (valid_sp_named),
  * written into the cell (valid_loose_numbers_assume says it). */
 static int named_sp(cases_csv *c)
@@ -1091,6 +1196,7 @@ int valid_loose_numbers(cases_csv *c)
 	rc = rc != SIM_OK ? rc : named_recompute(c);
 	rc = rc != SIM_OK ? rc : named_sp(c);
 	rc = rc != SIM_OK ? rc : named_fabric(c);
+	rc = rc != SIM_OK ? rc : named_micro_batch(c);
 	return rc != SIM_OK ? rc : fill_gpus(c);
 }
 
@@ -1123,6 +1229,16 @@ void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, s
 			             on ? "full" : "none", where, phrase,
 			             on || strstr(phrase, ".mode") ? "" : ", negated");
 	}
+	/* the micro-batch the row's note stated (named_micro_batch) */
+	int mk = cases_csv_col(c, "micro_batch");
+	char mp[48];
+	if (mk >= 0 && !*cases_csv_written(c, row, mk) && *cases_csv_get(c, row, mk) &&
+	    valid_micro_batch_named(c, row, mp, sizeof mp) > 0)
+		valid_assume(assumed, alen, "micro_batch %s (not published: the note says '%s'%s)",
+		             cases_csv_get(c, row, mk), mp,
+		             strstr(mp, "accum") || strstr(mp, "per step")
+		                     ? ": global_batch / (dp x the micro-batches)"
+		                     : "");
 	/* the fabric the row's note or source named (named_fabric) */
 	int fk = cases_csv_col(c, "fabric");
 	char fw[32];
@@ -1147,9 +1263,9 @@ void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, s
 			continue;
 		if (*v && !*w &&
 		    (!strcmp(numcols[i].col, "seq_len") || !strcmp(numcols[i].col, "tp") ||
-		     !strcmp(numcols[i].col, "pp")))
+		     !strcmp(numcols[i].col, "pp") || !strcmp(numcols[i].col, "micro_batch")))
 			continue; /* valid_token_seq_len's, valid_open_layout's: the reader
-			           * says them (runs.c) */
+			           * says them (runs.c); named_micro_batch's, above */
 		if (*v && !*w && !strcmp(numcols[i].col, "gpus"))
 			valid_assume(assumed, alen, "gpus %s (not published: tp pp dp cp)", v);
 		else if (*v && !*w && !strcmp(numcols[i].col, "gpus_per_node"))

@@ -354,6 +354,10 @@ int valid_sp_named(const cases_csv *c, size_t row, char *phrase, size_t len);
  * (RoCE, EFA, InfiniBand or "IB", HDR, NDR, Omni-Path): the schema's name,
  * NULL where none or several; the word into word[] (numbers.c). */
 const char *valid_fabric_named(const cases_csv *c, size_t row, char *word, size_t len);
+/* The micro-batch an open micro_batch cell's note states per GPU (a flag
+ * or key of Megatron, NeMo, Hugging Face, DeepSpeed; "batch N per GPU"),
+ * or 0; the phrase into phrase[] (numbers.c). */
+long valid_micro_batch_named(const cases_csv *c, size_t row, char *phrase, size_t len);
 /* A row of a run that ran out of memory, its measurement `col` (the peak,
  * the step) left without a number: memory_kind `oom` (or `out-of-memory`),
  * the measurement written so ("OOM"), or a note that says so ("OOM", "out

@@ -329,6 +329,10 @@ derive("V0001", "XW5", gpu="", note="")
 derive("D05", "XSQ1", sequence_parallel="")
 derive("D05", "XSQ2", sequence_parallel="", note="sequence_parallel=False")
 derive("D05", "XSQ3", sequence_parallel="0", note="")
+# an open micro_batch the note states: V0024's "grad accumulation 16
+# micro-batches" (global 512 over dp 4 x 16: 8, XMB1 = XMB0)
+derive("V0024", "XMB0")
+derive("V0024", "XMB1", micro_batch="")
 # an open fabric the note names: O10's "RoCE" (XFB1, O10's step, XFB0),
 # open where it names two (XFB2: a fat tree, said)
 derive("O10", "XFB0")
@@ -849,6 +853,9 @@ want(same("XD0", "XSQ1") and same("XSQ2", "XSQ3")
      and "sequence_parallel 1 (not published: the note says '--tp-comm-overlap', which Megatron-LM runs only with it)" in r["XSQ1"]["assumed"]
      and "sequence_parallel 0 (not published: the note says 'sequence_parallel', negated)" in r["XSQ2"]["assumed"],
      "an open sequence_parallel is not what the note names", "XD0", "XSQ1", "XSQ2", "XSQ3")
+want(same("XMB0", "XMB1") and "micro_batch 8 (not published: the note says 'grad accumulation 16': "
+     "global_batch / (dp x the micro-batches))" in r["XMB1"]["assumed"],
+     "an open micro_batch is not what the note states", "XMB0", "XMB1")
 want(same("XFB0", "XFB1") and "fabric roce-fat-tree (not published: the text names 'roce')" in r["XFB1"]["assumed"]
      and r["XFB2"]["status"] == "ok" and "fabric open: a non-blocking fat tree" in r["XFB2"]["assumed"],
      "an open fabric is not the one the note names", "XFB0", "XFB1", "XFB2")
@@ -968,6 +975,12 @@ def derive(base, new, **cols_):
 derive("MA01", "YD0")
 derive("MA01", "YF1", source="a memory source (2024)", framework="JAX")
 derive("MA01", "YG1", gpu="H100 80GB")
+# an open micro_batch the note states per GPU or by the micro-batches a
+# step accumulates: MH01's "batch 4 per GPU" (YMB1), MA03's "2 micro-batches
+# per step" (global 8 over dp 2 x 2: YMB3), MH09's "micro batch 8" (YMB5)
+for base, k in (("MH01", 0), ("MA03", 2), ("MH09", 4)):
+    derive(base, "YMB%d" % k)
+    derive(base, "YMB%d" % (k + 1), micro_batch="")
 # an open gpu: the one the source names ("golden_values_dev_dgx_h100.json")
 derive("MA01", "YG2", gpu="")
 # columns spelled loosely (valid/loose.c): each the same peak as the schema's
@@ -1070,7 +1083,9 @@ derive("MF01", "YX8", seq_len="", model="a 7B model")
 # once); each its row's peak (was: refused, cp 1 leaving 4 GPUs idle, zero
 # 0 under offload, a micro-batch of 1 the optimizer cannot accumulate)
 for base, new_, kw in (("MA14", "YQ1", dict(cp="")), ("MD06", "YQ2", dict(zero="")),
-                       ("MD07", "YQ3", dict(zero="")), ("MC05", "YQ4", dict(micro_batch=""))):
+                       ("MD07", "YQ3", dict(zero="")),
+                       ("MC05", "YQ4", dict(micro_batch="", note=rows["MC05"]["note"].replace(
+                           "gradient_accumulation_steps=1", "")))):
     derive(base, new_.replace("Q", "Q0"))
     derive(base, new_, **kw)
 # an open recomputation the note or the framework column names: "gradient
@@ -1216,9 +1231,15 @@ for x, fw, line in (("YFO1", "deepspeed 3d", 15), ("YFO3", "atorch fsdp", 14), (
          and "framework open: '%s' (stacks.csv line %d, of its source's lines " % (fw, line)
          in r[x]["assumed"],
          "an open framework column is not the source's stack that runs the plan", b, x)
-want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 77
+want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 83
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
+for x, said in (("YMB1", "micro_batch 4 (not published: the note says 'batch 4 per gpu')"),
+                ("YMB3", "micro_batch 2 (not published: the note says '2 micro-batches per step': global_batch / (dp x the micro-batches))"),
+                ("YMB5", "micro_batch 8 (not published: the note says 'micro batch 8')")):
+    b = x[:3] + str(int(x[3]) - 1)
+    want(r[x]["status"] == "ok" and r[x]["predicted_gib"] == r[b]["predicted_gib"] and said in r[x]["assumed"],
+         "a memory row's open micro_batch is not what its note states", b, x)
 want(r["YG2"]["status"] == "ok" and r["YG2"]["predicted_gib"] == r["YD0"]["predicted_gib"]
      and "gpu h100-sxm5-80g (not published: the source names 'h100'" in r["YG2"]["assumed"],
      "a memory row's open gpu is not the one its source names", "YD0", "YG2")
@@ -1290,7 +1311,7 @@ want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predi
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 77$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 83$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row
