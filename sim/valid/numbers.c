@@ -576,7 +576,7 @@ int valid_zero_named(const char *t)
 
 /* Whether the phrase at p of the lower-cased text s is negated: "no",
  * "without", "disabled" just before it, a false or an off just after. */
-static bool negated(const char *s, const char *p, size_t n)
+bool valid_negated(const char *s, const char *p, size_t n)
 {
 	static const char *const before[] = {"no ", "without ", "w/o ", "disabled ", "disable "};
 	static const char *const after[] = {"=false", "= false", ": false", ": no", " off", "=0",
@@ -657,7 +657,7 @@ int valid_checkpointing_named(const char *t, char *phrase, size_t len)
 		if (p >= s + 10 && !strncmp(p - 10, "selective ", 10))
 			return -1; /* which modules: not said */
 		snprintf(phrase, len, "%.*s", (int)strlen(on[i]), t + (p - s));
-		return !negated(s, p, strlen(on[i]));
+		return !valid_negated(s, p, strlen(on[i]));
 	}
 	long ac = strlen(t) < sizeof s ? ac_word(t) : -1;
 	if (ac < 0)
@@ -665,7 +665,7 @@ int valid_checkpointing_named(const char *t, char *phrase, size_t len)
 	if (ac >= 10 && !strncmp(s + ac - 10, "selective ", 10))
 		return -1;
 	snprintf(phrase, len, "AC");
-	return !negated(s, s + ac, 2);
+	return !valid_negated(s, s + ac, 2);
 }
 
 bool valid_oom_text(const char *t)
@@ -935,243 +935,9 @@ int valid_recompute_named(const cases_csv *c, size_t row, const char **where, ch
 	return -1;
 }
 
-/* An open recompute cell whose row says what it recomputed ("gradient
- * checkpointing", "--recompute-granularity full", a negation none): full or
- * none, written into the cell (valid_loose_numbers_assume says it). */
-static int named_recompute(cases_csv *c)
-{
-	int rc_col = cases_csv_col(c, "recompute");
-	for (size_t row = 0; rc_col >= 0 && row < cases_csv_rows(c); row++) {
-		const char *where;
-		char phrase[64];
-		int on = *cases_csv_get(c, row, rc_col)
-		                 ? -1
-		                 : valid_recompute_named(c, row, &where, phrase, sizeof phrase);
-		int rc = on >= 0 ? cases_csv_set(c, row, rc_col, on ? "full" : "none") : SIM_OK;
-		if (rc != SIM_OK)
-			return rc;
-	}
-	return SIM_OK;
-}
 
-/* Sequence parallelism a training row's note names where its cell is
- * open: Megatron's flag ("--sequence-parallel", NeMo's and Megatron-
- * Bridge's sequence_parallel key) on or negated, or Transformer Engine's
- * TP overlap ("--tp-comm-overlap", tp_comm_overlap), which Megatron-LM runs
- * only with it: `assert args.sequence_parallel == True, 'Tensor parallel
- * communication/GEMM overlap can happen only when sequence parallelism is
- * enabled'` (megatron/training/arguments.py:1441-1442 at d98e8a64). 1, 0,
- * or -1 where it names neither; the phrase into phrase[]. A row of tp 1
- * has nothing to split (-1). */
-int valid_sp_named(const cases_csv *c, size_t row, char *phrase, size_t len)
-{
-	int k = cases_csv_col(c, "note"), t = cases_csv_col(c, "tp");
-	if (k < 0 || t < 0 || atol(cases_csv_get(c, row, t)) <= 1)
-		return -1;
-	char low[4096];
-	valid_lower(cases_csv_get(c, row, k), low, sizeof low);
-	static const struct {
-		const char *name;
-		bool overlap; /* TP overlap: implies SP, its negation says nothing */
-	} names[] = {{"--sequence-parallel", false},
-	             {"sequence_parallel", false},
-	             {"--tp-comm-overlap", true},
-	             {"tp_comm_overlap", true}};
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		const char *p = strstr(low, names[i].name);
-		size_t n = strlen(names[i].name);
-		/* "sequence_parallel" inside "--sequence-parallel"'s spelling
-		 * aside, a key must stand alone ("no_sequence_parallel") */
-		if (!p || (p > low && (isalnum((unsigned char)p[-1]) || p[-1] == '_')))
-			continue;
-		bool off = negated(low, p, n);
-		if (off && names[i].overlap)
-			continue;
-		snprintf(phrase, len, "%.*s", (int)n, p);
-		return off ? 0 : 1;
-	}
-	return -1;
-}
 
-/* The micro-batch an open micro_batch cell's note states per GPU:
- * Megatron's and NeMo's flag or key ("--micro-batch-size 4",
- * micro_batch_size: 4, "micro batch 8", "MBS 2"), Hugging Face's and
- * DeepSpeed's per-device keys (per_device_train_batch_size,
- * train_micro_batch_size_per_gpu), or a batch "per GPU" / "per device"
- * ("batch 4 per GPU"); 0 where it states none (a bare "batch N" may be the
- * global one: not read). The phrase into phrase[]. */
-long valid_micro_batch_named(const cases_csv *c, size_t row, char *phrase, size_t len)
-{
-	int k = cases_csv_col(c, "note");
-	if (k < 0)
-		return 0;
-	char low[4096];
-	valid_lower(cases_csv_get(c, row, k), low, sizeof low);
-	static const char *const keys[] = {"--micro-batch-size", "micro_batch_size_per_gpu",
-	                                   "per_device_train_batch_size", "micro_batch_size",
-	                                   "micro-batch size", "micro batch size", "micro-batch",
-	                                   "micro batch", "mbs"};
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		for (const char *p = strstr(low, keys[i]); p; p = strstr(p + 1, keys[i])) {
-			size_t n = strlen(keys[i]);
-			if (p > low && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
-				continue; /* inside another key: "train_micro_batch_size_per_gpu" */
-			const char *q = p + n;
-			q += strspn(q, " =:");
-			char *e;
-			long v = strtol(q, &e, 10);
-			if (e == q || v < 1 || v > 100000 || isalnum((unsigned char)*e) || *e == '.')
-				continue;
-			snprintf(phrase, len, "%.*s", (int)(e - p), p);
-			return v;
-		}
-	/* "batch N per GPU" */
-	for (const char *p = strstr(low, "batch "); p; p = strstr(p + 1, "batch ")) {
-		char *e;
-		long v = strtol(p + 6, &e, 10);
-		if (e == p + 6 || v < 1 || v > 100000)
-			continue;
-		if (strncmp(e, " per gpu", 8) && strncmp(e, " per device", 11) &&
-		    strncmp(e, "/gpu", 4))
-			continue;
-		if (p >= low + 7 && !strncmp(p - 7, "global ", 7))
-			continue;
-		size_t tail = !strncmp(e, " per gpu", 8) ? 8 : !strncmp(e, "/gpu", 4) ? 4 : 11;
-		snprintf(phrase, len, "%.*s", (int)(e + tail - p), p);
-		return v;
-	}
-	/* the micro-batches a replica accumulates per step, m: the micro-batch
-	 * is the global batch over dp m where that is whole ("2 micro-batches
-	 * per step", "64 gradient-accumulation micro-batches",
-	 * gradient_accumulation_steps 4, "grad accum 4") */
-	int g = cases_csv_col(c, "global_batch"), d = cases_csv_col(c, "dp");
-	long gb = g >= 0 ? atol(cases_csv_get(c, row, g)) : 0;
-	long dp = d >= 0 ? atol(cases_csv_get(c, row, d)) : 0;
-	if (gb <= 0 || dp <= 0)
-		return 0;
-	static const char *const before[] = {"gradient_accumulation_steps", "gradient accumulation steps",
-	                                     "gradient accumulation", "grad accumulation", "grad accum",
-	                                     "gradient_accumulation"};
-	for (size_t i = 0; i < sizeof before / sizeof before[0]; i++)
-		for (const char *p = strstr(low, before[i]); p; p = strstr(p + 1, before[i])) {
-			const char *q = p + strlen(before[i]);
-			q += strspn(q, " =:");
-			char *e;
-			long m = strtol(q, &e, 10);
-			if (e == q || m < 1 || isalnum((unsigned char)*e) || gb % (dp * m))
-				continue;
-			snprintf(phrase, len, "%.*s", (int)(e - p), p);
-			return gb / (dp * m);
-		}
-	static const char *const after[] = {" micro-batches per step",
-	                                    " gradient-accumulation micro-batches",
-	                                    " accumulation micro-batches"};
-	for (size_t i = 0; i < sizeof after / sizeof after[0]; i++)
-		for (const char *p = strstr(low, after[i]); p; p = strstr(p + 1, after[i])) {
-			const char *q = p;
-			while (q > low && isdigit((unsigned char)q[-1]))
-				q--;
-			long m = q < p ? atol(q) : 0;
-			if (m < 1 || gb % (dp * m))
-				continue;
-			snprintf(phrase, len, "%.*s", (int)(p + strlen(after[i]) - q), q);
-			return gb / (dp * m);
-		}
-	return 0;
-}
 
-/* An open micro_batch cell whose note states it (valid_micro_batch_named),
- * written into the cell (valid_loose_numbers_assume says it). */
-static int named_micro_batch(cases_csv *c)
-{
-	int col = cases_csv_col(c, "micro_batch");
-	for (size_t row = 0; col >= 0 && row < cases_csv_rows(c); row++) {
-		char phrase[48], v[24];
-		long mb = *cases_csv_get(c, row, col)
-		                  ? 0
-		                  : valid_micro_batch_named(c, row, phrase, sizeof phrase);
-		snprintf(v, sizeof v, "%ld", mb);
-		int rc = mb > 0 ? cases_csv_set(c, row, col, v) : SIM_OK;
-		if (rc != SIM_OK)
-			return rc;
-	}
-	return SIM_OK;
-}
-
-/* An open sequence_parallel cell whose note names it (valid_sp_named),
- * written into the cell (valid_loose_numbers_assume says it). */
-static int named_sp(cases_csv *c)
-{
-	int col = cases_csv_col(c, "sequence_parallel");
-	for (size_t row = 0; col >= 0 && row < cases_csv_rows(c); row++) {
-		char phrase[32];
-		int on = *cases_csv_get(c, row, col) ? -1 : valid_sp_named(c, row, phrase, sizeof phrase);
-		int rc = on >= 0 ? cases_csv_set(c, row, col, on ? "1" : "0") : SIM_OK;
-		if (rc != SIM_OK)
-			return rc;
-	}
-	return SIM_OK;
-}
-
-/* The fabric an open fabric cell's row names as a word of its note, else
- * its source: RoCE, EFA, InfiniBand (its generations' names, "IB"),
- * Omni-Path; the schema's name (valid_loose's readings), or NULL where
- * neither names one, or the first that names any names several; the word
- * into word[]. */
-const char *valid_fabric_named(const cases_csv *c, size_t row, char *word, size_t len)
-{
-	static const struct {
-		const char *word, *fabric;
-	} words[] = {{"roce", "roce-fat-tree"},      {"rocev2", "roce-fat-tree"},
-	             {"efa", "efa"},                 {"infiniband", "ib-fat-tree"},
-	             {"ib", "ib-fat-tree"},          {"hdr", "ib-fat-tree"},
-	             {"ndr", "ib-fat-tree"},         {"edr", "ib-fat-tree"},
-	             {"omni-path", "omni-path"},     {"omnipath", "omni-path"}};
-	static const char *const cols[] = {"note", "source"};
-	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
-		int k = cases_csv_col(c, cols[i]);
-		if (k < 0)
-			continue;
-		char low[4096];
-		valid_lower(cases_csv_get(c, row, k), low, sizeof low);
-		const char *found = NULL;
-		for (char *p = low; *p;) {
-			size_t n = 0;
-			while (isalnum((unsigned char)p[n]) || p[n] == '-')
-				n++;
-			for (size_t w = 0; n && w < sizeof words / sizeof words[0]; w++)
-				if (strlen(words[w].word) == n && !strncmp(p, words[w].word, n)) {
-					if (found && strcmp(found, words[w].fabric))
-						return NULL; /* several */
-					if (!found)
-						snprintf(word, len, "%.*s", (int)n, p);
-					found = words[w].fabric;
-				}
-			p += n ? n : 1;
-		}
-		if (found)
-			return found;
-	}
-	return NULL;
-}
-
-/* An open fabric cell whose note or source names the fabric
- * (valid_fabric_named), written into the cell (said by
- * valid_loose_numbers_assume). */
-static int named_fabric(cases_csv *c)
-{
-	int col = cases_csv_col(c, "fabric");
-	for (size_t row = 0; col >= 0 && row < cases_csv_rows(c); row++) {
-		char word[32];
-		const char *f = *cases_csv_get(c, row, col)
-		                        ? NULL
-		                        : valid_fabric_named(c, row, word, sizeof word);
-		int rc = f ? cases_csv_set(c, row, col, f) : SIM_OK;
-		if (rc != SIM_OK)
-			return rc;
-	}
-	return SIM_OK;
-}
 
 int valid_loose_numbers(cases_csv *c)
 {
@@ -1193,10 +959,7 @@ int valid_loose_numbers(cases_csv *c)
 	int rc = token_batches(c);
 	rc = rc != SIM_OK ? rc : node_gpus(c);
 	rc = rc != SIM_OK ? rc : nic_cells(c);
-	rc = rc != SIM_OK ? rc : named_recompute(c);
-	rc = rc != SIM_OK ? rc : named_sp(c);
-	rc = rc != SIM_OK ? rc : named_fabric(c);
-	rc = rc != SIM_OK ? rc : named_micro_batch(c);
+	rc = rc != SIM_OK ? rc : valid_fill_named(c);
 	return rc != SIM_OK ? rc : fill_gpus(c);
 }
 
@@ -1229,33 +992,7 @@ void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, s
 			             on ? "full" : "none", where, phrase,
 			             on || strstr(phrase, ".mode") ? "" : ", negated");
 	}
-	/* the micro-batch the row's note stated (named_micro_batch) */
-	int mk = cases_csv_col(c, "micro_batch");
-	char mp[48];
-	if (mk >= 0 && !*cases_csv_written(c, row, mk) && *cases_csv_get(c, row, mk) &&
-	    valid_micro_batch_named(c, row, mp, sizeof mp) > 0)
-		valid_assume(assumed, alen, "micro_batch %s (not published: the note says '%s'%s)",
-		             cases_csv_get(c, row, mk), mp,
-		             strstr(mp, "accum") || strstr(mp, "per step")
-		                     ? ": global_batch / (dp x the micro-batches)"
-		                     : "");
-	/* the fabric the row's note or source named (named_fabric) */
-	int fk = cases_csv_col(c, "fabric");
-	char fw[32];
-	if (fk >= 0 && !*cases_csv_written(c, row, fk) && *cases_csv_get(c, row, fk) &&
-	    valid_fabric_named(c, row, fw, sizeof fw))
-		valid_assume(assumed, alen, "fabric %s (not published: the text names '%s')",
-		             cases_csv_get(c, row, fk), fw);
-	/* sequence parallelism the row's note named (named_sp) */
-	int sk = cases_csv_col(c, "sequence_parallel");
-	char sp[32];
-	if (sk >= 0 && !*cases_csv_written(c, row, sk) && *cases_csv_get(c, row, sk) &&
-	    valid_sp_named(c, row, sp, sizeof sp) >= 0)
-		valid_assume(assumed, alen, "sequence_parallel %s (not published: the note says '%s'%s)",
-		             cases_csv_get(c, row, sk), sp,
-		             strstr(sp, "comm") ? ", which Megatron-LM runs only with it"
-		             : !strcmp(cases_csv_get(c, row, sk), "0") ? ", negated"
-		                                                       : "");
+	valid_named_assume(c, row, assumed, alen);
 	for (size_t i = 0; i < NCOLS; i++) {
 		int col = cases_csv_col(c, numcols[i].col);
 		const char *w = cases_csv_written(c, row, col), *v = cases_csv_get(c, row, col);

@@ -358,6 +358,17 @@ const char *valid_fabric_named(const cases_csv *c, size_t row, char *word, size_
  * or key of Megatron, NeMo, Hugging Face, DeepSpeed; "batch N per GPU"),
  * or 0; the phrase into phrase[] (numbers.c). */
 long valid_micro_batch_named(const cases_csv *c, size_t row, char *phrase, size_t len);
+/* Every open cell above (and the recomputation, valid_recompute_named)
+ * written from the row's text; SIM_ENOMEM, else SIM_OK (named.c, called
+ * by valid_loose_numbers). */
+int valid_fill_named(cases_csv *c);
+/* What valid_fill_named wrote into row's cells, said (but the
+ * recomputation, which valid_loose_numbers_assume says). */
+void valid_named_assume(const cases_csv *c, size_t row, char *assumed, size_t alen);
+/* Whether the phrase at p (n bytes) of the lower-cased text s is negated:
+ * "no", "without", "disabled" before it, a false or an off after it
+ * (numbers.c). */
+bool valid_negated(const char *s, const char *p, size_t n);
 /* A row of a run that ran out of memory, its measurement `col` (the peak,
  * the step) left without a number: memory_kind `oom` (or `out-of-memory`),
  * the measurement written so ("OOM"), or a note that says so ("OOM", "out

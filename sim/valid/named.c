@@ -1,0 +1,274 @@
+/* named.c - the open cells of a case row that its own text names, read
+ * before either reader runs (valid_int.h: valid_fill_named,
+ * valid_named_assume): sequence parallelism, the fabric and the
+ * micro-batch (and the recomputation numbers.c reads,
+ * valid_recompute_named), each written into its cell so that the readers
+ * see a published value, and said on the row. */
+#include "valid_int.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Sequence parallelism a training row's note names where its cell is
+ * open: Megatron's flag ("--sequence-parallel", NeMo's and Megatron-
+ * Bridge's sequence_parallel key) on or negated, or Transformer Engine's
+ * TP overlap ("--tp-comm-overlap", tp_comm_overlap), which Megatron-LM runs
+ * only with it: `assert args.sequence_parallel == True, 'Tensor parallel
+ * communication/GEMM overlap can happen only when sequence parallelism is
+ * enabled'` (megatron/training/arguments.py:1441-1442 at d98e8a64). 1, 0,
+ * or -1 where it names neither; the phrase into phrase[]. A row of tp 1
+ * has nothing to split (-1). */
+int valid_sp_named(const cases_csv *c, size_t row, char *phrase, size_t len)
+{
+	int k = cases_csv_col(c, "note"), t = cases_csv_col(c, "tp");
+	if (k < 0 || t < 0 || atol(cases_csv_get(c, row, t)) <= 1)
+		return -1;
+	char low[4096];
+	valid_lower(cases_csv_get(c, row, k), low, sizeof low);
+	static const struct {
+		const char *name;
+		bool overlap; /* TP overlap: implies SP, its negation says nothing */
+	} names[] = {{"--sequence-parallel", false},
+	             {"sequence_parallel", false},
+	             {"--tp-comm-overlap", true},
+	             {"tp_comm_overlap", true}};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		const char *p = strstr(low, names[i].name);
+		size_t n = strlen(names[i].name);
+		/* "sequence_parallel" inside "--sequence-parallel"'s spelling
+		 * aside, a key must stand alone ("no_sequence_parallel") */
+		if (!p || (p > low && (isalnum((unsigned char)p[-1]) || p[-1] == '_')))
+			continue;
+		bool off = valid_negated(low, p, n);
+		if (off && names[i].overlap)
+			continue;
+		snprintf(phrase, len, "%.*s", (int)n, p);
+		return off ? 0 : 1;
+	}
+	return -1;
+}
+
+/* The fabric an open fabric cell's row names as a word of its note, else
+ * its source: RoCE, EFA, InfiniBand (its generations' names, "IB"),
+ * Omni-Path; the schema's name (valid_loose's readings), or NULL where
+ * neither names one, or the first that names any names several; the word
+ * into word[]. */
+const char *valid_fabric_named(const cases_csv *c, size_t row, char *word, size_t len)
+{
+	static const struct {
+		const char *word, *fabric;
+	} words[] = {{"roce", "roce-fat-tree"},      {"rocev2", "roce-fat-tree"},
+	             {"efa", "efa"},                 {"infiniband", "ib-fat-tree"},
+	             {"ib", "ib-fat-tree"},          {"hdr", "ib-fat-tree"},
+	             {"ndr", "ib-fat-tree"},         {"edr", "ib-fat-tree"},
+	             {"omni-path", "omni-path"},     {"omnipath", "omni-path"}};
+	static const char *const cols[] = {"note", "source"};
+	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+		int k = cases_csv_col(c, cols[i]);
+		if (k < 0)
+			continue;
+		char low[4096];
+		valid_lower(cases_csv_get(c, row, k), low, sizeof low);
+		const char *found = NULL;
+		for (char *p = low; *p;) {
+			size_t n = 0;
+			while (isalnum((unsigned char)p[n]) || p[n] == '-')
+				n++;
+			for (size_t w = 0; n && w < sizeof words / sizeof words[0]; w++)
+				if (strlen(words[w].word) == n && !strncmp(p, words[w].word, n)) {
+					if (found && strcmp(found, words[w].fabric))
+						return NULL; /* several */
+					if (!found)
+						snprintf(word, len, "%.*s", (int)n, p);
+					found = words[w].fabric;
+				}
+			p += n ? n : 1;
+		}
+		if (found)
+			return found;
+	}
+	return NULL;
+}
+
+/* The micro-batch an open micro_batch cell's note states per GPU:
+ * Megatron's and NeMo's flag or key ("--micro-batch-size 4",
+ * micro_batch_size: 4, "micro batch 8", "MBS 2"), Hugging Face's and
+ * DeepSpeed's per-device keys (per_device_train_batch_size,
+ * train_micro_batch_size_per_gpu), or a batch "per GPU" / "per device"
+ * ("batch 4 per GPU"); 0 where it states none (a bare "batch N" may be the
+ * global one: not read). The phrase into phrase[]. */
+long valid_micro_batch_named(const cases_csv *c, size_t row, char *phrase, size_t len)
+{
+	int k = cases_csv_col(c, "note");
+	if (k < 0)
+		return 0;
+	char low[4096];
+	valid_lower(cases_csv_get(c, row, k), low, sizeof low);
+	static const char *const keys[] = {"--micro-batch-size", "micro_batch_size_per_gpu",
+	                                   "per_device_train_batch_size", "micro_batch_size",
+	                                   "micro-batch size", "micro batch size", "micro-batch",
+	                                   "micro batch", "mbs"};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		for (const char *p = strstr(low, keys[i]); p; p = strstr(p + 1, keys[i])) {
+			size_t n = strlen(keys[i]);
+			if (p > low && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+				continue; /* inside another key: "train_micro_batch_size_per_gpu" */
+			const char *q = p + n;
+			q += strspn(q, " =:");
+			char *e;
+			long v = strtol(q, &e, 10);
+			if (e == q || v < 1 || v > 100000 || isalnum((unsigned char)*e) || *e == '.')
+				continue;
+			snprintf(phrase, len, "%.*s", (int)(e - p), p);
+			return v;
+		}
+	/* "batch N per GPU" */
+	for (const char *p = strstr(low, "batch "); p; p = strstr(p + 1, "batch ")) {
+		char *e;
+		long v = strtol(p + 6, &e, 10);
+		if (e == p + 6 || v < 1 || v > 100000)
+			continue;
+		if (strncmp(e, " per gpu", 8) && strncmp(e, " per device", 11) &&
+		    strncmp(e, "/gpu", 4))
+			continue;
+		if (p >= low + 7 && !strncmp(p - 7, "global ", 7))
+			continue;
+		size_t tail = !strncmp(e, " per gpu", 8) ? 8 : !strncmp(e, "/gpu", 4) ? 4 : 11;
+		snprintf(phrase, len, "%.*s", (int)(e + tail - p), p);
+		return v;
+	}
+	/* the micro-batches a replica accumulates per step, m: the micro-batch
+	 * is the global batch over dp m where that is whole ("2 micro-batches
+	 * per step", "64 gradient-accumulation micro-batches",
+	 * gradient_accumulation_steps 4, "grad accum 4") */
+	int g = cases_csv_col(c, "global_batch"), d = cases_csv_col(c, "dp");
+	long gb = g >= 0 ? atol(cases_csv_get(c, row, g)) : 0;
+	long dp = d >= 0 ? atol(cases_csv_get(c, row, d)) : 0;
+	if (gb <= 0 || dp <= 0)
+		return 0;
+	static const char *const before[] = {"gradient_accumulation_steps", "gradient accumulation steps",
+	                                     "gradient accumulation", "grad accumulation", "grad accum",
+	                                     "gradient_accumulation"};
+	for (size_t i = 0; i < sizeof before / sizeof before[0]; i++)
+		for (const char *p = strstr(low, before[i]); p; p = strstr(p + 1, before[i])) {
+			const char *q = p + strlen(before[i]);
+			q += strspn(q, " =:");
+			char *e;
+			long m = strtol(q, &e, 10);
+			if (e == q || m < 1 || isalnum((unsigned char)*e) || gb % (dp * m))
+				continue;
+			snprintf(phrase, len, "%.*s", (int)(e - p), p);
+			return gb / (dp * m);
+		}
+	static const char *const after[] = {" micro-batches per step",
+	                                    " gradient-accumulation micro-batches",
+	                                    " accumulation micro-batches"};
+	for (size_t i = 0; i < sizeof after / sizeof after[0]; i++)
+		for (const char *p = strstr(low, after[i]); p; p = strstr(p + 1, after[i])) {
+			const char *q = p;
+			while (q > low && isdigit((unsigned char)q[-1]))
+				q--;
+			long m = q < p ? atol(q) : 0;
+			if (m < 1 || gb % (dp * m))
+				continue;
+			snprintf(phrase, len, "%.*s", (int)(p + strlen(after[i]) - q), q);
+			return gb / (dp * m);
+		}
+	return 0;
+}
+
+/* The open cells a row's text names, written before either reader runs
+ * (valid_loose_numbers_assume says each): its recomputation
+ * (valid_recompute_named: full or none), micro-batch
+ * (valid_micro_batch_named), sequence parallelism (valid_sp_named) and
+ * fabric (valid_fabric_named). Each reading gives the cell's text, or NULL
+ * where the row names none. */
+typedef const char *(*named_cell)(const cases_csv *c, size_t row, char *buf, size_t len);
+
+static const char *named_recompute(const cases_csv *c, size_t row, char *buf, size_t len)
+{
+	(void)buf;
+	(void)len;
+	const char *where;
+	char phrase[64];
+	int on = valid_recompute_named(c, row, &where, phrase, sizeof phrase);
+	return on < 0 ? NULL : on ? "full" : "none";
+}
+
+static const char *named_micro_batch(const cases_csv *c, size_t row, char *buf, size_t len)
+{
+	char phrase[48];
+	long mb = valid_micro_batch_named(c, row, phrase, sizeof phrase);
+	if (mb <= 0)
+		return NULL;
+	snprintf(buf, len, "%ld", mb);
+	return buf;
+}
+
+static const char *named_sp(const cases_csv *c, size_t row, char *buf, size_t len)
+{
+	(void)buf;
+	(void)len;
+	char phrase[32];
+	int on = valid_sp_named(c, row, phrase, sizeof phrase);
+	return on < 0 ? NULL : on ? "1" : "0";
+}
+
+static const char *named_fabric(const cases_csv *c, size_t row, char *buf, size_t len)
+{
+	return valid_fabric_named(c, row, buf, len);
+}
+
+static int fill_named(cases_csv *c, const char *col, named_cell named)
+{
+	int k = cases_csv_col(c, col);
+	for (size_t row = 0; k >= 0 && row < cases_csv_rows(c); row++) {
+		char buf[32];
+		const char *v = *cases_csv_get(c, row, k) ? NULL : named(c, row, buf, sizeof buf);
+		int rc = v ? cases_csv_set(c, row, k, v) : SIM_OK;
+		if (rc != SIM_OK)
+			return rc;
+	}
+	return SIM_OK;
+}
+
+int valid_fill_named(cases_csv *c)
+{
+	int rc = fill_named(c, "recompute", named_recompute);
+	rc = rc != SIM_OK ? rc : fill_named(c, "sequence_parallel", named_sp);
+	rc = rc != SIM_OK ? rc : fill_named(c, "fabric", named_fabric);
+	return rc != SIM_OK ? rc : fill_named(c, "micro_batch", named_micro_batch);
+}
+
+void valid_named_assume(const cases_csv *c, size_t row, char *assumed, size_t alen)
+{
+	/* the micro-batch the row's note stated (named_micro_batch) */
+	int mk = cases_csv_col(c, "micro_batch");
+	char mp[48];
+	if (mk >= 0 && !*cases_csv_written(c, row, mk) && *cases_csv_get(c, row, mk) &&
+	    valid_micro_batch_named(c, row, mp, sizeof mp) > 0)
+		valid_assume(assumed, alen, "micro_batch %s (not published: the note says '%s'%s)",
+		             cases_csv_get(c, row, mk), mp,
+		             strstr(mp, "accum") || strstr(mp, "per step")
+		                     ? ": global_batch / (dp x the micro-batches)"
+		                     : "");
+	/* the fabric the row's note or source named (named_fabric) */
+	int fk = cases_csv_col(c, "fabric");
+	char fw[32];
+	if (fk >= 0 && !*cases_csv_written(c, row, fk) && *cases_csv_get(c, row, fk) &&
+	    valid_fabric_named(c, row, fw, sizeof fw))
+		valid_assume(assumed, alen, "fabric %s (not published: the text names '%s')",
+		             cases_csv_get(c, row, fk), fw);
+	/* sequence parallelism the row's note named (named_sp) */
+	int sk = cases_csv_col(c, "sequence_parallel");
+	char sp[32];
+	if (sk >= 0 && !*cases_csv_written(c, row, sk) && *cases_csv_get(c, row, sk) &&
+	    valid_sp_named(c, row, sp, sizeof sp) >= 0)
+		valid_assume(assumed, alen, "sequence_parallel %s (not published: the note says '%s'%s)",
+		             cases_csv_get(c, row, sk), sp,
+		             strstr(sp, "comm") ? ", which Megatron-LM runs only with it"
+		             : !strcmp(cases_csv_get(c, row, sk), "0") ? ", negated"
+		                                                       : "");
+}
