@@ -1,7 +1,7 @@
 /* named.c - the open cells of a case row that its own text names, read
  * before either reader runs (valid_int.h: valid_fill_named,
- * valid_named_assume): sequence parallelism, the fabric and the
- * micro-batch (and the recomputation numbers.c reads,
+ * valid_named_assume): sequence parallelism, the fabric, the
+ * precision and the micro-batch (and the recomputation numbers.c reads,
  * valid_recompute_named), each written into its cell so that the readers
  * see a published value, and said on the row. */
 #include "valid_int.h"
@@ -179,6 +179,60 @@ long valid_micro_batch_named(const cases_csv *c, size_t row, char *phrase, size_
 	return 0;
 }
 
+/* The precision an open precision cell's note names: its first 16-, 8- or
+ * 32-bit type ("bf16 inferred", "fp16 assumed", "bf16 PURE (no fp32 master
+ * params)", "FP8 with bf16 weights") that does not name what is kept
+ * apart from the training's type ("fp32 master weights", "fp32 gradient
+ * accumulation", "bf16 all-reduce") or an operation's ("softmax in
+ * fp32"); NULL where it names none. */
+const char *valid_precision_named(const cases_csv *c, size_t row, char *word, size_t len)
+{
+	int k = cases_csv_col(c, "note");
+	if (k < 0)
+		return NULL;
+	static const struct {
+		const char *word, *precision;
+	} types[] = {{"bf16", "bf16"},         {"bfloat16", "bf16"}, {"fp16", "fp16"},
+	             {"float16", "fp16"},      {"fp8", "fp8"},       {"fp32", "fp32"},
+	             {"float32", "fp32"}};
+	static const char *const apart[] = {"master", "main",      "optimizer", "states",
+	                                    "grad",   "accum",     "param",     "weight",
+	                                    "reduc",  "all-reduce", "comm",     "cast"};
+	char low[4096];
+	valid_lower(cases_csv_get(c, row, k), low, sizeof low);
+	for (char *p = low; *p;) {
+		size_t n = 0;
+		while (isalnum((unsigned char)p[n]))
+			n++;
+		for (size_t t = 0; n && t < sizeof types / sizeof types[0]; t++) {
+			if (strlen(types[t].word) != n || strncmp(p, types[t].word, n))
+				continue;
+			/* the next word (after a blank, '-' or '_') */
+			const char *q = p + n;
+			q += strspn(q, " -_");
+			bool kept_apart = false;
+			for (size_t a = 0; a < sizeof apart / sizeof apart[0]; a++)
+				kept_apart = kept_apart || !strncmp(q, apart[a], strlen(apart[a]));
+			/* "softmax in fp32", "--attention-softmax-in-fp32", "cast to
+			 * fp32": an operation's type, not the training's */
+			static const char *const op[] = {"in", "to", "into"};
+			for (size_t o = 0; o < sizeof op / sizeof op[0]; o++) {
+				size_t m = strlen(op[o]);
+				kept_apart = kept_apart ||
+				             (p >= low + m + 1 && strchr(" -_", p[-1]) &&
+				              !strncmp(p - 1 - m, op[o], m) &&
+				              (p - 1 - m == low || !isalnum((unsigned char)p[-2 - m])));
+			}
+			if (kept_apart)
+				break;
+			snprintf(word, len, "%.*s", (int)n, p);
+			return types[t].precision;
+		}
+		p += n ? n : 1;
+	}
+	return NULL;
+}
+
 /* The open cells a row's text names, written before either reader runs
  * (valid_loose_numbers_assume says each): its recomputation
  * (valid_recompute_named: full or none), micro-batch
@@ -221,6 +275,11 @@ static const char *named_fabric(const cases_csv *c, size_t row, char *buf, size_
 	return valid_fabric_named(c, row, buf, len);
 }
 
+static const char *named_precision(const cases_csv *c, size_t row, char *buf, size_t len)
+{
+	return valid_precision_named(c, row, buf, len);
+}
+
 static int fill_named(cases_csv *c, const char *col, named_cell named)
 {
 	int k = cases_csv_col(c, col);
@@ -239,11 +298,19 @@ int valid_fill_named(cases_csv *c)
 	int rc = fill_named(c, "recompute", named_recompute);
 	rc = rc != SIM_OK ? rc : fill_named(c, "sequence_parallel", named_sp);
 	rc = rc != SIM_OK ? rc : fill_named(c, "fabric", named_fabric);
+	rc = rc != SIM_OK ? rc : fill_named(c, "precision", named_precision);
 	return rc != SIM_OK ? rc : fill_named(c, "micro_batch", named_micro_batch);
 }
 
 void valid_named_assume(const cases_csv *c, size_t row, char *assumed, size_t alen)
 {
+	/* the precision the row's note named (named_precision) */
+	int pk = cases_csv_col(c, "precision");
+	char pw[32];
+	if (pk >= 0 && !*cases_csv_written(c, row, pk) && *cases_csv_get(c, row, pk) &&
+	    valid_precision_named(c, row, pw, sizeof pw))
+		valid_assume(assumed, alen, "precision %s (not published: the note says '%s')",
+		             cases_csv_get(c, row, pk), pw);
 	/* the micro-batch the row's note stated (named_micro_batch) */
 	int mk = cases_csv_col(c, "micro_batch");
 	char mp[48];

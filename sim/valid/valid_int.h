@@ -358,6 +358,10 @@ const char *valid_fabric_named(const cases_csv *c, size_t row, char *word, size_
  * or key of Megatron, NeMo, Hugging Face, DeepSpeed; "batch N per GPU"),
  * or 0; the phrase into phrase[] (numbers.c). */
 long valid_micro_batch_named(const cases_csv *c, size_t row, char *phrase, size_t len);
+/* The precision an open precision cell's note names (its first 16-, 8-
+ * or 32-bit type that is not of what is kept apart: master weights,
+ * gradients, reductions), or NULL; the word into word[] (named.c). */
+const char *valid_precision_named(const cases_csv *c, size_t row, char *word, size_t len);
 /* Every open cell above (and the recomputation, valid_recompute_named)
  * written from the row's text; SIM_ENOMEM, else SIM_OK (named.c, called
  * by valid_loose_numbers). */

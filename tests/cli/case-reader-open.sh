@@ -224,7 +224,7 @@ derive("N10", "XS1", sequence_parallel="")
 derive("D05", "XE1", node_intra="")
 derive("D05", "XE2", gpus_per_node="")
 derive("D05", "XE3", gpu="h100-80g")
-derive("D05", "XE4", precision="")
+derive("D05", "XE4", precision="", note=rows["D05"]["note"].replace("bf16 inferred", ""))
 llama = dict(model="Llama 2 70B", layers="80", hidden="8192", heads="64", kv_heads="8",
              ffn="28672", vocab="32000", seq_len="4096")
 derive("D05", "XL0", **llama)
@@ -329,6 +329,9 @@ derive("V0001", "XW5", gpu="", note="")
 derive("D05", "XSQ1", sequence_parallel="")
 derive("D05", "XSQ2", sequence_parallel="", note="sequence_parallel=False")
 derive("D05", "XSQ3", sequence_parallel="0", note="")
+# an open precision the note names: V0001's "fp16 assumed" (XPR1, XN0's
+# step; was the A100's bf16), not an operation's type (YPR1 below)
+derive("V0001", "XPR1", precision="")
 # an open micro_batch the note states: V0024's "grad accumulation 16
 # micro-batches" (global 512 over dp 4 x 16: 8, XMB1 = XMB0)
 derive("V0024", "XMB0")
@@ -853,6 +856,8 @@ want(same("XD0", "XSQ1") and same("XSQ2", "XSQ3")
      and "sequence_parallel 1 (not published: the note says '--tp-comm-overlap', which Megatron-LM runs only with it)" in r["XSQ1"]["assumed"]
      and "sequence_parallel 0 (not published: the note says 'sequence_parallel', negated)" in r["XSQ2"]["assumed"],
      "an open sequence_parallel is not what the note names", "XD0", "XSQ1", "XSQ2", "XSQ3")
+want(same("XN0", "XPR1") and "precision fp16 (not published: the note says 'fp16')" in r["XPR1"]["assumed"],
+     "an open precision is not the one the note names", "XN0", "XPR1")
 want(same("XMB0", "XMB1") and "micro_batch 8 (not published: the note says 'grad accumulation 16': "
      "global_batch / (dp x the micro-batches))" in r["XMB1"]["assumed"],
      "an open micro_batch is not what the note states", "XMB0", "XMB1")
@@ -981,6 +986,10 @@ derive("MA01", "YG1", gpu="H100 80GB")
 for base, k in (("MH01", 0), ("MA03", 2), ("MH09", 4)):
     derive(base, "YMB%d" % k)
     derive(base, "YMB%d" % (k + 1), micro_batch="")
+# an open precision beside a note naming only an operation's type (MA07's
+# "--attention-softmax-in-fp32"): the GPU's default, bf16, MA07's own (YPR1)
+derive("MA07", "YPR0")
+derive("MA07", "YPR1", precision="")
 # an open gpu: the one the source names ("golden_values_dev_dgx_h100.json")
 derive("MA01", "YG2", gpu="")
 # columns spelled loosely (valid/loose.c): each the same peak as the schema's
@@ -1231,7 +1240,7 @@ for x, fw, line in (("YFO1", "deepspeed 3d", 15), ("YFO3", "atorch fsdp", 14), (
          and "framework open: '%s' (stacks.csv line %d, of its source's lines " % (fw, line)
          in r[x]["assumed"],
          "an open framework column is not the source's stack that runs the plan", b, x)
-want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 83
+want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 85
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
 for x, said in (("YMB1", "micro_batch 4 (not published: the note says 'batch 4 per gpu')"),
@@ -1240,6 +1249,9 @@ for x, said in (("YMB1", "micro_batch 4 (not published: the note says 'batch 4 p
     b = x[:3] + str(int(x[3]) - 1)
     want(r[x]["status"] == "ok" and r[x]["predicted_gib"] == r[b]["predicted_gib"] and said in r[x]["assumed"],
          "a memory row's open micro_batch is not what its note states", b, x)
+want(r["YPR1"]["status"] == "ok" and r["YPR1"]["predicted_gib"] == r["YPR0"]["predicted_gib"]
+     and "precision fp32" not in r["YPR1"]["assumed"],
+     "a softmax's fp32 read as the row's precision", "YPR0", "YPR1")
 want(r["YG2"]["status"] == "ok" and r["YG2"]["predicted_gib"] == r["YD0"]["predicted_gib"]
      and "gpu h100-sxm5-80g (not published: the source names 'h100'" in r["YG2"]["assumed"],
      "a memory row's open gpu is not the one its source names", "YD0", "YG2")
@@ -1311,7 +1323,7 @@ want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predi
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 83$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 85$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row
