@@ -177,9 +177,16 @@ static int families_in(const char *text, char *first, size_t flen, char *names, 
 			}
 			if (i < at_first) { /* the name and the qualifiers after it */
 				at_first = i;
-				size_t e = token_end(low, i + k);
-				while (low[e] == ' ' && qualifier(low + e + 1))
-					e = token_end(low, e + 1);
+				/* "a100 80gb", "a100-sxm4-40gb", "a100 (40g)" */
+				size_t e = token_end(low, i + k), b = e;
+				for (;;) {
+					b = e + (low[e] == ' ');
+					b += low[b] == '(';
+					if (b == e || !qualifier(low + b))
+						break;
+					e = token_end(low, b);
+					e += low[e] == ')';
+				}
 				snprintf(first, flen, "%.*s", (int)(e - i), low + i);
 			}
 			break;

@@ -992,6 +992,10 @@ derive("MA07", "YPR0")
 derive("MA07", "YPR1", precision="")
 # an open gpu: the one the source names ("golden_values_dev_dgx_h100.json")
 derive("MA01", "YG2", gpu="")
+# ... and with its memory in brackets (MD07's note: "GPU 'A100 (40G)'"),
+# the 40 GB part (YG3, MD07's own peak, YG4)
+derive("MD07", "YG4")
+derive("MD07", "YG3", gpu="")
 # columns spelled loosely (valid/loose.c): each the same peak as the schema's
 # spelling, said
 derive("MA01", "YS0", optimizer="adam8bit")
@@ -1240,7 +1244,7 @@ for x, fw, line in (("YFO1", "deepspeed 3d", 15), ("YFO3", "atorch fsdp", 14), (
          and "framework open: '%s' (stacks.csv line %d, of its source's lines " % (fw, line)
          in r[x]["assumed"],
          "an open framework column is not the source's stack that runs the plan", b, x)
-want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 85
+want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 87
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
 for x, said in (("YMB1", "micro_batch 4 (not published: the note says 'batch 4 per gpu')"),
@@ -1252,6 +1256,9 @@ for x, said in (("YMB1", "micro_batch 4 (not published: the note says 'batch 4 p
 want(r["YPR1"]["status"] == "ok" and r["YPR1"]["predicted_gib"] == r["YPR0"]["predicted_gib"]
      and "precision fp32" not in r["YPR1"]["assumed"],
      "a softmax's fp32 read as the row's precision", "YPR0", "YPR1")
+want(r["YG3"]["status"] == "ok" and r["YG3"]["predicted_gib"] == r["YG4"]["predicted_gib"]
+     and "gpu a100-sxm4-40g (not published: the note names 'a100 (40g)'" in r["YG3"]["assumed"],
+     "a GPU named with its memory in brackets is not that part", "YG4", "YG3")
 want(r["YG2"]["status"] == "ok" and r["YG2"]["predicted_gib"] == r["YD0"]["predicted_gib"]
      and "gpu h100-sxm5-80g (not published: the source names 'h100'" in r["YG2"]["assumed"],
      "a memory row's open gpu is not the one its source names", "YD0", "YG2")
@@ -1323,7 +1330,7 @@ want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predi
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 85$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 87$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row

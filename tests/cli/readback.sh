@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# readback.sh PODSIM - tools/readback: the case rows with one column left
+# open, where the reader takes it from the row's text (the note, source or
+# model: a framework, GPU, fabric, precision, sequence parallelism or
+# micro-batch), read back what the text meant: no WRONG read (a value
+# other than the row's own that moves the prediction) on memory.csv's rows
+# and a sample of calibration.csv's; and every memory row's framework,
+# GPU and precision read back its own peak but for the three PEFT rows
+# whose GPU no text names (the figures README quotes). Run from the
+# source root.
+set -u
+podsim=$1
+fail=0
+out=$(tools/readback tests/cases/memory.csv --podsim "$podsim" \
+	--cols framework,gpu,precision,micro_batch) || { echo "memory.csv: $out" | tail -5; fail=1; }
+echo "$out" | grep -q '^framework  *0  *95  *1$' &&
+	echo "$out" | grep -q '^gpu  *3  *93  *0$' &&
+	echo "$out" | grep -q '^precision  *0  *95  *1$' &&
+	echo "$out" | grep -q '^micro_batch  *0  *85  *11$' ||
+	{ echo "memory.csv read-back figures moved:"; echo "$out"; fail=1; }
+out=$(tools/readback tests/cases/calibration.csv --podsim "$podsim" --sample 40 \
+	--cols gpu,fabric,precision,sequence_parallel) || { echo "calibration.csv: $out" | tail -5; fail=1; }
+exit $fail
