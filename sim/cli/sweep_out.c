@@ -146,7 +146,6 @@ static void print_loses(const sim_row *rows, size_t n)
 	}
 }
 
-/* The ranked table of the n rows and its legends. */
 /* The first of the ranked rows that fits with headroom (its memory column
  * "fits", not "tight"), or -1 where every simulated plan is tight. */
 static long fastest_fits(const sim_row *rows, size_t n)
@@ -179,6 +178,7 @@ static void print_tight_first(const sweep_space *sp, const sim_row *rows, size_t
 	       exec_mem_headroom(rows[k].r) / 1073741824.0, set);
 }
 
+/* The ranked table of the n rows and its legends. */
 static void print_table(const sweep_space *sp, const sim_row *rows, size_t n, const char *fit_weak)
 {
 	printf("\n");

@@ -212,7 +212,6 @@ typedef struct row_job {
 	valid_kind kind;
 	valid_report *r;
 	const size_t *at;
-	size_t lines;
 	atomic_size_t done; /* rows predicted, for the progress lines */
 } row_job;
 
@@ -292,7 +291,7 @@ int valid_run(const char *path, const valid_options *opt_in, valid_report **out,
 			rc = valid_open_layout(c, i, opt);
 	}
 	if (rc == SIM_OK) {
-		row_job job = {c, opt, kind, r, at, n, 0};
+		row_job job = {c, opt, kind, r, at, 0};
 		sim_parallel(r->nrows, opt->threads > 0 ? opt->threads : sim_threads_default(),
 		             predict_row, &job);
 	}
