@@ -255,8 +255,11 @@ for f in sweep-efa-nanotron sweep-quickstart; do
 done
 # a tight first choice names the fastest plan that fits (text and JSON):
 # the EFA sweep's rank 1 (tp 2, micro-batch 4) leaves 0.0 GiB, rank 2 fits
-"$podsim" sweep scenarios/sweep-efa-nanotron.ini --no-db >"$tmp/tf.txt" 2>/dev/null
-"$podsim" sweep scenarios/sweep-efa-nanotron.ini --no-db --json 2>/dev/null >"$tmp/tf.json"
+# (its best 8 by the pre-screen, no spread replays: quick under ASan)
+"$podsim" sweep scenarios/sweep-efa-nanotron.ini --no-db --top 8 --spread-samples 0 \
+	>"$tmp/tf.txt" 2>/dev/null
+"$podsim" sweep scenarios/sweep-efa-nanotron.ini --no-db --top 8 --spread-samples 0 --json \
+	2>/dev/null >"$tmp/tf.json"
 python3 - "$tmp/tf.json" "$tmp/tf.txt" <<'PY' || fail=1
 import json, re, sys
 d = json.load(open(sys.argv[1]))
