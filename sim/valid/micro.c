@@ -72,10 +72,15 @@ static void add_assumed(valid_row *v, const char *text)
 }
 
 /* The row's GPU file (valid_gpu_alias: a name without its form factor is
- * the SXM part's, said). */
+ * the SXM part's, said); an open gpu column the GPU the row's note, source
+ * or model names (valid_gpu_named), said, else open. */
 static const char *row_gpu(const cases_csv *c, size_t row, valid_row *v)
 {
-	const char *alias, *g = valid_gpu_alias(get(c, row, "gpu"), &alias);
+	const char *gpu = get(c, row, "gpu");
+	char said[240];
+	if (!*gpu && (gpu = valid_gpu_named(c, row, said, sizeof said)) && !strstr(v->assumed, said))
+		add_assumed(v, said);
+	const char *alias, *g = valid_gpu_alias(gpu ? gpu : "", &alias);
 	if (alias && !strstr(v->assumed, alias))
 		add_assumed(v, alias);
 	return g;

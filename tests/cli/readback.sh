@@ -18,6 +18,11 @@ echo "$out" | grep -q '^framework  *0  *95  *1$' &&
 	echo "$out" | grep -q '^precision  *0  *95  *1$' &&
 	echo "$out" | grep -q '^micro_batch  *0  *85  *11$' ||
 	{ echo "memory.csv read-back figures moved:"; echo "$out"; fail=1; }
+# the collectives' open gpu: the H100 their note names (p5), each its own
+# prediction (was skipped: "an EFA row of another instance needs ...")
+out=$(tools/readback tests/cases/efa-collectives.csv --podsim "$podsim" --cols gpu) &&
+	echo "$out" | grep -q '^gpu  *0  *21  *0$' ||
+	{ echo "efa-collectives.csv read-back:"; echo "$out"; fail=1; }
 out=$(tools/readback tests/cases/calibration.csv --podsim "$podsim" --sample 40 \
 	--cols gpu,fabric,precision,sequence_parallel) || { echo "calibration.csv: $out" | tail -5; fail=1; }
 exit $fail
