@@ -302,40 +302,34 @@ int valid_fill_named(cases_csv *c)
 	return rc != SIM_OK ? rc : fill_named(c, "micro_batch", named_micro_batch);
 }
 
+/* The value valid_fill_named wrote into row's cell of col (the cell empty
+ * as written, filled now), or NULL. */
+static const char *filled(const cases_csv *c, size_t row, const char *col)
+{
+	int k = cases_csv_col(c, col);
+	return k >= 0 && !*cases_csv_written(c, row, k) && *cases_csv_get(c, row, k)
+	               ? cases_csv_get(c, row, k)
+	               : NULL;
+}
+
 void valid_named_assume(const cases_csv *c, size_t row, char *assumed, size_t alen)
 {
-	/* the precision the row's note named (named_precision) */
-	int pk = cases_csv_col(c, "precision");
-	char pw[32];
-	if (pk >= 0 && !*cases_csv_written(c, row, pk) && *cases_csv_get(c, row, pk) &&
-	    valid_precision_named(c, row, pw, sizeof pw))
-		valid_assume(assumed, alen, "precision %s (not published: the note says '%s')",
-		             cases_csv_get(c, row, pk), pw);
-	/* the micro-batch the row's note stated (named_micro_batch) */
-	int mk = cases_csv_col(c, "micro_batch");
-	char mp[48];
-	if (mk >= 0 && !*cases_csv_written(c, row, mk) && *cases_csv_get(c, row, mk) &&
-	    valid_micro_batch_named(c, row, mp, sizeof mp) > 0)
-		valid_assume(assumed, alen, "micro_batch %s (not published: the note says '%s'%s)",
-		             cases_csv_get(c, row, mk), mp,
-		             strstr(mp, "accum") || strstr(mp, "per step")
+	char w[48];
+	const char *v;
+	if ((v = filled(c, row, "precision")) && valid_precision_named(c, row, w, sizeof w))
+		valid_assume(assumed, alen, "precision %s (not published: the note says '%s')", v, w);
+	if ((v = filled(c, row, "micro_batch")) && valid_micro_batch_named(c, row, w, sizeof w) > 0)
+		valid_assume(assumed, alen, "micro_batch %s (not published: the note says '%s'%s)", v,
+		             w,
+		             strstr(w, "accum") || strstr(w, "per step")
 		                     ? ": global_batch / (dp x the micro-batches)"
 		                     : "");
-	/* the fabric the row's note or source named (named_fabric) */
-	int fk = cases_csv_col(c, "fabric");
-	char fw[32];
-	if (fk >= 0 && !*cases_csv_written(c, row, fk) && *cases_csv_get(c, row, fk) &&
-	    valid_fabric_named(c, row, fw, sizeof fw))
-		valid_assume(assumed, alen, "fabric %s (not published: the text names '%s')",
-		             cases_csv_get(c, row, fk), fw);
-	/* sequence parallelism the row's note named (named_sp) */
-	int sk = cases_csv_col(c, "sequence_parallel");
-	char sp[32];
-	if (sk >= 0 && !*cases_csv_written(c, row, sk) && *cases_csv_get(c, row, sk) &&
-	    valid_sp_named(c, row, sp, sizeof sp) >= 0)
+	if ((v = filled(c, row, "fabric")) && valid_fabric_named(c, row, w, sizeof w))
+		valid_assume(assumed, alen, "fabric %s (not published: the text names '%s')", v, w);
+	if ((v = filled(c, row, "sequence_parallel")) && valid_sp_named(c, row, w, sizeof w) >= 0)
 		valid_assume(assumed, alen, "sequence_parallel %s (not published: the note says '%s'%s)",
-		             cases_csv_get(c, row, sk), sp,
-		             strstr(sp, "comm") ? ", which Megatron-LM runs only with it"
-		             : !strcmp(cases_csv_get(c, row, sk), "0") ? ", negated"
-		                                                       : "");
+		             v, w,
+		             strstr(w, "comm")   ? ", which Megatron-LM runs only with it"
+		             : !strcmp(v, "0") ? ", negated"
+		                               : "");
 }
