@@ -97,7 +97,6 @@ static const char usage[] =
         "\n"
         "exit status: 0 ok, 1 runtime error, 2 bad input\n";
 
-
 static int bad(const char *msg, const char *arg)
 {
 	return cli_usage_error("sweep", NULL, msg, arg);
@@ -198,7 +197,6 @@ static double train_tokens(const char *text, const plan_scenario *s)
 
 /* ------------------------------------------------------------ simulation -- */
 
-
 static int by_step(const void *a, const void *b)
 {
 	const sim_row *x = a, *y = b;
@@ -276,7 +274,6 @@ static void mark_loses(sim_row *rows, size_t n)
 }
 
 /* ------------------------------------------------------------------ main -- */
-
 
 /* Set by the stop handler (SIGINT, and SIGTERM and SIGHUP: SLURM's time
  * limit sends SIGTERM, a closed terminal SIGHUP) to the signal's number
@@ -380,7 +377,6 @@ static int open_db(sweep_run *w)
 	return rc == SIM_OK ? 0 : 1;
 }
 
-
 /* Move the simulated rows to the front, keeping their order (every row's
  * result pointer stays in the array, once). */
 static void compact(sweep_run *w)
@@ -444,7 +440,6 @@ static int pick_rows(sweep_run *w)
 	w->search.first = w->mine;
 	return rc;
 }
-
 
 /* The exact search's second round (exact.c): every plan whose lower bound is
  * under the first round's best step, up to --max-sims of them. */

@@ -16,17 +16,35 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The monotonic clock in seconds. */
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 static void progress(size_t done, size_t n, double t0_s)
 {
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	double el = (double)now.tv_sec + (double)now.tv_nsec * 1e-9 - t0_s;
+	double el = now_s() - t0_s;
 	double rate = el > 0 ? (double)done / el : 0;
 	double eta = rate > 0 ? (double)(n - done) / rate : 0;
 	fprintf(stderr, "\rpodsim sweep: simulated %zu/%zu  %.1f plans/s  ETA %.0f s   ", done, n,
 	        rate, eta);
 	if (done == n)
 		fputc('\n', stderr);
+}
+
+/* A simulated row's state from its simulation's code rc: 1 simulated, -1
+ * failed, 0 left out because its step passes the clock (simulate_with
+ * warned; compact() drops it, counted in past_clock, not a failure); the
+ * code the round goes on with. */
+static int settle(sweep_run *w, sim_row *row, int rc)
+{
+	row->state = rc == SIM_OK ? 1 : rc == SIM_ERANGE ? 0 : -1;
+	if (rc == SIM_ERANGE)
+		rc = SIM_OK, w->past_clock++;
+	return rc;
 }
 
 /* Cost, energy and the stored row of a simulated plan (row->r filled). */
@@ -130,11 +148,8 @@ static int finish_row(plan_job *j, size_t i)
 	sim_diag_append(w->d, j->diag[i]);
 	if (j->rc[i] == NOT_RUN)
 		return SIM_OK; /* state 0: not simulated, as a serial run stopped */
-	int rc = j->rc[i];
-	row->state = rc == SIM_OK ? 1 : -1;
-	if (rc == SIM_ERANGE) /* left out (simulate warned); compact() drops it */
-		rc = SIM_OK, w->past_clock++, row->state = 0;
-	else if (rc == SIM_OK && row->own) {
+	int rc = settle(w, row, j->rc[i]);
+	if (rc == SIM_OK && row->state > 0 && row->own) {
 		plan_scenario *s;
 		sim_diag *quiet = sim_diag_new(); /* its load's messages were said above */
 		rc = quiet ? sweep_plan_load(w->sp, row->plan, w->scenario, w->o.sets, w->o.nsets, quiet,
@@ -193,9 +208,7 @@ static int simulate_threads(sweep_run *w, size_t from, size_t to, int threads)
 		atomic_init(&j.ready[i], 0);
 	for (int k = 0; rc == SIM_OK && k < threads; k++)
 		rc = topo_graphs_new(&j.graphs[k]);
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	j.t0_s = (double)t0.tv_sec + (double)t0.tv_nsec * 1e-9;
+	j.t0_s = now_s();
 	if (rc == SIM_OK) {
 		sim_parallel(n, threads, plan_one, &j);
 		finish_ready(&j); /* every row is ready now */
@@ -223,18 +236,15 @@ static int simulate_threads(sweep_run *w, size_t from, size_t to, int threads)
 static int simulate_serial(sweep_run *w, size_t from, size_t to)
 {
 	bool tty = isatty(fileno(stderr));
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double t0_s = now_s();
 	int rc = SIM_OK;
 	for (size_t i = from; i < to && rc == SIM_OK && !*w->stop; i++) {
 		sim_row *row = &w->rows[i];
 		rc = simulate(w, row, row->own);
-		row->state = rc == SIM_OK ? 1 : -1;
 		row->done = rc == SIM_OK && row->own;
-		if (rc == SIM_ERANGE) /* left out (simulate warned); compact() drops it */
-			rc = SIM_OK, w->past_clock++, row->state = 0;
+		rc = settle(w, row, rc);
 		if (tty)
-			progress(i + 1 - from, to - from, (double)t0.tv_sec + (double)t0.tv_nsec * 1e-9);
+			progress(i + 1 - from, to - from, t0_s);
 	}
 	return rc;
 }
@@ -254,11 +264,7 @@ static int simulate_mpi(sweep_run *w, size_t from, size_t to)
 	for (size_t i = from + me; i < to; i += size) {
 		sim_row *row = &w->rows[i];
 		if (!*w->stop && rc == SIM_OK) {
-			rc = simulate(w, row, false);
-			/* past the clock: left out (simulate warned), not a failure */
-			row->state = rc == SIM_OK ? 1 : rc == SIM_ERANGE ? 0 : -1;
-			if (rc == SIM_ERANGE)
-				rc = SIM_OK, w->past_clock++;
+			rc = settle(w, row, simulate(w, row, false));
 		}
 		failed |= row->state < 0;
 	}

@@ -179,7 +179,7 @@ void sim_rng_free(sim_rng *r);
 double sim_rng_uniform(sim_rng *r);         /* [0, 1) */
 double sim_rng_normal(sim_rng *r, double sigma);
 
-/* ---------------------------------------------------------- output files -- */
+/* ------------------------------------------------------ work on the cores -- */
 
 /* Work on the machine's cores (par.c): fn(ctx, i, worker) for every i in
  * [0, n), on `threads` workers (0 .. threads - 1; the caller is worker 0),
@@ -187,6 +187,8 @@ double sim_rng_normal(sim_rng *r, double sigma);
 #define SIM_PAR_MAX 64
 int sim_threads_default(void); /* the CPUs it may use, 1 .. SIM_PAR_MAX */
 void sim_parallel(size_t n, int threads, void (*fn)(void *ctx, size_t i, int worker), void *ctx);
+
+/* ---------------------------------------------------------- output files -- */
 
 /* Output files (atomic.c). A regular or new PATH is written all or nothing:
  * into a unique temporary file made by mkstemp in PATH's directory (never

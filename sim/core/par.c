@@ -1,6 +1,8 @@
 /* par.c - independent pieces of work on the machine's cores (POSIX
- * threads), for the commands whose pieces share nothing they write: the
- * sweep's plans, each simulated from its own scenario (cli/sweep.c).
+ * threads), for the work whose pieces share nothing they write: a sweep's
+ * plans, each simulated from its own scenario (cli/sweep_sim.c), explain
+ * --against's search (sweep/pick.c), a step's sampled replays
+ * (exec/spread.c), validate's rows (valid/valid.c).
  *
  * sim_parallel(n, threads, fn, ctx) calls fn(ctx, i, worker) once for
  * every i in [0, n), on `threads` workers (the calling thread is worker 0),

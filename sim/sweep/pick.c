@@ -14,8 +14,7 @@
  * Each plan is simulated as `podsim run path --set ...` would (the same
  * sweep_plan_load), a round's plans on the machine's cores (simulate_all:
  * the outcome is one thread's), on link graphs shared by a worker's plans
- * (topo_graphs), without
- * the spread's sampled replays and the shared uplinks' second replay: the
+ * (topo_graphs), without the spread's sampled replays and the shared uplinks' second replay: the
  * ranking is on the simulated step, which neither changes. */
 #include "../topo/topo.h"
 #include "sweep_int.h"
@@ -41,12 +40,12 @@ static void keep(sweep_pick *p, const sweep_plan *plan, exec_result *r)
 }
 
 /* Plans idx[0..k) simulated on the machine's cores (core's sim_parallel,
- * at most SWEEP_THREADS_DEFAULT workers, each on its own link graphs: the plans of
- * a space share clusters), each with its own diagnostics; then kept in idx
- * order as one thread would (keep: the faster wins, the earlier on a tie),
- * and a plan whose step passes the clock left out and counted, as the sweep
- * does. The first load or simulation error in idx order is returned with
- * its diagnostics, the plans after it not kept. */
+ * at most SWEEP_THREADS_DEFAULT workers, each on its own link graphs: the
+ * plans of a space share clusters), each with its own diagnostics; then
+ * kept in idx order as one thread would (keep: the faster wins, the earlier
+ * on a tie), and a plan whose step passes the clock left out and counted,
+ * as the sweep does. The first load or simulation error in idx order is
+ * returned with its diagnostics, the plans after it not kept. */
 typedef struct pick_job {
 	const sweep_space *sp;
 	const sweep_pick_in *in;

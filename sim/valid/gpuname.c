@@ -117,12 +117,14 @@ const char *valid_default_intra(const char *gpu)
 
 /* Whether the family name at text[i] (lower case, k bytes) stands alone:
  * not inside a word or a longer number ("gh200" holds no H200, "a1000" no
- * A100), after a count's 'x' ("8xh100") as after a blank. */
+ * A100), after a count's 'x' ("8xh100") as after a blank, a number family
+ * after its brand's letters ("rtx4090"). */
 static bool family_at(const char *low, size_t i, size_t k)
 {
 	char before = i ? low[i - 1] : ' ', after = low[i + k];
 	bool lead = !isalnum((unsigned char)before) ||
-	            (before == 'x' && i >= 2 && isdigit((unsigned char)low[i - 2]));
+	            (before == 'x' && i >= 2 && isdigit((unsigned char)low[i - 2])) ||
+	            (isdigit((unsigned char)low[i]) && isalpha((unsigned char)before));
 	return lead && !isdigit((unsigned char)after) &&
 	       !(isalpha((unsigned char)after) && after != 'g' && after != 's' && after != 'p');
 }

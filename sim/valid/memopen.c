@@ -46,6 +46,15 @@ static const valid_stack *first_keyed(const valid_options *opt, const char *src,
 	return k && !(u && !strcmp(u->match, k->match)) ? k : NULL;
 }
 
+/* The k-th (from 0) of the source's keyed rows `first` stands for (those
+ * with its match), or NULL past them. */
+static const valid_stack *keyed(const valid_options *opt, const char *src, valid_ran ran,
+                                const valid_stack *first, size_t k)
+{
+	const valid_stack *s = first ? valid_stack_named_nth(opt->stacks, src, ran, k) : NULL;
+	return s && !strcmp(s->match, first->match) ? s : NULL;
+}
+
 /* Whether the row's plan loads under the framework its cell now names. */
 static bool plan_loads(const cases_csv *c, size_t row, const valid_options *opt)
 {
@@ -88,10 +97,8 @@ int valid_open_framework(cases_csv *c, size_t row, const valid_options *opt)
 	valid_ran ran = row_ran(c, row);
 	const valid_stack *first = first_keyed(opt, src, ran), *pick = NULL;
 	size_t at = SIZE_MAX;
-	for (size_t k = 0; first; k++) {
-		const valid_stack *s = valid_stack_named_nth(opt->stacks, src, ran, k);
-		if (!s || strcmp(s->match, first->match))
-			break;
+	const valid_stack *s;
+	for (size_t k = 0; (s = keyed(opt, src, ran, first, k)); k++) {
 		int rc = cases_csv_set(c, row, col, s->framework);
 		if (rc != SIM_OK)
 			return rc;
@@ -116,10 +123,8 @@ void valid_open_framework_said(const cases_csv *c, size_t row, const valid_optio
 	const valid_stack *first = first_keyed(opt, src, ran);
 	char lines[64] = "";
 	int line = 0;
-	for (size_t k = 0; first; k++) {
-		const valid_stack *s = valid_stack_named_nth(opt->stacks, src, ran, k);
-		if (!s || strcmp(s->match, first->match))
-			break;
+	const valid_stack *s;
+	for (size_t k = 0; (s = keyed(opt, src, ran, first, k)); k++) {
 		if (!strcmp(s->framework, cases_csv_get(c, row, col)))
 			line = s->line;
 		size_t n = strlen(lines);

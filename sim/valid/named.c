@@ -35,17 +35,17 @@ int valid_sp_named(const cases_csv *c, size_t row, char *phrase, size_t len)
 	             {"--tp-comm-overlap", true},
 	             {"tp_comm_overlap", true}};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		const char *p = strstr(low, names[i].name);
 		size_t n = strlen(names[i].name);
-		/* "sequence_parallel" inside "--sequence-parallel"'s spelling
-		 * aside, a key must stand alone ("no_sequence_parallel") */
-		if (!p || (p > low && (isalnum((unsigned char)p[-1]) || p[-1] == '_')))
-			continue;
-		bool off = valid_negated(low, p, n);
-		if (off && names[i].overlap)
-			continue;
-		snprintf(phrase, len, "%.*s", (int)n, p);
-		return off ? 0 : 1;
+		for (const char *p = strstr(low, names[i].name); p; p = strstr(p + 1, names[i].name)) {
+			/* a key stands alone ("no_sequence_parallel" is another) */
+			if (p > low && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+				continue;
+			bool off = valid_negated(low, p, n);
+			if (off && names[i].overlap)
+				continue;
+			snprintf(phrase, len, "%.*s", (int)n, p);
+			return off ? 0 : 1;
+		}
 	}
 	return -1;
 }
@@ -106,7 +106,8 @@ long valid_micro_batch_named(const cases_csv *c, size_t row, char *phrase, size_
 		return 0;
 	char low[4096];
 	valid_lower(cases_csv_get(c, row, k), low, sizeof low);
-	static const char *const keys[] = {"--micro-batch-size", "micro_batch_size_per_gpu",
+	static const char *const keys[] = {"--micro-batch-size", "train_micro_batch_size_per_gpu",
+	                                   "micro_batch_size_per_gpu",
 	                                   "per_device_train_batch_size", "micro_batch_size",
 	                                   "micro-batch size", "micro batch size", "micro-batch",
 	                                   "micro batch", "mbs"};

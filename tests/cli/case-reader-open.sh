@@ -986,6 +986,8 @@ derive("MA01", "YG1", gpu="H100 80GB")
 for base, k in (("MH01", 0), ("MA03", 2), ("MH09", 4)):
     derive(base, "YMB%d" % k)
     derive(base, "YMB%d" % (k + 1), micro_batch="")
+# DeepSpeed's config key (YMB6: MH01's 4, as YMB0)
+derive("MH01", "YMB6", micro_batch="", note="ds_config train_micro_batch_size_per_gpu: 4")
 # an open precision beside a note naming only an operation's type (MA07's
 # "--attention-softmax-in-fp32"): the GPU's default, bf16, MA07's own (YPR1)
 derive("MA07", "YPR0")
@@ -996,6 +998,10 @@ derive("MA01", "YG2", gpu="")
 # the 40 GB part (YG3, MD07's own peak, YG4)
 derive("MD07", "YG4")
 derive("MD07", "YG3", gpu="")
+# ... and a number family after its brand's letters ("RTX3090": YG5, the
+# peak of MF01 as shipped, YX0)
+derive("MF01", "YG5", gpu="", note=rows["MF01"]["note"].replace("RTX 3090", "RTX3090").replace(
+    "A Dual 3090", "A Dual RTX3090"))
 # columns spelled loosely (valid/loose.c): each the same peak as the schema's
 # spelling, said
 derive("MA01", "YS0", optimizer="adam8bit")
@@ -1244,7 +1250,7 @@ for x, fw, line in (("YFO1", "deepspeed 3d", 15), ("YFO3", "atorch fsdp", 14), (
          and "framework open: '%s' (stacks.csv line %d, of its source's lines " % (fw, line)
          in r[x]["assumed"],
          "an open framework column is not the source's stack that runs the plan", b, x)
-want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 87
+want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 89
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
 for x, said in (("YMB1", "micro_batch 4 (not published: the note says 'batch 4 per gpu')"),
@@ -1259,6 +1265,12 @@ want(r["YPR1"]["status"] == "ok" and r["YPR1"]["predicted_gib"] == r["YPR0"]["pr
 want(r["YG3"]["status"] == "ok" and r["YG3"]["predicted_gib"] == r["YG4"]["predicted_gib"]
      and "gpu a100-sxm4-40g (not published: the note names 'a100 (40g)'" in r["YG3"]["assumed"],
      "a GPU named with its memory in brackets is not that part", "YG4", "YG3")
+want(r["YMB6"]["status"] == "ok" and r["YMB6"]["predicted_gib"] == r["YMB0"]["predicted_gib"]
+     and "micro_batch 4 (not published: the note says 'train_micro_batch_size_per_gpu: 4')"
+     in r["YMB6"]["assumed"], "DeepSpeed's micro-batch key is not read", "YMB0", "YMB6")
+want(r["YG5"]["status"] == "ok" and r["YG5"]["predicted_gib"] == r["YX0"]["predicted_gib"]
+     and "gpu rtx-3090 (not published: the note names" in r["YG5"]["assumed"],
+     "'RTX3090' is not the 3090", "YX0", "YG5")
 want(r["YG2"]["status"] == "ok" and r["YG2"]["predicted_gib"] == r["YD0"]["predicted_gib"]
      and "gpu h100-sxm5-80g (not published: the source names 'h100'" in r["YG2"]["assumed"],
      "a memory row's open gpu is not the one its source names", "YD0", "YG2")
@@ -1330,7 +1342,7 @@ want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predi
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 87$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 89$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row
