@@ -378,6 +378,29 @@ static double coll_factor(net_coll k, double n)
 	return k == NET_ALLREDUCE ? 2 * (n - 1) / n : k == NET_BROADCAST ? 1 : (n - 1) / n;
 }
 
+/* A collective row whose time_us and busbw_GBps are open carries its
+ * measurement in measured_value, as its measured_metric names it, in
+ * measured_unit: a time (a metric in a time unit, "allreduce_time" in us),
+ * a bus bandwidth ("busbw", "busbw_median", "avg_busbw_over_sweep") or an
+ * algorithm bandwidth ("algbw": bytes over the time, nccl-tests
+ * doc/PERFORMANCE.md), bandwidths in any unit of bytes or bits per second.
+ * The time in seconds, 0 where the metric names none of them. */
+static double metric_time(const cases_csv *c, size_t row, net_coll k, double n, double bytes)
+{
+	const char *m = get(c, row, "measured_metric"), *u = get(c, row, "measured_unit");
+	double v = atof(get(c, row, "measured_value"));
+	double s = valid_unit_si(u, SIM_UNIT_TIME), bps = valid_unit_si(u, SIM_UNIT_BANDWIDTH);
+	if (!(v > 0))
+		return 0;
+	if (s > 0)
+		return v * s;
+	if (bps > 0 && strstr(m, "busbw"))
+		return bytes * coll_factor(k, n) / (v * bps);
+	if (bps > 0 && strstr(m, "algbw"))
+		return bytes / (v * bps);
+	return 0;
+}
+
 /* Time of collective k of `bytes` on ranks 0..n-1 of cl: net's alpha-beta
  * form, or with network = flow the flow model on cl's link graph. */
 static int coll_time(const net_cluster *cl, net_coll k, int n, double bytes, double *t_s)
@@ -456,8 +479,9 @@ static const char *collective(const cases_csv *c, size_t row, const hw_gpu *gpu,
 		v->measured = t_us * 1e-6;
 	else if (busbw > 0)
 		v->measured = bytes * coll_factor(k, n) / (busbw * 1e9);
-	else
-		return "neither time nor bus bandwidth given";
+	else if (!((v->measured = metric_time(c, row, k, n, bytes)) > 0))
+		return "neither time nor bus bandwidth given (time_us, busbw_GBps, or a "
+		       "measured_metric of a time, busbw or algbw)";
 	net_cluster pinned = *cl; /* a ring the source pinned (NCCL_ALGO=Ring) */
 	if (!strcmp(get(c, row, "algo"), "ring") && k == NET_ALLREDUCE) {
 		pinned.algo = NET_ALGO_RING;

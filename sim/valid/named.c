@@ -1,7 +1,7 @@
 /* named.c - the open cells of a case row that its own text names, read
  * before either reader runs (valid_int.h: valid_fill_named,
  * valid_named_assume): sequence parallelism, the fabric, the
- * precision and the micro-batch (and the recomputation numbers.c reads,
+ * precision, the micro-batch and a collective's message size (and the recomputation numbers.c reads,
  * valid_recompute_named), each written into its cell so that the readers
  * see a published value, and said on the row. */
 #include "valid_int.h"
@@ -234,11 +234,61 @@ const char *valid_precision_named(const cases_csv *c, size_t row, char *word, si
 	return NULL;
 }
 
+/* A size with its byte unit at text[i..] ("256MB", "1 GiB", "256 MB"),
+ * quotes around it skipped: the token's length, 0 where none (a bytes
+ * cell's reading must give a positive number). */
+static size_t size_token(const char *text, size_t i, char *tok, size_t len)
+{
+	size_t n = i, u;
+	while (isdigit((unsigned char)text[n]) || text[n] == '.')
+		n++;
+	if (n == i)
+		return 0;
+	u = n + (text[n] == ' ');
+	size_t e = u;
+	while (isalpha((unsigned char)text[e]))
+		e++;
+	char cell[32];
+	if (e == u || e - i >= len)
+		return 0;
+	snprintf(tok, len, "%.*s", (int)(e - i), text + i);
+	return valid_cell_reading("bytes", tok, cell, sizeof cell) && atof(cell) > 0 ? e - i : 0;
+}
+
+const char *valid_bytes_named(const cases_csv *c, size_t row, char *word, size_t len)
+{
+	int k = cases_csv_col(c, "note");
+	if (k < 0)
+		return NULL;
+	const char *note = cases_csv_get(c, row, k);
+	char low[4096];
+	valid_lower(note, low, sizeof low);
+	for (const char *p = strstr(low, "message"); p; p = strstr(p + 1, "message")) {
+		size_t at = (size_t)(p - low);
+		/* after: "message '256MB'", "message size 1 GiB", "messages of
+		 * 256 MB", up to the clause's end */
+		for (size_t i = at + 7, n = 0; low[i] && !strchr(";,()", low[i]) && n < 24; i++, n++)
+			if (isdigit((unsigned char)low[i]))
+				return size_token(note, i, word, len) ? word : NULL;
+		/* before: "a 256MB message", "1 GiB messages" */
+		size_t b = at;
+		while (b > 0 && strchr(" '\"", low[b - 1]))
+			b--;
+		while (b > 0 && (isalnum((unsigned char)low[b - 1]) || low[b - 1] == '.' ||
+		                 (low[b - 1] == ' ' && b > 1 && isdigit((unsigned char)low[b - 2]))))
+			b--;
+		if (size_token(note, b, word, len))
+			return word;
+	}
+	return NULL;
+}
+
 /* The open cells a row's text names, written before either reader runs
  * (valid_loose_numbers_assume says each): its recomputation
  * (valid_recompute_named: full or none), micro-batch
  * (valid_micro_batch_named), sequence parallelism (valid_sp_named) and
- * fabric (valid_fabric_named). Each reading gives the cell's text, or NULL
+ * fabric (valid_fabric_named), a collective's message size
+ * (valid_bytes_named). Each reading gives the cell's text, or NULL
  * where the row names none. */
 typedef const char *(*named_cell)(const cases_csv *c, size_t row, char *buf, size_t len);
 
@@ -281,6 +331,14 @@ static const char *named_precision(const cases_csv *c, size_t row, char *buf, si
 	return valid_precision_named(c, row, buf, len);
 }
 
+static const char *named_bytes(const cases_csv *c, size_t row, char *buf, size_t len)
+{
+	char w[32];
+	return valid_bytes_named(c, row, w, sizeof w) && valid_cell_reading("bytes", w, buf, len)
+	               ? buf
+	               : NULL;
+}
+
 static int fill_named(cases_csv *c, const char *col, named_cell named)
 {
 	int k = cases_csv_col(c, col);
@@ -300,6 +358,7 @@ int valid_fill_named(cases_csv *c)
 	rc = rc != SIM_OK ? rc : fill_named(c, "sequence_parallel", named_sp);
 	rc = rc != SIM_OK ? rc : fill_named(c, "fabric", named_fabric);
 	rc = rc != SIM_OK ? rc : fill_named(c, "precision", named_precision);
+	rc = rc != SIM_OK ? rc : fill_named(c, "bytes", named_bytes);
 	return rc != SIM_OK ? rc : fill_named(c, "micro_batch", named_micro_batch);
 }
 
@@ -325,6 +384,8 @@ void valid_named_assume(const cases_csv *c, size_t row, char *assumed, size_t al
 		             strstr(w, "accum") || strstr(w, "per step")
 		                     ? ": global_batch / (dp x the micro-batches)"
 		                     : "");
+	if ((v = filled(c, row, "bytes")) && valid_bytes_named(c, row, w, sizeof w))
+		valid_assume(assumed, alen, "bytes %s (not published: the note says '%s')", v, w);
 	if ((v = filled(c, row, "fabric")) && valid_fabric_named(c, row, w, sizeof w))
 		valid_assume(assumed, alen, "fabric %s (not published: the text names '%s')", v, w);
 	if ((v = filled(c, row, "sequence_parallel")) && valid_sp_named(c, row, w, sizeof w) >= 0)

@@ -308,13 +308,18 @@ static void spell(const char *u, char *out, size_t len)
 			snprintf(out, len, "%s", alias[i].to);
 }
 
-double valid_unit_seconds(const char *unit)
+double valid_unit_si(const char *unit, sim_unit kind)
 {
 	char spelled[32], text[48], err[160];
 	double s;
 	spell(unit, spelled, sizeof spelled);
 	snprintf(text, sizeof text, "1 %s", spelled);
-	return sim_unit_parse(text, SIM_UNIT_TIME, &s, err, sizeof err) == SIM_OK ? s : 0;
+	return sim_unit_parse(text, kind, &s, err, sizeof err) == SIM_OK ? s : 0;
+}
+
+double valid_unit_seconds(const char *unit)
+{
+	return valid_unit_si(unit, SIM_UNIT_TIME);
 }
 
 /* A unit as spell() reads it; a NIC's bare "G" or "GbE" its line rate in
@@ -938,6 +943,20 @@ int valid_recompute_named(const cases_csv *c, size_t row, const char **where, ch
 
 
 
+
+bool valid_cell_reading(const char *col, const char *text, char *out, size_t len)
+{
+	char *end;
+	double v = strtod(text, &end);
+	if (*text && end != text && !*end && isfinite(v)) {
+		snprintf(out, len, "%s", text);
+		return true;
+	}
+	for (size_t i = 0; i < NCOLS; i++)
+		if (!strcmp(numcols[i].col, col))
+			return reading(&numcols[i], text, "", ',', out, len);
+	return false;
+}
 
 int valid_loose_numbers(cases_csv *c)
 {

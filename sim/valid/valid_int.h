@@ -307,6 +307,13 @@ const valid_numcol *valid_numeric_cols(size_t *n);
 /* Seconds in one `unit` written as sources write it ("ms", "sec", "usec",
  * "minutes"; sim_unit_parse's times), 0 if it is no time. */
 double valid_unit_seconds(const char *unit);
+/* SI units (seconds, bytes/s, ...) in one `unit` of the given kind, written
+ * as sources write it ("GBps", "GB/sec", "Gbps"), 0 if it is none of that kind. */
+double valid_unit_si(const char *unit, sim_unit kind);
+/* The schema's number that `text` gives in numeric column `col`, read as
+ * that column's cells are ("256MB" a bytes cell's 268435456), into out[];
+ * false where it gives none. */
+bool valid_cell_reading(const char *col, const char *text, char *out, size_t len);
 /* Numeric fields written loosely ("1,024", "512 GPUs", "TP=8", "1.25 s",
  * "256MB", "~1.2", "ZeRO-1", "interleaved", "n/a") rewritten in the loaded
  * file as the schema's number, or empty where the schema's empty means the
@@ -354,6 +361,11 @@ int valid_sp_named(const cases_csv *c, size_t row, char *phrase, size_t len);
  * (RoCE, EFA, InfiniBand or "IB", HDR, NDR, Omni-Path): the schema's name,
  * NULL where none or several; the word into word[] (numbers.c). */
 const char *valid_fabric_named(const cases_csv *c, size_t row, char *word, size_t len);
+/* The message size an open bytes cell's collective row names in its note:
+ * a size with a byte unit beside the word "message(s)" ("message '256MB'",
+ * "messages of 1 GiB", "a 256 MB message"), read as a bytes cell is; the
+ * size as written into word[], NULL where none (named.c). */
+const char *valid_bytes_named(const cases_csv *c, size_t row, char *word, size_t len);
 /* The micro-batch an open micro_batch cell's note states per GPU (a flag
  * or key of Megatron, NeMo, Hugging Face, DeepSpeed; "batch N per GPU"),
  * or 0; the phrase into phrase[] (numbers.c). */

@@ -20,8 +20,13 @@ echo "$out" | grep -q '^framework  *0  *95  *1$' &&
 	{ echo "memory.csv read-back figures moved:"; echo "$out"; fail=1; }
 # the collectives' open gpu: the H100 their note names (p5), each its own
 # prediction (was skipped: "an EFA row of another instance needs ...")
-out=$(tools/readback tests/cases/efa-collectives.csv --podsim "$podsim" --cols gpu) &&
-	echo "$out" | grep -q '^gpu  *0  *21  *0$' ||
+# ... their open message size the note's "message '256MB'" (was the 1 GiB
+# default), their open bus bandwidth the measured_value its
+# measured_metric names (was skipped: "neither time nor bus bandwidth")
+out=$(tools/readback tests/cases/efa-collectives.csv --podsim "$podsim" --cols gpu,bytes,busbw_GBps) &&
+	echo "$out" | grep -q '^gpu  *0  *21  *0$' &&
+	echo "$out" | grep -q '^bytes  *0  *21  *0$' &&
+	echo "$out" | grep -q '^busbw_GBps  *0  *21  *0$' ||
 	{ echo "efa-collectives.csv read-back:"; echo "$out"; fail=1; }
 out=$(tools/readback tests/cases/calibration.csv --podsim "$podsim" --sample 40 \
 	--cols gpu,fabric,precision,sequence_parallel) || { echo "calibration.csv: $out" | tail -5; fail=1; }
