@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The case file's GPU names without a GPU file of their own (memory.csv's,
@@ -197,6 +198,39 @@ static int families_in(const char *text, char *first, size_t flen, char *names, 
 	return n;
 }
 
+/* The GPU an open gpu's node_intra implies where no text names one: the
+ * NVSwitch generations and the DGX-1's hybrid cube mesh are each one GPU
+ * generation's baseboard (NVIDIA's DGX A100, DGX H100, DGX B200 and DGX-1
+ * V100 system guides: NVSwitch gen 2 on HGX A100, gen 3 on HGX H100 / H200 /
+ * H800, gen 4 on HGX B200 and the GB200 NVL72 rack), the part a bare family
+ * name is (gpu_family: the larger memory), said; the H100 for gen 3, whose
+ * H200 and H800 share the board, said so; the GB200 where a "node" of gen 4
+ * holds more than the HGX board's 8. PCIe nodes name no GPU: NULL. */
+static const char *gpu_of_intra(const cases_csv *c, size_t row, char *said, size_t slen)
+{
+	static const struct {
+		const char *intra, *file, *why;
+	} boards[] = {
+	        {"nvswitch-gen2", "a100-sxm4-80g", "the HGX A100 baseboard's; 80 GB, the 40 GB part unnamed"},
+	        {"nvswitch-gen3", "h100-sxm5-80g",
+	         "the HGX H100 baseboard's, which the H200 and H800 share"},
+	        {"nvswitch-gen4", "b200", "the HGX B200 baseboard's"},
+	        {"nvlink-hcm", "v100-sxm2-32g", "the DGX-1's hybrid cube mesh; 32 GB, the 16 GB part unnamed"},
+	};
+	int k = cases_csv_col(c, "node_intra"), g = cases_csv_col(c, "gpus_per_node");
+	const char *intra = k >= 0 ? cases_csv_get(c, row, k) : "";
+	for (size_t i = 0; i < sizeof boards / sizeof boards[0]; i++) {
+		if (strcmp(intra, boards[i].intra))
+			continue;
+		bool rack = i == 2 && g >= 0 && atol(cases_csv_get(c, row, g)) > 8;
+		const char *file = rack ? "gb200" : boards[i].file;
+		snprintf(said, slen, "gpu %s (not published, no text names one: node_intra %s is %s)",
+		         file, intra, rack ? "the GB200 NVL72 rack's (over 8 GPUs a node)" : boards[i].why);
+		return file;
+	}
+	return NULL;
+}
+
 const char *valid_gpu_named(const cases_csv *c, size_t row, char *said, size_t slen)
 {
 	static const char *const cols[] = {"note", "source", "model"};
@@ -220,7 +254,10 @@ const char *valid_gpu_named(const cases_csv *c, size_t row, char *said, size_t s
 			return file;
 		}
 	}
+	const char *file = gpu_of_intra(c, row, said, slen);
+	if (file)
+		return file;
 	snprintf(said, slen, "gpu missing (the GPU type decides every rate; no note, source or "
-	                     "model names one)");
+	                     "model names one, nor a node_intra of one GPU's baseboard)");
 	return NULL;
 }

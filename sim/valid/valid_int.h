@@ -158,8 +158,10 @@ const char *valid_gpu_alias(const char *gpu, const char **assumed);
 /* A row whose gpu column is open: the GPU file its note, else its source,
  * else its model names (the family standing alone as a word, with the
  * qualifiers after it: "8 x H100 80GB" h100-sxm5-80g), `said` the
- * assumption; NULL where none names one or the first that names any names
- * several families (`said` then the reason) (gpuname.c). */
+ * assumption; where none names one, the GPU whose baseboard its node_intra
+ * is (NVSwitch gen 2, 3, 4, the DGX-1's mesh; PCIe names none); NULL where
+ * neither gives one or the first text that names any names several
+ * families (`said` then the reason) (gpuname.c). */
 const char *valid_gpu_named(const cases_csv *c, size_t row, char *said, size_t slen);
 /* The node_intra of a row that leaves it open: the baseboard every 8-GPU
  * server of the GPU has (HGX A100 and H100/H200/H800 with NVSwitch, DGX

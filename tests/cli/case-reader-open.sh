@@ -319,7 +319,7 @@ derive("V0001", "XW2", seq_len="", model="a GPT model of 3.6B")
 derive("V0001", "XW6", vocab="")
 derive("D05", "XW3", model="a SwiGLU model", ffn="28672", vocab="")
 derive("D05", "XW4", model="a SwiGLU model", ffn="28672", vocab="32000")
-derive("V0001", "XW5", gpu="", note="")
+derive("V0001", "XW5", gpu="", note="", node_intra="pcie-gen4")
 # an open gpu column where the note or the source names the GPU: its file
 # (XGN1: V0001's note's "A100 80GB", XN0's step; XGN2: D05 "on 8 x H100
 # 80GB nodes", XD0's), skipped where the note names several (XGN3)
@@ -344,6 +344,12 @@ derive("O10", "XFB2", fabric="", note=rows["O10"]["note"] + "; InfiniBand elsewh
 derive("V0001", "XGN1", gpu="")
 derive("D05", "XGN2", gpu="", note=rows["D05"]["note"] + "; on 8 x H100 80GB nodes")
 derive("D05", "XGN3", gpu="", note=rows["D05"]["note"] + "; an A100 run beside the H100 one")
+# ... and where no text names one, the GPU whose baseboard its node_intra is
+# (XGN4: D05, NVSwitch gen 3, the H100, XD0's step; XGN5: V0001 without its
+# note, gen 2, the 80 GB A100 (fp16 said by the note's absence: its own
+# precision column, fp16, keeps XN0's step); a PCIe node names none (XW5)
+derive("D05", "XGN4", gpu="")
+derive("V0001", "XGN5", gpu="", note="")
 derive("V0001", "XA1", fabric="efa")
 derive("V0001", "XQ1", precision="FP16 (mixed)")
 for k, (col, loose, exact) in enumerate((("sequence_parallel", "True", "1"), ("recompute", "Full", "full"),
@@ -868,6 +874,9 @@ want(same("XN0", "XGN1") and "gpu a100-sxm4-80g (not published: the note names '
      and same("XD0", "XGN2") and "gpu h100-sxm5-80g (not published: the note names 'h100 80gb'" in r["XGN2"]["assumed"]
      and r["XGN3"]["status"] == "skipped" and "the note names several GPUs (h100, a100)" in r["XGN3"]["reason"],
      "an open gpu is not the GPU the note names", "XN0", "XGN1", "XD0", "XGN2", "XGN3")
+want(same("XD0", "XGN4") and "gpu h100-sxm5-80g (not published, no text names one: node_intra nvswitch-gen3 is the HGX H100 baseboard's" in r["XGN4"]["assumed"]
+     and same("XN0", "XGN5") and "gpu a100-sxm4-80g (not published, no text names one: node_intra nvswitch-gen2" in r["XGN5"]["assumed"],
+     "an open gpu is not the GPU whose baseboard node_intra is", "XD0", "XGN4", "XN0", "XGN5")
 want(r["XA1"]["status"] == "ok" and "EFA on a100-sxm4-80g (4 x 200 Gb/s, aws-ofi-nccl tuner of none): an unfitted cluster, uncongested, with the p5 fit's latency" in r["XA1"]["assumed"]
      and r["XA2"]["status"] == "ok" and "4 EFA of 100 Gb/s per node (not published: p4d's" in r["XA2"]["assumed"]
      and r["XA2"]["predicted_iter_s"] > r["XA1"]["predicted_iter_s"]
