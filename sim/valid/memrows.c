@@ -377,6 +377,18 @@ bool valid_model_file(const char *m, const char *datadir, char *name, size_t nle
 	while (n && t[n - 1] == ' ')
 		n--;
 	t[n] = 0;
+	/* a remark's word that no file name holds ("~0.35B", "GPT-3's") is
+	 * dropped, the words around it kept: "GPT h1024 l24 (~0.35B; vTrain
+	 * single-node)" is models/gpt-h1024-l24-vtrain.ini */
+	char kept[128] = "";
+	for (char *w = strtok(t, " "); w; w = strtok(NULL, " ")) {
+		bool plain = true;
+		for (const char *q = w; *q; q++)
+			plain = plain && (isalnum((unsigned char)*q) || *q == '.' || *q == '-');
+		if (plain)
+			snprintf(kept + strlen(kept), sizeof kept - strlen(kept), "%s%s", *kept ? " " : "", w);
+	}
+	snprintf(t, sizeof t, "%s", kept);
 	for (;;) {
 		if (strcmp(t, m) && strpbrk(t, "0123456789") &&
 		    model_file_exact(t, datadir, name, nlen, src, slen))
@@ -636,14 +648,16 @@ const char *valid_memory_text(const cases_csv *c, size_t row, const char *incdir
 	for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
 		if (*get(c, row, dims[i]))
 			sim_buf_printf(b, "%s = %s\n", dims[i], get(c, row, dims[i]));
-	/* an open sequence: the model file's, else GPT-3's 2,048 (the training
-	 * reader's) */
+	/* an open sequence: the model file's, else its family's context (the
+	 * training reader's, valid_open_seq_len) */
 	char sq[32] = "";
 	bool open_seq = !*valid_arch_value(c, row, rec, "seq_len", sq, sizeof sq);
 	if (open_seq &&
 	    !*valid_model_file_key(opt->datadir, get(c, row, "model"), "seq_len", sq, sizeof sq)) {
-		sim_buf_printf(b, "seq_len = 2048\n");
-		valid_assume(assumed, alen, "seq_len 2048 (not published: GPT-3's context)");
+		const char *why;
+		long seq = valid_open_seq_len(get(c, row, "model"), swiglu, &why);
+		sim_buf_printf(b, "seq_len = %ld\n", seq);
+		valid_assume(assumed, alen, "seq_len %ld (not published: %s)", seq, why);
 	} else if (open_seq) {
 		sim_buf_printf(b, "seq_len = %s\n", sq);
 		valid_assume(assumed, alen, "seq_len %s (not published: the model file's)", sq);

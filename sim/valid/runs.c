@@ -840,8 +840,11 @@ static void put_uneven_default(sim_buf *b, const valid_options *opt, const char 
  *    framework pads it (vocab_multiple).
  *  - SwiGLU (Llama-family) layers: Llama and Llama 2's SentencePiece
  *    vocabulary, 32,000 (Touvron et al. 2023), which Mistral keeps.
- *  - seq_len 2048: GPT-3's context (Brown et al. 2020), the same example's
- *    --seq-length 2048 (:32). */
+ *  - seq_len: the context of the family the model's name or layers are
+ *    (valid_open_seq_len): a Llama 3 (8,192, Meta's Llama 3 model card) or
+ *    Llama 2 named (4,096, Touvron et al. 2023), other SwiGLU layers Llama
+ *    2's as their vocabulary is, GPT-family layers GPT-3's 2,048 (Brown et
+ *    al. 2020), the same example's --seq-length 2048 (:32). */
 /* Whether a row leaves architecture column `col` open: neither the row as
  * written nor its recipe gives it. valid_token_seq_len fills an open
  * seq_len before the row is read, so the cell alone does not say. */
@@ -867,7 +870,12 @@ int valid_token_seq_len(cases_csv *c, const valid_options *opt)
 		const valid_recipe *rec = valid_row_recipe(opt, c, row);
 		if (!*valid_recipe_value(rec, "model.seq_len", v, sizeof v) && opt)
 			valid_model_file_key(opt->datadir, get(c, row, "model"), "seq_len", v, sizeof v);
-		int rc = cases_csv_set(c, row, sc, *v ? v : "2048"); /* put_open_vocab_seq's */
+		const char *why; /* put_open_vocab_seq's, by the model's name */
+		if (!*v)
+			snprintf(v, sizeof v, "%ld",
+			         valid_open_seq_len(get(c, row, "model"),
+			                            valid_llama_family(get(c, row, "model")), &why));
+		int rc = cases_csv_set(c, row, sc, v);
 		if (rc != SIM_OK)
 			return rc;
 	}
@@ -909,6 +917,33 @@ void valid_open_shape_said(bool kv_open, bool ffn_open, char *assumed, size_t al
 		valid_assume(assumed, alen, "ffn 4 x hidden (not published: the GPT layer's)");
 }
 
+long valid_open_seq_len(const char *model, bool swiglu, const char **why)
+{
+	static const struct {
+		const char *name;
+		long seq;
+		const char *why;
+	} named[] = {
+	        {"llama 3", 8192, "Llama 3's context"}, {"llama-3", 8192, "Llama 3's context"},
+	        {"llama3", 8192, "Llama 3's context"},  {"llama 2", 4096, "Llama 2's context"},
+	        {"llama-2", 4096, "Llama 2's context"}, {"llama2", 4096, "Llama 2's context"},
+	        {"codellama", 4096, "Llama 2's context"},
+	};
+	char low[256];
+	valid_lower(model ? model : "", low, sizeof low);
+	for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+		size_t n = strlen(named[i].name);
+		/* the version as a number of its own: "CodeLlama-34B" is no Llama 3 */
+		for (const char *p = strstr(low, named[i].name); p; p = strstr(p + 1, named[i].name))
+			if (!isdigit((unsigned char)p[n])) {
+				*why = named[i].why;
+				return named[i].seq;
+			}
+	}
+	*why = swiglu ? "Llama 2's context, for SwiGLU layers" : "GPT-3's context";
+	return swiglu ? 4096 : 2048;
+}
+
 void valid_open_vocab(sim_buf *b, bool swiglu, char *assumed, size_t alen)
 {
 	sim_buf_printf(b, "vocab = %d\n", swiglu ? 32000 : 50257);
@@ -925,9 +960,13 @@ static void put_open_vocab_seq(sim_buf *b, const cases_csv *c, size_t row,
 	if (!*valid_arch_value(c, row, rec, "vocab", rv, sizeof rv))
 		valid_open_vocab(b, swiglu, assumed, alen);
 	if (arch_open(c, row, rec, "seq_len")) {
-		if (!*get(c, row, "seq_len")) /* else valid_token_seq_len's, put already */
-			sim_buf_printf(b, "seq_len = 2048\n");
-		valid_assume(assumed, alen, "seq_len 2048 (not published: GPT-3's context)");
+		const char *why;
+		long seq = valid_open_seq_len(get(c, row, "model"), swiglu, &why);
+		if (*get(c, row, "seq_len")) /* valid_token_seq_len's, put already */
+			seq = atol(get(c, row, "seq_len"));
+		else
+			sim_buf_printf(b, "seq_len = %ld\n", seq);
+		valid_assume(assumed, alen, "seq_len %ld (not published: %s)", seq, why);
 	}
 }
 

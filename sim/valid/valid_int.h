@@ -218,6 +218,10 @@ void valid_open_shape_said(bool kv_open, bool ffn_open, char *assumed, size_t al
 /* An open vocabulary: Llama 2's 32,000 for SwiGLU layers, else GPT-2's
  * 50,257, written into b ("vocab = N") and said (both readers). */
 void valid_open_vocab(sim_buf *b, bool swiglu, char *assumed, size_t alen);
+/* An open seq_len's documented default (runs.c, both readers): a Llama 3
+ * named 8,192, a Llama 2 (or Code Llama) 4,096, other SwiGLU layers Llama
+ * 2's 4,096, GPT-family layers GPT-3's 2,048; the reason into *why. */
+long valid_open_seq_len(const char *model, bool swiglu, const char **why);
 /* The "; "-separated assumptions as comments of a row's scenario text, one
  * "; assumed: ..." line each (runs.c). */
 void valid_put_assumed(sim_buf *out, const char *assumed);

@@ -314,6 +314,19 @@ derive("D01", "XB4", model="3.57G", layers="", hidden="", heads="", kv_heads="",
 derive("V0001", "XN0")
 derive("V0001", "XW1", vocab="", model="a GPT model of 3.6B")
 derive("V0001", "XW2", seq_len="", model="a GPT model of 3.6B")
+# an open seq_len of a model named in a family whose context is known:
+# Llama 2's 4,096 (XSL1 = XSL2, the cell 4096), also through "CodeLlama-34B",
+# which is no Llama 3 (XSL3); a Llama 3's 8,192 (XSL4 = XSL5); and a model
+# named with a remark no file name holds ("~0.35B"), its file's 1,024
+# (XSL6: S0009, models/gpt-h1024-l24-vtrain.ini, whose learned positions
+# the columns leave out: +0.13 %; was GPT-3's 2,048, +26 %)
+derive("V0001", "XSL1", seq_len="", model="Llama-2 style 3.6B")
+derive("V0001", "XSL2", seq_len="4096", model="Llama-2 style 3.6B")
+derive("V0001", "XSL3", seq_len="", model="CodeLlama-34B style 3.6B")
+derive("V0001", "XSL4", seq_len="", model="a Llama 3 style 3.6B")
+derive("V0001", "XSL5", seq_len="8192", model="a Llama 3 style 3.6B")
+derive("S0009", "XSL6", seq_len="")
+derive("S0009", "XSL7")
 # the same named as the row names it, "GPT 3.6B (vTrain)": the bracket's
 # word is the file's, models/gpt-3.6b-vtrain.ini (XW6)
 derive("V0001", "XW6", vocab="")
@@ -849,6 +862,14 @@ want(r["XO1"]["status"] == "ok" and "zero 2 (not published: DeepSpeed's stage fo
 want(r["XN1"]["status"] == "ok" and "zero 3 (not published: DeepSpeed's stage for offload to nvme)" in r["XN1"]["assumed"]
      and r["XN1"]["predicted_iter_s"] > r["XN0"]["predicted_iter_s"],
      "an NVMe offload row on a DGX A100 with zero open", "XN1", "XN0")
+want(same("XSL1", "XSL2") and "seq_len 4096 (not published: Llama 2's context)" in r["XSL1"]["assumed"]
+     and "seq_len 4096 (not published: Llama 2's context)" in r["XSL3"]["assumed"]
+     and same("XSL4", "XSL5") and "seq_len 8192 (not published: Llama 3's context)" in r["XSL4"]["assumed"]
+     and r["XSL6"]["status"] == "ok"
+     and abs(r["XSL6"]["predicted_iter_s"] / r["XSL7"]["predicted_iter_s"] - 1) < 0.005
+     and "seq_len from models/gpt-h1024-l24-vtrain.ini" in r["XSL6"]["assumed"],
+     "an open seq_len is not its model family's context or its file's",
+     "XSL1", "XSL2", "XSL3", "XSL4", "XSL5", "XSL6", "XSL7")
 want(same("XN0", "XW1") and "vocab 50257 (not published: GPT-2's BPE" in r["XW1"]["assumed"]
      and same("XN0", "XW2") and "seq_len 2048 (not published: GPT-3's context)" in r["XW2"]["assumed"]
      and same("XW3", "XW4") and "vocab 32000 (not published: Llama 2's, for SwiGLU layers)" in r["XW3"]["assumed"],
@@ -1098,7 +1119,8 @@ derive("MF01", "YX3", lora_rank="rank 64")
 # open plan and shape columns of a memory row: tp (and pp) the degree that
 # fills the GPUs beside dp, the trainable set LoRA beside a LoRA rank, each
 # MF01's peak (YX4-6); an open sequence the model file's (YX7: Llama 2 7B's
-# 4,096), else GPT-3's 2,048 (YX8); each was a skip
+# 4,096), else its family's context (YX8: SwiGLU layers, Llama 2's 4,096;
+# GPT-3's 2,048 until 2026-12-03); each was a skip
 derive("MF01", "YX4", tp="")
 derive("MF01", "YX5", pp="")
 derive("MF01", "YX6", trainable="")
@@ -1220,7 +1242,7 @@ want(all(r[x]["status"] == "ok" and r[x]["predicted_gib"] == r["YX0"]["predicted
      and "trainable lora (not published: lora_rank 64)" in r["YX6"]["assumed"]
      and r["YX7"]["status"] == r["YX8"]["status"] == "ok"
      and "seq_len 4096 (not published: the model file's)" in r["YX7"]["assumed"]
-     and "seq_len 2048 (not published: GPT-3's context)" in r["YX8"]["assumed"],
+     and "seq_len 4096 (not published: Llama 2's context, for SwiGLU layers)" in r["YX8"]["assumed"],
      "an open degree, trainable set or sequence of a memory row", "YX0", "YX4", "YX5", "YX6", "YX7", "YX8")
 want(all(r[x]["status"] == "ok" and r[x]["predicted_gib"] == r["YX0"]["predicted_gib"] for x in ("YX1", "YX2", "YX3"))
      and "gpus '2x RTX 3090' read as 2" in r["YX1"]["assumed"]
