@@ -921,9 +921,55 @@ static int nic_cells(cases_csv *c)
 	return SIM_OK;
 }
 
+/* A utilization the note states as "MFU 41.82%", "HFU: 0.64" (lower case
+ * in low[], `name` standing alone): its fraction (a value over 1 is a
+ * percentage), -1 where none. */
+static double util_named(const char *low, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = strstr(low, name); p; p = strstr(p + 1, name)) {
+		if ((p > low && isalnum((unsigned char)p[-1])) || isalnum((unsigned char)p[n]))
+			continue;
+		const char *q = p + n;
+		while (*q == ' ' || *q == ':' || *q == '=')
+			q++;
+		char *end;
+		double v = strtod(q, &end);
+		if (end == q || !(v > 0))
+			continue;
+		return *end == '%' || v > 1 ? v / 100 : v;
+	}
+	return -1;
+}
+
+/* The recomputation a note's model and hardware FLOPs utilizations give
+ * (MosaicML's and the PyTorch blog's tables print both, as Korthikanti et
+ * al. 2022 define them: HFU counts the FLOPs the hardware ran, the
+ * recomputed ones too, MFU the model's 6 N D): a full recomputation runs
+ * every layer's forward again, 2 of each layer's 6 FLOPs per parameter and
+ * token (its attention alike), so HFU / MFU = 4/3, a little under where
+ * the output layer, never recomputed, weighs; none, HFU = MFU. Read within
+ * the two figures' rounding (0.04 and 0.02: "MFU 0.34; HFU 0.45" is 1.32);
+ * a ratio between (some layers, or Megatron's selective recomputation of
+ * attention only) names no cell value: -1. */
+static int recompute_from_util(const char *note, char *phrase, size_t len)
+{
+	char low[4096];
+	valid_lower(note, low, sizeof low);
+	double m = util_named(low, "mfu"), h = util_named(low, "hfu");
+	if (!(m > 0) || !(h > 0))
+		return -1;
+	double r = h / m;
+	int on = fabs(r - 4.0 / 3) <= 0.04 ? 1 : fabs(r - 1) <= 0.02 ? 0 : -1;
+	if (on >= 0)
+		snprintf(phrase, len, "MFU %.4g%%, HFU %.4g%%: HFU / MFU %.3g", 100 * m, 100 * h, r);
+	return on;
+}
+
 /* The recomputation an open recompute cell's row names in its framework
- * column or else its note (valid_checkpointing_named): 1 full, 0 none, -1
- * neither; which column said it into *where, the phrase into phrase[]. */
+ * column or else its note (valid_checkpointing_named), else the note's HFU
+ * over its MFU (recompute_from_util): 1 full, 0 none, -1 neither; which
+ * said it into *where, the phrase into phrase[]. */
 int valid_recompute_named(const cases_csv *c, size_t row, const char **where, char *phrase,
                           size_t len)
 {
@@ -937,11 +983,12 @@ int valid_recompute_named(const cases_csv *c, size_t row, const char **where, ch
 			return on;
 		}
 	}
-	return -1;
+	int k = cases_csv_col(c, "note");
+	int on = k >= 0 ? recompute_from_util(cases_csv_get(c, row, k), phrase, len) : -1;
+	if (on >= 0)
+		*where = "note's utilization";
+	return on;
 }
-
-
-
 
 
 bool valid_cell_reading(const char *col, const char *text, char *out, size_t len)
@@ -1006,10 +1053,13 @@ void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, s
 		const char *where;
 		char phrase[64];
 		int on = valid_recompute_named(c, row, &where, phrase, sizeof phrase);
+		bool util = on >= 0 && strstr(where, "utilization");
 		if (on >= 0)
 			valid_assume(assumed, alen, "recompute %s (not published: the %s says '%s'%s)",
 			             on ? "full" : "none", where, phrase,
-			             on || strstr(phrase, ".mode") ? "" : ", negated");
+			             util ? (on ? ", every layer's forward twice" : ", nothing run twice")
+			             : on || strstr(phrase, ".mode") ? ""
+			                                            : ", negated");
 	}
 	valid_named_assume(c, row, assumed, alen);
 	for (size_t i = 0; i < NCOLS; i++) {

@@ -354,6 +354,14 @@ derive("V0024", "XMB1", micro_batch="")
 derive("O10", "XFB0")
 derive("O10", "XFB1", fabric="")
 derive("O10", "XFB2", fabric="", note=rows["O10"]["note"] + "; InfiniBand elsewhere")
+# an open recompute that the note's HFU over its MFU gives: O03's "MFU
+# 37.14%; HFU 49.52%", 4/3, full (XRU1, O03's step XRU0; was none, -3 %),
+# O01's equal pair none (XRU2), P03's 1.16 (IBM's every n-th block) no
+# reading: the default, said as it (XRU3)
+derive("O03", "XRU0")
+derive("O03", "XRU1", recompute="")
+derive("O01", "XRU2", recompute="")
+derive("P03", "XRU3", recompute="")
 derive("V0001", "XGN1", gpu="")
 derive("D05", "XGN2", gpu="", note=rows["D05"]["note"] + "; on 8 x H100 80GB nodes")
 derive("D05", "XGN3", gpu="", note=rows["D05"]["note"] + "; an A100 run beside the H100 one")
@@ -895,6 +903,11 @@ want(same("XN0", "XGN1") and "gpu a100-sxm4-80g (not published: the note names '
      and same("XD0", "XGN2") and "gpu h100-sxm5-80g (not published: the note names 'h100 80gb'" in r["XGN2"]["assumed"]
      and r["XGN3"]["status"] == "skipped" and "the note names several GPUs (h100, a100)" in r["XGN3"]["reason"],
      "an open gpu is not the GPU the note names", "XN0", "XGN1", "XD0", "XGN2", "XGN3")
+want(same("XRU0", "XRU1")
+     and "recompute full (not published: the note's utilization says 'MFU 37.14%, HFU 49.52%: HFU / MFU 1.33', every layer's forward twice)" in r["XRU1"]["assumed"]
+     and "recompute none (not published: the note's utilization says 'MFU 41.82%, HFU 41.82%: HFU / MFU 1', nothing run twice)" in r["XRU2"]["assumed"]
+     and r["XRU3"]["status"] == "ok" and "utilization" not in r["XRU3"]["assumed"],
+     "an open recompute is not what the note's HFU over its MFU gives", "XRU0", "XRU1", "XRU2", "XRU3")
 want(same("XD0", "XGN4") and "gpu h100-sxm5-80g (not published, no text names one: node_intra nvswitch-gen3 is the HGX H100 baseboard's" in r["XGN4"]["assumed"]
      and same("XN0", "XGN5") and "gpu a100-sxm4-80g (not published, no text names one: node_intra nvswitch-gen2" in r["XGN5"]["assumed"],
      "an open gpu is not the GPU whose baseboard node_intra is", "XD0", "XGN4", "XN0", "XGN5")
