@@ -55,9 +55,12 @@ static const char *get(const cases_csv *c, size_t row, const char *col)
  * tokens/s, samples (sequences) per second, TFLOP/s per GPU; TFLOP/s that
  * do not say per GPU or per job ("TFLOPS") are per GPU where the value is
  * within the GPU's dense peak in the row's precision (no GPU runs above it)
- * and the job's otherwise, said. Where the unit column is open, a unit in
- * parentheses at the end of the metric is its unit (Megatron's log line
- * "elapsed time per iteration (ms)").
+ * and the job's otherwise, said; per GPU wherever the metric or the unit
+ * says so ("throughput per GPU" in tokens/s). Where the unit column is
+ * open, a unit in parentheses at the end of the metric is its unit
+ * (Megatron's log line "elapsed time per iteration (ms)"), else the metric
+ * itself where it is one ("tokens/sec", "TFLOPs/GPU", "seconds per
+ * iteration"), else its last word where that is a time ("step_time_ms").
  * V the model's vocabulary (unpadded). An fp8 row's MFU is left out: whether
  * the source divided by the fp8 or the 16-bit peak is not in the row. */
 enum metric {
@@ -75,7 +78,7 @@ enum metric {
 /* A unit in lower case without spaces into u (len bytes); its length. */
 static size_t squash(const char *unit, char *u, size_t len)
 {
-	char t[48];
+	char t[128];
 	size_t n = 0;
 	valid_lower(unit, t, sizeof t);
 	for (const char *p = t; *p && n + 1 < len; p++)
@@ -89,9 +92,10 @@ static size_t squash(const char *unit, char *u, size_t len)
  * time or a time per iteration or step, else 0. */
 static double unit_seconds(const char *unit)
 {
-	char u[48];
+	char u[128];
 	size_t n = squash(unit, u, sizeof u);
-	static const char *const per[] = {"/iteration", "/iter", "/it", "/step", NULL};
+	static const char *const per[] = {"/iteration", "/iter", "/it", "/step", "periteration",
+	                                  "perstep", NULL};
 	for (const char *const *q = per; *q; q++) {
 		size_t k = strlen(*q);
 		if (n > k && !strcmp(u + n - k, *q)) {
@@ -106,7 +110,7 @@ static double unit_seconds(const char *unit)
  * "TFLOP/s per GPU", "samples/s"). */
 static enum metric unit_metric(const char *unit)
 {
-	char u[48];
+	char u[128];
 	squash(unit, u, sizeof u);
 	bool gpu = strstr(u, "gpu") != NULL;
 	if (strstr(u, "tok"))
@@ -119,14 +123,25 @@ static enum metric unit_metric(const char *unit)
 }
 
 /* The row's unit: its measured_unit, or where that is open the text in the
- * metric's last parentheses ("elapsed time per iteration (ms)") into u. */
+ * metric's last parentheses ("elapsed time per iteration (ms)"), else the
+ * metric itself where it is a unit ("tokens/sec", "TFLOPs/GPU", "seconds
+ * per iteration"), else its last word where that is a time ("step_time_ms"),
+ * into u. */
 static const char *row_unit(const char *metric, const char *unit, char *u, size_t len)
 {
 	const char *o = strrchr(metric, '('), *c = o ? strchr(o, ')') : NULL;
-	if (*unit || !o || !c)
+	if (*unit)
 		return unit;
-	snprintf(u, len, "%.*s", (int)(c - o - 1), o + 1);
-	return u;
+	if (o && c) {
+		snprintf(u, len, "%.*s", (int)(c - o - 1), o + 1);
+		return u;
+	}
+	if (unit_seconds(metric) > 0 || unit_metric(metric) != METRIC_NONE)
+		return metric;
+	const char *w = metric + strlen(metric);
+	while (w > metric && w[-1] != '_' && w[-1] != ' ')
+		w--;
+	return unit_seconds(w) > 0 ? w : unit;
 }
 
 /* The source's FLOPs per step by its formula column into *F, and the formula
@@ -226,6 +241,10 @@ static enum metric metric_kind(const cases_csv *c, size_t row)
 	char ub[48];
 	const char *u = row_unit(m, get(c, row, "measured_unit"), ub, sizeof ub);
 	enum metric util = util_metric(m);
+	/* per GPU where the metric or the unit says so ("throughput per GPU"
+	 * in tokens/s) */
+	char both[112];
+	snprintf(both, sizeof both, "%s %s", u == m ? "" : m, u);
 	return !strcmp(m, "tokens_per_s_per_gpu")     ? METRIC_TOK_GPU
 	       : !strcmp(m, "tokens_per_s")           ? METRIC_TOK
 	       : !strcmp(m, "samples_per_s")          ? METRIC_SAMPLES
@@ -233,7 +252,7 @@ static enum metric metric_kind(const cases_csv *c, size_t row)
 	       : util != METRIC_NONE && sixteen       ? util
 	       : util != METRIC_NONE                  ? METRIC_NONE
 	       : step_named(m) && unit_seconds(u) > 0 ? METRIC_TIME
-	                                              : unit_metric(u);
+	                                              : unit_metric(both);
 }
 
 double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_scenario *s,
