@@ -144,6 +144,25 @@ static const struct {
         {"Qwen-", NULL, "framework.loss = shift"},
 };
 
+/* The row a row's note says it is as: "As the previous row" the row
+ * before it, "As MA10" the row of that id; -1 where its note says neither
+ * or names no row of the file. */
+static long as_row(const cases_csv *c, size_t row)
+{
+	const char *note = get(c, row, "note");
+	const char *asid = strstr(note, "As M");
+	if (strstr(note, "As the previous row"))
+		return row > 0 ? (long)row - 1 : -1;
+	if (!asid)
+		return -1;
+	char id[16];
+	snprintf(id, sizeof id, "%.*s", (int)strcspn(asid + 3, " ,;"), asid + 3);
+	for (size_t i = 0; i < cases_csv_rows(c); i++)
+		if (!strcmp(get(c, i, "id"), id))
+			return (long)i;
+	return -1;
+}
+
 /* Keys the note rules set, one line each; a later rule for a key already
  * set (in `seen`, ";key;key;") is ignored, as is a rule whose `set` is empty. */
 static void note_keys(const char *note, sim_buf *sect[4], char *seen, size_t seen_len)
@@ -608,30 +627,24 @@ const char *valid_memory_text(const cases_csv *c, size_t row, const char *incdir
 	for (int i = 0; i < 4; i++)
 		sim_buf_init(&sect[i]);
 	/* a note that reads "As the previous row" or "As MA10" inherits that row's
-	 * note rules for the keys its own do not set */
+	 * note rules for the keys its own do not set, and that row's from the
+	 * row its note names, and so on (a chain of "As the previous row") */
 	char seen[1024] = ";";
 	note_keys(note, sp, seen, sizeof seen);
-	const char *as = strstr(note, "As the previous row");
-	const char *asid = strstr(note, "As M");
-	if ((as && row > 0) || asid) {
-		size_t base = row > 0 ? row - 1 : 0;
-		if (!as) {
-			char id[16];
-			snprintf(id, sizeof id, "%.*s", (int)strcspn(asid + 3, " ,;"), asid + 3);
-			for (size_t i = 0; i < cases_csv_rows(c); i++)
-				if (!strcmp(get(c, i, "id"), id))
-					base = i;
-		}
-		note_keys(get(c, base, "note"), sp, seen, sizeof seen);
-		if (vpp == 1 && strstr(get(c, base, "note"), "chunks per rank)")) {
-			const char *bn = get(c, base, "note");
-			const char *q = strstr(bn, "chunks per rank)");
+	size_t cur = row;
+	long base;
+	for (int hop = 0; hop < 16 && (base = as_row(c, cur)) >= 0 && (size_t)base != row; hop++) {
+		const char *bn = get(c, (size_t)base, "note");
+		note_keys(bn, sp, seen, sizeof seen);
+		const char *q = strstr(bn, "chunks per rank)");
+		if (vpp == 1 && q) {
 			while (q > bn && q[-1] != '(')
 				q--;
 			vpp = atol(q) > 0 ? atol(q) : 1;
 		}
 		valid_assume(assumed, alen, "what the note leaves out as row %s",
-		             get(c, base, "id"));
+		             get(c, (size_t)base, "id"));
+		cur = (size_t)base;
 	}
 	sim_buf_printf(b,
 	               "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",

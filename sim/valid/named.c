@@ -1,7 +1,8 @@
 /* named.c - the open cells of a case row that its own text names, read
  * before either reader runs (valid_int.h: valid_fill_named,
  * valid_named_assume): sequence parallelism, the fabric, the
- * precision, the micro-batch and a collective's message size (and the recomputation numbers.c reads,
+ * precision, the micro-batch, a collective's message size and a memory
+ * row's counter (and the recomputation numbers.c reads,
  * valid_recompute_named), each written into its cell so that the readers
  * see a published value, and said on the row. */
 #include "valid_int.h"
@@ -283,12 +284,62 @@ const char *valid_bytes_named(const cases_csv *c, size_t row, char *word, size_t
 	return NULL;
 }
 
+const char *valid_memory_kind_named(const cases_csv *c, size_t row, char *word, size_t len)
+{
+	/* the counters as sources name them: PyTorch's caching allocator's
+	 * (torch.cuda.max_memory_allocated / _reserved and memory_stats' keys,
+	 * torchtune's "active" bytes, nanotron's log labels "Mem Alloc" / "Mem
+	 * Res", helpers.py:609-610), the device's (nvidia-smi, NVML) */
+	static const struct {
+		const char *phrase, *kind;
+	} names[] = {
+	        {"max_memory_allocated", "allocated"}, {"memory_allocated", "allocated"},
+	        {"allocated_bytes", "allocated"},      {"max-allocated", "allocated"},
+	        {"memory allocated", "allocated"},     {"mem alloc", "allocated"},
+	        {"active_bytes", "allocated"},         {"max_memory_reserved", "reserved"},
+	        {"memory_reserved", "reserved"},       {"reserved_bytes", "reserved"},
+	        {"memory reserved", "reserved"},       {"reserved memory", "reserved"},
+	        {"peak reserved", "reserved"},         {"mem res", "reserved"},
+	        {"nvidia-smi", "nvidia-smi"},          {"nvml", "nvidia-smi"},
+	};
+	static const char *const cols[] = {"note", "source"};
+	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+		int k = cases_csv_col(c, cols[i]);
+		if (k < 0)
+			continue;
+		char low[4096];
+		valid_lower(cases_csv_get(c, row, k), low, sizeof low);
+		const char *first = NULL, *kind = NULL;
+		size_t fn = 0;
+		for (size_t w = 0; w < sizeof names / sizeof names[0]; w++) {
+			size_t n = strlen(names[w].phrase);
+			for (const char *p = strstr(low, names[w].phrase); p;
+			     p = strstr(p + 1, names[w].phrase)) {
+				/* one of a list of alternatives ("allocated, reserved or
+				 * nvidia-smi": not stated) or negated names none */
+				bool alt = (p - low >= 3 && !strncmp(p - 3, "or ", 3)) ||
+				           !strncmp(p + n, " or ", 4) || valid_negated(low, p, n);
+				if (!alt && (!first || p < first)) {
+					first = p, fn = n;
+					kind = names[w].kind;
+				}
+			}
+		}
+		if (first) {
+			snprintf(word, len, "%.*s", (int)fn, first);
+			return kind;
+		}
+	}
+	return NULL;
+}
+
 /* The open cells a row's text names, written before either reader runs
  * (valid_loose_numbers_assume says each): its recomputation
  * (valid_recompute_named: full or none), micro-batch
  * (valid_micro_batch_named), sequence parallelism (valid_sp_named) and
  * fabric (valid_fabric_named), a collective's message size
- * (valid_bytes_named). Each reading gives the cell's text, or NULL
+ * (valid_bytes_named), a memory row's counter (valid_memory_kind_named).
+ * Each reading gives the cell's text, or NULL
  * where the row names none. */
 typedef const char *(*named_cell)(const cases_csv *c, size_t row, char *buf, size_t len);
 
@@ -339,6 +390,16 @@ static const char *named_bytes(const cases_csv *c, size_t row, char *buf, size_t
 	               : NULL;
 }
 
+static const char *named_memory_kind(const cases_csv *c, size_t row, char *buf, size_t len)
+{
+	char w[32];
+	const char *kind = valid_memory_kind_named(c, row, w, sizeof w);
+	if (!kind)
+		return NULL;
+	snprintf(buf, len, "%s", kind);
+	return buf;
+}
+
 static int fill_named(cases_csv *c, const char *col, named_cell named)
 {
 	int k = cases_csv_col(c, col);
@@ -359,6 +420,7 @@ int valid_fill_named(cases_csv *c)
 	rc = rc != SIM_OK ? rc : fill_named(c, "fabric", named_fabric);
 	rc = rc != SIM_OK ? rc : fill_named(c, "precision", named_precision);
 	rc = rc != SIM_OK ? rc : fill_named(c, "bytes", named_bytes);
+	rc = rc != SIM_OK ? rc : fill_named(c, "memory_kind", named_memory_kind);
 	return rc != SIM_OK ? rc : fill_named(c, "micro_batch", named_micro_batch);
 }
 
@@ -384,6 +446,9 @@ void valid_named_assume(const cases_csv *c, size_t row, char *assumed, size_t al
 		             strstr(w, "accum") || strstr(w, "per step")
 		                     ? ": global_batch / (dp x the micro-batches)"
 		                     : "");
+	if ((v = filled(c, row, "memory_kind")) && valid_memory_kind_named(c, row, w, sizeof w))
+		valid_assume(assumed, alen, "memory_kind %s (not published: the text names '%s')", v,
+		             w);
 	if ((v = filled(c, row, "bytes")) && valid_bytes_named(c, row, w, sizeof w))
 		valid_assume(assumed, alen, "bytes %s (not published: the note says '%s')", v, w);
 	if ((v = filled(c, row, "fabric")) && valid_fabric_named(c, row, w, sizeof w))

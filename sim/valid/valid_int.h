@@ -372,6 +372,13 @@ const char *valid_fabric_named(const cases_csv *c, size_t row, char *word, size_
  * "messages of 1 GiB", "a 256 MB message"), read as a bytes cell is; the
  * size as written into word[], NULL where none (named.c). */
 const char *valid_bytes_named(const cases_csv *c, size_t row, char *word, size_t len);
+/* The counter an open memory_kind cell's row names in its note, else its
+ * source (torch.cuda.max_memory_allocated / _reserved, memory_stats' keys,
+ * "Mem Alloc" / "Mem Res", nvidia-smi or NVML; the first named that is no
+ * alternative of a list, "allocated, reserved or nvidia-smi", nor negated):
+ * "allocated", "reserved" or "nvidia-smi", the phrase into word[]; NULL
+ * where none (named.c). */
+const char *valid_memory_kind_named(const cases_csv *c, size_t row, char *word, size_t len);
 /* The micro-batch an open micro_batch cell's note states per GPU (a flag
  * or key of Megatron, NeMo, Hugging Face, DeepSpeed; "batch N per GPU"),
  * or 0; the phrase into phrase[] (numbers.c). */

@@ -1061,6 +1061,19 @@ derive("MA01", "YS8", memory_kind="Mem Res")
 derive("MA01", "YS9", memory_kind="Mem Alloc")
 derive("MA01", "YSa", memory_kind="HBM peak")
 derive("MA01", "YSb", memory_kind="nvidia-smi")
+# an open memory_kind: the counter the note names (YMK1: MA01's
+# "mem-max-allocated-bytes", YD0's peak; YMK2: MF01's "peak reserved", YX0's),
+# none where it lists them as alternatives (YMK3: ME01's "allocated,
+# reserved or nvidia-smi ... is not stated": the device's view, said)
+derive("MA01", "YMK1", memory_kind="")
+derive("MF01", "YMK2", memory_kind="")
+derive("ME01", "YMK3", memory_kind="")
+# a chain of "As the previous row": YCH2's previous row says it too, so it
+# inherits YCH0's (MG03's) rules through YCH1 (MG04's copy): YCH1's peak
+# (was YCH1's rules alone: MG03's offload lost, out of memory at 264 GiB)
+derive("MG03", "YCH0")
+derive("MG04", "YCH1")
+derive("MG04", "YCH2")
 derive("MA01", "YD1", dp="", global_batch="")
 derive("MA01", "YO1", micro_batch="64", global_batch="", measured_peak_gib="", memory_kind="oom", note="OOM at the first step")
 derive("MA01", "YO2", measured_peak_gib="", memory_kind="oom", note="OOM at the first step")
@@ -1294,7 +1307,7 @@ for x, fw, line in (("YFO1", "deepspeed 3d", 15), ("YFO3", "atorch fsdp", 14), (
          and "framework open: '%s' (stacks.csv line %d, of its source's lines " % (fw, line)
          in r[x]["assumed"],
          "an open framework column is not the source's stack that runs the plan", b, x)
-want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 89
+want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 95
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
 for x, said in (("YMB1", "micro_batch 4 (not published: the note says 'batch 4 per gpu')"),
@@ -1362,6 +1375,15 @@ want(r["YW0"]["status"] == "ok"
 want(r["YF1"]["status"] == "ok" and r["YF1"]["predicted_gib"] == r["YD0"]["predicted_gib"]
      and "framework 'JAX' as profile megatron-core (no profile or stacks.csv row names it" in r["YF1"]["assumed"],
      "a memory row of a framework no profile has is not run as the default, said", "YD0", "YF1")
+want(r["YMK1"]["predicted_gib"] == r["YD0"]["predicted_gib"]
+     and "memory_kind allocated (not published: the text names 'max-allocated')" in r["YMK1"]["assumed"]
+     and r["YMK2"]["predicted_gib"] == r["YX0"]["predicted_gib"]
+     and "memory_kind reserved (not published: the text names 'peak reserved')" in r["YMK2"]["assumed"]
+     and r["YMK3"]["status"] == "ok" and "memory_kind open: unknown, the device's view" in r["YMK3"]["assumed"],
+     "an open memory_kind is not the counter the note names", "YD0", "YMK1", "YX0", "YMK2", "YMK3")
+want(r["YCH2"]["status"] == "ok" and r["YCH2"]["predicted_gib"] == r["YCH1"]["predicted_gib"]
+     and "what the note leaves out as row YCH1; what the note leaves out as row YCH0" in r["YCH2"]["assumed"],
+     "a chain of 'As the previous row' is not followed", "YCH0", "YCH1", "YCH2")
 want(r["YS8"]["predicted_gib"] == r["YS7"]["predicted_gib"] != r["YD0"]["predicted_gib"]
      and r["YS9"]["predicted_gib"] == r["YD0"]["predicted_gib"]
      and "memory_kind 'Mem Res' read as reserved" in r["YS8"]["assumed"]
@@ -1386,7 +1408,7 @@ want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predi
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 89$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 95$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row

@@ -11,12 +11,17 @@
 set -u
 podsim=$1
 fail=0
+# (memory_kind: the counter the note names, "max_memory_allocated",
+# "peak reserved", "like nvidia-smi"; the device's view before; a row
+# "As the previous row" of a row that says so too follows the chain: the
+# framework's and precision's last row, 95 before)
 out=$(tools/readback tests/cases/memory.csv --podsim "$podsim" \
-	--cols framework,gpu,precision,micro_batch) || { echo "memory.csv: $out" | tail -5; fail=1; }
-echo "$out" | grep -q '^framework  *0  *95  *1$' &&
+	--cols framework,gpu,precision,micro_batch,memory_kind) || { echo "memory.csv: $out" | tail -5; fail=1; }
+echo "$out" | grep -q '^framework  *0  *96  *0$' &&
 	echo "$out" | grep -q '^gpu  *3  *93  *0$' &&
-	echo "$out" | grep -q '^precision  *0  *95  *1$' &&
-	echo "$out" | grep -q '^micro_batch  *0  *85  *11$' ||
+	echo "$out" | grep -q '^precision  *0  *96  *0$' &&
+	echo "$out" | grep -q '^micro_batch  *0  *86  *10$' &&
+	echo "$out" | grep -q '^memory_kind  *0  *96  *0$' ||
 	{ echo "memory.csv read-back figures moved:"; echo "$out"; fail=1; }
 # the collectives' open gpu: the H100 their note names (p5), each its own
 # prediction (was skipped: "an EFA row of another instance needs ...")
