@@ -1,8 +1,8 @@
 /* named.c - the open cells of a case row that its own text names, read
  * before either reader runs (valid_int.h: valid_fill_named,
  * valid_named_assume): sequence parallelism, the fabric, the
- * precision, the micro-batch, a collective's message size and a memory
- * row's counter (and the recomputation numbers.c reads,
+ * precision, the micro-batch, the ZeRO stage, a collective's message
+ * size and a memory row's counter (and the recomputation numbers.c reads,
  * valid_recompute_named), each written into its cell so that the readers
  * see a published value, and said on the row. */
 #include "valid_int.h"
@@ -333,13 +333,64 @@ const char *valid_memory_kind_named(const cases_csv *c, size_t row, char *word, 
 	return NULL;
 }
 
+int valid_zero_note_named(const cases_csv *c, size_t row, char *phrase, size_t len)
+{
+	static const struct {
+		const char *name;
+		int stage; /* -1: a digit 0-3 follows the name */
+	} names[] = {
+	        {"zero stage ", -1},           {"zero_stage", -1},          {"zero-", -1},
+	        {"zero", -1},                  {"full_shard", 3},           {"shard_grad_op", 2},
+	        {"no_shard", 0},               {"distributed optimizer", 1}, {"distributed-optimizer", 1},
+	        {"distributed_optimizer", 1},  {"dist-opt", 1},             {"zero++", 3},
+	        {"zero-offload", 2},           {"zero-infinity", 3},
+	        /* ColossalAI's Gemini shards parameters, gradients and states
+	         * in chunks, its ZeRO-3 (colossalai/zero/gemini) */
+	        {"gemini", 3},
+	};
+	int k = cases_csv_col(c, "note");
+	if (k < 0)
+		return -1;
+	char low[4096];
+	valid_lower(cases_csv_get(c, row, k), low, sizeof low);
+	/* FSDP's hybrid sharding has a shard group the cell's text carries
+	 * (valid_hybrid_shard_text): not a stage alone */
+	if (strstr(low, "hybrid_shard") || strstr(low, "hsdp"))
+		return -1;
+	const char *first = NULL;
+	int stage = -1;
+	size_t fn = 0;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		size_t n = strlen(names[i].name);
+		for (const char *p = strstr(low, names[i].name); p; p = strstr(p + 1, names[i].name)) {
+			if (p > low && isalnum((unsigned char)p[-1]))
+				continue;
+			size_t m = n;
+			int z = names[i].stage;
+			if (z < 0) { /* "ZeRO-3", "zero3", "zero_stage=2", "zero stage 1" */
+				m += strspn(p + m, " =:");
+				if (p[m] < '0' || p[m] > '3' || isalnum((unsigned char)p[m + 1]))
+					continue;
+				z = p[m++] - '0';
+			} else if (isalnum((unsigned char)p[m]))
+				continue;
+			if (valid_negated(low, p, m) || (first && p >= first))
+				continue;
+			first = p, fn = m, stage = z;
+		}
+	}
+	if (first)
+		snprintf(phrase, len, "%.*s", (int)fn, first);
+	return stage;
+}
+
 /* The open cells a row's text names, written before either reader runs
  * (valid_loose_numbers_assume says each): its recomputation
  * (valid_recompute_named: full or none), micro-batch
  * (valid_micro_batch_named), sequence parallelism (valid_sp_named) and
  * fabric (valid_fabric_named), a collective's message size
- * (valid_bytes_named), a memory row's counter (valid_memory_kind_named).
- * Each reading gives the cell's text, or NULL
+ * (valid_bytes_named), a memory row's counter (valid_memory_kind_named),
+ * the ZeRO stage (valid_zero_note_named). Each reading gives the cell's text, or NULL
  * where the row names none. */
 typedef const char *(*named_cell)(const cases_csv *c, size_t row, char *buf, size_t len);
 
@@ -400,6 +451,22 @@ static const char *named_memory_kind(const cases_csv *c, size_t row, char *buf, 
 	return buf;
 }
 
+/* An open zero cell: the stage the note names, where a memory row's
+ * framework column names none (the memory reader reads that first,
+ * valid_zero_named) */
+static const char *named_zero(const cases_csv *c, size_t row, char *buf, size_t len)
+{
+	int f = cases_csv_col(c, "framework");
+	if (f >= 0 && valid_zero_named(cases_csv_get(c, row, f)) >= 0)
+		return NULL;
+	char w[48];
+	int z = valid_zero_note_named(c, row, w, sizeof w);
+	if (z < 0)
+		return NULL;
+	snprintf(buf, len, "%d", z);
+	return buf;
+}
+
 static int fill_named(cases_csv *c, const char *col, named_cell named)
 {
 	int k = cases_csv_col(c, col);
@@ -421,6 +488,7 @@ int valid_fill_named(cases_csv *c)
 	rc = rc != SIM_OK ? rc : fill_named(c, "precision", named_precision);
 	rc = rc != SIM_OK ? rc : fill_named(c, "bytes", named_bytes);
 	rc = rc != SIM_OK ? rc : fill_named(c, "memory_kind", named_memory_kind);
+	rc = rc != SIM_OK ? rc : fill_named(c, "zero", named_zero);
 	return rc != SIM_OK ? rc : fill_named(c, "micro_batch", named_micro_batch);
 }
 
@@ -446,6 +514,8 @@ void valid_named_assume(const cases_csv *c, size_t row, char *assumed, size_t al
 		             strstr(w, "accum") || strstr(w, "per step")
 		                     ? ": global_batch / (dp x the micro-batches)"
 		                     : "");
+	if ((v = filled(c, row, "zero")) && valid_zero_note_named(c, row, w, sizeof w) >= 0)
+		valid_assume(assumed, alen, "zero %s (not published: the note says '%s')", v, w);
 	if ((v = filled(c, row, "memory_kind")) && valid_memory_kind_named(c, row, w, sizeof w))
 		valid_assume(assumed, alen, "memory_kind %s (not published: the text names '%s')", v,
 		             w);

@@ -379,6 +379,12 @@ const char *valid_bytes_named(const cases_csv *c, size_t row, char *word, size_t
  * "allocated", "reserved" or "nvidia-smi", the phrase into word[]; NULL
  * where none (named.c). */
 const char *valid_memory_kind_named(const cases_csv *c, size_t row, char *word, size_t len);
+/* The ZeRO stage an open zero cell's note names ("ZeRO-3", "zero_stage=2",
+ * FSDP's FULL_SHARD / SHARD_GRAD_OP / NO_SHARD, Megatron's distributed
+ * optimizer, "dist-opt"; the first not negated; none where it names
+ * FSDP's hybrid sharding, whose group the cell's text carries): 0-3, the
+ * phrase into phrase[]; -1 where none (named.c). */
+int valid_zero_note_named(const cases_csv *c, size_t row, char *phrase, size_t len);
 /* The micro-batch an open micro_batch cell's note states per GPU (a flag
  * or key of Megatron, NeMo, Hugging Face, DeepSpeed; "batch N per GPU"),
  * or 0; the phrase into phrase[] (numbers.c). */
