@@ -72,7 +72,8 @@ static const reading offload[] = {
         {"=no", "none"},  {"=false", "none"}, {"=0", "none"}};
 static const reading flag[] = {
         {"=1", "1"}, {"=true", "1"},  {"=yes", "1"}, {"=on", "1"},  {"=enabled", "1"},
-        {"=0", "0"}, {"=false", "0"}, {"=no", "0"},  {"=off", "0"}, {"=disabled", "0"}};
+        {"=y", "1"}, {"=0", "0"},     {"=false", "0"}, {"=no", "0"}, {"=off", "0"},
+        {"=disabled", "0"}, {"=n", "0"}};
 /* flash_attention: "No", "false", "0", "none", "unfused", "eager" (Hugging
  * Face's attn_implementation of two matmuls and a softmax) -> no */
 static const reading flash[] = {

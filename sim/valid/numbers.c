@@ -102,7 +102,9 @@ static bool open_text(const char *t)
 {
 	static const char *const open[] = {
 	        "n/a", "na",   "-",          "\u2013",    "\u2014",       "?", "unknown",
-	        "nr",  "n.r.", "not stated", "not given", "not reported", NULL};
+	        "nr",  "n.r.", "not stated", "not given", "not reported",
+	        /* the framework's choice, not said: open, its default */
+	        "auto", "automatic", NULL};
 	char s[32];
 	valid_lower(t, s, sizeof s);
 	return one_of(s, open);
@@ -165,6 +167,25 @@ static int zero_stage(const char *t)
 		if (!strcmp(s, names[i].name))
 			return names[i].stage;
 	return -1;
+}
+
+/* zero_stage of a stage written with a remark in parentheses: the name
+ * before them ("ZeRO-1 (distributed optimizer)"), else the one inside
+ * ("DDP (ZeRO-0)" reads as DDP, "sharded (ZeRO-3)" as ZeRO-3). */
+static int zero_stage_remarked(const char *t)
+{
+	int z = zero_stage(t);
+	const char *o = strchr(t, '('), *c = o ? strchr(o, ')') : NULL;
+	if (z >= 0 || !o || !c)
+		return z;
+	char part[48];
+	snprintf(part, sizeof part, "%.*s", (int)(o - t < 47 ? o - t : 47), t);
+	z = zero_stage(part);
+	if (z < 0) {
+		snprintf(part, sizeof part, "%.*s", (int)(c - o - 1 < 47 ? c - o - 1 : 47), o + 1);
+		z = zero_stage(part);
+	}
+	return z;
 }
 
 /* An InfiniBand generation's port rate in Gb/s, as a NIC column may name
@@ -406,7 +427,8 @@ static const char *after_name(const valid_numcol *nc, const char *t)
 	static const struct {
 		const char *col, *name;
 	} alias[] = {{"lora_rank", "rank"},      {"lora_rank", "r"},        {"micro_batch", "mbs"},
-	             {"micro_batch", "mb"},      {"global_batch", "gbs"},   {"global_batch", "gb"}};
+	             {"micro_batch", "mb"},      {"global_batch", "gbs"},   {"global_batch", "gb"},
+	             {"vpp", "v"}};
 	const char *names[8] = {strlen(nc->col) <= 3 ? nc->col : NULL};
 	size_t n = 1;
 	for (size_t i = 0; i < sizeof alias / sizeof alias[0] && n < 8; i++)
@@ -447,11 +469,12 @@ static bool reading(const valid_numcol *nc, const char *t, const char *unit, cha
 		 * applicable" is no interleaving, 1 */
 		char l[16];
 		valid_lower(t, l, sizeof l);
-		bool na = strcmp(l, "?") && strcmp(l, "unknown") && strncmp(l, "not ", 4);
+		bool na = strcmp(l, "?") && strcmp(l, "unknown") && strncmp(l, "not ", 4) &&
+		          strncmp(l, "auto", 4);
 		snprintf(out, len, "%s", !strcmp(nc->col, "vpp") && na ? "1" : "");
 		return true;
 	}
-	int named = !strcmp(nc->col, "zero") ? zero_stage(t) : -1;
+	int named = !strcmp(nc->col, "zero") ? zero_stage_remarked(t) : -1;
 	if (named >= 0) {
 		snprintf(out, len, "%d", named);
 		return true;

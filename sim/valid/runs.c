@@ -1397,7 +1397,17 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		valid_efa_unfit_keys(b, &other, false);
 	else if (!efa) {
 		put(b, c, row, "nics", "nics_per_node");
-		if (*get(c, row, "nic_gbps"))
+		/* a rate above any NIC's (XDR InfiniBand and ConnectX-8: 800 Gb/s)
+		 * beside several NICs is the node's total ("3.2 Tbps" of 8 NICs):
+		 * each NIC its share, said */
+		double nic = atof(get(c, row, "nic_gbps")), nn = atof(get(c, row, "nics_per_node"));
+		if (nic > VALID_NIC_MAX_GBPS && nn > 1) {
+			sim_buf_printf(b, "nic_bw = %.6g Gb/s\n", nic / nn);
+			valid_assume(assumed, alen,
+			             "nic_gbps %.6g read as the node's (above any NIC's %d Gb/s): %.0f "
+			             "NICs of %.6g Gb/s",
+			             nic, VALID_NIC_MAX_GBPS, nn, nic / nn);
+		} else if (*get(c, row, "nic_gbps"))
 			sim_buf_printf(b, "nic_bw = %s Gb/s\n", get(c, row, "nic_gbps"));
 		/* a RoCE fabric: its NICs route by hash ECMP (topo), not d-mod-k */
 		if (!strcmp(get(c, row, "fabric"), "roce-fat-tree"))

@@ -313,6 +313,10 @@ const valid_numcol *valid_numeric_cols(size_t *n);
 /* Seconds in one `unit` written as sources write it ("ms", "sec", "usec",
  * "minutes"; sim_unit_parse's times), 0 if it is no time. */
 double valid_unit_seconds(const char *unit);
+/* The fastest NIC a case row may run, Gb/s: XDR InfiniBand's 4x port
+ * (numbers.c ib_generation's table) and ConnectX-8's 800 GbE; a nic_gbps
+ * above it beside several NICs is a node's total (runs.c). */
+#define VALID_NIC_MAX_GBPS 800
 /* SI units (seconds, bytes/s, ...) in one `unit` of the given kind, written
  * as sources write it ("GBps", "GB/sec", "Gbps"), 0 if it is none of that kind. */
 double valid_unit_si(const char *unit, sim_unit kind);

@@ -1602,7 +1602,13 @@ loose = [({}, dict(gpus="768 GPUs")), ({}, dict(tp="TP=8")),
          (dict(vpp="1"), dict(vpp="1F1B")), (dict(vpp="1"), dict(vpp="n/a")),
          ({}, dict(zero="ZeRO-1")), ({}, dict(precision="mixed")),
          (dict(recompute="full"), dict(recompute="activation checkpointing")),
-         ({}, dict(sequence_parallel="enabled")), ({}, dict(fabric="Slingshot-11"))]
+         ({}, dict(sequence_parallel="enabled")), ({}, dict(fabric="Slingshot-11")),
+         # a stage with its remark, an interleaving as "v=4", a flag's "Y",
+         # a degree the framework chose ("auto": open, filled), a NIC rate
+         # above any NIC's (800 Gb/s) beside 8 NICs: the node's total
+         (dict(zero="1"), dict(zero="ZeRO-1 (distributed optimizer)")),
+         (dict(vpp="4"), dict(vpp="v=4")), ({}, dict(sequence_parallel="Y")),
+         ({}, dict(dp="auto")), ({}, dict(nic_gbps="3.2 Tbps"))]
 t = []
 for i, (schema, change) in enumerate(loose):
     t.append(dict(d, id="XNa%d" % i, **schema))
@@ -1716,7 +1722,10 @@ for i, said in enumerate(("gpus '768 GPUs' read as 768", "tp 'TP=8' read as 8",
                           "precision 'mixed' read as open",
                           "recompute 'activation checkpointing' read as full",
                           "sequence_parallel 'enabled' read as 1",
-                          "fabric 'Slingshot-11' not in the schema: a non-blocking fat tree")):
+                          "fabric 'Slingshot-11' not in the schema: a non-blocking fat tree",
+                          "zero 'ZeRO-1 (distributed opti' read as 1", "vpp 'v=4' read as 4",
+                          "sequence_parallel 'Y' read as 1", "dp 'auto' read as open",
+                          "nic_gbps 3200 read as the node's (above any NIC's 800 Gb/s): 8 NICs of 400 Gb/s")):
     same("XNa%d" % i, "XNb%d" % i, said)
 same("XNm0", "XNm1", "measured_peak_gib '56.551 GiB' read as 56.551")
 same("XNm2", "XNm3", "seq_len '4K' read as 4096")
