@@ -508,8 +508,14 @@ static bool reading(const valid_numcol *nc, const char *t, const char *unit, cha
 		*comma = '.';
 	const char *u, *p = after_name(nc, s);
 	double x;
-	/* bytes: a whole number, not an int (beyond 2^31) */
-	bool whole = nc->kind != VALID_NUM_REAL || !strcmp(nc->col, "bytes");
+	/* bytes: a whole number, not an int (beyond 2^31); a memory peak in
+	 * MiB or MB ("51,200 MiB") too: its decimal-comma reading, 51.2 MiB,
+	 * is no training run's peak */
+	char lowu[96];
+	valid_lower(s, lowu, sizeof lowu);
+	bool whole = nc->kind != VALID_NUM_REAL || !strcmp(nc->col, "bytes") ||
+	             (!strcmp(nc->col, "measured_peak_gib") && strstr(lowu, "mb")) ||
+	             (!strcmp(nc->col, "measured_peak_gib") && strstr(lowu, "mib"));
 	if (!lead_number(p, whole, &x, &u))
 		return false;
 	/* a remark in parentheses after the value: "1 (distributed optimizer)",

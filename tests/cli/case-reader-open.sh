@@ -1661,7 +1661,11 @@ write("mem-numbers.csv", mcols, [dict(m, id="XNm0"), dict(m, id="XNm1", measured
                                  dict(m, id="XNm2", seq_len="4096"), dict(m, id="XNm3", seq_len="4K"),
                                  dict(m, id="XNm4", measured_peak_gib="OOM"),
                                  dict(m, id="XNm5", flash_attention="no"),
-                                 dict(m, id="XNm6", flash_attention="eager")])
+                                 dict(m, id="XNm6", flash_attention="eager"),
+                                 # a peak in MiB with its thousands separator
+                                 # (51.2 MiB, the decimal-comma reading, is no
+                                 # training peak): 57,908 MiB = 56.55 GiB
+                                 dict(m, id="XNm7", measured_peak_gib="57,908 MiB")])
 # GPUs with a GPU file and a node, named as sources name them: a memory row
 # on "NVIDIA GeForce RTX 4090" is the schema's rtx4090-24g, on "A40" runs
 # Alvis's A40 node, on "GH200 480GB" its GPU file on an HGX H200 board (no
@@ -1730,6 +1734,8 @@ for i, said in enumerate(("gpus '768 GPUs' read as 768", "tp 'TP=8' read as 8",
 same("XNm0", "XNm1", "measured_peak_gib '56.551 GiB' read as 56.551")
 same("XNm2", "XNm3", "seq_len '4K' read as 4096")
 same("XNm5", "XNm6", "flash_attention 'eager' read as no")
+if r["XNm7"]["status"] != "ok" or abs(r["XNm7"]["measured_gib"] - 57908 / 1024) > 1e-6:
+    bad.append(("XNm7", r["XNm7"]))
 m4 = r["XNm4"]
 if not (m4["status"] == "ok" and m4["oom_run"] and m4["verdict"] == r["XNm0"]["verdict"]
         and "measured_peak_gib 'OOM' read as a run out of memory" in m4["assumed"]):
