@@ -93,6 +93,43 @@ const char *valid_fabric_named(const cases_csv *c, size_t row, char *word, size_
 	return NULL;
 }
 
+/* The micro-batches a replica accumulates per step that a note (lower
+ * case) states: "2 micro-batches per step", "64 gradient-accumulation
+ * micro-batches", gradient_accumulation_steps 4, "grad accum 4"; 0 where
+ * none; the phrase into phrase[]. */
+static long accumulation_named(const char *low, char *phrase, size_t len)
+{
+	static const char *const before[] = {"gradient_accumulation_steps", "gradient accumulation steps",
+	                                     "gradient accumulation", "grad accumulation", "grad accum",
+	                                     "gradient_accumulation"};
+	for (size_t i = 0; i < sizeof before / sizeof before[0]; i++)
+		for (const char *p = strstr(low, before[i]); p; p = strstr(p + 1, before[i])) {
+			const char *q = p + strlen(before[i]);
+			q += strspn(q, " =:");
+			char *e;
+			long m = strtol(q, &e, 10);
+			if (e == q || m < 1 || isalnum((unsigned char)*e))
+				continue;
+			snprintf(phrase, len, "%.*s", (int)(e - p), p);
+			return m;
+		}
+	static const char *const after[] = {" micro-batches per step",
+	                                    " gradient-accumulation micro-batches",
+	                                    " accumulation micro-batches"};
+	for (size_t i = 0; i < sizeof after / sizeof after[0]; i++)
+		for (const char *p = strstr(low, after[i]); p; p = strstr(p + 1, after[i])) {
+			const char *q = p;
+			while (q > low && isdigit((unsigned char)q[-1]))
+				q--;
+			long m = q < p ? atol(q) : 0;
+			if (m < 1)
+				continue;
+			snprintf(phrase, len, "%.*s", (int)(p + strlen(after[i]) - q), q);
+			return m;
+		}
+	return 0;
+}
+
 /* The micro-batch an open micro_batch cell's note states per GPU:
  * Megatron's and NeMo's flag or key ("--micro-batch-size 4",
  * micro_batch_size: 4, "micro batch 8", "MBS 2"), Hugging Face's and
@@ -142,43 +179,48 @@ long valid_micro_batch_named(const cases_csv *c, size_t row, char *phrase, size_
 		return v;
 	}
 	/* the micro-batches a replica accumulates per step, m: the micro-batch
-	 * is the global batch over dp m where that is whole ("2 micro-batches
-	 * per step", "64 gradient-accumulation micro-batches",
-	 * gradient_accumulation_steps 4, "grad accum 4") */
+	 * is the global batch over dp m where that is whole */
 	int g = cases_csv_col(c, "global_batch"), d = cases_csv_col(c, "dp");
 	long gb = g >= 0 ? atol(cases_csv_get(c, row, g)) : 0;
 	long dp = d >= 0 ? atol(cases_csv_get(c, row, d)) : 0;
-	if (gb <= 0 || dp <= 0)
+	long m = gb > 0 && dp > 0 ? accumulation_named(low, phrase, len) : 0;
+	return m > 0 && gb % (dp * m) == 0 ? gb / (dp * m) : 0;
+}
+
+long valid_global_batch_named(const cases_csv *c, size_t row, char *phrase, size_t len)
+{
+	int k = cases_csv_col(c, "note");
+	if (k < 0)
 		return 0;
-	static const char *const before[] = {"gradient_accumulation_steps", "gradient accumulation steps",
-	                                     "gradient accumulation", "grad accumulation", "grad accum",
-	                                     "gradient_accumulation"};
-	for (size_t i = 0; i < sizeof before / sizeof before[0]; i++)
-		for (const char *p = strstr(low, before[i]); p; p = strstr(p + 1, before[i])) {
-			const char *q = p + strlen(before[i]);
+	char low[4096];
+	valid_lower(cases_csv_get(c, row, k), low, sizeof low);
+	static const char *const keys[] = {"--global-batch-size", "global_batch_size",
+	                                   "global batch size", "global batch", "gbs"};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		for (const char *p = strstr(low, keys[i]); p; p = strstr(p + 1, keys[i])) {
+			size_t n = strlen(keys[i]);
+			if (p > low && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+				continue;
+			const char *q = p + n;
 			q += strspn(q, " =:");
+			if (!strncmp(q, "of ", 3))
+				q += 3;
 			char *e;
-			long m = strtol(q, &e, 10);
-			if (e == q || m < 1 || isalnum((unsigned char)*e) || gb % (dp * m))
+			long v = strtol(q, &e, 10);
+			/* a count of sequences, not of tokens ("global batch 4M tokens") */
+			if (e == q || v < 1 || isalnum((unsigned char)*e) || *e == '.' || *e == ',' ||
+			    !strncmp(e, " tok", 4))
 				continue;
 			snprintf(phrase, len, "%.*s", (int)(e - p), p);
-			return gb / (dp * m);
+			return v;
 		}
-	static const char *const after[] = {" micro-batches per step",
-	                                    " gradient-accumulation micro-batches",
-	                                    " accumulation micro-batches"};
-	for (size_t i = 0; i < sizeof after / sizeof after[0]; i++)
-		for (const char *p = strstr(low, after[i]); p; p = strstr(p + 1, after[i])) {
-			const char *q = p;
-			while (q > low && isdigit((unsigned char)q[-1]))
-				q--;
-			long m = q < p ? atol(q) : 0;
-			if (m < 1 || gb % (dp * m))
-				continue;
-			snprintf(phrase, len, "%.*s", (int)(p + strlen(after[i]) - q), q);
-			return gb / (dp * m);
-		}
-	return 0;
+	/* the micro-batches a replica accumulates, m, times its micro-batch and
+	 * the replicas, both given: global = micro_batch x dp x m */
+	int mc = cases_csv_col(c, "micro_batch"), d = cases_csv_col(c, "dp");
+	long mb = mc >= 0 ? atol(cases_csv_get(c, row, mc)) : 0;
+	long dp = d >= 0 ? atol(cases_csv_get(c, row, d)) : 0;
+	long m = mb > 0 && dp > 0 ? accumulation_named(low, phrase, len) : 0;
+	return m > 0 ? mb * dp * m : 0;
 }
 
 /* The precision an open precision cell's note names: its first 16-, 8- or
@@ -390,7 +432,8 @@ int valid_zero_note_named(const cases_csv *c, size_t row, char *phrase, size_t l
  * (valid_micro_batch_named), sequence parallelism (valid_sp_named) and
  * fabric (valid_fabric_named), a collective's message size
  * (valid_bytes_named), a memory row's counter (valid_memory_kind_named),
- * the ZeRO stage (valid_zero_note_named). Each reading gives the cell's text, or NULL
+ * the ZeRO stage (valid_zero_note_named), the global batch
+ * (valid_global_batch_named). Each reading gives the cell's text, or NULL
  * where the row names none. */
 typedef const char *(*named_cell)(const cases_csv *c, size_t row, char *buf, size_t len);
 
@@ -467,6 +510,16 @@ static const char *named_zero(const cases_csv *c, size_t row, char *buf, size_t 
 	return buf;
 }
 
+static const char *named_global_batch(const cases_csv *c, size_t row, char *buf, size_t len)
+{
+	char phrase[64];
+	long gb = valid_global_batch_named(c, row, phrase, sizeof phrase);
+	if (gb <= 0)
+		return NULL;
+	snprintf(buf, len, "%ld", gb);
+	return buf;
+}
+
 static int fill_named(cases_csv *c, const char *col, named_cell named)
 {
 	int k = cases_csv_col(c, col);
@@ -489,7 +542,8 @@ int valid_fill_named(cases_csv *c)
 	rc = rc != SIM_OK ? rc : fill_named(c, "bytes", named_bytes);
 	rc = rc != SIM_OK ? rc : fill_named(c, "memory_kind", named_memory_kind);
 	rc = rc != SIM_OK ? rc : fill_named(c, "zero", named_zero);
-	return rc != SIM_OK ? rc : fill_named(c, "micro_batch", named_micro_batch);
+	rc = rc != SIM_OK ? rc : fill_named(c, "micro_batch", named_micro_batch);
+	return rc != SIM_OK ? rc : fill_named(c, "global_batch", named_global_batch);
 }
 
 /* The value valid_fill_named wrote into row's cell of col (the cell empty
@@ -521,6 +575,12 @@ void valid_named_assume(const cases_csv *c, size_t row, char *assumed, size_t al
 		             w);
 	if ((v = filled(c, row, "bytes")) && valid_bytes_named(c, row, w, sizeof w))
 		valid_assume(assumed, alen, "bytes %s (not published: the note says '%s')", v, w);
+	if ((v = filled(c, row, "global_batch")) && valid_global_batch_named(c, row, w, sizeof w) > 0)
+		valid_assume(assumed, alen, "global_batch %s (not published: the note says '%s'%s)", v,
+		             w,
+		             strstr(w, "accum") || strstr(w, "per step")
+		                     ? ": micro_batch x dp x the micro-batches"
+		                     : "");
 	if ((v = filled(c, row, "fabric")) && valid_fabric_named(c, row, w, sizeof w))
 		valid_assume(assumed, alen, "fabric %s (not published: the text names '%s')", v, w);
 	if ((v = filled(c, row, "sequence_parallel")) && valid_sp_named(c, row, w, sizeof w) >= 0)

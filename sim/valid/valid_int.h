@@ -393,6 +393,13 @@ int valid_zero_note_named(const cases_csv *c, size_t row, char *phrase, size_t l
  * or key of Megatron, NeMo, Hugging Face, DeepSpeed; "batch N per GPU"),
  * or 0; the phrase into phrase[] (numbers.c). */
 long valid_micro_batch_named(const cases_csv *c, size_t row, char *phrase, size_t len);
+/* The global batch an open global_batch cell's note states in sequences
+ * ("--global-batch-size 512", global_batch_size: 256, "global batch of
+ * 1024", "GBS 512"; not one in tokens), else its micro_batch x dp x the
+ * micro-batches a replica accumulates (the accumulation phrases of
+ * valid_micro_batch_named, both cells given); 0 where neither; the phrase
+ * into phrase[] (named.c). */
+long valid_global_batch_named(const cases_csv *c, size_t row, char *phrase, size_t len);
 /* The precision an open precision cell's note names (its first 16-, 8-
  * or 32-bit type that is not of what is kept apart: master weights,
  * gradients, reductions), or NULL; the word into word[] (named.c). */

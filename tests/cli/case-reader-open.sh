@@ -172,6 +172,7 @@ def nostage(note):
     return re.sub(r"(?i)zero[- _]?(stage)?\s*[0-3]\b|full_shard|shard_grad_op|no_shard|"
                   r"dist(ributed)?[- _]?opt(imizer)?|gemini", "", note)
 def derive(base, new, **cols_):
+    assert all(x["id"] != new for x in out), "id %s derived twice" % new
     r = dict(rows[base]); r["id"] = new; r.update(cols_); out.append(r)
 derive("D05", "XD0")
 derive("D05", "XD1", dp="")
@@ -363,6 +364,14 @@ derive("O10", "XFB2", fabric="", note=rows["O10"]["note"] + "; InfiniBand elsewh
 # 37.14%; HFU 49.52%", 4/3, full (XRU1, O03's step XRU0; was none, -3 %),
 # O01's equal pair none (XRU2), P03's 1.16 (IBM's every n-th block) no
 # reading: the default, said as it (XRU3)
+# an open global batch the note states: in sequences (XGS2: D05's 384 as
+# "--global-batch-size 384", XD0's step), or as micro_batch x dp x the
+# micro-batches a replica accumulates (XGS1: O03's "grad accum 2" x 8 x 8 =
+# 128, XRU0's step); one in tokens is no reading (XGS3: the default, said
+# as it)
+derive("O03", "XGS1", global_batch="")
+derive("D05", "XGS2", global_batch="", note=rows["D05"]["note"] + "; --global-batch-size 384")
+derive("D05", "XGS3", global_batch="", note=rows["D05"]["note"] + "; global batch 1.5M tokens")
 derive("O03", "XRU0")
 derive("O03", "XRU1", recompute="")
 derive("O01", "XRU2", recompute="")
@@ -913,6 +922,12 @@ want(same("XN0", "XGN1") and "gpu a100-sxm4-80g (not published: the note names '
      and same("XD0", "XGN2") and "gpu h100-sxm5-80g (not published: the note names 'h100 80gb'" in r["XGN2"]["assumed"]
      and r["XGN3"]["status"] == "skipped" and "the note names several GPUs (h100, a100)" in r["XGN3"]["reason"],
      "an open gpu is not the GPU the note names", "XN0", "XGN1", "XD0", "XGN2", "XGN3")
+want(same("XRU0", "XGS1")
+     and "global_batch 128 (not published: the note says 'grad accum 2': micro_batch x dp x the micro-batches)" in r["XGS1"]["assumed"]
+     and same("XD0", "XGS2") and "global_batch 384 (not published: the note says '--global-batch-size 384')" in r["XGS2"]["assumed"]
+     and r["XGS3"]["status"] == "ok" and "global_batch" in r["XGS3"]["assumed"]
+     and "(not published: the note says 'global batch" not in r["XGS3"]["assumed"],
+     "an open global batch is not the one the note states", "XRU0", "XGS1", "XD0", "XGS2", "XGS3")
 want(same("XRU0", "XRU1")
      and "recompute full (not published: the note's utilization says 'MFU 37.14%, HFU 49.52%: HFU / MFU 1.33', every layer's forward twice)" in r["XRU1"]["assumed"]
      and "recompute none (not published: the note's utilization says 'MFU 41.82%, HFU 41.82%: HFU / MFU 1', nothing run twice)" in r["XRU2"]["assumed"]
@@ -1034,6 +1049,7 @@ def nostage(note):
     return re.sub(r"(?i)zero[- _]?(stage)?\s*[0-3]\b|full_shard|shard_grad_op|no_shard|"
                   r"dist(ributed)?[- _]?opt(imizer)?|gemini", "", note)
 def derive(base, new, **cols_):
+    assert all(x["id"] != new for x in out), "id %s derived twice" % new
     r = dict(rows[base]); r["id"] = new; r.update(cols_); out.append(r)
 derive("MA01", "YD0")
 derive("MA01", "YF1", source="a memory source (2024)", framework="JAX")
