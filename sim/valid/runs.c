@@ -1570,7 +1570,10 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	size_t trn = b->len;
 	sim_buf_printf(b, "[train]\n");
 	put(b, c, row, "precision", "precision");
-	if (!*get(c, row, "precision")) {
+	char rp[16];
+	/* an open precision: the recipe's where its line sets one (written
+	 * below with the line's other train.* keys, said), else the GPU's */
+	if (!*get(c, row, "precision") && !*valid_recipe_value(rec, "train.precision", rp, sizeof rp)) {
 		const char *p = valid_default_precision(gpu);
 		sim_buf_printf(b, "precision = %s\n", p);
 		valid_assume(assumed, alen, "precision %s (not published)", p);

@@ -351,6 +351,12 @@ derive("D05", "XSQ3", sequence_parallel="0", note="")
 # an open precision the note names: V0001's "fp16 assumed" (XPR1, XN0's
 # step; was the A100's bf16), not an operation's type (YPR1 below)
 derive("V0001", "XPR1", precision="")
+# ... and where the note names none, the precision the source's recipe line
+# states: NeMo 24.07's performance summary's fp8 (XPR2, N01's step, XPR0;
+# was the H100's bf16, 1.8x slow), vTrain's fp16 (XPR3, XN0's step)
+derive("N01", "XPR0")
+derive("N01", "XPR2", precision="")
+derive("V0001", "XPR3", precision="", note=rows["V0001"]["note"].replace("fp16", ""))
 # an open micro_batch the note states: V0024's "grad accumulation 16
 # micro-batches" (global 512 over dp 4 x 16: 8, XMB1 = XMB0)
 derive("V0024", "XMB0")
@@ -910,6 +916,9 @@ want(same("XD0", "XSQ1") and same("XSQ2", "XSQ3")
      and "sequence_parallel 1 (not published: the note says '--tp-comm-overlap', which Megatron-LM runs only with it)" in r["XSQ1"]["assumed"]
      and "sequence_parallel 0 (not published: the note says 'sequence_parallel', negated)" in r["XSQ2"]["assumed"],
      "an open sequence_parallel is not what the note names", "XD0", "XSQ1", "XSQ2", "XSQ3")
+want(same("XPR0", "XPR2") and "train.precision = fp8 (recipes.csv line 49)" in r["XPR2"]["assumed"]
+     and same("XN0", "XPR3") and "train.precision = fp16 (recipes.csv line 50)" in r["XPR3"]["assumed"],
+     "an open precision is not the one the source's recipe states", "XPR0", "XPR2", "XN0", "XPR3")
 want(same("XN0", "XPR1") and "precision fp16 (not published: the note says 'fp16')" in r["XPR1"]["assumed"],
      "an open precision is not the one the note names", "XN0", "XPR1")
 want(same("XMB0", "XMB1") and "micro_batch 8 (not published: the note says 'grad accumulation 16': "
