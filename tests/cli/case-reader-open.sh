@@ -357,6 +357,9 @@ derive("V0001", "XPR1", precision="")
 derive("N01", "XPR0")
 derive("N01", "XPR2", precision="")
 derive("V0001", "XPR3", precision="", note=rows["V0001"]["note"].replace("fp16", ""))
+# ... and vTrain's recomputation (every configuration's "use_checkpoint":
+# true): V0001 with recompute open, XN0's step (XRC1; was none, 27 % fast)
+derive("V0001", "XRC1", recompute="")
 # an open micro_batch the note states: V0024's "grad accumulation 16
 # micro-batches" (global 512 over dp 4 x 16: 8, XMB1 = XMB0)
 derive("V0024", "XMB0")
@@ -919,6 +922,8 @@ want(same("XD0", "XSQ1") and same("XSQ2", "XSQ3")
 want(same("XPR0", "XPR2") and "train.precision = fp8 (recipes.csv line 49)" in r["XPR2"]["assumed"]
      and same("XN0", "XPR3") and "train.precision = fp16 (recipes.csv line 50)" in r["XPR3"]["assumed"],
      "an open precision is not the one the source's recipe states", "XPR0", "XPR2", "XN0", "XPR3")
+want(same("XN0", "XRC1") and "recompute = full (recipes.csv line 50)" in r["XRC1"]["assumed"],
+     "an open recompute is not the one the source's recipe states", "XN0", "XRC1")
 want(same("XN0", "XPR1") and "precision fp16 (not published: the note says 'fp16')" in r["XPR1"]["assumed"],
      "an open precision is not the one the note names", "XN0", "XPR1")
 want(same("XMB0", "XMB1") and "micro_batch 8 (not published: the note says 'grad accumulation 16': "
