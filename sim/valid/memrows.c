@@ -144,6 +144,15 @@ static const struct {
         {"Qwen-", NULL, "framework.loss = shift"},
 };
 
+/* Whether row r is one of v[0 .. n-1]. */
+static bool in_chain(const size_t *v, int n, size_t r)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] == r)
+			return true;
+	return false;
+}
+
 /* The row a row's note says it is as: "As the previous row" the row
  * before it, "As MA10" the row of that id; -1 where its note says neither
  * or names no row of the file. */
@@ -631,9 +640,14 @@ const char *valid_memory_text(const cases_csv *c, size_t row, const char *incdir
 	 * row its note names, and so on (a chain of "As the previous row") */
 	char seen[1024] = ";";
 	note_keys(note, sp, seen, sizeof seen);
-	size_t cur = row;
+	/* each row of the chain once (chain[0] the row itself): a chain that
+	 * comes back stops there */
+	size_t chain[16] = {row};
 	long base;
-	for (int hop = 0; hop < 16 && (base = as_row(c, cur)) >= 0 && (size_t)base != row; hop++) {
+	for (int hops = 1; hops < 16 && (base = as_row(c, chain[hops - 1])) >= 0 &&
+	                   !in_chain(chain, hops, (size_t)base);
+	     hops++) {
+		chain[hops] = (size_t)base;
 		const char *bn = get(c, (size_t)base, "note");
 		note_keys(bn, sp, seen, sizeof seen);
 		const char *q = strstr(bn, "chunks per rank)");
@@ -644,7 +658,6 @@ const char *valid_memory_text(const cases_csv *c, size_t row, const char *incdir
 		}
 		valid_assume(assumed, alen, "what the note leaves out as row %s",
 		             get(c, (size_t)base, "id"));
-		cur = (size_t)base;
 	}
 	sim_buf_printf(b,
 	               "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",

@@ -310,9 +310,12 @@ const char *valid_bytes_named(const cases_csv *c, size_t row, char *word, size_t
 		size_t at = (size_t)(p - low);
 		/* after: "message '256MB'", "message size 1 GiB", "messages of
 		 * 256 MB", up to the clause's end */
-		for (size_t i = at + 7, n = 0; low[i] && !strchr(";,()", low[i]) && n < 24; i++, n++)
+		size_t i = at + 7;
+		for (size_t n = 0; low[i] && !strchr(";,()", low[i]) && n < 24; i++, n++)
 			if (isdigit((unsigned char)low[i]))
-				return size_token(note, i, word, len) ? word : NULL;
+				break;
+		if (isdigit((unsigned char)low[i]) && size_token(note, i, word, len))
+			return word;
 		/* before: "a 256MB message", "1 GiB messages" */
 		size_t b = at;
 		while (b > 0 && strchr(" '\"", low[b - 1]))

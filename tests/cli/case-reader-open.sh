@@ -1126,6 +1126,11 @@ derive("ME01", "YMK3", memory_kind="")
 # a chain of "As the previous row": YCH2's previous row says it too, so it
 # inherits YCH0's (MG03's) rules through YCH1 (MG04's copy): YCH1's peak
 # (was YCH1's rules alone: MG03's offload lost, out of memory at 264 GiB)
+# ... and a chain that comes back (MCY0 as MCY1, MCY1 as MCY2, MCY2 as
+# MCY1) follows each row once
+derive("MA01", "MCY0", note="As MCY1 but nothing else")
+derive("MA01", "MCY1", note="As MCY2 but nothing else")
+derive("MA01", "MCY2", note="As MCY1 but nothing else")
 derive("MG03", "YCH0")
 derive("MG04", "YCH1")
 derive("MG04", "YCH2")
@@ -1362,7 +1367,7 @@ for x, fw, line in (("YFO1", "deepspeed 3d", 15), ("YFO3", "atorch fsdp", 14), (
          and "framework open: '%s' (stacks.csv line %d, of its source's lines " % (fw, line)
          in r[x]["assumed"],
          "an open framework column is not the source's stack that runs the plan", b, x)
-want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 102
+want(s["oom_runs"] == 6 and s["oom_called"] == 3 and s["fit_called_oom"] == 0 and s["ok"] == 105
      and s["skipped"] == 0, "the summary's out-of-memory counts: %s" % s)
 want(r["YH1"]["status"] == "ok", "an H200 memory row", "YH1")
 for x, said in (("YMB1", "micro_batch 4 (not published: the note says 'batch 4 per gpu')"),
@@ -1443,6 +1448,10 @@ for x, b, said in (("YZN1", "MA15", "zero 3 (not published: the note says 'zero-
          and said in r[x]["assumed"], "an open zero is not the stage the note names", "YZN0" + b, x)
 want(r["YZN4"]["status"] == "ok" and "the note says" not in r["YZN4"]["assumed"],
      "a negated stage in the note is read as named", "YZN4")
+want(r["MCY0"]["status"] == "ok" and r["MCY0"]["assumed"].count("what the note leaves out as row") == 2
+     and all(r[x]["status"] == "ok" and r[x]["assumed"].count("what the note leaves out as row") == 1
+             for x in ("MCY1", "MCY2")), "a chain of notes that comes back is followed more than once",
+     "MCY0", "MCY1", "MCY2")
 want(r["YCH2"]["status"] == "ok" and r["YCH2"]["predicted_gib"] == r["YCH1"]["predicted_gib"]
      and "what the note leaves out as row YCH1; what the note leaves out as row YCH0" in r["YCH2"]["assumed"],
      "a chain of 'As the previous row' is not followed", "YCH0", "YCH1", "YCH2")
@@ -1470,7 +1479,7 @@ want(r["YK1"]["status"] == "ok" and r["YK1"]["predicted_gib"] == r["YK0"]["predi
      "an open kv_heads of 'Llama 2 7B'", "YK0", "YK1")
 sys.exit(0 if ok else 1)
 PY
-"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 102$' ||
+"$podsim" validate "$tmp/mem.csv" | grep -q '^out-of-memory runs: 6, called out of memory: 3; completed runs called out of memory: 0 of 105$' ||
 	{ echo "the text report's out-of-memory line"; "$podsim" validate "$tmp/mem.csv"; fail=1; }
 # A framework column naming its stack as sources spell it: the profile the
 # name stands for, said in the row's assumptions: by a stacks.csv row
@@ -1730,7 +1739,9 @@ write("coll-numbers.csv", list(e.keys()),
        # does not: the documented 1 GiB, said (XNea)
        dict(e, id="XNe8", bytes=""),
        dict(e, id="XNe9", bytes="", note="median of runs with a 256 MB message"),
-       dict(e, id="XNea", bytes="", note="median of repeated runs")])
+       dict(e, id="XNea", bytes="", note="median of repeated runs"),
+       # a number after the word that is no size does not end the search
+       dict(e, id="XNeb", bytes="", note="message 3 of the series; a 256MB message")])
 PY
 for f in numbers mem-numbers coll-numbers mem-optim gpu-names gpu-names-train metric-units; do
 	"$podsim" validate "$tmp/$f.csv" --json >"$tmp/$f.json" 2>"$tmp/$f.err" ||
@@ -1780,6 +1791,7 @@ for i in (4, 5, 6):
         bad.append(("XNe%d" % i, y))
 same("XNe0", "XNe8", "bytes 268435456 (not published: the note says '256MB')")
 same("XNe0", "XNe9", "bytes 268435456 (not published: the note says '256 MB')")
+same("XNe0", "XNeb", "bytes 268435456 (not published: the note says '256MB')")
 if r["XNea"]["status"] != "ok" or "bytes 1 GiB (not published" not in r["XNea"]["assumed"] \
         or r["XNea"]["predicted_iter_s"] == r["XNe0"]["predicted_iter_s"]:
     bad.append(("XNea", r["XNea"]))
