@@ -222,7 +222,7 @@ static const char *gpu_of_intra(const cases_csv *c, size_t row, char *said, size
 	for (size_t i = 0; i < sizeof boards / sizeof boards[0]; i++) {
 		if (strcmp(intra, boards[i].intra))
 			continue;
-		bool rack = i == 2 && g >= 0 && atol(cases_csv_get(c, row, g)) > 8;
+		bool rack = !strcmp(intra, "nvswitch-gen4") && g >= 0 && atol(cases_csv_get(c, row, g)) > 8;
 		const char *file = rack ? "gb200" : boards[i].file;
 		snprintf(said, slen, "gpu %s (not published, no text names one: node_intra %s is %s)",
 		         file, intra, rack ? "the GB200 NVL72 rack's (over 8 GPUs a node)" : boards[i].why);

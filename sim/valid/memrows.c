@@ -409,12 +409,15 @@ bool valid_model_file(const char *m, const char *datadir, char *name, size_t nle
 	 * dropped, the words around it kept: "GPT h1024 l24 (~0.35B; vTrain
 	 * single-node)" is models/gpt-h1024-l24-vtrain.ini */
 	char kept[128] = "";
-	for (char *w = strtok(t, " "); w; w = strtok(NULL, " ")) {
-		bool plain = true;
-		for (const char *q = w; *q; q++)
-			plain = plain && (isalnum((unsigned char)*q) || *q == '.' || *q == '-');
+	for (const char *w = t; *w;) { /* its words (no strtok: rows run on threads) */
+		size_t wn = strcspn(w, " ");
+		bool plain = wn > 0;
+		for (size_t q = 0; q < wn; q++)
+			plain = plain && (isalnum((unsigned char)w[q]) || w[q] == '.' || w[q] == '-');
 		if (plain)
-			snprintf(kept + strlen(kept), sizeof kept - strlen(kept), "%s%s", *kept ? " " : "", w);
+			snprintf(kept + strlen(kept), sizeof kept - strlen(kept), "%s%.*s",
+			         *kept ? " " : "", (int)wn, w);
+		w += wn + (w[wn] == ' ');
 	}
 	snprintf(t, sizeof t, "%s", kept);
 	for (;;) {
