@@ -450,14 +450,20 @@ static const char *named_recompute(const cases_csv *c, size_t row, char *buf, si
 	return on < 0 ? NULL : on ? "full" : "none";
 }
 
+/* A count a reading gave (-1 or 0: none) as the cell's text, or NULL;
+ * `from` the least count a cell holds (0 for a ZeRO stage, 1 a batch). */
+static const char *count_cell(long v, long from, char *buf, size_t len)
+{
+	if (v < from)
+		return NULL;
+	snprintf(buf, len, "%ld", v);
+	return buf;
+}
+
 static const char *named_micro_batch(const cases_csv *c, size_t row, char *buf, size_t len)
 {
 	char phrase[48];
-	long mb = valid_micro_batch_named(c, row, phrase, sizeof phrase);
-	if (mb <= 0)
-		return NULL;
-	snprintf(buf, len, "%ld", mb);
-	return buf;
+	return count_cell(valid_micro_batch_named(c, row, phrase, sizeof phrase), 1, buf, len);
 }
 
 static const char *named_sp(const cases_csv *c, size_t row, char *buf, size_t len)
@@ -506,21 +512,13 @@ static const char *named_zero(const cases_csv *c, size_t row, char *buf, size_t 
 	if (f >= 0 && valid_zero_named(cases_csv_get(c, row, f)) >= 0)
 		return NULL;
 	char w[48];
-	int z = valid_zero_note_named(c, row, w, sizeof w);
-	if (z < 0)
-		return NULL;
-	snprintf(buf, len, "%d", z);
-	return buf;
+	return count_cell(valid_zero_note_named(c, row, w, sizeof w), 0, buf, len);
 }
 
 static const char *named_global_batch(const cases_csv *c, size_t row, char *buf, size_t len)
 {
 	char phrase[64];
-	long gb = valid_global_batch_named(c, row, phrase, sizeof phrase);
-	if (gb <= 0)
-		return NULL;
-	snprintf(buf, len, "%ld", gb);
-	return buf;
+	return count_cell(valid_global_batch_named(c, row, phrase, sizeof phrase), 1, buf, len);
 }
 
 static int fill_named(cases_csv *c, const char *col, named_cell named)
