@@ -265,6 +265,62 @@ static void key_words(const char *key, char *out, size_t size)
 	out[k] = 0;
 }
 
+/* The cells the simulated rows left open and took from their own text or a
+ * documented default: each assumption that says "not published" counts its
+ * cell (the assumption's first word) once per row, most counted first. */
+enum { OPEN_NAMES = 32 };
+typedef struct open_cells {
+	int rows; /* simulated rows with at least one */
+	int n;
+	char name[OPEN_NAMES][24];
+	int count[OPEN_NAMES];
+} open_cells;
+
+static void count_open(const valid_report *r, open_cells *o)
+{
+	memset(o, 0, sizeof *o);
+	for (size_t i = 0; i < r->nrows; i++) {
+		const valid_row *v = &r->rows[i];
+		if (v->status != VALID_OK)
+			continue;
+		bool any = false;
+		char seen[OPEN_NAMES] = {0};
+		for (const char *p = v->assumed; *p;) {
+			size_t n = strcspn(p, ";");
+			char part[256];
+			snprintf(part, sizeof part, "%.*s", (int)(n < 255 ? n : 255), p);
+			p += n + (p[n] == ';');
+			p += strspn(p, " ");
+			if (!strstr(part, "not published"))
+				continue;
+			char name[24];
+			snprintf(name, sizeof name, "%.*s", (int)strcspn(part, " "), part);
+			int k = 0;
+			while (k < o->n && strcmp(o->name[k], name))
+				k++;
+			if (k == o->n && o->n < OPEN_NAMES)
+				snprintf(o->name[o->n++], sizeof o->name[0], "%s", name);
+			if (k < o->n && !seen[k]) {
+				seen[k] = 1;
+				o->count[k]++;
+			}
+			any = true;
+		}
+		o->rows += any;
+	}
+	/* most counted first (a few names: insertion sort) */
+	for (int i = 1; i < o->n; i++)
+		for (int j = i; j > 0 && o->count[j] > o->count[j - 1]; j--) {
+			char t[24];
+			int c = o->count[j];
+			memcpy(t, o->name[j], sizeof t);
+			memcpy(o->name[j], o->name[j - 1], sizeof t);
+			memcpy(o->name[j - 1], t, sizeof t);
+			o->count[j] = o->count[j - 1];
+			o->count[j - 1] = c;
+		}
+}
+
 static void print_low(void *arg, const valid_row *first, size_t n, double tau)
 {
 	if (isnan(tau) || tau >= VALID_TAU_AIM)
@@ -334,6 +390,16 @@ void valid_print_text(FILE *out, const valid_report *r, bool all_rows)
 		fprintf(out, "\nout-of-memory runs: %d, called out of memory: %d; completed runs called "
 		        "out of memory: %d of %d\n",
 		        r->all.oom_runs, r->all.oom_called, r->all.fit_called_oom, r->all.ok);
+	open_cells o;
+	count_open(r, &o);
+	if (o.rows) {
+		fprintf(out, "\ncells the sources leave open (not published: from the row's text or "
+		        "a documented default, each said on its row): %d of %d simulated rows;",
+		        o.rows, r->all.ok);
+		for (int i = 0; i < o.n; i++)
+			fprintf(out, "%s %s %d", i ? "," : "", o.name[i], o.count[i]);
+		fprintf(out, "\n");
+	}
 	if (r->nsources > 0)
 		fprintf(out, "\nper source (each weighs once, %d sources): MAPE %.1f%%, mean signed "
 			"error %+.1f%%; over all rows: MAPE %.1f%%, %d of %d within %.0f%%\n",
@@ -408,7 +474,16 @@ void valid_print_json(FILE *out, const valid_report *r)
 		sim_buf_printf(&b, "%s", i ? "," : "");
 		json_group(&b, &r->groups[i]);
 	}
-	sim_buf_printf(&b, "],\"within_threshold\":%.9g,\"tau_aim\":%.9g,\"rank_groups\":[",
+	open_cells o;
+	count_open(r, &o);
+	sim_buf_printf(&b, "],\"open_rows\":%d,\"open_cells\":{", o.rows);
+	for (int i = 0; i < o.n; i++) {
+		sim_buf_printf(&b, "%s", i ? "," : "");
+		sim_buf_json_string(&b, o.name[i]);
+		sim_buf_printf(&b, ":%d", o.count[i]);
+	}
+	sim_buf_printf(&b, "}");
+	sim_buf_printf(&b, ",\"within_threshold\":%.9g,\"tau_aim\":%.9g,\"rank_groups\":[",
 		       valid_within(r->kind), VALID_TAU_AIM);
 	json_ranks jr = {&b, 0};
 	each_rank_group(r, NULL, json_rank, &jr);

@@ -623,6 +623,20 @@ def want(cond, msg, *rows):
             print("  ", r[x])
 def same(a, b):
     return r[a]["status"] == r[b]["status"] == "ok" and r[a]["predicted_iter_s"] == r[b]["predicted_iter_s"]
+# the summary's count of rows resting on cells the sources leave open: the
+# simulated rows with an assumption saying "not published", and per cell
+# (the assumption's first word) the rows that say it of that cell
+summ = json.load(open(sys.argv[1]))["summary"]
+cells = {}
+for x in r.values():
+    if x["status"] != "ok":
+        continue
+    for name in {a.split(" ")[0] for a in x["assumed"].split("; ") if "not published" in a}:
+        cells[name] = cells.get(name, 0) + 1
+nrows = sum(1 for x in r.values() if x["status"] == "ok" and "not published" in x["assumed"])
+want(summ["open_rows"] == nrows > 0 and summ["open_cells"] == cells,
+     "the summary's open cells are not the rows' assumptions: %s %s against %s %s"
+     % (summ["open_rows"], summ["open_cells"], nrows, cells))
 for x, w in (("XX1", "1.5M tokens"), ("XX2", "1572864 tokens"), ("XX3", "1536K tokens")):
     want(same("XD0", x) and ("global_batch '%s' read as 384 sequences of seq_len" % w) in r[x]["assumed"],
          "a global batch in tokens is not its sequences", "XD0", x)
