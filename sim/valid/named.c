@@ -205,11 +205,29 @@ long valid_global_batch_named(const cases_csv *c, size_t row, char *phrase, size
 			q += strspn(q, " =:");
 			if (!strncmp(q, "of ", 3))
 				q += 3;
-			char *e;
-			long v = strtol(q, &e, 10);
-			/* a count of sequences, not of tokens ("global batch 4M tokens") */
-			if (e == q || v < 1 || isalnum((unsigned char)*e) || *e == '.' || *e == ',' ||
-			    !strncmp(e, " tok", 4))
+			/* the count with its thousands separators ("1,024") */
+			long v = 0;
+			const char *e = q;
+			while (isdigit((unsigned char)*e) ||
+			       (*e == ',' && e > q && isdigit((unsigned char)e[1]) &&
+			        isdigit((unsigned char)e[2]) && isdigit((unsigned char)e[3]) &&
+			        !isdigit((unsigned char)e[4]))) {
+				if (*e != ',')
+					v = v * 10 + (*e - '0');
+				e++;
+				if (v > 100000000)
+					break;
+			}
+			/* a count of sequences, not of tokens: "4M tokens", "4 million
+			 * tokens", "2.5", "4 k" are not it */
+			const char *w = e + strspn(e, " ");
+			static const char *const not_seqs[] = {"tok", "million", "thousand", "billion",
+			                                       "k ", "m ", "k,", "m,", "b "};
+			bool tokens = false;
+			for (size_t t = 0; t < sizeof not_seqs / sizeof not_seqs[0]; t++)
+				tokens = tokens || !strncmp(w, not_seqs[t], strlen(not_seqs[t]));
+			if (e == q || v < 1 || v > 100000000 || isalnum((unsigned char)*e) || *e == '.' ||
+			    tokens || ((*w == 'k' || *w == 'm' || *w == 'b') && !w[1]))
 				continue;
 			snprintf(phrase, len, "%.*s", (int)(e - p), p);
 			return v;

@@ -1099,10 +1099,12 @@ void valid_loose_numbers_assume(const cases_csv *c, size_t row, char *assumed, s
 		if (*v && !*w &&
 		    (!strcmp(numcols[i].col, "seq_len") || !strcmp(numcols[i].col, "tp") ||
 		     !strcmp(numcols[i].col, "pp") || !strcmp(numcols[i].col, "micro_batch") ||
-		     !strcmp(numcols[i].col, "zero") || !strcmp(numcols[i].col, "bytes")))
+		     !strcmp(numcols[i].col, "zero") || !strcmp(numcols[i].col, "bytes") ||
+		     !strcmp(numcols[i].col, "global_batch")))
 			continue; /* valid_token_seq_len's, valid_open_layout's: the reader
 			           * says them (runs.c); named_micro_batch's, named_zero's,
-			           * named_bytes', above (valid_named_assume) */
+			           * named_bytes', named_global_batch's, above
+			           * (valid_named_assume) */
 		if (*v && !*w && !strcmp(numcols[i].col, "gpus"))
 			valid_assume(assumed, alen, "gpus %s (not published: tp pp dp cp)", v);
 		else if (*v && !*w && !strcmp(numcols[i].col, "gpus_per_node"))

@@ -381,6 +381,9 @@ derive("O10", "XFB2", fabric="", note=rows["O10"]["note"] + "; InfiniBand elsewh
 derive("O03", "XGS1", global_batch="")
 derive("D05", "XGS2", global_batch="", note=rows["D05"]["note"] + "; --global-batch-size 384")
 derive("D05", "XGS3", global_batch="", note=rows["D05"]["note"] + "; global batch 1.5M tokens")
+derive("D05", "XGS4", global_batch="", note=rows["D05"]["note"] + "; global batch size of 4 million tokens")
+derive("D05", "XGS5", global_batch="", note=rows["D05"]["note"] + "; global batch of 1,536 sequences")
+derive("D05", "XGS6", global_batch="1536")
 derive("O03", "XRU0")
 derive("O03", "XRU1", recompute="")
 derive("O01", "XRU2", recompute="")
@@ -954,7 +957,10 @@ want(same("XRU0", "XGS1")
      and "global_batch 128 (not published: the note says 'grad accum 2': micro_batch x dp x the micro-batches)" in r["XGS1"]["assumed"]
      and same("XD0", "XGS2") and "global_batch 384 (not published: the note says '--global-batch-size 384')" in r["XGS2"]["assumed"]
      and r["XGS3"]["status"] == "ok" and "global_batch" in r["XGS3"]["assumed"]
-     and "(not published: the note says 'global batch" not in r["XGS3"]["assumed"],
+     and "(not published: the note says 'global batch" not in r["XGS3"]["assumed"]
+     and "(not published: the note says 'global batch" not in r["XGS4"]["assumed"]
+     and same("XGS5", "XGS6") and "global_batch 1536 (not published: the note says 'global batch of 1,536')" in r["XGS5"]["assumed"]
+     and "global_batch '' read as" not in r["XGS5"]["assumed"],
      "an open global batch is not the one the note states", "XRU0", "XGS1", "XD0", "XGS2", "XGS3")
 want(same("XRU0", "XRU1")
      and "recompute full (not published: the note's utilization says 'MFU 37.14%, HFU 49.52%: HFU / MFU 1.33', every layer's forward twice)" in r["XRU1"]["assumed"]
