@@ -32,6 +32,8 @@ size_t cases_csv_rows(const cases_csv *c);
 const char *cases_csv_path(const cases_csv *c);
 /* The field separator the header line set: ',', '\t' or ';'. */
 char cases_csv_sep(const cases_csv *c);
+/* Header name of column `col`, or NULL past the last. */
+const char *cases_csv_header(const cases_csv *c, int col);
 /* Column index of a header name, or -1. */
 int cases_csv_col(const cases_csv *c, const char *name);
 /* Field text (never NULL; "" when empty) and the row's first physical line. */
@@ -43,6 +45,9 @@ int cases_csv_line(const cases_csv *c, size_t row);
  * SIM_OK, SIM_ECONF (no such field) or SIM_ENOMEM. */
 int cases_csv_set(cases_csv *c, size_t row, int col, const char *text);
 const char *cases_csv_written(const cases_csv *c, size_t row, int col);
+/* Rename header column `col` (a reader's reading of a header written
+ * another way: "num_gpus" as gpus). SIM_OK, SIM_ECONF or SIM_ENOMEM. */
+int cases_csv_rename_col(cases_csv *c, int col, const char *name);
 
 /* Require every name in `cols` (NULL-terminated) as a header column; report
  * each missing one as "path:1: error: missing column 'x'". Returns the number

@@ -344,6 +344,23 @@ int cases_csv_set(cases_csv *c, size_t row, int col, const char *text)
 	return SIM_OK;
 }
 
+const char *cases_csv_header(const cases_csv *c, int col)
+{
+	return col >= 0 && col < c->ncols ? c->cells[col] : NULL;
+}
+
+int cases_csv_rename_col(cases_csv *c, int col, const char *name)
+{
+	if (col < 0 || col >= c->ncols)
+		return SIM_ECONF;
+	char *t = strdup(name);
+	if (!t)
+		return SIM_ENOMEM;
+	free(c->cells[col]);
+	c->cells[col] = t;
+	return SIM_OK;
+}
+
 const char *cases_csv_written(const cases_csv *c, size_t row, int col)
 {
 	if (row >= c->nrows || col < 0 || col >= c->ncols)

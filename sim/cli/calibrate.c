@@ -6,6 +6,7 @@
  * Exit status: 0 ok, 1 runtime failure (writing, memory), 2 bad input. */
 #include "calib/calib.h"
 #include "cli/cli.h"
+#include "valid/valid.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +143,7 @@ int cli_calibrate(int argc, char **argv)
 	memset(&fit, 0, sizeof fit);
 	rc = load_gpu(&o, &gpu, d);
 	if (rc == SIM_OK)
-		rc = cases_csv_read(o.csv, &csv, d); /* its diagnostics say why it failed */
+		rc = valid_case_read(o.csv, &csv, d); /* its diagnostics say why it failed */
 	if (rc == SIM_OK)
 		rc = calib_rows_from_csv(csv, gpu.name, &fit, d);
 	if (rc == SIM_OK)

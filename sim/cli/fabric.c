@@ -147,7 +147,7 @@ static int load(const fab_opts *o, valid_fab_fit *f, hw_gpu *gpu, sim_diag *d)
 			continue;
 		}
 		cases_csv *csv = NULL;
-		rc = cases_csv_read(o->data[i], &csv, d);
+		rc = valid_case_read(o->data[i], &csv, d);
 		if (rc == SIM_OK)
 			rc = valid_fab_rows_csv(csv, gpu, f, d);
 		cases_csv_free(csv);

@@ -267,7 +267,7 @@ int serve_validate(const char *csv, const char *datadir, const char *only, const
 	if (realpath(datadir, abs))
 		datadir = abs;
 	cases_csv *c = NULL;
-	int rc = cases_csv_read(csv, &c, d);
+	int rc = valid_case_read(csv, &c, d);
 	if (rc != SIM_OK)
 		return rc == SIM_ENOMEM ? rc : SIM_ECONF;
 	/* numbers as sources write them ("1,024", "2K", "n/a") read, every

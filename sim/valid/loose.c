@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 void valid_lower(const char *s, char *out, size_t len)
 {
@@ -180,4 +181,82 @@ void valid_loose_assume(const cases_csv *c, size_t row, char *assumed, size_t al
 			             *n ? n : "open");
 	}
 	valid_loose_numbers_assume(c, row, assumed, alen);
+}
+
+/* The schemas' columns (tests/cases/README.md, memory-README.md and the
+ * serving schema), and header names as frameworks, configs and papers
+ * write them -> the schema's: a header matches after lower-casing, with
+ * spaces and '-' as '_'. Only names whose meaning and unit are the
+ * column's: "step_time_s", not "step_time_ms". */
+static const char *const schema_cols[] = {
+        "id", "source", "model", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab",
+        "seq_len", "moe_experts", "moe_topk", "global_batch", "micro_batch", "gpus", "gpu",
+        "gpus_per_node", "node_intra", "nics_per_node", "nic_gbps", "fabric", "tp", "pp", "dp",
+        "cp", "ep", "vpp", "sequence_parallel", "zero", "offload", "recompute", "precision",
+        "measured_iter_s", "measured_metric", "measured_value", "measured_unit", "flops_formula",
+        "confidence", "note", "framework", "params_b", "optimizer", "flash_attention",
+        "lora_rank", "trainable", "measured_peak_gib", "memory_kind", "kind", "nodes", "dtype",
+        "algo", "m", "n", "k", "bytes", "time_us", "busbw_GBps", "busbw_p05_GBps",
+        "busbw_p95_GBps", "engine", "activation", "kv_precision", "batching", "batch_size",
+        "concurrency", "input_tokens", "output_tokens"};
+static const struct {
+	const char *alias, *col;
+} header_alias[] = {
+        {"num_gpus", "gpus"}, {"n_gpus", "gpus"}, {"gpu_count", "gpus"}, {"total_gpus", "gpus"},
+        {"world_size", "gpus"}, {"gpu_type", "gpu"}, {"gpu_model", "gpu"},
+        {"num_nodes", "nodes"}, {"n_nodes", "nodes"}, {"gpus_per_host", "gpus_per_node"},
+        {"tensor_parallel", "tp"}, {"tensor_parallel_size", "tp"}, {"tp_size", "tp"},
+        {"tensor_model_parallel_size", "tp"}, {"pipeline_parallel", "pp"},
+        {"pipeline_parallel_size", "pp"}, {"pp_size", "pp"},
+        {"pipeline_model_parallel_size", "pp"}, {"data_parallel", "dp"},
+        {"data_parallel_size", "dp"}, {"dp_size", "dp"}, {"context_parallel_size", "cp"},
+        {"cp_size", "cp"}, {"expert_parallel_size", "ep"}, {"expert_model_parallel_size", "ep"},
+        {"ep_size", "ep"}, {"virtual_pipeline_model_parallel_size", "vpp"},
+        {"global_batch_size", "global_batch"}, {"gbs", "global_batch"},
+        {"micro_batch_size", "micro_batch"}, {"mbs", "micro_batch"},
+        {"seq_length", "seq_len"}, {"sequence_length", "seq_len"}, {"seqlen", "seq_len"},
+        {"max_seq_len", "seq_len"}, {"num_layers", "layers"}, {"n_layers", "layers"},
+        {"num_hidden_layers", "layers"}, {"hidden_size", "hidden"}, {"d_model", "hidden"},
+        {"num_heads", "heads"}, {"num_attention_heads", "heads"}, {"n_heads", "heads"},
+        {"num_kv_heads", "kv_heads"}, {"num_key_value_heads", "kv_heads"},
+        {"num_query_groups", "kv_heads"}, {"ffn_hidden_size", "ffn"},
+        {"intermediate_size", "ffn"}, {"vocab_size", "vocab"}, {"num_experts", "moe_experts"},
+        {"moe_router_topk", "moe_topk"}, {"zero_stage", "zero"},
+        {"activation_checkpointing", "recompute"}, {"recompute_granularity", "recompute"},
+        {"step_time_s", "measured_iter_s"}, {"iter_time_s", "measured_iter_s"},
+        {"iteration_time_s", "measured_iter_s"}, {"time_per_step_s", "measured_iter_s"},
+        {"seconds_per_iteration", "measured_iter_s"}, {"peak_memory_gib", "measured_peak_gib"},
+        {"peak_gib", "measured_peak_gib"}, {"busbw", "busbw_GBps"},
+        {"busbw_gbps", "busbw_GBps"}};
+
+/* The schema's name of header h, or NULL. */
+static const char *header_name(const char *h)
+{
+	char n[64];
+	valid_lower(h, n, sizeof n);
+	for (char *p = n; *p; p++)
+		if (*p == ' ' || *p == '-')
+			*p = '_';
+	for (size_t i = 0; i < sizeof schema_cols / sizeof schema_cols[0]; i++)
+		if (!strcasecmp(n, schema_cols[i]))
+			return schema_cols[i];
+	for (size_t i = 0; i < sizeof header_alias / sizeof header_alias[0]; i++)
+		if (!strcmp(n, header_alias[i].alias))
+			return header_alias[i].col;
+	return NULL;
+}
+
+int valid_case_read(const char *path, cases_csv **out, sim_diag *diag)
+{
+	int rc = cases_csv_read(path, out, diag);
+	cases_csv *c = *out;
+	for (int i = 0; rc == SIM_OK && cases_csv_header(c, i); i++) {
+		const char *h = cases_csv_header(c, i);
+		const char *name = header_name(h);
+		if (!name || !strcmp(name, h) || cases_csv_col(c, name) >= 0)
+			continue;
+		sim_diag_warning(diag, path, 1, "column '%s' read as '%s'", h, name);
+		rc = cases_csv_rename_col(c, i, name);
+	}
+	return rc;
 }

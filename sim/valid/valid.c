@@ -235,7 +235,7 @@ int valid_run(const char *path, const valid_options *opt_in, valid_report **out,
 {
 	*out = NULL;
 	cases_csv *c;
-	int rc = cases_csv_read(path, &c, diag);
+	int rc = valid_case_read(path, &c, diag);
 	if (rc != SIM_OK)
 		return rc;
 	valid_options o;
@@ -319,7 +319,7 @@ int valid_scenario(const char *path, const char *id, const valid_options *opt, F
 		   sim_diag *diag)
 {
 	cases_csv *c;
-	int rc = cases_csv_read(path, &c, diag);
+	int rc = valid_case_read(path, &c, diag);
 	if (rc != SIM_OK)
 		return rc;
 	bool mem = cases_csv_col(c, "measured_peak_gib") >= 0;

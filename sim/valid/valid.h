@@ -377,6 +377,12 @@ int valid_fab_merge_repeats(valid_fab_fit *f);
  * error in diag. SIM_OK, SIM_ECONF or SIM_ENOMEM. podsim validate's own
  * readers call it; the serving reader (sim/serve) too. */
 int valid_case_numbers(cases_csv *c, sim_diag *diag);
+/* Read a case file (cases_csv_read) with its header names written as
+ * sources and tools write them read as the schemas' ("num_gpus",
+ * "tensor_model_parallel_size", "seq_length", "TP", "global batch size"),
+ * each a path:1 warning; a header that names a column the file already
+ * has stays as written (loose.c). */
+int valid_case_read(const char *path, cases_csv **out, sim_diag *diag);
 /* The readings of the row's fields valid_case_numbers made, said
  * ("batch_size '1,024' read as 1024"), appended to `assumed` (numbers.c;
  * valid_loose_assume says them with the other readings). */

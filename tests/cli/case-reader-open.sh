@@ -1870,4 +1870,35 @@ hs XNc1 | grep -q "zero 'HYBRID_SHARD' read as 3;.* shard_size 8 ('HYBRID_SHARD'
 	! hs XNc4 | grep -q shard_size &&
 	[ -n "$(step XNc0)" ] && [ "$(step XNc0)" != "$(step XNc1)" ] ||
 	{ echo "zero HYBRID_SHARD: not a node's shard group"; cat "$tmp/o" "$tmp/e"; fail=1; }
+# Headers as configs and tools write them ("num_gpus", "TP",
+# "tensor_model_parallel_size", "seq_length", "step_time_s"): read as the
+# schema's columns, each a warning at line 1, every row its schema-file
+# prediction; a header whose column the file already has stays as written
+# (its own values unread: the schema's wins).
+python3 - tests/cases/calibration.csv "$tmp/hdr.csv" "$tmp/hdr-ref.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["id"] in ("D05", "O04", "V0001")]
+cols = list(rows[0].keys())
+ren = {"gpus": "num_gpus", "tp": "TP", "pp": "pipeline_model_parallel_size", "seq_len": "seq_length",
+       "global_batch": "global batch size", "measured_iter_s": "step_time_s", "gpu": "GPU"}
+with open(sys.argv[2], "w", newline="") as f:
+    w = csv.writer(f, lineterminator="\n")
+    w.writerow([ren.get(c, c) for c in cols] + ["Tp"])
+    for r in rows:
+        w.writerow([r[c] for c in cols] + ["99"])
+with open(sys.argv[3], "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+PY
+"$podsim" validate "$tmp/hdr.csv" --rows >"$tmp/o" 2>"$tmp/e" &&
+	"$podsim" validate "$tmp/hdr-ref.csv" --rows >"$tmp/o2" 2>/dev/null &&
+	diff <(grep -E '^(D05|O04|V0001) ' "$tmp/o") <(grep -E '^(D05|O04|V0001) ' "$tmp/o2") >/dev/null &&
+	[ "$(grep -E '^(D05|O04|V0001) ' "$tmp/o" | wc -l)" = 3 ] &&
+	grep -q "hdr.csv:1: warning: column 'num_gpus' read as 'gpus'" "$tmp/e" &&
+	grep -q "hdr.csv:1: warning: column 'pipeline_model_parallel_size' read as 'pp'" "$tmp/e" &&
+	grep -q "hdr.csv:1: warning: column 'global batch size' read as 'global_batch'" "$tmp/e" &&
+	grep -q "hdr.csv:1: warning: column 'step_time_s' read as 'measured_iter_s'" "$tmp/e" &&
+	! grep -q "column 'Tp'" "$tmp/e" ||
+	{ echo "headers written as tools write them:"; cat "$tmp/e" "$tmp/o"; fail=1; }
 exit $fail
