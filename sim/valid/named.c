@@ -575,6 +575,13 @@ static const char *filled(const cases_csv *c, size_t row, const char *col)
 	               : NULL;
 }
 
+/* `how` where the phrase a batch was read from is the accumulation's
+ * (accumulation_named), else "". */
+static const char *accumulated(const char *phrase, const char *how)
+{
+	return strstr(phrase, "accum") || strstr(phrase, "per step") ? how : "";
+}
+
 void valid_named_assume(const cases_csv *c, size_t row, char *assumed, size_t alen)
 {
 	char w[48];
@@ -583,10 +590,7 @@ void valid_named_assume(const cases_csv *c, size_t row, char *assumed, size_t al
 		valid_assume(assumed, alen, "precision %s (not published: the note says '%s')", v, w);
 	if ((v = filled(c, row, "micro_batch")) && valid_micro_batch_named(c, row, w, sizeof w) > 0)
 		valid_assume(assumed, alen, "micro_batch %s (not published: the note says '%s'%s)", v,
-		             w,
-		             strstr(w, "accum") || strstr(w, "per step")
-		                     ? ": global_batch / (dp x the micro-batches)"
-		                     : "");
+		             w, accumulated(w, ": global_batch / (dp x the micro-batches)"));
 	if ((v = filled(c, row, "zero")) && valid_zero_note_named(c, row, w, sizeof w) >= 0)
 		valid_assume(assumed, alen, "zero %s (not published: the note says '%s')", v, w);
 	if ((v = filled(c, row, "memory_kind")) && valid_memory_kind_named(c, row, w, sizeof w))
@@ -596,10 +600,7 @@ void valid_named_assume(const cases_csv *c, size_t row, char *assumed, size_t al
 		valid_assume(assumed, alen, "bytes %s (not published: the note says '%s')", v, w);
 	if ((v = filled(c, row, "global_batch")) && valid_global_batch_named(c, row, w, sizeof w) > 0)
 		valid_assume(assumed, alen, "global_batch %s (not published: the note says '%s'%s)", v,
-		             w,
-		             strstr(w, "accum") || strstr(w, "per step")
-		                     ? ": micro_batch x dp x the micro-batches"
-		                     : "");
+		             w, accumulated(w, ": micro_batch x dp x the micro-batches"));
 	if ((v = filled(c, row, "fabric")) && valid_fabric_named(c, row, w, sizeof w))
 		valid_assume(assumed, alen, "fabric %s (not published: the text names '%s')", v, w);
 	if ((v = filled(c, row, "sequence_parallel")) && valid_sp_named(c, row, w, sizeof w) >= 0)
