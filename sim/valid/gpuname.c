@@ -39,6 +39,9 @@ static const struct {
         {"h200", "h200-sxm-141g", NULL, NULL, NULL, "GPU named loosely: H200 SXM 141 GB", NULL},
         {"h800", "h800-sxm5-80g", NULL, NULL, NULL, "GPU named loosely: H800 SXM5 80 GB", NULL},
         {"b200", "b200", NULL, NULL, NULL, "GPU named loosely: B200", NULL},
+        /* the A100's export variant with NVLink cut (gpus/a800-sxm4-80g.ini) */
+        {"a800", "a800-sxm4-80g", NULL, NULL, NULL,
+         "GPU named loosely: A800, the SXM4 80 GB part", NULL},
         {"a100", "a100-sxm4-80g", "a100-pcie", "a100-sxm4-40g", "a100-pcie-40g",
          "GPU named loosely: A100, SXM4 unless the name says PCIe, 80 GB unless it says 40", "40"},
         {"v100", "v100-sxm2-32g", NULL, "v100-sxm2-16g", NULL,
@@ -56,10 +59,9 @@ static const char *gpu_loose(const char *gpu, const char **assumed)
 {
 	char low[64];
 	valid_lower(gpu, low, sizeof low);
-	/* parts with no GPU file of their own: an H100 NVL (94 GB), A800 and
-	 * H20 (export parts), V100 SXM3 (DGX-2's, 350 W) */
-	if (strstr(low, "nvl") || strstr(low, "a800") || strstr(low, "sxm3") ||
-	    (strstr(low, "h20") && !strstr(low, "h200")))
+	/* parts with no GPU file of their own: an H100 NVL (94 GB), H20 (an
+	 * export part), V100 SXM3 (DGX-2's, 350 W) */
+	if (strstr(low, "nvl") || strstr(low, "sxm3") || (strstr(low, "h20") && !strstr(low, "h200")))
 		return NULL;
 	for (size_t i = 0; i < sizeof gpu_family / sizeof gpu_family[0]; i++) {
 		if (!strstr(low, gpu_family[i].family))
@@ -67,6 +69,8 @@ static const char *gpu_loose(const char *gpu, const char **assumed)
 		/* the smaller part's size in the name ("a100 40gb", "v100-sxm2-16gb") */
 		const char *sm = gpu_family[i].small;
 		bool pcie = strstr(low, "pcie") != NULL, small = sm && strstr(low, sm) != NULL;
+		if (pcie && !gpu_family[i].pcie)
+			return NULL; /* a PCIe card of a family with no PCIe file (A800, H800) */
 		const char *file = pcie && small && gpu_family[i].pcie_small ? gpu_family[i].pcie_small
 		                   : pcie && gpu_family[i].pcie            ? gpu_family[i].pcie
 		                   : small && gpu_family[i].file_small     ? gpu_family[i].file_small
@@ -103,7 +107,7 @@ const char *valid_default_precision(const char *gpu)
 
 const char *valid_default_intra(const char *gpu)
 {
-	return strstr(gpu, "a100-sxm")                                ? "nvswitch-gen2"
+	return strstr(gpu, "a100-sxm") || strstr(gpu, "a800-sxm")     ? "nvswitch-gen2"
 	       : strstr(gpu, "h100-sxm") || strstr(gpu, "h800") ||
 	                         strstr(gpu, "h200")                  ? "nvswitch-gen3"
 	       : !strcmp(gpu, "b200")                                 ? "nvswitch-gen4"

@@ -56,6 +56,7 @@ static const struct {
         {"h100-pcie", "h100-pcie", "pcie-8x-h100", NULL},
         {"h200-sxm-141g", "h200-sxm-141g", "hgx-h200", NULL},
         {"h800-sxm5-80g", "h800-sxm5-80g", "hgx-h800", NULL},
+        {"a800-sxm4-80g", "a800-sxm4-80g", "hgx-a800", NULL},
         {"rtx3090-24g", "rtx-3090", "pcie-4x4090", NULL},
         {"rtx4090-24g", "rtx-4090", "pcie-4x4090", NULL},
         {"unknown-40g", "a100-pcie-40g", "dgx-a100-40g", "a 40 GB GPU not named: A100 PCIe 40 GB"},

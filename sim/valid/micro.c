@@ -156,8 +156,11 @@ static int load_text(const sim_buf *b, const valid_options *opt, hw_gpu *gpu, ne
  * parts, as runs.c's templates, for its host memory). */
 static const char *node_template(const char *intra, const char *gpu)
 {
-	return !strcmp(intra, "nvswitch-gen2")   ? (strstr(gpu, "40g") ? "dgx-a100-40g" : "dgx-a100-80g")
-	       : !strcmp(intra, "nvswitch-gen3") ? "dgx-h100"
+	return !strcmp(intra, "nvswitch-gen2") && strstr(gpu, "a800")   ? "hgx-a800"
+	       : !strcmp(intra, "nvswitch-gen2")                        ? (strstr(gpu, "40g") ? "dgx-a100-40g" : "dgx-a100-80g")
+	       : !strcmp(intra, "nvswitch-gen3") && strstr(gpu, "h800") ? "hgx-h800"
+	       : !strcmp(intra, "nvswitch-gen3") && strstr(gpu, "h200") ? "hgx-h200"
+	       : !strcmp(intra, "nvswitch-gen3")                        ? "dgx-h100"
 	       : !strcmp(intra, "nvlink-hcm")    ? "dgx1-v100"
 	       : !strcmp(intra, "nvswitch-gen4") ? "dgx-b200"
 	       /* 8 PCIe cards on two switches, as runs.c's templates */

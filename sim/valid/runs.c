@@ -57,7 +57,9 @@ typedef struct {
 static const char *node_template(const char *intra, const char *gpu)
 {
 	if (!strcmp(intra, "nvswitch-gen2"))
-		return strstr(gpu, "40g") ? "dgx-a100-40g" : "dgx-a100-80g";
+		return strstr(gpu, "a800")  ? "hgx-a800"
+		       : strstr(gpu, "40g") ? "dgx-a100-40g"
+		                            : "dgx-a100-80g";
 	if (!strcmp(intra, "nvswitch-gen3"))
 		return strstr(gpu, "h800")   ? "hgx-h800"
 		       : strstr(gpu, "h200") ? "hgx-h200"

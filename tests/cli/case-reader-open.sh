@@ -88,7 +88,7 @@ trap 'rm -rf "$tmp"' EXIT
 #  XL: GPUs named as sources name them: V0001's "A100 80GB" and "a100", and
 #      D05's "NVIDIA H100 80GB HBM3", are their rows' GPU files (the same
 #      steps), "A100 40GB" the 40 GB SXM4 part (its slower HBM, and out of
-#      memory), each said; an A800 (no GPU file) is skipped; node_intra
+#      memory), each said; an H20 (no GPU file) is skipped; node_intra
 #      "DGX A100" is V0001's baseboard (the same step), said; "pcie" on an SXM
 #      part is skipped
 #  XY: Llama 3.2 1B's shape with every column given (SwiGLU: ffn 5632 here)
@@ -416,7 +416,7 @@ derive("D01", "XY3", model="a 1B model", note="", **l1)
 derive("V0001", "XLa", gpu="A100 80GB", node_intra="")
 derive("V0001", "XLb", gpu="a100", node_intra="")
 derive("V0001", "XLc", gpu="A100 40GB", node_intra="")
-derive("V0001", "XLd", gpu="A800", node_intra="")
+derive("V0001", "XLd", gpu="H20", node_intra="")
 derive("D05", "XLe", gpu="NVIDIA H100 80GB HBM3", node_intra="")
 derive("V0001", "XLf", node_intra="DGX A100")
 derive("V0001", "XLg", node_intra="pcie")
@@ -1735,7 +1735,16 @@ write("gpu-names.csv", mcols, [dict(m, id="XNg0", gpu="rtx4090-24g"),
                                dict(m, id="XNg2", gpu="A40"),
                                dict(m, id="XNg4", gpu="GH200 480GB")])
 v = rows["S0001"]
-write("gpu-names-train.csv", cols, [dict(v, id="XNg3", gpu="NVIDIA A40", node_intra="")])
+# an A800 (the A100 with NVLink cut to 400 GB/s: gpus/a800-sxm4-80g.ini in
+# nodes/hgx-a800.ini) runs V0016's tp 8 slower than the A100 (XNg5 against
+# XNg6); an A800 PCIe card has no file: skipped (XNg7), as an H800 PCIe
+# (XNg8; was run as the SXM5 part)
+v16 = rows["V0016"]
+write("gpu-names-train.csv", cols, [dict(v, id="XNg3", gpu="NVIDIA A40", node_intra=""),
+                                    dict(v16, id="XNg5", gpu="NVIDIA A800-SXM4-80GB"),
+                                    dict(v16, id="XNg6"),
+                                    dict(v16, id="XNg7", gpu="A800 PCIe 80GB", node_intra=""),
+                                    dict(v16, id="XNg8", gpu="H800 PCIe", node_intra="")])
 t = mem["MC01"]  # torchtune, Llama 3.2 3B, full fine-tune with AdamW
 write("mem-optim.csv", mcols, [dict(t, id="XNq%d" % i, optimizer=o) for i, o in enumerate(
     ("adamw", "Shampoo", "LAMB", "SGD", "Lion", "Adafactor", "paged-adamw", "paged_adamw_8bit"))])
@@ -1841,6 +1850,11 @@ for g in ("XNg2", "XNg3"):
     if r[g]["status"] != "ok" or "GPU named loosely: A40" not in r[g]["assumed"] \
             or (g == "XNg2" and "node alvis-a40 (not stated" not in r[g]["assumed"]):
         bad.append((g, r[g]))
+if not (r["XNg5"]["status"] == r["XNg6"]["status"] == "ok"
+        and r["XNg5"]["predicted_iter_s"] > r["XNg6"]["predicted_iter_s"]
+        and "GPU named loosely: A800, the SXM4 80 GB part" in r["XNg5"]["assumed"]
+        and r["XNg7"]["status"] == "skipped" and r["XNg8"]["status"] == "skipped"):
+    bad.append(("XNg5-8", [(x, r[x]["status"], r[x]["predicted_iter_s"], r[x]["reason"]) for x in ("XNg5", "XNg6", "XNg7", "XNg8")]))
 if r["XNg4"]["status"] != "ok" or "node hgx-h200 (not stated" not in r["XNg4"]["assumed"]:
     bad.append(("XNg4", r["XNg4"]))
 if "node_intra pcie-gen4 (not published" not in r["XNg3"]["assumed"]:
