@@ -130,6 +130,48 @@ static long accumulation_named(const char *low, char *phrase, size_t len)
 	return 0;
 }
 
+/* The count of sequences a note (lower case) gives after one of keys[]
+ * standing alone (not inside another key: "train_micro_batch_size_per_gpu"
+ * holds "micro_batch_size"): "--global-batch-size 512", "micro_batch_size:
+ * 4", "global batch of 1,024" (its thousands separators read); not one
+ * followed by more of a word or a decimal, nor one in tokens ("4M tokens",
+ * "4 million tokens", "4 k"); 1 to max, the key and count into phrase[];
+ * 0 where none. */
+static long keyed_count(const char *low, const char *const *keys, size_t nkeys, long max,
+                        char *phrase, size_t len)
+{
+	static const char *const not_seqs[] = {"tok", "million", "thousand", "billion",
+	                                       "k ", "m ", "k,", "m,", "b "};
+	for (size_t i = 0; i < nkeys; i++)
+		for (const char *p = strstr(low, keys[i]); p; p = strstr(p + 1, keys[i])) {
+			if (p > low && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+				continue;
+			const char *q = p + strlen(keys[i]);
+			q += strspn(q, " =:");
+			if (!strncmp(q, "of ", 3))
+				q += 3;
+			long v = 0;
+			const char *e = q;
+			while (v <= max && (isdigit((unsigned char)*e) ||
+			                    (*e == ',' && e > q && isdigit((unsigned char)e[1]) &&
+			                     isdigit((unsigned char)e[2]) && isdigit((unsigned char)e[3]) &&
+			                     !isdigit((unsigned char)e[4])))) {
+				if (*e != ',')
+					v = v * 10 + (*e - '0');
+				e++;
+			}
+			const char *w = e + strspn(e, " ");
+			bool tokens = (*w == 'k' || *w == 'm' || *w == 'b') && !w[1];
+			for (size_t t = 0; t < sizeof not_seqs / sizeof not_seqs[0]; t++)
+				tokens = tokens || !strncmp(w, not_seqs[t], strlen(not_seqs[t]));
+			if (e == q || v < 1 || v > max || isalnum((unsigned char)*e) || *e == '.' || tokens)
+				continue;
+			snprintf(phrase, len, "%.*s", (int)(e - p), p);
+			return v;
+		}
+	return 0;
+}
+
 /* The micro-batch an open micro_batch cell's note states per GPU:
  * Megatron's and NeMo's flag or key ("--micro-batch-size 4",
  * micro_batch_size: 4, "micro batch 8", "MBS 2"), Hugging Face's and
@@ -149,24 +191,13 @@ long valid_micro_batch_named(const cases_csv *c, size_t row, char *phrase, size_
 	                                   "per_device_train_batch_size", "micro_batch_size",
 	                                   "micro-batch size", "micro batch size", "micro-batch",
 	                                   "micro batch", "mbs"};
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		for (const char *p = strstr(low, keys[i]); p; p = strstr(p + 1, keys[i])) {
-			size_t n = strlen(keys[i]);
-			if (p > low && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
-				continue; /* inside another key: "train_micro_batch_size_per_gpu" */
-			const char *q = p + n;
-			q += strspn(q, " =:");
-			char *e;
-			long v = strtol(q, &e, 10);
-			if (e == q || v < 1 || v > 100000 || isalnum((unsigned char)*e) || *e == '.')
-				continue;
-			snprintf(phrase, len, "%.*s", (int)(e - p), p);
-			return v;
-		}
+	long v = keyed_count(low, keys, sizeof keys / sizeof keys[0], 100000, phrase, len);
+	if (v > 0)
+		return v;
 	/* "batch N per GPU" */
 	for (const char *p = strstr(low, "batch "); p; p = strstr(p + 1, "batch ")) {
 		char *e;
-		long v = strtol(p + 6, &e, 10);
+		v = strtol(p + 6, &e, 10);
 		if (e == p + 6 || v < 1 || v > 100000)
 			continue;
 		if (strncmp(e, " per gpu", 8) && strncmp(e, " per device", 11) &&
@@ -196,42 +227,9 @@ long valid_global_batch_named(const cases_csv *c, size_t row, char *phrase, size
 	valid_lower(cases_csv_get(c, row, k), low, sizeof low);
 	static const char *const keys[] = {"--global-batch-size", "global_batch_size",
 	                                   "global batch size", "global batch", "gbs"};
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		for (const char *p = strstr(low, keys[i]); p; p = strstr(p + 1, keys[i])) {
-			size_t n = strlen(keys[i]);
-			if (p > low && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
-				continue;
-			const char *q = p + n;
-			q += strspn(q, " =:");
-			if (!strncmp(q, "of ", 3))
-				q += 3;
-			/* the count with its thousands separators ("1,024") */
-			long v = 0;
-			const char *e = q;
-			while (isdigit((unsigned char)*e) ||
-			       (*e == ',' && e > q && isdigit((unsigned char)e[1]) &&
-			        isdigit((unsigned char)e[2]) && isdigit((unsigned char)e[3]) &&
-			        !isdigit((unsigned char)e[4]))) {
-				if (*e != ',')
-					v = v * 10 + (*e - '0');
-				e++;
-				if (v > 100000000)
-					break;
-			}
-			/* a count of sequences, not of tokens: "4M tokens", "4 million
-			 * tokens", "2.5", "4 k" are not it */
-			const char *w = e + strspn(e, " ");
-			static const char *const not_seqs[] = {"tok", "million", "thousand", "billion",
-			                                       "k ", "m ", "k,", "m,", "b "};
-			bool tokens = false;
-			for (size_t t = 0; t < sizeof not_seqs / sizeof not_seqs[0]; t++)
-				tokens = tokens || !strncmp(w, not_seqs[t], strlen(not_seqs[t]));
-			if (e == q || v < 1 || v > 100000000 || isalnum((unsigned char)*e) || *e == '.' ||
-			    tokens || ((*w == 'k' || *w == 'm' || *w == 'b') && !w[1]))
-				continue;
-			snprintf(phrase, len, "%.*s", (int)(e - p), p);
-			return v;
-		}
+	long v = keyed_count(low, keys, sizeof keys / sizeof keys[0], 100000000, phrase, len);
+	if (v > 0)
+		return v;
 	/* the micro-batches a replica accumulates, m, times its micro-batch and
 	 * the replicas, both given: global = micro_batch x dp x m */
 	int mc = cases_csv_col(c, "micro_batch"), d = cases_csv_col(c, "dp");
