@@ -151,23 +151,18 @@ static int load_text(const sim_buf *b, const valid_options *opt, hw_gpu *gpu, ne
 	return rc;
 }
 
-/* The node file a row's node_intra stands for (its GPU file is included
- * after it and replaces the node's; a 40 GB A100's box is the DGX of 40 GB
- * parts, as runs.c's templates, for its host memory). */
+/* The node file a row's node_intra stands for: the training reader's
+ * (valid_node_template; its GPU file is included after it and replaces the
+ * node's), a PCIe generation's 8-card box whatever card it holds (the
+ * collective's links are the box's), a single GPU's (no node_intra) the DGX
+ * A100's. */
 static const char *node_template(const char *intra, const char *gpu)
 {
-	return !strcmp(intra, "nvswitch-gen2") && strstr(gpu, "a800")   ? "hgx-a800"
-	       : !strcmp(intra, "nvswitch-gen2")                        ? (strstr(gpu, "40g") ? "dgx-a100-40g" : "dgx-a100-80g")
-	       : !strcmp(intra, "nvswitch-gen3") && strstr(gpu, "h800") ? "hgx-h800"
-	       : !strcmp(intra, "nvswitch-gen3") && strstr(gpu, "h200") ? "hgx-h200"
-	       : !strcmp(intra, "nvswitch-gen3")                        ? "dgx-h100"
-	       : !strcmp(intra, "nvlink-hcm")    ? "dgx1-v100"
-	       : !strcmp(intra, "nvswitch-gen4") ? "dgx-b200"
-	       /* 8 PCIe cards on two switches, as runs.c's templates */
+	const char *t = *intra ? valid_node_template(intra, gpu) : "dgx-a100-80g";
+	return t                                 ? t
 	       : !strcmp(intra, "pcie-gen4")     ? "pcie-8x-a100"
 	       : !strcmp(intra, "pcie-gen5")     ? "pcie-8x-h100"
-	       : !*intra                         ? "dgx-a100-80g" /* single GPU */
-						 : NULL;
+	                                         : NULL;
 }
 
 /* The node file of the row: its node_intra's template, or the 4-GPU board

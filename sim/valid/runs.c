@@ -54,7 +54,7 @@ typedef struct {
 	bool fast;     /* ranked on the closed-form network (alpha-beta) */
 } row_tune;
 
-static const char *node_template(const char *intra, const char *gpu)
+const char *valid_node_template(const char *intra, const char *gpu)
 {
 	if (!strcmp(intra, "nvswitch-gen2"))
 		return strstr(gpu, "a800")  ? "hgx-a800"
@@ -105,7 +105,7 @@ const char *valid_board4(const char *tmpl, long gpn)
 const char *valid_default_node(const char *gpu)
 {
 	const char *intra = valid_default_intra(gpu);
-	return intra ? node_template(intra, gpu) : NULL;
+	return intra ? valid_node_template(intra, gpu) : NULL;
 }
 
 static const char *fabric_name(const char *f)
@@ -1116,7 +1116,7 @@ static const char *row_hardware(const cases_csv *c, size_t row, const char **gpu
 		valid_assume(assumed, alen, "node_intra %s (not published: the %s baseboard)", intra,
 		             gpu);
 	}
-	const char *tmpl = node_template(intra, gpu);
+	const char *tmpl = valid_node_template(intra, gpu);
 	/* a node named as sources name it ("NVSwitch", "DGX A100", "HGX",
 	 * "NVLink", "PCIe"): the GPU's own baseboard where the name agrees
 	 * with it (a PCIe name only for a PCIe card and back), said */
@@ -1127,10 +1127,10 @@ static const char *row_hardware(const cases_csv *c, size_t row, const char **gpu
 		bool pcie_name = strstr(low, "pcie") != NULL, pcie_base = !strncmp(base, "pcie", 4);
 		bool known = strstr(low, "nvswitch") || strstr(low, "dgx") || strstr(low, "hgx") ||
 		             strstr(low, "nvlink") || strstr(low, "sxm") || pcie_name;
-		if (known && pcie_name == pcie_base && node_template(base, gpu)) {
+		if (known && pcie_name == pcie_base && valid_node_template(base, gpu)) {
 			valid_assume(assumed, alen, "node_intra '%.40s' read as %s (the %s baseboard)",
 			             intra, base, gpu);
-			tmpl = node_template(base, gpu);
+			tmpl = valid_node_template(base, gpu);
 		}
 	}
 	if (!tmpl) {

@@ -173,6 +173,11 @@ const char *valid_default_intra(const char *gpu);
  * its node_intra open runs on: valid_default_intra's baseboard; NULL if
  * none is shipped. */
 const char *valid_default_node(const char *gpu);
+/* The node file of a node_intra for a GPU file (nvswitch-gen2: DGX A100 40
+ * or 80 GB, HGX A800; gen3: DGX H100, HGX H800, HGX H200; gen4: DGX B200,
+ * GB200 NVL72; the DGX-1 mesh; the PCIe boxes of their cards), NULL where
+ * none is shipped (runs.c; micro.c's rows too). */
+const char *valid_node_template(const char *intra, const char *gpu);
 /* The 4-GPU baseboard (topologies/nodes/) standing for 8-GPU node template
  * `tmpl` in a row of gpn = 4 GPUs a node: HGX A100 / H100 4-GPU, NVLink
  * between every pair, no NVSwitch, a NIC per GPU; NULL otherwise (runs.c;
