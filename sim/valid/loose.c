@@ -54,7 +54,7 @@ static const reading memory_kind[] = {
         {"oom", "oom"},         {"out of memory", "oom"}, {"out-of-memory", "oom"},
         {"alloc", "allocated"}, {"reserv", "reserved"},   {"mem res", "reserved"},
         {"mem_res", "reserved"}, {"memres", "reserved"},  {"active", "allocated"},
-        {"smi", "nvidia-smi"},  {"unknown", "unknown"}};
+        {"smi", "nvidia-smi"},  {"nvml", "nvidia-smi"},  {"unknown", "unknown"}};
 static const reading fabric[] = {
         {"efa", "efa"},         {"roce", "roce-fat-tree"},     {"rail", "rail-optimized"},
         {"omni", "omni-path"},  {"infiniband", "ib-fat-tree"}, {"^ib", "ib-fat-tree"},

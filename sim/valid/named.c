@@ -350,19 +350,13 @@ const char *valid_memory_kind_named(const cases_csv *c, size_t row, char *word, 
 	/* the counters as sources name them: PyTorch's caching allocator's
 	 * (torch.cuda.max_memory_allocated / _reserved and memory_stats' keys,
 	 * torchtune's "active" bytes, nanotron's log labels "Mem Alloc" / "Mem
-	 * Res", helpers.py:609-610), the device's (nvidia-smi, NVML) */
-	static const struct {
-		const char *phrase, *kind;
-	} names[] = {
-	        {"max_memory_allocated", "allocated"}, {"memory_allocated", "allocated"},
-	        {"allocated_bytes", "allocated"},      {"max-allocated", "allocated"},
-	        {"memory allocated", "allocated"},     {"mem alloc", "allocated"},
-	        {"active_bytes", "allocated"},         {"max_memory_reserved", "reserved"},
-	        {"memory_reserved", "reserved"},       {"reserved_bytes", "reserved"},
-	        {"memory reserved", "reserved"},       {"reserved memory", "reserved"},
-	        {"peak reserved", "reserved"},         {"mem res", "reserved"},
-	        {"nvidia-smi", "nvidia-smi"},          {"nvml", "nvidia-smi"},
-	};
+	 * Res", helpers.py:609-610), the device's (nvidia-smi, NVML); which
+	 * counter each is, the cell's own reading of it (valid_loose) */
+	static const char *const names[] = {
+	        "max_memory_allocated", "memory_allocated", "allocated_bytes", "max-allocated",
+	        "memory allocated",     "mem alloc",        "active_bytes",    "max_memory_reserved",
+	        "memory_reserved",      "reserved_bytes",   "memory reserved", "reserved memory",
+	        "peak reserved",        "mem res",          "nvidia-smi",      "nvml"};
 	static const char *const cols[] = {"note", "source"};
 	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
 		int k = cases_csv_col(c, cols[i]);
@@ -370,25 +364,22 @@ const char *valid_memory_kind_named(const cases_csv *c, size_t row, char *word, 
 			continue;
 		char low[4096];
 		valid_lower(cases_csv_get(c, row, k), low, sizeof low);
-		const char *first = NULL, *kind = NULL;
+		const char *first = NULL;
 		size_t fn = 0;
 		for (size_t w = 0; w < sizeof names / sizeof names[0]; w++) {
-			size_t n = strlen(names[w].phrase);
-			for (const char *p = strstr(low, names[w].phrase); p;
-			     p = strstr(p + 1, names[w].phrase)) {
+			size_t n = strlen(names[w]);
+			for (const char *p = strstr(low, names[w]); p; p = strstr(p + 1, names[w])) {
 				/* one of a list of alternatives ("allocated, reserved or
 				 * nvidia-smi": not stated) or negated names none */
 				bool alt = (p - low >= 3 && !strncmp(p - 3, "or ", 3)) ||
 				           !strncmp(p + n, " or ", 4) || valid_negated(low, p, n);
-				if (!alt && (!first || p < first)) {
+				if (!alt && (!first || p < first))
 					first = p, fn = n;
-					kind = names[w].kind;
-				}
 			}
 		}
 		if (first) {
 			snprintf(word, len, "%.*s", (int)fn, first);
-			return kind;
+			return valid_loose("memory_kind", word);
 		}
 	}
 	return NULL;
