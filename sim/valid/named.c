@@ -387,18 +387,18 @@ const char *valid_memory_kind_named(const cases_csv *c, size_t row, char *word, 
 
 int valid_zero_note_named(const cases_csv *c, size_t row, char *phrase, size_t len)
 {
+	/* the phrases that name a stage, which valid_zero_named reads as the
+	 * framework column's (a digit 0-3 after the first four) */
 	static const struct {
 		const char *name;
-		int stage; /* -1: a digit 0-3 follows the name */
+		bool digit;
 	} names[] = {
-	        {"zero stage ", -1},           {"zero_stage", -1},          {"zero-", -1},
-	        {"zero", -1},                  {"full_shard", 3},           {"shard_grad_op", 2},
-	        {"no_shard", 0},               {"distributed optimizer", 1}, {"distributed-optimizer", 1},
-	        {"distributed_optimizer", 1},  {"dist-opt", 1},             {"zero++", 3},
-	        {"zero-offload", 2},           {"zero-infinity", 3},
-	        /* ColossalAI's Gemini shards parameters, gradients and states
-	         * in chunks, its ZeRO-3 (colossalai/zero/gemini) */
-	        {"gemini", 3},
+	        {"zero stage ", true},         {"zero_stage", true},        {"zero-", true},
+	        {"zero", true},                {"full_shard", false},       {"shard_grad_op", false},
+	        {"no_shard", false},           {"distributed optimizer", false},
+	        {"distributed-optimizer", false}, {"distributed_optimizer", false},
+	        {"dist-opt", false},           {"zero++", false},           {"zero-offload", false},
+	        {"zero-infinity", false},      {"gemini", false},
 	};
 	int k = cases_csv_col(c, "note");
 	if (k < 0)
@@ -410,7 +410,6 @@ int valid_zero_note_named(const cases_csv *c, size_t row, char *phrase, size_t l
 	if (strstr(low, "hybrid_shard") || strstr(low, "hsdp"))
 		return -1;
 	const char *first = NULL;
-	int stage = -1;
 	size_t fn = 0;
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		size_t n = strlen(names[i].name);
@@ -418,22 +417,22 @@ int valid_zero_note_named(const cases_csv *c, size_t row, char *phrase, size_t l
 			if (p > low && isalnum((unsigned char)p[-1]))
 				continue;
 			size_t m = n;
-			int z = names[i].stage;
-			if (z < 0) { /* "ZeRO-3", "zero3", "zero_stage=2", "zero stage 1" */
+			if (names[i].digit) { /* "ZeRO-3", "zero3", "zero_stage=2", "zero stage 1" */
 				m += strspn(p + m, " =:");
 				if (p[m] < '0' || p[m] > '3' || isalnum((unsigned char)p[m + 1]))
 					continue;
-				z = p[m++] - '0';
+				m++;
 			} else if (isalnum((unsigned char)p[m]))
 				continue;
 			if (valid_negated(low, p, m) || (first && p >= first))
 				continue;
-			first = p, fn = m, stage = z;
+			first = p, fn = m;
 		}
 	}
-	if (first)
-		snprintf(phrase, len, "%.*s", (int)fn, first);
-	return stage;
+	if (!first)
+		return -1;
+	snprintf(phrase, len, "%.*s", (int)fn, first);
+	return valid_zero_named(phrase);
 }
 
 /* The open cells a row's text names, written before either reader runs

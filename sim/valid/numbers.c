@@ -601,7 +601,10 @@ int valid_zero_named(const char *t)
 	} names[] = {{"zero++", 3},      {"zeropp", 3},      {"zerooffload", 2},
 	             {"zeroinfinity", 3}, {"noshard", 0},     {"shardgradop", 2},
 	             {"fullshard", 3},    {"hybridshard", 3}, {"hsdp", 3},
-	             {"distributedoptimizer", 1}, {"distopt", 1}};
+	             {"distributedoptimizer", 1}, {"distopt", 1},
+	             /* ColossalAI's Gemini shards parameters, gradients and
+	              * states in chunks, its ZeRO-3 (colossalai/zero/gemini) */
+	             {"gemini", 3}};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (strstr(s, names[i].name))
 			return names[i].stage;
