@@ -241,9 +241,14 @@ derive("D05", "XL2", **dict(llama, model="Meta-Llama-2-70b-hf", layers="", hidde
 derive("D05", "XL3", model="Meta-Llama-3.1-405B-Instruct", layers="", hidden="", heads="",
        kv_heads="", ffn="", vocab="", seq_len="", gpus="1024", tp="8", pp="16", dp="8",
        vpp="", global_batch="128", micro_batch="1", note="")
-for i, name in enumerate(("MT-NLG 530B", "Megatron-Turing NLG 530B", "BLOOM-176B", "OPT-175B")):
+for i, name in enumerate(("MT-NLG 530B", "Megatron-Turing NLG 530B", "BLOOM-176B", "OPT-175B",
+                          "LLaMA-65B", "mistralai/Mistral-7B-v0.1", "GPT-3 XL",
+                          "EleutherAI/gpt-neox-20b", "OPT-30B", "Llama 3.3 70B", "Mixtral 8x22B",
+                          "huggyllama/llama-7b", "LLaMA 30B", "GPT-2 1.5B", "GPT-3 13B")):
+    # LLaMA 33B's 52 heads and GPT-2 XL's 25 split over tp 4 and 1
+    tp = {"LLaMA 30B": "4", "GPT-2 1.5B": "1"}.get(name, rows["D05"]["tp"])
     derive("D05", "Xal%d" % i, model=name, layers="", hidden="", heads="", kv_heads="", ffn="",
-           vocab="", seq_len="", pp="8", dp="12")
+           vocab="", seq_len="", tp=tp, pp="8", dp=str(768 // (8 * int(tp))))
 derive("D05", "Xlo1", **dict(llama, model="Llama 2 70B LoRA"))
 derive("D05", "Xlo2", **dict(llama, note=rows["D05"]["note"] + "; fine-tuned with LoRA rank 64"))
 derive("D05", "Xlo3", **dict(llama, source="MLPerf Training v4.0 (2024) llama2_70b_lora"))
@@ -700,7 +705,10 @@ want(same("XL0", "XL2") and "from models/llama2-70b.ini" in r["XL2"]["assumed"]
      "a model named as hubs name it (prefix, release tags, Llama 3.1) is not its file", "XL0",
      "XL2", "XU1", "XL3")
 for k, f in (("Xal0", "megatron-529.6b"), ("Xal1", "megatron-529.6b"), ("Xal2", "bloom-176b"),
-             ("Xal3", "opt-175b")):
+             ("Xal3", "opt-175b"), ("Xal4", "llama-65b"), ("Xal5", "mistral-7b"),
+             ("Xal6", "gpt3-1.3b"), ("Xal7", "gpt-neox-20b"), ("Xal8", "opt-30b"),
+             ("Xal9", "llama3.1-70b"), ("Xal10", "mixtral-8x22b"), ("Xal11", "llama-7b"),
+             ("Xal12", "llama-33b"), ("Xal13", "gpt2-xl"), ("Xal14", "gpt3-13b")):
     want(r[k]["status"] == "ok" and ("from models/%s.ini" % f) in r[k]["assumed"],
          "a model named by one of its file's aliases is not its file", k)
 for k, text in (("Xlo1", "LoRA of rank 8 on q and v (not published: PEFT's default)"),

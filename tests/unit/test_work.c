@@ -408,6 +408,26 @@ static void test_shipped_models(void)
 		 * LayerNorm's 2h = 28,672, which podsim does not carry; OPT's
 		 * paper "175B" (GPT-3's shape, its padded 50,272 vocabulary) */
 		{"bloom-176b", 176247242752.0, 0},   {"opt-175b", 175e9, 0.003},
+		/* the first LLaMA: l (4h^2 + 3hf + 2h) + 2 V h + h, untied, MHA
+		 * (7B 32 x 202,383,360 + 262,148,096); the paper's table 2 rounds
+		 * them to 6.7, 13.0, 32.5 and 65.2B */
+		{"llama-7b", 6738415616.0, 0},	     {"llama-13b", 13015864320.0, 0},
+		{"llama-33b", 32528943616.0, 0},     {"llama-65b", 65285660672.0, 0},
+		/* Mistral 7B: 32 (2h^2 + 2h x 8 x 128 + 3hf + 2h) + 2 V h + h,
+		 * the release's count */
+		{"mistral-7b", 7241732096.0, 0},
+		/* GPT-NeoX-20B's model card: 44 (12h^2 + 13h) + 2 V h + 2h */
+		{"gpt-neox-20b", 20554567680.0, 0},
+		/* GPT-2 XL's released count: 48 (12h^2 + 13h) + (V + 1024) h + 2h */
+		{"gpt2-xl", 1557611200.0, 0},
+		/* GPT-3's and OPT's smaller sizes to the names' rounding: l (12h^2
+		 * + 13h) + (V + s) h + 2h, tied (OPT's 2,048 positions; its
+		 * checkpoints' two offset rows are not counted) */
+		{"gpt3-1.3b", 1.3e9, 0.015},	     {"gpt3-2.7b", 2.7e9, 0.02},
+		{"gpt3-6.7b", 6.7e9, 0.01},	     {"gpt3-13b", 13e9, 0.015},
+		{"opt-1.3b", 1.3e9, 0.015},	     {"opt-2.7b", 2.7e9, 0.02},
+		{"opt-6.7b", 6.7e9, 0.01},	     {"opt-13b", 13e9, 0.015},
+		{"opt-30b", 30e9, 0.002},	     {"opt-66b", 66e9, 0.005},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		work_model m;
@@ -427,6 +447,9 @@ static void test_active_params(void)
 		double total, active;
 	} cases[] = {
 		{"mixtral-8x7b", 46702792704.0, 12879925248.0},
+		/* Mixtral 8x22B: 56 layers of 8 experts (3 x 6144 x 16384 each)
+		 * at top-2, the release's "141B" and "39B active" */
+		{"mixtral-8x22b", 140620634112.0, 39152031744.0},
 		{"llama3-8b", 8030261248.0, 8030261248.0},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
