@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 /* Kendall's tau-b = (C - D) / sqrt((C + D + Tx)(C + D + Ty)) over all pairs,
@@ -181,18 +182,55 @@ void valid_summarize(valid_report *r)
 	r->sources_bias = r->nsources ? b / r->nsources : NAN;
 }
 
+/* A row's case as the 48-character column holds it: whole when it fits,
+ * else the model's first words, " .. " and the rest from the GPUs on
+ * ("256xa100-sxm4-80g tp8 pp1 dp32": the first word after the first that
+ * is a count, 'x' and a name), the plan whole; without such a word its
+ * last words that fit. Cutting the text at the column printed "dp3" for
+ * dp 32. The JSON holds the whole. */
+#define CASE_COL 48
+static const char *case_cell(const char *what, char out[CASE_COL + 1])
+{
+	size_t n = strlen(what), sep = 4; /* " .. " */
+	if (n <= CASE_COL)
+		return what;
+	size_t tail = 0; /* the rest: what + n - tail, from a word's start */
+	for (const char *w = strchr(what, ' '); w && !tail; w = strchr(w + 1, ' ')) {
+		const char *p = w + 1;
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (p > w + 1 && *p == 'x' && n - (size_t)(w + 1 - what) + sep <= CASE_COL)
+			tail = n - (size_t)(w + 1 - what);
+	}
+	/* no GPU word: the most last words that fit */
+	for (const char *w = strchr(what, ' '); w && !tail; w = strchr(w + 1, ' '))
+		if (n - (size_t)(w + 1 - what) + sep <= CASE_COL)
+			tail = n - (size_t)(w + 1 - what);
+	size_t head = 0; /* the first words: what[0, head) */
+	for (size_t i = 0; i < n - tail && i + sep + tail <= CASE_COL; i++)
+		if (what[i] == ' ')
+			head = i;
+	if (!tail || !head) /* one word longer than the column: its start */
+		snprintf(out, CASE_COL + 1, "%.*s..", CASE_COL - 2, what);
+	else
+		snprintf(out, CASE_COL + 1, "%.*s .. %s", (int)head, what, what + n - tail);
+	return out;
+}
+
 static void print_row(FILE *out, const valid_row *v, bool assumed)
 {
+	char cell[CASE_COL + 1];
+	const char *what = case_cell(v->what, cell);
 	if (v->status == VALID_OK && v->oom_run && !isfinite(v->predicted)) /* a training row */
-		fprintf(out, "%-18s %-48.48s %12s %12s %9s\n", v->id, v->what, "oom", "-", v->verdict);
+		fprintf(out, "%-18s %-48.48s %12s %12s %9s\n", v->id, what, "oom", "-", v->verdict);
 	else if (v->status == VALID_OK && v->oom_run)
-		fprintf(out, "%-18s %-48.48s %12s %12.6g %9s\n", v->id, v->what, "oom", v->predicted,
+		fprintf(out, "%-18s %-48.48s %12s %12.6g %9s\n", v->id, what, "oom", v->predicted,
 		        v->verdict);
 	else if (v->status == VALID_OK)
-		fprintf(out, "%-18s %-48.48s %12.6g %12.6g %+8.1f%%%s%s\n", v->id, v->what,
+		fprintf(out, "%-18s %-48.48s %12.6g %12.6g %+8.1f%%%s%s\n", v->id, what,
 		        v->measured, v->predicted, 100 * v->error, *v->verdict ? " " : "", v->verdict);
 	else
-		fprintf(out, "%-18s %-48.48s skipped: %s\n", v->id, v->what, v->reason);
+		fprintf(out, "%-18s %-48.48s skipped: %s\n", v->id, what, v->reason);
 	if (assumed && v->assumed[0])
 		fprintf(out, "%-18s assumed: %s\n", "", v->assumed);
 }

@@ -40,4 +40,17 @@ for bad in "nosuch=1" "tp" "a=1&b=2&c=3&d=4&e=5"; do
 	grep -qF "$csv:1: error: --where $bad: expected COLUMN=VALUE" "$tmp/err" ||
 		{ echo "--where '$bad': no file:1 error"; cat "$tmp/err"; fail=1; }
 done
+# A case longer than the text table's 48-character column keeps its GPUs and
+# plan whole and shortens the model's name (the column's cut printed "dp3"
+# for V0027's dp 32; S0001's name is cut at "single-nod" where the case is
+# built, which the JSON shows too)
+"$podsim" validate "$csv" --where "id=V0027" --rows >"$tmp/v.txt" 2>&1
+grep -q '^V0027              GPT 18.4B .. 256xa100-sxm4-80g tp8 pp1 dp32  ' "$tmp/v.txt" ||
+	{ echo "V0027's case not 'GPT 18.4B .. 256xa100-sxm4-80g tp8 pp1 dp32'"; cat "$tmp/v.txt"; fail=1; }
+"$podsim" validate "$csv" --where "id=S0001" --rows >"$tmp/s.txt" 2>&1
+grep -q '^S0001              GPT h1024 l24 .. 2xa100-sxm4-80g tp1 pp2 dp1  ' "$tmp/s.txt" ||
+	{ echo "S0001's case not 'GPT h1024 l24 .. 2xa100-sxm4-80g tp1 pp2 dp1'"; cat "$tmp/s.txt"; fail=1; }
+"$podsim" validate "$csv" --where "id=D01" --rows >"$tmp/d.txt" 2>&1
+grep -q '^D01                GPT 1.7B 48xh100-sxm5-80g tp1 pp1 dp48   ' "$tmp/d.txt" ||
+	{ echo "D01's case, short, not whole"; cat "$tmp/d.txt"; fail=1; }
 exit $fail
