@@ -7,14 +7,16 @@
  * (nodes = gpus / gpus_per_node), [parallel] and [train] from the row. The text
  * goes through the same loader and plan checks as a user's file, so a row that
  * needs a feature podsim does not simulate yet is skipped with the loader's
- * own message as the reason.
+ * own message as the reason. The node a row runs on is node.c's
+ * (valid_row_hardware); the plan columns it leaves open that only a run can
+ * settle, tune.c's (valid_tuned_plan, valid_open_layout).
  *
  * Conventions for columns the schema leaves open (all stated in the reasons or
  * in README.md): activation = gelu when ffn == 4*hidden, else swiglu with
  * rmsnorm and untied embeddings (Llama-style); empty micro_batch: the fastest
- * that fits (tuned_micro_batch); empty recompute = none and empty zero = 0,
+ * that fits (tune.c's tuned_micro_batch); empty recompute = none and empty zero = 0,
  * unless the plan then does not fit: the fastest combination that fits
- * (tuned_plan); empty vpp = 1 when pp == 1; a rule of the profile that the
+ * (valid_tuned_plan); empty vpp = 1 when pp == 1; a rule of the profile that the
  * framework lacks a feature the row used is set aside (valid_rule_waivers);
  * a note naming Megatron's
  * --overlap-param-gather or --overlap-grad-reduce sets overlap_grad_reduce
@@ -35,90 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What the reader settles for a row's open plan columns by simulating the
- * row (tuned_plan): the micro-batch (0: the row's column, else 1), the
- * recomputation (NULL: the row's column, else none), the ZeRO stage
- * (-1: the row's column, else 0) and sequence parallelism (false: the
- * row's column, else the framework's default). */
-typedef struct {
-	long mb;
-	const char *recompute;
-	int zero;
-	bool sp;      /* sequence_parallel = true where the column is open */
-	bool sp_open; /* ... and the search ranked it (the sentence's) */
-	bool for_speed; /* the defaults fitted: ranked for speed with the micro-batch */
-	bool capped;    /* a micro-batch above the tuned one did not fit */
-	long above;     /* tuned_micro_batch tries only micro-batches above this */
-	bool partial; /* recompute full of the fewest layers a chunk that fit */
-	int rc_layers; /* ... found: recompute_layers (0: all) */
-	bool fast;     /* ranked on the closed-form network (alpha-beta) */
-} row_tune;
-
-const char *valid_node_template(const char *intra, const char *gpu)
-{
-	if (!strcmp(intra, "nvswitch-gen2"))
-		return strstr(gpu, "a800")  ? "hgx-a800"
-		       : strstr(gpu, "40g") ? "dgx-a100-40g"
-		                            : "dgx-a100-80g";
-	if (!strcmp(intra, "nvswitch-gen3"))
-		return strstr(gpu, "h800")   ? "hgx-h800"
-		       : strstr(gpu, "h200") ? "hgx-h200"
-		                             : "dgx-h100";
-	/* PCIe boxes of 8 GPUs on two switches: H100 PCIe on Gen5, A100 PCIe on
-	 * Gen4 (the row's gpu file sets the GPU) */
-	if (!strcmp(intra, "pcie-gen5") && !strcmp(gpu, "h100-pcie"))
-		return "pcie-8x-h100";
-	if (!strcmp(intra, "pcie-gen4") && strstr(gpu, "a100-pcie"))
-		return "pcie-8x-a100";
-	/* the consumer cards' box (4 on one Gen4 root each), Alvis's A40 and T4
-	 * nodes (topologies/nodes/) */
-	if (!strcmp(intra, "pcie-gen4") && strstr(gpu, "rtx-"))
-		return "pcie-4x4090";
-	if (!strcmp(intra, "pcie-gen4") && !strcmp(gpu, "a40"))
-		return "alvis-a40";
-	if (!strcmp(intra, "pcie-gen4") && !strcmp(gpu, "l40s"))
-		return "pcie-8x-l40s";
-	if (!strcmp(intra, "pcie-gen3") && !strcmp(gpu, "t4"))
-		return "alvis-t4";
-	if (!strcmp(intra, "nvlink-hcm"))
-		return "dgx1-v100";
-	if (!strcmp(intra, "nvswitch-gen4"))
-		return strstr(gpu, "gb200") ? "gb200-nvl72" : "dgx-b200";
-	return NULL;
-}
-
-/* The 4-GPU baseboard of an 8-GPU node template, for a row of 4 GPUs a
- * node: HGX A100 4-GPU and HGX H100 4-GPU connect their GPUs pairwise by
- * NVLink, without an NVSwitch (so without NVLS), and have a NIC per GPU as
- * the DGX has (topologies/nodes/hgx-*-4gpu*.ini, each assumption there);
- * NULL for templates without such a board (and for gpn other than 4). */
-const char *valid_board4(const char *tmpl, long gpn)
-{
-	if (gpn != 4 || !tmpl)
-		return NULL;
-	return !strcmp(tmpl, "dgx-a100-40g")   ? "hgx-a100-4gpu-40g"
-	       : !strcmp(tmpl, "dgx-a100-80g") ? "hgx-a100-4gpu-80g"
-	       : !strcmp(tmpl, "dgx-h100")     ? "hgx-h100-4gpu"
-	                                       : NULL;
-}
-
-const char *valid_default_node(const char *gpu)
-{
-	const char *intra = valid_default_intra(gpu);
-	return intra ? valid_node_template(intra, gpu) : NULL;
-}
-
 static const char *fabric_name(const char *f)
 {
 	return !strcmp(f, "rail-optimized") ? "rail-optimized" : "fat-tree";
-}
-
-const char *valid_efa_cluster(const char *gpu)
-{
-	return !strcmp(gpu, "h100-sxm5-80g")   ? VALID_EFA_CLUSTER
-	       : !strcmp(gpu, "h200-sxm-141g") ? "efa-h200-cluster.ini"
-	       : !strcmp(gpu, "b200")          ? "efa-b200-cluster.ini"
-	                                       : NULL;
 }
 
 /* A column's value as the reader takes it: written loosely, the schema's
@@ -138,8 +59,8 @@ static void put(sim_buf *b, const cases_csv *c, size_t row, const char *key, con
 
 /* A plan column of the row, else its recipe line's value (recipes.c): what
  * the source's run set, published in its table or in its scripts. */
-static const char *plan_col(const cases_csv *c, size_t row, const valid_recipe *rec,
-                            const char *col, char *buf, size_t len)
+const char *valid_plan_col(const cases_csv *c, size_t row, const valid_recipe *rec,
+                           const char *col, char *buf, size_t len)
 {
 	const char *v = get(c, row, col);
 	return *v ? v : valid_recipe_value(rec, col, buf, len);
@@ -243,7 +164,7 @@ static conf_doc *profile_doc(const valid_options *opt, const char *profile)
 /* The framework profile as plan reads it (its includes and the keys'
  * defaults); false when it does not load (the scenario's loader then names
  * the error). */
-static bool load_profile(const valid_options *opt, const char *profile, plan_framework *fw)
+bool valid_load_profile(const valid_options *opt, const char *profile, plan_framework *fw)
 {
 	conf_doc *doc = profile_doc(opt, profile);
 	sim_diag *d = sim_diag_new();
@@ -256,7 +177,7 @@ static bool load_profile(const valid_options *opt, const char *profile, plan_fra
 int valid_open_zero_stage(const valid_options *opt, const char *profile, long pp, long dp_cp)
 {
 	plan_framework pf;
-	return profile && load_profile(opt, profile, &pf) ? plan_zero_default(&pf, (int)pp, dp_cp)
+	return profile && valid_load_profile(opt, profile, &pf) ? plan_zero_default(&pf, (int)pp, dp_cp)
 	                                                   : 0;
 }
 
@@ -264,7 +185,7 @@ void valid_open_zero(sim_buf *b, const valid_options *opt, const char *profile, 
                      long dp_cp, char *assumed, size_t alen)
 {
 	plan_framework pf;
-	if (!profile || !load_profile(opt, profile, &pf) || pf.zero_default <= 0) {
+	if (!profile || !valid_load_profile(opt, profile, &pf) || pf.zero_default <= 0) {
 		valid_assume(assumed, alen, "zero 0 (not published)");
 		return;
 	}
@@ -286,29 +207,11 @@ static bool profile_gshard(const valid_options *opt, const char *profile)
 	return gshard;
 }
 
-/* [section] key `key` of <datadir>/<dir>/<name>.ini as the loader reads it
- * (its includes, later values over earlier ones, its spacing) into out; ""
- * where the file or the key is not. */
-static const char *ini_key(const char *datadir, const char *dir, const char *name,
-                           const char *section, const char *key, char *out, size_t len)
-{
-	char path[1200];
-	snprintf(path, sizeof path, "%s/%s/%s.ini", datadir ? datadir : ".", dir, name);
-	sim_diag *d = sim_diag_new();
-	conf_doc *doc = NULL;
-	const char *v = d && conf_load(path, d, &doc) == SIM_OK ? conf_get(doc, section, key, NULL)
-	                                                         : NULL;
-	snprintf(out, len, "%s", v ? v : "");
-	conf_free(doc);
-	sim_diag_free(d);
-	return out;
-}
-
-/* [model] key `key` of models/<name>.ini (ini_key). */
+/* [model] key `key` of models/<name>.ini (valid_ini_key). */
 static const char *file_key(const char *datadir, const char *name, const char *key, char *out,
                             size_t len)
 {
-	return ini_key(datadir, "models", name, "model", key, out, len);
+	return valid_ini_key(datadir, "models", name, "model", key, out, len);
 }
 
 const char *valid_model_file_key(const char *datadir, const char *model, const char *key,
@@ -319,27 +222,6 @@ const char *valid_model_file_key(const char *datadir, const char *model, const c
 	if (valid_model_file(model, datadir, name, sizeof name, src, sizeof src))
 		file_key(datadir, name, key, out, len);
 	return out;
-}
-
-/* [node] key `key` of topologies/nodes/<tmpl>.ini as a number (a board's
- * own value over its DGX's); 0 where the file or the key is not. */
-static double node_key(const char *datadir, const char *tmpl, const char *key)
-{
-	char v[64];
-	return atof(ini_key(datadir, "topologies/nodes", tmpl, "node", key, v, sizeof v));
-}
-
-long valid_nics_per_gpu(const char *datadir, const char *tmpl, long gpn, char *said, size_t len)
-{
-	double tg = gpn > 0 ? node_key(datadir, tmpl, "gpus") : 0;
-	double tn = tg > (double)gpn ? node_key(datadir, tmpl, "nics") : 0;
-	if (tn <= 0)
-		return 0;
-	long n = (long)(tn * (double)gpn / tg + 0.5);
-	n = n < 1 ? 1 : n;
-	snprintf(said, len, "nics_per_node %ld (not published: the %s node's %.0f NICs for %.0f GPUs, "
-	                    "kept per GPU)", n, tmpl, tn, tg);
-	return n;
 }
 
 /* The layers of models/<name>.ini (0 where it does not say). */
@@ -383,7 +265,7 @@ static bool row_tied(const cases_csv *c, size_t row, const valid_options *opt, c
 static bool selective_is_layers(const valid_options *opt, const char *profile)
 {
 	plan_framework fw;
-	return load_profile(opt, profile, &fw) && fw.selective_means_layers;
+	return valid_load_profile(opt, profile, &fw) && fw.selective_means_layers;
 }
 
 /* The data-parallel degree of a row: its dp column, or where the source
@@ -391,7 +273,7 @@ static bool selective_is_layers(const valid_options *opt, const char *profile)
  * NeMo's tables, most papers), the one that fills the GPUs,
  *   dp = gpus / (tp pp cp)   (the schema's tp pp dp cp = gpus);
  * 0 when neither gives one (the loader then names the mismatch). */
-static long row_dp(const cases_csv *c, size_t row)
+long valid_row_dp(const cases_csv *c, size_t row)
 {
 	const char *col = cases_csv_get(c, row, cases_csv_col(c, "dp"));
 	if (*col)
@@ -484,7 +366,7 @@ static long open_cp(const cases_csv *c, size_t row)
  * other dp cp), where that is whole; -1 otherwise. The other degree counts
  * whether written or filled by a recipe line, the open one's cell is the
  * filled value's once filled (so the reader says it again). */
-static int filled_degree(const cases_csv *c, size_t row, long *fill)
+int valid_filled_degree(const cases_csv *c, size_t row, long *fill)
 {
 	int kt = cases_csv_col(c, "tp"), kp = cases_csv_col(c, "pp"), kd = cases_csv_col(c, "dp");
 	if (kt < 0 || kp < 0 || kd < 0 || !*cases_csv_written(c, row, kd))
@@ -513,7 +395,7 @@ static int filled_degree(const cases_csv *c, size_t row, long *fill)
 static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layers, long dp,
                           long experts, bool gshard, bool sp_default,
                           const valid_options *opt, const char *profile,
-                          const valid_recipe *rec, const row_tune *tune, char *assumed,
+                          const valid_recipe *rec, const valid_tune *tune, char *assumed,
                           size_t alen)
 {
 	char rsp[16];
@@ -523,7 +405,7 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 	bool moe_tp = experts > 1 && tp > 1 && !*get(c, row, "sequence_parallel");
 	bool tuned_sp = tune->sp && !moe_tp;
 	/* the stage an open zero column takes: the framework's default */
-	long ppz = atol(plan_col(c, row, rec, "pp", rsp, sizeof rsp)),
+	long ppz = atol(valid_plan_col(c, row, rec, "pp", rsp, sizeof rsp)),
 	     cpz = *get(c, row, "cp") ? atol(get(c, row, "cp")) : open_cp(c, row);
 	ppz = ppz > 0 ? ppz : 1, cpz = cpz > 0 ? cpz : 1;
 	if (tune->zero >= 0 || tune->recompute || tuned_sp) {
@@ -589,7 +471,7 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 	if (!*get(c, row, "sequence_parallel") && tp > 1 && experts <= 1 && !tuned_sp &&
 	    !sp_default && !*valid_recipe_value(rec, "sequence_parallel", rsp, sizeof rsp))
 		valid_assume(assumed, alen, "sequence_parallel 0 (not published)");
-	/* open tp and pp: 1, the plan keys' defaults (row_dp divides the GPUs
+	/* open tp and pp: 1, the plan keys' defaults (valid_row_dp divides the GPUs
 	 * by them so), said */
 	static const char *const deg[] = {"tp", "pp"};
 	for (int i = 0; i < 2; i++)
@@ -601,7 +483,7 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 	bool from_rec = *valid_recipe_value(rec, "tp", rsp, sizeof rsp) ||
 	                *valid_recipe_value(rec, "pp", rsp, sizeof rsp);
 	long fill;
-	int fk = filled_degree(c, row, &fill);
+	int fk = valid_filled_degree(c, row, &fill);
 	if (fk >= 0 && !from_rec)
 		valid_assume(assumed, alen, "%s %ld (not published: gpus / (%s dp cp))",
 		             fk == kt ? "tp" : "pp", fill, fk == kt ? "pp" : "tp");
@@ -714,14 +596,14 @@ void valid_shard_node(sim_buf *b, const char *text, long gpn, long dp_cp, char *
 
 /* The row's global batch, else its recipe line's (the benchmark's step),
  * else 0. */
-static long row_global_batch(const cases_csv *c, size_t row, const valid_recipe *rec)
+long valid_row_global_batch(const cases_csv *c, size_t row, const valid_recipe *rec)
 {
 	char v[32];
 	const char *g = get(c, row, "global_batch");
 	return atol(*g ? g : valid_recipe_value(rec, "global_batch", v, sizeof v));
 }
 
-/* How row_batch settled the global batch. */
+/* How valid_row_batch settled the global batch. */
 enum { BATCH_AS_PUBLISHED, BATCH_ROUNDED, BATCH_OPEN, BATCH_OPEN_PP };
 
 /* The global batch the row runs: its column's or its recipe's. Frameworks
@@ -734,11 +616,11 @@ enum { BATCH_AS_PUBLISHED, BATCH_ROUNDED, BATCH_OPEN, BATCH_OPEN_PP };
  * batch (a throughput printed without one), one micro-batch per replica,
  * no accumulation. The micro-batch: the column's, else `mb` (the tuned
  * one, tuned_micro_batch), else 1. *how says which. */
-static long row_batch(const cases_csv *c, size_t row, const valid_recipe *rec, long mb, int *how)
+long valid_row_batch(const cases_csv *c, size_t row, const valid_recipe *rec, long mb, int *how)
 {
-	long gb = row_global_batch(c, row, rec), dp = row_dp(c, row);
+	long gb = valid_row_global_batch(c, row, rec), dp = valid_row_dp(c, row);
 	char rv[32];
-	const char *col = plan_col(c, row, rec, "micro_batch", rv, sizeof rv);
+	const char *col = valid_plan_col(c, row, rec, "micro_batch", rv, sizeof rv);
 	long m = *col && atol(col) > 0 ? atol(col) : mb > 0 ? mb : 1;
 	*how = BATCH_AS_PUBLISHED;
 	if (dp <= 0)
@@ -747,7 +629,7 @@ static long row_batch(const cases_csv *c, size_t row, const valid_recipe *rec, l
 		/* one micro-batch per replica; with a pipeline pp of them, the
 		 * fewest that fill it and that every framework's schedule runs
 		 * (Megatron's interleaved 1F1B needs at least pp) */
-		long pp = atol(plan_col(c, row, rec, "pp", rv, sizeof rv));
+		long pp = atol(valid_plan_col(c, row, rec, "pp", rv, sizeof rv));
 		*how = pp > 1 ? BATCH_OPEN_PP : BATCH_OPEN;
 		return m * dp * (pp > 1 ? pp : 1);
 	}
@@ -772,14 +654,14 @@ static long put_open_vpp(sim_buf *b, const cases_csv *c, size_t row, const valid
 	/* the micro-batch the row runs: its column (or recipe), the tuned one,
 	 * else 1 */
 	char rv[32];
-	const char *col = plan_col(c, row, rec, "micro_batch", rv, sizeof rv);
+	const char *col = valid_plan_col(c, row, rec, "micro_batch", rv, sizeof rv);
 	long run_mb = *col ? atol(col) : mb > 0 ? mb : 1;
 	int how;
-	long m = run_mb > 0 && dp > 0 ? row_batch(c, row, rec, mb, &how) / (run_mb * dp) : 0;
+	long m = run_mb > 0 && dp > 0 ? valid_row_batch(c, row, rec, mb, &how) / (run_mb * dp) : 0;
 	/* a framework without an interleaved schedule (DeepSpeed's
 	 * pipeline engine, nanotron, FSDP stacks) ran plain 1F1B */
 	plan_framework fw;
-	bool fw_ok = load_profile(opt, profile, &fw);
+	bool fw_ok = valid_load_profile(opt, profile, &fw);
 	bool interleaves = !fw_ok || (fw.sched_mask & PLAN_FW_INTERLEAVED);
 	long v = interleaves ? default_vpp(nl, mtp, pp, m,
 	                                   fw_ok && fw.uneven == PLAN_UNEVEN_END_STAGES)
@@ -819,7 +701,7 @@ static void put_uneven_default(sim_buf *b, const valid_options *opt, const char 
 	for (size_t i = 0; i < sizeof layout / sizeof layout[0]; i++)
 		if (strstr(b->data, layout[i]))
 			return;
-	if (pp <= 1 || layers <= 0 || layers % chunks == 0 || !load_profile(opt, profile, &fw) ||
+	if (pp <= 1 || layers <= 0 || layers % chunks == 0 || !valid_load_profile(opt, profile, &fw) ||
 	    fw.uneven != PLAN_UNEVEN_ERROR)
 		return;
 	sim_buf_printf(b, "[framework]\nuneven_split = end-stages\n");
@@ -972,39 +854,6 @@ static void put_open_vocab_seq(sim_buf *b, const cases_csv *c, size_t row,
 	}
 }
 
-/* A training row measured on an EFA instance that no shipped EFA cluster is
- * (A100 on p4d or p4de): its own node (GPU, NVLink, the node template of
- * its node_intra) with its EFA NICs, on the EFA model (fabric = efa:
- * NCCL's own choice, as aws-ofi-nccl has no tuner tables for these
- * instances; no NVLS or SHARP across nodes), as an unfitted cluster: the
- * per-step latency and message cost of its plugin platform's fitted cluster
- * (valid_efa_unfitted), uncongested at the node file's NIC efficiency, as
- * micro.c runs such collective rows. Open NIC columns of an A100 row take
- * p4d's: 4 EFA devices, one per PCIe switch of two GPUs (aws/aws-ofi-nccl
- * 2daf7d30 topology/p4d-24xl-topo.xml, p4de-24xl-topo.xml), at 100 Gb/s
- * each (AWS's 400 Gb/s per p4d instance; not in the project's references).
- * NULL, or why the row cannot run. */
-static const char *row_efa_other(const cases_csv *c, size_t row, const valid_options *opt,
-                                 const char *gpu, valid_efa_unfit *u, char *assumed, size_t alen)
-{
-	double nics = atof(get(c, row, "nics_per_node")), gbps = atof(get(c, row, "nic_gbps"));
-	if (!strncmp(gpu, "a100-sxm4", 9) && nics <= 0 && gbps <= 0) {
-		nics = 4, gbps = 100;
-		valid_assume(assumed, alen, "4 EFA of 100 Gb/s per node (not published: p4d's, "
-		             "aws-ofi-nccl's topology file and AWS's 400 Gb/s)");
-	}
-	if (nics <= 0 || gbps <= 0)
-		return "an EFA row of an instance no shipped EFA cluster is (topologies/efa-*-"
-		       "cluster.ini: h100-sxm5-80g, h200-sxm-141g, b200) needs nics_per_node and "
-		       "nic_gbps";
-	if (!opt || valid_efa_unfitted(opt, gpu, nics, gbps, u) != SIM_OK)
-		return "a shipped EFA cluster does not load";
-	char said[300];
-	valid_efa_unfit_said(said, sizeof said, gpu, u, 0);
-	valid_assume(assumed, alen, "%s", said);
-	return NULL;
-}
-
 /* The integer after `key` in `text` (spaces, '=' or ':' between), or 0; a
  * key inside a longer name (a letter, digit or '_' before it: MLA's
  * "kv_lora_rank 512" is no "rank") does not count. */
@@ -1086,87 +935,13 @@ static void put_lora(sim_buf *b, const cases_csv *c, size_t row, char *assumed, 
 	}
 }
 
-/* Text of row `row`; `mb` > 0 stands for an empty micro_batch column (the
- * tuned choice of tuned_micro_batch), 0 leaves it to the column. */
-/* The row's hardware: its GPU file (valid_gpu_alias), the node template of
- * its node_intra (open: the GPU's baseboard, valid_default_intra) and its
- * GPUs per node (open: 8, every template's box but the NVL72 rack), each
- * default said; NULL, or why the row has none. */
-static const char *row_hardware(const cases_csv *c, size_t row, const char **gpu_out,
-                                const char **tmpl_out, long *gpn_out, char *assumed, size_t alen,
-                                char *why, size_t whylen)
-{
-	const char *gpu = get(c, row, "gpu"), *intra = get(c, row, "node_intra");
-	const char *alias;
-	valid_loose_assume(c, row, assumed, alen);
-	if (!*gpu) { /* the GPU the row's note, source or model names */
-		char said[240];
-		gpu = valid_gpu_named(c, row, said, sizeof said);
-		if (!gpu) {
-			snprintf(why, whylen, "%s", said);
-			return why;
-		}
-		valid_assume(assumed, alen, "%s", said);
-	}
-	gpu = valid_gpu_alias(gpu, &alias);
-	if (alias)
-		valid_assume(assumed, alen, "%s", alias);
-	if (!*intra && valid_default_intra(gpu)) {
-		intra = valid_default_intra(gpu);
-		valid_assume(assumed, alen, "node_intra %s (not published: the %s baseboard)", intra,
-		             gpu);
-	}
-	const char *tmpl = valid_node_template(intra, gpu);
-	/* a node named as sources name it ("NVSwitch", "DGX A100", "HGX",
-	 * "NVLink", "PCIe"): the GPU's own baseboard where the name agrees
-	 * with it (a PCIe name only for a PCIe card and back), said */
-	const char *base = valid_default_intra(gpu);
-	if (!tmpl && *intra && base) {
-		char low[64];
-		valid_lower(intra, low, sizeof low);
-		bool pcie_name = strstr(low, "pcie") != NULL, pcie_base = !strncmp(base, "pcie", 4);
-		bool known = strstr(low, "nvswitch") || strstr(low, "dgx") || strstr(low, "hgx") ||
-		             strstr(low, "nvlink") || strstr(low, "sxm") || pcie_name;
-		if (known && pcie_name == pcie_base && valid_node_template(base, gpu)) {
-			valid_assume(assumed, alen, "node_intra '%.40s' read as %s (the %s baseboard)",
-			             intra, base, gpu);
-			tmpl = valid_node_template(base, gpu);
-		}
-	}
-	if (!tmpl) {
-		snprintf(why, whylen, "no node template for node_intra '%s' with %s (shipped: DGX-1 "
-		         "V100, DGX A100, DGX/HGX H100, H200, H800, DGX B200, GB200 NVL72, 8 x H100 "
-		         "PCIe Gen5, 8 x A100 PCIe Gen4)", intra, gpu);
-		return why;
-	}
-	long gpn = atol(get(c, row, "gpus_per_node"));
-	/* every node template but the NVL72 rack's is a box of 8 */
-	if (!*get(c, row, "gpus_per_node") && strcmp(tmpl, "gb200-nvl72")) {
-		gpn = 8;
-		valid_assume(assumed, alen, "gpus_per_node 8 (not published: the %s node's)", tmpl);
-	}
-	/* 4 SXM GPUs a node: the 4-GPU board, not the 8-GPU box cut in half */
-	const char *board = valid_board4(tmpl, gpn);
-	if (board) {
-		valid_assume(assumed, alen,
-		             "4 GPUs a node: the %s board (NVLink between every pair, no NVSwitch; "
-		             "a NIC per GPU unless the row says)",
-		             board);
-		tmpl = board;
-	}
-	*gpu_out = gpu;
-	*tmpl_out = tmpl;
-	*gpn_out = gpn;
-	return NULL;
-}
-
 /* The row's framework profile and attention path: its framework column
  * (a profile's name, or what the name stands for: valid_framework_profile),
  * else the stack table's row for its source (stacks.csv), else
  * megatron-core; said. `name` holds a resolved name; NULL, or why not. */
-static const char *row_stack(const cases_csv *c, size_t row, const valid_options *opt,
-                             const char **profile_out, const char **attention_out, char *name,
-                             size_t nlen, char *assumed, size_t alen)
+const char *valid_row_stack(const cases_csv *c, size_t row, const valid_options *opt,
+                            const char **profile_out, const char **attention_out, char *name,
+                            size_t nlen, char *assumed, size_t alen)
 {
 	/* the software stack: the row's framework column, else the table */
 	const char *source = get(c, row, "source");
@@ -1243,14 +1018,16 @@ bool valid_nanotron_tied(const char *profile, bool swiglu, long ffn, char *assum
 	return true;
 }
 
-static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
-			    const valid_options *opt, const row_tune *tune, sim_buf *b, char *assumed,
-			    size_t alen, char *why, size_t whylen)
+/* Text of row `row`; `mb` > 0 stands for an empty micro_batch column (the
+ * tuned choice of tuned_micro_batch), 0 leaves it to the column. */
+const char *valid_row_text(const cases_csv *c, size_t row, const char *incdir,
+                           const valid_options *opt, const valid_tune *tune, sim_buf *b,
+                           char *assumed, size_t alen, char *why, size_t whylen)
 {
 	long mb = tune->mb;
 	const char *gpu, *tmpl;
 	long gpn;
-	const char *hw = row_hardware(c, row, &gpu, &tmpl, &gpn, assumed, alen, why, whylen);
+	const char *hw = valid_row_hardware(c, row, &gpu, &tmpl, &gpn, assumed, alen, why, whylen);
 	if (hw)
 		return hw;
 	const char *off = get(c, row, "offload");
@@ -1265,7 +1042,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	const valid_recipe *rec = valid_row_recipe(opt, c, row);
 	long hidden = atol(valid_arch_value(c, row, rec, "hidden", av[0], sizeof av[0]));
 	long ffn = atol(valid_arch_value(c, row, rec, "ffn", av[1], sizeof av[1]));
-	long pp = atol(get(c, row, "pp")), dp = row_dp(c, row);
+	long pp = atol(get(c, row, "pp")), dp = valid_row_dp(c, row);
 	/* open architecture columns (neither the row nor its recipe gives
 	 * them): from the model's file (valid_model_file, as memory rows take
 	 * them), its activation, norm and embeddings too; without one, a
@@ -1297,8 +1074,8 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		return gpn <= 0 ? "gpus_per_node missing" : "hidden missing (and no model file named)";
 	const char *profile, *attention;
 	char fwname[64];
-	const char *stk = row_stack(c, row, opt, &profile, &attention, fwname, sizeof fwname, assumed,
-	                            alen);
+	const char *stk = valid_row_stack(c, row, opt, &profile, &attention, fwname,
+	                                  sizeof fwname, assumed, alen);
 	if (stk)
 		return stk;
 	bool swiglu = valid_swiglu(get(c, row, "model"), profile, hidden, ffn, assumed, alen);
@@ -1309,7 +1086,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	const char *efa = on_efa ? valid_efa_cluster(gpu) : NULL;
 	valid_efa_unfit other = {0};
 	if (on_efa && !efa) {
-		const char *no = row_efa_other(c, row, opt, gpu, &other, assumed, alen);
+		const char *no = valid_row_efa_other(c, row, opt, gpu, &other, assumed, alen);
 		if (no) {
 			snprintf(why, whylen, "%s", no);
 			return why;
@@ -1476,8 +1253,8 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	bool layers = !strcmp(get(c, row, "recompute"), "selective") &&
 	              selective_is_layers(opt, profile);
 	int how;
-	long batch = row_batch(c, row, rec, mb, &how);
-	long pub_mb = atol(plan_col(c, row, rec, "micro_batch", rv, sizeof rv));
+	long batch = valid_row_batch(c, row, rec, mb, &how);
+	long pub_mb = atol(valid_plan_col(c, row, rec, "micro_batch", rv, sizeof rv));
 	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
 		if ((!layers || strcmp(same[i], "recompute")) &&
 		    (how == BATCH_AS_PUBLISHED || strcmp(same[i], "global_batch")))
@@ -1489,7 +1266,7 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		             "global_batch %ld (published %ld, no multiple of dp %ld x micro_batch "
 		             "%ld: the nearest batch of whole micro-batches per replica, as the "
 		             "framework runs it)",
-		             batch, row_global_batch(c, row, rec), dp,
+		             batch, valid_row_global_batch(c, row, rec), dp,
 		             pub_mb > 0 ? pub_mb : mb > 0 ? mb : 1);
 	else if (how == BATCH_OPEN_PP)
 		valid_assume(assumed, alen,
@@ -1507,13 +1284,13 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 	if (layers)
 		layer_checkpointing(b, c, row, nlayers, assumed, alen);
 	/* the framework's default for an open sequence_parallel at tp > 1
-	 * (read only then: row_text runs for every candidate of tuned_plan) */
+	 * (read only then: valid_row_text runs for every candidate of valid_tuned_plan) */
 	plan_framework pf;
 	bool sp_default = !*get(c, row, "sequence_parallel") && atol(get(c, row, "tp")) > 1 &&
-	                  load_profile(opt, profile, &pf) && pf.sp && pf.sp_default;
+	                  valid_load_profile(opt, profile, &pf) && pf.sp && pf.sp_default;
 	put_open_plan(b, c, row, layers, dp, experts, gshard, sp_default, opt, profile, rec, tune,
 	              assumed, alen);
-	if (!*plan_col(c, row, rec, "micro_batch", rv, sizeof rv)) {
+	if (!*valid_plan_col(c, row, rec, "micro_batch", rv, sizeof rv)) {
 		if (mb > 0 && how != BATCH_AS_PUBLISHED) {
 			sim_buf_printf(b, "micro_batch = %ld\n", mb);
 			valid_assume(assumed, alen,
@@ -1530,13 +1307,13 @@ static const char *row_text(const cases_csv *c, size_t row, const char *incdir,
 		} else
 			valid_assume(assumed, alen, "micro_batch 1 (not published)");
 	}
-	long vpp = atol(plan_col(c, row, rec, "vpp", rv, sizeof rv));
+	long vpp = atol(valid_plan_col(c, row, rec, "vpp", rv, sizeof rv));
 	/* the model's MTP modules: the row's (its recipe's) or its model file's */
 	const char *mtv = valid_arch_value(c, row, rec, "mtp_layers", rv, sizeof rv);
 	long mtp = *mtv ? atol(mtv)
 	                : from_file ? atol(file_key(opt->datadir, mname, "mtp_layers", rv, sizeof rv))
 	                            : 0;
-	if (!*plan_col(c, row, rec, "vpp", rv, sizeof rv) && pp > 1)
+	if (!*valid_plan_col(c, row, rec, "vpp", rv, sizeof rv) && pp > 1)
 		vpp = put_open_vpp(b, c, row, opt, profile, rec, nlayers, mtp, pp, dp, mb, assumed,
 		                   alen);
 	/* A note naming Megatron's --overlap-param-gather (or --overlap-grad-reduce):
@@ -1601,391 +1378,13 @@ static void first_error(const sim_diag *d, char *out, size_t len)
 	snprintf(out, len, "not simulated");
 }
 
-/* Whether the plan fits: the verdict `podsim run` reports and the sweep
- * prunes on (plan_memory_fit: the most loaded stage within the GPU's memory,
- * which holds exactly when every stage is, since a stage out of memory has a
- * device total above the capacity and one within it none; the stages on
- * [cluster] other_gpu's nodes; offloaded states within host DRAM and NVMe). */
-static bool fits(const plan_scenario *s)
-{
-	plan_mem_fit f;
-	plan_memory_fit(s, &f);
-	return f.where == PLAN_OOM_NONE;
-}
-
-/* The row's scenario under `t`, loaded as the prediction loads it (a
- * missing feature's rule set aside, valid_rule_waivers): NULL where it
- * cannot be. */
-static plan_scenario *tuned_load(const cases_csv *c, size_t row, const valid_options *opt,
-                                 const row_tune *t)
-{
-	sim_buf b;
-	sim_buf_init(&b);
-	char assumed[1024] = "", whyb[256];
-	const char *why = row_text(c, row, "", opt, t, &b, assumed, sizeof assumed, whyb, sizeof whyb);
-	sim_diag *d = sim_diag_new();
-	plan_scenario *s = NULL;
-	if (!why && !b.oom && d &&
-	    plan_scenario_load_string(b.data, "<tuning>", opt->datadir, d, &s) != SIM_OK) {
-		s = NULL;
-		if (valid_rule_waivers(d, &b, assumed, sizeof assumed) && !b.oom) {
-			sim_diag_clear(d);
-			if (plan_scenario_load_string(b.data, "<tuning>", opt->datadir, d, &s) != SIM_OK)
-				s = NULL;
-		}
-	}
-	sim_diag_free(d);
-	sim_buf_free(&b);
-	return s;
-}
-
-/* The row's framework profile (row_stack, load_profile) into *fw; false
- * where it has none or it does not load. tuned_plan reads what the
- * framework runs from it: selective recomputation (runs_selective_recompute;
- * Megatron-LM's arrived in 2022) and its ZeRO stages (runs_zero, and
- * runs_zero_with_pp under a pipeline). */
-static bool row_framework(const cases_csv *c, size_t row, const valid_options *opt,
-                          plan_framework *fw)
-{
-	const char *profile, *attention;
-	char name[64], scratch[1024] = "";
-	return !row_stack(c, row, opt, &profile, &attention, name, sizeof name, scratch,
-	                  sizeof scratch) &&
-	       load_profile(opt, profile, fw);
-}
-
-/* Whether the row fits under `t`. */
-static bool tuned_fits(const cases_csv *c, size_t row, const valid_options *opt,
-                       const row_tune *t)
-{
-	plan_scenario *s = tuned_load(c, row, opt, t);
-	bool ok = s && fits(s);
-	plan_scenario_free(s);
-	return ok;
-}
-
-/* The step of the row under `t` where it loads, fits and simulates, else
- * a negative time: -2 where it loads but does not fit. `r` is the
- * caller's result buffer. Under t->partial
- * (recompute full), first the fewest layers of each chunk whose
- * recomputation makes it fit, by bisection (memory falls as more layers
- * recompute: Megatron-LM's --recompute-method block --recompute-num-layers
- * N, from bbab79f869, as the cuts `podsim explain` prints find them);
- * t->rc_layers 0 where only all of them fit. */
-static double tuned_step(const cases_csv *c, size_t row, const valid_options *opt, row_tune *t,
-                         exec_result *r)
-{
-	t->rc_layers = 0;
-	plan_scenario *s = tuned_load(c, row, opt, t);
-	if (!s || !fits(s)) {
-		bool oom = s != NULL;
-		plan_scenario_free(s);
-		return oom ? -2 : -1;
-	}
-	if (t->partial) {
-		int lo = 1, hi = 0, first; /* hi: the most layers a chunk holds (all) */
-		for (int st = 0; st < s->plan.pp; st++)
-			for (int ch = 0; ch < (s->plan.vpp > 1 ? s->plan.vpp : 1); ch++) {
-				int n = plan_chunk_layers(s, st, ch, &first);
-				hi = n > hi ? n : hi;
-			}
-		int all = hi;
-		while (lo < hi) {
-			row_tune m = *t;
-			m.rc_layers = lo + (hi - lo) / 2;
-			if (tuned_fits(c, row, opt, &m))
-				hi = m.rc_layers;
-			else
-				lo = m.rc_layers + 1;
-		}
-		row_tune m = *t;
-		m.rc_layers = lo;
-		plan_scenario *p = lo < all ? tuned_load(c, row, opt, &m) : NULL;
-		if (p && fits(p)) {
-			plan_scenario_free(s);
-			s = p;
-			t->rc_layers = lo;
-		} else
-			plan_scenario_free(p);
-	}
-	double step = exec_run(s, r) == SIM_OK ? r->step_s : -1;
-	plan_scenario_free(s);
-	return step;
-}
-
-/* An empty micro_batch column. Benchmark tables publish the plan their
- * authors tuned (the Megatron-LM README's table names tp, pp, dp and the
- * batch, not the micro-batch), and the micro-batch is the knob tuned last:
- * a larger one runs larger GEMMs and hides more of the data-parallel
- * reduction behind the last micro-batch's backward, a smaller one shrinks a
- * pipeline's bubble. So `t` gets the divisor of the row's sequences per
- * replica (global_batch / dp) whose simulated step is the shortest among
- * those that fit in memory, ties to the smaller, and its time per sequence
- * is returned; a negative time, and t->mb 0, when none of them runs (the
- * row then reports micro_batch 1's reason). Where the batch is open or no
- * multiple of dp (row_batch: each micro-batch then runs a batch of its
- * own), the candidates are 1, 2, 4 ... 64: with the batch published, those
- * whose rounded batch is within 10 % of it (1 always), ranked by the time
- * per sequence. */
-static double tuned_micro_batch(const cases_csv *c, size_t row, const valid_options *opt,
-                                row_tune *t, exec_result *r)
-{
-	const valid_recipe *rec = valid_row_recipe(opt, c, row);
-	long dp = row_dp(c, row), gb = row_global_batch(c, row, rec);
-	bool own = gb <= 0 || (dp > 0 && gb % dp); /* a batch per micro-batch */
-	long per = own ? 64 : dp > 0 ? gb / dp : 0, best = 0, failed = 0;
-	double best_s = -1;
-	for (long mb = 1; mb <= per && mb <= 64; mb = own ? 2 * mb : mb + 1) {
-		int how;
-		long batch = row_batch(c, row, rec, mb, &how);
-		if ((!own && per % mb) || batch <= 0 || mb <= t->above ||
-		    (own && gb > 0 && mb > 1 && fabs((double)(batch - gb)) > 0.1 * (double)gb))
-			continue;
-		row_tune m = *t;
-		m.mb = mb;
-		double step = tuned_step(c, row, opt, &m, r);
-		double cost = step >= 0 ? step / (double)batch : step;
-		if (step < 0)
-			failed = mb;
-		if (step == -2)
-			break; /* out of memory: a larger micro-batch holds more */
-		if (step >= 0 && (!best || cost < best_s)) {
-			best = mb;
-			best_s = cost;
-			t->rc_layers = m.rc_layers;
-		}
-	}
-	t->mb = best;
-	t->capped = failed > best;
-	return best_s;
-}
-
-/* The open plan columns a simulation settles: the micro-batch (above),
- * and the ZeRO stage and recomputation where the row and its recipe leave
- * them open and their defaults (zero 0, recompute none) leave the plan out
- * of memory. The run completed, so it fitted; a framework's users reach
- * for the distributed optimizer or ZeRO and for recomputation when a plan
- * does not fit, and tune for speed: so the fastest combination that fits
- * of the ZeRO stages the framework runs (runs_zero, with a pipeline
- * runs_zero_with_pp; a stage past them, its rule set aside and said, only
- * where none of them fits)
- * and none, selective (where the framework runs it: Megatron-LM from
- * 2022, runs_selective_recompute) or full recomputation (there also of the
- * fewest layers a chunk that fit, tuned_step), each with its micro-batch
- * tuned where open, ranked on the closed-form network (as the sweep's
- * pre-screen ranks plans: a flow simulation of a 4,096-GPU MoE plan takes
- * a minute, its closed forms milliseconds) and the row then simulated on
- * its own; sequence parallelism, where open at tp > 1 and the framework
- * runs it (runs_sequence_parallel) but its default does not, among them.
- * Where nothing fits, the defaults: the row is predicted and its verdict
- * says out of memory. Where the defaults fit, the defaults, unless the
- * micro-batch is open, there is no pipeline and memory capped it (a
- * larger one did not fit: def.capped): then the same search, the others
- * only at larger micro-batches, against the defaults at theirs, by time
- * per sequence (a tuned ZeRO-3 benchmark recomputes to run fewer, larger
- * micro-batches, each of which gathers the weights again: OPT-style rows
- * 3x faster than at micro-batch 1). A row offloading to the CPU or NVMe
- * keeps its ZeRO rule (put_open_plan). */
-static row_tune tuned_plan(const cases_csv *c, size_t row, const valid_options *opt)
-{
-	static const char *const rcs[] = {NULL, "selective", "full"};
-	const valid_recipe *rec = valid_row_recipe(opt, c, row);
-	char rv[32];
-	const char *off = get(c, row, "offload");
-	bool open_rc = !*plan_col(c, row, rec, "recompute", rv, sizeof rv);
-	bool open_zero = !*plan_col(c, row, rec, "zero", rv, sizeof rv) &&
-	                 (!*off || !strcmp(off, "none"));
-	bool open_mb = !*plan_col(c, row, rec, "micro_batch", rv, sizeof rv);
-	bool open_sp = !*plan_col(c, row, rec, "sequence_parallel", rv, sizeof rv) &&
-	               atol(get(c, row, "tp")) > 1;
-	row_tune def = {.zero = -1}, best = def;
-	exec_result *r = malloc(sizeof *r);
-	if (!r)
-		return def;
-	double best_s = -1;
-	if (open_mb)
-		best_s = tuned_micro_batch(c, row, opt, &def, r);
-	else if (open_rc || open_zero || open_sp)
-		best_s = tuned_fits(c, row, opt, &def) ? 0 : -1;
-	/* sequence parallelism where the framework runs it and neither its
-	 * default nor MoE's rule (put_open_plan) has turned it on already */
-	if (open_sp) {
-		plan_scenario *s0 = tuned_load(c, row, opt, &def);
-		open_sp = s0 && !s0->plan.sequence_parallel && s0->fw.sp &&
-		          s0->model.moe_experts <= 1;
-		plan_scenario_free(s0);
-	}
-	/* where the defaults fit, the others only without a pipeline, where
-	 * memory, not speed, capped the micro-batch, and only for larger
-	 * micro-batches: what they cost is repaid only by a micro-batch the
-	 * defaults cannot fit, whose fixed costs (ZeRO-3's gathers, the
-	 * data-parallel waits, the host's) are paid fewer times; a pipeline's
-	 * micro-batch also sets its bubble, and pipelined benchmarks run small
-	 * ones (NVIDIA's tables 1-2) */
-	bool plain = best_s >= 0;
-	if ((plain && !(open_mb && def.capped && atol(get(c, row, "pp")) <= 1)) ||
-	    (!open_rc && !open_zero && !open_sp)) {
-		free(r);
-		return def;
-	}
-	if (plain) /* ranked again with the recomputations, on the same network */
-		best_s = -1;
-	plan_framework fw;
-	bool have_fw = row_framework(c, row, opt, &fw);
-	bool selective = open_rc && have_fw && fw.selective_recompute;
-	/* the ZeRO stages the framework runs first; past them (its rule set
-	 * aside, said) only where none of them fits */
-	int zmax = !open_zero ? 0
-	           : !have_fw ? 3
-	           : atoi(get(c, row, "pp")) > 1 ? fw.zero_max_pp
-	                                          : fw.zero_max;
-	/* the defaults' stage: the framework's for an open column
-	 * (valid_open_zero: FSDP's FULL_SHARD), else 0 */
-	int dz = 0;
-	if (open_zero) {
-		plan_scenario *s0 = tuned_load(c, row, opt, &def);
-		dz = s0 ? s0->plan.zero : 0;
-		plan_scenario_free(s0);
-	}
-	for (int sp = 0; sp <= (open_sp ? 1 : 0); sp++)
-		for (int z = 0; z <= (open_zero ? 3 : 0); z++)
-			for (size_t i = 0; i < (open_rc ? sizeof rcs / sizeof rcs[0] : 1); i++) {
-				if (z == dz && i == 0 && !sp && !plain)
-					continue; /* the defaults, tried above */
-				if (z > zmax && best_s >= 0)
-					break; /* a stage the framework runs fits */
-				if (rcs[i] && !strcmp(rcs[i], "selective") && !selective)
-					continue; /* not offered (a row stating it sets the rule aside) */
-				/* full recomputation of only as many layers as it takes
-				 * where the framework has that option (from 2022, with
-				 * selective: Megatron-LM bbab79f869) */
-				row_tune t = {.recompute = rcs[i],
-				              .zero = open_zero ? z : -1,
-				              .sp = sp,
-				              .sp_open = open_sp,
-			              .for_speed = plain,
-			              .above = plain ? def.mb : 0,
-				              .partial = selective && rcs[i] && !strcmp(rcs[i], "full"),
-				              .fast = true};
-				double step;
-				if (plain && z == dz && i == 0 && !sp) {
-					/* the defaults at their micro-batch, on this network */
-					int how;
-					t.mb = def.mb;
-					step = tuned_step(c, row, opt, &t, r);
-					if (step >= 0)
-						step /= (double)row_batch(c, row, rec, t.mb, &how);
-				} else
-					step = open_mb ? tuned_micro_batch(c, row, opt, &t, r)
-					               : tuned_step(c, row, opt, &t, r);
-				if (step >= 0 && (best_s < 0 || step < best_s)) {
-					best = t;
-					best_s = step;
-				}
-			}
-	free(r);
-	best.fast = false; /* the row itself on its own network */
-	return best;
-}
-
-/* Whether a training row leaves its layout open, tp, pp and dp alike,
- * neither the row as written nor its recipe giving one. */
-static bool layout_open(const cases_csv *c, size_t row, const valid_options *opt)
-{
-	const valid_recipe *rec = valid_row_recipe(opt, c, row);
-	static const char *const deg[] = {"tp", "pp", "dp"};
-	for (int i = 0; i < 3; i++) {
-		char rv[32];
-		int k = cases_csv_col(c, deg[i]);
-		if (k >= 0 && (*cases_csv_written(c, row, k) || *cases_csv_get(c, row, k)))
-			return false;
-		if (*valid_recipe_value(rec, deg[i], rv, sizeof rv))
-			return false;
-	}
-	return true;
-}
-
-int valid_open_layout(cases_csv *c, size_t row, const valid_options *opt)
-{
-	int kt = cases_csv_col(c, "tp"), kp = cases_csv_col(c, "pp");
-	if (kt < 0 || kp < 0 || cases_csv_col(c, "kind") >= 0)
-		return SIM_OK;
-	/* the degrees the row's recipe line gives where the row leaves them
-	 * open (a run script's, recipes.csv): into the cells, as published,
-	 * so that every reading of them (dp = gpus / (tp pp cp)) agrees */
-	const valid_recipe *rec = valid_row_recipe(opt, c, row);
-	int k2[2] = {kt, kp};
-	static const char *const deg[] = {"tp", "pp"};
-	for (int i = 0; i < 2; i++) {
-		char rv[32];
-		if (*cases_csv_written(c, row, k2[i]) || *cases_csv_get(c, row, k2[i]) ||
-		    !*valid_recipe_value(rec, deg[i], rv, sizeof rv))
-			continue;
-		int rc = cases_csv_set(c, row, k2[i], rv);
-		if (rc != SIM_OK)
-			return rc;
-	}
-	/* one of tp and pp open beside the other and a published dp: the
-	 * degree that fills the GPUs, as an open dp is (put_open_plan says it) */
-	long fill = 0;
-	int open_k = filled_degree(c, row, &fill);
-	if (open_k >= 0) {
-		char f[24];
-		snprintf(f, sizeof f, "%ld", fill);
-		return cases_csv_set(c, row, open_k, f);
-	}
-	if (!layout_open(c, row, opt))
-		return SIM_OK;
-	valid_row *v = calloc(1, sizeof *v);
-	if (!v)
-		return SIM_ENOMEM;
-	/* the documented default first: tp 1, pp 1 (put_open_plan says so) */
-	valid_training_row(c, row, opt, v);
-	bool runs = v->status == VALID_OK && strcmp(v->verdict, "oom");
-	long gpus = atol(get(c, row, "gpus")), gpn = atol(get(c, row, "gpus_per_node"));
-	long cp = atol(get(c, row, "cp"));
-	gpn = gpn > 0 ? gpn : 8; /* row_hardware's default node */
-	cp = cp > 0 ? cp : 1;
-	double best = INFINITY;
-	long bt = 0, bp = 0;
-	/* tp inside a node (NVLink), pp in powers of two that fill the GPUs:
-	 * NVIDIA's, DeepSpeed's and the papers' layouts; the row's builder and
-	 * the plan check refuse the rest (heads, layers, batch) */
-	for (long tp = 1; !runs && tp <= 8 && tp <= gpn; tp *= 2)
-		for (long pp = 1; pp <= 64; pp *= 2) {
-			if ((tp == 1 && pp == 1) || gpus % (tp * pp * cp) != 0)
-				continue;
-			char t[24], p[24];
-			snprintf(t, sizeof t, "%ld", tp);
-			snprintf(p, sizeof p, "%ld", pp);
-			int rc = cases_csv_set(c, row, kt, t);
-			rc = rc != SIM_OK ? rc : cases_csv_set(c, row, kp, p);
-			if (rc != SIM_OK) {
-				free(v);
-				return rc;
-			}
-			memset(v, 0, sizeof *v);
-			valid_training_row(c, row, opt, v);
-			if (v->status == VALID_OK && strcmp(v->verdict, "oom") && v->predicted < best)
-				best = v->predicted, bt = tp, bp = pp;
-		}
-	free(v);
-	char t[24] = "", p[24] = "";
-	if (bt > 0) {
-		snprintf(t, sizeof t, "%ld", bt);
-		snprintf(p, sizeof p, "%ld", bp);
-	}
-	int rc = cases_csv_set(c, row, kt, t); /* none runs: open again, as before */
-	return rc != SIM_OK ? rc : cases_csv_set(c, row, kp, p);
-}
-
 void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v)
 {
 	/* open tp and pp run as 1 (put_open_plan says so) */
 	const char *tpc = get(c, row, "tp"), *ppc = get(c, row, "pp");
 	snprintf(v->what, sizeof v->what, "%.40s %sx%s tp%s pp%s dp%ld", get(c, row, "model"),
 		 get(c, row, "gpus"), get(c, row, "gpu"), *tpc ? tpc : "1", *ppc ? ppc : "1",
-		 row_dp(c, row));
+		 valid_row_dp(c, row));
 	snprintf(v->rank_key, sizeof v->rank_key, "%.60s|%s|%s", get(c, row, "model"),
 		 get(c, row, "gpus"), get(c, row, "gpu"));
 	/* the source's group: the stack table's label, else the source itself */
@@ -2015,9 +1414,9 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 	sim_buf b;
 	sim_buf_init(&b);
 	char whyb[256];
-	row_tune t = tuned_plan(c, row, opt);
-	const char *why = row_text(c, row, "", opt, &t, &b, v->assumed, sizeof v->assumed, whyb,
-				   sizeof whyb);
+	valid_tune t = valid_tuned_plan(c, row, opt);
+	const char *why = valid_row_text(c, row, "", opt, &t, &b, v->assumed, sizeof v->assumed,
+	                                 whyb, sizeof whyb);
 	if (why || b.oom) {
 		v->status = VALID_SKIPPED;
 		snprintf(v->reason, sizeof v->reason, "%s", why ? why : "out of memory");
@@ -2084,9 +1483,9 @@ int valid_row_scenario(const cases_csv *c, size_t row, const valid_options *opt,
 	sim_buf text;
 	sim_buf_init(&text);
 	char whyb[256];
-	row_tune t = tuned_plan(c, row, opt);
-	const char *reason = row_text(c, row, dir, opt, &t, &text, assumed,
-				      sizeof assumed, whyb, sizeof whyb);
+	valid_tune t = valid_tuned_plan(c, row, opt);
+	const char *reason = valid_row_text(c, row, dir, opt, &t, &text, assumed, sizeof assumed,
+	                                    whyb, sizeof whyb);
 	if (reason) {
 		snprintf(why, why_len, "%s", reason);
 		sim_buf_free(&text);
@@ -2096,7 +1495,7 @@ int valid_row_scenario(const cases_csv *c, size_t row, const valid_options *opt,
 	 * row as valid_training_row does */
 	sim_buf probe;
 	sim_buf_init(&probe);
-	row_text(c, row, "", opt, &t, &probe, (char[1024]){""}, 1024, whyb, sizeof whyb);
+	valid_row_text(c, row, "", opt, &t, &probe, (char[1024]){""}, 1024, whyb, sizeof whyb);
 	valid_printed_waivers(&probe, opt->datadir, &text, assumed, sizeof assumed);
 	sim_buf_free(&probe);
 	valid_put_assumed(out, assumed);

@@ -176,18 +176,29 @@ const char *valid_default_node(const char *gpu);
 /* The node file of a node_intra for a GPU file (nvswitch-gen2: DGX A100 40
  * or 80 GB, HGX A800; gen3: DGX H100, HGX H800, HGX H200; gen4: DGX B200,
  * GB200 NVL72; the DGX-1 mesh; the PCIe boxes of their cards), NULL where
- * none is shipped (runs.c; micro.c's rows too). */
+ * none is shipped (node.c; micro.c's rows too). */
 const char *valid_node_template(const char *intra, const char *gpu);
 /* The 4-GPU baseboard (topologies/nodes/) standing for 8-GPU node template
  * `tmpl` in a row of gpn = 4 GPUs a node: HGX A100 / H100 4-GPU, NVLink
- * between every pair, no NVSwitch, a NIC per GPU; NULL otherwise (runs.c;
+ * between every pair, no NVSwitch, a NIC per GPU; NULL otherwise (node.c;
  * training and microbenchmark rows). */
 const char *valid_board4(const char *tmpl, long gpn);
 /* The NICs a node of gpn GPUs keeps of topologies/nodes/<tmpl>.ini where
  * its box holds more GPUs (its NICs per GPU, rounded, at least 1), with the
- * assumption in `said`; 0 where the box holds gpn or fewer (runs.c;
+ * assumption in `said`; 0 where the box holds gpn or fewer (node.c;
  * training and microbenchmark rows whose NIC count is open). */
 long valid_nics_per_gpu(const char *datadir, const char *tmpl, long gpn, char *said, size_t len);
+/* [section] key `key` of <datadir>/<dir>/<name>.ini as the loader reads it
+ * (includes, later values over earlier ones) into out, "" where the file or
+ * the key is not; returns out (node.c). */
+const char *valid_ini_key(const char *datadir, const char *dir, const char *name,
+                          const char *section, const char *key, char *out, size_t len);
+/* A training row's hardware: its GPU file, node template and GPUs per node,
+ * each open one's default said in `assumed`; NULL, or why the row has none
+ * (in `why`) (node.c). */
+const char *valid_row_hardware(const cases_csv *c, size_t row, const char **gpu_out,
+                               const char **tmpl_out, long *gpn_out, char *assumed, size_t alen,
+                               char *why, size_t whylen);
 /* The precision of a row that leaves it open: bf16, the training default
  * of every GPU with a bf16 tensor path (A100 on); V100 has none, so fp16
  * (runs.c; training, memory and GEMM rows alike). */
@@ -243,6 +254,57 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
  * put_open_plan says it); left open where none runs. Before
  * valid_training_row; SIM_ENOMEM or SIM_OK. */
 int valid_open_layout(cases_csv *c, size_t row, const valid_options *opt);
+
+/* What the reader settles for a row's open plan columns by simulating the
+ * row (valid_tuned_plan, tune.c): the micro-batch (0: the row's column, else 1), the
+ * recomputation (NULL: the row's column, else none), the ZeRO stage
+ * (-1: the row's column, else 0) and sequence parallelism (false: the
+ * row's column, else the framework's default). */
+typedef struct {
+	long mb;
+	const char *recompute;
+	int zero;
+	bool sp;      /* sequence_parallel = true where the column is open */
+	bool sp_open; /* ... and the search ranked it (the sentence's) */
+	bool for_speed; /* the defaults fitted: ranked for speed with the micro-batch */
+	bool capped;    /* a micro-batch above the tuned one did not fit */
+	long above;     /* tuned_micro_batch tries only micro-batches above this */
+	bool partial; /* recompute full of the fewest layers a chunk that fit */
+	int rc_layers; /* ... found: recompute_layers (0: all) */
+	bool fast;     /* ranked on the closed-form network (alpha-beta) */
+} valid_tune;
+/* The row's open plan columns settled by simulating it (tune.c). */
+valid_tune valid_tuned_plan(const cases_csv *c, size_t row, const valid_options *opt);
+/* The scenario text of training row `row` into b, its includes under
+ * `incdir`, its open plan columns `tune`'s, each open column's default said
+ * in `assumed`; NULL, or why the row cannot run (in `why`) (runs.c). */
+const char *valid_row_text(const cases_csv *c, size_t row, const char *incdir,
+                           const valid_options *opt, const valid_tune *tune, sim_buf *b,
+                           char *assumed, size_t alen, char *why, size_t whylen);
+/* The row's framework profile and attention path (its framework column,
+ * else stacks.csv's row for its source, else megatron-core), said; `name`
+ * the resolved name; NULL, or why not (runs.c). */
+const char *valid_row_stack(const cases_csv *c, size_t row, const valid_options *opt,
+                            const char **profile_out, const char **attention_out, char *name,
+                            size_t nlen, char *assumed, size_t alen);
+/* topologies/frameworks/<profile>.ini read into *fw as plan reads it; false
+ * when it does not load (runs.c). */
+bool valid_load_profile(const valid_options *opt, const char *profile, plan_framework *fw);
+/* A plan column of the row, else its recipe line's value, into buf (runs.c). */
+const char *valid_plan_col(const cases_csv *c, size_t row, const valid_recipe *rec,
+                           const char *col, char *buf, size_t len);
+/* The row's dp, else the degree that fills its GPUs; 0 when neither (runs.c). */
+long valid_row_dp(const cases_csv *c, size_t row);
+/* The column (tp's or pp's) a row leaves open beside the other degree and a
+ * written dp, the filling degree in *fill; -1 otherwise (runs.c). */
+int valid_filled_degree(const cases_csv *c, size_t row, long *fill);
+/* The row's global batch, else its recipe line's, else 0 (runs.c). */
+long valid_row_global_batch(const cases_csv *c, size_t row, const valid_recipe *rec);
+/* The global batch the row runs (its column's or its recipe's, rounded to
+ * whole micro-batches per replica as its authors rounded it; one a replica
+ * where neither gives one) at micro-batch `mb` (the column's, else mb, else
+ * 1); *how says which (runs.c). */
+long valid_row_batch(const cases_csv *c, size_t row, const valid_recipe *rec, long mb, int *how);
 /* The scenario text of a training row with includes under datadir; SIM_ECONF with
  * the reason in why when the row cannot be simulated. */
 int valid_row_scenario(const cases_csv *c, size_t row, const valid_options *opt, sim_buf *out,
@@ -454,6 +516,10 @@ typedef struct valid_efa_unfit {
 int valid_efa_unfitted(const valid_options *opt, const char *gpu, double nics, double gbps,
                        valid_efa_unfit *u);
 void valid_efa_unfit_keys(sim_buf *b, const valid_efa_unfit *u, bool cluster);
+/* A training row on an EFA instance no shipped EFA cluster is (A100 on p4d
+ * or p4de): its unfitted cluster into *u, said; NULL, or why not (node.c). */
+const char *valid_row_efa_other(const cases_csv *c, size_t row, const valid_options *opt,
+                                const char *gpu, valid_efa_unfit *u, char *assumed, size_t alen);
 void valid_efa_unfit_said(char *buf, size_t len, const char *gpu, const valid_efa_unfit *u,
                           double nic_eff);
 double valid_eager_issue_s(const hw_gpu *gpu);
