@@ -854,87 +854,6 @@ static void put_open_vocab_seq(sim_buf *b, const cases_csv *c, size_t row,
 	}
 }
 
-/* The integer after `key` in `text` (spaces, '=' or ':' between), or 0; a
- * key inside a longer name (a letter, digit or '_' before it: MLA's
- * "kv_lora_rank 512" is no "rank") does not count. */
-static long int_after(const char *text, const char *key)
-{
-	for (const char *p = strstr(text, key); p; p = strstr(p + 1, key)) {
-		if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
-			continue;
-		const char *q = p + strlen(key);
-		while (*q == ' ' || *q == '=' || *q == ':')
-			q++;
-		if (isdigit((unsigned char)*q))
-			return atol(q);
-	}
-	return 0;
-}
-
-/* Whether the lower-case text names LoRA ("LoRA", "QLoRA", "--lora_r",
- * MLPerf's "llama2_70b_lora"), not a part of another word (a letter or digit
- * before it, but QLoRA's q) nor MLA's "q_lora_rank" and "kv_lora_rank" ('_'
- * before it and "_rank" after); *qlora when it is QLoRA. */
-static bool lora_word(const char *low, bool *qlora)
-{
-	for (const char *p = strstr(low, "lora"); p; p = strstr(p + 1, "lora")) {
-		bool q = p > low && p[-1] == 'q';
-		const char *b = q ? p - 1 : p;
-		char before = b > low ? b[-1] : ' ';
-		if (isalnum((unsigned char)before) || (before == '_' && !strncmp(p + 4, "_rank", 5)))
-			continue;
-		*qlora = *qlora || q;
-		return true;
-	}
-	return false;
-}
-
-/* A row that fine-tunes with LoRA: the training schema has no LoRA columns,
- * so the word "lora" in its model, source or note says it ("llama2_70b_lora",
- * "Llama 2 70B LoRA"), and [train] lora_rank makes the step train the
- * adapters alone (no weight gradients of the frozen base, the optimizer over
- * the adapters). The rank from the note ("rank 16", "r=16", "lora_r 16"),
- * else the documented default, said:
- *   MLPerf's llama2_70b_lora: rank 16 on the fused qkv and the output
- *   projection with dropout 0.1 ("lora rank is a fixed to 16 in closed
- *   submission", mlcommons/training aa344c7f llama2_70b_lora/scripts/
- *   train.py:40-43, run_llama_70B_scrolls_r16.sh --lora_target_modules
- *   "qkv_proj,o_proj");
- *   otherwise PEFT's LoraConfig: r = 8 on a Llama's q_proj and v_proj,
- *   no dropout (huggingface/peft 5d602fdbf src/peft/tuners/lora/config.py:
- *   613, src/peft/utils/constants.py:85; lora_dropout defaults to 0.0).
- * "qlora" keeps the base in 4-bit NF4 with double quantisation, as the QLoRA
- * paper trains (Dettmers et al. 2023), said. */
-static void put_lora(sim_buf *b, const cases_csv *c, size_t row, char *assumed, size_t alen)
-{
-	char all[1536], low[1536];
-	snprintf(all, sizeof all, "%s | %s | %s", get(c, row, "model"), get(c, row, "source"),
-	         get(c, row, "note"));
-	valid_lower(all, low, sizeof low);
-	bool qlora = false;
-	if (!lora_word(low, &qlora))
-		return;
-	static const struct {
-		long rank;
-		const char *targets, *on, *dropout, *whose;
-	} def[] = {{8, "q,v", "q and v", "false", "PEFT's default"},
-	           {16, "attention", "q, k, v and o", "true",
-	            "MLPerf's llama2_70b_lora, fixed in the closed division"}};
-	int d = strstr(low, "mlperf") || strstr(low, "llama2_70b_lora");
-	static const char *const keys[] = {"lora rank", "lora_rank", "lora_r", "rank", "r="};
-	long r = 0;
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0] && r <= 0; i++)
-		r = int_after(low, keys[i]);
-	sim_buf_printf(b, "lora_rank = %ld\nlora_targets = %s\nlora_dropout = %s\n",
-	               r > 0 ? r : def[d].rank, def[d].targets, def[d].dropout);
-	valid_assume(assumed, alen, "LoRA of rank %ld%s on %s (not published: %s)",
-	             r > 0 ? r : def[d].rank, r > 0 ? " (the note's)" : "", def[d].on, def[d].whose);
-	if (qlora) {
-		sim_buf_printf(b, "base_weights = nf4-dq\n");
-		valid_assume(assumed, alen, "QLoRA: the base in NF4 with double quantisation");
-	}
-}
-
 /* The row's framework profile and attention path: its framework column
  * (a profile's name, or what the name stands for: valid_framework_profile),
  * else the stack table's row for its source (stacks.csv), else
@@ -1016,6 +935,171 @@ bool valid_nanotron_tied(const char *profile, bool swiglu, long ffn, char *assum
 	valid_assume(assumed, alen, "tied embeddings (nanotron's scaling benchmark ties them "
 	             "below an ffn of 10,000)");
 	return true;
+}
+
+/* What the row's [model] section is built from: its recipe line, framework
+ * profile, the model's file (mname, where from_file) and the layer kind
+ * (valid_swiglu, tied or not); put_model sets the routed experts (the
+ * row's column, else the file's) and whether the profile's MoE layer is
+ * DeepSpeed-MoE's (experts in every second layer). */
+typedef struct {
+	const valid_recipe *rec;
+	const char *profile, *mname;
+	bool from_file, swiglu, untied;
+	long hidden, ffn;
+	long experts; /* out */
+	bool gshard;  /* out */
+} row_model;
+
+/* The row's [model] section: its architecture columns, each open one from
+ * the model's file, its recipe line or the documented default, said. */
+static void put_model(sim_buf *b, const cases_csv *c, size_t row, const valid_options *opt,
+                      row_model *m, char *assumed, size_t alen)
+{
+	size_t mod = b->len;
+	sim_buf_printf(b, "[model]\nname = %s\n", get(c, row, "id"));
+	put(b, c, row, "layers", "layers");
+	put(b, c, row, "hidden", "hidden");
+	put(b, c, row, "heads", "heads");
+	put(b, c, row, "kv_heads", "kv_heads");
+	put(b, c, row, "ffn", "ffn");
+	put(b, c, row, "vocab", "vocab");
+	put(b, c, row, "seq_len", "seq_len");
+	put(b, c, row, "moe_experts", "moe_experts");
+	put(b, c, row, "moe_topk", "moe_topk");
+	/* DeepSpeed-MoE's models put experts in every second layer:
+	 * Megatron-DeepSpeed's --expert-interval defaults to 2 (f4157bea
+	 * megatron/arguments.py:614-615), unless the model's file says */
+	/* the experts: the row's column, or the model file's where it is open */
+	char iv[32], rv[32];
+	m->experts = atol(get(c, row, "moe_experts"));
+	if (!*get(c, row, "moe_experts") && m->from_file)
+		m->experts = atol(file_key(opt->datadir, m->mname, "moe_experts", iv, sizeof iv));
+	/* an MoE row's open top-k: Megatron-Core's router default, 2
+	 * (TransformerConfig.moe_router_topk, megatron/core/transformer/
+	 * transformer_config.py:760 at d98e8a64), unless the model's file says */
+	if (m->experts > 1 && !*get(c, row, "moe_topk") &&
+	    !(m->from_file && *file_key(opt->datadir, m->mname, "moe_topk", iv, sizeof iv)) &&
+	    !*valid_recipe_value(m->rec, "model.moe_topk", iv, sizeof iv)) {
+		sim_buf_printf(b, "moe_topk = 2\n");
+		valid_assume(assumed, alen, "moe_topk 2 (not published: Megatron-Core's router default)");
+	}
+	m->gshard = m->experts > 1 && profile_gshard(opt, m->profile);
+	if (m->gshard && !(m->from_file && *file_key(opt->datadir, m->mname, "moe_layer_interval", iv,
+	                                       sizeof iv))) {
+		sim_buf_printf(b, "moe_layer_interval = 2\n");
+		valid_assume(assumed, alen,
+		             "experts in every second layer (not published: Megatron-DeepSpeed's "
+		             "--expert-interval default)");
+	}
+	/* an open head count: heads 128 wide (GPT-3 175B's, Llama's, BLOOM's, most
+	 * of Megatron-LM SC21's table), 64 wide where hidden is no multiple of 128 */
+	if (!*valid_arch_value(c, row, m->rec, "heads", rv, sizeof rv) && !m->from_file)
+		valid_open_heads(b, m->hidden,
+		                 atol(valid_arch_value(c, row, m->rec, "kv_heads", rv, sizeof rv)),
+		                 assumed, alen);
+	if (!m->from_file) {
+		valid_open_shape_said(!*valid_arch_value(c, row, m->rec, "kv_heads", rv, sizeof rv),
+		                      !m->ffn, assumed, alen);
+		put_open_vocab_seq(b, c, row, m->rec, m->swiglu, assumed, alen);
+	}
+	/* A note's "head_dim N" gives heads narrower or wider than hidden/heads. */
+	const char *hd = strstr(get(c, row, "note"), "head_dim ");
+	if (hd && atoi(hd + 9) > 0)
+		sim_buf_printf(b, "head_dim = %d\n", atoi(hd + 9));
+	if (!m->from_file)
+		sim_buf_printf(b, "activation = %s\nnorm = %s\nuntied_embeddings = %s\n",
+		               m->swiglu ? "swiglu" : "gelu", m->swiglu ? "rmsnorm" : "layernorm",
+		               m->untied ? "true" : "false");
+	valid_put_recipe(b, mod, m->rec, "model.", assumed, alen);
+	/* The SwiGLU families (Llama, Mistral, DeepSeek) carry no linear
+	 * biases; [model] bias defaults to Megatron's GPT (true), so say it
+	 * unless the recipe gave the model's own (GPT-OSS's). */
+	if (m->swiglu && !m->from_file && !strstr(b->data + mod, "\nbias ="))
+		sim_buf_printf(b, "bias = false\n");
+}
+
+/* The row's [node] section: the GPUs of a node and its NICs (the shipped EFA
+ * cluster's, an unfitted EFA instance's, or the row's columns: a rate above
+ * any NIC's the node's total, a RoCE fabric's hash-routed NICs, a note's
+ * "N Gb/s inter-node", a box's NICs per GPU for fewer GPUs), and the
+ * fabric's sentence where the schema does not name it; each default said. */
+static void put_node(sim_buf *b, const cases_csv *c, size_t row, const valid_options *opt,
+                     const char *tmpl, long gpus, long gpn, const char *efa,
+                     const valid_efa_unfit *other, char *assumed, size_t alen)
+{
+	sim_buf_printf(b, "[node]\ngpus = %ld\n", gpus < gpn ? gpus : gpn);
+	if (efa)
+		valid_assume(assumed, alen,
+		             "EFA: the shipped %s (its node's EFA NICs and the aws-ofi-nccl tuner of "
+		             "its instance%s)%s",
+		             efa, !strcmp(efa, VALID_EFA_CLUSTER) ? ", the fabric fitted to "
+		                                                    "efa-collectives.csv" : "",
+		             *get(c, row, "nics_per_node") || *get(c, row, "nic_gbps")
+		                     ? "; the row's NIC columns not used" : "");
+	if (other->instance)
+		valid_efa_unfit_keys(b, other, false);
+	else if (!efa) {
+		put(b, c, row, "nics", "nics_per_node");
+		/* a rate above any NIC's (XDR InfiniBand and ConnectX-8: 800 Gb/s)
+		 * beside several NICs is the node's total ("3.2 Tbps" of 8 NICs):
+		 * each NIC its share, said */
+		double nic = atof(get(c, row, "nic_gbps")), nn = atof(get(c, row, "nics_per_node"));
+		if (nic > VALID_NIC_MAX_GBPS && nn > 1) {
+			sim_buf_printf(b, "nic_bw = %.6g Gb/s\n", nic / nn);
+			valid_assume(assumed, alen,
+			             "nic_gbps %.6g read as the node's (above any NIC's %d Gb/s): %.0f "
+			             "NICs of %.6g Gb/s",
+			             nic, VALID_NIC_MAX_GBPS, nn, nic / nn);
+		} else if (*get(c, row, "nic_gbps"))
+			sim_buf_printf(b, "nic_bw = %s Gb/s\n", get(c, row, "nic_gbps"));
+		/* a RoCE fabric: its NICs route by hash ECMP (topo), not d-mod-k */
+		if (!strcmp(get(c, row, "fabric"), "roce-fat-tree"))
+			sim_buf_printf(b, "nic_kind = roce\n");
+	}
+	/* "N Gb/s inter-node" in the note with no NIC columns: a node's
+	 * inter-node bandwidth, read as the node's total over one NIC per GPU
+	 * (the usual meaning of a node's inter-node bandwidth; the note says
+	 * whether the source left per node or per GPU open) */
+	const char *inter = strstr(get(c, row, "note"), " Gb/s inter-node");
+	if (inter && !efa && !other->instance && !*get(c, row, "nics_per_node") &&
+	    !*get(c, row, "nic_gbps")) {
+		const char *q = inter;
+		while (q > get(c, row, "note") && (q[-1] == '.' || (q[-1] >= '0' && q[-1] <= '9')))
+			q--;
+		double gbps = atof(q);
+		long n = gpus < gpn ? gpus : gpn;
+		if (gbps > 0 && n > 0) {
+			sim_buf_printf(b, "nics = %ld\nnic_bw = %.6g Gb/s\n", n, gbps / (double)n);
+			valid_assume(assumed, alen,
+			             "%.6g Gb/s inter-node read as per node (%ld NICs of "
+			             "%.6g Gb/s)",
+			             gbps, n, gbps / (double)n);
+		}
+	}
+	/* Fewer GPUs a node than the template's box, across nodes, the NICs
+	 * open: the template's NICs per GPU, not all its NICs for fewer GPUs
+	 * (4 H200 a node get 4 of the HGX's 8 NICs), said */
+	char said[200];
+	long scaled = !inter && !efa && !other->instance && !*get(c, row, "nics_per_node") &&
+	                              gpus > gpn
+	                      ? valid_nics_per_gpu(opt ? opt->datadir : NULL, tmpl, gpn, said,
+	                                           sizeof said)
+	                      : 0;
+	if (scaled > 0) {
+		sim_buf_printf(b, "nics = %ld\n", scaled);
+		valid_assume(assumed, alen, "%s", said);
+	}
+	/* a fabric the schema does not name (HPE Slingshot, "Ethernet"): the
+	 * fat tree of the row's NICs, said */
+	if (!*get(c, row, "fabric") && !efa && !other->instance && gpus > gpn)
+		valid_assume(assumed, alen,
+		             "fabric open: a non-blocking fat tree of the row's NICs (not published)");
+	else if (!valid_loose_named("fabric", get(c, row, "fabric")))
+		valid_assume(assumed, alen,
+		             "fabric '%.24s' not in the schema: a non-blocking fat tree of the "
+		             "row's NICs",
+		             get(c, row, "fabric"));
 }
 
 /* Text of row `row`; `mb` > 0 stands for an empty micro_batch column (the
@@ -1102,139 +1186,12 @@ const char *valid_row_text(const cases_csv *c, size_t row, const char *incdir,
 	if (from_file) /* first: the row's own columns override it */
 		sim_buf_printf(b, "include = %smodels/%s.ini\n", incdir, mname);
 	sim_buf_printf(b, "[scenario]\nname = %s\n", get(c, row, "id"));
-	size_t mod = b->len;
-	sim_buf_printf(b, "[model]\nname = %s\n", get(c, row, "id"));
-	put(b, c, row, "layers", "layers");
-	put(b, c, row, "hidden", "hidden");
-	put(b, c, row, "heads", "heads");
-	put(b, c, row, "kv_heads", "kv_heads");
-	put(b, c, row, "ffn", "ffn");
-	put(b, c, row, "vocab", "vocab");
-	put(b, c, row, "seq_len", "seq_len");
-	put(b, c, row, "moe_experts", "moe_experts");
-	put(b, c, row, "moe_topk", "moe_topk");
-	/* DeepSpeed-MoE's models put experts in every second layer:
-	 * Megatron-DeepSpeed's --expert-interval defaults to 2 (f4157bea
-	 * megatron/arguments.py:614-615), unless the model's file says */
-	/* the experts: the row's column, or the model file's where it is open */
-	char iv[32];
-	long experts = atol(get(c, row, "moe_experts"));
-	if (!*get(c, row, "moe_experts") && from_file)
-		experts = atol(file_key(opt->datadir, mname, "moe_experts", iv, sizeof iv));
-	/* an MoE row's open top-k: Megatron-Core's router default, 2
-	 * (TransformerConfig.moe_router_topk, megatron/core/transformer/
-	 * transformer_config.py:760 at d98e8a64), unless the model's file says */
-	if (experts > 1 && !*get(c, row, "moe_topk") &&
-	    !(from_file && *file_key(opt->datadir, mname, "moe_topk", iv, sizeof iv)) &&
-	    !*valid_recipe_value(rec, "model.moe_topk", iv, sizeof iv)) {
-		sim_buf_printf(b, "moe_topk = 2\n");
-		valid_assume(assumed, alen, "moe_topk 2 (not published: Megatron-Core's router default)");
-	}
-	bool gshard = experts > 1 && profile_gshard(opt, profile);
-	if (gshard && !(from_file && *file_key(opt->datadir, mname, "moe_layer_interval", iv,
-	                                       sizeof iv))) {
-		sim_buf_printf(b, "moe_layer_interval = 2\n");
-		valid_assume(assumed, alen,
-		             "experts in every second layer (not published: Megatron-DeepSpeed's "
-		             "--expert-interval default)");
-	}
-	/* an open head count: heads 128 wide (GPT-3 175B's, Llama's, BLOOM's, most
-	 * of Megatron-LM SC21's table), 64 wide where hidden is no multiple of 128 */
-	if (!*valid_arch_value(c, row, rec, "heads", rv, sizeof rv) && !from_file)
-		valid_open_heads(b, hidden,
-		                 atol(valid_arch_value(c, row, rec, "kv_heads", rv, sizeof rv)), assumed,
-		                 alen);
-	if (!from_file) {
-		valid_open_shape_said(!*valid_arch_value(c, row, rec, "kv_heads", rv, sizeof rv), !ffn,
-		                      assumed, alen);
-		put_open_vocab_seq(b, c, row, rec, swiglu, assumed, alen);
-	}
-	/* A note's "head_dim N" gives heads narrower or wider than hidden/heads. */
-	const char *hd = strstr(get(c, row, "note"), "head_dim ");
-	if (hd && atoi(hd + 9) > 0)
-		sim_buf_printf(b, "head_dim = %d\n", atoi(hd + 9));
-	if (!from_file)
-		sim_buf_printf(b, "activation = %s\nnorm = %s\nuntied_embeddings = %s\n",
-		               swiglu ? "swiglu" : "gelu", swiglu ? "rmsnorm" : "layernorm",
-		               untied ? "true" : "false");
-	valid_put_recipe(b, mod, rec, "model.", assumed, alen);
-	/* The SwiGLU families (Llama, Mistral, DeepSeek) carry no linear
-	 * biases; [model] bias defaults to Megatron's GPT (true), so say it
-	 * unless the recipe gave the model's own (GPT-OSS's). */
-	if (swiglu && !from_file && !strstr(b->data + mod, "\nbias ="))
-		sim_buf_printf(b, "bias = false\n");
-	sim_buf_printf(b, "[node]\ngpus = %ld\n", gpus < gpn ? gpus : gpn);
-	if (efa)
-		valid_assume(assumed, alen,
-		             "EFA: the shipped %s (its node's EFA NICs and the aws-ofi-nccl tuner of "
-		             "its instance%s)%s",
-		             efa, !strcmp(efa, VALID_EFA_CLUSTER) ? ", the fabric fitted to "
-		                                                    "efa-collectives.csv" : "",
-		             *get(c, row, "nics_per_node") || *get(c, row, "nic_gbps")
-		                     ? "; the row's NIC columns not used" : "");
-	if (other.instance)
-		valid_efa_unfit_keys(b, &other, false);
-	else if (!efa) {
-		put(b, c, row, "nics", "nics_per_node");
-		/* a rate above any NIC's (XDR InfiniBand and ConnectX-8: 800 Gb/s)
-		 * beside several NICs is the node's total ("3.2 Tbps" of 8 NICs):
-		 * each NIC its share, said */
-		double nic = atof(get(c, row, "nic_gbps")), nn = atof(get(c, row, "nics_per_node"));
-		if (nic > VALID_NIC_MAX_GBPS && nn > 1) {
-			sim_buf_printf(b, "nic_bw = %.6g Gb/s\n", nic / nn);
-			valid_assume(assumed, alen,
-			             "nic_gbps %.6g read as the node's (above any NIC's %d Gb/s): %.0f "
-			             "NICs of %.6g Gb/s",
-			             nic, VALID_NIC_MAX_GBPS, nn, nic / nn);
-		} else if (*get(c, row, "nic_gbps"))
-			sim_buf_printf(b, "nic_bw = %s Gb/s\n", get(c, row, "nic_gbps"));
-		/* a RoCE fabric: its NICs route by hash ECMP (topo), not d-mod-k */
-		if (!strcmp(get(c, row, "fabric"), "roce-fat-tree"))
-			sim_buf_printf(b, "nic_kind = roce\n");
-	}
-	/* "N Gb/s inter-node" in the note with no NIC columns: a node's
-	 * inter-node bandwidth, read as the node's total over one NIC per GPU
-	 * (the usual meaning of a node's inter-node bandwidth; the note says
-	 * whether the source left per node or per GPU open) */
-	const char *inter = strstr(get(c, row, "note"), " Gb/s inter-node");
-	if (inter && !efa && !other.instance && !*get(c, row, "nics_per_node") &&
-	    !*get(c, row, "nic_gbps")) {
-		const char *q = inter;
-		while (q > get(c, row, "note") && (q[-1] == '.' || (q[-1] >= '0' && q[-1] <= '9')))
-			q--;
-		double gbps = atof(q);
-		long n = gpus < gpn ? gpus : gpn;
-		if (gbps > 0 && n > 0) {
-			sim_buf_printf(b, "nics = %ld\nnic_bw = %.6g Gb/s\n", n, gbps / (double)n);
-			valid_assume(assumed, alen,
-			             "%.6g Gb/s inter-node read as per node (%ld NICs of "
-			             "%.6g Gb/s)",
-			             gbps, n, gbps / (double)n);
-		}
-	}
-	/* Fewer GPUs a node than the template's box, across nodes, the NICs
-	 * open: the template's NICs per GPU, not all its NICs for fewer GPUs
-	 * (4 H200 a node get 4 of the HGX's 8 NICs), said */
-	char said[200];
-	long scaled = !inter && !efa && !other.instance && !*get(c, row, "nics_per_node") &&
-	                              gpus > gpn
-	                      ? valid_nics_per_gpu(opt ? opt->datadir : NULL, tmpl, gpn, said,
-	                                           sizeof said)
-	                      : 0;
-	if (scaled > 0) {
-		sim_buf_printf(b, "nics = %ld\n", scaled);
-		valid_assume(assumed, alen, "%s", said);
-	}
-	/* a fabric the schema does not name (HPE Slingshot, "Ethernet"): the
-	 * fat tree of the row's NICs, said */
-	if (!*get(c, row, "fabric") && !efa && !other.instance && gpus > gpn)
-		valid_assume(assumed, alen,
-		             "fabric open: a non-blocking fat tree of the row's NICs (not published)");
-	else if (!valid_loose_named("fabric", get(c, row, "fabric")))
-		valid_assume(assumed, alen,
-		             "fabric '%.24s' not in the schema: a non-blocking fat tree of the "
-		             "row's NICs",
-		             get(c, row, "fabric"));
+	row_model m = {.rec = rec, .profile = profile, .mname = mname, .from_file = from_file,
+	               .swiglu = swiglu, .untied = untied, .hidden = hidden, .ffn = ffn};
+	put_model(b, c, row, opt, &m, assumed, alen);
+	long experts = m.experts;
+	bool gshard = m.gshard;
+	put_node(b, c, row, opt, tmpl, gpus, gpn, efa, &other, assumed, alen);
 	sim_buf_printf(b, "[cluster]\nname = %s\nnodes = %ld\nfabric = %s\n", get(c, row, "id"),
 		       gpus < gpn ? 1 : (gpus + gpn - 1) / gpn,
 		       on_efa ? "efa" : fabric_name(get(c, row, "fabric")));
@@ -1359,7 +1316,7 @@ const char *valid_row_text(const cases_csv *c, size_t row, const char *incdir,
 	}
 	if (*attention)
 		sim_buf_printf(b, "attention = %s\n", attention);
-	put_lora(b, c, row, assumed, alen);
+	valid_put_lora(b, c, row, assumed, alen);
 	valid_put_recipe(b, trn, rec, "train.", assumed, alen);
 	return NULL;
 }

@@ -273,6 +273,10 @@ typedef struct {
 	int rc_layers; /* ... found: recompute_layers (0: all) */
 	bool fast;     /* ranked on the closed-form network (alpha-beta) */
 } valid_tune;
+/* A row whose model, source or note names LoRA or QLoRA: its [train] keys
+ * (lora_rank, targets, dropout; NF4 base weights for QLoRA) at the note's
+ * rank or the documented default, said (lora.c). */
+void valid_put_lora(sim_buf *b, const cases_csv *c, size_t row, char *assumed, size_t alen);
 /* The row's open plan columns settled by simulating it (tune.c). */
 valid_tune valid_tuned_plan(const cases_csv *c, size_t row, const valid_options *opt);
 /* The scenario text of training row `row` into b, its includes under
