@@ -477,10 +477,155 @@ static void mem_open_assumed(const cases_csv *c, size_t row, char *assumed, size
 		valid_assume(assumed, alen, "flash attention (%s)", *fa ? fa : "not published");
 }
 
-/* The row's scenario text (includes under incdir); NULL, or why not. */
-const char *valid_memory_text(const cases_csv *c, size_t row, const char *incdir,
-                              const valid_options *opt, sim_buf *b, char *assumed, size_t alen,
-                              int *stage)
+/* A memory row's ZeRO stage: its zero cell, else the stage its framework
+ * column names ("DeepSpeed ZeRO-3"), else beside a CPU optimizer
+ * ZeRO-Offload's (2; 3 where the note's rules offload the parameters too,
+ * popt the note's [parallel] keys), else the framework's default; then a
+ * hybrid sharding the zero cell or the framework column names; each said. */
+static void mem_zero(sim_buf *b, const cases_csv *c, size_t row, const valid_options *opt,
+                     const char *profile, long pp, long dp, long cp, long gpus, const char *popt,
+                     char *assumed, size_t alen)
+{
+	if (*get(c, row, "zero"))
+		sim_buf_printf(b, "zero = %s\n", get(c, row, "zero"));
+	else if (valid_zero_named(get(c, row, "framework")) >= 0) {
+		/* the stage the framework column names ("DeepSpeed ZeRO-3") */
+		int z = valid_zero_named(get(c, row, "framework"));
+		sim_buf_printf(b, "zero = %d\n", z);
+		valid_assume(assumed, alen, "zero %d (not published: the framework column '%s' names it)",
+		             z, get(c, row, "framework"));
+	} else if (!strcmp(get(c, row, "optimizer"), "adam-cpu") &&
+	           valid_open_zero_stage(opt, profile, pp, dp * cp) < 1) {
+		/* a CPU optimizer under an open stage: ZeRO-Offload's, whose
+		 * tutorial runs stage 2 (as the training reader, runs.c); with the
+		 * parameters offloaded too (the note's rules) stage 3, the only
+		 * one that streams partitioned parameters (plan/check.c) */
+		bool params = popt && strstr(popt, "offload_params");
+		sim_buf_printf(b, "zero = %d\n", params ? 3 : 2);
+		valid_assume(assumed, alen,
+		             params ? "zero 3 (not published: the stage that offloads parameters)"
+		                    : "zero 2 (not published: DeepSpeed's stage for offload to cpu)");
+	} else /* the framework's default stage (FSDP's FULL_SHARD), said */
+		valid_open_zero(b, opt, profile, pp, dp * cp, assumed, alen);
+	/* hybrid sharding named in the zero cell or the framework column */
+	valid_shard_node(b,
+	                 valid_hybrid_shard_text(cases_csv_written(c, row, cases_csv_col(c, "zero")))
+	                         ? cases_csv_written(c, row, cases_csv_col(c, "zero"))
+	                         : get(c, row, "framework"),
+	                 gpus < 8 ? gpus : 8, dp * cp, assumed, alen);
+}
+
+/* A memory row's optimizer column (loose.c's readings) as its [train]
+ * optimizer key, with what an optimizer the schema does not name keeps,
+ * said. */
+static void mem_optimizer(sim_buf *b, const char *o, char *assumed, size_t alen)
+{
+	/* the optimizer column's readings (loose.c) as [train] optimizer keys,
+	 * with what an optimizer the schema does not name keeps */
+	static const struct {
+		const char *name, *key, *said;
+	} optims[] = {
+	        {"adam", NULL, NULL},
+	        {"adamw", NULL, NULL},
+	        {"adam-cpu", NULL, NULL},
+	        {"adam8bit", "adam-8bit", NULL},
+	        {"paged-adamw", "paged-adam", NULL},
+	        {"paged-adam8bit", "paged-adam-8bit", NULL},
+	        {"sgd", "sgd-momentum", NULL}, /* torch.optim.SGD, its momentum buffer */
+	        {"adafactor", "adafactor", NULL},
+	        /* Lion (Chen et al. 2023): one moment per parameter */
+	        {"lion", "sgd-momentum", "optimizer lion: one moment per parameter, as SGD's momentum"},
+	        /* LAMB (You et al. 2020): Adam's two moments */
+	        {"lamb", NULL, "optimizer lamb: Adam's two moments"},
+	};
+	size_t oi = 0, no = sizeof optims / sizeof optims[0];
+	while (oi < no && strcmp(o, optims[oi].name))
+		oi++;
+	if (oi < no && optims[oi].key)
+		sim_buf_printf(b, "optimizer = %s\n", optims[oi].key);
+	if (oi < no && optims[oi].said)
+		valid_assume(assumed, alen, "%s", optims[oi].said);
+	else if (oi == no && *o)
+		valid_assume(assumed, alen, "optimizer '%.24s' not modelled: Adam's states", o);
+}
+
+/* The layer kind of a memory row without a model file, from its columns (a
+ * SwiGLU ffn is not 4 h): activation and biases, the norm and the
+ * embeddings where the note's [model] rules `ms` do not set them (tied or
+ * untied by params_b where it tells, else nanotron's benchmark rule, else
+ * the kind's), said. */
+static void mem_layer_kind(sim_buf *b, const cases_csv *c, size_t row, const char *ms,
+                           const char *profile, bool swiglu, long ffn, char *assumed, size_t alen)
+{
+	sim_buf_printf(b, "activation = %s\nbias = %s\n", swiglu ? "swiglu" : "gelu",
+	               swiglu ? "false" : "true");
+	if (!strstr(ms, "norm ="))
+		sim_buf_printf(b, "norm = %s\n", swiglu ? "rmsnorm" : "layernorm");
+	if (!strstr(ms, "untied_embeddings")) {
+		double tb = 0, ub = 0;
+		int un = untied_from_params(c, row, &tb, &ub);
+		if (un >= 0 && un != swiglu)
+			valid_assume(assumed, alen,
+			             "%s embeddings: params_b %s is nearer the %s count "
+			             "%.4g B than the %s %.4g B",
+			             un ? "untied" : "tied", get(c, row, "params_b"),
+			             un ? "untied" : "tied", un ? ub : tb, un ? "tied" : "untied",
+			             un ? tb : ub);
+		/* params_b silent: nanotron's scaling benchmark's rule */
+		if (un < 0 && valid_nanotron_tied(profile, swiglu, ffn, assumed, alen))
+			un = 0;
+		sim_buf_printf(b, "untied_embeddings = %s\n",
+		               (un >= 0 ? un : swiglu) ? "true" : "false");
+	}
+}
+
+/* The interleaving depth a note states ("(2 chunks per rank)"), at least
+ * 1; 0 where it states none. */
+static long note_chunks(const char *note)
+{
+	const char *q = strstr(note, "chunks per rank)");
+	if (!q)
+		return 0;
+	while (q > note && q[-1] != '(')
+		q--;
+	return atol(q) > 0 ? atol(q) : 1;
+}
+
+/* The row's note rules into sp (valid_memory_text's [model], [parallel],
+ * [train] and [framework] keys): a note that reads "As the previous row"
+ * or "As MA10" inherits that row's rules for the keys its own do not set,
+ * and that row's from the row its note names, and so on, each row of the
+ * chain once (one that comes back stops there), said. Returns the
+ * interleaving depth the row's note states, else the chain's first, else 1. */
+static long mem_note_rules(const cases_csv *c, size_t row, sim_buf *sp[4], char *assumed,
+                           size_t alen)
+{
+	long own = note_chunks(get(c, row, "note")), vpp = own ? own : 1;
+	char seen[1024] = ";";
+	note_keys(get(c, row, "note"), sp, seen, sizeof seen);
+	size_t chain[16] = {row}; /* chain[0] the row itself */
+	long base;
+	for (int hops = 1; hops < 16 && (base = as_row(c, chain[hops - 1])) >= 0 &&
+	                   !in_chain(chain, hops, (size_t)base);
+	     hops++) {
+		chain[hops] = (size_t)base;
+		const char *bn = get(c, (size_t)base, "note");
+		note_keys(bn, sp, seen, sizeof seen);
+		long v = note_chunks(bn);
+		if (vpp == 1 && v)
+			vpp = v;
+		valid_assume(assumed, alen, "what the note leaves out as row %s",
+		             get(c, (size_t)base, "id"));
+	}
+	return vpp;
+}
+
+/* A memory row's GPU file and node: its gpu column (or the GPU its note,
+ * source or model names) as gpu_map lists it, else the GPU file a loose
+ * name stands for, in that file's entry's node or the node training rows
+ * run it on, each said; NULL, or why the row has none. */
+static const char *mem_hardware(const cases_csv *c, size_t row, const char **file_out,
+                                const char **node_out, char *assumed, size_t alen)
 {
 	const char *gpu = get(c, row, "gpu");
 	valid_loose_assume(c, row, assumed, alen);
@@ -519,6 +664,67 @@ const char *valid_memory_text(const cases_csv *c, size_t row, const char *incdir
 		             node, file);
 	if (gi < sizeof gpu_map / sizeof gpu_map[0] && gpu_map[gi].assumed)
 		valid_assume(assumed, alen, "%s", gpu_map[gi].assumed);
+	*file_out = file;
+	*node_out = node;
+	return NULL;
+}
+
+/* A memory row's parallel degrees, d4 = {tp, pp, dp, cp} as written (0
+ * where open; cp 1): an open tp or pp the degree that fills the GPUs beside
+ * the other and dp, else 1; an open cp beside tp, pp and dp that leave GPUs
+ * over the one that fills them; an open dp the one that fills the GPUs;
+ * each said. */
+static void mem_degrees(const cases_csv *c, size_t row, long gpus, long d4[4], char *assumed,
+                        size_t alen)
+{
+	long tp = d4[0], pp = d4[1], dp = d4[2], cp = d4[3];
+	/* an open tp or pp: the degree that fills the GPUs beside the other
+	 * and dp, else 1, the plan keys' default (the training reader's) */
+	static const char *const deg[] = {"tp", "pp"};
+	long *dv[] = {&tp, &pp};
+	for (int i = 0; i < 2; i++) {
+		if (*get(c, row, deg[i]))
+			continue;
+		long other = *dv[1 - i], d = other > 0 && dp > 0 && cp > 0 && gpus > 0 &&
+		                                     gpus % (other * dp * cp) == 0
+		                                 ? gpus / (other * dp * cp)
+		                                 : 0;
+		*dv[i] = d > 0 ? d : 1;
+		if (d > 0)
+			valid_assume(assumed, alen, "%s %ld (not published: gpus / (%s dp cp))", deg[i], d,
+			             deg[1 - i]);
+		else
+			valid_assume(assumed, alen, "%s 1 (not published)", deg[i]);
+	}
+	/* an open cp beside given tp, pp and dp that leave GPUs over: the
+	 * context-parallel degree that fills them (the only reading of the row
+	 * that runs: Megatron derives dp from the other three, so a dp the
+	 * source gives is what is left after cp), said */
+	if (!*get(c, row, "cp") && *get(c, row, "tp") && *get(c, row, "pp") && *get(c, row, "dp") &&
+	    tp > 0 && pp > 0 && dp > 0 && gpus > tp * pp * dp && gpus % (tp * pp * dp) == 0) {
+		cp = gpus / (tp * pp * dp);
+		valid_assume(assumed, alen, "cp %ld (not published: gpus / (tp pp dp))", cp);
+	}
+	/* an open dp: the degree that fills the GPUs (tp pp dp cp = gpus) */
+	if (!*get(c, row, "dp") && tp > 0 && pp > 0 && cp > 0 && gpus % (tp * pp * cp) == 0) {
+		dp = gpus / (tp * pp * cp);
+		valid_assume(assumed, alen, "dp %ld (not published: gpus / (tp pp cp))", dp);
+	}
+	d4[0] = tp;
+	d4[1] = pp;
+	d4[2] = dp;
+	d4[3] = cp;
+}
+
+/* The row's scenario text (includes under incdir); NULL, or why not. */
+const char *valid_memory_text(const cases_csv *c, size_t row, const char *incdir,
+                              const valid_options *opt, sim_buf *b, char *assumed, size_t alen,
+                              int *stage)
+{
+	const char *file, *node;
+	const char *hw = mem_hardware(c, row, &file, &node, assumed, alen);
+	if (hw)
+		return hw;
 	/* open architecture columns: the source's recipe line (valid_row_recipe:
 	 * a benchmark's model by its name or shape), else the model's file, or
 	 * the row is skipped */
@@ -556,38 +762,12 @@ const char *valid_memory_text(const cases_csv *c, size_t row, const char *incdir
 	long pp = atol(get(c, row, "pp")), dp = atol(get(c, row, "dp"));
 	long mb = *get(c, row, "micro_batch") ? atol(get(c, row, "micro_batch")) : 1;
 	long cp = *get(c, row, "cp") ? atol(get(c, row, "cp")) : 1;
-	/* an open tp or pp: the degree that fills the GPUs beside the other
-	 * and dp, else 1, the plan keys' default (the training reader's) */
-	static const char *const deg[] = {"tp", "pp"};
-	long *dv[] = {&tp, &pp};
-	for (int i = 0; i < 2; i++) {
-		if (*get(c, row, deg[i]))
-			continue;
-		long other = *dv[1 - i], d = other > 0 && dp > 0 && cp > 0 && gpus > 0 &&
-		                                     gpus % (other * dp * cp) == 0
-		                                 ? gpus / (other * dp * cp)
-		                                 : 0;
-		*dv[i] = d > 0 ? d : 1;
-		if (d > 0)
-			valid_assume(assumed, alen, "%s %ld (not published: gpus / (%s dp cp))", deg[i], d,
-			             deg[1 - i]);
-		else
-			valid_assume(assumed, alen, "%s 1 (not published)", deg[i]);
-	}
-	/* an open cp beside given tp, pp and dp that leave GPUs over: the
-	 * context-parallel degree that fills them (the only reading of the row
-	 * that runs: Megatron derives dp from the other three, so a dp the
-	 * source gives is what is left after cp), said */
-	if (!*get(c, row, "cp") && *get(c, row, "tp") && *get(c, row, "pp") && *get(c, row, "dp") &&
-	    tp > 0 && pp > 0 && dp > 0 && gpus > tp * pp * dp && gpus % (tp * pp * dp) == 0) {
-		cp = gpus / (tp * pp * dp);
-		valid_assume(assumed, alen, "cp %ld (not published: gpus / (tp pp dp))", cp);
-	}
-	/* an open dp: the degree that fills the GPUs (tp pp dp cp = gpus) */
-	if (!*get(c, row, "dp") && tp > 0 && pp > 0 && cp > 0 && gpus % (tp * pp * cp) == 0) {
-		dp = gpus / (tp * pp * cp);
-		valid_assume(assumed, alen, "dp %ld (not published: gpus / (tp pp cp))", dp);
-	}
+	long d4[4] = {tp, pp, dp, cp};
+	mem_degrees(c, row, gpus, d4, assumed, alen);
+	tp = d4[0];
+	pp = d4[1];
+	dp = d4[2];
+	cp = d4[3];
 	mem_open_assumed(c, row, assumed, alen);
 	if (gpus <= 0 || (hidden <= 0 && !from_file) || tp <= 0 || pp <= 0 || dp <= 0 || mb <= 0 ||
 	    cp <= 0)
@@ -627,42 +807,11 @@ const char *valid_memory_text(const cases_csv *c, size_t row, const char *incdir
 			             "replica fill the pipeline)",
 			             gb, pp);
 	}
-	long vpp = 1;
-	const char *ch = strstr(note, "chunks per rank)");
-	if (ch) {
-		const char *p = ch;
-		while (p > note && p[-1] != '(')
-			p--;
-		vpp = atol(p) > 0 ? atol(p) : 1;
-	}
 	sim_buf sect[4];
 	sim_buf *sp[4] = {&sect[0], &sect[1], &sect[2], &sect[3]};
 	for (int i = 0; i < 4; i++)
 		sim_buf_init(&sect[i]);
-	/* a note that reads "As the previous row" or "As MA10" inherits that row's
-	 * note rules for the keys its own do not set, and that row's from the
-	 * row its note names, and so on (a chain of "As the previous row") */
-	char seen[1024] = ";";
-	note_keys(note, sp, seen, sizeof seen);
-	/* each row of the chain once (chain[0] the row itself): a chain that
-	 * comes back stops there */
-	size_t chain[16] = {row};
-	long base;
-	for (int hops = 1; hops < 16 && (base = as_row(c, chain[hops - 1])) >= 0 &&
-	                   !in_chain(chain, hops, (size_t)base);
-	     hops++) {
-		chain[hops] = (size_t)base;
-		const char *bn = get(c, (size_t)base, "note");
-		note_keys(bn, sp, seen, sizeof seen);
-		const char *q = strstr(bn, "chunks per rank)");
-		if (vpp == 1 && q) {
-			while (q > bn && q[-1] != '(')
-				q--;
-			vpp = atol(q) > 0 ? atol(q) : 1;
-		}
-		valid_assume(assumed, alen, "what the note leaves out as row %s",
-		             get(c, (size_t)base, "id"));
-	}
+	long vpp = mem_note_rules(c, row, sp, assumed, alen);
 	sim_buf_printf(b,
 	               "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
 	               incdir, node, incdir, file);
@@ -703,28 +852,8 @@ const char *valid_memory_text(const cases_csv *c, size_t row, const char *incdir
 	if (def_vocab)
 		valid_open_vocab(b, swiglu, assumed, alen);
 	/* the shape's kind from the columns (a SwiGLU ffn is not 4h), or the file's */
-	if (!from_file) {
-		sim_buf_printf(b, "activation = %s\nbias = %s\n", swiglu ? "swiglu" : "gelu",
-		               swiglu ? "false" : "true");
-		if (!strstr(ms, "norm ="))
-			sim_buf_printf(b, "norm = %s\n", swiglu ? "rmsnorm" : "layernorm");
-		if (!strstr(ms, "untied_embeddings")) {
-			double tb = 0, ub = 0;
-			int un = untied_from_params(c, row, &tb, &ub);
-			if (un >= 0 && un != swiglu)
-				valid_assume(assumed, alen,
-				             "%s embeddings: params_b %s is nearer the %s count "
-				             "%.4g B than the %s %.4g B",
-				             un ? "untied" : "tied", get(c, row, "params_b"),
-				             un ? "untied" : "tied", un ? ub : tb, un ? "tied" : "untied",
-				             un ? tb : ub);
-			/* params_b silent: nanotron's scaling benchmark's rule */
-			if (un < 0 && valid_nanotron_tied(profile, swiglu, ffn, assumed, alen))
-				un = 0;
-			sim_buf_printf(b, "untied_embeddings = %s\n",
-			               (un >= 0 ? un : swiglu) ? "true" : "false");
-		}
-	}
+	if (!from_file)
+		mem_layer_kind(b, c, row, ms, profile, swiglu, ffn, assumed, alen);
 	sim_buf_printf(b, "%s", sect[0].data ? sect[0].data : "");
 	valid_put_recipe(b, mod, rec, "model.", assumed, alen);
 	sim_buf_printf(b, "[node]\ngpus = %ld\n", gpus < 8 ? gpus : 8);
@@ -752,33 +881,7 @@ const char *valid_memory_text(const cases_csv *c, size_t row, const char *incdir
 	               tp, pp, dp, cp, mb, gb);
 	if (vpp > 1)
 		sim_buf_printf(b, "vpp = %ld\n", vpp);
-	if (*get(c, row, "zero"))
-		sim_buf_printf(b, "zero = %s\n", get(c, row, "zero"));
-	else if (valid_zero_named(get(c, row, "framework")) >= 0) {
-		/* the stage the framework column names ("DeepSpeed ZeRO-3") */
-		int z = valid_zero_named(get(c, row, "framework"));
-		sim_buf_printf(b, "zero = %d\n", z);
-		valid_assume(assumed, alen, "zero %d (not published: the framework column '%s' names it)",
-		             z, get(c, row, "framework"));
-	} else if (!strcmp(get(c, row, "optimizer"), "adam-cpu") &&
-	           valid_open_zero_stage(opt, profile, pp, dp * cp) < 1) {
-		/* a CPU optimizer under an open stage: ZeRO-Offload's, whose
-		 * tutorial runs stage 2 (as the training reader, runs.c); with the
-		 * parameters offloaded too (the note's rules) stage 3, the only
-		 * one that streams partitioned parameters (plan/check.c) */
-		bool params = sect[1].data && strstr(sect[1].data, "offload_params");
-		sim_buf_printf(b, "zero = %d\n", params ? 3 : 2);
-		valid_assume(assumed, alen,
-		             params ? "zero 3 (not published: the stage that offloads parameters)"
-		                    : "zero 2 (not published: DeepSpeed's stage for offload to cpu)");
-	} else /* the framework's default stage (FSDP's FULL_SHARD), said */
-		valid_open_zero(b, opt, profile, pp, dp * cp, assumed, alen);
-	/* hybrid sharding named in the zero cell or the framework column */
-	valid_shard_node(b,
-	                 valid_hybrid_shard_text(cases_csv_written(c, row, cases_csv_col(c, "zero")))
-	                         ? cases_csv_written(c, row, cases_csv_col(c, "zero"))
-	                         : get(c, row, "framework"),
-	                 gpus < 8 ? gpus : 8, dp * cp, assumed, alen);
+	mem_zero(b, c, row, opt, profile, pp, dp, cp, gpus, sect[1].data, assumed, alen);
 	if (*get(c, row, "recompute"))
 		sim_buf_printf(b, "recompute = %s\n", get(c, row, "recompute"));
 	const char *o = get(c, row, "optimizer");
@@ -796,33 +899,7 @@ const char *valid_memory_text(const cases_csv *c, size_t row, const char *incdir
 	}
 	sim_buf_printf(b, "[train]\nprecision = %s\nattention = %s\n", pc,
 	               !strcmp(get(c, row, "flash_attention"), "no") ? "unfused" : "flash");
-	/* the optimizer column's readings (loose.c) as [train] optimizer keys,
-	 * with what an optimizer the schema does not name keeps */
-	static const struct {
-		const char *name, *key, *said;
-	} optims[] = {
-	        {"adam", NULL, NULL},
-	        {"adamw", NULL, NULL},
-	        {"adam-cpu", NULL, NULL},
-	        {"adam8bit", "adam-8bit", NULL},
-	        {"paged-adamw", "paged-adam", NULL},
-	        {"paged-adam8bit", "paged-adam-8bit", NULL},
-	        {"sgd", "sgd-momentum", NULL}, /* torch.optim.SGD, its momentum buffer */
-	        {"adafactor", "adafactor", NULL},
-	        /* Lion (Chen et al. 2023): one moment per parameter */
-	        {"lion", "sgd-momentum", "optimizer lion: one moment per parameter, as SGD's momentum"},
-	        /* LAMB (You et al. 2020): Adam's two moments */
-	        {"lamb", NULL, "optimizer lamb: Adam's two moments"},
-	};
-	size_t oi = 0, no = sizeof optims / sizeof optims[0];
-	while (oi < no && strcmp(o, optims[oi].name))
-		oi++;
-	if (oi < no && optims[oi].key)
-		sim_buf_printf(b, "optimizer = %s\n", optims[oi].key);
-	if (oi < no && optims[oi].said)
-		valid_assume(assumed, alen, "%s", optims[oi].said);
-	else if (oi == no && *o)
-		valid_assume(assumed, alen, "optimizer '%.24s' not modelled: Adam's states", o);
+	mem_optimizer(b, o, assumed, alen);
 	/* an open trainable set beside a LoRA rank: the adapters */
 	bool lora = !strcmp(get(c, row, "trainable"), "lora") ||
 	            (!*get(c, row, "trainable") && atol(get(c, row, "lora_rank")) > 0);
