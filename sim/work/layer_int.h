@@ -127,6 +127,31 @@ int wl_llama_backward(const work_model *m, const dims *d, const wl_rope *r,
  * Llama code, else the kernel). */
 wl_norm_code wl_llama_norm(const work_model *m);
 
+/* layer.c's kernels that moe.c runs too: a GEMM of the training dtype, its
+ * backward's dgrad and wgrad (and of `batch` GEMMs alike), an fp8 recipe's
+ * cast of `elems` elements (nothing off fp8), and the TP-split MLP between
+ * its collectives, forward and backward, its GEMMs named fc1 and fc2. */
+void wl_gemm(prog *p, const dims *d, const char *name, double m, double n, double k);
+void wl_gemm_dgrad(prog *p, const dims *d, const char *name, double m, double n, double k);
+void wl_gemm_wgrad(prog *p, const dims *d, const char *name, double m, double n, double k);
+void wl_gemm_dgrad_b(prog *p, const dims *d, const char *name, double m, double n, double k,
+                     double batch);
+void wl_gemm_wgrad_b(prog *p, const dims *d, const char *name, double m, double n, double k,
+                     double batch);
+void wl_fp8_cast(prog *p, const dims *d, const char *name, double elems);
+void wl_mlp_forward(prog *p, const work_model *m, const dims *d, const char *fc1,
+                    const char *fc2);
+void wl_mlp_backward(prog *p, const work_model *m, const dims *d, const char *fc1,
+                     const char *fc2);
+
+/* moe.c: the MoE block of a layer in place of its MLP (Megatron-Core's
+ * router, dispatch, experts and combine), and DeepSpeed-MoE's GShard
+ * layer, forward and backward. */
+void wl_moe_forward(prog *p, const work_model *m, const work_shard *sh, const dims *d);
+void wl_moe_backward(prog *p, const work_model *m, const work_shard *sh, const dims *d);
+void wl_gshard_forward(prog *p, const work_model *m, const work_shard *sh, const dims *d);
+void wl_gshard_backward(prog *p, const work_model *m, const work_shard *sh, const dims *d);
+
 /* mpt.c, fms.c, hf_llama.c: the programs of those codes (work.h). */
 int wl_mpt_forward(const work_model *m, const dims *d, work_item *out);
 int wl_mpt_backward(const work_model *m, const dims *d, work_item *out);
