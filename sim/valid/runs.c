@@ -386,6 +386,121 @@ int valid_filled_degree(const cases_csv *c, size_t row, long *fill)
 	return k;
 }
 
+/* The plan columns valid_tuned_plan settled (sequence parallelism, the ZeRO
+ * stage, the recomputation and its layers) written into the row's
+ * [parallel] section, and the sentence that says what was open, the
+ * defaults tried first and the choices ranked. */
+static void put_tuned(sim_buf *b, const cases_csv *c, size_t row, const valid_options *opt,
+                      const char *profile, const valid_tune *tune, bool tuned_sp, bool moe_tp,
+                      long ppz, long dp_cp, char *assumed, size_t alen)
+{
+	char what[96] = "";
+	if (tuned_sp) {
+		sim_buf_printf(b, "sequence_parallel = true\n");
+		snprintf(what, sizeof what, "sequence_parallel 1");
+	}
+	if (tune->zero >= 0) {
+		sim_buf_printf(b, "zero = %d\n", tune->zero);
+		snprintf(what + strlen(what), sizeof what - strlen(what), "%szero %d",
+		         *what ? ", " : "", tune->zero);
+	}
+	if (tune->recompute) {
+		sim_buf_printf(b, "recompute = %s\n", tune->recompute);
+		snprintf(what + strlen(what), sizeof what - strlen(what), "%srecompute %s",
+		         *what ? ", " : "", tune->recompute);
+	}
+	if (tune->rc_layers > 0) {
+		sim_buf_printf(b, "recompute_layers = %d\n", tune->rc_layers);
+		snprintf(what + strlen(what), sizeof what - strlen(what),
+		         " of %d layer%s a chunk", tune->rc_layers,
+		         tune->rc_layers == 1 ? "" : "s");
+	}
+	/* what was open, for the sentence: the defaults it tried first
+	 * and the choices it ranked */
+	bool oz = !*get(c, row, "zero"), orc = !*get(c, row, "recompute"),
+	     osp = tune->sp_open && !moe_tp;
+	char with[96] = "", of[128] = "", z0[16];
+	snprintf(z0, sizeof z0, "zero %d",
+	         oz ? valid_open_zero_stage(opt, profile, ppz, dp_cp) : 0);
+	const char *dflt[] = {osp ? "sequence_parallel 0" : NULL, oz ? z0 : NULL,
+	                      orc ? "recompute none" : NULL};
+	const char *kinds[] = {osp ? "sequence parallelism" : NULL,
+	                       oz ? "ZeRO stages" : NULL, orc ? "recomputations" : NULL};
+	for (int k = 0; k < 3; k++) {
+		if (dflt[k])
+			snprintf(with + strlen(with), sizeof with - strlen(with), "%s%s",
+			         *with ? " and " : "", dflt[k]);
+		if (kinds[k])
+			snprintf(of + strlen(of), sizeof of - strlen(of), "%s%s",
+			         *of ? " and " : "", kinds[k]);
+	}
+	if (tune->for_speed)
+		valid_assume(assumed, alen,
+		             "%s (not published: of the %s the framework runs, the fastest "
+		             "that fits with the micro-batch tuned at each, as a tuned "
+		             "benchmark ran)",
+		             what, of);
+	else
+		valid_assume(assumed, alen,
+		             "%s (not published: the run completed, so it fitted; with %s it "
+		             "does not, and this is the fastest that fits of the %s the "
+		             "framework runs)",
+		             what, with, of);
+}
+
+/* A row offloading to the CPU or NVMe (ZeRO-Offload, ZeRO-Infinity) and a
+ * zero cell naming ZeRO++: the [parallel] keys DeepSpeed's documentation
+ * runs them with, said. */
+static void put_offload(sim_buf *b, const cases_csv *c, size_t row, long dp, char *assumed,
+                        size_t alen)
+{
+	const char *off = get(c, row, "offload");
+	bool cpu = !strcmp(off, "cpu"), nvme = !strcmp(off, "nvme");
+	/* offload: ZeRO-Offload (cpu: the optimizer states and their step on
+	 * the host) or ZeRO-Infinity (nvme: the states on NVMe, and under
+	 * ZeRO-3 the parameters too, as the ZeRO-Infinity paper runs it); the
+	 * schema does not say which tensors, so the documented default is said */
+	if (cpu || nvme) {
+		/* an open ZeRO stage: the lowest DeepSpeed offloads at, as its
+		 * documentation configures it: ZeRO-Offload's tutorial runs stage 2
+		 * (docs/_tutorials/zero-offload.md:46), NVMe offloading "is available
+		 * only with ZeRO stage 3" (docs/_pages/config-json.md:688; both at
+		 * deepspeedai/DeepSpeed edaa72212) */
+		int zero = atoi(get(c, row, "zero"));
+		if (!*get(c, row, "zero")) {
+			zero = nvme ? 3 : 2;
+			sim_buf_printf(b, "zero = %d\n", zero);
+			valid_assume(assumed, alen,
+			             "zero %d (not published: DeepSpeed's stage for offload to %s)",
+			             zero, off);
+		}
+		bool params = nvme && zero >= 3;
+		sim_buf_printf(b, "offload_optimizer = %s\n", off);
+		if (params)
+			sim_buf_printf(b, "offload_params = nvme\n");
+		valid_assume(assumed, alen,
+		             "offload %s: the optimizer states and step on the %s%s", off,
+		             cpu ? "CPU (ZeRO-Offload); parameters on the GPU" : "NVMe",
+		             params ? ", the ZeRO-3 parameters on NVMe too (ZeRO-Infinity)"
+		             : nvme ? "; parameters on the GPU" : "");
+	}
+	/* ZeRO++ (a zero cell "ZeRO++", read as stage 3): the three options
+	 * as DeepSpeed's tutorial turns them on, hpZ's group the node's GPUs
+	 * ("ideal is number of ranks (gpus) per node",
+	 * docs/_tutorials/zeropp.md:27-29, 41-43 at microsoft/DeepSpeed
+	 * 38327e07), at most the data-parallel ranks */
+	if (valid_zeropp_text(cases_csv_written(c, row, cases_csv_col(c, "zero")))) {
+		long gpn = atol(get(c, row, "gpus_per_node"));
+		gpn = gpn > 0 ? gpn : 8;
+		gpn = dp > 0 && dp < gpn ? dp : gpn;
+		sim_buf_printf(b, "zero_hpz = %ld\nzero_quantized_weights = true\n"
+		                  "zero_quantized_gradients = true\n", gpn);
+		valid_assume(assumed, alen,
+		             "ZeRO++ read as hpZ over %ld GPUs (a node's), qwZ and qgZ: DeepSpeed's "
+		             "tutorial configuration", gpn);
+	}
+}
+
 /* The [parallel] keys of the row's open plan columns: the plan keys' own
  * defaults (recompute none, no sequence parallelism unless the framework's
  * default runs it, sp_default: plan_derive says so) said, the ZeRO stage
@@ -408,60 +523,9 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 	long ppz = atol(valid_plan_col(c, row, rec, "pp", rsp, sizeof rsp)),
 	     cpz = *get(c, row, "cp") ? atol(get(c, row, "cp")) : open_cp(c, row);
 	ppz = ppz > 0 ? ppz : 1, cpz = cpz > 0 ? cpz : 1;
-	if (tune->zero >= 0 || tune->recompute || tuned_sp) {
-		char what[96] = "";
-		if (tuned_sp) {
-			sim_buf_printf(b, "sequence_parallel = true\n");
-			snprintf(what, sizeof what, "sequence_parallel 1");
-		}
-		if (tune->zero >= 0) {
-			sim_buf_printf(b, "zero = %d\n", tune->zero);
-			snprintf(what + strlen(what), sizeof what - strlen(what), "%szero %d",
-			         *what ? ", " : "", tune->zero);
-		}
-		if (tune->recompute) {
-			sim_buf_printf(b, "recompute = %s\n", tune->recompute);
-			snprintf(what + strlen(what), sizeof what - strlen(what), "%srecompute %s",
-			         *what ? ", " : "", tune->recompute);
-		}
-		if (tune->rc_layers > 0) {
-			sim_buf_printf(b, "recompute_layers = %d\n", tune->rc_layers);
-			snprintf(what + strlen(what), sizeof what - strlen(what),
-			         " of %d layer%s a chunk", tune->rc_layers,
-			         tune->rc_layers == 1 ? "" : "s");
-		}
-		/* what was open, for the sentence: the defaults it tried first
-		 * and the choices it ranked */
-		bool oz = !*get(c, row, "zero"), orc = !*get(c, row, "recompute"),
-		     osp = tune->sp_open && !moe_tp;
-		char with[96] = "", of[128] = "", z0[16];
-		snprintf(z0, sizeof z0, "zero %d",
-		         oz ? valid_open_zero_stage(opt, profile, ppz, dp * cpz) : 0);
-		const char *dflt[] = {osp ? "sequence_parallel 0" : NULL, oz ? z0 : NULL,
-		                      orc ? "recompute none" : NULL};
-		const char *kinds[] = {osp ? "sequence parallelism" : NULL,
-		                       oz ? "ZeRO stages" : NULL, orc ? "recomputations" : NULL};
-		for (int k = 0; k < 3; k++) {
-			if (dflt[k])
-				snprintf(with + strlen(with), sizeof with - strlen(with), "%s%s",
-				         *with ? " and " : "", dflt[k]);
-			if (kinds[k])
-				snprintf(of + strlen(of), sizeof of - strlen(of), "%s%s",
-				         *of ? " and " : "", kinds[k]);
-		}
-		if (tune->for_speed)
-			valid_assume(assumed, alen,
-			             "%s (not published: of the %s the framework runs, the fastest "
-			             "that fits with the micro-batch tuned at each, as a tuned "
-			             "benchmark ran)",
-			             what, of);
-		else
-			valid_assume(assumed, alen,
-			             "%s (not published: the run completed, so it fitted; with %s it "
-			             "does not, and this is the fastest that fits of the %s the "
-			             "framework runs)",
-			             what, with, of);
-	}
+	if (tune->zero >= 0 || tune->recompute || tuned_sp)
+		put_tuned(b, c, row, opt, profile, tune, tuned_sp, moe_tp, ppz, dp * cpz, assumed,
+		          alen);
 	if (!*get(c, row, "zero") && !cpu && !nvme && tune->zero < 0 &&
 	    !*valid_recipe_value(rec, "zero", rsp, sizeof rsp))
 		valid_open_zero(b, opt, profile, ppz, dp * cpz, assumed, alen);
@@ -526,49 +590,7 @@ static void put_open_plan(sim_buf *b, const cases_csv *c, size_t row, bool layer
 		             "sequence_parallel 1 (not published: MoE under tp %ld runs it, as "
 		             "Megatron-Core requires)", tp);
 	}
-	/* offload: ZeRO-Offload (cpu: the optimizer states and their step on
-	 * the host) or ZeRO-Infinity (nvme: the states on NVMe, and under
-	 * ZeRO-3 the parameters too, as the ZeRO-Infinity paper runs it); the
-	 * schema does not say which tensors, so the documented default is said */
-	if (cpu || nvme) {
-		/* an open ZeRO stage: the lowest DeepSpeed offloads at, as its
-		 * documentation configures it: ZeRO-Offload's tutorial runs stage 2
-		 * (docs/_tutorials/zero-offload.md:46), NVMe offloading "is available
-		 * only with ZeRO stage 3" (docs/_pages/config-json.md:688; both at
-		 * deepspeedai/DeepSpeed edaa72212) */
-		int zero = atoi(get(c, row, "zero"));
-		if (!*get(c, row, "zero")) {
-			zero = nvme ? 3 : 2;
-			sim_buf_printf(b, "zero = %d\n", zero);
-			valid_assume(assumed, alen,
-			             "zero %d (not published: DeepSpeed's stage for offload to %s)",
-			             zero, off);
-		}
-		bool params = nvme && zero >= 3;
-		sim_buf_printf(b, "offload_optimizer = %s\n", off);
-		if (params)
-			sim_buf_printf(b, "offload_params = nvme\n");
-		valid_assume(assumed, alen,
-		             "offload %s: the optimizer states and step on the %s%s", off,
-		             cpu ? "CPU (ZeRO-Offload); parameters on the GPU" : "NVMe",
-		             params ? ", the ZeRO-3 parameters on NVMe too (ZeRO-Infinity)"
-		             : nvme ? "; parameters on the GPU" : "");
-	}
-	/* ZeRO++ (a zero cell "ZeRO++", read as stage 3): the three options
-	 * as DeepSpeed's tutorial turns them on, hpZ's group the node's GPUs
-	 * ("ideal is number of ranks (gpus) per node",
-	 * docs/_tutorials/zeropp.md:27-29, 41-43 at microsoft/DeepSpeed
-	 * 38327e07), at most the data-parallel ranks */
-	if (valid_zeropp_text(cases_csv_written(c, row, cases_csv_col(c, "zero")))) {
-		long gpn = atol(get(c, row, "gpus_per_node"));
-		gpn = gpn > 0 ? gpn : 8;
-		gpn = dp > 0 && dp < gpn ? dp : gpn;
-		sim_buf_printf(b, "zero_hpz = %ld\nzero_quantized_weights = true\n"
-		                  "zero_quantized_gradients = true\n", gpn);
-		valid_assume(assumed, alen,
-		             "ZeRO++ read as hpZ over %ld GPUs (a node's), qwZ and qgZ: DeepSpeed's "
-		             "tutorial configuration", gpn);
-	}
+	put_offload(b, c, row, dp, assumed, alen);
 	long gpn = atol(get(c, row, "gpus_per_node"));
 	valid_shard_node(b, cases_csv_written(c, row, cases_csv_col(c, "zero")), gpn > 0 ? gpn : 8,
 	                 dp * cpz, assumed, alen);
