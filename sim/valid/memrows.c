@@ -231,7 +231,7 @@ static const char *row_profile(const cases_csv *c, size_t row, const valid_optio
 			*st = fst;
 		*how = h;
 		snprintf(name, len, "%s", res);
-	} else if (*fw) { /* no profile and no stack names it: as runs.c's row_stack */
+	} else if (*fw) { /* no profile and no stack names it: as runs.c's valid_row_stack */
 		*how = *st ? "no profile or stacks.csv row names it: the stack its source gives"
 		           : "no profile or stacks.csv row names it: the documented default";
 		snprintf(name, len, "%s", *st ? (*st)->profile : "megatron-core");

@@ -767,7 +767,7 @@ static int fill_gpus(cases_csv *c)
  * suffix that neither makes whole is a rounded figure ("3.2M tokens" of
  * 2,048, GPT-3's 1,536 sequences, 3.15M): its decimal reading to the
  * nearest sequence (1,563), said (token_sequences), which the reader
- * then rounds to whole micro-batches per replica (runs.c row_batch); a
+ * then rounds to whole micro-batches per replica (runs.c valid_row_batch); a
  * count without a suffix that is not whole is left to the number check,
  * which names it. */
 /* The sequences of seq tokens a batch written in tokens holds (w, a cell

@@ -363,7 +363,7 @@ int valid_open_layout(cases_csv *c, size_t row, const valid_options *opt)
 	bool runs = v->status == VALID_OK && strcmp(v->verdict, "oom");
 	long gpus = atol(get(c, row, "gpus")), gpn = atol(get(c, row, "gpus_per_node"));
 	long cp = atol(get(c, row, "cp"));
-	gpn = gpn > 0 ? gpn : 8; /* row_hardware's default node */
+	gpn = gpn > 0 ? gpn : 8; /* valid_row_hardware's default node */
 	cp = cp > 0 ? cp : 1;
 	double best = INFINITY;
 	long bt = 0, bp = 0;

@@ -540,8 +540,8 @@ void wl_attn_core(prog *p, const dims *d, bool backward)
  * schedules.py:198 at 338af514). The routed experts' GroupedLinear casts
  * its inputs per expert in one split quantization, and the backward its
  * output gradients (pytorch/module/grouped_linear.py:820, 1315,
- * _split_quantize): the R rows of fc1 and fc2 each way (moe_forward,
- * moe_backward; until 2026-11-30 not charged: DeepSeek-V3 on 1024 H100,
+ * _split_quantize): the R rows of fc1 and fc2 each way (moe.c wl_moe_forward,
+ * wl_moe_backward; until 2026-11-30 not charged: DeepSeek-V3 on 1024 H100,
  * whose combined 1F1B hides most of them beside the all-to-alls, -7.7 ->
  * -7.6 %). */
 void wl_fp8_cast(prog *p, const dims *d, const char *name, double elems)
@@ -585,7 +585,7 @@ void wl_fp8_cast(prog *p, const dims *d, const char *name, double elems)
  * [h, ah (dn + dr)] (linear_q_proj, :510) after the SP all-gather of the
  * norm output. fp8: TE casts each TELinear's input (two casts of the ln1
  * output) and every GEMM's output gradient; the up projections' norms write
- * fp8 themselves (fp8_cast's rule). Backward mirrors it: each gather's
+ * fp8 themselves (wl_fp8_cast's rule). Backward mirrors it: each gather's
  * backward is a reduce-scatter (an all-reduce without SP) of the latent's
  * gradient between the up projection's dgrad and wgrad, and the two down
  * projections' input gradients are summed (read 2, write 1 of Tn x h).

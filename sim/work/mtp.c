@@ -30,7 +30,7 @@
  * SP) of T 2h e, its wgrad, the cat and norms (twice their bytes), and the
  * embedding's backward (work_embed_backward's all-gather and scatter-add).
  * fp8: the GEMM operands arriving in 16 bits are cast (4 bytes per element,
- * layer.c fp8_cast): eh_proj's input and its output gradient.
+ * layer.c wl_fp8_cast): eh_proj's input and its output gradient.
  * Saved for the backward (work_mtp_saved_bytes): the layer's tensors, and
  * per token the two norms' inputs (the embedding and the hidden states) and
  * eh_proj's input, the concatenation (2h), e (h + h + 2h), sequence-
