@@ -3,6 +3,8 @@
  * valid_measured_from_metric). */
 #include "valid_int.h"
 
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +53,13 @@ static const char *get(const cases_csv *c, size_t row, const char *col)
  *   a step time (a metric naming an iteration or step, or none, in a time
  *   or a time per iteration or step: "ms", "s/it", "sec/step"; vTrain's
  *   iteration_time in ms; not MLPerf's time_to_train): T = value x unit
+ *   a run's time (a metric naming a training, total, wall-clock or run
+ *                 time, in a unit of time: MLPerf's time_to_train) where
+ *                 the note states how much training it covered (run_amount:
+ *                 "3,000 steps", "train_iters 500", "1.5M samples", "300B
+ *                 tokens"): T = value x unit / steps, steps = the note's, or
+ *                 its samples / B, or its tokens / (B s); without one the
+ *                 row is skipped, saying so (valid_metric_skip_why)
  * A metric the row names otherwise is read by its unit: tokens/s per GPU,
  * tokens/s, samples (sequences) per second, TFLOP/s per GPU; TFLOP/s that
  * do not say per GPU or per job ("TFLOPS") are per GPU where the value is
@@ -72,7 +81,8 @@ enum metric {
 	METRIC_TFLOPS_ANY, /* per GPU or the job's, by the value against the peak */
 	METRIC_MFU,
 	METRIC_HFU,
-	METRIC_TIME
+	METRIC_TIME,
+	METRIC_RUN /* a whole run's time over the steps its note states */
 };
 
 /* A unit in lower case without spaces into u (len bytes); its length. */
@@ -188,6 +198,131 @@ static bool step_named(const char *metric)
 	       !strstr(m, "epoch") && !strstr(m, "total");
 }
 
+/* A metric that names a whole run's time: MLPerf's "time_to_train", a
+ * "training time", "total time", "wall clock", a "run time" (not a step's:
+ * step_named). */
+static bool run_named(const char *metric)
+{
+	char m[64];
+	valid_lower(metric, m, sizeof m);
+	return *m && !step_named(metric) &&
+	       (strstr(m, "train") || strstr(m, "total") || strstr(m, "wall") || strstr(m, "run"));
+}
+
+enum amount { AMOUNT_NONE, AMOUNT_STEPS, AMOUNT_SAMPLES, AMOUNT_TOKENS };
+
+/* The kind a word (lower case) counts: steps ("steps", "iterations",
+ * "iters"), samples ("samples", "sequences") or tokens; its length into *n. */
+static enum amount amount_word(const char *w, size_t *n)
+{
+	static const struct {
+		const char *word;
+		enum amount kind;
+	} words[] = {{"steps", AMOUNT_STEPS},     {"step", AMOUNT_STEPS},
+	             {"iterations", AMOUNT_STEPS}, {"iteration", AMOUNT_STEPS},
+	             {"iters", AMOUNT_STEPS},      {"samples", AMOUNT_SAMPLES},
+	             {"sequences", AMOUNT_SAMPLES}, {"tokens", AMOUNT_TOKENS}};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+		size_t k = strlen(words[i].word);
+		if (!strncmp(w, words[i].word, k) && !isalnum((unsigned char)w[k]) && w[k] != '_') {
+			*n = k;
+			return words[i].kind;
+		}
+	}
+	return AMOUNT_NONE;
+}
+
+/* A count as notes write it at p: digits with thousands separators and a
+ * decimal part, then a multiplier ("k", "M", "B", "T", "thousand",
+ * "million", "billion", "trillion"); its value (0: none) and the text after
+ * it, spaces skipped, into *end. */
+static double count_at(const char *p, const char **end)
+{
+	const char *q = p;
+	double v = 0;
+	while (isdigit((unsigned char)*q) ||
+	       (*q == ',' && q > p && isdigit((unsigned char)q[1]) && isdigit((unsigned char)q[2]) &&
+	        isdigit((unsigned char)q[3]) && !isdigit((unsigned char)q[4]))) {
+		if (*q != ',')
+			v = v * 10 + (*q - '0');
+		q++;
+	}
+	if (q == p)
+		return 0;
+	if (*q == '.' && isdigit((unsigned char)q[1]))
+		for (double f = 0.1; isdigit((unsigned char)*++q); f /= 10)
+			v += (*q - '0') * f;
+	q += strspn(q, " ");
+	static const struct {
+		const char *word;
+		double mult;
+	} mult[] = {{"thousand", 1e3}, {"million", 1e6}, {"billion", 1e9}, {"trillion", 1e12},
+	            {"k", 1e3},        {"m", 1e6},       {"b", 1e9},       {"t", 1e12}};
+	for (size_t i = 0; i < sizeof mult / sizeof mult[0]; i++) {
+		size_t k = strlen(mult[i].word);
+		if (!strncmp(q, mult[i].word, k) && !isalpha((unsigned char)q[k])) {
+			v *= mult[i].mult;
+			q += k + strspn(q + k, " ");
+			break;
+		}
+	}
+	*end = q;
+	return v;
+}
+
+/* How much training a run's time covered, as its note states it: a count
+ * and its kind ("3,000 steps", "500 iterations", "1.5M samples", "300B
+ * tokens", or a key before it: "train_iters 500", "train_samples:
+ * 1536000", "steps: 3000"), the phrase into phrase[]; 0 where it states
+ * none. Not a batch ("global batch 1,536 samples", "4M tokens per step"). */
+static double run_amount(const char *note, enum amount *kind, char *phrase, size_t len)
+{
+	char low[512];
+	valid_lower(note, low, sizeof low);
+	static const struct {
+		const char *key;
+		enum amount kind;
+	} keys[] = {{"train_iters", AMOUNT_STEPS},   {"train-iters", AMOUNT_STEPS},
+	            {"train_steps", AMOUNT_STEPS},   {"max_steps", AMOUNT_STEPS},
+	            {"steps", AMOUNT_STEPS},         {"iterations", AMOUNT_STEPS},
+	            {"train_samples", AMOUNT_SAMPLES}, {"train-samples", AMOUNT_SAMPLES},
+	            {"train_tokens", AMOUNT_TOKENS}};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		for (const char *p = strstr(low, keys[i].key); p; p = strstr(p + 1, keys[i].key)) {
+			if (p > low && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+				continue;
+			const char *q = p + strlen(keys[i].key), *e;
+			q += strspn(q, " =:");
+			double v = isdigit((unsigned char)*q) ? count_at(q, &e) : 0;
+			if (v >= 1) {
+				*kind = keys[i].kind;
+				snprintf(phrase, len, "%.*s", (int)(e - p), p);
+				return v;
+			}
+		}
+	for (const char *p = low; *p; p++) {
+		if (!isdigit((unsigned char)*p) || (p > low && (isalnum((unsigned char)p[-1]) ||
+		                                                p[-1] == '.' || p[-1] == ',')))
+			continue;
+		const char *e;
+		size_t n;
+		double v = count_at(p, &e);
+		enum amount k = v >= 1 ? amount_word(e, &n) : AMOUNT_NONE;
+		if (k == AMOUNT_NONE)
+			continue;
+		const char *after = e + n, *back = p - (p - low > 24 ? 24 : p - low);
+		char before[32];
+		snprintf(before, sizeof before, "%.*s", (int)(p - back), back);
+		if (strstr(before, "batch") || !strncmp(after, " per ", 5) || *after == '/')
+			continue;
+		*kind = k;
+		snprintf(phrase, len, "%.*s", (int)(after - p), p);
+		return v;
+	}
+	*kind = AMOUNT_NONE;
+	return 0;
+}
+
 /* A utilization metric by its name, lower case without spaces,
  * underscores or hyphens and without a "(%)" ("MFU", "mfu (%)",
  * "model_flops_utilization", "Model FLOPs Utilization", "HFU",
@@ -245,6 +380,8 @@ static enum metric metric_kind(const cases_csv *c, size_t row)
 	 * in tokens/s) */
 	char both[112];
 	snprintf(both, sizeof both, "%s %s", u == m ? "" : m, u);
+	enum amount amt;
+	char ph[96];
 	return !strcmp(m, "tokens_per_s_per_gpu")     ? METRIC_TOK_GPU
 	       : !strcmp(m, "tokens_per_s")           ? METRIC_TOK
 	       : !strcmp(m, "samples_per_s")          ? METRIC_SAMPLES
@@ -252,7 +389,10 @@ static enum metric metric_kind(const cases_csv *c, size_t row)
 	       : util != METRIC_NONE && sixteen       ? util
 	       : util != METRIC_NONE                  ? METRIC_NONE
 	       : step_named(m) && unit_seconds(u) > 0 ? METRIC_TIME
-	                                              : unit_metric(both);
+	       : run_named(m) && unit_seconds(u) > 0 && run_amount(get(c, row, "note"), &amt, ph,
+	                                                          sizeof ph) > 0
+	               ? METRIC_RUN
+	               : unit_metric(both);
 }
 
 double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_scenario *s,
@@ -328,6 +468,21 @@ double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_sce
 		snprintf(how, sizeof how, "measured_value %.6g %s, the step time", v, u);
 		break;
 	}
+	case METRIC_RUN: {
+		char ub[48], ph[96];
+		const char *u = row_unit(get(c, row, "measured_metric"),
+		                         get(c, row, "measured_unit"), ub, sizeof ub);
+		enum amount k;
+		double a = run_amount(get(c, row, "note"), &k, ph, sizeof ph);
+		double steps = k == AMOUNT_STEPS ? a : k == AMOUNT_SAMPLES ? a / B : a / (B * sq);
+		t = steps > 0 ? v * unit_seconds(u) / steps : 0;
+		snprintf(how, sizeof how, "measured_value %.6g %s, the run's time, over %.6g steps%s "
+		         "(the note's '%s')", v, u, steps,
+		         k == AMOUNT_SAMPLES ? " = samples / B" : k == AMOUNT_TOKENS ? " = tokens / (B s)"
+		                                                                   : "",
+		         ph);
+		break;
+	}
 	case METRIC_NONE:
 		break;
 	}
@@ -337,6 +492,17 @@ double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_sce
 		             v, v);
 	valid_assume(assumed, alen, "measured_iter_s %.6g s (not given: %s)", t, how);
 	return t;
+}
+
+const char *valid_metric_skip_why(const cases_csv *c, size_t row)
+{
+	const char *m = get(c, row, "measured_metric");
+	char ub[48];
+	const char *u = row_unit(m, get(c, row, "measured_unit"), ub, sizeof ub);
+	if (metric_kind(c, row) == METRIC_NONE && run_named(m) && unit_seconds(u) > 0)
+		return "its measured_metric is a whole run's time, and the note states no steps, "
+		       "samples or tokens it covered to divide it by";
+	return NULL;
 }
 
 bool valid_metric_gives_time(const cases_csv *c, size_t row)

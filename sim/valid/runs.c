@@ -1382,12 +1382,16 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 	v->oom_run = v->measured <= 0 && !from_metric && valid_oom_marked(c, row, "measured_iter_s");
 	if (v->measured <= 0 && !from_metric && !v->oom_run) {
 		v->status = VALID_SKIPPED;
-		snprintf(v->reason, sizeof v->reason, "no measured_iter_s%s",
-		         *get(c, row, "measured_metric")
-		                 ? " (its measured_metric gives none: tokens_per_s[_per_gpu], "
-		                   "samples_per_s, tflops_per_gpu, a 16-bit row's mfu or hfu, or a "
-		                   "step time in a unit of time)"
-		                 : "");
+		const char *run = valid_metric_skip_why(c, row);
+		snprintf(v->reason, sizeof v->reason, "no measured_iter_s%s%s%s",
+		         run ? " (" : "", run ? run : "",
+		         run                                ? ")"
+		         : *get(c, row, "measured_metric") ? " (its measured_metric gives none: "
+		                                             "tokens_per_s[_per_gpu], samples_per_s, "
+		                                             "tflops_per_gpu, a 16-bit row's mfu or "
+		                                             "hfu, a step's time, or a run's over "
+		                                             "the steps its note states)"
+		                                           : "");
 		return;
 	}
 	sim_buf b;

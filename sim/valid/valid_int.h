@@ -498,6 +498,10 @@ bool valid_oom_marked(const cases_csv *c, size_t row, const char *col);
  * simulated step's hardware over model FLOPs (0: not simulated), said in
  * `assumed`. */
 bool valid_metric_gives_time(const cases_csv *c, size_t row);
+/* Why a row's measured_metric gives no step time where that is the reason
+ * to name (a whole run's time whose note states no steps, samples or tokens
+ * it covered); NULL otherwise (metric.c). */
+const char *valid_metric_skip_why(const cases_csv *c, size_t row);
 double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_scenario *s,
                                   double hw_ratio, char *assumed, size_t alen);
 /* The EC2 instance an EFA node of GPU type `gpu` with `nics` EFA is (its

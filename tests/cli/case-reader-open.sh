@@ -448,6 +448,22 @@ derive("D05", "Xtf2", measured_iter_s="", measured_metric="tflops", measured_uni
        measured_value="%.6g" % (float(rows["D05"]["measured_value"]) * int(rows["D05"]["gpus"])))
 derive("D05", "Xms1", measured_iter_s="", measured_metric="elapsed time per iteration (ms)",
        measured_unit="", measured_value="%.6g" % (float(rows["D05"]["measured_iter_s"]) * 1000))
+# a whole run's time (MLPerf's time_to_train) over the steps its note
+# states, or its samples / B, or its tokens / (B s): D05's step (XRT1-4);
+# a batch ("global batch 384 samples", "4M tokens per step") or nothing is
+# no amount, and the row is skipped saying why (XRT5, XRT6)
+d5 = rows["D05"]; run = "%.6g" % (float(d5["measured_iter_s"]) * 100)
+for x, kw in (("XRT1", dict(measured_value=run, measured_unit="s", note=d5["note"] + "; the run: 100 steps")),
+              ("XRT2", dict(measured_value="%.6g" % (float(d5["measured_iter_s"]) * 100 / 60),
+                            measured_unit="min", note=d5["note"] + "; train_iters 100")),
+              ("XRT3", dict(measured_value=run, measured_unit="s",
+                            note=d5["note"] + "; trained %s samples" % "{:,}".format(int(d5["global_batch"]) * 100))),
+              ("XRT4", dict(measured_value=run, measured_unit="seconds", measured_metric="total training time",
+                            note=d5["note"] + "; %.6gB tokens" % (int(d5["global_batch"]) * int(d5["seq_len"]) * 100 / 1e9))),
+              ("XRT5", dict(measured_value=run, measured_unit="s",
+                            note=d5["note"] + "; global batch %s samples; 4M tokens per step" % d5["global_batch"])),
+              ("XRT6", dict(measured_value=run, measured_unit="s"))):
+    derive("D05", x, **dict(dict(measured_iter_s="", measured_metric="time_to_train"), **kw))
 derive("D01", "XQ6nd", measured_iter_s="", flops_formula="6nd")
 # an HFU (hardware FLOPs: the recomputation counted; Korthikanti et al.
 # 2022) on V0027 (full recomputation, 256 A100 at 312 TFLOP/s): under
@@ -724,6 +740,16 @@ for k, text in (("Xtf1", "TFLOP/s read as per GPU (within its dense peak)"),
                 ("Xms1", "measured_value 2177 ms, the step time")):
     want(r[k]["status"] == "ok" and abs(r[k]["measured_iter_s"] / r["XD0"]["measured_iter_s"] - 1) < 1e-4
          and text in r[k]["assumed"], "a step's rate or time whose unit is loose or in the metric is not read", k)
+for k, text in (("XRT1", "over 100 steps (the note's '100 steps')"),
+                ("XRT2", "over 100 steps (the note's 'train_iters 100')"),
+                ("XRT3", "over 100 steps = samples / B (the note's '38,400 samples')"),
+                ("XRT4", "steps = tokens / (B s) (the note's '0.157286b tokens')")):
+    want(r[k]["status"] == "ok" and abs(r[k]["measured_iter_s"] / r["XD0"]["measured_iter_s"] - 1) < 1e-4
+         and text in r[k]["assumed"] and same("XD0", k),
+         "a run's time over the steps, samples or tokens its note states is not the step", k)
+for k in ("XRT5", "XRT6"):
+    want(r[k]["status"] == "skipped" and "a whole run's time, and the note states no steps" in r[k]["reason"],
+         "a run's time without the steps it covered (a batch is none) is read or not said", k)
 want(r["Xnd1"]["status"] == "ok" and "gpus '192 x 4' read as 768" in r["Xnd1"]["assumed"]
      and "gpus_per_node 4 (not published: the gpus column's GPUs a node)" in r["Xnd1"]["assumed"]
      and "the hgx-h100-4gpu board" in r["Xnd1"]["assumed"],
