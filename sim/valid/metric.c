@@ -21,7 +21,12 @@ static const char *get(const cases_csv *c, size_t row, const char *col)
  * their documented defaults):
  *   tokens_per_s_per_gpu  T = B s / (value n)
  *   tokens_per_s          T = B s / value            (the whole job's)
- *   samples_per_s         T = B / value              (sequences)
+ *   samples_per_s         T = B / value              (sequences; per GPU
+ *                         where it says so: B / (value n))
+ *   steps per second      T = 1 / value              (tqdm's "it/s",
+ *                         "iterations/min": the rate's period / value)
+ *   pflops                T = F / (value 1e15), the job's petaFLOP/s
+ *   (a rate's period is its unit's: "tokens/min" is per 60 s)
  *   tflops_per_gpu        T = F / (value 1e12 n), F the source's formula
  *                         (tests/cases/README.md, flops_formula):
  *     megatron-sc21  F = 96 B s l h^2 (1 + s / 6h + V / 16 l h)
@@ -77,6 +82,9 @@ enum metric {
 	METRIC_TOK_GPU,
 	METRIC_TOK,
 	METRIC_SAMPLES,
+	METRIC_SAMPLES_GPU,
+	METRIC_STEPS, /* steps (iterations) per unit of time: tqdm's it/s */
+	METRIC_PFLOPS, /* the job's petaFLOP/s (per GPU where it says so) */
 	METRIC_TFLOPS,
 	METRIC_TFLOPS_ANY, /* per GPU or the job's, by the value against the peak */
 	METRIC_MFU,
@@ -116,18 +124,45 @@ static double unit_seconds(const char *unit)
 	return valid_unit_seconds(u);
 }
 
+/* The seconds of a rate's period, its unit lower case without spaces
+ * ("tokens/s/gpu", "samples/min", "stepspersecond", "it/s": 1, 60, 1, 1),
+ * a "/gpu" or "per gpu" after it set aside; 0 where the unit is no rate
+ * per unit of time. */
+static double rate_period(const char *u)
+{
+	char t[128];
+	snprintf(t, sizeof t, "%s", u);
+	static const char *const gpu[] = {"/gpu", "pergpu", "/device", "perdevice"};
+	for (size_t i = 0; i < sizeof gpu / sizeof gpu[0]; i++) {
+		size_t n = strlen(t), k = strlen(gpu[i]);
+		if (n > k && !strcmp(t + n - k, gpu[i]))
+			t[n - k] = 0;
+	}
+	const char *slash = strrchr(t, '/'), *per = NULL;
+	for (const char *p = strstr(t, "per"); p; p = strstr(p + 1, "per"))
+		per = p;
+	const char *rest = slash && (!per || slash > per) ? slash + 1 : per ? per + 3 : NULL;
+	return rest && *rest ? valid_unit_seconds(rest) : 0;
+}
+
 /* A throughput by its unit, lower case without spaces ("tokens/s/GPU",
- * "TFLOP/s per GPU", "samples/s"). */
+ * "TFLOP/s per GPU", "samples/s", "it/s", "steps per second", "PFLOP/s"). */
 static enum metric unit_metric(const char *unit)
 {
 	char u[128];
 	squash(unit, u, sizeof u);
-	bool gpu = strstr(u, "gpu") != NULL;
+	bool gpu = strstr(u, "gpu") != NULL || strstr(u, "device") != NULL;
 	if (strstr(u, "tok"))
 		return gpu ? METRIC_TOK_GPU : METRIC_TOK;
-	if ((strstr(u, "sample") || strstr(u, "seq")) && !gpu)
-		return METRIC_SAMPLES;
-	if (strstr(u, "tflop"))
+	if (strstr(u, "sample") || strstr(u, "seq"))
+		return gpu ? METRIC_SAMPLES_GPU : METRIC_SAMPLES;
+	/* steps per unit of time ("it/s", "optimizer steps per sec"; a rate
+	 * of steps is not a step's time, METRIC_TIME) */
+	if ((!strncmp(u, "it/", 3) || strstr(u, "iter") || strstr(u, "step")) && rate_period(u) > 0)
+		return METRIC_STEPS;
+	if (strstr(u, "pflop") || strstr(u, "petaflop"))
+		return METRIC_PFLOPS;
+	if (strstr(u, "tflop") || strstr(u, "teraflop"))
 		return gpu ? METRIC_TFLOPS : METRIC_TFLOPS_ANY;
 	return METRIC_NONE;
 }
@@ -392,7 +427,8 @@ static enum metric metric_kind(const cases_csv *c, size_t row)
 	       : run_named(m) && unit_seconds(u) > 0 && run_amount(get(c, row, "note"), &amt, ph,
 	                                                          sizeof ph) > 0
 	               ? METRIC_RUN
-	               : unit_metric(both);
+	       : unit_metric(both) != METRIC_NONE ? unit_metric(both)
+	                                          : unit_metric(u);
 }
 
 double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_scenario *s,
@@ -406,19 +442,41 @@ double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_sce
 	double t = 0;
 	char how[224] = "";
 	bool pct = false; /* a utilization above 1 read as a percentage */
+	/* a rate's period: its unit's ("tokens/min": 60 s), else a second */
+	char rb[48], uq[128];
+	squash(row_unit(get(c, row, "measured_metric"), get(c, row, "measured_unit"), rb, sizeof rb),
+	       uq, sizeof uq);
+	double per = rate_period(uq) > 0 ? rate_period(uq) : 1;
+	char pers[24] = "";
+	if (per != 1)
+		snprintf(pers, sizeof pers, " x %.6g s", per);
 	switch (metric_kind(c, row)) {
 	case METRIC_TOK_GPU:
-		t = B * sq / (v * n);
-		snprintf(how, sizeof how, "B s / (tokens_per_s_per_gpu x gpus)");
+		t = B * sq * per / (v * n);
+		snprintf(how, sizeof how, "B s%s / (tokens_per_s_per_gpu x gpus)", pers);
 		break;
 	case METRIC_TOK:
-		t = B * sq / v;
-		snprintf(how, sizeof how, "B s / tokens_per_s");
+		t = B * sq * per / v;
+		snprintf(how, sizeof how, "B s%s / tokens_per_s", pers);
 		break;
 	case METRIC_SAMPLES:
-		t = B / v;
-		snprintf(how, sizeof how, "B / samples_per_s");
+		t = B * per / v;
+		snprintf(how, sizeof how, "B%s / samples_per_s", pers);
 		break;
+	case METRIC_SAMPLES_GPU:
+		t = B * per / (v * n);
+		snprintf(how, sizeof how, "B%s / (samples_per_s per GPU x gpus)", pers);
+		break;
+	case METRIC_STEPS:
+		t = per / v;
+		snprintf(how, sizeof how, "%.6g s / measured_value %.6g steps", per, v);
+		break;
+	case METRIC_PFLOPS: {
+		bool per_gpu = strstr(uq, "gpu") || strstr(uq, "device");
+		t = F / (v * 1e15 * (per_gpu ? n : 1));
+		snprintf(how, sizeof how, "%s / (pflops%s)", Fs, per_gpu ? " x gpus" : ", the job's");
+		break;
+	}
 	case METRIC_TFLOPS:
 		t = F / (v * 1e12 * n);
 		snprintf(how, sizeof how, "%s / (tflops_per_gpu x gpus)", Fs);

@@ -464,6 +464,19 @@ for x, kw in (("XRT1", dict(measured_value=run, measured_unit="s", note=d5["note
                             note=d5["note"] + "; global batch %s samples; 4M tokens per step" % d5["global_batch"])),
               ("XRT6", dict(measured_value=run, measured_unit="s"))):
     derive("D05", x, **dict(dict(measured_iter_s="", measured_metric="time_to_train"), **kw))
+# rates as logs and tables print them: samples per GPU, steps per unit of
+# time (tqdm's "it/s"; "steps per second" was read as a step of 0.46 s),
+# tokens per minute, the job's petaFLOP/s: D05's step each (Xrate1-7)
+T5, B5, n5 = float(d5["measured_iter_s"]), int(d5["global_batch"]), int(d5["gpus"])
+for x, m, v, u in (("Xrate1", "throughput", B5 / T5 / n5, "samples/s/GPU"),
+                   ("Xrate2", "training speed", 1 / T5, "it/s"),
+                   ("Xrate3", "steps per second", 1 / T5, ""),
+                   ("Xrate4", "speed", 60 / T5, "iterations/min"),
+                   ("Xrate5", "throughput", B5 * int(d5["seq_len"]) / T5 * 60, "tokens/min"),
+                   ("Xrate6", "aggregate petaFLOP/s", float(d5["measured_value"]) * n5 / 1000, ""),
+                   ("Xrate7", "optimizer steps per sec", 1 / T5, "")):
+    derive("D05", x, measured_iter_s="", measured_metric=m, measured_value="%.8g" % v,
+           measured_unit=u)
 derive("D01", "XQ6nd", measured_iter_s="", flops_formula="6nd")
 # an HFU (hardware FLOPs: the recomputation counted; Korthikanti et al.
 # 2022) on V0027 (full recomputation, 256 A100 at 312 TFLOP/s): under
@@ -747,6 +760,13 @@ for k, text in (("XRT1", "over 100 steps (the note's '100 steps')"),
     want(r[k]["status"] == "ok" and abs(r[k]["measured_iter_s"] / r["XD0"]["measured_iter_s"] - 1) < 1e-4
          and text in r[k]["assumed"] and same("XD0", k),
          "a run's time over the steps, samples or tokens its note states is not the step", k)
+for k, text in (("Xrate1", "B / (samples_per_s per GPU x gpus)"),
+                ("Xrate2", "1 s / measured_value"), ("Xrate3", "1 s / measured_value"),
+                ("Xrate4", "60 s / measured_value"), ("Xrate5", "B s x 60 s / tokens_per_s"),
+                ("Xrate6", "/ (pflops, the job's)"), ("Xrate7", "1 s / measured_value")):
+    want(r[k]["status"] == "ok" and abs(r[k]["measured_iter_s"] / r["XD0"]["measured_iter_s"] - 1) < 1e-4
+         and text in r[k]["assumed"] and same("XD0", k),
+         "a rate per GPU, of steps, per minute or in PFLOP/s is not read as the step it stands for", k)
 for k in ("XRT5", "XRT6"):
     want(r[k]["status"] == "skipped" and "a whole run's time, and the note states no steps" in r[k]["reason"],
          "a run's time without the steps it covered (a batch is none) is read or not said", k)
