@@ -47,9 +47,23 @@ const char *valid_verdict_name(plan_verdict v)
 
 /* Calls f for each rank group of source `name` (NULL: every source): the
  * simulated rows of completed runs sharing the source and rank_key, at least
- * 3 of them, with the group's first row, its size and its Kendall tau (NAN
- * when every pair ties). SIM_OK or SIM_ENOMEM. */
-typedef void (*rank_fn)(void *arg, const valid_row *first, size_t n, double tau);
+ * 3 of them, with the group's first row, its size, its Kendall tau (NAN
+ * when every pair ties) and its first choice's gap: the measured value of
+ * the row predicted lowest (the first in file order where several tie) over
+ * the group's lowest measured value, less 1 (0 when the pick is the best).
+ * SIM_OK or SIM_ENOMEM. */
+typedef void (*rank_fn)(void *arg, const valid_row *first, size_t n, double tau, double gap);
+
+/* rank_fn's gap of the n pairs (measured x, predicted y). */
+static double pick_gap(const double *x, const double *y, size_t n)
+{
+	size_t pick = 0, best = 0;
+	for (size_t i = 1; i < n; i++) {
+		pick = y[i] < y[pick] ? i : pick;
+		best = x[i] < x[best] ? i : best;
+	}
+	return x[best] > 0 ? x[pick] / x[best] - 1 : NAN;
+}
 
 static int each_rank_group(const valid_report *r, const char *name, rank_fn f, void *arg)
 {
@@ -72,15 +86,23 @@ static int each_rank_group(const valid_report *r, const char *name, rank_fn f, v
 			}
 		}
 		if (n >= 3)
-			f(arg, a, n, valid_kendall_tau(x, y, n));
+			f(arg, a, n, valid_kendall_tau(x, y, n), pick_gap(x, y, n));
 	}
 	free(x), free(y), free(seen);
 	return rc;
 }
 
-static void add_tau(void *arg, const valid_row *first, size_t n, double tau)
+static void add_tau(void *arg, const valid_row *first, size_t n, double tau, double gap)
 {
 	valid_group *g = arg;
+	if (!isnan(gap)) {
+		g->pick_groups++;
+		g->pick_within += gap <= VALID_PICK_WITHIN;
+		if (isnan(g->pick_worst) || gap > g->pick_worst) {
+			g->pick_worst = gap;
+			snprintf(g->pick_worst_key, sizeof g->pick_worst_key, "%s", first->rank_key);
+		}
+	}
 	if (isnan(tau))
 		return;
 	g->tau += tau;
@@ -100,6 +122,9 @@ static void tau_none(valid_group *g)
 	g->tau_groups = g->tau_low = g->tau_min_rows = 0;
 	g->tau_min = NAN;
 	g->tau_min_key[0] = 0;
+	g->pick_groups = g->pick_within = 0;
+	g->pick_worst = NAN;
+	g->pick_worst_key[0] = 0;
 }
 
 /* Mean tau over the rank groups of `name`, and the lowest (none where the
@@ -110,6 +135,11 @@ static void group_tau(const valid_report *r, const char *name, valid_group *g)
 	if (each_rank_group(r, name, add_tau, g) != SIM_OK)
 		tau_none(g);
 	g->tau = g->tau_groups ? g->tau / g->tau_groups : NAN;
+	if (r->kind != VALID_RUNS) { /* a first choice is a training plan's */
+		g->pick_groups = g->pick_within = 0;
+		g->pick_worst = NAN;
+		g->pick_worst_key[0] = 0;
+	}
 }
 
 static void group_stats(const valid_report *r, const char *name, valid_group *g)
@@ -359,8 +389,9 @@ static void count_open(const valid_report *r, open_cells *o)
 		}
 }
 
-static void print_low(void *arg, const valid_row *first, size_t n, double tau)
+static void print_low(void *arg, const valid_row *first, size_t n, double tau, double gap)
 {
+	(void)gap;
 	if (isnan(tau) || tau >= VALID_TAU_AIM)
 		return;
 	char key[200];
@@ -372,9 +403,10 @@ static void print_low(void *arg, const valid_row *first, size_t n, double tau)
 typedef struct json_ranks {
 	sim_buf *b;
 	int n;
+	bool runs; /* training rows: each group's first choice too */
 } json_ranks;
 
-static void json_rank(void *arg, const valid_row *first, size_t n, double tau)
+static void json_rank(void *arg, const valid_row *first, size_t n, double tau, double gap)
 {
 	json_ranks *j = arg;
 	sim_buf *b = j->b;
@@ -383,7 +415,9 @@ static void json_rank(void *arg, const valid_row *first, size_t n, double tau)
 	sim_buf_printf(b, ",\"key\":");
 	sim_buf_json_string(b, first->rank_key);
 	sim_buf_printf(b, ",\"rows\":%zu,", n);
-	json_num(b, "kendall_tau", tau, false);
+	json_num(b, "kendall_tau", tau, j->runs);
+	if (j->runs)
+		json_num(b, "first_choice_gap", gap, false);
 	sim_buf_printf(b, "}");
 }
 
@@ -424,6 +458,23 @@ void valid_print_text(FILE *out, const valid_report *r, bool all_rows)
 			"one GPU count, measured against predicted):\n", VALID_TAU_AIM);
 		each_rank_group(r, NULL, print_low, out);
 	}
+	if (r->all.pick_groups > 0) {
+		fprintf(out, "\nfirst choice within %.0f %% of the measured best (a rank group's row "
+		        "predicted fastest, measured against its fastest measured row):\n",
+		        100 * VALID_PICK_WITHIN);
+		for (int i = 0; i < r->ngroups; i++) {
+			const valid_group *g = &r->groups[i];
+			if (!g->pick_groups)
+				continue;
+			char key[200];
+			key_words(g->pick_worst_key, key, sizeof key);
+			fprintf(out, "  %-34.34s %2d of %2d groups", g->name, g->pick_within,
+			        g->pick_groups);
+			if (g->pick_worst > VALID_PICK_WITHIN)
+				fprintf(out, "; worst %+.1f %% (%s)", 100 * g->pick_worst, key);
+			fprintf(out, "\n");
+		}
+	}
 	if (r->all.oom_runs || (mem && r->all.fit_called_oom))
 		fprintf(out, "\nout-of-memory runs: %d, called out of memory: %d; completed runs called "
 		        "out of memory: %d of %d\n",
@@ -463,8 +514,14 @@ static void json_group(sim_buf *b, const valid_group *g)
 	sim_buf_printf(b, "\"kendall_tau_min_key\":");
 	sim_buf_json_string(b, g->tau_min_key);
 	sim_buf_printf(b, ",\"tau_groups\":%d,\"tau_groups_under_aim\":%d,\"oom_runs\":%d,"
-	               "\"oom_called\":%d,\"fit_called_oom\":%d}",
-	               g->tau_groups, g->tau_low, g->oom_runs, g->oom_called, g->fit_called_oom);
+	               "\"oom_called\":%d,\"fit_called_oom\":%d,\"first_choice_groups\":%d,"
+	               "\"first_choice_within\":%d,",
+	               g->tau_groups, g->tau_low, g->oom_runs, g->oom_called, g->fit_called_oom,
+	               g->pick_groups, g->pick_within);
+	json_num(b, "first_choice_worst_gap", g->pick_worst, true);
+	sim_buf_printf(b, "\"first_choice_worst_key\":");
+	sim_buf_json_string(b, g->pick_worst_key);
+	sim_buf_printf(b, "}");
 }
 
 void valid_print_json(FILE *out, const valid_report *r)
@@ -523,7 +580,7 @@ void valid_print_json(FILE *out, const valid_report *r)
 	sim_buf_printf(&b, "}");
 	sim_buf_printf(&b, ",\"within_threshold\":%.9g,\"tau_aim\":%.9g,\"rank_groups\":[",
 		       valid_within(r->kind), VALID_TAU_AIM);
-	json_ranks jr = {&b, 0};
+	json_ranks jr = {&b, 0, r->kind == VALID_RUNS};
 	each_rank_group(r, NULL, json_rank, &jr);
 	sim_buf_printf(&b, "]}}\n");
 	fputs(b.oom ? "{\"error\":\"out of memory\"}\n" : b.data, out);

@@ -57,6 +57,12 @@ typedef struct valid_group {
 	double tau_min;
 	char tau_min_key[96];
 	int tau_min_rows, tau_low;
+	/* training rows' rank groups: those whose first choice (the row
+	 * predicted fastest) measures within VALID_PICK_WITHIN of the group's
+	 * fastest measured row, of pick_groups; the worst gap and its group */
+	int pick_groups, pick_within;
+	double pick_worst;
+	char pick_worst_key[96];
 	/* memory rows: runs that ran out of memory, those podsim calls out of
 	 * memory, and completed runs (a measured peak) it calls out of memory */
 	int oom_runs, oom_called, fit_called_oom;
@@ -68,6 +74,10 @@ typedef struct valid_group {
  * one model on one GPU count) should reach: issue 14's aim. The text report
  * lists the rank groups under it, the JSON every rank group with its tau. */
 #define VALID_TAU_AIM 0.8
+/* A rank group's first choice (the plan predicted fastest) within this of
+ * the measured best: issue 23's aim for the plan search ("podsim's first
+ * choice within 10 % of the measured best"). */
+#define VALID_PICK_WITHIN 0.10
 
 /* What a case file holds: training runs (seconds per step), microbenchmarks
  * (their own units), or memory peaks (GiB per GPU, memory.csv). */

@@ -53,4 +53,23 @@ grep -q '^S0001              GPT h1024 l24 .. 2xa100-sxm4-80g tp1 pp2 dp1  ' "$t
 "$podsim" validate "$csv" --where "id=D01" --rows >"$tmp/d.txt" 2>&1
 grep -q '^D01                GPT 1.7B 48xh100-sxm5-80g tp1 pp1 dp48   ' "$tmp/d.txt" ||
 	{ echo "D01's case, short, not whole"; cat "$tmp/d.txt"; fail=1; }
+# A rank group's first choice: the row predicted fastest, its measurement
+# over the group's fastest measured, less 1, recomputed here from the rows
+# the JSON prints (the 18.4B group's 15 rows), and counted in the source's
+# summary against VALID_PICK_WITHIN (10 %)
+"$podsim" validate "$csv" --where "model=GPT 18.4B (vTrain)" --json >"$tmp/p.json" 2>/dev/null
+python3 - "$tmp/p.json" <<'PY' || fail=1
+import json, sys
+j = json.load(open(sys.argv[1]))
+rows = [r for r in j["rows"] if r["status"] == "ok"]
+pick = min(rows, key=lambda r: r["predicted_iter_s"])  # the first of ties, as file order
+gap = pick["measured_iter_s"] / min(r["measured_iter_s"] for r in rows) - 1
+g = j["summary"]["rank_groups"]
+ok = len(g) == 1 and g[0]["rows"] == len(rows) == 15 and abs(g[0]["first_choice_gap"] - gap) < 1e-9
+src = [s for s in j["summary"]["groups"] if s["first_choice_groups"]]
+ok = ok and len(src) == 1 and src[0]["first_choice_within"] == (1 if gap <= 0.10 else 0)
+if not ok:
+    print("first choice: gap", gap, "JSON", g, [(s["name"], s["first_choice_groups"], s["first_choice_within"]) for s in src])
+sys.exit(0 if ok else 1)
+PY
 exit $fail
