@@ -160,7 +160,10 @@ static void test_tau(void)
  * skipped row in the first group's key (left out). Per source the mean tau
  * is (1 + 4/6) / 2 and -1, the lowest 4/6 in A's second key and -1 in B's;
  * over all rows 3 groups, mean (1 + 4/6 - 1) / 3, two under the aim; the
- * text report lists those two, the JSON all three. */
+ * text report lists those two, the JSON all three. First choices (the row
+ * predicted lowest against the group's lowest measured): m1's predicted 10
+ * measures 1, the best (gap 0); m2's 1 measures 1 (0); m3's 1 measures 3,
+ * its best 1 (gap 3 / 1 - 1 = 2): A 2 of 2 within 10 %, B 0 of 1. */
 static void test_rank_groups(void)
 {
 	static const struct {
@@ -238,9 +241,18 @@ static void test_rank_groups(void)
 	CHECK(json && strstr(json, "\"within\":2,"));
 	CHECK(json && strstr(json, "\"within_threshold\":0.1,\"tau_aim\":0.8,"));
 	CHECK(json && strstr(json, "\"tau_aim\":0.8,\"rank_groups\":[{\"source\":\"A\",\"key\":"
-	                         "\"m1|8|g\",\"rows\":4,\"kendall_tau\":1},"));
+	                         "\"m1|8|g\",\"rows\":4,\"kendall_tau\":1,\"first_choice_gap\":0},"));
 	CHECK(json && strstr(json, "{\"source\":\"B\",\"key\":\"m3|16|g\",\"rows\":3,"
-	                         "\"kendall_tau\":-1}]}}"));
+	                         "\"kendall_tau\":-1,\"first_choice_gap\":2}]}}"));
+	CHECK_INT(a->pick_groups, 2);
+	CHECK_INT(a->pick_within, 2);
+	CHECK_INT(b->pick_groups, 1);
+	CHECK_INT(b->pick_within, 0);
+	CHECK_NEAR(b->pick_worst, 2, 1e-12);
+	CHECK_STR(b->pick_worst_key, "m3|16|g");
+	CHECK(text && strstr(text, "first choice within 10 % of the measured best"));
+	CHECK(text && strstr(text, " 0 of  1 groups; worst +200.0 % (m3, 16, g)"));
+	CHECK(json && strstr(json, "\"first_choice_groups\":2,\"first_choice_within\":2,"));
 	CHECK(json && strstr(json, "\"kendall_tau_min\":0.666666667,\"kendall_tau_min_key\":"
 	                         "\"m2|8|g\",\"tau_groups\":2,\"tau_groups_under_aim\":1,"));
 	free(text), free(json);
