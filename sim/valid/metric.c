@@ -309,11 +309,16 @@ static double count_at(const char *p, const char **end)
  * and its kind ("3,000 steps", "500 iterations", "1.5M samples", "300B
  * tokens", or a key before it: "train_iters 500", "train_samples:
  * 1536000", "steps: 3000"), the phrase into phrase[]; 0 where it states
- * none. Not a batch ("global batch 1,536 samples", "4M tokens per step"). */
+ * none. Not a batch ("global batch 1,536 samples", "4M tokens per step"),
+ * and none in a note that counts epochs ("2 epochs of 1.2M samples": which
+ * count covers the run is not sure). */
 static double run_amount(const char *note, enum amount *kind, char *phrase, size_t len)
 {
 	char low[512];
 	valid_lower(note, low, sizeof low);
+	*kind = AMOUNT_NONE;
+	if (strstr(low, "epoch"))
+		return 0;
 	static const struct {
 		const char *key;
 		enum amount kind;
@@ -559,7 +564,7 @@ const char *valid_metric_skip_why(const cases_csv *c, size_t row)
 	const char *u = row_unit(m, get(c, row, "measured_unit"), ub, sizeof ub);
 	if (metric_kind(c, row) == METRIC_NONE && run_named(m) && unit_seconds(u) > 0)
 		return "its measured_metric is a whole run's time, and the note states no steps, "
-		       "samples or tokens it covered to divide it by";
+		       "samples or tokens it covered to divide it by (beside epochs, none is sure)";
 	return NULL;
 }
 

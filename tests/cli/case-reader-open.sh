@@ -451,7 +451,8 @@ derive("D05", "Xms1", measured_iter_s="", measured_metric="elapsed time per iter
 # a whole run's time (MLPerf's time_to_train) over the steps its note
 # states, or its samples / B, or its tokens / (B s): D05's step (XRT1-4);
 # a batch ("global batch 384 samples", "4M tokens per step") or nothing is
-# no amount, and the row is skipped saying why (XRT5, XRT6)
+# no amount, nor a count beside epochs, and the row is skipped saying why
+# (XRT5-7)
 d5 = rows["D05"]; run = "%.6g" % (float(d5["measured_iter_s"]) * 100)
 for x, kw in (("XRT1", dict(measured_value=run, measured_unit="s", note=d5["note"] + "; the run: 100 steps")),
               ("XRT2", dict(measured_value="%.6g" % (float(d5["measured_iter_s"]) * 100 / 60),
@@ -462,7 +463,9 @@ for x, kw in (("XRT1", dict(measured_value=run, measured_unit="s", note=d5["note
                             note=d5["note"] + "; %.6gB tokens" % (int(d5["global_batch"]) * int(d5["seq_len"]) * 100 / 1e9))),
               ("XRT5", dict(measured_value=run, measured_unit="s",
                             note=d5["note"] + "; global batch %s samples; 4M tokens per step" % d5["global_batch"])),
-              ("XRT6", dict(measured_value=run, measured_unit="s"))):
+              ("XRT6", dict(measured_value=run, measured_unit="s")),
+              ("XRT7", dict(measured_value=run, measured_unit="s",
+                            note=d5["note"] + "; 2 epochs of 19,200 samples"))):
     derive("D05", x, **dict(dict(measured_iter_s="", measured_metric="time_to_train"), **kw))
 # rates as logs and tables print them: samples per GPU, steps per unit of
 # time (tqdm's "it/s"; "steps per second" was read as a step of 0.46 s),
@@ -767,7 +770,7 @@ for k, text in (("Xrate1", "B / (samples_per_s per GPU x gpus)"),
     want(r[k]["status"] == "ok" and abs(r[k]["measured_iter_s"] / r["XD0"]["measured_iter_s"] - 1) < 1e-4
          and text in r[k]["assumed"] and same("XD0", k),
          "a rate per GPU, of steps, per minute or in PFLOP/s is not read as the step it stands for", k)
-for k in ("XRT5", "XRT6"):
+for k in ("XRT5", "XRT6", "XRT7"):
     want(r[k]["status"] == "skipped" and "a whole run's time, and the note states no steps" in r[k]["reason"],
          "a run's time without the steps it covered (a batch is none) is read or not said", k)
 want(r["Xnd1"]["status"] == "ok" and "gpus '192 x 4' read as 768" in r["Xnd1"]["assumed"]
