@@ -246,20 +246,23 @@ static bool run_named(const char *metric)
 
 enum amount { AMOUNT_NONE, AMOUNT_STEPS, AMOUNT_SAMPLES, AMOUNT_TOKENS };
 
+/* A word or key and the kind of count it names (amount_word, run_amount). */
+typedef struct {
+	const char *name;
+	enum amount kind;
+} amount_name;
+
 /* The kind a word (lower case) counts: steps ("steps", "iterations",
  * "iters"), samples ("samples", "sequences") or tokens; its length into *n. */
 static enum amount amount_word(const char *w, size_t *n)
 {
-	static const struct {
-		const char *word;
-		enum amount kind;
-	} words[] = {{"steps", AMOUNT_STEPS},     {"step", AMOUNT_STEPS},
-	             {"iterations", AMOUNT_STEPS}, {"iteration", AMOUNT_STEPS},
-	             {"iters", AMOUNT_STEPS},      {"samples", AMOUNT_SAMPLES},
-	             {"sequences", AMOUNT_SAMPLES}, {"tokens", AMOUNT_TOKENS}};
+	static const amount_name words[] = {
+	        {"steps", AMOUNT_STEPS},       {"step", AMOUNT_STEPS},   {"iterations", AMOUNT_STEPS},
+	        {"iteration", AMOUNT_STEPS},   {"iters", AMOUNT_STEPS},  {"samples", AMOUNT_SAMPLES},
+	        {"sequences", AMOUNT_SAMPLES}, {"tokens", AMOUNT_TOKENS}};
 	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
-		size_t k = strlen(words[i].word);
-		if (!strncmp(w, words[i].word, k) && !isalnum((unsigned char)w[k]) && w[k] != '_') {
+		size_t k = strlen(words[i].name);
+		if (!strncmp(w, words[i].name, k) && !isalnum((unsigned char)w[k]) && w[k] != '_') {
 			*n = k;
 			return words[i].kind;
 		}
@@ -319,19 +322,17 @@ static double run_amount(const char *note, enum amount *kind, char *phrase, size
 	*kind = AMOUNT_NONE;
 	if (strstr(low, "epoch"))
 		return 0;
-	static const struct {
-		const char *key;
-		enum amount kind;
-	} keys[] = {{"train_iters", AMOUNT_STEPS},   {"train-iters", AMOUNT_STEPS},
-	            {"train_steps", AMOUNT_STEPS},   {"max_steps", AMOUNT_STEPS},
-	            {"steps", AMOUNT_STEPS},         {"iterations", AMOUNT_STEPS},
-	            {"train_samples", AMOUNT_SAMPLES}, {"train-samples", AMOUNT_SAMPLES},
-	            {"train_tokens", AMOUNT_TOKENS}};
+	static const amount_name keys[] = {
+	        {"train_iters", AMOUNT_STEPS},     {"train-iters", AMOUNT_STEPS},
+	        {"train_steps", AMOUNT_STEPS},     {"max_steps", AMOUNT_STEPS},
+	        {"steps", AMOUNT_STEPS},           {"iterations", AMOUNT_STEPS},
+	        {"train_samples", AMOUNT_SAMPLES}, {"train-samples", AMOUNT_SAMPLES},
+	        {"train_tokens", AMOUNT_TOKENS}};
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		for (const char *p = strstr(low, keys[i].key); p; p = strstr(p + 1, keys[i].key)) {
+		for (const char *p = strstr(low, keys[i].name); p; p = strstr(p + 1, keys[i].name)) {
 			if (p > low && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
 				continue;
-			const char *q = p + strlen(keys[i].key), *e;
+			const char *q = p + strlen(keys[i].name), *e;
 			q += strspn(q, " =:");
 			double v = isdigit((unsigned char)*q) ? count_at(q, &e) : 0;
 			if (v >= 1) {
