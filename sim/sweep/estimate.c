@@ -1317,6 +1317,36 @@ void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
 	free(slow);
 }
 
+/* ZeRO-3 / FSDP gathering and reducing every micro-batch beside a pipeline
+ * (estimate_one): its layers' exposed time added to each chunk's passes and
+ * each chain's first gather and last reduction on the DP stream, walked with
+ * the passes (walk_span over a copy of the stages' sums `a`); what that adds
+ * to the step's span `span`, the parts into *zp; -1 where the walk is not
+ * taken (sweep_z3_split's zp->walk) or out of memory. */
+static double z3_walked(const plan_scenario *s, const plan_groups *grp, const stage_sum *a,
+                        double fwd_l, double bwd_l, int m, double span, sweep_z3_parts *zp)
+{
+	const plan_spec *p = &s->plan;
+	int pp = p->pp, vpp_i = p->vpp > 0 ? p->vpp : 1, V = pp * vpp_i;
+	sweep_z3_split(s, grp, fwd_l, bwd_l, a->worst, m, zp);
+	double *zb = zp->walk ? malloc(4 * (size_t)V * sizeof *zb) : NULL;
+	if (!zb)
+		return -1;
+	stage_sum az = *a;
+	az.F = zb, az.B = zb + V, az.pre = zb + 2 * V, az.post = zb + 3 * V;
+	for (int st = 0; st < pp; st++)
+		for (int c = 0; c < vpp_i; c++) {
+			int v = plan_vstage(p, st, c), nl = plan_chunk_layers(s, st, c, NULL);
+			az.F[v] = a->F[v] + nl * zp->layer_f;
+			az.B[v] = a->B[v] + nl * zp->layer_b;
+			az.pre[v] = nl > 0 ? zp->chunk_f : 0;
+			az.post[v] = nl > 0 ? zp->chunk_b - zp->chunk_f : 0;
+		}
+	double sz = walk_span(s, grp, &az, NULL);
+	free(zb);
+	return sz > 0 ? fmax(0, sz - span) : -1;
+}
+
 static void estimate_one(const plan_scenario *s, const plan_scenario *o, const bool *on_o,
                          sweep_estimate *e)
 {
@@ -1418,26 +1448,9 @@ static void estimate_one(const plan_scenario *s, const plan_scenario *o, const b
 	 * beside the passes and in a lighter stage's waits (the ideal profile
 	 * at pp 2, one sequence a micro-batch: 3.7 % over the simulated step) */
 	sweep_z3_parts zp = {0};
-	double wz = -1;
-	if (span > 0 && p->zero >= 3 && !s->inference && grp.dp.size > 1) {
-		sweep_z3_split(s, &grp, fwd_l, bwd_l, a.worst, m, &zp);
-		double *zb = zp.walk ? malloc(4 * (size_t)V * sizeof *zb) : NULL;
-		if (zb) {
-			stage_sum az = a;
-			az.F = zb, az.B = zb + V, az.pre = zb + 2 * V, az.post = zb + 3 * V;
-			for (int st = 0; st < pp; st++)
-				for (int c = 0; c < vpp_i; c++) {
-					int v = plan_vstage(p, st, c), nl = plan_chunk_layers(s, st, c, NULL);
-					az.F[v] = a.F[v] + nl * zp.layer_f;
-					az.B[v] = a.B[v] + nl * zp.layer_b;
-					az.pre[v] = nl > 0 ? zp.chunk_f : 0;
-					az.post[v] = nl > 0 ? zp.chunk_b - zp.chunk_f : 0;
-				}
-			double sz = walk_span(s, &grp, &az, NULL);
-			wz = sz > 0 ? fmax(0, sz - span) : -1;
-			free(zb);
-		}
-	}
+	double wz = span > 0 && p->zero >= 3 && !s->inference && grp.dp.size > 1
+	                    ? z3_walked(s, &grp, &a, fwd_l, bwd_l, m, span, &zp)
+	                    : -1;
 	if (span > 0) { /* the walk's span holds the bubble and the transfers */
 		pipe = fmax(m * a.T, span - e->pp_s);
 		e->pp_s = span - pipe;
