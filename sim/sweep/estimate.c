@@ -173,6 +173,45 @@ static void end_run(prog *p, double *run_g, double *run_h, bool ring_on, double 
 	*run_g = *run_h = 0;
 }
 
+/* A collective beside a GEMM (sum_items): item i's collective of time t
+ * with the GEMM o items away (plan_tp_overlap). The framework's async
+ * linears, or tp_comm_overlap as plan_build (lengthened by one of the
+ * GEMM's chunks, the GEMM on the SMs a pipeline's margin leaves), run it
+ * while the GEMM runs, and the GEMM at 1 - interference while an NCCL one
+ * does (exec's replay): a pair of c and g takes max(c, g + i c), what it
+ * adds to the GEMM max(c - g, i c); a userbuffer exchange takes no SMs from
+ * it (plan_ub_kind): max(c - g, 0). Returns what the pair adds beyond the
+ * GEMM. */
+static double beside_gemm(const plan_scenario *s, const work_shard *sh, const work_item *it,
+                          int n, int i, int o, const net_group *cg, net_algo algo, double t)
+{
+	const hw_gpu *gpu = &s->gpu;
+	double gk = plan_ub_gemm_time(s, sh->dtype, it, n, i + o);
+	if (!plan_tp_beside(s, it, n, i)) { /* chunked: one chunk longer */
+		gk -= gpu->framework_s;
+		t += plan_ub_chunk(s, it, n, i, gk);
+	} else {
+		/* the GEMM's task as plan_build makes it (chain.c
+		 * append_kernel): max(GPU, host), the host its
+		 * launches and framework operations and, issued
+		 * after the collective under comm_host_op, the
+		 * collective's own (chain.carry); its framework time
+		 * is the host's, not beside the collective on the GPU
+		 * (nanotron's fc1 chunk: 71.9 us of GPU, counted 102.5
+		 * beside the all-gather; 1.0 % under the replay's step
+		 * on its EFA scenario) */
+		const work_item *k = &it[i + o];
+		int nk = k->launches > 1 ? k->launches : 1;
+		double fk = plan_item_framework_s(gpu, k);
+		double host = nk * (gpu->launch_s + fk) +
+		              (o > 0 && s->fw.comm_host_op ? hw_overhead(gpu) : 0);
+		gk = fmax(gk - nk * fk, host);
+	}
+	bool quiet = plan_ub_kind(s, it, n, i) != PLAN_UB_NONE;
+	double i_c = gpu->interference * plan_comm_scale(s, cg, algo);
+	return fmax(t - gk, quiet ? 0 : i_c * t);
+}
+
 /* Sum a program (for selective recomputation, the items it re-runs:
  * work_recompute_items). Kernels between two blocking
  * collectives form a run that takes max(GPU, host), as plan_build's chains:
@@ -222,41 +261,10 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			net_algo algo;
 			double t = coll_time_algo(s, plan_comm_coll(it[i].comm), cg, it[i].comm_bytes,
 						  &algo);
-			/* A collective beside a GEMM (the framework's async linears,
-			 * or tp_comm_overlap as plan_build: lengthened by one of the
-			 * GEMM's chunks, the GEMM on the SMs a pipeline's margin
-			 * leaves) runs while the GEMM does, and the GEMM runs at
-			 * 1 - interference while an NCCL one does (exec's replay):
-			 * a pair of c and g takes max(c, g + i c), what it adds to
-			 * the GEMM max(c - g, i c); a userbuffer exchange takes no
-			 * SMs from it (plan_ub_kind): max(c - g, 0) */
+			/* a collective beside a GEMM: what the pair adds to it */
 			int o = plan_tp_overlap(s, it, n, i);
-			if (o != 0) {
-				double gk = plan_ub_gemm_time(s, sh->dtype, it, n, i + o);
-				if (!plan_tp_beside(s, it, n, i)) { /* chunked: one chunk longer */
-					gk -= gpu->framework_s;
-					t += plan_ub_chunk(s, it, n, i, gk);
-				} else {
-					/* the GEMM's task as plan_build makes it (chain.c
-					 * append_kernel): max(GPU, host), the host its
-					 * launches and framework operations and, issued
-					 * after the collective under comm_host_op, the
-					 * collective's own (chain.carry); its framework time
-					 * is the host's, not beside the collective on the GPU
-					 * (nanotron's fc1 chunk: 71.9 us of GPU, counted 102.5
-					 * beside the all-gather; 1.0 % under the replay's step
-					 * on its EFA scenario) */
-					const work_item *k = &it[i + o];
-					int nk = k->launches > 1 ? k->launches : 1;
-					double fk = plan_item_framework_s(gpu, k);
-					double host = nk * (gpu->launch_s + fk) +
-					              (o > 0 && s->fw.comm_host_op ? hw_overhead(gpu) : 0);
-					gk = fmax(gk - nk * fk, host);
-				}
-				bool quiet = plan_ub_kind(s, it, n, i) != PLAN_UB_NONE;
-				double i_c = gpu->interference * plan_comm_scale(s, cg, algo);
-				t = fmax(t - gk, quiet ? 0 : i_c * t);
-			}
+			if (o != 0)
+				t = beside_gemm(s, sh, it, n, i, o, cg, algo, t);
 			/* a blocking collective ends the run, and so does a ring
 			 * transfer (chain.c: the step after it a task of its own) */
 			end_run(p, &run_g, &run_h, ring_on, &clock);
