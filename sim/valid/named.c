@@ -12,6 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Row's `col` cell lower-cased into low (len bytes); false where the file
+ * has no such column. */
+static bool cell_lower(const cases_csv *c, size_t row, const char *col, char *low, size_t len)
+{
+	int k = cases_csv_col(c, col);
+	if (k < 0)
+		return false;
+	valid_lower(cases_csv_get(c, row, k), low, len);
+	return true;
+}
+
 /* Sequence parallelism a training row's note names where its cell is
  * open: Megatron's flag ("--sequence-parallel", NeMo's and Megatron-
  * Bridge's sequence_parallel key) on or negated, or Transformer Engine's
@@ -23,11 +34,11 @@
  * has nothing to split (-1). */
 int valid_sp_named(const cases_csv *c, size_t row, char *phrase, size_t len)
 {
-	int k = cases_csv_col(c, "note"), t = cases_csv_col(c, "tp");
-	if (k < 0 || t < 0 || atol(cases_csv_get(c, row, t)) <= 1)
-		return -1;
+	int t = cases_csv_col(c, "tp");
 	char low[4096];
-	valid_lower(cases_csv_get(c, row, k), low, sizeof low);
+	if (t < 0 || atol(cases_csv_get(c, row, t)) <= 1 ||
+	    !cell_lower(c, row, "note", low, sizeof low))
+		return -1;
 	static const struct {
 		const char *name;
 		bool overlap; /* TP overlap: implies SP, its negation says nothing */
@@ -67,11 +78,9 @@ const char *valid_fabric_named(const cases_csv *c, size_t row, char *word, size_
 	             {"omni-path", "omni-path"},     {"omnipath", "omni-path"}};
 	static const char *const cols[] = {"note", "source"};
 	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
-		int k = cases_csv_col(c, cols[i]);
-		if (k < 0)
-			continue;
 		char low[4096];
-		valid_lower(cases_csv_get(c, row, k), low, sizeof low);
+		if (!cell_lower(c, row, cols[i], low, sizeof low))
+			continue;
 		const char *found = NULL;
 		for (char *p = low; *p;) {
 			size_t n = 0;
@@ -181,11 +190,9 @@ static long keyed_count(const char *low, const char *const *keys, size_t nkeys, 
  * global one: not read). The phrase into phrase[]. */
 long valid_micro_batch_named(const cases_csv *c, size_t row, char *phrase, size_t len)
 {
-	int k = cases_csv_col(c, "note");
-	if (k < 0)
-		return 0;
 	char low[4096];
-	valid_lower(cases_csv_get(c, row, k), low, sizeof low);
+	if (!cell_lower(c, row, "note", low, sizeof low))
+		return 0;
 	static const char *const keys[] = {"--micro-batch-size", "train_micro_batch_size_per_gpu",
 	                                   "micro_batch_size_per_gpu",
 	                                   "per_device_train_batch_size", "micro_batch_size",
@@ -220,11 +227,9 @@ long valid_micro_batch_named(const cases_csv *c, size_t row, char *phrase, size_
 
 long valid_global_batch_named(const cases_csv *c, size_t row, char *phrase, size_t len)
 {
-	int k = cases_csv_col(c, "note");
-	if (k < 0)
-		return 0;
 	char low[4096];
-	valid_lower(cases_csv_get(c, row, k), low, sizeof low);
+	if (!cell_lower(c, row, "note", low, sizeof low))
+		return 0;
 	static const char *const keys[] = {"--global-batch-size", "global_batch_size",
 	                                   "global batch size", "global batch", "gbs"};
 	long v = keyed_count(low, keys, sizeof keys / sizeof keys[0], 100000000, phrase, len);
@@ -247,8 +252,8 @@ long valid_global_batch_named(const cases_csv *c, size_t row, char *phrase, size
  * fp32"); NULL where it names none. */
 const char *valid_precision_named(const cases_csv *c, size_t row, char *word, size_t len)
 {
-	int k = cases_csv_col(c, "note");
-	if (k < 0)
+	char low[4096];
+	if (!cell_lower(c, row, "note", low, sizeof low))
 		return NULL;
 	static const struct {
 		const char *word, *precision;
@@ -258,8 +263,6 @@ const char *valid_precision_named(const cases_csv *c, size_t row, char *word, si
 	static const char *const apart[] = {"master", "main",      "optimizer", "states",
 	                                    "grad",   "accum",     "param",     "weight",
 	                                    "reduc",  "all-reduce", "comm",     "cast"};
-	char low[4096];
-	valid_lower(cases_csv_get(c, row, k), low, sizeof low);
 	for (char *p = low; *p;) {
 		size_t n = 0;
 		while (isalnum((unsigned char)p[n]))
@@ -359,11 +362,9 @@ const char *valid_memory_kind_named(const cases_csv *c, size_t row, char *word, 
 	        "peak reserved",        "mem res",          "nvidia-smi",      "nvml"};
 	static const char *const cols[] = {"note", "source"};
 	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
-		int k = cases_csv_col(c, cols[i]);
-		if (k < 0)
-			continue;
 		char low[4096];
-		valid_lower(cases_csv_get(c, row, k), low, sizeof low);
+		if (!cell_lower(c, row, cols[i], low, sizeof low))
+			continue;
 		const char *first = NULL;
 		size_t fn = 0;
 		for (size_t w = 0; w < sizeof names / sizeof names[0]; w++) {
@@ -400,11 +401,9 @@ int valid_zero_note_named(const cases_csv *c, size_t row, char *phrase, size_t l
 	        {"dist-opt", false},           {"zero++", false},           {"zero-offload", false},
 	        {"zero-infinity", false},      {"gemini", false},
 	};
-	int k = cases_csv_col(c, "note");
-	if (k < 0)
-		return -1;
 	char low[4096];
-	valid_lower(cases_csv_get(c, row, k), low, sizeof low);
+	if (!cell_lower(c, row, "note", low, sizeof low))
+		return -1;
 	/* FSDP's hybrid sharding has a shard group the cell's text carries
 	 * (valid_hybrid_shard_text): not a stage alone */
 	if (strstr(low, "hybrid_shard") || strstr(low, "hsdp"))
