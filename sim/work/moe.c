@@ -7,9 +7,6 @@
  * derivation and source beside it. */
 #include "layer_int.h"
 
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
 
 /* The MoE block's sizes on one rank: Tn tokens routed here (SP is required
  * with tp > 1, so T/t), R0 = k*Tn rows sent to experts, R = R0 * imbalance
