@@ -270,27 +270,16 @@ static enum amount amount_word(const char *w, size_t *n)
 	return AMOUNT_NONE;
 }
 
-/* A count as notes write it at p: digits with thousands separators and a
- * decimal part, then a multiplier ("k", "M", "B", "T", "thousand",
+/* A count as notes write it at p: a number with its thousands separators
+ * (valid_lead_number), then a multiplier ("k", "M", "B", "T", "thousand",
  * "million", "billion", "trillion"); its value (0: none) and the text after
  * it, spaces skipped, into *end. */
 static double count_at(const char *p, const char **end)
 {
-	const char *q = p;
-	double v = 0;
-	while (isdigit((unsigned char)*q) ||
-	       (*q == ',' && q > p && isdigit((unsigned char)q[1]) && isdigit((unsigned char)q[2]) &&
-	        isdigit((unsigned char)q[3]) && !isdigit((unsigned char)q[4]))) {
-		if (*q != ',')
-			v = v * 10 + (*q - '0');
-		q++;
-	}
-	if (q == p)
+	double v;
+	const char *q;
+	if (!valid_lead_number(p, true, &v, &q))
 		return 0;
-	if (*q == '.' && isdigit((unsigned char)q[1]))
-		for (double f = 0.1; isdigit((unsigned char)*++q); f /= 10)
-			v += (*q - '0') * f;
-	q += strspn(q, " ");
 	static const struct {
 		const char *word;
 		double mult;

@@ -266,7 +266,7 @@ static void strip_marks(const char *t, char *out, size_t len)
  * numbers, `whole`, or before a decimal point) into *v; the rest of the
  * text after it, spaces skipped, in *rest. False if the text does not start
  * with a number, or its separators are not thousands'. */
-static bool lead_number(const char *t, bool whole, double *v, const char **rest)
+bool valid_lead_number(const char *t, bool whole, double *v, const char **rest)
 {
 	char num[64];
 	size_t n = 0;
@@ -516,7 +516,7 @@ static bool reading(const valid_numcol *nc, const char *t, const char *unit, cha
 	bool whole = nc->kind != VALID_NUM_REAL || !strcmp(nc->col, "bytes") ||
 	             (!strcmp(nc->col, "measured_peak_gib") && strstr(lowu, "mb")) ||
 	             (!strcmp(nc->col, "measured_peak_gib") && strstr(lowu, "mib"));
-	if (!lead_number(p, whole, &x, &u))
+	if (!valid_lead_number(p, whole, &x, &u))
 		return false;
 	/* a remark in parentheses after the value: "1 (distributed optimizer)",
 	 * "2.177 s (mean of 10)" */

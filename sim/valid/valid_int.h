@@ -391,6 +391,11 @@ double valid_unit_seconds(const char *unit);
 /* SI units (seconds, bytes/s, ...) in one `unit` of the given kind, written
  * as sources write it ("GBps", "GB/sec", "Gbps"), 0 if it is none of that kind. */
 double valid_unit_si(const char *unit, sim_unit kind);
+/* A leading number with its thousands separators (',', '_' or ' ' before
+ * each group of three digits; in a column of whole numbers, `whole`, or
+ * before a decimal point) into *v, the text after it, spaces skipped, in
+ * *rest; false where the text starts with none (numbers.c). */
+bool valid_lead_number(const char *t, bool whole, double *v, const char **rest);
 /* The schema's number that `text` gives in numeric column `col`, read as
  * that column's cells are ("256MB" a bytes cell's 268435456), into out[];
  * false where it gives none. */
