@@ -716,89 +716,65 @@ static void mem_degrees(const cases_csv *c, size_t row, long gpus, long d4[4], c
 	d4[3] = cp;
 }
 
-/* The row's scenario text (includes under incdir); NULL, or why not. */
-const char *valid_memory_text(const cases_csv *c, size_t row, const char *incdir,
-                              const valid_options *opt, sim_buf *b, char *assumed, size_t alen,
-                              int *stage)
+/* What a memory row's shape takes from where: its model's file (mname)
+ * for the columns it and its recipe leave open, or the GPT layer's
+ * documented defaults for an open head count or vocabulary. */
+typedef struct {
+	char mname[64];
+	bool from_file, def_heads, def_vocab, swiglu;
+} mem_shape;
+
+/* The open architecture columns: the source's recipe line
+ * (valid_row_recipe: a benchmark's model by its name or shape), else the
+ * model's file, or the row is skipped (why, returned). Without a model file,
+ * the columns a GPT-style layer's documented defaults stand for (the
+ * training reader's: heads 128 wide, multi-head attention, ffn 4 h, GPT-2's
+ * or Llama 2's vocabulary), each said; the layers and the width are no
+ * default's. */
+static const char *mem_open_arch(const cases_csv *c, size_t row, const valid_options *opt,
+                                 const valid_recipe *rec, mem_shape *sh, char *assumed,
+                                 size_t alen)
 {
-	const char *file, *node;
-	const char *hw = mem_hardware(c, row, &file, &node, assumed, alen);
-	if (hw)
-		return hw;
-	/* open architecture columns: the source's recipe line (valid_row_recipe:
-	 * a benchmark's model by its name or shape), else the model's file, or
-	 * the row is skipped */
-	const valid_recipe *rec = valid_row_recipe(opt, c, row);
-	char open_cols[64] = "", mname[64] = "", msrc[200] = "", rv[32];
+	char open_cols[64] = "", msrc[200] = "", rv[32];
 	for (size_t i = 0; i < sizeof arch_cols / sizeof arch_cols[0]; i++)
 		if (!*valid_arch_value(c, row, rec, arch_cols[i], rv, sizeof rv))
 			snprintf(open_cols + strlen(open_cols),
 			         sizeof open_cols - strlen(open_cols), "%s%s",
 			         *open_cols ? ", " : "", arch_cols[i]);
-	bool from_file = *open_cols != 0;
-	/* without a model file, the columns a GPT-style layer's documented
-	 * defaults stand for (the training reader's: heads 128 wide, multi-head
-	 * attention, ffn 4 h, GPT-2's or Llama 2's vocabulary), each said; the
-	 * layers and the width are no default's */
-	bool def_heads = false, def_vocab = false;
-	if (from_file && !valid_model_file(get(c, row, "model"), opt->datadir, mname, sizeof mname,
-	                                   msrc, sizeof msrc)) {
+	sh->from_file = *open_cols != 0;
+	if (sh->from_file && !valid_model_file(get(c, row, "model"), opt->datadir, sh->mname,
+	                                       sizeof sh->mname, msrc, sizeof msrc)) {
 		if (!*valid_arch_value(c, row, rec, "layers", rv, sizeof rv) ||
 		    !*valid_arch_value(c, row, rec, "hidden", rv, sizeof rv)) {
 			valid_assume(assumed, alen, "not given: %s", open_cols);
 			return "architecture columns not given and no models/<model>.ini (a "
 			       "memory row's layers and width are not guessed)";
 		}
-		from_file = false;
-		def_heads = !*valid_arch_value(c, row, rec, "heads", rv, sizeof rv);
-		def_vocab = !*valid_arch_value(c, row, rec, "vocab", rv, sizeof rv);
-	} else if (from_file)
-		valid_assume(assumed, alen, "%s from models/%s.ini (%s)", open_cols, mname,
+		sh->from_file = false;
+		sh->def_heads = !*valid_arch_value(c, row, rec, "heads", rv, sizeof rv);
+		sh->def_vocab = !*valid_arch_value(c, row, rec, "vocab", rv, sizeof rv);
+	} else if (sh->from_file)
+		valid_assume(assumed, alen, "%s from models/%s.ini (%s)", open_cols, sh->mname,
 		             *msrc ? msrc : "no source given");
-	long gpus = atol(get(c, row, "gpus"));
-	long hidden = atol(valid_arch_value(c, row, rec, "hidden", rv, sizeof rv));
-	long ffn = atol(valid_arch_value(c, row, rec, "ffn", rv, sizeof rv));
-	long tp = atol(get(c, row, "tp"));
-	long pp = atol(get(c, row, "pp")), dp = atol(get(c, row, "dp"));
-	long mb = *get(c, row, "micro_batch") ? atol(get(c, row, "micro_batch")) : 1;
-	long cp = *get(c, row, "cp") ? atol(get(c, row, "cp")) : 1;
-	long d4[4] = {tp, pp, dp, cp};
-	mem_degrees(c, row, gpus, d4, assumed, alen);
-	tp = d4[0];
-	pp = d4[1];
-	dp = d4[2];
-	cp = d4[3];
-	mem_open_assumed(c, row, assumed, alen);
-	if (gpus <= 0 || (hidden <= 0 && !from_file) || tp <= 0 || pp <= 0 || dp <= 0 || mb <= 0 ||
-	    cp <= 0)
-		return "gpus, hidden, tp, pp, dp, cp or micro_batch missing";
-	const char *note = get(c, row, "note");
-	const valid_stack *st;
-	const char *how;
-	char pname[64];
-	const char *profile = row_profile(c, row, opt, &st, &how, pname, sizeof pname);
-	if (*how)
-		valid_assume(assumed, alen, "framework '%s' as profile %s (%s)", get(c, row, "framework"),
-		             profile, how);
-	else
-		valid_assume(assumed, alen, "framework %s%s", profile, st ? " (stacks.csv)" : "");
-	valid_open_framework_said(c, row, opt, assumed, alen);
-	bool swiglu = valid_swiglu(get(c, row, "model"), profile, hidden, ffn, assumed, alen);
-	long vocab = atol(valid_arch_value(c, row, rec, "vocab", rv, sizeof rv));
-	/* the rank that measured it */
-	*stage = strstr(note, "LAST rank") ? (int)pp - 1 : 0;
+	return NULL;
+}
+
+/* The row's global batch: its column, the note's "minibatch N" per device,
+ * else (open) one micro-batch per replica without a pipeline; with one, pp
+ * micro-batches, the fewest that fill a 1F1B pipeline (the stage s holds
+ * min(m, pp - s) micro-batches' activations, so more do not raise the
+ * peak) and that every framework's 1F1B runs (nanotron asserts m >= pp - 1,
+ * nanotron.ini); each default said. */
+static long mem_global_batch(const cases_csv *c, size_t row, long mb, long dp, long pp,
+                             char *assumed, size_t alen)
+{
 	long gb = *get(c, row, "global_batch") ? atol(get(c, row, "global_batch")) : 0;
-	const char *mbs = strstr(note, "minibatch ");
+	const char *mbs = strstr(get(c, row, "note"), "minibatch ");
 	if (gb == 0 && mbs && atol(mbs + 10) > 0) {
 		gb = atol(mbs + 10) * dp;
 		valid_assume(assumed, alen, "global batch %ld (the note's minibatch per device)",
 		             gb);
 	}
-	/* An open global batch: one micro-batch per replica without a
-	 * pipeline; with one, pp micro-batches, the fewest that fill a 1F1B
-	 * pipeline (the stage s holds min(m, pp - s) micro-batches' activations,
-	 * so more do not raise the peak) and that every framework's 1F1B runs
-	 * (nanotron asserts m >= pp - 1, nanotron.ini) */
 	if (gb == 0) {
 		gb = mb * dp * pp;
 		if (pp > 1)
@@ -807,28 +783,14 @@ const char *valid_memory_text(const cases_csv *c, size_t row, const char *incdir
 			             "replica fill the pipeline)",
 			             gb, pp);
 	}
-	sim_buf sect[4];
-	sim_buf *sp[4] = {&sect[0], &sect[1], &sect[2], &sect[3]};
-	for (int i = 0; i < 4; i++)
-		sim_buf_init(&sect[i]);
-	long vpp = mem_note_rules(c, row, sp, assumed, alen);
-	sim_buf_printf(b,
-	               "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
-	               incdir, node, incdir, file);
-	sim_buf_printf(b, "include = %stopologies/frameworks/%s.ini\n", incdir, profile);
-	/* the model's file first: the row's own columns then override it */
-	if (from_file)
-		sim_buf_printf(b, "include = %smodels/%s.ini\n", incdir, mname);
-	size_t mod = b->len; /* the [model] section's keys follow: valid_put_recipe */
-	sim_buf_printf(b, "[scenario]\nname = %s\n[model]\nname = %s\n", get(c, row, "id"),
-	               get(c, row, "id"));
-	static const char *const dims[] = {"layers",   "hidden", "heads",
-	                                   "kv_heads", "ffn",    "seq_len"};
-	for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
-		if (*get(c, row, dims[i]))
-			sim_buf_printf(b, "%s = %s\n", dims[i], get(c, row, dims[i]));
-	/* an open sequence: the model file's, else its family's context (the
-	 * training reader's, valid_open_seq_len) */
+	return gb;
+}
+
+/* An open sequence: the model file's, else its family's context (the
+ * training reader's, valid_open_seq_len), said. */
+static void mem_open_seq(sim_buf *b, const cases_csv *c, size_t row, const valid_options *opt,
+                         const valid_recipe *rec, bool swiglu, char *assumed, size_t alen)
+{
 	char sq[32] = "";
 	bool open_seq = !*valid_arch_value(c, row, rec, "seq_len", sq, sizeof sq);
 	if (open_seq &&
@@ -841,57 +803,35 @@ const char *valid_memory_text(const cases_csv *c, size_t row, const char *incdir
 		sim_buf_printf(b, "seq_len = %s\n", sq);
 		valid_assume(assumed, alen, "seq_len %s (not published: the model file's)", sq);
 	}
-	const char *ms = sect[0].data ? sect[0].data : "";
-	if (*get(c, row, "vocab"))
-		sim_buf_printf(b, "vocab = %ld\n", vocab);
-	if (def_heads)
-		valid_open_heads(b, hidden, atol(get(c, row, "kv_heads")), assumed, alen);
-	if (!from_file)
-		valid_open_shape_said(!*valid_arch_value(c, row, rec, "kv_heads", rv, sizeof rv), !ffn,
-		                      assumed, alen);
-	if (def_vocab)
-		valid_open_vocab(b, swiglu, assumed, alen);
-	/* the shape's kind from the columns (a SwiGLU ffn is not 4h), or the file's */
-	if (!from_file)
-		mem_layer_kind(b, c, row, ms, profile, swiglu, ffn, assumed, alen);
-	sim_buf_printf(b, "%s", sect[0].data ? sect[0].data : "");
-	valid_put_recipe(b, mod, rec, "model.", assumed, alen);
-	sim_buf_printf(b, "[node]\ngpus = %ld\n", gpus < 8 ? gpus : 8);
-	sim_buf_printf(b, "[cluster]\nname = %s\nnodes = %ld\n", get(c, row, "id"),
-	               gpus < 8 ? 1 : (gpus + 7) / 8);
-	size_t par = b->len;
-	/* an open micro-batch: 1, the plan key's default; under torchtune's
-	 * optimizer_in_backward (the note's rules), which steps every
-	 * parameter in its backward and so cannot accumulate, a replica's
-	 * whole batch */
-	if (!*get(c, row, "micro_batch")) {
-		bool inbwd = sect[2].data && strstr(sect[2].data, "optimizer_in_backward = true");
-		if (inbwd && pp == 1 && dp > 0 && gb % dp == 0 && gb / dp > 1) {
-			mb = gb / dp;
-			valid_assume(assumed, alen,
-			             "micro_batch %ld (not published: optimizer_in_backward cannot "
-			             "accumulate, so a replica's batch is one micro-batch)",
-			             mb);
-		} else
-			valid_assume(assumed, alen, "micro_batch 1 (not published)");
+}
+
+/* An open micro-batch: 1, the plan key's default; under torchtune's
+ * optimizer_in_backward (the note's rules, `train`: their [train] keys),
+ * which steps every parameter in its backward and so cannot accumulate, a
+ * replica's whole batch; said. */
+static long mem_open_mb(const char *train, long mb, long gb, long pp, long dp, char *assumed,
+                        size_t alen)
+{
+	bool inbwd = train && strstr(train, "optimizer_in_backward = true");
+	if (inbwd && pp == 1 && dp > 0 && gb % dp == 0 && gb / dp > 1) {
+		valid_assume(assumed, alen,
+		             "micro_batch %ld (not published: optimizer_in_backward cannot "
+		             "accumulate, so a replica's batch is one micro-batch)",
+		             gb / dp);
+		return gb / dp;
 	}
-	sim_buf_printf(b,
-	               "[parallel]\ntp = %ld\npp = %ld\ndp = %ld\ncp = %ld\nmicro_batch = %ld\n"
-	               "global_batch = %ld\n",
-	               tp, pp, dp, cp, mb, gb);
-	if (vpp > 1)
-		sim_buf_printf(b, "vpp = %ld\n", vpp);
-	mem_zero(b, c, row, opt, profile, pp, dp, cp, gpus, sect[1].data, assumed, alen);
-	if (*get(c, row, "recompute"))
-		sim_buf_printf(b, "recompute = %s\n", get(c, row, "recompute"));
-	const char *o = get(c, row, "optimizer");
-	if (!strcmp(o, "adam-cpu"))
-		sim_buf_printf(b, "offload_optimizer = cpu\n");
-	sim_buf_printf(b, "%s", sect[1].data ? sect[1].data : "");
-	valid_put_recipe(b, par, rec, "", assumed, alen);
-	sim_buf_printf(b, "[framework]\n%s", sect[3].data ? sect[3].data : "");
+	valid_assume(assumed, alen, "micro_batch 1 (not published)");
+	return mb;
+}
+
+/* The row's [train] section: the precision as the schema names it (open:
+ * the GPU's default), attention, the optimizer `o`, the adapters of a
+ * LoRA row, the note's rules' keys (`rules`) and the recipe's. */
+static void mem_train(sim_buf *b, const cases_csv *c, size_t row, const valid_recipe *rec,
+                      const char *file, const char *o, const char *rules, char *assumed,
+                      size_t alen)
+{
 	size_t trn = b->len;
-	/* the precision as the schema names it, open the GPU's default */
 	const char *pc = get(c, row, "precision");
 	if (!*pc) {
 		pc = valid_default_precision(file);
@@ -913,8 +853,128 @@ const char *valid_memory_text(const cases_csv *c, size_t row, const char *incdir
 			     * src/peft/tuners/lora/config.py:613) */
 			valid_assume(assumed, alen, "lora_rank 8 (not published: PEFT's default)");
 	}
-	sim_buf_printf(b, "%s", sect[2].data ? sect[2].data : "");
+	sim_buf_printf(b, "%s", rules ? rules : "");
 	valid_put_recipe(b, trn, rec, "train.", assumed, alen);
+}
+
+/* The row's [model] section: its columns, an open sequence, head count and
+ * vocabulary (sh: from its file or the documented defaults), the layer's
+ * kind, the note's rules' [model] keys (ms) and the recipe's model.* keys. */
+static void mem_model(sim_buf *b, const cases_csv *c, size_t row, const valid_options *opt,
+                      const valid_recipe *rec, const mem_shape *sh, const char *profile,
+                      const char *ms, char *assumed, size_t alen)
+{
+	char rv[32];
+	long hidden = atol(valid_arch_value(c, row, rec, "hidden", rv, sizeof rv));
+	long ffn = atol(valid_arch_value(c, row, rec, "ffn", rv, sizeof rv));
+	long vocab = atol(valid_arch_value(c, row, rec, "vocab", rv, sizeof rv));
+	size_t mod = b->len; /* the [model] section's keys follow: valid_put_recipe */
+	sim_buf_printf(b, "[scenario]\nname = %s\n[model]\nname = %s\n", get(c, row, "id"),
+	               get(c, row, "id"));
+	static const char *const dims[] = {"layers",   "hidden", "heads",
+	                                   "kv_heads", "ffn",    "seq_len"};
+	for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+		if (*get(c, row, dims[i]))
+			sim_buf_printf(b, "%s = %s\n", dims[i], get(c, row, dims[i]));
+	mem_open_seq(b, c, row, opt, rec, sh->swiglu, assumed, alen);
+	if (*get(c, row, "vocab"))
+		sim_buf_printf(b, "vocab = %ld\n", vocab);
+	if (sh->def_heads)
+		valid_open_heads(b, hidden, atol(get(c, row, "kv_heads")), assumed, alen);
+	if (!sh->from_file)
+		valid_open_shape_said(!*valid_arch_value(c, row, rec, "kv_heads", rv, sizeof rv), !ffn,
+		                      assumed, alen);
+	if (sh->def_vocab)
+		valid_open_vocab(b, sh->swiglu, assumed, alen);
+	/* the shape's kind from the columns (a SwiGLU ffn is not 4h), or the file's */
+	if (!sh->from_file)
+		mem_layer_kind(b, c, row, ms ? ms : "", profile, sh->swiglu, ffn, assumed, alen);
+	sim_buf_printf(b, "%s", ms ? ms : "");
+	valid_put_recipe(b, mod, rec, "model.", assumed, alen);
+}
+
+/* The row's scenario text (includes under incdir); NULL, or why not. */
+const char *valid_memory_text(const cases_csv *c, size_t row, const char *incdir,
+                              const valid_options *opt, sim_buf *b, char *assumed, size_t alen,
+                              int *stage)
+{
+	const char *file, *node;
+	const char *hw = mem_hardware(c, row, &file, &node, assumed, alen);
+	if (hw)
+		return hw;
+	const valid_recipe *rec = valid_row_recipe(opt, c, row);
+	char rv[32];
+	mem_shape sh = {.mname = ""};
+	const char *no = mem_open_arch(c, row, opt, rec, &sh, assumed, alen);
+	if (no)
+		return no;
+	long gpus = atol(get(c, row, "gpus"));
+	long hidden = atol(valid_arch_value(c, row, rec, "hidden", rv, sizeof rv));
+	long ffn = atol(valid_arch_value(c, row, rec, "ffn", rv, sizeof rv));
+	long tp = atol(get(c, row, "tp"));
+	long pp = atol(get(c, row, "pp")), dp = atol(get(c, row, "dp"));
+	long mb = *get(c, row, "micro_batch") ? atol(get(c, row, "micro_batch")) : 1;
+	long cp = *get(c, row, "cp") ? atol(get(c, row, "cp")) : 1;
+	long d4[4] = {tp, pp, dp, cp};
+	mem_degrees(c, row, gpus, d4, assumed, alen);
+	tp = d4[0];
+	pp = d4[1];
+	dp = d4[2];
+	cp = d4[3];
+	mem_open_assumed(c, row, assumed, alen);
+	if (gpus <= 0 || (hidden <= 0 && !sh.from_file) || tp <= 0 || pp <= 0 || dp <= 0 || mb <= 0 ||
+	    cp <= 0)
+		return "gpus, hidden, tp, pp, dp, cp or micro_batch missing";
+	const char *note = get(c, row, "note");
+	const valid_stack *st;
+	const char *how;
+	char pname[64];
+	const char *profile = row_profile(c, row, opt, &st, &how, pname, sizeof pname);
+	if (*how)
+		valid_assume(assumed, alen, "framework '%s' as profile %s (%s)", get(c, row, "framework"),
+		             profile, how);
+	else
+		valid_assume(assumed, alen, "framework %s%s", profile, st ? " (stacks.csv)" : "");
+	valid_open_framework_said(c, row, opt, assumed, alen);
+	sh.swiglu = valid_swiglu(get(c, row, "model"), profile, hidden, ffn, assumed, alen);
+	/* the rank that measured it */
+	*stage = strstr(note, "LAST rank") ? (int)pp - 1 : 0;
+	long gb = mem_global_batch(c, row, mb, dp, pp, assumed, alen);
+	sim_buf sect[4];
+	sim_buf *sp[4] = {&sect[0], &sect[1], &sect[2], &sect[3]};
+	for (int i = 0; i < 4; i++)
+		sim_buf_init(&sect[i]);
+	long vpp = mem_note_rules(c, row, sp, assumed, alen);
+	sim_buf_printf(b,
+	               "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
+	               incdir, node, incdir, file);
+	sim_buf_printf(b, "include = %stopologies/frameworks/%s.ini\n", incdir, profile);
+	/* the model's file first: the row's own columns then override it */
+	if (sh.from_file)
+		sim_buf_printf(b, "include = %smodels/%s.ini\n", incdir, sh.mname);
+	mem_model(b, c, row, opt, rec, &sh, profile, sect[0].data, assumed, alen);
+	sim_buf_printf(b, "[node]\ngpus = %ld\n", gpus < 8 ? gpus : 8);
+	sim_buf_printf(b, "[cluster]\nname = %s\nnodes = %ld\n", get(c, row, "id"),
+	               gpus < 8 ? 1 : (gpus + 7) / 8);
+	size_t par = b->len;
+	if (!*get(c, row, "micro_batch"))
+		mb = mem_open_mb(sect[2].data, mb, gb, pp, dp, assumed, alen);
+	sim_buf_printf(b,
+	               "[parallel]\ntp = %ld\npp = %ld\ndp = %ld\ncp = %ld\nmicro_batch = %ld\n"
+	               "global_batch = %ld\n",
+	               tp, pp, dp, cp, mb, gb);
+	if (vpp > 1)
+		sim_buf_printf(b, "vpp = %ld\n", vpp);
+	mem_zero(b, c, row, opt, profile, pp, dp, cp, gpus, sect[1].data, assumed, alen);
+	if (*get(c, row, "recompute"))
+		sim_buf_printf(b, "recompute = %s\n", get(c, row, "recompute"));
+	const char *o = get(c, row, "optimizer");
+	if (!strcmp(o, "adam-cpu"))
+		sim_buf_printf(b, "offload_optimizer = cpu\n");
+	sim_buf_printf(b, "%s", sect[1].data ? sect[1].data : "");
+	valid_put_recipe(b, par, rec, "", assumed, alen);
+	sim_buf_printf(b, "[framework]\n%s", sect[3].data ? sect[3].data : "");
+	mem_train(b, c, row, rec, file, o, sect[2].data, assumed, alen);
 	bool oom = false;
 	for (int i = 0; i < 4; i++) {
 		oom = oom || sect[i].oom;

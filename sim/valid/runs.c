@@ -788,77 +788,6 @@ int valid_token_seq_len(cases_csv *c, const valid_options *opt)
 	return SIM_OK;
 }
 
-/* valid_open_heads' count and width; 0 where none divides. */
-static long open_heads(long hidden, long kv, long *width)
-{
-	static const long widths[] = {128, 64};
-	for (size_t i = 0; i < 2; i++)
-		if (hidden > 0 && hidden % widths[i] == 0 && (kv <= 0 || (hidden / widths[i]) % kv == 0)) {
-			*width = widths[i];
-			return hidden / widths[i];
-		}
-	/* K/V heads wider than either allows (DeepSeek-V3's 128 of 7,168):
-	 * as many query heads as they */
-	if (kv > 0 && hidden > 0 && hidden % kv == 0) {
-		*width = hidden / kv;
-		return kv;
-	}
-	return 0;
-}
-
-void valid_open_heads(sim_buf *b, long hidden, long kv, char *assumed, size_t alen)
-{
-	long width, na = open_heads(hidden, kv, &width);
-	if (na <= 0)
-		return;
-	sim_buf_printf(b, "heads = %ld\n", na);
-	valid_assume(assumed, alen, "heads %ld (not published: heads %ld wide)", na, width);
-}
-
-void valid_open_shape_said(bool kv_open, bool ffn_open, char *assumed, size_t alen)
-{
-	if (kv_open)
-		valid_assume(assumed, alen, "kv_heads = heads (not published: multi-head attention)");
-	if (ffn_open)
-		valid_assume(assumed, alen, "ffn 4 x hidden (not published: the GPT layer's)");
-}
-
-long valid_open_seq_len(const char *model, bool swiglu, const char **why)
-{
-	static const struct {
-		const char *name;
-		long seq;
-		const char *why;
-	} named[] = {
-	        {"llama 3", 8192, "Llama 3's context"}, {"llama-3", 8192, "Llama 3's context"},
-	        {"llama3", 8192, "Llama 3's context"},  {"llama 2", 4096, "Llama 2's context"},
-	        {"llama-2", 4096, "Llama 2's context"}, {"llama2", 4096, "Llama 2's context"},
-	        {"codellama", 4096, "Llama 2's context"},
-	};
-	char low[256];
-	valid_lower(model ? model : "", low, sizeof low);
-	for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
-		size_t n = strlen(named[i].name);
-		/* the version as a number of its own: "CodeLlama-34B" is no Llama 3 */
-		for (const char *p = strstr(low, named[i].name); p; p = strstr(p + 1, named[i].name))
-			if (!isdigit((unsigned char)p[n])) {
-				*why = named[i].why;
-				return named[i].seq;
-			}
-	}
-	*why = swiglu ? "Llama 2's context, for SwiGLU layers" : "GPT-3's context";
-	return swiglu ? 4096 : 2048;
-}
-
-void valid_open_vocab(sim_buf *b, bool swiglu, char *assumed, size_t alen)
-{
-	sim_buf_printf(b, "vocab = %d\n", swiglu ? 32000 : 50257);
-	valid_assume(assumed, alen,
-	             swiglu ? "vocab 32000 (not published: Llama 2's, for SwiGLU layers)"
-	                    : "vocab 50257 (not published: GPT-2's BPE, as Megatron-LM's "
-	                      "GPT examples)");
-}
-
 static void put_open_vocab_seq(sim_buf *b, const cases_csv *c, size_t row,
                                const valid_recipe *rec, bool swiglu, char *assumed, size_t alen)
 {
@@ -927,36 +856,6 @@ const char *valid_row_stack(const cases_csv *c, size_t row, const valid_options 
 	*profile_out = profile;
 	*attention_out = attention;
 	return NULL;
-}
-
-bool valid_swiglu(const char *model, const char *profile, long hidden, long ffn,
-		  char *assumed, size_t alen)
-{
-	if (ffn <= 0 || ffn != 4 * hidden)
-		return ffn > 0;
-	/* A Llama-family model whose ffn happens to be 4 x hidden is SwiGLU all
-	 * the same (nanotron's scaling benchmark 1B: hidden 2048, ffn 8192,
-	 * scripts/scaling_benchmarks.py:306 at huggingface/nanotron 0e0a27ea):
-	 * its name says so, or nanotron's layer code, whose only model is Llama
-	 * (nanotron.ini) */
-	bool nanotron = !strcmp(profile, "nanotron");
-	if (!nanotron && !valid_llama_family(model))
-		return false;
-	valid_assume(assumed, alen, "SwiGLU, RMSNorm, no biases (%s), ffn 4 x hidden "
-	             "notwithstanding", nanotron ? "nanotron's Llama code" : "a Llama-family model");
-	return true;
-}
-
-bool valid_nanotron_tied(const char *profile, bool swiglu, long ffn, char *assumed, size_t alen)
-{
-	
-/* "model < 4B": scripts/scaling_benchmarks.py:78 at 0e0a27ea, its 1B
-	 * and 3B */
-	if (strcmp(profile, "nanotron") || !swiglu || ffn <= 0 || ffn >= 10000)
-		return false;
-	valid_assume(assumed, alen, "tied embeddings (nanotron's scaling benchmark ties them "
-	             "below an ffn of 10,000)");
-	return true;
 }
 
 /* What the row's [model] section is built from: its recipe line, framework
@@ -1124,6 +1023,197 @@ static void put_node(sim_buf *b, const cases_csv *c, size_t row, const valid_opt
 		             get(c, row, "fabric"));
 }
 
+/* The architecture columns neither the row nor its recipe gives, from the
+ * model's file (valid_model_file, as memory rows take them), its
+ * activation, norm and embeddings too: true where the row's model names
+ * one (its name in mname), said. Without one, a missing layers, hidden,
+ * heads, vocab or seq_len is the loader's error and kv_heads and ffn get
+ * the GPT defaults. */
+static bool open_arch(const cases_csv *c, size_t row, const valid_options *opt,
+                      const valid_recipe *rec, char *mname, size_t mlen, char *assumed,
+                      size_t alen)
+{
+	static const char *const arch[] = {"layers", "hidden", "heads", "kv_heads",
+	                                   "ffn",    "vocab",  "seq_len"};
+	char open_cols[96] = "", msrc[200] = "";
+	for (size_t i = 0; i < sizeof arch / sizeof arch[0]; i++)
+		if (arch_open(c, row, rec, arch[i]))
+			snprintf(open_cols + strlen(open_cols), sizeof open_cols - strlen(open_cols),
+			         "%s%s", *open_cols ? ", " : "", arch[i]);
+	/* an open expert count of a row that routes (its top-k, or expert
+	 * parallelism, given): an MoE model's, open like the shape; a dense
+	 * row leaves it blank */
+	if (arch_open(c, row, rec, "moe_experts") &&
+	    (*get(c, row, "moe_topk") || atol(get(c, row, "ep")) > 1))
+		snprintf(open_cols + strlen(open_cols), sizeof open_cols - strlen(open_cols),
+		         "%smoe_experts", *open_cols ? ", " : "");
+	bool from_file = *open_cols && opt &&
+	                 valid_model_file(get(c, row, "model"), opt->datadir, mname, mlen, msrc,
+	                                  sizeof msrc);
+	if (from_file)
+		valid_assume(assumed, alen, "%s from models/%s.ini (%s)", open_cols, mname,
+		             *msrc ? msrc : "no source given");
+	return from_file;
+}
+
+/* The [parallel] columns the row gives as they are (recompute but where
+ * `layers` reads a selective cell as checkpointed layers), and the global
+ * batch as the framework runs it (valid_row_batch: the published one, or
+ * rounded to whole micro-batches, or the open cell's default, said);
+ * returns the batch, its kind in *how. */
+static long put_plan_cols(sim_buf *b, const cases_csv *c, size_t row, const valid_recipe *rec,
+                          long mb, long dp, bool layers, int *how, char *assumed, size_t alen)
+{
+	static const char *const same[] = {"tp", "pp", "dp", "cp", "ep", "vpp", "global_batch",
+					   "micro_batch", "sequence_parallel", "zero", "recompute"};
+	char rv[32];
+	long batch = valid_row_batch(c, row, rec, mb, how);
+	long pub_mb = atol(valid_plan_col(c, row, rec, "micro_batch", rv, sizeof rv));
+	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
+		if ((!layers || strcmp(same[i], "recompute")) &&
+		    (*how == BATCH_AS_PUBLISHED || strcmp(same[i], "global_batch")))
+			put(b, c, row, same[i], same[i]);
+	if (*how != BATCH_AS_PUBLISHED)
+		sim_buf_printf(b, "global_batch = %ld\n", batch);
+	if (*how == BATCH_ROUNDED)
+		valid_assume(assumed, alen,
+		             "global_batch %ld (published %ld, no multiple of dp %ld x micro_batch "
+		             "%ld: the nearest batch of whole micro-batches per replica, as the "
+		             "framework runs it)",
+		             batch, valid_row_global_batch(c, row, rec), dp,
+		             pub_mb > 0 ? pub_mb : mb > 0 ? mb : 1);
+	else if (*how == BATCH_OPEN_PP)
+		valid_assume(assumed, alen,
+		             "global_batch %ld (not published: pp micro-batches per replica, the "
+		             "fewest that fill the pipeline)",
+		             batch);
+	else if (*how == BATCH_OPEN)
+		valid_assume(assumed, alen,
+		             "global_batch %ld (not published: one micro-batch per replica, no "
+		             "gradient accumulation)",
+		             batch);
+	return batch;
+}
+
+/* An open micro_batch cell: the tuned choice `mb` (the fastest per sequence
+ * that fits; of the divisors of the `per_replica` sequences where the
+ * batch is the published one), else 1, said. */
+static void put_open_mb(sim_buf *b, long mb, int how, long per_replica, char *assumed,
+                        size_t alen)
+{
+	if (mb > 0 && how != BATCH_AS_PUBLISHED) {
+		sim_buf_printf(b, "micro_batch = %ld\n", mb);
+		valid_assume(assumed, alen,
+		             "micro_batch %ld (not published: of 1, 2, 4 ... 64, the fastest per "
+		             "sequence that fits, as a tuned benchmark ran)",
+		             mb);
+	} else if (mb > 0) {
+		sim_buf_printf(b, "micro_batch = %ld\n", mb);
+		valid_assume(assumed, alen,
+		             "micro_batch %ld (not published: the fastest that "
+		             "fits of the divisors of the %ld sequences per replica, as a "
+		             "tuned benchmark ran)",
+		             mb, per_replica);
+	} else
+		valid_assume(assumed, alen, "micro_batch 1 (not published)");
+}
+
+/* The [parallel] flags a row's note names (`zero`: the row's ZeRO stage). */
+static void put_note_flags(sim_buf *b, const cases_csv *c, size_t row, int zero)
+{
+	/* A note naming Megatron's --overlap-param-gather (or --overlap-grad-reduce):
+	 * Megatron accepts the first only together with the second, so the
+	 * source's DP gradient reduction overlapped the backward. */
+	const char *note = get(c, row, "note");
+	if (strstr(note, "--overlap-param-gather") || strstr(note, "--overlap-grad-reduce"))
+		sim_buf_printf(b, "overlap_grad_reduce = true\n");
+	/* ... and with the distributed optimizer its parameter all-gather under
+	 * the next forward; --tp-comm-overlap (Transformer Engine userbuffers)
+	 * only where the row runs sequence parallelism, which it needs. */
+	if (strstr(note, "--overlap-param-gather") && zero >= 1 && zero <= 2)
+		sim_buf_printf(b, "overlap_param_gather = true\n");
+	if (strstr(note, "--tp-comm-overlap") && !strcmp(get(c, row, "sequence_parallel"), "1"))
+		sim_buf_printf(b, "tp_comm_overlap = true\n");
+	/* A note naming Composer's FSDP mixed_precision PURE: gradients reduced in
+	 * the training dtype (reduce_dtype = param_dtype, composer/trainer/
+	 * mosaic_fsdp_utils.py:91-94 at mosaicml/composer v0.16.4), where its
+	 * DEFAULT reduces them in fp32 (:87-90, llm-foundry.ini's grad_dtype = fp32). */
+	if (strstr(note, " PURE"))
+		sim_buf_printf(b, "fp32_grads = false\n");
+	/* The README's `layout:` note clause names Megatron's pipeline-split flags. */
+	if (strstr(note, "account_for_embedding/loss_in_pipeline_split"))
+		sim_buf_printf(b, "embedding_in_split = true\nloss_in_split = true\n");
+}
+
+/* The row's [train] section: its precision (an open one the recipe's where
+ * its line sets one, else the GPU's, said), attention, LoRA and the
+ * recipe's train.* keys. */
+static void put_train(sim_buf *b, const cases_csv *c, size_t row, const valid_recipe *rec,
+                      const char *gpu, const char *attention, char *assumed, size_t alen)
+{
+	size_t trn = b->len;
+	sim_buf_printf(b, "[train]\n");
+	put(b, c, row, "precision", "precision");
+	char rp[16];
+	/* an open precision: the recipe's where its line sets one (written
+	 * below with the line's other train.* keys, said), else the GPU's */
+	if (!*get(c, row, "precision") && !*valid_recipe_value(rec, "train.precision", rp, sizeof rp)) {
+		const char *p = valid_default_precision(gpu);
+		sim_buf_printf(b, "precision = %s\n", p);
+		valid_assume(assumed, alen, "precision %s (not published)", p);
+	}
+	if (*attention)
+		sim_buf_printf(b, "attention = %s\n", attention);
+	valid_put_lora(b, c, row, assumed, alen);
+	valid_put_recipe(b, trn, rec, "train.", assumed, alen);
+}
+
+/* The row's includes: the shipped EFA cluster, else the node template and
+ * the GPU; the framework's profile; the model's file where open columns
+ * come from it (mname, else NULL). */
+static void put_includes(sim_buf *b, const char *incdir, const char *efa, const char *tmpl,
+                         const char *gpu, const char *profile, const char *mname)
+{
+	if (efa)
+		sim_buf_printf(b, "include = %stopologies/%s\n", incdir, efa);
+	else
+		sim_buf_printf(b,
+		               "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
+		               incdir, tmpl, incdir, gpu);
+	sim_buf_printf(b, "include = %stopologies/frameworks/%s.ini\n", incdir, profile);
+	if (mname) /* first: the row's own columns override it */
+		sim_buf_printf(b, "include = %smodels/%s.ini\n", incdir, mname);
+}
+
+/* The row's [cluster] section: its nodes and fabric, an unfitted EFA
+ * instance's keys, and the network model (`fast`: the closed forms, for
+ * the tuning's candidates). */
+static void put_cluster(sim_buf *b, const cases_csv *c, size_t row, const valid_options *opt,
+                        bool fast, long gpus, long gpn, bool on_efa, const valid_efa_unfit *other)
+{
+	sim_buf_printf(b, "[cluster]\nname = %s\nnodes = %ld\nfabric = %s\n", get(c, row, "id"),
+		       gpus < gpn ? 1 : (gpus + gpn - 1) / gpn,
+		       on_efa ? "efa" : fabric_name(get(c, row, "fabric")));
+	if (other->instance)
+		valid_efa_unfit_keys(b, other, true);
+	if (opt)
+		sim_buf_printf(b, "network = %s\n",
+		               fast                             ? "alpha-beta"
+		               : opt->network == NET_MODEL_FLOW ? "flow"
+		               : opt->network == NET_MODEL_AUTO ? "auto"
+		                                                : "alpha-beta");
+}
+
+/* validate's --framework / --sustain overrides of the fitted constants. */
+static void put_overrides(sim_buf *b, const cases_csv *c, size_t row, const valid_options *opt)
+{
+	if (opt && opt->framework_set)
+		sim_buf_printf(b, "[framework]\nop_overhead = %.9g us\n", opt->framework_s * 1e6);
+	if (opt && opt->sustain_set) /* the row's precision's key */
+		sim_buf_printf(b, "[gpu]\ntensor_sustain%s = %.9g\n",
+			       !strcmp(get(c, row, "precision"), "fp8") ? "_fp8" : "", opt->sustain);
+}
+
 /* Text of row `row`; `mb` > 0 stands for an empty micro_batch column (the
  * tuned choice of tuned_micro_batch), 0 leaves it to the column. */
 const char *valid_row_text(const cases_csv *c, size_t row, const char *incdir,
@@ -1149,31 +1239,8 @@ const char *valid_row_text(const cases_csv *c, size_t row, const char *incdir,
 	long hidden = atol(valid_arch_value(c, row, rec, "hidden", av[0], sizeof av[0]));
 	long ffn = atol(valid_arch_value(c, row, rec, "ffn", av[1], sizeof av[1]));
 	long pp = atol(get(c, row, "pp")), dp = valid_row_dp(c, row);
-	/* open architecture columns (neither the row nor its recipe gives
-	 * them): from the model's file (valid_model_file, as memory rows take
-	 * them), its activation, norm and embeddings too; without one, a
-	 * missing layers, hidden, heads, vocab or seq_len is the loader's
-	 * error and kv_heads and ffn get the GPT defaults */
-	static const char *const arch[] = {"layers", "hidden", "heads", "kv_heads",
-	                                   "ffn",    "vocab",  "seq_len"};
-	char open_cols[96] = "", mname[64] = "", msrc[200] = "", rv[32];
-	for (size_t i = 0; i < sizeof arch / sizeof arch[0]; i++)
-		if (arch_open(c, row, rec, arch[i]))
-			snprintf(open_cols + strlen(open_cols), sizeof open_cols - strlen(open_cols),
-			         "%s%s", *open_cols ? ", " : "", arch[i]);
-	/* an open expert count of a row that routes (its top-k, or expert
-	 * parallelism, given): an MoE model's, open like the shape; a dense
-	 * row leaves it blank */
-	if (arch_open(c, row, rec, "moe_experts") &&
-	    (*get(c, row, "moe_topk") || atol(get(c, row, "ep")) > 1))
-		snprintf(open_cols + strlen(open_cols), sizeof open_cols - strlen(open_cols),
-		         "%smoe_experts", *open_cols ? ", " : "");
-	bool from_file = *open_cols && opt &&
-	                 valid_model_file(get(c, row, "model"), opt->datadir, mname, sizeof mname,
-	                                  msrc, sizeof msrc);
-	if (from_file)
-		valid_assume(assumed, alen, "%s from models/%s.ini (%s)", open_cols, mname,
-		             *msrc ? msrc : "no source given");
+	char mname[64] = "", rv[32];
+	bool from_file = open_arch(c, row, opt, rec, mname, sizeof mname, assumed, alen);
 	if (gpus <= 0)
 		return "gpus missing (and dp open: the parallel degrees do not give it)";
 	if (gpn <= 0 || (hidden <= 0 && !from_file))
@@ -1198,15 +1265,7 @@ const char *valid_row_text(const cases_csv *c, size_t row, const char *incdir,
 			return why;
 		}
 	}
-	if (efa)
-		sim_buf_printf(b, "include = %stopologies/%s\n", incdir, efa);
-	else
-		sim_buf_printf(b,
-		               "include = %stopologies/nodes/%s.ini\ninclude = %stopologies/gpus/%s.ini\n",
-		               incdir, tmpl, incdir, gpu);
-	sim_buf_printf(b, "include = %stopologies/frameworks/%s.ini\n", incdir, profile);
-	if (from_file) /* first: the row's own columns override it */
-		sim_buf_printf(b, "include = %smodels/%s.ini\n", incdir, mname);
+	put_includes(b, incdir, efa, tmpl, gpu, profile, from_file ? mname : NULL);
 	sim_buf_printf(b, "[scenario]\nname = %s\n", get(c, row, "id"));
 	row_model m = {.rec = rec, .profile = profile, .mname = mname, .from_file = from_file,
 	               .swiglu = swiglu, .untied = untied, .hidden = hidden, .ffn = ffn};
@@ -1214,49 +1273,13 @@ const char *valid_row_text(const cases_csv *c, size_t row, const char *incdir,
 	long experts = m.experts;
 	bool gshard = m.gshard;
 	put_node(b, c, row, opt, tmpl, gpus, gpn, efa, &other, assumed, alen);
-	sim_buf_printf(b, "[cluster]\nname = %s\nnodes = %ld\nfabric = %s\n", get(c, row, "id"),
-		       gpus < gpn ? 1 : (gpus + gpn - 1) / gpn,
-		       on_efa ? "efa" : fabric_name(get(c, row, "fabric")));
-	if (other.instance)
-		valid_efa_unfit_keys(b, &other, true);
-	if (opt)
-		sim_buf_printf(b, "network = %s\n",
-		               tune->fast                       ? "alpha-beta"
-		               : opt->network == NET_MODEL_FLOW ? "flow"
-		               : opt->network == NET_MODEL_AUTO ? "auto"
-		                                                : "alpha-beta");
+	put_cluster(b, c, row, opt, tune->fast, gpus, gpn, on_efa, &other);
 	size_t par = b->len;
 	sim_buf_printf(b, "[parallel]\n");
-	static const char *const same[] = {"tp", "pp", "dp", "cp", "ep", "vpp", "global_batch",
-					   "micro_batch", "sequence_parallel", "zero", "recompute"};
 	bool layers = !strcmp(get(c, row, "recompute"), "selective") &&
 	              selective_is_layers(opt, profile);
 	int how;
-	long batch = valid_row_batch(c, row, rec, mb, &how);
-	long pub_mb = atol(valid_plan_col(c, row, rec, "micro_batch", rv, sizeof rv));
-	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
-		if ((!layers || strcmp(same[i], "recompute")) &&
-		    (how == BATCH_AS_PUBLISHED || strcmp(same[i], "global_batch")))
-			put(b, c, row, same[i], same[i]);
-	if (how != BATCH_AS_PUBLISHED)
-		sim_buf_printf(b, "global_batch = %ld\n", batch);
-	if (how == BATCH_ROUNDED)
-		valid_assume(assumed, alen,
-		             "global_batch %ld (published %ld, no multiple of dp %ld x micro_batch "
-		             "%ld: the nearest batch of whole micro-batches per replica, as the "
-		             "framework runs it)",
-		             batch, valid_row_global_batch(c, row, rec), dp,
-		             pub_mb > 0 ? pub_mb : mb > 0 ? mb : 1);
-	else if (how == BATCH_OPEN_PP)
-		valid_assume(assumed, alen,
-		             "global_batch %ld (not published: pp micro-batches per replica, the "
-		             "fewest that fill the pipeline)",
-		             batch);
-	else if (how == BATCH_OPEN)
-		valid_assume(assumed, alen,
-		             "global_batch %ld (not published: one micro-batch per replica, no "
-		             "gradient accumulation)",
-		             batch);
+	long batch = put_plan_cols(b, c, row, rec, mb, dp, layers, &how, assumed, alen);
 	/* the layers: the row's (its recipe's), else its model file's */
 	const char *nlv = valid_arch_value(c, row, rec, "layers", rv, sizeof rv);
 	long nlayers = *nlv ? atol(nlv) : from_file ? file_layers(opt->datadir, mname) : 0;
@@ -1269,23 +1292,8 @@ const char *valid_row_text(const cases_csv *c, size_t row, const char *incdir,
 	                  valid_load_profile(opt, profile, &pf) && pf.sp && pf.sp_default;
 	put_open_plan(b, c, row, layers, dp, experts, gshard, sp_default, opt, profile, rec, tune,
 	              assumed, alen);
-	if (!*valid_plan_col(c, row, rec, "micro_batch", rv, sizeof rv)) {
-		if (mb > 0 && how != BATCH_AS_PUBLISHED) {
-			sim_buf_printf(b, "micro_batch = %ld\n", mb);
-			valid_assume(assumed, alen,
-			             "micro_batch %ld (not published: of 1, 2, 4 ... 64, the fastest per "
-			             "sequence that fits, as a tuned benchmark ran)",
-			             mb);
-		} else if (mb > 0) {
-			sim_buf_printf(b, "micro_batch = %ld\n", mb);
-			valid_assume(assumed, alen,
-			             "micro_batch %ld (not published: the fastest that "
-			             "fits of the divisors of the %ld sequences per replica, as a "
-			             "tuned benchmark ran)",
-			             mb, dp > 0 ? batch / dp : 0);
-		} else
-			valid_assume(assumed, alen, "micro_batch 1 (not published)");
-	}
+	if (!*valid_plan_col(c, row, rec, "micro_batch", rv, sizeof rv))
+		put_open_mb(b, mb, how, dp > 0 ? batch / dp : 0, assumed, alen);
 	long vpp = atol(valid_plan_col(c, row, rec, "vpp", rv, sizeof rv));
 	/* the model's MTP modules: the row's (its recipe's) or its model file's */
 	const char *mtv = valid_arch_value(c, row, rec, "mtp_layers", rv, sizeof rv);
@@ -1295,51 +1303,11 @@ const char *valid_row_text(const cases_csv *c, size_t row, const char *incdir,
 	if (!*valid_plan_col(c, row, rec, "vpp", rv, sizeof rv) && pp > 1)
 		vpp = put_open_vpp(b, c, row, opt, profile, rec, nlayers, mtp, pp, dp, mb, assumed,
 		                   alen);
-	/* A note naming Megatron's --overlap-param-gather (or --overlap-grad-reduce):
-	 * Megatron accepts the first only together with the second, so the
-	 * source's DP gradient reduction overlapped the backward. */
-	const char *note = get(c, row, "note");
-	if (strstr(note, "--overlap-param-gather") || strstr(note, "--overlap-grad-reduce"))
-		sim_buf_printf(b, "overlap_grad_reduce = true\n");
-	/* ... and with the distributed optimizer its parameter all-gather under
-	 * the next forward; --tp-comm-overlap (Transformer Engine userbuffers)
-	 * only where the row runs sequence parallelism, which it needs. */
-	int zero = tune->zero >= 0 ? tune->zero : atoi(get(c, row, "zero"));
-	if (strstr(note, "--overlap-param-gather") && zero >= 1 && zero <= 2)
-		sim_buf_printf(b, "overlap_param_gather = true\n");
-	if (strstr(note, "--tp-comm-overlap") && !strcmp(get(c, row, "sequence_parallel"), "1"))
-		sim_buf_printf(b, "tp_comm_overlap = true\n");
-	/* A note naming Composer's FSDP mixed_precision PURE: gradients reduced in
-	 * the training dtype (reduce_dtype = param_dtype, composer/trainer/
-	 * mosaic_fsdp_utils.py:91-94 at mosaicml/composer v0.16.4), where its
-	 * DEFAULT reduces them in fp32 (:87-90, llm-foundry.ini's grad_dtype = fp32). */
-	if (strstr(note, " PURE"))
-		sim_buf_printf(b, "fp32_grads = false\n");
-	/* The README's `layout:` note clause names Megatron's pipeline-split flags. */
-	if (strstr(note, "account_for_embedding/loss_in_pipeline_split"))
-		sim_buf_printf(b, "embedding_in_split = true\nloss_in_split = true\n");
+	put_note_flags(b, c, row, tune->zero >= 0 ? tune->zero : atoi(get(c, row, "zero")));
 	valid_put_recipe(b, par, rec, "", assumed, alen);
 	put_uneven_default(b, opt, profile, nlayers, pp, vpp, assumed, alen);
-	if (opt && opt->framework_set)
-		sim_buf_printf(b, "[framework]\nop_overhead = %.9g us\n", opt->framework_s * 1e6);
-	if (opt && opt->sustain_set) /* the row's precision's key */
-		sim_buf_printf(b, "[gpu]\ntensor_sustain%s = %.9g\n",
-			       !strcmp(get(c, row, "precision"), "fp8") ? "_fp8" : "", opt->sustain);
-	size_t trn = b->len;
-	sim_buf_printf(b, "[train]\n");
-	put(b, c, row, "precision", "precision");
-	char rp[16];
-	/* an open precision: the recipe's where its line sets one (written
-	 * below with the line's other train.* keys, said), else the GPU's */
-	if (!*get(c, row, "precision") && !*valid_recipe_value(rec, "train.precision", rp, sizeof rp)) {
-		const char *p = valid_default_precision(gpu);
-		sim_buf_printf(b, "precision = %s\n", p);
-		valid_assume(assumed, alen, "precision %s (not published)", p);
-	}
-	if (*attention)
-		sim_buf_printf(b, "attention = %s\n", attention);
-	valid_put_lora(b, c, row, assumed, alen);
-	valid_put_recipe(b, trn, rec, "train.", assumed, alen);
+	put_overrides(b, c, row, opt);
+	put_train(b, c, row, rec, gpu, attention, assumed, alen);
 	return NULL;
 }
 
