@@ -1031,38 +1031,6 @@ static void first_chunk(const plan_scenario *s, const kinds *k, const prog *x, i
 	*bc = n > 0 && isfinite(b) ? n * b : 0;
 }
 
-void sweep_mem_basis_of(const plan_scenario *s, const plan_mem_fit *f, sweep_mem_basis *out)
-{
-	sweep_mem_basis gpu = {"GPU", f->stage, f->needed, s->gpu.hbm_bytes, f->peak};
-	sweep_mem_basis other = {"other_gpu", f->other_stage, f->other_needed, f->other_capacity,
-	                         f->other_peak};
-	bool has_other = f->other_stage >= 0 && f->other_capacity > 0;
-	switch (f->where) {
-	case PLAN_OOM_HOST:
-		*out = (sweep_mem_basis){"host memory", -1, f->host, f->host_capacity, 0};
-		return;
-	case PLAN_OOM_NVME:
-		*out = (sweep_mem_basis){"NVMe", -1, f->nvme, f->nvme_capacity, 0};
-		return;
-	case PLAN_OOM_OTHER_GPU:
-		*out = other;
-		return;
-	default: /* the GPU, or the fuller of the two types */
-		*out = has_other && !(gpu.capacity > 0 && gpu.need / gpu.capacity >=
-		                                                  other.need / other.capacity)
-		               ? other
-		               : gpu;
-	}
-}
-
-/* est.mem_share: the basis's need over its capacity (sweep_mem_basis_of). */
-static double mem_share(const plan_scenario *s, const plan_mem_fit *f)
-{
-	sweep_mem_basis b;
-	sweep_mem_basis_of(s, f, &b);
-	return b.capacity > 0 ? b.need / b.capacity : b.stage < 0 ? HUGE_VAL : 0;
-}
-
 /* What the stages' loop of sweep_estimate_plan gathers: the slowest
  * stage's program time T (its weight passes W_T, layers worst) and the sum
  * over stages S (W_S); the largest DP bytes, ZeRO-1/2's parameter gather
@@ -1277,56 +1245,8 @@ static double step_with_loops(double step, double loops, double chost, double cg
 	return o;
 }
 
-static void estimate_one(const plan_scenario *s, const plan_scenario *o, const bool *on_o,
-                         sweep_estimate *e);
-
-/* The pipeline stages whose ranks some node of the other GPU type holds
- * ([cluster] other_gpu, other_nodes; a sweep may shrink the cluster below
- * them), by the plan's placement (plan_strides); whether there is one. */
-static bool other_stages(const plan_scenario *s, bool *slow)
-{
-	const plan_spec *p = &s->plan;
-	int stride[PLAN_DIMS], g = s->cluster.node.gpus > 0 ? s->cluster.node.gpus : 1;
-	plan_strides(p, stride);
-	int64_t ranks = (int64_t)p->tp * (p->cp > 1 ? p->cp : 1) * p->dp * p->pp;
-	bool any = false;
-	for (int st = 0; st < p->pp; st++)
-		slow[st] = false;
-	for (int n = 0; s->other_node && n < s->other_len && n < s->cluster.nodes; n++)
-		for (int64_t r = (int64_t)n * g; s->other_node[n] && r < (int64_t)(n + 1) * g && r < ranks;
-		     r++) {
-			slow[(r / stride[PLAN_DIM_PP]) % p->pp] = true;
-			any = true;
-		}
-	return any;
-}
-
-/* A cluster of two GPU types (exec/straggle.c: its data-parallel replicas
- * each at their own GPU's durations, the step the slowest's): a stage some
- * node of the other type holds is estimated on that type's view (its GPU,
- * its node's links, NCCL's tuner on it: straggle.c other_times), the rest
- * on the main type's, as the slowest replica would run if one held all of
- * them; the memory the main type's fit (the run's verdict over both).
- * Llama 2 70B on H100 with two A100 nodes (llama2-70b-h100-a100.ini):
- * estimated as H100 throughout, 52 % under the simulated step. */
-void sweep_estimate_plan(const plan_scenario *s, sweep_estimate *e)
-{
-	int pp = s->plan.pp > 0 ? s->plan.pp : 1;
-	bool *slow = s->other_node ? malloc((size_t)pp * sizeof *slow) : NULL;
-	if (!slow || !other_stages(s, slow)) {
-		free(slow);
-		estimate_one(s, NULL, NULL, e);
-		return;
-	}
-	plan_scenario o;
-	plan_other_view(s, &o);
-	o.other_node = NULL, o.other_len = 0;
-	estimate_one(s, &o, slow, e);
-	free(slow);
-}
-
 /* ZeRO-3 / FSDP gathering and reducing every micro-batch beside a pipeline
- * (estimate_one): its layers' exposed time added to each chunk's passes and
+ * (sweep_estimate_one): its layers' exposed time added to each chunk's passes and
  * each chain's first gather and last reduction on the DP stream, walked with
  * the passes (walk_span over a copy of the stages' sums `a`); what that adds
  * to the step's span `span`, the parts into *zp; -1 where the walk is not
@@ -1355,82 +1275,97 @@ static double z3_walked(const plan_scenario *s, const plan_groups *grp, const st
 	return sz > 0 ? fmax(0, sz - span) : -1;
 }
 
-static void estimate_one(const plan_scenario *s, const plan_scenario *o, const bool *on_o,
-                         sweep_estimate *e)
+/* What sweep_estimate_one's stage loop (est_stages) leaves for the step's
+ * terms: the stages' sums (a; its arrays in fb), the pipeline hop and its
+ * slowest group, the per-rank bytes of a send. */
+typedef struct {
+	stage_sum a;
+	double *fb;
+	double hop, p2p;
+	net_group slow;
+	int V;
+} est_sums;
+
+/* Every stage's terms into r->a (and e), each stage on its own GPU type's
+ * view (o, on_o: sweep_estimate_plan); r->fb is the caller's to free. */
+static void est_stages(const plan_scenario *s, const plan_scenario *o, const bool *on_o,
+                       const work_shard *sh, const plan_groups *grp, const kinds *k,
+                       const prog *first, const prog *last, est_sums *r, sweep_estimate *e)
 {
 	const plan_spec *p = &s->plan;
 	int m = plan_microbatches(p), pp = p->pp;
-	work_shard sh = plan_shard(s);
-	plan_groups grp;
-	plan_make_groups(s, &grp);
-	kinds k;
-	make_kinds(s, &sh, &grp, &k);
-	prog first = {0}, last = {0};
-	ends_cost(s, &sh, &grp, &first, &last);
-	memset(e, 0, sizeof *e);
 	/* ZeRO-0/1/2: the latest stage's reduction past stage 0's last
 	 * backward, each stage's dp_tail less the backward of the last
 	 * micro-batch through the stages below it, which runs after its own
 	 * (its slack; with interleaving their first chunks) */
 	bool buckets = p->zero < 3 && !s->inference;
-	stage_sum a = {0};
-	bool walked = walk_wanted(s);
-	int V = pp * (p->vpp > 1 ? p->vpp : 1);
-	double *fb = walked ? malloc((3 * (size_t)V + 3 * (size_t)pp) * sizeof *fb) : NULL;
+	stage_sum *a = &r->a;
+	int V = r->V = pp * (p->vpp > 1 ? p->vpp : 1);
+	double *fb = r->fb = walk_wanted(s) ? malloc((3 * (size_t)V + 3 * (size_t)pp) * sizeof *fb)
+	                                    : NULL;
 	if (fb)
-		a.F = fb, a.B = fb + V, a.W = fb + 2 * V;
+		a->F = fb, a->B = fb + V, a->W = fb + 2 * V;
 	/* one chunk a stage: its buckets go out beside its last backward (the
 	 * walk's last op; interleaved, beside several chunks' last ones: the
 	 * closed form's tails, below) */
 	if (fb && buckets && p->vpp <= 1) /* (the stages' ends: fb + 3 V + 2 pp) */
-		a.tl = fb + 3 * V, a.slow = fb + 3 * V + pp;
-	a.dp_tail_s = buckets ? 0 : -1;
+		a->tl = fb + 3 * V, a->slow = fb + 3 * V + pp;
+	a->dp_tail_s = buckets ? 0 : -1;
 	call_memo memo = {{0}, {0}, 0, 0}; /* the stages' buckets and calls are alike */
-	double gather, p2p = plan_p2p_bytes(s, &gather); /* per rank; TP all-gather after */
-	double hop = 0; /* one pipeline hop: the transfer and its TP all-gather */
-	net_group slow = grp.pp; /* the slowest hop (pp_hops) */
+	double gather;
+	r->p2p = plan_p2p_bytes(s, &gather); /* per rank; TP all-gather after */
+	r->hop = 0; /* one pipeline hop: the transfer and its TP all-gather */
+	r->slow = grp->pp; /* the slowest hop (pp_hops) */
 	if (pp > 1)
-		hop = pp_hops(s, p2p, &slow) +
-		      (gather > 0 ? sweep_coll_time(s, NET_ALLGATHER, &grp.tp, gather) : 0.0);
+		r->hop = pp_hops(s, r->p2p, &r->slow) +
+		         (gather > 0 ? sweep_coll_time(s, NET_ALLGATHER, &grp->tp, gather) : 0.0);
 	/* overlap_param_gather (ZeRO-1/2 training, as plan_build): the worst
 	 * stage's pgather_stage (a late stage delays the stages after it as
 	 * much), pg; a stage without layers gathers after its optimizer step, as
 	 * the graph does, all of it exposed. -1: not on, or out of memory (the
 	 * whole gather is counted) */
 	bool pgon = p->overlap_param_gather && !s->inference && (p->zero == 1 || p->zero == 2) &&
-	            grp.dp.size > 1;
+	            grp->dp.size > 1;
 	int vpp_i = p->vpp > 0 ? p->vpp : 1, cap = plan_grad_bucket_cap(s);
-	a.pg = pgon ? 0 : -1;
+	a->pg = pgon ? 0 : -1;
 	double *lead = pgon ? malloc((size_t)(2 * pp * vpp_i + 1) * sizeof *lead) : NULL;
 	plan_grad_bucket *bk = buckets || pgon ? malloc((size_t)cap * sizeof *bk) : NULL;
 	if (lead)
-		pgather_lead(s, &k, &first, &last, hop, lead);
+		pgather_lead(s, k, first, last, r->hop, lead);
 	else
-		a.pg = -1;
-	est_in in = {&k, &first, &last, &grp, bk, cap, m, buckets, lead, &memo};
+		a->pg = -1;
+	est_in in = {k, first, last, grp, bk, cap, m, buckets, lead, &memo};
 	/* the other GPU type's stages on its view (sweep_estimate_plan) */
 	kinds ko;
 	prog fo = {0}, lo = {0};
 	call_memo memo_o = {{0}, {0}, 0, 0};
 	est_in in_o = in;
 	if (o) {
-		make_kinds(o, &sh, &grp, &ko);
-		ends_cost(o, &sh, &grp, &fo, &lo);
+		make_kinds(o, sh, grp, &ko);
+		ends_cost(o, sh, grp, &fo, &lo);
 		in_o.k = &ko, in_o.first = &fo, in_o.last = &lo, in_o.memo = &memo_o;
 	}
 	for (int st = 0; st < pp; st++) {
 		bool other = o && on_o[st];
-		add_stage(other ? o : s, other ? &in_o : &in, st, &a, e);
+		add_stage(other ? o : s, other ? &in_o : &in, st, a, e);
 	}
-	plan_mem_fit fit;
-	plan_memory_fit(s, &fit);
-	e->mem_peak_bytes = fit.peak;
-	e->mem_verdict = fit.verdict;
-	e->mem_oom = fit.where;
-	e->mem_share = mem_share(s, &fit);
-	double vpp = p->vpp > 0 ? p->vpp : 1, fill = a.S - a.T;
+	free(lead), free(bk);
+}
+
+/* The pipeline's span: m T and the bubble in closed form, or the walk's
+ * span (which holds the bubble and the transfers) with each stage's
+ * buckets past its last backward; ZeRO-3 gathering every micro-batch
+ * walked with it (*wz: what it adds, -1 where not walked; its parts in
+ * zp). Returns the pipeline's compute part; e's bubble_s and pp_s set. */
+static double est_pipe(const plan_scenario *s, const plan_groups *grp, est_sums *r, double fwd_l, double bwd_l, double *wz, sweep_z3_parts *zp,
+                       sweep_estimate *e)
+{
+	const plan_spec *p = &s->plan;
+	int m = plan_microbatches(p), pp = p->pp;
+	stage_sum *a = &r->a;
+	double vpp = p->vpp > 0 ? p->vpp : 1, fill = a->S - a->T;
 	if (plan_sched_zb(p->schedule))
-		fill = fmax(0, fill - 2 * (a.W_S - a.W_T));
+		fill = fmax(0, fill - 2 * (a->W_S - a->W_T));
 	e->bubble_s = fill / vpp;
 	/* a looped schedule (interleaved, looped BFS) with fewer micro-batches
 	 * than stages (torch pipelining's rounds allow it): a rank ends its m
@@ -1438,16 +1373,11 @@ static void estimate_one(const plan_scenario *s, const plan_scenario *o, const b
 	 * it p t_f before its return; it waits (p - m) t_f at each of the v - 1
 	 * chunk turns, and (p - m) t_b in the backward: (v - 1)(p - m) T / v */
 	if (vpp > 1 && m < pp && !plan_sched_v(p->schedule))
-		e->bubble_s += (vpp - 1) * (pp - m) * a.T / vpp;
-	double pipe = m * a.T + e->bubble_s;
-	e->pp_s = pipe_transfers(s, m, hop, &slow, p2p);
-	double *ends = fb ? fb + 3 * V + 2 * pp : NULL;
-	double span = fb ? walk_span(s, &grp, &a, ends) : -1;
-	/* (fwd_l, bwd_l: the dense full-attention kind's layer, zero for a
-	 * model without one, as before windows; under ZeRO-3 of an MoE model
-	 * its MoE layer's, whose unit dp_exposed sizes) */
-	int kd = k.has[1] && p->zero >= 3 ? 1 : 0;
-	double bwd_l = k.kind[kd].bwd_s, fwd_l = prog_time(s, &k.kind[kd]) - bwd_l;
+		e->bubble_s += (vpp - 1) * (pp - m) * a->T / vpp;
+	double pipe = m * a->T + e->bubble_s;
+	e->pp_s = pipe_transfers(s, m, r->hop, &r->slow, r->p2p);
+	double *ends = r->fb ? r->fb + 3 * r->V + 2 * pp : NULL;
+	double span = r->fb ? walk_span(s, grp, a, ends) : -1;
 	/* ZeRO-3 / FSDP gathering and reducing every micro-batch beside a
 	 * pipeline: its layers' exposed time in each pass, and each chain's
 	 * first gather and its backward's last reduction on the DP stream,
@@ -1455,36 +1385,44 @@ static void estimate_one(const plan_scenario *s, const plan_scenario *o, const b
 	 * added to the span whole they counted twice what the simulation hides
 	 * beside the passes and in a lighter stage's waits (the ideal profile
 	 * at pp 2, one sequence a micro-batch: 3.7 % over the simulated step) */
-	sweep_z3_parts zp = {0};
-	double wz = span > 0 && p->zero >= 3 && !s->inference && grp.dp.size > 1
-	                    ? z3_walked(s, &grp, &a, fwd_l, bwd_l, m, span, &zp)
-	                    : -1;
+	*wz = span > 0 && p->zero >= 3 && !s->inference && grp->dp.size > 1
+	              ? z3_walked(s, grp, a, fwd_l, bwd_l, m, span, zp)
+	              : -1;
 	if (span > 0) { /* the walk's span holds the bubble and the transfers */
-		pipe = fmax(m * a.T, span - e->pp_s);
+		pipe = fmax(m * a->T, span - e->pp_s);
 		e->pp_s = span - pipe;
-		e->bubble_s = pipe - m * a.T;
+		e->bubble_s = pipe - m * a->T;
 		/* each stage's buckets past its last backward, which the walk ran
 		 * slowed beside them (a.slow): the step's end is the latest of
 		 * them (the upper stages' slowdown delays the lower stages' last
 		 * backwards: nanotron at pp 2, 1.9 % under the replay without) */
-		if (a.tl && a.dp_tail_s >= 0) {
+		if (a->tl && a->dp_tail_s >= 0) {
 			double tail = 0;
 			for (int st = 0; st < pp; st++)
-				tail = fmax(tail, ends[st] + fmax(0, a.tl[st] - a.slow[st]) - span);
-			a.dp_tail_s = tail;
+				tail = fmax(tail, ends[st] + fmax(0, a->tl[st] - a->slow[st]) - span);
+			a->dp_tail_s = tail;
 		}
 	}
-	free(fb);
-	free(lead), free(bk);
+	return pipe;
+}
+
+/* The step's data-parallel and optimizer terms into e (wz, zp: est_pipe's
+ * ZeRO-3 walk). */
+static void est_dp_optimizer(const plan_scenario *s, const plan_groups *grp, const stage_sum *a,
+                             double fwd_l, double bwd_l, double wz, const sweep_z3_parts *zp,
+                             sweep_estimate *e)
+{
+	const plan_spec *p = &s->plan;
+	int m = plan_microbatches(p);
 	/* inference: no gradients, no optimizer (plan_build stops after the
 	 * forwards); ZeRO-Inference's weights streamed from the host instead
 	 * (offload_params: sweep_z3_stream_exposed); ZeRO-3 walked with the
 	 * pipeline: what the walk added, and the stages' ends and step terms */
-	e->dp_s = wz >= 0         ? wz + m * zp.mb + zp.step
-	          : !s->inference ? dp_exposed(s, &grp, a.grad, a.gather, a.dp_tail_s, a.pg, fwd_l,
-	                                       bwd_l, a.worst)
+	e->dp_s = wz >= 0         ? wz + m * zp->mb + zp->step
+	          : !s->inference ? dp_exposed(s, grp, a->grad, a->gather, a->dp_tail_s, a->pg,
+	                                       fwd_l, bwd_l, a->worst)
 	          : p->offload_params != PLAN_OFFLOAD_NONE
-	                  ? sweep_z3_stream_exposed(s, &grp, fwd_l, a.worst, m)
+	                  ? sweep_z3_stream_exposed(s, grp, fwd_l, a->worst, m)
 	                  : 0;
 	/* tied embeddings under a pipeline: the first and last stages'
 	 * all-reduce of the word embedding's gradient after both backwards
@@ -1501,12 +1439,45 @@ static void estimate_one(const plan_scenario *s, const plan_scenario *o, const b
 	 * pipeline (wz; until 2026-11-30 they were added to the span whole and
 	 * the sync left out as a compensation: that plan -1.3 -> +1.1 %) */
 	if (!s->inference && (p->zero < 3 || plan_zero3_pp_gathered(s) || wz >= 0))
-		e->dp_s += plan_embedding_sync_time(s, &grp, plan_grad_bytes(s));
+		e->dp_s += plan_embedding_sync_time(s, grp, plan_grad_bytes(s));
 	e->optimizer_s = s->inference ? 0
-	                               : step_with_loops(optimizer_time(s, a.ost, a.optim), a.loops,
-	                                                 a.chost, a.cgpu, e->dp_s);
+	                               : step_with_loops(optimizer_time(s, a->ost, a->optim), a->loops,
+	                                                 a->chost, a->cgpu, e->dp_s);
+}
+
+void sweep_estimate_one(const plan_scenario *s, const plan_scenario *o, const bool *on_o,
+                        sweep_estimate *e)
+{
+	const plan_spec *p = &s->plan;
+	work_shard sh = plan_shard(s);
+	plan_groups grp;
+	plan_make_groups(s, &grp);
+	kinds k;
+	make_kinds(s, &sh, &grp, &k);
+	prog first = {0}, last = {0};
+	ends_cost(s, &sh, &grp, &first, &last);
+	memset(e, 0, sizeof *e);
+	est_sums r;
+	memset(&r, 0, sizeof r);
+	est_stages(s, o, on_o, &sh, &grp, &k, &first, &last, &r, e);
+	plan_mem_fit fit;
+	plan_memory_fit(s, &fit);
+	e->mem_peak_bytes = fit.peak;
+	e->mem_verdict = fit.verdict;
+	e->mem_oom = fit.where;
+	e->mem_share = sweep_mem_share(s, &fit);
+	/* (fwd_l, bwd_l: the dense full-attention kind's layer, zero for a
+	 * model without one, as before windows; under ZeRO-3 of an MoE model
+	 * its MoE layer's, whose unit dp_exposed sizes) */
+	int kd = k.has[1] && p->zero >= 3 ? 1 : 0;
+	double bwd_l = k.kind[kd].bwd_s, fwd_l = prog_time(s, &k.kind[kd]) - bwd_l;
+	sweep_z3_parts zp = {0};
+	double wz;
+	double pipe = est_pipe(s, &grp, &r, fwd_l, bwd_l, &wz, &zp, e);
+	free(r.fb);
+	est_dp_optimizer(s, &grp, &r.a, fwd_l, bwd_l, wz, &zp, e);
 	e->step_s = pipe + e->pp_s + e->dp_s + e->optimizer_s;
 	/* a hair under: the simulation sums the same durations in integer
 	 * picoseconds, rounded per task */
-	e->bound_s = a.bound * (1 - 1e-9);
+	e->bound_s = r.a.bound * (1 - 1e-9);
 }

@@ -1,9 +1,11 @@
 /* rank.c - comparing rankings, the Pareto front of a sweep, plans whose
  * median is good but whose tail is not (sweep_risky), and the plan nearest
- * to fitting when none does. */
+ * to fitting when none does, and which memory a plan's verdict rests on
+ * (sweep_mem_basis_of). */
 #include "../valid/valid.h"
 #include "sweep_int.h"
 
+#include <math.h>
 #include <string.h>
 
 double sweep_kendall_tau(const double *x, const double *y, size_t n)
@@ -80,4 +82,35 @@ int sweep_nearest_of(const sweep_space *sp, const sweep_screen_result *r, const 
 	}
 	plan_scenario_free(s);
 	return rc;
+}
+
+void sweep_mem_basis_of(const plan_scenario *s, const plan_mem_fit *f, sweep_mem_basis *out)
+{
+	sweep_mem_basis gpu = {"GPU", f->stage, f->needed, s->gpu.hbm_bytes, f->peak};
+	sweep_mem_basis other = {"other_gpu", f->other_stage, f->other_needed, f->other_capacity,
+	                         f->other_peak};
+	bool has_other = f->other_stage >= 0 && f->other_capacity > 0;
+	switch (f->where) {
+	case PLAN_OOM_HOST:
+		*out = (sweep_mem_basis){"host memory", -1, f->host, f->host_capacity, 0};
+		return;
+	case PLAN_OOM_NVME:
+		*out = (sweep_mem_basis){"NVMe", -1, f->nvme, f->nvme_capacity, 0};
+		return;
+	case PLAN_OOM_OTHER_GPU:
+		*out = other;
+		return;
+	default: /* the GPU, or the fuller of the two types */
+		*out = has_other && !(gpu.capacity > 0 && gpu.need / gpu.capacity >=
+		                                                  other.need / other.capacity)
+		               ? other
+		               : gpu;
+	}
+}
+
+double sweep_mem_share(const plan_scenario *s, const plan_mem_fit *f)
+{
+	sweep_mem_basis b;
+	sweep_mem_basis_of(s, f, &b);
+	return b.capacity > 0 ? b.need / b.capacity : b.stage < 0 ? HUGE_VAL : 0;
 }

@@ -74,6 +74,13 @@ int sweep_plan_order(const sweep_plan *x, const sweep_plan *y);
  * a group of one rank or a failed costing), and the compute's slowdown
  * beside it (the GPU's interference at the channels g's communicator runs
  * it on, plan_coll_scale, as the replay charges it). estimate.c. */
+/* estimate.c: the pre-screen of s (sweep_estimate_plan, estother.c), the
+ * stages on_o[st] on the other GPU type's view o (NULL: all on s). */
+void sweep_estimate_one(const plan_scenario *s, const plan_scenario *o, const bool *on_o,
+                        sweep_estimate *e);
+/* rank.c: est.mem_share, the need of a plan's memory basis over its
+ * capacity (sweep_mem_basis_of; HUGE_VAL where nothing holds it). */
+double sweep_mem_share(const plan_scenario *s, const plan_mem_fit *f);
 double sweep_coll_time(const plan_scenario *s, net_coll c, const net_group *g, double bytes);
 double sweep_coll_intf(const plan_scenario *s, net_coll c, const net_group *g, double bytes);
 /* ZeRO-3 / FSDP's exposed data-parallel time of a step of m micro-batches
