@@ -282,6 +282,42 @@ static double z3_kept_step(const plan_scenario *s, const plan_groups *g, const z
 	return layers * (fmax(z->ag - fwd_l, i * fmin(z->ag, fwd_l)) + z->rs + ar) + z->ag;
 }
 
+/* The host's work at each layer's gathers (emit.c zero3_entry), per layer
+ * and micro-batch in both passes (*hx_f the forward's): under zero3_sync
+ * with the GPU idle, with what the bucket slicing of the layer's backward
+ * leaves beyond its GPU time and the layer's reduction, which the next
+ * layer's sync waits for; otherwise what outlasts the layer's compute. */
+static double z3_host(const plan_scenario *s, const z3_layer *z, int layers, double fwd_l,
+                      double bwd_l, double *hx_f)
+{
+	double H = plan_zero3_gather_host_s(s, z->rep);
+	*hx_f = 0;
+	if (H <= 0 && !s->fw.zero3_sync)
+		return 0;
+	double mx, last, hs = 0;
+	plan_zero3_buckets(s, 0, &mx, &last, &hs);
+	*hx_f = s->fw.zero3_sync ? H : fmax(0, H - fwd_l);
+	return s->fw.zero3_sync ? 2 * H + fmax(0, hs / (layers > 0 ? layers : 1) - bwd_l) + z->rs
+	                        : fmax(0, H - fwd_l) + fmax(0, H - bwd_l);
+}
+
+/* DeepSpeed's reuse window (plan_zero3_reuse_layers): its last kr layers
+ * gather nothing for their backward, the backward's first among them; what
+ * that saves a step (the gathers' excess over each backward, `early` the
+ * reduction beside the earlier micro-batches', `ar` the replicas' all-reduce
+ * beside the last), *reused the chain's first gather it saves. */
+static double z3_reuse(const plan_scenario *s, const z3_layer *z, int layers, int m,
+                       double bwd_l, double early, double ar, double *reused)
+{
+	int kr = plan_zero3_reuse_layers(s, 0);
+	*reused = 0;
+	if (kr <= 0 || layers <= 0)
+		return 0;
+	*reused = z->ag;
+	return kr * ((m - 1) * (fmax(0, z->ag + early - bwd_l) - fmax(0, early - bwd_l)) +
+	             fmax(0, z->ag + z->rs + ar - bwd_l) - fmax(0, z->rs + ar - bwd_l));
+}
+
 /* ZeRO-3 / FSDP's exposed data-parallel time (dp_exposed), as plan_build's
  * fsdp_gather: each layer's parameters are gathered before its forward and
  * again before its backward (its pieces' collectives back to back on the DP
@@ -327,19 +363,7 @@ void sweep_z3_split(const plan_scenario *s, const plan_groups *g, double fwd_l, 
 	bool nosync = plan_zero3_unsharded_acc(s);
 	double ar_mb = nosync || s->fw.hsdp_reduce != PLAN_REDUCE_MICROBATCH ? 0 : ar;
 	double early = nosync ? 0 : z.rs + ar_mb;
-	/* the host's work at each layer's gathers (emit.c zero3_entry): under
-	 * zero3_sync with the GPU idle, in both passes, with what the bucket
-	 * slicing of the layer's backward leaves beyond its GPU time and the
-	 * layer's reduction, which the next layer's sync waits for; otherwise
-	 * what outlasts the layer's compute */
-	double H = plan_zero3_gather_host_s(s, z.rep), hx = 0, hx_f = 0;
-	if (H > 0 || s->fw.zero3_sync) {
-		double mx, last, hs = 0;
-		plan_zero3_buckets(s, 0, &mx, &last, &hs);
-		hx = s->fw.zero3_sync ? 2 * H + fmax(0, hs / (layers > 0 ? layers : 1) - bwd_l) + z.rs
-		                      : fmax(0, H - fwd_l) + fmax(0, H - bwd_l);
-		hx_f = s->fw.zero3_sync ? H : fmax(0, H - fwd_l); /* the forward's */
-	}
+	double hx_f, hx = z3_host(s, &z, layers, fwd_l, bwd_l, &hx_f);
 	/* the chain's ends, which no compute hides (fsdp_gather, reset per
 	 * chain): each forward and backward waits for its first layer's gather,
 	 * issued as the chain starts; each backward's last reduction (its first
@@ -351,16 +375,7 @@ void sweep_z3_split(const plan_scenario *s, const plan_groups *g, double fwd_l, 
 	 * % under the simulated step with one) */
 	double chunk_f = layers > 0 ? z.cp + z.ag : 0;
 	double chunk_b = layers > 0 ? z.cp + z.ag + (tail > 0 ? 0 : z.rs + ar) : 0;
-	/* DeepSpeed's reuse window (plan_zero3_reuse_layers): its last kr
-	 * layers gather nothing for their backward, the backward's first among
-	 * them */
-	int kr = plan_zero3_reuse_layers(s, 0);
-	double kept = 0, reused = 0;
-	if (kr > 0 && layers > 0) {
-		reused = z.ag;
-		kept = kr * ((m - 1) * (fmax(0, z.ag + early - bwd_l) - fmax(0, early - bwd_l)) +
-		             fmax(0, z.ag + z.rs + ar - bwd_l) - fmax(0, z.rs + ar - bwd_l));
-	}
+	double reused, kept = z3_reuse(s, &z, layers, m, bwd_l, early, ar, &reused);
 	/* under zero3_sync the reduction is not beside the backward: the next
 	 * layer's entry waits for it with the GPU idle (hx), so the backward
 	 * has only the prefetched gather beside it (deepspeed-2021's GPT-3
