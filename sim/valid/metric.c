@@ -426,6 +426,57 @@ static enum metric metric_kind(const cases_csv *c, size_t row)
 	                                          : unit_metric(u);
 }
 
+/* The step an MFU or HFU stands for: the model FLOPs F (Fs, its formula)
+ * over the utilization (a fraction, or a percentage where the unit says %:
+ * *pct) of the dense 16-bit peak of every GPU; an HFU's hardware FLOPs the
+ * formula's where it counts the recomputation (megatron-sc21), else the
+ * simulated step's hardware / model ratio. Its derivation into how. */
+static double util_step(const cases_csv *c, size_t row, const plan_scenario *s, double hw_ratio,
+                        double F, const char *Fs, bool *pct, char *how, size_t hlen)
+{
+	bool hfu = metric_kind(c, row) == METRIC_HFU;
+	double v = atof(get(c, row, "measured_value")), n = s->cluster.gpus;
+	double u = util_fraction(get(c, row, "measured_metric"), get(c, row, "measured_unit"), v,
+	                         pct);
+	double peak = hw_peak(&s->gpu, s->dtype == HW_FP16 ? HW_FP16 : HW_BF16);
+	bool counted = !hfu || !strcmp(get(c, row, "flops_formula"), "megatron-sc21");
+	double ratio = counted ? 1 : hw_ratio;
+	if (!hfu)
+		snprintf(how, hlen, "%s / (mfu x dense 16-bit peak x gpus)", Fs);
+	else if (counted)
+		snprintf(how, hlen,
+		         "%s / (hfu x dense 16-bit peak x gpus), the formula counting the "
+		         "recomputation",
+		         Fs);
+	else
+		snprintf(how, hlen,
+		         "%s x %.4g (the simulated step's hardware / model FLOPs) / (hfu x "
+		         "dense 16-bit peak x gpus)",
+		         Fs, ratio);
+	return u > 0 && peak > 0 && ratio > 0 ? F * ratio / (u * peak * n) : 0;
+}
+
+/* The step a whole run's time stands for: over the steps the note states,
+ * or its samples / B, or its tokens / (B s) (run_amount). Its derivation
+ * into how. */
+static double run_step(const cases_csv *c, size_t row, double B, double sq, char *how,
+                       size_t hlen)
+{
+	char ub[48], ph[96];
+	double v = atof(get(c, row, "measured_value"));
+	const char *u = row_unit(get(c, row, "measured_metric"), get(c, row, "measured_unit"), ub,
+	                         sizeof ub);
+	enum amount k;
+	double a = run_amount(get(c, row, "note"), &k, ph, sizeof ph);
+	double steps = k == AMOUNT_STEPS ? a : k == AMOUNT_SAMPLES ? a / B : a / (B * sq);
+	snprintf(how, hlen,
+	         "measured_value %.6g %s, the run's time, over %.6g steps%s (the note's '%s')", v,
+	         u, steps,
+	         k == AMOUNT_SAMPLES ? " = samples / B" : k == AMOUNT_TOKENS ? " = tokens / (B s)" : "",
+	         ph);
+	return steps > 0 ? v * unit_seconds(u) / steps : 0;
+}
+
 double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_scenario *s,
                                   double hw_ratio, char *assumed, size_t alen)
 {
@@ -488,31 +539,9 @@ double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_sce
 		break;
 	}
 	case METRIC_MFU:
-	case METRIC_HFU: {
-		/* a fraction, or a percentage where the unit says % */
-		bool hfu = metric_kind(c, row) == METRIC_HFU;
-		double u = util_fraction(get(c, row, "measured_metric"), get(c, row, "measured_unit"),
-		                         v, &pct);
-		double peak = hw_peak(&s->gpu, s->dtype == HW_FP16 ? HW_FP16 : HW_BF16);
-		/* an HFU's hardware FLOPs: the formula's where it counts the
-		 * recomputation (megatron-sc21), else the simulated step's ratio */
-		bool counted = !hfu || !strcmp(get(c, row, "flops_formula"), "megatron-sc21");
-		double ratio = counted ? 1 : hw_ratio;
-		t = u > 0 && peak > 0 && ratio > 0 ? F * ratio / (u * peak * n) : 0;
-		if (!hfu)
-			snprintf(how, sizeof how, "%s / (mfu x dense 16-bit peak x gpus)", Fs);
-		else if (counted)
-			snprintf(how, sizeof how,
-			         "%s / (hfu x dense 16-bit peak x gpus), the formula counting the "
-			         "recomputation",
-			         Fs);
-		else
-			snprintf(how, sizeof how,
-			         "%s x %.4g (the simulated step's hardware / model FLOPs) / (hfu x "
-			         "dense 16-bit peak x gpus)",
-			         Fs, ratio);
+	case METRIC_HFU:
+		t = util_step(c, row, s, hw_ratio, F, Fs, &pct, how, sizeof how);
 		break;
-	}
 	case METRIC_TIME: {
 		char ub[48];
 		const char *u = row_unit(get(c, row, "measured_metric"),
@@ -521,21 +550,9 @@ double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_sce
 		snprintf(how, sizeof how, "measured_value %.6g %s, the step time", v, u);
 		break;
 	}
-	case METRIC_RUN: {
-		char ub[48], ph[96];
-		const char *u = row_unit(get(c, row, "measured_metric"),
-		                         get(c, row, "measured_unit"), ub, sizeof ub);
-		enum amount k;
-		double a = run_amount(get(c, row, "note"), &k, ph, sizeof ph);
-		double steps = k == AMOUNT_STEPS ? a : k == AMOUNT_SAMPLES ? a / B : a / (B * sq);
-		t = steps > 0 ? v * unit_seconds(u) / steps : 0;
-		snprintf(how, sizeof how, "measured_value %.6g %s, the run's time, over %.6g steps%s "
-		         "(the note's '%s')", v, u, steps,
-		         k == AMOUNT_SAMPLES ? " = samples / B" : k == AMOUNT_TOKENS ? " = tokens / (B s)"
-		                                                                   : "",
-		         ph);
+	case METRIC_RUN:
+		t = run_step(c, row, B, sq, how, sizeof how);
 		break;
-	}
 	case METRIC_NONE:
 		break;
 	}
