@@ -447,6 +447,61 @@ static int check_vp_rounds(const plan_scenario *s, sim_diag *diag)
 	return 0;
 }
 
+/* The interleaved schedule's micro-batch groups (plan_vp_group): pp of
+ * them, needing m a multiple of pp, before Megatron-Core's groups; with
+ * them N in [pp, m] and a last group of 0 or at least pp micro-batches
+ * (schedules.py:1160-1180 at d98e8a64, ValueError and RuntimeError);
+ * torch pipelining's rounds their own rule (check_vp_rounds). */
+static int check_vp_groups(const plan_scenario *s, sim_diag *diag)
+{
+	const plan_spec *p = &s->plan;
+	int errors = 0;
+	bool grouped = p->vpp > 1 && !plan_sched_v(p->schedule) &&
+	               p->schedule != PLAN_SCHED_LOOPED_BFS &&
+	               p->global_batch % ((int64_t)p->micro_batch * p->dp) == 0;
+	if (grouped && p->vp_groups && p->vp_rule == PLAN_VP_TORCH) {
+		errors += check_vp_rounds(s, diag);
+	} else if (grouped) {
+		int m = plan_microbatches(p), n = plan_vp_group(p);
+		if (n == p->pp && m < p->pp && s->fw.vp_group) {
+			/* no group fits: each holds pp to m micro-batches */
+			err_at(s, diag, "parallel", p->vp_group > 0 ? "vp_group" : "vpp",
+			       "interleaved 1F1B needs at least pp = %d micro-batches per step (%d): "
+			       "each group of the schedule holds pp to all of them (Megatron-Core's "
+			       "rule)",
+			       p->pp, m);
+			errors++;
+		} else if (n == p->pp && m % p->pp != 0) {
+			char why[96] = "";
+			if (!s->fw.vp_group)
+				snprintf(why, sizeof why, " under this framework (runs_vp_group = false)");
+			else if (m > p->pp)
+				snprintf(why, sizeof why,
+				         " in groups of vp_group = %d (0 takes the smallest group that "
+				         "fits)",
+				         n);
+			err_at(s, diag, "parallel", p->vp_group > 0 ? "vp_group" : "vpp",
+			       "interleaved 1F1B needs the micro-batches per step (%d) to be a multiple "
+			       "of pp = %d%s",
+			       m, p->pp, why);
+			errors++;
+		} else if (n < p->pp || n > m) {
+			err_at(s, diag, "parallel", "vp_group",
+			       "vp_group = %d: a group of the interleaved schedule holds pp = %d to all "
+			       "%d micro-batches (Megatron-Core's rule)",
+			       n, p->pp, m);
+			errors++;
+		} else if (m % n != 0 && m % n < p->pp) {
+			err_at(s, diag, "parallel", "vp_group",
+			       "vp_group = %d leaves %d micro-batch%s in the last group, fewer than pp = "
+			       "%d (Megatron-Core refuses it: the pipeline would stall on it)",
+			       n, m % n, m % n == 1 ? "" : "es", p->pp);
+			errors++;
+		}
+	}
+	return errors;
+}
+
 /* Interleaving and the pipeline schedules. */
 static int check_pipeline(const plan_scenario *s, sim_diag *diag)
 {
@@ -513,55 +568,7 @@ static int check_pipeline(const plan_scenario *s, sim_diag *diag)
 		       "sends and receives; one rendezvous per transfer would deadlock): use auto or async");
 		errors++;
 	}
-	/* The interleaved schedule's micro-batch groups (plan_vp_group): pp of
-	 * them, needing m a multiple of pp, before Megatron-Core's groups; with
-	 * them N in [pp, m] and a last group of 0 or at least pp micro-batches
-	 * (schedules.py:1160-1180 at d98e8a64, ValueError and RuntimeError);
-	 * torch pipelining's rounds their own rule (check_vp_rounds). */
-	bool grouped = p->vpp > 1 && !plan_sched_v(p->schedule) &&
-	               p->schedule != PLAN_SCHED_LOOPED_BFS &&
-	               p->global_batch % ((int64_t)p->micro_batch * p->dp) == 0;
-	if (grouped && p->vp_groups && p->vp_rule == PLAN_VP_TORCH) {
-		errors += check_vp_rounds(s, diag);
-	} else if (grouped) {
-		int m = plan_microbatches(p), n = plan_vp_group(p);
-		if (n == p->pp && m < p->pp && s->fw.vp_group) {
-			/* no group fits: each holds pp to m micro-batches */
-			err_at(s, diag, "parallel", p->vp_group > 0 ? "vp_group" : "vpp",
-			       "interleaved 1F1B needs at least pp = %d micro-batches per step (%d): "
-			       "each group of the schedule holds pp to all of them (Megatron-Core's "
-			       "rule)",
-			       p->pp, m);
-			errors++;
-		} else if (n == p->pp && m % p->pp != 0) {
-			char why[96] = "";
-			if (!s->fw.vp_group)
-				snprintf(why, sizeof why, " under this framework (runs_vp_group = false)");
-			else if (m > p->pp)
-				snprintf(why, sizeof why,
-				         " in groups of vp_group = %d (0 takes the smallest group that "
-				         "fits)",
-				         n);
-			err_at(s, diag, "parallel", p->vp_group > 0 ? "vp_group" : "vpp",
-			       "interleaved 1F1B needs the micro-batches per step (%d) to be a multiple "
-			       "of pp = %d%s",
-			       m, p->pp, why);
-			errors++;
-		} else if (n < p->pp || n > m) {
-			err_at(s, diag, "parallel", "vp_group",
-			       "vp_group = %d: a group of the interleaved schedule holds pp = %d to all "
-			       "%d micro-batches (Megatron-Core's rule)",
-			       n, p->pp, m);
-			errors++;
-		} else if (m % n != 0 && m % n < p->pp) {
-			err_at(s, diag, "parallel", "vp_group",
-			       "vp_group = %d leaves %d micro-batch%s in the last group, fewer than pp = "
-			       "%d (Megatron-Core refuses it: the pipeline would stall on it)",
-			       n, m % n, m % n == 1 ? "" : "es", p->pp);
-			errors++;
-		}
-	}
-	return errors;
+	return errors + check_vp_groups(s, diag);
 }
 
 /* The communication overlaps and what they need. */
