@@ -447,17 +447,13 @@ static const char *after_name(const valid_numcol *nc, const char *t)
 	return t;
 }
 
-/* The reading of field text t of column nc into out: true with the
- * schema's number (or "" for open) when the text is not a plain number but
- * one of the forms above names one; false otherwise. `unit` is the row's
- * measured_unit (measured_value may repeat it: "1.25 s" with unit s). */
-static bool reading(const valid_numcol *nc, const char *t, const char *unit, char sep, char *out,
-                    size_t len)
+/* The readings of field text t of column nc that are words, not numbers:
+ * a run that died out of memory (no peak or step), an open cell, a ZeRO
+ * stage by its remark, an interleaving with or without its depth, an
+ * InfiniBand generation's rate; true with the schema's number (or "" for
+ * open) in out. */
+static bool word_reading(const valid_numcol *nc, const char *t, char *out, size_t len)
 {
-	char *end;
-	double v = strtod(t, &end);
-	if (!*t || (end != t && !*end && isfinite(v)))
-		return false; /* a plain number (or an error strtod's check names) */
 	if (valid_oom_text(t) &&
 	    (!strcmp(nc->col, "measured_peak_gib") || !strcmp(nc->col, "measured_iter_s") ||
 	     !strcmp(nc->col, "measured_value"))) {
@@ -497,6 +493,22 @@ static bool reading(const valid_numcol *nc, const char *t, const char *unit, cha
 			return true;
 		}
 	}
+	return false;
+}
+
+/* The reading of field text t of column nc into out: true with the
+ * schema's number (or "" for open) when the text is not a plain number but
+ * one of the forms above names one; false otherwise. `unit` is the row's
+ * measured_unit (measured_value may repeat it: "1.25 s" with unit s). */
+static bool reading(const valid_numcol *nc, const char *t, const char *unit, char sep, char *out,
+                    size_t len)
+{
+	char *end;
+	double v = strtod(t, &end);
+	if (!*t || (end != t && !*end && isfinite(v)))
+		return false; /* a plain number (or an error strtod's check names) */
+	if (word_reading(nc, t, out, len))
+		return true;
 	char s[96];
 	strip_marks(t, s, sizeof s);
 	/* a semicolon-separated file is a spreadsheet's export where the
