@@ -212,6 +212,109 @@ static double beside_gemm(const plan_scenario *s, const work_shard *sh, const wo
 	return fmax(t - gk, quiet ? 0 : i_c * t);
 }
 
+/* sum_items' running state: the run of kernels since the last blocking
+ * collective (its GPU and host time, end_run), and the CP ring as
+ * plan/emit.c links it (link_deps): transfer k (cp_step
+ * k) is issued before attention step k - 1, the first after the task
+ * before it, each later one as soon as the one before it has arrived
+ * (the ring forwards the block it received); attention step k waits
+ * for transfer k. From the first transfer's issue, the chain's clock
+ * (its tasks since, and its waits) and each transfer's arrival: step k
+ * waits max(0, arrival_k - clock). Only the steps before k hide
+ * transfer k, not all the layer's attention (cp 2: transfer 1 beside
+ * step 0 alone). As chain.c cuts the chain's tasks, a transfer ends
+ * the run before it and an attention step k >= 1 starts one. The
+ * all-gather's first step (cp_step 1 without a ring transfer) is the
+ * gather's (sum_items). */
+typedef struct {
+	double run_g, run_h, clock;
+	double arrive[WORK_MAX_CP + 1]; /* by cp_step: 1 .. cp */
+	bool ring_on;
+} sum_run;
+
+/* Item i, a collective, into p: its time on its group (beside a GEMM what
+ * the pair adds), the run it ends, the ring's clock, the bound's share. */
+static void sum_comm(const plan_scenario *s, const work_shard *sh, const plan_groups *g,
+                     const work_item *it, int n, int i, prog *p, sum_run *r)
+{
+	const hw_gpu *gpu = &s->gpu;
+	bool ring = work_comm_on_cp(it[i].comm);
+	bool cpg = work_comm_cp_group(it[i].comm); /* Ulysses' too */
+	bool ep = work_comm_on_ep(it[i].comm);
+	const net_group *cg = cpg ? &g->cp : ep ? &g->ep : &g->tp;
+	net_algo algo;
+	double t = coll_time_algo(s, plan_comm_coll(it[i].comm), cg, it[i].comm_bytes, &algo);
+	/* a collective beside a GEMM: what the pair adds to it */
+	int o = plan_tp_overlap(s, it, n, i);
+	if (o != 0)
+		t = beside_gemm(s, sh, it, n, i, o, cg, algo, t);
+	/* a blocking collective ends the run, and so does a ring
+	 * transfer (chain.c: the step after it a task of its own) */
+	end_run(p, &r->run_g, &r->run_h, r->ring_on, &r->clock);
+	if (s->fw.comm_host_op && !ring)
+		r->run_h += hw_overhead(gpu);
+	*(ring ? &p->ring_s : ep ? &p->ep_s : &p->block_s) += t;
+	int k = it[i].cp_step;
+	if (ring && k >= 1 && k <= WORK_MAX_CP) {
+		bool after = r->ring_on && k > 1 && r->arrive[k - 1] >= 0;
+		if (!after && (!r->ring_on || k <= 1)) { /* a new ring */
+			r->ring_on = true;
+			r->clock = 0;
+			for (int j = 0; j <= WORK_MAX_CP; j++)
+				r->arrive[j] = -1;
+		}
+		r->arrive[k] = (after ? r->arrive[k - 1] : r->clock) + t;
+	} else if (r->ring_on && !ring) {
+		r->clock += t; /* a blocking collective on the chain */
+	}
+	/* the bound's share (bound_of): a TP collective between two
+	 * kernels of the program, not overlapped, holds the stream for
+	 * at least the time its data takes through every link the GPU
+	 * has: each rank must send (AR, RS) or receive (AG) (n-1)/n of
+	 * the buffer, in-switch reduction (NVLS) or not */
+	const net_node *nd = &s->cluster.node;
+	double links = nd->intra_Bps + nd->pcie_Bps;
+	if (!cpg && !ep && o == 0 && !s->plan.tp_comm_overlap && i + 1 < n &&
+	    it[i + 1].kind == WORK_ITEM_KERNEL && g->tp.size > 1 && links > 0)
+		p->gpu_s += (g->tp.size - 1.0) / g->tp.size * it[i].comm_bytes / links;
+}
+
+/* Item i, a kernel, into p: its GPU and host time into the run (one of its
+ * own beside an overlapped collective), a ring step's wait for its
+ * transfer; the attention before the CP all-gather's first wait into
+ * *step0 (where not NULL). */
+static void sum_kernel(const plan_scenario *s, const work_shard *sh, const work_item *it, int n,
+                       int i, prog *p, sum_run *r, double *step0)
+{
+	const hw_gpu *gpu = &s->gpu;
+	bool attn = !strncmp(it[i].name, "attn", 4);
+	double t = plan_ub_gemm_time(s, sh->dtype, it, n, i);
+	int nk = it[i].launches > 1 ? it[i].launches : 1;
+	double fs = plan_item_framework_s(gpu, &it[i]);
+	bool alone = (i >= 1 && plan_tp_overlap(s, it, n, i - 1) == 1) ||
+	             (i + 1 < n && plan_tp_overlap(s, it, n, i + 1) == -1);
+	int k = it[i].cp_step;
+	if ((alone && r->run_g > 0) || (k > 0 && (r->run_g > 0 || r->run_h > 0)))
+		end_run(p, &r->run_g, &r->run_h, r->ring_on, &r->clock); /* the kernels before it */
+	if (r->ring_on && attn && k >= 1 && k <= WORK_MAX_CP && r->arrive[k] > r->clock) {
+		p->ringx_s += r->arrive[k] - r->clock;
+		r->clock = r->arrive[k];
+	}
+	r->run_g += t - nk * fs;
+	/* the GPU part of the task plan_build emits (its `g`) */
+	double gk = fmax(0, t - nk * fs);
+	p->gpu_s += gk;
+	p->wgpu_s += is_wgrad(&it[i]) ? gk : 0;
+	r->run_h += nk * (gpu->launch_s + fs);
+	if (step0)
+		*step0 += t;
+	else
+		p->attn_s += attn ? t : 0;
+	p->w_s += is_wgrad(&it[i]) ? t : 0;
+	if (alone) /* its own run ends with it */
+		end_run(p, &r->run_g, &r->run_h, r->ring_on, &r->clock);
+}
+
 /* Sum a program (for selective recomputation, the items it re-runs:
  * work_recompute_items). Kernels between two blocking
  * collectives form a run that takes max(GPU, host), as plan_build's chains:
@@ -224,28 +327,13 @@ static double beside_gemm(const plan_scenario *s, const work_shard *sh, const wo
 static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_groups *g,
                       const work_item *it, int n, prog *p)
 {
-	const hw_gpu *gpu = &s->gpu;
-	double run_g = 0, run_h = 0;
+	sum_run r = {0};
 	/* context parallelism's all-gather (work/layer.c attn_ring,
 	 * cp_allgather) runs beside the first step's attention only, the
 	 * steps before the first that waits for it (cp_step 1): its excess
 	 * over them is exposed; the ring's transfers beside the later steps */
 	double gath = 0, step0 = 0;
 	bool waited = false;
-	/* The CP ring as plan/emit.c links it (link_deps): transfer k (cp_step
-	 * k) is issued before attention step k - 1, the first after the task
-	 * before it, each later one as soon as the one before it has arrived
-	 * (the ring forwards the block it received); attention step k waits
-	 * for transfer k. From the first transfer's issue, the chain's clock
-	 * (its tasks since, and its waits) and each transfer's arrival: step k
-	 * waits max(0, arrival_k - clock). Only the steps before k hide
-	 * transfer k, not all the layer's attention (cp 2: transfer 1 beside
-	 * step 0 alone). As chain.c cuts the chain's tasks, a transfer ends
-	 * the run before it and an attention step k >= 1 starts one. The
-	 * all-gather's first step (cp_step 1 without a ring transfer) is the
-	 * gather's, above. */
-	double clock = 0, arrive[WORK_MAX_CP + 1]; /* by cp_step: 1 .. cp */
-	bool ring_on = false;
 	for (int i = 0; i < n; i++) {
 		bool attn = !strncmp(it[i].name, "attn", 4);
 		if (it[i].kind == WORK_ITEM_COMM && it[i].comm == WORK_COMM_CP_ALLGATHER) {
@@ -253,76 +341,12 @@ static void sum_items(const plan_scenario *s, const work_shard *sh, const plan_g
 			continue;
 		}
 		waited |= attn && it[i].cp_step == 1;
-		if (it[i].kind == WORK_ITEM_COMM) {
-			bool ring = work_comm_on_cp(it[i].comm);
-			bool cpg = work_comm_cp_group(it[i].comm); /* Ulysses' too */
-			bool ep = work_comm_on_ep(it[i].comm);
-			const net_group *cg = cpg ? &g->cp : ep ? &g->ep : &g->tp;
-			net_algo algo;
-			double t = coll_time_algo(s, plan_comm_coll(it[i].comm), cg, it[i].comm_bytes,
-						  &algo);
-			/* a collective beside a GEMM: what the pair adds to it */
-			int o = plan_tp_overlap(s, it, n, i);
-			if (o != 0)
-				t = beside_gemm(s, sh, it, n, i, o, cg, algo, t);
-			/* a blocking collective ends the run, and so does a ring
-			 * transfer (chain.c: the step after it a task of its own) */
-			end_run(p, &run_g, &run_h, ring_on, &clock);
-			if (s->fw.comm_host_op && !ring)
-				run_h += hw_overhead(gpu);
-			*(ring ? &p->ring_s : ep ? &p->ep_s : &p->block_s) += t;
-			int k = it[i].cp_step;
-			if (ring && k >= 1 && k <= WORK_MAX_CP) {
-				bool after = ring_on && k > 1 && arrive[k - 1] >= 0;
-				if (!after && (!ring_on || k <= 1)) { /* a new ring */
-					ring_on = true;
-					clock = 0;
-					for (int j = 0; j <= WORK_MAX_CP; j++)
-						arrive[j] = -1;
-				}
-				arrive[k] = (after ? arrive[k - 1] : clock) + t;
-			} else if (ring_on && !ring) {
-				clock += t; /* a blocking collective on the chain */
-			}
-			/* the bound's share (bound_of): a TP collective between two
-			 * kernels of the program, not overlapped, holds the stream for
-			 * at least the time its data takes through every link the GPU
-			 * has: each rank must send (AR, RS) or receive (AG) (n-1)/n of
-			 * the buffer, in-switch reduction (NVLS) or not */
-			const net_node *nd = &s->cluster.node;
-			double links = nd->intra_Bps + nd->pcie_Bps;
-			if (!cpg && !ep && o == 0 && !s->plan.tp_comm_overlap && i + 1 < n &&
-			    it[i + 1].kind == WORK_ITEM_KERNEL && g->tp.size > 1 && links > 0)
-				p->gpu_s += (g->tp.size - 1.0) / g->tp.size * it[i].comm_bytes / links;
-		} else {
-			double t = plan_ub_gemm_time(s, sh->dtype, it, n, i);
-			int nk = it[i].launches > 1 ? it[i].launches : 1;
-			double fs = plan_item_framework_s(gpu, &it[i]);
-			bool alone = (i >= 1 && plan_tp_overlap(s, it, n, i - 1) == 1) ||
-			             (i + 1 < n && plan_tp_overlap(s, it, n, i + 1) == -1);
-			int k = it[i].cp_step;
-			if ((alone && run_g > 0) || (k > 0 && (run_g > 0 || run_h > 0)))
-				end_run(p, &run_g, &run_h, ring_on, &clock); /* the kernels before it */
-			if (ring_on && attn && k >= 1 && k <= WORK_MAX_CP && arrive[k] > clock) {
-				p->ringx_s += arrive[k] - clock;
-				clock = arrive[k];
-			}
-			run_g += t - nk * fs;
-			/* the GPU part of the task plan_build emits (its `g`) */
-			double gk = fmax(0, t - nk * fs);
-			p->gpu_s += gk;
-			p->wgpu_s += is_wgrad(&it[i]) ? gk : 0;
-			run_h += nk * (gpu->launch_s + fs);
-			if (attn && gath > 0 && !waited)
-				step0 += t;
-			else
-				p->attn_s += attn ? t : 0;
-			p->w_s += is_wgrad(&it[i]) ? t : 0;
-			if (alone) /* its own run ends with it */
-				end_run(p, &run_g, &run_h, ring_on, &clock);
-		}
+		if (it[i].kind == WORK_ITEM_COMM)
+			sum_comm(s, sh, g, it, n, i, p, &r);
+		else
+			sum_kernel(s, sh, it, n, i, p, &r, attn && gath > 0 && !waited ? &step0 : NULL);
 	}
-	end_run(p, &run_g, &run_h, ring_on, &clock);
+	end_run(p, &r.run_g, &r.run_h, r.ring_on, &r.clock);
 	p->block_s += gath > 0 ? fmax(gath - step0, s->gpu.interference * fmin(gath, step0)) : 0;
 }
 
