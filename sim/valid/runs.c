@@ -1325,16 +1325,18 @@ static void first_error(const sim_diag *d, char *out, size_t len)
 	snprintf(out, len, "not simulated");
 }
 
-void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v)
+/* A training row's labels: what it is (its model, GPUs and plan; open tp
+ * and pp run as 1, put_open_plan says so), the rank group it is ranked
+ * in, and its source's group (the stack table's label, else the source
+ * itself). */
+static void row_labels(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v)
 {
-	/* open tp and pp run as 1 (put_open_plan says so) */
 	const char *tpc = get(c, row, "tp"), *ppc = get(c, row, "pp");
 	snprintf(v->what, sizeof v->what, "%.40s %sx%s tp%s pp%s dp%ld", get(c, row, "model"),
 		 get(c, row, "gpus"), get(c, row, "gpu"), *tpc ? tpc : "1", *ppc ? ppc : "1",
 		 valid_row_dp(c, row));
 	snprintf(v->rank_key, sizeof v->rank_key, "%.60s|%s|%s", get(c, row, "model"),
 		 get(c, row, "gpus"), get(c, row, "gpu"));
-	/* the source's group: the stack table's label, else the source itself */
 	const char *source = get(c, row, "source");
 	valid_ran ran = {atoi(get(c, row, "zero")), atoi(get(c, row, "tp"))};
 	const valid_stack *st = opt->stacks ? valid_stack_find(opt->stacks, source, ran) : NULL;
@@ -1342,6 +1344,56 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 		snprintf(v->group, sizeof v->group, "%s", st->label);
 	else if (*source)
 		valid_source_key(source, v->group, sizeof v->group);
+}
+
+/* A row with no step time and no throughput that gives one: skipped, and
+ * why. */
+static void unmeasured(const cases_csv *c, size_t row, valid_row *v)
+{
+	v->status = VALID_SKIPPED;
+	const char *run = valid_metric_skip_why(c, row);
+	snprintf(v->reason, sizeof v->reason, "no measured_iter_s%s%s%s",
+	         run ? " (" : "", run ? run : "",
+	         run                                ? ")"
+	         : *get(c, row, "measured_metric") ? " (its measured_metric gives none: "
+	                                             "tokens_per_s[_per_gpu], samples_per_s, "
+	                                             "tflops_per_gpu, a 16-bit row's mfu or "
+	                                             "hfu, a step's time, or a run's over "
+	                                             "the steps its note states)"
+	                                           : "");
+}
+
+/* The row's outcome from its run (rc, r; the loader's first error in d):
+ * its prediction and error, a run that ran out of memory's verdict alone,
+ * or why it was skipped. */
+static void outcome(valid_row *v, int rc, const plan_scenario *s, const exec_result *r,
+                    const sim_diag *d)
+{
+	if (rc == SIM_OK && v->oom_run) {
+		v->status = VALID_OK;
+		v->predicted = NAN; /* no step to compare: the verdict is the check */
+		v->error = NAN;
+	} else if (rc == SIM_OK) {
+		v->status = VALID_OK;
+		snprintf(v->gpu, sizeof v->gpu, "%s", s->gpu.name);
+		snprintf(v->framework, sizeof v->framework, "%s", s->fw.name);
+		v->gpus = s->cluster.gpus;
+		v->predicted = r->step_s;
+		v->error = (v->predicted - v->measured) / v->measured;
+	} else {
+		v->status = VALID_SKIPPED;
+		if (rc == SIM_ERANGE && r) { /* the clock; cut to the reason's size */
+			size_t n = strnlen(r->error, sizeof v->reason - 1);
+			memcpy(v->reason, r->error, n);
+			v->reason[n] = '\0';
+		} else
+			first_error(d, v->reason, sizeof v->reason);
+	}
+}
+
+void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v)
+{
+	row_labels(c, row, opt, v);
 	v->measured = atof(get(c, row, "measured_iter_s"));
 	/* no step time but a printed throughput: converted once the scenario
 	 * is loaded (valid_measured_from_metric) */
@@ -1349,17 +1401,7 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 	/* a plan that ran out of memory ("OOM" for its step): its verdict only */
 	v->oom_run = v->measured <= 0 && !from_metric && valid_oom_marked(c, row, "measured_iter_s");
 	if (v->measured <= 0 && !from_metric && !v->oom_run) {
-		v->status = VALID_SKIPPED;
-		const char *run = valid_metric_skip_why(c, row);
-		snprintf(v->reason, sizeof v->reason, "no measured_iter_s%s%s%s",
-		         run ? " (" : "", run ? run : "",
-		         run                                ? ")"
-		         : *get(c, row, "measured_metric") ? " (its measured_metric gives none: "
-		                                             "tokens_per_s[_per_gpu], samples_per_s, "
-		                                             "tflops_per_gpu, a 16-bit row's mfu or "
-		                                             "hfu, a step's time, or a run's over "
-		                                             "the steps its note states)"
-		                                           : "");
+		unmeasured(c, row, v);
 		return;
 	}
 	sim_buf b;
@@ -1400,26 +1442,7 @@ void valid_training_row(const cases_csv *c, size_t row, const valid_options *opt
 			        c, row, s, stepped ? r->hardware_flops / r->model_flops : 0, v->assumed,
 			        sizeof v->assumed);
 	}
-	if (rc == SIM_OK && v->oom_run) {
-		v->status = VALID_OK;
-		v->predicted = NAN; /* no step to compare: the verdict is the check */
-		v->error = NAN;
-	} else if (rc == SIM_OK) {
-		v->status = VALID_OK;
-		snprintf(v->gpu, sizeof v->gpu, "%s", s->gpu.name);
-		snprintf(v->framework, sizeof v->framework, "%s", s->fw.name);
-		v->gpus = s->cluster.gpus;
-		v->predicted = r->step_s;
-		v->error = (v->predicted - v->measured) / v->measured;
-	} else {
-		v->status = VALID_SKIPPED;
-		if (rc == SIM_ERANGE && r) { /* the clock; cut to the reason's size */
-			size_t n = strnlen(r->error, sizeof v->reason - 1);
-			memcpy(v->reason, r->error, n);
-			v->reason[n] = '\0';
-		} else
-			first_error(d, v->reason, sizeof v->reason);
-	}
+	outcome(v, rc, s, r, d);
 	free(r);
 	plan_scenario_free(s);
 	sim_diag_free(d);
