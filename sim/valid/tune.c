@@ -179,6 +179,32 @@ static double tuned_micro_batch(const cases_csv *c, size_t row, const valid_opti
 	return best_s;
 }
 
+/* The ZeRO stage the row's scenario loads with (tune t): the framework's
+ * for an open column (valid_open_zero: FSDP's FULL_SHARD), else 0. */
+static int loaded_zero(const cases_csv *c, size_t row, const valid_options *opt,
+                       const valid_tune *t)
+{
+	plan_scenario *s0 = tuned_load(c, row, opt, t);
+	int z = s0 ? s0->plan.zero : 0;
+	plan_scenario_free(s0);
+	return z;
+}
+
+/* One candidate of valid_tuned_plan: its step (its micro-batch tuned where
+ * open), or, for the defaults at their micro-batch def_mb on this network
+ * (`defaults`), its step per sequence; -1 where it does not fit. */
+static double candidate(const cases_csv *c, size_t row, const valid_options *opt,
+                        const valid_recipe *rec, valid_tune *t, exec_result *r, bool open_mb,
+                        bool defaults, long def_mb)
+{
+	if (!defaults)
+		return open_mb ? tuned_micro_batch(c, row, opt, t, r) : tuned_step(c, row, opt, t, r);
+	int how;
+	t->mb = def_mb;
+	double step = tuned_step(c, row, opt, t, r);
+	return step >= 0 ? step / (double)valid_row_batch(c, row, rec, t->mb, &how) : step;
+}
+
 /* The open plan columns a simulation settles: the micro-batch (above),
  * and the ZeRO stage and recomputation where the row and its recipe leave
  * them open and their defaults (zero 0, recompute none) leave the plan out
@@ -260,12 +286,7 @@ valid_tune valid_tuned_plan(const cases_csv *c, size_t row, const valid_options 
 	                                          : fw.zero_max;
 	/* the defaults' stage: the framework's for an open column
 	 * (valid_open_zero: FSDP's FULL_SHARD), else 0 */
-	int dz = 0;
-	if (open_zero) {
-		plan_scenario *s0 = tuned_load(c, row, opt, &def);
-		dz = s0 ? s0->plan.zero : 0;
-		plan_scenario_free(s0);
-	}
+	int dz = open_zero ? loaded_zero(c, row, opt, &def) : 0;
 	for (int sp = 0; sp <= (open_sp ? 1 : 0); sp++)
 		for (int z = 0; z <= (open_zero ? 3 : 0); z++)
 			for (size_t i = 0; i < (open_rc ? sizeof rcs / sizeof rcs[0] : 1); i++) {
@@ -286,17 +307,8 @@ valid_tune valid_tuned_plan(const cases_csv *c, size_t row, const valid_options 
 			              .above = plain ? def.mb : 0,
 				              .partial = selective && rcs[i] && !strcmp(rcs[i], "full"),
 				              .fast = true};
-				double step;
-				if (plain && z == dz && i == 0 && !sp) {
-					/* the defaults at their micro-batch, on this network */
-					int how;
-					t.mb = def.mb;
-					step = tuned_step(c, row, opt, &t, r);
-					if (step >= 0)
-						step /= (double)valid_row_batch(c, row, rec, t.mb, &how);
-				} else
-					step = open_mb ? tuned_micro_batch(c, row, opt, &t, r)
-					               : tuned_step(c, row, opt, &t, r);
+				double step = candidate(c, row, opt, rec, &t, r, open_mb,
+				                        plain && z == dz && i == 0 && !sp, def.mb);
 				if (step >= 0 && (best_s < 0 || step < best_s)) {
 					best = t;
 					best_s = step;
