@@ -1003,7 +1003,10 @@ static double counter(const plan_mem_peak *p, const char *kind, const char **nam
 	return p->device;
 }
 
-void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v)
+/* A memory row's labels: what it is, the rank group it is ranked in (its
+ * model, GPUs and framework) and its source's group (the stack table's
+ * label, else the source itself). */
+static void mem_labels(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v)
 {
 	snprintf(v->what, sizeof v->what, "%.32s %sx%s tp%s pp%s dp%s b%s", get(c, row, "model"),
 	         get(c, row, "gpus"), get(c, row, "gpu"), get(c, row, "tp"), get(c, row, "pp"),
@@ -1018,6 +1021,49 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 		snprintf(v->group, sizeof v->group, "%s", st->label);
 	else
 		valid_source_key(get(c, row, "source"), v->group, sizeof v->group);
+}
+
+/* The loaded row's prediction on stage `stage`: the counter its
+ * memory_kind names (the framework's logged peak where it resets the
+ * counters after the pipeline), or, for a run that ran out of memory, the
+ * most loaded stage's need (allocated + runtime), which the verdict
+ * compares with the capacity; the verdict, the error and the counter
+ * said. */
+static void mem_predicted(const cases_csv *c, size_t row, const plan_scenario *s, int stage,
+                          valid_row *v)
+{
+	plan_mem_peak p;
+	plan_memory_peak(s, stage, &p);
+	const char *cn;
+	plan_mem_fit f;
+	plan_memory_fit(s, &f);
+	snprintf(v->verdict, sizeof v->verdict, "%s", valid_verdict_name(f.verdict));
+	if (v->oom_run) {
+		stage = f.stage;
+		v->predicted = f.needed / 1073741824.0;
+		cn = "allocated + runtime";
+	} else if (!strcmp(get(c, row, "memory_kind"), "allocated") &&
+	           s->fw.logged_peak == PLAN_LOGGED_AFTER_PIPELINE) {
+		/* the framework's log: the peak counters reset after the
+		 * forward and backward ([framework] logged_peak) */
+		v->predicted = plan_memory_after_pipeline(s, stage) / 1073741824.0;
+		cn = "allocated after the pipeline (logged_peak)";
+	} else
+		v->predicted = counter(&p, get(c, row, "memory_kind"), &cn, v->assumed,
+		                       sizeof v->assumed) / 1073741824.0;
+	v->status = VALID_OK;
+	v->error = v->oom_run ? NAN : (v->predicted - v->measured) / v->measured;
+	valid_plan_assumptions(s, v->assumed, sizeof v->assumed);
+	char ms[80];
+	snprintf(ms, sizeof ms, "%s counter, stage %d", cn, stage);
+	size_t n = strlen(v->assumed);
+	if (n + 3 < sizeof v->assumed)
+		snprintf(v->assumed + n, sizeof v->assumed - n, "%s%s", n ? "; " : "", ms);
+}
+
+void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, valid_row *v)
+{
+	mem_labels(c, row, opt, v);
 	v->measured = atof(get(c, row, "measured_peak_gib"));
 	/* memory_kind oom marks a run that ran out of memory whatever number
 	 * stands beside it (the memory in use when it failed, say): its verdict
@@ -1057,35 +1103,7 @@ void valid_memory_row(const cases_csv *c, size_t row, const valid_options *opt, 
 		rc = b.oom ? SIM_ENOMEM : plan_scenario_load_string(b.data, name, opt->datadir, d, &s);
 	}
 	if (rc == SIM_OK) {
-		plan_mem_peak p;
-		plan_memory_peak(s, stage, &p);
-		const char *cn;
-		/* an out-of-memory run: the most loaded stage's need (allocated +
-		 * runtime), what the verdict compares with the capacity */
-		plan_mem_fit f;
-		plan_memory_fit(s, &f);
-		snprintf(v->verdict, sizeof v->verdict, "%s", valid_verdict_name(f.verdict));
-		if (v->oom_run) {
-			stage = f.stage;
-			v->predicted = f.needed / 1073741824.0;
-			cn = "allocated + runtime";
-		} else if (!strcmp(get(c, row, "memory_kind"), "allocated") &&
-		           s->fw.logged_peak == PLAN_LOGGED_AFTER_PIPELINE) {
-			/* the framework's log: the peak counters reset after the
-			 * forward and backward ([framework] logged_peak) */
-			v->predicted = plan_memory_after_pipeline(s, stage) / 1073741824.0;
-			cn = "allocated after the pipeline (logged_peak)";
-		} else
-			v->predicted = counter(&p, get(c, row, "memory_kind"), &cn, v->assumed,
-			                       sizeof v->assumed) / 1073741824.0;
-		v->status = VALID_OK;
-		v->error = v->oom_run ? NAN : (v->predicted - v->measured) / v->measured;
-		valid_plan_assumptions(s, v->assumed, sizeof v->assumed);
-		char ms[80];
-		snprintf(ms, sizeof ms, "%s counter, stage %d", cn, stage);
-		size_t n = strlen(v->assumed);
-		if (n + 3 < sizeof v->assumed)
-			snprintf(v->assumed + n, sizeof v->assumed - n, "%s%s", n ? "; " : "", ms);
+		mem_predicted(c, row, s, stage, v);
 	} else {
 		v->status = VALID_SKIPPED;
 		const char *t = sim_diag_count(d) ? sim_diag_text(d, 0) : "not loaded";
