@@ -589,6 +589,10 @@ static const char *predict(const cases_csv *c, size_t row, const valid_options *
 			   valid_row *v)
 {
 	const char *kind = get(c, row, "kind");
+	if (!*kind) /* named.c reads it from a nccl-tests binary the text names */
+		return "kind missing (and the row's text names no one nccl-tests binary: "
+		       "all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf or "
+		       "broadcast_perf)";
 	hw_gpu gpu;
 	net_cluster cl;
 	const char *why = load_hw(c, row, opt, &gpu, &cl, v);

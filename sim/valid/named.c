@@ -2,7 +2,8 @@
  * before either reader runs (valid_int.h: valid_fill_named,
  * valid_named_assume): sequence parallelism, the fabric, the
  * precision, the micro-batch, the ZeRO stage, a collective's message
- * size and a memory row's counter (and the recomputation numbers.c reads,
+ * size and kind (the nccl-tests binary its text names) and a memory row's
+ * counter (and the recomputation numbers.c reads,
  * valid_recompute_named), each written into its cell so that the readers
  * see a published value, and said on the row. */
 #include "valid_int.h"
@@ -434,13 +435,52 @@ int valid_zero_note_named(const cases_csv *c, size_t row, char *phrase, size_t l
 	return valid_zero_named(phrase);
 }
 
+/* A collective microbenchmark's open kind: the collective whose
+ * nccl-tests binary the row's note or source names (NVIDIA/nccl-tests
+ * src/: all_reduce_perf, all_gather_perf, reduce_scatter_perf,
+ * alltoall_perf, broadcast_perf; its MPI build keeps the names), one
+ * collective only: a text naming two names none. The binary's name into
+ * word; NULL where none. Collectives named in prose ("all-reduce") are not
+ * read: notes name others beside the row's own (the EFA all-gather rows'
+ * notes name the 1-node all-reduce). Binaries podsim has no kind for
+ * (reduce_perf, gather_perf, scatter_perf, sendrecv_perf) name none. */
+static const char *kind_named(const cases_csv *c, size_t row, char *word, size_t len)
+{
+	static const struct {
+		const char *bin, *kind;
+	} bins[] = {{"all_reduce_perf", "allreduce"},
+	            {"all_gather_perf", "allgather"},
+	            {"reduce_scatter_perf", "reducescatter"},
+	            {"alltoall_perf", "alltoall"},
+	            {"broadcast_perf", "broadcast"}};
+	static const char *const cols[] = {"note", "source"};
+	const char *kind = NULL;
+	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+		char low[4096];
+		if (!cell_lower(c, row, cols[i], low, sizeof low))
+			continue;
+		for (size_t b = 0; b < sizeof bins / sizeof bins[0]; b++)
+			for (const char *p = strstr(low, bins[b].bin); p; p = strstr(p + 1, bins[b].bin)) {
+				const char *e = p + strlen(bins[b].bin);
+				if ((p > low && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) ||
+				    (isalnum((unsigned char)*e) || (*e == '_' && strncmp(e, "_mpi", 4))))
+					continue;
+				if (kind && strcmp(kind, bins[b].kind))
+					return NULL; /* two collectives */
+				kind = bins[b].kind;
+				snprintf(word, len, "%s", bins[b].bin);
+			}
+	}
+	return kind;
+}
+
 /* The open cells a row's text names, written before either reader runs
  * (valid_loose_numbers_assume says each): its recomputation
  * (valid_recompute_named: full or none), micro-batch
  * (valid_micro_batch_named), sequence parallelism (valid_sp_named) and
  * fabric (valid_fabric_named), a collective's message size
  * (valid_bytes_named), a memory row's counter (valid_memory_kind_named),
- * the ZeRO stage (valid_zero_note_named), the global batch
+ * a collective microbenchmark's kind (kind_named), the ZeRO stage (valid_zero_note_named), the global batch
  * (valid_global_batch_named). Each reading gives the cell's text, or NULL
  * where the row names none. */
 typedef const char *(*named_cell)(const cases_csv *c, size_t row, char *buf, size_t len);
@@ -508,6 +548,16 @@ static const char *named_memory_kind(const cases_csv *c, size_t row, char *buf, 
 	return buf;
 }
 
+static const char *named_kind(const cases_csv *c, size_t row, char *buf, size_t len)
+{
+	char w[32];
+	const char *kind = kind_named(c, row, w, sizeof w);
+	if (!kind)
+		return NULL;
+	snprintf(buf, len, "%s", kind);
+	return buf;
+}
+
 /* An open zero cell: the stage the note names, where a memory row's
  * framework column names none (the memory reader reads that first,
  * valid_zero_named) */
@@ -547,6 +597,7 @@ int valid_fill_named(cases_csv *c)
 	rc = rc != SIM_OK ? rc : fill_named(c, "precision", named_precision);
 	rc = rc != SIM_OK ? rc : fill_named(c, "bytes", named_bytes);
 	rc = rc != SIM_OK ? rc : fill_named(c, "memory_kind", named_memory_kind);
+	rc = rc != SIM_OK ? rc : fill_named(c, "kind", named_kind);
 	rc = rc != SIM_OK ? rc : fill_named(c, "zero", named_zero);
 	rc = rc != SIM_OK ? rc : fill_named(c, "micro_batch", named_micro_batch);
 	return rc != SIM_OK ? rc : fill_named(c, "global_batch", named_global_batch);
@@ -582,6 +633,9 @@ void valid_named_assume(const cases_csv *c, size_t row, char *assumed, size_t al
 		valid_assume(assumed, alen, "zero %s (not published: the note says '%s')", v, w);
 	if ((v = filled(c, row, "memory_kind")) && valid_memory_kind_named(c, row, w, sizeof w))
 		valid_assume(assumed, alen, "memory_kind %s (not published: the text names '%s')", v,
+		             w);
+	if ((v = filled(c, row, "kind")) && kind_named(c, row, w, sizeof w))
+		valid_assume(assumed, alen, "kind %s (not published: the text names nccl-tests' %s)", v,
 		             w);
 	if ((v = filled(c, row, "bytes")) && valid_bytes_named(c, row, w, sizeof w))
 		valid_assume(assumed, alen, "bytes %s (not published: the note says '%s')", v, w);

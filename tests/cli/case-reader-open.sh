@@ -1827,7 +1827,14 @@ write("coll-numbers.csv", list(e.keys()),
        dict(e, id="XNe9", bytes="", note="median of runs with a 256 MB message"),
        dict(e, id="XNea", bytes="", note="median of repeated runs"),
        # a number after the word that is no size does not end the search
-       dict(e, id="XNeb", bytes="", note="message 3 of the series; a 256MB message")])
+       dict(e, id="XNeb", bytes="", note="message 3 of the series; a 256MB message"),
+       # an open kind: the collective of the nccl-tests binary the note
+       # names (XNec; its MPI build's name too, XNee), none where it names
+       # two (XNed) or only in prose (XNef: "all-gather")
+       dict(e, id="XNec", kind="", note="nccl-tests all_gather_perf -b 256M -e 256M"),
+       dict(e, id="XNed", kind="", note="all_gather_perf beside all_reduce_perf, 256 MB"),
+       dict(e, id="XNee", kind="", note="all_gather_perf_mpi over 64 ranks"),
+       dict(e, id="XNef", kind="", note="the all-gather's median, 256 MB")])
 PY
 for f in numbers mem-numbers coll-numbers mem-optim gpu-names gpu-names-train metric-units; do
 	"$podsim" validate "$tmp/$f.csv" --json >"$tmp/$f.json" 2>"$tmp/$f.err" ||
@@ -1878,6 +1885,11 @@ for i in (4, 5, 6):
 same("XNe0", "XNe8", "bytes 268435456 (not published: the note says '256MB')")
 same("XNe0", "XNe9", "bytes 268435456 (not published: the note says '256 MB')")
 same("XNe0", "XNeb", "bytes 268435456 (not published: the note says '256MB')")
+same("XNe0", "XNec", "kind allgather (not published: the text names nccl-tests' all_gather_perf)")
+same("XNe0", "XNee", "kind allgather (not published: the text names nccl-tests' all_gather_perf)")
+for k in ("XNed", "XNef"):
+    if r[k]["status"] != "skipped" or "kind missing" not in r[k]["reason"]:
+        bad.append((k, r[k]))
 if r["XNea"]["status"] != "ok" or "bytes 1 GiB (not published" not in r["XNea"]["assumed"] \
         or r["XNea"]["predicted_iter_s"] == r["XNe0"]["predicted_iter_s"]:
     bad.append(("XNea", r["XNea"]))
