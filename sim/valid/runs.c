@@ -1118,6 +1118,29 @@ static void put_open_mb(sim_buf *b, long mb, int how, long per_replica, char *as
 		valid_assume(assumed, alen, "micro_batch 1 (not published)");
 }
 
+/* A recipe line's vpp (the row's cell open) where the row's own batch leaves
+ * fewer micro-batches a step than the pp an interleaved schedule needs
+ * (Megatron-Core's rule, plan/check.c; the line's run had its own batch):
+ * no interleaving, the one schedule such a run has, said; else the line's
+ * vpp (written with its other keys), returned as it is. */
+static long recipe_vpp_fits(sim_buf *b, const cases_csv *c, size_t row, const valid_recipe *rec,
+                            long pp, long dp, long mb, long vpp, char *assumed, size_t alen)
+{
+	char rv[32];
+	const char *col = valid_plan_col(c, row, rec, "micro_batch", rv, sizeof rv);
+	long run_mb = *col ? atol(col) : mb > 0 ? mb : 1;
+	int how;
+	long m = run_mb > 0 && dp > 0 ? valid_row_batch(c, row, rec, mb, &how) / (run_mb * dp) : 0;
+	if (vpp <= 1 || m <= 0 || m >= pp)
+		return vpp;
+	sim_buf_printf(b, "vpp = 1\n");
+	valid_assume(assumed, alen,
+	             "vpp 1 (the recipe's vpp %ld is its own run's: this row's %ld micro-batches a "
+	             "step are fewer than pp = %ld, which an interleaved schedule needs)",
+	             vpp, m, pp);
+	return 1;
+}
+
 /* The [parallel] flags a row's note names (`zero`: the row's ZeRO stage). */
 static void put_note_flags(sim_buf *b, const cases_csv *c, size_t row, int zero)
 {
@@ -1303,6 +1326,8 @@ const char *valid_row_text(const cases_csv *c, size_t row, const char *incdir,
 	if (!*valid_plan_col(c, row, rec, "vpp", rv, sizeof rv) && pp > 1)
 		vpp = put_open_vpp(b, c, row, opt, profile, rec, nlayers, mtp, pp, dp, mb, assumed,
 		                   alen);
+	else if (!*get(c, row, "vpp") && pp > 1)
+		vpp = recipe_vpp_fits(b, c, row, rec, pp, dp, mb, vpp, assumed, alen);
 	put_note_flags(b, c, row, tune->zero >= 0 ? tune->zero : atoi(get(c, row, "zero")));
 	valid_put_recipe(b, par, rec, "", assumed, alen);
 	put_uneven_default(b, opt, profile, nlayers, pp, vpp, assumed, alen);

@@ -1805,6 +1805,18 @@ write("gpu-names-train.csv", cols, [dict(v, id="XNg3", gpu="NVIDIA A40", node_in
 t = mem["MC01"]  # torchtune, Llama 3.2 3B, full fine-tune with AdamW
 write("mem-optim.csv", mcols, [dict(t, id="XNq%d" % i, optimizer=o) for i, o in enumerate(
     ("adamw", "Shampoo", "LAMB", "SGD", "Lion", "Adafactor", "paged-adamw", "paged_adamw_8bit"))])
+# a recipe line's interleaving where the row's own batch cannot run it:
+# MLPerf v3.1's GPT-3 175B line on 512 GPUs (tp 4, pp 8, vpp 12, a batch of
+# 3,072) beside a row of that source and shape with its vpp open: at its
+# own batch of 64 (4 micro-batches a step on pp 8, fewer than an
+# interleaved schedule needs) no interleaving, said (XNv0); at the line's
+# batch the line's vpp 12 (XNv1)
+mlp = dict(v16, source="MLPerf Training v3.1 (2023)", model="GPT-3 175B", layers="96",
+           hidden="12288", heads="96", kv_heads="96", ffn="49152", vocab="51200",
+           seq_len="2048", gpus="512", gpu="h100-sxm5-80g", node_intra="nvswitch-gen3",
+           tp="4", pp="8", dp="16", vpp="", micro_batch="1", precision="fp8", note="")
+write("recipe-vpp.csv", cols, [dict(mlp, id="XNv0", global_batch="64"),
+                               dict(mlp, id="XNv1", global_batch="3072")])
 efa = {r["id"]: r for r in csv.DictReader(open(src + "/efa-collectives.csv"))}
 e = efa["E-allgather-8n"]
 write("coll-numbers.csv", list(e.keys()),
@@ -1836,7 +1848,7 @@ write("coll-numbers.csv", list(e.keys()),
        dict(e, id="XNee", kind="", note="all_gather_perf_mpi over 64 ranks"),
        dict(e, id="XNef", kind="", note="the all-gather's median, 256 MB")])
 PY
-for f in numbers mem-numbers coll-numbers mem-optim gpu-names gpu-names-train metric-units; do
+for f in numbers mem-numbers coll-numbers mem-optim gpu-names gpu-names-train metric-units recipe-vpp; do
 	"$podsim" validate "$tmp/$f.csv" --json >"$tmp/$f.json" 2>"$tmp/$f.err" ||
 		{ echo "validate $f failed:"; cat "$tmp/$f.err"; fail=1; }
 done
@@ -1845,7 +1857,7 @@ import json, sys
 d = sys.argv[1]
 r = {}
 for f in ("numbers", "mem-numbers", "coll-numbers", "mem-optim", "gpu-names", "gpu-names-train",
-          "metric-units"):
+          "metric-units", "recipe-vpp"):
     r.update({x["id"]: x for x in json.load(open(d + "/" + f + ".json"))["rows"]})
 bad = []
 def same(a, b, said):
@@ -1887,6 +1899,10 @@ same("XNe0", "XNe9", "bytes 268435456 (not published: the note says '256 MB')")
 same("XNe0", "XNeb", "bytes 268435456 (not published: the note says '256MB')")
 same("XNe0", "XNec", "kind allgather (not published: the text names nccl-tests' all_gather_perf)")
 same("XNe0", "XNee", "kind allgather (not published: the text names nccl-tests' all_gather_perf)")
+if not (r["XNv0"]["status"] == "ok" and "vpp 1 (the recipe's vpp 12 is its own run's: this "
+        "row's 4 micro-batches a step are fewer than pp = 8" in r["XNv0"]["assumed"]
+        and r["XNv1"]["status"] == "ok" and "vpp = 12 (recipes.csv line" in r["XNv1"]["assumed"]):
+    bad.append(("XNv0-1", [(x, r[x]["status"], r[x].get("reason"), r[x]["assumed"][-300:]) for x in ("XNv0", "XNv1")]))
 for k in ("XNed", "XNef"):
     if r[k]["status"] != "skipped" or "kind missing" not in r[k]["reason"]:
         bad.append((k, r[k]))
