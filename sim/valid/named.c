@@ -538,24 +538,25 @@ static const char *named_bytes(const cases_csv *c, size_t row, char *buf, size_t
 	               : NULL;
 }
 
+/* A word a reading gave as the cell's text (copied into buf), or NULL. */
+static const char *word_cell(const char *v, char *buf, size_t len)
+{
+	if (!v)
+		return NULL;
+	snprintf(buf, len, "%s", v);
+	return buf;
+}
+
 static const char *named_memory_kind(const cases_csv *c, size_t row, char *buf, size_t len)
 {
 	char w[32];
-	const char *kind = valid_memory_kind_named(c, row, w, sizeof w);
-	if (!kind)
-		return NULL;
-	snprintf(buf, len, "%s", kind);
-	return buf;
+	return word_cell(valid_memory_kind_named(c, row, w, sizeof w), buf, len);
 }
 
 static const char *named_kind(const cases_csv *c, size_t row, char *buf, size_t len)
 {
 	char w[32];
-	const char *kind = kind_named(c, row, w, sizeof w);
-	if (!kind)
-		return NULL;
-	snprintf(buf, len, "%s", kind);
-	return buf;
+	return word_cell(kind_named(c, row, w, sizeof w), buf, len);
 }
 
 /* An open zero cell: the stage the note names, where a memory row's
