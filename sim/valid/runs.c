@@ -1120,12 +1120,17 @@ static void put_open_mb(sim_buf *b, long mb, int how, long per_replica, char *as
 
 /* A recipe line's vpp (the row's cell open) where the row's own batch leaves
  * fewer micro-batches a step than the pp an interleaved schedule needs
- * (Megatron-Core's rule, plan/check.c; the line's run had its own batch):
+ * (Megatron-Core's rule, plan/check.c; torch pipelining's rounds run
+ * fewer, vp_group_rule = torch-rounds; the line's run had its own batch):
  * no interleaving, the one schedule such a run has, said; else the line's
  * vpp (written with its other keys), returned as it is. */
-static long recipe_vpp_fits(sim_buf *b, const cases_csv *c, size_t row, const valid_recipe *rec,
-                            long pp, long dp, long mb, long vpp, char *assumed, size_t alen)
+static long recipe_vpp_fits(sim_buf *b, const cases_csv *c, size_t row, const valid_options *opt,
+                            const char *profile, const valid_recipe *rec, long pp, long dp,
+                            long mb, long vpp, char *assumed, size_t alen)
 {
+	plan_framework fw;
+	if (valid_load_profile(opt, profile, &fw) && fw.vp_rule == PLAN_VP_TORCH)
+		return vpp;
 	char rv[32];
 	const char *col = valid_plan_col(c, row, rec, "micro_batch", rv, sizeof rv);
 	long run_mb = *col ? atol(col) : mb > 0 ? mb : 1;
@@ -1327,7 +1332,7 @@ const char *valid_row_text(const cases_csv *c, size_t row, const char *incdir,
 		vpp = put_open_vpp(b, c, row, opt, profile, rec, nlayers, mtp, pp, dp, mb, assumed,
 		                   alen);
 	else if (!*get(c, row, "vpp") && pp > 1)
-		vpp = recipe_vpp_fits(b, c, row, rec, pp, dp, mb, vpp, assumed, alen);
+		vpp = recipe_vpp_fits(b, c, row, opt, profile, rec, pp, dp, mb, vpp, assumed, alen);
 	put_note_flags(b, c, row, tune->zero >= 0 ? tune->zero : atoi(get(c, row, "zero")));
 	valid_put_recipe(b, par, rec, "", assumed, alen);
 	put_uneven_default(b, opt, profile, nlayers, pp, vpp, assumed, alen);
