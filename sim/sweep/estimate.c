@@ -1381,8 +1381,8 @@ static void est_stages(const plan_scenario *s, const plan_scenario *o, const boo
  * buckets past its last backward; ZeRO-3 gathering every micro-batch
  * walked with it (*wz: what it adds, -1 where not walked; its parts in
  * zp). Returns the pipeline's compute part; e's bubble_s and pp_s set. */
-static double est_pipe(const plan_scenario *s, const plan_groups *grp, est_sums *r, double fwd_l, double bwd_l, double *wz, sweep_z3_parts *zp,
-                       sweep_estimate *e)
+static double est_pipe(const plan_scenario *s, const plan_groups *grp, est_sums *r, double fwd_l,
+                       double bwd_l, double *wz, sweep_z3_parts *zp, sweep_estimate *e)
 {
 	const plan_spec *p = &s->plan;
 	int m = plan_microbatches(p), pp = p->pp;

@@ -590,8 +590,8 @@ static const char *predict(const cases_csv *c, size_t row, const valid_options *
 {
 	const char *kind = get(c, row, "kind");
 	if (!*kind) /* named.c reads it from a nccl-tests binary the text names */
-		return "kind missing (and the row's text names no one nccl-tests binary: "
-		       "all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf or "
+		return "kind missing (and the row's text names no nccl-tests binary, or two: "
+		       "all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf, "
 		       "broadcast_perf)";
 	hw_gpu gpu;
 	net_cluster cl;

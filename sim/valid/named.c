@@ -480,9 +480,9 @@ static const char *kind_named(const cases_csv *c, size_t row, char *word, size_t
  * (valid_micro_batch_named), sequence parallelism (valid_sp_named) and
  * fabric (valid_fabric_named), a collective's message size
  * (valid_bytes_named), a memory row's counter (valid_memory_kind_named),
- * a collective microbenchmark's kind (kind_named), the ZeRO stage (valid_zero_note_named), the global batch
- * (valid_global_batch_named). Each reading gives the cell's text, or NULL
- * where the row names none. */
+ * a collective microbenchmark's kind (kind_named), the ZeRO stage
+ * (valid_zero_note_named), the global batch (valid_global_batch_named).
+ * Each reading gives the cell's text, or NULL where the row names none. */
 typedef const char *(*named_cell)(const cases_csv *c, size_t row, char *buf, size_t len);
 
 static const char *named_recompute(const cases_csv *c, size_t row, char *buf, size_t len)
