@@ -518,7 +518,12 @@ double valid_measured_from_metric(const cases_csv *c, size_t row, const plan_sce
 		snprintf(how, sizeof how, "%.6g s / measured_value %.6g steps", per, v);
 		break;
 	case METRIC_PFLOPS: {
-		bool per_gpu = strstr(uq, "gpu") || strstr(uq, "device");
+		/* per GPU where the metric or the unit says so, as unit_metric
+		 * reads a TFLOP/s ("pflops_per_gpu" in PFLOP/s) */
+		char mq[128];
+		squash(get(c, row, "measured_metric"), mq, sizeof mq);
+		bool per_gpu = strstr(uq, "gpu") || strstr(uq, "device") || strstr(mq, "gpu") ||
+		               strstr(mq, "device");
 		t = F / (v * 1e15 * (per_gpu ? n : 1));
 		snprintf(how, sizeof how, "%s / (pflops%s)", Fs, per_gpu ? " x gpus" : ", the job's");
 		break;

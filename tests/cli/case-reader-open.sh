@@ -469,7 +469,7 @@ for x, kw in (("XRT1", dict(measured_value=run, measured_unit="s", note=d5["note
     derive("D05", x, **dict(dict(measured_iter_s="", measured_metric="time_to_train"), **kw))
 # rates as logs and tables print them: samples per GPU, steps per unit of
 # time (tqdm's "it/s"; "steps per second" was read as a step of 0.46 s),
-# tokens per minute, the job's petaFLOP/s: D05's step each (Xrate1-7)
+# tokens per minute, the job's petaFLOP/s, a GPU's (Xrate8): D05's step each
 T5, B5, n5 = float(d5["measured_iter_s"]), int(d5["global_batch"]), int(d5["gpus"])
 for x, m, v, u in (("Xrate1", "throughput", B5 / T5 / n5, "samples/s/GPU"),
                    ("Xrate2", "training speed", 1 / T5, "it/s"),
@@ -477,7 +477,9 @@ for x, m, v, u in (("Xrate1", "throughput", B5 / T5 / n5, "samples/s/GPU"),
                    ("Xrate4", "speed", 60 / T5, "iterations/min"),
                    ("Xrate5", "throughput", B5 * int(d5["seq_len"]) / T5 * 60, "tokens/min"),
                    ("Xrate6", "aggregate petaFLOP/s", float(d5["measured_value"]) * n5 / 1000, ""),
-                   ("Xrate7", "optimizer steps per sec", 1 / T5, "")):
+                   ("Xrate7", "optimizer steps per sec", 1 / T5, ""),
+                   # per GPU by the metric's name, the unit not saying it
+                   ("Xrate8", "pflops_per_gpu", float(d5["measured_value"]) / 1000, "PFLOP/s")):
     derive("D05", x, measured_iter_s="", measured_metric=m, measured_value="%.8g" % v,
            measured_unit=u)
 derive("D01", "XQ6nd", measured_iter_s="", flops_formula="6nd")
@@ -766,7 +768,8 @@ for k, text in (("XRT1", "over 100 steps (the note's '100 steps')"),
 for k, text in (("Xrate1", "B / (samples_per_s per GPU x gpus)"),
                 ("Xrate2", "1 s / measured_value"), ("Xrate3", "1 s / measured_value"),
                 ("Xrate4", "60 s / measured_value"), ("Xrate5", "B s x 60 s / tokens_per_s"),
-                ("Xrate6", "/ (pflops, the job's)"), ("Xrate7", "1 s / measured_value")):
+                ("Xrate6", "/ (pflops, the job's)"), ("Xrate7", "1 s / measured_value"),
+                ("Xrate8", "/ (pflops x gpus)")):
     want(r[k]["status"] == "ok" and abs(r[k]["measured_iter_s"] / r["XD0"]["measured_iter_s"] - 1) < 1e-4
          and text in r[k]["assumed"] and same("XD0", k),
          "a rate per GPU, of steps, per minute or in PFLOP/s is not read as the step it stands for", k)
