@@ -666,6 +666,19 @@ long valid_row_batch(const cases_csv *c, size_t row, const valid_recipe *rec, lo
 	return near;
 }
 
+/* The micro-batches a step the row runs per replica: its batch over dp x
+ * the micro-batch it runs (its column or its recipe's, the tuned `mb`,
+ * else 1); 0 where dp is open. */
+static long row_microbatches(const cases_csv *c, size_t row, const valid_recipe *rec, long dp,
+                             long mb)
+{
+	char rv[32];
+	const char *col = valid_plan_col(c, row, rec, "micro_batch", rv, sizeof rv);
+	long run_mb = *col ? atol(col) : mb > 0 ? mb : 1;
+	int how;
+	return run_mb > 0 && dp > 0 ? valid_row_batch(c, row, rec, mb, &how) / (run_mb * dp) : 0;
+}
+
 /* The vpp of a pipelined row that leaves it open (default_vpp): 1 under a
  * framework without the interleaved schedule; said and returned. `nl` the
  * model's layers, `mb` the tuned micro-batch (0: none). */
@@ -673,13 +686,7 @@ static long put_open_vpp(sim_buf *b, const cases_csv *c, size_t row, const valid
                          const char *profile, const valid_recipe *rec, long nl, long mtp,
                          long pp, long dp, long mb, char *assumed, size_t alen)
 {
-	/* the micro-batch the row runs: its column (or recipe), the tuned one,
-	 * else 1 */
-	char rv[32];
-	const char *col = valid_plan_col(c, row, rec, "micro_batch", rv, sizeof rv);
-	long run_mb = *col ? atol(col) : mb > 0 ? mb : 1;
-	int how;
-	long m = run_mb > 0 && dp > 0 ? valid_row_batch(c, row, rec, mb, &how) / (run_mb * dp) : 0;
+	long m = row_microbatches(c, row, rec, dp, mb);
 	/* a framework without an interleaved schedule (DeepSpeed's
 	 * pipeline engine, nanotron, FSDP stacks) ran plain 1F1B */
 	plan_framework fw;
@@ -1131,11 +1138,7 @@ static long recipe_vpp_fits(sim_buf *b, const cases_csv *c, size_t row, const va
 	plan_framework fw;
 	if (valid_load_profile(opt, profile, &fw) && fw.vp_rule == PLAN_VP_TORCH)
 		return vpp;
-	char rv[32];
-	const char *col = valid_plan_col(c, row, rec, "micro_batch", rv, sizeof rv);
-	long run_mb = *col ? atol(col) : mb > 0 ? mb : 1;
-	int how;
-	long m = run_mb > 0 && dp > 0 ? valid_row_batch(c, row, rec, mb, &how) / (run_mb * dp) : 0;
+	long m = row_microbatches(c, row, rec, dp, mb);
 	if (vpp <= 1 || m <= 0 || m >= pp)
 		return vpp;
 	sim_buf_printf(b, "vpp = 1\n");

@@ -115,6 +115,14 @@ static void add_tau(void *arg, const valid_row *first, size_t n, double tau, dou
 	}
 }
 
+/* No first choices counted in g. */
+static void pick_none(valid_group *g)
+{
+	g->pick_groups = g->pick_within = 0;
+	g->pick_worst = NAN;
+	g->pick_worst_key[0] = 0;
+}
+
 /* No rank group counted yet (add_tau's start). */
 static void tau_none(valid_group *g)
 {
@@ -122,9 +130,7 @@ static void tau_none(valid_group *g)
 	g->tau_groups = g->tau_low = g->tau_min_rows = 0;
 	g->tau_min = NAN;
 	g->tau_min_key[0] = 0;
-	g->pick_groups = g->pick_within = 0;
-	g->pick_worst = NAN;
-	g->pick_worst_key[0] = 0;
+	pick_none(g);
 }
 
 /* Mean tau over the rank groups of `name`, and the lowest (none where the
@@ -135,11 +141,8 @@ static void group_tau(const valid_report *r, const char *name, valid_group *g)
 	if (each_rank_group(r, name, add_tau, g) != SIM_OK)
 		tau_none(g);
 	g->tau = g->tau_groups ? g->tau / g->tau_groups : NAN;
-	if (r->kind != VALID_RUNS) { /* a first choice is a training plan's */
-		g->pick_groups = g->pick_within = 0;
-		g->pick_worst = NAN;
-		g->pick_worst_key[0] = 0;
-	}
+	if (r->kind != VALID_RUNS) /* a first choice is a training plan's */
+		pick_none(g);
 }
 
 static void group_stats(const valid_report *r, const char *name, valid_group *g)
